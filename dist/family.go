@@ -1,0 +1,100 @@
+// Package dist holds gpp's probability distributions: log densities with
+// analytic partials, their supports, and the gamma sampler with its
+// reparameterisation gradients.
+//
+// Place in the pipeline: beneath everything. The stdlib table and the checker
+// read supports from here, the autodiff tape evaluates the kernels, and the
+// SGVB engine draws from the samplers. dist imports only the standard library
+// and gonum.
+package dist
+
+import "math/rand/v2"
+
+// Support is the set of values a distribution (or a declared variable, or an
+// inferred expression) can take.
+type Support int
+
+// Supports. The continuous ones are ordered by inclusion where that makes
+// sense; use Contains to compare.
+const (
+	Real        Support = iota + 1 // (-inf, inf)
+	Positive                       // (0, inf)
+	NonNegative                    // [0, inf)
+	Unit                           // (0, 1)
+	Interval                       // (lo, hi), bounds given by the distribution's arguments
+	Simplex                        // vectors with non-negative entries summing to 1
+	Count                          // integers >= 0
+	Binary                         // {0, 1}
+	BoundedCount                   // integers 0..n, n given by an argument
+)
+
+var supportText = [...]string{
+	Real: "real", Positive: "positive", NonNegative: "non-negative", Unit: "unit",
+	Interval: "interval", Simplex: "simplex", Count: "count", Binary: "binary",
+	BoundedCount: "bounded count",
+}
+
+func (s Support) String() string {
+	if s > 0 && int(s) < len(supportText) {
+		return supportText[s]
+	}
+	return "?"
+}
+
+// Discrete reports whether the support is a set of integers.
+func (s Support) Discrete() bool { return s == Count || s == Binary || s == BoundedCount }
+
+// Contains reports whether every value in inner is in s. Interval and
+// BoundedCount depend on arguments and contain only themselves here; the
+// checker treats them separately.
+func (s Support) Contains(inner Support) bool {
+	if s == inner {
+		return true
+	}
+	switch s {
+	case Real:
+		return inner != Simplex && inner != Interval // every scalar support is real
+	case NonNegative:
+		return inner == Positive || inner == Unit || inner == Count || inner == Binary || inner == BoundedCount
+	case Positive:
+		return inner == Unit
+	case Count:
+		return inner == Binary || inner == BoundedCount
+	}
+	return false
+}
+
+// Param describes one argument of a distribution.
+type Param struct {
+	Name    string
+	Support Support // values the argument must take
+}
+
+// Kernel evaluates a scalar log density (or log mass) at x with parameters p,
+// writing the partial derivative with respect to p[i] into dp[i] and returning
+// the log density and its derivative with respect to x (0 for discrete
+// distributions). It must not allocate. Out-of-support x gives -Inf; invalid
+// parameters give NaN, which the caller reports with a position.
+type Kernel func(x float64, p, dp []float64) (lp, dx float64)
+
+// Univariate is a scalar distribution family, evaluated elementwise with
+// broadcasting over its value and arguments.
+type Univariate struct {
+	Name    string
+	Params  []Param
+	Support Support // of the value
+	Doc     string  // one line, for gpp help and docs/language.md
+	Kernel  Kernel
+}
+
+// GammaGradient draws a standard gamma variable in log space together with
+// the derivative of the draw with respect to the shape: it returns log x for
+// x ~ Gamma(a, 1) and d(log x)/da along the reparameterisation path. For rate
+// b, log(x/b) = log x - log b, so d log(x/b)/db = -1/b.
+//
+// Implementations: Implicit (the default; exact implicit reparameterisation)
+// and Paper (Knowles 2015: inverse CDF with a finite-difference shape
+// derivative and the small- and large-shape branches).
+type GammaGradient interface {
+	SampleLog(a float64, rng *rand.Rand) (logx, dlogxda float64)
+}
