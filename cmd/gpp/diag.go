@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// sources maps a file name to its contents, so that errors can quote the
+// offending line.
+type sources map[string][]byte
+
+// errorf prints a plain error message prefixed with "gpp: ".
+func errorf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "gpp: "+format+"\n", args...)
+}
+
+// printError prints err. Positioned errors (ast.Error, ast.ErrorList) are
+// printed one per error as "file:line:col: message", followed by the source
+// line and a caret under the column when the source is known.
+func printError(w io.Writer, err error, src sources) {
+	var list ast.ErrorList
+	var one *ast.Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = ast.ErrorList{one}
+	default:
+		errorf(w, "%v", err)
+		return
+	}
+	for _, e := range list {
+		fmt.Fprintln(w, e.Error())
+		if line, ok := sourceLine(src[e.Pos.File], e.Pos.Line); ok && e.Pos.Col > 0 {
+			fmt.Fprintf(w, "    %s\n    %s^\n", line, caretPad(line, e.Pos.Col))
+		}
+	}
+}
+
+// sourceLine returns line n (1-based) of src without its newline, with tabs
+// kept so that the caret lines up.
+func sourceLine(src []byte, n int) (string, bool) {
+	if src == nil || n < 1 {
+		return "", false
+	}
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return strings.TrimRight(string(src), "\r"), true
+}
+
+// caretPad returns the whitespace that puts a caret under byte column col of
+// line, copying tabs so that terminals align it.
+func caretPad(line string, col int) string {
+	var b strings.Builder
+	for i := 0; i < col-1 && i < len(line); i++ {
+		if line[i] == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	for i := len(line); i < col-1; i++ {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}

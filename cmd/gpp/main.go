@@ -1,0 +1,50 @@
+// Command gpp checks and fits Bayesian models written in the gpp modelling
+// language by stochastic gradient variational Bayes.
+//
+//	gpp check model.gpp          check a model and print its latents and data
+//	gpp version                  print the version
+//	gpp help [topic]             help on commands, distributions and built-ins
+//
+// cmd/gpp is the only package that wires the pipeline together (parser →
+// check → compile → autodiff → sgvb) and the only importer of readline.
+package main
+
+import (
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit codes.
+const (
+	exitOK    = 0 // success
+	exitError = 1 // the model, the data or the fit is wrong
+	exitUsage = 2 // the command line is wrong
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// run executes one gpp command and returns its exit code. It never panics on
+// user input: every problem a user can cause is printed to stderr.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "check":
+		return cmdCheck(rest, stdout, stderr)
+	case "version", "--version", "-version":
+		return cmdVersion(stdout)
+	case "help", "-h", "-help", "--help":
+		return cmdHelp(rest, stdout, stderr)
+	}
+	errorf(stderr, "unknown command %q", cmd)
+	usage(stderr)
+	return exitUsage
+}

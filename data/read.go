@@ -1,0 +1,369 @@
+// Package data reads a model's inputs — CSV files with a header and
+// Stan-style JSON objects — into named numeric arrays that remember where
+// each number came from, and binds them to a checked model's data
+// declarations.
+//
+// Place in the pipeline: beside the front end. cmd/gpp reads files with this
+// package, binds them against lang/check's declarations, and hands the result
+// to the compiler. Every problem is an *ast.Error naming the data file, line
+// and column (and, when binding, the model declaration).
+package data
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Array is a named numeric input: a scalar, a vector or a matrix in row-major
+// order.
+type Array struct {
+	Name   string
+	Shape  []int     // nil for a scalar, [n] for a vector, [n, m] for a matrix
+	Values []float64 // row-major
+	Int    bool      // every number was written as an integer
+	Pos    ast.Pos   // where the array starts in its file
+	loc    func(i int) ast.Pos
+}
+
+// Locate returns the position of element i (row-major) in its source file.
+func (a *Array) Locate(i int) ast.Pos {
+	if a.loc == nil || i < 0 || i >= len(a.Values) {
+		return a.Pos
+	}
+	return a.loc(i)
+}
+
+// Table is a CSV file: named columns of equal length.
+type Table struct {
+	File    string
+	Columns []*Array // each a vector [rows]
+	Rows    int
+	// rowLine[r] and colOff are kept to locate cells for Matrix.
+	rowLine []int
+	cellCol [][]int
+}
+
+// Column returns the column with the given name, or nil.
+func (t *Table) Column(name string) *Array {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Matrix returns all columns of the table as one [rows, columns] matrix named
+// name, integer when every column is.
+func (t *Table) Matrix(name string) *Array {
+	m := &Array{Name: name, Shape: []int{t.Rows, len(t.Columns)}, Int: true, Pos: ast.Pos{File: t.File, Line: 1, Col: 1}}
+	m.Values = make([]float64, t.Rows*len(t.Columns))
+	for j, c := range t.Columns {
+		m.Int = m.Int && c.Int
+		for i, v := range c.Values {
+			m.Values[i*len(t.Columns)+j] = v
+		}
+	}
+	if t.Rows > 0 {
+		m.Pos = ast.Pos{File: t.File, Line: t.rowLine[0], Col: 1}
+	}
+	m.loc = func(k int) ast.Pos {
+		i, j := k/len(t.Columns), k%len(t.Columns)
+		return ast.Pos{File: t.File, Line: t.rowLine[i], Col: t.cellCol[i][j]}
+	}
+	return m
+}
+
+// ReadCSV reads a CSV file with a header row of column names and numeric
+// cells. Empty, non-numeric, NaN and infinite cells are errors naming the
+// file, line and column.
+func ReadCSV(file string, r io.Reader) (*Table, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = false
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "empty CSV file: expected a header row of column names")
+	}
+	if err != nil {
+		return nil, csvError(file, err)
+	}
+	t := &Table{File: file}
+	seen := map[string]int{}
+	for j, h := range header {
+		line, col := cr.FieldPos(j)
+		h = strings.TrimSpace(h)
+		pos := ast.Pos{File: file, Line: line, Col: col}
+		if h == "" {
+			return nil, ast.Errorf(pos, "column %d has an empty name in the header", j+1)
+		}
+		if _, err := strconv.ParseFloat(h, 64); err == nil {
+			return nil, ast.Errorf(pos, "the header cell %q is a number: the first row must name the columns", h)
+		}
+		if k, dup := seen[h]; dup {
+			return nil, ast.Errorf(pos, "column name %q appears twice in the header (columns %d and %d)", h, k+1, j+1)
+		}
+		seen[h] = j
+		t.Columns = append(t.Columns, &Array{Name: h, Int: true, Pos: pos})
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		cols := make([]int, len(rec))
+		for j, cell := range rec {
+			_, col := cr.FieldPos(j)
+			cols[j] = col
+			pos := ast.Pos{File: file, Line: line, Col: col}
+			v, isInt, err := parseNumber(strings.TrimSpace(cell))
+			if err != nil {
+				return nil, ast.Errorf(pos, "column %q: %v", header[j], err)
+			}
+			c := t.Columns[j]
+			c.Values = append(c.Values, v)
+			c.Int = c.Int && isInt
+		}
+		t.rowLine = append(t.rowLine, line)
+		t.cellCol = append(t.cellCol, cols)
+		t.Rows++
+	}
+	for j, c := range t.Columns {
+		c.Shape = []int{t.Rows}
+		j := j
+		c.loc = func(i int) ast.Pos { return ast.Pos{File: file, Line: t.rowLine[i], Col: t.cellCol[i][j]} }
+		if t.Rows > 0 {
+			c.Pos = c.loc(0)
+		}
+	}
+	if t.Rows == 0 {
+		return nil, ast.Errorf(ast.Pos{File: file, Line: 2, Col: 1}, "CSV file has a header but no data rows")
+	}
+	return t, nil
+}
+
+func csvError(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Err.Error()
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			msg = "wrong number of cells in this row (the header has a different number of columns)"
+		}
+		return ast.Errorf(ast.Pos{File: file, Line: pe.Line, Col: pe.Column}, "%s", msg)
+	}
+	return ast.Errorf(ast.Pos{File: file}, "%v", err)
+}
+
+// parseNumber parses a numeric cell, rejecting empty cells, NaN and
+// infinities, and reports whether it was written as an integer.
+func parseNumber(s string) (v float64, isInt bool, err error) {
+	if s == "" {
+		return 0, false, errors.New("empty cell: expected a number")
+	}
+	v, err = strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false, fmt.Errorf("%q: NaN and infinite values are not allowed in data", s)
+	}
+	isInt = !strings.ContainsAny(s, ".eEnN") && v == math.Trunc(v)
+	return v, isInt, nil
+}
+
+// ReadJSON reads a Stan-style JSON object mapping names to numbers, arrays of
+// numbers, or arrays of equal-length arrays of numbers (matrices), as CmdStan
+// and posteriordb write them. Each error names the file, line and column.
+func ReadJSON(file string, r io.Reader) (map[string]*Array, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, ast.Errorf(ast.Pos{File: file}, "%v", err)
+	}
+	p := &jsonReader{file: file, src: src, dec: json.NewDecoder(bytes.NewReader(src))}
+	p.dec.UseNumber()
+	return p.object()
+}
+
+type jsonReader struct {
+	file string
+	src  []byte
+	dec  *json.Decoder
+}
+
+// pos converts a byte offset into a position.
+func (p *jsonReader) pos(off int64) ast.Pos {
+	line, col := 1, 1
+	for _, c := range p.src[:min(int(off), len(p.src))] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return ast.Pos{File: p.file, Line: line, Col: col}
+}
+
+// next returns the next token and the offset where it starts.
+func (p *jsonReader) next() (json.Token, int64, error) {
+	off := p.dec.InputOffset()
+	// Skip whitespace and separators to point at the token itself.
+	for int(off) < len(p.src) && strings.IndexByte(" \t\r\n,:", p.src[off]) >= 0 {
+		off++
+	}
+	tok, err := p.dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return nil, off, ast.Errorf(p.pos(off), "unexpected end of JSON input")
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, off, ast.Errorf(p.pos(se.Offset), "invalid JSON: %v", se)
+		}
+		return nil, off, ast.Errorf(p.pos(off), "invalid JSON: %v", err)
+	}
+	return tok, off, nil
+}
+
+func (p *jsonReader) object() (map[string]*Array, error) {
+	tok, off, err := p.next()
+	if err != nil {
+		if len(bytes.TrimSpace(p.src)) == 0 {
+			return nil, ast.Errorf(ast.Pos{File: p.file, Line: 1, Col: 1}, "empty JSON file: expected an object mapping data names to values")
+		}
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, ast.Errorf(p.pos(off), "expected a JSON object mapping data names to values, found %s", describe(tok))
+	}
+	out := map[string]*Array{}
+	for p.dec.More() {
+		tok, off, err := p.next()
+		if err != nil {
+			return nil, err
+		}
+		name := tok.(string) // object keys are always strings
+		if _, dup := out[name]; dup {
+			return nil, ast.Errorf(p.pos(off), "key %q appears twice", name)
+		}
+		a, err := p.value(name)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = a
+	}
+	if _, _, err := p.next(); err != nil { // the closing brace
+		return nil, err
+	}
+	return out, nil
+}
+
+// value reads a number or a (nested) array of numbers for key name.
+func (p *jsonReader) value(name string) (*Array, error) {
+	a := &Array{Name: name, Int: true}
+	var offs []int64
+	add := func(tok json.Token, off int64) error {
+		n, ok := tok.(json.Number)
+		if !ok {
+			return ast.Errorf(p.pos(off), "%q: expected a number, found %s", name, describe(tok))
+		}
+		v, isInt, err := parseNumber(string(n))
+		if err != nil {
+			return ast.Errorf(p.pos(off), "%q: %v", name, err)
+		}
+		a.Values = append(a.Values, v)
+		a.Int = a.Int && isInt
+		offs = append(offs, off)
+		return nil
+	}
+	tok, off, err := p.next()
+	if err != nil {
+		return nil, err
+	}
+	a.Pos = p.pos(off)
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		if err := add(tok, off); err != nil {
+			return nil, err
+		}
+	} else {
+		rows, cols := 0, -1
+		for p.dec.More() {
+			tok, off, err := p.next()
+			if err != nil {
+				return nil, err
+			}
+			if d, ok := tok.(json.Delim); ok && d == '[' {
+				if cols == -1 && rows > 0 {
+					return nil, ast.Errorf(p.pos(off), "%q mixes numbers and arrays", name)
+				}
+				n := 0
+				for p.dec.More() {
+					tok, off, err := p.next()
+					if err != nil {
+						return nil, err
+					}
+					if err := add(tok, off); err != nil {
+						return nil, err
+					}
+					n++
+				}
+				if _, _, err := p.next(); err != nil {
+					return nil, err
+				}
+				if cols >= 0 && n != cols {
+					return nil, ast.Errorf(p.pos(off), "%q: row %d has %d elements, the rows before it %d", name, rows+1, n, cols)
+				}
+				cols = n
+			} else {
+				if cols > 0 {
+					return nil, ast.Errorf(p.pos(off), "%q mixes numbers and arrays", name)
+				}
+				if err := add(tok, off); err != nil {
+					return nil, err
+				}
+				cols = 0
+			}
+			rows++
+		}
+		if _, _, err := p.next(); err != nil {
+			return nil, err
+		}
+		if cols > 0 {
+			a.Shape = []int{rows, cols}
+		} else {
+			a.Shape = []int{rows}
+		}
+	}
+	a.loc = func(i int) ast.Pos { return p.pos(offs[i]) }
+	return a, nil
+}
+
+func describe(tok json.Token) string {
+	switch t := tok.(type) {
+	case json.Delim:
+		return fmt.Sprintf("%q", string(t))
+	case string:
+		return fmt.Sprintf("the string %q", t)
+	case bool:
+		return fmt.Sprintf("%v", t)
+	case nil:
+		return "null"
+	case json.Number:
+		return string(t)
+	}
+	return fmt.Sprint(tok)
+}

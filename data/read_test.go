@@ -1,0 +1,91 @@
+package data
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReadCSV(t *testing.T) {
+	tab, err := ReadCSV("d.csv", strings.NewReader("i,j,w\n0,1,0.5\n2,3,1e-3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Rows != 2 || len(tab.Columns) != 3 {
+		t.Fatalf("rows %d cols %d", tab.Rows, len(tab.Columns))
+	}
+	if c := tab.Column("i"); !c.Int || c.Values[1] != 2 {
+		t.Errorf("column i = %+v", c)
+	}
+	if c := tab.Column("w"); c.Int || c.Values[1] != 1e-3 {
+		t.Errorf("column w = %+v", c)
+	}
+	m := tab.Matrix("X")
+	if got := m.Values; len(got) != 6 || got[3] != 2 || got[5] != 1e-3 || m.Int {
+		t.Errorf("matrix = %v int=%v", got, m.Int)
+	}
+	if got := m.Locate(5).String(); got != "d.csv:3:5" {
+		t.Errorf("Locate(5) = %s, want d.csv:3:5", got)
+	}
+}
+
+func TestReadJSON(t *testing.T) {
+	src := `{"J": 8,
+ "y": [28, 8.5],
+ "X": [[1, 2], [3, 4], [5, 6]]}`
+	set, err := ReadJSON("d.json", strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := set["J"]; j.Shape != nil || !j.Int || j.Values[0] != 8 {
+		t.Errorf("J = %+v", j)
+	}
+	if y := set["y"]; len(y.Shape) != 1 || y.Shape[0] != 2 || y.Int {
+		t.Errorf("y = %+v", y)
+	}
+	x := set["X"]
+	if len(x.Shape) != 2 || x.Shape[0] != 3 || x.Shape[1] != 2 || x.Values[3] != 4 {
+		t.Errorf("X = %+v", x)
+	}
+	if got := x.Locate(3).String(); got != "d.json:3:20" {
+		t.Errorf("Locate(3) = %s, want d.json:3:20", got)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	cases := []struct {
+		name, file, src, want string
+	}{
+		{"csv empty", "a.csv", "", "a.csv:1:1: empty CSV file"},
+		{"csv no rows", "a.csv", "x,y\n", "a.csv:2:1: CSV file has a header but no data rows"},
+		{"csv non-numeric", "a.csv", "x,y\n1,2\n3,abc\n", `a.csv:3:3: column "y": "abc" is not a number`},
+		{"csv nan", "a.csv", "x\n1\nNaN\n", `a.csv:3:1: column "x": "NaN": NaN and infinite values are not allowed in data`},
+		{"csv inf", "a.csv", "x\n-Inf\n", `a.csv:2:1: column "x": "-Inf": NaN and infinite values`},
+		{"csv empty cell", "a.csv", "x,y\n1,\n", `a.csv:2:3: column "y": empty cell`},
+		{"csv ragged", "a.csv", "x,y\n1,2,3\n", "a.csv:2:1: wrong number of cells"},
+		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},
+		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
+		{"json empty", "a.json", "  ", "a.json:1:1: empty JSON file"},
+		{"json not object", "a.json", "[1,2]", `a.json:1:1: expected a JSON object mapping data names to values, found "["`},
+		{"json string value", "a.json", "{\"N\": \"ten\"}", `a.json:1:7: "N": expected a number, found the string "ten"`},
+		{"json ragged", "a.json", "{\"X\": [[1,2],[3]]}", `"X": row 2 has 1 elements, the rows before it 2`},
+		{"json syntax", "a.json", "{\"X\": [1,2}", "a.json:1:11: invalid JSON"},
+		{"json null", "a.json", "{\"X\": [1,null]}", `a.json:1:10: "X": expected a number, found null`},
+		{"json truncated", "a.json", "{\"X\": [1,", "unexpected end of JSON input"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if strings.HasSuffix(c.file, ".csv") {
+				_, err = ReadCSV(c.file, strings.NewReader(c.src))
+			} else {
+				_, err = ReadJSON(c.file, strings.NewReader(c.src))
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q\nwant it to contain %q", err, c.want)
+			}
+		})
+	}
+}

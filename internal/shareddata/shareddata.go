@@ -1,0 +1,54 @@
+// Package shareddata locates the project's shared evaluation data (the
+// ../shared/data folder beside the repository) for tests, benchmarks and
+// experiments, and skips a test with a clear message when it is absent.
+package shareddata
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Root returns the absolute path of the shared data folder, or "" when it
+// cannot be found. GPP_SHARED_DATA overrides the search; otherwise the folder
+// is ../shared/data relative to the module root (the directory holding
+// go.mod), found by walking up from the working directory.
+func Root() string {
+	if d := os.Getenv("GPP_SHARED_DATA"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			d := filepath.Join(dir, "..", "shared", "data")
+			if st, err := os.Stat(d); err == nil && st.IsDir() {
+				return filepath.Clean(d)
+			}
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Path returns the absolute path of a file under the shared data folder
+// (e.g. Path(t, "networks", "nips234_edges.csv")), skipping the test when the
+// folder or the file is absent.
+func Path(tb testing.TB, elem ...string) string {
+	tb.Helper()
+	root := Root()
+	if root == "" {
+		tb.Skip("shared data not found: expected ../shared/data beside the repository (or set GPP_SHARED_DATA)")
+	}
+	p := filepath.Join(append([]string{root}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("shared data file %s not found", p)
+	}
+	return p
+}
