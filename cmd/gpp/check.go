@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/parser"
@@ -110,7 +111,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 // printSummary writes what gpp check reports about a valid model.
 func printSummary(w io.Writer, path string, info *check.Info) {
 	fmt.Fprintf(w, "%s: ok\n", path)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimWriter{w}, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "\nlatents (%d):\n", len(info.Latents))
 	fmt.Fprintln(tw, "  name\tshape\tsupport\tfamily\tprior")
 	for _, l := range info.Latents {
@@ -136,4 +137,48 @@ func printSummary(w io.Writer, path string, info *check.Info) {
 		}
 		tw.Flush()
 	}
+}
+
+func shapeString(s check.Shape) string { return s.String() }
+
+// priorString describes a latent's prior for gpp check.
+func priorString(l *check.Latent) string {
+	if l.Prior == nil {
+		if len(l.Tildes) > 0 {
+			return "from ~ statement(s)"
+		}
+		return "flat (improper) on the support"
+	}
+	s := ast.FormatExpr(l.Prior)
+	if l.Truncated {
+		s += " truncated to " + supportInterval(l.Support)
+	}
+	return s
+}
+
+func supportInterval(s dist.Support) string {
+	switch s {
+	case dist.Positive:
+		return "(0, inf)"
+	case dist.Unit:
+		return "(0, 1)"
+	}
+	return s.String()
+}
+
+// trimWriter drops the trailing spaces tabwriter leaves after an empty last
+// cell, so the output diffs cleanly.
+type trimWriter struct{ w io.Writer }
+
+func (t trimWriter) Write(p []byte) (int, error) {
+	lines := strings.SplitAfter(string(p), "\n")
+	for i, l := range lines {
+		if strings.HasSuffix(l, "\n") {
+			lines[i] = strings.TrimRight(l[:len(l)-1], " ") + "\n"
+		}
+	}
+	if _, err := io.WriteString(t.w, strings.Join(lines, "")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"text/tabwriter"
+
+	"github.com/gpplang/gpp/stdlib"
 )
 
 const usageText = `gpp — Bayesian models fitted by gamma-aware stochastic gradient variational Bayes
@@ -20,3 +23,52 @@ Run 'gpp help <command>' or 'gpp <command> --help' for a command's flags,
 `
 
 func usage(w io.Writer) { fmt.Fprint(w, usageText) }
+
+// cmdHelp prints help on a command, or on the built-in tables.
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	if len(args) > 1 {
+		errorf(stderr, "help takes one topic, got %d", len(args))
+		return exitUsage
+	}
+	topic := args[0]
+	switch topic {
+	case "check":
+		return cmdCheck([]string{"--help"}, stdout, stdout)
+	case "distributions":
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "distribution\tvalue\tdescription")
+		for _, d := range stdlib.Dists() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Signature(), d.ValueDoc(), d.Doc)
+		}
+		tw.Flush()
+		return exitOK
+	case "functions":
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "function\tshape\tdescription")
+		for _, f := range stdlib.Funcs() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Signature(), f.ShapeDoc(), f.Doc)
+		}
+		tw.Flush()
+		return exitOK
+	}
+	if d := stdlib.LookupDist(topic); d != nil {
+		fmt.Fprintf(stdout, "%s — %s\n\n  value:     %s\n  arguments: %s\n  shapes:    %s\n", d.Signature(), d.Doc, d.ValueDoc(), d.ParamsDoc(), d.Shape)
+		if d.Example != "" {
+			fmt.Fprintf(stdout, "  example:   %s\n", d.Example)
+		}
+		return exitOK
+	}
+	if f := stdlib.LookupFunc(topic); f != nil {
+		fmt.Fprintf(stdout, "%s — %s\n\n  shape:   %s\n  support: %s\n", f.Signature(), f.Doc, f.ShapeDoc(), f.SupportDoc())
+		if f.Example != "" {
+			fmt.Fprintf(stdout, "  example: %s\n", f.Example)
+		}
+		return exitOK
+	}
+	errorf(stderr, "no help topic %q: try a command, 'distributions', 'functions', or a distribution or function name", topic)
+	return exitUsage
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// A golden file holds one CLI invocation and its expected result:
+//
+//	# args: check testdata/bad.gpp
+//	# exit: 1
+//	-- stdout --
+//	...
+//	-- stderr --
+//	...
+//
+// Arguments are split on spaces. Run `go test ./cmd/gpp -update` to rewrite
+// the expected sections from the current behaviour.
+type golden struct {
+	args           []string
+	exit           int
+	stdout, stderr string
+}
+
+func parseGolden(t *testing.T, path string) golden {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g golden
+	text := string(raw)
+	head, rest, _ := strings.Cut(text, "-- stdout --\n")
+	out, errText, _ := strings.Cut(rest, "-- stderr --\n")
+	g.stdout, g.stderr = out, errText
+	for _, line := range strings.Split(head, "\n") {
+		switch {
+		case strings.HasPrefix(line, "# args:"):
+			g.args = strings.Fields(strings.TrimPrefix(line, "# args:"))
+		case strings.HasPrefix(line, "# exit:"):
+			g.exit, err = strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "# exit:")))
+			if err != nil {
+				t.Fatalf("%s: bad exit line %q", path, line)
+			}
+		}
+	}
+	if g.args == nil {
+		t.Fatalf("%s: no '# args:' line", path)
+	}
+	return g
+}
+
+func (g golden) format() string {
+	return "# args: " + strings.Join(g.args, " ") + "\n# exit: " + strconv.Itoa(g.exit) +
+		"\n-- stdout --\n" + g.stdout + "-- stderr --\n" + g.stderr
+}
+
+// TestGolden runs every testdata/*.golden invocation and compares exit code,
+// stdout and stderr.
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no golden files")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := parseGolden(t, path)
+			var stdout, stderr bytes.Buffer
+			code := run(want.args, strings.NewReader(""), &stdout, &stderr)
+			got := golden{args: want.args, exit: code, stdout: stdout.String(), stderr: stderr.String()}
+			if *update {
+				if err := os.WriteFile(path, []byte(got.format()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got.exit != want.exit {
+				t.Errorf("exit code %d, want %d", got.exit, want.exit)
+			}
+			if got.stdout != want.stdout {
+				t.Errorf("stdout:\n%s\nwant:\n%s", got.stdout, want.stdout)
+			}
+			if got.stderr != want.stderr {
+				t.Errorf("stderr:\n%s\nwant:\n%s", got.stderr, want.stderr)
+			}
+		})
+	}
+}

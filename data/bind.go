@@ -1,0 +1,342 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// Input is one data file given on the command line: a CSV table or a JSON
+// object, bound by its column or key names, or — with Name set, as in
+// `links=train.csv` — bound as a whole to the declaration of that name.
+type Input struct {
+	Name  string            // "" for a positional input
+	File  string            // for messages
+	Table *Table            // a CSV file, or nil
+	JSON  map[string]*Array // a JSON file, or nil
+}
+
+// Bind matches the inputs and the --set values against the model's data
+// declarations, checks element types, shapes, declared sizes, supports and
+// bounds, and returns every data value and size name by name. Every problem
+// is an error naming the data file, line and column and the declaration.
+func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
+	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{}}
+	for _, in := range inputs {
+		if in.Name != "" && info.DataVar(in.Name) == nil {
+			where := "the model has no data named " + strconv.Quote(in.Name)
+			if names := b.declNames(); len(names) > 0 {
+				where += " (it declares " + strings.Join(names, ", ") + ")"
+			}
+			b.errs.Add(ast.Pos{File: in.File}, "%s", where)
+		}
+	}
+	for _, d := range info.Data {
+		if d.Implicit {
+			continue
+		}
+		a, ok := b.find(d)
+		if !ok {
+			continue
+		}
+		b.check(d, a)
+	}
+	// Size names and int data scalars used as sizes.
+	for _, d := range info.Data {
+		if !d.Implicit {
+			continue
+		}
+		sz, ok := b.sizes[d.Name]
+		if !ok {
+			b.errs.Add(d.Pos, "size %s (declared at %s) is not bound by any data", d.Name, d.Pos)
+			continue
+		}
+		b.out[d.Name] = &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos}
+	}
+	b.errs.Sort()
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return b.out, nil
+}
+
+type sizeBinding struct {
+	n    int
+	pos  ast.Pos // where the size was read
+	what string  // e.g. "axis 0 of Y"
+}
+
+type binder struct {
+	info   *check.Info
+	inputs []Input
+	sets   map[string]string
+	out    map[string]*Array
+	sizes  map[string]sizeBinding
+	errs   ast.ErrorList
+}
+
+func (b *binder) declNames() []string {
+	var names []string
+	for _, d := range b.info.Data {
+		if !d.Implicit {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
+
+// candidate is one place a declaration's value could come from.
+type candidate struct {
+	a    *Array
+	from string
+}
+
+// find locates the value of d among the inputs.
+func (b *binder) find(d *check.DataVar) (*Array, bool) {
+	var cands []candidate
+	var positional []*Table
+	for _, in := range b.inputs {
+		switch {
+		case in.Name == d.Name && in.Table != nil:
+			a, err := tableFor(d, in.Table)
+			if err != nil {
+				b.errs = append(b.errs, err)
+				return nil, false
+			}
+			cands = append(cands, candidate{a, in.File})
+		case in.Name == d.Name && in.JSON != nil:
+			b.errs.Add(ast.Pos{File: in.File}, "%s=%s: a JSON file is bound by its keys; give it without the name", d.Name, in.File)
+			return nil, false
+		case in.Name == "" && in.Table != nil:
+			positional = append(positional, in.Table)
+			if c := in.Table.Column(d.Name); c != nil {
+				cands = append(cands, candidate{c, fmt.Sprintf("column %q of %s", d.Name, in.File)})
+			}
+		case in.Name == "" && in.JSON != nil:
+			if a, ok := in.JSON[d.Name]; ok {
+				cands = append(cands, candidate{a, fmt.Sprintf("key %q of %s", d.Name, in.File)})
+			}
+		}
+	}
+	if v, ok := b.sets[d.Name]; ok {
+		a, err := setValue(d, v)
+		if err != nil {
+			b.errs = append(b.errs, err)
+			return nil, false
+		}
+		cands = append(cands, candidate{a, "--set " + d.Name + "=" + v})
+	}
+	// A matrix declaration with no source of its own takes every column of
+	// the one positional CSV file.
+	if len(cands) == 0 && len(d.Dims) == 2 && len(positional) == 1 {
+		cands = append(cands, candidate{positional[0].Matrix(d.Name), "all columns of " + positional[0].File})
+	}
+	switch len(cands) {
+	case 0:
+		b.errs.Add(d.Pos, "no data for `%s` (%s): expected %s", d.Name, d.TypeString(), b.expected(d))
+		return nil, false
+	case 1:
+		return cands[0].a, true
+	}
+	var froms []string
+	for _, c := range cands {
+		froms = append(froms, c.from)
+	}
+	b.errs.Add(d.Pos, "data `%s` is given more than once: %s", d.Name, strings.Join(froms, "; "))
+	return nil, false
+}
+
+// expected describes where data for d could come from, and what the inputs
+// offer instead.
+func (b *binder) expected(d *check.DataVar) string {
+	var s string
+	switch len(d.Dims) {
+	case 0:
+		s = fmt.Sprintf("a JSON key %q or --set %s=VALUE", d.Name, d.Name)
+	case 1:
+		s = fmt.Sprintf("a CSV column %q, a JSON key %q, or %s=FILE.csv", d.Name, d.Name, d.Name)
+	default:
+		s = fmt.Sprintf("a JSON key %q, %s=FILE.csv, or a single positional CSV file", d.Name, d.Name)
+	}
+	var have []string
+	for _, in := range b.inputs {
+		if in.Name != "" {
+			continue
+		}
+		if in.Table != nil {
+			for _, c := range in.Table.Columns {
+				have = append(have, c.Name)
+			}
+		}
+		for k := range in.JSON {
+			have = append(have, k)
+		}
+	}
+	if len(have) > 0 {
+		sort.Strings(have)
+		s += "; the data has " + strings.Join(have, ", ")
+	} else if len(b.inputs) == 0 {
+		s += "; no data files were given"
+	}
+	return s
+}
+
+// tableFor binds a whole CSV file to declaration d.
+func tableFor(d *check.DataVar, t *Table) (*Array, *ast.Error) {
+	switch len(d.Dims) {
+	case 2:
+		return t.Matrix(d.Name), nil
+	case 1:
+		if len(t.Columns) == 1 {
+			c := *t.Columns[0]
+			c.Name = d.Name
+			return &c, nil
+		}
+		if c := t.Column(d.Name); c != nil {
+			return c, nil
+		}
+		return nil, ast.Errorf(ast.Pos{File: t.File, Line: 1, Col: 1}, "%s is a vector (declared at %s) but %s has %d columns and none is named %q", d.Name, d.Pos, t.File, len(t.Columns), d.Name)
+	}
+	if t.Rows == 1 && len(t.Columns) == 1 {
+		c := *t.Columns[0]
+		c.Name, c.Shape = d.Name, nil
+		return &c, nil
+	}
+	return nil, ast.Errorf(ast.Pos{File: t.File, Line: 1, Col: 1}, "%s is a scalar (declared at %s) but %s holds %d×%d values", d.Name, d.Pos, t.File, t.Rows, len(t.Columns))
+}
+
+// setValue parses --set NAME=VALUE for a scalar data declaration.
+func setValue(d *check.DataVar, v string) (*Array, *ast.Error) {
+	pos := ast.Pos{File: "--set " + d.Name}
+	if len(d.Dims) != 0 {
+		return nil, ast.Errorf(pos, "%s is %s (declared at %s): --set gives only scalars", d.Name, d.TypeString(), d.Pos)
+	}
+	x, isInt, err := parseNumber(strings.TrimSpace(v))
+	if err != nil {
+		return nil, ast.Errorf(pos, "%v", err)
+	}
+	return &Array{Name: d.Name, Values: []float64{x}, Int: isInt, Pos: pos}, nil
+}
+
+// check validates a against declaration d and records it and its sizes.
+func (b *binder) check(d *check.DataVar, a *Array) {
+	decl := fmt.Sprintf("`%s` is declared %s at %s", d.Name, d.TypeString(), d.Pos)
+	// Rank: a single-column matrix serves a vector, a [n] vector of length
+	// one a scalar only when declared so.
+	if len(a.Shape) != len(d.Dims) {
+		b.errs.Add(a.Pos, "%s has %s, but %s", a.Name, shapeWords(a.Shape), decl)
+		return
+	}
+	for axis, dim := range d.Dims {
+		n := a.Shape[axis]
+		switch {
+		case dim.Known():
+			if n != dim.N {
+				b.errs.Add(a.Pos, "%s has %d %s, but %s", a.Name, n, axisWord(len(d.Dims), axis), decl)
+				return
+			}
+		case !dim.Derived:
+			if prev, ok := b.sizes[dim.Name]; ok && prev.n != n {
+				b.errs.Add(a.Pos, "size %s is %d here (%s of %s) but %d from %s (%s)", dim.Name, n, axisWord(len(d.Dims), axis), d.Name, prev.n, prev.what, prev.pos)
+				return
+			}
+			if _, ok := b.sizes[dim.Name]; !ok {
+				b.sizes[dim.Name] = sizeBinding{n: n, pos: a.Pos, what: fmt.Sprintf("%s of %s", axisWord(len(d.Dims), axis), d.Name)}
+			}
+		}
+	}
+	if d.Elem == check.Int && !a.Int {
+		for i, v := range a.Values {
+			if v != math.Trunc(v) || !a.Int {
+				b.errs.Add(a.Locate(i), "%s: %s is not an integer, but %s", a.Name, strconv.FormatFloat(v, 'g', -1, 64), decl)
+				return
+			}
+		}
+	}
+	if !b.checkValues(d, a, decl) {
+		return
+	}
+	// A declared int scalar may itself be a size used elsewhere.
+	if len(d.Dims) == 0 && d.Elem == check.Int {
+		n := int(a.Values[0])
+		if prev, ok := b.sizes[d.Name]; ok && prev.n != n {
+			b.errs.Add(a.Pos, "%s is %d here but the data has %d %s (%s)", d.Name, n, prev.n, prev.what, prev.pos)
+			return
+		}
+		b.sizes[d.Name] = sizeBinding{n: n, pos: a.Pos, what: d.Name}
+	}
+	b.out[d.Name] = a
+}
+
+// checkValues checks supports and bounds element by element.
+func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
+	bad := func(i int, want string) bool {
+		b.errs.Add(a.Locate(i), "%s: value %s is not %s; %s", a.Name, strconv.FormatFloat(a.Values[i], 'g', -1, 64), want, decl)
+		return false
+	}
+	for i, v := range a.Values {
+		switch d.Kind {
+		case ast.Positive:
+			if !(v > 0) {
+				return bad(i, "> 0")
+			}
+		case ast.Unit:
+			if !(v > 0 && v < 1) {
+				return bad(i, "in (0, 1)")
+			}
+		case ast.Simplex:
+			if v < 0 {
+				return bad(i, ">= 0")
+			}
+		}
+		if d.Lower != nil && v < *d.Lower {
+			return bad(i, ">= "+strconv.FormatFloat(*d.Lower, 'g', -1, 64))
+		}
+		if d.Upper != nil && v > *d.Upper {
+			return bad(i, "<= "+strconv.FormatFloat(*d.Upper, 'g', -1, 64))
+		}
+	}
+	if d.Kind == ast.Simplex && len(a.Values) > 0 {
+		k := a.Shape[len(a.Shape)-1]
+		for r := 0; r < len(a.Values)/k; r++ {
+			var s float64
+			for _, v := range a.Values[r*k : (r+1)*k] {
+				s += v
+			}
+			if math.Abs(s-1) > simplexTol {
+				b.errs.Add(a.Locate(r*k), "%s: row %d sums to %g, not 1; %s", a.Name, r, s, decl)
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// simplexTol is how far from 1 a simplex row of data may sum.
+const simplexTol = 1e-8
+
+func shapeWords(s []int) string {
+	switch len(s) {
+	case 0:
+		return "a single value"
+	case 1:
+		return fmt.Sprintf("a vector of %d values", s[0])
+	}
+	return fmt.Sprintf("a %d×%d matrix", s[0], s[1])
+}
+
+func axisWord(rank, axis int) string {
+	if rank == 1 {
+		return "elements"
+	}
+	if axis == 0 {
+		return "rows"
+	}
+	return "columns"
+}
+

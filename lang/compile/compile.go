@@ -1,0 +1,344 @@
+// Package compile turns a checked model and its bound data into an autodiff
+// program that returns the log joint density and its gradient.
+//
+// Place in the pipeline: lang/parser → lang/ast → lang/check → lang/compile
+// → lang/autodiff → infer/sgvb. The compiler walks the statements once,
+// unrolling for loops (their bounds are data), and emits tape nodes; every
+// node keeps the position of the expression that built it. Data-only
+// subexpressions (GPFA's Y'Y, EPM's index vectors) are constant nodes that
+// the tape evaluates once, in Finish, never per call.
+//
+// Coordinates. The program's input vector holds each latent in the
+// coordinates the SGVB engine works in (infer/sgvb): a real latent as its
+// value z, a positive latent as log z, a unit latent as logit z, a simplex
+// latent as log z per component. The density is that of z: no Jacobian is
+// added, so the gradient with respect to log z is z·∂/∂z.
+package compile
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// Latent is one latent variable's slice of the coordinate vector.
+type Latent struct {
+	Name         string
+	Pos          ast.Pos
+	Offset, Size int
+	Shape        []int        // nil for a scalar
+	Support      dist.Support // Real, Positive, Unit or Simplex
+	Family       string       // the variational family the checker chose
+	// Init is the prior mean per element when the prior's arguments are
+	// constants (a starting point for the fit), else nil.
+	Init []float64
+}
+
+// Output is a derived quantity evaluated on draws.
+type Output struct {
+	Name  string
+	Pos   ast.Pos
+	Shape []int
+}
+
+// Model is a compiled model. It is not safe for concurrent use; Clone gives
+// an independent copy for another goroutine.
+type Model struct {
+	Latents []Latent
+	Outputs []Output
+	Dim     int
+
+	file *ast.File
+	info *check.Info
+	data map[string]*data.Array
+	prog *autodiff.Program
+	// dataNodes are the nodes of data-only expressions in prog.
+	dataNodes []autodiff.ID
+}
+
+// Compile compiles a checked file with its bound data (from data.Bind).
+func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Model, error) {
+	m := &Model{file: f, info: info, data: bound}
+	prog, _, err := m.build(false)
+	if err != nil {
+		return nil, err
+	}
+	m.prog = prog
+	return m, nil
+}
+
+// LogJoint returns the log joint density at coordinates x and writes its
+// gradient into grad. A NaN, an infinity or a failed factorisation is an
+// *ast.Error at the model position of the node that produced it.
+func (m *Model) LogJoint(x, grad []float64) (float64, error) {
+	return m.prog.LogJoint(x, grad)
+}
+
+// Clone returns an independent copy of the model with its own buffers.
+func (m *Model) Clone() *Model {
+	c := *m
+	prog, _, err := m.build(false)
+	if err != nil {
+		panic("compile: rebuilding a compiled model failed: " + err.Error())
+	}
+	c.prog = prog
+	return &c
+}
+
+// LatentOf names coordinate i, e.g. "W[2, 1]", for messages.
+func (m *Model) LatentOf(i int) string {
+	for _, l := range m.Latents {
+		if i < l.Offset || i >= l.Offset+l.Size {
+			continue
+		}
+		k := i - l.Offset
+		switch len(l.Shape) {
+		case 0:
+			return l.Name
+		case 1:
+			return fmt.Sprintf("%s[%d]", l.Name, k)
+		}
+		return fmt.Sprintf("%s[%d, %d]", l.Name, k/l.Shape[1], k%l.Shape[1])
+	}
+	return fmt.Sprintf("x[%d]", i)
+}
+
+// Evaluator computes the log joint and the output quantities at given
+// coordinates, for writing draws.
+type Evaluator struct {
+	prog *autodiff.Program
+	ids  []autodiff.ID
+}
+
+// NewEvaluator builds a program that also keeps the outputs.
+func (m *Model) NewEvaluator() (*Evaluator, error) {
+	prog, ids, err := m.build(true)
+	if err != nil {
+		return nil, err
+	}
+	return &Evaluator{prog: prog, ids: ids}, nil
+}
+
+// Eval returns log p at x and the outputs' values (row-major, in the order
+// of Model.Outputs); the slices are reused by the next call.
+func (e *Evaluator) Eval(x []float64) (float64, [][]float64, error) {
+	lp, err := e.prog.Forward(x)
+	if err != nil {
+		return lp, nil, err
+	}
+	vals := make([][]float64, len(e.ids))
+	for i, id := range e.ids {
+		vals[i] = e.prog.Value(id)
+	}
+	return lp, vals, nil
+}
+
+// build lowers the model onto a new tape.
+func (m *Model) build(withOutputs bool) (*autodiff.Program, []autodiff.ID, error) {
+	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}}
+	first := m.Latents == nil
+	if err := l.latents(); err != nil {
+		return nil, nil, err
+	}
+	for _, s := range m.file.Stmts {
+		l.stmt(s)
+	}
+	if len(l.errs) > 0 {
+		l.errs.Sort()
+		return nil, nil, l.errs
+	}
+	root := l.total()
+	var keep []autodiff.ID
+	if withOutputs {
+		keep = l.outIDs
+	}
+	prog, err := l.b.Finish(root, keep...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if first {
+		m.Latents, m.Dim, m.Outputs = l.lats, l.dim, l.outs
+		m.dataNodes = l.dataNodes
+	}
+	return prog, l.outIDs, nil
+}
+
+// value is a lowered expression: a tape node, and for int data-only values
+// also the integers themselves (for indexing, loop bounds and sizes).
+type value struct {
+	id    autodiff.ID
+	node  bool // id is valid
+	ints  []int
+	shape []int // of ints
+	isInt bool  // ints are valid
+}
+
+type lowerer struct {
+	info        *check.Info
+	data        map[string]*data.Array
+	b           *autodiff.Builder
+	env         map[*check.Symbol]value
+	terms       []autodiff.ID
+	termPos     []ast.Pos
+	errs        ast.ErrorList
+	outIDs      []autodiff.ID
+	outs        []Output
+	dataNodes   []autodiff.ID
+
+	lats []Latent
+	dim  int
+	// coords[i] is latent i's coordinate node (log z for positive).
+	coords []autodiff.ID
+}
+
+func (l *lowerer) errorf(pos ast.Pos, format string, args ...any) {
+	l.errs.Add(pos, format, args...)
+}
+
+// total returns the sum of the log density terms.
+func (l *lowerer) total() autodiff.ID {
+	if len(l.terms) == 0 {
+		return l.b.Scalar(0, ast.Pos{})
+	}
+	t := l.terms[0]
+	for i, x := range l.terms[1:] {
+		t = l.b.Add(t, x, l.termPos[i+1])
+	}
+	return t
+}
+
+// latents lays out the coordinate vector and creates each latent's value.
+func (l *lowerer) latents() error {
+	for _, lat := range l.info.Latents {
+		shape, err := l.dims(lat.Decl.Type.Dims)
+		if err != nil {
+			return err
+		}
+		size := 1
+		for _, n := range shape {
+			size *= n
+		}
+		s := autodiff.Scalar()
+		switch len(shape) {
+		case 1:
+			s = autodiff.Vector(shape[0])
+		case 2:
+			s = autodiff.Matrix(shape[0], shape[1])
+		}
+		pos := lat.Pos
+		coord := l.b.Input(lat.Name, s, pos)
+		var z autodiff.ID
+		switch lat.Support {
+		case dist.Positive, dist.Simplex:
+			z = l.b.Exp(coord, pos)
+		case dist.Unit:
+			z = l.b.InvLogit(coord, pos)
+		default:
+			z = coord
+		}
+		l.coords = append(l.coords, coord)
+		l.env[lat.Symbol] = value{id: z, node: true}
+		l.lats = append(l.lats, Latent{
+			Name: lat.Name, Pos: pos, Offset: l.dim, Size: size, Shape: shape,
+			Support: lat.Support, Family: lat.Family, Init: l.priorMean(lat, size),
+		})
+		l.dim += size
+	}
+	return nil
+}
+
+// dims evaluates declared dimensions.
+func (l *lowerer) dims(exprs []ast.Expr) ([]int, error) {
+	var shape []int
+	for _, e := range exprs {
+		v := l.expr(e)
+		if len(l.errs) > 0 {
+			return nil, l.errs
+		}
+		if !v.isInt || len(v.ints) != 1 {
+			return nil, ast.Errorf(e.Pos(), "dimension is not an int constant")
+		}
+		if v.ints[0] < 0 {
+			return nil, ast.Errorf(e.Pos(), "dimension is %d, must be >= 0", v.ints[0])
+		}
+		shape = append(shape, v.ints[0])
+	}
+	return shape, nil
+}
+
+// priorMean returns the prior mean per element when the prior has constant
+// arguments and a finite mean inside the support.
+func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
+	if lat.Prior == nil || lat.PriorDist == nil {
+		return nil
+	}
+	args := make([]float64, len(lat.Prior.Args))
+	for i, a := range lat.Prior.Args {
+		t, ok := l.info.Types[a]
+		if !ok || t.Const == nil {
+			return nil
+		}
+		args[i] = *t.Const
+	}
+	var m float64
+	switch lat.PriorDist.Name {
+	case "Gamma":
+		m = args[0] / args[1]
+	case "Exponential":
+		m = 1 / args[0]
+	case "Normal", "StudentT", "Cauchy":
+		m = args[len(args)-2]
+	case "LogNormal":
+		m = math.Exp(args[0] + args[1]*args[1]/2)
+	case "Beta":
+		m = args[0] / (args[0] + args[1])
+	case "HalfNormal":
+		m = args[0] * math.Sqrt(2/math.Pi)
+	case "HalfCauchy":
+		m = args[0]
+	default:
+		return nil
+	}
+	switch lat.Support {
+	case dist.Positive:
+		if !(m > 0) || lat.Truncated {
+			return nil
+		}
+	case dist.Unit:
+		if !(m > 0 && m < 1) {
+			return nil
+		}
+	case dist.Simplex:
+		return nil
+	}
+	init := make([]float64, size)
+	for i := range init {
+		init[i] = m
+	}
+	return init
+}
+
+func shapeOf(s []int) autodiff.Shape {
+	switch len(s) {
+	case 0:
+		return autodiff.Scalar()
+	case 1:
+		return autodiff.Vector(s[0])
+	}
+	return autodiff.Matrix(s[0], s[1])
+}
+
+func sizeOf(s []int) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
+
+func (l *lowerer) describe(e ast.Expr) string { return fmt.Sprintf("`%s`", ast.FormatExpr(e)) }

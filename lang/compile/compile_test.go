@@ -1,0 +1,202 @@
+package compile
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/internal/shareddata"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+// gradTol is the relative tolerance of autodiff gradients against central
+// finite differences of the compiled log joint.
+const gradTol = 1e-6
+
+// compileFile parses, checks, binds and compiles a model file with the given
+// inputs.
+func compileFile(t testing.TB, path string, sets map[string]string, inputs ...data.Input) *Model {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compileSrc(t, path, string(src), sets, inputs...)
+}
+
+func compileSrc(t testing.TB, name, src string, sets map[string]string, inputs ...data.Input) *Model {
+	t.Helper()
+	f, err := parser.ParseFile(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, &check.Config{Overrides: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound, err := data.Bind(info, inputs, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(f, info, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// csvTable builds a CSV input from a header and rows.
+func csvTable(t testing.TB, name string, header string, rows [][]float64) *data.Table {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for _, r := range rows {
+		for j, v := range r {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	tab, err := data.ReadCSV(name, strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// gpfaData returns a small synthetic GPFA data set: n rows of d columns.
+func gpfaData(t testing.TB, n, d int, seed uint64) *data.Table {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	rows := make([][]float64, n)
+	cols := make([]string, d)
+	for j := range cols {
+		cols[j] = "y" + strconv.Itoa(j)
+	}
+	for i := range rows {
+		rows[i] = make([]float64, d)
+		f := rng.NormFloat64()
+		for j := range rows[i] {
+			rows[i][j] = math.Round((f*float64(j%3)+0.3*rng.NormFloat64())*1e4) / 1e4
+		}
+	}
+	return csvTable(t, "y.csv", strings.Join(cols, ","), rows)
+}
+
+// epmData returns a small random network: links and held-out pairs.
+func epmData(t testing.TB, n int, seed uint64) (links, unknown *data.Table) {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	var l, u [][]float64
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			switch r := rng.Float64(); {
+			case r < 0.25:
+				l = append(l, []float64{float64(i), float64(j)})
+			case r < 0.4:
+				u = append(u, []float64{float64(i), float64(j)})
+			}
+		}
+	}
+	return csvTable(t, "links.csv", "i,j", l), csvTable(t, "unknown.csv", "i,j", u)
+}
+
+// checkGradient compares the model's gradient with central differences at
+// a few random points of the coordinate vector.
+func checkGradient(t *testing.T, m *Model, seed uint64, scale float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	x := make([]float64, m.Dim)
+	grad := make([]float64, m.Dim)
+	for trial := 0; trial < 3; trial++ {
+		for i := range x {
+			x[i] = scale * rng.NormFloat64()
+		}
+		lp, err := m.LogJoint(x, grad)
+		if err != nil {
+			t.Fatalf("LogJoint: %v", err)
+		}
+		if math.IsNaN(lp) || math.IsInf(lp, 0) {
+			t.Fatalf("log joint %v", lp)
+		}
+		f := func(x []float64) float64 {
+			v, err := m.LogJoint(x, make([]float64, len(x)))
+			if err != nil {
+				t.Fatalf("LogJoint in fd: %v", err)
+			}
+			return v
+		}
+		want := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		for i := range want {
+			if err := math.Abs(grad[i]-want[i]) / math.Max(1, math.Abs(want[i])); err > gradTol {
+				t.Errorf("trial %d: d/dx[%d] (%s) = %.10g, finite differences %.10g (rel. error %.2g)", trial, i, m.LatentOf(i), grad[i], want[i], err)
+			}
+		}
+	}
+}
+
+func TestGPFAGradient(t *testing.T) {
+	m := compileFile(t, "../../examples/gpfa.gpp", map[string]string{"K": "3"}, data.Input{File: "y.csv", Table: gpfaData(t, 30, 5, 1)})
+	if m.Dim != 4+3+5*3 {
+		t.Fatalf("Dim = %d, want 22", m.Dim)
+	}
+	checkGradient(t, m, 1, 0.5)
+}
+
+func TestEPMGradient(t *testing.T) {
+	links, unknown := epmData(t, 12, 1)
+	m := compileFile(t, "../../examples/epm.gpp", map[string]string{"K": "3", "N": "12"},
+		data.Input{Name: "links", File: "links.csv", Table: links}, data.Input{Name: "unknown", File: "unknown.csv", Table: unknown})
+	checkGradient(t, m, 2, 0.5)
+}
+
+func TestPosteriordbGradient(t *testing.T) {
+	for _, c := range []struct{ model, data string }{
+		{"eight_schools_noncentered.gpp", "eight_schools-eight_schools_noncentered"},
+		{"kidiq_momiq.gpp", "kidiq-kidscore_momiq"},
+	} {
+		t.Run(c.model, func(t *testing.T) {
+			path := shareddata.Path(t, "posteriordb", c.data, "data.json")
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			js, err := data.ReadJSON(path, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := compileFile(t, filepath.Join("../../examples/posteriordb", c.model), nil, data.Input{File: path, JSON: js})
+			checkGradient(t, m, 3, 0.3)
+		})
+	}
+}
+
+// TestHoisting fails if a data-only node (GPFA's Y'Y, EPM's gathers'
+// index vectors) is evaluated per call rather than once at compile time.
+func TestHoisting(t *testing.T) {
+	m := compileFile(t, "../../examples/gpfa.gpp", map[string]string{"K": "3"}, data.Input{File: "y.csv", Table: gpfaData(t, 50, 4, 2)})
+	if len(m.dataNodes) == 0 {
+		t.Fatal("no data-only nodes recorded for GPFA (Y'Y should be one)")
+	}
+	x := make([]float64, m.Dim)
+	g := make([]float64, m.Dim)
+	for i := 0; i < 5; i++ {
+		if _, err := m.LogJoint(x, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range m.dataNodes {
+		if n := m.prog.Evals(id); n > 1 {
+			t.Errorf("data-only node %v evaluated %d times in 5 calls, want at most once", id, n)
+		}
+	}
+}

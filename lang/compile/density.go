@@ -1,0 +1,192 @@
+package compile
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mathext"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// density adds the log density of call at the value v of lhs. lat is the
+// latent when lhs is exactly a latent (a prior), else nil.
+func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.Latent) {
+	d := l.info.Dists[call]
+	if d == nil {
+		l.errorf(call.Pos(), "compile: %s is not a distribution here", call.Fun.Name)
+		return
+	}
+	pos := call.Fun.Pos()
+	val := l.node(v, lhs.Pos())
+	args := make([]autodiff.ID, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = l.node(l.expr(a), a.Pos())
+	}
+	switch d.Name {
+	case "MvNormal", "MvNormalRows":
+		l.gauss(call, lhs, val, args[0], args[1], pos)
+	case "Dirichlet":
+		l.dirichlet(val, args[0], lat, pos)
+	default:
+		u, ok := dist.LookupUnivariate(d.Name)
+		if !ok {
+			l.errorf(pos, "compile: no kernel for distribution %s", d.Name)
+			return
+		}
+		l.add(l.b.Density(*u, val, args, pos), pos)
+	}
+	if lat != nil && lat.Truncated && !lat.Support.Contains(d.Support) {
+		l.truncate(call, d, lat, pos)
+	}
+}
+
+// gauss lowers MvNormal and MvNormalRows through the scatter matrix, so a
+// data value costs O(d³) per evaluation whatever the number of rows: Y'Y
+// (and the row sum) are data-only nodes, computed once.
+func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID, pos ast.Pos) {
+	b := l.b
+	ys, ms := b.Shape(y), b.Shape(mu)
+	if ys.Rank == 1 { // one vector: centre it, scatter = outer product
+		if ms.Rank == 2 && ms.Rows == 1 {
+			mu = b.Transpose(mu, pos)
+		}
+		c := b.Sub(y, mu, pos)
+		l.add(b.GaussRowsSS(cov, b.Outer(c, c, pos), 1, pos), pos)
+		return
+	}
+	n, dd := float64(ys.Rows), ys.Cols
+	dataOnly := false
+	if e, ok := lhs.(ast.Expr); ok {
+		dataOnly = l.info.Types[e].DataOnly
+	}
+	zeroMean := false
+	if t, ok := l.info.Types[call.Args[0]]; ok && t.Const != nil && *t.Const == 0 {
+		zeroMean = true
+	}
+	switch {
+	case dataOnly && zeroMean:
+		s := b.MatMul(b.Transpose(y, pos), y, pos)
+		l.add(b.GaussRowsSS(cov, s, n, pos), pos)
+	case dataOnly:
+		s := b.MatMul(b.Transpose(y, pos), y, pos)
+		t := b.Transpose(b.ColSum(y, pos), pos)
+		switch {
+		case ms.Rank == 0:
+			ones := make([]float64, dd)
+			for i := range ones {
+				ones[i] = 1
+			}
+			mu = b.Mul(mu, b.Const(ones, autodiff.Vector(dd), pos), pos)
+		case ms.Rank == 2 && ms.Rows == 1:
+			mu = b.Transpose(mu, pos)
+		}
+		l.add(b.GaussRowsSSMean(cov, s, t, mu, n, pos), pos)
+	default:
+		if ms.Rank == 1 {
+			mu = b.Transpose(mu, pos)
+		}
+		c := b.Sub(y, mu, pos)
+		l.add(b.GaussRowsSS(cov, b.MatMul(b.Transpose(c, pos), c, pos), n, pos), pos)
+	}
+}
+
+// dirichlet adds log Dirichlet(z | alpha) for a simplex vector z [k] or rows
+// z [n, k]. For a simplex latent, log z is its coordinate node.
+func (l *lowerer) dirichlet(z, alpha autodiff.ID, lat *check.Latent, pos ast.Pos) {
+	b := l.b
+	var logz autodiff.ID
+	if lat != nil && lat.Support == dist.Simplex {
+		logz = l.coords[l.latentIndex(lat)]
+	} else {
+		logz = b.Log(z, pos)
+	}
+	zs, as := b.Shape(z), b.Shape(alpha)
+	one := b.Scalar(1, pos)
+	if as.Rank == 0 { // a scalar concentration: the same alpha for each of the k components
+		k := zs.Rows
+		ones := autodiff.Vector(k)
+		if zs.Rank == 2 {
+			k, ones = zs.Cols, autodiff.Matrix(1, zs.Cols)
+		}
+		v := make([]float64, k)
+		for i := range v {
+			v[i] = 1
+		}
+		alpha = b.Mul(alpha, b.Const(v, ones, pos), pos)
+		as = b.Shape(alpha)
+	}
+	if zs.Rank == 2 && as.Rank == 1 {
+		alpha = b.Transpose(alpha, pos)
+		as = b.Shape(alpha)
+	}
+	kernel := b.Sum(b.Mul(b.Sub(alpha, one, pos), logz, pos), pos)
+	var norm autodiff.ID
+	if zs.Rank == 2 && as.Rank == 2 && as.Rows == zs.Rows && zs.Rows != 1 {
+		norm = b.Sub(b.Sum(b.Lgamma(b.RowSum(alpha, pos), pos), pos), b.Sum(b.Lgamma(alpha, pos), pos), pos)
+	} else {
+		norm = b.Sub(b.Lgamma(b.Sum(alpha, pos), pos), b.Sum(b.Lgamma(alpha, pos), pos), pos)
+		if zs.Rank == 2 && zs.Rows != 1 {
+			norm = b.Mul(b.Scalar(float64(zs.Rows), pos), norm, pos)
+		}
+	}
+	l.add(b.Add(kernel, norm, pos), pos)
+}
+
+func (l *lowerer) latentIndex(lat *check.Latent) int {
+	for i, x := range l.info.Latents {
+		if x == lat {
+			return i
+		}
+	}
+	panic("compile: latent not found")
+}
+
+// truncate adds the normalising constant of a prior truncated to the
+// latent's declared support: −size·log P(support). Only constant prior
+// arguments are supported; otherwise the normaliser would depend on the
+// latent's own hyperparameters and is reported as unsupported.
+func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent, pos ast.Pos) {
+	args := make([]float64, len(call.Args))
+	for i, a := range call.Args {
+		t := l.info.Types[a]
+		if t.Const == nil {
+			l.errorf(a.Pos(), "%s truncated to the %s support of %s needs constant arguments (the normalising constant would depend on %s); declare %s with a support inside %s's, or use a prior on the %s support",
+				d.Name, lat.Support, lat.Name, l.describe(a), lat.Name, d.Name, lat.Support)
+			return
+		}
+		args[i] = *t.Const
+	}
+	var p float64 // mass of the declared support under the prior
+	switch {
+	case lat.Support == dist.Positive && d.Name == "Normal":
+		p = distuv.Normal{Mu: args[0], Sigma: args[1]}.Survival(0)
+	case lat.Support == dist.Positive && d.Name == "Cauchy":
+		p = 0.5 + math.Atan(args[0]/args[1])/math.Pi
+	case lat.Support == dist.Positive && d.Name == "StudentT":
+		p = distuv.StudentsT{Nu: args[0], Mu: args[1], Sigma: args[2]}.Survival(0)
+	case lat.Support == dist.Unit && d.Name == "Normal":
+		n := distuv.Normal{Mu: args[0], Sigma: args[1]}
+		p = n.CDF(1) - n.CDF(0)
+	case lat.Support == dist.Unit && d.Name == "Gamma":
+		p = mathext.GammaIncReg(args[0], args[1])
+	case lat.Support == dist.Unit && d.Name == "Exponential":
+		p = -math.Expm1(-args[0])
+	default:
+		l.errorf(pos, "truncating %s to the %s support of %s is not supported", d.Name, lat.Support, lat.Name)
+		return
+	}
+	if !(p > 0) {
+		l.errorf(pos, "%s puts no mass on the %s support of %s", d.Name, lat.Support, lat.Name)
+		return
+	}
+	size := 1
+	for _, x := range l.lats[l.latentIndex(lat)].Shape {
+		size *= x
+	}
+	l.add(l.b.Scalar(-float64(size)*math.Log(p), pos), pos)
+}

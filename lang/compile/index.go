@@ -1,0 +1,203 @@
+package compile
+
+import (
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+)
+
+// sel is one resolved index position.
+type sel struct {
+	kind int // selFull, selRange, selOne, selMany
+	lo   int
+	hi   int // -1: to the end
+	one  int
+	many []int
+	pos  ast.Pos
+}
+
+const (
+	selFull = iota
+	selRange
+	selOne
+	selMany
+)
+
+// resolve evaluates one index expression; indices are always int data.
+func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
+	if s, ok := e.(*ast.SliceExpr); ok {
+		r := sel{kind: selRange, hi: -1, pos: s.Pos()}
+		if s.Lo == nil && s.Hi == nil {
+			r.kind = selFull
+			return r, true
+		}
+		if s.Lo != nil {
+			v := l.expr(s.Lo)
+			if !v.isInt || len(v.ints) != 1 {
+				l.errorf(s.Lo.Pos(), "slice bound must be an int")
+				return r, false
+			}
+			r.lo = v.ints[0]
+		}
+		if s.Hi != nil {
+			v := l.expr(s.Hi)
+			if !v.isInt || len(v.ints) != 1 {
+				l.errorf(s.Hi.Pos(), "slice bound must be an int")
+				return r, false
+			}
+			r.hi = v.ints[0]
+		}
+		return r, true
+	}
+	v := l.expr(e)
+	if !v.isInt {
+		l.errorf(e.Pos(), "index must be int data")
+		return sel{}, false
+	}
+	if len(v.shape) == 0 {
+		return sel{kind: selOne, one: v.ints[0], pos: e.Pos()}, true
+	}
+	if len(v.shape) != 1 {
+		l.errorf(e.Pos(), "an index must be an int scalar or vector")
+		return sel{}, false
+	}
+	return sel{kind: selMany, many: v.ints, pos: e.Pos()}, true
+}
+
+// index lowers X[i], X[i, j], slices and gathers.
+func (l *lowerer) index(e *ast.IndexExpr) value {
+	x := l.expr(e.X)
+	sels := make([]sel, len(e.Indices))
+	for i, ix := range e.Indices {
+		s, ok := l.resolve(ix)
+		if !ok {
+			return value{}
+		}
+		sels[i] = s
+	}
+	if x.isInt {
+		return l.indexInts(x, sels, e)
+	}
+	id := l.node(x, e.X.Pos())
+	b := l.b
+	sh := b.Shape(id)
+	apply := func(v autodiff.ID, s sel) autodiff.ID { // along the first axis
+		switch s.kind {
+		case selOne:
+			if b.Shape(v).Rank == 1 {
+				return b.Elem(v, s.one, s.pos)
+			}
+			return b.Row(v, s.one, s.pos)
+		case selRange:
+			hi := s.hi
+			if hi < 0 {
+				hi = b.Shape(v).Rows
+			}
+			return b.Slice(v, s.lo, hi, s.pos)
+		case selMany:
+			return b.Gather(v, s.many, s.pos)
+		}
+		return v
+	}
+	if len(sels) == 1 {
+		return value{id: apply(id, sels[0]), node: true}
+	}
+	if sh.Rank != 2 {
+		l.errorf(e.Lbrack, "two indices need a matrix, got %s", sh)
+		return value{}
+	}
+	r, c := sels[0], sels[1]
+	if r.kind == selOne {
+		return value{id: apply(b.Row(id, r.one, r.pos), c), node: true}
+	}
+	rows := apply(id, r)
+	switch c.kind {
+	case selOne:
+		return value{id: b.Col(rows, c.one, c.pos), node: true}
+	case selFull:
+		return value{id: rows, node: true}
+	}
+	// A set of columns: select rows of the transpose.
+	t := b.Transpose(rows, c.pos)
+	return value{id: b.Transpose(apply(t, c), c.pos), node: true}
+}
+
+// indexInts indexes int data on the Go side, so the result can serve as an
+// index itself (EPM's links[, 0]).
+func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
+	rows, cols := 1, 1
+	switch len(x.shape) {
+	case 1:
+		rows = x.shape[0]
+	case 2:
+		rows, cols = x.shape[0], x.shape[1]
+	default:
+		l.errorf(e.Lbrack, "cannot index a scalar")
+		return value{}
+	}
+	pick := func(s sel, n int) ([]int, bool, bool) { // indices, keeps axis, ok
+		switch s.kind {
+		case selOne:
+			if s.one < 0 || s.one >= n {
+				l.errorf(s.pos, "index %d out of range [0, %d)", s.one, n)
+				return nil, false, false
+			}
+			return []int{s.one}, false, true
+		case selMany:
+			for k, i := range s.many {
+				if i < 0 || i >= n {
+					l.errorf(s.pos, "index %d out of range [0, %d) (element %d of the index vector)", i, n, k)
+					return nil, false, false
+				}
+			}
+			return s.many, true, true
+		}
+		lo, hi := 0, n
+		if s.kind == selRange {
+			lo = s.lo
+			if s.hi >= 0 {
+				hi = s.hi
+			}
+		}
+		if lo < 0 || hi < lo || hi > n {
+			l.errorf(s.pos, "slice [%d:%d] out of range [0, %d]", lo, hi, n)
+			return nil, false, false
+		}
+		idx := make([]int, hi-lo)
+		for i := range idx {
+			idx[i] = lo + i
+		}
+		return idx, true, true
+	}
+	ri, rkeep, ok := pick(sels[0], rows)
+	if !ok {
+		return value{}
+	}
+	ci, ckeep := []int{0}, false
+	if len(x.shape) == 2 {
+		ci, ckeep = make([]int, cols), true
+		for j := range ci {
+			ci[j] = j
+		}
+		if len(sels) == 2 {
+			if ci, ckeep, ok = pick(sels[1], cols); !ok {
+				return value{}
+			}
+		}
+	}
+	out := make([]int, 0, len(ri)*len(ci))
+	for _, i := range ri {
+		for _, j := range ci {
+			out = append(out, x.ints[i*cols+j])
+		}
+	}
+	var shape []int
+	switch {
+	case rkeep && ckeep:
+		shape = []int{len(ri), len(ci)}
+	case rkeep:
+		shape = []int{len(ri)}
+	case ckeep:
+		shape = []int{len(ci)}
+	}
+	return value{ints: out, shape: shape, isInt: true}
+}

@@ -1,0 +1,322 @@
+package compile
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// stmt lowers one statement.
+func (l *lowerer) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.DataDecl, *ast.ConstDecl:
+	case *ast.ParamDecl:
+		if s.Prior != nil {
+			lat := l.info.Latent(s.Name.Name)
+			l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
+		}
+	case *ast.TildeStmt:
+		var lat *check.Latent
+		if id, ok := unparen(s.LHS).(*ast.Ident); ok {
+			if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Param {
+				lat = l.info.Latent(sym.Name)
+			}
+		}
+		l.density(s.Dist, s.LHS, l.expr(s.LHS), lat)
+	case *ast.LetStmt:
+		l.env[l.info.Defs[s.Name]] = l.expr(s.Value)
+	case *ast.TargetStmt:
+		v := l.node(l.expr(s.Value), s.Value.Pos())
+		if !l.b.Shape(v).IsScalar() {
+			v = l.b.Sum(v, s.Value.Pos())
+		}
+		if s.Op == ast.Sub {
+			v = l.b.Neg(v, s.OpPos)
+		}
+		l.add(v, s.Target)
+	case *ast.ForStmt:
+		lo, hi := l.expr(s.Lo), l.expr(s.Hi)
+		if !lo.isInt || !hi.isInt || len(lo.ints) != 1 || len(hi.ints) != 1 {
+			l.errorf(s.Lo.Pos(), "loop bounds must be int constants or data")
+			return
+		}
+		sym := l.info.Defs[s.Var]
+		for i := lo.ints[0]; i < hi.ints[0]; i++ {
+			l.env[sym] = intScalar(i)
+			for _, t := range s.Body {
+				l.stmt(t)
+			}
+		}
+	case *ast.OutputStmt:
+		// Outputs are lowered in every build (so their shapes are known);
+		// only an evaluator keeps their nodes alive.
+		var ov *check.OutputVar
+		for _, o := range l.info.Outputs {
+			if o.Stmt == s {
+				ov = o
+			}
+		}
+		var v value
+		if ov != nil && ov.Let != nil {
+			v = l.env[ov.Let]
+		} else {
+			v = l.expr(s.Value)
+		}
+		id := l.node(v, s.Name.Pos())
+		sh := l.b.Shape(id)
+		var shape []int
+		switch sh.Rank {
+		case 1:
+			shape = []int{sh.Rows}
+		case 2:
+			shape = []int{sh.Rows, sh.Cols}
+		}
+		l.outIDs = append(l.outIDs, id)
+		l.outs = append(l.outs, Output{Name: s.Name.Name, Pos: s.Name.Pos(), Shape: shape})
+	default:
+		l.errorf(s.Pos(), "compile: unexpected statement %T", s)
+	}
+}
+
+// add appends a term of the log joint; pos is where it was written.
+func (l *lowerer) add(term autodiff.ID, pos ast.Pos) {
+	l.terms = append(l.terms, term)
+	l.termPos = append(l.termPos, pos)
+}
+
+func unparen(e ast.Expr) ast.Expr {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+func intScalar(i int) value { return value{ints: []int{i}, isInt: true} }
+
+// node returns v's tape node, creating a constant node for pure ints.
+func (l *lowerer) node(v value, pos ast.Pos) autodiff.ID {
+	if v.node {
+		return v.id
+	}
+	if !v.isInt {
+		return l.b.Scalar(math.NaN(), pos) // an error was reported already
+	}
+	vals := make([]float64, len(v.ints))
+	for i, x := range v.ints {
+		vals[i] = float64(x)
+	}
+	return l.b.Const(vals, shapeOf(v.shape), pos)
+}
+
+// expr lowers an expression, recording data-only nodes (the tape hoists
+// them; the tests check it).
+func (l *lowerer) expr(e ast.Expr) value {
+	v := l.expr1(e)
+	if v.node && l.info.Types[e].DataOnly {
+		l.dataNodes = append(l.dataNodes, v.id)
+	}
+	return v
+}
+
+func (l *lowerer) expr1(e ast.Expr) value {
+	switch e := e.(type) {
+	case *ast.NumberLit:
+		if e.IsInt && e.Value == math.Trunc(e.Value) && math.Abs(e.Value) < 1<<53 {
+			v := intScalar(int(e.Value))
+			v.id, v.node = l.b.Scalar(e.Value, e.Pos()), true
+			return v
+		}
+		return value{id: l.b.Scalar(e.Value, e.Pos()), node: true}
+	case *ast.Ident:
+		return l.ident(e)
+	case *ast.ParenExpr:
+		return l.expr(e.X)
+	case *ast.UnaryExpr:
+		x := l.expr(e.X)
+		if x.isInt && !x.node {
+			neg := make([]int, len(x.ints))
+			for i, v := range x.ints {
+				neg[i] = -v
+			}
+			return value{ints: neg, shape: x.shape, isInt: true}
+		}
+		return value{id: l.b.Neg(l.node(x, e.X.Pos()), e.OpPos), node: true}
+	case *ast.BinaryExpr:
+		return l.binary(e)
+	case *ast.TransposeExpr:
+		return value{id: l.b.Transpose(l.node(l.expr(e.X), e.X.Pos()), e.Quote), node: true}
+	case *ast.CallExpr:
+		return l.call(e)
+	case *ast.IndexExpr:
+		return l.index(e)
+	}
+	l.errorf(e.Pos(), "compile: unexpected expression %T", e)
+	return value{}
+}
+
+// ident lowers a name.
+func (l *lowerer) ident(id *ast.Ident) value {
+	sym := l.info.Uses[id]
+	if sym == nil {
+		l.errorf(id.Pos(), "compile: unresolved name %s", id.Name)
+		return value{}
+	}
+	if v, ok := l.env[sym]; ok {
+		return v
+	}
+	var v value
+	switch sym.Kind {
+	case check.Const:
+		c := l.info.Const(sym.Name)
+		v = value{id: l.b.Scalar(c.Value, id.Pos()), node: true}
+		if c.Elem == check.Int {
+			v.ints, v.isInt = []int{int(c.Value)}, true
+		}
+	case check.Data, check.Size:
+		a, ok := l.data[sym.Name]
+		if !ok {
+			l.errorf(id.Pos(), "no data bound for %s", sym.Name)
+			return value{}
+		}
+		v = value{id: l.b.Const(a.Values, shapeOf(a.Shape), id.Pos()), node: true}
+		if dv := l.info.DataVar(sym.Name); dv != nil && dv.Elem == check.Int {
+			v.ints, v.shape, v.isInt = make([]int, len(a.Values)), a.Shape, true
+			for i, x := range a.Values {
+				v.ints[i] = int(x)
+			}
+		}
+	default:
+		l.errorf(id.Pos(), "compile: %s %s has no value here", sym.Kind, sym.Name)
+		return value{}
+	}
+	l.env[sym] = v
+	return v
+}
+
+// binary lowers an arithmetic operator.
+func (l *lowerer) binary(e *ast.BinaryExpr) value {
+	x, y := l.expr(e.X), l.expr(e.Y)
+	if x.isInt && y.isInt && len(x.ints) == 1 && len(y.ints) == 1 && e.Op != ast.Div && e.Op != ast.Pow {
+		a, b := x.ints[0], y.ints[0]
+		var r int
+		switch e.Op {
+		case ast.Add:
+			r = a + b
+		case ast.Sub:
+			r = a - b
+		default:
+			r = a * b
+		}
+		v := intScalar(r)
+		v.id, v.node = l.b.Scalar(float64(r), e.OpPos), true
+		return v
+	}
+	xi, yi := l.node(x, e.X.Pos()), l.node(y, e.Y.Pos())
+	var id autodiff.ID
+	switch e.Op {
+	case ast.Add:
+		id = l.b.Add(xi, yi, e.OpPos)
+	case ast.Sub:
+		id = l.b.Sub(xi, yi, e.OpPos)
+	case ast.EMul:
+		id = l.b.Mul(xi, yi, e.OpPos)
+	case ast.Div:
+		id = l.b.Div(xi, yi, e.OpPos)
+	case ast.Pow:
+		id = l.b.Pow(xi, yi, e.OpPos)
+	case ast.Mul:
+		if l.b.Shape(xi).IsScalar() || l.b.Shape(yi).IsScalar() {
+			id = l.b.Mul(xi, yi, e.OpPos)
+		} else {
+			id = l.b.MatMul(xi, yi, e.OpPos)
+		}
+	default:
+		l.errorf(e.OpPos, "compile: unexpected operator %s", e.Op)
+	}
+	return value{id: id, node: true}
+}
+
+// call lowers a built-in function call.
+func (l *lowerer) call(e *ast.CallExpr) value {
+	f := l.info.Calls[e]
+	if f == nil {
+		l.errorf(e.Pos(), "compile: %s is not a built-in function here", e.Fun.Name)
+		return value{}
+	}
+	pos := e.Fun.Pos()
+	if f.Name == "I" {
+		n := l.expr(e.Args[0])
+		if !n.isInt || len(n.ints) != 1 || n.ints[0] < 0 {
+			l.errorf(e.Args[0].Pos(), "I(n) needs a non-negative int constant")
+			return value{}
+		}
+		return value{id: l.b.Identity(n.ints[0], pos), node: true}
+	}
+	args := make([]autodiff.ID, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = l.node(l.expr(a), a.Pos())
+	}
+	b := l.b
+	var id autodiff.ID
+	switch f.Name {
+	case "exp":
+		id = b.Exp(args[0], pos)
+	case "log":
+		id = b.Log(args[0], pos)
+	case "log1p":
+		id = b.Log1p(args[0], pos)
+	case "expm1":
+		id = b.Expm1(args[0], pos)
+	case "log1mexp":
+		id = b.Log1mexp(args[0], pos)
+	case "lgamma":
+		id = b.Lgamma(args[0], pos)
+	case "digamma":
+		id = b.Digamma(args[0], pos)
+	case "softplus":
+		id = b.Softplus(args[0], pos)
+	case "sqrt":
+		id = b.Sqrt(args[0], pos)
+	case "square":
+		id = b.Square(args[0], pos)
+	case "abs":
+		id = b.Abs(args[0], pos)
+	case "inv_logit":
+		id = b.InvLogit(args[0], pos)
+	case "logit": // log(p) - log(1 - p)
+		id = b.Sub(b.Log(args[0], pos), b.Log1p(b.Neg(args[0], pos), pos), pos)
+	case "pow":
+		id = b.Pow(args[0], args[1], pos)
+	case "sum":
+		id = b.Sum(args[0], pos)
+	case "mean":
+		id = b.Mean(args[0], pos)
+	case "logsumexp":
+		id = b.LogSumExp(args[0], pos)
+	case "rowsum":
+		id = b.RowSum(args[0], pos)
+	case "colsum":
+		id = b.ColSum(args[0], pos)
+	case "diag":
+		id = b.Diag(args[0], pos)
+	case "chol":
+		id = b.Chol(args[0], pos)
+	case "logdet":
+		id = b.LogDet(args[0], pos)
+	case "solve":
+		id = b.Solve(args[0], args[1], pos)
+	case "trace":
+		id = b.Trace(args[0], pos)
+	case "outer":
+		id = b.Outer(args[0], args[1], pos)
+	default:
+		l.errorf(pos, "compile: built-in %s is not implemented", f.Name)
+		return value{}
+	}
+	return value{id: id, node: true}
+}
