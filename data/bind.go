@@ -250,9 +250,9 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 			}
 		}
 	}
-	if d.Elem == check.Int && !a.Int {
+	if d.Elem == check.Int && !a.Int { // 2.0 is accepted as the int 2
 		for i, v := range a.Values {
-			if v != math.Trunc(v) || !a.Int {
+			if v != math.Trunc(v) {
 				b.errs.Add(a.Locate(i), "%s: %s is not an integer, but %s", a.Name, strconv.FormatFloat(v, 'g', -1, 64), decl)
 				return
 			}

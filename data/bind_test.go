@@ -1,0 +1,153 @@
+package data
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+func checked(t *testing.T, src string) *check.Info {
+	t.Helper()
+	f, err := parser.ParseFile("m.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, &check.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+func csvInput(t *testing.T, name, file, src string) Input {
+	t.Helper()
+	tab, err := ReadCSV(file, strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Input{Name: name, File: file, Table: tab}
+}
+
+func jsonInput(t *testing.T, file, src string) Input {
+	t.Helper()
+	js, err := ReadJSON(file, strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Input{File: file, JSON: js}
+}
+
+func TestBindGPFA(t *testing.T) {
+	info := checked(t, "data Y: real[N, D]\nparam p: positive ~ Gamma(1, 1)\nY ~ Normal(0, p)\n")
+	out, err := Bind(info, []Input{csvInput(t, "", "y.csv", "a,b,c\n1,2,3\n4,5,6.5\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := out["Y"]
+	if len(y.Shape) != 2 || y.Shape[0] != 2 || y.Shape[1] != 3 || y.Values[5] != 6.5 {
+		t.Errorf("Y = %+v", y)
+	}
+	if out["N"].Values[0] != 2 || out["D"].Values[0] != 3 {
+		t.Errorf("N = %v, D = %v", out["N"].Values, out["D"].Values)
+	}
+}
+
+func TestBindEPM(t *testing.T) {
+	info := checked(t, "data N: int\ndata links: int[E, 2]\nparam W: positive[N] ~ Gamma(1, 1)\n")
+	out, err := Bind(info, []Input{csvInput(t, "links", "l.csv", "i,j\n0,1\n1,2\n")}, map[string]string{"N": "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out["E"].Values[0] != 2 || out["N"].Values[0] != 3 || !out["links"].Int {
+		t.Errorf("E = %v, N = %v, links int %v", out["E"].Values, out["N"].Values, out["links"].Int)
+	}
+}
+
+func TestBindJSON(t *testing.T) {
+	info := checked(t, "data J: int\ndata y: real[J]\ndata sigma: positive[J]\n")
+	out, err := Bind(info, []Input{jsonInput(t, "d.json", `{"J": 2, "y": [1, -2.5], "sigma": [1, 2]}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out["y"].Values[1] != -2.5 || out["J"].Values[0] != 2 {
+		t.Errorf("y = %v, J = %v", out["y"].Values, out["J"].Values)
+	}
+}
+
+func TestBindErrors(t *testing.T) {
+	cases := []struct {
+		name, model string
+		inputs      func(t *testing.T) []Input
+		sets        map[string]string
+		want        string
+	}{
+		{"missing column", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x\n1\n")}
+		}, nil, "m.gpp:1:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv; the data has x"},
+		{"no data at all", "data y: real[N]\n", func(t *testing.T) []Input { return nil }, nil,
+			"no data files were given"},
+		{"int expected", "data k: int[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "k\n1\n2.0\n2.5\n")}
+		}, nil, "d.csv:4:1: k: 2.5 is not an integer, but `k` is declared int[N] at m.gpp:1:6"},
+		{"negative positive", "data s: positive[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "s\n1\n-2\n")}
+		}, nil, "d.csv:3:1: s: value -2 is not > 0; `s` is declared positive[N] at m.gpp:1:6"},
+		{"upper bound", "data p: real<upper=1>[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"p": [0.5, 1.5]}`)}
+		}, nil, "d.json:1:13: p: value 1.5 is not <= 1"},
+		{"size mismatch", "data x: real[N]\ndata y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"x": [1, 2], "y": [1, 2, 3]}`)}
+		}, nil, "size N is 3 here (elements of y) but 2 from elements of x"},
+		{"literal size", "data x: real[3]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"x": [1, 2]}`)}
+		}, nil, "d.json:1:7: x has 2 elements, but `x` is declared real[3] at m.gpp:1:6"},
+		{"rank", "data x: real[N, M]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"x": [1, 2]}`)}
+		}, nil, "x has a vector of 2 values, but `x` is declared real[N, M]"},
+		{"declared N disagrees", "data N: int\ndata x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"N": 3, "x": [1, 2]}`)}
+		}, nil, "d.json:1:15: size N is 2 here (elements of x) but 3 from N (d.json:1:7)"},
+		{"twice", "data x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"x": [1]}`), csvInput(t, "", "d.csv", "x\n1\n")}
+		}, nil, "data `x` is given more than once: key \"x\" of d.json; column \"x\" of d.csv"},
+		{"unknown named input", "data x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "z", "z.csv", "x\n1\n")}
+		}, nil, "z.csv: the model has no data named \"z\" (it declares x)"},
+		{"set non-number", "data N: int\n", func(t *testing.T) []Input { return nil }, map[string]string{"N": "many"},
+			"m.gpp:1:6: --set N=many: `N` is int data and \"many\" is not a number"},
+		{"set vector", "data x: real[N]\n", func(t *testing.T) []Input { return nil }, map[string]string{"x": "3"},
+			"m.gpp:1:6: --set x=3: `x` is a vector [N] data; --set gives scalars only"},
+		{"simplex rows", "data p: simplex[N, K]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"p": [[0.5, 0.5], [0.2, 0.3]]}`)}
+		}, nil, "p: row 1 sums to 0.5, not 1"},
+		{"unbound size", "data x: real[N]\nparam w: real[M] ~ Normal(0, 1)\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"x": [1]}`)}
+		}, nil, "M"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := parser.ParseFile("m.gpp", []byte(c.model))
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := check.Check(f, &check.Config{Overrides: c.sets})
+			if err != nil {
+				// Some models are rejected by the checker already; that
+				// is a positioned error too.
+				if !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("check error %q does not contain %q", err, c.want)
+				}
+				return
+			}
+			_, err = Bind(info, c.inputs(t), c.sets)
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
+			}
+		})
+	}
+}
