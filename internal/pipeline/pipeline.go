@@ -1,0 +1,139 @@
+// Package pipeline wires gpp's phases for one model: read the model file,
+// parse, check, read and bind the data, compile, and adapt the compiled model
+// to the SGVB engine. cmd/gpp (fit, check, diagnose, the REPL) and the
+// end-to-end tests share it, so every entry point loads a model the same way.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+// Loaded is a model ready to fit.
+type Loaded struct {
+	Path    string
+	Source  []byte
+	File    *ast.File
+	Info    *check.Info
+	Data    map[string]*data.Array
+	Model   *compile.Model
+	Sources map[string][]byte // model and data file contents, for quoting errors
+}
+
+// Parse reads, parses and checks a model file.
+func Parse(path string, sets map[string]string) (*Loaded, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read model: %w", err)
+	}
+	return ParseSource(path, src, sets)
+}
+
+// ParseSource parses and checks model source held in memory.
+func ParseSource(path string, src []byte, sets map[string]string) (*Loaded, error) {
+	l := &Loaded{Path: path, Source: src, Sources: map[string][]byte{path: src}}
+	f, err := parser.ParseFile(path, src)
+	if err != nil {
+		return l, err
+	}
+	l.File = f
+	info, err := check.Check(f, &check.Config{Overrides: sets})
+	if err != nil {
+		return l, err
+	}
+	l.Info = info
+	return l, nil
+}
+
+// ReadInputs reads data arguments: FILE.csv, FILE.json, or NAME=FILE.csv.
+func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) {
+	var inputs []data.Input
+	for _, arg := range args {
+		name, file := "", arg
+		if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], `/\.`) {
+			name, file = arg[:i], arg[i+1:]
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read data: %w", err)
+		}
+		if sources != nil {
+			sources[file] = src
+		}
+		in := data.Input{Name: name, File: file}
+		switch strings.ToLower(filepath.Ext(file)) {
+		case ".csv":
+			in.Table, err = data.ReadCSV(file, strings.NewReader(string(src)))
+		case ".json":
+			in.JSON, err = data.ReadJSON(file, strings.NewReader(string(src)))
+		default:
+			return nil, fmt.Errorf("data file %s: expected a .csv or .json file", file)
+		}
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs, nil
+}
+
+// Load parses and checks the model, reads and binds its data and compiles
+// it. The returned Loaded is partly filled on error, so that the caller can
+// quote sources.
+func Load(path string, dataArgs []string, sets map[string]string) (*Loaded, error) {
+	l, err := Parse(path, sets)
+	if err != nil {
+		return l, err
+	}
+	inputs, err := ReadInputs(dataArgs, l.Sources)
+	if err != nil {
+		return l, err
+	}
+	return l, l.Bind(inputs, sets)
+}
+
+// Bind binds data inputs and compiles the model.
+func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
+	if l.Info == nil {
+		return errors.New("pipeline: model not checked")
+	}
+	bound, err := data.Bind(l.Info, inputs, sets)
+	if err != nil {
+		return err
+	}
+	l.Data = bound
+	m, err := compile.Compile(l.File, l.Info, bound)
+	if err != nil {
+		return err
+	}
+	l.Model = m
+	return nil
+}
+
+// Target adapts a compiled model to the SGVB engine.
+type Target struct{ M *compile.Model }
+
+// LogJoint implements sgvb.Target.
+func (t Target) LogJoint(x, grad []float64) (float64, error) { return t.M.LogJoint(x, grad) }
+
+// Clone implements sgvb.Target.
+func (t Target) Clone() sgvb.Target { return Target{t.M.Clone()} }
+
+// Latents describes the compiled model's latents to the engine.
+func Latents(m *compile.Model) []sgvb.Latent {
+	out := make([]sgvb.Latent, len(m.Latents))
+	for i, l := range m.Latents {
+		out[i] = sgvb.Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: l.Shape, Support: l.Support, Init: l.Init}
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/csv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/shareddata"
+)
+
+// refTol is how far a fitted posterior mean may lie from the NUTS reference
+// mean, in reference posterior standard deviations (issue: 0.5 sd).
+const refTol = 0.5
+
+type refRow struct{ mean, sd float64 }
+
+func readReference(t *testing.T, path string) map[string]refRow {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]refRow{}
+	for _, r := range rows[1:] {
+		m, _ := strconv.ParseFloat(r[1], 64)
+		s, _ := strconv.ParseFloat(r[2], 64)
+		out[r[0]] = refRow{m, s}
+	}
+	return out
+}
+
+// posteriorSummary fits the model and returns the mean and sd over draws
+// of every latent and output element, keyed by Stan's 1-based names
+// (theta[1], beta[2], tau).
+func posteriorSummary(t *testing.T, model, dataDir string, s sgvb.Settings) map[string]refRow {
+	t.Helper()
+	dataPath := shareddata.Path(t, "posteriordb", dataDir, "data.json")
+	l, err := pipeline.Load(filepath.Join("../../examples/posteriordb", model), []string{dataPath}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d iterations, converged %v, ELBO %.3f, Pareto k %.2f", model, res.Iterations, res.Converged, res.ELBO, res.ParetoK)
+	ev, err := l.Model.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const draws = 4000
+	rng := rand.New(rand.NewPCG(7, 7))
+	x := make([]float64, l.Model.Dim)
+	z := make([]float64, l.Model.Dim)
+	sum, sum2 := map[string]float64{}, map[string]float64{}
+	add := func(name string, v float64) { sum[name] += v; sum2[name] += v * v }
+	for d := 0; d < draws; d++ {
+		res.SampleCoords(rng, x)
+		res.Natural(z, x)
+		for _, lat := range l.Model.Latents {
+			for k := 0; k < lat.Size; k++ {
+				add(stanName(lat.Name, lat.Shape, k), z[lat.Offset+k])
+			}
+		}
+		_, outs, err := ev.Eval(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range l.Model.Outputs {
+			for k, v := range outs[i] {
+				add(stanName(o.Name, o.Shape, k), v)
+			}
+		}
+	}
+	out := map[string]refRow{}
+	for name, s := range sum {
+		m := s / draws
+		out[name] = refRow{m, math.Sqrt(math.Max(0, sum2[name]/draws-m*m))}
+	}
+	return out
+}
+
+// stanName is Stan's 1-based element name: theta[3], W[2,1].
+func stanName(name string, shape []int, k int) string {
+	switch len(shape) {
+	case 0:
+		return name
+	case 1:
+		return name + "[" + strconv.Itoa(k+1) + "]"
+	}
+	return name + "[" + strconv.Itoa(k/shape[1]+1) + "," + strconv.Itoa(k%shape[1]+1) + "]"
+}
+
+func comparePosterior(t *testing.T, model, dataDir string, s sgvb.Settings) {
+	ref := readReference(t, shareddata.Path(t, "posteriordb", dataDir, "reference_summary.csv"))
+	got := posteriorSummary(t, model, dataDir, s)
+	for name, r := range ref {
+		g, ok := got[name]
+		if !ok {
+			t.Errorf("%s: not in the fit", name)
+			continue
+		}
+		z := math.Abs(g.mean-r.mean) / r.sd
+		t.Logf("%-9s mean %9.4f (NUTS %9.4f, %.2f sd off)  sd %8.4f (NUTS %8.4f, ratio %.2f)", name, g.mean, r.mean, z, g.sd, r.sd, g.sd/r.sd)
+		if z > refTol {
+			t.Errorf("%s: posterior mean %.4f is %.2f reference sd from the NUTS mean %.4f (tolerance %.1f sd)", name, g.mean, z, r.mean, refTol)
+		}
+	}
+}
+
+func TestEightSchoolsNonCentered(t *testing.T) {
+	comparePosterior(t, "eight_schools_noncentered.gpp", "eight_schools-eight_schools_noncentered", sgvb.Settings{Seed: 1})
+}
+
+func TestKidIQ(t *testing.T) {
+	comparePosterior(t, "kidiq_momiq.gpp", "kidiq-kidscore_momiq", sgvb.Settings{Seed: 1})
+}
