@@ -1,0 +1,671 @@
+// Package check is gpp's semantic checker: it resolves names, evaluates
+// constants (with command-line overrides), infers every expression's element
+// type, shape (with broadcasting) and support, checks calls and
+// distributions against the stdlib table, and collects the latents with
+// their variational families.
+//
+// Place in the pipeline: lang/parser → lang/ast → check → compile. Check
+// reads an *ast.File and returns an Info for the compiler and the CLI, or an
+// ast.ErrorList with every independent error of the file. The rules are
+// those of docs/language.md, sections 2 to 6.
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// Check checks a parsed file. It returns the Info and a nil error for a
+// valid file; otherwise the Info gathered so far and an ast.ErrorList of
+// every independent error, sorted by position. cfg may be nil.
+func Check(f *ast.File, cfg *Config) (*Info, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	c := &checker{
+		file: f,
+		cfg:  cfg,
+		info: &Info{
+			Types: map[ast.Expr]Type{},
+			Uses:  map[*ast.Ident]*Symbol{},
+			Defs:  map[*ast.Ident]*Symbol{},
+			Calls: map[*ast.CallExpr]*stdlib.Func{},
+			Dists: map[*ast.CallExpr]*stdlib.Dist{},
+		},
+		top:        map[string]*Symbol{},
+		declared:   map[string]ast.Pos{},
+		sizes:      map[string]ast.Pos{},
+		reported:   map[string]bool{},
+		locals:     map[string]ast.Pos{},
+		latents:    map[*Symbol]*Latent{},
+		outputs:    map[string]*OutputVar{},
+		usedOverds: map[string]bool{},
+	}
+	c.prepass()
+	for _, s := range f.Stmts {
+		c.stmt(s)
+	}
+	c.checkOverrides()
+	c.errs.Sort()
+	return c.info, c.errs.Err()
+}
+
+type checker struct {
+	file *ast.File
+	cfg  *Config
+	info *Info
+	errs ast.ErrorList
+
+	top      map[string]*Symbol   // top-level names declared so far
+	scopes   []map[string]*Symbol // for bodies, innermost last
+	declared map[string]ast.Pos   // every top-level declaration (pre-pass), first position
+	sizes    map[string]ast.Pos   // implicit size names (pre-pass), first mention
+	reported map[string]bool      // undeclared names already reported
+	locals   map[string]ast.Pos   // names declared in for bodies, first position
+
+	latents    map[*Symbol]*Latent
+	outputs    map[string]*OutputVar
+	usedOverds map[string]bool
+
+	defining string // the name whose declaration is being checked
+	inOutput bool   // checking an output's expression
+}
+
+func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
+	if !pos.IsValid() && pos.File == "" {
+		pos.File = c.file.Name
+	}
+	c.errs.Add(pos, format, args...)
+}
+
+// prepass records every top-level declaration and the implicit size names:
+// names in a data declaration's dims that are declared nowhere else.
+func (c *checker) prepass() {
+	for _, s := range c.file.Stmts {
+		var id *ast.Ident
+		switch s := s.(type) {
+		case *ast.DataDecl:
+			id = s.Name
+		case *ast.ConstDecl:
+			id = s.Name
+		case *ast.ParamDecl:
+			id = s.Name
+		case *ast.LetStmt:
+			id = s.Name
+		case *ast.OutputStmt:
+			if s.Value != nil {
+				id = s.Name
+			}
+		}
+		if id != nil {
+			if _, ok := c.declared[id.Name]; !ok {
+				c.declared[id.Name] = id.NamePos
+			}
+		}
+	}
+	for _, s := range c.file.Stmts {
+		d, ok := s.(*ast.DataDecl)
+		if !ok || d.Type == nil {
+			continue
+		}
+		for _, e := range d.Type.Dims {
+			id, ok := e.(*ast.Ident)
+			if !ok || builtinKind(id.Name) != "" {
+				continue
+			}
+			if _, ok := c.declared[id.Name]; ok {
+				continue
+			}
+			if _, ok := c.sizes[id.Name]; !ok {
+				c.sizes[id.Name] = id.NamePos
+			}
+		}
+	}
+}
+
+// builtinKind says whether name is a built-in function or distribution.
+func builtinKind(name string) string {
+	if stdlib.LookupFunc(name) != nil {
+		return "function"
+	}
+	if stdlib.LookupDist(name) != nil {
+		return "distribution"
+	}
+	return ""
+}
+
+// ---------------------------------------------------------------------------
+// Scopes
+
+func (c *checker) lookup(name string) *Symbol {
+	for i := len(c.scopes) - 1; i >= 0; i-- {
+		if s, ok := c.scopes[i][name]; ok {
+			return s
+		}
+	}
+	return c.top[name]
+}
+
+// declare enters sym under id, reporting reserved names, redeclarations and
+// (in a for body) shadowing. It returns false if the name was not entered.
+func (c *checker) declare(id *ast.Ident, sym *Symbol) bool {
+	c.info.Defs[id] = sym
+	if k := builtinKind(id.Name); k != "" {
+		c.errorf(id.NamePos, "`%s` is a built-in %s; choose another name", id.Name, k)
+	}
+	if prev := c.lookup(id.Name); prev != nil {
+		if len(c.scopes) == 0 {
+			c.errorf(id.NamePos, "`%s` redeclared; first declared at %s", id.Name, prev.Pos)
+		} else {
+			c.errorf(id.NamePos, "`%s` shadows the %s declared at %s; names inside a for body must be new",
+				id.Name, prev.Kind, prev.Pos)
+		}
+		return false
+	}
+	if len(c.scopes) > 0 {
+		if _, ok := c.locals[id.Name]; !ok {
+			c.locals[id.Name] = id.NamePos
+		}
+		sym.Local = true
+		c.scopes[len(c.scopes)-1][id.Name] = sym
+		return true
+	}
+	c.top[id.Name] = sym
+	c.info.Symbols = append(c.info.Symbols, sym)
+	return true
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+func (c *checker) stmt(s ast.Stmt) {
+	local := len(c.scopes) > 0
+	switch s := s.(type) {
+	case *ast.DataDecl:
+		if local {
+			c.notTopLevel(s.Data, "data", s.Name, s)
+			return
+		}
+		c.dataDecl(s)
+	case *ast.ConstDecl:
+		if local {
+			c.notTopLevel(s.Const, "const", s.Name, s)
+			return
+		}
+		c.constDecl(s)
+	case *ast.ParamDecl:
+		if local {
+			c.notTopLevel(s.Param, "param", s.Name, s)
+			return
+		}
+		c.paramDecl(s)
+	case *ast.OutputStmt:
+		if local {
+			c.notTopLevel(s.Output, "output", s.Name, s)
+			return
+		}
+		c.outputStmt(s)
+	case *ast.LetStmt:
+		c.defining = s.Name.Name
+		t := c.expr(s.Value)
+		c.defining = ""
+		c.declare(s.Name, &Symbol{Name: s.Name.Name, Kind: Let, Decl: s, Pos: s.Name.NamePos, Type: t})
+	case *ast.TildeStmt:
+		c.tildeStmt(s)
+	case *ast.TargetStmt:
+		c.expr(s.Value)
+	case *ast.ForStmt:
+		c.forStmt(s)
+	default:
+		panic(fmt.Sprintf("check: unexpected statement %T", s))
+	}
+}
+
+// notTopLevel reports a declaration inside a for body and enters its name
+// with an invalid type so that its uses raise no further errors.
+func (c *checker) notTopLevel(pos ast.Pos, what string, name *ast.Ident, decl ast.Node) {
+	c.errorf(pos, "%s declarations are allowed only at the top level, not inside a for body", what)
+	if name != nil && c.lookup(name.Name) == nil {
+		c.scopes[len(c.scopes)-1][name.Name] = &Symbol{Name: name.Name, Kind: Let, Decl: decl, Pos: name.NamePos, Local: true}
+	}
+}
+
+func (c *checker) forStmt(s *ast.ForStmt) {
+	lo := c.expr(s.Lo)
+	hi := c.expr(s.Hi)
+	c.intScalar(s.Lo, lo, "loop bound")
+	c.intScalar(s.Hi, hi, "loop bound")
+	sup := dist.Real
+	if lo.Valid() && lo.Const != nil && *lo.Const >= 0 {
+		sup = dist.Count
+	}
+	c.scopes = append(c.scopes, map[string]*Symbol{})
+	c.declare(s.Var, &Symbol{Name: s.Var.Name, Kind: LoopVar, Decl: s, Pos: s.Var.NamePos,
+		Type: Type{Elem: Int, Support: sup, DataOnly: lo.DataOnly && hi.DataOnly}})
+	for _, b := range s.Body {
+		c.stmt(b)
+	}
+	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+// intScalar reports an expression that should be an int scalar and is not.
+func (c *checker) intScalar(e ast.Expr, t Type, what string) bool {
+	if !t.Valid() {
+		return false
+	}
+	if t.Shape.Rank() != 0 {
+		c.errorf(e.Pos(), "%s must be an int scalar; `%s` is %s", what, exprString(e), t.Shape.describe())
+		return false
+	}
+	if t.Elem != Int {
+		c.errorf(e.Pos(), "%s must be int; `%s` is real", what, exprString(e))
+		return false
+	}
+	return true
+}
+
+func (c *checker) outputStmt(s *ast.OutputStmt) {
+	name := s.Name.Name
+	if prev, ok := c.outputs[name]; ok {
+		c.errorf(s.Name.NamePos, "output `%s` reported twice; first at %s", name, prev.Pos)
+		if s.Value != nil {
+			c.expr(s.Value)
+		}
+		return
+	}
+	out := &OutputVar{Name: name, Pos: s.Name.NamePos, Stmt: s}
+	if s.Value == nil {
+		sym := c.lookup(name)
+		switch {
+		case sym == nil:
+			c.errorf(s.Name.NamePos, "`output %s` names no let: the short form reports a top-level let; write `output %s = EXPR`", name, name)
+			return
+		case sym.Kind != Let:
+			c.info.Uses[s.Name] = sym
+			c.errorf(s.Name.NamePos, "`output %s` must name a top-level let; `%s` is %s (declared at %s); write `output NAME = %s`",
+				name, name, sym.Kind.phrase(), sym.Pos, name)
+			return
+		}
+		c.info.Uses[s.Name] = sym
+		out.Let = sym
+		out.Value = sym.Decl.(*ast.LetStmt).Value
+		out.Type = sym.Type
+	} else {
+		c.inOutput = true
+		c.defining = name
+		out.Value = s.Value
+		out.Type = c.expr(s.Value)
+		c.inOutput = false
+		c.defining = ""
+		if !c.declare(s.Name, &Symbol{Name: name, Kind: Output, Decl: s, Pos: s.Name.NamePos, Type: out.Type}) {
+			return
+		}
+	}
+	out.Dims = out.Type.Shape
+	c.outputs[name] = out
+	c.info.Outputs = append(c.info.Outputs, out)
+}
+
+// ---------------------------------------------------------------------------
+// Declarations
+
+func (c *checker) dataDecl(s *ast.DataDecl) {
+	t := s.Type
+	dv := &DataVar{Name: s.Name.Name, Pos: s.Name.NamePos, Decl: s, Kind: t.Kind}
+	var sizes []*DataVar
+	// Size names first mentioned here are declared before the dims are
+	// resolved, so that the data var's shape refers to them.
+	for axis, e := range t.Dims {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		if _, isSize := c.sizes[id.Name]; !isSize || c.top[id.Name] != nil {
+			continue
+		}
+		sym := &Symbol{Name: id.Name, Kind: Size, Decl: s, Pos: id.NamePos,
+			Type: Type{Elem: Int, Support: dist.Count, DataOnly: true}}
+		c.declare(id, sym)
+		sizes = append(sizes, &DataVar{Name: id.Name, Pos: id.NamePos, Decl: s, Symbol: sym, Kind: ast.Int,
+			Elem: Int, Support: dist.Count, Implicit: true, SizeOf: dv, Axis: axis})
+	}
+	dv.Dims = c.dims(t)
+	dv.Elem = Real
+	if t.Kind == ast.Int {
+		dv.Elem = Int
+	}
+	dv.LowerExpr, dv.UpperExpr = t.Lower, t.Upper
+	dv.Lower = c.bound(t.Lower, "lower")
+	dv.Upper = c.bound(t.Upper, "upper")
+	if dv.Lower != nil && dv.Upper != nil && *dv.Lower > *dv.Upper {
+		c.errorf(t.Upper.Pos(), "upper bound %g is below the lower bound %g", *dv.Upper, *dv.Lower)
+	}
+	if t.Kind == ast.Simplex && (t.Lower != nil || t.Upper != nil) {
+		pos := t.KindPos
+		if t.Lower != nil {
+			pos = t.Lower.Pos()
+		} else if t.Upper != nil {
+			pos = t.Upper.Pos()
+		}
+		c.errorf(pos, "bounds are not allowed on simplex data")
+	}
+	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
+	sym := &Symbol{Name: dv.Name, Kind: Data, Decl: s, Pos: dv.Pos,
+		Type: Type{Elem: dv.Elem, Shape: dv.Dims, Support: dv.Support, DataOnly: true}}
+	dv.Symbol = sym
+	c.declare(s.Name, sym)
+	c.info.Data = append(c.info.Data, dv)
+	c.info.Data = append(c.info.Data, sizes...)
+}
+
+// dataSupport is the support of data of a kind with constant bounds
+// (inclusive, as in Stan). Real data bounded within [0, 1] counts as unit.
+func dataSupport(kind ast.ElemKind, lo, hi *float64) dist.Support {
+	switch kind {
+	case ast.Positive:
+		if hi != nil && *hi <= 1 {
+			return dist.Unit
+		}
+		return dist.Positive
+	case ast.Unit:
+		return dist.Unit
+	case ast.Simplex:
+		return dist.Simplex
+	case ast.Int:
+		switch {
+		case lo != nil && *lo >= 0 && hi != nil && *hi <= 1:
+			return dist.Binary
+		case lo != nil && *lo >= 1:
+			return dist.Positive
+		case lo != nil && *lo >= 0:
+			return dist.Count
+		}
+		return dist.Real
+	}
+	switch {
+	case lo != nil && *lo >= 0 && hi != nil && *hi <= 1:
+		return dist.Unit
+	case lo != nil && *lo > 0:
+		return dist.Positive
+	case lo != nil && *lo >= 0:
+		return dist.NonNegative
+	}
+	return dist.Real
+}
+
+// bound checks a data bound: a scalar that depends only on data and
+// constants. It returns its value when constant.
+func (c *checker) bound(e ast.Expr, which string) *float64 {
+	if e == nil {
+		return nil
+	}
+	t := c.expr(e)
+	if !t.Valid() {
+		return nil
+	}
+	if t.Shape.Rank() != 0 {
+		c.errorf(e.Pos(), "%s bound must be a scalar; `%s` is %s", which, exprString(e), t.Shape.describe())
+		return nil
+	}
+	if !t.DataOnly {
+		c.errorf(e.Pos(), "%s bound must depend only on data and constants; %s", which, c.paramCulprit(e))
+		return nil
+	}
+	return t.Const
+}
+
+// dims resolves a declaration's dimensions.
+func (c *checker) dims(t *ast.TypeExpr) Shape {
+	es := t.Dims
+	if t.Kind == ast.Simplex && len(es) == 0 {
+		c.errorf(t.KindPos, "simplex needs a dimension: simplex[K] or simplex[N, K]")
+	}
+	if len(es) > 2 {
+		c.errorf(es[2].Pos(), "at most two dimensions are allowed; found %d", len(es))
+		es = es[:2]
+	}
+	shape := make(Shape, len(es))
+	for i, e := range es {
+		shape[i] = c.dim(e, "dimension")
+	}
+	return shape
+}
+
+// unknownDim stands for a dim whose expression had an error: it compares
+// as deferred with everything, so it causes no further errors.
+var unknownDim = Dim{N: -1, Name: "?", Derived: true}
+
+// dim resolves one dimension (or the argument of I): an int scalar that
+// depends only on data and constants.
+func (c *checker) dim(e ast.Expr, what string) Dim {
+	t := c.expr(e)
+	if !t.Valid() {
+		return unknownDim
+	}
+	if !c.intScalar(e, t, what) {
+		return unknownDim
+	}
+	if !t.DataOnly {
+		c.errorf(e.Pos(), "%s must be a constant, a size name or int data; %s", what, c.paramCulprit(e))
+		return unknownDim
+	}
+	if t.Const != nil {
+		v := int(*t.Const)
+		if v < 0 {
+			c.errorf(e.Pos(), "%s must not be negative; `%s` is %d", what, exprString(e), v)
+			return unknownDim
+		}
+		d := knownDim(v)
+		if id, ok := unparen(e).(*ast.Ident); ok {
+			d.Name = id.Name
+		}
+		return d
+	}
+	return c.symbolicDim(e)
+}
+
+// symbolicDim names a data-dependent size: a size name or int data scalar
+// by its name (following lets), anything else by its text.
+func (c *checker) symbolicDim(e ast.Expr) Dim {
+	e = unparen(e)
+	if id, ok := e.(*ast.Ident); ok {
+		if sym := c.info.Uses[id]; sym != nil {
+			switch sym.Kind {
+			case Size, Data:
+				return Dim{N: -1, Name: id.Name}
+			case Let:
+				if let, ok := sym.Decl.(*ast.LetStmt); ok {
+					return c.symbolicDim(let.Value)
+				}
+			}
+		}
+	}
+	return Dim{N: -1, Name: exprString(e), Derived: true}
+}
+
+func unparen(e ast.Expr) ast.Expr {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+func (c *checker) paramDecl(s *ast.ParamDecl) {
+	t := s.Type
+	name := s.Name.Name
+	lat := &Latent{Name: name, Pos: s.Name.NamePos, Decl: s, Kind: t.Kind, Prior: s.Prior}
+	switch t.Kind {
+	case ast.Int:
+		c.errorf(t.KindPos, "param `%s` cannot be int: params are continuous latents; declare it real, positive, unit or simplex", name)
+		lat.Kind = ast.Real
+	}
+	for _, b := range []ast.Expr{t.Lower, t.Upper} {
+		if b != nil {
+			c.expr(b)
+			c.errorf(b.Pos(), "bounds are allowed only on data; a param's support comes from its kind (real, positive, unit, simplex)")
+			break
+		}
+	}
+	lat.Dims = c.dims(t)
+	switch lat.Kind {
+	case ast.Positive:
+		lat.Support, lat.Family = dist.Positive, "gamma"
+	case ast.Unit:
+		lat.Support, lat.Family = dist.Unit, "beta"
+	case ast.Simplex:
+		lat.Support, lat.Family = dist.Simplex, "dirichlet"
+	default:
+		lat.Support, lat.Family = dist.Real, "normal"
+	}
+	typ := Type{Elem: Real, Shape: lat.Dims, Support: lat.Support}
+	sym := &Symbol{Name: name, Kind: Param, Decl: s, Pos: s.Name.NamePos, Type: typ}
+	lat.Symbol = sym
+	if s.Prior != nil {
+		c.defining = name
+		d := c.distCall(s.Prior, typ, nil, s.Name.NamePos, "`"+name+"`")
+		c.defining = ""
+		lat.PriorDist = d
+		if d != nil {
+			c.latentSupport(lat, d, s.Prior, "`"+name+"`")
+		}
+	}
+	if c.declare(s.Name, sym) {
+		c.latents[sym] = lat
+		c.info.Latents = append(c.info.Latents, lat)
+	}
+}
+
+// latentSupport checks that the distribution d on (part of) the latent has
+// a support containing the latent's declared one, recording a truncation
+// when it is wider.
+func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, lhs string) {
+	if d.Int {
+		return // reported as a discrete distribution on a param
+	}
+	if d.Support == dist.Interval {
+		lo, hi := c.constArg(call, 0), c.constArg(call, 1)
+		if lo != nil && hi != nil && *lo >= *hi {
+			return // reported with the arguments
+		}
+		if lat.Support == dist.Unit && lo != nil && hi != nil && *lo <= 0 && *hi >= 1 {
+			if *lo < 0 || *hi > 1 {
+				lat.Truncated = true
+			}
+			return
+		}
+		hint := ""
+		if lat.Support == dist.Positive || lat.Support == dist.Real {
+			hint = "; for a bounded param declare it unit and scale it with a let"
+		}
+		c.errorf(call.Fun.NamePos, "%s puts no mass on part of the %s support of %s (declared at %s)%s",
+			exprString(call), lat.Support, lhs, lat.Pos, hint)
+		return
+	}
+	if d.Support.Contains(lat.Support) {
+		if d.Support != lat.Support {
+			lat.Truncated = true
+		}
+		return
+	}
+	c.errorf(call.Fun.NamePos, "%s has %s support, which does not contain the %s support of %s (declared %s at %s)",
+		d.Name, d.Support, lat.Support, lhs, lat.Kind, lat.Pos)
+}
+
+// constArg returns the constant value of argument i of call, or nil.
+func (c *checker) constArg(call *ast.CallExpr, i int) *float64 {
+	if i >= len(call.Args) {
+		return nil
+	}
+	return c.info.Types[call.Args[i]].Const
+}
+
+func (c *checker) tildeStmt(s *ast.TildeStmt) {
+	lt := c.expr(s.LHS)
+	d := c.distCall(s.Dist, lt, s.LHS, s.LHS.Pos(), "`"+exprString(s.LHS)+"`")
+	// Latents mentioned on the left.
+	var mentioned []*Latent
+	ast.Inspect(s.LHS, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if lat := c.latents[c.info.Uses[id]]; lat != nil {
+				for _, m := range mentioned {
+					if m == lat {
+						return true
+					}
+				}
+				mentioned = append(mentioned, lat)
+				lat.Tildes = append(lat.Tildes, s)
+			}
+		}
+		return true
+	})
+	if d == nil || !lt.Valid() {
+		return
+	}
+	if d.Int {
+		switch {
+		case len(mentioned) > 0:
+			c.errorf(s.LHS.Pos(), "%s is discrete and cannot model the param `%s` (declared at %s): params are continuous",
+				d.Name, mentioned[0].Name, mentioned[0].Pos)
+		case lt.Elem != Int:
+			c.errorf(s.LHS.Pos(), "%s is discrete: the left side of ~ must be int; %s", d.Name, c.describe(s.LHS))
+		}
+		return
+	}
+	if lat := c.rootLatent(s.LHS); lat != nil {
+		c.latentSupport(lat, d, s.Dist, "`"+exprString(s.LHS)+"`")
+	}
+}
+
+// rootLatent returns the latent when e is a param, indexed or not.
+func (c *checker) rootLatent(e ast.Expr) *Latent {
+	for {
+		switch x := unparen(e).(type) {
+		case *ast.Ident:
+			return c.latents[c.info.Uses[x]]
+		case *ast.IndexExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// checkOverrides reports overrides that name no constant, and validates
+// those that name scalar data.
+func (c *checker) checkOverrides() {
+	var names []string
+	for name := range c.cfg.Overrides {
+		if !c.usedOverds[name] {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	pos := ast.Pos{File: c.file.Name}
+	for _, name := range names {
+		text := c.cfg.Overrides[name]
+		sym := c.top[name]
+		switch {
+		case sym == nil:
+			var cands []string
+			for _, k := range c.info.Consts {
+				cands = append(cands, k.Name)
+			}
+			c.errorf(pos, "--set %s=%s: the model has no constant `%s`%s", name, text, name, suggest(name, cands))
+		case sym.Kind == Data || sym.Kind == Size:
+			if sym.Type.Shape.Rank() != 0 {
+				c.errorf(sym.Pos, "--set %s=%s: `%s` is %s data; --set gives scalars only", name, text, name, sym.Type.Shape.describe())
+			} else if _, msg := parseOverride(text, sym.Type.Elem); msg != "" {
+				c.errorf(sym.Pos, "--set %s=%s: `%s` is %s data and %s", name, text, name, sym.Type.Elem, msg)
+			}
+		default:
+			c.errorf(sym.Pos, "--set %s=%s: `%s` is %s, not a constant", name, text, name, sym.Kind.phrase())
+		}
+	}
+}

@@ -1,0 +1,333 @@
+package check_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+func checkSource(t *testing.T, name, src string, overrides map[string]string) (*ast.File, *check.Info) {
+	t.Helper()
+	f, err := parser.ParseFile(name, []byte(src))
+	if err != nil {
+		t.Fatalf("parse %s: %v", name, err)
+	}
+	info, err := check.Check(f, &check.Config{Overrides: overrides})
+	if err != nil {
+		t.Fatalf("check %s: %v", name, err)
+	}
+	return f, info
+}
+
+func checkExample(t *testing.T, path string) (*ast.File, *check.Info) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return checkSource(t, path, string(src), nil)
+}
+
+// findExpr returns the first expression in f whose printed form (as
+// written, spaces removed) is text.
+func findExpr(t *testing.T, f *ast.File, src, text string) ast.Expr {
+	t.Helper()
+	lines := strings.Split(src, "\n")
+	var found ast.Expr
+	ast.Inspect(f, func(n ast.Node) bool {
+		e, ok := n.(ast.Expr)
+		if !ok || found != nil {
+			return found == nil
+		}
+		if sourceText(lines, e) == strings.ReplaceAll(text, " ", "") {
+			found = e
+		}
+		return found == nil
+	})
+	if found == nil {
+		t.Fatalf("expression %q not found", text)
+	}
+	return found
+}
+
+func sourceText(lines []string, e ast.Expr) string {
+	p, q := e.Pos(), e.End()
+	if p.Line != q.Line || p.Line < 1 || p.Line > len(lines) {
+		return ""
+	}
+	line := lines[p.Line-1]
+	if q.Col-1 > len(line) {
+		return ""
+	}
+	return strings.ReplaceAll(line[p.Col-1:q.Col-1], " ", "")
+}
+
+func TestExamplesCheck(t *testing.T) {
+	paths := []string{"gpfa.gpp", "epm.gpp", "posteriordb/eight_schools_noncentered.gpp", "posteriordb/kidiq_momiq.gpp"}
+	matches, _ := filepath.Glob("../../examples/*.gpp")
+	more, _ := filepath.Glob("../../examples/*/*.gpp")
+	if len(matches)+len(more) < len(paths) {
+		t.Errorf("found %d example models, want at least %d", len(matches)+len(more), len(paths))
+	}
+	for _, p := range append(matches, more...) {
+		rel, _ := filepath.Rel("../../examples", p)
+		checkExample(t, rel)
+	}
+}
+
+func TestGPFAInfo(t *testing.T) {
+	src, _ := os.ReadFile("../../examples/gpfa.gpp")
+	f, info := checkExample(t, "gpfa.gpp")
+	want := []struct{ name, dims string }{
+		{"g", "scalar"}, {"g0", "scalar"}, {"c0", "scalar"}, {"prec", "scalar"}, {"r", "[K]"}, {"W", "[D, K]"},
+	}
+	if len(info.Latents) != len(want) {
+		t.Fatalf("%d latents, want %d", len(info.Latents), len(want))
+	}
+	for i, w := range want {
+		l := info.Latents[i]
+		if l.Name != w.name || l.Dims.String() != w.dims || l.Family != "gamma" || l.Support != dist.Positive ||
+			l.Prior == nil || l.PriorDist == nil || l.PriorDist.Name != "Gamma" || l.Truncated {
+			t.Errorf("latent %d = %s %s %s %s, want %s %s gamma", i, l.Name, l.Dims, l.Family, l.Support, w.name, w.dims)
+		}
+	}
+	if k := info.Const("K"); k == nil || k.Value != 40 || k.Elem != check.Int {
+		t.Errorf("const K = %+v", k)
+	}
+	W := info.Latent("W")
+	if len(W.Dims) != 2 || W.Dims[1].N != 40 || W.Dims[0].Name != "D" || W.Dims[0].Known() {
+		t.Errorf("W dims %+v", W.Dims)
+	}
+	// W's prior arguments broadcast to [D, K]: g * r' is a row.
+	gr := info.Types[W.Prior.Args[0]]
+	if gr.Shape.String() != "[1, K]" || gr.Support != dist.Positive || gr.DataOnly {
+		t.Errorf("g * r' : %v (data-only %v)", gr, gr.DataOnly)
+	}
+	// The likelihood's covariance: positive, not data-only.
+	cov := findExpr(t, f, string(src), "W * W' + I(D) / prec")
+	if ct := info.Types[cov]; ct.Shape.String() != "[D, D]" || ct.DataOnly || ct.Support != dist.Positive {
+		t.Errorf("covariance: %v", ct)
+	}
+	if id := findExpr(t, f, string(src), "I(D)"); info.Types[id].Shape.String() != "[D, D]" || !info.Types[id].DataOnly {
+		t.Errorf("I(D): %v", info.Types[id])
+	}
+	var names []string
+	for _, d := range info.Data {
+		names = append(names, d.Name)
+	}
+	if strings.Join(names, " ") != "Y N D" {
+		t.Errorf("data %v, want Y N D", names)
+	}
+	if n := info.DataVar("N"); !n.Implicit || n.SizeOf.Name != "Y" || n.Axis != 0 || info.DataVar("D").Axis != 1 {
+		t.Errorf("size N: %+v", n)
+	}
+	if len(info.Outputs) != 1 || info.Outputs[0].Dims.String() != "[D, D]" {
+		t.Errorf("outputs %+v", info.Outputs)
+	}
+	if len(info.Dists) != 7 {
+		t.Errorf("%d distribution calls, want 7", len(info.Dists))
+	}
+}
+
+func TestDataOnly(t *testing.T) {
+	src := `data Y: real[N, D]
+const K = 4
+param W: positive[D, K] ~ Gamma(1, 1)
+param prec: positive ~ Gamma(1, 1)
+let S = Y' * Y
+let C = W * W' + I(D) / prec
+target += -0.5 * N * logdet(C) - 0.5 * trace(solve(C, S))
+`
+	f, info := checkSource(t, "m.gpp", src, nil)
+	yy := findExpr(t, f, src, "Y' * Y")
+	if ty := info.Types[yy]; !ty.DataOnly || ty.Shape.String() != "[D, D]" {
+		t.Errorf("Y' * Y: %v data-only %v", ty, ty.DataOnly)
+	}
+	ww := findExpr(t, f, src, "W * W'")
+	if tw := info.Types[ww]; tw.DataOnly || tw.Shape.String() != "[D, D]" {
+		t.Errorf("W * W': %v data-only %v", tw, tw.DataOnly)
+	}
+	s := info.Lookup("S")
+	if s == nil || s.Kind != check.Let || !s.Type.DataOnly {
+		t.Errorf("let S: %+v", s)
+	}
+	// The use of S inherits data-only-ness; -0.5 * N is a data-only scalar.
+	use := findExpr(t, f, src, "-0.5 * N")
+	if tu := info.Types[use]; !tu.DataOnly || tu.Shape.Rank() != 0 || tu.Elem != check.Real {
+		t.Errorf("-0.5 * N: %v", tu)
+	}
+	if k := info.Types[info.Latent("W").Decl.Type.Dims[1]]; k.Const == nil || *k.Const != 4 || k.Elem != check.Int {
+		t.Errorf("K in W's dims: %v", k)
+	}
+}
+
+func TestEPMInfo(t *testing.T) {
+	src, _ := os.ReadFile("../../examples/epm.gpp")
+	f, info := checkExample(t, "epm.gpp")
+	for text, want := range map[string]string{
+		"W[links[, 0]]":   "[E, K]",
+		"links[, 0]":      "[E]",
+		"colsum(W)":       "[1, K]",
+		"r'":              "[1, K]",
+		"W[unknown[, 1]]": "[M, K]",
+		"rowsum(W[links[, 0]] .* W[links[, 1]] .* r')": "[E]",
+		"s .* s - colsum(W .* W)":                      "[1, K]",
+	} {
+		e := findExpr(t, f, string(src), text)
+		if got := info.Types[e].Shape.String(); got != want {
+			t.Errorf("%s: shape %s, want %s", text, got, want)
+		}
+	}
+	links := findExpr(t, f, string(src), "links[, 0]")
+	if lt := info.Types[links]; lt.Elem != check.Int || !lt.DataOnly {
+		t.Errorf("links[, 0]: %v", lt)
+	}
+	rate := info.Lookup("rate")
+	if rate.Type.Support != dist.Positive || rate.Type.DataOnly {
+		t.Errorf("rate: %v", rate.Type)
+	}
+	var families []string
+	for _, l := range info.Latents {
+		families = append(families, l.Name+":"+l.Family)
+	}
+	if got := strings.Join(families, " "); got != "a:gamma c:gamma g0:gamma c0:gamma r:gamma W:gamma" {
+		t.Errorf("latents %s", got)
+	}
+	if o := info.Outputs; len(o) != 1 || o[0].Name != "p_unknown" || o[0].Dims.String() != "[M]" {
+		t.Errorf("outputs %+v", o)
+	}
+	var calls []string
+	for call, fn := range info.Calls {
+		if fn.Name == "log1mexp" {
+			calls = append(calls, call.Fun.Name)
+		}
+	}
+	if len(calls) != 1 {
+		t.Errorf("log1mexp calls: %v", calls)
+	}
+}
+
+func TestEightSchoolsInfo(t *testing.T) {
+	_, info := checkExample(t, "posteriordb/eight_schools_noncentered.gpp")
+	tau := info.Latent("tau")
+	if tau == nil || !tau.Truncated || tau.PriorDist.Name != "Cauchy" || tau.Family != "gamma" {
+		t.Errorf("tau: %+v", tau)
+	}
+	for _, name := range []string{"mu", "theta_trans"} {
+		if l := info.Latent(name); l.Truncated || l.Family != "normal" {
+			t.Errorf("%s: %+v", name, l)
+		}
+	}
+	if o := info.Outputs; len(o) != 1 || o[0].Let == nil || o[0].Let.Name != "theta" || o[0].Dims.String() != "[J]" {
+		t.Errorf("outputs %+v", o)
+	}
+	if j := info.Lookup("J"); j.Kind != check.Data {
+		t.Errorf("J: %+v", j)
+	}
+}
+
+func TestKidiqInfo(t *testing.T) {
+	_, info := checkExample(t, "posteriordb/kidiq_momiq.gpp")
+	beta := info.Latent("beta")
+	if beta.Prior != nil || beta.PriorDist != nil || beta.Family != "normal" || beta.Dims.String() != "[2]" {
+		t.Errorf("beta: %+v", beta)
+	}
+	sigma := info.Latent("sigma")
+	if !sigma.Truncated || sigma.PriorDist.Name != "Cauchy" {
+		t.Errorf("sigma: %+v", sigma)
+	}
+	if len(sigma.Tildes) != 0 || len(beta.Tildes) != 0 {
+		t.Errorf("tildes: %d %d", len(sigma.Tildes), len(beta.Tildes))
+	}
+}
+
+func TestConsts(t *testing.T) {
+	src := `const K = 10
+const M = 2 * K + 1
+const half = K / 4
+const s: real = 3
+const e = exp(0) + sqrt(4.0)
+param x: real[M]
+`
+	tests := []struct {
+		overrides map[string]string
+		want      map[string]float64
+	}{
+		{nil, map[string]float64{"K": 10, "M": 21, "half": 2.5, "s": 3, "e": 3}},
+		{map[string]string{"K": "20"}, map[string]float64{"K": 20, "M": 41, "half": 5}},
+		{map[string]string{"M": "5", "s": "0.5"}, map[string]float64{"K": 10, "M": 5, "s": 0.5}},
+		{map[string]string{"s": "7"}, map[string]float64{"s": 7}},
+	}
+	for _, tt := range tests {
+		_, info := checkSource(t, "c.gpp", src, tt.overrides)
+		for name, v := range tt.want {
+			c := info.Const(name)
+			if c == nil || c.Value != v {
+				t.Errorf("overrides %v: %s = %+v, want %g", tt.overrides, name, c, v)
+			}
+			if _, set := tt.overrides[name]; set != c.Overridden {
+				t.Errorf("overrides %v: %s overridden = %v", tt.overrides, name, c.Overridden)
+			}
+		}
+		if info.Const("K").Elem != check.Int || info.Const("half").Elem != check.Real || info.Const("s").Elem != check.Real {
+			t.Error("const element types")
+		}
+		if m := info.Latent("x").Dims[0]; m.N != int(info.Const("M").Value) {
+			t.Errorf("x dims %v, M = %v", m, info.Const("M").Value)
+		}
+	}
+	_, info := checkSource(t, "c.gpp", src, map[string]string{"K": "3"})
+	if c := info.Const("K"); c.ValueString() != "3" || !strings.Contains(c.Note(), "default 10") {
+		t.Errorf("K: %q %q", c.ValueString(), c.Note())
+	}
+	// Errors name the const, its position and the text.
+	f, _ := parser.ParseFile("c.gpp", []byte(src))
+	_, err := check.Check(f, &check.Config{Overrides: map[string]string{"K": "ten", "nope": "1"}})
+	list, _ := err.(ast.ErrorList)
+	if len(list) != 2 || list[0].Pos.Line != 0 || !strings.Contains(list[0].Msg, "nope") ||
+		list[1].Pos.Line != 1 || !strings.Contains(list[1].Msg, `"ten" is not a number`) {
+		t.Errorf("override errors: %v", err)
+	}
+}
+
+// TestHandBuilt checks an AST built by hand, without the parser: a data
+// declaration inside a for body (which the parser rejects first) and the
+// invalid type that stops cascades.
+func TestHandBuilt(t *testing.T) {
+	pos := func(line, col int) ast.Pos { return ast.Pos{File: "h.gpp", Line: line, Col: col} }
+	id := func(name string, line, col int) *ast.Ident { return &ast.Ident{NamePos: pos(line, col), Name: name} }
+	num := func(raw string, v float64, line, col int) *ast.NumberLit {
+		return &ast.NumberLit{ValuePos: pos(line, col), Raw: raw, Value: v, IsInt: !strings.Contains(raw, ".")}
+	}
+	f := &ast.File{Name: "h.gpp", Stmts: []ast.Stmt{
+		&ast.DataDecl{Data: pos(1, 1), Name: id("N", 1, 6), Type: &ast.TypeExpr{KindPos: pos(1, 9), Kind: ast.Int}},
+		&ast.ForStmt{For: pos(2, 1), Var: id("i", 2, 5), Lo: num("0", 0, 2, 10), Hi: id("N", 2, 12), Body: []ast.Stmt{
+			&ast.DataDecl{Data: pos(3, 3), Name: id("w", 3, 8), Type: &ast.TypeExpr{KindPos: pos(3, 11), Kind: ast.Real}},
+			&ast.TargetStmt{Target: pos(4, 3), Op: ast.Add, Value: &ast.BinaryExpr{
+				X: id("w", 4, 13), OpPos: pos(4, 15), Op: ast.Add, Y: id("undefined", 4, 17)}},
+		}},
+		&ast.TargetStmt{Target: pos(6, 1), Op: ast.Add, Value: &ast.BinaryExpr{
+			X: &ast.IndexExpr{X: id("N", 6, 11), Lbrack: pos(6, 12), Indices: []ast.Expr{num("0", 0, 6, 13)}}, OpPos: pos(6, 16), Op: ast.Add, Y: num("1", 1, 6, 18)}},
+	}}
+	_, err := check.Check(f, nil)
+	list, _ := err.(ast.ErrorList)
+	want := []string{
+		"3:3: data declarations are allowed only at the top level",
+		"4:17: undeclared name `undefined`",
+		"6:12: cannot index `N`: it is a scalar",
+	}
+	if len(list) != len(want) {
+		t.Fatalf("errors:\n%v\nwant %d", err, len(want))
+	}
+	for i, w := range want {
+		if got := list[i].Error(); !strings.Contains(got, w) {
+			t.Errorf("error %d = %s, want %s", i, got, w)
+		}
+	}
+}

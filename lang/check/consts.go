@@ -1,0 +1,149 @@
+package check
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// constDecl evaluates a const in order, applying a command-line override.
+// A const without a type takes the type of its default: `const K = 10` is
+// int, so --set K=2.5 is an error; write `const K: real = 10` to allow it.
+func (c *checker) constDecl(s *ast.ConstDecl) {
+	name := s.Name.Name
+	elem := Invalid
+	if s.Type != nil {
+		switch s.Type.Kind {
+		case ast.Int:
+			elem = Int
+		case ast.Real:
+			elem = Real
+		default:
+			c.errorf(s.Type.KindPos, "const `%s` must be int or real; found %s", name, s.Type.Kind)
+		}
+		if s.Type.Lower != nil || s.Type.Upper != nil {
+			b := s.Type.Lower
+			if b == nil {
+				b = s.Type.Upper
+			}
+			c.errorf(b.Pos(), "bounds are allowed only on data, not on const `%s`", name)
+		}
+		if len(s.Type.Dims) > 0 {
+			c.errorf(s.Type.Dims[0].Pos(), "const `%s` must be a scalar", name)
+		}
+	}
+	c.defining = name
+	t := c.expr(s.Value)
+	c.defining = ""
+	k := &Constant{Name: name, Pos: s.Name.NamePos, Decl: s}
+	ok := t.Valid()
+	if ok {
+		switch {
+		case t.Shape.Rank() != 0:
+			c.errorf(s.Value.Pos(), "const `%s` must be a scalar; `%s` is %s", name, exprString(s.Value), t.Shape.describe())
+			ok = false
+		case t.Const == nil:
+			c.errorf(s.Value.Pos(), "the value of const `%s` must be a constant expression; %s", name, c.nonConstCulprit(s.Value))
+			ok = false
+		case math.IsNaN(*t.Const) || math.IsInf(*t.Const, 0):
+			c.errorf(s.Value.Pos(), "const `%s` is not finite: `%s` = %g", name, exprString(s.Value), *t.Const)
+			ok = false
+		}
+	}
+	if ok {
+		k.Default = *t.Const
+		switch {
+		case elem == Invalid:
+			elem = t.Elem
+		case elem == Int && t.Elem != Int:
+			c.errorf(s.Value.Pos(), "const `%s` is declared int but its value `%s` is real", name, exprString(s.Value))
+		}
+	}
+	if elem == Invalid {
+		elem = Real
+		if t.Valid() {
+			elem = t.Elem
+		}
+	}
+	k.Elem = elem
+	k.Value = k.Default
+	if text, has := c.cfg.Overrides[name]; has {
+		c.usedOverds[name] = true
+		v, msg := parseOverride(text, elem)
+		if msg != "" {
+			c.errorf(s.Name.NamePos, "--set %s=%s: `%s` is %s constant and %s", name, text, name, withArticle(elem.String()), msg)
+		} else {
+			k.Value, k.Overridden, k.Override = v, true, text
+			ok = true
+		}
+	}
+	sym := &Symbol{Name: name, Kind: Const, Decl: s, Pos: s.Name.NamePos}
+	if ok {
+		v := k.Value
+		sym.Type = Type{Elem: elem, Support: normSupport(elem, valueSupport(elem, v)), DataOnly: true, Const: &v}
+	}
+	k.Symbol = sym
+	if c.declare(s.Name, sym) {
+		c.info.Consts = append(c.info.Consts, k)
+	}
+}
+
+// parseOverride parses --set text for a value of element type e; msg says
+// what is wrong, completing "`K` is an int constant and ...".
+func parseOverride(text string, e Elem) (v float64, msg string) {
+	text = strings.TrimSpace(text)
+	f, ferr := strconv.ParseFloat(text, 64)
+	if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, strconv.Quote(text) + " is not a number"
+	}
+	if e == Int {
+		i, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return 0, strconv.Quote(text) + " is not an integer"
+		}
+		return float64(i), ""
+	}
+	return f, ""
+}
+
+// nonConstCulprit explains why an expression is not constant by naming the
+// first name in it that is not a const.
+func (c *checker) nonConstCulprit(e ast.Expr) string {
+	msg := "`" + exprString(e) + "` is not constant"
+	ast.Inspect(e, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if sym := c.info.Uses[id]; sym != nil && sym.Kind != Const {
+			msg = "`" + id.Name + "` is " + sym.Kind.phrase() + " (declared at " + sym.Pos.String() + ")"
+			return false
+		}
+		return true
+	})
+	return msg
+}
+
+// paramCulprit names the param an expression depends on.
+func (c *checker) paramCulprit(e ast.Expr) string {
+	msg := "`" + exprString(e) + "` depends on a param"
+	ast.Inspect(e, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if sym := c.info.Uses[id]; sym != nil && !sym.Type.DataOnly && sym.Type.Valid() {
+			switch sym.Kind {
+			case Param:
+				msg = "`" + id.Name + "` is a param (declared at " + sym.Pos.String() + ")"
+			default:
+				msg = "`" + id.Name + "` depends on a param (" + sym.Kind.String() + " at " + sym.Pos.String() + ")"
+			}
+			return false
+		}
+		return true
+	})
+	return msg
+}

@@ -1,0 +1,275 @@
+package check
+
+import (
+	"math"
+	"strings"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// distCall checks a distribution call against the value it models: val is
+// the value's type, valExpr the left side of ~ (nil for a prior), valPos
+// where to report value errors and valName how to name the value. It
+// returns the table entry, or nil for an unknown distribution.
+func (c *checker) distCall(call *ast.CallExpr, val Type, valExpr ast.Expr, valPos ast.Pos, valName string) *stdlib.Dist {
+	name := call.Fun.Name
+	args := make([]Type, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = c.expr(a)
+	}
+	d := stdlib.LookupDist(name)
+	if d == nil {
+		if stdlib.LookupFunc(name) != nil {
+			c.errorf(call.Fun.NamePos, "%s is a function, not a distribution%s", name, suggest(name, distNames()))
+		} else {
+			c.errorf(call.Fun.NamePos, "unknown distribution `%s`%s", name, suggest(name, distNames()))
+		}
+		return nil
+	}
+	c.info.Dists[call] = d
+	if !c.arity(call, d.Name, d.Signature(), len(d.Params)) {
+		return d
+	}
+	ok := true
+	for i, a := range args {
+		if !a.Valid() {
+			ok = false
+			continue
+		}
+		p := d.Params[i]
+		arg := call.Args[i]
+		if !p.Ranks.Has(a.Shape.Rank()) {
+			c.errorf(arg.Pos(), "%s expects a %s as argument %d (%s); `%s` is %s",
+				d.Name, p.Ranks, i+1, p.Name, exprString(arg), a.Shape.describe())
+			ok = false
+			continue
+		}
+		if p.Int && a.Elem != Int {
+			c.errorf(arg.Pos(), "%s expects an int argument %d (%s); %s", d.Name, i+1, p.Name, c.describe(arg))
+			ok = false
+			continue
+		}
+		if !satisfies(p.Support, a) {
+			c.errorf(arg.Pos(), "%s expects %s argument %d (%s); %s%s",
+				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), c.supportHint(p.Support, arg, a))
+			ok = false
+		}
+	}
+	if d.Shape == stdlib.DistElementwise && d.Support == dist.Interval && ok {
+		if lo, hi := args[0].Const, args[1].Const; lo != nil && hi != nil && *lo >= *hi {
+			c.errorf(call.Args[1].Pos(), "%s needs lo < hi; found lo = %g, hi = %g", d.Name, *lo, *hi)
+		}
+	}
+	if !ok || !val.Valid() {
+		return d
+	}
+	c.distShape(call, d, val, args, valPos, valName)
+	return d
+}
+
+// distShape applies the distribution's shape rule.
+func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args []Type, valPos ast.Pos, valName string) {
+	vs := val.Shape
+	argErr := func(i int, format string, a ...any) {
+		c.errorf(call.Args[i].Pos(), "%s argument %d (%s): "+format, append([]any{d.Name, i + 1, d.Params[i].Name}, a...)...)
+	}
+	switch d.Shape {
+	case stdlib.DistElementwise:
+		for i, a := range args {
+			b := broadcast(vs, a.Shape)
+			if b.Err != "" || b.AStretch || !sameShape(b.Shape, vs) {
+				argErr(i, "`%s` is %s, which does not broadcast to the shape %s of %s",
+					exprString(call.Args[i]), a.Shape.String(), vs.String(), valName)
+			}
+		}
+	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
+		minRank := 1
+		what := "a vector or matrix"
+		if d.Shape == stdlib.DistMvNormalRows {
+			minRank, what = 2, "a matrix (one row per draw)"
+		}
+		if vs.Rank() < minRank {
+			c.errorf(valPos, "%s models %s; %s is %s", d.Name, what, valName, vs.describe())
+			return
+		}
+		k := vs[vs.Rank()-1]
+		// The mean (alpha): scalar, [k], [1, k]; for Dirichlet also a
+		// matrix matching the value's rows.
+		m := args[0].Shape
+		good := true
+		switch m.Rank() {
+		case 1:
+			good = compareDims(m[0], k) != dimDiffer
+		case 2:
+			good = compareDims(m[1], k) != dimDiffer && (m[0].isOne() ||
+				d.Shape == stdlib.DistDirichlet && vs.Rank() == 2 && compareDims(m[0], vs[0]) != dimDiffer)
+		}
+		if !good {
+			want := "a scalar, [" + k.String() + "] or [1, " + k.String() + "]"
+			if d.Shape == stdlib.DistDirichlet && vs.Rank() == 2 {
+				want = "a scalar, [" + k.String() + "], [1, " + k.String() + "] or " + vs.String()
+			}
+			argErr(0, "`%s` is %s; for %s of shape %s it must be %s",
+				exprString(call.Args[0]), m.String(), valName, vs.String(), want)
+		}
+		if d.Shape == stdlib.DistDirichlet {
+			return
+		}
+		cov := args[1].Shape
+		if compareDims(cov[0], k) == dimDiffer || compareDims(cov[1], k) == dimDiffer {
+			argErr(1, "`%s` is %s; for %s of shape %s the covariance must be [%s, %s]",
+				exprString(call.Args[1]), cov.String(), valName, vs.String(), k, k)
+		}
+	}
+}
+
+// satisfies reports whether a value of type t meets the required support.
+// Constants are judged by their value; simplex entries count as
+// non-negative; discrete requirements need int values (checked apart).
+func satisfies(req dist.Support, t Type) bool {
+	if t.Const != nil {
+		v := *t.Const
+		isInt := v == math.Trunc(v)
+		switch req {
+		case dist.Positive:
+			return v > 0
+		case dist.NonNegative:
+			return v >= 0
+		case dist.Unit:
+			return v > 0 && v < 1
+		case dist.Count, dist.BoundedCount:
+			return v >= 0 && isInt
+		case dist.Binary:
+			return v == 0 || v == 1
+		case dist.Simplex:
+			return false
+		}
+		return !math.IsNaN(v)
+	}
+	s := t.Support
+	if s == dist.Simplex && req != dist.Simplex {
+		s = dist.NonNegative
+	}
+	switch req {
+	case dist.Interval:
+		return true
+	case dist.Count, dist.BoundedCount:
+		return dist.NonNegative.Contains(s)
+	}
+	return req.Contains(s)
+}
+
+// supportHint suggests a fix for an argument outside its required support.
+func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
+	if t.Const != nil {
+		return ""
+	}
+	switch req {
+	case dist.Unit:
+		return "; map a real to (0, 1) with inv_logit, or use BernoulliLogit"
+	case dist.Positive:
+		if id, ok := unparen(e).(*ast.Ident); ok && t.Support == dist.NonNegative {
+			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {
+				return "; zero is not allowed: declare the data positive"
+			}
+		}
+	}
+	return ""
+}
+
+func withArticle(word string) string {
+	if word != "" && strings.ContainsRune("aeio", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
+}
+
+// supportWord names a support as a description of a value.
+func supportWord(t Type) string {
+	if t.Elem == Int {
+		switch t.Support {
+		case dist.Count:
+			return "a non-negative int"
+		case dist.Positive:
+			return "a positive int"
+		case dist.Binary:
+			return "a 0/1 int"
+		}
+		return "an int of any sign"
+	}
+	return t.Support.String()
+}
+
+// describe says what an expression is, pointing at its declaration when it
+// is a name: "`y` is real data (declared at m.gpp:3:6)".
+func (c *checker) describe(e ast.Expr) string {
+	t := c.info.Types[e]
+	what := t.Elem.String()
+	if t.Elem == Real && t.Support != dist.Real {
+		what = t.Support.String() + " real"
+	}
+	if id, ok := unparen(e).(*ast.Ident); ok {
+		if sym := c.info.Uses[id]; sym != nil {
+			return "`" + id.Name + "` is " + what + " " + sym.Kind.String() + " (declared at " + sym.Pos.String() + ")"
+		}
+	}
+	return "`" + exprString(e) + "` is " + what
+}
+
+// explain says why e does not have the support req, following the
+// expression down to the name or operation the support came from.
+func (c *checker) explain(e ast.Expr, req dist.Support) string {
+	t := c.info.Types[e]
+	text := "`" + exprString(e) + "`"
+	if t.Const != nil {
+		v := formatValue(t.Elem, *t.Const)
+		if v == exprString(e) {
+			return text + " is not " + req.String()
+		}
+		return text + " is " + v + ", not " + req.String()
+	}
+	is := text + " is " + supportWord(t)
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		sym := c.info.Uses[x]
+		if sym == nil {
+			return is
+		}
+		kind := sym.Kind.String()
+		if sym.Kind == Let {
+			kind = "let"
+		}
+		return is + " (" + kind + " declared at " + sym.Pos.String() + ")"
+	case *ast.UnaryExpr:
+		return is + ": a negation"
+	case *ast.TransposeExpr:
+		return c.explain(x.X, req)
+	case *ast.IndexExpr:
+		return is + " because " + c.explain(x.X, req)
+	case *ast.BinaryExpr:
+		if x.Op == ast.Sub {
+			return is + ": a difference can have either sign"
+		}
+		for _, op := range []ast.Expr{x.X, x.Y} {
+			ot := c.info.Types[op]
+			if !satisfies(dist.Positive, ot) && !(x.Op == ast.Div && op == x.X && satisfies(dist.NonNegative, ot)) {
+				return is + " because " + c.explain(op, dist.Positive)
+			}
+		}
+		return is
+	case *ast.CallExpr:
+		f := c.info.Calls[x]
+		if f == nil {
+			return is
+		}
+		if f.Support.Kind == stdlib.Fixed {
+			return is + " (" + f.Name + " gives " + f.Support.Default.String() + " values)"
+		}
+		if len(x.Args) > 0 {
+			return is + " because " + c.explain(x.Args[0], req)
+		}
+	}
+	return is
+}

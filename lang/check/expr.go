@@ -1,0 +1,567 @@
+package check
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// expr checks an expression and records its type.
+func (c *checker) expr(e ast.Expr) Type {
+	t := c.expr1(e)
+	if t.Valid() {
+		t.Support = normSupport(t.Elem, t.Support)
+	}
+	c.info.Types[e] = t
+	return t
+}
+
+func (c *checker) expr1(e ast.Expr) Type {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return c.ident(e)
+	case *ast.NumberLit:
+		v := e.Value
+		elem := Real
+		if e.IsInt {
+			elem = Int
+		}
+		return Type{Elem: elem, Support: valueSupport(elem, v), DataOnly: true, Const: &v}
+	case *ast.ParenExpr:
+		return c.expr(e.X)
+	case *ast.UnaryExpr:
+		x := c.expr(e.X)
+		if !x.Valid() {
+			return invalid
+		}
+		t := Type{Elem: x.Elem, Shape: x.Shape, Support: dist.Real, DataOnly: x.DataOnly}
+		if x.Const != nil {
+			v := -*x.Const
+			t.Const, t.Support = &v, valueSupport(x.Elem, v)
+		}
+		return t
+	case *ast.BinaryExpr:
+		return c.binary(e)
+	case *ast.TransposeExpr:
+		x := c.expr(e.X)
+		if !x.Valid() {
+			return invalid
+		}
+		x.Shape = transpose(x.Shape)
+		return x
+	case *ast.CallExpr:
+		return c.call(e)
+	case *ast.IndexExpr:
+		return c.index(e)
+	case *ast.SliceExpr:
+		c.errorf(e.Colon, "a slice lo:hi is allowed only inside an index")
+		return invalid
+	}
+	panic(fmt.Sprintf("check: unexpected expression %T", e))
+}
+
+func (c *checker) ident(id *ast.Ident) Type {
+	sym := c.lookup(id.Name)
+	if sym == nil {
+		c.undeclared(id)
+		return invalid
+	}
+	c.info.Uses[id] = sym
+	if sym.Kind == Output && !c.inOutput {
+		c.errorf(id.NamePos, "`%s` is an output (declared at %s): outputs are computed after the fit and can be used only in later outputs; use a let",
+			id.Name, sym.Pos)
+		return invalid
+	}
+	t := sym.Type
+	switch sym.Kind {
+	case Param, Output:
+		t.DataOnly = false
+	}
+	return t
+}
+
+// undeclared reports an unknown name once per name, with the most useful
+// explanation: a built-in used as a value, a use before the declaration, a
+// name used in its own definition, or a suggestion.
+func (c *checker) undeclared(id *ast.Ident) {
+	name := id.Name
+	if c.reported[name] {
+		return
+	}
+	c.reported[name] = true
+	switch {
+	case builtinKind(name) == "function":
+		c.errorf(id.NamePos, "`%s` is a built-in function; call it as %s", name, stdlib.LookupFunc(name).Signature())
+	case builtinKind(name) == "distribution":
+		c.errorf(id.NamePos, "`%s` is a distribution; use it on the right of ~ as %s", name, stdlib.LookupDist(name).Signature())
+	case name == c.defining:
+		c.errorf(id.NamePos, "`%s` is used in its own definition", name)
+	default:
+		if pos, ok := c.locals[name]; ok && pos.Before(id.NamePos) {
+			c.errorf(id.NamePos, "`%s` is not visible here: it is local to the for body where it is declared (%s)", name, pos)
+			return
+		}
+		if pos, ok := c.declared[name]; ok {
+			c.errorf(id.NamePos, "`%s` used before its declaration at %s", name, pos)
+			return
+		}
+		if pos, ok := c.sizes[name]; ok {
+			c.errorf(id.NamePos, "size name `%s` used before its first mention in a data declaration at %s", name, pos)
+			return
+		}
+		c.errorf(id.NamePos, "undeclared name `%s`%s", name, suggest(name, c.visibleNames()))
+	}
+}
+
+func (c *checker) visibleNames() []string {
+	var names []string
+	for n := range c.top {
+		names = append(names, n)
+	}
+	for _, s := range c.scopes {
+		for n := range s {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func (c *checker) binary(e *ast.BinaryExpr) Type {
+	x := c.expr(e.X)
+	y := c.expr(e.Y)
+	if !x.Valid() || !y.Valid() {
+		return invalid
+	}
+	t := Type{Elem: Real, DataOnly: x.DataOnly && y.DataOnly}
+	if x.Elem == Int && y.Elem == Int && e.Op != ast.Div && e.Op != ast.Pow {
+		t.Elem = Int
+	}
+	if e.Op == ast.Mul && x.Shape.Rank() > 0 && y.Shape.Rank() > 0 {
+		shape, msg := matmul(x.Shape, y.Shape)
+		if msg != "" {
+			c.errorf(e.OpPos, "%s", msg)
+			return invalid
+		}
+		t.Shape = shape
+		t.Support = matmulSupport(x.Support, y.Support)
+		return t
+	}
+	b := broadcast(x.Shape, y.Shape)
+	if b.Err != "" {
+		c.errorf(e.OpPos, "%s: %s", e.Op, b.Err)
+		return invalid
+	}
+	t.Shape = b.Shape
+	switch e.Op {
+	case ast.Add:
+		t.Support = addSupport(x.Support, y.Support)
+	case ast.Sub:
+		t.Support = dist.Real
+	case ast.Mul, ast.EMul:
+		t.Support = productSupport(x.Support, y.Support)
+	case ast.Div:
+		t.Support = divSupport(x.Support, y.Support)
+		if y.Const != nil && *y.Const == 0 {
+			c.errorf(e.Y.Pos(), "division by zero")
+			return invalid
+		}
+	case ast.Pow:
+		t.Support = powSupport(x.Support, y.Support, y.Const)
+	}
+	if x.Const != nil && y.Const != nil {
+		v := foldBinary(e.Op, *x.Const, *y.Const)
+		t.Const = &v
+		t.Support = valueSupport(t.Elem, v)
+	}
+	return t
+}
+
+func foldBinary(op ast.Op, a, b float64) float64 {
+	switch op {
+	case ast.Add:
+		return a + b
+	case ast.Sub:
+		return a - b
+	case ast.Mul, ast.EMul:
+		return a * b
+	case ast.Div:
+		return a / b
+	case ast.Pow:
+		return math.Pow(a, b)
+	}
+	return math.NaN()
+}
+
+// ---------------------------------------------------------------------------
+// Built-in function calls
+
+func (c *checker) call(e *ast.CallExpr) Type {
+	name := e.Fun.Name
+	f := stdlib.LookupFunc(name)
+	args := make([]Type, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = c.expr(a)
+	}
+	if f == nil {
+		switch sym := c.lookup(name); {
+		case stdlib.LookupDist(name) != nil:
+			c.errorf(e.Fun.NamePos, "%s is a distribution: it can appear only on the right of ~ or as a param's prior", name)
+		case sym != nil:
+			c.errorf(e.Fun.NamePos, "`%s` is %s (declared at %s), not a function", name, sym.Kind.phrase(), sym.Pos)
+		default:
+			c.errorf(e.Fun.NamePos, "unknown function `%s`%s", name, suggest(name, funcNames()))
+		}
+		return invalid
+	}
+	c.info.Calls[e] = f
+	if !c.arity(e, f.Name, f.Signature(), len(f.Args)) {
+		return invalid
+	}
+	t := Type{Elem: Real, DataOnly: true}
+	allInt := true
+	ok := true
+	supports := make([]dist.Support, len(args))
+	for i, a := range args {
+		if !a.Valid() {
+			ok = false
+			continue
+		}
+		supports[i] = a.Support
+		t.DataOnly = t.DataOnly && a.DataOnly
+		allInt = allInt && a.Elem == Int
+		spec := f.Args[i]
+		if !spec.Ranks.Has(a.Shape.Rank()) {
+			c.errorf(e.Args[i].Pos(), "%s expects a %s as argument %d (%s); `%s` is %s",
+				f.Name, spec.Ranks, i+1, spec.Name, exprString(e.Args[i]), a.Shape.describe())
+			ok = false
+		}
+		if spec.Int && a.Elem != Int {
+			c.errorf(e.Args[i].Pos(), "%s expects an int argument %d (%s); `%s` is real",
+				f.Name, i+1, spec.Name, exprString(e.Args[i]))
+			ok = false
+		}
+	}
+	if !ok {
+		return invalid
+	}
+	if f.Elem == stdlib.IntIfAllInt && allInt {
+		t.Elem = Int
+	}
+	shape, good := c.callShape(e, f, args)
+	if !good {
+		return invalid
+	}
+	t.Shape = shape
+	t.Support = f.Support.Result(supports)
+	if f.Fold != nil && t.Shape.Rank() == 0 {
+		vals := make([]float64, len(args))
+		for i, a := range args {
+			if a.Const == nil {
+				return t
+			}
+			vals[i] = *a.Const
+		}
+		v := f.Fold(vals)
+		if math.IsNaN(v) {
+			c.errorf(e.Fun.NamePos, "`%s` is not a number", exprString(e))
+			return invalid
+		}
+		t.Const = &v
+		t.Support = valueSupport(t.Elem, v)
+	}
+	return t
+}
+
+// arity reports a wrong number of arguments: too few at the closing
+// parenthesis, too many at the first extra argument.
+func (c *checker) arity(e *ast.CallExpr, name, sig string, want int) bool {
+	got := len(e.Args)
+	switch {
+	case got < want:
+		c.errorf(e.Rparen, "too few arguments to %s: expected %d (%s), found %d", name, want, sig, got)
+	case got > want:
+		c.errorf(e.Args[want].Pos(), "too many arguments to %s: expected %d (%s), found %d", name, want, sig, got)
+	default:
+		return true
+	}
+	return false
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape, bool) {
+	square := func(i int) (Dim, bool) {
+		s := args[i].Shape
+		if compareDims(s[0], s[1]) == dimDiffer {
+			c.errorf(e.Args[i].Pos(), "%s expects a square matrix; `%s` is %s", f.Name, exprString(e.Args[i]), s.String())
+			return Dim{}, false
+		}
+		return moreInformative(s[0], s[1]), true
+	}
+	switch f.Shape {
+	case stdlib.Elementwise1:
+		return args[0].Shape, true
+	case stdlib.Elementwise2:
+		b := broadcast(args[0].Shape, args[1].Shape)
+		if b.Err != "" {
+			c.errorf(e.Args[1].Pos(), "%s: %s", f.Name, b.Err)
+			return nil, false
+		}
+		return b.Shape, true
+	case stdlib.ReduceScalar:
+		return nil, true
+	case stdlib.RowSum:
+		return Shape{args[0].Shape[0]}, true
+	case stdlib.ColSum:
+		return Shape{one, args[0].Shape[1]}, true
+	case stdlib.Identity:
+		d := c.dimOf(e.Args[0], args[0], f.Name+"'s size")
+		return Shape{d, d}, true
+	case stdlib.DiagRule:
+		if args[0].Shape.Rank() == 1 {
+			n := args[0].Shape[0]
+			return Shape{n, n}, true
+		}
+		n, ok := square(0)
+		return Shape{n}, ok
+	case stdlib.SquareToScalar:
+		_, ok := square(0)
+		return nil, ok
+	case stdlib.SquareSame:
+		n, ok := square(0)
+		return Shape{n, n}, ok
+	case stdlib.Solve:
+		n, ok := square(0)
+		if !ok {
+			return nil, false
+		}
+		b := args[1].Shape
+		if compareDims(n, b[0]) == dimDiffer {
+			c.errorf(e.Args[1].Pos(), "solve: `%s` has %s rows but the matrix is %s", exprString(e.Args[1]), b[0], args[0].Shape)
+			return nil, false
+		}
+		return b, true
+	case stdlib.Outer:
+		return Shape{args[0].Shape[0], args[1].Shape[0]}, true
+	}
+	panic("check: unknown shape rule " + f.Shape.String())
+}
+
+// dimOf resolves an int scalar argument used as a size (I(n)). The rank and
+// int-ness were checked by the caller.
+func (c *checker) dimOf(e ast.Expr, t Type, what string) Dim {
+	if !t.DataOnly {
+		c.errorf(e.Pos(), "%s must be a constant, a size name or int data; %s", what, c.paramCulprit(e))
+		return unknownDim
+	}
+	if t.Const != nil {
+		if *t.Const < 0 {
+			c.errorf(e.Pos(), "%s must not be negative; `%s` is %g", what, exprString(e), *t.Const)
+			return unknownDim
+		}
+		d := knownDim(int(*t.Const))
+		if id, ok := unparen(e).(*ast.Ident); ok {
+			d.Name = id.Name
+		}
+		return d
+	}
+	return c.symbolicDim(e)
+}
+
+func funcNames() []string {
+	var names []string
+	for _, f := range stdlib.Funcs() {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+func distNames() []string {
+	var names []string
+	for _, d := range stdlib.Dists() {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+// ---------------------------------------------------------------------------
+// Indexing (language.md §4)
+
+func (c *checker) index(e *ast.IndexExpr) Type {
+	x := c.expr(e.X)
+	idx := make([]Type, len(e.Indices))
+	ok := true
+	for i, ix := range e.Indices {
+		if s, isSlice := ix.(*ast.SliceExpr); isSlice {
+			for _, b := range []ast.Expr{s.Lo, s.Hi} {
+				if b != nil && !c.intScalar(b, c.expr(b), "a slice bound") {
+					ok = false
+				}
+			}
+			continue
+		}
+		idx[i] = c.expr(ix)
+		if !idx[i].Valid() {
+			ok = false
+		}
+	}
+	if !x.Valid() {
+		return invalid
+	}
+	rank := x.Shape.Rank()
+	if rank == 0 {
+		c.errorf(e.Lbrack, "cannot index `%s`: it is a scalar", exprString(e.X))
+		return invalid
+	}
+	if len(e.Indices) > rank {
+		c.errorf(e.Indices[rank].Pos(), "too many indices: `%s` is %s", exprString(e.X), x.Shape.describe())
+		return invalid
+	}
+	if len(e.Indices) == 0 {
+		c.errorf(e.Rbrack, "missing index")
+		return invalid
+	}
+	t := Type{Elem: x.Elem, Support: x.Support, DataOnly: x.DataOnly}
+	var out Shape
+	gathered := false
+	lastKept := true // whether the last axis is kept whole (for simplex rows)
+	for axis, d := range x.Shape {
+		if axis >= len(e.Indices) {
+			out = append(out, d)
+			continue
+		}
+		ix := e.Indices[axis]
+		last := axis == rank-1
+		if s, isSlice := ix.(*ast.SliceExpr); isSlice {
+			n, whole, good := c.slice(e, s, d)
+			ok = ok && good
+			out = append(out, n)
+			if last && !whole {
+				lastKept = false
+			}
+			for _, b := range []ast.Expr{s.Lo, s.Hi} {
+				if b != nil {
+					t.DataOnly = t.DataOnly && c.info.Types[b].DataOnly
+				}
+			}
+			continue
+		}
+		it := idx[axis]
+		if !it.Valid() {
+			continue
+		}
+		t.DataOnly = t.DataOnly && it.DataOnly
+		if last {
+			lastKept = false
+		}
+		if it.Elem != Int {
+			c.errorf(ix.Pos(), "index must be int; `%s` is real", exprString(ix))
+			ok = false
+			continue
+		}
+		switch it.Shape.Rank() {
+		case 0:
+			if it.Const != nil {
+				v := *it.Const
+				if v < 0 || d.Known() && int(v) >= d.N {
+					c.errorf(ix.Pos(), "index %d out of range: `%s` has %s along axis %d (indices are 0-based)",
+						int(v), exprString(e.X), plural1(d), axis)
+					ok = false
+				}
+			}
+		case 1:
+			if gathered {
+				c.errorf(ix.Pos(), "gathering along both axes is not supported; index one axis with a vector")
+				ok = false
+				continue
+			}
+			gathered = true
+			out = append(out, it.Shape[0])
+		default:
+			c.errorf(ix.Pos(), "index must be an int scalar or vector; `%s` is %s", exprString(ix), it.Shape.describe())
+			ok = false
+		}
+	}
+	if !ok {
+		return invalid
+	}
+	t.Shape = out
+	// Rows of a simplex stay simplexes while the last axis is kept whole;
+	// single entries are merely non-negative.
+	if x.Support == dist.Simplex && !(lastKept && len(out) > 0) {
+		t.Support = dist.NonNegative
+	}
+	return t
+}
+
+func plural1(d Dim) string {
+	if d.Known() {
+		return plural(d.N, "element")
+	}
+	return d.String() + " elements"
+}
+
+// slice resolves lo:hi along a dim of size d: the resulting size, whether
+// it is the whole extent, and whether the constant bounds are in range.
+func (c *checker) slice(e *ast.IndexExpr, s *ast.SliceExpr, d Dim) (Dim, bool, bool) {
+	var lo, hi *float64
+	if s.Lo != nil {
+		lo = c.info.Types[s.Lo].Const
+	}
+	if s.Hi != nil {
+		hi = c.info.Types[s.Hi].Const
+	}
+	if s.Lo == nil && s.Hi == nil {
+		return d, true, true
+	}
+	for _, b := range []struct {
+		v *float64
+		e ast.Expr
+	}{{lo, s.Lo}, {hi, s.Hi}} {
+		if b.v == nil {
+			continue
+		}
+		if *b.v < 0 || d.Known() && int(*b.v) > d.N {
+			c.errorf(b.e.Pos(), "slice bound %d out of range: `%s` has %s", int(*b.v), exprString(e.X), plural1(d))
+			return unknownDim, false, false
+		}
+	}
+	l := 0
+	if lo != nil {
+		l = int(*lo)
+	}
+	switch {
+	case (s.Lo == nil || lo != nil) && hi != nil:
+		if int(*hi) < l {
+			c.errorf(s.Hi.Pos(), "empty slice: %d < %d", int(*hi), l)
+			return unknownDim, false, false
+		}
+		n := knownDim(int(*hi) - l)
+		return n, d.Known() && l == 0 && n.N == d.N, true
+	case s.Hi == nil && lo != nil && d.Known():
+		return knownDim(d.N - l), l == 0, true
+	case s.Hi == nil && lo != nil && l == 0:
+		return d, true, true
+	}
+	// A size known only when the data loads: hi - lo, written out.
+	hiText := d.String()
+	if s.Hi != nil {
+		hiText = exprString(s.Hi)
+	}
+	name := hiText
+	if s.Lo != nil && !(lo != nil && *lo == 0) {
+		name = hiText + " - " + exprString(s.Lo)
+	}
+	if s.Hi == nil && (s.Lo == nil || lo != nil && *lo == 0) {
+		return d, true, true
+	}
+	return Dim{N: -1, Name: name, Derived: true}, false, true
+}

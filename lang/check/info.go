@@ -1,0 +1,249 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// Config adjusts a check.
+type Config struct {
+	// Overrides maps a const name to the text of its value from the command
+	// line (--set NAME=VALUE). Names of scalar data are accepted too and
+	// only validated: the data binder uses them.
+	Overrides map[string]string
+}
+
+// Info is what the checker learns about a valid (or partly valid) file; the
+// compiler and the CLI read it.
+type Info struct {
+	// Types has the type of every value expression: operands, arguments,
+	// dims, bounds and indices. Slices (*ast.SliceExpr), the Fun of a call
+	// and distribution calls have no entry.
+	Types map[ast.Expr]Type
+	// Uses maps each identifier that refers to a declared name (including
+	// size names in data dims and the name in `output NAME`) to its symbol.
+	Uses map[*ast.Ident]*Symbol
+	// Defs maps each declaring identifier to the symbol it declares; the
+	// first mention of a size name is in both Defs and Uses.
+	Defs map[*ast.Ident]*Symbol
+	// Calls maps built-in function calls to their table entries.
+	Calls map[*ast.CallExpr]*stdlib.Func
+	// Dists maps distribution calls (right of ~, priors) to their entries.
+	Dists map[*ast.CallExpr]*stdlib.Dist
+
+	Symbols []*Symbol    // top-level names in declaration order, size names included
+	Latents []*Latent    // params in declaration order
+	Data    []*DataVar   // data in declaration order, each size name after the data that binds it
+	Consts  []*Constant  // consts in declaration order, overrides applied
+	Outputs []*OutputVar // outputs in order
+}
+
+// Lookup returns the top-level symbol of that name, or nil.
+func (info *Info) Lookup(name string) *Symbol {
+	for _, s := range info.Symbols {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Latent returns the latent of that name, or nil.
+func (info *Info) Latent(name string) *Latent {
+	for _, l := range info.Latents {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// DataVar returns the data variable (or size name) of that name, or nil.
+func (info *Info) DataVar(name string) *DataVar {
+	for _, d := range info.Data {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Const returns the constant of that name, or nil.
+func (info *Info) Const(name string) *Constant {
+	for _, c := range info.Consts {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// SymbolKind says what declared a name.
+type SymbolKind int
+
+// Symbol kinds.
+const (
+	Data    SymbolKind = iota + 1 // data NAME: TYPE
+	Size                          // a size name bound from a data declaration's dims
+	Const                         // const NAME = VALUE
+	Param                         // param NAME: TYPE
+	Let                           // let NAME = VALUE (top level or in a for body)
+	LoopVar                       // for NAME in LO:HI
+	Output                        // output NAME = VALUE
+)
+
+var kindText = [...]string{Data: "data", Size: "size name", Const: "const", Param: "param", Let: "let", LoopVar: "loop variable", Output: "output"}
+
+// phrase names the kind with an article: "data", "a param", "an output".
+func (k SymbolKind) phrase() string {
+	switch k {
+	case Data:
+		return "data"
+	case Output:
+		return "an output"
+	}
+	return "a " + k.String()
+}
+
+func (k SymbolKind) String() string {
+	if k > 0 && int(k) < len(kindText) {
+		return kindText[k]
+	}
+	return "?"
+}
+
+// Symbol is a declared name.
+type Symbol struct {
+	Name string
+	Kind SymbolKind
+	// Decl is the declaring node: *ast.DataDecl (also for a size name: the
+	// data declaration that introduces it), *ast.ConstDecl, *ast.ParamDecl,
+	// *ast.LetStmt, *ast.ForStmt or *ast.OutputStmt.
+	Decl ast.Node
+	Pos  ast.Pos // of the declaring identifier
+	Type Type
+	// Local is true for loop variables and lets inside a for body.
+	Local bool
+}
+
+// Latent is a param: a latent variable fitted by a variational factor.
+type Latent struct {
+	Name    string
+	Pos     ast.Pos
+	Decl    *ast.ParamDecl
+	Symbol  *Symbol
+	Kind    ast.ElemKind // Real, Positive, Unit or Simplex
+	Dims    Shape
+	Support dist.Support
+	// Family is the variational factor: "normal" (real), "gamma"
+	// (positive), "beta" (unit) or "dirichlet" (simplex).
+	Family string
+	Prior  *ast.CallExpr // nil: a flat prior on the support (unless Tildes give one)
+	// PriorDist is the prior's table entry, nil without a prior.
+	PriorDist *stdlib.Dist
+	// Truncated is true when a prior (or a ~ with the latent on the left)
+	// has a support wider than the declared one: the density is truncated
+	// to the declared support, as in Stan.
+	Truncated bool
+	// Tildes are the ~ statements whose left side mentions the latent.
+	Tildes []*ast.TildeStmt
+}
+
+// DataVar is an input bound from the data, or a size name bound from a data
+// shape.
+type DataVar struct {
+	Name   string
+	Pos    ast.Pos
+	Decl   *ast.DataDecl // for a size name: the declaration that introduces it
+	Symbol *Symbol
+	Kind   ast.ElemKind // as declared; Int for a size name
+	Elem   Elem
+	Dims   Shape
+	// LowerExpr and UpperExpr are the declared bounds (nil if absent);
+	// Lower and Upper their values when constant.
+	LowerExpr, UpperExpr ast.Expr
+	Lower, Upper         *float64
+	Support              dist.Support // from the kind and constant bounds
+	// Implicit is true for a size name: bound from axis Axis of the shape
+	// of SizeOf when the data loads.
+	Implicit bool
+	SizeOf   *DataVar
+	Axis     int
+}
+
+// TypeString formats the declared type, e.g. "int<lower=0>[N, 2]".
+func (d *DataVar) TypeString() string {
+	s := d.Kind.String()
+	if d.LowerExpr != nil || d.UpperExpr != nil {
+		var b []string
+		if d.LowerExpr != nil {
+			b = append(b, "lower="+exprString(d.LowerExpr))
+		}
+		if d.UpperExpr != nil {
+			b = append(b, "upper="+exprString(d.UpperExpr))
+		}
+		s += "<" + strings.Join(b, ", ") + ">"
+	}
+	if len(d.Dims) > 0 {
+		s += d.Dims.String()
+	}
+	return s
+}
+
+// Note describes where a size name comes from; "" for declared data.
+func (d *DataVar) Note() string {
+	if d.Implicit && d.SizeOf != nil {
+		return fmt.Sprintf("size: axis %d of %s", d.Axis, d.SizeOf.Name)
+	}
+	return ""
+}
+
+// Constant is a constant with its value after overrides.
+type Constant struct {
+	Name   string
+	Pos    ast.Pos
+	Decl   *ast.ConstDecl
+	Symbol *Symbol
+	Elem   Elem
+	Value  float64 // the value used: the override if any, else the default
+	// Default is the value of the declaration's expression; Override the
+	// --set text when overridden.
+	Default    float64
+	Overridden bool
+	Override   string
+}
+
+// ValueString formats the value: ints without a decimal point.
+func (c *Constant) ValueString() string { return formatValue(c.Elem, c.Value) }
+
+// Note says whether the value was overridden.
+func (c *Constant) Note() string {
+	if c.Overridden {
+		return "set on the command line (default " + formatValue(c.Elem, c.Default) + ")"
+	}
+	return ""
+}
+
+func formatValue(e Elem, v float64) string {
+	if e == Int {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// OutputVar is a derived quantity evaluated on draws from the fitted
+// approximation.
+type OutputVar struct {
+	Name  string
+	Pos   ast.Pos
+	Stmt  *ast.OutputStmt
+	Value ast.Expr // the expression: the statement's, or the let's for the short form
+	Type  Type
+	Dims  Shape
+	Let   *Symbol // the top-level let reported by the short form, else nil
+}

@@ -1,0 +1,232 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/ebnf"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Syntax errors are reported as "expected X after Y, found Z": participle
+// says which part of a production it was matching when the input went wrong
+// (in EBNF), and the first element of that part, described in words, is what
+// was expected.
+
+// words describes productions by what they mean to a model author. A
+// production not listed here is described by the tokens that can start it.
+var words = map[string]string{
+	"Stmt":     "a statement",
+	"Expr":     "an expression",
+	"Product":  "an expression",
+	"Unary":    "an expression",
+	"Power":    "an expression",
+	"Postfix":  "an expression",
+	"Operand":  "an expression",
+	"Negation": "an expression",
+	"Paren":    "an expression",
+	"Ident":    "a name",
+	"Name":     "a name",
+	"Number":   "a number",
+	"TypeExpr": "a type",
+	"Dist":     "a distribution",
+}
+
+// tokenWords describes the lexer's token classes (<ident> and so on in the
+// EBNF).
+var tokenWords = map[string]string{
+	"ident":      "a name",
+	"number":     "a number",
+	"terminator": `newline or ";"`,
+}
+
+var (
+	productionsOnce sync.Once
+	productions     map[string]*ebnf.Expression
+)
+
+// grammarProductions parses the grammar's own EBNF, for describing
+// productions by their first tokens.
+func grammarProductions() map[string]*ebnf.Expression {
+	productionsOnce.Do(func() {
+		productions = map[string]*ebnf.Expression{}
+		for _, p := range []interface{ String() string }{fileParser, exprParser} {
+			g, err := ebnf.ParseString(p.String())
+			if err != nil {
+				panic("parser: cannot read own grammar: " + err.Error())
+			}
+			for _, prod := range g.Productions {
+				productions[prod.Production] = prod.Expression
+			}
+		}
+	})
+	return productions
+}
+
+// describeExpected turns the EBNF of what participle was matching into words:
+// the alternatives that can start it, e.g. `"," or ")"` or "an expression".
+func describeExpected(expected string) string {
+	g, err := ebnf.ParseString("Expected = " + expected + " .")
+	if err != nil || len(g.Productions) != 1 {
+		return ""
+	}
+	var d describer
+	d.expression(g.Productions[0].Expression, map[string]bool{})
+	return joinOr(d.items)
+}
+
+type describer struct {
+	items []string
+}
+
+func (d *describer) add(s string) {
+	for _, it := range d.items {
+		if it == s {
+			return
+		}
+	}
+	d.items = append(d.items, s)
+}
+
+func (d *describer) expression(e *ebnf.Expression, seen map[string]bool) {
+	for _, seq := range e.Alternatives {
+		d.sequence(seq, seen)
+	}
+}
+
+// sequence adds what can start seq: its first term and, while the terms
+// so far may be empty, the next.
+func (d *describer) sequence(seq *ebnf.Sequence, seen map[string]bool) {
+	for _, t := range seq.Terms {
+		d.term(t, seen)
+		if t.Repetition != "?" && t.Repetition != "*" {
+			return
+		}
+	}
+}
+
+func (d *describer) term(t *ebnf.Term, seen map[string]bool) {
+	switch {
+	case t.Literal != "":
+		d.add(t.Literal)
+	case t.Token != "":
+		if w, ok := tokenWords[t.Token]; ok {
+			d.add(w)
+		} else {
+			d.add("<" + t.Token + ">")
+		}
+	case t.Group != nil:
+		d.expression(t.Group.Expr, seen)
+	case t.Name != "":
+		if w, ok := words[t.Name]; ok {
+			d.add(w)
+			return
+		}
+		if seen[t.Name] {
+			return
+		}
+		seen[t.Name] = true
+		if e, ok := grammarProductions()[t.Name]; ok {
+			d.expression(e, seen)
+		} else {
+			d.add(t.Name)
+		}
+	}
+}
+
+// joinOr joins items as "a", "a or b", "a, b or c".
+func joinOr(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// describeToken names a token for "found ..." in messages. eof is the end
+// of the input, which tells the two kinds of implicit terminator apart.
+func describeToken(t, eof lexer.Token) string {
+	switch t.Type {
+	case lexer.EOF:
+		return "end of file"
+	case tokTerminator:
+		switch t.Value {
+		case "\n":
+			return "newline"
+		case ";":
+			return `";"`
+		}
+		// An implicit terminator stands before "}" or at the end of input.
+		if t.Pos.Offset == eof.Pos.Offset {
+			return "end of file"
+		}
+		return `"}"`
+	case tokKeyword:
+		return fmt.Sprintf("keyword %q", t.Value)
+	}
+	return fmt.Sprintf("%q", t.Value)
+}
+
+// syntaxError maps a participle error from parsing toks, which end with the
+// EOF token of the input, into a positioned error in plain words. root says
+// what the input should start with ("" for "unexpected X" instead).
+func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
+	var unexpected *participle.UnexpectedTokenError
+	if errors.As(err, &unexpected) {
+		tok := unexpected.Unexpected
+		found := describeToken(tok, toks[len(toks)-1])
+		want := describeExpected(expectedEBNF(unexpected))
+		i := findToken(toks, tok)
+		if want == "" && i == 0 {
+			want = root
+		}
+		if want == "" {
+			return ast.Errorf(astPos(tok.Pos), "unexpected %s", found)
+		}
+		msg := "expected " + want
+		if i > 0 && toks[i-1].Type != tokTerminator {
+			msg += fmt.Sprintf(" after %q", toks[i-1].Value)
+		}
+		return ast.Errorf(astPos(tok.Pos), "%s, found %s", msg, found)
+	}
+	var perr participle.Error
+	if errors.As(err, &perr) {
+		return ast.Errorf(astPos(perr.Position()), "%s", perr.Message())
+	}
+	var pos lexer.Position
+	if len(toks) > 0 {
+		pos = toks[0].Pos
+	}
+	return ast.Errorf(astPos(pos), "%s", err.Error())
+}
+
+// expectedEBNF recovers the EBNF of what participle expected, which it only
+// exposes through the message "unexpected token %q (expected %s)".
+func expectedEBNF(u *participle.UnexpectedTokenError) string {
+	if u.Expect != "" {
+		return u.Expect
+	}
+	msg := u.Message()
+	prefix := fmt.Sprintf("unexpected token %q (expected ", u.Unexpected)
+	if !strings.HasPrefix(msg, prefix) || !strings.HasSuffix(msg, ")") {
+		return ""
+	}
+	return msg[len(prefix) : len(msg)-1]
+}
+
+// findToken returns the index of t in toks, or -1.
+func findToken(toks []lexer.Token, t lexer.Token) int {
+	for i := range toks {
+		if toks[i].Pos.Offset == t.Pos.Offset && toks[i].Type == t.Type && toks[i].Value == t.Value {
+			return i
+		}
+	}
+	return -1
+}

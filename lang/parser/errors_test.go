@@ -1,0 +1,214 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// errorStrings formats a parse error as "line:col: message" lines.
+func errorStrings(t *testing.T, err error) []string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	var list ast.ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("error %v is a %T, want ast.ErrorList", err, err)
+	}
+	var out []string
+	for _, e := range list {
+		out = append(out, fmt.Sprintf("%d:%d: %s", e.Pos.Line, e.Pos.Col, e.Msg))
+	}
+	return out
+}
+
+// checkErrorPositions reports an error positioned outside src: every error
+// must be on one of its lines, at a column from 1 to just past the line's
+// last byte, and carry the file name.
+func checkErrorPositions(t *testing.T, filename, src string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var list ast.ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("error %v is a %T, want ast.ErrorList", err, err)
+	}
+	if len(list) == 0 {
+		t.Fatalf("empty error list returned as an error")
+	}
+	lines := strings.Split(src, "\n")
+	for _, e := range list {
+		p := e.Pos
+		if p.File != filename || p.Line < 1 || p.Line > len(lines) || p.Col < 1 || p.Col > len(lines[p.Line-1])+1 {
+			t.Errorf("error %q positioned outside the input %q", e, src)
+		}
+	}
+}
+
+// syntaxErrorTests are inputs with the errors ParseFile reports, as
+// "line:col: message".
+var syntaxErrorTests = []struct {
+	src  string
+	want []string
+}{
+	// Unterminated brackets.
+	{"y ~ Normal(0, 1", []string{`1:16: expected ")" after "1", found end of file`}},
+	{"y ~ Normal(0, 1\n", []string{`2:1: expected ")" after "1", found end of file`}},
+	{"y ~ Normal(0, 1\nparam s: real", []string{`1:16: expected ")" after "1", found newline`}},
+	{"let a = (1 + 2", []string{`1:15: expected ")" after "2", found end of file`}},
+	{"let a = x[0", []string{`1:12: expected "]" after "0", found end of file`}},
+	{"for i in 0:N { let a = 1", []string{`1:25: expected "}", found end of file`}},
+	{"for i in 0:N {\n", []string{`2:1: expected "}" after "{", found end of file`}},
+	// Missing or malformed distributions.
+	{"x ~", []string{`1:4: expected a distribution after "~", found end of file`}},
+	{"x ~ 3", []string{`1:5: expected a distribution after "~", found "3"`}},
+	{"x ~ Normal\n", []string{`1:11: expected "(" after "Normal", found newline`}},
+	{"x\n", []string{`1:2: expected "~" after "x", found newline`}},
+	{"x + 1", []string{`1:6: expected "~" after "1", found end of file`}},
+	// Declarations.
+	{"param x\n", []string{`1:8: expected ":" after "x", found newline`}},
+	{"param x:\n", []string{`2:1: expected a type after ":", found end of file`}}, // ":" cannot end a line
+	{"param x # no type\n", []string{`1:8: expected ":" after "x", found newline`}},
+	{"param x: foo", []string{`1:10: expected a type after ":", found "foo"`}},
+	{"data x: int<size=3>", []string{`1:13: expected "lower" or "upper" after "<", found "size"`}},
+	{"data x: int<lower=0, lower=1>", []string{`1:22: duplicate lower bound`}},
+	{"data x: int[]", []string{`1:13: expected an expression after "[", found "]"`}},
+	{"const K 3", []string{`1:9: expected "=" after "K", found "3"`}},
+	// Keywords are reserved.
+	{"param for: real", []string{`1:7: expected a name after "param", found keyword "for"`}},
+	{"let in = 3", []string{`1:5: expected a name after "let", found keyword "in"`}},
+	{"data data: int", []string{`1:6: expected a name after "data", found keyword "data"`}},
+	{"let a = real", []string{`1:9: expected an expression after "=", found keyword "real"`}},
+	// Bad numbers and characters.
+	{"const K = 1e", []string{`1:11: malformed number "1e"`}},
+	{"let a = 3.", []string{`1:9: malformed number "3."`}},
+	{"let a = 1.5.3", []string{`1:9: malformed number "1.5.3"`}},
+	{"let a = 2x", []string{`1:9: malformed number "2x"`}},
+	{"let a = 1e999", []string{`1:9: number 1e999 is out of range`}},
+	{"let a = x $ y", []string{`1:11: invalid character '$'`}},
+	{"let a = x.y", []string{`1:10: invalid character '.'`}},
+	{"é = 3", []string{`1:1: invalid character 'é'`}},
+	{"let a = \x00", []string{`1:9: invalid character U+0000`}},
+	{"let a = \xff", []string{`1:9: invalid UTF-8 byte 0xff`}},
+	// Stray tokens.
+	{"}", []string{`1:1: unexpected "}"`}},
+	{")", []string{`1:1: unexpected ")"`}},
+	{"let a = x\n  + y", []string{`2:3: unexpected "+"`}},
+	{"x ~ N(0, 1) y ~ N(0, 1)", []string{`1:13: expected newline or ";" after ")", found "y"`}},
+	{"let a = f(x)(y)", []string{`1:13: expected newline or ";" after ")", found "("`}},
+	{"let a = x'y", []string{`1:11: expected newline or ";" after "'", found "y"`}},
+	{"let a = 'x", []string{`1:9: expected an expression after "=", found "'"`}},
+	{"let a = 1 ++ 2", []string{`1:12: expected an expression after "+", found "+"`}},
+	// Expressions cut short.
+	{"let y = a + )", []string{`1:13: expected an expression after "+", found ")"`}},
+	{"let y = a +", []string{`1:12: expected an expression after "+", found end of file`}},
+	{"let y = a +\nlet z = 1", []string{`1:12: expected an expression after "+", found newline`}},
+	{"let a = x ^", []string{`1:12: expected an expression after "^", found end of file`}},
+	{"let a = f(a b)", []string{`1:13: expected ")" after "a", found "b"`}},
+	{"let a = f(a,)", []string{`1:13: expected an expression after ",", found ")"`}},
+	{"let a = x[]", []string{`1:11: expected an index after "[", found "]"`}},
+	{"let a = x;; let b = y +; let c = 1", []string{`1:24: expected an expression after "+", found ";"`}},
+	// Other statements.
+	{"target = x", []string{`1:8: expected "+=" or "-=" after "target", found "="`}},
+	{"output\n", []string{`1:7: expected a name after "output", found newline`}},
+	{"for i 0:N {}", []string{`1:7: expected "in" after "i", found "0"`}},
+	{"for i in 0:N\n{\n}", []string{`1:13: expected "{" after "N", found newline`, `2:1: unexpected "{"`}},
+	{"for i in 0:N { x ~ }", []string{`1:20: expected a distribution after "~", found "}"`}},
+	{"for i in 0:N {\n  data z: real\n  output q\n}", []string{
+		`2:3: a data declaration is only allowed at the top level, not in a for body`,
+		`3:3: an output statement is only allowed at the top level, not in a for body`,
+	}},
+	// Several independent errors in one file.
+	{"param x\nlet y = $ + 3\nlet z = 1e\nlet q = x[]\ny ~ Normal(0, 1)\nparam s: real ~", []string{
+		`1:8: expected ":" after "x", found newline`,
+		`2:9: invalid character '$'`,
+		`3:9: malformed number "1e"`,
+		`4:11: expected an index after "[", found "]"`,
+		`6:16: expected a distribution after "~", found end of file`,
+	}},
+	{"for i in 0:N {\n  x ~\n  let = 3\n  y[i] ~ Normal(0, )\n}\nfor j in : {}", []string{
+		`2:6: expected a distribution after "~", found newline`,
+		`3:7: expected a name after "let", found "="`,
+		`4:20: expected an expression after ",", found ")"`,
+		`6:10: expected an expression after "in", found ":"`,
+	}},
+	// Recursion limits.
+	{"let a = " + strings.Repeat("(", maxNesting+1) + "x", []string{
+		"1:" + strconv.Itoa(9+maxNesting) + ": brackets nested too deeply (more than 500)",
+	}},
+}
+
+func TestSyntaxErrors(t *testing.T) {
+	for _, tc := range syntaxErrorTests {
+		_, err := ParseFile("", []byte(tc.src))
+		got := errorStrings(t, err)
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("ParseFile(%q) errors:\n got %q\nwant %q", tc.src, got, tc.want)
+		}
+		checkErrorPositions(t, "", tc.src, err)
+	}
+}
+
+func TestErrorFileName(t *testing.T) {
+	_, err := ParseFile("model.gpp", []byte("data N: int\nparam x\n"))
+	want := `model.gpp:2:8: expected ":" after "x", found newline`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	checkErrorPositions(t, "model.gpp", "data N: int\nparam x\n", err)
+}
+
+func TestParseExprErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"", `1:1: expected an expression, found end of file`},
+		{"a +", `1:4: expected an expression after "+", found end of file`},
+		{"a ~ b", `1:3: unexpected "~"`},
+		{"a\nb", `2:1: unexpected "b"`},
+		{"f(", `1:3: expected ")" after "(", found end of file`},
+		{"x[1:2:3]", `1:6: expected "]" after "2", found ":"`},
+		{"1e+", `1:1: malformed number "1e+"`},
+	} {
+		_, err := ParseExpr(tc.src)
+		got := strings.Join(errorStrings(t, err), "\n")
+		if got != tc.want {
+			t.Errorf("ParseExpr(%q): got %q, want %q", tc.src, got, tc.want)
+		}
+		checkErrorPositions(t, "", tc.src, err)
+	}
+}
+
+// TestErrorsFile checks testdata/errors.gpp: chunks separated by "---" lines,
+// in which a line ending with `### COL: MESSAGE` expects that error on that
+// line (the marker is a comment, invisible to the parser).
+func TestErrorsFile(t *testing.T) {
+	data, err := os.ReadFile("testdata/errors.gpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := regexp.MustCompile(`### (\d+): (.*)$`)
+	chunks := regexp.MustCompile(`(?m)^---\n`).Split(string(data), -1)
+	line0 := 0
+	for _, chunk := range chunks {
+		var want []string
+		for i, line := range strings.Split(chunk, "\n") {
+			if m := marker.FindStringSubmatch(line); m != nil {
+				want = append(want, fmt.Sprintf("%d:%s: %s", i+1, m[1], m[2]))
+			}
+		}
+		_, err := ParseFile("errors.gpp", []byte(chunk))
+		got := errorStrings(t, err)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("chunk at line %d of testdata/errors.gpp:\n got %q\nwant %q", line0+1, got, want)
+		}
+		checkErrorPositions(t, "errors.gpp", chunk, err)
+		line0 += strings.Count(chunk, "\n") + 1
+	}
+}

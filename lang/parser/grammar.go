@@ -1,0 +1,219 @@
+package parser
+
+import (
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The participle grammar. These structs only record what was matched; they
+// are lowered into lang/ast by lower.go and never leave the package. Struct
+// names become production names in the EBNF (testdata/grammar.ebnf).
+//
+// The grammar is LL(1) and built with UseLookahead(0): once an alternative
+// or an optional group has consumed a token it is committed, so an error is
+// reported where the input went wrong rather than where a backtracked
+// alternative gave up.
+//
+// Every statement is followed by exactly one Terminator token: the lexer
+// (scan.go) turns newlines into terminators by the rule of language.md §1
+// and inserts one before "}" and at the end of the input when needed.
+
+type file struct {
+	Stmts []*stmt `parser:"(@@ Terminator)*"`
+}
+
+// exprInput is the root of ParseExpr.
+type exprInput struct {
+	X *expr `parser:"@@ Terminator?"`
+}
+
+type stmt struct {
+	Data   *dataDecl   `parser:"  @@"`
+	Const  *constDecl  `parser:"| @@"`
+	Param  *paramDecl  `parser:"| @@"`
+	Let    *letStmt    `parser:"| @@"`
+	Target *targetStmt `parser:"| @@"`
+	For    *forStmt    `parser:"| @@"`
+	Output *outputStmt `parser:"| @@"`
+	Tilde  *tildeStmt  `parser:"| @@"`
+}
+
+type dataDecl struct {
+	Pos  lexer.Position
+	Name *ident    `parser:"'data' @@ ':'"`
+	Type *typeExpr `parser:"@@"`
+}
+
+type constDecl struct {
+	Pos   lexer.Position
+	Name  *ident    `parser:"'const' @@"`
+	Type  *typeExpr `parser:"(':' @@)?"`
+	Value *expr     `parser:"'=' @@"`
+}
+
+type paramDecl struct {
+	Pos   lexer.Position
+	Name  *ident    `parser:"'param' @@ ':'"`
+	Type  *typeExpr `parser:"@@"`
+	Prior *dist     `parser:"('~' @@)?"`
+}
+
+type tildeStmt struct {
+	LHS   *expr       `parser:"@@"`
+	Tilde lexer.Token `parser:"@'~'"`
+	Dist  *dist       `parser:"@@"`
+}
+
+type letStmt struct {
+	Pos   lexer.Position
+	Name  *ident `parser:"'let' @@ '='"`
+	Value *expr  `parser:"@@"`
+}
+
+type targetStmt struct {
+	Pos   lexer.Position
+	Op    lexer.Token `parser:"'target' @('+=' | '-=')"`
+	Value *expr       `parser:"@@"`
+}
+
+type forStmt struct {
+	Pos    lexer.Position
+	Var    *ident      `parser:"'for' @@ 'in'"`
+	Lo     *expr       `parser:"@@ ':'"`
+	Hi     *expr       `parser:"@@"`
+	Lbrace lexer.Token `parser:"@'{'"`
+	Body   []*stmt     `parser:"(@@ Terminator)*"`
+	Rbrace lexer.Token `parser:"@'}'"`
+}
+
+type outputStmt struct {
+	Pos   lexer.Position
+	Name  *ident `parser:"'output' @@"`
+	Value *expr  `parser:"('=' @@)?"`
+}
+
+// typeExpr is a declared type; bounds may come in any order and are checked
+// for duplicates when lowered.
+type typeExpr struct {
+	Pos    lexer.Position
+	Kind   string   `parser:"@('int' | 'real' | 'positive' | 'unit' | 'simplex')"`
+	Bounds []*bound `parser:"('<' @@ (',' @@)* '>')?"`
+	Dims   []*expr  `parser:"('[' @@ (',' @@)* ']')?"`
+	Tokens []lexer.Token
+}
+
+type bound struct {
+	Pos   lexer.Position
+	Which string `parser:"@('lower' | 'upper') '='"`
+	Value *expr  `parser:"@@"`
+}
+
+// dist is a distribution: a call in the right-hand side of ~.
+type dist struct {
+	Fun  *ident `parser:"@@"`
+	Args *args  `parser:"@@"`
+}
+
+// Expressions, one struct per precedence level of language.md §4.
+
+type expr struct {
+	X    *product `parser:"@@"`
+	Rest []*addOp `parser:"@@*"`
+}
+
+type addOp struct {
+	Op lexer.Token `parser:"@('+' | '-')"`
+	Y  *product    `parser:"@@"`
+}
+
+type product struct {
+	X    *unary   `parser:"@@"`
+	Rest []*mulOp `parser:"@@*"`
+}
+
+type mulOp struct {
+	Op lexer.Token `parser:"@('*' | '.*' | '/')"`
+	Y  *unary      `parser:"@@"`
+}
+
+type unary struct {
+	Neg   *negation `parser:"  @@"`
+	Power *power    `parser:"| @@"`
+}
+
+type negation struct {
+	Op lexer.Token `parser:"@'-'"`
+	X  *unary      `parser:"@@"`
+}
+
+// power is right-associative, and its exponent may be negated: 2^3^2 is
+// 2^(3^2) and x^-1 is x^(-1).
+type power struct {
+	X  *postfix     `parser:"@@"`
+	Op *lexer.Token `parser:"(@'^'"`
+	Y  *unary       `parser:" @@)?"`
+}
+
+type postfix struct {
+	X   *operand  `parser:"@@"`
+	Ops []*postOp `parser:"@@*"`
+}
+
+type postOp struct {
+	Index *index      `parser:"  @@"`
+	Quote lexer.Token `parser:"| @\"'\""`
+}
+
+type index struct {
+	Lbrack lexer.Token  `parser:"@'['"`
+	Items  []*indexItem `parser:"@@ (',' @@)*"`
+	Rbrack lexer.Token  `parser:"@']'"`
+}
+
+// indexItem may match nothing: an empty position as in x[, 0]. Its Pos is
+// then that of the "," or "]" that follows.
+type indexItem struct {
+	Pos   lexer.Position
+	Lo    *expr        `parser:"@@?"`
+	Colon *lexer.Token `parser:"(@':'"`
+	Hi    *expr        `parser:" @@?)?"`
+}
+
+type operand struct {
+	Number *number `parser:"  @@"`
+	Name   *name   `parser:"| @@"`
+	Paren  *paren  `parser:"| @@"`
+}
+
+// name is a name, or a call when followed by arguments.
+type name struct {
+	Ident *ident `parser:"@@"`
+	Args  *args  `parser:"@@?"`
+}
+
+type args struct {
+	Lparen lexer.Token `parser:"@'('"`
+	List   []*expr     `parser:"(@@ (',' @@)*)?"`
+	Rparen lexer.Token `parser:"@')'"`
+}
+
+type paren struct {
+	Lparen lexer.Token `parser:"@'('"`
+	X      *expr       `parser:"@@"`
+	Rparen lexer.Token `parser:"@')'"`
+}
+
+type number struct {
+	Pos lexer.Position
+	Raw string `parser:"@Number"`
+}
+
+type ident struct {
+	Pos  lexer.Position
+	Name string `parser:"@Ident"`
+}
+
+var (
+	fileParser = participle.MustBuild[file](participle.Lexer(definition{}), participle.UseLookahead(0))
+	exprParser = participle.MustBuild[exprInput](participle.Lexer(definition{}), participle.UseLookahead(0))
+)

@@ -1,0 +1,214 @@
+package parser
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// lowerer turns grammar structs into ast nodes, reporting the few syntax
+// errors the grammar does not express: a number out of range, an empty index
+// x[], a duplicate bound, and a declaration inside a for body.
+type lowerer struct {
+	errs *ast.ErrorList
+}
+
+func astPos(p lexer.Position) ast.Pos {
+	return ast.Pos{File: p.Filename, Line: p.Line, Col: p.Column}
+}
+
+// tokEnd is the position just after t.
+func tokEnd(t lexer.Token) ast.Pos {
+	return astPos(t.Pos).Add(len(t.Value))
+}
+
+func (l *lowerer) stmt(s *stmt, inBody bool) ast.Stmt {
+	topLevelOnly := func(what string, pos lexer.Position) {
+		if inBody {
+			l.errs.Add(astPos(pos), "%s is only allowed at the top level, not in a for body", what)
+		}
+	}
+	switch {
+	case s.Data != nil:
+		topLevelOnly("a data declaration", s.Data.Pos)
+		return &ast.DataDecl{Data: astPos(s.Data.Pos), Name: l.ident(s.Data.Name), Type: l.typeExpr(s.Data.Type)}
+	case s.Const != nil:
+		topLevelOnly("a const declaration", s.Const.Pos)
+		d := &ast.ConstDecl{Const: astPos(s.Const.Pos), Name: l.ident(s.Const.Name), Value: l.expr(s.Const.Value)}
+		if s.Const.Type != nil {
+			d.Type = l.typeExpr(s.Const.Type)
+		}
+		return d
+	case s.Param != nil:
+		topLevelOnly("a param declaration", s.Param.Pos)
+		d := &ast.ParamDecl{Param: astPos(s.Param.Pos), Name: l.ident(s.Param.Name), Type: l.typeExpr(s.Param.Type)}
+		if s.Param.Prior != nil {
+			d.Prior = l.dist(s.Param.Prior)
+		}
+		return d
+	case s.Let != nil:
+		return &ast.LetStmt{Let: astPos(s.Let.Pos), Name: l.ident(s.Let.Name), Value: l.expr(s.Let.Value)}
+	case s.Target != nil:
+		op := ast.Add
+		if s.Target.Op.Value == "-=" {
+			op = ast.Sub
+		}
+		return &ast.TargetStmt{Target: astPos(s.Target.Pos), OpPos: astPos(s.Target.Op.Pos), Op: op, Value: l.expr(s.Target.Value)}
+	case s.For != nil:
+		f := s.For
+		body := make([]ast.Stmt, 0, len(f.Body))
+		for _, b := range f.Body {
+			body = append(body, l.stmt(b, true))
+		}
+		return &ast.ForStmt{
+			For: astPos(f.Pos), Var: l.ident(f.Var), Lo: l.expr(f.Lo), Hi: l.expr(f.Hi),
+			Lbrace: astPos(f.Lbrace.Pos), Body: body, Rbrace: astPos(f.Rbrace.Pos),
+		}
+	case s.Output != nil:
+		topLevelOnly("an output statement", s.Output.Pos)
+		o := &ast.OutputStmt{Output: astPos(s.Output.Pos), Name: l.ident(s.Output.Name)}
+		if s.Output.Value != nil {
+			o.Value = l.expr(s.Output.Value)
+		}
+		return o
+	case s.Tilde != nil:
+		return &ast.TildeStmt{LHS: l.expr(s.Tilde.LHS), Tilde: astPos(s.Tilde.Tilde.Pos), Dist: l.dist(s.Tilde.Dist)}
+	}
+	panic("parser: empty statement")
+}
+
+func (l *lowerer) ident(id *ident) *ast.Ident {
+	return &ast.Ident{NamePos: astPos(id.Pos), Name: id.Name}
+}
+
+var kinds = map[string]ast.ElemKind{
+	"int": ast.Int, "real": ast.Real, "positive": ast.Positive, "unit": ast.Unit, "simplex": ast.Simplex,
+}
+
+func (l *lowerer) typeExpr(t *typeExpr) *ast.TypeExpr {
+	out := &ast.TypeExpr{KindPos: astPos(t.Pos), Kind: kinds[t.Kind], EndPos: tokEnd(t.Tokens[len(t.Tokens)-1])}
+	for _, b := range t.Bounds {
+		v := l.expr(b.Value)
+		slot := &out.Lower
+		if b.Which == "upper" {
+			slot = &out.Upper
+		}
+		if *slot != nil {
+			l.errs.Add(astPos(b.Pos), "duplicate %s bound", b.Which)
+			continue
+		}
+		*slot = v
+	}
+	for _, d := range t.Dims {
+		out.Dims = append(out.Dims, l.expr(d))
+	}
+	return out
+}
+
+func (l *lowerer) dist(d *dist) *ast.CallExpr {
+	return l.call(d.Fun, d.Args)
+}
+
+func (l *lowerer) call(fun *ident, a *args) *ast.CallExpr {
+	c := &ast.CallExpr{Fun: l.ident(fun), Lparen: astPos(a.Lparen.Pos), Rparen: astPos(a.Rparen.Pos)}
+	for _, e := range a.List {
+		c.Args = append(c.Args, l.expr(e))
+	}
+	return c
+}
+
+var binaryOps = map[string]ast.Op{"+": ast.Add, "-": ast.Sub, "*": ast.Mul, ".*": ast.EMul, "/": ast.Div, "^": ast.Pow}
+
+func (l *lowerer) expr(e *expr) ast.Expr {
+	x := l.product(e.X)
+	for _, r := range e.Rest {
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: binaryOps[r.Op.Value], Y: l.product(r.Y)}
+	}
+	return x
+}
+
+func (l *lowerer) product(p *product) ast.Expr {
+	x := l.unary(p.X)
+	for _, r := range p.Rest {
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: binaryOps[r.Op.Value], Y: l.unary(r.Y)}
+	}
+	return x
+}
+
+func (l *lowerer) unary(u *unary) ast.Expr {
+	if u.Neg != nil {
+		return &ast.UnaryExpr{OpPos: astPos(u.Neg.Op.Pos), Op: ast.Neg, X: l.unary(u.Neg.X)}
+	}
+	p := u.Power
+	x := l.postfix(p.X)
+	if p.Op != nil {
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(p.Op.Pos), Op: ast.Pow, Y: l.unary(p.Y)}
+	}
+	return x
+}
+
+func (l *lowerer) postfix(p *postfix) ast.Expr {
+	x := l.operand(p.X)
+	for _, op := range p.Ops {
+		if op.Index == nil {
+			x = &ast.TransposeExpr{X: x, Quote: astPos(op.Quote.Pos)}
+			continue
+		}
+		ix := &ast.IndexExpr{X: x, Lbrack: astPos(op.Index.Lbrack.Pos), Rbrack: astPos(op.Index.Rbrack.Pos)}
+		items := op.Index.Items
+		if len(items) == 1 && items[0].Lo == nil && items[0].Colon == nil {
+			l.errs.Add(ix.Rbrack, `expected an index after "[", found "]"`)
+		}
+		for _, it := range items {
+			ix.Indices = append(ix.Indices, l.indexItem(it))
+		}
+		x = ix
+	}
+	return x
+}
+
+func (l *lowerer) indexItem(it *indexItem) ast.Expr {
+	if it.Colon == nil && it.Lo != nil {
+		return l.expr(it.Lo)
+	}
+	s := &ast.SliceExpr{Colon: astPos(it.Pos)} // an empty position
+	if it.Colon != nil {
+		s.Colon = astPos(it.Colon.Pos)
+	}
+	if it.Lo != nil {
+		s.Lo = l.expr(it.Lo)
+	}
+	if it.Hi != nil {
+		s.Hi = l.expr(it.Hi)
+	}
+	return s
+}
+
+func (l *lowerer) operand(o *operand) ast.Expr {
+	switch {
+	case o.Number != nil:
+		return l.number(o.Number)
+	case o.Name != nil:
+		if o.Name.Args != nil {
+			return l.call(o.Name.Ident, o.Name.Args)
+		}
+		return l.ident(o.Name.Ident)
+	}
+	return &ast.ParenExpr{Lparen: astPos(o.Paren.Lparen.Pos), X: l.expr(o.Paren.X), Rparen: astPos(o.Paren.Rparen.Pos)}
+}
+
+func (l *lowerer) number(n *number) *ast.NumberLit {
+	lit := &ast.NumberLit{ValuePos: astPos(n.Pos), Raw: n.Raw, IsInt: !strings.ContainsAny(n.Raw, ".eE")}
+	v, err := strconv.ParseFloat(n.Raw, 64)
+	if err != nil && math.IsInf(v, 0) {
+		l.errs.Add(lit.ValuePos, "number %s is out of range", n.Raw)
+	} else if err != nil {
+		l.errs.Add(lit.ValuePos, "malformed number %q", n.Raw) // not produced by the lexer
+	}
+	lit.Value = v
+	return lit
+}

@@ -1,0 +1,224 @@
+package parser
+
+import (
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Limits that keep the recursive descent within a sane stack depth on
+// hostile input; no model comes near them.
+const (
+	maxNesting = 500  // open brackets and braces at once
+	maxChain   = 2000 // "-" and "^" operators in one top-level statement
+)
+
+// ParseFile parses the model in src. filename is recorded in every position.
+//
+// The error, if any, is an ast.ErrorList of every syntax error found, sorted
+// by position: after an error the parser skips to the end of the statement
+// (and into the statements of a for body) and goes on. The returned file is
+// never nil; on error it holds the statements that parsed.
+func ParseFile(filename string, src []byte) (*ast.File, error) {
+	stmts, err := ParseStmts(filename, src)
+	return &ast.File{Name: filename, Stmts: stmts}, err
+}
+
+// ParseStmts parses src as a sequence of statements, as ParseFile does; the
+// REPL uses it for each input.
+func ParseStmts(filename string, src []byte) ([]ast.Stmt, error) {
+	toks, bad := scan(filename, src)
+	p := &state{bad: bad, eof: toks[len(toks)-1]}
+	var stmts []ast.Stmt
+	for _, chunk := range splitStmts(toks[:len(toks)-1]) {
+		stmts = append(stmts, p.chunk(chunk, false)...)
+	}
+	p.errs.Sort()
+	return stmts, p.errs.Err()
+}
+
+// ParseExpr parses a single expression, such as a REPL query or a test
+// input. Positions have no file name.
+func ParseExpr(src string) (ast.Expr, error) {
+	toks, bad := scan("", []byte(src))
+	p := &state{bad: bad, eof: toks[len(toks)-1]}
+	firstBad := p.lexErrors(toks)
+	if e := tooDeep(toks); e != nil {
+		return nil, ast.ErrorList{e}
+	}
+	in, err := exprParser.ParseFromLexer(upgrade(toks))
+	if err != nil {
+		p.syntaxError(err, toks, "an expression", firstBad)
+		p.errs.Sort()
+		return nil, p.errs
+	}
+	l := lowerer{errs: &p.errs}
+	x := l.expr(in.X)
+	p.errs.Sort()
+	return x, p.errs.Err()
+}
+
+// state is one parse: the lexical errors by offset and the errors so far.
+type state struct {
+	bad  map[int]string
+	eof  lexer.Token
+	errs ast.ErrorList
+}
+
+// splitStmts cuts a token stream into statements: each ends with a
+// terminator outside braces (the last may be unterminated).
+func splitStmts(toks []lexer.Token) [][]lexer.Token {
+	var chunks [][]lexer.Token
+	depth, start := 0, 0
+	for i, t := range toks {
+		switch {
+		case t.Type == tokPunct && t.Value == "{":
+			depth++
+		case t.Type == tokPunct && t.Value == "}":
+			if depth > 0 {
+				depth--
+			}
+		case t.Type == tokTerminator && depth == 0:
+			chunks = append(chunks, toks[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(toks) {
+		chunks = append(chunks, toks[start:])
+	}
+	return chunks
+}
+
+// chunk parses one statement (a for loop with its body) and returns it
+// lowered, or records its errors and returns nothing.
+func (p *state) chunk(toks []lexer.Token, inBody bool) []ast.Stmt {
+	firstBad := p.lexErrors(toks)
+	if e := tooDeep(toks); e != nil {
+		p.errs = append(p.errs, e)
+		return nil
+	}
+	in := append(toks[:len(toks):len(toks)], p.eof)
+	f, err := fileParser.ParseFromLexer(upgrade(in))
+	if err != nil {
+		if firstBad < 0 && startsFor(toks) && p.recoverFor(toks, inBody) {
+			return nil
+		}
+		p.syntaxError(err, in, "", firstBad)
+		return nil
+	}
+	l := lowerer{errs: &p.errs}
+	var stmts []ast.Stmt
+	for _, s := range f.Stmts {
+		stmts = append(stmts, l.stmt(s, inBody))
+	}
+	return stmts
+}
+
+// lexErrors records the lexical errors in toks and returns the index of the
+// first tokBad token, or -1.
+func (p *state) lexErrors(toks []lexer.Token) int {
+	first := -1
+	for i, t := range toks {
+		if t.Type == tokBad {
+			p.errs.Add(astPos(t.Pos), "%s", p.bad[t.Pos.Offset])
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	return first
+}
+
+// syntaxError records the parse error err, unless a lexical error at or
+// before it (toks[firstBad]) already explains it.
+func (p *state) syntaxError(err error, toks []lexer.Token, root string, firstBad int) {
+	e := syntaxError(err, toks, root)
+	if firstBad >= 0 && !e.Pos.Before(astPos(toks[firstBad].Pos)) {
+		return
+	}
+	p.errs = append(p.errs, e)
+}
+
+func startsFor(toks []lexer.Token) bool {
+	return len(toks) > 0 && toks[0].Type == tokKeyword && toks[0].Value == "for"
+}
+
+// recoverFor reports the errors of a for loop that failed to parse piece by
+// piece: its header (parsed with an empty body) and each statement of its
+// body. It returns false, having reported nothing, when the braces do not
+// delimit the body cleanly or no piece fails on its own.
+func (p *state) recoverFor(toks []lexer.Token, inBody bool) bool {
+	lb, rb := -1, -1
+	depth := 0
+	for i, t := range toks {
+		if t.Type != tokPunct {
+			continue
+		}
+		if t.Value == "{" {
+			if lb < 0 {
+				lb = i
+			}
+			depth++
+		} else if t.Value == "}" && lb >= 0 {
+			depth--
+			if depth == 0 {
+				rb = i
+				break
+			}
+		}
+	}
+	if rb < 0 || !(rb == len(toks)-1 || rb == len(toks)-2 && toks[rb+1].Type == tokTerminator) {
+		return false
+	}
+	saved := p.errs
+	p.errs = nil
+
+	header := make([]lexer.Token, 0, lb+4)
+	header = append(header, toks[:lb+1]...)
+	header = append(header, toks[rb:]...)
+	header = append(header, p.eof)
+	if _, err := fileParser.ParseFromLexer(upgrade(header)); err != nil {
+		p.syntaxError(err, header, "", -1)
+	}
+	for _, c := range splitStmts(toks[lb+1 : rb]) {
+		p.chunk(c, true)
+	}
+	found := p.errs
+	p.errs = append(saved, found...)
+	return len(found) > 0
+}
+
+// tooDeep reports a statement that would recurse too deeply.
+func tooDeep(toks []lexer.Token) *ast.Error {
+	depth, chain := 0, 0
+	for _, t := range toks {
+		if t.Type != tokPunct {
+			continue
+		}
+		switch t.Value {
+		case "(", "[", "{":
+			depth++
+			if depth > maxNesting {
+				return ast.Errorf(astPos(t.Pos), "brackets nested too deeply (more than %d)", maxNesting)
+			}
+		case ")", "]", "}":
+			if depth > 0 {
+				depth--
+			}
+		case "-", "^":
+			chain++
+			if chain > maxChain {
+				return ast.Errorf(astPos(t.Pos), "statement too long (more than %d \"-\" and \"^\" operators)", maxChain)
+			}
+		}
+	}
+	return nil
+}
+
+func upgrade(toks []lexer.Token) *lexer.PeekingLexer {
+	p, err := lexer.Upgrade(&sliceLexer{toks: toks})
+	if err != nil {
+		panic("parser: " + err.Error()) // sliceLexer never fails
+	}
+	return p
+}

@@ -1,0 +1,214 @@
+package parser
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// exprTests are ParseExpr inputs and their trees; FuzzParse starts from
+// them too.
+var exprTests = []struct{ src, want string }{
+	// Atoms.
+	{`x`, `(ident x)`},
+	{`_a1`, `(ident _a1)`},
+	{`lower`, `(ident lower)`}, // lower and upper are not reserved
+	{`3`, `(int 3)`},
+	{`007`, `(int 007)`},
+	{`3.0`, `(real 3.0)`},
+	{`.5`, `(real .5)`},
+	{`1e-3`, `(real 1e-3)`},
+	{`2.5E+4`, `(real 2.5E+4)`},
+	{`1e5`, `(real 1e5)`},
+	{`(x)`, `(paren (ident x))`},
+	{`((x))`, `(paren (paren (ident x)))`},
+
+	// Precedence and associativity.
+	{`a + b * c`, `(binary + (ident a) (binary * (ident b) (ident c)))`},
+	{`a * b + c`, `(binary + (binary * (ident a) (ident b)) (ident c))`},
+	{`a - b - c`, `(binary - (binary - (ident a) (ident b)) (ident c))`},
+	{`a-b-c`, `(binary - (binary - (ident a) (ident b)) (ident c))`},
+	{`a / b / c`, `(binary / (binary / (ident a) (ident b)) (ident c))`},
+	{`a * b .* c / d`, `(binary / (binary .* (binary * (ident a) (ident b)) (ident c)) (ident d))`},
+	{`a - (b - c)`, `(binary - (ident a) (paren (binary - (ident b) (ident c))))`},
+	{`2^3^2`, `(binary ^ (int 2) (binary ^ (int 3) (int 2)))`},
+	{`a * b ^ c`, `(binary * (ident a) (binary ^ (ident b) (ident c)))`},
+	{`a ^ b * c`, `(binary * (binary ^ (ident a) (ident b)) (ident c))`},
+	{`(a + b) * c`, `(binary * (paren (binary + (ident a) (ident b))) (ident c))`},
+	{`g0 / K`, `(binary / (ident g0) (ident K))`},
+	{`3.*x`, `(binary .* (int 3) (ident x))`}, // 3. is not a number
+	{`3.0.*x`, `(binary .* (real 3.0) (ident x))`},
+
+	// Unary minus: looser than ^, tighter than * and /.
+	{`-x`, `(unary - (ident x))`},
+	{`-x^2`, `(unary - (binary ^ (ident x) (int 2)))`},
+	{`-a*b`, `(binary * (unary - (ident a)) (ident b))`},
+	{`a*-b`, `(binary * (ident a) (unary - (ident b)))`},
+	{`a - -b`, `(binary - (ident a) (unary - (ident b)))`},
+	{`--x`, `(unary - (unary - (ident x)))`},
+	{`-1`, `(unary - (int 1))`},
+	{`x^-1`, `(binary ^ (ident x) (unary - (int 1)))`},
+	{`x^-y^2`, `(binary ^ (ident x) (unary - (binary ^ (ident y) (int 2))))`},
+	{`(-x)^2`, `(binary ^ (paren (unary - (ident x))) (int 2))`},
+	{`-W'`, `(unary - (transpose (ident W)))`},
+
+	// Postfix: transpose, indexing and calls bind tightest.
+	{`W'`, `(transpose (ident W))`},
+	{`W''`, `(transpose (transpose (ident W)))`},
+	{`W[i]'`, `(transpose (index (ident W) (ident i)))`},
+	{`x'[0]`, `(index (transpose (ident x)) (int 0))`},
+	{`(W*W')'`, `(transpose (paren (binary * (ident W) (transpose (ident W)))))`},
+	{`W * W'`, `(binary * (ident W) (transpose (ident W)))`},
+	{`r' .* s`, `(binary .* (transpose (ident r)) (ident s))`},
+	{`x^2'`, `(binary ^ (ident x) (transpose (int 2)))`},
+	{`A[i][j]`, `(index (index (ident A) (ident i)) (ident j))`},
+	{`f(x)[0]`, `(index (call f (ident x)) (int 0))`},
+	{`f(x)'`, `(transpose (call f (ident x)))`},
+	{`(a + b)[0]`, `(index (paren (binary + (ident a) (ident b))) (int 0))`},
+
+	// Calls.
+	{`f()`, `(call f)`},
+	{`f(x)`, `(call f (ident x))`},
+	{`f(x, y + 1)`, `(call f (ident x) (binary + (ident y) (int 1)))`},
+	{`f(g(x), h(y, z(1)))`, `(call f (call g (ident x)) (call h (ident y) (call z (int 1))))`},
+	{`I(D) / prec`, `(binary / (call I (ident D)) (ident prec))`},
+	{`log1mexp(rate) + rate`, `(binary + (call log1mexp (ident rate)) (ident rate))`},
+
+	// Indexing: empty positions, colons and slices.
+	{`x[i]`, `(index (ident x) (ident i))`},
+	{`A[i, j]`, `(index (ident A) (ident i) (ident j))`},
+	{`A[, 0]`, `(index (ident A) (slice _ _) (int 0))`},
+	{`A[0, ]`, `(index (ident A) (int 0) (slice _ _))`},
+	{`A[0,]`, `(index (ident A) (int 0) (slice _ _))`},
+	{`A[,]`, `(index (ident A) (slice _ _) (slice _ _))`},
+	{`A[:, 0]`, `(index (ident A) (slice _ _) (int 0))`},
+	{`A[0, :]`, `(index (ident A) (int 0) (slice _ _))`},
+	{`x[1:3]`, `(index (ident x) (slice (int 1) (int 3)))`},
+	{`x[:n]`, `(index (ident x) (slice _ (ident n)))`},
+	{`x[2:]`, `(index (ident x) (slice (int 2) _))`},
+	{`x[:]`, `(index (ident x) (slice _ _))`},
+	{`x[i+1:n-1]`, `(index (ident x) (slice (binary + (ident i) (int 1)) (binary - (ident n) (int 1))))`},
+	{`A[lo:hi, j]`, `(index (ident A) (slice (ident lo) (ident hi)) (ident j))`},
+	{`W[links[, 0]]`, `(index (ident W) (index (ident links) (slice _ _) (int 0)))`},
+	{`x[-1]`, `(index (ident x) (unary - (int 1)))`},
+
+	// Newlines inside brackets do not end the expression.
+	{"f(a,\n  b)", `(call f (ident a) (ident b))`},
+	{"f(\n  a,\n  b\n)", `(call f (ident a) (ident b))`},
+	{"(a\n+ b)", `(paren (binary + (ident a) (ident b)))`},
+	{"x[\n0\n]", `(index (ident x) (int 0))`},
+	// ... and neither does one after an operator.
+	{"a +\n  b", `(binary + (ident a) (ident b))`},
+	{"a *\n\n  b # comment\n", `(binary * (ident a) (ident b))`},
+	{"a # comment", `(ident a)`},
+	{"  a  \n\n", `(ident a)`},
+}
+
+func TestParseExpr(t *testing.T) {
+	for _, tc := range exprTests {
+		x, err := ParseExpr(tc.src)
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", tc.src, err)
+			continue
+		}
+		if got := ast.Dump(x); got != tc.want {
+			t.Errorf("ParseExpr(%q)\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestParseNumberValue(t *testing.T) {
+	for _, tc := range []struct {
+		src   string
+		value float64
+		isInt bool
+	}{
+		{"0", 0, true},
+		{"42", 42, true},
+		{"3.0", 3, false},
+		{".5", 0.5, false},
+		{"1e-3", 1e-3, false},
+		{"2.5E+4", 2.5e4, false},
+		{"12345678901234567890", 12345678901234567890, true},
+	} {
+		x, err := ParseExpr(tc.src)
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", tc.src, err)
+			continue
+		}
+		n, ok := x.(*ast.NumberLit)
+		if !ok || n.Value != tc.value || n.IsInt != tc.isInt || n.Raw != tc.src {
+			t.Errorf("ParseExpr(%q) = %#v, want value %g, IsInt %v", tc.src, x, tc.value, tc.isInt)
+		}
+	}
+}
+
+// stmtTests are ParseStmts inputs and their trees, one statement a line.
+var stmtTests = []struct{ src, want string }{
+	// Declarations.
+	{`data N: int`, `(data N (type int))`},
+	{`data Y: real[N, D]`, `(data Y (type real (dims (ident N) (ident D))))`},
+	{`data x: int<lower=0>[N]`, `(data x (type int (lower (int 0)) (dims (ident N))))`},
+	{`data p: real<upper=1>`, `(data p (type real (upper (int 1))))`},
+	{`data p: real<lower=0, upper=1>[N, 3]`, `(data p (type real (lower (int 0)) (upper (int 1)) (dims (ident N) (int 3))))`},
+	{`data p: real<upper=1, lower=-1>`, `(data p (type real (lower (unary - (int 1))) (upper (int 1))))`},
+	{`data theta: simplex[K]`, `(data theta (type simplex (dims (ident K))))`},
+	{`data u: unit[N, K]`, `(data u (type unit (dims (ident N) (ident K))))`},
+	{`const K = 10`, `(const K (int 10))`},
+	{`const K: int = 10`, `(const K (type int) (int 10))`},
+	{`const s: real = 2 * 0.5`, `(const s (type real) (binary * (int 2) (real 0.5)))`},
+	{`param beta: real[2]`, `(param beta (type real (dims (int 2))))`},
+	{`param prec: positive ~ Gamma(0.1, 0.1)`, `(param prec (type positive) (call Gamma (real 0.1) (real 0.1)))`},
+	{`param W: positive[D, K] ~ Gamma(g * r', g)`,
+		`(param W (type positive (dims (ident D) (ident K))) (call Gamma (binary * (ident g) (transpose (ident r))) (ident g)))`},
+
+	// Statements.
+	{`Y ~ MvNormalRows(0, W * W' + I(D) / prec)`,
+		`(tilde (ident Y) (call MvNormalRows (int 0) (binary + (binary * (ident W) (transpose (ident W))) (binary / (call I (ident D)) (ident prec)))))`},
+	{`y[i] ~ Normal(mu, 1)`, `(tilde (index (ident y) (ident i)) (call Normal (ident mu) (int 1)))`},
+	{`log(x) ~ Normal(0, 1)`, `(tilde (call log (ident x)) (call Normal (int 0) (int 1)))`},
+	{`let s = colsum(W)`, `(let s (call colsum (ident W)))`},
+	{`target += sum(x)`, `(target += (call sum (ident x)))`},
+	{`target -= 0.5 * s`, `(target -= (binary * (real 0.5) (ident s)))`},
+	{`output theta`, `(output theta)`},
+	{`output cov = W * W'`, `(output cov (binary * (ident W) (transpose (ident W))))`},
+	{"for i in 0:N {\n    y[i] ~ Normal(mu[i], 1)\n}",
+		`(for i (int 0) (ident N) (tilde (index (ident y) (ident i)) (call Normal (index (ident mu) (ident i)) (int 1))))`},
+	{"for i in 0:N { y[i] ~ Normal(0, 1) }", `(for i (int 0) (ident N) (tilde (index (ident y) (ident i)) (call Normal (int 0) (int 1))))`},
+	{"for i in 0:N {}", `(for i (int 0) (ident N))`},
+	{"for i in 0:N {\n}", `(for i (int 0) (ident N))`},
+	{"for i in 1:N-1 { let d = x[i] - x[i-1]; d ~ Normal(0, s) }",
+		`(for i (int 1) (binary - (ident N) (int 1)) (let d (binary - (index (ident x) (ident i)) (index (ident x) (binary - (ident i) (int 1))))) (tilde (ident d) (call Normal (int 0) (ident s))))`},
+	{"for i in 0:N {\n  for j in 0:i {\n    target += A[i, j]\n  }\n}",
+		`(for i (int 0) (ident N) (for j (int 0) (ident i) (target += (index (ident A) (ident i) (ident j)))))`},
+
+	// Termination: ";" separates; a trailing operator or an open bracket
+	// continues the statement on the next line.
+	{"let a = 1; let b = 2", "(let a (int 1))\n(let b (int 2))"},
+	{"let a = 1;;\n;let b = 2;", "(let a (int 1))\n(let b (int 2))"},
+	{"let a = x +\n    y", `(let a (binary + (ident x) (ident y)))`},
+	{"y ~ Normal(\n    mu,\n    sigma\n)", `(tilde (ident y) (call Normal (ident mu) (ident sigma)))`},
+	{"let a = b[\n  0,\n  1]", `(let a (index (ident b) (int 0) (int 1)))`},
+	{"let a = b'\nlet c = d", "(let a (transpose (ident b)))\n(let c (ident d))"},
+	{"data N: int\ndata x: int<lower=0>\n", "(data N (type int))\n(data x (type int (lower (int 0))))"},
+	{"\n\n# comment only\n\nlet a = 1 # trailing\n\n", `(let a (int 1))`},
+	{"", ``},
+}
+
+func TestParseStmts(t *testing.T) {
+	for _, tc := range stmtTests {
+		stmts, err := ParseStmts("t.gpp", []byte(tc.src))
+		if err != nil {
+			t.Errorf("ParseStmts(%q): %v", tc.src, err)
+			continue
+		}
+		var dumps []string
+		for _, s := range stmts {
+			dumps = append(dumps, ast.Dump(s))
+		}
+		if got := strings.Join(dumps, "\n"); got != tc.want {
+			t.Errorf("ParseStmts(%q)\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+}

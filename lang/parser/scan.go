@@ -1,0 +1,336 @@
+package parser
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Token types of the gpp lexer. lexer.EOF (-1) ends every stream.
+const (
+	tokIdent      lexer.TokenType = iota + 1 // a name that is not a keyword
+	tokKeyword                               // a reserved word
+	tokNumber                                // an int or real literal
+	tokPunct                                 // an operator or bracket
+	tokTerminator                            // end of statement: newline, ";" or implicit
+	tokBad                                   // a lexical error; never matched by the grammar
+	tokNewline                               // internal to the scanner; never reaches the parser
+)
+
+// keywords are the reserved words of language.md §1. lower and upper are
+// not reserved: they are ordinary names that the type grammar matches by
+// spelling inside <...>.
+var keywords = map[string]bool{
+	"data": true, "const": true, "param": true, "let": true, "output": true,
+	"target": true, "for": true, "in": true,
+	"int": true, "real": true, "positive": true, "unit": true, "simplex": true,
+}
+
+// stmtKeywords start a statement and can never occur inside one, so a line
+// that starts with one ends the statement before it, even one left open by
+// a trailing operator or an unclosed "(" or "[" (which is then reported at
+// the end of its line rather than somewhere in the next statement).
+var stmtKeywords = map[string]bool{
+	"data": true, "const": true, "param": true, "let": true, "output": true,
+	"target": true, "for": true,
+}
+
+// definition is the participle lexer.Definition of gpp. Lexing never fails:
+// malformed input becomes tokBad tokens, which no grammar rule accepts.
+type definition struct{}
+
+// Symbols names the token types for the grammar (Ident, Number and
+// Terminator are referred to by name in the struct tags).
+func (definition) Symbols() map[string]lexer.TokenType {
+	return map[string]lexer.TokenType{
+		"EOF":        lexer.EOF,
+		"Ident":      tokIdent,
+		"Keyword":    tokKeyword,
+		"Number":     tokNumber,
+		"Punct":      tokPunct,
+		"Terminator": tokTerminator,
+		"Bad":        tokBad,
+	}
+}
+
+func (definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	toks, _ := scan(filename, src)
+	return &sliceLexer{toks: toks}, nil
+}
+
+// sliceLexer replays a token slice that ends with an EOF token.
+type sliceLexer struct {
+	toks []lexer.Token
+	i    int
+}
+
+func (l *sliceLexer) Next() (lexer.Token, error) {
+	t := l.toks[l.i]
+	if l.i < len(l.toks)-1 {
+		l.i++
+	}
+	return t, nil
+}
+
+// scan splits src into tokens with terminators inserted, ending with an EOF
+// token. bad maps the byte offset of each tokBad token to its message.
+//
+// Positions count lines and columns from 1, columns in bytes.
+func scan(filename string, src []byte) (toks []lexer.Token, bad map[int]string) {
+	s := &scanner{file: filename, src: src, line: 1, bad: map[int]string{}}
+	s.scanRaw()
+	return terminate(s.toks), s.bad
+}
+
+type scanner struct {
+	file      string
+	src       []byte
+	off       int // read offset
+	line      int // line of off
+	lineStart int // offset of the first byte of line
+	toks      []lexer.Token
+	bad       map[int]string
+}
+
+func (s *scanner) pos(off int) lexer.Position {
+	return lexer.Position{Filename: s.file, Offset: off, Line: s.line, Column: off - s.lineStart + 1}
+}
+
+func (s *scanner) emit(typ lexer.TokenType, start int) {
+	s.toks = append(s.toks, lexer.Token{Type: typ, Value: string(s.src[start:s.off]), Pos: s.pos(start)})
+}
+
+func (s *scanner) emitBad(start int, format string, args ...any) {
+	s.emit(tokBad, start)
+	s.bad[start] = fmt.Sprintf(format, args...)
+}
+
+func (s *scanner) peek(k int) byte {
+	if s.off+k < len(s.src) {
+		return s.src[s.off+k]
+	}
+	return 0
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+
+// scanRaw produces the raw token stream: comments and blanks dropped,
+// newlines kept as tokNewline for terminate to decide on.
+func (s *scanner) scanRaw() {
+	for s.off < len(s.src) {
+		c := s.src[s.off]
+		start := s.off
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+			s.off++
+		case c == '\n':
+			// A newline that ends a statement is positioned just after the
+			// line's last token, not after blanks or a comment, so that
+			// "found newline" points where something was missing.
+			nl := lexer.Token{Type: tokNewline, Value: "\n", Pos: s.pos(start)}
+			if n := len(s.toks); n > 0 && s.toks[n-1].Pos.Line == s.line {
+				nl.Pos = s.pos(s.toks[n-1].Pos.Offset + len(s.toks[n-1].Value))
+			}
+			s.toks = append(s.toks, nl)
+			s.off++
+			s.line++
+			s.lineStart = s.off
+		case c == '#':
+			for s.off < len(s.src) && s.src[s.off] != '\n' {
+				s.off++
+			}
+		case isLetter(c):
+			for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
+				s.off++
+			}
+			if keywords[string(s.src[start:s.off])] {
+				s.emit(tokKeyword, start)
+			} else {
+				s.emit(tokIdent, start)
+			}
+		case isDigit(c) || c == '.' && isDigit(s.peek(1)):
+			s.number()
+		default:
+			s.punct()
+		}
+	}
+	s.toks = append(s.toks, lexer.EOFToken(s.pos(s.off)))
+}
+
+// number scans a literal: digits with an optional fraction, or a fraction
+// alone (.5), then an optional exponent. "3." is malformed (it would make
+// "3.*x" ambiguous); "3.*x" is 3 .* x. Letters, digits or dots glued to a
+// literal make the whole run one malformed number ("1e", "2x", "1.5.3").
+func (s *scanner) number() {
+	start := s.off
+	digits := func() int {
+		n := 0
+		for isDigit(s.peek(0)) {
+			s.off++
+			n++
+		}
+		return n
+	}
+	ok := true
+	digits()
+	if s.peek(0) == '.' && s.peek(1) != '*' {
+		s.off++
+		if digits() == 0 {
+			ok = false // "3."; ".5" always has digits after the dot
+		}
+	}
+	if c := s.peek(0); c == 'e' || c == 'E' {
+		s.off++
+		if c := s.peek(0); c == '+' || c == '-' {
+			s.off++
+		}
+		if digits() == 0 {
+			ok = false
+		}
+	}
+	for {
+		c := s.peek(0)
+		if isLetter(c) || isDigit(c) || c == '.' && s.peek(1) != '*' {
+			s.off++
+			ok = false
+			continue
+		}
+		break
+	}
+	if !ok {
+		s.emitBad(start, "malformed number %q", s.src[start:s.off])
+		return
+	}
+	s.emit(tokNumber, start)
+}
+
+// twoCharOps are the operators spelled with two characters.
+var twoCharOps = map[string]bool{".*": true, "+=": true, "-=": true}
+
+func (s *scanner) punct() {
+	start := s.off
+	if s.off+2 <= len(s.src) && twoCharOps[string(s.src[s.off:s.off+2])] {
+		s.off += 2
+		s.emit(tokPunct, start)
+		return
+	}
+	c := s.src[s.off]
+	switch c {
+	case '+', '-', '*', '/', '^', '\'', '(', ')', '[', ']', '{', '}', ',', ':', '~', '=', '<', '>', ';':
+		s.off++
+		s.emit(tokPunct, start)
+		return
+	}
+	r, size := utf8.DecodeRune(s.src[s.off:])
+	s.off += size
+	switch {
+	case r == utf8.RuneError && size <= 1:
+		s.emitBad(start, "invalid UTF-8 byte 0x%02x", c)
+	case r < ' ' || r == 0x7f:
+		s.emitBad(start, "invalid character %U", r)
+	default:
+		s.emitBad(start, "invalid character %q", r)
+	}
+}
+
+// canEnd reports whether a statement may end after t (language.md §1): a
+// name, a number, ")", "]", "'" or "}". Keywords count as names (a
+// declaration may end with its type, as in "data N: int", and a line ending
+// in another keyword is reported there rather than joined with the next
+// line), and so does ">", which closes a type's bounds ("int<lower=0>").
+// Malformed tokens end a statement too, which keeps errors on their line.
+func canEnd(t lexer.Token) bool {
+	switch t.Type {
+	case tokIdent, tokKeyword, tokNumber, tokBad:
+		return true
+	case tokPunct:
+		switch t.Value {
+		case ")", "]", "'", "}", ">":
+			return true
+		}
+	}
+	return false
+}
+
+// terminate turns the raw stream into the parser's: a newline becomes a
+// terminator when the previous token can end a statement and no "(" or "["
+// is open; ";" is a terminator. The stream is normalised so that the grammar
+// can require exactly one terminator after each statement:
+//
+//   - no terminator at the start, after "{" or after another terminator;
+//   - an implicit terminator (empty Value) before "}" and before EOF when the
+//     last statement is not yet terminated.
+//
+// For error recovery, "{", "}", ";" and a newline followed by a statement
+// keyword close any brackets left open, and the latter always ends a
+// statement: a statement keyword cannot continue an expression.
+func terminate(raw []lexer.Token) []lexer.Token {
+	out := make([]lexer.Token, 0, len(raw)+len(raw)/4)
+	depth := 0
+	open := func() bool { // whether the last emitted token leaves a statement open
+		if len(out) == 0 {
+			return false
+		}
+		last := out[len(out)-1]
+		return last.Type != tokTerminator && !(last.Type == tokPunct && last.Value == "{")
+	}
+	term := func(pos lexer.Position, value string) {
+		out = append(out, lexer.Token{Type: tokTerminator, Value: value, Pos: pos})
+	}
+	for i, t := range raw {
+		switch {
+		case t.Type == tokNewline:
+			j := i + 1
+			for raw[j].Type == tokNewline {
+				j++
+			}
+			if raw[j].Type == tokKeyword && stmtKeywords[raw[j].Value] {
+				// The next line starts a statement: whatever is open ends here.
+				depth = 0
+				if open() {
+					term(t.Pos, "\n")
+				}
+			} else if depth == 0 && len(out) > 0 && canEnd(out[len(out)-1]) {
+				term(t.Pos, "\n")
+			}
+		case t.Type == lexer.EOF:
+			if open() {
+				term(t.Pos, "")
+			}
+			out = append(out, t)
+		case t.Type == tokPunct:
+			switch t.Value {
+			case ";":
+				depth = 0
+				if open() {
+					term(t.Pos, ";")
+				}
+				continue
+			case "(", "[":
+				depth++
+			case ")", "]":
+				if depth > 0 {
+					depth--
+				}
+			case "{":
+				depth = 0
+			case "}":
+				depth = 0
+				if open() {
+					term(t.Pos, "")
+				}
+			}
+			out = append(out, t)
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,332 @@
+// Package stdlib is gpp's table of built-in functions and distributions.
+//
+// Place in the pipeline: beneath the front end, beside dist. Each entry is
+// declarative: its name, arguments, shape and support rules, the autodiff
+// operation that implements it and a line of documentation. The checker
+// (lang/check) types calls with it; the compiler maps functions to autodiff
+// operations and connects distributions by name to the kernels of package
+// dist; the REPL completes its names; `gpp help` and docs/language.md print
+// it (Markdown). stdlib imports only the standard library and dist (for
+// dist.Support).
+package stdlib
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Ranks is a set of allowed ranks: 0 (scalar), 1 (vector), 2 (matrix).
+type Ranks uint8
+
+// Rank sets.
+const (
+	Scalar  Ranks = 1 << iota // rank 0
+	Vector                    // rank 1, [n]
+	Matrix                    // rank 2, [n, m]
+	AnyRank = Scalar | Vector | Matrix
+)
+
+// Has reports whether rank (0, 1 or 2) is in the set.
+func (r Ranks) Has(rank int) bool { return rank >= 0 && rank <= 2 && r&(1<<rank) != 0 }
+
+// String describes the set in words, e.g. "scalar or vector".
+func (r Ranks) String() string {
+	if r == AnyRank {
+		return "scalar, vector or matrix"
+	}
+	var parts []string
+	for i, name := range []string{"scalar", "vector", "matrix"} {
+		if r.Has(i) {
+			parts = append(parts, name)
+		}
+	}
+	return strings.Join(parts, " or ")
+}
+
+// Arg describes one argument of a built-in function.
+type Arg struct {
+	Name  string
+	Ranks Ranks // allowed ranks
+	Int   bool  // the argument must be int
+}
+
+// ShapeRule says how a function's result shape follows from its arguments'.
+type ShapeRule int
+
+// Shape rules.
+const (
+	Elementwise1   ShapeRule = iota + 1 // f(x): the shape of x
+	Elementwise2                        // f(x, y): x and y broadcast (language.md §5)
+	ReduceScalar                        // any shape → scalar
+	RowSum                              // [n, m] → [n]
+	ColSum                              // [n, m] → row [1, m]
+	Identity                            // int n → [n, n]
+	DiagRule                            // [n] → [n, n] diagonal matrix; [n, n] → [n] its diagonal
+	SquareToScalar                      // [n, n] → scalar
+	SquareSame                          // [n, n] → [n, n]
+	Solve                               // [n, n], [n] → [n]; [n, n], [n, m] → [n, m]
+	Outer                               // [n], [m] → [n, m]
+)
+
+var shapeText = [...]string{
+	Elementwise1:   "same shape as the argument",
+	Elementwise2:   "the arguments broadcast",
+	ReduceScalar:   "scalar",
+	RowSum:         "[n, m] → [n]",
+	ColSum:         "[n, m] → [1, m]",
+	Identity:       "int n → [n, n]",
+	DiagRule:       "[n] → [n, n]; [n, n] → [n]",
+	SquareToScalar: "[n, n] → scalar",
+	SquareSame:     "[n, n] → [n, n]",
+	Solve:          "[n, n], [n] → [n]; [n, n], [n, m] → [n, m]",
+	Outer:          "[n], [m] → [n, m]",
+}
+
+// String describes the rule in words, as in the docs.
+func (r ShapeRule) String() string {
+	if r > 0 && int(r) < len(shapeText) {
+		return shapeText[r]
+	}
+	return "?"
+}
+
+// SupportKind selects how a SupportRule derives the result's support.
+type SupportKind int
+
+// Support rule kinds.
+const (
+	// Fixed: the result support is SupportRule.Default whatever the arguments.
+	Fixed SupportKind = iota + 1
+	// FromArg: the first case whose If contains the support of argument 0
+	// gives the result; otherwise Default.
+	FromArg
+	// Product: the support of a product of the two arguments: unit if both
+	// are unit, positive if both are positive, non-negative if both are
+	// non-negative, otherwise Default.
+	Product
+)
+
+// SupportCase maps an argument support to a result support: it applies when
+// If contains the argument's support.
+type SupportCase struct {
+	If, Then dist.Support
+}
+
+// SupportRule derives the support of a function's result from the supports
+// of its arguments (language.md §6).
+type SupportRule struct {
+	Kind    SupportKind
+	Cases   []SupportCase // FromArg only, tried in order
+	Default dist.Support
+}
+
+// Result applies the rule to the arguments' supports. Int-valued supports
+// (count, binary) count as non-negative in the product rule; a simplex
+// argument that no case names counts as non-negative.
+func (r SupportRule) Result(args []dist.Support) dist.Support {
+	switch r.Kind {
+	case FromArg:
+		if len(args) > 0 {
+			for _, c := range r.Cases {
+				if c.If.Contains(args[0]) {
+					return c.Then
+				}
+			}
+			if args[0] == dist.Simplex {
+				// Simplex entries are non-negative.
+				return r.Result([]dist.Support{dist.NonNegative})
+			}
+		}
+	case Product:
+		if len(args) == 2 {
+			if s := ProductSupport(args[0], args[1]); s != dist.Real {
+				return s
+			}
+		}
+	}
+	return r.Default
+}
+
+// ProductSupport is the support of an elementwise product of values with
+// supports a and b: unit × unit is unit, positive × positive positive,
+// non-negative × non-negative non-negative, anything else real.
+func ProductSupport(a, b dist.Support) dist.Support {
+	switch {
+	case a == dist.Unit && b == dist.Unit:
+		return dist.Unit
+	case dist.Positive.Contains(a) && dist.Positive.Contains(b):
+		return dist.Positive
+	case nonNeg(a) && nonNeg(b):
+		return dist.NonNegative
+	}
+	return dist.Real
+}
+
+func nonNeg(s dist.Support) bool { return dist.NonNegative.Contains(s) || s == dist.Simplex }
+
+// String describes the rule in words, naming argument 0 x.
+func (r SupportRule) String() string { return r.Describe("x") }
+
+// Describe describes the rule in words, naming argument 0 arg, e.g.
+// "positive if x is positive or simplex; else real".
+func (r SupportRule) Describe(arg string) string {
+	switch r.Kind {
+	case Fixed:
+		return r.Default.String()
+	case FromArg:
+		var parts []string
+		for i := 0; i < len(r.Cases); i++ {
+			then := r.Cases[i].Then
+			ifs := []string{r.Cases[i].If.String()}
+			for i+1 < len(r.Cases) && r.Cases[i+1].Then == then {
+				i++
+				ifs = append(ifs, r.Cases[i].If.String())
+			}
+			parts = append(parts, then.String()+" if "+arg+" is "+strings.Join(ifs, " or "))
+		}
+		return strings.Join(parts, "; ") + "; else " + r.Default.String()
+	case Product:
+		return "unit if both arguments are, positive if both are, non-negative if both are; else " + r.Default.String()
+	}
+	return "?"
+}
+
+// ElemRule says whether a function's result is int or real.
+type ElemRule int
+
+// Element rules.
+const (
+	RealResult  ElemRule = iota + 1 // always real
+	IntIfAllInt                     // int when every argument is int, else real
+)
+
+// Func is a built-in function.
+type Func struct {
+	Name    string
+	Args    []Arg
+	Shape   ShapeRule
+	Support SupportRule
+	Elem    ElemRule
+	// Op names the autodiff operation that implements the function; the
+	// compiler maps it to the tape's op enum.
+	Op      string
+	Doc     string // one line
+	Example string // a short use, e.g. "exp(-rate)"
+	// Fold evaluates the function on scalar constants, for constant folding
+	// in the checker and the REPL; nil if the function does not fold.
+	Fold func(args []float64) float64
+}
+
+// Signature returns the call form, e.g. "pow(x, y)".
+func (f *Func) Signature() string {
+	names := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		names[i] = a.Name
+	}
+	return f.Name + "(" + strings.Join(names, ", ") + ")"
+}
+
+// DistShape says how a distribution's value and arguments' shapes relate.
+type DistShape int
+
+// Distribution shape rules.
+const (
+	// DistElementwise: a scalar density applied elementwise; each argument
+	// must broadcast to the value's shape.
+	DistElementwise DistShape = iota + 1
+	// DistMvNormal: value [d] (or [n, d], n independent rows); mean scalar,
+	// [d] or row [1, d]; covariance [d, d].
+	DistMvNormal
+	// DistMvNormalRows: value [n, d], iid rows; mean scalar, [d] or row
+	// [1, d]; covariance [d, d].
+	DistMvNormalRows
+	// DistDirichlet: value [k] (one simplex) or [n, k] (n rows); alpha
+	// scalar, [k], row [1, k] or (for a matrix value) [n, k].
+	DistDirichlet
+)
+
+var distShapeText = [...]string{
+	DistElementwise:  "elementwise; arguments broadcast to the value's shape",
+	DistMvNormal:     "value [d] or [n, d] (rows); mean scalar, [d] or [1, d]; covariance [d, d]",
+	DistMvNormalRows: "value [n, d], iid rows; mean scalar, [d] or [1, d]; covariance [d, d]",
+	DistDirichlet:    "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
+}
+
+// String describes the rule in words.
+func (r DistShape) String() string {
+	if r > 0 && int(r) < len(distShapeText) {
+		return distShapeText[r]
+	}
+	return "?"
+}
+
+// Param describes one argument of a distribution.
+type Param struct {
+	Name    string
+	Support dist.Support // values the argument must take
+	Ranks   Ranks
+	Int     bool // the argument must be int (Binomial's n)
+}
+
+// Dist is a built-in distribution. The compiler connects it by Name to the
+// kernel of the same name in package dist.
+type Dist struct {
+	Name    string
+	Params  []Param
+	Support dist.Support // of the value
+	Int     bool         // discrete: the value must be int (data)
+	Shape   DistShape
+	Doc     string // one line
+	Example string // a short use, e.g. "y ~ Normal(mu, sigma)"
+}
+
+// Signature returns the call form, e.g. "Gamma(shape, rate)".
+func (d *Dist) Signature() string {
+	names := make([]string, len(d.Params))
+	for i, p := range d.Params {
+		names[i] = p.Name
+	}
+	return d.Name + "(" + strings.Join(names, ", ") + ")"
+}
+
+var (
+	funcIndex = map[string]*Func{}
+	distIndex = map[string]*Dist{}
+)
+
+func init() {
+	for _, f := range funcs {
+		funcIndex[f.Name] = f
+	}
+	for _, d := range dists {
+		distIndex[d.Name] = d
+	}
+}
+
+// LookupFunc returns the built-in function of that name, or nil.
+func LookupFunc(name string) *Func { return funcIndex[name] }
+
+// LookupDist returns the distribution of that name, or nil.
+func LookupDist(name string) *Dist { return distIndex[name] }
+
+// Funcs returns the built-in functions in table order.
+func Funcs() []*Func { return append([]*Func(nil), funcs...) }
+
+// Dists returns the distributions in table order.
+func Dists() []*Dist { return append([]*Dist(nil), dists...) }
+
+// Names returns the names of every function and distribution, sorted, for
+// completion.
+func Names() []string {
+	names := make([]string, 0, len(funcs)+len(dists))
+	for _, f := range funcs {
+		names = append(names, f.Name)
+	}
+	for _, d := range dists {
+		names = append(names, d.Name)
+	}
+	sort.Strings(names)
+	return names
+}

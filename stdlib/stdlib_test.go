@@ -1,0 +1,179 @@
+package stdlib
+
+import (
+	"flag"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated block of docs/language.md")
+
+const (
+	docsPath  = "../docs/language.md"
+	beginMark = "<!-- BEGIN GENERATED: stdlib -->"
+	endMark   = "<!-- END GENERATED: stdlib -->"
+	foldTol   = 1e-12
+)
+
+// TestDocs fails when the tables in docs/language.md drift from Markdown.
+// `go test ./stdlib -update` rewrites them.
+func TestDocs(t *testing.T) {
+	src, err := os.ReadFile(docsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	i := strings.Index(text, beginMark)
+	j := strings.Index(text, endMark)
+	if i < 0 || j < i {
+		t.Fatalf("%s: markers %q … %q not found", docsPath, beginMark, endMark)
+	}
+	start := i + len(beginMark)
+	want := "\n" + Markdown()
+	if text[start:j] == want {
+		return
+	}
+	if !*update {
+		t.Fatalf("%s: the generated stdlib tables are out of date; run go test ./stdlib -update", docsPath)
+	}
+	out := text[:start] + want + text[j:]
+	if err := os.WriteFile(docsPath, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTable(t *testing.T) {
+	want := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
+		inv_logit logit pow sum mean logsumexp rowsum colsum I diag chol logdet solve trace outer`)
+	for _, name := range want {
+		f := LookupFunc(name)
+		if f == nil {
+			t.Errorf("function %s missing", name)
+			continue
+		}
+		if f.Shape == 0 || f.Support.Kind == 0 || f.Elem == 0 || f.Op == "" || f.Doc == "" || f.Example == "" || len(f.Args) == 0 {
+			t.Errorf("function %s: incomplete entry %+v", name, f)
+		}
+		if f.Shape.String() == "?" {
+			t.Errorf("function %s: shape rule has no description", name)
+		}
+	}
+	if len(funcs) != len(want) {
+		t.Errorf("%d functions, want %d", len(funcs), len(want))
+	}
+	dists := strings.Fields(`Normal HalfNormal Cauchy HalfCauchy StudentT LogNormal Exponential Gamma
+		InvGamma Beta Uniform Poisson Bernoulli BernoulliLogit Binomial NegBinomial MvNormal MvNormalRows Dirichlet`)
+	for _, name := range dists {
+		d := LookupDist(name)
+		if d == nil {
+			t.Errorf("distribution %s missing", name)
+			continue
+		}
+		if d.Shape == 0 || d.Support == 0 || d.Doc == "" || d.Example == "" || len(d.Params) == 0 {
+			t.Errorf("distribution %s: incomplete entry", name)
+		}
+		if d.Int != d.Support.Discrete() {
+			t.Errorf("distribution %s: Int = %v but support %s", name, d.Int, d.Support)
+		}
+		for _, p := range d.Params {
+			if p.Name == "" || p.Support == 0 || p.Ranks == 0 {
+				t.Errorf("distribution %s: incomplete param %+v", name, p)
+			}
+		}
+	}
+	if n := len(Names()); n != len(want)+len(dists) {
+		t.Errorf("Names has %d entries, want %d", n, len(want)+len(dists))
+	}
+	if LookupFunc("Normal") != nil || LookupDist("exp") != nil || LookupFunc("nope") != nil {
+		t.Error("lookups cross tables")
+	}
+}
+
+func TestSupportRules(t *testing.T) {
+	tests := []struct {
+		fn   string
+		args []dist.Support
+		want dist.Support
+	}{
+		{"exp", []dist.Support{dist.Real}, dist.Positive},
+		{"log", []dist.Support{dist.Positive}, dist.Real},
+		{"sqrt", []dist.Support{dist.Positive}, dist.Positive},
+		{"sqrt", []dist.Support{dist.Unit}, dist.Unit},
+		{"sqrt", []dist.Support{dist.Real}, dist.Real},
+		{"square", []dist.Support{dist.Real}, dist.NonNegative},
+		{"square", []dist.Support{dist.Positive}, dist.Positive},
+		{"abs", []dist.Support{dist.Real}, dist.NonNegative},
+		{"sum", []dist.Support{dist.Positive}, dist.Positive},
+		{"sum", []dist.Support{dist.Unit}, dist.Positive},
+		{"sum", []dist.Support{dist.Binary}, dist.Count},
+		{"sum", []dist.Support{dist.Real}, dist.Real},
+		{"rowsum", []dist.Support{dist.Positive}, dist.Positive},
+		{"colsum", []dist.Support{dist.NonNegative}, dist.NonNegative},
+		{"mean", []dist.Support{dist.Unit}, dist.Unit},
+		{"inv_logit", []dist.Support{dist.Real}, dist.Unit},
+		{"softplus", []dist.Support{dist.Real}, dist.Positive},
+		{"pow", []dist.Support{dist.Positive, dist.Real}, dist.Positive},
+		{"outer", []dist.Support{dist.Positive, dist.Positive}, dist.Positive},
+		{"outer", []dist.Support{dist.Unit, dist.Unit}, dist.Unit},
+		{"outer", []dist.Support{dist.Positive, dist.Real}, dist.Real},
+		{"I", []dist.Support{dist.Count}, dist.NonNegative},
+		{"sqrt", []dist.Support{dist.Simplex}, dist.NonNegative},
+		{"trace", []dist.Support{dist.Simplex}, dist.NonNegative},
+		{"sum", []dist.Support{dist.Simplex}, dist.Positive},
+	}
+	for _, tt := range tests {
+		if got := LookupFunc(tt.fn).Support.Result(tt.args); got != tt.want {
+			t.Errorf("%s%v: support %s, want %s", tt.fn, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestFold(t *testing.T) {
+	tests := []struct {
+		fn   string
+		args []float64
+		want float64
+	}{
+		{"exp", []float64{1}, math.E},
+		{"log1mexp", []float64{0.1}, math.Log(1 - math.Exp(-0.1))},
+		{"log1mexp", []float64{3}, math.Log(1 - math.Exp(-3))},
+		{"softplus", []float64{2}, math.Log(1 + math.Exp(2))},
+		{"softplus", []float64{-800}, 0},
+		{"inv_logit", []float64{0}, 0.5},
+		{"inv_logit", []float64{-2}, 1 / (1 + math.Exp(2))},
+		{"logit", []float64{0.5}, 0},
+		{"pow", []float64{2, 10}, 1024},
+		{"lgamma", []float64{5}, math.Log(24)},
+		{"digamma", []float64{1}, -0.5772156649015329},
+		{"digamma", []float64{0.5}, -1.9635100260214235},
+		{"digamma", []float64{10}, 2.251752589066721},
+		{"digamma", []float64{-0.5}, 0.03648997397857652},
+	}
+	for _, tt := range tests {
+		got := LookupFunc(tt.fn).Fold(tt.args)
+		if math.Abs(got-tt.want) > foldTol*math.Max(1, math.Abs(tt.want)) {
+			t.Errorf("%s%v = %v, want %v", tt.fn, tt.args, got, tt.want)
+		}
+	}
+	// digamma is the derivative of lgamma: compare with a central difference.
+	for _, x := range []float64{0.3, 1.7, 4.2, 12.5, 100} {
+		const h = 1e-5
+		fd := (lgamma(x+h) - lgamma(x-h)) / (2 * h)
+		if d := Digamma(x); math.Abs(d-fd) > 1e-8*math.Max(1, math.Abs(d)) {
+			t.Errorf("Digamma(%v) = %v, finite difference %v", x, d, fd)
+		}
+	}
+}
+
+func TestRanks(t *testing.T) {
+	if !AnyRank.Has(0) || !AnyRank.Has(2) || Matrix.Has(1) || (Vector | Matrix).Has(0) {
+		t.Error("Ranks.Has")
+	}
+	if s := (Scalar | Vector).String(); s != "scalar or vector" {
+		t.Errorf("Ranks.String = %q", s)
+	}
+}

@@ -1,0 +1,220 @@
+package stdlib
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Common argument lists and support rules.
+var (
+	argX     = []Arg{{Name: "x", Ranks: AnyRank}}
+	argXY    = []Arg{{Name: "x", Ranks: AnyRank}, {Name: "y", Ranks: AnyRank}}
+	argMat   = []Arg{{Name: "A", Ranks: Matrix}}
+	argArray = []Arg{{Name: "x", Ranks: Vector | Matrix}}
+
+	realRule     = SupportRule{Kind: Fixed, Default: dist.Real}
+	positiveRule = SupportRule{Kind: Fixed, Default: dist.Positive}
+	// sumRule: sums of positive (non-negative, count) values keep the sign.
+	sumRule = SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+		{If: dist.Positive, Then: dist.Positive},
+		{If: dist.Simplex, Then: dist.Positive},
+		{If: dist.Count, Then: dist.Count},
+		{If: dist.NonNegative, Then: dist.NonNegative},
+	}}
+	// signRule: maps that keep positive and non-negative values so.
+	signRule = SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+		{If: dist.Positive, Then: dist.Positive},
+		{If: dist.NonNegative, Then: dist.NonNegative},
+	}}
+)
+
+func fold1(f func(float64) float64) func([]float64) float64 {
+	return func(a []float64) float64 { return f(a[0]) }
+}
+
+func identity(x float64) float64 { return x }
+
+var funcs = []*Func{
+	{Name: "exp", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "exp",
+		Doc: "e to the power x, elementwise", Example: "exp(-rate)", Fold: fold1(math.Exp)},
+	{Name: "log", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log",
+		Doc: "natural logarithm, elementwise", Example: "log(sigma)", Fold: fold1(math.Log)},
+	{Name: "log1p", Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "log1p",
+		Doc: "log(1 + x), accurate for small x", Example: "log1p(-p)", Fold: fold1(math.Log1p)},
+	{Name: "expm1", Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "expm1",
+		Doc: "exp(x) - 1, accurate for small x", Example: "expm1(rate)", Fold: fold1(math.Expm1)},
+	{Name: "log1mexp", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log1mexp",
+		Doc: "log(1 - exp(-x)) for x > 0, accurate at both ends", Example: "log1mexp(rate)", Fold: fold1(Log1mexp)},
+	{Name: "lgamma", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "lgamma",
+		Doc: "log of the absolute gamma function", Example: "lgamma(alpha)", Fold: fold1(lgamma)},
+	{Name: "digamma", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "digamma",
+		Doc: "derivative of lgamma", Example: "digamma(alpha)", Fold: fold1(Digamma)},
+	{Name: "softplus", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "softplus",
+		Doc: "log(1 + exp(x)), a smooth positive map", Example: "softplus(z)", Fold: fold1(Softplus)},
+	{Name: "sqrt", Args: argX, Shape: Elementwise1, Elem: RealResult, Op: "sqrt",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+			{If: dist.Unit, Then: dist.Unit},
+			{If: dist.Positive, Then: dist.Positive},
+			{If: dist.NonNegative, Then: dist.NonNegative},
+		}},
+		Doc: "square root, elementwise", Example: "sqrt(var)", Fold: fold1(math.Sqrt)},
+	{Name: "square", Args: argX, Shape: Elementwise1, Elem: IntIfAllInt, Op: "square",
+		Support: SupportRule{Kind: FromArg, Default: dist.NonNegative, Cases: []SupportCase{
+			{If: dist.Unit, Then: dist.Unit},
+			{If: dist.Positive, Then: dist.Positive},
+		}},
+		Doc: "x * x, elementwise", Example: "square(y - mu)", Fold: fold1(func(x float64) float64 { return x * x })},
+	{Name: "abs", Args: argX, Shape: Elementwise1, Elem: IntIfAllInt, Op: "abs",
+		Support: SupportRule{Kind: FromArg, Default: dist.NonNegative, Cases: []SupportCase{
+			{If: dist.Unit, Then: dist.Unit},
+			{If: dist.Positive, Then: dist.Positive},
+		}},
+		Doc: "absolute value, elementwise", Example: "abs(z)", Fold: fold1(math.Abs)},
+	{Name: "inv_logit", Args: argX, Shape: Elementwise1, Support: SupportRule{Kind: Fixed, Default: dist.Unit}, Elem: RealResult, Op: "inv_logit",
+		Doc: "the logistic function 1 / (1 + exp(-x))", Example: "inv_logit(alpha + beta * x)", Fold: fold1(InvLogit)},
+	{Name: "logit", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "logit",
+		Doc: "log(p / (1 - p)), the inverse of inv_logit", Example: "logit(p)", Fold: fold1(func(p float64) float64 { return math.Log(p / (1 - p)) })},
+	{Name: "pow", Args: argXY, Shape: Elementwise2, Support: signRule, Elem: RealResult, Op: "pow",
+		Doc: "x to the power y, elementwise with broadcasting (the same as x ^ y)", Example: "pow(sigma, 2)",
+		Fold: func(a []float64) float64 { return math.Pow(a[0], a[1]) }},
+	{Name: "sum", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Support: sumRule, Elem: IntIfAllInt, Op: "sum",
+		Doc: "sum of all elements", Example: "sum(log1mexp(rate))", Fold: fold1(identity)},
+	{Name: "mean", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Elem: RealResult, Op: "mean",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+			{If: dist.Unit, Then: dist.Unit},
+			{If: dist.Positive, Then: dist.Positive},
+			{If: dist.Simplex, Then: dist.Positive},
+			{If: dist.NonNegative, Then: dist.NonNegative},
+		}},
+		Doc: "mean of all elements", Example: "mean(y)", Fold: fold1(identity)},
+	{Name: "logsumexp", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Elem: RealResult, Op: "logsumexp",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.Positive, Then: dist.Positive}}},
+		Doc:     "log(sum(exp(x))) over all elements, without overflow", Example: "logsumexp(lp)", Fold: fold1(identity)},
+	{Name: "rowsum", Args: argMat, Shape: RowSum, Support: sumRule, Elem: IntIfAllInt, Op: "rowsum",
+		Doc: "sum of each row: a vector", Example: "rowsum(W .* r')"},
+	{Name: "colsum", Args: argMat, Shape: ColSum, Support: sumRule, Elem: IntIfAllInt, Op: "colsum",
+		Doc: "sum of each column: a row [1, m]", Example: "colsum(W)"},
+	{Name: "I", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}}, Shape: Identity,
+		Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "identity",
+		Doc: "the n × n identity matrix; n is a constant, a size or int data", Example: "I(D) / prec"},
+	{Name: "diag", Args: argArray, Shape: DiagRule, Elem: RealResult, Op: "diag",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.NonNegative, Then: dist.NonNegative}}},
+		Doc:     "the diagonal matrix of a vector, or the diagonal of a square matrix", Example: "diag(sigma .* sigma)"},
+	{Name: "chol", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "chol",
+		Doc: "lower Cholesky factor L of a symmetric positive-definite matrix (A = L * L')", Example: "chol(Sigma)"},
+	{Name: "logdet", Args: argMat, Shape: SquareToScalar, Support: realRule, Elem: RealResult, Op: "logdet",
+		Doc: "log determinant of a symmetric positive-definite matrix", Example: "logdet(C)"},
+	{Name: "solve", Args: []Arg{{Name: "A", Ranks: Matrix}, {Name: "B", Ranks: Vector | Matrix}}, Shape: Solve,
+		Support: realRule, Elem: RealResult, Op: "solve",
+		Doc: "A⁻¹ B for a symmetric positive-definite A, without forming the inverse", Example: "solve(C, y)"},
+	{Name: "trace", Args: argMat, Shape: SquareToScalar, Support: signRule, Elem: RealResult, Op: "trace",
+		Doc: "sum of the diagonal", Example: "trace(solve(C, S))"},
+	{Name: "outer", Args: []Arg{{Name: "x", Ranks: Vector}, {Name: "y", Ranks: Vector}}, Shape: Outer,
+		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "outer",
+		Doc: "outer product x * y' of two vectors", Example: "outer(a, b)"},
+}
+
+var (
+	real1  = Param{Support: dist.Real, Ranks: AnyRank}
+	pos1   = Param{Support: dist.Positive, Ranks: AnyRank}
+	unit1  = Param{Support: dist.Unit, Ranks: AnyRank}
+	meanMv = Param{Name: "mu", Support: dist.Real, Ranks: AnyRank}
+	covMv  = Param{Name: "Sigma", Support: dist.Real, Ranks: Matrix}
+)
+
+func named(p Param, name string) Param { p.Name = name; return p }
+
+var dists = []*Dist{
+	{Name: "Normal", Params: []Param{named(real1, "mu"), named(pos1, "sigma")}, Support: dist.Real, Shape: DistElementwise,
+		Doc: "normal with mean mu and standard deviation sigma", Example: "y ~ Normal(mu, sigma)"},
+	{Name: "HalfNormal", Params: []Param{named(pos1, "sigma")}, Support: dist.Positive, Shape: DistElementwise,
+		Doc: "normal(0, sigma) folded onto (0, ∞)", Example: "param s: positive ~ HalfNormal(1)"},
+	{Name: "Cauchy", Params: []Param{named(real1, "mu"), named(pos1, "sigma")}, Support: dist.Real, Shape: DistElementwise,
+		Doc: "Cauchy with location mu and scale sigma", Example: "param tau: positive ~ Cauchy(0, 5)"},
+	{Name: "HalfCauchy", Params: []Param{named(pos1, "sigma")}, Support: dist.Positive, Shape: DistElementwise,
+		Doc: "Cauchy(0, sigma) folded onto (0, ∞)", Example: "param tau: positive ~ HalfCauchy(5)"},
+	{Name: "StudentT", Params: []Param{named(pos1, "nu"), named(real1, "mu"), named(pos1, "sigma")}, Support: dist.Real, Shape: DistElementwise,
+		Doc: "Student's t with nu degrees of freedom, location mu and scale sigma", Example: "y ~ StudentT(4, mu, sigma)"},
+	{Name: "LogNormal", Params: []Param{named(real1, "mu"), named(pos1, "sigma")}, Support: dist.Positive, Shape: DistElementwise,
+		Doc: "log(value) is Normal(mu, sigma)", Example: "param s: positive ~ LogNormal(0, 1)"},
+	{Name: "Exponential", Params: []Param{named(pos1, "rate")}, Support: dist.Positive, Shape: DistElementwise,
+		Doc: "exponential with rate (inverse mean) rate", Example: "param lambda: positive ~ Exponential(1)"},
+	{Name: "Gamma", Params: []Param{named(pos1, "shape"), named(pos1, "rate")}, Support: dist.Positive, Shape: DistElementwise,
+		Doc: "gamma with shape and rate (mean shape / rate)", Example: "param W: positive[D, K] ~ Gamma(a, c)"},
+	{Name: "InvGamma", Params: []Param{named(pos1, "shape"), named(pos1, "scale")}, Support: dist.Positive, Shape: DistElementwise,
+		Doc: "inverse gamma: 1 / value is Gamma(shape, scale)", Example: "param v: positive ~ InvGamma(2, 1)"},
+	{Name: "Beta", Params: []Param{named(pos1, "a"), named(pos1, "b")}, Support: dist.Unit, Shape: DistElementwise,
+		Doc: "beta on (0, 1) with mean a / (a + b)", Example: "param p: unit ~ Beta(1, 1)"},
+	{Name: "Uniform", Params: []Param{named(real1, "lo"), named(real1, "hi")}, Support: dist.Interval, Shape: DistElementwise,
+		Doc: "uniform on (lo, hi); as a prior its interval must contain the param's support", Example: "param p: unit ~ Uniform(0, 1)"},
+	{Name: "Poisson", Params: []Param{named(pos1, "rate")}, Support: dist.Count, Int: true, Shape: DistElementwise,
+		Doc: "Poisson counts with mean rate", Example: "y ~ Poisson(exp(eta))"},
+	{Name: "Bernoulli", Params: []Param{named(unit1, "p")}, Support: dist.Binary, Int: true, Shape: DistElementwise,
+		Doc: "0/1 outcomes, 1 with probability p", Example: "y ~ Bernoulli(inv_logit(eta))"},
+	{Name: "BernoulliLogit", Params: []Param{named(real1, "logit")}, Support: dist.Binary, Int: true, Shape: DistElementwise,
+		Doc: "0/1 outcomes, 1 with probability inv_logit(logit), stable for large |logit|", Example: "y ~ BernoulliLogit(alpha + X * beta)"},
+	{Name: "Binomial", Params: []Param{{Name: "n", Support: dist.Count, Ranks: AnyRank, Int: true}, named(unit1, "p")}, Support: dist.BoundedCount, Int: true, Shape: DistElementwise,
+		Doc: "successes in n trials with success probability p", Example: "y ~ Binomial(n, p)"},
+	{Name: "NegBinomial", Params: []Param{named(pos1, "mu"), named(pos1, "phi")}, Support: dist.Count, Int: true, Shape: DistElementwise,
+		Doc: "overdispersed counts with mean mu and variance mu + mu² / phi", Example: "y ~ NegBinomial(mu, phi)"},
+	{Name: "MvNormal", Params: []Param{meanMv, covMv}, Support: dist.Real, Shape: DistMvNormal,
+		Doc: "multivariate normal with mean mu and covariance Sigma; a matrix value has independent rows", Example: "x ~ MvNormal(0, Sigma)"},
+	{Name: "MvNormalRows", Params: []Param{meanMv, covMv}, Support: dist.Real, Shape: DistMvNormalRows,
+		Doc: "iid rows of a matrix, each MvNormal(mu, Sigma); uses the data's sufficient statistics", Example: "Y ~ MvNormalRows(0, W * W' + I(D) / prec)"},
+	{Name: "Dirichlet", Params: []Param{named(pos1, "alpha")}, Support: dist.Simplex, Shape: DistDirichlet,
+		Doc: "Dirichlet on the simplex (each row of a matrix value)", Example: "param theta: simplex[K] ~ Dirichlet(1)"},
+}
+
+// Log1mexp returns log(1 - exp(-x)) for x > 0, switching between log(-expm1(-x))
+// and log1p(-exp(-x)) at log 2 for accuracy.
+func Log1mexp(x float64) float64 {
+	if x < math.Ln2 {
+		return math.Log(-math.Expm1(-x))
+	}
+	return math.Log1p(-math.Exp(-x))
+}
+
+// Softplus returns log(1 + exp(x)) without overflow.
+func Softplus(x float64) float64 {
+	if x > 0 {
+		return x + math.Log1p(math.Exp(-x))
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// InvLogit returns 1 / (1 + exp(-x)) without overflow.
+func InvLogit(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+func lgamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+// Digamma returns the derivative of lgamma at x: reflection for x < 0.5,
+// the recurrence up to x >= 10, then the asymptotic series.
+func Digamma(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, -1) {
+		return math.NaN()
+	}
+	if x <= 0 && x == math.Floor(x) {
+		return math.NaN()
+	}
+	if x < 0.5 {
+		return Digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
+	}
+	r := 0.0
+	for x < 10 {
+		r -= 1 / x
+		x++
+	}
+	f := 1 / (x * x)
+	series := f * (-1.0/12 + f*(1.0/120+f*(-1.0/252+f*(1.0/240+f*(-1.0/132+f*(691.0/32760))))))
+	return r + math.Log(x) - 0.5/x + series
+}
