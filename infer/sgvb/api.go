@@ -1,0 +1,363 @@
+package sgvb
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Target is a differentiable log joint density over one flat coordinate
+// vector (see the package documentation for the coordinates).
+type Target interface {
+	// LogJoint returns log p(data, z) and writes its gradient into grad
+	// (len(grad) == len(x)). A non-finite result comes with an error
+	// positioned in the model (*ast.Error), or nil error and a NaN/Inf value.
+	LogJoint(x, grad []float64) (float64, error)
+	// Clone returns an independent copy safe to use on another goroutine
+	// (its own buffers).
+	Clone() Target
+}
+
+// Latent is one latent variable of the model: a slice of the coordinate
+// vector with a support that picks its variational family.
+type Latent struct {
+	Name         string
+	Offset, Size int          // slice x[Offset:Offset+Size] of the coordinate vector
+	Shape        []int        // for reporting; for Simplex the last axis is the simplex
+	Support      dist.Support // dist.Real, dist.Positive, dist.Unit or dist.Simplex
+	Init         []float64    // optional initial mean per element (natural scale); nil = default
+}
+
+// Method is the inference method.
+type Method int
+
+// Methods.
+const (
+	SGVB Method = iota // stochastic-gradient variational Bayes (the default)
+	MAP                // maximum a posteriori point estimate by L-BFGS
+)
+
+func (m Method) String() string {
+	switch m {
+	case SGVB:
+		return "sgvb"
+	case MAP:
+		return "map"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Family is a variational family of one latent.
+type Family int
+
+// Families. FamilyAuto picks the family from the support: gamma for Positive,
+// normal for Real, beta for Unit, Dirichlet for Simplex.
+const (
+	FamilyAuto      Family = iota
+	FamilyGamma            // shape, rate (positive latents)
+	FamilyLognormal        // normal on log z: meanlog, sdlog (positive latents)
+	FamilyNormal           // mean, sd (real latents)
+	FamilyBeta             // alpha, beta (unit latents)
+	FamilyDirichlet        // alpha per component (simplex latents)
+	FamilyPoint            // a point estimate: value (MAP)
+)
+
+var familyText = [...]string{
+	FamilyAuto: "auto", FamilyGamma: "gamma", FamilyLognormal: "lognormal", FamilyNormal: "normal",
+	FamilyBeta: "beta", FamilyDirichlet: "dirichlet", FamilyPoint: "point",
+}
+
+func (f Family) String() string {
+	if f >= 0 && int(f) < len(familyText) {
+		return familyText[f]
+	}
+	return fmt.Sprintf("Family(%d)", int(f))
+}
+
+// ParamNames returns the names of the family's per-element parameters, in
+// the order of Factor.Params.
+func (f Family) ParamNames() []string {
+	switch f {
+	case FamilyGamma:
+		return []string{"shape", "rate"}
+	case FamilyLognormal:
+		return []string{"meanlog", "sdlog"}
+	case FamilyNormal:
+		return []string{"mean", "sd"}
+	case FamilyBeta:
+		return []string{"alpha", "beta"}
+	case FamilyDirichlet:
+		return []string{"alpha"}
+	case FamilyPoint:
+		return []string{"value"}
+	}
+	return nil
+}
+
+// Optimizer is a stochastic-gradient ascent rule. The constants are those of
+// the paper's code (Knowles 2015) unless said otherwise; the zero value is
+// the paper's choice, AdaDelta with momentum.
+type Optimizer int
+
+// Optimizers.
+const (
+	AdaDeltaMomentum Optimizer = iota // momentum 0.1 on the gradient, then AdaDelta ρ=0.95, ε=1e-4; η=1
+	AdaDelta                          // ρ=0.9, ε=1e-4; η=1
+	Adam                              // β1=0.9, β2=0.999, ε=1e-8; η=0.1
+	RMSprop                           // mean square decay 0.9, step ÷ (1e-6+√ms); η=0.001
+	AdaGrad                           // step ÷ (1e-6+√Σg²); η=0.1
+	Momentum                          // v ← 0.9v + 0.1g; η=0.001
+	SGD                               // plain; η=0.001
+)
+
+var optimizerText = [...]string{
+	AdaDeltaMomentum: "adadelta-momentum", AdaDelta: "adadelta", Adam: "adam", RMSprop: "rmsprop",
+	AdaGrad: "adagrad", Momentum: "momentum", SGD: "sgd",
+}
+
+func (o Optimizer) String() string {
+	if o >= 0 && int(o) < len(optimizerText) {
+		return optimizerText[o]
+	}
+	return fmt.Sprintf("Optimizer(%d)", int(o))
+}
+
+// ParseOptimizer returns the optimizer named s (as printed by String).
+func ParseOptimizer(s string) (Optimizer, error) {
+	for i, t := range optimizerText {
+		if t == s {
+			return Optimizer(i), nil
+		}
+	}
+	return 0, fmt.Errorf("sgvb: unknown optimizer %q", s)
+}
+
+// ParseEstimator returns the estimator named s (as printed by String).
+func ParseEstimator(s string) (Estimator, error) {
+	for i, t := range estimatorText {
+		if t == s {
+			return Estimator(i), nil
+		}
+	}
+	return 0, fmt.Errorf("sgvb: unknown estimator %q", s)
+}
+
+// ParseFamily returns the family named s (as printed by String).
+func ParseFamily(s string) (Family, error) {
+	for i, t := range familyText {
+		if t == s {
+			return Family(i), nil
+		}
+	}
+	return 0, fmt.Errorf("sgvb: unknown family %q", s)
+}
+
+// ParseMethod returns the method named s ("sgvb" or "map").
+func ParseMethod(s string) (Method, error) {
+	switch s {
+	case "sgvb":
+		return SGVB, nil
+	case "map":
+		return MAP, nil
+	}
+	return 0, fmt.Errorf("sgvb: unknown method %q", s)
+}
+
+// DefaultStepSize returns the optimizer's default step size η.
+func (o Optimizer) DefaultStepSize() float64 {
+	switch o {
+	case AdaDeltaMomentum, AdaDelta:
+		return 1
+	case Adam, AdaGrad:
+		return 0.1
+	}
+	return 0.001
+}
+
+// Estimator is the per-draw gradient estimator of the ELBO.
+type Estimator int
+
+// Estimators. All are unbiased; they differ in variance.
+//
+// Entropy is the paper's estimator: the pathwise gradient of log p through
+// the reparameterised draw plus the gradient of the analytic entropy. STL
+// ("sticking the landing", Roeder et al. 2017) is the pathwise gradient of
+// log p − log q with the score term (mean zero) dropped; it has zero
+// variance when q is the exact posterior.
+//
+// The CV variants add a control variate on the reparameterisation
+// derivative: with h = ∂(log p [− log q])/∂(log x) for a gamma draw x and c a
+// running mean of h from earlier steps, h·∂log x/∂a is replaced by
+// (h − c)·∂log x/∂a + c·ψ₁(a), since E[∂log x/∂a] = ψ₁(a); for a normal sd,
+// h·ε by (h − c)·ε. This removes the 1/a² noise of small gamma shapes when
+// h is nearly constant, as under sparse priors, without bias.
+const (
+	EstimatorAuto Estimator = iota // STLCV
+	Entropy
+	EntropyCV
+	STL
+	STLCV
+)
+
+var estimatorText = [...]string{EstimatorAuto: "auto", Entropy: "entropy", EntropyCV: "entropy-cv", STL: "stl", STLCV: "stl-cv"}
+
+func (e Estimator) String() string {
+	if e >= 0 && int(e) < len(estimatorText) {
+		return estimatorText[e]
+	}
+	return fmt.Sprintf("Estimator(%d)", int(e))
+}
+
+func (e Estimator) stl() bool { return e == STL || e == STLCV || e == EstimatorAuto }
+func (e Estimator) cv() bool  { return e == EntropyCV || e == STLCV || e == EstimatorAuto }
+
+// Settings controls a fit. The zero value gives the documented defaults;
+// where a negative value is allowed it disables the feature.
+type Settings struct {
+	Method Method // SGVB (default) or MAP
+
+	// Family overrides the family of positive latents: FamilyAuto or
+	// FamilyGamma (the default) or FamilyLognormal ("NormSGVB").
+	Family Family
+	// Families overrides the family per latent name (positive latents:
+	// FamilyGamma or FamilyLognormal). It takes precedence over Family.
+	Families map[string]Family
+
+	Seed uint64 // of every random stream of the fit
+
+	MaxIter      int                // iteration limit; default 10000 (MAP: L-BFGS iterations, default 1000)
+	DrawsPerStep int                // draws S per gradient step; default 1
+	Workers      int                // goroutines computing the draws of a step; default 1
+	Gamma        dist.GammaGradient // gamma draws and shape derivatives; nil = dist.Implicit{}
+	Estimator    Estimator          // zero value EstimatorAuto = STLCV
+
+	Optimizer Optimizer // default AdaDeltaMomentum
+	StepSize  float64   // η; 0 = Optimizer.DefaultStepSize()
+	// Rho is AdaDelta's decay of its running averages (Zeiler's convention:
+	// the weight of the old average); 0 = 0.95 for AdaDeltaMomentum, 0.9
+	// for AdaDelta.
+	Rho float64
+	// MomentumWeight is the weight w of the new gradient in v ← (1−w)v + wg
+	// for Momentum and AdaDeltaMomentum; 0 = 0.1.
+	MomentumWeight float64
+
+	// StepDecay τ makes the step size of iteration t η/√(1 + t/τ), so that
+	// the adaptive optimizers, whose steps otherwise stay η-sized, settle at
+	// the optimum; default 1000; negative: constant η (as in the paper).
+	StepDecay float64
+
+	// SearchStepSize runs the Stan-style step-size search before the fit:
+	// η ∈ {100, 10, 1, 0.1, 0.01} for SearchIters steps each from the same
+	// start; the best by ELBO estimate is kept.
+	SearchStepSize bool
+	SearchIters    int // default 50
+
+	// Average returns, instead of the last iterate, the mean of the
+	// unconstrained parameters over the last Window evaluation blocks
+	// (Polyak–Ruppert averaging over up to Window·EvalEvery steps), which
+	// removes most of the step noise of the Entropy estimators.
+	Average bool
+
+	EvalEvery int     // ELBO estimated every EvalEvery steps; default 100
+	ELBODraws int     // draws per ELBO estimate; default 100
+	Tol       float64 // relative ELBO change for convergence (see Fit); default 1e-4; negative: run MaxIter
+	Window    int     // number of ELBO evaluations the convergence rule looks at; default 5
+
+	// MaxBadSteps stops the fit after this many consecutive steps with a
+	// non-finite log joint or gradient; default 50.
+	MaxBadSteps int
+
+	// PSISDraws is the number of draws of q for the final ELBO estimate and
+	// the Pareto k̂ diagnostic; default 1000; negative: skip.
+	PSISDraws int
+
+	// Init warm-starts from a previous result: factors are matched by
+	// latent name and size; a factor of the same family is copied, otherwise
+	// its mean becomes the initial mean.
+	Init *Result
+
+	// Progress, if set, is called after every ELBO evaluation (on the
+	// goroutine that called Fit).
+	Progress func(Progress)
+}
+
+// Progress reports the state of a running fit.
+type Progress struct {
+	Iter      int
+	ELBO, SE  float64
+	RelChange float64 // relative ELBO change since the previous evaluation (NaN at the first)
+	ItPerSec  float64
+	Elapsed   time.Duration
+}
+
+// Defaults.
+const (
+	defaultMaxIter     = 10000
+	defaultMAPIter     = 1000
+	defaultEvalEvery   = 100
+	defaultELBODraws   = 100
+	defaultTol         = 1e-4
+	defaultWindow      = 5
+	defaultMaxBad      = 50
+	defaultPSISDraws   = 1000
+	defaultSearchIters = 50
+	defaultStepDecay   = 1000
+)
+
+func (s Settings) withDefaults() Settings {
+	if s.MaxIter <= 0 {
+		if s.Method == MAP {
+			s.MaxIter = defaultMAPIter
+		} else {
+			s.MaxIter = defaultMaxIter
+		}
+	}
+	if s.DrawsPerStep <= 0 {
+		s.DrawsPerStep = 1
+	}
+	if s.Workers <= 0 {
+		s.Workers = 1
+	}
+	if s.Gamma == nil {
+		s.Gamma = dist.Implicit{}
+	}
+	if s.StepSize <= 0 {
+		s.StepSize = s.Optimizer.DefaultStepSize()
+	}
+	if s.Rho <= 0 {
+		if s.Optimizer == AdaDeltaMomentum {
+			s.Rho = 0.95
+		} else {
+			s.Rho = 0.9
+		}
+	}
+	if s.MomentumWeight <= 0 {
+		s.MomentumWeight = 0.1
+	}
+	if s.StepDecay == 0 {
+		s.StepDecay = defaultStepDecay
+	}
+	if s.SearchIters <= 0 {
+		s.SearchIters = defaultSearchIters
+	}
+	if s.EvalEvery <= 0 {
+		s.EvalEvery = defaultEvalEvery
+	}
+	if s.ELBODraws <= 0 {
+		s.ELBODraws = defaultELBODraws
+	}
+	if s.Tol == 0 {
+		s.Tol = defaultTol
+	}
+	if s.Window <= 0 {
+		s.Window = defaultWindow
+	}
+	if s.MaxBadSteps <= 0 {
+		s.MaxBadSteps = defaultMaxBad
+	}
+	if s.PSISDraws == 0 {
+		s.PSISDraws = defaultPSISDraws
+	}
+	return s
+}

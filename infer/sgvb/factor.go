@@ -1,0 +1,649 @@
+package sgvb
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// block is the factor of one latent inside the engine. Its unconstrained
+// parameters are theta[poff : poff+np], laid out parameter-major: for a
+// gamma factor of n elements, n raw shapes then n raw rates.
+type block struct {
+	name    string
+	fam     Family
+	support dist.Support
+	shape   []int
+	off, n  int // coordinates x[off : off+n]
+	poff    int // parameters theta[poff : poff+np]
+	k       int // simplex length (Dirichlet), else 1
+}
+
+// np returns the number of unconstrained parameters of the block.
+func (b *block) np() int {
+	switch b.fam {
+	case FamilyDirichlet, FamilyPoint:
+		return b.n
+	}
+	return 2 * b.n
+}
+
+// positive reports whether parameter slot j (relative to poff) lives behind
+// a softplus (everything except normal and lognormal means and points).
+func (b *block) positive(j int) bool {
+	switch b.fam {
+	case FamilyNormal, FamilyLognormal:
+		return j >= b.n
+	case FamilyPoint:
+		return false
+	}
+	return true
+}
+
+// Parameters behind a softplus are kept at or above minParam.
+const minParam = 1e-8
+
+var minRaw = softplusInv(minParam)
+
+func softplus(r float64) float64 {
+	if r > 35 {
+		return r
+	}
+	return math.Log1p(math.Exp(r))
+}
+
+func softplusInv(v float64) float64 {
+	if v > 35 {
+		return v
+	}
+	return math.Log(math.Expm1(v))
+}
+
+func sigmoid(r float64) float64 {
+	if r >= 0 {
+		return 1 / (1 + math.Exp(-r))
+	}
+	e := math.Exp(r)
+	return e / (1 + e)
+}
+
+// logSumExp2 returns log(e^a + e^b).
+func logSumExp2(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+func lbeta(a, b float64) float64 {
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	return la + lb - lab
+}
+
+func lgamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+const halfLog2PiE = 1.4189385332046727 // ½·log(2πe)
+const halfLog2Pi = 0.9189385332046727  // ½·log(2π)
+
+// resolveFamily picks the family of a latent.
+func resolveFamily(l Latent, s *Settings) (Family, error) {
+	over := s.Family
+	f, named := s.Families[l.Name]
+	if named {
+		over = f
+	}
+	if s.Method == MAP {
+		return FamilyPoint, nil
+	}
+	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
+	if named && l.Support != dist.Positive && f != FamilyAuto && f != own {
+		return 0, fmt.Errorf("sgvb: latent %s: family %v is not available for a %v latent", l.Name, f, l.Support)
+	}
+	switch l.Support {
+	case dist.Positive:
+		switch over {
+		case FamilyAuto, FamilyGamma:
+			return FamilyGamma, nil
+		case FamilyLognormal:
+			return FamilyLognormal, nil
+		}
+		return 0, fmt.Errorf("sgvb: latent %s: family %v is not available for a positive latent", l.Name, over)
+	case dist.Real:
+		return FamilyNormal, nil
+	case dist.Unit:
+		return FamilyBeta, nil
+	case dist.Simplex:
+		return FamilyDirichlet, nil
+	}
+	return 0, fmt.Errorf("sgvb: latent %s: unsupported support %v", l.Name, l.Support)
+}
+
+// Initial values.
+const (
+	initSD     = 0.1 // initial sd of normal factors, and sdlog of lognormal ones
+	betaInitC  = 2   // initial α+β of beta factors
+	defaultPos = 1.0 // initial mean of a positive latent without Init
+)
+
+// initElem returns the initial mean of element i of latent l, on the
+// natural scale, using l.Init when it is valid.
+func initElem(l *Latent, i int, def float64, ok func(float64) bool) float64 {
+	if l.Init != nil && i < len(l.Init) && ok(l.Init[i]) {
+		return l.Init[i]
+	}
+	return def
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+func isPos(v float64) bool  { return v > 0 && !math.IsInf(v, 0) }
+func isUnit(v float64) bool { return v > 0 && v < 1 }
+
+// initTheta writes the block's default initial parameters.
+func (b *block) initTheta(l *Latent, th []float64) {
+	n := b.n
+	switch b.fam {
+	case FamilyGamma: // the paper's code: shape = initial mean, rate = 1
+		for i := 0; i < n; i++ {
+			m := initElem(l, i, defaultPos, isPos)
+			th[i] = softplusInv(math.Max(m, minParam))
+			th[n+i] = softplusInv(1)
+		}
+	case FamilyLognormal:
+		for i := 0; i < n; i++ {
+			th[i] = math.Log(initElem(l, i, defaultPos, isPos))
+			th[n+i] = softplusInv(initSD)
+		}
+	case FamilyNormal:
+		for i := 0; i < n; i++ {
+			th[i] = initElem(l, i, 0, finite)
+			th[n+i] = softplusInv(initSD)
+		}
+	case FamilyBeta:
+		for i := 0; i < n; i++ {
+			m := initElem(l, i, 0.5, isUnit)
+			th[i] = softplusInv(betaInitC * m)
+			th[n+i] = softplusInv(betaInitC * (1 - m))
+		}
+	case FamilyDirichlet:
+		k := b.k
+		for v := 0; v < n/k; v++ {
+			ok := l.Init != nil && len(l.Init) >= (v+1)*k
+			sum := 0.0
+			if ok {
+				for j := 0; j < k; j++ {
+					m := l.Init[v*k+j]
+					if !isPos(m) {
+						ok = false
+					}
+					sum += m
+				}
+			}
+			for j := 0; j < k; j++ {
+				a := 1.0
+				if ok {
+					a = float64(k) * l.Init[v*k+j] / sum
+				}
+				th[v*k+j] = softplusInv(math.Max(a, minParam))
+			}
+		}
+	case FamilyPoint:
+		for i := 0; i < n; i++ {
+			switch b.support {
+			case dist.Positive:
+				th[i] = math.Log(initElem(l, i, defaultPos, isPos))
+			case dist.Unit:
+				m := initElem(l, i, 0.5, isUnit)
+				th[i] = math.Log(m) - math.Log1p(-m)
+			case dist.Simplex:
+				th[i] = math.Log(1 / float64(b.k))
+				if l.Init != nil && i < len(l.Init) && isPos(l.Init[i]) {
+					th[i] = math.Log(l.Init[i])
+				}
+			default:
+				th[i] = initElem(l, i, 0, finite)
+			}
+		}
+	}
+}
+
+// params writes the block's natural parameters (Factor.Params) from theta.
+func (b *block) params(th []float64) [][]float64 {
+	names := b.fam.ParamNames()
+	out := make([][]float64, len(names))
+	for j := range out {
+		p := make([]float64, b.n)
+		for i := range p {
+			r := th[j*b.n+i]
+			if b.positive(j*b.n + i) {
+				p[i] = softplus(r)
+			} else {
+				p[i] = r
+			}
+		}
+		out[j] = p
+	}
+	if b.fam == FamilyPoint { // natural scale
+		natural(b.support, b.k, out[0], out[0])
+	}
+	return out
+}
+
+// thetaFrom writes theta from natural parameters (the inverse of params).
+func (b *block) thetaFrom(p [][]float64, th []float64) {
+	for j := range p {
+		for i, v := range p[j] {
+			if b.fam == FamilyPoint {
+				th[i] = coordOf(b.support, v)
+				continue
+			}
+			if b.positive(j*b.n + i) {
+				th[j*b.n+i] = softplusInv(math.Max(v, minParam))
+			} else {
+				th[j*b.n+i] = v
+			}
+		}
+	}
+}
+
+// coordOf maps a natural-scale scalar to its coordinate.
+func coordOf(s dist.Support, v float64) float64 {
+	switch s {
+	case dist.Positive, dist.Simplex:
+		return math.Log(v)
+	case dist.Unit:
+		return math.Log(v) - math.Log1p(-v)
+	}
+	return v
+}
+
+// natural maps coordinates to natural-scale values (dst may be src).
+func natural(s dist.Support, k int, dst, src []float64) {
+	switch s {
+	case dist.Positive:
+		for i, v := range src {
+			dst[i] = math.Exp(v)
+		}
+	case dist.Unit:
+		for i, v := range src {
+			dst[i] = sigmoid(v)
+		}
+	case dist.Simplex:
+		for v := 0; v+k <= len(src); v += k {
+			mx := math.Inf(-1)
+			for _, c := range src[v : v+k] {
+				mx = math.Max(mx, c)
+			}
+			sum := 0.0
+			for j := v; j < v+k; j++ {
+				dst[j] = math.Exp(src[j] - mx)
+				sum += dst[j]
+			}
+			for j := v; j < v+k; j++ {
+				dst[j] /= sum
+			}
+		}
+	default:
+		copy(dst, src)
+	}
+}
+
+// stepCache holds, per step, the constrained parameters val = softplus(θ)
+// (or θ), their derivative dval, and the trigamma ψ₁ of gamma shapes (for
+// the entropy gradient and the control variate), all indexed like theta.
+type stepCache struct {
+	val, dval, psi1 []float64
+}
+
+func newStepCache(np int) stepCache {
+	return stepCache{make([]float64, np), make([]float64, np), make([]float64, np)}
+}
+
+func (c *stepCache) fill(blocks []block, th []float64) {
+	for bi := range blocks {
+		b := &blocks[bi]
+		for j := 0; j < b.np(); j++ {
+			r := th[b.poff+j]
+			if b.positive(j) {
+				c.val[b.poff+j] = softplus(r)
+				c.dval[b.poff+j] = sigmoid(r)
+			} else {
+				c.val[b.poff+j] = r
+				c.dval[b.poff+j] = 1
+			}
+		}
+		switch b.fam {
+		case FamilyGamma:
+			for i := 0; i < b.n; i++ {
+				c.psi1[b.poff+i] = dist.Trigamma(c.val[b.poff+i])
+			}
+		case FamilyBeta, FamilyDirichlet:
+			for j := 0; j < b.np(); j++ {
+				c.psi1[b.poff+j] = dist.Trigamma(c.val[b.poff+j])
+			}
+		}
+	}
+}
+
+// sample draws the block's coordinates into x (indexed like the full
+// coordinate vector) and the reparameterisation derivatives into aux
+// (indexed like theta): d log x/d shape for gamma-based factors, the
+// standard normal ε for normal-based ones.
+func (b *block) sample(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, x, aux []float64) {
+	n, p := b.n, b.poff
+	val := c.val
+	switch b.fam {
+	case FamilyGamma:
+		for i := 0; i < n; i++ {
+			lx, d := gg.SampleLog(val[p+i], rng)
+			x[b.off+i] = lx - math.Log(val[p+n+i])
+			aux[p+i] = d
+		}
+	case FamilyNormal, FamilyLognormal:
+		for i := 0; i < n; i++ {
+			e := rng.NormFloat64()
+			x[b.off+i] = val[p+i] + val[p+n+i]*e
+			aux[p+i] = e
+		}
+	case FamilyBeta:
+		for i := 0; i < n; i++ {
+			l1, d1 := gg.SampleLog(val[p+i], rng)
+			l2, d2 := gg.SampleLog(val[p+n+i], rng)
+			x[b.off+i] = l1 - l2
+			aux[p+i], aux[p+n+i] = d1, d2
+		}
+	case FamilyPoint:
+		copy(x[b.off:b.off+n], val[p:p+n])
+	case FamilyDirichlet:
+		k := b.k
+		for v := 0; v < n; v += k {
+			mx := math.Inf(-1)
+			for j := v; j < v+k; j++ {
+				lx, d := gg.SampleLog(val[p+j], rng)
+				x[b.off+j] = lx
+				aux[p+j] = d
+				mx = math.Max(mx, lx)
+			}
+			sum := 0.0
+			for j := v; j < v+k; j++ {
+				sum += math.Exp(x[b.off+j] - mx)
+			}
+			lse := mx + math.Log(sum)
+			for j := v; j < v+k; j++ {
+				x[b.off+j] -= lse
+			}
+		}
+	}
+}
+
+// logq returns log q(z) for the block's coordinates in x: the log density
+// of z on its natural scale (the space of the Target's log p).
+func (b *block) logq(c *stepCache, x []float64) float64 {
+	n, p := b.n, b.poff
+	val := c.val
+	s := 0.0
+	switch b.fam {
+	case FamilyGamma:
+		for i := 0; i < n; i++ {
+			a, r := val[p+i], val[p+n+i]
+			l := x[b.off+i]
+			s += a*math.Log(r) - lgamma(a) + (a-1)*l - r*math.Exp(l)
+		}
+	case FamilyNormal, FamilyLognormal:
+		for i := 0; i < n; i++ {
+			sd := val[p+n+i]
+			e := (x[b.off+i] - val[p+i]) / sd
+			s += -halfLog2Pi - math.Log(sd) - 0.5*e*e
+			if b.fam == FamilyLognormal { // density of z = exp(x)
+				s -= x[b.off+i]
+			}
+		}
+	case FamilyBeta:
+		for i := 0; i < n; i++ {
+			a, bb := val[p+i], val[p+n+i]
+			t := x[b.off+i] // logit z
+			lz, l1z := -softplus(-t), -softplus(t)
+			s += (a-1)*lz + (bb-1)*l1z - lbeta(a, bb)
+		}
+	case FamilyDirichlet:
+		k := b.k
+		for v := 0; v < n; v += k {
+			a0 := 0.0
+			for j := v; j < v+k; j++ {
+				a := val[p+j]
+				a0 += a
+				s += (a-1)*x[b.off+j] - lgamma(a)
+			}
+			s += lgamma(a0)
+		}
+	}
+	return s
+}
+
+// entropy returns the entropy of the block's q (of z on its natural scale).
+func (b *block) entropy(c *stepCache) float64 {
+	n, p := b.n, b.poff
+	val := c.val
+	h := 0.0
+	switch b.fam {
+	case FamilyGamma:
+		for i := 0; i < n; i++ {
+			a, r := val[p+i], val[p+n+i]
+			h += a - math.Log(r) + lgamma(a) + (1-a)*dist.Digamma(a)
+		}
+	case FamilyNormal, FamilyLognormal:
+		for i := 0; i < n; i++ {
+			h += halfLog2PiE + math.Log(val[p+n+i])
+			if b.fam == FamilyLognormal {
+				h += val[p+i]
+			}
+		}
+	case FamilyBeta:
+		for i := 0; i < n; i++ {
+			a, bb := val[p+i], val[p+n+i]
+			h += lbeta(a, bb) - (a-1)*dist.Digamma(a) - (bb-1)*dist.Digamma(bb) + (a+bb-2)*dist.Digamma(a+bb)
+		}
+	case FamilyDirichlet:
+		k := b.k
+		for v := 0; v < n; v += k {
+			a0 := 0.0
+			for j := v; j < v+k; j++ {
+				a := val[p+j]
+				a0 += a
+				h += lgamma(a) - (a-1)*dist.Digamma(a)
+			}
+			h += -lgamma(a0) + (a0-float64(k))*dist.Digamma(a0)
+		}
+	}
+	return h
+}
+
+// entropyGrad adds the gradient of the entropy with respect to the
+// constrained parameters into grad (indexed like theta).
+func (b *block) entropyGrad(c *stepCache, grad []float64) {
+	n, p := b.n, b.poff
+	val, psi1 := c.val, c.psi1
+	switch b.fam {
+	case FamilyGamma:
+		for i := 0; i < n; i++ {
+			grad[p+i] += 1 + (1-val[p+i])*psi1[p+i]
+			grad[p+n+i] -= 1 / val[p+n+i]
+		}
+	case FamilyNormal, FamilyLognormal:
+		for i := 0; i < n; i++ {
+			grad[p+n+i] += 1 / val[p+n+i]
+			if b.fam == FamilyLognormal {
+				grad[p+i]++
+			}
+		}
+	case FamilyBeta:
+		for i := 0; i < n; i++ {
+			a, bb := val[p+i], val[p+n+i]
+			t := (a + bb - 2) * dist.Trigamma(a+bb)
+			grad[p+i] += t - (a-1)*psi1[p+i]
+			grad[p+n+i] += t - (bb-1)*psi1[p+n+i]
+		}
+	case FamilyDirichlet:
+		k := b.k
+		for v := 0; v < n; v += k {
+			a0 := 0.0
+			for j := v; j < v+k; j++ {
+				a0 += val[p+j]
+			}
+			t := (a0 - float64(k)) * dist.Trigamma(a0)
+			for j := v; j < v+k; j++ {
+				grad[p+j] += t - (val[p+j]-1)*psi1[p+j]
+			}
+		}
+	}
+}
+
+// backprop adds the pathwise gradient of one draw with respect to the
+// constrained parameters into grad, given g = ∂log p/∂x (modified in place
+// for STL), and records in h the per-slot derivative that the control
+// variate tracks (nil to skip). cv holds the control-variate coefficients
+// (nil for none).
+func (b *block) backprop(c *stepCache, stl bool, x, g, aux, grad, h, cv []float64) {
+	n, p := b.n, b.poff
+	val := c.val
+	switch b.fam {
+	case FamilyGamma:
+		for i := 0; i < n; i++ {
+			gi := g[b.off+i]
+			if stl {
+				// ∂ log q/∂ log z = (a−1) − b·z
+				gi -= val[p+i] - 1 - math.Exp(x[b.off+i]+math.Log(val[p+n+i]))
+			}
+			d := aux[p+i]
+			if h != nil {
+				h[p+i] = gi
+			}
+			if cv != nil {
+				grad[p+i] += (gi-cv[p+i])*d + cv[p+i]*c.psi1[p+i]
+			} else {
+				grad[p+i] += gi * d
+			}
+			grad[p+n+i] -= gi / val[p+n+i]
+		}
+	case FamilyNormal, FamilyLognormal:
+		for i := 0; i < n; i++ {
+			gi := g[b.off+i]
+			e := aux[p+i]
+			if stl {
+				gi += e / val[p+n+i]
+				if b.fam == FamilyLognormal {
+					gi++
+				}
+			}
+			grad[p+i] += gi
+			if h != nil {
+				h[p+n+i] = gi
+			}
+			if cv != nil {
+				gi -= cv[p+n+i]
+			}
+			grad[p+n+i] += gi * e
+		}
+	case FamilyBeta:
+		for i := 0; i < n; i++ {
+			gi := g[b.off+i]
+			if stl {
+				a, bb := val[p+i], val[p+n+i]
+				t := x[b.off+i]
+				z, z1 := sigmoid(t), sigmoid(-t)
+				gi -= (a-1)*z1 - (bb-1)*z
+			}
+			d1, d2 := aux[p+i], aux[p+n+i]
+			if h != nil {
+				h[p+i], h[p+n+i] = gi, -gi
+			}
+			if cv != nil {
+				c1, c2 := cv[p+i], cv[p+n+i]
+				grad[p+i] += (gi-c1)*d1 + c1*c.psi1[p+i]
+				grad[p+n+i] += (-gi-c2)*d2 + c2*c.psi1[p+n+i]
+			} else {
+				grad[p+i] += gi * d1
+				grad[p+n+i] -= gi * d2
+			}
+		}
+	case FamilyDirichlet:
+		k := b.k
+		for v := 0; v < n; v += k {
+			sum := 0.0
+			for j := v; j < v+k; j++ {
+				gj := g[b.off+j]
+				if stl {
+					gj -= val[p+j] - 1
+					g[b.off+j] = gj
+				}
+				sum += gj
+			}
+			for j := v; j < v+k; j++ {
+				hj := g[b.off+j] - math.Exp(x[b.off+j])*sum // ∂f/∂log x_j
+				if h != nil {
+					h[p+j] = hj
+				}
+				if cv != nil {
+					grad[p+j] += (hj-cv[p+j])*aux[p+j] + cv[p+j]*c.psi1[p+j]
+				} else {
+					grad[p+j] += hj * aux[p+j]
+				}
+			}
+		}
+	}
+}
+
+// mean and sd of the natural-scale z for each element.
+func (f *Factor) moments(mean, sd []float64) {
+	p := f.Params
+	switch f.Family {
+	case FamilyGamma:
+		for i := range mean {
+			a, b := p[0][i], p[1][i]
+			mean[i], sd[i] = a/b, math.Sqrt(a)/b
+		}
+	case FamilyLognormal:
+		for i := range mean {
+			m, s := p[0][i], p[1][i]
+			mean[i] = math.Exp(m + s*s/2)
+			sd[i] = mean[i] * math.Sqrt(math.Expm1(s*s))
+		}
+	case FamilyNormal:
+		copy(mean, p[0])
+		copy(sd, p[1])
+	case FamilyBeta:
+		for i := range mean {
+			a, b := p[0][i], p[1][i]
+			s := a + b
+			mean[i] = a / s
+			sd[i] = math.Sqrt(a * b / (s * s * (s + 1)))
+		}
+	case FamilyDirichlet:
+		k := 1
+		if len(f.Shape) > 0 {
+			k = f.Shape[len(f.Shape)-1]
+		}
+		for v := 0; v+k <= len(mean); v += k {
+			a0 := 0.0
+			for j := v; j < v+k; j++ {
+				a0 += p[0][j]
+			}
+			for j := v; j < v+k; j++ {
+				a := p[0][j]
+				mean[j] = a / a0
+				sd[j] = math.Sqrt(a * (a0 - a) / (a0 * a0 * (a0 + 1)))
+			}
+		}
+	case FamilyPoint:
+		copy(mean, p[0])
+		for i := range sd {
+			sd[i] = 0
+		}
+	}
+}

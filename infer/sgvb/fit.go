@@ -1,0 +1,707 @@
+package sgvb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Fit fits q to the posterior of the Target over the given latents.
+//
+// Every EvalEvery steps the ELBO is estimated from ELBODraws draws; the fit
+// has converged when the mean or the median of the relative ELBO changes
+// |ΔELBO|/max(|ELBO|, 1) between the last Window evaluations is below Tol
+// (Stan ADVI's rule). Otherwise it stops at MaxIter with a warning; either
+// way everything reached is returned.
+//
+// A step whose log joint or gradient is not finite in any draw is skipped
+// (q and the optimizer state are untouched) and the step size is halved;
+// five good steps undo a halving. After MaxBadSteps consecutive bad steps the
+// fit stops: the Result holds the last good q and the error is the Target's
+// own (positioned) error, or a generic one if the Target gave none.
+//
+// Cancelling ctx stops the fit at the next step: the Result holds the
+// current q, Interrupted is set, the PSIS diagnostic is skipped and the
+// error is nil. Inputs that make no fit (bad latents or settings) return a
+// nil Result and an error.
+func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, error) {
+	s = s.withDefaults()
+	e, err := newEngine(t, latents, &s)
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	if s.Method == MAP {
+		return e.fitMAP(ctx)
+	}
+	return e.fitSGVB(ctx)
+}
+
+type engine struct {
+	s       *Settings
+	target  Target
+	latents []Latent
+	blocks  []block
+	dim, np int
+
+	theta, delta, backup []float64
+	cache                stepCache
+	grad                 []float64
+	cv, hmean            []float64 // control variate (EntropyCV)
+	cvSet                bool
+	opt                  *optim
+
+	// per-draw outputs
+	dgrad, dh [][]float64
+	lp, lq    []float64
+	ok        []bool
+	errs      []error
+
+	workers []*worker
+	jobs    []chan job
+	wg      sync.WaitGroup
+}
+
+type worker struct {
+	t          Target
+	x, gx, aux []float64
+	pcg        *rand.PCG
+	rng        *rand.Rand
+}
+
+type jobKind int
+
+const (
+	jobStep jobKind = iota
+	jobEval
+)
+
+type job struct {
+	kind   jobKind
+	stream uint64
+	iter   uint64
+	n      int
+}
+
+// Random streams: every draw gets its own PCG seeded from (seed, stream,
+// iteration, draw index), so results do not depend on Workers.
+const (
+	streamStep uint64 = iota + 1
+	streamEval
+	streamFinal
+	streamSearch     // + 2·trial
+	streamSearchEval // + 2·trial
+)
+
+func mix64(x uint64) uint64 { // splitmix64 finaliser
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func streamSeed(seed, stream, iter uint64, d int) (uint64, uint64) {
+	s1 := mix64(seed ^ mix64(stream))
+	s1 = mix64(s1 ^ iter)
+	return s1, mix64(s1 ^ mix64(uint64(d)+0x5851f42d4c957f2d))
+}
+
+func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
+	if t == nil {
+		return nil, errors.New("sgvb: nil Target")
+	}
+	if len(latents) == 0 {
+		return nil, errors.New("sgvb: no latents")
+	}
+	e := &engine{s: s, target: t, latents: latents}
+	dim := 0
+	for _, l := range latents {
+		if l.Offset < 0 || l.Size <= 0 {
+			return nil, fmt.Errorf("sgvb: latent %s: bad slice [%d:%d]", l.Name, l.Offset, l.Offset+l.Size)
+		}
+		dim = max(dim, l.Offset+l.Size)
+	}
+	for name := range s.Families {
+		found := false
+		for _, l := range latents {
+			found = found || l.Name == name
+		}
+		if !found {
+			return nil, fmt.Errorf("sgvb: Settings.Families names no latent: %q", name)
+		}
+	}
+	used := make([]bool, dim)
+	np := 0
+	for i := range latents {
+		l := &latents[i]
+		for j := l.Offset; j < l.Offset+l.Size; j++ {
+			if used[j] {
+				return nil, fmt.Errorf("sgvb: latent %s overlaps another latent at coordinate %d", l.Name, j)
+			}
+			used[j] = true
+		}
+		fam, err := resolveFamily(*l, s)
+		if err != nil {
+			return nil, err
+		}
+		b := block{name: l.Name, fam: fam, support: l.Support, shape: l.Shape, off: l.Offset, n: l.Size, poff: np, k: 1}
+		if l.Support == dist.Simplex {
+			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
+				return nil, fmt.Errorf("sgvb: latent %s: simplex needs a last axis of length ≥ 2 dividing its size (shape %v, size %d)", l.Name, l.Shape, l.Size)
+			}
+			b.k = l.Shape[len(l.Shape)-1]
+		}
+		np += b.np()
+		e.blocks = append(e.blocks, b)
+	}
+	e.dim, e.np = dim, np
+	e.theta = make([]float64, np)
+	e.delta = make([]float64, np)
+	e.backup = make([]float64, np)
+	e.grad = make([]float64, np)
+	e.cache = newStepCache(np)
+	for i := range e.blocks {
+		b := &e.blocks[i]
+		b.initTheta(&latents[i], e.theta[b.poff:b.poff+b.np()])
+	}
+	if s.Init != nil {
+		e.warmStart(s.Init)
+	}
+	if s.Method == MAP {
+		return e, nil
+	}
+	if s.Estimator.cv() {
+		e.cv = make([]float64, np)
+		e.hmean = make([]float64, np)
+	}
+	e.opt = newOptim(s.Optimizer, np, s.Rho, s.MomentumWeight)
+	S := s.DrawsPerStep
+	e.dgrad = make([][]float64, S)
+	for d := range e.dgrad {
+		e.dgrad[d] = make([]float64, np)
+	}
+	if e.cv != nil {
+		e.dh = make([][]float64, S)
+		for d := range e.dh {
+			e.dh[d] = make([]float64, np)
+		}
+	}
+	nd := max(S, s.ELBODraws, s.PSISDraws)
+	e.lp = make([]float64, nd)
+	e.lq = make([]float64, nd)
+	e.ok = make([]bool, nd)
+	e.errs = make([]error, nd)
+	W := min(s.Workers, nd)
+	for w := 0; w < W; w++ {
+		wt := t
+		if w > 0 {
+			wt = t.Clone()
+		}
+		pcg := rand.NewPCG(0, 0)
+		e.workers = append(e.workers, &worker{
+			t: wt, x: make([]float64, dim), gx: make([]float64, dim), aux: make([]float64, np),
+			pcg: pcg, rng: rand.New(pcg),
+		})
+	}
+	if W > 1 {
+		e.jobs = make([]chan job, W)
+		for w := 1; w < W; w++ {
+			e.jobs[w] = make(chan job, 1)
+			go func(w int) {
+				for j := range e.jobs[w] {
+					e.work(w, j)
+					e.wg.Done()
+				}
+			}(w)
+		}
+	}
+	return e, nil
+}
+
+func (e *engine) close() {
+	for w := 1; w < len(e.jobs); w++ {
+		close(e.jobs[w])
+	}
+}
+
+// warmStart copies matching factors of a previous result into theta.
+func (e *engine) warmStart(r *Result) {
+	for i := range e.blocks {
+		b := &e.blocks[i]
+		for fi := range r.Factors {
+			f := &r.Factors[fi]
+			if f.Name != b.name || f.Size != b.n {
+				continue
+			}
+			th := e.theta[b.poff : b.poff+b.np()]
+			if f.Family == b.fam {
+				b.thetaFrom(f.Params, th)
+			} else { // start from its mean
+				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
+				f.moments(mean, sd)
+				l := e.latents[i]
+				l.Init = mean
+				b.initTheta(&l, th)
+			}
+		}
+	}
+}
+
+// run computes the draws of a job, spread over the workers.
+func (e *engine) run(j job) {
+	W := len(e.workers)
+	if W > 1 {
+		e.wg.Add(W - 1)
+		for w := 1; w < W; w++ {
+			e.jobs[w] <- j
+		}
+	}
+	e.work(0, j)
+	if W > 1 {
+		e.wg.Wait()
+	}
+}
+
+func (e *engine) work(w int, j job) {
+	for d := w; d < j.n; d += len(e.workers) {
+		e.draw(e.workers[w], j, d)
+	}
+}
+
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// draw computes draw d of job j on worker wk.
+func (e *engine) draw(wk *worker, j job, d int) {
+	wk.pcg.Seed(streamSeed(e.s.Seed, j.stream, j.iter, d))
+	for bi := range e.blocks {
+		e.blocks[bi].sample(&e.cache, e.s.Gamma, wk.rng, wk.x, wk.aux)
+	}
+	lp, err := wk.t.LogJoint(wk.x, wk.gx)
+	e.lp[d], e.errs[d] = lp, err
+	ok := !math.IsNaN(lp) && !math.IsInf(lp, 0) && allFinite(wk.gx)
+	if j.kind == jobEval {
+		lq := 0.0
+		for bi := range e.blocks {
+			lq += e.blocks[bi].logq(&e.cache, wk.x)
+		}
+		e.lq[d] = lq
+		e.ok[d] = ok && finite(lq)
+		return
+	}
+	if !ok {
+		e.ok[d] = false
+		return
+	}
+	g := e.dgrad[d]
+	clear(g)
+	var h []float64
+	if e.cv != nil {
+		h = e.dh[d]
+	}
+	var cv []float64
+	if e.cvSet {
+		cv = e.cv
+	}
+	for bi := range e.blocks {
+		e.blocks[bi].backprop(&e.cache, e.s.Estimator.stl(), wk.x, wk.gx, wk.aux, g, h, cv)
+	}
+	e.ok[d] = allFinite(g)
+}
+
+func errNonFinite(consec, it int) error {
+	return fmt.Errorf("sgvb: the log joint or its gradient was not finite in %d consecutive steps (iteration %d)", consec, it)
+}
+
+// step takes one gradient step with step size eta. It returns false (and
+// the Target's error, if any) when a draw or the update was not finite; q
+// is then unchanged.
+func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
+	if ok, err := e.gradient(stream, iter); !ok {
+		return false, err
+	}
+	e.opt.step(e.delta, e.grad, eta)
+	copy(e.backup, e.theta)
+	for bi := range e.blocks {
+		b := &e.blocks[bi]
+		for j := 0; j < b.np(); j++ {
+			i := b.poff + j
+			v := e.theta[i] + e.delta[i]
+			if b.positive(j) && v < minRaw {
+				v = minRaw
+			}
+			e.theta[i] = v
+		}
+	}
+	if !allFinite(e.theta) {
+		copy(e.theta, e.backup)
+		return false, nil
+	}
+	e.updateCV()
+	return true, nil
+}
+
+// gradient estimates the ELBO gradient with respect to theta into e.grad
+// from DrawsPerStep draws. It returns false (and the Target's error, if
+// any) when a draw or the gradient is not finite.
+func (e *engine) gradient(stream uint64, iter int) (bool, error) {
+	S := e.s.DrawsPerStep
+	e.cache.fill(e.blocks, e.theta)
+	e.run(job{kind: jobStep, stream: stream, iter: uint64(iter), n: S})
+	for d := 0; d < S; d++ {
+		if !e.ok[d] {
+			return false, e.errs[d]
+		}
+	}
+	g := e.grad
+	copy(g, e.dgrad[0])
+	for d := 1; d < S; d++ {
+		for i, v := range e.dgrad[d] {
+			g[i] += v
+		}
+	}
+	inv := 1 / float64(S)
+	for i := range g {
+		g[i] *= inv
+	}
+	if !e.s.Estimator.stl() {
+		for bi := range e.blocks {
+			e.blocks[bi].entropyGrad(&e.cache, g)
+		}
+	}
+	for i := range g {
+		g[i] *= e.cache.dval[i]
+	}
+	return allFinite(g), nil
+}
+
+// updateCV folds the step's draws into the control variate's running mean
+// of h (see Estimator).
+func (e *engine) updateCV() {
+	S := e.s.DrawsPerStep
+	inv := 1 / float64(S)
+	if e.cv != nil {
+		hm := e.hmean
+		copy(hm, e.dh[0])
+		for d := 1; d < S; d++ {
+			for i, v := range e.dh[d] {
+				hm[i] += v
+			}
+		}
+		if !e.cvSet {
+			for i := range hm {
+				e.cv[i] = hm[i] * inv
+			}
+			e.cvSet = true
+		} else {
+			for i := range hm {
+				e.cv[i] += cvRate * (hm[i]*inv - e.cv[i])
+			}
+		}
+	}
+}
+
+// cvRate is the weight of the newest step in the control variate's running
+// mean.
+const cvRate = 0.1
+
+// eval estimates the ELBO from n draws of q. It uses E[log p] + H with the
+// centred −log q − H (mean zero) as control variate, its coefficient fitted
+// on the same draws: exact when q is the posterior. It returns the estimate,
+// its Monte Carlo standard error and the number of non-finite draws left
+// out; e.lp and e.lq hold the draws.
+func (e *engine) eval(stream uint64, iter int, n int) (elbo, se float64, bad int) {
+	e.cache.fill(e.blocks, e.theta)
+	e.run(job{kind: jobEval, stream: stream, iter: uint64(iter), n: n})
+	H := 0.0
+	for bi := range e.blocks {
+		H += e.blocks[bi].entropy(&e.cache)
+	}
+	// means and (co)variances of y = log p and w = −log q − H over good draws
+	var m int
+	var my, mw float64
+	for d := 0; d < n; d++ {
+		if !e.ok[d] {
+			bad++
+			continue
+		}
+		m++
+		y, w := e.lp[d], -e.lq[d]-H
+		my += (y - my) / float64(m)
+		mw += (w - mw) / float64(m)
+	}
+	if m == 0 {
+		return math.NaN(), math.NaN(), bad
+	}
+	var vww, vyw float64
+	for d := 0; d < n; d++ {
+		if !e.ok[d] {
+			continue
+		}
+		y, w := e.lp[d]-my, -e.lq[d]-H-mw
+		vww += w * w
+		vyw += y * w
+	}
+	c := 0.0
+	if vww > 0 {
+		c = -vyw / vww
+	}
+	elbo = my + H + c*mw
+	var v float64
+	for d := 0; d < n; d++ {
+		if !e.ok[d] {
+			continue
+		}
+		r := (e.lp[d] - my) + c*(-e.lq[d]-H-mw)
+		v += r * r
+	}
+	if m > 1 {
+		se = math.Sqrt(v / float64(m-1) / float64(m))
+	}
+	return elbo, se, bad
+}
+
+// Step sizes tried by the step-size search.
+var searchEtas = [...]float64{100, 10, 1, 0.1, 0.01}
+
+// After a non-finite step the step size is halved; every good step then
+// multiplies it by stepRecover, up to the configured step size, so that
+// 5 good steps undo one halving: rare bad draws cost little, while a run of
+// bad steps (more than one in six) keeps shrinking the step.
+var stepRecover = math.Pow(2, 1.0/5)
+
+func (e *engine) searchStepSize(ctx context.Context, r *Result) float64 {
+	s := e.s
+	theta0 := append([]float64(nil), e.theta...)
+	best, bestEta := math.Inf(-1), s.StepSize
+	for ti, eta := range searchEtas {
+		if ctx.Err() != nil {
+			break
+		}
+		copy(e.theta, theta0)
+		e.opt.reset()
+		e.cvSet = false
+		bad, cur := 0, eta
+		for it := 0; it < s.SearchIters && bad < s.MaxBadSteps; it++ {
+			if ok, _ := e.step(streamSearch+2*uint64(ti), it, cur); ok {
+				bad = 0
+				cur = math.Min(eta, cur*stepRecover)
+			} else {
+				bad++
+				cur *= 0.5
+			}
+		}
+		elbo := math.Inf(-1)
+		if bad < s.MaxBadSteps {
+			elbo, _, _ = e.eval(streamSearchEval+2*uint64(ti), 0, s.ELBODraws)
+		}
+		if !math.IsNaN(elbo) && elbo > best {
+			best, bestEta = elbo, eta
+		}
+	}
+	copy(e.theta, theta0)
+	e.opt.reset()
+	e.cvSet = false
+	if math.IsInf(best, -1) {
+		r.warn("step-size search: every step size failed; using η = %g", s.StepSize)
+		return s.StepSize
+	}
+	return bestEta
+}
+
+func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
+	s := e.s
+	start := time.Now()
+	r := &Result{Method: SGVB, Dim: e.dim, ParetoK: math.NaN(), ELBO: math.NaN(), ELBOSE: math.NaN()}
+	eta0 := s.StepSize
+	if s.SearchStepSize {
+		eta0 = e.searchStepSize(ctx, r)
+	}
+	r.StepSize = eta0
+	eta := eta0
+
+	var avg [][]float64 // Polyak–Ruppert: sums of theta per evaluation block
+	var avgN []int
+	if s.Average {
+		avg = make([][]float64, s.Window)
+		for i := range avg {
+			avg[i] = make([]float64, e.np)
+		}
+		avgN = make([]int, s.Window)
+	}
+	rel := make([]float64, 0, s.Window)
+	relSorted := make([]float64, s.Window)
+	prevELBO := math.NaN()
+	lastEval, lastT := 0, start
+	consec := 0
+	var lastErr error
+	var stopErr error
+	evalBad := 0
+	nEval := 0
+	avgFresh := false
+	it := 0
+	for it < s.MaxIter {
+		if ctx.Err() != nil {
+			r.Interrupted = true
+			break
+		}
+		ok, err := e.step(streamStep, it, eta*e.decay(it))
+		it++
+		if ok {
+			consec = 0
+			eta = math.Min(eta0, eta*stepRecover)
+		} else {
+			consec++
+			r.BadSteps++
+			eta *= 0.5
+			if err != nil {
+				lastErr = err
+			}
+			if consec >= s.MaxBadSteps {
+				r.warn("stopped at iteration %d after %d consecutive steps with a non-finite log joint or gradient; q is the last good one", it, consec)
+				stopErr = lastErr
+				if stopErr == nil {
+					stopErr = errNonFinite(consec, it)
+				}
+				break
+			}
+		}
+		if avg != nil {
+			blk := nEval % s.Window
+			if avgFresh { // a new block replaces the oldest one
+				clear(avg[blk])
+				avgN[blk] = 0
+				avgFresh = false
+			}
+			for i, v := range e.theta {
+				avg[blk][i] += v
+			}
+			avgN[blk]++
+		}
+		if it%s.EvalEvery != 0 && it != s.MaxIter {
+			continue
+		}
+		elbo, se, bad := e.eval(streamEval, it, s.ELBODraws)
+		evalBad += bad
+		now := time.Now()
+		rc := math.NaN()
+		if !math.IsNaN(prevELBO) {
+			rc = math.Abs(elbo-prevELBO) / math.Max(math.Abs(elbo), 1)
+		}
+		prevELBO = elbo
+		r.Trace = append(r.Trace, TracePoint{Iter: it, ELBO: elbo, SE: se, Seconds: now.Sub(start).Seconds()})
+		if s.Progress != nil {
+			s.Progress(Progress{Iter: it, ELBO: elbo, SE: se, RelChange: rc,
+				ItPerSec: float64(it-lastEval) / now.Sub(lastT).Seconds(), Elapsed: now.Sub(start)})
+		}
+		lastEval, lastT = it, now
+		nEval++
+		avgFresh = true
+		// convergence (as Stan's ADVI): the mean or the median of the
+		// relative ELBO changes over the last Window evaluations is below Tol
+		if !math.IsNaN(rc) {
+			if len(rel) == s.Window {
+				copy(rel, rel[1:])
+				rel = rel[:s.Window-1]
+			}
+			rel = append(rel, rc)
+			if s.Tol > 0 && len(rel) == s.Window {
+				mean := 0.0
+				for _, v := range rel {
+					mean += v
+				}
+				mean /= float64(len(rel))
+				copy(relSorted, rel)
+				sort.Float64s(relSorted)
+				if mean < s.Tol || relSorted[len(rel)/2] < s.Tol {
+					r.Converged = true
+					break
+				}
+			}
+		}
+	}
+	r.Iterations = it
+	if evalBad > 0 {
+		r.warn("%d ELBO draws had a non-finite log joint and were left out of the estimates", evalBad)
+	}
+	if avg != nil {
+		n := 0
+		for _, c := range avgN {
+			n += c
+		}
+		if n > 0 && stopErr == nil {
+			clear(e.theta)
+			for b := range avg {
+				for i, v := range avg[b] {
+					e.theta[i] += v
+				}
+			}
+			for i := range e.theta {
+				e.theta[i] /= float64(n)
+			}
+		}
+	}
+	if !r.Converged && !r.Interrupted && stopErr == nil && s.Tol > 0 {
+		r.warn("did not converge in %d iterations (relative ELBO tolerance %g)", it, s.Tol)
+	}
+	if len(r.Trace) > 0 {
+		last := r.Trace[len(r.Trace)-1]
+		r.ELBO, r.ELBOSE = last.ELBO, last.SE
+	}
+	if !r.Interrupted && s.PSISDraws > 0 {
+		n := s.PSISDraws
+		elbo, se, bad := e.eval(streamFinal, 0, n)
+		r.ELBO, r.ELBOSE = elbo, se
+		lw := make([]float64, 0, n)
+		for d := 0; d < n; d++ {
+			if e.ok[d] {
+				lw = append(lw, e.lp[d]-e.lq[d])
+			}
+		}
+		if bad > 0 {
+			r.warn("%d of %d final draws had a non-finite log joint", bad, n)
+		}
+		r.ParetoK = ParetoK(lw)
+	}
+	r.ParetoReading = ParetoReading(r.ParetoK)
+	if r.ParetoK > 0.7 {
+		r.warn("Pareto k̂ = %.2f > 0.7: q is not a reliable approximation of the posterior for importance sampling", r.ParetoK)
+	}
+	r.Factors = e.factors()
+	r.Seconds = time.Since(start).Seconds()
+	return r, stopErr
+}
+
+func (e *engine) factors() []Factor {
+	fs := make([]Factor, len(e.blocks))
+	for i := range e.blocks {
+		b := &e.blocks[i]
+		fs[i] = Factor{
+			Name: b.name, Family: b.fam, Support: b.support, Offset: b.off, Size: b.n,
+			Shape:  append([]int(nil), b.shape...),
+			Params: b.params(e.theta[b.poff : b.poff+b.np()]),
+		}
+	}
+	return fs
+}
+
+// decay returns the step-size factor of iteration it: 1/√(1 + it/StepDecay).
+func (e *engine) decay(it int) float64 {
+	if e.s.StepDecay < 0 {
+		return 1
+	}
+	return 1 / math.Sqrt(1+float64(it)/e.s.StepDecay)
+}

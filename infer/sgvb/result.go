@@ -1,0 +1,191 @@
+package sgvb
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Result is a fitted q (or a MAP point) with its diagnostics.
+type Result struct {
+	Method  Method
+	Factors []Factor // one per latent, in the order given to Fit
+	Dim     int      // length of the coordinate vector
+
+	// ELBO is the final ELBO estimate and ELBOSE its Monte Carlo standard
+	// error (from PSISDraws draws, or the last evaluation). For MAP, ELBO is
+	// the log joint at the estimate and ELBOSE is 0.
+	ELBO, ELBOSE float64
+	Trace        []TracePoint // one per ELBO evaluation (MAP: per L-BFGS iteration, log joint)
+	Iterations   int
+	Converged    bool
+	Interrupted  bool    // the context was cancelled; q is the one reached
+	StepSize     float64 // η used (after the step-size search, if any)
+	BadSteps     int     // steps skipped for a non-finite log joint or gradient
+
+	// ParetoK is the PSIS Pareto k̂ of the importance ratios p/q over
+	// PSISDraws draws of q (NaN if not computed), and ParetoReading its
+	// reading: "good" (< 0.5), "ok" (0.5–0.7), "unreliable" (> 0.7).
+	ParetoK       float64
+	ParetoReading string
+
+	Warnings []string
+	Seconds  float64
+
+	once   sync.Once
+	blocks []block
+	cache  stepCache
+}
+
+// TracePoint is one ELBO evaluation.
+type TracePoint struct {
+	Iter     int
+	ELBO, SE float64
+	Seconds  float64 // since the start of the fit
+}
+
+// Factor is the fitted factor of one latent.
+type Factor struct {
+	Name         string
+	Family       Family
+	Support      dist.Support
+	Offset, Size int
+	Shape        []int
+	// Params[j][i] is parameter j (named by Family.ParamNames) of element
+	// i: shape and rate, meanlog and sdlog, mean and sd, alpha and beta,
+	// alpha (Dirichlet, per component), or value (point).
+	Params [][]float64
+}
+
+// Mean returns the mean of each element on the natural scale.
+func (f *Factor) Mean() []float64 {
+	m, s := make([]float64, f.Size), make([]float64, f.Size)
+	f.moments(m, s)
+	return m
+}
+
+// SD returns the standard deviation of each element on the natural scale.
+func (f *Factor) SD() []float64 {
+	m, s := make([]float64, f.Size), make([]float64, f.Size)
+	f.moments(m, s)
+	return s
+}
+
+// Factor returns the factor of the named latent, or nil.
+func (r *Result) Factor(name string) *Factor {
+	for i := range r.Factors {
+		if r.Factors[i].Name == name {
+			return &r.Factors[i]
+		}
+	}
+	return nil
+}
+
+// Mean returns the posterior means under q on the natural scale, as one
+// vector laid out like the coordinates.
+func (r *Result) Mean() []float64 {
+	out := make([]float64, r.Dim)
+	for i := range r.Factors {
+		f := &r.Factors[i]
+		copy(out[f.Offset:], f.Mean())
+	}
+	return out
+}
+
+// SD returns the posterior standard deviations under q on the natural
+// scale, laid out like the coordinates.
+func (r *Result) SD() []float64 {
+	out := make([]float64, r.Dim)
+	for i := range r.Factors {
+		f := &r.Factors[i]
+		copy(out[f.Offset:], f.SD())
+	}
+	return out
+}
+
+func (r *Result) warn(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// prepare builds the sampling state from the factors.
+func (r *Result) prepare() {
+	r.once.Do(func() {
+		np := 0
+		var theta []float64
+		for i := range r.Factors {
+			f := &r.Factors[i]
+			b := block{name: f.Name, fam: f.Family, support: f.Support, shape: f.Shape, off: f.Offset, n: f.Size, poff: np, k: 1}
+			if f.Support == dist.Simplex && len(f.Shape) > 0 {
+				b.k = f.Shape[len(f.Shape)-1]
+			}
+			np += b.np()
+			theta = append(theta, make([]float64, b.np())...)
+			b.thetaFrom(f.Params, theta[b.poff:])
+			r.blocks = append(r.blocks, b)
+		}
+		r.cache = newStepCache(np)
+		r.cache.fill(r.blocks, theta)
+	})
+}
+
+// sampleOnly draws gamma variables without the shape derivative.
+type sampleOnly struct{}
+
+func (sampleOnly) SampleLog(a float64, rng *rand.Rand) (float64, float64) {
+	return dist.SampleGammaLog(a, rng), 0
+}
+
+// SampleCoords draws one z from q into x in the Target's coordinates
+// (len(x) == Dim; coordinates outside every latent are left alone) and
+// returns log q(z), the log density of z on its natural scale, comparable
+// with the Target's log p (0 for a MAP point). Safe for concurrent use.
+func (r *Result) SampleCoords(rng *rand.Rand, x []float64) (logq float64) {
+	r.prepare()
+	aux := make([]float64, len(r.cache.val))
+	for i := range r.blocks {
+		b := &r.blocks[i]
+		b.sample(&r.cache, sampleOnly{}, rng, x, aux)
+		if b.fam != FamilyPoint {
+			logq += b.logq(&r.cache, x)
+		}
+	}
+	return logq
+}
+
+// Natural maps coordinates x to natural-scale values z (z may be x).
+func (r *Result) Natural(z, x []float64) {
+	for i := range r.Factors {
+		f := &r.Factors[i]
+		k := 1
+		if f.Support == dist.Simplex && len(f.Shape) > 0 {
+			k = f.Shape[len(f.Shape)-1]
+		}
+		natural(f.Support, k, z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size])
+	}
+}
+
+// Sample draws one z from q on the natural scale into z (len(z) == Dim) and
+// returns log q(z). Tiny gamma draws may underflow to 0 here; use
+// SampleCoords to keep their logarithm.
+func (r *Result) Sample(rng *rand.Rand, z []float64) (logq float64) {
+	lq := r.SampleCoords(rng, z)
+	r.Natural(z, z)
+	return lq
+}
+
+// ParetoReading returns the reading of a Pareto k̂: "good" below 0.5, "ok"
+// up to 0.7, "unreliable" above, "n/a" for NaN.
+func ParetoReading(k float64) string {
+	switch {
+	case math.IsNaN(k):
+		return "n/a"
+	case k < 0.5:
+		return "good"
+	case k <= 0.7:
+		return "ok"
+	}
+	return "unreliable"
+}

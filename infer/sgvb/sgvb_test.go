@@ -1,0 +1,708 @@
+package sgvb
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Tolerances of the conjugate tests (gamma_numerics §4.5, never loosened).
+const (
+	relTol  = 0.05 // fitted parameters vs exact posterior
+	klTol   = 1e-3 // KL(q ‖ posterior), nats
+	elboTol = 0.02 // |ELBO − log p(y)|, nats
+)
+
+// The Gamma–Poisson cases of gamma_numerics §4.5.
+var gpCases = []struct {
+	name   string
+	y      []float64
+	a0, b0 float64
+	logp   float64 // log p(y), mpmath
+}{
+	{"A", []float64{3, 1, 4, 1, 5, 9, 2, 6}, 1, 1, -22.050493836453272},
+	{"B", []float64{0}, 0.01, 0.01, -0.046151205168412595},
+	{"C", []float64{0, 0, 0, 0, 0}, 0.1, 1, -0.17917594692280551},
+}
+
+func TestGammaPoissonEvidence(t *testing.T) {
+	for _, c := range gpCases {
+		gp := newGammaPoisson(c.y, c.a0, c.b0)
+		if got := gp.logEvidence(); math.Abs(got-c.logp) > 1e-12 {
+			t.Errorf("case %s: log p(y) = %.17g, want %.17g", c.name, got, c.logp)
+		}
+	}
+}
+
+// conjugateSettings are the engine settings of the conjugate tests: the
+// defaults with a fixed number of iterations (the ELBO is flat along the
+// shape–rate ridge, so an ELBO-change rule stops early) and 10⁴ final draws
+// for the ELBO, as §4.5 asks.
+func conjugateSettings() Settings {
+	return Settings{Seed: 1, Tol: -1, MaxIter: 20000, PSISDraws: 10000}
+}
+
+func TestGammaPoissonConjugate(t *testing.T) {
+	for _, c := range gpCases {
+		gp := newGammaPoisson(c.y, c.a0, c.b0)
+		pa, pb := gp.posterior()
+		r, err := Fit(context.Background(), gp, gp.latents(), conjugateSettings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.Factors[0]
+		if f.Family != FamilyGamma {
+			t.Fatalf("family %v", f.Family)
+		}
+		a, b := f.Params[0][0], f.Params[1][0]
+		kl := klGamma(a, b, pa, pb)
+		t.Logf("case %s: q = Gamma(%.6g, %.6g), exact (%.6g, %.6g); KL = %.3g; ELBO = %.6f ± %.2g, log p(y) = %.6f (gap %.2g); k̂ = %.2f",
+			c.name, a, b, pa, pb, kl, r.ELBO, r.ELBOSE, c.logp, c.logp-r.ELBO, r.ParetoK)
+		if math.Abs(a/pa-1) > relTol || math.Abs(b/pb-1) > relTol {
+			t.Errorf("case %s: q = Gamma(%g, %g), want within %g of (%g, %g)", c.name, a, b, relTol, pa, pb)
+		}
+		if kl > klTol {
+			t.Errorf("case %s: KL = %g > %g", c.name, kl, klTol)
+		}
+		if math.Abs(r.ELBO-c.logp) > elboTol {
+			t.Errorf("case %s: ELBO %g, log p(y) %g", c.name, r.ELBO, c.logp)
+		}
+		if !(r.ParetoK < 0.5) {
+			t.Errorf("case %s: k̂ = %g, want < 0.5", c.name, r.ParetoK)
+		}
+	}
+}
+
+// TestGammaPoissonPaperEstimator runs the paper's estimator (analytic
+// entropy, no control variate) on case A, with 10 draws per step and
+// iterate averaging, and reports what it reaches.
+func TestGammaPoissonPaperEstimator(t *testing.T) {
+	c := gpCases[0]
+	gp := newGammaPoisson(c.y, c.a0, c.b0)
+	pa, pb := gp.posterior()
+	s := conjugateSettings()
+	s.Estimator = Entropy
+	s.DrawsPerStep = 10
+	s.Average = true
+	r, err := Fit(context.Background(), gp, gp.latents(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := r.Factors[0].Params[0][0], r.Factors[0].Params[1][0]
+	kl := klGamma(a, b, pa, pb)
+	t.Logf("entropy estimator, case A: q = Gamma(%.5g, %.5g); KL = %.3g; ELBO gap %.3g", a, b, kl, c.logp-r.ELBO)
+	if math.Abs(a/pa-1) > relTol || math.Abs(b/pb-1) > relTol || kl > klTol || math.Abs(r.ELBO-c.logp) > elboTol {
+		t.Errorf("case A with the paper's estimator: Gamma(%g, %g), KL %g, ELBO %g", a, b, kl, r.ELBO)
+	}
+}
+
+// expectedGrad is the exact gradient of the ELBO of the Gamma–Poisson
+// model at q = Gamma(a, b) (gamma_numerics §4.5).
+func expectedGrad(gp *gammaPoisson, a, b float64) (float64, float64) {
+	k := gp.s + gp.a0 - 1
+	m := gp.n + gp.b0
+	t1 := dist.Trigamma(a)
+	return k*t1 - m/b + 1 + (1-a)*t1, -k/b + m*a/(b*b) - 1/b
+}
+
+func TestExpectedGradient(t *testing.T) {
+	rows := []struct {
+		c          int
+		a, b       float64
+		dA, dB     float64 // §4.5
+		n          int
+		cvA, cvSTL float64 // fixed control-variate coefficients: E[h] at (a, b)
+	}{
+		{0, 1, 1, 42.992956072295, -23, 20000, 22, 23},
+		{0, 16, 4.5, 0.0319005344518, 0, 20000, -1, 0},
+		{1, 0.02, 1.0, -25.0259811819, 0.0102, 20000, -1.01, -0.0102},
+		{1, 0.005, 1.01, 200.008164971, -0.004950495, 20000, -1, 0.005},
+	}
+	for _, row := range rows {
+		c := gpCases[row.c]
+		gp := newGammaPoisson(c.y, c.a0, c.b0)
+		ea, eb := expectedGrad(gp, row.a, row.b)
+		if math.Abs(ea-row.dA) > 1e-9*math.Max(1, math.Abs(ea)) || math.Abs(eb-row.dB) > 1e-9 {
+			t.Errorf("exact gradient at (%g, %g) = (%.12g, %.12g), §4.5 says (%.12g, %.12g)", row.a, row.b, ea, eb, row.dA, row.dB)
+		}
+		for _, est := range []Estimator{Entropy, EntropyCV, STL, STLCV} {
+			s := Settings{Seed: 7, Estimator: est}.withDefaults()
+			e, err := newEngine(gp, gp.latents(), &s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.theta[0], e.theta[1] = softplusInv(row.a), softplusInv(row.b)
+			if e.cv != nil { // any fixed coefficient keeps the estimate unbiased
+				e.cv[0] = row.cvA
+				if est == STLCV {
+					e.cv[0] = row.cvSTL
+				}
+				e.cvSet = true
+			}
+			var ma, mb, va, vb float64
+			for i := 0; i < row.n; i++ {
+				if ok, err := e.gradient(streamStep, i); !ok {
+					t.Fatal("non-finite gradient", err)
+				}
+				ga := e.grad[0] / e.cache.dval[0]
+				gb := e.grad[1] / e.cache.dval[1]
+				da, db := ga-ma, gb-mb
+				ma += da / float64(i+1)
+				mb += db / float64(i+1)
+				va += da * (ga - ma)
+				vb += db * (gb - mb)
+			}
+			n := float64(row.n)
+			seA, seB := math.Sqrt(va/(n-1)/n), math.Sqrt(vb/(n-1)/n)
+			t.Logf("(%g, %g) %-10v: ∂a %.6g ± %.2g (exact %.6g), ∂b %.6g ± %.2g (exact %.6g)", row.a, row.b, est, ma, seA, ea, mb, seB, eb)
+			if math.Abs(ma-ea) > 5*seA+1e-9*math.Abs(ea) || math.Abs(mb-eb) > 5*seB+1e-9*math.Abs(eb) {
+				t.Errorf("(%g, %g) %v: mean gradient (%g ± %g, %g ± %g), exact (%g, %g)", row.a, row.b, est, ma, seA, mb, seB, ea, eb)
+			}
+		}
+	}
+}
+
+func TestNormalNormal(t *testing.T) {
+	nn := &normalNormal{y: []float64{1.2, 0.3, 2.5, 1.9, 0.7}, sigma: 1, m0: 0, s0: 10}
+	pm, ps := nn.posterior()
+	lat := []Latent{{Name: "mu", Size: 1, Support: dist.Real}}
+	r, err := Fit(context.Background(), nn, lat, Settings{Seed: 3, Tol: -1, MaxIter: 5000, PSISDraws: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, s := r.Factors[0].Params[0][0], r.Factors[0].Params[1][0]
+	t.Logf("normal–normal: q = N(%.6g, %.6g²), exact N(%.6g, %.6g²); sd ratio %.5f; ELBO %.5f ± %.2g",
+		m, s, pm, ps, s/ps, r.ELBO, r.ELBOSE)
+	// STL has zero variance at the exact posterior, so only optimisation
+	// error remains; 1 % of the posterior sd is far above it.
+	if math.Abs(m-pm) > 0.01*ps || math.Abs(s/ps-1) > 0.01 {
+		t.Errorf("q = N(%g, %g), want N(%g, %g)", m, s, pm, ps)
+	}
+}
+
+func klBeta(a1, b1, a2, b2 float64) float64 {
+	return lbeta(a2, b2) - lbeta(a1, b1) + (a1-a2)*dist.Digamma(a1) + (b1-b2)*dist.Digamma(b1) +
+		(a2-a1+b2-b1)*dist.Digamma(a1+b1)
+}
+
+func TestBetaBernoulli(t *testing.T) {
+	bb := &betaBernoulli{a: 2 + 7, b: 3 + 3} // Beta(2, 3) prior, 7 of 10
+	lat := []Latent{{Name: "theta", Size: 1, Support: dist.Unit}}
+	r, err := Fit(context.Background(), bb, lat, conjugateSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Factors[0]
+	a, b := f.Params[0][0], f.Params[1][0]
+	kl := klBeta(a, b, bb.a, bb.b)
+	t.Logf("beta–Bernoulli: q = Beta(%.5g, %.5g), exact (%g, %g); KL %.3g; ELBO %.5f (log p = 0); k̂ %.2f", a, b, bb.a, bb.b, kl, r.ELBO, r.ParetoK)
+	if f.Family != FamilyBeta || math.Abs(a/bb.a-1) > relTol || math.Abs(b/bb.b-1) > relTol || kl > klTol || math.Abs(r.ELBO) > elboTol {
+		t.Errorf("q = %v(%g, %g), KL %g, ELBO %g", f.Family, a, b, kl, r.ELBO)
+	}
+}
+
+func klDirichlet(a1, a2 []float64) float64 {
+	var s1, s2, kl float64
+	for i := range a1 {
+		s1 += a1[i]
+		s2 += a2[i]
+		kl += lgamma(a2[i]) - lgamma(a1[i])
+	}
+	kl += lgamma(s1) - lgamma(s2)
+	for i := range a1 {
+		kl += (a1[i] - a2[i]) * (dist.Digamma(a1[i]) - dist.Digamma(s1))
+	}
+	return kl
+}
+
+func TestDirichletCounts(t *testing.T) {
+	// two independent simplices: priors (1, 2, 3) and (0.5, 0.5, 1), counts
+	// (5, 0, 10) and (1, 0.2·0, 2) — posteriors below
+	dc := &dirichletCounts{alpha: []float64{6, 2, 13, 1.5, 0.5, 3}, k: 3}
+	lat := []Latent{{Name: "theta", Size: 6, Shape: []int{2, 3}, Support: dist.Simplex}}
+	r, err := Fit(context.Background(), dc, lat, conjugateSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Factors[0]
+	got := f.Params[0]
+	kl := klDirichlet(got[:3], dc.alpha[:3]) + klDirichlet(got[3:], dc.alpha[3:])
+	t.Logf("Dirichlet: q = %.4g, exact %g; KL %.3g; ELBO %.5f (log p = 0); k̂ %.2f", got, dc.alpha, kl, r.ELBO, r.ParetoK)
+	for i, a := range got {
+		if math.Abs(a/dc.alpha[i]-1) > relTol {
+			t.Errorf("alpha[%d] = %g, want %g", i, a, dc.alpha[i])
+		}
+	}
+	if f.Family != FamilyDirichlet || kl > klTol || math.Abs(r.ELBO) > elboTol {
+		t.Errorf("KL %g, ELBO %g", kl, r.ELBO)
+	}
+	// draws of q: sample means agree with Mean within 5 SE
+	mean, sd := r.Mean(), r.SD()
+	rng := rand.New(rand.NewPCG(1, 2))
+	z := make([]float64, r.Dim)
+	n := 20000
+	acc := make([]float64, r.Dim)
+	for i := 0; i < n; i++ {
+		lq := r.Sample(rng, z)
+		if math.IsNaN(lq) || math.IsInf(lq, 0) {
+			t.Fatal("log q not finite")
+		}
+		sum := 0.0
+		for j := 0; j < 3; j++ {
+			sum += z[j]
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Fatalf("draw not on the simplex: %v", z)
+		}
+		for j := range acc {
+			acc[j] += z[j]
+		}
+	}
+	for j := range acc {
+		if m := acc[j] / float64(n); math.Abs(m-mean[j]) > 5*sd[j]/math.Sqrt(float64(n)) {
+			t.Errorf("sample mean[%d] = %g, Mean %g", j, m, mean[j])
+		}
+	}
+}
+
+func TestLognormalOverride(t *testing.T) {
+	c := gpCases[0]
+	gp := newGammaPoisson(c.y, c.a0, c.b0)
+	s := conjugateSettings()
+	s.Family = FamilyLognormal
+	s.Average = true // the optimum is not the posterior: STL keeps its noise
+	r, err := Fit(context.Background(), gp, gp.latents(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Factors[0]
+	mu, sd := f.Params[0][0], f.Params[1][0]
+	// The optimum of the ELBO over normals on log λ for the posterior
+	// Gamma(α, β): σ² = 1/α, μ = log(α/β) − σ²/2, so E_q[λ] = α/β exactly.
+	pa, pb := gp.posterior()
+	sd0 := 1 / math.Sqrt(pa)
+	mu0 := math.Log(pa/pb) - sd0*sd0/2
+	m := gp.n + gp.b0
+	elbo0 := (gp.s+gp.a0)*mu0 - m*math.Exp(mu0+sd0*sd0/2) + 0.5*math.Log(2*math.Pi*math.E*sd0*sd0) + gp.cnst
+	t.Logf("lognormal: q = logN(%.6g, %.6g), optimum (%.6g, %.6g); mean %.5g (posterior %.5g); ELBO %.5f ± %.2g, optimum %.5f, log p(y) %.5f (KL gap %.4f); k̂ %.2f",
+		mu, sd, mu0, sd0, f.Mean()[0], pa/pb, r.ELBO, r.ELBOSE, elbo0, c.logp, c.logp-elbo0, r.ParetoK)
+	// the iterate average keeps some noise of the non-zero-variance STL
+	// gradient: 2 % of σ in μ, 3 % in σ, 0.002 nats in the ELBO
+	if f.Family != FamilyLognormal || math.Abs(mu-mu0) > 0.02*sd0 || math.Abs(sd/sd0-1) > 0.03 {
+		t.Errorf("q = logN(%g, %g), want (%g, %g)", mu, sd, mu0, sd0)
+	}
+	if math.Abs(r.ELBO-elbo0) > 0.002 {
+		t.Errorf("ELBO %g, optimum %g", r.ELBO, elbo0)
+	}
+}
+
+func TestMAP(t *testing.T) {
+	c := gpCases[0]
+	gp := newGammaPoisson(c.y, c.a0, c.b0)
+	r, err := Fit(context.Background(), gp, gp.latents(), Settings{Method: MAP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, pb := gp.posterior()
+	mode := (pa - 1) / pb
+	f := r.Factors[0]
+	t.Logf("MAP: %.15g, mode %.15g, %d iterations, converged %v", f.Params[0][0], mode, r.Iterations, r.Converged)
+	if f.Family != FamilyPoint || math.Abs(f.Params[0][0]/mode-1) > 1e-8 || !r.Converged {
+		t.Errorf("MAP %v = %g (converged %v), want %g", f.Family, f.Params[0][0], r.Converged, mode)
+	}
+	if f.SD()[0] != 0 || f.Mean()[0] != f.Params[0][0] {
+		t.Error("point summaries")
+	}
+}
+
+// TestOptimizers runs every optimizer with its default step size on the
+// normal–normal model for 5000 steps (seed 5) and checks the result each
+// one reaches (measured, with margin).
+func TestMAPSimplexAndUnit(t *testing.T) {
+	// Dirichlet(6, 2, 13) and Beta(9, 6): modes (α−1)/(Σα−K)
+	dc := &dirichletCounts{alpha: []float64{6, 2, 13}, k: 3}
+	r, err := Fit(context.Background(), dc, []Latent{{Name: "w", Size: 3, Shape: []int{3}, Support: dist.Simplex}}, Settings{Method: MAP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range r.Factors[0].Params[0] {
+		if want := (dc.alpha[i] - 1) / 18; math.Abs(v-want) > 1e-7 {
+			t.Errorf("simplex MAP[%d] = %g, want %g", i, v, want)
+		}
+	}
+	bb := &betaBernoulli{a: 9, b: 6}
+	r, err = Fit(context.Background(), bb, []Latent{{Name: "p", Size: 1, Support: dist.Unit}}, Settings{Method: MAP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Factors[0].Params[0][0]; math.Abs(v-8.0/13) > 1e-8 {
+		t.Errorf("unit MAP %g, want %g", v, 8.0/13)
+	}
+}
+
+func TestOptimizers(t *testing.T) {
+	nn := &normalNormal{y: []float64{1.2, 0.3, 2.5, 1.9, 0.7}, sigma: 1, m0: 0, s0: 10}
+	pm, ps := nn.posterior()
+	lat := []Latent{{Name: "mu", Size: 1, Support: dist.Real}}
+	tols := map[Optimizer]float64{ // error of mean and sd, in units of the posterior sd
+		AdaDeltaMomentum: 0.01, AdaDelta: 0.01, Adam: 0.01, AdaGrad: 0.01,
+		RMSprop: 0.05, Momentum: 0.1, SGD: 0.1, // η = 0.001: still approaching
+	}
+	for o := AdaDeltaMomentum; o <= SGD; o++ {
+		r, err := Fit(context.Background(), nn, lat, Settings{Seed: 5, Optimizer: o, Tol: -1, MaxIter: 5000, PSISDraws: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, s := r.Factors[0].Params[0][0], r.Factors[0].Params[1][0]
+		t.Logf("%-18v η=%g: mean %.6g (exact %.6g), sd %.6g (exact %.6g)", o, r.StepSize, m, pm, s, ps)
+		if math.Abs(m-pm) > tols[o]*ps || math.Abs(s-ps) > tols[o]*ps {
+			t.Errorf("%v: N(%g, %g), want N(%g, %g) within %g sd", o, m, s, pm, ps, tols[o])
+		}
+	}
+}
+
+func TestStepSizeSearch(t *testing.T) {
+	nn := &normalNormal{y: []float64{1.2, 0.3, 2.5, 1.9, 0.7}, sigma: 1, m0: 0, s0: 10}
+	pm, ps := nn.posterior()
+	lat := []Latent{{Name: "mu", Size: 1, Support: dist.Real}}
+	r, err := Fit(context.Background(), nn, lat, Settings{Seed: 5, Optimizer: Adam, SearchStepSize: true, Tol: -1, MaxIter: 2000, PSISDraws: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, s := r.Factors[0].Params[0][0], r.Factors[0].Params[1][0]
+	t.Logf("search chose η = %g; N(%.5g, %.5g)", r.StepSize, m, s)
+	found := false
+	for _, eta := range searchEtas {
+		found = found || eta == r.StepSize
+	}
+	if !found || math.Abs(m-pm) > 0.01*ps || math.Abs(s-ps) > 0.01*ps {
+		t.Errorf("η %g, N(%g, %g)", r.StepSize, m, s)
+	}
+}
+
+func TestWarmStart(t *testing.T) {
+	c := gpCases[0]
+	gp := newGammaPoisson(c.y, c.a0, c.b0)
+	r1, err := Fit(context.Background(), gp, gp.latents(), conjugateSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := Fit(context.Background(), gp, gp.latents(), Settings{Seed: 2, Init: r1, Tol: -1, MaxIter: 100, PSISDraws: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := r2.Trace[0].ELBO; math.Abs(first-c.logp) > elboTol {
+		t.Errorf("warm start: first ELBO %g, want near %g", first, c.logp)
+	}
+	// from a result of another family (MAP): its mean becomes the initial mean
+	rm, _ := Fit(context.Background(), gp, gp.latents(), Settings{Method: MAP})
+	e, err := newEngine(gp, gp.latents(), &Settings{Init: rm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := softplus(e.theta[0]); math.Abs(a-rm.Factors[0].Params[0][0]) > 1e-12 {
+		t.Errorf("warm start from MAP: shape %g, want %g", a, rm.Factors[0].Params[0][0])
+	}
+}
+
+func sameResult(t *testing.T, a, b *Result) {
+	t.Helper()
+	for i := range a.Factors {
+		for j := range a.Factors[i].Params {
+			for k, v := range a.Factors[i].Params[j] {
+				if w := b.Factors[i].Params[j][k]; math.Float64bits(v) != math.Float64bits(w) {
+					t.Fatalf("factor %d param %d[%d]: %v vs %v", i, j, k, v, w)
+				}
+			}
+		}
+	}
+	if len(a.Trace) != len(b.Trace) {
+		t.Fatalf("trace lengths %d, %d", len(a.Trace), len(b.Trace))
+	}
+	for i := range a.Trace {
+		if a.Trace[i].ELBO != b.Trace[i].ELBO || a.Trace[i].SE != b.Trace[i].SE {
+			t.Fatalf("trace %d differs", i)
+		}
+	}
+	if math.Float64bits(a.ParetoK) != math.Float64bits(b.ParetoK) || a.ELBO != b.ELBO {
+		t.Fatalf("k̂ %v vs %v, ELBO %v vs %v", a.ParetoK, b.ParetoK, a.ELBO, b.ELBO)
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	pg, lat := newPoissonGamma(20, 0.1, 1)
+	lat = append(lat, Latent{Name: "w", Offset: 20, Size: 3, Shape: []int{3}, Support: dist.Simplex})
+	tg := &composite{pg: pg, dc: &dirichletCounts{alpha: []float64{2, 3, 4}, k: 3}}
+	var runs []*Result
+	for _, w := range []int{1, 2, 3, 1} {
+		r, err := Fit(context.Background(), tg, lat, Settings{Seed: 42, Workers: w, DrawsPerStep: 4, MaxIter: 300, Tol: -1, PSISDraws: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	for _, r := range runs[1:] {
+		sameResult(t, runs[0], r)
+	}
+	r, _ := Fit(context.Background(), tg, lat, Settings{Seed: 43, DrawsPerStep: 4, MaxIter: 300, Tol: -1, PSISDraws: 200})
+	if r.Factors[0].Params[0][0] == runs[0].Factors[0].Params[0][0] {
+		t.Error("another seed gave the same result")
+	}
+}
+
+// composite joins a poissonGamma over x[:n] and a dirichletCounts after it.
+type composite struct {
+	pg *poissonGamma
+	dc *dirichletCounts
+}
+
+func (c *composite) LogJoint(x, grad []float64) (float64, error) {
+	n := len(c.pg.y)
+	a, _ := c.pg.LogJoint(x[:n], grad[:n])
+	b, _ := c.dc.LogJoint(x[n:], grad[n:])
+	return a + b, nil
+}
+
+func (c *composite) Clone() Target {
+	return &composite{pg: c.pg.Clone().(*poissonGamma), dc: c.dc.Clone().(*dirichletCounts)}
+}
+
+func TestCancel(t *testing.T) {
+	c := gpCases[0]
+	gp := newGammaPoisson(c.y, c.a0, c.b0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := Settings{Seed: 1, Tol: -1, Progress: func(p Progress) {
+		if p.Iter == 200 {
+			cancel()
+		}
+	}}
+	r, err := Fit(ctx, gp, gp.latents(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || r.Iterations != 200 || len(r.Factors) != 1 {
+		t.Fatalf("interrupted %v at %d", r.Interrupted, r.Iterations)
+	}
+	// the returned q is the one reached after 200 steps
+	r2, _ := Fit(context.Background(), gp, gp.latents(), Settings{Seed: 1, Tol: -1, MaxIter: 200, PSISDraws: -1})
+	sameParams(t, r, r2)
+}
+
+func sameParams(t *testing.T, a, b *Result) {
+	t.Helper()
+	for i := range a.Factors {
+		for j := range a.Factors[i].Params {
+			for k, v := range a.Factors[i].Params[j] {
+				if w := b.Factors[i].Params[j][k]; v != w {
+					t.Fatalf("factor %d param %d[%d]: %v vs %v", i, j, k, v, w)
+				}
+			}
+		}
+	}
+}
+
+// flaky returns NaN for about 5 % of the draws and, once broken, always
+// fails with a positioned error.
+type flaky struct {
+	*gammaPoisson
+	broken bool
+}
+
+var errShape = ast.Errorf(ast.Pos{File: "model.gpp", Line: 7, Col: 14}, "Gamma: shape must be > 0 (got -0.31)")
+
+func (f *flaky) LogJoint(x, grad []float64) (float64, error) {
+	if f.broken {
+		return math.NaN(), errShape
+	}
+	lp, err := f.gammaPoisson.LogJoint(x, grad)
+	if u := math.Abs(x[0]) * 1e4; u-math.Floor(u) < 0.05 {
+		return math.NaN(), nil
+	}
+	return lp, err
+}
+
+func (f *flaky) Clone() Target { c := *f; return &c }
+
+func TestNonFiniteDrawsSurvived(t *testing.T) {
+	c := gpCases[0]
+	tg := &flaky{gammaPoisson: newGammaPoisson(c.y, c.a0, c.b0)}
+	pa, pb := tg.posterior()
+	r, err := Fit(context.Background(), tg, tg.latents(), conjugateSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := r.Factors[0].Params[0][0], r.Factors[0].Params[1][0]
+	t.Logf("NaN on ~5%% of draws: %d steps skipped; q = Gamma(%.5g, %.5g); KL %.3g; warnings %q", r.BadSteps, a, b, klGamma(a, b, pa, pb), r.Warnings)
+	if r.BadSteps == 0 || math.Abs(a/pa-1) > relTol || math.Abs(b/pb-1) > relTol {
+		t.Errorf("bad steps %d, q = Gamma(%g, %g)", r.BadSteps, a, b)
+	}
+}
+
+func TestBrokenTargetStops(t *testing.T) {
+	c := gpCases[0]
+	tg := &flaky{gammaPoisson: newGammaPoisson(c.y, c.a0, c.b0)}
+	s := Settings{Seed: 1, Tol: -1, Progress: func(p Progress) {
+		if p.Iter == 200 {
+			tg.broken = true
+		}
+	}}
+	r, err := Fit(context.Background(), tg, tg.latents(), s)
+	var pe *ast.Error
+	if !errors.As(err, &pe) || pe != errShape {
+		t.Fatalf("error %v, want the Target's positioned error", err)
+	}
+	if r == nil || r.Iterations != 200+defaultMaxBad || r.Converged {
+		t.Fatalf("result %+v", r)
+	}
+	t.Logf("stopped: %v; warnings %q", err, r.Warnings)
+	// q is the last good one: that after step 200
+	tg.broken = false
+	r2, _ := Fit(context.Background(), tg, tg.latents(), Settings{Seed: 1, Tol: -1, MaxIter: 200, PSISDraws: -1})
+	sameParams(t, r, r2)
+	// always broken from the start: the initial q comes back
+	tg.broken = true
+	r3, err := Fit(context.Background(), tg, tg.latents(), Settings{Seed: 1})
+	if err != errShape || r3.Factors[0].Params[0][0] != 1 || r3.Factors[0].Params[1][0] != 1 {
+		t.Errorf("always broken: %v, q %v", err, r3.Factors[0].Params)
+	}
+}
+
+func normLogPdf(x, sd float64) float64 { return -halfLog2Pi - math.Log(sd) - 0.5*x*x/(sd*sd) }
+
+func TestParetoK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n = 4000
+	lw := make([]float64, n)
+	for _, c := range []struct {
+		sdq    float64
+		lo, hi float64
+	}{
+		{1, math.Inf(-1), math.Inf(-1)}, // q = p: flat weights
+		{1.5, math.Inf(-1), 0.5},        // q wider than p: bounded weights
+		{0.3, 0.7, 1.2},                 // q much narrower: k = 0.91 in theory
+	} {
+		for i := range lw {
+			x := c.sdq * rng.NormFloat64()
+			lw[i] = normLogPdf(x, 1) - normLogPdf(x, c.sdq)
+		}
+		k := ParetoK(lw)
+		t.Logf("sd(q)/sd(p) = %g: k̂ = %.3f (%s)", c.sdq, k, ParetoReading(k))
+		if math.IsInf(c.lo, -1) && math.IsInf(c.hi, -1) {
+			if !math.IsInf(k, -1) {
+				t.Errorf("q = p: k̂ = %g", k)
+			}
+			continue
+		}
+		if !(k > c.lo && k < c.hi) {
+			t.Errorf("sd(q) %g: k̂ = %g, want in (%g, %g)", c.sdq, k, c.lo, c.hi)
+		}
+	}
+	if ParetoReading(0.3) != "good" || ParetoReading(0.6) != "ok" || ParetoReading(0.8) != "unreliable" {
+		t.Error("readings")
+	}
+}
+
+func TestSettingsErrors(t *testing.T) {
+	gp := newGammaPoisson([]float64{1}, 1, 1)
+	bad := [][]Latent{
+		nil,
+		{{Name: "a", Size: 0, Support: dist.Positive}},
+		{{Name: "a", Size: 2, Support: dist.Positive}, {Name: "b", Offset: 1, Size: 1, Support: dist.Real}},
+		{{Name: "a", Size: 1, Support: dist.Count}},
+		{{Name: "a", Size: 4, Shape: []int{4}, Support: dist.Simplex}, {Name: "b", Offset: 4, Size: 3, Shape: []int{3, 1}, Support: dist.Simplex}},
+	}
+	for i, lat := range bad {
+		if _, err := Fit(context.Background(), gp, lat, Settings{}); err == nil {
+			t.Errorf("case %d: no error", i)
+		}
+	}
+	for i, s := range []Settings{
+		{Family: FamilyBeta},
+		{Families: map[string]Family{"nope": FamilyLognormal}},
+		{Families: map[string]Family{"lambda": FamilyNormal}},
+	} {
+		if _, err := Fit(context.Background(), gp, gp.latents(), s); err == nil {
+			t.Errorf("settings %d accepted", i)
+		}
+	}
+	if _, err := Fit(context.Background(), gp, gp.latents(), Settings{Families: map[string]Family{"lambda": FamilyLognormal}, MaxIter: 10, PSISDraws: -1}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestZeroAllocStep(t *testing.T) {
+	for _, w := range []int{1, 2} {
+		tg, lat := newPoissonGamma(500, 0.1, 1)
+		s := Settings{Seed: 1, Workers: w, DrawsPerStep: w}.withDefaults()
+		e, err := newEngine(tg, lat, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := 0
+		step := func() {
+			if ok, _ := e.step(streamStep, it, s.StepSize); !ok {
+				t.Fatal("bad step")
+			}
+			it++
+		}
+		step()
+		if a := testing.AllocsPerRun(50, step); a != 0 {
+			t.Errorf("workers %d: %v allocations per step", w, a)
+		}
+		eval := func() { e.eval(streamEval, it, s.ELBODraws) }
+		if a := testing.AllocsPerRun(5, eval); a != 0 {
+			t.Errorf("workers %d: %v allocations per ELBO evaluation", w, a)
+		}
+		e.close()
+	}
+}
+
+func benchStep(b *testing.B, workers, draws int) {
+	tg, lat := newPoissonGamma(500, 0.1, 1)
+	s := Settings{Seed: 1, Workers: workers, DrawsPerStep: draws}.withDefaults()
+	e, err := newEngine(tg, lat, &s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.close()
+	e.step(streamStep, 0, s.StepSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.step(streamStep, i+1, s.StepSize)
+	}
+}
+
+// BenchmarkStep is one SGVB step on 500 positive latents with gamma
+// factors (synthetic Poisson–gamma target, shapes around 0.1–3).
+func BenchmarkStep(b *testing.B)            { benchStep(b, 1, 1) }
+func BenchmarkStep4Draws(b *testing.B)      { benchStep(b, 1, 4) }
+func BenchmarkStep4Draws2Work(b *testing.B) { benchStep(b, 2, 4) }
+
+// TestPaperGammaGradient fits cases A and C with the paper's gamma gradient
+// scheme (inverse CDF with a finite-difference shape derivative).
+func TestPaperGammaGradient(t *testing.T) {
+	for _, ci := range []int{0, 2} {
+		c := gpCases[ci]
+		gp := newGammaPoisson(c.y, c.a0, c.b0)
+		pa, pb := gp.posterior()
+		s := conjugateSettings()
+		s.Gamma = dist.Paper{}
+		r, err := Fit(context.Background(), gp, gp.latents(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := r.Factors[0].Params[0][0], r.Factors[0].Params[1][0]
+		kl := klGamma(a, b, pa, pb)
+		t.Logf("dist.Paper, case %s: q = Gamma(%.5g, %.5g); KL %.3g; ELBO gap %.3g", c.name, a, b, kl, c.logp-r.ELBO)
+		if math.Abs(a/pa-1) > relTol || math.Abs(b/pb-1) > relTol || kl > klTol || math.Abs(r.ELBO-c.logp) > elboTol {
+			t.Errorf("case %s with dist.Paper: Gamma(%g, %g), KL %g, ELBO %g", c.name, a, b, kl, r.ELBO)
+		}
+	}
+}
