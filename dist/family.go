@@ -17,15 +17,15 @@ type Support int
 // Supports. The continuous ones are ordered by inclusion where that makes
 // sense; use Contains to compare.
 const (
-	Real        Support = iota + 1 // (-inf, inf)
-	Positive                       // (0, inf)
-	NonNegative                    // [0, inf)
-	Unit                           // (0, 1)
-	Interval                       // (lo, hi), bounds given by the distribution's arguments
-	Simplex                        // vectors with non-negative entries summing to 1
-	Count                          // integers >= 0
-	Binary                         // {0, 1}
-	BoundedCount                   // integers 0..n, n given by an argument
+	Real         Support = iota + 1 // (-inf, inf)
+	Positive                        // (0, inf)
+	NonNegative                     // [0, inf)
+	Unit                            // (0, 1)
+	Interval                        // (lo, hi), bounds given by the distribution's arguments
+	Simplex                         // vectors with non-negative entries summing to 1
+	Count                           // integers >= 0
+	Binary                          // {0, 1}
+	BoundedCount                    // integers 0..n, n given by an argument
 )
 
 var supportText = [...]string{

@@ -25,7 +25,7 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		copy(x[b.off:b.off+b.n], e.theta[b.poff:b.poff+b.n])
 	}
 	var lastErr error
-	xs := make([]float64, e.dim)    // x with simplex blocks normalised
+	xs := make([]float64, e.dim)     // x with simplex blocks normalised
 	cacheX := make([]float64, e.dim) // the point of the cached value and gradient
 	cacheG := make([]float64, e.dim)
 	cacheF, cached := 0.0, false

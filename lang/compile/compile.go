@@ -179,16 +179,16 @@ type value struct {
 }
 
 type lowerer struct {
-	info        *check.Info
-	data        map[string]*data.Array
-	b           *autodiff.Builder
-	env         map[*check.Symbol]value
-	terms       []autodiff.ID
-	termPos     []ast.Pos
-	errs        ast.ErrorList
-	outIDs      []autodiff.ID
-	outs        []Output
-	dataNodes   []autodiff.ID
+	info      *check.Info
+	data      map[string]*data.Array
+	b         *autodiff.Builder
+	env       map[*check.Symbol]value
+	terms     []autodiff.ID
+	termPos   []ast.Pos
+	errs      ast.ErrorList
+	outIDs    []autodiff.ID
+	outs      []Output
+	dataNodes []autodiff.ID
 
 	lats []Latent
 	dim  int

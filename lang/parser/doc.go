@@ -5,18 +5,49 @@
 // types, shapes and supports are the checker's business.
 //
 // The grammar is written with participle (grammar.go; its EBNF is kept in
-// testdata/grammar.ebnf). Its structs are private to this package and are
-// lowered into lang/ast nodes at once (lower.go): no other package sees them,
-// and nothing is evaluated on them. The lexer (scan.go) is a participle
+// testdata/grammar.ebnf, checked by a test, regenerated with
+// go test ./lang/parser -update). Its structs are private to this package and
+// are lowered into lang/ast nodes at once (lower.go): no other package sees
+// them, and nothing is evaluated on them. The lexer (scan.go) is a participle
 // lexer.Definition that implements the statement-termination rule of
 // language.md §1 by inserting terminator tokens.
 //
-// Errors are ast.ErrorList values of *ast.Error, each with the file name and
-// the 1-based line and column (in bytes) of the offending token, worded as
-// what was expected and what was found:
+// # Errors
+//
+// Errors are an ast.ErrorList of *ast.Error, each with the file name and the
+// 1-based line and column (in bytes) of the offending token, worded as what
+// was expected and what was found:
 //
 //	model.gpp:3:12: expected an expression after "+", found newline
 //
-// The parser recovers at statement boundaries, so one run reports every
-// independent syntax error of a file.
+// The parser recovers at statement boundaries (and at the statements of a
+// for body), so one run reports every independent syntax error of a file.
+// A statement left open by a trailing operator or an unclosed bracket runs
+// on into the next line, as in Go, unless that line starts with a statement
+// keyword (data, const, param, let, output, target, for), which can never
+// continue an expression.
+//
+// # Decisions the language reference leaves open
+//
+//   - Keywords and ">" (which closes a type's bounds) end a line like names
+//     do, so "data N: int" and "data x: int<lower=0>" end at the newline.
+//   - The exponent of ^ may be negated: x^-1 is x^(-1), and -x^-y^2 is
+//     -(x^(-(y^2))).
+//   - The postfix operators apply to any operand and chain left to right:
+//     x'[0] is (x')[0], f(x)[0], (a + b)' and x'' are all syntax. Only a
+//     name can be called: f(x)(y) is an error.
+//   - "3." is a malformed number (so 3.*x is 3 .* x), as is a number with
+//     letters, digits or dots glued on (2x, 1e, 1.5.3). Names are ASCII.
+//   - An index has at least one position; x[] is an error, x[,] is every
+//     element of a matrix. Slices may appear in any position; the number of
+//     positions is the checker's to limit.
+//   - Bounds come in either order, each at most once, and are accepted on
+//     any type: that they are for data only is the checker's rule, as is the
+//     kind of a const's type.
+//   - data, const, param and output inside a for body are syntax errors.
+//   - A for body may be empty or written on one line (for i in 0:N { a; b });
+//     its "{" must be on the header's line. Empty statements (;;) are
+//     allowed. Calls take no trailing comma.
+//
+// Comments are dropped: the tree, and so ast.Fprint, has none.
 package parser
