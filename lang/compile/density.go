@@ -72,9 +72,10 @@ func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID
 	case dataOnly && zeroMean:
 		s := b.MatMul(b.Transpose(y, pos), y, pos)
 		l.add(b.GaussRowsSS(cov, s, n, pos), pos)
-	case dataOnly:
-		s := b.MatMul(b.Transpose(y, pos), y, pos)
-		t := b.Transpose(b.ColSum(y, pos), pos)
+	case dataOnly: // centred statistics of the data, computed once
+		ybar := b.Div(b.Transpose(b.ColSum(y, pos), pos), b.Scalar(n, pos), pos)
+		c := b.Sub(y, b.Transpose(ybar, pos), pos)
+		s := b.MatMul(b.Transpose(c, pos), c, pos)
 		switch {
 		case ms.Rank == 0:
 			ones := make([]float64, dd)
@@ -85,7 +86,7 @@ func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID
 		case ms.Rank == 2 && ms.Rows == 1:
 			mu = b.Transpose(mu, pos)
 		}
-		l.add(b.GaussRowsSSMean(cov, s, t, mu, n, pos), pos)
+		l.add(b.GaussRowsSSMean(cov, s, ybar, mu, n, pos), pos)
 	default:
 		if ms.Rank == 1 {
 			mu = b.Transpose(mu, pos)

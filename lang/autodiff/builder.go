@@ -1,0 +1,723 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// ID names a node of one Builder and of the Program it finishes into. The
+// zero ID is invalid. Using an ID with another builder or program is a
+// programmer error and panics.
+type ID int64
+
+// builderSerial tags the IDs of each Builder so that foreign IDs are caught.
+var builderSerial atomic.Uint32
+
+// Panic messages for programmer errors.
+const (
+	errForeignID   = "autodiff: node id of another builder or an invalid id"
+	errFinished    = "autodiff: builder used after Finish"
+	errNotUnary    = "autodiff: Unary with an op that is not elementwise unary"
+	errNotBinary   = "autodiff: Binary with an op that is not elementwise binary"
+	errNilKernel   = "autodiff: Density with a nil kernel"
+	errLatentLen   = "autodiff: latent vector length differs from Program.Dim"
+	errGradLen     = "autodiff: gradient length differs from Program.Dim"
+	errNoForward   = "autodiff: Backward without a successful Forward"
+	errNotLive     = "autodiff: node is not evaluated by this program"
+	errConstLength = "autodiff: Const values length differs from the shape"
+	errNotInput    = "autodiff: InputOffset of a node that is not an input"
+)
+
+// node is one tape entry. Everything a node needs at run time is fixed when
+// it is built or when the program is finished.
+type node struct {
+	op    Op
+	dyn   bool // depends on an Input
+	live  bool // evaluated by the program (set by Finish)
+	shape Shape
+	n     int // shape.Len()
+	off   int // value offset in the arena
+	aoff  int // adjoint offset, -1 without an adjoint
+	args  []int32
+	pos   ast.Pos
+
+	// Elementwise iteration: gr rows of gc columns, strides per operand
+	// (row stride, column stride); for densities also the operand's value
+	// offset: (off, rs, cs) per operand.
+	gr, gc int
+	bc     []int
+
+	// Integer attributes: i0 is the input's offset in x, the matmul flags
+	// or the density's element count; i1 is the slice start, the column,
+	// or the inner dimension of a matmul.
+	i0, i1 int
+	f0     float64 // GaussRowsSS row count
+	idx    []int   // gather indices
+	dist   *dist.Univariate
+	name   string // input name
+
+	scr, nscr int // scratch range
+}
+
+// Builder makes a Program. Methods return the ID of the new node; a shape
+// or index error is recorded with its position and a placeholder ID is
+// returned, so a compiler can go on and report every error at once.
+// Operations on a placeholder give placeholders without further errors.
+// Finish returns the collected errors.
+type Builder struct {
+	serial uint32
+	nodes  []node
+	val    []float64
+	dim    int
+	errs   ast.ErrorList
+	chols  map[int32]ID
+	done   bool
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder {
+	return &Builder{serial: builderSerial.Add(1), chols: map[int32]ID{}}
+}
+
+func (b *Builder) id(i int) ID { return ID(int64(b.serial)<<32 | int64(i)) }
+
+// index returns the node index of id, panicking on a foreign id.
+func (b *Builder) index(id ID) int32 {
+	if b.done {
+		panic(errFinished)
+	}
+	return checkID(id, b.serial, len(b.nodes))
+}
+
+func checkID(id ID, serial uint32, n int) int32 {
+	i := int64(id) & (1<<32 - 1)
+	if uint32(int64(id)>>32) != serial || i >= int64(n) {
+		panic(errForeignID)
+	}
+	return int32(i)
+}
+
+// Shape returns the shape of a node (scalar for a placeholder).
+func (b *Builder) Shape(x ID) Shape { return b.nodes[b.index(x)].shape }
+
+// Dim returns the length of the latent vector: the total size of the inputs
+// built so far.
+func (b *Builder) Dim() int { return b.dim }
+
+// Err returns the errors recorded so far, or nil.
+func (b *Builder) Err() error {
+	b.errs.Sort()
+	return b.errs.Err()
+}
+
+// push appends n with storage for its value and returns its ID.
+func (b *Builder) push(n node) ID {
+	n.n = n.shape.Len()
+	n.off = len(b.val)
+	n.aoff = -1
+	b.val = append(b.val, make([]float64, n.n)...)
+	for _, a := range n.args {
+		if b.nodes[a].dyn {
+			n.dyn = true
+		}
+	}
+	b.nodes = append(b.nodes, n)
+	return b.id(len(b.nodes) - 1)
+}
+
+// operands resolves ids; it reports false when one of them is a placeholder.
+func (b *Builder) operands(ids ...ID) ([]int32, bool) {
+	args := make([]int32, len(ids))
+	ok := true
+	for i, id := range ids {
+		args[i] = b.index(id)
+		if b.nodes[args[i]].op == opInvalid {
+			ok = false
+		}
+	}
+	return args, ok
+}
+
+// fail records an error and returns a placeholder.
+func (b *Builder) fail(pos ast.Pos, format string, args ...any) ID {
+	b.errs.Add(pos, format, args...)
+	return b.invalid(pos)
+}
+
+func (b *Builder) invalid(pos ast.Pos) ID {
+	return b.push(node{op: opInvalid, shape: Scalar(), pos: pos})
+}
+
+func (b *Builder) shapeOf(i int32) Shape { return b.nodes[i].shape }
+
+// Input adds a slot filled from the latent vector: the next s.Len() entries,
+// row-major, after those of the inputs built before it.
+func (b *Builder) Input(name string, s Shape, pos ast.Pos) ID {
+	if b.done {
+		panic(errFinished)
+	}
+	if !s.valid() {
+		return b.fail(pos, "input %s: invalid shape %+v", name, s)
+	}
+	id := b.push(node{op: OpInput, shape: s, pos: pos, name: name, i0: b.dim, dyn: true})
+	b.dim += s.Len()
+	return id
+}
+
+// Const adds a constant or data tensor; values are copied.
+func (b *Builder) Const(values []float64, s Shape, pos ast.Pos) ID {
+	if b.done {
+		panic(errFinished)
+	}
+	if !s.valid() {
+		return b.fail(pos, "const: invalid shape %+v", s)
+	}
+	if len(values) != s.Len() {
+		panic(errConstLength)
+	}
+	id := b.push(node{op: OpConst, shape: s, pos: pos})
+	n := &b.nodes[len(b.nodes)-1]
+	copy(b.val[n.off:n.off+n.n], values)
+	return id
+}
+
+// Scalar adds a scalar constant.
+func (b *Builder) Scalar(v float64, pos ast.Pos) ID {
+	return b.Const([]float64{v}, Scalar(), pos)
+}
+
+// Identity adds the constant n×n identity matrix.
+func (b *Builder) Identity(n int, pos ast.Pos) ID {
+	if n < 0 {
+		return b.fail(pos, "I: negative size %d", n)
+	}
+	v := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		v[i*n+i] = 1
+	}
+	return b.Const(v, Matrix(n, n), pos)
+}
+
+// Binary adds an elementwise binary node (OpAdd, OpSub, OpMul, OpDiv,
+// OpPow) with broadcasting.
+func (b *Builder) Binary(op Op, x, y ID, pos ast.Pos) ID {
+	if !op.isBinary() {
+		panic(errNotBinary)
+	}
+	args, ok := b.operands(x, y)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sx, sy := b.shapeOf(args[0]), b.shapeOf(args[1])
+	out, ok := broadcast(sx, sy)
+	if !ok {
+		return b.fail(pos, "%s: shapes %s and %s do not broadcast", op, sx, sy)
+	}
+	gr, gc, bc := geometry(out, []Shape{sx, sy})
+	nscr := 0
+	if bc[1] == 0 || bc[3] == 0 { // an operand broadcast along rows: a row buffer
+		nscr = gc
+	}
+	return b.push(node{op: op, args: args, shape: out, pos: pos, gr: gr, gc: gc, bc: bc, nscr: nscr})
+}
+
+// Add returns x + y.
+func (b *Builder) Add(x, y ID, pos ast.Pos) ID { return b.Binary(OpAdd, x, y, pos) }
+
+// Sub returns x - y.
+func (b *Builder) Sub(x, y ID, pos ast.Pos) ID { return b.Binary(OpSub, x, y, pos) }
+
+// Mul returns the elementwise product x .* y.
+func (b *Builder) Mul(x, y ID, pos ast.Pos) ID { return b.Binary(OpMul, x, y, pos) }
+
+// Div returns x ./ y.
+func (b *Builder) Div(x, y ID, pos ast.Pos) ID { return b.Binary(OpDiv, x, y, pos) }
+
+// Pow returns x .^ y.
+func (b *Builder) Pow(x, y ID, pos ast.Pos) ID { return b.Binary(OpPow, x, y, pos) }
+
+// Unary adds an elementwise unary node (OpNeg through OpInvLogit).
+func (b *Builder) Unary(op Op, x ID, pos ast.Pos) ID {
+	if !op.isUnary() {
+		panic(errNotUnary)
+	}
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	return b.push(node{op: op, args: args, shape: b.shapeOf(args[0]), pos: pos})
+}
+
+// Neg returns -x.
+func (b *Builder) Neg(x ID, pos ast.Pos) ID { return b.Unary(OpNeg, x, pos) }
+
+// Exp returns exp(x).
+func (b *Builder) Exp(x ID, pos ast.Pos) ID { return b.Unary(OpExp, x, pos) }
+
+// Log returns log(x).
+func (b *Builder) Log(x ID, pos ast.Pos) ID { return b.Unary(OpLog, x, pos) }
+
+// Log1p returns log(1 + x).
+func (b *Builder) Log1p(x ID, pos ast.Pos) ID { return b.Unary(OpLog1p, x, pos) }
+
+// Expm1 returns exp(x) - 1.
+func (b *Builder) Expm1(x ID, pos ast.Pos) ID { return b.Unary(OpExpm1, x, pos) }
+
+// Log1mexp returns log(1 - exp(-x)) for x > 0, accurately for all x.
+func (b *Builder) Log1mexp(x ID, pos ast.Pos) ID { return b.Unary(OpLog1mexp, x, pos) }
+
+// Softplus returns log(1 + exp(x)) without overflow.
+func (b *Builder) Softplus(x ID, pos ast.Pos) ID { return b.Unary(OpSoftplus, x, pos) }
+
+// Sqrt returns the square root of x.
+func (b *Builder) Sqrt(x ID, pos ast.Pos) ID { return b.Unary(OpSqrt, x, pos) }
+
+// Square returns x .* x.
+func (b *Builder) Square(x ID, pos ast.Pos) ID { return b.Unary(OpSquare, x, pos) }
+
+// Abs returns |x|; its derivative at 0 is taken as 0.
+func (b *Builder) Abs(x ID, pos ast.Pos) ID { return b.Unary(OpAbs, x, pos) }
+
+// Lgamma returns log|Γ(x)|.
+func (b *Builder) Lgamma(x ID, pos ast.Pos) ID { return b.Unary(OpLgamma, x, pos) }
+
+// Digamma returns ψ(x), the derivative of log Γ(x).
+func (b *Builder) Digamma(x ID, pos ast.Pos) ID { return b.Unary(OpDigamma, x, pos) }
+
+// InvLogit returns 1 / (1 + exp(-x)).
+func (b *Builder) InvLogit(x ID, pos ast.Pos) ID { return b.Unary(OpInvLogit, x, pos) }
+
+// reduce adds a reduction node with the given output shape.
+func (b *Builder) reduce(op Op, x ID, out func(Shape) (Shape, bool), pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	o, ok := out(s)
+	if !ok {
+		return b.fail(pos, "%s: needs a vector or a matrix, got %s", op, s)
+	}
+	return b.push(node{op: op, args: args, shape: o, pos: pos})
+}
+
+func toScalar(Shape) (Shape, bool) { return Scalar(), true }
+
+// Sum returns the sum of all elements of x.
+func (b *Builder) Sum(x ID, pos ast.Pos) ID { return b.reduce(OpSum, x, toScalar, pos) }
+
+// Mean returns the mean of all elements of x.
+func (b *Builder) Mean(x ID, pos ast.Pos) ID { return b.reduce(OpMean, x, toScalar, pos) }
+
+// LogSumExp returns log Σ exp(x), computed stably.
+func (b *Builder) LogSumExp(x ID, pos ast.Pos) ID { return b.reduce(OpLogSumExp, x, toScalar, pos) }
+
+// RowSum sums each row of a matrix [n, m] into a vector [n]; a vector is
+// returned unchanged (as a copy).
+func (b *Builder) RowSum(x ID, pos ast.Pos) ID {
+	return b.reduce(OpRowSum, x, func(s Shape) (Shape, bool) {
+		return Vector(s.Rows), s.Rank > 0
+	}, pos)
+}
+
+// ColSum sums each column of a matrix [n, m] into a row [1, m]; a vector
+// [n] gives [1, 1].
+func (b *Builder) ColSum(x ID, pos ast.Pos) ID {
+	return b.reduce(OpColSum, x, func(s Shape) (Shape, bool) {
+		return Matrix(1, s.Cols), s.Rank > 0
+	}, pos)
+}
+
+// MatMul returns the matrix product x * y; a vector is a column [n, 1], and
+// the product is a vector when y is one.
+func (b *Builder) MatMul(x, y ID, pos ast.Pos) ID {
+	args, ok := b.operands(x, y)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sx, sy := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if sx.Rank == 0 || sy.Rank == 0 {
+		return b.fail(pos, "matmul: needs vectors or matrices, got %s * %s", sx, sy)
+	}
+	if sx.Cols != sy.Rows {
+		return b.fail(pos, "matmul: inner dimensions do not match: %s * %s", sx, sy)
+	}
+	out := Matrix(sx.Rows, sy.Cols)
+	if sy.Rank == 1 {
+		out = Vector(sx.Rows)
+	}
+	// Fold transposes: read the source of a Transpose operand with a
+	// transpose flag, so W * W' costs no copy (and the Transpose node is
+	// dropped unless something else needs it). X X' and X' X are Gram
+	// products: half the multiplications forward, one product backward.
+	flags := 0
+	for i, bit := range [2]int{mmTransA, mmTransB} {
+		if o := &b.nodes[args[i]]; o.op == OpTranspose {
+			args[i] = o.args[0]
+			flags |= bit
+		}
+	}
+	nscr := 0
+	if args[0] == args[1] && (flags == mmTransA || flags == mmTransB) {
+		flags |= mmGram
+		nscr = out.Len()
+	}
+	return b.push(node{op: OpMatMul, args: args, shape: out, pos: pos, i0: flags, i1: sx.Cols, nscr: nscr})
+}
+
+// MatMul flags.
+const (
+	mmTransA = 1 << iota // the first operand is read transposed
+	mmTransB             // the second operand is read transposed
+	mmGram               // X X' or X' X of one node
+)
+
+// Transpose returns x': a vector [n] becomes a row [1, n], a row [1, n]
+// becomes a vector [n], a matrix [r, c] becomes [c, r]; a scalar is
+// returned as is.
+func (b *Builder) Transpose(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	var out Shape
+	switch {
+	case s.Rank == 0:
+		return x
+	case s.Rank == 1:
+		out = Matrix(1, s.Rows)
+	case s.Rows == 1:
+		out = Vector(s.Cols)
+	default:
+		out = Matrix(s.Cols, s.Rows)
+	}
+	return b.push(node{op: OpTranspose, args: args, shape: out, pos: pos})
+}
+
+// Outer returns the outer product x y' of two vectors.
+func (b *Builder) Outer(x, y ID, pos ast.Pos) ID {
+	args, ok := b.operands(x, y)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sx, sy := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if sx.Rank != 1 || sy.Rank != 1 {
+		return b.fail(pos, "outer: needs two vectors, got %s and %s", sx, sy)
+	}
+	return b.push(node{op: OpOuter, args: args, shape: Matrix(sx.Rows, sy.Rows), pos: pos})
+}
+
+// Diag turns a vector into a diagonal matrix and a square matrix into the
+// vector of its diagonal.
+func (b *Builder) Diag(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	switch {
+	case s.Rank == 1:
+		return b.push(node{op: OpDiagMatrix, args: args, shape: Matrix(s.Rows, s.Rows), pos: pos})
+	case s.IsSquare():
+		return b.push(node{op: OpDiagVector, args: args, shape: Vector(s.Rows), pos: pos})
+	}
+	return b.fail(pos, "diag: needs a vector or a square matrix, got %s", s)
+}
+
+// square checks that operand i of op is a square matrix.
+func (b *Builder) square(op Op, what string, i int32, pos ast.Pos) bool {
+	s := b.shapeOf(i)
+	if !s.IsSquare() {
+		b.errs.Add(pos, "%s: %s must be a square matrix, got %s", op, what, s)
+		return false
+	}
+	return true
+}
+
+// Trace returns the sum of the diagonal of a square matrix.
+func (b *Builder) Trace(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(OpTrace, "argument", args[0], pos) {
+		return b.invalid(pos)
+	}
+	return b.push(node{op: OpTrace, args: args, shape: Scalar(), pos: pos})
+}
+
+// Chol returns the lower Cholesky factor L of the symmetric positive
+// definite matrix sym(A) = (A + A')/2, so the gradient is symmetric and
+// exact even for an A that is not exactly symmetric. Chol of the same node
+// is built once and shared, so LogDet and Solve of one matrix cost one
+// factorisation.
+func (b *Builder) Chol(a ID, pos ast.Pos) ID {
+	args, ok := b.operands(a)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if id, ok := b.chols[args[0]]; ok {
+		return id
+	}
+	if !b.square(OpChol, "matrix", args[0], pos) {
+		return b.invalid(pos)
+	}
+	n := b.shapeOf(args[0]).Rows
+	id := b.push(node{op: OpChol, args: args, shape: Matrix(n, n), pos: pos, nscr: n * n})
+	b.chols[args[0]] = id
+	return id
+}
+
+// LogDetChol returns log det(L L') = 2 Σ log L_ii for a Cholesky factor L.
+func (b *Builder) LogDetChol(l ID, pos ast.Pos) ID {
+	args, ok := b.operands(l)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(OpLogDetChol, "factor", args[0], pos) {
+		return b.invalid(pos)
+	}
+	return b.push(node{op: OpLogDetChol, args: args, shape: Scalar(), pos: pos})
+}
+
+// CholSolve returns (L L')⁻¹ B for a Cholesky factor L (only its lower
+// triangle is read) and a vector or matrix B.
+func (b *Builder) CholSolve(l, rhs ID, pos ast.Pos) ID {
+	args, ok := b.operands(l, rhs)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(OpCholSolve, "factor", args[0], pos) {
+		return b.invalid(pos)
+	}
+	sl, sb := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if sb.Rank == 0 || sb.Rows != sl.Rows {
+		return b.fail(pos, "solve: right-hand side %s does not match the %s matrix", sb, sl)
+	}
+	n, m := sl.Rows, sb.Cols
+	return b.push(node{op: OpCholSolve, args: args, shape: sb, pos: pos, nscr: n*m + n*n})
+}
+
+// LogDet returns the log determinant of a symmetric positive definite
+// matrix through its (shared) Cholesky factor.
+func (b *Builder) LogDet(a ID, pos ast.Pos) ID { return b.LogDetChol(b.Chol(a, pos), pos) }
+
+// Solve returns A⁻¹ B for a symmetric positive definite A through its
+// (shared) Cholesky factor.
+func (b *Builder) Solve(a, rhs ID, pos ast.Pos) ID {
+	return b.CholSolve(b.Chol(a, pos), rhs, pos)
+}
+
+// GaussRowsSS returns Σ_i log N(y_i | 0, C) for n rows y_i with scatter
+// matrix S = Σ_i y_i y_i':
+//
+//	-n/2 (d log 2π + log det C) - 1/2 trace(C⁻¹ S)
+//
+// in O(d³) with one Cholesky factorisation of sym(C), whatever n. S is
+// usually data (then Y'Y is hoisted out of the per-call work).
+func (b *Builder) GaussRowsSS(c, s ID, n float64, pos ast.Pos) ID {
+	return b.gaussRows(pos, n, c, s)
+}
+
+// GaussRowsSSMean is GaussRowsSS with mean vector mu, from the centred
+// statistics of the rows (as dist.RowStats keeps them): their mean ybar and
+// scatter S = Σ_i (y_i - ybar)(y_i - ybar)'. The scatter about mu is
+// S + n (ybar - mu)(ybar - mu)', which loses no digits when the data mean
+// is large compared with their spread.
+func (b *Builder) GaussRowsSSMean(c, s, ybar, mu ID, n float64, pos ast.Pos) ID {
+	return b.gaussRows(pos, n, c, s, ybar, mu)
+}
+
+func (b *Builder) gaussRows(pos ast.Pos, n float64, ids ...ID) ID {
+	args, ok := b.operands(ids...)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(OpGaussRowsSS, "covariance", args[0], pos) || !b.square(OpGaussRowsSS, "scatter matrix", args[1], pos) {
+		return b.invalid(pos)
+	}
+	d := b.shapeOf(args[0]).Rows
+	if b.shapeOf(args[1]).Rows != d {
+		return b.fail(pos, "gauss_rows_ss: scatter matrix %s does not match the %s covariance", b.shapeOf(args[1]), b.shapeOf(args[0]))
+	}
+	for _, a := range args[2:] {
+		if s := b.shapeOf(a); s.Rank != 1 || s.Rows != d {
+			return b.fail(pos, "gauss_rows_ss: data mean and mean must be vectors [%d], got %s", d, s)
+		}
+	}
+	if !(n >= 0) || math.IsInf(n, 0) {
+		return b.fail(pos, "gauss_rows_ss: invalid row count %g", n)
+	}
+	scr := 4 * d * d // factor, inverse, two products
+	if len(args) > 2 {
+		scr += d*d + d // centred scatter, C⁻¹ times a vector
+	}
+	return b.push(node{op: OpGaussRowsSS, args: args, shape: Scalar(), pos: pos, f0: n, nscr: scr})
+}
+
+// slice adds an OpSlice node reading n elements of x from offset lo.
+func (b *Builder) slice(args []int32, lo int, out Shape, pos ast.Pos) ID {
+	return b.push(node{op: OpSlice, args: args, shape: out, pos: pos, i1: lo})
+}
+
+// Elem returns element i of a vector.
+func (b *Builder) Elem(x ID, i int, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 1 {
+		return b.fail(pos, "index: x[i] needs a vector, got %s", s)
+	}
+	if i < 0 || i >= s.Rows {
+		return b.fail(pos, "index: %d out of range [0, %d)", i, s.Rows)
+	}
+	return b.slice(args, i, Scalar(), pos)
+}
+
+// At returns element (i, j) of a matrix.
+func (b *Builder) At(x ID, i, j int, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 2 {
+		return b.fail(pos, "index: A[i, j] needs a matrix, got %s", s)
+	}
+	if i < 0 || i >= s.Rows || j < 0 || j >= s.Cols {
+		return b.fail(pos, "index: [%d, %d] out of range for %s", i, j, s)
+	}
+	return b.slice(args, i*s.Cols+j, Scalar(), pos)
+}
+
+// Row returns row i of a matrix, as a vector.
+func (b *Builder) Row(x ID, i int, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 2 {
+		return b.fail(pos, "index: A[i] needs a matrix, got %s", s)
+	}
+	if i < 0 || i >= s.Rows {
+		return b.fail(pos, "index: row %d out of range [0, %d)", i, s.Rows)
+	}
+	return b.slice(args, i*s.Cols, Vector(s.Cols), pos)
+}
+
+// Col returns column j of a matrix, as a vector.
+func (b *Builder) Col(x ID, j int, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 2 {
+		return b.fail(pos, "index: A[:, j] needs a matrix, got %s", s)
+	}
+	if j < 0 || j >= s.Cols {
+		return b.fail(pos, "index: column %d out of range [0, %d)", j, s.Cols)
+	}
+	return b.push(node{op: OpCol, args: args, shape: Vector(s.Rows), pos: pos, i1: j})
+}
+
+// Slice returns x[lo:hi]: elements of a vector, or rows of a matrix.
+func (b *Builder) Slice(x ID, lo, hi int, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank == 0 {
+		return b.fail(pos, "index: cannot slice a scalar")
+	}
+	if lo < 0 || hi < lo || hi > s.Rows {
+		return b.fail(pos, "index: slice [%d:%d] out of range [0, %d]", lo, hi, s.Rows)
+	}
+	out := Vector(hi - lo)
+	if s.Rank == 2 {
+		out = Matrix(hi-lo, s.Cols)
+	}
+	return b.slice(args, lo*s.Cols, out, pos)
+}
+
+// Gather returns the elements x[idx[k]] of a vector, or the rows A[idx[k]]
+// of a matrix as a matrix [len(idx), m]. Indices may repeat; their adjoints
+// accumulate. idx is copied.
+func (b *Builder) Gather(x ID, idx []int, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank == 0 {
+		return b.fail(pos, "gather: cannot index a scalar")
+	}
+	for k, i := range idx {
+		if i < 0 || i >= s.Rows {
+			return b.fail(pos, "gather: index %d out of range [0, %d) (element %d of the index vector)", i, s.Rows, k)
+		}
+	}
+	out := Vector(len(idx))
+	if s.Rank == 2 {
+		out = Matrix(len(idx), s.Cols)
+	}
+	return b.push(node{op: OpGather, args: args, shape: out, pos: pos, idx: append([]int(nil), idx...)})
+}
+
+// Density returns Σ log p(value | args) over the elements of value and args
+// broadcast to a common shape, calling d.Kernel once per element. Adjoints
+// flow to value and to every argument, summed over broadcast dimensions.
+func (b *Builder) Density(d dist.Univariate, value ID, args []ID, pos ast.Pos) ID {
+	if d.Kernel == nil {
+		panic(errNilKernel)
+	}
+	ops, ok := b.operands(append([]ID{value}, args...)...)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if d.Params != nil && len(args) != len(d.Params) {
+		return b.fail(pos, "%s: takes %d arguments, got %d", d.Name, len(d.Params), len(args))
+	}
+	shapes := make([]Shape, len(ops))
+	for i, a := range ops {
+		shapes[i] = b.shapeOf(a)
+	}
+	out, ok := broadcast(shapes...)
+	if !ok {
+		return b.fail(pos, "%s: shapes of %s do not broadcast", d.Name, describeShapes(d, shapes))
+	}
+	gr, gc, st := geometry(out, shapes)
+	bc := make([]int, 0, 3*len(ops))
+	for i, a := range ops {
+		bc = append(bc, b.nodes[a].off, st[2*i], st[2*i+1])
+	}
+	na, m := len(args), out.Len()
+	dd := d
+	return b.push(node{op: OpDensity, args: ops, shape: Scalar(), pos: pos, gr: gr, gc: gc, bc: bc,
+		dist: &dd, i0: m, nscr: 2*na + m + m*na})
+}
+
+func describeShapes(d dist.Univariate, shapes []Shape) string {
+	s := fmt.Sprintf("value %s", shapes[0])
+	for i, sh := range shapes[1:] {
+		s += fmt.Sprintf(", %s %s", paramName(&d, i), sh)
+	}
+	return s
+}
+
+// paramName names argument i of a distribution.
+func paramName(d *dist.Univariate, i int) string {
+	if i < len(d.Params) && d.Params[i].Name != "" {
+		return d.Params[i].Name
+	}
+	return fmt.Sprintf("argument %d", i+1)
+}

@@ -1,0 +1,244 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// This file builds the error messages of a failed pass. It runs only on the
+// error path, so it may allocate and recompute.
+
+// msg formats "head (part, part, ...)", dropping empty parts.
+func msg(head string, parts ...string) string {
+	var keep []string
+	for _, s := range parts {
+		if s != "" {
+			keep = append(keep, s)
+		}
+	}
+	if len(keep) == 0 {
+		return head
+	}
+	return head + " (" + strings.Join(keep, ", ") + ")"
+}
+
+// elemPart returns "element [i, j]" for element k of shape s, or "".
+func elemPart(s Shape, k int) string {
+	if e := s.elem(k); e != "" {
+		return "element " + e
+	}
+	return ""
+}
+
+// kind names a non-finite value.
+func kind(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case v > 0:
+		return "+Inf"
+	}
+	return "-Inf"
+}
+
+func g(v float64) string { return fmt.Sprintf("%g", v) }
+
+// operandAt returns the value of operand a of an elementwise node n at
+// output element k.
+func (p *Program) operandAt(n *node, a, k int) float64 {
+	i, j := k/max(n.gc, 1), k%max(n.gc, 1)
+	o := p.arg(n, a)
+	return p.val[o.off+i*n.bc[2*a]+j*n.bc[2*a+1]]
+}
+
+// forwardError describes the failure of node i: either eval reported one
+// (ok false), or its value has a NaN or an infinity.
+func (p *Program) forwardError(i int32, ok bool) error {
+	n := &p.nodes[i]
+	name := n.op.String()
+	if !ok {
+		switch n.op {
+		case OpChol:
+			return ast.Errorf(n.pos, "chol: matrix is not positive definite (leading minor %d)", p.fail)
+		case OpGaussRowsSS:
+			return ast.Errorf(n.pos, "%s: covariance matrix is not positive definite (leading minor %d)", name, p.fail)
+		}
+		return ast.Errorf(n.pos, "%s: evaluation failed", name)
+	}
+	z := p.v(n)
+	k := firstBad(z)
+	el := elemPart(n.shape, k)
+	bad := kind(z[k])
+	switch op := n.op; {
+	case op == OpInput:
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("input %s: value is %s", n.name, bad), el))
+	case op == OpConst:
+		return ast.Errorf(n.pos, "%s", msg("constant: value is "+bad, el))
+	case op == OpDensity:
+		return p.densityError(n)
+	case op.isUnary():
+		return ast.Errorf(n.pos, "%s", unaryMessage(op, p.v(p.arg(n, 0))[k], bad, el))
+	case op.isBinary():
+		x, y := p.operandAt(n, 0, k), p.operandAt(n, 1, k)
+		return ast.Errorf(n.pos, "%s", binaryMessage(op, x, y, bad, el))
+	}
+	return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: result is %s", name, bad), el))
+}
+
+func unaryMessage(op Op, x float64, bad, el string) string {
+	name := op.String()
+	switch {
+	case (op == OpLog || op == OpSqrt || op == OpLog1mexp) && x < 0:
+		return msg(fmt.Sprintf("%s: argument %g < 0", name, x), el)
+	case op == OpLog1p && x < -1:
+		return msg(fmt.Sprintf("log1p: argument %g < -1", x), el)
+	case (op == OpLog || op == OpLog1mexp) && x == 0, op == OpLog1p && x == -1:
+		return msg(fmt.Sprintf("%s: argument %g gives -Inf", name, x), el)
+	case (op == OpLgamma || op == OpDigamma) && x <= 0 && x == math.Floor(x):
+		return msg(fmt.Sprintf("%s: argument %g is a pole", name, x), el)
+	}
+	return msg(fmt.Sprintf("%s: result is %s", name, bad), "argument "+g(x), el)
+}
+
+func binaryMessage(op Op, x, y float64, bad, el string) string {
+	switch {
+	case op == OpDiv && y == 0:
+		return msg(fmt.Sprintf("div: division by zero (%g / 0)", x), el)
+	case op == OpPow && x < 0 && y != math.Trunc(y):
+		return msg(fmt.Sprintf("pow: negative base %g with non-integer exponent %g", x, y), el)
+	case op == OpPow && x == 0 && y < 0:
+		return msg(fmt.Sprintf("pow: 0 to the negative power %g", y), el)
+	}
+	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+g(x)+" and "+g(y), el)
+}
+
+// densityError finds the first element whose log density is not finite and
+// explains it: an argument outside its support, or a value outside the
+// support of the distribution.
+func (p *Program) densityError(n *node) error {
+	d := n.dist
+	na := len(n.args) - 1
+	par, dpar := make([]float64, na), make([]float64, na)
+	bc := n.bc
+	out := Shape{Rank: 2, Rows: n.gr, Cols: n.gc}
+	// The broadcast shape of the operands, for the element index.
+	shapes := make([]Shape, len(n.args))
+	for a := range n.args {
+		shapes[a] = p.arg(n, a).shape
+	}
+	if s, ok := broadcast(shapes...); ok {
+		out = s
+	}
+	k := 0
+	for i := 0; i < n.gr; i++ {
+		for j := 0; j < n.gc; j++ {
+			for a := range par {
+				q := bc[3+3*a:]
+				par[a] = p.val[q[0]+i*q[1]+j*q[2]]
+			}
+			x := p.val[bc[0]+i*bc[1]+j*bc[2]]
+			lp, _ := d.Kernel(x, par, dpar)
+			if !math.IsNaN(lp) && !math.IsInf(lp, 0) {
+				k++
+				continue
+			}
+			el := elemPart(out, k)
+			for a, v := range par {
+				if a < len(d.Params) {
+					if need, ok := supportViolated(d.Params[a].Support, v); !ok {
+						return ast.Errorf(n.pos, "%s: %s must be %s (got %g%s)", d.Name, paramName(d, a), need, v, withComma(el))
+					}
+				}
+			}
+			if math.IsInf(lp, -1) {
+				if _, ok := supportViolated(d.Support, x); !ok {
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("log density is -Inf: value %g outside the support of %s", x, d.Name), el))
+				}
+			}
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: log density is %s at value %g", d.Name, kind(lp), x), paramList(d, par), el))
+		}
+	}
+	return ast.Errorf(n.pos, "%s: sum of log densities overflows", d.Name)
+}
+
+func withComma(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ", " + s
+}
+
+func paramList(d *dist.Univariate, par []float64) string {
+	var parts []string
+	for a, v := range par {
+		parts = append(parts, fmt.Sprintf("%s %g", paramName(d, a), v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// supportViolated reports whether v lies in s, and if not, what it must be.
+// Supports that depend on other arguments are not checked.
+func supportViolated(s dist.Support, v float64) (need string, ok bool) {
+	finite := !math.IsNaN(v) && !math.IsInf(v, 0)
+	switch s {
+	case dist.Real:
+		return "finite", finite
+	case dist.Positive:
+		return "> 0", finite && v > 0
+	case dist.NonNegative:
+		return ">= 0", finite && v >= 0
+	case dist.Unit:
+		return "in (0, 1)", v > 0 && v < 1
+	case dist.Count:
+		return "a non-negative integer", finite && v >= 0 && v == math.Trunc(v)
+	case dist.Binary:
+		return "0 or 1", v == 0 || v == 1
+	}
+	return "", true
+}
+
+// backwardError reruns the reverse sweep checking every adjoint a node
+// writes, and blames the first node whose contribution is not finite.
+func (p *Program) backwardError() error {
+	p.seed()
+	for k := len(p.order) - 1; k >= 0; k-- {
+		n := &p.nodes[p.order[k]]
+		p.grad(n)
+		for a := range n.args {
+			o := p.arg(n, a)
+			if o.aoff < 0 {
+				continue
+			}
+			ga := p.a(o)
+			if e := firstBad(ga); e >= 0 {
+				return ast.Errorf(n.pos, "%s", msg(
+					fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(ga[e]), p.operandName(n, a)),
+					"value "+g(p.v(o)[e]), elemPart(o.shape, e)))
+			}
+		}
+	}
+	r := &p.nodes[p.root]
+	return ast.Errorf(r.pos, "gradient is not finite")
+}
+
+// label names a node's op in messages: the distribution for a density.
+func (p *Program) label(n *node) string {
+	if n.op == OpDensity {
+		return n.dist.Name
+	}
+	return n.op.String()
+}
+
+func (p *Program) operandName(n *node, a int) string {
+	if n.op == OpDensity {
+		if a == 0 {
+			return "the value"
+		}
+		return paramName(n.dist, a-1)
+	}
+	return fmt.Sprintf("argument %d", a+1)
+}

@@ -1,0 +1,20 @@
+// Package autodiff is gpp's reverse-mode automatic differentiation tape over
+// tensor values (scalars, column vectors and row-major matrices).
+//
+// Place in the pipeline: the compiler lowers a checked model into a Program
+// built with a Builder (compile → lang/autodiff → infer/sgvb); the SGVB
+// engine then calls Program.LogJoint thousands of times to get the log joint
+// density and its gradient with respect to one flat latent vector. dist
+// supplies the scalar density kernels that Density nodes evaluate
+// elementwise.
+//
+// A Program is a plain value: nodes live in a slice indexed by id, every
+// value and adjoint lives in one flat arena, per-op scratch is allocated
+// once, and a steady-state Forward+Backward allocates nothing. Nodes that
+// depend on no Input are evaluated once, by Builder.Finish, and never again.
+// Every node keeps the ast.Pos of the expression that built it, so a shape
+// error at build time and a NaN, an Inf or a failed factorisation at run
+// time are reported as an *ast.Error at that position.
+//
+// A Program is not safe for concurrent use; build one per goroutine.
+package autodiff

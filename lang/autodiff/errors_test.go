@@ -1,0 +1,197 @@
+package autodiff
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+func at(line, col int) ast.Pos { return ast.Pos{File: "model.gpp", Line: line, Col: col} }
+
+func TestShapeErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func(b *Builder) ID
+		want  string
+	}{
+		{"add", func(b *Builder) ID {
+			return b.Add(b.Input("x", Vector(3), at(1, 1)), b.Input("y", Vector(4), at(1, 5)), at(1, 3))
+		}, "model.gpp:1:3: add: shapes [3] and [4] do not broadcast"},
+		{"mul-matrix", func(b *Builder) ID {
+			return b.Mul(b.Input("x", Matrix(2, 3), at(1, 1)), b.Input("y", Matrix(3, 2), at(1, 5)), at(2, 3))
+		}, "model.gpp:2:3: mul: shapes [2, 3] and [3, 2] do not broadcast"},
+		{"matmul", func(b *Builder) ID {
+			return b.MatMul(b.Input("x", Matrix(2, 3), at(1, 1)), b.Input("y", Matrix(4, 2), at(1, 5)), at(3, 7))
+		}, "model.gpp:3:7: matmul: inner dimensions do not match: [2, 3] * [4, 2]"},
+		{"chol", func(b *Builder) ID {
+			return b.Chol(b.Input("A", Matrix(2, 3), at(1, 1)), at(4, 2))
+		}, "model.gpp:4:2: chol: matrix must be a square matrix, got [2, 3]"},
+		{"solve", func(b *Builder) ID {
+			return b.Solve(b.Input("A", Matrix(3, 3), at(1, 1)), b.Input("b", Vector(2), at(1, 1)), at(5, 2))
+		}, "model.gpp:5:2: solve: right-hand side [2] does not match the [3, 3] matrix"},
+		{"gather", func(b *Builder) ID {
+			return b.Gather(b.Input("W", Matrix(3, 2), at(1, 1)), []int{0, 2, 5}, at(6, 4))
+		}, "model.gpp:6:4: gather: index 5 out of range [0, 3) (element 2 of the index vector)"},
+		{"density", func(b *Builder) ID {
+			return b.Density(testNormal, b.Input("y", Vector(3), at(1, 1)),
+				[]ID{b.Input("mu", Vector(4), at(1, 1)), b.Scalar(1, at(1, 1))}, at(7, 3))
+		}, "model.gpp:7:3: Normal: shapes of value [3], mu [4], sigma scalar do not broadcast"},
+		{"density-arity", func(b *Builder) ID {
+			return b.Density(testNormal, b.Input("y", Vector(3), at(1, 1)), []ID{b.Scalar(1, at(1, 1))}, at(8, 3))
+		}, "model.gpp:8:3: Normal: takes 2 arguments, got 1"},
+		{"diag", func(b *Builder) ID { return b.Diag(b.Input("A", Matrix(2, 3), at(1, 1)), at(9, 1)) },
+			"model.gpp:9:1: diag: needs a vector or a square matrix, got [2, 3]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := NewBuilder()
+			root := c.build(b)
+			_, err := b.Finish(b.Sum(root, at(99, 1)))
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n got %q\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRootNotScalar(t *testing.T) {
+	b := NewBuilder()
+	_, err := b.Finish(b.Exp(b.Input("x", Vector(3), at(1, 1)), at(10, 1)))
+	if want := "model.gpp:10:1: log joint must be a scalar, got [3]"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// An error does not cascade: operations on a failed node are silent, and
+// independent errors are all reported, sorted by position.
+func TestShapeErrorsCollected(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(3), at(1, 1))
+	bad := b.Add(x, b.Input("y", Vector(4), at(1, 1)), at(3, 1))
+	bad2 := b.MatMul(b.Exp(bad, at(3, 5)), x, at(3, 9)) // no second error
+	other := b.Chol(x, at(2, 1))
+	_, err := b.Finish(b.Sum(b.Add(b.Sum(bad2, at(4, 1)), b.Sum(other, at(4, 1)), at(4, 1)), at(4, 1)))
+	var list ast.ErrorList
+	if !errors.As(err, &list) || len(list) != 2 {
+		t.Fatalf("got %v, want 2 errors", err)
+	}
+	want := "model.gpp:2:1: chol: matrix must be a square matrix, got [3]\n" +
+		"model.gpp:3:1: add: shapes [3] and [4] do not broadcast"
+	if err.Error() != want {
+		t.Errorf("error\n got %q\nwant %q", err, want)
+	}
+}
+
+func TestForeignIDPanics(t *testing.T) {
+	b1, b2 := NewBuilder(), NewBuilder()
+	x := b1.Input("x", Scalar(), at(1, 1))
+	for name, f := range map[string]func(){
+		"other builder": func() { b2.Exp(x, at(1, 1)) },
+		"zero id":       func() { b1.Exp(0, at(1, 1)) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != errForeignID {
+					t.Errorf("%s: panic %v, want %q", name, r, errForeignID)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// runOne builds a program from build (which returns a scalar) and runs
+// it at x, returning the first error.
+func runOne(t *testing.T, x []float64, build func(b *Builder) ID) error {
+	t.Helper()
+	b := NewBuilder()
+	p, err := b.Finish(build(b))
+	if err != nil {
+		return err
+	}
+	_, err = p.LogJoint(x, make([]float64, p.Dim()))
+	return err
+}
+
+func TestNaNProvenance(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		x     []float64
+		build func(b *Builder) ID
+		want  string
+	}{
+		{"log of a negative number", []float64{1, 2, 3, -0.02}, func(b *Builder) ID {
+			return b.Sum(b.Log(b.Input("x", Vector(4), at(1, 1)), at(14, 10)), at(14, 1))
+		}, "model.gpp:14:10: log: argument -0.02 < 0 (element [3])"},
+		{"log of zero", []float64{0}, func(b *Builder) ID {
+			return b.Log(b.Input("x", Scalar(), at(1, 1)), at(2, 3))
+		}, "model.gpp:2:3: log: argument 0 gives -Inf"},
+		{"sqrt of a negative matrix element", []float64{1, 2, 3, -4}, func(b *Builder) ID {
+			return b.Sum(b.Sqrt(b.Input("A", Matrix(2, 2), at(1, 1)), at(3, 3)), at(3, 1))
+		}, "model.gpp:3:3: sqrt: argument -4 < 0 (element [1, 1])"},
+		{"division by zero", []float64{1, 0}, func(b *Builder) ID {
+			x := b.Input("x", Vector(2), at(1, 1))
+			return b.Sum(b.Div(b.Scalar(1, at(1, 1)), x, at(4, 5)), at(4, 1))
+		}, "model.gpp:4:5: div: division by zero (1 / 0) (element [1])"},
+		{"exp overflow", []float64{1000}, func(b *Builder) ID {
+			return b.Exp(b.Input("x", Scalar(), at(1, 1)), at(5, 1))
+		}, "model.gpp:5:1: exp: result is +Inf (argument 1000)"},
+		{"NaN input", []float64{1, math.NaN()}, func(b *Builder) ID {
+			return b.Sum(b.Input("theta", Vector(2), at(6, 7)), at(6, 1))
+		}, "model.gpp:6:7: input theta: value is NaN (element [1])"},
+		{"cholesky failure", []float64{4, 2, 2, 1}, func(b *Builder) ID {
+			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2)"},
+		{"gauss_rows_ss failure", []float64{-1, 0, 0, 1}, func(b *Builder) ID {
+			return b.GaussRowsSS(b.Input("C", Matrix(2, 2), at(1, 1)), b.Identity(2, at(1, 1)), 3, at(8, 1))
+		}, "model.gpp:8:1: gauss_rows_ss: covariance matrix is not positive definite (leading minor 1)"},
+		{"density out of support", []float64{2, 0, 1}, func(b *Builder) ID {
+			return b.Density(testGamma, b.Input("w", Vector(3), at(1, 1)), []ID{b.Scalar(1, at(1, 1)), b.Scalar(1, at(1, 1))}, at(11, 3))
+		}, "model.gpp:11:3: log density is -Inf: value 0 outside the support of Gamma (element [1])"},
+		{"density invalid parameter", []float64{1, 1, -0.31, 1, 1, 1, 1, 1, 1, 1, 1, 1}, func(b *Builder) ID {
+			a := b.Input("a", Matrix(3, 1), at(1, 1))
+			w := b.Input("w", Matrix(3, 3), at(1, 1))
+			return b.Density(testGamma, w, []ID{a, b.Scalar(1, at(1, 1))}, at(12, 5))
+		}, "model.gpp:12:5: Gamma: shape must be > 0 (got -0.31, element [2, 0])"},
+		{"gradient of sqrt at zero", []float64{1, 4, 0}, func(b *Builder) ID {
+			return b.Sum(b.Sqrt(b.Input("x", Vector(3), at(1, 1)), at(13, 4)), at(13, 1))
+		}, "model.gpp:13:4: sqrt: gradient is +Inf with respect to argument 1 (value 0, element [2])"},
+		{"data-only NaN at Finish", nil, func(b *Builder) ID {
+			return b.Sum(b.Log(b.Const([]float64{1, -3}, Vector(2), at(1, 1)), at(15, 2)), at(15, 1))
+		}, "model.gpp:15:2: log: argument -3 < 0 (element [1])"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := runOne(t, c.x, c.build)
+			var e *ast.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("got %v (%T), want *ast.Error %q", err, err, c.want)
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n got %q\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+// After an error the program is still usable at a good point.
+func TestRecoverAfterError(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(2), at(1, 1))
+	p, err := b.Finish(b.Sum(b.Log(x, at(1, 1)), at(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	grad := make([]float64, 2)
+	if _, err := p.LogJoint([]float64{1, -1}, grad); err == nil || !strings.Contains(err.Error(), "log: argument -1 < 0") {
+		t.Fatalf("got %v", err)
+	}
+	lp, err := p.LogJoint([]float64{1, math.E}, grad)
+	if err != nil || lp != 1 || grad[0] != 1 || grad[1] != 1/math.E {
+		t.Errorf("got %v, %v, %v", lp, grad, err)
+	}
+}

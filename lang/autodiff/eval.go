@@ -1,0 +1,338 @@
+package autodiff
+
+import (
+	"math"
+)
+
+// eval computes the value of n from its operands. It returns false when the
+// op fails in a way that is not a NaN (a factorisation), with detail in
+// p.fail.
+func (p *Program) eval(n *node) bool {
+	z := p.v(n)
+	switch op := n.op; {
+	case op == OpInput:
+		copy(z, p.x[n.i0:n.i0+n.n])
+	case op == OpConst:
+	case op.isBinary():
+		p.evalBinary(n)
+	case op.isUnary():
+		evalUnary(op, z, p.v(p.arg(n, 0)))
+	case op == OpSum || op == OpMean:
+		x := p.v(p.arg(n, 0))
+		s := 0.0
+		for _, v := range x {
+			s += v
+		}
+		if op == OpMean {
+			s /= float64(len(x))
+		}
+		z[0] = s
+	case op == OpLogSumExp:
+		z[0] = logSumExp(p.v(p.arg(n, 0)))
+	case op == OpRowSum:
+		x := p.arg(n, 0)
+		xv, c := p.v(x), x.shape.Cols
+		for i := range z {
+			s := 0.0
+			for _, v := range xv[i*c : i*c+c] {
+				s += v
+			}
+			z[i] = s
+		}
+	case op == OpColSum:
+		x := p.arg(n, 0)
+		xv, c := p.v(x), x.shape.Cols
+		clear(z)
+		for i := 0; i < x.shape.Rows; i++ {
+			for j, v := range xv[i*c : i*c+c] {
+				z[j] += v
+			}
+		}
+	case op == OpMatMul:
+		p.evalMatMul(n)
+	case op == OpTranspose:
+		x := p.arg(n, 0)
+		xv, r, c := p.v(x), x.shape.Rows, x.shape.Cols
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				z[j*r+i] = xv[i*c+j]
+			}
+		}
+	case op == OpOuter:
+		xv, yv := p.v(p.arg(n, 0)), p.v(p.arg(n, 1))
+		m := len(yv)
+		for i, xi := range xv {
+			zr := z[i*m : i*m+m]
+			for j, yj := range yv {
+				zr[j] = xi * yj
+			}
+		}
+	case op == OpDiagMatrix:
+		xv := p.v(p.arg(n, 0))
+		clear(z)
+		for i, v := range xv {
+			z[i*len(xv)+i] = v
+		}
+	case op == OpDiagVector:
+		xv := p.v(p.arg(n, 0))
+		for i := range z {
+			z[i] = xv[i*len(z)+i]
+		}
+	case op == OpTrace:
+		xv := p.v(p.arg(n, 0))
+		d := p.arg(n, 0).shape.Rows
+		s := 0.0
+		for i := 0; i < d; i++ {
+			s += xv[i*d+i]
+		}
+		z[0] = s
+	case op == OpChol:
+		d := n.shape.Rows
+		symLower(z, p.v(p.arg(n, 0)), d)
+		if k := cholesky(z, d); k > 0 {
+			p.fail = k
+			return false
+		}
+	case op == OpLogDetChol:
+		l := p.arg(n, 0)
+		z[0] = logDetChol(p.v(l), l.shape.Rows)
+	case op == OpCholSolve:
+		l, rhs := p.arg(n, 0), p.arg(n, 1)
+		copy(z, p.v(rhs))
+		cholSolve(p.v(l), l.shape.Rows, z, rhs.shape.Cols)
+	case op == OpGaussRowsSS:
+		return p.evalGaussRows(n)
+	case op == OpSlice:
+		copy(z, p.v(p.arg(n, 0))[n.i1:])
+	case op == OpCol:
+		x := p.arg(n, 0)
+		xv, c := p.v(x), x.shape.Cols
+		for i := range z {
+			z[i] = xv[i*c+n.i1]
+		}
+	case op == OpGather:
+		x := p.arg(n, 0)
+		xv := p.v(x)
+		if x.shape.Rank == 1 {
+			for k, i := range n.idx {
+				z[k] = xv[i]
+			}
+			break
+		}
+		c := x.shape.Cols
+		for k, i := range n.idx {
+			copy(z[k*c:k*c+c], xv[i*c:i*c+c])
+		}
+	case op == OpDensity:
+		p.evalDensity(n)
+	default:
+		panic("autodiff: eval of an invalid node")
+	}
+	return true
+}
+
+func (p *Program) evalBinary(n *node) {
+	xv, yv, z := p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.v(n)
+	rx, cx, ry, cy := n.bc[0], n.bc[1], n.bc[2], n.bc[3]
+	c := n.gc
+	for i := 0; i < n.gr; i++ {
+		xr, yr, zr := xv[i*rx:], yv[i*ry:], z[i*c:i*c+c]
+		switch n.op {
+		case OpAdd:
+			for j := range zr {
+				zr[j] = xr[j*cx] + yr[j*cy]
+			}
+		case OpSub:
+			for j := range zr {
+				zr[j] = xr[j*cx] - yr[j*cy]
+			}
+		case OpMul:
+			for j := range zr {
+				zr[j] = xr[j*cx] * yr[j*cy]
+			}
+		case OpDiv:
+			for j := range zr {
+				zr[j] = xr[j*cx] / yr[j*cy]
+			}
+		case OpPow:
+			for j := range zr {
+				zr[j] = math.Pow(xr[j*cx], yr[j*cy])
+			}
+		}
+	}
+}
+
+func evalUnary(op Op, z, x []float64) {
+	x = x[:len(z)]
+	switch op {
+	case OpNeg:
+		for i, v := range x {
+			z[i] = -v
+		}
+	case OpExp:
+		for i, v := range x {
+			z[i] = math.Exp(v)
+		}
+	case OpLog:
+		for i, v := range x {
+			z[i] = math.Log(v)
+		}
+	case OpLog1p:
+		for i, v := range x {
+			z[i] = math.Log1p(v)
+		}
+	case OpExpm1:
+		for i, v := range x {
+			z[i] = math.Expm1(v)
+		}
+	case OpLog1mexp:
+		for i, v := range x {
+			z[i] = log1mexp(v)
+		}
+	case OpSoftplus:
+		for i, v := range x {
+			z[i] = softplus(v)
+		}
+	case OpSqrt:
+		for i, v := range x {
+			z[i] = math.Sqrt(v)
+		}
+	case OpSquare:
+		for i, v := range x {
+			z[i] = v * v
+		}
+	case OpAbs:
+		for i, v := range x {
+			z[i] = math.Abs(v)
+		}
+	case OpLgamma:
+		for i, v := range x {
+			z[i], _ = math.Lgamma(v)
+		}
+	case OpDigamma:
+		for i, v := range x {
+			z[i] = digamma(v)
+		}
+	case OpInvLogit:
+		for i, v := range x {
+			z[i] = invLogit(v)
+		}
+	}
+}
+
+// logSumExp returns log Σ exp(x) without overflow.
+func logSumExp(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = max(m, v)
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}
+
+// evalDensity sums the kernel over the broadcast elements, keeping each
+// element's partials in scratch for the reverse sweep.
+func (p *Program) evalDensity(n *node) {
+	na := len(n.args) - 1
+	m := n.i0
+	scr := p.s(n)
+	par, dpar := scr[:na:na], scr[na:2*na:2*na]
+	dxs, dps := scr[2*na:2*na+m], scr[2*na+m:]
+	kern := n.dist.Kernel
+	bc, val := n.bc, p.val
+	xo, xr, xc := bc[0], bc[1], bc[2]
+	sum := 0.0
+	k := 0
+	for i := 0; i < n.gr; i++ {
+		for j := 0; j < n.gc; j++ {
+			for a := range par {
+				q := bc[3+3*a : 6+3*a]
+				par[a] = val[q[0]+i*q[1]+j*q[2]]
+			}
+			lp, dx := kern(val[xo+i*xr+j*xc], par, dpar)
+			sum += lp
+			dxs[k] = dx
+			for a, d := range dpar {
+				dps[a*m+k] = d // argument-major, for the reverse sweep
+			}
+			k++
+		}
+	}
+	p.v(n)[0] = sum
+}
+
+// evalGaussRows factors C, forms C⁻¹ and the (centred) scatter matrix, and
+// evaluates the log density of the rows.
+func (p *Program) evalGaussRows(n *node) bool {
+	c, s := p.arg(n, 0), p.arg(n, 1)
+	d := c.shape.Rows
+	dd := d * d
+	scr := p.s(n)
+	l, ci := scr[:dd], scr[dd:2*dd]
+	symLower(l, p.v(c), d)
+	if k := cholesky(l, d); k > 0 {
+		p.fail = k
+		return false
+	}
+	cholInverse(ci, l, d)
+	sm := p.v(s)
+	if len(n.args) > 2 {
+		sm = scr[4*dd : 5*dd]
+		centredScatter(sm, scr[5*dd:5*dd+d], p.v(s), p.v(p.arg(n, 2)), p.v(p.arg(n, 3)), n.f0)
+	}
+	tr := 0.0
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			tr += ci[i*d+j] * sm[j*d+i]
+		}
+	}
+	p.v(n)[0] = -0.5*n.f0*(float64(d)*log2Pi+logDetChol(l, d)) - 0.5*tr
+	return true
+}
+
+const log2Pi = 1.8378770664093454835606594728112352797227949472755668
+
+// centredScatter sets sm = s + n (ybar - mu)(ybar - mu)', keeping
+// ybar - mu in w.
+func centredScatter(sm, w, s, ybar, mu []float64, n float64) {
+	d := len(w)
+	for i := range w {
+		w[i] = ybar[i] - mu[i]
+	}
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			sm[i*d+j] = s[i*d+j] + n*w[i]*w[j]
+		}
+	}
+}
+
+// mmDims returns the dimensions of op(A) [r, k] op(B) [k, c] and the
+// leading dimensions of the stored operands.
+func mmDims(n *node) (r, k, c, lda, ldb int, tA, tB bool) {
+	r, k, c = n.shape.Rows, n.i1, n.shape.Cols
+	tA, tB = n.i0&mmTransA != 0, n.i0&mmTransB != 0
+	lda, ldb = k, c
+	if tA {
+		lda = r
+	}
+	if tB {
+		ldb = k
+	}
+	return
+}
+
+func (p *Program) evalMatMul(n *node) {
+	r, k, c, lda, ldb, tA, tB := mmDims(n)
+	a, b, z := p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.v(n)
+	if n.i0&mmGram == 0 {
+		gemm(tA, tB, r, c, k, 1, a, lda, b, ldb, 0, z, c)
+		return
+	}
+	syrk(tA, r, k, a, lda, z)
+}

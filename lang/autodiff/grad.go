@@ -1,0 +1,427 @@
+package autodiff
+
+import "math"
+
+// grad adds the contribution of n's adjoint to the adjoints of its
+// input-dependent operands.
+func (p *Program) grad(n *node) {
+	g := p.a(n)
+	switch op := n.op; {
+	case op == OpInput:
+	case op.isBinary():
+		p.gradBinary(n, g)
+	case op.isUnary():
+		x := p.arg(n, 0)
+		gradUnary(op, p.a(x), g, p.v(x), p.v(n))
+	case op == OpSum || op == OpMean:
+		x := p.arg(n, 0)
+		s := g[0]
+		if op == OpMean {
+			s /= float64(x.n)
+		}
+		ax := p.a(x)
+		for i := range ax {
+			ax[i] += s
+		}
+	case op == OpLogSumExp:
+		x := p.arg(n, 0)
+		ax, xv, z := p.a(x), p.v(x), p.v(n)[0]
+		for i, v := range xv {
+			ax[i] += g[0] * math.Exp(v-z)
+		}
+	case op == OpRowSum:
+		x := p.arg(n, 0)
+		ax, c := p.a(x), x.shape.Cols
+		for i, gi := range g {
+			for j := range ax[i*c : i*c+c] {
+				ax[i*c+j] += gi
+			}
+		}
+	case op == OpColSum:
+		x := p.arg(n, 0)
+		ax, c := p.a(x), x.shape.Cols
+		for i := 0; i < x.shape.Rows; i++ {
+			ar := ax[i*c : i*c+c]
+			for j := range ar {
+				ar[j] += g[j]
+			}
+		}
+	case op == OpMatMul:
+		p.gradMatMul(n, g)
+	case op == OpTranspose:
+		x := p.arg(n, 0)
+		ax, r, c := p.a(x), x.shape.Rows, x.shape.Cols
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				ax[i*c+j] += g[j*r+i]
+			}
+		}
+	case op == OpOuter:
+		x, y := p.arg(n, 0), p.arg(n, 1)
+		xv, yv := p.v(x), p.v(y)
+		m := len(yv)
+		if x.aoff >= 0 {
+			ax := p.a(x)
+			for i := range ax {
+				ax[i] += dot(g[i*m:i*m+m], yv)
+			}
+		}
+		if y.aoff >= 0 {
+			ay := p.a(y)
+			for i, xi := range xv {
+				for j, gij := range g[i*m : i*m+m] {
+					ay[j] += gij * xi
+				}
+			}
+		}
+	case op == OpDiagMatrix:
+		ax := p.a(p.arg(n, 0))
+		for i := range ax {
+			ax[i] += g[i*len(ax)+i]
+		}
+	case op == OpDiagVector:
+		ax := p.a(p.arg(n, 0))
+		for i, gi := range g {
+			ax[i*len(g)+i] += gi
+		}
+	case op == OpTrace:
+		x := p.arg(n, 0)
+		ax, d := p.a(x), x.shape.Rows
+		for i := 0; i < d; i++ {
+			ax[i*d+i] += g[0]
+		}
+	case op == OpChol:
+		cholGrad(p.a(p.arg(n, 0)), g, p.v(n), p.s(n), n.shape.Rows)
+	case op == OpLogDetChol:
+		l := p.arg(n, 0)
+		al, lv, d := p.a(l), p.v(l), l.shape.Rows
+		for i := 0; i < d; i++ {
+			al[i*d+i] += 2 * g[0] / lv[i*d+i]
+		}
+	case op == OpCholSolve:
+		p.gradCholSolve(n, g)
+	case op == OpGaussRowsSS:
+		p.gradGaussRows(n, g[0])
+	case op == OpSlice:
+		ax := p.a(p.arg(n, 0))[n.i1:]
+		for i, gi := range g {
+			ax[i] += gi
+		}
+	case op == OpCol:
+		x := p.arg(n, 0)
+		ax, c := p.a(x), x.shape.Cols
+		for i, gi := range g {
+			ax[i*c+n.i1] += gi
+		}
+	case op == OpGather:
+		x := p.arg(n, 0)
+		ax := p.a(x)
+		if x.shape.Rank == 1 {
+			for k, i := range n.idx {
+				ax[i] += g[k]
+			}
+			break
+		}
+		c := x.shape.Cols
+		for k, i := range n.idx {
+			ar, gr := ax[i*c:i*c+c], g[k*c:k*c+c]
+			for j, v := range gr {
+				ar[j] += v
+			}
+		}
+	case op == OpDensity:
+		p.gradDensity(n, g[0])
+	default:
+		panic("autodiff: grad of an invalid node")
+	}
+}
+
+func (p *Program) gradBinary(n *node, g []float64) {
+	x, y := p.arg(n, 0), p.arg(n, 1)
+	xv, yv, z := p.v(x), p.v(y), p.v(n)
+	rx, cx, ry, cy := n.bc[0], n.bc[1], n.bc[2], n.bc[3]
+	c := n.gc
+	buf := p.s(n)
+	for i := 0; i < n.gr; i++ {
+		gr, zr, xr, yr := g[i*c:i*c+c], z[i*c:i*c+c], xv[i*rx:], yv[i*ry:]
+		if x.aoff >= 0 {
+			binaryRowGrad(n.op, 0, p.a(x)[i*rx:], cx, buf, gr, xr, cx, yr, cy, zr)
+		}
+		if y.aoff >= 0 {
+			binaryRowGrad(n.op, 1, p.a(y)[i*ry:], cy, buf, gr, xr, cx, yr, cy, zr)
+		}
+	}
+}
+
+// binaryRowGrad adds one row's contribution to the adjoint a of operand
+// side (0 for x, 1 for y), whose column stride is ca. An operand broadcast
+// along the row (ca 0) gets the terms summed in buf first, so the loop
+// never accumulates into one memory cell.
+func binaryRowGrad(op Op, side int, a []float64, ca int, buf, g, xr []float64, cx int, yr []float64, cy int, z []float64) {
+	d := a[:len(g)*ca]
+	if ca == 0 {
+		d = buf[:len(g)]
+		clear(d)
+	}
+	switch {
+	case op == OpAdd, op == OpSub && side == 0:
+		for j, gj := range g {
+			d[j] += gj
+		}
+	case op == OpSub:
+		for j, gj := range g {
+			d[j] -= gj
+		}
+	case op == OpMul && side == 0:
+		for j, gj := range g {
+			d[j] += gj * yr[j*cy]
+		}
+	case op == OpMul:
+		for j, gj := range g {
+			d[j] += gj * xr[j*cx]
+		}
+	case op == OpDiv && side == 0:
+		for j, gj := range g {
+			d[j] += gj / yr[j*cy]
+		}
+	case op == OpDiv:
+		for j, gj := range g {
+			d[j] -= gj * z[j] / yr[j*cy]
+		}
+	case op == OpPow && side == 0:
+		for j, gj := range g {
+			d[j] += gj * powDx(xr[j*cx], yr[j*cy], z[j])
+		}
+	case op == OpPow:
+		for j, gj := range g {
+			if z[j] != 0 {
+				d[j] += gj * z[j] * math.Log(xr[j*cx])
+			}
+		}
+	}
+	if ca == 0 {
+		s := 0.0
+		for _, v := range d {
+			s += v
+		}
+		a[0] += s
+	}
+}
+
+// powDx returns d(x^y)/dx = y x^(y-1), with z = x^y.
+func powDx(x, y, z float64) float64 {
+	if x != 0 {
+		return y * z / x
+	}
+	return y * math.Pow(x, y-1)
+}
+
+// gradUnary adds g times the derivative at x (with value z) to ax.
+func gradUnary(op Op, ax, g, x, z []float64) {
+	x, z, ax = x[:len(g)], z[:len(g)], ax[:len(g)]
+	switch op {
+	case OpNeg:
+		for i, gi := range g {
+			ax[i] -= gi
+		}
+	case OpExp:
+		for i, gi := range g {
+			ax[i] += gi * z[i]
+		}
+	case OpLog:
+		for i, gi := range g {
+			ax[i] += gi / x[i]
+		}
+	case OpLog1p:
+		for i, gi := range g {
+			ax[i] += gi / (1 + x[i])
+		}
+	case OpExpm1:
+		for i, gi := range g {
+			ax[i] += gi * (z[i] + 1)
+		}
+	case OpLog1mexp:
+		for i, gi := range g {
+			ax[i] += gi / math.Expm1(x[i])
+		}
+	case OpSoftplus:
+		for i, gi := range g {
+			ax[i] += gi * invLogit(x[i])
+		}
+	case OpSqrt:
+		for i, gi := range g {
+			ax[i] += 0.5 * gi / z[i]
+		}
+	case OpSquare:
+		for i, gi := range g {
+			ax[i] += 2 * gi * x[i]
+		}
+	case OpAbs:
+		for i, gi := range g {
+			switch {
+			case x[i] > 0:
+				ax[i] += gi
+			case x[i] < 0:
+				ax[i] -= gi
+			}
+		}
+	case OpLgamma:
+		for i, gi := range g {
+			ax[i] += gi * digamma(x[i])
+		}
+	case OpDigamma:
+		for i, gi := range g {
+			ax[i] += gi * trigamma(x[i])
+		}
+	case OpInvLogit:
+		for i, gi := range g {
+			ax[i] += gi * z[i] * (1 - z[i])
+		}
+	}
+}
+
+// gradCholSolve: for X = A⁻¹B with A = L L', gB = A⁻¹ gX and
+// gL = -(gB X' + X gB') L, lower triangle only (L's upper triangle is not
+// read).
+func (p *Program) gradCholSolve(n *node, g []float64) {
+	l, rhs := p.arg(n, 0), p.arg(n, 1)
+	d, m := l.shape.Rows, rhs.shape.Cols
+	scr := p.s(n)
+	gb, t := scr[:d*m], scr[d*m:d*m+d*d]
+	copy(gb, g)
+	cholSolve(p.v(l), d, gb, m)
+	if rhs.aoff >= 0 {
+		ab := p.a(rhs)
+		for i, v := range gb {
+			ab[i] += v
+		}
+	}
+	if l.aoff < 0 {
+		return
+	}
+	x := p.v(n)
+	gemm(false, true, d, d, m, 1, gb, m, x, m, 0, t, d)
+	gemm(false, true, d, d, m, 1, x, m, gb, m, 1, t, d)
+	trmm(true, false, p.v(l), d, t, d) // t = t L
+	al := p.a(l)
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			al[i*d+j] -= t[i*d+j]
+		}
+	}
+}
+
+// gradGaussRows: with Sm the scatter about the mean and w = ybar - mu,
+//
+//	gC = g (-n/2 C⁻¹ + 1/2 C⁻¹ Sm C⁻¹)   (symmetrised)
+//	gS = -g/2 C⁻¹
+//	gmu = g n C⁻¹ w,  gybar = -gmu
+func (p *Program) gradGaussRows(n *node, g float64) {
+	c, s := p.arg(n, 0), p.arg(n, 1)
+	d := c.shape.Rows
+	dd := d * d
+	scr := p.s(n)
+	ci, t1, q := scr[dd:2*dd], scr[2*dd:3*dd], scr[3*dd:4*dd]
+	sm := p.v(s)
+	mean := len(n.args) > 2
+	if mean {
+		sm = scr[4*dd : 5*dd]
+	}
+	if c.aoff >= 0 {
+		gemm(false, false, d, d, d, 1, ci, d, sm, d, 0, t1, d)
+		gemm(false, false, d, d, d, 1, t1, d, ci, d, 0, q, d)
+		ac, h := p.a(c), -0.5*n.f0*g
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				ac[i*d+j] += h*ci[i*d+j] + 0.25*g*(q[i*d+j]+q[j*d+i])
+			}
+		}
+	}
+	if s.aoff >= 0 {
+		as := p.a(s)
+		for i, v := range ci {
+			as[i] -= 0.5 * g * v
+		}
+	}
+	if !mean {
+		return
+	}
+	ybar, mu := p.arg(n, 2), p.arg(n, 3)
+	w := scr[5*dd : 5*dd+d]
+	for i := 0; i < d; i++ {
+		v := g * n.f0 * dot(ci[i*d:i*d+d], w)
+		if mu.aoff >= 0 {
+			p.a(mu)[i] += v
+		}
+		if ybar.aoff >= 0 {
+			p.a(ybar)[i] -= v
+		}
+	}
+}
+
+// gradDensity spreads g times the stored per-element partials onto the
+// operands, summing over broadcast dimensions.
+func (p *Program) gradDensity(n *node, g float64) {
+	na := len(n.args) - 1
+	m := n.i0
+	scr := p.s(n)
+	dxs, dps := scr[2*na:2*na+m], scr[2*na+m:]
+	for a := range n.args {
+		o := p.arg(n, a)
+		if o.aoff < 0 {
+			continue
+		}
+		ao := p.a(o)
+		rs, cs := n.bc[3*a+1], n.bc[3*a+2]
+		ds := dxs
+		if a > 0 {
+			ds = dps[(a-1)*m : a*m]
+		}
+		for i := 0; i < n.gr; i++ {
+			ar, dr := ao[i*rs:], ds[i*n.gc:(i+1)*n.gc]
+			for j, d := range dr {
+				ar[j*cs] += g * d
+			}
+		}
+	}
+}
+
+// gradMatMul: for C = op(A) op(B), g op(B)' goes to op(A) and op(A)' g to
+// op(B), transposed back where an operand is read transposed. A Gram
+// product X X' gives (g + g') X; X' X gives X (g + g').
+func (p *Program) gradMatMul(n *node, g []float64) {
+	r, k, c, lda, ldb, tA, tB := mmDims(n)
+	x, y := p.arg(n, 0), p.arg(n, 1)
+	if n.i0&mmGram != 0 {
+		if x.aoff < 0 {
+			return
+		}
+		s := p.s(n)
+		for i := 0; i < r; i++ {
+			for j := 0; j < r; j++ {
+				s[i*r+j] = g[i*r+j] + g[j*r+i]
+			}
+		}
+		if tA { // X is k×r
+			gemm(false, false, k, r, r, 1, p.v(x), r, s, r, 1, p.a(x), r)
+		} else { // X is r×k
+			gemm(false, false, r, k, r, 1, s, r, p.v(x), k, 1, p.a(x), k)
+		}
+		return
+	}
+	a, b := p.v(x), p.v(y)
+	if x.aoff >= 0 {
+		if tA { // gA += op(B) g'
+			gemm(tB, true, k, r, c, 1, b, ldb, g, c, 1, p.a(x), lda)
+		} else { // gA += g op(B)'
+			gemm(false, !tB, r, k, c, 1, g, c, b, ldb, 1, p.a(x), lda)
+		}
+	}
+	if y.aoff >= 0 {
+		if tB { // gB += g' op(A)
+			gemm(true, tA, c, k, r, 1, g, c, a, lda, 1, p.a(y), ldb)
+		} else { // gB += op(A)' g
+			gemm(!tA, false, k, c, r, 1, a, lda, g, c, 1, p.a(y), ldb)
+		}
+	}
+}

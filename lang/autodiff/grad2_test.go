@@ -1,0 +1,205 @@
+package autodiff
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func (d domain) String() string {
+	return [...]string{real: "real", pos: "pos", negFrac: "negfrac", spd: "spd"}[d]
+}
+
+func TestGradIndexing(t *testing.T) {
+	matrix := func(r *rand.Rand) []arg { n, m, _ := dims(r); return []arg{in(Matrix(n, m), real)} }
+	vector := func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} }
+	// Repeated indices: their adjoints must accumulate.
+	idx := []int{1, 0, 1, 1, 0}
+	runCases(t, []gradCase{
+		{name: "elem", args: vector, build: func(b *Builder, x []ID) ID { return b.Elem(x[0], 1, testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return v[0][1:2] }},
+		{name: "at", args: matrix, build: func(b *Builder, x []ID) ID { return b.At(x[0], 1, 1, testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 { return []float64{v[0][s[0].Cols+1]} }},
+		{name: "row", args: matrix, build: func(b *Builder, x []ID) ID { return b.Row(x[0], 1, testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 { c := s[0].Cols; return v[0][c : 2*c] }},
+		{name: "col", args: matrix, build: func(b *Builder, x []ID) ID { return b.Col(x[0], 1, testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				var res []float64
+				for i := 0; i < s[0].Rows; i++ {
+					res = append(res, v[0][i*s[0].Cols+1])
+				}
+				return res
+			}},
+		{name: "slice/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.Slice(x[0], 1, 2, testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return v[0][1:2] }},
+		{name: "slice/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.Slice(x[0], 0, 2, testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 { return v[0][:2*s[0].Cols] }},
+		{name: "gather/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.Gather(x[0], idx, testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 {
+				var res []float64
+				for _, i := range idx {
+					res = append(res, v[0][i])
+				}
+				return res
+			}},
+		{name: "gather/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.Gather(x[0], idx, testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				var res []float64
+				c := s[0].Cols
+				for _, i := range idx {
+					res = append(res, v[0][i*c:i*c+c]...)
+				}
+				return res
+			}},
+		// The EPM likelihood shape: rowsum(W[i] .* W[j] .* r') through log1mexp.
+		{name: "gather/epm", args: func(r *rand.Rand) []arg {
+			n, k, _ := dims(r)
+			return []arg{in(Matrix(n, k), pos), in(Vector(k), pos)}
+		}, build: func(b *Builder, x []ID) ID {
+			rate := b.RowSum(b.Mul(b.Mul(b.Gather(x[0], []int{0, 1, 1}, testPos), b.Gather(x[0], []int{1, 0, 1}, testPos), testPos),
+				b.Transpose(x[1], testPos), testPos), testPos)
+			return b.Add(b.Log1mexp(rate, testPos), rate, testPos)
+		}},
+	})
+}
+
+func TestGradDensity(t *testing.T) {
+	normalRef := elementwiseRef(func(x []float64) float64 {
+		lp, _ := normalKernel(x[0], x[1:], make([]float64, 2))
+		return lp
+	})
+	sumOf := func(f func([][]float64, []Shape) []float64) func([][]float64, []Shape) []float64 {
+		return func(v [][]float64, s []Shape) []float64 {
+			t := 0.0
+			for _, x := range f(v, s) {
+				t += x
+			}
+			return []float64{t}
+		}
+	}
+	runCases(t, []gradCase{
+		{name: "normal/matrix-vector-scalar", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, m), real), in(Vector(n), real), in(Scalar(), pos)}
+		}, build: func(b *Builder, x []ID) ID { return b.Density(testNormal, x[0], x[1:], testPos) }, ref: sumOf(normalRef)},
+		{name: "normal/value-broadcast", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Vector(n), real), in(Matrix(1, m), real), in(Matrix(n, m), pos)}
+		}, build: func(b *Builder, x []ID) ID { return b.Density(testNormal, x[0], x[1:], testPos) }, ref: sumOf(normalRef)},
+		{name: "normal/scalars", args: func(r *rand.Rand) []arg {
+			return []arg{in(Scalar(), real), in(Scalar(), real), in(Scalar(), pos)}
+		}, build: func(b *Builder, x []ID) ID { return b.Density(testNormal, x[0], x[1:], testPos) }, ref: sumOf(normalRef)},
+		{name: "normal/data-value", args: func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{data(Vector(n), real), in(Scalar(), real), in(Vector(n), pos)}
+		}, build: func(b *Builder, x []ID) ID { return b.Density(testNormal, x[0], x[1:], testPos) }, ref: sumOf(normalRef)},
+		{name: "gamma/matrix-vector-vector", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, m), pos), in(Vector(n), pos), in(Vector(n), pos)}
+		}, build: func(b *Builder, x []ID) ID { return b.Density(testGamma, x[0], x[1:], testPos) }},
+		{name: "gamma/row-data-args", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, m), pos), data(Matrix(1, m), pos), in(Scalar(), pos)}
+		}, build: func(b *Builder, x []ID) ID { return b.Density(testGamma, x[0], x[1:], testPos) }},
+	})
+}
+
+func TestGaussRowsMeanValue(t *testing.T) {
+	// Σ_i log N(y_i | mu, C) computed row by row equals the scatter form.
+	r := rand.New(rand.NewPCG(7, 7))
+	const d, n = 3, 5
+	y := make([]float64, n*d)
+	for i := range y {
+		y[i] = r.NormFloat64()
+	}
+	c := randValues(r, arg{shape: Matrix(d, d), dom: spd})
+	mu := []float64{0.3, -0.2, 0.5}
+	ybar := make([]float64, d)
+	for k := 0; k < n; k++ {
+		for i := range ybar {
+			ybar[i] += y[k*d+i] / n
+		}
+	}
+	s := make([]float64, d*d)
+	for k := 0; k < n; k++ {
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				s[i*d+j] += (y[k*d+i] - ybar[i]) * (y[k*d+j] - ybar[j])
+			}
+		}
+	}
+	b := NewBuilder()
+	cid := b.Input("C", Matrix(d, d), testPos)
+	muid := b.Input("mu", Vector(d), testPos)
+	root := b.GaussRowsSSMean(cid, b.Const(s, Matrix(d, d), testPos), b.Const(ybar, Vector(d), testPos), muid, n, testPos)
+	p, err := b.Finish(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Forward(append(append([]float64(nil), c...), mu...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cholRef(c, d)
+	want := 0.0
+	for k := 0; k < n; k++ {
+		r := make([]float64, d)
+		for i := range r {
+			r[i] = y[k*d+i] - mu[i]
+		}
+		z := solveRef([][]float64{c, r}, []Shape{Matrix(d, d), Vector(d)})
+		q := 0.0
+		for i := range r {
+			q += r[i] * z[i]
+		}
+		want += -0.5*float64(d)*log2Pi - 0.5*q
+		for i := 0; i < d; i++ {
+			want -= math.Log(l[i*d+i])
+		}
+	}
+	if math.Abs(got-want) > 1e-12*math.Abs(want) {
+		t.Errorf("GaussRowsSSMean = %.17g, want %.17g", got, want)
+	}
+}
+
+func TestSpecialFunctions(t *testing.T) {
+	const eulerGamma = 0.57721566490153286061
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"digamma(1)", digamma(1), -eulerGamma},
+		{"digamma(0.5)", digamma(0.5), -eulerGamma - 2*math.Ln2},
+		{"digamma(10)", digamma(10), 2.2517525890667211076},
+		{"digamma(-0.5)", digamma(-0.5), 0.03648997397857652056},
+		{"digamma(1e-8)", digamma(1e-8), -1e8 - eulerGamma + 1.6449340668482264e-8},
+		{"trigamma(1)", trigamma(1), math.Pi * math.Pi / 6},
+		{"trigamma(0.5)", trigamma(0.5), math.Pi * math.Pi / 2},
+		{"trigamma(-0.5)", trigamma(-0.5), math.Pi*math.Pi/2 + 4},
+		{"log1mexp(1e-20)", log1mexp(1e-20), math.Log(1e-20)},
+		{"log1mexp(50)", log1mexp(50), -math.Exp(-50)},
+		{"softplus(800)", softplus(800), 800},
+		{"softplus(-800)", softplus(-800), 0},
+		{"invLogit(-800)", invLogit(-800), 0},
+	} {
+		if math.Abs(c.got-c.want) > 1e-14*max(1, math.Abs(c.want)) {
+			t.Errorf("%s = %.17g, want %.17g", c.name, c.got, c.want)
+		}
+	}
+	if !math.IsNaN(digamma(0)) || !math.IsNaN(digamma(-2)) || !math.IsNaN(trigamma(-1)) {
+		t.Errorf("digamma/trigamma at a pole should be NaN")
+	}
+	// digamma is the derivative of lgamma, trigamma that of digamma.
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	for _, x := range []float64{0.01, 0.3, 1.4616, 2.5, 7, 9.99, 10, 30, -0.3, -2.7} {
+		const h = 1e-6
+		d := (lg(x+h) - lg(x-h)) / (2 * h)
+		if math.Abs(digamma(x)-d) > 1e-6*max(1, math.Abs(d)) {
+			t.Errorf("digamma(%g) = %.12g, fd of lgamma %.12g", x, digamma(x), d)
+		}
+		d = (digamma(x+h) - digamma(x-h)) / (2 * h)
+		if math.Abs(trigamma(x)-d) > 1e-5*max(1, math.Abs(d)) {
+			t.Errorf("trigamma(%g) = %.12g, fd of digamma %.12g", x, trigamma(x), d)
+		}
+	}
+}

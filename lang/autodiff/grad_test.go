@@ -1,0 +1,611 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpplang/gpp/lang/ast"
+	"gonum.org/v1/gonum/diff/fd"
+)
+
+// Tolerances of the finite-difference checks: |ad - fd| <= abs + rel*max(|ad|, |fd|).
+const (
+	gradTolAbs = 1e-6
+	gradTolRel = 1e-6
+	// valueTol bounds the relative error of forward values against the
+	// plain-Go references.
+	valueTol = 1e-12
+)
+
+// gradSeeds are the PCG seeds every gradient check runs with.
+var gradSeeds = []uint64{1, 2, 3}
+
+var testPos = ast.Pos{File: "test.gpp", Line: 1, Col: 1}
+
+// domain is the range of the random values given to an operand.
+type domain int
+
+const (
+	real    domain = iota // U(-2, 2)
+	pos                   // U(0.3, 3)
+	negFrac               // U(-0.9, -0.1): negative, away from the poles
+	spd                   // a well-conditioned symmetric positive definite matrix
+)
+
+// arg describes one operand of an op under test.
+type arg struct {
+	shape Shape
+	data  bool // a Const rather than an Input
+	dom   domain
+}
+
+func in(s Shape, d domain) arg   { return arg{shape: s, dom: d} }
+func data(s Shape, d domain) arg { return arg{shape: s, data: true, dom: d} }
+
+// gradCase is one op under test: build applies it to the operand IDs;
+// ref, when set, computes the expected value from the operand values.
+type gradCase struct {
+	name  string
+	args  func(r *rand.Rand) []arg
+	build func(b *Builder, x []ID) ID
+	ref   func(v [][]float64, s []Shape) []float64
+}
+
+func dims(r *rand.Rand) (int, int, int) { return 2 + r.IntN(3), 2 + r.IntN(3), 2 + r.IntN(3) }
+
+func randValues(r *rand.Rand, a arg) []float64 {
+	v := make([]float64, a.shape.Len())
+	switch a.dom {
+	case real:
+		for i := range v {
+			v[i] = -2 + 4*r.Float64()
+		}
+	case pos:
+		for i := range v {
+			v[i] = 0.3 + 2.7*r.Float64()
+		}
+	case negFrac:
+		for i := range v {
+			v[i] = -0.9 + 0.8*r.Float64()
+		}
+	case spd:
+		n := a.shape.Rows
+		m := make([]float64, n*n)
+		for i := range m {
+			m[i] = -1 + 2*r.Float64()
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				s := 0.0
+				for k := 0; k < n; k++ {
+					s += m[i*n+k] * m[j*n+k]
+				}
+				v[i*n+j] = s
+			}
+			v[i*n+i] += float64(n)
+		}
+	}
+	return v
+}
+
+// checkCase builds op(args), a random weighted sum of its output, and
+// compares Backward with a central finite-difference gradient, and the
+// op's value with ref.
+func checkCase(t *testing.T, c gradCase, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	args := c.args(r)
+	b := NewBuilder()
+	ids := make([]ID, len(args))
+	vals := make([][]float64, len(args))
+	shapes := make([]Shape, len(args))
+	var x0 []float64
+	for i, a := range args {
+		vals[i], shapes[i] = randValues(r, a), a.shape
+		if a.data {
+			ids[i] = b.Const(vals[i], a.shape, testPos)
+		} else {
+			ids[i] = b.Input(fmt.Sprintf("x%d", i), a.shape, testPos)
+			x0 = append(x0, vals[i]...)
+		}
+	}
+	out := c.build(b, ids)
+	os := b.Shape(out)
+	w := make([]float64, os.Len())
+	for i := range w {
+		w[i] = -1 + 2*r.Float64()
+	}
+	root := b.Sum(b.Mul(out, b.Const(w, os, testPos), testPos), testPos)
+	p, err := b.Finish(root)
+	if err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	if c.ref != nil {
+		if _, err := p.Forward(x0); err != nil {
+			t.Fatalf("Forward: %v", err)
+		}
+		want, got := c.ref(vals, shapes), p.Value(out)
+		if len(want) != len(got) {
+			t.Fatalf("value has %d elements, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > valueTol*max(1, math.Abs(want[i])) {
+				t.Errorf("value[%d] = %.17g, want %.17g", i, got[i], want[i])
+			}
+		}
+	}
+	grad := make([]float64, p.Dim())
+	if _, err := p.LogJoint(x0, grad); err != nil {
+		t.Fatalf("LogJoint: %v", err)
+	}
+	f := func(x []float64) float64 {
+		v, err := p.Forward(x)
+		if err != nil {
+			t.Fatalf("Forward during fd: %v", err)
+		}
+		return v
+	}
+	want := fd.Gradient(nil, f, x0, &fd.Settings{Formula: fd.Central})
+	for i := range want {
+		if d := math.Abs(grad[i] - want[i]); d > gradTolAbs+gradTolRel*max(math.Abs(grad[i]), math.Abs(want[i])) {
+			t.Errorf("grad[%d] = %.10g, fd %.10g (diff %.3g)", i, grad[i], want[i], d)
+		}
+	}
+}
+
+func runCases(t *testing.T, cases []gradCase) {
+	for _, c := range cases {
+		for _, seed := range gradSeeds {
+			t.Run(fmt.Sprintf("%s/seed%d", c.name, seed), func(t *testing.T) { checkCase(t, c, seed) })
+		}
+	}
+}
+
+// bidx is the index of element (i, j) of a broadcast output in an operand
+// of shape s, written independently of the package's stride tables.
+func bidx(s Shape, i, j int) int {
+	if s.Rows == 1 {
+		i = 0
+	}
+	if s.Cols == 1 {
+		j = 0
+	}
+	return i*s.Cols + j
+}
+
+// elementwiseRef applies f over the broadcast of the operands.
+func elementwiseRef(f func(x []float64) float64) func(v [][]float64, s []Shape) []float64 {
+	return func(v [][]float64, s []Shape) []float64 {
+		out, _ := broadcast(s...)
+		var res []float64
+		x := make([]float64, len(v))
+		for i := 0; i < out.Rows; i++ {
+			for j := 0; j < out.Cols; j++ {
+				for a := range v {
+					x[a] = v[a][bidx(s[a], i, j)]
+				}
+				res = append(res, f(x))
+			}
+		}
+		return res
+	}
+}
+
+// Broadcast patterns for the binary ops: pairs of operand shapes (and
+// which side is data), for dimensions n, m.
+var binaryPatterns = []struct {
+	name string
+	args func(n, m int, dx, dy domain) []arg
+}{
+	{"matrix-matrix", func(n, m int, dx, dy domain) []arg { return []arg{in(Matrix(n, m), dx), in(Matrix(n, m), dy)} }},
+	{"scalar-matrix", func(n, m int, dx, dy domain) []arg { return []arg{in(Scalar(), dx), in(Matrix(n, m), dy)} }},
+	{"matrix-scalar", func(n, m int, dx, dy domain) []arg { return []arg{in(Matrix(n, m), dx), in(Scalar(), dy)} }},
+	{"vector-matrix", func(n, m int, dx, dy domain) []arg { return []arg{in(Vector(n), dx), in(Matrix(n, m), dy)} }},
+	{"matrix-vector", func(n, m int, dx, dy domain) []arg { return []arg{in(Matrix(n, m), dx), in(Vector(n), dy)} }},
+	{"matrix-row", func(n, m int, dx, dy domain) []arg { return []arg{in(Matrix(n, m), dx), in(Matrix(1, m), dy)} }},
+	{"row-matrix", func(n, m int, dx, dy domain) []arg { return []arg{in(Matrix(1, m), dx), in(Matrix(n, m), dy)} }},
+	{"row-column", func(n, m int, dx, dy domain) []arg { return []arg{in(Matrix(1, m), dx), in(Matrix(n, 1), dy)} }},
+	{"vector-row", func(n, m int, dx, dy domain) []arg { return []arg{in(Vector(n), dx), in(Matrix(1, m), dy)} }},
+	{"vector-vector", func(n, m int, dx, dy domain) []arg { return []arg{in(Vector(n), dx), in(Vector(n), dy)} }},
+	{"scalar-scalar", func(n, m int, dx, dy domain) []arg { return []arg{in(Scalar(), dx), in(Scalar(), dy)} }},
+	{"data-matrix-row", func(n, m int, dx, dy domain) []arg { return []arg{data(Matrix(n, m), dx), in(Matrix(1, m), dy)} }},
+	{"vector-data-matrix", func(n, m int, dx, dy domain) []arg { return []arg{in(Vector(n), dx), data(Matrix(n, m), dy)} }},
+}
+
+func TestGradBinary(t *testing.T) {
+	ops := []struct {
+		op     Op
+		dx, dy domain
+		f      func(x, y float64) float64
+	}{
+		{OpAdd, real, real, func(x, y float64) float64 { return x + y }},
+		{OpSub, real, real, func(x, y float64) float64 { return x - y }},
+		{OpMul, real, real, func(x, y float64) float64 { return x * y }},
+		{OpDiv, real, pos, func(x, y float64) float64 { return x / y }},
+		{OpPow, pos, real, math.Pow},
+	}
+	var cases []gradCase
+	for _, o := range ops {
+		for _, pat := range binaryPatterns {
+			cases = append(cases, gradCase{
+				name:  o.op.String() + "/" + pat.name,
+				args:  func(r *rand.Rand) []arg { n, m, _ := dims(r); return pat.args(n, m, o.dx, o.dy) },
+				build: func(b *Builder, x []ID) ID { return b.Binary(o.op, x[0], x[1], testPos) },
+				ref:   elementwiseRef(func(x []float64) float64 { return o.f(x[0], x[1]) }),
+			})
+		}
+	}
+	// The same node on both sides: adjoints must add up.
+	cases = append(cases, gradCase{
+		name:  "mul/aliased",
+		args:  func(r *rand.Rand) []arg { n, m, _ := dims(r); return []arg{in(Matrix(n, m), real)} },
+		build: func(b *Builder, x []ID) ID { return b.Mul(x[0], x[0], testPos) },
+	})
+	runCases(t, cases)
+}
+
+func TestGradUnary(t *testing.T) {
+	ops := []struct {
+		op  Op
+		dom domain
+		f   func(float64) float64
+	}{
+		{OpNeg, real, func(x float64) float64 { return -x }},
+		{OpExp, real, math.Exp},
+		{OpLog, pos, math.Log},
+		{OpLog1p, pos, math.Log1p},
+		{OpExpm1, real, math.Expm1},
+		{OpLog1mexp, pos, func(x float64) float64 { return math.Log(1 - math.Exp(-x)) }},
+		{OpSoftplus, real, func(x float64) float64 { return math.Log(1 + math.Exp(x)) }},
+		{OpSqrt, pos, math.Sqrt},
+		{OpSquare, real, func(x float64) float64 { return x * x }},
+		{OpAbs, real, math.Abs},
+		{OpLgamma, pos, func(x float64) float64 { v, _ := math.Lgamma(x); return v }},
+		{OpLgamma, negFrac, func(x float64) float64 { v, _ := math.Lgamma(x); return v }},
+		{OpDigamma, pos, nil},
+		{OpDigamma, negFrac, nil},
+		{OpInvLogit, real, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
+	}
+	var cases []gradCase
+	for _, o := range ops {
+		var ref func([][]float64, []Shape) []float64
+		if o.f != nil {
+			ref = elementwiseRef(func(x []float64) float64 { return o.f(x[0]) })
+		}
+		for _, shape := range []string{"matrix", "vector", "scalar"} {
+			cases = append(cases, gradCase{
+				name: fmt.Sprintf("%s/%s/dom%d", o.op, shape, o.dom),
+				args: func(r *rand.Rand) []arg {
+					n, m, _ := dims(r)
+					s := map[string]Shape{"matrix": Matrix(n, m), "vector": Vector(n), "scalar": Scalar()}[shape]
+					return []arg{in(s, o.dom)}
+				},
+				build: func(b *Builder, x []ID) ID { return b.Unary(o.op, x[0], testPos) },
+				ref:   ref,
+			})
+		}
+	}
+	runCases(t, cases)
+}
+
+func sumRef(v [][]float64, _ []Shape) []float64 {
+	s := 0.0
+	for _, x := range v[0] {
+		s += x
+	}
+	return []float64{s}
+}
+
+func TestGradReductions(t *testing.T) {
+	matrix := func(r *rand.Rand) []arg { n, m, _ := dims(r); return []arg{in(Matrix(n, m), real)} }
+	vector := func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} }
+	runCases(t, []gradCase{
+		{name: "sum", args: matrix, build: func(b *Builder, x []ID) ID { return b.Sum(x[0], testPos) }, ref: sumRef},
+		{name: "mean", args: matrix, build: func(b *Builder, x []ID) ID { return b.Mean(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 { return []float64{sumRef(v, s)[0] / float64(len(v[0]))} }},
+		{name: "logsumexp", args: matrix, build: func(b *Builder, x []ID) ID { return b.LogSumExp(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 {
+				s := 0.0
+				for _, x := range v[0] {
+					s += math.Exp(x)
+				}
+				return []float64{math.Log(s)}
+			}},
+		{name: "rowsum/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowSum(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				res := make([]float64, s[0].Rows)
+				for i := range res {
+					for j := 0; j < s[0].Cols; j++ {
+						res[i] += v[0][i*s[0].Cols+j]
+					}
+				}
+				return res
+			}},
+		{name: "rowsum/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.RowSum(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return v[0] }},
+		{name: "colsum/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.ColSum(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				res := make([]float64, s[0].Cols)
+				for i := 0; i < s[0].Rows; i++ {
+					for j := range res {
+						res[j] += v[0][i*s[0].Cols+j]
+					}
+				}
+				return res
+			}},
+		{name: "colsum/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.ColSum(x[0], testPos) }, ref: sumRef},
+	})
+}
+
+// matmulRef multiplies row-major a [n,k] and b [k,m].
+func matmulRef(a, b []float64, n, k, m int) []float64 {
+	c := make([]float64, n*m)
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			for l := 0; l < k; l++ {
+				c[i*m+j] += a[i*k+l] * b[l*m+j]
+			}
+		}
+	}
+	return c
+}
+
+func transposeRef(a []float64, r, c int) []float64 {
+	t := make([]float64, r*c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			t[j*r+i] = a[i*c+j]
+		}
+	}
+	return t
+}
+
+func TestGradLinalg(t *testing.T) {
+	mm := func(v [][]float64, s []Shape) []float64 {
+		return matmulRef(v[0], v[1], s[0].Rows, s[0].Cols, s[1].Cols)
+	}
+	square := func(dom domain) func(r *rand.Rand) []arg {
+		return func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Matrix(n, n), dom)} }
+	}
+	runCases(t, []gradCase{
+		{name: "matmul/matrix", args: func(r *rand.Rand) []arg {
+			n, k, m := dims(r)
+			return []arg{in(Matrix(n, k), real), in(Matrix(k, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], x[1], testPos) }, ref: mm},
+		{name: "matmul/vector", args: func(r *rand.Rand) []arg {
+			n, k, _ := dims(r)
+			return []arg{in(Matrix(n, k), real), in(Vector(k), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], x[1], testPos) }, ref: mm},
+		{name: "matmul/vector-row", args: func(r *rand.Rand) []arg {
+			n, _, m := dims(r)
+			return []arg{in(Vector(n), real), in(Matrix(1, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], x[1], testPos) }, ref: mm},
+		{name: "matmul/data-left", args: func(r *rand.Rand) []arg {
+			n, k, m := dims(r)
+			return []arg{data(Matrix(n, k), real), in(Matrix(k, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], x[1], testPos) }, ref: mm},
+		{name: "matmul/data-right", args: func(r *rand.Rand) []arg {
+			n, k, m := dims(r)
+			return []arg{in(Matrix(n, k), real), data(Matrix(k, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], x[1], testPos) }, ref: mm},
+		{name: "matmul/A-Bt", args: func(r *rand.Rand) []arg {
+			n, k, m := dims(r)
+			return []arg{in(Matrix(n, k), real), in(Matrix(m, k), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], b.Transpose(x[1], testPos), testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				return matmulRef(v[0], transposeRef(v[1], s[1].Rows, s[1].Cols), s[0].Rows, s[0].Cols, s[1].Rows)
+			}},
+		{name: "matmul/At-B", args: func(r *rand.Rand) []arg {
+			n, k, m := dims(r)
+			return []arg{in(Matrix(k, n), real), in(Matrix(k, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(b.Transpose(x[0], testPos), x[1], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				return matmulRef(transposeRef(v[0], s[0].Rows, s[0].Cols), v[1], s[0].Cols, s[0].Rows, s[1].Cols)
+			}},
+		{name: "matmul/At-Bt", args: func(r *rand.Rand) []arg {
+			n, k, m := dims(r)
+			return []arg{in(Matrix(k, n), real), in(Matrix(m, k), real)}
+		}, build: func(b *Builder, x []ID) ID {
+			return b.MatMul(b.Transpose(x[0], testPos), b.Transpose(x[1], testPos), testPos)
+		}},
+		{name: "matmul/data-At-B", args: func(r *rand.Rand) []arg {
+			n, k, m := dims(r)
+			return []arg{data(Matrix(k, n), real), in(Matrix(k, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(b.Transpose(x[0], testPos), x[1], testPos) }},
+		{name: "matmul/A-data-Bt", args: func(r *rand.Rand) []arg {
+			n, k, m := dims(r)
+			return []arg{in(Matrix(n, k), real), data(Matrix(m, k), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], b.Transpose(x[1], testPos), testPos) }},
+		{name: "matmul/gram-XXt", args: func(r *rand.Rand) []arg { n, k, _ := dims(r); return []arg{in(Matrix(n, k), real)} },
+			build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], b.Transpose(x[0], testPos), testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				return matmulRef(v[0], transposeRef(v[0], s[0].Rows, s[0].Cols), s[0].Rows, s[0].Cols, s[0].Rows)
+			}},
+		{name: "matmul/gram-XtX", args: func(r *rand.Rand) []arg { n, k, _ := dims(r); return []arg{in(Matrix(n, k), real)} },
+			build: func(b *Builder, x []ID) ID { return b.MatMul(b.Transpose(x[0], testPos), x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				return matmulRef(transposeRef(v[0], s[0].Rows, s[0].Cols), v[0], s[0].Cols, s[0].Rows, s[0].Cols)
+			}},
+		{name: "matmul/gram-vector", args: func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} },
+			build: func(b *Builder, x []ID) ID { return b.MatMul(x[0], b.Transpose(x[0], testPos), testPos) },
+			ref:   func(v [][]float64, s []Shape) []float64 { return matmulRef(v[0], v[0], s[0].Rows, 1, s[0].Rows) }},
+		{name: "matmul/Xt-vector", args: func(r *rand.Rand) []arg {
+			n, k, _ := dims(r)
+			return []arg{in(Matrix(n, k), real), in(Vector(n), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(b.Transpose(x[0], testPos), x[1], testPos) }},
+		{name: "matmul/dot", args: func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{in(Vector(n), real), in(Vector(n), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.MatMul(b.Transpose(x[0], testPos), x[1], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 { return matmulRef(v[0], v[1], 1, s[0].Rows, 1) }},
+		{name: "transpose/matrix", args: func(r *rand.Rand) []arg { n, m, _ := dims(r); return []arg{in(Matrix(n, m), real)} },
+			build: func(b *Builder, x []ID) ID { return b.Transpose(x[0], testPos) },
+			ref:   func(v [][]float64, s []Shape) []float64 { return transposeRef(v[0], s[0].Rows, s[0].Cols) }},
+		{name: "transpose/vector", args: func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} },
+			build: func(b *Builder, x []ID) ID { return b.Transpose(x[0], testPos) },
+			ref:   func(v [][]float64, _ []Shape) []float64 { return v[0] }},
+		{name: "transpose/row", args: func(r *rand.Rand) []arg { _, m, _ := dims(r); return []arg{in(Matrix(1, m), real)} },
+			build: func(b *Builder, x []ID) ID { return b.Transpose(x[0], testPos) },
+			ref:   func(v [][]float64, _ []Shape) []float64 { return v[0] }},
+		{name: "outer", args: func(r *rand.Rand) []arg { n, m, _ := dims(r); return []arg{in(Vector(n), real), in(Vector(m), real)} },
+			build: func(b *Builder, x []ID) ID { return b.Outer(x[0], x[1], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				return matmulRef(v[0], v[1], s[0].Rows, 1, s[1].Rows)
+			}},
+		{name: "diag/vector", args: func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} },
+			build: func(b *Builder, x []ID) ID { return b.Diag(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				n := s[0].Rows
+				res := make([]float64, n*n)
+				for i := 0; i < n; i++ {
+					res[i*n+i] = v[0][i]
+				}
+				return res
+			}},
+		{name: "diag/matrix", args: square(real), build: func(b *Builder, x []ID) ID { return b.Diag(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				n := s[0].Rows
+				res := make([]float64, n)
+				for i := range res {
+					res[i] = v[0][i*n+i]
+				}
+				return res
+			}},
+		{name: "trace", args: square(real), build: func(b *Builder, x []ID) ID { return b.Trace(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				n, tr := s[0].Rows, 0.0
+				for i := 0; i < n; i++ {
+					tr += v[0][i*n+i]
+				}
+				return []float64{tr}
+			}},
+		{name: "identity-scale", args: func(r *rand.Rand) []arg { return []arg{in(Scalar(), pos)} },
+			build: func(b *Builder, x []ID) ID { return b.Div(b.Identity(3, testPos), x[0], testPos) }},
+		{name: "chol", args: square(spd), build: func(b *Builder, x []ID) ID { return b.Chol(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 { return cholRef(v[0], s[0].Rows) }},
+		{name: "chol/of-product", args: func(r *rand.Rand) []arg { n, k, _ := dims(r); return []arg{in(Matrix(n, k), real)} },
+			build: func(b *Builder, x []ID) ID {
+				n := b.Shape(x[0]).Rows
+				a := b.Add(b.MatMul(x[0], b.Transpose(x[0], testPos), testPos), b.Identity(n, testPos), testPos)
+				return b.Chol(a, testPos)
+			}},
+		{name: "logdet", args: square(spd), build: func(b *Builder, x []ID) ID { return b.LogDet(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				l, n, ld := cholRef(v[0], s[0].Rows), s[0].Rows, 0.0
+				for i := 0; i < n; i++ {
+					ld += 2 * math.Log(l[i*n+i])
+				}
+				return []float64{ld}
+			}},
+		{name: "solve/vector", args: func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{in(Matrix(n, n), spd), in(Vector(n), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.Solve(x[0], x[1], testPos) }, ref: solveRef},
+		{name: "solve/matrix", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, n), spd), in(Matrix(n, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.Solve(x[0], x[1], testPos) }, ref: solveRef},
+		{name: "solve/data-rhs", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, n), spd), data(Matrix(n, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.Solve(x[0], x[1], testPos) }, ref: solveRef},
+		{name: "solve+logdet/shared", args: func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{in(Matrix(n, n), spd), in(Vector(n), real)}
+		}, build: func(b *Builder, x []ID) ID {
+			return b.Add(b.LogDet(x[0], testPos), b.Sum(b.Solve(x[0], x[1], testPos), testPos), testPos)
+		}},
+		{name: "gauss_rows_ss", args: func(r *rand.Rand) []arg {
+			d, _, _ := dims(r)
+			return []arg{in(Matrix(d, d), spd), data(Matrix(d, d), spd)}
+		}, build: func(b *Builder, x []ID) ID { return b.GaussRowsSS(x[0], x[1], 7, testPos) }, ref: gaussRowsRef(7)},
+		{name: "gauss_rows_ss/latent-S", args: func(r *rand.Rand) []arg {
+			d, _, _ := dims(r)
+			return []arg{in(Matrix(d, d), spd), in(Matrix(d, d), spd)}
+		}, build: func(b *Builder, x []ID) ID { return b.GaussRowsSS(x[0], x[1], 3, testPos) }, ref: gaussRowsRef(3)},
+		{name: "gauss_rows_ss/mean", args: func(r *rand.Rand) []arg {
+			d, _, _ := dims(r)
+			return []arg{in(Matrix(d, d), spd), data(Matrix(d, d), spd), in(Vector(d), real), in(Vector(d), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.GaussRowsSSMean(x[0], x[1], x[2], x[3], 5, testPos) }},
+	})
+}
+
+// cholRef is the textbook Cholesky–Banachiewicz factorisation.
+func cholRef(a []float64, n int) []float64 {
+	l := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			s := a[i*n+j]
+			for k := 0; k < j; k++ {
+				s -= l[i*n+k] * l[j*n+k]
+			}
+			if i == j {
+				l[i*n+i] = math.Sqrt(s)
+			} else {
+				l[i*n+j] = s / l[j*n+j]
+			}
+		}
+	}
+	return l
+}
+
+// solveRef solves A X = B by Gaussian elimination with partial pivoting.
+func solveRef(v [][]float64, s []Shape) []float64 {
+	n, m := s[0].Rows, s[1].Cols
+	a := append([]float64(nil), v[0]...)
+	x := append([]float64(nil), v[1]...)
+	for c := 0; c < n; c++ {
+		p := c
+		for i := c + 1; i < n; i++ {
+			if math.Abs(a[i*n+c]) > math.Abs(a[p*n+c]) {
+				p = i
+			}
+		}
+		for j := 0; j < n; j++ {
+			a[c*n+j], a[p*n+j] = a[p*n+j], a[c*n+j]
+		}
+		for j := 0; j < m; j++ {
+			x[c*m+j], x[p*m+j] = x[p*m+j], x[c*m+j]
+		}
+		for i := c + 1; i < n; i++ {
+			f := a[i*n+c] / a[c*n+c]
+			for j := c; j < n; j++ {
+				a[i*n+j] -= f * a[c*n+j]
+			}
+			for j := 0; j < m; j++ {
+				x[i*m+j] -= f * x[c*m+j]
+			}
+		}
+	}
+	for c := n - 1; c >= 0; c-- {
+		for j := 0; j < m; j++ {
+			s := x[c*m+j]
+			for k := c + 1; k < n; k++ {
+				s -= a[c*n+k] * x[k*m+j]
+			}
+			x[c*m+j] = s / a[c*n+c]
+		}
+	}
+	return x
+}
+
+// gaussRowsRef evaluates -n/2 (d log 2π + log det C) - 1/2 trace(C⁻¹ S)
+// through cholRef and solveRef.
+func gaussRowsRef(n float64) func(v [][]float64, s []Shape) []float64 {
+	return func(v [][]float64, s []Shape) []float64 {
+		d := s[0].Rows
+		l := cholRef(v[0], d)
+		ld := 0.0
+		for i := 0; i < d; i++ {
+			ld += 2 * math.Log(l[i*d+i])
+		}
+		x := solveRef(v[:2], s[:2])
+		tr := 0.0
+		for i := 0; i < d; i++ {
+			tr += x[i*d+i]
+		}
+		return []float64{-0.5*n*(float64(d)*log2Pi+ld) - 0.5*tr}
+	}
+}

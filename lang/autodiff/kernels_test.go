@@ -1,0 +1,52 @@
+package autodiff
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Test kernels: the dist package provides the real ones.
+
+var testNormal = dist.Univariate{
+	Name:    "Normal",
+	Params:  []dist.Param{{Name: "mu", Support: dist.Real}, {Name: "sigma", Support: dist.Positive}},
+	Support: dist.Real,
+	Kernel:  normalKernel,
+}
+
+var testGamma = dist.Univariate{
+	Name:    "Gamma",
+	Params:  []dist.Param{{Name: "shape", Support: dist.Positive}, {Name: "rate", Support: dist.Positive}},
+	Support: dist.Positive,
+	Kernel:  gammaKernel,
+}
+
+func normalKernel(x float64, p, dp []float64) (float64, float64) {
+	mu, sigma := p[0], p[1]
+	if !(sigma > 0) {
+		dp[0], dp[1] = math.NaN(), math.NaN()
+		return math.NaN(), math.NaN()
+	}
+	z := (x - mu) / sigma
+	dp[0] = z / sigma
+	dp[1] = (z*z - 1) / sigma
+	return -0.5*log2Pi - math.Log(sigma) - 0.5*z*z, -z / sigma
+}
+
+func gammaKernel(x float64, p, dp []float64) (float64, float64) {
+	a, b := p[0], p[1]
+	if !(a > 0) || !(b > 0) {
+		dp[0], dp[1] = math.NaN(), math.NaN()
+		return math.NaN(), math.NaN()
+	}
+	if !(x > 0) {
+		dp[0], dp[1] = 0, 0
+		return math.Inf(-1), 0
+	}
+	lga, _ := math.Lgamma(a)
+	lx, lb := math.Log(x), math.Log(b)
+	dp[0] = lb - digamma(a) + lx
+	dp[1] = a/b - x
+	return a*lb - lga + (a-1)*lx - b*x, (a-1)/x - b
+}

@@ -1,0 +1,190 @@
+package autodiff
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Tile sizes for gemm: gonum's Dgemm starts goroutines (and allocates) when
+// the output has 4 or more 64×64 blocks, so products are tiled into blocks
+// it runs serially.
+const (
+	gemmRows = 64
+	gemmCols = 192
+)
+
+func trans(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// gemm sets c = alpha op(a) op(b) + beta c for an m×n c, op(a) m×k and
+// op(b) k×n, all row-major.
+func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		for i := 0; i < m; i++ {
+			cr := c[i*ldc : i*ldc+n]
+			for j := range cr {
+				cr[j] *= beta
+			}
+		}
+		return
+	}
+	impl := blas64.Implementation()
+	for i0 := 0; i0 < m; i0 += gemmRows {
+		mi := min(gemmRows, m-i0)
+		as := a[i0*lda:]
+		if tA {
+			as = a[i0:]
+		}
+		for j0 := 0; j0 < n; j0 += gemmCols {
+			nj := min(gemmCols, n-j0)
+			bs := b[j0:]
+			if tB {
+				bs = b[j0*ldb:]
+			}
+			impl.Dgemm(trans(tA), trans(tB), mi, nj, k, alpha, as, lda, bs, ldb, beta, c[i0*ldc+j0:], ldc)
+		}
+	}
+}
+
+// syrk sets the r×r matrix c to X X' (tX false, X r×k) or X' X (tX true,
+// X k×r), computing one triangle and mirroring it.
+func syrk(tX bool, r, k int, x []float64, ldx int, c []float64) {
+	if r == 0 {
+		return
+	}
+	if k == 0 {
+		clear(c[:r*r])
+		return
+	}
+	blas64.Implementation().Dsyrk(blas.Lower, trans(tX), r, k, 1, x, ldx, 0, c, r)
+	for i := 0; i < r; i++ {
+		for j := i + 1; j < r; j++ {
+			c[i*r+j] = c[j*r+i]
+		}
+	}
+}
+
+// trsm solves op(L) X = B (left) or X op(L) = B (right) in place of the
+// d×m (left) or m×d (right) matrix b, for a lower triangular d×d l.
+func trsm(right, tL bool, l []float64, d int, b []float64, m int) {
+	if d == 0 || m == 0 {
+		return
+	}
+	side, rows, cols := blas.Left, d, m
+	if right {
+		side, rows, cols = blas.Right, m, d
+	}
+	blas64.Implementation().Dtrsm(side, blas.Lower, trans(tL), blas.NonUnit, rows, cols, 1, l, d, b, cols)
+}
+
+// trmm sets b = op(L) b (left) or b op(L) (right) for a lower triangular l.
+func trmm(right, tL bool, l []float64, d int, b []float64, m int) {
+	if d == 0 || m == 0 {
+		return
+	}
+	side, rows, cols := blas.Left, d, m
+	if right {
+		side, rows, cols = blas.Right, m, d
+	}
+	blas64.Implementation().Dtrmm(side, blas.Lower, trans(tL), blas.NonUnit, rows, cols, 1, l, d, b, cols)
+}
+
+// symLower writes the lower triangle of (a + a')/2 into l and zeros above.
+func symLower(l, a []float64, d int) {
+	for i := 0; i < d; i++ {
+		for j := 0; j < i; j++ {
+			l[i*d+j] = 0.5 * (a[i*d+j] + a[j*d+i])
+		}
+		l[i*d+i] = a[i*d+i]
+		clear(l[i*d+i+1 : i*d+d])
+	}
+}
+
+// cholesky factors the symmetric matrix whose lower triangle is in l, in
+// place, leaving the lower factor L (upper triangle untouched, usually 0).
+// It returns 0, or the order k of the first leading minor that is not
+// positive definite.
+func cholesky(l []float64, d int) int {
+	for j := 0; j < d; j++ {
+		rj := l[j*d : j*d+j]
+		s := l[j*d+j] - dot(rj, rj)
+		if !(s > 0) || math.IsInf(s, 0) {
+			return j + 1
+		}
+		ljj := math.Sqrt(s)
+		l[j*d+j] = ljj
+		for i := j + 1; i < d; i++ {
+			ri := l[i*d : i*d+j]
+			l[i*d+j] = (l[i*d+j] - dot(ri, rj)) / ljj
+		}
+	}
+	return 0
+}
+
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	s := 0.0
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+// logDetChol returns log det(L L') = 2 Σ log L_ii.
+func logDetChol(l []float64, d int) float64 {
+	s := 0.0
+	for i := 0; i < d; i++ {
+		s += math.Log(l[i*d+i])
+	}
+	return 2 * s
+}
+
+// cholSolve overwrites the d×m matrix b with (L L')⁻¹ b.
+func cholSolve(l []float64, d int, b []float64, m int) {
+	trsm(false, false, l, d, b, m)
+	trsm(false, true, l, d, b, m)
+}
+
+// cholInverse sets ci = (L L')⁻¹.
+func cholInverse(ci, l []float64, d int) {
+	clear(ci[:d*d])
+	for i := 0; i < d; i++ {
+		ci[i*d+i] = 1
+	}
+	cholSolve(l, d, ci, d)
+}
+
+// cholGrad adds to ga the adjoint of A for L = chol(sym(A)) given the
+// adjoint gl of L (only its lower triangle counts), using w (d×d) as
+// scratch:
+//
+//	P = Φ(L' tril(gl)),  S = L⁻ᵀ P L⁻¹,  ga += (S + S')/2
+//
+// where Φ keeps the lower triangle and halves the diagonal.
+func cholGrad(ga, gl, l, w []float64, d int) {
+	for i := 0; i < d; i++ {
+		copy(w[i*d:i*d+i+1], gl[i*d:i*d+i+1])
+		clear(w[i*d+i+1 : i*d+d])
+	}
+	trmm(false, true, l, d, w, d) // w = L' tril(gl)
+	for i := 0; i < d; i++ {
+		w[i*d+i] *= 0.5
+		clear(w[i*d+i+1 : i*d+d])
+	}
+	trsm(false, true, l, d, w, d) // w = L⁻ᵀ w
+	trsm(true, false, l, d, w, d) // w = w L⁻¹
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			ga[i*d+j] += 0.5 * (w[i*d+j] + w[j*d+i])
+		}
+	}
+}

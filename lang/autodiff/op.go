@@ -1,0 +1,87 @@
+package autodiff
+
+// Op is the operation of a node. The set is closed: every op has a forward
+// rule, a reverse rule and a finite-difference test.
+type Op uint8
+
+// Ops.
+const (
+	opInvalid Op = iota // a node built from an erroneous expression
+
+	OpInput // a slice of the latent vector
+	OpConst // a constant or data tensor
+
+	// Elementwise with broadcasting.
+	OpAdd
+	OpSub
+	OpMul // elementwise product
+	OpDiv
+	OpPow
+
+	// Elementwise unary.
+	OpNeg
+	OpExp
+	OpLog
+	OpLog1p
+	OpExpm1
+	OpLog1mexp // log(1 - exp(-x)), x > 0
+	OpSoftplus // log(1 + exp(x))
+	OpSqrt
+	OpSquare
+	OpAbs
+	OpLgamma // log|Γ(x)|
+	OpDigamma
+	OpInvLogit // 1 / (1 + exp(-x))
+
+	// Reductions.
+	OpSum       // to a scalar
+	OpMean      // to a scalar
+	OpLogSumExp // to a scalar
+	OpRowSum    // [n, m] → [n]
+	OpColSum    // [n, m] → [1, m]
+
+	// Linear algebra.
+	OpMatMul
+	OpTranspose
+	OpOuter
+	OpDiagMatrix // vector → diagonal matrix
+	OpDiagVector // square matrix → its diagonal
+	OpTrace
+	OpChol        // lower Cholesky factor of sym(A) = (A + Aᵀ)/2
+	OpLogDetChol  // log det(L Lᵀ) from a Cholesky factor L
+	OpCholSolve   // (L Lᵀ)⁻¹ B from a Cholesky factor L
+	OpGaussRowsSS // Σ_i log N(y_i | μ, C) from a scatter matrix
+
+	// Indexing.
+	OpSlice  // a contiguous range: x[i], A[i, j], x[lo:hi], A[i], A[lo:hi]
+	OpCol    // A[:, j]
+	OpGather // x[idx] or A[idx] for an int vector idx
+
+	// Densities.
+	OpDensity // Σ log p(value | args), elementwise with broadcasting
+
+	numOps
+)
+
+var opNames = [numOps]string{
+	opInvalid: "invalid", OpInput: "input", OpConst: "const",
+	OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpPow: "pow",
+	OpNeg: "neg", OpExp: "exp", OpLog: "log", OpLog1p: "log1p", OpExpm1: "expm1",
+	OpLog1mexp: "log1mexp", OpSoftplus: "softplus", OpSqrt: "sqrt", OpSquare: "square",
+	OpAbs: "abs", OpLgamma: "lgamma", OpDigamma: "digamma", OpInvLogit: "inv_logit",
+	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpRowSum: "rowsum", OpColSum: "colsum",
+	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
+	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
+	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpDensity: "density",
+}
+
+func (o Op) String() string {
+	if o < numOps {
+		return opNames[o]
+	}
+	return "?"
+}
+
+func (o Op) isBinary() bool { return o >= OpAdd && o <= OpPow }
+func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpInvLogit }

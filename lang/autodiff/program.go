@@ -1,0 +1,232 @@
+package autodiff
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Program is a finished tape: it evaluates a scalar log joint density and
+// its gradient with respect to one flat latent vector.
+type Program struct {
+	serial uint32
+	nodes  []node
+	val    []float64 // values of every node
+	adj    []float64 // adjoints of the live nodes that depend on an input
+	scr    []float64 // per-op scratch
+	order  []int32   // live input-dependent nodes, in build (topological) order
+	inputs []int32
+	root   int32
+	dim    int
+	evals  []int64 // evaluations per node, for tests and profiling
+
+	x     []float64 // the latent vector during Forward
+	ready bool      // values are those of a successful Forward
+	fail  int       // op-specific detail of the last failed evaluation
+}
+
+// Finish completes the tape with root as the log joint (a scalar). Nodes that
+// neither root nor keep depend on are dropped; nodes that depend on no input
+// are evaluated here, once. Finish returns the errors recorded while
+// building, or a positioned error if a data-only node evaluates to NaN or
+// ±Inf. The builder must not be used afterwards.
+func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
+	r := b.index(root)
+	live := []int32{r}
+	for _, k := range keep {
+		live = append(live, b.index(k))
+	}
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	if s := b.nodes[r].shape; !s.IsScalar() {
+		return nil, ast.Errorf(b.nodes[r].pos, "log joint must be a scalar, got %s", s)
+	}
+	b.done = true
+	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim}
+	b.nodes, b.val = nil, nil
+	p.evals = make([]int64, len(p.nodes))
+
+	for _, i := range live {
+		p.nodes[i].live = true
+	}
+	for i := len(p.nodes) - 1; i >= 0; i-- {
+		if p.nodes[i].live {
+			for _, a := range p.nodes[i].args {
+				p.nodes[a].live = true
+			}
+		}
+	}
+	nadj, nscr := 0, 0
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if n.op == OpInput {
+			p.inputs = append(p.inputs, int32(i))
+		}
+		if n.dyn && (n.live || n.op == OpInput) {
+			n.aoff = nadj
+			nadj += n.n
+		}
+		if n.live {
+			n.scr = nscr
+			nscr += n.nscr
+			if n.dyn {
+				p.order = append(p.order, int32(i))
+			}
+		}
+	}
+	p.adj = make([]float64, nadj)
+	p.scr = make([]float64, nscr)
+
+	// Hoist: evaluate the data-only part once.
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if !n.live || n.dyn {
+			continue
+		}
+		ok := p.eval(n)
+		if n.op != OpConst {
+			p.evals[i]++
+		}
+		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
+			return nil, p.forwardError(int32(i), ok)
+		}
+	}
+	return p, nil
+}
+
+// Dim returns the length of the latent vector.
+func (p *Program) Dim() int { return p.dim }
+
+func (p *Program) index(id ID) int32 { return checkID(id, p.serial, len(p.nodes)) }
+
+// Shape returns the shape of a node.
+func (p *Program) Shape(id ID) Shape { return p.nodes[p.index(id)].shape }
+
+// InputOffset returns where an Input node's values start in the latent
+// vector.
+func (p *Program) InputOffset(id ID) int {
+	n := &p.nodes[p.index(id)]
+	if n.op != OpInput {
+		panic(errNotInput)
+	}
+	return n.i0
+}
+
+// Value returns the current value of a live node (row-major). The slice
+// aliases the program's storage: it changes with the next Forward.
+func (p *Program) Value(id ID) []float64 {
+	n := &p.nodes[p.index(id)]
+	if !n.live {
+		panic(errNotLive)
+	}
+	return p.val[n.off : n.off+n.n : n.off+n.n]
+}
+
+// Evals returns how many times a node has been computed: once for a
+// data-only node, once per Forward for the others, 0 for a constant or a
+// dropped node. Tests use it to prove hoisting.
+func (p *Program) Evals(id ID) int { return int(p.evals[p.index(id)]) }
+
+// Forward evaluates the log joint at the latent vector x (of length Dim).
+// The first node to produce a NaN or an infinite value, or to fail (a
+// matrix that is not positive definite), stops the pass with an *ast.Error
+// at that node's position.
+func (p *Program) Forward(x []float64) (float64, error) {
+	if len(x) != p.dim {
+		panic(errLatentLen)
+	}
+	p.ready = false
+	p.x = x
+	for _, i := range p.order {
+		n := &p.nodes[i]
+		ok := p.eval(n)
+		p.evals[i]++
+		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
+			p.x = nil
+			return math.NaN(), p.forwardError(i, ok)
+		}
+	}
+	p.x = nil
+	p.ready = true
+	return p.val[p.nodes[p.root].off], nil
+}
+
+// Backward writes the gradient of the log joint at the point of the last
+// successful Forward into grad (of length Dim). A NaN or infinite adjoint
+// stops the sweep with an *ast.Error at the node that produced it.
+func (p *Program) Backward(grad []float64) error {
+	if !p.ready {
+		panic(errNoForward)
+	}
+	if len(grad) != p.dim {
+		panic(errGradLen)
+	}
+	p.seed()
+	for k := len(p.order) - 1; k >= 0; k-- {
+		n := &p.nodes[p.order[k]]
+		if firstBad(p.adj[n.aoff:n.aoff+n.n]) >= 0 {
+			return p.backwardError()
+		}
+		p.grad(n)
+	}
+	for _, i := range p.inputs {
+		n := &p.nodes[i]
+		copy(grad[n.i0:n.i0+n.n], p.adj[n.aoff:n.aoff+n.n])
+	}
+	return nil
+}
+
+// LogJoint runs Forward and Backward: it returns the log joint at x and
+// writes its gradient into grad.
+func (p *Program) LogJoint(x, grad []float64) (float64, error) {
+	lp, err := p.Forward(x)
+	if err != nil {
+		return lp, err
+	}
+	return lp, p.Backward(grad)
+}
+
+// seed clears the adjoints and sets that of the root to 1.
+func (p *Program) seed() {
+	clear(p.adj)
+	if r := &p.nodes[p.root]; r.aoff >= 0 {
+		p.adj[r.aoff] = 1
+	}
+}
+
+// firstBad returns the index of the first NaN or infinite element of v, or
+// -1. The common all-finite case is one multiply-add per element, on four
+// independent accumulators.
+func firstBad(v []float64) int {
+	var s0, s1, s2, s3 float64 // x*0 is NaN exactly when x is NaN or ±Inf
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		w := v[i : i+4 : i+4]
+		s0 += w[0] * 0
+		s1 += w[1] * 0
+		s2 += w[2] * 0
+		s3 += w[3] * 0
+	}
+	for _, x := range v[i:] {
+		s0 += x * 0
+	}
+	if s := s0 + s1 + s2 + s3; s == s {
+		return -1
+	}
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Helpers for the kernels.
+
+func (p *Program) v(n *node) []float64 { return p.val[n.off : n.off+n.n] }
+func (p *Program) a(n *node) []float64 { return p.adj[n.aoff : n.aoff+n.n] }
+func (p *Program) s(n *node) []float64 { return p.scr[n.scr : n.scr+n.nscr] }
+func (p *Program) arg(n *node, k int) *node {
+	return &p.nodes[n.args[k]]
+}

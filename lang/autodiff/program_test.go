@@ -1,0 +1,215 @@
+package autodiff
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// mixedProgram builds a non-trivial program: matmul, gather, densities,
+// Cholesky, solve, logdet and the fused Gaussian rows op.
+func mixedProgram(t testing.TB) (*Program, []float64) {
+	const n, k, m = 6, 3, 8
+	r := rand.New(rand.NewPCG(11, 12))
+	randn := func(l int) []float64 {
+		v := make([]float64, l)
+		for i := range v {
+			v[i] = r.NormFloat64()
+		}
+		return v
+	}
+	b := NewBuilder()
+	w := b.Input("W", Matrix(n, k), testPos)
+	mu := b.Input("mu", Vector(n), testPos)
+	logSigma := b.Input("log_sigma", Scalar(), testPos)
+	y := b.Const(randn(m*n), Matrix(m, n), testPos)
+	yt := b.Transpose(y, testPos)
+	c := b.Add(b.MatMul(w, b.Transpose(w, testPos), testPos), b.Identity(n, testPos), testPos)
+	quad := b.Sum(b.Mul(yt, b.Solve(c, yt, testPos), testPos), testPos)
+	gauss := b.Sub(b.Mul(b.Scalar(-0.5, testPos), quad, testPos), b.Mul(b.Scalar(m/2.0, testPos), b.LogDet(c, testPos), testPos), testPos)
+	rows := b.GaussRowsSS(c, b.MatMul(yt, y, testPos), m, testPos)
+	idx := []int{0, 5, 5, 2, 1, 0, 3}
+	obs := b.Const(randn(len(idx)), Vector(len(idx)), testPos)
+	lik := b.Density(testNormal, obs, []ID{b.Gather(mu, idx, testPos), b.Exp(logSigma, testPos)}, testPos)
+	prior := b.Density(testNormal, w, []ID{b.Scalar(0, testPos), b.Scalar(1, testPos)}, testPos)
+	wg := b.Gather(w, []int{1, 1, 4}, testPos)
+	prior2 := b.Density(testGamma, b.Exp(wg, testPos), []ID{b.Scalar(2, testPos), b.Scalar(1, testPos)}, testPos)
+	root := b.Add(b.Add(b.Add(gauss, rows, testPos), b.Add(lik, prior, testPos), testPos), prior2, testPos)
+	p, err := b.Finish(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, randn(p.Dim())
+}
+
+func TestZeroAllocs(t *testing.T) {
+	p, x := mixedProgram(t)
+	grad := make([]float64, p.Dim())
+	if _, err := p.LogJoint(x, grad); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := p.LogJoint(x, grad); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Forward+Backward allocates %v times per call, want 0", allocs)
+	}
+}
+
+// The whole mixed program's gradient against finite differences.
+func TestGradMixedProgram(t *testing.T) {
+	p, x := mixedProgram(t)
+	grad := make([]float64, p.Dim())
+	if _, err := p.LogJoint(x, grad); err != nil {
+		t.Fatal(err)
+	}
+	for i := range x {
+		const h = 1e-6
+		xp := append([]float64(nil), x...)
+		xp[i] += h
+		fp, _ := p.Forward(xp)
+		xp[i] -= 2 * h
+		fm, _ := p.Forward(xp)
+		want := (fp - fm) / (2 * h)
+		if math.Abs(grad[i]-want) > 1e-5*max(1, math.Abs(want)) {
+			t.Errorf("grad[%d] = %.10g, fd %.10g", i, grad[i], want)
+		}
+	}
+}
+
+func TestHoisting(t *testing.T) {
+	const n, d = 5, 3
+	b := NewBuilder()
+	y := b.Const([]float64{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, Matrix(n, d), testPos)
+	yc := b.Sub(y, b.Scalar(1, testPos), testPos) // data only
+	yt := b.Transpose(yc, testPos)                // folded into the product: dropped
+	s := b.MatMul(yt, yc, testPos)                // data only: Y'Y
+	c := b.Input("C", Matrix(d, d), testPos)
+	lp := b.GaussRowsSS(c, s, n, testPos)
+	unused := b.Exp(c, testPos) // not needed by the root: never evaluated
+	p, err := b.Finish(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Value(s)[0], 1.0+16+49+100+169; got != want {
+		t.Errorf("Y'Y[0, 0] = %v after Finish, want %v", got, want)
+	}
+	x := []float64{2, 0.5, 0, 0.5, 2, 0.5, 0, 0.5, 2}
+	grad := make([]float64, p.Dim())
+	const calls = 10
+	for range calls {
+		if _, err := p.LogJoint(x, grad); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		id   ID
+		want int
+	}{{"Y - 1", yc, 1}, {"Y'Y", s, 1}, {"Y", y, 0}, {"folded Y'", yt, 0}, {"log density", lp, calls}, {"unused", unused, 0}} {
+		if got := p.Evals(c.id); got != c.want {
+			t.Errorf("%s evaluated %d times, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// LogDet and Solve of the same matrix share one factorisation.
+func TestCholShared(t *testing.T) {
+	b := NewBuilder()
+	a := b.Input("A", Matrix(2, 2), testPos)
+	l1, l2 := b.Chol(a, testPos), b.Chol(a, testPos)
+	if l1 != l2 {
+		t.Fatalf("Chol of one node built twice")
+	}
+	root := b.Add(b.LogDet(a, testPos), b.Sum(b.Solve(a, b.Const([]float64{1, 2}, Vector(2), testPos), testPos), testPos), testPos)
+	p, err := b.Finish(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Forward([]float64{2, 1, 1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if p.Evals(l1) != 1 {
+		t.Errorf("chol evaluated %d times per call, want 1", p.Evals(l1))
+	}
+	// det = 3; A⁻¹ [1 2]' = [0 1]'.
+	if got, want := p.Value(root)[0], math.Log(3)+1; math.Abs(got-want) > 1e-15 {
+		t.Errorf("logdet + sum(solve) = %v, want %v", got, want)
+	}
+}
+
+// Large products go through gemm's tiling and must not allocate either.
+func TestLargeMatMulNoAllocs(t *testing.T) {
+	const n = 300
+	b := NewBuilder()
+	x := b.Input("X", Matrix(n, n), testPos)
+	p, err := b.Finish(b.Sum(b.MatMul(x, x, testPos), testPos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]float64, n*n)
+	for i := range v {
+		v[i] = float64(i%7) / 7
+	}
+	grad := make([]float64, n*n)
+	p.LogJoint(v, grad)
+	if a := testing.AllocsPerRun(3, func() { p.LogJoint(v, grad) }); a != 0 {
+		t.Errorf("%v allocations per call", a)
+	}
+	// d sum(X X)/dX = 1 X' + X' 1, check one entry.
+	// ∂/∂X[1, 0] of Σ_ij (X X)_ij = Σ_k X[0, k] + Σ_k X[k, 1].
+	want := 0.0
+	for k := 0; k < n; k++ {
+		want += v[0*n+k] + v[k*n+1]
+	}
+	if math.Abs(grad[1*n+0]-want) > 1e-9*math.Abs(want) {
+		t.Errorf("grad[1, 0] = %v, want %v", grad[1*n+0], want)
+	}
+}
+
+func TestFirstBad(t *testing.T) {
+	for n := 0; n < 11; n++ {
+		v := make([]float64, n)
+		if got := firstBad(v); got != -1 {
+			t.Errorf("len %d finite: got %d", n, got)
+		}
+		for k := 0; k < n; k++ {
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				v[k] = bad
+				if got := firstBad(v); got != k {
+					t.Errorf("len %d, %v at %d: got %d", n, bad, k, got)
+				}
+				v[k] = 0
+			}
+		}
+	}
+}
+
+// Finish keeps extra outputs (generated quantities) evaluated beside the
+// log joint; other nodes off the root's path are dropped.
+func TestKeepOutputs(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(2), testPos)
+	out := b.Exp(x, testPos)
+	dropped := b.Log(x, testPos)
+	p, err := b.Finish(b.Sum(b.Square(x, testPos), testPos), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grad := make([]float64, 2)
+	lp, err := p.LogJoint([]float64{1, 2}, grad)
+	if err != nil || lp != 5 || grad[0] != 2 || grad[1] != 4 {
+		t.Fatalf("got %v %v %v", lp, grad, err)
+	}
+	if v := p.Value(out); v[0] != math.E || v[1] != math.Exp(2) {
+		t.Errorf("kept output = %v", v)
+	}
+	defer func() {
+		if r := recover(); r != errNotLive {
+			t.Errorf("Value of a dropped node: panic %v, want %q", r, errNotLive)
+		}
+	}()
+	p.Value(dropped)
+}
