@@ -276,3 +276,26 @@ func TestGaussianValue(t *testing.T) {
 		})
 	}
 }
+
+// TestPositiveLatentUnderflow: a positive latent whose value underflows to 0
+// (coordinate log z = -800, as gamma factors with tiny shapes draw) keeps a
+// finite log joint and gradient, because its prior is evaluated from log z.
+func TestPositiveLatentUnderflow(t *testing.T) {
+	m := compileSrc(t, "m.gpp", "param a: positive ~ Gamma(0.5, 1)\nparam w: positive[3] ~ Gamma(a, 2)\n", nil)
+	x := []float64{0.2, -800, -1, 0.5}
+	g := make([]float64, len(x))
+	lp, err := m.LogJoint(x, g)
+	if err != nil || math.IsInf(lp, 0) || math.IsNaN(lp) {
+		t.Fatalf("log joint %v, error %v", lp, err)
+	}
+	for i, v := range g {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			t.Errorf("gradient[%d] = %v", i, v)
+		}
+	}
+	// d/d log w_0 of Gamma(w_0 | a, 2) is a - 1 - 2 w_0 = a - 1 at w_0 = 0.
+	if want := math.Exp(0.2) - 1; math.Abs(g[1]-want) > 1e-12 {
+		t.Errorf("d log p / d log w[0] = %v, want %v", g[1], want)
+	}
+	checkGradient(t, m, 5, 1)
+}

@@ -38,6 +38,12 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			l.errorf(pos, "compile: no kernel for distribution %s", d.Name)
 			return
 		}
+		if lat != nil && lat.Support == dist.Positive {
+			// The density of a positive latent from its coordinate log z:
+			// finite even where z underflows to 0.
+			l.add(l.b.Density(dist.LogScale(u), l.coords[l.latentIndex(lat)], args, pos), pos)
+			break
+		}
 		l.add(l.b.Density(*u, val, args, pos), pos)
 	}
 	if lat != nil && lat.Truncated && !lat.Support.Contains(d.Support) {
