@@ -34,8 +34,8 @@
 //   - The exponent of ^ may be negated: x^-1 is x^(-1), and -x^-y^2 is
 //     -(x^(-(y^2))).
 //   - The postfix operators apply to any operand and chain left to right:
-//     x'[0] is (x')[0], f(x)[0], (a + b)' and x'' are all syntax. Only a
-//     name can be called: f(x)(y) is an error.
+//     x'[0] is (x')[0]; f(x)[0] and (a + b)' are syntax, and a transpose
+//     may be repeated. Only a name can be called: f(x)(y) is an error.
 //   - "3." is a malformed number (so 3.*x is 3 .* x), as is a number with
 //     letters, digits or dots glued on (2x, 1e, 1.5.3). Names are ASCII.
 //   - An index has at least one position; x[] is an error, x[,] is every

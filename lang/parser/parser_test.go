@@ -50,6 +50,7 @@ var exprTests = []struct{ src, want string }{
 	{`-1`, `(unary - (int 1))`},
 	{`x^-1`, `(binary ^ (ident x) (unary - (int 1)))`},
 	{`x^-y^2`, `(binary ^ (ident x) (unary - (binary ^ (ident y) (int 2))))`},
+	{`-x^-y^2`, `(unary - (binary ^ (ident x) (unary - (binary ^ (ident y) (int 2)))))`},
 	{`(-x)^2`, `(binary ^ (paren (unary - (ident x))) (int 2))`},
 	{`-W'`, `(unary - (transpose (ident W)))`},
 
