@@ -159,14 +159,6 @@ func TestFold(t *testing.T) {
 			t.Errorf("%s%v = %v, want %v", tt.fn, tt.args, got, tt.want)
 		}
 	}
-	// digamma is the derivative of lgamma: compare with a central difference.
-	for _, x := range []float64{0.3, 1.7, 4.2, 12.5, 100} {
-		const h = 1e-5
-		fd := (lgamma(x+h) - lgamma(x-h)) / (2 * h)
-		if d := Digamma(x); math.Abs(d-fd) > 1e-8*math.Max(1, math.Abs(d)) {
-			t.Errorf("Digamma(%v) = %v, finite difference %v", x, d, fd)
-		}
-	}
 }
 
 func TestRanks(t *testing.T) {

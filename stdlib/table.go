@@ -45,13 +45,13 @@ var funcs = []*Func{
 	{Name: "expm1", Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "expm1",
 		Doc: "exp(x) - 1, accurate for small x", Example: "expm1(rate)", Fold: fold1(math.Expm1)},
 	{Name: "log1mexp", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log1mexp",
-		Doc: "log(1 - exp(-x)) for x > 0, accurate at both ends", Example: "log1mexp(rate)", Fold: fold1(Log1mexp)},
+		Doc: "log(1 - exp(-x)) for x > 0, accurate at both ends", Example: "log1mexp(rate)", Fold: fold1(dist.Log1mexp)},
 	{Name: "lgamma", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "lgamma",
 		Doc: "log of the absolute gamma function", Example: "lgamma(alpha)", Fold: fold1(lgamma)},
 	{Name: "digamma", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "digamma",
-		Doc: "derivative of lgamma", Example: "digamma(alpha)", Fold: fold1(Digamma)},
+		Doc: "derivative of lgamma", Example: "digamma(alpha)", Fold: fold1(dist.Digamma)},
 	{Name: "softplus", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "softplus",
-		Doc: "log(1 + exp(x)), a smooth positive map", Example: "softplus(z)", Fold: fold1(Softplus)},
+		Doc: "log(1 + exp(x)), a smooth positive map", Example: "softplus(z)", Fold: fold1(dist.Softplus)},
 	{Name: "sqrt", Args: argX, Shape: Elementwise1, Elem: RealResult, Op: "sqrt",
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
 			{If: dist.Unit, Then: dist.Unit},
@@ -72,7 +72,7 @@ var funcs = []*Func{
 		}},
 		Doc: "absolute value, elementwise", Example: "abs(z)", Fold: fold1(math.Abs)},
 	{Name: "inv_logit", Args: argX, Shape: Elementwise1, Support: SupportRule{Kind: Fixed, Default: dist.Unit}, Elem: RealResult, Op: "inv_logit",
-		Doc: "the logistic function 1 / (1 + exp(-x))", Example: "inv_logit(alpha + beta * x)", Fold: fold1(InvLogit)},
+		Doc: "the logistic function 1 / (1 + exp(-x))", Example: "inv_logit(alpha + beta * x)", Fold: fold1(dist.InvLogit)},
 	{Name: "logit", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "logit",
 		Doc: "log(p / (1 - p)), the inverse of inv_logit", Example: "logit(p)", Fold: fold1(func(p float64) float64 { return math.Log(p / (1 - p)) })},
 	{Name: "pow", Args: argXY, Shape: Elementwise2, Support: signRule, Elem: RealResult, Op: "pow",
@@ -166,55 +166,7 @@ var dists = []*Dist{
 		Doc: "Dirichlet on the simplex (each row of a matrix value)", Example: "param theta: simplex[K] ~ Dirichlet(1)"},
 }
 
-// Log1mexp returns log(1 - exp(-x)) for x > 0, switching between log(-expm1(-x))
-// and log1p(-exp(-x)) at log 2 for accuracy.
-func Log1mexp(x float64) float64 {
-	if x < math.Ln2 {
-		return math.Log(-math.Expm1(-x))
-	}
-	return math.Log1p(-math.Exp(-x))
-}
-
-// Softplus returns log(1 + exp(x)) without overflow.
-func Softplus(x float64) float64 {
-	if x > 0 {
-		return x + math.Log1p(math.Exp(-x))
-	}
-	return math.Log1p(math.Exp(x))
-}
-
-// InvLogit returns 1 / (1 + exp(-x)) without overflow.
-func InvLogit(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
 func lgamma(x float64) float64 {
 	v, _ := math.Lgamma(x)
 	return v
-}
-
-// Digamma returns the derivative of lgamma at x: reflection for x < 0.5,
-// the recurrence up to x >= 10, then the asymptotic series.
-func Digamma(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, -1) {
-		return math.NaN()
-	}
-	if x <= 0 && x == math.Floor(x) {
-		return math.NaN()
-	}
-	if x < 0.5 {
-		return Digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
-	}
-	r := 0.0
-	for x < 10 {
-		r -= 1 / x
-		x++
-	}
-	f := 1 / (x * x)
-	series := f * (-1.0/12 + f*(1.0/120+f*(-1.0/252+f*(1.0/240+f*(-1.0/132+f*(691.0/32760))))))
-	return r + math.Log(x) - 0.5/x + series
 }
