@@ -10,76 +10,10 @@ import (
 // maxExprText bounds the length of expressions quoted in messages.
 const maxExprText = 48
 
-// exprString prints an expression for a message, shortened with "…" when
-// long.
-func exprString(e ast.Expr) string {
-	var b strings.Builder
-	writeExpr(&b, e)
-	s := b.String()
-	if r := []rune(s); len(r) > maxExprText {
-		s = string(r[:maxExprText-1]) + "…"
-	}
-	return s
-}
+// exprString formats an expression for messages, in the canonical form of
+// the printer.
+func exprString(e ast.Expr) string { return ast.FormatExpr(e) }
 
-func writeExpr(b *strings.Builder, e ast.Expr) {
-	switch e := e.(type) {
-	case nil:
-	case *ast.Ident:
-		b.WriteString(e.Name)
-	case *ast.NumberLit:
-		b.WriteString(e.Raw)
-	case *ast.ParenExpr:
-		b.WriteByte('(')
-		writeExpr(b, e.X)
-		b.WriteByte(')')
-	case *ast.UnaryExpr:
-		b.WriteString(e.Op.String())
-		writeExpr(b, e.X)
-	case *ast.BinaryExpr:
-		writeExpr(b, e.X)
-		if e.Op == ast.Pow {
-			b.WriteString("^")
-		} else {
-			b.WriteString(" " + e.Op.String() + " ")
-		}
-		writeExpr(b, e.Y)
-	case *ast.TransposeExpr:
-		writeExpr(b, e.X)
-		b.WriteByte('\'')
-	case *ast.CallExpr:
-		b.WriteString(e.Fun.Name)
-		b.WriteByte('(')
-		for i, a := range e.Args {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeExpr(b, a)
-		}
-		b.WriteByte(')')
-	case *ast.IndexExpr:
-		writeExpr(b, e.X)
-		b.WriteByte('[')
-		for i, ix := range e.Indices {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if s, ok := ix.(*ast.SliceExpr); ok && s.Lo == nil && s.Hi == nil && len(e.Indices) > 1 {
-				continue // x[, j]
-			}
-			writeExpr(b, ix)
-		}
-		b.WriteByte(']')
-	case *ast.SliceExpr:
-		writeExpr(b, e.Lo)
-		b.WriteByte(':')
-		writeExpr(b, e.Hi)
-	}
-}
-
-// suggest returns ` (did you mean "x"?)` for the candidate closest to name,
-// or "" if none is close: same letters ignoring case, or an edit distance
-// (with transpositions) of at most a third of the name's length.
 func suggest(name string, candidates []string) string {
 	best, bestD := "", 1<<30
 	sort.Strings(candidates)
