@@ -21,8 +21,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 //	-- stderr --
 //	...
 //
-// Arguments are split on spaces. Run `go test ./cmd/gpp -update` to rewrite
-// the expected sections from the current behaviour.
+// Arguments are split on spaces. "$TMP" in an argument stands for a fresh
+// temporary directory (for gpp fit's --out), and the directory's path is
+// written back as "$TMP" in the output. Run `go test ./cmd/gpp -update` to
+// rewrite the expected sections from the current behaviour.
 type golden struct {
 	args           []string
 	exit           int
@@ -75,9 +77,16 @@ func TestGolden(t *testing.T) {
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want := parseGolden(t, path)
+			tmp := t.TempDir()
+			args := make([]string, len(want.args))
+			for i, a := range want.args {
+				args[i] = strings.ReplaceAll(a, "$TMP", tmp)
+			}
 			var stdout, stderr bytes.Buffer
-			code := run(want.args, strings.NewReader(""), &stdout, &stderr)
-			got := golden{args: want.args, exit: code, stdout: stdout.String(), stderr: stderr.String()}
+			code := run(args, strings.NewReader(""), &stdout, &stderr)
+			got := golden{args: want.args, exit: code,
+				stdout: strings.ReplaceAll(stdout.String(), tmp, "$TMP"),
+				stderr: strings.ReplaceAll(stderr.String(), tmp, "$TMP")}
 			if *update {
 				if err := os.WriteFile(path, []byte(got.format()), 0o644); err != nil {
 					t.Fatal(err)

@@ -14,6 +14,8 @@ usage: gpp <command> [arguments]
 
 commands:
   check     check a model: print its latents, families, data and constants, or its errors
+  fit       fit a model to data by SGVB (or MAP) and write summary, draws and fit files
+  diagnose  check a model's gradient against finite differences at random points
   version   print the gpp version
   help      help on a command, or on the language's distributions and functions
 
@@ -38,6 +40,10 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	switch topic {
 	case "check":
 		return cmdCheck([]string{"--help"}, stdout, stdout)
+	case "fit":
+		return cmdFit([]string{"--help"}, stdout, stdout)
+	case "diagnose":
+		return cmdDiagnose([]string{"--help"}, stdout, stdout)
 	case "distributions":
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "distribution\tvalue\tdescription")

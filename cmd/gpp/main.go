@@ -2,6 +2,8 @@
 // language by stochastic gradient variational Bayes.
 //
 //	gpp check model.gpp          check a model and print its latents and data
+//	gpp fit model.gpp data.csv   fit a model to data by SGVB and write the results
+//	gpp diagnose model.gpp data  check the model's gradient against finite differences
 //	gpp version                  print the version
 //	gpp help [topic]             help on commands, distributions and built-ins
 //
@@ -39,6 +41,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "check":
 		return cmdCheck(rest, stdout, stderr)
+	case "fit":
+		return cmdFit(rest, stdout, stderr)
+	case "diagnose":
+		return cmdDiagnose(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		return cmdVersion(stdout)
 	case "help", "-h", "-help", "--help":

@@ -11,8 +11,14 @@ import (
 const maxExprText = 48
 
 // exprString formats an expression for messages, in the canonical form of
-// the printer.
-func exprString(e ast.Expr) string { return ast.FormatExpr(e) }
+// the printer, shortened to about maxExprText bytes.
+func exprString(e ast.Expr) string {
+	s := ast.FormatExpr(e)
+	if len(s) > maxExprText {
+		s = s[:maxExprText-3] + "..."
+	}
+	return s
+}
 
 func suggest(name string, candidates []string) string {
 	best, bestD := "", 1<<30
