@@ -1,0 +1,217 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
+	"gonum.org/v1/gonum/diff/fd"
+)
+
+const diagnoseSynopsis = "diagnose model.gpp [data.csv|data.json] [NAME=file.csv ...] [flags]"
+
+// Gradient check tolerances. A partial derivative passes when
+// |autodiff − fd| / max(|autodiff|, |fd|, diagAbsFloor) ≤ --tol: relative
+// for large derivatives, absolute (as Stan's diagnose) below diagAbsFloor.
+const (
+	diagDefaultTol = 1e-6
+	diagAbsFloor   = 1.0
+	// diagShowFloor: relative errors below it print as "<1e-08"; they are
+	// rounding noise of the finite difference and vary between machines.
+	diagShowFloor = 1e-8
+)
+
+// diagStream seeds the random points of gpp diagnose (with --seed).
+const diagStream = 0x646961676e6f7365
+
+const diagnoseHelpText = `Checks the model's gradient, like Stan's diagnose: at --points random points
+of the coordinate vector (standard normal, seeded), it prints the log joint
+and, for every coordinate, the autodiff derivative, a central finite
+difference and their relative error. Coordinates are the latents as the fit
+sees them: log z for positive latents, logit z for unit ones, log z_k for
+simplexes, z for real ones. Exit 1 when a relative error exceeds --tol (with
+an absolute floor of 1: |ad − fd| / max(|ad|, |fd|, 1)), 0 otherwise.
+`
+
+// cmdDiagnose runs gpp diagnose.
+func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("diagnose", diagnoseSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", diagnoseSynopsis, diagnoseHelpText)
+		fs.PrintDefaults()
+	}
+	sets := setFlags{}
+	points := fs.Int("points", 3, "number of random points")
+	seed := fs.Uint64("seed", 1, "seed of the random points")
+	eps := fs.Float64("eps", fd.Central.Step, "finite-difference step")
+	tol := fs.Float64("tol", diagDefaultTol, "largest relative error accepted")
+	fs.Var(sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	if isHelp(args) {
+		fs.SetOutput(stdout)
+	}
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	usageErr := func(format string, args ...any) int {
+		errorf(stderr, format, args...)
+		fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp diagnose --help' for the flags.\n", diagnoseSynopsis)
+		return exitUsage
+	}
+	switch {
+	case len(pos) == 0:
+		return usageErr("diagnose needs a model file")
+	case *points < 1:
+		return usageErr("--points must be at least 1, got %d", *points)
+	case !(*eps > 0) || math.IsInf(*eps, 0):
+		return usageErr("--eps must be a finite number > 0, got %v", *eps)
+	case !(*tol > 0) || math.IsInf(*tol, 0):
+		return usageErr("--tol must be a finite number > 0, got %v", *tol)
+	}
+	l, err := pipeline.Load(pos[0], pos[1:], sets)
+	if err != nil {
+		var srcs sources
+		if l != nil {
+			srcs = sources(l.Sources)
+		}
+		printError(stderr, err, srcs)
+		return exitError
+	}
+	m := l.Model
+	fmt.Fprintf(stdout, "%s: %d coordinate%s, %d point%s, central differences with step %g, tolerance %g\n",
+		l.Path, m.Dim, plural(m.Dim), *points, plural(*points), *eps, *tol)
+	coords := coordNames(m)
+	rng := rand.New(rand.NewPCG(*seed, diagStream))
+	x := make([]float64, m.Dim)
+	grad := make([]float64, m.Dim)
+	scratch := make([]float64, m.Dim)
+	f := func(x []float64) float64 {
+		lp, err := m.LogJoint(x, scratch)
+		if err != nil {
+			return math.NaN()
+		}
+		return lp
+	}
+	bad, badPoints, total := 0, 0, 0
+	for pt := 1; pt <= *points; pt++ {
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		fmt.Fprintln(stdout)
+		lp, err := m.LogJoint(x, grad)
+		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+			fmt.Fprintf(stdout, "point %d: the log joint is not finite (%v)\n", pt, lp)
+			if err != nil {
+				printError(stderr, err, sources(l.Sources))
+			}
+			badPoints++
+			continue
+		}
+		fmt.Fprintf(stdout, "point %d: log joint = %.10g\n", pt, lp)
+		fdGrad := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: *eps})
+		checks, nbad := compareGradients(grad, fdGrad, *tol)
+		bad += nbad
+		total += len(checks)
+		t := &table{right: []bool{false, false, true, true, true, true, false}}
+		t.row("  coordinate", "kind", "value", "autodiff", "finite diff", "rel. error", "")
+		for i, c := range checks {
+			flagText := ""
+			if !c.ok {
+				flagText = "<- disagree"
+			}
+			t.row("  "+coords[i].name, coords[i].kind, fmt.Sprintf("%.6g", x[i]), fmt.Sprintf("%.8g", c.ad), fmt.Sprintf("%.8g", c.fd), showRelError(c.err), flagText)
+		}
+		t.print(stdout)
+	}
+	fmt.Fprintln(stdout)
+	if badPoints > 0 {
+		fmt.Fprintf(stdout, "FAIL: the log joint is not finite at %d of %d points\n", badPoints, *points)
+	}
+	if bad > 0 {
+		fmt.Fprintf(stdout, "FAIL: %d of %d partial derivatives disagree with finite differences (relative error > %g)\n", bad, total, *tol)
+	}
+	if bad > 0 || badPoints > 0 {
+		return exitError
+	}
+	fmt.Fprintf(stdout, "ok: all %d partial derivatives agree with finite differences (relative error ≤ %g)\n", total, *tol)
+	return exitOK
+}
+
+// coordName names one coordinate of the model's vector.
+type coordName struct {
+	name string // Stan style, 1-based: W[2,1]
+	kind string // log, logit or value
+}
+
+// coordNames names every coordinate of a compiled model.
+func coordNames(m *compile.Model) []coordName {
+	out := make([]coordName, m.Dim)
+	for i := range out {
+		out[i] = coordName{fmt.Sprintf("x[%d]", i+1), "value"}
+	}
+	for _, l := range m.Latents {
+		kind := "value"
+		switch l.Support {
+		case dist.Positive, dist.Simplex:
+			kind = "log"
+		case dist.Unit:
+			kind = "logit"
+		}
+		for k := range l.Size {
+			out[l.Offset+k] = coordName{elemName(l.Name, l.Shape, k), kind}
+		}
+	}
+	return out
+}
+
+// gradCheck compares one partial derivative.
+type gradCheck struct {
+	ad, fd, err float64
+	ok          bool
+}
+
+// compareGradients compares an autodiff gradient with a finite-difference
+// one and returns the per-coordinate checks and how many fail.
+func compareGradients(ad, fdg []float64, tol float64) ([]gradCheck, int) {
+	out := make([]gradCheck, len(ad))
+	bad := 0
+	for i := range ad {
+		e := relError(ad[i], fdg[i])
+		ok := e <= tol // false for NaN
+		if !ok {
+			bad++
+		}
+		out[i] = gradCheck{ad[i], fdg[i], e, ok}
+	}
+	return out, bad
+}
+
+// relError returns |a − b| / max(|a|, |b|, diagAbsFloor), NaN when either
+// is not finite.
+func relError(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return math.NaN()
+	}
+	return math.Abs(a-b) / math.Max(math.Max(math.Abs(a), math.Abs(b)), diagAbsFloor)
+}
+
+// showRelError formats a relative error for the table.
+func showRelError(e float64) string {
+	switch {
+	case math.IsNaN(e):
+		return "NaN"
+	case e < diagShowFloor:
+		return fmt.Sprintf("<%.0e", diagShowFloor)
+	}
+	return fmt.Sprintf("%.1e", e)
+}

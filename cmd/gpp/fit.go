@@ -1,0 +1,485 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+)
+
+const fitSynopsis = "fit model.gpp [data.csv|data.json] [NAME=file.csv ...] [flags]"
+
+// fitConfig is a parsed `gpp fit` command line.
+type fitConfig struct {
+	model       string
+	data        []string
+	sets        setFlags
+	out         string // output directory
+	init        string // fit.json to warm-start from, or ""
+	plots       bool
+	outputDraws int
+	family      string // gamma, lognormal or map
+	gammaGrad   string // implicit, paper or paper-knowles
+	tol         float64
+	quiet       bool
+	verbose     bool
+	settings    sgvb.Settings
+
+	temps     *tempFiles          // temporary output files, removed on a hard exit
+	afterEval func(sgvb.Progress) // tests: called after each ELBO evaluation
+}
+
+// Defaults of gpp fit's flags.
+const (
+	defaultIter        = 10000
+	defaultMAPIter     = 1000
+	defaultOutputDraws = 1000
+	defaultEvalEvery   = 100
+	defaultTol         = 1e-4
+	defaultOut         = "gpp-out"
+)
+
+// gammaGradients are the values of --gamma-grad.
+var gammaGradients = map[string]dist.GammaGradient{
+	"implicit":      dist.Implicit{},
+	"paper":         dist.Paper{},
+	"paper-knowles": dist.Paper{Rule: dist.PaperKnowles},
+}
+
+// newFitFlags defines gpp fit's flags on a new flag set.
+func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
+	fs := newFlagSet("fit", fitSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n", fitSynopsis)
+		fmt.Fprint(w, fitHelpText)
+		fmt.Fprint(w, "\nflags:\n")
+		fs.PrintDefaults()
+	}
+	cfg := &fitConfig{sets: setFlags{}}
+	v := &fitFlagValues{}
+	fs.IntVar(&v.iter, "iter", defaultIter, "iteration limit: SGVB steps, or L-BFGS iterations with --family map (whose default is 1000)")
+	fs.IntVar(&v.draws, "draws", 1, "draws of q per gradient step")
+	fs.StringVar(&v.optimizer, "optimizer", sgvb.AdaDeltaMomentum.String(), "gradient ascent rule: adadelta-momentum, adadelta, adam, rmsprop, adagrad, momentum or sgd")
+	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (1 for adadelta and adadelta-momentum,\n0.1 for adam and adagrad, 0.001 otherwise) (default 0)")
+	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
+	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
+	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
+	fs.Float64Var(&cfg.tol, "tol", defaultTol, "convergence: stop when the relative ELBO change (mean or median over the\nlast 5 evaluations) is below this; 0: run all --iter iterations")
+	fs.IntVar(&v.evalEvery, "eval-every", defaultEvalEvery, "estimate the ELBO every this many iterations")
+	fs.IntVar(&v.workers, "workers", 1, "goroutines computing the draws of a step (results do not depend on it)")
+	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
+	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
+	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`) (default: none)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png and a heatmap NAME_mean.png of every matrix latent (default false)")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
+	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
+	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	return fs, cfg, v
+}
+
+// fitFlagValues holds flags that are checked before they go into Settings.
+type fitFlagValues struct {
+	iter, draws, evalEvery, workers int
+	optimizer                       string
+	stepSize                        float64
+	seed                            uint64
+}
+
+const fitHelpText = `Fits q to the posterior of the model by stochastic gradient variational Bayes
+(or a MAP point estimate), then writes to the output directory, each file
+atomically: summary.csv (mean, sd, 5/50/95 % quantiles of every latent and
+output element), draws.csv (CmdStan's variational CSV: the mean of q, then
+--output-draws draws), elbo.csv (the ELBO trace), fit.json (q's parameters,
+readable by --init) and, with --plots, PNG plots.
+
+Data: a CSV file binds its columns to data declarations by name (a matrix
+declaration takes all columns of the one positional CSV), NAME=file.csv binds a
+whole file to NAME, a .json file is a Stan-style data object, and --set
+NAME=VALUE gives constants and scalar data.
+
+Ctrl-C stops the fit and writes the q reached, marked interrupted (exit 130);
+a second Ctrl-C exits at once. Exit 0: fitted (not converging is a warning);
+1: an error in the model, the data or the fit; 2: a bad command line.
+`
+
+// isHelp reports whether args ask for help before any "--".
+func isHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
+}
+
+// parseFitArgs parses gpp fit's command line. It returns the exit code to
+// use when the command must stop (help or a usage error).
+func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, bool) {
+	fs, cfg, v := newFitFlags(stderr)
+	if isHelp(args) {
+		fs.SetOutput(stdout)
+	}
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, exitOK, false
+	}
+	if err != nil {
+		return nil, exitUsage, false
+	}
+	usageErr := func(format string, args ...any) (*fitConfig, int, bool) {
+		errorf(stderr, format, args...)
+		fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp fit --help' for the flags.\n", fitSynopsis)
+		return nil, exitUsage, false
+	}
+	if len(pos) == 0 {
+		return usageErr("fit needs a model file")
+	}
+	cfg.model, cfg.data = pos[0], pos[1:]
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	s := &cfg.settings
+	switch cfg.family {
+	case "gamma":
+		s.Family = sgvb.FamilyGamma
+	case "lognormal":
+		s.Family = sgvb.FamilyLognormal
+	case "map":
+		s.Method = sgvb.MAP
+		if !set["iter"] {
+			v.iter = defaultMAPIter
+		}
+	default:
+		return usageErr("--family %q: want gamma, lognormal or map", cfg.family)
+	}
+	g, ok := gammaGradients[cfg.gammaGrad]
+	if !ok {
+		return usageErr("--gamma-grad %q: want implicit, paper or paper-knowles", cfg.gammaGrad)
+	}
+	s.Gamma = g
+	opt, err := sgvb.ParseOptimizer(v.optimizer)
+	if err != nil {
+		return usageErr("--optimizer %q: want adadelta-momentum, adadelta, adam, rmsprop, adagrad, momentum or sgd", v.optimizer)
+	}
+	s.Optimizer = opt
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"iter", v.iter}, {"draws", v.draws}, {"eval-every", v.evalEvery}, {"workers", v.workers}, {"output-draws", cfg.outputDraws}} {
+		if c.v < 1 {
+			return usageErr("--%s must be at least 1, got %d", c.name, c.v)
+		}
+	}
+	if !(v.stepSize >= 0) || math.IsInf(v.stepSize, 0) {
+		return usageErr("--step-size must be a finite number ≥ 0 (0: the optimizer's default), got %v", v.stepSize)
+	}
+	if !(cfg.tol >= 0) || math.IsInf(cfg.tol, 0) {
+		return usageErr("--tol must be a finite number ≥ 0 (0: run all iterations), got %v", cfg.tol)
+	}
+	if cfg.out == "" {
+		return usageErr("--out needs a directory")
+	}
+	if cfg.quiet && cfg.verbose {
+		return usageErr("--quiet and --verbose exclude each other")
+	}
+	s.MaxIter, s.DrawsPerStep, s.EvalEvery, s.Workers = v.iter, v.draws, v.evalEvery, v.workers
+	s.StepSize, s.Seed = v.stepSize, v.seed
+	s.Tol = cfg.tol
+	if cfg.tol == 0 {
+		s.Tol = -1 // sgvb: negative runs MaxIter
+	}
+	return cfg, 0, true
+}
+
+// cmdFit runs gpp fit: it parses the command line, arranges for Ctrl-C to
+// stop the fit cleanly, and fits.
+func cmdFit(args []string, stdout, stderr io.Writer) int {
+	cfg, code, ok := parseFitArgs(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
+	cfg.temps = &tempFiles{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	stop := watchInterrupts(sigs, cancel,
+		func() {
+			con.note("interrupted: stopping the fit and writing the q reached (Ctrl-C again to quit at once)")
+		},
+		func() {
+			cfg.temps.removeAll()
+			con.note("interrupted again: exiting without writing outputs")
+			os.Exit(exitInterrupted)
+		})
+	defer stop()
+	return runFit(ctx, cfg, stdout, con)
+}
+
+// runFit loads the model and its data, fits, writes the outputs and prints
+// the summary. Cancelling ctx stops the fit: the outputs are then written
+// from the q reached, marked interrupted, and the exit code is
+// exitInterrupted. A fit stopped by a non-finite log joint prints the
+// model's positioned error and writes nothing: the last good q is close to
+// where the fit broke down and is not worth keeping as a result.
+func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console) int {
+	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+	if err != nil {
+		var srcs sources
+		if l != nil {
+			srcs = sources(l.Sources)
+		}
+		printError(con, err, srcs)
+		return exitError
+	}
+	srcs := sources(l.Sources)
+	hash := modelHash(l.Source)
+	if cfg.init != "" {
+		src, err := os.ReadFile(cfg.init)
+		if err != nil {
+			con.note("cannot read --init file: %v", err)
+			return exitError
+		}
+		srcs[cfg.init] = src
+		ff, err := readFitJSON(cfg.init, src)
+		if err != nil {
+			printError(con, err, srcs)
+			return exitError
+		}
+		if ff.ModelSHA256 != hash {
+			con.note("warning: %s was fitted to a different model source (%s); warm-starting by latent name and size", cfg.init, ff.Model)
+		}
+		init, warns := initResult(ff, l.Model)
+		for _, w := range warns {
+			con.note("warning: %s", w)
+		}
+		cfg.settings.Init = init
+	}
+	created, err := prepareOutDir(cfg.out)
+	if err != nil {
+		con.note("%v", err)
+		return exitError
+	}
+	removeIfEmpty := func() {
+		if created {
+			os.Remove(cfg.out) // only succeeds when nothing was written
+		}
+	}
+
+	s := cfg.settings
+	con.start(s.MaxIter, s.EvalEvery)
+	con.info("fitting %s: %s", l.Path, describeFit(cfg, l))
+	s.Progress = func(p sgvb.Progress) {
+		con.progress(p)
+		if cfg.afterEval != nil {
+			cfg.afterEval(p)
+		}
+	}
+	r, err := sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+	con.finish()
+	if err != nil {
+		printError(con, err, srcs)
+		if r != nil {
+			for _, w := range r.Warnings {
+				con.note("warning: %s", w)
+			}
+		}
+		con.note("the fit failed: no output written")
+		removeIfEmpty()
+		return exitError
+	}
+
+	ds, err := makeDraws(r, l.Model, cfg.outputDraws, s.Seed)
+	if err != nil {
+		printError(con, err, srcs)
+		removeIfEmpty()
+		return exitError
+	}
+	st := make([]stats, ds.ncol)
+	for c := range ds.cols {
+		st[c] = summarise(ds.cols[c])
+	}
+	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, cfg: cfg, r: r, stepSize: r.StepSize}
+	if h.stepSize == 0 {
+		h.stepSize = s.Optimizer.DefaultStepSize()
+	}
+	written, err := writeOutputs(cfg, h, ds, st)
+	if err != nil {
+		con.note("%v", err)
+		con.note("no output written")
+		removeIfEmpty()
+		return exitError
+	}
+
+	printFitSummary(stdout, cfg, r, ds, st, written)
+	for _, w := range r.Warnings {
+		con.note("warning: %s", w)
+	}
+	if ds.bad > 0 {
+		msg := fmt.Sprintf("%d of %d output draws had a non-finite log joint or output (written as NaN)", ds.bad, cfg.outputDraws)
+		if ds.badErr != nil {
+			msg += "; the first: " + ds.badErr.Error()
+		}
+		con.note("warning: %s", msg)
+	}
+	con.info("fit took %.3g s", r.Seconds)
+	if r.Interrupted {
+		con.note("interrupted at iteration %d: the outputs hold the q reached and are marked interrupted", r.Iterations)
+		return exitInterrupted
+	}
+	return exitOK
+}
+
+// describeFit summarises the fit's settings for the start line.
+func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
+	s := cfg.settings
+	n := len(l.Model.Latents)
+	what := fmt.Sprintf("%d latent%s (%d coordinate%s)", n, plural(n), l.Model.Dim, plural(l.Model.Dim))
+	if s.Method == sgvb.MAP {
+		return fmt.Sprintf("%s, MAP by L-BFGS, at most %d iterations", what, s.MaxIter)
+	}
+	return fmt.Sprintf("%s, SGVB with %s factors, %s, seed %d, at most %d iterations", what, cfg.family, s.Optimizer, s.Seed, s.MaxIter)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// writeOutputs stages every output file and commits them together. It
+// returns the names written.
+func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]string, error) {
+	sw := &staged{dir: cfg.out, temps: cfg.temps}
+	files := []outputFile{
+		{"summary.csv", func(w io.Writer) error { return writeSummaryCSV(w, ds, st) }},
+		{"draws.csv", func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
+		{"elbo.csv", func(w io.Writer) error { return writeElboCSV(w, h.r) }},
+		{"fit.json", func(w io.Writer) error { return writeFitJSON(w, newFitFile(h)) }},
+	}
+	if cfg.plots {
+		files = append(files, plotFiles(h.r, ds)...)
+	}
+	var names []string
+	for _, f := range files {
+		if err := sw.write(f.name, f.render); err != nil {
+			sw.abort()
+			return nil, err
+		}
+		names = append(names, f.name)
+	}
+	if err := sw.commit(); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// maxTableRows is how many elements of one variable the console table
+// shows (all of them with --verbose); summary.csv has every element.
+const maxTableRows = 20
+
+// printFitSummary prints the summary table and the fit's diagnostics.
+func printFitSummary(w io.Writer, cfg *fitConfig, r *sgvb.Result, ds *drawSet, st []stats, written []string) {
+	t := &table{right: []bool{false, false, true, true, true, true, true}}
+	t.row("name", "family", "mean", "sd", "5%", "50%", "95%")
+	for _, v := range ds.vars {
+		for j, k := range v.elems {
+			if j == maxTableRows && !cfg.verbose {
+				t.note(fmt.Sprintf("... %d more elements of %s (all in %s)", len(v.elems)-j, v.name, filepath.Join(cfg.out, "summary.csv")))
+				break
+			}
+			s := st[v.first+j]
+			t.row(elemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+		}
+	}
+	t.print(w)
+	fmt.Fprintln(w)
+	if r.Method == sgvb.MAP {
+		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
+	} else {
+		fmt.Fprintf(w, "ELBO         %.6g ± %.2g\n", r.ELBO, r.ELBOSE)
+	}
+	status := "converged"
+	switch {
+	case r.Interrupted:
+		status = "interrupted"
+	case !r.Converged && cfg.tol == 0:
+		status = "the fixed number asked"
+	case !r.Converged:
+		status = "did not converge"
+	}
+	fmt.Fprintf(w, "iterations   %d (%s)\n", r.Iterations, status)
+	if r.Method != sgvb.MAP {
+		fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(r.ParetoK), r.ParetoReading)
+	}
+	fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+}
+
+// num3 formats a number for the console with 3 significant digits, as
+// Stan's print does.
+func num3(v float64) string {
+	if math.IsNaN(v) {
+		return "NaN"
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// table aligns rows of cells; notes are lines printed as they are.
+type table struct {
+	right []bool // right-align column i
+	rows  [][]string
+}
+
+func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+func (t *table) note(s string)       { t.rows = append(t.rows, []string{"\x00" + s}) }
+
+func (t *table) print(w io.Writer) {
+	var width []int
+	for _, r := range t.rows {
+		if len(r) == 1 && strings.HasPrefix(r[0], "\x00") {
+			continue
+		}
+		for i, c := range r {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range t.rows {
+		if len(r) == 1 && strings.HasPrefix(r[0], "\x00") {
+			fmt.Fprintln(w, r[0][1:])
+			continue
+		}
+		var b strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < len(t.right) && t.right[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}

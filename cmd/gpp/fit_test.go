@@ -1,0 +1,700 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+const (
+	poissonModel = "testdata/fit_poisson.gpp"
+	poissonData  = "testdata/fit_counts.csv"
+	factorModel  = "testdata/fit_factor.gpp"
+	factorData   = "testdata/fit_matrix.csv"
+)
+
+// runSafe runs the CLI and fails the test on a panic.
+func runSafe(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("gpp %s panicked: %v", strings.Join(args, " "), r)
+			}
+		}()
+		code = run(args, strings.NewReader(""), &out, &errOut)
+	}()
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// dirEntries lists a directory's entries ("" for a missing directory).
+func dirEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestFitBadInputs runs gpp fit and gpp diagnose on bad models, data, flags
+// and fit files: each must exit with the right code and message, not panic,
+// and leave no file in the output directory.
+func TestFitBadInputs(t *testing.T) {
+	d := t.TempDir()
+	out := filepath.Join(d, "out")
+	file := writeFile(t, d, "regular", "x")
+	csvFile := func(name, content string) string { return writeFile(t, d, name, content) }
+	posModel := writeFile(t, d, "pos.gpp", "data s: positive[N]\nparam m: positive ~ Gamma(1, 1)\ns ~ Exponential(m)\n")
+	goodFit := filepath.Join(d, "good")
+	if code, _, stderr := runSafe(t, "fit", poissonModel, poissonData, "--quiet", "--iter", "200", "--output-draws", "10", "--out", goodFit); code != 0 {
+		t.Fatalf("setup fit failed: %s", stderr)
+	}
+	validJSON, err := os.ReadFile(filepath.Join(goodFit, "fit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shortParams := strings.Replace(string(validJSON), `"rate": [`, `"rate": [1, `, 1)
+
+	fit := func(args ...string) []string {
+		return append([]string{"fit", "--quiet", "--iter", "100", "--out", out}, args...)
+	}
+	cases := []struct {
+		name string
+		args []string
+		exit int
+		want string
+	}{
+		{"malformed model", fit("testdata/syntax.gpp"), 1, "testdata/syntax.gpp:"},
+		{"model check error", fit("testdata/bad.gpp"), 1, "testdata/bad.gpp:"},
+		{"missing model file", fit("testdata/nonexistent.gpp"), 1, "cannot read model"},
+		{"missing data file", fit(poissonModel, filepath.Join(d, "none.csv")), 1, "cannot read data"},
+		{"unknown data column", fit(poissonModel, factorData), 1, "no data for `y`"},
+		{"no data", fit(poissonModel), 1, "no data for `y`"},
+		{"wrong shape", fit(poissonModel, csvFile("shape.json", `{"y": [[1,2],[3,4]]}`)), 1, "shape.json:1:7: y has a 2×2 matrix"},
+		{"non-numeric cell", fit(poissonModel, csvFile("word.csv", "y\n3\nabc\n")), 1, "word.csv:3:1"},
+		{"NaN cell", fit(poissonModel, csvFile("nan.csv", "y\n3\nNaN\n")), 1, "nan.csv:3:1"},
+		{"Inf cell", fit(poissonModel, csvFile("inf.csv", "y\ninf\n")), 1, "inf.csv:2:1"},
+		{"negative count", fit(poissonModel, csvFile("neg.csv", "y\n3\n-2\n")), 1, "neg.csv:3:1"},
+		{"negative positive data", fit(posModel, csvFile("negs.csv", "s\n1.5\n-0.5\n")), 1, "negs.csv:3:1"},
+		{"real for int data", fit(poissonModel, csvFile("real.csv", "y\n2.5\n")), 1, "is not an integer"},
+		{"empty file", fit(poissonModel, csvFile("empty.csv", "")), 1, "empty CSV file"},
+		{"header only", fit(poissonModel, csvFile("hdr.csv", "y\n")), 1, "no data rows"},
+		{"JSON of the wrong type", fit(poissonModel, csvFile("wt.json", `{"y": "abc"}`)), 1, `wt.json:1:7: "y": expected a number`},
+		{"truncated JSON", fit(poissonModel, csvFile("trunc.json", `{"y": [1,2`)), 1, "trunc.json:1:"},
+		{"unknown extension", fit(poissonModel, csvFile("data.txt", "y\n1\n")), 1, "expected a .csv or .json file"},
+		{"name=file for an undeclared name", fit(poissonModel, "z="+poissonData), 1, `no data named "z"`},
+		{"--set unknown constant", fit(poissonModel, poissonData, "--set", "K=3"), 1, "no constant `K`"},
+		{"--set vector data", fit(poissonModel, poissonData, "--set", "y=3"), 1, "--set gives scalars only"},
+		{"--out under a regular file", []string{"fit", poissonModel, poissonData, "--quiet", "--out", filepath.Join(file, "out")}, 1, "cannot create output directory"},
+		{"NaN during the fit", fit("testdata/fit_nan.gpp"), 1, "testdata/fit_nan.gpp:5:11: log: argument"},
+		{"--init missing", fit(poissonModel, poissonData, "--init", filepath.Join(d, "none.json")), 1, "cannot read --init file"},
+		{"--init malformed", fit(poissonModel, poissonData, "--init", csvFile("bad1.json", "{\n  \"format\": \"gpp-fit/1\",\n  oops\n}")), 1, "bad1.json:3:3: malformed fit file"},
+		{"--init wrong type", fit(poissonModel, poissonData, "--init", csvFile("bad2.json", `{"format": 3}`)), 1, "bad2.json:1:12: malformed fit file: format must be string"},
+		{"--init not a fit", fit(poissonModel, poissonData, "--init", csvFile("bad3.json", `{}`)), 1, "not a gpp fit file"},
+		{"--init bad params", fit(poissonModel, poissonData, "--init", csvFile("bad4.json", shortParams)), 1, `factor lambda: parameter "rate" has 2 values, want 1`},
+		{"--init empty file", fit(poissonModel, poissonData, "--init", csvFile("bad5.json", "")), 1, "bad5.json:1:1: malformed fit file: unexpected end"},
+		{"--iter -5", fit(poissonModel, poissonData, "--iter", "-5"), 2, "--iter must be at least 1"},
+		{"--iter 0", fit(poissonModel, poissonData, "--iter", "0"), 2, "--iter must be at least 1"},
+		{"--iter word", fit(poissonModel, poissonData, "--iter", "many"), 2, "invalid value"},
+		{"--optimizer foo", fit(poissonModel, poissonData, "--optimizer", "foo"), 2, `--optimizer "foo"`},
+		{"--family bogus", fit(poissonModel, poissonData, "--family", "bogus"), 2, `--family "bogus"`},
+		{"--gamma-grad x", fit(poissonModel, poissonData, "--gamma-grad", "x"), 2, `--gamma-grad "x"`},
+		{"--output-draws -1", fit(poissonModel, poissonData, "--output-draws", "-1"), 2, "--output-draws must be at least 1"},
+		{"--draws 0", fit(poissonModel, poissonData, "--draws", "0"), 2, "--draws must be at least 1"},
+		{"--eval-every 0", fit(poissonModel, poissonData, "--eval-every", "0"), 2, "--eval-every must be at least 1"},
+		{"--workers 0", fit(poissonModel, poissonData, "--workers", "0"), 2, "--workers must be at least 1"},
+		{"--step-size -1", fit(poissonModel, poissonData, "--step-size", "-1"), 2, "--step-size must be"},
+		{"--step-size NaN", fit(poissonModel, poissonData, "--step-size", "NaN"), 2, "--step-size must be"},
+		{"--tol -1", fit(poissonModel, poissonData, "--tol", "-1"), 2, "--tol must be"},
+		{"--quiet --verbose", fit(poissonModel, poissonData, "--verbose"), 2, "exclude each other"},
+		{"--set without =", fit(poissonModel, poissonData, "--set", "K"), 2, "expected NAME=VALUE"},
+		{"unknown flag", fit(poissonModel, poissonData, "--frobnicate"), 2, "flag provided but not defined"},
+		{"no model", []string{"fit"}, 2, "fit needs a model file"},
+		{"diagnose missing model", []string{"diagnose", "testdata/nonexistent.gpp"}, 1, "cannot read model"},
+		{"diagnose bad data", []string{"diagnose", poissonModel, csvFile("neg2.csv", "y\n-1\n")}, 1, "neg2.csv:2:1"},
+		{"diagnose --points 0", []string{"diagnose", poissonModel, poissonData, "--points", "0"}, 2, "--points must be at least 1"},
+		{"diagnose --eps 0", []string{"diagnose", poissonModel, poissonData, "--eps", "0"}, 2, "--eps must be"},
+		{"diagnose --tol -1", []string{"diagnose", poissonModel, poissonData, "--tol", "-1"}, 2, "--tol must be"},
+		{"diagnose no model", []string{"diagnose"}, 2, "diagnose needs a model file"},
+	}
+	if len(cases) < 25 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runSafe(t, c.args...)
+			if code != c.exit {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, c.exit, stderr)
+			}
+			if !strings.Contains(stderr, c.want) {
+				t.Errorf("stderr does not contain %q:\n%s", c.want, stderr)
+			}
+			if c.exit != 0 && strings.HasPrefix(c.args[0], "fit") && stdout != "" {
+				t.Errorf("stdout not empty:\n%s", stdout)
+			}
+			if files := dirEntries(t, out); len(files) > 0 {
+				t.Errorf("output directory holds %v after a failed run", files)
+				os.RemoveAll(out)
+			}
+		})
+	}
+}
+
+// readStanCSV reads a CmdStan CSV file: comment lines, a header and rows.
+func readStanCSV(t *testing.T, path string) (comments []string, header []string, rows [][]float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			comments = append(comments, line)
+			continue
+		}
+		cells := strings.Split(line, ",")
+		if header == nil {
+			header = cells
+			continue
+		}
+		if len(cells) != len(header) {
+			t.Fatalf("%s: row of %d cells, header has %d", path, len(cells), len(header))
+		}
+		row := make([]float64, len(cells))
+		for i, c := range cells {
+			if c == "inf" {
+				c = "+Inf"
+			}
+			v, err := strconv.ParseFloat(c, 64)
+			if err != nil {
+				t.Fatalf("%s: bad cell %q", path, c)
+			}
+			row[i] = v
+		}
+		rows = append(rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return comments, header, rows
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
+}
+
+func readFit(t *testing.T, path string) *fitFile {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff, err := readFitJSON(path, src)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return ff
+}
+
+// TestFitOutputs checks that a fit writes complete, parseable files in
+// the documented layouts, and no temporary files.
+func TestFitOutputs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "a", "b") // created with its parents
+	const draws = 200
+	code, stdout, stderr := runSafe(t, "fit", poissonModel, poissonData, "--quiet", "--iter", "3000", "--tol", "0",
+		"--output-draws", strconv.Itoa(draws), "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "lambda  gamma") || !strings.Contains(stdout, "iterations   3000") {
+		t.Errorf("summary table:\n%s", stdout)
+	}
+	files := dirEntries(t, out)
+	want := []string{"draws.csv", "elbo.csv", "fit.json", "summary.csv"}
+	if strings.Join(files, " ") != strings.Join(want, " ") {
+		t.Errorf("files %v, want %v", files, want)
+	}
+
+	// draws.csv: CmdStan's layout
+	comments, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if got := strings.Join(header, ","); got != "lp__,log_p__,log_g__,lambda,twice" {
+		t.Errorf("header %s", got)
+	}
+	if len(rows) != 1+draws {
+		t.Errorf("%d rows, want %d", len(rows), 1+draws)
+	}
+	for _, c := range []string{"# method = variational (sgvb)", "#   seed = 1", "# interrupted = 0", "# eta = 1"} {
+		if !containsLine(comments, c) {
+			t.Errorf("draws.csv lacks comment %q", c)
+		}
+	}
+	if r := rows[0]; r[0] != 0 || r[1] != 0 || r[2] != 0 {
+		t.Errorf("mean row %v: want lp__, log_p__, log_g__ = 0", r)
+	}
+	// the exact posterior is Gamma(2 + 28, 0.5 + 8)
+	const postMean = 30 / 8.5
+	if m := rows[0][3]; math.Abs(m-postMean) > 0.1*postMean {
+		t.Errorf("mean of lambda %g, posterior mean %g", m, postMean)
+	}
+	for _, r := range rows[1:] {
+		if r[0] != 0 || math.IsNaN(r[1]) || math.IsNaN(r[2]) || r[3] <= 0 {
+			t.Fatalf("bad draw row %v", r)
+		}
+		if math.Abs(r[4]-2*r[3]) > 1e-5*r[4] {
+			t.Fatalf("output twice = %g at lambda = %g", r[4], r[3])
+		}
+	}
+
+	// summary.csv
+	sum := readCSV(t, filepath.Join(out, "summary.csv"))
+	if strings.Join(sum[0], ",") != "name,family,mean,sd,q5,q50,q95" || len(sum) != 3 ||
+		sum[1][0] != "lambda" || sum[1][1] != "gamma" || sum[2][0] != "twice" || sum[2][1] != "output" {
+		t.Errorf("summary.csv: %v", sum)
+	}
+
+	// elbo.csv: one row per evaluation
+	elbo := readCSV(t, filepath.Join(out, "elbo.csv"))
+	if strings.Join(elbo[0], ",") != "iter,elbo,se,seconds" || len(elbo) != 1+3000/100 {
+		t.Errorf("elbo.csv: %d rows, header %v", len(elbo), elbo[0])
+	}
+
+	// fit.json
+	ff := readFit(t, filepath.Join(out, "fit.json"))
+	if ff.Interrupted || ff.Iterations != 3000 || len(ff.Factors) != 1 || ff.Factors[0].Name != "lambda" ||
+		ff.Factors[0].Family != "gamma" || ff.Model != poissonModel || ff.Settings.Seed != 1 {
+		t.Errorf("fit.json: %+v", ff)
+	}
+	src, _ := os.ReadFile(poissonModel)
+	if ff.ModelSHA256 != modelHash(src) {
+		t.Errorf("model hash %s", ff.ModelSHA256)
+	}
+}
+
+func containsLine(lines []string, s string) bool {
+	for _, l := range lines {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFitDeterministic: the same seed gives the same files, whatever the
+// number of workers.
+func TestFitDeterministic(t *testing.T) {
+	d := t.TempDir()
+	var outs [3][]byte
+	for i, extra := range [][]string{{"--workers", "1"}, {"--workers", "2"}, {"--workers", "1", "--seed", "2"}} {
+		out := filepath.Join(d, strconv.Itoa(i))
+		args := append([]string{"fit", factorModel, factorData, "--set", "K=2", "--quiet", "--iter", "300", "--output-draws", "50", "--out", out}, extra...)
+		if code, _, stderr := runSafe(t, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		outs[i], _ = os.ReadFile(filepath.Join(out, "summary.csv"))
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Error("summary.csv differs between 1 and 2 workers")
+	}
+	if bytes.Equal(outs[0], outs[2]) {
+		t.Error("summary.csv is the same for seeds 1 and 2")
+	}
+}
+
+// TestFitInit warm-starts a fit from the fit.json of another: its first
+// ELBO estimate is close to where the first fit ended.
+func TestFitInit(t *testing.T) {
+	d := t.TempDir()
+	first, second := filepath.Join(d, "first"), filepath.Join(d, "second")
+	args := []string{"fit", factorModel, factorData, "--set", "K=2", "--quiet", "--output-draws", "20"}
+	if code, _, stderr := runSafe(t, append(args, "--iter", "3000", "--out", first)...); code != 0 {
+		t.Fatalf("first fit: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--init", filepath.Join(first, "fit.json"), "--out", second)...)
+	if code != 0 {
+		t.Fatalf("second fit: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "different model") {
+		t.Errorf("unexpected warnings:\n%s", stderr)
+	}
+	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
+	e2 := readCSV(t, filepath.Join(second, "elbo.csv"))
+	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	cold, final, warm := num(e1[1][1]), num(e1[len(e1)-1][1]), num(e2[1][1])
+	t.Logf("cold start %g, end of the first fit %g, warm start %g", cold, final, warm)
+	if math.Abs(warm-final) > 0.2*math.Abs(cold-final) {
+		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
+	}
+	if ff := readFit(t, filepath.Join(second, "fit.json")); ff.Settings.Init == "" {
+		t.Error("fit.json does not record --init")
+	}
+
+	// a different model source: a warning, and still a warm start by name
+	changed := filepath.Join(d, "changed.gpp")
+	src, _ := os.ReadFile(factorModel)
+	os.WriteFile(changed, append(src, "# edited\n"...), 0o644)
+	code, _, stderr = runSafe(t, "fit", changed, factorData, "--set", "K=2", "--quiet", "--iter", "100", "--output-draws", "5",
+		"--family", "lognormal", "--init", filepath.Join(first, "fit.json"), "--out", filepath.Join(d, "third"))
+	if code != 0 || !strings.Contains(stderr, "was fitted to a different model source") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+
+	// a latent of another size is not warm-started, with a warning
+	code, _, stderr = runSafe(t, "fit", factorModel, factorData, "--set", "K=3", "--quiet", "--iter", "100", "--output-draws", "5",
+		"--init", filepath.Join(first, "fit.json"), "--out", filepath.Join(d, "fourth"))
+	if code != 0 || !strings.Contains(stderr, "factor W [8, 2] matches no latent of the same name and size") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestFitCancel cancels the context during a fit: the outputs are written
+// from the q reached, marked interrupted, and the exit code is 130.
+func TestFitCancel(t *testing.T) {
+	for _, when := range []string{"during", "before"} {
+		t.Run(when, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			var stdout, stderr bytes.Buffer
+			cfg, code, ok := parseFitArgs([]string{poissonModel, poissonData, "--iter", "1000000", "--tol", "0", "--output-draws", "10", "--out", out}, &stdout, &stderr)
+			if !ok {
+				t.Fatalf("flags: exit %d: %s", code, stderr.String())
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if when == "before" {
+				cancel()
+			}
+			cfg.afterEval = func(sgvb.Progress) { cancel() }
+			cfg.temps = &tempFiles{}
+			code = runFit(ctx, cfg, &stdout, newConsole(&stderr, false, false, false))
+			if code != exitInterrupted {
+				t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
+			}
+			ff := readFit(t, filepath.Join(out, "fit.json"))
+			if !ff.Interrupted || ff.Iterations >= 1000000 {
+				t.Errorf("fit.json: interrupted %v after %d iterations", ff.Interrupted, ff.Iterations)
+			}
+			comments, _, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+			if !containsLine(comments, "# interrupted = 1") || len(rows) != 11 {
+				t.Errorf("draws.csv: %d rows, comments %q", len(rows), comments)
+			}
+			if !strings.Contains(stderr.String(), "interrupted at iteration") || !strings.Contains(stdout.String(), "(interrupted)") {
+				t.Errorf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+			}
+			for _, f := range dirEntries(t, out) {
+				if strings.HasPrefix(f, ".") {
+					t.Errorf("temporary file %s left", f)
+				}
+			}
+		})
+	}
+}
+
+// TestWatchInterrupts: the first signal cancels the fit, the second exits.
+func TestWatchInterrupts(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	firsts, seconds := make(chan bool, 2), make(chan bool, 2)
+	stop := watchInterrupts(sigs, cancel, func() { firsts <- true }, func() { seconds <- true })
+	defer stop()
+	sigs <- os.Interrupt
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first signal did not cancel the context")
+	}
+	if len(firsts) != 1 || len(seconds) != 0 {
+		t.Fatalf("after one signal: %d first, %d second calls", len(firsts), len(seconds))
+	}
+	sigs <- os.Interrupt
+	select {
+	case <-seconds:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second signal did not exit")
+	}
+	stop() // idempotent
+}
+
+// TestStaged checks the atomic writes: a failing file leaves neither a
+// partial file nor a temporary one, and the old file stays whole.
+func TestStaged(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "summary.csv", "old\n")
+	temps := &tempFiles{}
+	s := &staged{dir: dir, temps: temps}
+	if err := s.write("draws.csv", func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	err := s.write("summary.csv", func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return errors.New("disk full")
+	})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error %v", err)
+	}
+	s.abort()
+	if got := dirEntries(t, dir); strings.Join(got, " ") != "summary.csv" {
+		t.Errorf("after abort: %v", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "summary.csv")); string(b) != "old\n" {
+		t.Errorf("summary.csv = %q", b)
+	}
+
+	// success: both files in place, nothing else
+	s = &staged{dir: dir, temps: temps}
+	for _, name := range []string{"summary.csv", "draws.csv"} {
+		if err := s.write(name, func(w io.Writer) error { _, err := io.WriteString(w, name); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "summary.csv")); string(b) != "old\n" {
+		t.Error("a staged file is visible before commit")
+	}
+	if err := s.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirEntries(t, dir); strings.Join(got, " ") != "draws.csv summary.csv" {
+		t.Errorf("after commit: %v", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "summary.csv")); string(b) != "summary.csv" {
+		t.Errorf("summary.csv = %q", b)
+	}
+
+	// a hard exit removes the temporary files still pending
+	s = &staged{dir: dir, temps: temps}
+	s.write("elbo.csv", func(w io.Writer) error { return nil })
+	temps.removeAll()
+	if got := dirEntries(t, dir); strings.Join(got, " ") != "draws.csv summary.csv" {
+		t.Errorf("after removeAll: %v", got)
+	}
+}
+
+// TestFitPlots writes the PNG plots and decodes them.
+func TestFitPlots(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runSafe(t, "fit", factorModel, factorData, "--set", "K=2", "--quiet", "--iter", "300", "--output-draws", "20", "--plots", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "elbo.png W_mean.png H_mean.png") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	for _, name := range []string{"elbo.png", "W_mean.png", "H_mean.png"} {
+		f, err := os.Open(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if b := img.Bounds(); b.Dx() < 300 || b.Dy() < 200 {
+			t.Errorf("%s: %v", name, b)
+		}
+	}
+}
+
+// TestFitVerbose prints every element and a progress line per evaluation.
+func TestFitVerbose(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runSafe(t, "fit", factorModel, factorData, "--set", "K=2", "--verbose", "--iter", "300", "--tol", "0", "--output-draws", "20", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "more elements") || !strings.Contains(stdout, "H[12,2]") {
+		t.Errorf("verbose table is elided:\n%s", stdout)
+	}
+	if n := strings.Count(stderr, "ELBO"); n != 3 {
+		t.Errorf("%d progress lines, want 3:\n%s", n, stderr)
+	}
+	if !strings.Contains(stderr, "fitting "+factorModel) {
+		t.Errorf("no start line:\n%s", stderr)
+	}
+}
+
+// TestConsole checks the live progress line on a terminal and the plain
+// lines otherwise.
+func TestConsole(t *testing.T) {
+	p := sgvb.Progress{Iter: 100, ELBO: -12.5, SE: 0.1, RelChange: math.NaN(), Elapsed: time.Second}
+	var b bytes.Buffer
+	c := newConsole(&b, true, false, false)
+	c.start(1000, 100)
+	c.progress(p)
+	p.Iter, p.RelChange, p.Elapsed = 200, 0.01, 1010*time.Millisecond
+	c.progress(p) // too soon: not drawn
+	p.Iter, p.RelChange, p.Elapsed = 300, 0.01, 2*time.Second
+	c.progress(p)
+	c.note("warning: %s", "x")
+	if got := b.String(); !strings.HasPrefix(got, "\riter  100/1000") || strings.Count(got, "\r") != 2 ||
+		!strings.HasSuffix(got, "\ngpp: warning: x\n") || strings.Count(got, "\n") != 2 {
+		t.Errorf("terminal output %q", got)
+	}
+
+	b.Reset()
+	c = newConsole(&b, false, false, false)
+	c.start(100000, 100) // 1000 evaluations: a line every 100th, and the first
+	for i := 1; i <= 1000; i++ {
+		p.Iter = 100 * i
+		c.progress(p)
+	}
+	if n := strings.Count(b.String(), "\n"); n != plainLines+1 || strings.Contains(b.String(), "\r") {
+		t.Errorf("%d plain lines:\n%s", n, b.String())
+	}
+	b.Reset()
+	c.start(100000, 100) // a slow fit: a line at least every plainEvery
+	for i := 1; i <= 3; i++ {
+		p.Iter, p.Elapsed = 100*i, time.Duration(i)*plainEvery
+		c.progress(p)
+	}
+	if n := strings.Count(b.String(), "\n"); n != 3 {
+		t.Errorf("slow fit: %d plain lines:\n%s", n, b.String())
+	}
+
+	b.Reset()
+	c = newConsole(&b, true, true, false)
+	c.start(1000, 100)
+	c.progress(p)
+	c.info("x")
+	c.finish()
+	if b.Len() != 0 {
+		t.Errorf("quiet console wrote %q", b.String())
+	}
+}
+
+// TestCompareGradients covers diagnose's comparison, including the
+// failures that make it exit 1.
+func TestCompareGradients(t *testing.T) {
+	ad := []float64{1, 1000, 1e-9, 0.5, 3, math.NaN()}
+	fd := []float64{1 + 1e-9, 1000.0001, 3e-7, 0.5 + 2e-6, math.Inf(1), 1}
+	checks, bad := compareGradients(ad, fd, 1e-6)
+	want := []bool{true, true, true, false, false, false}
+	for i, c := range checks {
+		if c.ok != want[i] {
+			t.Errorf("coordinate %d (%g vs %g, error %g): ok %v, want %v", i, ad[i], fd[i], c.err, c.ok, want[i])
+		}
+	}
+	if bad != 3 {
+		t.Errorf("%d bad, want 3", bad)
+	}
+	if e := relError(2000, 2001); math.Abs(e-1/2001.0) > 1e-15 {
+		t.Errorf("relative error %g", e)
+	}
+	if e := relError(1e-3, 2e-3); math.Abs(e-1e-3) > 1e-15 { // the absolute floor
+		t.Errorf("floored error %g", e)
+	}
+	if s := showRelError(1e-12); s != "<1e-08" {
+		t.Errorf("showRelError = %q", s)
+	}
+}
+
+// TestNames checks Stan-style element names and CmdStan's column order.
+func TestNames(t *testing.T) {
+	shape := []int{2, 3}
+	if got := elemName("W", shape, 1); got != "W[1,2]" {
+		t.Errorf("elemName = %s", got)
+	}
+	if got := csvName("W", shape, 5); got != "W.2.3" {
+		t.Errorf("csvName = %s", got)
+	}
+	if got := elemName("s", nil, 0); got != "s" {
+		t.Errorf("scalar name %s", got)
+	}
+	if got := csvName("r", []int{4}, 3); got != "r.4" {
+		t.Errorf("vector name %s", got)
+	}
+	var names []string
+	for _, k := range colMajor(shape) {
+		names = append(names, csvName("W", shape, k))
+	}
+	if got := strings.Join(names, ","); got != "W.1.1,W.2.1,W.1.2,W.2.2,W.1.3,W.2.3" {
+		t.Errorf("column-major order %s", got)
+	}
+}
+
+// TestSummarise checks the summary statistics (R's type-7 quantiles).
+func TestSummarise(t *testing.T) {
+	s := summarise([]float64{4, 1, 3, 2, 5, math.NaN()})
+	if s.mean != 3 || math.Abs(s.sd-math.Sqrt(2.5)) > 1e-15 || s.q50 != 3 || math.Abs(s.q5-1.2) > 1e-12 || math.Abs(s.q95-4.8) > 1e-12 {
+		t.Errorf("%+v", s)
+	}
+	if s := summarise([]float64{0.1, 0.1, 0.1}); s.sd != 0 || s.mean != 0.1 {
+		t.Errorf("constant: %+v", s)
+	}
+	if s := summarise([]float64{math.NaN()}); !math.IsNaN(s.mean) {
+		t.Errorf("all NaN: %+v", s)
+	}
+}
+
+// TestReadFitJSONRoundTrip writes a fit file and reads it back, non-finite
+// numbers included.
+func TestReadFitJSONRoundTrip(t *testing.T) {
+	ff := &fitFile{Format: fitFormat, ELBO: jsonFloat(math.NaN()), ParetoK: jsonFloat(math.Inf(-1)),
+		Factors: []fitFactor{{Name: "W", Family: "normal", Support: "real", Shape: []int{1, 2},
+			Params: paramValues{names: []string{"mean", "sd"}, values: [][]jsonFloat{{-1, 2}, {0.5, 0.25}}}}}}
+	var b bytes.Buffer
+	if err := writeFitJSON(&b, ff); err != nil {
+		t.Fatal(err)
+	}
+	if i, j := strings.Index(b.String(), `"mean"`), strings.Index(b.String(), `"sd"`); i < 0 || j < i {
+		t.Errorf("parameters not in ParamNames order:\n%s", b.String())
+	}
+	got, err := readFitJSON("fit.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(float64(got.ELBO)) || !math.IsInf(float64(got.ParetoK), -1) {
+		t.Errorf("ELBO %v, k %v", got.ELBO, got.ParetoK)
+	}
+	if sd, _ := got.Factors[0].Params.get("sd"); len(sd) != 2 || sd[1] != 0.25 {
+		t.Errorf("sd %v", sd)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
+		t.Errorf("fit.json is not plain JSON: %v", err)
+	}
+}

@@ -1,0 +1,966 @@
+package main
+
+// The output files of gpp fit, each written atomically:
+//
+//	summary.csv  name,family,mean,sd,q5,q50,q95 per latent and output element
+//	draws.csv    CmdStan's variational CSV: mean row, then one row per draw
+//	elbo.csv     iter,elbo,se,seconds per ELBO evaluation
+//	fit.json     the fitted factors and diagnostics, readable by --init
+//
+// Element order. Data and coordinates are row-major in gpp, but CmdStan
+// serialises containers in column-major ("Fortran") order with 1-based,
+// dot-separated indices (W.1.1, W.2.1, ..., W.1.2, ...), so draws.csv and
+// summary.csv list matrix elements column by column, as CmdStan and
+// stansummary do. fit.json keeps the parameters row-major, as the
+// coordinates are.
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+// fitFormat names the layout of fit.json.
+const fitFormat = "gpp-fit/1"
+
+// drawStream seeds the random stream of the output draws (with --seed), so
+// that they are independent of the fit's own streams.
+const drawStream = 0x6f75747075747321
+
+// ---------------------------------------------------------------------------
+// Atomic files
+
+// tempFiles tracks the temporary files of a fit's outputs, so that a second
+// Ctrl-C, which exits at once, can remove them. Safe for concurrent use.
+type tempFiles struct {
+	mu    sync.Mutex
+	paths map[string]bool
+}
+
+func (t *tempFiles) add(p string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.paths == nil {
+		t.paths = map[string]bool{}
+	}
+	t.paths[p] = true
+}
+
+func (t *tempFiles) forget(p string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.paths, p)
+}
+
+// removeAll removes every temporary file still tracked.
+func (t *tempFiles) removeAll() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for p := range t.paths {
+		os.Remove(p)
+	}
+	t.paths = nil
+}
+
+// staged writes a set of files atomically: each file goes to a temporary
+// file in the target directory and is flushed to disk; commit then renames
+// them all into place. On any error abort removes the temporary files, so a
+// reader never sees a partial file, and on success no file of the set is
+// missing unless a rename itself fails.
+type staged struct {
+	dir   string
+	temps *tempFiles
+	files []stagedFile
+}
+
+type stagedFile struct{ tmp, final string }
+
+// write stages file name (relative to the directory) with the bytes that
+// fill produces.
+func (s *staged) write(name string, fill func(w io.Writer) error) error {
+	final := filepath.Join(s.dir, name)
+	f, err := os.CreateTemp(s.dir, "."+name+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", final, err)
+	}
+	tmp := f.Name()
+	s.temps.add(tmp)
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		s.temps.forget(tmp)
+		return fmt.Errorf("cannot write %s: %w", final, err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := fill(bw); err != nil {
+		return fail(err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		s.temps.forget(tmp)
+		return fmt.Errorf("cannot write %s: %w", final, err)
+	}
+	s.files = append(s.files, stagedFile{tmp, final})
+	return nil
+}
+
+// commit renames every staged file into place and syncs the directory.
+func (s *staged) commit() error {
+	for i, f := range s.files {
+		if err := os.Rename(f.tmp, f.final); err != nil {
+			s.files = s.files[i:]
+			s.abort()
+			return fmt.Errorf("cannot write %s: %w", f.final, err)
+		}
+		s.temps.forget(f.tmp)
+	}
+	s.files = nil
+	if d, err := os.Open(s.dir); err == nil {
+		d.Sync() // best effort: not every file system syncs directories
+		d.Close()
+	}
+	return nil
+}
+
+// abort removes the staged temporary files.
+func (s *staged) abort() {
+	for _, f := range s.files {
+		os.Remove(f.tmp)
+		s.temps.forget(f.tmp)
+	}
+	s.files = nil
+}
+
+// prepareOutDir creates the output directory if needed and checks that
+// files can be created in it. created reports whether it did not exist.
+func prepareOutDir(dir string) (created bool, err error) {
+	if _, statErr := os.Stat(dir); errors.Is(statErr, os.ErrNotExist) {
+		created = true
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("cannot create output directory: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".gpp-probe-*")
+	if err != nil {
+		if created {
+			os.Remove(dir)
+		}
+		return false, fmt.Errorf("cannot write in output directory %s: %w", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return created, nil
+}
+
+// ---------------------------------------------------------------------------
+// Names and columns
+
+// elemName returns the Stan-style 1-based name of element k (row-major) of
+// a variable of the given shape: "W[2,1]".
+func elemName(name string, shape []int, k int) string {
+	idx := unravel(shape, k)
+	if len(idx) == 0 {
+		return name
+	}
+	parts := make([]string, len(idx))
+	for i, v := range idx {
+		parts[i] = strconv.Itoa(v + 1)
+	}
+	return name + "[" + strings.Join(parts, ",") + "]"
+}
+
+// csvName returns the CmdStan CSV column name of element k: "W.2.1".
+func csvName(name string, shape []int, k int) string {
+	var b strings.Builder
+	b.WriteString(name)
+	for _, v := range unravel(shape, k) {
+		b.WriteByte('.')
+		b.WriteString(strconv.Itoa(v + 1))
+	}
+	return b.String()
+}
+
+// unravel turns a row-major index into 0-based indices.
+func unravel(shape []int, k int) []int {
+	idx := make([]int, len(shape))
+	for i := len(shape) - 1; i >= 0; i-- {
+		if shape[i] > 0 {
+			idx[i] = k % shape[i]
+			k /= shape[i]
+		}
+	}
+	return idx
+}
+
+// colMajor returns the row-major indices of a variable's elements in
+// column-major order (CmdStan's order).
+func colMajor(shape []int) []int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	out := make([]int, 0, n)
+	if len(shape) != 2 {
+		for k := range n {
+			out = append(out, k)
+		}
+		return out
+	}
+	for j := range shape[1] {
+		for i := range shape[0] {
+			out = append(out, i*shape[1]+j)
+		}
+	}
+	return out
+}
+
+// variable is one latent or output as reported: its columns in CmdStan
+// order.
+type variable struct {
+	name   string
+	family string // the factor's family, or "output"
+	shape  []int
+	output bool
+	index  int   // latent index in the Result, or output index
+	off    int   // a latent's first coordinate
+	elems  []int // row-major element index of each column, column-major order
+	first  int   // index of its first column
+}
+
+// reportVariables lists the latents and then the outputs of a model.
+func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
+	var vars []variable
+	ncol := 0
+	for i := range r.Factors {
+		f := &r.Factors[i]
+		v := variable{name: f.Name, family: f.Family.String(), shape: f.Shape, index: i, off: f.Offset, elems: colMajor(f.Shape), first: ncol}
+		ncol += len(v.elems)
+		vars = append(vars, v)
+	}
+	for i, o := range m.Outputs {
+		v := variable{name: o.Name, family: "output", shape: o.Shape, output: true, index: i, elems: colMajor(o.Shape), first: ncol}
+		ncol += len(v.elems)
+		vars = append(vars, v)
+	}
+	return vars, ncol
+}
+
+// ---------------------------------------------------------------------------
+// Draws
+
+// drawSet holds the output draws of a fit, one slice per column.
+type drawSet struct {
+	vars   []variable
+	ncol   int
+	mean   []float64   // the mean row: latents' means under q, outputs at that mean
+	cols   [][]float64 // cols[c][d]
+	logp   []float64   // log p at each draw (NaN where it is not finite)
+	logq   []float64   // log q at each draw
+	bad    int         // draws where the log joint or an output was not finite
+	badErr error       // the first such error
+}
+
+// makeDraws draws n samples from q, evaluates the log joint and the
+// outputs at each, and evaluates the outputs at the mean of q.
+func makeDraws(r *sgvb.Result, m *compile.Model, n int, seed uint64) (*drawSet, error) {
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		return nil, err
+	}
+	vars, ncol := reportVariables(r, m)
+	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
+		logp: make([]float64, n), logq: make([]float64, n)}
+	for c := range ds.cols {
+		ds.cols[c] = make([]float64, n)
+	}
+	x := make([]float64, r.Dim)
+	z := make([]float64, r.Dim)
+
+	// the mean row
+	zm := r.Mean()
+	coordsOf(r, x, zm)
+	_, outs, _ := ev.Eval(x)
+	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
+
+	rng := rand.New(rand.NewPCG(seed, drawStream))
+	for d := range n {
+		ds.logq[d] = r.SampleCoords(rng, x)
+		lp, outs, err := ev.Eval(x)
+		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+			ds.bad++
+			if ds.badErr == nil {
+				ds.badErr = err
+			}
+			lp = math.NaN()
+		}
+		ds.logp[d] = lp
+		r.Natural(z, x)
+		ds.fill(z, outs, func(c int, v float64) { ds.cols[c][d] = v })
+	}
+	return ds, nil
+}
+
+// fill passes the values of one row to set, column by column: latents
+// from z (natural scale), outputs from outs (nil: NaN).
+func (ds *drawSet) fill(z []float64, outs [][]float64, set func(c int, v float64)) {
+	for _, v := range ds.vars {
+		for j, k := range v.elems {
+			val := math.NaN()
+			switch {
+			case !v.output:
+				val = z[v.off+k]
+			case outs != nil && v.index < len(outs) && k < len(outs[v.index]):
+				val = outs[v.index][k]
+			}
+			set(v.first+j, val)
+		}
+	}
+}
+
+// coordsOf maps natural-scale values z to the coordinates x.
+func coordsOf(r *sgvb.Result, x, z []float64) {
+	for i := range r.Factors {
+		f := &r.Factors[i]
+		for k := f.Offset; k < f.Offset+f.Size; k++ {
+			v := z[k]
+			switch f.Support {
+			case dist.Positive, dist.Simplex:
+				v = math.Log(v)
+			case dist.Unit:
+				v = math.Log(v) - math.Log1p(-v)
+			}
+			x[k] = v
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Summary statistics
+
+// stats summarises one column of draws.
+type stats struct {
+	mean, sd, q5, q50, q95 float64
+}
+
+// summarise computes the mean, the standard deviation and the 5 %, 50 % and
+// 95 % quantiles (R's type 7, as the posterior package) of the finite
+// values of xs.
+func summarise(xs []float64) stats {
+	v := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		nan := math.NaN()
+		return stats{nan, nan, nan, nan, nan}
+	}
+	slices.Sort(v)
+	var s stats
+	if v[0] == v[len(v)-1] { // a point (MAP): exact, without rounding noise
+		return stats{v[0], 0, v[0], v[0], v[0]}
+	}
+	for _, x := range v {
+		s.mean += x
+	}
+	s.mean /= float64(len(v))
+	if len(v) > 1 {
+		ss := 0.0
+		for _, x := range v {
+			ss += (x - s.mean) * (x - s.mean)
+		}
+		s.sd = math.Sqrt(ss / float64(len(v)-1))
+	}
+	s.q5, s.q50, s.q95 = quantile(v, 0.05), quantile(v, 0.5), quantile(v, 0.95)
+	return s
+}
+
+// quantile returns the p-quantile of sorted values by linear interpolation
+// between order statistics (R's type 7).
+func quantile(sorted []float64, p float64) float64 {
+	h := float64(len(sorted)-1) * p
+	lo := int(math.Floor(h))
+	if lo+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// ---------------------------------------------------------------------------
+// CSV files
+
+// formatNum formats a number for the CSV files: 6 significant digits as
+// CmdStan writes by default, and NaN, inf, -inf as Stan CSV spells them.
+func formatNum(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// writeSummaryCSV writes summary.csv.
+func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"name", "family", "mean", "sd", "q5", "q50", "q95"})
+	for _, v := range ds.vars {
+		for j, k := range v.elems {
+			s := st[v.first+j]
+			cw.Write([]string{elemName(v.name, v.shape, k), v.family,
+				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeElboCSV writes elbo.csv from the fit's trace.
+func writeElboCSV(w io.Writer, r *sgvb.Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"iter", "elbo", "se", "seconds"})
+	for _, t := range r.Trace {
+		cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// drawsHeader is the configuration written as comment lines at the top of
+// draws.csv, in CmdStan's "key = value" layout.
+type drawsHeader struct {
+	model, modelHash string
+	data             []string
+	cfg              *fitConfig
+	r                *sgvb.Result
+	stepSize         float64
+}
+
+// writeDrawsCSV writes draws.csv in CmdStan's variational layout: comment
+// lines with the configuration, the header row lp__,log_p__,log_g__ and the
+// columns, CmdStan's adaptation comment lines, the mean row (lp__, log_p__
+// and log_g__ zero), then one row per draw with lp__ = 0, log_p__ the log
+// joint and log_g__ the log density of q at the draw. Both densities are of
+// the latents on their natural scale (gpp adds no Jacobian), so
+// log_p__ − log_g__ is the log importance ratio of the draw.
+func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
+	bw := bufio.NewWriter(w)
+	c, r := h.cfg, h.r
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
+	p("# gpp_version = %s", version)
+	p("# model = %s", h.model)
+	p("# model_sha256 = %s", h.modelHash)
+	p("# method = variational (sgvb)")
+	p("#   variational")
+	if r.Method == sgvb.MAP {
+		p("#     algorithm = map")
+	} else {
+		p("#     algorithm = meanfield (gpp families: %s)", c.family)
+	}
+	p("#     iter = %d", c.settings.MaxIter)
+	p("#     grad_samples = %d", max(c.settings.DrawsPerStep, 1))
+	p("#     elbo_samples = %d", 100)
+	p("#     eta = %s", formatNum(h.stepSize))
+	p("#     optimizer = %s", c.settings.Optimizer)
+	p("#     gamma_grad = %s", c.gammaGrad)
+	p("#     tol_rel_obj = %s", formatNum(c.tol))
+	p("#     eval_elbo = %d", max(c.settings.EvalEvery, 1))
+	p("#     output_samples = %d", c.outputDraws)
+	p("# random")
+	p("#   seed = %d", c.settings.Seed)
+	p("# data")
+	p("#   file = %s", strings.Join(h.data, " "))
+	for _, k := range sortedKeys(c.sets) {
+		p("#   set %s = %s", k, c.sets[k])
+	}
+	p("# output")
+	p("#   file = %s", filepath.Join(c.out, "draws.csv"))
+	p("# iterations = %d", r.Iterations)
+	p("# converged = %d", b2i(r.Converged))
+	p("# interrupted = %d", b2i(r.Interrupted))
+	if r.Interrupted {
+		p("# INTERRUPTED: the fit was stopped by Ctrl-C at iteration %d; these draws are from the q it had reached", r.Iterations)
+	}
+	p("# elbo = %s", formatNum(r.ELBO))
+	p("# pareto_k = %s (%s)", formatNum(r.ParetoK), r.ParetoReading)
+	bw.WriteString("lp__,log_p__,log_g__")
+	for _, v := range ds.vars {
+		for _, k := range v.elems {
+			bw.WriteByte(',')
+			bw.WriteString(csvName(v.name, v.shape, k))
+		}
+	}
+	bw.WriteByte('\n')
+	p("# Stepsize adaptation complete.")
+	p("# eta = %s", formatNum(h.stepSize))
+	bw.WriteString("0,0,0")
+	for _, v := range ds.mean {
+		bw.WriteByte(',')
+		bw.WriteString(formatNum(v))
+	}
+	bw.WriteByte('\n')
+	for d := range ds.logp {
+		bw.WriteString("0,")
+		bw.WriteString(formatNum(ds.logp[d]))
+		bw.WriteByte(',')
+		bw.WriteString(formatNum(ds.logq[d]))
+		for c := range ds.cols {
+			bw.WriteByte(',')
+			bw.WriteString(formatNum(ds.cols[c][d]))
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// ---------------------------------------------------------------------------
+// fit.json
+
+// jsonFloat is a float64 that survives JSON: NaN is written as null and
+// the infinities as the strings "inf" and "-inf".
+type jsonFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsNaN(v):
+		return []byte("null"), nil
+	case math.IsInf(v, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-inf"`), nil
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "null", `"nan"`, `"NaN"`:
+		*f = jsonFloat(math.NaN())
+		return nil
+	case `"inf"`, `"+inf"`, `"Infinity"`:
+		*f = jsonFloat(math.Inf(1))
+		return nil
+	case `"-inf"`, `"-Infinity"`:
+		*f = jsonFloat(math.Inf(-1))
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("expected a number, got %s", b)
+	}
+	*f = jsonFloat(v)
+	return nil
+}
+
+// fitFile is the content of fit.json.
+type fitFile struct {
+	Format        string            `json:"format"`
+	GppVersion    string            `json:"gpp_version"`
+	Model         string            `json:"model"`
+	ModelSHA256   string            `json:"model_sha256"`
+	Data          []string          `json:"data"`
+	Sets          map[string]string `json:"sets,omitempty"`
+	Settings      fitSettings       `json:"settings"`
+	Method        string            `json:"method"`
+	ELBO          jsonFloat         `json:"elbo"`
+	ELBOSE        jsonFloat         `json:"elbo_se"`
+	Iterations    int               `json:"iterations"`
+	Converged     bool              `json:"converged"`
+	Interrupted   bool              `json:"interrupted"`
+	ParetoK       jsonFloat         `json:"pareto_k"`
+	ParetoReading string            `json:"pareto_reading"`
+	StepSize      jsonFloat         `json:"step_size"`
+	BadSteps      int               `json:"bad_steps"`
+	Seconds       jsonFloat         `json:"seconds"`
+	Warnings      []string          `json:"warnings"`
+	Factors       []fitFactor       `json:"factors"`
+}
+
+// fitSettings records the command line's fit settings.
+type fitSettings struct {
+	Family       string    `json:"family"`
+	Optimizer    string    `json:"optimizer"`
+	StepSize     jsonFloat `json:"step_size"` // 0: the optimizer's default
+	Seed         uint64    `json:"seed"`
+	Iter         int       `json:"iter"`
+	DrawsPerStep int       `json:"draws"`
+	GammaGrad    string    `json:"gamma_grad"`
+	Tol          jsonFloat `json:"tol"`
+	EvalEvery    int       `json:"eval_every"`
+	Workers      int       `json:"workers"`
+	OutputDraws  int       `json:"output_draws"`
+	Init         string    `json:"init,omitempty"`
+}
+
+// fitFactor is one fitted factor: its parameters by name, each row-major
+// over the latent's elements.
+type fitFactor struct {
+	Name    string      `json:"name"`
+	Family  string      `json:"family"`
+	Support string      `json:"support"`
+	Shape   []int       `json:"shape"`
+	Params  paramValues `json:"params"`
+}
+
+// paramValues holds a factor's parameters in the order of
+// Family.ParamNames; it is written as a JSON object in that order.
+type paramValues struct {
+	names  []string
+	values [][]jsonFloat
+}
+
+// MarshalJSON implements json.Marshaler.
+func (p paramValues) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, n := range p.names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(n)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(p.values[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (p *paramValues) UnmarshalJSON(b []byte) error {
+	var m map[string][]jsonFloat
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	p.names, p.values = nil, nil
+	for _, k := range sortedKeys(m) {
+		p.names = append(p.names, k)
+		p.values = append(p.values, m[k])
+	}
+	return nil
+}
+
+func (p *paramValues) get(name string) ([]jsonFloat, bool) {
+	for i, n := range p.names {
+		if n == name {
+			return p.values[i], true
+		}
+	}
+	return nil, false
+}
+
+func toJSONFloats(v []float64) []jsonFloat {
+	out := make([]jsonFloat, len(v))
+	for i, x := range v {
+		out[i] = jsonFloat(x)
+	}
+	return out
+}
+
+// modelHash returns the hex sha256 of a model's source.
+func modelHash(src []byte) string {
+	h := sha256.Sum256(src)
+	return hex.EncodeToString(h[:])
+}
+
+// newFitFile describes a fit for fit.json.
+func newFitFile(h drawsHeader) *fitFile {
+	c, r := h.cfg, h.r
+	ff := &fitFile{
+		Format: fitFormat, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
+		Data: append([]string{}, h.data...), Method: r.Method.String(),
+		Settings: fitSettings{
+			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
+			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
+			GammaGrad: c.gammaGrad, Tol: jsonFloat(c.tol), EvalEvery: c.settings.EvalEvery,
+			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init,
+		},
+		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
+		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
+		ParetoReading: r.ParetoReading, StepSize: jsonFloat(h.stepSize), BadSteps: r.BadSteps,
+		Seconds: jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
+	}
+	if len(c.sets) > 0 {
+		ff.Sets = map[string]string(c.sets)
+	}
+	for _, f := range r.Factors {
+		pv := paramValues{names: f.Family.ParamNames()}
+		for _, p := range f.Params {
+			pv.values = append(pv.values, toJSONFloats(p))
+		}
+		shape := f.Shape
+		if shape == nil {
+			shape = []int{}
+		}
+		ff.Factors = append(ff.Factors, fitFactor{Name: f.Name, Family: f.Family.String(), Support: f.Support.String(), Shape: shape, Params: pv})
+	}
+	return ff
+}
+
+// numberArray matches a JSON array of numbers as json.MarshalIndent lays it
+// out, one number a line.
+var numberArray = regexp.MustCompile(`\[(?:\s*(?:-?[0-9][0-9.eE+-]*|null|"-?inf"),?)+\s*\]`)
+
+// writeFitJSON writes fit.json, indented, with each array of numbers on
+// one line.
+func writeFitJSON(w io.Writer, ff *fitFile) error {
+	b, err := json.MarshalIndent(ff, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = numberArray.ReplaceAllFunc(b, func(m []byte) []byte {
+		m = bytes.Join(bytes.Fields(bytes.ReplaceAll(m, []byte(","), []byte(", "))), []byte(" "))
+		m = bytes.ReplaceAll(m, []byte("[ "), []byte("["))
+		return bytes.ReplaceAll(m, []byte(" ]"), []byte("]"))
+	})
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// supports are the latent supports fit.json may name.
+var supports = map[string]dist.Support{
+	"real": dist.Real, "positive": dist.Positive, "unit": dist.Unit, "simplex": dist.Simplex,
+}
+
+// readFitJSON reads a fit.json for --init and checks it. Errors are
+// *ast.Error positioned in the file.
+func readFitJSON(path string, src []byte) (*fitFile, error) {
+	var ff fitFile
+	dec := json.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&ff); err != nil {
+		return nil, jsonError(path, src, err)
+	}
+	if dec.More() {
+		return nil, &ast.Error{Pos: offsetPos(path, src, int(dec.InputOffset())), Msg: "unexpected data after the fit object"}
+	}
+	if ff.Format != fitFormat {
+		return nil, &ast.Error{Pos: findPos(path, src, `"format"`), Msg: fmt.Sprintf("not a gpp fit file (format %q, want %q)", ff.Format, fitFormat)}
+	}
+	if len(ff.Factors) == 0 {
+		return nil, &ast.Error{Pos: findPos(path, src, `"factors"`), Msg: "the fit has no factors"}
+	}
+	for _, f := range ff.Factors {
+		if err := checkFactor(path, src, &f); err != nil {
+			return nil, err
+		}
+	}
+	return &ff, nil
+}
+
+// checkFactor validates one factor of a fit file.
+func checkFactor(path string, src []byte, f *fitFactor) error {
+	pos := findPos(path, src, `"name": `+strconv.Quote(f.Name))
+	if f.Name == "" {
+		pos = findPos(path, src, `"factors"`)
+		return &ast.Error{Pos: pos, Msg: "a factor has no name"}
+	}
+	errf := func(format string, args ...any) error {
+		return &ast.Error{Pos: pos, Msg: fmt.Sprintf("factor %s: ", f.Name) + fmt.Sprintf(format, args...)}
+	}
+	fam, err := sgvb.ParseFamily(f.Family)
+	if err != nil || fam == sgvb.FamilyAuto {
+		return errf("unknown family %q", f.Family)
+	}
+	if _, ok := supports[f.Support]; !ok {
+		return errf("unknown support %q (want real, positive, unit or simplex)", f.Support)
+	}
+	size := 1
+	for _, d := range f.Shape {
+		if d <= 0 {
+			return errf("bad shape %v", f.Shape)
+		}
+		size *= d
+	}
+	for _, n := range fam.ParamNames() {
+		vals, ok := f.Params.get(n)
+		if !ok {
+			return errf("missing parameter %q of the %s family", n, fam)
+		}
+		if len(vals) != size {
+			return errf("parameter %q has %d values, want %d (shape %v)", n, len(vals), size, f.Shape)
+		}
+		positive := !(n == "mean" || n == "meanlog" || n == "value")
+		for i, v := range vals {
+			x := float64(v)
+			if math.IsNaN(x) || math.IsInf(x, 0) || (positive && x <= 0) {
+				return errf("parameter %q: bad value %v at element %d", n, x, i)
+			}
+		}
+	}
+	return nil
+}
+
+// initResult turns a fit file into a Result for Settings.Init, matching
+// factors to the model's latents by name and size. It returns warnings for
+// factors that match nothing.
+func initResult(ff *fitFile, m *compile.Model) (*sgvb.Result, []string) {
+	r := &sgvb.Result{Dim: m.Dim}
+	if meth, err := sgvb.ParseMethod(ff.Method); err == nil {
+		r.Method = meth
+	}
+	var warns []string
+	for _, f := range ff.Factors {
+		fam, _ := sgvb.ParseFamily(f.Family)
+		size := 1
+		for _, d := range f.Shape {
+			size *= d
+		}
+		var lat *compile.Latent
+		for i := range m.Latents {
+			if m.Latents[i].Name == f.Name {
+				lat = &m.Latents[i]
+			}
+		}
+		if lat == nil || lat.Size != size {
+			warns = append(warns, fmt.Sprintf("--init: factor %s %s matches no latent of the same name and size; ignored", f.Name, shapeText(f.Shape)))
+			continue
+		}
+		fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: lat.Offset, Size: size,
+			Shape: append([]int(nil), f.Shape...)}
+		for _, n := range fam.ParamNames() {
+			vals, _ := f.Params.get(n)
+			p := make([]float64, len(vals))
+			for i, v := range vals {
+				p[i] = float64(v)
+			}
+			fac.Params = append(fac.Params, p)
+		}
+		r.Factors = append(r.Factors, fac)
+	}
+	for _, l := range m.Latents {
+		found := false
+		for _, f := range r.Factors {
+			found = found || f.Name == l.Name
+		}
+		if !found {
+			warns = append(warns, fmt.Sprintf("--init: latent %s has no factor in the fit file; it starts from the default", l.Name))
+		}
+	}
+	return r, warns
+}
+
+func shapeText(s []int) string {
+	if len(s) == 0 {
+		return "(scalar)"
+	}
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = strconv.Itoa(d)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// jsonError positions a JSON decoding error in its file.
+func jsonError(path string, src []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return &ast.Error{Pos: offsetPos(path, src, int(syn.Offset)), Msg: "malformed fit file: " + syn.Error()}
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "the fit"
+		}
+		return &ast.Error{Pos: offsetPos(path, src, int(typ.Offset)),
+			Msg: fmt.Sprintf("malformed fit file: %s must be %s, not a JSON %s", field, typ.Type, typ.Value)}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &ast.Error{Pos: offsetPos(path, src, len(src)), Msg: "malformed fit file: unexpected end of file"}
+	}
+	return &ast.Error{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: "malformed fit file: " + err.Error()}
+}
+
+// offsetPos converts a byte offset into a 1-based line and column. An
+// offset just past a token points at the token's last byte.
+func offsetPos(path string, src []byte, off int) ast.Pos {
+	off = min(max(off, 1), len(src))
+	if off > 0 {
+		off-- // json offsets count the bytes read, so the culprit is the last
+	}
+	line, col := 1, 1
+	for i := 0; i < off; i++ {
+		if src[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return ast.Pos{File: path, Line: line, Col: col}
+}
+
+// findPos returns the position of the first occurrence of text in src, or
+// the start of the file.
+func findPos(path string, src []byte, text string) ast.Pos {
+	i := bytes.Index(src, []byte(text))
+	if i < 0 {
+		return ast.Pos{File: path, Line: 1, Col: 1}
+	}
+	return offsetPos(path, src, i+1)
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// outputFile is one output file, rendered on demand into an atomic file.
+type outputFile struct {
+	name   string
+	render func(w io.Writer) error
+}
+
+// Plot sizes.
+const (
+	plotWidth  = 16 * vg.Centimeter
+	plotHeight = 11 * vg.Centimeter
+	plotDPI    = 120
+)
+
+// plotFiles lists the plots of a fit: elbo.png, and NAME_mean.png for every
+// matrix latent.
+func plotFiles(r *sgvb.Result, ds *drawSet) []outputFile {
+	out := []outputFile{{"elbo.png", func(w io.Writer) error { return plotELBO(w, r) }}}
+	for _, v := range ds.vars {
+		if v.output || len(v.shape) != 2 {
+			continue
+		}
+		f := r.Factors[v.index]
+		mean := f.Mean()
+		out = append(out, outputFile{v.name + "_mean.png", func(w io.Writer) error {
+			return plotHeatmap(w, fmt.Sprintf("posterior mean of %s (%s)", f.Name, f.Family), f.Shape[0], f.Shape[1], mean)
+		}})
+	}
+	return out
+}
+
+// plotELBO draws the ELBO trace with a band of ±2 standard errors (for
+// MAP: the log joint per L-BFGS iteration).
+func plotELBO(w io.Writer, r *sgvb.Result) error {
+	p := plot.New()
+	p.Title.Text = "ELBO"
+	p.Y.Label.Text = "ELBO (± 2 SE)"
+	if r.Method == sgvb.MAP {
+		p.Title.Text = "log joint (MAP)"
+		p.Y.Label.Text = "log joint"
+	}
+	p.X.Label.Text = "iteration"
+	p.Add(plotter.NewGrid())
+	var line, upper, lower plotter.XYs
+	for _, t := range r.Trace {
+		if math.IsNaN(t.ELBO) || math.IsInf(t.ELBO, 0) {
+			continue
+		}
+		se := t.SE
+		if math.IsNaN(se) || math.IsInf(se, 0) {
+			se = 0
+		}
+		x := float64(t.Iter)
+		line = append(line, plotter.XY{X: x, Y: t.ELBO})
+		upper = append(upper, plotter.XY{X: x, Y: t.ELBO + 2*se})
+		lower = append(lower, plotter.XY{X: x, Y: t.ELBO - 2*se})
+	}
+	if len(line) > 0 {
+		band := append(plotter.XYs{}, upper...)
+		for i := len(lower) - 1; i >= 0; i-- {
+			band = append(band, lower[i])
+		}
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return err
+		}
+		poly.Color = color.RGBA{R: 160, G: 190, B: 230, A: 255}
+		poly.LineStyle.Width = 0
+		l, err := plotter.NewLine(line)
+		if err != nil {
+			return err
+		}
+		l.Color = color.RGBA{R: 20, G: 60, B: 160, A: 255}
+		l.Width = vg.Points(1.2)
+		p.Add(poly, l)
+	}
+	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
+	p.Draw(draw.New(c))
+	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+	return err
+}
+
+// matrixGrid is a row-major matrix as a heat map grid: column c at x = c+1
+// and row r at y = r+1, the y axis inverted so that row 1 is at the top.
+type matrixGrid struct {
+	rows, cols int
+	v          []float64
+}
+
+func (g matrixGrid) Dims() (c, r int)   { return g.cols, g.rows }
+func (g matrixGrid) Z(c, r int) float64 { return g.v[r*g.cols+c] }
+func (g matrixGrid) X(c int) float64    { return float64(c + 1) }
+func (g matrixGrid) Y(r int) float64    { return float64(r + 1) }
+
+// indexTicks labels integer positions 1..n, thinned to about ten labels.
+type indexTicks struct{ n int }
+
+func (t indexTicks) Ticks(min, max float64) []plot.Tick {
+	step := 1
+	for t.n/step > 10 {
+		switch {
+		case step%10 == 1 || step == 1:
+			step *= 2
+		case step%10 == 2 || step == 2:
+			step = step / 2 * 5
+		default:
+			step *= 2
+		}
+	}
+	var ticks []plot.Tick
+	for i := 1; i <= t.n; i++ {
+		label := ""
+		if i == 1 || i%step == 0 {
+			label = strconv.Itoa(i)
+		}
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: label})
+	}
+	return ticks
+}
+
+// plotHeatmap draws a rows×cols row-major matrix as a heat map with a
+// colour bar: a sequential palette for non-negative values, a diverging
+// one centred on 0 otherwise.
+func plotHeatmap(w io.Writer, title string, rows, cols int, v []float64) error {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	if lo > hi {
+		lo, hi = 0, 1
+	}
+	var cm palette.ColorMap
+	if lo >= 0 {
+		cm = sequentialBlues()
+		lo = 0
+	} else {
+		cm = moreland.SmoothBlueRed()
+		m := math.Max(-lo, hi)
+		lo, hi = -m, m
+	}
+	if hi <= lo {
+		hi = lo + 1
+	}
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+	hm := plotter.NewHeatMap(matrixGrid{rows, cols, v}, cm.Palette(255))
+	hm.Min, hm.Max = lo, hi
+	hm.NaN = color.RGBA{R: 128, G: 128, B: 128, A: 255}
+
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "column"
+	p.Y.Label.Text = "row"
+	p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}}
+	p.X.Tick.Marker = indexTicks{cols}
+	p.Y.Tick.Marker = indexTicks{rows}
+	p.X.Padding, p.Y.Padding = 0, 0
+	p.Add(hm)
+	p.X.Min, p.X.Max = 0.5, float64(cols)+0.5
+	p.Y.Min, p.Y.Max = 0.5, float64(rows)+0.5
+
+	bar := plot.New()
+	bar.HideX()
+	bar.Y.Padding = 0
+	bar.Title.Text = " "
+	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
+
+	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
+	dc := draw.New(c)
+	barWidth := 2.2 * vg.Centimeter
+	p.Draw(draw.Crop(dc, 0, -barWidth-0.4*vg.Centimeter, 0, 0))
+	bar.Draw(draw.Crop(dc, plotWidth-barWidth, 0, 0, 0))
+	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+	return err
+}
+
+// sequentialBlues is a white-to-navy colour map of monotone luminance (the
+// colours of ColorBrewer's Blues), zero drawn white as loadings pictures
+// usually are.
+func sequentialBlues() palette.ColorMap {
+	cm, err := moreland.NewLuminance([]color.Color{
+		color.NRGBA{R: 8, G: 48, B: 107, A: 255},
+		color.NRGBA{R: 33, G: 113, B: 181, A: 255},
+		color.NRGBA{R: 107, G: 174, B: 214, A: 255},
+		color.NRGBA{R: 198, G: 219, B: 239, A: 255},
+		color.NRGBA{R: 255, G: 255, B: 255, A: 255},
+	})
+	if err != nil {
+		panic("gpp: bad colour map: " + err.Error()) // the controls are constants
+	}
+	return palette.Reverse(cm)
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+// console writes gpp fit's messages to stderr: a live progress line
+// rewritten with \r on a terminal, plain periodic lines otherwise, and notes
+// and warnings that never collide with the live line. Safe for concurrent
+// use (the Ctrl-C handler writes from its own goroutine).
+type console struct {
+	mu      sync.Mutex
+	w       io.Writer
+	tty     bool // w is a terminal: rewrite one line
+	quiet   bool // no progress
+	verbose bool // a plain line at every evaluation
+
+	maxIter   int
+	evalEvery int
+	every     int  // without a terminal, print every every-th evaluation
+	n         int  // evaluations seen
+	live      bool // a \r line is on screen
+	liveLen   int
+	last      time.Duration // fit time of the last line shown
+}
+
+// newConsole returns a console on w.
+func newConsole(w io.Writer, tty, quiet, verbose bool) *console {
+	return &console{w: w, tty: tty, quiet: quiet, verbose: verbose}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Progress pacing: without a terminal a fit prints about plainLines lines
+// (its first evaluation, then every plainLines-th part of the iteration
+// limit) and at least one every plainEvery; a terminal's live line is
+// redrawn at most every liveEvery.
+const (
+	plainLines = 10
+	plainEvery = 30 * time.Second
+	liveEvery  = 100 * time.Millisecond
+)
+
+// start prepares the progress display of a fit of up to maxIter iterations
+// with an ELBO evaluation every evalEvery.
+func (c *console) start(maxIter, evalEvery int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.maxIter, c.evalEvery, c.n, c.last = maxIter, max(evalEvery, 1), 0, 0
+	evals := max(maxIter/c.evalEvery, 1)
+	c.every = max((evals+plainLines-1)/plainLines, 1)
+}
+
+// progress reports one ELBO evaluation.
+func (c *console) progress(p sgvb.Progress) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	if c.quiet {
+		return
+	}
+	line := progressLine(p, c.maxIter)
+	switch {
+	case c.tty && !c.verbose:
+		if c.n > 1 && p.Elapsed-c.last < liveEvery && p.Iter < c.maxIter {
+			return
+		}
+		c.last = p.Elapsed
+		pad := ""
+		n := utf8.RuneCountInString(line)
+		if d := c.liveLen - n; d > 0 {
+			pad = strings.Repeat(" ", d)
+		}
+		fmt.Fprintf(c.w, "\r%s%s", line, pad)
+		c.live, c.liveLen = true, n
+	case c.verbose || c.n == 1 || c.n%c.every == 0 || p.Elapsed-c.last >= plainEvery:
+		c.last = p.Elapsed
+		fmt.Fprintln(c.w, line)
+	}
+}
+
+// progressLine formats a progress report: iteration, ELBO ± SE, relative
+// change, speed and the time left to the iteration limit.
+func progressLine(p sgvb.Progress, maxIter int) string {
+	rel := "—"
+	if !math.IsNaN(p.RelChange) {
+		rel = fmt.Sprintf("%.1e", p.RelChange)
+	}
+	speed := 0.0
+	if s := p.Elapsed.Seconds(); s > 0 {
+		speed = float64(p.Iter) / s
+	}
+	eta := "—"
+	if speed > 0 && maxIter > p.Iter {
+		eta = (time.Duration(float64(maxIter-p.Iter)/speed) * time.Second).Round(time.Second).String()
+	} else if maxIter <= p.Iter {
+		eta = "0s"
+	}
+	return fmt.Sprintf("iter %*d/%d  ELBO %.6g ± %.2g  rel. change %s  %.0f it/s  ETA %s",
+		len(fmt.Sprint(maxIter)), p.Iter, maxIter, p.ELBO, p.SE, rel, speed, eta)
+}
+
+// endLive ends the live line, if any (caller holds mu).
+func (c *console) endLive() {
+	if c.live {
+		fmt.Fprintln(c.w)
+		c.live, c.liveLen = false, 0
+	}
+}
+
+// finish ends the progress display.
+func (c *console) finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.endLive()
+}
+
+// note prints a message line (shown even with --quiet).
+func (c *console) note(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.endLive()
+	fmt.Fprintf(c.w, "gpp: "+format+"\n", args...)
+}
+
+// info prints an informational line, unless quiet.
+func (c *console) info(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.quiet {
+		return
+	}
+	c.endLive()
+	fmt.Fprintf(c.w, format+"\n", args...)
+}
+
+// Write lets positioned errors be printed through the console.
+func (c *console) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.endLive()
+	return c.w.Write(p)
+}
+
+// exitInterrupted is the exit code of a fit stopped by Ctrl-C (128 +
+// SIGINT, as shells report it): after the first Ctrl-C the outputs are
+// written, marked interrupted; after the second gpp exits at once.
+const exitInterrupted = 130
+
+// watchInterrupts cancels the fit at the first signal on sigs (after
+// calling first) and calls second at the next one. It returns a function
+// that stops watching.
+func watchInterrupts(sigs <-chan os.Signal, cancel context.CancelFunc, first, second func()) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+				n++
+				if n == 1 {
+					first()
+					cancel()
+				} else {
+					second()
+					return
+				}
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done) })
+		wg.Wait()
+	}
+}
