@@ -339,4 +339,3 @@ func axisWord(rank, axis int) string {
 	}
 	return "columns"
 }
-

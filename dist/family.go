@@ -75,6 +75,10 @@ type Param struct {
 // the log density and its derivative with respect to x (0 for discrete
 // distributions). It must not allocate. Out-of-support x gives -Inf; invalid
 // parameters give NaN, which the caller reports with a position.
+//
+// The kernels of Univariates also accept a nil dp (value and dx only). With
+// -Inf they set every partial to 0; with NaN, every partial to NaN. The
+// partial with respect to an integer argument (Binomial's n) is 0.
 type Kernel func(x float64, p, dp []float64) (lp, dx float64)
 
 // Univariate is a scalar distribution family, evaluated elementwise with
