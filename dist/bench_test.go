@@ -1,0 +1,101 @@
+package dist
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+var benchShapes = []float64{1e-3, 0.01, 0.1, 1, 10, 100, 1e3, 1e4}
+
+var benchSink float64
+
+// BenchmarkGammaSampleGrad measures one draw plus its shape gradient, the
+// per-latent cost of a gamma SGVB step.
+func BenchmarkGammaSampleGrad(b *testing.B) {
+	for _, m := range []struct {
+		name string
+		g    GammaGradient
+	}{{"implicit", Implicit{}}, {"paper", Paper{}}} {
+		for _, a := range benchShapes {
+			b.Run(m.name+"/a="+strconv.FormatFloat(a, 'g', -1, 64), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				b.ReportAllocs()
+				for b.Loop() {
+					_, d := m.g.SampleLog(a, rng)
+					benchSink += d
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkGammaSample and BenchmarkGammaGrad split the implicit method's
+// cost into the draw and the gradient.
+func BenchmarkGammaSample(b *testing.B) {
+	for _, a := range benchShapes {
+		b.Run("a="+strconv.FormatFloat(a, 'g', -1, 64), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			b.ReportAllocs()
+			for b.Loop() {
+				benchSink += SampleGammaLog(a, rng)
+			}
+		})
+	}
+}
+
+func BenchmarkGammaGrad(b *testing.B) {
+	for _, a := range benchShapes {
+		b.Run("a="+strconv.FormatFloat(a, 'g', -1, 64), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			xs := make([]float64, 1024)
+			for i := range xs {
+				xs[i] = SampleGammaLog(a, rng)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				benchSink += GammaDLogXDA(a, xs[i&1023])
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkUnivariateKernel(b *testing.B) {
+	for i, u := range Univariates {
+		b.Run(u.Name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(3, uint64(i)))
+			p := uniCases[i].params(rng)
+			x := uniCases[i].value(p, rng)
+			dp := make([]float64, len(p))
+			b.ReportAllocs()
+			for b.Loop() {
+				lp, dx := u.Kernel(x, p, dp)
+				benchSink += lp + dx
+			}
+		})
+	}
+}
+
+func BenchmarkMvNormalRowsGrad(b *testing.B) {
+	for _, d := range []int{10, 50} {
+		b.Run("D="+strconv.Itoa(d), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(4, 5))
+			sigma := randSPD(d, rng)
+			mu := randVec(d, rng, 1)
+			y := make([]float64, 100*d)
+			for i := range y {
+				y[i] = rng.NormFloat64()
+			}
+			s := NewRowStats(y, d)
+			w := NewMvWork(d)
+			dmu, ds := make([]float64, d), make([]float64, d*d)
+			b.ReportAllocs()
+			for b.Loop() {
+				v, _ := MvNormalRows{mu, sigma}.Grad(dmu, ds, s, w)
+				benchSink += v
+			}
+		})
+	}
+}

@@ -1,0 +1,136 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Binomial is the binomial distribution: the number of successes in N
+// trials (a non-negative integer held as a float64, as in gonum) with
+// success probability P in [0, 1]. Values outside 0..N or non-integers have
+// log mass −Inf.
+type Binomial struct {
+	N, P float64
+}
+
+// LogProb returns the log mass at k.
+func (d Binomial) LogProb(k float64) float64 {
+	lp, _ := d.eval(k, nil)
+	return lp
+}
+
+// Score writes the partials of LogProb(k) with respect to (N, P) into dst
+// (allocated if nil) and returns it. N is an integer argument: its partial
+// is reported as 0.
+func (d Binomial) Score(dst []float64, k float64) []float64 {
+	dst = scoreDst(dst, 2)
+	d.eval(k, dst)
+	return dst
+}
+
+// Rand returns a draw.
+func (d Binomial) Rand(rng *rand.Rand) float64 { return sampleBinomial(d.N, d.P, rng) }
+
+// Mean returns N·P.
+func (d Binomial) Mean() float64 { return d.N * d.P }
+
+// Variance returns N·P·(1−P).
+func (d Binomial) Variance() float64 { return d.N * d.P * (1 - d.P) }
+
+func (d Binomial) eval(k float64, dp []float64) (lp, dx float64) {
+	n, p := d.N, d.P
+	if !isCount(n) || !(p >= 0 && p <= 1) || math.IsNaN(k) {
+		return invalid(dp)
+	}
+	if !isCount(k) || k > n {
+		return outside(dp)
+	}
+	lp = lchoose(n, k)
+	var dlp float64
+	if k > 0 {
+		if p == 0 {
+			return outside(dp)
+		}
+		lp += k * math.Log(p)
+		dlp += k / p
+	}
+	if k < n {
+		if p == 1 {
+			return outside(dp)
+		}
+		lp += (n - k) * math.Log1p(-p)
+		dlp -= (n - k) / (1 - p)
+	}
+	if dp != nil {
+		dp[0] = 0
+		dp[1] = dlp
+	}
+	return lp, 0
+}
+
+// lchoose returns log(n choose k) for integers 0 ≤ k ≤ n.
+func lchoose(n, k float64) float64 {
+	a, _ := math.Lgamma(n + 1)
+	b, _ := math.Lgamma(k + 1)
+	c, _ := math.Lgamma(n - k + 1)
+	return a - b - c
+}
+
+// binomialInversionMax is the mean n·min(p, 1−p) below which sampleBinomial
+// inverts the CDF by sequential search.
+const binomialInversionMax = 10
+
+// sampleBinomial draws from Binomial(n, p). With p ≤ ½ (by symmetry), small
+// means use inversion and larger ones the transformed rejection method with
+// squeeze, BTRS (Hörmann 1993, "The generation of binomial random
+// variates").
+func sampleBinomial(n, p float64, rng *rand.Rand) float64 {
+	if !isCount(n) || !(p >= 0 && p <= 1) {
+		return math.NaN()
+	}
+	if p > 0.5 {
+		return n - sampleBinomial(n, 1-p, rng)
+	}
+	if n == 0 || p == 0 {
+		return 0
+	}
+	q := 1 - p
+	if n*p < binomialInversionMax {
+		u := rng.Float64()
+		r := p / q
+		pk := math.Exp(n * math.Log1p(-p)) // P(0)
+		cdf := pk
+		k := 0.0
+		for u > cdf && k < n && pk > 0 {
+			pk *= r * (n - k) / (k + 1)
+			k++
+			cdf += pk
+		}
+		return k
+	}
+	spq := math.Sqrt(n * p * q)
+	b := 1.15 + 2.53*spq
+	a := -0.0873 + 0.0248*b + 0.01*p
+	c := n*p + 0.5
+	vr := 0.92 - 4.2/b
+	alpha := (2.83 + 5.1/b) * spq
+	lpq := math.Log(p / q)
+	m := math.Floor((n + 1) * p)
+	h := lchoose(n, m) // the mass at the mode m is C(n, m)·pᵐ·qⁿ⁻ᵐ
+	for {
+		u := rng.Float64() - 0.5
+		v := rng.Float64()
+		us := 0.5 - math.Abs(u)
+		k := math.Floor((2*a/us+b)*u + c)
+		if k < 0 || k > n {
+			continue
+		}
+		if us >= 0.07 && v <= vr {
+			return k
+		}
+		// Accept if v·α/(a/us² + b) ≤ f(k)/f(m), in logs.
+		if math.Log(v*alpha/(a/(us*us)+b)) <= lchoose(n, k)-h+(k-m)*lpq {
+			return k
+		}
+	}
+}

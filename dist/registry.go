@@ -1,0 +1,205 @@
+package dist
+
+// Univariates is the table of scalar families, in the order gpp help lists
+// them. Each Kernel calls the family's struct and does not allocate; dp may
+// be nil to skip the parameter partials. Names are gpp's spellings; Params
+// are in the order of the gpp call and of Score.
+//
+// Supports: the half distributions and Exponential have a finite density at
+// 0 and take NonNegative values; Gamma, InvGamma and LogNormal take Positive
+// values (0 is outside, log density −Inf); Beta takes Unit (0 and 1 are
+// outside); Uniform takes the closed Interval [lo, hi].
+var Univariates = []*Univariate{
+	{
+		Name: "Normal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
+		Support: Real, Doc: "normal with mean mu and standard deviation sigma",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Normal{p[0], p[1]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "HalfNormal", Params: []Param{{"sigma", Positive}},
+		Support: NonNegative, Doc: "normal with mean 0 and standard deviation sigma, folded onto x >= 0",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return HalfNormal{p[0]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "Cauchy", Params: []Param{{"mu", Real}, {"sigma", Positive}},
+		Support: Real, Doc: "Cauchy with location mu and scale sigma",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Cauchy{p[0], p[1]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "HalfCauchy", Params: []Param{{"sigma", Positive}},
+		Support: NonNegative, Doc: "Cauchy with location 0 and scale sigma, folded onto x >= 0",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return HalfCauchy{p[0]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "StudentT", Params: []Param{{"nu", Positive}, {"mu", Real}, {"sigma", Positive}},
+		Support: Real, Doc: "Student's t with nu degrees of freedom, location mu and scale sigma",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return StudentT{p[0], p[1], p[2]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "LogNormal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
+		Support: Positive, Doc: "exp of a normal with mean mu and standard deviation sigma",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return LogNormal{p[0], p[1]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "Exponential", Params: []Param{{"rate", Positive}},
+		Support: NonNegative, Doc: "exponential with rate (inverse mean) rate",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Exponential{p[0]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "Gamma", Params: []Param{{"shape", Positive}, {"rate", Positive}},
+		Support: Positive, Doc: "gamma with shape and rate (mean shape/rate)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Gamma{p[0], p[1]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "InvGamma", Params: []Param{{"shape", Positive}, {"scale", Positive}},
+		Support: Positive, Doc: "inverse gamma: scale / Gamma(shape, 1)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return InvGamma{p[0], p[1]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "Beta", Params: []Param{{"a", Positive}, {"b", Positive}},
+		Support: Unit, Doc: "beta with shapes a and b (mean a/(a+b))",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Beta{p[0], p[1]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "Uniform", Params: []Param{{"lo", Real}, {"hi", Real}},
+		Support: Interval, Doc: "uniform on [lo, hi], lo < hi",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Uniform{p[0], p[1]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "Poisson", Params: []Param{{"rate", Positive}},
+		Support: Count, Doc: "Poisson counts with mean rate",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Poisson{p[0]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "Bernoulli", Params: []Param{{"p", Unit}},
+		Support: Binary, Doc: "0/1 outcome with success probability p",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Bernoulli{p[0]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "BernoulliLogit", Params: []Param{{"logit", Real}},
+		Support: Binary, Doc: "0/1 outcome with success probability inv_logit(logit)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return BernoulliLogit{p[0]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "Binomial", Params: []Param{{"n", Count}, {"p", Unit}},
+		Support: BoundedCount, Doc: "successes in n trials with success probability p",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Binomial{p[0], p[1]}.eval(x, dp)
+		},
+	},
+	{
+		Name: "NegBinomial", Params: []Param{{"mu", Positive}, {"phi", Positive}},
+		Support: Count, Doc: "negative binomial counts with mean mu and dispersion phi (variance mu + mu^2/phi)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return NegBinomial{p[0], p[1]}.eval(x, dp)
+		},
+	},
+}
+
+// LookupUnivariate returns the scalar family called name.
+func LookupUnivariate(name string) (*Univariate, bool) {
+	for _, u := range Univariates {
+		if u.Name == name {
+			return u, true
+		}
+	}
+	return nil, false
+}
+
+// Rank is the number of axes of a value: 0 for a scalar, 1 for a vector, 2
+// for a matrix.
+type Rank int
+
+// Ranks.
+const (
+	Scalar Rank = iota
+	Vector
+	Matrix
+)
+
+// MvParam describes one argument of a multivariate distribution.
+type MvParam struct {
+	Name    string
+	Support Support // of each element
+	Rank    Rank
+	Note    string // a constraint Support cannot express, or ""
+}
+
+// Multivariate describes a distribution over a vector or matrix value, for
+// the checker and gpp help. Its evaluation is by the type of the same name
+// (MvNormal, MvNormalRows, Dirichlet).
+type Multivariate struct {
+	Name    string
+	Params  []MvParam
+	Support Support // of each element of the value
+	Rank    Rank    // of the value
+	Doc     string  // one line
+}
+
+// Multivariates is the table of vector and matrix families.
+var Multivariates = []*Multivariate{
+	{
+		Name: "MvNormal",
+		Params: []MvParam{
+			{Name: "mu", Support: Real, Rank: Vector},
+			{Name: "Sigma", Support: Real, Rank: Matrix, Note: "symmetric positive definite"},
+		},
+		Support: Real, Rank: Vector,
+		Doc: "multivariate normal vector with mean mu and covariance Sigma",
+	},
+	{
+		Name: "MvNormalRows",
+		Params: []MvParam{
+			{Name: "mu", Support: Real, Rank: Vector},
+			{Name: "Sigma", Support: Real, Rank: Matrix, Note: "symmetric positive definite"},
+		},
+		Support: Real, Rank: Matrix,
+		Doc: "matrix whose rows are iid multivariate normal with mean mu and covariance Sigma (cost independent of the row count)",
+	},
+	{
+		Name: "Dirichlet",
+		Params: []MvParam{
+			{Name: "alpha", Support: Positive, Rank: Vector},
+		},
+		Support: Simplex, Rank: Vector,
+		Doc: "Dirichlet on the simplex with concentrations alpha",
+	},
+}
+
+// LookupMultivariate returns the multivariate family called name.
+func LookupMultivariate(name string) (*Multivariate, bool) {
+	for _, m := range Multivariates {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return nil, false
+}

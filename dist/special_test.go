@@ -1,0 +1,146 @@
+package dist
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// Tolerances of the special-function tests.
+const (
+	digammaAbsTol  = 1e-15 // near the root and at moderate arguments
+	digammaRelTol  = 1e-15
+	trigammaRelTol = 2e-15 // against mathext.Zeta(2, x), itself good to ~4e-16
+	lgamma1pRelTol = 1e-15
+)
+
+func TestDigammaRegression(t *testing.T) {
+	// Values from gamma_numerics.md §7 item 7 and §4.1.
+	for _, c := range []struct {
+		x, want float64
+		abs     bool // compare absolutely (near the root)
+	}{
+		{1, -0.5772156649015329, false},
+		{0.5, -1.9635100260214235, false},
+		{1.4616321449683622, 0, true},
+		{1e-8, -100000000.57721565, false},
+		{1e-3, -1000.57557193181, false},
+		{0.1, -10.4237549404111, false},
+		{10, 2.25175258906672, false},
+	} {
+		got := Digamma(c.x)
+		if c.abs {
+			if math.Abs(got-c.want) > digammaAbsTol {
+				t.Errorf("Digamma(%v) = %v, want %v ± %v", c.x, got, c.want, digammaAbsTol)
+			}
+			continue
+		}
+		// The short constants of §4.1 carry 15 significant digits.
+		tol := digammaRelTol
+		if c.x == 1e-3 || c.x == 0.1 || c.x == 10 {
+			tol = 1e-13
+		}
+		if r := math.Abs(got-c.want) / math.Abs(c.want); r > tol {
+			t.Errorf("Digamma(%v) = %.17g, want %.17g (rel err %.2e)", c.x, got, c.want, r)
+		}
+	}
+}
+
+func TestDigammaSpecialValues(t *testing.T) {
+	if !math.IsNaN(Digamma(0)) || !math.IsNaN(Digamma(-3)) || !math.IsNaN(Digamma(math.NaN())) || !math.IsNaN(Digamma(math.Inf(-1))) {
+		t.Error("Digamma at a pole, NaN or -Inf is not NaN")
+	}
+	if !math.IsInf(Digamma(math.Inf(1)), 1) {
+		t.Error("Digamma(+Inf) is not +Inf")
+	}
+	// Reflection: ψ(1−x) − ψ(x) = π·cot(πx).
+	for _, x := range []float64{-0.5, -1.5, -2.3, -10.7, -0.001} {
+		want := Digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
+		if r := math.Abs(Digamma(x)-want) / math.Max(1, math.Abs(want)); r > 1e-12 {
+			t.Errorf("Digamma(%v) = %v, reflection gives %v", x, Digamma(x), want)
+		}
+	}
+	// ψ(−0.5) = ψ(1.5) = 2 − γ − 2 log 2 (cot(−π/2) = 0).
+	if want := 2 - 0.5772156649015329 - 2*math.Ln2; math.Abs(Digamma(-0.5)-want) > 1e-15 {
+		t.Errorf("Digamma(-0.5) = %v, want %v", Digamma(-0.5), want)
+	}
+}
+
+func TestDigammaRecurrence(t *testing.T) {
+	// ψ(x+1) = ψ(x) + 1/x across the shift boundary and far beyond it.
+	for _, x := range []float64{0.3, 2.7, 9.5, 9.999, 10, 33.3, 1e5} {
+		d := Digamma(x+1) - Digamma(x) - 1/x
+		if math.Abs(d) > 4e-16*math.Max(1, math.Abs(Digamma(x+1))) {
+			t.Errorf("ψ(%v+1) − ψ(%v) − 1/x = %v", x, x, d)
+		}
+	}
+}
+
+func TestTrigamma(t *testing.T) {
+	if got, want := Trigamma(0.5), 4.934802200544679; math.Abs(got-want)/want > trigammaRelTol {
+		t.Errorf("Trigamma(0.5) = %.17g, want %.17g", got, want)
+	}
+	// §4.1 constants, with ψ₁(0.1) from mpmath: the note's 101.433299149743
+	// is off by 1e-11 relative (a typo; its other constants check out).
+	for _, c := range []struct{ x, want float64 }{
+		{1e-3, 1000001.6425332}, {0.1, 101.43329915079275}, {10, 0.105166335681686},
+	} {
+		if r := math.Abs(Trigamma(c.x)-c.want) / c.want; r > 1e-13 {
+			t.Errorf("Trigamma(%v) = %v, want %v", c.x, Trigamma(c.x), c.want)
+		}
+	}
+	// Against ψ₁(x) = ζ(2, x) (Hurwitz zeta), which gonum computes well.
+	for _, x := range []float64{1e-8, 1e-3, 0.01, 0.3, 1, 1.46, 2.5, 7, 9.99, 10, 11, 50, 1e3, 1e6} {
+		got, want := Trigamma(x), mathext.Zeta(2, x)
+		if r := math.Abs(got-want) / want; r > trigammaRelTol {
+			t.Errorf("Trigamma(%v) = %.17g, Zeta(2, x) = %.17g (rel %.2e)", x, got, want, r)
+		}
+	}
+	if !math.IsInf(Trigamma(-2), 1) || Trigamma(math.Inf(1)) != 0 || !math.IsNaN(Trigamma(math.NaN())) {
+		t.Error("Trigamma special values wrong")
+	}
+	// Reflection: ψ₁(1−x) + ψ₁(x) = π²/sin²(πx).
+	for _, x := range []float64{-0.5, -1.25, -7.9} {
+		s := math.Pi / math.Sin(math.Pi*x)
+		if r := math.Abs(Trigamma(x)+Trigamma(1-x)-s*s) / (s * s); r > 1e-13 {
+			t.Errorf("Trigamma reflection at %v: rel err %v", x, r)
+		}
+	}
+}
+
+// TestGonumDigammaIsInaccurate pins gonum issue 302: mathext.Digamma has an
+// absolute error of about 5e-11 below 10, which the implicit gamma gradient
+// would turn into 1e-10 relative errors. If this test starts failing, gonum
+// has been fixed; keep our Digamma anyway (it is also faster to inline).
+func TestGonumDigammaIsInaccurate(t *testing.T) {
+	const psi1 = -0.57721566490153286 // −γ
+	if e := math.Abs(mathext.Digamma(1) - psi1); e <= 1e-11 {
+		t.Errorf("gonum's Digamma(1) is off by only %.2e; gonum issue 302 may be fixed", e)
+	}
+	if e := math.Abs(Digamma(1) - psi1); e > digammaAbsTol {
+		t.Errorf("our Digamma(1) is off by %.2e", e)
+	}
+}
+
+func TestLgamma1p(t *testing.T) {
+	// mpmath: log Γ(1 + 1e-6).
+	if got, want := lgamma1p(1e-6), -5.772148424349000957e-7; math.Abs(got-want)/-want > lgamma1pRelTol {
+		t.Errorf("lgamma1p(1e-6) = %.17g, want %.17g", got, want)
+	}
+	// Where 1+a is exact, math.Lgamma(1+a) is accurate.
+	for _, a := range []float64{-0.25, 0.125, 0.25, 0.375, 0.4375, 0.49609375, 0.5, 3} {
+		want, _ := math.Lgamma(1 + a)
+		if r := math.Abs(lgamma1p(a)-want) / math.Abs(want); r > 4e-16 {
+			t.Errorf("lgamma1p(%v) = %.17g, want %.17g (rel %.2e)", a, lgamma1p(a), want, r)
+		}
+	}
+	// The table ζ(k) − 1 against gonum's Hurwitz zeta.
+	for i, z := range zetaMinusOne {
+		k := float64(i + 2)
+		want := mathext.Zeta(k, 2) // ζ(k) − 1 = Σ_{n≥2} n⁻ᵏ
+		if math.Abs(z-want) > 1e-15*want {
+			t.Errorf("ζ(%v) − 1 = %v in the table, gonum gives %v", k, z, want)
+		}
+	}
+}

@@ -1,0 +1,609 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Tolerances of the distribution tests.
+const (
+	partialTol   = 1e-6  // analytic partial vs central finite difference, relative to max(1, |partial|)
+	gonumLogTol  = 1e-12 // LogProb vs gonum's distuv, relative to max(1, |log p|)
+	massSumTol   = 1e-10 // Σ_k p(k) = 1 and exact moments of the discrete families
+	momentDraws  = 40000 // draws per moment test
+	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
+	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
+	randPoints   = 6     // random evaluation points per family
+	univariateNo = 16    // families in the registry
+)
+
+// uniDist is the method set every scalar family shares.
+type uniDist interface {
+	LogProb(x float64) float64
+	Score(dst []float64, x float64) []float64
+	Rand(rng *rand.Rand) float64
+	Mean() float64
+	Variance() float64
+}
+
+// uniCase describes a family for the table-driven tests.
+type uniCase struct {
+	name     string
+	newDist  func(p []float64) uniDist
+	params   func(rng *rand.Rand) []float64            // random valid parameters
+	value    func(p []float64, rng *rand.Rand) float64 // random value inside the support
+	gonum    func(p []float64) func(x float64) float64 // reference log density, or nil
+	moments  [][]float64                               // parameter sets for the Rand test
+	intParam int                                       // index of an integer parameter (partial 0), or −1
+}
+
+func unif(rng *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
+
+func poissonDraw(lam float64, rng *rand.Rand) float64 { return samplePoisson(lam, rng) }
+
+var uniCases = []uniCase{
+	{
+		name: "Normal", newDist: func(p []float64) uniDist { return Normal{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -3, 3) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Normal{Mu: p[0], Sigma: p[1]}.LogProb
+		},
+		moments: [][]float64{{1.5, 0.7}}, intParam: -1,
+	},
+	{
+		name: "HalfNormal", newDist: func(p []float64) uniDist { return HalfNormal{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] * unif(r, 0.05, 3) },
+		gonum: func(p []float64) func(float64) float64 {
+			return func(x float64) float64 { return distuv.Normal{Mu: 0, Sigma: p[0]}.LogProb(x) + math.Ln2 }
+		},
+		moments: [][]float64{{2}}, intParam: -1,
+	},
+	{
+		name: "Cauchy", newDist: func(p []float64) uniDist { return Cauchy{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -10, 10) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.StudentsT{Mu: p[0], Sigma: p[1], Nu: 1}.LogProb
+		},
+		intParam: -1,
+	},
+	{
+		name: "HalfCauchy", newDist: func(p []float64) uniDist { return HalfCauchy{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] * unif(r, 0.05, 10) },
+		gonum: func(p []float64) func(float64) float64 {
+			return func(x float64) float64 { return distuv.StudentsT{Sigma: p[0], Nu: 1}.LogProb(x) + math.Ln2 }
+		},
+		intParam: -1,
+	},
+	{
+		name: "StudentT", newDist: func(p []float64) uniDist { return StudentT{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.5, 30), unif(r, -3, 3), unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[1] + p[2]*unif(r, -6, 6) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.StudentsT{Nu: p[0], Mu: p[1], Sigma: p[2]}.LogProb
+		},
+		moments: [][]float64{{9, -1, 2}}, intParam: -1,
+	},
+	{
+		name: "LogNormal", newDist: func(p []float64) uniDist { return LogNormal{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -2, 2), unif(r, 0.2, 1.5)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return math.Exp(p[0] + p[1]*unif(r, -3, 3)) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.LogNormal{Mu: p[0], Sigma: p[1]}.LogProb
+		},
+		moments: [][]float64{{0.3, 0.4}}, intParam: -1,
+	},
+	{
+		name: "Exponential", newDist: func(p []float64) uniDist { return Exponential{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 5)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return unif(r, 0.01, 4) / p[0] },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Exponential{Rate: p[0]}.LogProb
+		},
+		moments: [][]float64{{2.5}}, intParam: -1,
+	},
+	{
+		name: "Gamma", newDist: func(p []float64) uniDist { return Gamma{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.1, 20), unif(r, 0.2, 5)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return unif(r, 0.05, 3) * (p[0] + 1) / p[1] },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Gamma{Alpha: p[0], Beta: p[1]}.LogProb
+		},
+		moments: [][]float64{{0.3, 2}, {4, 0.5}}, intParam: -1,
+	},
+	{
+		name: "InvGamma", newDist: func(p []float64) uniDist { return InvGamma{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.1, 20), unif(r, 0.2, 5)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return unif(r, 0.05, 3) * p[1] / p[0] },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.InverseGamma{Alpha: p[0], Beta: p[1]}.LogProb
+		},
+		moments: [][]float64{{9, 3}}, intParam: -1,
+	},
+	{
+		name: "Beta", newDist: func(p []float64) uniDist { return Beta{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.1, 10), unif(r, 0.1, 10)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return unif(r, 0.02, 0.98) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Beta{Alpha: p[0], Beta: p[1]}.LogProb
+		},
+		moments: [][]float64{{0.2, 0.5}, {3, 7}}, intParam: -1,
+	},
+	{
+		name: "Uniform", newDist: func(p []float64) uniDist { return Uniform{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { lo := unif(r, -3, 3); return []float64{lo, lo + unif(r, 0.5, 4)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] + (p[1]-p[0])*unif(r, 0.05, 0.95) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Uniform{Min: p[0], Max: p[1]}.LogProb
+		},
+		moments: [][]float64{{-1, 3}}, intParam: -1,
+	},
+	{
+		name: "Poisson", newDist: func(p []float64) uniDist { return Poisson{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 50)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return poissonDraw(p[0], r) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Poisson{Lambda: p[0]}.LogProb
+		},
+		moments: [][]float64{{0.7}, {5}, {30}, {1000}}, intParam: -1,
+	},
+	{
+		name: "Bernoulli", newDist: func(p []float64) uniDist { return Bernoulli{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.05, 0.95)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return math.Floor(unif(r, 0, 2)) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Bernoulli{P: p[0]}.LogProb
+		},
+		moments: [][]float64{{0.3}}, intParam: -1,
+	},
+	{
+		name: "BernoulliLogit", newDist: func(p []float64) uniDist { return BernoulliLogit{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -5, 5)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return math.Floor(unif(r, 0, 2)) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Bernoulli{P: InvLogit(p[0])}.LogProb
+		},
+		moments: [][]float64{{-0.8}}, intParam: -1,
+	},
+	{
+		name: "Binomial", newDist: func(p []float64) uniDist { return Binomial{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{math.Floor(unif(r, 1, 200)), unif(r, 0.05, 0.95)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return sampleBinomial(p[0], p[1], r) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Binomial{N: p[0], P: p[1]}.LogProb
+		},
+		moments: [][]float64{{10, 0.3}, {100, 0.4}, {1000, 0.02}, {500, 0.9}, {50, 0.5}, {3, 0.999}}, intParam: 0,
+	},
+	{
+		name: "NegBinomial", newDist: func(p []float64) uniDist { return NegBinomial{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 40), unif(r, 0.2, 20)} },
+		value: func(p []float64, r *rand.Rand) float64 {
+			return NegBinomial{p[0], p[1]}.Rand(r)
+		},
+		moments: [][]float64{{3, 0.5}, {20, 5}, {7, 1e4}}, intParam: -1,
+	},
+}
+
+func TestRegistryMatchesCases(t *testing.T) {
+	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "LogNormal",
+		"Exponential", "Gamma", "InvGamma", "Beta", "Uniform", "Poisson", "Bernoulli",
+		"BernoulliLogit", "Binomial", "NegBinomial"}
+	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
+		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
+	}
+	for i, u := range Univariates {
+		if u.Name != want[i] || uniCases[i].name != want[i] {
+			t.Errorf("family %d is %q (test case %q), want %q", i, u.Name, uniCases[i].name, want[i])
+		}
+		if got, ok := LookupUnivariate(u.Name); !ok || got != u {
+			t.Errorf("LookupUnivariate(%q) failed", u.Name)
+		}
+		if u.Doc == "" || strings.Contains(u.Doc, "\n") || u.Kernel == nil {
+			t.Errorf("%s: missing Doc or Kernel", u.Name)
+		}
+		p := uniCases[i].params(rand.New(rand.NewPCG(1, uint64(i))))
+		if len(p) != len(u.Params) {
+			t.Errorf("%s: %d params registered, the struct takes %d", u.Name, len(u.Params), len(p))
+		}
+		_, cont := uniCases[i].newDist(p).(interface{ ScoreInput(float64) float64 })
+		if cont == u.Support.Discrete() {
+			t.Errorf("%s: ScoreInput present = %v but support %v", u.Name, cont, u.Support)
+		}
+	}
+	if _, ok := LookupUnivariate("Norm"); ok {
+		t.Error("LookupUnivariate found a family that does not exist")
+	}
+	// Supports named in the brief and the language reference.
+	supp := map[string]Support{
+		"HalfNormal": NonNegative, "HalfCauchy": NonNegative, "Exponential": NonNegative,
+		"Gamma": Positive, "Beta": Unit, "Uniform": Interval, "Poisson": Count, "NegBinomial": Count,
+		"Bernoulli": Binary, "BernoulliLogit": Binary, "Binomial": BoundedCount, "Normal": Real,
+	}
+	for name, s := range supp {
+		if u, _ := LookupUnivariate(name); u.Support != s {
+			t.Errorf("%s: support %v, want %v", name, u.Support, s)
+		}
+	}
+	g, _ := LookupUnivariate("Gamma")
+	if g.Params[0] != (Param{"shape", Positive}) || g.Params[1] != (Param{"rate", Positive}) {
+		t.Errorf("Gamma params %v", g.Params)
+	}
+	b, _ := LookupUnivariate("Binomial")
+	if b.Params[0] != (Param{"n", Count}) || b.Params[1] != (Param{"p", Unit}) {
+		t.Errorf("Binomial params %v", b.Params)
+	}
+}
+
+// TestUnivariatePartials checks every analytic partial (Score, ScoreInput and
+// the kernel's dp and dx) against central finite differences of LogProb at
+// random points, and the kernel against the struct methods.
+func TestUnivariatePartials(t *testing.T) {
+	for i, c := range uniCases {
+		u := Univariates[i]
+		rng := rand.New(rand.NewPCG(11, uint64(i)))
+		for range randPoints {
+			p := c.params(rng)
+			x := c.value(p, rng)
+			d := c.newDist(p)
+			dp := make([]float64, len(p))
+			lp, dx := u.Kernel(x, p, dp)
+			if lp != d.LogProb(x) || math.IsInf(lp, 0) || math.IsNaN(lp) {
+				t.Errorf("%s%v at %v: kernel %v, LogProb %v", c.name, p, x, lp, d.LogProb(x))
+				continue
+			}
+			score := d.Score(nil, x)
+			for j := range p {
+				if score[j] != dp[j] {
+					t.Errorf("%s: Score[%d] = %v, kernel dp = %v", c.name, j, score[j], dp[j])
+				}
+				if j == c.intParam {
+					if dp[j] != 0 {
+						t.Errorf("%s: partial in integer parameter %d = %v, want 0", c.name, j, dp[j])
+					}
+					continue
+				}
+				f := func(v float64) float64 {
+					q := append([]float64(nil), p...)
+					q[j] = v
+					return c.newDist(q).LogProb(x)
+				}
+				want := fd.Derivative(f, p[j], &fd.Settings{Formula: fd.Central, Step: fdRelStep * math.Max(1, math.Abs(p[j]))})
+				if e := math.Abs(dp[j]-want) / math.Max(1, math.Abs(dp[j])); !(e <= partialTol) {
+					t.Errorf("%s%v at x=%v: ∂/∂p[%d] = %.10g, finite difference %.10g", c.name, p, x, j, dp[j], want)
+				}
+			}
+			si, cont := d.(interface{ ScoreInput(float64) float64 })
+			if !cont {
+				if dx != 0 {
+					t.Errorf("%s: discrete kernel dx = %v", c.name, dx)
+				}
+				continue
+			}
+			if si.ScoreInput(x) != dx {
+				t.Errorf("%s: ScoreInput %v, kernel dx %v", c.name, si.ScoreInput(x), dx)
+			}
+			if c.name == "Uniform" {
+				continue // piecewise constant: dx = 0
+			}
+			want := fd.Derivative(d.LogProb, x, &fd.Settings{Formula: fd.Central, Step: fdRelStep * math.Max(1e-3, math.Min(1, math.Abs(x)))})
+			if e := math.Abs(dx-want) / math.Max(1, math.Abs(dx)); !(e <= partialTol) {
+				t.Errorf("%s%v: ∂/∂x at %v = %.10g, finite difference %.10g", c.name, p, x, dx, want)
+			}
+		}
+	}
+}
+
+// TestUnivariateAgainstGonum compares LogProb with gonum's distuv (or, for
+// the half and Cauchy families, with Student's t at one degree of freedom).
+func TestUnivariateAgainstGonum(t *testing.T) {
+	for i, c := range uniCases {
+		if c.gonum == nil {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(12, uint64(i)))
+		for range 20 {
+			p := c.params(rng)
+			x := c.value(p, rng)
+			got, want := c.newDist(p).LogProb(x), c.gonum(p)(x)
+			if e := math.Abs(got-want) / math.Max(1, math.Abs(want)); !(e <= gonumLogTol) {
+				t.Errorf("%s%v at %v: LogProb %.17g, gonum %.17g", c.name, p, x, got, want)
+			}
+		}
+	}
+}
+
+// TestDiscreteMass checks that the discrete families' masses sum to 1 and
+// give their stated mean and variance (NegBinomial has no gonum reference).
+func TestDiscreteMass(t *testing.T) {
+	for _, c := range uniCases {
+		for _, p := range c.moments {
+			u, _ := LookupUnivariate(c.name)
+			if !u.Support.Discrete() {
+				continue
+			}
+			d := c.newDist(p)
+			var s, m1, m2 float64
+			for k := 0.0; k < 1e5; k++ {
+				pk := math.Exp(d.LogProb(k))
+				s += pk
+				m1 += k * pk
+				m2 += k * k * pk
+				if k > 10*d.Mean()+100 && pk < 1e-300 {
+					break
+				}
+			}
+			v := m2 - m1*m1
+			if math.Abs(s-1) > massSumTol || math.Abs(m1-d.Mean()) > massSumTol*math.Max(1, d.Mean()) ||
+				math.Abs(v-d.Variance()) > 1e-8*math.Max(1, d.Variance()) {
+				t.Errorf("%s%v: Σp = %.15g, mean %.12g (want %.12g), variance %.12g (want %.12g)",
+					c.name, p, s, m1, d.Mean(), v, d.Variance())
+			}
+		}
+	}
+}
+
+// TestUnivariateRand checks each sampler's mean and variance within mcSE
+// standard errors, and for the Cauchy families (no moments) two quantiles.
+func TestUnivariateRand(t *testing.T) {
+	x := make([]float64, momentDraws)
+	for i, c := range uniCases {
+		rng := rand.New(rand.NewPCG(13, uint64(i)))
+		for _, p := range c.moments {
+			d := c.newDist(p)
+			for j := range x {
+				x[j] = d.Rand(rng)
+			}
+			name := c.name + ftoa(p[0])
+			checkMean(t, name+" mean", x, d.Mean())
+			checkVariance(t, name+" variance", x, d.Variance())
+		}
+	}
+	// Cauchy(1, 2): P(X ≤ 1) = ½, P(X ≤ 3) = ¾; HalfCauchy(2): P(X ≤ 2) = ½.
+	rng := rand.New(rand.NewPCG(14, 0))
+	ind := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	med, q3, hm := make([]float64, momentDraws), make([]float64, momentDraws), make([]float64, momentDraws)
+	for j := range med {
+		v := Cauchy{1, 2}.Rand(rng)
+		med[j], q3[j] = ind(v <= 1), ind(v <= 3)
+		hm[j] = ind(HalfCauchy{2}.Rand(rng) <= 2)
+	}
+	checkMean(t, "Cauchy median", med, 0.5)
+	checkMean(t, "Cauchy upper quartile", q3, 0.75)
+	checkMean(t, "HalfCauchy median", hm, 0.5)
+}
+
+// TestDiscreteSamplersChiSquare tests the Poisson (inversion and PTRS),
+// binomial (inversion and BTRS) and negative binomial samplers against their
+// masses with a chi-square goodness-of-fit test.
+func TestDiscreteSamplersChiSquare(t *testing.T) {
+	const n = 50000
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, c := range []struct {
+		name string
+		d    uniDist
+	}{
+		{"Poisson(0.7)", Poisson{0.7}}, {"Poisson(9.9)", Poisson{9.9}}, {"Poisson(10)", Poisson{10}},
+		{"Poisson(37)", Poisson{37}}, {"Poisson(2500)", Poisson{2500}},
+		{"Binomial(20, 0.3)", Binomial{20, 0.3}}, {"Binomial(100, 0.4)", Binomial{100, 0.4}},
+		{"Binomial(1000, 0.02)", Binomial{1000, 0.02}}, {"Binomial(300, 0.93)", Binomial{300, 0.93}},
+		{"Binomial(1e6, 0.5)", Binomial{1e6, 0.5}},
+		{"NegBinomial(3, 0.5)", NegBinomial{3, 0.5}}, {"NegBinomial(40, 4)", NegBinomial{40, 4}},
+	} {
+		counts := map[float64]int{}
+		for range n {
+			counts[c.d.Rand(rng)]++
+		}
+		// Bins of at least 20 expected draws, from the mode outwards by
+		// merging tails into the end bins.
+		m := math.Floor(c.d.Mean())
+		sd := math.Sqrt(c.d.Variance())
+		lo, hi := math.Max(0, math.Floor(m-8*sd-10)), math.Ceil(m+12*sd+10)
+		var chi2 float64
+		var bins int
+		var obs, exp float64
+		for k := lo; k <= hi; k++ {
+			obs += float64(counts[k])
+			exp += n * math.Exp(c.d.LogProb(k))
+			if exp >= 20 {
+				chi2 += (obs - exp) * (obs - exp) / exp
+				bins++
+				obs, exp = 0, 0
+			}
+		}
+		var outside int
+		for k, v := range counts {
+			if k < lo || k > hi {
+				outside += v
+			}
+		}
+		if outside > 0 {
+			t.Errorf("%s: %d draws outside [%v, %v]", c.name, outside, lo, hi)
+		}
+		p := distuv.ChiSquared{K: float64(bins - 1)}.Survival(chi2)
+		if p < chiSqMinP {
+			t.Errorf("%s: chi-square %.1f on %d bins, p = %.2e", c.name, chi2, bins, p)
+		}
+	}
+}
+
+// TestUnivariateConventions: a value outside the support gives −Inf with zero
+// partials; an invalid parameter or a NaN value gives NaN.
+func TestUnivariateConventions(t *testing.T) {
+	nan := math.NaN()
+	outsideCases := []struct {
+		name string
+		p    []float64
+		x    float64
+	}{
+		{"Normal", []float64{0, 1}, math.Inf(1)},
+		{"HalfNormal", []float64{1}, -0.1},
+		{"HalfCauchy", []float64{1}, -1e-300},
+		{"LogNormal", []float64{0, 1}, 0},
+		{"Exponential", []float64{1}, -1},
+		{"Gamma", []float64{0.5, 1}, 0},
+		{"Gamma", []float64{2, 1}, -3},
+		{"InvGamma", []float64{2, 1}, 0},
+		{"Beta", []float64{2, 3}, 1},
+		{"Beta", []float64{0.5, 3}, 0},
+		{"Uniform", []float64{0, 1}, 1.5},
+		{"Poisson", []float64{3}, 1.5},
+		{"Poisson", []float64{3}, -1},
+		{"Bernoulli", []float64{0.3}, 2},
+		{"BernoulliLogit", []float64{0.3}, 0.5},
+		{"Binomial", []float64{5, 0.3}, 6},
+		{"Binomial", []float64{5, 0}, 1},
+		{"NegBinomial", []float64{3, 2}, 2.5},
+	}
+	for _, c := range outsideCases {
+		u, _ := LookupUnivariate(c.name)
+		dp := make([]float64, len(c.p))
+		for i := range dp {
+			dp[i] = 7 // must be cleared
+		}
+		lp, dx := u.Kernel(c.x, c.p, dp)
+		if !math.IsInf(lp, -1) || dx != 0 {
+			t.Errorf("%s%v at %v: (%v, %v), want (−Inf, 0)", c.name, c.p, c.x, lp, dx)
+		}
+		for _, v := range dp {
+			if v != 0 {
+				t.Errorf("%s%v at %v: partials %v, want zeros", c.name, c.p, c.x, dp)
+				break
+			}
+		}
+	}
+	// Values on a support's edge that are inside it.
+	for _, c := range []struct {
+		name string
+		p    []float64
+		x    float64
+	}{
+		{"HalfNormal", []float64{1}, 0}, {"HalfCauchy", []float64{1}, 0}, {"Exponential", []float64{2}, 0},
+		{"Uniform", []float64{0, 1}, 0}, {"Uniform", []float64{0, 1}, 1}, {"Poisson", []float64{3}, 0},
+		{"Binomial", []float64{5, 0}, 0}, {"Binomial", []float64{5, 1}, 5}, {"Bernoulli", []float64{1}, 1},
+	} {
+		u, _ := LookupUnivariate(c.name)
+		if lp, _ := u.Kernel(c.x, c.p, make([]float64, len(c.p))); math.IsInf(lp, 0) || math.IsNaN(lp) {
+			t.Errorf("%s%v at %v: log density %v, want finite", c.name, c.p, c.x, lp)
+		}
+	}
+	invalidCases := []struct {
+		name string
+		p    []float64
+		x    float64
+	}{
+		{"Normal", []float64{0, 0}, 1}, {"Normal", []float64{0, -1}, 1}, {"Normal", []float64{nan, 1}, 1},
+		{"Normal", []float64{0, 1}, nan}, {"HalfNormal", []float64{math.Inf(1)}, 1},
+		{"Cauchy", []float64{0, -2}, 1}, {"HalfCauchy", []float64{0}, 1},
+		{"StudentT", []float64{0, 0, 1}, 1}, {"StudentT", []float64{3, 0, nan}, 1},
+		{"LogNormal", []float64{0, 0}, 1}, {"Exponential", []float64{-1}, 1},
+		{"Gamma", []float64{0, 1}, 1}, {"Gamma", []float64{1, -1}, 1}, {"InvGamma", []float64{1, 0}, 1},
+		{"Beta", []float64{0, 1}, 0.5}, {"Uniform", []float64{1, 1}, 1}, {"Uniform", []float64{2, 1}, 1.5},
+		{"Poisson", []float64{0}, 1}, {"Bernoulli", []float64{1.5}, 1}, {"BernoulliLogit", []float64{nan}, 1},
+		{"Binomial", []float64{2.5, 0.5}, 1}, {"Binomial", []float64{-1, 0.5}, 0}, {"Binomial", []float64{3, -0.1}, 1},
+		{"NegBinomial", []float64{0, 1}, 1}, {"NegBinomial", []float64{1, -1}, 1},
+	}
+	for _, c := range invalidCases {
+		u, _ := LookupUnivariate(c.name)
+		dp := make([]float64, len(c.p))
+		lp, dx := u.Kernel(c.x, c.p, dp)
+		if !math.IsNaN(lp) || !math.IsNaN(dx) {
+			t.Errorf("%s%v at %v: (%v, %v), want NaN", c.name, c.p, c.x, lp, dx)
+		}
+		for _, v := range dp {
+			if !math.IsNaN(v) {
+				t.Errorf("%s%v at %v: partials %v, want NaN", c.name, c.p, c.x, dp)
+				break
+			}
+		}
+	}
+	// A nil dp skips the partials.
+	for _, u := range Univariates {
+		p := make([]float64, len(u.Params))
+		for i := range p {
+			p[i] = 0.5
+		}
+		if u.Name == "Uniform" {
+			p[1] = 1
+		}
+		if u.Name == "Binomial" {
+			p[0] = 3
+		}
+		u.Kernel(0.25, p, nil)
+	}
+}
+
+// TestScorePanics: a dst of the wrong length is programmer error.
+func TestScorePanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != errLength {
+			t.Errorf("recovered %v, want %q", r, errLength)
+		}
+	}()
+	Normal{0, 1}.Score(make([]float64, 3), 0)
+}
+
+func TestUnivariateKernelAllocs(t *testing.T) {
+	var sink float64
+	for i, u := range Univariates {
+		rng := rand.New(rand.NewPCG(17, uint64(i)))
+		p := uniCases[i].params(rng)
+		x := uniCases[i].value(p, rng)
+		dp := make([]float64, len(p))
+		if n := testing.AllocsPerRun(100, func() {
+			lp, dx := u.Kernel(x, p, dp)
+			sink += lp + dx
+		}); n != 0 {
+			t.Errorf("%s kernel: %v allocations", u.Name, n)
+		}
+	}
+	_ = sink
+}
+
+// TestStudentTLargeNu checks the ν partial far into the normal limit, where
+// ψ((ν+1)/2) − ψ(ν/2) − 1/ν nearly cancels.
+func TestStudentTLargeNu(t *testing.T) {
+	d := StudentT{1e5, 0.3, 1.7}
+	x := 2.1
+	got := d.Score(nil, x)[0]
+	f := func(nu float64) float64 { return StudentT{nu, 0.3, 1.7}.LogProb(x) }
+	want := fd.Derivative(f, 1e5, &fd.Settings{Formula: fd.Central, Step: 100})
+	if math.Abs(got-want) > 1e-10 {
+		t.Errorf("∂/∂ν at ν = 1e5: %.6g, finite difference %.6g", got, want)
+	}
+	if lp, ln := d.LogProb(x), (Normal{0.3, 1.7}).LogProb(x); math.Abs(lp-ln) > 1e-4 {
+		t.Errorf("StudentT(1e5) log density %v, normal %v", lp, ln)
+	}
+}
+
+// TestHeavyTailsFinite: the Cauchy and t partials stay finite for huge |z|.
+func TestHeavyTailsFinite(t *testing.T) {
+	for _, d := range []interface {
+		Score([]float64, float64) []float64
+		ScoreInput(float64) float64
+		LogProb(float64) float64
+	}{Cauchy{0, 1}, HalfCauchy{1}, StudentT{3, 0, 1}} {
+		for _, x := range []float64{1e10, 1e200, 1e307} {
+			s := d.Score(nil, x)
+			v := append(s, d.ScoreInput(x), d.LogProb(x))
+			for _, e := range v {
+				if math.IsInf(e, 0) || math.IsNaN(e) {
+					t.Errorf("%T at %v: %v", d, x, v)
+					break
+				}
+			}
+		}
+	}
+}
