@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/gpplang/gpp/stdlib"
@@ -16,6 +17,7 @@ commands:
   check     check a model: print its latents, families, data and constants, or its errors
   fit       fit a model to data by SGVB (or MAP) and write summary, draws and fit files
   diagnose  check a model's gradient against finite differences at random points
+  repl      an interactive session: build a model line by line, fit it, query the fit
   version   print the gpp version
   help      help on a command, or on the language's distributions and functions
 
@@ -42,6 +44,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdCheck([]string{"--help"}, stdout, stdout)
 	case "fit":
 		return cmdFit([]string{"--help"}, stdout, stdout)
+	case "repl":
+		return cmdRepl([]string{"--help"}, strings.NewReader(""), stdout, stdout)
 	case "diagnose":
 		return cmdDiagnose([]string{"--help"}, stdout, stdout)
 	case "distributions":

@@ -299,3 +299,20 @@ func TestPositiveLatentUnderflow(t *testing.T) {
 	}
 	checkGradient(t, m, 5, 1)
 }
+
+// TestOutputUsesOutput: an output may use an earlier output (the checker
+// allows it), and a short-form output reports a let.
+func TestOutputUsesOutput(t *testing.T) {
+	m := compileSrc(t, "m.gpp", "param a: positive ~ Gamma(2, 1)\nlet t = a * 3\noutput b = a * 2\noutput c = b + 1\noutput t\n", nil)
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, outs, err := ev.Eval([]float64{math.Log(1.5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 3 || outs[0][0] != 3 || outs[1][0] != 4 || math.Abs(outs[2][0]-4.5) > 1e-15 {
+		t.Errorf("outputs = %v, want [[3] [4] [4.5]]", outs)
+	}
+}

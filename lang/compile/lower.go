@@ -64,6 +64,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		} else {
 			v = l.expr(s.Value)
 		}
+		if sym := l.info.Defs[s.Name]; sym != nil {
+			l.env[sym] = v // later outputs may use this one
+		}
 		id := l.node(v, s.Name.Pos())
 		sh := l.b.Shape(id)
 		var shape []int
@@ -200,7 +203,11 @@ func (l *lowerer) ident(id *ast.Ident) value {
 
 // binary lowers an arithmetic operator.
 func (l *lowerer) binary(e *ast.BinaryExpr) value {
-	x, y := l.expr(e.X), l.expr(e.Y)
+	return l.binaryOf(e, l.expr(e.X), l.expr(e.Y))
+}
+
+// binaryOf lowers an arithmetic operator whose operands are lowered.
+func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 	if x.isInt && y.isInt && len(x.ints) == 1 && len(y.ints) == 1 && e.Op != ast.Div && e.Op != ast.Pow {
 		a, b := x.ints[0], y.ints[0]
 		var r int
@@ -249,6 +256,11 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		return value{}
 	}
 	pos := e.Fun.Pos()
+	if f.Name == "rowsum" {
+		if v, ok := l.rowSumProd(e, pos); ok {
+			return v
+		}
+	}
 	if f.Name == "I" {
 		n := l.expr(e.Args[0])
 		if !n.isInt || len(n.ints) != 1 || n.ints[0] < 0 {

@@ -1,0 +1,422 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+const replSynopsis = "repl [model.gpp [data.csv|data.json|NAME=file.csv ...]] [--set NAME=VALUE ...] [--history FILE]"
+
+const replHelpText = `Starts an interactive session: declarations and statements typed at the >>>
+prompt build up a model, :fit fits it, and expressions are evaluated on the
+fitted q. A model file and data files given on the command line are loaded
+first (as :load and :data do). Type :help in the session for its commands.
+
+On a terminal, lines are edited with readline: history (kept in --history,
+by default $XDG_STATE_HOME/gpp/history, or ~/.gpp_history when XDG_STATE_HOME
+is not set), tab completion, and Ctrl-C to drop the line being typed or to
+stop a running :fit. Otherwise gpp repl reads lines from stdin and writes a
+transcript: each line read is echoed after its prompt, and no history is
+kept. Ctrl-D (end of input) or :quit ends the session; the exit code is 0
+(errors are printed and the session goes on), 2 for a bad command line.
+`
+
+// cmdRepl runs gpp repl.
+func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("repl", replSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", replSynopsis, replHelpText)
+		fs.PrintDefaults()
+	}
+	if isHelp(args) {
+		fs.SetOutput(stdout)
+	}
+	sets := setFlags{}
+	fs.Var(sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; :set in the session)")
+	history := fs.String("history", "", "history `FILE` (default $XDG_STATE_HOME/gpp/history or ~/.gpp_history; \"-\": none)")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	r := newRepl(stdin, stdout, stderr)
+	switch *history {
+	case "":
+		r.history = defaultHistoryPath(os.Getenv)
+	case "-":
+		r.history = ""
+	default:
+		r.history = *history
+	}
+	if len(pos) > 0 {
+		r.load(pos[0])
+		if len(pos) > 1 {
+			r.addData(pos[1:])
+		}
+	}
+	for _, name := range sortedKeys(sets) {
+		r.set([]string{name + "=" + sets[name]})
+	}
+	r.run()
+	return exitOK
+}
+
+// run reads and runs inputs until :quit or the end of the input: with
+// readline when the input is a terminal, else as a script.
+func (r *repl) run() {
+	var lines lineSource = newScriptLines(r.in, r.out)
+	if f, ok := r.in.(*os.File); ok && isTerminal(f) {
+		rl, err := r.newReadline()
+		if err != nil {
+			errorf(r.err, "cannot start line editing: %v", err)
+		} else {
+			lines = rl
+		}
+	}
+	defer lines.close()
+	r.loop(lines)
+}
+
+// defaultHistoryPath returns where the history is kept:
+// $XDG_STATE_HOME/gpp/history, else ~/.gpp_history, else "" (no history).
+func defaultHistoryPath(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "gpp", "history")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".gpp_history")
+	}
+	return ""
+}
+
+// repl is one interactive session. Everything it reads comes through a
+// lineSource and everything it prints goes to out (results) and err
+// (errors, warnings and progress), so that a session can be driven from
+// tests without a terminal.
+type repl struct {
+	in       io.Reader
+	out, err io.Writer
+	history  string // history file, "" for none (a terminal session only)
+
+	src  string      // the session's model source, every statement ending in a newline
+	prev []string    // earlier sources, for :undo
+	info *check.Info // src checked with sets
+	data []replInput // data files, in the order given
+	srcs sources     // contents of the data files, for quoting errors
+	sets setFlags    // :set values
+	fit  *replFit    // the last fit, or nil
+	quit bool        // :quit was typed
+
+	ahead    string // a line read ahead: it starts the next input
+	hasAhead bool
+
+	// notify delivers Ctrl-C to a running fit until stop is called; tests
+	// replace it.
+	notify func(c chan<- os.Signal) (stop func())
+	// afterEval is called after each ELBO evaluation of a fit (tests).
+	afterEval func(sgvb.Progress)
+}
+
+// replModel is the file name of the session's model in positions:
+// <repl>:LINE:COL is line LINE of the model as :list prints it.
+const replModel = "<repl>"
+
+// replInputName names what was just typed in positions: <input>:LINE:COL is
+// line LINE of the statement or expression typed at the prompt.
+const replInputName = "<input>"
+
+func newRepl(in io.Reader, out, err io.Writer) *repl {
+	r := &repl{in: in, out: out, err: err, sets: setFlags{}, srcs: sources{}}
+	r.notify = func(c chan<- os.Signal) func() {
+		signal.Notify(c, os.Interrupt)
+		return func() { signal.Stop(c) }
+	}
+	r.info, _ = check.Check(&ast.File{Name: replModel}, nil)
+	return r
+}
+
+// lineSource reads input lines; readLine returns errInterrupt for a Ctrl-C
+// at the prompt and io.EOF at the end of the input.
+type lineSource interface {
+	readLine(prompt string) (string, error)
+	close()
+}
+
+var errInterrupt = errors.New("interrupted")
+
+// scriptLines reads lines from a non-terminal and echoes each one after its
+// prompt, so that the output reads as a transcript.
+type scriptLines struct {
+	r   *bufio.Reader
+	out io.Writer
+}
+
+func newScriptLines(in io.Reader, out io.Writer) *scriptLines {
+	return &scriptLines{r: bufio.NewReader(in), out: out}
+}
+
+func (s *scriptLines) readLine(prompt string) (string, error) {
+	line, err := s.r.ReadString('\n')
+	if err != nil && line == "" {
+		if err == io.EOF {
+			return "", io.EOF
+		}
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	fmt.Fprintf(s.out, "%s%s\n", prompt, line)
+	return line, nil
+}
+
+func (s *scriptLines) close() {}
+
+// termLines reads lines from a terminal with readline.
+type termLines struct{ rl *readline.Instance }
+
+func (r *repl) newReadline() (*termLines, error) {
+	cfg := &readline.Config{
+		Prompt:          ">>> ",
+		AutoComplete:    replCompleter{r},
+		InterruptPrompt: "^C",
+		EOFPrompt:       "",
+		Stdout:          r.out,
+		Stderr:          r.err,
+	}
+	if r.history != "" {
+		if err := os.MkdirAll(filepath.Dir(r.history), 0o700); err != nil {
+			errorf(r.err, "warning: no history: %v", err)
+		} else {
+			cfg.HistoryFile = r.history
+		}
+	}
+	rl, err := readline.NewEx(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &termLines{rl}, nil
+}
+
+func (t *termLines) readLine(prompt string) (string, error) {
+	t.rl.SetPrompt(prompt)
+	line, err := t.rl.Readline()
+	switch {
+	case errors.Is(err, readline.ErrInterrupt):
+		return "", errInterrupt
+	case err != nil:
+		return "", err
+	}
+	return line, nil
+}
+
+func (t *termLines) close() { t.rl.Close() }
+
+// loop reads and runs inputs until :quit or the end of the input.
+func (r *repl) loop(lines lineSource) {
+	for !r.quit {
+		input, err := r.readInput(lines)
+		if strings.TrimSpace(input) != "" {
+			r.handle(input)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				errorf(r.err, "%v", err)
+			}
+			return
+		}
+	}
+}
+
+// readInput reads one input: a :command line, or lines up to a complete
+// statement or expression (needsMore). A blank line at the "..." prompt
+// submits what was typed so far, so that an unclosed bracket is reported
+// rather than waited on, and so does a line that starts with a statement
+// keyword outside braces (that line then starts the next input); Ctrl-C
+// drops it.
+func (r *repl) readInput(lines lineSource) (string, error) {
+	var buf []string
+	prompt := ">>> "
+	for {
+		var line string
+		var err error
+		if r.hasAhead {
+			line, r.hasAhead = r.ahead, false
+		} else {
+			line, err = lines.readLine(prompt)
+		}
+		if errors.Is(err, errInterrupt) {
+			return "", nil
+		}
+		if err != nil {
+			return strings.Join(buf, "\n"), err
+		}
+		if len(buf) > 0 && startsStmt(line) && openBraces(strings.Join(buf, "\n")) == 0 {
+			// A statement keyword always starts a new statement (language.md
+			// §1): what came before is submitted as it is.
+			r.ahead, r.hasAhead = line, true
+			return strings.Join(buf, "\n"), nil
+		}
+		if len(buf) == 0 {
+			t := strings.TrimSpace(line)
+			if t == "" {
+				return "", nil
+			}
+			if strings.HasPrefix(t, ":") {
+				return t, nil
+			}
+		} else if strings.TrimSpace(line) == "" {
+			return strings.Join(buf, "\n"), nil
+		}
+		buf = append(buf, line)
+		text := strings.Join(buf, "\n")
+		if !needsMore(text) {
+			return text, nil
+		}
+		prompt = "... "
+	}
+}
+
+// handle runs one complete input: a command, an expression or statements.
+func (r *repl) handle(input string) {
+	if t := strings.TrimSpace(input); strings.HasPrefix(t, ":") {
+		r.command(t)
+		return
+	}
+	x, xerr := parser.ParseExpr(input)
+	if xerr == nil {
+		r.evalExpr(input, x)
+		return
+	}
+	stmts, serr := parser.ParseStmts(replInputName, []byte(input))
+	if serr == nil {
+		if len(stmts) > 0 {
+			r.addStmts(input, stmts)
+		}
+		return
+	}
+	if looksLikeStmt(input) {
+		printError(r.err, serr, sources{replInputName: []byte(input)})
+	} else {
+		printError(r.err, xerr, sources{"": []byte(input)})
+	}
+}
+
+// replCommand is one :command.
+type replCommand struct {
+	name, args, doc string
+	run             func(r *repl, args []string)
+}
+
+// replCommands lists the commands in the order :help shows them.
+var replCommands []replCommand
+
+func init() {
+	replCommands = []replCommand{
+		{"load", "FILE", "replace the model with the one in FILE", func(r *repl, a []string) {
+			if len(a) != 1 {
+				errorf(r.err, ":load takes one model file")
+				return
+			}
+			r.load(a[0])
+		}},
+		{"data", "[NAME=]FILE ...", "add .csv or .json data (NAME=FILE binds a whole file)", (*repl).addData},
+		{"set", "NAME=VALUE ...", "set constants or scalar data, as --set does", (*repl).set},
+		{"unset", "NAME ...", "drop :set values", (*repl).unset},
+		{"check", "", "gpp check's summary of the model; binds the data", func(r *repl, a []string) { r.check() }},
+		{"fit", "[flags]", "fit, with gpp fit's flags (see :fit --help)", (*repl).fitCmd},
+		{"show", "[NAME]", "fitted factors: family, parameters, mean, sd", (*repl).show},
+		{"list", "", "the model with line numbers (<repl>:LINE:COL)", func(r *repl, a []string) { r.list() }},
+		{"undo", "", "drop the last statement or :load", func(r *repl, a []string) { r.undo() }},
+		{"save", "FILE", "write the model as canonical source (no comments)", func(r *repl, a []string) {
+			if len(a) != 1 {
+				errorf(r.err, ":save takes one file name")
+				return
+			}
+			r.save(a[0])
+		}},
+		{"help", "", "this help", func(r *repl, a []string) { fmt.Fprint(r.out, replSessionHelp()) }},
+		{"quit", "", "end the session (also Ctrl-D)", func(r *repl, a []string) { r.quit = true }},
+	}
+}
+
+// command runs a :command line.
+func (r *repl) command(line string) {
+	fields := strings.Fields(line)
+	name := strings.TrimPrefix(fields[0], ":")
+	if name == "q" || name == "exit" {
+		name = "quit"
+	}
+	if name == "h" || name == "?" {
+		name = "help"
+	}
+	for _, c := range replCommands {
+		if c.name == name {
+			c.run(r, fields[1:])
+			return
+		}
+	}
+	errorf(r.err, "unknown command :%s (:help lists the commands)", name)
+}
+
+// replSessionHelp is what :help prints.
+func replSessionHelp() string {
+	var b strings.Builder
+	b.WriteString(`Type declarations and statements (data, const, param, let, ~, target, for,
+output) to add them to the session's model: the whole model is checked again
+and a statement that makes it invalid is reported and dropped. An input goes
+on over several lines ("..." prompt) while a bracket is open or a line ends
+with an operator; a blank line submits it as it is.
+
+Commands:
+`)
+	w := 0
+	for _, c := range replCommands {
+		w = max(w, len(c.name)+len(c.args)+2)
+	}
+	for _, c := range replCommands {
+		head := ":" + c.name
+		if c.args != "" {
+			head += " " + c.args
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, head, c.doc)
+	}
+	b.WriteString(`
+Without arguments, :data and :set list what they hold. Ctrl-C stops a
+running :fit (the session keeps the q reached) or drops the line being typed.
+
+Any other input that parses as an expression is evaluated:
+  - on 1000 draws of the fitted q (:fit --output-draws changes the number):
+    mean, sd and 5/50/95 % quantiles of each element (at most 20 shown),
+    e.g. lambda * 2, W[0, 1], r' * r;
+  - directly, with or without a fit, when it depends on data and constants
+    only, e.g. sum(y) or K * 2;
+  - mean(x) and sd(x) around a whole input are REPL-only: the posterior
+    mean or sd of x, element by element (exact for a param name, else over
+    the draws; for data, x itself and 0). Inside an expression mean is the
+    language's built-in, the mean of all elements: type (mean(x)) to get it
+    at the top level.
+Elements are named with the language's 0-based indices, as in W[0, 1] (files
+written by :fit --out keep gpp fit's 1-based names).
+
+Errors: <input>:LINE:COL is a position in what was just typed,
+<repl>:LINE:COL one in the session's model (see :list). Tab completes
+keywords, built-ins, distributions, the model's names and :commands.
+`)
+	return b.String()
+}

@@ -1,0 +1,642 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+// This file holds the REPL's :fit, :show and the evaluation of expressions
+// typed at the prompt.
+
+// replFit is the session's last fit.
+type replFit struct {
+	res   *sgvb.Result
+	seed  uint64 // --seed: seeds the draws of expressions too
+	draws int    // --output-draws: draws per expression
+	src   string // the model fitted
+}
+
+// replStream seeds the random stream of the draws of REPL expressions
+// (with the fit's --seed), so that an expression gives the same numbers
+// every time it is typed.
+const replStream = 0x7265706c64726177
+
+// replMaxElems is how many elements of a value the REPL prints.
+const replMaxElems = 20
+
+// replExprName is the output that an expression typed at the prompt
+// becomes, appended to the model to be checked and compiled with it.
+const replExprName = "__repl"
+
+// fitCmd runs :fit: gpp fit's flags, on the session's model and data. The
+// fit runs with a context that Ctrl-C cancels: the fit stops with the q
+// reached, which the session keeps, and the session goes on. No file is
+// written unless --out is given.
+func (r *repl) fitCmd(args []string) {
+	if isHelp(args) {
+		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out.\n\n")
+		parseFitArgs([]string{"--help"}, r.out, r.err)
+		return
+	}
+	var msgs strings.Builder
+	cfg, _, ok := parseFitArgs(append([]string{replModel}, args...), r.out, &msgs)
+	if !ok {
+		first, _, _ := strings.Cut(msgs.String(), "\n")
+		fmt.Fprintf(r.err, "%s\n:fit --help lists the flags\n", first)
+		return
+	}
+	if len(cfg.data) > 0 {
+		errorf(r.err, ":fit takes flags only, not %s: add data with :data", strings.Join(cfg.data, " "))
+		return
+	}
+	sets := setFlags{}
+	for k, v := range r.sets {
+		sets[k] = v
+	}
+	for k, v := range cfg.sets {
+		sets[k] = v
+	}
+	cfg.sets = sets
+	srcs := r.sources("")
+	l, err := pipeline.ParseSource(replModel, []byte(r.src), sets)
+	if err == nil {
+		err = l.Bind(r.inputs(), sets)
+	}
+	if err != nil {
+		printError(r.err, err, srcs)
+		return
+	}
+	if len(l.Model.Latents) == 0 {
+		errorf(r.err, "the model has no params to fit")
+		return
+	}
+	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
+	if cfg.init != "" {
+		src, err := os.ReadFile(cfg.init)
+		if err != nil {
+			con.note("cannot read --init file: %v", err)
+			return
+		}
+		srcs[cfg.init] = src
+		ff, err := readFitJSON(cfg.init, src)
+		if err != nil {
+			printError(con, err, srcs)
+			return
+		}
+		init, warns := initResult(ff, l.Model)
+		for _, w := range warns {
+			con.note("warning: %s", w)
+		}
+		cfg.settings.Init = init
+	}
+	writeFiles := hasFlag(args, "out")
+	if writeFiles {
+		if _, err := prepareOutDir(cfg.out); err != nil {
+			con.note("%v", err)
+			return
+		}
+		cfg.temps = &tempFiles{}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	stopNotify := r.notify(sigs)
+	defer stopNotify()
+	stop := watchInterrupts(sigs, cancel,
+		func() { con.note("interrupted: stopping the fit; the session goes on") },
+		func() {})
+	defer stop()
+
+	s := cfg.settings
+	con.start(s.MaxIter, s.EvalEvery)
+	con.info("fitting the session's model: %s", describeFit(cfg, l))
+	s.Progress = func(p sgvb.Progress) {
+		con.progress(p)
+		if r.afterEval != nil {
+			r.afterEval(p)
+		}
+	}
+	res, err := sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+	con.finish()
+	if err != nil {
+		printError(con, err, srcs)
+		if res != nil {
+			for _, w := range res.Warnings {
+				con.note("warning: %s", w)
+			}
+		}
+		con.note("the fit failed; the session keeps its previous fit, if any")
+		return
+	}
+	ds, err := makeDraws(res, l.Model, cfg.outputDraws, s.Seed)
+	if err != nil {
+		printError(con, err, srcs)
+		return
+	}
+	st := make([]stats, ds.ncol)
+	for c := range ds.cols {
+		st[c] = summarise(ds.cols[c])
+	}
+	var written []string
+	if writeFiles {
+		h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), cfg: cfg, r: res, stepSize: res.StepSize}
+		if h.stepSize == 0 {
+			h.stepSize = s.Optimizer.DefaultStepSize()
+		}
+		written, err = writeOutputs(cfg, h, ds, st)
+		if err != nil {
+			con.note("%v", err)
+			con.note("no output written")
+		}
+	}
+	r.fit = &replFit{res: res, seed: s.Seed, draws: cfg.outputDraws, src: r.src}
+	printReplFit(r.out, cfg, res, ds, st, written)
+	for _, w := range res.Warnings {
+		con.note("warning: %s", w)
+	}
+	if ds.bad > 0 {
+		con.note("warning: %d of %d draws had a non-finite log joint or output", ds.bad, cfg.outputDraws)
+	}
+	if res.Interrupted {
+		con.note("interrupted at iteration %d: the session keeps the q reached", res.Iterations)
+	}
+}
+
+// hasFlag reports whether args set the flag name (-name, --name, -name=v).
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// dataArgs returns the data files as typed.
+func (r *repl) dataArgs() []string {
+	var out []string
+	for _, d := range r.data {
+		out = append(out, d.arg)
+	}
+	return out
+}
+
+// printReplFit prints a fit's summary: gpp fit's table with the REPL's
+// 0-based element names in row-major order, then the diagnostics.
+func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st []stats, written []string) {
+	t := &table{right: []bool{false, false, true, true, true, true, true}}
+	t.row("name", "family", "mean", "sd", "5%", "50%", "95%")
+	for _, v := range ds.vars {
+		col := make([]int, len(v.elems)) // row-major element → column
+		for j, k := range v.elems {
+			col[k] = v.first + j
+		}
+		for k, c := range col {
+			if k == replMaxElems && !cfg.verbose {
+				t.note(fmt.Sprintf("... %d more elements of %s (:fit --verbose shows all)", len(col)-k, v.name))
+				break
+			}
+			s := st[c]
+			t.row(replElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+		}
+	}
+	t.print(w)
+	fmt.Fprintln(w)
+	if res.Method == sgvb.MAP {
+		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", res.ELBO)
+	} else {
+		fmt.Fprintf(w, "ELBO         %.6g ± %.2g\n", res.ELBO, res.ELBOSE)
+	}
+	status := "converged"
+	switch {
+	case res.Interrupted:
+		status = "interrupted"
+	case !res.Converged && cfg.tol == 0:
+		status = "the fixed number asked"
+	case !res.Converged:
+		status = "did not converge"
+	}
+	fmt.Fprintf(w, "iterations   %d (%s)\n", res.Iterations, status)
+	if res.Method != sgvb.MAP {
+		fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(res.ParetoK), res.ParetoReading)
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	}
+}
+
+// replElemName names element k (row-major) of a value of the given shape
+// with the language's 0-based indices: "W[0, 1]".
+func replElemName(name string, shape []int, k int) string {
+	idx := unravel(shape, k)
+	if len(idx) == 0 {
+		return name
+	}
+	parts := make([]string, len(idx))
+	for i, v := range idx {
+		parts[i] = strconv.Itoa(v)
+	}
+	return name + "[" + strings.Join(parts, ", ") + "]"
+}
+
+// show prints the fitted factors, of every latent or of the named ones:
+// family, parameters, mean and sd of each element (at most replMaxElems
+// per latent when all are shown).
+func (r *repl) show(args []string) {
+	if r.fit == nil {
+		errorf(r.err, "no fit yet: run :fit")
+		return
+	}
+	res := r.fit.res
+	factors := res.Factors
+	limit := replMaxElems
+	if len(args) > 0 {
+		factors = nil
+		limit = 1000
+		for _, name := range args {
+			f := res.Factor(name)
+			if f == nil {
+				var names []string
+				for _, g := range res.Factors {
+					names = append(names, g.Name)
+				}
+				errorf(r.err, ":show: the fit has no param %s (it has %s)", name, strings.Join(names, ", "))
+				return
+			}
+			factors = append(factors, *f)
+		}
+	}
+	if r.fit.src != r.src {
+		errorf(r.err, "note: the model changed since this fit")
+	}
+	t := &table{right: []bool{false, false, false, true, true}}
+	t.row("name", "family", "parameters", "mean", "sd")
+	for i := range factors {
+		f := &factors[i]
+		mean, sd := f.Mean(), f.SD()
+		names := f.Family.ParamNames()
+		for k := 0; k < f.Size; k++ {
+			if k == limit {
+				more := fmt.Sprintf("... %d more elements of %s", f.Size-k, f.Name)
+				if len(args) == 0 {
+					more += " (:show " + f.Name + " lists more)"
+				}
+				t.note(more)
+				break
+			}
+			var ps []string
+			for j, p := range f.Params {
+				if j < len(names) && k < len(p) {
+					ps = append(ps, names[j]+" "+num3(p[k]))
+				}
+			}
+			t.row(replElemName(f.Name, f.Shape, k), f.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
+		}
+	}
+	t.print(r.out)
+}
+
+// replMode is what an expression typed at the prompt asks for.
+type replMode int
+
+const (
+	modeSummary replMode = iota // mean, sd and quantiles of each element
+	modeMean                    // mean(x): the posterior mean of each element
+	modeSD                      // sd(x): the posterior sd of each element
+)
+
+// evalExpr evaluates an expression typed at the prompt (see :help).
+func (r *repl) evalExpr(input string, x ast.Expr) {
+	srcs := r.sources(input)
+	mode := modeSummary
+	if call, ok := x.(*ast.CallExpr); ok && (call.Fun.Name == "mean" || call.Fun.Name == "sd") {
+		if len(call.Args) != 1 {
+			printError(r.err, ast.Errorf(call.Fun.NamePos, "%s(x) at the prompt takes one expression", call.Fun.Name), srcs)
+			return
+		}
+		if _, isSlice := call.Args[0].(*ast.SliceExpr); !isSlice {
+			mode = modeMean
+			if call.Fun.Name == "sd" {
+				mode = modeSD
+			}
+			x = call.Args[0]
+		}
+	}
+	f, err := parser.ParseFile(replModel, []byte(r.src))
+	if err != nil {
+		printError(r.err, err, srcs)
+		return
+	}
+	label := ast.FormatExpr(x) // a scalar's name, or a name to index
+	if _, isIdent := x.(*ast.Ident); !isIdent {
+		label = "" // elements are named by their indices alone
+	}
+	text := ast.FormatExpr(x)
+	x = substOutputs(x, outputValues(f))
+	out := &ast.OutputStmt{Output: x.Pos(), Name: &ast.Ident{NamePos: x.Pos(), Name: replExprName}, Value: x}
+	full := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], out)}
+	info, err := check.Check(full, &check.Config{Overrides: r.sets})
+	if err != nil {
+		printError(r.err, err, srcs)
+		return
+	}
+	if info.Types[x].DataOnly {
+		r.evalFixed(full, info, out, mode, srcs)
+		return
+	}
+	if r.fit == nil {
+		errorf(r.err, "no fit yet: run :fit (the expression depends on params)")
+		return
+	}
+	bound, err := data.Bind(info, r.inputs(), r.sets)
+	if err != nil {
+		printError(r.err, err, srcs)
+		return
+	}
+	m, err := compile.Compile(full, info, bound)
+	if err != nil {
+		printError(r.err, err, srcs)
+		return
+	}
+	res := r.fit.res
+	if !sameLayout(m, res) {
+		errorf(r.err, "the model's params changed since the last :fit: run :fit again")
+		return
+	}
+	oi := len(m.Outputs) - 1
+	shape := m.Outputs[oi].Shape
+	if id, ok := x.(*ast.Ident); ok && mode != modeSummary {
+		if fac := res.Factor(id.Name); fac != nil { // exact moments of q
+			v := fac.Mean()
+			if mode == modeSD {
+				v = fac.SD()
+			}
+			printValue(r.out, v, shape, num3)
+			return
+		}
+	}
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		printError(r.err, err, srcs)
+		return
+	}
+	n := r.fit.draws
+	size := 1
+	for _, d := range shape {
+		size *= d
+	}
+	cols := make([][]float64, size)
+	for k := range cols {
+		cols[k] = make([]float64, n)
+	}
+	rng := rand.New(rand.NewPCG(r.fit.seed, replStream))
+	coords := make([]float64, m.Dim)
+	bad := 0
+	var firstErr error
+	for d := range n {
+		res.SampleCoords(rng, coords)
+		_, outs, err := ev.Eval(coords)
+		if err != nil || outs == nil {
+			bad++
+			if firstErr == nil {
+				firstErr = err
+			}
+			for k := range cols {
+				cols[k][d] = math.NaN()
+			}
+			continue
+		}
+		for k := range cols {
+			cols[k][d] = outs[oi][k]
+		}
+	}
+	st := make([]stats, size)
+	for k := range cols {
+		st[k] = summarise(cols[k])
+	}
+	switch mode {
+	case modeMean, modeSD:
+		v := make([]float64, size)
+		for k, s := range st {
+			v[k] = s.mean
+			if mode == modeSD {
+				v[k] = s.sd
+			}
+		}
+		printValue(r.out, v, shape, num3)
+	default:
+		if label == "" && len(shape) == 0 {
+			label = text
+		}
+		t := &table{right: []bool{false, true, true, true, true, true}}
+		t.row("", "mean", "sd", "5%", "50%", "95%")
+		for k, s := range st {
+			if k == replMaxElems {
+				t.note(fmt.Sprintf("... %d more elements", size-k))
+				break
+			}
+			t.row(replElemName(label, shape, k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+		}
+		t.print(r.out)
+	}
+	if bad > 0 {
+		msg := fmt.Sprintf("warning: %d of %d draws had a non-finite log joint or value", bad, n)
+		if firstErr != nil {
+			msg += "; the first: " + firstErr.Error()
+		}
+		errorf(r.err, "%s", msg)
+	}
+}
+
+// sameLayout reports whether a compiled model's latents are those a fit
+// was made for: same names, offsets and sizes.
+func sameLayout(m *compile.Model, res *sgvb.Result) bool {
+	if m.Dim != res.Dim || len(m.Latents) != len(res.Factors) {
+		return false
+	}
+	for i, l := range m.Latents {
+		f := &res.Factors[i]
+		if l.Name != f.Name || l.Offset != f.Offset || l.Size != f.Size {
+			return false
+		}
+	}
+	return true
+}
+
+// evalFixed evaluates an expression that depends on data and constants
+// only. It compiles the model's data, constants and data-only lets with the
+// expression (no params, no density), bound to the session's data; an
+// expression of constants alone needs no data.
+func (r *repl) evalFixed(full *ast.File, info *check.Info, out *ast.OutputStmt, mode replMode, srcs sources) {
+	var withData, constsOnly []ast.Stmt
+	for _, s := range full.Stmts {
+		switch s := s.(type) {
+		case *ast.DataDecl:
+			withData = append(withData, s)
+		case *ast.ConstDecl:
+			withData = append(withData, s)
+			constsOnly = append(constsOnly, s)
+		case *ast.LetStmt:
+			if info.Types[s.Value].DataOnly {
+				withData = append(withData, s)
+			}
+		}
+	}
+	withData = append(withData, out)
+	constsOnly = append(constsOnly, out)
+	m, err := compileFixed(withData, r.inputs(), r.sets)
+	if err != nil {
+		var err2 error
+		if m, err2 = compileFixed(constsOnly, nil, r.sets); err2 != nil {
+			printError(r.err, err, srcs)
+			return
+		}
+	}
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		printError(r.err, err, srcs)
+		return
+	}
+	_, outs, err := ev.Eval(make([]float64, m.Dim))
+	if err != nil {
+		printError(r.err, err, srcs)
+		return
+	}
+	oi := len(m.Outputs) - 1
+	v := append([]float64(nil), outs[oi]...)
+	if mode == modeSD {
+		for k := range v {
+			v[k] = 0
+		}
+	}
+	printValue(r.out, v, m.Outputs[oi].Shape, formatNum)
+}
+
+// compileFixed checks, binds and compiles statements as a model.
+func compileFixed(stmts []ast.Stmt, inputs []data.Input, sets setFlags) (*compile.Model, error) {
+	f := &ast.File{Name: replModel, Stmts: stmts}
+	used := setFlags{}
+	info0, _ := check.Check(f, nil)
+	for k, v := range sets {
+		if info0 != nil && info0.Lookup(k) != nil {
+			used[k] = v
+		}
+	}
+	info, err := check.Check(f, &check.Config{Overrides: used})
+	if err != nil {
+		return nil, err
+	}
+	bound, err := data.Bind(info, inputs, used)
+	if err != nil {
+		return nil, err
+	}
+	return compile.Compile(f, info, bound)
+}
+
+// printValue prints a value: a number, a vector as [a, b, c], a matrix
+// one row per line; at most replMaxElems elements of a vector or of a
+// matrix row, and replMaxElems rows.
+func printValue(w io.Writer, v []float64, shape []int, format func(float64) string) {
+	row := func(vals []float64) string {
+		var parts []string
+		for k, x := range vals {
+			if k == replMaxElems {
+				parts = append(parts, fmt.Sprintf("... (%d more)", len(vals)-k))
+				break
+			}
+			parts = append(parts, format(x))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	switch len(shape) {
+	case 0:
+		if len(v) > 0 {
+			fmt.Fprintln(w, format(v[0]))
+		}
+	case 1:
+		fmt.Fprintln(w, row(v))
+	default:
+		n, m := shape[0], shape[1]
+		for i := 0; i < n; i++ {
+			if i == replMaxElems {
+				fmt.Fprintf(w, " ... (%d more rows)]\n", n-i)
+				break
+			}
+			open, end := " ", ","
+			if i == 0 {
+				open = "["
+			}
+			if i == n-1 {
+				end = "]"
+			}
+			fmt.Fprintln(w, open+row(v[i*m:(i+1)*m])+end)
+		}
+	}
+}
+
+// outputValues maps the model's outputs (of the form output NAME = EXPR)
+// to their expressions.
+func outputValues(f *ast.File) map[string]ast.Expr {
+	vals := map[string]ast.Expr{}
+	for _, s := range f.Stmts {
+		if o, ok := s.(*ast.OutputStmt); ok && o.Value != nil {
+			vals[o.Name.Name] = o.Value
+		}
+	}
+	return vals
+}
+
+// substOutputs replaces the names of outputs in e by their expressions, in
+// parentheses: the compiler gives an output no value inside another
+// expression, and an expression typed at the prompt becomes an output.
+func substOutputs(e ast.Expr, vals map[string]ast.Expr) ast.Expr {
+	if len(vals) == 0 || e == nil {
+		return e
+	}
+	sub := func(x ast.Expr) ast.Expr { return substOutputs(x, vals) }
+	switch x := e.(type) {
+	case *ast.Ident:
+		if v, ok := vals[x.Name]; ok {
+			return &ast.ParenExpr{Lparen: x.NamePos, X: v, Rparen: x.NamePos}
+		}
+	case *ast.UnaryExpr:
+		x.X = sub(x.X)
+	case *ast.BinaryExpr:
+		x.X, x.Y = sub(x.X), sub(x.Y)
+	case *ast.ParenExpr:
+		x.X = sub(x.X)
+	case *ast.TransposeExpr:
+		x.X = sub(x.X)
+	case *ast.CallExpr:
+		for i := range x.Args {
+			x.Args[i] = sub(x.Args[i])
+		}
+	case *ast.IndexExpr:
+		x.X = sub(x.X)
+		for i := range x.Indices {
+			x.Indices[i] = sub(x.Indices[i])
+		}
+	case *ast.SliceExpr:
+		x.Lo, x.Hi = sub(x.Lo), sub(x.Hi)
+	}
+	return e
+}

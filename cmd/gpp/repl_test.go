@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+)
+
+// TestReplSession drives a whole session through gpp repl's streams:
+// testdata/repl_session.in is typed, and the transcript (stdout and stderr
+// together, as a terminal shows them) must equal testdata/repl_session.want.
+// "$TMP" in the script stands for a temporary directory. Run
+// `go test ./cmd/gpp -run TestReplSession -update` to rewrite the
+// transcript.
+func TestReplSession(t *testing.T) {
+	script, err := os.ReadFile("testdata/repl_session.in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	in := strings.ReplaceAll(string(script), "$TMP", tmp)
+	var out bytes.Buffer
+	code := run([]string{"repl", "--history", "-"}, strings.NewReader(in), &out, &out)
+	if code != exitOK {
+		t.Errorf("exit code %d, want %d", code, exitOK)
+	}
+	got := strings.ReplaceAll(out.String(), tmp, "$TMP")
+	const want = "testdata/repl_session.want"
+	if *update {
+		if err := os.WriteFile(want, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		exp, err := os.ReadFile(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(exp) {
+			t.Errorf("transcript differs from %s:\n%s", want, lineDiff(string(exp), got))
+		}
+	}
+
+	// The saved model is canonical source that parses and checks.
+	saved := filepath.Join(tmp, "model.gpp")
+	l, err := pipeline.Parse(saved, nil)
+	if err != nil {
+		t.Fatalf("saved model: %v", err)
+	}
+	if n := len(l.Info.Latents); n != 1 || l.Info.Latents[0].Name != "lambda" {
+		t.Errorf("saved model has latents %v, want lambda", l.Info.Latents)
+	}
+	if !strings.Contains(string(l.Source), "param lambda: positive ~ Gamma(a, 0.5)\n") {
+		t.Errorf("saved model is not canonical:\n%s", l.Source)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(tmp, ".*tmp*")); len(matches) > 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}
+
+// lineDiff shows the first differing line of two texts.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
+		}
+	}
+	return "(same lines)"
+}
+
+// newTestRepl returns a session whose output and errors go to buffers.
+func newTestRepl() (*repl, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return newRepl(strings.NewReader(""), &out, &errb), &out, &errb
+}
+
+// typeIn runs inputs as if typed at the prompt.
+func typeIn(r *repl, inputs ...string) {
+	for _, in := range inputs {
+		r.handle(in)
+	}
+}
+
+func TestReplComplete(t *testing.T) {
+	r, _, _ := newTestRepl()
+	typeIn(r, "data y: int<lower=0>[N]", "param lambda: positive ~ Gamma(2, 0.5)", "let lambda2 = lambda * lambda")
+	tests := []struct {
+		line string
+		want []string
+		n    int
+	}{
+		{"par", []string{"param"}, 3},                                                     // keyword
+		{"pos", []string{"positive"}, 3},                                                  // type keyword
+		{"y ~ Poi", []string{"Poisson"}, 3},                                               // distribution
+		{"sof", []string{"softplus"}, 3},                                                  // built-in
+		{"lam", []string{"lambda", "lambda2"}, 3},                                         // declared names
+		{"mean(la", []string{"lambda", "lambda2"}, 2},                                     // inside a call
+		{"s", []string{"sd", "simplex", "softplus", "solve", "sqrt", "square", "sum"}, 1}, // REPL sd
+		{":fi", []string{":fit"}, 3},                                                      // command
+		{":s", []string{":save", ":set", ":show"}, 2},                                     // commands
+		{":show la", []string{"lambda"}, 2},                                               // latent names only
+		{"zzz", nil, 3},                                                                   // nothing
+	}
+	for _, tt := range tests {
+		got, n := r.complete(tt.line, len(tt.line))
+		if !reflect.DeepEqual(got, tt.want) || n != tt.n {
+			t.Errorf("complete(%q) = %q, %d; want %q, %d", tt.line, got, n, tt.want, tt.n)
+		}
+	}
+	// readline's adapter returns the missing suffixes.
+	sfx, n := replCompleter{r}.Do([]rune("y ~ Poi"), 7)
+	if n != 3 || len(sfx) != 1 || string(sfx[0]) != "sson" {
+		t.Errorf("Do = %q, %d; want [sson], 3", sfx, n)
+	}
+}
+
+func TestNeedsMore(t *testing.T) {
+	tests := []struct {
+		src  string
+		more bool
+	}{
+		{"param lambda: positive ~ Gamma(2, 0.5)", false}, // complete statement
+		{"y ~ Poisson(lambda)", false},
+		{"x'", false},                               // ends with a transpose
+		{"data y: int<lower=0>", false},             // ends with >
+		{"mean(lambda)", false},                     // expression
+		{"param lambda: positive ~ Gamma(2,", true}, // open (
+		{"W[0,", true},                              // open [
+		{"for i in 0:N {", true},                    // open {
+		{"for i in 0:N {\n y[i] ~ Poisson(l)\n}", false},
+		{"let s = a +", true}, // trailing operator
+		{"let s = a .*", true},
+		{"y ~", true},
+		{"const K =", true},
+		{"data y: int<", true},
+		{"a + b # comment (", false}, // comments do not count
+		{"target +=", true},
+		{"x)", false}, // unbalanced: submitted, reported by the parser
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := needsMore(tt.src); got != tt.more {
+			t.Errorf("needsMore(%q) = %v, want %v", tt.src, got, tt.more)
+		}
+	}
+}
+
+// TestReplReadInput checks how lines make inputs: continuation, a blank
+// line, and a statement keyword that ends an open input.
+func TestReplReadInput(t *testing.T) {
+	script := "param l: positive ~ Gamma(1,\n 1)\n\n:show  x \n(1 +\n\nlet z = (1 +\nparam q: real\nfor i in 0:3 {\n  let u = i\n}\n"
+	var out bytes.Buffer
+	r := newRepl(nil, &out, &out)
+	lines := newScriptLines(strings.NewReader(script), &out)
+	var got []string
+	for {
+		in, err := r.readInput(lines)
+		if in != "" {
+			got = append(got, in)
+		}
+		if err != nil {
+			break
+		}
+	}
+	want := []string{"param l: positive ~ Gamma(1,\n 1)", ":show  x", "(1 +", "let z = (1 +", "param q: real", "for i in 0:3 {\n  let u = i\n}"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("inputs = %q\nwant %q", got, want)
+	}
+	if !strings.Contains(out.String(), ">>> param l: positive ~ Gamma(1,\n...  1)\n") {
+		t.Errorf("transcript lacks the prompts:\n%s", out.String())
+	}
+}
+
+func TestReplErrors(t *testing.T) {
+	t.Run("set bad value", func(t *testing.T) {
+		r, out, errb := newTestRepl()
+		typeIn(r, "const K = 3", ":set K=abc", ":set K", ":set nope=1")
+		e := errb.String()
+		for _, want := range []string{
+			`<repl>:1:7: --set K=abc: `, // positioned at the constant
+			`:set: expected NAME=VALUE, got "K"`,
+			"--set nope=1: the model has no constant `nope`",
+		} {
+			if !strings.Contains(e, want) {
+				t.Errorf("errors lack %q:\n%s", want, e)
+			}
+		}
+		if len(r.sets) != 0 {
+			t.Errorf("bad :set values kept: %v", r.sets)
+		}
+		typeIn(r, ":set K=5", "K * 2")
+		if !strings.Contains(out.String(), "K = 5 (default 3)\n10\n") {
+			t.Errorf("output:\n%s", out.String())
+		}
+	})
+	t.Run("load missing file", func(t *testing.T) {
+		r, _, errb := newTestRepl()
+		typeIn(r, "const K = 3", ":load testdata/no_such_model.gpp")
+		if !strings.Contains(errb.String(), "cannot read model") {
+			t.Errorf("errors: %s", errb.String())
+		}
+		if r.src != "const K = 3\n" {
+			t.Errorf("model changed by a failed :load: %q", r.src)
+		}
+	})
+	t.Run("load bad model", func(t *testing.T) {
+		r, _, errb := newTestRepl()
+		typeIn(r, ":load testdata/repl_bad.gpp")
+		if !strings.Contains(errb.String(), "testdata/repl_bad.gpp:3:1: expected") || r.src != "" {
+			t.Errorf("errors: %s; model %q", errb.String(), r.src)
+		}
+	})
+	t.Run("unknown command", func(t *testing.T) {
+		r, _, errb := newTestRepl()
+		typeIn(r, ":frobnicate now")
+		if !strings.Contains(errb.String(), "unknown command :frobnicate") {
+			t.Errorf("errors: %s", errb.String())
+		}
+		if r.quit {
+			t.Error("the session ended")
+		}
+	})
+	t.Run("expression before a fit", func(t *testing.T) {
+		r, out, errb := newTestRepl()
+		typeIn(r, ":load testdata/repl_model.gpp", "lambda * 2", "mean(lambda)", ":show", "a + 1")
+		if n := strings.Count(errb.String(), "no fit yet: run :fit"); n != 3 {
+			t.Errorf("%d 'no fit yet' errors, want 3:\n%s", n, errb.String())
+		}
+		if !strings.HasSuffix(out.String(), "\n3\n") { // a + 1 needs no fit
+			t.Errorf("output:\n%s", out.String())
+		}
+	})
+	t.Run("dropped statement", func(t *testing.T) {
+		r, _, errb := newTestRepl()
+		typeIn(r, "param x: positive ~ Gamma(1, 1)", "param x: real", "let y = x +* 2")
+		e := errb.String()
+		if !strings.Contains(e, "<input>:1:7: `x` redeclared; first declared at <repl>:1:7") {
+			t.Errorf("errors:\n%s", e)
+		}
+		if !strings.Contains(e, "<input>:1:") || !strings.Contains(e, "^") {
+			t.Errorf("syntax error not positioned with a caret:\n%s", e)
+		}
+		if r.src != "param x: positive ~ Gamma(1, 1)\n" {
+			t.Errorf("model = %q", r.src)
+		}
+	})
+	t.Run("fit flags", func(t *testing.T) {
+		r, _, errb := newTestRepl()
+		typeIn(r, ":fit --iter 0", ":fit data.csv")
+		e := errb.String()
+		if !strings.Contains(e, "--iter must be at least 1") || !strings.Contains(e, ":fit takes flags only") {
+			t.Errorf("errors:\n%s", e)
+		}
+	})
+}
+
+// TestReplInterrupt checks that Ctrl-C stops a running :fit, not the
+// session: the q reached is kept and can be queried.
+func TestReplInterrupt(t *testing.T) {
+	r, out, errb := newTestRepl()
+	var sigs chan<- os.Signal
+	r.notify = func(c chan<- os.Signal) func() { sigs = c; return func() {} }
+	sent := false
+	r.afterEval = func(p sgvb.Progress) {
+		if !sent {
+			sent = true
+			sigs <- os.Interrupt
+		}
+	}
+	typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv",
+		":fit --quiet --iter 100000000 --tol 0 --eval-every 10")
+	if r.fit == nil || !r.fit.res.Interrupted {
+		t.Fatalf("no interrupted fit kept; errors:\n%s", errb.String())
+	}
+	if !strings.Contains(errb.String(), "interrupted") || !strings.Contains(out.String(), "(interrupted)") {
+		t.Errorf("output:\n%s\nerrors:\n%s", out, errb)
+	}
+	out.Reset()
+	typeIn(r, "mean(lambda)")
+	if out.Len() == 0 {
+		t.Errorf("no value after the interrupted fit; errors:\n%s", errb.String())
+	}
+}
+
+// TestReplFitValues checks the numbers against the exact posterior
+// Gamma(2 + sum(y), 0.5 + N) of the gamma–Poisson model.
+func TestReplFitValues(t *testing.T) {
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv", ":fit --quiet --seed 3 --iter 10000")
+	if r.fit == nil {
+		t.Fatalf("no fit: %s", errb.String())
+	}
+	f := r.fit.res.Factor("lambda")
+	mean, sd := f.Mean()[0], f.SD()[0]
+	wantMean, wantSD := 37/10.5, math.Sqrt(37)/10.5
+	if math.Abs(mean-wantMean) > 0.05*wantMean || math.Abs(sd-wantSD) > 0.15*wantSD {
+		t.Errorf("q(lambda): mean %.4g sd %.4g, want about %.4g, %.4g", mean, sd, wantMean, wantSD)
+	}
+	var out bytes.Buffer
+	r.out = &out
+	typeIn(r, "mean(lambda)", "mean(twice)", "lambda * 2")
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || lines[0] != num3(mean) {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	// a later statement keeps the fit usable; a new param does not
+	r.out = &bytes.Buffer{}
+	typeIn(r, "let l3 = lambda * 3", "mean(l3)")
+	if errb.Len() > 0 && strings.Contains(errb.String(), "run :fit again") {
+		t.Errorf("a let made the fit stale: %s", errb.String())
+	}
+	typeIn(r, "param extra: real ~ Normal(0, 1)", "mean(l3)")
+	if !strings.Contains(errb.String(), "params changed since the last :fit") {
+		t.Errorf("errors:\n%s", errb.String())
+	}
+}
+
+func TestDefaultHistoryPath(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"}, filepath.Join("/s", "gpp", "history")},
+		{map[string]string{"XDG_STATE_HOME": "rel", "HOME": "/h"}, filepath.Join("/h", ".gpp_history")},
+		{map[string]string{"HOME": "/h"}, filepath.Join("/h", ".gpp_history")},
+		{map[string]string{}, ""},
+	}
+	for _, tt := range tests {
+		if got := defaultHistoryPath(env(tt.env)); got != tt.want {
+			t.Errorf("defaultHistoryPath(%v) = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}
+
+func TestReplHelp(t *testing.T) {
+	r, out, _ := newTestRepl()
+	typeIn(r, ":help")
+	for _, c := range replCommands {
+		if !strings.Contains(out.String(), "  :"+c.name) {
+			t.Errorf(":help does not list :%s", c.name)
+		}
+	}
+	typeIn(r, ":q")
+	if !r.quit {
+		t.Error(":q did not end the session")
+	}
+}

@@ -1,0 +1,127 @@
+package compile
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+const fuseHead = `data N: int
+data links: int[E, 2]
+const K = 3
+param r: positive[K] ~ Gamma(1, 1)
+param W: positive[N, K] ~ Gamma(1, 1)
+param V: positive[N, K] ~ Gamma(1, 1)
+`
+
+// Every order and grouping of rowsum(W[i] .* W[j] .* r') lowers to the
+// fused node and computes what the unfused product (through a let, which
+// the pattern does not see) computes; products that do not fit fall back.
+func TestRowSumProdLowering(t *testing.T) {
+	links, _ := epmData(t, 7, 3)
+	inputs := []data.Input{{Name: "links", File: "links.csv", Table: links}}
+	sets := map[string]string{"N": "7"}
+	for _, c := range []struct {
+		name, prod string
+		fused      bool
+	}{
+		{"w-w-r", "W[links[, 0]] .* W[links[, 1]] .* r'", true},
+		{"r-w-w", "r' .* W[links[, 0]] .* W[links[, 1]]", true},
+		{"w-r-w", "W[links[, 0]] .* r' .* W[links[, 1]]", true},
+		{"grouped-right", "W[links[, 0]] .* (W[links[, 1]] .* r')", true},
+		{"grouped-parens", "((r') .* (W[links[, 0]])) .* W[links[, 1]]", true},
+		{"two-matrices", "W[links[, 0]] .* V[links[, 1]]", true},
+		{"three-matrices", "W[links[, 0]] .* W[links[, 1]] .* V[links[, 0]]", false},
+		{"scalar-weight", "W[links[, 0]] .* 2.0 .* W[links[, 1]]", false},
+		{"four-factors", "W[links[, 0]] .* W[links[, 1]] .* r' .* r'", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fused := compileSrc(t, "fused.gpp", fuseHead+"let rate = rowsum("+c.prod+")\ntarget += sum(log1mexp(rate) + rate)\n", sets, inputs...)
+			plain := compileSrc(t, "plain.gpp", fuseHead+"let p = "+c.prod+"\nlet rate = rowsum(p)\ntarget += sum(log1mexp(rate) + rate)\n", sets, inputs...)
+			rng := rand.New(rand.NewPCG(1, 2))
+			x := make([]float64, fused.Dim)
+			for i := range x {
+				x[i] = -1 + 0.5*rng.NormFloat64()
+			}
+			g1, g2 := make([]float64, len(x)), make([]float64, len(x))
+			v1, err1 := fused.LogJoint(x, g1)
+			v2, err2 := plain.LogJoint(x, g2)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("errors %v, %v", err1, err2)
+			}
+			if math.Abs(v1-v2) > 1e-12*math.Abs(v2) {
+				t.Errorf("log joint %.17g, unfused %.17g", v1, v2)
+			}
+			for i := range g1 {
+				if math.Abs(g1[i]-g2[i]) > 1e-12*max(1, math.Abs(g2[i])) {
+					t.Errorf("d/d%s %.17g, unfused %.17g", fused.LatentOf(i), g1[i], g2[i])
+				}
+			}
+			checkGradient(t, fused, 7, 0.5)
+			// An overflowing product tells which node computed it: the
+			// fused rowsum, at the position of the call, or a product.
+			big := append([]float64(nil), x...)
+			for i := 3; i < len(big); i++ {
+				big[i] = 400 // W, V = e^400
+			}
+			_, err := fused.LogJoint(big, g1)
+			var e *ast.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("overflow: got %v, want a positioned error", err)
+			}
+			if got := strings.HasPrefix(err.Error(), "fused.gpp:7:12: rowsum: result is +Inf"); got != c.fused {
+				t.Errorf("overflow error %q; fused %v", err, c.fused)
+			}
+		})
+	}
+}
+
+// The interim prepared gamma kernels return bit for bit what dist's
+// kernels return, edge cases included.
+func TestPreparedKernels(t *testing.T) {
+	u, ok := dist.LookupUnivariate("Gamma")
+	if !ok {
+		t.Fatal("no Gamma in dist")
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	params := []float64{1e-300, 1e-3, 0.01, 0.5, 1, 2.5, 40, 1e200, 0, -1, nan, inf, -inf}
+	xs := []float64{-800, -50, -1, -1e-300, 0, 1e-300, 1e-3, 0.5, 1, 3, 50, 700, 800, nan, inf, -inf}
+	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+	for _, c := range []struct {
+		name string
+		kern dist.Kernel
+		prep interface {
+			StateLen() int
+			Prepare(p, state []float64)
+			Eval(x float64, p, state, dp []float64) (float64, float64)
+		}
+	}{
+		{"Gamma", u.Kernel, preparedKernel("Gamma", false)},
+		{"LogScale(Gamma)", dist.LogScale(u).Kernel, preparedKernel("Gamma", true)},
+	} {
+		state := make([]float64, c.prep.StateLen())
+		for _, a := range params {
+			for _, b := range params {
+				p := []float64{a, b}
+				c.prep.Prepare(p, state)
+				for _, x := range xs {
+					dp1, dp2 := make([]float64, 2), make([]float64, 2)
+					lp1, dx1 := c.kern(x, p, dp1)
+					lp2, dx2 := c.prep.Eval(x, p, state, dp2)
+					if !same(lp1, lp2) || !same(dx1, dx2) || !same(dp1[0], dp2[0]) || !same(dp1[1], dp2[1]) {
+						t.Errorf("%s(%g | %g, %g): kernel %v %v %v, prepared %v %v %v", c.name, x, a, b, lp1, dx1, dp1, lp2, dx2, dp2)
+					}
+				}
+			}
+		}
+	}
+	if preparedKernel("Normal", false) != nil {
+		t.Error("a prepared kernel for a family that has none")
+	}
+}
