@@ -7,7 +7,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
@@ -111,31 +110,34 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 // printSummary writes what gpp check reports about a valid model.
 func printSummary(w io.Writer, path string, info *check.Info) {
 	fmt.Fprintf(w, "%s: ok\n", path)
-	tw := tabwriter.NewWriter(trimWriter{w}, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "\nlatents (%d):\n", len(info.Latents))
-	fmt.Fprintln(tw, "  name\tshape\tsupport\tfamily\tprior")
+	t := &table{}
+	t.row("  name", "shape", "support", "family", "prior")
 	for _, l := range info.Latents {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", l.Name, shapeString(l.Dims), l.Support, l.Family, priorString(l))
+		t.row("  "+l.Name, shapeString(l.Dims), l.Support.String(), l.Family, priorString(l))
 	}
-	tw.Flush()
+	t.print(w)
 	fmt.Fprintf(w, "\ndata (%d):\n", len(info.Data))
+	t = &table{}
 	for _, d := range info.Data {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Name, d.TypeString(), d.Note())
+		t.row("  "+d.Name, d.TypeString(), d.Note())
 	}
-	tw.Flush()
+	t.print(w)
 	if len(info.Consts) > 0 {
 		fmt.Fprintf(w, "\nconstants (%d):\n", len(info.Consts))
+		t = &table{}
 		for _, c := range info.Consts {
-			fmt.Fprintf(tw, "  %s\t= %s\t%s\n", c.Name, c.ValueString(), c.Note())
+			t.row("  "+c.Name, "= "+c.ValueString(), c.Note())
 		}
-		tw.Flush()
+		t.print(w)
 	}
 	if len(info.Outputs) > 0 {
 		fmt.Fprintf(w, "\noutputs (%d):\n", len(info.Outputs))
+		t = &table{}
 		for _, o := range info.Outputs {
-			fmt.Fprintf(tw, "  %s\t%s\n", o.Name, shapeString(o.Dims))
+			t.row("  "+o.Name, shapeString(o.Dims))
 		}
-		tw.Flush()
+		t.print(w)
 	}
 }
 
@@ -164,21 +166,4 @@ func supportInterval(s dist.Support) string {
 		return "(0, 1)"
 	}
 	return s.String()
-}
-
-// trimWriter drops the trailing spaces tabwriter leaves after an empty last
-// cell, so the output diffs cleanly.
-type trimWriter struct{ w io.Writer }
-
-func (t trimWriter) Write(p []byte) (int, error) {
-	lines := strings.SplitAfter(string(p), "\n")
-	for i, l := range lines {
-		if strings.HasSuffix(l, "\n") {
-			lines[i] = strings.TrimRight(l[:len(l)-1], " ") + "\n"
-		}
-	}
-	if _, err := io.WriteString(t.w, strings.Join(lines, "")); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

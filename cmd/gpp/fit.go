@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -439,47 +438,4 @@ func num3(v float64) string {
 		return "NaN"
 	}
 	return fmt.Sprintf("%.3g", v)
-}
-
-// table aligns rows of cells; notes are lines printed as they are.
-type table struct {
-	right []bool // right-align column i
-	rows  [][]string
-}
-
-func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
-func (t *table) note(s string)       { t.rows = append(t.rows, []string{"\x00" + s}) }
-
-func (t *table) print(w io.Writer) {
-	var width []int
-	for _, r := range t.rows {
-		if len(r) == 1 && strings.HasPrefix(r[0], "\x00") {
-			continue
-		}
-		for i, c := range r {
-			if i >= len(width) {
-				width = append(width, 0)
-			}
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range t.rows {
-		if len(r) == 1 && strings.HasPrefix(r[0], "\x00") {
-			fmt.Fprintln(w, r[0][1:])
-			continue
-		}
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if i < len(t.right) && t.right[i] {
-				b.WriteString(pad + c)
-			} else {
-				b.WriteString(c + pad)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gpplang/gpp/stdlib"
 )
@@ -49,20 +48,20 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	case "diagnose":
 		return cmdDiagnose([]string{"--help"}, stdout, stdout)
 	case "distributions":
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "distribution\tvalue\tdescription")
+		t := &table{}
+		t.row("distribution", "value", "description")
 		for _, d := range stdlib.Dists() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Signature(), d.ValueDoc(), d.Doc)
+			t.row(d.Signature(), d.ValueDoc(), d.Doc)
 		}
-		tw.Flush()
+		t.print(stdout)
 		return exitOK
 	case "functions":
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "function\tshape\tdescription")
+		t := &table{}
+		t.row("function", "shape", "description")
 		for _, f := range stdlib.Funcs() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Signature(), f.ShapeDoc(), f.Doc)
+			t.row(f.Signature(), f.ShapeDoc(), f.Doc)
 		}
-		tw.Flush()
+		t.print(stdout)
 		return exitOK
 	}
 	if d := stdlib.LookupDist(topic); d != nil {
