@@ -410,6 +410,13 @@ func printFitSummary(w io.Writer, cfg *fitConfig, r *sgvb.Result, ds *drawSet, s
 	}
 	t.print(w)
 	fmt.Fprintln(w)
+	printFitStatus(w, cfg, r, written)
+}
+
+// printFitStatus prints the lines after the summary table: the ELBO (or
+// the log joint at a MAP estimate), the iterations with how the fit ended,
+// the Pareto k̂ and the files written.
+func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []string) {
 	if r.Method == sgvb.MAP {
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
 	} else {
@@ -428,7 +435,9 @@ func printFitSummary(w io.Writer, cfg *fitConfig, r *sgvb.Result, ds *drawSet, s
 	if r.Method != sgvb.MAP {
 		fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(r.ParetoK), r.ParetoReading)
 	}
-	fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	if len(written) > 0 {
+		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	}
 }
 
 // num3 formats a number for the console with 3 significant digits, as

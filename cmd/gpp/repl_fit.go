@@ -221,27 +221,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st
 	}
 	t.print(w)
 	fmt.Fprintln(w)
-	if res.Method == sgvb.MAP {
-		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", res.ELBO)
-	} else {
-		fmt.Fprintf(w, "ELBO         %.6g ± %.2g\n", res.ELBO, res.ELBOSE)
-	}
-	status := "converged"
-	switch {
-	case res.Interrupted:
-		status = "interrupted"
-	case !res.Converged && cfg.tol == 0:
-		status = "the fixed number asked"
-	case !res.Converged:
-		status = "did not converge"
-	}
-	fmt.Fprintf(w, "iterations   %d (%s)\n", res.Iterations, status)
-	if res.Method != sgvb.MAP {
-		fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(res.ParetoK), res.ParetoReading)
-	}
-	if len(written) > 0 {
-		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
-	}
+	printFitStatus(w, cfg, res, written)
 }
 
 // replElemName names element k (row-major) of a value of the given shape

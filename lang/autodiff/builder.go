@@ -56,9 +56,20 @@ type node struct {
 	// or the inner dimension of a matmul.
 	i0, i1 int
 	f0     float64 // GaussRowsSS row count
-	idx    []int   // gather indices
+	idx    []int   // gather indices; rows of the first operand of a RowSumProd
+	idy    []int   // rows of the second operand of a RowSumProd
 	dist   *dist.Univariate
 	name   string // input name
+
+	// Prepared densities: the split kernel, how the distinct parameter
+	// sets are laid out (prepNone, prepRows or prepCols) and their count;
+	// for a log-scale kernel, 1 + the index of a node holding exp(value)
+	// (0 if none), a dependency of the density.
+	prep    Prepared
+	prepLog PreparedLog
+	pmode   int
+	nsets   int
+	expOf   int32
 
 	scr, nscr int // scratch range
 }
@@ -75,12 +86,13 @@ type Builder struct {
 	dim    int
 	errs   ast.ErrorList
 	chols  map[int32]ID
+	exps   map[int32]int32 // node → a node computing its exp
 	done   bool
 }
 
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
-	return &Builder{serial: builderSerial.Add(1), chols: map[int32]ID{}}
+	return &Builder{serial: builderSerial.Add(1), chols: map[int32]ID{}, exps: map[int32]int32{}}
 }
 
 func (b *Builder) id(i int) ID { return ID(int64(b.serial)<<32 | int64(i)) }
@@ -249,7 +261,11 @@ func (b *Builder) Unary(op Op, x ID, pos ast.Pos) ID {
 	if !ok {
 		return b.invalid(pos)
 	}
-	return b.push(node{op: op, args: args, shape: b.shapeOf(args[0]), pos: pos})
+	id := b.push(node{op: op, args: args, shape: b.shapeOf(args[0]), pos: pos})
+	if _, seen := b.exps[args[0]]; op == OpExp && !seen {
+		b.exps[args[0]] = int32(len(b.nodes) - 1)
+	}
+	return id
 }
 
 // Neg returns -x.
@@ -677,6 +693,10 @@ func (b *Builder) Gather(x ID, idx []int, pos ast.Pos) ID {
 // broadcast to a common shape, calling d.Kernel once per element. Adjoints
 // flow to value and to every argument, summed over broadcast dimensions.
 func (b *Builder) Density(d dist.Univariate, value ID, args []ID, pos ast.Pos) ID {
+	return b.density(d, nil, value, args, pos)
+}
+
+func (b *Builder) density(d dist.Univariate, prep Prepared, value ID, args []ID, pos ast.Pos) ID {
 	if d.Kernel == nil {
 		panic(errNilKernel)
 	}
@@ -702,8 +722,17 @@ func (b *Builder) Density(d dist.Univariate, value ID, args []ID, pos ast.Pos) I
 	}
 	na, m := len(args), out.Len()
 	dd := d
-	return b.push(node{op: OpDensity, args: ops, shape: Scalar(), pos: pos, gr: gr, gc: gc, bc: bc,
-		dist: &dd, i0: m, nscr: 2*na + m + m*na})
+	n := node{op: OpDensity, args: ops, shape: Scalar(), pos: pos, gr: gr, gc: gc, bc: bc,
+		dist: &dd, i0: m, nscr: 2*na + m + m*na}
+	if prep != nil {
+		n.preparedLayout(prep)
+		if pl, ok := prep.(PreparedLog); ok && n.prep != nil {
+			if e, ok := b.exps[ops[0]]; ok {
+				n.prepLog, n.expOf = pl, e+1
+			}
+		}
+	}
+	return b.push(n)
 }
 
 func describeShapes(d dist.Univariate, shapes []Shape) string {

@@ -80,6 +80,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return ast.Errorf(n.pos, "%s", msg("constant: value is "+bad, el))
 	case op == OpDensity:
 		return p.densityError(n)
+	case op == OpRowSumProd:
+		return p.rowSumProdError(n, k, bad)
 	case op.isUnary():
 		return ast.Errorf(n.pos, "%s", unaryMessage(op, p.v(p.arg(n, 0))[k], bad, el))
 	case op.isBinary():

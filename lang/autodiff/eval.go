@@ -125,6 +125,8 @@ func (p *Program) eval(n *node) bool {
 		}
 	case op == OpDensity:
 		p.evalDensity(n)
+	case op == OpRowSumProd:
+		p.evalRowSumProd(n)
 	default:
 		panic("autodiff: eval of an invalid node")
 	}
@@ -239,6 +241,10 @@ func logSumExp(x []float64) float64 {
 // evalDensity sums the kernel over the broadcast elements, keeping each
 // element's partials in scratch for the reverse sweep.
 func (p *Program) evalDensity(n *node) {
+	if n.prep != nil {
+		p.evalPrepared(n)
+		return
+	}
 	na := len(n.args) - 1
 	m := n.i0
 	scr := p.s(n)

@@ -131,6 +131,8 @@ func (p *Program) grad(n *node) {
 		}
 	case op == OpDensity:
 		p.gradDensity(n, g[0])
+	case op == OpRowSumProd:
+		p.gradRowSumProd(n, g)
 	default:
 		panic("autodiff: grad of an invalid node")
 	}
@@ -362,6 +364,10 @@ func (p *Program) gradGaussRows(n *node, g float64) {
 // gradDensity spreads g times the stored per-element partials onto the
 // operands, summing over broadcast dimensions.
 func (p *Program) gradDensity(n *node, g float64) {
+	if n.prep != nil {
+		p.gradPrepared(n, g)
+		return
+	}
 	na := len(n.args) - 1
 	m := n.i0
 	scr := p.s(n)
@@ -371,18 +377,11 @@ func (p *Program) gradDensity(n *node, g float64) {
 		if o.aoff < 0 {
 			continue
 		}
-		ao := p.a(o)
-		rs, cs := n.bc[3*a+1], n.bc[3*a+2]
 		ds := dxs
 		if a > 0 {
 			ds = dps[(a-1)*m : a*m]
 		}
-		for i := 0; i < n.gr; i++ {
-			ar, dr := ao[i*rs:], ds[i*n.gc:(i+1)*n.gc]
-			for j, d := range dr {
-				ar[j*cs] += g * d
-			}
-		}
+		scatterDensity(p.a(o), ds, n.gr, n.gc, n.bc[3*a+1], n.bc[3*a+2], g)
 	}
 }
 

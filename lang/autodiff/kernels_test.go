@@ -50,3 +50,36 @@ func gammaKernel(x float64, p, dp []float64) (float64, float64) {
 	dp[1] = a/b - x
 	return a*lb - lga + (a-1)*lx - b*x, (a-1)/x - b
 }
+
+// gammaPrepared is the prepared form of gammaKernel: state is
+// [valid, a log b - lgamma(a), log b - digamma(a), a/b].
+type gammaPrepared struct{}
+
+func (gammaPrepared) StateLen() int { return 4 }
+
+func (gammaPrepared) Prepare(p, s []float64) {
+	a, b := p[0], p[1]
+	if !(a > 0) || !(b > 0) {
+		s[0] = 0
+		return
+	}
+	lga, _ := math.Lgamma(a)
+	lb := math.Log(b)
+	s[0], s[1], s[2], s[3] = 1, a*lb-lga, lb-digamma(a), a/b
+}
+
+func (gammaPrepared) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	if s[0] == 0 {
+		dp[0], dp[1] = math.NaN(), math.NaN()
+		return math.NaN(), math.NaN()
+	}
+	if !(x > 0) {
+		dp[0], dp[1] = 0, 0
+		return math.Inf(-1), 0
+	}
+	a, b := p[0], p[1]
+	lx := math.Log(x)
+	dp[0] = s[2] + lx
+	dp[1] = s[3] - x
+	return s[1] + (a-1)*lx - b*x, (a-1)/x - b
+}

@@ -60,6 +60,9 @@ const (
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
 
+	// Fused.
+	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
+
 	numOps
 )
 
@@ -74,6 +77,7 @@ var opNames = [numOps]string{
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpDensity: "density",
+	OpRowSumProd: "rowsum",
 }
 
 func (o Op) String() string {

@@ -51,9 +51,12 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		p.nodes[i].live = true
 	}
 	for i := len(p.nodes) - 1; i >= 0; i-- {
-		if p.nodes[i].live {
-			for _, a := range p.nodes[i].args {
+		if n := &p.nodes[i]; n.live {
+			for _, a := range n.args {
 				p.nodes[a].live = true
+			}
+			if n.expOf > 0 {
+				p.nodes[n.expOf-1].live = true
 			}
 		}
 	}

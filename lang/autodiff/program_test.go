@@ -7,7 +7,8 @@ import (
 )
 
 // mixedProgram builds a non-trivial program: matmul, gather, densities,
-// Cholesky, solve, logdet and the fused Gaussian rows op.
+// Cholesky, solve, logdet and the fused ops (Gaussian rows, row-product
+// sums, prepared densities).
 func mixedProgram(t testing.TB) (*Program, []float64) {
 	const n, k, m = 6, 3, 8
 	r := rand.New(rand.NewPCG(11, 12))
@@ -35,6 +36,12 @@ func mixedProgram(t testing.TB) (*Program, []float64) {
 	wg := b.Gather(w, []int{1, 1, 4}, testPos)
 	prior2 := b.Density(testGamma, b.Exp(wg, testPos), []ID{b.Scalar(2, testPos), b.Scalar(1, testPos)}, testPos)
 	root := b.Add(b.Add(b.Add(gauss, rows, testPos), b.Add(lik, prior, testPos), testPos), prior2, testPos)
+	// The fused ops: a row-product sum of gathered rows, and a prepared
+	// density with its arguments shared along the rows.
+	rt := b.Transpose(b.Exp(b.Slice(mu, 0, k, testPos), testPos), testPos)
+	rate := b.RowSumProd(b.Gather(w, []int{0, 2, 5, 2}, testPos), b.Gather(w, []int{1, 1, 4, 2}, testPos), rt, testPos)
+	prior3 := b.DensityPrepared(testGamma, gammaPrepared{}, b.Exp(w, testPos), []ID{b.Exp(mu, testPos), b.Scalar(2, testPos)}, testPos)
+	root = b.Add(root, b.Add(b.Sum(rate, testPos), prior3, testPos), testPos)
 	p, err := b.Finish(root)
 	if err != nil {
 		t.Fatal(err)
