@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
 )
 
 // Benchmarks of the two hot paths of the example models, each beside a
@@ -154,21 +157,35 @@ func newEPMBench() *epmBench {
 	return e
 }
 
-func (e *epmBench) program(priors bool) (*Program, error) {
+// program builds the EPM tape; fused uses the fused ops the compiler emits
+// for this model (RowSumProd for the rate, prepared gamma densities)
+// instead of the elementwise chain and the per-element kernel.
+func (e *epmBench) program(priors, fused bool) (*Program, error) {
 	b := NewBuilder()
 	w := b.Input("W", Matrix(e.n, e.k), testPos)
 	r := b.Input("r", Vector(e.k), testPos)
 	a := b.Input("a", Vector(e.n), testPos)
 	c := b.Input("c", Vector(e.n), testPos)
 	rt := b.Transpose(r, testPos)
-	rate := b.RowSum(b.Mul(b.Mul(b.Gather(w, e.ei, testPos), b.Gather(w, e.ej, testPos), testPos), rt, testPos), testPos)
+	var rate ID
+	if fused {
+		rate = b.RowSumProd(b.Gather(w, e.ei, testPos), b.Gather(w, e.ej, testPos), rt, testPos)
+	} else {
+		rate = b.RowSum(b.Mul(b.Mul(b.Gather(w, e.ei, testPos), b.Gather(w, e.ej, testPos), testPos), rt, testPos), testPos)
+	}
 	links := b.Sum(b.Add(b.Log1mexp(rate, testPos), rate, testPos), testPos)
 	s := b.ColSum(w, testPos)
 	pairs := b.Sum(b.Mul(rt, b.Sub(b.Square(s, testPos), b.ColSum(b.Square(w, testPos), testPos), testPos), testPos), testPos)
 	lp := b.Sub(links, b.Mul(b.Scalar(0.5, testPos), pairs, testPos), testPos)
 	if priors {
-		pw := b.Density(testGamma, w, []ID{a, c}, testPos)
-		pr := b.Density(testGamma, r, []ID{b.Scalar(0.1, testPos), b.Scalar(1, testPos)}, testPos)
+		density := b.Density
+		if fused {
+			density = func(d dist.Univariate, v ID, args []ID, pos ast.Pos) ID {
+				return b.DensityPrepared(d, gammaPrepared{}, v, args, pos)
+			}
+		}
+		pw := density(testGamma, w, []ID{a, c}, testPos)
+		pr := density(testGamma, r, []ID{b.Scalar(0.1, testPos), b.Scalar(1, testPos)}, testPos)
 		lp = b.Add(lp, b.Add(pw, pr, testPos), testPos)
 	} else {
 		// keep a and c in the latent vector with a zero gradient
@@ -275,18 +292,24 @@ func BenchmarkEPM(b *testing.B) {
 		if priors {
 			name = "lik+priors"
 		}
-		b.Run(name+"/tape", func(b *testing.B) {
-			p, err := e.program(priors)
-			if err != nil {
-				b.Fatal(err)
+		for _, fused := range []bool{false, true} {
+			tape := "/tape"
+			if fused {
+				tape = "/tape-fused"
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := p.LogJoint(e.x, grad); err != nil {
+			b.Run(name+tape, func(b *testing.B) {
+				p, err := e.program(priors, fused)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := p.LogJoint(e.x, grad); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 		b.Run(name+"/hand", func(b *testing.B) {
 			h := e.hand(priors, false)
 			b.ReportAllocs()
@@ -336,13 +359,15 @@ func TestBenchmarksAgree(t *testing.T) {
 	}
 	e := newEPMBench()
 	for _, priors := range []bool{false, true} {
-		p, err := e.program(priors)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(fmt.Sprintf("epm priors=%v", priors), p, e.x, e.hand(priors, false).logJoint)
-		if priors {
-			check("epm rowhoist", p, e.x, e.hand(priors, true).logJoint)
+		for _, fused := range []bool{false, true} {
+			p, err := e.program(priors, fused)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(fmt.Sprintf("epm priors=%v fused=%v", priors, fused), p, e.x, e.hand(priors, false).logJoint)
+			if priors {
+				check(fmt.Sprintf("epm rowhoist fused=%v", fused), p, e.x, e.hand(priors, true).logJoint)
+			}
 		}
 	}
 }

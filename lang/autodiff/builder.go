@@ -63,8 +63,8 @@ type node struct {
 
 	// Prepared densities: the split kernel, how the distinct parameter
 	// sets are laid out (prepNone, prepRows or prepCols) and their count;
-	// for a log-scale kernel, 1 + the index of a node holding exp(value)
-	// (0 if none), a dependency of the density.
+	// for a log-scale kernel, 1 + the index of an earlier node holding
+	// exp(value), read when that node is live (0 if none).
 	prep    Prepared
 	prepLog PreparedLog
 	pmode   int

@@ -16,5 +16,12 @@
 // error at build time and a NaN, an Inf or a failed factorisation at run
 // time are reported as an *ast.Error at that position.
 //
+// Fused ops do in one node what a chain of elementwise nodes would do in
+// many passes: GaussRowsSS (Gaussian rows through their scatter matrix),
+// RowSumProd (rowsum(x .* y .* w) reading gathered rows in place, EPM's
+// rates) and DensityPrepared (a density whose kernel does its
+// parameter-only work once per distinct parameter set). The compiler
+// emits them by pattern; see BENCHMARKS.md for what they buy.
+//
 // A Program is not safe for concurrent use; build one per goroutine.
 package autodiff

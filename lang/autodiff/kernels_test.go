@@ -83,3 +83,31 @@ func (gammaPrepared) Eval(x float64, p, s, dp []float64) (float64, float64) {
 	dp[1] = s[3] - x
 	return s[1] + (a-1)*lx - b*x, (a-1)/x - b
 }
+
+// testGammaLog is Gamma evaluated at l = log x (as dist.LogScale makes it):
+// log p(x), d/dl, d/d(shape, rate).
+var testGammaLog = dist.Univariate{
+	Name:    "Gamma",
+	Params:  testGamma.Params,
+	Support: dist.Real,
+	Kernel: func(l float64, p, dp []float64) (float64, float64) {
+		x := math.Exp(l)
+		lp, dx := gammaKernel(x, p, dp)
+		return lp, dx * x
+	},
+}
+
+// gammaLogPrepared is the prepared form of testGammaLog, with EvalLog.
+type gammaLogPrepared struct{}
+
+func (gammaLogPrepared) StateLen() int          { return 4 }
+func (gammaLogPrepared) Prepare(p, s []float64) { gammaPrepared{}.Prepare(p, s) }
+
+func (k gammaLogPrepared) Eval(l float64, p, s, dp []float64) (float64, float64) {
+	return k.EvalLog(l, math.Exp(l), p, s, dp)
+}
+
+func (gammaLogPrepared) EvalLog(l, x float64, p, s, dp []float64) (float64, float64) {
+	lp, dx := gammaPrepared{}.Eval(x, p, s, dp)
+	return lp, dx * x
+}

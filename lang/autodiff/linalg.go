@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // Tile sizes for gemm: gonum's Dgemm starts goroutines (and allocates) when
@@ -154,8 +155,26 @@ func cholSolve(l []float64, d int, b []float64, m int) {
 	trsm(false, true, l, d, b, m)
 }
 
-// cholInverse sets ci = (L L')⁻¹.
+// potriMax is the largest order inverted by LAPACK's dpotri (L⁻¹ by dtrtri,
+// then L⁻ᵀ L⁻¹ by dlauum: 2d³/3 flops against d³ for two triangular solves
+// with the identity); above it dlauum's products are big enough for gonum's
+// Dgemm to go parallel, which allocates.
+const potriMax = 4 * 64
+
+// cholInverse sets ci = (L L')⁻¹ from the lower factor L (only its lower
+// triangle is read).
 func cholInverse(ci, l []float64, d int) {
+	if d <= potriMax {
+		copy(ci[:d*d], l[:d*d])
+		if _, ok := lapack64.Potri(blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: d, Stride: d, Data: ci}); ok {
+			for i := 0; i < d; i++ {
+				for j := i + 1; j < d; j++ {
+					ci[i*d+j] = ci[j*d+i]
+				}
+			}
+			return
+		}
+	}
 	clear(ci[:d*d])
 	for i := 0; i < d; i++ {
 		ci[i*d+i] = 1

@@ -55,9 +55,13 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 			for _, a := range n.args {
 				p.nodes[a].live = true
 			}
-			if n.expOf > 0 {
-				p.nodes[n.expOf-1].live = true
-			}
+		}
+	}
+	// A prepared log-scale density reads exp(value) from a node that
+	// computes it only if that node is evaluated anyway.
+	for i := range p.nodes {
+		if n := &p.nodes[i]; n.expOf > 0 && !p.nodes[n.expOf-1].live {
+			n.expOf = 0
 		}
 	}
 	nadj, nscr := 0, 0

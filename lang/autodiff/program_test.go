@@ -41,7 +41,9 @@ func mixedProgram(t testing.TB) (*Program, []float64) {
 	rt := b.Transpose(b.Exp(b.Slice(mu, 0, k, testPos), testPos), testPos)
 	rate := b.RowSumProd(b.Gather(w, []int{0, 2, 5, 2}, testPos), b.Gather(w, []int{1, 1, 4, 2}, testPos), rt, testPos)
 	prior3 := b.DensityPrepared(testGamma, gammaPrepared{}, b.Exp(w, testPos), []ID{b.Exp(mu, testPos), b.Scalar(2, testPos)}, testPos)
-	root = b.Add(root, b.Add(b.Sum(rate, testPos), prior3, testPos), testPos)
+	// A log-scale prepared density reading exp(W) from prior3's value.
+	prior4 := b.DensityPrepared(testGammaLog, gammaLogPrepared{}, w, []ID{b.Exp(mu, testPos), b.Scalar(2, testPos)}, testPos)
+	root = b.Add(root, b.Add(b.Sum(rate, testPos), b.Add(prior3, prior4, testPos), testPos), testPos)
 	p, err := b.Finish(root)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +53,20 @@ func mixedProgram(t testing.TB) (*Program, []float64) {
 
 func TestZeroAllocs(t *testing.T) {
 	p, x := mixedProgram(t)
+	var fused []string
+	for i := range p.nodes {
+		switch n := &p.nodes[i]; {
+		case n.op == OpRowSumProd:
+			fused = append(fused, "rowsumprod")
+		case n.op == OpDensity && n.prep != nil && n.expOf > 0:
+			fused = append(fused, "prepared-log")
+		case n.op == OpDensity && n.prep != nil:
+			fused = append(fused, "prepared")
+		}
+	}
+	if len(fused) != 3 {
+		t.Errorf("mixed program has fused nodes %v, want rowsumprod, prepared and prepared-log", fused)
+	}
 	grad := make([]float64, p.Dim())
 	if _, err := p.LogJoint(x, grad); err != nil {
 		t.Fatal(err)

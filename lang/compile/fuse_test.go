@@ -125,3 +125,14 @@ func TestPreparedKernels(t *testing.T) {
 		t.Error("a prepared kernel for a family that has none")
 	}
 }
+
+// A prepared density keeps the kernel path's positioned diagnostics: a gamma
+// shape that underflows to 0 is named with its element.
+func TestPreparedDensityNaNProvenance(t *testing.T) {
+	m := compileSrc(t, "m.gpp", "param a: positive[3] ~ Gamma(1, 1)\nparam W: positive[3, 2] ~ Gamma(a, 1)\n", nil)
+	x := []float64{0.1, -800, 0.3, 0, 0, 0, 0, 0, 0}
+	_, err := m.LogJoint(x, make([]float64, len(x)))
+	if want := "m.gpp:2:27: Gamma: shape must be > 0 (got 0, element [1, 0])"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}

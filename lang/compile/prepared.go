@@ -67,12 +67,16 @@ type gammaLogPrepared struct{}
 func (gammaLogPrepared) StateLen() int              { return gammaState }
 func (gammaLogPrepared) Prepare(p, state []float64) { prepareGamma(p, state) }
 
-func (gammaLogPrepared) Eval(l float64, p, s, dp []float64) (float64, float64) {
+func (k gammaLogPrepared) Eval(l float64, p, s, dp []float64) (float64, float64) {
+	return k.EvalLog(l, math.Exp(l), p, s, dp)
+}
+
+// EvalLog is Eval given x = exp(l).
+func (gammaLogPrepared) EvalLog(l, x float64, p, s, dp []float64) (float64, float64) {
 	if s[0] == 0 || math.IsNaN(l) {
 		return invalidGamma(dp)
 	}
 	a, b := p[0], p[1]
-	x := math.Exp(l)
 	if dp != nil {
 		dp[0] = s[2] + l
 		dp[1] = s[3] - x

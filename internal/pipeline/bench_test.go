@@ -1,0 +1,204 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/shareddata"
+)
+
+// Per-iteration cost of a full SGVB step (gamma draws for every latent with
+// their reparameterisation gradients, the compiled log joint and its
+// gradient, the control variates and the optimizer update) on the example
+// models, through sgvb.Fit. A fit has a fixed set-up (engine, buffers, the
+// final ELBO estimate, the result), so each measurement runs Fit for
+// fitShort and fitLong iterations and takes the difference: ns/iter and
+// allocs/iter are per iteration at steady state. Run with
+//
+//	go test -run '^$' -bench SGVBIter -benchtime 10x ./internal/pipeline/
+//
+// (ns/op is the time of the pair of fits). See docs/performance.md.
+
+const fitShort, fitLong = 20, 220
+
+// fitSettings runs exactly iters steps: no convergence test, one ELBO
+// estimate (at the end, of few draws), no PSIS.
+func fitSettings(iters int) sgvb.Settings {
+	return sgvb.Settings{Seed: 1, MaxIter: iters, Tol: -1, PSISDraws: -1, EvalEvery: 1 << 30, ELBODraws: 10}
+}
+
+// gpfaLoaded loads examples/gpfa.gpp with K=k on n×d synthetic data (the
+// data of lang/compile's BenchmarkCompiledGPFA).
+func gpfaLoaded(tb testing.TB, n, d, k int) *pipeline.Loaded {
+	tb.Helper()
+	r := rand.New(rand.NewPCG(uint64(1000*d+k), 7))
+	w := make([]float64, d*k)
+	for i := range w {
+		if r.Float64() < 0.5 {
+			w[i] = r.ExpFloat64()
+		}
+	}
+	y := make([]float64, n*d)
+	f := make([]float64, k)
+	for i := 0; i < n; i++ {
+		for j := range f {
+			f[j] = r.NormFloat64()
+		}
+		for j := 0; j < d; j++ {
+			s := 0.3 * r.NormFloat64()
+			for l, v := range f {
+				s += w[j*k+l] * v
+			}
+			y[i*d+j] = s
+		}
+	}
+	sets := map[string]string{"K": fmt.Sprint(k)}
+	l, err := pipeline.Parse("../../examples/gpfa.gpp", sets)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	in := data.Input{File: "synthetic.json", JSON: map[string]*data.Array{"Y": {Name: "Y", Shape: []int{n, d}, Values: y}}}
+	if err := l.Bind([]data.Input{in}, sets); err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+// epmLoaded loads examples/epm.gpp with K=k on NIPS234, 20 % of the node
+// pairs held out as `unknown` (the split of lang/compile's
+// BenchmarkCompiledEPM).
+func epmLoaded(tb testing.TB, k int) *pipeline.Loaded {
+	tb.Helper()
+	path := shareddata.Path(tb, "networks", "nips234_edges.csv")
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	tab, err := data.ReadCSV(path, f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	const nodes = 234 // networks/index.csv
+	is, js := tab.Column("i").Values, tab.Column("j").Values
+	edge := map[[2]int]bool{}
+	for e := range is {
+		i, j := int(is[e]), int(js[e])
+		edge[[2]int{min(i, j), max(i, j)}] = true
+	}
+	var links, unknown []float64
+	r := rand.New(rand.NewPCG(234, 20))
+	for i := 0; i < nodes; i++ {
+		for j := i + 1; j < nodes; j++ {
+			switch {
+			case r.Float64() < 0.2:
+				unknown = append(unknown, float64(i), float64(j))
+			case edge[[2]int{i, j}]:
+				links = append(links, float64(i), float64(j))
+			}
+		}
+	}
+	sets := map[string]string{"K": fmt.Sprint(k), "N": fmt.Sprint(nodes)}
+	l, err := pipeline.Parse("../../examples/epm.gpp", sets)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	in := data.Input{File: "nips234.json", JSON: map[string]*data.Array{
+		"links":   {Name: "links", Shape: []int{len(links) / 2, 2}, Values: links, Int: true},
+		"unknown": {Name: "unknown", Shape: []int{len(unknown) / 2, 2}, Values: unknown, Int: true},
+	}}
+	if err := l.Bind([]data.Input{in}, sets); err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+// fitCost runs one fit of iters steps with step size eta (0: the default)
+// and returns its wall time and the number of heap allocations it made.
+func fitCost(tb testing.TB, l *pipeline.Loaded, eta float64, iters int) (time.Duration, uint64) {
+	tb.Helper()
+	s := fitSettings(iters)
+	s.StepSize = eta
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	t0 := time.Now()
+	r, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+	dt := time.Since(t0)
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if r.Iterations != iters || r.BadSteps != 0 {
+		tb.Fatalf("fit ran %d iterations with %d bad steps, want %d and none", r.Iterations, r.BadSteps, iters)
+	}
+	return dt, m1.Mallocs - m0.Mallocs
+}
+
+// sgvbModels are the benchmarked fits. EPM runs with step size 0.1: from
+// the default start, AdaDelta with momentum at its default η = 1 drives
+// q(a) to shapes whose draws underflow to 0, and 943 of the first 1000
+// steps are non-finite (skipped), which is not a steady state to time.
+var sgvbModels = []struct {
+	name string
+	eta  float64
+	load func(testing.TB) *pipeline.Loaded
+}{
+	{"gpfa/N500D50K10", 0, func(tb testing.TB) *pipeline.Loaded { return gpfaLoaded(tb, 500, 50, 10) }},
+	{"gpfa/N500D42K40", 0, func(tb testing.TB) *pipeline.Loaded { return gpfaLoaded(tb, 500, 42, 40) }},
+	{"epm/nips234K10", 0.1, func(tb testing.TB) *pipeline.Loaded { return epmLoaded(tb, 10) }},
+}
+
+// BenchmarkSGVBIter reports ns/iter and allocs/iter of SGVB on the example
+// models (one draw per step, the default gamma factors, STL with control
+// variates, AdaDelta with momentum).
+func BenchmarkSGVBIter(b *testing.B) {
+	for _, c := range sgvbModels {
+		b.Run(c.name, func(b *testing.B) {
+			l := c.load(b)
+			fitCost(b, l, c.eta, fitShort) // warm up
+			var dt time.Duration
+			var allocs int64
+			for b.Loop() {
+				t1, a1 := fitCost(b, l, c.eta, fitShort)
+				t2, a2 := fitCost(b, l, c.eta, fitLong)
+				dt += t2 - t1
+				allocs += int64(a2) - int64(a1)
+			}
+			iters := float64(b.N) * (fitLong - fitShort)
+			b.ReportMetric(float64(dt.Nanoseconds())/iters, "ns/iter")
+			b.ReportMetric(float64(allocs)/iters, "allocs/iter")
+		})
+	}
+}
+
+// A steady-state SGVB iteration on the example models allocates nothing:
+// fits of fitShort and fitLong steps make the same number of allocations,
+// up to a few that the runtime makes for itself (ReadMemStats stops the
+// world, and restarting it now and then starts a thread, which allocates:
+// seen as 1 to 6 extra allocations per fit, never per step). One
+// allocation per step would add fitLong - fitShort = 200.
+func TestSGVBIterZeroAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits the example models")
+	}
+	for _, c := range sgvbModels {
+		t.Run(c.name, func(t *testing.T) {
+			l := c.load(t)
+			fitCost(t, l, c.eta, fitShort) // warm up
+			_, a1 := fitCost(t, l, c.eta, fitShort)
+			_, a2 := fitCost(t, l, c.eta, fitLong)
+			if int64(a2)-int64(a1) >= (fitLong-fitShort)/2 {
+				t.Errorf("%d allocations in %d steps, %d in %d: %.3g per step, want 0",
+					a1, fitShort, a2, fitLong, float64(int64(a2)-int64(a1))/(fitLong-fitShort))
+			}
+		})
+	}
+}

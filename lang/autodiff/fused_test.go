@@ -1,0 +1,404 @@
+package autodiff
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// rowSumProdRef is rowsum(x .* y .* w) of rows ix of x and iy of y (all
+// rows when nil).
+func rowSumProdRef(ix, iy []int) func(v [][]float64, s []Shape) []float64 {
+	return func(v [][]float64, s []Shape) []float64 {
+		k := s[0].Cols
+		n := s[0].Rows
+		if ix != nil {
+			n = len(ix)
+		}
+		w := v[len(v)-1]
+		res := make([]float64, n)
+		for e := range res {
+			i, j := e, e
+			if ix != nil {
+				i, j = ix[e], iy[e]
+			}
+			xv, yv := v[0], v[0]
+			if len(v) == 3 {
+				yv = v[1]
+			}
+			for l := 0; l < k; l++ {
+				res[e] += xv[i*k+l] * yv[j*k+l] * w[l]
+			}
+		}
+		return res
+	}
+}
+
+func TestGradRowSumProd(t *testing.T) {
+	ix, iy := []int{0, 1, 1, 0, 1, 1}, []int{1, 1, 0, 0, 1, 0} // repeats and i == j
+	three := func(dx, dy, dw bool) func(r *rand.Rand) []arg {
+		return func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{{Matrix(n, m), dx, real}, {Matrix(n, m), dy, real}, {Matrix(1, m), dw, real}}
+		}
+	}
+	plain := func(b *Builder, x []ID) ID { return b.RowSumProd(x[0], x[1], x[2], testPos) }
+	gatherOne := func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), real), in(Matrix(1, m), real)}
+	}
+	runCases(t, []gradCase{
+		{name: "rowsumprod/inputs", args: three(false, false, false), build: plain, ref: rowSumProdRef(nil, nil)},
+		{name: "rowsumprod/data-x", args: three(true, false, false), build: plain, ref: rowSumProdRef(nil, nil)},
+		{name: "rowsumprod/data-w", args: three(false, false, true), build: plain, ref: rowSumProdRef(nil, nil)},
+		{name: "rowsumprod/aliased", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, m), real), in(Matrix(1, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.RowSumProd(x[0], x[0], x[1], testPos) }},
+		// EPM: two gathers of one matrix, read in place.
+		{name: "rowsumprod/gathers-of-one", args: gatherOne, build: func(b *Builder, x []ID) ID {
+			return b.RowSumProd(b.Gather(x[0], ix, testPos), b.Gather(x[0], iy, testPos), x[1], testPos)
+		}, ref: rowSumProdRef(ix, iy)},
+		{name: "rowsumprod/gathers-of-two", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, m), real), in(Matrix(n+1, m), real), in(Matrix(1, m), real)}
+		}, build: func(b *Builder, x []ID) ID {
+			return b.RowSumProd(b.Gather(x[0], ix, testPos), b.Gather(x[1], iy, testPos), x[2], testPos)
+		}, ref: rowSumProdRef(ix, iy)},
+		{name: "rowsumprod/gather-and-full", args: func(r *rand.Rand) []arg {
+			_, m, _ := dims(r)
+			return []arg{in(Matrix(2, m), real), in(Matrix(len(ix), m), real), in(Matrix(1, m), real)}
+		}, build: func(b *Builder, x []ID) ID {
+			return b.RowSumProd(b.Gather(x[0], ix, testPos), x[1], x[2], testPos)
+		}},
+		// The EPM likelihood through the fused op and log1mexp.
+		{name: "rowsumprod/epm", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, m), pos), in(Vector(m), pos)}
+		}, build: func(b *Builder, x []ID) ID {
+			rate := b.RowSumProd(b.Gather(x[0], ix, testPos), b.Gather(x[0], iy, testPos), b.Transpose(x[1], testPos), testPos)
+			return b.Add(b.Log1mexp(rate, testPos), rate, testPos)
+		}},
+	})
+}
+
+// The gathers feeding a RowSumProd are folded into it: never evaluated,
+// and the result equals the unfused rowsum(x[i] .* x[j] .* w').
+func TestRowSumProdFoldsGathers(t *testing.T) {
+	b := NewBuilder()
+	w := b.Input("W", Matrix(3, 2), testPos)
+	r := b.Input("r", Vector(2), testPos)
+	gi, gj := b.Gather(w, []int{0, 2, 1}, testPos), b.Gather(w, []int{1, 1, 2}, testPos)
+	rt := b.Transpose(r, testPos)
+	fused := b.RowSumProd(gi, gj, rt, testPos)
+	plain := b.RowSum(b.Mul(b.Mul(gi, gj, testPos), rt, testPos), testPos)
+	p, err := b.Finish(b.Sum(fused, testPos), plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{1, 2, 3, 4, 5, 6, 0.5, -1}
+	g := make([]float64, len(x))
+	if _, err := p.LogJoint(x, g); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range p.Value(fused) {
+		if want := p.Value(plain)[i]; v != want {
+			t.Errorf("fused[%d] = %v, unfused %v", i, v, want)
+		}
+	}
+	// Only the kept unfused copy evaluates the gathers.
+	b2 := NewBuilder()
+	w2 := b2.Input("W", Matrix(3, 2), testPos)
+	g2 := b2.Gather(w2, []int{0, 2}, testPos)
+	f2 := b2.RowSumProd(g2, g2, b2.Const([]float64{1, 1}, Matrix(1, 2), testPos), testPos)
+	p2, err := b2.Finish(b2.Sum(f2, testPos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p2.Forward(x[:6]); err != nil {
+		t.Fatal(err)
+	}
+	if n := p2.Evals(g2); n != 0 {
+		t.Errorf("folded gather evaluated %d times, want 0", n)
+	}
+}
+
+// gammaLayouts are Gamma densities whose arguments broadcast in each way a
+// prepared kernel can share (per row, per column, one set) or not.
+var gammaLayouts = []struct {
+	name string
+	args func(r *rand.Rand) []arg
+}{
+	{"rows", func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), pos), in(Vector(n), pos), in(Vector(n), pos)}
+	}},
+	{"rows-scalar-rate", func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), pos), in(Matrix(n, 1), pos), in(Scalar(), pos)}
+	}},
+	{"cols", func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), pos), in(Matrix(1, m), pos), in(Scalar(), pos)}
+	}},
+	{"cols-data-shape", func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), pos), data(Matrix(1, m), pos), in(Matrix(1, m), pos)}
+	}},
+	{"scalars", func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), pos), in(Scalar(), pos), in(Scalar(), pos)}
+	}},
+	{"value-broadcast", func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Vector(n), pos), in(Vector(n), pos), data(Matrix(n, m), pos)}
+	}},
+	{"unshared", func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), pos), in(Matrix(n, m), pos), in(Scalar(), pos)}
+	}},
+}
+
+func TestGradDensityPrepared(t *testing.T) {
+	var cases []gradCase
+	for _, l := range gammaLayouts {
+		cases = append(cases, gradCase{name: "gamma-prepared/" + l.name, args: l.args,
+			build: func(b *Builder, x []ID) ID {
+				return b.DensityPrepared(testGamma, gammaPrepared{}, x[0], x[1:], testPos)
+			}})
+	}
+	runCases(t, cases)
+}
+
+// A prepared density gives the value and gradient of the kernel path, and
+// shares its parameter sets as documented.
+func TestDensityPreparedMatchesKernel(t *testing.T) {
+	wantSets := map[string]int{"rows": -1, "rows-scalar-rate": -1, "cols": -2, "cols-data-shape": -2, "scalars": 1, "value-broadcast": 0, "unshared": 0}
+	for _, l := range gammaLayouts {
+		r := rand.New(rand.NewPCG(3, 4))
+		args := l.args(r)
+		var x []float64
+		build := func(prep bool) (*Program, ID) {
+			r := rand.New(rand.NewPCG(5, 6))
+			b := NewBuilder()
+			ids := make([]ID, len(args))
+			x = x[:0]
+			for i, a := range args {
+				v := randValues(r, a)
+				if a.data {
+					ids[i] = b.Const(v, a.shape, testPos)
+				} else {
+					ids[i] = b.Input(fmt.Sprint("x", i), a.shape, testPos)
+					x = append(x, v...)
+				}
+			}
+			var d ID
+			if prep {
+				d = b.DensityPrepared(testGamma, gammaPrepared{}, ids[0], ids[1:], testPos)
+			} else {
+				d = b.Density(testGamma, ids[0], ids[1:], testPos)
+			}
+			p, err := b.Finish(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p, d
+		}
+		pk, _ := build(false)
+		pp, d := build(true)
+		g1, g2 := make([]float64, len(x)), make([]float64, len(x))
+		v1, err1 := pk.LogJoint(x, g1)
+		v2, err2 := pp.LogJoint(x, g2)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: %v, %v", l.name, err1, err2)
+		}
+		if math.Abs(v1-v2) > 1e-14*math.Abs(v1) {
+			t.Errorf("%s: prepared %.17g, kernel %.17g", l.name, v2, v1)
+		}
+		for i := range g1 {
+			if math.Abs(g1[i]-g2[i]) > 1e-13*max(1, math.Abs(g1[i])) {
+				t.Errorf("%s: grad[%d] prepared %.17g, kernel %.17g", l.name, i, g2[i], g1[i])
+			}
+		}
+		n := &pp.nodes[pp.index(d)]
+		got := 0
+		switch {
+		case n.prep == nil:
+		case n.pmode == prepRows && n.nsets == n.gr && n.nsets > 1:
+			got = -1
+		case n.pmode == prepCols:
+			got = -2
+		default:
+			got = n.nsets
+		}
+		if got != wantSets[l.name] {
+			t.Errorf("%s: layout %d (mode %d, %d sets), want %d", l.name, got, n.pmode, n.nsets, wantSets[l.name])
+		}
+	}
+}
+
+func TestFusedNaNProvenance(t *testing.T) {
+	epm := func(b *Builder) ID {
+		w := b.Input("W", Matrix(3, 2), at(1, 1))
+		r := b.Input("r", Vector(2), at(2, 1))
+		return b.Sum(b.RowSumProd(b.Gather(w, []int{0, 1}, at(5, 10)), b.Gather(w, []int{2, 2}, at(5, 20)),
+			b.Transpose(r, at(5, 30)), at(5, 3)), at(5, 1))
+	}
+	for _, c := range []struct {
+		name  string
+		x     []float64
+		build func(b *Builder) ID
+		want  string
+	}{
+		{"rowsum product overflow", []float64{1, 1, 1e200, 1, 1e200, 1, 1, 1}, epm,
+			"model.gpp:5:3: rowsum: result is +Inf (element [1], product 1e+200 * 1e+200 * 1 at column 0 is +Inf)"},
+		{"rowsum sum overflow", []float64{1, 1, 1, 1, 1, 1, 1e308, 1e308}, epm,
+			"model.gpp:5:3: rowsum: result is +Inf (element [0], the sum of the products overflows)"},
+		{"rowsum gradient overflow", []float64{1e300, 1, 1, 1, 1e-300, 1, 1e10, 1}, epm,
+			"model.gpp:5:3: rowsum: gradient is +Inf with respect to argument 1 (value 1e-300, element [2, 0])"},
+		{"prepared density invalid parameter", []float64{1, 1, -0.31, 1, 1, 1, 1, 1, 1, 1, 1, 1}, func(b *Builder) ID {
+			a := b.Input("a", Matrix(3, 1), at(1, 1))
+			w := b.Input("w", Matrix(3, 3), at(1, 1))
+			return b.DensityPrepared(testGamma, gammaPrepared{}, w, []ID{a, b.Scalar(1, at(1, 1))}, at(12, 5))
+		}, "model.gpp:12:5: Gamma: shape must be > 0 (got -0.31, element [2, 0])"},
+		{"prepared density out of support", []float64{2, 1, 2, 0, 1, 1}, func(b *Builder) ID {
+			w := b.Input("w", Matrix(2, 3), at(1, 1))
+			return b.DensityPrepared(testGamma, gammaPrepared{}, w, []ID{b.Scalar(2, at(1, 1)), b.Scalar(1, at(1, 1))}, at(11, 3))
+		}, "model.gpp:11:3: log density is -Inf: value 0 outside the support of Gamma (element [1, 0])"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := runOne(t, c.x, c.build)
+			var e *ast.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("got %v (%T), want *ast.Error %q", err, err, c.want)
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n got %q\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRowSumProdShapeErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func(b *Builder) ID
+		want  string
+	}{
+		{"shapes", func(b *Builder) ID {
+			return b.RowSumProd(b.Input("x", Matrix(2, 3), at(1, 1)), b.Input("y", Matrix(3, 3), at(1, 1)),
+				b.Input("w", Matrix(1, 3), at(1, 1)), at(3, 4))
+		}, "model.gpp:3:4: rowsum: a product of rows needs two matrices of one shape, got [2, 3] and [3, 3]"},
+		{"weights", func(b *Builder) ID {
+			return b.RowSumProd(b.Input("x", Matrix(2, 3), at(1, 1)), b.Input("y", Matrix(2, 3), at(1, 1)),
+				b.Input("w", Vector(3), at(1, 1)), at(3, 5))
+		}, "model.gpp:3:5: rowsum: the weights must be a row [1, 3], got [3]"},
+	} {
+		b := NewBuilder()
+		_, err := b.Finish(b.Sum(c.build(b), at(9, 1)))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A prepared log-scale density reads exp(value) from the node that computes
+// it when that node is evaluated anyway, and exponentiates itself when not;
+// both give the kernel path's value and gradient.
+func TestDensityPreparedSharesExp(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		build := func(prep bool) (*Program, ID) {
+			b := NewBuilder()
+			l := b.Input("l", Matrix(3, 4), testPos)
+			a := b.Input("a", Vector(3), testPos)
+			z := b.Exp(l, testPos)
+			var d ID
+			if prep {
+				d = b.DensityPrepared(testGammaLog, gammaLogPrepared{}, l, []ID{a, b.Scalar(1.5, testPos)}, testPos)
+			} else {
+				d = b.Density(testGammaLog, l, []ID{a, b.Scalar(1.5, testPos)}, testPos)
+			}
+			if shared {
+				d = b.Add(d, b.Sum(b.Square(z, testPos), testPos), testPos)
+			}
+			p, err := b.Finish(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p, d
+		}
+		x := []float64{-1, 0.2, 0.5, -0.3, 0.1, 0.9, -2, 0.4, 0.3, -0.6, 0.7, 0.05, 0.8, 1.3, 2.2}
+		pk, _ := build(false)
+		pp, _ := build(true)
+		g1, g2 := make([]float64, len(x)), make([]float64, len(x))
+		v1, err1 := pk.LogJoint(x, g1)
+		v2, err2 := pp.LogJoint(x, g2)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if math.Abs(v1-v2) > 1e-14*math.Abs(v1) {
+			t.Errorf("shared %v: prepared %.17g, kernel %.17g", shared, v2, v1)
+		}
+		for i := range g1 {
+			if math.Abs(g1[i]-g2[i]) > 1e-13*max(1, math.Abs(g1[i])) {
+				t.Errorf("shared %v: grad[%d] prepared %.17g, kernel %.17g", shared, i, g2[i], g1[i])
+			}
+		}
+		uses := 0
+		for i := range pp.nodes {
+			if n := &pp.nodes[i]; n.op == OpDensity && n.expOf > 0 {
+				uses++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[shared]; uses != want {
+			t.Errorf("shared %v: %d densities read exp(value), want %d", shared, uses, want)
+		}
+	}
+	runCases(t, []gradCase{{name: "gamma-log-prepared/shared-exp", args: func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), real), in(Vector(n), pos), in(Scalar(), pos)}
+	}, build: func(b *Builder, x []ID) ID {
+		z := b.Exp(x[0], testPos)
+		d := b.DensityPrepared(testGammaLog, gammaLogPrepared{}, x[0], x[1:], testPos)
+		return b.Add(d, b.Sum(z, testPos), testPos)
+	}}})
+}
+
+// cholInverse, through LAPACK's dpotri up to potriMax and two triangular
+// solves above it, inverts L L' without allocating.
+func TestCholInverse(t *testing.T) {
+	for _, d := range []int{1, 3, 50, potriMax, potriMax + 3} {
+		r := rand.New(rand.NewPCG(uint64(d), 9))
+		c := randValues(r, arg{shape: Matrix(d, d), dom: spd})
+		l := make([]float64, d*d)
+		symLower(l, c, d)
+		if k := cholesky(l, d); k != 0 {
+			t.Fatalf("d %d: not positive definite", d)
+		}
+		ci := make([]float64, d*d)
+		cholInverse(ci, l, d)
+		worst := 0.0
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				want := 0.0
+				if i == j {
+					want = 1
+				}
+				worst = max(worst, math.Abs(dot(ci[i*d:i*d+d], c[j*d:j*d+d])-want))
+				if d <= potriMax && ci[i*d+j] != ci[j*d+i] {
+					t.Fatalf("d %d: inverse not symmetric at [%d, %d]", d, i, j)
+				}
+			}
+		}
+		if worst > 1e-10 {
+			t.Errorf("d %d: |C⁻¹ C - I| = %g", d, worst)
+		}
+		if a := testing.AllocsPerRun(2, func() { cholInverse(ci, l, d) }); a != 0 {
+			t.Errorf("d %d: %v allocations", d, a)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package autodiff
+
+import (
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Prepared is a density kernel split in two: Prepare does the work that
+// depends only on the parameters (lgamma and digamma of a gamma shape, the
+// log of a rate, ...) and Eval the rest, per value. A Density whose
+// arguments repeat along an axis of the broadcast (W ~ Gamma(a, c) with a
+// and c per row; W ~ Gamma(g * r', g) with the shape per column; any scalar
+// arguments) then pays for the parameter work once per distinct parameter
+// set instead of once per element.
+//
+// For every value x and parameters p, after Prepare(p, state),
+// Eval(x, p, state, dp) must return exactly what the distribution's Kernel(x,
+// p, dp) returns, including a NaN for invalid parameters and -Inf outside the
+// support: the tape explains a non-finite density by calling the Kernel. Like
+// a Kernel, neither method may allocate, and a Prepared value must hold no
+// state of its own (programs and their clones share it). dp is written as by
+// a Kernel.
+type Prepared interface {
+	// StateLen is the number of values Prepare writes per parameter set.
+	StateLen() int
+	// Prepare computes the parameter-only part of the kernel for the
+	// parameters p into state.
+	Prepare(p, state []float64)
+	// Eval returns log p(x | p) and its derivative with respect to x, and
+	// writes the partials with respect to p into dp, from the state
+	// Prepare computed for p.
+	Eval(x float64, p, state, dp []float64) (lp, dx float64)
+}
+
+// PreparedLog is a Prepared kernel of a log-scale family (dist.LogScale:
+// the value is l = log x): EvalLog(l, x, ...) is Eval(l, ...) given
+// x = exp(l), bit for bit. When the tape already computes exp of the
+// density's value (a positive latent's z = exp(coordinate)), it passes
+// that instead of exponentiating twice.
+type PreparedLog interface {
+	Prepared
+	EvalLog(l, x float64, p, state, dp []float64) (lp, dx float64)
+}
+
+// Layouts of the distinct parameter sets of a prepared density.
+const (
+	prepNone = iota // per element: the plain Kernel path
+	prepRows        // every argument is constant along a row: one set per row
+	prepCols        // every argument is constant down a column: one set per column
+)
+
+// DensityPrepared is Density with a prepared form of d's kernel. When every
+// argument is constant along the rows of the broadcast (or down its
+// columns), prep.Prepare runs once per row (or column) and prep.Eval once
+// per element; otherwise the node calls d.Kernel per element, as Density
+// does. The value (bit for bit, given an exact prep), the gradient (up to
+// rounding: the partials are summed per parameter set) and the error
+// messages are those of Density.
+func (b *Builder) DensityPrepared(d dist.Univariate, prep Prepared, value ID, args []ID, pos ast.Pos) ID {
+	return b.density(d, prep, value, args, pos)
+}
+
+// preparedLayout picks the parameter-set layout of a density node and sizes
+// its scratch: par, dpar, the value partials per element, then per set the
+// sums of the parameter partials, the parameters and the prepared state.
+func (n *node) preparedLayout(prep Prepared) {
+	na, m := len(n.args)-1, n.i0
+	rowConst, colConst := true, true
+	for a := 1; a <= na; a++ {
+		rs, cs := n.bc[3*a+1], n.bc[3*a+2]
+		rowConst = rowConst && cs == 0
+		colConst = colConst && rs == 0
+	}
+	mode, ns := prepNone, m
+	switch {
+	case rowConst:
+		mode, ns = prepRows, n.gr
+	case colConst:
+		mode, ns = prepCols, n.gc
+	}
+	if mode == prepNone || ns >= m {
+		return // no parameter set is shared: the kernel path costs the same
+	}
+	n.prep, n.pmode, n.nsets = prep, mode, ns
+	n.nscr = 2*na + m + ns*(2*na+prep.StateLen())
+}
+
+// evalPrepared prepares each distinct parameter set, then evaluates every
+// element, keeping the value partials per element and the parameter
+// partials summed per set.
+func (p *Program) evalPrepared(n *node) {
+	na, m, ns := len(n.args)-1, n.i0, n.nsets
+	sl := n.prep.StateLen()
+	scr := p.s(n)
+	dpar := scr[na : 2*na : 2*na]
+	dxs := scr[2*na : 2*na+m]
+	dsum := scr[2*na+m : 2*na+m+ns*na]
+	pset := scr[2*na+m+ns*na : 2*na+m+2*ns*na]
+	state := scr[2*na+m+2*ns*na:]
+	bc, val, prep := n.bc, p.val, n.prep
+	for s := 0; s < ns; s++ {
+		i, j := s, 0
+		if n.pmode == prepCols {
+			i, j = 0, s
+		}
+		ps := pset[s*na : s*na+na]
+		for a := range ps {
+			q := bc[3+3*a : 6+3*a]
+			ps[a] = val[q[0]+i*q[1]+j*q[2]]
+		}
+		prep.Prepare(ps, state[s*sl:s*sl+sl])
+	}
+	clear(dsum)
+	xo, xr, xc := bc[0], bc[1], bc[2]
+	eo := xo // exp(value), laid out as the value
+	if n.expOf > 0 {
+		eo = p.nodes[n.expOf-1].off
+	}
+	sum := 0.0
+	for i := 0; i < n.gr; i++ {
+		xrow, erow, dxr := val[xo+i*xr:], val[eo+i*xr:], dxs[i*n.gc:(i+1)*n.gc]
+		if n.pmode == prepRows {
+			sum += p.preparedRow(n, xrow, erow, xc, dxr, pset[i*na:i*na+na], state[i*sl:i*sl+sl], dpar, dsum[i*na:i*na+na])
+			continue
+		}
+		for j := range dxr {
+			var lp, dx float64
+			ps, st := pset[j*na:j*na+na], state[j*sl:j*sl+sl]
+			if n.expOf > 0 {
+				lp, dx = n.prepLog.EvalLog(xrow[j*xc], erow[j*xc], ps, st, dpar)
+			} else {
+				lp, dx = prep.Eval(xrow[j*xc], ps, st, dpar)
+			}
+			sum += lp
+			dxr[j] = dx
+			ds := dsum[j*na : j*na+na]
+			for a, d := range dpar {
+				ds[a] += d
+			}
+		}
+	}
+	p.v(n)[0] = sum
+}
+
+// preparedRow evaluates one row of a density whose parameter set is that of
+// the row: values x[j*xc] (exp(value) in e), value partials into dx, the
+// sums of the parameter partials into ds. It returns the sum of the log
+// densities.
+func (p *Program) preparedRow(n *node, x, e []float64, xc int, dx, ps, st, dpar, ds []float64) float64 {
+	sum := 0.0
+	var d0, d1 float64 // the partials of a two-parameter family, summed in registers
+	for j := range dx {
+		var lp float64
+		if n.expOf > 0 {
+			lp, dx[j] = n.prepLog.EvalLog(x[j*xc], e[j*xc], ps, st, dpar)
+		} else {
+			lp, dx[j] = n.prep.Eval(x[j*xc], ps, st, dpar)
+		}
+		sum += lp
+		if len(dpar) == 2 {
+			d0 += dpar[0]
+			d1 += dpar[1]
+			continue
+		}
+		for a, d := range dpar {
+			ds[a] += d
+		}
+	}
+	if len(dpar) == 2 {
+		ds[0] += d0
+		ds[1] += d1
+	}
+	return sum
+}
+
+// gradPrepared spreads g times the value partials onto the value and g
+// times the per-set sums of the parameter partials onto the arguments.
+func (p *Program) gradPrepared(n *node, g float64) {
+	na, m, ns := len(n.args)-1, n.i0, n.nsets
+	scr := p.s(n)
+	dxs := scr[2*na : 2*na+m]
+	dsum := scr[2*na+m : 2*na+m+ns*na]
+	if x := p.arg(n, 0); x.aoff >= 0 {
+		scatterDensity(p.a(x), dxs, n.gr, n.gc, n.bc[1], n.bc[2], g)
+	}
+	for a := 1; a <= na; a++ {
+		o := p.arg(n, a)
+		if o.aoff < 0 {
+			continue
+		}
+		ao := p.a(o)
+		st := n.bc[3*a+1] // sets are rows
+		if n.pmode == prepCols {
+			st = n.bc[3*a+2]
+		}
+		for s := 0; s < ns; s++ {
+			ao[s*st] += g * dsum[s*na+a-1]
+		}
+	}
+}
+
+// scatterDensity adds g times the per-element partials ds (gr rows of gc)
+// to the adjoint a of an operand with row stride rs and column stride cs.
+// A row of an operand broadcast along it (cs 0) is summed first, so the
+// loop does not accumulate into one memory cell.
+func scatterDensity(a, ds []float64, gr, gc, rs, cs int, g float64) {
+	for i := 0; i < gr; i++ {
+		ar, dr := a[i*rs:], ds[i*gc:(i+1)*gc]
+		if cs == 0 {
+			s := 0.0
+			for _, d := range dr {
+				s += d
+			}
+			ar[0] += g * s
+			continue
+		}
+		for j, d := range dr {
+			ar[j*cs] += g * d
+		}
+	}
+}
