@@ -89,6 +89,33 @@ type Univariate struct {
 	Support Support // of the value
 	Doc     string  // one line, for gpp help and docs/language.md
 	Kernel  Kernel
+	// Prepared, when set, is Kernel split into a parameter-only part and a
+	// per-value part, so that a density whose arguments repeat along an
+	// axis (W ~ Gamma(a, c) with a and c per row) computes lgamma, digamma
+	// and logs once per distinct argument set. It returns exactly what
+	// Kernel returns.
+	Prepared Prepared
+}
+
+// Prepared is a kernel split into its parameter-only part (Prepare, once per
+// distinct parameter set) and its per-value part (Eval).
+type Prepared interface {
+	// StateLen is the number of values Prepare writes per parameter set.
+	StateLen() int
+	// Prepare computes the parameter-only part of the kernel for p into
+	// state.
+	Prepare(p, state []float64)
+	// Eval returns what Kernel(x, p, dp) returns, from the state Prepare
+	// computed for p.
+	Eval(x float64, p, state, dp []float64) (lp, dx float64)
+}
+
+// PreparedLog is the Prepared kernel of a log-scale family (LogScale: the
+// value is l = log x): EvalLog(l, x, ...) is Eval(l, ...) given x = exp(l),
+// bit for bit, for callers that already have exp(l).
+type PreparedLog interface {
+	Prepared
+	EvalLog(l, x float64, p, state, dp []float64) (lp, dx float64)
 }
 
 // GammaGradient draws a standard gamma variable in log space together with

@@ -13,6 +13,7 @@ import "math"
 // x = exp(l).
 func LogScale(u *Univariate) Univariate {
 	v := *u
+	v.Prepared = logPrepared[u.Name] // nil where there is none
 	if k, ok := logKernels[u.Name]; ok {
 		v.Kernel = k
 		return v
@@ -34,6 +35,11 @@ var logKernels = map[string]Kernel{
 	"LogNormal":   logNormalLogKernel,
 	"HalfNormal":  halfNormalLogKernel,
 	"HalfCauchy":  halfCauchyLogKernel,
+}
+
+// logPrepared are the prepared forms of the log-space kernels, by name.
+var logPrepared = map[string]Prepared{
+	"Gamma": gammaLogPrepared{},
 }
 
 // badParams fills dp with NaN and returns NaN results, the convention for an

@@ -65,6 +65,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Gamma{p[0], p[1]}.eval(x, dp)
 		},
+		Prepared: gammaPrepared{},
 	},
 	{
 		Name: "InvGamma", Params: []Param{{"shape", Positive}, {"scale", Positive}},

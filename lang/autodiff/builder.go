@@ -693,7 +693,7 @@ func (b *Builder) Gather(x ID, idx []int, pos ast.Pos) ID {
 // broadcast to a common shape, calling d.Kernel once per element. Adjoints
 // flow to value and to every argument, summed over broadcast dimensions.
 func (b *Builder) Density(d dist.Univariate, value ID, args []ID, pos ast.Pos) ID {
-	return b.density(d, nil, value, args, pos)
+	return b.density(d, d.Prepared, value, args, pos)
 }
 
 func (b *Builder) density(d dist.Univariate, prep Prepared, value ID, args []ID, pos ast.Pos) ID {

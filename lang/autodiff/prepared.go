@@ -5,42 +5,17 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 )
 
-// Prepared is a density kernel split in two: Prepare does the work that
-// depends only on the parameters (lgamma and digamma of a gamma shape, the
-// log of a rate, ...) and Eval the rest, per value. A Density whose
-// arguments repeat along an axis of the broadcast (W ~ Gamma(a, c) with a
-// and c per row; W ~ Gamma(g * r', g) with the shape per column; any scalar
-// arguments) then pays for the parameter work once per distinct parameter
-// set instead of once per element.
-//
-// For every value x and parameters p, after Prepare(p, state),
-// Eval(x, p, state, dp) must return exactly what the distribution's Kernel(x,
-// p, dp) returns, including a NaN for invalid parameters and -Inf outside the
-// support: the tape explains a non-finite density by calling the Kernel. Like
-// a Kernel, neither method may allocate, and a Prepared value must hold no
-// state of its own (programs and their clones share it). dp is written as by
-// a Kernel.
-type Prepared interface {
-	// StateLen is the number of values Prepare writes per parameter set.
-	StateLen() int
-	// Prepare computes the parameter-only part of the kernel for the
-	// parameters p into state.
-	Prepare(p, state []float64)
-	// Eval returns log p(x | p) and its derivative with respect to x, and
-	// writes the partials with respect to p into dp, from the state
-	// Prepare computed for p.
-	Eval(x float64, p, state, dp []float64) (lp, dx float64)
-}
-
-// PreparedLog is a Prepared kernel of a log-scale family (dist.LogScale:
-// the value is l = log x): EvalLog(l, x, ...) is Eval(l, ...) given
-// x = exp(l), bit for bit. When the tape already computes exp of the
-// density's value (a positive latent's z = exp(coordinate)), it passes
-// that instead of exponentiating twice.
-type PreparedLog interface {
-	Prepared
-	EvalLog(l, x float64, p, state, dp []float64) (lp, dx float64)
-}
+// Prepared and PreparedLog are dist's split kernels (dist.Univariate.Prepared):
+// a Density whose arguments repeat along an axis of the broadcast (W ~
+// Gamma(a, c) with a and c per row; W ~ Gamma(g * r', g) with the shape per
+// column; any scalar arguments) pays for the parameter work once per
+// distinct parameter set instead of once per element. Eval must return
+// exactly what the Kernel returns: the tape explains a non-finite density by
+// calling the Kernel.
+type (
+	Prepared    = dist.Prepared
+	PreparedLog = dist.PreparedLog
+)
 
 // Layouts of the distinct parameter sets of a prepared density.
 const (

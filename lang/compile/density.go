@@ -41,10 +41,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		if lat != nil && lat.Support == dist.Positive {
 			// The density of a positive latent from its coordinate log z:
 			// finite even where z underflows to 0.
-			l.add(l.univariate(dist.LogScale(u), preparedKernel(u.Name, true), l.coords[l.latentIndex(lat)], args, pos), pos)
+			l.add(l.b.Density(dist.LogScale(u), l.coords[l.latentIndex(lat)], args, pos), pos)
 			break
 		}
-		l.add(l.univariate(*u, preparedKernel(u.Name, false), val, args, pos), pos)
+		l.add(l.b.Density(*u, val, args, pos), pos)
 	}
 	if lat != nil && lat.Truncated && !lat.Support.Contains(d.Support) {
 		l.truncate(call, d, lat, pos)

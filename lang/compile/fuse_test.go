@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
-	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -79,50 +78,6 @@ func TestRowSumProdLowering(t *testing.T) {
 				t.Errorf("overflow error %q; fused %v", err, c.fused)
 			}
 		})
-	}
-}
-
-// The interim prepared gamma kernels return bit for bit what dist's
-// kernels return, edge cases included.
-func TestPreparedKernels(t *testing.T) {
-	u, ok := dist.LookupUnivariate("Gamma")
-	if !ok {
-		t.Fatal("no Gamma in dist")
-	}
-	nan, inf := math.NaN(), math.Inf(1)
-	params := []float64{1e-300, 1e-3, 0.01, 0.5, 1, 2.5, 40, 1e200, 0, -1, nan, inf, -inf}
-	xs := []float64{-800, -50, -1, -1e-300, 0, 1e-300, 1e-3, 0.5, 1, 3, 50, 700, 800, nan, inf, -inf}
-	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
-	for _, c := range []struct {
-		name string
-		kern dist.Kernel
-		prep interface {
-			StateLen() int
-			Prepare(p, state []float64)
-			Eval(x float64, p, state, dp []float64) (float64, float64)
-		}
-	}{
-		{"Gamma", u.Kernel, preparedKernel("Gamma", false)},
-		{"LogScale(Gamma)", dist.LogScale(u).Kernel, preparedKernel("Gamma", true)},
-	} {
-		state := make([]float64, c.prep.StateLen())
-		for _, a := range params {
-			for _, b := range params {
-				p := []float64{a, b}
-				c.prep.Prepare(p, state)
-				for _, x := range xs {
-					dp1, dp2 := make([]float64, 2), make([]float64, 2)
-					lp1, dx1 := c.kern(x, p, dp1)
-					lp2, dx2 := c.prep.Eval(x, p, state, dp2)
-					if !same(lp1, lp2) || !same(dx1, dx2) || !same(dp1[0], dp2[0]) || !same(dp1[1], dp2[1]) {
-						t.Errorf("%s(%g | %g, %g): kernel %v %v %v, prepared %v %v %v", c.name, x, a, b, lp1, dx1, dp1, lp2, dx2, dp2)
-					}
-				}
-			}
-		}
-	}
-	if preparedKernel("Normal", false) != nil {
-		t.Error("a prepared kernel for a family that has none")
 	}
 }
 

@@ -1,41 +1,6 @@
-package compile
+package dist
 
-import (
-	"math"
-
-	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/lang/ast"
-	"github.com/gpplang/gpp/lang/autodiff"
-)
-
-// univariate adds a scalar density node, through the prepared (split) form
-// of its kernel when there is one: then a density whose arguments repeat
-// along an axis (W ~ Gamma(a, c) with a and c per row, W ~ Gamma(g * r', g)
-// with the shape per column) computes lgamma, digamma and the logs once per
-// distinct argument set instead of once per element.
-func (l *lowerer) univariate(u dist.Univariate, prep autodiff.Prepared, value autodiff.ID, args []autodiff.ID, pos ast.Pos) autodiff.ID {
-	if prep != nil {
-		return l.b.DensityPrepared(u, prep, value, args, pos)
-	}
-	return l.b.Density(u, value, args, pos)
-}
-
-// preparedKernel returns the prepared form of a family's kernel (of its
-// log-scale kernel when logScale is set), or nil.
-//
-// Interim: these split kernels belong in package dist beside the kernels they
-// split (docs/performance.md proposes the API); until dist provides them,
-// they live here, and TestPreparedKernels checks that they return exactly
-// what dist's kernels return, edge cases included.
-func preparedKernel(name string, logScale bool) autodiff.Prepared {
-	switch {
-	case name == "Gamma" && logScale:
-		return gammaLogPrepared{}
-	case name == "Gamma":
-		return gammaPrepared{}
-	}
-	return nil
-}
+import "math"
 
 // Gamma(shape a, rate b). The state is [ok, a log b - lgamma(a),
 // log b - digamma(a), a/b] with ok 1 for valid parameters (both positive
@@ -50,7 +15,7 @@ func prepareGamma(p, s []float64) {
 	}
 	lg, _ := math.Lgamma(a)
 	lb := math.Log(b)
-	s[0], s[1], s[2], s[3] = 1, a*lb-lg, lb-dist.Digamma(a), a/b
+	s[0], s[1], s[2], s[3] = 1, a*lb-lg, lb-Digamma(a), a/b
 }
 
 // invalidGamma is the result of invalid parameters or a NaN value.
