@@ -1,0 +1,110 @@
+package epm
+
+import (
+	"context"
+	"encoding/csv"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/internal/shareddata"
+)
+
+// TestRunQuick runs experiment 1 with the Quick settings (1 split, K = 5,
+// 200 iterations) on the real NIPS234 network and checks that the outputs
+// exist and parse and that every AUC is a number in [0, 1]. No goal is
+// asserted: goals are reported by the full run.
+func TestRunQuick(t *testing.T) {
+	dir := filepath.Dir(shareddata.Path(t, "networks", "nips234_edges.csv"))
+	out := t.TempDir()
+	rep, err := Run(context.Background(), Options{Out: out, Quick: true, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.N != 234 || rep.Links != 598 || rep.TestPairs != 5452 {
+		t.Errorf("network %d nodes, %d links, %d test pairs; want 234, 598, 5452", rep.N, rep.Links, rep.TestPairs)
+	}
+	f, err := os.Open(filepath.Join(out, "epm_linkpred.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(recs[0][:7], ","); got != "split,K,method,auc_roc,auc_pr,seconds,elbo" {
+		t.Fatalf("header %q", got)
+	}
+	if len(recs) != 1+len(AllMethods) {
+		t.Fatalf("%d rows, want %d", len(recs)-1, len(AllMethods))
+	}
+	for _, r := range recs[1:] {
+		for _, c := range []int{3, 4} {
+			v, err := strconv.ParseFloat(r[c], 64)
+			if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+				t.Errorf("%s: %s = %q, want a number in [0, 1] (note %q)", r[2], recs[0][c], r[c], r[10])
+			}
+		}
+	}
+	for _, name := range []string{"epm_linkpred.png", "epm_linkpred_pr.png"} {
+		pf, err := os.Open(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(pf); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		pf.Close()
+	}
+	md, err := os.ReadFile(filepath.Join(out, "epm_linkpred.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| K | method |", "go version", "gamma-implicit"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("epm_linkpred.md lacks %q", want)
+		}
+	}
+}
+
+// TestRunOptimizersQuick runs experiment 4 with the Quick settings and
+// checks that its outputs exist and parse.
+func TestRunOptimizersQuick(t *testing.T) {
+	dir := filepath.Dir(shareddata.Path(t, "networks", "nips234_edges.csv"))
+	out := t.TempDir()
+	rep, err := RunOptimizers(context.Background(), Options{Out: out, Quick: true, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(OptimizerCases()) + 4 // 2 × 2 grid, one seed
+	if len(rep.Rows) != want {
+		t.Fatalf("%d fits, want %d", len(rep.Rows), want)
+	}
+	f, err := os.Open(filepath.Join(out, "optimizers_elbo.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) != want+1 {
+		t.Fatalf("optimizers_elbo.csv: %d records, %v", len(recs), err)
+	}
+	for _, name := range []string{"optimizers_traces.png", "optimizers_grid.png"} {
+		pf, err := os.Open(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(pf); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		pf.Close()
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "optimizers.md")); err != nil || !strings.Contains(string(md), "adadelta-momentum") {
+		t.Errorf("optimizers.md: %v", err)
+	}
+}

@@ -1,0 +1,134 @@
+package gpfa
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gpplang/gpp/internal/shareddata"
+)
+
+// readRefCSV reads a small CSV into header-keyed rows.
+func readRefCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for j, h := range recs[0] {
+			m[h] = r[j]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func refFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestBaselinesReproduceSharedFile checks the empirical-covariance and
+// Ledoit–Wolf test NLLs (training mean, raw scale) against
+// baselines_nll.csv for every data set in it.
+func TestBaselinesReproduceSharedFile(t *testing.T) {
+	ref := shareddata.Path(t, "continuous", "baselines_nll.csv")
+	dir := filepath.Dir(ref)
+	for _, row := range readRefCSV(t, ref) {
+		if row["scale"] != "raw" {
+			continue
+		}
+		x, _, err := ReadMatrix(filepath.Join(dir, row["file"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		train, test := SplitTest(x)
+		if r, _ := train.Dims(); strconv.Itoa(r) != row["n_train"] {
+			t.Fatalf("%s: %d training rows, file says %s", row["file"], r, row["n_train"])
+		}
+		mu := ColumnMeans(train)
+		emp, err := GaussianNLL(test, mu, EmpiricalCovariance(train, mu))
+		if row["empirical"] == "inf" {
+			if err == nil || !math.IsInf(emp, 1) {
+				t.Errorf("%s: empirical NLL %v, want inf (singular)", row["file"], emp)
+			}
+		} else if want := refFloat(t, row["empirical"]); math.Abs(emp-want) > 1e-3 {
+			t.Errorf("%s: empirical NLL %.5f, want %.4f", row["file"], emp, want)
+		}
+		lw, delta := LedoitWolf(train, mu)
+		got, err := GaussianNLL(test, mu, lw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := refFloat(t, row["ledoit_wolf"]); math.Abs(got-want) > 1e-3 {
+			t.Errorf("%s: Ledoit–Wolf NLL %.5f, want %.4f", row["file"], got, want)
+		}
+		if want := refFloat(t, row["lw_shrinkage"]); math.Abs(delta-want) > 1e-4 {
+			t.Errorf("%s: Ledoit–Wolf shrinkage %.5f, want %.4f", row["file"], delta, want)
+		}
+	}
+}
+
+// TestBaselinesSmallNCurve checks the CyTOF small-n curve
+// (cytof_small_n_curve.csv): the first n training rows.
+func TestBaselinesSmallNCurve(t *testing.T) {
+	ref := shareddata.Path(t, "continuous", "cytof_small_n_curve.csv")
+	x, _, err := ReadMatrix(shareddata.Path(t, CyTOFFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := SplitTest(x)
+	for _, row := range readRefCSV(t, ref) {
+		n, _ := strconv.Atoi(row["n_train"])
+		tr := firstRows(train, n)
+		mu := ColumnMeans(tr)
+		emp, err := GaussianNLL(test, mu, EmpiricalCovariance(tr, mu))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := refFloat(t, row["empirical"]); math.Abs(emp-want) > 1e-3 {
+			t.Errorf("n=%d: empirical NLL %.5f, want %.4f", n, emp, want)
+		}
+		lw, _ := LedoitWolf(tr, mu)
+		got, err := GaussianNLL(test, mu, lw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := refFloat(t, row["ledoit_wolf"]); math.Abs(got-want) > 1e-3 {
+			t.Errorf("n=%d: Ledoit–Wolf NLL %.5f, want %.4f", n, got, want)
+		}
+	}
+}
+
+// TestGaussianNLLSmall checks GaussianNLL against a hand computation.
+func TestGaussianNLLSmall(t *testing.T) {
+	x := mat.NewDense(2, 2, []float64{1, 0, 0, 2})
+	sigma := mat.NewSymDense(2, []float64{2, 0, 0, 4})
+	got, err := GaussianNLL(x, []float64{0, 0}, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Row 1: ½(1/2 + log(2π·2) + log(2π·4)); row 2: ½(4/4 + same logs).
+	logs := math.Log(2*math.Pi*2) + math.Log(2*math.Pi*4)
+	want := 0.5 * ((0.5+1)/2 + logs)
+	if math.Abs(got-want) > 1e-12 {
+		t.Errorf("NLL %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,134 @@
+package gpfa
+
+import (
+	"context"
+	"encoding/csv"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/internal/shareddata"
+)
+
+// readCSV reads a result CSV and checks its header.
+func readCSV(t *testing.T, path string, header []string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(recs[0], ",") != strings.Join(header, ",") {
+		t.Fatalf("%s: header %v, want %v", path, recs[0], header)
+	}
+	return recs[1:]
+}
+
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+		t.Errorf("%s: %v", path, b)
+	}
+}
+
+func checkFloat(t *testing.T, s, what string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%s %q: %v", what, s, err)
+	}
+	return v
+}
+
+func TestQuickRunSynthetic(t *testing.T) {
+	out := t.TempDir()
+	var log strings.Builder
+	rep, err := RunSynthetic(context.Background(), Options{Out: out, Ns: []int{100}, Seeds: 1, Quick: true, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(out, "gpfa_synthetic.csv"), []string{"N", "seed", "method", "amari", "seconds", "elbo"})
+	if len(rows) != len(AllMethods) || len(rep.Synthetic) != len(AllMethods) {
+		t.Fatalf("%d CSV rows, %d report rows; want %d", len(rows), len(rep.Synthetic), len(AllMethods))
+	}
+	for i, r := range rows {
+		if r[0] != "100" || r[1] != "1" || r[2] != AllMethods[i] {
+			t.Errorf("row %d: %v", i, r)
+		}
+		if a := checkFloat(t, r[3], "amari"); !(a >= 0 && a <= 1) {
+			t.Errorf("row %d: Amari %v outside [0, 1]", i, a)
+		}
+		checkFloat(t, r[4], "seconds")
+		checkFloat(t, r[5], "elbo")
+	}
+	checkPNG(t, filepath.Join(out, "gpfa_synthetic.png"))
+	checkPNG(t, filepath.Join(out, "gpfa_loadings.png"))
+	md, err := os.ReadFile(filepath.Join(out, "gpfa_synthetic.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| 100 |") || !strings.Contains(string(md), "2026-11-21") {
+		t.Errorf("Markdown lacks the table or the date:\n%s", md)
+	}
+	if strings.Count(log.String(), "\n") != len(AllMethods) {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+func TestQuickRunCyTOF(t *testing.T) {
+	data := shareddata.Path(t, CyTOFFile)
+	out := t.TempDir()
+	rep, err := RunCyTOF(context.Background(), Options{Out: out, Ns: []int{100}, Quick: true, K: 5, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(out, "gpfa_cytof.csv"), []string{"n", "method", "nll", "seconds"})
+	want := map[string]bool{BaselineEmpirical: true, BaselineLedoitWolf: true}
+	for _, m := range AllMethods {
+		want[m] = true
+	}
+	if len(rows) != len(want) || len(rep.CyTOF) != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(rows), len(want), rows)
+	}
+	for _, r := range rows {
+		if r[0] != "100" || !want[r[1]] {
+			t.Errorf("row %v", r)
+		}
+		nll := checkFloat(t, r[2], "nll")
+		if r[1] == BaselineLedoitWolf && (nll < 42.52 || nll > 42.54) {
+			t.Errorf("Ledoit–Wolf NLL at n=100 %v, want 42.53", nll)
+		}
+		checkFloat(t, r[3], "seconds")
+	}
+	checkPNG(t, filepath.Join(out, "gpfa_cytof.png"))
+	md, err := os.ReadFile(filepath.Join(out, "gpfa_cytof.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| 100 |") {
+		t.Errorf("Markdown lacks the table:\n%s", md)
+	}
+}
+
+func TestOptionsRejectUnknownMethod(t *testing.T) {
+	_, err := RunSynthetic(context.Background(), Options{Out: t.TempDir(), Ns: []int{10}, Seeds: 1, Quick: true, Methods: []string{"nuts"}})
+	if err == nil || !strings.Contains(err.Error(), "nuts") {
+		t.Errorf("err = %v, want unknown method", err)
+	}
+}
