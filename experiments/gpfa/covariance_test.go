@@ -132,3 +132,39 @@ func TestGaussianNLLSmall(t *testing.T) {
 		t.Errorf("NLL %v, want %v", got, want)
 	}
 }
+
+// TestNonnegFactorMLRecovers checks the ML fit on an exact covariance of
+// the model family: it must reach the minimum NLL, that of Σ itself.
+func TestNonnegFactorMLRecovers(t *testing.T) {
+	syn := GenerateSynthetic(1, 12, 3, 0.5, 0.2, 4)
+	d, _ := syn.W.Dims()
+	sigma := mat.NewSymDense(d, nil)
+	sigma.SymOuterK(1, syn.W)
+	for i := 0; i < d; i++ {
+		sigma.SetSym(i, i, sigma.At(i, i)+0.2)
+	}
+	fit := NonnegFactorML(sigma, 3, 1)
+	// ½[log det Σ̂ + tr(Σ̂⁻¹Σ)] is minimal (= ½[log det Σ + d]) at Σ̂ = Σ.
+	obj := func(s *mat.SymDense) float64 {
+		var ch mat.Cholesky
+		if !ch.Factorize(s) {
+			t.Fatal("not positive definite")
+		}
+		var inv mat.SymDense
+		ch.InverseTo(&inv)
+		tr := 0.0
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				tr += inv.At(i, j) * sigma.At(j, i)
+			}
+		}
+		return 0.5 * (ch.LogDet() + tr)
+	}
+	if got, want := obj(fit), obj(sigma); got-want > 1e-4 {
+		t.Errorf("objective %.6f, minimum %.6f", got, want)
+	}
+	neg, total, _ := negativeCovariances(sigma)
+	if neg != 0 || total != d*(d-1)/2 {
+		t.Errorf("negative covariances %d of %d in a W Wᵀ + sI", neg, total)
+	}
+}

@@ -249,33 +249,6 @@ func (f *fitResult) expectedCov(draws int, seed uint64) (*mat.SymDense, error) {
 	return c, nil
 }
 
-// floorTarget wraps a Target and floors the log coordinates of positive
-// latents at floorLog before evaluating, so that a gamma draw deep in the
-// left tail (log z < floorLog, e^floorLog > 0) cannot underflow to z = 0.
-type floorTarget struct {
-	t        sgvb.Target
-	pos      []bool
-	floorLog float64
-	buf      []float64
-}
-
-func (f *floorTarget) LogJoint(x, grad []float64) (float64, error) {
-	if f.buf == nil {
-		f.buf = make([]float64, len(x))
-	}
-	copy(f.buf, x)
-	for i, p := range f.pos {
-		if p && f.buf[i] < f.floorLog {
-			f.buf[i] = f.floorLog
-		}
-	}
-	return f.t.LogJoint(f.buf, grad)
-}
-
-func (f *floorTarget) Clone() sgvb.Target {
-	return &floorTarget{t: f.t.Clone(), pos: f.pos, floorLog: f.floorLog}
-}
-
 // gammaFromLognormal converts a fitted result's lognormal factors into
 // gamma factors with the same mean and variance (shape a = 1/(e^{s²} − 1),
 // rate a/mean) for a warm start; other factors are copied.

@@ -70,8 +70,9 @@ type Options struct {
 	// random streams; the one with the highest final ELBO is kept (default
 	// 1). The reported time is the sum over restarts.
 	Restarts int
-	// Parallel is the number of fits run at once (default 1). Results do
-	// not depend on it; the reported times do (shared cores).
+	// Parallel is the number of fits run at once (default min(2, the
+	// number of CPUs)). Results do not depend on it; the reported times do
+	// (shared cores).
 	Parallel int
 	// Standardize (RunCyTOF) divides each training column by its standard
 	// deviation before fitting, as the paper did, and maps the fitted
@@ -129,7 +130,7 @@ func (o Options) defaults(ns []int, iters int) Options {
 		o.Restarts = 1
 	}
 	if o.Parallel <= 0 {
-		o.Parallel = 1
+		o.Parallel = min(2, runtime.NumCPU())
 	}
 	if o.Date == "" {
 		o.Date = "2026-11-21"

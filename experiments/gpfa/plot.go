@@ -26,6 +26,7 @@ var methodColors = map[string]color.Color{
 	MethodGammaWS:   color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
 	"empirical":     color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff},
 	"ledoit-wolf":   color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	"nonneg-ml":     color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
 }
 
 var methodShapes = map[string]draw.GlyphDrawer{
@@ -35,6 +36,7 @@ var methodShapes = map[string]draw.GlyphDrawer{
 	MethodGammaWS:   draw.RingGlyph{},
 	"empirical":     draw.CrossGlyph{},
 	"ledoit-wolf":   draw.PlusGlyph{},
+	"nonneg-ml":     draw.PyramidGlyph{},
 }
 
 func colorOf(m string) color.Color {
@@ -234,25 +236,36 @@ func plotCyTOF(path string, rows []CyTOFRow, methods []string) error {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top = true
-	all := append(append([]string(nil), methods...), "ledoit-wolf", "empirical")
+	all := append(append([]string(nil), methods...), BaselineLedoitWolf, BaselineEmpirical, BaselineNonnegML)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range rows {
 		if !math.IsInf(r.NLL, 0) && !math.IsNaN(r.NLL) {
 			lo = math.Min(lo, r.NLL)
-			if r.Method == "ledoit-wolf" || r.Method == MethodGamma {
+			if r.Method == BaselineLedoitWolf || r.Method == MethodGamma || r.Method == MethodLognormal {
 				hi = math.Max(hi, r.NLL)
 			}
 		}
 	}
+	ymax := math.Ceil(hi + 1)
 	for _, m := range all {
 		var pts plotter.XYs
+		off := 0
 		for _, r := range rows {
 			if r.Method == m && !math.IsInf(r.NLL, 0) && !math.IsNaN(r.NLL) {
 				pts = append(pts, plotter.XY{X: float64(r.N), Y: r.NLL})
+				if r.NLL > ymax {
+					off++
+				}
 			}
 		}
 		if len(pts) == 0 {
 			continue
+		}
+		label := m
+		if off == len(pts) {
+			label += " (off scale)"
+		} else if off > 0 {
+			label += fmt.Sprintf(" (%d off scale)", off)
 		}
 		ln, lp, err := plotter.NewLinePoints(pts)
 		if err != nil {
@@ -261,16 +274,28 @@ func plotCyTOF(path string, rows []CyTOFRow, methods []string) error {
 		c := colorOf(m)
 		ln.Color, lp.Color = c, c
 		ln.Width = vg.Points(1.5)
-		if m == "empirical" || m == "ledoit-wolf" {
+		switch m {
+		case BaselineEmpirical, BaselineLedoitWolf:
 			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		case BaselineNonnegML:
+			ln.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
 		}
 		lp.Shape = methodShapes[m]
 		lp.Radius = vg.Points(3.5)
 		p.Add(ln, lp)
-		p.Legend.Add(m, ln, lp)
+		p.Legend.Add(label, ln, lp)
 	}
+	goals, err := plotter.NewScatter(plotter.XYs{{X: CyTOFGoalSmallN, Y: CyTOFGoalSmallNLL}, {X: CyTOFGoalLargeN, Y: CyTOFGoalLargeNLL}})
+	if err != nil {
+		return err
+	}
+	goals.GlyphStyle.Shape = draw.CrossGlyph{}
+	goals.GlyphStyle.Radius = vg.Points(5)
+	goals.GlyphStyle.Color = color.Black
+	p.Add(goals)
+	p.Legend.Add("goals (gamma SGVB)", goals)
 	if !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
-		p.Y.Min, p.Y.Max = math.Floor(lo-0.5), math.Ceil(hi+1)
+		p.Y.Min, p.Y.Max = math.Floor(math.Min(lo, CyTOFGoalLargeNLL)-0.5), ymax
 	}
 	p.Add(plotter.NewGrid())
 	return savePNG(p, path, 16*vg.Centimeter, 12*vg.Centimeter)

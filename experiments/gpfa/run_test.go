@@ -99,7 +99,7 @@ func TestQuickRunCyTOF(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := readCSV(t, filepath.Join(out, "gpfa_cytof.csv"), []string{"n", "method", "nll", "seconds"})
-	want := map[string]bool{BaselineEmpirical: true, BaselineLedoitWolf: true}
+	want := map[string]bool{BaselineEmpirical: true, BaselineLedoitWolf: true, BaselineNonnegML: true}
 	for _, m := range AllMethods {
 		want[m] = true
 	}
