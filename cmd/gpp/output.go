@@ -505,6 +505,7 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	p("#     eta = %s", formatNum(h.stepSize))
 	p("#     optimizer = %s", c.settings.Optimizer)
 	p("#     gamma_grad = %s", c.gammaGrad)
+	p("#     gamma_param = %s", c.gammaParam)
 	p("#     tol_rel_obj = %s", formatNum(c.tol))
 	p("#     eval_elbo = %d", max(c.settings.EvalEvery, 1))
 	p("#     output_samples = %d", c.outputDraws)
@@ -646,6 +647,7 @@ type fitSettings struct {
 	Iter         int       `json:"iter"`
 	DrawsPerStep int       `json:"draws"`
 	GammaGrad    string    `json:"gamma_grad"`
+	GammaParam   string    `json:"gamma_param"`
 	Tol          jsonFloat `json:"tol"`
 	EvalEvery    int       `json:"eval_every"`
 	Workers      int       `json:"workers"`
@@ -737,7 +739,7 @@ func newFitFile(h drawsHeader) *fitFile {
 		Settings: fitSettings{
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
-			GammaGrad: c.gammaGrad, Tol: jsonFloat(c.tol), EvalEvery: c.settings.EvalEvery,
+			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Tol: jsonFloat(c.tol), EvalEvery: c.settings.EvalEvery,
 			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init,
 		},
 		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,

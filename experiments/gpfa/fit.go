@@ -91,10 +91,11 @@ type fitConfig struct {
 	seed      uint64
 	psisDraws int // draws of the final ELBO estimate (SGVB)
 	elboDraws int // draws per ELBO evaluation during the fit
+	gparam    sgvb.GammaParam
 }
 
 func (o Options) fitConfig(seed uint64) fitConfig {
-	c := fitConfig{iters: o.Iterations, draws: o.DrawsPerStep, step: o.StepSize, seed: seed, psisDraws: 1000, elboDraws: 100}
+	c := fitConfig{iters: o.Iterations, draws: o.DrawsPerStep, step: o.StepSize, seed: seed, psisDraws: 1000, elboDraws: 100, gparam: o.GammaParam}
 	if o.Quick {
 		c.psisDraws, c.elboDraws = 50, 10
 	}
@@ -107,6 +108,7 @@ func settingsFor(method string, c fitConfig) (sgvb.Settings, error) {
 		Seed: c.seed, MaxIter: c.iters, Tol: -1,
 		DrawsPerStep: c.draws, StepSize: c.step,
 		PSISDraws: c.psisDraws, ELBODraws: c.elboDraws, EvalEvery: 100,
+		GammaParam: c.gparam,
 	}
 	switch method {
 	case MethodGamma:

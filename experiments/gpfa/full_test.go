@@ -6,13 +6,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // TestFullRun runs the full experiments when GPFA_OUT names an output
 // directory (e.g. GPFA_OUT=$PWD/../../docs/results go test -run FullRun
 // -timeout 0 ./experiments/gpfa/). GPFA_RUN selects "synthetic", "cytof" or
 // both (default); GPFA_NS, GPFA_SEEDS, GPFA_ITERS, GPFA_METHODS,
-// GPFA_PARALLEL, GPFA_RESTARTS, GPFA_DRAWS and GPFA_STEP override Options.
+// GPFA_PARALLEL, GPFA_RESTARTS, GPFA_DRAWS, GPFA_STEP and GPFA_GAMMA_PARAM
+// override Options.
 func TestFullRun(t *testing.T) {
 	out := os.Getenv("GPFA_OUT")
 	if out == "" {
@@ -38,6 +41,13 @@ func TestFullRun(t *testing.T) {
 		o.Methods = strings.Split(s, ",")
 	}
 	o.Standardize = os.Getenv("GPFA_STD") != ""
+	if s := os.Getenv("GPFA_GAMMA_PARAM"); s != "" {
+		gp, err := sgvb.ParseGammaParam(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.GammaParam = gp
+	}
 	run := os.Getenv("GPFA_RUN")
 	if run == "" || run == "synthetic" {
 		rep, err := RunSynthetic(context.Background(), o)

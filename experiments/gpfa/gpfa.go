@@ -27,6 +27,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // Options configures RunSynthetic and RunCyTOF. The zero value of every
@@ -74,6 +76,8 @@ type Options struct {
 	// number of CPUs)). Results do not depend on it; the reported times do
 	// (shared cores).
 	Parallel int
+	// GammaParam is the gamma factors' parameterisation (default: gpp's).
+	GammaParam sgvb.GammaParam
 	// Standardize (RunCyTOF) divides each training column by its standard
 	// deviation before fitting, as the paper did, and maps the fitted
 	// covariance back (diag(s)·Σ̂·diag(s)), so the NLL stays on the data

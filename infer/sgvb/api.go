@@ -175,6 +175,54 @@ func (o Optimizer) DefaultStepSize() float64 {
 	return 0.001
 }
 
+// GammaParam is how a gamma factor's shape a and rate b are written as
+// unconstrained parameters θ₁, θ₂, which the optimizer moves.
+//
+// GammaSoftplus is the paper's: a = softplus(θ₁), b = softplus(θ₂). The
+// softplus is linear above 1, so an adaptive optimizer, which moves each θ
+// by about η per step, needs ~a/η steps to reach a tight factor (shapes of
+// 10³–10⁴ are common for well-identified latents), and a tighter factor of
+// the same mean needs both θs to move together along a diagonal ridge.
+//
+// GammaLogMeanShape writes θ₁ = log a and θ₂ = log(a/b), the log mean:
+// precision and location are separate coordinates, both on a log scale, so
+// the shape grows geometrically and log z = log z₁(a) + θ₂ − θ₁ moves
+// one-for-one with θ₂, as a lognormal factor's location does. It reaches
+// tight posteriors in hundreds rather than thousands of steps (see
+// docs/inference.md), but a step of η in θ₂ scales the mean by e^η, where
+// the softplus moves a rate b > 1 by only η/b: with wide, heavy-tailed
+// factors (the EPM on small networks) it needs η ≤ 0.3 to stay stable.
+type GammaParam int
+
+// Gamma factor parameterisations.
+const (
+	GammaParamAuto    GammaParam = iota // GammaSoftplus
+	GammaSoftplus                       // shape, rate = softplus(θ₁), softplus(θ₂) (Knowles 2015)
+	GammaLogMeanShape                   // shape = e^θ₁, mean = e^θ₂
+)
+
+var gammaParamText = [...]string{GammaParamAuto: "auto", GammaSoftplus: "softplus", GammaLogMeanShape: "log-mean-shape"}
+
+func (g GammaParam) String() string {
+	if g >= 0 && int(g) < len(gammaParamText) {
+		return gammaParamText[g]
+	}
+	return fmt.Sprintf("GammaParam(%d)", int(g))
+}
+
+// ParseGammaParam returns the parameterisation named s (as printed by
+// String).
+func ParseGammaParam(s string) (GammaParam, error) {
+	for i, t := range gammaParamText {
+		if t == s {
+			return GammaParam(i), nil
+		}
+	}
+	return 0, fmt.Errorf("sgvb: unknown gamma parameterisation %q", s)
+}
+
+func (g GammaParam) logMeanShape() bool { return g == GammaLogMeanShape }
+
 // Estimator is the per-draw gradient estimator of the ELBO.
 type Estimator int
 
@@ -231,6 +279,7 @@ type Settings struct {
 	Workers      int                // goroutines computing the draws of a step; default 1
 	Gamma        dist.GammaGradient // gamma draws and shape derivatives; nil = dist.Implicit{}
 	Estimator    Estimator          // zero value EstimatorAuto = STLCV
+	GammaParam   GammaParam         // unconstrained coordinates of gamma factors; zero value GammaParamAuto = GammaSoftplus
 
 	Optimizer Optimizer // default AdaDeltaMomentum
 	StepSize  float64   // η; 0 = Optimizer.DefaultStepSize()

@@ -19,6 +19,9 @@ type block struct {
 	off, n  int // coordinates x[off : off+n]
 	poff    int // parameters theta[poff : poff+np]
 	k       int // simplex length (Dirichlet), else 1
+	// logMS: a gamma factor written as θ₁ = log shape, θ₂ = log mean
+	// (GammaLogMeanShape) instead of behind softplus links.
+	logMS bool
 }
 
 // np returns the number of unconstrained parameters of the block.
@@ -31,21 +34,39 @@ func (b *block) np() int {
 }
 
 // positive reports whether parameter slot j (relative to poff) lives behind
-// a softplus (everything except normal and lognormal means and points).
+// a softplus (everything except normal and lognormal means, points and
+// log-parameterised gamma factors).
 func (b *block) positive(j int) bool {
 	switch b.fam {
 	case FamilyNormal, FamilyLognormal:
 		return j >= b.n
 	case FamilyPoint:
 		return false
+	case FamilyGamma:
+		return !b.logMS
 	}
 	return true
+}
+
+// clamp keeps parameter slot j's raw value v where the factor stays valid:
+// shapes, rates and sds at or above minParam.
+func (b *block) clamp(j int, v float64) float64 {
+	switch {
+	case b.positive(j):
+		return math.Max(v, minRaw)
+	case b.logMS && j < b.n:
+		return math.Max(v, logMinParam)
+	}
+	return v
 }
 
 // Parameters behind a softplus are kept at or above minParam.
 const minParam = 1e-8
 
-var minRaw = softplusInv(minParam)
+var (
+	minRaw      = softplusInv(minParam)
+	logMinParam = math.Log(minParam)
+)
 
 func softplus(r float64) float64 {
 	if r > 35 {
@@ -152,6 +173,11 @@ func (b *block) initTheta(l *Latent, th []float64) {
 	case FamilyGamma: // the paper's code: shape = initial mean, rate = 1
 		for i := 0; i < n; i++ {
 			m := initElem(l, i, defaultPos, isPos)
+			if b.logMS {
+				th[i] = math.Log(math.Max(m, minParam))
+				th[n+i] = math.Log(m)
+				continue
+			}
 			th[i] = softplusInv(math.Max(m, minParam))
 			th[n+i] = softplusInv(1)
 		}
@@ -232,11 +258,24 @@ func (b *block) params(th []float64) [][]float64 {
 	if b.fam == FamilyPoint { // natural scale
 		natural(b.support, b.k, out[0], out[0])
 	}
+	if b.logMS { // (log a, log mean) → (a, b)
+		for i := range out[0] {
+			a := math.Exp(out[0][i])
+			out[0][i], out[1][i] = a, math.Exp(out[0][i]-out[1][i])
+		}
+	}
 	return out
 }
 
 // thetaFrom writes theta from natural parameters (the inverse of params).
 func (b *block) thetaFrom(p [][]float64, th []float64) {
+	if b.logMS {
+		for i := range p[0] {
+			a, r := math.Max(p[0][i], minParam), math.Max(p[1][i], minParam)
+			th[i], th[b.n+i] = math.Log(a), math.Log(a)-math.Log(r)
+		}
+		return
+	}
 	for j := range p {
 		for i, v := range p[j] {
 			if b.fam == FamilyPoint {
@@ -297,6 +336,8 @@ func natural(s dist.Support, k int, dst, src []float64) {
 // stepCache holds, per step, the constrained parameters val = softplus(θ)
 // (or θ), their derivative dval, and the trigamma ψ₁ of gamma shapes (for
 // the entropy gradient and the control variate), all indexed like theta.
+// For log-parameterised gamma factors val holds (a, b) and dval is unused:
+// chain applies their non-diagonal Jacobian.
 type stepCache struct {
 	val, dval, psi1 []float64
 }
@@ -308,6 +349,16 @@ func newStepCache(np int) stepCache {
 func (c *stepCache) fill(blocks []block, th []float64) {
 	for bi := range blocks {
 		b := &blocks[bi]
+		if b.logMS {
+			n, p := b.n, b.poff
+			for i := 0; i < n; i++ {
+				la := th[p+i]
+				c.val[p+i] = math.Exp(la)
+				c.val[p+n+i] = math.Exp(la - th[p+n+i])
+				c.psi1[p+i] = dist.Trigamma(c.val[p+i])
+			}
+			continue
+		}
 		for j := 0; j < b.np(); j++ {
 			r := th[b.poff+j]
 			if b.positive(j) {
@@ -595,6 +646,27 @@ func (b *block) backprop(c *stepCache, stl bool, x, g, aux, grad, h, cv []float6
 					grad[p+j] += hj * aux[p+j]
 				}
 			}
+		}
+	}
+}
+
+// chain turns the gradient g with respect to the constrained parameters
+// (indexed like theta) into the gradient with respect to theta.
+func (c *stepCache) chain(blocks []block, g []float64) {
+	for bi := range blocks {
+		b := &blocks[bi]
+		p, q := b.poff, b.poff+b.np()
+		if !b.logMS {
+			for i := p; i < q; i++ {
+				g[i] *= c.dval[i]
+			}
+			continue
+		}
+		// a = e^θ₁, b = e^(θ₁−θ₂): ∂/∂θ₁ = a∂_a + b∂_b, ∂/∂θ₂ = −b∂_b.
+		n := b.n
+		for i := p; i < p+n; i++ {
+			ga, gb := c.val[i]*g[i], c.val[i+n]*g[i+n]
+			g[i], g[i+n] = ga+gb, -gb
 		}
 	}
 }

@@ -152,6 +152,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			return nil, err
 		}
 		b := block{name: l.Name, fam: fam, support: l.Support, shape: l.Shape, off: l.Offset, n: l.Size, poff: np, k: 1}
+		b.logMS = fam == FamilyGamma && s.GammaParam.logMeanShape()
 		if l.Support == dist.Simplex {
 			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
 				return nil, fmt.Errorf("sgvb: latent %s: simplex needs a last axis of length ≥ 2 dividing its size (shape %v, size %d)", l.Name, l.Shape, l.Size)
@@ -339,11 +340,7 @@ func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
 		b := &e.blocks[bi]
 		for j := 0; j < b.np(); j++ {
 			i := b.poff + j
-			v := e.theta[i] + e.delta[i]
-			if b.positive(j) && v < minRaw {
-				v = minRaw
-			}
-			e.theta[i] = v
+			e.theta[i] = b.clamp(j, e.theta[i]+e.delta[i])
 		}
 	}
 	if !allFinite(e.theta) {
@@ -382,9 +379,7 @@ func (e *engine) gradient(stream uint64, iter int) (bool, error) {
 			e.blocks[bi].entropyGrad(&e.cache, g)
 		}
 	}
-	for i := range g {
-		g[i] *= e.cache.dval[i]
-	}
+	e.cache.chain(e.blocks, g)
 	return allFinite(g), nil
 }
 
