@@ -76,7 +76,9 @@ type Options struct {
 	// number of CPUs)). Results do not depend on it; the reported times do
 	// (shared cores).
 	Parallel int
-	// GammaParam is the gamma factors' parameterisation (default: gpp's).
+	// GammaParam is the gamma factors' parameterisation (default
+	// GammaLogMeanShape: chosen by ELBO on the synthetic data, see
+	// README.md).
 	GammaParam sgvb.GammaParam
 	// Standardize (RunCyTOF) divides each training column by its standard
 	// deviation before fitting, as the paper did, and maps the fitted
@@ -133,6 +135,9 @@ func (o Options) defaults(ns []int, iters int) Options {
 	if o.Restarts <= 0 {
 		o.Restarts = 1
 	}
+	if o.GammaParam == sgvb.GammaParamAuto {
+		o.GammaParam = sgvb.GammaLogMeanShape
+	}
 	if o.Parallel <= 0 {
 		o.Parallel = min(2, runtime.NumCPU())
 	}
@@ -183,6 +188,7 @@ func machine() string {
 func settingsText(o Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "SGVB: %d steps, %d draws per step, AdaDelta with momentum (ρ = 0.95, momentum 0.1), η = %g with gpp's step decay 1/√(1 + t/1000), estimator STL + control variate (gpp default), fixed iteration count (Tol < 0), final ELBO from 1000 draws; ", o.Iterations, o.DrawsPerStep, o.StepSize)
+	fmt.Fprintf(&b, "gamma factors parameterised as `%s` (`--gamma-param`; chosen by ELBO on the synthetic data); ", o.GammaParam)
 	fmt.Fprintf(&b, "%d restart(s) per data set, best final ELBO kept. ", o.Restarts)
 	fmt.Fprintf(&b, "MAP: gpp's L-BFGS, at most %d iterations. Initialisation: gpp's default (gamma factors Gamma(m, 1) with m the prior mean or 1; lognormal meanlog log m, sdlog 0.1). gamma-ws: the lognormal fit, moment-matched to gamma factors (a = 1/(e^{σ²} − 1), b = a/mean), then %d gamma SGVB steps; its time includes the lognormal fit.", o.Iterations, max(o.Iterations/2, 1))
 	return b.String()
