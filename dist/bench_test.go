@@ -30,6 +30,51 @@ func BenchmarkGammaSampleGrad(b *testing.B) {
 	}
 }
 
+// BenchmarkGammaShape measures the prepared path: "prepare+draw" is
+// NewGammaShape(a) and one draw per op (one draw per shape and step, ψ₁(a)
+// included, which SGVB needs anyway), "draw" a draw from a prepared shape
+// (several draws per step).
+func BenchmarkGammaShape(b *testing.B) {
+	for _, a := range benchShapes {
+		b.Run("prepare+draw/a="+strconv.FormatFloat(a, 'g', -1, 64), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			b.ReportAllocs()
+			for b.Loop() {
+				g := NewGammaShape(a)
+				_, d := g.SampleLog(rng)
+				benchSink += d + g.Trigamma
+			}
+		})
+	}
+	for _, a := range benchShapes {
+		b.Run("draw/a="+strconv.FormatFloat(a, 'g', -1, 64), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			g := NewGammaShape(a)
+			b.ReportAllocs()
+			for b.Loop() {
+				_, d := g.SampleLog(rng)
+				benchSink += d
+			}
+		})
+	}
+}
+
+// BenchmarkPolygamma measures Digamma and Trigamma by argument.
+func BenchmarkPolygamma(b *testing.B) {
+	for _, f := range []struct {
+		name string
+		f    func(float64) float64
+	}{{"digamma", Digamma}, {"trigamma", Trigamma}} {
+		for _, x := range []float64{0.01, 1, 5, 20} {
+			b.Run(f.name+"/x="+strconv.FormatFloat(x, 'g', -1, 64), func(b *testing.B) {
+				for b.Loop() {
+					benchSink += f.f(x)
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkGammaSample and BenchmarkGammaGrad split the implicit method's
 // cost into the draw and the gradient.
 func BenchmarkGammaSample(b *testing.B) {

@@ -171,15 +171,32 @@ func GammaDLogXDA(a, logx float64) float64 {
 	if !(a > 0) || math.IsInf(a, 1) || math.IsNaN(logx) || math.IsInf(logx, 1) {
 		return math.NaN()
 	}
-	x := math.Exp(logx)
+	return gammaDLogXDA(a, logx, math.Exp(logx), nil)
+}
+
+// gammaDLogXDA is GammaDLogXDA for a valid shape a, logx not NaN or +Inf
+// and x = e^logx (or the draw whose logarithm logx is). sh, when not nil, is
+// NewGammaShape(a) and supplies the digammas.
+func gammaDLogXDA(a, logx, x float64, sh *GammaShape) float64 {
 	if useGammaSeries(a, x) {
 		s, ds, ok := gammaSeriesD(a, x)
 		if !ok {
 			return math.NaN()
 		}
-		return -(logMinusDigamma(logx, x, a+1)*s + ds) / a
+		var l float64
+		if sh != nil {
+			l = logMinusDigammaC(logx, x, a+1, sh.c1)
+		} else {
+			l = logMinusDigamma(logx, x, a+1)
+		}
+		return -(l*s + ds) / a
 	}
-	l := logMinusDigamma(logx, x, a)
+	var l float64
+	if sh != nil {
+		l = logMinusDigammaC(logx, x, a, sh.c0)
+	} else {
+		l = logMinusDigamma(logx, x, a)
+	}
 	f, df, ok := gammaCFD(a, x, l)
 	if !ok {
 		return math.NaN()

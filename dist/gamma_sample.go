@@ -23,15 +23,38 @@ func SampleGammaLog(a float64, rng *rand.Rand) float64 {
 	case math.IsInf(a, 1):
 		return a
 	case a < 1:
-		return marsagliaTsangLog(a+1, rng) + math.Log(uniformOpen(rng))/a
+		lg, _ := marsagliaTsangLogX(mtConsts(a+1), rng)
+		return lg + math.Log(uniformOpen(rng))/a
 	}
-	return marsagliaTsangLog(a, rng)
+	logx, _ := marsagliaTsangLogX(mtConsts(a), rng)
+	return logx
 }
 
-// marsagliaTsangLog returns log x for x ~ Gamma(a, 1), a ≥ 1.
-func marsagliaTsangLog(a float64, rng *rand.Rand) float64 {
+// sampleGammaLogX is SampleGammaLog that also returns x = e^(log x), formed
+// without an exp where the sampler has it (a ≥ 1), for a valid finite shape
+// with Marsaglia–Tsang constants mt = mtConsts(max(a, a+1)).
+func sampleGammaLogX(a float64, mt mtShape, rng *rand.Rand) (logx, x float64) {
+	if a < 1 {
+		lg, _ := marsagliaTsangLogX(mt, rng)
+		logx = lg + math.Log(uniformOpen(rng))/a
+		return logx, math.Exp(logx)
+	}
+	return marsagliaTsangLogX(mt, rng)
+}
+
+// mtShape holds Marsaglia and Tsang's constants d = a − 1/3 and
+// c = 1/√(9d) for a shape a ≥ 1.
+type mtShape struct{ d, c float64 }
+
+func mtConsts(a float64) mtShape {
 	d := a - 1.0/3
-	c := 1 / math.Sqrt(9*d)
+	return mtShape{d, 1 / math.Sqrt(9*d)}
+}
+
+// marsagliaTsangLogX returns log x and x for x ~ Gamma(a, 1), a ≥ 1, given
+// mt = mtConsts(a).
+func marsagliaTsangLogX(mt mtShape, rng *rand.Rand) (logx, x float64) {
+	d, c := mt.d, mt.c
 	for {
 		z := rng.NormFloat64()
 		v := 1 + c*z
@@ -41,11 +64,12 @@ func marsagliaTsangLog(a float64, rng *rand.Rand) float64 {
 		v = v * v * v
 		u := rng.Float64()
 		z2 := z * z
+		x = d * v
 		if u < 1-0.0331*z2*z2 {
-			return math.Log(d * v)
+			return math.Log(x), x
 		}
 		if lv := math.Log(v); math.Log(u) < 0.5*z2+d*(1-v+lv) {
-			return math.Log(d) + lv
+			return math.Log(d) + lv, x
 		}
 	}
 }
@@ -63,8 +87,68 @@ type Implicit struct{}
 
 // SampleLog implements GammaGradient.
 func (Implicit) SampleLog(a float64, rng *rand.Rand) (logx, dlogxda float64) {
-	logx = SampleGammaLog(a, rng)
-	return logx, GammaDLogXDA(a, logx)
+	if !(a > 0) || math.IsInf(a, 1) {
+		return SampleGammaLog(a, rng), math.NaN()
+	}
+	mt := mtConsts(a)
+	if a < 1 {
+		mt = mtConsts(a + 1)
+	}
+	logx, x := sampleGammaLogX(a, mt, rng)
+	return logx, gammaDLogXDA(a, logx, x, nil)
+}
+
+// GammaShape holds the work of a Gamma(a, 1) draw and its shape derivative
+// that depends on the shape a alone: Marsaglia and Tsang's constants, the
+// digammas ψ(a) and ψ(a+1) that the gradient's two branches subtract from
+// log x, and ψ₁(a), which SGVB's entropy gradient and control variate need
+// for the same shape. The polygammas come out of one shared shift loop.
+// Build it with NewGammaShape once per shape and step, then draw from it
+// any number of times: each draw gives bit for bit the result of
+// Implicit{}.SampleLog(a, rng) on the same rng.
+type GammaShape struct {
+	A        float64 // the shape
+	Trigamma float64 // ψ₁(A), equal to Trigamma(A)
+	mt       mtShape // Marsaglia–Tsang for A (A ≥ 1) or A+1
+	// c0, c1: for y = A and y = A+1, ψ(y) if y < polygammaShift, else
+	// ψ(y) − log y (see logMinusDigamma).
+	c0, c1 float64
+	ok     bool // A > 0 and finite
+}
+
+// NewGammaShape prepares shape a. Invalid shapes (a ≤ 0, NaN, +Inf) give a
+// GammaShape whose draws are SampleGammaLog's (NaN or +Inf) with a NaN
+// derivative.
+func NewGammaShape(a float64) GammaShape {
+	g := GammaShape{A: a, Trigamma: Trigamma(a)}
+	if !(a > 0) || math.IsInf(a, 1) {
+		return g
+	}
+	g.ok = true
+	if a < 1 {
+		g.mt = mtConsts(a + 1)
+	} else {
+		g.mt = mtConsts(a)
+	}
+	if a >= polygammaShift {
+		g.c0, g.c1 = digammaAsymp(a), digammaAsymp(a+1)
+		return g
+	}
+	g.c0, g.c1 = digammaPair(a)
+	if a+1 >= polygammaShift {
+		g.c1 = digammaAsymp(a + 1)
+	}
+	return g
+}
+
+// SampleLog returns log x for a draw x ~ Gamma(A, 1) and d(log x)/dA, as
+// Implicit{}.SampleLog(g.A, rng).
+func (g *GammaShape) SampleLog(rng *rand.Rand) (logx, dlogxda float64) {
+	if !g.ok {
+		return SampleGammaLog(g.A, rng), math.NaN()
+	}
+	logx, x := sampleGammaLogX(g.A, g.mt, rng)
+	return logx, gammaDLogXDA(g.A, logx, x, g)
 }
 
 // SampleGamma draws x ~ Gamma(a, b) (shape a, rate b) with g and returns it

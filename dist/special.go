@@ -67,6 +67,45 @@ func logMinusDigamma(logx, x, y float64) float64 {
 	return math.Log(x/y) - digammaAsymp(y)
 }
 
+// logMinusDigammaC is logMinusDigamma with its constant precomputed: c is
+// Digamma(y) for y < polygammaShift, else digammaAsymp(y). The result is bit
+// for bit logMinusDigamma's.
+func logMinusDigammaC(logx, x, y, c float64) float64 {
+	if y < polygammaShift {
+		return logx - c
+	}
+	if x == 0 || math.IsInf(x, 1) {
+		return logx - Digamma(y)
+	}
+	return math.Log(x/y) - c
+}
+
+// digammaPair returns Digamma(a) and Digamma(a+1), bit for bit, for
+// 0 < a < polygammaShift from one shift loop: both shift through the same
+// floating-point sequence a+1, a+2, … to the same end point, so ψ(a+1)'s
+// sum is ψ(a)'s without its first term.
+func digammaPair(a float64) (psiA, psiA1 float64) {
+	x := a
+	shift0, comp0 := twoSum(0, 1/x)
+	var shift1, comp1 float64
+	x++
+	for x < polygammaShift {
+		inv := 1 / x
+		var e float64
+		shift0, e = twoSum(shift0, inv)
+		comp0 += e
+		shift1, e = twoSum(shift1, inv)
+		comp1 += e
+		x++
+	}
+	lx, as := math.Log(x), digammaAsymp(x)
+	hi, lo := twoSum(lx, -shift0)
+	psiA = hi + (lo - comp0 + as)
+	hi, lo = twoSum(lx, -shift1)
+	psiA1 = hi + (lo - comp1 + as)
+	return psiA, psiA1
+}
+
 // twoSum returns s = fl(a+b) and the rounding error e with a+b = s+e exactly
 // (Knuth's branch-free two-sum).
 func twoSum(a, b float64) (s, e float64) {

@@ -167,7 +167,8 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	e.delta = make([]float64, np)
 	e.backup = make([]float64, np)
 	e.grad = make([]float64, np)
-	e.cache = newStepCache(np)
+	_, implicit := s.Gamma.(dist.Implicit)
+	e.cache = newStepCache(np, implicit)
 	for i := range e.blocks {
 		b := &e.blocks[i]
 		b.initTheta(&latents[i], e.theta[b.poff:b.poff+b.np()])

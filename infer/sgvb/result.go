@@ -126,7 +126,7 @@ func (r *Result) prepare() {
 			b.thetaFrom(f.Params, theta[b.poff:])
 			r.blocks = append(r.blocks, b)
 		}
-		r.cache = newStepCache(np)
+		r.cache = newStepCache(np, false)
 		r.cache.fill(r.blocks, theta)
 	})
 }

@@ -100,6 +100,31 @@ func TestGammaLogMeanShape(t *testing.T) {
 	}
 }
 
+// TestShapeCap fits a posterior Gamma(10¹⁰ + 1, 2), far tighter than
+// maxShape allows: the shape stops at the cap, where every draw's
+// derivative still converges, with no bad step.
+func TestShapeCap(t *testing.T) {
+	gp := newGammaPoisson([]float64{1e10}, 1, 1)
+	for _, gparam := range []GammaParam{GammaSoftplus, GammaLogMeanShape} {
+		s := Settings{Seed: 1, Tol: -1, MaxIter: 10000, PSISDraws: -1, GammaParam: gparam}
+		r, err := Fit(context.Background(), gp, gp.latents(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.Factors[0]
+		a, m := f.Params[0][0], f.Mean()[0]
+		t.Logf("%v: shape %.4g, mean %.6g (exact 5e9), %d bad steps", gparam, a, m, r.BadSteps)
+		if !(a <= maxShape) || r.BadSteps != 0 {
+			t.Errorf("%v: shape %g above the cap %g, or %d bad steps", gparam, a, float64(maxShape), r.BadSteps)
+		}
+		// log-mean-shape reaches the cap's decade (the step noise of the
+		// log mean moves the mean by ~1 % at this point)
+		if gparam == GammaLogMeanShape && !(a >= maxShape/10 && math.Abs(m/5e9-1) < 0.05) {
+			t.Errorf("%v: Gamma shape %g, mean %g; want ≥ %g and 5e9", gparam, a, m, float64(maxShape/10))
+		}
+	}
+}
+
 // TestGammaPoissonPaperEstimator runs the paper's estimator (analytic
 // entropy, no control variate) on case A, with 10 draws per step and
 // iterate averaging, and reports what it reaches.
