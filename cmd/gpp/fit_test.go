@@ -134,7 +134,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"--output-draws -1", fit(poissonModel, poissonData, "--output-draws", "-1"), 2, "--output-draws must be at least 1"},
 		{"--draws 0", fit(poissonModel, poissonData, "--draws", "0"), 2, "--draws must be at least 1"},
 		{"--eval-every 0", fit(poissonModel, poissonData, "--eval-every", "0"), 2, "--eval-every must be at least 1"},
-		{"--workers 0", fit(poissonModel, poissonData, "--workers", "0"), 2, "--workers must be at least 1"},
+		{"--workers -1", fit(poissonModel, poissonData, "--workers", "-1"), 2, "--workers must be at least 0"},
 		{"--step-size -1", fit(poissonModel, poissonData, "--step-size", "-1"), 2, "--step-size must be"},
 		{"--step-size NaN", fit(poissonModel, poissonData, "--step-size", "NaN"), 2, "--step-size must be"},
 		{"--tol -1", fit(poissonModel, poissonData, "--tol", "-1"), 2, "--tol must be"},

@@ -2,6 +2,7 @@ package sgvb
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/gpplang/gpp/dist"
@@ -276,7 +277,7 @@ type Settings struct {
 
 	MaxIter      int                // iteration limit; default 10000 (MAP: L-BFGS iterations, default 1000)
 	DrawsPerStep int                // draws S per gradient step; default 1
-	Workers      int                // goroutines computing the draws of a step; default 1
+	Workers      int                // goroutines sharing a step's draws (one draw: its segments) and the ELBO draws; default min(GOMAXPROCS, 4); results do not depend on it
 	Gamma        dist.GammaGradient // gamma draws and shape derivatives; nil = dist.Implicit{}
 	Estimator    Estimator          // zero value EstimatorAuto = STLCV
 	GammaParam   GammaParam         // unconstrained coordinates of gamma factors; zero value GammaParamAuto = GammaSoftplus
@@ -352,6 +353,7 @@ const (
 	defaultPSISDraws   = 1000
 	defaultSearchIters = 50
 	defaultStepDecay   = 1000
+	maxDefaultWorkers  = 4
 )
 
 func (s Settings) withDefaults() Settings {
@@ -366,7 +368,7 @@ func (s Settings) withDefaults() Settings {
 		s.DrawsPerStep = 1
 	}
 	if s.Workers <= 0 {
-		s.Workers = 1
+		s.Workers = min(runtime.GOMAXPROCS(0), maxDefaultWorkers)
 	}
 	if s.Gamma == nil {
 		s.Gamma = dist.Implicit{}

@@ -380,36 +380,54 @@ func (c *stepCache) gammaShape(i int) {
 
 func (c *stepCache) fill(blocks []block, th []float64) {
 	for bi := range blocks {
-		b := &blocks[bi]
-		if b.logMS {
-			n, p := b.n, b.poff
-			for i := 0; i < n; i++ {
-				la := th[p+i]
-				c.val[p+i] = math.Exp(la)
-				c.val[p+n+i] = math.Exp(la - th[p+n+i])
-				c.gammaShape(p + i)
-			}
-			continue
+		c.fillRange(&blocks[bi], th, 0, blocks[bi].n)
+	}
+}
+
+// slots returns the parameter slots (relative to poff) of element i: i and
+// n+i for two-parameter factors, i alone for Dirichlet and point factors.
+func (b *block) slots(i int) (int, int) {
+	if b.np() == b.n {
+		return i, -1
+	}
+	return i, b.n + i
+}
+
+// fillRange fills the cache for elements [lo, hi) of block b.
+func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
+	n, p := b.n, b.poff
+	if b.logMS {
+		for i := lo; i < hi; i++ {
+			la := th[p+i]
+			c.val[p+i] = math.Exp(la)
+			c.val[p+n+i] = math.Exp(la - th[p+n+i])
+			c.gammaShape(p + i)
 		}
-		for j := 0; j < b.np(); j++ {
-			r := th[b.poff+j]
+		return
+	}
+	for i := lo; i < hi; i++ {
+		j1, j2 := b.slots(i)
+		for _, j := range [2]int{j1, j2} {
+			if j < 0 {
+				continue
+			}
+			r := th[p+j]
 			if b.positive(j) {
-				c.val[b.poff+j] = softplus(r)
-				c.dval[b.poff+j] = sigmoid(r)
+				c.val[p+j] = softplus(r)
+				c.dval[p+j] = sigmoid(r)
 			} else {
-				c.val[b.poff+j] = r
-				c.dval[b.poff+j] = 1
+				c.val[p+j] = r
+				c.dval[p+j] = 1
 			}
 		}
 		switch b.fam {
 		case FamilyGamma:
-			for i := 0; i < b.n; i++ {
-				c.gammaShape(b.poff + i)
-			}
-		case FamilyBeta, FamilyDirichlet:
-			for j := 0; j < b.np(); j++ {
-				c.psi1[b.poff+j] = dist.Trigamma(c.val[b.poff+j])
-			}
+			c.gammaShape(p + i)
+		case FamilyBeta:
+			c.psi1[p+i] = dist.Trigamma(c.val[p+i])
+			c.psi1[p+n+i] = dist.Trigamma(c.val[p+n+i])
+		case FamilyDirichlet:
+			c.psi1[p+i] = dist.Trigamma(c.val[p+i])
 		}
 	}
 }
@@ -419,11 +437,16 @@ func (c *stepCache) fill(blocks []block, th []float64) {
 // (indexed like theta): d log x/d shape for gamma-based factors, the
 // standard normal ε for normal-based ones.
 func (b *block) sample(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, x, aux []float64) {
+	b.sampleRange(c, gg, rng, x, aux, 0, b.n)
+}
+
+// sampleRange is sample for elements [lo, hi) (whole simplices).
+func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, x, aux []float64, lo, hi int) {
 	n, p := b.n, b.poff
 	val := c.val
 	switch b.fam {
 	case FamilyGamma:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			var lx, d float64
 			if c.shape != nil {
 				lx, d = c.shape[p+i].SampleLog(rng)
@@ -434,23 +457,23 @@ func (b *block) sample(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, x, a
 			aux[p+i] = d
 		}
 	case FamilyNormal, FamilyLognormal:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			e := rng.NormFloat64()
 			x[b.off+i] = val[p+i] + val[p+n+i]*e
 			aux[p+i] = e
 		}
 	case FamilyBeta:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			l1, d1 := gg.SampleLog(val[p+i], rng)
 			l2, d2 := gg.SampleLog(val[p+n+i], rng)
 			x[b.off+i] = l1 - l2
 			aux[p+i], aux[p+n+i] = d1, d2
 		}
 	case FamilyPoint:
-		copy(x[b.off:b.off+n], val[p:p+n])
+		copy(x[b.off+lo:b.off+hi], val[p+lo:p+hi])
 	case FamilyDirichlet:
 		k := b.k
-		for v := 0; v < n; v += k {
+		for v := lo; v < hi; v += k {
 			mx := math.Inf(-1)
 			for j := v; j < v+k; j++ {
 				lx, d := gg.SampleLog(val[p+j], rng)
@@ -598,11 +621,16 @@ func (b *block) entropyGrad(c *stepCache, grad []float64) {
 // variate tracks (nil to skip). cv holds the control-variate coefficients
 // (nil for none).
 func (b *block) backprop(c *stepCache, stl bool, x, g, aux, grad, h, cv []float64) {
+	b.backpropRange(c, stl, x, g, aux, grad, h, cv, 0, b.n)
+}
+
+// backpropRange is backprop for elements [lo, hi) (whole simplices).
+func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []float64, lo, hi int) {
 	n, p := b.n, b.poff
 	val := c.val
 	switch b.fam {
 	case FamilyGamma:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			gi := g[b.off+i]
 			if stl {
 				// ∂ log q/∂ log z = (a−1) − b·z
@@ -620,7 +648,7 @@ func (b *block) backprop(c *stepCache, stl bool, x, g, aux, grad, h, cv []float6
 			grad[p+n+i] -= gi / val[p+n+i]
 		}
 	case FamilyNormal, FamilyLognormal:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			gi := g[b.off+i]
 			e := aux[p+i]
 			if stl {
@@ -639,7 +667,7 @@ func (b *block) backprop(c *stepCache, stl bool, x, g, aux, grad, h, cv []float6
 			grad[p+n+i] += gi * e
 		}
 	case FamilyBeta:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			gi := g[b.off+i]
 			if stl {
 				a, bb := val[p+i], val[p+n+i]
@@ -662,7 +690,7 @@ func (b *block) backprop(c *stepCache, stl bool, x, g, aux, grad, h, cv []float6
 		}
 	case FamilyDirichlet:
 		k := b.k
-		for v := 0; v < n; v += k {
+		for v := lo; v < hi; v += k {
 			sum := 0.0
 			for j := v; j < v+k; j++ {
 				gj := g[b.off+j]

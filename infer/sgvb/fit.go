@@ -64,10 +64,21 @@ type engine struct {
 	ok        []bool
 	errs      []error
 
+	segs    []segment // the fixed pieces the draws of q are made in
 	workers []*worker
 	jobs    []chan job
 	wg      sync.WaitGroup
 }
+
+// segment is elements [lo, hi) of block b: a draw of q is made segment by
+// segment, each from its own random stream, so that with one draw per step
+// the workers can share a draw's segments and the numbers do not depend on
+// how many there are.
+type segment struct{ b, lo, hi int }
+
+// segElems is the most elements of a segment: enough to amortise handing
+// segments to another goroutine, few enough to balance two workers.
+const segElems = 256
 
 type worker struct {
 	t          Target
@@ -81,6 +92,8 @@ type jobKind int
 const (
 	jobStep jobKind = iota
 	jobEval
+	jobSplitSample   // with one draw per step: fill and sample this worker's segments
+	jobSplitBackprop // and backpropagate them
 )
 
 type job struct {
@@ -111,6 +124,15 @@ func streamSeed(seed, stream, iter uint64, d int) (uint64, uint64) {
 	s1 := mix64(seed ^ mix64(stream))
 	s1 = mix64(s1 ^ iter)
 	return s1, mix64(s1 ^ mix64(uint64(d)+0x5851f42d4c957f2d))
+}
+
+// segSeed seeds segment si of draw d (segment 0 with the draw's own seed).
+func segSeed(seed, stream, iter uint64, d, si int) (uint64, uint64) {
+	s1, s2 := streamSeed(seed, stream, iter, d)
+	if si == 0 {
+		return s1, s2
+	}
+	return mix64(s1 ^ mix64(uint64(si)+0x632be59bd9b4e019)), s2
 }
 
 func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
@@ -161,6 +183,10 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		}
 		np += b.np()
 		e.blocks = append(e.blocks, b)
+		step := max(segElems/b.k, 1) * b.k // whole simplices
+		for lo := 0; lo < b.n; lo += step {
+			e.segs = append(e.segs, segment{len(e.blocks) - 1, lo, min(lo+step, b.n)})
+		}
 	}
 	e.dim, e.np = dim, np
 	e.theta = make([]float64, np)
@@ -272,9 +298,72 @@ func (e *engine) run(j job) {
 }
 
 func (e *engine) work(w int, j job) {
+	switch j.kind {
+	case jobSplitSample:
+		e.splitSample(w, j)
+		return
+	case jobSplitBackprop:
+		e.splitBackprop(w)
+		return
+	}
 	for d := w; d < j.n; d += len(e.workers) {
 		e.draw(e.workers[w], j, d)
 	}
+}
+
+// split reports whether the steps' single draw is shared by the workers.
+func (e *engine) split() bool { return e.s.DrawsPerStep == 1 && len(e.workers) > 1 }
+
+// splitSample fills the step cache for worker w's segments and draws them
+// into worker 0's buffers.
+func (e *engine) splitSample(w int, j job) {
+	wk, w0 := e.workers[w], e.workers[0]
+	for si := w; si < len(e.segs); si += len(e.workers) {
+		sg := e.segs[si]
+		b := &e.blocks[sg.b]
+		e.cache.fillRange(b, e.theta, sg.lo, sg.hi)
+		wk.pcg.Seed(segSeed(e.s.Seed, j.stream, j.iter, 0, si))
+		b.sampleRange(&e.cache, e.s.Gamma, wk.rng, w0.x, w0.aux, sg.lo, sg.hi)
+	}
+}
+
+// splitBackprop backpropagates worker w's segments of the single draw.
+func (e *engine) splitBackprop(w int) {
+	w0 := e.workers[0]
+	h, cv := e.drawCV(0)
+	for si := w; si < len(e.segs); si += len(e.workers) {
+		sg := e.segs[si]
+		e.blocks[sg.b].backpropRange(&e.cache, e.s.Estimator.stl(), w0.x, w0.gx, w0.aux, e.dgrad[0], h, cv, sg.lo, sg.hi)
+	}
+}
+
+// stepSplit computes the step's single draw with the workers sharing its
+// segments: the numbers are those of draw (the same segment streams).
+func (e *engine) stepSplit(stream uint64, iter int) {
+	j := job{kind: jobSplitSample, stream: stream, iter: uint64(iter), n: 1}
+	e.run(j)
+	w0 := e.workers[0]
+	lp, err := w0.t.LogJoint(w0.x, w0.gx)
+	e.lp[0], e.errs[0] = lp, err
+	if math.IsNaN(lp) || math.IsInf(lp, 0) || !allFinite(w0.gx) {
+		e.ok[0] = false
+		return
+	}
+	clear(e.dgrad[0])
+	e.run(job{kind: jobSplitBackprop})
+	e.ok[0] = allFinite(e.dgrad[0])
+}
+
+// drawCV returns draw d's control-variate record h and the coefficients
+// in use (nil for none).
+func (e *engine) drawCV(d int) (h, cv []float64) {
+	if e.cv != nil {
+		h = e.dh[d]
+	}
+	if e.cvSet {
+		cv = e.cv
+	}
+	return h, cv
 }
 
 func allFinite(v []float64) bool {
@@ -288,9 +377,9 @@ func allFinite(v []float64) bool {
 
 // draw computes draw d of job j on worker wk.
 func (e *engine) draw(wk *worker, j job, d int) {
-	wk.pcg.Seed(streamSeed(e.s.Seed, j.stream, j.iter, d))
-	for bi := range e.blocks {
-		e.blocks[bi].sample(&e.cache, e.s.Gamma, wk.rng, wk.x, wk.aux)
+	for si, sg := range e.segs {
+		wk.pcg.Seed(segSeed(e.s.Seed, j.stream, j.iter, d, si))
+		e.blocks[sg.b].sampleRange(&e.cache, e.s.Gamma, wk.rng, wk.x, wk.aux, sg.lo, sg.hi)
 	}
 	lp, err := wk.t.LogJoint(wk.x, wk.gx)
 	e.lp[d], e.errs[d] = lp, err
@@ -310,14 +399,7 @@ func (e *engine) draw(wk *worker, j job, d int) {
 	}
 	g := e.dgrad[d]
 	clear(g)
-	var h []float64
-	if e.cv != nil {
-		h = e.dh[d]
-	}
-	var cv []float64
-	if e.cvSet {
-		cv = e.cv
-	}
+	h, cv := e.drawCV(d)
 	for bi := range e.blocks {
 		e.blocks[bi].backprop(&e.cache, e.s.Estimator.stl(), wk.x, wk.gx, wk.aux, g, h, cv)
 	}
@@ -357,8 +439,12 @@ func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
 // any) when a draw or the gradient is not finite.
 func (e *engine) gradient(stream uint64, iter int) (bool, error) {
 	S := e.s.DrawsPerStep
-	e.cache.fill(e.blocks, e.theta)
-	e.run(job{kind: jobStep, stream: stream, iter: uint64(iter), n: S})
+	if e.split() {
+		e.stepSplit(stream, iter)
+	} else {
+		e.cache.fill(e.blocks, e.theta)
+		e.run(job{kind: jobStep, stream: stream, iter: uint64(iter), n: S})
+	}
 	for d := 0; d < S; d++ {
 		if !e.ok[d] {
 			return false, e.errs[d]

@@ -510,6 +510,23 @@ func TestDeterminism(t *testing.T) {
 	if r.Factors[0].Params[0][0] == runs[0].Factors[0].Params[0][0] {
 		t.Error("another seed gave the same result")
 	}
+
+	// one draw per step: the workers share the draw's segments (600
+	// gamma elements make three)
+	pg, lat = newPoissonGamma(600, 0.1, 1)
+	lat = append(lat, Latent{Name: "w", Offset: 600, Size: 3, Shape: []int{3}, Support: dist.Simplex})
+	tg = &composite{pg: pg, dc: &dirichletCounts{alpha: []float64{2, 3, 4}, k: 3}}
+	runs = runs[:0]
+	for _, w := range []int{1, 2, 3} {
+		r, err := Fit(context.Background(), tg, lat, Settings{Seed: 42, Workers: w, MaxIter: 300, Tol: -1, PSISDraws: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	for _, r := range runs[1:] {
+		sameResult(t, runs[0], r)
+	}
 }
 
 // composite joins a poissonGamma over x[:n] and a dirichletCounts after it.

@@ -234,7 +234,14 @@ func (l *lowerer) latents() error {
 		coord := l.b.Input(lat.Name, s, pos)
 		var z autodiff.ID
 		switch lat.Support {
-		case dist.Positive, dist.Simplex:
+		case dist.Positive:
+			// + the least normal: a draw with log z below −745 would make z
+			// exactly 0, and a density that takes z as a parameter
+			// (W ~ Gamma(g * r', g)) invalid; floored, every z > 0 is a
+			// valid parameter and z itself is unchanged above 1e-292. The
+			// latent's own prior reads the coordinate, not z.
+			z = l.b.Add(l.b.Exp(coord, pos), l.b.Scalar(minPositive, pos), pos)
+		case dist.Simplex:
 			z = l.b.Exp(coord, pos)
 		case dist.Unit:
 			z = l.b.InvLogit(coord, pos)
@@ -251,6 +258,10 @@ func (l *lowerer) latents() error {
 	}
 	return nil
 }
+
+// minPositive is the least positive normal float64, the floor of a
+// positive latent's value.
+const minPositive = 0x1p-1022
 
 // dims evaluates declared dimensions.
 func (l *lowerer) dims(exprs []ast.Expr) ([]int, error) {

@@ -81,13 +81,32 @@ func TestRowSumProdLowering(t *testing.T) {
 	}
 }
 
-// A prepared density keeps the kernel path's positioned diagnostics: a gamma
-// shape that underflows to 0 is named with its element.
+// A prepared density keeps the kernel path's positioned diagnostics: a
+// gamma shape that underflows to 0 (the square of a floored latent) is
+// named with its element.
 func TestPreparedDensityNaNProvenance(t *testing.T) {
-	m := compileSrc(t, "m.gpp", "param a: positive[3] ~ Gamma(1, 1)\nparam W: positive[3, 2] ~ Gamma(a, 1)\n", nil)
+	m := compileSrc(t, "m.gpp", "param a: positive[3] ~ Gamma(1, 1)\nparam W: positive[3, 2] ~ Gamma(a .* a, 1)\n", nil)
 	x := []float64{0.1, -800, 0.3, 0, 0, 0, 0, 0, 0}
 	_, err := m.LogJoint(x, make([]float64, len(x)))
 	if want := "m.gpp:2:27: Gamma: shape must be > 0 (got 0, element [1, 0])"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// A positive latent whose coordinate underflows (e^-800 = 0) is floored at
+// the least normal, so a density taking it as a parameter stays valid, and
+// the gradient stays finite.
+func TestPositiveLatentFloor(t *testing.T) {
+	m := compileSrc(t, "m.gpp", "param a: positive[3] ~ Gamma(1, 1)\nparam W: positive[3, 2] ~ Gamma(a, 1)\n", nil)
+	x := []float64{0.1, -800, 0.3, 0, -900, 0, 0, 0, 0}
+	g := make([]float64, len(x))
+	lp, err := m.LogJoint(x, g)
+	if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+		t.Fatalf("log joint %v, %v; want a finite value", lp, err)
+	}
+	for i, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("gradient[%d] = %v", i, v)
+		}
 	}
 }
