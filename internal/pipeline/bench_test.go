@@ -122,11 +122,12 @@ func epmLoaded(tb testing.TB, k int) *pipeline.Loaded {
 }
 
 // fitCost runs one fit of iters steps with step size eta (0: the default)
-// and returns its wall time and the number of heap allocations it made.
-func fitCost(tb testing.TB, l *pipeline.Loaded, eta float64, iters int) (time.Duration, uint64) {
+// on the given number of workers (0: the default) and returns its wall time
+// and the number of heap allocations it made.
+func fitCost(tb testing.TB, l *pipeline.Loaded, eta float64, iters, workers int) (time.Duration, uint64) {
 	tb.Helper()
 	s := fitSettings(iters)
-	s.StepSize = eta
+	s.StepSize, s.Workers = eta, workers
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	t0 := time.Now()
@@ -162,23 +163,28 @@ var sgvbModels = []struct {
 // BenchmarkSGVBIter reports ns/iter and allocs/iter of SGVB on the example
 // models (one draw per step, the default gamma factors, STL with control
 // variates, AdaDelta with momentum).
+//
+// workers=1 makes every draw on one goroutine; workers=2 shares each step's
+// draw between two (the same numbers).
 func BenchmarkSGVBIter(b *testing.B) {
 	for _, c := range sgvbModels {
-		b.Run(c.name, func(b *testing.B) {
-			l := c.load(b)
-			fitCost(b, l, c.eta, fitShort) // warm up
-			var dt time.Duration
-			var allocs int64
-			for b.Loop() {
-				t1, a1 := fitCost(b, l, c.eta, fitShort)
-				t2, a2 := fitCost(b, l, c.eta, fitLong)
-				dt += t2 - t1
-				allocs += int64(a2) - int64(a1)
-			}
-			iters := float64(b.N) * (fitLong - fitShort)
-			b.ReportMetric(float64(dt.Nanoseconds())/iters, "ns/iter")
-			b.ReportMetric(float64(allocs)/iters, "allocs/iter")
-		})
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", c.name, w), func(b *testing.B) {
+				l := c.load(b)
+				fitCost(b, l, c.eta, fitShort, w) // warm up
+				var dt time.Duration
+				var allocs int64
+				for b.Loop() {
+					t1, a1 := fitCost(b, l, c.eta, fitShort, w)
+					t2, a2 := fitCost(b, l, c.eta, fitLong, w)
+					dt += t2 - t1
+					allocs += int64(a2) - int64(a1)
+				}
+				iters := float64(b.N) * (fitLong - fitShort)
+				b.ReportMetric(float64(dt.Nanoseconds())/iters, "ns/iter")
+				b.ReportMetric(float64(allocs)/iters, "allocs/iter")
+			})
+		}
 	}
 }
 
@@ -195,9 +201,9 @@ func TestSGVBIterZeroAllocs(t *testing.T) {
 	for _, c := range sgvbModels {
 		t.Run(c.name, func(t *testing.T) {
 			l := c.load(t)
-			fitCost(t, l, c.eta, fitShort) // warm up
-			_, a1 := fitCost(t, l, c.eta, fitShort)
-			_, a2 := fitCost(t, l, c.eta, fitLong)
+			fitCost(t, l, c.eta, fitShort, 2) // warm up
+			_, a1 := fitCost(t, l, c.eta, fitShort, 2)
+			_, a2 := fitCost(t, l, c.eta, fitLong, 2)
 			if int64(a2)-int64(a1) >= (fitLong-fitShort)/2 {
 				t.Errorf("%d allocations in %d steps, %d in %d: %.3g per step, want 0",
 					a1, fitShort, a2, fitLong, float64(int64(a2)-int64(a1))/(fitLong-fitShort))
