@@ -82,6 +82,10 @@ type FitSettings struct {
 	Rho          float64        // AdaDelta ρ (Zeiler's convention); 0 = engine default
 	Momentum     float64        // momentum weight; 0 = engine default 0.1
 	DrawsPerStep int            // default 1 (the paper's)
+	// DrawsByMethod overrides DrawsPerStep per method (the lognormal
+	// family needs several draws per step to stay stable; see
+	// DefaultFitSettings).
+	DrawsByMethod map[Method]int
 	// Init is the starting point; InitByMethod overrides it per method.
 	// Zero: InitPaper.
 	Init         InitRule
@@ -91,6 +95,9 @@ type FitSettings struct {
 	FinalDraws   int                // draws of the final ELBO estimate (PSIS); default 200
 	PredDraws    int                // draws of q averaged for p_unknown; default 100
 	Gamma        dist.GammaGradient // overrides the method's gradient when set
+	// GammaParam are the unconstrained coordinates of gamma factors; zero:
+	// the engine's default.
+	GammaParam sgvb.GammaParam
 }
 
 func (f FitSettings) withDefaults() FitSettings {
@@ -120,11 +127,19 @@ func (f FitSettings) withDefaults() FitSettings {
 
 // sgvbSettings returns the engine settings of method m.
 func (f FitSettings) sgvbSettings(m Method, seed uint64) sgvb.Settings {
+	draws := f.DrawsPerStep
+	if d, ok := f.DrawsByMethod[m]; ok && d > 0 {
+		draws = d
+	}
 	s := sgvb.Settings{
-		Seed: seed, MaxIter: f.Iterations, Tol: -1, DrawsPerStep: f.DrawsPerStep,
+		Seed: seed, MaxIter: f.Iterations, Tol: -1, DrawsPerStep: draws,
 		Optimizer: f.Optimizer, Estimator: f.Estimator, StepDecay: f.StepDecay,
 		StepSize: f.StepSize, Rho: f.Rho, MomentumWeight: f.Momentum,
 		EvalEvery: f.EvalEvery, ELBODraws: f.ELBODraws, PSISDraws: f.FinalDraws,
+		GammaParam: f.GammaParam,
+		// One goroutine per fit: the experiments share a 2-core machine
+		// (results do not depend on Workers).
+		Workers: 1,
 	}
 	switch m {
 	case GammaImplicit:
@@ -134,7 +149,7 @@ func (f FitSettings) sgvbSettings(m Method, seed uint64) sgvb.Settings {
 	case Lognormal:
 		s.Family = sgvb.FamilyLognormal
 	case MAP:
-		s = sgvb.Settings{Method: sgvb.MAP, Seed: seed, MaxIter: f.Iterations}
+		s = sgvb.Settings{Method: sgvb.MAP, Seed: seed, MaxIter: f.Iterations, Workers: 1}
 	}
 	if f.Gamma != nil && s.Method == sgvb.SGVB {
 		s.Gamma = f.Gamma

@@ -59,3 +59,24 @@ func TestStart(t *testing.T) {
 		}
 	}
 }
+
+// The engine settings of each method under DefaultFitSettings: the
+// lognormal family gets its own draws per step (its one-draw fits diverge
+// at K ≥ 20), every fit runs on one worker, and the gamma coordinates are
+// pinned rather than left to the engine's default.
+func TestSGVBSettingsPerMethod(t *testing.T) {
+	fs := DefaultFitSettings().withDefaults()
+	for _, c := range []struct {
+		m     Method
+		draws int
+	}{{GammaImplicit, 1}, {GammaPaper, 1}, {Lognormal, 8}} {
+		s := fs.sgvbSettings(c.m, 3)
+		if s.DrawsPerStep != c.draws || s.Workers != 1 || s.GammaParam != sgvb.GammaLogMeanShape || s.Seed != 3 {
+			t.Errorf("%s: draws %d, workers %d, gamma param %v, seed %d; want %d, 1, %v, 3",
+				c.m, s.DrawsPerStep, s.Workers, s.GammaParam, s.Seed, c.draws, sgvb.GammaLogMeanShape)
+		}
+	}
+	if s := fs.sgvbSettings(MAP, 3); s.Method != sgvb.MAP || s.Workers != 1 {
+		t.Errorf("map: method %v, workers %d", s.Method, s.Workers)
+	}
+}

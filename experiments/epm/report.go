@@ -50,9 +50,15 @@ func describeFit(f FitSettings, methods []Method) []string {
 	if f.Estimator == sgvb.EstimatorAuto {
 		est = "auto (STL with control variate)"
 	}
+	draws := fmt.Sprintf("%d draw(s) per step", f.DrawsPerStep)
+	for _, m := range methods {
+		if d, ok := f.DrawsByMethod[m]; ok && d > 0 && d != f.DrawsPerStep {
+			draws += fmt.Sprintf(" (%s: %d)", m, d)
+		}
+	}
 	b = append(b,
-		fmt.Sprintf("SGVB: %d iterations (fixed; no convergence stop), %d draw(s) per step, optimizer %s (η %s, ρ %s, momentum weight %s), %s", f.Iterations, f.DrawsPerStep, f.Optimizer, step, rho, mom, decay),
-		fmt.Sprintf("gradient estimator: %s", est),
+		fmt.Sprintf("SGVB: %d iterations (fixed; no convergence stop), %s, optimizer %s (η %s, ρ %s, momentum weight %s), %s", f.Iterations, draws, f.Optimizer, step, rho, mom, decay),
+		fmt.Sprintf("gradient estimator: %s; gamma factors in %s coordinates (engine default when \"auto\"); one worker goroutine per fit", est, f.GammaParam),
 		fmt.Sprintf("ELBO estimated every %d steps from %d draws (trace); final ELBO from %d draws of q", f.EvalEvery, f.ELBODraws, f.FinalDraws),
 		fmt.Sprintf("predictions: posterior mean of p_unknown over %d draws of q (MAP: at the point)", f.PredDraws),
 		"MAP: sgvb Method MAP (L-BFGS in log coordinates, no Jacobian), iteration limit = the SGVB iterations",

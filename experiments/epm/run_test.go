@@ -73,7 +73,9 @@ func TestRunQuick(t *testing.T) {
 }
 
 // TestRunOptimizersQuick runs experiment 4 with the Quick settings and
-// checks that its outputs exist and parse.
+// checks that its outputs exist and parse, that every optimizer and grid
+// cell ran under both gamma parameterisations and that each fit's final
+// ELBO is a finite number.
 func TestRunOptimizersQuick(t *testing.T) {
 	dir := filepath.Dir(shareddata.Path(t, "networks", "nips234_edges.csv"))
 	out := t.TempDir()
@@ -81,20 +83,32 @@ func TestRunOptimizersQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := len(OptimizerCases()) + 4 // 2 × 2 grid, one seed
+	want := len(OptimizerParams) * (len(OptimizerCases()) + 4) // 2 × 2 grid, one seed
 	if len(rep.Rows) != want {
 		t.Fatalf("%d fits, want %d", len(rep.Rows), want)
 	}
-	f, err := os.Open(filepath.Join(out, "optimizers_elbo.csv"))
+	f, err := os.Open(filepath.Join(out, "epm_optimizers.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil || len(recs) != want+1 {
-		t.Fatalf("optimizers_elbo.csv: %d records, %v", len(recs), err)
+		t.Fatalf("epm_optimizers.csv: %d records, %v", len(recs), err)
 	}
-	for _, name := range []string{"optimizers_traces.png", "optimizers_grid.png"} {
+	perParam := map[string]int{}
+	for _, r := range recs[1:] {
+		perParam[r[2]]++
+		if v, err := strconv.ParseFloat(r[8], 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("%s (%s): ELBO %q (note %q)", r[0], r[2], r[8], r[12])
+		}
+	}
+	for _, gp := range OptimizerParams {
+		if perParam[gp.String()] != want/len(OptimizerParams) {
+			t.Errorf("%d fits under %s, want %d", perParam[gp.String()], gp, want/len(OptimizerParams))
+		}
+	}
+	for _, name := range []string{"epm_optimizers.png", "epm_optimizers_softplus.png", "epm_optimizers_grid.png", "epm_optimizers_grid_softplus.png"} {
 		pf, err := os.Open(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +118,13 @@ func TestRunOptimizersQuick(t *testing.T) {
 		}
 		pf.Close()
 	}
-	if md, err := os.ReadFile(filepath.Join(out, "optimizers.md")); err != nil || !strings.Contains(string(md), "adadelta-momentum") {
-		t.Errorf("optimizers.md: %v", err)
+	md, err := os.ReadFile(filepath.Join(out, "epm_optimizers.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"adadelta-momentum", "go version", "Best cell", "Highest mean ELBO"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("epm_optimizers.md lacks %q", w)
+		}
 	}
 }
