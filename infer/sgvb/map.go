@@ -29,6 +29,10 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 	cacheX := make([]float64, e.dim) // the point of the cached value and gradient
 	cacheG := make([]float64, e.dim)
 	cacheF, cached := 0.0, false
+	// the best finite point evaluated: the result if L-BFGS ends on a
+	// non-finite one (a log joint unbounded as a coordinate → −∞, as with
+	// GPFA's gamma-process prior, sends it there)
+	bestX, bestF := make([]float64, e.dim), math.Inf(1)
 	eval := func(x []float64) float64 {
 		if cached && floats.Equal(x, cacheX) {
 			return cacheF
@@ -51,6 +55,10 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 			cacheG[i] = -cacheG[i]
 		}
 		cacheF = -lp
+		if cacheF < bestF {
+			bestF = cacheF
+			copy(bestX, x)
+		}
 		return cacheF
 	}
 	rec := &mapRecorder{start: start, last: start, r: r, progress: s.Progress}
@@ -95,6 +103,13 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 	}
 	r.Iterations = res.Stats.MajorIterations
 	copy(x, res.X)
+	if !allFinite(x) || !(res.F <= bestF) {
+		if !allFinite(x) {
+			r.warn("MAP: L-BFGS ended at a non-finite point; the best finite point is returned (the log joint may grow without bound, and then no mode exists)")
+		}
+		copy(x, bestX)
+		res.F = bestF
+	}
 	e.normaliseSimplex(x)
 	for bi := range e.blocks {
 		b := &e.blocks[bi]

@@ -379,6 +379,21 @@ func TestMAP(t *testing.T) {
 // TestOptimizers runs every optimizer with its default step size on the
 // normal–normal model for 5000 steps (seed 5) and checks the result each
 // one reaches (measured, with margin).
+// TestMAPUnbounded: a log joint without a mode sends L-BFGS towards −∞,
+// where its line search fails; the result is the best finite point it
+// evaluated, never a non-finite parameter or the start.
+func TestMAPUnbounded(t *testing.T) {
+	r, _ := Fit(context.Background(), unbounded{}, []Latent{{Name: "x", Size: 1, Support: dist.Real}}, Settings{Method: MAP})
+	if r == nil {
+		t.Fatal("no result")
+	}
+	v := r.Factors[0].Params[0][0]
+	t.Logf("x = %g after %d iterations; warnings %q", v, r.Iterations, r.Warnings)
+	if math.IsNaN(v) || math.IsInf(v, 0) || !(v < 0) {
+		t.Errorf("MAP x = %g, want the best finite point evaluated (below the start, 0)", v)
+	}
+}
+
 func TestMAPSimplexAndUnit(t *testing.T) {
 	// Dirichlet(6, 2, 13) and Beta(9, 6): modes (α−1)/(Σα−K)
 	dc := &dirichletCounts{alpha: []float64{6, 2, 13}, k: 3}

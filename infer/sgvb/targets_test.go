@@ -1,6 +1,7 @@
 package sgvb
 
 import (
+	"errors"
 	"math"
 
 	"github.com/gpplang/gpp/dist"
@@ -150,3 +151,16 @@ func newPoissonGamma(n int, a0, b0 float64) (*poissonGamma, []Latent) {
 	}
 	return t, []Latent{{Name: "lambda", Offset: 0, Size: n, Shape: []int{n}, Support: dist.Positive}}
 }
+
+// unbounded has log p(x) = −x: no mode, L-BFGS runs towards −∞.
+type unbounded struct{}
+
+func (unbounded) LogJoint(x, grad []float64) (float64, error) {
+	if math.IsInf(x[0], 0) || math.IsNaN(x[0]) {
+		return math.NaN(), errors.New("x is not finite")
+	}
+	grad[0] = -1
+	return -x[0], nil
+}
+
+func (u unbounded) Clone() Target { return u }
