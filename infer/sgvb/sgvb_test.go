@@ -526,10 +526,10 @@ func TestDeterminism(t *testing.T) {
 		t.Error("another seed gave the same result")
 	}
 
-	// one draw per step: the workers share the draw's segments (600
-	// gamma elements make three)
-	pg, lat = newPoissonGamma(600, 0.1, 1)
-	lat = append(lat, Latent{Name: "w", Offset: 600, Size: 3, Shape: []int{3}, Support: dist.Simplex})
+	// one draw per step: the workers share the draw's segments (1200
+	// gamma elements make five; splitMin is 1024 coordinates)
+	pg, lat = newPoissonGamma(1200, 0.1, 1)
+	lat = append(lat, Latent{Name: "w", Offset: 1200, Size: 3, Shape: []int{3}, Support: dist.Simplex})
 	tg = &composite{pg: pg, dc: &dirichletCounts{alpha: []float64{2, 3, 4}, k: 3}}
 	runs = runs[:0]
 	for _, w := range []int{1, 2, 3} {
