@@ -96,6 +96,16 @@ func softplusInv(v float64) float64 {
 	return math.Log(math.Expm1(v))
 }
 
+// softplusSigmoid returns softplus(r) and its derivative sigmoid(r) from
+// one exp.
+func softplusSigmoid(r float64) (float64, float64) {
+	if r > 35 {
+		return r, sigmoid(r)
+	}
+	e := math.Exp(r)
+	return math.Log1p(e), e / (1 + e)
+}
+
 func sigmoid(r float64) float64 {
 	if r >= 0 {
 		return 1 / (1 + math.Exp(-r))
@@ -354,6 +364,9 @@ func natural(s dist.Support, k int, dst, src []float64) {
 // chain applies their non-diagonal Jacobian.
 type stepCache struct {
 	val, dval, psi1 []float64
+	// logb holds log b of each gamma factor's rate slot (draws and STL use
+	// it once per element and draw).
+	logb []float64
 	// shape holds each gamma shape's prepared draw (the sampler constants
 	// and digammas, computed once per step, not once per draw) when the
 	// engine uses dist.Implicit; nil otherwise.
@@ -361,7 +374,7 @@ type stepCache struct {
 }
 
 func newStepCache(np int, prepared bool) stepCache {
-	c := stepCache{val: make([]float64, np), dval: make([]float64, np), psi1: make([]float64, np)}
+	c := stepCache{val: make([]float64, np), dval: make([]float64, np), psi1: make([]float64, np), logb: make([]float64, np)}
 	if prepared {
 		c.shape = make([]dist.GammaShape, np)
 	}
@@ -400,7 +413,8 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			la := th[p+i]
 			c.val[p+i] = math.Exp(la)
-			c.val[p+n+i] = math.Exp(la - th[p+n+i])
+			c.logb[p+n+i] = la - th[p+n+i]
+			c.val[p+n+i] = math.Exp(c.logb[p+n+i])
 			c.gammaShape(p + i)
 		}
 		return
@@ -413,8 +427,7 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 			}
 			r := th[p+j]
 			if b.positive(j) {
-				c.val[p+j] = softplus(r)
-				c.dval[p+j] = sigmoid(r)
+				c.val[p+j], c.dval[p+j] = softplusSigmoid(r)
 			} else {
 				c.val[p+j] = r
 				c.dval[p+j] = 1
@@ -422,6 +435,7 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 		}
 		switch b.fam {
 		case FamilyGamma:
+			c.logb[p+n+i] = math.Log(c.val[p+n+i])
 			c.gammaShape(p + i)
 		case FamilyBeta:
 			c.psi1[p+i] = dist.Trigamma(c.val[p+i])
@@ -453,7 +467,7 @@ func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand,
 			} else {
 				lx, d = gg.SampleLog(val[p+i], rng)
 			}
-			x[b.off+i] = lx - math.Log(val[p+n+i])
+			x[b.off+i] = lx - c.logb[p+n+i]
 			aux[p+i] = d
 		}
 	case FamilyNormal, FamilyLognormal:
@@ -634,7 +648,7 @@ func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []f
 			gi := g[b.off+i]
 			if stl {
 				// ∂ log q/∂ log z = (a−1) − b·z
-				gi -= val[p+i] - 1 - math.Exp(x[b.off+i]+math.Log(val[p+n+i]))
+				gi -= val[p+i] - 1 - math.Exp(x[b.off+i]+c.logb[p+n+i])
 			}
 			d := aux[p+i]
 			if h != nil {
