@@ -282,9 +282,13 @@ func (e *engine) warmStart(r *Result) {
 	}
 }
 
-// run computes the draws of a job, spread over the workers.
+// run computes the draws of a job, spread over the workers (over no more
+// workers than draws, except for the split jobs, which share one draw).
 func (e *engine) run(j job) {
 	W := len(e.workers)
+	if j.kind == jobStep || j.kind == jobEval {
+		W = min(W, j.n)
+	}
 	if W > 1 {
 		e.wg.Add(W - 1)
 		for w := 1; w < W; w++ {
