@@ -3,16 +3,14 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/benchdata"
 	"github.com/gpplang/gpp/internal/pipeline"
-	"github.com/gpplang/gpp/internal/shareddata"
 )
 
 // Per-iteration cost of a full SGVB step (gamma draws for every latent with
@@ -39,37 +37,8 @@ func fitSettings(iters int) sgvb.Settings {
 // data of lang/compile's BenchmarkCompiledGPFA).
 func gpfaLoaded(tb testing.TB, n, d, k int) *pipeline.Loaded {
 	tb.Helper()
-	r := rand.New(rand.NewPCG(uint64(1000*d+k), 7))
-	w := make([]float64, d*k)
-	for i := range w {
-		if r.Float64() < 0.5 {
-			w[i] = r.ExpFloat64()
-		}
-	}
-	y := make([]float64, n*d)
-	f := make([]float64, k)
-	for i := 0; i < n; i++ {
-		for j := range f {
-			f[j] = r.NormFloat64()
-		}
-		for j := 0; j < d; j++ {
-			s := 0.3 * r.NormFloat64()
-			for l, v := range f {
-				s += w[j*k+l] * v
-			}
-			y[i*d+j] = s
-		}
-	}
-	sets := map[string]string{"K": fmt.Sprint(k)}
-	l, err := pipeline.Parse("../../examples/gpfa.gpp", sets)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	in := data.Input{File: "synthetic.json", JSON: map[string]*data.Array{"Y": {Name: "Y", Shape: []int{n, d}, Values: y}}}
-	if err := l.Bind([]data.Input{in}, sets); err != nil {
-		tb.Fatal(err)
-	}
-	return l
+	y := benchdata.GPFA(n, d, k, uint64(1000*d+k))
+	return loaded(tb, "../../examples/gpfa.gpp", map[string]string{"K": fmt.Sprint(k)}, map[string]*data.Array{"Y": y})
 }
 
 // epmLoaded loads examples/epm.gpp with K=k on NIPS234, 20 % of the node
@@ -77,45 +46,20 @@ func gpfaLoaded(tb testing.TB, n, d, k int) *pipeline.Loaded {
 // BenchmarkCompiledEPM).
 func epmLoaded(tb testing.TB, k int) *pipeline.Loaded {
 	tb.Helper()
-	path := shareddata.Path(tb, "networks", "nips234_edges.csv")
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	tab, err := data.ReadCSV(path, f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	const nodes = 234 // networks/index.csv
-	is, js := tab.Column("i").Values, tab.Column("j").Values
-	edge := map[[2]int]bool{}
-	for e := range is {
-		i, j := int(is[e]), int(js[e])
-		edge[[2]int{min(i, j), max(i, j)}] = true
-	}
-	var links, unknown []float64
-	r := rand.New(rand.NewPCG(234, 20))
-	for i := 0; i < nodes; i++ {
-		for j := i + 1; j < nodes; j++ {
-			switch {
-			case r.Float64() < 0.2:
-				unknown = append(unknown, float64(i), float64(j))
-			case edge[[2]int{i, j}]:
-				links = append(links, float64(i), float64(j))
-			}
-		}
-	}
+	nodes, links, unknown := benchdata.NIPS234(tb)
 	sets := map[string]string{"K": fmt.Sprint(k), "N": fmt.Sprint(nodes)}
-	l, err := pipeline.Parse("../../examples/epm.gpp", sets)
+	return loaded(tb, "../../examples/epm.gpp", sets, map[string]*data.Array{
+		"links": benchdata.Pairs("links", links), "unknown": benchdata.Pairs("unknown", unknown)})
+}
+
+// loaded parses model with sets and binds arrays, given as a JSON input.
+func loaded(tb testing.TB, model string, sets map[string]string, arrays map[string]*data.Array) *pipeline.Loaded {
+	tb.Helper()
+	l, err := pipeline.Parse(model, sets)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	in := data.Input{File: "nips234.json", JSON: map[string]*data.Array{
-		"links":   {Name: "links", Shape: []int{len(links) / 2, 2}, Values: links, Int: true},
-		"unknown": {Name: "unknown", Shape: []int{len(unknown) / 2, 2}, Values: unknown, Int: true},
-	}}
-	if err := l.Bind([]data.Input{in}, sets); err != nil {
+	if err := l.Bind([]data.Input{{File: "bench.json", JSON: arrays}}, sets); err != nil {
 		tb.Fatal(err)
 	}
 	return l

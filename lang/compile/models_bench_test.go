@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/internal/shareddata"
+	"github.com/gpplang/gpp/internal/benchdata"
 )
 
 // Benchmarks of the compiled example models (examples/gpfa.gpp and
@@ -59,38 +58,11 @@ func gammaLog(l, a, b float64) (lp, dl, da, db float64) {
 // ---------------------------------------------------------------------------
 // GPFA
 
-// gpfaSynth returns synthetic GPFA data: n rows of d columns from k
-// non-negative factors plus noise.
-func gpfaSynth(n, d, k int, seed uint64) *data.Array {
-	r := rand.New(rand.NewPCG(seed, 7))
-	w := make([]float64, d*k)
-	for i := range w {
-		if r.Float64() < 0.5 {
-			w[i] = r.ExpFloat64()
-		}
-	}
-	y := make([]float64, n*d)
-	f := make([]float64, k)
-	for i := 0; i < n; i++ {
-		for j := range f {
-			f[j] = r.NormFloat64()
-		}
-		for j := 0; j < d; j++ {
-			s := 0.3 * r.NormFloat64()
-			for l, v := range f {
-				s += w[j*k+l] * v
-			}
-			y[i*d+j] = s
-		}
-	}
-	return &data.Array{Name: "Y", Shape: []int{n, d}, Values: y}
-}
-
 // gpfaCompiled compiles examples/gpfa.gpp with K factors on n×d synthetic
 // data, and returns a point in its coordinates.
 func gpfaCompiled(tb testing.TB, n, d, k int) (*Model, []float64) {
 	tb.Helper()
-	y := gpfaSynth(n, d, k, uint64(1000*d+k))
+	y := benchdata.GPFA(n, d, k, uint64(1000*d+k))
 	m := compileFile(tb, "../../examples/gpfa.gpp", map[string]string{"K": fmt.Sprint(k)},
 		data.Input{File: "synthetic.json", JSON: map[string]*data.Array{"Y": y}})
 	r := rand.New(rand.NewPCG(uint64(d), uint64(k)))
@@ -297,59 +269,14 @@ func BenchmarkCompiledGPFARows(b *testing.B) {
 // ---------------------------------------------------------------------------
 // EPM
 
-// epmNIPS reads the NIPS234 network and holds out a random 20 % of all node
-// pairs (links and non-links alike) as the model's `unknown` pairs; the
-// links outside the held-out set are the training links.
-func epmNIPS(tb testing.TB) (n int, links, unknown [][2]int) {
-	tb.Helper()
-	path := shareddata.Path(tb, "networks", "nips234_edges.csv")
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	tab, err := data.ReadCSV(path, f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	const nodes = 234 // networks/index.csv
-	is, js := tab.Column("i").Values, tab.Column("j").Values
-	edge := map[[2]int]bool{}
-	for e := range is {
-		i, j := int(is[e]), int(js[e])
-		edge[[2]int{min(i, j), max(i, j)}] = true
-	}
-	r := rand.New(rand.NewPCG(234, 20))
-	for i := 0; i < nodes; i++ {
-		for j := i + 1; j < nodes; j++ {
-			p := [2]int{i, j}
-			switch {
-			case r.Float64() < 0.2:
-				unknown = append(unknown, p)
-			case edge[p]:
-				links = append(links, p)
-			}
-		}
-	}
-	return nodes, links, unknown
-}
-
-func pairArray(name string, pairs [][2]int) *data.Array {
-	v := make([]float64, 0, 2*len(pairs))
-	for _, p := range pairs {
-		v = append(v, float64(p[0]), float64(p[1]))
-	}
-	return &data.Array{Name: name, Shape: []int{len(pairs), 2}, Values: v, Int: true}
-}
-
 // epmCompiled compiles examples/epm.gpp on NIPS234 with K communities and
 // returns a point in its coordinates.
 func epmCompiled(tb testing.TB, k int) (*Model, []float64, *epmHand) {
 	tb.Helper()
-	n, links, unknown := epmNIPS(tb)
+	n, links, unknown := benchdata.NIPS234(tb)
 	m := compileFile(tb, "../../examples/epm.gpp", map[string]string{"K": fmt.Sprint(k), "N": fmt.Sprint(n)},
 		data.Input{File: "nips234.json", JSON: map[string]*data.Array{
-			"links": pairArray("links", links), "unknown": pairArray("unknown", unknown)}})
+			"links": benchdata.Pairs("links", links), "unknown": benchdata.Pairs("unknown", unknown)}})
 	r := rand.New(rand.NewPCG(234, uint64(k)))
 	x := make([]float64, m.Dim)
 	for _, l := range m.Latents {
