@@ -51,25 +51,8 @@ func TestRunQuick(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"epm_linkpred.png", "epm_linkpred_pr.png"} {
-		pf, err := os.Open(filepath.Join(out, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := png.Decode(pf); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-		pf.Close()
-	}
-	md, err := os.ReadFile(filepath.Join(out, "epm_linkpred.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"| K | method |", "go version", "gamma-implicit"} {
-		if !strings.Contains(string(md), want) {
-			t.Errorf("epm_linkpred.md lacks %q", want)
-		}
-	}
+	checkOutputs(t, out, []string{"epm_linkpred.png", "epm_linkpred_pr.png"},
+		"epm_linkpred.md", "| K | method |", "go version", "gamma-implicit")
 }
 
 // TestRunOptimizersQuick runs experiment 4 with the Quick settings and
@@ -108,7 +91,15 @@ func TestRunOptimizersQuick(t *testing.T) {
 			t.Errorf("%d fits under %s, want %d", perParam[gp.String()], gp, want/len(OptimizerParams))
 		}
 	}
-	for _, name := range []string{"epm_optimizers.png", "epm_optimizers_softplus.png", "epm_optimizers_grid.png", "epm_optimizers_grid_softplus.png"} {
+	checkOutputs(t, out, []string{"epm_optimizers.png", "epm_optimizers_softplus.png", "epm_optimizers_grid.png", "epm_optimizers_grid_softplus.png"},
+		"epm_optimizers.md", "adadelta-momentum", "go version", "Best cell", "Highest mean ELBO")
+}
+
+// checkOutputs checks that every PNG in pngs decodes and that the Markdown
+// file md in out contains every string of wants.
+func checkOutputs(t *testing.T, out string, pngs []string, md string, wants ...string) {
+	t.Helper()
+	for _, name := range pngs {
 		pf, err := os.Open(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)
@@ -118,13 +109,13 @@ func TestRunOptimizersQuick(t *testing.T) {
 		}
 		pf.Close()
 	}
-	md, err := os.ReadFile(filepath.Join(out, "epm_optimizers.md"))
+	text, err := os.ReadFile(filepath.Join(out, md))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"adadelta-momentum", "go version", "Best cell", "Highest mean ELBO"} {
-		if !strings.Contains(string(md), w) {
-			t.Errorf("epm_optimizers.md lacks %q", w)
+	for _, w := range wants {
+		if !strings.Contains(string(text), w) {
+			t.Errorf("%s lacks %q", md, w)
 		}
 	}
 }
