@@ -535,7 +535,10 @@ func (b *Builder) Solve(a, rhs ID, pos ast.Pos) ID {
 //	-n/2 (d log 2π + log det C) - 1/2 trace(C⁻¹ S)
 //
 // in O(d³) with one Cholesky factorisation of sym(C), whatever n. S is
-// usually data (then Y'Y is hoisted out of the per-call work).
+// usually data (then Y'Y is hoisted out of the per-call work). A covariance
+// built as X X' + s I with X [d, k], k < d (factor analysis), is evaluated
+// through k×k matrices in O(d²k) instead (see lowrank.go); the nodes that
+// form C are then dropped unless something else needs them.
 func (b *Builder) GaussRowsSS(c, s ID, n float64, pos ast.Pos) ID {
 	return b.gaussRows(pos, n, c, s)
 }
@@ -568,6 +571,11 @@ func (b *Builder) gaussRows(pos ast.Pos, n float64, ids ...ID) ID {
 	}
 	if !(n >= 0) || math.IsInf(n, 0) {
 		return b.fail(pos, "gauss_rows_ss: invalid row count %g", n)
+	}
+	if len(args) == 2 {
+		if x, s, ok := b.lowRankIso(args[0], pos); ok {
+			return b.gaussRowsLR(x, s, args[1], n, pos)
+		}
 	}
 	scr := 4 * d * d // factor, inverse, two products
 	if len(args) > 2 {

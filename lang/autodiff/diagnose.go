@@ -66,6 +66,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return ast.Errorf(n.pos, "chol: matrix is not positive definite (leading minor %d)", p.fail)
 		case OpGaussRowsSS:
 			return ast.Errorf(n.pos, "%s: covariance matrix is not positive definite (leading minor %d)", name, p.fail)
+		case OpGaussRowsLR:
+			return p.lrError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}

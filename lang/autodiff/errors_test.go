@@ -150,6 +150,16 @@ func TestNaNProvenance(t *testing.T) {
 		{"gauss_rows_ss failure", []float64{-1, 0, 0, 1}, func(b *Builder) ID {
 			return b.GaussRowsSS(b.Input("C", Matrix(2, 2), at(1, 1)), b.Identity(2, at(1, 1)), 3, at(8, 1))
 		}, "model.gpp:8:1: gauss_rows_ss: covariance matrix is not positive definite (leading minor 1)"},
+		{"gauss_rows_lr scale not positive", []float64{1, 2, 0, -0.5}, func(b *Builder) ID {
+			w := b.Input("W", Matrix(3, 1), at(1, 1))
+			c := b.Add(b.MatMul(w, b.Transpose(w, at(7, 3)), at(7, 3)), b.Mul(b.Identity(3, at(7, 9)), b.Input("s", Scalar(), at(2, 1)), at(7, 9)), at(7, 5))
+			return b.GaussRowsSS(c, b.Identity(3, at(1, 1)), 3, at(7, 1))
+		}, "model.gpp:7:1: gauss_rows_lr: covariance matrix W W' + s I is not positive definite: s = -0.5"},
+		{"gauss_rows_lr scale NaN", []float64{1, 2, 0, math.NaN()}, func(b *Builder) ID {
+			w := b.Input("W", Matrix(3, 1), at(1, 1))
+			c := b.Add(b.MatMul(w, b.Transpose(w, at(7, 3)), at(7, 3)), b.Div(b.Identity(3, at(7, 9)), b.Input("p", Scalar(), at(2, 1)), at(7, 9)), at(7, 5))
+			return b.GaussRowsSS(c, b.Identity(3, at(1, 1)), 3, at(7, 1))
+		}, "model.gpp:2:1: input p: value is NaN"},
 		{"density out of support", []float64{2, 0, 1}, func(b *Builder) ID {
 			return b.Density(testGamma, b.Input("w", Vector(3), at(1, 1)), []ID{b.Scalar(1, at(1, 1)), b.Scalar(1, at(1, 1))}, at(11, 3))
 		}, "model.gpp:11:3: log density is -Inf: value 0 outside the support of Gamma (element [1])"},

@@ -102,6 +102,8 @@ func (p *Program) eval(n *node) bool {
 		cholSolve(p.v(l), l.shape.Rows, z, rhs.shape.Cols)
 	case op == OpGaussRowsSS:
 		return p.evalGaussRows(n)
+	case op == OpGaussRowsLR:
+		return p.evalGaussRowsLR(n)
 	case op == OpSlice:
 		copy(z, p.v(p.arg(n, 0))[n.i1:])
 	case op == OpCol:

@@ -102,6 +102,8 @@ func (p *Program) grad(n *node) {
 		p.gradCholSolve(n, g)
 	case op == OpGaussRowsSS:
 		p.gradGaussRows(n, g[0])
+	case op == OpGaussRowsLR:
+		p.gradGaussRowsLR(n, g[0])
 	case op == OpSlice:
 		ax := p.a(p.arg(n, 0))[n.i1:]
 		for i, gi := range g {

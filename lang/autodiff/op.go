@@ -51,6 +51,7 @@ const (
 	OpLogDetChol  // log det(L Lᵀ) from a Cholesky factor L
 	OpCholSolve   // (L Lᵀ)⁻¹ B from a Cholesky factor L
 	OpGaussRowsSS // Σ_i log N(y_i | μ, C) from a scatter matrix
+	OpGaussRowsLR // Σ_i log N(y_i | 0, W W' + s I) from a scatter matrix, k < d
 
 	// Indexing.
 	OpSlice  // a contiguous range: x[i], A[i, j], x[lo:hi], A[i], A[lo:hi]
@@ -75,7 +76,7 @@ var opNames = [numOps]string{
 	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpRowSum: "rowsum", OpColSum: "colsum",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
-	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss",
+	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpDensity: "density",
 	OpRowSumProd: "rowsum",
 }

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -108,5 +109,71 @@ func TestPositiveLatentFloor(t *testing.T) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			t.Errorf("gradient[%d] = %v", i, v)
 		}
+	}
+}
+
+// Factor-analysis covariances W * W' + v I(D), written in any of the usual
+// ways (through a let), take the low-rank Gaussian path when K ≤ 3D/4 and
+// compute what the dense path computes; a non-positive v is reported at
+// the likelihood with its value.
+func TestLowRankGaussianLowering(t *testing.T) {
+	y := gpfaData(t, 20, 4, 8)
+	model := func(k int, v, cov string) string {
+		return fmt.Sprintf("data Y: real[N, D]\nconst K = %d\nparam s: real ~ Normal(1, 1)\nparam W: positive[D, K] ~ Gamma(1, 1)\n"+
+			"let v = %s\nlet C = %s\nY ~ MvNormalRows(0, C)\n", k, v, cov)
+	}
+	for _, c := range []struct {
+		name, cov string
+		k         int
+		lowRank   bool
+	}{
+		{"times", "W * W' + I(D) * v", 2, true},
+		{"scale-first", "v * I(D) + W * W'", 2, true},
+		{"elementwise", "(W * W') + (I(D) .* v)", 2, true},
+		{"divided", "W * W' + I(D) / v", 2, true},
+		{"k = 3D/4", "W * W' + I(D) * v", 3, true},
+		{"k = D", "W * W' + I(D) * v", 4, false},
+		{"not isotropic", "W * W' + I(D) * v + 0 * I(D)", 2, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := data.Input{File: "y.csv", Table: y}
+			m := compileSrc(t, "fa.gpp", model(c.k, "s * s + 0.2", c.cov), nil, in)
+			dense := compileSrc(t, "fa.gpp", model(c.k, "s * s + 0.2", c.cov+" + 0 * I(D)"), nil, in)
+			rng := rand.New(rand.NewPCG(3, 4))
+			x := make([]float64, m.Dim)
+			for i := range x {
+				x[i] = 0.5 * rng.NormFloat64()
+			}
+			g1, g2 := make([]float64, len(x)), make([]float64, len(x))
+			v1, err1 := m.LogJoint(x, g1)
+			v2, err2 := dense.LogJoint(x, g2)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("errors %v, %v", err1, err2)
+			}
+			if math.Abs(v1-v2) > 1e-12*math.Abs(v2) {
+				t.Errorf("log joint %.17g, dense %.17g", v1, v2)
+			}
+			for i := range g1 {
+				if math.Abs(g1[i]-g2[i]) > 1e-10*max(1, math.Abs(g2[i])) {
+					t.Errorf("d/d%s %.17g, dense %.17g", m.LatentOf(i), g1[i], g2[i])
+				}
+			}
+			checkGradient(t, m, 9, 0.5)
+
+			bad := compileSrc(t, "fa.gpp", model(c.k, "s", c.cov), nil, in)
+			for i := range x {
+				if bad.LatentOf(i) == "s" {
+					x[i] = -0.5 // C is not positive definite
+				}
+			}
+			_, err := bad.LogJoint(x, g1)
+			if err == nil {
+				t.Fatal("v < 0: no error")
+			}
+			wantLR := "fa.gpp:7:5: gauss_rows_lr: covariance matrix W W' + s I is not positive definite: s = "
+			if got := strings.HasPrefix(err.Error(), wantLR); got != c.lowRank {
+				t.Errorf("error %q; low-rank %v", err, c.lowRank)
+			}
+		})
 	}
 }
