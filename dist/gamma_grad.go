@@ -178,6 +178,11 @@ func GammaDLogXDA(a, logx float64) float64 {
 // and x = e^logx (or the draw whose logarithm logx is). sh, when not nil, is
 // NewGammaShape(a) and supplies the digammas.
 func gammaDLogXDA(a, logx, x float64, sh *GammaShape) float64 {
+	if a >= temmeMinA {
+		if eta := temmeEta(a, x); math.Abs(eta) <= temmeMaxEta {
+			return temmeDLogXDA(a, eta)
+		}
+	}
 	if useGammaSeries(a, x) {
 		s, ds, ok := gammaSeriesD(a, x)
 		if !ok {

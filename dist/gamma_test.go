@@ -193,8 +193,9 @@ func readGammaGrid(t *testing.T) []gammaRef {
 }
 
 // TestGammaBranchesAgree evaluates the series and the continued fraction
-// where both are accurate: just above max(a, 1). Further up the series' two
-// terms cancel (log x − ψ(a+1) turns positive).
+// where both are accurate: just above max(a, 1), and Temme's expansion
+// there from a = temmeMinA on. Further up the series' two terms cancel
+// (log x − ψ(a+1) turns positive).
 func TestGammaBranchesAgree(t *testing.T) {
 	series := func(a, x float64) float64 {
 		s, ds, ok := gammaSeriesD(a, x)
@@ -219,7 +220,18 @@ func TestGammaBranchesAgree(t *testing.T) {
 			if e := relErr(c, s); e > branchTol {
 				t.Errorf("a=%v x=%v: continued fraction %.17g, series %.17g (rel %.2e)", a, x, c, s, e)
 			}
-			if g := GammaDLogXDA(a, math.Log(x)); g != c && g != s {
+			g := GammaDLogXDA(a, math.Log(x))
+			if a >= temmeMinA {
+				tm := temmeDLogXDA(a, temmeEta(a, x))
+				if e := relErr(tm, s); e > branchTol {
+					t.Errorf("a=%v x=%v: Temme %.17g, series %.17g (rel %.2e)", a, x, tm, s, e)
+				}
+				if g != tm {
+					t.Errorf("a=%v x=%v: GammaDLogXDA does not use the Temme branch", a, x)
+				}
+				continue
+			}
+			if g != c && g != s {
 				t.Errorf("a=%v x=%v: GammaDLogXDA uses neither branch", a, x)
 			}
 		}
@@ -718,4 +730,55 @@ func TestGammaShape(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { g.SampleLog(rng) }); n != 0 {
 		t.Errorf("GammaShape.SampleLog: %v allocations", n)
 	}
+}
+
+// TestGammaTemme checks d log x/da against the mpmath references of
+// testdata/gamma_temme.csv around the Temme branch: a from 99.5 to 1e6,
+// x from −8 to 8 standard deviations about a, and at η = ±0.999, ±1.05 for
+// a ≤ 300. Inside a ≥ temmeMinA, |η| ≤ temmeMaxEta the
+// branch must be the one used, and it must hold temmeTol; outside, the
+// series and continued fraction hold gradTol as before.
+func TestGammaTemme(t *testing.T) {
+	const temmeTol = 2e-15
+	f, err := os.Open("testdata/gamma_temme.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var n, inside int
+	var worst float64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		var v [3]float64
+		for i, s := range strings.Split(line, ",") {
+			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatalf("bad line %q: %v", line, err)
+			}
+		}
+		n++
+		a, x, want := v[0], v[1], v[2]
+		got := GammaDLogXDA(a, math.Log(x))
+		e := relErr(got, want)
+		eta := temmeEta(a, math.Exp(math.Log(x))) // the x GammaDLogXDA sees
+		if a >= temmeMinA && math.Abs(eta) <= temmeMaxEta {
+			inside++
+			worst = math.Max(worst, e)
+			if tm := temmeDLogXDA(a, eta); got != tm {
+				t.Errorf("a=%v x=%v (η %.3g): not the Temme branch", a, x, eta)
+			}
+			if !(e <= temmeTol) {
+				t.Errorf("a=%v x=%v (η %.3g): Temme rel err %.2e", a, x, eta, e)
+			}
+		} else if !(e <= gradTol) {
+			t.Errorf("a=%v x=%v (η %.3g): rel err %.2e", a, x, eta, e)
+		}
+	}
+	if n != 88 || inside != 69 {
+		t.Fatalf("read %d rows, %d in the Temme branch; want 88 and 69", n, inside)
+	}
+	t.Logf("Temme branch: worst relative error %.2e over %d points", worst, inside)
 }
