@@ -158,15 +158,17 @@ func gammaCFD(a, x, l float64) (f, df float64, ok bool) {
 // how x was drawn. For rate b, x_b = x/b has the same d(log x_b)/da.
 //
 // Against 60-digit references it is within 1e-14 relative for a in
-// [1e-6, 1e5] (worst measured 9.9e-15; see the tests). The cost is about
-// 0.1–0.2 µs for a ≤ 10 and grows like √a above (0.8 µs at a = 1e3, 1.9 µs at
-// 1e4; BENCHMARKS.md): below the mode the series needs about 8.6·√a terms.
+// [1e-6, 1e5] (worst measured 2.0e-15 on the grid; see the tests). The
+// cost is about 0.1–0.2 µs per draw and derivative for a ≤ 10; the series
+// and the fraction need about 8.6·√a terms, so from a = 100 on (|η| ≤ 1,
+// every draw within 10 standard deviations) Temme's expansion takes over
+// (gamma_temme.go) and the cost stays near 0.12 µs (BENCHMARKS.md).
 // The difference log x − ψ is formed as log(x/a) − (ψ(a) − log a) for large
 // a, where the series multiplies it by a sum of order √a. logx may be far
 // below log(smallest float64): x itself is never formed below 1. A logx of
 // −Inf (x = 0) gives +Inf. Invalid input (a ≤ 0, a or logx NaN, a or logx
-// +Inf) and non-convergence (a above about 1e12) give NaN, which callers
-// must check.
+// +Inf) and non-convergence (|η| > 1 at a above about 1e12, far outside
+// any draw) give NaN, which callers must check.
 func GammaDLogXDA(a, logx float64) float64 {
 	if !(a > 0) || math.IsInf(a, 1) || math.IsNaN(logx) || math.IsInf(logx, 1) {
 		return math.NaN()
