@@ -120,8 +120,9 @@ type GammaShape struct {
 // GammaShape whose draws are SampleGammaLog's (NaN or +Inf) with a NaN
 // derivative.
 func NewGammaShape(a float64) GammaShape {
-	g := GammaShape{A: a, Trigamma: Trigamma(a)}
+	g := GammaShape{A: a}
 	if !(a > 0) || math.IsInf(a, 1) {
+		g.Trigamma = Trigamma(a)
 		return g
 	}
 	g.ok = true
@@ -132,9 +133,10 @@ func NewGammaShape(a float64) GammaShape {
 	}
 	if a >= polygammaShift {
 		g.c0, g.c1 = digammaAsymp(a), digammaAsymp(a+1)
+		g.Trigamma = Trigamma(a)
 		return g
 	}
-	g.c0, g.c1 = digammaPair(a)
+	g.c0, g.c1, g.Trigamma = polygammaTriple(a)
 	if a+1 >= polygammaShift {
 		g.c1 = digammaAsymp(a + 1)
 	}

@@ -80,30 +80,42 @@ func logMinusDigammaC(logx, x, y, c float64) float64 {
 	return math.Log(x/y) - c
 }
 
-// digammaPair returns Digamma(a) and Digamma(a+1), bit for bit, for
-// 0 < a < polygammaShift from one shift loop: both shift through the same
+// polygammaTriple returns Digamma(a) and Digamma(a+1), bit for bit, and
+// Trigamma(a) (to rounding: it squares the shift's reciprocals) for
+// 0 < a < polygammaShift, from one shift loop: a gamma factor needs all
+// three once per step. ψ(a) and ψ(a+1) shift through the same
 // floating-point sequence a+1, a+2, … to the same end point, so ψ(a+1)'s
 // sum is ψ(a)'s without its first term.
-func digammaPair(a float64) (psiA, psiA1 float64) {
+func polygammaTriple(a float64) (psiA, psiA1, tri float64) {
 	x := a
-	shift0, comp0 := twoSum(0, 1/x)
+	inv := 1 / x
+	shift0, comp0 := twoSum(0, inv)
+	tri = inv * inv
 	var shift1, comp1 float64
 	x++
 	for x < polygammaShift {
-		inv := 1 / x
+		inv = 1 / x
 		var e float64
 		shift0, e = twoSum(shift0, inv)
 		comp0 += e
 		shift1, e = twoSum(shift1, inv)
 		comp1 += e
+		tri += inv * inv
 		x++
 	}
-	lx, as := math.Log(x), digammaAsymp(x)
+	r := 1 / x
+	r2 := r * r
+	lx := math.Log(x)
+	as := -0.5*r - r2*(1.0/12+r2*(-1.0/120+r2*(1.0/252+r2*(-1.0/240+r2*(1.0/132+
+		r2*(-691.0/32760+r2*(1.0/12+r2*(-3617.0/8160))))))))
 	hi, lo := twoSum(lx, -shift0)
 	psiA = hi + (lo - comp0 + as)
 	hi, lo = twoSum(lx, -shift1)
 	psiA1 = hi + (lo - comp1 + as)
-	return psiA, psiA1
+	ts := r2 * (1.0/6 + r2*(-1.0/30+r2*(1.0/42+r2*(-1.0/30+r2*(5.0/66+
+		r2*(-691.0/2730+r2*(7.0/6+r2*(-3617.0/510+r2*(43867.0/798)))))))))
+	tri += r * (1 + r*0.5 + ts)
+	return psiA, psiA1, tri
 }
 
 // twoSum returns s = fl(a+b) and the rounding error e with a+b = s+e exactly
