@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpplang/gpp/dist"
@@ -64,10 +65,10 @@ type engine struct {
 	ok        []bool
 	errs      []error
 
-	segs    []segment // the fixed pieces the draws of q are made in
+	segs    []segment    // the fixed pieces the draws of q are made in
+	nextSeg atomic.Int32 // the next segment to claim in a split job
 	workers []*worker
-	jobs    []chan job
-	wg      sync.WaitGroup
+	crew    *crew // the goroutines of workers 1.. (nil with one worker)
 }
 
 // segment is elements [lo, hi) of block b: a draw of q is made segment by
@@ -239,23 +240,15 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		})
 	}
 	if W > 1 {
-		e.jobs = make([]chan job, W)
-		for w := 1; w < W; w++ {
-			e.jobs[w] = make(chan job, 1)
-			go func(w int) {
-				for j := range e.jobs[w] {
-					e.work(w, j)
-					e.wg.Done()
-				}
-			}(w)
-		}
+		e.crew = newCrew(W, W <= runtime.GOMAXPROCS(0), e.work)
 	}
 	return e, nil
 }
 
+// close stops the helper goroutines.
 func (e *engine) close() {
-	for w := 1; w < len(e.jobs); w++ {
-		close(e.jobs[w])
+	if e.crew != nil {
+		e.crew.stop()
 	}
 }
 
@@ -289,15 +282,13 @@ func (e *engine) run(j job) {
 	if j.kind == jobStep || j.kind == jobEval {
 		W = min(W, j.n)
 	}
+	e.nextSeg.Store(0)
 	if W > 1 {
-		e.wg.Add(W - 1)
-		for w := 1; w < W; w++ {
-			e.jobs[w] <- j
-		}
+		e.crew.start(j, W-1)
 	}
 	e.work(0, j)
 	if W > 1 {
-		e.wg.Wait()
+		e.crew.wait()
 	}
 }
 
@@ -307,7 +298,7 @@ func (e *engine) work(w int, j job) {
 		e.splitSample(w, j)
 		return
 	case jobSplitBackprop:
-		e.splitBackprop(w)
+		e.splitBackprop()
 		return
 	}
 	for d := w; d < j.n; d += len(e.workers) {
@@ -316,20 +307,31 @@ func (e *engine) work(w int, j job) {
 }
 
 // split reports whether the steps' single draw is shared by the workers:
-// with one draw per step and at least splitMin coordinates. Below that the
-// two goroutine hand-offs per step cost more than they save (GPFA with
-// D = 50, K = 10, 523 coordinates: 311 → 350 µs per step on 2 cores).
+// with one draw per step and at least splitMin coordinates. Sharing costs
+// two hand-offs per step (see crew), a few µs each, and gains the work of
+// the segments the helper takes: little while one segment (segElems) holds
+// most coordinates. GPFA (gamma factors, N = 500, K = 10) on 2 cores, µs
+// per step unshared → shared (medians): 274 coordinates 156 → 148, 314:
+// 181 → 166, 364: 213 → 189, 414: 255 → 214, 514: 364 → 294. With blocking
+// hand-offs alone, sharing gained nothing at 514 (397 → 402).
 func (e *engine) split() bool {
 	return e.s.DrawsPerStep == 1 && len(e.workers) > 1 && e.dim >= splitMin
 }
 
-const splitMin = 1024
+// splitMin is where sharing starts to pay (see split).
+const splitMin = 300
 
-// splitSample fills the step cache for worker w's segments and draws them
-// into worker 0's buffers.
+// claimSeg returns the next unclaimed segment of a split job (len(e.segs)
+// or more when none is left). The workers claim segments as they go, so that
+// one slowed down (a costlier segment, a busy CPU) does fewer: the numbers
+// do not depend on who draws which segment.
+func (e *engine) claimSeg() int { return int(e.nextSeg.Add(1)) - 1 }
+
+// splitSample fills the step cache for the segments worker w claims and
+// draws them into worker 0's buffers.
 func (e *engine) splitSample(w int, j job) {
 	wk, w0 := e.workers[w], e.workers[0]
-	for si := w; si < len(e.segs); si += len(e.workers) {
+	for si := e.claimSeg(); si < len(e.segs); si = e.claimSeg() {
 		sg := e.segs[si]
 		b := &e.blocks[sg.b]
 		e.cache.fillRange(b, e.theta, sg.lo, sg.hi)
@@ -338,11 +340,12 @@ func (e *engine) splitSample(w int, j job) {
 	}
 }
 
-// splitBackprop backpropagates worker w's segments of the single draw.
-func (e *engine) splitBackprop(w int) {
+// splitBackprop backpropagates the segments of the single draw that the
+// calling worker claims.
+func (e *engine) splitBackprop() {
 	w0 := e.workers[0]
 	h, cv := e.drawCV(0)
-	for si := w; si < len(e.segs); si += len(e.workers) {
+	for si := e.claimSeg(); si < len(e.segs); si = e.claimSeg() {
 		sg := e.segs[si]
 		e.blocks[sg.b].backpropRange(&e.cache, e.s.Estimator.stl(), w0.x, w0.gx, w0.aux, e.dgrad[0], h, cv, sg.lo, sg.hi)
 	}

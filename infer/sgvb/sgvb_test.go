@@ -527,7 +527,7 @@ func TestDeterminism(t *testing.T) {
 	}
 
 	// one draw per step: the workers share the draw's segments (1200
-	// gamma elements make five; splitMin is 1024 coordinates)
+	// gamma elements make five; 1203 coordinates are above splitMin)
 	pg, lat = newPoissonGamma(1200, 0.1, 1)
 	lat = append(lat, Latent{Name: "w", Offset: 1200, Size: 3, Shape: []int{3}, Support: dist.Simplex})
 	tg = &composite{pg: pg, dc: &dirichletCounts{alpha: []float64{2, 3, 4}, k: 3}}

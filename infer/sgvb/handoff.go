@@ -1,0 +1,154 @@
+package sgvb
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// crew hands jobs from the engine's goroutine (worker 0) to the helper
+// goroutines (workers 1, 2, …) and waits for them. Each side spins on an
+// atomic for a bounded time before blocking on a channel: waking a blocked
+// goroutine costs some 40 µs on a small VM, as much as a step's shared work
+// saves on a few hundred coordinates (see split), while a hand-off between
+// spinning goroutines costs a few µs. The spins are bounded, so nothing
+// busy-waits between fits, and they yield the CPU as they go (see
+// spinUntil).
+//
+// Blocking is race-free by a Dekker handshake: the sleeper raises its flag,
+// then checks the condition again; the waker changes the condition, then
+// checks the flag. Go's atomics are sequentially consistent, so at least
+// one of them sees the other, and CompareAndSwap decides which side owns
+// the flag: a waker that wins sends one token, which the sleeper receives.
+type crew struct {
+	helpers []*helper // helpers[w] serves worker w; helpers[0] is nil
+	spin    bool      // spin before blocking
+
+	_       [64]byte     // keep pending off the helpers' cache lines
+	pending atomic.Int32 // helpers still working on the current job
+	waiting atomic.Bool  // the engine is blocked on done
+	done    chan struct{}
+}
+
+// helper is one helper goroutine's job slot.
+type helper struct {
+	j      job           // the job, written before seq is bumped
+	seq    atomic.Uint32 // the number of jobs posted
+	parked atomic.Bool   // the helper is blocked on wake
+	wake   chan struct{}
+	_      [64]byte
+}
+
+// Spin budgets. A helper waits this long for its next job before it
+// blocks: long enough to cover the log joint that the engine computes
+// between a step's two split jobs (170–400 µs on the benchmark models).
+// The engine waits this long for the helpers: long enough to cover the
+// imbalance of a job, up to a segment's work.
+const (
+	helperSpin = 500 * time.Microsecond
+	engineSpin = 200 * time.Microsecond
+	spinYield  = 10 * time.Microsecond // see spinUntil
+)
+
+// jobQuit tells a helper to exit.
+const jobQuit jobKind = -1
+
+// newCrew starts helpers for workers 1..W-1, running work. With spin false
+// nobody spins (the engine's choice when there are more workers than Ps).
+func newCrew(W int, spin bool, work func(w int, j job)) *crew {
+	c := &crew{helpers: make([]*helper, W), spin: spin, done: make(chan struct{}, 1)}
+	for w := 1; w < W; w++ {
+		h := &helper{wake: make(chan struct{}, 1)}
+		c.helpers[w] = h
+		go c.serve(w, h, work)
+	}
+	return c
+}
+
+// serve is helper w's loop: wait for a job, do it, count it done. It
+// takes the latest job posted, so that a quit posted on top of a job not
+// yet taken (close after a panic) still ends it.
+func (c *crew) serve(w int, h *helper, work func(w int, j job)) {
+	for last := uint32(0); ; {
+		posted := func() bool { return h.seq.Load() != last }
+		if !c.spinUntil(helperSpin, posted) {
+			h.parked.Store(true)
+			if !posted() || !h.parked.CompareAndSwap(true, false) {
+				<-h.wake
+			}
+		}
+		last = h.seq.Load()
+		if h.j.kind == jobQuit {
+			return
+		}
+		work(w, h.j)
+		if c.pending.Add(-1) == 0 && c.waiting.Load() && c.waiting.CompareAndSwap(true, false) {
+			c.done <- struct{}{}
+		}
+	}
+}
+
+// start posts j to helpers 1..n. The previous job must be finished.
+func (c *crew) start(j job, n int) {
+	c.pending.Store(int32(n))
+	for w := 1; w <= n; w++ {
+		c.post(w, j)
+	}
+}
+
+// post hands j to helper w, waking it if it is blocked.
+func (c *crew) post(w int, j job) {
+	h := c.helpers[w]
+	h.j = j
+	h.seq.Add(1)
+	if h.parked.Load() && h.parked.CompareAndSwap(true, false) {
+		h.wake <- struct{}{}
+	}
+}
+
+// wait returns when the helpers have finished the job posted by start.
+func (c *crew) wait() {
+	if c.spinUntil(engineSpin, func() bool { return c.pending.Load() == 0 }) {
+		return
+	}
+	c.waiting.Store(true)
+	if c.pending.Load() != 0 || !c.waiting.CompareAndSwap(true, false) {
+		<-c.done
+	}
+}
+
+// stop makes the helpers exit once they have finished their job.
+func (c *crew) stop() {
+	for w := 1; w < len(c.helpers); w++ {
+		c.post(w, job{kind: jobQuit})
+	}
+}
+
+// spinUntil polls cond for up to d (not at all without c.spin) and reports
+// whether it became true. Between polls it yields the CPU to other threads
+// (osYield), which costs little on an idle machine and keeps a spinner from
+// slowing the thread it waits for when the CPUs are oversubscribed; every
+// spinYield it also yields to other goroutines, as the one it waits for may
+// be queued behind it on its P (a goroutine woken from a channel is queued
+// on the waker's P).
+func (c *crew) spinUntil(d time.Duration, cond func() bool) bool {
+	if cond() {
+		return true
+	}
+	if !c.spin {
+		return false
+	}
+	t0 := time.Now()
+	for y := spinYield; ; {
+		if cond() {
+			return true
+		}
+		osYield()
+		if t := time.Since(t0); t >= d {
+			return false
+		} else if t >= y {
+			runtime.Gosched()
+			y = t + spinYield
+		}
+	}
+}
