@@ -92,10 +92,16 @@ type fitConfig struct {
 	psisDraws int // draws of the final ELBO estimate (SGVB)
 	elboDraws int // draws per ELBO evaluation during the fit
 	gparam    sgvb.GammaParam
+	workers   int // sgvb.Settings.Workers: 1 when fits run in parallel, else the default
 }
 
 func (o Options) fitConfig(seed uint64) fitConfig {
 	c := fitConfig{iters: o.Iterations, draws: o.DrawsPerStep, step: o.StepSize, seed: seed, psisDraws: 1000, elboDraws: 100, gparam: o.GammaParam}
+	if o.Parallel > 1 {
+		// Fits already share the cores: a fit's own workers would only
+		// contend with the other fits (results do not depend on Workers).
+		c.workers = 1
+	}
 	if o.Quick {
 		c.psisDraws, c.elboDraws = 50, 10
 	}
@@ -108,14 +114,14 @@ func settingsFor(method string, c fitConfig) (sgvb.Settings, error) {
 		Seed: c.seed, MaxIter: c.iters, Tol: -1,
 		DrawsPerStep: c.draws, StepSize: c.step,
 		PSISDraws: c.psisDraws, ELBODraws: c.elboDraws, EvalEvery: 100,
-		GammaParam: c.gparam,
+		GammaParam: c.gparam, Workers: c.workers,
 	}
 	switch method {
 	case MethodGamma:
 	case MethodLognormal:
 		s.Family = sgvb.FamilyLognormal
 	case MethodMAP:
-		s = sgvb.Settings{Method: sgvb.MAP, Seed: c.seed, MaxIter: c.iters}
+		s = sgvb.Settings{Method: sgvb.MAP, Seed: c.seed, MaxIter: c.iters, Workers: c.workers}
 	case MethodGammaWS: // the gamma stage
 		s.MaxIter = max(c.iters/2, 1)
 	default:

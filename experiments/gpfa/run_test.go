@@ -132,3 +132,20 @@ func TestOptionsRejectUnknownMethod(t *testing.T) {
 		t.Errorf("err = %v, want unknown method", err)
 	}
 }
+
+// Fits run in parallel use one worker each (their own helpers would only
+// contend with the other fits); a lone fit keeps the engine's default.
+func TestFitWorkers(t *testing.T) {
+	for _, c := range []struct{ parallel, want int }{{1, 0}, {2, 1}} {
+		o := Options{Parallel: c.parallel}
+		for _, m := range []string{MethodGamma, MethodLognormal, MethodMAP, MethodGammaWS} {
+			s, err := settingsFor(m, o.fitConfig(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Workers != c.want {
+				t.Errorf("Parallel %d, %s: Workers %d, want %d", c.parallel, m, s.Workers, c.want)
+			}
+		}
+	}
+}

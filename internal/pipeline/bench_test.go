@@ -155,3 +155,31 @@ func TestSGVBIterZeroAllocs(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkSGVBLateIter reports ns/iter between steps 1000 and 3000 of a
+// GPFA fit (D = 50, K = 10, N = 1000, one worker, η = 0.3) for both
+// parameterisations of the gamma factors: with log shape/log mean
+// coordinates (as the GPFA experiments fit) the loadings' shapes have grown
+// to 10²–10⁶ by then, where the shape derivative's cost matters; the early
+// steps BenchmarkSGVBIter times never see such shapes.
+func BenchmarkSGVBLateIter(b *testing.B) {
+	l := gpfaLoaded(b, 1000, 50, 10)
+	for _, gp := range []sgvb.GammaParam{sgvb.GammaSoftplus, sgvb.GammaLogMeanShape} {
+		b.Run(gp.String(), func(b *testing.B) {
+			fit := func(iters int) time.Duration {
+				s := fitSettings(iters)
+				s.StepSize, s.Workers, s.GammaParam = 0.3, 1, gp
+				t0 := time.Now()
+				if _, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(t0)
+			}
+			var dt time.Duration
+			for b.Loop() {
+				dt += fit(3000) - fit(1000)
+			}
+			b.ReportMetric(float64(dt.Nanoseconds())/float64(b.N*2000), "ns/iter")
+		})
+	}
+}
