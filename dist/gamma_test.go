@@ -131,26 +131,9 @@ func TestGammaDLogXDAGrid(t *testing.T) {
 // branch boundaries (testdata/gamma_xgrid.csv, mpmath): x from max(a, 1) −
 // ½√a to max(a, 1) + 8√a for a from 0.01 to 50.
 func TestGammaDLogXDABranches(t *testing.T) {
-	f, err := os.Open("testdata/gamma_xgrid.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var n int
+	rows := readRefCSV(t, "testdata/gamma_xgrid.csv", 3)
 	var worst float64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		var v [3]float64
-		for i, s := range strings.Split(line, ",") {
-			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
-				t.Fatalf("bad line %q: %v", line, err)
-			}
-		}
-		n++
+	for _, v := range rows {
 		a, x, want := v[0], v[1], v[2]
 		e := relErr(GammaDLogXDA(a, math.Log(x)), want)
 		worst = math.Max(worst, e)
@@ -158,33 +141,48 @@ func TestGammaDLogXDABranches(t *testing.T) {
 			t.Errorf("a=%v x=%v: GammaDLogXDA rel err %.2e", a, x, e)
 		}
 	}
-	if n != 192 {
-		t.Fatalf("read %d rows, want 192", n)
+	if len(rows) != 192 {
+		t.Fatalf("read %d rows, want 192", len(rows))
 	}
-	t.Logf("worst relative error %.2e over %d points", worst, n)
+	t.Logf("worst relative error %.2e over %d points", worst, len(rows))
 }
 
 func readGammaGrid(t *testing.T) []gammaRef {
 	t.Helper()
-	f, err := os.Open("testdata/gamma_grid.csv")
+	var rows []gammaRef
+	for _, v := range readRefCSV(t, "testdata/gamma_grid.csv", 4) {
+		rows = append(rows, gammaRef{v[0], v[1], v[2], v[3]})
+	}
+	return rows
+}
+
+// readRefCSV reads a reference table of testdata: rows of ncols numbers,
+// skipping blank lines and # comments.
+func readRefCSV(t *testing.T, path string, ncols int) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var rows []gammaRef
+	var rows [][]float64
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "#") || line == "" {
 			continue
 		}
-		var v [4]float64
-		for i, s := range strings.Split(line, ",") {
+		fields := strings.Split(line, ",")
+		if len(fields) != ncols {
+			t.Fatalf("%s: %d fields in %q, want %d", path, len(fields), line, ncols)
+		}
+		v := make([]float64, ncols)
+		for i, s := range fields {
 			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
-				t.Fatalf("bad grid line %q: %v", line, err)
+				t.Fatalf("%s: bad line %q: %v", path, line, err)
 			}
 		}
-		rows = append(rows, gammaRef{v[0], v[1], v[2], v[3]})
+		rows = append(rows, v)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -741,26 +739,10 @@ func TestGammaShape(t *testing.T) {
 // series and continued fraction hold gradTol as before.
 func TestGammaTemme(t *testing.T) {
 	const temmeTol = 2e-15
-	f, err := os.Open("testdata/gamma_temme.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var n, inside int
+	rows := readRefCSV(t, "testdata/gamma_temme.csv", 3)
+	inside := 0
 	var worst float64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		var v [3]float64
-		for i, s := range strings.Split(line, ",") {
-			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
-				t.Fatalf("bad line %q: %v", line, err)
-			}
-		}
-		n++
+	for _, v := range rows {
 		a, x, want := v[0], v[1], v[2]
 		got := GammaDLogXDA(a, math.Log(x))
 		e := relErr(got, want)
@@ -778,8 +760,8 @@ func TestGammaTemme(t *testing.T) {
 			t.Errorf("a=%v x=%v (η %.3g): rel err %.2e", a, x, eta, e)
 		}
 	}
-	if n != 88 || inside != 69 {
-		t.Fatalf("read %d rows, %d in the Temme branch; want 88 and 69", n, inside)
+	if len(rows) != 88 || inside != 69 {
+		t.Fatalf("read %d rows, %d in the Temme branch; want 88 and 69", len(rows), inside)
 	}
 	t.Logf("Temme branch: worst relative error %.2e over %d points", worst, inside)
 }

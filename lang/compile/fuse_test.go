@@ -49,20 +49,8 @@ func TestRowSumProdLowering(t *testing.T) {
 			for i := range x {
 				x[i] = -1 + 0.5*rng.NormFloat64()
 			}
-			g1, g2 := make([]float64, len(x)), make([]float64, len(x))
-			v1, err1 := fused.LogJoint(x, g1)
-			v2, err2 := plain.LogJoint(x, g2)
-			if err1 != nil || err2 != nil {
-				t.Fatalf("errors %v, %v", err1, err2)
-			}
-			if math.Abs(v1-v2) > 1e-12*math.Abs(v2) {
-				t.Errorf("log joint %.17g, unfused %.17g", v1, v2)
-			}
-			for i := range g1 {
-				if math.Abs(g1[i]-g2[i]) > 1e-12*max(1, math.Abs(g2[i])) {
-					t.Errorf("d/d%s %.17g, unfused %.17g", fused.LatentOf(i), g1[i], g2[i])
-				}
-			}
+			g1 := make([]float64, len(x))
+			sameLogJoint(t, fused, plain, "unfused", x, 1e-12, 1e-12)
 			checkGradient(t, fused, 7, 0.5)
 			// An overflowing product tells which node computed it: the
 			// fused rowsum, at the position of the call, or a product.
@@ -144,21 +132,9 @@ func TestLowRankGaussianLowering(t *testing.T) {
 			for i := range x {
 				x[i] = 0.5 * rng.NormFloat64()
 			}
-			g1, g2 := make([]float64, len(x)), make([]float64, len(x))
-			v1, err1 := m.LogJoint(x, g1)
-			v2, err2 := dense.LogJoint(x, g2)
-			if err1 != nil || err2 != nil {
-				t.Fatalf("errors %v, %v", err1, err2)
-			}
-			if math.Abs(v1-v2) > 1e-12*math.Abs(v2) {
-				t.Errorf("log joint %.17g, dense %.17g", v1, v2)
-			}
-			for i := range g1 {
-				if math.Abs(g1[i]-g2[i]) > 1e-10*max(1, math.Abs(g2[i])) {
-					t.Errorf("d/d%s %.17g, dense %.17g", m.LatentOf(i), g1[i], g2[i])
-				}
-			}
+			sameLogJoint(t, m, dense, "dense", x, 1e-12, 1e-10)
 			checkGradient(t, m, 9, 0.5)
+			g1 := make([]float64, len(x))
 
 			bad := compileSrc(t, "fa.gpp", model(c.k, "s", c.cov), nil, in)
 			for i := range x {
@@ -175,5 +151,26 @@ func TestLowRankGaussianLowering(t *testing.T) {
 				t.Errorf("error %q; low-rank %v", err, c.lowRank)
 			}
 		})
+	}
+}
+
+// sameLogJoint checks that m and ref (named refName in messages) give the
+// same log joint at x, to relative tolV, and the same gradient, to tolG
+// relative to max(1, |ref's|).
+func sameLogJoint(t *testing.T, m, ref *Model, refName string, x []float64, tolV, tolG float64) {
+	t.Helper()
+	g1, g2 := make([]float64, len(x)), make([]float64, len(x))
+	v1, err1 := m.LogJoint(x, g1)
+	v2, err2 := ref.LogJoint(x, g2)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("errors %v, %v", err1, err2)
+	}
+	if math.Abs(v1-v2) > tolV*math.Abs(v2) {
+		t.Errorf("log joint %.17g, %s %.17g", v1, refName, v2)
+	}
+	for i := range g1 {
+		if math.Abs(g1[i]-g2[i]) > tolG*max(1, math.Abs(g2[i])) {
+			t.Errorf("d/d%s %.17g, %s %.17g", m.LatentOf(i), g1[i], refName, g2[i])
+		}
 	}
 }
