@@ -34,6 +34,14 @@ func ModelPath(override string) (string, error) {
 			if _, err := os.Stat(p); err != nil {
 				return "", fmt.Errorf("gpfa: %s not found", p)
 			}
+			// Relative to the working directory (examples/gpfa.gpp from the
+			// repository root), so that positions in errors and reports
+			// do not carry this machine's paths.
+			if cwd, err := os.Getwd(); err == nil {
+				if rel, err := filepath.Rel(cwd, p); err == nil {
+					return rel, nil
+				}
+			}
 			return p, nil
 		}
 		parent := filepath.Dir(dir)

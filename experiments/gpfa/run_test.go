@@ -149,3 +149,15 @@ func TestFitWorkers(t *testing.T) {
 		}
 	}
 }
+
+// The model is found relative to the working directory, so that reports
+// name it without this machine's absolute paths.
+func TestModelPathRelative(t *testing.T) {
+	p, err := ModelPath("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("..", "..", "examples", "gpfa.gpp"); p != want {
+		t.Errorf("ModelPath = %q, want %q", p, want)
+	}
+}
