@@ -79,7 +79,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.StringVar(&cfg.gammaParam, "gamma-param", sgvb.GammaSoftplus.String(), "how the optimizer sees a gamma factor's shape a and rate b: softplus (a, b\nbehind softplus links, as in Knowles 2015) or log-mean-shape (log a and the\nlog mean log a/b: much faster to tight posteriors; use --step-size ≤ 0.3)")
 	fs.Float64Var(&cfg.tol, "tol", defaultTol, "convergence: stop when the relative ELBO change (mean or median over the\nlast 5 evaluations) is below this; 0: run all --iter iterations")
 	fs.IntVar(&v.evalEvery, "eval-every", defaultEvalEvery, "estimate the ELBO every this many iterations")
-	fs.IntVar(&v.workers, "workers", 0, "goroutines sharing each step's draws; 0: the number of CPUs, at most 4\n(results do not depend on it)")
+	fs.IntVar(&v.workers, "workers", 0, "goroutines sharing each step's draws; 0: the number of CPUs, at most 4\n(results do not depend on it; use 1 when several fits run at once)")
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`) (default: none)")
