@@ -106,19 +106,20 @@ func (b *Builder) gaussRowsLR(x int32, s ID, sc int32, n float64, pos ast.Pos) I
 	si := b.index(s)
 	d, k := b.nodes[x].shape.Rows, b.nodes[x].shape.Cols
 	return b.push(node{op: OpGaussRowsLR, args: []int32{x, si, sc}, shape: Scalar(), pos: pos, f0: n,
-		nscr: 4*k*k + 3*d*k + 1})
+		nscr: 4*k*k + 4*d*k + 1})
 }
 
 // lrScratch splits a low-rank node's scratch: the Cholesky factor of B, B⁻¹,
-// U = W'SW, M = U B⁻¹ (k×k), T = SW, V = W B⁻¹, Z (d×k), and the residual
-// r = tr S - tr(B⁻¹U).
-func (p *Program) lrScratch(n *node) (l, bi, u, m, t, v, z, r []float64) {
+// U = W'SW, M = U B⁻¹ (k×k), T = SW, V = W B⁻¹, Z (d×k), W' (k×d), and the
+// residual r = tr S - tr(B⁻¹U).
+func (p *Program) lrScratch(n *node) (l, bi, u, m, t, v, z, wt, r []float64) {
 	w := p.arg(n, 0)
 	d, k := w.shape.Rows, w.shape.Cols
 	scr := p.s(n)
 	kk, dk := k*k, d*k
 	return scr[:kk], scr[kk : 2*kk], scr[2*kk : 3*kk], scr[3*kk : 4*kk],
-		scr[4*kk : 4*kk+dk], scr[4*kk+dk : 4*kk+2*dk], scr[4*kk+2*dk : 4*kk+3*dk], scr[4*kk+3*dk:]
+		scr[4*kk : 4*kk+dk], scr[4*kk+dk : 4*kk+2*dk], scr[4*kk+2*dk : 4*kk+3*dk],
+		scr[4*kk+3*dk : 4*kk+4*dk], scr[4*kk+4*dk:]
 }
 
 func (p *Program) evalGaussRowsLR(n *node) bool {
@@ -129,7 +130,7 @@ func (p *Program) evalGaussRowsLR(n *node) bool {
 		p.fail = 0
 		return false
 	}
-	l, bi, u, _, t, _, _, r := p.lrScratch(n)
+	l, bi, u, _, t, _, _, wt, r := p.lrScratch(n)
 	syrk(true, k, d, w, k, l) // W'W
 	for i := range k {
 		l[i*k+i] += s
@@ -140,7 +141,14 @@ func (p *Program) evalGaussRowsLR(n *node) bool {
 		return false
 	}
 	cholInverse(bi, l, k)
-	gemm(false, false, d, k, d, 1, smat, d, w, k, 0, t, k) // T = S W
+	// T = S W as S (W')': row-major W' makes each element of T one dot
+	// product of length d, where S W would make d·d axpys of length k.
+	for i := range d {
+		for j := range k {
+			wt[j*d+i] = w[i*k+j]
+		}
+	}
+	gemm(false, true, d, k, d, 1, smat, d, wt, d, 0, t, k)
 	gemm(true, false, k, k, d, 1, w, k, t, k, 0, u, k)     // U = W'T
 	trS := 0.0
 	for i := range d {
@@ -160,7 +168,7 @@ func (p *Program) gradGaussRowsLR(n *node, g float64) {
 	wn, sn, sc := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	d, k := wn.shape.Rows, wn.shape.Cols
 	w, s, nr := p.v(wn), p.v(sn)[0], n.f0
-	_, bi, u, m, t, v, z, r := p.lrScratch(n)
+	_, bi, u, m, t, v, z, _, r := p.lrScratch(n)
 	gemm(false, false, d, k, k, 1, w, k, bi, k, 0, v, k) // V = W B⁻¹
 	if wn.aoff >= 0 || sn.aoff >= 0 {
 		gemm(false, false, k, k, k, 1, u, k, bi, k, 0, m, k) // M = U B⁻¹
