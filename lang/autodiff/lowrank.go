@@ -149,7 +149,7 @@ func (p *Program) evalGaussRowsLR(n *node) bool {
 		}
 	}
 	gemm(false, true, d, k, d, 1, smat, d, wt, d, 0, t, k)
-	gemm(true, false, k, k, d, 1, w, k, t, k, 0, u, k)     // U = W'T
+	gemm(true, false, k, k, d, 1, w, k, t, k, 0, u, k) // U = W'T
 	trS := 0.0
 	for i := range d {
 		trS += smat[i*d+i]
