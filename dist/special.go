@@ -103,19 +103,12 @@ func polygammaTriple(a float64) (psiA, psiA1, tri float64) {
 		tri += inv * inv
 		x++
 	}
-	r := 1 / x
-	r2 := r * r
-	lx := math.Log(x)
-	as := -0.5*r - r2*(1.0/12+r2*(-1.0/120+r2*(1.0/252+r2*(-1.0/240+r2*(1.0/132+
-		r2*(-691.0/32760+r2*(1.0/12+r2*(-3617.0/8160))))))))
+	lx, as := math.Log(x), digammaAsymp(x)
 	hi, lo := twoSum(lx, -shift0)
 	psiA = hi + (lo - comp0 + as)
 	hi, lo = twoSum(lx, -shift1)
 	psiA1 = hi + (lo - comp1 + as)
-	ts := r2 * (1.0/6 + r2*(-1.0/30+r2*(1.0/42+r2*(-1.0/30+r2*(5.0/66+
-		r2*(-691.0/2730+r2*(7.0/6+r2*(-3617.0/510+r2*(43867.0/798)))))))))
-	tri += r * (1 + r*0.5 + ts)
-	return psiA, psiA1, tri
+	return psiA, psiA1, tri + trigammaAsymp(x)
 }
 
 // twoSum returns s = fl(a+b) and the rounding error e with a+b = s+e exactly
@@ -150,12 +143,17 @@ func Trigamma(x float64) float64 {
 		shift += 1 / (x * x)
 		x++
 	}
+	return shift + trigammaAsymp(x)
+}
+
+// trigammaAsymp returns ψ₁(x) for x ≥ polygammaShift by the asymptotic
+// series 1/x + 1/(2x²) + Σ_{k=1..9} B₂ₖ/x²ᵏ⁺¹.
+func trigammaAsymp(x float64) float64 {
 	r := 1 / x
 	r2 := r * r
-	// 1/x + 1/(2x²) + Σ B₂ₖ/x²ᵏ⁺¹, k = 1..9.
 	s := r2 * (1.0/6 + r2*(-1.0/30+r2*(1.0/42+r2*(-1.0/30+r2*(5.0/66+
 		r2*(-691.0/2730+r2*(7.0/6+r2*(-3617.0/510+r2*(43867.0/798)))))))))
-	return shift + r*(1+r*0.5+s)
+	return r * (1 + r*0.5 + s)
 }
 
 // tanPi returns tan(πx) with the argument reduced exactly first, so that

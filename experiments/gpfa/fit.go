@@ -24,11 +24,11 @@ func ModelPath(override string) (string, error) {
 	if override != "" {
 		return override, nil
 	}
-	dir, err := os.Getwd()
+	cwd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	for {
+	for dir := cwd; ; {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			p := filepath.Join(dir, "examples", "gpfa.gpp")
 			if _, err := os.Stat(p); err != nil {
@@ -37,10 +37,8 @@ func ModelPath(override string) (string, error) {
 			// Relative to the working directory (examples/gpfa.gpp from the
 			// repository root), so that positions in errors and reports
 			// do not carry this machine's paths.
-			if cwd, err := os.Getwd(); err == nil {
-				if rel, err := filepath.Rel(cwd, p); err == nil {
-					return rel, nil
-				}
+			if rel, err := filepath.Rel(cwd, p); err == nil {
+				return rel, nil
 			}
 			return p, nil
 		}
