@@ -536,8 +536,8 @@ func (b *Builder) Solve(a, rhs ID, pos ast.Pos) ID {
 //
 // in O(d³) with one Cholesky factorisation of sym(C), whatever n. S is
 // usually data (then Y'Y is hoisted out of the per-call work). A covariance
-// built as X X' + s I with X [d, k], k < d (factor analysis), is evaluated
-// through k×k matrices in O(d²k) instead (see lowrank.go); the nodes that
+// built as X X' + s I with X [d, k], k ≤ 3d/4 (factor analysis), is evaluated
+// through k×k matrices in O(d²k + dk² + k³) (see lowrank.go); the nodes that
 // form C are then dropped unless something else needs them.
 func (b *Builder) GaussRowsSS(c, s ID, n float64, pos ast.Pos) ID {
 	return b.gaussRows(pos, n, c, s)

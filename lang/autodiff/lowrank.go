@@ -8,7 +8,7 @@ import (
 )
 
 // Gaussian rows with a low-rank-plus-isotropic covariance C = W W' + s I,
-// W [d, k] with k < d and s > 0: factor analysis (GPFA's W * W' + I(D) /
+// W [d, k] with k ≤ 3d/4 and s > 0: factor analysis (GPFA's W * W' + I(D) /
 // prec). Through B = s I_k + W'W (Woodbury and the matrix determinant
 // lemma),
 //
