@@ -399,6 +399,16 @@ func (c *stepCache) fill(blocks []block, th []float64) {
 
 // slots returns the parameter slots (relative to poff) of element i: i and
 // n+i for two-parameter factors, i alone for Dirichlet and point factors.
+// spans returns the indices into theta of the parameters of elements
+// [lo, hi): [a0, a1) and, for two-parameter families, [b0, b1) (else empty).
+func (b *block) spans(lo, hi int) (a0, a1, b0, b1 int) {
+	p := b.poff
+	if b.np() == b.n {
+		return p + lo, p + hi, 0, 0
+	}
+	return p + lo, p + hi, p + b.n + lo, p + b.n + hi
+}
+
 func (b *block) slots(i int) (int, int) {
 	if b.np() == b.n {
 		return i, -1
@@ -592,23 +602,28 @@ func (b *block) entropy(c *stepCache) float64 {
 // entropyGrad adds the gradient of the entropy with respect to the
 // constrained parameters into grad (indexed like theta).
 func (b *block) entropyGrad(c *stepCache, grad []float64) {
+	b.entropyGradRange(c, grad, 0, b.n)
+}
+
+// entropyGradRange is entropyGrad for elements [lo, hi) (whole simplices).
+func (b *block) entropyGradRange(c *stepCache, grad []float64, lo, hi int) {
 	n, p := b.n, b.poff
 	val, psi1 := c.val, c.psi1
 	switch b.fam {
 	case FamilyGamma:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			grad[p+i] += 1 + (1-val[p+i])*psi1[p+i]
 			grad[p+n+i] -= 1 / val[p+n+i]
 		}
 	case FamilyNormal, FamilyLognormal:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			grad[p+n+i] += 1 / val[p+n+i]
 			if b.fam == FamilyLognormal {
 				grad[p+i]++
 			}
 		}
 	case FamilyBeta:
-		for i := 0; i < n; i++ {
+		for i := lo; i < hi; i++ {
 			a, bb := val[p+i], val[p+n+i]
 			t := (a + bb - 2) * dist.Trigamma(a+bb)
 			grad[p+i] += t - (a-1)*psi1[p+i]
@@ -616,7 +631,7 @@ func (b *block) entropyGrad(c *stepCache, grad []float64) {
 		}
 	case FamilyDirichlet:
 		k := b.k
-		for v := 0; v < n; v += k {
+		for v := lo; v < hi; v += k {
 			a0 := 0.0
 			for j := v; j < v+k; j++ {
 				a0 += val[p+j]
@@ -733,20 +748,27 @@ func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []f
 // (indexed like theta) into the gradient with respect to theta.
 func (c *stepCache) chain(blocks []block, g []float64) {
 	for bi := range blocks {
-		b := &blocks[bi]
-		p, q := b.poff, b.poff+b.np()
-		if !b.logMS {
-			for i := p; i < q; i++ {
-				g[i] *= c.dval[i]
-			}
-			continue
+		c.chainRange(&blocks[bi], g, 0, blocks[bi].n)
+	}
+}
+
+// chainRange is chain for elements [lo, hi) of block b.
+func (c *stepCache) chainRange(b *block, g []float64, lo, hi int) {
+	if !b.logMS {
+		a0, a1, b0, b1 := b.spans(lo, hi)
+		for i := a0; i < a1; i++ {
+			g[i] *= c.dval[i]
 		}
-		// a = e^θ₁, b = e^(θ₁−θ₂): ∂/∂θ₁ = a∂_a + b∂_b, ∂/∂θ₂ = −b∂_b.
-		n := b.n
-		for i := p; i < p+n; i++ {
-			ga, gb := c.val[i]*g[i], c.val[i+n]*g[i+n]
-			g[i], g[i+n] = ga+gb, -gb
+		for i := b0; i < b1; i++ {
+			g[i] *= c.dval[i]
 		}
+		return
+	}
+	// a = e^θ₁, b = e^(θ₁−θ₂): ∂/∂θ₁ = a∂_a + b∂_b, ∂/∂θ₂ = −b∂_b.
+	n := b.n
+	for i := b.poff + lo; i < b.poff+hi; i++ {
+		ga, gb := c.val[i]*g[i], c.val[i+n]*g[i+n]
+		g[i], g[i+n] = ga+gb, -gb
 	}
 }
 

@@ -67,6 +67,7 @@ type engine struct {
 
 	segs    []segment    // the fixed pieces the draws of q are made in
 	nextSeg atomic.Int32 // the next segment to claim in a split job
+	segBad  atomic.Bool  // a split job met a non-finite number
 	workers []*worker
 	crew    *crew // the goroutines of workers 1.. (nil with one worker)
 }
@@ -94,7 +95,8 @@ const (
 	jobStep jobKind = iota
 	jobEval
 	jobSplitSample   // with one draw per step: fill and sample this worker's segments
-	jobSplitBackprop // and backpropagate them
+	jobSplitBackprop // and backpropagate them into the step's gradient
+	jobSplitUpdate   // and take the optimizer step on their parameters
 )
 
 type job struct {
@@ -102,6 +104,7 @@ type job struct {
 	stream uint64
 	iter   uint64
 	n      int
+	eta    float64 // jobSplitUpdate's step size
 }
 
 // Random streams: every draw gets its own PCG seeded from (seed, stream,
@@ -300,6 +303,9 @@ func (e *engine) work(w int, j job) {
 	case jobSplitBackprop:
 		e.splitBackprop()
 		return
+	case jobSplitUpdate:
+		e.splitUpdate(j.eta)
+		return
 	}
 	for d := w; d < j.n; d += len(e.workers) {
 		e.draw(e.workers[w], j, d)
@@ -307,10 +313,12 @@ func (e *engine) work(w int, j job) {
 }
 
 // split reports whether the steps' single draw is shared by the workers:
-// with one draw per step and at least splitMin coordinates. Sharing costs
-// two hand-offs per step (see crew), a few µs each, and gains the work of
-// the segments the helper takes: little while one segment (segElems) holds
-// most coordinates. GPFA (gamma factors, N = 500, K = 10) on 2 cores, µs
+// with one draw per step and at least splitMin coordinates. The workers
+// then share the draw, its gradient and the optimizer step, segment by
+// segment (stepSplit, splitUpdate); the log joint is evaluated by worker 0
+// alone. Sharing costs three hand-offs per step (see crew), about a µs
+// each, and gains the work of the segments the helper takes: little while
+// one segment (segElems) holds most coordinates. GPFA (gamma factors, N = 500, K = 10) on 2 cores, µs
 // per step unshared → shared (medians): 274 coordinates 156 → 148, 314:
 // 181 → 166, 364: 213 → 189, 414: 255 → 214, 514: 364 → 294. With blocking
 // hand-offs alone, sharing gained nothing at 514 (397 → 402).
@@ -340,19 +348,54 @@ func (e *engine) splitSample(w int, j job) {
 	}
 }
 
-// splitBackprop backpropagates the segments of the single draw that the
-// calling worker claims.
+// splitBackprop computes the step's gradient (what gradient makes of a
+// single draw) for the segments the calling worker claims: backpropagation,
+// the entropy term unless STL, the chain rule to theta.
 func (e *engine) splitBackprop() {
-	w0 := e.workers[0]
+	w0, g, stl := e.workers[0], e.grad, e.s.Estimator.stl()
 	h, cv := e.drawCV(0)
 	for si := e.claimSeg(); si < len(e.segs); si = e.claimSeg() {
 		sg := e.segs[si]
-		e.blocks[sg.b].backpropRange(&e.cache, e.s.Estimator.stl(), w0.x, w0.gx, w0.aux, e.dgrad[0], h, cv, sg.lo, sg.hi)
+		b := &e.blocks[sg.b]
+		a0, a1, b0, b1 := b.spans(sg.lo, sg.hi)
+		clear(g[a0:a1])
+		clear(g[b0:b1])
+		b.backpropRange(&e.cache, stl, w0.x, w0.gx, w0.aux, g, h, cv, sg.lo, sg.hi)
+		if !stl {
+			b.entropyGradRange(&e.cache, g, sg.lo, sg.hi)
+		}
+		e.cache.chainRange(b, g, sg.lo, sg.hi)
+		if !allFinite(g[a0:a1]) || !allFinite(g[b0:b1]) {
+			e.segBad.Store(true)
+		}
 	}
 }
 
-// stepSplit computes the step's single draw with the workers sharing its
-// segments: the numbers are those of draw (the same segment streams).
+// splitUpdate takes the optimizer step (after e.opt.begin) on the
+// parameters of the segments the calling worker claims, keeping their old
+// values in e.backup, and flags a non-finite result.
+func (e *engine) splitUpdate(eta float64) {
+	for si := e.claimSeg(); si < len(e.segs); si = e.claimSeg() {
+		sg := e.segs[si]
+		b := &e.blocks[sg.b]
+		a0, a1, b0, b1 := b.spans(sg.lo, sg.hi)
+		for _, r := range [2][2]int{{a0, a1}, {b0, b1}} {
+			lo, hi := r[0], r[1]
+			e.opt.update(e.delta, e.grad, eta, lo, hi)
+			copy(e.backup[lo:hi], e.theta[lo:hi])
+			for i := lo; i < hi; i++ {
+				e.theta[i] = b.clamp(i-b.poff, e.theta[i]+e.delta[i])
+			}
+			if !allFinite(e.theta[lo:hi]) {
+				e.segBad.Store(true)
+			}
+		}
+	}
+}
+
+// stepSplit computes the step's single draw and its gradient into e.grad
+// with the workers sharing its segments: the numbers are those of draw and
+// gradient (the same segment streams, the same arithmetic per element).
 func (e *engine) stepSplit(stream uint64, iter int) {
 	j := job{kind: jobSplitSample, stream: stream, iter: uint64(iter), n: 1}
 	e.run(j)
@@ -363,9 +406,9 @@ func (e *engine) stepSplit(stream uint64, iter int) {
 		e.ok[0] = false
 		return
 	}
-	clear(e.dgrad[0])
+	e.segBad.Store(false)
 	e.run(job{kind: jobSplitBackprop})
-	e.ok[0] = allFinite(e.dgrad[0])
+	e.ok[0] = !e.segBad.Load()
 }
 
 // drawCV returns draw d's control-variate record h and the coefficients
@@ -431,18 +474,28 @@ func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
 	if ok, err := e.gradient(stream, iter); !ok {
 		return false, err
 	}
-	e.opt.step(e.delta, e.grad, eta)
-	copy(e.backup, e.theta)
-	for bi := range e.blocks {
-		b := &e.blocks[bi]
-		for j := 0; j < b.np(); j++ {
-			i := b.poff + j
-			e.theta[i] = b.clamp(j, e.theta[i]+e.delta[i])
+	if e.split() {
+		e.opt.begin()
+		e.segBad.Store(false)
+		e.run(job{kind: jobSplitUpdate, eta: eta})
+		if e.segBad.Load() {
+			copy(e.theta, e.backup)
+			return false, nil
 		}
-	}
-	if !allFinite(e.theta) {
-		copy(e.theta, e.backup)
-		return false, nil
+	} else {
+		e.opt.step(e.delta, e.grad, eta)
+		copy(e.backup, e.theta)
+		for bi := range e.blocks {
+			b := &e.blocks[bi]
+			for j := 0; j < b.np(); j++ {
+				i := b.poff + j
+				e.theta[i] = b.clamp(j, e.theta[i]+e.delta[i])
+			}
+		}
+		if !allFinite(e.theta) {
+			copy(e.theta, e.backup)
+			return false, nil
+		}
 	}
 	e.updateCV()
 	return true, nil
@@ -455,10 +508,13 @@ func (e *engine) gradient(stream uint64, iter int) (bool, error) {
 	S := e.s.DrawsPerStep
 	if e.split() {
 		e.stepSplit(stream, iter)
-	} else {
-		e.cache.fill(e.blocks, e.theta)
-		e.run(job{kind: jobStep, stream: stream, iter: uint64(iter), n: S})
+		if !e.ok[0] {
+			return false, e.errs[0]
+		}
+		return true, nil
 	}
+	e.cache.fill(e.blocks, e.theta)
+	e.run(job{kind: jobStep, stream: stream, iter: uint64(iter), n: S})
 	for d := 0; d < S; d++ {
 		if !e.ok[d] {
 			return false, e.errs[d]
@@ -489,6 +545,18 @@ func (e *engine) gradient(stream uint64, iter int) (bool, error) {
 func (e *engine) updateCV() {
 	S := e.s.DrawsPerStep
 	inv := 1 / float64(S)
+	if e.cv != nil && S == 1 { // the loop below without the copy
+		h := e.dh[0]
+		if !e.cvSet {
+			copy(e.cv, h)
+			e.cvSet = true
+			return
+		}
+		for i, v := range h {
+			e.cv[i] += cvRate * (v - e.cv[i])
+		}
+		return
+	}
 	if e.cv != nil {
 		hm := e.hmean
 		copy(hm, e.dh[0])

@@ -6,16 +6,16 @@ import "math"
 // parameters. step computes the update Δ into delta (θ ← θ + Δ is left to
 // the caller) and advances the state; it does not allocate.
 type optim struct {
-	kind    Optimizer
-	rho     float64 // AdaDelta decay (Zeiler's convention)
-	mom     float64 // momentum weight of the new gradient
-	eps     float64
-	b1, b2  float64 // Adam
-	t       int
-	v       []float64 // momentum velocity / Adam first moment
-	ms      []float64 // mean square of the gradient / Adam second moment
-	msx     []float64 // AdaDelta mean square of the updates
-	scratch []float64
+	kind   Optimizer
+	rho    float64 // AdaDelta decay (Zeiler's convention)
+	mom    float64 // momentum weight of the new gradient
+	eps    float64
+	b1, b2 float64 // Adam
+	t      int
+	c1, c2 float64   // Adam's bias corrections for step t
+	v      []float64 // momentum velocity / Adam first moment
+	ms     []float64 // mean square of the gradient / Adam second moment
+	msx    []float64 // AdaDelta mean square of the updates
 }
 
 func newOptim(kind Optimizer, np int, rho, mom float64) *optim {
@@ -43,7 +43,24 @@ func (o *optim) reset() {
 
 // step writes the ascent update for gradient g and step size eta into delta.
 func (o *optim) step(delta, g []float64, eta float64) {
+	o.begin()
+	o.update(delta, g, eta, 0, len(g))
+}
+
+// begin advances the step count; update then computes the step's update
+// for coordinates [lo, hi). Every rule is elementwise, so the workers can
+// update disjoint ranges of one step at once with the numbers of step.
+func (o *optim) begin() {
 	o.t++
+	if o.kind == Adam {
+		o.c1 = 1 - math.Pow(o.b1, float64(o.t))
+		o.c2 = 1 - math.Pow(o.b2, float64(o.t))
+	}
+}
+
+func (o *optim) update(delta, g []float64, eta float64, lo, hi int) {
+	g, delta = g[lo:hi], delta[lo:hi]
+	v, ms, msx := o.v[lo:hi], o.ms[lo:hi], o.msx[lo:hi]
 	switch o.kind {
 	case SGD:
 		for i, gi := range g {
@@ -51,38 +68,37 @@ func (o *optim) step(delta, g []float64, eta float64) {
 		}
 	case Momentum:
 		for i, gi := range g {
-			o.v[i] += o.mom * (gi - o.v[i])
-			delta[i] = eta * o.v[i]
+			v[i] += o.mom * (gi - v[i])
+			delta[i] = eta * v[i]
 		}
 	case RMSprop:
 		for i, gi := range g {
-			o.ms[i] = 0.9*o.ms[i] + 0.1*gi*gi
-			delta[i] = eta * gi / (o.eps + math.Sqrt(o.ms[i]))
+			ms[i] = 0.9*ms[i] + 0.1*gi*gi
+			delta[i] = eta * gi / (o.eps + math.Sqrt(ms[i]))
 		}
 	case AdaGrad:
 		for i, gi := range g {
-			o.ms[i] += gi * gi
-			delta[i] = eta * gi / (o.eps + math.Sqrt(o.ms[i]))
+			ms[i] += gi * gi
+			delta[i] = eta * gi / (o.eps + math.Sqrt(ms[i]))
 		}
 	case AdaDelta, AdaDeltaMomentum:
 		rho, eps := o.rho, o.eps
 		for i, gi := range g {
 			if o.kind == AdaDeltaMomentum { // the paper's code smooths the gradient first
-				o.v[i] += o.mom * (gi - o.v[i])
-				gi = o.v[i]
+				v[i] += o.mom * (gi - v[i])
+				gi = v[i]
 			}
-			o.ms[i] = rho*o.ms[i] + (1-rho)*gi*gi
-			d := gi * math.Sqrt(o.msx[i]+eps) / math.Sqrt(o.ms[i]+eps)
-			o.msx[i] = rho*o.msx[i] + (1-rho)*d*d
+			ms[i] = rho*ms[i] + (1-rho)*gi*gi
+			d := gi * math.Sqrt(msx[i]+eps) / math.Sqrt(ms[i]+eps)
+			msx[i] = rho*msx[i] + (1-rho)*d*d
 			delta[i] = eta * d
 		}
 	case Adam:
-		c1 := 1 - math.Pow(o.b1, float64(o.t))
-		c2 := 1 - math.Pow(o.b2, float64(o.t))
+		c1, c2 := o.c1, o.c2
 		for i, gi := range g {
-			o.v[i] = o.b1*o.v[i] + (1-o.b1)*gi
-			o.ms[i] = o.b2*o.ms[i] + (1-o.b2)*gi*gi
-			delta[i] = eta * (o.v[i] / c1) / (math.Sqrt(o.ms[i]/c2) + o.eps)
+			v[i] = o.b1*v[i] + (1-o.b1)*gi
+			ms[i] = o.b2*ms[i] + (1-o.b2)*gi*gi
+			delta[i] = eta * (v[i] / c1) / (math.Sqrt(ms[i]/c2) + o.eps)
 		}
 	}
 }

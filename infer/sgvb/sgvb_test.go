@@ -526,21 +526,31 @@ func TestDeterminism(t *testing.T) {
 		t.Error("another seed gave the same result")
 	}
 
-	// one draw per step: the workers share the draw's segments (1200
-	// gamma elements make five; 1203 coordinates are above splitMin)
+	// one draw per step: the workers share the draw's segments, its
+	// gradient and the optimizer step (1200 gamma elements make five; 1203
+	// coordinates are above splitMin); one worker takes the unshared path.
 	pg, lat = newPoissonGamma(1200, 0.1, 1)
 	lat = append(lat, Latent{Name: "w", Offset: 1200, Size: 3, Shape: []int{3}, Support: dist.Simplex})
 	tg = &composite{pg: pg, dc: &dirichletCounts{alpha: []float64{2, 3, 4}, k: 3}}
-	runs = runs[:0]
-	for _, w := range []int{1, 2, 3} {
-		r, err := Fit(context.Background(), tg, lat, Settings{Seed: 42, Workers: w, MaxIter: 300, Tol: -1, PSISDraws: 200})
-		if err != nil {
-			t.Fatal(err)
+	for _, v := range []Settings{
+		{},
+		{Estimator: Entropy, Optimizer: Adam},
+		{Estimator: STL, GammaParam: GammaLogMeanShape, Optimizer: RMSprop},
+		{Families: map[string]Family{"lambda": FamilyLognormal}, Optimizer: AdaGrad},
+	} {
+		runs = runs[:0]
+		for _, w := range []int{1, 2, 3} {
+			s := v
+			s.Seed, s.Workers, s.MaxIter, s.Tol, s.PSISDraws = 42, w, 300, -1, 200
+			r, err := Fit(context.Background(), tg, lat, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, r)
 		}
-		runs = append(runs, r)
-	}
-	for _, r := range runs[1:] {
-		sameResult(t, runs[0], r)
+		for _, r := range runs[1:] {
+			sameResult(t, runs[0], r)
+		}
 	}
 }
 
