@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/internal/par"
 )
 
 // Target is a differentiable log joint density over one flat coordinate
@@ -18,6 +19,16 @@ type Target interface {
 	// Clone returns an independent copy safe to use on another goroutine
 	// (its own buffers).
 	Clone() Target
+}
+
+// TeamTarget is a Target that can share the work of one log joint. With
+// more than one worker, Fit gives the Target it was passed (worker 0's) a
+// team: while a step's single draw is shared (one draw per step), the
+// other workers would wait during the log joint, and the team lends them
+// to it. Fit takes the team back (SetTeam(nil)) before it returns.
+type TeamTarget interface {
+	Target
+	SetTeam(par.Team)
 }
 
 // Latent is one latent variable of the model: a slice of the coordinate

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/internal/par"
 )
 
 // Fit fits q to the posterior of the Target over the given latents.
@@ -70,6 +71,32 @@ type engine struct {
 	segBad  atomic.Bool  // a split job met a non-finite number
 	workers []*worker
 	crew    *crew // the goroutines of workers 1.. (nil with one worker)
+	team    *team // lent to worker 0's Target (nil: not a TeamTarget, or one worker)
+}
+
+// team lends the helpers to worker 0's log joint while they would wait:
+// in a split step, between the sample and the backprop jobs.
+type team struct {
+	e      *engine
+	active bool // only worker 0 reads and writes it
+}
+
+func (t *team) Size() int {
+	if t.active && t.e.crew.spin { // waking a blocked helper costs more than a product saves
+		return len(t.e.workers)
+	}
+	return 1
+}
+
+func (t *team) Run(task par.Task) {
+	n := t.Size()
+	if n == 1 {
+		task.RunPart(0, 1)
+		return
+	}
+	t.e.crew.start(job{kind: jobTask, task: task}, n-1)
+	task.RunPart(0, n)
+	t.e.crew.wait()
 }
 
 // segment is elements [lo, hi) of block b: a draw of q is made segment by
@@ -97,6 +124,7 @@ const (
 	jobSplitSample   // with one draw per step: fill and sample this worker's segments
 	jobSplitBackprop // and backpropagate them into the step's gradient
 	jobSplitUpdate   // and take the optimizer step on their parameters
+	jobTask          // run a part of a task of worker 0's log joint (see team)
 )
 
 type job struct {
@@ -104,7 +132,8 @@ type job struct {
 	stream uint64
 	iter   uint64
 	n      int
-	eta    float64 // jobSplitUpdate's step size
+	eta    float64  // jobSplitUpdate's step size
+	task   par.Task // jobTask's task
 }
 
 // Random streams: every draw gets its own PCG seeded from (seed, stream,
@@ -244,12 +273,19 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	}
 	if W > 1 {
 		e.crew = newCrew(W, W <= runtime.GOMAXPROCS(0), e.work)
+		if tt, ok := t.(TeamTarget); ok {
+			e.team = &team{e: e}
+			tt.SetTeam(e.team)
+		}
 	}
 	return e, nil
 }
 
 // close stops the helper goroutines.
 func (e *engine) close() {
+	if e.team != nil {
+		e.target.(TeamTarget).SetTeam(nil)
+	}
 	if e.crew != nil {
 		e.crew.stop()
 	}
@@ -305,6 +341,9 @@ func (e *engine) work(w int, j job) {
 		return
 	case jobSplitUpdate:
 		e.splitUpdate(j.eta)
+		return
+	case jobTask:
+		j.task.RunPart(w, len(e.workers))
 		return
 	}
 	for d := w; d < j.n; d += len(e.workers) {
@@ -400,7 +439,13 @@ func (e *engine) stepSplit(stream uint64, iter int) {
 	j := job{kind: jobSplitSample, stream: stream, iter: uint64(iter), n: 1}
 	e.run(j)
 	w0 := e.workers[0]
+	if e.team != nil {
+		e.team.active = true
+	}
 	lp, err := w0.t.LogJoint(w0.x, w0.gx)
+	if e.team != nil {
+		e.team.active = false
+	}
 	e.lp[0], e.errs[0] = lp, err
 	if math.IsNaN(lp) || math.IsInf(lp, 0) || !allFinite(w0.gx) {
 		e.ok[0] = false

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpplang/gpp/internal/par"
 )
 
 // Every job reaches every helper exactly once, whether the helpers and the
@@ -106,4 +108,92 @@ func BenchmarkCrew(b *testing.B) {
 			}
 		})
 	}
+}
+
+// teamed is a poissonGamma that computes its gradient in a team's parts
+// when it has one, and records what it was lent.
+type teamed struct {
+	poissonGamma
+	team     par.Team
+	shared   int  // log joints computed by a team of more than one
+	helped   bool // some part ran on another goroutine than part 0
+	everLent bool
+}
+
+func (t *teamed) SetTeam(tm par.Team) {
+	t.team = tm
+	t.everLent = t.everLent || tm != nil
+}
+
+// Clone drops the team, as compile.Model does.
+func (t *teamed) Clone() Target { c := *t; c.team = nil; return &c }
+
+type gradTask struct {
+	t    *teamed
+	x, g []float64
+	lp   []float64 // per part
+	gids []uint64
+}
+
+func (k *gradTask) RunPart(i, n int) {
+	lo, hi := i*len(k.x)/n, (i+1)*len(k.x)/n
+	sub := k.t.poissonGamma
+	sub.y = sub.y[lo:hi]
+	k.lp[i], _ = sub.LogJoint(k.x[lo:hi], k.g[lo:hi])
+	k.gids[i] = goid()
+}
+
+func (t *teamed) LogJoint(x, grad []float64) (float64, error) {
+	if t.team == nil || t.team.Size() == 1 {
+		return t.poissonGamma.LogJoint(x, grad)
+	}
+	n := t.team.Size()
+	k := &gradTask{t: t, x: x, g: grad, lp: make([]float64, n), gids: make([]uint64, n)}
+	t.team.Run(k)
+	t.shared++
+	lp := 0.0
+	for i, v := range k.lp {
+		lp += v
+		t.helped = t.helped || k.gids[i] != k.gids[0]
+	}
+	return lp, nil
+}
+
+// goid returns the calling goroutine's id (for this test only).
+func goid() uint64 {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	var id uint64
+	fmt.Sscanf(string(b), "goroutine %d ", &id)
+	return id
+}
+
+// With two workers and one draw per step, Fit lends the helper to the
+// Target's log joint during the step (not during the ELBO estimates, whose
+// draws the workers share out), takes the team back at the end, and the
+// numbers are those of one worker.
+func TestTeamLent(t *testing.T) {
+	pg, lat := newPoissonGamma(1200, 0.1, 1)
+	var res []*Result
+	for _, w := range []int{1, 2} {
+		tg := &teamed{poissonGamma: *pg}
+		r, err := Fit(context.Background(), tg, lat, Settings{Seed: 3, Workers: w, MaxIter: 200, Tol: -1, PSISDraws: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, r)
+		if w == 1 {
+			if tg.everLent {
+				t.Error("one worker: a team was lent")
+			}
+			continue
+		}
+		if tg.shared < 200 || !tg.helped {
+			t.Errorf("two workers: %d shared log joints (want ≥ 200), helped %v", tg.shared, tg.helped)
+		}
+		if tg.team != nil {
+			t.Error("the team was not taken back")
+		}
+	}
+	sameResult(t, res[0], res[1])
 }

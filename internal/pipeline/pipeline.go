@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/par"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
@@ -125,6 +126,10 @@ type Target struct{ M *compile.Model }
 
 // LogJoint implements sgvb.Target.
 func (t Target) LogJoint(x, grad []float64) (float64, error) { return t.M.LogJoint(x, grad) }
+
+// SetTeam lets the engine lend its idle workers to the log joint (see
+// sgvb.Target).
+func (t Target) SetTeam(tm par.Team) { t.M.SetTeam(tm) }
 
 // Clone implements sgvb.Target.
 func (t Target) Clone() sgvb.Target { return Target{t.M.Clone()} }

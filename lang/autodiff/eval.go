@@ -339,7 +339,7 @@ func (p *Program) evalMatMul(n *node) {
 	r, k, c, lda, ldb, tA, tB := mmDims(n)
 	a, b, z := p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.v(n)
 	if n.i0&mmGram == 0 {
-		gemm(tA, tB, r, c, k, 1, a, lda, b, ldb, 0, z, c)
+		p.gemm(tA, tB, r, c, k, 1, a, lda, b, ldb, 0, z, c)
 		return
 	}
 	syrk(tA, r, k, a, lda, z)

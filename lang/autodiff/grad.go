@@ -304,8 +304,8 @@ func (p *Program) gradCholSolve(n *node, g []float64) {
 		return
 	}
 	x := p.v(n)
-	gemm(false, true, d, d, m, 1, gb, m, x, m, 0, t, d)
-	gemm(false, true, d, d, m, 1, x, m, gb, m, 1, t, d)
+	p.gemm(false, true, d, d, m, 1, gb, m, x, m, 0, t, d)
+	p.gemm(false, true, d, d, m, 1, x, m, gb, m, 1, t, d)
 	trmm(true, false, p.v(l), d, t, d) // t = t L
 	al := p.a(l)
 	for i := 0; i < d; i++ {
@@ -332,8 +332,8 @@ func (p *Program) gradGaussRows(n *node, g float64) {
 		sm = scr[4*dd : 5*dd]
 	}
 	if c.aoff >= 0 {
-		gemm(false, false, d, d, d, 1, ci, d, sm, d, 0, t1, d)
-		gemm(false, false, d, d, d, 1, t1, d, ci, d, 0, q, d)
+		p.gemm(false, false, d, d, d, 1, ci, d, sm, d, 0, t1, d)
+		p.gemm(false, false, d, d, d, 1, t1, d, ci, d, 0, q, d)
 		ac, h := p.a(c), -0.5*n.f0*g
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
@@ -404,25 +404,25 @@ func (p *Program) gradMatMul(n *node, g []float64) {
 			}
 		}
 		if tA { // X is k×r
-			gemm(false, false, k, r, r, 1, p.v(x), r, s, r, 1, p.a(x), r)
+			p.gemm(false, false, k, r, r, 1, p.v(x), r, s, r, 1, p.a(x), r)
 		} else { // X is r×k
-			gemm(false, false, r, k, r, 1, s, r, p.v(x), k, 1, p.a(x), k)
+			p.gemm(false, false, r, k, r, 1, s, r, p.v(x), k, 1, p.a(x), k)
 		}
 		return
 	}
 	a, b := p.v(x), p.v(y)
 	if x.aoff >= 0 {
 		if tA { // gA += op(B) g'
-			gemm(tB, true, k, r, c, 1, b, ldb, g, c, 1, p.a(x), lda)
+			p.gemm(tB, true, k, r, c, 1, b, ldb, g, c, 1, p.a(x), lda)
 		} else { // gA += g op(B)'
-			gemm(false, !tB, r, k, c, 1, g, c, b, ldb, 1, p.a(x), lda)
+			p.gemm(false, !tB, r, k, c, 1, g, c, b, ldb, 1, p.a(x), lda)
 		}
 	}
 	if y.aoff >= 0 {
 		if tB { // gB += g' op(A)
-			gemm(true, tA, c, k, r, 1, g, c, a, lda, 1, p.a(y), ldb)
+			p.gemm(true, tA, c, k, r, 1, g, c, a, lda, 1, p.a(y), ldb)
 		} else { // gB += op(A)' g
-			gemm(!tA, false, k, c, r, 1, a, lda, g, c, 1, p.a(y), ldb)
+			p.gemm(!tA, false, k, c, r, 1, a, lda, g, c, 1, p.a(y), ldb)
 		}
 	}
 }

@@ -23,6 +23,50 @@ func trans(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
+// parMinWork is the least number of multiply-adds of a product that
+// Program.gemm shares with a team: a hand-off costs about a µs, some 2000
+// multiply-adds.
+const parMinWork = 8192
+
+// gemm is the package's gemm, its rows shared with p's team when the
+// product is large enough and the team has goroutines to spare.
+func (p *Program) gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if p.team != nil && m >= 2 && m*n*k >= parMinWork && p.team.Size() > 1 {
+		p.gt = gemmTask{tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}
+		p.team.Run(&p.gt)
+		p.gt = gemmTask{}
+		return
+	}
+	gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmTask is a gemm whose parts are ranges of rows of c.
+type gemmTask struct {
+	tA, tB  bool
+	m, n, k int
+	alpha   float64
+	a       []float64
+	lda     int
+	b       []float64
+	ldb     int
+	beta    float64
+	c       []float64
+	ldc     int
+}
+
+// RunPart computes rows [i·m/parts, (i+1)·m/parts) of c.
+func (g *gemmTask) RunPart(i, parts int) {
+	lo, hi := i*g.m/parts, (i+1)*g.m/parts
+	if lo == hi {
+		return
+	}
+	a := g.a[lo*g.lda:]
+	if g.tA {
+		a = g.a[lo:]
+	}
+	gemm(g.tA, g.tB, hi-lo, g.n, g.k, g.alpha, a, g.lda, g.b, g.ldb, g.beta, g.c[lo*g.ldc:], g.ldc)
+}
+
 // gemm sets c = alpha op(a) op(b) + beta c for an m×n c, op(a) m×k and
 // op(b) k×n, all row-major.
 func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {

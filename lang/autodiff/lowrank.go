@@ -148,8 +148,8 @@ func (p *Program) evalGaussRowsLR(n *node) bool {
 			wt[j*d+i] = w[i*k+j]
 		}
 	}
-	gemm(false, true, d, k, d, 1, smat, d, wt, d, 0, t, k)
-	gemm(true, false, k, k, d, 1, w, k, t, k, 0, u, k) // U = W'T
+	p.gemm(false, true, d, k, d, 1, smat, d, wt, d, 0, t, k)
+	p.gemm(true, false, k, k, d, 1, w, k, t, k, 0, u, k) // U = W'T
 	trS := 0.0
 	for i := range d {
 		trS += smat[i*d+i]
@@ -168,19 +168,17 @@ func (p *Program) gradGaussRowsLR(n *node, g float64) {
 	wn, sn, sc := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	d, k := wn.shape.Rows, wn.shape.Cols
 	w, s, nr := p.v(wn), p.v(sn)[0], n.f0
-	_, bi, u, m, t, v, z, _, r := p.lrScratch(n)
-	gemm(false, false, d, k, k, 1, w, k, bi, k, 0, v, k) // V = W B⁻¹
+	_, bi, u, m, _, v, _, _, r := p.lrScratch(n)
 	if wn.aoff >= 0 || sn.aoff >= 0 {
 		gemm(false, false, k, k, k, 1, u, k, bi, k, 0, m, k) // M = U B⁻¹
 	}
-	if wn.aoff >= 0 {
-		gemm(false, false, d, k, k, 1, t, k, bi, k, 0, z, k) // Z = T B⁻¹
-		gemm(false, false, d, k, k, -1, v, k, m, k, 1, z, k) // Z -= V M
-		aw := p.a(wn)
-		for i := range aw {
-			aw[i] += g * (z[i]/s - nr*v[i])
-		}
+	p.lt = lrRows{p: p, n: n, g: g}
+	if p.team != nil && 3*d*k*k >= parMinWork && p.team.Size() > 1 {
+		p.team.Run(&p.lt)
+	} else {
+		p.lt.RunPart(0, 1)
 	}
+	p.lt = lrRows{}
 	if sn.aoff >= 0 {
 		trBi, trMBi := 0.0, 0.0
 		for i := range k {
@@ -202,6 +200,39 @@ func (p *Program) gradGaussRowsLR(n *node, g float64) {
 				as[i*d+j] += h * e
 			}
 		}
+	}
+}
+
+// lrRows is the part of a low-rank node's gradient that splits by rows of
+// W: V = W B⁻¹ and, when W has an adjoint, Z = T B⁻¹ − V M and W's
+// adjoint g (Z/s − n V).
+type lrRows struct {
+	p *Program
+	n *node
+	g float64
+}
+
+// RunPart does rows [i·d/parts, (i+1)·d/parts).
+func (t *lrRows) RunPart(i, parts int) {
+	p, n := t.p, t.n
+	wn := p.arg(n, 0)
+	d, k := wn.shape.Rows, wn.shape.Cols
+	lo, hi := i*d/parts, (i+1)*d/parts
+	if lo == hi {
+		return
+	}
+	w, s, nr := p.v(wn), p.v(p.arg(n, 1))[0], n.f0
+	_, bi, _, m, tm, v, z, _, _ := p.lrScratch(n)
+	r0, r1 := lo*k, hi*k
+	gemm(false, false, hi-lo, k, k, 1, w[r0:], k, bi, k, 0, v[r0:], k) // V = W B⁻¹
+	if wn.aoff < 0 {
+		return
+	}
+	gemm(false, false, hi-lo, k, k, 1, tm[r0:], k, bi, k, 0, z[r0:], k) // Z = T B⁻¹
+	gemm(false, false, hi-lo, k, k, -1, v[r0:], k, m, k, 1, z[r0:], k)  // Z -= V M
+	aw, g := p.a(wn), t.g
+	for j := r0; j < r1; j++ {
+		aw[j] += g * (z[j]/s - nr*v[j])
 	}
 }
 

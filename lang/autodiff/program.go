@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 
+	"github.com/gpplang/gpp/internal/par"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -23,7 +24,16 @@ type Program struct {
 	x     []float64 // the latent vector during Forward
 	ready bool      // values are those of a successful Forward
 	fail  int       // op-specific detail of the last failed evaluation
+
+	team par.Team // lends goroutines to large products (nil: none)
+	gt   gemmTask // the product being shared
+	lt   lrRows   // the low-rank gradient being shared
 }
+
+// SetTeam lets p run the rows of its larger matrix products on the
+// goroutines t lends (nil: none). The numbers do not change: each row is
+// computed as it would be in one piece.
+func (p *Program) SetTeam(t par.Team) { p.team = t }
 
 // Finish completes the tape with root as the log joint (a scalar). Nodes that
 // neither root nor keep depend on are dropped; nodes that depend on no input

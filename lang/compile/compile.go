@@ -21,6 +21,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/internal/par"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
@@ -78,6 +79,10 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 func (m *Model) LogJoint(x, grad []float64) (float64, error) {
 	return m.prog.LogJoint(x, grad)
 }
+
+// SetTeam lends the model's larger matrix products the goroutines of t
+// (nil: none); see autodiff.Program.SetTeam. Clones do not inherit it.
+func (m *Model) SetTeam(t par.Team) { m.prog.SetTeam(t) }
 
 // Clone returns an independent copy of the model with its own buffers.
 func (m *Model) Clone() *Model {

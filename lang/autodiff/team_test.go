@@ -1,0 +1,88 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpplang/gpp/internal/par"
+)
+
+// fakeTeam runs a task's parts on the calling goroutine, last part first
+// (the order a real team does not guarantee either), and counts the tasks.
+type fakeTeam struct {
+	size, tasks int
+}
+
+func (f *fakeTeam) Size() int { return f.size }
+
+func (f *fakeTeam) Run(t par.Task) {
+	f.tasks++
+	for i := f.size - 1; i >= 0; i-- {
+		t.RunPart(i, f.size)
+	}
+}
+
+// With a team, the products and the low-rank gradient are shared by rows
+// and the value and gradient are bit for bit those without one, for the
+// low-rank path (D = 50, K = 10: S W and the gradient's rows) and the
+// dense one (D = 42, K = 40: the Gaussian's two gradient products and W's
+// from W W'); no allocations.
+func TestTeamSameNumbers(t *testing.T) {
+	for _, sz := range []struct{ d, k, tasks int }{{50, 10, 2}, {42, 40, 3}} {
+		t.Run(fmt.Sprintf("d%dk%d", sz.d, sz.k), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(sz.d), 7))
+			d, k := sz.d, sz.k
+			x0 := make([]float64, d*k+1)
+			for i := range d * k {
+				x0[i] = r.ExpFloat64()
+			}
+			x0[d*k] = 10
+			sm := randValues(r, arg{shape: Matrix(d, d), dom: spd})
+			build := func() *Program {
+				b := NewBuilder()
+				x := b.Input("W", Matrix(d, k), testPos)
+				prec := b.Input("prec", Scalar(), testPos)
+				c := b.Add(b.MatMul(x, b.Transpose(x, testPos), testPos), b.Div(b.Identity(d, testPos), prec, testPos), testPos)
+				p, err := b.Finish(b.GaussRowsSS(c, b.Const(sm, Matrix(d, d), testPos), 500, testPos))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			g0, g := make([]float64, len(x0)), make([]float64, len(x0))
+			v0, err := build().LogJoint(x0, g0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, size := range []int{2, 3} {
+				p, team := build(), &fakeTeam{size: size}
+				p.SetTeam(team)
+				v, err := p.LogJoint(x0, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if team.tasks != sz.tasks {
+					t.Errorf("team of %d: %d tasks, want %d", size, team.tasks, sz.tasks)
+				}
+				if math.Float64bits(v) != math.Float64bits(v0) {
+					t.Errorf("team of %d: value %.17g, alone %.17g", size, v, v0)
+				}
+				for i := range g {
+					if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
+						t.Fatalf("team of %d: grad[%d] = %.17g, alone %.17g", size, i, g[i], g0[i])
+					}
+				}
+				if a := testing.AllocsPerRun(10, func() { p.LogJoint(x0, g) }); a != 0 {
+					t.Errorf("team of %d: %v allocations per LogJoint, want 0", size, a)
+				}
+				busy := &fakeTeam{size: 1} // no help available: nothing shared
+				p.SetTeam(busy)
+				if _, err := p.LogJoint(x0, g); err != nil || busy.tasks != 0 {
+					t.Errorf("team of 1: err %v, %d tasks", err, busy.tasks)
+				}
+			}
+		})
+	}
+}
