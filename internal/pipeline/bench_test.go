@@ -183,3 +183,32 @@ func BenchmarkSGVBLateIter(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGoalFit times whole fits in the configurations of the speed goals
+// (issue 7): GPFA D = 50, K = 10, N = 1000, 1000 iterations; EPM on NIPS234,
+// K = 10, 1000 iterations; GPFA D = 42, K = 40, N = 24000 (synthetic rows of
+// the CyTOF shape), 3000 iterations. One draw per step, two workers, the
+// set-up, Y'Y and the final 10-draw ELBO included; s/fit is the figure to
+// hold against the goals (0.15 s, 0.3 s, 1 s).
+func BenchmarkGoalFit(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		eta   float64
+		iters int
+		load  func(testing.TB) *pipeline.Loaded
+	}{
+		{"gpfa/N1000D50K10", 0.3, 1000, func(tb testing.TB) *pipeline.Loaded { return gpfaLoaded(tb, 1000, 50, 10) }},
+		{"epm/nips234K10", 0.1, 1000, func(tb testing.TB) *pipeline.Loaded { return epmLoaded(tb, 10) }},
+		{"gpfa/N24000D42K40", 0.3, 3000, func(tb testing.TB) *pipeline.Loaded { return gpfaLoaded(tb, 24000, 42, 40) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			l := c.load(b)
+			var dt time.Duration
+			for b.Loop() {
+				t, _ := fitCost(b, l, c.eta, c.iters, 2)
+				dt += t
+			}
+			b.ReportMetric(dt.Seconds()/float64(b.N), "s/fit")
+		})
+	}
+}
