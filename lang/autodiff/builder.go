@@ -55,9 +55,10 @@ type node struct {
 	// or the density's element count; i1 is the slice start, the column,
 	// or the inner dimension of a matmul.
 	i0, i1 int
-	f0     float64 // GaussRowsSS row count
-	idx    []int   // gather indices; rows of the first operand of a RowSumProd
-	idy    []int   // rows of the second operand of a RowSumProd
+	f0     float64   // GaussRowsSS row count
+	idx    []int     // gather indices; rows of the first operand of a RowSumProd
+	idy    []int     // rows of the second operand of a RowSumProd
+	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
 	dist   *dist.Univariate
 	name   string // input name
 

@@ -2,7 +2,9 @@ package autodiff
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/gpplang/gpp/internal/par"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -31,8 +33,70 @@ func (b *Builder) RowSumProd(x, y, w ID, pos ast.Pos) ID {
 			args[i], rows[i] = o.args[0], o.idx
 		}
 	}
-	return b.push(node{op: OpRowSumProd, args: args, shape: Vector(sx.Rows), pos: pos,
-		idx: rows[0], idy: rows[1], nscr: sx.Cols})
+	n := node{op: OpRowSumProd, args: args, shape: Vector(sx.Rows), pos: pos,
+		idx: rows[0], idy: rows[1], nscr: sx.Cols}
+	n.rsi = newRowIndex(&n, b.nodes[args[0]].shape.Rows, b.nodes[args[1]].shape.Rows)
+	return b.push(n)
+}
+
+// rowIndex lists a RowSumProd's elements by destination row, so that its
+// reverse pass can be shared by rows of the adjoints without two parts
+// adding into one row: for each pass (one if x and y are the same matrix,
+// else x's rows then y's), ent[2·off[r] : 2·off[r+1]] holds pairs (element
+// e, row of the other operand) in increasing e, with x's role before y's
+// for one e, the order in which the one-loop pass adds them. cum[r] counts
+// the entries of rows below r over all passes.
+type rowIndex struct {
+	passes int
+	off    [2][]int32
+	ent    [2][]int32
+	cum    []int32
+}
+
+func newRowIndex(n *node, xrows, yrows int) *rowIndex {
+	same := n.args[0] == n.args[1]
+	rows := max(xrows, yrows)
+	ri := &rowIndex{passes: 2, cum: make([]int32, rows+1)}
+	if same {
+		ri.passes = 1
+	}
+	elems := n.shape.Rows
+	for q := range ri.passes {
+		ri.off[q] = make([]int32, rows+1)
+		ri.ent[q] = make([]int32, 0, 4*elems/ri.passes)
+	}
+	// x's row i_e goes to pass 0, y's row j_e to pass 0 (same matrix) or 1
+	count := func(f func(q, dst, e, src int)) {
+		for e := range elems {
+			i, j := n.rowsOf(e)
+			f(0, i, e, j)
+			f(ri.passes-1, j, e, i)
+		}
+	}
+	count(func(q, dst, _, _ int) { ri.off[q][dst+1]++ })
+	for q := range ri.passes {
+		for r := range rows {
+			ri.off[q][r+1] += ri.off[q][r]
+		}
+		ri.ent[q] = ri.ent[q][:2*ri.off[q][rows]]
+	}
+	next := [2][]int32{append([]int32(nil), ri.off[0]...), nil}
+	if ri.passes == 2 {
+		next[1] = append([]int32(nil), ri.off[1]...)
+	}
+	count(func(q, dst, e, src int) {
+		k := next[q][dst]
+		ri.ent[q][2*k], ri.ent[q][2*k+1] = int32(e), int32(src)
+		next[q][dst]++
+	})
+	for r := range rows {
+		c := ri.off[0][r+1] - ri.off[0][r]
+		if ri.passes == 2 {
+			c += ri.off[1][r+1] - ri.off[1][r]
+		}
+		ri.cum[r+1] = ri.cum[r] + c
+	}
+	return ri
 }
 
 // rowsOf returns the rows of a RowSumProd's operands that make element e.
@@ -48,10 +112,44 @@ func (n *node) rowsOf(e int) (i, j int) {
 }
 
 func (p *Program) evalRowSumProd(n *node) {
+	p.rt = rspTask{p: p, n: n}
+	p.share(&p.rt, len(p.v(n))*len(p.v(p.arg(n, 2))))
+	p.rt = rspTask{}
+}
+
+// share runs t on p's team when work (multiply-adds) is large enough and
+// the team has goroutines to spare, else on the caller alone.
+func (p *Program) share(t par.Task, work int) {
+	if p.team != nil && work >= parMinWork && p.team.Size() > 1 {
+		p.team.Run(t)
+		return
+	}
+	t.RunPart(0, 1)
+}
+
+// rspTask is a RowSumProd's forward pass (g nil), shared by elements, or
+// its reverse pass, shared by the rows of x and y its adjoints go to.
+type rspTask struct {
+	p *Program
+	n *node
+	g []float64
+}
+
+func (t *rspTask) RunPart(i, parts int) {
+	if t.g == nil {
+		z := t.p.v(t.n)
+		t.p.rowSumProdRange(t.n, i*len(z)/parts, (i+1)*len(z)/parts)
+		return
+	}
+	t.p.gradRowSumProdPart(t.n, t.g, i, parts)
+}
+
+// rowSumProdRange computes elements [lo, hi) of a RowSumProd.
+func (p *Program) rowSumProdRange(n *node, lo, hi int) {
 	xv, yv, w := p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.v(p.arg(n, 2))
 	k := len(w)
 	z := p.v(n)
-	for e := range z {
+	for e := lo; e < hi; e++ {
 		i, j := n.rowsOf(e)
 		xr, yr := xv[i*k:][:len(w)], yv[j*k:][:len(w)]
 		// Two accumulators halve the chain of dependent additions.
@@ -74,22 +172,83 @@ func (p *Program) evalRowSumProd(n *node) {
 // the same row).
 func (p *Program) gradRowSumProd(n *node, g []float64) {
 	x, y, wn := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
-	xv, yv, w := p.v(x), p.v(y), p.v(wn)
-	k := len(w)
 	if x.aoff < 0 || y.aoff < 0 || wn.aoff < 0 {
 		p.gradRowSumProdSome(n, g)
 		return
 	}
+	p.rt = rspTask{p: p, n: n, g: g}
+	p.share(&p.rt, 3*len(g)*len(p.v(wn)))
+	p.rt = rspTask{}
+}
+
+// gradRowSumProdPart is part i of parts of gradRowSumProd. One part does
+// the one-loop pass. Shared, part 0 accumulates w's adjoint over all
+// elements, and each part adds into its own range of rows of x's and y's
+// adjoints, reading the contributions to a row from the node's rowIndex:
+// every adjoint element receives the same additions in the same order as
+// in the one-loop pass, so the numbers do not depend on parts. The rows
+// are cut so that each part has a 1/parts share of the multiply-adds,
+// counting w's adjoint as one contribution per element.
+func (p *Program) gradRowSumProdPart(n *node, g []float64, part, parts int) {
+	x, y, wn := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
+	xv, yv, w := p.v(x), p.v(y), p.v(wn)
+	k := len(w)
 	ax, ay, aw := p.a(x), p.a(y), p.a(wn)[:len(w)]
-	for e, ge := range g {
-		i, j := n.rowsOf(e)
-		xr, yr := xv[i*k:][:len(w)], yv[j*k:][:len(w)]
-		ar, br := ax[i*k:][:len(w)], ay[j*k:][:len(w)]
-		for l, wl := range w {
-			gw := ge * wl
-			ar[l] += gw * yr[l]
-			br[l] += gw * xr[l]
-			aw[l] += ge * xr[l] * yr[l]
+	if parts == 1 {
+		for e, ge := range g {
+			i, j := n.rowsOf(e)
+			xr, yr := xv[i*k:][:len(w)], yv[j*k:][:len(w)]
+			ar, br := ax[i*k:][:len(w)], ay[j*k:][:len(w)]
+			for l, wl := range w {
+				gw := ge * wl
+				ar[l] += gw * yr[l]
+				br[l] += gw * xr[l]
+				aw[l] += ge * xr[l] * yr[l]
+			}
+		}
+		return
+	}
+	ri := n.rsi
+	rows := len(ri.cum) - 1
+	total := int(ri.cum[rows]) + len(g) // contributions, w's included
+	cut := func(q int) int {            // first row of part q
+		if q >= parts {
+			return rows
+		}
+		want := total*q/parts - len(g) // part 0 also does w's
+		r, _ := slices.BinarySearch(ri.cum, int32(max(want, 0)))
+		return min(r, rows)
+	}
+	lo, hi := 0, cut(part+1)
+	if part > 0 {
+		lo = cut(part)
+	}
+	for q := range ri.passes {
+		dst, src := ax, yv // pass 0: x's rows, from y's values
+		if q == 1 {
+			dst, src = ay, xv
+		}
+		off, ent := ri.off[q], ri.ent[q]
+		for r := lo; r < hi; r++ {
+			if off[r] == off[r+1] {
+				continue // also past the end of the shorter of x and y
+			}
+			ar := dst[r*k:][:len(w)]
+			for c := off[r]; c < off[r+1]; c++ {
+				ge, sr := g[ent[2*c]], src[int(ent[2*c+1])*k:][:len(w)]
+				for l, wl := range w {
+					ar[l] += ge * wl * sr[l]
+				}
+			}
+		}
+	}
+	if part == 0 {
+		for e, ge := range g {
+			i, j := n.rowsOf(e)
+			xr, yr := xv[i*k:][:len(w)], yv[j*k:][:len(w)]
+			for l := range aw {
+				aw[l] += ge * xr[l] * yr[l]
+			}
 		}
 	}
 }

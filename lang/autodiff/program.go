@@ -28,6 +28,7 @@ type Program struct {
 	team par.Team // lends goroutines to large products (nil: none)
 	gt   gemmTask // the product being shared
 	lt   lrRows   // the low-rank gradient being shared
+	rt   rspTask  // the RowSumProd being shared
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the

@@ -86,3 +86,81 @@ func TestTeamSameNumbers(t *testing.T) {
 		})
 	}
 }
+
+// A RowSumProd with a team computes its elements by ranges and its
+// reverse pass by ranges of destination rows; the value and gradient are
+// bit for bit those without a team, for two gathers of one matrix (rows
+// repeated, pairs with i == j, both operands adding into one adjoint) and
+// gathers of two matrices of different heights, for teams of 2 to 4.
+func TestTeamRowSumProd(t *testing.T) {
+	const rows, rows2, m, pairs = 60, 45, 10, 2000
+	r := rand.New(rand.NewPCG(3, 4))
+	ix, iy := make([]int, pairs), make([]int, pairs)
+	for e := range ix {
+		ix[e], iy[e] = r.IntN(rows2), r.IntN(rows2)
+		if e%97 == 0 {
+			iy[e] = ix[e]
+		}
+	}
+	x0 := make([]float64, (rows+rows2+1)*m)
+	for i := range x0 {
+		x0[i] = r.Float64()
+	}
+	builds := map[string]func() *Program{
+		"gathers-of-one": func() *Program {
+			b := NewBuilder()
+			w := b.Input("W", Matrix(rows, m), testPos)
+			_ = b.Input("V", Matrix(rows2, m), testPos)
+			rr := b.Input("r", Matrix(1, m), testPos)
+			rs := b.RowSumProd(b.Gather(w, ix, testPos), b.Gather(w, iy, testPos), rr, testPos)
+			p, err := b.Finish(b.Sum(b.Log(rs, testPos), testPos))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+		"gathers-of-two": func() *Program {
+			b := NewBuilder()
+			w := b.Input("W", Matrix(rows, m), testPos)
+			v := b.Input("V", Matrix(rows2, m), testPos)
+			rr := b.Input("r", Matrix(1, m), testPos)
+			rs := b.RowSumProd(b.Gather(w, ix, testPos), b.Gather(v, iy, testPos), rr, testPos)
+			p, err := b.Finish(b.Sum(b.Log(rs, testPos), testPos))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+	}
+	for name, build := range builds {
+		t.Run(name, func(t *testing.T) {
+			g0, g := make([]float64, len(x0)), make([]float64, len(x0))
+			v0, err := build().LogJoint(x0, g0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, size := range []int{2, 3, 4} {
+				p, team := build(), &fakeTeam{size: size}
+				p.SetTeam(team)
+				v, err := p.LogJoint(x0, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if team.tasks != 2 {
+					t.Errorf("team of %d: %d tasks, want 2 (forward and reverse)", size, team.tasks)
+				}
+				if math.Float64bits(v) != math.Float64bits(v0) {
+					t.Errorf("team of %d: value %.17g, alone %.17g", size, v, v0)
+				}
+				for i := range g {
+					if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
+						t.Fatalf("team of %d: grad[%d] = %.17g, alone %.17g", size, i, g[i], g0[i])
+					}
+				}
+				if a := testing.AllocsPerRun(10, func() { p.LogJoint(x0, g) }); a != 0 {
+					t.Errorf("team of %d: %v allocations per LogJoint, want 0", size, a)
+				}
+			}
+		})
+	}
+}
