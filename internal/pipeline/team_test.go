@@ -17,15 +17,7 @@ func TestTeamCompiledSameNumbers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits the example model")
 	}
-	for _, c := range []struct {
-		name string
-		eta  float64
-		load func(testing.TB) *pipeline.Loaded
-	}{
-		{"gpfa/D50K10", 0.3, func(tb testing.TB) *pipeline.Loaded { return gpfaLoaded(tb, 200, 50, 10) }},
-		{"gpfa/D42K40", 0.3, func(tb testing.TB) *pipeline.Loaded { return gpfaLoaded(tb, 200, 42, 40) }},
-		{"epm/K10", 0.1, func(tb testing.TB) *pipeline.Loaded { return epmLoaded(tb, 10) }},
-	} {
+	for _, c := range sgvbModels {
 		t.Run(c.name, func(t *testing.T) { teamSameNumbers(t, c.load(t), c.eta) })
 	}
 }

@@ -24,6 +24,35 @@ func (f *fakeTeam) Run(t par.Task) {
 	}
 }
 
+// sameWithTeam evaluates a fresh program from build with a fakeTeam of the
+// given size and wants tasks shared tasks, value and gradient bit for bit
+// v0 and g0, and no allocations; it returns the program.
+func sameWithTeam(t *testing.T, build func() *Program, x0 []float64, v0 float64, g0 []float64, size, tasks int) *Program {
+	t.Helper()
+	g := make([]float64, len(x0))
+	p, team := build(), &fakeTeam{size: size}
+	p.SetTeam(team)
+	v, err := p.LogJoint(x0, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team.tasks != tasks {
+		t.Errorf("team of %d: %d tasks, want %d", size, team.tasks, tasks)
+	}
+	if math.Float64bits(v) != math.Float64bits(v0) {
+		t.Errorf("team of %d: value %.17g, alone %.17g", size, v, v0)
+	}
+	for i := range g {
+		if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
+			t.Fatalf("team of %d: grad[%d] = %.17g, alone %.17g", size, i, g[i], g0[i])
+		}
+	}
+	if a := testing.AllocsPerRun(10, func() { p.LogJoint(x0, g) }); a != 0 {
+		t.Errorf("team of %d: %v allocations per LogJoint, want 0", size, a)
+	}
+	return p
+}
+
 // With a team, the products and the low-rank gradient are shared by rows
 // and the value and gradient are bit for bit those without one, for the
 // low-rank path (D = 50, K = 10: S W and the gradient's rows) and the
@@ -57,26 +86,7 @@ func TestTeamSameNumbers(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, size := range []int{2, 3} {
-				p, team := build(), &fakeTeam{size: size}
-				p.SetTeam(team)
-				v, err := p.LogJoint(x0, g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if team.tasks != sz.tasks {
-					t.Errorf("team of %d: %d tasks, want %d", size, team.tasks, sz.tasks)
-				}
-				if math.Float64bits(v) != math.Float64bits(v0) {
-					t.Errorf("team of %d: value %.17g, alone %.17g", size, v, v0)
-				}
-				for i := range g {
-					if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
-						t.Fatalf("team of %d: grad[%d] = %.17g, alone %.17g", size, i, g[i], g0[i])
-					}
-				}
-				if a := testing.AllocsPerRun(10, func() { p.LogJoint(x0, g) }); a != 0 {
-					t.Errorf("team of %d: %v allocations per LogJoint, want 0", size, a)
-				}
+				p := sameWithTeam(t, build, x0, v0, g0, size, sz.tasks)
 				busy := &fakeTeam{size: 1} // no help available: nothing shared
 				p.SetTeam(busy)
 				if _, err := p.LogJoint(x0, g); err != nil || busy.tasks != 0 {
@@ -106,60 +116,35 @@ func TestTeamRowSumProd(t *testing.T) {
 	for i := range x0 {
 		x0[i] = r.Float64()
 	}
-	builds := map[string]func() *Program{
-		"gathers-of-one": func() *Program {
-			b := NewBuilder()
-			w := b.Input("W", Matrix(rows, m), testPos)
-			_ = b.Input("V", Matrix(rows2, m), testPos)
-			rr := b.Input("r", Matrix(1, m), testPos)
-			rs := b.RowSumProd(b.Gather(w, ix, testPos), b.Gather(w, iy, testPos), rr, testPos)
-			p, err := b.Finish(b.Sum(b.Log(rs, testPos), testPos))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p
-		},
-		"gathers-of-two": func() *Program {
+	// y's rows come from W itself or from a second matrix V
+	build := func(two bool) func() *Program {
+		return func() *Program {
 			b := NewBuilder()
 			w := b.Input("W", Matrix(rows, m), testPos)
 			v := b.Input("V", Matrix(rows2, m), testPos)
 			rr := b.Input("r", Matrix(1, m), testPos)
-			rs := b.RowSumProd(b.Gather(w, ix, testPos), b.Gather(v, iy, testPos), rr, testPos)
+			ysrc := w
+			if two {
+				ysrc = v
+			}
+			rs := b.RowSumProd(b.Gather(w, ix, testPos), b.Gather(ysrc, iy, testPos), rr, testPos)
 			p, err := b.Finish(b.Sum(b.Log(rs, testPos), testPos))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return p
-		},
+		}
 	}
+	builds := map[string]func() *Program{"gathers-of-one": build(false), "gathers-of-two": build(true)}
 	for name, build := range builds {
 		t.Run(name, func(t *testing.T) {
-			g0, g := make([]float64, len(x0)), make([]float64, len(x0))
+			g0 := make([]float64, len(x0))
 			v0, err := build().LogJoint(x0, g0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, size := range []int{2, 3, 4} {
-				p, team := build(), &fakeTeam{size: size}
-				p.SetTeam(team)
-				v, err := p.LogJoint(x0, g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if team.tasks != 2 {
-					t.Errorf("team of %d: %d tasks, want 2 (forward and reverse)", size, team.tasks)
-				}
-				if math.Float64bits(v) != math.Float64bits(v0) {
-					t.Errorf("team of %d: value %.17g, alone %.17g", size, v, v0)
-				}
-				for i := range g {
-					if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
-						t.Fatalf("team of %d: grad[%d] = %.17g, alone %.17g", size, i, g[i], g0[i])
-					}
-				}
-				if a := testing.AllocsPerRun(10, func() { p.LogJoint(x0, g) }); a != 0 {
-					t.Errorf("team of %d: %v allocations per LogJoint, want 0", size, a)
-				}
+				sameWithTeam(t, build, x0, v0, g0, size, 2) // forward and reverse
 			}
 		})
 	}
