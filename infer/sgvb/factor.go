@@ -397,8 +397,6 @@ func (c *stepCache) fill(blocks []block, th []float64) {
 	}
 }
 
-// slots returns the parameter slots (relative to poff) of element i: i and
-// n+i for two-parameter factors, i alone for Dirichlet and point factors.
 // spans returns the indices into theta of the parameters of elements
 // [lo, hi): [a0, a1) and, for two-parameter families, [b0, b1) (else empty).
 func (b *block) spans(lo, hi int) (a0, a1, b0, b1 int) {
@@ -409,6 +407,8 @@ func (b *block) spans(lo, hi int) (a0, a1, b0, b1 int) {
 	return p + lo, p + hi, p + b.n + lo, p + b.n + hi
 }
 
+// slots returns the parameter slots (relative to poff) of element i: i and
+// n+i for two-parameter factors, i alone for Dirichlet and point factors.
 func (b *block) slots(i int) (int, int) {
 	if b.np() == b.n {
 		return i, -1
