@@ -355,10 +355,12 @@ func (e *engine) work(w int, j job) {
 // with one draw per step and at least splitMin coordinates. The workers
 // then share the draw, its gradient and the optimizer step, segment by
 // segment (stepSplit, splitUpdate); the log joint is evaluated by worker 0
-// alone. Sharing costs three hand-offs per step (see crew), about a µs
-// each, and gains the work of the segments the helper takes: little while
-// one segment (segElems) holds most coordinates. GPFA (gamma factors, N = 500, K = 10) on 2 cores, µs
-// per step unshared → shared (medians): 274 coordinates 156 → 148, 314:
+// alone, with the helpers' help where the Target takes a team. Sharing
+// costs three hand-offs per step (see crew), about a µs each, and gains the
+// work of the segments the helper takes: little while one segment
+// (segElems) holds most coordinates. GPFA (gamma factors, N = 500, K = 10)
+// on 2 cores, µs per step unshared → shared (medians, when the draw and
+// the backprop alone were shared): 274 coordinates 156 → 148, 314:
 // 181 → 166, 364: 213 → 189, 414: 255 → 214, 514: 364 → 294. With blocking
 // hand-offs alone, sharing gained nothing at 514 (397 → 402).
 func (e *engine) split() bool {
