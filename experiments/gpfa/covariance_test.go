@@ -168,3 +168,31 @@ func TestNonnegFactorMLRecovers(t *testing.T) {
 		t.Errorf("negative covariances %d of %d in a W Wᵀ + sI", neg, total)
 	}
 }
+
+// VarianceRatios is 1 for the held-out rows' own covariance about mu, and
+// scales inversely with sigma; ActiveColumns counts columns by energy.
+func TestVarianceRatiosAndActiveColumns(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{1, 2, -1, 0, 3, 4, -3, -2})
+	mu := []float64{0, 1}
+	emp := EmpiricalCovariance(x, mu)
+	for j, r := range VarianceRatios(x, mu, emp) {
+		if math.Abs(r-1) > 1e-15 {
+			t.Errorf("ratio %d = %v with the rows' own covariance, want 1", j, r)
+		}
+	}
+	double := mat.NewSymDense(2, nil)
+	double.ScaleSym(2, emp)
+	for j, r := range VarianceRatios(x, mu, double) {
+		if math.Abs(r-0.5) > 1e-15 {
+			t.Errorf("ratio %d = %v with twice the covariance, want 0.5", j, r)
+		}
+	}
+	w := mat.NewDense(3, 4, []float64{1, 0, 0.05, 0, 1, 0, 0, 0, 1, 2, 0, 0})
+	// energies 3, 4, 0.0025, 0 of 7.0025
+	if got := ActiveColumns(w, 0.01); got != 2 {
+		t.Errorf("ActiveColumns = %d, want 2", got)
+	}
+	if got := ActiveColumns(w, 0.0001); got != 3 {
+		t.Errorf("ActiveColumns(1e-4) = %d, want 3", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,7 +99,7 @@ func TestQuickRunCyTOF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := readCSV(t, filepath.Join(out, "gpfa_cytof.csv"), []string{"n", "method", "nll", "seconds"})
+	rows := readCSV(t, filepath.Join(out, "gpfa_cytof.csv"), []string{"n", "method", "nll", "seconds", "var_ratio_median", "var_ratio_max", "understated", "active"})
 	want := map[string]bool{BaselineEmpirical: true, BaselineLedoitWolf: true, BaselineNonnegML: true}
 	for _, m := range AllMethods {
 		want[m] = true
@@ -115,6 +116,18 @@ func TestQuickRunCyTOF(t *testing.T) {
 			t.Errorf("Ledoit–Wolf NLL at n=100 %v, want 42.53", nll)
 		}
 		checkFloat(t, r[3], "seconds")
+		med, mx := checkFloat(t, r[4], "var_ratio_median"), checkFloat(t, r[5], "var_ratio_max")
+		if finite := !math.IsNaN(nll) && !math.IsInf(nll, 0); finite && !(med > 0 && med <= mx) || !finite && med != 0 {
+			t.Errorf("%s: variance ratios median %v, max %v", r[1], med, mx)
+		}
+		if u, err := strconv.Atoi(r[6]); err != nil || u < 0 || u > 42 || (u > 0) != (mx > UnderstatedRatio) {
+			t.Errorf("%s: %q markers understated with largest ratio %v", r[1], r[6], mx)
+		}
+		a, err := strconv.Atoi(r[7])
+		fitted := r[1] == MethodGamma || r[1] == MethodLognormal || r[1] == MethodGammaWS
+		if err != nil || a < 0 || a > 5 || (fitted && a == 0) {
+			t.Errorf("%s: %q active factors of K = 5", r[1], r[7])
+		}
 	}
 	checkPNG(t, filepath.Join(out, "gpfa_cytof.png"))
 	md, err := os.ReadFile(filepath.Join(out, "gpfa_cytof.md"))
