@@ -285,30 +285,13 @@ func cytofMarkdown(o Options, rep *Report, ntr int, negNote string) string {
 	fmt.Fprintf(&b, "**Settings.** %s Nothing was tuned on the test rows.\n\n", settingsText(o))
 	fmt.Fprintf(&b, "**Reference.** `%s`: the model's covariance family W Wᵀ + s·I with W ≥ 0 (K = %d) fitted by maximum likelihood (L-BFGS, `NonnegFactorML`): not a competitor (it overfits at small n) but the best that family reaches at large n. Non-negative loadings make every covariance W Wᵀ non-negative, while %s.\n\n", BaselineNonnegML, o.K, negNote)
 	cols := append(append([]string(nil), o.Methods...), BaselineLedoitWolf, BaselineEmpirical, BaselineNonnegML)
-	fmt.Fprintf(&b, "Test NLL per row (nats; lower is better) and fit time:\n\n| n |")
-	for _, m := range cols {
-		fmt.Fprintf(&b, " %s |", m)
-	}
-	fmt.Fprintf(&b, "\n|---:|")
-	for range cols {
-		fmt.Fprintf(&b, "---:|")
-	}
-	fmt.Fprintf(&b, "\n")
-	for _, n := range o.Ns {
-		fmt.Fprintf(&b, "| %d |", n)
-		for _, m := range cols {
-			r, ok := cytofNLL(rep.CyTOF, n, m)
-			switch {
-			case !ok:
-				fmt.Fprintf(&b, " – |")
-			case m == BaselineEmpirical || m == BaselineLedoitWolf || m == BaselineNonnegML:
-				fmt.Fprintf(&b, " %s |", fmtNLL(r.NLL))
-			default:
-				fmt.Fprintf(&b, " %s (%.0f s) |", fmtNLL(r.NLL), r.Seconds)
-			}
+	fmt.Fprintf(&b, "Test NLL per row (nats; lower is better) and fit time:\n\n")
+	cytofTable(&b, o.Ns, cols, rep, func(r CyTOFRow, baseline bool) string {
+		if baseline {
+			return fmtNLL(r.NLL)
 		}
-		fmt.Fprintf(&b, "\n")
-	}
+		return fmt.Sprintf("%s (%.0f s)", fmtNLL(r.NLL), r.Seconds)
+	})
 	var stopped []string
 	for _, r := range rep.CyTOF {
 		if r.Err != "" && r.Method != BaselineEmpirical && r.Method != BaselineNonnegML {
@@ -319,30 +302,16 @@ func cytofMarkdown(o Options, rep *Report, ntr int, negNote string) string {
 		fmt.Fprintf(&b, "\nFits that stopped early or failed (the last good q is scored): %s.\n", strings.Join(stopped, "; "))
 	}
 	fmt.Fprintf(&b, "\n")
-	fmt.Fprintf(&b, "How Σ̂'s diagonal meets the held-out variances: per marker, the test rows' mean square about μ divided by Σ̂'s diagonal entry; each cell gives the median ratio over the markers, the markers above %.1f (variance understated by more than 20 %%, which a Gaussian NLL punishes harder than overstating it) and, for fits, the active factors of E[W] (more than 1 %% of the column energy):\n\n| n |", UnderstatedRatio)
-	for _, m := range cols {
-		fmt.Fprintf(&b, " %s |", m)
-	}
-	fmt.Fprintf(&b, "\n|---:|")
-	for range cols {
-		fmt.Fprintf(&b, "---:|")
-	}
-	fmt.Fprintf(&b, "\n")
-	for _, n := range o.Ns {
-		fmt.Fprintf(&b, "| %d |", n)
-		for _, m := range cols {
-			r, ok := cytofNLL(rep.CyTOF, n, m)
-			switch {
-			case !ok || r.VarMedian == 0:
-				fmt.Fprintf(&b, " – |")
-			case m == BaselineEmpirical || m == BaselineLedoitWolf || m == BaselineNonnegML:
-				fmt.Fprintf(&b, " %.2f, %d above |", r.VarMedian, r.Understated)
-			default:
-				fmt.Fprintf(&b, " %.2f, %d above, %d factors |", r.VarMedian, r.Understated, r.Active)
-			}
+	fmt.Fprintf(&b, "How Σ̂'s diagonal meets the held-out variances: per marker, the test rows' mean square about μ divided by Σ̂'s diagonal entry; each cell gives the median ratio over the markers, the markers above %.1f (variance understated by more than 20 %%, which a Gaussian NLL punishes harder than overstating it) and, for fits, the active factors of E[W] (more than 1 %% of the column energy):\n\n", UnderstatedRatio)
+	cytofTable(&b, o.Ns, cols, rep, func(r CyTOFRow, baseline bool) string {
+		switch {
+		case r.VarMedian == 0:
+			return "–"
+		case baseline:
+			return fmt.Sprintf("%.2f, %d above", r.VarMedian, r.Understated)
 		}
-		fmt.Fprintf(&b, "\n")
-	}
+		return fmt.Sprintf("%.2f, %d above, %d factors", r.VarMedian, r.Understated, r.Active)
+	})
 	fmt.Fprintf(&b, "\n")
 	met, any := true, false
 	var parts []string
@@ -375,6 +344,33 @@ func cytofMarkdown(o Options, rep *Report, ntr int, negNote string) string {
 	}
 	fmt.Fprintf(&b, "![test NLL against n](gpfa_cytof.png)\n")
 	return b.String()
+}
+
+// cytofTable writes a Markdown table with a row per n and a column per
+// method, each cell cell(row, whether the method is a baseline), "–" where
+// the report has no row.
+func cytofTable(b *strings.Builder, ns []int, cols []string, rep *Report, cell func(r CyTOFRow, baseline bool) string) {
+	fmt.Fprintf(b, "| n |")
+	for _, m := range cols {
+		fmt.Fprintf(b, " %s |", m)
+	}
+	fmt.Fprintf(b, "\n|---:|")
+	for range cols {
+		fmt.Fprintf(b, "---:|")
+	}
+	fmt.Fprintf(b, "\n")
+	for _, n := range ns {
+		fmt.Fprintf(b, "| %d |", n)
+		for _, m := range cols {
+			r, ok := cytofNLL(rep.CyTOF, n, m)
+			if !ok {
+				fmt.Fprintf(b, " – |")
+				continue
+			}
+			fmt.Fprintf(b, " %s |", cell(r, m == BaselineEmpirical || m == BaselineLedoitWolf || m == BaselineNonnegML))
+		}
+		fmt.Fprintf(b, "\n")
+	}
 }
 
 func fmtNLL(v float64) string {
