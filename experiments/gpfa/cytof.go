@@ -58,6 +58,18 @@ type CyTOFRow struct {
 	Active            int
 }
 
+// baselineRow scores a baseline's covariance sigma on the test rows.
+func baselineRow(n int, method string, dt time.Duration, test *mat.Dense, mu []float64, sigma mat.Symmetric) CyTOFRow {
+	r := CyTOFRow{N: n, Method: method, Seconds: dt.Seconds(), ELBO: math.NaN()}
+	var err error
+	if r.NLL, err = GaussianNLL(test, mu, sigma); err != nil {
+		r.Err = err.Error()
+	} else {
+		r.varianceSummary(test, mu, sigma)
+	}
+	return r
+}
+
 // UnderstatedRatio is the held-out variance to Σ̂'s diagonal above which
 // a marker counts as understated (by more than 20 %).
 const UnderstatedRatio = 1.2
@@ -131,31 +143,14 @@ func RunCyTOF(ctx context.Context, o Options) (*Report, error) {
 		mu := ColumnMeans(tr)
 		start := time.Now()
 		emp := EmpiricalCovariance(tr, mu)
-		t1 := time.Since(start).Seconds()
-		nll, _ := GaussianNLL(test, mu, emp)
-		r := CyTOFRow{N: n, Method: BaselineEmpirical, NLL: nll, Seconds: t1, ELBO: math.NaN()}
-		r.varianceSummary(test, mu, emp)
-		rows = append(rows, r)
+		rows = append(rows, baselineRow(n, BaselineEmpirical, time.Since(start), test, mu, emp))
 		start = time.Now()
 		lw, _ := LedoitWolf(tr, mu)
-		t2 := time.Since(start).Seconds()
-		nll, err := GaussianNLL(test, mu, lw)
-		r = CyTOFRow{N: n, Method: BaselineLedoitWolf, NLL: nll, Seconds: t2, ELBO: math.NaN()}
-		if err != nil {
-			r.Err = err.Error()
-		}
-		r.varianceSummary(test, mu, lw)
-		rows = append(rows, r)
+		rows = append(rows, baselineRow(n, BaselineLedoitWolf, time.Since(start), test, mu, lw))
 		start = time.Now()
 		ml := NonnegFactorML(emp, o.K, 1)
-		t3 := time.Since(start).Seconds()
-		mlNLL, err := GaussianNLL(test, mu, ml)
-		r = CyTOFRow{N: n, Method: BaselineNonnegML, NLL: mlNLL, Seconds: t3, ELBO: math.NaN()}
-		if err != nil {
-			r.Err = err.Error()
-		}
-		r.varianceSummary(test, mu, ml)
-		rows = append(rows, r)
+		rows = append(rows, baselineRow(n, BaselineNonnegML, time.Since(start), test, mu, ml))
+		nll, mlNLL := rows[len(rows)-2].NLL, rows[len(rows)-1].NLL
 		log.printf("gpfa cytof: n=%d empirical nll=%s ledoit-wolf nll=%.4f nonneg-ml nll=%.4f", n, formatFloat(rows[len(rows)-3].NLL), nll, mlNLL)
 	}
 	type job struct {
