@@ -35,8 +35,16 @@ func (b *Builder) RowSumProd(x, y, w ID, pos ast.Pos) ID {
 	}
 	n := node{op: OpRowSumProd, args: args, shape: Vector(sx.Rows), pos: pos,
 		idx: rows[0], idy: rows[1], nscr: sx.Cols}
-	n.rsi = newRowIndex(&n, b.nodes[args[0]].shape.Rows, b.nodes[args[1]].shape.Rows)
+	if rspWork(sx.Rows, sx.Cols) >= parMinWork { // else the reverse pass is never shared
+		n.rsi = newRowIndex(&n, b.nodes[args[0]].shape.Rows, b.nodes[args[1]].shape.Rows)
+	}
 	return b.push(n)
+}
+
+// rspWork is the multiply-adds of a RowSumProd's reverse pass over elems
+// elements of k columns: x's, y's and w's adjoints.
+func rspWork(elems, k int) int {
+	return 3 * elems * k
 }
 
 // rowIndex lists a RowSumProd's elements by destination row, so that its
@@ -177,7 +185,7 @@ func (p *Program) gradRowSumProd(n *node, g []float64) {
 		return
 	}
 	p.rt = rspTask{p: p, n: n, g: g}
-	p.share(&p.rt, 3*len(g)*len(p.v(wn)))
+	p.share(&p.rt, rspWork(len(g), len(p.v(wn))))
 	p.rt = rspTask{}
 }
 
