@@ -25,6 +25,9 @@ def lam(eta):
     if eta == 0:
         return mp.mpf(1)
     start = 1 + eta + eta ** 2 / 3
+    if abs(eta) > 1.2:  # the tails at small shapes: bracket the root
+        lo, hi = (mp.mpf(10) ** -30, 1 - mp.mpf(10) ** -30) if eta < 0 else (1 + mp.mpf(10) ** -30, mp.mpf(100))
+        return mp.findroot(lambda l: l - 1 - mp.log(l) - eta ** 2 / 2, (lo, hi), solver="anderson")
     return mp.findroot(lambda l: l - 1 - mp.log(l) - eta ** 2 / 2, start)
 
 
@@ -41,7 +44,7 @@ if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "gamma_temme.csv"), "w") as f:
         f.write("# a,x,dlogxda (mpmath; see gamma_temme.py)\n")
-        for a in [99.5, 100, 137.25, 300, 1e3, 1e4, 1e5, 1e6]:
+        for a in [14.5, 15, 20, 30, 50, 99.5, 100, 137.25, 300, 1e3, 1e4, 1e5, 1e6]:
             for eta in etas(a):
                 # x p(x) ~ exp(-a eta^2/2): carry that many digits more.
                 mp.mp.dps = 60 + int(a * eta * eta / 2 / 2.3)
