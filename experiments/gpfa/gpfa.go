@@ -46,8 +46,10 @@ type Options struct {
 	Seeds int
 	// Methods are the fitting methods, among "gamma" (SGVB with gamma
 	// factors, gpp's default), "lognormal" (SGVB with lognormal factors),
-	// "map" and "gamma-ws" (gamma SGVB warm-started from the lognormal fit,
-	// MethodGammaWS); default all four, in that order.
+	// "map", "gamma-ws" (gamma SGVB warm-started from the lognormal fit,
+	// MethodGammaWS) and "gamma-diag" (gamma SGVB on the per-column-noise
+	// model, MethodGammaDiag); default the first four (AllMethods) for
+	// RunSynthetic, all five (CyTOFMethods) for RunCyTOF.
 	Methods []string
 	// Iterations is the number of SGVB steps (L-BFGS iterations for MAP);
 	// default 5000 (the paper's CyTOF count; it used 1000 for the synthetic
@@ -88,6 +90,9 @@ type Options struct {
 	// Model is the path of examples/gpfa.gpp; "" = found from the module
 	// root above the working directory.
 	Model string
+	// DiagModel is the path of examples/gpfa_diag.gpp (MethodGammaDiag's
+	// model); "" = found like Model.
+	DiagModel string
 	// Data is the path of the CyTOF CSV; "" = the shared data folder
 	// (internal/shareddata).
 	Data string

@@ -101,7 +101,7 @@ func TestQuickRunCyTOF(t *testing.T) {
 	}
 	rows := readCSV(t, filepath.Join(out, "gpfa_cytof.csv"), []string{"n", "method", "nll", "seconds", "var_ratio_median", "var_ratio_max", "understated", "active"})
 	want := map[string]bool{BaselineEmpirical: true, BaselineLedoitWolf: true, BaselineNonnegML: true}
-	for _, m := range AllMethods {
+	for _, m := range CyTOFMethods {
 		want[m] = true
 	}
 	if len(rows) != len(want) || len(rep.CyTOF) != len(want) {
@@ -124,10 +124,19 @@ func TestQuickRunCyTOF(t *testing.T) {
 			t.Errorf("%s: %q markers understated with largest ratio %v", r[1], r[6], mx)
 		}
 		a, err := strconv.Atoi(r[7])
-		fitted := r[1] == MethodGamma || r[1] == MethodLognormal || r[1] == MethodGammaWS
+		fitted := r[1] == MethodGamma || r[1] == MethodLognormal || r[1] == MethodGammaWS || r[1] == MethodGammaDiag
 		if err != nil || a < 0 || a > 5 || (fitted && a == 0) {
 			t.Errorf("%s: %q active factors of K = 5", r[1], r[7])
 		}
+	}
+	// gamma-diag fits examples/gpfa_diag.gpp with gamma's settings and
+	// seed: the same model would give the same numbers.
+	nll := map[string]float64{}
+	for _, r := range rep.CyTOF {
+		nll[r.Method] = r.NLL
+	}
+	if g, d := nll[MethodGamma], nll[MethodGammaDiag]; g == d || math.IsNaN(d) {
+		t.Errorf("gamma NLL %v, gamma-diag %v: want a finite, different value (another model)", g, d)
 	}
 	checkPNG(t, filepath.Join(out, "gpfa_cytof.png"))
 	md, err := os.ReadFile(filepath.Join(out, "gpfa_cytof.md"))
@@ -144,6 +153,10 @@ func TestOptionsRejectUnknownMethod(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "nuts") {
 		t.Errorf("err = %v, want unknown method", err)
 	}
+	_, err = RunSynthetic(context.Background(), Options{Out: t.TempDir(), Ns: []int{10}, Seeds: 1, Quick: true, Methods: []string{MethodGammaDiag}})
+	if err == nil || !strings.Contains(err.Error(), "CyTOF method") {
+		t.Errorf("err = %v, want gamma-diag refused by the synthetic runner", err)
+	}
 }
 
 // Fits run in parallel use one worker each (their own helpers would only
@@ -151,7 +164,7 @@ func TestOptionsRejectUnknownMethod(t *testing.T) {
 func TestFitWorkers(t *testing.T) {
 	for _, c := range []struct{ parallel, want int }{{1, 0}, {2, 1}} {
 		o := Options{Parallel: c.parallel}
-		for _, m := range []string{MethodGamma, MethodLognormal, MethodMAP, MethodGammaWS} {
+		for _, m := range CyTOFMethods {
 			s, err := settingsFor(m, o.fitConfig(1))
 			if err != nil {
 				t.Fatal(err)
@@ -172,5 +185,12 @@ func TestModelPathRelative(t *testing.T) {
 	}
 	if want := filepath.Join("..", "..", "examples", "gpfa.gpp"); p != want {
 		t.Errorf("ModelPath = %q, want %q", p, want)
+	}
+	p, err = DiagModelPath("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("..", "..", "examples", "gpfa_diag.gpp"); p != want {
+		t.Errorf("DiagModelPath = %q, want %q", p, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +60,9 @@ func RunSynthetic(ctx context.Context, o Options) (*Report, error) {
 	o = o.defaults(SyntheticNs, 5000)
 	if err := o.validate(); err != nil {
 		return nil, err
+	}
+	if slices.Contains(o.Methods, MethodGammaDiag) {
+		return nil, fmt.Errorf("gpfa: %s is a CyTOF method (the synthetic data have one noise level)", MethodGammaDiag)
 	}
 	path, err := ModelPath(o.Model)
 	if err != nil {
