@@ -24,8 +24,8 @@ const (
 	// expansion then matches mpmath to 5e-16 relative from a = 15 on, more
 	// closely than the series and continued fraction, which need about
 	// 8.6·√a terms (TestGammaTemme; at a = 10 its error grows to 9e-15).
-	// From a = 20 it is also the faster: 165 against 175–200 ns at a = 20,
-	// 150 against 270 ns at a = 50.
+	// From a = 20 it is also the faster (at a = 50 about 120–165 ns against
+	// 250–290 ns; dist/BENCHMARKS.md).
 	temmeMinA = 20
 	// temmeMaxEta bounds |η| (λ ≈ 0.24 … 2.3), well inside the radius of
 	// convergence 2√π of the Taylor series of c_k. Draws beyond it are
