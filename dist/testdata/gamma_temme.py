@@ -24,11 +24,13 @@ def lam(eta):
     eta = mp.mpf(eta)
     if eta == 0:
         return mp.mpf(1)
-    start = 1 + eta + eta ** 2 / 3
+    def f(l):
+        return l - 1 - mp.log(l) - eta ** 2 / 2
     if abs(eta) > 1.2:  # the tails at small shapes: bracket the root
-        lo, hi = (mp.mpf(10) ** -30, 1 - mp.mpf(10) ** -30) if eta < 0 else (1 + mp.mpf(10) ** -30, mp.mpf(100))
-        return mp.findroot(lambda l: l - 1 - mp.log(l) - eta ** 2 / 2, (lo, hi), solver="anderson")
-    return mp.findroot(lambda l: l - 1 - mp.log(l) - eta ** 2 / 2, start)
+        tiny = mp.mpf(10) ** -30
+        lo, hi = (tiny, 1 - tiny) if eta < 0 else (1 + tiny, mp.mpf(100))
+        return mp.findroot(f, (lo, hi), solver="anderson")
+    return mp.findroot(f, 1 + eta + eta ** 2 / 3)
 
 
 def etas(a):

@@ -21,16 +21,18 @@ import (
 // ModelPath returns the path of examples/gpfa.gpp: override, when given,
 // else found by walking up from the working directory to the module root.
 func ModelPath(override string) (string, error) {
-	return examplePath(override, "gpfa.gpp")
+	return examplePath(override, "gpfa.gpp", "Options.Model")
 }
 
 // DiagModelPath is ModelPath for examples/gpfa_diag.gpp, the model of
 // MethodGammaDiag.
 func DiagModelPath(override string) (string, error) {
-	return examplePath(override, "gpfa_diag.gpp")
+	return examplePath(override, "gpfa_diag.gpp", "Options.DiagModel")
 }
 
-func examplePath(override, name string) (string, error) {
+// examplePath finds examples/name as ModelPath does; field is the Options
+// field that overrides it, named in the error.
+func examplePath(override, name, field string) (string, error) {
 	if override != "" {
 		return override, nil
 	}
@@ -54,7 +56,7 @@ func examplePath(override, name string) (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("gpfa: examples/%s not found (no go.mod above the working directory); set Options.Model", name)
+			return "", fmt.Errorf("gpfa: examples/%s not found (no go.mod above the working directory); set %s", name, field)
 		}
 		dir = parent
 	}
