@@ -229,3 +229,27 @@ func BenchmarkGoalFit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkModelClone times Model.Clone, which a fit calls once per helper
+// worker before its first step (its cost is part of BenchmarkGoalFit's
+// figures): GPFA on 24000 × 42 rows (the CyTOF shape, whose tape holds the
+// data and its hoisted Y'Y) and EPM on NIPS234.
+func BenchmarkModelClone(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		load func(testing.TB) *pipeline.Loaded
+	}{
+		{"gpfa/N24000D42K40", func(tb testing.TB) *pipeline.Loaded { return gpfaLoaded(tb, 24000, 42, 40) }},
+		{"epm/nips234K10", func(tb testing.TB) *pipeline.Loaded { return epmLoaded(tb, 10) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			l := c.load(b)
+			b.ReportAllocs()
+			for b.Loop() {
+				if l.Model.Clone().Dim != l.Model.Dim {
+					b.Fatal("clone has another dimension")
+				}
+			}
+		})
+	}
+}

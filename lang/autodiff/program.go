@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gpplang/gpp/internal/par"
 	"github.com/gpplang/gpp/lang/ast"
@@ -111,6 +112,31 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		}
 	}
 	return p, nil
+}
+
+// Clone returns a program that computes what p computes, with buffers of
+// its own, for use on another goroutine. The tape itself (nodes, index
+// tables) is read-only after Finish and is shared; the values of the
+// data-only nodes are copied rather than recomputed, so a clone costs a
+// copy of the live data (GPFA's Y'Y, EPM's indices) instead of a rebuild
+// (for 24000 × 42 rows, about 1 ms instead of the 60–120 ms of compiling
+// again, which forms Y'Y anew). The clone has no team.
+func (p *Program) Clone() *Program {
+	c := &Program{
+		serial: p.serial, nodes: p.nodes, order: p.order, inputs: p.inputs,
+		root: p.root, dim: p.dim,
+		val:   make([]float64, len(p.val)),
+		adj:   make([]float64, len(p.adj)),
+		scr:   slices.Clone(p.scr),
+		evals: make([]int64, len(p.evals)),
+	}
+	for i := range p.nodes {
+		if n := &p.nodes[i]; n.live && !n.dyn {
+			copy(c.val[n.off:n.off+n.n], p.val[n.off:n.off+n.n])
+			c.evals[i] = p.evals[i]
+		}
+	}
+	return c
 }
 
 // Dim returns the length of the latent vector.

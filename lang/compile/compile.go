@@ -87,11 +87,7 @@ func (m *Model) SetTeam(t par.Team) { m.prog.SetTeam(t) }
 // Clone returns an independent copy of the model with its own buffers.
 func (m *Model) Clone() *Model {
 	c := *m
-	prog, _, err := m.build(false)
-	if err != nil {
-		panic("compile: rebuilding a compiled model failed: " + err.Error())
-	}
-	c.prog = prog
+	c.prog = m.prog.Clone()
 	return &c
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -314,5 +315,97 @@ func TestOutputUsesOutput(t *testing.T) {
 	}
 	if len(outs) != 3 || outs[0][0] != 3 || outs[1][0] != 4 || math.Abs(outs[2][0]-4.5) > 1e-15 {
 		t.Errorf("outputs = %v, want [[3] [4] [4.5]]", outs)
+	}
+}
+
+// TestClone fails if a clone computes other numbers than its model, if the
+// two share a buffer (a Forward on one changing the other's values), or if
+// they cannot run at the same time (under -race). GPFA's clone must carry
+// the hoisted Y'Y, EPM's its index tables, and the clone must not compute
+// Y'Y again.
+func TestClone(t *testing.T) {
+	links, unknown := epmData(t, 12, 1)
+	models := map[string]*Model{
+		"gpfa": compileFile(t, "../../examples/gpfa.gpp", map[string]string{"K": "3"}, data.Input{File: "y.csv", Table: gpfaData(t, 40, 5, 3)}),
+		"epm": compileFile(t, "../../examples/epm.gpp", map[string]string{"K": "3", "N": "12"},
+			data.Input{Name: "links", File: "links.csv", Table: links}, data.Input{Name: "unknown", File: "unknown.csv", Table: unknown}),
+	}
+	for name, m := range models {
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 7))
+			xs := make([][]float64, 4)
+			for i := range xs {
+				xs[i] = make([]float64, m.Dim)
+				for j := range xs[i] {
+					xs[i][j] = 0.5 * rng.NormFloat64()
+				}
+			}
+			type result struct {
+				lp   float64
+				grad []float64
+			}
+			run := func(m *Model, x []float64) result {
+				g := make([]float64, m.Dim)
+				lp, err := m.LogJoint(x, g)
+				if err != nil {
+					t.Error(err)
+				}
+				return result{lp, g}
+			}
+			want := make([]result, len(xs))
+			for i, x := range xs {
+				want[i] = run(m, x)
+			}
+			c := m.Clone()
+			if c.prog == m.prog {
+				t.Fatal("the clone shares its program")
+			}
+			same := func(who string, i int, got result) {
+				t.Helper()
+				if math.Float64bits(got.lp) != math.Float64bits(want[i].lp) {
+					t.Errorf("%s, point %d: log joint %v, want %v", who, i, got.lp, want[i].lp)
+				}
+				for j := range got.grad {
+					if math.Float64bits(got.grad[j]) != math.Float64bits(want[i].grad[j]) {
+						t.Errorf("%s, point %d: d/dx[%d] = %v, want %v", who, i, j, got.grad[j], want[i].grad[j])
+						return
+					}
+				}
+			}
+			// Interleaved: a Forward on the clone must not move the model.
+			// The model's Backward reads the values of its own last Forward.
+			lp0, err := m.prog.Forward(xs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			same("clone", 1, run(c, xs[1]))
+			g0 := make([]float64, m.Dim)
+			if err := m.prog.Backward(g0); err != nil {
+				t.Fatal(err)
+			}
+			same("model after a clone's call", 0, result{lp0, g0})
+			// At the same time, many times each.
+			var wg sync.WaitGroup
+			got := [2][]result{make([]result, len(xs)), make([]result, len(xs))}
+			for w, mm := range []*Model{m, c} {
+				wg.Go(func() {
+					for rep := 0; rep < 20; rep++ {
+						for i, x := range xs {
+							got[w][i] = run(mm, x)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			for i := range xs {
+				same("model, concurrently", i, got[0][i])
+				same("clone, concurrently", i, got[1][i])
+			}
+			for _, id := range m.dataNodes {
+				if n := c.prog.Evals(id); n > 1 {
+					t.Errorf("data-only node %v evaluated %d times by the clone, want at most once", id, n)
+				}
+			}
+		})
 	}
 }
