@@ -49,6 +49,23 @@ func (gammaLogPrepared) EvalLog(l, x float64, p, s, dp []float64) (float64, floa
 	return s[1] + (a-1)*l - b*x, (a - 1) - b*x
 }
 
+// EvalLogRun implements PreparedLogRun with EvalLog's arithmetic.
+func (gammaLogPrepared) EvalLogRun(sum float64, l, x []float64, xc int, p, s []float64, step int, dx, ds []float64) (float64, int) {
+	for j := range dx {
+		q := j * step
+		st, lj := s[gammaState*q:gammaState*q+gammaState], l[j*xc]
+		if st[0] == 0 || math.IsNaN(lj) {
+			return sum, j
+		}
+		xj, a, b, d := x[j*xc], p[2*q], p[2*q+1], ds[2*q:2*q+2]
+		d[0] += st[2] + lj
+		d[1] += st[3] - xj
+		sum += st[1] + (a-1)*lj - b*xj
+		dx[j] = (a - 1) - b*xj
+	}
+	return sum, len(dx)
+}
+
 // gammaPrepared splits the Gamma kernel at x.
 type gammaPrepared struct{}
 

@@ -16,7 +16,7 @@ func (p *Program) eval(n *node) bool {
 	case op.isBinary():
 		p.evalBinary(n)
 	case op.isUnary():
-		evalUnary(op, z, p.v(p.arg(n, 0)))
+		p.evalUnaryShared(op, z, p.v(p.arg(n, 0)))
 	case op == OpSum || op == OpMean:
 		x := p.v(p.arg(n, 0))
 		s := 0.0
@@ -164,6 +164,40 @@ func (p *Program) evalBinary(n *node) {
 			}
 		}
 	}
+}
+
+// unaryCost is the cost of an elementwise op in multiply-adds, for deciding
+// whether to share it: the transcendental functions cost 10–40, the rest
+// are not worth a hand-off at any size the tape sees.
+func unaryCost(op Op) int {
+	switch op {
+	case OpExp, OpLog, OpLog1p, OpExpm1, OpLog1mexp, OpSoftplus, OpInvLogit:
+		return 10
+	case OpLgamma, OpDigamma:
+		return 40
+	}
+	return 0
+}
+
+// evalUnaryShared is evalUnary with the elements cut into equal ranges on
+// p's team when the op is costly enough (GPFA's and EPM's exp over the
+// loadings, 1680 and 2340 elements). Each element is computed as it would be
+// alone, so the numbers do not depend on the team.
+func (p *Program) evalUnaryShared(op Op, z, x []float64) {
+	p.ut = unaryTask{op: op, z: z, x: x}
+	p.share(&p.ut, len(z)*unaryCost(op))
+	p.ut = unaryTask{}
+}
+
+// unaryTask is an elementwise op whose parts are ranges of its elements.
+type unaryTask struct {
+	op   Op
+	z, x []float64
+}
+
+func (t *unaryTask) RunPart(i, parts int) {
+	lo, hi := i*len(t.z)/parts, (i+1)*len(t.z)/parts
+	evalUnary(t.op, t.z[lo:hi], t.x[lo:hi])
 }
 
 func evalUnary(op Op, z, x []float64) {

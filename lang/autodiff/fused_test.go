@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -400,5 +402,91 @@ func TestCholInverse(t *testing.T) {
 		if a := testing.AllocsPerRun(2, func() { cholInverse(ci, l, d) }); a != 0 {
 			t.Errorf("d %d: %v allocations", d, a)
 		}
+	}
+}
+
+// hideRun is a prepared log-scale kernel without EvalLogRun, which makes
+// the tape take its element-by-element loop.
+type hideRun struct{ dist.PreparedLog }
+
+// A log-scale gamma density with a run kernel (dist's own) gives bit for
+// bit the value, gradient and errors of the element-by-element loop, with a
+// parameter set per row (W ~ Gamma(a, c), EPM) and per column (W ~
+// Gamma(g * r', g), GPFA), and with an invalid set among valid ones.
+func TestDensityPreparedRun(t *testing.T) {
+	u, ok := dist.LookupUnivariate("Gamma")
+	if !ok {
+		t.Fatal("no Gamma")
+	}
+	lg := dist.LogScale(u)
+	prep, ok := lg.Prepared.(dist.PreparedLogRun)
+	if !ok {
+		t.Fatal("dist's log-scale Gamma has no EvalLogRun")
+	}
+	const rows, cols = 7, 5
+	for _, c := range []struct {
+		name        string
+		shape, rate Shape
+		mode        int
+	}{
+		{"set-per-row", Vector(rows), Vector(rows), prepRows},
+		{"set-per-column", Matrix(1, cols), Scalar(), prepCols},
+	} {
+		build := func(k dist.Prepared) *Program {
+			b := NewBuilder()
+			l := b.Input("l", Matrix(rows, cols), testPos)
+			a := b.Input("a", c.shape, testPos)
+			r := b.Input("r", c.rate, testPos)
+			z := b.Exp(l, testPos) // read by the density as exp(value)
+			d := b.DensityPrepared(lg, k, l, []ID{a, r}, testPos)
+			p, err := b.Finish(b.Add(d, b.Sum(b.Square(z, testPos), testPos), testPos))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		na, nr := c.shape.Len(), c.rate.Len()
+		x := make([]float64, rows*cols+na+nr)
+		rng := rand.New(rand.NewPCG(9, 9))
+		for i := range x {
+			x[i] = rng.NormFloat64()
+			if i >= rows*cols {
+				x[i] = 0.2 + rng.ExpFloat64() // shapes and rates
+			}
+		}
+		t.Run(c.name, func(t *testing.T) {
+			pr, pe := build(prep), build(hideRun{prep})
+			// The run path needs a prepared layout and exp(value) from the tape.
+			ready := false
+			for i := range pr.nodes {
+				n := &pr.nodes[i]
+				ready = ready || n.op == OpDensity && n.expOf > 0 && n.pmode == c.mode
+			}
+			if !ready {
+				t.Fatal("the density is not prepared in the expected layout, or does not read exp(value)")
+			}
+			gr, ge := make([]float64, len(x)), make([]float64, len(x))
+			vr, err1 := pr.LogJoint(x, gr)
+			ve, err2 := pe.LogJoint(x, ge)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if math.Float64bits(vr) != math.Float64bits(ve) {
+				t.Errorf("value %.17g, element by element %.17g", vr, ve)
+			}
+			for i := range gr {
+				if math.Float64bits(gr[i]) != math.Float64bits(ge[i]) {
+					t.Errorf("grad[%d] = %.17g, element by element %.17g", i, gr[i], ge[i])
+				}
+			}
+			// An invalid shape in the middle of the sets: the same error.
+			bad := slices.Clone(x)
+			bad[rows*cols+na/2] = -1
+			_, err1 = pr.LogJoint(bad, gr)
+			_, err2 = pe.LogJoint(bad, ge)
+			if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+				t.Errorf("invalid shape: error %v, element by element %v", err1, err2)
+			}
+		})
 	}
 }

@@ -91,11 +91,22 @@ func (p *Program) evalPrepared(n *node) {
 	if n.expOf > 0 {
 		eo = p.nodes[n.expOf-1].off
 	}
+	run, _ := n.prepLog.(dist.PreparedLogRun)
+	if n.expOf == 0 {
+		run = nil
+	}
 	sum := 0.0
 	for i := 0; i < n.gr; i++ {
 		xrow, erow, dxr := val[xo+i*xr:], val[eo+i*xr:], dxs[i*n.gc:(i+1)*n.gc]
-		if n.pmode == prepRows {
+		switch {
+		case n.pmode == prepRows && run != nil:
+			sum += preparedRun(run, 0, xrow, erow, xc, pset[i*na:i*na+na], state[i*sl:i*sl+sl], 0, dxr, dsum[i*na:i*na+na], dpar)
+			continue
+		case n.pmode == prepRows:
 			sum += p.preparedRow(n, xrow, erow, xc, dxr, pset[i*na:i*na+na], state[i*sl:i*sl+sl], dpar, dsum[i*na:i*na+na])
+			continue
+		case run != nil:
+			sum = preparedRun(run, sum, xrow, erow, xc, pset, state, 1, dxr, dsum, dpar)
 			continue
 		}
 		for j := range dxr {
@@ -144,6 +155,31 @@ func (p *Program) preparedRow(n *node, x, e []float64, xc int, dx, ps, st, dpar,
 	if len(dpar) == 2 {
 		ds[0] += d0
 		ds[1] += d1
+	}
+	return sum
+}
+
+// preparedRun evaluates a row of a log-scale density through run, and an
+// element that run leaves (invalid parameters, a NaN value) through
+// EvalLog, adding the log densities to sum in element order: the numbers of
+// the element-by-element loop. step is 0 for one parameter set (ps, st and
+// ds are that set's) or 1 for a set per element (column).
+func preparedRun(run dist.PreparedLogRun, sum float64, x, e []float64, xc int, ps, st []float64, step int, dx, ds, dpar []float64) float64 {
+	na, sl := len(dpar), run.StateLen()
+	for j := 0; j < len(dx); j++ {
+		q := j * step
+		var k int
+		sum, k = run.EvalLogRun(sum, x[j*xc:], e[j*xc:], xc, ps[q*na:], st[q*sl:], step, dx[j:], ds[q*na:])
+		if j += k; j == len(dx) {
+			break
+		}
+		q = j * step
+		var lp float64
+		lp, dx[j] = run.EvalLog(x[j*xc], e[j*xc], ps[q*na:q*na+na], st[q*sl:q*sl+sl], dpar)
+		sum += lp
+		for a, d := range dpar {
+			ds[q*na+a] += d
+		}
 	}
 	return sum
 }

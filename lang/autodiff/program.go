@@ -26,10 +26,11 @@ type Program struct {
 	ready bool      // values are those of a successful Forward
 	fail  int       // op-specific detail of the last failed evaluation
 
-	team par.Team // lends goroutines to large products (nil: none)
-	gt   gemmTask // the product being shared
-	lt   lrRows   // the low-rank gradient being shared
-	rt   rspTask  // the RowSumProd being shared
+	team par.Team  // lends goroutines to large products (nil: none)
+	gt   gemmTask  // the product being shared
+	lt   lrRows    // the low-rank gradient being shared
+	rt   rspTask   // the RowSumProd being shared
+	ut   unaryTask // the elementwise op being shared
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the

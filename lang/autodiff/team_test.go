@@ -144,8 +144,42 @@ func TestTeamRowSumProd(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, size := range []int{2, 3, 4} {
-				sameWithTeam(t, build, x0, v0, g0, size, 2) // forward and reverse
+				sameWithTeam(t, build, x0, v0, g0, size, 3) // forward, the log of its 2000 elements, reverse
 			}
 		})
+	}
+}
+
+// Costly elementwise ops (exp, log, lgamma, …) over enough elements are
+// shared by ranges, bit for bit; cheap ones (square) and short ones are not.
+func TestTeamElementwise(t *testing.T) {
+	const n = 1680 // GPFA's loadings on CyTOF
+	r := rand.New(rand.NewPCG(5, 6))
+	x0 := make([]float64, n+10)
+	for i := range x0 {
+		x0[i] = 2 * r.NormFloat64()
+	}
+	build := func() *Program {
+		b := NewBuilder()
+		w := b.Input("w", Vector(n), testPos)
+		short := b.Input("short", Vector(10), testPos)
+		z := b.Exp(w, testPos)                                            // shared
+		l := b.Lgamma(b.Add(z, b.Scalar(0.5, testPos), testPos), testPos) // shared
+		s := b.Square(w, testPos)                                         // cheap: not shared
+		e := b.Exp(short, testPos)                                        // short: not shared
+		sum := b.Add(b.Add(b.Sum(l, testPos), b.Sum(s, testPos), testPos), b.Sum(e, testPos), testPos)
+		p, err := b.Finish(b.Add(sum, b.Sum(b.Log(z, testPos), testPos), testPos)) // log: shared
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	g0 := make([]float64, len(x0))
+	v0, err := build().LogJoint(x0, g0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{2, 3} {
+		sameWithTeam(t, build, x0, v0, g0, size, 3)
 	}
 }
