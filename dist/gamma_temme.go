@@ -44,9 +44,13 @@ func temmeEta(a, x float64) float64 {
 		t := mu / (2 + mu)
 		t2 := t * t
 		// Σ_{j≥0} t^(2j)/(2j+3) to t²⁴ (|t| < 0.2: the rest is below 1e-17).
+		// s ≥ 1/3, so a term below 1e-17 is under half an ulp of s and
+		// cannot change it, nor can the smaller ones after it: the loop
+		// stops there with the sum it would have reached (at a = 1e4, after
+		// 4 terms of 12).
 		s := 1.0 / 3
 		p := t2
-		for j := 1; j <= 12; j++ {
+		for j := 1; j <= 12 && p >= 1e-17; j++ {
 			s += p / float64(2*j+3)
 			p *= t2
 		}
