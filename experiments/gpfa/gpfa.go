@@ -27,6 +27,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 )
@@ -47,9 +48,10 @@ type Options struct {
 	// Methods are the fitting methods, among "gamma" (SGVB with gamma
 	// factors, gpp's default), "lognormal" (SGVB with lognormal factors),
 	// "map", "gamma-ws" (gamma SGVB warm-started from the lognormal fit,
-	// MethodGammaWS) and "gamma-diag" (gamma SGVB on the per-column-noise
-	// model, MethodGammaDiag); default the first four (AllMethods) for
-	// RunSynthetic, all five (CyTOFMethods) for RunCyTOF.
+	// MethodGammaWS), "gamma-diag" (gamma SGVB on the per-column-noise
+	// model, MethodGammaDiag) and "fa" (SGVB on the signed-loadings factor
+	// analysis, MethodFA); default the first four (AllMethods) for
+	// RunSynthetic, all six (CyTOFMethods) for RunCyTOF.
 	Methods []string
 	// Iterations is the number of SGVB steps (L-BFGS iterations for MAP);
 	// default 5000 (the paper's CyTOF count; it used 1000 for the synthetic
@@ -93,10 +95,13 @@ type Options struct {
 	// DiagModel is the path of examples/gpfa_diag.gpp (MethodGammaDiag's
 	// model); "" = found like Model.
 	DiagModel string
+	// FAModel is the path of examples/fa.gpp (MethodFA's model); "" =
+	// found like Model.
+	FAModel string
 	// Data is the path of the CyTOF CSV; "" = the shared data folder
 	// (internal/shareddata).
 	Data string
-	// Date is printed in the Markdown fragment; "" = "2026-11-21".
+	// Date is printed in the Markdown fragment; "" = today (UTC).
 	Date string
 }
 
@@ -147,7 +152,7 @@ func (o Options) defaults(ns []int, iters int) Options {
 		o.Parallel = min(2, runtime.NumCPU())
 	}
 	if o.Date == "" {
-		o.Date = "2026-11-21"
+		o.Date = time.Now().UTC().Format(time.DateOnly)
 	}
 	if o.Out == "" {
 		o.Out = "."

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpplang/gpp/internal/shareddata"
 )
@@ -84,7 +85,7 @@ func TestQuickRunSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "| 100 |") || !strings.Contains(string(md), "2026-11-21") {
+	if !strings.Contains(string(md), "| 100 |") || !strings.Contains(string(md), "Run "+time.Now().UTC().Format(time.DateOnly)) {
 		t.Errorf("Markdown lacks the table or the date:\n%s", md)
 	}
 	if strings.Count(log.String(), "\n") != len(AllMethods) {
@@ -124,7 +125,7 @@ func TestQuickRunCyTOF(t *testing.T) {
 			t.Errorf("%s: %q markers understated with largest ratio %v", r[1], r[6], mx)
 		}
 		a, err := strconv.Atoi(r[7])
-		fitted := r[1] == MethodGamma || r[1] == MethodLognormal || r[1] == MethodGammaWS || r[1] == MethodGammaDiag
+		fitted := r[1] == MethodGamma || r[1] == MethodLognormal || r[1] == MethodGammaWS || r[1] == MethodGammaDiag || r[1] == MethodFA
 		if err != nil || a < 0 || a > 5 || (fitted && a == 0) {
 			t.Errorf("%s: %q active factors of K = 5", r[1], r[7])
 		}
@@ -138,6 +139,10 @@ func TestQuickRunCyTOF(t *testing.T) {
 	if g, d := nll[MethodGamma], nll[MethodGammaDiag]; g == d || math.IsNaN(d) {
 		t.Errorf("gamma NLL %v, gamma-diag %v: want a finite, different value (another model)", g, d)
 	}
+	// fa fits examples/fa.gpp, a third model (signed loadings).
+	if f := nll[MethodFA]; f == nll[MethodGamma] || f == nll[MethodGammaDiag] || math.IsNaN(f) || math.IsInf(f, 0) {
+		t.Errorf("fa NLL %v (gamma %v, gamma-diag %v): want a finite, different value", f, nll[MethodGamma], nll[MethodGammaDiag])
+	}
 	checkPNG(t, filepath.Join(out, "gpfa_cytof.png"))
 	md, err := os.ReadFile(filepath.Join(out, "gpfa_cytof.md"))
 	if err != nil {
@@ -145,6 +150,9 @@ func TestQuickRunCyTOF(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "| 100 |") {
 		t.Errorf("Markdown lacks the table:\n%s", md)
+	}
+	if !strings.Contains(string(md), "The other models against the same thresholds: `gamma-diag` ") || !strings.Contains(string(md), "; `fa` ") {
+		t.Errorf("Markdown lacks the other models against the goals' thresholds:\n%s", md)
 	}
 }
 
@@ -156,6 +164,10 @@ func TestOptionsRejectUnknownMethod(t *testing.T) {
 	_, err = RunSynthetic(context.Background(), Options{Out: t.TempDir(), Ns: []int{10}, Seeds: 1, Quick: true, Methods: []string{MethodGammaDiag}})
 	if err == nil || !strings.Contains(err.Error(), "CyTOF method") {
 		t.Errorf("err = %v, want gamma-diag refused by the synthetic runner", err)
+	}
+	_, err = RunSynthetic(context.Background(), Options{Out: t.TempDir(), Ns: []int{10}, Seeds: 1, Quick: true, Methods: []string{MethodFA}})
+	if err == nil || !strings.Contains(err.Error(), "CyTOF method") {
+		t.Errorf("err = %v, want fa refused by the synthetic runner", err)
 	}
 }
 
@@ -192,5 +204,12 @@ func TestModelPathRelative(t *testing.T) {
 	}
 	if want := filepath.Join("..", "..", "examples", "gpfa_diag.gpp"); p != want {
 		t.Errorf("DiagModelPath = %q, want %q", p, want)
+	}
+	p, err = FAModelPath("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("..", "..", "examples", "fa.gpp"); p != want {
+		t.Errorf("FAModelPath = %q, want %q", p, want)
 	}
 }

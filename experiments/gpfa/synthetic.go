@@ -64,6 +64,9 @@ func RunSynthetic(ctx context.Context, o Options) (*Report, error) {
 	if slices.Contains(o.Methods, MethodGammaDiag) {
 		return nil, fmt.Errorf("gpfa: %s is a CyTOF method (the synthetic data have one noise level)", MethodGammaDiag)
 	}
+	if slices.Contains(o.Methods, MethodFA) {
+		return nil, fmt.Errorf("gpfa: %s is a CyTOF method (signed loadings are identified only up to a rotation, so their Amari error means nothing)", MethodFA)
+	}
 	path, err := ModelPath(o.Model)
 	if err != nil {
 		return nil, err
