@@ -93,7 +93,7 @@ func (p *Program) evalPrepared(n *node) {
 	}
 	run, _ := n.prepLog.(dist.PreparedLogRun)
 	if n.expOf == 0 {
-		run = nil
+		run = nil // a run reads exp(value) from the tape, which has none here
 	}
 	sum := 0.0
 	for i := 0; i < n.gr; i++ {
