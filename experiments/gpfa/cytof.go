@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +25,12 @@ const (
 	CyTOFGoalLargeN   = 24000
 	CyTOFGoalLargeNLL = 36.8 // empirical / Ledoit–Wolf: 36.76
 )
+
+// cytofGoals pairs each goal's n with its NLL threshold.
+var cytofGoals = []struct {
+	n    int
+	goal float64
+}{{CyTOFGoalSmallN, CyTOFGoalSmallNLL}, {CyTOFGoalLargeN, CyTOFGoalLargeNLL}}
 
 // Baseline method names in CyTOFRow.Method.
 const (
@@ -125,15 +130,12 @@ func RunCyTOF(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	diagPath, faPath := "", ""
-	if slices.Contains(o.Methods, MethodGammaDiag) {
-		if diagPath, err = DiagModelPath(o.DiagModel); err != nil {
-			return nil, err
-		}
-	}
-	if slices.Contains(o.Methods, MethodFA) {
-		if faPath, err = FAModelPath(o.FAModel); err != nil {
-			return nil, err
+	paths := map[string]string{} // the other models' files, by method
+	for _, m := range o.Methods {
+		if om, ok := otherModels[m]; ok {
+			if paths[m], err = om.path(o); err != nil {
+				return nil, err
+			}
 		}
 	}
 	dataPath, err := CyTOFPath(o.Data)
@@ -191,14 +193,11 @@ func RunCyTOF(ctx context.Context, o Options) (*Report, error) {
 			y, scale = standardize(y)
 		}
 		mpath, method, cfg := path, j.method, o.fitConfig(1)
-		switch method {
-		case MethodGammaDiag:
-			mpath, method = diagPath, MethodGamma
-		case MethodFA:
-			mpath, method = faPath, MethodGamma
-			if !o.Quick {
-				cfg.iters = FAIterations
-			}
+		if p, ok := paths[method]; ok {
+			mpath, method = p, MethodGamma
+		}
+		if j.method == MethodFA && !o.Quick {
+			cfg.iters = FAIterations
 		}
 		l, err := loadModel(mpath, y, o.K)
 		if err != nil {
@@ -336,10 +335,7 @@ func cytofMarkdown(o Options, rep *Report, ntr int, negNote string) string {
 	fmt.Fprintf(&b, "\n")
 	met, any := true, false
 	var parts []string
-	for _, g := range []struct {
-		n    int
-		goal float64
-	}{{CyTOFGoalSmallN, CyTOFGoalSmallNLL}, {CyTOFGoalLargeN, CyTOFGoalLargeNLL}} {
+	for _, g := range cytofGoals {
 		r, ok := cytofNLL(rep.CyTOF, g.n, MethodGamma)
 		if !ok {
 			continue
@@ -365,12 +361,12 @@ func cytofMarkdown(o Options, rep *Report, ntr int, negNote string) string {
 	}
 	// The same thresholds for the other models, which are not the goals'.
 	var others []string
-	for _, m := range []string{MethodGammaDiag, MethodFA} {
+	for _, m := range o.Methods {
+		if _, ok := otherModels[m]; !ok {
+			continue
+		}
 		var at []string
-		for _, g := range []struct {
-			n    int
-			goal float64
-		}{{CyTOFGoalSmallN, CyTOFGoalSmallNLL}, {CyTOFGoalLargeN, CyTOFGoalLargeNLL}} {
+		for _, g := range cytofGoals {
 			if r, ok := cytofNLL(rep.CyTOF, g.n, m); ok {
 				cmp := "≤"
 				if !(r.NLL <= g.goal) {

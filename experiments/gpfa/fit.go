@@ -116,6 +116,21 @@ const (
 	MethodFA = "fa"
 )
 
+// otherModel is a CyTOF method that fits another model file with gamma's
+// settings: where to find the file, and why the synthetic runner refuses it.
+type otherModel struct {
+	path     func(Options) (string, error)
+	notSynth string
+}
+
+// otherModels are the CyTOF methods on models other than the paper's.
+var otherModels = map[string]otherModel{
+	MethodGammaDiag: {func(o Options) (string, error) { return DiagModelPath(o.DiagModel) },
+		"the synthetic data have one noise level"},
+	MethodFA: {func(o Options) (string, error) { return FAModelPath(o.FAModel) },
+		"signed loadings are identified only up to a rotation, so their Amari error means nothing"},
+}
+
 // FAIterations is MethodFA's number of steps (Options.Iterations still
 // applies to the other methods). Chosen by the ELBO on the training rows:
 // at n = 24000 it rose from −886 576 after 5000 steps to −885 983 after

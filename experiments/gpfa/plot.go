@@ -289,7 +289,11 @@ func plotCyTOF(path string, rows []CyTOFRow, methods []string) error {
 		p.Add(ln, lp)
 		p.Legend.Add(label, ln, lp)
 	}
-	goals, err := plotter.NewScatter(plotter.XYs{{X: CyTOFGoalSmallN, Y: CyTOFGoalSmallNLL}, {X: CyTOFGoalLargeN, Y: CyTOFGoalLargeNLL}})
+	var gxy plotter.XYs
+	for _, g := range cytofGoals {
+		gxy = append(gxy, plotter.XY{X: float64(g.n), Y: g.goal})
+	}
+	goals, err := plotter.NewScatter(gxy)
 	if err != nil {
 		return err
 	}

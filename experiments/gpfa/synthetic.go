@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,11 +60,10 @@ func RunSynthetic(ctx context.Context, o Options) (*Report, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	if slices.Contains(o.Methods, MethodGammaDiag) {
-		return nil, fmt.Errorf("gpfa: %s is a CyTOF method (the synthetic data have one noise level)", MethodGammaDiag)
-	}
-	if slices.Contains(o.Methods, MethodFA) {
-		return nil, fmt.Errorf("gpfa: %s is a CyTOF method (signed loadings are identified only up to a rotation, so their Amari error means nothing)", MethodFA)
+	for _, m := range o.Methods {
+		if om, ok := otherModels[m]; ok {
+			return nil, fmt.Errorf("gpfa: %s is a CyTOF method (%s)", m, om.notSynth)
+		}
 	}
 	path, err := ModelPath(o.Model)
 	if err != nil {
