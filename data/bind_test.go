@@ -91,6 +91,12 @@ func TestBindErrors(t *testing.T) {
 		{"int expected", "data k: int[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "k\n1\n2.0\n2.5\n")}
 		}, nil, "d.csv:4:1: k: 2.5 is not an integer, but `k` is declared int[N] at m.gpp:1:6"},
+		{"int too large", "data k: int[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "k\n1\n99999999999999999999\n")}
+		}, nil, "d.csv:3:1: k: 1e+20 is too large for an int (at most 2^53 in magnitude); `k` is declared int[N] at m.gpp:1:6"},
+		{"int size too large", "data N: int\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"N": 1e300}`)}
+		}, nil, "d.json:1:7: N: 1e+300 is too large for an int (at most 2^53 in magnitude); `N` is declared int at m.gpp:1:6"},
 		{"negative positive", "data s: positive[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "s\n1\n-2\n")}
 		}, nil, "d.csv:3:1: s: value -2 is not > 0; `s` is declared positive[N] at m.gpp:1:6"},

@@ -89,6 +89,7 @@ type Builder struct {
 	chols  map[int32]ID
 	exps   map[int32]int32 // node → a node computing its exp
 	done   bool
+	full   ID // the placeholder returned once MaxNodes is reached, or 0
 }
 
 // NewBuilder returns an empty builder.
@@ -127,8 +128,37 @@ func (b *Builder) Err() error {
 	return b.errs.Err()
 }
 
-// push appends n with storage for its value and returns its ID.
+// MaxElements bounds the values one program stores (4 GiB of float64s;
+// adjoints, scratch and a fit's per-worker copies come on top). A node that
+// would take the total past it is an error at the node's position instead
+// of a fit that runs the machine out of memory.
+const MaxElements = 1 << 29
+
+// MaxNodes bounds the nodes of one program (a few GiB of node records). Loops
+// are unrolled into the tape, so a loop over a very long range reaches it
+// first.
+const MaxNodes = 1 << 20
+
+// Full reports whether the builder holds MaxNodes nodes and so returns
+// placeholders only; the lowering of a long loop can stop there.
+func (b *Builder) Full() bool { return b.full != 0 }
+
+// push appends n with storage for its value and returns its ID; past
+// MaxElements or MaxNodes it records an error and returns a placeholder
+// instead.
 func (b *Builder) push(n node) ID {
+	if b.full != 0 {
+		return b.full
+	}
+	if len(b.nodes) >= MaxNodes-1 {
+		b.errs.Add(n.pos, "the model's tape would have more than %d operations here: loops are unrolled into it, so write long loops as vector operations", MaxNodes)
+		n = node{op: opInvalid, shape: Scalar(), pos: n.pos}
+		defer func() { b.full = b.id(len(b.nodes) - 1) }()
+	}
+	if free := MaxElements - len(b.val); n.shape.Rows > 0 && n.shape.Cols > free/n.shape.Rows {
+		b.errs.Add(n.pos, "a %v value here would take the model past %d stored numbers (%d GiB)", n.shape, MaxElements, MaxElements>>27)
+		n = node{op: opInvalid, shape: Scalar(), pos: n.pos}
+	}
 	n.n = n.shape.Len()
 	n.off = len(b.val)
 	n.aoff = -1
@@ -207,6 +237,9 @@ func (b *Builder) Scalar(v float64, pos ast.Pos) ID {
 func (b *Builder) Identity(n int, pos ast.Pos) ID {
 	if n < 0 {
 		return b.fail(pos, "I: negative size %d", n)
+	}
+	if n > 0 && n > (MaxElements-len(b.val))/n {
+		return b.fail(pos, "I(%d) would take the model past %d stored numbers (%d GiB)", n, MaxElements, MaxElements>>27)
 	}
 	v := make([]float64, n*n)
 	for i := 0; i < n; i++ {

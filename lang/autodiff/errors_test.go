@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -44,6 +45,15 @@ func TestShapeErrors(t *testing.T) {
 		}, "model.gpp:8:3: Normal: takes 2 arguments, got 1"},
 		{"diag", func(b *Builder) ID { return b.Diag(b.Input("A", Matrix(2, 3), at(1, 1)), at(9, 1)) },
 			"model.gpp:9:1: diag: needs a vector or a square matrix, got [2, 3]"},
+		{"too-many-values", func(b *Builder) ID {
+			x := b.Input("x", Vector(1<<15), at(1, 1))
+			return b.Outer(x, x, at(10, 5))
+		}, "model.gpp:10:5: a [32768, 32768] value here would take the model past 536870912 stored numbers (4 GiB)"},
+		{"overflowing-shape", func(b *Builder) ID {
+			return b.Input("W", Matrix(1<<40, 1<<40), at(11, 7))
+		}, "model.gpp:11:7: a [1099511627776, 1099511627776] value here would take the model past 536870912 stored numbers (4 GiB)"},
+		{"identity", func(b *Builder) ID { return b.Identity(1<<15, at(12, 2)) },
+			"model.gpp:12:2: I(32768) would take the model past 536870912 stored numbers (4 GiB)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := NewBuilder()
@@ -203,5 +213,32 @@ func TestRecoverAfterError(t *testing.T) {
 	lp, err := p.LogJoint([]float64{1, math.E}, grad)
 	if err != nil || lp != 1 || grad[0] != 1 || grad[1] != 1/math.E {
 		t.Errorf("got %v, %v, %v", lp, grad, err)
+	}
+}
+
+// TestTooManyNodes: past MaxNodes the builder reports one error at the node
+// that reached it and returns a placeholder, which later operations accept
+// without growing the tape.
+func TestTooManyNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a million nodes")
+	}
+	b := NewBuilder()
+	x := b.Input("x", Scalar(), at(1, 1))
+	for i := 0; !b.Full(); i++ {
+		if i > MaxNodes {
+			t.Fatalf("not full after %d nodes", i)
+		}
+		x = b.Add(x, b.Scalar(1, at(2, 3)), at(2, 5))
+	}
+	n := len(b.nodes)
+	y := b.Exp(b.Mul(x, x, at(3, 1)), at(3, 2))
+	if len(b.nodes) != n || y != x {
+		t.Errorf("the tape grew after it was full: %d → %d nodes", n, len(b.nodes))
+	}
+	_, err := b.Finish(b.Sum(y, at(4, 1)))
+	want := fmt.Sprintf("model.gpp:2:3: the model's tape would have more than %d operations here: loops are unrolled into it, so write long loops as vector operations", MaxNodes)
+	if err == nil || err.Error() != want {
+		t.Errorf("error\n got %v\nwant %s", err, want)
 	}
 }

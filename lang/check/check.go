@@ -454,11 +454,15 @@ func (c *checker) dim(e ast.Expr, what string) Dim {
 		return unknownDim
 	}
 	if t.Const != nil {
-		v := int(*t.Const)
-		if v < 0 {
-			c.errorf(e.Pos(), "%s must not be negative; `%s` is %d", what, exprString(e), v)
+		switch v := *t.Const; {
+		case v < 0:
+			c.errorf(e.Pos(), "%s must not be negative; `%s` is %g", what, exprString(e), v)
+			return unknownDim
+		case v > maxInt:
+			c.errorf(e.Pos(), "%s is too large; `%s` is %g", what, exprString(e), v)
 			return unknownDim
 		}
+		v := int(*t.Const)
 		d := knownDim(v)
 		if id, ok := unparen(e).(*ast.Ident); ok {
 			d.Name = id.Name

@@ -90,6 +90,10 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 	}
 }
 
+// maxInt is the largest magnitude of an int constant: ints are held as
+// float64, exact up to 2^53.
+const maxInt = 1 << 53
+
 // parseOverride parses --set text for a value of element type e; msg says
 // what is wrong, completing "`K` is an int constant and ...".
 func parseOverride(text string, e Elem) (v float64, msg string) {
@@ -100,7 +104,10 @@ func parseOverride(text string, e Elem) (v float64, msg string) {
 	}
 	if e == Int {
 		i, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
+		switch {
+		case err == nil && (i > maxInt || i < -maxInt), err != nil && f == math.Trunc(f) && math.Abs(f) > maxInt:
+			return 0, strconv.Quote(text) + " is too large: an int holds at most 2^53 in magnitude"
+		case err != nil:
 			return 0, strconv.Quote(text) + " is not an integer"
 		}
 		return float64(i), ""

@@ -28,6 +28,10 @@ func (c *checker) expr1(e ast.Expr) Type {
 		elem := Real
 		if e.IsInt {
 			elem = Int
+			if math.Abs(v) > maxInt {
+				c.errorf(e.Pos(), "integer %s is too large: an int holds at most 2^53 in magnitude", e.Raw)
+				return invalid
+			}
 		}
 		return Type{Elem: elem, Support: valueSupport(elem, v), DataOnly: true, Const: &v}
 	case *ast.ParenExpr:

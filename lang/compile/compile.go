@@ -18,6 +18,8 @@ package compile
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
@@ -195,6 +197,9 @@ type lowerer struct {
 	dim  int
 	// coords[i] is latent i's coordinate node (log z for positive).
 	coords []autodiff.ID
+	// unrolled counts loop iterations lowered, to stop at autodiff.MaxNodes
+	// (a loop whose body builds no nodes could otherwise run for ever).
+	unrolled int
 }
 
 func (l *lowerer) errorf(pos ast.Pos, format string, args ...any) {
@@ -222,6 +227,10 @@ func (l *lowerer) latents() error {
 		}
 		size := 1
 		for _, n := range shape {
+			if n > 0 && size > autodiff.MaxElements/n {
+				return ast.Errorf(lat.Pos, "`%s` would have %s elements, more than a model can store (%d numbers, %d GiB)",
+					lat.Name, dimsText(shape), autodiff.MaxElements, autodiff.MaxElements>>27)
+			}
 			size *= n
 		}
 		s := autodiff.Scalar()
@@ -258,6 +267,15 @@ func (l *lowerer) latents() error {
 		l.dim += size
 	}
 	return nil
+}
+
+// dimsText writes a shape as "13 × 1000000000".
+func dimsText(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, n := range shape {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, " × ")
 }
 
 // minPositive is the least positive normal float64, the floor of a

@@ -43,7 +43,18 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			return
 		}
 		sym := l.info.Defs[s.Var]
-		for i := lo.ints[0]; i < hi.ints[0]; i++ {
+		// Every iteration is unrolled into the tape: stop at MaxNodes
+		// iterations in all, before the first one when the range alone is
+		// longer (a body that builds no nodes would otherwise run for ever).
+		if n := hi.ints[0] - lo.ints[0]; n > autodiff.MaxNodes-l.unrolled {
+			if l.unrolled <= autodiff.MaxNodes { // once, not per outer iteration
+				l.errorf(s.Pos(), "loops unroll to more than %d iterations in all (this one has %d): write long loops as vector operations", autodiff.MaxNodes, n)
+			}
+			l.unrolled = autodiff.MaxNodes + 1
+			return
+		}
+		for i := lo.ints[0]; i < hi.ints[0] && !l.b.Full(); i++ {
+			l.unrolled++
 			l.env[sym] = intScalar(i)
 			for _, t := range s.Body {
 				l.stmt(t)
