@@ -92,6 +92,10 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = false
 	header, err := cr.Read()
+	headerLine := 1
+	if err == nil {
+		headerLine, _ = cr.FieldPos(0)
+	}
 	if err == io.EOF {
 		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "empty CSV file: expected a header row of column names")
 	}
@@ -151,7 +155,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		}
 	}
 	if t.Rows == 0 {
-		return nil, ast.Errorf(ast.Pos{File: file, Line: 2, Col: 1}, "CSV file has a header but no data rows")
+		return nil, ast.Errorf(ast.Pos{File: file, Line: headerLine, Col: 1}, "CSV file has a header but no data rows")
 	}
 	return t, nil
 }

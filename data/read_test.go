@@ -56,7 +56,7 @@ func TestReadErrors(t *testing.T) {
 		name, file, src, want string
 	}{
 		{"csv empty", "a.csv", "", "a.csv:1:1: empty CSV file"},
-		{"csv no rows", "a.csv", "x,y\n", "a.csv:2:1: CSV file has a header but no data rows"},
+		{"csv no rows", "a.csv", "x,y\n", "a.csv:1:1: CSV file has a header but no data rows"},
 		{"csv non-numeric", "a.csv", "x,y\n1,2\n3,abc\n", `a.csv:3:3: column "y": "abc" is not a number`},
 		{"csv nan", "a.csv", "x\n1\nNaN\n", `a.csv:3:1: column "x": "NaN": NaN and infinite values are not allowed in data`},
 		{"csv inf", "a.csv", "x\n-Inf\n", `a.csv:2:1: column "x": "-Inf": NaN and infinite values`},

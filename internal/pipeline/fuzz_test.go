@@ -1,0 +1,124 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// FuzzPipeline feeds a model, a CSV or JSON file and --set values through every phase a fit runs:
+// parse, check, read the data, bind, compile, evaluate the log joint and its
+// gradient, and a few SGVB steps on two workers. Whatever the input, no phase
+// may panic, and every error before the fit must be positioned in the model
+// or the data (the contract of `gpp fit`: file, line and column, exit code
+// 1). The seeds are the bundled examples and the CLI's test models with small
+// data; `go test` runs them, `go test -fuzz FuzzPipeline` searches further.
+func FuzzPipeline(f *testing.F) {
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return string(b)
+	}
+	head := func(s string, lines int) string {
+		parts := strings.SplitAfter(s, "\n")
+		return strings.Join(parts[:min(lines, len(parts))], "")
+	}
+	counts := read("../../cmd/gpp/testdata/fit_counts.csv")
+	matrix := read("../../cmd/gpp/testdata/fit_matrix.csv")
+	wine := head(read("../../examples/wine_std.csv"), 12)
+	f.Add(read("../../cmd/gpp/testdata/fit_poisson.gpp"), counts, "")
+	f.Add(read("../../cmd/gpp/testdata/fit_factor.gpp"), matrix, "K=2")
+	f.Add(read("../../cmd/gpp/testdata/fit_nan.gpp"), counts, "")
+	f.Add(read("../../examples/gpfa.gpp"), wine, "K=2")
+	f.Add(read("../../examples/gpfa_diag.gpp"), wine, "K=3")
+	f.Add(read("../../examples/fa.gpp"), wine, "K=2")
+	f.Add(read("../../examples/epm.gpp"), `{"N":110,"links":[[0,1],[0,4],[0,9],[0,16],[0,23],[0,33],[0,35],[0,41],[0,65],[0,90],[0,93],[0,104],[1,25],[1,33],[1,37],[1,45],[1,101],[1,103],[1,105],[1,109],[2,6],[2,13],[2,14],[2,15],[2,47],[2,60],[2,72],[2,74],[2,100],[2,106],[3,11],[3,26],[3,40],[3,52],[3,58],[3,72],[3,74],[3,81],[3,84],[3,102],[4,5],[4,9],[4,16],[4,23],[4,28],[4,41],[4,69],[4,93],[4,104],[4,108],[5,10],[5,52],[5,74],[5,81],[5,84],[5,97],[5,98],[5,107],[6,7],[6,39]],"unknown":[[0,109],[1,108],[2,107]]}`, "K=3")
+	f.Add(read("../../examples/posteriordb/eight_schools_noncentered.gpp"), `{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`, "")
+	f.Add(read("../../examples/posteriordb/kidiq_momiq.gpp"), `{"N": 6, "kid_score": [65, 98, 85, 83, 115, 98], "mom_iq": [121.1, 89.4, 115.4, 99.4, 92.7, 107.9]}`, "")
+	f.Fuzz(func(t *testing.T, src, text, setList string) {
+		sets := map[string]string{}
+		for _, kv := range strings.Fields(setList) {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				sets[k] = v
+			}
+		}
+		l, err := pipeline.ParseSource("f.gpp", []byte(src), sets)
+		if err != nil {
+			positioned(t, err, src, text)
+			return
+		}
+		in := data.Input{File: "d.csv"}
+		if strings.HasPrefix(strings.TrimSpace(text), "{") {
+			in.File = "d.json"
+			in.JSON, err = data.ReadJSON(in.File, strings.NewReader(text))
+		} else {
+			in.Table, err = data.ReadCSV(in.File, strings.NewReader(text))
+		}
+		if err != nil {
+			positioned(t, err, src, text)
+			return
+		}
+		if err := l.Bind([]data.Input{in}, sets); err != nil {
+			positioned(t, err, src, text)
+			return
+		}
+		m := l.Model
+		if m.Dim > 1<<16 {
+			return // a legitimately huge model; too slow to step here
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		x, grad := make([]float64, m.Dim), make([]float64, m.Dim)
+		for trial := range 3 {
+			for i := range x {
+				x[i] = float64(trial) * rng.NormFloat64()
+			}
+			lp, err := m.LogJoint(x, grad)
+			if err == nil && math.IsNaN(lp) {
+				t.Errorf("log joint NaN without an error at trial %d", trial)
+			}
+		}
+		s := sgvb.Settings{Seed: 1, MaxIter: 3, Workers: 2, EvalEvery: 1, ELBODraws: 2, PSISDraws: -1, Tol: -1}
+		_, _ = sgvb.Fit(context.Background(), pipeline.Target{M: m}, pipeline.Latents(m), s)
+	})
+}
+
+// positioned fails t unless err is a list of positioned errors inside the
+// model (f.gpp) or the data (d.csv or d.json).
+func positioned(t *testing.T, err error, src, text string) {
+	t.Helper()
+	var list ast.ErrorList
+	var one *ast.Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = ast.ErrorList{one}
+	default:
+		t.Fatalf("unpositioned error %T: %v", err, err)
+	}
+	if len(list) == 0 {
+		t.Fatalf("empty error list")
+	}
+	lines := map[string]int{"f.gpp": strings.Count(src, "\n") + 1, "d.csv": strings.Count(text, "\n") + 1, "d.json": strings.Count(text, "\n") + 1}
+	for _, e := range list {
+		n, ok := lines[e.Pos.File]
+		switch {
+		case !ok:
+			t.Errorf("error in an unknown file: %v", e)
+		case e.Pos.Line > n || e.Pos.Line < 0 || e.Pos.Line > 0 && e.Pos.Col < 1:
+			t.Errorf("error outside its file (%d lines): %v", n, e)
+		case e.Pos.Line == 0 && e.Pos.File == "f.gpp" && !strings.HasPrefix(e.Msg, "--set "):
+			t.Errorf("unpositioned error: %v", e)
+		}
+	}
+}
