@@ -10,6 +10,7 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -83,11 +84,19 @@ func (t *Table) Matrix(name string) *Array {
 	return m
 }
 
+// bom is the UTF-8 byte-order mark, which some editors and spreadsheets put
+// at the start of a file; the readers skip it.
+const bom = "\ufeff"
+
 // ReadCSV reads a CSV file with a header row of column names and numeric
 // cells. Empty, non-numeric, NaN and infinite cells are errors naming the
 // file, line and column.
 func ReadCSV(file string, r io.Reader) (*Table, error) {
-	cr := csv.NewReader(r)
+	br := bufio.NewReader(r)
+	if b, _ := br.Peek(len(bom)); string(b) == bom {
+		br.Discard(len(bom)) // Excel's "CSV UTF-8" starts with one
+	}
+	cr := csv.NewReader(br)
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = false
@@ -197,6 +206,7 @@ func ReadJSON(file string, r io.Reader) (map[string]*Array, error) {
 	if err != nil {
 		return nil, ast.Errorf(ast.Pos{File: file}, "%v", err)
 	}
+	src = bytes.TrimPrefix(src, []byte(bom))
 	p := &jsonReader{file: file, src: src, dec: json.NewDecoder(bytes.NewReader(src))}
 	p.dec.UseNumber()
 	return p.object()

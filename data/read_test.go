@@ -28,6 +28,29 @@ func TestReadCSV(t *testing.T) {
 	}
 }
 
+// TestReadBOM: a leading UTF-8 byte-order mark (Excel's "CSV UTF-8", some
+// editors' JSON) is skipped, so the first column keeps its name and the
+// positions on line 1 count from the first visible character.
+func TestReadBOM(t *testing.T) {
+	tab, err := ReadCSV("d.csv", strings.NewReader("\ufeffy,z\r\n3,4\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tab.Column("y"); c == nil || c.Values[0] != 3 || c.Pos.String() != "d.csv:2:1" {
+		t.Errorf("column y = %+v (columns %v)", c, tab.Columns)
+	}
+	if _, err := ReadCSV("d.csv", strings.NewReader("\ufeffy,y\n1,2\n")); err == nil || !strings.HasPrefix(err.Error(), "d.csv:1:3: ") {
+		t.Errorf("duplicate column error %v, want it at d.csv:1:3", err)
+	}
+	set, err := ReadJSON("d.json", strings.NewReader("\ufeff{\"y\": [1, 2]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := set["y"]; y == nil || y.Values[1] != 2 || y.Locate(1).String() != "d.json:1:11" {
+		t.Errorf("y = %+v", y)
+	}
+}
+
 func TestReadJSON(t *testing.T) {
 	src := `{"J": 8,
  "y": [28, 8.5],

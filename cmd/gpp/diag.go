@@ -47,6 +47,7 @@ func sourceLine(src []byte, n int) (string, bool) {
 	if src == nil || n < 1 {
 		return "", false
 	}
+	src = bytes.TrimPrefix(src, []byte("\ufeff")) // positions count from after a byte-order mark
 	for i := 1; i < n; i++ {
 		j := bytes.IndexByte(src, '\n')
 		if j < 0 {
@@ -61,11 +62,12 @@ func sourceLine(src []byte, n int) (string, bool) {
 }
 
 // caretPad returns the whitespace that puts a caret under byte column col of
-// line, copying tabs so that terminals align it.
+// line: one space per character before it (so that a multi-byte character
+// such as é takes one), copying tabs so that terminals align it.
 func caretPad(line string, col int) string {
 	var b strings.Builder
-	for i := 0; i < col-1 && i < len(line); i++ {
-		if line[i] == '\t' {
+	for _, r := range line[:min(max(col-1, 0), len(line))] {
+		if r == '\t' {
 			b.WriteByte('\t')
 		} else {
 			b.WriteByte(' ')

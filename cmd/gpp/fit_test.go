@@ -698,3 +698,24 @@ func TestReadFitJSONRoundTrip(t *testing.T) {
 		t.Errorf("fit.json is not plain JSON: %v", err)
 	}
 }
+
+// TestCaretUnderColumn: the caret under a quoted source line counts
+// characters, not bytes (a CSV header may hold ï), copies tabs, and a
+// byte-order mark at the start of a file is neither shown nor counted.
+func TestCaretUnderColumn(t *testing.T) {
+	for _, c := range []struct {
+		src       string
+		line, col int
+		want      string
+	}{
+		{"naïve,naïve\n1,2\n", 1, 8, "naïve,naïve\n      ^"},
+		{"\ty ~ Poisson(zz)\n", 1, 14, "\ty ~ Poisson(zz)\n\t            ^"},
+		{"\ufeffparam x: real ~ Normal(0, zz)\n", 1, 27, "param x: real ~ Normal(0, zz)\n                          ^"},
+		{"a\n\ufeffb\n", 2, 1, "\ufeffb\n^"}, // a mark inside the file is a character
+	} {
+		line, ok := sourceLine([]byte(c.src), c.line)
+		if got := line + "\n" + caretPad(line, c.col) + "^"; !ok || got != c.want {
+			t.Errorf("%q at %d:%d:\n%s\nwant\n%s", c.src, c.line, c.col, got, c.want)
+		}
+	}
+}

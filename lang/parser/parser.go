@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"bytes"
+
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -27,6 +29,7 @@ func ParseFile(filename string, src []byte) (*ast.File, error) {
 // ParseStmts parses src as a sequence of statements, as ParseFile does; the
 // REPL uses it for each input.
 func ParseStmts(filename string, src []byte) ([]ast.Stmt, error) {
+	src = bytes.TrimPrefix(src, []byte("\ufeff")) // a UTF-8 byte-order mark, as some editors write
 	toks, bad := scan(filename, src)
 	p := &state{bad: bad, eof: toks[len(toks)-1]}
 	var stmts []ast.Stmt

@@ -213,3 +213,28 @@ func TestParseStmts(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBOM: a source file that starts with a UTF-8 byte-order mark parses
+// as without it, with the same positions.
+func TestParseBOM(t *testing.T) {
+	const src = "param x: real ~ Normal(0, 1)\ntarget += y\n"
+	plain, err := ParseFile("m.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err := ParseFile("m.gpp", []byte("\ufeff"+src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.Stmts) != 2 || len(marked.Stmts) != 2 {
+		t.Fatalf("statements: %d and %d, want 2", len(plain.Stmts), len(marked.Stmts))
+	}
+	for i := range plain.Stmts {
+		if a, b := ast.Dump(plain.Stmts[i]), ast.Dump(marked.Stmts[i]); a != b {
+			t.Errorf("statement %d:\n%s\nwith the mark:\n%s", i, a, b)
+		}
+		if a, b := plain.Stmts[i].Pos(), marked.Stmts[i].Pos(); a != b {
+			t.Errorf("statement %d at %v, with the mark at %v", i, a, b)
+		}
+	}
+}
