@@ -145,7 +145,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 			pos := ast.Pos{File: file, Line: line, Col: col}
 			v, isInt, err := parseNumber(strings.TrimSpace(cell))
 			if err != nil {
-				return nil, ast.Errorf(pos, "column %q: %v", header[j], err)
+				return nil, ast.Errorf(pos, "column %q: %v%s", header[j], err, cellHint(header, cell))
 			}
 			c := t.Columns[j]
 			c.Values = append(c.Values, v)
@@ -167,6 +167,24 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		return nil, ast.Errorf(ast.Pos{File: file, Line: headerLine, Col: 1}, "CSV file has a header but no data rows")
 	}
 	return t, nil
+}
+
+// cellHint explains the two common causes of a cell that is not a number: a
+// file separated by semicolons or tabs (a spreadsheet's regional default),
+// read as one column, and a missing value.
+func cellHint(header []string, cell string) string {
+	if len(header) == 1 {
+		for _, sep := range []string{";", "\t"} {
+			if strings.Contains(header[0], sep) {
+				return fmt.Sprintf(" (the file looks separated by %q; gpp reads comma-separated files)", sep)
+			}
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(cell)) {
+	case "na", "n/a", "nan", "null", "none", "":
+		return " (data cannot have missing values: drop or fill in the row)"
+	}
+	return ""
 }
 
 func csvError(file string, err error) error {

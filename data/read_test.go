@@ -84,6 +84,10 @@ func TestReadErrors(t *testing.T) {
 		{"csv nan", "a.csv", "x\n1\nNaN\n", `a.csv:3:1: column "x": "NaN": NaN and infinite values are not allowed in data`},
 		{"csv inf", "a.csv", "x\n-Inf\n", `a.csv:2:1: column "x": "-Inf": NaN and infinite values`},
 		{"csv empty cell", "a.csv", "x,y\n1,\n", `a.csv:2:3: column "y": empty cell`},
+		{"csv missing value", "a.csv", "x\n1\nNA\n", `a.csv:3:1: column "x": "NA" is not a number (data cannot have missing values: drop or fill in the row)`},
+		{"csv semicolons", "a.csv", "x;y\n1;2\n", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
+		{"csv tabs", "a.csv", "x\ty\n1\t2\n", `(the file looks separated by "\t"; gpp reads comma-separated files)`},
+		{"csv word", "a.csv", "x\nmany\n", `a.csv:2:1: column "x": "many" is not a number` + "\x00"},
 		{"csv ragged", "a.csv", "x,y\n1,2,3\n", "a.csv:2:1: wrong number of cells"},
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},
 		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
@@ -106,7 +110,7 @@ func TestReadErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error, want %q", c.want)
 			}
-			if !strings.Contains(err.Error(), c.want) {
+			if !strings.Contains(err.Error()+"\x00", c.want) { // a want ending in \x00 must end the error
 				t.Errorf("error %q\nwant it to contain %q", err, c.want)
 			}
 		})
