@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,13 +22,8 @@ func errorf(w io.Writer, format string, args ...any) {
 // printed one per error as "file:line:col: message", followed by the source
 // line and a caret under the column when the source is known.
 func printError(w io.Writer, err error, src sources) {
-	var list ast.ErrorList
-	var one *ast.Error
-	switch {
-	case errors.As(err, &list):
-	case errors.As(err, &one):
-		list = ast.ErrorList{one}
-	default:
+	list, ok := ast.Positioned(err)
+	if !ok {
 		errorf(w, "%v", err)
 		return
 	}

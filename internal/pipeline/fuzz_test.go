@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -97,13 +96,8 @@ func FuzzPipeline(f *testing.F) {
 // model (f.gpp) or the data (d.csv or d.json).
 func positioned(t *testing.T, err error, src, text string) {
 	t.Helper()
-	var list ast.ErrorList
-	var one *ast.Error
-	switch {
-	case errors.As(err, &list):
-	case errors.As(err, &one):
-		list = ast.ErrorList{one}
-	default:
+	list, ok := ast.Positioned(err)
+	if !ok {
 		t.Fatalf("unpositioned error %T: %v", err, err)
 	}
 	if len(list) == 0 {

@@ -1,6 +1,7 @@
 package ast
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -78,6 +79,19 @@ func (l ErrorList) Sort() {
 		}
 		return a.Before(b)
 	})
+}
+
+// Positioned returns the positioned errors in err's chain: an ErrorList as
+// it is, a lone *Error as a list of one; ok is false when err holds neither.
+func Positioned(err error) (list ErrorList, ok bool) {
+	var one *Error
+	switch {
+	case errors.As(err, &list):
+		return list, true
+	case errors.As(err, &one):
+		return ErrorList{one}, true
+	}
+	return nil, false
 }
 
 // Err returns nil for an empty list and the list itself otherwise.
