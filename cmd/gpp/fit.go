@@ -258,6 +258,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	srcs := sources(l.Sources)
+	if len(l.Model.Latents) == 0 {
+		con.note("%s: the model has no params to fit", cfg.model)
+		return exitError
+	}
 	hash := modelHash(l.Source)
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)
