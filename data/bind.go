@@ -252,7 +252,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	}
 	if d.Elem == check.Int {
 		for i, v := range a.Values {
-			if math.Abs(v) > 1<<53 { // ints are held as float64, exact to 2^53
+			if math.Abs(v) > check.MaxInt {
 				b.errs.Add(a.Locate(i), "%s: %s is too large for an int (at most 2^53 in magnitude); %s", a.Name, strconv.FormatFloat(v, 'g', -1, 64), decl)
 				return
 			}

@@ -458,7 +458,7 @@ func (c *checker) dim(e ast.Expr, what string) Dim {
 		case v < 0:
 			c.errorf(e.Pos(), "%s must not be negative; `%s` is %g", what, exprString(e), v)
 			return unknownDim
-		case v > maxInt:
+		case v > MaxInt:
 			c.errorf(e.Pos(), "%s is too large; `%s` is %g", what, exprString(e), v)
 			return unknownDim
 		}

@@ -90,9 +90,9 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 	}
 }
 
-// maxInt is the largest magnitude of an int constant: ints are held as
-// float64, exact up to 2^53.
-const maxInt = 1 << 53
+// MaxInt is the largest magnitude of an int (a constant, a --set value, int
+// data): ints are held as float64, exact up to 2^53.
+const MaxInt = 1 << 53
 
 // parseOverride parses --set text for a value of element type e; msg says
 // what is wrong, completing "`K` is an int constant and ...".
@@ -105,7 +105,7 @@ func parseOverride(text string, e Elem) (v float64, msg string) {
 	if e == Int {
 		i, err := strconv.ParseInt(text, 10, 64)
 		switch {
-		case err == nil && (i > maxInt || i < -maxInt), err != nil && f == math.Trunc(f) && math.Abs(f) > maxInt:
+		case err == nil && (i > MaxInt || i < -MaxInt), err != nil && f == math.Trunc(f) && math.Abs(f) > MaxInt:
 			return 0, strconv.Quote(text) + " is too large: an int holds at most 2^53 in magnitude"
 		case err != nil:
 			return 0, strconv.Quote(text) + " is not an integer"
