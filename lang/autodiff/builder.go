@@ -143,6 +143,16 @@ const MaxNodes = 1 << 20
 // placeholders only; the lowering of a long loop can stop there.
 func (b *Builder) Full() bool { return b.full != 0 }
 
+// fits reports whether a rows×cols value still fits in MaxElements
+// (overflow-safe for any sizes).
+func (b *Builder) fits(rows, cols int) bool {
+	return rows <= 0 || cols <= (MaxElements-len(b.val))/rows
+}
+
+// tooBigMsg is the error for a value that does not fit, after its
+// description.
+const tooBigMsg = " would take the model past %d stored numbers (%d GiB)"
+
 // push appends n with storage for its value and returns its ID; past
 // MaxElements or MaxNodes it records an error and returns a placeholder
 // instead.
@@ -150,13 +160,13 @@ func (b *Builder) push(n node) ID {
 	if b.full != 0 {
 		return b.full
 	}
-	if len(b.nodes) >= MaxNodes-1 {
+	last := len(b.nodes) >= MaxNodes-1
+	if last {
 		b.errs.Add(n.pos, "the model's tape would have more than %d operations here: loops are unrolled into it, so write long loops as vector operations", MaxNodes)
 		n = node{op: opInvalid, shape: Scalar(), pos: n.pos}
-		defer func() { b.full = b.id(len(b.nodes) - 1) }()
 	}
-	if free := MaxElements - len(b.val); n.shape.Rows > 0 && n.shape.Cols > free/n.shape.Rows {
-		b.errs.Add(n.pos, "a %v value here would take the model past %d stored numbers (%d GiB)", n.shape, MaxElements, MaxElements>>27)
+	if !b.fits(n.shape.Rows, n.shape.Cols) {
+		b.errs.Add(n.pos, "a %v value here"+tooBigMsg, n.shape, MaxElements, MaxElements>>27)
 		n = node{op: opInvalid, shape: Scalar(), pos: n.pos}
 	}
 	n.n = n.shape.Len()
@@ -169,7 +179,11 @@ func (b *Builder) push(n node) ID {
 		}
 	}
 	b.nodes = append(b.nodes, n)
-	return b.id(len(b.nodes) - 1)
+	id := b.id(len(b.nodes) - 1)
+	if last {
+		b.full = id
+	}
+	return id
 }
 
 // operands resolves ids; it reports false when one of them is a placeholder.
@@ -238,8 +252,8 @@ func (b *Builder) Identity(n int, pos ast.Pos) ID {
 	if n < 0 {
 		return b.fail(pos, "I: negative size %d", n)
 	}
-	if n > 0 && n > (MaxElements-len(b.val))/n {
-		return b.fail(pos, "I(%d) would take the model past %d stored numbers (%d GiB)", n, MaxElements, MaxElements>>27)
+	if !b.fits(n, n) {
+		return b.fail(pos, "I(%d)"+tooBigMsg, n, MaxElements, MaxElements>>27)
 	}
 	v := make([]float64, n*n)
 	for i := 0; i < n; i++ {
