@@ -19,6 +19,8 @@
 //	rep, err := epm.Run(ctx, epm.Options{Out: "docs/results", Log: os.Stderr})
 //	opt, err := epm.RunOptimizers(ctx, epm.Options{Out: "docs/results", Log: os.Stderr})
 //	tune, err := epm.Tune(ctx, epm.Options{Out: "docs/results", Log: os.Stderr})
+//	mix, err := epm.TuneWith(ctx, epm.Options{Out: "docs/results", Log: os.Stderr},
+//		epm.MixtureCases(), "epm_mixture_tuning", "one fit against a mixture of 8 on a validation split")
 //
 // Each writes CSV, PNG and Markdown files into Options.Out (see Run,
 // RunOptimizers and Tune for the names). Options.Quick gives a smoke test

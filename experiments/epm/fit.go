@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gpplang/gpp/data"
@@ -25,13 +26,20 @@ type Method string
 const (
 	GammaImplicit Method = "gamma-implicit" // gamma SGVB, implicit reparameterisation gradient (dist.Implicit)
 	GammaPaper    Method = "gamma-paper"    // gamma SGVB, the paper's inverse-CDF gradient (dist.Paper, PaperKnowles rule)
-	Lognormal     Method = "lognormal"      // lognormal SGVB ("NormSGVB")
-	MAP           Method = "map"            // MAP point estimate (L-BFGS)
-	KatzIndex     Method = "katz"           // Katz index on the training adjacency
+	// GammaMixture is an equal-weight mixture of FitSettings.Restarts
+	// gamma-implicit fits from different seeds (so different NMF starts and
+	// draws); it predicts by the mixture's posterior mean of p_unknown, the
+	// average of the components'. Each mean-field fit switches off all but
+	// 6–9 communities, and two restarts share only about half of the ones
+	// they keep (docs/results/epm_findings.md §3).
+	GammaMixture Method = "gamma-mixture"
+	Lognormal    Method = "lognormal" // lognormal SGVB ("NormSGVB")
+	MAP          Method = "map"       // MAP point estimate (L-BFGS)
+	KatzIndex    Method = "katz"      // Katz index on the training adjacency
 )
 
 // AllMethods lists the methods of experiment 1 in report order.
-var AllMethods = []Method{GammaImplicit, GammaPaper, Lognormal, MAP, KatzIndex}
+var AllMethods = []Method{GammaImplicit, GammaPaper, GammaMixture, Lognormal, MAP, KatzIndex}
 
 // ParseMethod returns the method named s.
 func ParseMethod(s string) (Method, error) {
@@ -98,6 +106,8 @@ type FitSettings struct {
 	// GammaParam are the unconstrained coordinates of gamma factors; zero:
 	// the engine's default.
 	GammaParam sgvb.GammaParam
+	// Restarts is the number of components of GammaMixture; default 8.
+	Restarts int
 }
 
 func (f FitSettings) withDefaults() FitSettings {
@@ -122,6 +132,9 @@ func (f FitSettings) withDefaults() FitSettings {
 	if f.PredDraws <= 0 {
 		f.PredDraws = 100
 	}
+	if f.Restarts <= 0 {
+		f.Restarts = 8
+	}
 	return f
 }
 
@@ -142,7 +155,7 @@ func (f FitSettings) sgvbSettings(m Method, seed uint64) sgvb.Settings {
 		Workers: 1,
 	}
 	switch m {
-	case GammaImplicit:
+	case GammaImplicit, GammaMixture:
 		s.Family, s.Gamma = sgvb.FamilyGamma, dist.Implicit{}
 	case GammaPaper:
 		s.Family, s.Gamma = sgvb.FamilyGamma, dist.Paper{Rule: dist.PaperKnowles}
@@ -291,6 +304,8 @@ type FitResult struct {
 	// non-finite steps); P then comes from the last good q.
 	FitErr error
 	Result *sgvb.Result
+	// Components are the fits of a GammaMixture, in seed order.
+	Components []*FitResult
 }
 
 // Fit fits the model to the training links with the missing pairs held out
@@ -300,6 +315,9 @@ type FitResult struct {
 // set; an error is returned only when there is nothing to predict from.
 func (m *Model) Fit(ctx context.Context, k, n int, train, missing []Pair, meth Method, fs FitSettings, seed uint64) (*FitResult, error) {
 	fs = fs.withDefaults()
+	if meth == GammaMixture {
+		return m.fitMixture(ctx, k, n, train, missing, fs, seed)
+	}
 	l, err := m.Load(k, n, train, missing)
 	if err != nil {
 		return nil, err
@@ -325,6 +343,60 @@ func (m *Model) Fit(ctx context.Context, k, n int, train, missing []Pair, meth M
 	if err != nil {
 		return fr, err
 	}
+	return fr, nil
+}
+
+// mixtureWorkers is how many components of a GammaMixture are fitted at
+// once (one goroutine each; the results do not depend on it).
+const mixtureWorkers = 2
+
+// MixtureSeed returns the fit seed of component r of a GammaMixture fitted
+// with seed: component 0 is the gamma-implicit fit of the same seed, bit
+// for bit; the others take seeds no split or validation fit uses.
+func MixtureSeed(seed uint64, r int) uint64 {
+	return seed + uint64(r)<<32
+}
+
+// fitMixture fits the fs.Restarts components of a GammaMixture, mixtureWorkers
+// at a time, and averages their predictions. ELBO is the components' mean
+// (a lower bound on the mixture's ELBO, which gains at most log Restarts
+// from its entropy), Seconds the wall time of all of them, Result that of
+// component 0.
+func (m *Model) fitMixture(ctx context.Context, k, n int, train, missing []Pair, fs FitSettings, seed uint64) (*FitResult, error) {
+	comps := make([]*FitResult, fs.Restarts)
+	errs := make([]error, fs.Restarts)
+	start := time.Now()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(mixtureWorkers, fs.Restarts) {
+		wg.Go(func() {
+			for r := range next {
+				comps[r], errs[r] = m.Fit(ctx, k, n, train, missing, GammaImplicit, fs, MixtureSeed(seed, r))
+			}
+		})
+	}
+	for r := range comps {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	for r, c := range comps {
+		if c == nil || c.P == nil {
+			return nil, fmt.Errorf("%s component %d: %w", GammaMixture, r, errs[r])
+		}
+	}
+	fr := &FitResult{P: make([]float64, len(comps[0].P)), Result: comps[0].Result, Components: comps}
+	for _, c := range comps {
+		for i, p := range c.P {
+			fr.P[i] += p / float64(len(comps))
+		}
+		fr.ELBO += c.ELBO / float64(len(comps))
+		fr.Redrawn += c.Redrawn
+		if fr.FitErr == nil {
+			fr.FitErr = c.FitErr
+		}
+	}
+	fr.Seconds = time.Since(start).Seconds()
 	return fr, nil
 }
 

@@ -36,6 +36,28 @@ var methodColors = []color.RGBA{
 func savePNG(p *plot.Plot, path string) error {
 	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
 	p.Draw(draw.New(c))
+	return writePNG(c, path)
+}
+
+// legendWidth is the strip right of the axes that savePNGLegendRight
+// gives the legend.
+const legendWidth = 4.5 * vg.Centimeter
+
+// savePNGLegendRight is savePNG with the legend in a strip right of the
+// axes instead of inside them, where it would hide the lines.
+func savePNGLegendRight(p *plot.Plot, path string) error {
+	c := vgimg.NewWith(vgimg.UseWH(plotWidth+legendWidth, plotHeight), vgimg.UseDPI(plotDPI))
+	dc := draw.New(c)
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	leg.Top, leg.Left = true, true
+	leg.XOffs, leg.YOffs = vg.Millimeter*3, -vg.Centimeter
+	leg.Draw(draw.Crop(dc, plotWidth, 0, 0, 0))
+	return writePNG(c, path)
+}
+
+func writePNG(c *vgimg.Canvas, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -61,8 +83,6 @@ func plotMetricVsK(path, title, ylabel string, sum []Summary, metric func(Summar
 	p.X.Label.Text = "K (truncation level)"
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YPosition = draw.PosBottom
 	var ks []int
 	seen := map[int]bool{}
 	var methods []Method
@@ -100,7 +120,7 @@ func plotMetricVsK(path, title, ylabel string, sum []Summary, metric func(Summar
 				if err != nil {
 					return err
 				}
-				band.Color = color.RGBA{200, 200, 200, 120}
+				band.Color = color.NRGBA{200, 200, 200, 120} // not RGBA: its channels are premultiplied
 				band.LineStyle.Width = 0
 				l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: mean}, {X: xmax, Y: mean}})
 				if err != nil {
@@ -168,7 +188,7 @@ func plotMetricVsK(path, title, ylabel string, sum []Summary, metric func(Summar
 		ticks[i] = plot.Tick{Value: float64(k), Label: fmt.Sprint(k)}
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	return savePNG(p, path)
+	return savePNGLegendRight(p, path)
 }
 
 // traceLine is one ELBO trace for plotTraces.

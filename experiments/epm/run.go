@@ -103,6 +103,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Fit.Iterations = 200
 		o.Fit.FinalDraws = 50
 		o.Fit.PredDraws = 20
+		o.Fit.Restarts = 2
 	}
 	o.Fit = o.Fit.withDefaults()
 	if o.Log == nil {
@@ -142,7 +143,10 @@ type Row struct {
 	Seconds                     float64 // fit wall time (Katz: β choice and scoring)
 	ELBO                        float64 // final ELBO estimate; MAP: log joint; NaN for Katz
 	Iterations                  int
-	Note                        string
+	// ComponentAUCROC is, for GammaMixture, the mean AUC-ROC of its
+	// components alone (NaN otherwise).
+	ComponentAUCROC float64
+	Note            string
 }
 
 // Summary is the mean and sd over splits of one (K, method).
@@ -155,7 +159,9 @@ type Summary struct {
 	AvgPrecision, APSD float64
 	Seconds, SecondsSD float64
 	ELBO, ELBOSD       float64
-	Failed             int // fits without a prediction
+	// ComponentAUCROC is the mean over splits of Row.ComponentAUCROC.
+	ComponentAUCROC, ComponentAUCROCSD float64
+	Failed                             int // fits without a prediction
 }
 
 // Report is the outcome of Run.
@@ -182,7 +188,7 @@ func (r *Report) Find(k int, m Method) *Summary {
 }
 
 // linkPredHeader is the header of epm_linkpred.csv.
-var linkPredHeader = []string{"split", "K", "method", "auc_roc", "auc_pr", "seconds", "elbo", "avg_precision", "seed", "iterations", "note"}
+var linkPredHeader = []string{"split", "K", "method", "auc_roc", "auc_pr", "seconds", "elbo", "avg_precision", "seed", "iterations", "note", "component_auc_roc"}
 
 // Run runs experiment 1, EPM link prediction: for each of o.Splits random
 // splits (MakeSplit, 20 % of the node pairs held out, seeds o.Seed, …),
@@ -282,6 +288,7 @@ func (r Row) record() []string {
 		strconv.Itoa(r.Split), strconv.Itoa(r.K), string(r.Method),
 		ftoa(r.AUCROC), ftoa(r.AUCPR), strconv.FormatFloat(r.Seconds, 'f', 3, 64), ftoa(r.ELBO),
 		ftoa(r.AvgPrecision), strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Iterations), r.Note,
+		ftoa(r.ComponentAUCROC),
 	}
 }
 
@@ -290,7 +297,7 @@ func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 // katzRow scores a split by the Katz index, β chosen on an inner split.
 func katzRow(g *Network, split *Split, si int) Row {
 	start := time.Now()
-	r := Row{Split: si, Seed: split.Seed, Method: KatzIndex, ELBO: math.NaN(), AUCROC: math.NaN(), AUCPR: math.NaN(), AvgPrecision: math.NaN()}
+	r := Row{Split: si, Seed: split.Seed, Method: KatzIndex, ELBO: math.NaN(), AUCROC: math.NaN(), AUCPR: math.NaN(), AvgPrecision: math.NaN(), ComponentAUCROC: math.NaN()}
 	inner := InnerSplit(g, split, TestFraction, split.Seed)
 	f, vauc, err := ChooseKatzBeta(g.N, inner)
 	if err == nil {
@@ -315,13 +322,19 @@ func (r *Row) setMetrics(scores []float64, labels []bool) {
 
 // fitRow fits one method and scores the split's test pairs.
 func fitRow(ctx context.Context, model *Model, g *Network, split *Split, si, k int, m Method, fs FitSettings) (Row, error) {
-	r := Row{Split: si, Seed: split.Seed, K: k, Method: m, AUCROC: math.NaN(), AUCPR: math.NaN(), AvgPrecision: math.NaN(), ELBO: math.NaN()}
+	r := Row{Split: si, Seed: split.Seed, K: k, Method: m, AUCROC: math.NaN(), AUCPR: math.NaN(), AvgPrecision: math.NaN(), ELBO: math.NaN(), ComponentAUCROC: math.NaN()}
 	fr, err := model.Fit(ctx, k, g.N, split.Train, split.Missing(), m, fs, split.Seed)
 	if fr != nil {
 		r.Seconds, r.ELBO = fr.Seconds, fr.ELBO
 		r.Iterations = fr.Result.Iterations
 		if fr.P != nil {
 			r.setMetrics(fr.P[:len(split.Test)], split.TestLink)
+		}
+		if len(fr.Components) > 0 {
+			r.ComponentAUCROC = 0
+			for _, c := range fr.Components {
+				r.ComponentAUCROC += metrics.AUCROC(c.P[:len(split.Test)], split.TestLink) / float64(len(fr.Components))
+			}
 		}
 		r.Note = fitNote(fr)
 	}
@@ -333,6 +346,14 @@ func fitRow(ctx context.Context, model *Model, g *Network, split *Split, si, k i
 
 func fitNote(fr *FitResult) string {
 	var n string
+	if len(fr.Components) > 0 {
+		for i, c := range fr.Components {
+			if cn := fitNote(c); cn != "" {
+				n = join(n, fmt.Sprintf("component %d: %s", i, cn))
+			}
+		}
+		return n
+	}
 	res := fr.Result
 	if res.BadSteps > 0 {
 		n = join(n, fmt.Sprintf("%d non-finite steps skipped", res.BadSteps))
@@ -388,6 +409,7 @@ func summarize(rows []Row) []Summary {
 		s.AvgPrecision, s.APSD = col(func(r Row) float64 { return r.AvgPrecision })
 		s.Seconds, s.SecondsSD = col(func(r Row) float64 { return r.Seconds })
 		s.ELBO, s.ELBOSD = col(func(r Row) float64 { return r.ELBO })
+		s.ComponentAUCROC, s.ComponentAUCROCSD = col(func(r Row) float64 { return r.ComponentAUCROC })
 		for _, r := range g {
 			if math.IsNaN(r.AUCROC) {
 				s.Failed++

@@ -52,7 +52,25 @@ func TestRunQuick(t *testing.T) {
 		}
 	}
 	checkOutputs(t, out, []string{"epm_linkpred.png", "epm_linkpred_pr.png"},
-		"epm_linkpred.md", "| K | method |", "go version", "gamma-implicit")
+		"epm_linkpred.md", "| K | method |", "go version", "gamma-implicit",
+		"gamma-mixture, K = 5: its 2 components alone score")
+	// The figures can be drawn again from the CSV alone.
+	for _, name := range []string{"epm_linkpred.png", "epm_linkpred_pr.png"} {
+		if err := os.Remove(filepath.Join(out, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := PlotLinkPred(out, rep.Network); err != nil {
+		t.Fatal(err)
+	}
+	checkOutputs(t, out, []string{"epm_linkpred.png", "epm_linkpred_pr.png"}, "epm_linkpred.md")
+	// The mixture row records its components' own mean AUC-ROC.
+	for _, r := range recs[1:] {
+		v, err := strconv.ParseFloat(r[11], 64)
+		if mix := r[2] == string(GammaMixture); mix != (err == nil && v >= 0 && v <= 1) {
+			t.Errorf("%s: component_auc_roc = %q", r[2], r[11])
+		}
+	}
 }
 
 // TestRunOptimizersQuick runs experiment 4 with the Quick settings and
