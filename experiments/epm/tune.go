@@ -102,7 +102,7 @@ func K50Cases() []TuneCase {
 // DefaultFitSettings.
 func MixtureCases() []TuneCase {
 	base := DefaultFitSettings()
-	base.InitByMethod = nil
+	base.InitByMethod, base.Restarts = nil, 8
 	var cases []TuneCase
 	for _, k := range []int{10, 50} {
 		cases = append(cases,
