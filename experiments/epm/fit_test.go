@@ -2,18 +2,14 @@ package epm
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
-
-	"github.com/gpplang/gpp/internal/shareddata"
 )
 
 // A gamma-mixture fit predicts by the mean of its components' predictions;
 // component 0 is the gamma-implicit fit of the same seed, bit for bit, and
 // the other components differ from it (their own seeds and NMF starts).
 func TestFitMixture(t *testing.T) {
-	dir := filepath.Dir(shareddata.Path(t, "networks", "nips234_edges.csv"))
-	g, err := LoadNetwork(dir, "nips234")
+	g, err := LoadNetwork(networksDir(t), "nips234")
 	if err != nil {
 		t.Fatal(err)
 	}

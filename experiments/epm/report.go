@@ -1,7 +1,6 @@
 package epm
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -123,17 +122,13 @@ func plotLinkPred(dir, network string, sum []Summary) ([]string, error) {
 // in dir (after a change of style, without fitting again); network names
 // the network in their titles.
 func PlotLinkPred(dir, network string) error {
-	f, err := os.Open(filepath.Join(dir, "epm_linkpred.csv"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
+	path := filepath.Join(dir, "epm_linkpred.csv")
+	recs, err := readCSV(path)
 	if err != nil {
 		return err
 	}
 	if len(recs) == 0 || len(recs[0]) < 8 || strings.Join(recs[0][:8], ",") != strings.Join(linkPredHeader[:8], ",") {
-		return fmt.Errorf("epm: %s: not a file written by Run", f.Name())
+		return fmt.Errorf("epm: %s: not a file written by Run", path)
 	}
 	rows := make([]Row, 0, len(recs)-1)
 	for i, r := range recs[1:] {
@@ -147,7 +142,7 @@ func PlotLinkPred(dir, network string) error {
 		row.Seconds, errs[4] = strconv.ParseFloat(r[5], 64)
 		row.ELBO, errs[5] = strconv.ParseFloat(r[6], 64)
 		if err := errors.Join(errs[:]...); err != nil {
-			return fmt.Errorf("epm: %s: record %d: %w", f.Name(), i+2, err)
+			return fmt.Errorf("epm: %s: record %d: %w", path, i+2, err)
 		}
 		rows = append(rows, row)
 	}

@@ -19,7 +19,7 @@ import (
 // exist and parse and that every AUC is a number in [0, 1]. No goal is
 // asserted: goals are reported by the full run.
 func TestRunQuick(t *testing.T) {
-	dir := filepath.Dir(shareddata.Path(t, "networks", "nips234_edges.csv"))
+	dir := networksDir(t)
 	out := t.TempDir()
 	rep, err := Run(context.Background(), Options{Out: out, Quick: true, DataDir: dir})
 	if err != nil {
@@ -78,7 +78,7 @@ func TestRunQuick(t *testing.T) {
 // cell ran under both gamma parameterisations and that each fit's final
 // ELBO is a finite number.
 func TestRunOptimizersQuick(t *testing.T) {
-	dir := filepath.Dir(shareddata.Path(t, "networks", "nips234_edges.csv"))
+	dir := networksDir(t)
 	out := t.TempDir()
 	rep, err := RunOptimizers(context.Background(), Options{Out: out, Quick: true, DataDir: dir})
 	if err != nil {
@@ -136,4 +136,9 @@ func checkOutputs(t *testing.T, out string, pngs []string, md string, wants ...s
 			t.Errorf("%s lacks %q", md, w)
 		}
 	}
+}
+
+// networksDir is the shared networks folder; the test skips without it.
+func networksDir(t *testing.T) string {
+	return filepath.Dir(shareddata.Path(t, "networks", "nips234_edges.csv"))
 }
