@@ -24,10 +24,12 @@ type fitConfig struct {
 	model       string
 	data        []string
 	sets        setFlags
-	out         string // output directory
-	init        string // fit.json to warm-start from, or ""
+	out         string         // output directory
+	init        string         // fit.json to warm-start from, or ""
+	inits       []*sgvb.Result // warm starts of the restarts, from a mixture's fit.json
 	plots       bool
 	outputDraws int
+	restarts    int    // independent fits whose mixture is the result
 	family      string // gamma, lognormal or map
 	gammaGrad   string // implicit, paper or paper-knowles
 	gammaParam  string // log-mean-shape or softplus
@@ -80,6 +82,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&cfg.tol, "tol", defaultTol, "convergence: stop when the relative ELBO change (mean or median over the\nlast 5 evaluations) is below this; 0: run all --iter iterations")
 	fs.IntVar(&v.evalEvery, "eval-every", defaultEvalEvery, "estimate the ELBO every this many iterations")
 	fs.IntVar(&v.workers, "workers", 0, "goroutines sharing each step's draws; 0: the number of CPUs, at most 4\n(results do not depend on it; use 1 when several fits run at once)")
+	fs.IntVar(&cfg.restarts, "restarts", 1, "independent fits from seeds seed + r·2³² (restart 0 is the fit of --seed), run\nside by side; the outputs describe their equal-weight mixture, and summary.csv\ngains R̂ across the restarts")
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`) (default: none)")
@@ -185,10 +188,13 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"iter", v.iter}, {"draws", v.draws}, {"eval-every", v.evalEvery}, {"output-draws", cfg.outputDraws}} {
+	}{{"iter", v.iter}, {"draws", v.draws}, {"eval-every", v.evalEvery}, {"output-draws", cfg.outputDraws}, {"restarts", cfg.restarts}} {
 		if c.v < 1 {
 			return usageErr("--%s must be at least 1, got %d", c.name, c.v)
 		}
+	}
+	if cfg.restarts > 1 && s.Method == sgvb.MAP {
+		return usageErr("--restarts needs SGVB: MAP estimates are points, which cannot be mixed")
 	}
 	if v.workers < 0 {
 		return usageErr("--workers must be at least 0 (0: the number of CPUs, at most 4), got %d", v.workers)
@@ -278,11 +284,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		if ff.ModelSHA256 != hash {
 			con.note("warning: %s was fitted to a different model source (%s); warm-starting by latent name and size", cfg.init, ff.Model)
 		}
-		init, warns := initResult(ff, l.Model)
-		for _, w := range warns {
-			con.note("warning: %s", w)
+		if err := initFits(cfg, ff, l, con, srcs); err != nil {
+			printError(con, err, srcs)
+			return exitError
 		}
-		cfg.settings.Init = init
 	}
 	created, err := prepareOutDir(cfg.out)
 	if err != nil {
@@ -296,17 +301,35 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 
 	s := cfg.settings
-	con.start(s.MaxIter, s.EvalEvery)
+	con.start(s.MaxIter, s.EvalEvery, cfg.restarts)
 	con.info("fitting %s: %s", l.Path, describeFit(cfg, l))
-	s.Progress = func(p sgvb.Progress) {
-		con.progress(p)
-		if cfg.afterEval != nil {
-			cfg.afterEval(p)
+	var (
+		r   *sgvb.Result
+		mix *sgvb.Mixture
+	)
+	if cfg.restarts > 1 {
+		mix, err = fitRestarts(ctx, cfg, l, con)
+		if mix != nil {
+			r = mix.Components[0]
 		}
+	} else {
+		s.Progress = func(p sgvb.Progress) {
+			con.progress("", p)
+			if cfg.afterEval != nil {
+				cfg.afterEval(p)
+			}
+		}
+		r, err = sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
 	}
-	r, err := sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
 	con.finish()
 	if err != nil {
+		var re *sgvb.RestartError
+		if errors.As(err, &re) {
+			con.note("restart %d (seed %d) of %d failed:", re.Restart, re.Seed, cfg.restarts)
+			if c := mix.Components[re.Restart]; c != nil {
+				r = c
+			}
+		}
 		printError(con, err, srcs)
 		if r != nil {
 			for _, w := range r.Warnings {
@@ -318,17 +341,14 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 
-	ds, err := makeDraws(r, l.Model, cfg.outputDraws, s.Seed)
+	ds, err := makeDraws(r, mix, l.Model, cfg.outputDraws, s.Seed)
 	if err != nil {
 		printError(con, err, srcs)
 		removeIfEmpty()
 		return exitError
 	}
-	st := make([]stats, ds.ncol)
-	for c := range ds.cols {
-		st[c] = summarise(ds.cols[c])
-	}
-	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, cfg: cfg, r: r, stepSize: r.StepSize}
+	st := summariseColumns(ds)
+	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, cfg: cfg, r: r, mix: mix, stepSize: r.StepSize}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
@@ -340,8 +360,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 
-	printFitSummary(stdout, cfg, r, ds, st, written)
-	for _, w := range r.Warnings {
+	printFitSummary(stdout, cfg, h, ds, st, written)
+	for _, w := range fitWarnings(r, mix) {
 		con.note("warning: %s", w)
 	}
 	if ds.bad > 0 {
@@ -350,6 +370,14 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			msg += "; the first: " + ds.badErr.Error()
 		}
 		con.note("warning: %s", msg)
+	}
+	if mix != nil {
+		con.info("fits took %.3g s", mix.Seconds)
+		if mix.Interrupted {
+			con.note("interrupted: the outputs hold the mixture of the q's reached and are marked interrupted")
+			return exitInterrupted
+		}
+		return exitOK
 	}
 	con.info("fit took %.3g s", r.Seconds)
 	if r.Interrupted {
@@ -366,6 +394,9 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 	what := fmt.Sprintf("%d latent%s (%d coordinate%s)", n, plural(n), l.Model.Dim, plural(l.Model.Dim))
 	if s.Method == sgvb.MAP {
 		return fmt.Sprintf("%s, MAP by L-BFGS, at most %d iterations", what, s.MaxIter)
+	}
+	if cfg.restarts > 1 {
+		return fmt.Sprintf("%s, %d restarts (r = 0–%d) of SGVB with %s factors, %s, seeds %d + r·2³², at most %d iterations each", what, cfg.restarts, cfg.restarts-1, cfg.family, s.Optimizer, s.Seed, s.MaxIter)
 	}
 	return fmt.Sprintf("%s, SGVB with %s factors, %s, seed %d, at most %d iterations", what, cfg.family, s.Optimizer, s.Seed, s.MaxIter)
 }
@@ -384,11 +415,11 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	files := []outputFile{
 		{"summary.csv", func(w io.Writer) error { return writeSummaryCSV(w, ds, st) }},
 		{"draws.csv", func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
-		{"elbo.csv", func(w io.Writer) error { return writeElboCSV(w, h.r) }},
+		{"elbo.csv", func(w io.Writer) error { return writeElboCSV(w, h) }},
 		{"fit.json", func(w io.Writer) error { return writeFitJSON(w, newFitFile(h)) }},
 	}
 	if cfg.plots {
-		files = append(files, plotFiles(h.r, ds)...)
+		files = append(files, plotFiles(h, ds)...)
 	}
 	var names []string
 	for _, f := range files {
@@ -409,9 +440,13 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 const maxTableRows = 20
 
 // printFitSummary prints the summary table and the fit's diagnostics.
-func printFitSummary(w io.Writer, cfg *fitConfig, r *sgvb.Result, ds *drawSet, st []stats, written []string) {
-	t := &table{right: []bool{false, false, true, true, true, true, true}}
-	t.row("name", "family", "mean", "sd", "5%", "50%", "95%")
+func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats, written []string) {
+	t := &table{right: []bool{false, false, true, true, true, true, true, true}}
+	head := []string{"name", "family", "mean", "sd", "5%", "50%", "95%"}
+	if h.mix != nil {
+		head = append(head, "R̂")
+	}
+	t.row(head...)
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			if j == maxTableRows && !cfg.verbose {
@@ -419,12 +454,20 @@ func printFitSummary(w io.Writer, cfg *fitConfig, r *sgvb.Result, ds *drawSet, s
 				break
 			}
 			s := st[v.first+j]
-			t.row(elemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+			row := []string{elemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}
+			if h.mix != nil {
+				row = append(row, rhatText(s.rhat))
+			}
+			t.row(row...)
 		}
 	}
 	t.print(w)
 	fmt.Fprintln(w)
-	printFitStatus(w, cfg, r, written)
+	if h.mix != nil {
+		printRestartsStatus(w, cfg, h.mix, ds, st, written)
+		return
+	}
+	printFitStatus(w, cfg, h.r, written)
 }
 
 // printFitStatus prints the lines after the summary table: the ELBO (or
@@ -436,16 +479,7 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []strin
 	} else {
 		fmt.Fprintf(w, "ELBO         %.6g ± %.2g\n", r.ELBO, r.ELBOSE)
 	}
-	status := "converged"
-	switch {
-	case r.Interrupted:
-		status = "interrupted"
-	case !r.Converged && cfg.tol == 0:
-		status = "the fixed number asked"
-	case !r.Converged:
-		status = "did not converge"
-	}
-	fmt.Fprintf(w, "iterations   %d (%s)\n", r.Iterations, status)
+	fmt.Fprintf(w, "iterations   %d (%s)\n", r.Iterations, fitEnd(cfg, r))
 	if r.Method != sgvb.MAP {
 		fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(r.ParetoK), r.ParetoReading)
 	}

@@ -563,12 +563,12 @@ func TestConsole(t *testing.T) {
 	p := sgvb.Progress{Iter: 100, ELBO: -12.5, SE: 0.1, RelChange: math.NaN(), Elapsed: time.Second}
 	var b bytes.Buffer
 	c := newConsole(&b, true, false, false)
-	c.start(1000, 100)
-	c.progress(p)
+	c.start(1000, 100, 1)
+	c.progress("", p)
 	p.Iter, p.RelChange, p.Elapsed = 200, 0.01, 1010*time.Millisecond
-	c.progress(p) // too soon: not drawn
+	c.progress("", p) // too soon: not drawn
 	p.Iter, p.RelChange, p.Elapsed = 300, 0.01, 2*time.Second
-	c.progress(p)
+	c.progress("", p)
 	c.note("warning: %s", "x")
 	if got := b.String(); !strings.HasPrefix(got, "\riter  100/1000") || strings.Count(got, "\r") != 2 ||
 		!strings.HasSuffix(got, "\ngpp: warning: x\n") || strings.Count(got, "\n") != 2 {
@@ -577,19 +577,19 @@ func TestConsole(t *testing.T) {
 
 	b.Reset()
 	c = newConsole(&b, false, false, false)
-	c.start(100000, 100) // 1000 evaluations: a line every 100th, and the first
+	c.start(100000, 100, 1) // 1000 evaluations: a line every 100th, and the first
 	for i := 1; i <= 1000; i++ {
 		p.Iter = 100 * i
-		c.progress(p)
+		c.progress("", p)
 	}
 	if n := strings.Count(b.String(), "\n"); n != plainLines+1 || strings.Contains(b.String(), "\r") {
 		t.Errorf("%d plain lines:\n%s", n, b.String())
 	}
 	b.Reset()
-	c.start(100000, 100) // a slow fit: a line at least every plainEvery
+	c.start(100000, 100, 1) // a slow fit: a line at least every plainEvery
 	for i := 1; i <= 3; i++ {
 		p.Iter, p.Elapsed = 100*i, time.Duration(i)*plainEvery
-		c.progress(p)
+		c.progress("", p)
 	}
 	if n := strings.Count(b.String(), "\n"); n != 3 {
 		t.Errorf("slow fit: %d plain lines:\n%s", n, b.String())
@@ -597,8 +597,8 @@ func TestConsole(t *testing.T) {
 
 	b.Reset()
 	c = newConsole(&b, true, true, false)
-	c.start(1000, 100)
-	c.progress(p)
+	c.start(1000, 100, 1)
+	c.progress("", p)
 	c.info("x")
 	c.finish()
 	if b.Len() != 0 {

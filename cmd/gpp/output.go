@@ -294,20 +294,27 @@ type drawSet struct {
 	cols   [][]float64 // cols[c][d]
 	logp   []float64   // log p at each draw (NaN where it is not finite)
 	logq   []float64   // log q at each draw
+	comp   []int       // the restart each draw came from (nil: one fit)
+	R      int         // the number of restarts (1: one fit)
 	bad    int         // draws where the log joint or an output was not finite
 	badErr error       // the first such error
 }
 
 // makeDraws draws n samples from q, evaluates the log joint and the
-// outputs at each, and evaluates the outputs at the mean of q.
-func makeDraws(r *sgvb.Result, m *compile.Model, n int, seed uint64) (*drawSet, error) {
+// outputs at each, and evaluates the outputs at the mean of q. With a
+// mixture of restarts (mix not nil; r is its restart 0), q is the mixture
+// and draw d comes from restart d mod R.
+func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64) (*drawSet, error) {
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil, err
 	}
 	vars, ncol := reportVariables(r, m)
 	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
-		logp: make([]float64, n), logq: make([]float64, n)}
+		logp: make([]float64, n), logq: make([]float64, n), R: 1}
+	if mix != nil {
+		ds.R, ds.comp = len(mix.Components), make([]int, n)
+	}
 	for c := range ds.cols {
 		ds.cols[c] = make([]float64, n)
 	}
@@ -316,13 +323,21 @@ func makeDraws(r *sgvb.Result, m *compile.Model, n int, seed uint64) (*drawSet, 
 
 	// the mean row
 	zm := r.Mean()
+	if mix != nil {
+		zm = mix.Mean()
+	}
 	coordsOf(r, x, zm)
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
 
 	rng := rand.New(rand.NewPCG(seed, drawStream))
 	for d := range n {
-		ds.logq[d] = r.SampleCoords(rng, x)
+		if mix != nil {
+			ds.comp[d] = d % ds.R
+			ds.logq[d] = mix.SampleCoords(rng, x, ds.comp[d])
+		} else {
+			ds.logq[d] = r.SampleCoords(rng, x)
+		}
 		lp, outs, err := ev.Eval(x)
 		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
 			ds.bad++
@@ -378,6 +393,21 @@ func coordsOf(r *sgvb.Result, x, z []float64) {
 // stats summarises one column of draws.
 type stats struct {
 	mean, sd, q5, q50, q95 float64
+	rhat                   float64 // R̂ across restarts (NaN: one fit)
+}
+
+// summariseColumns summarises every column of ds, with R̂ across the
+// restarts when there are several.
+func summariseColumns(ds *drawSet) []stats {
+	st := make([]stats, ds.ncol)
+	for c := range ds.cols {
+		st[c] = summarise(ds.cols[c])
+		st[c].rhat = math.NaN()
+		if ds.comp != nil {
+			st[c].rhat = rhat(ds.cols[c], ds.comp, ds.R)
+		}
+	}
+	return st
 }
 
 // summarise computes the mean, the standard deviation and the 5 %, 50 % and
@@ -390,14 +420,14 @@ func summarise(xs []float64) stats {
 			v = append(v, x)
 		}
 	}
+	nan := math.NaN()
 	if len(v) == 0 {
-		nan := math.NaN()
-		return stats{nan, nan, nan, nan, nan}
+		return stats{nan, nan, nan, nan, nan, nan}
 	}
 	slices.Sort(v)
-	var s stats
+	s := stats{rhat: nan}
 	if v[0] == v[len(v)-1] { // a point (MAP): exact, without rounding noise
-		return stats{v[0], 0, v[0], v[0], v[0]}
+		return stats{v[0], 0, v[0], v[0], v[0], nan}
 	}
 	for _, x := range v {
 		s.mean += x
@@ -442,27 +472,45 @@ func formatNum(v float64) string {
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
-// writeSummaryCSV writes summary.csv.
+// writeSummaryCSV writes summary.csv; with restarts it has a column rhat.
 func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"name", "family", "mean", "sd", "q5", "q50", "q95"})
+	head := []string{"name", "family", "mean", "sd", "q5", "q50", "q95"}
+	if ds.comp != nil {
+		head = append(head, "rhat")
+	}
+	cw.Write(head)
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			s := st[v.first+j]
-			cw.Write([]string{elemName(v.name, v.shape, k), v.family,
-				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)})
+			row := []string{elemName(v.name, v.shape, k), v.family,
+				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)}
+			if ds.comp != nil {
+				row = append(row, formatNum(s.rhat))
+			}
+			cw.Write(row)
 		}
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-// writeElboCSV writes elbo.csv from the fit's trace.
-func writeElboCSV(w io.Writer, r *sgvb.Result) error {
+// writeElboCSV writes elbo.csv from the fit's trace; with restarts, the
+// traces of all of them, after a column restart.
+func writeElboCSV(w io.Writer, h drawsHeader) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"iter", "elbo", "se", "seconds"})
-	for _, t := range r.Trace {
-		cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
+	if h.mix == nil {
+		cw.Write([]string{"iter", "elbo", "se", "seconds"})
+		for _, t := range h.r.Trace {
+			cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
+		}
+	} else {
+		cw.Write([]string{"restart", "iter", "elbo", "se", "seconds"})
+		for r, c := range h.mix.Components {
+			for _, t := range c.Trace {
+				cw.Write([]string{strconv.Itoa(r), strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
+			}
+		}
 	}
 	cw.Flush()
 	return cw.Error()
@@ -474,7 +522,8 @@ type drawsHeader struct {
 	model, modelHash string
 	data             []string
 	cfg              *fitConfig
-	r                *sgvb.Result
+	r                *sgvb.Result  // the fit, or restart 0 of a mixture
+	mix              *sgvb.Mixture // the restarts, or nil
 	stepSize         float64
 }
 
@@ -484,7 +533,9 @@ type drawsHeader struct {
 // and log_g__ zero), then one row per draw with lp__ = 0, log_p__ the log
 // joint and log_g__ the log density of q at the draw. Both densities are of
 // the latents on their natural scale (gpp adds no Jacobian), so
-// log_p__ − log_g__ is the log importance ratio of the draw.
+// log_p__ − log_g__ is the log importance ratio of the draw. With restarts,
+// log_g__ is the mixture's density and a column restart__ after it names
+// the restart each draw came from.
 func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	bw := bufio.NewWriter(w)
 	c, r := h.cfg, h.r
@@ -509,6 +560,9 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	p("#     tol_rel_obj = %s", formatNum(c.tol))
 	p("#     eval_elbo = %d", max(c.settings.EvalEvery, 1))
 	p("#     output_samples = %d", c.outputDraws)
+	if h.mix != nil {
+		p("#     restarts = %d", len(h.mix.Components))
+	}
 	p("# random")
 	p("#   seed = %d", c.settings.Seed)
 	p("# data")
@@ -518,15 +572,36 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	}
 	p("# output")
 	p("#   file = %s", filepath.Join(c.out, "draws.csv"))
-	p("# iterations = %d", r.Iterations)
-	p("# converged = %d", b2i(r.Converged))
-	p("# interrupted = %d", b2i(r.Interrupted))
-	if r.Interrupted {
-		p("# INTERRUPTED: the fit was stopped by Ctrl-C at iteration %d; these draws are from the q it had reached", r.Iterations)
+	if m := h.mix; m != nil {
+		conv, iters := true, 0
+		for i, rc := range m.Components {
+			p("# restart %d: seed = %d, iterations = %d, converged = %d, interrupted = %d, elbo = %s, pareto_k = %s (%s)",
+				i, m.Seeds[i], rc.Iterations, b2i(rc.Converged), b2i(rc.Interrupted), formatNum(rc.ELBO), formatNum(rc.ParetoK), rc.ParetoReading)
+			conv, iters = conv && rc.Converged, max(iters, rc.Iterations)
+		}
+		p("# iterations = %d", iters)
+		p("# converged = %d", b2i(conv))
+		p("# interrupted = %d", b2i(m.Interrupted))
+		if m.Interrupted {
+			p("# INTERRUPTED: the fits were stopped by Ctrl-C; these draws are from the mixture of the q's they had reached")
+		}
+		p("# elbo = %s", formatNum(m.ELBO))
+		p("# (elbo and pareto_k are the mixture's; each restart's are on its line above)")
+		p("# pareto_k = %s (%s)", formatNum(m.ParetoK), m.ParetoReading)
+	} else {
+		p("# iterations = %d", r.Iterations)
+		p("# converged = %d", b2i(r.Converged))
+		p("# interrupted = %d", b2i(r.Interrupted))
+		if r.Interrupted {
+			p("# INTERRUPTED: the fit was stopped by Ctrl-C at iteration %d; these draws are from the q it had reached", r.Iterations)
+		}
+		p("# elbo = %s", formatNum(r.ELBO))
+		p("# pareto_k = %s (%s)", formatNum(r.ParetoK), r.ParetoReading)
 	}
-	p("# elbo = %s", formatNum(r.ELBO))
-	p("# pareto_k = %s (%s)", formatNum(r.ParetoK), r.ParetoReading)
 	bw.WriteString("lp__,log_p__,log_g__")
+	if ds.comp != nil {
+		bw.WriteString(",restart__")
+	}
 	for _, v := range ds.vars {
 		for _, k := range v.elems {
 			bw.WriteByte(',')
@@ -537,6 +612,9 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	p("# Stepsize adaptation complete.")
 	p("# eta = %s", formatNum(h.stepSize))
 	bw.WriteString("0,0,0")
+	if ds.comp != nil {
+		bw.WriteString(",NaN") // the mean is the mixture's, of no one restart
+	}
 	for _, v := range ds.mean {
 		bw.WriteByte(',')
 		bw.WriteString(formatNum(v))
@@ -547,6 +625,10 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 		bw.WriteString(formatNum(ds.logp[d]))
 		bw.WriteByte(',')
 		bw.WriteString(formatNum(ds.logq[d]))
+		if ds.comp != nil {
+			bw.WriteByte(',')
+			bw.WriteString(strconv.Itoa(ds.comp[d]))
+		}
 		for c := range ds.cols {
 			bw.WriteByte(',')
 			bw.WriteString(formatNum(ds.cols[c][d]))
@@ -635,7 +717,27 @@ type fitFile struct {
 	BadSteps      int               `json:"bad_steps"`
 	Seconds       jsonFloat         `json:"seconds"`
 	Warnings      []string          `json:"warnings"`
-	Factors       []fitFactor       `json:"factors"`
+	Factors       []fitFactor       `json:"factors,omitempty"`
+	// Restarts holds the fits of a mixture of restarts (--restarts > 1),
+	// in place of Factors; ELBO and ParetoK above are then the mixture's.
+	Restarts []fitRestart `json:"restarts,omitempty"`
+}
+
+// fitRestart is one restart of a mixture in fit.json.
+type fitRestart struct {
+	Seed          uint64      `json:"seed"`
+	ELBO          jsonFloat   `json:"elbo"`
+	ELBOSE        jsonFloat   `json:"elbo_se"`
+	Iterations    int         `json:"iterations"`
+	Converged     bool        `json:"converged"`
+	Interrupted   bool        `json:"interrupted"`
+	ParetoK       jsonFloat   `json:"pareto_k"`
+	ParetoReading string      `json:"pareto_reading"`
+	StepSize      jsonFloat   `json:"step_size"`
+	BadSteps      int         `json:"bad_steps"`
+	Seconds       jsonFloat   `json:"seconds"`
+	Warnings      []string    `json:"warnings"`
+	Factors       []fitFactor `json:"factors"`
 }
 
 // fitSettings records the command line's fit settings.
@@ -652,6 +754,7 @@ type fitSettings struct {
 	EvalEvery    int       `json:"eval_every"`
 	Workers      int       `json:"workers"`
 	OutputDraws  int       `json:"output_draws"`
+	Restarts     int       `json:"restarts,omitempty"` // omitted for one fit
 	Init         string    `json:"init,omitempty"`
 }
 
@@ -750,6 +853,32 @@ func newFitFile(h drawsHeader) *fitFile {
 	if len(c.sets) > 0 {
 		ff.Sets = map[string]string(c.sets)
 	}
+	m := h.mix
+	if m == nil {
+		ff.Factors = fitFactors(r)
+		return ff
+	}
+	ff.Settings.Restarts = len(m.Components)
+	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = jsonFloat(m.ELBO), jsonFloat(m.ELBOSE), jsonFloat(m.ParetoK), m.ParetoReading
+	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps = 0, true, m.Interrupted, 0
+	ff.Seconds, ff.Warnings = jsonFloat(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
+	for i, rc := range m.Components {
+		ff.Iterations = max(ff.Iterations, rc.Iterations)
+		ff.Converged = ff.Converged && rc.Converged
+		ff.BadSteps += rc.BadSteps
+		ff.Restarts = append(ff.Restarts, fitRestart{
+			Seed: m.Seeds[i], ELBO: jsonFloat(rc.ELBO), ELBOSE: jsonFloat(rc.ELBOSE), Iterations: rc.Iterations,
+			Converged: rc.Converged, Interrupted: rc.Interrupted, ParetoK: jsonFloat(rc.ParetoK), ParetoReading: rc.ParetoReading,
+			StepSize: jsonFloat(rc.StepSize), BadSteps: rc.BadSteps, Seconds: jsonFloat(math.Round(rc.Seconds*1000) / 1000),
+			Warnings: append([]string{}, rc.Warnings...), Factors: fitFactors(rc),
+		})
+	}
+	return ff
+}
+
+// fitFactors lists a fit's factors for fit.json.
+func fitFactors(r *sgvb.Result) []fitFactor {
+	var out []fitFactor
 	for _, f := range r.Factors {
 		pv := paramValues{names: f.Family.ParamNames()}
 		for _, p := range f.Params {
@@ -759,9 +888,9 @@ func newFitFile(h drawsHeader) *fitFile {
 		if shape == nil {
 			shape = []int{}
 		}
-		ff.Factors = append(ff.Factors, fitFactor{Name: f.Name, Family: f.Family.String(), Support: f.Support.String(), Shape: shape, Params: pv})
+		out = append(out, fitFactor{Name: f.Name, Family: f.Family.String(), Support: f.Support.String(), Shape: shape, Params: pv})
 	}
-	return ff
+	return out
 }
 
 // numberArray matches a JSON array of numbers as json.MarshalIndent lays it
@@ -804,12 +933,25 @@ func readFitJSON(path string, src []byte) (*fitFile, error) {
 	if ff.Format != fitFormat {
 		return nil, &ast.Error{Pos: findPos(path, src, `"format"`), Msg: fmt.Sprintf("not a gpp fit file (format %q, want %q)", ff.Format, fitFormat)}
 	}
-	if len(ff.Factors) == 0 {
+	if len(ff.Restarts) > 0 && len(ff.Factors) > 0 {
+		return nil, &ast.Error{Pos: findPos(path, src, `"restarts"`), Msg: "the fit has both factors and restarts"}
+	}
+	if len(ff.Restarts) == 0 && len(ff.Factors) == 0 {
 		return nil, &ast.Error{Pos: findPos(path, src, `"factors"`), Msg: "the fit has no factors"}
 	}
 	for _, f := range ff.Factors {
 		if err := checkFactor(path, src, &f); err != nil {
 			return nil, err
+		}
+	}
+	for _, rs := range ff.Restarts {
+		if len(rs.Factors) == 0 {
+			return nil, &ast.Error{Pos: findPos(path, src, `"restarts"`), Msg: fmt.Sprintf("restart with seed %d has no factors", rs.Seed)}
+		}
+		for _, f := range rs.Factors {
+			if err := checkFactor(path, src, &f); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return &ff, nil
@@ -858,16 +1000,16 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 	return nil
 }
 
-// initResult turns a fit file into a Result for Settings.Init, matching
-// factors to the model's latents by name and size. It returns warnings for
-// factors that match nothing.
-func initResult(ff *fitFile, m *compile.Model) (*sgvb.Result, []string) {
+// initResult turns the factors of a fit file into a Result for
+// Settings.Init, matching them to the model's latents by name and size. It
+// returns warnings for factors that match nothing.
+func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Result, []string) {
 	r := &sgvb.Result{Dim: m.Dim}
 	if meth, err := sgvb.ParseMethod(ff.Method); err == nil {
 		r.Method = meth
 	}
 	var warns []string
-	for _, f := range ff.Factors {
+	for _, f := range factors {
 		fam, _ := sgvb.ParseFamily(f.Family)
 		size := 1
 		for _, d := range f.Shape {

@@ -31,20 +31,83 @@ const (
 )
 
 // plotFiles lists the plots of a fit: elbo.png, and NAME_mean.png for every
-// matrix latent.
-func plotFiles(r *sgvb.Result, ds *drawSet) []outputFile {
+// matrix latent (with restarts: the traces of all, and the mixture's means).
+func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
+	r := h.r
 	out := []outputFile{{"elbo.png", func(w io.Writer) error { return plotELBO(w, r) }}}
+	var means []float64
+	if h.mix != nil {
+		out[0].render = func(w io.Writer) error { return plotELBOs(w, h.mix) }
+		means = h.mix.Mean()
+	}
 	for _, v := range ds.vars {
 		if v.output || len(v.shape) != 2 {
 			continue
 		}
 		f := r.Factors[v.index]
-		mean := f.Mean()
+		mean, what := f.Mean(), f.Family.String()
+		if means != nil {
+			mean, what = means[f.Offset:f.Offset+f.Size], fmt.Sprintf("mixture of %d %s restarts", len(h.mix.Components), f.Family)
+		}
 		out = append(out, outputFile{v.name + "_mean.png", func(w io.Writer) error {
-			return plotHeatmap(w, fmt.Sprintf("posterior mean of %s (%s)", f.Name, f.Family), f.Shape[0], f.Shape[1], mean)
+			return plotHeatmap(w, fmt.Sprintf("posterior mean of %s (%s)", f.Name, what), f.Shape[0], f.Shape[1], mean)
 		}})
 	}
 	return out
+}
+
+// plotELBOs draws the ELBO traces of restarts, one line each, with the
+// legend in a strip to the right. The y axis starts at the lowest ELBO
+// after the first tenth of the iterations, where the restarts differ.
+func plotELBOs(w io.Writer, m *sgvb.Mixture) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("ELBO of %d restarts (their mixture: %.6g)", len(m.Components), m.ELBO)
+	p.Y.Label.Text = "ELBO"
+	p.X.Label.Text = "iteration"
+	p.Add(plotter.NewGrid())
+	cols := palette.Rainbow(len(m.Components), palette.Red, palette.Magenta, 0.8, 0.75, 1).Colors()
+	last, ymin, ymax := 0, math.Inf(1), math.Inf(-1)
+	for _, c := range m.Components {
+		last = max(last, c.Iterations)
+	}
+	for i, c := range m.Components {
+		var line plotter.XYs
+		for _, t := range c.Trace {
+			if math.IsNaN(t.ELBO) || math.IsInf(t.ELBO, 0) {
+				continue
+			}
+			line = append(line, plotter.XY{X: float64(t.Iter), Y: t.ELBO})
+			if 10*t.Iter >= last {
+				ymin, ymax = math.Min(ymin, t.ELBO), math.Max(ymax, t.ELBO)
+			}
+		}
+		if len(line) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(line)
+		if err != nil {
+			return err
+		}
+		l.Color = cols[i]
+		l.Width = vg.Points(1)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("restart %d", i), l)
+	}
+	if ymin < ymax {
+		pad := 0.05 * (ymax - ymin)
+		p.Y.Min, p.Y.Max = ymin-pad, ymax+pad
+	}
+	const legendWidth = 2.6 * vg.Centimeter
+	c := vgimg.NewWith(vgimg.UseWH(plotWidth+legendWidth, plotHeight), vgimg.UseDPI(plotDPI))
+	dc := draw.New(c)
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	leg.Top, leg.Left = true, true
+	leg.XOffs, leg.YOffs = 2*vg.Millimeter, -vg.Centimeter
+	leg.Draw(draw.Crop(dc, plotWidth, 0, 0, 0))
+	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+	return err
 }
 
 // plotELBO draws the ELBO trace with a band of ±2 standard errors (for

@@ -59,25 +59,26 @@ const (
 	liveEvery  = 100 * time.Millisecond
 )
 
-// start prepares the progress display of a fit of up to maxIter iterations
-// with an ELBO evaluation every evalEvery.
-func (c *console) start(maxIter, evalEvery int) {
+// start prepares the progress display of fits (restarts, reporting to the
+// same console) of up to maxIter iterations each with an ELBO evaluation
+// every evalEvery.
+func (c *console) start(maxIter, evalEvery, fits int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.maxIter, c.evalEvery, c.n, c.last = maxIter, max(evalEvery, 1), 0, 0
-	evals := max(maxIter/c.evalEvery, 1)
+	evals := max(maxIter/c.evalEvery, 1) * max(fits, 1)
 	c.every = max((evals+plainLines-1)/plainLines, 1)
 }
 
-// progress reports one ELBO evaluation.
-func (c *console) progress(p sgvb.Progress) {
+// progress reports one ELBO evaluation, its line after prefix.
+func (c *console) progress(prefix string, p sgvb.Progress) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
 	if c.quiet {
 		return
 	}
-	line := progressLine(p, c.maxIter)
+	line := prefix + progressLine(p, c.maxIter)
 	switch {
 	case c.tty && !c.verbose:
 		if c.n > 1 && p.Elapsed-c.last < liveEvery && p.Iter < c.maxIter {

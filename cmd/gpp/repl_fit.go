@@ -63,6 +63,10 @@ func (r *repl) fitCmd(args []string) {
 		errorf(r.err, ":fit takes flags only, not %s: add data with :data", strings.Join(cfg.data, " "))
 		return
 	}
+	if cfg.restarts > 1 {
+		errorf(r.err, ":fit keeps one q: fit a mixture of restarts with gpp fit --restarts")
+		return
+	}
 	sets := setFlags{}
 	for k, v := range r.sets {
 		sets[k] = v
@@ -97,7 +101,11 @@ func (r *repl) fitCmd(args []string) {
 			printError(con, err, srcs)
 			return
 		}
-		init, warns := initResult(ff, l.Model)
+		if len(ff.Restarts) > 0 {
+			errorf(con, "%s holds a mixture of %d restarts, and :fit keeps one q: warm-start it with gpp fit --restarts %d", cfg.init, len(ff.Restarts), len(ff.Restarts))
+			return
+		}
+		init, warns := initResult(ff, ff.Factors, l.Model)
 		for _, w := range warns {
 			con.note("warning: %s", w)
 		}
@@ -123,10 +131,10 @@ func (r *repl) fitCmd(args []string) {
 	defer stop()
 
 	s := cfg.settings
-	con.start(s.MaxIter, s.EvalEvery)
+	con.start(s.MaxIter, s.EvalEvery, 1)
 	con.info("fitting the session's model: %s", describeFit(cfg, l))
 	s.Progress = func(p sgvb.Progress) {
-		con.progress(p)
+		con.progress("", p)
 		if r.afterEval != nil {
 			r.afterEval(p)
 		}
@@ -143,15 +151,12 @@ func (r *repl) fitCmd(args []string) {
 		con.note("the fit failed; the session keeps its previous fit, if any")
 		return
 	}
-	ds, err := makeDraws(res, l.Model, cfg.outputDraws, s.Seed)
+	ds, err := makeDraws(res, nil, l.Model, cfg.outputDraws, s.Seed)
 	if err != nil {
 		printError(con, err, srcs)
 		return
 	}
-	st := make([]stats, ds.ncol)
-	for c := range ds.cols {
-		st[c] = summarise(ds.cols[c])
-	}
+	st := summariseColumns(ds)
 	var written []string
 	if writeFiles {
 		h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), cfg: cfg, r: res, stepSize: res.StepSize}

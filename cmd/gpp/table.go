@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 )
 
 // table aligns rows of cells; notes are lines printed as they are.
@@ -16,6 +16,18 @@ type table struct {
 func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
 func (t *table) note(s string)       { t.rows = append(t.rows, []string{"\x00" + s}) }
 
+// dispWidth is the number of columns s takes on a terminal: its runes less
+// the combining marks (the hat of k̂ and R̂).
+func dispWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.Is(unicode.Mn, r) {
+			n++
+		}
+	}
+	return n
+}
+
 func (t *table) print(w io.Writer) {
 	var width []int
 	for _, r := range t.rows {
@@ -26,7 +38,7 @@ func (t *table) print(w io.Writer) {
 			if i >= len(width) {
 				width = append(width, 0)
 			}
-			width[i] = max(width[i], utf8.RuneCountInString(c))
+			width[i] = max(width[i], dispWidth(c))
 		}
 	}
 	for _, r := range t.rows {
@@ -36,7 +48,7 @@ func (t *table) print(w io.Writer) {
 		}
 		var b strings.Builder
 		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			pad := strings.Repeat(" ", width[i]-dispWidth(c))
 			if i > 0 {
 				b.WriteString("  ")
 			}

@@ -146,6 +146,10 @@ const (
 	streamSearchEval // + 2·trial
 )
 
+// streamMixture is the stream of FitRestarts' final estimate (with the
+// seed of restart 0), clear of the step-size search's streams.
+const streamMixture uint64 = 1 << 20
+
 func mix64(x uint64) uint64 { // splitmix64 finaliser
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9

@@ -155,6 +155,19 @@ func (r *Result) SampleCoords(rng *rand.Rand, x []float64) (logq float64) {
 	return logq
 }
 
+// LogQCoords returns log q(z) at coordinates x (len(x) == Dim): the log
+// density of z on its natural scale, as SampleCoords returns it (0 for a
+// MAP point). Safe for concurrent use.
+func (r *Result) LogQCoords(x []float64) (logq float64) {
+	r.prepare()
+	for i := range r.blocks {
+		if b := &r.blocks[i]; b.fam != FamilyPoint {
+			logq += b.logq(&r.cache, x)
+		}
+	}
+	return logq
+}
+
 // Natural maps coordinates x to natural-scale values z (z may be x).
 func (r *Result) Natural(z, x []float64) {
 	for i := range r.Factors {

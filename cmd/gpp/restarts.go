@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// initFits sets the warm start of a fit from a fit file: Settings.Init
+// from a single fit (for every restart), or one start per restart from a
+// fit of as many restarts.
+func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, srcs sources) error {
+	warnAll := func(ws []string) {
+		for _, w := range ws {
+			con.note("warning: %s", w)
+		}
+	}
+	if len(ff.Restarts) == 0 {
+		init, warns := initResult(ff, ff.Factors, l.Model)
+		warnAll(warns)
+		cfg.settings.Init = init
+		return nil
+	}
+	if len(ff.Restarts) != cfg.restarts {
+		return &ast.Error{Pos: findPos(cfg.init, srcs[cfg.init], `"restarts"`),
+			Msg: fmt.Sprintf("--init: the file holds a mixture of %d restarts; warm-start it with --restarts %d", len(ff.Restarts), len(ff.Restarts))}
+	}
+	for i, rs := range ff.Restarts {
+		init, warns := initResult(ff, rs.Factors, l.Model)
+		if i == 0 {
+			warnAll(warns) // the restarts share their latents
+		}
+		cfg.inits = append(cfg.inits, init)
+	}
+	return nil
+}
+
+// fitRestarts runs cfg.restarts fits side by side, reporting their progress
+// and each one's end on the console.
+func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *console) (*sgvb.Mixture, error) {
+	R := cfg.restarts
+	rs := sgvb.Restarts{N: R, Inits: cfg.inits,
+		Progress: func(r int, p sgvb.Progress) {
+			con.progress(fmt.Sprintf("restart %d  ", r), p)
+			if cfg.afterEval != nil {
+				cfg.afterEval(p)
+			}
+		},
+		Done: func(r int, res *sgvb.Result, err error) {
+			if err != nil || res == nil {
+				return
+			}
+			con.info("restart %d (seed %d): ELBO %.6g ± %.2g, %d iterations (%s), Pareto k̂ %s, %.3g s",
+				r, sgvb.RestartSeed(cfg.settings.Seed, r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), num3(res.ParetoK), res.Seconds)
+		}}
+	return sgvb.FitRestarts(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), cfg.settings, rs)
+}
+
+// fitEnd says how a fit ended.
+func fitEnd(cfg *fitConfig, r *sgvb.Result) string {
+	switch {
+	case r.Interrupted:
+		return "interrupted"
+	case !r.Converged && cfg.tol == 0:
+		return "the fixed number asked"
+	case !r.Converged:
+		return "did not converge"
+	}
+	return "converged"
+}
+
+// fitWarnings returns the warnings of a fit, or those of the restarts and
+// of their mixture. A warning several restarts share is given once, with
+// the restarts it concerns; the restarts' own Pareto k̂ warnings are left
+// out, as the status table shows every k̂ and the mixture's warns for it.
+func fitWarnings(r *sgvb.Result, mix *sgvb.Mixture) []string {
+	if mix == nil {
+		return r.Warnings
+	}
+	var texts []string
+	who := map[string][]string{}
+	for i, c := range mix.Components {
+		for _, w := range c.Warnings {
+			if strings.HasPrefix(w, "Pareto k̂") {
+				continue
+			}
+			if who[w] == nil {
+				texts = append(texts, w)
+			}
+			who[w] = append(who[w], fmt.Sprint(i))
+		}
+	}
+	var out []string
+	for _, w := range texts {
+		switch rs := who[w]; {
+		case len(rs) == len(mix.Components):
+			out = append(out, "every restart: "+w)
+		case len(rs) == 1:
+			out = append(out, "restart "+rs[0]+": "+w)
+		default:
+			out = append(out, "restarts "+strings.Join(rs, ", ")+": "+w)
+		}
+	}
+	return append(out, mix.Warnings...)
+}
+
+// rhat returns the potential scale reduction factor R̂ of one column of
+// draws grouped by restart (draw d from restart comp[d]), as Gelman and
+// Rubin define it for chains: √(((n−1)/n W + B/n) / W), with W the mean
+// variance within restarts and B/n the variance of their means. The draws
+// of a restart are independent, so R̂ measures only how far the restarts
+// disagree against the spread of each q: near 1 when they found the same
+// q, large when they settled in different modes (or differ by a label
+// switch). Non-finite draws are left out; NaN when a restart has fewer
+// than two finite draws or no spread.
+func rhat(col []float64, comp []int, R int) float64 {
+	n, mean, m2 := make([]float64, R), make([]float64, R), make([]float64, R)
+	for d, x := range col {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			continue
+		}
+		r := comp[d]
+		n[r]++
+		delta := x - mean[r]
+		mean[r] += delta / n[r]
+		m2[r] += delta * (x - mean[r])
+	}
+	var W, nbar, gm float64
+	for r := range R {
+		if n[r] < 2 {
+			return math.NaN()
+		}
+		W += m2[r] / (n[r] - 1) / float64(R)
+		nbar += n[r] / float64(R)
+		gm += mean[r] / float64(R)
+	}
+	if !(W > 0) {
+		return math.NaN()
+	}
+	var bn float64 // B/n: the variance of the restarts' means
+	for r := range R {
+		bn += (mean[r] - gm) * (mean[r] - gm) / float64(R-1)
+	}
+	return math.Sqrt(((nbar-1)/nbar*W + bn) / W)
+}
+
+// rhatText formats R̂ for the console, with two decimals as Stan prints it.
+func rhatText(v float64) string {
+	if math.IsNaN(v) {
+		return "NaN"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// rhatWarn is the R̂ above which restarts count as disagreeing (Vehtari et
+// al. 2021 use 1.01 for MCMC chains).
+const rhatWarn = 1.01
+
+// printRestartsStatus prints, after the summary table of a mixture, a line
+// per restart, the mixture's ELBO and Pareto k̂, how many elements have R̂
+// above rhatWarn, and the files written.
+func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ds *drawSet, st []stats, written []string) {
+	t := &table{right: []bool{true, true, true, true, false, true}}
+	t.row("restart", "seed", "ELBO", "iterations", "", "k̂")
+	sum := 0.0
+	for i, c := range m.Components {
+		t.row(fmt.Sprint(i), fmt.Sprint(m.Seeds[i]), fmt.Sprintf("%.6g", c.ELBO), fmt.Sprint(c.Iterations), "("+fitEnd(cfg, c)+")", num3(c.ParetoK))
+		sum += c.ELBO
+	}
+	t.print(w)
+	R := len(m.Components)
+	fmt.Fprintf(w, "ELBO         %.6g ± %.2g (the mixture's; the restarts' mean is %.6g, and mixing adds at most log %d = %.3g)\n",
+		m.ELBO, m.ELBOSE, sum/float64(R), R, math.Log(float64(R)))
+	fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(m.ParetoK), m.ParetoReading)
+	worst, above, n := math.NaN(), 0, 0
+	name := ""
+	for _, v := range ds.vars {
+		for j, k := range v.elems {
+			r := st[v.first+j].rhat
+			if math.IsNaN(r) {
+				continue
+			}
+			n++
+			if r > rhatWarn {
+				above++
+			}
+			if !(r <= worst) {
+				worst, name = r, elemName(v.name, v.shape, k)
+			}
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "R̂            %d of %d elements above %.2f; the largest %.3g (%s)\n", above, n, rhatWarn, worst, name)
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	}
+}

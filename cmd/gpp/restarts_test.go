@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+// TestFitRestarts fits the Gamma–Poisson model three times: the outputs
+// describe the mixture, name each draw's restart, and restart 0 is the
+// single fit of the same seed.
+func TestFitRestarts(t *testing.T) {
+	d := t.TempDir()
+	out, single := filepath.Join(d, "mix"), filepath.Join(d, "one")
+	const draws = 300
+	args := []string{"fit", poissonModel, poissonData, "--quiet", "--iter", "2000", "--tol", "0", "--output-draws", strconv.Itoa(draws)}
+	code, stdout, stderr := runSafe(t, append(args, "--restarts", "3", "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"R̂\n", "restart  ", "4294967297", "8589934593", "(the mixture's; the restarts' mean is", "R̂            0 of 2 elements above 1.01"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, stderr := runSafe(t, append(args, "--out", single)...); code != 0 {
+		t.Fatalf("single fit: exit %d: %s", code, stderr)
+	}
+
+	// fit.json: the restarts with their seeds, restart 0 the single fit
+	ff, one := readFit(t, filepath.Join(out, "fit.json")), readFit(t, filepath.Join(single, "fit.json"))
+	if len(ff.Restarts) != 3 || len(ff.Factors) != 0 || ff.Settings.Restarts != 3 || one.Settings.Restarts != 0 {
+		t.Fatalf("fit.json: %d restarts, %d factors, settings.restarts %d", len(ff.Restarts), len(ff.Factors), ff.Settings.Restarts)
+	}
+	for i, rs := range ff.Restarts {
+		if rs.Seed != sgvb.RestartSeed(1, i) || rs.Iterations != 2000 || len(rs.Factors) != 1 {
+			t.Errorf("restart %d: seed %d, %d iterations, %d factors", i, rs.Seed, rs.Iterations, len(rs.Factors))
+		}
+	}
+	p0, p1 := ff.Restarts[0].Factors[0].Params, one.Factors[0].Params
+	for i := range p0.values {
+		if p0.values[i][0] != p1.values[i][0] {
+			t.Errorf("restart 0's %s %v, the single fit's %v", p0.names[i], p0.values[i][0], p1.values[i][0])
+		}
+	}
+	if ff.Restarts[0].ELBO != one.ELBO || ff.Restarts[1].Factors[0].Params.values[0][0] == p0.values[0][0] {
+		t.Error("restart 0 differs from the single fit, or restart 1 equals it")
+	}
+	// the mixture's ELBO lies between the restarts' mean and log 3 above it
+	mean := 0.0
+	for _, rs := range ff.Restarts {
+		mean += float64(rs.ELBO) / 3
+	}
+	if e, se := float64(ff.ELBO), float64(ff.ELBOSE); e < mean-4*se-0.01 || e > mean+math.Log(3)+4*se {
+		t.Errorf("mixture ELBO %v ± %v, restarts' mean %v", e, se, mean)
+	}
+
+	// draws.csv: a restart__ column, draw d from restart d mod 3, log_g__
+	// the mixture's density
+	comments, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if got := strings.Join(header, ","); got != "lp__,log_p__,log_g__,restart__,lambda,twice" {
+		t.Fatalf("header %s", got)
+	}
+	if len(rows) != 1+draws || !math.IsNaN(rows[0][3]) {
+		t.Fatalf("%d rows, mean row %v", len(rows), rows[0])
+	}
+	for _, c := range []string{"#     restarts = 3", "# interrupted = 0"} {
+		if !containsLine(comments, c) {
+			t.Errorf("draws.csv lacks comment %q", c)
+		}
+	}
+	shape, rate := make([]float64, 3), make([]float64, 3)
+	for i, rs := range ff.Restarts {
+		a, _ := rs.Factors[0].Params.get("shape")
+		b, _ := rs.Factors[0].Params.get("rate")
+		shape[i], rate[i] = float64(a[0]), float64(b[0])
+	}
+	for d, r := range rows[1:] {
+		if int(r[3]) != d%3 {
+			t.Fatalf("draw %d from restart %v, want %d", d, r[3], d%3)
+		}
+		lam, dens := r[4], 0.0
+		for i := range shape {
+			dens += math.Exp(shape[i]*math.Log(rate[i])-lgamma(shape[i])+(shape[i]-1)*math.Log(lam)-rate[i]*lam) / 3
+		}
+		if want := math.Log(dens); math.Abs(r[2]-want) > 1e-4*math.Max(1, math.Abs(want)) {
+			t.Fatalf("draw %d: log_g__ %v, the mixture's log density %v", d, r[2], want)
+		}
+	}
+
+	// summary.csv gains R̂; the posterior has one mode, so the restarts agree
+	sum := readCSV(t, filepath.Join(out, "summary.csv"))
+	if strings.Join(sum[0], ",") != "name,family,mean,sd,q5,q50,q95,rhat" || len(sum) != 3 {
+		t.Fatalf("summary.csv: %v", sum)
+	}
+	if rh, _ := strconv.ParseFloat(sum[1][7], 64); !(rh > 0.95 && rh < 1.01) {
+		t.Errorf("R̂ of lambda %v, want about 1", rh)
+	}
+
+	// elbo.csv: every restart's trace
+	elbo := readCSV(t, filepath.Join(out, "elbo.csv"))
+	if strings.Join(elbo[0], ",") != "restart,iter,elbo,se,seconds" || len(elbo) != 1+3*2000/100 || elbo[len(elbo)-1][0] != "2" {
+		t.Errorf("elbo.csv: %d rows, header %v", len(elbo), elbo[0])
+	}
+}
+
+func lgamma(x float64) float64 { v, _ := math.Lgamma(x); return v }
+
+// TestFitRestartsInit warm-starts restarts from a mixture's fit.json, and
+// refuses it where the number of restarts differs or in the REPL.
+func TestFitRestartsInit(t *testing.T) {
+	d := t.TempDir()
+	first := filepath.Join(d, "first")
+	args := []string{"fit", factorModel, factorData, "--set", "K=2", "--quiet", "--output-draws", "20"}
+	if code, _, stderr := runSafe(t, append(args, "--iter", "2000", "--restarts", "2", "--out", first)...); code != 0 {
+		t.Fatalf("first fit: exit %d: %s", code, stderr)
+	}
+	init := filepath.Join(first, "fit.json")
+	code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--restarts", "2", "--init", init, "--out", filepath.Join(d, "second"))...)
+	if code != 0 {
+		t.Fatalf("second fit: exit %d: %s", code, stderr)
+	}
+	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
+	e2 := readCSV(t, filepath.Join(d, "second", "elbo.csv"))
+	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	for r := range 2 {
+		var cold, final, warm float64
+		for _, row := range e1[1:] {
+			if row[0] == strconv.Itoa(r) {
+				if cold == 0 {
+					cold = num(row[2])
+				}
+				final = num(row[2])
+			}
+		}
+		for _, row := range e2[1:] {
+			if row[0] == strconv.Itoa(r) && warm == 0 {
+				warm = num(row[2])
+			}
+		}
+		if math.Abs(warm-final) > 0.2*math.Abs(cold-final) {
+			t.Errorf("restart %d: warm start ELBO %g is not close to the first fit's final %g (cold start %g)", r, warm, final, cold)
+		}
+	}
+
+	out := filepath.Join(d, "third")
+	code, _, stderr = runSafe(t, append(args, "--iter", "100", "--init", init, "--out", out)...)
+	if code != 1 || !strings.Contains(stderr, "fit.json:") || !strings.Contains(stderr, "holds a mixture of 2 restarts; warm-start it with --restarts 2") {
+		t.Errorf("--init of a mixture without --restarts: exit %d, stderr:\n%s", code, stderr)
+	}
+	if files := dirEntries(t, out); len(files) > 0 {
+		t.Errorf("output written after a failed --init: %v", files)
+	}
+
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load "+factorModel, ":data "+factorData, ":set K=2", ":fit --restarts 2", ":fit --init "+init)
+	if e := errb.String(); !strings.Contains(e, ":fit keeps one q: fit a mixture of restarts with gpp fit --restarts") ||
+		!strings.Contains(e, "holds a mixture of 2 restarts, and :fit keeps one q") {
+		t.Errorf("REPL errors:\n%s", e)
+	}
+	if r.fit != nil {
+		t.Error("the REPL fitted")
+	}
+}
+
+func TestFitRestartsBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--restarts", "0"}, "--restarts must be at least 1"},
+		{[]string{"--restarts", "2", "--family", "map"}, "--restarts needs SGVB"},
+	} {
+		code, stdout, stderr := runSafe(t, append([]string{"fit", poissonModel, poissonData, "--out", filepath.Join(t.TempDir(), "o")}, c.args...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr:\n%s", c.args, code, stderr)
+		}
+	}
+}
+
+// TestFitRestartsCancel: Ctrl-C stops every restart; the mixture of the
+// q's reached is written, marked interrupted.
+func TestFitRestartsCancel(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	cfg, code, ok := parseFitArgs([]string{poissonModel, poissonData, "--iter", "1000000", "--tol", "0", "--output-draws", "10", "--restarts", "2", "--out", out}, &stdout, &stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, stderr.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.afterEval = func(sgvb.Progress) { cancel() }
+	cfg.temps = &tempFiles{}
+	code = runFit(ctx, cfg, &stdout, newConsole(&stderr, false, false, false))
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
+	}
+	ff := readFit(t, filepath.Join(out, "fit.json"))
+	if !ff.Interrupted || len(ff.Restarts) != 2 || !math.IsNaN(float64(ff.ELBO)) {
+		t.Errorf("fit.json: interrupted %v, %d restarts, ELBO %v", ff.Interrupted, len(ff.Restarts), ff.ELBO)
+	}
+	comments, _, _ := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if !containsLine(comments, "# interrupted = 1") || !strings.Contains(stderr.String(), "mixture of the q's reached") {
+		t.Errorf("draws.csv comments %q\nstderr:\n%s", comments, stderr.String())
+	}
+}
+
+func TestRhat(t *testing.T) {
+	// two restarts of 4 draws: means 0.5 and 10.5, variances 1/3 each
+	col := []float64{0, 10, 1, 11, 0, 10, 1, 11}
+	comp := []int{0, 1, 0, 1, 0, 1, 0, 1}
+	W, bn, n := 1.0/3, 50.0, 4.0
+	if got, want := rhat(col, comp, 2), math.Sqrt(((n-1)/n*W+bn)/W); math.Abs(got-want) > 1e-12 {
+		t.Errorf("R̂ %v, want %v", got, want)
+	}
+	// the same draws in both: below 1, as Gelman and Rubin's formula gives
+	same := []float64{0, 0, 1, 1, 0, 0, 1, 1}
+	if got, want := rhat(same, comp, 2), math.Sqrt((n-1)/n); math.Abs(got-want) > 1e-12 {
+		t.Errorf("R̂ of identical restarts %v, want %v", got, want)
+	}
+	// non-finite draws are left out: a restart with one finite draw, or
+	// restarts without spread, give NaN
+	if got := rhat([]float64{0, 5, 1, math.NaN(), 0, math.Inf(1), 1, math.NaN()}, comp, 2); !math.IsNaN(got) {
+		t.Errorf("R̂ with one finite draw in a restart %v, want NaN", got)
+	}
+	if got := rhat([]float64{2, 5, 2, 5, 2, 5, 2, 5}, comp, 2); !math.IsNaN(got) {
+		t.Errorf("R̂ of constant restarts %v, want NaN", got)
+	}
+}

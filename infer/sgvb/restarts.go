@@ -1,0 +1,265 @@
+package sgvb
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// RestartSeed returns the seed of restart r of a fit seeded with seed.
+// Restart 0 keeps seed, so its fit is the single fit of that seed, bit for
+// bit; the others differ in the high 32 bits.
+func RestartSeed(seed uint64, r int) uint64 { return seed + uint64(r)<<32 }
+
+// Restarts configures FitRestarts.
+type Restarts struct {
+	N int // number of independent fits; at least 1
+	// Parallel is how many fits run at once, each on its own goroutine
+	// with its own clone of the Target; 0: min(N, GOMAXPROCS). Results do
+	// not depend on it.
+	Parallel int
+	// Inits, if not nil, warm-starts restart r from Inits[r] (len N),
+	// overriding Settings.Init.
+	Inits []*Result
+	// Progress, if set, is called after every ELBO evaluation of restart r,
+	// from that restart's goroutine (so concurrently when Parallel > 1).
+	Progress func(r int, p Progress)
+	// Done, if set, is called when restart r has finished, from its
+	// goroutine.
+	Done func(r int, res *Result, err error)
+}
+
+// Mixture is the equal-weight mixture of the q's of independent fits
+// (restarts) of one model: q(z) = (1/R) Σ_r q_r(z). Mean-field q's are
+// mode-seeking, and restarts from other seeds can settle in other modes;
+// their mixture covers them all and predicts with all of them.
+type Mixture struct {
+	Components []*Result
+	Seeds      []uint64
+
+	// ELBO is the mixture's own ELBO, E_q[log p − log q] with the mixture's
+	// density, estimated from PSISDraws draws spread evenly over the
+	// components, and ELBOSE its Monte Carlo standard error. It is at least
+	// the components' mean ELBO and at most log R above it.
+	ELBO, ELBOSE float64
+	// ParetoK is the Pareto k̂ of the mixture's importance ratios p/q over
+	// the same draws (NaN if not computed), ParetoReading its reading.
+	ParetoK       float64
+	ParetoReading string
+
+	Interrupted bool // some restart was stopped by the context
+	Warnings    []string
+	Seconds     float64 // wall time of all the fits and the final estimate
+}
+
+// RestartError is the error of one restart of FitRestarts.
+type RestartError struct {
+	Restart int
+	Seed    uint64
+	Err     error
+}
+
+func (e *RestartError) Error() string {
+	return fmt.Sprintf("restart %d (seed %d): %v", e.Restart, e.Seed, e.Err)
+}
+
+func (e *RestartError) Unwrap() error { return e.Err }
+
+// FitRestarts fits rs.N independent q's to t, restart r with s and the seed
+// RestartSeed(s.Seed, r), and returns their equal-weight mixture with its
+// ELBO and Pareto k̂. Settings.Progress is not used (see Restarts.Progress);
+// Settings.Workers, when 0, is shared out among the fits running at once.
+//
+// If a restart fails, the error is a *RestartError of the lowest failing
+// restart and the Mixture holds the components that finished (nil for the
+// others). Cancelling ctx stops every restart at its next step: the Mixture
+// holds the q's reached, Interrupted is set and the final estimate is
+// skipped. MAP fits cannot be mixed.
+func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs Restarts) (*Mixture, error) {
+	if rs.N < 1 {
+		return nil, fmt.Errorf("restarts: need at least 1 fit, got %d", rs.N)
+	}
+	if s.Method == MAP {
+		return nil, fmt.Errorf("restarts: a MAP estimate is a point, and points cannot be mixed")
+	}
+	if rs.Inits != nil && len(rs.Inits) != rs.N {
+		return nil, fmt.Errorf("restarts: %d initial fits for %d restarts", len(rs.Inits), rs.N)
+	}
+	par := rs.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	par = min(par, rs.N)
+	if s.Workers == 0 {
+		s.Workers = min(max(runtime.GOMAXPROCS(0)/par, 1), maxDefaultWorkers)
+	}
+	m := &Mixture{Components: make([]*Result, rs.N), Seeds: make([]uint64, rs.N)}
+	errs := make([]error, rs.N)
+	start := time.Now()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range par {
+		tw := t
+		if w > 0 {
+			tw = t.Clone()
+		}
+		wg.Go(func() {
+			for r := range next {
+				sr := s
+				sr.Seed = RestartSeed(s.Seed, r)
+				sr.Progress = nil
+				if rs.Progress != nil {
+					sr.Progress = func(p Progress) { rs.Progress(r, p) }
+				}
+				if rs.Inits != nil {
+					sr.Init = rs.Inits[r]
+				}
+				m.Seeds[r] = sr.Seed
+				res, err := Fit(ctx, tw, latents, sr)
+				m.Components[r], errs[r] = res, err
+				if rs.Done != nil {
+					rs.Done(r, res, err)
+				}
+			}
+		})
+	}
+	for r := range rs.N {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			m.Seconds = time.Since(start).Seconds()
+			return m, &RestartError{Restart: r, Seed: m.Seeds[r], Err: err}
+		}
+	}
+	for _, c := range m.Components {
+		m.Interrupted = m.Interrupted || c.Interrupted
+	}
+	m.ELBO, m.ELBOSE, m.ParetoK = math.NaN(), math.NaN(), math.NaN()
+	if n := s.withDefaults().PSISDraws; !m.Interrupted && n > 0 {
+		m.estimate(t, n, s.Seed, par)
+	}
+	m.ParetoReading = ParetoReading(m.ParetoK)
+	if m.ParetoK > 0.7 {
+		m.warn("Pareto k̂ = %.2f > 0.7: the mixture is not a reliable approximation of the posterior for importance sampling", m.ParetoK)
+	}
+	m.Seconds = time.Since(start).Seconds()
+	return m, nil
+}
+
+func (m *Mixture) warn(format string, args ...any) {
+	m.Warnings = append(m.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Dim returns the length of the coordinate vector.
+func (m *Mixture) Dim() int { return m.Components[0].Dim }
+
+// Mean returns the mixture's means on the natural scale, laid out like the
+// coordinates: the mean of the components' means.
+func (m *Mixture) Mean() []float64 {
+	out := make([]float64, m.Dim())
+	for _, c := range m.Components {
+		for i, v := range c.Mean() {
+			out[i] += v / float64(len(m.Components))
+		}
+	}
+	return out
+}
+
+// LogQCoords returns the mixture's log density at coordinates x, on the
+// natural scale as Result.LogQCoords.
+func (m *Mixture) LogQCoords(x []float64) float64 {
+	mx := math.Inf(-1)
+	lq := make([]float64, len(m.Components))
+	for r, c := range m.Components {
+		lq[r] = c.LogQCoords(x)
+		mx = math.Max(mx, lq[r])
+	}
+	if math.IsInf(mx, 0) || math.IsNaN(mx) {
+		return mx
+	}
+	s := 0.0
+	for _, v := range lq {
+		s += math.Exp(v - mx)
+	}
+	return mx + math.Log(s/float64(len(lq)))
+}
+
+// SampleCoords draws z from component r of the mixture into x (in the
+// Target's coordinates) and returns the mixture's log density at z. Drawing
+// the d-th of n draws from component d mod R spreads them evenly (a
+// stratified sample of the mixture). Safe for concurrent use.
+func (m *Mixture) SampleCoords(rng *rand.Rand, x []float64, r int) (logq float64) {
+	m.Components[r].SampleCoords(rng, x)
+	return m.LogQCoords(x)
+}
+
+// estimate sets the mixture's ELBO, its standard error and the Pareto k̂
+// from n draws, draw d from component d mod R with a random stream of its
+// own, on par goroutines.
+func (m *Mixture) estimate(t Target, n int, seed uint64, par int) {
+	R := len(m.Components)
+	lw := make([]float64, n)
+	ok := make([]bool, n)
+	var wg sync.WaitGroup
+	for w := range min(par, n) {
+		tw := t
+		if w > 0 {
+			tw = t.Clone()
+		}
+		wg.Go(func() {
+			x := make([]float64, m.Dim())
+			g := make([]float64, m.Dim())
+			for d := w; d < n; d += par {
+				rng := rand.New(rand.NewPCG(streamSeed(seed, streamMixture, 0, d)))
+				lq := m.SampleCoords(rng, x, d%R)
+				lp, err := tw.LogJoint(x, g)
+				lw[d] = lp - lq
+				ok[d] = err == nil && finite(lw[d])
+			}
+		})
+	}
+	wg.Wait()
+	// stratified estimate: the mean over components of each one's mean
+	mean, vr := make([]float64, R), make([]float64, R)
+	cnt := make([]int, R)
+	bad := 0
+	for d := range n {
+		if !ok[d] {
+			bad++
+			continue
+		}
+		r := d % R
+		cnt[r]++
+		delta := lw[d] - mean[r]
+		mean[r] += delta / float64(cnt[r])
+		vr[r] += delta * (lw[d] - mean[r])
+	}
+	if bad > 0 {
+		m.warn("%d of %d final draws of the mixture had a non-finite log joint", bad, n)
+	}
+	var elbo, v float64
+	for r := range R {
+		if cnt[r] == 0 {
+			return
+		}
+		elbo += mean[r] / float64(R)
+		if cnt[r] > 1 {
+			v += vr[r] / float64(cnt[r]-1) / float64(cnt[r]) / float64(R*R)
+		}
+	}
+	m.ELBO, m.ELBOSE = elbo, math.Sqrt(v)
+	good := lw[:0:0]
+	for d := range n {
+		if ok[d] {
+			good = append(good, lw[d])
+		}
+	}
+	m.ParetoK = ParetoK(good)
+}

@@ -1,0 +1,203 @@
+package sgvb
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// twoModes is log p(x) = log(½ N(x; −m, 1) + ½ N(x; m, 1)), a normalised
+// density (log evidence 0) with two modes that a normal q can only fit one
+// at a time.
+type twoModes struct{ m float64 }
+
+func (t *twoModes) LogJoint(x, grad []float64) (float64, error) {
+	a := -0.5*(x[0]+t.m)*(x[0]+t.m) - halfLog2Pi
+	b := -0.5*(x[0]-t.m)*(x[0]-t.m) - halfLog2Pi
+	l := logSumExp2(a, b) - math.Ln2
+	wa := math.Exp(a - math.Ln2 - l) // posterior weight of the left mode at x
+	grad[0] = -wa*(x[0]+t.m) - (1-wa)*(x[0]-t.m)
+	return l, nil
+}
+
+func (t *twoModes) Clone() Target { c := *t; return &c }
+
+func TestRestartZeroIsTheSingleFit(t *testing.T) {
+	pg, lat := newPoissonGamma(20, 0.1, 1)
+	s := Settings{Seed: 7, MaxIter: 300, Tol: -1, PSISDraws: 200}
+	one, err := Fit(context.Background(), pg, lat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FitRestarts(context.Background(), pg, lat, s, Restarts{N: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, one, m.Components[0])
+	if m.Seeds[0] != 7 || m.Seeds[1] != RestartSeed(7, 1) || m.Seeds[1] == m.Seeds[2] {
+		t.Errorf("seeds %v", m.Seeds)
+	}
+	if p0, p1 := m.Components[0].Factors[0].Params[0][0], m.Components[1].Factors[0].Params[0][0]; p0 == p1 {
+		t.Errorf("restarts 0 and 1 ended at the same shape %v: their seeds do not reach the fit", p0)
+	}
+}
+
+func TestRestartsDoNotDependOnParallel(t *testing.T) {
+	pg, lat := newPoissonGamma(20, 0.1, 1)
+	s := Settings{Seed: 3, MaxIter: 200, Tol: -1, PSISDraws: 300}
+	a, err := FitRestarts(context.Background(), pg, lat, s, Restarts{N: 4, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FitRestarts(context.Background(), pg, lat, s, Restarts{N: 4, Parallel: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range a.Components {
+		sameResult(t, a.Components[r], b.Components[r])
+	}
+	if a.ELBO != b.ELBO || a.ELBOSE != b.ELBOSE || math.Float64bits(a.ParetoK) != math.Float64bits(b.ParetoK) {
+		t.Errorf("mixture ELBO %v ± %v k̂ %v with one goroutine, %v ± %v k̂ %v with three",
+			a.ELBO, a.ELBOSE, a.ParetoK, b.ELBO, b.ELBOSE, b.ParetoK)
+	}
+}
+
+// With a unimodal conjugate posterior every restart finds it, the mixture
+// is the posterior again, and its ELBO is log p(y).
+func TestRestartsConjugate(t *testing.T) {
+	c := gpCases[0]
+	gp := newGammaPoisson(c.y, c.a0, c.b0)
+	s := conjugateSettings()
+	s.MaxIter = 5000
+	m, err := FitRestarts(context.Background(), gp, gp.latents(), s, Restarts{N: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(m.ELBO - c.logp); d > 4*m.ELBOSE+0.01 {
+		t.Errorf("mixture ELBO %.5f ± %.2g, want log p(y) = %.5f", m.ELBO, m.ELBOSE, c.logp)
+	}
+	if m.ParetoK > 0.5 || m.ParetoReading != "good" {
+		t.Errorf("mixture k̂ %v (%s), want good", m.ParetoK, m.ParetoReading)
+	}
+	mean := m.Mean()
+	a, b := gp.posterior()
+	if got, want := mean[0], a/b; math.Abs(got-want) > 0.02*want {
+		t.Errorf("mixture mean %v, want the posterior mean %v", got, want)
+	}
+}
+
+// On a two-mode posterior each normal q takes one mode. The mixture's ELBO
+// then is −KL between the modes' shares among the restarts and the
+// posterior's ½, ½: above every component's ELBO (log ½) by up to log 2.
+func TestRestartsTwoModes(t *testing.T) {
+	tm := &twoModes{m: 5}
+	lat := []Latent{{Name: "x", Size: 1, Shape: []int{}, Support: dist.Real}}
+	s := Settings{Seed: 1, MaxIter: 3000, Tol: -1, PSISDraws: 4000}
+	const R = 6
+	m, err := FitRestarts(context.Background(), tm, lat, s, Restarts{N: R})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := 0
+	for r, c := range m.Components {
+		mu := c.Factors[0].Params[0][0]
+		if math.Abs(math.Abs(mu)-tm.m) > 0.2 {
+			t.Fatalf("restart %d: mean %v, want one of the modes ±%v", r, mu, tm.m)
+		}
+		if math.Abs(c.ELBO-math.Log(0.5)) > 4*c.ELBOSE+0.01 {
+			t.Errorf("restart %d: ELBO %v ± %v, want log ½", r, c.ELBO, c.ELBOSE)
+		}
+		if mu < 0 {
+			left++
+		}
+	}
+	if left == 0 || left == R {
+		t.Fatalf("all %d restarts found the same mode: the test needs both (pick another seed)", R)
+	}
+	t.Logf("left %d of %d; mixture ELBO %.4f ± %.3g; components %.4f", left, R, m.ELBO, m.ELBOSE, m.Components[0].ELBO)
+	w := float64(left) / R
+	want := -(w*math.Log(w/0.5) + (1-w)*math.Log((1-w)/0.5))
+	if math.Abs(m.ELBO-want) > 4*m.ELBOSE+0.01 {
+		t.Errorf("%d of %d restarts on the left mode: mixture ELBO %.4f ± %.2g, want %.4f", left, R, m.ELBO, m.ELBOSE, want)
+	}
+	// the mixture's density is the mean of the components' densities
+	x := []float64{0.3}
+	want = math.Log((math.Exp(m.Components[0].LogQCoords(x)) + math.Exp(m.Components[1].LogQCoords(x)) +
+		math.Exp(m.Components[2].LogQCoords(x)) + math.Exp(m.Components[3].LogQCoords(x)) +
+		math.Exp(m.Components[4].LogQCoords(x)) + math.Exp(m.Components[5].LogQCoords(x))) / R)
+	if got := m.LogQCoords(x); math.Abs(got-want) > 1e-12 {
+		t.Errorf("log q(0.3) = %v, want %v", got, want)
+	}
+}
+
+func TestLogQCoordsMatchesSample(t *testing.T) {
+	pg, lat := newPoissonGamma(5, 0.1, 1)
+	lat = append(lat, Latent{Name: "w", Offset: 5, Size: 3, Shape: []int{3}, Support: dist.Simplex})
+	tg := &composite{pg: pg, dc: &dirichletCounts{alpha: []float64{2, 3, 4}, k: 3}}
+	r, err := Fit(context.Background(), tg, lat, Settings{Seed: 1, MaxIter: 100, Tol: -1, PSISDraws: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, r.Dim)
+	for range 20 {
+		lq := r.SampleCoords(rng, x)
+		if got := r.LogQCoords(x); got != lq {
+			t.Fatalf("LogQCoords %v, SampleCoords returned %v", got, lq)
+		}
+	}
+}
+
+func TestRestartsErrors(t *testing.T) {
+	pg, lat := newPoissonGamma(5, 0.1, 1)
+	ctx := context.Background()
+	if _, err := FitRestarts(ctx, pg, lat, Settings{}, Restarts{N: 0}); err == nil {
+		t.Error("N = 0: no error")
+	}
+	if _, err := FitRestarts(ctx, pg, lat, Settings{Method: MAP}, Restarts{N: 2}); err == nil {
+		t.Error("MAP: no error")
+	}
+	if _, err := FitRestarts(ctx, pg, lat, Settings{}, Restarts{N: 2, Inits: []*Result{nil}}); err == nil {
+		t.Error("one init for two restarts: no error")
+	}
+	// a log joint that is never finite fails every restart; the error
+	// names the first
+	m, err := FitRestarts(ctx, nanTarget{}, []Latent{{Name: "x", Size: 1, Support: dist.Real}},
+		Settings{Seed: 1, MaxIter: 100, MaxBadSteps: 5}, Restarts{N: 2})
+	var re *RestartError
+	if !errors.As(err, &re) || re.Restart != 0 || re.Seed != RestartSeed(1, 0) || !errors.Is(err, errNaN) {
+		t.Fatalf("error %v, want a RestartError of restart 0 wrapping errNaN", err)
+	}
+	if m == nil || len(m.Components) != 2 {
+		t.Fatalf("mixture %v: want the components", m)
+	}
+}
+
+// nanTarget's log joint is never finite.
+type nanTarget struct{}
+
+var errNaN = errors.New("log joint is NaN")
+
+func (nanTarget) LogJoint(x, grad []float64) (float64, error) { return math.NaN(), errNaN }
+func (nanTarget) Clone() Target                               { return nanTarget{} }
+
+func TestRestartsInterrupted(t *testing.T) {
+	pg, lat := newPoissonGamma(5, 0.1, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	m, err := FitRestarts(ctx, pg, lat, Settings{MaxIter: 1000000, Tol: -1, EvalEvery: 10}, Restarts{N: 2,
+		Progress: func(r int, p Progress) {
+			if p.Iter >= 50 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Interrupted || !math.IsNaN(m.ELBO) || !math.IsNaN(m.ParetoK) {
+		t.Errorf("interrupted %v, ELBO %v, k̂ %v: want interrupted without a final estimate", m.Interrupted, m.ELBO, m.ParetoK)
+	}
+}
