@@ -304,8 +304,10 @@ type FitResult struct {
 	// non-finite steps); P then comes from the last good q.
 	FitErr error
 	Result *sgvb.Result
-	// Components are the fits of a GammaMixture, in seed order.
+	// Components are the fits of a GammaMixture, in seed order, and
+	// Mixture their mixture with its own ELBO and Pareto k̂.
 	Components []*FitResult
+	Mixture    *sgvb.Mixture
 }
 
 // Fit fits the model to the training links with the missing pairs held out
@@ -352,49 +354,81 @@ const mixtureWorkers = 2
 
 // MixtureSeed returns the fit seed of component r of a GammaMixture fitted
 // with seed: component 0 is the gamma-implicit fit of the same seed, bit
-// for bit; the others take seeds no split or validation fit uses.
-func MixtureSeed(seed uint64, r int) uint64 {
-	return seed + uint64(r)<<32
-}
+// for bit; the others take seeds no split or validation fit uses. It is
+// sgvb.RestartSeed, the seeds of gpp fit --restarts.
+func MixtureSeed(seed uint64, r int) uint64 { return sgvb.RestartSeed(seed, r) }
 
-// fitMixture fits the fs.Restarts components of a GammaMixture, mixtureWorkers
-// at a time, and averages their predictions. ELBO is the components' mean
-// (a lower bound on the mixture's ELBO, which gains at most log Restarts
-// from its entropy), Seconds the wall time of all of them, Result that of
-// component 0.
+// fitMixture fits the fs.Restarts components of a GammaMixture with
+// sgvb.FitRestarts (the engine of gpp fit --restarts), mixtureWorkers at a
+// time, component r from the start of seed MixtureSeed(seed, r), and
+// averages their predictions. ELBO is the mixture's own (sgvb.Mixture),
+// Seconds the wall time of the starts, the fits and the predictions,
+// Result that of component 0.
 func (m *Model) fitMixture(ctx context.Context, k, n int, train, missing []Pair, fs FitSettings, seed uint64) (*FitResult, error) {
-	comps := make([]*FitResult, fs.Restarts)
-	errs := make([]error, fs.Restarts)
+	l, err := m.Load(k, n, train, missing)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
+	R := fs.Restarts
+	lat := pipeline.Latents(l.Model)
+	s := fs.sgvbSettings(GammaImplicit, seed)
+	inits := make([]*sgvb.Result, R)
+	for r := range inits {
+		// each restart's own start: the latents' initial means are the
+		// same for every seed, and InitNMF's seeded NMF start of W is a
+		// warm start (s.Init), given per restart
+		sr := s
+		lr := append([]sgvb.Latent(nil), lat...)
+		Start(lr, &sr, fs.initFor(GammaImplicit), k, n, train, MixtureSeed(seed, r))
+		if r == 0 {
+			lat = lr
+		}
+		inits[r] = sr.Init
+	}
+	mix, err := sgvb.FitRestarts(ctx, pipeline.Target{M: l.Model}, lat, s, sgvb.Restarts{N: R, Parallel: mixtureWorkers, Inits: inits})
+	if mix == nil {
+		return nil, fmt.Errorf("%s K=%d: %w", GammaMixture, k, err)
+	}
+	if mix.Interrupted {
+		return nil, ctx.Err()
+	}
+	fitErr := err
+	for r, c := range mix.Components {
+		if c == nil {
+			return nil, fmt.Errorf("%s component %d: %w", GammaMixture, r, err)
+		}
+	}
+	fr := &FitResult{Result: mix.Components[0], ELBO: mix.ELBO, FitErr: fitErr, Components: make([]*FitResult, R), Mixture: mix}
+	errs := make([]error, R)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(mixtureWorkers, fs.Restarts) {
+	for range min(mixtureWorkers, R) {
 		wg.Go(func() {
 			for r := range next {
-				comps[r], errs[r] = m.Fit(ctx, k, n, train, missing, GammaImplicit, fs, MixtureSeed(seed, r))
+				c := mix.Components[r]
+				cr := &FitResult{ELBO: c.ELBO, Seconds: c.Seconds, Result: c, P: []float64{}}
+				if len(missing) > 0 {
+					cr.P, cr.Redrawn, errs[r] = predict(l, c, fs.PredDraws, MixtureSeed(seed, r))
+				}
+				fr.Components[r] = cr
 			}
 		})
 	}
-	for r := range comps {
+	for r := range R {
 		next <- r
 	}
 	close(next)
 	wg.Wait()
-	for r, c := range comps {
-		if c == nil || c.P == nil {
+	fr.P = make([]float64, len(missing))
+	for r, c := range fr.Components {
+		if errs[r] != nil {
 			return nil, fmt.Errorf("%s component %d: %w", GammaMixture, r, errs[r])
 		}
-	}
-	fr := &FitResult{P: make([]float64, len(comps[0].P)), Result: comps[0].Result, Components: comps}
-	for _, c := range comps {
 		for i, p := range c.P {
-			fr.P[i] += p / float64(len(comps))
+			fr.P[i] += p / float64(R)
 		}
-		fr.ELBO += c.ELBO / float64(len(comps))
 		fr.Redrawn += c.Redrawn
-		if fr.FitErr == nil {
-			fr.FitErr = c.FitErr
-		}
 	}
 	fr.Seconds = time.Since(start).Seconds()
 	return fr, nil

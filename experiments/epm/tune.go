@@ -295,7 +295,7 @@ func tuneMarkdown(rep *TuneReport, o Options, g *Network, title string) string {
 		o.Seed, g.Name, rep.ValidationPairs, rep.ValidationLinks, strings.Join(describeFit(DefaultFitSettings().withDefaults(), nil)[:2], "; "))
 	for _, r := range rep.Rows {
 		if r.Case.Method == GammaMixture {
-			p("A %s row predicts by the mean of its %d components' predictions (component 0 is the one-fit row of the same seed); its train AUC-ROC and active count are component 0's, its ELBO the components' mean, its time the wall time of all components, %d at a time on two cores.\n\n",
+			p("A %s row predicts by the mean of its %d components' predictions (component 0 is the one-fit row of the same seed); its train AUC-ROC and active count are component 0's, its ELBO the mixture's own (sgvb.Mixture), its time the wall time of all components, %d at a time on two cores.\n\n",
 				GammaMixture, r.Case.Fit.withDefaults().Restarts, mixtureWorkers)
 			break
 		}
