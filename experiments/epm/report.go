@@ -67,7 +67,7 @@ func describeFit(f FitSettings, methods []Method) []string {
 	)
 	for _, m := range methods {
 		if m == GammaMixture {
-			b = append(b, fmt.Sprintf("%s: the equal-weight mixture of %d %s fits with the settings above, component r seeded with the split's seed + r·2³² (so its NMF start and its draws differ; component 0 is the %s fit itself), predicting by the mean of the components' p_unknown; %d components fitted at a time, so its fit time is the wall time of all %d on two cores; fitted by sgvb.FitRestarts, the engine of gpp fit --restarts, its ELBO is the mixture's own (estimated from the final draws spread evenly over the components, with the mixture's density; at least the components' mean and at most log %d above it)",
+			b = append(b, fmt.Sprintf("%s: the equal-weight mixture of %d %s fits with the settings above, component r seeded with the split's seed + r·2³² (so its NMF start and its draws differ; component 0 is the %s fit itself), predicting by the mean of the components' p_unknown; %d components fitted at a time, so its fit time is the wall time of all %d on two cores; fitted by sgvb.FitRestarts, the engine of gpp fit --restarts, its ELBO is the mixture's own (the components' mean ELBO plus their mean KL to the mixture, estimated from the final draws spread evenly over the components; at most log %d above that mean)",
 				m, f.Restarts, GammaImplicit, GammaImplicit, mixtureWorkers, f.Restarts, f.Restarts))
 		}
 	}
