@@ -674,7 +674,7 @@ func TestSummarise(t *testing.T) {
 // TestReadFitJSONRoundTrip writes a fit file and reads it back, non-finite
 // numbers included.
 func TestReadFitJSONRoundTrip(t *testing.T) {
-	ff := &fitFile{Format: fitFormat, ELBO: jsonFloat(math.NaN()), ParetoK: jsonFloat(math.Inf(-1)),
+	ff := &fitFile{Format: fitFormat, fitOutcome: fitOutcome{ELBO: jsonFloat(math.NaN()), ParetoK: jsonFloat(math.Inf(-1))},
 		Factors: []fitFactor{{Name: "W", Family: "normal", Support: "real", Shape: []int{1, 2},
 			Params: paramValues{names: []string{"mean", "sd"}, values: [][]jsonFloat{{-1, 2}, {0.5, 0.25}}}}}}
 	var b bytes.Buffer

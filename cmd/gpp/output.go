@@ -698,46 +698,51 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 
 // fitFile is the content of fit.json.
 type fitFile struct {
-	Format        string            `json:"format"`
-	GppVersion    string            `json:"gpp_version"`
-	Model         string            `json:"model"`
-	ModelSHA256   string            `json:"model_sha256"`
-	Data          []string          `json:"data"`
-	Sets          map[string]string `json:"sets,omitempty"`
-	Settings      fitSettings       `json:"settings"`
-	Method        string            `json:"method"`
-	ELBO          jsonFloat         `json:"elbo"`
-	ELBOSE        jsonFloat         `json:"elbo_se"`
-	Iterations    int               `json:"iterations"`
-	Converged     bool              `json:"converged"`
-	Interrupted   bool              `json:"interrupted"`
-	ParetoK       jsonFloat         `json:"pareto_k"`
-	ParetoReading string            `json:"pareto_reading"`
-	StepSize      jsonFloat         `json:"step_size"`
-	BadSteps      int               `json:"bad_steps"`
-	Seconds       jsonFloat         `json:"seconds"`
-	Warnings      []string          `json:"warnings"`
-	Factors       []fitFactor       `json:"factors,omitempty"`
+	Format      string            `json:"format"`
+	GppVersion  string            `json:"gpp_version"`
+	Model       string            `json:"model"`
+	ModelSHA256 string            `json:"model_sha256"`
+	Data        []string          `json:"data"`
+	Sets        map[string]string `json:"sets,omitempty"`
+	Settings    fitSettings       `json:"settings"`
+	Method      string            `json:"method"`
+	fitOutcome
+	Factors []fitFactor `json:"factors,omitempty"`
 	// Restarts holds the fits of a mixture of restarts (--restarts > 1),
-	// in place of Factors; ELBO and ParetoK above are then the mixture's.
+	// in place of Factors; the outcome above is then the mixture's.
 	Restarts []fitRestart `json:"restarts,omitempty"`
+}
+
+// fitOutcome is how a fit ended, in fit.json (its fields inline).
+type fitOutcome struct {
+	ELBO          jsonFloat `json:"elbo"`
+	ELBOSE        jsonFloat `json:"elbo_se"`
+	Iterations    int       `json:"iterations"`
+	Converged     bool      `json:"converged"`
+	Interrupted   bool      `json:"interrupted"`
+	ParetoK       jsonFloat `json:"pareto_k"`
+	ParetoReading string    `json:"pareto_reading"`
+	StepSize      jsonFloat `json:"step_size"`
+	BadSteps      int       `json:"bad_steps"`
+	Seconds       jsonFloat `json:"seconds"`
+	Warnings      []string  `json:"warnings"`
+}
+
+// outcomeOf describes how r ended, with η the step size used.
+func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
+	return fitOutcome{
+		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
+		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
+		ParetoReading: r.ParetoReading, StepSize: jsonFloat(eta), BadSteps: r.BadSteps,
+		Seconds: jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
+	}
 }
 
 // fitRestart is one restart of a mixture in fit.json.
 type fitRestart struct {
-	Seed          uint64      `json:"seed"`
-	ELBO          jsonFloat   `json:"elbo"`
-	ELBOSE        jsonFloat   `json:"elbo_se"`
-	Iterations    int         `json:"iterations"`
-	Converged     bool        `json:"converged"`
-	Interrupted   bool        `json:"interrupted"`
-	ParetoK       jsonFloat   `json:"pareto_k"`
-	ParetoReading string      `json:"pareto_reading"`
-	StepSize      jsonFloat   `json:"step_size"`
-	BadSteps      int         `json:"bad_steps"`
-	Seconds       jsonFloat   `json:"seconds"`
-	Warnings      []string    `json:"warnings"`
-	Factors       []fitFactor `json:"factors"`
+	Seed uint64 `json:"seed"`
+	fitOutcome
+	Factors []fitFactor `json:"factors"`
 }
 
 // fitSettings records the command line's fit settings.
@@ -845,10 +850,7 @@ func newFitFile(h drawsHeader) *fitFile {
 			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Tol: jsonFloat(c.tol), EvalEvery: c.settings.EvalEvery,
 			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init,
 		},
-		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
-		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
-		ParetoReading: r.ParetoReading, StepSize: jsonFloat(h.stepSize), BadSteps: r.BadSteps,
-		Seconds: jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
+		fitOutcome: outcomeOf(r, h.stepSize),
 	}
 	if len(c.sets) > 0 {
 		ff.Sets = map[string]string(c.sets)
@@ -866,12 +868,11 @@ func newFitFile(h drawsHeader) *fitFile {
 		ff.Iterations = max(ff.Iterations, rc.Iterations)
 		ff.Converged = ff.Converged && rc.Converged
 		ff.BadSteps += rc.BadSteps
-		ff.Restarts = append(ff.Restarts, fitRestart{
-			Seed: m.Seeds[i], ELBO: jsonFloat(rc.ELBO), ELBOSE: jsonFloat(rc.ELBOSE), Iterations: rc.Iterations,
-			Converged: rc.Converged, Interrupted: rc.Interrupted, ParetoK: jsonFloat(rc.ParetoK), ParetoReading: rc.ParetoReading,
-			StepSize: jsonFloat(rc.StepSize), BadSteps: rc.BadSteps, Seconds: jsonFloat(math.Round(rc.Seconds*1000) / 1000),
-			Warnings: append([]string{}, rc.Warnings...), Factors: fitFactors(rc),
-		})
+		eta := rc.StepSize
+		if eta == 0 {
+			eta = h.stepSize
+		}
+		ff.Restarts = append(ff.Restarts, fitRestart{Seed: m.Seeds[i], fitOutcome: outcomeOf(rc, eta), Factors: fitFactors(rc)})
 	}
 	return ff
 }
