@@ -78,7 +78,7 @@ func fitEnd(cfg *fitConfig, r *sgvb.Result) string {
 // fitWarnings returns the warnings of a fit, or those of the restarts and
 // of their mixture. A warning several restarts share is given once, with
 // the restarts it concerns; the restarts' own Pareto k̂ warnings are left
-// out, as the status table shows every k̂ and the mixture's warns for it.
+// out, as the status table shows every k̂ and the mixture has its own.
 func fitWarnings(r *sgvb.Result, mix *sgvb.Mixture) []string {
 	if mix == nil {
 		return r.Warnings
@@ -87,7 +87,7 @@ func fitWarnings(r *sgvb.Result, mix *sgvb.Mixture) []string {
 	who := map[string][]string{}
 	for i, c := range mix.Components {
 		for _, w := range c.Warnings {
-			if strings.HasPrefix(w, "Pareto k̂") {
+			if w == sgvb.ParetoWarning(c.ParetoK, "q") {
 				continue
 			}
 			if who[w] == nil {

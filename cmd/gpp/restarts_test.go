@@ -233,3 +233,20 @@ func TestRhat(t *testing.T) {
 		t.Errorf("R̂ of constant restarts %v, want NaN", got)
 	}
 }
+
+// fitWarnings gives a warning the restarts share once, names the restarts
+// of the others, and leaves out each restart's own Pareto k̂ warning.
+func TestFitWarnings(t *testing.T) {
+	conv := "did not converge in 100 iterations (relative ELBO tolerance 0.0001)"
+	c := func(k float64, ws ...string) *sgvb.Result {
+		return &sgvb.Result{ParetoK: k, Warnings: append(ws, sgvb.ParetoWarning(k, "q"))}
+	}
+	m := &sgvb.Mixture{Components: []*sgvb.Result{c(0.9, conv), c(1.2, conv, "x"), c(2, conv, "x"), c(0.3, conv)},
+		Warnings: []string{sgvb.ParetoWarning(1.5, "the mixture")}}
+	m.Components[3].Warnings = m.Components[3].Warnings[:1] // k̂ 0.3: no warning
+	got := strings.Join(fitWarnings(nil, m), "\n")
+	want := "every restart: " + conv + "\nrestarts 1, 2: x\n" + sgvb.ParetoWarning(1.5, "the mixture")
+	if got != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -892,8 +892,8 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		r.ParetoK = ParetoK(lw)
 	}
 	r.ParetoReading = ParetoReading(r.ParetoK)
-	if r.ParetoK > 0.7 {
-		r.warn("Pareto k̂ = %.2f > 0.7: q is not a reliable approximation of the posterior for importance sampling", r.ParetoK)
+	if w := ParetoWarning(r.ParetoK, "q"); w != "" {
+		r.Warnings = append(r.Warnings, w)
 	}
 	r.Factors = e.factors()
 	r.Seconds = time.Since(start).Seconds()

@@ -147,8 +147,8 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 		m.estimate(t, n, s.Seed, par)
 	}
 	m.ParetoReading = ParetoReading(m.ParetoK)
-	if m.ParetoK > 0.7 {
-		m.warn("Pareto k̂ = %.2f > 0.7: the mixture is not a reliable approximation of the posterior for importance sampling", m.ParetoK)
+	if w := ParetoWarning(m.ParetoK, "the mixture"); w != "" {
+		m.warn("%s", w)
 	}
 	m.Seconds = time.Since(start).Seconds()
 	return m, nil

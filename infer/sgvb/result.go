@@ -189,6 +189,15 @@ func (r *Result) Sample(rng *rand.Rand, z []float64) (logq float64) {
 	return lq
 }
 
+// ParetoWarning returns the warning a fit gives for a Pareto k̂ above 0.7
+// ("" otherwise), what naming the approximation ("q", "the mixture").
+func ParetoWarning(k float64, what string) string {
+	if !(k > 0.7) {
+		return ""
+	}
+	return fmt.Sprintf("Pareto k̂ = %.2f > 0.7: %s is not a reliable approximation of the posterior for importance sampling", k, what)
+}
+
 // ParetoReading returns the reading of a Pareto k̂: "good" below 0.5, "ok"
 // up to 0.7, "unreliable" above, "n/a" for NaN.
 func ParetoReading(k float64) string {
