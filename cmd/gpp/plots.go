@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
@@ -97,15 +98,7 @@ func plotELBOs(w io.Writer, m *sgvb.Mixture) error {
 		pad := 0.05 * (ymax - ymin)
 		p.Y.Min, p.Y.Max = ymin-pad, ymax+pad
 	}
-	const legendWidth = 2.6 * vg.Centimeter
-	c := vgimg.NewWith(vgimg.UseWH(plotWidth+legendWidth, plotHeight), vgimg.UseDPI(plotDPI))
-	dc := draw.New(c)
-	leg := p.Legend
-	p.Legend = plot.NewLegend()
-	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
-	leg.Top, leg.Left = true, true
-	leg.XOffs, leg.YOffs = 2*vg.Millimeter, -vg.Centimeter
-	leg.Draw(draw.Crop(dc, plotWidth, 0, 0, 0))
+	c := figure.LegendRight(p, plotWidth, plotHeight, 2.6*vg.Centimeter, plotDPI, 2*vg.Millimeter)
 	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
 	return err
 }

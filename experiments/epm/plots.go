@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/gpplang/gpp/internal/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -46,15 +47,7 @@ const legendWidth = 4.5 * vg.Centimeter
 // savePNGLegendRight is savePNG with the legend in a strip right of the
 // axes instead of inside them, where it would hide the lines.
 func savePNGLegendRight(p *plot.Plot, path string) error {
-	c := vgimg.NewWith(vgimg.UseWH(plotWidth+legendWidth, plotHeight), vgimg.UseDPI(plotDPI))
-	dc := draw.New(c)
-	leg := p.Legend
-	p.Legend = plot.NewLegend()
-	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
-	leg.Top, leg.Left = true, true
-	leg.XOffs, leg.YOffs = vg.Millimeter*3, -vg.Centimeter
-	leg.Draw(draw.Crop(dc, plotWidth, 0, 0, 0))
-	return writePNG(c, path)
+	return writePNG(figure.LegendRight(p, plotWidth, plotHeight, legendWidth, plotDPI, 3*vg.Millimeter), path)
 }
 
 func writePNG(c *vgimg.Canvas, path string) error {
