@@ -29,10 +29,11 @@ type fitConfig struct {
 	inits       []*sgvb.Result // warm starts of the restarts, from a mixture's fit.json
 	plots       bool
 	outputDraws int
-	restarts    int    // independent fits whose mixture is the result
-	family      string // gamma, lognormal or map
-	gammaGrad   string // implicit, paper or paper-knowles
-	gammaParam  string // log-mean-shape or softplus
+	restarts    int     // independent fits whose mixture is the result
+	jitter      float64 // Restarts.Jitter's value for --jitter (0: none)
+	family      string  // gamma, lognormal or map
+	gammaGrad   string  // implicit, paper or paper-knowles
+	gammaParam  string  // log-mean-shape or softplus
 	tol         float64
 	quiet       bool
 	verbose     bool
@@ -83,6 +84,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.IntVar(&v.evalEvery, "eval-every", defaultEvalEvery, "estimate the ELBO every this many iterations")
 	fs.IntVar(&v.workers, "workers", 0, "goroutines sharing each step's draws; 0: the number of CPUs, at most 4\n(results do not depend on it; use 1 when several fits run at once)")
 	fs.IntVar(&cfg.restarts, "restarts", 1, "independent fits from seeds seed + r·2³² (restart 0 is the fit of --seed), run\nside by side; the outputs describe their equal-weight mixture, and summary.csv\ngains R̂ across the restarts")
+	fs.Float64Var(&cfg.jitter, "jitter", sgvb.DefaultJitter, "with --restarts: restarts after the first start with every element's location\nmoved by an independent draw from U(−`J`, J) on its unconstrained scale (a\npositive latent's mean by a factor e^u), as Stan's and PyMC's chains start apart; 0: they\nstart alike and differ only by their draws. Not used when --init gives each\nrestart its own start")
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`) (default: none)")
@@ -195,6 +197,12 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	}
 	if cfg.restarts > 1 && s.Method == sgvb.MAP {
 		return usageErr("--restarts needs SGVB: MAP estimates are points, which cannot be mixed")
+	}
+	if !(cfg.jitter >= 0) || math.IsInf(cfg.jitter, 0) {
+		return usageErr("--jitter must be a finite number ≥ 0, got %v", cfg.jitter)
+	}
+	if set["jitter"] && cfg.restarts == 1 {
+		return usageErr("--jitter moves the starts of restarts after the first: it needs --restarts 2 or more")
 	}
 	if v.workers < 0 {
 		return usageErr("--workers must be at least 0 (0: the number of CPUs, at most 4), got %d", v.workers)
@@ -396,7 +404,14 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 		return fmt.Sprintf("%s, MAP by L-BFGS, at most %d iterations", what, s.MaxIter)
 	}
 	if cfg.restarts > 1 {
-		return fmt.Sprintf("%s, %d restarts (r = 0–%d) of SGVB with %s factors, %s, seeds %d + r·2³², at most %d iterations each", what, cfg.restarts, cfg.restarts-1, cfg.family, s.Optimizer, s.Seed, s.MaxIter)
+		starts := fmt.Sprintf("restarts r ≥ 1 from starts jittered by U(−%s, %s)", formatNum(cfg.jitter), formatNum(cfg.jitter))
+		switch {
+		case cfg.inits != nil:
+			starts = "each from its restart in " + cfg.init
+		case cfg.jitter == 0:
+			starts = "all from the same start"
+		}
+		return fmt.Sprintf("%s, %d restarts (r = 0–%d) of SGVB with %s factors, %s, seeds %d + r·2³², %s, at most %d iterations each", what, cfg.restarts, cfg.restarts-1, cfg.family, s.Optimizer, s.Seed, starts, s.MaxIter)
 	}
 	return fmt.Sprintf("%s, SGVB with %s factors, %s, seed %d, at most %d iterations", what, cfg.family, s.Optimizer, s.Seed, s.MaxIter)
 }

@@ -720,3 +720,33 @@ func TestCaretUnderColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestFitRollback: plain SGD at step size 1 diverges on a normal mean; the
+// fit goes back to its start with half the step size until the steps are
+// stable, says so, records it in fit.json and ends at the posterior.
+func TestFitRollback(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runSafe(t, "fit", "testdata/fit_normal.gpp", poissonData, "--quiet", "--optimizer", "sgd", "--step-size", "1",
+		"--iter", "3000", "--tol", "0", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: the ELBO diverged at iteration 100 (") || !strings.Contains(stderr, "went back to that q with the optimizer reset and step size 0.5") {
+		t.Errorf("stderr lacks the rollback:\n%s", stderr)
+	}
+	ff := readFit(t, filepath.Join(out, "fit.json"))
+	if ff.Rollbacks < 1 || float64(ff.StepSize) != math.Pow(0.5, float64(ff.Rollbacks)) {
+		t.Errorf("fit.json: %d rollbacks, step size %v", ff.Rollbacks, ff.StepSize)
+	}
+	ys := readCSV(t, poissonData)[1:]
+	sum := 0.0
+	for _, row := range ys {
+		v, _ := strconv.ParseFloat(row[0], 64)
+		sum += v
+	}
+	prec := float64(len(ys)) + 0.01
+	mu, sd := float64(ff.Factors[0].Params.values[0][0]), float64(ff.Factors[0].Params.values[1][0])
+	if math.Abs(mu-sum/prec) > 0.1/math.Sqrt(prec) || math.Abs(sd*math.Sqrt(prec)-1) > 0.2 {
+		t.Errorf("q = N(%g, %g), posterior N(%g, %g)", mu, sd, sum/prec, 1/math.Sqrt(prec))
+	}
+}

@@ -562,6 +562,7 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	p("#     output_samples = %d", c.outputDraws)
 	if h.mix != nil {
 		p("#     restarts = %d", len(h.mix.Components))
+		p("#     jitter = %s", formatNum(c.jitter))
 	}
 	p("# random")
 	p("#   seed = %d", c.settings.Seed)
@@ -724,6 +725,7 @@ type fitOutcome struct {
 	ParetoReading string    `json:"pareto_reading"`
 	StepSize      jsonFloat `json:"step_size"`
 	BadSteps      int       `json:"bad_steps"`
+	Rollbacks     int       `json:"rollbacks"` // returns to the best q after a divergence
 	Seconds       jsonFloat `json:"seconds"`
 	Warnings      []string  `json:"warnings"`
 }
@@ -733,7 +735,7 @@ func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
 	return fitOutcome{
 		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
 		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
-		ParetoReading: r.ParetoReading, StepSize: jsonFloat(eta), BadSteps: r.BadSteps,
+		ParetoReading: r.ParetoReading, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
 		Seconds: jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
 	}
 }
@@ -760,6 +762,7 @@ type fitSettings struct {
 	Workers      int       `json:"workers"`
 	OutputDraws  int       `json:"output_draws"`
 	Restarts     int       `json:"restarts,omitempty"` // omitted for one fit
+	Jitter       *float64  `json:"jitter,omitempty"`   // --jitter; omitted for one fit
 	Init         string    `json:"init,omitempty"`
 }
 
@@ -861,13 +864,15 @@ func newFitFile(h drawsHeader) *fitFile {
 		return ff
 	}
 	ff.Settings.Restarts = len(m.Components)
+	ff.Settings.Jitter = &c.jitter
 	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = jsonFloat(m.ELBO), jsonFloat(m.ELBOSE), jsonFloat(m.ParetoK), m.ParetoReading
-	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps = 0, true, m.Interrupted, 0
+	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks = 0, true, m.Interrupted, 0, 0
 	ff.Seconds, ff.Warnings = jsonFloat(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
 	for i, rc := range m.Components {
 		ff.Iterations = max(ff.Iterations, rc.Iterations)
 		ff.Converged = ff.Converged && rc.Converged
 		ff.BadSteps += rc.BadSteps
+		ff.Rollbacks += rc.Rollbacks
 		eta := rc.StepSize
 		if eta == 0 {
 			eta = h.stepSize

@@ -45,7 +45,11 @@ func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, src
 // and each one's end on the console.
 func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *console) (*sgvb.Mixture, error) {
 	R := cfg.restarts
-	rs := sgvb.Restarts{N: R, Inits: cfg.inits,
+	jitter := cfg.jitter
+	if jitter == 0 {
+		jitter = -1 // sgvb: the starts of Settings, not jittered
+	}
+	rs := sgvb.Restarts{N: R, Inits: cfg.inits, Jitter: jitter,
 		Progress: func(r int, p sgvb.Progress) {
 			con.progress(fmt.Sprintf("restart %d  ", r), p)
 			if cfg.afterEval != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -169,6 +170,38 @@ func TestFitRestartsInit(t *testing.T) {
 	}
 }
 
+// TestFitRestartsJitter: restarts after the first start from jittered
+// starts by default; with --jitter 0 restart r is the single fit of its
+// seed. fit.json and draws.csv record the jitter.
+func TestFitRestartsJitter(t *testing.T) {
+	d := t.TempDir()
+	args := []string{"fit", poissonModel, poissonData, "--quiet", "--iter", "300", "--tol", "0", "--output-draws", "10"}
+	run := func(name string, more ...string) *fitFile {
+		t.Helper()
+		out := filepath.Join(d, name)
+		if code, _, stderr := runSafe(t, append(append(args, "--out", out), more...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", more, code, stderr)
+		}
+		return readFit(t, filepath.Join(out, "fit.json"))
+	}
+	one := run("one", "--seed", strconv.FormatUint(sgvb.RestartSeed(1, 1), 10))
+	same := run("same", "--restarts", "2", "--jitter", "0")
+	apart := run("apart", "--restarts", "2")
+	rate := func(f []fitFactor) float64 { return float64(f[0].Params.values[1][0]) }
+	if rate(same.Restarts[1].Factors) != rate(one.Factors) {
+		t.Errorf("--jitter 0: restart 1's rate %v, the single fit of its seed %v", rate(same.Restarts[1].Factors), rate(one.Factors))
+	}
+	if rate(apart.Restarts[1].Factors) == rate(one.Factors) || rate(apart.Restarts[0].Factors) != rate(same.Restarts[0].Factors) {
+		t.Error("the default jitter did not move restart 1's start, or moved restart 0's")
+	}
+	if same.Settings.Jitter == nil || *same.Settings.Jitter != 0 || apart.Settings.Jitter == nil || *apart.Settings.Jitter != sgvb.DefaultJitter || one.Settings.Jitter != nil {
+		t.Errorf("fit.json settings.jitter: %v, %v, and %v for one fit", same.Settings.Jitter, apart.Settings.Jitter, one.Settings.Jitter)
+	}
+	if b, err := os.ReadFile(filepath.Join(d, "apart", "draws.csv")); err != nil || !bytes.Contains(b, []byte("\n#     jitter = 1\n")) {
+		t.Errorf("draws.csv's header lacks the jitter (%v)", err)
+	}
+}
+
 func TestFitRestartsBadFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -176,6 +209,9 @@ func TestFitRestartsBadFlags(t *testing.T) {
 	}{
 		{[]string{"--restarts", "0"}, "--restarts must be at least 1"},
 		{[]string{"--restarts", "2", "--family", "map"}, "--restarts needs SGVB"},
+		{[]string{"--restarts", "2", "--jitter", "-1"}, "--jitter must be a finite number ≥ 0, got -1"},
+		{[]string{"--restarts", "2", "--jitter", "NaN"}, "--jitter must be a finite number ≥ 0, got NaN"},
+		{[]string{"--jitter", "0.5"}, "--jitter moves the starts of restarts after the first: it needs --restarts 2 or more"},
 	} {
 		code, stdout, stderr := runSafe(t, append([]string{"fit", poissonModel, poissonData, "--out", filepath.Join(t.TempDir(), "o")}, c.args...)...)
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) {

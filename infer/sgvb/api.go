@@ -308,6 +308,17 @@ type Settings struct {
 	// the optimum; default 1000; negative: constant η (as in the paper).
 	StepDecay float64
 
+	// MaxRollbacks bounds the divergence guard. At every ELBO evaluation
+	// the engine compares the estimate with the best one so far (and with
+	// the start's): one that is not finite, or that has fallen below it by
+	// more than its magnitude (and than one nat per coordinate and 100 of
+	// its standard errors), marks a divergence,
+	// such as a gamma shape run to its floor by a few large steps. The fit
+	// then goes back to the best q, resets the optimizer and halves the step
+	// size, with a warning. After MaxRollbacks of them it stops there.
+	// Default 5; negative: no guard.
+	MaxRollbacks int
+
 	// SearchStepSize runs the Stan-style step-size search before the fit:
 	// η ∈ {100, 10, 1, 0.1, 0.01} for SearchIters steps each from the same
 	// start; the best by ELBO estimate is kept.
@@ -338,6 +349,15 @@ type Settings struct {
 	// its mean becomes the initial mean.
 	Init *Result
 
+	// InitJitter, if positive, moves the start (the default one, or Init's)
+	// element by element: each location by an independent U(−InitJitter,
+	// InitJitter) draw from the fit's seed on its support's unconstrained
+	// scale (a positive latent's mean by a factor e^u, a real one's by u;
+	// spreads are kept), as Stan and PyMC start their chains at dispersed
+	// points. 0: the start is deterministic. Restarts use it (see
+	// Restarts.Jitter).
+	InitJitter float64
+
 	// Progress, if set, is called after every ELBO evaluation (on the
 	// goroutine that called Fit).
 	Progress func(Progress)
@@ -354,17 +374,19 @@ type Progress struct {
 
 // Defaults.
 const (
-	defaultMaxIter     = 10000
-	defaultMAPIter     = 1000
-	defaultEvalEvery   = 100
-	defaultELBODraws   = 100
-	defaultTol         = 1e-4
-	defaultWindow      = 5
-	defaultMaxBad      = 50
-	defaultPSISDraws   = 1000
-	defaultSearchIters = 50
-	defaultStepDecay   = 1000
-	maxDefaultWorkers  = 4
+	defaultMaxIter      = 10000
+	defaultMAPIter      = 1000
+	defaultEvalEvery    = 100
+	defaultELBODraws    = 100
+	defaultTol          = 1e-4
+	defaultWindow       = 5
+	defaultMaxBad       = 50
+	defaultPSISDraws    = 1000
+	defaultSearchIters  = 50
+	defaultMaxRollbacks = 5
+	guardDraws          = 20 // draws of the start's ELBO, the guard's first reference
+	defaultStepDecay    = 1000
+	maxDefaultWorkers   = 4
 )
 
 func (s Settings) withDefaults() Settings {
@@ -399,6 +421,9 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.StepDecay == 0 {
 		s.StepDecay = defaultStepDecay
+	}
+	if s.MaxRollbacks == 0 {
+		s.MaxRollbacks = defaultMaxRollbacks
 	}
 	if s.SearchIters <= 0 {
 		s.SearchIters = defaultSearchIters

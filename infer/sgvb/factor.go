@@ -263,6 +263,45 @@ func (b *block) initTheta(l *Latent, th []float64) {
 	}
 }
 
+// jitter moves the location of every element of the block's start th by
+// an independent U(−h, h) draw on the unconstrained scale of its support,
+// keeping the spread: a gamma factor's mean by a factor e^u at the same
+// shape, a lognormal's log-scale location or a normal's mean by u, a beta's
+// mean by u on the logit scale at the same α+β, a Dirichlet's
+// concentrations each by e^u, a point by u. Restarts that start apart can
+// find other modes (Settings.InitJitter).
+func (b *block) jitter(th []float64, rng *rand.Rand, h float64) {
+	u := func() float64 { return h * (2*rng.Float64() - 1) }
+	n := b.n
+	switch b.fam {
+	case FamilyGamma:
+		for i := n; i < 2*n; i++ {
+			if b.logMS { // log mean
+				th[i] += u()
+			} else { // raw rate: rate·e^(−u) moves the mean by e^u
+				th[i] = softplusInv(softplus(th[i]) * math.Exp(-u()))
+			}
+		}
+	case FamilyLognormal, FamilyNormal, FamilyPoint:
+		for i := range n {
+			th[i] += u()
+		}
+	case FamilyBeta:
+		for i := range n {
+			a, bb := softplus(th[i]), softplus(th[n+i])
+			m := sigmoid(math.Log(a) - math.Log(bb) + u())
+			th[i], th[n+i] = softplusInv((a+bb)*m), softplusInv((a+bb)*(1-m))
+		}
+	case FamilyDirichlet:
+		for i := range n {
+			th[i] = softplusInv(softplus(th[i]) * math.Exp(u()))
+		}
+	}
+	for j := range th {
+		th[j] = b.clamp(j, th[j])
+	}
+}
+
 // params writes the block's natural parameters (Factor.Params) from theta.
 func (b *block) params(th []float64) [][]float64 {
 	names := b.fam.ParamNames()

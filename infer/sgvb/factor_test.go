@@ -2,7 +2,10 @@ package sgvb
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 // softplusSigmoid agrees with softplus and sigmoid computed apart.
@@ -12,6 +15,67 @@ func TestSoftplusSigmoid(t *testing.T) {
 		wsp, wsg := softplus(r), sigmoid(r)
 		if math.Abs(sp-wsp) > 4e-16*wsp || math.Abs(sg-wsg) > 4e-16*wsg {
 			t.Errorf("r = %g: (%.17g, %.17g), want (%.17g, %.17g)", r, sp, sg, wsp, wsg)
+		}
+	}
+}
+
+// jitter moves each element's location by u ~ U(−h, h) on its support's
+// unconstrained scale and keeps the spread, for every family.
+func TestJitter(t *testing.T) {
+	const n, h = 3000, 0.7
+	logit := func(a, b float64) float64 { return math.Log(a) - math.Log(b) }
+	cases := []struct {
+		name string
+		b    block
+		// loc and spread of element i from the natural parameters
+		loc, spread func(p [][]float64, i int) float64
+	}{
+		{"gamma softplus", block{fam: FamilyGamma, n: n},
+			func(p [][]float64, i int) float64 { return math.Log(p[0][i] / p[1][i]) },
+			func(p [][]float64, i int) float64 { return p[0][i] }},
+		{"gamma log-mean-shape", block{fam: FamilyGamma, n: n, logMS: true},
+			func(p [][]float64, i int) float64 { return math.Log(p[0][i] / p[1][i]) },
+			func(p [][]float64, i int) float64 { return p[0][i] }},
+		{"lognormal", block{fam: FamilyLognormal, n: n},
+			func(p [][]float64, i int) float64 { return p[0][i] },
+			func(p [][]float64, i int) float64 { return p[1][i] }},
+		{"normal", block{fam: FamilyNormal, n: n},
+			func(p [][]float64, i int) float64 { return p[0][i] },
+			func(p [][]float64, i int) float64 { return p[1][i] }},
+		{"beta", block{fam: FamilyBeta, n: n},
+			func(p [][]float64, i int) float64 { return logit(p[0][i], p[1][i]) },
+			func(p [][]float64, i int) float64 { return p[0][i] + p[1][i] }},
+		{"dirichlet", block{fam: FamilyDirichlet, n: n, k: 3},
+			func(p [][]float64, i int) float64 { return math.Log(p[0][i]) },
+			func(p [][]float64, i int) float64 { return 1 }},
+		{"point", block{fam: FamilyPoint, n: n, support: dist.Real},
+			func(p [][]float64, i int) float64 { return p[0][i] },
+			func(p [][]float64, i int) float64 { return 1 }},
+	}
+	for _, c := range cases {
+		th := make([]float64, c.b.np())
+		init := make([]float64, n) // starts of various sizes
+		for i := range init {
+			init[i] = 0.3 + 0.01*float64(i%50)
+		}
+		c.b.initTheta(&Latent{Init: init}, th)
+		before := c.b.params(th)
+		c.b.jitter(th, rand.New(rand.NewPCG(1, 2)), h)
+		after := c.b.params(th)
+		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+		for i := range n {
+			u := c.loc(after, i) - c.loc(before, i)
+			if !(math.Abs(u) <= h*(1+1e-12)) {
+				t.Fatalf("%s: element %d moved by %v, want within ±%v", c.name, i, u, h)
+			}
+			if s0, s1 := c.spread(before, i), c.spread(after, i); math.Abs(s1-s0) > 1e-12*s0 {
+				t.Fatalf("%s: element %d's spread %v became %v", c.name, i, s0, s1)
+			}
+			lo, hi, sum = min(lo, u), max(hi, u), sum+u
+		}
+		// U(−h, h): the extremes near ±h, the mean near 0 (sd h/√(3n) = 0.007)
+		if lo > -0.99*h || hi < 0.99*h || math.Abs(sum/n) > 0.03 {
+			t.Errorf("%s: moves in [%.3f, %.3f] with mean %.4f, want U(−%v, %v)", c.name, lo, hi, sum/n, h, h)
 		}
 	}
 }

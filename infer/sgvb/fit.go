@@ -150,6 +150,9 @@ const (
 // seed of restart 0), clear of the step-size search's streams.
 const streamMixture uint64 = 1 << 20
 
+// streamJitter is the stream of Settings.InitJitter's draws.
+const streamJitter = streamMixture + 1
+
 func mix64(x uint64) uint64 { // splitmix64 finaliser
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
@@ -238,6 +241,16 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	}
 	if s.Init != nil {
 		e.warmStart(s.Init)
+	}
+	if !(s.InitJitter >= 0) || math.IsInf(s.InitJitter, 0) {
+		return nil, fmt.Errorf("sgvb: InitJitter must be a finite number ≥ 0, got %v", s.InitJitter)
+	}
+	if s.InitJitter > 0 {
+		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamJitter, 0, 0)))
+		for i := range e.blocks {
+			b := &e.blocks[i]
+			b.jitter(e.theta[b.poff:b.poff+b.np()], rng, s.InitJitter)
+		}
 	}
 	if s.Method == MAP {
 		return e, nil
@@ -767,6 +780,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	evalBad := 0
 	nEval := 0
 	avgFresh := false
+	g := e.newGuard()
 	it := 0
 	for it < s.MaxIter {
 		if ctx.Err() != nil {
@@ -825,6 +839,23 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		lastEval, lastT = it, now
 		nEval++
 		avgFresh = true
+		if g != nil && g.diverged(elbo) {
+			more := g.rollback(r, it, elbo, eta0/2)
+			eta0 /= 2
+			eta = eta0
+			rel, prevELBO = rel[:0], math.NaN()
+			for b := range avg { // the averages restart with the restored q
+				clear(avg[b])
+				avgN[b] = 0
+			}
+			if !more {
+				break
+			}
+			continue
+		}
+		if g != nil {
+			g.keep(it, elbo, se)
+		}
 		// convergence (as Stan's ADVI): the mean or the median of the
 		// relative ELBO changes over the last Window evaluations is below Tol
 		if !math.IsNaN(rc) {
@@ -848,7 +879,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
-	r.Iterations = it
+	r.Iterations, r.StepSize = it, eta0
 	if evalBad > 0 {
 		r.warn("%d ELBO draws had a non-finite log joint and were left out of the estimates", evalBad)
 	}
@@ -898,6 +929,72 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	r.Factors = e.factors()
 	r.Seconds = time.Since(start).Seconds()
 	return r, stopErr
+}
+
+// guard is the divergence guard of a fit (Settings.MaxRollbacks): the best
+// q so far by ELBO estimate, to go back to.
+type guard struct {
+	e        *engine
+	theta    []float64 // the best q's parameters
+	elbo, se float64   // its ELBO estimate (at first the start's)
+	iter     int       // its iteration (0: the start)
+}
+
+// newGuard returns the guard of a fit from the current (start) q, or nil
+// when there is none. The start's ELBO is estimated from a few draws of
+// its own stream: a reference for the first evaluation, which would
+// otherwise have nothing to be compared with.
+func (e *engine) newGuard() *guard {
+	if e.s.MaxRollbacks < 0 {
+		return nil
+	}
+	g := &guard{e: e, theta: append([]float64(nil), e.theta...)}
+	g.elbo, g.se, _ = e.eval(streamEval, 0, min(guardDraws, e.s.ELBODraws))
+	if !finite(g.elbo) {
+		g.elbo, g.se = math.Inf(-1), 0 // a start without a finite ELBO: any finite estimate will do
+	}
+	return g
+}
+
+// diverged reports whether an ELBO estimate marks a divergence: not finite,
+// or below the best by more than each of the best's magnitude, one nat per
+// coordinate (for ELBOs near 0) and 100 of the best's standard errors.
+// (The estimate's own standard error is no yardstick: a diverging q makes it
+// huge.)
+func (g *guard) diverged(elbo float64) bool {
+	if !finite(elbo) {
+		return true
+	}
+	return elbo < g.elbo-max(math.Abs(g.elbo), float64(g.e.dim), 100*g.se)
+}
+
+// keep makes the current q the best if its estimate is.
+func (g *guard) keep(it int, elbo, se float64) {
+	if elbo > g.elbo {
+		copy(g.theta, g.e.theta)
+		g.elbo, g.se, g.iter = elbo, se, it
+	}
+}
+
+// rollback restores the best q after a divergence at iteration it and
+// resets the optimizer, to go on with step size eta. It reports whether the
+// fit may go on (rollbacks are left).
+func (g *guard) rollback(r *Result, it int, elbo, eta float64) bool {
+	e := g.e
+	copy(e.theta, g.theta)
+	e.opt.reset()
+	e.cvSet = false
+	r.Rollbacks++
+	from := fmt.Sprintf("iteration %d's ELBO %.6g", g.iter, g.elbo)
+	if g.iter == 0 {
+		from = fmt.Sprintf("the start's ELBO %.6g", g.elbo)
+	}
+	if r.Rollbacks > e.s.MaxRollbacks {
+		r.warn("stopped at iteration %d: the ELBO diverged again (%.6g against %s), %d times in all; q is the best one", it, elbo, from, r.Rollbacks)
+		return false
+	}
+	r.warn("the ELBO diverged at iteration %d (%.6g against %s): went back to that q with the optimizer reset and step size %g", it, elbo, from, eta)
+	return true
 }
 
 func (e *engine) factors() []Factor {

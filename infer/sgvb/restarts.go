@@ -25,6 +25,11 @@ type Restarts struct {
 	// Inits, if not nil, warm-starts restart r from Inits[r] (len N),
 	// overriding Settings.Init.
 	Inits []*Result
+	// Jitter is the Settings.InitJitter of restarts 1 to N−1 when Inits
+	// is nil, so that they start apart from each other and from restart
+	// 0, which keeps Settings.InitJitter (and stays the single fit of s).
+	// 0: DefaultJitter; negative: Settings.InitJitter for all.
+	Jitter float64
 	// Progress, if set, is called after every ELBO evaluation of restart r,
 	// from that restart's goroutine (so concurrently when Parallel > 1).
 	Progress func(r int, p Progress)
@@ -32,6 +37,10 @@ type Restarts struct {
 	// goroutine.
 	Done func(r int, res *Result, err error)
 }
+
+// DefaultJitter is the default Restarts.Jitter: starting means spread over
+// a factor e^±1 (real latents ±1), PyMC's jitter of its chains' starts.
+const DefaultJitter = 1.0
 
 // Mixture is the equal-weight mixture of the q's of independent fits
 // (restarts) of one model: q(z) = (1/R) Σ_r q_r(z). Mean-field q's are
@@ -71,7 +80,8 @@ func (e *RestartError) Error() string {
 func (e *RestartError) Unwrap() error { return e.Err }
 
 // FitRestarts fits rs.N independent q's to t, restart r with s and the seed
-// RestartSeed(s.Seed, r), and returns their equal-weight mixture with its
+// RestartSeed(s.Seed, r), restarts after the first from jittered starts
+// (Restarts.Jitter), and returns their equal-weight mixture with its
 // ELBO and Pareto k̂. Settings.Progress is not used (see Restarts.Progress);
 // Settings.Workers, when 0, is shared out among the fits running at once.
 //
@@ -86,6 +96,9 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	}
 	if s.Method == MAP {
 		return nil, fmt.Errorf("restarts: a MAP estimate is a point, and points cannot be mixed")
+	}
+	if math.IsNaN(rs.Jitter) || math.IsInf(rs.Jitter, 0) {
+		return nil, fmt.Errorf("restarts: Jitter must be finite, got %v", rs.Jitter)
 	}
 	if rs.Inits != nil && len(rs.Inits) != rs.N {
 		return nil, fmt.Errorf("restarts: %d initial fits for %d restarts", len(rs.Inits), rs.N)
@@ -118,6 +131,8 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 				}
 				if rs.Inits != nil {
 					sr.Init = rs.Inits[r]
+				} else if r > 0 {
+					sr.InitJitter = rs.jitter(s.InitJitter)
 				}
 				m.Seeds[r] = sr.Seed
 				res, err := Fit(ctx, tw, latents, sr)
@@ -152,6 +167,18 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	}
 	m.Seconds = time.Since(start).Seconds()
 	return m, nil
+}
+
+// jitter returns the InitJitter of restarts after the first, s0 being
+// Settings.InitJitter.
+func (rs *Restarts) jitter(s0 float64) float64 {
+	switch {
+	case rs.Jitter == 0:
+		return DefaultJitter
+	case rs.Jitter < 0:
+		return s0
+	}
+	return rs.Jitter
 }
 
 func (m *Mixture) warn(format string, args ...any) {

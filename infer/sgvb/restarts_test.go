@@ -10,17 +10,18 @@ import (
 	"github.com/gpplang/gpp/dist"
 )
 
-// twoModes is log p(x) = log(½ N(x; −m, 1) + ½ N(x; m, 1)), a normalised
-// density (log evidence 0) with two modes that a normal q can only fit one
-// at a time.
-type twoModes struct{ m float64 }
+// twoModes is log p(x) = log(½ N(x; lo, sd²) + ½ N(x; hi, sd²)), a
+// normalised density (log evidence 0) with two modes that a normal q can
+// only fit one at a time.
+type twoModes struct{ lo, hi, sd float64 }
 
 func (t *twoModes) LogJoint(x, grad []float64) (float64, error) {
-	a := -0.5*(x[0]+t.m)*(x[0]+t.m) - halfLog2Pi
-	b := -0.5*(x[0]-t.m)*(x[0]-t.m) - halfLog2Pi
+	zl, zh := (x[0]-t.lo)/t.sd, (x[0]-t.hi)/t.sd
+	a := -0.5*zl*zl - halfLog2Pi - math.Log(t.sd)
+	b := -0.5*zh*zh - halfLog2Pi - math.Log(t.sd)
 	l := logSumExp2(a, b) - math.Ln2
 	wa := math.Exp(a - math.Ln2 - l) // posterior weight of the left mode at x
-	grad[0] = -wa*(x[0]+t.m) - (1-wa)*(x[0]-t.m)
+	grad[0] = -(wa*zl + (1-wa)*zh) / t.sd
 	return l, nil
 }
 
@@ -94,7 +95,8 @@ func TestRestartsConjugate(t *testing.T) {
 // then is −KL between the modes' shares among the restarts and the
 // posterior's ½, ½: above every component's ELBO (log ½) by up to log 2.
 func TestRestartsTwoModes(t *testing.T) {
-	tm := &twoModes{m: 5}
+	const mode = 5
+	tm := &twoModes{lo: -mode, hi: mode, sd: 1}
 	lat := []Latent{{Name: "x", Size: 1, Shape: []int{}, Support: dist.Real}}
 	s := Settings{Seed: 1, MaxIter: 3000, Tol: -1, PSISDraws: 4000}
 	const R = 6
@@ -105,8 +107,8 @@ func TestRestartsTwoModes(t *testing.T) {
 	left := 0
 	for r, c := range m.Components {
 		mu := c.Factors[0].Params[0][0]
-		if math.Abs(math.Abs(mu)-tm.m) > 0.2 {
-			t.Fatalf("restart %d: mean %v, want one of the modes ±%v", r, mu, tm.m)
+		if math.Abs(math.Abs(mu)-mode) > 0.2 {
+			t.Fatalf("restart %d: mean %v, want one of the modes ±%v", r, mu, mode)
 		}
 		if math.Abs(c.ELBO-math.Log(0.5)) > 4*c.ELBOSE+0.01 {
 			t.Errorf("restart %d: ELBO %v ± %v, want log ½", r, c.ELBO, c.ELBOSE)
@@ -131,6 +133,86 @@ func TestRestartsTwoModes(t *testing.T) {
 		math.Exp(m.Components[4].LogQCoords(x)) + math.Exp(m.Components[5].LogQCoords(x))) / R)
 	if got := m.LogQCoords(x); math.Abs(got-want) > 1e-12 {
 		t.Errorf("log q(0.3) = %v, want %v", got, want)
+	}
+}
+
+// The default start of a real latent is 0, well inside the basin of the
+// narrow mode at −2 (the basins meet at 0.2): restarts that all start there
+// find that mode only; jittered starts (U(−1, 1)) reach the other one too.
+func TestRestartsJitter(t *testing.T) {
+	tm := &twoModes{lo: -2, hi: 2.4, sd: 0.3}
+	lat := []Latent{{Name: "x", Size: 1, Shape: []int{}, Support: dist.Real}}
+	s := Settings{Seed: 1, MaxIter: 2000, Tol: -1, PSISDraws: 500}
+	const R = 8
+	modes := func(j float64) (left int) {
+		m, err := FitRestarts(context.Background(), tm, lat, s, Restarts{N: R, Jitter: j})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, c := range m.Components {
+			mu := c.Factors[0].Params[0][0]
+			switch {
+			case math.Abs(mu-tm.lo) < 0.2:
+				left++
+			case math.Abs(mu-tm.hi) > 0.2:
+				t.Fatalf("jitter %v, restart %d: mean %v, want %v or %v", j, r, mu, tm.lo, tm.hi)
+			}
+		}
+		return left
+	}
+	if left := modes(-1); left != R {
+		t.Errorf("restarts from one start: %d of %d found the mode at %v, want all", left, R, tm.lo)
+	}
+	if left := modes(0); left == R || left == 0 {
+		t.Errorf("jittered restarts: %d of %d found the mode at %v, want some but not all", left, R, tm.lo)
+	}
+}
+
+// Restart r ≥ 1 is the single fit of its seed from a start jittered by
+// Restarts.Jitter (default DefaultJitter); restart 0 and restarts with
+// their own Inits are not jittered.
+func TestRestartsJitterIsInitJitter(t *testing.T) {
+	pg, lat := newPoissonGamma(6, 0.1, 1)
+	s := Settings{Seed: 5, MaxIter: 100, Tol: -1, PSISDraws: -1}
+	ctx := context.Background()
+	fit := func(seed uint64, j float64, init *Result) *Result {
+		sr := s
+		sr.Seed, sr.InitJitter, sr.Init = seed, j, init
+		r, err := Fit(ctx, pg, lat, sr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, c := range []struct{ jitter, want float64 }{{0, DefaultJitter}, {0.3, 0.3}, {-1, 0}} {
+		m, err := FitRestarts(ctx, pg, lat, s, Restarts{N: 2, Jitter: c.jitter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, fit(s.Seed, 0, nil), m.Components[0])
+		sameResult(t, fit(RestartSeed(s.Seed, 1), c.want, nil), m.Components[1])
+	}
+	plain := fit(RestartSeed(s.Seed, 1), 0, nil)
+	if jit := fit(RestartSeed(s.Seed, 1), DefaultJitter, nil); jit.Factors[0].Params[1][0] == plain.Factors[0].Params[1][0] {
+		t.Error("InitJitter did not reach the fit")
+	}
+	inits := []*Result{plain, plain}
+	m, err := FitRestarts(ctx, pg, lat, s, Restarts{N: 2, Inits: inits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, fit(RestartSeed(s.Seed, 1), 0, plain), m.Components[1])
+	for _, j := range []float64{math.NaN(), math.Inf(1)} {
+		if _, err := FitRestarts(ctx, pg, lat, s, Restarts{N: 2, Jitter: j}); err == nil {
+			t.Errorf("Jitter %v: no error", j)
+		}
+	}
+	for _, j := range []float64{-0.5, math.NaN(), math.Inf(1)} {
+		sr := s
+		sr.InitJitter = j
+		if _, err := Fit(ctx, pg, lat, sr); err == nil {
+			t.Errorf("InitJitter %v: no error", j)
+		}
 	}
 }
 

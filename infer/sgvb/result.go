@@ -23,8 +23,9 @@ type Result struct {
 	Iterations   int
 	Converged    bool
 	Interrupted  bool    // the context was cancelled; q is the one reached
-	StepSize     float64 // η used (after the step-size search, if any)
+	StepSize     float64 // η at the end (after the step-size search and rollbacks, if any)
 	BadSteps     int     // steps skipped for a non-finite log joint or gradient
+	Rollbacks    int     // returns to the best q after a divergence (Settings.MaxRollbacks)
 
 	// ParetoK is the PSIS Pareto k̂ of the importance ratios p/q over
 	// PSISDraws draws of q (NaN if not computed), and ParetoReading its
