@@ -84,7 +84,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.IntVar(&v.evalEvery, "eval-every", defaultEvalEvery, "estimate the ELBO every this many iterations")
 	fs.IntVar(&v.workers, "workers", 0, "goroutines sharing each step's draws; 0: the number of CPUs, at most 4\n(results do not depend on it; use 1 when several fits run at once)")
 	fs.IntVar(&cfg.restarts, "restarts", 1, "independent fits from seeds seed + r·2³² (restart 0 is the fit of --seed), run\nside by side; the outputs describe their equal-weight mixture, and summary.csv\ngains R̂ across the restarts")
-	fs.Float64Var(&cfg.jitter, "jitter", sgvb.DefaultJitter, "with --restarts: restarts after the first start with every element's location\nmoved by an independent draw from U(−`J`, J) on its unconstrained scale (a\npositive latent's mean by a factor e^u), as Stan's and PyMC's chains start apart; 0: they\nstart alike and differ only by their draws. Not used when --init gives each\nrestart its own start")
+	fs.Float64Var(&cfg.jitter, "jitter", sgvb.DefaultJitter, "with --restarts: restarts after the first start with every element's location\nmoved by an independent draw from U(−`J`, J) on its unconstrained scale (a\npositive latent's mean by a factor e^u), as Stan's and PyMC's chains start\napart; 0: they start alike and differ only by their draws. Not used when\n--init gives each restart its own start")
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`) (default: none)")
