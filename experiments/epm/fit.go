@@ -82,14 +82,18 @@ const (
 // FitSettings are the settings of one model fit (the same for every
 // method that applies; MAP uses only Iterations, as L-BFGS iterations).
 type FitSettings struct {
-	Iterations   int            // SGVB steps (fixed: Tol < 0); MAP: L-BFGS iteration limit
-	Optimizer    sgvb.Optimizer // default AdaDeltaMomentum (the paper's)
-	Estimator    sgvb.Estimator // zero: EstimatorAuto, the engine's default (STL with control variate)
-	StepDecay    float64        // sgvb.Settings.StepDecay (0 = engine default 1000; < 0 constant η)
-	StepSize     float64        // η; 0 = the optimizer's default
-	Rho          float64        // AdaDelta ρ (Zeiler's convention); 0 = engine default
-	Momentum     float64        // momentum weight; 0 = engine default 0.1
-	DrawsPerStep int            // default 1 (the paper's)
+	Iterations int            // SGVB steps (fixed: Tol < 0); MAP: L-BFGS iteration limit
+	Optimizer  sgvb.Optimizer // default AdaDeltaMomentum (the paper's)
+	Estimator  sgvb.Estimator // zero: EstimatorAuto, the engine's default (STL with control variate)
+	StepDecay  float64        // sgvb.Settings.StepDecay (0 = engine default 1000; < 0 constant η)
+	StepSize   float64        // η; 0 = the optimizer's default
+	Rho        float64        // AdaDelta ρ (Zeiler's convention); 0 = engine default
+	Momentum   float64        // momentum weight; 0 = engine default 0.1
+	// NoGuard fits without the engine's divergence guard
+	// (sgvb.Settings.MaxRollbacks < 0), which would halve a diverging
+	// fit's step size: the optimizer comparison measures each rule as set.
+	NoGuard      bool
+	DrawsPerStep int // default 1 (the paper's)
 	// DrawsByMethod overrides DrawsPerStep per method (the lognormal
 	// family needs several draws per step to stay stable; see
 	// DefaultFitSettings).
@@ -153,6 +157,9 @@ func (f FitSettings) sgvbSettings(m Method, seed uint64) sgvb.Settings {
 		// One goroutine per fit: the experiments share a 2-core machine
 		// (results do not depend on Workers).
 		Workers: 1,
+	}
+	if f.NoGuard {
+		s.MaxRollbacks = -1
 	}
 	switch m {
 	case GammaImplicit, GammaMixture:
