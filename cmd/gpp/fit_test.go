@@ -393,28 +393,37 @@ func TestFitInit(t *testing.T) {
 	}
 }
 
+// fitCancelled runs gpp fit with args and --out a new directory, cancelling
+// its context before the fit (before) or after its first ELBO evaluation;
+// it fails the test unless the exit code is 130. It returns the output
+// directory and what was printed.
+func fitCancelled(t *testing.T, before bool, args ...string) (out string, stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "out")
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cfg, code, ok := parseFitArgs(append(args, "--out", out), stdout, stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if before {
+		cancel()
+	}
+	cfg.afterEval = func(sgvb.Progress) { cancel() }
+	cfg.temps = &tempFiles{}
+	if code = runFit(ctx, cfg, stdout, newConsole(stderr, false, false, false)); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr)
+	}
+	return out, stdout, stderr
+}
+
 // TestFitCancel cancels the context during a fit: the outputs are written
 // from the q reached, marked interrupted, and the exit code is 130.
 func TestFitCancel(t *testing.T) {
 	for _, when := range []string{"during", "before"} {
 		t.Run(when, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out")
-			var stdout, stderr bytes.Buffer
-			cfg, code, ok := parseFitArgs([]string{poissonModel, poissonData, "--iter", "1000000", "--tol", "0", "--output-draws", "10", "--out", out}, &stdout, &stderr)
-			if !ok {
-				t.Fatalf("flags: exit %d: %s", code, stderr.String())
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if when == "before" {
-				cancel()
-			}
-			cfg.afterEval = func(sgvb.Progress) { cancel() }
-			cfg.temps = &tempFiles{}
-			code = runFit(ctx, cfg, &stdout, newConsole(&stderr, false, false, false))
-			if code != exitInterrupted {
-				t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
-			}
+			out, stdout, stderr := fitCancelled(t, when == "before", poissonModel, poissonData, "--iter", "1000000", "--tol", "0", "--output-draws", "10")
 			ff := readFit(t, filepath.Join(out, "fit.json"))
 			if !ff.Interrupted || ff.Iterations >= 1000000 {
 				t.Errorf("fit.json: interrupted %v after %d iterations", ff.Interrupted, ff.Iterations)

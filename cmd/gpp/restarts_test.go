@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -223,20 +222,7 @@ func TestFitRestartsBadFlags(t *testing.T) {
 // TestFitRestartsCancel: Ctrl-C stops every restart; the mixture of the
 // q's reached is written, marked interrupted.
 func TestFitRestartsCancel(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out")
-	var stdout, stderr bytes.Buffer
-	cfg, code, ok := parseFitArgs([]string{poissonModel, poissonData, "--iter", "1000000", "--tol", "0", "--output-draws", "10", "--restarts", "2", "--out", out}, &stdout, &stderr)
-	if !ok {
-		t.Fatalf("flags: exit %d: %s", code, stderr.String())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cfg.afterEval = func(sgvb.Progress) { cancel() }
-	cfg.temps = &tempFiles{}
-	code = runFit(ctx, cfg, &stdout, newConsole(&stderr, false, false, false))
-	if code != exitInterrupted {
-		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
-	}
+	out, _, stderr := fitCancelled(t, false, poissonModel, poissonData, "--iter", "1000000", "--tol", "0", "--output-draws", "10", "--restarts", "2")
 	ff := readFit(t, filepath.Join(out, "fit.json"))
 	if !ff.Interrupted || len(ff.Restarts) != 2 || !math.IsNaN(float64(ff.ELBO)) {
 		t.Errorf("fit.json: interrupted %v, %d restarts, ELBO %v", ff.Interrupted, len(ff.Restarts), ff.ELBO)
