@@ -371,3 +371,44 @@ func TestBenchmarksAgree(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRowSumProd times the value and gradient of sum(rowsum(W[i] .*
+// W[j] .* r)) at the EPM's NIPS234 size (234 rows, K = 10, 5906 random
+// pairs: training links and held-out pairs): alone, and with a team of two
+// whose parts run one after the other on the caller (fakeTeam), which
+// measures the CPU work of the shared path that a fit with two workers
+// takes.
+func BenchmarkRowSumProd(b *testing.B) {
+	const n, k, pairs = 234, 10, 5906
+	r := rand.New(rand.NewPCG(1, 2))
+	ix, iy := make([]int, pairs), make([]int, pairs)
+	for e := range ix {
+		ix[e], iy[e] = r.IntN(n), r.IntN(n)
+	}
+	x := make([]float64, n*k+k)
+	for i := range x {
+		x[i] = 0.2 + r.Float64()
+	}
+	for _, size := range []int{1, 2} {
+		bd := NewBuilder()
+		w := bd.Input("W", Matrix(n, k), testPos)
+		rr := bd.Input("r", Matrix(1, k), testPos)
+		rs := bd.RowSumProd(bd.Gather(w, ix, testPos), bd.Gather(w, iy, testPos), rr, testPos)
+		p, err := bd.Finish(bd.Sum(rs, testPos))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if size > 1 {
+			p.SetTeam(&fakeTeam{size: size})
+		}
+		g := make([]float64, len(x))
+		b.Run(fmt.Sprintf("team%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.LogJoint(x, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -34,17 +34,17 @@ func (b *Builder) RowSumProd(x, y, w ID, pos ast.Pos) ID {
 		}
 	}
 	n := node{op: OpRowSumProd, args: args, shape: Vector(sx.Rows), pos: pos,
-		idx: rows[0], idy: rows[1], nscr: sx.Cols}
-	if rspWork(sx.Rows, sx.Cols) >= parMinWork { // else the reverse pass is never shared
-		n.rsi = newRowIndex(&n, b.nodes[args[0]].shape.Rows, b.nodes[args[1]].shape.Rows)
-	}
+		idx: rows[0], idy: rows[1]}
+	n.rsi = newRowIndex(&n, b.nodes[args[0]].shape.Rows, b.nodes[args[1]].shape.Rows)
+	// the reverse pass's row sums: one [rows, cols] block per pass
+	n.nscr = n.rsi.passes * (len(n.rsi.cum) - 1) * sx.Cols
 	return b.push(n)
 }
 
 // rspWork is the multiply-adds of a RowSumProd's reverse pass over elems
-// elements of k columns: x's, y's and w's adjoints.
+// elements of k columns: each element's two rows (x's and y's roles).
 func rspWork(elems, k int) int {
-	return 3 * elems * k
+	return 2 * elems * k
 }
 
 // rowIndex lists a RowSumProd's elements by destination row, so that its
@@ -52,8 +52,8 @@ func rspWork(elems, k int) int {
 // adding into one row: for each pass (one if x and y are the same matrix,
 // else x's rows then y's), ent[2·off[r] : 2·off[r+1]] holds pairs (element
 // e, row of the other operand) in increasing e, with x's role before y's
-// for one e, the order in which the one-loop pass adds them. cum[r] counts
-// the entries of rows below r over all passes.
+// for one e: the order in which the reverse pass adds them, whatever the
+// team. cum[r] counts the entries of rows below r over all passes.
 type rowIndex struct {
 	passes int
 	off    [2][]int32
@@ -174,124 +174,129 @@ func (p *Program) rowSumProdRange(n *node, lo, hi int) {
 	}
 }
 
-// gradRowSumProd: for z_e = Σ_l x_il y_jl w_l, x_il gets g_e y_jl w_l, y_jl
-// gets g_e x_il w_l and w_l gets g_e x_il y_jl. The three updates share one
-// loop (they read only values, so x and y may be rows of one matrix, even
-// the same row).
+// gradRowSumProd: for z_e = Σ_l x_il y_jl w_l, row i of x gets
+// t_i .* w with t_i = Σ_{e: i_e = i} g_e y_je, row j of y gets the like sum
+// of g_e x_ie times w, and w gets Σ_e g_e x_ie .* y_je = Σ_i x_i .* t_i.
+// Summing g_e y_je per destination row before multiplying by w takes one
+// multiply-add per product where the three updates of the products took
+// three, and w's adjoint then costs one pass over the rows, not over the
+// elements. The rows are shared by the team (see gradRowSumProdPart); w's
+// adjoint is added afterwards in row order, so the numbers do not depend
+// on the team.
 func (p *Program) gradRowSumProd(n *node, g []float64) {
-	x, y, wn := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
-	if x.aoff < 0 || y.aoff < 0 || wn.aoff < 0 {
-		p.gradRowSumProdSome(n, g)
-		return
-	}
+	x, wn := p.arg(n, 0), p.arg(n, 2)
 	p.rt = rspTask{p: p, n: n, g: g}
 	p.share(&p.rt, rspWork(len(g), len(p.v(wn))))
 	p.rt = rspTask{}
+	if wn.aoff < 0 {
+		return
+	}
+	xv, aw := p.v(x), p.a(wn)
+	k := len(aw)
+	if k == 0 {
+		return
+	}
+	t := p.s(n)
+	// With x and y one matrix, pass 0 sums both roles: Σ_i x_i .* t_i
+	// counts every element twice.
+	scale := 1.0
+	if n.rsi.passes == 1 {
+		scale = 0.5
+	}
+	for r := range len(xv) / k {
+		xr, tr := xv[r*k:][:k], t[r*k:][:k]
+		for l := range aw {
+			aw[l] += xr[l] * tr[l] * scale
+		}
+	}
 }
 
-// gradRowSumProdPart is part i of parts of gradRowSumProd. One part does
-// the one-loop pass. Shared, part 0 accumulates w's adjoint over all
-// elements, and each part adds into its own range of rows of x's and y's
-// adjoints, reading the contributions to a row from the node's rowIndex:
-// every adjoint element receives the same additions in the same order as
-// in the one-loop pass, so the numbers do not depend on parts. The rows
-// are cut so that each part has a 1/parts share of the multiply-adds,
-// counting w's adjoint as one contribution per element.
+// gradRowSumProdPart is part i of parts of gradRowSumProd's x and y
+// adjoints. Each part takes its own range of destination rows, read from
+// the node's rowIndex, so no two parts add into one row, and every row
+// receives the same additions in the same order whatever the parts. The
+// sums t of pass 0 (x's rows) are kept in the node's scratch for w's
+// adjoint. The rows are cut so that each part has a 1/parts share of the
+// multiply-adds.
 func (p *Program) gradRowSumProdPart(n *node, g []float64, part, parts int) {
 	x, y, wn := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	xv, yv, w := p.v(x), p.v(y), p.v(wn)
 	k := len(w)
-	ax, ay, aw := p.a(x), p.a(y), p.a(wn)[:len(w)]
-	if parts == 1 {
-		for e, ge := range g {
-			i, j := n.rowsOf(e)
-			xr, yr := xv[i*k:][:len(w)], yv[j*k:][:len(w)]
-			ar, br := ax[i*k:][:len(w)], ay[j*k:][:len(w)]
-			for l, wl := range w {
-				gw := ge * wl
-				ar[l] += gw * yr[l]
-				br[l] += gw * xr[l]
-				aw[l] += ge * xr[l] * yr[l]
-			}
-		}
-		return
-	}
 	ri := n.rsi
 	rows := len(ri.cum) - 1
-	total := int(ri.cum[rows]) + len(g) // contributions, w's included
-	cut := func(q int) int {            // first row of part q
-		if q >= parts {
-			return rows
-		}
-		want := total*q/parts - len(g) // part 0 also does w's
-		r, _ := slices.BinarySearch(ri.cum, int32(max(want, 0)))
+	cut := func(q int) int { // first row of part q
+		r, _ := slices.BinarySearch(ri.cum, int32(int(ri.cum[rows])*q/parts))
 		return min(r, rows)
 	}
-	lo, hi := 0, cut(part+1)
-	if part > 0 {
-		lo = cut(part)
+	lo, hi := cut(part), rows
+	if part+1 < parts {
+		hi = cut(part + 1)
 	}
+	scr := p.s(n)
 	for q := range ri.passes {
-		dst, src := ax, yv // pass 0: x's rows, from y's values
+		dst, src, dn := x, yv, x // pass 0: x's rows, from y's values
 		if q == 1 {
-			dst, src = ay, xv
+			dst, src, dn = y, xv, y
+		}
+		if dn.aoff < 0 && (q == 1 || wn.aoff < 0) {
+			continue // no adjoint wants these sums
+		}
+		var ad []float64
+		if dst.aoff >= 0 {
+			ad = p.a(dst)
 		}
 		off, ent := ri.off[q], ri.ent[q]
+		t := scr[q*rows*k:]
 		for r := lo; r < hi; r++ {
+			tr := t[r*k:][:k]
 			if off[r] == off[r+1] {
+				clear(tr)
 				continue // also past the end of the shorter of x and y
 			}
-			ar := dst[r*k:][:len(w)]
-			for c := off[r]; c < off[r+1]; c++ {
-				ge, sr := g[ent[2*c]], src[int(ent[2*c+1])*k:][:len(w)]
+			rowSums(tr, g, src, ent[2*off[r]:2*off[r+1]])
+			if ad != nil {
+				ar := ad[r*k:][:k]
 				for l, wl := range w {
-					ar[l] += ge * wl * sr[l]
+					ar[l] += tr[l] * wl
 				}
-			}
-		}
-	}
-	if part == 0 {
-		for e, ge := range g {
-			i, j := n.rowsOf(e)
-			xr, yr := xv[i*k:][:len(w)], yv[j*k:][:len(w)]
-			for l := range aw {
-				aw[l] += ge * xr[l] * yr[l]
 			}
 		}
 	}
 }
 
-// gradRowSumProdSome is gradRowSumProd when some operand has no adjoint
-// (data).
-func (p *Program) gradRowSumProdSome(n *node, g []float64) {
-	x, y, wn := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
-	xv, yv, w := p.v(x), p.v(y), p.v(wn)
-	k := len(w)
-	gw := p.s(n)[:len(w)] // g_e w
-	for e, ge := range g {
-		i, j := n.rowsOf(e)
-		xr, yr := xv[i*k:][:len(w)], yv[j*k:][:len(w)]
-		for l, wl := range w {
-			gw[l] = ge * wl
+// rowSums sets t to Σ g_e s_j over the pairs (e, j) of ent, for rows s_j
+// of src of len(t) columns, each column's sum taken in the order of ent.
+// The columns go four at a time with their sums in registers: summing
+// into t in memory chained every addition to the store of the one before.
+func rowSums(t, g, src []float64, ent []int32) {
+	k := len(t)
+	l := 0
+	for ; l+4 <= k; l += 4 {
+		var t0, t1, t2, t3 float64
+		for c := 0; c+1 < len(ent); c += 2 {
+			ge, sr := g[ent[c]], src[int(ent[c+1])*k+l:][:4]
+			t0 += ge * sr[0]
+			t1 += ge * sr[1]
+			t2 += ge * sr[2]
+			t3 += ge * sr[3]
 		}
-		if x.aoff >= 0 {
-			ar := p.a(x)[i*k:][:len(w)]
-			for l, v := range gw {
-				ar[l] += v * yr[l]
-			}
+		t[l], t[l+1], t[l+2], t[l+3] = t0, t1, t2, t3
+	}
+	for ; l+2 <= k; l += 2 {
+		var t0, t1 float64
+		for c := 0; c+1 < len(ent); c += 2 {
+			ge, sr := g[ent[c]], src[int(ent[c+1])*k+l:][:2]
+			t0 += ge * sr[0]
+			t1 += ge * sr[1]
 		}
-		if y.aoff >= 0 {
-			ar := p.a(y)[j*k:][:len(w)]
-			for l, v := range gw {
-				ar[l] += v * xr[l]
-			}
+		t[l], t[l+1] = t0, t1
+	}
+	if l < k {
+		var t0 float64
+		for c := 0; c+1 < len(ent); c += 2 {
+			t0 += g[ent[c]] * src[int(ent[c+1])*k+l]
 		}
-		if wn.aoff >= 0 {
-			aw := p.a(wn)[:len(w)]
-			for l := range aw {
-				aw[l] += ge * xr[l] * yr[l]
-			}
-		}
+		t[l] = t0
 	}
 }
 

@@ -56,7 +56,16 @@ func TestGradRowSumProd(t *testing.T) {
 	runCases(t, []gradCase{
 		{name: "rowsumprod/inputs", args: three(false, false, false), build: plain, ref: rowSumProdRef(nil, nil)},
 		{name: "rowsumprod/data-x", args: three(true, false, false), build: plain, ref: rowSumProdRef(nil, nil)},
+		{name: "rowsumprod/data-y", args: three(false, true, false), build: plain, ref: rowSumProdRef(nil, nil)},
 		{name: "rowsumprod/data-w", args: three(false, false, true), build: plain, ref: rowSumProdRef(nil, nil)},
+		{name: "rowsumprod/data-x-and-w", args: three(true, false, true), build: plain, ref: rowSumProdRef(nil, nil)},
+		// Seven columns: the reverse pass's blocks of four, two and one.
+		{name: "rowsumprod/seven-columns", args: func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{in(Matrix(n, 7), real), in(Matrix(1, 7), real)}
+		}, build: func(b *Builder, x []ID) ID {
+			return b.RowSumProd(b.Gather(x[0], ix, testPos), b.Gather(x[0], iy, testPos), x[1], testPos)
+		}, ref: rowSumProdRef(ix, iy)},
 		{name: "rowsumprod/aliased", args: func(r *rand.Rand) []arg {
 			n, m, _ := dims(r)
 			return []arg{in(Matrix(n, m), real), in(Matrix(1, m), real)}
