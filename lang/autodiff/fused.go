@@ -178,9 +178,8 @@ func (p *Program) rowSumProdRange(n *node, lo, hi int) {
 // t_i .* w with t_i = Σ_{e: i_e = i} g_e y_je, row j of y gets the like sum
 // of g_e x_ie times w, and w gets Σ_e g_e x_ie .* y_je = Σ_i x_i .* t_i.
 // Summing g_e y_je per destination row before multiplying by w takes one
-// multiply-add per product where the three updates of the products took
-// three, and w's adjoint then costs one pass over the rows, not over the
-// elements. The rows are shared by the team (see gradRowSumProdPart); w's
+// multiply-add per product instead of three (one per adjoint), and w's
+// adjoint then costs one pass over the rows, not over the elements. The rows are shared by the team (see gradRowSumProdPart); w's
 // adjoint is added afterwards in row order, so the numbers do not depend
 // on the team.
 func (p *Program) gradRowSumProd(n *node, g []float64) {
@@ -234,11 +233,11 @@ func (p *Program) gradRowSumProdPart(n *node, g []float64, part, parts int) {
 	}
 	scr := p.s(n)
 	for q := range ri.passes {
-		dst, src, dn := x, yv, x // pass 0: x's rows, from y's values
+		dst, src := x, yv // pass 0: x's rows, from y's values
 		if q == 1 {
-			dst, src, dn = y, xv, y
+			dst, src = y, xv
 		}
-		if dn.aoff < 0 && (q == 1 || wn.aoff < 0) {
+		if dst.aoff < 0 && (q == 1 || wn.aoff < 0) {
 			continue // no adjoint wants these sums
 		}
 		var ad []float64
