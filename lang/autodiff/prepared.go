@@ -58,13 +58,40 @@ func (n *node) preparedLayout(prep Prepared) {
 	}
 	n.prep, n.pmode, n.nsets = prep, mode, ns
 	n.nscr = 2*na + m + ns*(2*na+prep.StateLen())
+	if mode == prepRows {
+		n.nscr += ns * (1 + na) // per row: its log density, its partials' scratch
+	}
 }
+
+// prepCost and prepElemCost are what preparing one parameter set (a
+// log-gamma, a digamma, logarithms) and evaluating one element cost, in
+// the multiply-adds of parMinWork, for deciding whether to share a density.
+const (
+	prepCost     = 100
+	prepElemCost = 10
+)
 
 // evalPrepared prepares each distinct parameter set, then evaluates every
 // element, keeping the value partials per element and the parameter
-// partials summed per set.
+// partials summed per set. A density with a set per row is shared by rows
+// on p's team (the W ~ Gamma(a, c) prior of the EPM: 234 sets, 2340
+// elements); each row's log density is summed from zero and the rows are
+// added in order, as the serial loop does, so the value does not depend on
+// the team.
 func (p *Program) evalPrepared(n *node) {
 	na, m, ns := len(n.args)-1, n.i0, n.nsets
+	if n.pmode == prepRows {
+		p.pt = prepTask{p: p, n: n}
+		p.share(&p.pt, ns*prepCost+m*prepElemCost)
+		p.pt = prepTask{}
+		scr := p.s(n)
+		sum := 0.0
+		for _, v := range scr[len(scr)-ns*(1+na) : len(scr)-ns*na] {
+			sum += v
+		}
+		p.v(n)[0] = sum
+		return
+	}
 	sl := n.prep.StateLen()
 	scr := p.s(n)
 	dpar := scr[na : 2*na : 2*na]
@@ -72,40 +99,20 @@ func (p *Program) evalPrepared(n *node) {
 	dsum := scr[2*na+m : 2*na+m+ns*na]
 	pset := scr[2*na+m+ns*na : 2*na+m+2*ns*na]
 	state := scr[2*na+m+2*ns*na:]
-	bc, val, prep := n.bc, p.val, n.prep
-	for s := 0; s < ns; s++ {
-		i, j := s, 0
-		if n.pmode == prepCols {
-			i, j = 0, s
-		}
-		ps := pset[s*na : s*na+na]
-		for a := range ps {
-			q := bc[3+3*a : 6+3*a]
-			ps[a] = val[q[0]+i*q[1]+j*q[2]]
-		}
-		prep.Prepare(ps, state[s*sl:s*sl+sl])
+	for s := range ns { // a set per column
+		p.prepareSet(n, 0, s, pset[s*na:s*na+na], state[s*sl:s*sl+sl])
 	}
 	clear(dsum)
-	xo, xr, xc := bc[0], bc[1], bc[2]
-	eo := xo // exp(value), laid out as the value
-	if n.expOf > 0 {
-		eo = p.nodes[n.expOf-1].off
-	}
+	xo, xr, xc := n.bc[0], n.bc[1], n.bc[2]
+	eo := p.expOffset(n)
 	run, _ := n.prepLog.(dist.PreparedLogRun)
 	if n.expOf == 0 {
 		run = nil // a run reads exp(value) from the tape, which has none here
 	}
-	sum := 0.0
+	val, sum := p.val, 0.0
 	for i := 0; i < n.gr; i++ {
 		xrow, erow, dxr := val[xo+i*xr:], val[eo+i*xr:], dxs[i*n.gc:(i+1)*n.gc]
-		switch {
-		case n.pmode == prepRows && run != nil:
-			sum += preparedRun(run, 0, xrow, erow, xc, pset[i*na:i*na+na], state[i*sl:i*sl+sl], 0, dxr, dsum[i*na:i*na+na], dpar)
-			continue
-		case n.pmode == prepRows:
-			sum += p.preparedRow(n, xrow, erow, xc, dxr, pset[i*na:i*na+na], state[i*sl:i*sl+sl], dpar, dsum[i*na:i*na+na])
-			continue
-		case run != nil:
+		if run != nil {
 			sum = preparedRun(run, sum, xrow, erow, xc, pset, state, 1, dxr, dsum, dpar)
 			continue
 		}
@@ -115,7 +122,7 @@ func (p *Program) evalPrepared(n *node) {
 			if n.expOf > 0 {
 				lp, dx = n.prepLog.EvalLog(xrow[j*xc], erow[j*xc], ps, st, dpar)
 			} else {
-				lp, dx = prep.Eval(xrow[j*xc], ps, st, dpar)
+				lp, dx = n.prep.Eval(xrow[j*xc], ps, st, dpar)
 			}
 			sum += lp
 			dxr[j] = dx
@@ -126,6 +133,65 @@ func (p *Program) evalPrepared(n *node) {
 		}
 	}
 	p.v(n)[0] = sum
+}
+
+// prepareSet gathers the parameters of the set at row i, column j of the
+// broadcast into ps and prepares its state st.
+func (p *Program) prepareSet(n *node, i, j int, ps, st []float64) {
+	for a := range ps {
+		q := n.bc[3+3*a : 6+3*a]
+		ps[a] = p.val[q[0]+i*q[1]+j*q[2]]
+	}
+	n.prep.Prepare(ps, st)
+}
+
+// expOffset is where exp(value) of a density node starts on the tape, laid
+// out as the value (the value's own offset when the node has none).
+func (p *Program) expOffset(n *node) int {
+	if n.expOf > 0 {
+		return p.nodes[n.expOf-1].off
+	}
+	return n.bc[0]
+}
+
+// prepTask is a density with a parameter set per row, shared by rows.
+type prepTask struct {
+	p *Program
+	n *node
+}
+
+// RunPart prepares and evaluates part's share of the rows: each row's log
+// density goes to a cell of its own and it has its own scratch for the
+// partials, so no two parts write the same memory.
+func (t *prepTask) RunPart(part, parts int) {
+	p, n := t.p, t.n
+	na, m, ns := len(n.args)-1, n.i0, n.nsets
+	sl := n.prep.StateLen()
+	scr := p.s(n)
+	dxs := scr[2*na : 2*na+m]
+	dsum := scr[2*na+m : 2*na+m+ns*na]
+	pset := scr[2*na+m+ns*na : 2*na+m+2*ns*na]
+	state := scr[2*na+m+2*ns*na : 2*na+m+2*ns*na+ns*sl]
+	rowLP := scr[len(scr)-ns*(1+na) : len(scr)-ns*na]
+	rowDpar := scr[len(scr)-ns*na:]
+	xo, xr, xc := n.bc[0], n.bc[1], n.bc[2]
+	eo := p.expOffset(n)
+	run, _ := n.prepLog.(dist.PreparedLogRun)
+	if n.expOf == 0 {
+		run = nil
+	}
+	for i := part * ns / parts; i < (part+1)*ns/parts; i++ {
+		ps, st, ds := pset[i*na:i*na+na], state[i*sl:i*sl+sl], dsum[i*na:i*na+na]
+		dpar := rowDpar[i*na : i*na+na : i*na+na]
+		p.prepareSet(n, i, 0, ps, st)
+		clear(ds)
+		xrow, erow, dxr := p.val[xo+i*xr:], p.val[eo+i*xr:], dxs[i*n.gc:(i+1)*n.gc]
+		if run != nil {
+			rowLP[i] = preparedRun(run, 0, xrow, erow, xc, ps, st, 0, dxr, ds, dpar)
+		} else {
+			rowLP[i] = p.preparedRow(n, xrow, erow, xc, dxr, ps, st, dpar, ds)
+		}
+	}
 }
 
 // preparedRow evaluates one row of a density whose parameter set is that of

@@ -31,6 +31,7 @@ type Program struct {
 	lt   lrRows    // the low-rank gradient being shared
 	rt   rspTask   // the RowSumProd being shared
 	ut   unaryTask // the elementwise op being shared
+	pt   prepTask  // the prepared density being shared
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/internal/par"
 )
 
@@ -181,5 +182,88 @@ func TestTeamElementwise(t *testing.T) {
 	}
 	for _, size := range []int{2, 3} {
 		sameWithTeam(t, build, x0, v0, g0, size, 3)
+	}
+}
+
+// A density with a parameter set per row (the EPM's W ~ Gamma(a, c): 234
+// rows of 10) is shared by rows, bit for bit, through dist's run kernel,
+// the element-by-element log-scale loop and the plain prepared loop, with
+// an invalid row among valid ones; a small one is not shared. tasks counts
+// the shared exp(W) of the log-scale cases too.
+func TestTeamDensityPrepared(t *testing.T) {
+	u, ok := dist.LookupUnivariate("Gamma")
+	if !ok {
+		t.Fatal("no Gamma")
+	}
+	lg := dist.LogScale(u)
+	for _, c := range []struct {
+		name       string
+		rows, cols int
+		kern       func() (dist.Univariate, dist.Prepared)
+		logScale   bool
+		bad, tasks int
+	}{
+		{"run", 234, 10, func() (dist.Univariate, dist.Prepared) { return lg, lg.Prepared }, true, -1, 2},
+		{"run-invalid-row", 234, 10, func() (dist.Univariate, dist.Prepared) { return lg, lg.Prepared }, true, 100, 2},
+		{"eval-log", 234, 10, func() (dist.Univariate, dist.Prepared) { return lg, hideRun{lg.Prepared.(dist.PreparedLog)} }, true, -1, 2},
+		{"eval", 300, 7, func() (dist.Univariate, dist.Prepared) { return testGamma, gammaPrepared{} }, false, -1, 1},
+		{"small", 20, 10, func() (dist.Univariate, dist.Prepared) { return lg, lg.Prepared }, true, -1, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, cols := c.rows, c.cols
+			r := rand.New(rand.NewPCG(uint64(rows), 11))
+			x0 := make([]float64, rows*cols+2*rows)
+			for i := range x0 {
+				switch {
+				case i >= rows*cols:
+					x0[i] = 0.05 + r.ExpFloat64() // shapes and rates
+				case c.logScale:
+					x0[i] = 2 * r.NormFloat64()
+				default:
+					x0[i] = r.ExpFloat64()
+				}
+			}
+			if c.bad >= 0 {
+				x0[rows*cols+c.bad] = -1 // an invalid shape: that row's density is NaN
+			}
+			build := func() *Program {
+				d, k := c.kern()
+				b := NewBuilder()
+				w := b.Input("W", Matrix(rows, cols), testPos)
+				a := b.Input("a", Vector(rows), testPos)
+				rate := b.Input("c", Vector(rows), testPos)
+				dens := b.DensityPrepared(d, k, w, []ID{a, rate}, testPos)
+				var root ID
+				if c.logScale {
+					// exp(W) computed anyway (and read by the density), as in the EPM.
+					root = b.Add(dens, b.Sum(b.Exp(w, testPos), testPos), testPos)
+				} else {
+					root = b.Add(dens, b.Sum(b.Square(w, testPos), testPos), testPos)
+				}
+				p, err := b.Finish(root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			g0 := make([]float64, len(x0))
+			v0, err := build().LogJoint(x0, g0)
+			if c.bad >= 0 {
+				// Alone and with a team, the same positioned error.
+				p := build()
+				p.SetTeam(&fakeTeam{size: 2})
+				_, err2 := p.LogJoint(x0, g0)
+				if err == nil || err2 == nil || err.Error() != err2.Error() {
+					t.Fatalf("alone: %v; team: %v", err, err2)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, size := range []int{2, 3} {
+				sameWithTeam(t, build, x0, v0, g0, size, c.tasks)
+			}
+		})
 	}
 }
