@@ -59,6 +59,7 @@ type node struct {
 	idx    []int     // gather indices; rows of the first operand of a RowSumProd
 	idy    []int     // rows of the second operand of a RowSumProd
 	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
+	sumOf  int32     // a summed RowSumProd: 1 + the index of the one it sums (see fuseSums)
 	dist   *dist.Univariate
 	name   string // input name
 

@@ -82,6 +82,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return ast.Errorf(n.pos, "%s", msg("constant: value is "+bad, el))
 	case op == OpDensity:
 		return p.densityError(n)
+	case op == OpRowSumProd && n.sumOf > 0:
+		return p.sumRowSumProdError(n, bad)
 	case op == OpRowSumProd:
 		return p.rowSumProdError(n, k, bad)
 	case op.isUnary():
@@ -219,7 +221,11 @@ func (p *Program) backwardError() error {
 			}
 			ga := p.a(o)
 			if e := firstBad(ga); e >= 0 {
-				return ast.Errorf(n.pos, "%s", msg(
+				pos := n.pos
+				if n.sumOf > 0 {
+					pos = p.nodes[n.sumOf-1].pos // the rowsum's, as unfused
+				}
+				return ast.Errorf(pos, "%s", msg(
 					fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(ga[e]), p.operandName(n, a)),
 					"value "+g(p.v(o)[e]), elemPart(o.shape, e)))
 			}

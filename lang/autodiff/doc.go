@@ -21,7 +21,10 @@
 // RowSumProd (rowsum(x .* y .* w) reading gathered rows in place, EPM's
 // rates) and DensityPrepared (a density whose kernel does its
 // parameter-only work once per distinct parameter set). The compiler
-// emits them by pattern; see BENCHMARKS.md for what they buy.
+// emits them by pattern; Finish also fuses a Sum of a RowSumProd that
+// nothing else reads (EPM's missing pairs) into one node whose forward
+// pass forms the row sums its reverse pass reuses. See BENCHMARKS.md for
+// what they buy.
 //
 // A Program is not safe for concurrent use; build one per goroutine.
 package autodiff

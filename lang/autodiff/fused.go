@@ -120,6 +120,10 @@ func (n *node) rowsOf(e int) (i, j int) {
 }
 
 func (p *Program) evalRowSumProd(n *node) {
+	if n.sumOf > 0 {
+		p.evalSumRowSumProd(n)
+		return
+	}
 	p.rt = rspTask{p: p, n: n}
 	p.share(&p.rt, len(p.v(n))*len(p.v(p.arg(n, 2))))
 	p.rt = rspTask{}
@@ -136,20 +140,26 @@ func (p *Program) share(t par.Task, work int) {
 }
 
 // rspTask is a RowSumProd's forward pass (g nil), shared by elements, or
-// its reverse pass, shared by the rows of x and y its adjoints go to.
+// its reverse pass, shared by the rows of x and y its adjoints go to; for a
+// summed RowSumProd (sum true), the row sums of one pass, shared by rows.
 type rspTask struct {
-	p *Program
-	n *node
-	g []float64
+	p    *Program
+	n    *node
+	g    []float64
+	sum  bool
+	pass int
 }
 
 func (t *rspTask) RunPart(i, parts int) {
-	if t.g == nil {
+	switch {
+	case t.sum:
+		t.p.sumPassPart(t.n, t.pass, i, parts)
+	case t.g == nil:
 		z := t.p.v(t.n)
 		t.p.rowSumProdRange(t.n, i*len(z)/parts, (i+1)*len(z)/parts)
-		return
+	default:
+		t.p.gradRowSumProdPart(t.n, t.g, i, parts)
 	}
-	t.p.gradRowSumProdPart(t.n, t.g, i, parts)
 }
 
 // rowSumProdRange computes elements [lo, hi) of a RowSumProd.
@@ -183,6 +193,10 @@ func (p *Program) rowSumProdRange(n *node, lo, hi int) {
 // adjoint is added afterwards in row order, so the numbers do not depend
 // on the team.
 func (p *Program) gradRowSumProd(n *node, g []float64) {
+	if n.sumOf > 0 {
+		p.gradSumRowSumProd(n, g[0])
+		return
+	}
 	x, wn := p.arg(n, 0), p.arg(n, 2)
 	p.rt = rspTask{p: p, n: n, g: g}
 	p.share(&p.rt, rspWork(len(g), len(p.v(wn))))
@@ -223,14 +237,7 @@ func (p *Program) gradRowSumProdPart(n *node, g []float64, part, parts int) {
 	k := len(w)
 	ri := n.rsi
 	rows := len(ri.cum) - 1
-	cut := func(q int) int { // first row of part q
-		r, _ := slices.BinarySearch(ri.cum, int32(int(ri.cum[rows])*q/parts))
-		return min(r, rows)
-	}
-	lo, hi := cut(part), rows
-	if part+1 < parts {
-		hi = cut(part + 1)
-	}
+	lo, hi := ri.partRows(part, parts)
 	scr := p.s(n)
 	for q := range ri.passes {
 		dst, src := x, yv // pass 0: x's rows, from y's values
@@ -258,6 +265,190 @@ func (p *Program) gradRowSumProdPart(n *node, g []float64, part, parts int) {
 				for l, wl := range w {
 					ar[l] += tr[l] * wl
 				}
+			}
+		}
+	}
+}
+
+// partRows returns the destination rows [lo, hi) of part of parts: cut so
+// that each part has a 1/parts share of the entries.
+func (ri *rowIndex) partRows(part, parts int) (lo, hi int) {
+	rows := len(ri.cum) - 1
+	cut := func(q int) int { // first row of part q
+		r, _ := slices.BinarySearch(ri.cum, int32(int(ri.cum[rows])*q/parts))
+		return min(r, rows)
+	}
+	lo, hi = cut(part), rows
+	if part+1 < parts {
+		hi = cut(part + 1)
+	}
+	return lo, hi
+}
+
+// A Sum of a RowSumProd that nothing else reads (the EPM's missing pairs,
+// sum(rowsum(W[i] .* W[j] .* r'))) is made one node by Finish (fuseSums):
+// Σ_e Σ_l x_il y_jl w_l = Σ_i x_i · (t_i .* w), with t_i = Σ_{e: i_e = i}
+// y_je the row sums that the reverse pass needs anyway (with x and y one
+// matrix, t_i sums both roles and the total is halved). The forward pass
+// forms t and keeps it in the node's scratch, the reverse pass multiplies
+// it by the adjoint and w: one pass over the products where the
+// elementwise node and its Sum take two. The scratch holds the row sums of
+// each pass, then as many ones as elements (the weights g of rowSums).
+
+// evalSumRowSumProd forms pass 0's row sums (shared by rows) and the total
+// from them, in row order whatever the team.
+func (p *Program) evalSumRowSumProd(n *node) {
+	x, wn := p.arg(n, 0), p.arg(n, 2)
+	xv, w := p.v(x), p.v(wn)
+	k := len(w)
+	p.rt = rspTask{p: p, n: n, sum: true}
+	p.share(&p.rt, sumPassWork(n, 0, k))
+	p.rt = rspTask{}
+	// With one matrix each row's share is halved before it is added
+	// (exactly), so the total overflows only where the true one does.
+	s, h := 0.0, 1.0
+	if n.rsi.passes == 1 {
+		h = 0.5
+	}
+	if k > 0 {
+		t := p.s(n)
+		for r := range len(xv) / k {
+			xr, tr := xv[r*k:][:k], t[r*k:][:k]
+			var s0, s1 float64 // two chains of additions, as in rowSumProdRange
+			l := 0
+			for ; l+2 <= k; l += 2 {
+				s0 += xr[l] * tr[l] * w[l]
+				s1 += xr[l+1] * tr[l+1] * w[l+1]
+			}
+			if l < k {
+				s0 += xr[l] * tr[l] * w[l]
+			}
+			s += h * (s0 + s1)
+		}
+	}
+	p.v(n)[0] = s
+}
+
+// sumPassWork is the multiply-adds of pass q's row sums of a summed
+// RowSumProd with k columns.
+func sumPassWork(n *node, q, k int) int {
+	return len(n.rsi.ent[q]) / 2 * k
+}
+
+// sumPassPart sets pass q's row sums (with unit weights) for part of parts
+// of the destination rows.
+func (p *Program) sumPassPart(n *node, q, part, parts int) {
+	src := p.v(p.arg(n, 1)) // pass 0: x's rows, from y's values
+	if q == 1 {
+		src = p.v(p.arg(n, 0))
+	}
+	ri := n.rsi
+	rows := len(ri.cum) - 1
+	k := p.nodes[n.args[2]].n
+	scr := p.s(n)
+	t, ones := scr[q*rows*k:], scr[ri.passes*rows*k:]
+	off, ent := ri.off[q], ri.ent[q]
+	lo, hi := ri.partRows(part, parts)
+	for r := lo; r < hi; r++ {
+		tr := t[r*k:][:k]
+		if off[r] == off[r+1] {
+			clear(tr)
+			continue
+		}
+		rowSums(tr, ones, src, ent[2*off[r]:2*off[r+1]])
+	}
+}
+
+// gradSumRowSumProd adds g times the summed RowSumProd's partials: row r of
+// x gets g t_r .* w (y's rows likewise from pass 1's sums, formed here; with
+// one matrix pass 0 serves both roles), w gets g Σ_r x_r .* t_r (halved with
+// one matrix).
+func (p *Program) gradSumRowSumProd(n *node, g float64) {
+	x, y, wn := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
+	w := p.v(wn)
+	k := len(w)
+	if k == 0 {
+		return
+	}
+	ri := n.rsi
+	rows := len(ri.cum) - 1
+	t := p.s(n)
+	if ri.passes == 2 && y.aoff >= 0 {
+		p.rt = rspTask{p: p, n: n, sum: true, pass: 1}
+		p.share(&p.rt, sumPassWork(n, 1, k))
+		p.rt = rspTask{}
+		addRowsTimes(p.a(y), t[rows*k:], w, g)
+	}
+	if x.aoff >= 0 {
+		addRowsTimes(p.a(x), t, w, g)
+	}
+	if wn.aoff >= 0 {
+		if ri.passes == 1 {
+			g *= 0.5
+		}
+		xv, aw := p.v(x), p.a(wn)
+		for r := range len(xv) / k {
+			xr, tr := xv[r*k:][:k], t[r*k:][:k]
+			for l := range aw {
+				aw[l] += g * xr[l] * tr[l]
+			}
+		}
+	}
+}
+
+// addRowsTimes adds g t_r .* w to each row r of the adjoint a (len(w)
+// columns; t has at least as many rows).
+func addRowsTimes(a, t, w []float64, g float64) {
+	k := len(w)
+	for r := range len(a) / k {
+		ar, tr := a[r*k:][:k], t[r*k:][:k]
+		for l, wl := range w {
+			ar[l] += g * tr[l] * wl
+		}
+	}
+}
+
+// fuseSums makes each live Sum of a RowSumProd that no other live node and
+// no caller (ext: the root and the kept nodes) reads a summed RowSumProd,
+// and drops the RowSumProd.
+func (p *Program) fuseSums(ext []int32) {
+	uses := make([]int32, len(p.nodes))
+	for _, i := range ext {
+		uses[i]++
+	}
+	for i := range p.nodes {
+		if n := &p.nodes[i]; n.live {
+			for _, a := range n.args {
+				uses[a]++
+			}
+		}
+	}
+	for i := range p.nodes {
+		s := &p.nodes[i]
+		if !s.live || s.op != OpSum {
+			continue
+		}
+		a := s.args[0]
+		r := &p.nodes[a]
+		if r.op != OpRowSumProd || r.sumOf > 0 || uses[a] != 1 {
+			continue
+		}
+		s.op, s.args, s.idx, s.idy, s.rsi = OpRowSumProd, r.args, r.idx, r.idy, r.rsi
+		s.nscr = r.nscr + r.n // the row sums, then a one per element
+		s.sumOf = a + 1
+		r.live = false
+	}
+}
+
+// fillOnes writes the unit weights into the scratch of every summed
+// RowSumProd (once: clones copy the scratch).
+func (p *Program) fillOnes() {
+	for i := range p.nodes {
+		if n := &p.nodes[i]; n.live && n.sumOf > 0 {
+			src := &p.nodes[n.sumOf-1]
+			ones := p.s(n)[src.nscr:]
+			for j := range ones {
+				ones[j] = 1
 			}
 		}
 	}
@@ -297,6 +488,26 @@ func rowSums(t, g, src []float64, ent []int32) {
 		}
 		t[l] = t0
 	}
+}
+
+// sumRowSumProdError explains a non-finite summed RowSumProd: by the first
+// element of the rowsum that is not finite, at the rowsum's position as
+// unfused, or else by the total.
+func (p *Program) sumRowSumProdError(n *node, bad string) error {
+	src := &p.nodes[n.sumOf-1]
+	xv, yv, w := p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.v(p.arg(n, 2))
+	k := len(w)
+	for e := range src.n {
+		i, j := n.rowsOf(e)
+		s := 0.0
+		for l, wl := range w {
+			s += xv[i*k+l] * yv[j*k+l] * wl
+		}
+		if firstBad([]float64{s}) >= 0 {
+			return p.rowSumProdError(src, e, kind(s))
+		}
+	}
+	return ast.Errorf(n.pos, "sum: result is %s (the sum of the elements of rowsum overflows)", bad)
 }
 
 // rowSumProdError explains a non-finite element of a RowSumProd: the first

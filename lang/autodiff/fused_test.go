@@ -53,7 +53,7 @@ func TestGradRowSumProd(t *testing.T) {
 		n, m, _ := dims(r)
 		return []arg{in(Matrix(n, m), real), in(Matrix(1, m), real)}
 	}
-	runCases(t, []gradCase{
+	cases := []gradCase{
 		{name: "rowsumprod/inputs", args: three(false, false, false), build: plain, ref: rowSumProdRef(nil, nil)},
 		{name: "rowsumprod/data-x", args: three(true, false, false), build: plain, ref: rowSumProdRef(nil, nil)},
 		{name: "rowsumprod/data-y", args: three(false, true, false), build: plain, ref: rowSumProdRef(nil, nil)},
@@ -94,7 +94,110 @@ func TestGradRowSumProd(t *testing.T) {
 			rate := b.RowSumProd(b.Gather(x[0], ix, testPos), b.Gather(x[0], iy, testPos), b.Transpose(x[1], testPos), testPos)
 			return b.Add(b.Log1mexp(rate, testPos), rate, testPos)
 		}},
-	})
+	}
+	runCases(t, cases)
+	// The same products summed: Finish fuses the Sum and the RowSumProd
+	// (fuseSums), and the Sum's adjoint is the random weight of checkCase.
+	var summed []gradCase
+	for _, c := range cases {
+		if c.name == "rowsumprod/epm" {
+			continue // its rowsum has two readers: not fused
+		}
+		sc := gradCase{name: "sum-" + c.name, args: c.args, build: func(b *Builder, x []ID) ID {
+			return b.Sum(c.build(b, x), testPos)
+		}}
+		if c.ref != nil {
+			sc.ref = func(v [][]float64, s []Shape) []float64 {
+				t := 0.0
+				for _, e := range c.ref(v, s) {
+					t += e
+				}
+				return []float64{t}
+			}
+		}
+		summed = append(summed, sc)
+	}
+	runCases(t, summed)
+}
+
+// Finish fuses a Sum with the RowSumProd it sums when nothing else reads
+// the RowSumProd, and the fused node gives the unfused value (up to
+// rounding) and gradient; a RowSumProd with another reader is left alone
+// (kept ones: TestRowSumProdFoldsGathers; teams: TestTeamRowSumProd).
+func TestSumRowSumProd(t *testing.T) {
+	ix, iy := []int{0, 2, 1, 2, 5, 5, 3}, []int{1, 1, 2, 0, 4, 5, 0}
+	for _, c := range []struct {
+		name  string
+		two   bool // x and y different matrices
+		other bool // the rowsum also read elsewhere
+		fused bool
+	}{
+		{"one-matrix", false, false, true},
+		{"two-matrices", true, false, true},
+		{"other-reader", false, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x0 := []float64{0.3, 1.2, -0.5, 2, 0.7, 0.1, 1.5, -1, 0.4, 0.9, 2.2, 0.6, // W [6, 2]
+				0.8, -0.3, // r
+				1.1, 0.2, 0.5, 0.7, -0.4, 1.3, 0.6, 0.9, 1.4, -0.2, 0.3, 0.5} // V [6, 2]
+			build := func(fuse bool) (*Program, ID) {
+				b := NewBuilder()
+				w := b.Input("W", Matrix(6, 2), testPos)
+				r := b.Input("r", Vector(2), testPos)
+				v := b.Input("V", Matrix(6, 2), testPos)
+				y := w
+				if c.two {
+					y = v
+				}
+				rs := b.RowSumProd(b.Gather(w, ix, testPos), b.Gather(y, iy, testPos), b.Transpose(r, testPos), testPos)
+				var sum ID
+				if fuse {
+					sum = b.Sum(rs, testPos)
+				} else {
+					sum = b.Sum(b.Mul(rs, b.Const([]float64{1, 1, 1, 1, 1, 1, 1}, Vector(7), testPos), testPos), testPos)
+				}
+				root := b.Mul(sum, b.Scalar(-0.7, testPos), testPos)
+				if c.other {
+					root = b.Add(root, b.Sum(b.Square(rs, testPos), testPos), testPos)
+				}
+				root = b.Add(root, b.Sum(b.Square(v, testPos), testPos), testPos) // V always has a gradient
+				p, err := b.Finish(root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p, sum
+			}
+			pr, _ := build(false)
+			g0 := make([]float64, len(x0))
+			v0, err := pr.LogJoint(x0, g0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := build(true)
+			nfused := 0
+			for i := range p.nodes {
+				if n := &p.nodes[i]; n.live && n.sumOf > 0 {
+					nfused++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[c.fused]; nfused != want {
+				t.Fatalf("%d fused sums, want %d", nfused, want)
+			}
+			g := make([]float64, len(x0))
+			v, err := p.LogJoint(x0, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(v-v0) > 1e-14*math.Abs(v0) {
+				t.Errorf("value %.17g, unfused %.17g", v, v0)
+			}
+			for i := range g {
+				if math.Abs(g[i]-g0[i]) > 1e-14*max(1, math.Abs(g0[i])) {
+					t.Errorf("grad[%d] = %.17g, unfused %.17g", i, g[i], g0[i])
+				}
+			}
+		})
+	}
 }
 
 // The gathers feeding a RowSumProd are folded into it: never evaluated,
@@ -107,7 +210,7 @@ func TestRowSumProdFoldsGathers(t *testing.T) {
 	rt := b.Transpose(r, testPos)
 	fused := b.RowSumProd(gi, gj, rt, testPos)
 	plain := b.RowSum(b.Mul(b.Mul(gi, gj, testPos), rt, testPos), testPos)
-	p, err := b.Finish(b.Sum(fused, testPos), plain)
+	p, err := b.Finish(b.Sum(fused, testPos), plain, fused) // kept: not fused into the Sum
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,6 +372,12 @@ func TestFusedNaNProvenance(t *testing.T) {
 			"model.gpp:5:3: rowsum: result is +Inf (element [1], product 1e+200 * 1e+200 * 1 at column 0 is +Inf)"},
 		{"rowsum sum overflow", []float64{1, 1, 1, 1, 1, 1, 1e308, 1e308}, epm,
 			"model.gpp:5:3: rowsum: result is +Inf (element [0], the sum of the products overflows)"},
+		{"rowsum total overflow", []float64{1e154, 0, 1e154, 0, 1.5e154, 0, 1, 1}, func(b *Builder) ID {
+			w := b.Input("W", Matrix(3, 2), at(1, 1))
+			r := b.Input("r", Vector(2), at(2, 1))
+			return b.Sum(b.RowSumProd(b.Gather(w, []int{0, 1}, at(5, 10)), b.Gather(w, []int{2, 2}, at(5, 20)),
+				b.Transpose(r, at(5, 30)), at(5, 3)), at(5, 1))
+		}, "model.gpp:5:1: sum: result is +Inf (the sum of the elements of rowsum overflows)"},
 		{"rowsum gradient overflow", []float64{1e300, 1, 1, 1, 1e-300, 1, 1e10, 1}, epm,
 			"model.gpp:5:3: rowsum: gradient is +Inf with respect to argument 1 (value 1e-300, element [2, 0])"},
 		{"prepared density invalid parameter", []float64{1, 1, -0.31, 1, 1, 1, 1, 1, 1, 1, 1, 1}, func(b *Builder) ID {

@@ -71,6 +71,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 			}
 		}
 	}
+	p.fuseSums(live)
 	// A prepared log-scale density reads exp(value) from a node that
 	// computes it only if that node is evaluated anyway.
 	for i := range p.nodes {
@@ -98,6 +99,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	}
 	p.adj = make([]float64, nadj)
 	p.scr = make([]float64, nscr)
+	p.fillOnes()
 
 	// Hoist: evaluate the data-only part once.
 	for i := range p.nodes {

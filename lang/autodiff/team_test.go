@@ -102,7 +102,8 @@ func TestTeamSameNumbers(t *testing.T) {
 // reverse pass by ranges of destination rows; the value and gradient are
 // bit for bit those without a team, for two gathers of one matrix (rows
 // repeated, pairs with i == j, both operands adding into one adjoint) and
-// gathers of two matrices of different heights, for teams of 2 to 4.
+// gathers of two matrices of different heights, for teams of 2 to 4; and so
+// is a summed RowSumProd (fuseSums), whose row sums are shared by rows.
 func TestTeamRowSumProd(t *testing.T) {
 	const rows, rows2, m, pairs = 60, 45, 10, 2000
 	r := rand.New(rand.NewPCG(3, 4))
@@ -118,7 +119,7 @@ func TestTeamRowSumProd(t *testing.T) {
 		x0[i] = r.Float64()
 	}
 	// y's rows come from W itself or from a second matrix V
-	build := func(two bool) func() *Program {
+	build := func(two, summed bool) func() *Program {
 		return func() *Program {
 			b := NewBuilder()
 			w := b.Input("W", Matrix(rows, m), testPos)
@@ -129,23 +130,36 @@ func TestTeamRowSumProd(t *testing.T) {
 				ysrc = v
 			}
 			rs := b.RowSumProd(b.Gather(w, ix, testPos), b.Gather(ysrc, iy, testPos), rr, testPos)
-			p, err := b.Finish(b.Sum(b.Log(rs, testPos), testPos))
+			root := b.Sum(b.Log(rs, testPos), testPos)
+			if summed {
+				root = b.Mul(b.Sum(rs, testPos), b.Scalar(-0.3, testPos), testPos)
+			}
+			p, err := b.Finish(root)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return p
 		}
 	}
-	builds := map[string]func() *Program{"gathers-of-one": build(false), "gathers-of-two": build(true)}
-	for name, build := range builds {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		two, summed bool
+		tasks       int
+	}{
+		{"gathers-of-one", false, false, 3}, // forward, the log of its 2000 elements, reverse
+		{"gathers-of-two", true, false, 3},
+		{"summed-gathers-of-one", false, true, 1}, // the row sums (forward); the reverse reuses them
+		{"summed-gathers-of-two", true, true, 2},  // and y's row sums in the reverse
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			build := build(c.two, c.summed)
 			g0 := make([]float64, len(x0))
 			v0, err := build().LogJoint(x0, g0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, size := range []int{2, 3, 4} {
-				sameWithTeam(t, build, x0, v0, g0, size, 3) // forward, the log of its 2000 elements, reverse
+				sameWithTeam(t, build, x0, v0, g0, size, c.tasks)
 			}
 		})
 	}
