@@ -46,7 +46,7 @@ func (d Bernoulli) eval(y float64, dp []float64) (lp, dx float64) {
 	}
 	switch {
 	case y == 1 && p > 0:
-		lp = math.Log(p)
+		lp = logx(p)
 		if dp != nil {
 			dp[0] = 1 / p
 		}

@@ -54,7 +54,7 @@ func (d Beta) eval(x float64, dp []float64) (lp, dx float64) {
 	if !(x > 0 && x < 1) {
 		return outside(dp)
 	}
-	lx, l1x := math.Log(x), math.Log1p(-x)
+	lx, l1x := logx(x), math.Log1p(-x)
 	lga, _ := math.Lgamma(a)
 	lgb, _ := math.Lgamma(b)
 	lgab, _ := math.Lgamma(a + b)

@@ -63,10 +63,10 @@ func (d Cauchy) eval(x float64, dp []float64) (lp, dx float64) {
 func cauchyCore(z, sigma float64) (lp, dx, dsigma float64) {
 	var l1p float64
 	if math.Abs(z) > 1e8 {
-		l1p = 2*math.Log(math.Abs(z)) + math.Log1p(1/(z*z))
+		l1p = 2*logx(math.Abs(z)) + math.Log1p(1/(z*z))
 	} else {
 		l1p = math.Log1p(z * z)
 	}
 	w := 1 / (1 + z*z)
-	return -math.Log(sigma) - l1p, -2 * z * w / sigma, (1 - 2*w) / sigma
+	return -logx(sigma) - l1p, -2 * z * w / sigma, (1 - 2*w) / sigma
 }

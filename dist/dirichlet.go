@@ -83,7 +83,7 @@ func (d Dirichlet) eval(dx, dalpha, x []float64, isLog, check bool) float64 {
 		lg, _ := math.Lgamma(a)
 		lx := x[i]
 		if !isLog {
-			lx = math.Log(x[i])
+			lx = logx(x[i])
 		}
 		lp += (a-1)*lx - lg
 		if dx != nil {

@@ -50,5 +50,5 @@ func (d Exponential) eval(x float64, dp []float64) (lp, dx float64) {
 	if dp != nil {
 		dp[0] = 1/d.Rate - x
 	}
-	return math.Log(d.Rate) - d.Rate*x, -d.Rate
+	return logx(d.Rate) - d.Rate*x, -d.Rate
 }

@@ -51,7 +51,7 @@ func (d Gamma) eval(x float64, dp []float64) (lp, dx float64) {
 	if !(x > 0) || math.IsInf(x, 1) {
 		return outside(dp)
 	}
-	lx, lb := math.Log(x), math.Log(b)
+	lx, lb := logx(x), logx(b)
 	lg, _ := math.Lgamma(a)
 	if dp != nil {
 		dp[0] = lb - Digamma(a) + lx

@@ -53,5 +53,5 @@ func (d HalfNormal) eval(x float64, dp []float64) (lp, dx float64) {
 	if dp != nil {
 		dp[0] = (z*z - 1) / d.Sigma
 	}
-	return math.Ln2 - lnSqrt2Pi - math.Log(d.Sigma) - 0.5*z*z, -z / d.Sigma
+	return math.Ln2 - lnSqrt2Pi - logx(d.Sigma) - 0.5*z*z, -z / d.Sigma
 }

@@ -66,7 +66,7 @@ func (d InvGamma) eval(x float64, dp []float64) (lp, dx float64) {
 	if !(x > 0) || math.IsInf(x, 1) {
 		return outside(dp)
 	}
-	lx, ls := math.Log(x), math.Log(s)
+	lx, ls := logx(x), logx(s)
 	lg, _ := math.Lgamma(a)
 	if dp != nil {
 		dp[0] = ls - Digamma(a) - lx

@@ -51,11 +51,11 @@ func (d LogNormal) eval(x float64, dp []float64) (lp, dx float64) {
 	if !(x > 0) || math.IsInf(x, 1) {
 		return outside(dp)
 	}
-	y := math.Log(x)
+	y := logx(x)
 	z := (y - d.Mu) / d.Sigma
 	if dp != nil {
 		dp[0] = z / d.Sigma
 		dp[1] = (z*z - 1) / d.Sigma
 	}
-	return -y - math.Log(d.Sigma) - lnSqrt2Pi - 0.5*z*z, -(1 + z/d.Sigma) / x
+	return -y - logx(d.Sigma) - lnSqrt2Pi - 0.5*z*z, -(1 + z/d.Sigma) / x
 }

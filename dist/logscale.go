@@ -61,7 +61,7 @@ func gammaLogKernel(l float64, p, dp []float64) (float64, float64) {
 	}
 	x := math.Exp(l)
 	lg, _ := math.Lgamma(a)
-	logb := math.Log(b)
+	logb := logx(b)
 	if dp != nil {
 		dp[0] = logb - Digamma(a) + l
 		dp[1] = a/b - x
@@ -79,7 +79,7 @@ func exponentialLogKernel(l float64, p, dp []float64) (float64, float64) {
 	if dp != nil {
 		dp[0] = 1/r - x
 	}
-	return math.Log(r) - r*x, -r * x
+	return logx(r) - r*x, -r * x
 }
 
 // invGammaLogKernel: InvGamma(shape a, scale s) at x = e^l.
@@ -90,7 +90,7 @@ func invGammaLogKernel(l float64, p, dp []float64) (float64, float64) {
 	}
 	ix := math.Exp(-l) // 1/x
 	lg, _ := math.Lgamma(a)
-	logs := math.Log(s)
+	logs := logx(s)
 	if dp != nil {
 		dp[0] = logs - Digamma(a) - l
 		dp[1] = a/s - ix
@@ -109,7 +109,7 @@ func logNormalLogKernel(l float64, p, dp []float64) (float64, float64) {
 		dp[0] = z / sigma
 		dp[1] = (z*z - 1) / sigma
 	}
-	return -l - math.Log(sigma) - 0.5*log2Pi - 0.5*z*z, -1 - z/sigma
+	return -l - logx(sigma) - 0.5*log2Pi - 0.5*z*z, -1 - z/sigma
 }
 
 // halfNormalLogKernel: HalfNormal(sigma) at x = e^l.
@@ -123,7 +123,7 @@ func halfNormalLogKernel(l float64, p, dp []float64) (float64, float64) {
 	if dp != nil {
 		dp[0] = (z*z - 1) / sigma
 	}
-	return 0.5*math.Log(2/math.Pi) - math.Log(sigma) - 0.5*z*z, -z * z
+	return 0.5*logx(2/math.Pi) - logx(sigma) - 0.5*z*z, -z * z
 }
 
 // halfCauchyLogKernel: HalfCauchy(sigma) at x = e^l.
@@ -138,7 +138,7 @@ func halfCauchyLogKernel(l float64, p, dp []float64) (float64, float64) {
 	if dp != nil {
 		dp[0] = (2*q - 1) / sigma
 	}
-	return math.Log(2/math.Pi) - math.Log(sigma) - math.Log1p(z*z), -2 * q
+	return logx(2/math.Pi) - logx(sigma) - math.Log1p(z*z), -2 * q
 }
 
 // log2Pi is log(2π).

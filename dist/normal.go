@@ -55,5 +55,5 @@ func (d Normal) eval(x float64, dp []float64) (lp, dx float64) {
 		dp[0] = z / d.Sigma
 		dp[1] = (z*z - 1) / d.Sigma
 	}
-	return -0.5*z*z - math.Log(d.Sigma) - lnSqrt2Pi, -z / d.Sigma
+	return -0.5*z*z - logx(d.Sigma) - lnSqrt2Pi, -z / d.Sigma
 }

@@ -14,7 +14,7 @@ func prepareGamma(p, s []float64) {
 		return
 	}
 	lg, _ := math.Lgamma(a)
-	lb := math.Log(b)
+	lb := logx(b)
 	s[0], s[1], s[2], s[3] = 1, a*lb-lg, lb-Digamma(a), a/b
 }
 
@@ -81,7 +81,7 @@ func (gammaPrepared) Eval(x float64, p, s, dp []float64) (float64, float64) {
 		return math.Inf(-1), 0
 	}
 	a, b := p[0], p[1]
-	lx := math.Log(x)
+	lx := logx(x)
 	if dp != nil {
 		dp[0] = s[2] + lx
 		dp[1] = s[3] - x

@@ -159,24 +159,22 @@ func trigammaAsymp(x float64) float64 {
 // tanPi returns tan(πx) with the argument reduced exactly first, so that
 // large |x| keeps full accuracy.
 func tanPi(x float64) float64 {
-	f := x - math.Floor(x) // tan has period π; f ∈ [0, 1)
-	if f > 0.5 {
-		f--
-	}
-	return math.Tan(math.Pi * f)
+	// tan has period π; x − round(x) ∈ [−½, ½] is exact, where
+	// x − floor(x) rounded 1 − 1e-8 for x = −1e-8 and lost 8 digits.
+	return math.Tan(math.Pi * (x - math.Round(x)))
 }
 
 // sinPi returns sin(πx) accurately for large |x| (sign included).
 func sinPi(x float64) float64 {
-	f := math.Mod(x, 2) // exact; sin(πx) has period 2
-	if f < 0 {
-		f += 2
-	}
-	if f > 1 {
-		return -math.Sin(math.Pi * (f - 1))
-	}
-	if f > 0.5 {
+	// sin(πx) has period 2; f = x − 2·round(x/2) ∈ [−1, 1] is exact (no
+	// f += 2, which rounded away the digits of a tiny negative x), and so
+	// are 1 − f and −1 − f, which reflect f into [−½, ½].
+	f := x - 2*math.Round(x/2)
+	switch {
+	case f > 0.5:
 		f = 1 - f
+	case f < -0.5:
+		f = -1 - f
 	}
 	return math.Sin(math.Pi * f)
 }
@@ -218,4 +216,107 @@ var zetaMinusOne = [...]float64{
 	1.1921992596531106e-07, 5.960818905125948e-08, 2.980350351465228e-08,
 	1.4901554828365043e-08, 7.45071178983543e-09, 3.725334024788457e-09,
 	1.862659723513049e-09, 9.313274324196682e-10, 4.656629065033784e-10,
+}
+
+// logx returns log x like math.Log, also for subnormal x: on amd64 (and
+// s390x) math.Log reads the exponent field without normalising the
+// significand, so math.Log(1e-310) returns −709.085 instead of −713.801
+// (golang/go issue 56600, open as of go1.26). Kernels take logs of values
+// and probabilities that a fit can drive below 2.2e-308.
+func logx(x float64) float64 {
+	if x < 0x1p-1022 && x > 0 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
+}
+
+// Log is math.Log, also for subnormal x (golang/go issue 56600): the log
+// built-in of the language.
+func Log(x float64) float64 { return logx(x) }
+
+// stirlerr returns log Γ(n+1) − [(n+½)·log n − n + ½·log 2π], the error of
+// Stirling's formula for log n!, for n > 0 (Loader 2000, "Fast and accurate
+// computation of binomial probabilities"). It equals stirlingCorr(n) from
+// n = stirlingMin on; below, the direct difference loses at most a few
+// 1e-15 absolute.
+func stirlerr(n float64) float64 {
+	if n >= stirlingMin {
+		return stirlingCorr(n)
+	}
+	return lgamma1p(n) - (n+0.5)*logx(n) + n - lnSqrt2Pi
+}
+
+// bd0 returns the deviance term x·log(x/m) + m − x ≥ 0 for x ≥ 0, m > 0
+// (Loader 2000), without the cancellation of the direct form when x ≈ m:
+// there it sums 2x·Σ_{j≥1} v^(2j+1)/(2j+1) + (x−m)·v with v = (x−m)/(x+m).
+func bd0(x, m float64) float64 {
+	if x == 0 {
+		return m
+	}
+	if math.Abs(x-m) < 0.1*(x+m) {
+		v := (x - m) / (x + m)
+		s := (x - m) * v
+		ej := 2 * x * v
+		v *= v
+		for j := 3.0; j < 1000; j += 2 {
+			ej *= v
+			s1 := s + ej/j
+			if s1 == s {
+				break
+			}
+			s = s1
+		}
+		return s
+	}
+	r := x / m
+	if r > 0 && r < math.Inf(1) {
+		return x*logx(r) + m - x
+	}
+	return x*(logx(x)-logx(m)) + m - x
+}
+
+// logPoissonRaw returns log(λˣ·e^(−λ)/Γ(x+1)) for real x ≥ 0 and λ > 0, in
+// Loader's form −stirlerr(x) − bd0(x, λ) − ½·log(2πx), which keeps its
+// absolute accuracy where x·log λ, λ and log Γ(x+1) are large and nearly
+// cancel (the Poisson mass at λ = x = 1e10 is e^−12.43, from terms of 2e11).
+func logPoissonRaw(x, lam float64) float64 {
+	if x == 0 {
+		return -lam
+	}
+	return -stirlerr(x) - bd0(x, lam) - 0.5*(ln2Pi+logx(x))
+}
+
+// logBinomRaw returns log[Γ(x+y+1)/(Γ(x+1)·Γ(y+1))·pˣ·qʸ] for real
+// x, y > 0 and p + q = 1, given mx = (x+y)·p and my = (x+y)·q, in Loader's
+// form (see logPoissonRaw). y is passed apart from n = x + y so that a
+// small y (a negative binomial count next to a huge dispersion) keeps its
+// digits.
+func logBinomRaw(x, y, mx, my float64) float64 {
+	n := x + y
+	lc := stirlerr(n) - stirlerr(x) - stirlerr(y) - bd0(x, mx) - bd0(y, my)
+	return lc - 0.5*(ln2Pi+logx(x)+logx(y)-logx(n))
+}
+
+// lgammaHalfDiff returns log Γ(h+½) − log Γ(h) − ½·log h for h > 0, which
+// tends to −1/(8h): for large h the two log-gammas, each about h·log h,
+// cancel to ½·log h. From h = stirlingMin on it is
+// h·log1p(1/(2h)) − ½ + stirlingCorr(h+½) − stirlingCorr(h).
+func lgammaHalfDiff(h float64) float64 {
+	if h < stirlingMin {
+		a, _ := math.Lgamma(h + 0.5)
+		b, _ := math.Lgamma(h)
+		return a - b - 0.5*math.Log(h)
+	}
+	return h*math.Log1p(0.5/h) - 0.5 + (stirlingCorr(h+0.5) - stirlingCorr(h))
+}
+
+// digammaDiff returns ψ(x+d) − ψ(x) for x > 0, d ≥ 0. From x =
+// polygammaShift on it is log1p(d/x) plus the difference of the asymptotic
+// series, which keeps the relative accuracy of the small difference when
+// d ≪ x, where ψ(x+d) and ψ(x) agree in most of their digits.
+func digammaDiff(x, d float64) float64 {
+	if x < polygammaShift || d == 0 {
+		return Digamma(x+d) - Digamma(x)
+	}
+	return math.Log1p(d/x) + (digammaAsymp(x+d) - digammaAsymp(x))
 }

@@ -144,3 +144,55 @@ func TestLgamma1p(t *testing.T) {
 		}
 	}
 }
+
+// Tolerances of the subnormal-argument tests: logs of subnormal values,
+// and kernels whose logs of size ~700 cancel to ~20 (an ulp of 700 is 6e-15
+// of 18).
+const (
+	subnormalLogTol    = 1e-15
+	subnormalKernelTol = 2e-14
+)
+
+// TestLogSubnormal: on amd64 math.Log misreads subnormal arguments
+// (golang/go issue 56600: math.Log(1e-310) = −709.085); the package's log
+// and the kernels and functions built on it must not. References: mpmath
+// 1.3, 60 digits.
+func TestLogSubnormal(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		got  func() float64
+		want float64
+		tol  float64
+	}{
+		{"Log(5e-324)", func() float64 { return Log(5e-324) }, -744.44007192138122, subnormalLogTol},
+		{"Log(1e-310)", func() float64 { return Log(1e-310) }, -713.80137882815416, subnormalLogTol},
+		{"Log(1e-308)", func() float64 { return Log(1e-308) }, -709.19620864216607, subnormalLogTol},
+		{"Log1mexp(1e-310)", func() float64 { return Log1mexp(1e-310) }, -713.80137882815416, subnormalLogTol},
+		{"Gamma(1e-300, 1e8) at 5e-309", func() float64 { return Gamma{1e-300, 1e8}.LogProb(5e-309) }, 19.113827924512311, subnormalKernelTol},
+		{"Beta(1e-300, 1) at 1e-308", func() float64 { return Beta{1e-300, 1}.LogProb(1e-308) }, 18.420680743952366, subnormalKernelTol},
+		{"InvGamma(1, 1e-300) ∂/∂shape at 1e-308", func() float64 { return InvGamma{1, 1e-300}.Score(nil, 1e-308)[0] }, 18.997896408853898, subnormalKernelTol},
+		{"Bernoulli(1e-310) at 1", func() float64 { return Bernoulli{1e-310}.LogProb(1) }, -713.80137882815416, subnormalLogTol},
+	} {
+		if got := c.got(); !(math.Abs(got-c.want) <= c.tol*math.Abs(c.want)) {
+			t.Errorf("%s = %.17g, want %.17g", c.name, got, c.want)
+		}
+	}
+}
+
+// TestPolygammaTinyNegative: the reflection formulas reduce the argument
+// exactly; x − floor(x) at x = −1e-8 rounded away 8 digits of ψ and ψ₁.
+// References: mpmath 1.3, 60 digits.
+func TestPolygammaTinyNegative(t *testing.T) {
+	for _, c := range []struct{ x, psi, psi1 float64 }{
+		{-1e-8, 99999999.422784314, 10000000000000002},
+		{-2.3, 3.3173231575618227, 14.725912160961292},
+		{-0.999, -999.57457093080836, 1000002.6445361981},
+	} {
+		if r := math.Abs(Digamma(c.x)-c.psi) / math.Abs(c.psi); r > 1e-15 {
+			t.Errorf("Digamma(%v) = %.17g, want %.17g (rel %.1e)", c.x, Digamma(c.x), c.psi, r)
+		}
+		if r := math.Abs(Trigamma(c.x)-c.psi1) / c.psi1; r > trigammaRelTol {
+			t.Errorf("Trigamma(%v) = %.17g, want %.17g (rel %.1e)", c.x, Trigamma(c.x), c.psi1, r)
+		}
+	}
+}

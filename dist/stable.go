@@ -7,7 +7,7 @@ import "math"
 // probability of a link in the edge partition model.
 func Log1mexp(x float64) float64 {
 	if x < math.Ln2 {
-		return math.Log(-math.Expm1(-x))
+		return logx(-math.Expm1(-x))
 	}
 	return math.Log1p(-math.Exp(-x))
 }

@@ -52,5 +52,5 @@ func (d Uniform) eval(x float64, dp []float64) (lp, dx float64) {
 		dp[0] = 1 / w
 		dp[1] = -1 / w
 	}
-	return -math.Log(w), 0
+	return -logx(w), 0
 }

@@ -213,7 +213,7 @@ func evalUnary(op Op, z, x []float64) {
 		}
 	case OpLog:
 		for i, v := range x {
-			z[i] = math.Log(v)
+			z[i] = logx(v) // math.Log, correct for subnormal v too
 		}
 	case OpLog1p:
 		for i, v := range x {
