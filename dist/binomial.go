@@ -45,21 +45,28 @@ func (d Binomial) eval(k float64, dp []float64) (lp, dx float64) {
 	if !isCount(k) || k > n {
 		return outside(dp)
 	}
-	lp = lchoose(n, k)
-	var dlp float64
-	if k > 0 {
-		if p == 0 {
-			return outside(dp)
-		}
-		lp += k * math.Log(p)
-		dlp += k / p
+	if (k > 0 && p == 0) || (k < n && p == 1) {
+		return outside(dp)
 	}
-	if k < n {
-		if p == 1 {
-			return outside(dp)
+	var dlp float64
+	switch {
+	case k > 0 && k < n && n >= stirlingMin:
+		// log C(n, k) and the two log terms are each of order n·log n
+		// and nearly cancel; Loader's form keeps the digits, and
+		// k − n·p in one rounding keeps those of the partial near the
+		// mode.
+		lp = logBinomRaw(k, n-k, n*p, n*(1-p))
+		dlp = math.FMA(-n, p, k) / (p * (1 - p))
+	default:
+		lp = lchoose(n, k)
+		if k > 0 {
+			lp += k * logx(p)
+			dlp += k / p
 		}
-		lp += (n - k) * math.Log1p(-p)
-		dlp -= (n - k) / (1 - p)
+		if k < n {
+			lp += (n - k) * math.Log1p(-p)
+			dlp -= (n - k) / (1 - p)
+		}
 	}
 	if dp != nil {
 		dp[0] = 0

@@ -52,16 +52,27 @@ func (d NegBinomial) eval(k float64, dp []float64) (lp, dx float64) {
 	// Written with log1p(mu/phi) so that large phi (the Poisson limit) keeps
 	// its accuracy.
 	l1p := math.Log1p(mu / phi)
-	lmp := math.Log(mu + phi)
-	lg1, _ := math.Lgamma(k + phi)
-	lg2, _ := math.Lgamma(k + 1)
-	lg3, _ := math.Lgamma(phi)
-	lp = lg1 - lg2 - lg3 + k*(math.Log(mu)-lmp) - phi*l1p
+	switch {
+	case k == 0:
+		lp = -phi * l1p
+	case k+phi >= stirlingMin:
+		// The log-gammas, of order (k+φ)·log(k+φ), nearly cancel with
+		// each other and the log terms for large φ or k: Loader's
+		// binomial form, with C(k+φ−1, k) = φ/(k+φ)·C(k+φ, k).
+		s := (k + phi) / (mu + phi)
+		lp = logBinomRaw(phi, k, s*phi, s*mu) - math.Log1p(k/phi)
+	default:
+		lg1, _ := math.Lgamma(k + phi)
+		lg2, _ := math.Lgamma(k + 1)
+		lg3, _ := math.Lgamma(phi)
+		lp = lg1 - lg2 - lg3 + k*(logx(mu)-logx(mu+phi)) - phi*l1p
+	}
 	if dp != nil {
-		dp[0] = k/mu - (k+phi)/(mu+phi)
+		// k/μ − (k+φ)/(μ+φ) without cancelling near k = μ.
+		dp[0] = phi / (mu + phi) * (k - mu) / mu
 		var dpsi float64
 		if k > 0 {
-			dpsi = Digamma(k+phi) - Digamma(phi)
+			dpsi = digammaDiff(phi, k)
 		}
 		dp[1] = dpsi - l1p + (mu-k)/(mu+phi)
 	}

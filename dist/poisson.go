@@ -42,11 +42,15 @@ func (d Poisson) eval(k float64, dp []float64) (lp, dx float64) {
 	if !isCount(k) {
 		return outside(dp)
 	}
-	lg, _ := math.Lgamma(k + 1)
 	if dp != nil {
-		dp[0] = k/lam - 1
+		dp[0] = (k - lam) / lam // k/λ − 1 would cancel near the mode
 	}
-	return k*math.Log(lam) - lam - lg, 0
+	if k >= stirlingMin {
+		// k·log λ, λ and log k! nearly cancel for large k near λ.
+		return logPoissonRaw(k, lam), 0
+	}
+	lg, _ := math.Lgamma(k + 1)
+	return k*logx(lam) - lam - lg, 0
 }
 
 // poissonInversionMax is the rate below which samplePoisson inverts the CDF

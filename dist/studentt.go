@@ -68,22 +68,34 @@ func (d StudentT) eval(x float64, dp []float64) (lp, dx float64) {
 	}
 	z := (x - d.Mu) / d.Sigma
 	q := z * z / nu
-	w := 1 / (1 + q) // q·w = 1 − w, which stays finite when z² overflows
+	w := 1 / (1 + q)
+	omw := q * w // 1 − w, without cancelling for small q
+	if !(q < 1) {
+		omw = 1 - w // which stays finite when z² overflows
+	}
 	var l1p float64
 	if math.Abs(z) > 1e8 {
-		l1p = 2*math.Log(math.Abs(z)) - math.Log(nu) + math.Log1p(1/q)
+		l1p = 2*logx(math.Abs(z)) - logx(nu) + math.Log1p(1/q)
 	} else {
 		l1p = math.Log1p(q)
 	}
 	h := 0.5 * (nu + 1)
-	lg1, _ := math.Lgamma(h)
-	lg2, _ := math.Lgamma(0.5 * nu)
-	lp = lg1 - lg2 - 0.5*math.Log(nu*math.Pi) - math.Log(d.Sigma) - h*l1p
+	if nu < 2*stirlingMin {
+		lg1, _ := math.Lgamma(h)
+		lg2, _ := math.Lgamma(0.5 * nu)
+		lp = lg1 - lg2 - 0.5*logx(nu*math.Pi)
+	} else {
+		// log Γ(h) − log Γ(ν/2), each of order ν·log ν, cancel to about
+		// ½·log(ν/2).
+		lp = lgammaHalfDiff(0.5*nu) - lnSqrt2Pi
+	}
+	lp -= logx(d.Sigma) + h*l1p
 	dmu := 2 * h * z * w / (nu * d.Sigma)
 	if dp != nil {
-		dp[0] = 0.5*(Digamma(h)-Digamma(0.5*nu)) - 0.5/nu - 0.5*l1p + h*(1-w)/nu
+		// ψ(h) − ψ(ν/2) ≈ 1/ν cancels against 1/ν for large ν.
+		dp[0] = 0.5*(digammaDiff(0.5*nu, 0.5)-1/nu) - 0.5*l1p + h*omw/nu
 		dp[1] = dmu
-		dp[2] = (2*h*(1-w) - 1) / d.Sigma
+		dp[2] = (2*h*omw - 1) / d.Sigma
 	}
 	return lp, -dmu
 }

@@ -607,3 +607,71 @@ func TestHeavyTailsFinite(t *testing.T) {
 		}
 	}
 }
+
+// Tolerances of the large-parameter tests.
+const (
+	largeParamTol  = 1e-13 // log density against mpmath, relative to max(1, |log p|)
+	edgePartialTol = 1e-14 // partial against mpmath, relative to the scale of its terms
+)
+
+// TestLargeParameterDensities checks log densities and partials where the
+// textbook formula cancels terms far larger than the result: counts near
+// huge rates (k·log λ, λ and log k! are each ~1e11 at λ = 1e10), huge
+// dispersions and degrees of freedom (log Γ differences), and the partials
+// that are differences of nearly equal terms there. Reference values:
+// mpmath 1.3, 60 digits, from the exact float64 inputs; the partials are
+// 60-digit central differences of the mpmath log density.
+func TestLargeParameterDensities(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    []float64
+		x    float64
+		lp   float64
+	}{
+		{"Poisson", []float64{1e10}, 1e10, -12.43186399818323449520362},
+		{"Poisson", []float64{1e10}, 1.00001e10, -12.93186733149990119520354},
+		{"Poisson", []float64{1e15}, 1e15, -18.1883267306600154552486},
+		{"Binomial", []float64{1e9, 0.3}, 3e8, -10.50024757785903619758566},
+		{"Binomial", []float64{1e9, 1e-8}, 3, -4.884004213245918281049765},
+		{"Binomial", []float64{1e15, 0.5}, 5e14, -17.49517955010007031249803},
+		{"NegBinomial", []float64{3, 1e15}, 3, -1.495922603223727426626742},
+		{"NegBinomial", []float64{0.5, 1e10}, 1, -1.193147180597445309416399},
+		{"NegBinomial", []float64{1e10, 1e15}, 1e10, -12.43186899815823466186987},
+		{"StudentT", []float64{1e10, 0, 1}, 3, -5.41893853165467274279283},
+		{"StudentT", []float64{1e15, 0, 1}, 0.5, -1.04393853320467310115533},
+		{"StudentT", []float64{1e15, 0, 1}, 3, -5.41893853320465724178033},
+	} {
+		u, _ := LookupUnivariate(c.name)
+		lp, _ := u.Kernel(c.x, c.p, nil)
+		if e := math.Abs(lp-c.lp) / math.Max(1, math.Abs(c.lp)); !(e <= largeParamTol) {
+			t.Errorf("%s%v at %v: log p = %.17g, mpmath %.17g (rel %.1e)", c.name, c.p, c.x, lp, c.lp, e)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		p     []float64
+		x     float64
+		i     int     // parameter index
+		want  float64 // ∂ log p/∂p[i]
+		scale float64 // size of the terms that cancel in the partial
+	}{
+		{"Poisson", []float64{1e10}, 1.00001e10, 0, 1e-5, 1e-5},
+		{"Binomial", []float64{1e9, 0.3}, 3e8, 1, 5.286776307738840780483978e-8, 5.286776307738840780483978e-8},
+		{"Binomial", []float64{1e9, 1e-8}, 3, 1, -700000007.0000000762767692, 700000007},
+		{"NegBinomial", []float64{0.5, 1e10}, 1, 0, 0.9999999999500000000025, 1},
+		{"NegBinomial", []float64{3, 1e15}, 3, 1, 1.500000000008798084789138e-30, 1e-15},
+		{"NegBinomial", []float64{1e10, 1e15}, 1e10, 1, 4.999950000499996666730609e-21, 1e-5},
+		{"StudentT", []float64{1e15, 0, 1}, -1, 0, 5.000000000972396347192513e-31, 1e-15},
+		{"StudentT", []float64{1e15, 0, 1}, 3, 0, -1.549999999990255769861408e-29, 1e-15},
+		{"StudentT", []float64{1e15, 0, 1}, -1, 2, 0, 1},
+		{"StudentT", []float64{1e15, 0, 1}, 0.5, 2, -0.7499999999999998125, 1},
+		{"StudentT", []float64{1e10, 0, 1}, 3, 2, 7.99999999280000000648, 8},
+	} {
+		u, _ := LookupUnivariate(c.name)
+		dp := make([]float64, len(c.p))
+		u.Kernel(c.x, c.p, dp)
+		if e := math.Abs(dp[c.i]-c.want) / c.scale; !(e <= edgePartialTol) {
+			t.Errorf("%s%v at %v: ∂/∂p[%d] = %.17g, mpmath %.17g (error %.1e of %g)", c.name, c.p, c.x, c.i, dp[c.i], c.want, e, c.scale)
+		}
+	}
+}
