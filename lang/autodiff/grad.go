@@ -242,7 +242,12 @@ func gradUnary(op Op, ax, g, x, z []float64) {
 		}
 	case OpExpm1:
 		for i, gi := range g {
-			ax[i] += gi * (z[i] + 1)
+			// e^x = z + 1 loses the digits of e^x when z is near −1.
+			if z[i] > -0.5 {
+				ax[i] += gi * (z[i] + 1)
+			} else {
+				ax[i] += gi * math.Exp(x[i])
+			}
 		}
 	case OpLog1mexp:
 		for i, gi := range g {
@@ -279,7 +284,13 @@ func gradUnary(op Op, ax, g, x, z []float64) {
 		}
 	case OpInvLogit:
 		for i, gi := range g {
-			ax[i] += gi * z[i] * (1 - z[i])
+			// z·(1 − z), with 1 − z = inv_logit(−x) where z > ½: 1 − z
+			// itself cancels (all digits lost from x ≈ 37 on).
+			if x[i] > 0 {
+				ax[i] += gi * z[i] * invLogit(-x[i])
+			} else {
+				ax[i] += gi * z[i] * (1 - z[i])
+			}
 		}
 	}
 }

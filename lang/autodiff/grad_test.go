@@ -609,3 +609,38 @@ func gaussRowsRef(n float64) func(v [][]float64, s []Shape) []float64 {
 		return []float64{-0.5*n*(float64(d)*log2Pi+ld) - 0.5*tr}
 	}
 }
+
+// tailTol bounds the relative error of unary values and derivatives in
+// their tails against mpmath.
+const tailTol = 1e-15
+
+// TestUnaryTails checks values and derivatives where a plain formula loses
+// every digit: 1 − z in inv_logit's derivative and z + 1 in expm1's cancel
+// for large |x|, and math.Log misreads subnormals on amd64 (golang/go issue
+// 56600). References: mpmath 1.3, 80 digits.
+func TestUnaryTails(t *testing.T) {
+	for _, c := range []struct {
+		op       Op
+		x        float64
+		val, der float64
+	}{
+		{OpInvLogit, 20, 0.99999999793884642, 2.0611536139418492e-09},
+		{OpInvLogit, 40, 1, 4.2483542552915889e-18},
+		{OpInvLogit, -40, 4.2483542552915889e-18, 4.2483542552915889e-18},
+		{OpExpm1, -20, -0.99999999793884642, 2.0611536224385579e-09},
+		{OpExpm1, -40, -1, 4.2483542552915889e-18},
+		{OpLog, 1e-310, -713.80137882815416, math.Inf(1)},
+		{OpLog, 5e-324, -744.44007192138122, math.Inf(1)},
+	} {
+		z := []float64{0}
+		evalUnary(c.op, z, []float64{c.x})
+		ax := []float64{0}
+		gradUnary(c.op, ax, []float64{1}, []float64{c.x}, z)
+		if math.Abs(z[0]-c.val) > tailTol*math.Abs(c.val) {
+			t.Errorf("%s(%v) = %.17g, want %.17g", c.op, c.x, z[0], c.val)
+		}
+		if ax[0] != c.der && !(math.Abs(ax[0]-c.der) <= tailTol*math.Abs(c.der)) {
+			t.Errorf("%s'(%v) = %.17g, want %.17g", c.op, c.x, ax[0], c.der)
+		}
+	}
+}
