@@ -301,6 +301,13 @@ func (p *jsonReader) object() (map[string]*Array, error) {
 	if _, _, err := p.next(); err != nil { // the closing brace
 		return nil, err
 	}
+	off = p.dec.InputOffset()
+	for int(off) < len(p.src) && strings.IndexByte(" \t\r\n", p.src[off]) >= 0 {
+		off++
+	}
+	if int(off) < len(p.src) {
+		return nil, ast.Errorf(p.pos(off), "unexpected data after the JSON object")
+	}
 	return out, nil
 }
 
@@ -332,52 +339,51 @@ func (p *jsonReader) value(name string) (*Array, error) {
 			return nil, err
 		}
 	} else {
-		rows, cols := 0, -1
+		rows, cols := 0, 0
+		nested := false // the elements are arrays: the rows of a matrix
 		for p.dec.More() {
 			tok, off, err := p.next()
 			if err != nil {
 				return nil, err
 			}
-			if d, ok := tok.(json.Delim); ok && d == '[' {
-				if cols == -1 && rows > 0 {
-					return nil, ast.Errorf(p.pos(off), "%q mixes numbers and arrays", name)
-				}
-				n := 0
-				for p.dec.More() {
-					tok, off, err := p.next()
-					if err != nil {
-						return nil, err
-					}
-					if err := add(tok, off); err != nil {
-						return nil, err
-					}
-					n++
-				}
-				if _, _, err := p.next(); err != nil {
+			d, isArray := tok.(json.Delim)
+			isArray = isArray && d == '['
+			if rows > 0 && isArray != nested {
+				return nil, ast.Errorf(p.pos(off), "%q mixes numbers and arrays", name)
+			}
+			nested = isArray
+			rows++
+			if !isArray {
+				if err := add(tok, off); err != nil {
 					return nil, err
 				}
-				if cols >= 0 && n != cols {
-					return nil, ast.Errorf(p.pos(off), "%q: row %d has %d elements, the rows before it %d", name, rows+1, n, cols)
-				}
-				cols = n
-			} else {
-				if cols > 0 {
-					return nil, ast.Errorf(p.pos(off), "%q mixes numbers and arrays", name)
+				continue
+			}
+			n := 0
+			for p.dec.More() {
+				tok, off, err := p.next()
+				if err != nil {
+					return nil, err
 				}
 				if err := add(tok, off); err != nil {
 					return nil, err
 				}
-				cols = 0
+				n++
 			}
-			rows++
+			if _, _, err := p.next(); err != nil {
+				return nil, err
+			}
+			if rows > 1 && n != cols {
+				return nil, ast.Errorf(p.pos(off), "%q: row %d has %d elements, the rows before it %d", name, rows, n, cols)
+			}
+			cols = n
 		}
 		if _, _, err := p.next(); err != nil {
 			return nil, err
 		}
-		if cols > 0 {
+		a.Shape = []int{rows}
+		if nested { // [[]] is a 1×0 matrix, not a vector
 			a.Shape = []int{rows, cols}
-		} else {
-			a.Shape = []int{rows}
 		}
 	}
 	a.loc = func(i int) ast.Pos { return p.pos(offs[i]) }

@@ -74,6 +74,21 @@ func TestReadJSON(t *testing.T) {
 	}
 }
 
+// TestReadJSONEmptyRows: rows without elements make a matrix of zero
+// columns, not a vector whose shape disagrees with its values.
+func TestReadJSONEmptyRows(t *testing.T) {
+	set, err := ReadJSON("d.json", strings.NewReader(`{"X": [[], []], "y": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := set["X"]; len(x.Shape) != 2 || x.Shape[0] != 2 || x.Shape[1] != 0 || len(x.Values) != 0 {
+		t.Errorf("X = %+v, want a 2×0 matrix", x)
+	}
+	if y := set["y"]; len(y.Shape) != 1 || y.Shape[0] != 0 || len(y.Values) != 0 {
+		t.Errorf("y = %+v, want a vector of 0 values", y)
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	cases := []struct {
 		name, file, src, want string
@@ -98,6 +113,10 @@ func TestReadErrors(t *testing.T) {
 		{"json syntax", "a.json", "{\"X\": [1,2}", "a.json:1:11: invalid JSON"},
 		{"json null", "a.json", "{\"X\": [1,null]}", `a.json:1:10: "X": expected a number, found null`},
 		{"json truncated", "a.json", "{\"X\": [1,", "unexpected end of JSON input"},
+		{"json trailing data", "a.json", "{\"X\": 1}\n{\"X\": 2}", "a.json:2:1: unexpected data after the JSON object"},
+		{"json trailing comma", "a.json", "{\"X\": 1},", "a.json:1:9: unexpected data after the JSON object"},
+		{"json number then row", "a.json", "{\"X\": [1, [2]]}", `a.json:1:11: "X" mixes numbers and arrays`},
+		{"json empty row then number", "a.json", "{\"X\": [[], 2]}", `a.json:1:12: "X" mixes numbers and arrays`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
