@@ -56,6 +56,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 			b.errs.Add(d.Pos, "size %s (declared at %s) is not bound by any data", d.Name, d.Pos)
 			continue
 		}
+		b.checkSize(d, sz)
 		b.out[d.Name] = &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos}
 	}
 	b.errs.Sort()
@@ -184,6 +185,33 @@ func (b *binder) expected(d *check.DataVar) string {
 		s += "; no data files were given"
 	}
 	return s
+}
+
+// checkSize checks the values that a JSON key or --set gives for size name
+// d against the size the data bound it to: they are not used, so one that
+// differs is an error rather than silently ignored.
+func (b *binder) checkSize(d *check.DataVar, sz sizeBinding) {
+	var given []*Array
+	for _, in := range b.inputs {
+		if a, ok := in.JSON[d.Name]; ok && in.Name == "" {
+			given = append(given, a)
+		}
+	}
+	if v, ok := b.sets[d.Name]; ok {
+		a, err := setValue(d, v)
+		if err != nil {
+			b.errs = append(b.errs, err)
+			return
+		}
+		given = append(given, a)
+	}
+	for _, a := range given {
+		if len(a.Shape) != 0 {
+			b.errs.Add(a.Pos, "%s is a size, bound to %d by the %s (%s), but here has %s", d.Name, sz.n, sz.what, sz.pos, shapeWords(a.Shape))
+		} else if v := a.Values[0]; v != float64(sz.n) {
+			b.errs.Add(a.Pos, "%s is %s here but the data has %d %s (%s)", d.Name, strconv.FormatFloat(v, 'g', -1, 64), sz.n, sz.what, sz.pos)
+		}
+	}
 }
 
 // tableFor binds a whole CSV file to declaration d.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/parser"
 )
@@ -76,6 +77,31 @@ func TestBindJSON(t *testing.T) {
 	}
 }
 
+// TestBindSizeGivenAgain: a JSON key or --set value for a size name that
+// agrees with the data is accepted (posteriordb's data carry their sizes).
+func TestBindSizeGivenAgain(t *testing.T) {
+	info, err := check.Check(mustParse(t, "data y: real[N]\n"), &check.Config{Overrides: map[string]string{"N": "2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Bind(info, []Input{jsonInput(t, "d.json", `{"N": 2.0, "y": [1, 2]}`)}, map[string]string{"N": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out["N"].Values[0] != 2 {
+		t.Errorf("N = %v", out["N"].Values)
+	}
+}
+
+func mustParse(t *testing.T, src string) *ast.File {
+	t.Helper()
+	f, err := parser.ParseFile("m.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func TestBindErrors(t *testing.T) {
 	cases := []struct {
 		name, model string
@@ -115,6 +141,15 @@ func TestBindErrors(t *testing.T) {
 		{"declared N disagrees", "data N: int\ndata x: real[N]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"N": 3, "x": [1, 2]}`)}
 		}, nil, "d.json:1:15: size N is 2 here (elements of x) but 3 from N (d.json:1:7)"},
+		{"JSON size disagrees", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"y": [1, 2, 3], "N": 5}`)}
+		}, nil, "d.json:1:23: N is 5 here but the data has 3 elements of y (d.json:1:7)"},
+		{"JSON size not a scalar", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"y": [1], "N": [1]}`)}
+		}, nil, "d.json:1:17: N is a size, bound to 1 by the elements of y (d.json:1:7), but here has a vector of 1 values"},
+		{"--set size disagrees", "data Y: real[N, D]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
+		}, map[string]string{"D": "3"}, "--set D: D is 3 here but the data has 2 columns of Y (d.csv:2:1)"},
 		{"twice", "data x: real[N]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"x": [1]}`), csvInput(t, "", "d.csv", "x\n1\n")}
 		}, nil, "data `x` is given more than once: key \"x\" of d.json; column \"x\" of d.csv"},
