@@ -233,6 +233,9 @@ func (l *lowerer) latents() error {
 			}
 			size *= n
 		}
+		if size == 0 {
+			return ast.Errorf(lat.Pos, "`%s` would have %s elements: a param needs at least one", lat.Name, dimsText(shape))
+		}
 		s := autodiff.Scalar()
 		switch len(shape) {
 		case 1:
