@@ -276,6 +276,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("%s: the model has no params to fit", cfg.model)
 		return exitError
 	}
+	if err := checkDrawsSize(cfg.outputDraws, l.Model); err != nil {
+		con.note("%v", err)
+		return exitError
+	}
 	hash := modelHash(l.Source)
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)

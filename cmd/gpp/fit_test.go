@@ -111,6 +111,13 @@ func TestFitBadInputs(t *testing.T) {
 		{"real for int data", fit(poissonModel, csvFile("real.csv", "y\n2.5\n")), 1, "is not an integer"},
 		{"empty file", fit(poissonModel, csvFile("empty.csv", "")), 1, "empty CSV file"},
 		{"header only", fit(poissonModel, csvFile("hdr.csv", "y\n")), 1, "no data rows"},
+		{"JSON rows without elements", fit(poissonModel, csvFile("rows0.json", `{"y": [[]]}`)), 1, "rows0.json:1:7: y has a 1×0 matrix"},
+		{"JSON number after an empty row", fit(poissonModel, csvFile("mixed.json", `{"y": [[], 2]}`)), 1, `mixed.json:1:12: "y" mixes numbers and arrays`},
+		{"JSON data after the object", fit(poissonModel, csvFile("two.json", "{\"y\": [1, 2]}\n{\"y\": [3]}\n")), 1, "two.json:2:1: unexpected data after the JSON object"},
+		{"JSON size disagrees", fit(poissonModel, csvFile("size.json", `{"y": [1, 2], "N": 3}`)), 1, "size.json:1:20: N is 3 here but the data has 2 elements of y ("},
+		{"--set size disagrees", fit(poissonModel, poissonData, "--set", "N=99"), 1, "--set N: N is 99 here but the data has"},
+		{"param without elements", fit(csvFile("empty.gpp", "data y: real[N]\nparam x: real[N] ~ Normal(0, 1)\ny ~ Normal(x, 1)\n"), csvFile("y0.json", `{"y": []}`)), 1, "empty.gpp:2:7: `x` would have 0 elements: a param needs at least one"},
+		{"--output-draws too many", fit(poissonModel, poissonData, "--output-draws", "300000000"), 1, "--output-draws 300000000: 300000000 draws of 4 columns would take more than 536870912 numbers"},
 		{"JSON of the wrong type", fit(poissonModel, csvFile("wt.json", `{"y": "abc"}`)), 1, `wt.json:1:7: "y": expected a number`},
 		{"truncated JSON", fit(poissonModel, csvFile("trunc.json", `{"y": [1,2`)), 1, "trunc.json:1:"},
 		{"unknown extension", fit(poissonModel, csvFile("data.txt", "y\n1\n")), 1, "expected a .csv or .json file"},
@@ -513,6 +520,27 @@ func TestStaged(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "summary.csv")); string(b) != "summary.csv" {
 		t.Errorf("summary.csv = %q", b)
 	}
+
+	// a directory in the way of one file: nothing is replaced
+	if err := os.Mkdir(filepath.Join(dir, "elbo.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s = &staged{dir: dir, temps: temps}
+	for _, name := range []string{"summary.csv", "elbo.csv"} {
+		if err := s.write(name, func(w io.Writer) error { _, err := io.WriteString(w, "newer"); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.commit(); err == nil || !strings.Contains(err.Error(), "elbo.csv: it is a directory") {
+		t.Errorf("commit over a directory: error %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "summary.csv")); string(b) != "summary.csv" {
+		t.Errorf("summary.csv = %q after a failed commit, want it unchanged", b)
+	}
+	if got := dirEntries(t, dir); strings.Join(got, " ") != "draws.csv elbo.csv summary.csv" {
+		t.Errorf("after a failed commit: %v", got)
+	}
+	os.Remove(filepath.Join(dir, "elbo.csv"))
 
 	// a hard exit removes the temporary files still pending
 	s = &staged{dir: dir, temps: temps}

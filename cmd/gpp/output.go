@@ -37,6 +37,7 @@ import (
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -143,7 +144,15 @@ func (s *staged) write(name string, fill func(w io.Writer) error) error {
 }
 
 // commit renames every staged file into place and syncs the directory.
+// A directory in the way of any file fails the commit before anything is
+// renamed, so that the set is not left half replaced.
 func (s *staged) commit() error {
+	for _, f := range s.files {
+		if fi, err := os.Stat(f.final); err == nil && fi.IsDir() {
+			s.abort()
+			return fmt.Errorf("cannot write %s: it is a directory", f.final)
+		}
+	}
 	for i, f := range s.files {
 		if err := os.Rename(f.tmp, f.final); err != nil {
 			s.files = s.files[i:]
@@ -298,6 +307,25 @@ type drawSet struct {
 	R      int         // the number of restarts (1: one fit)
 	bad    int         // draws where the log joint or an output was not finite
 	badErr error       // the first such error
+}
+
+// checkDrawsSize reports n output draws of model m that would hold more
+// numbers than a model may store (autodiff.MaxElements), before any time
+// is spent fitting: makeDraws keeps every draw of every column in memory.
+func checkDrawsSize(n int, m *compile.Model) error {
+	cols := m.Dim + 2 // the latents, log p and log q
+	for _, o := range m.Outputs {
+		size := 1
+		for _, d := range o.Shape {
+			size *= d
+		}
+		cols += size
+	}
+	if n > autodiff.MaxElements/cols {
+		return fmt.Errorf("--output-draws %d: %d draws of %d columns would take more than %d numbers (%d GiB); ask for at most %d",
+			n, n, cols, autodiff.MaxElements, autodiff.MaxElements>>27, autodiff.MaxElements/cols)
+	}
+	return nil
 }
 
 // makeDraws draws n samples from q, evaluates the log joint and the

@@ -88,6 +88,10 @@ func (r *repl) fitCmd(args []string) {
 		errorf(r.err, "the model has no params to fit")
 		return
 	}
+	if err := checkDrawsSize(cfg.outputDraws, l.Model); err != nil {
+		errorf(r.err, "%v", err)
+		return
+	}
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)
