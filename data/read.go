@@ -200,13 +200,15 @@ func csvError(file string, err error) error {
 }
 
 // parseNumber parses a numeric cell, rejecting empty cells, NaN and
-// infinities, and reports whether it was written as an integer.
+// infinities, and reports whether it was written as an integer. Only
+// decimal numbers are accepted: strconv.ParseFloat's Go syntax would also
+// read "1_5" as 15 and "0x1p4" as 16.
 func parseNumber(s string) (v float64, isInt bool, err error) {
 	if s == "" {
 		return 0, false, errors.New("empty cell: expected a number")
 	}
 	v, err = strconv.ParseFloat(s, 64)
-	if err != nil {
+	if err != nil || strings.ContainsAny(s, "_xX") {
 		return 0, false, fmt.Errorf("%q is not a number", s)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -102,6 +102,8 @@ func TestReadErrors(t *testing.T) {
 		{"csv missing value", "a.csv", "x\n1\nNA\n", `a.csv:3:1: column "x": "NA" is not a number (data cannot have missing values: drop or fill in the row)`},
 		{"csv semicolons", "a.csv", "x;y\n1;2\n", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
 		{"csv tabs", "a.csv", "x\ty\n1\t2\n", `(the file looks separated by "\t"; gpp reads comma-separated files)`},
+		{"csv underscore", "a.csv", "x\n1_5\n", `a.csv:2:1: column "x": "1_5" is not a number`},
+		{"csv hex float", "a.csv", "x\n0x1p4\n", `a.csv:2:1: column "x": "0x1p4" is not a number`},
 		{"csv word", "a.csv", "x\nmany\n", `a.csv:2:1: column "x": "many" is not a number` + "\x00"},
 		{"csv ragged", "a.csv", "x,y\n1,2,3\n", "a.csv:2:1: wrong number of cells"},
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},

@@ -95,11 +95,12 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 const MaxInt = 1 << 53
 
 // parseOverride parses --set text for a value of element type e; msg says
-// what is wrong, completing "`K` is an int constant and ...".
+// what is wrong, completing "`K` is an int constant and ...". Only decimal
+// numbers are accepted, as in the model: not Go's 1_000 or 0x1p4.
 func parseOverride(text string, e Elem) (v float64, msg string) {
 	text = strings.TrimSpace(text)
 	f, ferr := strconv.ParseFloat(text, 64)
-	if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	if ferr != nil || strings.ContainsAny(text, "_xX") || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, strconv.Quote(text) + " is not a number"
 	}
 	if e == Int {
