@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -180,6 +181,7 @@ func (b *binder) expected(d *check.DataVar) string {
 	}
 	if len(have) > 0 {
 		sort.Strings(have)
+		have = slices.Compact(have) // a column of two files, named once
 		s += "; the data has " + strings.Join(have, ", ")
 	} else if len(b.inputs) == 0 {
 		s += "; no data files were given"

@@ -112,6 +112,9 @@ func TestBindErrors(t *testing.T) {
 		{"missing column", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "x\n1\n")}
 		}, nil, "m.gpp:1:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv; the data has x"},
+		{"missing matrix, two files", "data Y: real[N, D]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "a.csv", "x,y\n1,2\n"), csvInput(t, "", "b.csv", "x,y\n3,4\n")}
+		}, nil, "; the data has x, y\n"},
 		{"no data at all", "data y: real[N]\n", func(t *testing.T) []Input { return nil }, nil,
 			"no data files were given"},
 		{"int expected", "data k: int[N]\n", func(t *testing.T) []Input {
