@@ -973,22 +973,34 @@ func readFitJSON(path string, src []byte) (*fitFile, error) {
 	if len(ff.Restarts) == 0 && len(ff.Factors) == 0 {
 		return nil, &ast.Error{Pos: findPos(path, src, `"factors"`), Msg: "the fit has no factors"}
 	}
-	for _, f := range ff.Factors {
-		if err := checkFactor(path, src, &f); err != nil {
-			return nil, err
-		}
+	if err := checkFactors(path, src, ff.Factors); err != nil {
+		return nil, err
 	}
 	for _, rs := range ff.Restarts {
 		if len(rs.Factors) == 0 {
 			return nil, &ast.Error{Pos: findPos(path, src, `"restarts"`), Msg: fmt.Sprintf("restart with seed %d has no factors", rs.Seed)}
 		}
-		for _, f := range rs.Factors {
-			if err := checkFactor(path, src, &f); err != nil {
-				return nil, err
-			}
+		if err := checkFactors(path, src, rs.Factors); err != nil {
+			return nil, err
 		}
 	}
 	return &ff, nil
+}
+
+// checkFactors validates the factors of one fit: each on its own, and no
+// name twice (which would leave it unclear which one warm-starts).
+func checkFactors(path string, src []byte, fs []fitFactor) error {
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if err := checkFactor(path, src, &f); err != nil {
+			return err
+		}
+		if seen[f.Name] {
+			return &ast.Error{Pos: findPos(path, src, `"name": `+strconv.Quote(f.Name)), Msg: fmt.Sprintf("factor %s appears twice", f.Name)}
+		}
+		seen[f.Name] = true
+	}
+	return nil
 }
 
 // checkFactor validates one factor of a fit file.
