@@ -27,7 +27,8 @@ type Input struct {
 // bounds, and returns every data value and size name by name. Every problem
 // is an error naming the data file, line and column and the declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
-	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{}}
+	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
+		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			where := "the model has no data named " + strconv.Quote(in.Name)
@@ -47,6 +48,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 		}
 		b.check(d, a)
 	}
+	b.checkWhole()
 	// Size names and int data scalars used as sizes.
 	for _, d := range info.Data {
 		if !d.Implicit {
@@ -80,6 +82,10 @@ type binder struct {
 	out    map[string]*Array
 	sizes  map[string]sizeBinding
 	errs   ast.ErrorList
+	// whole lists the matrix declarations that take every column of a
+	// positional CSV file, named its columns bound by name.
+	whole map[*Table][]*check.DataVar
+	named map[*Table][]string
 }
 
 func (b *binder) declNames() []string {
@@ -118,6 +124,7 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 			positional = append(positional, in.Table)
 			if c := in.Table.Column(d.Name); c != nil {
 				cands = append(cands, candidate{c, fmt.Sprintf("column %q of %s", d.Name, in.File)})
+				b.named[in.Table] = append(b.named[in.Table], d.Name)
 			}
 		case in.Name == "" && in.JSON != nil:
 			if a, ok := in.JSON[d.Name]; ok {
@@ -137,6 +144,7 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	// the one positional CSV file.
 	if len(cands) == 0 && len(d.Dims) == 2 && len(positional) == 1 {
 		cands = append(cands, candidate{positional[0].Matrix(d.Name), "all columns of " + positional[0].File})
+		b.whole[positional[0]] = append(b.whole[positional[0]], d)
 	}
 	switch len(cands) {
 	case 0:
@@ -151,6 +159,34 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	}
 	b.errs.Add(d.Pos, "data `%s` is given more than once: %s", d.Name, strings.Join(froms, "; "))
 	return nil, false
+}
+
+// checkWhole reports a positional CSV file whose every column a matrix
+// declaration takes while another declaration takes some of them too:
+// two matrices taking the same file, or a column bound by name (y) that
+// would also be a column of the matrix (X in y ~ Normal(X * b, s)).
+func (b *binder) checkWhole() {
+	for t, ds := range b.whole {
+		for _, d := range ds[1:] {
+			b.errs.Add(d.Pos, "`%s` and `%s` would both take every column of %s: give each a file of its own, as %s=FILE.csv", ds[0].Name, d.Name, t.File, d.Name)
+		}
+		if names := b.named[t]; len(names) > 0 {
+			cols := fmt.Sprintf("column %q, which is", names[0])
+			if len(names) > 1 {
+				cols = fmt.Sprintf("columns %s, which are", strings.Join(quoteAll(names), ", "))
+			}
+			x := ds[0].Name
+			b.errs.Add(ds[0].Pos, "`%s` would take every column of %s, including %s bound by name: give `%s` a file of its own, as %s=FILE.csv", x, t.File, cols, x, x)
+		}
+	}
+}
+
+func quoteAll(ss []string) []string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return q
 }
 
 // expected describes where data for d could come from, and what the inputs

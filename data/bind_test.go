@@ -115,6 +115,15 @@ func TestBindErrors(t *testing.T) {
 		{"missing matrix, two files", "data Y: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "a.csv", "x,y\n1,2\n"), csvInput(t, "", "b.csv", "x,y\n3,4\n")}
 		}, nil, "; the data has x, y\n"},
+		{"matrix takes a named column", "data y: real[N]\ndata X: real[N, D]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "y,a,b\n1,2,3\n")}
+		}, nil, "m.gpp:2:6: `X` would take every column of d.csv, including column \"y\", which is bound by name: give `X` a file of its own, as X=FILE.csv"},
+		{"matrix takes named columns", "data y: real[N]\ndata w: real[N]\ndata X: real[N, D]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "y,a,w\n1,2,3\n")}
+		}, nil, "m.gpp:3:6: `X` would take every column of d.csv, including columns \"y\", \"w\", which are bound by name"},
+		{"two matrices take one file", "data X: real[N, D]\ndata Z: real[N, D]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
+		}, nil, "m.gpp:2:6: `X` and `Z` would both take every column of d.csv: give each a file of its own, as Z=FILE.csv"},
 		{"no data at all", "data y: real[N]\n", func(t *testing.T) []Input { return nil }, nil,
 			"no data files were given"},
 		{"int expected", "data k: int[N]\n", func(t *testing.T) []Input {
