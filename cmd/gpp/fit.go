@@ -377,7 +377,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("warning: %s", w)
 	}
 	if ds.bad > 0 {
-		msg := fmt.Sprintf("%d of %d output draws had a non-finite log joint or output (written as NaN)", ds.bad, cfg.outputDraws)
+		msg := fmt.Sprintf("%d of %d output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)", ds.bad, cfg.outputDraws)
 		if ds.badErr != nil {
 			msg += "; the first: " + ds.badErr.Error()
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
@@ -795,5 +796,50 @@ func TestFitRollback(t *testing.T) {
 	mu, sd := float64(ff.Factors[0].Params.values[0][0]), float64(ff.Factors[0].Params.values[1][0])
 	if math.Abs(mu-sum/prec) > 0.1/math.Sqrt(prec) || math.Abs(sd*math.Sqrt(prec)-1) > 0.2 {
 		t.Errorf("q = N(%g, %g), posterior N(%g, %g)", mu, sd, sum/prec, 1/math.Sqrt(prec))
+	}
+}
+
+// An output that is not finite at a draw (log of a negative draw) is
+// written as NaN there, with a positioned warning, while log_p__ and the
+// other outputs of the draw keep their values.
+func TestFitOutputNotFinite(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", "param x: real ~ Normal(0, 1)\noutput lx = log(x)\noutput sq = x * x\n")
+	out := filepath.Join(dir, "out")
+	const draws = 400
+	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--iter", "2000", "--output-draws", strconv.Itoa(draws), "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if got := strings.Join(header, ","); got != "lp__,log_p__,log_g__,x,lx,sq" {
+		t.Fatalf("header %s", got)
+	}
+	const tol = 1e-4 // draws.csv holds six significant digits
+	near := func(got, want float64) bool { return math.Abs(got-want) <= tol*max(1, math.Abs(want)) }
+	neg := 0
+	for _, r := range rows[1:] {
+		lp, x, lx, sq := r[1], r[3], r[4], r[5]
+		if want := -0.5*x*x - 0.5*math.Log(2*math.Pi); !near(lp, want) {
+			t.Fatalf("x = %g: log_p__ %g, want %g", x, lp, want)
+		}
+		if !near(sq, x*x) {
+			t.Fatalf("x = %g: sq %g", x, sq)
+		}
+		if x < 0 {
+			neg++
+			if !math.IsNaN(lx) {
+				t.Fatalf("x = %g: lx %g, want NaN", x, lx)
+			}
+		} else if !near(lx, math.Log(x)) {
+			t.Fatalf("x = %g: lx %g", x, lx)
+		}
+	}
+	if neg < draws/4 || neg > 3*draws/4 {
+		t.Fatalf("%d of %d draws negative: the fit is not near Normal(0, 1)", neg, draws)
+	}
+	want := fmt.Sprintf("warning: %d of %d output draws had a non-finite log joint or output", neg, draws)
+	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "m.gpp:2:") {
+		t.Errorf("stderr %q, want %q and the position of log(x)", stderr, want)
 	}
 }

@@ -367,11 +367,16 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 			ds.logq[d] = r.SampleCoords(rng, x)
 		}
 		lp, outs, err := ev.Eval(x)
+		if err == nil {
+			err = ev.OutputErr() // log p stands; the output is written as it is
+		}
 		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
 			ds.bad++
 			if ds.badErr == nil {
 				ds.badErr = err
 			}
+		}
+		if math.IsInf(lp, 0) {
 			lp = math.NaN()
 		}
 		ds.logp[d] = lp

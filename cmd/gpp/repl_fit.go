@@ -404,6 +404,9 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	for d := range n {
 		res.SampleCoords(rng, coords)
 		_, outs, err := ev.Eval(coords)
+		if err == nil {
+			err = ev.OutputErr()
+		}
 		if err != nil || outs == nil {
 			bad++
 			if firstErr == nil {

@@ -468,6 +468,9 @@ func predict(l *pipeline.Loaded, res *sgvb.Result, draws int, seed uint64) (p []
 			clampPoint(l, x)
 		}
 		_, vals, err := ev.Eval(x)
+		if err == nil {
+			err = ev.OutputErr()
+		}
 		if err != nil {
 			// A draw whose log joint is not finite (a shape a_i that
 			// underflows to 0 in Gamma(a, c)) is drawn again: under the

@@ -303,6 +303,9 @@ func (f *fitResult) expectedCov(draws int, seed uint64) (*mat.SymDense, error) {
 	for s := 0; s < draws; s++ {
 		f.res.SampleCoords(rng, x)
 		_, outs, err := ev.Eval(x)
+		if err == nil {
+			err = ev.OutputErr()
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -38,6 +38,7 @@ type node struct {
 	op    Op
 	dyn   bool // depends on an Input
 	live  bool // evaluated by the program (set by Finish)
+	joint bool // the root depends on it (set by Finish); else only kept nodes read it
 	shape Shape
 	n     int // shape.Len()
 	off   int // value offset in the arena

@@ -213,6 +213,9 @@ func (p *Program) backwardError() error {
 	p.seed()
 	for k := len(p.order) - 1; k >= 0; k-- {
 		n := &p.nodes[p.order[k]]
+		if !n.joint {
+			continue
+		}
 		p.grad(n)
 		for a := range n.args {
 			o := p.arg(n, a)

@@ -25,6 +25,10 @@ type Program struct {
 	x     []float64 // the latent vector during Forward
 	ready bool      // values are those of a successful Forward
 	fail  int       // op-specific detail of the last failed evaluation
+	// outErr explains the first non-finite node of the last Forward that
+	// only kept nodes read (an output): it does not stop the pass.
+	// dataOutErr is that of the data-only ones, evaluated by Finish.
+	outErr, dataOutErr error
 
 	team par.Team  // lends goroutines to large products (nil: none)
 	gt   gemmTask  // the product being shared
@@ -64,10 +68,12 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	for _, i := range live {
 		p.nodes[i].live = true
 	}
+	p.nodes[r].joint = true
 	for i := len(p.nodes) - 1; i >= 0; i-- {
 		if n := &p.nodes[i]; n.live {
 			for _, a := range n.args {
 				p.nodes[a].live = true
+				p.nodes[a].joint = p.nodes[a].joint || n.joint
 			}
 		}
 	}
@@ -112,10 +118,29 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 			p.evals[i]++
 		}
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
+			if !n.joint {
+				p.outputFailed(int32(i), ok, &p.dataOutErr)
+				continue
+			}
 			return nil, p.forwardError(int32(i), ok)
 		}
 	}
 	return p, nil
+}
+
+// outputFailed records in *first, if it holds no error yet, why node i,
+// which only kept nodes read, is not finite (ok false: its op failed, and
+// its values become NaN).
+func (p *Program) outputFailed(i int32, ok bool, first *error) {
+	if *first == nil {
+		*first = p.forwardError(i, ok)
+	}
+	if !ok {
+		n := &p.nodes[i]
+		for k := range p.val[n.off : n.off+n.n] {
+			p.val[n.off+k] = math.NaN()
+		}
+	}
 }
 
 // Clone returns a program that computes what p computes, with buffers of
@@ -128,7 +153,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 func (p *Program) Clone() *Program {
 	c := &Program{
 		serial: p.serial, nodes: p.nodes, order: p.order, inputs: p.inputs,
-		root: p.root, dim: p.dim,
+		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
 		val:   make([]float64, len(p.val)),
 		adj:   make([]float64, len(p.adj)),
 		scr:   slices.Clone(p.scr),
@@ -177,20 +202,27 @@ func (p *Program) Value(id ID) []float64 {
 func (p *Program) Evals(id ID) int { return int(p.evals[p.index(id)]) }
 
 // Forward evaluates the log joint at the latent vector x (of length Dim).
-// The first node to produce a NaN or an infinite value, or to fail (a
-// matrix that is not positive definite), stops the pass with an *ast.Error
-// at that node's position.
+// The first node of the log joint to produce a NaN or an infinite value,
+// or to fail (a matrix that is not positive definite), stops the pass with
+// an *ast.Error at that node's position. A node that only kept nodes read
+// (an output) keeps its value (NaN where its op failed) and the pass goes
+// on; OutputErr explains the first such node.
 func (p *Program) Forward(x []float64) (float64, error) {
 	if len(x) != p.dim {
 		panic(errLatentLen)
 	}
 	p.ready = false
 	p.x = x
+	p.outErr = p.dataOutErr
 	for _, i := range p.order {
 		n := &p.nodes[i]
 		ok := p.eval(n)
 		p.evals[i]++
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
+			if !n.joint {
+				p.outputFailed(i, ok, &p.outErr)
+				continue
+			}
 			p.x = nil
 			return math.NaN(), p.forwardError(i, ok)
 		}
@@ -199,6 +231,10 @@ func (p *Program) Forward(x []float64) (float64, error) {
 	p.ready = true
 	return p.val[p.nodes[p.root].off], nil
 }
+
+// OutputErr returns, after Forward, an *ast.Error at the first node that
+// only kept nodes read and that is not finite, or nil if there is none.
+func (p *Program) OutputErr() error { return p.outErr }
 
 // Backward writes the gradient of the log joint at the point of the last
 // successful Forward into grad (of length Dim). A NaN or infinite adjoint
@@ -213,6 +249,9 @@ func (p *Program) Backward(grad []float64) error {
 	p.seed()
 	for k := len(p.order) - 1; k >= 0; k-- {
 		n := &p.nodes[p.order[k]]
+		if !n.joint {
+			continue // read by kept nodes only: no part of the gradient
+		}
 		if firstBad(p.adj[n.aoff:n.aoff+n.n]) >= 0 {
 			return p.backwardError()
 		}

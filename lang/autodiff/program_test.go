@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -239,4 +240,60 @@ func TestKeepOutputs(t *testing.T) {
 		}
 	}()
 	p.Value(dropped)
+}
+
+// A node that only kept nodes read (an output) and is not finite does not
+// stop Forward: the log joint, its gradient and the other kept nodes are
+// computed, the node keeps its value and OutputErr explains it; a failed
+// op among them gives NaN. A data-only one does not fail Finish either.
+func TestOutputNotFinite(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(2), at(1, 1))
+	root := b.Sum(b.Square(x, at(2, 1)), at(2, 5))
+	logx := b.Log(x, at(3, 8))                                                                                         // NaN where x < 0
+	chol := b.Chol(b.Mul(b.Const([]float64{-1}, Matrix(1, 1), at(4, 3)), b.Outer(x, x, at(4, 9)), at(4, 7)), at(4, 1)) // not PD
+	twice := b.Mul(x, b.Scalar(2, at(5, 3)), at(5, 1))
+	dataLog := b.Log(b.Scalar(-1, at(6, 9)), at(6, 5)) // data only
+	p, err := b.Finish(root, logx, chol, twice, dataLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := []float64{-2, 3}
+	g := make([]float64, 2)
+	v, err := p.LogJoint(xs, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != 13 || g[0] != -4 || g[1] != 6 {
+		t.Errorf("log joint %v, gradient %v; want 13, [-4 6]", v, g)
+	}
+	if l := p.Value(logx); !math.IsNaN(l[0]) || l[1] != math.Log(3) {
+		t.Errorf("log(x) = %v", l)
+	}
+	if c := p.Value(chol); !math.IsNaN(c[0]) {
+		t.Errorf("failed chol = %v, want NaN", c)
+	}
+	if tw := p.Value(twice); tw[0] != -4 || tw[1] != 6 {
+		t.Errorf("2x = %v", tw)
+	}
+	if err, want := p.OutputErr(), "model.gpp:6:5:"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("OutputErr %v, want the data-only log at %s", err, want)
+	}
+	// Without the data-only one, the first failing node of the pass.
+	b2 := NewBuilder()
+	x2 := b2.Input("x", Vector(2), at(1, 1))
+	lx2 := b2.Log(x2, at(3, 8))
+	p2, err := b2.Finish(b2.Sum(b2.Square(x2, at(2, 1)), at(2, 5)), lx2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p2.Forward(xs); err != nil {
+		t.Fatal(err)
+	}
+	if err, want := p2.OutputErr(), "model.gpp:3:8: log: argument -2 < 0"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("OutputErr %v, want %q", err, want)
+	}
+	if _, err := p2.Forward([]float64{1, 2}); err != nil || p2.OutputErr() != nil {
+		t.Errorf("all finite: %v, %v", err, p2.OutputErr())
+	}
 }

@@ -128,7 +128,10 @@ func (m *Model) NewEvaluator() (*Evaluator, error) {
 }
 
 // Eval returns log p at x and the outputs' values (row-major, in the order
-// of Model.Outputs); the slices are reused by the next call.
+// of Model.Outputs); the slices are reused by the next call. An error is
+// the log joint's (NaN, ±Inf, a failed op), with nil outputs. An output
+// that is not finite does not stop Eval: its values are returned as they
+// are (NaN where an op failed) and OutputErr explains the first.
 func (e *Evaluator) Eval(x []float64) (float64, [][]float64, error) {
 	lp, err := e.prog.Forward(x)
 	if err != nil {
@@ -140,6 +143,10 @@ func (e *Evaluator) Eval(x []float64) (float64, [][]float64, error) {
 	}
 	return lp, vals, nil
 }
+
+// OutputErr returns, after Eval, an *ast.Error at the first expression of
+// an output that is not finite, or nil.
+func (e *Evaluator) OutputErr() error { return e.prog.OutputErr() }
 
 // build lowers the model onto a new tape.
 func (m *Model) build(withOutputs bool) (*autodiff.Program, []autodiff.ID, error) {
