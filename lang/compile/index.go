@@ -12,7 +12,31 @@ type sel struct {
 	hi   int // -1: to the end
 	one  int
 	many []int
+	at   func(k int) ast.Pos // where many[k] is in its data file (nil: unknown)
 	pos  ast.Pos
+}
+
+// rangeErr reports index k of s, many[k], out of range [0, n): at its data
+// cell when it has one, naming where it indexes, else at the index.
+func (l *lowerer) rangeErr(s sel, k, n int) {
+	i := s.many[k]
+	if s.at != nil {
+		l.errorf(s.at(k), "%d is out of range [0, %d) as an index (used at %s)", i, n, s.pos)
+		return
+	}
+	l.errorf(s.pos, "index %d out of range [0, %d) (element %d of the index vector)", i, n, k)
+}
+
+// inRange reports whether every index of a selMany is in [0, n), reporting
+// the first that is not.
+func (l *lowerer) inRange(s sel, n int) bool {
+	for k, i := range s.many {
+		if i < 0 || i >= n {
+			l.rangeErr(s, k, n)
+			return false
+		}
+	}
+	return true
 }
 
 const (
@@ -60,7 +84,7 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		l.errorf(e.Pos(), "an index must be an int scalar or vector")
 		return sel{}, false
 	}
-	return sel{kind: selMany, many: v.ints, pos: e.Pos()}, true
+	return sel{kind: selMany, many: v.ints, at: v.at, pos: e.Pos()}, true
 }
 
 // index lowers X[i], X[i, j], slices and gathers.
@@ -94,6 +118,12 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			}
 			return b.Slice(v, s.lo, hi, s.pos)
 		case selMany:
+			if sh := b.Shape(v); sh.Rank > 0 {
+				// An index out of range is reported here (at its data
+				// cell); the builder's own error is not returned, as
+				// build returns the lowerer's errors first.
+				l.inRange(s, sh.Rows)
+			}
 			return b.Gather(v, s.many, s.pos)
 		}
 		return v
@@ -143,11 +173,8 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 			}
 			return []int{s.one}, false, true
 		case selMany:
-			for k, i := range s.many {
-				if i < 0 || i >= n {
-					l.errorf(s.pos, "index %d out of range [0, %d) (element %d of the index vector)", i, n, k)
-					return nil, false, false
-				}
+			if !l.inRange(s, n) {
+				return nil, false, false
 			}
 			return s.many, true, true
 		}
@@ -185,10 +212,16 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 		}
 	}
 	out := make([]int, 0, len(ri)*len(ci))
+	src := make([]int, 0, len(ri)*len(ci)) // element of x each comes from
 	for _, i := range ri {
 		for _, j := range ci {
 			out = append(out, x.ints[i*cols+j])
+			src = append(src, i*cols+j)
 		}
+	}
+	var at func(k int) ast.Pos
+	if x.at != nil {
+		at = func(k int) ast.Pos { return x.at(src[k]) }
 	}
 	var shape []int
 	switch {
@@ -199,5 +232,5 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 	case ckeep:
 		shape = []int{len(ci)}
 	}
-	return value{ints: out, shape: shape, isInt: true}
+	return value{ints: out, shape: shape, isInt: true, at: at}
 }

@@ -157,7 +157,7 @@ func (l *lowerer) expr1(e ast.Expr) value {
 			for i, v := range x.ints {
 				neg[i] = -v
 			}
-			return value{ints: neg, shape: x.shape, isInt: true}
+			return value{ints: neg, shape: x.shape, isInt: true, at: x.at}
 		}
 		return value{id: l.b.Neg(l.node(x, e.X.Pos()), e.OpPos), node: true}
 	case *ast.BinaryExpr:
@@ -199,7 +199,7 @@ func (l *lowerer) ident(id *ast.Ident) value {
 		}
 		v = value{id: l.b.Const(a.Values, shapeOf(a.Shape), id.Pos()), node: true}
 		if dv := l.info.DataVar(sym.Name); dv != nil && dv.Elem == check.Int {
-			v.ints, v.shape, v.isInt = make([]int, len(a.Values)), a.Shape, true
+			v.ints, v.shape, v.isInt, v.at = make([]int, len(a.Values)), a.Shape, true, a.Locate
 			for i, x := range a.Values {
 				v.ints[i] = int(x)
 			}
