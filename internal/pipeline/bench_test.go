@@ -143,7 +143,11 @@ func BenchmarkSGVBIter(b *testing.B) {
 // up to a few that the runtime makes for itself (ReadMemStats stops the
 // world, and restarting it now and then starts a thread, which allocates:
 // seen as 1 to 6 extra allocations per fit, never per step). One
-// allocation per step would add fitLong - fitShort = 200.
+// allocation per step would add fitLong - fitShort = 200 to every pair of
+// fits. On a machine loaded far beyond its cores the runtime has been seen
+// to add about 100 in one pair (starting threads as goroutines are
+// descheduled), so a pair over the bound is measured again, up to three
+// times: an allocation of the step shows in all three.
 func TestSGVBIterZeroAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits the example models")
@@ -152,12 +156,16 @@ func TestSGVBIterZeroAllocs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			l := c.load(t)
 			fitCost(t, l, c.eta, fitShort, 2) // warm up
-			_, a1 := fitCost(t, l, c.eta, fitShort, 2)
-			_, a2 := fitCost(t, l, c.eta, fitLong, 2)
-			if int64(a2)-int64(a1) >= (fitLong-fitShort)/2 {
-				t.Errorf("%d allocations in %d steps, %d in %d: %.3g per step, want 0",
-					a1, fitShort, a2, fitLong, float64(int64(a2)-int64(a1))/(fitLong-fitShort))
+			var a1, a2 uint64
+			for range 3 {
+				_, a1 = fitCost(t, l, c.eta, fitShort, 2)
+				_, a2 = fitCost(t, l, c.eta, fitLong, 2)
+				if int64(a2)-int64(a1) < (fitLong-fitShort)/2 {
+					return
+				}
 			}
+			t.Errorf("%d allocations in %d steps, %d in %d: %.3g per step, want 0",
+				a1, fitShort, a2, fitLong, float64(int64(a2)-int64(a1))/(fitLong-fitShort))
 		})
 	}
 }
