@@ -377,7 +377,9 @@ func TestBenchmarksAgree(t *testing.T) {
 // pairs: training links and held-out pairs): alone, and with a team of two
 // whose parts run one after the other on the caller (fakeTeam), which
 // measures the CPU work of the shared path that a fit with two workers
-// takes.
+// takes. "summed" is the node Finish fuses with its Sum (the EPM's missing
+// pairs); "unfused" keeps the rowsum, as when something else reads it (the
+// EPM's observed links), and adds its elements in a Sum.
 func BenchmarkRowSumProd(b *testing.B) {
 	const n, k, pairs = 234, 10, 5906
 	r := rand.New(rand.NewPCG(1, 2))
@@ -389,26 +391,37 @@ func BenchmarkRowSumProd(b *testing.B) {
 	for i := range x {
 		x[i] = 0.2 + r.Float64()
 	}
-	for _, size := range []int{1, 2} {
-		bd := NewBuilder()
-		w := bd.Input("W", Matrix(n, k), testPos)
-		rr := bd.Input("r", Matrix(1, k), testPos)
-		rs := bd.RowSumProd(bd.Gather(w, ix, testPos), bd.Gather(w, iy, testPos), rr, testPos)
-		p, err := bd.Finish(bd.Sum(rs, testPos))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if size > 1 {
-			p.SetTeam(&fakeTeam{size: size})
-		}
-		g := make([]float64, len(x))
-		b.Run(fmt.Sprintf("team%d", size), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := p.LogJoint(x, g); err != nil {
-					b.Fatal(err)
-				}
+	for _, summed := range []bool{false, true} {
+		for _, size := range []int{1, 2} {
+			bd := NewBuilder()
+			w := bd.Input("W", Matrix(n, k), testPos)
+			rr := bd.Input("r", Matrix(1, k), testPos)
+			rs := bd.RowSumProd(bd.Gather(w, ix, testPos), bd.Gather(w, iy, testPos), rr, testPos)
+			var keep []ID
+			name := "summed"
+			if !summed {
+				keep, name = []ID{rs}, "unfused" // kept: the Sum is not fused into it
 			}
-		})
+			p, err := bd.Finish(bd.Sum(rs, testPos), keep...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if size > 1 {
+				p.SetTeam(&fakeTeam{size: size})
+			}
+			g := make([]float64, len(x))
+			benchLogJoint(b, fmt.Sprintf("%s/team%d", name, size), p, x, g)
+		}
 	}
+}
+
+func benchLogJoint(b *testing.B, name string, p *Program, x, g []float64) {
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.LogJoint(x, g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
