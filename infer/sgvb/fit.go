@@ -827,7 +827,8 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		evalBad += bad
 		now := time.Now()
 		rc := math.NaN()
-		if !math.IsNaN(prevELBO) {
+		if !math.IsNaN(prevELBO) && !math.IsInf(se, 0) {
+			// (an estimate whose spread overflows says nothing of convergence)
 			rc = math.Abs(elbo-prevELBO) / math.Max(math.Abs(elbo), 1)
 		}
 		prevELBO = elbo
@@ -923,6 +924,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		r.ParetoK = ParetoK(lw)
 	}
 	r.ParetoReading = ParetoReading(r.ParetoK)
+	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	if w := ParetoWarning(r.ParetoK, "q"); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}

@@ -162,6 +162,9 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 		m.estimate(t, n, s.Seed, par)
 	}
 	m.ParetoReading = ParetoReading(m.ParetoK)
+	if w := overflowWarning(m.ELBO, m.ELBOSE, "the mixture"); w != "" {
+		m.warn("%s", w)
+	}
 	if w := ParetoWarning(m.ParetoK, "the mixture"); w != "" {
 		m.warn("%s", w)
 	}

@@ -199,6 +199,18 @@ func ParetoWarning(k float64, what string) string {
 	return fmt.Sprintf("Pareto k̂ = %.2f > 0.7: %s is not a reliable approximation of the posterior for importance sampling", k, what)
 }
 
+// overflowWarning returns the warning a fit gives when its final ELBO
+// estimate or its standard error is infinite ("" otherwise): log p − log q
+// overflows at q's draws, as when a target term grows without bound (an
+// improper posterior), and convergence by the relative change of such an
+// estimate means nothing. what names the approximation.
+func overflowWarning(elbo, se float64, what string) string {
+	if !math.IsInf(elbo, 0) && !math.IsInf(se, 0) {
+		return ""
+	}
+	return fmt.Sprintf("the ELBO estimate is %.4g ± %.4g: the log density overflows at draws of %s (is the posterior proper? does a target term grow without bound?); %s is not a usable approximation", elbo, se, what, what)
+}
+
 // ParetoReading returns the reading of a Pareto k̂: "good" below 0.5, "ok"
 // up to 0.7, "unreliable" above, "n/a" for NaN.
 func ParetoReading(k float64) string {
