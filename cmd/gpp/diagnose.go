@@ -88,6 +88,10 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	m := l.Model
+	if m.Dim == 0 {
+		errorf(stderr, "%s: the model has no params: no gradient to check", l.Path)
+		return exitError
+	}
 	fmt.Fprintf(stdout, "%s: %d coordinate%s, %d point%s, central differences with step %g, tolerance %g\n",
 		l.Path, m.Dim, plural(m.Dim), *points, plural(*points), *eps, *tol)
 	coords := coordNames(m)
