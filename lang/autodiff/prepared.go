@@ -79,36 +79,28 @@ const (
 // added in order, as the serial loop does, so the value does not depend on
 // the team.
 func (p *Program) evalPrepared(n *node) {
-	na, m, ns := len(n.args)-1, n.i0, n.nsets
+	na, ns := len(n.args)-1, n.nsets
+	sc := p.prepScratch(n)
 	if n.pmode == prepRows {
 		p.pt = prepTask{p: p, n: n}
-		p.share(&p.pt, ns*prepCost+m*prepElemCost)
+		p.share(&p.pt, ns*prepCost+n.i0*prepElemCost)
 		p.pt = prepTask{}
-		scr := p.s(n)
 		sum := 0.0
-		for _, v := range scr[len(scr)-ns*(1+na) : len(scr)-ns*na] {
+		for _, v := range sc.rowLP {
 			sum += v
 		}
 		p.v(n)[0] = sum
 		return
 	}
 	sl := n.prep.StateLen()
-	scr := p.s(n)
-	dpar := scr[na : 2*na : 2*na]
-	dxs := scr[2*na : 2*na+m]
-	dsum := scr[2*na+m : 2*na+m+ns*na]
-	pset := scr[2*na+m+ns*na : 2*na+m+2*ns*na]
-	state := scr[2*na+m+2*ns*na:]
+	dpar, dxs, dsum, pset, state := sc.dpar, sc.dxs, sc.dsum, sc.pset, sc.state
 	for s := range ns { // a set per column
 		p.prepareSet(n, 0, s, pset[s*na:s*na+na], state[s*sl:s*sl+sl])
 	}
 	clear(dsum)
 	xo, xr, xc := n.bc[0], n.bc[1], n.bc[2]
 	eo := p.expOffset(n)
-	run, _ := n.prepLog.(dist.PreparedLogRun)
-	if n.expOf == 0 {
-		run = nil // a run reads exp(value) from the tape, which has none here
-	}
+	run := runOf(n)
 	val, sum := p.val, 0.0
 	for i := 0; i < n.gr; i++ {
 		xrow, erow, dxr := val[xo+i*xr:], val[eo+i*xr:], dxs[i*n.gc:(i+1)*n.gc]
@@ -165,33 +157,61 @@ type prepTask struct {
 // partials, so no two parts write the same memory.
 func (t *prepTask) RunPart(part, parts int) {
 	p, n := t.p, t.n
-	na, m, ns := len(n.args)-1, n.i0, n.nsets
+	na, ns := len(n.args)-1, n.nsets
 	sl := n.prep.StateLen()
-	scr := p.s(n)
-	dxs := scr[2*na : 2*na+m]
-	dsum := scr[2*na+m : 2*na+m+ns*na]
-	pset := scr[2*na+m+ns*na : 2*na+m+2*ns*na]
-	state := scr[2*na+m+2*ns*na : 2*na+m+2*ns*na+ns*sl]
-	rowLP := scr[len(scr)-ns*(1+na) : len(scr)-ns*na]
-	rowDpar := scr[len(scr)-ns*na:]
+	sc := p.prepScratch(n)
 	xo, xr, xc := n.bc[0], n.bc[1], n.bc[2]
 	eo := p.expOffset(n)
-	run, _ := n.prepLog.(dist.PreparedLogRun)
-	if n.expOf == 0 {
-		run = nil
-	}
+	run := runOf(n)
 	for i := part * ns / parts; i < (part+1)*ns/parts; i++ {
-		ps, st, ds := pset[i*na:i*na+na], state[i*sl:i*sl+sl], dsum[i*na:i*na+na]
-		dpar := rowDpar[i*na : i*na+na : i*na+na]
+		ps, st, ds := sc.pset[i*na:i*na+na], sc.state[i*sl:i*sl+sl], sc.dsum[i*na:i*na+na]
+		dpar := sc.rowDpar[i*na : i*na+na : i*na+na]
 		p.prepareSet(n, i, 0, ps, st)
 		clear(ds)
-		xrow, erow, dxr := p.val[xo+i*xr:], p.val[eo+i*xr:], dxs[i*n.gc:(i+1)*n.gc]
+		xrow, erow, dxr := p.val[xo+i*xr:], p.val[eo+i*xr:], sc.dxs[i*n.gc:(i+1)*n.gc]
 		if run != nil {
-			rowLP[i] = preparedRun(run, 0, xrow, erow, xc, ps, st, 0, dxr, ds, dpar)
+			sc.rowLP[i] = preparedRun(run, 0, xrow, erow, xc, ps, st, 0, dxr, ds, dpar)
 		} else {
-			rowLP[i] = p.preparedRow(n, xrow, erow, xc, dxr, ps, st, dpar, ds)
+			sc.rowLP[i] = p.preparedRow(n, xrow, erow, xc, dxr, ps, st, dpar, ds)
 		}
 	}
+}
+
+// prepSlices are the parts of a prepared density's scratch (see
+// preparedLayout): the partials of one element (dpar), the value partials
+// per element, per set the sums of the parameter partials, the parameters
+// and the prepared state; with a set per row also each row's log density
+// and partials' scratch.
+type prepSlices struct {
+	dpar, dxs, dsum, pset, state, rowLP, rowDpar []float64
+}
+
+func (p *Program) prepScratch(n *node) prepSlices {
+	na, m, ns, sl := len(n.args)-1, n.i0, n.nsets, n.prep.StateLen()
+	scr := p.s(n)
+	o := 2*na + m
+	sc := prepSlices{
+		dpar:  scr[na : 2*na : 2*na],
+		dxs:   scr[2*na : o],
+		dsum:  scr[o : o+ns*na],
+		pset:  scr[o+ns*na : o+2*ns*na],
+		state: scr[o+2*ns*na : o+2*ns*na+ns*sl],
+	}
+	if n.pmode == prepRows {
+		o += 2*ns*na + ns*sl
+		sc.rowLP, sc.rowDpar = scr[o:o+ns], scr[o+ns:o+ns+ns*na]
+	}
+	return sc
+}
+
+// runOf returns the run kernel of a prepared log-scale density, or nil: a
+// run reads exp(value) from the tape, which has none without expOf.
+func runOf(n *node) dist.PreparedLogRun {
+	run, _ := n.prepLog.(dist.PreparedLogRun)
+	if n.expOf == 0 {
+		return nil
+	}
+	return run
 }
 
 // preparedRow evaluates one row of a density whose parameter set is that of
@@ -253,10 +273,9 @@ func preparedRun(run dist.PreparedLogRun, sum float64, x, e []float64, xc int, p
 // gradPrepared spreads g times the value partials onto the value and g
 // times the per-set sums of the parameter partials onto the arguments.
 func (p *Program) gradPrepared(n *node, g float64) {
-	na, m, ns := len(n.args)-1, n.i0, n.nsets
-	scr := p.s(n)
-	dxs := scr[2*na : 2*na+m]
-	dsum := scr[2*na+m : 2*na+m+ns*na]
+	na, ns := len(n.args)-1, n.nsets
+	sc := p.prepScratch(n)
+	dxs, dsum := sc.dxs, sc.dsum
 	if x := p.arg(n, 0); x.aoff >= 0 {
 		scatterDensity(p.a(x), dxs, n.gr, n.gc, n.bc[1], n.bc[2], g)
 	}
