@@ -315,17 +315,22 @@ type drawSet struct {
 func checkDrawsSize(n int, m *compile.Model) error {
 	cols := m.Dim + 2 // the latents, log p and log q
 	for _, o := range m.Outputs {
-		size := 1
-		for _, d := range o.Shape {
-			size *= d
-		}
-		cols += size
+		cols += shapeLen(o.Shape)
 	}
 	if n > autodiff.MaxElements/cols {
 		return fmt.Errorf("--output-draws %d: %d draws of %d columns would take more than %d numbers (%d GiB); ask for at most %d",
 			n, n, cols, autodiff.MaxElements, autodiff.MaxElements>>27, autodiff.MaxElements/cols)
 	}
 	return nil
+}
+
+// shapeLen is the number of elements of a shape (1 for a scalar's []).
+func shapeLen(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
 }
 
 // makeDraws draws n samples from q, evaluates the log joint and the
@@ -1062,10 +1067,7 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 	var warns []string
 	for _, f := range factors {
 		fam, _ := sgvb.ParseFamily(f.Family)
-		size := 1
-		for _, d := range f.Shape {
-			size *= d
-		}
+		size := shapeLen(f.Shape)
 		var lat *compile.Latent
 		for i := range m.Latents {
 			if m.Latents[i].Name == f.Name {

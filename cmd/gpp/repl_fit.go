@@ -389,10 +389,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		return
 	}
 	n := r.fit.draws
-	size := 1
-	for _, d := range shape {
-		size *= d
-	}
+	size := shapeLen(shape)
 	cols := make([][]float64, size)
 	for k := range cols {
 		cols[k] = make([]float64, n)
