@@ -16,25 +16,20 @@ type sel struct {
 	pos  ast.Pos
 }
 
-// rangeErr reports index k of s, many[k], out of range [0, n): at its data
-// cell when it has one, naming where it indexes, else at the index.
-func (l *lowerer) rangeErr(s sel, k, n int) {
-	i := s.many[k]
-	if s.at != nil {
-		l.errorf(s.at(k), "%d is out of range [0, %d) as an index (used at %s)", i, n, s.pos)
-		return
-	}
-	l.errorf(s.pos, "index %d out of range [0, %d) (element %d of the index vector)", i, n, k)
-}
-
-// inRange reports whether every index of a selMany is in [0, n), reporting
-// the first that is not.
+// inRange reports whether every index of a selMany is in [0, n). The
+// first that is not is reported at its data cell when it has one, naming
+// where it indexes, else at the index expression.
 func (l *lowerer) inRange(s sel, n int) bool {
 	for k, i := range s.many {
-		if i < 0 || i >= n {
-			l.rangeErr(s, k, n)
-			return false
+		switch {
+		case i >= 0 && i < n:
+			continue
+		case s.at != nil:
+			l.errorf(s.at(k), "%d is out of range [0, %d) as an index (used at %s)", i, n, s.pos)
+		default:
+			l.errorf(s.pos, "index %d out of range [0, %d) (element %d of the index vector)", i, n, k)
 		}
+		return false
 	}
 	return true
 }
@@ -118,10 +113,10 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			}
 			return b.Slice(v, s.lo, hi, s.pos)
 		case selMany:
-			if sh := b.Shape(v); sh.Rank > 0 {
-				// An index out of range is reported here (at its data
-				// cell); the builder's own error is not returned, as
-				// build returns the lowerer's errors first.
+			if sh := b.Shape(v); s.at != nil && sh.Rank > 0 {
+				// Indices from data: one out of range is reported at its
+				// cell (the builder's own error, at the index, is not
+				// returned: build returns the lowerer's errors first).
 				l.inRange(s, sh.Rows)
 			}
 			return b.Gather(v, s.many, s.pos)
