@@ -169,19 +169,24 @@ func (p *Program) rowSumProdRange(n *node, lo, hi int) {
 	z := p.v(n)
 	for e := lo; e < hi; e++ {
 		i, j := n.rowsOf(e)
-		xr, yr := xv[i*k:][:len(w)], yv[j*k:][:len(w)]
-		// Two accumulators halve the chain of dependent additions.
-		var s0, s1 float64
-		l := 0
-		for ; l+2 <= len(w); l += 2 {
-			s0 += xr[l] * yr[l] * w[l]
-			s1 += xr[l+1] * yr[l+1] * w[l+1]
-		}
-		if l < len(w) {
-			s0 += xr[l] * yr[l] * w[l]
-		}
-		z[e] = s0 + s1
+		z[e] = dot3(xv[i*k:][:k], yv[j*k:][:k], w)
 	}
+}
+
+// dot3 returns Σ_l x_l y_l w_l (len(w) terms), with two accumulators to
+// halve the chain of dependent additions.
+func dot3(x, y, w []float64) float64 {
+	x, y = x[:len(w)], y[:len(w)]
+	var s0, s1 float64
+	l := 0
+	for ; l+2 <= len(w); l += 2 {
+		s0 += x[l] * y[l] * w[l]
+		s1 += x[l+1] * y[l+1] * w[l+1]
+	}
+	if l < len(w) {
+		s0 += x[l] * y[l] * w[l]
+	}
+	return s0 + s1
 }
 
 // gradRowSumProd: for z_e = Σ_l x_il y_jl w_l, row i of x gets
@@ -313,17 +318,7 @@ func (p *Program) evalSumRowSumProd(n *node) {
 	if k > 0 {
 		t := p.s(n)
 		for r := range len(xv) / k {
-			xr, tr := xv[r*k:][:k], t[r*k:][:k]
-			var s0, s1 float64 // two chains of additions, as in rowSumProdRange
-			l := 0
-			for ; l+2 <= k; l += 2 {
-				s0 += xr[l] * tr[l] * w[l]
-				s1 += xr[l+1] * tr[l+1] * w[l+1]
-			}
-			if l < k {
-				s0 += xr[l] * tr[l] * w[l]
-			}
-			s += h * (s0 + s1)
+			s += h * dot3(xv[r*k:], t[r*k:], w)
 		}
 	}
 	p.v(n)[0] = s
