@@ -258,20 +258,29 @@ func evalUnary(op Op, z, x []float64) {
 	}
 }
 
-// logSumExp returns log Σ exp(x) without overflow.
+// logSumExp returns log Σ exp(x) without overflow: m + log1p(Σ_{i≠k}
+// e^(x_i−m)) with m = x_k the largest element, so that the others' small
+// share keeps its digits (log Σ exp([0, −40]) is 4.2e-18, not 0).
 func logSumExp(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = max(m, v)
+	m, k := math.Inf(-1), -1
+	for i, v := range x {
+		if math.IsNaN(v) {
+			return v
+		}
+		if k < 0 || v > m {
+			m, k = v, i
+		}
 	}
 	if math.IsInf(m, 0) {
 		return m
 	}
 	s := 0.0
-	for _, v := range x {
-		s += math.Exp(v - m)
+	for i, v := range x {
+		if i != k {
+			s += math.Exp(v - m)
+		}
 	}
-	return m + math.Log(s)
+	return m + math.Log1p(s)
 }
 
 // evalDensity sums the kernel over the broadcast elements, keeping each

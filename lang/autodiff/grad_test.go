@@ -644,3 +644,34 @@ func TestUnaryTails(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSumExpTail checks logsumexp where the other elements' share is
+// below the largest one's rounding (log(1 + s) would return 0) and its
+// non-finite cases. References: mpmath 1.3, 60 digits.
+func TestLogSumExpTail(t *testing.T) {
+	for _, c := range []struct {
+		x    []float64
+		want float64
+	}{
+		{[]float64{0, -40}, 4.2483542552915890e-18},
+		{[]float64{-40, 0, -40}, 8.4967085105831780e-18},
+		{[]float64{0, 0}, 0.69314718055994531},
+		{[]float64{-745, -745.5}, -744.52592301581989},
+		{[]float64{3, -1, 2.5}, 3.4854132258321311},
+		{[]float64{math.Inf(-1), math.Inf(-1)}, math.Inf(-1)},
+		{[]float64{0, math.Inf(1)}, math.Inf(1)},
+		{[]float64{0, math.NaN()}, math.NaN()},
+		{[]float64{math.NaN(), math.Inf(1)}, math.NaN()},
+	} {
+		got := logSumExp(c.x)
+		if math.IsNaN(c.want) || math.IsInf(c.want, 0) {
+			if !(math.IsNaN(c.want) && math.IsNaN(got)) && got != c.want {
+				t.Errorf("logsumexp(%v) = %v, want %v", c.x, got, c.want)
+			}
+			continue
+		}
+		if math.Abs(got-c.want) > tailTol*math.Abs(c.want) {
+			t.Errorf("logsumexp(%v) = %.17g, want %.17g", c.x, got, c.want)
+		}
+	}
+}
