@@ -55,13 +55,29 @@ func (d Beta) eval(x float64, dp []float64) (lp, dx float64) {
 		return outside(dp)
 	}
 	lx, l1x := logx(x), math.Log1p(-x)
-	lga, _ := math.Lgamma(a)
-	lgb, _ := math.Lgamma(b)
-	lgab, _ := math.Lgamma(a + b)
 	if dp != nil {
-		pab := Digamma(a + b)
-		dp[0] = lx - Digamma(a) + pab
-		dp[1] = l1x - Digamma(b) + pab
+		dp[0] = lx + digammaDiff(a, b)
+		dp[1] = l1x + digammaDiff(b, a)
 	}
-	return (a-1)*lx + (b-1)*l1x - lga - lgb + lgab, (a-1)/x - (b-1)/(1-x)
+	return betaLogDensity(a, b, x, lx, l1x), (a-1)/x - (b-1)/(1-x)
+}
+
+// betaLogDensity returns the Beta(a, b) log density at x, given lx = log x
+// and l1x = log(1−x). For a, b > 2 it is log(a+b−1) plus the Binomial(a+b−2,
+// x) log mass at a−1 in Loader's form (the grouping of R's dbeta): at large
+// shapes the plain sum's terms (a−1)·log x, (b−1)·log(1−x) and log B(a, b)
+// cancel by many orders of magnitude, and Loader's form keeps the absolute
+// accuracy of the result. The rounding errors of n·x and n·(1−x) enter to
+// first order, as in gammaLogLargeM.
+func betaLogDensity(a, b, x, lx, l1x float64) float64 {
+	if a <= 2 || b <= 2 {
+		return (a-1)*lx + (b-1)*l1x - LogBeta(a, b)
+	}
+	k, j := a-1, b-1
+	n := k + j
+	t := 1 - x
+	mx, mxlo := twoProd(n, x)
+	my, mylo := twoProd(n, t)
+	mylo += n * ((1 - t) - x) // 1 − x = t + ((1 − t) − x), both exact for 0 < x < 1
+	return logx(a+b-1) + logBinomRaw(k, j, mx, my) - mxlo*(1-k/mx) - mylo*(1-j/my)
 }

@@ -52,10 +52,51 @@ func (d Gamma) eval(x float64, dp []float64) (lp, dx float64) {
 		return outside(dp)
 	}
 	lx, lb := logx(x), logx(b)
+	if a >= gammaLoaderShape {
+		lp, da := gammaLogLarge(a, b, lx, x)
+		if dp != nil {
+			dp[0], dp[1] = da, a/b-x
+		}
+		return lp, (a-1)/x - b
+	}
 	lg, _ := math.Lgamma(a)
 	if dp != nil {
 		dp[0] = lb - Digamma(a) + lx
 		dp[1] = a/b - x
 	}
 	return a*lb - lg + (a-1)*lx - b*x, (a-1)/x - b
+}
+
+// gammaLoaderShape is the shape from which the Gamma and InvGamma log
+// densities take Loader's form (gammaLogLarge). Below it the plain sum
+// a·log b − log Γ(a) + (a−1)·log x − b·x loses less than 1e-12 absolute (5e-13
+// at a = 1000 near the mode, against mpmath); above, its terms of about
+// a·log a cancel to a result of about −½·log a, and the loss grows with
+// them: 2e-11 at a = 1e4, 8e-10 at 1e6, 1e-5 at 1e10.
+const gammaLoaderShape = 1000
+
+// gammaLogLarge returns the Gamma(a, rate b) log density at x (lx = log x)
+// and its partial in a, for a ≥ gammaLoaderShape. See gammaLogLargeM.
+func gammaLogLarge(a, b, lx, x float64) (lp, da float64) {
+	m, lo := twoProd(b, x)
+	return gammaLogLargeM(a, logx(b), lx, m, lo)
+}
+
+// gammaLogLargeM returns the Gamma(a, rate b) log density at x and its
+// partial in a from lb = log b, lx = log x and b·x = m + lo (lo the
+// rounding error of the product m): log b plus the Poisson(b·x) log mass
+// at a−1 in Loader's form (the grouping of R's dgamma), and log(b·x) − ψ(a)
+// as log(m/a) − (ψ(a) − log a), which keeps the relative accuracy of a
+// partial of order 1/√a. lo enters to first order: the density's relative
+// sensitivity to b·x is a−1−b·x, about √a, so without it an exact x would
+// lose as much as a rounded one (3e-11 at a = 1e10, three sd from the
+// mode). Where b·x under- or overflows the terms no longer cancel and the
+// plain sum is used.
+func gammaLogLargeM(a, lb, lx, m, lo float64) (lp, da float64) {
+	if !(m > 0 && m < math.Inf(1)) {
+		lg, _ := math.Lgamma(a)
+		return a*lb - lg + (a-1)*lx - m, lb - Digamma(a) + lx
+	}
+	k := a - 1
+	return lb + logPoissonRaw(k, m) - lo*(1-k/m), logMinusDigamma(lb+lx, m, a) + lo/m
 }

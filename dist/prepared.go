@@ -4,13 +4,19 @@ import "math"
 
 // Gamma(shape a, rate b). The state is [ok, a log b - lgamma(a),
 // log b - digamma(a), a/b] with ok 1 for valid parameters (both positive
-// and finite), else 0.
+// and finite), 0 for invalid ones and 2 for a ≥ gammaLoaderShape, whose
+// elements take gammaLogLarge (then the rest of the state is unused). The
+// common case is the one test ok != 1.
 const gammaState = 4
 
 func prepareGamma(p, s []float64) {
 	a, b := p[0], p[1]
 	if !(a > 0 && a < math.Inf(1)) || !(b > 0 && b < math.Inf(1)) {
 		s[0] = 0
+		return
+	}
+	if a >= gammaLoaderShape {
+		s[0] = 2
 		return
 	}
 	lg, _ := math.Lgamma(a)
@@ -38,8 +44,8 @@ func (k gammaLogPrepared) Eval(l float64, p, s, dp []float64) (float64, float64)
 
 // EvalLog is Eval given x = exp(l).
 func (gammaLogPrepared) EvalLog(l, x float64, p, s, dp []float64) (float64, float64) {
-	if s[0] == 0 || math.IsNaN(l) {
-		return invalidGamma(dp)
+	if s[0] != 1 || math.IsNaN(l) {
+		return gammaLogOther(l, x, p, s, dp)
 	}
 	a, b := p[0], p[1]
 	if dp != nil {
@@ -49,13 +55,36 @@ func (gammaLogPrepared) EvalLog(l, x float64, p, s, dp []float64) (float64, floa
 	return s[1] + (a-1)*l - b*x, (a - 1) - b*x
 }
 
+// gammaLogOther is EvalLog for a state that is not the common one: invalid
+// parameters or a NaN value, or a shape from gammaLoaderShape on.
+func gammaLogOther(l, x float64, p, s, dp []float64) (float64, float64) {
+	if s[0] == 0 || math.IsNaN(l) {
+		return invalidGamma(dp)
+	}
+	a, b := p[0], p[1]
+	lp, da := gammaLogLarge(a, b, l, x)
+	if dp != nil {
+		dp[0], dp[1] = da, a/b-x
+	}
+	return lp, (a - 1) - b*x
+}
+
 // EvalLogRun implements PreparedLogRun with EvalLog's arithmetic.
 func (gammaLogPrepared) EvalLogRun(sum float64, l, x []float64, xc int, p, s []float64, step int, dx, ds []float64) (float64, int) {
 	for j := range dx {
 		q := j * step
 		st, lj := s[gammaState*q:gammaState*q+gammaState], l[j*xc]
-		if st[0] == 0 || math.IsNaN(lj) {
-			return sum, j
+		if st[0] != 1 || math.IsNaN(lj) {
+			if st[0] == 0 || math.IsNaN(lj) {
+				return sum, j
+			}
+			xj, a, b, d := x[j*xc], p[2*q], p[2*q+1], ds[2*q:2*q+2]
+			lp, da := gammaLogLarge(a, b, lj, xj)
+			d[0] += da
+			d[1] += a/b - xj
+			sum += lp
+			dx[j] = (a - 1) - b*xj
+			continue
 		}
 		xj, a, b, d := x[j*xc], p[2*q], p[2*q+1], ds[2*q:2*q+2]
 		d[0] += st[2] + lj
@@ -82,6 +111,13 @@ func (gammaPrepared) Eval(x float64, p, s, dp []float64) (float64, float64) {
 	}
 	a, b := p[0], p[1]
 	lx := logx(x)
+	if s[0] != 1 {
+		lp, da := gammaLogLarge(a, b, lx, x)
+		if dp != nil {
+			dp[0], dp[1] = da, a/b-x
+		}
+		return lp, (a-1)/x - b
+	}
 	if dp != nil {
 		dp[0] = s[2] + lx
 		dp[1] = s[3] - x

@@ -13,8 +13,8 @@ func TestPreparedKernels(t *testing.T) {
 		t.Fatal("no Gamma in dist")
 	}
 	nan, inf := math.NaN(), math.Inf(1)
-	params := []float64{1e-300, 1e-3, 0.01, 0.5, 1, 2.5, 40, 1e200, 0, -1, nan, inf, -inf}
-	xs := []float64{-800, -50, -1, -1e-300, 0, 1e-300, 1e-3, 0.5, 1, 3, 50, 700, 800, nan, inf, -inf}
+	params := []float64{1e-300, 1e-3, 0.01, 0.5, 1, 2.5, 40, 999, 1000, 1e5, 1e12, 1e200, 0, -1, nan, inf, -inf}
+	xs := []float64{-800, -50, -1, -1e-300, 0, 1e-300, 1e-3, 0.5, 1, 3, 6.9, 11.5, 27.6, 50, 700, 800, 1e3, 1e5, 1e12, nan, inf, -inf}
 	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 	for _, c := range []struct {
 		name string

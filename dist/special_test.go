@@ -196,3 +196,26 @@ func TestPolygammaTinyNegative(t *testing.T) {
 		}
 	}
 }
+
+// TestLogBeta checks LogBeta against testdata/logbeta.csv (mpmath, 60
+// digits), where the plain sum of three log-gammas loses up to all its
+// digits (log B(1e10, 1e10) = −1.39e10 is fine, log B(0.5, 1e10) = −10.94
+// is not: terms of 2.2e11 cancel).
+func TestLogBeta(t *testing.T) {
+	for _, r := range readRefCSV(t, "testdata/logbeta.csv", 3) {
+		a, b, want := r[0], r[1], r[2]
+		for _, got := range []float64{LogBeta(a, b), LogBeta(b, a)} {
+			if err := math.Abs(got - want); err > 1e-15*math.Max(math.Abs(want), 1) {
+				t.Errorf("LogBeta(%g, %g) = %.17g, want %.17g (error %.2g)", a, b, got, want, err)
+			}
+		}
+	}
+	for _, c := range [][2]float64{{0, 1}, {-1, 2}, {math.NaN(), 1}, {1, math.NaN()}} {
+		if v := LogBeta(c[0], c[1]); !math.IsNaN(v) {
+			t.Errorf("LogBeta(%g, %g) = %g, want NaN", c[0], c[1], v)
+		}
+	}
+	if v := LogBeta(2, math.Inf(1)); !math.IsInf(v, -1) {
+		t.Errorf("LogBeta(2, Inf) = %g, want -Inf", v)
+	}
+}

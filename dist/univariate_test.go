@@ -640,11 +640,40 @@ func TestLargeParameterDensities(t *testing.T) {
 		{"StudentT", []float64{1e10, 0, 1}, 3, -5.41893853165467274279283},
 		{"StudentT", []float64{1e15, 0, 1}, 0.5, -1.04393853320467310115533},
 		{"StudentT", []float64{1e15, 0, 1}, 3, -5.41893853320465724178033},
+		{"Gamma", []float64{1e10, 1.7}, 5882352941.176471, -11.90123574712106412758231},
+		{"Gamma", []float64{1e10, 1.7}, 5882529411.764706, -16.4011757486767438449452},
+		{"Gamma", []float64{1e6, 2}, 501500, -11.6275624254611846859317},
+		{"Gamma", []float64{1e4, 0.5}, 21000, -18.36441270293544132411044},
+		{"Gamma", []float64{1000, 1}, 1000, -4.372899506026296824156523},
+		{"Gamma", []float64{1e15, 1e15}, 1.00000003, 15.90044964205905577383936},
+		{"InvGamma", []float64{1e10, 1e10}, 1.00001, 10.09398359839233833979079},
+		{"InvGamma", []float64{1e6, 3e6}, 3.001, 4.834340222532414094911221},
+		{"InvGamma", []float64{1000, 999}, 1, 2.534355439372306727754469},
+		{"Beta", []float64{1e10, 1e10}, 0.5, 11.63370770259297364243548},
+		{"Beta", []float64{1e10, 1e10}, 0.50001, 7.63370770222938185209333},
+		{"Beta", []float64{1e6, 3}, 0.999997, 12.31958945474179998837983},
+		{"Beta", []float64{0.5, 1e12}, 1e-12, 26.05865617300422315131421},
+		{"Beta", []float64{50, 70}, 0.4, 2.123390066736700594315089},
+		{"Beta", []float64{1e15, 2e15}, 0.3333333333333333, 17.6517945069728616989611},
+		{"Beta", []float64{5, 1e8}, 1e-7, 14.45296698558057302674486},
+		{"Beta", []float64{2.5, 2.5}, 1e-300, -1033.554603757918450470126},
 	} {
 		u, _ := LookupUnivariate(c.name)
-		lp, _ := u.Kernel(c.x, c.p, nil)
+		lp, dx := u.Kernel(c.x, c.p, nil)
 		if e := math.Abs(lp-c.lp) / math.Max(1, math.Abs(c.lp)); !(e <= largeParamTol) {
 			t.Errorf("%s%v at %v: log p = %.17g, mpmath %.17g (rel %.1e)", c.name, c.p, c.x, lp, c.lp, e)
+		}
+		if _, ok := logKernels[c.name]; !ok {
+			continue
+		}
+		// The exact log-scale kernel at l = log x: within the same tolerance
+		// plus what the roundings of l = log x (|l| ulps of 1) and of e^l (2
+		// ulps) move the density by: |x·∂ log p/∂x| per unit relative change.
+		l := math.Log(c.x)
+		llp, _ := LogScale(u).Kernel(l, c.p, nil)
+		tol := largeParamTol*math.Max(1, math.Abs(c.lp)) + 1.2e-16*(math.Abs(l)+2)*math.Abs(c.x*dx)
+		if e := math.Abs(llp - c.lp); !(e <= tol) {
+			t.Errorf("LogScale(%s)%v at log %v: log p = %.17g, mpmath %.17g (error %.1e, tolerance %.1e)", c.name, c.p, c.x, llp, c.lp, e, tol)
 		}
 	}
 	for _, c := range []struct {
@@ -666,6 +695,18 @@ func TestLargeParameterDensities(t *testing.T) {
 		{"StudentT", []float64{1e15, 0, 1}, -1, 2, 0, 1},
 		{"StudentT", []float64{1e15, 0, 1}, 0.5, 2, -0.7499999999999998125, 1},
 		{"StudentT", []float64{1e10, 0, 1}, 3, 2, 7.99999999280000000648, 8},
+		{"Gamma", []float64{1e10, 1.7}, 5882529411.764706, 0, 0.00002999960000893552961521475, 1},
+		{"Gamma", []float64{1e6, 2}, 501500, 0, 0.002996008979881812144943953, 1},
+		{"Gamma", []float64{1e15, 1e15}, 1.00000003, 0, 3.000000008972048360575246e-8, 1},
+		{"Gamma", []float64{1e15, 1e15}, 1.00000003, 1, -3.000000003972047579736682e-8, 1e-15},
+		{"InvGamma", []float64{1e10, 1e10}, 1.00001, 0, -0.00000999990000039884138514323, 1},
+		{"InvGamma", []float64{1e6, 3e6}, 3.001, 0, -0.0003327777900370011607121207, 1},
+		{"Beta", []float64{1e10, 1e10}, 0.50001, 0, 0.00001999982500257560858822987, 1},
+		{"Beta", []float64{1e10, 1e10}, 0.50001, 1, -0.00002000017500257568369740891, 1},
+		{"Beta", []float64{0.5, 1e12}, 1e-12, 0, 1.963510026021423459327624, 1},
+		{"Beta", []float64{0.5, 1e12}, 1e-12, 1, -5.00000000000374979886648e-13, 5e-13},
+		{"Beta", []float64{5, 1e8}, 1e-7, 1, -5.000000600000029880817006e-8, 5e-8},
+		{"Beta", []float64{50, 70}, 0.4, 0, -0.03496111618351848774402617, 1},
 	} {
 		u, _ := LookupUnivariate(c.name)
 		dp := make([]float64, len(c.p))

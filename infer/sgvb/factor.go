@@ -122,13 +122,6 @@ func logSumExp2(a, b float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
-func lbeta(a, b float64) float64 {
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
-	return la + lb - lab
-}
-
 func lgamma(x float64) float64 {
 	v, _ := math.Lgamma(x)
 	return v
@@ -583,7 +576,7 @@ func (b *block) logq(c *stepCache, x []float64) float64 {
 			a, bb := val[p+i], val[p+n+i]
 			t := x[b.off+i] // logit z
 			lz, l1z := -softplus(-t), -softplus(t)
-			s += (a-1)*lz + (bb-1)*l1z - lbeta(a, bb)
+			s += (a-1)*lz + (bb-1)*l1z - dist.LogBeta(a, bb)
 		}
 	case FamilyDirichlet:
 		k := b.k
@@ -621,7 +614,7 @@ func (b *block) entropy(c *stepCache) float64 {
 	case FamilyBeta:
 		for i := 0; i < n; i++ {
 			a, bb := val[p+i], val[p+n+i]
-			h += lbeta(a, bb) - (a-1)*dist.Digamma(a) - (bb-1)*dist.Digamma(bb) + (a+bb-2)*dist.Digamma(a+bb)
+			h += dist.LogBeta(a, bb) - (a-1)*dist.Digamma(a) - (bb-1)*dist.Digamma(bb) + (a+bb-2)*dist.Digamma(a+bb)
 		}
 	case FamilyDirichlet:
 		k := b.k

@@ -242,7 +242,7 @@ func TestNormalNormal(t *testing.T) {
 }
 
 func klBeta(a1, b1, a2, b2 float64) float64 {
-	return lbeta(a2, b2) - lbeta(a1, b1) + (a1-a2)*dist.Digamma(a1) + (b1-b2)*dist.Digamma(b1) +
+	return dist.LogBeta(a2, b2) - dist.LogBeta(a1, b1) + (a1-a2)*dist.Digamma(a1) + (b1-b2)*dist.Digamma(b1) +
 		(a2-a1+b2-b1)*dist.Digamma(a1+b1)
 }
 

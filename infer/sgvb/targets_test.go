@@ -95,7 +95,7 @@ func (t *betaBernoulli) LogJoint(x, grad []float64) (float64, error) {
 	lz, l1z := -softplus(-u), -softplus(u)
 	z := sigmoid(u)
 	grad[0] = (t.a-1)*(1-z) - (t.b-1)*z
-	return (t.a-1)*lz + (t.b-1)*l1z - lbeta(t.a, t.b), nil // normalised: log p(y) = 0
+	return (t.a-1)*lz + (t.b-1)*l1z - dist.LogBeta(t.a, t.b), nil // normalised: log p(y) = 0
 }
 
 func (t *betaBernoulli) Clone() Target { c := *t; return &c }

@@ -605,6 +605,19 @@ func TestDensityPreparedRun(t *testing.T) {
 			if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 				t.Errorf("invalid shape: error %v, element by element %v", err1, err2)
 			}
+			// A shape that takes dist's large-shape form among the others.
+			big := slices.Clone(x)
+			big[rows*cols] = 5e4
+			vr, err1 = pr.LogJoint(big, gr)
+			ve, err2 = pe.LogJoint(big, ge)
+			if err1 != nil || err2 != nil || math.Float64bits(vr) != math.Float64bits(ve) {
+				t.Errorf("large shape: value %.17g (%v), element by element %.17g (%v)", vr, err1, ve, err2)
+			}
+			for i := range gr {
+				if math.Float64bits(gr[i]) != math.Float64bits(ge[i]) {
+					t.Errorf("large shape: grad[%d] = %.17g, element by element %.17g", i, gr[i], ge[i])
+				}
+			}
 		})
 	}
 }
