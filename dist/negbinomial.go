@@ -29,10 +29,16 @@ func (d NegBinomial) Score(dst []float64, k float64) []float64 {
 	return dst
 }
 
-// Rand returns a draw: Poisson(Mu·G/Phi) with G ~ Gamma(Phi, 1).
+// Rand returns a draw: Poisson(Mu·G/Phi) with G ~ Gamma(Phi, 1). A rate
+// beyond the largest float64 gives +Inf (the count overflows too), not the
+// NaN of Poisson(+Inf).
 func (d NegBinomial) Rand(rng *rand.Rand) float64 {
 	lg := SampleGammaLog(d.Phi, rng)
-	return samplePoisson(math.Exp(lg+math.Log(d.Mu)-math.Log(d.Phi)), rng)
+	lam := math.Exp(lg + math.Log(d.Mu) - math.Log(d.Phi))
+	if math.IsInf(lam, 1) && positive(d.Mu) && positive(d.Phi) {
+		return lam
+	}
+	return samplePoisson(lam, rng)
 }
 
 // Mean returns Mu.

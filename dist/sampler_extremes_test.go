@@ -34,3 +34,73 @@ func TestDiscreteSamplersLargeMeans(t *testing.T) {
 		check(fmt.Sprintf("Binomial(%g, %g)", c.n, c.p), mean, sd, func() float64 { return sampleBinomial(c.n, c.p, rng) })
 	}
 }
+
+// TestSamplersExtremeParameters draws from each sampler at extreme valid
+// parameters: no draw may be NaN, and a draw may be infinite only where
+// the distribution puts mass beyond the largest float64 (overflow true to
+// the distribution). The test finishing at all shows that no rejection
+// loop runs forever there.
+func TestSamplersExtremeParameters(t *testing.T) {
+	const draws = 2000
+	big := math.MaxFloat64
+	rng := rand.New(rand.NewPCG(33, 34))
+	for _, c := range []struct {
+		name     string
+		d        interface{ Rand(*rand.Rand) float64 }
+		overflow bool // draws beyond MaxFloat64 have positive probability
+	}{
+		{"Poisson(1e-300)", Poisson{1e-300}, false},
+		{"Poisson(9.999999)", Poisson{9.999999}, false},
+		{"Poisson(1e300)", Poisson{1e300}, false},
+		{"Poisson(MaxFloat64)", Poisson{big}, false},
+		{"Binomial(1e300, 0.5)", Binomial{1e300, 0.5}, false},
+		{"Binomial(MaxFloat64, 0.5)", Binomial{big, 0.5}, false},
+		{"Binomial(1e300, 1e-299)", Binomial{1e300, 1e-299}, false},
+		{"Binomial(1e17, 1e-16)", Binomial{1e17, 1e-16}, false},
+		{"Binomial(1, 1e-300)", Binomial{1, 1e-300}, false},
+		{"Binomial(1e9, 1-1e-12)", Binomial{1e9, 1 - 1e-12}, false},
+		{"NegBinomial(1e300, 1e-3)", NegBinomial{1e300, 1e-3}, true},
+		{"NegBinomial(5, 1e300)", NegBinomial{5, 1e300}, false},
+		{"NegBinomial(1e308, 1)", NegBinomial{1e308, 1}, true},
+		{"NegBinomial(MaxFloat64, MaxFloat64)", NegBinomial{big, big}, true},
+		{"Beta(1e-300, 1e-300)", Beta{1e-300, 1e-300}, false},
+		{"Beta(1e300, 1e300)", Beta{1e300, 1e300}, false},
+		{"Beta(1e-300, 1e300)", Beta{1e-300, 1e300}, false},
+		{"StudentT(1e-3, 0, 1)", StudentT{1e-3, 0, 1}, true},
+		{"StudentT(MaxFloat64, 0, 1)", StudentT{big, 0, 1}, false},
+		{"InvGamma(1e-3, 1)", InvGamma{1e-3, 1}, true},
+		{"InvGamma(1e300, 1)", InvGamma{1e300, 1}, false},
+		{"LogNormal(0, 1e3)", LogNormal{0, 1e3}, true},
+		{"Gamma(2, 1e-300)", Gamma{2, 1e-300}, false},
+		{"Exponential(1e-300)", Exponential{1e-300}, false},
+		{"Normal(0, 1e300)", Normal{0, 1e300}, false},
+		{"HalfNormal(1e300)", HalfNormal{1e300}, false},
+		{"Cauchy(0, 1e300)", Cauchy{0, 1e300}, true},
+		{"HalfCauchy(1e300)", HalfCauchy{1e300}, true},
+		{"BernoulliLogit(-1e300)", BernoulliLogit{-1e300}, false},
+		{"Bernoulli(1)", Bernoulli{1}, false},
+	} {
+		for range draws {
+			v := c.d.Rand(rng)
+			if math.IsNaN(v) || (math.IsInf(v, 0) && !c.overflow) {
+				t.Errorf("%s: draw %v", c.name, v)
+				break
+			}
+		}
+	}
+	for _, a := range [][]float64{{1e-300, 1e-300}, {1e300, 1e300, 1}, {1e-3, 1e-3, 1e-3}, {big, big}} {
+		for range draws {
+			x := Dirichlet{a}.Rand(nil, rng)
+			var s float64
+			for _, v := range x {
+				s += v
+				if !(v >= 0 && v <= 1) {
+					t.Fatalf("Dirichlet(%v): draw %v", a, x)
+				}
+			}
+			if math.Abs(s-1) > 1e-15*float64(len(x)) {
+				t.Fatalf("Dirichlet(%v): draw %v sums to %v", a, x, s)
+			}
+		}
+	}
+}
