@@ -157,6 +157,18 @@ func TestNaNProvenance(t *testing.T) {
 		{"cholesky failure", []float64{4, 2, 2, 1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
 		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2)"},
+		{"cholesky of a zero matrix", []float64{0, 0, 0, 0}, func(b *Builder) ID {
+			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 1)"},
+		{"cholesky of a semidefinite matrix", []float64{1, 1, 1, 1}, func(b *Builder) ID {
+			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2)"},
+		{"solve overflows", []float64{1e-320, 0, 0, 1}, func(b *Builder) ID {
+			return b.Sum(b.Solve(b.Input("S", Matrix(2, 2), at(1, 1)), b.Const([]float64{1, 1}, Vector(2), at(1, 1)), at(5, 6)), at(5, 1))
+		}, "model.gpp:5:6: solve: result is +Inf (element [0])"},
+		{"logdet gradient overflows", []float64{1e-320, 0, 0, 1}, func(b *Builder) ID {
+			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
+		}, "model.gpp:9:12: chol: gradient is +Inf with respect to argument 1 (value 1e-320, element [0, 0])"},
 		{"gauss_rows_ss failure", []float64{-1, 0, 0, 1}, func(b *Builder) ID {
 			return b.GaussRowsSS(b.Input("C", Matrix(2, 2), at(1, 1)), b.Identity(2, at(1, 1)), 3, at(8, 1))
 		}, "model.gpp:8:1: gauss_rows_ss: covariance matrix is not positive definite (leading minor 1)"},
