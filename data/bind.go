@@ -282,11 +282,16 @@ func setValue(d *check.DataVar, v string) (*Array, *ast.Error) {
 	if len(d.Dims) != 0 {
 		return nil, ast.Errorf(pos, "%s is %s (declared at %s): --set gives only scalars", d.Name, d.TypeString(), d.Pos)
 	}
-	x, isInt, err := parseNumber(strings.TrimSpace(v))
+	text := strings.TrimSpace(v)
+	x, isInt, exact, err := parseNumber(text)
 	if err != nil {
 		return nil, ast.Errorf(pos, "%v", err)
 	}
-	return &Array{Name: d.Name, Values: []float64{x}, Int: isInt, Pos: pos}, nil
+	a := &Array{Name: d.Name, Values: []float64{x}, Int: isInt, Pos: pos}
+	if !exact {
+		a.noteInexact(0, text)
+	}
+	return a, nil
 }
 
 // check validates a against declaration d and records it and its sizes.
@@ -318,8 +323,19 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	}
 	if d.Elem == check.Int {
 		for i, v := range a.Values {
-			if math.Abs(v) > check.MaxInt {
-				b.errs.Add(a.Locate(i), "%s: %s is too large for an int (at most 2^53 in magnitude); %s", a.Name, strconv.FormatFloat(v, 'g', -1, 64), decl)
+			// An element read inexactly is an integer past 2^53 rounded to
+			// one within, or a fraction rounded to an integer.
+			text, inexact := a.inexact[i]
+			integer := true
+			if inexact {
+				integer, _ = check.IntegerText(text, v)
+			}
+			switch {
+			case math.Abs(v) > check.MaxInt || inexact && integer:
+				b.errs.Add(a.Locate(i), "%s: %s is too large for an int (at most 2^53 in magnitude); %s", a.Name, a.text(i, v), decl)
+				return
+			case inexact:
+				b.errs.Add(a.Locate(i), "%s: %s is not an integer, but %s", a.Name, text, decl)
 				return
 			}
 		}

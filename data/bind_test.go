@@ -77,6 +77,22 @@ func TestBindJSON(t *testing.T) {
 	}
 }
 
+// TestBindIntLimits: ints up to 2^53 in magnitude are read exactly, in any
+// notation; a real may be an integer past 2^53, rounded as any real is.
+func TestBindIntLimits(t *testing.T) {
+	info := checked(t, "data k: int[N]\ndata x: real[N]\n")
+	out, err := Bind(info, []Input{csvInput(t, "", "d.csv", "k,x\n9007199254740992,9007199254740993\n-9007199254740992,1\n1e3,2\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := out["k"].Values; k[0] != 1<<53 || k[1] != -(1<<53) || k[2] != 1000 {
+		t.Errorf("k = %v", k)
+	}
+	if x := out["x"].Values; x[0] != 1<<53 {
+		t.Errorf("x = %v", x)
+	}
+}
+
 // TestBindSizeGivenAgain: a JSON key or --set value for a size name that
 // agrees with the data is accepted (posteriordb's data carry their sizes).
 func TestBindSizeGivenAgain(t *testing.T) {
@@ -131,10 +147,25 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "d.csv:4:1: k: 2.5 is not an integer, but `k` is declared int[N] at m.gpp:1:6"},
 		{"int too large", "data k: int[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "k\n1\n99999999999999999999\n")}
-		}, nil, "d.csv:3:1: k: 1e+20 is too large for an int (at most 2^53 in magnitude); `k` is declared int[N] at m.gpp:1:6"},
+		}, nil, "d.csv:3:1: k: 99999999999999999999 is too large for an int (at most 2^53 in magnitude); `k` is declared int[N] at m.gpp:1:6"},
+		{"int 2^53+1 in CSV", "data k: int[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "k\n9007199254740992\n9007199254740993\n")}
+		}, nil, "d.csv:3:1: k: 9007199254740993 is too large for an int (at most 2^53 in magnitude); `k` is declared int[N] at m.gpp:1:6"},
+		{"int -(2^53+1) in a matrix", "data K: int[N, M]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n3,-9007199254740993\n")}
+		}, nil, "d.csv:3:3: K: -9007199254740993 is too large for an int (at most 2^53 in magnitude)"},
+		{"int 2^53+1 in JSON", "data J: int\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"J": 9007199254740993}`)}
+		}, nil, "d.json:1:7: J: 9007199254740993 is too large for an int (at most 2^53 in magnitude); `J` is declared int at m.gpp:1:6"},
+		{"int 2^53+1 in exponent form", "data k: int[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"k": [1, 9.007199254740993e15]}`)}
+		}, nil, "d.json:1:11: k: 9.007199254740993e15 is too large for an int (at most 2^53 in magnitude)"},
+		{"int rounded from a fraction", "data k: int[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "k\n1.00000000000000000001\n")}
+		}, nil, "d.csv:2:1: k: 1.00000000000000000001 is not an integer, but `k` is declared int[N] at m.gpp:1:6"},
 		{"int size too large", "data N: int\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"N": 1e300}`)}
-		}, nil, "d.json:1:7: N: 1e+300 is too large for an int (at most 2^53 in magnitude); `N` is declared int at m.gpp:1:6"},
+		}, nil, "d.json:1:7: N: 1e300 is too large for an int (at most 2^53 in magnitude); `N` is declared int at m.gpp:1:6"},
 		{"negative positive", "data s: positive[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "s\n1\n-2\n")}
 		}, nil, "d.csv:3:1: s: value -2 is not > 0; `s` is declared positive[N] at m.gpp:1:6"},

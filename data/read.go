@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
 )
 
 // Array is a named numeric input: a scalar, a vector or a matrix in row-major
@@ -33,6 +34,27 @@ type Array struct {
 	Int    bool      // every number was written as an integer
 	Pos    ast.Pos   // where the array starts in its file
 	loc    func(i int) ast.Pos
+	// inexact holds the text of each element whose float64 is an integer
+	// other than the number written (see parseNumber), by element index:
+	// such an element is no int, though the float64 looks like one.
+	inexact map[int]string
+}
+
+// noteInexact records that element i, written as text, was read inexactly.
+func (a *Array) noteInexact(i int, text string) {
+	if a.inexact == nil {
+		a.inexact = map[int]string{}
+	}
+	a.inexact[i] = text
+}
+
+// text returns element i as written when that matters for a message (it
+// was read inexactly), else v formatted.
+func (a *Array) text(i int, v float64) string {
+	if t, ok := a.inexact[i]; ok {
+		return t
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // Locate returns the position of element i (row-major) in its source file.
@@ -72,6 +94,9 @@ func (t *Table) Matrix(name string) *Array {
 		m.Int = m.Int && c.Int
 		for i, v := range c.Values {
 			m.Values[i*len(t.Columns)+j] = v
+		}
+		for i, text := range c.inexact {
+			m.noteInexact(i*len(t.Columns)+j, text)
 		}
 	}
 	if t.Rows > 0 {
@@ -143,11 +168,15 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 			_, col := cr.FieldPos(j)
 			cols[j] = col
 			pos := ast.Pos{File: file, Line: line, Col: col}
-			v, isInt, err := parseNumber(strings.TrimSpace(cell))
+			text := strings.TrimSpace(cell)
+			v, isInt, exact, err := parseNumber(text)
 			if err != nil {
 				return nil, ast.Errorf(pos, "column %q: %v%s", header[j], err, cellHint(header, cell))
 			}
 			c := t.Columns[j]
+			if !exact {
+				c.noteInexact(len(c.Values), text)
+			}
 			c.Values = append(c.Values, v)
 			c.Int = c.Int && isInt
 		}
@@ -202,20 +231,26 @@ func csvError(file string, err error) error {
 // parseNumber parses a numeric cell, rejecting empty cells, NaN and
 // infinities, and reports whether it was written as an integer. Only
 // decimal numbers are accepted: strconv.ParseFloat's Go syntax would also
-// read "1_5" as 15 and "0x1p4" as 16.
-func parseNumber(s string) (v float64, isInt bool, err error) {
+// read "1_5" as 15 and "0x1p4" as 16. exact is false when v is an integer
+// but not the number written (check.IntegerText): 9007199254740993 is read
+// as 2^53, 1.00000000000000000001 as 1; either is an error for int data.
+func parseNumber(s string) (v float64, isInt, exact bool, err error) {
 	if s == "" {
-		return 0, false, errors.New("empty cell: expected a number")
+		return 0, false, false, errors.New("empty cell: expected a number")
 	}
 	v, err = strconv.ParseFloat(s, 64)
 	if err != nil || strings.ContainsAny(s, "_xX") {
-		return 0, false, fmt.Errorf("%q is not a number", s)
+		return 0, false, false, fmt.Errorf("%q is not a number", s)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, false, fmt.Errorf("%q: NaN and infinite values are not allowed in data", s)
+		return 0, false, false, fmt.Errorf("%q: NaN and infinite values are not allowed in data", s)
 	}
 	isInt = !strings.ContainsAny(s, ".eEnN") && v == math.Trunc(v)
-	return v, isInt, nil
+	exact = true
+	if v == math.Trunc(v) && !(isInt && math.Abs(v) < check.MaxInt) {
+		_, exact = check.IntegerText(s, v)
+	}
+	return v, isInt, exact, nil
 }
 
 // ReadJSON reads a Stan-style JSON object mapping names to numbers, arrays of
@@ -322,9 +357,12 @@ func (p *jsonReader) value(name string) (*Array, error) {
 		if !ok {
 			return ast.Errorf(p.pos(off), "%q: expected a number, found %s", name, describe(tok))
 		}
-		v, isInt, err := parseNumber(string(n))
+		v, isInt, exact, err := parseNumber(string(n))
 		if err != nil {
 			return ast.Errorf(p.pos(off), "%q: %v", name, err)
+		}
+		if !exact {
+			a.noteInexact(len(a.Values), string(n))
 		}
 		a.Values = append(a.Values, v)
 		a.Int = a.Int && isInt

@@ -94,6 +94,43 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 // data): ints are held as float64, exact up to 2^53.
 const MaxInt = 1 << 53
 
+// IntegerText reports whether text, a decimal number (an optional sign,
+// digits with an optional fraction and exponent) that strconv.ParseFloat read
+// as v, is an integer, and whether v is that integer exactly. "1e3" and
+// "1000.0" are integers that v holds exactly; "9007199254740993" (2^53 + 1)
+// is an integer that v does not hold, since ParseFloat rounds it to 2^53;
+// "1.5" and "1.00000000000000000001" are not integers, though ParseFloat
+// reads the second as 1. Every integer up to 2^53 in magnitude is exact.
+func IntegerText(text string, v float64) (integer, exact bool) {
+	s := strings.TrimLeft(text, "+-")
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return false, false
+		}
+		s, exp = s[:i], e
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	// The value is 0.digits × 10^point.
+	digits := whole + frac
+	point := len(whole) + exp
+	trimmed := strings.TrimLeft(digits, "0")
+	point -= len(digits) - len(trimmed)
+	digits = strings.TrimRight(trimmed, "0")
+	if digits == "" {
+		return true, v == 0
+	}
+	if point < len(digits) {
+		return false, false // a nonzero digit after the decimal point
+	}
+	if point > 400 {
+		return true, false // beyond any float64
+	}
+	want := digits + strings.Repeat("0", point-len(digits))
+	return true, strconv.FormatFloat(math.Abs(v), 'f', 0, 64) == want
+}
+
 // parseOverride parses --set text for a value of element type e; msg says
 // what is wrong, completing "`K` is an int constant and ...". Only decimal
 // numbers are accepted, as in the model: not Go's 1_000 or 0x1p4.

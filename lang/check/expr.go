@@ -28,7 +28,7 @@ func (c *checker) expr1(e ast.Expr) Type {
 		elem := Real
 		if e.IsInt {
 			elem = Int
-			if math.Abs(v) > MaxInt {
+			if _, exact := IntegerText(e.Raw, v); !exact || math.Abs(v) > MaxInt {
 				c.errorf(e.Pos(), "integer %s is too large: an int holds at most 2^53 in magnitude", e.Raw)
 				return invalid
 			}
