@@ -239,6 +239,9 @@ func parseNumber(s string) (v float64, isInt, exact bool, err error) {
 		return 0, false, false, errors.New("empty cell: expected a number")
 	}
 	v, err = strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) && !strings.ContainsAny(s, "_xX") {
+		return 0, false, false, fmt.Errorf("%q is out of range", s)
+	}
 	if err != nil || strings.ContainsAny(s, "_xX") {
 		return 0, false, false, fmt.Errorf("%q is not a number", s)
 	}

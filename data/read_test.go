@@ -104,6 +104,7 @@ func TestReadErrors(t *testing.T) {
 		{"csv tabs", "a.csv", "x\ty\n1\t2\n", `(the file looks separated by "\t"; gpp reads comma-separated files)`},
 		{"csv underscore", "a.csv", "x\n1_5\n", `a.csv:2:1: column "x": "1_5" is not a number`},
 		{"csv hex float", "a.csv", "x\n0x1p4\n", `a.csv:2:1: column "x": "0x1p4" is not a number`},
+		{"csv out of range", "a.csv", "x\n-1e400\n", `a.csv:2:1: column "x": "-1e400" is out of range`},
 		{"csv word", "a.csv", "x\nmany\n", `a.csv:2:1: column "x": "many" is not a number` + "\x00"},
 		{"csv ragged", "a.csv", "x,y\n1,2,3\n", "a.csv:2:1: wrong number of cells"},
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},

@@ -263,6 +263,9 @@ param x: real[M]
 		{map[string]string{"K": "20"}, map[string]float64{"K": 20, "M": 41, "half": 5}},
 		{map[string]string{"M": "5", "s": "0.5"}, map[string]float64{"K": 10, "M": 5, "s": 0.5}},
 		{map[string]string{"s": "7"}, map[string]float64{"s": 7}},
+		// An int in exponent form, as a CSV cell may write it.
+		{map[string]string{"K": "1e3"}, map[string]float64{"K": 1000, "M": 2001}},
+		{map[string]string{"K": "2.5e1", "M": "30.0"}, map[string]float64{"K": 25, "M": 30}},
 	}
 	for _, tt := range tests {
 		_, info := checkSource(t, "c.gpp", src, tt.overrides)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -133,22 +134,26 @@ func IntegerText(text string, v float64) (integer, exact bool) {
 
 // parseOverride parses --set text for a value of element type e; msg says
 // what is wrong, completing "`K` is an int constant and ...". Only decimal
-// numbers are accepted, as in the model: not Go's 1_000 or 0x1p4.
+// numbers are accepted, as in the model: not Go's 1_000 or 0x1p4. An int
+// follows the rules of int data: any notation of an integer (1000, 1e3,
+// 1000.0) that a float64 holds exactly, at most 2^53 in magnitude.
 func parseOverride(text string, e Elem) (v float64, msg string) {
 	text = strings.TrimSpace(text)
 	f, ferr := strconv.ParseFloat(text, 64)
+	if errors.Is(ferr, strconv.ErrRange) && !strings.ContainsAny(text, "_xX") {
+		return 0, strconv.Quote(text) + " is out of range"
+	}
 	if ferr != nil || strings.ContainsAny(text, "_xX") || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, strconv.Quote(text) + " is not a number"
 	}
 	if e == Int {
-		i, err := strconv.ParseInt(text, 10, 64)
+		integer, exact := IntegerText(text, f)
 		switch {
-		case err == nil && (i > MaxInt || i < -MaxInt), err != nil && f == math.Trunc(f) && math.Abs(f) > MaxInt:
-			return 0, strconv.Quote(text) + " is too large: an int holds at most 2^53 in magnitude"
-		case err != nil:
+		case !integer:
 			return 0, strconv.Quote(text) + " is not an integer"
+		case !exact || math.Abs(f) > MaxInt:
+			return 0, strconv.Quote(text) + " is too large: an int holds at most 2^53 in magnitude"
 		}
-		return float64(i), ""
 	}
 	return f, ""
 }
