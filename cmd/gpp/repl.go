@@ -31,8 +31,10 @@ by default $XDG_STATE_HOME/gpp/history, or ~/.gpp_history when XDG_STATE_HOME
 is not set), tab completion, and Ctrl-C to drop the line being typed or to
 stop a running :fit. Otherwise gpp repl reads lines from stdin and writes a
 transcript: each line read is echoed after its prompt, and no history is
-kept. Ctrl-D (end of input) or :quit ends the session; the exit code is 0
-(errors are printed and the session goes on), 2 for a bad command line.
+kept. Ctrl-D (end of input) or :quit ends the session. An error is printed
+and the session goes on, as it would at the terminal; the exit code is 0, or
+1 when stdin is not a terminal and any input (or a file given on the command
+line) failed, as sqlite3 does with a script; 2 for a bad command line.
 `
 
 // cmdRepl runs gpp repl.
@@ -74,24 +76,28 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, name := range sortedKeys(sets) {
 		r.set([]string{name + "=" + sets[name]})
 	}
-	r.run()
+	if interactive := r.run(); r.failed && !interactive {
+		return exitError
+	}
 	return exitOK
 }
 
 // run reads and runs inputs until :quit or the end of the input: with
-// readline when the input is a terminal, else as a script.
-func (r *repl) run() {
+// readline when the input is a terminal, else as a script. It reports
+// whether the session was interactive (read with readline).
+func (r *repl) run() (interactive bool) {
 	var lines lineSource = newScriptLines(r.in, r.out)
 	if f, ok := r.in.(*os.File); ok && isTerminal(f) {
 		rl, err := r.newReadline()
 		if err != nil {
 			errorf(r.err, "cannot start line editing: %v", err)
 		} else {
-			lines = rl
+			lines, interactive = rl, true
 		}
 	}
 	defer lines.close()
 	r.loop(lines)
+	return interactive
 }
 
 // defaultHistoryPath returns where the history is kept:
@@ -123,6 +129,9 @@ type repl struct {
 	sets setFlags    // :set values
 	fit  *replFit    // the last fit, or nil
 	quit bool        // :quit was typed
+	// failed records that an error was reported: a statement, command or
+	// expression failed. A session read from a non-terminal then exits 1.
+	failed bool
 
 	ahead    string // a line read ahead: it starts the next input
 	hasAhead bool
@@ -150,6 +159,18 @@ func newRepl(in io.Reader, out, err io.Writer) *repl {
 	}
 	r.info, _ = check.Check(&ast.File{Name: replModel}, nil)
 	return r
+}
+
+// errorf reports an error, as errorf does, and marks the session failed.
+func (r *repl) errorf(format string, args ...any) {
+	r.failed = true
+	errorf(r.err, format, args...)
+}
+
+// printError reports err, as printError does, and marks the session failed.
+func (r *repl) printError(err error, src sources) {
+	r.failed = true
+	printError(r.err, err, src)
 }
 
 // lineSource reads input lines; readLine returns errInterrupt for a Ctrl-C
@@ -236,7 +257,7 @@ func (r *repl) loop(lines lineSource) {
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				errorf(r.err, "%v", err)
+				r.errorf("%v", err)
 			}
 			return
 		}
@@ -311,9 +332,9 @@ func (r *repl) handle(input string) {
 		return
 	}
 	if looksLikeStmt(input) {
-		printError(r.err, serr, sources{replInputName: []byte(input)})
+		r.printError(serr, sources{replInputName: []byte(input)})
 	} else {
-		printError(r.err, xerr, sources{"": []byte(input)})
+		r.printError(xerr, sources{"": []byte(input)})
 	}
 }
 
@@ -330,7 +351,7 @@ func init() {
 	replCommands = []replCommand{
 		{"load", "FILE", "replace the model with the one in FILE", func(r *repl, a []string) {
 			if len(a) != 1 {
-				errorf(r.err, ":load takes one model file")
+				r.errorf(":load takes one model file")
 				return
 			}
 			r.load(a[0])
@@ -345,7 +366,7 @@ func init() {
 		{"undo", "", "drop the last statement or :load", func(r *repl, a []string) { r.undo() }},
 		{"save", "FILE", "write the model as canonical source (no comments)", func(r *repl, a []string) {
 			if len(a) != 1 {
-				errorf(r.err, ":save takes one file name")
+				r.errorf(":save takes one file name")
 				return
 			}
 			r.save(a[0])
@@ -371,7 +392,7 @@ func (r *repl) command(line string) {
 			return
 		}
 	}
-	errorf(r.err, "unknown command :%s (:help lists the commands)", name)
+	r.errorf("unknown command :%s (:help lists the commands)", name)
 }
 
 // replSessionHelp is what :help prints.

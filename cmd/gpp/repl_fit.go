@@ -56,15 +56,16 @@ func (r *repl) fitCmd(args []string) {
 	cfg, _, ok := parseFitArgs(append([]string{replModel}, args...), r.out, &msgs)
 	if !ok {
 		first, _, _ := strings.Cut(msgs.String(), "\n")
+		r.failed = true
 		fmt.Fprintf(r.err, "%s\n:fit --help lists the flags\n", first)
 		return
 	}
 	if len(cfg.data) > 0 {
-		errorf(r.err, ":fit takes flags only, not %s: add data with :data", strings.Join(cfg.data, " "))
+		r.errorf(":fit takes flags only, not %s: add data with :data", strings.Join(cfg.data, " "))
 		return
 	}
 	if cfg.restarts > 1 {
-		errorf(r.err, ":fit keeps one q: fit a mixture of restarts with gpp fit --restarts")
+		r.errorf(":fit keeps one q: fit a mixture of restarts with gpp fit --restarts")
 		return
 	}
 	sets := setFlags{}
@@ -81,32 +82,33 @@ func (r *repl) fitCmd(args []string) {
 		err = l.Bind(r.inputs(), sets)
 	}
 	if err != nil {
-		printError(r.err, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	if len(l.Model.Latents) == 0 {
-		errorf(r.err, "the model has no params to fit")
+		r.errorf("the model has no params to fit")
 		return
 	}
 	if err := checkDrawsSize(cfg.outputDraws, l.Model); err != nil {
-		errorf(r.err, "%v", err)
+		r.errorf("%v", err)
 		return
 	}
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)
 		if err != nil {
+			r.failed = true
 			con.note("cannot read --init file: %v", err)
 			return
 		}
 		srcs[cfg.init] = src
 		ff, err := readFitJSON(cfg.init, src)
 		if err != nil {
-			printError(con, err, srcs)
+			r.printError(err, srcs)
 			return
 		}
 		if len(ff.Restarts) > 0 {
-			errorf(con, "%s holds a mixture of %d restarts, and :fit keeps one q: warm-start it with gpp fit --restarts %d", cfg.init, len(ff.Restarts), len(ff.Restarts))
+			r.errorf("%s holds a mixture of %d restarts, and :fit keeps one q: warm-start it with gpp fit --restarts %d", cfg.init, len(ff.Restarts), len(ff.Restarts))
 			return
 		}
 		init, warns := initResult(ff, ff.Factors, l.Model)
@@ -118,7 +120,7 @@ func (r *repl) fitCmd(args []string) {
 	writeFiles := hasFlag(args, "out")
 	if writeFiles {
 		if _, err := prepareOutDir(cfg.out); err != nil {
-			con.note("%v", err)
+			r.errorf("%v", err)
 			return
 		}
 		cfg.temps = &tempFiles{}
@@ -146,7 +148,7 @@ func (r *repl) fitCmd(args []string) {
 	res, err := sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
 	con.finish()
 	if err != nil {
-		printError(con, err, srcs)
+		r.printError(err, srcs)
 		if res != nil {
 			for _, w := range res.Warnings {
 				con.note("warning: %s", w)
@@ -157,7 +159,7 @@ func (r *repl) fitCmd(args []string) {
 	}
 	ds, err := makeDraws(res, nil, l.Model, cfg.outputDraws, s.Seed)
 	if err != nil {
-		printError(con, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	st := summariseColumns(ds)
@@ -169,7 +171,7 @@ func (r *repl) fitCmd(args []string) {
 		}
 		written, err = writeOutputs(cfg, h, ds, st)
 		if err != nil {
-			con.note("%v", err)
+			r.errorf("%v", err)
 			con.note("no output written")
 		}
 	}
@@ -252,7 +254,7 @@ func replElemName(name string, shape []int, k int) string {
 // per latent when all are shown).
 func (r *repl) show(args []string) {
 	if r.fit == nil {
-		errorf(r.err, "no fit yet: run :fit")
+		r.errorf("no fit yet: run :fit")
 		return
 	}
 	res := r.fit.res
@@ -268,7 +270,7 @@ func (r *repl) show(args []string) {
 				for _, g := range res.Factors {
 					names = append(names, g.Name)
 				}
-				errorf(r.err, ":show: the fit has no param %s (it has %s)", name, strings.Join(names, ", "))
+				r.errorf(":show: the fit has no param %s (it has %s)", name, strings.Join(names, ", "))
 				return
 			}
 			factors = append(factors, *f)
@@ -319,7 +321,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	mode := modeSummary
 	if call, ok := x.(*ast.CallExpr); ok && (call.Fun.Name == "mean" || call.Fun.Name == "sd") {
 		if len(call.Args) != 1 {
-			printError(r.err, ast.Errorf(call.Fun.NamePos, "%s(x) at the prompt takes one expression", call.Fun.Name), srcs)
+			r.printError(ast.Errorf(call.Fun.NamePos, "%s(x) at the prompt takes one expression", call.Fun.Name), srcs)
 			return
 		}
 		if _, isSlice := call.Args[0].(*ast.SliceExpr); !isSlice {
@@ -332,7 +334,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	}
 	f, err := parser.ParseFile(replModel, []byte(r.src))
 	if err != nil {
-		printError(r.err, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	label := ast.FormatExpr(x) // a scalar's name, or a name to index
@@ -345,7 +347,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	full := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], out)}
 	info, err := check.Check(full, &check.Config{Overrides: r.sets})
 	if err != nil {
-		printError(r.err, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	if info.Types[x].DataOnly {
@@ -353,22 +355,22 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		return
 	}
 	if r.fit == nil {
-		errorf(r.err, "no fit yet: run :fit (the expression depends on params)")
+		r.errorf("no fit yet: run :fit (the expression depends on params)")
 		return
 	}
 	bound, err := data.Bind(info, r.inputs(), r.sets)
 	if err != nil {
-		printError(r.err, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	m, err := compile.Compile(full, info, bound)
 	if err != nil {
-		printError(r.err, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	res := r.fit.res
 	if !sameLayout(m, res) {
-		errorf(r.err, "the model's params changed since the last :fit: run :fit again")
+		r.errorf("the model's params changed since the last :fit: run :fit again")
 		return
 	}
 	oi := len(m.Outputs) - 1
@@ -385,7 +387,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	}
 	ev, err := m.NewEvaluator()
 	if err != nil {
-		printError(r.err, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	n := r.fit.draws
@@ -496,18 +498,18 @@ func (r *repl) evalFixed(full *ast.File, info *check.Info, out *ast.OutputStmt, 
 	if err != nil {
 		var err2 error
 		if m, err2 = compileFixed(constsOnly, nil, r.sets); err2 != nil {
-			printError(r.err, err, srcs)
+			r.printError(err, srcs)
 			return
 		}
 	}
 	ev, err := m.NewEvaluator()
 	if err != nil {
-		printError(r.err, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	_, outs, err := ev.Eval(make([]float64, m.Dim))
 	if err != nil {
-		printError(r.err, err, srcs)
+		r.printError(err, srcs)
 		return
 	}
 	oi := len(m.Outputs) - 1

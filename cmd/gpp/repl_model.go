@@ -56,18 +56,18 @@ func checkText(src string, sets setFlags) (*ast.File, *check.Info, error) {
 func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 	f, err := parser.ParseFile(replModel, []byte(r.src))
 	if err != nil { // cannot happen: the model is always valid
-		printError(r.err, err, r.sources(input))
+		r.printError(err, r.sources(input))
 		return
 	}
 	all := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], stmts...)}
 	if _, err := check.Check(all, &check.Config{Overrides: r.sets}); err != nil {
-		printError(r.err, err, r.sources(input))
+		r.printError(err, r.sources(input))
 		return
 	}
 	src := r.src + strings.TrimRight(input, "\n") + "\n"
 	_, info, err := checkText(src, r.sets)
 	if err != nil {
-		printError(r.err, err, sources{replModel: []byte(src)})
+		r.printError(err, sources{replModel: []byte(src)})
 		return
 	}
 	r.prev = append(r.prev, r.src)
@@ -80,17 +80,17 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 func (r *repl) load(path string) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		errorf(r.err, "cannot read model: %v", err)
+		r.errorf("cannot read model: %v", err)
 		return
 	}
 	f, err := parser.ParseFile(path, raw)
 	if err != nil {
-		printError(r.err, err, sources{path: raw})
+		r.printError(err, sources{path: raw})
 		return
 	}
 	sets := r.keptSets(f)
 	if _, err := check.Check(f, &check.Config{Overrides: sets}); err != nil {
-		printError(r.err, err, sources{path: raw})
+		r.printError(err, sources{path: raw})
 		return
 	}
 	src := string(raw)
@@ -99,7 +99,7 @@ func (r *repl) load(path string) {
 	}
 	_, info, err := checkText(src, sets)
 	if err != nil {
-		printError(r.err, err, sources{replModel: []byte(src)})
+		r.printError(err, sources{replModel: []byte(src)})
 		return
 	}
 	r.noteDropped(sets)
@@ -176,7 +176,7 @@ func (r *repl) addData(args []string) {
 	for _, arg := range args {
 		ins, err := pipeline.ReadInputs([]string{arg}, r.srcs)
 		if err != nil {
-			printError(r.err, err, r.srcs)
+			r.printError(err, r.srcs)
 			continue
 		}
 		in := replInput{arg: arg, in: ins[0]}
@@ -244,12 +244,12 @@ func (r *repl) set(args []string) {
 			trial[k] = v
 		}
 		if err := trial.Set(arg); err != nil {
-			errorf(r.err, ":set: %v", err)
+			r.errorf(":set: %v", err)
 			continue
 		}
 		_, info, err := checkText(r.src, trial)
 		if err != nil {
-			printError(r.err, err, r.sources(""))
+			r.printError(err, r.sources(""))
 			continue
 		}
 		r.sets, r.info = trial, info
@@ -271,7 +271,7 @@ func formatConst(c *check.Constant) string {
 // unset drops :set values.
 func (r *repl) unset(args []string) {
 	if len(args) == 0 {
-		errorf(r.err, ":unset takes the names to drop")
+		r.errorf(":unset takes the names to drop")
 		return
 	}
 	trial := setFlags{}
@@ -280,14 +280,14 @@ func (r *repl) unset(args []string) {
 	}
 	for _, name := range args {
 		if _, ok := trial[name]; !ok {
-			errorf(r.err, ":unset: %s has no :set value", name)
+			r.errorf(":unset: %s has no :set value", name)
 			continue
 		}
 		delete(trial, name)
 	}
 	_, info, err := checkText(r.src, trial)
 	if err != nil {
-		printError(r.err, err, r.sources(""))
+		r.printError(err, r.sources(""))
 		return
 	}
 	r.sets, r.info = trial, info
@@ -302,7 +302,7 @@ func (r *repl) check() {
 	}
 	bound, err := data.Bind(r.info, r.inputs(), r.sets)
 	if err != nil {
-		printError(r.err, err, r.sources(""))
+		r.printError(err, r.sources(""))
 		return
 	}
 	var files, sizes []string
@@ -336,7 +336,7 @@ func (r *repl) list() {
 // undo restores the model before the last statement or :load.
 func (r *repl) undo() {
 	if len(r.prev) == 0 {
-		errorf(r.err, "nothing to undo")
+		r.errorf("nothing to undo")
 		return
 	}
 	src := r.prev[len(r.prev)-1]
@@ -344,7 +344,7 @@ func (r *repl) undo() {
 	sets := r.keptSets(f)
 	_, info, err := checkText(src, sets)
 	if err != nil {
-		printError(r.err, err, sources{replModel: []byte(src)})
+		r.printError(err, sources{replModel: []byte(src)})
 		return
 	}
 	r.noteDropped(sets)
@@ -357,12 +357,12 @@ func (r *repl) undo() {
 func (r *repl) save(path string) {
 	f, err := parser.ParseFile(replModel, []byte(r.src))
 	if err != nil {
-		printError(r.err, err, r.sources(""))
+		r.printError(err, r.sources(""))
 		return
 	}
 	var buf bytes.Buffer
 	if err := ast.Fprint(&buf, f); err != nil {
-		errorf(r.err, "cannot save: %v", err)
+		r.errorf("cannot save: %v", err)
 		return
 	}
 	dir, name := filepath.Split(path)
@@ -371,11 +371,11 @@ func (r *repl) save(path string) {
 	}
 	sw := &staged{dir: dir}
 	if err := sw.write(name, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-		errorf(r.err, "%v", err)
+		r.errorf("%v", err)
 		return
 	}
 	if err := sw.commit(); err != nil {
-		errorf(r.err, "%v", err)
+		r.errorf("%v", err)
 		return
 	}
 	n := len(f.Stmts)

@@ -29,8 +29,8 @@ func TestReplSession(t *testing.T) {
 	in := strings.ReplaceAll(string(script), "$TMP", tmp)
 	var out bytes.Buffer
 	code := run([]string{"repl", "--history", "-"}, strings.NewReader(in), &out, &out)
-	if code != exitOK {
-		t.Errorf("exit code %d, want %d", code, exitOK)
+	if code != exitError { // the script has errors (lamda, :set a=abc, :frob)
+		t.Errorf("exit code %d, want %d", code, exitError)
 	}
 	got := strings.ReplaceAll(out.String(), tmp, "$TMP")
 	const want = "testdata/repl_session.want"
@@ -62,6 +62,38 @@ func TestReplSession(t *testing.T) {
 	}
 	if matches, _ := filepath.Glob(filepath.Join(tmp, ".*tmp*")); len(matches) > 0 {
 		t.Errorf("temporary files left: %v", matches)
+	}
+}
+
+// TestReplScriptExit: a session read from a non-terminal goes on after an
+// error, as at the terminal, and exits 1 at the end if any input failed.
+func TestReplScriptExit(t *testing.T) {
+	tests := []struct {
+		name, script string
+		args         []string
+		code         int
+	}{
+		{"clean", "const a = 2\na * 3\n", nil, exitOK},
+		{"bad statement", "const a = 2\nparam x: real ~ Normal(0, \nconst b = 4\na * b\n", nil, exitError},
+		{"bad expression", "const a = 2\na * zz\na * 4\n", nil, exitError},
+		{"unknown command, then :quit", ":frob\nconst a = 5\na * 4\n:quit\n", nil, exitError},
+		{"failed :fit", ":fit\nconst a = 2\na * 4\n", nil, exitError},
+		{"bad model file", "const a = 2\na * 4\n", []string{"testdata/repl_bad.gpp"}, exitError},
+		{"warnings only", ":load testdata/repl_model.gpp\n:data testdata/repl_counts.csv\n:fit --quiet --iter 50\n", nil, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			args := append([]string{"repl", "--history", "-"}, tt.args...)
+			code := run(args, strings.NewReader(tt.script), &out, &errb)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, tt.code, errb.String())
+			}
+			// Every input ran: the last expression's result was printed.
+			if lines := strings.Split(strings.TrimSpace(tt.script), "\n"); strings.HasPrefix(lines[len(lines)-1], "a * ") && !strings.Contains(out.String(), ">>> "+lines[len(lines)-1]+"\n") {
+				t.Errorf("the session stopped early:\n%s", out.String())
+			}
+		})
 	}
 }
 
