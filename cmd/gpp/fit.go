@@ -108,7 +108,10 @@ const fitHelpText = `Fits q to the posterior of the model by stochastic gradient
 atomically: summary.csv (mean, sd, 5/50/95 % quantiles of every latent and
 output element), draws.csv (CmdStan's variational CSV: the mean of q, then
 --output-draws draws), elbo.csv (the ELBO trace), fit.json (q's parameters,
-readable by --init) and, with --plots, PNG plots.
+readable by --init, listing the files written) and, with --plots, PNG plots.
+Files that an earlier fit wrote there (as its fit.json lists them) and this
+one does not, such as its plots, are removed with the new files' commit;
+no other file in the directory is touched.
 
 Data: a CSV file binds its columns to data declarations by name (a matrix
 declaration takes all columns of the one positional CSV), NAME=file.csv binds a
@@ -428,25 +431,34 @@ func plural(n int) string {
 }
 
 // writeOutputs stages every output file and commits them together. It
-// returns the names written.
+// returns the names written. The files of an earlier fit in the directory
+// that this one does not write (plots of a run with --plots, say, when this
+// one has none) are removed with the commit, so that the directory holds
+// one fit's files: fit.json lists them for the next run.
 func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]string, error) {
-	sw := &staged{dir: cfg.out, temps: cfg.temps}
+	var names []string
 	files := []outputFile{
 		{"summary.csv", func(w io.Writer) error { return writeSummaryCSV(w, ds, st) }},
 		{"draws.csv", func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
 		{"elbo.csv", func(w io.Writer) error { return writeElboCSV(w, h) }},
-		{"fit.json", func(w io.Writer) error { return writeFitJSON(w, newFitFile(h)) }},
+		{"fit.json", func(w io.Writer) error {
+			ff := newFitFile(h)
+			ff.Files = names
+			return writeFitJSON(w, ff)
+		}},
 	}
 	if cfg.plots {
 		files = append(files, plotFiles(h, ds)...)
 	}
-	var names []string
+	for _, f := range files {
+		names = append(names, f.name)
+	}
+	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: staleOutputs(cfg.out, names)}
 	for _, f := range files {
 		if err := sw.write(f.name, f.render); err != nil {
 			sw.abort()
 			return nil, err
 		}
-		names = append(names, f.name)
 	}
 	if err := sw.commit(); err != nil {
 		return nil, err

@@ -588,6 +588,86 @@ func TestFitPlots(t *testing.T) {
 	}
 }
 
+// TestFitStaleOutputs: a fit written over an earlier one removes the
+// earlier fit's files that it does not write (the plots of a --plots run),
+// as fit.json lists them, and no other file: not a file the user put there,
+// even one named like a plot, nor a name a hand-edited fit.json lists that
+// gpp would not write.
+func TestFitStaleOutputs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	fit := func(args ...string) {
+		t.Helper()
+		args = append([]string{"fit", factorModel, factorData, "--set", "K=2", "--quiet", "--iter", "100", "--output-draws", "20", "--out", out}, args...)
+		if code, _, stderr := runSafe(t, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	fit("--plots")
+	if got := readFit(t, filepath.Join(out, "fit.json")).Files; strings.Join(got, " ") != "summary.csv draws.csv elbo.csv fit.json elbo.png W_mean.png H_mean.png" {
+		t.Errorf("fit.json files: %v", got)
+	}
+	writeFile(t, out, "notes.txt", "mine")
+	writeFile(t, out, "Z_mean.png", "mine too")
+	fit()
+	if got := strings.Join(dirEntries(t, out), " "); got != "Z_mean.png draws.csv elbo.csv fit.json notes.txt summary.csv" {
+		t.Errorf("after a fit without --plots: %s", got)
+	}
+	if got := readFit(t, filepath.Join(out, "fit.json")).Files; strings.Join(got, " ") != "summary.csv draws.csv elbo.csv fit.json" {
+		t.Errorf("fit.json files: %v", got)
+	}
+
+	// Only names gpp gives are removed, whatever fit.json lists.
+	src, err := os.ReadFile(filepath.Join(out, "fit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = bytes.Replace(src, []byte(`"fit.json"`), []byte(`"fit.json", "notes.txt", "../out/Z_mean.png", "Z_mean.png/", ".."`), 1)
+	writeFile(t, out, "fit.json", string(src))
+	fit()
+	if got := strings.Join(dirEntries(t, out), " "); got != "Z_mean.png draws.csv elbo.csv fit.json notes.txt summary.csv" {
+		t.Errorf("after a fit.json listing other files: %s", got)
+	}
+}
+
+// TestStagedStale: stale files go with a commit that succeeds, and stay
+// when it fails.
+func TestStagedStale(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "summary.csv", "old")
+	writeFile(t, dir, "W_mean.png", "old plot")
+	if err := os.Mkdir(filepath.Join(dir, "elbo.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	newSet := func() *staged {
+		s := &staged{dir: dir, temps: &tempFiles{}, stale: []string{"W_mean.png", "elbo.png", "H_mean.png"}}
+		for _, name := range []string{"summary.csv", "elbo.csv"} {
+			if err := s.write(name, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	// A directory in the way of elbo.csv fails the commit: nothing changes.
+	if err := os.Mkdir(filepath.Join(dir, "elbo.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := newSet().commit(); err == nil {
+		t.Fatal("commit over a directory succeeded")
+	}
+	if got := strings.Join(dirEntries(t, dir), " "); got != "W_mean.png elbo.csv elbo.png summary.csv" {
+		t.Errorf("after a failed commit: %s", got)
+	}
+	os.Remove(filepath.Join(dir, "elbo.csv"))
+	// A commit that succeeds removes the stale file, not the directory
+	// named like one, and leaves no temporary file.
+	if err := newSet().commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(dirEntries(t, dir), " "); got != "elbo.csv elbo.png summary.csv" {
+		t.Errorf("after commit: %s", got)
+	}
+}
+
 // TestFitVerbose prints every element and a progress line per evaluation.
 func TestFitVerbose(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")

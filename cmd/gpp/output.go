@@ -96,11 +96,14 @@ func (t *tempFiles) removeAll() {
 // file in the target directory and is flushed to disk; commit then renames
 // them all into place. On any error abort removes the temporary files, so a
 // reader never sees a partial file, and on success no file of the set is
-// missing unless a rename itself fails.
+// missing unless a rename itself fails. Files named in stale (an earlier
+// set's files that this set does not replace) are removed by a commit that
+// succeeds, and only then.
 type staged struct {
 	dir   string
 	temps *tempFiles
 	files []stagedFile
+	stale []string // names in dir
 }
 
 type stagedFile struct{ tmp, final string }
@@ -145,7 +148,10 @@ func (s *staged) write(name string, fill func(w io.Writer) error) error {
 
 // commit renames every staged file into place and syncs the directory.
 // A directory in the way of any file fails the commit before anything is
-// renamed, so that the set is not left half replaced.
+// renamed, so that the set is not left half replaced. The stale files are
+// first moved aside (renamed to temporary names), put back if the commit
+// fails before a file of the new set is in place, and removed once every
+// file is; a stale name that is not a regular file is left alone.
 func (s *staged) commit() error {
 	for _, f := range s.files {
 		if fi, err := os.Stat(f.final); err == nil && fi.IsDir() {
@@ -153,8 +159,40 @@ func (s *staged) commit() error {
 			return fmt.Errorf("cannot write %s: it is a directory", f.final)
 		}
 	}
+	var aside []stagedFile // tmp: where a stale file was moved; final: its name
+	restore := func() {
+		for _, a := range aside {
+			os.Rename(a.tmp, a.final)
+			s.temps.forget(a.tmp)
+		}
+	}
+	for _, name := range s.stale {
+		p := filepath.Join(s.dir, name)
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		f, err := os.CreateTemp(s.dir, "."+name+".old-*")
+		if err == nil {
+			f.Close()
+			s.temps.add(f.Name())
+			err = os.Rename(p, f.Name())
+			if err != nil {
+				os.Remove(f.Name())
+				s.temps.forget(f.Name())
+			}
+		}
+		if err != nil {
+			restore()
+			s.abort()
+			return fmt.Errorf("cannot remove %s, an output of the earlier fit in %s: %w", p, s.dir, err)
+		}
+		aside = append(aside, stagedFile{tmp: f.Name(), final: p})
+	}
 	for i, f := range s.files {
 		if err := os.Rename(f.tmp, f.final); err != nil {
+			if i == 0 {
+				restore()
+			}
 			s.files = s.files[i:]
 			s.abort()
 			return fmt.Errorf("cannot write %s: %w", f.final, err)
@@ -162,6 +200,10 @@ func (s *staged) commit() error {
 		s.temps.forget(f.tmp)
 	}
 	s.files = nil
+	for _, a := range aside {
+		os.Remove(a.tmp)
+		s.temps.forget(a.tmp)
+	}
 	if d, err := os.Open(s.dir); err == nil {
 		d.Sync() // best effort: not every file system syncs directories
 		d.Close()
@@ -176,6 +218,37 @@ func (s *staged) abort() {
 		s.temps.forget(f.tmp)
 	}
 	s.files = nil
+}
+
+// outputName matches the names of the files gpp fit writes: the fixed
+// files, elbo.png and the heatmap NAME_mean.png of a matrix latent.
+var outputName = regexp.MustCompile(`^(summary\.csv|draws\.csv|elbo\.csv|fit\.json|elbo\.png|[A-Za-z_][A-Za-z0-9_]*_mean\.png)$`)
+
+// staleOutputs returns the files that the fit.json in dir says were
+// written with it and that are not among names: outputs of an earlier fit
+// that the fit being written would leave behind, looking like its own.
+// Only names that gpp itself gives are returned, whatever fit.json holds;
+// a missing or unreadable fit.json, or one not written by gpp (or by a gpp
+// that did not list its files), gives none.
+func staleOutputs(dir string, names []string) []string {
+	src, err := os.ReadFile(filepath.Join(dir, "fit.json"))
+	if err != nil {
+		return nil
+	}
+	var ff struct {
+		Format string   `json:"format"`
+		Files  []string `json:"files"`
+	}
+	if json.Unmarshal(src, &ff) != nil || ff.Format != fitFormat {
+		return nil
+	}
+	var stale []string
+	for _, f := range ff.Files {
+		if outputName.MatchString(f) && !slices.Contains(names, f) && !slices.Contains(stale, f) {
+			stale = append(stale, f)
+		}
+	}
+	return stale
 }
 
 // prepareOutDir creates the output directory if needed and checks that
@@ -750,6 +823,10 @@ type fitFile struct {
 	// Restarts holds the fits of a mixture of restarts (--restarts > 1),
 	// in place of Factors; the outcome above is then the mixture's.
 	Restarts []fitRestart `json:"restarts,omitempty"`
+	// Files lists the files written with this fit.json in its directory,
+	// fit.json included: the next fit written there removes those it does
+	// not write again (see staleOutputs).
+	Files []string `json:"files,omitempty"`
 }
 
 // fitOutcome is how a fit ended, in fit.json (its fields inline).
