@@ -111,7 +111,9 @@ output element), draws.csv (CmdStan's variational CSV: the mean of q, then
 readable by --init, listing the files written) and, with --plots, PNG plots.
 Files that an earlier fit wrote there (as its fit.json lists them) and this
 one does not, such as its plots, are removed with the new files' commit;
-no other file in the directory is touched.
+no other file in the directory is touched. An output that would replace or
+remove an input (the model, a data file, the --init file) is an error before
+the fit: --init DIR/fit.json needs another --out than DIR.
 
 Data: a CSV file binds its columns to data declarations by name (a matrix
 declaration takes all columns of the one positional CSV), NAME=file.csv binds a
@@ -303,6 +305,18 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			printError(con, err, srcs)
 			return exitError
 		}
+	}
+	inputs := []inputFile{{"the model", l.Path}}
+	for _, arg := range cfg.data {
+		_, file := pipeline.DataArg(arg)
+		inputs = append(inputs, inputFile{"the data file", file})
+	}
+	if cfg.init != "" {
+		inputs = append(inputs, inputFile{"the --init file", cfg.init})
+	}
+	if err := outputClash(cfg.out, plannedOutputs(cfg, l.Model), inputs); err != nil {
+		con.note("%v", err)
+		return exitError
 	}
 	created, err := prepareOutDir(cfg.out)
 	if err != nil {

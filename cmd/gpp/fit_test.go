@@ -629,6 +629,92 @@ func TestFitStaleOutputs(t *testing.T) {
 	}
 }
 
+// TestFitOutClash: an output directory where a fit would overwrite or
+// remove one of its inputs is an error before the fit, naming the clash;
+// the input is left as it was and nothing is written.
+func TestFitOutClash(t *testing.T) {
+	d := t.TempDir()
+	counts, err := os.ReadFile(poissonData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataDir := filepath.Join(d, "data")
+	if err := os.Mkdir(dataDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	draws := writeFile(t, dataDir, "draws.csv", string(counts))
+	link := filepath.Join(d, "link")
+	if err := os.Symlink(dataDir, link); err != nil {
+		t.Fatal(err)
+	}
+	model, err := os.ReadFile(factorModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelAsOutput := writeFile(t, dataDir, "summary.csv", string(model))
+	// An earlier fit in fitDir, whose fit.json --init reads, with a plot
+	// that the next fit there (without --plots) would remove.
+	fitDir := filepath.Join(d, "fit")
+	if code, _, stderr := runSafe(t, "fit", factorModel, factorData, "--set", "K=2", "--quiet", "--iter", "50", "--output-draws", "10", "--plots", "--out", fitDir); code != 0 {
+		t.Fatalf("setup fit: %s", stderr)
+	}
+	poisson, err := os.ReadFile(poissonModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalePlot := writeFile(t, fitDir, "W_mean.png", string(poisson)) // however unlikely
+	before := dirEntries(t, fitDir)
+	cases := []struct {
+		name string
+		args []string
+		dir  string // the directory that must be unchanged
+		want string
+	}{
+		{"data file", []string{poissonModel, draws, "--out", dataDir}, dataDir,
+			"--out " + dataDir + ": the data file " + draws + " would be overwritten by the output draws.csv"},
+		{"data file, --out not cleaned", []string{poissonModel, "y=" + draws, "--out", dataDir + "/./"}, dataDir,
+			"the data file " + draws + " would be overwritten by the output draws.csv"},
+		{"data file through a link", []string{poissonModel, draws, "--out", link}, dataDir,
+			"--out " + link + ": the data file " + draws + " would be overwritten"},
+		{"model", []string{modelAsOutput, factorData, "--set", "K=2", "--out", dataDir}, dataDir,
+			"the model " + modelAsOutput + " would be overwritten by the output summary.csv"},
+		{"--init", []string{factorModel, factorData, "--set", "K=2", "--init", filepath.Join(fitDir, "fit.json"), "--out", fitDir}, fitDir,
+			"--out " + fitDir + ": the --init file " + filepath.Join(fitDir, "fit.json") + " would be overwritten by the output fit.json"},
+		{"a stale output", []string{stalePlot, poissonData, "--out", fitDir}, fitDir,
+			"the model " + stalePlot + " would be removed, as a file that the earlier fit there wrote (W_mean.png)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := dirEntries(t, c.dir)
+			code, stdout, stderr := runSafe(t, append([]string{"fit", "--quiet", "--iter", "50"}, c.args...)...)
+			if code != exitError || stdout != "" {
+				t.Errorf("exit %d, stdout %q, want exit 1 and nothing", code, stdout)
+			}
+			if !strings.Contains(stderr, c.want) {
+				t.Errorf("stderr:\n%s\nwant it to contain:\n%s", stderr, c.want)
+			}
+			if strings.Contains(stderr, "fitting") {
+				t.Errorf("the fit ran:\n%s", stderr)
+			}
+			if after := dirEntries(t, c.dir); strings.Join(after, " ") != strings.Join(before, " ") {
+				t.Errorf("%s changed: %v, was %v", c.dir, after, before)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(draws); string(b) != string(counts) {
+		t.Errorf("the data file changed")
+	}
+	if after := dirEntries(t, fitDir); strings.Join(after, " ") != strings.Join(before, " ") {
+		t.Errorf("%s changed: %v, was %v", fitDir, after, before)
+	}
+	// No clash: a data file in the output directory under another name.
+	y := writeFile(t, dataDir, "y.csv", string(counts))
+	os.Remove(draws)
+	if code, _, stderr := runSafe(t, "fit", poissonModel, y, "--quiet", "--iter", "50", "--output-draws", "10", "--out", dataDir); code != 0 {
+		t.Errorf("a data file beside the outputs: exit %d: %s", code, stderr)
+	}
+}
+
 // TestStagedStale: stale files go with a commit that succeeds, and stay
 // when it fails.
 func TestStagedStale(t *testing.T) {

@@ -251,6 +251,62 @@ func staleOutputs(dir string, names []string) []string {
 	return stale
 }
 
+// plannedOutputs returns the names of the files that a fit of m writes
+// with cfg, as writeOutputs and plotFiles name them.
+func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
+	names := []string{"summary.csv", "draws.csv", "elbo.csv", "fit.json"}
+	if cfg.plots {
+		names = append(names, "elbo.png")
+		for _, l := range m.Latents {
+			if len(l.Shape) == 2 {
+				names = append(names, meanPlotName(l.Name))
+			}
+		}
+	}
+	return names
+}
+
+// inputFile is a file that a fit reads: what it is ("the data file") and
+// its path as given.
+type inputFile struct{ what, path string }
+
+// outputClash reports an input that writing the outputs names into dir, or
+// removing the earlier fit's files there (staleOutputs), would destroy: a
+// data file named dir/draws.csv, say, or --init dir/fit.json. A path is the
+// same file as another when both name it alike (cleaned absolute paths) or
+// os.SameFile says so (links, case-insensitive file systems).
+func outputClash(dir string, names []string, inputs []inputFile) error {
+	stale := staleOutputs(dir, names)
+	for _, name := range append(slices.Clip(names), stale...) {
+		out := filepath.Join(dir, name)
+		for _, in := range inputs {
+			if !sameFile(out, in.path) {
+				continue
+			}
+			if slices.Contains(stale, name) {
+				return fmt.Errorf("--out %s: %s %s would be removed, as a file that the earlier fit there wrote (%s): give another --out directory", dir, in.what, in.path, name)
+			}
+			return fmt.Errorf("--out %s: %s %s would be overwritten by the output %s: give another --out directory", dir, in.what, in.path, name)
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether paths a and b name the same file.
+func sameFile(a, b string) bool {
+	aa, errA := filepath.Abs(a)
+	bb, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && aa == bb {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
 // prepareOutDir creates the output directory if needed and checks that
 // files can be created in it. created reports whether it did not exist.
 func prepareOutDir(dir string) (created bool, err error) {

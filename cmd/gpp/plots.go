@@ -50,12 +50,15 @@ func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 		if means != nil {
 			mean, what = means[f.Offset:f.Offset+f.Size], fmt.Sprintf("mixture of %d %s restarts", len(h.mix.Components), f.Family)
 		}
-		out = append(out, outputFile{v.name + "_mean.png", func(w io.Writer) error {
+		out = append(out, outputFile{meanPlotName(v.name), func(w io.Writer) error {
 			return plotHeatmap(w, fmt.Sprintf("posterior mean of %s (%s)", f.Name, what), f.Shape[0], f.Shape[1], mean)
 		}})
 	}
 	return out
 }
+
+// meanPlotName names the heatmap of a matrix latent's posterior mean.
+func meanPlotName(latent string) string { return latent + "_mean.png" }
 
 // plotELBOs draws the ELBO traces of restarts, one line each, with the
 // legend in a strip to the right. The y axis starts at the lowest ELBO

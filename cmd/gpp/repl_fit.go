@@ -119,6 +119,17 @@ func (r *repl) fitCmd(args []string) {
 	}
 	writeFiles := hasFlag(args, "out")
 	if writeFiles {
+		var inputs []inputFile
+		for _, d := range r.data {
+			inputs = append(inputs, inputFile{"the data file", d.in.File})
+		}
+		if cfg.init != "" {
+			inputs = append(inputs, inputFile{"the --init file", cfg.init})
+		}
+		if err := outputClash(cfg.out, plannedOutputs(cfg, l.Model), inputs); err != nil {
+			r.errorf("%v", err)
+			return
+		}
 		if _, err := prepareOutDir(cfg.out); err != nil {
 			r.errorf("%v", err)
 			return

@@ -240,6 +240,25 @@ func TestReplErrors(t *testing.T) {
 			t.Errorf("output:\n%s", out.String())
 		}
 	})
+	t.Run("fit --out over the data", func(t *testing.T) {
+		dir := t.TempDir()
+		counts, err := os.ReadFile("testdata/repl_counts.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		draws := filepath.Join(dir, "draws.csv")
+		if err := os.WriteFile(draws, counts, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, out, errb := newTestRepl()
+		typeIn(r, ":load testdata/repl_model.gpp", ":data "+draws, ":fit --quiet --iter 50 --out "+dir)
+		if want := "gpp: --out " + dir + ": the data file " + draws + " would be overwritten by the output draws.csv"; !strings.Contains(errb.String(), want) {
+			t.Errorf("errors:\n%s\nwant %s", errb.String(), want)
+		}
+		if b, _ := os.ReadFile(draws); string(b) != string(counts) || r.fit != nil || !r.failed || strings.Contains(out.String(), "ELBO") {
+			t.Errorf("the fit ran or the data changed; output:\n%s", out.String())
+		}
+	})
 	t.Run("load missing file", func(t *testing.T) {
 		r, _, errb := newTestRepl()
 		typeIn(r, "const K = 3", ":load testdata/no_such_model.gpp")

@@ -56,14 +56,20 @@ func ParseSource(path string, src []byte, sets map[string]string) (*Loaded, erro
 	return l, nil
 }
 
+// DataArg splits a data argument, FILE or NAME=FILE, into the name ("" for
+// a positional FILE) and the file.
+func DataArg(arg string) (name, file string) {
+	if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], `/\.`) {
+		return arg[:i], arg[i+1:]
+	}
+	return "", arg
+}
+
 // ReadInputs reads data arguments: FILE.csv, FILE.json, or NAME=FILE.csv.
 func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) {
 	var inputs []data.Input
 	for _, arg := range args {
-		name, file := "", arg
-		if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], `/\.`) {
-			name, file = arg[:i], arg[i+1:]
-		}
+		name, file := DataArg(arg)
 		src, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read data: %w", err)
