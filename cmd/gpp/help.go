@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/stdlib"
 )
 
@@ -78,6 +79,23 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if best := check.Suggest(topic, helpTopics()); best != "" {
+		errorf(stderr, "no help topic %q; did you mean %q?", topic, best)
+		return exitUsage
+	}
 	errorf(stderr, "no help topic %q: try a command, 'distributions', 'functions', or a distribution or function name", topic)
 	return exitUsage
+}
+
+// helpTopics lists what gpp help takes: commands, the two tables, and every
+// distribution and function name.
+func helpTopics() []string {
+	topics := []string{"check", "fit", "repl", "diagnose", "distributions", "functions"}
+	for _, d := range stdlib.Dists() {
+		topics = append(topics, d.Name)
+	}
+	for _, f := range stdlib.Funcs() {
+		topics = append(topics, f.Name)
+	}
+	return topics
 }

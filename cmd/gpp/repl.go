@@ -371,7 +371,16 @@ func init() {
 			}
 			r.save(a[0])
 		}},
-		{"help", "", "this help", func(r *repl, a []string) { fmt.Fprint(r.out, replSessionHelp()) }},
+		{"help", "[NAME]", "this help; with a NAME, gpp help NAME (a distribution, a function)", func(r *repl, a []string) {
+			switch {
+			case len(a) == 0:
+				fmt.Fprint(r.out, replSessionHelp())
+			case len(a) > 1:
+				r.errorf(":help takes one name")
+			case cmdHelp(a, r.out, r.err) != exitOK:
+				r.failed = true
+			}
+		}},
 		{"quit", "", "end the session (also Ctrl-D)", func(r *repl, a []string) { r.quit = true }},
 	}
 }

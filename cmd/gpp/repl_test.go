@@ -407,6 +407,17 @@ func TestReplHelp(t *testing.T) {
 			t.Errorf(":help does not list :%s", c.name)
 		}
 	}
+	// :help NAME is gpp help NAME, with its suggestion for a misspelt name.
+	out.Reset()
+	typeIn(r, ":help Gamma")
+	if !strings.HasPrefix(out.String(), "Gamma(shape, rate) — ") || r.failed {
+		t.Errorf(":help Gamma printed:\n%s", out.String())
+	}
+	r2, _, errb := newTestRepl()
+	typeIn(r2, ":help gamma")
+	if got := errb.String(); got != "gpp: no help topic \"gamma\"; did you mean \"Gamma\"?\n" || !r2.failed {
+		t.Errorf(":help gamma: %q", got)
+	}
 	typeIn(r, ":q")
 	if !r.quit {
 		t.Error(":q did not end the session")

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,8 +21,23 @@ func exprString(e ast.Expr) string {
 	return s
 }
 
+// suggest returns "; did you mean `X`?" for the candidate X that Suggest
+// finds for a misspelt name, or "".
 func suggest(name string, candidates []string) string {
+	best := Suggest(name, candidates)
+	if best == "" {
+		return ""
+	}
+	return "; did you mean `" + best + "`?"
+}
+
+// Suggest returns the candidate that name most likely misspells, or "": one
+// that differs only in case, else the nearest by edit distance, within a
+// third of name's length (at most 3 edits). The checker suggests names this
+// way in its errors; gpp help does for topics.
+func Suggest(name string, candidates []string) string {
 	best, bestD := "", 1<<30
+	candidates = slices.Clone(candidates)
 	sort.Strings(candidates)
 	for _, c := range candidates {
 		if c == name {
@@ -42,7 +58,7 @@ func suggest(name string, candidates []string) string {
 	if best == "" || bestD > limit {
 		return ""
 	}
-	return "; did you mean `" + best + "`?"
+	return best
 }
 
 // editDistance is the optimal string alignment distance: insertions,
