@@ -52,6 +52,9 @@ func sourceLine(src []byte, n int) (string, bool) {
 	if j := bytes.IndexByte(src, '\n'); j >= 0 {
 		src = src[:j]
 	}
+	if bytes.IndexByte(src, 0) >= 0 {
+		return "", false // not text (a UTF-16 file, say): a quote would print NUL bytes
+	}
 	return strings.TrimRight(string(src), "\r"), true
 }
 
