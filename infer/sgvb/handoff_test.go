@@ -47,6 +47,36 @@ func TestCrewJobs(t *testing.T) {
 	}
 }
 
+// A job that its helper has not taken when the engine has done its own
+// part is taken back and done by the engine, once: with one P and no
+// spinning the helper cannot run before the engine waits, so the engine
+// does (almost) every part itself; it used to block until the helper got
+// a CPU.
+func TestCrewRevokes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const jobs = 50
+	var ran [jobs + 1]atomic.Int32
+	var byEngine atomic.Int32
+	engine := goid()
+	c := newCrew(2, false, func(w int, j job) {
+		ran[j.iter].Add(1)
+		if goid() == engine {
+			byEngine.Add(1)
+		}
+	})
+	for i := 1; i <= jobs; i++ {
+		c.start(job{iter: uint64(i)}, 1)
+		c.wait()
+		if n := ran[i].Load(); n != 1 {
+			t.Fatalf("job %d done %d times, want once", i, n)
+		}
+	}
+	c.stop()
+	if n := byEngine.Load(); n < jobs/2 {
+		t.Errorf("the engine did %d of %d parts that its helper had not taken, want most", n, jobs)
+	}
+}
+
 // Closing an engine ends its helpers, spinning or blocked, and a fit
 // cancelled through its context still closes its engine.
 func TestCrewStop(t *testing.T) {
@@ -118,6 +148,7 @@ type teamed struct {
 	shared   int  // log joints computed by a team of more than one
 	helped   bool // some part ran on another goroutine than part 0
 	everLent bool
+	waits    int // log joints whose part 0 waited for a helper (see RunPart)
 }
 
 func (t *teamed) SetTeam(tm par.Team) {
@@ -129,13 +160,26 @@ func (t *teamed) SetTeam(tm par.Team) {
 func (t *teamed) Clone() Target { c := *t; c.team = nil; return &c }
 
 type gradTask struct {
-	t    *teamed
-	x, g []float64
-	lp   []float64 // per part
-	gids []uint64
+	t       *teamed
+	x, g    []float64
+	lp      []float64 // per part
+	gids    []uint64
+	started []atomic.Bool
 }
 
+// RunPart computes part i. Until a helper has been seen at work, part 0
+// waits (up to a second, in at most five log joints) for part 1 to start:
+// the engine takes back a part that no helper has taken when its own is
+// done (crew.wait), so on a busy machine the cheap parts here could all
+// end up on the engine's goroutine, and the test would not see a helper.
 func (k *gradTask) RunPart(i, n int) {
+	k.started[i].Store(true)
+	if i == 0 && n > 1 && !k.t.helped && k.t.waits < 5 {
+		k.t.waits++
+		for t0 := time.Now(); !k.started[1].Load() && time.Since(t0) < time.Second; {
+			runtime.Gosched()
+		}
+	}
 	lo, hi := i*len(k.x)/n, (i+1)*len(k.x)/n
 	sub := k.t.poissonGamma
 	sub.y = sub.y[lo:hi]
@@ -148,7 +192,7 @@ func (t *teamed) LogJoint(x, grad []float64) (float64, error) {
 		return t.poissonGamma.LogJoint(x, grad)
 	}
 	n := t.team.Size()
-	k := &gradTask{t: t, x: x, g: grad, lp: make([]float64, n), gids: make([]uint64, n)}
+	k := &gradTask{t: t, x: x, g: grad, lp: make([]float64, n), gids: make([]uint64, n), started: make([]atomic.Bool, n)}
 	t.team.Run(k)
 	t.shared++
 	lp := 0.0
