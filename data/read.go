@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 )
@@ -113,41 +114,9 @@ func (t *Table) Matrix(name string) *Array {
 // at the start of a file; the readers skip it.
 const bom = "\ufeff"
 
-// encodingSample is how many bytes at the start of a file wideEncoding
-// looks at.
-const encodingSample = 64
-
-// wideEncoding names the encoding of a file that starts with head when it
-// is UTF-16 or UTF-32 (as Excel's "Unicode text" and Windows tools save
-// files), which the readers, reading UTF-8, would see as text with a NUL
-// byte after or before every character; "" otherwise. It goes by the
-// byte-order mark, or without one by NUL bytes at every other position.
-func wideEncoding(head []byte) string {
-	switch {
-	case bytes.HasPrefix(head, []byte{0xFF, 0xFE, 0, 0}), bytes.HasPrefix(head, []byte{0, 0, 0xFE, 0xFF}):
-		return "UTF-32"
-	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
-		return "UTF-16"
-	}
-	n := len(head) &^ 1
-	if n < 2 {
-		return ""
-	}
-	var nul [2]int // NUL bytes at even and odd offsets
-	for i, c := range head[:n] {
-		if c == 0 {
-			nul[i%2]++
-		}
-	}
-	if nul[0] == n/2 && nul[1] == 0 || nul[1] == n/2 && nul[0] == 0 {
-		return "UTF-16"
-	}
-	return ""
-}
-
-// encodingError is the error for a file in a wide encoding (wideEncoding).
+// encodingError is the error for a file in a wide encoding (textenc.Wide).
 func encodingError(file string, head []byte) error {
-	return ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s encoded; save it as UTF-8", wideEncoding(head))
+	return ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s encoded; save it as UTF-8", textenc.Wide(head))
 }
 
 // ReadCSV reads a CSV file with a header row of column names and numeric
@@ -155,7 +124,7 @@ func encodingError(file string, head []byte) error {
 // file, line and column.
 func ReadCSV(file string, r io.Reader) (*Table, error) {
 	br := bufio.NewReader(r)
-	if head, _ := br.Peek(encodingSample); wideEncoding(head) != "" {
+	if head, _ := br.Peek(textenc.Sample); textenc.Wide(head) != "" {
 		return nil, encodingError(file, head)
 	}
 	if b, _ := br.Peek(len(bom)); string(b) == bom {
@@ -304,7 +273,7 @@ func ReadJSON(file string, r io.Reader) (map[string]*Array, error) {
 	if err != nil {
 		return nil, ast.Errorf(ast.Pos{File: file}, "%v", err)
 	}
-	if head := src[:min(len(src), encodingSample)]; wideEncoding(head) != "" {
+	if head := src[:min(len(src), textenc.Sample)]; textenc.Wide(head) != "" {
 		return nil, encodingError(file, head)
 	}
 	src = bytes.TrimPrefix(src, []byte(bom))

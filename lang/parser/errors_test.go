@@ -98,6 +98,9 @@ var syntaxErrorTests = []struct {
 	{"é = 3", []string{`1:1: invalid character 'é'`}},
 	{"let a = \x00", []string{`1:9: invalid character U+0000`}},
 	{"let a = \xff", []string{`1:9: invalid UTF-8 byte 0xff`}},
+	{"\xff\xfep\x00a\x00r\x00a\x00m\x00 \x00x\x00", []string{`1:1: the file is UTF-16 encoded; save it as UTF-8`}},
+	{"\x00p\x00a\x00r\x00a\x00m\x00 \x00x", []string{`1:1: the file is UTF-16 encoded; save it as UTF-8`}},
+	{"\xff\xfe\x00\x00p\x00\x00\x00", []string{`1:1: the file is UTF-32 encoded; save it as UTF-8`}},
 	// Stray tokens.
 	{"}", []string{`1:1: unexpected "}"`}},
 	{")", []string{`1:1: unexpected ")"`}},

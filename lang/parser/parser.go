@@ -5,6 +5,7 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -29,6 +30,10 @@ func ParseFile(filename string, src []byte) (*ast.File, error) {
 // ParseStmts parses src as a sequence of statements, as ParseFile does; the
 // REPL uses it for each input.
 func ParseStmts(filename string, src []byte) ([]ast.Stmt, error) {
+	if enc := textenc.Wide(src[:min(len(src), textenc.Sample)]); enc != "" {
+		// One error, not one per NUL byte.
+		return nil, ast.ErrorList{ast.Errorf(ast.Pos{File: filename, Line: 1, Col: 1}, "the file is %s encoded; save it as UTF-8", enc)}
+	}
 	src = bytes.TrimPrefix(src, []byte("\ufeff")) // a UTF-8 byte-order mark, as some editors write
 	toks, bad := scan(filename, src)
 	p := &state{bad: bad, eof: toks[len(toks)-1]}
