@@ -82,7 +82,7 @@ type team struct {
 }
 
 func (t *team) Size() int {
-	if t.active && t.e.crew.spin { // waking a blocked helper costs more than a product saves
+	if t.active && t.e.crew.spin && !t.e.crew.solo { // waking a blocked helper costs more than a product saves; solo: see crew
 		return len(t.e.workers)
 	}
 	return 1

@@ -29,10 +29,24 @@ import (
 // this the engine waited for it at every hand-off, and a fit on two workers
 // took 2.5–5 times as long as on one (see BenchmarkCrewContended). The
 // parts are the same whoever does them, so the numbers do not change.
+//
+// When the engine takes back most parts (its helpers seldom find a CPU in
+// time), a helper that spins only takes CPU time from the engine, and the
+// crew goes solo for a while: the engine does every part without posting
+// any (see account).
 type crew struct {
 	helpers []*helper // helpers[w] serves worker w; helpers[0] is nil
 	spin    bool      // spin before blocking
 	work    func(w int, j job)
+
+	// The engine's own state (only its goroutine uses it).
+	n        int  // the helpers of the job in hand (start's n)
+	solo     bool // do every part on the engine, post nothing
+	soloJob  job  // the job that start took in solo mode
+	parts    int  // parts handed off in this window
+	revoked  int  // of which the engine took back
+	soloLeft int  // parts still to do solo before the next probe
+	backoff  int  // the next solo period, in parts
 
 	_       [64]byte     // keep pending off the helpers' cache lines
 	pending atomic.Int32 // helpers still working on the current job
@@ -110,8 +124,55 @@ func (c *crew) serve(w int, h *helper, work func(w int, j job)) {
 	}
 }
 
+// Solo-mode tuning (see account): a window of soloWindow parts handed off,
+// of which more than half taken back sends the crew solo for backoff parts,
+// from soloWindow·4 doubling up to soloWindow·256 while each probe finds
+// the helpers still absent (about 0.1 to 6 s of an EPM fit on a busy
+// machine).
+const (
+	soloWindow     = 256
+	soloBackoffMin = 4 * soloWindow
+	soloBackoffMax = 256 * soloWindow
+)
+
+// goSolo lets crews go solo; tests that count hand-offs turn it off.
+var goSolo = true
+
+// account counts a hand-off of n parts, r of them taken back, and goes solo
+// when most parts of a window were; after a solo period it hands off again
+// for a window (a probe).
+func (c *crew) account(n, r int) {
+	if !goSolo {
+		return
+	}
+	if c.solo {
+		if c.soloLeft -= n; c.soloLeft <= 0 {
+			c.solo = false
+		}
+		return
+	}
+	c.parts += n
+	c.revoked += r
+	if c.parts < soloWindow {
+		return
+	}
+	if 2*c.revoked > c.parts {
+		c.solo = true
+		c.backoff = min(max(2*c.backoff, soloBackoffMin), soloBackoffMax)
+		c.soloLeft = c.backoff
+	} else {
+		c.backoff = 0
+	}
+	c.parts, c.revoked = 0, 0
+}
+
 // start posts j to helpers 1..n. The previous job must be finished.
 func (c *crew) start(j job, n int) {
+	c.n = n
+	if c.solo {
+		c.soloJob = j
+		return
+	}
 	c.pending.Store(int32(n))
 	for w := 1; w <= n; w++ {
 		c.post(w, j)
@@ -133,13 +194,23 @@ func (c *crew) post(w int, j job) {
 // parts that no helper has taken yet itself, then waits for the helpers
 // that took theirs.
 func (c *crew) wait() {
-	for w := 1; w < len(c.helpers); w++ {
+	if c.solo {
+		for w := 1; w <= c.n; w++ {
+			c.work(w, c.soloJob)
+		}
+		c.account(c.n, c.n)
+		return
+	}
+	r := 0
+	for w := 1; w <= c.n; w++ {
 		h := c.helpers[w]
 		if h.state.CompareAndSwap(jobPosted, jobRevoked) {
 			c.work(w, h.j)
 			c.pending.Add(-1)
+			r++
 		}
 	}
+	c.account(c.n, r)
 	if c.spinUntil(engineSpin, func() bool { return c.pending.Load() == 0 }) {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,6 +75,41 @@ func TestCrewRevokes(t *testing.T) {
 	c.stop()
 	if n := byEngine.Load(); n < jobs/2 {
 		t.Errorf("the engine did %d of %d parts that its helper had not taken, want most", n, jobs)
+	}
+}
+
+// A crew whose helpers never take a part in time (one P, no spinning: the
+// engine takes every part back) goes solo after a window: it posts nothing
+// for soloBackoffMin parts, then probes with a window of hand-offs, and
+// goes solo again for twice as long. Every part is still done once.
+func TestCrewSolo(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var ran atomic.Int64
+	c := newCrew(2, false, func(w int, j job) { ran.Add(1) })
+	defer c.stop()
+	var soloAt []int // the parts after which the crew went solo
+	posted := uint32(0)
+	for i := 1; i <= soloWindow+soloBackoffMin+soloWindow+1; i++ {
+		was := c.solo
+		c.start(job{iter: uint64(i)}, 1)
+		if c.solo && c.helpers[1].seq.Load() != posted {
+			t.Fatalf("part %d: posted in solo mode", i)
+		}
+		posted = c.helpers[1].seq.Load()
+		c.wait()
+		if c.solo && !was {
+			soloAt = append(soloAt, i)
+		}
+		if n := ran.Load(); n != int64(i) {
+			t.Fatalf("after %d jobs %d parts done, want %d", i, n, i)
+		}
+	}
+	want := []int{soloWindow, soloWindow + soloBackoffMin + soloWindow}
+	if !slices.Equal(soloAt, want) {
+		t.Errorf("went solo after parts %v, want %v", soloAt, want)
+	}
+	if c.backoff != 2*soloBackoffMin {
+		t.Errorf("second solo period %d parts, want %d", c.backoff, 2*soloBackoffMin)
 	}
 }
 
@@ -217,6 +253,8 @@ func goid() uint64 {
 // draws the workers share out), takes the team back at the end, and the
 // numbers are those of one worker.
 func TestTeamLent(t *testing.T) {
+	defer func(v bool) { goSolo = v }(goSolo)
+	goSolo = false // on a busy machine the crew could go solo and lend no team
 	pg, lat := newPoissonGamma(1200, 0.1, 1)
 	var res []*Result
 	for _, w := range []int{1, 2} {

@@ -58,9 +58,10 @@ func startHog(tb testing.TB) func() {
 // 10, 1000 steps, log shape/log mean) while another process keeps every
 // CPU busy: a shared machine, or several fits started at once. workers=2
 // against workers=1 shows what the second worker gains or costs when it
-// competes for a CPU; before the engine took back the jobs its helper had
-// not started (crew.wait), workers=2 took 2.5–5 times as long as
-// workers=1 here.
+// competes for a CPU. Before the engine took back the parts its helper had
+// not taken (crew.wait), workers=2 took 4–7 times as long as workers=1
+// here; with that alone 1.3 times as long, and since the crew goes solo
+// while its helper is mostly absent (crew.account), about as long.
 func BenchmarkGoalFitContended(b *testing.B) {
 	l := epmLoaded(b, 10)
 	for _, w := range []int{1, 2} {
