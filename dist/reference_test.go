@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // mvRecord is one record of testdata/mv_reference.json (written by
@@ -47,33 +48,6 @@ func (f *floats) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func readMvReference(t *testing.T) []mvRecord {
-	t.Helper()
-	b, err := os.ReadFile("testdata/mv_reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []mvRecord
-	if err := json.Unmarshal(b, &recs); err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
-// normRelErr returns ‖got − want‖₂ / ‖want‖₂ (the absolute error if want
-// is 0).
-func normRelErr(got, want []float64) float64 {
-	var e, w float64
-	for i := range want {
-		e += (got[i] - want[i]) * (got[i] - want[i])
-		w += want[i] * want[i]
-	}
-	if w == 0 {
-		return math.Sqrt(e)
-	}
-	return math.Sqrt(e / w)
-}
-
 // Error bounds of the reference tests, in units of eps = 2⁻⁵² times the
 // scale each test derives from the conditioning of the case.
 const (
@@ -108,7 +82,7 @@ func TestMvNormalReference(t *testing.T) {
 			t.Errorf("%s d=%d cond=%g: error %.3g is %.3g eps·scale (scale %.3g)", what, r.D, r.Cond, err, ratio, scale)
 		}
 	}
-	for _, r := range readMvReference(t) {
+	for _, r := range reftest.ReadJSON[mvRecord](t, "testdata/mv_reference.json") {
 		d, k := r.D, r.Cond
 		fd := float64(d)
 		switch r.Kind {
@@ -119,9 +93,9 @@ func TestMvNormalReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			check("MvNormal lp", r, math.Abs(lp-r.LP), fd*k*(math.Abs(r.LP)+fd))
-			check("MvNormal dx", r, normRelErr(dx, r.DX), fd*k)
-			check("MvNormal dmu", r, normRelErr(dmu, r.DMu), fd*k)
-			check("MvNormal dsigma", r, normRelErr(ds, r.DSigma), fd*k)
+			check("MvNormal dx", r, reftest.NormRelErr(dx, r.DX), fd*k)
+			check("MvNormal dmu", r, reftest.NormRelErr(dmu, r.DMu), fd*k)
+			check("MvNormal dsigma", r, reftest.NormRelErr(ds, r.DSigma), fd*k)
 		case "mvrows":
 			n := float64(r.N)
 			dmu, ds := make([]float64, d), make([]float64, d*d)
@@ -133,8 +107,8 @@ func TestMvNormalReference(t *testing.T) {
 			ybar := norm2(st.Mean)
 			beta := norm2(r.DMu) / n
 			check("MvNormalRows lp", r, math.Abs(lp-r.LP), fd*k*(math.Abs(r.LP)+n*fd)+fd*norm2(r.DMu)*ybar)
-			check("MvNormalRows dmu", r, normRelErr(dmu, r.DMu)*norm2(r.DMu), fd*k*(norm2(r.DMu)+n*ybar))
-			check("MvNormalRows dsigma", r, normRelErr(ds, r.DSigma)*norm2(r.DSigma), fd*k*(norm2(r.DSigma)+n*k*beta*ybar))
+			check("MvNormalRows dmu", r, reftest.NormRelErr(dmu, r.DMu)*norm2(r.DMu), fd*k*(norm2(r.DMu)+n*ybar))
+			check("MvNormalRows dsigma", r, reftest.NormRelErr(ds, r.DSigma)*norm2(r.DSigma), fd*k*(norm2(r.DSigma)+n*k*beta*ybar))
 		}
 	}
 	t.Logf("worst error / (eps·scale): %v", worst)
@@ -147,7 +121,7 @@ func TestMvNormalReference(t *testing.T) {
 // an ulp would: its scale has that term (|α_k − 1|·(|log x_k| + 1)) too.
 func TestDirichletReference(t *testing.T) {
 	var worstLP, worstDA float64
-	for _, r := range readMvReference(t) {
+	for _, r := range reftest.ReadJSON[mvRecord](t, "testdata/mv_reference.json") {
 		if r.Kind != "dirichlet" && r.Kind != "dirichletlog" {
 			continue
 		}

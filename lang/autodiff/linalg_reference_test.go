@@ -1,11 +1,11 @@
 package autodiff
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // linalgRecord is one record of testdata/linalg_reference.json (written by
@@ -18,29 +18,6 @@ type linalgRecord struct {
 	Scale                            float64
 	L, GL, GLD, X, GXA, GXB, GGA, GW []float64
 	LogDet, Gauss, GS                float64
-}
-
-func readLinalgReference(t *testing.T) []linalgRecord {
-	t.Helper()
-	b, err := os.ReadFile("testdata/linalg_reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []linalgRecord
-	if err := json.Unmarshal(b, &recs); err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
-// normRelErr returns ‖got − want‖₂ / ‖want‖₂.
-func normRelErr(got, want []float64) float64 {
-	var e, w float64
-	for i := range want {
-		e += (got[i] - want[i]) * (got[i] - want[i])
-		w += want[i] * want[i]
-	}
-	return math.Sqrt(e / w)
 }
 
 func scalarRelErr(got, want float64) float64 { return math.Abs(got-want) / math.Abs(want) }
@@ -112,7 +89,7 @@ func TestLinalgReference(t *testing.T) {
 			t.Errorf("%s d=%d cond=%g: error %.3g is %.3g eps·scale (scale %.3g)", what, r.D, r.Cond, err, ratio, scale)
 		}
 	}
-	for _, r := range readLinalgReference(t) {
+	for _, r := range reftest.ReadJSON[linalgRecord](t, "testdata/linalg_reference.json") {
 		dk := float64(r.D) * r.Cond
 		n := float64(r.N)
 		if r.Kind == "lr" {
@@ -122,7 +99,7 @@ func TestLinalgReference(t *testing.T) {
 				return b.GaussRowsSS(c, b.Const(r.S, Matrix(d, d), testPos), n, testPos), nil
 			})
 			check("gauss_rows_lr value", r, math.Abs(lp-r.Gauss), dk*math.Abs(r.Gauss))
-			check("gauss_rows_lr dW", r, normRelErr(g[0], r.GW), dk)
+			check("gauss_rows_lr dW", r, reftest.NormRelErr(g[0], r.GW), dk)
 			check("gauss_rows_lr ds", r, math.Abs(g[1][0]-r.GS), dk*(math.Abs(r.GS)+n*float64(d)/r.Scale))
 			continue
 		}
@@ -142,16 +119,16 @@ func TestLinalgReference(t *testing.T) {
 		gv, gg, _ := runRef(t, []Shape{sq}, [][]float64{r.A}, func(b *Builder, x []ID) (ID, []ID) {
 			return b.GaussRowsSS(x[0], b.Const(r.S, sq, testPos), n, testPos), nil
 		})
-		check("chol", r, normRelErr(kv[0], r.L), dk)
-		check("chol gradient", r, normRelErr(gl[0], r.GL), dk)
+		check("chol", r, reftest.NormRelErr(kv[0], r.L), dk)
+		check("chol gradient", r, reftest.NormRelErr(gl[0], r.GL), dk)
 		check("logdet", r, math.Abs(ld-r.LogDet), dk)
-		check("logdet gradient", r, normRelErr(gld[0], r.GLD), dk)
-		check("solve", r, normRelErr(xv[0], r.X), dk)
-		check("solve gradient A", r, normRelErr(gx[0], r.GXA), dk)
-		check("solve gradient B", r, normRelErr(gx[1], r.GXB), dk)
+		check("logdet gradient", r, reftest.NormRelErr(gld[0], r.GLD), dk)
+		check("solve", r, reftest.NormRelErr(xv[0], r.X), dk)
+		check("solve gradient A", r, reftest.NormRelErr(gx[0], r.GXA), dk)
+		check("solve gradient B", r, reftest.NormRelErr(gx[1], r.GXB), dk)
 		check("gauss_rows value", r, math.Abs(gv-r.Gauss), dk*math.Abs(r.Gauss))
 		// C⁻¹SC⁻¹ = 2G + nC⁻¹ (G the gradient): the size of the terms.
-		check("gauss_rows gradient", r, normRelErr(gg[0], r.GGA)*frob(r.GGA), dk*(frob(r.GGA)+n*frob(r.GLD)))
+		check("gauss_rows gradient", r, reftest.NormRelErr(gg[0], r.GGA)*frob(r.GGA), dk*(frob(r.GGA)+n*frob(r.GLD)))
 	}
 	t.Logf("worst error / (eps·scale): %v", worst)
 }
