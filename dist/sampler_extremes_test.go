@@ -78,6 +78,7 @@ func TestSamplersExtremeParameters(t *testing.T) {
 		{"Cauchy(0, 1e300)", Cauchy{0, 1e300}, true},
 		{"HalfCauchy(1e300)", HalfCauchy{1e300}, true},
 		{"BernoulliLogit(-1e300)", BernoulliLogit{-1e300}, false},
+		{"Uniform(-MaxFloat64, MaxFloat64)", Uniform{-big, big}, false},
 		{"Bernoulli(1)", Bernoulli{1}, false},
 	} {
 		for range draws {

@@ -31,8 +31,15 @@ func (d Uniform) ScoreInput(x float64) float64 {
 	return dx
 }
 
-// Rand returns a draw.
-func (d Uniform) Rand(rng *rand.Rand) float64 { return d.Lo + (d.Hi-d.Lo)*rng.Float64() }
+// Rand returns a draw: Lo + (Hi−Lo)·u, or where Hi − Lo overflows (an
+// interval wider than MaxFloat64) Lo·(1−u) + Hi·u, which stays finite.
+func (d Uniform) Rand(rng *rand.Rand) float64 {
+	u := rng.Float64()
+	if w := d.Hi - d.Lo; !math.IsInf(w, 0) {
+		return d.Lo + w*u
+	}
+	return d.Lo*(1-u) + d.Hi*u
+}
 
 // Mean returns (Lo+Hi)/2.
 func (d Uniform) Mean() float64 { return 0.5 * (d.Lo + d.Hi) }
