@@ -27,8 +27,9 @@ import (
 // helper's w, on the engine's goroutine). When other processes keep the
 // CPUs busy, a helper's thread can wait milliseconds for a CPU; without
 // this the engine waited for it at every hand-off, and a fit on two workers
-// took 2.5–5 times as long as on one (see BenchmarkCrewContended). The
-// parts are the same whoever does them, so the numbers do not change.
+// took 4–7 times as long as on one (BenchmarkGoalFitContended in
+// internal/pipeline). The parts are the same whoever does them, so the
+// numbers do not change.
 //
 // When the engine takes back most parts (its helpers seldom find a CPU in
 // time), a helper that spins only takes CPU time from the engine, and the
