@@ -53,11 +53,7 @@ func (d Gamma) eval(x float64, dp []float64) (lp, dx float64) {
 	}
 	lx, lb := logx(x), logx(b)
 	if a >= gammaLoaderShape {
-		lp, da := gammaLogLarge(a, b, lx, x)
-		if dp != nil {
-			dp[0], dp[1] = da, a/b-x
-		}
-		return lp, (a-1)/x - b
+		return gammaLogLargeDP(a, b, lx, x, dp), (a-1)/x - b
 	}
 	lg, _ := math.Lgamma(a)
 	if dp != nil {
@@ -80,6 +76,29 @@ const gammaLoaderShape = 1000
 func gammaLogLarge(a, b, lx, x float64) (lp, da float64) {
 	m, lo := twoProd(b, x)
 	return gammaLogLargeM(a, logx(b), lx, m, lo)
+}
+
+// gammaLogLargeDP is gammaLogLarge that writes the partials in (a, b) into
+// dp (unless nil) and returns the log density.
+func gammaLogLargeDP(a, b, lx, x float64, dp []float64) float64 {
+	lp, da := gammaLogLarge(a, b, lx, x)
+	if dp != nil {
+		dp[0], dp[1] = da, a/b-x
+	}
+	return lp
+}
+
+// invGammaLogLarge returns the InvGamma(a, scale s) log density at x (lx =
+// log x) for a ≥ gammaLoaderShape and writes its partials in (a, s) into dp
+// (unless nil): the Gamma(a, s) density of 1/x times 1/x², with s/x to
+// twice the working precision (twoQuo).
+func invGammaLogLarge(a, s, lx, x float64, dp []float64) float64 {
+	m, lo := twoQuo(s, x)
+	lp, da := gammaLogLargeM(a, logx(s), -lx, m, lo)
+	if dp != nil {
+		dp[0], dp[1] = da, a/s-1/x
+	}
+	return lp - 2*lx
 }
 
 // gammaLogLargeM returns the Gamma(a, rate b) log density at x and its

@@ -68,13 +68,7 @@ func (d InvGamma) eval(x float64, dp []float64) (lp, dx float64) {
 	}
 	lx, ls := logx(x), logx(s)
 	if a >= gammaLoaderShape {
-		// The density of x is the Gamma(a, s) density of 1/x times 1/x².
-		m, lo := twoQuo(s, x)
-		lp, da := gammaLogLargeM(a, ls, -lx, m, lo)
-		if dp != nil {
-			dp[0], dp[1] = da, a/s-1/x
-		}
-		return lp - 2*lx, (s/x - (a + 1)) / x
+		return invGammaLogLarge(a, s, lx, x, dp), (s/x - (a + 1)) / x
 	}
 	lg, _ := math.Lgamma(a)
 	if dp != nil {

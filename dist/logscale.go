@@ -61,11 +61,7 @@ func gammaLogKernel(l float64, p, dp []float64) (float64, float64) {
 	}
 	x := math.Exp(l)
 	if a >= gammaLoaderShape {
-		lp, da := gammaLogLarge(a, b, l, x)
-		if dp != nil {
-			dp[0], dp[1] = da, a/b-x
-		}
-		return lp, (a - 1) - b*x
+		return gammaLogLargeDP(a, b, l, x, dp), (a - 1) - b*x
 	}
 	lg, _ := math.Lgamma(a)
 	logb := logx(b)
@@ -97,12 +93,7 @@ func invGammaLogKernel(l float64, p, dp []float64) (float64, float64) {
 	}
 	ix := math.Exp(-l) // 1/x
 	if a >= gammaLoaderShape {
-		m, lo := twoQuo(s, math.Exp(l)) // s/x to twice the precision of s·ix
-		lp, da := gammaLogLargeM(a, logx(s), -l, m, lo)
-		if dp != nil {
-			dp[0], dp[1] = da, a/s-ix
-		}
-		return lp - 2*l, -(a + 1) + s*ix
+		return invGammaLogLarge(a, s, l, math.Exp(l), dp), -(a + 1) + s*ix
 	}
 	lg, _ := math.Lgamma(a)
 	logs := logx(s)

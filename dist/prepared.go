@@ -62,11 +62,7 @@ func gammaLogOther(l, x float64, p, s, dp []float64) (float64, float64) {
 		return invalidGamma(dp)
 	}
 	a, b := p[0], p[1]
-	lp, da := gammaLogLarge(a, b, l, x)
-	if dp != nil {
-		dp[0], dp[1] = da, a/b-x
-	}
-	return lp, (a - 1) - b*x
+	return gammaLogLargeDP(a, b, l, x, dp), (a - 1) - b*x
 }
 
 // EvalLogRun implements PreparedLogRun with EvalLog's arithmetic.
@@ -112,11 +108,7 @@ func (gammaPrepared) Eval(x float64, p, s, dp []float64) (float64, float64) {
 	a, b := p[0], p[1]
 	lx := logx(x)
 	if s[0] != 1 {
-		lp, da := gammaLogLarge(a, b, lx, x)
-		if dp != nil {
-			dp[0], dp[1] = da, a/b-x
-		}
-		return lp, (a-1)/x - b
+		return gammaLogLargeDP(a, b, lx, x, dp), (a-1)/x - b
 	}
 	if dp != nil {
 		dp[0] = s[2] + lx
