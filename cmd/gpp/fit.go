@@ -311,10 +311,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		_, file := pipeline.DataArg(arg)
 		inputs = append(inputs, inputFile{"the data file", file})
 	}
-	if cfg.init != "" {
-		inputs = append(inputs, inputFile{"the --init file", cfg.init})
-	}
-	if err := outputClash(cfg.out, plannedOutputs(cfg, l.Model), inputs); err != nil {
+	if err := outputClash(cfg, l.Model, inputs); err != nil {
 		con.note("%v", err)
 		return exitError
 	}
@@ -452,10 +449,10 @@ func plural(n int) string {
 func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]string, error) {
 	var names []string
 	files := []outputFile{
-		{"summary.csv", func(w io.Writer) error { return writeSummaryCSV(w, ds, st) }},
-		{"draws.csv", func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
-		{"elbo.csv", func(w io.Writer) error { return writeElboCSV(w, h) }},
-		{"fit.json", func(w io.Writer) error {
+		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st) }},
+		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
+		{elboFile, func(w io.Writer) error { return writeElboCSV(w, h) }},
+		{fitFileName, func(w io.Writer) error {
 			ff := newFitFile(h)
 			ff.Files = names
 			return writeFitJSON(w, ff)
@@ -495,7 +492,7 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			if j == maxTableRows && !cfg.verbose {
-				t.note(fmt.Sprintf("... %d more elements of %s (all in %s)", len(v.elems)-j, v.name, filepath.Join(cfg.out, "summary.csv")))
+				t.note(fmt.Sprintf("... %d more elements of %s (all in %s)", len(v.elems)-j, v.name, filepath.Join(cfg.out, summaryFile)))
 				break
 			}
 			s := st[v.first+j]

@@ -220,9 +220,21 @@ func (s *staged) abort() {
 	s.files = nil
 }
 
+// The files every fit writes, in writeOutputs' order, and its ELBO plot.
+const (
+	summaryFile = "summary.csv"
+	drawsFile   = "draws.csv"
+	elboFile    = "elbo.csv"
+	fitFileName = "fit.json"
+	elboPlot    = "elbo.png"
+)
+
 // outputName matches the names of the files gpp fit writes: the fixed
-// files, elbo.png and the heatmap NAME_mean.png of a matrix latent.
-var outputName = regexp.MustCompile(`^(summary\.csv|draws\.csv|elbo\.csv|fit\.json|elbo\.png|[A-Za-z_][A-Za-z0-9_]*_mean\.png)$`)
+// files, elbo.png and the heatmap of a matrix latent (meanPlotName).
+var outputName = regexp.MustCompile(`^(` + strings.Join([]string{
+	regexp.QuoteMeta(summaryFile), regexp.QuoteMeta(drawsFile), regexp.QuoteMeta(elboFile),
+	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(elboPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`,
+}, "|") + `)$`)
 
 // staleOutputs returns the files that the fit.json in dir says were
 // written with it and that are not among names: outputs of an earlier fit
@@ -231,7 +243,7 @@ var outputName = regexp.MustCompile(`^(summary\.csv|draws\.csv|elbo\.csv|fit\.js
 // a missing or unreadable fit.json, or one not written by gpp (or by a gpp
 // that did not list its files), gives none.
 func staleOutputs(dir string, names []string) []string {
-	src, err := os.ReadFile(filepath.Join(dir, "fit.json"))
+	src, err := os.ReadFile(filepath.Join(dir, fitFileName))
 	if err != nil {
 		return nil
 	}
@@ -254,9 +266,9 @@ func staleOutputs(dir string, names []string) []string {
 // plannedOutputs returns the names of the files that a fit of m writes
 // with cfg, as writeOutputs and plotFiles name them.
 func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
-	names := []string{"summary.csv", "draws.csv", "elbo.csv", "fit.json"}
+	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
 	if cfg.plots {
-		names = append(names, "elbo.png")
+		names = append(names, elboPlot)
 		for _, l := range m.Latents {
 			if len(l.Shape) == 2 {
 				names = append(names, meanPlotName(l.Name))
@@ -270,12 +282,18 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 // its path as given.
 type inputFile struct{ what, path string }
 
-// outputClash reports an input that writing the outputs names into dir, or
-// removing the earlier fit's files there (staleOutputs), would destroy: a
-// data file named dir/draws.csv, say, or --init dir/fit.json. A path is the
-// same file as another when both name it alike (cleaned absolute paths) or
-// os.SameFile says so (links, case-insensitive file systems).
-func outputClash(dir string, names []string, inputs []inputFile) error {
+// outputClash reports an input that a fit of m with cfg would destroy by
+// writing its outputs (plannedOutputs) into cfg.out, or by removing the
+// earlier fit's files there (staleOutputs): a data file named
+// dir/draws.csv, say, or --init dir/fit.json (cfg's --init file is added to
+// inputs). A path is the same file as another when both name it alike
+// (cleaned absolute paths) or os.SameFile says so (links, case-insensitive
+// file systems).
+func outputClash(cfg *fitConfig, m *compile.Model, inputs []inputFile) error {
+	if cfg.init != "" {
+		inputs = append(slices.Clip(inputs), inputFile{"the --init file", cfg.init})
+	}
+	dir, names := cfg.out, plannedOutputs(cfg, m)
 	stale := staleOutputs(dir, names)
 	for _, name := range append(slices.Clip(names), stale...) {
 		out := filepath.Join(dir, name)
@@ -739,7 +757,7 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 		p("#   set %s = %s", k, c.sets[k])
 	}
 	p("# output")
-	p("#   file = %s", filepath.Join(c.out, "draws.csv"))
+	p("#   file = %s", filepath.Join(c.out, drawsFile))
 	if m := h.mix; m != nil {
 		conv, iters := true, 0
 		for i, rc := range m.Components {

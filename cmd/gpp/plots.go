@@ -35,7 +35,7 @@ const (
 // matrix latent (with restarts: the traces of all, and the mixture's means).
 func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 	r := h.r
-	out := []outputFile{{"elbo.png", func(w io.Writer) error { return plotELBO(w, r) }}}
+	out := []outputFile{{elboPlot, func(w io.Writer) error { return plotELBO(w, r) }}}
 	var means []float64
 	if h.mix != nil {
 		out[0].render = func(w io.Writer) error { return plotELBOs(w, h.mix) }

@@ -123,10 +123,7 @@ func (r *repl) fitCmd(args []string) {
 		for _, d := range r.data {
 			inputs = append(inputs, inputFile{"the data file", d.in.File})
 		}
-		if cfg.init != "" {
-			inputs = append(inputs, inputFile{"the --init file", cfg.init})
-		}
-		if err := outputClash(cfg.out, plannedOutputs(cfg, l.Model), inputs); err != nil {
+		if err := outputClash(cfg, l.Model, inputs); err != nil {
 			r.errorf("%v", err)
 			return
 		}
