@@ -382,6 +382,16 @@ func (b *Builder) Mean(x ID, pos ast.Pos) ID { return b.reduce(OpMean, x, toScal
 // LogSumExp returns log Σ exp(x), computed stably.
 func (b *Builder) LogSumExp(x ID, pos ast.Pos) ID { return b.reduce(OpLogSumExp, x, toScalar, pos) }
 
+// RowLogSumExp returns log Σ_j exp(x_ij) for each row of a matrix [n, m],
+// a vector [n], computed stably; a vector is returned unchanged (as a
+// copy). It is the log-likelihood of a mixture from its [n, k] table of
+// log weights plus component log densities.
+func (b *Builder) RowLogSumExp(x ID, pos ast.Pos) ID {
+	return b.reduce(OpRowLogSumExp, x, func(s Shape) (Shape, bool) {
+		return Vector(s.Rows), s.Rank > 0
+	}, pos)
+}
+
 // RowSum sums each row of a matrix [n, m] into a vector [n]; a vector is
 // returned unchanged (as a copy).
 func (b *Builder) RowSum(x ID, pos ast.Pos) ID {
@@ -755,15 +765,47 @@ func (b *Builder) Density(d dist.Univariate, value ID, args []ID, pos ast.Pos) I
 }
 
 func (b *Builder) density(d dist.Univariate, prep Prepared, value ID, args []ID, pos ast.Pos) ID {
+	n, bad := b.densityNode(OpDensity, d, value, args, pos)
+	if n == nil {
+		return bad
+	}
+	if prep != nil {
+		n.preparedLayout(prep)
+		if pl, ok := prep.(PreparedLog); ok && n.prep != nil {
+			if e, ok := b.exps[n.args[0]]; ok {
+				n.prepLog, n.expOf = pl, e+1
+			}
+		}
+	}
+	return b.push(*n)
+}
+
+// LogPDF returns log p(value | args) of d for each element of the shape
+// that value and args broadcast to, where Density returns their sum. The
+// value may be a column against row arguments (a node of the [n, k] table
+// of a mixture's components; the checker allows it only here).
+func (b *Builder) LogPDF(d dist.Univariate, value ID, args []ID, pos ast.Pos) ID {
+	n, bad := b.densityNode(OpLogPDF, d, value, args, pos)
+	if n == nil {
+		return bad
+	}
+	return b.push(*n)
+}
+
+// densityNode lays out a density node (OpDensity or OpLogPDF) of d over
+// value and args: the broadcast geometry, and scratch for the parameters,
+// their partials and every element's partials. When it fails it returns
+// nil and the invalid node it added instead.
+func (b *Builder) densityNode(op Op, d dist.Univariate, value ID, args []ID, pos ast.Pos) (*node, ID) {
 	if d.Kernel == nil {
 		panic(errNilKernel)
 	}
 	ops, ok := b.operands(append([]ID{value}, args...)...)
 	if !ok {
-		return b.invalid(pos)
+		return nil, b.invalid(pos)
 	}
 	if d.Params != nil && len(args) != len(d.Params) {
-		return b.fail(pos, "%s: takes %d arguments, got %d", d.Name, len(d.Params), len(args))
+		return nil, b.fail(pos, "%s: takes %d arguments, got %d", d.Name, len(d.Params), len(args))
 	}
 	shapes := make([]Shape, len(ops))
 	for i, a := range ops {
@@ -771,7 +813,7 @@ func (b *Builder) density(d dist.Univariate, prep Prepared, value ID, args []ID,
 	}
 	out, ok := broadcast(shapes...)
 	if !ok {
-		return b.fail(pos, "%s: shapes of %s do not broadcast", d.Name, describeShapes(d, shapes))
+		return nil, b.fail(pos, "%s: shapes of %s do not broadcast", d.Name, describeShapes(d, shapes))
 	}
 	gr, gc, st := geometry(out, shapes)
 	bc := make([]int, 0, 3*len(ops))
@@ -779,18 +821,13 @@ func (b *Builder) density(d dist.Univariate, prep Prepared, value ID, args []ID,
 		bc = append(bc, b.nodes[a].off, st[2*i], st[2*i+1])
 	}
 	na, m := len(args), out.Len()
-	dd := d
-	n := node{op: OpDensity, args: ops, shape: Scalar(), pos: pos, gr: gr, gc: gc, bc: bc,
-		dist: &dd, i0: m, nscr: 2*na + m + m*na}
-	if prep != nil {
-		n.preparedLayout(prep)
-		if pl, ok := prep.(PreparedLog); ok && n.prep != nil {
-			if e, ok := b.exps[ops[0]]; ok {
-				n.prepLog, n.expOf = pl, e+1
-			}
-		}
+	shape := Scalar()
+	if op == OpLogPDF {
+		shape = out
 	}
-	return b.push(n)
+	dd := d
+	return &node{op: op, args: ops, shape: shape, pos: pos, gr: gr, gc: gc, bc: bc,
+		dist: &dd, i0: m, nscr: 2*na + m + m*na}, 0
 }
 
 func describeShapes(d dist.Univariate, shapes []Shape) string {

@@ -80,7 +80,7 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("input %s: value is %s", n.name, bad), el))
 	case op == OpConst:
 		return ast.Errorf(n.pos, "%s", msg("constant: value is "+bad, el))
-	case op == OpDensity:
+	case op == OpDensity || op == OpLogPDF:
 		return p.densityError(n)
 	case op == OpRowSumProd && n.sumOf > 0:
 		return p.sumRowSumProdError(n, bad)
@@ -240,14 +240,14 @@ func (p *Program) backwardError() error {
 
 // label names a node's op in messages: the distribution for a density.
 func (p *Program) label(n *node) string {
-	if n.op == OpDensity {
+	if n.op == OpDensity || n.op == OpLogPDF {
 		return n.dist.Name
 	}
 	return n.op.String()
 }
 
 func (p *Program) operandName(n *node, a int) string {
-	if n.op == OpDensity {
+	if n.op == OpDensity || n.op == OpLogPDF {
 		if a == 0 {
 			return "the value"
 		}

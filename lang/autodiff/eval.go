@@ -29,6 +29,12 @@ func (p *Program) eval(n *node) bool {
 		z[0] = s
 	case op == OpLogSumExp:
 		z[0] = logSumExp(p.v(p.arg(n, 0)))
+	case op == OpRowLogSumExp:
+		x := p.arg(n, 0)
+		xv, c := p.v(x), x.shape.Cols
+		for i := range z {
+			z[i] = logSumExp(xv[i*c : i*c+c])
+		}
 	case op == OpRowSum:
 		x := p.arg(n, 0)
 		xv, c := p.v(x), x.shape.Cols
@@ -125,7 +131,7 @@ func (p *Program) eval(n *node) bool {
 		for k, i := range n.idx {
 			copy(z[k*c:k*c+c], xv[i*c:i*c+c])
 		}
-	case op == OpDensity:
+	case op == OpDensity || op == OpLogPDF:
 		p.evalDensity(n)
 	case op == OpRowSumProd:
 		p.evalRowSumProd(n)
@@ -283,8 +289,9 @@ func logSumExp(x []float64) float64 {
 	return m + math.Log1p(s)
 }
 
-// evalDensity sums the kernel over the broadcast elements, keeping each
-// element's partials in scratch for the reverse sweep.
+// evalDensity sums the kernel over the broadcast elements (OpDensity) or
+// writes it per element (OpLogPDF), keeping each element's partials in
+// scratch for the reverse sweep.
 func (p *Program) evalDensity(n *node) {
 	if n.prep != nil {
 		p.evalPrepared(n)
@@ -298,6 +305,10 @@ func (p *Program) evalDensity(n *node) {
 	kern := n.dist.Kernel
 	bc, val := n.bc, p.val
 	xo, xr, xc := bc[0], bc[1], bc[2]
+	var elems []float64
+	if n.op == OpLogPDF {
+		elems = p.v(n)
+	}
 	sum := 0.0
 	k := 0
 	for i := 0; i < n.gr; i++ {
@@ -308,6 +319,9 @@ func (p *Program) evalDensity(n *node) {
 			}
 			lp, dx := kern(val[xo+i*xr+j*xc], par, dpar)
 			sum += lp
+			if elems != nil {
+				elems[k] = lp
+			}
 			dxs[k] = dx
 			for a, d := range dpar {
 				dps[a*m+k] = d // argument-major, for the reverse sweep
@@ -315,7 +329,9 @@ func (p *Program) evalDensity(n *node) {
 			k++
 		}
 	}
-	p.v(n)[0] = sum
+	if elems == nil {
+		p.v(n)[0] = sum
+	}
 }
 
 // evalGaussRows factors C, forms C⁻¹ and the (centred) scatter matrix, and

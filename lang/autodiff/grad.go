@@ -29,6 +29,14 @@ func (p *Program) grad(n *node) {
 		for i, v := range xv {
 			ax[i] += g[0] * math.Exp(v-z)
 		}
+	case op == OpRowLogSumExp:
+		x := p.arg(n, 0)
+		ax, xv, z, c := p.a(x), p.v(x), p.v(n), x.shape.Cols
+		for i, gi := range g {
+			for j, v := range xv[i*c : i*c+c] {
+				ax[i*c+j] += gi * math.Exp(v-z[i])
+			}
+		}
 	case op == OpRowSum:
 		x := p.arg(n, 0)
 		ax, c := p.a(x), x.shape.Cols
@@ -133,6 +141,8 @@ func (p *Program) grad(n *node) {
 		}
 	case op == OpDensity:
 		p.gradDensity(n, g[0])
+	case op == OpLogPDF:
+		p.gradLogPDF(n, g)
 	case op == OpRowSumProd:
 		p.gradRowSumProd(n, g)
 	default:
@@ -395,6 +405,31 @@ func (p *Program) gradDensity(n *node, g float64) {
 			ds = dps[(a-1)*m : a*m]
 		}
 		scatterDensity(p.a(o), ds, n.gr, n.gc, n.bc[3*a+1], n.bc[3*a+2], g)
+	}
+}
+
+// gradLogPDF sends each element's adjoint through its partials to the
+// value and the arguments (summed where they broadcast).
+func (p *Program) gradLogPDF(n *node, g []float64) {
+	na, m := len(n.args)-1, n.i0
+	scr := p.s(n)
+	dxs, dps := scr[2*na:2*na+m], scr[2*na+m:]
+	for a := range n.args {
+		o := p.arg(n, a)
+		if o.aoff < 0 {
+			continue
+		}
+		ds := dxs
+		if a > 0 {
+			ds = dps[(a-1)*m : a*m]
+		}
+		ao, rs, cs := p.a(o), n.bc[3*a+1], n.bc[3*a+2]
+		for i := 0; i < n.gr; i++ {
+			ar, dr, gr := ao[i*rs:], ds[i*n.gc:(i+1)*n.gc], g[i*n.gc:(i+1)*n.gc]
+			for j, d := range dr {
+				ar[j*cs] += gr[j] * d
+			}
+		}
 	}
 }
 

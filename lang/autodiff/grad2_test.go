@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 func (d domain) String() string {
@@ -101,6 +103,50 @@ func TestGradDensity(t *testing.T) {
 			n, m, _ := dims(r)
 			return []arg{in(Matrix(n, m), pos), data(Matrix(1, m), pos), in(Scalar(), pos)}
 		}, build: func(b *Builder, x []ID) ID { return b.Density(testGamma, x[0], x[1:], testPos) }},
+	})
+}
+
+// logpdf is the density per element: the same kernel values unsummed, with
+// each element's adjoint (the checks weight them at random) sent to the
+// value and the arguments, also where a column value meets row arguments
+// (a mixture's [n, k] table).
+func TestGradLogPDF(t *testing.T) {
+	normalRef := elementwiseRef(func(x []float64) float64 {
+		lp, _ := normalKernel(x[0], x[1:], make([]float64, 2))
+		return lp
+	})
+	logpdf := func(d dist.Univariate) func(b *Builder, x []ID) ID {
+		return func(b *Builder, x []ID) ID { return b.LogPDF(d, x[0], x[1:], testPos) }
+	}
+	runCases(t, []gradCase{
+		{name: "normal/matrix-vector-scalar", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, m), real), in(Vector(n), real), in(Scalar(), pos)}
+		}, build: logpdf(testNormal), ref: normalRef},
+		{name: "normal/column-value-row-args", args: func(r *rand.Rand) []arg {
+			n, k, _ := dims(r)
+			return []arg{in(Vector(n), real), in(Matrix(1, k), real), in(Matrix(1, k), pos)}
+		}, build: logpdf(testNormal), ref: normalRef},
+		{name: "normal/data-column-row-args", args: func(r *rand.Rand) []arg {
+			n, k, _ := dims(r)
+			return []arg{data(Vector(n), real), in(Matrix(1, k), real), in(Scalar(), pos)}
+		}, build: logpdf(testNormal), ref: normalRef},
+		{name: "normal/scalars", args: func(r *rand.Rand) []arg {
+			return []arg{in(Scalar(), real), in(Scalar(), real), in(Scalar(), pos)}
+		}, build: logpdf(testNormal), ref: normalRef},
+		{name: "gamma/matrix-vector-vector", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, m), pos), in(Vector(n), pos), in(Vector(n), pos)}
+		}, build: logpdf(testGamma)},
+		// A mixture's log-likelihood: rowlogsumexp(log w' + logpdf(...)).
+		{name: "mixture", args: func(r *rand.Rand) []arg {
+			n, k, _ := dims(r)
+			return []arg{data(Vector(n), real), in(Vector(k), pos), in(Vector(k), real), in(Vector(k), pos)}
+		}, build: func(b *Builder, x []ID) ID {
+			lw := b.Transpose(b.Log(x[1], testPos), testPos)
+			lp := b.LogPDF(testNormal, x[0], []ID{b.Transpose(x[2], testPos), b.Transpose(x[3], testPos)}, testPos)
+			return b.RowLogSumExp(b.Add(lw, lp, testPos), testPos)
+		}},
 	})
 }
 

@@ -313,6 +313,20 @@ func TestGradReductions(t *testing.T) {
 				}
 				return []float64{math.Log(s)}
 			}},
+		{name: "rowlogsumexp/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowLogSumExp(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				res := make([]float64, s[0].Rows)
+				for i := range res {
+					t := 0.0
+					for j := 0; j < s[0].Cols; j++ {
+						t += math.Exp(v[0][i*s[0].Cols+j])
+					}
+					res[i] = math.Log(t)
+				}
+				return res
+			}},
+		{name: "rowlogsumexp/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.RowLogSumExp(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return v[0] }},
 		{name: "rowsum/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowSum(x[0], testPos) },
 			ref: func(v [][]float64, s []Shape) []float64 {
 				res := make([]float64, s[0].Rows)

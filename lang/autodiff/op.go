@@ -34,11 +34,12 @@ const (
 	OpInvLogit // 1 / (1 + exp(-x))
 
 	// Reductions.
-	OpSum       // to a scalar
-	OpMean      // to a scalar
-	OpLogSumExp // to a scalar
-	OpRowSum    // [n, m] → [n]
-	OpColSum    // [n, m] → [1, m]
+	OpSum          // to a scalar
+	OpMean         // to a scalar
+	OpLogSumExp    // to a scalar
+	OpRowLogSumExp // [n, m] → [n], log Σ_j exp(x_ij) per row
+	OpRowSum       // [n, m] → [n]
+	OpColSum       // [n, m] → [1, m]
 
 	// Linear algebra.
 	OpMatMul
@@ -60,6 +61,7 @@ const (
 
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
+	OpLogPDF  // log p(value | args) per element of the broadcast shape
 
 	// Fused.
 	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
@@ -73,11 +75,12 @@ var opNames = [numOps]string{
 	OpNeg: "neg", OpExp: "exp", OpLog: "log", OpLog1p: "log1p", OpExpm1: "expm1",
 	OpLog1mexp: "log1mexp", OpSoftplus: "softplus", OpSqrt: "sqrt", OpSquare: "square",
 	OpAbs: "abs", OpLgamma: "lgamma", OpDigamma: "digamma", OpInvLogit: "inv_logit",
-	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpRowSum: "rowsum", OpColSum: "colsum",
+	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpRowLogSumExp: "rowlogsumexp",
+	OpRowSum: "rowsum", OpColSum: "colsum",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpDensity: "density",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpDensity: "density", OpLogPDF: "logpdf",
 	OpRowSumProd: "rowsum",
 }
 
