@@ -68,6 +68,7 @@ const (
 	SquareSame                          // [n, n] → [n, n]
 	Solve                               // [n, n], [n] → [n]; [n, n], [n, m] → [n, m]
 	Outer                               // [n], [m] → [n, m]
+	LogPDF                              // logpdf(value, D(args)): value and args broadcast, a column against a row too
 )
 
 var shapeText = [...]string{
@@ -82,6 +83,7 @@ var shapeText = [...]string{
 	SquareSame:     "[n, n] → [n, n]",
 	Solve:          "[n, n], [n] → [n]; [n, n], [n, m] → [n, m]",
 	Outer:          "[n], [m] → [n, m]",
+	LogPDF:         "the value and the distribution's arguments broadcast; a column value against row arguments gives [n, k]",
 }
 
 // String describes the rule in words, as in the docs.

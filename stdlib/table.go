@@ -91,6 +91,9 @@ var funcs = []*Func{
 	{Name: "logsumexp", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Elem: RealResult, Op: "logsumexp",
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.Positive, Then: dist.Positive}}},
 		Doc:     "log(sum(exp(x))) over all elements, without overflow", Example: "logsumexp(lp)", Fold: fold1(identity)},
+	{Name: "rowlogsumexp", Args: argMat, Shape: RowSum, Elem: RealResult, Op: "rowlogsumexp",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.Positive, Then: dist.Positive}}},
+		Doc:     "log(sum(exp(A[i, ]))) of each row, without overflow: a mixture's log-likelihood per observation", Example: "rowlogsumexp(log(w)' + logpdf(y, Normal(mu', sigma')))"},
 	{Name: "rowsum", Args: argMat, Shape: RowSum, Support: sumRule, Elem: IntIfAllInt, Op: "rowsum",
 		Doc: "sum of each row: a vector", Example: "rowsum(W .* r')"},
 	{Name: "colsum", Args: argMat, Shape: ColSum, Support: sumRule, Elem: IntIfAllInt, Op: "colsum",
@@ -113,6 +116,9 @@ var funcs = []*Func{
 	{Name: "outer", Args: []Arg{{Name: "x", Ranks: Vector}, {Name: "y", Ranks: Vector}}, Shape: Outer,
 		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "outer",
 		Doc: "outer product x * y' of two vectors", Example: "outer(a, b)"},
+	{Name: "logpdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,
+		Support: realRule, Elem: RealResult, Op: "logpdf",
+		Doc: "log density (or mass) of an elementwise distribution per element: what value ~ dist sums", Example: "logpdf(y, Normal(mu', sigma'))"},
 }
 
 var (

@@ -205,6 +205,9 @@ func foldBinary(op ast.Op, a, b float64) float64 {
 func (c *checker) call(e *ast.CallExpr) Type {
 	name := e.Fun.Name
 	f := stdlib.LookupFunc(name)
+	if f != nil && f.Shape == stdlib.LogPDF {
+		return c.logpdf(e, f)
+	}
 	args := make([]Type, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = c.expr(a)
@@ -212,7 +215,7 @@ func (c *checker) call(e *ast.CallExpr) Type {
 	if f == nil {
 		switch sym := c.lookup(name); {
 		case stdlib.LookupDist(name) != nil:
-			c.errorf(e.Fun.NamePos, "%s is a distribution: it can appear only on the right of ~ or as a param's prior", name)
+			c.errorf(e.Fun.NamePos, "%s is a distribution: it can appear only on the right of ~, as a param's prior or in logpdf(value, %s(...))", name, name)
 		case sym != nil:
 			c.errorf(e.Fun.NamePos, "`%s` is %s (declared at %s), not a function", name, sym.Kind.phrase(), sym.Pos)
 		default:
@@ -275,6 +278,77 @@ func (c *checker) call(e *ast.CallExpr) Type {
 		}
 		t.Const = &v
 		t.Support = valueSupport(t.Elem, v)
+	}
+	return t
+}
+
+// logpdf checks logpdf(value, D(args)), the log density per element that
+// `value ~ D(args)` sums: D is an elementwise distribution, its arguments
+// are checked as for ~, and the value and the arguments broadcast, a
+// column value against row arguments too (rule 3 of language.md §5 does
+// not apply: the [n, k] table of a mixture's components is what logpdf is
+// for).
+func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
+	c.info.Calls[e] = f
+	var call *ast.CallExpr
+	if len(e.Args) == 2 {
+		call, _ = unparen(e.Args[1]).(*ast.CallExpr)
+	}
+	for i, a := range e.Args {
+		if i != 1 || call == nil {
+			c.expr(a) // the errors inside, and the uses of names
+		}
+	}
+	if !c.arity(e, f.Name, f.Signature(), 2) {
+		return invalid
+	}
+	val := c.info.Types[e.Args[0]]
+	d := (*stdlib.Dist)(nil)
+	if call != nil {
+		d = stdlib.LookupDist(call.Fun.Name)
+	}
+	if d == nil {
+		hint := " such as Normal(mu, sigma)"
+		if call != nil {
+			hint = "; `" + call.Fun.Name + "` is not one" + suggest(call.Fun.Name, distNames())
+		}
+		c.errorf(e.Args[1].Pos(), "logpdf's second argument must be a distribution%s", hint)
+		return invalid
+	}
+	if d.Shape != stdlib.DistElementwise {
+		c.distCall(call, invalid, nil, e.Args[0].Pos(), "")
+		c.errorf(call.Fun.NamePos, "logpdf takes an elementwise distribution; %s is multivariate (use it with ~)", d.Name)
+		return invalid
+	}
+	// The arguments' supports and ranks as for ~; the shapes below.
+	c.distCall(call, invalid, nil, e.Args[0].Pos(), "")
+	t := Type{Elem: Real, Support: dist.Real, Shape: val.Shape, DataOnly: val.DataOnly}
+	ok := val.Valid()
+	if ok && d.Int && val.Elem != Int {
+		c.errorf(e.Args[0].Pos(), "%s is discrete: the value of logpdf must be int; %s", d.Name, c.describe(e.Args[0]))
+		ok = false
+	}
+	for i, a := range call.Args {
+		at := c.info.Types[a]
+		if !at.Valid() {
+			ok = false
+			continue
+		}
+		t.DataOnly = t.DataOnly && at.DataOnly
+		if !ok {
+			continue
+		}
+		b := broadcast(t.Shape, at.Shape)
+		if b.Err != "" && !b.BothStretch {
+			c.errorf(a.Pos(), "%s argument %d (%s): `%s` is %s, which does not broadcast with %s",
+				d.Name, i+1, d.Params[i].Name, exprString(a), at.Shape.String(), t.Shape.String())
+			ok = false
+			continue
+		}
+		t.Shape = b.Shape
+	}
+	if !ok {
+		return invalid
 	}
 	return t
 }

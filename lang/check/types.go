@@ -221,6 +221,7 @@ func broadcast(a, b Shape) broadcastResult {
 		r.Err = "broadcasting would stretch both " + a.String() + " and " + b.String() +
 			" (a column against a row); write outer(x, y) for an outer product"
 		r.BothStretch = true
+		r.Shape = Shape{dims[0], dims[1]} // the outer shape, for logpdf
 		return r
 	}
 	if dims[1].isOne() && (len(a) == 1 || len(b) == 1) {

@@ -51,6 +51,31 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	}
 }
 
+// logpdf lowers logpdf(value, D(args)) to the node of D's log density per
+// element (the checker made D an elementwise distribution).
+func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
+	call, _ := unparen(e.Args[1]).(*ast.CallExpr)
+	var d *stdlib.Dist
+	if call != nil {
+		d = l.info.Dists[call]
+	}
+	if d == nil {
+		l.errorf(e.Args[1].Pos(), "compile: logpdf needs a distribution")
+		return value{}
+	}
+	u, ok := dist.LookupUnivariate(d.Name)
+	if !ok {
+		l.errorf(call.Fun.Pos(), "compile: no kernel for distribution %s", d.Name)
+		return value{}
+	}
+	val := l.node(l.expr(e.Args[0]), e.Args[0].Pos())
+	args := make([]autodiff.ID, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = l.node(l.expr(a), a.Pos())
+	}
+	return value{id: l.b.LogPDF(*u, val, args, pos), node: true}
+}
+
 // gauss lowers MvNormal and MvNormalRows through the scatter matrix, so a
 // data value costs O(d³) per evaluation whatever the number of rows: Y'Y
 // (and the row sum) are data-only nodes, computed once.

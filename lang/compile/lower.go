@@ -272,6 +272,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 			return v
 		}
 	}
+	if f.Name == "logpdf" {
+		return l.logpdf(e, pos)
+	}
 	if f.Name == "I" {
 		n := l.expr(e.Args[0])
 		if !n.isInt || len(n.ints) != 1 || n.ints[0] < 0 {
@@ -321,6 +324,8 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.Mean(args[0], pos)
 	case "logsumexp":
 		id = b.LogSumExp(args[0], pos)
+	case "rowlogsumexp":
+		id = b.RowLogSumExp(args[0], pos)
 	case "rowsum":
 		id = b.RowSum(args[0], pos)
 	case "colsum":
