@@ -47,7 +47,15 @@ func readReference(t *testing.T, path string) map[string]refRow {
 func posteriorSummary(t *testing.T, model, dataDir string, s sgvb.Settings) map[string]refRow {
 	t.Helper()
 	dataPath := shareddata.Path(t, "posteriordb", dataDir, "data.json")
-	l, err := pipeline.Load(filepath.Join("../../examples/posteriordb", model), []string{dataPath}, nil)
+	return fitSummary(t, filepath.Join("../../examples/posteriordb", model), []string{dataPath}, s)
+}
+
+// fitSummary loads model with its data files, fits it with s, and returns
+// the mean and sd over 4000 draws of q of every latent and output element,
+// keyed by Stan's 1-based names.
+func fitSummary(t *testing.T, model string, dataArgs []string, s sgvb.Settings) map[string]refRow {
+	t.Helper()
+	l, err := pipeline.Load(model, dataArgs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
