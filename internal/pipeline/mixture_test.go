@@ -1,9 +1,7 @@
 package pipeline_test
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"testing"
@@ -90,15 +88,7 @@ func emMixture(ys []float64, k int) (w, mu, sigma []float64) {
 // readColumn reads the column named name of a CSV file with a header.
 func readColumn(t *testing.T, path, name string) []float64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, path)
 	col := -1
 	for j, h := range rows[0] {
 		if h == name {

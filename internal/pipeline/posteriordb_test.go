@@ -23,6 +23,19 @@ type refRow struct{ mean, sd float64 }
 
 func readReference(t *testing.T, path string) map[string]refRow {
 	t.Helper()
+	rows := readCSV(t, path)
+	out := map[string]refRow{}
+	for _, r := range rows[1:] {
+		m, _ := strconv.ParseFloat(r[1], 64)
+		s, _ := strconv.ParseFloat(r[2], 64)
+		out[r[0]] = refRow{m, s}
+	}
+	return out
+}
+
+// readCSV reads a whole CSV file, its header the first row.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -32,13 +45,7 @@ func readReference(t *testing.T, path string) map[string]refRow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]refRow{}
-	for _, r := range rows[1:] {
-		m, _ := strconv.ParseFloat(r[1], 64)
-		s, _ := strconv.ParseFloat(r[2], 64)
-		out[r[0]] = refRow{m, s}
-	}
-	return out
+	return rows
 }
 
 // posteriorSummary fits the model and returns the mean and sd over draws

@@ -139,10 +139,8 @@ func (p *Program) grad(n *node) {
 				ar[j] += v
 			}
 		}
-	case op == OpDensity:
-		p.gradDensity(n, g[0])
-	case op == OpLogPDF:
-		p.gradLogPDF(n, g)
+	case op == OpDensity || op == OpLogPDF:
+		p.gradDensity(n, g)
 	case op == OpRowSumProd:
 		p.gradRowSumProd(n, g)
 	default:
@@ -384,11 +382,12 @@ func (p *Program) gradGaussRows(n *node, g float64) {
 	}
 }
 
-// gradDensity spreads g times the stored per-element partials onto the
-// operands, summing over broadcast dimensions.
-func (p *Program) gradDensity(n *node, g float64) {
+// gradDensity sends a density node's adjoint through the partials its
+// evaluation kept: OpDensity's one adjoint to every element, OpLogPDF's
+// adjoint per element; summed where an operand broadcasts.
+func (p *Program) gradDensity(n *node, g []float64) {
 	if n.prep != nil {
-		p.gradPrepared(n, g)
+		p.gradPrepared(n, g[0])
 		return
 	}
 	na := len(n.args) - 1
@@ -404,26 +403,11 @@ func (p *Program) gradDensity(n *node, g float64) {
 		if a > 0 {
 			ds = dps[(a-1)*m : a*m]
 		}
-		scatterDensity(p.a(o), ds, n.gr, n.gc, n.bc[3*a+1], n.bc[3*a+2], g)
-	}
-}
-
-// gradLogPDF sends each element's adjoint through its partials to the
-// value and the arguments (summed where they broadcast).
-func (p *Program) gradLogPDF(n *node, g []float64) {
-	na, m := len(n.args)-1, n.i0
-	scr := p.s(n)
-	dxs, dps := scr[2*na:2*na+m], scr[2*na+m:]
-	for a := range n.args {
-		o := p.arg(n, a)
-		if o.aoff < 0 {
+		ao, rs, cs := p.a(o), n.bc[3*a+1], n.bc[3*a+2]
+		if n.op == OpDensity {
+			scatterDensity(ao, ds, n.gr, n.gc, rs, cs, g[0])
 			continue
 		}
-		ds := dxs
-		if a > 0 {
-			ds = dps[(a-1)*m : a*m]
-		}
-		ao, rs, cs := p.a(o), n.bc[3*a+1], n.bc[3*a+2]
 		for i := 0; i < n.gr; i++ {
 			ar, dr, gr := ao[i*rs:], ds[i*n.gc:(i+1)*n.gc], g[i*n.gc:(i+1)*n.gc]
 			for j, d := range dr {
