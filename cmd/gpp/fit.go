@@ -390,6 +390,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	for _, w := range fitWarnings(r, mix) {
 		con.note("warning: %s", w)
 	}
+	if h := softplusHint(s, l.Model, r, mix); h != "" {
+		con.note("hint: %s", h)
+	}
 	if ds.bad > 0 {
 		msg := fmt.Sprintf("%d of %d output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)", ds.bad, cfg.outputDraws)
 		if ds.badErr != nil {

@@ -188,6 +188,9 @@ func (r *repl) fitCmd(args []string) {
 	for _, w := range res.Warnings {
 		con.note("warning: %s", w)
 	}
+	if h := softplusHint(s, l.Model, res, nil); h != "" {
+		con.note("hint: %s", h)
+	}
 	if ds.bad > 0 {
 		con.note("warning: %d of %d draws had a non-finite log joint or output", ds.bad, cfg.outputDraws)
 	}

@@ -7,9 +7,11 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // initFits sets the warm start of a fit from a fit file: Settings.Init
@@ -77,6 +79,40 @@ func fitEnd(cfg *fitConfig, r *sgvb.Result) string {
 		return "did not converge"
 	}
 	return "converged"
+}
+
+// softplusHint returns advice for a gamma-factor SGVB fit in the default
+// softplus coordinates that did not converge (a restart that did not, for
+// a mixture) while the model has positive latents: such factors take
+// thousands of steps to become tight (docs/inference.md; kidiq's sigma is
+// still 4.3× too wide after 10⁴ steps), and log shape/log mean
+// coordinates are the usual cure. "" otherwise.
+func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.Mixture) string {
+	if s.Method == sgvb.MAP || s.Family != sgvb.FamilyGamma || s.GammaParam == sgvb.GammaLogMeanShape || s.Tol < 0 {
+		return ""
+	}
+	positive := false
+	for _, lat := range m.Latents {
+		positive = positive || lat.Support == dist.Positive
+	}
+	// Not converged, and not because the log density overflows (an
+	// improper posterior has its own warning).
+	stalled := func(r *sgvb.Result) bool {
+		return r != nil && !r.Converged && !r.Interrupted && !math.IsInf(r.ELBO+r.ELBOSE, 0) && !math.IsNaN(r.ELBO+r.ELBOSE)
+	}
+	slow := stalled(r)
+	if mix != nil {
+		slow = false
+		for _, c := range mix.Components {
+			slow = slow || stalled(c)
+		}
+	}
+	if !positive || !slow {
+		return ""
+	}
+	return "gamma factors behind the default softplus are slow to become tight; where positive latents are " +
+		"well identified, --gamma-param log-mean-shape --step-size 0.3 usually converges an order of magnitude " +
+		"sooner (docs/inference.md)"
 }
 
 // fitWarnings returns the warnings of a fit, or those of the restarts and
