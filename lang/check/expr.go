@@ -303,7 +303,7 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		return invalid
 	}
 	val := c.info.Types[e.Args[0]]
-	d := (*stdlib.Dist)(nil)
+	var d *stdlib.Dist
 	if call != nil {
 		d = stdlib.LookupDist(call.Fun.Name)
 	}
