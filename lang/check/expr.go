@@ -290,9 +290,22 @@ func (c *checker) call(e *ast.CallExpr) Type {
 // for).
 func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	c.info.Calls[e] = f
-	var call *ast.CallExpr
-	if len(e.Args) == 2 {
-		call, _ = unparen(e.Args[1]).(*ast.CallExpr)
+	isDist := func(i int) (*ast.CallExpr, bool) {
+		if i >= len(e.Args) {
+			return nil, false
+		}
+		call, ok := unparen(e.Args[i]).(*ast.CallExpr)
+		return call, ok && stdlib.LookupDist(call.Fun.Name) != nil
+	}
+	if d0, ok := isDist(0); ok {
+		if _, ok := isDist(1); !ok {
+			c.errorf(e.Args[0].Pos(), "logpdf takes the value first: logpdf(value, %s(...))", d0.Fun.Name)
+			return invalid
+		}
+	}
+	call, _ := isDist(1)
+	if call == nil && len(e.Args) > 1 {
+		call, _ = unparen(e.Args[1]).(*ast.CallExpr) // a function: an error below
 	}
 	for i, a := range e.Args {
 		if i != 1 || call == nil {
