@@ -533,7 +533,7 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	lat.Symbol = sym
 	if s.Prior != nil {
 		c.defining = name
-		d := c.distCall(s.Prior, typ, nil, s.Name.NamePos, "`"+name+"`")
+		d := c.distCall(s.Prior, typ, s.Name.NamePos, "`"+name+"`")
 		c.defining = ""
 		lat.PriorDist = d
 		if d != nil {
@@ -592,7 +592,7 @@ func (c *checker) constArg(call *ast.CallExpr, i int) *float64 {
 
 func (c *checker) tildeStmt(s *ast.TildeStmt) {
 	lt := c.expr(s.LHS)
-	d := c.distCall(s.Dist, lt, s.LHS, s.LHS.Pos(), "`"+exprString(s.LHS)+"`")
+	d := c.distCall(s.Dist, lt, s.LHS.Pos(), "`"+exprString(s.LHS)+"`")
 	// Latents mentioned on the left.
 	var mentioned []*Latent
 	ast.Inspect(s.LHS, func(n ast.Node) bool {

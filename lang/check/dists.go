@@ -10,10 +10,22 @@ import (
 )
 
 // distCall checks a distribution call against the value it models: val is
-// the value's type, valExpr the left side of ~ (nil for a prior), valPos
-// where to report value errors and valName how to name the value. It
-// returns the table entry, or nil for an unknown distribution.
-func (c *checker) distCall(call *ast.CallExpr, val Type, valExpr ast.Expr, valPos ast.Pos, valName string) *stdlib.Dist {
+// the value's type, valPos where to report value errors and valName how to
+// name the value. It returns the table entry, or nil for an unknown
+// distribution.
+func (c *checker) distCall(call *ast.CallExpr, val Type, valPos ast.Pos, valName string) *stdlib.Dist {
+	d, args, ok := c.distArgs(call)
+	if d != nil && ok && val.Valid() {
+		c.distShape(call, d, val, args, valPos, valName)
+	}
+	return d
+}
+
+// distArgs checks a distribution call apart from the value it models: the
+// name, the number of arguments, and each argument's rank, int-ness and
+// support. It returns the table entry (nil for an unknown name), the
+// arguments' types, and whether every argument passed.
+func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 	name := call.Fun.Name
 	args := make([]Type, len(call.Args))
 	for i, a := range call.Args {
@@ -26,11 +38,11 @@ func (c *checker) distCall(call *ast.CallExpr, val Type, valExpr ast.Expr, valPo
 		} else {
 			c.errorf(call.Fun.NamePos, "unknown distribution `%s`%s", name, suggest(name, distNames()))
 		}
-		return nil
+		return nil, args, false
 	}
 	c.info.Dists[call] = d
 	if !c.arity(call, d.Name, d.Signature(), len(d.Params)) {
-		return d
+		return d, args, false
 	}
 	ok := true
 	for i, a := range args {
@@ -62,11 +74,7 @@ func (c *checker) distCall(call *ast.CallExpr, val Type, valExpr ast.Expr, valPo
 			c.errorf(call.Args[1].Pos(), "%s needs lo < hi; found lo = %g, hi = %g", d.Name, *lo, *hi)
 		}
 	}
-	if !ok || !val.Valid() {
-		return d
-	}
-	c.distShape(call, d, val, args, valPos, valName)
-	return d
+	return d, args, ok
 }
 
 // distShape applies the distribution's shape rule.

@@ -328,40 +328,27 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		c.errorf(e.Args[1].Pos(), "logpdf's second argument must be a distribution%s", hint)
 		return invalid
 	}
+	_, args, ok := c.distArgs(call) // the arguments as for ~; the shapes below
 	if d.Shape != stdlib.DistElementwise {
-		c.distCall(call, invalid, nil, e.Args[0].Pos(), "")
 		c.errorf(call.Fun.NamePos, "logpdf takes an elementwise distribution; %s is multivariate (use it with ~)", d.Name)
 		return invalid
 	}
-	// The arguments' supports and ranks as for ~; the shapes below.
-	c.distCall(call, invalid, nil, e.Args[0].Pos(), "")
-	t := Type{Elem: Real, Support: dist.Real, Shape: val.Shape, DataOnly: val.DataOnly}
-	ok := val.Valid()
-	if ok && d.Int && val.Elem != Int {
-		c.errorf(e.Args[0].Pos(), "%s is discrete: the value of logpdf must be int; %s", d.Name, c.describe(e.Args[0]))
-		ok = false
+	if !ok || !val.Valid() {
+		return invalid
 	}
+	if d.Int && val.Elem != Int {
+		c.errorf(e.Args[0].Pos(), "%s is discrete: the value of logpdf must be int; %s", d.Name, c.describe(e.Args[0]))
+		return invalid
+	}
+	t := Type{Elem: Real, Support: dist.Real, Shape: val.Shape, DataOnly: val.DataOnly}
 	for i, a := range call.Args {
-		at := c.info.Types[a]
-		if !at.Valid() {
-			ok = false
-			continue
-		}
-		t.DataOnly = t.DataOnly && at.DataOnly
-		if !ok {
-			continue
-		}
-		b := broadcast(t.Shape, at.Shape)
+		b := broadcast(t.Shape, args[i].Shape)
 		if b.Err != "" && !b.BothStretch {
 			c.errorf(a.Pos(), "%s argument %d (%s): `%s` is %s, which does not broadcast with %s",
-				d.Name, i+1, d.Params[i].Name, exprString(a), at.Shape.String(), t.Shape.String())
-			ok = false
-			continue
+				d.Name, i+1, d.Params[i].Name, exprString(a), args[i].Shape.String(), t.Shape.String())
+			return invalid
 		}
-		t.Shape = b.Shape
-	}
-	if !ok {
-		return invalid
+		t.Shape, t.DataOnly = b.Shape, t.DataOnly && args[i].DataOnly
 	}
 	return t
 }
