@@ -177,6 +177,12 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 	switch req {
 	case dist.Unit:
 		return "; map a real to (0, 1) with inv_logit, or use BernoulliLogit"
+	case dist.Count, dist.BoundedCount:
+		if id, ok := unparen(e).(*ast.Ident); ok && t.Elem == Int {
+			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {
+				return "; declare the data int<lower=0> (checked when it loads)"
+			}
+		}
 	case dist.Positive:
 		if id, ok := unparen(e).(*ast.Ident); ok && t.Support == dist.NonNegative {
 			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {

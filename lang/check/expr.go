@@ -163,7 +163,7 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 	case ast.Add:
 		t.Support = addSupport(x.Support, y.Support)
 	case ast.Sub:
-		t.Support = dist.Real
+		t.Support = subSupport(x.Const, y.Support)
 	case ast.Mul, ast.EMul:
 		t.Support = productSupport(x.Support, y.Support)
 	case ast.Div:

@@ -325,6 +325,28 @@ func addSupport(a, b dist.Support) dist.Support {
 	return dist.Real
 }
 
+// subSupport is the support of c - y for a constant c (nil if x is not
+// one): 1 - p stays in (0, 1) for p in (0, 1), as in the beta-binomial's
+// Beta(kappa * phi, kappa * (1 - phi)).
+func subSupport(c *float64, y dist.Support) dist.Support {
+	if c == nil || *c < 1 {
+		return dist.Real
+	}
+	switch y {
+	case dist.Unit:
+		if *c == 1 {
+			return dist.Unit
+		}
+		return dist.Positive
+	case dist.Simplex, dist.Binary:
+		if *c == 1 {
+			return dist.NonNegative
+		}
+		return dist.Positive
+	}
+	return dist.Real
+}
+
 func productSupport(a, b dist.Support) dist.Support {
 	switch {
 	case a == dist.Unit && b == dist.Unit:
