@@ -89,6 +89,9 @@ type Univariate struct {
 	Support Support // of the value
 	Doc     string  // one line, for gpp help and docs/language.md
 	Kernel  Kernel
+	// Rand draws a value for the parameters p (posterior predictive
+	// outputs: output y_rep ~ Poisson(rate)).
+	Rand func(p []float64, rng *rand.Rand) float64
 	// Prepared, when set, is Kernel split into a parameter-only part and a
 	// per-value part, so that a density whose arguments repeat along an
 	// axis (W ~ Gamma(a, c) with a and c per row) computes lgamma, digamma

@@ -1,5 +1,7 @@
 package dist
 
+import "math/rand/v2"
+
 // Univariates is the table of scalar families, in the order gpp help lists
 // them. Each Kernel calls the family's struct and does not allocate; dp may
 // be nil to skip the parameter partials. Names are gpp's spellings; Params
@@ -16,6 +18,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Normal{p[0], p[1]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Normal{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "HalfNormal", Params: []Param{{"sigma", Positive}},
@@ -23,6 +26,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HalfNormal{p[0]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return HalfNormal{p[0]}.Rand(rng) },
 	},
 	{
 		Name: "Cauchy", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -30,6 +34,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Cauchy{p[0], p[1]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Cauchy{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "HalfCauchy", Params: []Param{{"sigma", Positive}},
@@ -37,6 +42,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HalfCauchy{p[0]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return HalfCauchy{p[0]}.Rand(rng) },
 	},
 	{
 		Name: "StudentT", Params: []Param{{"nu", Positive}, {"mu", Real}, {"sigma", Positive}},
@@ -44,6 +50,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return StudentT{p[0], p[1], p[2]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return StudentT{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
 		Name: "LogNormal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -51,6 +58,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return LogNormal{p[0], p[1]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return LogNormal{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "Exponential", Params: []Param{{"rate", Positive}},
@@ -58,6 +66,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Exponential{p[0]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Exponential{p[0]}.Rand(rng) },
 	},
 	{
 		Name: "Gamma", Params: []Param{{"shape", Positive}, {"rate", Positive}},
@@ -65,6 +74,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Gamma{p[0], p[1]}.eval(x, dp)
 		},
+		Rand:     func(p []float64, rng *rand.Rand) float64 { return Gamma{p[0], p[1]}.Rand(rng) },
 		Prepared: gammaPrepared{},
 	},
 	{
@@ -73,6 +83,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return InvGamma{p[0], p[1]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return InvGamma{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "Beta", Params: []Param{{"a", Positive}, {"b", Positive}},
@@ -80,6 +91,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Beta{p[0], p[1]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Beta{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "Uniform", Params: []Param{{"lo", Real}, {"hi", Real}},
@@ -87,6 +99,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Uniform{p[0], p[1]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Uniform{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "Poisson", Params: []Param{{"rate", Positive}},
@@ -94,6 +107,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Poisson{p[0]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Poisson{p[0]}.Rand(rng) },
 	},
 	{
 		Name: "Bernoulli", Params: []Param{{"p", Unit}},
@@ -101,6 +115,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Bernoulli{p[0]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Bernoulli{p[0]}.Rand(rng) },
 	},
 	{
 		Name: "BernoulliLogit", Params: []Param{{"logit", Real}},
@@ -108,6 +123,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return BernoulliLogit{p[0]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return BernoulliLogit{p[0]}.Rand(rng) },
 	},
 	{
 		Name: "Binomial", Params: []Param{{"n", Count}, {"p", Unit}},
@@ -115,6 +131,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Binomial{p[0], p[1]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Binomial{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "NegBinomial", Params: []Param{{"mu", Positive}, {"phi", Positive}},
@@ -122,6 +139,7 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return NegBinomial{p[0], p[1]}.eval(x, dp)
 		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return NegBinomial{p[0], p[1]}.Rand(rng) },
 	},
 }
 

@@ -206,12 +206,21 @@ func TestRegistryMatchesCases(t *testing.T) {
 		if got, ok := LookupUnivariate(u.Name); !ok || got != u {
 			t.Errorf("LookupUnivariate(%q) failed", u.Name)
 		}
-		if u.Doc == "" || strings.Contains(u.Doc, "\n") || u.Kernel == nil {
-			t.Errorf("%s: missing Doc or Kernel", u.Name)
+		if u.Doc == "" || strings.Contains(u.Doc, "\n") || u.Kernel == nil || u.Rand == nil {
+			t.Errorf("%s: missing Doc, Kernel or Rand", u.Name)
+			continue
 		}
 		p := uniCases[i].params(rand.New(rand.NewPCG(1, uint64(i))))
 		if len(p) != len(u.Params) {
 			t.Errorf("%s: %d params registered, the struct takes %d", u.Name, len(u.Params), len(p))
+		}
+		// Rand is the struct's sampler with the parameters in order
+		r1, r2 := rand.New(rand.NewPCG(2, uint64(i))), rand.New(rand.NewPCG(2, uint64(i)))
+		d := uniCases[i].newDist(p)
+		for k := 0; k < 5; k++ {
+			if got, want := u.Rand(p, r1), d.Rand(r2); got != want {
+				t.Errorf("%s%v: Rand draw %d = %g, the struct's %g", u.Name, p, k, got, want)
+			}
 		}
 		_, cont := uniCases[i].newDist(p).(interface{ ScoreInput(float64) float64 })
 		if cont == u.Support.Discrete() {
