@@ -311,12 +311,16 @@ type ForStmt struct {
 }
 
 // OutputStmt is `output Name = Value`: a derived quantity evaluated on draws
-// from the fitted approximation. The short form `output Name` (Value nil)
-// reports the top-level let binding of that name.
+// from the fitted approximation. The short form `output Name` (Value and
+// Dist nil) reports the top-level let binding of that name. The predictive
+// form `output Name ~ Dist(Args)` (Value nil) draws a value from Dist at
+// every draw of q: a posterior predictive replicate, Stan's _rng.
 type OutputStmt struct {
 	Output Pos
 	Name   *Ident
-	Value  Expr // nil in the short form
+	Value  Expr      // nil in the short and predictive forms
+	Tilde  Pos       // of `~` in the predictive form
+	Dist   *CallExpr // the predictive form's distribution, else nil
 }
 
 func (s *DataDecl) Pos() Pos   { return s.Data }
@@ -341,7 +345,10 @@ func (s *LetStmt) End() Pos    { return s.Value.End() }
 func (s *TargetStmt) End() Pos { return s.Value.End() }
 func (s *ForStmt) End() Pos    { return s.Rbrace.Add(1) }
 func (s *OutputStmt) End() Pos {
-	if s.Value == nil {
+	switch {
+	case s.Dist != nil:
+		return s.Dist.End()
+	case s.Value == nil:
 		return s.Name.End()
 	}
 	return s.Value.End()

@@ -159,6 +159,9 @@ func (d *dumper) node(n Node) {
 		if n.Value != nil {
 			d.kids(n.Value)
 		}
+		if n.Dist != nil {
+			d.kids(n.Dist)
+		}
 		d.close()
 	default:
 		panic(fmt.Sprintf("ast.Dump: unexpected node %T", n))

@@ -116,6 +116,10 @@ func (p *printer) stmt(s Stmt) {
 			p.str(" = ")
 			p.expr(s.Value)
 		}
+		if s.Dist != nil {
+			p.str(" ~ ")
+			p.expr(s.Dist)
+		}
 	default:
 		panic(fmt.Sprintf("ast: cannot print statement %T", s))
 	}

@@ -79,6 +79,9 @@ func Inspect(n Node, f func(Node) bool) {
 	case *OutputStmt:
 		Inspect(n.Name, f)
 		expr(n.Value)
+		if n.Dist != nil {
+			Inspect(n.Dist, f)
+		}
 	default:
 		panic("ast.Inspect: unexpected node type")
 	}

@@ -88,8 +88,10 @@ type forStmt struct {
 
 type outputStmt struct {
 	Pos   lexer.Position
-	Name  *ident `parser:"'output' @@"`
-	Value *expr  `parser:"('=' @@)?"`
+	Name  *ident       `parser:"'output' @@"`
+	Value *expr        `parser:"( '=' @@"`
+	Tilde *lexer.Token `parser:"| @'~'"`
+	Dist  *dist        `parser:"  @@ )?"`
 }
 
 // typeExpr is a declared type; bounds may come in any order and are checked

@@ -74,6 +74,9 @@ func (l *lowerer) stmt(s *stmt, inBody bool) ast.Stmt {
 		if s.Output.Value != nil {
 			o.Value = l.expr(s.Output.Value)
 		}
+		if s.Output.Dist != nil {
+			o.Tilde, o.Dist = astPos(s.Output.Tilde.Pos), l.dist(s.Output.Dist)
+		}
 		return o
 	case s.Tilde != nil:
 		return &ast.TildeStmt{LHS: l.expr(s.Tilde.LHS), Tilde: astPos(s.Tilde.Tilde.Pos), Dist: l.dist(s.Tilde.Dist)}

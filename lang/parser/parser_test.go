@@ -174,6 +174,7 @@ var stmtTests = []struct{ src, want string }{
 	{`target -= 0.5 * s`, `(target -= (binary * (real 0.5) (ident s)))`},
 	{`output theta`, `(output theta)`},
 	{`output cov = W * W'`, `(output cov (binary * (ident W) (transpose (ident W))))`},
+	{`output y_rep ~ Poisson(exp(eta))`, `(output y_rep (call Poisson (call exp (ident eta))))`},
 	{"for i in 0:N {\n    y[i] ~ Normal(mu[i], 1)\n}",
 		`(for i (int 0) (ident N) (tilde (index (ident y) (ident i)) (call Normal (index (ident mu) (ident i)) (int 1))))`},
 	{"for i in 0:N { y[i] ~ Normal(0, 1) }", `(for i (int 0) (ident N) (tilde (index (ident y) (ident i)) (call Normal (int 0) (int 1))))`},

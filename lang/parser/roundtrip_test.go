@@ -133,7 +133,7 @@ func TestRoundTrip(t *testing.T) {
 		"let a = -x^2 - -y .* (b - c) / d ^ -e ^ f\nlet b = ((a))'' * W[i]'[0]\n",
 		"let c = A[, 0] + A[0, ] + A[:, :] + x[1:] + x[:n] + x[lo + 1:hi - 1]\n",
 		"for i in 0:N {\n  for j in i:N { target += A[i, j]; y[i, j] ~ Poisson(exp(A[i, j])) }\n  target -= 1\n}\n",
-		"for i in 0:N {\n}\noutput a\noutput b = f(g(x), h())\n",
+		"for i in 0:N {\n}\noutput a\noutput b = f(g(x), h())\noutput c ~ Normal(mu, 1)\n",
 		"y ~ Normal(\n    mu +\n    x,\n    1)\n",
 	} {
 		f, err := ParseFile("rt.gpp", []byte(src))
