@@ -97,7 +97,7 @@ func (c *checker) prepass() {
 		case *ast.LetStmt:
 			id = s.Name
 		case *ast.OutputStmt:
-			if s.Value != nil {
+			if s.Value != nil || s.Dist != nil {
 				id = s.Name
 			}
 		}
@@ -278,6 +278,20 @@ func (c *checker) outputStmt(s *ast.OutputStmt) {
 		return
 	}
 	out := &OutputVar{Name: name, Pos: s.Name.NamePos, Stmt: s}
+	if s.Dist != nil {
+		c.inOutput = true
+		c.defining = name
+		out.Type = c.predictive(s.Dist)
+		c.inOutput = false
+		c.defining = ""
+		if !c.declare(s.Name, &Symbol{Name: name, Kind: Output, Decl: s, Pos: s.Name.NamePos, Type: out.Type}) {
+			return
+		}
+		out.Dims = out.Type.Shape
+		c.outputs[name] = out
+		c.info.Outputs = append(c.info.Outputs, out)
+		return
+	}
 	if s.Value == nil {
 		sym := c.lookup(name)
 		switch {

@@ -288,6 +288,37 @@ func (c *checker) call(e *ast.CallExpr) Type {
 // column value against row arguments too (rule 3 of language.md §5 does
 // not apply: the [n, k] table of a mixture's components is what logpdf is
 // for).
+// predictive checks the distribution of `output NAME ~ D(args)` and
+// returns the type of its draws: the broadcast shape of the arguments (a
+// column against a row gives a matrix, as in logpdf), int for a discrete D.
+func (c *checker) predictive(call *ast.CallExpr) Type {
+	d, args, ok := c.distArgs(call)
+	if d == nil {
+		return invalid
+	}
+	if d.Shape != stdlib.DistElementwise {
+		c.errorf(call.Fun.NamePos, "a predictive output takes an elementwise distribution; %s is multivariate", d.Name)
+		return invalid
+	}
+	if !ok {
+		return invalid
+	}
+	t := Type{Elem: Real, Support: d.Support}
+	if d.Int {
+		t.Elem = Int
+	}
+	for i, a := range call.Args {
+		b := broadcast(t.Shape, args[i].Shape)
+		if b.Err != "" && !b.BothStretch {
+			c.errorf(a.Pos(), "%s argument %d (%s): `%s` is %s, which does not broadcast with the other arguments (%s)",
+				d.Name, i+1, d.Params[i].Name, exprString(a), args[i].Shape.String(), t.Shape.String())
+			return invalid
+		}
+		t.Shape = b.Shape
+	}
+	return t
+}
+
 func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	c.info.Calls[e] = f
 	isDist := func(i int) (*ast.CallExpr, bool) {
