@@ -82,6 +82,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return ast.Errorf(n.pos, "%s", msg("constant: value is "+bad, el))
 	case op == OpDensity || op == OpLogPDF:
 		return p.densityError(n)
+	case op == OpRand:
+		return p.randError(n, k, el)
 	case op == OpRowSumProd && n.sumOf > 0:
 		return p.sumRowSumProdError(n, bad)
 	case op == OpRowSumProd:

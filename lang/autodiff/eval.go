@@ -135,6 +135,8 @@ func (p *Program) eval(n *node) bool {
 		p.evalDensity(n)
 	case op == OpRowSumProd:
 		p.evalRowSumProd(n)
+	case op == OpRand:
+		p.evalRand(n)
 	default:
 		panic("autodiff: eval of an invalid node")
 	}

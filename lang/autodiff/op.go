@@ -62,6 +62,7 @@ const (
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
 	OpLogPDF  // log p(value | args) per element of the broadcast shape
+	OpRand    // a draw from the distribution per element (outputs only; no derivative)
 
 	// Fused.
 	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
@@ -80,7 +81,7 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpDensity: "density", OpLogPDF: "logpdf",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpRowSumProd: "rowsum",
 }
 

@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/gpplang/gpp/internal/par"
@@ -30,12 +31,13 @@ type Program struct {
 	// dataOutErr is that of the data-only ones, evaluated by Finish.
 	outErr, dataOutErr error
 
-	team par.Team  // lends goroutines to large products (nil: none)
-	gt   gemmTask  // the product being shared
-	lt   lrRows    // the low-rank gradient being shared
-	rt   rspTask   // the RowSumProd being shared
-	ut   unaryTask // the elementwise op being shared
-	pt   prepTask  // the prepared density being shared
+	rng  *rand.Rand // the stream of Rand nodes (nil: they give NaN)
+	team par.Team   // lends goroutines to large products (nil: none)
+	gt   gemmTask   // the product being shared
+	lt   lrRows     // the low-rank gradient being shared
+	rt   rspTask    // the RowSumProd being shared
+	ut   unaryTask  // the elementwise op being shared
+	pt   prepTask   // the prepared density being shared
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the
@@ -71,6 +73,9 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	p.nodes[r].joint = true
 	for i := len(p.nodes) - 1; i >= 0; i-- {
 		if n := &p.nodes[i]; n.live {
+			if n.op == OpRand && n.joint {
+				return nil, ast.Errorf(n.pos, "a random draw cannot enter the log joint")
+			}
 			for _, a := range n.args {
 				p.nodes[a].live = true
 				p.nodes[a].joint = p.nodes[a].joint || n.joint
