@@ -135,6 +135,10 @@ func printSummary(w io.Writer, path string, info *check.Info) {
 		fmt.Fprintf(w, "\noutputs (%d):\n", len(info.Outputs))
 		t = &table{}
 		for _, o := range info.Outputs {
+			if o.Stmt != nil && o.Stmt.Dist != nil {
+				t.row("  "+o.Name, shapeString(o.Dims), "replicate ~ "+o.Stmt.Dist.Fun.Name)
+				continue
+			}
 			t.row("  "+o.Name, shapeString(o.Dims))
 		}
 		t.print(w)

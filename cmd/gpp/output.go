@@ -48,6 +48,11 @@ const fitFormat = "gpp-fit/1"
 // that they are independent of the fit's own streams.
 const drawStream = 0x6f75747075747321
 
+// predictStream seeds the draws of predictive outputs (output y ~ D(args)),
+// apart from the draws of q so that adding such an output changes no other
+// number; the mean row draws from predictStream+1.
+const predictStream = 0x7072656469637421
+
 // ---------------------------------------------------------------------------
 // Atomic files
 
@@ -507,10 +512,12 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 		zm = mix.Mean()
 	}
 	coordsOf(r, x, zm)
+	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream+1)))
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
 
 	rng := rand.New(rand.NewPCG(seed, drawStream))
+	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	for d := range n {
 		if mix != nil {
 			ds.comp[d] = d % ds.R

@@ -408,6 +408,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		cols[k] = make([]float64, n)
 	}
 	rng := rand.New(rand.NewPCG(r.fit.seed, replStream))
+	ev.SetRand(rand.New(rand.NewPCG(r.fit.seed, replStream+1)))
 	coords := make([]float64, m.Dim)
 	bad := 0
 	var firstErr error

@@ -18,6 +18,7 @@ package compile
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -112,7 +113,8 @@ func (m *Model) LatentOf(i int) string {
 }
 
 // Evaluator computes the log joint and the output quantities at given
-// coordinates, for writing draws.
+// coordinates, for writing draws. Predictive outputs (output y ~ D(args))
+// draw from the stream given to SetRand, and are NaN without one.
 type Evaluator struct {
 	prog *autodiff.Program
 	ids  []autodiff.ID
@@ -143,6 +145,9 @@ func (e *Evaluator) Eval(x []float64) (float64, [][]float64, error) {
 	}
 	return lp, vals, nil
 }
+
+// SetRand sets the stream the predictive outputs draw from.
+func (e *Evaluator) SetRand(rng *rand.Rand) { e.prog.SetRand(rng) }
 
 // OutputErr returns, after Eval, an *ast.Error at the first expression of
 // an output that is not finite, or nil.

@@ -76,6 +76,25 @@ func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 	return value{id: l.b.LogPDF(*u, val, args, pos), node: true}
 }
 
+// predictive lowers the distribution of `output NAME ~ D(args)` to a node
+// that draws from D at every evaluation.
+func (l *lowerer) predictive(call *ast.CallExpr, pos ast.Pos) value {
+	d := l.info.Dists[call]
+	var u *dist.Univariate
+	if d != nil {
+		u, _ = dist.LookupUnivariate(d.Name)
+	}
+	if u == nil {
+		l.errorf(call.Fun.Pos(), "compile: no sampler for distribution %s", call.Fun.Name)
+		return value{}
+	}
+	args := make([]autodiff.ID, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = l.node(l.expr(a), a.Pos())
+	}
+	return value{id: l.b.Rand(*u, args, pos), node: true}
+}
+
 // gauss lowers MvNormal and MvNormalRows through the scatter matrix, so a
 // data value costs O(d³) per evaluation whatever the number of rows: Y'Y
 // (and the row sum) are data-only nodes, computed once.

@@ -70,9 +70,12 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			}
 		}
 		var v value
-		if ov != nil && ov.Let != nil {
+		switch {
+		case s.Dist != nil:
+			v = l.predictive(s.Dist, s.Tilde)
+		case ov != nil && ov.Let != nil:
 			v = l.env[ov.Let]
-		} else {
+		default:
 			v = l.expr(s.Value)
 		}
 		if sym := l.info.Defs[s.Name]; sym != nil {
