@@ -278,21 +278,7 @@ func (c *checker) outputStmt(s *ast.OutputStmt) {
 		return
 	}
 	out := &OutputVar{Name: name, Pos: s.Name.NamePos, Stmt: s}
-	if s.Dist != nil {
-		c.inOutput = true
-		c.defining = name
-		out.Type = c.predictive(s.Dist)
-		c.inOutput = false
-		c.defining = ""
-		if !c.declare(s.Name, &Symbol{Name: name, Kind: Output, Decl: s, Pos: s.Name.NamePos, Type: out.Type}) {
-			return
-		}
-		out.Dims = out.Type.Shape
-		c.outputs[name] = out
-		c.info.Outputs = append(c.info.Outputs, out)
-		return
-	}
-	if s.Value == nil {
+	if s.Value == nil && s.Dist == nil {
 		sym := c.lookup(name)
 		switch {
 		case sym == nil:
@@ -311,8 +297,12 @@ func (c *checker) outputStmt(s *ast.OutputStmt) {
 	} else {
 		c.inOutput = true
 		c.defining = name
-		out.Value = s.Value
-		out.Type = c.expr(s.Value)
+		if s.Dist != nil { // a predictive replicate
+			out.Type = c.predictive(s.Dist)
+		} else {
+			out.Value = s.Value
+			out.Type = c.expr(s.Value)
+		}
 		c.inOutput = false
 		c.defining = ""
 		if !c.declare(s.Name, &Symbol{Name: name, Kind: Output, Decl: s, Pos: s.Name.NamePos, Type: out.Type}) {
