@@ -242,7 +242,7 @@ type OutputVar struct {
 	Name  string
 	Pos   ast.Pos
 	Stmt  *ast.OutputStmt
-	Value ast.Expr // the expression: the statement's, or the let's for the short form
+	Value ast.Expr // the expression: the statement's, or the let's for the short form; nil for a predictive replicate (Stmt.Dist)
 	Type  Type
 	Dims  Shape
 	Let   *Symbol // the top-level let reported by the short form, else nil
