@@ -307,16 +307,7 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 	if d.Int {
 		t.Elem = Int
 	}
-	for i, a := range call.Args {
-		b := broadcast(t.Shape, args[i].Shape)
-		if b.Err != "" && !b.BothStretch {
-			c.errorf(a.Pos(), "%s argument %d (%s): `%s` is %s, which does not broadcast with the other arguments (%s)",
-				d.Name, i+1, d.Params[i].Name, exprString(a), args[i].Shape.String(), t.Shape.String())
-			return invalid
-		}
-		t.Shape = b.Shape
-	}
-	return t
+	return c.broadcastArgs(d, call, args, t, "the other arguments (%s)")
 }
 
 func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
@@ -372,10 +363,17 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		return invalid
 	}
 	t := Type{Elem: Real, Support: dist.Real, Shape: val.Shape, DataOnly: val.DataOnly}
+	return c.broadcastArgs(d, call, args, t, "%s")
+}
+
+// broadcastArgs broadcasts t's shape with each argument of call, a call of
+// d, as logpdf and predictive outputs do (here a column may meet a row);
+// with names what a failing argument meets, given its shape.
+func (c *checker) broadcastArgs(d *stdlib.Dist, call *ast.CallExpr, args []Type, t Type, with string) Type {
 	for i, a := range call.Args {
 		b := broadcast(t.Shape, args[i].Shape)
 		if b.Err != "" && !b.BothStretch {
-			c.errorf(a.Pos(), "%s argument %d (%s): `%s` is %s, which does not broadcast with %s",
+			c.errorf(a.Pos(), "%s argument %d (%s): `%s` is %s, which does not broadcast with "+with,
 				d.Name, i+1, d.Params[i].Name, exprString(a), args[i].Shape.String(), t.Shape.String())
 			return invalid
 		}
