@@ -807,18 +807,9 @@ func (b *Builder) densityNode(op Op, d dist.Univariate, value ID, args []ID, pos
 	if d.Params != nil && len(args) != len(d.Params) {
 		return nil, b.fail(pos, "%s: takes %d arguments, got %d", d.Name, len(d.Params), len(args))
 	}
-	shapes := make([]Shape, len(ops))
-	for i, a := range ops {
-		shapes[i] = b.shapeOf(a)
-	}
-	out, ok := broadcast(shapes...)
+	out, shapes, gr, gc, bc, ok := b.elementwise(ops)
 	if !ok {
 		return nil, b.fail(pos, "%s: shapes of %s do not broadcast", d.Name, describeShapes(d, shapes))
-	}
-	gr, gc, st := geometry(out, shapes)
-	bc := make([]int, 0, 3*len(ops))
-	for i, a := range ops {
-		bc = append(bc, b.nodes[a].off, st[2*i], st[2*i+1])
 	}
 	na, m := len(args), out.Len()
 	shape := Scalar()
@@ -828,6 +819,26 @@ func (b *Builder) densityNode(op Op, d dist.Univariate, value ID, args []ID, pos
 	dd := d
 	return &node{op: op, args: ops, shape: shape, pos: pos, gr: gr, gc: gc, bc: bc,
 		dist: &dd, i0: m, nscr: 2*na + m + m*na}, 0
+}
+
+// elementwise lays out operands that are read element by element with
+// broadcasting (densities, draws): their shapes, the broadcast shape, the
+// iteration geometry gr × gc and, per operand, its offset and its row and
+// column strides (bc, three ints each).
+func (b *Builder) elementwise(ops []int32) (out Shape, shapes []Shape, gr, gc int, bc []int, ok bool) {
+	shapes = make([]Shape, len(ops))
+	for i, a := range ops {
+		shapes[i] = b.shapeOf(a)
+	}
+	if out, ok = broadcast(shapes...); !ok {
+		return out, shapes, 0, 0, nil, false
+	}
+	gr, gc, st := geometry(out, shapes)
+	bc = make([]int, 0, 3*len(ops))
+	for i, a := range ops {
+		bc = append(bc, b.nodes[a].off, st[2*i], st[2*i+1])
+	}
+	return out, shapes, gr, gc, bc, true
 }
 
 func describeShapes(d dist.Univariate, shapes []Shape) string {

@@ -26,18 +26,9 @@ func (b *Builder) Rand(d dist.Univariate, args []ID, pos ast.Pos) ID {
 	if d.Params != nil && len(args) != len(d.Params) {
 		return b.fail(pos, "%s: takes %d arguments, got %d", d.Name, len(d.Params), len(args))
 	}
-	shapes := make([]Shape, len(ops))
-	for i, a := range ops {
-		shapes[i] = b.shapeOf(a)
-	}
-	out, ok := broadcast(shapes...)
+	out, _, gr, gc, bc, ok := b.elementwise(ops)
 	if !ok {
 		return b.fail(pos, "%s: the shapes of its arguments do not broadcast", d.Name)
-	}
-	gr, gc, st := geometry(out, shapes)
-	bc := make([]int, 0, 3*len(ops))
-	for i, a := range ops {
-		bc = append(bc, b.nodes[a].off, st[2*i], st[2*i+1])
 	}
 	dd := d
 	id := b.push(node{op: OpRand, args: ops, shape: out, pos: pos, gr: gr, gc: gc, bc: bc,
