@@ -784,6 +784,7 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	} else {
 		p("# iterations = %d", r.Iterations)
 		p("# converged = %d", b2i(r.Converged))
+		p("# averaged_iterates = %d (q is their mean; 0: the last iterate)", r.Averaged)
 		p("# interrupted = %d", b2i(r.Interrupted))
 		if r.Interrupted {
 			p("# INTERRUPTED: the fit was stopped by Ctrl-C at iteration %d; these draws are from the q it had reached", r.Iterations)
@@ -922,8 +923,12 @@ type fitOutcome struct {
 	StepSize      jsonFloat `json:"step_size"`
 	BadSteps      int       `json:"bad_steps"`
 	Rollbacks     int       `json:"rollbacks"` // returns to the best q after a divergence
-	Seconds       jsonFloat `json:"seconds"`
-	Warnings      []string  `json:"warnings"`
+	// AveragedIterates is the number of iterates whose mean is q (the
+	// engine's iterate average); 0: q is the last iterate (a mixture:
+	// see each restart).
+	AveragedIterates int       `json:"averaged_iterates"`
+	Seconds          jsonFloat `json:"seconds"`
+	Warnings         []string  `json:"warnings"`
 }
 
 // outcomeOf describes how r ended, with η the step size used.
@@ -932,7 +937,8 @@ func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
 		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
 		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
 		ParetoReading: r.ParetoReading, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
-		Seconds: jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
+		AveragedIterates: r.Averaged,
+		Seconds:          jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
 	}
 }
 
@@ -1062,7 +1068,7 @@ func newFitFile(h drawsHeader) *fitFile {
 	ff.Settings.Restarts = len(m.Components)
 	ff.Settings.Jitter = &c.jitter
 	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = jsonFloat(m.ELBO), jsonFloat(m.ELBOSE), jsonFloat(m.ParetoK), m.ParetoReading
-	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks = 0, true, m.Interrupted, 0, 0
+	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks, ff.AveragedIterates = 0, true, m.Interrupted, 0, 0, 0
 	ff.Seconds, ff.Warnings = jsonFloat(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
 	for i, rc := range m.Components {
 		ff.Iterations = max(ff.Iterations, rc.Iterations)

@@ -112,6 +112,10 @@ type FitSettings struct {
 	GammaParam sgvb.GammaParam
 	// Restarts is the number of components of GammaMixture; default 8.
 	Restarts int
+	// Average makes q the engine's iterate average (the mean of the last
+	// 5·EvalEvery iterates, gpp fit's default); false: the last iterate,
+	// as in the paper (sgvb.Settings.LastIterate).
+	Average bool
 }
 
 func (f FitSettings) withDefaults() FitSettings {
@@ -153,7 +157,7 @@ func (f FitSettings) sgvbSettings(m Method, seed uint64) sgvb.Settings {
 		Optimizer: f.Optimizer, Estimator: f.Estimator, StepDecay: f.StepDecay,
 		StepSize: f.StepSize, Rho: f.Rho, MomentumWeight: f.Momentum,
 		EvalEvery: f.EvalEvery, ELBODraws: f.ELBODraws, PSISDraws: f.FinalDraws,
-		GammaParam: f.GammaParam,
+		GammaParam: f.GammaParam, LastIterate: !f.Average,
 		// One goroutine per fit: the experiments share a 2-core machine
 		// (results do not depend on Workers).
 		Workers: 1,

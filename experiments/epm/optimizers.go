@@ -191,6 +191,7 @@ func RunOptimizers(ctx context.Context, o Options) (*OptimizerReport, error) {
 	fs.Iterations, fs.Init, fs.InitByMethod = iters, InitPaper, nil
 	fs.EvalEvery, fs.ELBODraws, fs.FinalDraws = 20, 10, finalDraws
 	fs.NoGuard = true
+	fs.Average = false // the rules' own iterates, as in the paper's figures
 	rep := &OptimizerReport{K: k, Iterations: iters, Seeds: seeds, GridSeeds: gseeds, Params: OptimizerParams,
 		Rhos: rhos, Momenta: moms, Fit: fs, Started: time.Now()}
 

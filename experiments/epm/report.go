@@ -62,6 +62,7 @@ func describeFit(f FitSettings, methods []Method) []string {
 		fmt.Sprintf("SGVB: %d iterations (fixed; no convergence stop), %s, optimizer %s (η %s, ρ %s, momentum weight %s), %s", f.Iterations, draws, f.Optimizer, step, rho, mom, decay),
 		fmt.Sprintf("gradient estimator: %s; gamma factors in %s coordinates (engine default when \"auto\"); one worker goroutine per fit", est, f.GammaParam),
 		fmt.Sprintf("ELBO estimated every %d steps from %d draws (trace); final ELBO from %d draws of q", f.EvalEvery, f.ELBODraws, f.FinalDraws),
+		qDescription(f),
 		fmt.Sprintf("predictions: posterior mean of p_unknown over %d draws of q (MAP: at the point)", f.PredDraws),
 		"MAP: sgvb Method MAP (L-BFGS in log coordinates, no Jacobian), iteration limit = the SGVB iterations",
 	)
@@ -249,4 +250,12 @@ func floatList(x []float64) string {
 // shortPath returns the last two elements of a path (examples/epm.gpp).
 func shortPath(p string) string {
 	return filepath.Join(filepath.Base(filepath.Dir(p)), filepath.Base(p))
+}
+
+// qDescription says which q a fit returns (FitSettings.Average).
+func qDescription(f FitSettings) string {
+	if !f.Average {
+		return "q: the last iterate (the paper's)"
+	}
+	return fmt.Sprintf("q: the mean of the last %d iterates in the unconstrained coordinates (the engine's iterate average, gpp fit's default; the trace estimates its ELBO from the same draws each time), or the last iterate if its ELBO estimate is higher", 5*f.EvalEvery)
 }

@@ -97,6 +97,24 @@ func K50Cases() []TuneCase {
 	}
 }
 
+// AverageCases compare, at K = 10 and K = 50, the last iterate of a
+// gamma-implicit fit under DefaultFitSettings (the paper's protocol) with
+// the engine's iterate average (FitSettings.Average, gpp fit's default),
+// the study that made the average the default (epm_average_tuning.md).
+func AverageCases() []TuneCase {
+	base := DefaultFitSettings()
+	base.InitByMethod, base.Average = nil, false
+	avg := base
+	avg.Average = true
+	var cases []TuneCase
+	for _, k := range []int{10, 50} {
+		cases = append(cases,
+			TuneCase{"nmf start (default), last iterate", k, GammaImplicit, base},
+			TuneCase{"nmf start, iterate average", k, GammaImplicit, avg})
+	}
+	return cases
+}
+
 // MixtureCases compare one gamma-implicit fit with the equal-weight
 // mixture of 8 of them (GammaMixture) at K = 10 and K = 50, under
 // DefaultFitSettings.

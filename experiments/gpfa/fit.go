@@ -177,6 +177,7 @@ func settingsFor(method string, c fitConfig) (sgvb.Settings, error) {
 		DrawsPerStep: c.draws, StepSize: c.step,
 		PSISDraws: c.psisDraws, ELBODraws: c.elboDraws, EvalEvery: 100,
 		GammaParam: c.gparam, Workers: c.workers,
+		LastIterate: true, // q is the last iterate, as in the paper
 	}
 	switch method {
 	case MethodGamma, MethodGammaDiag, MethodFA:

@@ -325,16 +325,20 @@ type Settings struct {
 	SearchStepSize bool
 	SearchIters    int // default 50
 
-	// Average returns, instead of the last iterate, the mean of the
-	// unconstrained parameters over the last Window evaluation blocks
-	// (Polyak–Ruppert averaging over up to Window·EvalEvery steps), which
-	// removes most of the step noise of the Entropy estimators.
-	Average bool
+	// LastIterate makes q the last iterate and estimates the ELBO of the
+	// current iterate from fresh draws at each evaluation, converging by
+	// Stan ADVI's rule (the paper's protocol; the experiments use it). By
+	// default q is instead the Polyak–Ruppert average of the unconstrained
+	// parameters over the last Window·EvalEvery steps, each evaluation
+	// estimates the ELBO of that average from the same draws, and the rule
+	// compares averages that share no step (see Fit). Averaging removes
+	// the step noise that a constant step size leaves in the iterate.
+	LastIterate bool
 
 	EvalEvery int     // ELBO estimated every EvalEvery steps; default 100
 	ELBODraws int     // draws per ELBO estimate; default 100
 	Tol       float64 // relative ELBO change for convergence (see Fit); default 1e-4; negative: run MaxIter
-	Window    int     // number of ELBO evaluations the convergence rule looks at; default 5
+	Window    int     // evaluations the convergence rule looks at, and evaluation blocks averaged; default 5
 
 	// MaxBadSteps stops the fit after this many consecutive steps with a
 	// non-finite log joint or gradient; default 50.
@@ -367,7 +371,7 @@ type Settings struct {
 type Progress struct {
 	Iter      int
 	ELBO, SE  float64
-	RelChange float64 // relative ELBO change since the previous evaluation (NaN at the first)
+	RelChange float64 // the relative ELBO change the convergence rule looks at (see Fit; NaN while there is none)
 	ItPerSec  float64
 	Elapsed   time.Duration
 }

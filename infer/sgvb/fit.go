@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -17,11 +16,19 @@ import (
 
 // Fit fits q to the posterior of the Target over the given latents.
 //
-// Every EvalEvery steps the ELBO is estimated from ELBODraws draws; the fit
-// has converged when the mean or the median of the relative ELBO changes
-// |ΔELBO|/max(|ELBO|, 1) between the last Window evaluations is below Tol
-// (Stan ADVI's rule). Otherwise it stops at MaxIter with a warning; either
-// way everything reached is returned.
+// Every EvalEvery steps the ELBO is estimated from ELBODraws draws. By
+// default that is the ELBO of the averaged q (the mean of the unconstrained
+// parameters over the last Window·EvalEvery steps, the q Fit returns), from
+// the same base draws at every evaluation, so that estimates differ by what
+// q moved rather than by Monte Carlo noise; the fit has converged when the
+// median of the last Window relative changes |ΔELBO|/max(|ELBO|, 1), each
+// against the estimate Window evaluations earlier (an average of other
+// steps), is below Tol. With LastIterate the estimates are of the iterate,
+// from fresh draws, and the fit has converged when the mean or the median
+// of the relative changes between successive estimates over the last
+// Window evaluations is below Tol (Stan ADVI's rule). Otherwise the fit
+// stops at MaxIter with a warning; either way everything reached is
+// returned.
 //
 // A step whose log joint or gradient is not finite in any draw is skipped
 // (q and the optimizer state are untouched) and the step size is halved;
@@ -54,6 +61,7 @@ type engine struct {
 	dim, np int
 
 	theta, delta, backup []float64
+	iterate              []float64 // the iterate while the averaged q is evaluated
 	cache                stepCache
 	grad                 []float64
 	cv, hmean            []float64 // control variate (EntropyCV)
@@ -232,6 +240,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	e.theta = make([]float64, np)
 	e.delta = make([]float64, np)
 	e.backup = make([]float64, np)
+	e.iterate = make([]float64, np)
 	e.grad = make([]float64, np)
 	_, implicit := s.Gamma.(dist.Implicit)
 	e.cache = newStepCache(np, implicit)
@@ -761,25 +770,16 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	r.StepSize = eta0
 	eta := eta0
 
-	var avg [][]float64 // Polyak–Ruppert: sums of theta per evaluation block
-	var avgN []int
-	if s.Average {
-		avg = make([][]float64, s.Window)
-		for i := range avg {
-			avg[i] = make([]float64, e.np)
-		}
-		avgN = make([]int, s.Window)
+	var avg *averager // nil: the last iterate is q
+	if !s.LastIterate {
+		avg = newAverager(s.Window, e.np)
 	}
-	rel := make([]float64, 0, s.Window)
-	relSorted := make([]float64, s.Window)
-	prevELBO := math.NaN()
+	stop := newStopRule(avg != nil, s.Window, s.Tol)
 	lastEval, lastT := 0, start
 	consec := 0
 	var lastErr error
 	var stopErr error
 	evalBad := 0
-	nEval := 0
-	avgFresh := false
 	g := e.newGuard()
 	it := 0
 	for it < s.MaxIter {
@@ -809,45 +809,39 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			}
 		}
 		if avg != nil {
-			blk := nEval % s.Window
-			if avgFresh { // a new block replaces the oldest one
-				clear(avg[blk])
-				avgN[blk] = 0
-				avgFresh = false
-			}
-			for i, v := range e.theta {
-				avg[blk][i] += v
-			}
-			avgN[blk]++
+			avg.add(e.theta)
 		}
 		if it%s.EvalEvery != 0 && it != s.MaxIter {
 			continue
 		}
-		elbo, se, bad := e.eval(streamEval, it, s.ELBODraws)
+		var elbo, se float64
+		var bad int
+		if avg != nil {
+			// the averaged q, from the same draws at every evaluation; the
+			// guard sees (and keeps) that q, the steps go on from the iterate
+			copy(e.iterate, e.theta)
+			avg.mean(e.theta)
+			elbo, se, bad = e.eval(streamEval, 0, s.ELBODraws)
+			avg.endBlock()
+		} else {
+			elbo, se, bad = e.eval(streamEval, it, s.ELBODraws)
+		}
 		evalBad += bad
 		now := time.Now()
-		rc := math.NaN()
-		if !math.IsNaN(prevELBO) && !math.IsInf(se, 0) {
-			// (an estimate whose spread overflows says nothing of convergence)
-			rc = math.Abs(elbo-prevELBO) / math.Max(math.Abs(elbo), 1)
-		}
-		prevELBO = elbo
+		rc, converged := stop.observe(elbo, se)
 		r.Trace = append(r.Trace, TracePoint{Iter: it, ELBO: elbo, SE: se, Seconds: now.Sub(start).Seconds()})
 		if s.Progress != nil {
 			s.Progress(Progress{Iter: it, ELBO: elbo, SE: se, RelChange: rc,
 				ItPerSec: float64(it-lastEval) / now.Sub(lastT).Seconds(), Elapsed: now.Sub(start)})
 		}
 		lastEval, lastT = it, now
-		nEval++
-		avgFresh = true
 		if g != nil && g.diverged(elbo) {
 			more := g.rollback(r, it, elbo, eta0/2)
 			eta0 /= 2
 			eta = eta0
-			rel, prevELBO = rel[:0], math.NaN()
-			for b := range avg { // the averages restart with the restored q
-				clear(avg[b])
-				avgN[b] = 0
+			stop.reset()
+			if avg != nil { // the averages restart with the restored q
+				avg.reset()
 			}
 			if !more {
 				break
@@ -857,47 +851,35 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		if g != nil {
 			g.keep(it, elbo, se)
 		}
-		// convergence (as Stan's ADVI): the mean or the median of the
-		// relative ELBO changes over the last Window evaluations is below Tol
-		if !math.IsNaN(rc) {
-			if len(rel) == s.Window {
-				copy(rel, rel[1:])
-				rel = rel[:s.Window-1]
-			}
-			rel = append(rel, rc)
-			if s.Tol > 0 && len(rel) == s.Window {
-				mean := 0.0
-				for _, v := range rel {
-					mean += v
-				}
-				mean /= float64(len(rel))
-				copy(relSorted, rel)
-				sort.Float64s(relSorted)
-				if mean < s.Tol || relSorted[len(rel)/2] < s.Tol {
-					r.Converged = true
-					break
-				}
-			}
+		if avg != nil && !converged {
+			copy(e.theta, e.iterate)
+		}
+		if converged {
+			r.Converged = true
+			break
 		}
 	}
 	r.Iterations, r.StepSize = it, eta0
 	if evalBad > 0 {
 		r.warn("%d ELBO draws had a non-finite log joint and were left out of the estimates", evalBad)
 	}
-	if avg != nil {
-		n := 0
-		for _, c := range avgN {
-			n += c
-		}
-		if n > 0 && stopErr == nil {
-			clear(e.theta)
-			for b := range avg {
-				for i, v := range avg[b] {
-					e.theta[i] += v
-				}
+	if avg != nil && stopErr == nil {
+		r.Averaged = avg.count()
+		if !r.Converged && r.Averaged > 0 {
+			// not settled: the average lags behind a q that still moves,
+			// so the iterate is q if its ELBO (from the same draws) is higher
+			copy(e.iterate, e.theta)
+			itELBO, _, _ := e.eval(streamEval, 0, s.ELBODraws)
+			avg.mean(e.theta)
+			var avgELBO float64
+			if last := len(r.Trace) - 1; last >= 0 && r.Trace[last].Iter == it {
+				avgELBO = r.Trace[last].ELBO // evaluated at the end of the loop
+			} else {
+				avgELBO, _, _ = e.eval(streamEval, 0, s.ELBODraws)
 			}
-			for i := range e.theta {
-				e.theta[i] /= float64(n)
+			if itELBO > avgELBO || (math.IsNaN(avgELBO) && !math.IsNaN(itELBO)) {
+				copy(e.theta, e.iterate)
+				r.Averaged = 0
 			}
 		}
 	}

@@ -26,6 +26,11 @@ type Result struct {
 	StepSize     float64 // η at the end (after the step-size search and rollbacks, if any)
 	BadSteps     int     // steps skipped for a non-finite log joint or gradient
 	Rollbacks    int     // returns to the best q after a divergence (Settings.MaxRollbacks)
+	// Averaged is the number of iterates whose mean is q (Settings.
+	// LastIterate); 0: q is the last iterate (with LastIterate; or at
+	// MaxIter, when its ELBO estimate beat the average's from the same
+	// draws), or the guard's best q, or the last good q of a stopped fit.
+	Averaged int
 
 	// ParetoK is the PSIS Pareto k̂ of the importance ratios p/q over
 	// PSISDraws draws of q (NaN if not computed), and ParetoReading its

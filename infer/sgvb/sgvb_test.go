@@ -127,15 +127,14 @@ func TestShapeCap(t *testing.T) {
 
 // TestGammaPoissonPaperEstimator runs the paper's estimator (analytic
 // entropy, no control variate) on case A, with 10 draws per step and
-// iterate averaging, and reports what it reaches.
+// iterate averaging (the default), and reports what it reaches.
 func TestGammaPoissonPaperEstimator(t *testing.T) {
 	c := gpCases[0]
 	gp := newGammaPoisson(c.y, c.a0, c.b0)
 	pa, pb := gp.posterior()
 	s := conjugateSettings()
 	s.Estimator = Entropy
-	s.DrawsPerStep = 10
-	s.Average = true
+	s.DrawsPerStep = 10 // q is the iterate average (the default)
 	r, err := Fit(context.Background(), gp, gp.latents(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -376,7 +375,8 @@ func TestLognormalOverride(t *testing.T) {
 	gp := newGammaPoisson(c.y, c.a0, c.b0)
 	s := conjugateSettings()
 	s.Family = FamilyLognormal
-	s.Average = true // the optimum is not the posterior: STL keeps its noise
+	// q is the iterate average (the default): the optimum is not the
+	// posterior, so STL keeps its noise
 	r, err := Fit(context.Background(), gp, gp.latents(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +470,8 @@ func TestOptimizers(t *testing.T) {
 		RMSprop: 0.05, Momentum: 0.1, SGD: 0.1, // η = 0.001: still approaching
 	}
 	for o := AdaDeltaMomentum; o <= SGD; o++ {
-		r, err := Fit(context.Background(), nn, lat, Settings{Seed: 5, Optimizer: o, Tol: -1, MaxIter: 5000, PSISDraws: -1})
+		// the iterate itself, not an average that lags behind the slow rules
+		r, err := Fit(context.Background(), nn, lat, Settings{Seed: 5, Optimizer: o, Tol: -1, MaxIter: 5000, PSISDraws: -1, LastIterate: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -707,7 +708,7 @@ func TestBrokenTargetStops(t *testing.T) {
 	t.Logf("stopped: %v; warnings %q", err, r.Warnings)
 	// q is the last good one: that after step 200
 	tg.broken = false
-	r2, _ := Fit(context.Background(), tg, tg.latents(), Settings{Seed: 1, Tol: -1, MaxIter: 200, PSISDraws: -1})
+	r2, _ := Fit(context.Background(), tg, tg.latents(), Settings{Seed: 1, Tol: -1, MaxIter: 200, PSISDraws: -1, LastIterate: true})
 	sameParams(t, r, r2)
 	// always broken from the start: the initial q comes back
 	tg.broken = true

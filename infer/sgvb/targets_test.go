@@ -3,6 +3,7 @@ package sgvb
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 
 	"github.com/gpplang/gpp/dist"
 )
@@ -164,3 +165,43 @@ func (unbounded) LogJoint(x, grad []float64) (float64, error) {
 }
 
 func (u unbounded) Clone() Target { return u }
+
+// logistic is a Bayesian logistic regression with an intercept and one
+// slope, N(0, 5²) priors, on fixed synthetic data: a small non-conjugate
+// posterior, so the one-draw gradient stays noisy at the optimum.
+type logistic struct{ x, y []float64 }
+
+func newLogistic(n int) *logistic {
+	rng := rand.New(rand.NewPCG(7, 0))
+	t := &logistic{x: make([]float64, n), y: make([]float64, n)}
+	for i := range t.x {
+		t.x[i] = rng.NormFloat64()
+		if rng.Float64() < 1/(1+math.Exp(-(0.5+1.5*t.x[i]))) {
+			t.y[i] = 1
+		}
+	}
+	return t
+}
+
+func (t *logistic) LogJoint(x, grad []float64) (float64, error) {
+	a, b := x[0], x[1]
+	lp := -0.5*(a*a+b*b)/25 - 2*(math.Log(5)+halfLog2Pi)
+	ga, gb := -a/25, -b/25
+	for i, xi := range t.x {
+		eta := a + b*xi
+		// log σ(η) if y = 1, log σ(−η) if y = 0
+		s := 2*t.y[i] - 1
+		lp -= math.Log1p(math.Exp(-s * eta))
+		r := t.y[i] - 1/(1+math.Exp(-eta))
+		ga += r
+		gb += r * xi
+	}
+	grad[0], grad[1] = ga, gb
+	return lp, nil
+}
+
+func (t *logistic) Clone() Target { c := *t; return &c }
+
+func (t *logistic) latents() []Latent {
+	return []Latent{{Name: "beta", Size: 2, Shape: []int{2}, Support: dist.Real}}
+}

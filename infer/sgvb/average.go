@@ -1,0 +1,157 @@
+package sgvb
+
+import (
+	"math"
+	"sort"
+)
+
+// averager keeps the sums of the unconstrained parameters over the last
+// `len(sum)` evaluation blocks of EvalEvery steps each: the Polyak–Ruppert
+// average of the iterates over up to Window·EvalEvery steps. A new block
+// replaces the oldest one.
+type averager struct {
+	sum   [][]float64
+	n     []int
+	cur   int  // the block being filled
+	fresh bool // the next add starts a new block
+}
+
+func newAverager(blocks, np int) *averager {
+	a := &averager{sum: make([][]float64, blocks), n: make([]int, blocks), cur: -1, fresh: true}
+	for i := range a.sum {
+		a.sum[i] = make([]float64, np)
+	}
+	return a
+}
+
+// add adds one iterate to the current block.
+func (a *averager) add(theta []float64) {
+	if a.fresh {
+		a.cur = (a.cur + 1) % len(a.sum)
+		clear(a.sum[a.cur])
+		a.n[a.cur] = 0
+		a.fresh = false
+	}
+	for i, v := range theta {
+		a.sum[a.cur][i] += v
+	}
+	a.n[a.cur]++
+}
+
+// endBlock makes the next add start a new block.
+func (a *averager) endBlock() { a.fresh = true }
+
+// reset forgets every iterate (after a rollback).
+func (a *averager) reset() {
+	for b := range a.sum {
+		clear(a.sum[b])
+		a.n[b] = 0
+	}
+	a.fresh = true
+}
+
+// count is the number of iterates kept.
+func (a *averager) count() int {
+	n := 0
+	for _, c := range a.n {
+		n += c
+	}
+	return n
+}
+
+// mean writes the average of the kept iterates into dst; false if there
+// are none (dst is then untouched).
+func (a *averager) mean(dst []float64) bool {
+	n := a.count()
+	if n == 0 {
+		return false
+	}
+	clear(dst)
+	for b := range a.sum {
+		if a.n[b] == 0 {
+			continue
+		}
+		for i, v := range a.sum[b] {
+			dst[i] += v
+		}
+	}
+	for i := range dst {
+		dst[i] /= float64(n)
+	}
+	return true
+}
+
+// stopRule is the convergence rule. Both variants look at relative ELBO
+// changes |ΔELBO|/max(|ELBO|, 1) over the last `window` evaluations:
+//
+//   - averaged (the default): each estimate is of the averaged q (the mean
+//     of the last window·EvalEvery iterates), all from the same draws of the
+//     base distribution, so that two estimates differ by what q moved and
+//     hardly by Monte Carlo noise. The change is taken against the estimate
+//     `window` evaluations earlier, whose average shares no iterate with the
+//     current one, and the fit has converged when the median of the last
+//     `window` such changes is below tol.
+//   - last iterate (Stan ADVI's rule): each estimate is of the current
+//     iterate from fresh draws; the change is against the previous
+//     estimate, and the fit has converged when the mean or the median of
+//     the last `window` changes is below tol.
+type stopRule struct {
+	averaged bool
+	window   int
+	tol      float64
+	hist     []float64 // estimates since the start or the last rollback
+	rel      []float64 // the last changes, oldest first (at most window)
+	sorted   []float64
+}
+
+func newStopRule(averaged bool, window int, tol float64) *stopRule {
+	return &stopRule{averaged: averaged, window: window, tol: tol,
+		rel: make([]float64, 0, window), sorted: make([]float64, window)}
+}
+
+// reset forgets every estimate (after a rollback).
+func (s *stopRule) reset() {
+	s.hist, s.rel = s.hist[:0], s.rel[:0]
+}
+
+// observe records an estimate and returns the relative change it makes
+// (NaN if there is none yet, or if spread is infinite: an estimate whose
+// spread overflows says nothing of convergence) and whether the fit has
+// converged.
+func (s *stopRule) observe(elbo, spread float64) (change float64, converged bool) {
+	s.hist = append(s.hist, elbo)
+	lag := 1
+	if s.averaged {
+		lag = s.window
+	}
+	// the estimate lag evaluations back; with averaging it must itself be
+	// of a full window of iterates
+	back := len(s.hist) - 1 - lag
+	if back < lag-1 || math.IsInf(spread, 0) {
+		return math.NaN(), false
+	}
+	change = math.Abs(elbo-s.hist[back]) / math.Max(math.Abs(elbo), 1)
+	if math.IsNaN(change) {
+		return change, false
+	}
+	if len(s.rel) == s.window {
+		copy(s.rel, s.rel[1:])
+		s.rel = s.rel[:s.window-1]
+	}
+	s.rel = append(s.rel, change)
+	if s.tol <= 0 || len(s.rel) < s.window {
+		return change, false
+	}
+	copy(s.sorted, s.rel)
+	sort.Float64s(s.sorted)
+	median := s.sorted[s.window/2]
+	if s.averaged {
+		return change, median < s.tol
+	}
+	mean := 0.0
+	for _, v := range s.rel {
+		mean += v
+	}
+	mean /= float64(s.window)
+	return change, mean < s.tol || median < s.tol
+}

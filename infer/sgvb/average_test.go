@@ -1,0 +1,120 @@
+package sgvb
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestAverager(t *testing.T) {
+	a := newAverager(2, 1)
+	var got []float64
+	mean := func() float64 {
+		v := []float64{math.NaN()}
+		if !a.mean(v) {
+			return math.NaN()
+		}
+		return v[0]
+	}
+	if !math.IsNaN(mean()) {
+		t.Errorf("empty averager has a mean")
+	}
+	// blocks {1, 2}, {3}, {5, 7}: the third replaces the first
+	for _, blk := range [][]float64{{1, 2}, {3}, {5, 7}} {
+		for _, v := range blk {
+			a.add([]float64{v})
+		}
+		a.endBlock()
+		got = append(got, mean())
+	}
+	if want := []float64{1.5, 2, 5}; !slices.Equal(got, want) {
+		t.Errorf("means %v, want %v", got, want)
+	}
+	if a.count() != 3 {
+		t.Errorf("count %d, want 3", a.count())
+	}
+	a.reset()
+	if a.count() != 0 || !math.IsNaN(mean()) {
+		t.Errorf("reset kept %d iterates", a.count())
+	}
+}
+
+func TestStopRule(t *testing.T) {
+	// last iterate: successive changes, mean or median of 3 below tol
+	s := newStopRule(false, 3, 0.01)
+	var conv []bool
+	for _, e := range []float64{-100, -90, -89.5, -89.4, -89.35} {
+		_, c := s.observe(e, 1)
+		conv = append(conv, c)
+	}
+	if want := []bool{false, false, false, true, true}; !slices.Equal(conv, want) { // median of (0.11, 0.0056, 0.0011)
+		t.Errorf("last-iterate rule %v, want %v", conv, want)
+	}
+	// averaged: changes against the estimate 3 back, from the 6th on
+	s = newStopRule(true, 3, 0.01)
+	conv = conv[:0]
+	var changes []float64
+	for _, e := range []float64{-100, -95, -92, -91, -90.5, -90.4, -90.3, -90.3, -90.3, -90.3} {
+		c, ok := s.observe(e, 1)
+		changes = append(changes, c)
+		conv = append(conv, ok)
+	}
+	for i, c := range changes {
+		if i < 5 && !math.IsNaN(c) {
+			t.Errorf("change %d = %g before two windows", i, c)
+		}
+	}
+	if c := changes[5]; math.Abs(c-(92-90.4)/90.4) > 1e-15 {
+		t.Errorf("change 5 = %g, want against the estimate 3 back", c)
+	}
+	if want := []bool{false, false, false, false, false, false, false, true, true, true}; !slices.Equal(conv, want) {
+		t.Errorf("averaged rule %v, want %v", conv, want)
+	}
+	// an infinite spread says nothing; a reset forgets
+	s.reset()
+	if c, ok := s.observe(-90, math.Inf(1)); !math.IsNaN(c) || ok {
+		t.Errorf("after reset: %g %v", c, ok)
+	}
+}
+
+// TestIterateAverage fits a logistic regression, whose one-draw gradient
+// stays noisy at the optimum, with the defaults (q the iterate average,
+// its ELBO estimated from common draws) and with LastIterate. Measured
+// (seeds 1–6, final ELBO from 10⁴ draws, standard errors about 0.002):
+// the averaged fits converge at 1400 steps, the earliest the rule allows,
+// within 0.012 nats of each other; the last iterates stop at 1600–10 000
+// steps (one not converged), spread over 0.11 nats, up to 0.10 below the
+// averaged fit of their seed and never above it beyond the estimates'
+// noise. Without the averaging (q the iterate) the spread would be the
+// last iterates', without the common draws the rule would not stop by 3000.
+func TestIterateAverage(t *testing.T) {
+	lg := newLogistic(200)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for seed := uint64(1); seed <= 6; seed++ {
+		avg, err := Fit(context.Background(), lg, lg.latents(), Settings{Seed: seed, PSISDraws: 10000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, err := Fit(context.Background(), lg, lg.latents(), Settings{Seed: seed, PSISDraws: 10000, LastIterate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("seed %d: averaged %d steps (converged %v, q the mean of %d) ELBO %.4f ± %.4f; last iterate %d steps (converged %v) ELBO %.4f ± %.4f",
+			seed, avg.Iterations, avg.Converged, avg.Averaged, avg.ELBO, avg.ELBOSE, last.Iterations, last.Converged, last.ELBO, last.ELBOSE)
+		if !avg.Converged || avg.Iterations > 3000 || avg.Averaged != 5*defaultEvalEvery {
+			t.Errorf("seed %d: averaged fit converged %v at %d steps, q the mean of %d iterates; want converged by 3000, the mean of %d",
+				seed, avg.Converged, avg.Iterations, avg.Averaged, 5*defaultEvalEvery)
+		}
+		if last.Averaged != 0 {
+			t.Errorf("seed %d: LastIterate fit averaged %d iterates", seed, last.Averaged)
+		}
+		if avg.ELBO < last.ELBO-3*math.Hypot(avg.ELBOSE, last.ELBOSE) {
+			t.Errorf("seed %d: averaged ELBO %.4f below the last iterate's %.4f", seed, avg.ELBO, last.ELBO)
+		}
+		lo, hi = min(lo, avg.ELBO), max(hi, avg.ELBO)
+	}
+	if hi-lo > 0.02 {
+		t.Errorf("averaged fits' ELBOs spread over %.4f nats, want < 0.02", hi-lo)
+	}
+}
