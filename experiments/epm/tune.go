@@ -106,13 +106,8 @@ func AverageCases() []TuneCase {
 	base.InitByMethod, base.Average = nil, false
 	avg := base
 	avg.Average = true
-	var cases []TuneCase
-	for _, k := range []int{10, 50} {
-		cases = append(cases,
-			TuneCase{"nmf start (default), last iterate", k, GammaImplicit, base},
-			TuneCase{"nmf start, iterate average", k, GammaImplicit, avg})
-	}
-	return cases
+	return atK10And50(TuneCase{Name: "nmf start (default), last iterate", Method: GammaImplicit, Fit: base},
+		TuneCase{Name: "nmf start, iterate average", Method: GammaImplicit, Fit: avg})
 }
 
 // MixtureCases compare one gamma-implicit fit with the equal-weight
@@ -121,11 +116,16 @@ func AverageCases() []TuneCase {
 func MixtureCases() []TuneCase {
 	base := DefaultFitSettings()
 	base.InitByMethod, base.Restarts = nil, 8
+	return atK10And50(TuneCase{Name: "nmf start (default), one fit", Method: GammaImplicit, Fit: base},
+		TuneCase{Name: "nmf start (default), mixture of 8 fits", Method: GammaMixture, Fit: base})
+}
+
+// atK10And50 returns the candidates a and b at K = 10, then at K = 50.
+func atK10And50(a, b TuneCase) []TuneCase {
 	var cases []TuneCase
 	for _, k := range []int{10, 50} {
-		cases = append(cases,
-			TuneCase{"nmf start (default), one fit", k, GammaImplicit, base},
-			TuneCase{"nmf start (default), mixture of 8 fits", k, GammaMixture, base})
+		a.K, b.K = k, k
+		cases = append(cases, a, b)
 	}
 	return cases
 }
