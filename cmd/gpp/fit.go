@@ -81,6 +81,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
 	fs.StringVar(&cfg.gammaParam, "gamma-param", sgvb.GammaSoftplus.String(), "how the optimizer sees a gamma factor's shape a and rate b: softplus (a, b\nbehind softplus links, as in Knowles 2015) or log-mean-shape (log a and the\nlog mean log a/b: much faster to tight posteriors; use --step-size ≤ 0.3)")
 	fs.Float64Var(&cfg.tol, "tol", defaultTol, "convergence: q is the average of the last 500 iterates; stop when its ELBO (from the\nsame draws each time) changed relative to the average 500 steps before by less than\nthis, in the median over the last 5 evaluations; 0: run all --iter iterations")
+	fs.BoolVar(&v.lastIterate, "last-iterate", false, "q is the last iterate, each ELBO estimate from fresh draws, and the fit stops\nwhen the mean or median of successive relative changes over the last 5\nevaluations is below --tol (Stan's ADVI; the paper's protocol) (default false)")
 	fs.IntVar(&v.evalEvery, "eval-every", defaultEvalEvery, "estimate the ELBO every this many iterations")
 	fs.IntVar(&v.workers, "workers", 0, "goroutines sharing each step's draws; 0: the number of CPUs, at most 4\n(results do not depend on it; use 1 when several fits run at once)")
 	fs.IntVar(&cfg.restarts, "restarts", 1, "independent fits from seeds seed + r·2³² (restart 0 is the fit of --seed), run\nside by side; the outputs describe their equal-weight mixture, and summary.csv\ngains R̂ across the restarts")
@@ -101,6 +102,7 @@ type fitFlagValues struct {
 	optimizer                       string
 	stepSize                        float64
 	seed                            uint64
+	lastIterate                     bool
 }
 
 const fitHelpText = `Fits q to the posterior of the model by stochastic gradient variational Bayes
@@ -225,7 +227,7 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 		return usageErr("--quiet and --verbose exclude each other")
 	}
 	s.MaxIter, s.DrawsPerStep, s.EvalEvery, s.Workers = v.iter, v.draws, v.evalEvery, v.workers
-	s.StepSize, s.Seed = v.stepSize, v.seed
+	s.StepSize, s.Seed, s.LastIterate = v.stepSize, v.seed, v.lastIterate
 	s.Tol = cfg.tol
 	if cfg.tol == 0 {
 		s.Tol = -1 // sgvb: negative runs MaxIter

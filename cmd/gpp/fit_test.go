@@ -335,6 +335,35 @@ func TestFitOutputs(t *testing.T) {
 	}
 }
 
+// TestFitLastIterate: by default q is the mean of the last 500 iterates,
+// and fit.json and draws.csv say so; --last-iterate makes it the iterate.
+func TestFitLastIterate(t *testing.T) {
+	for _, c := range []struct {
+		flags    []string
+		last     bool
+		averaged int
+	}{
+		{nil, false, 500},
+		{[]string{"--last-iterate"}, true, 0},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"fit", poissonModel, poissonData, "--quiet", "--gamma-param", "log-mean-shape", "--step-size", "0.3", "--out", out}, c.flags...)
+		code, _, stderr := runSafe(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.flags, code, stderr)
+		}
+		ff := readFit(t, filepath.Join(out, "fit.json"))
+		if ff.Settings.LastIterate != c.last || ff.AveragedIterates != c.averaged || !ff.Converged {
+			t.Errorf("%v: fit.json last_iterate %v, averaged_iterates %d, converged %v; want %v, %d, true",
+				c.flags, ff.Settings.LastIterate, ff.AveragedIterates, ff.Converged, c.last, c.averaged)
+		}
+		comments, _, _ := readStanCSV(t, filepath.Join(out, "draws.csv"))
+		if want := fmt.Sprintf("# averaged_iterates = %d (q is their mean; 0: the last iterate)", c.averaged); !containsLine(comments, want) {
+			t.Errorf("%v: draws.csv lacks %q", c.flags, want)
+		}
+	}
+}
+
 func containsLine(lines []string, s string) bool {
 	for _, l := range lines {
 		if l == s {

@@ -960,6 +960,7 @@ type fitSettings struct {
 	GammaGrad    string    `json:"gamma_grad"`
 	GammaParam   string    `json:"gamma_param"`
 	Tol          jsonFloat `json:"tol"`
+	LastIterate  bool      `json:"last_iterate"`
 	EvalEvery    int       `json:"eval_every"`
 	Workers      int       `json:"workers"`
 	OutputDraws  int       `json:"output_draws"`
@@ -1052,7 +1053,7 @@ func newFitFile(h drawsHeader) *fitFile {
 		Settings: fitSettings{
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
-			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Tol: jsonFloat(c.tol), EvalEvery: c.settings.EvalEvery,
+			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
 			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init,
 		},
 		fitOutcome: outcomeOf(r, h.stepSize),
