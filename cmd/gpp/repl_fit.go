@@ -640,6 +640,10 @@ func substOutputs(e ast.Expr, vals map[string]ast.Expr) ast.Expr {
 		}
 	case *ast.SliceExpr:
 		x.Lo, x.Hi = sub(x.Lo), sub(x.Hi)
+	case *ast.VectorLit:
+		for i := range x.Elems {
+			x.Elems[i] = sub(x.Elems[i])
+		}
 	}
 	return e
 }

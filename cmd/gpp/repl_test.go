@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -369,6 +370,21 @@ func TestReplFitValues(t *testing.T) {
 	if len(lines) != 4 || lines[0] != num3(mean) {
 		t.Fatalf("output:\n%s", out.String())
 	}
+	// A vector literal at the prompt: of constants, without a fit's draws;
+	// of a param and an output, over the draws of q.
+	out.Reset()
+	typeIn(r, "[1, 2.5]", "mean([lambda, twice, 1])")
+	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || lines[0] != "[1, 2.5]" {
+		t.Fatalf("output:\n%s\nerrors:\n%s", out.String(), errb.String())
+	}
+	var l, tw, one float64
+	if n, err := fmt.Sscanf(lines[1], "[%g, %g, %g]", &l, &tw, &one); n != 3 || err != nil {
+		t.Fatalf("mean([lambda, twice, 1]) printed %q (%v)", lines[1], err)
+	}
+	if math.Abs(l-mean) > 0.05*mean || math.Abs(tw-2*l) > 0.01*tw || one != 1 {
+		t.Errorf("mean([lambda, twice, 1]) = [%g, %g, %g], want about [%.4g, %.4g, 1]", l, tw, one, mean, 2*mean)
+	}
 	// a later statement keeps the fit usable; a new param does not
 	r.out = &bytes.Buffer{}
 	typeIn(r, "let l3 = lambda * 3", "mean(l3)")
@@ -378,6 +394,16 @@ func TestReplFitValues(t *testing.T) {
 	typeIn(r, "param extra: real ~ Normal(0, 1)", "mean(l3)")
 	if !strings.Contains(errb.String(), "params changed since the last :fit") {
 		t.Errorf("errors:\n%s", errb.String())
+	}
+}
+
+// TestReplVectorLit: a vector literal at the prompt whose elements are
+// data-only, an output among them, is evaluated without a fit.
+func TestReplVectorLit(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "const k = 3", "output six = 2 * k", "[six, k / 2]", "[six, k][1] + 1")
+	if got, want := out.String(), "[6, 1.5]\n4\n"; got != want || errb.Len() > 0 {
+		t.Errorf("output %q, want %q; errors:\n%s", got, want, errb.String())
 	}
 }
 

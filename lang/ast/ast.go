@@ -160,6 +160,14 @@ type IndexExpr struct {
 	Rbrack  Pos
 }
 
+// VectorLit is a vector literal [Elems...]: a vector of len(Elems) scalars
+// (at least one).
+type VectorLit struct {
+	Lbrack Pos
+	Elems  []Expr
+	Rbrack Pos
+}
+
 // SliceExpr is lo:hi inside an index, half-open; Lo or Hi may be nil. An empty
 // index position (x[, 0]) and a bare colon (x[:, 0]) both parse to a SliceExpr
 // with both bounds nil, positioned at Colon.
@@ -177,6 +185,7 @@ func (x *ParenExpr) Pos() Pos     { return x.Lparen }
 func (x *TransposeExpr) Pos() Pos { return x.X.Pos() }
 func (x *CallExpr) Pos() Pos      { return x.Fun.Pos() }
 func (x *IndexExpr) Pos() Pos     { return x.X.Pos() }
+func (x *VectorLit) Pos() Pos     { return x.Lbrack }
 func (x *SliceExpr) Pos() Pos {
 	if x.Lo != nil {
 		return x.Lo.Pos()
@@ -192,6 +201,7 @@ func (x *ParenExpr) End() Pos     { return x.Rparen.Add(1) }
 func (x *TransposeExpr) End() Pos { return x.Quote.Add(1) }
 func (x *CallExpr) End() Pos      { return x.Rparen.Add(1) }
 func (x *IndexExpr) End() Pos     { return x.Rbrack.Add(1) }
+func (x *VectorLit) End() Pos     { return x.Rbrack.Add(1) }
 func (x *SliceExpr) End() Pos {
 	if x.Hi != nil {
 		return x.Hi.End()
@@ -207,6 +217,7 @@ func (*ParenExpr) exprNode()     {}
 func (*TransposeExpr) exprNode() {}
 func (*CallExpr) exprNode()      {}
 func (*IndexExpr) exprNode()     {}
+func (*VectorLit) exprNode()     {}
 func (*SliceExpr) exprNode()     {}
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import (
 // n, for tests and debugging. Expressions:
 //
 //	(ident x)  (int 3)  (real 1e-3)  (unary - X)  (binary + X Y)  (paren X)
-//	(transpose X)  (call f A...)  (index X I...)  (slice LO HI)
+//	(transpose X)  (call f A...)  (index X I...)  (slice LO HI)  (vector E...)
 //
 // where an absent slice bound is _. Types are (type KIND (lower E)
 // (upper E) (dims E...)), each part present only when set; statements are
@@ -94,6 +94,10 @@ func (d *dumper) node(n Node) {
 		d.open("index")
 		d.kids(n.X)
 		d.exprs(n.Indices)
+		d.close()
+	case *VectorLit:
+		d.open("vector")
+		d.exprs(n.Elems)
 		d.close()
 	case *SliceExpr:
 		d.open("slice")

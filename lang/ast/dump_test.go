@@ -13,6 +13,7 @@ func TestDump(t *testing.T) {
 		{&TransposeExpr{X: num("3", 3)}, "(transpose (int 3))"},
 		{call("f", a, b), "(call f (ident a) (ident b))"},
 		{call("g"), "(call g)"},
+		{&VectorLit{Elems: []Expr{a, num("2", 2)}}, "(vector (ident a) (int 2))"},
 		{&IndexExpr{X: a, Indices: []Expr{&SliceExpr{}, &SliceExpr{Lo: b}, &SliceExpr{Hi: c}}},
 			"(index (ident a) (slice _ _) (slice (ident b) _) (slice _ (ident c)))"},
 		{&TypeExpr{Kind: Int, Lower: num("0", 0), Dims: []Expr{id("N")}}, "(type int (lower (int 0)) (dims (ident N)))"},

@@ -9,9 +9,10 @@ import (
 
 // Printing writes canonical source: one statement per line, declarations
 // as `name: type`, single spaces around binary operators and around ~, =,
-// += and -=, a comma and a space between arguments and indices, an empty
-// index position as ":" (x[:, 0]), bounds as <lower=L, upper=U>, and four
-// spaces of indentation per enclosing for body.
+// += and -=, a comma and a space between arguments, indices and the
+// elements of a vector literal ([a, b, c]), an empty index position as ":"
+// (x[:, 0]), bounds as <lower=L, upper=U>, and four spaces of indentation
+// per enclosing for body.
 //
 // Parentheses are printed exactly where the tree has a ParenExpr, so a
 // parsed file prints with the author's grouping and parses back to the same
@@ -228,6 +229,10 @@ func (p *printer) expr(e Expr) {
 		p.operand(e.X, precPostfix)
 		p.str("[")
 		p.list(e.Indices)
+		p.str("]")
+	case *VectorLit:
+		p.str("[")
+		p.list(e.Elems)
 		p.str("]")
 	case *SliceExpr:
 		if e.Lo != nil {

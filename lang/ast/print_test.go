@@ -40,6 +40,11 @@ func TestFormatExpr(t *testing.T) {
 		{&IndexExpr{X: id("x"), Indices: []Expr{&SliceExpr{Hi: id("n")}, &SliceExpr{Lo: num("2", 2)}}}, "x[:n, 2:]"},
 		{call("f"), "f()"},
 		{call("f", a, call("g", b, c)), "f(a, g(b, c))"},
+		{&VectorLit{Elems: []Expr{num("1", 1)}}, "[1]"},
+		{&VectorLit{Elems: []Expr{a, bin(b, Add, c), neg(num("2.5", 2.5))}}, "[a, b + c, -2.5]"},
+		{&IndexExpr{X: &VectorLit{Elems: []Expr{a, b}}, Indices: []Expr{num("0", 0)}}, "[a, b][0]"},
+		{&TransposeExpr{X: &VectorLit{Elems: []Expr{a, b}}}, "[a, b]'"},
+		{neg(&VectorLit{Elems: []Expr{a}}), "-[a]"},
 
 		// Hand-built trees that the precedence rules cannot express
 		// get the parentheses they need.

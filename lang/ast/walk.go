@@ -37,6 +37,10 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, a := range n.Indices {
 			expr(a)
 		}
+	case *VectorLit:
+		for _, e := range n.Elems {
+			expr(e)
+		}
 	case *SliceExpr:
 		expr(n.Lo)
 		expr(n.Hi)

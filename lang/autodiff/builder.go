@@ -757,6 +757,28 @@ func (b *Builder) Gather(x ID, idx []int, pos ast.Pos) ID {
 	return b.push(node{op: OpGather, args: args, shape: out, pos: pos, idx: append([]int(nil), idx...)})
 }
 
+// Stack returns the vector (x[0], ..., x[n-1]) of n ≥ 1 scalar nodes: a
+// vector literal whose elements are not all constants. An element may
+// repeat; its adjoints accumulate.
+func (b *Builder) Stack(xs []ID, pos ast.Pos) ID {
+	if b.done {
+		panic(errFinished)
+	}
+	if len(xs) == 0 {
+		return b.fail(pos, "vector: needs at least one element")
+	}
+	args, ok := b.operands(xs...)
+	if !ok {
+		return b.invalid(pos)
+	}
+	for k, a := range args {
+		if s := b.shapeOf(a); !s.IsScalar() {
+			return b.fail(pos, "vector: element %d is %s, not a scalar", k, s)
+		}
+	}
+	return b.push(node{op: OpStack, args: args, shape: Vector(len(args)), pos: pos})
+}
+
 // Density returns Σ log p(value | args) over the elements of value and args
 // broadcast to a common shape, calling d.Kernel once per element. Adjoints
 // flow to value and to every argument, summed over broadcast dimensions.

@@ -45,6 +45,11 @@ func TestShapeErrors(t *testing.T) {
 		}, "model.gpp:8:3: Normal: takes 2 arguments, got 1"},
 		{"diag", func(b *Builder) ID { return b.Diag(b.Input("A", Matrix(2, 3), at(1, 1)), at(9, 1)) },
 			"model.gpp:9:1: diag: needs a vector or a square matrix, got [2, 3]"},
+		{"stack-vector", func(b *Builder) ID {
+			return b.Stack([]ID{b.Input("a", Scalar(), at(1, 1)), b.Input("x", Vector(2), at(1, 1))}, at(13, 9))
+		}, "model.gpp:13:9: vector: element 1 is [2], not a scalar"},
+		{"stack-empty", func(b *Builder) ID { return b.Stack(nil, at(14, 9)) },
+			"model.gpp:14:9: vector: needs at least one element"},
 		{"too-many-values", func(b *Builder) ID {
 			x := b.Input("x", Vector(1<<15), at(1, 1))
 			return b.Outer(x, x, at(10, 5))

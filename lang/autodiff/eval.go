@@ -131,6 +131,10 @@ func (p *Program) eval(n *node) bool {
 		for k, i := range n.idx {
 			copy(z[k*c:k*c+c], xv[i*c:i*c+c])
 		}
+	case op == OpStack:
+		for k, a := range n.args {
+			z[k] = p.val[p.nodes[a].off]
+		}
 	case op == OpDensity || op == OpLogPDF:
 		p.evalDensity(n)
 	case op == OpRowSumProd:

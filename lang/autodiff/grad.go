@@ -139,6 +139,12 @@ func (p *Program) grad(n *node) {
 				ar[j] += v
 			}
 		}
+	case op == OpStack:
+		for k, a := range n.args {
+			if x := &p.nodes[a]; x.aoff >= 0 {
+				p.adj[x.aoff] += g[k]
+			}
+		}
 	case op == OpDensity || op == OpLogPDF:
 		p.gradDensity(n, g)
 	case op == OpRowSumProd:

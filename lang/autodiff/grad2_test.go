@@ -65,6 +65,83 @@ func TestGradIndexing(t *testing.T) {
 	})
 }
 
+// TestGradStack checks OpStack, the vector literal: each output element's
+// adjoint goes to its own scalar, adjoints of a repeated element add up,
+// and constant elements get none.
+func TestGradStack(t *testing.T) {
+	scalars := func(ds ...bool) func(*rand.Rand) []arg {
+		return func(*rand.Rand) []arg {
+			as := make([]arg, len(ds))
+			for i, d := range ds {
+				as[i] = arg{shape: Scalar(), data: d, dom: real}
+			}
+			return as
+		}
+	}
+	picks := func(idx ...int) func(v [][]float64, _ []Shape) []float64 {
+		return func(v [][]float64, _ []Shape) []float64 {
+			res := make([]float64, len(idx))
+			for k, i := range idx {
+				res[k] = v[i][0]
+			}
+			return res
+		}
+	}
+	runCases(t, []gradCase{
+		{name: "one", args: scalars(false), build: func(b *Builder, x []ID) ID { return b.Stack(x, testPos) }, ref: picks(0)},
+		{name: "three", args: scalars(false, false, false), build: func(b *Builder, x []ID) ID { return b.Stack(x, testPos) },
+			ref: picks(0, 1, 2)},
+		{name: "with-data", args: scalars(false, true, false, true), build: func(b *Builder, x []ID) ID { return b.Stack(x, testPos) },
+			ref: picks(0, 1, 2, 3)},
+		{name: "repeated", args: scalars(false, false), build: func(b *Builder, x []ID) ID {
+			return b.Stack([]ID{x[1], x[0], x[1], x[1]}, testPos)
+		}, ref: picks(1, 0, 1, 1)},
+		// Elements of a vector and derived scalars, stacked and used again
+		// (the literal as a product's operand and a density's argument).
+		{name: "of-expressions", args: func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{in(Vector(n), real), in(Scalar(), pos)}
+		}, build: func(b *Builder, x []ID) ID {
+			v := b.Stack([]ID{b.Elem(x[0], 1, testPos), b.Log(x[1], testPos), b.Mul(x[1], b.Elem(x[0], 0, testPos), testPos)}, testPos)
+			sd := b.Stack([]ID{x[1], b.Scalar(2, testPos), b.Square(x[1], testPos)}, testPos)
+			return b.Add(b.Mul(v, v, testPos), b.Density(testNormal, v, []ID{b.Scalar(0, testPos), sd}, testPos), testPos)
+		}},
+	})
+}
+
+// TestStackZeroAllocs: Forward and Backward through OpStack allocate
+// nothing.
+func TestStackZeroAllocs(t *testing.T) {
+	b := NewBuilder()
+	a := b.Input("a", Scalar(), testPos)
+	x := b.Input("x", Vector(3), testPos)
+	v := b.Stack([]ID{a, b.Elem(x, 2, testPos), b.Scalar(1.5, testPos), a}, testPos)
+	y := b.Const([]float64{0.5, -1, 2, 0.25}, Vector(4), testPos)
+	p, err := b.Finish(b.Density(testNormal, y, []ID{v, b.Scalar(1, testPos)}, testPos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, grad := []float64{0.3, 1, 2, -0.7}, make([]float64, 4)
+	if _, err := p.LogJoint(xs, grad); err != nil {
+		t.Fatal(err)
+	}
+	// d/da of -(0.5 - a)²/2 - (0.25 - a)²/2, d/dx2 of -(-1 - x2)²/2.
+	if want := (0.5 - 0.3) + (0.25 - 0.3); math.Abs(grad[0]-want) > 1e-15 {
+		t.Errorf("d/da = %v, want %v", grad[0], want)
+	}
+	if want := -1 - (-0.7); math.Abs(grad[3]-want) > 1e-15 || grad[1] != 0 || grad[2] != 0 {
+		t.Errorf("d/dx = %v, want [0 0 %v]", grad[1:], want)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := p.LogJoint(xs, grad); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Forward+Backward allocates %v times per call, want 0", allocs)
+	}
+}
+
 func TestGradDensity(t *testing.T) {
 	normalRef := elementwiseRef(func(x []float64) float64 {
 		lp, _ := normalKernel(x[0], x[1:], make([]float64, 2))

@@ -59,6 +59,9 @@ const (
 	OpCol    // A[:, j]
 	OpGather // x[idx] or A[idx] for an int vector idx
 
+	// Construction.
+	OpStack // n scalars as a vector: a vector literal [x0, ..., xn-1]
+
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
 	OpLogPDF  // log p(value | args) per element of the broadcast shape
@@ -81,7 +84,7 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpRowSumProd: "rowsum",
 }
 

@@ -167,6 +167,77 @@ target += -0.5 * N * logdet(C) - 0.5 * trace(solve(C, S))
 	}
 }
 
+// TestVectorLitTypes checks the type of vector literals: the length is a
+// known size, the element type is int only when every element is, the
+// support is the narrowest holding every element (never simplex), and the
+// literal is data-only unless an element depends on a param.
+func TestVectorLitTypes(t *testing.T) {
+	src := `data N: int
+data k: int<lower=0>
+data u: unit
+data x: real[N]
+param a: real
+param p: positive
+param w: simplex[2]
+let l1 = [1, 2, 3]
+let l2 = [0, 1]
+let l3 = [1, 2.5]
+let l4 = [0.5, 0.25]
+let l5 = [0.5, 0.5]
+let l6 = [p, 2]
+let l7 = [p, u, k]
+let l8 = [1, -1]
+let l9 = [a, 1]
+let l10 = [w[0], w[1]]
+let l11 = [mean(x), N]
+let l12 = [p, 2][0]
+let l13 = [p, 2]'
+let l14 = [3, 0.5][1]
+const K = [4, 5][1]
+param v: real[[2, K][0]]
+`
+	f, info := checkSource(t, "m.gpp", src, nil)
+	for _, c := range []struct {
+		expr, typ string
+		support   dist.Support
+		dataOnly  bool
+	}{
+		{"[1, 2, 3]", "positive int[3]", dist.Positive, true},
+		{"[0, 1]", "count int[2]", dist.Count, true},
+		{"[1, 2.5]", "positive real[2]", dist.Positive, true},
+		{"[0.5, 0.25]", "unit real[2]", dist.Unit, true},
+		{"[0.5, 0.5]", "unit real[2]", dist.Unit, true}, // sums to 1, yet no simplex
+		{"[p, 2]", "positive real[2]", dist.Positive, false},
+		{"[p, u, k]", "non-negative real[3]", dist.NonNegative, false},
+		{"[1, -1]", "int[2]", dist.Real, true},
+		{"[a, 1]", "real[2]", dist.Real, false},
+		{"[w[0], w[1]]", "non-negative real[2]", dist.NonNegative, false},
+		{"[mean(x), N]", "real[2]", dist.Real, true},
+		{"[p, 2][0]", "positive real", dist.Positive, false},
+		{"[p, 2]'", "positive real[1, 2]", dist.Positive, false},
+	} {
+		got := info.Types[findExpr(t, f, src, c.expr)]
+		if got.String() != c.typ || got.Support != c.support || got.DataOnly != c.dataOnly || got.Const != nil {
+			t.Errorf("%s: %v (support %s, data-only %v, const %v), want %s (support %s, data-only %v, no const)",
+				c.expr, got, got.Support, got.DataOnly, got.Const, c.typ, c.support, c.dataOnly)
+		}
+		if s := got.Shape; s.Rank() > 0 && !s[len(s)-1].Known() {
+			t.Errorf("%s: shape %v, want a known length", c.expr, s)
+		}
+	}
+	// A constant element picked by a constant index is a constant: a
+	// value, a const's default, a size.
+	if got := info.Types[findExpr(t, f, src, "[3, 0.5][1]")]; got.Const == nil || *got.Const != 0.5 || got.String() != "unit real" {
+		t.Errorf("[3, 0.5][1]: %v (const %v), want the unit real constant 0.5", got, got.Const)
+	}
+	if k := info.Const("K"); k == nil || k.Value != 5 || k.Elem != check.Int {
+		t.Errorf("const K = %+v, want the int 5", k)
+	}
+	if v := info.Latent("v"); v == nil || v.Dims.String() != "[2]" || !v.Dims[0].Known() {
+		t.Errorf("v's dims: %+v, want [2]", v)
+	}
+}
+
 func TestEPMInfo(t *testing.T) {
 	src, _ := os.ReadFile("../../examples/epm.gpp")
 	f, info := checkExample(t, "epm.gpp")

@@ -43,7 +43,8 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 	if ok {
 		switch {
 		case t.Shape.Rank() != 0:
-			c.errorf(s.Value.Pos(), "const `%s` must be a scalar; `%s` is %s", name, exprString(s.Value), t.Shape.describe())
+			c.errorf(s.Value.Pos(), "const `%s` must be a scalar; `%s` is %s: for a constant vector or matrix write `let %s = ...` (a let of constants is computed once)",
+				name, exprString(s.Value), t.Shape.describe(), name)
 			ok = false
 		case t.Const == nil:
 			c.errorf(s.Value.Pos(), "the value of const `%s` must be a constant expression; %s", name, c.nonConstCulprit(s.Value))

@@ -171,7 +171,7 @@ func satisfies(req dist.Support, t Type) bool {
 
 // supportHint suggests a fix for an argument outside its required support.
 func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
-	if t.Const != nil {
+	if t.Const != nil || c.constLit(e) {
 		return ""
 	}
 	switch req {
@@ -191,6 +191,21 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 		}
 	}
 	return ""
+}
+
+// constLit reports whether e is a vector literal of constants, whose
+// support a hint cannot change.
+func (c *checker) constLit(e ast.Expr) bool {
+	v, ok := unparen(e).(*ast.VectorLit)
+	if !ok {
+		return false
+	}
+	for _, x := range v.Elems {
+		if c.info.Types[x].Const == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func withArticle(word string) string {
@@ -262,6 +277,12 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		return c.explain(x.X, req)
 	case *ast.IndexExpr:
 		return is + " because " + c.explain(x.X, req)
+	case *ast.VectorLit:
+		for _, el := range x.Elems {
+			if !satisfies(req, c.info.Types[el]) {
+				return is + " because its element " + c.explain(el, req)
+			}
+		}
 	case *ast.BinaryExpr:
 		if x.Op == ast.Sub {
 			return is + ": a difference can have either sign"

@@ -60,6 +60,8 @@ func (c *checker) expr1(e ast.Expr) Type {
 		return c.call(e)
 	case *ast.IndexExpr:
 		return c.index(e)
+	case *ast.VectorLit:
+		return c.vectorLit(e)
 	case *ast.SliceExpr:
 		c.errorf(e.Colon, "a slice lo:hi is allowed only inside an index")
 		return invalid
@@ -197,6 +199,45 @@ func foldBinary(op ast.Op, a, b float64) float64 {
 		return math.Pow(a, b)
 	}
 	return math.NaN()
+}
+
+// vectorLit checks [e1, ..., en]: a vector of the n scalars, int when
+// every element is int, with the narrowest support that holds every
+// element (language.md §6); never a simplex, whatever the elements sum to.
+// It carries no constant value (Type.Const is for scalars); index folds a
+// constant element picked by a constant index.
+func (c *checker) vectorLit(e *ast.VectorLit) Type {
+	t := Type{Elem: Int, Shape: Shape{knownDim(len(e.Elems))}, DataOnly: true}
+	ok := true
+	for i, x := range e.Elems {
+		xt := c.expr(x)
+		if !xt.Valid() {
+			ok = false
+			continue
+		}
+		if xt.Shape.Rank() != 0 {
+			hint := ""
+			if _, nested := unparen(x).(*ast.VectorLit); nested {
+				hint = " (there are no matrix literals)"
+			}
+			c.errorf(x.Pos(), "a vector literal's elements must be scalars; `%s` is %s%s", exprString(x), xt.Shape.describe(), hint)
+			ok = false
+			continue
+		}
+		if xt.Elem != Int {
+			t.Elem = Real
+		}
+		t.DataOnly = t.DataOnly && xt.DataOnly
+		if i == 0 {
+			t.Support = joinSupport(xt.Support, xt.Support)
+		} else {
+			t.Support = joinSupport(t.Support, xt.Support)
+		}
+	}
+	if !ok {
+		return invalid
+	}
+	return t
 }
 
 // ---------------------------------------------------------------------------
@@ -574,16 +615,18 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 			ok = false
 			continue
 		}
+		// A constant index, alone or in a literal, is checked against a
+		// known size here.
+		inRange := func(ix ast.Expr, v *float64) {
+			if v != nil && (*v < 0 || d.Known() && int(*v) >= d.N) {
+				c.errorf(ix.Pos(), "index %d out of range: `%s` has %s along axis %d (indices are 0-based)",
+					int(*v), exprString(e.X), plural1(d), axis)
+				ok = false
+			}
+		}
 		switch it.Shape.Rank() {
 		case 0:
-			if it.Const != nil {
-				v := *it.Const
-				if v < 0 || d.Known() && int(v) >= d.N {
-					c.errorf(ix.Pos(), "index %d out of range: `%s` has %s along axis %d (indices are 0-based)",
-						int(v), exprString(e.X), plural1(d), axis)
-					ok = false
-				}
-			}
+			inRange(ix, it.Const)
 		case 1:
 			if gathered {
 				c.errorf(ix.Pos(), "gathering along both axes is not supported; index one axis with a vector")
@@ -592,6 +635,11 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 			}
 			gathered = true
 			out = append(out, it.Shape[0])
+			if lit, isLit := unparen(ix).(*ast.VectorLit); isLit {
+				for _, el := range lit.Elems {
+					inRange(el, c.info.Types[el].Const)
+				}
+			}
 		default:
 			c.errorf(ix.Pos(), "index must be an int scalar or vector; `%s` is %s", exprString(ix), it.Shape.describe())
 			ok = false
@@ -605,6 +653,13 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 	// single entries are merely non-negative.
 	if x.Support == dist.Simplex && !(lastKept && len(out) > 0) {
 		t.Support = dist.NonNegative
+	}
+	// A constant element of a literal, picked by a constant index, is a
+	// constant: [4, 5][1] may be a const's value or a size.
+	if lit, isLit := unparen(e.X).(*ast.VectorLit); isLit && len(out) == 0 && idx[0].Const != nil {
+		if v := c.info.Types[lit.Elems[int(*idx[0].Const)]].Const; v != nil {
+			t.Const, t.Support = v, valueSupport(t.Elem, *v)
+		}
 	}
 	return t
 }

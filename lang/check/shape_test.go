@@ -154,6 +154,17 @@ func TestSupportArithmetic(t *testing.T) {
 		{"real^2", powSupport(R, P, ptr(2)), N},
 		{"real^3", powSupport(R, P, ptr(3)), R},
 		{"simplex*pos", productSupport(dist.Simplex, P), N},
+		{"join unit,unit", joinSupport(U, U), U},
+		{"join unit,pos", joinSupport(U, P), P},
+		{"join pos,nonneg", joinSupport(P, N), N},
+		{"join pos,count", joinSupport(P, C), N},
+		{"join count,binary", joinSupport(C, dist.Binary), C},
+		{"join binary,binary", joinSupport(dist.Binary, dist.Binary), dist.Binary},
+		{"join unit,binary", joinSupport(U, dist.Binary), N},
+		{"join pos,real", joinSupport(P, R), R},
+		{"join simplex entry", joinSupport(dist.Simplex, dist.Simplex), N},
+		{"join interval", joinSupport(dist.Interval, dist.Interval), R},
+		{"join bounded count", joinSupport(dist.BoundedCount, dist.BoundedCount), C},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

@@ -315,6 +315,36 @@ func valueSupport(e Elem, v float64) dist.Support {
 	return dist.Real
 }
 
+// joinSupports are the scalar supports a join can give, narrowest first.
+var joinSupports = [...]dist.Support{dist.Binary, dist.Count, dist.Unit, dist.Positive, dist.NonNegative, dist.Real}
+
+// joinSupport is the narrowest scalar support that holds both a and b: the
+// support of a vector literal's elements taken together. Unit and positive
+// give positive, positive and a non-negative int give non-negative, and
+// anything of either sign gives real. A simplex entry counts as
+// non-negative; interval and bounded-count supports, whose bounds come
+// from arguments, widen to real and count.
+func joinSupport(a, b dist.Support) dist.Support {
+	widen := func(s dist.Support) dist.Support {
+		switch s {
+		case dist.Simplex:
+			return dist.NonNegative
+		case dist.Interval:
+			return dist.Real
+		case dist.BoundedCount:
+			return dist.Count
+		}
+		return s
+	}
+	a, b = widen(a), widen(b)
+	for _, s := range joinSupports {
+		if s.Contains(a) && s.Contains(b) {
+			return s
+		}
+	}
+	return dist.Real
+}
+
 func addSupport(a, b dist.Support) dist.Support {
 	switch {
 	case isPos(a) && isNonNeg(b), isNonNeg(a) && isPos(b):

@@ -191,8 +191,9 @@ type value struct {
 	ints  []int
 	shape []int // of ints
 	isInt bool  // ints are valid
-	// at locates int k in the data file it came from (nil: not data), so
-	// that a bad index is reported at its cell.
+	// at locates int k in the data file it came from, or in a vector
+	// literal at its element (nil: neither), so that a bad index is
+	// reported at its cell or element.
 	at func(k int) ast.Pos
 }
 

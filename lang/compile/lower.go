@@ -171,9 +171,77 @@ func (l *lowerer) expr1(e ast.Expr) value {
 		return l.call(e)
 	case *ast.IndexExpr:
 		return l.index(e)
+	case *ast.VectorLit:
+		return l.vectorLit(e)
 	}
 	l.errorf(e.Pos(), "compile: unexpected expression %T", e)
 	return value{}
+}
+
+// vectorLit lowers [e1, ..., en]: constants give one constant node, and
+// ints known when compiling (constants, int data, loop variables) also an
+// int value, so that the literal can index; otherwise the elements' nodes
+// are stacked (a data-only stack is evaluated once, by Finish).
+func (l *lowerer) vectorLit(e *ast.VectorLit) value {
+	n := len(e.Elems)
+	pos := e.Pos()
+	vals := make([]float64, n)
+	consts := true
+	for i, x := range e.Elems {
+		c := l.info.Types[x].Const
+		if c == nil {
+			consts = false
+			break
+		}
+		vals[i] = *c
+	}
+	// An int literal also keeps its ints; an index out of range is
+	// reported at its data cell, else at its element (cell may be nil).
+	intValue := func(ints []int, cell func(k int) ast.Pos) value {
+		at := func(k int) ast.Pos {
+			if cell != nil {
+				if p := cell(k); p.Line > 0 {
+					return p
+				}
+			}
+			return e.Elems[k].Pos()
+		}
+		return value{id: l.b.Const(vals, autodiff.Vector(n), pos), node: true, ints: ints, shape: []int{n}, isInt: true, at: at}
+	}
+	if consts {
+		if l.info.Types[e].Elem != check.Int {
+			return value{id: l.b.Const(vals, autodiff.Vector(n), pos), node: true}
+		}
+		ints := make([]int, n)
+		for i, v := range vals {
+			ints[i] = int(v)
+		}
+		return intValue(ints, nil)
+	}
+	elems := make([]value, n)
+	ints := make([]int, n)
+	allInts := true
+	for i, x := range e.Elems {
+		elems[i] = l.expr(x)
+		if el := elems[i]; el.isInt && len(el.ints) == 1 {
+			ints[i], vals[i] = el.ints[0], float64(el.ints[0])
+		} else {
+			allInts = false
+		}
+	}
+	if allInts {
+		return intValue(ints, func(k int) ast.Pos {
+			if cell := elems[k].at; cell != nil {
+				return cell(0)
+			}
+			return ast.Pos{}
+		})
+	}
+	ids := make([]autodiff.ID, n)
+	for i, el := range elems {
+		ids[i] = l.node(el, e.Elems[i].Pos())
+	}
+	return value{id: l.b.Stack(ids, pos), node: true}
 }
 
 // ident lowers a name.

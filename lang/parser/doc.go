@@ -48,6 +48,12 @@
 //   - A for body may be empty or written on one line (for i in 0:N { a; b });
 //     its "{" must be on the header's line. Empty statements (;;) are
 //     allowed. Calls take no trailing comma.
+//   - A vector literal [a, b] has at least one element and, like a call, no
+//     trailing comma. It is an operand: a "[" right after an operand is an
+//     index ([a, b][0] indexes the literal; inside brackets, where a
+//     newline ends nothing, even on the next line), and one that starts an
+//     operand is a literal (x[[0, 2]] gathers). Literals nest in the
+//     syntax; that elements are scalars is the checker's rule.
 //
 // Comments are dropped: the tree, and so ast.Fprint, has none.
 package parser

@@ -21,20 +21,21 @@ import (
 // words describes productions by what they mean to a model author. A
 // production not listed here is described by the tokens that can start it.
 var words = map[string]string{
-	"Stmt":     "a statement",
-	"Expr":     "an expression",
-	"Product":  "an expression",
-	"Unary":    "an expression",
-	"Power":    "an expression",
-	"Postfix":  "an expression",
-	"Operand":  "an expression",
-	"Negation": "an expression",
-	"Paren":    "an expression",
-	"Ident":    "a name",
-	"Name":     "a name",
-	"Number":   "a number",
-	"TypeExpr": "a type",
-	"Dist":     "a distribution",
+	"Stmt":      "a statement",
+	"Expr":      "an expression",
+	"Product":   "an expression",
+	"Unary":     "an expression",
+	"Power":     "an expression",
+	"Postfix":   "an expression",
+	"Operand":   "an expression",
+	"Negation":  "an expression",
+	"Paren":     "an expression",
+	"VectorLit": "an expression",
+	"Ident":     "a name",
+	"Name":      "a name",
+	"Number":    "a number",
+	"TypeExpr":  "a type",
+	"Dist":      "a distribution",
 }
 
 // tokenWords describes the lexer's token classes (<ident> and so on in the

@@ -118,6 +118,13 @@ var syntaxErrorTests = []struct {
 	{"let a = f(a b)", []string{`1:13: expected ")" after "a", found "b"`}},
 	{"let a = f(a,)", []string{`1:13: expected an expression after ",", found ")"`}},
 	{"let a = x[]", []string{`1:11: expected an index after "[", found "]"`}},
+	// Vector literals: at least one element, no trailing comma (as in calls).
+	{"let a = []", []string{`1:10: expected an expression after "[", found "]"`}},
+	{"let a = [1, 2,]", []string{`1:15: expected an expression after ",", found "]"`}},
+	{"let a = [1 2]", []string{`1:12: expected "]" after "1", found "2"`}},
+	{"let a = [1, 2", []string{`1:14: expected "]" after "2", found end of file`}},
+	{"let a = [1,\nlet b = 2", []string{`1:12: expected an expression after ",", found newline`}},
+	{"let a = [1:2]", []string{`1:11: expected "]" after "1", found ":"`}},
 	{"let a = x;; let b = y +; let c = 1", []string{`1:24: expected an expression after "+", found ";"`}},
 	// Other statements.
 	{"target = x", []string{`1:8: expected "+=" or "-=" after "target", found "="`}},

@@ -182,9 +182,10 @@ type indexItem struct {
 }
 
 type operand struct {
-	Number *number `parser:"  @@"`
-	Name   *name   `parser:"| @@"`
-	Paren  *paren  `parser:"| @@"`
+	Number *number    `parser:"  @@"`
+	Name   *name      `parser:"| @@"`
+	Paren  *paren     `parser:"| @@"`
+	Vector *vectorLit `parser:"| @@"`
 }
 
 // name is a name, or a call when followed by arguments.
@@ -203,6 +204,15 @@ type paren struct {
 	Lparen lexer.Token `parser:"@'('"`
 	X      *expr       `parser:"@@"`
 	Rparen lexer.Token `parser:"@')'"`
+}
+
+// vectorLit is a vector literal [e1, e2, ...]: at least one element and,
+// as in call arguments, no trailing comma. A "[" that follows an operand is
+// an index (postOp); one that starts an operand is a literal.
+type vectorLit struct {
+	Lbrack lexer.Token `parser:"@'['"`
+	Elems  []*expr     `parser:"@@ (',' @@)*"`
+	Rbrack lexer.Token `parser:"@']'"`
 }
 
 type number struct {

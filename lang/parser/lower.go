@@ -200,6 +200,12 @@ func (l *lowerer) operand(o *operand) ast.Expr {
 			return l.call(o.Name.Ident, o.Name.Args)
 		}
 		return l.ident(o.Name.Ident)
+	case o.Vector != nil:
+		v := &ast.VectorLit{Lbrack: astPos(o.Vector.Lbrack.Pos), Rbrack: astPos(o.Vector.Rbrack.Pos)}
+		for _, e := range o.Vector.Elems {
+			v.Elems = append(v.Elems, l.expr(e))
+		}
+		return v
 	}
 	return &ast.ParenExpr{Lparen: astPos(o.Paren.Lparen.Pos), X: l.expr(o.Paren.X), Rparen: astPos(o.Paren.Rparen.Pos)}
 }

@@ -68,6 +68,21 @@ var exprTests = []struct{ src, want string }{
 	{`f(x)'`, `(transpose (call f (ident x)))`},
 	{`(a + b)[0]`, `(index (paren (binary + (ident a) (ident b))) (int 0))`},
 
+	// Vector literals: an operand, so postfix operators apply to them; a
+	// "[" after an operand is an index.
+	{`[1]`, `(vector (int 1))`},
+	{`[a, b + 1, -c]`, `(vector (ident a) (binary + (ident b) (int 1)) (unary - (ident c)))`},
+	{`[x[0], f(y), (z), 2.5]`, `(vector (index (ident x) (int 0)) (call f (ident y)) (paren (ident z)) (real 2.5))`},
+	{`[a, b][0]`, `(index (vector (ident a) (ident b)) (int 0))`},
+	{`[a, b]'`, `(transpose (vector (ident a) (ident b)))`},
+	{`X * [a, b]'`, `(binary * (ident X) (transpose (vector (ident a) (ident b))))`},
+	{`-[a]`, `(unary - (vector (ident a)))`},
+	{`[a]^2`, `(binary ^ (vector (ident a)) (int 2))`},
+	{`x[[0, 2]]`, `(index (ident x) (vector (int 0) (int 2)))`},
+	{`x[[0, 2], 1:2]`, `(index (ident x) (vector (int 0) (int 2)) (slice (int 1) (int 2)))`},
+	{`[[1, 2], [3]]`, `(vector (vector (int 1) (int 2)) (vector (int 3)))`}, // the checker rejects it
+	{`f([a, b], c)`, `(call f (vector (ident a) (ident b)) (ident c))`},
+
 	// Calls.
 	{`f()`, `(call f)`},
 	{`f(x)`, `(call f (ident x))`},
@@ -99,6 +114,7 @@ var exprTests = []struct{ src, want string }{
 	{"f(\n  a,\n  b\n)", `(call f (ident a) (ident b))`},
 	{"(a\n+ b)", `(paren (binary + (ident a) (ident b)))`},
 	{"x[\n0\n]", `(index (ident x) (int 0))`},
+	{"[a,\n  b\n]", `(vector (ident a) (ident b))`},
 	// ... and neither does one after an operator.
 	{"a +\n  b", `(binary + (ident a) (ident b))`},
 	{"a *\n\n  b # comment\n", `(binary * (ident a) (ident b))`},
@@ -161,6 +177,8 @@ var stmtTests = []struct{ src, want string }{
 	{`const s: real = 2 * 0.5`, `(const s (type real) (binary * (int 2) (real 0.5)))`},
 	{`param beta: real[2]`, `(param beta (type real (dims (int 2))))`},
 	{`param prec: positive ~ Gamma(0.1, 0.1)`, `(param prec (type positive) (call Gamma (real 0.1) (real 0.1)))`},
+	{`param beta: real[3] ~ Normal(0, [10, 2.5, 2.5])`,
+		`(param beta (type real (dims (int 3))) (call Normal (int 0) (vector (int 10) (real 2.5) (real 2.5))))`},
 	{`param W: positive[D, K] ~ Gamma(g * r', g)`,
 		`(param W (type positive (dims (ident D) (ident K))) (call Gamma (binary * (ident g) (transpose (ident r))) (ident g)))`},
 
@@ -169,6 +187,8 @@ var stmtTests = []struct{ src, want string }{
 		`(tilde (ident Y) (call MvNormalRows (int 0) (binary + (binary * (ident W) (transpose (ident W))) (binary / (call I (ident D)) (ident prec)))))`},
 	{`y[i] ~ Normal(mu, 1)`, `(tilde (index (ident y) (ident i)) (call Normal (ident mu) (int 1)))`},
 	{`log(x) ~ Normal(0, 1)`, `(tilde (call log (ident x)) (call Normal (int 0) (int 1)))`},
+	{`[a, b] ~ Normal(0, 1)`, `(tilde (vector (ident a) (ident b)) (call Normal (int 0) (int 1)))`},
+	{`output pair = [mean(x), sd]`, `(output pair (vector (call mean (ident x)) (ident sd)))`},
 	{`let s = colsum(W)`, `(let s (call colsum (ident W)))`},
 	{`target += sum(x)`, `(target += (call sum (ident x)))`},
 	{`target -= 0.5 * s`, `(target -= (binary * (real 0.5) (ident s)))`},
@@ -193,6 +213,10 @@ var stmtTests = []struct{ src, want string }{
 	{"y ~ Normal(\n    mu,\n    sigma\n)", `(tilde (ident y) (call Normal (ident mu) (ident sigma)))`},
 	{"let a = b[\n  0,\n  1]", `(let a (index (ident b) (int 0) (int 1)))`},
 	{"let a = b'\nlet c = d", "(let a (transpose (ident b)))\n(let c (ident d))"},
+	{"let a = [\n  1,\n  2\n]", `(let a (vector (int 1) (int 2)))`},
+	// A "[" that starts a line after a complete statement starts a literal
+	// in a new statement, not an index.
+	{"let a = x\n[a, b] ~ Normal(0, 1)", "(let a (ident x))\n(tilde (vector (ident a) (ident b)) (call Normal (int 0) (int 1)))"},
 	{"data N: int\ndata x: int<lower=0>\n", "(data N (type int))\n(data x (type int (lower (int 0))))"},
 	{"\n\n# comment only\n\nlet a = 1 # trailing\n\n", `(let a (int 1))`},
 	{"", ``},

@@ -1,0 +1,190 @@
+package compile
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+// lnNormal is log N(x | mu, sigma), written out.
+func lnNormal(x, mu, sigma float64) float64 {
+	z := (x - mu) / sigma
+	return -0.5*z*z - math.Log(sigma) - 0.5*math.Log(2*math.Pi)
+}
+
+// vectorLitModel uses vector literals of params (stacked), of constants,
+// of data-only values, and of int data as an index.
+const vectorLitModel = `data y: real[3]
+data idx: int[2]
+param a: real
+param s: positive
+param b: real[2] ~ Normal([a, 1], [s, 2 * s])
+y[[idx[1], 0]] ~ Normal([a, b[0]], 1)
+y ~ Normal([mean(y), a, 2.5], [1, s, 1])
+let c = [mean(y), 2]
+target += sum([a, s] .* [3, -1]) + [a, s][1] + sum(c)
+output pair = [a, s]
+output row = [b[1], 7]'
+`
+
+func vectorLitData() data.Input {
+	return data.Input{File: "d.json", JSON: map[string]*data.Array{
+		"y":   {Name: "y", Shape: []int{3}, Values: []float64{0.4, -1.2, 2.0}},
+		"idx": {Name: "idx", Shape: []int{2}, Values: []float64{0, 2}, Int: true},
+	}}
+}
+
+// TestVectorLitLogJoint checks a model written with vector literals: its
+// log joint against the terms written out, its gradient against finite
+// differences, its outputs, and that the data-only literal is computed
+// once.
+func TestVectorLitLogJoint(t *testing.T) {
+	m := compileSrc(t, "m.gpp", vectorLitModel, nil, vectorLitData())
+	if m.Dim != 4 {
+		t.Fatalf("Dim = %d, want 4", m.Dim)
+	}
+	y := []float64{0.4, -1.2, 2.0}
+	ybar := (y[0] + y[1] + y[2]) / 3
+	for _, x := range [][]float64{{0.3, -0.2, 1.1, -0.4}, {-1.5, 0.7, 0.2, 2.5}} {
+		a, s, b0, b1 := x[0], math.Exp(x[1]), x[2], x[3]
+		want := lnNormal(b0, a, s) + lnNormal(b1, 1, 2*s) +
+			lnNormal(y[2], a, 1) + lnNormal(y[0], b0, 1) +
+			lnNormal(y[0], ybar, 1) + lnNormal(y[1], a, s) + lnNormal(y[2], 2.5, 1) +
+			3*a - s + s + ybar + 2
+		got, err := m.LogJoint(x, make([]float64, m.Dim))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("log joint at %v = %.15g, want %.15g", x, got, want)
+		}
+		ev, err := m.NewEvaluator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, outs, err := ev.Eval(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(outs) != 2 || len(outs[0]) != 2 || outs[0][0] != a || outs[0][1] != s || len(outs[1]) != 2 || outs[1][0] != b1 || outs[1][1] != 7 {
+			t.Errorf("outputs %v, want [[%v %v] [%v 7]]", outs, a, s, b1)
+		}
+	}
+	if got := m.Outputs[1].Shape; len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("output row has shape %v, want [1 2]", got)
+	}
+	checkGradient(t, m, 6, 0.7)
+	if len(m.dataNodes) == 0 {
+		t.Fatal("no data-only nodes recorded")
+	}
+	for _, id := range m.dataNodes {
+		if n := m.prog.Evals(id); n > 1 {
+			t.Errorf("data-only node %v evaluated %d times, want at most once", id, n)
+		}
+	}
+}
+
+// TestVectorLitForms checks that a literal means what the same vector
+// built otherwise means: the log joint and gradient of each model with a
+// literal equal those of the model without one.
+func TestVectorLitForms(t *testing.T) {
+	const decls = "param a: real\nparam s: positive\nparam v: real[2]\nparam w: simplex[3]\n"
+	for _, c := range []struct{ name, lit, ref string }{
+		{"params", "v ~ Normal([a, s], 1)", "v[0] ~ Normal(a, 1)\nv[1] ~ Normal(s, 1)"},
+		{"constants", "v ~ Normal(0, [1, 2.5])", "v[0] ~ Normal(0, 1)\nv[1] ~ Normal(0, 2.5)"},
+		{"dirichlet", "w ~ Dirichlet([2, 1, 1])", "target += log(w[0])"}, // + a constant
+		{"repeated", "target += sum([a, a, s] .* [1, 2, 3])", "target += 3 * a + 3 * s"},
+		{"indexed", "target += [a, s][1] * [a, s][0]", "target += s * a"},
+		{"matrix product", "target += sum(v' * [a, s])", "target += v[0] * a + v[1] * s"},
+		{"row", "target += sum([a, s]' .* v')", "target += v[0] * a + v[1] * s"},
+		{"nested scalars", "target += sum([[a, s][0], ([s])[0]])", "target += a + s"},
+		{"left of ~", "[a, v[0]] ~ Normal(0, [1, 2])", "a ~ Normal(0, 1)\nv[0] ~ Normal(0, 2)"},
+		{"loop", "for i in 0:2 { target += [a, i][1] * v[[1, i]][1] }", "target += v[1]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := compileSrc(t, "a.gpp", decls+c.lit+"\n", nil)
+			ref := compileSrc(t, "b.gpp", decls+c.ref+"\n", nil)
+			for trial, x := range [][]float64{{0.3, -0.2, 1.1, -0.4, 0.1, 0.5, -0.3}, {-1.5, 0.7, 0.2, 2.5, -1, 0, 1}} {
+				g, gr := make([]float64, m.Dim), make([]float64, ref.Dim)
+				lp, err := m.LogJoint(x, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lr, err := ref.LogJoint(x, gr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.name == "dirichlet" {
+					// Dirichlet([2, 1, 1]) is log Γ(4) + log w0 − log Γ(2).
+					lr += math.Log(6)
+				}
+				if math.Abs(lp-lr) > 1e-12*math.Max(1, math.Abs(lr)) {
+					t.Errorf("trial %d: log joint %.15g, reference %.15g", trial, lp, lr)
+				}
+				for i := range g {
+					if math.Abs(g[i]-gr[i]) > 1e-12*math.Max(1, math.Abs(gr[i])) {
+						t.Errorf("trial %d: d/dx[%d] (%s) = %.15g, reference %.15g", trial, i, m.LatentOf(i), g[i], gr[i])
+					}
+				}
+			}
+			checkGradient(t, m, 7, 0.5)
+		})
+	}
+}
+
+// TestVectorLitIndexRange: an index from a literal that is out of range only
+// when the data or a loop variable is known is reported at its element of
+// the literal, or at its data cell.
+func TestVectorLitIndexRange(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"loop variable", "data y: real[3]\nparam a: real\nfor i in 0:3 {\n  target += a * sum(y[[i, i + 1]])\n}\n",
+			"m.gpp:4:27: 3 is out of range [0, 3) as an index (used at m.gpp:4:23)"},
+		{"int data", "data y: real[3]\ndata k: int\nparam a: real\ntarget += a * sum(y[[0, k]])\n",
+			"d.json:2:7: 5 is out of range [0, 3) as an index (used at m.gpp:4:21)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := parser.ParseFile("m.gpp", []byte(c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := check.Check(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := data.Input{File: "d.json", JSON: map[string]*data.Array{
+				"y": {Name: "y", Shape: []int{3}, Values: []float64{1, 2, 3}},
+				"k": {Name: "k", Values: []float64{5}, Int: true, Pos: ast.Pos{File: "d.json", Line: 2, Col: 7}},
+			}}
+			bound, err := data.Bind(info, []data.Input{in}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Compile(f, info, bound)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestVectorLitSize: a literal's constant element, picked by a constant
+// index, sizes a param and sets a const.
+func TestVectorLitSize(t *testing.T) {
+	m := compileSrc(t, "m.gpp", "const K = [4, 5][1]\nparam v: real[[2, K][0]] ~ Normal(0, [1, K])\ntarget += K\n", nil)
+	if m.Dim != 2 || len(m.Latents) != 1 || len(m.Latents[0].Shape) != 1 || m.Latents[0].Shape[0] != 2 {
+		t.Fatalf("Dim %d, latents %+v; want v of shape [2]", m.Dim, m.Latents)
+	}
+	x := []float64{0.5, -2}
+	lp, err := m.LogJoint(x, make([]float64, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := lnNormal(0.5, 0, 1) + lnNormal(-2, 0, 5) + 5; math.Abs(lp-want) > 1e-13 {
+		t.Errorf("log joint %.17g, want %.17g", lp, want)
+	}
+}
