@@ -38,7 +38,20 @@ func Markdown() string {
 func (f *Func) ShapeDoc() string {
 	s := f.Shape.String()
 	if f.Elem == IntIfAllInt {
-		s += "; int if the argument is"
+		// the arguments that may be real decide
+		var free []string
+		for _, a := range f.Args {
+			if !a.Int {
+				free = append(free, a.Name)
+			}
+		}
+		switch {
+		case len(f.Args) == 1:
+			return s + "; int if the argument is"
+		case len(free) == 1:
+			return s + "; int if " + free[0] + " is"
+		}
+		return s + "; int if every argument is"
 	}
 	return s
 }

@@ -69,6 +69,7 @@ const (
 	Solve                               // [n, n], [n] → [n]; [n, n], [n, m] → [n, m]
 	Outer                               // [n], [m] → [n, m]
 	LogPDF                              // logpdf(value, D(args)): value and args broadcast, a column against a row too
+	Rep                                 // scalar x, int n → [n]
 )
 
 var shapeText = [...]string{
@@ -84,6 +85,7 @@ var shapeText = [...]string{
 	Solve:          "[n, n], [n] → [n]; [n, n], [n, m] → [n, m]",
 	Outer:          "[n], [m] → [n, m]",
 	LogPDF:         "the value and the distribution's arguments broadcast; a column value against row arguments gives [n, k]",
+	Rep:            "scalar x, int n → [n]",
 }
 
 // String describes the rule in words, as in the docs.

@@ -101,6 +101,11 @@ var funcs = []*Func{
 	{Name: "I", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}}, Shape: Identity,
 		Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "identity",
 		Doc: "the n × n identity matrix; n is a constant, a size or int data", Example: "I(D) / prec"},
+	{Name: "rep", Args: []Arg{{Name: "x", Ranks: Scalar}, {Name: "n", Ranks: Scalar, Int: true}}, Shape: Rep, Elem: IntIfAllInt, Op: "rep",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+			{If: dist.Binary, Then: dist.Binary}, {If: dist.Count, Then: dist.Count}, {If: dist.Unit, Then: dist.Unit},
+			{If: dist.Positive, Then: dist.Positive}, {If: dist.NonNegative, Then: dist.NonNegative}}},
+		Doc: "the vector [n] whose every element is x (Stan's rep_vector); n is a constant, a size or int data", Example: "output y_rep ~ Poisson(rep(lambda, N))"},
 	{Name: "diag", Args: argArray, Shape: DiagRule, Elem: RealResult, Op: "diag",
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.NonNegative, Then: dist.NonNegative}}},
 		Doc:     "the diagonal matrix of a vector, or the diagonal of a square matrix", Example: "diag(sigma .* sigma)"},

@@ -473,6 +473,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 	case stdlib.Identity:
 		d := c.dimOf(e.Args[0], args[0], f.Name+"'s size")
 		return Shape{d, d}, true
+	case stdlib.Rep:
+		return Shape{c.dimOf(e.Args[1], args[1], f.Name+"'s length")}, true
 	case stdlib.DiagRule:
 		if args[0].Shape.Rank() == 1 {
 			n := args[0].Shape[0]

@@ -244,6 +244,32 @@ func (l *lowerer) vectorLit(e *ast.VectorLit) value {
 	return value{id: l.b.Stack(ids, pos), node: true}
 }
 
+// rep lowers rep(x, n): x times a constant vector of n ones, so that x's
+// adjoint is the sum of the vector's; an int x known when compiling also
+// keeps its ints, so that the vector can index.
+func (l *lowerer) rep(e *ast.CallExpr, pos ast.Pos) value {
+	n := l.expr(e.Args[1])
+	if !n.isInt || len(n.ints) != 1 || n.ints[0] < 0 {
+		l.errorf(e.Args[1].Pos(), "rep(x, n) needs a non-negative int constant n")
+		return value{}
+	}
+	size := n.ints[0]
+	x := l.expr(e.Args[0])
+	if x.isInt && len(x.ints) == 1 {
+		ints, vals := make([]int, size), make([]float64, size)
+		for i := range ints {
+			ints[i], vals[i] = x.ints[0], float64(x.ints[0])
+		}
+		at := func(int) ast.Pos { return e.Args[0].Pos() }
+		return value{id: l.b.Const(vals, autodiff.Vector(size), pos), node: true, ints: ints, shape: []int{size}, isInt: true, at: at}
+	}
+	ones := make([]float64, size)
+	for i := range ones {
+		ones[i] = 1
+	}
+	return value{id: l.b.Mul(l.node(x, e.Args[0].Pos()), l.b.Const(ones, autodiff.Vector(size), pos), pos), node: true}
+}
+
 // ident lowers a name.
 func (l *lowerer) ident(id *ast.Ident) value {
 	sym := l.info.Uses[id]
@@ -353,6 +379,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 			return value{}
 		}
 		return value{id: l.b.Identity(n.ints[0], pos), node: true}
+	}
+	if f.Name == "rep" {
+		return l.rep(e, pos)
 	}
 	args := make([]autodiff.ID, len(e.Args))
 	for i, a := range e.Args {
