@@ -29,6 +29,12 @@ var (
 	}}
 )
 
+// elementRule is the support of an element of x, which max, min and rep
+// keep (a simplex's element is non-negative).
+var elementRule = SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+	{If: dist.Binary, Then: dist.Binary}, {If: dist.Count, Then: dist.Count}, {If: dist.Unit, Then: dist.Unit},
+	{If: dist.Positive, Then: dist.Positive}, {If: dist.NonNegative, Then: dist.NonNegative}}}
+
 func fold1(f func(float64) float64) func([]float64) float64 {
 	return func(a []float64) float64 { return f(a[0]) }
 }
@@ -88,6 +94,10 @@ var funcs = []*Func{
 			{If: dist.NonNegative, Then: dist.NonNegative},
 		}},
 		Doc: "mean of all elements", Example: "mean(y)", Fold: fold1(identity)},
+	{Name: "max", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Support: elementRule, Elem: IntIfAllInt, Op: "max",
+		Doc: "the largest element (its derivative goes to the first largest); a test statistic of a posterior predictive check", Example: "max(y_rep)", Fold: fold1(identity)},
+	{Name: "min", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Support: elementRule, Elem: IntIfAllInt, Op: "min",
+		Doc: "the smallest element (its derivative goes to the first smallest)", Example: "min(y_rep)", Fold: fold1(identity)},
 	{Name: "logsumexp", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Elem: RealResult, Op: "logsumexp",
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.Positive, Then: dist.Positive}}},
 		Doc:     "log(sum(exp(x))) over all elements, without overflow", Example: "logsumexp(lp)", Fold: fold1(identity)},
@@ -102,10 +112,8 @@ var funcs = []*Func{
 		Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "identity",
 		Doc: "the n × n identity matrix; n is a constant, a size or int data", Example: "I(D) / prec"},
 	{Name: "rep", Args: []Arg{{Name: "x", Ranks: Scalar}, {Name: "n", Ranks: Scalar, Int: true}}, Shape: Rep, Elem: IntIfAllInt, Op: "rep",
-		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
-			{If: dist.Binary, Then: dist.Binary}, {If: dist.Count, Then: dist.Count}, {If: dist.Unit, Then: dist.Unit},
-			{If: dist.Positive, Then: dist.Positive}, {If: dist.NonNegative, Then: dist.NonNegative}}},
-		Doc: "the vector [n] whose every element is x (Stan's rep_vector); n is a constant, a size or int data", Example: "output y_rep ~ Poisson(rep(lambda, N))"},
+		Support: elementRule,
+		Doc:     "the vector [n] whose every element is x (Stan's rep_vector); n is a constant, a size or int data", Example: "output y_rep ~ Poisson(rep(lambda, N))"},
 	{Name: "diag", Args: argArray, Shape: DiagRule, Elem: RealResult, Op: "diag",
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.NonNegative, Then: dist.NonNegative}}},
 		Doc:     "the diagonal matrix of a vector, or the diagonal of a square matrix", Example: "diag(sigma .* sigma)"},

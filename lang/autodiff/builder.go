@@ -382,6 +382,13 @@ func (b *Builder) Mean(x ID, pos ast.Pos) ID { return b.reduce(OpMean, x, toScal
 // LogSumExp returns log Σ exp(x), computed stably.
 func (b *Builder) LogSumExp(x ID, pos ast.Pos) ID { return b.reduce(OpLogSumExp, x, toScalar, pos) }
 
+// Max returns the largest element of x (NaN if any is); its derivative is
+// 1 at the first largest element, 0 elsewhere.
+func (b *Builder) Max(x ID, pos ast.Pos) ID { return b.reduce(OpMax, x, toScalar, pos) }
+
+// Min returns the smallest element of x, as Max the largest.
+func (b *Builder) Min(x ID, pos ast.Pos) ID { return b.reduce(OpMin, x, toScalar, pos) }
+
 // RowLogSumExp returns log Σ_j exp(x_ij) for each row of a matrix [n, m],
 // a vector [n], computed stably; a vector is returned unchanged (as a
 // copy). It is the log-likelihood of a mixture from its [n, k] table of

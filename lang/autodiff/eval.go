@@ -29,6 +29,9 @@ func (p *Program) eval(n *node) bool {
 		z[0] = s
 	case op == OpLogSumExp:
 		z[0] = logSumExp(p.v(p.arg(n, 0)))
+	case op == OpMax || op == OpMin:
+		x := p.v(p.arg(n, 0))
+		z[0] = x[extremeIndex(x, op == OpMax)]
 	case op == OpRowLogSumExp:
 		x := p.arg(n, 0)
 		xv, c := p.v(x), x.shape.Cols
@@ -408,4 +411,19 @@ func (p *Program) evalMatMul(n *node) {
 		return
 	}
 	syrk(tA, r, k, a, lda, z)
+}
+
+// extremeIndex is the index of the first largest (max) or smallest element
+// of x, or of its first NaN, which then is the result.
+func extremeIndex(x []float64, max bool) int {
+	k := 0
+	for i, v := range x {
+		switch {
+		case v != v:
+			return i
+		case max && v > x[k], !max && v < x[k]:
+			k = i
+		}
+	}
+	return k
 }

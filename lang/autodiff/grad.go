@@ -29,6 +29,9 @@ func (p *Program) grad(n *node) {
 		for i, v := range xv {
 			ax[i] += g[0] * math.Exp(v-z)
 		}
+	case op == OpMax || op == OpMin:
+		x := p.arg(n, 0)
+		p.a(x)[extremeIndex(p.v(x), op == OpMax)] += g[0]
 	case op == OpRowLogSumExp:
 		x := p.arg(n, 0)
 		ax, xv, z, c := p.a(x), p.v(x), p.v(n), x.shape.Cols

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -305,6 +306,10 @@ func TestGradReductions(t *testing.T) {
 		{name: "sum", args: matrix, build: func(b *Builder, x []ID) ID { return b.Sum(x[0], testPos) }, ref: sumRef},
 		{name: "mean", args: matrix, build: func(b *Builder, x []ID) ID { return b.Mean(x[0], testPos) },
 			ref: func(v [][]float64, s []Shape) []float64 { return []float64{sumRef(v, s)[0] / float64(len(v[0]))} }},
+		{name: "max", args: matrix, build: func(b *Builder, x []ID) ID { return b.Max(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return []float64{slices.Max(v[0])} }},
+		{name: "min", args: vector, build: func(b *Builder, x []ID) ID { return b.Min(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return []float64{slices.Min(v[0])} }},
 		{name: "logsumexp", args: matrix, build: func(b *Builder, x []ID) ID { return b.LogSumExp(x[0], testPos) },
 			ref: func(v [][]float64, _ []Shape) []float64 {
 				s := 0.0
@@ -655,6 +660,47 @@ func TestUnaryTails(t *testing.T) {
 		}
 		if ax[0] != c.der && !(math.Abs(ax[0]-c.der) <= tailTol*math.Abs(c.der)) {
 			t.Errorf("%s'(%v) = %.17g, want %.17g", c.op, c.x, ax[0], c.der)
+		}
+	}
+}
+
+// TestMaxMinTies: at a tie the derivative goes to the first extreme element
+// only, and a NaN element makes the value NaN.
+func TestMaxMinTies(t *testing.T) {
+	for _, c := range []struct {
+		x        []float64
+		max      bool
+		want     float64
+		wantGrad []float64
+	}{
+		{[]float64{1, 3, 3, 2}, true, 3, []float64{0, 1, 0, 0}},
+		{[]float64{2, -1, 5, -1}, false, -1, []float64{0, 1, 0, 0}},
+		{[]float64{1, math.NaN(), 3}, true, math.NaN(), nil},
+		{[]float64{1, math.NaN(), -3}, false, math.NaN(), nil},
+	} {
+		b := NewBuilder()
+		x := b.Input("x", Vector(len(c.x)), testPos)
+		out := b.Min(x, testPos)
+		if c.max {
+			out = b.Max(x, testPos)
+		}
+		p, err := b.Finish(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := p.Forward(c.x)
+		if math.IsNaN(c.want) { // a non-finite value is an error of Forward
+			if err == nil && !math.IsNaN(v) {
+				t.Errorf("max %v of %v = %v, want NaN", c.max, c.x, v)
+			}
+			continue
+		}
+		g := make([]float64, len(c.x))
+		if err == nil {
+			err = p.Backward(g)
+		}
+		if err != nil || v != c.want || !slices.Equal(g, c.wantGrad) {
+			t.Errorf("max %v of %v: %v with gradient %v, want %v and %v", c.max, c.x, v, g, c.want, c.wantGrad)
 		}
 	}
 }

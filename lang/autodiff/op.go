@@ -37,6 +37,8 @@ const (
 	OpSum          // to a scalar
 	OpMean         // to a scalar
 	OpLogSumExp    // to a scalar
+	OpMax          // to a scalar: the largest element (its adjoint goes to the first such)
+	OpMin          // to a scalar: the smallest element (likewise)
 	OpRowLogSumExp // [n, m] → [n], log Σ_j exp(x_ij) per row
 	OpRowSum       // [n, m] → [n]
 	OpColSum       // [n, m] → [1, m]
@@ -79,7 +81,7 @@ var opNames = [numOps]string{
 	OpNeg: "neg", OpExp: "exp", OpLog: "log", OpLog1p: "log1p", OpExpm1: "expm1",
 	OpLog1mexp: "log1mexp", OpSoftplus: "softplus", OpSqrt: "sqrt", OpSquare: "square",
 	OpAbs: "abs", OpLgamma: "lgamma", OpDigamma: "digamma", OpInvLogit: "inv_logit",
-	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpRowLogSumExp: "rowlogsumexp",
+	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
 	OpRowSum: "rowsum", OpColSum: "colsum",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",

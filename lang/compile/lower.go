@@ -424,6 +424,10 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.Mean(args[0], pos)
 	case "logsumexp":
 		id = b.LogSumExp(args[0], pos)
+	case "max":
+		id = b.Max(args[0], pos)
+	case "min":
+		id = b.Min(args[0], pos)
 	case "rowlogsumexp":
 		id = b.RowLogSumExp(args[0], pos)
 	case "rowsum":
