@@ -45,6 +45,8 @@ func FuzzPipeline(f *testing.F) {
 	f.Add(read("../../examples/mixture.gpp"), wine, "K=3")
 	f.Add(read("../../examples/epm.gpp"), `{"N":110,"links":[[0,1],[0,4],[0,9],[0,16],[0,23],[0,33],[0,35],[0,41],[0,65],[0,90],[0,93],[0,104],[1,25],[1,33],[1,37],[1,45],[1,101],[1,103],[1,105],[1,109],[2,6],[2,13],[2,14],[2,15],[2,47],[2,60],[2,72],[2,74],[2,100],[2,106],[3,11],[3,26],[3,40],[3,52],[3,58],[3,72],[3,74],[3,81],[3,84],[3,102],[4,5],[4,9],[4,16],[4,23],[4,28],[4,41],[4,69],[4,93],[4,104],[4,108],[5,10],[5,52],[5,74],[5,81],[5,84],[5,97],[5,98],[5,107],[6,7],[6,39]],"unknown":[[0,109],[1,108],[2,107]]}`, "K=3")
 	f.Add(read("../../examples/posteriordb/eight_schools_noncentered.gpp"), `{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`, "")
+	f.Add("data y: int<lower=0>[N]\nparam b: real[2] ~ Normal(0, [10, 2.5])\nparam w: simplex[3] ~ Dirichlet(rep(1, 3))\n"+
+		"y ~ Poisson(exp(b[0] + b[1] * w[0]))\noutput y_rep ~ Poisson(rep(exp(b[0]), N))\noutput m = max(y_rep) - min([b[1], w[2]])\n", counts, "")
 	f.Add(read("../../examples/posteriordb/kidiq_momiq.gpp"), `{"N": 6, "kid_score": [65, 98, 85, 83, 115, 98], "mom_iq": [121.1, 89.4, 115.4, 99.4, 92.7, 107.9]}`, "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}

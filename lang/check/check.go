@@ -73,6 +73,7 @@ type checker struct {
 
 	defining string // the name whose declaration is being checked
 	inOutput bool   // checking an output's expression
+	inDim    bool   // checking a dimension of a declared type
 }
 
 func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
@@ -446,7 +447,9 @@ var unknownDim = Dim{N: -1, Name: "?", Derived: true}
 // dim resolves one dimension (or the argument of I): an int scalar that
 // depends only on data and constants.
 func (c *checker) dim(e ast.Expr, what string) Dim {
+	c.inDim = true
 	t := c.expr(e)
+	c.inDim = false
 	if !t.Valid() {
 		return unknownDim
 	}

@@ -118,7 +118,12 @@ func (c *checker) undeclared(id *ast.Ident) {
 			c.errorf(id.NamePos, "size name `%s` used before its first mention in a data declaration at %s", name, pos)
 			return
 		}
-		c.errorf(id.NamePos, "undeclared name `%s`%s", name, suggest(name, c.visibleNames()))
+		hint := suggest(name, c.visibleNames())
+		if c.inDim && hint == "" {
+			// Stan declares every size; here only those of data are implicit
+			hint = fmt.Sprintf(": a size that no data declaration has is declared as `data %s: int` (given with the data) or `const %s = ...`", name, name)
+		}
+		c.errorf(id.NamePos, "undeclared name `%s`%s", name, hint)
 	}
 }
 
