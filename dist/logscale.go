@@ -7,10 +7,10 @@ import "math"
 // ∂ log p/∂l = x·∂ log p/∂x. The compiler uses it for the prior of a positive
 // latent, whose coordinate is log x: the families with a density that
 // diverges or vanishes at 0 (Gamma, Exponential, InvGamma, LogNormal,
-// HalfNormal, HalfCauchy) have exact log-space kernels, so a draw whose x
-// underflows to 0 (gamma shapes far below 1) still has a finite log density
-// and gradient (gamma_numerics.md §7). Other families are evaluated at
-// x = exp(l).
+// Weibull, HalfNormal, HalfCauchy) have exact log-space kernels, so a draw
+// whose x underflows to 0 (gamma shapes far below 1) still has a finite log
+// density and gradient (gamma_numerics.md §7). Other families are evaluated
+// at x = exp(l).
 func LogScale(u *Univariate) Univariate {
 	v := *u
 	v.Prepared = logPrepared[u.Name] // nil where there is none
@@ -33,6 +33,7 @@ var logKernels = map[string]Kernel{
 	"Exponential": exponentialLogKernel,
 	"InvGamma":    invGammaLogKernel,
 	"LogNormal":   logNormalLogKernel,
+	"Weibull":     weibullLogKernel,
 	"HalfNormal":  halfNormalLogKernel,
 	"HalfCauchy":  halfCauchyLogKernel,
 }
@@ -116,6 +117,17 @@ func logNormalLogKernel(l float64, p, dp []float64) (float64, float64) {
 		dp[1] = (z*z - 1) / sigma
 	}
 	return -l - logx(sigma) - 0.5*log2Pi - 0.5*z*z, -1 - z/sigma
+}
+
+// weibullLogKernel: Weibull(shape alpha, scale sigma) at x = e^l. Its log
+// density is a function of log x already, so it stays exact where x
+// underflows (alpha < 1 puts mass there).
+func weibullLogKernel(l float64, p, dp []float64) (float64, float64) {
+	alpha, sigma := p[0], p[1]
+	if !validScale(alpha) || !validScale(sigma) || math.IsNaN(l) {
+		return badParams(dp)
+	}
+	return weibullCore(l-logx(sigma), alpha, sigma, dp)
 }
 
 // halfNormalLogKernel: HalfNormal(sigma) at x = e^l.

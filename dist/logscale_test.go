@@ -14,7 +14,7 @@ const logScaleTol = 1e-8
 func TestLogScaleKernels(t *testing.T) {
 	params := map[string][]float64{
 		"Gamma": {0.7, 2.5}, "Exponential": {1.7}, "InvGamma": {3.2, 0.8},
-		"LogNormal": {-0.3, 0.9}, "HalfNormal": {1.3}, "HalfCauchy": {0.6},
+		"LogNormal": {-0.3, 0.9}, "HalfNormal": {1.3}, "HalfCauchy": {0.6}, "Weibull": {0.6, 1.8},
 		"Normal": {0.4, 1.1}, // no log kernel: the generic path
 	}
 	for name, p := range params {

@@ -8,9 +8,9 @@ import "math/rand/v2"
 // are in the order of the gpp call and of Score.
 //
 // Supports: the half distributions and Exponential have a finite density at
-// 0 and take NonNegative values; Gamma, InvGamma and LogNormal take Positive
-// values (0 is outside, log density −Inf); Beta takes Unit (0 and 1 are
-// outside); Uniform takes the closed Interval [lo, hi].
+// 0 and take NonNegative values; Gamma, InvGamma, LogNormal and Weibull take
+// Positive values (0 is outside, log density −Inf); Beta takes Unit (0 and 1
+// are outside); Uniform takes the closed Interval [lo, hi].
 var Univariates = []*Univariate{
 	{
 		Name: "Normal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -53,6 +53,14 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return StudentT{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
+		Name: "Laplace", Params: []Param{{"mu", Real}, {"sigma", Positive}},
+		Support: Real, Doc: "Laplace (double exponential) with location mu and scale sigma",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Laplace{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Laplace{p[0], p[1]}.Rand(rng) },
+	},
+	{
 		Name: "LogNormal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
 		Support: Positive, Doc: "exp of a normal with mean mu and standard deviation sigma",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
@@ -84,6 +92,14 @@ var Univariates = []*Univariate{
 			return InvGamma{p[0], p[1]}.eval(x, dp)
 		},
 		Rand: func(p []float64, rng *rand.Rand) float64 { return InvGamma{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "Weibull", Params: []Param{{"shape", Positive}, {"scale", Positive}},
+		Support: Positive, Doc: "Weibull with shape and scale: (x/scale)^shape is Exponential(1)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Weibull{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Weibull{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "Beta", Params: []Param{{"a", Positive}, {"b", Positive}},

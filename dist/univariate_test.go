@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 16    // families in the registry
+	univariateNo = 18    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -93,6 +93,15 @@ var uniCases = []uniCase{
 		moments: [][]float64{{9, -1, 2}}, intParam: -1,
 	},
 	{
+		name: "Laplace", newDist: func(p []float64) uniDist { return Laplace{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -6, 6) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Laplace{Mu: p[0], Scale: p[1]}.LogProb
+		},
+		moments: [][]float64{{-1, 1.5}}, intParam: -1,
+	},
+	{
 		name: "LogNormal", newDist: func(p []float64) uniDist { return LogNormal{p[0], p[1]} },
 		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -2, 2), unif(r, 0.2, 1.5)} },
 		value:  func(p []float64, r *rand.Rand) float64 { return math.Exp(p[0] + p[1]*unif(r, -3, 3)) },
@@ -127,6 +136,15 @@ var uniCases = []uniCase{
 			return distuv.InverseGamma{Alpha: p[0], Beta: p[1]}.LogProb
 		},
 		moments: [][]float64{{9, 3}}, intParam: -1,
+	},
+	{
+		name: "Weibull", newDist: func(p []float64) uniDist { return Weibull{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.3, 6), unif(r, 0.2, 5)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[1] * unif(r, 0.02, 2.5) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Weibull{K: p[0], Lambda: p[1]}.LogProb
+		},
+		moments: [][]float64{{0.6, 2}, {1, 1.5}, {3.5, 0.8}, {40, 3}}, intParam: -1,
 	},
 	{
 		name: "Beta", newDist: func(p []float64) uniDist { return Beta{p[0], p[1]} },
@@ -193,8 +211,8 @@ var uniCases = []uniCase{
 }
 
 func TestRegistryMatchesCases(t *testing.T) {
-	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "LogNormal",
-		"Exponential", "Gamma", "InvGamma", "Beta", "Uniform", "Poisson", "Bernoulli",
+	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
+		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "Uniform", "Poisson", "Bernoulli",
 		"BernoulliLogit", "Binomial", "NegBinomial"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
@@ -235,6 +253,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"HalfNormal": NonNegative, "HalfCauchy": NonNegative, "Exponential": NonNegative,
 		"Gamma": Positive, "Beta": Unit, "Uniform": Interval, "Poisson": Count, "NegBinomial": Count,
 		"Bernoulli": Binary, "BernoulliLogit": Binary, "Binomial": BoundedCount, "Normal": Real,
+		"Laplace": Real, "Weibull": Positive,
 	}
 	for name, s := range supp {
 		if u, _ := LookupUnivariate(name); u.Support != s {
@@ -475,6 +494,10 @@ func TestUnivariateConventions(t *testing.T) {
 		{"Binomial", []float64{5, 0.3}, 6},
 		{"Binomial", []float64{5, 0}, 1},
 		{"NegBinomial", []float64{3, 2}, 2.5},
+		{"Laplace", []float64{0, 1}, math.Inf(-1)},
+		{"Weibull", []float64{0.5, 1}, 0},
+		{"Weibull", []float64{2, 1}, -1},
+		{"Weibull", []float64{2, 1}, math.Inf(1)},
 	}
 	for _, c := range outsideCases {
 		u, _ := LookupUnivariate(c.name)
@@ -523,6 +546,9 @@ func TestUnivariateConventions(t *testing.T) {
 		{"Poisson", []float64{0}, 1}, {"Bernoulli", []float64{1.5}, 1}, {"BernoulliLogit", []float64{nan}, 1},
 		{"Binomial", []float64{2.5, 0.5}, 1}, {"Binomial", []float64{-1, 0.5}, 0}, {"Binomial", []float64{3, -0.1}, 1},
 		{"NegBinomial", []float64{0, 1}, 1}, {"NegBinomial", []float64{1, -1}, 1},
+		{"Laplace", []float64{0, 0}, 1}, {"Laplace", []float64{math.Inf(1), 1}, 1}, {"Laplace", []float64{0, 1}, nan},
+		{"Weibull", []float64{-1, 1}, 1}, {"Weibull", []float64{1, 0}, 1}, {"Weibull", []float64{math.Inf(1), 1}, 1},
+		{"Weibull", []float64{2, 1}, nan},
 	}
 	for _, c := range invalidCases {
 		u, _ := LookupUnivariate(c.name)
