@@ -65,8 +65,8 @@ func TestTable(t *testing.T) {
 	if len(funcs) != len(want) {
 		t.Errorf("%d functions, want %d", len(funcs), len(want))
 	}
-	dists := strings.Fields(`Normal HalfNormal Cauchy HalfCauchy StudentT LogNormal Exponential Gamma
-		InvGamma Beta Uniform Poisson Bernoulli BernoulliLogit Binomial NegBinomial MvNormal MvNormalRows Dirichlet`)
+	dists := strings.Fields(`Normal HalfNormal Cauchy HalfCauchy StudentT Laplace LogNormal Exponential Gamma
+		InvGamma Weibull Beta Uniform Poisson Bernoulli BernoulliLogit Binomial NegBinomial MvNormal MvNormalRows Dirichlet`)
 	for _, name := range dists {
 		d := LookupDist(name)
 		if d == nil {

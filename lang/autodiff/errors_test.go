@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -120,6 +121,15 @@ func TestForeignIDPanics(t *testing.T) {
 	}
 }
 
+// family returns the registered kernel of a package dist family.
+func family(name string) dist.Univariate {
+	u, ok := dist.LookupUnivariate(name)
+	if !ok {
+		panic("autodiff test: no family " + name + " in package dist")
+	}
+	return *u
+}
+
 // runOne builds a program from build (which returns a scalar) and runs
 // it at x, returning the first error.
 func runOne(t *testing.T, x []float64, build func(b *Builder) ID) error {
@@ -195,6 +205,22 @@ func TestNaNProvenance(t *testing.T) {
 			w := b.Input("w", Matrix(3, 3), at(1, 1))
 			return b.Density(testGamma, w, []ID{a, b.Scalar(1, at(1, 1))}, at(12, 5))
 		}, "model.gpp:12:5: Gamma: shape must be > 0 (got -0.31, element [2, 0])"},
+		{"Weibull shape", []float64{2, -1, 0.5}, func(b *Builder) ID {
+			a := b.Input("a", Vector(3), at(1, 1))
+			return b.Density(family("Weibull"), b.Const([]float64{1, 2, 3}, Vector(3), at(1, 1)), []ID{a, b.Scalar(1, at(1, 1))}, at(16, 3))
+		}, "model.gpp:16:3: Weibull: shape must be > 0 (got -1, element [1])"},
+		{"Weibull scale", []float64{0}, func(b *Builder) ID {
+			s := b.Input("s", Scalar(), at(1, 1))
+			return b.Density(family("Weibull"), b.Scalar(2, at(1, 1)), []ID{b.Scalar(1.5, at(1, 1)), s}, at(17, 3))
+		}, "model.gpp:17:3: Weibull: scale must be > 0 (got 0)"},
+		{"Weibull value", []float64{-0.5}, func(b *Builder) ID {
+			y := b.Input("y", Scalar(), at(1, 1))
+			return b.Density(family("Weibull"), y, []ID{b.Scalar(1.5, at(1, 1)), b.Scalar(1, at(1, 1))}, at(18, 3))
+		}, "model.gpp:18:3: log density is -Inf: value -0.5 outside the support of Weibull"},
+		{"Laplace scale", []float64{1, -2}, func(b *Builder) ID {
+			s := b.Input("s", Vector(2), at(1, 1))
+			return b.Density(family("Laplace"), b.Scalar(0.5, at(1, 1)), []ID{b.Scalar(0, at(1, 1)), s}, at(19, 3))
+		}, "model.gpp:19:3: Laplace: sigma must be > 0 (got -2, element [1])"},
 		{"gradient of sqrt at zero", []float64{1, 4, 0}, func(b *Builder) ID {
 			return b.Sum(b.Sqrt(b.Input("x", Vector(3), at(1, 1)), at(13, 4)), at(13, 1))
 		}, "model.gpp:13:4: sqrt: gradient is +Inf with respect to argument 1 (value 0, element [2])"},

@@ -340,7 +340,7 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		m = args[0] / args[1]
 	case "Exponential":
 		m = 1 / args[0]
-	case "Normal", "StudentT", "Cauchy":
+	case "Normal", "StudentT", "Cauchy", "Laplace":
 		m = args[len(args)-2]
 	case "LogNormal":
 		m = math.Exp(args[0] + args[1]*args[1]/2)
@@ -350,8 +350,13 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		m = args[0] * math.Sqrt(2/math.Pi)
 	case "HalfCauchy":
 		m = args[0]
+	case "Weibull":
+		m = dist.Weibull{Alpha: args[0], Sigma: args[1]}.Mean()
 	default:
 		return nil
+	}
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		return nil // Weibull and LogNormal means overflow at extreme arguments
 	}
 	switch lat.Support {
 	case dist.Positive:

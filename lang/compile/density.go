@@ -218,11 +218,17 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 		p = distuv.Normal{Mu: args[0], Sigma: args[1]}.Survival(0)
 	case lat.Support == dist.Positive && d.Name == "Cauchy":
 		p = 0.5 + math.Atan(args[0]/args[1])/math.Pi
+	case lat.Support == dist.Positive && d.Name == "Laplace":
+		p = laplaceMass(0, math.Inf(1), args[0], args[1])
 	case lat.Support == dist.Positive && d.Name == "StudentT":
 		p = distuv.StudentsT{Nu: args[0], Mu: args[1], Sigma: args[2]}.Survival(0)
 	case lat.Support == dist.Unit && d.Name == "Normal":
 		n := distuv.Normal{Mu: args[0], Sigma: args[1]}
 		p = n.CDF(1) - n.CDF(0)
+	case lat.Support == dist.Unit && d.Name == "Laplace":
+		p = laplaceMass(0, 1, args[0], args[1])
+	case lat.Support == dist.Unit && d.Name == "Weibull":
+		p = -math.Expm1(-math.Pow(1/args[1], args[0])) // 1 − exp(−(1/σ)^α)
 	case lat.Support == dist.Unit && d.Name == "Gamma":
 		p = mathext.GammaIncReg(args[0], args[1])
 	case lat.Support == dist.Unit && d.Name == "Exponential":
@@ -240,4 +246,20 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 		size *= x
 	}
 	l.add(l.b.Scalar(-float64(size)*math.Log(p), pos), pos)
+}
+
+// laplaceMass returns P(a < X < b) for X ~ Laplace(mu, sigma) and a < b
+// (b may be +Inf), without the cancellation of a difference of CDFs: on one
+// side of mu the mass is the tail at the nearer end times 1 − e^(−(b−a)/σ),
+// and across mu it is −½·(expm1((a−μ)/σ) + expm1(−(b−μ)/σ)), a sum of two
+// terms of one sign.
+func laplaceMass(a, b, mu, sigma float64) float64 {
+	w := -math.Expm1(-(b - a) / sigma)
+	switch {
+	case a >= mu:
+		return 0.5 * math.Exp(-(a-mu)/sigma) * w
+	case b <= mu:
+		return 0.5 * math.Exp((b-mu)/sigma) * w
+	}
+	return -0.5 * (math.Expm1((a-mu)/sigma) + math.Expm1(-(b-mu)/sigma))
 }

@@ -26,6 +26,9 @@ func TestLogPDFSumIsTilde(t *testing.T) {
 		{"gamma/data", "y ~ Gamma(s, 2)", "target += sum(logpdf(y, Gamma(s, 2)))"},
 		{"poisson/int data", "counts ~ Poisson(s)", "target += sum(logpdf(counts, Poisson(s)))"},
 		{"studentt/latent value", "mu ~ StudentT(3, 0, s)", "target += sum(logpdf(mu, StudentT(3, 0, s)))"},
+		{"laplace/data", "y ~ Laplace(mu, s)", "target += sum(logpdf(y, Laplace(mu, s)))"},
+		{"laplace/latent value", "mu ~ Laplace(0, s)", "target += sum(logpdf(mu, Laplace(0, s)))"},
+		{"weibull/data", "y ~ Weibull(s, r[0])", "target += sum(logpdf(y, Weibull(s, r[0])))"},
 		{"normal/matrix latent, row args", "z ~ Normal(r', s)", "target += sum(logpdf(z, Normal(r', s)))"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
