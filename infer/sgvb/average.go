@@ -99,19 +99,20 @@ type stopRule struct {
 	averaged bool
 	window   int
 	tol      float64
-	hist     []float64 // estimates since the start or the last rollback
+	n        int       // estimates since the start or the last rollback
+	hist     []float64 // the last of them, oldest first (at most window + 1)
 	rel      []float64 // the last changes, oldest first (at most window)
 	sorted   []float64
 }
 
 func newStopRule(averaged bool, window int, tol float64) *stopRule {
 	return &stopRule{averaged: averaged, window: window, tol: tol,
-		rel: make([]float64, 0, window), sorted: make([]float64, window)}
+		hist: make([]float64, 0, window+1), rel: make([]float64, 0, window), sorted: make([]float64, window)}
 }
 
 // reset forgets every estimate (after a rollback).
 func (s *stopRule) reset() {
-	s.hist, s.rel = s.hist[:0], s.rel[:0]
+	s.n, s.hist, s.rel = 0, s.hist[:0], s.rel[:0]
 }
 
 // observe records an estimate and returns the relative change it makes
@@ -119,18 +120,23 @@ func (s *stopRule) reset() {
 // spread overflows says nothing of convergence) and whether the fit has
 // converged.
 func (s *stopRule) observe(elbo, spread float64) (change float64, converged bool) {
-	s.hist = append(s.hist, elbo)
 	lag := 1
 	if s.averaged {
 		lag = s.window
 	}
-	// the estimate lag evaluations back; with averaging it must itself be
-	// of a full window of iterates
-	back := len(s.hist) - 1 - lag
-	if back < lag-1 || math.IsInf(spread, 0) {
+	if len(s.hist) == lag+1 {
+		copy(s.hist, s.hist[1:])
+		s.hist = s.hist[:lag]
+	}
+	s.hist = append(s.hist, elbo)
+	s.n++
+	// the estimate lag evaluations back, the oldest kept; with averaging
+	// it must itself be of a full window of iterates (the lag-th estimate
+	// since the start or later)
+	if s.n-1-lag < lag-1 || math.IsInf(spread, 0) {
 		return math.NaN(), false
 	}
-	change = math.Abs(elbo-s.hist[back]) / math.Max(math.Abs(elbo), 1)
+	change = math.Abs(elbo-s.hist[0]) / math.Max(math.Abs(elbo), 1)
 	if math.IsNaN(change) {
 		return change, false
 	}
