@@ -161,3 +161,83 @@ func sampleBinomial(n, p float64, rng *rand.Rand) float64 {
 // threefold at n = 1e17). Below it the direct form is kept, so that draws
 // there are the same as before.
 const btrsLoaderMin = 1 << 20
+
+// BinomialLogit is the binomial distribution with N trials and success
+// probability 1/(1+e^(−Eta)) (Stan's binomial_logit), evaluated without
+// forming the probability: log σ(η) = −softplus(−η) keeps its digits for
+// large |η|, where σ(η) rounds to 0 or 1.
+type BinomialLogit struct {
+	N, Eta float64
+}
+
+// LogProb returns the log mass at k.
+func (d BinomialLogit) LogProb(k float64) float64 {
+	lp, _ := d.eval(k, nil)
+	return lp
+}
+
+// Score writes the partials of LogProb(k) with respect to (N, Eta) into dst
+// (allocated if nil) and returns it. N is an integer argument: its partial
+// is reported as 0.
+func (d BinomialLogit) Score(dst []float64, k float64) []float64 {
+	dst = scoreDst(dst, 2)
+	d.eval(k, dst)
+	return dst
+}
+
+// Rand returns a draw. It draws the count of the less likely outcome, whose
+// probability σ(−|η|) is exact where 1 − σ(|η|) would round to 0.
+func (d BinomialLogit) Rand(rng *rand.Rand) float64 {
+	if d.Eta > 0 {
+		return d.N - sampleBinomial(d.N, InvLogit(-d.Eta), rng)
+	}
+	return sampleBinomial(d.N, InvLogit(d.Eta), rng)
+}
+
+// Mean returns N·σ(Eta).
+func (d BinomialLogit) Mean() float64 { return d.N * InvLogit(d.Eta) }
+
+// Variance returns N·σ(Eta)·σ(−Eta).
+func (d BinomialLogit) Variance() float64 { return d.N * InvLogit(d.Eta) * InvLogit(-d.Eta) }
+
+// eval computes log C(n, k) − k·softplus(−η) − (n−k)·softplus(η) and the
+// partial k − n·σ(η). An infinite η is the limit, as in BernoulliLogit.
+func (d BinomialLogit) eval(k float64, dp []float64) (lp, dx float64) {
+	n, eta := d.N, d.Eta
+	if !isCount(n) || math.IsNaN(eta) || math.IsNaN(k) {
+		return invalid(dp)
+	}
+	if !isCount(k) || k > n {
+		return outside(dp)
+	}
+	p, q := InvLogit(eta), InvLogit(-eta)
+	switch {
+	case k > 0 && k < n && n >= stirlingMin && p >= 0x1p-1022 && q >= 0x1p-1022:
+		// As in Binomial: Loader's form near the mode, from n·p and n·q
+		// each with a relative error of an ulp (so p and q not
+		// subnormal).
+		lp = logBinomRaw(k, n-k, n*p, n*q)
+	default:
+		lp = lchoose(n, k)
+		if k > 0 {
+			lp -= k * Softplus(-eta)
+		}
+		if k < n {
+			lp -= (n - k) * Softplus(eta)
+		}
+	}
+	if math.IsInf(lp, -1) {
+		return outside(dp)
+	}
+	if dp != nil {
+		dp[0] = 0
+		// k − n·σ(η) in one rounding from the smaller of σ(±η), which
+		// keeps the digits 1 − σ(|η|) would lose: n·q − (n − k) for η > 0.
+		if eta > 0 {
+			dp[1] = math.FMA(n, q, -(n - k))
+		} else {
+			dp[1] = math.FMA(-n, p, k)
+		}
+	}
+	return lp, 0
+}

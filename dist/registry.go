@@ -126,6 +126,14 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return Poisson{p[0]}.Rand(rng) },
 	},
 	{
+		Name: "PoissonLog", Params: []Param{{"eta", Real}},
+		Support: Count, Doc: "Poisson counts with mean exp(eta)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return PoissonLog{p[0]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return PoissonLog{p[0]}.Rand(rng) },
+	},
+	{
 		Name: "Bernoulli", Params: []Param{{"p", Unit}},
 		Support: Binary, Doc: "0/1 outcome with success probability p",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
@@ -148,6 +156,14 @@ var Univariates = []*Univariate{
 			return Binomial{p[0], p[1]}.eval(x, dp)
 		},
 		Rand: func(p []float64, rng *rand.Rand) float64 { return Binomial{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "BinomialLogit", Params: []Param{{"n", Count}, {"eta", Real}},
+		Support: BoundedCount, Doc: "successes in n trials with success probability inv_logit(eta)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return BinomialLogit{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return BinomialLogit{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "NegBinomial", Params: []Param{{"mu", Positive}, {"phi", Positive}},

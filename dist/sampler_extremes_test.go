@@ -83,6 +83,13 @@ func TestSamplersExtremeParameters(t *testing.T) {
 		{"Weibull(MaxFloat64, 1)", Weibull{big, 1}, false},
 		{"HalfCauchy(1e300)", HalfCauchy{1e300}, true},
 		{"BernoulliLogit(-1e300)", BernoulliLogit{-1e300}, false},
+		{"PoissonLog(-1e300)", PoissonLog{-1e300}, false},
+		{"PoissonLog(-745)", PoissonLog{-745}, false},
+		{"PoissonLog(709)", PoissonLog{709}, false},
+		{"BinomialLogit(1e9, 1e300)", BinomialLogit{1e9, 1e300}, false},
+		{"BinomialLogit(1e17, -36)", BinomialLogit{1e17, -36}, false},
+		{"BinomialLogit(1e17, 36)", BinomialLogit{1e17, 36}, false},
+		{"BinomialLogit(MaxFloat64, 0)", BinomialLogit{big, 0}, false},
 		{"Uniform(-MaxFloat64, MaxFloat64)", Uniform{-big, big}, false},
 		{"Bernoulli(1)", Bernoulli{1}, false},
 	} {

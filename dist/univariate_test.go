@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 18    // families in the registry
+	univariateNo = 20    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -174,6 +174,15 @@ var uniCases = []uniCase{
 		moments: [][]float64{{0.7}, {5}, {30}, {1000}}, intParam: -1,
 	},
 	{
+		name: "PoissonLog", newDist: func(p []float64) uniDist { return PoissonLog{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -2, 4)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return poissonDraw(math.Exp(p[0]), r) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Poisson{Lambda: math.Exp(p[0])}.LogProb
+		},
+		moments: [][]float64{{-0.4}, {2}, {7}}, intParam: -1,
+	},
+	{
 		name: "Bernoulli", newDist: func(p []float64) uniDist { return Bernoulli{p[0]} },
 		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.05, 0.95)} },
 		value:  func(p []float64, r *rand.Rand) float64 { return math.Floor(unif(r, 0, 2)) },
@@ -201,6 +210,15 @@ var uniCases = []uniCase{
 		moments: [][]float64{{10, 0.3}, {100, 0.4}, {1000, 0.02}, {500, 0.9}, {50, 0.5}, {3, 0.999}}, intParam: 0,
 	},
 	{
+		name: "BinomialLogit", newDist: func(p []float64) uniDist { return BinomialLogit{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{math.Floor(unif(r, 1, 200)), unif(r, -4, 4)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return sampleBinomial(p[0], InvLogit(p[1]), r) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Binomial{N: p[0], P: InvLogit(p[1])}.LogProb
+		},
+		moments: [][]float64{{10, -0.8}, {200, 1.5}, {1000, -4}, {40, 6}}, intParam: 0,
+	},
+	{
 		name: "NegBinomial", newDist: func(p []float64) uniDist { return NegBinomial{p[0], p[1]} },
 		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 40), unif(r, 0.2, 20)} },
 		value: func(p []float64, r *rand.Rand) float64 {
@@ -212,8 +230,8 @@ var uniCases = []uniCase{
 
 func TestRegistryMatchesCases(t *testing.T) {
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
-		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "Uniform", "Poisson", "Bernoulli",
-		"BernoulliLogit", "Binomial", "NegBinomial"}
+		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "Uniform", "Poisson", "PoissonLog", "Bernoulli",
+		"BernoulliLogit", "Binomial", "BinomialLogit", "NegBinomial"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
 	}
@@ -253,7 +271,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"HalfNormal": NonNegative, "HalfCauchy": NonNegative, "Exponential": NonNegative,
 		"Gamma": Positive, "Beta": Unit, "Uniform": Interval, "Poisson": Count, "NegBinomial": Count,
 		"Bernoulli": Binary, "BernoulliLogit": Binary, "Binomial": BoundedCount, "Normal": Real,
-		"Laplace": Real, "Weibull": Positive,
+		"Laplace": Real, "Weibull": Positive, "PoissonLog": Count, "BinomialLogit": BoundedCount,
 	}
 	for name, s := range supp {
 		if u, _ := LookupUnivariate(name); u.Support != s {
@@ -267,6 +285,10 @@ func TestRegistryMatchesCases(t *testing.T) {
 	b, _ := LookupUnivariate("Binomial")
 	if b.Params[0] != (Param{"n", Count}) || b.Params[1] != (Param{"p", Unit}) {
 		t.Errorf("Binomial params %v", b.Params)
+	}
+	bl, _ := LookupUnivariate("BinomialLogit")
+	if bl.Params[0] != (Param{"n", Count}) || bl.Params[1] != (Param{"eta", Real}) {
+		t.Errorf("BinomialLogit params %v", bl.Params)
 	}
 }
 
@@ -493,6 +515,13 @@ func TestUnivariateConventions(t *testing.T) {
 		{"BernoulliLogit", []float64{0.3}, 0.5},
 		{"Binomial", []float64{5, 0.3}, 6},
 		{"Binomial", []float64{5, 0}, 1},
+		{"PoissonLog", []float64{1}, 1.5},
+		{"PoissonLog", []float64{1}, -1},
+		{"PoissonLog", []float64{710}, 3}, // e^710 overflows: log mass below −MaxFloat64
+		{"BinomialLogit", []float64{5, 0.3}, 6},
+		{"BinomialLogit", []float64{5, 0.3}, 2.5},
+		{"BinomialLogit", []float64{5, math.Inf(-1)}, 1},
+		{"BinomialLogit", []float64{5, math.Inf(1)}, 4},
 		{"NegBinomial", []float64{3, 2}, 2.5},
 		{"Laplace", []float64{0, 1}, math.Inf(-1)},
 		{"Weibull", []float64{0.5, 1}, 0},
@@ -525,6 +554,9 @@ func TestUnivariateConventions(t *testing.T) {
 		{"HalfNormal", []float64{1}, 0}, {"HalfCauchy", []float64{1}, 0}, {"Exponential", []float64{2}, 0},
 		{"Uniform", []float64{0, 1}, 0}, {"Uniform", []float64{0, 1}, 1}, {"Poisson", []float64{3}, 0},
 		{"Binomial", []float64{5, 0}, 0}, {"Binomial", []float64{5, 1}, 5}, {"Bernoulli", []float64{1}, 1},
+		{"PoissonLog", []float64{-800}, 0}, {"PoissonLog", []float64{-800}, 2}, {"PoissonLog", []float64{700}, 0},
+		{"BinomialLogit", []float64{5, math.Inf(-1)}, 0}, {"BinomialLogit", []float64{5, math.Inf(1)}, 5},
+		{"BinomialLogit", []float64{5, 800}, 2}, {"BinomialLogit", []float64{0, 3}, 0},
 	} {
 		u, _ := LookupUnivariate(c.name)
 		if lp, _ := u.Kernel(c.x, c.p, make([]float64, len(c.p))); math.IsInf(lp, 0) || math.IsNaN(lp) {
@@ -549,6 +581,10 @@ func TestUnivariateConventions(t *testing.T) {
 		{"Laplace", []float64{0, 0}, 1}, {"Laplace", []float64{math.Inf(1), 1}, 1}, {"Laplace", []float64{0, 1}, nan},
 		{"Weibull", []float64{-1, 1}, 1}, {"Weibull", []float64{1, 0}, 1}, {"Weibull", []float64{math.Inf(1), 1}, 1},
 		{"Weibull", []float64{2, 1}, nan},
+		{"PoissonLog", []float64{nan}, 1}, {"PoissonLog", []float64{math.Inf(1)}, 1}, {"PoissonLog", []float64{math.Inf(-1)}, 0},
+		{"PoissonLog", []float64{0}, nan},
+		{"BinomialLogit", []float64{2.5, 0}, 1}, {"BinomialLogit", []float64{-1, 0}, 0}, {"BinomialLogit", []float64{3, nan}, 1},
+		{"BinomialLogit", []float64{3, 0}, nan},
 	}
 	for _, c := range invalidCases {
 		u, _ := LookupUnivariate(c.name)
@@ -573,7 +609,7 @@ func TestUnivariateConventions(t *testing.T) {
 		if u.Name == "Uniform" {
 			p[1] = 1
 		}
-		if u.Name == "Binomial" {
+		if u.Name == "Binomial" || u.Name == "BinomialLogit" {
 			p[0] = 3
 		}
 		u.Kernel(0.25, p, nil)
