@@ -66,7 +66,8 @@ func TestTable(t *testing.T) {
 		t.Errorf("%d functions, want %d", len(funcs), len(want))
 	}
 	dists := strings.Fields(`Normal HalfNormal Cauchy HalfCauchy StudentT Laplace LogNormal Exponential Gamma
-		InvGamma Weibull Beta Uniform Poisson Bernoulli BernoulliLogit Binomial NegBinomial MvNormal MvNormalRows Dirichlet`)
+		InvGamma Weibull Beta Uniform Poisson PoissonLog Bernoulli BernoulliLogit Binomial BinomialLogit NegBinomial
+		MvNormal MvNormalRows Dirichlet`)
 	for _, name := range dists {
 		d := LookupDist(name)
 		if d == nil {

@@ -139,7 +139,7 @@ func TestReplComplete(t *testing.T) {
 	}{
 		{"par", []string{"param"}, 3},                                                     // keyword
 		{"pos", []string{"positive"}, 3},                                                  // type keyword
-		{"y ~ Poi", []string{"Poisson"}, 3},                                               // distribution
+		{"y ~ Poi", []string{"Poisson", "PoissonLog"}, 3},                                 // distribution
 		{"sof", []string{"softplus"}, 3},                                                  // built-in
 		{"lam", []string{"lambda", "lambda2"}, 3},                                         // declared names
 		{"mean(la", []string{"lambda", "lambda2"}, 2},                                     // inside a call
@@ -157,8 +157,8 @@ func TestReplComplete(t *testing.T) {
 	}
 	// readline's adapter returns the missing suffixes.
 	sfx, n := replCompleter{r}.Do([]rune("y ~ Poi"), 7)
-	if n != 3 || len(sfx) != 1 || string(sfx[0]) != "sson" {
-		t.Errorf("Do = %q, %d; want [sson], 3", sfx, n)
+	if n != 3 || len(sfx) != 2 || string(sfx[0]) != "sson" || string(sfx[1]) != "ssonLog" {
+		t.Errorf("Do = %q, %d; want [sson ssonLog], 3", sfx, n)
 	}
 }
 
