@@ -136,32 +136,9 @@ output s_rep ~ BinomialLogit(n, rep(b, 2) + [0.5, -30])
 		t.Fatal(err)
 	}
 	ev.SetRand(rand.New(rand.NewPCG(53, 1)))
-	const draws = 20000
 	const b = 0.4
-	var sum, sum2 [2][2]float64
-	for range draws {
-		_, outs, err := ev.Eval([]float64{b})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for o := range 2 {
-			for k := range 2 {
-				v := outs[o][k]
-				sum[o][k] += v
-				sum2[o][k] += v * v
-			}
-		}
-	}
 	sigma := func(e float64) float64 { return 1 / (1 + math.Exp(-e)) }
-	means := [2][2]float64{{math.Exp(b + 0.5), math.Exp(b + 2)}, {12 * sigma(b+0.5), 1e15 * sigma(b-30)}}
-	vars := [2][2]float64{means[0], {means[1][0] * sigma(-b-0.5), means[1][1] * sigma(30-b)}}
-	for o, name := range []string{"y_rep", "s_rep"} {
-		for k := range 2 {
-			mu := sum[o][k] / draws
-			v := sum2[o][k]/draws - mu*mu
-			if se := math.Sqrt(vars[o][k] / draws); math.Abs(mu-means[o][k]) > 5*se || math.Abs(v/vars[o][k]-1) > 0.05 {
-				t.Errorf("%s[%d]: mean %.4f variance %.4f, want %.4f and %.4f", name, k, mu, v, means[o][k], vars[o][k])
-			}
-		}
-	}
+	means := [][]float64{{math.Exp(b + 0.5), math.Exp(b + 2)}, {12 * sigma(b+0.5), 1e15 * sigma(b-30)}}
+	vars := [][]float64{means[0], {means[1][0] * sigma(-b-0.5), means[1][1] * sigma(30-b)}}
+	checkReplicateMoments(t, ev, []float64{b}, 20000, []string{"y_rep", "s_rep"}, means, vars)
 }

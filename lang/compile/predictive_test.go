@@ -129,3 +129,37 @@ func TestPredictiveBadArgument(t *testing.T) {
 		t.Errorf("OutputErr = %v, want an error at line 3", oe)
 	}
 }
+
+// checkReplicateMoments evaluates ev at coords draws times and checks, for
+// each output named in names (in order, the model's first outputs) and
+// each of its elements k, the sample mean against means[o][k] (5 standard
+// errors) and the sample variance against vars[o][k] (5 %).
+func checkReplicateMoments(t *testing.T, ev *Evaluator, coords []float64, draws int, names []string, means, vars [][]float64) {
+	t.Helper()
+	sum, sum2 := make([][]float64, len(names)), make([][]float64, len(names))
+	for o := range names {
+		sum[o], sum2[o] = make([]float64, len(means[o])), make([]float64, len(means[o]))
+	}
+	for range draws {
+		_, outs, err := ev.Eval(coords)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for o := range names {
+			for k, v := range outs[o] {
+				sum[o][k] += v
+				sum2[o][k] += v * v
+			}
+		}
+	}
+	n := float64(draws)
+	for o, name := range names {
+		for k := range means[o] {
+			mu := sum[o][k] / n
+			v := sum2[o][k]/n - mu*mu
+			if se := math.Sqrt(vars[o][k] / n); math.Abs(mu-means[o][k]) > 5*se || math.Abs(v/vars[o][k]-1) > 0.05 {
+				t.Errorf("%s[%d]: mean %.4f variance %.4f, want %.4f and %.4f", name, k, mu, v, means[o][k], vars[o][k])
+			}
+		}
+	}
+}
