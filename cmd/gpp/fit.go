@@ -526,7 +526,11 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []strin
 	} else {
 		fmt.Fprintf(w, "ELBO         %.6g ± %.2g\n", r.ELBO, r.ELBOSE)
 	}
-	fmt.Fprintf(w, "iterations   %d (%s)\n", r.Iterations, fitEnd(cfg, r))
+	end := fitEnd(cfg, r)
+	if r.Averaged > 0 {
+		end += fmt.Sprintf("; q is the mean of the last %d iterates", r.Averaged)
+	}
+	fmt.Fprintf(w, "iterations   %d (%s)\n", r.Iterations, end)
 	if r.Method != sgvb.MAP {
 		fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(r.ParetoK), r.ParetoReading)
 	}
