@@ -52,8 +52,8 @@ type node struct {
 	gr, gc int
 	bc     []int
 
-	// Integer attributes: i0 is the input's offset in x, the matmul flags
-	// or the density's element count; i1 is the slice start, the column,
+	// Integer attributes: i0 is the input's offset in x, the matmul flags,
+	// the density's element count or 1 for a categorical on log-odds; i1 is the slice start, the column,
 	// or the inner dimension of a matmul.
 	i0, i1 int
 	f0     float64   // GaussRowsSS row count

@@ -68,6 +68,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return ast.Errorf(n.pos, "%s: covariance matrix is not positive definite (leading minor %d)", name, p.fail)
 		case OpGaussRowsLR:
 			return p.lrError(n)
+		case OpCategorical:
+			return p.categoricalError(n, false)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}
@@ -84,6 +86,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.densityError(n)
 	case op == OpRand:
 		return p.randError(n, k, el)
+	case op == OpCategorical:
+		return p.categoricalError(n, true)
 	case op == OpRowSumProd && n.sumOf > 0:
 		return p.sumRowSumProdError(n, bad)
 	case op == OpRowSumProd:
@@ -245,6 +249,9 @@ func (p *Program) label(n *node) string {
 	if n.op == OpDensity || n.op == OpLogPDF {
 		return n.dist.Name
 	}
+	if n.op == OpCategorical {
+		return categoricalName(n.i0 == 1)
+	}
 	return n.op.String()
 }
 
@@ -254,6 +261,12 @@ func (p *Program) operandName(n *node, a int) string {
 			return "the value"
 		}
 		return paramName(n.dist, a-1)
+	}
+	if n.op == OpCategorical && a == 1 {
+		if n.i0 == 1 {
+			return "eta"
+		}
+		return "theta"
 	}
 	return fmt.Sprintf("argument %d", a+1)
 }

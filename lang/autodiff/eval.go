@@ -144,6 +144,8 @@ func (p *Program) eval(n *node) bool {
 		p.evalRowSumProd(n)
 	case op == OpRand:
 		p.evalRand(n)
+	case op == OpCategorical:
+		return p.evalCategorical(n)
 	default:
 		panic("autodiff: eval of an invalid node")
 	}

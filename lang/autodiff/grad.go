@@ -152,6 +152,8 @@ func (p *Program) grad(n *node) {
 		p.gradDensity(n, g)
 	case op == OpRowSumProd:
 		p.gradRowSumProd(n, g)
+	case op == OpCategorical:
+		p.gradCategorical(n, g[0])
 	default:
 		panic("autodiff: grad of an invalid node")
 	}

@@ -68,6 +68,9 @@ const (
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
 	OpLogPDF  // log p(value | args) per element of the broadcast shape
 	OpRand    // a draw from the distribution per element (outputs only; no derivative)
+	// Σ log p(y_n) of categories y (data) given probabilities, or log-odds
+	// when i0 is 1, shared [k] or per observation [n, k]
+	OpCategorical
 
 	// Fused.
 	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
@@ -87,7 +90,8 @@ var opNames = [numOps]string{
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
-	OpRowSumProd: "rowsum",
+	OpCategorical: "categorical",
+	OpRowSumProd:  "rowsum",
 }
 
 func (o Op) String() string {

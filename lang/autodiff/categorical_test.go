@@ -1,0 +1,214 @@
+package autodiff
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// categoricalCase checks Categorical (or CategoricalLogit) of random
+// categories against finite differences and a plain-Go reference. shape
+// gives the argument's shape for n observations and k categories; scalar
+// makes the value a scalar (n = 1).
+func categoricalCase(name string, logit, scalar bool, shape func(n, k int) Shape) gradCase {
+	var y []float64 // the categories, drawn in args, read by build and ref
+	var ys Shape
+	return gradCase{
+		name: name,
+		args: func(r *rand.Rand) []arg {
+			n, k, _ := dims(r)
+			if scalar {
+				n = 1
+			}
+			y = make([]float64, n)
+			for i := range y {
+				y[i] = float64(r.IntN(k))
+			}
+			ys = Vector(n)
+			if scalar {
+				ys = Scalar()
+			}
+			dom := pos
+			if logit {
+				dom = real
+			}
+			return []arg{in(shape(n, k), dom)}
+		},
+		build: func(b *Builder, x []ID) ID {
+			return b.Categorical(b.Const(y, ys, testPos), x[0], logit, testPos)
+		},
+		ref: func(v [][]float64, s []Shape) []float64 {
+			k, step := s[0].Cols, s[0].Cols
+			if s[0].Rank == 1 {
+				k, step = s[0].Rows, 0
+			}
+			if s[0].Rows == 1 {
+				step = 0
+			}
+			lp := 0.0
+			for i, c := range y {
+				row := v[0][i*step : i*step+k]
+				if !logit {
+					lp += math.Log(row[int(c)])
+					continue
+				}
+				z := 0.0
+				for _, e := range row {
+					z += math.Exp(e)
+				}
+				lp += row[int(c)] - math.Log(z)
+			}
+			return []float64{lp}
+		},
+	}
+}
+
+func TestGradCategorical(t *testing.T) {
+	shared := func(_, k int) Shape { return Vector(k) }
+	row := func(_, k int) Shape { return Matrix(1, k) }
+	rows := func(n, k int) Shape { return Matrix(n, k) }
+	var cases []gradCase
+	for _, logit := range []bool{false, true} {
+		name := categoricalName(logit)
+		cases = append(cases,
+			categoricalCase(name+"/shared", logit, false, shared),
+			categoricalCase(name+"/row", logit, false, row),
+			categoricalCase(name+"/rows", logit, false, rows),
+			categoricalCase(name+"/scalar", logit, true, shared),
+			categoricalCase(name+"/scalar-row", logit, true, rows),
+		)
+	}
+	runCases(t, cases)
+}
+
+// A large log-odds does not overflow: the row maximum is subtracted.
+func TestCategoricalLogitStable(t *testing.T) {
+	b := NewBuilder()
+	eta := b.Input("eta", Vector(3), testPos)
+	root := b.Categorical(b.Const([]float64{0, 2}, Vector(2), testPos), eta, true, testPos)
+	p, err := b.Finish(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grad := make([]float64, 3)
+	lp, err := p.LogJoint([]float64{1000, 0, 999}, grad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lse := 1000 + math.Log1p(math.Exp(-1000)+math.Exp(-1))
+	if want := 1000 + 999 - 2*lse; math.Abs(lp-want) > 1e-12 {
+		t.Errorf("log p = %.17g, want %.17g", lp, want)
+	}
+	s0, s2 := math.Exp(1000-lse), math.Exp(999-lse)
+	for i, want := range []float64{1 - 2*s0, 0, 1 - 2*s2} {
+		if math.Abs(grad[i]-want) > 1e-12 {
+			t.Errorf("grad[%d] = %g, want %g", i, grad[i], want)
+		}
+	}
+}
+
+func TestCategoricalErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		x     []float64
+		build func(b *Builder) ID
+		want  string
+	}{
+		{"category too large", []float64{0.2, 0.3, 0.5}, func(b *Builder) ID {
+			y := b.Const([]float64{0, 3, 1}, Vector(3), at(1, 1))
+			return b.Categorical(y, b.Input("theta", Vector(3), at(1, 1)), false, at(4, 7))
+		}, "model.gpp:4:7: Categorical: value 3 is not a category 0..2 (element [1])"},
+		{"negative category", []float64{0, 0, 0}, func(b *Builder) ID {
+			y := b.Const([]float64{-1}, Scalar(), at(1, 1))
+			return b.Categorical(y, b.Input("eta", Vector(3), at(1, 1)), true, at(5, 7))
+		}, "model.gpp:5:7: CategoricalLogit: value -1 is not a category 0..2"},
+		{"fractional category", []float64{0, 0, 0, 0}, func(b *Builder) ID {
+			y := b.Const([]float64{1, 0.5}, Vector(2), at(1, 1))
+			return b.Categorical(y, b.Input("eta", Matrix(2, 2), at(1, 1)), true, at(5, 7))
+		}, "model.gpp:5:7: CategoricalLogit: value 0.5 is not a category 0..1 (element [1])"},
+		{"zero probability", []float64{0.5, 0.5, 0, 0, 0, 1}, func(b *Builder) ID {
+			y := b.Const([]float64{0, 1}, Vector(2), at(1, 1))
+			return b.Categorical(y, b.Input("theta", Matrix(2, 3), at(1, 1)), false, at(6, 3))
+		}, "model.gpp:6:3: Categorical: theta must be in (0, 1] at an observed category (got 0, element [1, 1])"},
+		{"zero probability in data", nil, func(b *Builder) ID {
+			y := b.Const([]float64{2}, Scalar(), at(1, 1))
+			return b.Categorical(y, b.Const([]float64{0.5, 0.5, 0}, Vector(3), at(1, 1)), false, at(6, 3))
+		}, "model.gpp:6:3: Categorical: theta must be in (0, 1] at an observed category (got 0, element [2])"},
+		{"log-odds too far apart", []float64{1e308, -1e308}, func(b *Builder) ID {
+			y := b.Const([]float64{1}, Vector(1), at(1, 1))
+			return b.Categorical(y, b.Input("eta", Vector(2), at(1, 1)), true, at(7, 3))
+		}, "model.gpp:7:3: CategoricalLogit: log probability is -Inf (eta too far apart)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := runOne(t, c.x, c.build)
+			var e *ast.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("got %v (%T), want *ast.Error %q", err, err, c.want)
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n got %q\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestCategoricalShapeErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func(b *Builder) ID
+		want  string
+	}{
+		{"value not data", func(b *Builder) ID {
+			return b.Categorical(b.Input("y", Scalar(), at(1, 1)), b.Input("eta", Vector(2), at(1, 1)), true, at(8, 3))
+		}, "model.gpp:8:3: CategoricalLogit: the value must be data"},
+		{"matrix value", func(b *Builder) ID {
+			y := b.Const([]float64{0, 1}, Matrix(1, 2), at(1, 1))
+			return b.Categorical(y, b.Input("theta", Vector(2), at(1, 1)), false, at(8, 4))
+		}, "model.gpp:8:4: Categorical: the value must be a scalar or a vector, got [1, 2]"},
+		{"rows do not match", func(b *Builder) ID {
+			y := b.Const([]float64{0, 1}, Vector(2), at(1, 1))
+			return b.Categorical(y, b.Input("eta", Matrix(3, 2), at(1, 1)), true, at(9, 3))
+		}, "model.gpp:9:3: CategoricalLogit: argument [3, 2] does not fit the value [2]: want [k], [1, k] or [2, k]"},
+		{"scalar argument", func(b *Builder) ID {
+			y := b.Const([]float64{0}, Scalar(), at(1, 1))
+			return b.Categorical(y, b.Input("eta", Scalar(), at(1, 1)), true, at(9, 5))
+		}, "model.gpp:9:5: CategoricalLogit: argument scalar does not fit the value scalar: want [k] or [1, k]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := NewBuilder()
+			_, err := b.Finish(b.Sum(c.build(b), at(1, 1)))
+			if err == nil || err.Error() != c.want {
+				t.Errorf("error\n got %v\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A steady-state evaluation of both forms makes no allocations.
+func TestCategoricalZeroAllocs(t *testing.T) {
+	b := NewBuilder()
+	y := b.Const([]float64{0, 2, 1, 2}, Vector(4), testPos)
+	theta := b.Exp(b.Input("log_theta", Vector(3), testPos), testPos)
+	eta := b.Input("eta", Matrix(4, 3), testPos)
+	root := b.Add(b.Categorical(y, theta, false, testPos), b.Categorical(y, eta, true, testPos), testPos)
+	p, err := b.Finish(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, p.Dim())
+	for i := range x {
+		x[i] = -0.1 * float64(i)
+	}
+	grad := make([]float64, p.Dim())
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := p.LogJoint(x, grad); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Forward+Backward allocates %v times per call, want 0", allocs)
+	}
+}
