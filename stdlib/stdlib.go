@@ -249,6 +249,10 @@ const (
 	// DistDirichlet: value [k] (one simplex) or [n, k] (n rows); alpha
 	// scalar, [k], row [1, k] or (for a matrix value) [n, k].
 	DistDirichlet
+	// DistCategorical: value a scalar or [n] of int categories 0..k-1;
+	// argument [k] or [1, k] shared by every element, or [n, k], row i
+	// for element i.
+	DistCategorical
 )
 
 var distShapeText = [...]string{
@@ -256,6 +260,7 @@ var distShapeText = [...]string{
 	DistMvNormal:     "value [d] or [n, d] (rows); mean scalar, [d] or [1, d]; covariance [d, d]",
 	DistMvNormalRows: "value [n, d], iid rows; mean scalar, [d] or [1, d]; covariance [d, d]",
 	DistDirichlet:    "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
+	DistCategorical:  "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
 }
 
 // String describes the rule in words.

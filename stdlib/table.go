@@ -191,6 +191,10 @@ var dists = []*Dist{
 		Doc: "iid rows of a matrix, each MvNormal(mu, Sigma); uses the data's sufficient statistics", Example: "Y ~ MvNormalRows(0, W * W' + I(D) / prec)"},
 	{Name: "Dirichlet", Params: []Param{named(pos1, "alpha")}, Support: dist.Simplex, Shape: DistDirichlet,
 		Doc: "Dirichlet on the simplex (each row of a matrix value)", Example: "param theta: simplex[K] ~ Dirichlet(1)"},
+	{Name: "Categorical", Params: []Param{{Name: "theta", Support: dist.Simplex, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistCategorical,
+		Doc: "categories 0..K−1 with probabilities theta (a simplex, or one per row)", Example: "y ~ Categorical(theta)"},
+	{Name: "CategoricalLogit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistCategorical,
+		Doc: "categories 0..K−1 with probabilities softmax(eta) (of each row), stable for large eta: multi-class logistic regression", Example: "y ~ CategoricalLogit(X * B)"},
 }
 
 func lgamma(x float64) float64 {

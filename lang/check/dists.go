@@ -92,6 +92,8 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 					exprString(call.Args[i]), a.Shape.String(), vs.String(), valName)
 			}
 		}
+	case stdlib.DistCategorical:
+		c.categoricalShape(call, d, vs, args[0].Shape, valPos, valName)
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
 		minRank := 1
 		what := "a vector or matrix"
@@ -130,6 +132,32 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 			argErr(1, "`%s` is %s; for %s of shape %s the covariance must be [%s, %s]",
 				exprString(call.Args[1]), cov.String(), valName, vs.String(), k, k)
 		}
+	}
+}
+
+// categoricalShape checks a categorical value (a scalar or [n]) against
+// its argument: [k] or [1, k] shared by every element, or [n, k] with a
+// row per element.
+func (c *checker) categoricalShape(call *ast.CallExpr, d *stdlib.Dist, vs, as Shape, valPos ast.Pos, valName string) {
+	if vs.Rank() > 1 {
+		c.errorf(valPos, "%s models a scalar or a vector of categories; %s is %s", d.Name, valName, vs.describe())
+		return
+	}
+	if as.Rank() != 2 || as[0].isOne() {
+		return
+	}
+	n := Dim{N: 1}
+	if vs.Rank() == 1 {
+		n = vs[0]
+	}
+	if compareDims(as[0], n) == dimDiffer {
+		k := as[1].String()
+		want := "[" + k + "] or [1, " + k + "]"
+		if vs.Rank() == 1 {
+			want = "[" + k + "], [1, " + k + "] or [" + n.String() + ", " + k + "] (a row per element)"
+		}
+		c.errorf(call.Args[0].Pos(), "%s argument 1 (%s): `%s` is %s; for %s of shape %s it must be %s",
+			d.Name, d.Params[0].Name, exprString(call.Args[0]), as.String(), valName, vs.String(), want)
 	}
 }
 
@@ -177,6 +205,11 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 	switch req {
 	case dist.Unit:
 		return "; map a real to (0, 1) with inv_logit, or use BernoulliLogit"
+	case dist.Simplex:
+		if id, ok := unparen(e).(*ast.Ident); ok {
+			return "; declare `" + id.Name + "` simplex, or use CategoricalLogit on log-odds"
+		}
+		return "; use CategoricalLogit on log-odds"
 	case dist.Count, dist.BoundedCount:
 		if id, ok := unparen(e).(*ast.Ident); ok && t.Elem == Int {
 			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {

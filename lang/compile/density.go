@@ -32,6 +32,8 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.gauss(call, lhs, val, args[0], args[1], pos)
 	case "Dirichlet":
 		l.dirichlet(val, args[0], lat, pos)
+	case "Categorical", "CategoricalLogit":
+		l.add(l.b.Categorical(val, args[0], d.Name == "CategoricalLogit", pos), pos)
 	default:
 		u, ok := dist.LookupUnivariate(d.Name)
 		if !ok {
