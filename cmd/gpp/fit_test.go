@@ -479,7 +479,7 @@ func TestFitCancel(t *testing.T) {
 			if !containsLine(comments, "# interrupted = 1") || len(rows) != 11 {
 				t.Errorf("draws.csv: %d rows, comments %q", len(rows), comments)
 			}
-			if !strings.Contains(stderr.String(), "interrupted at iteration") || !strings.Contains(stdout.String(), "(interrupted)") {
+			if !strings.Contains(stderr.String(), "interrupted at iteration") || !strings.Contains(stdout.String(), "(interrupted") {
 				t.Errorf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 			}
 			for _, f := range dirEntries(t, out) {

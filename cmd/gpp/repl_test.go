@@ -339,7 +339,7 @@ func TestReplInterrupt(t *testing.T) {
 	if r.fit == nil || !r.fit.res.Interrupted {
 		t.Fatalf("no interrupted fit kept; errors:\n%s", errb.String())
 	}
-	if !strings.Contains(errb.String(), "interrupted") || !strings.Contains(out.String(), "(interrupted)") {
+	if !strings.Contains(errb.String(), "interrupted") || !strings.Contains(out.String(), "(interrupted") {
 		t.Errorf("output:\n%s\nerrors:\n%s", out, errb)
 	}
 	out.Reset()
