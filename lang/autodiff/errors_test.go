@@ -228,16 +228,7 @@ func TestNaNProvenance(t *testing.T) {
 			return b.Sum(b.Log(b.Const([]float64{1, -3}, Vector(2), at(1, 1)), at(15, 2)), at(15, 1))
 		}, "model.gpp:15:2: log: argument -3 < 0 (element [1])"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			err := runOne(t, c.x, c.build)
-			var e *ast.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("got %v (%T), want *ast.Error %q", err, err, c.want)
-			}
-			if err.Error() != c.want {
-				t.Errorf("error\n got %q\nwant %q", err, c.want)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantPositioned(t, runOne(t, c.x, c.build), c.want) })
 	}
 }
 
@@ -283,5 +274,17 @@ func TestTooManyNodes(t *testing.T) {
 	want := fmt.Sprintf("model.gpp:2:3: the model's tape would have more than %d operations here: loops are unrolled into it, so write long loops as vector operations", MaxNodes)
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
+	}
+}
+
+// wantPositioned checks that err is an *ast.Error that reads want.
+func wantPositioned(t *testing.T, err error, want string) {
+	t.Helper()
+	var e *ast.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got %v (%T), want *ast.Error %q", err, err, want)
+	}
+	if err.Error() != want {
+		t.Errorf("error\n got %q\nwant %q", err, want)
 	}
 }

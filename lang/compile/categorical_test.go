@@ -48,6 +48,16 @@ func TestCategoricalLogJoint(t *testing.T) {
 		}
 		return eta[c] - math.Log(z)
 	}
+	// the log joint of y under one shared simplex theta (x holds log theta:
+	// the model's coordinates of theta's log values)
+	sharedTheta := func(x, g []float64) float64 {
+		lp := 0.0
+		for _, yi := range categoricalY {
+			lp += x[int(yi)]
+			g[int(yi)]++
+		}
+		return lp
+	}
 	for _, c := range []struct {
 		name, model string
 		closed      func(x, g []float64) float64 // the log joint, its gradient into g
@@ -79,15 +89,7 @@ func TestCategoricalLogJoint(t *testing.T) {
 				}
 				return lp
 			}},
-		{"simplex", "param theta: simplex[K]\ny ~ Categorical(theta)\n",
-			func(x, g []float64) float64 {
-				lp := 0.0
-				for _, yi := range categoricalY {
-					lp += x[int(yi)]
-					g[int(yi)]++
-				}
-				return lp
-			}},
+		{"simplex", "param theta: simplex[K]\ny ~ Categorical(theta)\n", sharedTheta},
 		{"simplex-rows", "param rows: simplex[N, K]\ny ~ Categorical(rows)\n",
 			func(x, g []float64) float64 {
 				lp := 0.0
@@ -97,15 +99,7 @@ func TestCategoricalLogJoint(t *testing.T) {
 				}
 				return lp
 			}},
-		{"loop", "param theta: simplex[K]\nfor i in 0:N {\n  y[i] ~ Categorical(theta)\n}\n",
-			func(x, g []float64) float64 {
-				lp := 0.0
-				for _, yi := range categoricalY {
-					lp += x[int(yi)]
-					g[int(yi)]++
-				}
-				return lp
-			}},
+		{"loop", "param theta: simplex[K]\nfor i in 0:N {\n  y[i] ~ Categorical(theta)\n}\n", sharedTheta},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compileSrc(t, "c.gpp", categoricalDecls+c.model, nil, categoricalInput(categoricalY))
