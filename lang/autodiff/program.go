@@ -1,10 +1,12 @@
 package autodiff
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/internal/par"
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -130,7 +132,48 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 			return nil, p.forwardError(int32(i), ok)
 		}
 	}
+	if err := p.checkDataValues(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkDataValues reports, before any evaluation of the log joint, the
+// first data value of a density in it that lies outside the family's
+// support (a count that is not an integer, a Bernoulli 2, a category ≥ k):
+// no value of the params could make it finite, so a fit would only fail
+// at every step.
+func (p *Program) checkDataValues() error {
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if !n.live || !n.joint || len(n.args) == 0 {
+			continue
+		}
+		y := p.arg(n, 0)
+		if y.dyn {
+			continue
+		}
+		switch n.op {
+		case OpDensity:
+			s := n.dist.Support
+			if s == dist.BoundedCount { // 0..n: a count whatever n is
+				s = dist.Count
+			}
+			for k, x := range p.v(y) {
+				if _, ok := supportViolated(s, x); !ok {
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), elemPart(y.shape, k)))
+				}
+			}
+		case OpCategorical:
+			k := catCols(p.arg(n, 1).shape)
+			for j, x := range p.v(y) {
+				if !(x >= 0 && x < float64(k) && x == math.Trunc(x)) {
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", categoricalName(n.i0 == 1), x, k-1), elemPart(y.shape, j)))
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // outputFailed records in *first, if it holds no error yet, why node i,

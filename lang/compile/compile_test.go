@@ -37,6 +37,17 @@ func compileFile(t testing.TB, path string, sets map[string]string, inputs ...da
 
 func compileSrc(t testing.TB, name, src string, sets map[string]string, inputs ...data.Input) *Model {
 	t.Helper()
+	m, err := compileSrcErr(t, name, src, sets, inputs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// compileSrcErr is compileSrc returning Compile's error; the front end's
+// errors fail the test.
+func compileSrcErr(t testing.TB, name, src string, sets map[string]string, inputs ...data.Input) (*Model, error) {
+	t.Helper()
 	f, err := parser.ParseFile(name, []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -49,11 +60,7 @@ func compileSrc(t testing.TB, name, src string, sets map[string]string, inputs .
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Compile(f, info, bound)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return Compile(f, info, bound)
 }
 
 // csvTable builds a CSV input from a header and rows.

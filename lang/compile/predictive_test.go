@@ -3,6 +3,7 @@ package compile
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,5 +162,37 @@ func checkReplicateMoments(t *testing.T, ev *Evaluator, coords []float64, draws 
 				t.Errorf("%s[%d]: mean %.4f variance %.4f, want %.4f and %.4f", name, k, mu, v, means[o][k], vars[o][k])
 			}
 		}
+	}
+}
+
+// A data value outside its family's support (no value of the params can
+// make its density finite) is a compile error naming the element, not a
+// fit that fails at every step. A value the family's support holds but
+// the arguments may not (Binomial's k against n) is left to the fit.
+func TestDataOutsideSupport(t *testing.T) {
+	for _, c := range []struct{ name, src, values, want string }{
+		{"bernoulli", "data y: int[N]\nparam p: unit\ny ~ Bernoulli(p)\n", "0 2 1", "d.gpp:3:5: data value 2 outside the support of Bernoulli (element [1])"},
+		{"poisson", "data y: int[N]\nparam l: positive\ny ~ Poisson(l)\n", "3 -1 1", "d.gpp:3:5: data value -1 outside the support of Poisson (element [1])"},
+		{"gamma", "data y: real[N]\nparam l: positive\ny ~ Gamma(2, l)\n", "0.5 1 0", "d.gpp:3:5: data value 0 outside the support of Gamma (element [2])"},
+		{"exponential at 0", "data y: real[N]\nparam l: positive\ny ~ Exponential(l)\n", "0.5 1 0", ""},
+		{"binomial not a count", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 -1 1", "d.gpp:3:5: data value -1 outside the support of Binomial (element [1])"},
+		{"binomial within counts", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 3 1", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var vals []float64
+			for _, f := range strings.Fields(c.values) {
+				v, _ := strconv.ParseFloat(f, 64)
+				vals = append(vals, v)
+			}
+			y := &data.Array{Name: "y", Shape: []int{len(vals)}, Values: vals, Int: !strings.Contains(c.src, "real")}
+			_, err := compileSrcErr(t, "d.gpp", c.src, nil, data.Input{File: "d.json", JSON: map[string]*data.Array{"y": y}})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.want {
+				t.Errorf("compile error %q, want %q", got, c.want)
+			}
+		})
 	}
 }
