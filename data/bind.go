@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 )
@@ -391,6 +392,14 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 			return bad(i, "<= "+strconv.FormatFloat(*d.Upper, 'g', -1, 64))
 		}
 	}
+	for _, u := range d.Uses {
+		for i, v := range a.Values {
+			if want, ok := holds(u.Support, v); !ok {
+				b.errs.Add(a.Locate(i), "%s: value %s is not %s, as %s ~ %s at %s needs", a.Name, strconv.FormatFloat(v, 'g', -1, 64), want, d.Name, u.Dist, u.Pos)
+				return false
+			}
+		}
+	}
 	if d.Kind == ast.Simplex && len(a.Values) > 0 {
 		k := a.Shape[len(a.Shape)-1]
 		for r := 0; r < len(a.Values)/k; r++ {
@@ -405,6 +414,23 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 		}
 	}
 	return true
+}
+
+// holds reports whether v lies in the scalar support s, and what s needs.
+func holds(s dist.Support, v float64) (need string, ok bool) {
+	switch s {
+	case dist.Positive:
+		return "> 0", v > 0
+	case dist.NonNegative:
+		return ">= 0", v >= 0
+	case dist.Unit:
+		return "in (0, 1)", v > 0 && v < 1
+	case dist.Count:
+		return "a non-negative integer", v >= 0 && v == math.Trunc(v)
+	case dist.Binary:
+		return "0 or 1", v == 0 || v == 1
+	}
+	return "", true
 }
 
 // simplexTol is how far from 1 a simplex row of data may sum.

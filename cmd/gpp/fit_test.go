@@ -119,6 +119,8 @@ func TestFitBadInputs(t *testing.T) {
 		{"negative count", fit(poissonModel, csvFile("neg.csv", "y\n3\n-2\n")), 1, "neg.csv:3:1"},
 		{"negative positive data", fit(posModel, csvFile("negs.csv", "s\n1.5\n-0.5\n")), 1, "negs.csv:3:1"},
 		{"real for int data", fit(poissonModel, csvFile("real.csv", "y\n2.5\n")), 1, "is not an integer"},
+		{"data outside the family's support", fit(csvFile("bern.gpp", "data y: int[N]\nparam p: unit\ny ~ Bernoulli(p)\n"), csvFile("bern.csv", "y\n0\n2\n")), 1,
+			"bern.csv:3:1: y: value 2 is not 0 or 1, as y ~ Bernoulli at "},
 		{"empty file", fit(poissonModel, csvFile("empty.csv", "")), 1, "empty CSV file"},
 		{"header only", fit(poissonModel, csvFile("hdr.csv", "y\n")), 1, "no data rows"},
 		{"JSON rows without elements", fit(poissonModel, csvFile("rows0.json", `{"y": [[]]}`)), 1, "rows0.json:1:7: y has a 1×0 matrix"},

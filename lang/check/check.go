@@ -619,6 +619,7 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 	if d == nil || !lt.Valid() {
 		return
 	}
+	c.dataUse(s, d)
 	if d.Int {
 		switch {
 		case len(mentioned) > 0:
@@ -631,6 +632,31 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 	}
 	if lat := c.rootLatent(s.LHS); lat != nil {
 		c.latentSupport(lat, d, s.Dist, "`"+exprString(s.LHS)+"`")
+	}
+}
+
+// dataUse records on data that is the whole left side of s that its values
+// must lie in d's support (a count for a bounded count: its bound is an
+// argument), for the data binder to check cell by cell.
+func (c *checker) dataUse(s *ast.TildeStmt, d *stdlib.Dist) {
+	id, ok := unparen(s.LHS).(*ast.Ident)
+	if !ok {
+		return
+	}
+	sup := d.Support
+	if u, ok := dist.LookupUnivariate(d.Name); ok {
+		sup = u.Support // the kernel's: Exponential and the half families take 0
+	}
+	switch sup {
+	case dist.BoundedCount:
+		sup = dist.Count
+	case dist.Real, dist.Interval, dist.Simplex:
+		return // finite anyway, or bounded by the arguments, or row-wise
+	}
+	for _, dv := range c.info.Data {
+		if dv.Symbol == c.info.Uses[id] && !dv.Implicit {
+			dv.Uses = append(dv.Uses, DataUse{Dist: d.Name, Support: sup, Pos: s.Dist.Fun.NamePos})
+		}
 	}
 }
 

@@ -169,11 +169,23 @@ type DataVar struct {
 	LowerExpr, UpperExpr ast.Expr
 	Lower, Upper         *float64
 	Support              dist.Support // from the kind and constant bounds
+	// Uses are the distributions whose whole value the data is (`y ~ D`):
+	// each value must lie in their supports, checked when the data loads.
+	Uses []DataUse
 	// Implicit is true for a size name: bound from axis Axis of the shape
 	// of SizeOf when the data loads.
 	Implicit bool
 	SizeOf   *DataVar
 	Axis     int
+}
+
+// DataUse is a distribution that data must follow as a whole: `y ~ D(...)`
+// at Pos, whose values must lie in Support (a scalar support that does not
+// depend on D's arguments).
+type DataUse struct {
+	Dist    string
+	Support dist.Support
+	Pos     ast.Pos
 }
 
 // TypeString formats the declared type, e.g. "int<lower=0>[N, 2]".

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
 )
 
 // Predictive outputs (output y ~ D(args)) draw from D at the arguments'
@@ -166,17 +168,21 @@ func checkReplicateMoments(t *testing.T, ev *Evaluator, coords []float64, draws 
 }
 
 // A data value outside its family's support (no value of the params can
-// make its density finite) is a compile error naming the element, not a
-// fit that fails at every step. A value the family's support holds but
-// the arguments may not (Binomial's k against n) is left to the fit.
+// make its density finite) is an error before any fit: at its data cell
+// when the data is the whole left side of ~ (the binder checks the
+// supports the checker recorded), else at the statement, naming the
+// element (Finish checks the densities' data values). A value the family's
+// support holds but the arguments may not (Binomial's k against n) is left
+// to the fit.
 func TestDataOutsideSupport(t *testing.T) {
 	for _, c := range []struct{ name, src, values, want string }{
-		{"bernoulli", "data y: int[N]\nparam p: unit\ny ~ Bernoulli(p)\n", "0 2 1", "d.gpp:3:5: data value 2 outside the support of Bernoulli (element [1])"},
-		{"poisson", "data y: int[N]\nparam l: positive\ny ~ Poisson(l)\n", "3 -1 1", "d.gpp:3:5: data value -1 outside the support of Poisson (element [1])"},
-		{"gamma", "data y: real[N]\nparam l: positive\ny ~ Gamma(2, l)\n", "0.5 1 0", "d.gpp:3:5: data value 0 outside the support of Gamma (element [2])"},
+		{"bernoulli", "data y: int[N]\nparam p: unit\ny ~ Bernoulli(p)\n", "0 2 1", "<input>: y: value 2 is not 0 or 1, as y ~ Bernoulli at d.gpp:3:5 needs"},
+		{"poisson", "data y: int[N]\nparam l: positive\ny ~ Poisson(l)\n", "3 -1 1", "<input>: y: value -1 is not a non-negative integer, as y ~ Poisson at d.gpp:3:5 needs"},
+		{"gamma", "data y: real[N]\nparam l: positive\ny ~ Gamma(2, l)\n", "0.5 1 0", "<input>: y: value 0 is not > 0, as y ~ Gamma at d.gpp:3:5 needs"},
 		{"exponential at 0", "data y: real[N]\nparam l: positive\ny ~ Exponential(l)\n", "0.5 1 0", ""},
-		{"binomial not a count", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 -1 1", "d.gpp:3:5: data value -1 outside the support of Binomial (element [1])"},
+		{"binomial not a count", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 -1 1", "<input>: y: value -1 is not a non-negative integer, as y ~ Binomial at d.gpp:3:5 needs"},
 		{"binomial within counts", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 3 1", ""},
+		{"a slice: at Finish", "data y: int[N]\nparam p: unit\ny[0:2] ~ Bernoulli(p)\n", "0 2 1", "d.gpp:3:10: data value 2 outside the support of Bernoulli (element [1])"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var vals []float64
@@ -185,14 +191,33 @@ func TestDataOutsideSupport(t *testing.T) {
 				vals = append(vals, v)
 			}
 			y := &data.Array{Name: "y", Shape: []int{len(vals)}, Values: vals, Int: !strings.Contains(c.src, "real")}
-			_, err := compileSrcErr(t, "d.gpp", c.src, nil, data.Input{File: "d.json", JSON: map[string]*data.Array{"y": y}})
 			got := ""
-			if err != nil {
+			if err := compileThrough(t, "d.gpp", c.src, data.Input{File: "d.json", JSON: map[string]*data.Array{"y": y}}); err != nil {
 				got = err.Error()
 			}
 			if got != c.want {
-				t.Errorf("compile error %q, want %q", got, c.want)
+				t.Errorf("error %q, want %q", got, c.want)
 			}
 		})
 	}
+}
+
+// compileThrough checks, binds and compiles src and returns the first
+// error of binding or compiling (a parse or check error fails the test).
+func compileThrough(t *testing.T, name, src string, in data.Input) error {
+	t.Helper()
+	f, err := parser.ParseFile(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, &check.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound, err := data.Bind(info, []data.Input{in}, nil)
+	if err != nil {
+		return err
+	}
+	_, err = Compile(f, info, bound)
+	return err
 }
