@@ -532,7 +532,7 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []strin
 	}
 	fmt.Fprintf(w, "iterations   %d (%s)\n", r.Iterations, end)
 	if r.Method != sgvb.MAP {
-		fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(r.ParetoK), r.ParetoReading)
+		fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(r.ParetoK, r.ParetoReading))
 	}
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
@@ -541,6 +541,16 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []strin
 
 // num3 formats a number for the console with 3 significant digits, as
 // Stan's print does.
+// paretoLine formats k̂ with its reading. k̂ = −Inf means the importance
+// ratios p/q had no tail at all (q is the posterior up to rounding), which
+// the line says in words.
+func paretoLine(k float64, reading string) string {
+	if math.IsInf(k, -1) {
+		return "-Inf (" + reading + ": the importance ratios are constant, q matches the posterior)"
+	}
+	return num3(k) + " (" + reading + ")"
+}
+
 func num3(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"

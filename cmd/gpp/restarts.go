@@ -217,7 +217,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ds *drawS
 	R := len(m.Components)
 	fmt.Fprintf(w, "ELBO         %.6g ± %.2g (the mixture's; the restarts' mean is %.6g, and mixing adds at most log %d = %.3g)\n",
 		m.ELBO, m.ELBOSE, sum/float64(R), R, math.Log(float64(R)))
-	fmt.Fprintf(w, "Pareto k̂     %s (%s)\n", num3(m.ParetoK), m.ParetoReading)
+	fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(m.ParetoK, m.ParetoReading))
 	worst, above, n := math.NaN(), 0, 0
 	name := ""
 	for _, v := range ds.vars {
