@@ -143,38 +143,6 @@ func TestCategoricalErrors(t *testing.T) {
 	}
 }
 
-func TestCategoricalShapeErrors(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		build func(b *Builder) ID
-		want  string
-	}{
-		{"value not data", func(b *Builder) ID {
-			return b.Categorical(b.Input("y", Scalar(), at(1, 1)), b.Input("eta", Vector(2), at(1, 1)), true, at(8, 3))
-		}, "model.gpp:8:3: CategoricalLogit: the value must be data"},
-		{"matrix value", func(b *Builder) ID {
-			y := b.Const([]float64{0, 1}, Matrix(1, 2), at(1, 1))
-			return b.Categorical(y, b.Input("theta", Vector(2), at(1, 1)), false, at(8, 4))
-		}, "model.gpp:8:4: Categorical: the value must be a scalar or a vector, got [1, 2]"},
-		{"rows do not match", func(b *Builder) ID {
-			y := b.Const([]float64{0, 1}, Vector(2), at(1, 1))
-			return b.Categorical(y, b.Input("eta", Matrix(3, 2), at(1, 1)), true, at(9, 3))
-		}, "model.gpp:9:3: CategoricalLogit: argument [3, 2] does not fit the value [2]: want [k], [1, k] or [2, k]"},
-		{"scalar argument", func(b *Builder) ID {
-			y := b.Const([]float64{0}, Scalar(), at(1, 1))
-			return b.Categorical(y, b.Input("eta", Scalar(), at(1, 1)), true, at(9, 5))
-		}, "model.gpp:9:5: CategoricalLogit: argument scalar does not fit the value scalar: want [k] or [1, k]"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			b := NewBuilder()
-			_, err := b.Finish(b.Sum(c.build(b), at(1, 1)))
-			if err == nil || err.Error() != c.want {
-				t.Errorf("error\n got %v\nwant %q", err, c.want)
-			}
-		})
-	}
-}
-
 // A steady-state evaluation of both forms makes no allocations.
 func TestCategoricalZeroAllocs(t *testing.T) {
 	b := NewBuilder()

@@ -44,8 +44,8 @@ func compileSrc(t testing.TB, name, src string, sets map[string]string, inputs .
 	return m
 }
 
-// compileSrcErr is compileSrc returning Compile's error; the front end's
-// errors fail the test.
+// compileSrcErr is compileSrc returning the error of binding the data or
+// of Compile; parse and check errors fail the test.
 func compileSrcErr(t testing.TB, name, src string, sets map[string]string, inputs ...data.Input) (*Model, error) {
 	t.Helper()
 	f, err := parser.ParseFile(name, []byte(src))
@@ -58,7 +58,7 @@ func compileSrcErr(t testing.TB, name, src string, sets map[string]string, input
 	}
 	bound, err := data.Bind(info, inputs, sets)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	return Compile(f, info, bound)
 }

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
-	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/parser"
 )
 
 // Predictive outputs (output y ~ D(args)) draw from D at the arguments'
@@ -192,7 +190,7 @@ func TestDataOutsideSupport(t *testing.T) {
 			}
 			y := &data.Array{Name: "y", Shape: []int{len(vals)}, Values: vals, Int: !strings.Contains(c.src, "real")}
 			got := ""
-			if err := compileThrough(t, "d.gpp", c.src, data.Input{File: "d.json", JSON: map[string]*data.Array{"y": y}}); err != nil {
+			if _, err := compileSrcErr(t, "d.gpp", c.src, nil, data.Input{File: "d.json", JSON: map[string]*data.Array{"y": y}}); err != nil {
 				got = err.Error()
 			}
 			if got != c.want {
@@ -200,24 +198,4 @@ func TestDataOutsideSupport(t *testing.T) {
 			}
 		})
 	}
-}
-
-// compileThrough checks, binds and compiles src and returns the first
-// error of binding or compiling (a parse or check error fails the test).
-func compileThrough(t *testing.T, name, src string, in data.Input) error {
-	t.Helper()
-	f, err := parser.ParseFile(name, []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := check.Check(f, &check.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bound, err := data.Bind(info, []data.Input{in}, nil)
-	if err != nil {
-		return err
-	}
-	_, err = Compile(f, info, bound)
-	return err
 }
