@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 )
@@ -394,7 +393,7 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 	}
 	for _, u := range d.Uses {
 		for i, v := range a.Values {
-			if want, ok := holds(u.Support, v); !ok {
+			if want, ok := u.Support.Admits(v); !ok {
 				b.errs.Add(a.Locate(i), "%s: value %s is not %s, as %s ~ %s at %s needs", a.Name, strconv.FormatFloat(v, 'g', -1, 64), want, d.Name, u.Dist, u.Pos)
 				return false
 			}
@@ -414,23 +413,6 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 		}
 	}
 	return true
-}
-
-// holds reports whether v lies in the scalar support s, and what s needs.
-func holds(s dist.Support, v float64) (need string, ok bool) {
-	switch s {
-	case dist.Positive:
-		return "> 0", v > 0
-	case dist.NonNegative:
-		return ">= 0", v >= 0
-	case dist.Unit:
-		return "in (0, 1)", v > 0 && v < 1
-	case dist.Count:
-		return "a non-negative integer", v >= 0 && v == math.Trunc(v)
-	case dist.Binary:
-		return "0 or 1", v == 0 || v == 1
-	}
-	return "", true
 }
 
 // simplexTol is how far from 1 a simplex row of data may sum.

@@ -8,7 +8,10 @@
 // and gonum.
 package dist
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // Support is the set of values a distribution (or a declared variable, or an
 // inferred expression) can take.
@@ -43,6 +46,29 @@ func (s Support) String() string {
 
 // Discrete reports whether the support is a set of integers.
 func (s Support) Discrete() bool { return s == Count || s == Binary || s == BoundedCount }
+
+// Admits reports whether the value v lies in s, and what s needs of a value
+// ("> 0", "0 or 1", ...) for messages. Supports whose bounds are arguments
+// (Interval, BoundedCount) and Simplex, a property of rows, admit every
+// value here.
+func (s Support) Admits(v float64) (need string, ok bool) {
+	finite := !math.IsNaN(v) && !math.IsInf(v, 0)
+	switch s {
+	case Real:
+		return "finite", finite
+	case Positive:
+		return "> 0", finite && v > 0
+	case NonNegative:
+		return ">= 0", finite && v >= 0
+	case Unit:
+		return "in (0, 1)", v > 0 && v < 1
+	case Count:
+		return "a non-negative integer", finite && v >= 0 && v == math.Trunc(v)
+	case Binary:
+		return "0 or 1", v == 0 || v == 1
+	}
+	return "", true
+}
 
 // Contains reports whether every value in inner is in s. Interval and
 // BoundedCount depend on arguments and contain only themselves here; the

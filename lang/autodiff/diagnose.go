@@ -161,13 +161,13 @@ func (p *Program) densityError(n *node) error {
 			el := elemPart(out, k)
 			for a, v := range par {
 				if a < len(d.Params) {
-					if need, ok := supportViolated(d.Params[a].Support, v); !ok {
+					if need, ok := d.Params[a].Support.Admits(v); !ok {
 						return ast.Errorf(n.pos, "%s: %s must be %s (got %g%s)", d.Name, paramName(d, a), need, v, withComma(el))
 					}
 				}
 			}
 			if math.IsInf(lp, -1) {
-				if _, ok := supportViolated(d.Support, x); !ok {
+				if _, ok := d.Support.Admits(x); !ok {
 					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("log density is -Inf: value %g outside the support of %s", x, d.Name), el))
 				}
 			}
@@ -190,27 +190,6 @@ func paramList(d *dist.Univariate, par []float64) string {
 		parts = append(parts, fmt.Sprintf("%s %g", paramName(d, a), v))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// supportViolated reports whether v lies in s, and if not, what it must be.
-// Supports that depend on other arguments are not checked.
-func supportViolated(s dist.Support, v float64) (need string, ok bool) {
-	finite := !math.IsNaN(v) && !math.IsInf(v, 0)
-	switch s {
-	case dist.Real:
-		return "finite", finite
-	case dist.Positive:
-		return "> 0", finite && v > 0
-	case dist.NonNegative:
-		return ">= 0", finite && v >= 0
-	case dist.Unit:
-		return "in (0, 1)", v > 0 && v < 1
-	case dist.Count:
-		return "a non-negative integer", finite && v >= 0 && v == math.Trunc(v)
-	case dist.Binary:
-		return "0 or 1", v == 0 || v == 1
-	}
-	return "", true
 }
 
 // backwardError reruns the reverse sweep checking every adjoint a node

@@ -160,7 +160,7 @@ func (p *Program) checkDataValues() error {
 				s = dist.Count
 			}
 			for k, x := range p.v(y) {
-				if _, ok := supportViolated(s, x); !ok {
+				if _, ok := s.Admits(x); !ok {
 					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), elemPart(y.shape, k)))
 				}
 			}
