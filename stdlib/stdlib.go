@@ -206,6 +206,29 @@ const (
 	IntIfAllInt                     // int when every argument is int, else real
 )
 
+// RangeRule says how the interval holding a function's values follows
+// from the one holding its first argument's (language.md §6): the checker
+// knows more than the support rule gives, as that 1 - x * x is positive
+// for x in (-1, 1).
+type RangeRule int
+
+// Range rules. The zero value derives nothing beyond the support rule.
+const (
+	// Increasing: increasing where defined, so the values run from Fold of
+	// the argument's lower end to Fold of its upper end.
+	Increasing RangeRule = iota + 1
+	// ElementRange: each value is an element of the argument or an average
+	// of elements (max, min, mean, rep), so it stays in the argument's range.
+	ElementRange
+	// SumRange: a sum of one or more elements keeps their sign and a
+	// positive lower end (sum, rowsum, colsum, trace).
+	SumRange
+	// AbsRange: |x|.
+	AbsRange
+	// SquareRange: x².
+	SquareRange
+)
+
 // Func is a built-in function.
 type Func struct {
 	Name    string
@@ -213,6 +236,7 @@ type Func struct {
 	Shape   ShapeRule
 	Support SupportRule
 	Elem    ElemRule
+	Range   RangeRule
 	// Op names the autodiff operation that implements the function; the
 	// compiler maps it to the tape's op enum.
 	Op      string

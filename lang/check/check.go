@@ -360,7 +360,8 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	}
 	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
 	sym := &Symbol{Name: dv.Name, Kind: Data, Decl: s, Pos: dv.Pos,
-		Type: Type{Elem: dv.Elem, Shape: dv.Dims, Support: dv.Support, DataOnly: true}}
+		Type: Type{Elem: dv.Elem, Shape: dv.Dims, Support: dv.Support, DataOnly: true,
+			Range: boundsInterval(dv.Support, dv.Lower, dv.Upper)}}
 	dv.Symbol = sym
 	c.declare(s.Name, sym)
 	c.info.Data = append(c.info.Data, dv)

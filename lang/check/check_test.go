@@ -203,7 +203,7 @@ param v: real[[2, K][0]]
 		dataOnly  bool
 	}{
 		{"[1, 2, 3]", "positive int[3]", dist.Positive, true},
-		{"[0, 1]", "count int[2]", dist.Count, true},
+		{"[0, 1]", "binary int[2]", dist.Binary, true},
 		{"[1, 2.5]", "positive real[2]", dist.Positive, true},
 		{"[0.5, 0.25]", "unit real[2]", dist.Unit, true},
 		{"[0.5, 0.5]", "unit real[2]", dist.Unit, true}, // sums to 1, yet no simplex

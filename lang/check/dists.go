@@ -293,6 +293,16 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		return text + " is " + v + ", not " + req.String()
 	}
 	is := text + " is " + supportWord(t)
+	// The interval, where it says more than the support and the expression
+	// is an operation on others (their declarations say the rest).
+	ranged := false
+	switch unparen(e).(type) {
+	case *ast.BinaryExpr, *ast.CallExpr, *ast.UnaryExpr:
+		if r := t.Range.norm(); r != supportInterval(t.Support).norm() {
+			is += ", with values in " + r.String()
+			ranged = true
+		}
+	}
 	switch x := unparen(e).(type) {
 	case *ast.Ident:
 		sym := c.info.Uses[x]
@@ -317,8 +327,11 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			}
 		}
 	case *ast.BinaryExpr:
-		if x.Op == ast.Sub {
+		if x.Op == ast.Sub && t.Support == dist.Real {
 			return is + ": a difference can have either sign"
+		}
+		if ranged {
+			return is
 		}
 		for _, op := range []ast.Expr{x.X, x.Y} {
 			ot := c.info.Types[op]

@@ -13,6 +13,8 @@ import (
 func (c *checker) expr(e ast.Expr) Type {
 	t := c.expr1(e)
 	if t.Valid() {
+		t.Range = intersect(c.rangeOf(e, t), t.Range)
+		t = refine(t)
 		t.Support = normSupport(t.Elem, t.Support)
 	}
 	c.info.Types[e] = t

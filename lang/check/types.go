@@ -151,6 +151,10 @@ type Type struct {
 	// Const is the value of a scalar compile-time constant (literals,
 	// consts, and arithmetic and foldable built-ins of them), else nil.
 	Const *float64
+	// Range holds every element's value (the zero Interval: nothing known
+	// beyond Support). The checker derives it by interval arithmetic and
+	// narrows Support with it (language.md §6).
+	Range Interval
 }
 
 // Valid reports whether the type is known (no error was found computing it).
