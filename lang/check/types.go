@@ -223,7 +223,8 @@ func broadcast(a, b Shape) broadcastResult {
 	}
 	if r.AStretch && r.BStretch {
 		r.Err = "broadcasting would stretch both " + a.String() + " and " + b.String() +
-			" (a column against a row); write outer(x, y) for an outer product"
+			" (a column against a row); write outer(x, y) for an outer product, or make the table" +
+			" explicit with a matrix product: x * rep(1, m)' is x in each of m columns"
 		r.BothStretch = true
 		r.Shape = Shape{dims[0], dims[1]} // the outer shape, for logpdf
 		return r
