@@ -114,7 +114,12 @@ func printSummary(w io.Writer, path string, info *check.Info) {
 	t := &table{}
 	t.row("  name", "shape", "support", "family", "prior")
 	for _, l := range info.Latents {
-		t.row("  "+l.Name, shapeString(l.Dims), l.Support.String(), l.Family, priorString(l))
+		support, family := l.Support.String(), l.Family
+		if l.Bounded() { // the factor is of the value on the base support
+			support = l.Range().String()
+			family = l.Family + " on " + l.Support.String()
+		}
+		t.row("  "+l.Name, shapeString(l.Dims), support, family, priorString(l))
 	}
 	t.print(w)
 	fmt.Fprintf(w, "\ndata (%d):\n", len(info.Data))
@@ -156,7 +161,10 @@ func priorString(l *check.Latent) string {
 		return "flat (improper) on the support"
 	}
 	s := ast.FormatExpr(l.Prior)
-	if l.Truncated {
+	switch {
+	case l.Truncated && l.Bounded():
+		s += " truncated to " + l.Range().String()
+	case l.Truncated:
 		s += " truncated to " + supportInterval(l.Support)
 	}
 	return s

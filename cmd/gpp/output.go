@@ -511,7 +511,7 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 	if mix != nil {
 		zm = mix.Mean()
 	}
-	coordsOf(r, x, zm)
+	r.Coords(x, zm)
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream+1)))
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
@@ -558,23 +558,6 @@ func (ds *drawSet) fill(z []float64, outs [][]float64, set func(c int, v float64
 				val = outs[v.index][k]
 			}
 			set(v.first+j, val)
-		}
-	}
-}
-
-// coordsOf maps natural-scale values z to the coordinates x.
-func coordsOf(r *sgvb.Result, x, z []float64) {
-	for i := range r.Factors {
-		f := &r.Factors[i]
-		for k := f.Offset; k < f.Offset+f.Size; k++ {
-			v := z[k]
-			switch f.Support {
-			case dist.Positive, dist.Simplex:
-				v = math.Log(v)
-			case dist.Unit:
-				v = math.Log(v) - math.Log1p(-v)
-			}
-			x[k] = v
 		}
 	}
 }
@@ -977,6 +960,15 @@ type fitFactor struct {
 	Support string      `json:"support"`
 	Shape   []int       `json:"shape"`
 	Params  paramValues `json:"params"`
+	// Bounds: the params describe b on the support, and the latent (a
+	// bounded param) is loc + scale·b.
+	Bounds *fitBounds `json:"bounds,omitempty"`
+}
+
+// fitBounds records a bounded param's map from its factor's support.
+type fitBounds struct {
+	Loc   float64 `json:"loc"`
+	Scale float64 `json:"scale"`
 }
 
 // paramValues holds a factor's parameters in the order of
@@ -1097,7 +1089,11 @@ func fitFactors(r *sgvb.Result) []fitFactor {
 		if shape == nil {
 			shape = []int{}
 		}
-		out = append(out, fitFactor{Name: f.Name, Family: f.Family.String(), Support: f.Support.String(), Shape: shape, Params: pv})
+		ff := fitFactor{Name: f.Name, Family: f.Family.String(), Support: f.Support.String(), Shape: shape, Params: pv}
+		if f.Scale != 0 {
+			ff.Bounds = &fitBounds{Loc: f.Loc, Scale: f.Scale}
+		}
+		out = append(out, ff)
 	}
 	return out
 }
@@ -1243,8 +1239,10 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 			warns = append(warns, fmt.Sprintf("--init: factor %s %s matches no latent of the same name and size; ignored", f.Name, shapeText(f.Shape)))
 			continue
 		}
+		// The params are of b on the support; the model's latent says how
+		// b maps to its values.
 		fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: lat.Offset, Size: size,
-			Shape: append([]int(nil), f.Shape...)}
+			Shape: append([]int(nil), f.Shape...), Loc: lat.Loc, Scale: lat.Scale}
 		for _, n := range fam.ParamNames() {
 			vals, _ := f.Params.get(n)
 			p := make([]float64, len(vals))

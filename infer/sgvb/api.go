@@ -38,7 +38,13 @@ type Latent struct {
 	Offset, Size int          // slice x[Offset:Offset+Size] of the coordinate vector
 	Shape        []int        // for reporting; for Simplex the last axis is the simplex
 	Support      dist.Support // dist.Real, dist.Positive, dist.Unit or dist.Simplex
-	Init         []float64    // optional initial mean per element (natural scale); nil = default
+	Init         []float64    // optional initial mean per element (natural scale of the support); nil = default
+	// Loc and Scale, when Scale is not 0, say that the model's value is
+	// Loc + Scale·b for the value b on the support (a bounded param:
+	// real<lower=L, upper=U> is L + (U − L)·b for a unit b, real<lower=L>
+	// L + b and real<upper=U> U − b for a positive b). The engine fits b;
+	// draws, means and sds are reported as the model's values.
+	Loc, Scale float64
 }
 
 // Method is the inference method.

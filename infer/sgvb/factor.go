@@ -22,6 +22,8 @@ type block struct {
 	// logMS: a gamma factor written as θ₁ = log shape, θ₂ = log mean
 	// (GammaLogMeanShape) instead of behind softplus links.
 	logMS bool
+	// loc, scale: the latent is loc + scale·b (Latent.Loc, Latent.Scale).
+	loc, scale float64
 }
 
 // logConc reports whether the block is a beta or Dirichlet factor, whose
@@ -874,6 +876,12 @@ func (f *Factor) moments(mean, sd []float64) {
 		copy(mean, p[0])
 		for i := range sd {
 			sd[i] = 0
+		}
+	}
+	if f.Scale != 0 {
+		f.affine(mean)
+		for i := range sd {
+			sd[i] *= math.Abs(f.Scale)
 		}
 	}
 }

@@ -79,3 +79,33 @@ func TestJitter(t *testing.T) {
 		}
 	}
 }
+
+// A factor of a bounded param reports the param's values: its moments and
+// Natural map b to Loc + Scale·b, and Coords inverts Natural.
+func TestFactorAffine(t *testing.T) {
+	r := &Result{Dim: 2, Factors: []Factor{
+		{Name: "p", Family: FamilyBeta, Support: dist.Unit, Offset: 0, Size: 1, Params: [][]float64{{3}, {1}}, Loc: -1, Scale: 2},
+		{Name: "d", Family: FamilyGamma, Support: dist.Positive, Offset: 1, Size: 1, Params: [][]float64{{4}, {2}}, Loc: 5, Scale: -1},
+	}}
+	// Beta(3, 1) has mean 3/4 and sd √(3/80); Gamma(4, 2) mean 2, sd 1.
+	if m, s := r.Factors[0].Mean()[0], r.Factors[0].SD()[0]; math.Abs(m-0.5) > 1e-15 || math.Abs(s-2*math.Sqrt(3.0/80)) > 1e-15 {
+		t.Errorf("p: mean %v sd %v, want 0.5 and %v", m, s, 2*math.Sqrt(3.0/80))
+	}
+	if m, s := r.Factors[1].Mean()[0], r.Factors[1].SD()[0]; m != 3 || s != 1 {
+		t.Errorf("d: mean %v sd %v, want 3 and 1", m, s)
+	}
+	x := []float64{0.4, -0.3} // logit b, log b
+	z := make([]float64, 2)
+	r.Natural(z, x)
+	b0, b1 := 1/(1+math.Exp(-0.4)), math.Exp(-0.3)
+	if math.Abs(z[0]-(-1+2*b0)) > 1e-15 || math.Abs(z[1]-(5-b1)) > 1e-15 {
+		t.Errorf("Natural: %v, want [%v %v]", z, -1+2*b0, 5-b1)
+	}
+	back := make([]float64, 2)
+	r.Coords(back, z)
+	for i := range x {
+		if math.Abs(back[i]-x[i]) > 1e-14 {
+			t.Errorf("Coords(Natural(x)) = %v, want %v", back, x)
+		}
+	}
+}

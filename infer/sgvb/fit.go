@@ -221,7 +221,8 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		b := block{name: l.Name, fam: fam, support: l.Support, shape: l.Shape, off: l.Offset, n: l.Size, poff: np, k: 1}
+		b := block{name: l.Name, fam: fam, support: l.Support, shape: l.Shape, off: l.Offset, n: l.Size, poff: np, k: 1,
+			loc: l.Loc, scale: l.Scale}
 		b.logMS = fam == FamilyGamma && s.GammaParam.logMeanShape()
 		if l.Support == dist.Simplex {
 			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
@@ -332,6 +333,11 @@ func (e *engine) warmStart(r *Result) {
 			} else { // start from its mean
 				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
 				f.moments(mean, sd)
+				if b.scale != 0 { // the model's values back to b's support
+					for k := range mean {
+						mean[k] = (mean[k] - b.loc) / b.scale
+					}
+				}
 				l := e.latents[i]
 				l.Init = mean
 				b.initTheta(&l, th)
@@ -991,6 +997,7 @@ func (e *engine) factors() []Factor {
 			Name: b.name, Family: b.fam, Support: b.support, Offset: b.off, Size: b.n,
 			Shape:  append([]int(nil), b.shape...),
 			Params: b.params(e.theta[b.poff : b.poff+b.np()]),
+			Loc:    b.loc, Scale: b.scale,
 		}
 	}
 	return fs

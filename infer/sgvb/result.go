@@ -62,8 +62,22 @@ type Factor struct {
 	Shape        []int
 	// Params[j][i] is parameter j (named by Family.ParamNames) of element
 	// i: shape and rate, meanlog and sdlog, mean and sd, alpha and beta,
-	// alpha (Dirichlet, per component), or value (point).
-	Params [][]float64
+	// alpha (Dirichlet, per component), or value (point). They describe
+	// the value b on Support; the latent is Loc + Scale·b when Scale is
+	// not 0 (see Latent).
+	Params     [][]float64
+	Loc, Scale float64
+}
+
+// affine maps values b on the factor's support to the model's values
+// Loc + Scale·b, in place.
+func (f *Factor) affine(v []float64) {
+	if f.Scale == 0 {
+		return
+	}
+	for i, b := range v {
+		v[i] = f.Loc + f.Scale*b
+	}
 }
 
 // Mean returns the mean of each element on the natural scale.
@@ -183,6 +197,22 @@ func (r *Result) Natural(z, x []float64) {
 			k = f.Shape[len(f.Shape)-1]
 		}
 		natural(f.Support, k, z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size])
+		f.affine(z[f.Offset : f.Offset+f.Size])
+	}
+}
+
+// Coords maps natural-scale values z (the model's values, as Natural
+// gives them) to coordinates x (x may be z).
+func (r *Result) Coords(x, z []float64) {
+	for i := range r.Factors {
+		f := &r.Factors[i]
+		for k := f.Offset; k < f.Offset+f.Size; k++ {
+			v := z[k]
+			if f.Scale != 0 {
+				v = (v - f.Loc) / f.Scale
+			}
+			x[k] = coordOf(f.Support, v)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/gpplang/gpp/dist"
@@ -518,25 +519,28 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		c.errorf(t.KindPos, "param `%s` cannot be int: params are continuous latents; declare it real, positive, unit or simplex", name)
 		lat.Kind = ast.Real
 	}
-	for _, b := range []ast.Expr{t.Lower, t.Upper} {
-		if b != nil {
-			c.expr(b)
-			c.errorf(b.Pos(), "bounds are allowed only on data; a param's support comes from its kind (real, positive, unit, simplex)")
-			break
-		}
+	if t.Lower != nil || t.Upper != nil {
+		c.paramBounds(lat, t)
 	}
 	lat.Dims = c.dims(t)
-	switch lat.Kind {
-	case ast.Positive:
-		lat.Support, lat.Family = dist.Positive, "gamma"
-	case ast.Unit:
+	switch {
+	case lat.Lower != nil && lat.Upper != nil:
 		lat.Support, lat.Family = dist.Unit, "beta"
-	case ast.Simplex:
+	case lat.Lower != nil || lat.Upper != nil:
+		lat.Support, lat.Family = dist.Positive, "gamma"
+	case lat.Kind == ast.Positive:
+		lat.Support, lat.Family = dist.Positive, "gamma"
+	case lat.Kind == ast.Unit:
+		lat.Support, lat.Family = dist.Unit, "beta"
+	case lat.Kind == ast.Simplex:
 		lat.Support, lat.Family = dist.Simplex, "dirichlet"
 	default:
 		lat.Support, lat.Family = dist.Real, "normal"
 	}
-	typ := Type{Elem: Real, Shape: lat.Dims, Support: lat.Support}
+	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: lat.Support, Range: lat.Range()})
+	if lat.Bounded() {
+		typ = refine(Type{Elem: Real, Shape: lat.Dims, Support: dist.Real, Range: lat.Range()})
+	}
 	sym := &Symbol{Name: name, Kind: Param, Decl: s, Pos: s.Name.NamePos, Type: typ}
 	lat.Symbol = sym
 	if s.Prior != nil {
@@ -554,12 +558,64 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	}
 }
 
+// paramBounds checks the bounds of a bounded param, real<lower=L,
+// upper=U>: constants, L below U, and only on real params.
+func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
+	bound := func(e ast.Expr, which string) *float64 {
+		if e == nil {
+			return nil
+		}
+		bt := c.expr(e)
+		switch {
+		case !bt.Valid():
+			return nil
+		case bt.Const == nil || bt.Shape.Rank() != 0:
+			c.errorf(e.Pos(), "a param's %s bound must be a constant scalar (a number, a const or arithmetic of them); `%s` is not", which, exprString(e))
+			return nil
+		case math.IsInf(*bt.Const, 0) || math.IsNaN(*bt.Const):
+			c.errorf(e.Pos(), "a param's %s bound must be finite; leave it out for none", which)
+			return nil
+		}
+		return bt.Const
+	}
+	if t.Kind != ast.Real {
+		pos := t.KindPos
+		if t.Lower != nil {
+			pos = t.Lower.Pos()
+		} else {
+			pos = t.Upper.Pos()
+		}
+		c.errorf(pos, "bounds go on real params, as real<lower=0, upper=10>; a %s param's support is fixed by its kind", t.Kind)
+		return
+	}
+	lo, hi := bound(t.Lower, "lower"), bound(t.Upper, "upper")
+	if lo != nil && hi != nil && *lo >= *hi {
+		c.errorf(t.Upper.Pos(), "upper bound %g is not above the lower bound %g", *hi, *lo)
+		return
+	}
+	if (t.Lower != nil && lo == nil) || (t.Upper != nil && hi == nil) {
+		return
+	}
+	switch {
+	case lo != nil && *lo == 0 && hi == nil: // Stan's real<lower=0>: positive
+		lat.Kind = ast.Positive
+	case lo != nil && *lo == 0 && hi != nil && *hi == 1: // unit
+		lat.Kind = ast.Unit
+	default:
+		lat.Lower, lat.Upper = lo, hi
+	}
+}
+
 // latentSupport checks that the distribution d on (part of) the latent has
 // a support containing the latent's declared one, recording a truncation
 // when it is wider.
 func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, lhs string) {
 	if d.Int {
 		return // reported as a discrete distribution on a param
+	}
+	if lat.Bounded() {
+		c.boundedPrior(lat, d, call, lhs)
+		return
 	}
 	if d.Support == dist.Interval {
 		lo, hi := c.constArg(call, 0), c.constArg(call, 1)
@@ -574,7 +630,7 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 		}
 		hint := ""
 		if lat.Support == dist.Positive || lat.Support == dist.Real {
-			hint = "; for a bounded param declare it unit and scale it with a let"
+			hint = "; declare a bounded param as real<lower=..., upper=...>"
 		}
 		c.errorf(call.Fun.NamePos, "%s puts no mass on part of the %s support of %s (declared at %s)%s",
 			exprString(call), lat.Support, lhs, lat.Pos, hint)
@@ -588,6 +644,32 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 	}
 	c.errorf(call.Fun.NamePos, "%s has %s support, which does not contain the %s support of %s (declared %s at %s)",
 		d.Name, d.Support, lat.Support, lhs, lat.Kind, lat.Pos)
+}
+
+// boundedPrior checks a distribution on a bounded param: its support must
+// hold the param's interval, and it is truncated to it when wider (the
+// compiler adds the normalising constant, from constant arguments).
+func (c *checker) boundedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, lhs string) {
+	r := lat.Range()
+	ds := supportInterval(d.Support)
+	if d.Support == dist.Interval {
+		lo, hi := c.constArg(call, 0), c.constArg(call, 1)
+		if lo == nil || hi == nil {
+			c.errorf(call.Fun.NamePos, "%s on %s, bounded to %s (declared at %s), needs constant bounds", exprString(call), lhs, r, lat.Pos)
+			return
+		}
+		if *lo >= *hi {
+			return // reported with the arguments
+		}
+		ds = Interval{Lo: *lo, Hi: *hi, Known: true}
+	}
+	if ds.Lo > r.Lo || ds.Hi < r.Hi {
+		c.errorf(call.Fun.NamePos, "%s puts no mass on part of %s, where %s lies (declared at %s)", exprString(call), r, lhs, lat.Pos)
+		return
+	}
+	if ds.Lo < r.Lo || ds.Hi > r.Hi {
+		lat.Truncated = true
+	}
 }
 
 // constArg returns the constant value of argument i of call, or nil.

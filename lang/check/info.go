@@ -152,6 +152,44 @@ type Latent struct {
 	Truncated bool
 	// Tildes are the ~ statements whose left side mentions the latent.
 	Tildes []*ast.TildeStmt
+	// Lower and Upper are the constant bounds of a bounded param,
+	// real<lower=L, upper=U> (nil: none). The variational factor is then
+	// of b = (z − L)/(U − L) on the unit support (Support is Unit), or of
+	// z − L or U − z on the positive support (Support is Positive).
+	Lower, Upper *float64
+}
+
+// Bounded reports whether the latent is a bounded real param.
+func (l *Latent) Bounded() bool { return l.Lower != nil || l.Upper != nil }
+
+// Range is the open interval of the latent's values: its bounds for a
+// bounded param, else its support's.
+func (l *Latent) Range() Interval {
+	if !l.Bounded() {
+		return supportInterval(l.Support)
+	}
+	r := wholeLine()
+	if l.Lower != nil {
+		r.Lo = *l.Lower
+	}
+	if l.Upper != nil {
+		r.Hi = *l.Upper
+	}
+	return r
+}
+
+// Affine returns loc and scale with the latent's value loc + scale·b for
+// the value b on its Support (scale 0: the value is b).
+func (l *Latent) Affine() (loc, scale float64) {
+	switch {
+	case l.Lower != nil && l.Upper != nil:
+		return *l.Lower, *l.Upper - *l.Lower
+	case l.Lower != nil:
+		return *l.Lower, 1
+	case l.Upper != nil:
+		return *l.Upper, -1
+	}
+	return 0, 0
 }
 
 // DataVar is an input bound from the data, or a size name bound from a data

@@ -69,6 +69,9 @@ func (r Interval) String() string {
 	return open + num(r.Lo) + ", " + num(r.Hi) + close
 }
 
+// Contains reports whether v is in the interval.
+func (r Interval) Contains(v float64) bool { return r.contains(v) }
+
 // contains reports whether v is in the interval.
 func (r Interval) contains(v float64) bool {
 	r = r.norm()

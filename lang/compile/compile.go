@@ -39,8 +39,13 @@ type Latent struct {
 	Support      dist.Support // Real, Positive, Unit or Simplex
 	Family       string       // the variational family the checker chose
 	// Init is the prior mean per element when the prior's arguments are
-	// constants (a starting point for the fit), else nil.
+	// constants (a starting point for the fit), else nil; for a bounded
+	// param, mapped to Support.
 	Init []float64
+	// Loc and Scale (when Scale is not 0): a bounded param, whose value is
+	// Loc + Scale·b for the value b on Support (check.Latent.Affine). The
+	// coordinates are b's.
+	Loc, Scale float64
 }
 
 // Output is a derived quantity evaluated on draws.
@@ -277,11 +282,22 @@ func (l *lowerer) latents() error {
 		default:
 			z = coord
 		}
+		loc, scale := lat.Affine()
+		if scale != 0 {
+			// A bounded param: its value from b on the support, and the
+			// log Jacobian |dz/db| per element, a constant, so that the
+			// log joint (and the ELBO) is the density of z.
+			z = l.b.Add(l.b.Scalar(loc, pos), l.b.Mul(l.b.Scalar(scale, pos), z, pos), pos)
+			if jac := float64(size) * math.Log(math.Abs(scale)); jac != 0 {
+				l.add(l.b.Scalar(jac, pos), pos)
+			}
+		}
 		l.coords = append(l.coords, coord)
 		l.env[lat.Symbol] = value{id: z, node: true}
 		l.lats = append(l.lats, Latent{
 			Name: lat.Name, Pos: pos, Offset: l.dim, Size: size, Shape: shape,
 			Support: lat.Support, Family: lat.Family, Init: l.priorMean(lat, size),
+			Loc: loc, Scale: scale,
 		})
 		l.dim += size
 	}
@@ -358,9 +374,16 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 	if math.IsInf(m, 0) || math.IsNaN(m) {
 		return nil // Weibull and LogNormal means overflow at extreme arguments
 	}
+	if lat.Bounded() { // inside the bounds, mapped to b
+		if !lat.Range().Contains(m) {
+			return nil
+		}
+		loc, scale := lat.Affine()
+		m = (m - loc) / scale
+	}
 	switch lat.Support {
 	case dist.Positive:
-		if !(m > 0) || lat.Truncated {
+		if !(m > 0) || lat.Truncated && !lat.Bounded() {
 			return nil
 		}
 	case dist.Unit:

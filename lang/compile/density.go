@@ -40,7 +40,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			l.errorf(pos, "compile: no kernel for distribution %s", d.Name)
 			return
 		}
-		if lat != nil && lat.Support == dist.Positive {
+		if lat != nil && lat.Support == dist.Positive && !lat.Bounded() {
 			// The density of a positive latent from its coordinate log z:
 			// finite even where z underflows to 0.
 			l.add(l.b.Density(dist.LogScale(u), l.coords[l.latentIndex(lat)], args, pos), pos)
@@ -48,7 +48,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		}
 		l.add(l.b.Density(*u, val, args, pos), pos)
 	}
-	if lat != nil && lat.Truncated && !lat.Support.Contains(d.Support) {
+	if lat != nil && lat.Truncated && (lat.Bounded() || !lat.Support.Contains(d.Support)) {
 		l.truncate(call, d, lat, pos)
 	}
 }
@@ -216,6 +216,17 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 	}
 	var p float64 // mass of the declared support under the prior
 	switch {
+	case lat.Bounded():
+		r := lat.Range()
+		var ok bool
+		if p, ok = intervalMass(d.Name, args, r.Lo, r.Hi); !ok {
+			l.errorf(pos, "truncating %s to the bounds %s of %s is not supported", d.Name, r, lat.Name)
+			return
+		}
+		if !(p > 0) {
+			l.errorf(pos, "%s puts no mass on the bounds %s of %s", d.Name, r, lat.Name)
+			return
+		}
 	case lat.Support == dist.Positive && d.Name == "Normal":
 		p = distuv.Normal{Mu: args[0], Sigma: args[1]}.Survival(0)
 	case lat.Support == dist.Positive && d.Name == "Cauchy":
@@ -248,6 +259,87 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 		size *= x
 	}
 	l.add(l.b.Scalar(-float64(size)*math.Log(p), pos), pos)
+}
+
+// cdfSurvival is a distribution's CDF and survival function.
+type cdfSurvival interface {
+	CDF(x float64) float64
+	Survival(x float64) float64
+}
+
+// cauchy, halfNormal, halfCauchy and invGamma give the CDFs that
+// gonum/stat/distuv lacks.
+type cauchy struct{ mu, s float64 }
+
+func (c cauchy) CDF(x float64) float64      { return 0.5 + math.Atan((x-c.mu)/c.s)/math.Pi }
+func (c cauchy) Survival(x float64) float64 { return 0.5 - math.Atan((x-c.mu)/c.s)/math.Pi }
+
+type halfNormal struct{ s float64 }
+
+func (h halfNormal) CDF(x float64) float64      { return math.Erf(max(x, 0) / (h.s * math.Sqrt2)) }
+func (h halfNormal) Survival(x float64) float64 { return math.Erfc(max(x, 0) / (h.s * math.Sqrt2)) }
+
+type halfCauchy struct{ s float64 }
+
+func (h halfCauchy) CDF(x float64) float64      { return 2 * math.Atan(max(x, 0)/h.s) / math.Pi }
+func (h halfCauchy) Survival(x float64) float64 { return 1 - h.CDF(x) }
+
+type invGamma struct{ a, b float64 } // shape, scale: 1/x ~ Gamma(a, rate b)
+
+func (g invGamma) CDF(x float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	return mathext.GammaIncRegComp(g.a, g.b/x)
+}
+func (g invGamma) Survival(x float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	return mathext.GammaIncReg(g.a, g.b/x)
+}
+
+// intervalMass returns P(a < X < b) for the prior X ~ name(args) of a
+// bounded param, from the upper tail when a is past the median (where the
+// CDF's difference would cancel), or ok false for a distribution it does
+// not know.
+func intervalMass(name string, args []float64, a, b float64) (p float64, ok bool) {
+	var d cdfSurvival
+	switch name {
+	case "Normal":
+		d = distuv.Normal{Mu: args[0], Sigma: args[1]}
+	case "StudentT":
+		d = distuv.StudentsT{Nu: args[0], Mu: args[1], Sigma: args[2]}
+	case "Cauchy":
+		d = cauchy{args[0], args[1]}
+	case "Laplace":
+		return laplaceMass(a, b, args[0], args[1]), true
+	case "Gamma":
+		d = distuv.Gamma{Alpha: args[0], Beta: args[1]}
+	case "Exponential":
+		d = distuv.Exponential{Rate: args[0]}
+	case "Weibull":
+		d = distuv.Weibull{K: args[0], Lambda: args[1]}
+	case "LogNormal":
+		d = distuv.LogNormal{Mu: args[0], Sigma: args[1]}
+	case "Beta":
+		d = distuv.Beta{Alpha: args[0], Beta: args[1]}
+	case "HalfNormal":
+		d = halfNormal{args[0]}
+	case "HalfCauchy":
+		d = halfCauchy{args[0]}
+	case "InvGamma":
+		d = invGamma{args[0], args[1]}
+	case "Uniform":
+		lo, hi := max(a, args[0]), min(b, args[1])
+		return max(hi-lo, 0) / (args[1] - args[0]), true
+	default:
+		return 0, false
+	}
+	if d.CDF(a) > 0.5 {
+		return d.Survival(a) - d.Survival(b), true
+	}
+	return d.CDF(b) - d.CDF(a), true
 }
 
 // laplaceMass returns P(a < X < b) for X ~ Laplace(mu, sigma) and a < b

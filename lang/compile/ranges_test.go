@@ -27,3 +27,17 @@ y[1:T] ~ Normal(phi * y[0:T-1], sigma)
 	}
 	checkGradient(t, m, 5, 0.8)
 }
+
+// Bounded params: the log joint's gradient through the maps from the
+// factors' supports (L + (U − L)·b, L + b, U − b) and the truncated priors.
+func TestBoundedParamGradient(t *testing.T) {
+	m := compileSrc(t, "b.gpp", `param x: real<lower=-2, upper=3>[2] ~ Normal(0, 1)
+param lam: real<lower=1> ~ Gamma(2, 1)
+param d: real<upper=0> ~ Normal(0, 1)
+target += x[0] * lam * d + square(x[1] - lam)
+`, nil)
+	if len(m.Latents) != 3 || m.Latents[0].Loc != -2 || m.Latents[0].Scale != 5 || m.Latents[1].Scale != 1 || m.Latents[2].Loc != 0 || m.Latents[2].Scale != -1 {
+		t.Fatalf("latents %+v: want loc/scale -2/5, 1/1, 0/-1", m.Latents)
+	}
+	checkGradient(t, m, 6, 1)
+}
