@@ -227,6 +227,8 @@ const (
 	AbsRange
 	// SquareRange: x².
 	SquareRange
+	// PowRange: x^y for a constant exponent y.
+	PowRange
 )
 
 // Func is a built-in function.

@@ -81,7 +81,7 @@ var funcs = []*Func{
 		Doc: "the logistic function 1 / (1 + exp(-x))", Example: "inv_logit(alpha + beta * x)", Fold: fold1(dist.InvLogit)},
 	{Name: "logit", Range: Increasing, Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "logit",
 		Doc: "log(p / (1 - p)), the inverse of inv_logit", Example: "logit(p)", Fold: fold1(func(p float64) float64 { return dist.Log(p / (1 - p)) })},
-	{Name: "pow", Args: argXY, Shape: Elementwise2, Support: signRule, Elem: RealResult, Op: "pow",
+	{Name: "pow", Range: PowRange, Args: argXY, Shape: Elementwise2, Support: signRule, Elem: RealResult, Op: "pow",
 		Doc: "x to the power y, elementwise with broadcasting (the same as x ^ y)", Example: "pow(sigma, 2)",
 		Fold: func(a []float64) float64 { return math.Pow(a[0], a[1]) }},
 	{Name: "sum", Range: SumRange, Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Support: sumRule, Elem: IntIfAllInt, Op: "sum",

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/parser"
@@ -161,21 +160,8 @@ func priorString(l *check.Latent) string {
 		return "flat (improper) on the support"
 	}
 	s := ast.FormatExpr(l.Prior)
-	switch {
-	case l.Truncated && l.Bounded():
+	if l.Truncated {
 		s += " truncated to " + l.Range().String()
-	case l.Truncated:
-		s += " truncated to " + supportInterval(l.Support)
 	}
 	return s
-}
-
-func supportInterval(s dist.Support) string {
-	switch s {
-	case dist.Positive:
-		return "(0, inf)"
-	case dist.Unit:
-		return "(0, 1)"
-	}
-	return s.String()
 }

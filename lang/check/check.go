@@ -537,10 +537,11 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	default:
 		lat.Support, lat.Family = dist.Real, "normal"
 	}
-	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: lat.Support, Range: lat.Range()})
-	if lat.Bounded() {
-		typ = refine(Type{Elem: Real, Shape: lat.Dims, Support: dist.Real, Range: lat.Range()})
+	support := lat.Support
+	if lat.Bounded() { // the values' support follows from the bounds, not the factor's
+		support = dist.Real
 	}
+	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: support, Range: lat.Range()})
 	sym := &Symbol{Name: name, Kind: Param, Decl: s, Pos: s.Name.NamePos, Type: typ}
 	lat.Symbol = sym
 	if s.Prior != nil {

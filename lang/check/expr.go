@@ -13,7 +13,7 @@ import (
 func (c *checker) expr(e ast.Expr) Type {
 	t := c.expr1(e)
 	if t.Valid() {
-		t.Range = intersect(c.rangeOf(e, t), t.Range)
+		t.Range = c.rangeOf(e, t)
 		t = refine(t)
 		t.Support = normSupport(t.Elem, t.Support)
 	}

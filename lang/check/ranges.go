@@ -70,10 +70,7 @@ func (r Interval) String() string {
 }
 
 // Contains reports whether v is in the interval.
-func (r Interval) Contains(v float64) bool { return r.contains(v) }
-
-// contains reports whether v is in the interval.
-func (r Interval) contains(v float64) bool {
+func (r Interval) Contains(v float64) bool {
 	r = r.norm()
 	return (r.Lo < v || r.Lo == v && r.LoIn) && (v < r.Hi || v == r.Hi && r.HiIn)
 }
@@ -108,26 +105,30 @@ func boundsInterval(s dist.Support, lo, hi *float64) Interval {
 	return intersect(r, b)
 }
 
+// pickEnd returns the end (v, in) of a and b that prefer chooses, and on
+// a tie the two ends' flags joined by both (an end belongs to an
+// intersection when it belongs to both, to a hull when to either).
+func pickEnd(av float64, ain bool, bv float64, bin bool, prefer func(x, y float64) bool, both bool) (float64, bool) {
+	switch {
+	case prefer(av, bv):
+		return av, ain
+	case prefer(bv, av):
+		return bv, bin
+	case both:
+		return av, ain && bin
+	}
+	return av, ain || bin
+}
+
+func above(x, y float64) bool { return x > y }
+func below(x, y float64) bool { return x < y }
+
 // intersect returns the values in both intervals.
 func intersect(a, b Interval) Interval {
 	a, b = a.norm(), b.norm()
 	r := Interval{Known: true}
-	switch {
-	case a.Lo > b.Lo:
-		r.Lo, r.LoIn = a.Lo, a.LoIn
-	case a.Lo < b.Lo:
-		r.Lo, r.LoIn = b.Lo, b.LoIn
-	default:
-		r.Lo, r.LoIn = a.Lo, a.LoIn && b.LoIn
-	}
-	switch {
-	case a.Hi < b.Hi:
-		r.Hi, r.HiIn = a.Hi, a.HiIn
-	case a.Hi > b.Hi:
-		r.Hi, r.HiIn = b.Hi, b.HiIn
-	default:
-		r.Hi, r.HiIn = a.Hi, a.HiIn && b.HiIn
-	}
+	r.Lo, r.LoIn = pickEnd(a.Lo, a.LoIn, b.Lo, b.LoIn, above, true)
+	r.Hi, r.HiIn = pickEnd(a.Hi, a.HiIn, b.Hi, b.HiIn, below, true)
 	if r.Lo > r.Hi || r.Lo == r.Hi && !(r.LoIn && r.HiIn) {
 		return a // disjoint: the rules disagree; keep the arithmetic's
 	}
@@ -138,22 +139,8 @@ func intersect(a, b Interval) Interval {
 func hull(a, b Interval) Interval {
 	a, b = a.norm(), b.norm()
 	r := Interval{Known: true}
-	switch {
-	case a.Lo < b.Lo:
-		r.Lo, r.LoIn = a.Lo, a.LoIn
-	case a.Lo > b.Lo:
-		r.Lo, r.LoIn = b.Lo, b.LoIn
-	default:
-		r.Lo, r.LoIn = a.Lo, a.LoIn || b.LoIn
-	}
-	switch {
-	case a.Hi > b.Hi:
-		r.Hi, r.HiIn = a.Hi, a.HiIn
-	case a.Hi < b.Hi:
-		r.Hi, r.HiIn = b.Hi, b.HiIn
-	default:
-		r.Hi, r.HiIn = a.Hi, a.HiIn || b.HiIn
-	}
+	r.Lo, r.LoIn = pickEnd(a.Lo, a.LoIn, b.Lo, b.LoIn, below, false)
+	r.Hi, r.HiIn = pickEnd(a.Hi, a.HiIn, b.Hi, b.HiIn, above, false)
 	return r
 }
 
@@ -205,7 +192,7 @@ func addInterval(a, b Interval) Interval {
 // ±∞ along the edges, which the other corners then bound.
 func mulInterval(a, b Interval) Interval {
 	a, b = a.norm(), b.norm()
-	zero := a.contains(0) || b.contains(0)
+	zero := a.Contains(0) || b.Contains(0)
 	type end struct {
 		v  float64
 		in bool
@@ -478,9 +465,10 @@ func (c *checker) rangeOf(e ast.Expr, t Type) Interval {
 		case stdlib.SquareRange:
 			two := 2.0
 			return powInterval(x, &two)
-		}
-		if f.Name == "pow" && len(e.Args) == 2 {
-			return powInterval(x, c.info.Types[e.Args[1]].Const)
+		case stdlib.PowRange:
+			if len(e.Args) == 2 {
+				return powInterval(x, c.info.Types[e.Args[1]].Const)
+			}
 		}
 	}
 	return wholeLine()

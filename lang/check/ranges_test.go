@@ -96,16 +96,16 @@ func TestIntervalSoundness(t *testing.T) {
 			return r.Lo
 		case k == 1 && r.HiIn:
 			return r.Hi
-		case k == 2 && lo < hi && r.contains(math.Nextafter(lo, hi)):
+		case k == 2 && lo < hi && r.Contains(math.Nextafter(lo, hi)):
 			return math.Nextafter(lo, hi)
-		case k == 3 && lo < hi && r.contains(math.Nextafter(hi, lo)):
+		case k == 3 && lo < hi && r.Contains(math.Nextafter(hi, lo)):
 			return math.Nextafter(hi, lo)
 		}
 		if lo == hi {
 			return lo
 		}
 		for {
-			if v := lo + (hi-lo)*rng.Float64(); r.contains(v) {
+			if v := lo + (hi-lo)*rng.Float64(); r.Contains(v) {
 				return v
 			}
 		}
