@@ -28,3 +28,17 @@ func InvLogit(x float64) float64 {
 	e := math.Exp(x)
 	return e / (1 + e)
 }
+
+// Inside returns v, or the float next to lo or hi inside (lo, hi) if v is
+// on or past that end: the value of a latent whose exact value lies
+// strictly inside an interval but whose computed value rounded onto an end
+// (−1 + 2·InvLogit(40) is 1 in floats). NaN stays NaN.
+func Inside(v, lo, hi float64) float64 {
+	switch {
+	case v <= lo:
+		return math.Nextafter(lo, hi)
+	case v >= hi:
+		return math.Nextafter(hi, lo)
+	}
+	return v
+}

@@ -787,3 +787,29 @@ func TestLargeParameterDensities(t *testing.T) {
 		}
 	}
 }
+
+// TestInside: values on or past an end become the float next to it
+// inside; others, and NaN, are unchanged; an infinite end keeps only
+// the infinite value out.
+func TestInside(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct{ v, lo, hi, want float64 }{
+		{0.5, 0, 1, 0.5},
+		{1, 0, 1, math.Nextafter(1, 0)},
+		{2, 0, 1, math.Nextafter(1, 0)},
+		{0, 0, 1, math.SmallestNonzeroFloat64},
+		{-1, -1, 1, math.Nextafter(-1, 0)},
+		{0.1, 0.1, inf, math.Nextafter(0.1, 1)},
+		{1e300, 0.1, inf, 1e300},
+		{inf, 0.1, inf, math.MaxFloat64},
+		{5, -inf, 5, math.Nextafter(5, 0)},
+		{-inf, -inf, 5, -math.MaxFloat64},
+	} {
+		if got := Inside(c.v, c.lo, c.hi); got != c.want {
+			t.Errorf("Inside(%v, %v, %v) = %v, want %v", c.v, c.lo, c.hi, got, c.want)
+		}
+	}
+	if v := Inside(math.NaN(), 0, 1); !math.IsNaN(v) {
+		t.Errorf("Inside(NaN, 0, 1) = %v, want NaN", v)
+	}
+}

@@ -346,8 +346,9 @@ type Settings struct {
 	Tol       float64 // relative ELBO change for convergence (see Fit); default 1e-4; negative: run MaxIter
 	Window    int     // evaluations the convergence rule looks at, and evaluation blocks averaged; default 5
 
-	// MaxBadSteps stops the fit after this many consecutive steps with a
-	// non-finite log joint or gradient; default 50.
+	// MaxBadSteps stops the fit when steps with a non-finite log joint or
+	// gradient have halved the step size this many times net of recoveries
+	// (as many in a row, or a steady share above one in six); default 50.
 	MaxBadSteps int
 
 	// PSISDraws is the number of draws of q for the final ELBO estimate and

@@ -391,7 +391,7 @@ func natural(s dist.Support, k int, dst, src []float64) {
 		}
 	case dist.Unit:
 		for i, v := range src {
-			dst[i] = sigmoid(v)
+			dst[i] = dist.Inside(sigmoid(v), 0, 1) // as the model's value
 		}
 	case dist.Simplex:
 		for v := 0; v+k <= len(src); v += k {

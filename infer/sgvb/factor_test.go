@@ -108,4 +108,16 @@ func TestFactorAffine(t *testing.T) {
 			t.Errorf("Coords(Natural(x)) = %v, want %v", back, x)
 		}
 	}
+	// Draws whose map rounds onto a bound are kept inside, as the model
+	// keeps its values: inv_logit(40) is 1, and −1 + 2·inv_logit(−40) and
+	// 5 − e^(−40) round to the bounds.
+	for _, c := range []struct{ x, z []float64 }{
+		{[]float64{40, -40}, []float64{-1 + 2*math.Nextafter(1, 0), math.Nextafter(5, 0)}},
+		{[]float64{-40, -800}, []float64{math.Nextafter(-1, 0), math.Nextafter(5, 0)}},
+	} {
+		r.Natural(z, c.x)
+		if z[0] != c.z[0] || z[1] != c.z[1] || !(z[0] > -1 && z[0] < 1 && z[1] < 5) {
+			t.Errorf("Natural(%v) = %v, want %v", c.x, z, c.z)
+		}
+	}
 }

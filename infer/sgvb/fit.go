@@ -32,9 +32,11 @@ import (
 //
 // A step whose log joint or gradient is not finite in any draw is skipped
 // (q and the optimizer state are untouched) and the step size is halved;
-// five good steps undo a halving. After MaxBadSteps consecutive bad steps the
-// fit stops: the Result holds the last good q and the error is the Target's
-// own (positioned) error, or a generic one if the Target gave none.
+// five good steps undo a halving. When bad steps have halved it MaxBadSteps
+// times net of that (as many bad steps in a row, or a steady share above
+// one in six, under which q would soon stop moving and look converged) the
+// fit stops: the Result holds the last good q and the error is the
+// Target's own (positioned) error, or a generic one if the Target gave none.
 //
 // Cancelling ctx stops the fit at the next step: the Result holds the
 // current q, Interrupted is set, the PSIS diagnostic is skipped and the
@@ -805,8 +807,15 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			if err != nil {
 				lastErr = err
 			}
-			if consec >= s.MaxBadSteps {
-				r.warn("stopped at iteration %d after %d consecutive steps with a non-finite log joint or gradient; q is the last good one", it, consec)
+			// MaxBadSteps halvings net of recoveries: that many bad steps
+			// in a row, or a steady share above one in six, which has
+			// shrunk the step until q no longer moves
+			if consec >= s.MaxBadSteps || eta < eta0*math.Ldexp(1, -s.MaxBadSteps) {
+				if consec >= s.MaxBadSteps {
+					r.warn("stopped at iteration %d after %d consecutive steps with a non-finite log joint or gradient; q is the last good one", it, consec)
+				} else {
+					r.warn("stopped at iteration %d: %d of its steps had a non-finite log joint or gradient, too many to recover from, and had cut the step size by 2^%d, so that q no longer moved; q is the last good one", it, r.BadSteps, s.MaxBadSteps)
+				}
 				stopErr = lastErr
 				if stopErr == nil {
 					stopErr = errNonFinite(consec, it)

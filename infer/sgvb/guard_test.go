@@ -59,3 +59,40 @@ func TestDivergenceGuard(t *testing.T) {
 		t.Errorf("MaxRollbacks 1: ELBO %v, mean %v: want the best q", r.ELBO, r.Factors[0].Params[0][0])
 	}
 }
+
+// cutNormal is a standard normal whose log density cannot be evaluated
+// above cut (NaN): a q that keeps a steady share of its draws there.
+type cutNormal struct{ cut float64 }
+
+func (t *cutNormal) LogJoint(x, grad []float64) (float64, error) {
+	if x[0] > t.cut {
+		grad[0] = math.NaN()
+		return math.NaN(), nil
+	}
+	grad[0] = -x[0]
+	return -0.5*x[0]*x[0] - halfLog2Pi, nil
+}
+
+func (t *cutNormal) Clone() Target { c := *t; return &c }
+
+// A steady share of non-finite steps (about a third here, never 50 in a
+// row) halves the step size faster than the good steps restore it. The
+// fit must stop with an error once it has been cut by 2^MaxBadSteps, not
+// run on with a q that no longer moves, which the convergence rule would
+// take for a converged one.
+func TestSteadyNonFiniteSteps(t *testing.T) {
+	lat := []Latent{{Name: "x", Size: 1, Shape: []int{}, Support: dist.Real}}
+	s := Settings{Seed: 1, MaxIter: 20000, PSISDraws: -1}
+	r, err := Fit(context.Background(), &cutNormal{cut: 0.3}, lat, s)
+	if err == nil || !strings.Contains(err.Error(), "not finite") {
+		t.Fatalf("err %v, want the non-finite error", err)
+	}
+	w := strings.Join(r.Warnings, "\n")
+	t.Logf("%d iterations, %d bad steps, converged %v; warnings %q", r.Iterations, r.BadSteps, r.Converged, w)
+	if r.Converged || r.Iterations == s.MaxIter || !strings.Contains(w, "no longer moved") {
+		t.Errorf("converged %v after %d iterations, warnings %q: want a stop on the share of bad steps", r.Converged, r.Iterations, w)
+	}
+	if share := float64(r.BadSteps) / float64(r.Iterations); share < 1.0/6 {
+		t.Errorf("%d bad steps of %d: the test's target does not make a steady share of them", r.BadSteps, r.Iterations)
+	}
+}

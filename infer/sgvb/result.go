@@ -70,13 +70,21 @@ type Factor struct {
 }
 
 // affine maps values b on the factor's support to the model's values
-// Loc + Scale·b, in place.
+// Loc + Scale·b, in place, kept strictly inside the bounds as the model
+// keeps them (a b within an ulp of 0 or 1 would give a bound itself).
 func (f *Factor) affine(v []float64) {
 	if f.Scale == 0 {
 		return
 	}
+	lo, hi := f.Loc, f.Loc+f.Scale // two bounds: b is on the unit interval
+	switch {
+	case f.Support != dist.Unit && f.Scale > 0: // Loc + b, b > 0
+		hi = math.Inf(1)
+	case f.Support != dist.Unit: // Loc − b
+		lo, hi = math.Inf(-1), f.Loc
+	}
 	for i, b := range v {
-		v[i] = f.Loc + f.Scale*b
+		v[i] = dist.Inside(f.Loc+f.Scale*b, lo, hi)
 	}
 }
 

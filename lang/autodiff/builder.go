@@ -30,6 +30,7 @@ const (
 	errNotLive     = "autodiff: node is not evaluated by this program"
 	errConstLength = "autodiff: Const values length differs from the shape"
 	errNotInput    = "autodiff: InputOffset of a node that is not an input"
+	errInsideEnds  = "autodiff: Inside with lo ≥ hi"
 )
 
 // node is one tape entry. Everything a node needs at run time is fixed when
@@ -56,7 +57,7 @@ type node struct {
 	// the density's element count or 1 for a categorical on log-odds; i1 is the slice start, the column,
 	// or the inner dimension of a matmul.
 	i0, i1 int
-	f0     float64   // GaussRowsSS row count
+	f0, f1 float64   // GaussRowsSS row count; Inside's ends
 	idx    []int     // gather indices; rows of the first operand of a RowSumProd
 	idy    []int     // rows of the second operand of a RowSumProd
 	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
@@ -784,6 +785,24 @@ func (b *Builder) Stack(xs []ID, pos ast.Pos) ID {
 		}
 	}
 	return b.push(node{op: OpStack, args: args, shape: Vector(len(args)), pos: pos})
+}
+
+// Inside returns x with every element kept strictly inside (lo, hi), for
+// the value of a latent whose exact value lies inside but whose computed
+// value can round onto an end: −1 + 2·inv_logit(40) is exactly 1 in floats,
+// and 1 − phi² then 0. Such an element becomes the float next to the end,
+// inside, as Stan's bounded transforms do; the adjoint passes through as
+// that of the exact value, whose derivative the operand carries. NaN stays
+// NaN. lo < hi; either may be infinite.
+func (b *Builder) Inside(x ID, lo, hi float64, pos ast.Pos) ID {
+	if !(lo < hi) {
+		panic(errInsideEnds)
+	}
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	return b.push(node{op: OpInside, args: args, shape: b.shapeOf(args[0]), pos: pos, f0: lo, f1: hi})
 }
 
 // Density returns Σ log p(value | args) over the elements of value and args

@@ -2,6 +2,8 @@ package autodiff
 
 import (
 	"math"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 // eval computes the value of n from its operands. It returns false when the
@@ -138,6 +140,8 @@ func (p *Program) eval(n *node) bool {
 		for k, a := range n.args {
 			z[k] = p.val[p.nodes[a].off]
 		}
+	case op == OpInside:
+		inside(z, p.v(p.arg(n, 0)), n.f0, n.f1)
 	case op == OpDensity || op == OpLogPDF:
 		p.evalDensity(n)
 	case op == OpRowSumProd:
@@ -428,4 +432,11 @@ func extremeIndex(x []float64, max bool) int {
 		}
 	}
 	return k
+}
+
+// inside sets z to x with every element strictly inside (lo, hi) (OpInside).
+func inside(z, x []float64, lo, hi float64) {
+	for i, v := range x {
+		z[i] = dist.Inside(v, lo, hi)
+	}
 }

@@ -148,6 +148,11 @@ func (p *Program) grad(n *node) {
 				p.adj[x.aoff] += g[k]
 			}
 		}
+	case op == OpInside:
+		ax := p.a(p.arg(n, 0))
+		for i, gi := range g {
+			ax[i] += gi
+		}
 	case op == OpDensity || op == OpLogPDF:
 		p.gradDensity(n, g)
 	case op == OpRowSumProd:

@@ -328,3 +328,69 @@ func TestSpecialFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestGradInside checks OpInside where its values are inside (lo, hi):
+// there it is the identity, and the operand's derivative passes through.
+func TestGradInside(t *testing.T) {
+	matrix := func(r *rand.Rand) []arg { n, m, _ := dims(r); return []arg{in(Matrix(n, m), real)} }
+	runCases(t, []gradCase{
+		{name: "unit", args: matrix, build: func(b *Builder, x []ID) ID {
+			return b.Inside(b.InvLogit(x[0], testPos), 0, 1, testPos)
+		}, ref: elementwiseRef(func(x []float64) float64 { return 1 / (1 + math.Exp(-x[0])) })},
+		{name: "two-ends", args: matrix, build: func(b *Builder, x []ID) ID {
+			u := b.InvLogit(x[0], testPos)
+			return b.Inside(b.Add(b.Scalar(-1, testPos), b.Mul(b.Scalar(2, testPos), u, testPos), testPos), -1, 1, testPos)
+		}, ref: elementwiseRef(func(x []float64) float64 { return -1 + 2/(1+math.Exp(-x[0])) })},
+		{name: "lower", args: matrix, build: func(b *Builder, x []ID) ID {
+			return b.Inside(b.Add(b.Scalar(3, testPos), b.Exp(x[0], testPos), testPos), 3, math.Inf(1), testPos)
+		}, ref: elementwiseRef(func(x []float64) float64 { return 3 + math.Exp(x[0]) })},
+		{name: "upper", args: matrix, build: func(b *Builder, x []ID) ID {
+			return b.Inside(b.Sub(b.Scalar(3, testPos), b.Exp(x[0], testPos), testPos), math.Inf(-1), 3, testPos)
+		}, ref: elementwiseRef(func(x []float64) float64 { return 3 - math.Exp(x[0]) })},
+	})
+}
+
+// TestInsideEnds: a value computed onto an end of (lo, hi), or past it,
+// becomes the float next to that end inside, and the adjoint passes
+// through as the operand's. p = −1 + 2·inv_logit(x) is exactly 1 at x = 40
+// and −1 at x = −40 in floats, where log(1 − p²) would be −Inf; kept
+// inside it is finite, and so is its gradient.
+func TestInsideEnds(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(4), testPos)
+	u := b.InvLogit(x, testPos)
+	p := b.Inside(b.Add(b.Scalar(-1, testPos), b.Mul(b.Scalar(2, testPos), u, testPos), testPos), -1, 1, testPos)
+	one := b.Scalar(1, testPos)
+	prog, err := b.Finish(b.Sum(b.Log(b.Sub(one, b.Square(p, testPos), testPos), testPos), testPos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := []float64{40, -40, -800, 0.5}
+	lp, err := prog.Forward(xs)
+	if err != nil {
+		t.Fatalf("log joint %v: %v", lp, err)
+	}
+	below1, above := math.Nextafter(1, 0), math.Nextafter(-1, 0)
+	want := []float64{below1, above, above, -1 + 2/(1+math.Exp(-0.5))}
+	got := prog.Value(p)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("p(%v) = %.17g, want %.17g", xs[i], got[i], want[i])
+		}
+	}
+	g := make([]float64, 4)
+	if err := prog.Backward(g); err != nil {
+		t.Fatal(err)
+	}
+	for i, xi := range xs {
+		// d log(1 − p²)/dp at the kept value, times dp/dx = 2σ(x)σ(−x)
+		s, c := dist.InvLogit(xi), dist.InvLogit(-xi)
+		w := -2 * want[i] / (1 - want[i]*want[i]) * 2 * s * c
+		if math.Abs(g[i]-w) > 1e-12*math.Abs(w) {
+			t.Errorf("gradient at x = %v: %.17g, want %.17g", xi, g[i], w)
+		}
+	}
+	if g[0] >= 0 || g[1] <= 0 {
+		t.Errorf("gradient %v: want it to point away from the ends", g)
+	}
+}

@@ -63,6 +63,9 @@ const (
 
 	// Construction.
 	OpStack // n scalars as a vector: a vector literal [x0, ..., xn-1]
+	// x kept strictly inside (lo, hi): a value on or past an end becomes the
+	// float next to it inside; the adjoint passes through unchanged
+	OpInside
 
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
@@ -89,7 +92,7 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpInside: "inside", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical",
 	OpRowSumProd:  "rowsum",
 }

@@ -278,7 +278,11 @@ func (l *lowerer) latents() error {
 		case dist.Simplex:
 			z = l.b.Exp(coord, pos)
 		case dist.Unit:
-			z = l.b.InvLogit(coord, pos)
+			// The exact value is inside (0, 1), the computed one is 1
+			// from inv_logit(37) on, where 1 - u is 0; it is kept a
+			// float inside, as Stan's transforms do (and a bounded
+			// param's, below).
+			z = l.b.Inside(l.b.InvLogit(coord, pos), 0, 1, pos)
 		default:
 			z = coord
 		}
@@ -291,6 +295,10 @@ func (l *lowerer) latents() error {
 			if jac := float64(size) * math.Log(math.Abs(scale)); jac != 0 {
 				l.add(l.b.Scalar(jac, pos), pos)
 			}
+			// b near 0 or 1 rounds onto a bound (−1 + 2·b is −1 for
+			// b < 1e-16), where 1 - phi * phi or sigma - L is 0
+			r := lat.Range()
+			z = l.b.Inside(z, r.Lo, r.Hi, pos)
 		}
 		l.coords = append(l.coords, coord)
 		l.env[lat.Symbol] = value{id: z, node: true}
