@@ -63,7 +63,8 @@ type node struct {
 	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
 	sumOf  int32     // a summed RowSumProd: 1 + the index of the one it sums (see fuseSums)
 	dist   *dist.Univariate
-	name   string // input name
+	name   string            // input name; data name of a DataConst
+	cells  func(int) ast.Pos // a DataConst's element k in its file (nil: unknown)
 
 	// Prepared densities: the split kernel, how the distinct parameter
 	// sets are laid out (prepNone, prepRows or prepCols) and their count;
@@ -242,6 +243,18 @@ func (b *Builder) Const(values []float64, s Shape, pos ast.Pos) ID {
 	id := b.push(node{op: OpConst, shape: s, pos: pos})
 	n := &b.nodes[len(b.nodes)-1]
 	copy(b.val[n.off:n.off+n.n], values)
+	return id
+}
+
+// DataConst adds a constant read from a data file: name is its data name
+// and cells locates element k in the file, so that a value outside the
+// support of a density it is the value of (directly, or through
+// indexing) is reported at its cell.
+func (b *Builder) DataConst(name string, values []float64, s Shape, pos ast.Pos, cells func(k int) ast.Pos) ID {
+	id := b.Const(values, s, pos)
+	if n := &b.nodes[len(b.nodes)-1]; n.op == OpConst && int(b.index(id)) == len(b.nodes)-1 {
+		n.name, n.cells = name, cells
+	}
 	return id
 }
 

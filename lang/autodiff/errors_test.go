@@ -304,3 +304,52 @@ func wantPositioned(t *testing.T, err error, want string) {
 		t.Errorf("error\n got %q\nwant %q", err, want)
 	}
 }
+
+// TestDataValueCell: a data value outside the support of a density it is
+// the value of is reported at its cell in the data file, followed back
+// through slices, rows, columns, gathers and transposes; data without a
+// file, or a value computed from data, at the density.
+func TestDataValueCell(t *testing.T) {
+	// Y is 3 × 2, row-major, read from d.csv: element k at line 2 + k/2,
+	// column 1 + 2·(k%2); the one bad value for Poisson is -1 at [2, 0].
+	vals := []float64{0, 1, 2, 3, -1, 5}
+	cells := func(k int) ast.Pos { return ast.Pos{File: "d.csv", Line: 2 + k/2, Col: 1 + 2*(k%2)} }
+	poisson, bern := family("Poisson"), family("Bernoulli")
+	rate := func(b *Builder) ID { return b.Input("l", Scalar(), at(1, 1)) }
+	for _, c := range []struct {
+		name  string
+		build func(b *Builder, y ID) ID
+		want  string
+	}{
+		{"whole", func(b *Builder, y ID) ID { return b.Density(poisson, y, []ID{rate(b)}, at(5, 3)) },
+			"d.csv:4:1: Y: value -1 is not a non-negative integer, as Poisson at model.gpp:5:3 needs"},
+		{"row", func(b *Builder, y ID) ID { return b.Density(poisson, b.Row(y, 2, at(5, 1)), []ID{rate(b)}, at(5, 3)) },
+			"d.csv:4:1: Y: value -1 is not a non-negative integer, as Poisson at model.gpp:5:3 needs"},
+		{"slice of a column", func(b *Builder, y ID) ID {
+			return b.Density(poisson, b.Slice(b.Col(y, 0, at(5, 1)), 1, 3, at(5, 1)), []ID{rate(b)}, at(5, 3))
+		}, "d.csv:4:1: Y: value -1 is not a non-negative integer, as Poisson at model.gpp:5:3 needs"},
+		{"gathered rows, transposed", func(b *Builder, y ID) ID {
+			return b.Density(poisson, b.Transpose(b.Gather(y, []int{1, 2}, at(5, 1)), at(5, 1)), []ID{rate(b)}, at(5, 3))
+		}, "d.csv:4:1: Y: value -1 is not a non-negative integer, as Poisson at model.gpp:5:3 needs"},
+		{"an element", func(b *Builder, y ID) ID {
+			return b.Density(bern, b.Elem(b.Col(y, 1, at(5, 1)), 1, at(5, 1)), []ID{b.Input("p", Scalar(), at(1, 1))}, at(6, 3))
+		}, "d.csv:3:3: Y: value 3 is not 0 or 1, as Bernoulli at model.gpp:6:3 needs"},
+		{"computed", func(b *Builder, y ID) ID {
+			return b.Density(poisson, b.Add(y, b.Scalar(0.5, at(5, 1)), at(5, 1)), []ID{rate(b)}, at(5, 3))
+		}, "model.gpp:5:3: data value 0.5 outside the support of Poisson (element [0, 0])"},
+	} {
+		err := runOne(t, []float64{1}, func(b *Builder) ID {
+			return c.build(b, b.DataConst("Y", vals, Matrix(3, 2), at(1, 1), cells))
+		})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %s", c.name, err, c.want)
+		}
+	}
+	err := runOne(t, []float64{1}, func(b *Builder) ID {
+		y := b.DataConst("Y", vals, Matrix(3, 2), at(1, 1), func(int) ast.Pos { return ast.Pos{} })
+		return b.Density(poisson, y, []ID{rate(b)}, at(5, 3))
+	})
+	if want := "model.gpp:5:3: data value -1 outside the support of Poisson (element [2, 0])"; err == nil || err.Error() != want {
+		t.Errorf("data without a file: error %v, want %s", err, want)
+	}
+}

@@ -160,7 +160,10 @@ func (p *Program) checkDataValues() error {
 				s = dist.Count
 			}
 			for k, x := range p.v(y) {
-				if _, ok := s.Admits(x); !ok {
+				if want, ok := s.Admits(x); !ok {
+					if c, at, ok := p.cellOf(n.args[0], k); ok {
+						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs", c.name, x, want, n.dist.Name, n.pos)
+					}
 					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), elemPart(y.shape, k)))
 				}
 			}
@@ -168,12 +171,51 @@ func (p *Program) checkDataValues() error {
 			k := catCols(p.arg(n, 1).shape)
 			for j, x := range p.v(y) {
 				if !(x >= 0 && x < float64(k) && x == math.Trunc(x)) {
-					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", categoricalName(n.i0 == 1), x, k-1), elemPart(y.shape, j)))
+					name := categoricalName(n.i0 == 1)
+					if c, at, ok := p.cellOf(n.args[0], j); ok {
+						return ast.Errorf(at, "%s: value %g is not a category 0..%d, as %s at %s needs", c.name, x, k-1, name, n.pos)
+					}
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k-1), elemPart(y.shape, j)))
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// cellOf follows element k of node i back through indexing (slices,
+// columns, gathers, transposes) to the DataConst it was read from, and
+// returns that node and the element's cell in its file.
+func (p *Program) cellOf(i int32, k int) (*node, ast.Pos, bool) {
+	for {
+		n := &p.nodes[i]
+		switch n.op {
+		case OpConst:
+			if n.cells == nil {
+				return nil, ast.Pos{}, false
+			}
+			at := n.cells(k)
+			return n, at, at.File != "" // no file: data given in memory
+		case OpSlice:
+			k += n.i1
+		case OpCol:
+			k = k*p.arg(n, 0).shape.Cols + n.i1
+		case OpGather:
+			if x := p.arg(n, 0); x.shape.Rank == 1 {
+				k = n.idx[k]
+			} else {
+				c := x.shape.Cols
+				k = n.idx[k/c]*c + k%c
+			}
+		case OpTranspose:
+			x := p.arg(n, 0)
+			r, c := x.shape.Rows, x.shape.Cols
+			k = (k%r)*c + k/r
+		default:
+			return nil, ast.Pos{}, false
+		}
+		i = n.args[0]
+	}
 }
 
 // outputFailed records in *first, if it holds no error yet, why node i,

@@ -200,6 +200,9 @@ type value struct {
 	// literal at its element (nil: neither), so that a bad index is
 	// reported at its cell or element.
 	at func(k int) ast.Pos
+	// data names the data ints (at their cells) are read from, unchanged
+	// ("" otherwise), so that their node reports a bad value at its cell.
+	data string
 }
 
 type lowerer struct {

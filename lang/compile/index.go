@@ -227,5 +227,5 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 	case ckeep:
 		shape = []int{len(ci)}
 	}
-	return value{ints: out, shape: shape, isInt: true, at: at}
+	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data}
 }

@@ -127,6 +127,9 @@ func (l *lowerer) node(v value, pos ast.Pos) autodiff.ID {
 	for i, x := range v.ints {
 		vals[i] = float64(x)
 	}
+	if v.data != "" && v.at != nil {
+		return l.b.DataConst(v.data, vals, shapeOf(v.shape), pos, v.at)
+	}
 	return l.b.Const(vals, shapeOf(v.shape), pos)
 }
 
@@ -294,9 +297,9 @@ func (l *lowerer) ident(id *ast.Ident) value {
 			l.errorf(id.Pos(), "no data bound for %s", sym.Name)
 			return value{}
 		}
-		v = value{id: l.b.Const(a.Values, shapeOf(a.Shape), id.Pos()), node: true}
+		v = value{id: l.b.DataConst(sym.Name, a.Values, shapeOf(a.Shape), id.Pos(), a.Locate), node: true}
 		if dv := l.info.DataVar(sym.Name); dv != nil && dv.Elem == check.Int {
-			v.ints, v.shape, v.isInt, v.at = make([]int, len(a.Values)), a.Shape, true, a.Locate
+			v.ints, v.shape, v.isInt, v.at, v.data = make([]int, len(a.Values)), a.Shape, true, a.Locate, sym.Name
 			for i, x := range a.Values {
 				v.ints[i] = int(x)
 			}
