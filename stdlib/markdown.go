@@ -3,6 +3,8 @@ package stdlib
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 // Markdown renders the function and distribution tables for
@@ -63,6 +65,10 @@ func (f *Func) SupportDoc() string { return f.Support.Describe(f.Args[0].Name) }
 func (d *Dist) ValueDoc() string {
 	if d.Int {
 		return d.Support.String() + " (int)"
+	}
+	if u, ok := dist.LookupUnivariate(d.Name); ok && u.Support == dist.NonNegative && d.Support == dist.Positive {
+		// the density is finite at 0 (HalfNormal, HalfCauchy, Exponential)
+		return d.Support.String() + "; data may also be 0"
 	}
 	return d.Support.String()
 }
