@@ -48,7 +48,7 @@ func TestDocs(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	want := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
-		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum I rep diag chol logdet solve trace outer logpdf`)
+		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum variance I rep diag chol logdet solve trace outer logpdf`)
 	for _, name := range want {
 		f := LookupFunc(name)
 		if f == nil {

@@ -429,6 +429,20 @@ func (b *Builder) ColSum(x ID, pos ast.Pos) ID {
 	}, pos)
 }
 
+// CumSum returns the running sums of a vector or a row [1, m]: element i
+// is x_0 + ... + x_i (Stan's cumulative_sum).
+func (b *Builder) CumSum(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank == 0 || s.Rank == 2 && s.Rows != 1 {
+		return b.fail(pos, "cumsum: needs a vector or a row, got %s", s)
+	}
+	return b.push(node{op: OpCumSum, args: args, shape: s, pos: pos})
+}
+
 // MatMul returns the matrix product x * y; a vector is a column [n, 1], and
 // the product is a vector when y is one.
 func (b *Builder) MatMul(x, y ID, pos ast.Pos) ID {

@@ -59,6 +59,12 @@ func (p *Program) eval(n *node) bool {
 				z[j] += v
 			}
 		}
+	case op == OpCumSum:
+		s := 0.0
+		for i, v := range p.v(p.arg(n, 0)) {
+			s += v
+			z[i] = s
+		}
 	case op == OpMatMul:
 		p.evalMatMul(n)
 	case op == OpTranspose:

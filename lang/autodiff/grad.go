@@ -57,6 +57,12 @@ func (p *Program) grad(n *node) {
 				ar[j] += g[j]
 			}
 		}
+	case op == OpCumSum: // x_j reaches every z_i with i ≥ j
+		ax, s := p.a(p.arg(n, 0)), 0.0
+		for i := len(g) - 1; i >= 0; i-- {
+			s += g[i]
+			ax[i] += s
+		}
 	case op == OpMatMul:
 		p.gradMatMul(n, g)
 	case op == OpTranspose:

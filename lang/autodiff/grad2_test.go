@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
@@ -392,5 +393,29 @@ func TestInsideEnds(t *testing.T) {
 	}
 	if g[0] >= 0 || g[1] <= 0 {
 		t.Errorf("gradient %v: want it to point away from the ends", g)
+	}
+}
+
+// TestGradCumSum checks OpCumSum on vectors and rows: element j of the
+// operand gets the adjoints of every running sum from j on.
+func TestGradCumSum(t *testing.T) {
+	ref := func(v [][]float64, _ []Shape) []float64 {
+		out, s := make([]float64, len(v[0])), 0.0
+		for i, x := range v[0] {
+			s += x
+			out[i] = s
+		}
+		return out
+	}
+	build := func(b *Builder, x []ID) ID { return b.CumSum(x[0], testPos) }
+	runCases(t, []gradCase{
+		{name: "vector", args: func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} }, build: build, ref: ref},
+		{name: "row", args: func(r *rand.Rand) []arg { _, m, _ := dims(r); return []arg{in(Matrix(1, m), real)} }, build: build, ref: ref},
+		{name: "one", args: func(*rand.Rand) []arg { return []arg{in(Vector(1), real)} }, build: build, ref: ref},
+	})
+	b := NewBuilder()
+	b.CumSum(b.Input("A", Matrix(2, 3), testPos), testPos)
+	if _, err := b.Finish(b.Scalar(0, testPos)); err == nil || !strings.Contains(err.Error(), "cumsum: needs a vector or a row") {
+		t.Errorf("cumsum of a matrix: error %v", err)
 	}
 }

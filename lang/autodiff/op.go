@@ -42,6 +42,7 @@ const (
 	OpRowLogSumExp // [n, m] → [n], log Σ_j exp(x_ij) per row
 	OpRowSum       // [n, m] → [n]
 	OpColSum       // [n, m] → [1, m]
+	OpCumSum       // running sums of a vector or row: z_i = x_0 + ... + x_i
 
 	// Linear algebra.
 	OpMatMul
@@ -88,7 +89,7 @@ var opNames = [numOps]string{
 	OpLog1mexp: "log1mexp", OpSoftplus: "softplus", OpSqrt: "sqrt", OpSquare: "square",
 	OpAbs: "abs", OpLgamma: "lgamma", OpDigamma: "digamma", OpInvLogit: "inv_logit",
 	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

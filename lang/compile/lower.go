@@ -437,6 +437,17 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.RowSum(args[0], pos)
 	case "colsum":
 		id = b.ColSum(args[0], pos)
+	case "cumsum":
+		id = b.CumSum(args[0], pos)
+	case "variance":
+		// Σ (x − mean)² / (n − 1), from the deviations: no cancellation
+		n := b.Shape(args[0]).Len()
+		if n < 2 {
+			id = b.Scalar(0, pos) // Stan's value for one element
+			break
+		}
+		d := b.Sub(args[0], b.Mean(args[0], pos), pos)
+		id = b.Div(b.Sum(b.Square(d, pos), pos), b.Scalar(float64(n-1), pos), pos)
 	case "diag":
 		id = b.Diag(args[0], pos)
 	case "chol":

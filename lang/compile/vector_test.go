@@ -172,3 +172,25 @@ func TestVectorLitSize(t *testing.T) {
 		t.Errorf("log joint %.17g, want %.17g", lp, want)
 	}
 }
+
+// cumsum and variance against the same quantities written out (a vector
+// literal of running sums; the deviations' squares over n − 1), with the
+// gradient against finite differences.
+func TestCumSumVariance(t *testing.T) {
+	const head = `param z: real[4] ~ Normal(0, 1)
+param s: positive[3] ~ Gamma(2, 1)
+`
+	m := compileSrc(t, "f.gpp", head+`let w = cumsum(z)
+target += sum(square(w - 1)) + variance(z) + log(variance(s)) + sum(log(cumsum(s)))
+`, nil)
+	ref := compileSrc(t, "ref.gpp", head+`let w = [z[0], z[0] + z[1], z[0] + z[1] + z[2], z[0] + z[1] + z[2] + z[3]]
+let m = mean(z)
+let ms = mean(s)
+target += sum(square(w - 1)) + sum(square(z - m)) / 3
+target += log(sum(square(s - ms)) / 2) + log(s[0]) + log(s[0] + s[1]) + log(s[0] + s[1] + s[2])
+`, nil)
+	for _, x := range [][]float64{{0.3, -1.2, 0.5, 2, 0.1, -0.4, 0.9}, {-2, 0, 1, 0.25, 1.5, 0.2, -1}} {
+		sameLogJoint(t, m, ref, "written out", x, logJointTol, logJointTol)
+	}
+	checkGradient(t, m, 7, 0.8)
+}
