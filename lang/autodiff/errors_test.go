@@ -353,3 +353,25 @@ func TestDataValueCell(t *testing.T) {
 		t.Errorf("data without a file: error %v, want %s", err, want)
 	}
 }
+
+// TestDataArgs: an argument of a density that depends on data alone is
+// checked against the family's parameter support when the program is
+// finished, before any evaluation, at the argument; one that depends on
+// a param is left to the evaluation.
+func TestDataArgs(t *testing.T) {
+	b := NewBuilder()
+	mu := b.Input("mu", Scalar(), at(1, 1))
+	y := b.Const([]float64{2, 2, 2}, Vector(3), at(2, 1))
+	spread := b.Sqrt(b.Sum(b.Square(b.Sub(y, b.Mean(y, at(3, 9)), at(3, 9)), at(3, 9)), at(3, 9)), at(3, 5))
+	_, err := b.Finish(b.Density(testNormal, mu, []ID{b.Scalar(0, at(3, 1)), spread}, at(3, 3)))
+	want := "model.gpp:3:5: Normal argument 2 (sigma) is 0, not > 0; it depends on the data alone, so no fit can change it"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	b = NewBuilder()
+	mu = b.Input("mu", Scalar(), at(1, 1))
+	s := b.Input("s", Scalar(), at(1, 1))
+	if _, err := b.Finish(b.Density(testNormal, mu, []ID{b.Scalar(0, at(3, 1)), s}, at(3, 3))); err != nil {
+		t.Errorf("a param's argument: %v at Finish", err)
+	}
+}

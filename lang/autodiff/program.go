@@ -140,14 +140,19 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 
 // checkDataValues reports, before any evaluation of the log joint, the
 // first data value of a density in it that lies outside the family's
-// support (a count that is not an integer, a Bernoulli 2, a category ≥ k):
-// no value of the params could make it finite, so a fit would only fail
-// at every step.
+// support (a count that is not an integer, a Bernoulli 2, a category ≥ k),
+// or an argument of data alone outside the argument's: no value of the
+// params could make it finite, so a fit would only fail at every step.
 func (p *Program) checkDataValues() error {
 	for i := range p.nodes {
 		n := &p.nodes[i]
 		if !n.live || !n.joint || len(n.args) == 0 {
 			continue
+		}
+		if n.op == OpDensity {
+			if err := p.checkDataArgs(n); err != nil {
+				return err
+			}
 		}
 		y := p.arg(n, 0)
 		if y.dyn {
@@ -177,6 +182,27 @@ func (p *Program) checkDataValues() error {
 					}
 					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k-1), elemPart(y.shape, j)))
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkDataArgs reports the first value of an argument of density n that
+// depends on data alone and lies outside the support the family needs
+// (the checker leaves such computed arguments, `sqrt(variance(y))`, to
+// this check), at the argument.
+func (p *Program) checkDataArgs(n *node) error {
+	for i, a := range n.args[1:] {
+		x := &p.nodes[a]
+		if x.dyn || i >= len(n.dist.Params) {
+			continue
+		}
+		par := n.dist.Params[i]
+		for k, v := range p.v(x) {
+			if want, ok := par.Support.Admits(v); !ok {
+				return ast.Errorf(x.pos, "%s", msg(fmt.Sprintf("%s argument %d (%s) is %g, not %s; it depends on the data alone, so no fit can change it",
+					n.dist.Name, i+1, par.Name, v, want), elemPart(x.shape, k)))
 			}
 		}
 	}

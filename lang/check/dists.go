@@ -45,6 +45,9 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 		return d, args, false
 	}
 	ok := true
+	// the tape checks the arguments of an elementwise family value by value
+	_, univariate := dist.LookupUnivariate(d.Name)
+	univariate = univariate && d.Shape == stdlib.DistElementwise
 	for i, a := range args {
 		if !a.Valid() {
 			ok = false
@@ -63,7 +66,7 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 			ok = false
 			continue
 		}
-		if !satisfies(p.Support, a) {
+		if !satisfies(p.Support, a) && !(univariate && c.computedFromData(arg, a)) {
 			c.errorf(arg.Pos(), "%s expects %s argument %d (%s); %s%s",
 				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), c.supportHint(p.Support, arg, a))
 			ok = false
@@ -75,6 +78,33 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 		}
 	}
 	return d, args, ok
+}
+
+// computedFromData reports whether arg is computed from data inputs
+// alone (not a bare name, not only literals, consts and sizes), such as
+// `sqrt(variance(y))` as a prior's scale. Its values are known once the
+// data load, and the compiled tape checks them against the argument's
+// support before any fit (autodiff.Program.checkDataValues), so for an
+// elementwise family a support the checker cannot show is left to that
+// check rather than being an error. A data name's support is its
+// declaration's, the user's to state, and stays checked here.
+func (c *checker) computedFromData(arg ast.Expr, t Type) bool {
+	if !t.DataOnly || t.Const != nil {
+		return false
+	}
+	if _, name := unparen(arg).(*ast.Ident); name {
+		return false
+	}
+	data := false
+	ast.Inspect(arg, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {
+				data = true
+			}
+		}
+		return !data
+	})
+	return data
 }
 
 // distShape applies the distribution's shape rule.

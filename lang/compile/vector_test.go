@@ -194,3 +194,15 @@ target += log(sum(square(s - ms)) / 2) + log(s[0]) + log(s[0] + s[1]) + log(s[0]
 	}
 	checkGradient(t, m, 7, 0.8)
 }
+
+// A prior whose scale is computed from the data checks (its support is
+// checked with the values when the model compiles) and is the prior with
+// that number written in.
+func TestScaleFromData(t *testing.T) {
+	y := &data.Array{Name: "y", Shape: []int{4}, Values: []float64{1, 3, 2, 6}}
+	in := data.Input{File: "y.json", JSON: map[string]*data.Array{"y": y}}
+	m := compileSrc(t, "m.gpp", "data y: real[N]\nparam mu: real ~ Normal(mean(y), 10 * sqrt(variance(y)))\ny ~ Normal(mu, 1)\n", nil, in)
+	// mean 3, variance (4 + 0 + 1 + 9) / 3 = 14/3
+	ref := compileSrc(t, "ref.gpp", "data y: real[N]\nparam mu: real ~ Normal(3, 21.602468994692867)\ny ~ Normal(mu, 1)\n", nil, in)
+	sameLogJoint(t, m, ref, "the scale written in", []float64{0.7}, logJointTol, logJointTol)
+}
