@@ -368,6 +368,14 @@ func TestDataArgs(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
+	b = NewBuilder() // the same through logpdf
+	mu = b.Input("mu", Scalar(), at(1, 1))
+	y = b.Const([]float64{2, 2, 2}, Vector(3), at(2, 1))
+	spread = b.Sqrt(b.Sum(b.Square(b.Sub(y, b.Mean(y, at(3, 9)), at(3, 9)), at(3, 9)), at(3, 9)), at(3, 5))
+	_, err = b.Finish(b.Sum(b.LogPDF(testNormal, y, []ID{mu, spread}, at(3, 3)), at(3, 3)))
+	if err == nil || err.Error() != want {
+		t.Errorf("logpdf: error %v, want %s", err, want)
+	}
 	b = NewBuilder()
 	mu = b.Input("mu", Scalar(), at(1, 1))
 	s := b.Input("s", Scalar(), at(1, 1))

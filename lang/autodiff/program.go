@@ -149,7 +149,7 @@ func (p *Program) checkDataValues() error {
 		if !n.live || !n.joint || len(n.args) == 0 {
 			continue
 		}
-		if n.op == OpDensity {
+		if n.op == OpDensity || n.op == OpLogPDF {
 			if err := p.checkDataArgs(n); err != nil {
 				return err
 			}
