@@ -354,30 +354,30 @@ func TestDataValueCell(t *testing.T) {
 	}
 }
 
-// TestDataArgs: an argument of a density that depends on data alone is
-// checked against the family's parameter support when the program is
-// finished, before any evaluation, at the argument; one that depends on
-// a param is left to the evaluation.
+// TestDataArgs: an argument of a density (through ~ or logpdf) that
+// depends on data alone is checked against the family's parameter support
+// when the program is finished, before any evaluation, at the argument; one
+// that depends on a param is left to the evaluation.
 func TestDataArgs(t *testing.T) {
+	want := "model.gpp:3:5: Normal argument 2 (sigma) is 0, not > 0; it depends on the data alone, so no fit can change it"
+	for name, node := range map[string]func(b *Builder, mu, y, spread ID) ID{
+		"density": func(b *Builder, mu, _, spread ID) ID {
+			return b.Density(testNormal, mu, []ID{b.Scalar(0, at(3, 1)), spread}, at(3, 3))
+		},
+		"logpdf": func(b *Builder, mu, y, spread ID) ID {
+			return b.Sum(b.LogPDF(testNormal, y, []ID{mu, spread}, at(3, 3)), at(3, 3))
+		},
+	} {
+		b := NewBuilder()
+		mu := b.Input("mu", Scalar(), at(1, 1))
+		y := b.Const([]float64{2, 2, 2}, Vector(3), at(2, 1)) // no spread
+		spread := b.Sqrt(b.Sum(b.Square(b.Sub(y, b.Mean(y, at(3, 9)), at(3, 9)), at(3, 9)), at(3, 9)), at(3, 5))
+		if _, err := b.Finish(node(b, mu, y, spread)); err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %s", name, err, want)
+		}
+	}
 	b := NewBuilder()
 	mu := b.Input("mu", Scalar(), at(1, 1))
-	y := b.Const([]float64{2, 2, 2}, Vector(3), at(2, 1))
-	spread := b.Sqrt(b.Sum(b.Square(b.Sub(y, b.Mean(y, at(3, 9)), at(3, 9)), at(3, 9)), at(3, 9)), at(3, 5))
-	_, err := b.Finish(b.Density(testNormal, mu, []ID{b.Scalar(0, at(3, 1)), spread}, at(3, 3)))
-	want := "model.gpp:3:5: Normal argument 2 (sigma) is 0, not > 0; it depends on the data alone, so no fit can change it"
-	if err == nil || err.Error() != want {
-		t.Errorf("error %v, want %s", err, want)
-	}
-	b = NewBuilder() // the same through logpdf
-	mu = b.Input("mu", Scalar(), at(1, 1))
-	y = b.Const([]float64{2, 2, 2}, Vector(3), at(2, 1))
-	spread = b.Sqrt(b.Sum(b.Square(b.Sub(y, b.Mean(y, at(3, 9)), at(3, 9)), at(3, 9)), at(3, 9)), at(3, 5))
-	_, err = b.Finish(b.Sum(b.LogPDF(testNormal, y, []ID{mu, spread}, at(3, 3)), at(3, 3)))
-	if err == nil || err.Error() != want {
-		t.Errorf("logpdf: error %v, want %s", err, want)
-	}
-	b = NewBuilder()
-	mu = b.Input("mu", Scalar(), at(1, 1))
 	s := b.Input("s", Scalar(), at(1, 1))
 	if _, err := b.Finish(b.Density(testNormal, mu, []ID{b.Scalar(0, at(3, 1)), s}, at(3, 3))); err != nil {
 		t.Errorf("a param's argument: %v at Finish", err)
