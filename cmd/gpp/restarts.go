@@ -81,8 +81,8 @@ func fitEnd(cfg *fitConfig, r *sgvb.Result) string {
 	return "converged"
 }
 
-// softplusHint returns advice for a gamma-factor SGVB fit in the default
-// softplus coordinates that did not converge (a restart that did not, for
+// softplusHint returns advice for a gamma-factor SGVB fit in the paper's
+// softplus coordinates (--gamma-param softplus) that did not converge (a restart that did not, for
 // a mixture) while the model has positive latents: such factors take
 // thousands of steps to become tight (docs/inference.md; kidiq's sigma is
 // still 4.3× too wide after 10⁴ steps), and log shape/log mean
@@ -110,8 +110,8 @@ func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.M
 	if !positive || !slow {
 		return ""
 	}
-	return "gamma factors behind the default softplus are slow to become tight; where positive latents are " +
-		"well identified, --gamma-param log-mean-shape --step-size 0.3 usually converges an order of magnitude " +
+	return "gamma factors behind the softplus are slow to become tight; where positive latents are " +
+		"well identified, the default --gamma-param log-mean-shape usually converges an order of magnitude " +
 		"sooner (docs/inference.md)"
 }
 

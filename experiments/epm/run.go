@@ -75,6 +75,10 @@ type Options struct {
 func DefaultFitSettings() FitSettings {
 	return FitSettings{
 		Iterations: 3000, Optimizer: sgvb.AdaDeltaMomentum, Estimator: sgvb.STL, StepDecay: -1,
+		// η = 1, the paper's AdaDelta preset (and the engine's default
+		// before it took 0.3 for log shape/log mean factors): every number
+		// in docs/results was fitted with it.
+		StepSize:   1,
 		GammaParam: sgvb.GammaLogMeanShape,
 		Init:       InitNMF, InitByMethod: map[Method]InitRule{Lognormal: InitPaper},
 		DrawsByMethod: map[Method]int{Lognormal: 8},

@@ -182,7 +182,9 @@ func ParseMethod(s string) (Method, error) {
 	return 0, fmt.Errorf("sgvb: unknown method %q", s)
 }
 
-// DefaultStepSize returns the optimizer's default step size η.
+// DefaultStepSize returns the optimizer's default step size η. A fit with
+// gamma factors in log shape/log mean coordinates (the default) takes 0.3
+// instead for AdaDelta and AdaDeltaMomentum (see Settings.StepSize).
 func (o Optimizer) DefaultStepSize() float64 {
 	switch o {
 	case AdaDeltaMomentum, AdaDelta:
@@ -193,28 +195,52 @@ func (o Optimizer) DefaultStepSize() float64 {
 	return 0.001
 }
 
+// logMeanStepSize is AdaDelta's default η when a gamma factor is in log
+// shape/log mean coordinates: at η = 1 the log mean of wide, heavy-tailed
+// factors random-walks (the EPM's), and on the well-identified models of the
+// examples 0.3 converges as soon or sooner (docs/inference.md).
+const logMeanStepSize = 0.3
+
+// defaultStepSize is the η of a fit whose Settings.StepSize is 0, for the
+// optimizer o and the fit's blocks.
+func defaultStepSize(o Optimizer, blocks []block) float64 {
+	if o == AdaDelta || o == AdaDeltaMomentum {
+		for i := range blocks {
+			if blocks[i].logMS {
+				return logMeanStepSize
+			}
+		}
+	}
+	return o.DefaultStepSize()
+}
+
 // GammaParam is how a gamma factor's shape a and rate b are written as
 // unconstrained parameters θ₁, θ₂, which the optimizer moves.
+//
+// GammaLogMeanShape, the default, writes θ₁ = log a and θ₂ = log(a/b), the
+// log mean: precision and location are separate coordinates, both on a log
+// scale, so the shape grows geometrically and log z = log z₁(a) + θ₂ − θ₁
+// moves one-for-one with θ₂, as a lognormal factor's location does. It
+// reaches tight posteriors in hundreds rather than thousands of steps (see
+// docs/inference.md). A step of η in θ₂ scales the mean by e^η, where the
+// softplus moves a rate b > 1 by only η/b: with wide, heavy-tailed factors
+// (the EPM on small networks) it needs η ≤ 0.3 to stay stable, which is why
+// AdaDelta's default step size is 0.3 with these coordinates.
 //
 // GammaSoftplus is the paper's: a = softplus(θ₁), b = softplus(θ₂). The
 // softplus is linear above 1, so an adaptive optimizer, which moves each θ
 // by about η per step, needs ~a/η steps to reach a tight factor (shapes of
 // 10³–10⁴ are common for well-identified latents), and a tighter factor of
-// the same mean needs both θs to move together along a diagonal ridge.
-//
-// GammaLogMeanShape writes θ₁ = log a and θ₂ = log(a/b), the log mean:
-// precision and location are separate coordinates, both on a log scale, so
-// the shape grows geometrically and log z = log z₁(a) + θ₂ − θ₁ moves
-// one-for-one with θ₂, as a lognormal factor's location does. It reaches
-// tight posteriors in hundreds rather than thousands of steps (see
-// docs/inference.md), but a step of η in θ₂ scales the mean by e^η, where
-// the softplus moves a rate b > 1 by only η/b: with wide, heavy-tailed
-// factors (the EPM on small networks) it needs η ≤ 0.3 to stay stable.
+// the same mean needs both θs to move together along a diagonal ridge. It
+// was the default until 2026-11-22; on the bundled examples and posteriordb
+// models it ends 2–30 nats lower or unconverged (docs/inference.md), except
+// on the EPM of a small network, where its slow, additive steps keep more
+// communities alive.
 type GammaParam int
 
 // Gamma factor parameterisations.
 const (
-	GammaParamAuto    GammaParam = iota // GammaSoftplus
+	GammaParamAuto    GammaParam = iota // GammaLogMeanShape
 	GammaSoftplus                       // shape, rate = softplus(θ₁), softplus(θ₂) (Knowles 2015)
 	GammaLogMeanShape                   // shape = e^θ₁, mean = e^θ₂
 )
@@ -297,10 +323,13 @@ type Settings struct {
 	Workers      int                // goroutines sharing a step's draws (one draw: its segments, gradient, optimizer step and, for a TeamTarget, parts of its log joint) and the ELBO draws; default min(GOMAXPROCS, 4); results do not depend on it
 	Gamma        dist.GammaGradient // gamma draws and shape derivatives; nil = dist.Implicit{}
 	Estimator    Estimator          // zero value EstimatorAuto = STLCV
-	GammaParam   GammaParam         // unconstrained coordinates of gamma factors; zero value GammaParamAuto = GammaSoftplus
+	GammaParam   GammaParam         // unconstrained coordinates of gamma factors; zero value GammaParamAuto = GammaLogMeanShape
 
 	Optimizer Optimizer // default AdaDeltaMomentum
-	StepSize  float64   // η; 0 = Optimizer.DefaultStepSize()
+	// StepSize is η; 0 = Optimizer.DefaultStepSize(), except 0.3 for
+	// AdaDelta and AdaDeltaMomentum when a gamma factor is in log shape/log
+	// mean coordinates (measured on the examples: docs/inference.md).
+	StepSize float64
 	// Rho is AdaDelta's decay of its running averages (Zeiler's convention:
 	// the weight of the old average); 0 = 0.95 for AdaDeltaMomentum, 0.9
 	// for AdaDelta.
@@ -417,8 +446,8 @@ func (s Settings) withDefaults() Settings {
 	if s.Gamma == nil {
 		s.Gamma = dist.Implicit{}
 	}
-	if s.StepSize <= 0 {
-		s.StepSize = s.Optimizer.DefaultStepSize()
+	if s.GammaParam == GammaParamAuto {
+		s.GammaParam = GammaLogMeanShape
 	}
 	if s.Rho <= 0 {
 		if s.Optimizer == AdaDeltaMomentum {

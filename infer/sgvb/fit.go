@@ -240,6 +240,9 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		}
 	}
 	e.dim, e.np = dim, np
+	if s.StepSize <= 0 {
+		s.StepSize = defaultStepSize(s.Optimizer, e.blocks)
+	}
 	e.theta = make([]float64, np)
 	e.delta = make([]float64, np)
 	e.backup = make([]float64, np)

@@ -728,9 +728,11 @@ func TestParetoK(t *testing.T) {
 		sdq    float64
 		lo, hi float64
 	}{
-		{1, math.Inf(-1), math.Inf(-1)}, // q = p: flat weights
-		{1.5, math.Inf(-1), 0.5},        // q wider than p: bounded weights
-		{0.3, 0.7, 1.2},                 // q much narrower: k = 0.91 in theory
+		{1, math.Inf(-1), math.Inf(-1)},        // q = p: flat weights
+		{1 - 1e-9, math.Inf(-1), math.Inf(-1)}, // q = p but for noise: flat
+		{1 - 1e-4, -1, 0.5},                    // close, but the tail is fitted
+		{1.5, math.Inf(-1), 0.5},               // q wider than p: bounded weights
+		{0.3, 0.7, 1.2},                        // q much narrower: k = 0.91 in theory
 	} {
 		for i := range lw {
 			x := c.sdq * rng.NormFloat64()
