@@ -68,10 +68,13 @@ func (d Beta) eval(x float64, dp []float64) (lp, dx float64) {
 // shapes the plain sum's terms (a−1)·log x, (b−1)·log(1−x) and log B(a, b)
 // cancel by many orders of magnitude, and Loader's form keeps the absolute
 // accuracy of the result. The rounding errors of n·x and n·(1−x) enter to
-// first order, as in gammaLogLargeM.
+// first order, as in gammaLogLargeM. Where x is so close to 0 that
+// (a−1)/(n·x) overflows (a subnormal x, as a value kept just inside (0, 1)
+// can be), the terms no longer cancel and the plain sum is used.
 func betaLogDensity(a, b, x, lx, l1x float64) float64 {
+	plain := func() float64 { return (a-1)*lx + (b-1)*l1x - LogBeta(a, b) }
 	if a <= 2 || b <= 2 {
-		return (a-1)*lx + (b-1)*l1x - LogBeta(a, b)
+		return plain()
 	}
 	k, j := a-1, b-1
 	n := k + j
@@ -79,5 +82,9 @@ func betaLogDensity(a, b, x, lx, l1x float64) float64 {
 	mx, mxlo := twoProd(n, x)
 	my, mylo := twoProd(n, t)
 	mylo += n * ((1 - t) - x) // 1 − x = t + ((1 − t) − x), both exact for 0 < x < 1
-	return logx(a+b-1) + logBinomRaw(k, j, mx, my) - mxlo*(1-k/mx) - mylo*(1-j/my)
+	rx, ry := k/mx, j/my
+	if math.IsInf(rx, 1) || math.IsInf(ry, 1) {
+		return plain()
+	}
+	return logx(a+b-1) + logBinomRaw(k, j, mx, my) - mxlo*(1-rx) - mylo*(1-ry)
 }

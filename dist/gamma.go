@@ -109,13 +109,16 @@ func invGammaLogLarge(a, s, lx, x float64, dp []float64) float64 {
 // partial of order 1/√a. lo enters to first order: the density's relative
 // sensitivity to b·x is a−1−b·x, about √a, so without it an exact x would
 // lose as much as a rounded one (3e-11 at a = 1e10, three sd from the
-// mode). Where b·x under- or overflows the terms no longer cancel and the
-// plain sum is used.
+// mode). Where b·x under- or overflows, or is so far below a that (a−1)/(b·x)
+// overflows (a subnormal b·x, as a rate floored at the least normal makes),
+// the terms no longer cancel and the plain sum is used; the first-order term
+// would be 0·∞ there.
 func gammaLogLargeM(a, lb, lx, m, lo float64) (lp, da float64) {
-	if !(m > 0 && m < math.Inf(1)) {
+	k := a - 1
+	r := k / m
+	if !(m > 0 && m < math.Inf(1)) || math.IsInf(r, 1) {
 		lg, _ := math.Lgamma(a)
 		return a*lb - lg + (a-1)*lx - m, lb - Digamma(a) + lx
 	}
-	k := a - 1
-	return lb + logPoissonRaw(k, m) - lo*(1-k/m), logMinusDigamma(lb+lx, m, a) + lo/m
+	return lb + logPoissonRaw(k, m) - lo*(1-r), logMinusDigamma(lb+lx, m, a) + lo/m
 }

@@ -728,6 +728,16 @@ func TestLargeParameterDensities(t *testing.T) {
 		{"Beta", []float64{1e15, 2e15}, 0.3333333333333333, 17.6517945069728616989611},
 		{"Beta", []float64{5, 1e8}, 1e-7, 14.45296698558057302674486},
 		{"Beta", []float64{2.5, 2.5}, 1e-300, -1033.554603757918450470126},
+		// Rates and values so small that b·x (n·x for Beta) is subnormal
+		// and (a−1)/(b·x) overflows: Loader's first-order term was 0·∞ = NaN
+		// there (a fit's rate floored at the least normal met the first).
+		{"Gamma", []float64{2247.364967960567, 2.2250738585072014e-308}, 0.06810845795476854, -1613154.264725812166019091},
+		{"Gamma", []float64{1e6, 1e-300}, 1e-10, -726616860.3714508437036062},
+		{"Gamma", []float64{5000, 3e-320}, 2, -3712760.726571595166027928},
+		{"InvGamma", []float64{2247.364967960567, 1e-300}, 1e10, -1619289.003854238486770846},
+		{"InvGamma", []float64{5000, 3e-320}, 0.5, -3712759.340277234046137309},
+		{"Beta", []float64{3, 3}, 5e-324, -1485.478946461100369253},
+		{"Beta", []float64{1e6, 3}, 1e-310, -713800624.2733878436161},
 	} {
 		u, _ := LookupUnivariate(c.name)
 		lp, dx := u.Kernel(c.x, c.p, nil)
