@@ -204,9 +204,9 @@ func BenchmarkSGVBLateIter(b *testing.B) {
 // the CyTOF shape), 3000 iterations. One draw per step, two workers, the
 // set-up, Y'Y and the final 10-draw ELBO included; s/fit is the figure to
 // hold against the goals (0.15 s, 0.3 s, 1 s). Each fit runs in both gamma
-// coordinates: the default softplus and the log shape/log mean that the
+// coordinates: the paper's softplus and the log shape/log mean that the
 // experiments fit in (their AUCs, Amari errors and perplexities are from
-// those).
+// those; the engine's default since 2026-11-22).
 func BenchmarkGoalFit(b *testing.B) {
 	gpfa := func(n, d, k int) func(testing.TB) *pipeline.Loaded {
 		return func(tb testing.TB) *pipeline.Loaded { return gpfaLoaded(tb, n, d, k) }
