@@ -82,11 +82,12 @@ func fitEnd(cfg *fitConfig, r *sgvb.Result) string {
 }
 
 // softplusHint returns advice for a gamma-factor SGVB fit in the paper's
-// softplus coordinates (--gamma-param softplus) that did not converge (a restart that did not, for
-// a mixture) while the model has positive latents: such factors take
-// thousands of steps to become tight (docs/inference.md; kidiq's sigma is
-// still 4.3× too wide after 10⁴ steps), and log shape/log mean
-// coordinates are the usual cure. "" otherwise.
+// softplus coordinates (--gamma-param softplus) that did not converge (a
+// restart that did not, for a mixture) while the model has positive
+// latents: such factors take thousands of steps to become tight
+// (docs/inference.md; kidiq's sigma is still 4.3× too wide after 10⁴
+// steps), and the default log shape/log mean coordinates are the usual
+// cure. "" otherwise.
 func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.Mixture) string {
 	if s.Method == sgvb.MAP || s.Family != sgvb.FamilyGamma || s.GammaParam == sgvb.GammaLogMeanShape || s.Tol < 0 {
 		return ""

@@ -233,7 +233,7 @@ func defaultStepSize(o Optimizer, blocks []block) float64 {
 // 10³–10⁴ are common for well-identified latents), and a tighter factor of
 // the same mean needs both θs to move together along a diagonal ridge. It
 // was the default until 2026-11-22; on the bundled examples and posteriordb
-// models it ends 2–30 nats lower or unconverged (docs/inference.md), except
+// models it ends 1.7–37 nats lower or unconverged (docs/inference.md), except
 // on the EPM of a small network, where its slow, additive steps keep more
 // communities alive.
 type GammaParam int
