@@ -350,8 +350,9 @@ type Settings struct {
 	// its standard errors), marks a divergence,
 	// such as a gamma shape run to its floor by a few large steps. The fit
 	// then goes back to the best q, resets the optimizer and halves the step
-	// size, with a warning. After MaxRollbacks of them it stops there.
-	// Default 5; negative: no guard.
+	// size, with a warning. So does a run of bad steps (MaxBadSteps) once
+	// some q has had a finite ELBO estimate. After MaxRollbacks of them it
+	// stops there. Default 5; negative: no guard.
 	MaxRollbacks int
 
 	// SearchStepSize runs the Stan-style step-size search before the fit:
@@ -375,9 +376,12 @@ type Settings struct {
 	Tol       float64 // relative ELBO change for convergence (see Fit); default 1e-4; negative: run MaxIter
 	Window    int     // evaluations the convergence rule looks at, and evaluation blocks averaged; default 5
 
-	// MaxBadSteps stops the fit when steps with a non-finite log joint or
-	// gradient have halved the step size this many times net of recoveries
-	// (as many in a row, or a steady share above one in six); default 50.
+	// MaxBadSteps: when steps with a non-finite log joint or gradient have
+	// halved the step size this many times net of recoveries (as many in a
+	// row, or a steady share above one in six), the fit goes back to its
+	// best q as the divergence guard does, or stops when the guard cannot
+	// (no rollbacks left, no q with a finite ELBO estimate yet, or no
+	// guard); default 50.
 	MaxBadSteps int
 
 	// PSISDraws is the number of draws of q for the final ELBO estimate and

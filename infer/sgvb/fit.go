@@ -35,8 +35,11 @@ import (
 // five good steps undo a halving. When bad steps have halved it MaxBadSteps
 // times net of that (as many bad steps in a row, or a steady share above
 // one in six, under which q would soon stop moving and look converged) the
-// fit stops: the Result holds the last good q and the error is the
-// Target's own (positioned) error, or a generic one if the Target gave none.
+// fit goes back to its best q with half the step size, as after a
+// divergence, while the guard has rollbacks left and that q had a finite
+// ELBO estimate; otherwise it stops: the Result holds the last good q and
+// the error is the Target's own (positioned) error, or a generic one if the
+// Target gave none.
 //
 // Cancelling ctx stops the fit at the next step: the Result holds the
 // current q, Interrupted is set, the PSIS diagnostic is skipped and the
@@ -812,8 +815,22 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			}
 			// MaxBadSteps halvings net of recoveries: that many bad steps
 			// in a row, or a steady share above one in six, which has
-			// shrunk the step until q no longer moves
+			// shrunk the step until q no longer moves. While the guard has
+			// rollbacks left and a q with a finite ELBO estimate to go
+			// back to, the fit goes back to it with half the step size, as
+			// after a divergence; otherwise it stops.
 			if consec >= s.MaxBadSteps || eta < eta0*math.Ldexp(1, -s.MaxBadSteps) {
+				if g != nil && finite(g.elbo) && r.Rollbacks < s.MaxRollbacks {
+					g.restore(r)
+					r.warn("at iteration %d, after %d steps with a non-finite log joint or gradient (the last %d in a row), went back to %s with the optimizer reset and step size %g", it, r.BadSteps, consec, g.from(), eta0/2)
+					eta0 /= 2
+					eta, consec = eta0, 0
+					stop.reset()
+					if avg != nil {
+						avg.reset()
+					}
+					continue
+				}
 				if consec >= s.MaxBadSteps {
 					r.warn("stopped at iteration %d after %d consecutive steps with a non-finite log joint or gradient; q is the last good one", it, consec)
 				} else {
@@ -984,21 +1001,32 @@ func (g *guard) keep(it int, elbo, se float64) {
 // resets the optimizer, to go on with step size eta. It reports whether the
 // fit may go on (rollbacks are left).
 func (g *guard) rollback(r *Result, it int, elbo, eta float64) bool {
-	e := g.e
-	copy(e.theta, g.theta)
-	e.opt.reset()
-	e.cvSet = false
-	r.Rollbacks++
-	from := fmt.Sprintf("iteration %d's ELBO %.6g", g.iter, g.elbo)
-	if g.iter == 0 {
-		from = fmt.Sprintf("the start's ELBO %.6g", g.elbo)
-	}
-	if r.Rollbacks > e.s.MaxRollbacks {
+	g.restore(r)
+	from := g.from()
+	if r.Rollbacks > g.e.s.MaxRollbacks {
 		r.warn("stopped at iteration %d: the ELBO diverged again (%.6g against %s), %d times in all; q is the best one", it, elbo, from, r.Rollbacks)
 		return false
 	}
 	r.warn("the ELBO diverged at iteration %d (%.6g against %s): went back to that q with the optimizer reset and step size %g", it, elbo, from, eta)
 	return true
+}
+
+// restore makes the best q the current one, resets the optimizer and
+// counts the rollback.
+func (g *guard) restore(r *Result) {
+	e := g.e
+	copy(e.theta, g.theta)
+	e.opt.reset()
+	e.cvSet = false
+	r.Rollbacks++
+}
+
+// from names the best q by its iteration and ELBO estimate.
+func (g *guard) from() string {
+	if g.iter == 0 {
+		return fmt.Sprintf("the start's ELBO %.6g", g.elbo)
+	}
+	return fmt.Sprintf("iteration %d's ELBO %.6g", g.iter, g.elbo)
 }
 
 func (e *engine) factors() []Factor {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
@@ -76,10 +77,11 @@ func (t *cutNormal) LogJoint(x, grad []float64) (float64, error) {
 func (t *cutNormal) Clone() Target { c := *t; return &c }
 
 // A steady share of non-finite steps (about a third here, never 50 in a
-// row) halves the step size faster than the good steps restore it. The
-// fit must stop with an error once it has been cut by 2^MaxBadSteps, not
-// run on with a q that no longer moves, which the convergence rule would
-// take for a converged one.
+// row) halves the step size faster than the good steps restore it. Each
+// time it has been cut by 2^MaxBadSteps the fit goes back to its best q
+// with half the step size; when the rollbacks are spent it must stop with
+// an error, not run on with a q that no longer moves, which the
+// convergence rule would take for a converged one.
 func TestSteadyNonFiniteSteps(t *testing.T) {
 	lat := []Latent{{Name: "x", Size: 1, Shape: []int{}, Support: dist.Real}}
 	s := Settings{Seed: 1, MaxIter: 20000, PSISDraws: -1}
@@ -89,10 +91,60 @@ func TestSteadyNonFiniteSteps(t *testing.T) {
 	}
 	w := strings.Join(r.Warnings, "\n")
 	t.Logf("%d iterations, %d bad steps, converged %v; warnings %q", r.Iterations, r.BadSteps, r.Converged, w)
-	if r.Converged || r.Iterations == s.MaxIter || !strings.Contains(w, "no longer moved") {
-		t.Errorf("converged %v after %d iterations, warnings %q: want a stop on the share of bad steps", r.Converged, r.Iterations, w)
+	if r.Converged || r.Iterations == s.MaxIter || !strings.Contains(w, "no longer moved") || r.Rollbacks != defaultMaxRollbacks {
+		t.Errorf("converged %v after %d iterations and %d rollbacks, warnings %q: want a stop on the share of bad steps", r.Converged, r.Iterations, r.Rollbacks, w)
 	}
 	if share := float64(r.BadSteps) / float64(r.Iterations); share < 1.0/6 {
 		t.Errorf("%d bad steps of %d: the test's target does not make a steady share of them", r.BadSteps, r.Iterations)
+	}
+}
+
+// outage is a normal-normal model whose log joint fails (NaN, as a
+// numerical defect in one region would make it) for the calls [from, to)
+// of all its clones together: a breakdown that passes.
+type outage struct {
+	*normalNormal
+	calls, from, to *atomic.Int64
+}
+
+func (t *outage) LogJoint(x, grad []float64) (float64, error) {
+	if n := t.calls.Add(1) - 1; n >= t.from.Load() && n < t.to.Load() {
+		grad[0] = math.NaN()
+		return math.NaN(), nil
+	}
+	return t.normalNormal.LogJoint(x, grad)
+}
+
+func (t *outage) Clone() Target { c := *t; return &c }
+
+// A run of non-finite steps long enough to stop a fit (MaxBadSteps in a
+// row, armed just after the ELBO evaluation at step 600 so that the next
+// evaluation is good again) that then passes: the fit goes back to its
+// best q with half the step size, once, and ends at the posterior instead
+// of failing.
+func TestNonFiniteRunRolledBack(t *testing.T) {
+	nn := &normalNormal{y: []float64{1.2, 0.3, 2.5, 1.9, 0.7}, sigma: 1, m0: 0, s0: 10}
+	pm, ps := nn.posterior()
+	lat := []Latent{{Name: "mu", Size: 1, Shape: []int{}, Support: dist.Real}}
+	tg := &outage{normalNormal: nn, calls: new(atomic.Int64), from: new(atomic.Int64), to: new(atomic.Int64)}
+	tg.from.Store(math.MaxInt64)
+	s := Settings{Seed: 1, Workers: 1, Progress: func(p Progress) {
+		if p.Iter == 600 {
+			n := tg.calls.Load()
+			tg.from.Store(n)
+			tg.to.Store(n + defaultMaxBad + 10)
+		}
+	}}
+	r, err := Fit(context.Background(), tg, lat, s)
+	if err != nil {
+		t.Fatalf("%v; warnings %q", err, r.Warnings)
+	}
+	m, sd := r.Factors[0].Params[0][0], r.Factors[0].Params[1][0]
+	t.Logf("%d bad steps, %d rollbacks, %d iterations; q = N(%.4f, %.4f), posterior N(%.4f, %.4f); warnings %q", r.BadSteps, r.Rollbacks, r.Iterations, m, sd, pm, ps, r.Warnings)
+	if r.Rollbacks != 1 || r.BadSteps != defaultMaxBad+10 || !strings.Contains(strings.Join(r.Warnings, "\n"), "in a row), went back to iteration 600's") {
+		t.Errorf("%d rollbacks, %d bad steps, warnings %q: want one rollback, to step 600's q, after the run of bad steps", r.Rollbacks, r.BadSteps, r.Warnings)
+	}
+	if math.Abs(m-pm) > 0.05 || math.Abs(sd/ps-1) > 0.2 {
+		t.Errorf("q = N(%g, %g), want the posterior N(%g, %g)", m, sd, pm, ps)
 	}
 }

@@ -692,7 +692,8 @@ func TestNonFiniteDrawsSurvived(t *testing.T) {
 func TestBrokenTargetStops(t *testing.T) {
 	c := gpCases[0]
 	tg := &flaky{gammaPoisson: newGammaPoisson(c.y, c.a0, c.b0)}
-	s := Settings{Seed: 1, Tol: -1, Progress: func(p Progress) {
+	// the last iterate as q, so that the q kept at step 200 is the iterate
+	s := Settings{Seed: 1, Tol: -1, LastIterate: true, Progress: func(p Progress) {
 		if p.Iter == 200 {
 			tg.broken = true
 		}
@@ -702,11 +703,13 @@ func TestBrokenTargetStops(t *testing.T) {
 	if !errors.As(err, &pe) || pe != errShape {
 		t.Fatalf("error %v, want the Target's positioned error", err)
 	}
-	if r == nil || r.Iterations != 200+defaultMaxBad || r.Converged {
+	// each run of MaxBadSteps bad steps goes back to the best q (the one
+	// kept at step 200), MaxRollbacks times; the next one stops the fit
+	if r == nil || r.Iterations != 200+(defaultMaxRollbacks+1)*defaultMaxBad || r.Rollbacks != defaultMaxRollbacks || r.Converged {
 		t.Fatalf("result %+v", r)
 	}
 	t.Logf("stopped: %v; warnings %q", err, r.Warnings)
-	// q is the last good one: that after step 200
+	// q is the best one: the iterate kept at step 200
 	tg.broken = false
 	r2, _ := Fit(context.Background(), tg, tg.latents(), Settings{Seed: 1, Tol: -1, MaxIter: 200, PSISDraws: -1, LastIterate: true})
 	sameParams(t, r, r2)
