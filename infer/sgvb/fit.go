@@ -795,6 +795,16 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	var stopErr error
 	evalBad := 0
 	g := e.newGuard()
+	// afterRollback goes on from the q the guard restored, with half the
+	// step size; the convergence rule and the averages start afresh.
+	afterRollback := func() {
+		eta0 /= 2
+		eta = eta0
+		stop.reset()
+		if avg != nil {
+			avg.reset()
+		}
+	}
 	it := 0
 	for it < s.MaxIter {
 		if ctx.Err() != nil {
@@ -823,12 +833,8 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 				if g != nil && finite(g.elbo) && r.Rollbacks < s.MaxRollbacks {
 					g.restore(r)
 					r.warn("at iteration %d, after %d steps with a non-finite log joint or gradient (the last %d in a row), went back to %s with the optimizer reset and step size %g", it, r.BadSteps, consec, g.from(), eta0/2)
-					eta0 /= 2
-					eta, consec = eta0, 0
-					stop.reset()
-					if avg != nil {
-						avg.reset()
-					}
+					afterRollback()
+					consec = 0
 					continue
 				}
 				if consec >= s.MaxBadSteps {
@@ -872,12 +878,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		lastEval, lastT = it, now
 		if g != nil && g.diverged(elbo) {
 			more := g.rollback(r, it, elbo, eta0/2)
-			eta0 /= 2
-			eta = eta0
-			stop.reset()
-			if avg != nil { // the averages restart with the restored q
-				avg.reset()
-			}
+			afterRollback()
 			if !more {
 				break
 			}
