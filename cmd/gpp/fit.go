@@ -10,11 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 const fitSynopsis = "fit model.gpp [data.csv|data.json] [NAME=file.csv ...] [flags]"
@@ -34,6 +37,7 @@ type fitConfig struct {
 	family      string  // gamma, lognormal or map
 	gammaGrad   string  // implicit, paper or paper-knowles
 	gammaParam  string  // log-mean-shape or softplus
+	fullRank    string  // latents with full-rank normal factors, comma-separated
 	tol         float64
 	quiet       bool
 	verbose     bool
@@ -78,6 +82,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
+	fs.StringVar(&cfg.fullRank, "fullrank", "", "comma-separated `NAMES` of real or positive latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues), as Stan's fullrank ADVI but per latent: it captures the correlations\nbetween a latent's elements, such as regression coefficients written as one\nvector, that the default mean-field factors miss (default: none)")
 	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
 	fs.StringVar(&cfg.gammaParam, "gamma-param", sgvb.GammaLogMeanShape.String(), "how the optimizer sees a gamma factor's shape a and rate b: log-mean-shape (log a\nand the log mean log a/b; adadelta's default step size is then 0.3) or softplus\n(a, b behind softplus links, as in Knowles 2015: slow to tight posteriors, but\nmay keep more components of sparse models such as the EPM on small networks)")
 	fs.Float64Var(&cfg.tol, "tol", defaultTol, "convergence: q is the average of the last 500 iterates; stop when its ELBO (from the\nsame draws each time) changed relative to the average 500 steps before by less than\nthis, in the median over the last 5 evaluations; 0: run all --iter iterations")
@@ -178,6 +183,19 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 		}
 	default:
 		return usageErr("--family %q: want gamma, lognormal or map", cfg.family)
+	}
+	if cfg.fullRank != "" {
+		if s.Method == sgvb.MAP {
+			return usageErr("--fullrank needs SGVB: a MAP estimate has no covariance")
+		}
+		s.Families = map[string]sgvb.Family{}
+		for _, name := range strings.Split(cfg.fullRank, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				return usageErr("--fullrank %q: an empty latent name", cfg.fullRank)
+			}
+			s.Families[name] = sgvb.FamilyFullRank
+		}
 	}
 	g, ok := gammaGradients[cfg.gammaGrad]
 	if !ok {
@@ -285,6 +303,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 	if err := checkDrawsSize(cfg.outputDraws, l.Model); err != nil {
 		con.note("%v", err)
+		return exitError
+	}
+	if err := checkFullRank(cfg.settings.Families, l.Model); err != nil {
+		printError(con, err, srcs)
 		return exitError
 	}
 	hash := modelHash(l.Source)
@@ -556,4 +578,40 @@ func num3(v float64) string {
 		return "NaN"
 	}
 	return fmt.Sprintf("%.3g", v)
+}
+
+// checkFullRank checks the latents that --fullrank names: each must be a
+// real or positive param of the model, of at most sgvb.MaxFullRank
+// elements. Errors about a param are positioned at its declaration.
+func checkFullRank(fams map[string]sgvb.Family, m *compile.Model) error {
+	names := make([]string, 0, len(fams))
+	for name := range fams {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var lat *compile.Latent
+		for i := range m.Latents {
+			if m.Latents[i].Name == name {
+				lat = &m.Latents[i]
+			}
+		}
+		if lat == nil {
+			var have []string
+			for _, l := range m.Latents {
+				have = append(have, l.Name)
+			}
+			return fmt.Errorf("--fullrank %s: the model has no param %s (its params: %s)", name, name, strings.Join(have, ", "))
+		}
+		errf := func(format string, args ...any) error {
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: ", name) + fmt.Sprintf(format, args...)}
+		}
+		if lat.Support != dist.Real && lat.Support != dist.Positive {
+			return errf("%s is a %v param; full-rank factors are for real and positive params", name, lat.Support)
+		}
+		if lat.Size > sgvb.MaxFullRank {
+			return errf("%s has %d elements; a full-rank factor would have %d parameters and O(n²) work per draw (at most %d elements)", name, lat.Size, lat.Size*(lat.Size+3)/2, sgvb.MaxFullRank)
+		}
+	}
+	return nil
 }

@@ -1081,7 +1081,7 @@ func newFitFile(h drawsHeader) *fitFile {
 func fitFactors(r *sgvb.Result) []fitFactor {
 	var out []fitFactor
 	for _, f := range r.Factors {
-		pv := paramValues{names: f.Family.ParamNames()}
+		pv := paramValues{names: f.Family.ParamNames(f.Size)}
 		for _, p := range f.Params {
 			pv.values = append(pv.values, toJSONFloats(p))
 		}
@@ -1198,7 +1198,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		}
 		size *= d
 	}
-	for _, n := range fam.ParamNames() {
+	for j, n := range fam.ParamNames(size) {
 		vals, ok := f.Params.get(n)
 		if !ok {
 			return errf("missing parameter %q of the %s family", n, fam)
@@ -1209,7 +1209,11 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		positive := !(n == "mean" || n == "meanlog" || n == "value")
 		for i, v := range vals {
 			x := float64(v)
-			if math.IsNaN(x) || math.IsInf(x, 0) || (positive && x <= 0) {
+			bad := math.IsNaN(x) || math.IsInf(x, 0) || (positive && x <= 0)
+			if fam == sgvb.FamilyFullRank && j > 0 { // column j−1 of a lower-triangular L, positive diagonal
+				bad = math.IsNaN(x) || math.IsInf(x, 0) || (i == j-1 && x <= 0) || (i < j-1 && x != 0)
+			}
+			if bad {
 				return errf("parameter %q: bad value %v at element %d", n, x, i)
 			}
 		}
@@ -1243,7 +1247,7 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 		// b maps to its values.
 		fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: lat.Offset, Size: size,
 			Shape: append([]int(nil), f.Shape...), Loc: lat.Loc, Scale: lat.Scale}
-		for _, n := range fam.ParamNames() {
+		for _, n := range fam.ParamNames(size) {
 			vals, _ := f.Params.get(n)
 			p := make([]float64, len(vals))
 			for i, v := range vals {

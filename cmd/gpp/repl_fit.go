@@ -93,6 +93,10 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf("%v", err)
 		return
 	}
+	if err := checkFullRank(cfg.settings.Families, l.Model); err != nil {
+		r.printError(err, srcs)
+		return
+	}
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)
@@ -295,7 +299,7 @@ func (r *repl) show(args []string) {
 	for i := range factors {
 		f := &factors[i]
 		mean, sd := f.Mean(), f.SD()
-		names := f.Family.ParamNames()
+		names := f.Family.ParamNames(f.Size)
 		for k := 0; k < f.Size; k++ {
 			if k == limit {
 				more := fmt.Sprintf("... %d more elements of %s", f.Size-k, f.Name)
@@ -307,6 +311,9 @@ func (r *repl) show(args []string) {
 			}
 			var ps []string
 			for j, p := range f.Params {
+				if f.Family == sgvb.FamilyFullRank && j > 0 && j-1 != k {
+					continue // a row of L: its diagonal entry only
+				}
 				if j < len(names) && k < len(p) {
 					ps = append(ps, names[j]+" "+num3(p[k]))
 				}

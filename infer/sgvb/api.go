@@ -79,11 +79,19 @@ const (
 	FamilyBeta             // alpha, beta (unit latents)
 	FamilyDirichlet        // alpha per component (simplex latents)
 	FamilyPoint            // a point estimate: value (MAP)
+	// FamilyFullRank is a multivariate normal over all elements of one
+	// latent, with a full covariance LLᵀ: on the values of a real latent,
+	// on their logs for a positive one. Stan's fullrank ADVI, per latent:
+	// it captures the correlations between the elements (regression
+	// coefficients written as one vector) that a mean-field q cannot.
+	// Params: mean, then column j of L as parameter "L[j]" (see
+	// Family.ParamNames). O(n²) parameters and work per draw.
+	FamilyFullRank
 )
 
 var familyText = [...]string{
 	FamilyAuto: "auto", FamilyGamma: "gamma", FamilyLognormal: "lognormal", FamilyNormal: "normal",
-	FamilyBeta: "beta", FamilyDirichlet: "dirichlet", FamilyPoint: "point",
+	FamilyBeta: "beta", FamilyDirichlet: "dirichlet", FamilyPoint: "point", FamilyFullRank: "fullrank",
 }
 
 func (f Family) String() string {
@@ -94,9 +102,17 @@ func (f Family) String() string {
 }
 
 // ParamNames returns the names of the family's per-element parameters, in
-// the order of Factor.Params.
-func (f Family) ParamNames() []string {
+// the order of Factor.Params, for a factor of n elements: a full-rank
+// factor has its mean and the n columns L[1] … L[n] of its Cholesky factor
+// (L[j] of element i is L_ij, zero above the diagonal).
+func (f Family) ParamNames(n int) []string {
 	switch f {
+	case FamilyFullRank:
+		out := []string{"mean"}
+		for j := range n {
+			out = append(out, fmt.Sprintf("L[%d]", j+1))
+		}
+		return out
 	case FamilyGamma:
 		return []string{"shape", "rate"}
 	case FamilyLognormal:
@@ -313,7 +329,8 @@ type Settings struct {
 	// FamilyGamma (the default) or FamilyLognormal ("NormSGVB").
 	Family Family
 	// Families overrides the family per latent name (positive latents:
-	// FamilyGamma or FamilyLognormal). It takes precedence over Family.
+	// FamilyGamma or FamilyLognormal; real and positive latents:
+	// FamilyFullRank). It takes precedence over Family.
 	Families map[string]Family
 
 	Seed uint64 // of every random stream of the fit

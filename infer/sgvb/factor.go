@@ -40,9 +40,24 @@ func (b *block) np() int {
 	switch b.fam {
 	case FamilyDirichlet, FamilyPoint:
 		return b.n
+	case FamilyFullRank:
+		return 2*b.n + b.n*(b.n-1)/2
 	}
 	return 2 * b.n
 }
+
+// MaxFullRank is the most elements of a latent with a full-rank factor:
+// n(n+3)/2 parameters (500 500 at 1000) and O(n²) work per draw.
+const MaxFullRank = 1000
+
+// Full-rank factors (FamilyFullRank) lay out theta as the n means, the n
+// raw diagonal entries of L (behind a softplus, like sds), then the
+// entries L_ij below the diagonal, row by row: L_ij at lowIdx(n, i, j).
+func lowIdx(n, i, j int) int { return 2*n + i*(i-1)/2 + j }
+
+// fullRankLog reports whether the block is a full-rank factor of a
+// positive latent, a normal on the logs of its values.
+func (b *block) fullRankLog() bool { return b.fam == FamilyFullRank && b.support == dist.Positive }
 
 // positive reports whether parameter slot j (relative to poff) lives behind
 // a softplus: normal and lognormal sds, and gamma shapes and rates unless
@@ -51,6 +66,8 @@ func (b *block) positive(j int) bool {
 	switch b.fam {
 	case FamilyNormal, FamilyLognormal:
 		return j >= b.n
+	case FamilyFullRank:
+		return j >= b.n && j < 2*b.n
 	case FamilyPoint:
 		return false
 	case FamilyGamma:
@@ -153,6 +170,12 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 		return FamilyPoint, nil
 	}
 	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
+	if named && f == FamilyFullRank && (l.Support == dist.Real || l.Support == dist.Positive) {
+		if l.Size > MaxFullRank {
+			return 0, fmt.Errorf("sgvb: latent %s: %d elements, too many for a full-rank factor (at most %d)", l.Name, l.Size, MaxFullRank)
+		}
+		return FamilyFullRank, nil
+	}
 	if named && l.Support != dist.Positive && f != FamilyAuto && f != own {
 		return 0, fmt.Errorf("sgvb: latent %s: family %v is not available for a %v latent", l.Name, f, l.Support)
 	}
@@ -220,6 +243,16 @@ func (b *block) initTheta(l *Latent, th []float64) {
 			th[i] = initElem(l, i, 0, finite)
 			th[n+i] = softplusInv(initSD)
 		}
+	case FamilyFullRank: // L = initSD·I
+		for i := 0; i < n; i++ {
+			if b.fullRankLog() {
+				th[i] = math.Log(initElem(l, i, defaultPos, isPos))
+			} else {
+				th[i] = initElem(l, i, 0, finite)
+			}
+			th[n+i] = softplusInv(initSD)
+		}
+		clear(th[2*n:])
 	case FamilyBeta:
 		for i := 0; i < n; i++ {
 			m := initElem(l, i, 0.5, isUnit)
@@ -287,7 +320,7 @@ func (b *block) jitter(th []float64, rng *rand.Rand, h float64) {
 				th[i] = softplusInv(softplus(th[i]) * math.Exp(-u()))
 			}
 		}
-	case FamilyLognormal, FamilyNormal, FamilyPoint:
+	case FamilyLognormal, FamilyNormal, FamilyPoint, FamilyFullRank:
 		for i := range n {
 			th[i] += u()
 		}
@@ -310,7 +343,21 @@ func (b *block) jitter(th []float64, rng *rand.Rand, h float64) {
 
 // params writes the block's natural parameters (Factor.Params) from theta.
 func (b *block) params(th []float64) [][]float64 {
-	names := b.fam.ParamNames()
+	if b.fam == FamilyFullRank {
+		n := b.n
+		out := make([][]float64, n+1)
+		out[0] = append([]float64(nil), th[:n]...)
+		for j := range n {
+			col := make([]float64, n)
+			col[j] = softplus(th[n+j])
+			for i := j + 1; i < n; i++ {
+				col[i] = th[lowIdx(n, i, j)]
+			}
+			out[1+j] = col
+		}
+		return out
+	}
+	names := b.fam.ParamNames(b.n)
 	out := make([][]float64, len(names))
 	for j := range out {
 		p := make([]float64, b.n)
@@ -345,6 +392,17 @@ func (b *block) params(th []float64) [][]float64 {
 
 // thetaFrom writes theta from natural parameters (the inverse of params).
 func (b *block) thetaFrom(p [][]float64, th []float64) {
+	if b.fam == FamilyFullRank {
+		n := b.n
+		copy(th[:n], p[0])
+		for i := range n {
+			th[n+i] = softplusInv(math.Max(p[1+i][i], minParam))
+			for j := range i {
+				th[lowIdx(n, i, j)] = p[1+j][i]
+			}
+		}
+		return
+	}
 	if b.logMS {
 		for i := range p[0] {
 			a, r := math.Max(p[0][i], minParam), math.Max(p[1][i], minParam)
@@ -457,6 +515,9 @@ func (c *stepCache) fill(blocks []block, th []float64) {
 // [lo, hi): [a0, a1) and, for two-parameter families, [b0, b1) (else empty).
 func (b *block) spans(lo, hi int) (a0, a1, b0, b1 int) {
 	p := b.poff
+	if b.fam == FamilyFullRank { // one segment holds the whole block
+		return p, p + b.np(), 0, 0
+	}
 	if b.np() == b.n {
 		return p + lo, p + hi, 0, 0
 	}
@@ -475,6 +536,15 @@ func (b *block) slots(i int) (int, int) {
 // fillRange fills the cache for elements [lo, hi) of block b.
 func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 	n, p := b.n, b.poff
+	if b.fam == FamilyFullRank { // the whole block: means and L
+		for j := p; j < p+b.np(); j++ {
+			c.val[j], c.dval[j] = th[j], 1
+		}
+		for j := p + n; j < p+2*n; j++ {
+			c.val[j], c.dval[j] = softplusSigmoid(th[j])
+		}
+		return
+	}
 	if b.logMS {
 		for i := lo; i < hi; i++ {
 			la := th[p+i]
@@ -552,6 +622,16 @@ func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand,
 			x[b.off+i] = l1 - l2
 			aux[p+i], aux[p+n+i] = d1, d2
 		}
+	case FamilyFullRank: // x = μ + Lε, the whole block
+		for i := 0; i < n; i++ {
+			e := rng.NormFloat64()
+			aux[p+i] = e
+			v := val[p+i] + val[p+n+i]*e
+			for j := 0; j < i; j++ {
+				v += val[p+lowIdx(n, i, j)] * aux[p+j]
+			}
+			x[b.off+i] = v
+		}
 	case FamilyPoint:
 		copy(x[b.off+lo:b.off+hi], val[p+lo:p+hi])
 	case FamilyDirichlet:
@@ -577,8 +657,10 @@ func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand,
 }
 
 // logq returns log q(z) for the block's coordinates in x: the log density
-// of z on its natural scale (the space of the Target's log p).
-func (b *block) logq(c *stepCache, x []float64) float64 {
+// of z on its natural scale (the space of the Target's log p). aux, if not
+// nil, is what sample recorded when it drew x (a full-rank factor reads its
+// ε there instead of solving for it).
+func (b *block) logq(c *stepCache, x, aux []float64) float64 {
 	n, p := b.n, b.poff
 	val := c.val
 	s := 0.0
@@ -598,6 +680,8 @@ func (b *block) logq(c *stepCache, x []float64) float64 {
 				s -= x[b.off+i]
 			}
 		}
+	case FamilyFullRank:
+		s = b.fullRankLogq(val, x, aux)
 	case FamilyBeta:
 		for i := 0; i < n; i++ {
 			a, bb := val[p+i], val[p+n+i]
@@ -631,10 +715,10 @@ func (b *block) entropy(c *stepCache) float64 {
 			a, r := val[p+i], val[p+n+i]
 			h += a - math.Log(r) + lgamma(a) + (1-a)*dist.Digamma(a)
 		}
-	case FamilyNormal, FamilyLognormal:
+	case FamilyNormal, FamilyLognormal, FamilyFullRank: // log det L = Σ log L_ii
 		for i := 0; i < n; i++ {
 			h += halfLog2PiE + math.Log(val[p+n+i])
-			if b.fam == FamilyLognormal {
+			if b.fam == FamilyLognormal || b.fullRankLog() {
 				h += val[p+i]
 			}
 		}
@@ -674,10 +758,10 @@ func (b *block) entropyGradRange(c *stepCache, grad []float64, lo, hi int) {
 			grad[p+i] += 1 + (1-val[p+i])*psi1[p+i]
 			grad[p+n+i] -= 1 / val[p+n+i]
 		}
-	case FamilyNormal, FamilyLognormal:
+	case FamilyNormal, FamilyLognormal, FamilyFullRank:
 		for i := lo; i < hi; i++ {
 			grad[p+n+i] += 1 / val[p+n+i]
-			if b.fam == FamilyLognormal {
+			if b.fam == FamilyLognormal || b.fullRankLog() {
 				grad[p+i]++
 			}
 		}
@@ -754,6 +838,8 @@ func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []f
 			}
 			grad[p+n+i] += gi * e
 		}
+	case FamilyFullRank:
+		b.fullRankBackprop(c, stl, g, aux, grad)
 	case FamilyBeta:
 		for i := lo; i < hi; i++ {
 			gi := g[b.off+i]
@@ -849,6 +935,19 @@ func (f *Factor) moments(mean, sd []float64) {
 	case FamilyNormal:
 		copy(mean, p[0])
 		copy(sd, p[1])
+	case FamilyFullRank: // the marginals: sd_i² = Σ_j L_ij²
+		for i := range mean {
+			v := 0.0
+			for j := 0; j <= i; j++ {
+				v += p[1+j][i] * p[1+j][i]
+			}
+			m, s := p[0][i], math.Sqrt(v)
+			mean[i], sd[i] = m, s
+			if f.Support == dist.Positive { // lognormal marginals
+				mean[i] = math.Exp(m + s*s/2)
+				sd[i] = mean[i] * math.Sqrt(math.Expm1(s*s))
+			}
+		}
 	case FamilyBeta:
 		for i := range mean {
 			a, b := p[0][i], p[1][i]
@@ -882,6 +981,67 @@ func (f *Factor) moments(mean, sd []float64) {
 		f.affine(mean)
 		for i := range sd {
 			sd[i] *= math.Abs(f.Scale)
+		}
+	}
+}
+
+// fullRankLogq returns log q(z) of a full-rank block at the coordinates x:
+// −½|ε|² − log det L − n·½log 2π with ε = L⁻¹(x − μ), less Σ x for a
+// positive latent (the density of z = e^x). ε is aux's, where sample drew
+// x from it, else solved by forward substitution.
+func (b *block) fullRankLogq(val, x, aux []float64) float64 {
+	n, p := b.n, b.poff
+	var e []float64
+	if aux != nil {
+		e = aux[p : p+n]
+	} else {
+		e = make([]float64, n)
+		for i := range n {
+			r := x[b.off+i] - val[p+i]
+			for j := range i {
+				r -= val[p+lowIdx(n, i, j)] * e[j]
+			}
+			e[i] = r / val[p+n+i]
+		}
+	}
+	s := 0.0
+	for i := range n {
+		s += -halfLog2Pi - math.Log(val[p+n+i]) - 0.5*e[i]*e[i]
+		if b.fullRankLog() {
+			s -= x[b.off+i]
+		}
+	}
+	return s
+}
+
+// fullRankBackprop is backprop for a full-rank block (the whole block, no
+// control variate): with h = ∂log p/∂x (for STL less ∂log q/∂x =
+// −L⁻ᵀε, and −1 for a positive latent), ∂/∂μ_i = h_i and ∂/∂L_ij = h_i·ε_j.
+// aux holds ε in the mean slots; STL uses the diagonal slots for L⁻ᵀε.
+func (b *block) fullRankBackprop(c *stepCache, stl bool, g, aux, grad []float64) {
+	n, p := b.n, b.poff
+	val := c.val
+	if stl { // u = L⁻ᵀε by back substitution, into aux[p+n : p+2n]
+		for i := n - 1; i >= 0; i-- {
+			r := aux[p+i]
+			for k := i + 1; k < n; k++ {
+				r -= val[p+lowIdx(n, k, i)] * aux[p+n+k]
+			}
+			aux[p+n+i] = r / val[p+n+i]
+		}
+	}
+	for i := range n {
+		h := g[b.off+i]
+		if stl {
+			h += aux[p+n+i]
+			if b.fullRankLog() {
+				h++
+			}
+		}
+		grad[p+i] += h
+		grad[p+n+i] += h * aux[p+i]
+		for j := range i {
+			grad[p+lowIdx(n, i, j)] += h * aux[p+j]
 		}
 	}
 }

@@ -238,6 +238,9 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		np += b.np()
 		e.blocks = append(e.blocks, b)
 		step := max(segElems/b.k, 1) * b.k // whole simplices
+		if b.fam == FamilyFullRank {
+			step = b.n // x = μ + Lε couples all elements
+		}
 		for lo := 0; lo < b.n; lo += step {
 			e.segs = append(e.segs, segment{len(e.blocks) - 1, lo, min(lo+step, b.n)})
 		}
@@ -531,7 +534,7 @@ func (e *engine) draw(wk *worker, j job, d int) {
 	if j.kind == jobEval {
 		lq := 0.0
 		for bi := range e.blocks {
-			lq += e.blocks[bi].logq(&e.cache, wk.x)
+			lq += e.blocks[bi].logq(&e.cache, wk.x, wk.aux)
 		}
 		e.lq[d] = lq
 		e.ok[d] = ok && finite(lq)

@@ -177,7 +177,7 @@ func (r *Result) SampleCoords(rng *rand.Rand, x []float64) (logq float64) {
 		b := &r.blocks[i]
 		b.sample(&r.cache, sampleOnly{}, rng, x, aux)
 		if b.fam != FamilyPoint {
-			logq += b.logq(&r.cache, x)
+			logq += b.logq(&r.cache, x, aux)
 		}
 	}
 	return logq
@@ -190,7 +190,7 @@ func (r *Result) LogQCoords(x []float64) (logq float64) {
 	r.prepare()
 	for i := range r.blocks {
 		if b := &r.blocks[i]; b.fam != FamilyPoint {
-			logq += b.logq(&r.cache, x)
+			logq += b.logq(&r.cache, x, nil)
 		}
 	}
 	return logq
