@@ -610,7 +610,7 @@ func checkFullRank(fams map[string]sgvb.Family, m *compile.Model) error {
 			return errf("%s is a %v param; full-rank factors are for real and positive params", name, lat.Support)
 		}
 		if lat.Size > sgvb.MaxFullRank {
-			return errf("%s has %d elements; a full-rank factor would have %d parameters and O(n²) work per draw (at most %d elements)", name, lat.Size, lat.Size*(lat.Size+3)/2, sgvb.MaxFullRank)
+			return errf("%s has %d elements; full-rank factors are for params of at most %d elements, whose fits are stable (docs/inference.md)", name, lat.Size, sgvb.MaxFullRank)
 		}
 	}
 	return nil

@@ -46,9 +46,14 @@ func (b *block) np() int {
 	return 2 * b.n
 }
 
-// MaxFullRank is the most elements of a latent with a full-rank factor:
-// n(n+3)/2 parameters (500 500 at 1000) and O(n²) work per draw.
-const MaxFullRank = 1000
+// MaxFullRank is the most elements of a latent with a full-rank factor.
+// The optimizer moves each of L's n(n−1)/2 entries below the diagonal by
+// AdaDelta's per-coordinate steps, so that L's rows grow with n in the
+// first steps: a model with z ~ N(0, I) fitted full-rank diverged early
+// (and was rolled back) at n = 5 and 10, and failed from n = 30 on
+// (docs/inference.md). Until the steps of L scale with n, larger latents
+// are refused rather than fitted badly.
+const MaxFullRank = 10
 
 // Full-rank factors (FamilyFullRank) lay out theta as the n means, the n
 // raw diagonal entries of L (behind a softplus, like sds), then the

@@ -308,3 +308,26 @@ func TestFullRankLogQ(t *testing.T) {
 		e.close()
 	}
 }
+
+// TestFullRankSize: a latent of more than MaxFullRank elements, or of a
+// unit or simplex support, cannot have a full-rank factor.
+func TestFullRankSize(t *testing.T) {
+	for _, l := range []Latent{
+		{Name: "beta", Size: MaxFullRank + 1, Support: dist.Real},
+		{Name: "beta", Size: 2, Support: dist.Unit},
+		{Name: "beta", Size: 3, Shape: []int{3}, Support: dist.Simplex},
+	} {
+		s := Settings{Families: map[string]Family{"beta": FamilyFullRank}}.withDefaults()
+		if _, err := newEngine(&mvGauss{}, []Latent{l}, &s); err == nil {
+			t.Errorf("%d elements, %v: no error", l.Size, l.Support)
+		} else {
+			t.Log(err)
+		}
+	}
+	s := Settings{Families: map[string]Family{"beta": FamilyFullRank}}.withDefaults()
+	e, err := newEngine(&mvGauss{}, []Latent{{Name: "beta", Size: MaxFullRank, Support: dist.Real}}, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.close()
+}
