@@ -2,6 +2,7 @@ package sgvb
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -291,20 +292,7 @@ func TestFullRankLogQ(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		it := 0
-		step := func() {
-			if ok, _ := e.step(streamStep, it, ws.StepSize); !ok {
-				t.Fatal("bad step")
-			}
-			it++
-		}
-		step()
-		if a := testing.AllocsPerRun(50, step); a != 0 {
-			t.Errorf("%v allocations per step", a)
-		}
-		if a := testing.AllocsPerRun(5, func() { e.eval(streamEval, it, ws.ELBODraws) }); a != 0 {
-			t.Errorf("%v allocations per ELBO evaluation", a)
-		}
+		checkZeroAllocs(t, e, fmt.Sprintf("positive %v", pos))
 		e.close()
 	}
 }

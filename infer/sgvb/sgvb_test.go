@@ -3,6 +3,7 @@ package sgvb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -794,22 +795,29 @@ func TestZeroAllocStep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		it := 0
-		step := func() {
-			if ok, _ := e.step(streamStep, it, s.StepSize); !ok {
-				t.Fatal("bad step")
-			}
-			it++
-		}
-		step()
-		if a := testing.AllocsPerRun(50, step); a != 0 {
-			t.Errorf("workers %d: %v allocations per step", w, a)
-		}
-		eval := func() { e.eval(streamEval, it, s.ELBODraws) }
-		if a := testing.AllocsPerRun(5, eval); a != 0 {
-			t.Errorf("workers %d: %v allocations per ELBO evaluation", w, a)
-		}
+		checkZeroAllocs(t, e, fmt.Sprintf("workers %d", w))
 		e.close()
+	}
+}
+
+// checkZeroAllocs fails the test when a step or an ELBO evaluation of e
+// allocates.
+func checkZeroAllocs(t *testing.T, e *engine, label string) {
+	t.Helper()
+	it := 0
+	step := func() {
+		if ok, _ := e.step(streamStep, it, e.s.StepSize); !ok {
+			t.Fatal("bad step")
+		}
+		it++
+	}
+	step()
+	if a := testing.AllocsPerRun(50, step); a != 0 {
+		t.Errorf("%s: %v allocations per step", label, a)
+	}
+	eval := func() { e.eval(streamEval, it, e.s.ELBODraws) }
+	if a := testing.AllocsPerRun(5, eval); a != 0 {
+		t.Errorf("%s: %v allocations per ELBO evaluation", label, a)
 	}
 }
 
