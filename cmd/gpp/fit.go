@@ -581,8 +581,8 @@ func num3(v float64) string {
 }
 
 // checkFullRank checks the latents that --fullrank names: each must be a
-// real or positive param of the model, of at most sgvb.MaxFullRank
-// elements. Errors about a param are positioned at its declaration.
+// param of the model that sgvb.CheckFullRank accepts. Errors about a param
+// are positioned at its declaration.
 func checkFullRank(fams map[string]sgvb.Family, m *compile.Model) error {
 	names := make([]string, 0, len(fams))
 	for name := range fams {
@@ -603,14 +603,8 @@ func checkFullRank(fams map[string]sgvb.Family, m *compile.Model) error {
 			}
 			return fmt.Errorf("--fullrank %s: the model has no param %s (its params: %s)", name, name, strings.Join(have, ", "))
 		}
-		errf := func(format string, args ...any) error {
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: ", name) + fmt.Sprintf(format, args...)}
-		}
-		if lat.Support != dist.Real && lat.Support != dist.Positive {
-			return errf("%s is a %v param; full-rank factors are for real and positive params", name, lat.Support)
-		}
-		if lat.Size > sgvb.MaxFullRank {
-			return errf("%s has %d elements; full-rank factors are for params of at most %d elements, whose fits are stable (docs/inference.md)", name, lat.Size, sgvb.MaxFullRank)
+		if err := sgvb.CheckFullRank(lat.Support, lat.Size); err != nil {
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: %v", name, err)}
 		}
 	}
 	return nil

@@ -55,6 +55,18 @@ func (b *block) np() int {
 // are refused rather than fitted badly.
 const MaxFullRank = 10
 
+// CheckFullRank returns why a latent of support s and n elements cannot
+// have a full-rank factor (FamilyFullRank), or nil if it can.
+func CheckFullRank(s dist.Support, n int) error {
+	if s != dist.Real && s != dist.Positive {
+		return fmt.Errorf("full-rank factors are for real and positive latents, not %v ones", s)
+	}
+	if n > MaxFullRank {
+		return fmt.Errorf("%d elements; full-rank factors are for latents of at most %d elements, whose fits are stable (docs/inference.md)", n, MaxFullRank)
+	}
+	return nil
+}
+
 // Full-rank factors (FamilyFullRank) lay out theta as the n means, the n
 // raw diagonal entries of L (behind a softplus, like sds), then the
 // entries L_ij below the diagonal, row by row: L_ij at lowIdx(n, i, j).
@@ -175,9 +187,9 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 		return FamilyPoint, nil
 	}
 	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
-	if named && f == FamilyFullRank && (l.Support == dist.Real || l.Support == dist.Positive) {
-		if l.Size > MaxFullRank {
-			return 0, fmt.Errorf("sgvb: latent %s: %d elements, too many for a full-rank factor (at most %d)", l.Name, l.Size, MaxFullRank)
+	if named && f == FamilyFullRank {
+		if err := CheckFullRank(l.Support, l.Size); err != nil {
+			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
 		}
 		return FamilyFullRank, nil
 	}
