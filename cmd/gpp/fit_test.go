@@ -1186,9 +1186,10 @@ func TestFitFullRank(t *testing.T) {
 		}
 	}
 
-	big := writeFile(t, d, "big.gpp", "param z: real[11] ~ Normal(0, 1)\n")
+	n := sgvb.MaxFullRank + 1
+	big := writeFile(t, d, "big.gpp", fmt.Sprintf("param z: real[%d] ~ Normal(0, 1)\n", n))
 	code, _, stderr := runSafe(t, "fit", big, "--fullrank", "z", "--quiet", "--out", filepath.Join(d, "out"))
-	if want := big + ":1:7: --fullrank z: 11 elements; full-rank factors are for latents of at most 10"; code != 1 || !strings.Contains(stderr, want) {
+	if want := fmt.Sprintf("%s:1:7: --fullrank z: %d elements; full-rank factors are for latents of at most %d", big, n, sgvb.MaxFullRank); code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, stderr)
 	}
 }

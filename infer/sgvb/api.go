@@ -85,7 +85,9 @@ const (
 	// it captures the correlations between the elements (regression
 	// coefficients written as one vector) that a mean-field q cannot.
 	// Params: mean, then column j of L as parameter "L[j]" (see
-	// Family.ParamNames). O(n²) parameters and work per draw.
+	// Family.ParamNames). O(n²) parameters and work per draw. Its steps
+	// follow the natural gradient whatever Settings.Optimizer says
+	// (natDelta); at most MaxFullRank elements.
 	FamilyFullRank
 )
 

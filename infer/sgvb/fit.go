@@ -235,6 +235,9 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			}
 			b.k = l.Shape[len(l.Shape)-1]
 		}
+		if fam == FamilyFullRank {
+			b.nat = natScratch(b.n)
+		}
 		np += b.np()
 		e.blocks = append(e.blocks, b)
 		step := max(segElems/b.k, 1) * b.k // whole simplices
@@ -463,9 +466,15 @@ func (e *engine) splitUpdate(eta float64) {
 		sg := e.segs[si]
 		b := &e.blocks[sg.b]
 		a0, a1, b0, b1 := b.spans(sg.lo, sg.hi)
+		full := b.fam == FamilyFullRank // natural-gradient steps, not the optimizer's
+		if full {
+			b.natDelta(e.theta, e.grad, e.delta, eta)
+		}
 		for _, r := range [2][2]int{{a0, a1}, {b0, b1}} {
 			lo, hi := r[0], r[1]
-			e.opt.update(e.delta, e.grad, eta, lo, hi)
+			if !full {
+				e.opt.update(e.delta, e.grad, eta, lo, hi)
+			}
 			copy(e.backup[lo:hi], e.theta[lo:hi])
 			for i := lo; i < hi; i++ {
 				e.theta[i] = b.clamp(i-b.poff, e.theta[i]+e.delta[i])
@@ -574,6 +583,11 @@ func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
 		}
 	} else {
 		e.opt.step(e.delta, e.grad, eta)
+		for bi := range e.blocks { // full-rank factors: natural-gradient steps instead
+			if b := &e.blocks[bi]; b.fam == FamilyFullRank {
+				b.natDelta(e.theta, e.grad, e.delta, eta)
+			}
+		}
 		copy(e.backup, e.theta)
 		for bi := range e.blocks {
 			b := &e.blocks[bi]
