@@ -426,7 +426,8 @@ func TestNatGradFisher(t *testing.T) {
 // settings: the posterior of a regression's coefficients, correlated up
 // to ±0.9 and with sds spread over a factor of 8, on both supports. The
 // natural-gradient step reaches it without a divergence; with AdaDelta on
-// L (until 2026-11-22) every fit of more than 20 elements failed.
+// L (until 2026-11-22) the fits of 20 elements and more failed or were
+// rolled back.
 func TestFullRankLarge(t *testing.T) {
 	const n = 50
 	sigma := regressionSigma(n, 3)
