@@ -458,6 +458,18 @@ func (e *engine) splitBackprop() {
 	}
 }
 
+// blockDelta writes the step of block b's parameters [lo, hi) into e.delta
+// (after e.opt.begin): the optimizer's rule, elementwise, or for a
+// full-rank factor, whose one segment spans its block, the natural-gradient
+// step of the whole block (natDelta).
+func (e *engine) blockDelta(b *block, eta float64, lo, hi int) {
+	if b.fam == FamilyFullRank {
+		b.natDelta(e.theta, e.grad, e.delta, eta)
+		return
+	}
+	e.opt.update(e.delta, e.grad, eta, lo, hi)
+}
+
 // splitUpdate takes the optimizer step (after e.opt.begin) on the
 // parameters of the segments the calling worker claims, keeping their old
 // values in e.backup, and flags a non-finite result.
@@ -466,15 +478,12 @@ func (e *engine) splitUpdate(eta float64) {
 		sg := e.segs[si]
 		b := &e.blocks[sg.b]
 		a0, a1, b0, b1 := b.spans(sg.lo, sg.hi)
-		full := b.fam == FamilyFullRank // natural-gradient steps, not the optimizer's
-		if full {
-			b.natDelta(e.theta, e.grad, e.delta, eta)
-		}
 		for _, r := range [2][2]int{{a0, a1}, {b0, b1}} {
 			lo, hi := r[0], r[1]
-			if !full {
-				e.opt.update(e.delta, e.grad, eta, lo, hi)
+			if lo == hi {
+				continue
 			}
+			e.blockDelta(b, eta, lo, hi)
 			copy(e.backup[lo:hi], e.theta[lo:hi])
 			for i := lo; i < hi; i++ {
 				e.theta[i] = b.clamp(i-b.poff, e.theta[i]+e.delta[i])
@@ -582,11 +591,10 @@ func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
 			return false, nil
 		}
 	} else {
-		e.opt.step(e.delta, e.grad, eta)
-		for bi := range e.blocks { // full-rank factors: natural-gradient steps instead
-			if b := &e.blocks[bi]; b.fam == FamilyFullRank {
-				b.natDelta(e.theta, e.grad, e.delta, eta)
-			}
+		e.opt.begin()
+		for bi := range e.blocks {
+			b := &e.blocks[bi]
+			e.blockDelta(b, eta, b.poff, b.poff+b.np())
 		}
 		copy(e.backup, e.theta)
 		for bi := range e.blocks {

@@ -3,8 +3,9 @@ package sgvb
 import "math"
 
 // optim is the state of a gradient-ascent rule over the unconstrained
-// parameters. step computes the update Δ into delta (θ ← θ + Δ is left to
-// the caller) and advances the state; it does not allocate.
+// parameters. A step is begin, then update over ranges of coordinates,
+// which writes the update Δ into delta (θ ← θ + Δ is left to the caller)
+// and advances their state; it does not allocate.
 type optim struct {
 	kind   Optimizer
 	rho    float64 // AdaDelta decay (Zeiler's convention)
@@ -41,15 +42,10 @@ func (o *optim) reset() {
 	clear(o.msx)
 }
 
-// step writes the ascent update for gradient g and step size eta into delta.
-func (o *optim) step(delta, g []float64, eta float64) {
-	o.begin()
-	o.update(delta, g, eta, 0, len(g))
-}
-
 // begin advances the step count; update then computes the step's update
 // for coordinates [lo, hi). Every rule is elementwise, so the workers can
-// update disjoint ranges of one step at once with the numbers of step.
+// update disjoint ranges of one step at once with the numbers of one
+// update over all coordinates.
 func (o *optim) begin() {
 	o.t++
 	if o.kind == Adam {
