@@ -106,9 +106,7 @@ func TestCategoricalLogJoint(t *testing.T) {
 			rng := rand.New(rand.NewPCG(61, 1))
 			x := make([]float64, m.Dim)
 			for range 3 {
-				for i := range x {
-					x[i] = -1 + rng.NormFloat64()
-				}
+				fillNormal(x, rng, -1, 1)
 				grad, want := make([]float64, m.Dim), make([]float64, m.Dim)
 				lp, err := m.LogJoint(x, grad)
 				if err != nil {

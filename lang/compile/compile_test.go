@@ -127,9 +127,7 @@ func checkGradient(t *testing.T, m *Model, seed uint64, scale float64) {
 	x := make([]float64, m.Dim)
 	grad := make([]float64, m.Dim)
 	for trial := 0; trial < 3; trial++ {
-		for i := range x {
-			x[i] = scale * rng.NormFloat64()
-		}
+		fillNormal(x, rng, 0, scale)
 		lp, err := m.LogJoint(x, grad)
 		if err != nil {
 			t.Fatalf("LogJoint: %v", err)
@@ -249,9 +247,7 @@ func TestGaussianValue(t *testing.T) {
 			m := compileSrc(t, "m.gpp", c.model, nil, data.Input{File: "y.csv", Table: tab})
 			rng := rand.New(rand.NewPCG(9, 9))
 			x := make([]float64, m.Dim)
-			for i := range x {
-				x[i] = rng.NormFloat64()
-			}
+			fillNormal(x, rng, 0, 1)
 			got, err := m.LogJoint(x, make([]float64, m.Dim))
 			if err != nil {
 				t.Fatal(err)
@@ -414,5 +410,13 @@ func TestClone(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fillNormal sets every element of x to loc + scale·z, z a fresh N(0, 1)
+// draw from rng: a random point at which to evaluate a model's log joint.
+func fillNormal(x []float64, rng *rand.Rand, loc, scale float64) {
+	for i := range x {
+		x[i] = loc + scale*rng.NormFloat64()
 	}
 }

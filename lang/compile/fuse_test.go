@@ -129,9 +129,7 @@ func TestLowRankGaussianLowering(t *testing.T) {
 			dense := compileSrc(t, "fa.gpp", model(c.k, "s * s + 0.2", c.cov+" + 0 * I(D)"), nil, in)
 			rng := rand.New(rand.NewPCG(3, 4))
 			x := make([]float64, m.Dim)
-			for i := range x {
-				x[i] = 0.5 * rng.NormFloat64()
-			}
+			fillNormal(x, rng, 0, 0.5)
 			sameLogJoint(t, m, dense, "dense", x, 1e-12, 1e-10)
 			checkGradient(t, m, 9, 0.5)
 			g1 := make([]float64, len(x))

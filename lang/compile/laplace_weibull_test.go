@@ -81,9 +81,7 @@ target += sum(logpdf(y, Laplace(b[0], s))) + sum(logpdf(t, Weibull(a, sc)))
 	}
 	x := make([]float64, m.Dim)
 	for trial := 0; trial < 3; trial++ {
-		for i := range x {
-			x[i] = 0.7 * rng.NormFloat64()
-		}
+		fillNormal(x, rng, 0, 0.7)
 		got, err := m.LogJoint(x, make([]float64, m.Dim))
 		if err != nil {
 			t.Fatal(err)

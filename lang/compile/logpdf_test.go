@@ -81,9 +81,7 @@ param sigma: positive[K]
 target += sum(rowlogsumexp(log(w)' + logpdf(y, Normal(mu', sigma'))))
 `, nil, in)
 	x := make([]float64, m.Dim)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
+	fillNormal(x, rng, 0, 1)
 	got, err := m.LogJoint(x, make([]float64, m.Dim))
 	if err != nil {
 		t.Fatal(err)
