@@ -24,8 +24,10 @@ type block struct {
 	logMS bool
 	// loc, scale: the latent is loc + scale·b (Latent.Loc, Latent.Scale).
 	loc, scale float64
-	// nat: scratch of a full-rank block's natural-gradient step (natDelta).
-	nat []float64
+	// nat: scratch of a full-rank block's natural-gradient step (natDelta)
+	// with natS draws per step.
+	nat  []float64
+	natS int
 }
 
 // logConc reports whether the block is a beta or Dirichlet factor, whose
@@ -49,11 +51,10 @@ func (b *block) np() int {
 }
 
 // MaxFullRank is the most elements of a latent with a full-rank factor.
-// Its natural-gradient step costs about n³/3 multiply-adds (natDelta) and
-// fits take more steps as n grows (3300–4200 at n = 100 on Gaussian
-// targets, not converging in the default 10⁴ at n = 200; docs/inference.md),
-// so that a fit of 100 elements takes seconds and one of 1000 would take
-// hours.
+// A step costs O(S·n²) for S draws (natDelta), but fits take more steps as
+// n grows: on a regression posterior 3300 at n = 100, 11 000–13 500 at
+// n = 200 (past the default 10⁴), and at n = 300 they were far from the
+// posterior after 3·10⁴ (KL 500–1100; docs/inference.md).
 const MaxFullRank = 100
 
 // CheckFullRank returns why a latent of support s and n elements cannot
@@ -63,7 +64,7 @@ func CheckFullRank(s dist.Support, n int) error {
 		return fmt.Errorf("full-rank factors are for real and positive latents, not %v ones", s)
 	}
 	if n > MaxFullRank {
-		return fmt.Errorf("%d elements; full-rank factors are for latents of at most %d elements, as a step costs n³ (docs/inference.md)", n, MaxFullRank)
+		return fmt.Errorf("%d elements; full-rank factors are for latents of at most %d elements: larger ones do not converge in a default fit (docs/inference.md)", n, MaxFullRank)
 	}
 	return nil
 }
@@ -809,13 +810,14 @@ func (b *block) entropyGradRange(c *stepCache, grad []float64, lo, hi int) {
 // constrained parameters into grad, given g = ∂log p/∂x (modified in place
 // for STL), and records in h the per-slot derivative that the control
 // variate tracks (nil to skip). cv holds the control-variate coefficients
-// (nil for none).
-func (b *block) backprop(c *stepCache, stl bool, x, g, aux, grad, h, cv []float64) {
-	b.backpropRange(c, stl, x, g, aux, grad, h, cv, 0, b.n)
+// (nil for none). d is the draw's index in the step, under which a
+// full-rank factor records the draw for its natural-gradient step.
+func (b *block) backprop(c *stepCache, stl bool, x, g, aux, grad, h, cv []float64, d int) {
+	b.backpropRange(c, stl, x, g, aux, grad, h, cv, d, 0, b.n)
 }
 
 // backpropRange is backprop for elements [lo, hi) (whole simplices).
-func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []float64, lo, hi int) {
+func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []float64, d, lo, hi int) {
 	n, p := b.n, b.poff
 	val := c.val
 	switch b.fam {
@@ -857,7 +859,7 @@ func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []f
 			grad[p+n+i] += gi * e
 		}
 	case FamilyFullRank:
-		b.fullRankBackprop(c, stl, g, aux, grad)
+		b.fullRankBackprop(c, stl, g, aux, grad, b.natRec(d))
 	case FamilyBeta:
 		for i := lo; i < hi; i++ {
 			gi := g[b.off+i]
@@ -1036,7 +1038,8 @@ func (b *block) fullRankLogq(val, x, aux []float64) float64 {
 // control variate): with h = ∂log p/∂x (for STL less ∂log q/∂x =
 // −L⁻ᵀε, and −1 for a positive latent), ∂/∂μ_i = h_i and ∂/∂L_ij = h_i·ε_j.
 // aux holds ε in the mean slots; STL uses the diagonal slots for L⁻ᵀε.
-func (b *block) fullRankBackprop(c *stepCache, stl bool, g, aux, grad []float64) {
+// It records h and ε in rec (natRec) for the natural-gradient step.
+func (b *block) fullRankBackprop(c *stepCache, stl bool, g, aux, grad, rec []float64) {
 	n, p := b.n, b.poff
 	val := c.val
 	if stl { // u = L⁻ᵀε by back substitution, into aux[p+n : p+2n]
@@ -1056,6 +1059,7 @@ func (b *block) fullRankBackprop(c *stepCache, stl bool, g, aux, grad []float64)
 				h++
 			}
 		}
+		rec[i], rec[n+i] = h, aux[p+i]
 		grad[p+i] += h
 		grad[p+n+i] += h * aux[p+i]
 		for j := range i {

@@ -236,7 +236,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			b.k = l.Shape[len(l.Shape)-1]
 		}
 		if fam == FamilyFullRank {
-			b.nat = natScratch(b.n)
+			b.nat, b.natS = natScratch(b.n, s.DrawsPerStep), s.DrawsPerStep
 		}
 		np += b.np()
 		e.blocks = append(e.blocks, b)
@@ -447,7 +447,7 @@ func (e *engine) splitBackprop() {
 		a0, a1, b0, b1 := b.spans(sg.lo, sg.hi)
 		clear(g[a0:a1])
 		clear(g[b0:b1])
-		b.backpropRange(&e.cache, stl, w0.x, w0.gx, w0.aux, g, h, cv, sg.lo, sg.hi)
+		b.backpropRange(&e.cache, stl, w0.x, w0.gx, w0.aux, g, h, cv, 0, sg.lo, sg.hi)
 		if !stl {
 			b.entropyGradRange(&e.cache, g, sg.lo, sg.hi)
 		}
@@ -566,7 +566,7 @@ func (e *engine) draw(wk *worker, j job, d int) {
 	clear(g)
 	h, cv := e.drawCV(d)
 	for bi := range e.blocks {
-		e.blocks[bi].backprop(&e.cache, e.s.Estimator.stl(), wk.x, wk.gx, wk.aux, g, h, cv)
+		e.blocks[bi].backprop(&e.cache, e.s.Estimator.stl(), wk.x, wk.gx, wk.aux, g, h, cv, d)
 	}
 	e.ok[d] = allFinite(g)
 }
@@ -599,7 +599,7 @@ func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
 		copy(e.backup, e.theta)
 		for bi := range e.blocks {
 			b := &e.blocks[bi]
-			for j := 0; j < b.np(); j++ {
+			for j := range b.np() {
 				i := b.poff + j
 				e.theta[i] = b.clamp(j, e.theta[i]+e.delta[i])
 			}

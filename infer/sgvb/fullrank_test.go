@@ -369,13 +369,47 @@ func regressionSigma(n int, seed uint64) *mat.SymDense {
 	return s
 }
 
+// natDraws fills the record of S draws of full-rank block b (random h_s
+// and ε_s) and a gradient consistent with it, as backprop and the step would
+// leave them: the means' entries random, the entries below the diagonal the
+// draws' mean of h_si ε_sj, the raw diagonal's that of h_si ε_si plus a
+// random term (the entropy's, say) times the softplus's slope.
+func natDraws(b *block, th, grad []float64, S int, rng *rand.Rand) {
+	n := b.n
+	for s := range S {
+		rec := b.natRec(s)
+		for i := range rec {
+			rec[i] = rng.NormFloat64()
+		}
+	}
+	for i := range n {
+		grad[i] = rng.NormFloat64()
+		grad[n+i] = rng.NormFloat64()
+		for j := range i {
+			grad[lowIdx(n, i, j)] = 0
+		}
+	}
+	for s := range S {
+		rec := b.natRec(s)
+		for i := range n {
+			grad[n+i] += rec[i] * rec[n+i] / float64(S)
+			for j := range i {
+				grad[lowIdx(n, i, j)] += rec[i] * rec[n+j] / float64(S)
+			}
+		}
+	}
+	for i := range n {
+		grad[n+i] *= sigmoid(th[n+i])
+	}
+}
+
 // TestNatGradFisher checks the full-rank factor's step against the
 // definition of the natural gradient, F·δ = ρ·∇ with F the Fisher
 // information of q in the engine's coordinates (means, raw diagonal, entries
 // below the diagonal): F is the Hessian of θ' ↦ KL(q_θ ‖ q_θ') at θ' = θ,
-// taken by gonum/diff/fd, at a q with correlations and for a random
-// gradient, with a step small enough that the exponential on the diagonal
-// is linear.
+// taken by gonum/diff/fd, at a q with correlations, for the gradient of
+// one and of three random draws, with a step small enough that the
+// exponential on the diagonal is linear.
 func TestNatGradFisher(t *testing.T) {
 	const n = 3
 	th := []float64{0.3, -1.5, 1, // means
@@ -402,22 +436,87 @@ func TestNatGradFisher(t *testing.T) {
 	fd.Hessian(&fisher, kl, th, &fd.Settings{Formula: fd.Central, Step: 1e-4})
 
 	rng := rand.New(rand.NewPCG(3, 4))
-	grad := make([]float64, len(th))
-	for i := range grad {
-		grad[i] = rng.NormFloat64()
+	for _, S := range []int{1, 3} {
+		b := block{fam: FamilyFullRank, support: dist.Real, n: n, nat: natScratch(n, S), natS: S}
+		grad := make([]float64, len(th))
+		natDraws(&b, th, grad, S, rng)
+		const eta = 1e-7
+		delta := make([]float64, len(th))
+		b.natDelta(th, grad, delta, eta)
+		rho := natRate * eta / n
+		var fdv mat.VecDense
+		fdv.MulVec(&fisher, mat.NewVecDense(len(delta), delta))
+		for i, g := range grad {
+			got := fdv.AtVec(i) / rho
+			t.Logf("%d draws, θ[%d]: (F·δ)/ρ %.6f, ∇ %.6f", S, i, got, g)
+			if math.Abs(got-g) > 1e-4*(1+math.Abs(g)) {
+				t.Errorf("%d draws, θ[%d]: (F·δ)/ρ = %.7g, want the gradient %.7g", S, i, got, g)
+			}
+		}
 	}
-	b := block{fam: FamilyFullRank, support: dist.Real, n: n, nat: natScratch(n)}
-	const eta = 1e-7
-	delta := make([]float64, len(th))
-	b.natDelta(th, grad, delta, eta)
-	rho := natRate * eta / n
-	var fdv mat.VecDense
-	fdv.MulVec(&fisher, mat.NewVecDense(len(delta), delta))
-	for i, g := range grad {
-		got := fdv.AtVec(i) / rho
-		t.Logf("θ[%d]: (F·δ)/ρ %.6f, ∇ %.6f", i, got, g)
-		if math.Abs(got-g) > 1e-4*(1+math.Abs(g)) {
-			t.Errorf("θ[%d]: (F·δ)/ρ = %.7g, want the gradient %.7g", i, got, g)
+}
+
+// TestNatDeltaDense checks the step from the draws' record against the
+// step formed densely, H̄ = lower(CᵀG) with its diagonal halved and
+// C·M by matrix products (gonum), at a step size where the trust region
+// does not bind and where it does.
+func TestNatDeltaDense(t *testing.T) {
+	const n, S = 7, 2
+	rng := rand.New(rand.NewPCG(7, 8))
+	b := block{fam: FamilyFullRank, support: dist.Positive, n: n, nat: natScratch(n, S), natS: S}
+	th, grad := make([]float64, b.np()), make([]float64, b.np())
+	for i := range th {
+		th[i] = 0.5 * rng.NormFloat64()
+	}
+	natDraws(&b, th, grad, S, rng)
+	c, g := mat.NewDense(n, n, nil), mat.NewDense(n, n, nil)
+	for i := range n {
+		c.Set(i, i, softplus(th[n+i]))
+		g.Set(i, i, grad[n+i]/sigmoid(th[n+i]))
+		for j := range i {
+			c.Set(i, j, th[lowIdx(n, i, j)])
+			g.Set(i, j, grad[lowIdx(n, i, j)])
+		}
+	}
+	var h, u, cu mat.Dense
+	h.Mul(c.T(), g)
+	mu := mat.NewVecDense(n, grad[:n])
+	u.Mul(c.T(), mu)
+	nh, nu := 0.0, mat.Norm(&u, 2)
+	for i := range n {
+		h.Set(i, i, h.At(i, i)/2)
+		for j := range n {
+			if j > i {
+				h.Set(i, j, 0)
+			}
+			nh += h.At(i, j) * h.At(i, j)
+		}
+	}
+	for _, eta := range []float64{1e-3, 5} {
+		delta := make([]float64, b.np())
+		b.natDelta(th, grad, delta, eta)
+		rho := natRate * eta / n
+		rm, rc := min(rho, natMaxStep/nu), min(rho, natMaxStep/math.Sqrt(nh))
+		t.Logf("η %g: ρ %.4g, on the mean %.4g, on C %.4g", eta, rho, rm, rc)
+		var m, cm mat.Dense
+		m.Scale(rc, &h)
+		for i := range n {
+			m.Set(i, i, math.Exp(m.At(i, i)))
+		}
+		cm.Mul(c, &m)
+		cu.Mul(c, &u)
+		for i := range n {
+			want := []float64{rm * cu.At(i, 0), softplusInv(cm.At(i, i)) - th[n+i]}
+			got := []float64{delta[i], delta[n+i]}
+			for j := range i {
+				want = append(want, cm.At(i, j)-c.At(i, j))
+				got = append(got, delta[lowIdx(n, i, j)])
+			}
+			for k := range want {
+				if math.Abs(got[k]-want[k]) > 1e-12*(1+math.Abs(want[k])) {
+					t.Errorf("η %g, row %d, entry %d: step %.15g, dense %.15g", eta, i, k, got[k], want[k])
+				}
+			}
 		}
 	}
 }
@@ -451,21 +550,42 @@ func TestFullRankLarge(t *testing.T) {
 }
 
 // BenchmarkNatDelta times the natural-gradient step of a full-rank factor
-// of n elements (about n³/3 multiply-adds), without the draw and the
-// gradient.
+// of n elements with one draw per step (about 1.5·n² multiply-adds),
+// without the draw and the gradient.
 func BenchmarkNatDelta(b *testing.B) {
 	for _, n := range []int{10, 50, 100, 200} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			blk := block{fam: FamilyFullRank, support: dist.Real, n: n, nat: natScratch(n)}
+			blk := block{fam: FamilyFullRank, support: dist.Real, n: n, nat: natScratch(n, 1), natS: 1}
 			np := blk.np()
 			rng := rand.New(rand.NewPCG(1, 2))
 			th, grad, delta := make([]float64, np), make([]float64, np), make([]float64, np)
 			for i := range th {
-				th[i], grad[i] = 0.1*rng.NormFloat64(), rng.NormFloat64()
+				th[i] = 0.1 * rng.NormFloat64()
 			}
+			natDraws(&blk, th, grad, 1, rng)
 			b.ReportAllocs()
 			for b.Loop() {
 				blk.natDelta(th, grad, delta, 1)
+			}
+		})
+	}
+}
+
+// BenchmarkFullRankFit times whole fits (defaults, seed 1, one worker) of
+// a full-rank factor to the regression posterior of TestFullRankLarge, at
+// n elements: the draws, the target's gradient and the natural-gradient
+// steps.
+func BenchmarkFullRankFit(b *testing.B) {
+	for _, n := range []int{20, 100} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			tg := newMVGauss(make([]float64, n), regressionSigma(n, 3), false)
+			s := Settings{Seed: 1, Workers: 1, PSISDraws: -1, Families: map[string]Family{"beta": FamilyFullRank}}
+			for b.Loop() {
+				r, err := Fit(context.Background(), tg, tg.latents(), s)
+				if err != nil || !r.Converged {
+					b.Fatal(err, r.Converged)
+				}
+				b.ReportMetric(float64(r.Iterations), "steps")
 			}
 		})
 	}
