@@ -456,9 +456,35 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 		case cfg.jitter == 0:
 			starts = "all from the same start"
 		}
-		return fmt.Sprintf("%s, %d restarts (r = 0–%d) of SGVB with %s factors, %s, seeds %d + r·2³², %s, at most %d iterations each", what, cfg.restarts, cfg.restarts-1, cfg.family, s.Optimizer, s.Seed, starts, s.MaxIter)
+		return fmt.Sprintf("%s, %d restarts (r = 0–%d) of SGVB with %s, %s, seeds %d + r·2³², %s, at most %d iterations each", what, cfg.restarts, cfg.restarts-1, describeFactors(s, l), s.Optimizer, s.Seed, starts, s.MaxIter)
 	}
-	return fmt.Sprintf("%s, SGVB with %s factors, %s, seed %d, at most %d iterations", what, cfg.family, s.Optimizer, s.Seed, s.MaxIter)
+	return fmt.Sprintf("%s, SGVB with %s, %s, seed %d, at most %d iterations", what, describeFactors(s, l), s.Optimizer, s.Seed, s.MaxIter)
+}
+
+// describeFactors counts the latents' factors by family, in the order the
+// families first occur in the model: "gamma factors" when all are gamma,
+// "2 gamma, 1 normal factors" when they are mixed.
+func describeFactors(s sgvb.Settings, l *pipeline.Loaded) string {
+	var fams []sgvb.Family
+	count := map[sgvb.Family]int{}
+	for _, lat := range pipeline.Latents(l.Model) {
+		f, err := s.FamilyOf(lat)
+		if err != nil { // reported by the fit itself
+			continue
+		}
+		if count[f] == 0 {
+			fams = append(fams, f)
+		}
+		count[f]++
+	}
+	if len(fams) == 1 {
+		return fams[0].String() + " factors"
+	}
+	parts := make([]string, len(fams))
+	for i, f := range fams {
+		parts[i] = fmt.Sprintf("%d %v", count[f], f)
+	}
+	return strings.Join(parts, ", ") + " factors"
 }
 
 func plural(n int) string {

@@ -1193,3 +1193,24 @@ func TestFitFullRank(t *testing.T) {
 		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, stderr)
 	}
 }
+
+// TestFitHeader: the start line names the factors the fit gives the
+// latents, counted by family, not the --family setting alone.
+func TestFitHeader(t *testing.T) {
+	model, data := "testdata/fit_fullrank.gpp", "testdata/fit_fullrank.csv"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", poissonModel, poissonData}, "SGVB with gamma factors,"},
+		{[]string{"fit", model, data}, "SGVB with 1 normal, 1 gamma factors,"},
+		{[]string{"fit", model, data, "--family", "lognormal"}, "SGVB with 1 normal, 1 lognormal factors,"},
+		{[]string{"fit", model, data, "--fullrank", "beta", "--restarts", "2"}, "of SGVB with 1 fullrank, 1 gamma factors,"},
+	} {
+		args := append(c.args, "--iter", "10", "--out", t.TempDir())
+		code, _, stderr := runSafe(t, args...)
+		if first, _, _ := strings.Cut(stderr, "\n"); code != 0 || !strings.Contains(first, c.want) {
+			t.Errorf("%v: exit %d, start line %q, want it to contain %q", c.args, code, first, c.want)
+		}
+	}
+}

@@ -178,6 +178,11 @@ func lgamma(x float64) float64 {
 const halfLog2PiE = 1.4189385332046727 // ½·log(2πe)
 const halfLog2Pi = 0.9189385332046727  // ½·log(2π)
 
+// FamilyOf returns the family of latent l's factor under settings s (the
+// support's own family, the positive family of s.Family, or s.Families'
+// choice for l), or why l cannot have the factor asked for.
+func (s Settings) FamilyOf(l Latent) (Family, error) { return resolveFamily(l, &s) }
+
 // resolveFamily picks the family of a latent.
 func resolveFamily(l Latent, s *Settings) (Family, error) {
 	over := s.Family
