@@ -153,6 +153,17 @@ func (b *Builder) fits(rows, cols int) bool {
 	return rows <= 0 || cols <= (MaxElements-len(b.val))/rows
 }
 
+// TooBig returns the error message for a vector of n numbers, described by
+// what, that would take the model past MaxElements, or "" if it fits: for
+// callers that build a large constant before adding it (rep), so that they
+// do not allocate what the builder would refuse.
+func (b *Builder) TooBig(what string, n int) string {
+	if b.fits(n, 1) {
+		return ""
+	}
+	return fmt.Sprintf("%s"+tooBigMsg, what, MaxElements, MaxElements>>27)
+}
+
 // tooBigMsg is the error for a value that does not fit, after its
 // description.
 const tooBigMsg = " would take the model past %d stored numbers (%d GiB)"

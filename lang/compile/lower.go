@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -257,6 +258,10 @@ func (l *lowerer) rep(e *ast.CallExpr, pos ast.Pos) value {
 		return value{}
 	}
 	size := n.ints[0]
+	if msg := l.b.TooBig(fmt.Sprintf("rep(x, %d)", size), size); msg != "" {
+		l.errorf(e.Args[1].Pos(), "%s", msg)
+		return value{}
+	}
 	x := l.expr(e.Args[0])
 	if x.isInt && len(x.ints) == 1 {
 		ints, vals := make([]int, size), make([]float64, size)
