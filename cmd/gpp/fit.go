@@ -301,7 +301,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("%s: the model has no params to fit", cfg.model)
 		return exitError
 	}
-	if err := checkDrawsSize(cfg.outputDraws, l.Model); err != nil {
+	if err := checkDrawsSize(cfg.outputDraws, cfg.settings.DrawsPerStep, l.Model); err != nil {
 		con.note("%v", err)
 		return exitError
 	}

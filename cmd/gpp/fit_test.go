@@ -131,6 +131,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"--set size disagrees", fit(poissonModel, poissonData, "--set", "N=99"), 1, "--set N: N is 99 here but the data has"},
 		{"param without elements", fit(csvFile("empty.gpp", "data y: real[N]\nparam x: real[N] ~ Normal(0, 1)\ny ~ Normal(x, 1)\n"), csvFile("y0.json", `{"y": []}`)), 1, "empty.gpp:2:7: `x` would have 0 elements: a param needs at least one"},
 		{"--output-draws too many", fit(poissonModel, poissonData, "--output-draws", "300000000"), 1, "--output-draws 300000000: 300000000 draws of 4 columns would take more than 536870912 numbers"},
+		{"--draws too many", fit(poissonModel, poissonData, "--draws", "100000000000"), 1, "--draws 100000000000: a step keeps about 4 numbers per draw for 1 coordinate, more than 536870912 numbers (4 GiB) in all; ask for at most 134217728"},
 		{"JSON of the wrong type", fit(poissonModel, csvFile("wt.json", `{"y": "abc"}`)), 1, `wt.json:1:7: "y": expected a number`},
 		{"truncated JSON", fit(poissonModel, csvFile("trunc.json", `{"y": [1,2`)), 1, "trunc.json:1:"},
 		{"unknown extension", fit(poissonModel, csvFile("data.txt", "y\n1\n")), 1, "expected a .csv or .json file"},

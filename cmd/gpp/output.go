@@ -461,10 +461,13 @@ type drawSet struct {
 	badErr error       // the first such error
 }
 
-// checkDrawsSize reports n output draws of model m that would hold more
-// numbers than a model may store (autodiff.MaxElements), before any time
-// is spent fitting: makeDraws keeps every draw of every column in memory.
-func checkDrawsSize(n int, m *compile.Model) error {
+// checkDrawsSize reports n output draws of model m, or stepDraws draws per
+// gradient step, that would hold more numbers than a model may store
+// (autodiff.MaxElements), before any time is spent fitting: makeDraws keeps
+// every draw of every column in memory, and a step keeps a gradient and a
+// control variate's record of q's parameters (about two per coordinate)
+// for each of its draws.
+func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 	cols := m.Dim + 2 // the latents, log p and log q
 	for _, o := range m.Outputs {
 		cols += shapeLen(o.Shape)
@@ -472,6 +475,10 @@ func checkDrawsSize(n int, m *compile.Model) error {
 	if n > autodiff.MaxElements/cols {
 		return fmt.Errorf("--output-draws %d: %d draws of %d columns would take more than %d numbers (%d GiB); ask for at most %d",
 			n, n, cols, autodiff.MaxElements, autodiff.MaxElements>>27, autodiff.MaxElements/cols)
+	}
+	if per := 4 * max(m.Dim, 1); stepDraws > autodiff.MaxElements/per {
+		return fmt.Errorf("--draws %d: a step keeps about %d numbers per draw for %d coordinate%s, more than %d numbers (%d GiB) in all; ask for at most %d",
+			stepDraws, per, m.Dim, plural(m.Dim), autodiff.MaxElements, autodiff.MaxElements>>27, autodiff.MaxElements/per)
 	}
 	return nil
 }

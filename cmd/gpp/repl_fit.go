@@ -89,7 +89,7 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf("the model has no params to fit")
 		return
 	}
-	if err := checkDrawsSize(cfg.outputDraws, l.Model); err != nil {
+	if err := checkDrawsSize(cfg.outputDraws, cfg.settings.DrawsPerStep, l.Model); err != nil {
 		r.errorf("%v", err)
 		return
 	}
