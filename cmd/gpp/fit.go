@@ -424,6 +424,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		}
 		con.note("warning: %s", msg)
 	}
+	for _, w := range nanWarnings(ds, st) {
+		con.note("warning: %s", w)
+	}
 	if mix != nil {
 		con.info("fits took %.3g s", mix.Seconds)
 		if mix.Interrupted {

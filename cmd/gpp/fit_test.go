@@ -913,8 +913,58 @@ func TestSummarise(t *testing.T) {
 	if s := summarise([]float64{0.1, 0.1, 0.1}); s.sd != 0 || s.mean != 0.1 {
 		t.Errorf("constant: %+v", s)
 	}
-	if s := summarise([]float64{math.NaN()}); !math.IsNaN(s.mean) {
+	if s := summarise([]float64{math.NaN()}); !math.IsNaN(s.mean) || s.nan != 1 {
 		t.Errorf("all NaN: %+v", s)
+	}
+	if s := summarise([]float64{4, 1, math.NaN(), 3, 2, 5, math.NaN()}); s.nan != 2 || s.mean != 3 {
+		t.Errorf("NaNs left out and counted: %+v", s)
+	}
+	// infinities take part: the order statistics stay exact
+	inf := math.Inf(1)
+	if s := summarise([]float64{inf, 1, inf, 2, inf}); s.mean != inf || !math.IsNaN(s.sd) || math.Abs(s.q5-1.2) > 1e-12 || s.q50 != inf || s.q95 != inf || s.nan != 0 {
+		t.Errorf("+Inf in most draws: %+v", s)
+	}
+	if s := summarise([]float64{0, -inf, 1}); s.mean != -inf || s.q5 != -inf || s.q50 != 0 || math.Abs(s.q95-0.9) > 1e-12 {
+		t.Errorf("−Inf in one draw: %+v", s)
+	}
+	if s := summarise([]float64{inf, inf}); s.mean != inf || s.sd != 0 || s.q50 != inf {
+		t.Errorf("+Inf in every draw: %+v", s)
+	}
+}
+
+// TestFitNonFiniteOutputs: an output that is NaN in some draws is
+// summarised over the others with a warning that says how many; one that
+// is +Inf in most draws has the median +Inf (the summary used to drop
+// non-finite draws silently, giving a finite median).
+func TestFitNonFiniteOutputs(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "nan.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\noutput l = log(mu - 1.45)\noutput e = exp(500 * mu)\n")
+	data := writeFile(t, d, "y.csv", "y\n1\n2\n3\n")
+	out := filepath.Join(d, "out")
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--iter", "300", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := readCSV(t, filepath.Join(out, "summary.csv"))
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	var nan int
+	for _, r := range rows[1:] {
+		switch r[0] {
+		case "l":
+			if _, err := fmt.Sscanf(stderr[strings.Index(stderr, "l is NaN in "):], "l is NaN in %d of 1000 draws", &nan); err != nil || nan < 100 || nan > 900 {
+				t.Errorf("warning for l: %v (%d NaN draws): %s", err, nan, stderr)
+			}
+			if v, err := strconv.ParseFloat(r[col["mean"]], 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Errorf("l: mean %q, want the finite draws' mean", r[col["mean"]])
+			}
+		case "e":
+			if v, err := strconv.ParseFloat(r[col["q50"]], 64); err != nil || !math.IsInf(v, 1) {
+				t.Errorf("e: median %q, want +Inf (%v)", r[col["q50"]], r)
+			}
+		}
 	}
 }
 

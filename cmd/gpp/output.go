@@ -576,6 +576,7 @@ func (ds *drawSet) fill(z []float64, outs [][]float64, set func(c int, v float64
 type stats struct {
 	mean, sd, q5, q50, q95 float64
 	rhat                   float64 // R̂ across restarts (NaN: one fit)
+	nan                    int     // draws left out as NaN
 }
 
 // summariseColumns summarises every column of ds, with R̂ across the
@@ -593,23 +594,25 @@ func summariseColumns(ds *drawSet) []stats {
 }
 
 // summarise computes the mean, the standard deviation and the 5 %, 50 % and
-// 95 % quantiles (R's type 7, as the posterior package) of the finite
-// values of xs.
+// 95 % quantiles (R's type 7, as the posterior package) of the values of
+// xs that are not NaN, and counts the NaNs (nanWarnings reports them).
+// Infinities take part: an output that is +Inf in most draws has the
+// median +Inf, and the mean ±Inf (NaN with both signs) and sd NaN.
 func summarise(xs []float64) stats {
 	v := make([]float64, 0, len(xs))
 	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+		if !math.IsNaN(x) {
 			v = append(v, x)
 		}
 	}
 	nan := math.NaN()
 	if len(v) == 0 {
-		return stats{nan, nan, nan, nan, nan, nan}
+		return stats{nan, nan, nan, nan, nan, nan, len(xs)}
 	}
 	slices.Sort(v)
-	s := stats{rhat: nan}
+	s := stats{rhat: nan, nan: len(xs) - len(v)}
 	if v[0] == v[len(v)-1] { // a point (MAP): exact, without rounding noise
-		return stats{v[0], 0, v[0], v[0], v[0], nan}
+		return stats{v[0], 0, v[0], v[0], v[0], nan, s.nan}
 	}
 	for _, x := range v {
 		s.mean += x
@@ -627,14 +630,45 @@ func summarise(xs []float64) stats {
 }
 
 // quantile returns the p-quantile of sorted values by linear interpolation
-// between order statistics (R's type 7).
+// between order statistics (R's type 7); between an infinity and another
+// value it is the infinity, unless it falls on the other value.
 func quantile(sorted []float64, p float64) float64 {
 	h := float64(len(sorted)-1) * p
 	lo := int(math.Floor(h))
 	if lo+1 >= len(sorted) {
 		return sorted[len(sorted)-1]
 	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+	a, b, f := sorted[lo], sorted[lo+1], h-float64(lo)
+	switch {
+	case f == 0 || a == b:
+		return a
+	case math.IsInf(a, -1):
+		return a
+	case math.IsInf(b, 1):
+		return b
+	}
+	return a + f*(b-a)
+}
+
+// nanWarnings returns, for every variable with an element that is NaN in
+// some draws, how many: its summary is over the other draws.
+func nanWarnings(ds *drawSet, st []stats) []string {
+	var out []string
+	for _, v := range ds.vars {
+		worst := 0
+		for j := range v.elems {
+			worst = max(worst, st[v.first+j].nan)
+		}
+		if worst == 0 {
+			continue
+		}
+		which := ""
+		if len(v.elems) > 1 {
+			which = " (in its worst element)"
+		}
+		out = append(out, fmt.Sprintf("%s is NaN in %d of %d draws%s; its summary is over the other draws", v.name, worst, len(ds.cols[v.first]), which))
+	}
+	return out
 }
 
 // ---------------------------------------------------------------------------
