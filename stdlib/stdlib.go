@@ -283,8 +283,8 @@ const (
 
 var distShapeText = [...]string{
 	DistElementwise:  "elementwise; arguments broadcast to the value's shape",
-	DistMvNormal:     "value [d] or [n, d] (rows); mean scalar, [d] or [1, d]; covariance [d, d]",
-	DistMvNormalRows: "value [n, d], iid rows; mean scalar, [d] or [1, d]; covariance [d, d]",
+	DistMvNormal:     "value [d] or [n, d] (rows); mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
+	DistMvNormalRows: "value [n, d], iid rows; mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
 	DistDirichlet:    "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
 	DistCategorical:  "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
 }

@@ -122,7 +122,7 @@ var funcs = []*Func{
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.NonNegative, Then: dist.NonNegative}}},
 		Doc:     "the diagonal matrix of a vector, or the diagonal of a square matrix", Example: "diag(sigma .* sigma)"},
 	{Name: "chol", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "chol",
-		Doc: "lower Cholesky factor L of a symmetric positive-definite matrix (A = L * L')", Example: "chol(Sigma)"},
+		Doc: "lower Cholesky factor L of a symmetric positive-definite matrix (A = L * L'; symmetric to 1e-8 of √(A_ii A_jj), else an error)", Example: "chol(Sigma)"},
 	{Name: "logdet", Args: argMat, Shape: SquareToScalar, Support: realRule, Elem: RealResult, Op: "logdet",
 		Doc: "log determinant of a symmetric positive-definite matrix", Example: "logdet(C)"},
 	{Name: "solve", Args: []Arg{{Name: "A", Ranks: Matrix}, {Name: "B", Ranks: Vector | Matrix}}, Shape: Solve,

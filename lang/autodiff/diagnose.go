@@ -62,10 +62,19 @@ func (p *Program) forwardError(i int32, ok bool) error {
 	name := n.op.String()
 	if !ok {
 		switch n.op {
-		case OpChol:
-			return ast.Errorf(n.pos, "chol: matrix is not positive definite (leading minor %d)", p.fail)
-		case OpGaussRowsSS:
-			return ast.Errorf(n.pos, "%s: covariance matrix is not positive definite (leading minor %d)", name, p.fail)
+		case OpChol, OpGaussRowsSS:
+			what := "chol: matrix" // logdet and solve go through chol
+			if n.op == OpGaussRowsSS {
+				what = "MvNormalRows: covariance matrix"
+			}
+			if p.fail < 0 { // asymmetric's pair, as −(i·d + j + 1)
+				a := p.arg(n, 0)
+				d := a.shape.Rows
+				i, j := (-p.fail-1)/d, (-p.fail-1)%d
+				v := p.v(a)
+				return ast.Errorf(n.pos, "%s is not symmetric: element [%d, %d] is %g, [%d, %d] is %g", what, i, j, v[i*d+j], j, i, v[j*d+i])
+			}
+			return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)", what, p.fail)
 		case OpGaussRowsLR:
 			return p.lrError(n)
 		case OpCategorical:

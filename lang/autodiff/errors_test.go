@@ -202,12 +202,18 @@ func TestNaNProvenance(t *testing.T) {
 		}, "model.gpp:9:12: chol: gradient is +Inf with respect to argument 1 (value 1e-320, element [0, 0])"},
 		{"gauss_rows_ss failure", []float64{-1, 0, 0, 1}, func(b *Builder) ID {
 			return b.GaussRowsSS(b.Input("C", Matrix(2, 2), at(1, 1)), b.Identity(2, at(1, 1)), 3, at(8, 1))
-		}, "model.gpp:8:1: gauss_rows_ss: covariance matrix is not positive definite (leading minor 1)"},
+		}, "model.gpp:8:1: MvNormalRows: covariance matrix is not positive definite (leading minor 1)"},
+		{"gauss_rows_ss of an asymmetric matrix", []float64{1, 0.5, 0.4, 1}, func(b *Builder) ID {
+			return b.GaussRowsSS(b.Input("C", Matrix(2, 2), at(1, 1)), b.Identity(2, at(1, 1)), 3, at(8, 1))
+		}, "model.gpp:8:1: MvNormalRows: covariance matrix is not symmetric: element [1, 0] is 0.4, [0, 1] is 0.5"},
+		{"cholesky of an asymmetric matrix", []float64{1, 0.9, 0, 1}, func(b *Builder) ID {
+			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not symmetric: element [1, 0] is 0, [0, 1] is 0.9"},
 		{"gauss_rows_lr scale not positive", []float64{1, 2, 0, -0.5}, func(b *Builder) ID {
 			w := b.Input("W", Matrix(3, 1), at(1, 1))
 			c := b.Add(b.MatMul(w, b.Transpose(w, at(7, 3)), at(7, 3)), b.Mul(b.Identity(3, at(7, 9)), b.Input("s", Scalar(), at(2, 1)), at(7, 9)), at(7, 5))
 			return b.GaussRowsSS(c, b.Identity(3, at(1, 1)), 3, at(7, 1))
-		}, "model.gpp:7:1: gauss_rows_lr: covariance matrix W W' + s I is not positive definite: s = -0.5"},
+		}, "model.gpp:7:1: MvNormalRows: covariance matrix W W' + s I is not positive definite: s = -0.5"},
 		{"gauss_rows_lr scale NaN", []float64{1, 2, 0, math.NaN()}, func(b *Builder) ID {
 			w := b.Input("W", Matrix(3, 1), at(1, 1))
 			c := b.Add(b.MatMul(w, b.Transpose(w, at(7, 3)), at(7, 3)), b.Div(b.Identity(3, at(7, 9)), b.Input("p", Scalar(), at(2, 1)), at(7, 9)), at(7, 5))
@@ -381,5 +387,25 @@ func TestDataArgs(t *testing.T) {
 	s := b.Input("s", Scalar(), at(1, 1))
 	if _, err := b.Finish(b.Density(testNormal, mu, []ID{b.Scalar(0, at(3, 1)), s}, at(3, 3))); err != nil {
 		t.Errorf("a param's argument: %v at Finish", err)
+	}
+}
+
+// TestAsymmetric: a matrix is symmetric for chol, logdet, solve and
+// MvNormalRows up to rounding in the scale of the entry (√(a_ii a_jj) for a
+// covariance), not beyond.
+func TestAsymmetric(t *testing.T) {
+	for _, c := range []struct {
+		a  []float64
+		ok bool
+	}{
+		{[]float64{1, 0.3, 0.3, 1}, true},
+		{[]float64{1e10, 0.3 + 1e-6, 0.3, 1}, true}, // 1e-6 against a scale of 1e5
+		{[]float64{1, 0.3 + 1e-6, 0.3, 1}, false},   // 1e-6 against a scale of 1
+		{[]float64{1e-12, 0, 1e-15, 1e-12}, false},  // small, but wholly asymmetric
+		{[]float64{-1, 2, 2 + 1e-15, -4}, true},     // not PD, which chol reports
+	} {
+		if _, _, ok := asymmetric(c.a, 2); ok != c.ok {
+			t.Errorf("%v: symmetric %v, want %v", c.a, ok, c.ok)
+		}
 	}
 }

@@ -105,6 +105,10 @@ func (p *Program) eval(n *node) bool {
 		z[0] = s
 	case op == OpChol:
 		d := n.shape.Rows
+		if i, j, ok := asymmetric(p.v(p.arg(n, 0)), d); !ok {
+			p.fail = -(i*d + j + 1)
+			return false
+		}
 		symLower(z, p.v(p.arg(n, 0)), d)
 		if k := cholesky(z, d); k > 0 {
 			p.fail = k
@@ -363,6 +367,10 @@ func (p *Program) evalGaussRows(n *node) bool {
 	dd := d * d
 	scr := p.s(n)
 	l, ci := scr[:dd], scr[dd:2*dd]
+	if i, j, ok := asymmetric(p.v(c), d); !ok {
+		p.fail = -(i*d + j + 1)
+		return false
+	}
 	symLower(l, p.v(c), d)
 	if k := cholesky(l, d); k > 0 {
 		p.fail = k

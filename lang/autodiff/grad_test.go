@@ -110,6 +110,9 @@ func checkCase(t *testing.T, c gradCase, seed uint64) {
 		} else {
 			ids[i] = b.Input(fmt.Sprintf("x%d", i), a.shape, testPos)
 			x0 = append(x0, vals[i]...)
+			if a.dom == spd { // ops on it take a symmetric matrix: perturb it as (X + X')/2
+				ids[i] = b.Mul(b.Add(ids[i], b.Transpose(ids[i], testPos), testPos), b.Scalar(0.5, testPos), testPos)
+			}
 		}
 	}
 	out := c.build(b, ids)

@@ -143,6 +143,27 @@ func trmm(right, tL bool, l []float64, d int, b []float64, m int) {
 	blas64.Implementation().Dtrmm(side, blas.Lower, trans(tL), blas.NonUnit, rows, cols, 1, l, d, b, cols)
 }
 
+// asymmetric returns the first pair i > j where the d×d matrix a is not
+// symmetric, beyond rounding: |a_ij − a_ji| > 1e-8 times the entry's scale
+// max(√|a_ii a_jj|, |a_ij|, |a_ji|) (for a covariance, |a_ij| ≤ √(a_ii a_jj)).
+// ok is false then. chol, logdet, solve and MvNormalRows take a symmetric
+// matrix, as Stan's do; they used to symmetrise silently.
+func asymmetric(a []float64, d int) (i, j int, ok bool) {
+	for i := 1; i < d; i++ {
+		for j := 0; j < i; j++ {
+			x, y := a[i*d+j], a[j*d+i]
+			if x == y {
+				continue
+			}
+			scale := max(math.Sqrt(math.Abs(a[i*d+i]*a[j*d+j])), math.Abs(x), math.Abs(y))
+			if math.Abs(x-y) > 1e-8*scale {
+				return i, j, false
+			}
+		}
+	}
+	return 0, 0, true
+}
+
 // symLower writes the lower triangle of (a + a')/2 into l and zeros above.
 func symLower(l, a []float64, d int) {
 	for i := 0; i < d; i++ {

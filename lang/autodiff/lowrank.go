@@ -240,9 +240,9 @@ func (t *lrRows) RunPart(i, parts int) {
 func (p *Program) lrError(n *node) error {
 	s := p.v(p.arg(n, 1))[0]
 	if p.fail == 0 {
-		return ast.Errorf(n.pos, "%s: covariance matrix W W' + s I is not positive definite: s = %s", n.op, fmtScale(s))
+		return ast.Errorf(n.pos, "MvNormalRows: covariance matrix W W' + s I is not positive definite: s = %s", fmtScale(s))
 	}
-	return ast.Errorf(n.pos, "%s: covariance matrix W W' + s I is not positive definite (s I + W'W fails at leading minor %d)", n.op, p.fail)
+	return ast.Errorf(n.pos, "MvNormalRows: covariance matrix W W' + s I is not positive definite (s I + W'W fails at leading minor %d)", p.fail)
 }
 
 func fmtScale(s float64) string {

@@ -144,7 +144,7 @@ func TestLowRankGaussianLowering(t *testing.T) {
 			if err == nil {
 				t.Fatal("v < 0: no error")
 			}
-			wantLR := "fa.gpp:7:5: gauss_rows_lr: covariance matrix W W' + s I is not positive definite: s = "
+			wantLR := "fa.gpp:7:5: MvNormalRows: covariance matrix W W' + s I is not positive definite: s = "
 			if got := strings.HasPrefix(err.Error(), wantLR); got != c.lowRank {
 				t.Errorf("error %q; low-rank %v", err, c.lowRank)
 			}
