@@ -666,7 +666,11 @@ func nanWarnings(ds *drawSet, st []stats) []string {
 		if len(v.elems) > 1 {
 			which = " (in its worst element)"
 		}
-		out = append(out, fmt.Sprintf("%s is NaN in %d of %d draws%s; its summary is over the other draws", v.name, worst, len(ds.cols[v.first]), which))
+		if n := len(ds.cols[v.first]); worst == n {
+			out = append(out, fmt.Sprintf("%s is NaN in every draw%s", v.name, which))
+		} else {
+			out = append(out, fmt.Sprintf("%s is NaN in %d of %d draws%s; its summary is over the other draws", v.name, worst, n, which))
+		}
 	}
 	return out
 }
