@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/chzyer/readline"
+
 	"github.com/gpplang/gpp/infer/sgvb"
 )
 
@@ -39,14 +41,13 @@ func newConsole(w io.Writer, tty, quiet, verbose bool) *console {
 	return &console{w: w, tty: tty, quiet: quiet, verbose: verbose}
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// isTerminal reports whether v (a reader or writer) is a terminal. It asks
+// the terminal driver, as readline does: being a character device is not
+// enough, since /dev/null is one too (gpp repl < /dev/null is a script, and
+// gpp fit 2>/dev/null needs no live progress line).
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
 }
 
 // Progress pacing: without a terminal a fit prints about plainLines lines

@@ -87,7 +87,7 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // whether the session was interactive (read with readline).
 func (r *repl) run() (interactive bool) {
 	var lines lineSource = newScriptLines(r.in, r.out)
-	if f, ok := r.in.(*os.File); ok && isTerminal(f) {
+	if isTerminal(r.in) {
 		rl, err := r.newReadline()
 		if err != nil {
 			errorf(r.err, "cannot start line editing: %v", err)
@@ -267,9 +267,9 @@ func (r *repl) loop(lines lineSource) {
 // readInput reads one input: a :command line, or lines up to a complete
 // statement or expression (needsMore). A blank line at the "..." prompt
 // submits what was typed so far, so that an unclosed bracket is reported
-// rather than waited on, and so does a line that starts with a statement
-// keyword outside braces (that line then starts the next input); Ctrl-C
-// drops it.
+// rather than waited on, and so do a :command line and a line that starts
+// with a statement keyword outside braces (that line then starts the next
+// input); Ctrl-C drops it.
 func (r *repl) readInput(lines lineSource) (string, error) {
 	var buf []string
 	prompt := ">>> "
@@ -287,9 +287,12 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 		if err != nil {
 			return strings.Join(buf, "\n"), err
 		}
-		if len(buf) > 0 && startsStmt(line) && openBraces(strings.Join(buf, "\n")) == 0 {
+		if len(buf) > 0 && (startsStmt(line) && openBraces(strings.Join(buf, "\n")) == 0 ||
+			strings.HasPrefix(strings.TrimSpace(line), ":")) {
 			// A statement keyword always starts a new statement (language.md
-			// §1): what came before is submitted as it is.
+			// §1), and a :command is never part of one (not even :quit):
+			// what came before is submitted as it is, and its parse error
+			// reported, before the line runs.
 			r.ahead, r.hasAhead = line, true
 			return strings.Join(buf, "\n"), nil
 		}
@@ -364,7 +367,7 @@ func init() {
 		{"show", "[NAME]", "fitted factors: family, parameters, mean, sd", (*repl).show},
 		{"list", "", "the model with line numbers (<repl>:LINE:COL)", func(r *repl, a []string) { r.list() }},
 		{"undo", "", "drop the last statement or :load", func(r *repl, a []string) { r.undo() }},
-		{"save", "FILE", "write the model as canonical source (no comments)", func(r *repl, a []string) {
+		{"save", "FILE", "write the model as canonical source (no comments) to a .gpp file", func(r *repl, a []string) {
 			if len(a) != 1 {
 				r.errorf(":save takes one file name")
 				return
@@ -411,7 +414,7 @@ func replSessionHelp() string {
 output) to add them to the session's model: the whole model is checked again
 and a statement that makes it invalid is reported and dropped. An input goes
 on over several lines ("..." prompt) while a bracket is open or a line ends
-with an operator; a blank line submits it as it is.
+with an operator; a blank line or a :command submits it as it is.
 
 Commands:
 `)

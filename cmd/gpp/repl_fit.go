@@ -123,11 +123,7 @@ func (r *repl) fitCmd(args []string) {
 	}
 	writeFiles := hasFlag(args, "out")
 	if writeFiles {
-		var inputs []inputFile
-		for _, d := range r.data {
-			inputs = append(inputs, inputFile{"the data file", d.in.File})
-		}
-		if err := outputClash(cfg, l.Model, inputs); err != nil {
+		if err := outputClash(cfg, l.Model, r.inputFiles()); err != nil {
 			r.errorf("%v", err)
 			return
 		}
@@ -197,6 +193,9 @@ func (r *repl) fitCmd(args []string) {
 	}
 	if ds.bad > 0 {
 		con.note("warning: %d of %d draws had a non-finite log joint or output", ds.bad, cfg.outputDraws)
+	}
+	for _, w := range nanWarnings(ds, st) {
+		con.note("warning: %s", w)
 	}
 	if res.Interrupted {
 		con.note("interrupted at iteration %d: the session keeps the q reached", res.Iterations)

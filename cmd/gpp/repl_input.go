@@ -64,10 +64,21 @@ func replScan(src string) []replToken {
 func replIsLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
 func replIsDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
+// replPuncts are the language's operators and brackets (lang/parser's
+// scanner); any other character is invalid wherever it stands.
+var replPuncts = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "^": true, "'": true, "(": true, ")": true,
+	"[": true, "]": true, "{": true, "}": true, ",": true, ":": true, "~": true, "=": true,
+	"<": true, ">": true, ";": true, ".*": true, "+=": true, "-=": true,
+}
+
 // needsMore reports whether src is an unfinished input that continues on
 // the next line (the "..." prompt): a "(", "[" or "{" is open, or the last
 // token cannot end a statement (an operator, a comma, "~", "=", ":" or the
-// "<" of bounds), as the language's newline rule says (language.md §1).
+// "<" of bounds), as the language's newline rule says (language.md §1). An
+// input with an invalid character, such as '"' (the language has no
+// strings), never needs more: no next line can mend it, so it is reported
+// at once.
 func needsMore(src string) bool {
 	toks := replScan(src)
 	if len(toks) == 0 {
@@ -77,6 +88,9 @@ func needsMore(src string) bool {
 	for _, t := range toks {
 		if t.kind != 'p' {
 			continue
+		}
+		if !replPuncts[t.text] {
+			return false
 		}
 		switch t.text {
 		case "(", "[", "{":

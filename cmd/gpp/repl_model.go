@@ -352,9 +352,40 @@ func (r *repl) undo() {
 	r.src, r.info, r.sets = src, info, sets
 }
 
+// inputFiles returns the session's data files, which no file it writes may
+// replace (outputClash, saveClash).
+func (r *repl) inputFiles() []inputFile {
+	var out []inputFile
+	for _, d := range r.data {
+		out = append(out, inputFile{"the data file", d.in.File})
+	}
+	return out
+}
+
+// saveClash reports why :save must not write path: it is one of the
+// session's inputs (sameFile), or it does not end in .gpp, so that a
+// mistyped name cannot replace a data file or any other non-model file.
+// The model file that was loaded may be saved over.
+func (r *repl) saveClash(path string) error {
+	for _, in := range r.inputFiles() {
+		if sameFile(path, in.path) {
+			return fmt.Errorf(":save %s: %s %s would be overwritten: save to another FILE.gpp", path, in.what, in.path)
+		}
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".gpp") {
+		return fmt.Errorf(":save %s: a model file ends in .gpp: save to a FILE.gpp", path)
+	}
+	return nil
+}
+
 // save writes the model as canonical source (ast.Fprint), atomically: to a
-// temporary file in the same directory, renamed into place.
+// temporary file in the same directory, renamed into place. saveClash
+// guards the session's inputs.
 func (r *repl) save(path string) {
+	if err := r.saveClash(path); err != nil {
+		r.errorf("%v", err)
+		return
+	}
 	f, err := parser.ParseFile(replModel, []byte(r.src))
 	if err != nil {
 		r.printError(err, r.sources(""))

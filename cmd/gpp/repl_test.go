@@ -184,6 +184,11 @@ func TestNeedsMore(t *testing.T) {
 		{"a + b # comment (", false}, // comments do not count
 		{"target +=", true},
 		{"x)", false}, // unbalanced: submitted, reported by the parser
+		{`"`, false},  // invalid characters: reported at once
+		{`foo("`, false},
+		{"let s = y[0 @", false},
+		{"y ~ Normal(λ", false},
+		{"a + b # \"", false},
 		{"", false},
 	}
 	for _, tt := range tests {
@@ -194,9 +199,11 @@ func TestNeedsMore(t *testing.T) {
 }
 
 // TestReplReadInput checks how lines make inputs: continuation, a blank
-// line, and a statement keyword that ends an open input.
+// line, a statement keyword and a :command that end an open input, and an
+// invalid character that opens none.
 func TestReplReadInput(t *testing.T) {
-	script := "param l: positive ~ Gamma(1,\n 1)\n\n:show  x \n(1 +\n\nlet z = (1 +\nparam q: real\nfor i in 0:3 {\n  let u = i\n}\n"
+	script := "param l: positive ~ Gamma(1,\n 1)\n\n:show  x \n(1 +\n\nlet z = (1 +\nparam q: real\nfor i in 0:3 {\n  let u = i\n}\n" +
+		"(2 *\n  :list\nfor i in 0:3 {\n :quit\n\"\n1\n"
 	var out bytes.Buffer
 	r := newRepl(nil, &out, &out)
 	lines := newScriptLines(strings.NewReader(script), &out)
@@ -210,12 +217,27 @@ func TestReplReadInput(t *testing.T) {
 			break
 		}
 	}
-	want := []string{"param l: positive ~ Gamma(1,\n 1)", ":show  x", "(1 +", "let z = (1 +", "param q: real", "for i in 0:3 {\n  let u = i\n}"}
+	want := []string{"param l: positive ~ Gamma(1,\n 1)", ":show  x", "(1 +", "let z = (1 +", "param q: real", "for i in 0:3 {\n  let u = i\n}",
+		"(2 *", ":list", "for i in 0:3 {", ":quit", `"`, "1"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("inputs = %q\nwant %q", got, want)
 	}
 	if !strings.Contains(out.String(), ">>> param l: positive ~ Gamma(1,\n...  1)\n") {
 		t.Errorf("transcript lacks the prompts:\n%s", out.String())
+	}
+}
+
+// TestReplCommandEndsInput: a :command typed at the "..." prompt ends the
+// input left open, which is reported, then runs; :quit there ends the
+// session.
+func TestReplCommandEndsInput(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"repl", "--history", "-"}, strings.NewReader("let a = (1 +\n:list\n:quit\nconst b = 2\n"), &out, &errb)
+	if want := "<input>:1:13: expected an expression after \"+\", found end of file\n"; code != exitError || !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("exit code %d, errors:\n%s\nwant %d, %s", code, errb.String(), exitError, want)
+	}
+	if want := ">>> let a = (1 +\n... :list\nthe model is empty\n>>> :quit\n"; out.String() != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
 
@@ -258,6 +280,54 @@ func TestReplErrors(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(draws); string(b) != string(counts) || r.fit != nil || !r.failed || strings.Contains(out.String(), "ELBO") {
 			t.Errorf("the fit ran or the data changed; output:\n%s", out.String())
+		}
+	})
+	t.Run("save over an input", func(t *testing.T) {
+		dir := t.TempDir()
+		counts, err := os.ReadFile("testdata/repl_counts.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, err := os.ReadFile("testdata/repl_model.gpp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		csv, gpp := filepath.Join(dir, "counts.csv"), filepath.Join(dir, "model.gpp")
+		for name, b := range map[string][]byte{csv: counts, gpp: model} {
+			if err := os.WriteFile(name, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bad := []string{csv, filepath.Join(dir, ".", "counts.csv"), filepath.Join(dir, "notes.txt")}
+		link := filepath.Join(dir, "link.gpp") // the data file under a model's name
+		if os.Symlink(csv, link) == nil {
+			bad = append(bad, link)
+		}
+		r, out, errb := newTestRepl()
+		typeIn(r, ":load "+gpp, ":data "+csv)
+		for _, p := range bad {
+			typeIn(r, ":save "+p)
+		}
+		e := errb.String()
+		if want := "gpp: :save " + csv + ": the data file " + csv + " would be overwritten: save to another FILE.gpp\n"; !strings.Contains(e, want) {
+			t.Errorf("errors:\n%s\nwant %s", e, want)
+		}
+		if want := "a model file ends in .gpp"; !strings.Contains(e, want) {
+			t.Errorf("errors:\n%s\nwant %s", e, want)
+		}
+		if n := strings.Count(e, "gpp: :save "); n != len(bad) {
+			t.Errorf("%d :save errors, want %d:\n%s", n, len(bad), e)
+		}
+		if b, _ := os.ReadFile(csv); string(b) != string(counts) || !r.failed || strings.Contains(out.String(), "saved") {
+			t.Errorf("the data file was written; output:\n%s", out.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err == nil {
+			t.Error(":save wrote notes.txt")
+		}
+		// The session goes on, and the model file it loaded may be saved over.
+		typeIn(r, ":save "+gpp)
+		if !strings.Contains(out.String(), "saved "+gpp+" (") {
+			t.Errorf(":save onto the loaded model failed:\n%s", errb.String())
 		}
 	})
 	t.Run("load missing file", func(t *testing.T) {
@@ -404,6 +474,25 @@ func TestReplVectorLit(t *testing.T) {
 	typeIn(r, "const k = 3", "output six = 2 * k", "[six, k / 2]", "[six, k][1] + 1")
 	if got, want := out.String(), "[6, 1.5]\n4\n"; got != want || errb.Len() > 0 {
 		t.Errorf("output %q, want %q; errors:\n%s", got, want, errb.String())
+	}
+}
+
+// TestReplDevNull: stdin from /dev/null, a character device but not a
+// terminal, is an empty script: a model file that cannot be read makes the
+// session exit 1, as with any other non-terminal stdin.
+func TestReplDevNull(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if isTerminal(null) {
+		t.Errorf("%s is taken for a terminal", os.DevNull)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"repl", "--history", "-", "testdata/no_such_model.gpp"}, null, &out, &errb)
+	if code != exitError || !strings.Contains(errb.String(), "cannot read model") {
+		t.Errorf("exit code %d, want %d; errors:\n%s", code, exitError, errb.String())
 	}
 }
 
