@@ -28,7 +28,7 @@ type Input struct {
 // is an error naming the data file, line and column and the declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
 	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
-		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}}
+		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			where := "the model has no data named " + strconv.Quote(in.Name)
@@ -56,7 +56,9 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 		}
 		sz, ok := b.sizes[d.Name]
 		if !ok {
-			b.errs.Add(d.Pos, "size %s (declared at %s) is not bound by any data", d.Name, d.Pos)
+			if !b.unread[d.Name] {
+				b.errs.Add(d.Pos, "size %s (declared at %s) is not bound by any data", d.Name, d.Pos)
+			}
 			continue
 		}
 		b.checkSize(d, sz)
@@ -86,6 +88,9 @@ type binder struct {
 	// positional CSV file, named its columns bound by name.
 	whole map[*Table][]*check.DataVar
 	named map[*Table][]string
+	// unread holds the size names of values whose error (Array.Err) was
+	// reported: they are not also reported as unbound.
+	unread map[string]bool
 }
 
 func (b *binder) declNames() []string {
@@ -202,6 +207,7 @@ func (b *binder) expected(d *check.DataVar) string {
 		s = fmt.Sprintf("a JSON key %q, %s=FILE.csv, or a single positional CSV file", d.Name, d.Name)
 	}
 	var have []string
+	hint := "" // for a file of one column, which the separators may explain
 	for _, in := range b.inputs {
 		if in.Name != "" {
 			continue
@@ -209,6 +215,9 @@ func (b *binder) expected(d *check.DataVar) string {
 		if in.Table != nil {
 			for _, c := range in.Table.Columns {
 				have = append(have, c.Name)
+			}
+			if len(in.Table.Columns) == 1 && hint == "" {
+				hint = sepHint([]string{in.Table.Columns[0].Name})
 			}
 		}
 		for k := range in.JSON {
@@ -218,7 +227,7 @@ func (b *binder) expected(d *check.DataVar) string {
 	if len(have) > 0 {
 		sort.Strings(have)
 		have = slices.Compact(have) // a column of two files, named once
-		s += "; the data has " + strings.Join(have, ", ")
+		s += "; the data has " + strings.Join(have, ", ") + hint
 	} else if len(b.inputs) == 0 {
 		s += "; no data files were given"
 	}
@@ -244,6 +253,10 @@ func (b *binder) checkSize(d *check.DataVar, sz sizeBinding) {
 		given = append(given, a)
 	}
 	for _, a := range given {
+		if a.bad != nil {
+			b.errs = append(b.errs, a.bad)
+			continue
+		}
 		if len(a.Shape) != 0 {
 			b.errs.Add(a.Pos, "%s is a size, bound to %d by the %s (%s), but here has %s", d.Name, sz.n, sz.what, sz.pos, shapeWords(a.Shape))
 		} else if v := a.Values[0]; v != float64(sz.n) {
@@ -297,6 +310,13 @@ func setValue(d *check.DataVar, v string) (*Array, *ast.Error) {
 // check validates a against declaration d and records it and its sizes.
 func (b *binder) check(d *check.DataVar, a *Array) {
 	decl := fmt.Sprintf("`%s` is declared %s at %s", d.Name, d.TypeString(), d.Pos)
+	if a.bad != nil { // the value was not read as numbers of one shape
+		b.errs = append(b.errs, a.bad)
+		for _, dim := range d.Dims {
+			b.unread[dim.Name] = true
+		}
+		return
+	}
 	// Rank: a single-column matrix serves a vector, a [n] vector of length
 	// one a scalar only when declared so.
 	if len(a.Shape) != len(d.Dims) {

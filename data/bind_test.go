@@ -77,6 +77,28 @@ func TestBindJSON(t *testing.T) {
 	}
 }
 
+// TestBindUnused: columns and keys that no declaration reads are not read
+// as numbers, whatever they hold: the lr.gpp of the bug report fits with a
+// column of names, and a Stan data file with keys of other types binds.
+func TestBindUnused(t *testing.T) {
+	info := checked(t, "data x: real[N]\ndata y: real[N]\nparam a: real ~ Normal(0, 10)\nparam b: real ~ Normal(0, 10)\nparam s: positive ~ HalfNormal(5)\ny ~ Normal(a + b * x, s)\n")
+	inputs := [][]Input{
+		{csvInput(t, "", "d.csv", "x,y,name\n1,2,foo\n2,3.9,bar\n3,6.1,baz\n")},
+		{csvInput(t, "", "d.csv", "x,note\n1,\n2,NaN\n3,\"a, b\"\n"), csvInput(t, "y", "y.csv", "y,name\n2,foo\n3.9,bar\n6.1,baz\n")},
+		{jsonInput(t, "d.json", `{"x": [1, 2, 3], "y": [2, 3.9, 6.1], "extra": "hello", "flag": false, "none": null,
+ "meta": {"source": "lab", "runs": [1, "two"]}, "ragged": [[1, 2], [3]], "names": ["a", "b"], "N": 3}`)},
+	}
+	for _, in := range inputs {
+		out, err := Bind(info, in, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", in[0].File, err)
+		}
+		if out["N"].Values[0] != 3 || out["x"].Values[2] != 3 || out["y"].Values[1] != 3.9 {
+			t.Errorf("%s: N = %v, x = %v, y = %v", in[0].File, out["N"].Values, out["x"].Values, out["y"].Values)
+		}
+	}
+}
+
 // TestBindIntLimits: ints up to 2^53 in magnitude are read exactly, in any
 // notation; a real may be an integer past 2^53, rounded as any real is.
 func TestBindIntLimits(t *testing.T) {
@@ -209,6 +231,33 @@ func TestBindErrors(t *testing.T) {
 		{"unbound size", "data x: real[N]\nparam w: real[M] ~ Normal(0, 1)\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"x": [1]}`)}
 		}, nil, "M"},
+		{"column of words read", "data x: real[N]\ndata y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x,y,name\n1,2,foo\n3,NA,bar\n")}
+		}, nil, "d.csv:3:3: column \"y\": \"NA\" is not a number (data cannot have missing values: drop or fill in the row)\x00"},
+		{"only column read is words", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "y,name\nfoo,bar\n")}
+		}, nil, "d.csv:2:1: column \"y\": \"foo\" is not a number\x00"}, // N is not also reported as unbound
+		{"only column read is words, size given", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "y\nfoo\n"), jsonInput(t, "d.json", `{"N": 5}`)}
+		}, nil, "d.csv:2:1: column \"y\": \"foo\" is not a number\x00"}, // N, bound by no data, is not checked
+		{"matrix takes a column of words", "data X: real[N, D]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "a,b,name\n1,2,foo\n3,4,bar\n")}
+		}, nil, "d.csv:2:5: column \"name\": \"foo\" is not a number\x00"},
+		{"named file's column of words read", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "y", "y.csv", "v\n1\nmany\n")}
+		}, nil, "y.csv:3:1: column \"v\": \"many\" is not a number"},
+		{"semicolons", "data x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x;y\n1;2\n")}
+		}, nil, "the data has x;y (the file looks separated by \";\"; gpp reads comma-separated files)"},
+		{"JSON string read", "data N: int\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"N": "ten", "note": "ten"}`)}
+		}, nil, "d.json:1:7: \"N\": expected a number, found the string \"ten\"\x00"},
+		{"JSON ragged rows read", "data X: real[N, M]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"X": [[1, 2], [3]]}`)}
+		}, nil, "d.json:1:16: \"X\": row 2 has 1 elements, the rows before it 2\x00"},
+		{"JSON size of another type", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"y": [1], "N": "one"}`)}
+		}, nil, "d.json:1:17: \"N\": expected a number, found the string \"one\"\x00"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -229,7 +278,7 @@ func TestBindErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error, want %q", c.want)
 			}
-			if !strings.Contains(err.Error(), c.want) {
+			if !strings.Contains(err.Error()+"\x00", c.want) { // a want ending in \x00 must end the error
 				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
 			}
 		})

@@ -39,6 +39,20 @@ type Array struct {
 	// other than the number written (see parseNumber), by element index:
 	// such an element is no int, though the float64 looks like one.
 	inexact map[int]string
+	// bad is the first problem reading the value as numbers (see Err).
+	bad *ast.Error
+}
+
+// Err returns why the value is not numbers of one shape — the first CSV
+// cell that is not a number, or a JSON value of another type or shape — or
+// nil. The readers keep such an error with the value rather than failing,
+// so that data the model does not use is not read as numbers; Bind reports
+// it when a declaration takes the value, and other users must check it.
+func (a *Array) Err() error {
+	if a.bad == nil {
+		return nil
+	}
+	return a.bad
 }
 
 // noteInexact records that element i, written as text, was read inexactly.
@@ -99,6 +113,9 @@ func (t *Table) Matrix(name string) *Array {
 		for i, text := range c.inexact {
 			m.noteInexact(i*len(t.Columns)+j, text)
 		}
+		if c.bad != nil && (m.bad == nil || c.bad.Pos.Before(m.bad.Pos)) {
+			m.bad = c.bad // the first in the file
+		}
 	}
 	if t.Rows > 0 {
 		m.Pos = ast.Pos{File: t.File, Line: t.rowLine[0], Col: 1}
@@ -120,8 +137,11 @@ func encodingError(file string, head []byte) error {
 }
 
 // ReadCSV reads a CSV file with a header row of column names and numeric
-// cells. Empty, non-numeric, NaN and infinite cells are errors naming the
-// file, line and column.
+// cells. A file that is not well-formed CSV is an error naming the file,
+// line and column. An empty, non-numeric, NaN or infinite cell is kept as
+// its column's error (Array.Err, read as NaN) instead: it is an error only
+// for a column that the model reads, so that a file may carry columns of
+// names or notes beside the data.
 func ReadCSV(file string, r io.Reader) (*Table, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(textenc.Sample); textenc.Wide(head) != "" {
@@ -178,11 +198,14 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 			cols[j] = col
 			pos := ast.Pos{File: file, Line: line, Col: col}
 			text := strings.TrimSpace(cell)
+			c := t.Columns[j]
 			v, isInt, exact, err := parseNumber(text)
 			if err != nil {
-				return nil, ast.Errorf(pos, "column %q: %v%s", header[j], err, cellHint(header, cell))
+				if c.bad == nil {
+					c.bad = ast.Errorf(pos, "column %q: %v%s", header[j], err, cellHint(header, cell))
+				}
+				v, isInt, exact = math.NaN(), false, true
 			}
-			c := t.Columns[j]
 			if !exact {
 				c.noteInexact(len(c.Values), text)
 			}
@@ -208,19 +231,28 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 }
 
 // cellHint explains the two common causes of a cell that is not a number: a
-// file separated by semicolons or tabs (a spreadsheet's regional default),
-// read as one column, and a missing value.
+// file separated by semicolons or tabs (see sepHint) and a missing value.
 func cellHint(header []string, cell string) string {
+	if h := sepHint(header); h != "" {
+		return h
+	}
+	switch strings.ToLower(strings.TrimSpace(cell)) {
+	case "na", "n/a", "nan", "null", "none", "":
+		return " (data cannot have missing values: drop or fill in the row)"
+	}
+	return ""
+}
+
+// sepHint explains a header of one column whose name holds semicolons or
+// tabs: a file separated by them (a spreadsheet's regional default), read
+// as one column.
+func sepHint(header []string) string {
 	if len(header) == 1 {
 		for _, sep := range []string{";", "\t"} {
 			if strings.Contains(header[0], sep) {
 				return fmt.Sprintf(" (the file looks separated by %q; gpp reads comma-separated files)", sep)
 			}
 		}
-	}
-	switch strings.ToLower(strings.TrimSpace(cell)) {
-	case "na", "n/a", "nan", "null", "none", "":
-		return " (data cannot have missing values: drop or fill in the row)"
 	}
 	return ""
 }
@@ -267,7 +299,10 @@ func parseNumber(s string) (v float64, isInt, exact bool, err error) {
 
 // ReadJSON reads a Stan-style JSON object mapping names to numbers, arrays of
 // numbers, or arrays of equal-length arrays of numbers (matrices), as CmdStan
-// and posteriordb write them. Each error names the file, line and column.
+// and posteriordb write them. Invalid JSON is an error naming the file, line
+// and column. A value of another type or shape is kept as its array's error
+// (Array.Err) instead: it is an error only for a key that the model reads,
+// as CmdStan ignores the keys a model does not use.
 func ReadJSON(file string, r io.Reader) (map[string]*Array, error) {
 	src, err := io.ReadAll(r)
 	if err != nil {
@@ -311,16 +346,25 @@ func (p *jsonReader) next() (json.Token, int64, error) {
 	}
 	tok, err := p.dec.Token()
 	if err != nil {
-		if err == io.EOF {
-			return nil, off, ast.Errorf(p.pos(off), "unexpected end of JSON input")
-		}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, off, ast.Errorf(p.pos(se.Offset), "invalid JSON: %v", se)
-		}
-		return nil, off, ast.Errorf(p.pos(off), "invalid JSON: %v", err)
+		return nil, off, p.syntaxError(err, off)
 	}
 	return tok, off, nil
+}
+
+// syntaxError positions err, which the decoder returned reading the token
+// at off. The decoder's SyntaxError.Offset counts only the bytes it has
+// scanned as values, not the delimiters between them, so the whole file is
+// scanned again: the first error is the same, at its offset in the file.
+func (p *jsonReader) syntaxError(err error, off int64) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return ast.Errorf(p.pos(int64(len(p.src))), "unexpected end of JSON input")
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) && errors.As(json.Unmarshal(p.src, new(json.RawMessage)), &se) {
+		// se.Offset bytes were read, the last the offending one.
+		return ast.Errorf(p.pos(se.Offset-1), "invalid JSON: %v", se)
+	}
+	return ast.Errorf(p.pos(off), "invalid JSON: %v", err)
 }
 
 func (p *jsonReader) object() (map[string]*Array, error) {
@@ -363,11 +407,27 @@ func (p *jsonReader) object() (map[string]*Array, error) {
 	return out, nil
 }
 
-// value reads a number or a (nested) array of numbers for key name.
+// value reads a number or a (nested) array of numbers for key name. A value
+// of another type or shape is not an error here: the first problem is kept
+// as the array's error (Array.Err) and the rest of the value skipped, so
+// that only invalid JSON ends the read.
 func (p *jsonReader) value(name string) (*Array, error) {
 	a := &Array{Name: name, Int: true}
 	var offs []int64
-	add := func(tok json.Token, off int64) error {
+	a.loc = func(i int) ast.Pos { return p.pos(offs[i]) }
+	depth := 0 // the arrays of the value open before the current token
+	// bad keeps err, met at token tok, and skips the rest of the value.
+	bad := func(err *ast.Error, tok json.Token) (*Array, error) {
+		a.bad = err
+		if tok == json.Delim('[') || tok == json.Delim('{') {
+			depth++
+		}
+		if err := p.skip(depth); err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+	add := func(tok json.Token, off int64) *ast.Error {
 		n, ok := tok.(json.Number)
 		if !ok {
 			return ast.Errorf(p.pos(off), "%q: expected a number, found %s", name, describe(tok))
@@ -391,58 +451,77 @@ func (p *jsonReader) value(name string) (*Array, error) {
 	a.Pos = p.pos(off)
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		if err := add(tok, off); err != nil {
+			return bad(err, tok)
+		}
+		return a, nil
+	}
+	depth = 1
+	rows, cols := 0, 0
+	nested := false // the elements are arrays: the rows of a matrix
+	for p.dec.More() {
+		tok, off, err := p.next()
+		if err != nil {
 			return nil, err
 		}
-	} else {
-		rows, cols := 0, 0
-		nested := false // the elements are arrays: the rows of a matrix
+		d, isArray := tok.(json.Delim)
+		isArray = isArray && d == '['
+		if rows > 0 && isArray != nested {
+			return bad(ast.Errorf(p.pos(off), "%q mixes numbers and arrays", name), tok)
+		}
+		nested = isArray
+		rows++
+		if !isArray {
+			if err := add(tok, off); err != nil {
+				return bad(err, tok)
+			}
+			continue
+		}
+		depth = 2
+		n := 0
 		for p.dec.More() {
 			tok, off, err := p.next()
 			if err != nil {
 				return nil, err
 			}
-			d, isArray := tok.(json.Delim)
-			isArray = isArray && d == '['
-			if rows > 0 && isArray != nested {
-				return nil, ast.Errorf(p.pos(off), "%q mixes numbers and arrays", name)
+			if err := add(tok, off); err != nil {
+				return bad(err, tok)
 			}
-			nested = isArray
-			rows++
-			if !isArray {
-				if err := add(tok, off); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			n := 0
-			for p.dec.More() {
-				tok, off, err := p.next()
-				if err != nil {
-					return nil, err
-				}
-				if err := add(tok, off); err != nil {
-					return nil, err
-				}
-				n++
-			}
-			if _, _, err := p.next(); err != nil {
-				return nil, err
-			}
-			if rows > 1 && n != cols {
-				return nil, ast.Errorf(p.pos(off), "%q: row %d has %d elements, the rows before it %d", name, rows, n, cols)
-			}
-			cols = n
+			n++
 		}
 		if _, _, err := p.next(); err != nil {
 			return nil, err
 		}
-		a.Shape = []int{rows}
-		if nested { // [[]] is a 1×0 matrix, not a vector
-			a.Shape = []int{rows, cols}
+		depth = 1
+		if rows > 1 && n != cols {
+			return bad(ast.Errorf(p.pos(off), "%q: row %d has %d elements, the rows before it %d", name, rows, n, cols), nil)
+		}
+		cols = n
+	}
+	if _, _, err := p.next(); err != nil {
+		return nil, err
+	}
+	a.Shape = []int{rows}
+	if nested { // [[]] is a 1×0 matrix, not a vector
+		a.Shape = []int{rows, cols}
+	}
+	return a, nil
+}
+
+// skip reads the rest of a value in which depth arrays or objects are open.
+func (p *jsonReader) skip(depth int) error {
+	for depth > 0 {
+		tok, _, err := p.next()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			depth++
+		case json.Delim(']'), json.Delim('}'):
+			depth--
 		}
 	}
-	a.loc = func(i int) ast.Pos { return p.pos(offs[i]) }
-	return a, nil
+	return nil
 }
 
 func describe(tok json.Token) string {

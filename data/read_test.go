@@ -95,17 +95,6 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"csv empty", "a.csv", "", "a.csv:1:1: empty CSV file"},
 		{"csv no rows", "a.csv", "x,y\n", "a.csv:1:1: CSV file has a header but no data rows"},
-		{"csv non-numeric", "a.csv", "x,y\n1,2\n3,abc\n", `a.csv:3:3: column "y": "abc" is not a number`},
-		{"csv nan", "a.csv", "x\n1\nNaN\n", `a.csv:3:1: column "x": "NaN": NaN and infinite values are not allowed in data`},
-		{"csv inf", "a.csv", "x\n-Inf\n", `a.csv:2:1: column "x": "-Inf": NaN and infinite values`},
-		{"csv empty cell", "a.csv", "x,y\n1,\n", `a.csv:2:3: column "y": empty cell`},
-		{"csv missing value", "a.csv", "x\n1\nNA\n", `a.csv:3:1: column "x": "NA" is not a number (data cannot have missing values: drop or fill in the row)`},
-		{"csv semicolons", "a.csv", "x;y\n1;2\n", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
-		{"csv tabs", "a.csv", "x\ty\n1\t2\n", `(the file looks separated by "\t"; gpp reads comma-separated files)`},
-		{"csv underscore", "a.csv", "x\n1_5\n", `a.csv:2:1: column "x": "1_5" is not a number`},
-		{"csv hex float", "a.csv", "x\n0x1p4\n", `a.csv:2:1: column "x": "0x1p4" is not a number`},
-		{"csv out of range", "a.csv", "x\n-1e400\n", `a.csv:2:1: column "x": "-1e400" is out of range`},
-		{"csv word", "a.csv", "x\nmany\n", `a.csv:2:1: column "x": "many" is not a number` + "\x00"},
 		{"csv UTF-16LE", "a.csv", "\xff\xfey\x00\r\x00\n\x001\x00\r\x00\n\x00", "a.csv:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"csv UTF-16BE", "a.csv", "\xfe\xff\x00y\x00\n\x001\x00\n", "a.csv:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"csv UTF-16LE without a mark", "a.csv", "y\x00,\x00z\x00\n\x001\x00,\x002\x00\n\x00", "a.csv:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
@@ -114,19 +103,17 @@ func TestReadErrors(t *testing.T) {
 		{"json UTF-16LE", "a.json", "\xff\xfe{\x00}\x00", "a.json:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"json UTF-16BE without a mark", "a.json", "\x00{\x00}", "a.json:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"csv ragged", "a.csv", "x,y\n1,2,3\n", "a.csv:2:1: wrong number of cells"},
+		{"csv ragged beside words", "a.csv", "x,name\n1,foo\n2,bar,baz\n", "a.csv:3:1: wrong number of cells"},
+		{"csv bad quote beside words", "a.csv", "x,name\n1,\"fo\"o\n", `a.csv:2:6: extraneous or missing " in quoted-field`},
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},
 		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
 		{"json empty", "a.json", "  ", "a.json:1:1: empty JSON file"},
 		{"json not object", "a.json", "[1,2]", `a.json:1:1: expected a JSON object mapping data names to values, found "["`},
-		{"json string value", "a.json", "{\"N\": \"ten\"}", `a.json:1:7: "N": expected a number, found the string "ten"`},
-		{"json ragged", "a.json", "{\"X\": [[1,2],[3]]}", `"X": row 2 has 1 elements, the rows before it 2`},
 		{"json syntax", "a.json", "{\"X\": [1,2}", "a.json:1:11: invalid JSON"},
-		{"json null", "a.json", "{\"X\": [1,null]}", `a.json:1:10: "X": expected a number, found null`},
+		{"json syntax in an unused value", "a.json", "{\"X\": 1, \"note\": {\"a\": [1,}}", "a.json:1:27: invalid JSON: invalid character '}' looking for beginning of value"},
 		{"json truncated", "a.json", "{\"X\": [1,", "unexpected end of JSON input"},
 		{"json trailing data", "a.json", "{\"X\": 1}\n{\"X\": 2}", "a.json:2:1: unexpected data after the JSON object"},
 		{"json trailing comma", "a.json", "{\"X\": 1},", "a.json:1:9: unexpected data after the JSON object"},
-		{"json number then row", "a.json", "{\"X\": [1, [2]]}", `a.json:1:11: "X" mixes numbers and arrays`},
-		{"json empty row then number", "a.json", "{\"X\": [[], 2]}", `a.json:1:12: "X" mixes numbers and arrays`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,5 +130,123 @@ func TestReadErrors(t *testing.T) {
 				t.Errorf("error %q\nwant it to contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestReadJSONSyntaxPos: a syntax error is at the offending byte of the
+// file, wherever it lies: inside a value, between values, on a later line,
+// in a nested array, in a value the model does not read.
+func TestReadJSONSyntaxPos(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{`{"x":[1,2,3],"y":[2,NaN,6.1]}`, "d.json:1:21: invalid JSON: invalid character 'N' looking for beginning of value"},
+		{`{"x":[1,2,3],"y":[2,-,6.1]}`, "d.json:1:22: invalid JSON: invalid character ',' in numeric literal"},
+		{`{"x":[1,2,3],"y":[2,3.9,6.1],"z":[1,2,NaN]}`, "d.json:1:39: invalid JSON: invalid character 'N'"},
+		{"{\"x\":[1,2,3],\n\"y\":[2,\nNaN,6.1]}", "d.json:3:1: invalid JSON: invalid character 'N'"},
+		{"{\n  \"x\": [1, 2, 3],\n  \"y\": [2, 3.9, 6.1e],\n  \"z\": 1\n}\n", "d.json:3:21: invalid JSON: invalid character ']' in exponent of numeric literal"},
+		{"{\n  \"X\": [\n    [1, 2],\n    [3, tru]\n  ]\n}\n", "d.json:4:12: invalid JSON: invalid character ']' in literal true (expecting 'e')"},
+		{`{"X": [[1, 2], [3 4]]}`, "d.json:1:19: invalid JSON: invalid character '4' after array element"},
+		{`{"x": [1, 2, 3,], "y": [1]}`, "d.json:1:16: invalid JSON: invalid character ']' looking for beginning of value"},
+		{`{"x": [1, 2], "y": [1],}`, "d.json:1:24: invalid JSON: invalid character '}' looking for beginning of object key string"},
+		{`{"x" [1]}`, "d.json:1:6: invalid JSON: invalid character '[' after object key"},
+		{`{"x": [1, 2]}}`, "d.json:1:14: unexpected data after the JSON object"},
+		{"{\"x\": [1, 2,\n 3", "d.json:2:3: unexpected end of JSON input"},
+		{"{\"x\": [1, 2,\n \"ab", "d.json:2:5: unexpected end of JSON input"},
+		{"{\"x\": \"a\tb\"}", `d.json:1:9: invalid JSON: invalid character '\t' in string literal`},
+		{"{\"note\": \"caf\xc3\xa9\", \"x\": [1, +2]}", "d.json:1:28: invalid JSON: invalid character '+' looking for beginning of value"},
+	}
+	for _, c := range cases {
+		_, err := ReadJSON("d.json", strings.NewReader(c.src))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("ReadJSON(%q):\n got %v\nwant %s", c.src, err, c.want)
+		}
+	}
+}
+
+// TestReadValueErrors: a cell or value that is no number of the array's
+// shape does not fail the read; it is the error of its column or key
+// (Array.Err), and of a matrix of all columns, at its position.
+func TestReadValueErrors(t *testing.T) {
+	cases := []struct {
+		name, file, src string
+		key             string // the column or key; "" for all columns as a matrix
+		want            string
+	}{
+		{"csv non-numeric", "a.csv", "x,y\n1,2\n3,abc\n", "y", `a.csv:3:3: column "y": "abc" is not a number`},
+		{"csv nan", "a.csv", "x\n1\nNaN\n", "x", `a.csv:3:1: column "x": "NaN": NaN and infinite values are not allowed in data`},
+		{"csv inf", "a.csv", "x\n-Inf\n", "x", `a.csv:2:1: column "x": "-Inf": NaN and infinite values`},
+		{"csv empty cell", "a.csv", "x,y\n1,\n", "y", `a.csv:2:3: column "y": empty cell`},
+		{"csv missing value", "a.csv", "x\n1\nNA\n", "x", `a.csv:3:1: column "x": "NA" is not a number (data cannot have missing values: drop or fill in the row)`},
+		{"csv semicolons", "a.csv", "x;y\n1;2\n", "x;y", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
+		{"csv tabs", "a.csv", "x\ty\n1\t2\n", "", `(the file looks separated by "\t"; gpp reads comma-separated files)`},
+		{"csv underscore", "a.csv", "x\n1_5\n", "x", `a.csv:2:1: column "x": "1_5" is not a number`},
+		{"csv hex float", "a.csv", "x\n0x1p4\n", "x", `a.csv:2:1: column "x": "0x1p4" is not a number`},
+		{"csv out of range", "a.csv", "x\n-1e400\n", "x", `a.csv:2:1: column "x": "-1e400" is out of range`},
+		{"csv word", "a.csv", "x\nmany\n", "x", `a.csv:2:1: column "x": "many" is not a number` + "\x00"},
+		{"csv first of a column", "a.csv", "x\n1\nNA\nfoo\n", "x", `a.csv:3:1: column "x": "NA"`},
+		{"csv matrix, first in the file", "a.csv", "a,b,c\n1,2,x\n3,y,4\n", "", `a.csv:2:5: column "c": "x" is not a number`},
+		{"json string value", "a.json", "{\"N\": \"ten\"}", "N", `a.json:1:7: "N": expected a number, found the string "ten"`},
+		{"json object value", "a.json", "{\"N\": {\"a\": [1]}}", "N", `a.json:1:7: "N": expected a number, found "{"`},
+		{"json ragged", "a.json", "{\"X\": [[1,2],[3]]}", "X", `a.json:1:14: "X": row 2 has 1 elements, the rows before it 2`},
+		{"json null", "a.json", "{\"X\": [1,null]}", "X", `a.json:1:10: "X": expected a number, found null`},
+		{"json number then row", "a.json", "{\"X\": [1, [2]]}", "X", `a.json:1:11: "X" mixes numbers and arrays`},
+		{"json empty row then number", "a.json", "{\"X\": [[], 2]}", "X", `a.json:1:12: "X" mixes numbers and arrays`},
+		{"json object in a row", "a.json", "{\"X\": [[1, {\"b\": [2]}], [3, 4]]}", "X", `a.json:1:12: "X": expected a number, found "{"`},
+		{"json out of range", "a.json", "{\"x\": [1, 1e400]}", "x", `a.json:1:11: "x": "1e400" is out of range`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var a *Array
+			if strings.HasSuffix(c.file, ".csv") {
+				tab, err := ReadCSV(c.file, strings.NewReader(c.src))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a = tab.Matrix("X"); c.key != "" {
+					a = tab.Column(c.key)
+				}
+			} else {
+				set, err := ReadJSON(c.file, strings.NewReader(c.src))
+				if err != nil {
+					t.Fatal(err)
+				}
+				a = set[c.key]
+			}
+			err := a.Err()
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if !strings.Contains(err.Error()+"\x00", c.want) { // a want ending in \x00 must end the error
+				t.Errorf("error %q\nwant it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestReadUnused: a column of words and keys of any JSON type sit beside
+// the numbers; the numbers read as ever and the rest of the file goes on.
+func TestReadUnused(t *testing.T) {
+	tab, err := ReadCSV("d.csv", strings.NewReader("x,y,name\n1,2,foo\n2,3.9,bar\n3,6.1,\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, y := tab.Column("x"), tab.Column("y"); x.Err() != nil || y.Err() != nil || !x.Int || y.Values[2] != 6.1 || y.Locate(2).String() != "d.csv:4:3" {
+		t.Errorf("x = %+v, y = %+v", x, y)
+	}
+	if err := tab.Column("name").Err(); err == nil || !strings.HasPrefix(err.Error(), `d.csv:2:5: column "name": "foo" is not a number`) {
+		t.Errorf("name: error %v", err)
+	}
+	src := `{"extra": "hello", "flag": true, "none": null, "meta": {"a": [1, {"b": []}], "c": "d"},
+ "x": [1, 2, 3], "rows": [[1, "a"], [2]], "y": [2, 3.9, 6.1], "mixed": [1, [2]], "names": ["a", "b"]}`
+	set, err := ReadJSON("d.json", strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, y := set["x"], set["y"]; x.Err() != nil || y.Err() != nil || x.Values[2] != 3 || y.Shape[0] != 3 || y.Locate(1).String() != "d.json:2:52" {
+		t.Errorf("x = %+v, y = %+v", x, y)
+	}
+	for _, k := range []string{"extra", "flag", "none", "meta", "rows", "mixed", "names"} {
+		if a := set[k]; a == nil || a.Err() == nil {
+			t.Errorf("%s = %+v, want a value with an error", k, a)
+		}
 	}
 }

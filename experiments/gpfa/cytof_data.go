@@ -40,6 +40,9 @@ func ReadMatrix(path string) (*mat.Dense, []string, error) {
 		return nil, nil, err
 	}
 	a := t.Matrix("Y")
+	if err := a.Err(); err != nil { // a cell that is not a number
+		return nil, nil, err
+	}
 	names := make([]string, len(t.Columns))
 	for j, c := range t.Columns {
 		names[j] = c.Name

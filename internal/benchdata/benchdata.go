@@ -56,7 +56,16 @@ func NIPS234(tb testing.TB) (nodes int, links, unknown [][2]int) {
 		tb.Fatal(err)
 	}
 	nodes = 234 // networks/index.csv
-	is, js := tab.Column("i").Values, tab.Column("j").Values
+	ci, cj := tab.Column("i"), tab.Column("j")
+	for _, c := range []*data.Array{ci, cj} {
+		if c == nil {
+			tb.Fatalf("%s: no column i or j", path)
+		}
+		if err := c.Err(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	is, js := ci.Values, cj.Values
 	edge := map[[2]int]bool{}
 	for e := range is {
 		i, j := int(is[e]), int(js[e])
