@@ -265,7 +265,7 @@ func (r *repl) loop(lines lineSource) {
 }
 
 // readInput reads one input: a :command line, or lines up to a complete
-// statement or expression (needsMore). A blank line at the "..." prompt
+// statement or expression (parser.NeedsMore). A blank line at the "..." prompt
 // submits what was typed so far, so that an unclosed bracket is reported
 // rather than waited on, and so do a :command line and a line that starts
 // with a statement keyword outside braces (that line then starts the next
@@ -309,7 +309,7 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 		}
 		buf = append(buf, line)
 		text := strings.Join(buf, "\n")
-		if !needsMore(text) {
+		if !parser.NeedsMore(text) {
 			return text, nil
 		}
 		prompt = "... "

@@ -64,55 +64,6 @@ func replScan(src string) []replToken {
 func replIsLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
 func replIsDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
-// replPuncts are the language's operators and brackets (lang/parser's
-// scanner); any other character is invalid wherever it stands.
-var replPuncts = map[string]bool{
-	"+": true, "-": true, "*": true, "/": true, "^": true, "'": true, "(": true, ")": true,
-	"[": true, "]": true, "{": true, "}": true, ",": true, ":": true, "~": true, "=": true,
-	"<": true, ">": true, ";": true, ".*": true, "+=": true, "-=": true,
-}
-
-// needsMore reports whether src is an unfinished input that continues on
-// the next line (the "..." prompt): a "(", "[" or "{" is open, or the last
-// token cannot end a statement (an operator, a comma, "~", "=", ":" or the
-// "<" of bounds), as the language's newline rule says (language.md §1). An
-// input with an invalid character, such as '"' (the language has no
-// strings), never needs more: no next line can mend it, so it is reported
-// at once.
-func needsMore(src string) bool {
-	toks := replScan(src)
-	if len(toks) == 0 {
-		return false
-	}
-	depth := 0
-	for _, t := range toks {
-		if t.kind != 'p' {
-			continue
-		}
-		if !replPuncts[t.text] {
-			return false
-		}
-		switch t.text {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		}
-	}
-	if depth > 0 {
-		return true
-	}
-	last := toks[len(toks)-1]
-	if last.kind != 'p' {
-		return false
-	}
-	switch last.text {
-	case ")", "]", "}", "'", ">", ";":
-		return false
-	}
-	return true
-}
-
 // startsStmt reports whether line starts with a statement keyword.
 func startsStmt(line string) bool {
 	toks := replScan(line)

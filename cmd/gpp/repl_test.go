@@ -162,42 +162,6 @@ func TestReplComplete(t *testing.T) {
 	}
 }
 
-func TestNeedsMore(t *testing.T) {
-	tests := []struct {
-		src  string
-		more bool
-	}{
-		{"param lambda: positive ~ Gamma(2, 0.5)", false}, // complete statement
-		{"y ~ Poisson(lambda)", false},
-		{"x'", false},                               // ends with a transpose
-		{"data y: int<lower=0>", false},             // ends with >
-		{"mean(lambda)", false},                     // expression
-		{"param lambda: positive ~ Gamma(2,", true}, // open (
-		{"W[0,", true},                              // open [
-		{"for i in 0:N {", true},                    // open {
-		{"for i in 0:N {\n y[i] ~ Poisson(l)\n}", false},
-		{"let s = a +", true}, // trailing operator
-		{"let s = a .*", true},
-		{"y ~", true},
-		{"const K =", true},
-		{"data y: int<", true},
-		{"a + b # comment (", false}, // comments do not count
-		{"target +=", true},
-		{"x)", false}, // unbalanced: submitted, reported by the parser
-		{`"`, false},  // invalid characters: reported at once
-		{`foo("`, false},
-		{"let s = y[0 @", false},
-		{"y ~ Normal(λ", false},
-		{"a + b # \"", false},
-		{"", false},
-	}
-	for _, tt := range tests {
-		if got := needsMore(tt.src); got != tt.more {
-			t.Errorf("needsMore(%q) = %v, want %v", tt.src, got, tt.more)
-		}
-	}
-}
-
 // TestReplReadInput checks how lines make inputs: continuation, a blank
 // line, a statement keyword and a :command that end an open input, and an
 // invalid character that opens none.

@@ -334,3 +334,39 @@ func terminate(raw []lexer.Token) []lexer.Token {
 	}
 	return out
 }
+
+// NeedsMore reports whether src is an unfinished input that the next line
+// continues, by the newline rule that terminate applies (language.md §1): a
+// "(", "[" or "{" is open, or the last token cannot end a statement (an
+// operator, a comma, "~", "=", ":" or the "<" of bounds). An input with a
+// lexical error, such as '"' (the language has no strings), never needs
+// more, since no next line can mend it; nor does an empty one or one ending
+// in ";". The REPL asks it to choose between running an input and its
+// "..." prompt.
+func NeedsMore(src string) bool {
+	s := &scanner{src: []byte(src), line: 1, bad: map[int]string{}}
+	s.scanRaw()
+	depth := 0
+	var last *lexer.Token
+	for i := range s.toks {
+		t := &s.toks[i]
+		switch t.Type {
+		case tokBad:
+			return false
+		case tokNewline, lexer.EOF:
+			continue
+		case tokPunct:
+			switch t.Value {
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				depth--
+			}
+		}
+		last = t
+	}
+	if last == nil {
+		return false
+	}
+	return depth > 0 || !canEnd(*last) && last.Value != ";"
+}
