@@ -44,6 +44,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 		}
 		a, ok := b.find(d)
 		if !ok {
+			b.skipSizes(d)
 			continue
 		}
 		b.check(d, a)
@@ -88,8 +89,9 @@ type binder struct {
 	// positional CSV file, named its columns bound by name.
 	whole map[*Table][]*check.DataVar
 	named map[*Table][]string
-	// unread holds the size names of values whose error (Array.Err) was
-	// reported: they are not also reported as unbound.
+	// unread holds the size names of declarations whose value was not
+	// bound for an error already reported (missing, unreadable, of the
+	// wrong rank): they are not also reported as unbound.
 	unread map[string]bool
 }
 
@@ -307,20 +309,27 @@ func setValue(d *check.DataVar, v string) (*Array, *ast.Error) {
 	return a, nil
 }
 
+// skipSizes marks d's size names as not to be reported unbound: d's value
+// was not bound, for an error already reported.
+func (b *binder) skipSizes(d *check.DataVar) {
+	for _, dim := range d.Dims {
+		b.unread[dim.Name] = true
+	}
+}
+
 // check validates a against declaration d and records it and its sizes.
 func (b *binder) check(d *check.DataVar, a *Array) {
 	decl := fmt.Sprintf("`%s` is declared %s at %s", d.Name, d.TypeString(), d.Pos)
 	if a.bad != nil { // the value was not read as numbers of one shape
 		b.errs = append(b.errs, a.bad)
-		for _, dim := range d.Dims {
-			b.unread[dim.Name] = true
-		}
+		b.skipSizes(d)
 		return
 	}
 	// Rank: a single-column matrix serves a vector, a [n] vector of length
 	// one a scalar only when declared so.
 	if len(a.Shape) != len(d.Dims) {
 		b.errs.Add(a.Pos, "%s has %s, but %s", a.Name, shapeWords(a.Shape), decl)
+		b.skipSizes(d)
 		return
 	}
 	for axis, dim := range d.Dims {
@@ -329,11 +338,13 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		case dim.Known():
 			if n != dim.N {
 				b.errs.Add(a.Pos, "%s has %d %s, but %s", a.Name, n, axisWord(len(d.Dims), axis), decl)
+				b.skipSizes(d)
 				return
 			}
 		case !dim.Derived:
 			if prev, ok := b.sizes[dim.Name]; ok && prev.n != n {
 				b.errs.Add(a.Pos, "size %s is %d here (%s of %s) but %d from %s (%s)", dim.Name, n, axisWord(len(d.Dims), axis), d.Name, prev.n, prev.what, prev.pos)
+				b.skipSizes(d)
 				return
 			}
 			if _, ok := b.sizes[dim.Name]; !ok {

@@ -149,10 +149,10 @@ func TestBindErrors(t *testing.T) {
 	}{
 		{"missing column", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "x\n1\n")}
-		}, nil, "m.gpp:1:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv; the data has x"},
+		}, nil, "m.gpp:1:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv; the data has x\x00"}, // and not "size N is not bound" after it
 		{"missing matrix, two files", "data Y: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "a.csv", "x,y\n1,2\n"), csvInput(t, "", "b.csv", "x,y\n3,4\n")}
-		}, nil, "; the data has x, y\n"},
+		}, nil, "; the data has x, y\x00"},
 		{"matrix takes a named column", "data y: real[N]\ndata X: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "y,a,b\n1,2,3\n")}
 		}, nil, "m.gpp:2:6: `X` would take every column of d.csv, including column \"y\", which is bound by name: give `X` a file of its own, as X=FILE.csv"},
@@ -163,7 +163,10 @@ func TestBindErrors(t *testing.T) {
 			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
 		}, nil, "m.gpp:2:6: `X` and `Z` would both take every column of d.csv: give each a file of its own, as Z=FILE.csv"},
 		{"no data at all", "data y: real[N]\n", func(t *testing.T) []Input { return nil }, nil,
-			"no data files were given"},
+			"no data files were given\x00"},
+		{"wrong rank, size from it", "data y: real[N]\ndata x: real[N, D]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"y": [1, 2], "x": [1, 2]}`)}
+		}, nil, "d.json:1:20: x has a vector of 2 values, but `x` is declared real[N, D] at m.gpp:2:6\x00"},
 		{"int expected", "data k: int[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "k\n1\n2.0\n2.5\n")}
 		}, nil, "d.csv:4:1: k: 2.5 is not an integer, but `k` is declared int[N] at m.gpp:1:6"},
