@@ -4,13 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/parser"
 )
 
 // setFlags collects repeated --set NAME=VALUE flags.
@@ -63,47 +63,62 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// loadModel reads, parses and checks a model file. On failure it prints
-// every error with its source line and returns false.
-func loadModel(path string, overrides map[string]string, stderr io.Writer) (*ast.File, *check.Info, sources, bool) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		errorf(stderr, "cannot read model: %v", err)
-		return nil, nil, nil, false
-	}
-	srcs := sources{path: src}
-	f, err := parser.ParseFile(path, src)
-	if err != nil {
-		printError(stderr, err, srcs)
-		return nil, nil, srcs, false
-	}
-	info, err := check.Check(f, &check.Config{Overrides: overrides})
-	if err != nil {
-		printError(stderr, err, srcs)
-		return f, nil, srcs, false
-	}
-	return f, info, srcs, true
-}
-
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", "check [--set NAME=VALUE ...] model.gpp", stderr)
+	fs := newFlagSet("check", "check [--set NAME=VALUE ...] model.gpp [data.csv|data.json|NAME=FILE ...]", stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return exitUsage
 	}
-	if len(pos) != 1 {
-		errorf(stderr, "check takes exactly one model file, got %d arguments", len(pos))
+	if len(pos) == 0 {
+		errorf(stderr, "check takes a model file and, optionally, its data files; got no arguments")
 		fs.Usage()
 		return exitUsage
 	}
-	_, info, _, ok := loadModel(pos[0], sets, stderr)
-	if !ok {
+	l, err := pipeline.Parse(pos[0], sets)
+	if err == nil && (len(pos) > 1 || len(l.Info.Data) == 0) {
+		// With its data (or with none to read) the model is also
+		// bound and compiled, as fit does before its first step, so that
+		// sizes, data values and everything else fit would refuse are
+		// reported here.
+		var inputs []data.Input
+		if inputs, err = pipeline.ReadInputs(pos[1:], l.Sources); err == nil {
+			err = l.Bind(inputs, sets)
+		}
+	}
+	if err != nil {
+		var srcs sources
+		if l != nil {
+			srcs = sources(l.Sources)
+		}
+		printError(stderr, err, srcs)
 		return exitError
 	}
-	printSummary(stdout, pos[0], info)
+	printSummary(stdout, pos[0], l.Info)
+	if len(l.Info.Data) > 0 {
+		if l.Model == nil {
+			fmt.Fprintln(stdout, "\ndata not given: sizes and values read from the data are checked with it (gpp check model.gpp DATA...)")
+		} else {
+			fmt.Fprintln(stdout, boundLine(pos[1:], l.Info, l.Data))
+		}
+	}
 	return exitOK
+}
+
+// boundLine reports the data files bound and the sizes taken from them.
+func boundLine(files []string, info *check.Info, bound map[string]*data.Array) string {
+	var sizes []string
+	for _, d := range info.Data {
+		if d.Implicit && bound[d.Name] != nil && len(bound[d.Name].Values) == 1 {
+			sizes = append(sizes, fmt.Sprintf("%s = %s", d.Name, formatNum(bound[d.Name].Values[0])))
+		}
+	}
+	line := "\ndata bound from " + strings.Join(files, ", ")
+	if len(sizes) > 0 {
+		line += ": " + strings.Join(sizes, ", ")
+	}
+	return line
 }
 
 // printSummary writes what gpp check reports about a valid model.

@@ -362,7 +362,7 @@ func init() {
 		{"data", "[NAME=]FILE ...", "add .csv or .json data (NAME=FILE binds a whole file)", (*repl).addData},
 		{"set", "NAME=VALUE ...", "set constants or scalar data, as --set does", (*repl).set},
 		{"unset", "NAME ...", "drop :set values", (*repl).unset},
-		{"check", "", "gpp check's summary of the model; binds the data", func(r *repl, a []string) { r.check() }},
+		{"check", "", "gpp check's summary of the model; with the data loaded (or none to read) binds and compiles it as :fit would", func(r *repl, a []string) { r.check() }},
 		{"fit", "[flags]", "fit, with gpp fit's flags (see :fit --help)", (*repl).fitCmd},
 		{"show", "[NAME]", "fitted factors: family, parameters, mean, sd", (*repl).show},
 		{"list", "", "the model with line numbers (<repl>:LINE:COL)", func(r *repl, a []string) { r.list() }},

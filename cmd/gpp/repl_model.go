@@ -293,32 +293,30 @@ func (r *repl) unset(args []string) {
 	r.sets, r.info = trial, info
 }
 
-// check prints gpp check's summary of the model, then binds the data, if
-// any, and reports the sizes bound or the errors.
+// check prints gpp check's summary of the model or its errors. When the
+// data are loaded, or the model reads none, the model is also bound and
+// compiled as :fit would, so that sizes and data values are checked too.
 func (r *repl) check() {
-	printSummary(r.out, replModel, r.info)
-	if len(r.data) == 0 {
-		return
-	}
-	bound, err := data.Bind(r.info, r.inputs(), r.sets)
-	if err != nil {
-		r.printError(err, r.sources(""))
-		return
-	}
-	var files, sizes []string
-	for _, d := range r.data {
-		files = append(files, d.arg)
-	}
-	for _, d := range r.info.Data {
-		if d.Implicit && bound[d.Name] != nil && len(bound[d.Name].Values) == 1 {
-			sizes = append(sizes, fmt.Sprintf("%s = %s", d.Name, formatNum(bound[d.Name].Values[0])))
+	var l *pipeline.Loaded
+	if len(r.data) > 0 || len(r.info.Data) == 0 {
+		var err error
+		l, err = pipeline.ParseSource(replModel, []byte(r.src), r.sets)
+		if err == nil {
+			err = l.Bind(r.inputs(), r.sets)
+		}
+		if err != nil {
+			r.printError(err, r.sources(""))
+			return
 		}
 	}
-	line := "\ndata bound from " + strings.Join(files, ", ")
-	if len(sizes) > 0 {
-		line += ": " + strings.Join(sizes, ", ")
+	printSummary(r.out, replModel, r.info)
+	if len(r.data) > 0 {
+		var files []string
+		for _, d := range r.data {
+			files = append(files, d.arg)
+		}
+		fmt.Fprintln(r.out, boundLine(files, r.info, l.Data))
 	}
-	fmt.Fprintln(r.out, line)
 }
 
 // list prints the model with line numbers.

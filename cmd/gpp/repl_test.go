@@ -227,6 +227,24 @@ func TestReplErrors(t *testing.T) {
 			t.Errorf("output:\n%s", out.String())
 		}
 	})
+	t.Run("check compiles", func(t *testing.T) {
+		// :check builds the model as :fit would when it reads no data,
+		// and after :data when it does, so sizes are checked too.
+		r, _, errb := newTestRepl()
+		typeIn(r, "const K = 0", "param w: real[K] ~ Normal(0, 1)", ":check")
+		if want := "<repl>:2:7: `w` would have 0 elements: a param needs at least one"; !strings.Contains(errb.String(), want) {
+			t.Errorf("errors:\n%s\nwant %s", errb.String(), want)
+		}
+		r, out, errb := newTestRepl()
+		typeIn(r, "data y: int<lower=0>[N]", "output o = rep(1.0, N * 100000000)", ":check")
+		if errb.Len() != 0 || strings.Contains(out.String(), "data bound") {
+			t.Errorf("without data :check only checks; errors:\n%s", errb.String())
+		}
+		typeIn(r, ":data testdata/repl_counts.csv", ":check")
+		if want := "<repl>:2:21: rep(x, 1000000000) would take the model past"; !strings.Contains(errb.String(), want) {
+			t.Errorf("errors:\n%s\nwant %s", errb.String(), want)
+		}
+	})
 	t.Run("fit --out over the data", func(t *testing.T) {
 		dir := t.TempDir()
 		counts, err := os.ReadFile("testdata/repl_counts.csv")
