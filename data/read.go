@@ -357,7 +357,7 @@ func (p *jsonReader) next() (json.Token, int64, error) {
 // scanned again: the first error is the same, at its offset in the file.
 func (p *jsonReader) syntaxError(err error, off int64) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return ast.Errorf(p.pos(int64(len(p.src))), "unexpected end of JSON input")
+		return p.eofError()
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) && errors.As(json.Unmarshal(p.src, new(json.RawMessage)), &se) {
@@ -365,6 +365,41 @@ func (p *jsonReader) syntaxError(err error, off int64) error {
 		return ast.Errorf(p.pos(se.Offset-1), "invalid JSON: %v", se)
 	}
 	return ast.Errorf(p.pos(off), "invalid JSON: %v", err)
+}
+
+// eofError reports a file that ends before its JSON does, just past its
+// last character (not on the empty line after it), with what is still open.
+func (p *jsonReader) eofError() error {
+	end := int64(len(bytes.TrimRight(p.src, " \t\r\n")))
+	var open []int64 // offsets of the unclosed '[' and '{'
+	inString, escaped := false, false
+	var strStart int64
+	for i, c := range p.src {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString, strStart = true, int64(i)
+		case c == '[' || c == '{':
+			open = append(open, int64(i))
+		case (c == ']' || c == '}') && len(open) > 0:
+			open = open[:len(open)-1]
+		}
+	}
+	what := "unexpected end of JSON input"
+	switch {
+	case inString:
+		at := p.pos(strStart)
+		what += fmt.Sprintf(": the string that starts at %d:%d is not closed", at.Line, at.Col)
+	case len(open) > 0:
+		at := p.pos(open[len(open)-1])
+		what += fmt.Sprintf(": the '%c' opened at %d:%d is not closed", p.src[open[len(open)-1]], at.Line, at.Col)
+	}
+	return ast.Errorf(p.pos(end), "%s", what)
 }
 
 func (p *jsonReader) object() (map[string]*Array, error) {

@@ -149,8 +149,13 @@ func TestReadJSONSyntaxPos(t *testing.T) {
 		{`{"x": [1, 2], "y": [1],}`, "d.json:1:24: invalid JSON: invalid character '}' looking for beginning of object key string"},
 		{`{"x" [1]}`, "d.json:1:6: invalid JSON: invalid character '[' after object key"},
 		{`{"x": [1, 2]}}`, "d.json:1:14: unexpected data after the JSON object"},
-		{"{\"x\": [1, 2,\n 3", "d.json:2:3: unexpected end of JSON input"},
-		{"{\"x\": [1, 2,\n \"ab", "d.json:2:5: unexpected end of JSON input"},
+		// A file that ends too soon: just past its last character, not on
+		// the empty line after it, with what is left open.
+		{"{\"x\": [1, 2,\n 3", "d.json:2:3: unexpected end of JSON input: the '[' opened at 1:7 is not closed"},
+		{"{\"x\": [1, 2,\n \"ab", "d.json:2:5: unexpected end of JSON input: the string that starts at 2:2 is not closed"},
+		{"{\"x\": [1, 2]\n\n", "d.json:1:13: unexpected end of JSON input: the '{' opened at 1:1 is not closed"},
+		{"{\"x\": \"a\\\"b", "d.json:1:12: unexpected end of JSON input: the string that starts at 1:7 is not closed"},
+		{"{\"x\": [\"]\", 1 \r\n", "d.json:1:14: unexpected end of JSON input: the '[' opened at 1:7 is not closed"},
 		{"{\"x\": \"a\tb\"}", `d.json:1:9: invalid JSON: invalid character '\t' in string literal`},
 		{"{\"note\": \"caf\xc3\xa9\", \"x\": [1, +2]}", "d.json:1:28: invalid JSON: invalid character '+' looking for beginning of value"},
 	}
