@@ -427,6 +427,12 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
+	if elbo, se := r.ELBO, r.ELBOSE; mix != nil && sgvb.Overflows(mix.ELBO, mix.ELBOSE) || mix == nil && sgvb.Overflows(elbo, se) {
+		// The files are complete and say so (fit.json holds the ELBO), but
+		// a script must not go on as if q were a result.
+		con.note("the fit failed (its ELBO overflows, above): the outputs are written for inspection only")
+		return exitError
+	}
 	if mix != nil {
 		con.info("fits took %.3g s", mix.Seconds)
 		if mix.Interrupted {

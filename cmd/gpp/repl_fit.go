@@ -197,6 +197,9 @@ func (r *repl) fitCmd(args []string) {
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
+	if sgvb.Overflows(res.ELBO, res.ELBOSE) {
+		r.errorf("the fit failed (its ELBO overflows, above): the session keeps it for inspection only")
+	}
 	if res.Interrupted {
 		con.note("interrupted at iteration %d: the session keeps the q reached", res.Iterations)
 	}

@@ -245,6 +245,13 @@ func TestReplErrors(t *testing.T) {
 			t.Errorf("errors:\n%s\nwant %s", errb.String(), want)
 		}
 	})
+	t.Run("fit overflows", func(t *testing.T) {
+		r, _, errb := newTestRepl()
+		typeIn(r, ":load testdata/fit_improper.gpp", ":fit --quiet --iter 2000")
+		if want := "gpp: the fit failed (its ELBO overflows, above)"; !r.failed || !strings.Contains(errb.String(), want) {
+			t.Errorf("failed = %v, errors:\n%s\nwant %s", r.failed, errb.String(), want)
+		}
+	})
 	t.Run("fit --out over the data", func(t *testing.T) {
 		dir := t.TempDir()
 		counts, err := os.ReadFile("testdata/repl_counts.csv")

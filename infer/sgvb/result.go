@@ -242,13 +242,17 @@ func ParetoWarning(k float64, what string) string {
 	return fmt.Sprintf("Pareto k̂ = %.2f > 0.7: %s is not a reliable approximation of the posterior for importance sampling", k, what)
 }
 
+// Overflows reports whether an ELBO estimate or its standard error is
+// infinite: the approximation it is of is not usable (overflowWarning).
+func Overflows(elbo, se float64) bool { return math.IsInf(elbo, 0) || math.IsInf(se, 0) }
+
 // overflowWarning returns the warning a fit gives when its final ELBO
 // estimate or its standard error is infinite ("" otherwise): log p − log q
 // overflows at q's draws, as when a target term grows without bound (an
 // improper posterior), and convergence by the relative change of such an
 // estimate means nothing. what names the approximation.
 func overflowWarning(elbo, se float64, what string) string {
-	if !math.IsInf(elbo, 0) && !math.IsInf(se, 0) {
+	if !Overflows(elbo, se) {
 		return ""
 	}
 	return fmt.Sprintf("the ELBO estimate is %.4g ± %.4g: the log density overflows at draws of %s (is the posterior proper? does a target term grow without bound?); %s is not a usable approximation", elbo, se, what, what)
