@@ -287,7 +287,7 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 		if err != nil {
 			return strings.Join(buf, "\n"), err
 		}
-		if len(buf) > 0 && (startsStmt(line) && openBraces(strings.Join(buf, "\n")) == 0 ||
+		if len(buf) > 0 && (parser.StartsStatement(line) && parser.OpenBraces(strings.Join(buf, "\n")) == 0 ||
 			strings.HasPrefix(strings.TrimSpace(line), ":")) {
 			// A statement keyword always starts a new statement (language.md
 			// §1), and a :command is never part of one (not even :quit):
@@ -334,7 +334,7 @@ func (r *repl) handle(input string) {
 		}
 		return
 	}
-	if looksLikeStmt(input) {
+	if parser.LooksLikeStatements(input) {
 		r.printError(serr, sources{replInputName: []byte(input)})
 	} else {
 		r.printError(xerr, sources{"": []byte(input)})

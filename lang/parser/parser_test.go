@@ -304,3 +304,59 @@ func TestNeedsMore(t *testing.T) {
 		}
 	}
 }
+
+// TestInputShape: what the REPL asks of an input before it parses it.
+func TestInputShape(t *testing.T) {
+	starts := []struct {
+		line string
+		want bool
+	}{
+		{"param x: real", true},
+		{"  for i in 0:N {", true},
+		{"target += x", true},
+		{"database + 1", false}, // a name that starts with a keyword
+		{"# data", false},       // a comment
+		{"in", false},           // reserved, but no statement starts with it
+		{"", false},
+	}
+	for _, c := range starts {
+		if got := StartsStatement(c.line); got != c.want {
+			t.Errorf("StartsStatement(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+	braces := []struct {
+		src  string
+		want int
+	}{
+		{"for i in 0:N {\n for j in 0:M {", 2},
+		{"for i in 0:N {\n y[i] ~ Poisson(l) # }\n", 1}, // a brace in a comment does not count
+		{"}", -1},
+		{"a + b", 0},
+	}
+	for _, c := range braces {
+		if got := OpenBraces(c.src); got != c.want {
+			t.Errorf("OpenBraces(%q) = %d, want %d", c.src, got, c.want)
+		}
+	}
+	stmts := []struct {
+		src  string
+		want bool
+	}{
+		{"let = 3", true},
+		{"y ~ Normal(", true},
+		{"x = 1 +", true},
+		{"target += ", true},
+		{"a; b(", true},
+		{"f(a = 1", false}, // "=" inside brackets
+		{"mean(x[1 ~", false},
+		{"data", true},
+		{"datum +", false},
+		{"1 + # ~", false}, // "~" in a comment
+		{"", false},
+	}
+	for _, c := range stmts {
+		if got := LooksLikeStatements(c.src); got != c.want {
+			t.Errorf("LooksLikeStatements(%q) = %v, want %v", c.src, got, c.want)
+		}
+	}
+}

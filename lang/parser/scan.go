@@ -3,6 +3,7 @@ package parser
 import (
 	"fmt"
 	"io"
+	"sort"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -26,6 +27,16 @@ var keywords = map[string]bool{
 	"data": true, "const": true, "param": true, "let": true, "output": true,
 	"target": true, "for": true, "in": true,
 	"int": true, "real": true, "positive": true, "unit": true, "simplex": true,
+}
+
+// Keywords returns the reserved words, sorted (for the REPL's completion).
+func Keywords() []string {
+	out := make([]string, 0, len(keywords))
+	for k := range keywords {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // stmtKeywords start a statement and can never occur inside one, so a line
@@ -369,4 +380,70 @@ func NeedsMore(src string) bool {
 		return false
 	}
 	return depth > 0 || !canEnd(*last) && last.Value != ";"
+}
+
+// rawTokens returns src's tokens without newlines and the end of input.
+func rawTokens(src string) []lexer.Token {
+	s := &scanner{src: []byte(src), line: 1, bad: map[int]string{}}
+	s.scanRaw()
+	out := s.toks[:0]
+	for _, t := range s.toks {
+		if t.Type != tokNewline && t.Type != lexer.EOF {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// StartsStatement reports whether line starts with a statement keyword,
+// which always starts a new statement (language.md §1). The REPL asks it
+// whether a line ends the input before it.
+func StartsStatement(line string) bool {
+	toks := rawTokens(line)
+	return len(toks) > 0 && toks[0].Type == tokKeyword && stmtKeywords[toks[0].Value]
+}
+
+// OpenBraces returns how many "{" src leaves open (negative if more are
+// closed than opened).
+func OpenBraces(src string) int {
+	n := 0
+	for _, t := range rawTokens(src) {
+		if t.Type == tokPunct && t.Value == "{" {
+			n++
+		} else if t.Type == tokPunct && t.Value == "}" {
+			n--
+		}
+	}
+	return n
+}
+
+// LooksLikeStatements reports whether src, neither a valid expression nor
+// valid statements, was meant as statements: it starts with a statement
+// keyword or has a top-level "~", "=", "+=", "-=" or ";". The REPL asks it
+// which of the two parse errors to report.
+func LooksLikeStatements(src string) bool {
+	toks := rawTokens(src)
+	if len(toks) == 0 {
+		return false
+	}
+	if toks[0].Type == tokKeyword && stmtKeywords[toks[0].Value] {
+		return true
+	}
+	depth := 0
+	for _, t := range toks {
+		if t.Type != tokPunct {
+			continue
+		}
+		switch t.Value {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case "~", "=", "+=", "-=", ";":
+			if depth <= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
