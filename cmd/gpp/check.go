@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // setFlags collects repeated --set NAME=VALUE flags.
@@ -95,6 +97,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err, srcs)
 		return exitError
 	}
+	if l.Model != nil {
+		if err := startError(l.Model); err != nil {
+			printError(stderr, err, sources(l.Sources))
+			errorf(stderr, "%s", startNote)
+			return exitError
+		}
+	}
 	printSummary(stdout, pos[0], l.Info)
 	if len(l.Info.Data) > 0 {
 		if l.Model == nil {
@@ -105,6 +114,23 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// startError evaluates the log joint and its gradient at the centre of a
+// fit's default start (sgvb.StartPoint: each param at its prior mean where
+// that is a constant, otherwise at 0, 1, 1/2 or 1/K by its support) and
+// returns its positioned error, if any. Failures that only the data reveal,
+// such as an asymmetric covariance read from the data, are then found
+// before a fit, which would stop on them after its first steps.
+func startError(m *compile.Model) error {
+	if m.Dim == 0 {
+		return nil
+	}
+	_, err := m.LogJoint(sgvb.StartPoint(pipeline.Latents(m), m.Dim), make([]float64, m.Dim))
+	return err
+}
+
+// startNote follows startError's error.
+const startNote = "the log density fails at a fit's default start (each param at its prior mean, or at 0, 1, 1/2 or 1/K by its support), where a fit begins"
 
 // boundLine reports the data files bound and the sizes taken from them.
 func boundLine(files []string, info *check.Info, bound map[string]*data.Array) string {

@@ -308,6 +308,11 @@ func (r *repl) check() {
 			r.printError(err, r.sources(""))
 			return
 		}
+		if err := startError(l.Model); err != nil {
+			r.printError(err, r.sources(""))
+			fmt.Fprintf(r.err, "gpp: %s\n", startNote)
+			return
+		}
 	}
 	printSummary(r.out, replModel, r.info)
 	if len(r.data) > 0 {

@@ -307,22 +307,47 @@ func (b *block) initTheta(l *Latent, th []float64) {
 		}
 	case FamilyPoint:
 		for i := 0; i < n; i++ {
-			switch b.support {
-			case dist.Positive:
-				th[i] = math.Log(initElem(l, i, defaultPos, isPos))
-			case dist.Unit:
-				m := initElem(l, i, 0.5, isUnit)
-				th[i] = math.Log(m) - math.Log1p(-m)
-			case dist.Simplex:
-				th[i] = math.Log(1 / float64(b.k))
-				if l.Init != nil && i < len(l.Init) && isPos(l.Init[i]) {
-					th[i] = math.Log(l.Init[i])
-				}
-			default:
-				th[i] = initElem(l, i, 0, finite)
-			}
+			th[i] = startCoord(l, i, b.k)
 		}
 	}
+}
+
+// startCoord returns coordinate i of latent l at the default start's centre
+// (MAP's start): its Init element if valid, otherwise 1, 0.5, 1/k or 0 by
+// its support. k is the simplex size.
+func startCoord(l *Latent, i, k int) float64 {
+	switch l.Support {
+	case dist.Positive:
+		return math.Log(initElem(l, i, defaultPos, isPos))
+	case dist.Unit:
+		m := initElem(l, i, 0.5, isUnit)
+		return math.Log(m) - math.Log1p(-m)
+	case dist.Simplex:
+		if l.Init != nil && i < len(l.Init) && isPos(l.Init[i]) {
+			return math.Log(l.Init[i])
+		}
+		return math.Log(1 / float64(k))
+	}
+	return initElem(l, i, 0, finite)
+}
+
+// StartPoint returns the coordinate vector (of length dim) at the centre of
+// a fit's default start: each element at its Init mean, or at 1, 0.5, 1/K
+// or 0 by its support; the point MAP starts from. A log joint that fails
+// there fails at a fit's first steps.
+func StartPoint(lats []Latent, dim int) []float64 {
+	x := make([]float64, dim)
+	for i := range lats {
+		l := &lats[i]
+		k := 1
+		if l.Support == dist.Simplex && len(l.Shape) > 0 {
+			k = l.Shape[len(l.Shape)-1]
+		}
+		for j := 0; j < l.Size; j++ {
+			x[l.Offset+j] = startCoord(l, j, k)
+		}
+	}
+	return x
 }
 
 // jitter moves the location of every element of the block's start th by

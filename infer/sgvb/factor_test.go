@@ -121,3 +121,38 @@ func TestFactorAffine(t *testing.T) {
 		}
 	}
 }
+
+// TestStartPoint: the centre of the default start, coordinate by
+// coordinate, is the valid Init element or the support's default; MAP
+// starts there too.
+func TestStartPoint(t *testing.T) {
+	lats := []Latent{
+		{Name: "m", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real, Init: []float64{2, math.NaN()}},
+		{Name: "s", Offset: 2, Size: 2, Shape: []int{2}, Support: dist.Positive, Init: []float64{4, -1}},
+		{Name: "p", Offset: 4, Size: 1, Support: dist.Unit, Init: []float64{0.25}},
+		{Name: "u", Offset: 5, Size: 1, Support: dist.Unit},
+		{Name: "w", Offset: 6, Size: 6, Shape: []int{2, 3}, Support: dist.Simplex},
+	}
+	third := math.Log(1.0 / 3)
+	want := []float64{2, 0, math.Log(4), 0, math.Log(0.25) - math.Log(0.75), 0, third, third, third, third, third, third}
+	got := StartPoint(lats, 12)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-15 {
+			t.Errorf("coordinate %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	// MAP's start is the same point.
+	for _, l := range lats {
+		b := block{fam: FamilyPoint, support: l.Support, n: l.Size, k: 1}
+		if l.Support == dist.Simplex {
+			b.k = 3
+		}
+		th := make([]float64, l.Size)
+		b.initTheta(&l, th)
+		for j, v := range th {
+			if v != got[l.Offset+j] {
+				t.Errorf("%s[%d]: MAP starts at %v, StartPoint %v", l.Name, j, v, got[l.Offset+j])
+			}
+		}
+	}
+}
