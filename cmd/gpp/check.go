@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
@@ -118,19 +119,41 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 // startError evaluates the log joint and its gradient at the centre of a
 // fit's default start (sgvb.StartPoint: each param at its prior mean where
 // that is a constant, otherwise at 0, 1, 1/2 or 1/K by its support) and
-// returns its positioned error, if any. Failures that only the data reveal,
-// such as an asymmetric covariance read from the data, are then found
-// before a fit, which would stop on them after its first steps.
+// returns its positioned error if it fails there and at each of
+// startTries points around it (every coordinate moved by U(−0.1, 0.1), a
+// fixed stream): a point where the log density is merely singular, such as
+// log(x * x) at x = 0, does not count, since a fit's draws miss it.
+// Failures that only the data reveal, such as an asymmetric covariance read
+// from the data, are then found before a fit, which would stop on them after
+// its first steps.
 func startError(m *compile.Model) error {
 	if m.Dim == 0 {
 		return nil
 	}
-	_, err := m.LogJoint(sgvb.StartPoint(pipeline.Latents(m), m.Dim), make([]float64, m.Dim))
-	return err
+	x0 := sgvb.StartPoint(pipeline.Latents(m), m.Dim)
+	grad := make([]float64, m.Dim)
+	_, first := m.LogJoint(x0, grad)
+	if first == nil {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := make([]float64, m.Dim)
+	for range startTries {
+		for i := range x {
+			x[i] = x0[i] + 0.2*rng.Float64() - 0.1
+		}
+		if _, err := m.LogJoint(x, grad); err == nil {
+			return nil
+		}
+	}
+	return first
 }
 
+// startTries is how many points around the start startError tries.
+const startTries = 20
+
 // startNote follows startError's error.
-const startNote = "the log density fails at a fit's default start (each param at its prior mean, or at 0, 1, 1/2 or 1/K by its support), where a fit begins"
+const startNote = "the log density fails at a fit's default start (each param at its prior mean, or at 0, 1, 1/2 or 1/K by its support) and around it, where a fit begins"
 
 // boundLine reports the data files bound and the sizes taken from them.
 func boundLine(files []string, info *check.Info, bound map[string]*data.Array) string {
