@@ -163,8 +163,12 @@ const (
 // seed of restart 0), clear of the step-size search's streams.
 const streamMixture uint64 = 1 << 20
 
-// streamJitter is the stream of Settings.InitJitter's draws.
-const streamJitter = streamMixture + 1
+// streamJitter is the stream of Settings.InitJitter's draws, and
+// streamMAPStart that of MAP's fallback starts.
+const (
+	streamJitter   = streamMixture + 1
+	streamMAPStart = streamMixture + 2
+)
 
 func mix64(x uint64) uint64 { // splitmix64 finaliser
 	x += 0x9e3779b97f4a7c15

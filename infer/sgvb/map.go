@@ -3,6 +3,7 @@ package sgvb
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
@@ -10,6 +11,10 @@ import (
 
 	"github.com/gpplang/gpp/dist"
 )
+
+// MAPStartTries is how many points around its default start MAP tries
+// when the log joint is not finite there (Stan tries 100 random inits).
+const MAPStartTries = 100
 
 // fitMAP maximises the log joint over the coordinates with gonum's L-BFGS.
 // Because the Target's density is that of z (no Jacobian), the maximiser in
@@ -81,12 +86,31 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		Converger:       &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 20},
 	}
 	if math.IsInf(eval(x), 1) {
-		r.warn("MAP: the log joint is not finite at the starting point")
-		r.Factors = e.factors()
-		if lastErr == nil {
-			lastErr = errNonFinite(0, 1)
+		// As Stan's optimizer does with its random inits: up to
+		// MAPStartTries points with every coordinate moved by
+		// U(−2, 2) from the start, from the seed's own stream; the first
+		// where the log joint is finite is the start.
+		firstErr := lastErr
+		x0 := append([]float64(nil), x...)
+		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamMAPStart, 0, 0)))
+		found := false
+		for try := 1; try <= MAPStartTries && !found; try++ {
+			for i := range x {
+				x[i] = x0[i] + 4*rng.Float64() - 2
+			}
+			if !math.IsInf(eval(x), 1) {
+				found = true
+				r.warn("MAP: the log joint is not finite at the default start; started from a point moved by U(−2, 2) per coordinate (try %d)", try)
+			}
 		}
-		return r, lastErr
+		if !found {
+			r.warn("MAP: the log joint is not finite at the default start, nor at %d points moved by U(−2, 2) around it", MAPStartTries)
+			r.Factors = e.factors()
+			if firstErr == nil {
+				firstErr = errNonFinite(0, 1)
+			}
+			return r, firstErr
+		}
 	}
 	res, err := optimize.Minimize(problem, x, settings, &optimize.LBFGS{})
 	switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
@@ -437,6 +438,42 @@ func TestMAPUnbounded(t *testing.T) {
 	t.Logf("x = %g after %d iterations; warnings %q", v, r.Iterations, r.Warnings)
 	if math.IsNaN(v) || math.IsInf(v, 0) || !(v < 0) {
 		t.Errorf("MAP x = %g, want the best finite point evaluated (below the start, 0)", v)
+	}
+}
+
+// singularAtZero is log p(x) = −x²/2 + log(x²): −∞ at the default start
+// x = 0, modes at ±√2.
+type singularAtZero struct{}
+
+func (singularAtZero) LogJoint(x, grad []float64) (float64, error) {
+	grad[0] = -x[0] + 2/x[0]
+	return -x[0]*x[0]/2 + math.Log(x[0]*x[0]), nil
+}
+func (singularAtZero) Clone() Target { return singularAtZero{} }
+
+// nowhereFinite is a log joint that is NaN everywhere.
+type nowhereFinite struct{}
+
+func (nowhereFinite) LogJoint(x, grad []float64) (float64, error) { return math.NaN(), nil }
+func (nowhereFinite) Clone() Target                               { return nowhereFinite{} }
+
+// TestMAPFallbackStart: where the log joint is not finite at the default
+// start, MAP starts from the first of up to MAPStartTries points around it
+// that is finite, as Stan's optimizer does; when none is, it fails.
+func TestMAPFallbackStart(t *testing.T) {
+	lat := []Latent{{Name: "x", Size: 1, Support: dist.Real}}
+	r, err := Fit(context.Background(), singularAtZero{}, lat, Settings{Method: MAP, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Factors[0].Params[0][0]; math.Abs(math.Abs(v)-math.Sqrt2) > 1e-6 || !r.Converged {
+		t.Errorf("MAP x = %v (converged %v), want ±√2", v, r.Converged)
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "started from a point moved by U(−2, 2)") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+	if _, err := Fit(context.Background(), nowhereFinite{}, lat, Settings{Method: MAP}); err == nil {
+		t.Error("a log joint finite nowhere: no error")
 	}
 }
 
