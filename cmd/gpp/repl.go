@@ -267,7 +267,7 @@ func (r *repl) loop(lines lineSource) {
 // readInput reads one input: a :command line, or lines up to a complete
 // statement or expression (parser.NeedsMore). A blank line at the "..." prompt
 // submits what was typed so far, so that an unclosed bracket is reported
-// rather than waited on, and so do a :command line and a line that starts
+// rather than waited on, and so do a line that names a :command and a line that starts
 // with a statement keyword outside braces (that line then starts the next
 // input); Ctrl-C drops it.
 func (r *repl) readInput(lines lineSource) (string, error) {
@@ -288,11 +288,12 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 			return strings.Join(buf, "\n"), err
 		}
 		if len(buf) > 0 && (parser.StartsStatement(line) && parser.OpenBraces(strings.Join(buf, "\n")) == 0 ||
-			strings.HasPrefix(strings.TrimSpace(line), ":")) {
+			isCommandLine(line)) {
 			// A statement keyword always starts a new statement (language.md
 			// §1), and a :command is never part of one (not even :quit):
 			// what came before is submitted as it is, and its parse error
-			// reported, before the line runs.
+			// reported, before the line runs. A line such as ":3]" that
+			// names no command goes on with the input (a slice y[0 :3]).
 			r.ahead, r.hasAhead = line, true
 			return strings.Join(buf, "\n"), nil
 		}
@@ -391,20 +392,41 @@ func init() {
 // command runs a :command line.
 func (r *repl) command(line string) {
 	fields := strings.Fields(line)
-	name := strings.TrimPrefix(fields[0], ":")
-	if name == "q" || name == "exit" {
-		name = "quit"
-	}
-	if name == "h" || name == "?" {
-		name = "help"
-	}
-	for _, c := range replCommands {
-		if c.name == name {
-			c.run(r, fields[1:])
-			return
-		}
+	name := commandName(fields[0])
+	if c := lookupCommand(name); c != nil {
+		c.run(r, fields[1:])
+		return
 	}
 	r.errorf("unknown command :%s (:help lists the commands)", name)
+}
+
+// commandName returns the command a ":word" names, aliases resolved.
+func commandName(word string) string {
+	switch name := strings.TrimPrefix(word, ":"); name {
+	case "q", "exit":
+		return "quit"
+	case "h", "?":
+		return "help"
+	default:
+		return name
+	}
+}
+
+// lookupCommand returns the command called name, or nil.
+func lookupCommand(name string) *replCommand {
+	for i := range replCommands {
+		if replCommands[i].name == name {
+			return &replCommands[i]
+		}
+	}
+	return nil
+}
+
+// isCommandLine reports whether line is a :command: a ":" and the name of
+// one, not a continued input that starts with ":" (":3]").
+func isCommandLine(line string) bool {
+	fields := strings.Fields(line)
+	return len(fields) > 0 && strings.HasPrefix(fields[0], ":") && lookupCommand(commandName(fields[0])) != nil
 }
 
 // replSessionHelp is what :help prints.

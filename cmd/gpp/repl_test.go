@@ -205,6 +205,20 @@ func TestReplCommandEndsInput(t *testing.T) {
 	}
 }
 
+// TestReplSliceContinued: a line that starts with ":" but names no command
+// continues the input (a slice broken before its colon), and the :q alias
+// still ends it.
+func TestReplSliceContinued(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"repl", "--history", "-"}, strings.NewReader("let v = [1, 2, 3, 4]\nsum(v[1\n:3])\nlet w = (v[0\n:q\n"), &out, &errb)
+	if want := ">>> sum(v[1\n... :3])\n5\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("transcript:\n%s\nwant it to contain:\n%s", out.String(), want)
+	}
+	if want := "found end of file"; code != exitError || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit code %d, errors:\n%s\nwant %d, %s", code, errb.String(), exitError, want)
+	}
+}
+
 func TestReplErrors(t *testing.T) {
 	t.Run("set bad value", func(t *testing.T) {
 		r, out, errb := newTestRepl()
