@@ -453,8 +453,11 @@ func (b *block) thetaFrom(p [][]float64, th []float64) {
 		return
 	}
 	if b.logMS {
+		// The shape has the fit's floor; the rate has none (the mean is
+		// free), so it is kept as it is: a floor of minParam made every
+		// factor whose mean is above 10⁸ times its shape draw too small.
 		for i := range p[0] {
-			a, r := math.Max(p[0][i], minParam), math.Max(p[1][i], minParam)
+			a, r := math.Max(p[0][i], minParam), math.Max(p[1][i], math.SmallestNonzeroFloat64)
 			th[i], th[b.n+i] = math.Log(a), math.Log(a)-math.Log(r)
 		}
 		return

@@ -156,3 +156,33 @@ func TestStartPoint(t *testing.T) {
 		}
 	}
 }
+
+// TestResultSampleSmallRate: a result's draws follow its factors whatever
+// their scale. A gamma factor of mean 10¹³ has a rate far below minParam
+// (the floor of rates behind a softplus), and its draws were made with the
+// floor instead: shape/10⁻⁸ = 3·10¹⁰, not 10¹³. The log joint the fit saw
+// was right; the draws, the summary and the outputs were not.
+func TestResultSampleSmallRate(t *testing.T) {
+	for _, rate := range []float64{3e-11, 3e-200, 30} {
+		r := &Result{Dim: 1, Factors: []Factor{
+			{Name: "s", Family: FamilyGamma, Support: dist.Positive, Offset: 0, Size: 1, Params: [][]float64{{300}, {rate}}},
+		}}
+		rng := rand.New(rand.NewPCG(1, 2))
+		const n = 4000
+		x := make([]float64, 1)
+		sum, sumLogQ := 0.0, 0.0
+		for range n {
+			sumLogQ += r.Sample(rng, x)
+			sum += x[0]
+		}
+		// mean 300/rate, sd of the sample mean 300/rate/√(300·4000) ≈ 0.1 %
+		if m := sum / n * rate / 300; math.Abs(m-1) > 0.005 {
+			t.Errorf("rate %g: draws' mean is %g times the factor's", rate, m)
+		}
+		// log q at the draws: its mean is minus the entropy, log(rate) −
+		// 4.2697 for Gamma(300, rate) (sd of the estimate 0.7/√4000 = 0.011)
+		if lq := sumLogQ/n - math.Log(rate); math.Abs(lq-(-4.2697)) > 0.05 {
+			t.Errorf("rate %g: mean log q − log rate = %g, want −4.2697", rate, lq)
+		}
+	}
+}

@@ -145,7 +145,12 @@ func (r *Result) prepare() {
 		var theta []float64
 		for i := range r.Factors {
 			f := &r.Factors[i]
-			b := block{name: f.Name, fam: f.Family, support: f.Support, shape: f.Shape, off: f.Offset, n: f.Size, poff: np, k: 1}
+			// A gamma factor is held as log shape and log mean, whatever
+			// the fit's coordinates: the rate then has no floor (behind a
+			// softplus it had minParam, and a factor of mean 10¹³ and shape
+			// 300, rate 3·10⁻¹¹, drew around 3·10¹⁰).
+			b := block{name: f.Name, fam: f.Family, support: f.Support, shape: f.Shape, off: f.Offset, n: f.Size, poff: np, k: 1,
+				logMS: f.Family == FamilyGamma}
 			if f.Support == dist.Simplex && len(f.Shape) > 0 {
 				b.k = f.Shape[len(f.Shape)-1]
 			}
