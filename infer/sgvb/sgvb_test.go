@@ -124,6 +124,12 @@ func TestShapeCap(t *testing.T) {
 		if gparam == GammaLogMeanShape && !(a >= maxShape/10 && math.Abs(m/5e9-1) < 0.05) {
 			t.Errorf("%v: Gamma shape %g, mean %g; want ≥ %g and 5e9", gparam, a, m, float64(maxShape/10))
 		}
+		// q is far wider than the posterior in both coordinates, and says
+		// so: at the shape cap, or (softplus) with the rate at its floor
+		want := map[GammaParam]string{GammaLogMeanShape: "shapes of its gamma factor are at or near the cap", GammaSoftplus: "rates of its gamma factor are at or near the floor"}[gparam]
+		if !strings.Contains(strings.Join(r.Warnings, "\n"), want) {
+			t.Errorf("%v: warnings %q lack %q", gparam, r.Warnings, want)
+		}
 	}
 }
 
