@@ -40,6 +40,53 @@ func TestAverager(t *testing.T) {
 	}
 }
 
+// TestStopRuleScaleCap: the changes are relative to |ELBO| capped at
+// scaleCap, so a large constant in the ELBO does not loosen the rule.
+func TestStopRuleScaleCap(t *testing.T) {
+	for _, c := range []struct {
+		cap  float64
+		want bool
+	}{{0, true}, {100, false}} {
+		s := newStopRule(false, 3, 1e-4)
+		s.scaleCap = c.cap
+		conv := false
+		// −10⁶ plus a q still gaining 5 nats a window: 5·10⁻⁶ of |ELBO|,
+		// 5·10⁻² of the capped scale
+		for i := range 6 {
+			_, conv = s.observe(-1e6+5*float64(i), 1)
+		}
+		if conv != c.want {
+			t.Errorf("scaleCap %v: converged %v, want %v", c.cap, conv, c.want)
+		}
+	}
+}
+
+// TestFitConstantOffset: a constant added to the log joint changes neither
+// the posterior nor, now, the fit: with −10⁶ added to a Poisson–gamma
+// model whose exact posterior is Gamma(100 002, 4.5) (sd 70.3), the
+// default stop rule ended at Gamma(12 932, 0.582), sd 195, "converged".
+func TestFitConstantOffset(t *testing.T) {
+	y := make([]float64, 4)
+	for i := range y {
+		y[i] = 25000 + float64(i)
+	}
+	for _, offset := range []float64{0, -1e6} {
+		gp := newGammaPoisson(y, 2, 0.5)
+		gp.cnst += offset
+		r, err := Fit(context.Background(), gp, gp.latents(), Settings{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pa, pb := gp.posterior()
+		f := r.Factors[0]
+		sd, exact := f.SD()[0], math.Sqrt(pa)/pb
+		t.Logf("offset %g: q = Gamma(%.6g, %.4g), sd %.4g (exact %.4g), %d iterations, converged %v", offset, f.Params[0][0], f.Params[1][0], sd, exact, r.Iterations, r.Converged)
+		if math.Abs(sd/exact-1) > 0.15 || !r.Converged {
+			t.Errorf("offset %g: sd %.4g, exact %.4g (converged %v)", offset, sd, exact, r.Converged)
+		}
+	}
+}
+
 func TestStopRule(t *testing.T) {
 	// last iterate: successive changes, mean or median of 3 below tol
 	s := newStopRule(false, 3, 0.01)

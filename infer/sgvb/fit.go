@@ -818,6 +818,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		avg = newAverager(s.Window, e.np)
 	}
 	stop := newStopRule(avg != nil, s.Window, s.Tol)
+	stop.scaleCap = stopScalePerCoord * float64(e.dim)
 	lastEval, lastT := 0, start
 	consec := 0
 	var lastErr error
