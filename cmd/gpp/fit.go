@@ -598,12 +598,14 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []strin
 
 // num3 formats a number for the console with 3 significant digits, as
 // Stan's print does.
-// paretoLine formats k̂ with its reading. k̂ = −Inf means the importance
-// ratios p/q had no tail at all (q is the posterior up to rounding), which
-// the line says in words.
+// paretoLine formats k̂ with its reading. k̂ = −Inf means the largest
+// importance ratios p/q are equal, so that they have no tail at all, which
+// the line says in words. It does not say that q is the posterior: the
+// ratios of a mixture of restarts that split 3:1 over two equal modes take
+// two values, the larger in a quarter of the draws.
 func paretoLine(k float64, reading string) string {
 	if math.IsInf(k, -1) {
-		return "-Inf (" + reading + ": the importance ratios are constant, q matches the posterior)"
+		return "-Inf (" + reading + ": the largest importance ratios are equal, so they have no tail)"
 	}
 	return num3(k) + " (" + reading + ")"
 }
