@@ -150,11 +150,16 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	if b, _ := br.Peek(len(bom)); string(b) == bom {
 		br.Discard(len(bom)) // Excel's "CSV UTF-8" starts with one
 	}
-	cr := csv.NewReader(br)
+	src, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	cr := csv.NewReader(bytes.NewReader(src))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = false
-	header, err := cr.Read()
+	var header []string
+	header, err = cr.Read()
 	headerLine := 1
 	if err == nil {
 		headerLine, _ = cr.FieldPos(0)
@@ -183,15 +188,36 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		seen[h] = j
 		t.Columns = append(t.Columns, &Array{Name: h, Int: true, Pos: pos})
 	}
+	// A blank line in a one-column file is a missing value (pandas writes
+	// NaN so), which the CSV reader would skip: it is the column's empty
+	// cell. In a wider file a missing row would be ",,", and blank lines
+	// are only spacing.
+	lines := bytes.Split(src, []byte("\n"))
+	prevEnd := headerLine
+	blanks := func(upTo int) { // blank lines after prevEnd, before line upTo
+		c := t.Columns[0]
+		for l := prevEnd + 1; l < upTo && l <= len(lines) && c.bad == nil; l++ {
+			if len(bytes.TrimSpace(lines[l-1])) == 0 && l < len(lines) {
+				c.bad = ast.Errorf(ast.Pos{File: file, Line: l, Col: 1}, "column %q: line %d is blank, an empty cell in a one-column file (data cannot have missing values: drop or fill in the row)", header[0], l)
+			}
+		}
+	}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
+			if len(header) == 1 {
+				blanks(len(lines))
+			}
 			break
 		}
 		if err != nil {
 			return nil, csvError(file, err)
 		}
 		line, _ := cr.FieldPos(0)
+		if len(header) == 1 {
+			blanks(line)
+			prevEnd = line + strings.Count(rec[0], "\n")
+		}
 		cols := make([]int, len(rec))
 		for j, cell := range rec {
 			_, col := cr.FieldPos(j)

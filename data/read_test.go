@@ -180,6 +180,10 @@ func TestReadValueErrors(t *testing.T) {
 		{"csv nan", "a.csv", "x\n1\nNaN\n", "x", `a.csv:3:1: column "x": "NaN": NaN and infinite values are not allowed in data`},
 		{"csv inf", "a.csv", "x\n-Inf\n", "x", `a.csv:2:1: column "x": "-Inf": NaN and infinite values`},
 		{"csv empty cell", "a.csv", "x,y\n1,\n", "y", `a.csv:2:3: column "y": empty cell`},
+		// A blank line in a one-column file is a missing value (pandas
+		// writes NaN so); the CSV reader skipped it and N was one short.
+		{"csv blank line, one column", "a.csv", "y\n1.0\n\n2.0\n", "y", `a.csv:3:1: column "y": line 3 is blank, an empty cell in a one-column file`},
+		{"csv blank last line, one column", "a.csv", "y\r\n1.0\r\n2.0\r\n\r\n", "y", `a.csv:4:1: column "y": line 4 is blank`},
 		{"csv missing value", "a.csv", "x\n1\nNA\n", "x", `a.csv:3:1: column "x": "NA" is not a number (data cannot have missing values: drop or fill in the row)`},
 		{"csv semicolons", "a.csv", "x;y\n1;2\n", "x;y", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
 		{"csv tabs", "a.csv", "x\ty\n1\t2\n", "", `(the file looks separated by "\t"; gpp reads comma-separated files)`},
