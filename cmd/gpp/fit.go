@@ -37,6 +37,7 @@ type fitConfig struct {
 	family      string  // gamma, lognormal or map
 	gammaGrad   string  // implicit, paper or paper-knowles
 	gammaParam  string  // log-mean-shape or softplus
+	estimator   string  // stl-cv, stl, entropy-cv or entropy
 	fullRank    string  // latents with full-rank normal factors, comma-separated
 	tol         float64
 	quiet       bool
@@ -84,6 +85,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
 	fs.StringVar(&cfg.fullRank, "fullrank", "", fmt.Sprintf("comma-separated `NAMES` of real or positive latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues), as Stan's fullrank ADVI but per latent: it captures the correlations\nbetween a latent's elements, such as regression coefficients written as one\nvector, that the default mean-field factors miss; at most %d elements each,\nmoved by natural-gradient steps whatever --optimizer says (default: none)", sgvb.MaxFullRank))
 	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
+	fs.StringVar(&cfg.estimator, "estimator", sgvb.STLCV.String(), "per-draw ELBO gradient: stl-cv (sticking the landing with a control variate),\nstl, entropy-cv or entropy (the paper's: log p's pathwise gradient plus the\nanalytic entropy's; noisy for small gamma shapes) (see docs/inference.md)")
 	fs.StringVar(&cfg.gammaParam, "gamma-param", sgvb.GammaLogMeanShape.String(), "how the optimizer sees a gamma factor's shape a and rate b: log-mean-shape (log a\nand the log mean log a/b; adadelta's default step size is then 0.3) or softplus\n(a, b behind softplus links, as in Knowles 2015: slow to tight posteriors, but\nmay keep more components of sparse models such as the EPM on small networks)")
 	fs.Float64Var(&cfg.tol, "tol", defaultTol, "convergence: q is the average of the last 500 iterates; stop when its ELBO (from the\nsame draws each time) changed relative to the average 500 steps before by less than\nthis, in the median over the last 5 evaluations; 0: run all --iter iterations")
 	fs.BoolVar(&v.lastIterate, "last-iterate", false, "q is the last iterate, each ELBO estimate from fresh draws, and the fit stops\nwhen the mean or median of successive relative changes over the last 5\nevaluations is below --tol (Stan's ADVI; the paper's protocol) (default false)")
@@ -207,6 +209,11 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 		return usageErr("--gamma-param %q: want log-mean-shape or softplus", cfg.gammaParam)
 	}
 	s.GammaParam = gp
+	est, err := sgvb.ParseEstimator(cfg.estimator)
+	if err != nil || est == sgvb.EstimatorAuto {
+		return usageErr("--estimator %q: want stl-cv, stl, entropy-cv or entropy", cfg.estimator)
+	}
+	s.Estimator = est
 	opt, err := sgvb.ParseOptimizer(v.optimizer)
 	if err != nil {
 		return usageErr("--optimizer %q: want adadelta-momentum, adadelta, adam, rmsprop, adagrad, momentum or sgd", v.optimizer)

@@ -368,6 +368,45 @@ func TestFitLastIterate(t *testing.T) {
 	}
 }
 
+// TestFitEstimator: --estimator picks the gradient estimator, which the
+// files record; the paper's analytic-entropy estimator is noisier, so the
+// fit differs from the default's; "auto" and unknown names are usage
+// errors.
+func TestFitEstimator(t *testing.T) {
+	elbos := map[string]float64{}
+	for _, est := range []string{"", "entropy"} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{"fit", poissonModel, poissonData, "--quiet", "--out", out}
+		if est != "" {
+			args = append(args, "--estimator", est)
+		}
+		if code, _, stderr := runSafe(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d: %s", est, code, stderr)
+		}
+		ff := readFit(t, filepath.Join(out, "fit.json"))
+		want := est
+		if want == "" {
+			want = "stl-cv"
+		}
+		if ff.Settings.Estimator != want {
+			t.Errorf("%q: fit.json estimator %q, want %q", est, ff.Settings.Estimator, want)
+		}
+		comments, _, _ := readStanCSV(t, filepath.Join(out, "draws.csv"))
+		if !containsLine(comments, "#     estimator = "+want) {
+			t.Errorf("%q: draws.csv lacks its estimator", est)
+		}
+		elbos[est] = float64(ff.ELBO)
+	}
+	if elbos[""] == elbos["entropy"] {
+		t.Errorf("--estimator entropy gave the default's ELBO %v: not passed to the engine", elbos[""])
+	}
+	for _, bad := range []string{"auto", "reinforce"} {
+		if code, _, stderr := runSafe(t, "fit", poissonModel, poissonData, "--quiet", "--estimator", bad, "--out", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "want stl-cv, stl, entropy-cv or entropy") {
+			t.Errorf("--estimator %s: exit %d, %s", bad, code, stderr)
+		}
+	}
+}
+
 func containsLine(lines []string, s string) bool {
 	for _, l := range lines {
 		if l == s {

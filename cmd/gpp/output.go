@@ -777,6 +777,7 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	p("#     optimizer = %s", c.settings.Optimizer)
 	p("#     gamma_grad = %s", c.gammaGrad)
 	p("#     gamma_param = %s", c.gammaParam)
+	p("#     estimator = %s", c.estimator)
 	p("#     tol_rel_obj = %s", formatNum(c.tol))
 	p("#     eval_elbo = %d", max(c.settings.EvalEvery, 1))
 	p("#     output_samples = %d", c.outputDraws)
@@ -987,6 +988,7 @@ type fitSettings struct {
 	DrawsPerStep int       `json:"draws"`
 	GammaGrad    string    `json:"gamma_grad"`
 	GammaParam   string    `json:"gamma_param"`
+	Estimator    string    `json:"estimator"`
 	Tol          jsonFloat `json:"tol"`
 	LastIterate  bool      `json:"last_iterate"`
 	EvalEvery    int       `json:"eval_every"`
@@ -1090,7 +1092,7 @@ func newFitFile(h drawsHeader) *fitFile {
 		Settings: fitSettings{
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
-			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
+			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
 			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init,
 		},
 		fitOutcome: outcomeOf(r, h.stepSize),
