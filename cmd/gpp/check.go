@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -66,11 +67,34 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// checkSynopsis is gpp check's usage line.
+const checkSynopsis = "check [--set NAME=VALUE ...] model.gpp [data.csv|data.json|NAME=FILE ...]"
+
+// checkHelpText is what gpp check --help says before the flags.
+const checkHelpText = `Parses and checks a model, and prints its latents (shape, support and
+variational family), data, constants and outputs, or every error with its file,
+line and column. Given the data files too (or for a model that reads none), it
+also binds and compiles the model and evaluates its log density where a fit
+starts, so that everything fit would refuse before its first step is reported
+here. Exit 0 for a valid model, 1 for errors, 2 for a bad command line.
+`
+
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", "check [--set NAME=VALUE ...] model.gpp [data.csv|data.json|NAME=FILE ...]", stderr)
+	fs := newFlagSet("check", checkSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", checkSynopsis, checkHelpText)
+		fs.PrintDefaults()
+	}
 	sets := setFlags{}
 	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")
+	if isHelp(args) {
+		fs.SetOutput(stdout)
+	}
 	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
 	if err != nil {
 		return exitUsage
 	}

@@ -48,6 +48,12 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdRepl([]string{"--help"}, strings.NewReader(""), stdout, stdout)
 	case "diagnose":
 		return cmdDiagnose([]string{"--help"}, stdout, stdout)
+	case "version":
+		fmt.Fprintln(stdout, "usage: gpp version\n\nPrints gpp's version and the Go toolchain and platform it was built with.")
+		return exitOK
+	case "help":
+		usage(stdout)
+		return exitOK
 	case "distributions":
 		t := &table{}
 		t.row("distribution", "value", "description")
@@ -90,7 +96,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 // helpTopics lists what gpp help takes: commands, the two tables, and every
 // distribution and function name.
 func helpTopics() []string {
-	topics := []string{"check", "fit", "repl", "diagnose", "distributions", "functions"}
+	topics := []string{"check", "fit", "repl", "diagnose", "version", "help", "distributions", "functions"}
 	for _, d := range stdlib.Dists() {
 		topics = append(topics, d.Name)
 	}
