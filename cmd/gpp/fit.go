@@ -603,8 +603,6 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []strin
 	}
 }
 
-// num3 formats a number for the console with 3 significant digits, as
-// Stan's print does.
 // paretoLine formats k̂ with its reading. k̂ = −Inf means the largest
 // importance ratios p/q are equal, so that they have no tail at all, which
 // the line says in words. It does not say that q is the posterior: the
@@ -617,6 +615,8 @@ func paretoLine(k float64, reading string) string {
 	return num3(k) + " (" + reading + ")"
 }
 
+// num3 formats a number for the console with 3 significant digits, as
+// Stan's print does.
 func num3(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"
