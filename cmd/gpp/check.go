@@ -104,15 +104,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	l, err := pipeline.Parse(pos[0], sets)
-	if err == nil && (len(pos) > 1 || len(l.Info.Data) == 0) {
-		// With its data (or with none to read) the model is also
-		// bound and compiled, as fit does before its first step, so that
-		// sizes, data values and everything else fit would refuse are
-		// reported here.
-		var inputs []data.Input
-		if inputs, err = pipeline.ReadInputs(pos[1:], l.Sources); err == nil {
-			err = l.Bind(inputs, sets)
-		}
+	var inputs []data.Input
+	if err == nil {
+		inputs, err = pipeline.ReadInputs(pos[1:], l.Sources)
 	}
 	if err != nil {
 		var srcs sources
@@ -122,12 +116,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err, srcs)
 		return exitError
 	}
-	if l.Model != nil {
-		if err := startError(l.Model); err != nil {
-			printError(stderr, err, sources(l.Sources))
-			errorf(stderr, "%s", startNote)
-			return exitError
-		}
+	if (len(pos) > 1 || len(l.Info.Data) == 0) && !bindAndStart(stderr, l, inputs, sets, sources(l.Sources)) {
+		return exitError
 	}
 	printSummary(stdout, pos[0], l.Info)
 	if len(l.Info.Data) > 0 {
@@ -138,6 +128,25 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// bindAndStart binds and compiles l with inputs, as fit does before its
+// first step, so that sizes, data values and everything else fit would
+// refuse are reported, and tries its log density at a fit's start
+// (startError). It prints any error to w, with startNote after a failure at
+// the start, and reports whether all went well. gpp check and REPL :check
+// call it with the data, or for a model that reads none.
+func bindAndStart(w io.Writer, l *pipeline.Loaded, inputs []data.Input, sets map[string]string, srcs sources) bool {
+	if err := l.Bind(inputs, sets); err != nil {
+		printError(w, err, srcs)
+		return false
+	}
+	if err := startError(l.Model); err != nil {
+		printError(w, err, srcs)
+		errorf(w, "%s", startNote)
+		return false
+	}
+	return true
 }
 
 // startError evaluates the log joint and its gradient at the centre of a
@@ -161,14 +170,11 @@ func startError(m *compile.Model) error {
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
-	x := make([]float64, m.Dim)
-	for range startTries {
-		for i := range x {
-			x[i] = x0[i] + 0.2*rng.Float64() - 0.1
-		}
-		if _, err := m.LogJoint(x, grad); err == nil {
-			return nil
-		}
+	if sgvb.TryNear(x0, make([]float64, m.Dim), 0.1, startTries, rng, func(x []float64) bool {
+		_, err := m.LogJoint(x, grad)
+		return err == nil
+	}) > 0 {
+		return nil
 	}
 	return first
 }

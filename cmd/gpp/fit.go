@@ -434,7 +434,11 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
-	if elbo, se := r.ELBO, r.ELBOSE; mix != nil && sgvb.Overflows(mix.ELBO, mix.ELBOSE) || mix == nil && sgvb.Overflows(elbo, se) {
+	elbo, se := r.ELBO, r.ELBOSE
+	if mix != nil {
+		elbo, se = mix.ELBO, mix.ELBOSE
+	}
+	if sgvb.Overflows(elbo, se) {
 		// The files are complete and say so (fit.json holds the ELBO), but
 		// a script must not go on as if q were a result.
 		con.note("the fit failed (its ELBO overflows, above): the outputs are written for inspection only")

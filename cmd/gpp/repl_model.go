@@ -300,17 +300,12 @@ func (r *repl) check() {
 	var l *pipeline.Loaded
 	if len(r.data) > 0 || len(r.info.Data) == 0 {
 		var err error
-		l, err = pipeline.ParseSource(replModel, []byte(r.src), r.sets)
-		if err == nil {
-			err = l.Bind(r.inputs(), r.sets)
-		}
-		if err != nil {
+		if l, err = pipeline.ParseSource(replModel, []byte(r.src), r.sets); err != nil {
 			r.printError(err, r.sources(""))
 			return
 		}
-		if err := startError(l.Model); err != nil {
-			r.printError(err, r.sources(""))
-			fmt.Fprintf(r.err, "gpp: %s\n", startNote)
+		if !bindAndStart(r.err, l, r.inputs(), r.sets, r.sources("")) {
+			r.failed = true
 			return
 		}
 	}

@@ -120,8 +120,8 @@ type stopRule struct {
 // |ELBO| below 100·dim (every example and test model) are unchanged.
 const stopScalePerCoord = 100
 
-func newStopRule(averaged bool, window int, tol float64) *stopRule {
-	return &stopRule{averaged: averaged, window: window, tol: tol,
+func newStopRule(averaged bool, window int, tol, scaleCap float64) *stopRule {
+	return &stopRule{averaged: averaged, window: window, tol: tol, scaleCap: scaleCap,
 		hist: make([]float64, 0, window+1), rel: make([]float64, 0, window), sorted: make([]float64, window)}
 }
 

@@ -47,8 +47,7 @@ func TestStopRuleScaleCap(t *testing.T) {
 		cap  float64
 		want bool
 	}{{0, true}, {100, false}} {
-		s := newStopRule(false, 3, 1e-4)
-		s.scaleCap = c.cap
+		s := newStopRule(false, 3, 1e-4, c.cap)
 		conv := false
 		// −10⁶ plus a q still gaining 5 nats a window: 5·10⁻⁶ of |ELBO|,
 		// 5·10⁻² of the capped scale
@@ -89,7 +88,7 @@ func TestFitConstantOffset(t *testing.T) {
 
 func TestStopRule(t *testing.T) {
 	// last iterate: successive changes, mean or median of 3 below tol
-	s := newStopRule(false, 3, 0.01)
+	s := newStopRule(false, 3, 0.01, 0)
 	var conv []bool
 	for _, e := range []float64{-100, -90, -89.5, -89.4, -89.35} {
 		_, c := s.observe(e, 1)
@@ -99,7 +98,7 @@ func TestStopRule(t *testing.T) {
 		t.Errorf("last-iterate rule %v, want %v", conv, want)
 	}
 	// averaged: changes against the estimate 3 back, from the 6th on
-	s = newStopRule(true, 3, 0.01)
+	s = newStopRule(true, 3, 0.01, 0)
 	conv = conv[:0]
 	var changes []float64
 	for _, e := range []float64{-100, -95, -92, -91, -90.5, -90.4, -90.3, -90.3, -90.3, -90.3} {

@@ -269,11 +269,7 @@ func (b *block) initTheta(l *Latent, th []float64) {
 		}
 	case FamilyFullRank: // L = initSD·I
 		for i := 0; i < n; i++ {
-			if b.fullRankLog() {
-				th[i] = math.Log(initElem(l, i, defaultPos, isPos))
-			} else {
-				th[i] = initElem(l, i, 0, finite)
-			}
+			th[i] = startCoord(l, i, 1) // real, or the logs of a positive latent
 			th[n+i] = softplusInv(initSD)
 		}
 		clear(th[2*n:])
@@ -314,21 +310,18 @@ func (b *block) initTheta(l *Latent, th []float64) {
 
 // startCoord returns coordinate i of latent l at the default start's centre
 // (MAP's start): its Init element if valid, otherwise 1, 0.5, 1/k or 0 by
-// its support. k is the simplex size.
+// its support, mapped by coordOf. k is the simplex size.
 func startCoord(l *Latent, i, k int) float64 {
+	def, ok := 0.0, finite
 	switch l.Support {
 	case dist.Positive:
-		return math.Log(initElem(l, i, defaultPos, isPos))
+		def, ok = defaultPos, isPos
 	case dist.Unit:
-		m := initElem(l, i, 0.5, isUnit)
-		return math.Log(m) - math.Log1p(-m)
+		def, ok = 0.5, isUnit
 	case dist.Simplex:
-		if l.Init != nil && i < len(l.Init) && isPos(l.Init[i]) {
-			return math.Log(l.Init[i])
-		}
-		return math.Log(1 / float64(k))
+		def, ok = 1/float64(k), isPos
 	}
-	return initElem(l, i, 0, finite)
+	return coordOf(l.Support, initElem(l, i, def, ok))
 }
 
 // StartPoint returns the coordinate vector (of length dim) at the centre of
@@ -348,6 +341,22 @@ func StartPoint(lats []Latent, dim int) []float64 {
 		}
 	}
 	return x
+}
+
+// TryNear looks for a usable start near x0: up to tries times it writes
+// into x the point x0 with every coordinate moved by a U(−h, h) draw of
+// rng, and returns the first try (counting from 1) at which ok(x) holds,
+// or 0. MAP's fallback start and gpp check's trial of the start use it.
+func TryNear(x0, x []float64, h float64, tries int, rng *rand.Rand, ok func(x []float64) bool) int {
+	for try := 1; try <= tries; try++ {
+		for i := range x {
+			x[i] = x0[i] + h*(2*rng.Float64()-1)
+		}
+		if ok(x) {
+			return try
+		}
+	}
+	return 0
 }
 
 // jitter moves the location of every element of the block's start th by

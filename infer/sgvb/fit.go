@@ -817,8 +817,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	if !s.LastIterate {
 		avg = newAverager(s.Window, e.np)
 	}
-	stop := newStopRule(avg != nil, s.Window, s.Tol)
-	stop.scaleCap = stopScalePerCoord * float64(e.dim)
+	stop := newStopRule(avg != nil, s.Window, s.Tol, stopScalePerCoord*float64(e.dim))
 	lastEval, lastT := 0, start
 	consec := 0
 	var lastErr error

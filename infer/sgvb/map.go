@@ -93,17 +93,8 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		firstErr := lastErr
 		x0 := append([]float64(nil), x...)
 		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamMAPStart, 0, 0)))
-		found := false
-		for try := 1; try <= MAPStartTries && !found; try++ {
-			for i := range x {
-				x[i] = x0[i] + 4*rng.Float64() - 2
-			}
-			if !math.IsInf(eval(x), 1) {
-				found = true
-				r.warn("MAP: the log joint is not finite at the default start; started from a point moved by U(−2, 2) per coordinate (try %d)", try)
-			}
-		}
-		if !found {
+		try := TryNear(x0, x, 2, MAPStartTries, rng, func(x []float64) bool { return !math.IsInf(eval(x), 1) })
+		if try == 0 {
 			r.warn("MAP: the log joint is not finite at the default start, nor at %d points moved by U(−2, 2) around it", MAPStartTries)
 			r.Factors = e.factors()
 			if firstErr == nil {
@@ -111,6 +102,7 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 			}
 			return r, firstErr
 		}
+		r.warn("MAP: the log joint is not finite at the default start; started from a point moved by U(−2, 2) per coordinate (try %d)", try)
 	}
 	res, err := optimize.Minimize(problem, x, settings, &optimize.LBFGS{})
 	switch {
