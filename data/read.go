@@ -192,7 +192,10 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	// NaN so), which the CSV reader would skip: it is the column's empty
 	// cell. In a wider file a missing row would be ",,", and blank lines
 	// are only spacing.
-	lines := bytes.Split(src, []byte("\n"))
+	var lines [][]byte
+	if len(header) == 1 {
+		lines = bytes.Split(src, []byte("\n"))
+	}
 	prevEnd := headerLine
 	blanks := func(upTo int) { // blank lines after prevEnd, before line upTo
 		c := t.Columns[0]

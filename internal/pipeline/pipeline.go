@@ -5,6 +5,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -80,9 +81,9 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 		in := data.Input{Name: name, File: file}
 		switch strings.ToLower(filepath.Ext(file)) {
 		case ".csv":
-			in.Table, err = data.ReadCSV(file, strings.NewReader(string(src)))
+			in.Table, err = data.ReadCSV(file, bytes.NewReader(src))
 		case ".json":
-			in.JSON, err = data.ReadJSON(file, strings.NewReader(string(src)))
+			in.JSON, err = data.ReadJSON(file, bytes.NewReader(src))
 		default:
 			return nil, fmt.Errorf("data file %s: expected a .csv or .json file", file)
 		}

@@ -355,17 +355,14 @@ func terminate(raw []lexer.Token) []lexer.Token {
 // in ";". The REPL asks it to choose between running an input and its
 // "..." prompt.
 func NeedsMore(src string) bool {
-	s := &scanner{src: []byte(src), line: 1, bad: map[int]string{}}
-	s.scanRaw()
+	toks := rawTokens(src)
 	depth := 0
 	var last *lexer.Token
-	for i := range s.toks {
-		t := &s.toks[i]
+	for i := range toks {
+		t := &toks[i]
 		switch t.Type {
 		case tokBad:
 			return false
-		case tokNewline, lexer.EOF:
-			continue
 		case tokPunct:
 			switch t.Value {
 			case "(", "[", "{":
