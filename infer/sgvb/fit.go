@@ -997,6 +997,10 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 func capWarnings(blocks []block, fs []Factor) []string {
 	var out []string
 	for bi, f := range fs {
+		if sds := floorSDs(f); sds > 0 {
+			out = append(out, fmt.Sprintf("%s: %d sds of its %s factor are at or near the floor %.0e that keeps them positive; the posterior may be narrower than q (rescale the data or the parameter)",
+				f.Name, sds, f.Family, minParam))
+		}
 		var slots [][]float64
 		switch f.Family {
 		case FamilyGamma:
@@ -1038,6 +1042,29 @@ func capWarnings(blocks []block, fs []Factor) []string {
 		}
 	}
 	return out
+}
+
+// floorSDs counts the sds of a normal, lognormal or full-rank factor (the
+// diagonal of its Cholesky factor) within a factor 2 of minParam, where
+// they are held: a posterior sd below 10⁻⁸ on the latent's scale (data
+// of scale 10⁻¹⁰, say) leaves q that wide.
+func floorSDs(f Factor) int {
+	var sds []float64
+	switch f.Family {
+	case FamilyNormal, FamilyLognormal:
+		sds = f.Params[1]
+	case FamilyFullRank:
+		for i := range f.Params[0] {
+			sds = append(sds, f.Params[1+i][i])
+		}
+	}
+	n := 0
+	for _, v := range sds {
+		if v <= 2*minParam {
+			n++
+		}
+	}
+	return n
 }
 
 // guard is the divergence guard of a fit (Settings.MaxRollbacks): the best

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -129,6 +131,45 @@ func TestShapeCap(t *testing.T) {
 		want := map[GammaParam]string{GammaLogMeanShape: "shapes of its gamma factor are at or near the cap", GammaSoftplus: "rates of its gamma factor are at or near the floor"}[gparam]
 		if !strings.Contains(strings.Join(r.Warnings, "\n"), want) {
 			t.Errorf("%v: warnings %q lack %q", gparam, r.Warnings, want)
+		}
+	}
+}
+
+// TestSDFloor fits Gaussian posteriors of sd 10⁻¹⁰ on the latent's scale
+// (a real latent's value or a positive one's log), narrower than the
+// floor 10⁻⁸ that keeps a normal, lognormal or full-rank factor's sds
+// positive: the sds stop at the floor, and the fit says so. At sd 10⁻⁴
+// it does not.
+func TestSDFloor(t *testing.T) {
+	for _, sd := range []float64{1e-10, 1e-4} {
+		for _, c := range []struct {
+			pos bool
+			fam Family
+		}{{false, FamilyAuto}, {true, FamilyLognormal}, {false, FamilyFullRank}} {
+			sigma := mat.NewSymDense(2, []float64{sd * sd, 0, 0, sd * sd})
+			tg := newMVGauss([]float64{0.5, -1}, sigma, c.pos)
+			s := Settings{Seed: 2, Tol: -1, MaxIter: 3000, PSISDraws: -1, Family: c.fam}
+			if c.fam == FamilyFullRank {
+				s.Family, s.Families = FamilyAuto, map[string]Family{"beta": FamilyFullRank}
+			}
+			// started at the posterior mean: AdaDelta's steps (about
+			// η·√ε = 0.01 at least) would take the mean-field factors far
+			// longer to reach it at this scale than the sds
+			lat := tg.latents()
+			lat[0].Init = []float64{0.5, -1}
+			if c.pos {
+				lat[0].Init = []float64{math.Exp(0.5), math.Exp(-1)}
+			}
+			r, err := Fit(context.Background(), tg, lat, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := r.Factors[0]
+			warned := strings.Contains(strings.Join(r.Warnings, "\n"), "sds of its "+f.Family.String()+" factor are at or near the floor")
+			t.Logf("sd %g, %v: floor warning %v, %d sds at the floor", sd, f.Family, warned, floorSDs(f))
+			if warned != (sd < minParam) {
+				t.Errorf("sd %g, %v factor: floor warning %v, want %v (warnings %q)", sd, f.Family, warned, sd < minParam, r.Warnings)
+			}
 		}
 	}
 }
