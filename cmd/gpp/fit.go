@@ -382,7 +382,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if err != nil {
 		var re *sgvb.RestartError
 		if errors.As(err, &re) {
-			con.note("restart %d (seed %d) of %d failed:", re.Restart, re.Seed, cfg.restarts)
+			con.note("all %d restarts failed; restart %d (seed %d):", cfg.restarts, re.Restart, re.Seed)
 			if c := mix.Components[re.Restart]; c != nil {
 				r = c
 			}

@@ -728,7 +728,7 @@ func writeElboCSV(w io.Writer, h drawsHeader) error {
 		cw.Write([]string{"restart", "iter", "elbo", "se", "seconds"})
 		for r, c := range h.mix.Components {
 			for _, t := range c.Trace {
-				cw.Write([]string{strconv.Itoa(r), strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
+				cw.Write([]string{strconv.Itoa(h.mix.Restarts[r]), strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
 			}
 		}
 	}
@@ -798,8 +798,11 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 		conv, iters := true, 0
 		for i, rc := range m.Components {
 			p("# restart %d: seed = %d, iterations = %d, converged = %d, interrupted = %d, elbo = %s, pareto_k = %s (%s)",
-				i, m.Seeds[i], rc.Iterations, b2i(rc.Converged), b2i(rc.Interrupted), formatNum(rc.ELBO), formatNum(rc.ParetoK), rc.ParetoReading)
+				m.Restarts[i], m.Seeds[i], rc.Iterations, b2i(rc.Converged), b2i(rc.Interrupted), formatNum(rc.ELBO), formatNum(rc.ParetoK), rc.ParetoReading)
 			conv, iters = conv && rc.Converged, max(iters, rc.Iterations)
+		}
+		for _, f := range m.Failed {
+			p("# restart %d: seed = %d, failed and left out: %s", f.Restart, f.Seed, strings.Join(strings.Fields(f.Err.Error()), " "))
 		}
 		p("# iterations = %d", iters)
 		p("# converged = %d", b2i(conv))

@@ -134,12 +134,14 @@ func fitWarnings(r *sgvb.Result, mix *sgvb.Mixture) []string {
 			if who[w] == nil {
 				texts = append(texts, w)
 			}
-			who[w] = append(who[w], fmt.Sprint(i))
+			who[w] = append(who[w], fmt.Sprint(mix.Restarts[i]))
 		}
 	}
 	var out []string
 	for _, w := range texts {
 		switch rs := who[w]; {
+		case len(rs) == len(mix.Components) && len(mix.Failed) > 0:
+			out = append(out, "every restart that finished: "+w)
 		case len(rs) == len(mix.Components):
 			out = append(out, "every restart: "+w)
 		case len(rs) == 1:
@@ -209,10 +211,17 @@ const rhatWarn = 1.01
 func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ds *drawSet, st []stats, written []string) {
 	t := &table{right: []bool{true, true, true, true, false, true}}
 	t.row("restart", "seed", "ELBO", "iterations", "", "k̂")
-	sum := 0.0
+	sum, failed := 0.0, m.Failed
 	for i, c := range m.Components {
-		t.row(fmt.Sprint(i), fmt.Sprint(m.Seeds[i]), fmt.Sprintf("%.6g", c.ELBO), fmt.Sprint(c.Iterations), "("+fitEnd(cfg, c)+")", num3(c.ParetoK))
+		for len(failed) > 0 && failed[0].Restart < m.Restarts[i] {
+			t.row(fmt.Sprint(failed[0].Restart), fmt.Sprint(failed[0].Seed), "—", "—", "(failed; left out)", "—")
+			failed = failed[1:]
+		}
+		t.row(fmt.Sprint(m.Restarts[i]), fmt.Sprint(m.Seeds[i]), fmt.Sprintf("%.6g", c.ELBO), fmt.Sprint(c.Iterations), "("+fitEnd(cfg, c)+")", num3(c.ParetoK))
 		sum += c.ELBO
+	}
+	for _, f := range failed {
+		t.row(fmt.Sprint(f.Restart), fmt.Sprint(f.Seed), "—", "—", "(failed; left out)", "—")
 	}
 	t.print(w)
 	R := len(m.Components)

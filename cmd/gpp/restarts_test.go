@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -113,6 +114,80 @@ func TestFitRestarts(t *testing.T) {
 }
 
 func lgamma(x float64) float64 { v, _ := math.Lgamma(x); return v }
+
+// TestFitRestartsOneFails warm-starts restart 1 of three where the log
+// density is undefined (log of a negative number): it fails, and the fit
+// is the mixture of restarts 0 and 2, which every output names as such.
+func TestFitRestartsOneFails(t *testing.T) {
+	d := t.TempDir()
+	model := filepath.Join(d, "fence.gpp")
+	if err := os.WriteFile(model, []byte("param x: real ~ Normal(0, 1)\ntarget += log(5 - x)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"fit", model, "--quiet", "--output-draws", "20", "--restarts", "3"}
+	first := filepath.Join(d, "first")
+	if code, _, stderr := runSafe(t, append(args, "--iter", "300", "--out", first)...); code != 0 {
+		t.Fatalf("first fit: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(first, "fit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ff map[string]any
+	if err := json.Unmarshal(b, &ff); err != nil {
+		t.Fatal(err)
+	}
+	bad := ff["restarts"].([]any)[1].(map[string]any)["factors"].([]any)[0].(map[string]any)
+	bad["params"] = map[string]any{"mean": []float64{100}, "sd": []float64{0.01}}
+	init := filepath.Join(d, "init.json")
+	if b, err = json.Marshal(ff); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(init, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(d, "second")
+	code, stdout, stderr := runSafe(t, append(args, "--init", init, "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	seed1 := strconv.FormatUint(sgvb.RestartSeed(1, 1), 10)
+	if !strings.Contains(stdout, "1  "+seed1+"        —           —  (failed; left out)") {
+		t.Errorf("the status table lacks restart 1's failure:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "restart 1 (seed "+seed1+"): "+model+":2:11: log: argument") || !strings.Contains(stderr, "the mixture leaves it out (2 of 3 restarts finished)") {
+		t.Errorf("stderr lacks the failure's warning:\n%s", stderr)
+	}
+	restarts := map[string]bool{}
+	for _, row := range readCSV(t, filepath.Join(out, "elbo.csv"))[1:] {
+		restarts[row[0]] = true
+	}
+	if len(restarts) != 2 || !restarts["0"] || !restarts["2"] {
+		t.Errorf("elbo.csv has restarts %v, want 0 and 2", restarts)
+	}
+	draws, err := os.ReadFile(filepath.Join(out, "draws.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# restart 2: seed = " + strconv.FormatUint(sgvb.RestartSeed(1, 2), 10) + ", iterations", "# restart 1: seed = " + seed1 + ", failed and left out: " + model + ":2:11: log: argument"} {
+		if !bytes.Contains(draws, []byte(want)) {
+			t.Errorf("draws.csv's header lacks %q", want)
+		}
+	}
+	var got struct {
+		Restarts []struct{ Seed uint64 }
+		Warnings []string
+	}
+	if b, err = os.ReadFile(filepath.Join(out, "fit.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Restarts) != 2 || got.Restarts[1].Seed != sgvb.RestartSeed(1, 2) || !strings.Contains(strings.Join(got.Warnings, "\n"), "the mixture leaves it out") {
+		t.Errorf("fit.json: restarts %v, warnings %q", got.Restarts, got.Warnings)
+	}
+}
 
 // TestFitRestartsInit warm-starts restarts from a mixture's fit.json, and
 // refuses it where the number of restarts differs or in the REPL.
@@ -265,11 +340,12 @@ func TestFitWarnings(t *testing.T) {
 	c := func(k float64, ws ...string) *sgvb.Result {
 		return &sgvb.Result{ParetoK: k, Warnings: append(ws, sgvb.ParetoWarning(k, "q"))}
 	}
+	// restarts 1 and 4 failed: the others keep their numbers
 	m := &sgvb.Mixture{Components: []*sgvb.Result{c(0.9, conv), c(1.2, conv, "x"), c(2, conv, "x"), c(0.3, conv)},
-		Warnings: []string{sgvb.ParetoWarning(1.5, "the mixture")}}
+		Restarts: []int{0, 2, 3, 5}, Warnings: []string{sgvb.ParetoWarning(1.5, "the mixture")}}
 	m.Components[3].Warnings = m.Components[3].Warnings[:1] // k̂ 0.3: no warning
 	got := strings.Join(fitWarnings(nil, m), "\n")
-	want := "every restart: " + conv + "\nrestarts 1, 2: x\n" + sgvb.ParetoWarning(1.5, "the mixture")
+	want := "every restart: " + conv + "\nrestarts 2, 3: x\n" + sgvb.ParetoWarning(1.5, "the mixture")
 	if got != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
 	}

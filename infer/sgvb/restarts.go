@@ -48,7 +48,12 @@ const DefaultJitter = 1.0
 // their mixture covers them all and predicts with all of them.
 type Mixture struct {
 	Components []*Result
-	Seeds      []uint64
+	Seeds      []uint64 // the components' seeds (RestartSeed)
+	Restarts   []int    // the components' restart numbers
+
+	// Failed holds the restarts that failed, in restart order, when others
+	// did not: the mixture is of the others, and Warnings name each one.
+	Failed []*RestartError
 
 	// ELBO is the mixture's own ELBO, E_q[log p − log q] with the mixture's
 	// density: the components' mean ELBO plus their mean KL(q_r ‖ q),
@@ -85,9 +90,13 @@ func (e *RestartError) Unwrap() error { return e.Err }
 // ELBO and Pareto k̂. Settings.Progress is not used (see Restarts.Progress);
 // Settings.Workers, when 0, is shared out among the fits running at once.
 //
-// If a restart fails, the error is a *RestartError of the lowest failing
-// restart and the Mixture holds the components that finished (nil for the
-// others). Cancelling ctx stops every restart at its next step: the Mixture
+// A restart that fails (its start or a draw out of the density's domain,
+// say, where a jittered start moved it) is left out of the mixture, with a
+// warning and its error in Mixture.Failed, as long as another restart
+// succeeded: a mixture of restarts is the way to find the modes a single
+// fit misses, and one bad start should not lose them. If every restart
+// fails, the error is a *RestartError of the first, and the Mixture holds
+// nil components. Cancelling ctx stops every restart at its next step: the Mixture
 // holds the q's reached, Interrupted is set and the final estimate is
 // skipped. MAP fits cannot be mixed.
 func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs Restarts) (*Mixture, error) {
@@ -148,11 +157,25 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	}
 	close(next)
 	wg.Wait()
+	var kept []int
 	for r, err := range errs {
-		if err != nil {
-			m.Seconds = time.Since(start).Seconds()
-			return m, &RestartError{Restart: r, Seed: m.Seeds[r], Err: err}
+		if err == nil {
+			kept = append(kept, r)
+			continue
 		}
+		m.Failed = append(m.Failed, &RestartError{Restart: r, Seed: m.Seeds[r], Err: err})
+	}
+	if len(kept) == 0 {
+		m.Seconds = time.Since(start).Seconds()
+		return m, m.Failed[0]
+	}
+	comps, seeds := m.Components, m.Seeds
+	m.Components, m.Seeds, m.Restarts = nil, nil, kept
+	for _, r := range kept {
+		m.Components, m.Seeds = append(m.Components, comps[r]), append(m.Seeds, seeds[r])
+	}
+	for _, f := range m.Failed {
+		m.warn("%v; the mixture leaves it out (%d of %d restarts finished)", f, len(kept), rs.N)
 	}
 	for _, c := range m.Components {
 		m.Interrupted = m.Interrupted || c.Interrupted

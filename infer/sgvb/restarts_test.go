@@ -3,8 +3,10 @@ package sgvb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
@@ -266,6 +268,67 @@ var errNaN = errors.New("log joint is NaN")
 
 func (nanTarget) LogJoint(x, grad []float64) (float64, error) { return math.NaN(), errNaN }
 func (nanTarget) Clone() Target                               { return nanTarget{} }
+
+// fenced is twoModes with its log joint out of its domain (an error)
+// above 5: a restart whose q sits there fails, the others do not.
+type fenced struct{ twoModes }
+
+var errFence = errors.New("x above 5")
+
+func (t *fenced) LogJoint(x, grad []float64) (float64, error) {
+	if x[0] > 5 {
+		return math.NaN(), errFence
+	}
+	return t.twoModes.LogJoint(x, grad)
+}
+
+func (t *fenced) Clone() Target { c := *t; return &c }
+
+// TestRestartsOneFails warm-starts restart 1 of three where every draw
+// fails: the mixture is of restarts 0 and 2, which are the fits they are
+// alone, and the failure is kept and named.
+func TestRestartsOneFails(t *testing.T) {
+	ctx := context.Background()
+	tg := &fenced{twoModes{lo: -1, hi: 1, sd: 0.5}}
+	at := func(x float64) *Result { // a q at N(x, about 1)
+		lat := []Latent{{Name: "x", Size: 1, Support: dist.Real, Init: []float64{x}}}
+		r, err := Fit(ctx, &twoModes{lo: x, hi: x, sd: 1}, lat, Settings{Seed: 9, MaxIter: 1, Tol: -1, PSISDraws: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	lat := []Latent{{Name: "x", Size: 1, Support: dist.Real}}
+	s := Settings{Seed: 3, MaxIter: 300, Tol: -1, MaxBadSteps: 5, PSISDraws: 200}
+	inits := []*Result{at(-1), at(100), at(1)}
+	m, err := FitRestarts(ctx, tg, lat, s, Restarts{N: 3, Inits: inits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Components) != 2 || m.Restarts[0] != 0 || m.Restarts[1] != 2 || m.Seeds[1] != RestartSeed(3, 2) {
+		t.Fatalf("components of restarts %v, seeds %v; want restarts 0 and 2", m.Restarts, m.Seeds)
+	}
+	if len(m.Failed) != 1 || m.Failed[0].Restart != 1 || !errors.Is(m.Failed[0], errFence) {
+		t.Fatalf("failed %v, want restart 1 with errFence", m.Failed)
+	}
+	if len(m.Warnings) == 0 || !strings.Contains(m.Warnings[0], "restart 1 (seed "+fmt.Sprint(RestartSeed(3, 1))+"): x above 5; the mixture leaves it out (2 of 3 restarts finished)") {
+		t.Errorf("warnings %q", m.Warnings)
+	}
+	if math.IsNaN(m.ELBO) {
+		t.Error("no ELBO for the mixture of the two that finished")
+	}
+	for i, r := range []int{0, 2} {
+		sr := s
+		sr.Seed, sr.Init = RestartSeed(3, r), inits[r]
+		one, err := Fit(ctx, tg, lat, sr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := m.Components[i].Mean()[0], one.Mean()[0]; got != want {
+			t.Errorf("restart %d: mean %v in the mixture, %v alone", r, got, want)
+		}
+	}
+}
 
 func TestRestartsInterrupted(t *testing.T) {
 	pg, lat := newPoissonGamma(5, 0.1, 1)
