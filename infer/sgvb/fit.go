@@ -826,7 +826,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	g := e.newGuard()
 	// afterRollback goes on from the q the guard restored, with half the
 	// step size; the convergence rule and the averages start afresh.
+	traced := false // the last trace point is of the q the fit holds now
 	afterRollback := func() {
+		traced = false
 		eta0 /= 2
 		eta = eta0
 		stop.reset()
@@ -842,6 +844,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		}
 		ok, err := e.step(streamStep, it, eta*e.decay(it))
 		it++
+		traced = false
 		if ok {
 			consec = 0
 			eta = math.Min(eta0, eta*stepRecover)
@@ -900,6 +903,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		now := time.Now()
 		rc, converged := stop.observe(elbo, se)
 		r.Trace = append(r.Trace, TracePoint{Iter: it, ELBO: elbo, SE: se, Seconds: now.Sub(start).Seconds()})
+		traced = true
 		if s.Progress != nil {
 			s.Progress(Progress{Iter: it, ELBO: elbo, SE: se, RelChange: rc,
 				ItPerSec: float64(it-lastEval) / now.Sub(lastT).Seconds(), Elapsed: now.Sub(start)})
@@ -918,6 +922,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		}
 		if avg != nil && !converged {
 			copy(e.theta, e.iterate)
+			traced = false // the trace has the average
 		}
 		if converged {
 			r.Converged = true
@@ -925,6 +930,15 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		}
 	}
 	r.Iterations, r.StepSize = it, eta0
+	// final is the ELBO estimate of the q the fit returns, once known: the
+	// last evaluation's only if q has not moved since (an interrupted fit
+	// stops between evaluations, a rollback restores an earlier q, and an
+	// unsettled fit may return its iterate rather than the average
+	// evaluated last)
+	var final *TracePoint
+	if traced {
+		final = &r.Trace[len(r.Trace)-1]
+	}
 	if evalBad > 0 {
 		r.warn("%d ELBO draws had a non-finite log joint and were left out of the estimates", evalBad)
 	}
@@ -934,24 +948,32 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			// not settled: the average lags behind a q that still moves,
 			// so the iterate is q if its ELBO (from the same draws) is higher
 			copy(e.iterate, e.theta)
-			itELBO, _, _ := e.eval(streamEval, 0, s.ELBODraws)
+			iq := TracePoint{Iter: it}
+			iq.ELBO, iq.SE, _ = e.eval(streamEval, 0, s.ELBODraws)
 			avg.mean(e.theta)
-			var avgELBO float64
-			if last := len(r.Trace) - 1; last >= 0 && r.Trace[last].Iter == it {
-				avgELBO = r.Trace[last].ELBO // evaluated at the end of the loop
-			} else {
-				avgELBO, _, _ = e.eval(streamEval, 0, s.ELBODraws)
+			if final == nil { // else evaluated at the end of the loop
+				aq := TracePoint{Iter: it}
+				aq.ELBO, aq.SE, _ = e.eval(streamEval, 0, s.ELBODraws)
+				final = &aq
 			}
-			if itELBO > avgELBO || (math.IsNaN(avgELBO) && !math.IsNaN(itELBO)) {
+			if iq.ELBO > final.ELBO || (math.IsNaN(final.ELBO) && !math.IsNaN(iq.ELBO)) {
 				copy(e.theta, e.iterate)
 				r.Averaged = 0
+				final = &iq
 			}
 		}
 	}
 	if !r.Converged && !r.Interrupted && stopErr == nil && s.Tol > 0 {
 		r.warn("did not converge in %d iterations (relative ELBO tolerance %g)", it, s.Tol)
 	}
-	if len(r.Trace) > 0 {
+	if final == nil && (len(r.Trace) > 0 || r.Interrupted) && stopErr == nil {
+		q := TracePoint{Iter: it}
+		q.ELBO, q.SE, _ = e.eval(streamEval, it, s.ELBODraws)
+		final = &q
+	}
+	if final != nil {
+		r.ELBO, r.ELBOSE = final.ELBO, final.SE
+	} else if len(r.Trace) > 0 { // stopped by bad steps: q is the last good one
 		last := r.Trace[len(r.Trace)-1]
 		r.ELBO, r.ELBOSE = last.ELBO, last.SE
 	}

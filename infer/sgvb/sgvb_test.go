@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -722,6 +723,52 @@ func TestCancel(t *testing.T) {
 	// the returned q is the one reached after 200 steps
 	r2, _ := Fit(context.Background(), gp, gp.latents(), Settings{Seed: 1, Tol: -1, MaxIter: 200, PSISDraws: -1})
 	sameParams(t, r, r2)
+}
+
+// cancelAfter cancels its context at its limit-th log joint.
+type cancelAfter struct {
+	Target
+	calls  *atomic.Int64
+	limit  int64
+	cancel func()
+}
+
+func (c *cancelAfter) LogJoint(x, grad []float64) (float64, error) {
+	if c.calls.Add(1) == c.limit {
+		c.cancel()
+	}
+	return c.Target.LogJoint(x, grad)
+}
+
+func (c *cancelAfter) Clone() Target { d := *c; d.Target = c.Target.Clone(); return &d }
+
+// TestCancelELBO interrupts fits between evaluations, early while q still
+// moves fast: the ELBO reported is that of the q returned (log p(y) −
+// KL(q ‖ posterior), exact here), not the last evaluation's.
+func TestCancelELBO(t *testing.T) {
+	c := gpCases[0]
+	pa, pb := newGammaPoisson(c.y, c.a0, c.b0).posterior()
+	for _, limit := range []int64{130, 1270} {
+		for _, lastIt := range []bool{false, true} {
+			ctx, cancel := context.WithCancel(context.Background())
+			tg := &cancelAfter{Target: newGammaPoisson(c.y, c.a0, c.b0), calls: new(atomic.Int64), limit: limit, cancel: cancel}
+			lat := tg.Target.(*gammaPoisson).latents()
+			s := Settings{Seed: 1, Tol: -1, GammaParam: GammaSoftplus, Workers: 1, LastIterate: lastIt}
+			r, err := Fit(ctx, tg, lat, s)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := r.Factors[0]
+			want := c.logp - klGamma(f.Params[0][0], f.Params[1][0], pa, pb)
+			last := r.Trace[len(r.Trace)-1]
+			t.Logf("cancelled at log joint %d (iteration %d), last iterate %v: ELBO %.5g ± %.2g, exact %.5g; last evaluation %.5g at %d",
+				limit, r.Iterations, lastIt, r.ELBO, r.ELBOSE, want, last.ELBO, last.Iter)
+			if !r.Interrupted || math.Abs(r.ELBO-want) > 4*r.ELBOSE+1e-3 {
+				t.Errorf("cancelled at %d, last iterate %v: interrupted %v, ELBO %v ± %v, exact %v", limit, lastIt, r.Interrupted, r.ELBO, r.ELBOSE, want)
+			}
+		}
+	}
 }
 
 func sameParams(t *testing.T, a, b *Result) {
