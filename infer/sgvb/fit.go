@@ -163,11 +163,13 @@ const (
 // seed of restart 0), clear of the step-size search's streams.
 const streamMixture uint64 = 1 << 20
 
-// streamJitter is the stream of Settings.InitJitter's draws, and
-// streamMAPStart that of MAP's fallback starts.
+// streamJitter is the stream of Settings.InitJitter's draws,
+// streamMAPStart that of MAP's fallback starts and streamMAPSaddle that of
+// its saddle tests.
 const (
-	streamJitter   = streamMixture + 1
-	streamMAPStart = streamMixture + 2
+	streamJitter    = streamMixture + 1
+	streamMAPStart  = streamMixture + 2
+	streamMAPSaddle = streamMixture + 3
 )
 
 func mix64(x uint64) uint64 { // splitmix64 finaliser

@@ -2,6 +2,7 @@ package sgvb
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -105,19 +106,33 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		r.warn("MAP: the log joint is not finite at the default start; started from a point moved by U(−2, 2) per coordinate (try %d)", try)
 	}
 	res, err := optimize.Minimize(problem, x, settings, &optimize.LBFGS{})
-	switch {
-	case res == nil:
+	if res == nil {
 		return nil, err
-	case res.Status == optimize.MethodConverge+100:
-		r.Interrupted = true
-	case err != nil:
-		r.warn("MAP stopped at iteration %d: %v", res.Stats.MajorIterations, err)
-	case res.Status == optimize.IterationLimit:
-		r.warn("MAP did not converge in %d iterations", res.Stats.MajorIterations)
-	default:
-		r.Converged = true
 	}
 	r.Iterations = res.Stats.MajorIterations
+	switch {
+	case res.Status == optimize.MethodConverge+100:
+		r.Interrupted = true
+	case res.Status == optimize.IterationLimit:
+		r.warn("MAP did not converge in %d iterations", res.Stats.MajorIterations)
+	case !allFinite(res.X) || !(res.F <= bestF):
+		// ended off the best point it evaluated: as where the log joint
+		// grows without bound (below)
+		r.Converged = err == nil
+		if err != nil {
+			r.warn("MAP stopped at iteration %d: %v", res.Stats.MajorIterations, err)
+		}
+	default:
+		// converged, or stopped because no step improved the log joint
+		// (at a mode to rounding, or at a saddle): the saddle test tells
+		settings.Recorder = nil
+		var mode bool
+		res, mode = e.escapeSaddle(ctx, r, problem, settings, res)
+		r.Converged = err == nil || mode
+		if !r.Converged {
+			r.warn("MAP stopped at iteration %d: %v", res.Stats.MajorIterations, err)
+		}
+	}
 	copy(x, res.X)
 	if !allFinite(x) || !(res.F <= bestF) {
 		if !allFinite(x) {
@@ -125,6 +140,9 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		}
 		copy(x, bestX)
 		res.F = bestF
+	}
+	if !r.Converged && !r.Interrupted {
+		e.edgeWarning(r, x)
 	}
 	e.normaliseSimplex(x)
 	for bi := range e.blocks {
@@ -137,6 +155,86 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 	r.Seconds = time.Since(start).Seconds()
 	return r, nil
 }
+
+// edgeWarning names the first bounded latent whose MAP coordinate x ended
+// beyond ±edgeCoord (a positive value below 10⁻¹³ or above 10¹³, a
+// probability within 10⁻¹³ of 0 or 1) when MAP did not converge: a log
+// joint that grows without bound towards the edge of a support, as a
+// centred hierarchical model's does as its scale → 0, has no mode.
+func (e *engine) edgeWarning(r *Result, x []float64) {
+	for bi := range e.blocks {
+		b := &e.blocks[bi]
+		if b.support == dist.Real || b.support == dist.Simplex {
+			continue
+		}
+		for i, v := range x[b.off : b.off+b.n] {
+			if math.Abs(v) > edgeCoord {
+				name := b.name
+				if b.n > 1 {
+					name = fmt.Sprintf("%s[%d]", b.name, i)
+				}
+				r.warn("MAP: %s went to the edge of its support (its unconstrained coordinate, the log or logit, is %.3g) while the log joint still grew: the log density may grow without bound there (as a centred hierarchical model's does as its scale → 0), and then it has no mode; SGVB, the default, is well defined there", name, v)
+				return
+			}
+		}
+	}
+}
+
+// edgeCoord is edgeWarning's bound on an unconstrained coordinate.
+const edgeCoord = 30
+
+// escapeSaddle tests the point where L-BFGS stopped (res) for a saddle:
+// from a symmetric start, such as the default start of a mixture whose
+// components are interchangeable, the gradient never separates them, and
+// L-BFGS stops where they coincide. It restarts L-BFGS from saddleTries
+// points moved by U(−saddleStep, saddleStep) per coordinate (a stream of
+// the seed's own); one that ends higher by more than a relative 10⁻⁶
+// shows res was no mode, and the search goes on from the best, for at
+// most saddleRounds rounds. At a mode every restart comes back to it, and
+// mode reports that they all did in the last round.
+func (e *engine) escapeSaddle(ctx context.Context, r *Result, problem optimize.Problem, settings *optimize.Settings, res *optimize.Result) (_ *optimize.Result, mode bool) {
+	rng := rand.New(rand.NewPCG(streamSeed(e.s.Seed, streamMAPSaddle, 0, 0)))
+	x := make([]float64, e.dim)
+	f0 := res.F
+	for range saddleRounds {
+		best, back := res, 0
+		tol := 1e-6 * (1 + math.Abs(res.F))
+		for range saddleTries {
+			if TryNear(res.X, x, saddleStep, 1, rng, func(x []float64) bool { return !math.IsInf(problem.Func(x), 1) }) == 0 {
+				continue
+			}
+			rs, _ := optimize.Minimize(problem, x, settings, &optimize.LBFGS{})
+			if ctx.Err() != nil {
+				return best, false
+			}
+			if rs == nil || rs.Status == optimize.IterationLimit || !allFinite(rs.X) {
+				continue
+			}
+			if rs.F < best.F-tol {
+				best = rs
+			} else if rs.F <= res.F+tol {
+				back++
+			}
+		}
+		if best == res {
+			mode = back == saddleTries
+			break
+		}
+		res = best
+		r.Iterations += res.Stats.MajorIterations
+	}
+	if res.F < f0 {
+		r.warn("MAP: L-BFGS first stopped at a stationary point that is not a mode (log joint %.6g), a saddle such as where interchangeable components coincide; restarts from points around it reached %.6g", -f0, -res.F)
+	}
+	return res, mode
+}
+
+// Saddle tests of MAP (escapeSaddle).
+const (
+	saddleTries  = 3
+	saddleRounds = 5
+	saddleStep   = 0.1
+)
 
 // mapRecorder reports MAP progress at each major iteration of L-BFGS.
 type mapRecorder struct {

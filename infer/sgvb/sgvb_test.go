@@ -471,12 +471,10 @@ func TestMAP(t *testing.T) {
 	}
 }
 
-// TestOptimizers runs every optimizer with its default step size on the
-// normal–normal model for 5000 steps (seed 5) and checks the result each
-// one reaches (measured, with margin).
 // TestMAPUnbounded: a log joint without a mode sends L-BFGS towards −∞,
 // where its line search fails; the result is the best finite point it
-// evaluated, never a non-finite parameter or the start.
+// evaluated, never a non-finite parameter or the start. For a positive
+// latent that is its edge, 0, and the fit says there may be no mode.
 func TestMAPUnbounded(t *testing.T) {
 	r, _ := Fit(context.Background(), unbounded{}, []Latent{{Name: "x", Size: 1, Support: dist.Real}}, Settings{Method: MAP})
 	if r == nil {
@@ -486,6 +484,15 @@ func TestMAPUnbounded(t *testing.T) {
 	t.Logf("x = %g after %d iterations; warnings %q", v, r.Iterations, r.Warnings)
 	if math.IsNaN(v) || math.IsInf(v, 0) || !(v < 0) {
 		t.Errorf("MAP x = %g, want the best finite point evaluated (below the start, 0)", v)
+	}
+	// a real latent has no edge; a positive one (x its log) goes to 0
+	edge := "went to the edge of its support"
+	if strings.Contains(strings.Join(r.Warnings, "\n"), edge) {
+		t.Errorf("real x: warnings %q", r.Warnings)
+	}
+	r, _ = Fit(context.Background(), unbounded{}, []Latent{{Name: "s", Size: 1, Support: dist.Positive}}, Settings{Method: MAP})
+	if r == nil || !strings.Contains(strings.Join(r.Warnings, "\n"), "MAP: s "+edge) {
+		t.Errorf("positive s: no warning of the edge")
 	}
 }
 
@@ -525,6 +532,58 @@ func TestMAPFallbackStart(t *testing.T) {
 	}
 }
 
+// symMixture is the log posterior of the means of an equal-weight mixture
+// of two unit normals over y, with N(0, 3²) priors: symmetric under
+// swapping the means, so its gradient at mu1 = mu2 never separates them.
+type symMixture struct{ y []float64 }
+
+func (m symMixture) LogJoint(x, grad []float64) (float64, error) {
+	lp := 0.0
+	grad[0], grad[1] = -x[0]/9, -x[1]/9
+	lp -= (x[0]*x[0] + x[1]*x[1]) / 18
+	for _, y := range m.y {
+		a, b := -0.5*(y-x[0])*(y-x[0]), -0.5*(y-x[1])*(y-x[1])
+		l := logSumExp2(a, b)
+		wa := math.Exp(a - l)
+		lp += l
+		grad[0] += wa * (y - x[0])
+		grad[1] += (1 - wa) * (y - x[1])
+	}
+	return lp, nil
+}
+
+func (m symMixture) Clone() Target { return m }
+
+// TestMAPSaddle: from the default start (both means 0) L-BFGS stops where
+// the means coincide, a saddle; MAP's saddle test leaves it for the mode,
+// and says so. A unimodal target's MAP is not moved and has no warning.
+func TestMAPSaddle(t *testing.T) {
+	tg := symMixture{y: []float64{-2.1, -1.8, -1.5, 1.9, 2.2, 2.4, 2.0, 1.7}}
+	lat := []Latent{{Name: "mu", Size: 2, Shape: []int{2}, Support: dist.Real}}
+	r, err := Fit(context.Background(), tg, lat, Settings{Method: MAP, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := r.Factors[0].Params[0]
+	t.Logf("MAP mu %v, log joint %.6g, %d iterations, warnings %q", mu, r.ELBO, r.Iterations, r.Warnings)
+	if !r.Converged || math.Abs(mu[0]-mu[1]) < 3 {
+		t.Errorf("MAP mu = %v (converged %v): still at the saddle mu1 = mu2", mu, r.Converged)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "a stationary point that is not a mode") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+	c := gpCases[0]
+	gp := newGammaPoisson(c.y, c.a0, c.b0)
+	r, err = Fit(context.Background(), gp, gp.latents(), Settings{Method: MAP, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, pb := gp.posterior()
+	if v := r.Factors[0].Params[0][0]; !r.Converged || len(r.Warnings) > 0 || math.Abs(v-(pa-1)/pb) > 1e-6*v {
+		t.Errorf("Gamma–Poisson MAP %v (converged %v, warnings %q), want the mode %v", v, r.Converged, r.Warnings, (pa-1)/pb)
+	}
+}
+
 func TestMAPSimplexAndUnit(t *testing.T) {
 	// Dirichlet(6, 2, 13) and Beta(9, 6): modes (α−1)/(Σα−K)
 	dc := &dirichletCounts{alpha: []float64{6, 2, 13}, k: 3}
@@ -547,6 +606,9 @@ func TestMAPSimplexAndUnit(t *testing.T) {
 	}
 }
 
+// TestOptimizers runs every optimizer with its default step size on the
+// normal–normal model for 5000 steps (seed 5) and checks the result each
+// one reaches (measured, with margin).
 func TestOptimizers(t *testing.T) {
 	nn := &normalNormal{y: []float64{1.2, 0.3, 2.5, 1.9, 0.7}, sigma: 1, m0: 0, s0: 10}
 	pm, ps := nn.posterior()
