@@ -265,6 +265,40 @@ func readFit(t *testing.T, path string) *fitFile {
 	return ff
 }
 
+// TestFitMAPOutputs: a MAP fit's files say so in CmdStan's terms
+// (method = optimize) and name its objective the log joint, never an ELBO.
+func TestFitMAPOutputs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := runSafe(t, "fit", poissonModel, poissonData, "--family", "map", "--quiet", "--out", out, "--output-draws", "10"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	comments, _, _ := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	for _, c := range []string{"# method = optimize", "#     algorithm = lbfgs", "#     jacobian = 0"} {
+		if !containsLine(comments, c) {
+			t.Errorf("draws.csv lacks comment %q", c)
+		}
+	}
+	for _, c := range comments {
+		if strings.HasPrefix(c, "# elbo") || strings.Contains(c, "variational") {
+			t.Errorf("draws.csv of a MAP fit has %q", c)
+		}
+	}
+	if h := readCSV(t, filepath.Join(out, "elbo.csv"))[0]; strings.Join(h, ",") != "iter,log_joint,seconds" {
+		t.Errorf("elbo.csv header %v", h)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "fit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ff map[string]any
+	if err := json.Unmarshal(b, &ff); err != nil {
+		t.Fatal(err)
+	}
+	if lj, ok := ff["log_joint"].(float64); !ok || ff["elbo"] != nil || ff["method"] != "map" {
+		t.Errorf("fit.json: elbo %v, log_joint %v (%v), method %v", ff["elbo"], ff["log_joint"], lj, ff["method"])
+	}
+}
+
 // TestFitOutputs checks that a fit writes complete, parseable files in
 // the documented layouts, and no temporary files.
 func TestFitOutputs(t *testing.T) {
@@ -292,7 +326,7 @@ func TestFitOutputs(t *testing.T) {
 	if len(rows) != 1+draws {
 		t.Errorf("%d rows, want %d", len(rows), 1+draws)
 	}
-	for _, c := range []string{"# method = variational (sgvb)", "#   seed = 1", "# interrupted = 0", "# eta = 0.3"} {
+	for _, c := range []string{"# method = variational", "#     algorithm = meanfield", "#     gpp_method = sgvb", "#   seed = 1", "# interrupted = 0", "# eta = 0.3"} {
 		if !containsLine(comments, c) {
 			t.Errorf("draws.csv lacks comment %q", c)
 		}

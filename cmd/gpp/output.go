@@ -719,7 +719,12 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
 // traces of all of them, after a column restart.
 func writeElboCSV(w io.Writer, h drawsHeader) error {
 	cw := csv.NewWriter(w)
-	if h.mix == nil {
+	if h.mix == nil && h.r.Method == sgvb.MAP { // L-BFGS's iterates
+		cw.Write([]string{"iter", "log_joint", "seconds"})
+		for _, t := range h.r.Trace {
+			cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
+		}
+	} else if h.mix == nil {
 		cw.Write([]string{"iter", "elbo", "se", "seconds"})
 		for _, t := range h.r.Trace {
 			cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
@@ -763,27 +768,35 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	p("# gpp_version = %s", version)
 	p("# model = %s", h.model)
 	p("# model_sha256 = %s", h.modelHash)
-	p("# method = variational (sgvb)")
-	p("#   variational")
+	// method and algorithm are the values CmdStan writes, which its tools
+	// (cmdstanpy's from_csv) dispatch on; gpp's own choices follow
 	if r.Method == sgvb.MAP {
-		p("#     algorithm = map")
+		p("# method = optimize")
+		p("#   optimize")
+		p("#     algorithm = lbfgs")
+		p("#     jacobian = 0")
+		p("#     iter = %d", c.settings.MaxIter)
 	} else {
-		p("#     algorithm = meanfield (gpp families: %s)", c.family)
-	}
-	p("#     iter = %d", c.settings.MaxIter)
-	p("#     grad_samples = %d", max(c.settings.DrawsPerStep, 1))
-	p("#     elbo_samples = %d", 100)
-	p("#     eta = %s", formatNum(h.stepSize))
-	p("#     optimizer = %s", c.settings.Optimizer)
-	p("#     gamma_grad = %s", c.gammaGrad)
-	p("#     gamma_param = %s", c.gammaParam)
-	p("#     estimator = %s", c.estimator)
-	p("#     tol_rel_obj = %s", formatNum(c.tol))
-	p("#     eval_elbo = %d", max(c.settings.EvalEvery, 1))
-	p("#     output_samples = %d", c.outputDraws)
-	if h.mix != nil {
-		p("#     restarts = %d", len(h.mix.Components))
-		p("#     jitter = %s", formatNum(c.jitter))
+		p("# method = variational")
+		p("#   variational")
+		p("#     algorithm = meanfield")
+		p("#     gpp_method = sgvb")
+		p("#     gpp_families = %s", c.family)
+		p("#     iter = %d", c.settings.MaxIter)
+		p("#     grad_samples = %d", max(c.settings.DrawsPerStep, 1))
+		p("#     elbo_samples = %d", 100)
+		p("#     eta = %s", formatNum(h.stepSize))
+		p("#     optimizer = %s", c.settings.Optimizer)
+		p("#     gamma_grad = %s", c.gammaGrad)
+		p("#     gamma_param = %s", c.gammaParam)
+		p("#     estimator = %s", c.estimator)
+		p("#     tol_rel_obj = %s", formatNum(c.tol))
+		p("#     eval_elbo = %d", max(c.settings.EvalEvery, 1))
+		p("#     output_samples = %d", c.outputDraws)
+		if h.mix != nil {
+			p("#     restarts = %d", len(h.mix.Components))
+			p("#     jitter = %s", formatNum(c.jitter))
+		}
 	}
 	p("# random")
 	p("#   seed = %d", c.settings.Seed)
@@ -821,8 +834,12 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 		if r.Interrupted {
 			p("# INTERRUPTED: the fit was stopped by Ctrl-C at iteration %d; these draws are from the q it had reached", r.Iterations)
 		}
-		p("# elbo = %s", formatNum(r.ELBO))
-		p("# pareto_k = %s (%s)", formatNum(r.ParetoK), r.ParetoReading)
+		if r.Method == sgvb.MAP {
+			p("# log_joint = %s (at the MAP estimate)", formatNum(r.ELBO))
+		} else {
+			p("# elbo = %s", formatNum(r.ELBO))
+			p("# pareto_k = %s (%s)", formatNum(r.ParetoK), r.ParetoReading)
+		}
 	}
 	bw.WriteString("lp__,log_p__,log_g__")
 	if ds.comp != nil {
@@ -945,16 +962,18 @@ type fitFile struct {
 
 // fitOutcome is how a fit ended, in fit.json (its fields inline).
 type fitOutcome struct {
-	ELBO          jsonFloat `json:"elbo"`
-	ELBOSE        jsonFloat `json:"elbo_se"`
-	Iterations    int       `json:"iterations"`
-	Converged     bool      `json:"converged"`
-	Interrupted   bool      `json:"interrupted"`
-	ParetoK       jsonFloat `json:"pareto_k"`
-	ParetoReading string    `json:"pareto_reading"`
-	StepSize      jsonFloat `json:"step_size"`
-	BadSteps      int       `json:"bad_steps"`
-	Rollbacks     int       `json:"rollbacks"` // returns to the best q after a divergence
+	ELBO   jsonFloat `json:"elbo"` // null for MAP, which has LogJoint
+	ELBOSE jsonFloat `json:"elbo_se"`
+	// LogJoint is the log joint at a MAP estimate (omitted for SGVB).
+	LogJoint      *jsonFloat `json:"log_joint,omitempty"`
+	Iterations    int        `json:"iterations"`
+	Converged     bool       `json:"converged"`
+	Interrupted   bool       `json:"interrupted"`
+	ParetoK       jsonFloat  `json:"pareto_k"`
+	ParetoReading string     `json:"pareto_reading"`
+	StepSize      jsonFloat  `json:"step_size"`
+	BadSteps      int        `json:"bad_steps"`
+	Rollbacks     int        `json:"rollbacks"` // returns to the best q after a divergence
 	// AveragedIterates is the number of iterates whose mean is q (the
 	// engine's iterate average); 0: q is the last iterate (a mixture:
 	// see each restart).
@@ -965,13 +984,18 @@ type fitOutcome struct {
 
 // outcomeOf describes how r ended, with η the step size used.
 func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
-	return fitOutcome{
+	o := fitOutcome{
 		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
 		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
 		ParetoReading: r.ParetoReading, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
 		AveragedIterates: r.Averaged,
 		Seconds:          jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
 	}
+	if r.Method == sgvb.MAP { // the result's ELBO is the log joint at the estimate
+		lj := o.ELBO
+		o.LogJoint, o.ELBO, o.ELBOSE = &lj, jsonFloat(math.NaN()), jsonFloat(math.NaN())
+	}
+	return o
 }
 
 // fitRestart is one restart of a mixture in fit.json.
