@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -129,8 +131,9 @@ declaration takes all columns of the one positional CSV), NAME=file.csv binds a
 whole file to NAME, a .json file is a Stan-style data object, and --set
 NAME=VALUE gives constants and scalar data.
 
-Ctrl-C stops the fit and writes the q reached, marked interrupted (exit 130);
-a second Ctrl-C exits at once. Exit 0: fitted (not converging is a warning);
+Ctrl-C (SIGINT) or SIGTERM stops the fit and writes the q reached, marked
+interrupted (exit 130); a second one, half a second or more later, exits at
+once without writing. Exit 0: fitted (not converging is a warning);
 1: an error in the model, the data or the fit; 2: a bad command line.
 `
 
@@ -272,7 +275,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	stop := watchInterrupts(sigs, cancel,
 		func() {
@@ -282,7 +285,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 			cfg.temps.removeAll()
 			con.note("interrupted again: exiting without writing outputs")
 			os.Exit(exitInterrupted)
-		})
+		}, time.Now)
 	defer stop()
 	return runFit(ctx, cfg, stdout, con)
 }

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -568,12 +569,19 @@ func TestFitCancel(t *testing.T) {
 	}
 }
 
-// TestWatchInterrupts: the first signal cancels the fit, the second exits.
+// TestWatchInterrupts: the first signal cancels the fit, a second one
+// within interruptGrace is the same interrupt (GNU timeout's double
+// SIGINT), and one after it exits.
 func TestWatchInterrupts(t *testing.T) {
-	sigs := make(chan os.Signal, 2)
+	sigs := make(chan os.Signal, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	firsts, seconds := make(chan bool, 2), make(chan bool, 2)
-	stop := watchInterrupts(sigs, cancel, func() { firsts <- true }, func() { seconds <- true })
+	t0 := time.Unix(1e9, 0)
+	times := make(chan time.Time, 3)
+	for _, d := range []time.Duration{0, interruptGrace / 5, interruptGrace} {
+		times <- t0.Add(d)
+	}
+	stop := watchInterrupts(sigs, cancel, func() { firsts <- true }, func() { seconds <- true }, func() time.Time { return <-times })
 	defer stop()
 	sigs <- os.Interrupt
 	select {
@@ -584,11 +592,15 @@ func TestWatchInterrupts(t *testing.T) {
 	if len(firsts) != 1 || len(seconds) != 0 {
 		t.Fatalf("after one signal: %d first, %d second calls", len(firsts), len(seconds))
 	}
+	sigs <- syscall.SIGTERM // within the grace: ignored
 	sigs <- os.Interrupt
 	select {
 	case <-seconds:
 	case <-time.After(5 * time.Second):
-		t.Fatal("the second signal did not exit")
+		t.Fatal("the signal after the grace did not exit")
+	}
+	if len(sigs) != 0 || len(times) != 0 {
+		t.Errorf("%d signals left unread: the one within the grace was taken as the second", len(sigs))
 	}
 	stop() // idempotent
 }

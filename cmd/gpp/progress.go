@@ -162,31 +162,38 @@ func (c *console) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// exitInterrupted is the exit code of a fit stopped by Ctrl-C (128 +
-// SIGINT, as shells report it): after the first Ctrl-C the outputs are
-// written, marked interrupted; after the second gpp exits at once.
+// exitInterrupted is the exit code of a fit stopped by Ctrl-C or SIGTERM
+// (128 + SIGINT, as shells report it): after the first signal the outputs
+// are written, marked interrupted; after the second gpp exits at once.
 const exitInterrupted = 130
 
+// interruptGrace is how soon after the first signal a second one is taken
+// as the same interrupt: GNU timeout -s INT delivers SIGINT to gpp twice
+// (directly and to its process group), which would otherwise discard the
+// q reached.
+const interruptGrace = 500 * time.Millisecond
+
 // watchInterrupts cancels the fit at the first signal on sigs (after
-// calling first) and calls second at the next one. It returns a function
-// that stops watching.
-func watchInterrupts(sigs <-chan os.Signal, cancel context.CancelFunc, first, second func()) (stop func()) {
+// calling first) and calls second at the next one that comes interruptGrace
+// or more after it, by clock. It returns a function that stops watching.
+func watchInterrupts(sigs <-chan os.Signal, cancel context.CancelFunc, first, second func(), clock func() time.Time) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		n := 0
+		var t0 time.Time
 		for {
 			select {
 			case <-done:
 				return
 			case <-sigs:
-				n++
-				if n == 1 {
+				switch now := clock(); {
+				case t0.IsZero():
+					t0 = now
 					first()
 					cancel()
-				} else {
+				case now.Sub(t0) >= interruptGrace:
 					second()
 					return
 				}

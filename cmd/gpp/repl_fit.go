@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -141,7 +142,7 @@ func (r *repl) fitCmd(args []string) {
 	defer stopNotify()
 	stop := watchInterrupts(sigs, cancel,
 		func() { con.note("interrupted: stopping the fit; the session goes on") },
-		func() {})
+		func() {}, time.Now)
 	defer stop()
 
 	s := cfg.settings
