@@ -998,6 +998,9 @@ func TestSummarise(t *testing.T) {
 	if s := summarise([]float64{0.1, 0.1, 0.1}); s.sd != 0 || s.mean != 0.1 {
 		t.Errorf("constant: %+v", s)
 	}
+	if s := summarise([]float64{0.7, math.NaN()}); s.mean != 0.7 || !math.IsNaN(s.sd) || s.q50 != 0.7 {
+		t.Errorf("one draw: mean %v, sd %v (want NaN: no spread to measure)", s.mean, s.sd)
+	}
 	if s := summarise([]float64{math.NaN()}); !math.IsNaN(s.mean) || s.nan != 1 {
 		t.Errorf("all NaN: %+v", s)
 	}

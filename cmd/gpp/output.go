@@ -611,6 +611,9 @@ func summarise(xs []float64) stats {
 	}
 	slices.Sort(v)
 	s := stats{rhat: nan, nan: len(xs) - len(v)}
+	if len(v) == 1 { // one draw has no spread to measure
+		return stats{v[0], nan, v[0], v[0], v[0], nan, s.nan}
+	}
 	if v[0] == v[len(v)-1] { // a point (MAP): exact, without rounding noise
 		return stats{v[0], 0, v[0], v[0], v[0], nan, s.nan}
 	}
@@ -618,13 +621,11 @@ func summarise(xs []float64) stats {
 		s.mean += x
 	}
 	s.mean /= float64(len(v))
-	if len(v) > 1 {
-		ss := 0.0
-		for _, x := range v {
-			ss += (x - s.mean) * (x - s.mean)
-		}
-		s.sd = math.Sqrt(ss / float64(len(v)-1))
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - s.mean) * (x - s.mean)
 	}
+	s.sd = math.Sqrt(ss / float64(len(v)-1))
 	s.q5, s.q50, s.q95 = quantile(v, 0.05), quantile(v, 0.5), quantile(v, 0.95)
 	return s
 }
