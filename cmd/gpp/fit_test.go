@@ -266,6 +266,31 @@ func readFit(t *testing.T, path string) *fitFile {
 	return ff
 }
 
+// TestDrawsDensitiesExact: log_p__ and log_g__ are written in full, so
+// that their difference, the log importance ratio, survives a log joint of
+// −10⁶ (6 digits would round it by up to 0.5).
+func TestDrawsDensitiesExact(t *testing.T) {
+	d := t.TempDir()
+	model := filepath.Join(d, "far.gpp")
+	if err := os.WriteFile(model, []byte("param x: real ~ Normal(0, 1)\ntarget += -1000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(d, "out")
+	if code, _, stderr := runSafe(t, "fit", model, "--quiet", "--out", out, "--output-draws", "50"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if strings.Join(header, ",") != "lp__,log_p__,log_g__,x" {
+		t.Fatalf("header %v", header)
+	}
+	for _, r := range rows[1:] {
+		x := r[3]
+		if want := -1e6 - x*x/2 - 0.5*math.Log(2*math.Pi); math.Abs(r[1]-want) > 1e-4 {
+			t.Fatalf("log_p__ %v at x = %v, want %v", r[1], x, want)
+		}
+	}
+}
+
 // TestFitMAPOutputs: a MAP fit's files say so in CmdStan's terms
 // (method = optimize) and name its objective the log joint, never an ELBO.
 func TestFitMAPOutputs(t *testing.T) {

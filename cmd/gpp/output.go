@@ -693,6 +693,14 @@ func formatNum(v float64) string {
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
+// formatExact is formatNum with the shortest digits that read back as v.
+func formatExact(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return formatNum(v)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
 // writeSummaryCSV writes summary.csv; with restarts it has a column rhat.
 func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
 	cw := csv.NewWriter(w)
@@ -865,10 +873,13 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	}
 	bw.WriteByte('\n')
 	for d := range ds.logp {
+		// the densities in full: their difference is a draw's log
+		// importance ratio, which 6 digits of a log joint of −10⁶ would
+		// round by up to 0.5
 		bw.WriteString("0,")
-		bw.WriteString(formatNum(ds.logp[d]))
+		bw.WriteString(formatExact(ds.logp[d]))
 		bw.WriteByte(',')
-		bw.WriteString(formatNum(ds.logq[d]))
+		bw.WriteString(formatExact(ds.logq[d]))
 		if ds.comp != nil {
 			bw.WriteByte(',')
 			bw.WriteString(strconv.Itoa(ds.comp[d]))
