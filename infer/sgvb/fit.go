@@ -828,9 +828,11 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	g := e.newGuard()
 	// afterRollback goes on from the q the guard restored, with half the
 	// step size; the convergence rule and the averages start afresh.
-	traced := false // the last trace point is of the q the fit holds now
+	// traced: the last trace point is of the q the fit holds now, or
+	// (avgTraced) of the average of the iterates while it holds the iterate
+	traced, avgTraced := false, false
 	afterRollback := func() {
-		traced = false
+		traced, avgTraced = false, false
 		eta0 /= 2
 		eta = eta0
 		stop.reset()
@@ -846,7 +848,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		}
 		ok, err := e.step(streamStep, it, eta*e.decay(it))
 		it++
-		traced = false
+		traced, avgTraced = false, false
 		if ok {
 			consec = 0
 			eta = math.Min(eta0, eta*stepRecover)
@@ -924,7 +926,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		}
 		if avg != nil && !converged {
 			copy(e.theta, e.iterate)
-			traced = false // the trace has the average
+			traced, avgTraced = false, true
 		}
 		if converged {
 			r.Converged = true
@@ -953,7 +955,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			iq := TracePoint{Iter: it}
 			iq.ELBO, iq.SE, _ = e.eval(streamEval, 0, s.ELBODraws)
 			avg.mean(e.theta)
-			if final == nil { // else evaluated at the end of the loop
+			if avgTraced { // the loop ended with an evaluation of the average
+				final = &r.Trace[len(r.Trace)-1]
+			} else {
 				aq := TracePoint{Iter: it}
 				aq.ELBO, aq.SE, _ = e.eval(streamEval, 0, s.ELBODraws)
 				final = &aq
