@@ -33,7 +33,14 @@ func (p *Program) eval(n *node) bool {
 		z[0] = logSumExp(p.v(p.arg(n, 0)))
 	case op == OpMax || op == OpMin:
 		x := p.v(p.arg(n, 0))
-		z[0] = x[extremeIndex(x, op == OpMax)]
+		switch {
+		case len(x) > 0:
+			z[0] = x[extremeIndex(x, op == OpMax)]
+		case op == OpMax: // of no elements, as Stan's: −∞, the identity of max
+			z[0] = math.Inf(-1)
+		default:
+			z[0] = math.Inf(1)
+		}
 	case op == OpRowLogSumExp:
 		x := p.arg(n, 0)
 		xv, c := p.v(x), x.shape.Cols

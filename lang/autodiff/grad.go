@@ -30,8 +30,9 @@ func (p *Program) grad(n *node) {
 			ax[i] += g[0] * math.Exp(v-z)
 		}
 	case op == OpMax || op == OpMin:
-		x := p.arg(n, 0)
-		p.a(x)[extremeIndex(p.v(x), op == OpMax)] += g[0]
+		if x := p.arg(n, 0); x.shape.Len() > 0 { // else a constant ∓∞
+			p.a(x)[extremeIndex(p.v(x), op == OpMax)] += g[0]
+		}
 	case op == OpRowLogSumExp:
 		x := p.arg(n, 0)
 		ax, xv, z, c := p.a(x), p.v(x), p.v(n), x.shape.Cols

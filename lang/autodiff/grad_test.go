@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -704,6 +705,27 @@ func TestMaxMinTies(t *testing.T) {
 		}
 		if err != nil || v != c.want || !slices.Equal(g, c.wantGrad) {
 			t.Errorf("max %v of %v: %v with gradient %v, want %v and %v", c.max, c.x, v, g, c.want, c.wantGrad)
+		}
+	}
+}
+
+// TestMaxMinEmpty: the max of no elements is −∞ and the min +∞, as
+// Stan's, where an index out of range used to panic; Forward reports the
+// non-finite value as its positioned error.
+func TestMaxMinEmpty(t *testing.T) {
+	for _, isMax := range []bool{true, false} {
+		b := NewBuilder()
+		x := b.Input("x", Vector(0), testPos)
+		out, want := b.Min(x, testPos), "result is +Inf"
+		if isMax {
+			out, want = b.Max(x, testPos), "result is -Inf"
+		}
+		p, err := b.Finish(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Forward(nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("max %v of no elements: error %v, want %q", isMax, err, want)
 		}
 	}
 }
