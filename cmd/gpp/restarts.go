@@ -211,17 +211,17 @@ const rhatWarn = 1.01
 func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ds *drawSet, st []stats, written []string) {
 	t := &table{right: []bool{true, true, true, true, false, true}}
 	t.row("restart", "seed", "ELBO", "iterations", "", "k̂")
-	sum, failed := 0.0, m.Failed
-	for i, c := range m.Components {
-		for len(failed) > 0 && failed[0].Restart < m.Restarts[i] {
+	sum, i, failed := 0.0, 0, m.Failed
+	for range len(m.Components) + len(m.Failed) { // in restart order
+		if len(failed) > 0 && (i == len(m.Components) || failed[0].Restart < m.Restarts[i]) {
 			t.row(fmt.Sprint(failed[0].Restart), fmt.Sprint(failed[0].Seed), "—", "—", "(failed; left out)", "—")
 			failed = failed[1:]
+			continue
 		}
+		c := m.Components[i]
 		t.row(fmt.Sprint(m.Restarts[i]), fmt.Sprint(m.Seeds[i]), fmt.Sprintf("%.6g", c.ELBO), fmt.Sprint(c.Iterations), "("+fitEnd(cfg, c)+")", num3(c.ParetoK))
 		sum += c.ELBO
-	}
-	for _, f := range failed {
-		t.row(fmt.Sprint(f.Restart), fmt.Sprint(f.Seed), "—", "—", "(failed; left out)", "—")
+		i++
 	}
 	t.print(w)
 	R := len(m.Components)
