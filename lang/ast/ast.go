@@ -125,6 +125,11 @@ type BinaryExpr struct {
 	OpPos Pos
 	Op    Op
 	Y     Expr
+	// Start is X.Pos(), recorded by the parser: a left-deep chain of n
+	// operators would otherwise make every Pos call walk its spine, and a
+	// pass that asks each node for its position quadratic in n. Zero means
+	// "ask X".
+	Start Pos
 }
 
 // ParenExpr is a parenthesised expression, kept so that printing reproduces
@@ -177,10 +182,15 @@ type SliceExpr struct {
 	Hi    Expr // nil means the full extent
 }
 
-func (x *Ident) Pos() Pos         { return x.NamePos }
-func (x *NumberLit) Pos() Pos     { return x.ValuePos }
-func (x *UnaryExpr) Pos() Pos     { return x.OpPos }
-func (x *BinaryExpr) Pos() Pos    { return x.X.Pos() }
+func (x *Ident) Pos() Pos     { return x.NamePos }
+func (x *NumberLit) Pos() Pos { return x.ValuePos }
+func (x *UnaryExpr) Pos() Pos { return x.OpPos }
+func (x *BinaryExpr) Pos() Pos {
+	if x.Start.IsValid() {
+		return x.Start
+	}
+	return x.X.Pos()
+}
 func (x *ParenExpr) Pos() Pos     { return x.Lparen }
 func (x *TransposeExpr) Pos() Pos { return x.X.Pos() }
 func (x *CallExpr) Pos() Pos      { return x.Fun.Pos() }

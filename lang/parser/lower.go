@@ -128,16 +128,18 @@ var binaryOps = map[string]ast.Op{"+": ast.Add, "-": ast.Sub, "*": ast.Mul, ".*"
 
 func (l *lowerer) expr(e *expr) ast.Expr {
 	x := l.product(e.X)
+	start := x.Pos()
 	for _, r := range e.Rest {
-		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: binaryOps[r.Op.Value], Y: l.product(r.Y)}
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: binaryOps[r.Op.Value], Y: l.product(r.Y), Start: start}
 	}
 	return x
 }
 
 func (l *lowerer) product(p *product) ast.Expr {
 	x := l.unary(p.X)
+	start := x.Pos()
 	for _, r := range p.Rest {
-		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: binaryOps[r.Op.Value], Y: l.unary(r.Y)}
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: binaryOps[r.Op.Value], Y: l.unary(r.Y), Start: start}
 	}
 	return x
 }
@@ -149,7 +151,7 @@ func (l *lowerer) unary(u *unary) ast.Expr {
 	p := u.Power
 	x := l.postfix(p.X)
 	if p.Op != nil {
-		x = &ast.BinaryExpr{X: x, OpPos: astPos(p.Op.Pos), Op: ast.Pow, Y: l.unary(p.Y)}
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(p.Op.Pos), Op: ast.Pow, Y: l.unary(p.Y), Start: x.Pos()}
 	}
 	return x
 }
