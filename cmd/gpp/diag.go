@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -30,7 +31,8 @@ func printError(w io.Writer, err error, src sources) {
 	for _, e := range list {
 		fmt.Fprintln(w, e.Error())
 		if line, ok := sourceLine(src[e.Pos.File], e.Pos.Line); ok && e.Pos.Col > 0 {
-			fmt.Fprintf(w, "    %s\n    %s^\n", line, caretPad(line, e.Pos.Col))
+			shown, pad := quoteLine(line, e.Pos.Col)
+			fmt.Fprintf(w, "    %s\n    %s^\n", shown, pad)
 		}
 	}
 }
@@ -58,20 +60,50 @@ func sourceLine(src []byte, n int) (string, bool) {
 	return strings.TrimRight(string(src), "\r"), true
 }
 
-// caretPad returns the whitespace that puts a caret under byte column col of
-// line: one space per character before it (so that a multi-byte character
-// such as é takes one), copying tabs so that terminals align it.
-func caretPad(line string, col int) string {
-	var b strings.Builder
-	for _, r := range line[:min(max(col-1, 0), len(line))] {
-		if r == '\t' {
-			b.WriteByte('\t')
+// quoteWidth is how many characters of a source line an error quotes: a
+// longer line (minified JSON, a model generated on one line) is cut to this
+// many around the column, with "…" where it was cut.
+const quoteWidth = 100
+
+// quoteLine returns line as an error quotes it, and the whitespace that puts
+// a caret under byte column col of it. Control characters and bytes that are
+// not UTF-8 are shown as "?", so that a quote cannot move the terminal's
+// cursor or garble it, and each still takes one column.
+func quoteLine(line string, col int) (shown, pad string) {
+	var runes []rune
+	at := -1 // index in runes of the character at col
+	for i, r := range line {
+		if at < 0 && i >= col-1 {
+			at = len(runes)
+		}
+		if r == utf8.RuneError || r < ' ' && r != '\t' || 0x7f <= r && r < 0xa0 {
+			r = '?'
+		}
+		runes = append(runes, r)
+	}
+	if at < 0 {
+		at = len(runes) + max(col-1-len(line), 0) // past the end: at the end or beyond
+	}
+	lo, hi := 0, len(runes)
+	if hi > quoteWidth {
+		lo = min(max(at-quoteWidth/2, 0), hi-quoteWidth)
+		hi = lo + quoteWidth
+	}
+	var text, space strings.Builder
+	if lo > 0 {
+		text.WriteString("…")
+		space.WriteByte(' ')
+	}
+	text.WriteString(string(runes[lo:hi]))
+	if hi < len(runes) {
+		text.WriteString("…")
+	}
+	for i := lo; i < at; i++ {
+		if i < len(runes) && runes[i] == '\t' {
+			space.WriteByte('\t')
 		} else {
-			b.WriteByte(' ')
+			space.WriteByte(' ')
 		}
 	}
-	for i := len(line); i < col-1; i++ {
-		b.WriteByte(' ')
-	}
-	return b.String()
+	return text.String(), space.String()
 }

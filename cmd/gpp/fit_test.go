@@ -794,7 +794,8 @@ func TestFitOutClash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	modelAsOutput := writeFile(t, dataDir, "summary.csv", string(model))
+	modelAsOutput := writeFile(t, dataDir, "elbo.png", string(model)) // a model named .csv is refused as data
+
 	// An earlier fit in fitDir, whose fit.json --init reads, with a plot
 	// that the next fit there (without --plots) would remove.
 	fitDir := filepath.Join(d, "fit")
@@ -819,8 +820,8 @@ func TestFitOutClash(t *testing.T) {
 			"the data file " + draws + " would be overwritten by the output draws.csv"},
 		{"data file through a link", []string{poissonModel, draws, "--out", link}, dataDir,
 			"--out " + link + ": the data file " + draws + " would be overwritten"},
-		{"model", []string{modelAsOutput, factorData, "--set", "K=2", "--out", dataDir}, dataDir,
-			"the model " + modelAsOutput + " would be overwritten by the output summary.csv"},
+		{"model", []string{modelAsOutput, factorData, "--set", "K=2", "--plots", "--out", dataDir}, dataDir,
+			"the model " + modelAsOutput + " would be overwritten by the output elbo.png"},
 		{"--init", []string{factorModel, factorData, "--set", "K=2", "--init", filepath.Join(fitDir, "fit.json"), "--out", fitDir}, fitDir,
 			"--out " + fitDir + ": the --init file " + filepath.Join(fitDir, "fit.json") + " would be overwritten by the output fit.json"},
 		{"a stale output", []string{stalePlot, poissonData, "--out", fitDir}, fitDir,
@@ -1113,7 +1114,10 @@ func TestReadFitJSONRoundTrip(t *testing.T) {
 // TestCaretUnderColumn: the caret under a quoted source line counts
 // characters, not bytes (a CSV header may hold ï), copies tabs, and a
 // byte-order mark at the start of a file is neither shown nor counted.
+// Control characters show as "?", and a long line is cut to quoteWidth
+// characters around the column.
 func TestCaretUnderColumn(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 30) // 300 characters
 	for _, c := range []struct {
 		src       string
 		line, col int
@@ -1123,9 +1127,16 @@ func TestCaretUnderColumn(t *testing.T) {
 		{"\ty ~ Poisson(zz)\n", 1, 14, "\ty ~ Poisson(zz)\n\t            ^"},
 		{"\ufeffparam x: real ~ Normal(0, zz)\n", 1, 27, "param x: real ~ Normal(0, zz)\n                          ^"},
 		{"a\n\ufeffb\n", 2, 1, "\ufeffb\n^"}, // a mark inside the file is a character
+		{"x = 1\r\n", 1, 6, "x = 1\n     ^"}, // past the end
+		{"x\x1b[2J = \xff\xfe 1\n", 1, 10, "x?[2J = ?? 1\n         ^"},
+		{long + "\n", 1, 3, long[:quoteWidth] + "…\n  ^"},
+		{long + "\n", 1, 151, "…" + long[100:200] + "…\n" + strings.Repeat(" ", 51) + "^"},
+		{long + "\n", 1, 300, "…" + long[200:] + "\n" + strings.Repeat(" ", 100) + "^"},
+		{long + "\n", 1, 301, "…" + long[200:] + "\n" + strings.Repeat(" ", 101) + "^"},
 	} {
 		line, ok := sourceLine([]byte(c.src), c.line)
-		if got := line + "\n" + caretPad(line, c.col) + "^"; !ok || got != c.want {
+		shown, pad := quoteLine(line, c.col)
+		if got := shown + "\n" + pad + "^"; !ok || got != c.want {
 			t.Errorf("%q at %d:%d:\n%s\nwant\n%s", c.src, c.line, c.col, got, c.want)
 		}
 	}

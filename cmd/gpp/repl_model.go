@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -78,9 +77,9 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 // values stay (those naming nothing in the new model are dropped); the fit
 // is forgotten.
 func (r *repl) load(path string) {
-	raw, err := os.ReadFile(path)
+	raw, err := pipeline.ReadModel(path)
 	if err != nil {
-		r.errorf("cannot read model: %v", err)
+		r.errorf("%v", err)
 		return
 	}
 	f, err := parser.ParseFile(path, raw)

@@ -34,11 +34,25 @@ type Loaded struct {
 
 // Parse reads, parses and checks a model file.
 func Parse(path string, sets map[string]string) (*Loaded, error) {
+	src, err := ReadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSource(path, src, sets)
+}
+
+// ReadModel reads a model file. A data file given as the model (the
+// arguments swapped) is refused by its extension before it is read, rather
+// than parsed into a page of syntax errors.
+func ReadModel(path string) ([]byte, error) {
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".csv" || ext == ".json" || ext == ".tsv" {
+		return nil, fmt.Errorf("%s is a data file, not a model: the model comes first, as in gpp fit model.gpp data%s", path, ext)
+	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read model: %w", err)
 	}
-	return ParseSource(path, src, sets)
+	return src, nil
 }
 
 // ParseSource parses and checks model source held in memory.
@@ -71,6 +85,11 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 	var inputs []data.Input
 	for _, arg := range args {
 		name, file := DataArg(arg)
+		ext := strings.ToLower(filepath.Ext(file))
+		if ext != ".csv" && ext != ".json" {
+			// Checked before reading: /dev/zero would be read forever.
+			return nil, fmt.Errorf("data file %s: expected a .csv or .json file", file)
+		}
 		src, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read data: %w", err)
@@ -79,13 +98,10 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 			sources[file] = src
 		}
 		in := data.Input{Name: name, File: file}
-		switch strings.ToLower(filepath.Ext(file)) {
-		case ".csv":
+		if ext == ".csv" {
 			in.Table, err = data.ReadCSV(file, bytes.NewReader(src))
-		case ".json":
+		} else {
 			in.JSON, err = data.ReadJSON(file, bytes.NewReader(src))
-		default:
-			return nil, fmt.Errorf("data file %s: expected a .csv or .json file", file)
 		}
 		if err != nil {
 			return nil, err

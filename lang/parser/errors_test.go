@@ -96,8 +96,14 @@ var syntaxErrorTests = []struct {
 	{"let a = x $ y", []string{`1:11: invalid character '$'`}},
 	{"let a = x.y", []string{`1:10: invalid character '.'`}},
 	{"é = 3", []string{`1:1: invalid character 'é'`}},
-	{"let a = \x00", []string{`1:9: invalid character U+0000`}},
+	{"let a = \x00", []string{`1:9: the file is not text (a NUL byte here); a model is a UTF-8 text file`}},
+	{"let a = 1\n  b\x00c", []string{`2:4: the file is not text (a NUL byte here); a model is a UTF-8 text file`}},
 	{"let a = \xff", []string{`1:9: invalid UTF-8 byte 0xff`}},
+	// A run of invalid characters is one error.
+	{"let a = x @@@ y", []string{`1:11: invalid character '@' (and 2 more after it)`}},
+	{"let a = \u201cm\u201d", []string{`1:9: invalid character '“'`, `1:13: invalid character '”'`}},
+	{"let a = x $\xff\u00e9.y", []string{`1:11: invalid character '$' (and 3 more after it)`}},
+	{"let a = x $.5", []string{`1:11: invalid character '$'`}},
 	{"\xff\xfep\x00a\x00r\x00a\x00m\x00 \x00x\x00", []string{`1:1: the file is UTF-16 encoded; save it as UTF-8`}},
 	{"\x00p\x00a\x00r\x00a\x00m\x00 \x00x", []string{`1:1: the file is UTF-16 encoded; save it as UTF-8`}},
 	{"\xff\xfe\x00\x00p\x00\x00\x00", []string{`1:1: the file is UTF-32 encoded; save it as UTF-8`}},
@@ -220,5 +226,37 @@ func TestErrorsFile(t *testing.T) {
 		}
 		checkErrorPositions(t, "errors.gpp", chunk, err)
 		line0 += strings.Count(chunk, "\n") + 1
+	}
+}
+
+// TestTooManyErrors checks that a parse gives up after maxErrors errors with
+// one more saying where, so that a data file or a long line of junk given as
+// the model prints a screenful, not one error per line or per character.
+func TestTooManyErrors(t *testing.T) {
+	var csv strings.Builder
+	csv.WriteString("x,y\n")
+	for i := range 5000 {
+		fmt.Fprintf(&csv, "%d.5,%d\n", i, i)
+	}
+	junk := strings.Repeat("@a", 1000) + "\n"
+	body := "for i in 0:3 {\n" + strings.Repeat("  x +\n  ~ 1\n", 100) + "}\n"
+	for _, tc := range []struct {
+		name, src string
+		stop      string // the position of the last error
+	}{
+		{"csv", csv.String(), "21:1"},
+		{"junk", junk, "1:41"},
+		{"for body", body, "42:3"},
+	} {
+		_, err := ParseFile("m.gpp", []byte(tc.src))
+		got := errorStrings(t, err)
+		if len(got) != maxErrors+1 {
+			t.Errorf("%s: %d errors, want %d", tc.name, len(got), maxErrors+1)
+			continue
+		}
+		if want := tc.stop + ": too many errors; the file was not read beyond here"; got[maxErrors] != want {
+			t.Errorf("%s: last error %q, want %q", tc.name, got[maxErrors], want)
+		}
+		checkErrorPositions(t, "m.gpp", tc.src, err)
 	}
 }

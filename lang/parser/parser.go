@@ -16,11 +16,17 @@ const (
 	maxChain   = 2000 // "-" and "^" operators in one top-level statement
 )
 
+// maxErrors is where a parse gives up, as Go's compiler does after 10: past
+// a score of errors the input is seldom a model (a data file or a binary
+// given in its place), and reporting all of them would print for minutes.
+const maxErrors = 20
+
 // ParseFile parses the model in src. filename is recorded in every position.
 //
 // The error, if any, is an ast.ErrorList of every syntax error found, sorted
 // by position: after an error the parser skips to the end of the statement
-// (and into the statements of a for body) and goes on. The returned file is
+// (and into the statements of a for body) and goes on, up to maxErrors
+// errors and then one more saying where it stopped. The returned file is
 // never nil; on error it holds the statements that parsed.
 func ParseFile(filename string, src []byte) (*ast.File, error) {
 	stmts, err := ParseStmts(filename, src)
@@ -34,14 +40,27 @@ func ParseStmts(filename string, src []byte) ([]ast.Stmt, error) {
 		// One error, not one per NUL byte.
 		return nil, ast.ErrorList{ast.Errorf(ast.Pos{File: filename, Line: 1, Col: 1}, "the file is %s encoded; save it as UTF-8", enc)}
 	}
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		// A binary (or a file given by mistake): one error, not thousands.
+		line := 1 + bytes.Count(src[:i], []byte("\n"))
+		col := i - bytes.LastIndexByte(src[:i], '\n')
+		return nil, ast.ErrorList{ast.Errorf(ast.Pos{File: filename, Line: line, Col: col}, "the file is not text (a NUL byte here); a model is a UTF-8 text file")}
+	}
 	src = bytes.TrimPrefix(src, []byte("\ufeff")) // a UTF-8 byte-order mark, as some editors write
 	toks, bad := scan(filename, src)
 	p := &state{bad: bad, eof: toks[len(toks)-1]}
 	var stmts []ast.Stmt
 	for _, chunk := range splitStmts(toks[:len(toks)-1]) {
+		if p.full() {
+			p.stop(chunk[0])
+			break
+		}
 		stmts = append(stmts, p.chunk(chunk, false)...)
 	}
 	p.errs.Sort()
+	if p.stopped != nil {
+		p.errs = append(p.errs, p.stopped)
+	}
 	return stmts, p.errs.Err()
 }
 
@@ -68,9 +87,20 @@ func ParseExpr(src string) (ast.Expr, error) {
 
 // state is one parse: the lexical errors by offset and the errors so far.
 type state struct {
-	bad  map[int]string
-	eof  lexer.Token
-	errs ast.ErrorList
+	bad     map[int]string
+	eof     lexer.Token
+	errs    ast.ErrorList
+	stopped *ast.Error // where the parse gave up after maxErrors, or nil
+}
+
+// full reports whether the parse has found as many errors as it reports.
+func (p *state) full() bool { return len(p.errs) >= maxErrors }
+
+// stop gives up at t, once.
+func (p *state) stop(t lexer.Token) {
+	if p.stopped == nil {
+		p.stopped = ast.Errorf(astPos(t.Pos), "too many errors; the file was not read beyond here")
+	}
 }
 
 // splitStmts cuts a token stream into statements: each ends with a
@@ -101,6 +131,9 @@ func splitStmts(toks []lexer.Token) [][]lexer.Token {
 // lowered, or records its errors and returns nothing.
 func (p *state) chunk(toks []lexer.Token, inBody bool) []ast.Stmt {
 	firstBad := p.lexErrors(toks)
+	if p.stopped != nil {
+		return nil
+	}
 	if e := tooDeep(toks); e != nil {
 		p.errs = append(p.errs, e)
 		return nil
@@ -128,10 +161,14 @@ func (p *state) lexErrors(toks []lexer.Token) int {
 	first := -1
 	for i, t := range toks {
 		if t.Type == tokBad {
-			p.errs.Add(astPos(t.Pos), "%s", p.bad[t.Pos.Offset])
 			if first < 0 {
 				first = i
 			}
+			if p.full() {
+				p.stop(t)
+				break
+			}
+			p.errs.Add(astPos(t.Pos), "%s", p.bad[t.Pos.Offset])
 		}
 	}
 	return first
@@ -189,6 +226,10 @@ func (p *state) recoverFor(toks []lexer.Token, inBody bool) bool {
 		p.syntaxError(err, header, "", -1)
 	}
 	for _, c := range splitStmts(toks[lb+1 : rb]) {
+		if len(saved)+len(p.errs) >= maxErrors {
+			p.stop(c[0])
+			break
+		}
 		p.chunk(c, true)
 	}
 	found := p.errs

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -239,16 +240,42 @@ func (s *scanner) punct() {
 		s.emit(tokPunct, start)
 		return
 	}
+	var what string
 	r, size := utf8.DecodeRune(s.src[s.off:])
-	s.off += size
 	switch {
 	case r == utf8.RuneError && size <= 1:
-		s.emitBad(start, "invalid UTF-8 byte 0x%02x", c)
+		what = fmt.Sprintf("invalid UTF-8 byte 0x%02x", c)
 	case r < ' ' || r == 0x7f:
-		s.emitBad(start, "invalid character %U", r)
+		what = fmt.Sprintf("invalid character %U", r)
 	default:
-		s.emitBad(start, "invalid character %q", r)
+		what = fmt.Sprintf("invalid character %q", r)
 	}
+	s.off += size
+	// A run of invalid characters is one error, not one per character: a
+	// line of 16 000 "@" gave 16 000 errors, each quoting the line.
+	more := 0
+	for s.off < len(s.src) && !startsToken(s.src[s.off:]) {
+		_, size := utf8.DecodeRune(s.src[s.off:])
+		s.off += size
+		more++
+	}
+	if more > 0 {
+		what += fmt.Sprintf(" (and %d more after it)", more)
+	}
+	s.emitBad(start, "%s", what)
+}
+
+// startsToken reports whether b begins something other than an invalid
+// character: a blank, a newline, a comment, a name, a number or an operator.
+func startsToken(b []byte) bool {
+	c := b[0]
+	switch {
+	case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '#', isLetter(c), isDigit(c):
+		return true
+	case c == '.':
+		return len(b) > 1 && (isDigit(b[1]) || b[1] == '*')
+	}
+	return strings.IndexByte("+-*/^'()[]{},:~=<>;", c) >= 0
 }
 
 // canEnd reports whether a statement may end after t (language.md §1): a
