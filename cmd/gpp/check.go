@@ -116,7 +116,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err, srcs)
 		return exitError
 	}
-	if (len(pos) > 1 || len(l.Info.Data) == 0) && !bindAndStart(stderr, l, inputs, sets, sources(l.Sources)) {
+	if (len(pos) > 1 || allSet(l.Info.Data, sets)) && !bindAndStart(stderr, l, inputs, sets, sources(l.Sources)) {
 		return exitError
 	}
 	printSummary(stdout, pos[0], l.Info)
@@ -128,6 +128,18 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// allSet reports whether --set gives every datum, so that gpp check binds
+// and compiles the model as fit would with no data file (a model with no
+// data at all included).
+func allSet(vars []*check.DataVar, sets map[string]string) bool {
+	for _, d := range vars {
+		if _, ok := sets[d.Name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // bindAndStart binds and compiles l with inputs, as fit does before its
@@ -194,6 +206,9 @@ func boundLine(files []string, info *check.Info, bound map[string]*data.Array) s
 		}
 	}
 	line := "\ndata bound from " + strings.Join(files, ", ")
+	if len(files) == 0 {
+		line = "\ndata given by --set"
+	}
 	if len(sizes) > 0 {
 		line += ": " + strings.Join(sizes, ", ")
 	}

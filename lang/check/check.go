@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
@@ -425,6 +426,18 @@ func (c *checker) bound(e ast.Expr, which string) *float64 {
 	return t.Const
 }
 
+// SimplexTooShort is the error for a simplex param whose last dimension,
+// written dim, is n < 2: a simplex of one element is the constant 1, nothing
+// to infer. The checker reports it for a constant size, the compiler for a
+// size the data give.
+func SimplexTooShort(dim string, n int) string {
+	const msg = "a simplex needs at least 2 elements along its last dimension"
+	if dim == strconv.Itoa(n) {
+		return fmt.Sprintf("%s; this one has %d", msg, n)
+	}
+	return fmt.Sprintf("%s; `%s` is %d", msg, dim, n)
+}
+
 // dims resolves a declaration's dimensions.
 func (c *checker) dims(t *ast.TypeExpr) Shape {
 	es := t.Dims
@@ -523,6 +536,9 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		c.paramBounds(lat, t)
 	}
 	lat.Dims = c.dims(t)
+	if n := len(lat.Dims); t.Kind == ast.Simplex && n > 0 && lat.Dims[n-1].Known() && lat.Dims[n-1].N < 2 {
+		c.errorf(t.Dims[n-1].Pos(), "%s", SimplexTooShort(exprString(t.Dims[n-1]), lat.Dims[n-1].N))
+	}
 	switch {
 	case lat.Lower != nil && lat.Upper != nil:
 		lat.Support, lat.Family = dist.Unit, "beta"

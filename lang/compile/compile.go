@@ -260,6 +260,10 @@ func (l *lowerer) latents() error {
 		if size == 0 {
 			return ast.Errorf(lat.Pos, "`%s` would have %s elements: a param needs at least one", lat.Name, dimsText(shape))
 		}
+		if n := len(shape); lat.Support == dist.Simplex && n > 0 && shape[n-1] < 2 {
+			d := lat.Decl.Type.Dims[n-1]
+			return ast.Errorf(d.Pos(), "%s", check.SimplexTooShort(ast.FormatExpr(d), shape[n-1]))
+		}
 		s := autodiff.Scalar()
 		switch len(shape) {
 		case 1:
