@@ -291,6 +291,46 @@ func TestDrawsDensitiesExact(t *testing.T) {
 	}
 }
 
+// TestDrawsOutputsPastFailedJoint: where the log joint fails at an output
+// draw, the outputs that do not read the failure are still written (they
+// were all NaN, so the summary of `mm = m` left out draws that m kept); the
+// ones that do are NaN, and log_p__ is NaN.
+func TestDrawsOutputsPastFailedJoint(t *testing.T) {
+	d := t.TempDir()
+	model := filepath.Join(d, "edge.gpp")
+	src := "param m: real ~ Normal(0, 1)\ntarget += log(m + 2)\noutput mm = m\noutput six = 2 * 3\noutput l = log(m + 2)\n"
+	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(d, "out")
+	if code, _, stderr := runSafe(t, "fit", model, "--quiet", "--iter", "300", "--out", out, "--output-draws", "2000"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if strings.Join(header, ",") != "lp__,log_p__,log_g__,m,mm,six,l" {
+		t.Fatalf("header %v", header)
+	}
+	failed := 0
+	for _, r := range rows[1:] {
+		if r[4] != r[3] || r[5] != 6 {
+			t.Fatalf("row %v: mm must equal m and six be 6", r)
+		}
+		if math.IsNaN(r[1]) {
+			failed++
+			if r[3] > -2 || !math.IsNaN(r[6]) {
+				t.Errorf("row %v: log_p__ NaN at m > -2, or l not NaN", r)
+			}
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no draw had m < -2: the test needs one")
+	}
+	summary := readCSV(t, filepath.Join(out, "summary.csv"))
+	if summary[1][0] != "m" || summary[2][0] != "mm" || strings.Join(summary[1][2:], ",") != strings.Join(summary[2][2:], ",") {
+		t.Errorf("summary of mm differs from m's:\n%v\n%v", summary[1], summary[2])
+	}
+}
+
 // TestFitMAPOutputs: a MAP fit's files say so in CmdStan's terms
 // (method = optimize) and name its objective the log joint, never an ELBO.
 func TestFitMAPOutputs(t *testing.T) {

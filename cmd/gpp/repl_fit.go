@@ -424,14 +424,15 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	var firstErr error
 	for d := range n {
 		res.SampleCoords(rng, coords)
+		// A draw counts by its value alone, as in draws.csv: a log joint
+		// that fails there spoils only the values that read the failure.
 		_, outs, err := ev.Eval(coords)
-		if err == nil {
-			err = ev.OutputErr()
-		}
-		if err != nil || outs == nil {
+		if !allFinite(outs[oi]) {
 			bad++
 			if firstErr == nil {
-				firstErr = err
+				if firstErr = err; err == nil { // the log joint's failure is the cause
+					firstErr = ev.OutputErr()
+				}
 			}
 			for k := range cols {
 				cols[k][d] = math.NaN()
@@ -472,7 +473,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		t.print(r.out)
 	}
 	if bad > 0 {
-		msg := fmt.Sprintf("warning: %d of %d draws had a non-finite log joint or value", bad, n)
+		msg := fmt.Sprintf("warning: %d of %d draws had a non-finite value", bad, n)
 		if firstErr != nil {
 			msg += "; the first: " + firstErr.Error()
 		}
@@ -656,4 +657,14 @@ func substOutputs(e ast.Expr, vals map[string]ast.Expr) ast.Expr {
 		}
 	}
 	return e
+}
+
+// allFinite reports whether every value of v is finite.
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -323,20 +323,34 @@ func (p *Program) Evals(id ID) int { return int(p.evals[p.index(id)]) }
 // an *ast.Error at that node's position. A node that only kept nodes read
 // (an output) keeps its value (NaN where its op failed) and the pass goes
 // on; OutputErr explains the first such node.
-func (p *Program) Forward(x []float64) (float64, error) {
+func (p *Program) Forward(x []float64) (float64, error) { return p.forward(x, false) }
+
+// ForwardAll is Forward that goes on past a node of the log joint that
+// fails, as NaN, so that the kept nodes that do not read it (an output of
+// the data, or of a param the failure does not involve) still get their
+// values. It returns the same log joint and error as Forward; Backward may
+// follow only a successful call. gpp's output draws use it.
+func (p *Program) ForwardAll(x []float64) (float64, error) { return p.forward(x, true) }
+
+func (p *Program) forward(x []float64, all bool) (float64, error) {
 	if len(x) != p.dim {
 		panic(errLatentLen)
 	}
 	p.ready = false
 	p.x = x
 	p.outErr = p.dataOutErr
+	var jointErr error
 	for _, i := range p.order {
 		n := &p.nodes[i]
 		ok := p.eval(n)
 		p.evals[i]++
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
-			if !n.joint {
+			switch {
+			case !n.joint:
 				p.outputFailed(i, ok, &p.outErr)
+				continue
+			case all:
+				p.outputFailed(i, ok, &jointErr)
 				continue
 			}
 			p.x = nil
@@ -344,6 +358,9 @@ func (p *Program) Forward(x []float64) (float64, error) {
 		}
 	}
 	p.x = nil
+	if jointErr != nil {
+		return math.NaN(), jointErr
+	}
 	p.ready = true
 	return p.val[p.nodes[p.root].off], nil
 }

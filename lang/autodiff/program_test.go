@@ -297,3 +297,43 @@ func TestOutputNotFinite(t *testing.T) {
 		t.Errorf("all finite: %v, %v", err, p2.OutputErr())
 	}
 }
+
+// TestForwardAll: past a failing node of the log joint, ForwardAll still
+// computes the kept nodes; those that read the failure are NaN, the others
+// exact. Forward stops there.
+func TestForwardAll(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(2), at(1, 1))
+	logx := b.Log(x, at(2, 8)) // fails where x < 0
+	root := b.Sum(logx, at(2, 1))
+	twice := b.Mul(x, b.Scalar(2, at(3, 3)), at(3, 1))      // does not read log(x)
+	shifted := b.Add(logx, b.Scalar(1, at(4, 3)), at(4, 1)) // does
+	data := b.Exp(b.Scalar(0, at(5, 5)), at(5, 1))          // data only
+	p, err := b.Finish(root, twice, shifted, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "model.gpp:2:8: log: argument -2 < 0"
+	lp, err := p.ForwardAll([]float64{-2, 3})
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !math.IsNaN(lp) {
+		t.Fatalf("ForwardAll: %v, %v; want NaN, %q", lp, err, want)
+	}
+	if tw := p.Value(twice); tw[0] != -4 || tw[1] != 6 {
+		t.Errorf("2x = %v, want [-4 6]", tw)
+	}
+	if sh := p.Value(shifted); !math.IsNaN(sh[0]) || sh[1] != math.Log(3)+1 {
+		t.Errorf("log(x) + 1 = %v, want [NaN log(3)+1]", sh)
+	}
+	if d := p.Value(data); d[0] != 1 {
+		t.Errorf("exp(0) = %v", d)
+	}
+	if lp, err := p.ForwardAll([]float64{1, 1}); err != nil || lp != 0 {
+		t.Errorf("all finite: %v, %v", lp, err)
+	}
+	if sh := p.Value(shifted); sh[0] != 1 || sh[1] != 1 {
+		t.Errorf("log(x) + 1 = %v, want [1 1]", sh)
+	}
+	if _, err := p.Forward([]float64{-2, 3}); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Forward: %v, want %q", err, want)
+	}
+}

@@ -136,19 +136,17 @@ func (m *Model) NewEvaluator() (*Evaluator, error) {
 
 // Eval returns log p at x and the outputs' values (row-major, in the order
 // of Model.Outputs); the slices are reused by the next call. An error is
-// the log joint's (NaN, ±Inf, a failed op), with nil outputs. An output
-// that is not finite does not stop Eval: its values are returned as they
+// the log joint's (NaN, ±Inf, a failed op); the outputs are still
+// computed, NaN only where they read the part that failed. An output that
+// is not finite does not stop Eval either: its values are returned as they
 // are (NaN where an op failed) and OutputErr explains the first.
 func (e *Evaluator) Eval(x []float64) (float64, [][]float64, error) {
-	lp, err := e.prog.Forward(x)
-	if err != nil {
-		return lp, nil, err
-	}
+	lp, err := e.prog.ForwardAll(x)
 	vals := make([][]float64, len(e.ids))
 	for i, id := range e.ids {
 		vals[i] = e.prog.Value(id)
 	}
-	return lp, vals, nil
+	return lp, vals, err
 }
 
 // SetRand sets the stream the predictive outputs draw from.
