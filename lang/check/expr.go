@@ -186,10 +186,35 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 	}
 	if x.Const != nil && y.Const != nil {
 		v := foldBinary(e.Op, *x.Const, *y.Const)
+		if t.Elem == Int && !(math.Abs(v) <= MaxInt && exactInt(e.Op, *x.Const, *y.Const)) {
+			// As a literal past 2^53 is refused: the float would round it
+			// (2^53 + 1 is 2^53), and sizes and indices made from it with it.
+			c.errorf(e.OpPos, "int `%s` is too large: an int holds at most 2^53 in magnitude", exprString(e))
+			return invalid
+		}
 		t.Const = &v
 		t.Support = valueSupport(t.Elem, v)
 	}
 	return t
+}
+
+// exactInt reports whether a op b, for ints a and b of at most MaxInt in
+// magnitude, is computed exactly in float64 (its magnitude at most MaxInt).
+func exactInt(op ast.Op, a, b float64) bool {
+	x, y := int64(a), int64(b)
+	var r int64
+	switch op {
+	case ast.Add:
+		r = x + y
+	case ast.Sub:
+		r = x - y
+	default: // Mul, EMul
+		if math.Abs(a*b) > 2*MaxInt { // the float is close enough to say so
+			return false
+		}
+		r = x * y
+	}
+	return r >= -MaxInt && r <= MaxInt
 }
 
 func foldBinary(op ast.Op, a, b float64) float64 {

@@ -147,7 +147,7 @@ func (l *lowerer) expr(e ast.Expr) value {
 func (l *lowerer) expr1(e ast.Expr) value {
 	switch e := e.(type) {
 	case *ast.NumberLit:
-		if e.IsInt && e.Value == math.Trunc(e.Value) && math.Abs(e.Value) < 1<<53 {
+		if e.IsInt && e.Value == math.Trunc(e.Value) && math.Abs(e.Value) <= check.MaxInt {
 			v := intScalar(int(e.Value))
 			v.id, v.node = l.b.Scalar(e.Value, e.Pos()), true
 			return v
@@ -159,12 +159,18 @@ func (l *lowerer) expr1(e ast.Expr) value {
 		return l.expr(e.X)
 	case *ast.UnaryExpr:
 		x := l.expr(e.X)
-		if x.isInt && !x.node {
+		if x.isInt {
+			// Known ints stay known (-1 as a loop bound or an index), with
+			// the node negated too when there is one (a literal's).
 			neg := make([]int, len(x.ints))
 			for i, v := range x.ints {
 				neg[i] = -v
 			}
-			return value{ints: neg, shape: x.shape, isInt: true, at: x.at}
+			v := value{ints: neg, shape: x.shape, isInt: true, at: x.at}
+			if x.node {
+				v.id, v.node = l.b.Neg(x.id, e.OpPos), true
+			}
+			return v
 		}
 		return value{id: l.b.Neg(l.node(x, e.X.Pos()), e.OpPos), node: true}
 	case *ast.BinaryExpr:

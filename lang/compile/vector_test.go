@@ -109,6 +109,9 @@ func TestVectorLitForms(t *testing.T) {
 		{"nested scalars", "target += sum([[a, s][0], ([s])[0]])", "target += a + s"},
 		{"left of ~", "[a, v[0]] ~ Normal(0, [1, 2])", "a ~ Normal(0, 1)\nv[0] ~ Normal(0, 2)"},
 		{"loop", "for i in 0:2 { target += [a, i][1] * v[[1, i]][1] }", "target += v[1]"},
+		// A negated int literal stays a known int: a loop bound, an index.
+		{"negative bound", "for i in -1:1 { target += [a, s][i + 1] * (i - 1) }", "target += -2 * a - s"},
+		{"negative index", "target += [a, s][-(-1)]", "target += s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compileSrc(t, "a.gpp", decls+c.lit+"\n", nil)
@@ -205,4 +208,26 @@ func TestScaleFromData(t *testing.T) {
 	// mean 3, variance (4 + 0 + 1 + 9) / 3 = 14/3
 	ref := compileSrc(t, "ref.gpp", "data y: real[N]\nparam mu: real ~ Normal(3, 21.602468994692867)\ny ~ Normal(mu, 1)\n", nil, in)
 	sameLogJoint(t, m, ref, "the scale written in", []float64{0.7}, logJointTol, logJointTol)
+}
+
+// TestIntLimitLiteral: 2^53, the largest int literal, is a known int to the
+// compiler too, so a loop or rep that long gets its size error rather than
+// "needs an int constant".
+func TestIntLimitLiteral(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"param a: real\nfor i in 0:9007199254740992 {\n  target += a\n}\n", "m.gpp:2:1: loops unroll to more than"},
+		{"param a: real\ntarget += sum(rep(a, 9007199254740992))\n", "m.gpp:2:22: rep(x, 9007199254740992) would take the model past"},
+	} {
+		f, err := parser.ParseFile("m.gpp", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := check.Check(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err = Compile(f, info, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+	}
 }
