@@ -628,6 +628,9 @@ func num3(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}
+	if s, ok := formatWhole(v); ok {
+		return s
+	}
 	return fmt.Sprintf("%.3g", v)
 }
 

@@ -1430,3 +1430,30 @@ func TestFitHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatWhole: whole numbers (sizes, int outputs, counts) print with all
+// their digits on the console and in the CSV files, as 6 or 3 significant
+// digits would lose them (N = 1234567 showed as 1.23457e+06); other numbers
+// keep CmdStan's 6 and Stan print's 3.
+func TestFormatWhole(t *testing.T) {
+	for _, c := range []struct {
+		v          float64
+		num, three string
+	}{
+		{1234567, "1234567", "1234567"},
+		{-9007199254740992, "-9007199254740992", "-9007199254740992"},
+		{math.Copysign(0, -1), "0", "0"},
+		{1e15, "1000000000000000", "1000000000000000"},
+		{1e16, "1e+16", "1e+16"},
+		{1234567.5, "1.23457e+06", "1.23e+06"},
+		{0.125, "0.125", "0.125"},
+		{math.Inf(1), "inf", "+Inf"},
+	} {
+		if got := formatNum(c.v); got != c.num {
+			t.Errorf("formatNum(%v) = %q, want %q", c.v, got, c.num)
+		}
+		if got := num3(c.v); got != c.three {
+			t.Errorf("num3(%v) = %q, want %q", c.v, got, c.three)
+		}
+	}
+}

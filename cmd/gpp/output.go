@@ -690,7 +690,24 @@ func formatNum(v float64) string {
 	case math.IsInf(v, -1):
 		return "-inf"
 	}
+	if s, ok := formatWhole(v); ok {
+		return s
+	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// formatWhole writes a whole number in an int's range (at most 2^53 in
+// magnitude) with all its digits (a size N = 1234567, an int output, a
+// count's quantile), where 6 significant digits would print 1.23457e+06;
+// -0 is 0.
+func formatWhole(v float64) (string, bool) {
+	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		return "", false
+	}
+	if v == 0 {
+		v = 0 // -0
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64), true
 }
 
 // formatExact is formatNum with the shortest digits that read back as v.
