@@ -65,11 +65,35 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 		b.checkSize(d, sz)
 		b.out[d.Name] = &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos}
 	}
+	b.emptyColumns()
 	b.errs.Sort()
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
 	return b.out, nil
+}
+
+// emptyMatrix is a matrix given as [] whose column count waits for the
+// sizes: a.Shape is [0, -1] until emptyColumns sets it.
+type emptyMatrix struct {
+	d *check.DataVar
+	a *Array
+}
+
+// emptyColumns gives each matrix given as [] its declared column count,
+// from a constant or a size the other data bind.
+func (b *binder) emptyColumns() {
+	for _, e := range b.empty {
+		dim := e.d.Dims[1]
+		switch sz, ok := b.sizes[dim.Name]; {
+		case dim.Known():
+			e.a.Shape[1] = dim.N
+		case ok && !dim.Derived:
+			e.a.Shape[1] = sz.n
+		default:
+			b.errs.Add(e.a.Pos, "%s is [] (no rows), and its column count %s is not given by other data; give %s", e.a.Name, dim.Name, dim.Name)
+		}
+	}
 }
 
 type sizeBinding struct {
@@ -89,6 +113,7 @@ type binder struct {
 	// positional CSV file, named its columns bound by name.
 	whole map[*Table][]*check.DataVar
 	named map[*Table][]string
+	empty []emptyMatrix
 	// unread holds the size names of declarations whose value was not
 	// bound for an error already reported (missing, unreadable, of the
 	// wrong rank): they are not also reported as unbound.
@@ -325,6 +350,16 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		b.skipSizes(d)
 		return
 	}
+	// JSON writes a matrix of no rows as [] (CmdStan and posteriordb do):
+	// its column count is not in the value, so it is the declared size,
+	// settled once every size is bound (emptyColumns).
+	if len(d.Dims) == 2 && len(a.Shape) == 1 && a.Shape[0] == 0 {
+		e := *a
+		e.Shape = []int{0, -1}
+		a = &e
+		b.empty = append(b.empty, emptyMatrix{d, a})
+		b.unread[d.Dims[1].Name] = true // reported by emptyColumns if nothing binds it
+	}
 	// Rank: a single-column matrix serves a vector, a [n] vector of length
 	// one a scalar only when declared so.
 	if len(a.Shape) != len(d.Dims) {
@@ -335,6 +370,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	for axis, dim := range d.Dims {
 		n := a.Shape[axis]
 		switch {
+		case n < 0: // an empty matrix's columns
 		case dim.Known():
 			if n != dim.N {
 				b.errs.Add(a.Pos, "%s has %d %s, but %s", a.Name, n, axisWord(len(d.Dims), axis), decl)

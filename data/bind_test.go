@@ -77,6 +77,34 @@ func TestBindJSON(t *testing.T) {
 	}
 }
 
+// TestBindEmptyMatrix: a matrix of no rows, which JSON writers (CmdStan,
+// posteriordb) give as [], binds with the column count its declaration
+// gets from a constant or the other data; with none, it is an error.
+func TestBindEmptyMatrix(t *testing.T) {
+	for _, c := range []struct {
+		model, json string
+		cols        int
+	}{
+		{"data K: int\ndata M: real[N, K]\ndata y: real[N]\n", `{"N": 0, "K": 3, "M": [], "y": []}`, 3},
+		{"data M: real[N, 4]\n", `{"M": []}`, 4},
+		{"data M: real[N, K]\ndata w: real[K]\n", `{"M": [], "w": [1, 2]}`, 2},
+	} {
+		out, err := Bind(checked(t, c.model), []Input{jsonInput(t, "d.json", c.json)}, nil)
+		if err != nil {
+			t.Errorf("%q with %s: %v", c.model, c.json, err)
+			continue
+		}
+		if m := out["M"]; len(m.Values) != 0 || len(m.Shape) != 2 || m.Shape[0] != 0 || m.Shape[1] != c.cols {
+			t.Errorf("%q with %s: M has shape %v, values %v; want [0 %d]", c.model, c.json, m.Shape, m.Values, c.cols)
+		}
+	}
+	_, err := Bind(checked(t, "data M: real[N, K]\n"), []Input{jsonInput(t, "d.json", `{"M": []}`)}, nil)
+	const want = "d.json:1:7: M is [] (no rows), and its column count K is not given by other data; give K"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
 // TestBindUnused: columns and keys that no declaration reads are not read
 // as numbers, whatever they hold: the lr.gpp of the bug report fits with a
 // column of names, and a Stan data file with keys of other types binds.
