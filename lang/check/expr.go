@@ -737,7 +737,7 @@ func (c *checker) slice(e *ast.IndexExpr, s *ast.SliceExpr, d Dim) (Dim, bool, b
 	switch {
 	case (s.Lo == nil || lo != nil) && hi != nil:
 		if int(*hi) < l {
-			c.errorf(s.Hi.Pos(), "empty slice: %d < %d", int(*hi), l)
+			c.errorf(s.Hi.Pos(), "reversed slice: its end %d is before its start %d (x[a:b] takes a, ..., b-1)", int(*hi), l)
 			return unknownDim, false, false
 		}
 		n := knownDim(int(*hi) - l)
