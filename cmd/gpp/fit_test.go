@@ -1084,6 +1084,13 @@ func TestSummarise(t *testing.T) {
 	if s := summarise([]float64{inf, inf}); s.mean != inf || s.sd != 0 || s.q50 != inf {
 		t.Errorf("+Inf in every draw: %+v", s)
 	}
+	// finite draws whose plain sums overflow
+	if s := summarise([]float64{1.2e308, 1.6e308, 1.4e308}); math.Abs(s.mean/1.4e308-1) > 1e-15 || math.Abs(s.sd/0.2e308-1) > 1e-14 {
+		t.Errorf("draws near 1e308: mean %v, sd %v; want 1.4e308, 2e307", s.mean, s.sd)
+	}
+	if s := summarise([]float64{-1e308, 1e308, -1e308, 1e308}); s.mean != 0 || math.Abs(s.sd/(1e308*math.Sqrt(4.0/3))-1) > 1e-15 {
+		t.Errorf("draws at ±1e308: mean %v, sd %v", s.mean, s.sd)
+	}
 }
 
 // TestFitNonFiniteOutputs: an output that is NaN in some draws is

@@ -626,6 +626,21 @@ func summarise(xs []float64) stats {
 		ss += (x - s.mean) * (x - s.mean)
 	}
 	s.sd = math.Sqrt(ss / float64(len(v)-1))
+	lo, hi := v[0], v[len(v)-1]
+	if finite := !math.IsInf(lo, 0) && !math.IsInf(hi, 0); finite && (math.IsInf(s.mean, 0) || math.IsInf(s.sd, 0)) {
+		// Finite draws whose sums overflow (values near 1e308): the same
+		// sums of the values divided by the largest magnitude.
+		scale := max(-lo, hi)
+		m, ss := 0.0, 0.0
+		for _, x := range v {
+			m += x / scale
+		}
+		m /= float64(len(v))
+		for _, x := range v {
+			ss += (x/scale - m) * (x/scale - m)
+		}
+		s.mean, s.sd = m*scale, math.Sqrt(ss/float64(len(v)-1))*scale
+	}
 	s.q5, s.q50, s.q95 = quantile(v, 0.05), quantile(v, 0.5), quantile(v, 0.95)
 	return s
 }
