@@ -233,6 +233,12 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	if cfg.restarts > 1 && s.Method == sgvb.MAP {
 		return usageErr("--restarts needs SGVB: MAP estimates are points, which cannot be mixed")
 	}
+	if cfg.restarts > 1 && cfg.outputDraws < 2*cfg.restarts {
+		// The draws are dealt to the restarts in turn; R̂ compares their
+		// spreads, and a restart with one draw has none.
+		return usageErr("--output-draws %d is too few for --restarts %d: R̂ needs at least 2 draws from each restart (--output-draws %d or more)",
+			cfg.outputDraws, cfg.restarts, 2*cfg.restarts)
+	}
 	if !(cfg.jitter >= 0) || math.IsInf(cfg.jitter, 0) {
 		return usageErr("--jitter must be a finite number ≥ 0, got %v", cfg.jitter)
 	}
