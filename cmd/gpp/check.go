@@ -34,6 +34,9 @@ func (s setFlags) Set(v string) error {
 	if !ok || name == "" || val == "" {
 		return fmt.Errorf("expected NAME=VALUE, got %q", v)
 	}
+	if prev, ok := s[name]; ok && prev != val {
+		return fmt.Errorf("%s is set twice, to %s and to %s", name, prev, val)
+	}
 	s[name] = val
 	return nil
 }
@@ -52,10 +55,20 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 
 // parseFlags parses args allowing flags after positional arguments (as in
 // `gpp check model.gpp --set K=3`) and returns the positional arguments.
+// -h and --help print the whole usage; a bad flag prints its error and a
+// pointer to --help, not the page of flags under it.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	full := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = full }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				full()
+			} else {
+				fmt.Fprintf(fs.Output(), "Run 'gpp %s --help' for the flags.\n", fs.Name())
+			}
 			return nil, err
 		}
 		args = fs.Args()
