@@ -433,7 +433,11 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 // checkValues checks supports and bounds element by element.
 func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 	bad := func(i int, want string) bool {
-		b.errs.Add(a.Locate(i), "%s: value %s is not %s; %s", a.Name, strconv.FormatFloat(a.Values[i], 'g', -1, 64), want, decl)
+		v := strconv.FormatFloat(a.Values[i], 'g', -1, 64)
+		if t, ok := a.inexact[i]; ok && a.Values[i] == 0 {
+			v = t + " (which underflows to 0 in double precision)"
+		}
+		b.errs.Add(a.Locate(i), "%s: value %s is not %s; %s", a.Name, v, want, decl)
 		return false
 	}
 	for i, v := range a.Values {

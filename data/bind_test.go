@@ -222,6 +222,9 @@ func TestBindErrors(t *testing.T) {
 		{"negative positive", "data s: positive[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "s\n1\n-2\n")}
 		}, nil, "d.csv:3:1: s: value -2 is not > 0; `s` is declared positive[N] at m.gpp:1:6"},
+		{"positive underflows", "data s: positive[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "s\n1\n1e-400\n")}
+		}, nil, "d.csv:3:1: s: value 1e-400 (which underflows to 0 in double precision) is not > 0"},
 		{"upper bound", "data p: real<upper=1>[N]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"p": [0.5, 1.5]}`)}
 		}, nil, "d.json:1:13: p: value 1.5 is not <= 1"},

@@ -154,6 +154,10 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	if bytes.IndexByte(src, '\n') < 0 && bytes.Count(src, []byte("\r")) > 1 {
+		// The CSV reader would see one line, a header and no rows.
+		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the lines end with a carriage return alone (old Mac line endings): save the file with LF or CRLF line endings")
+	}
 	cr := csv.NewReader(bytes.NewReader(src))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
@@ -177,7 +181,11 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		h = strings.TrimSpace(h)
 		pos := ast.Pos{File: file, Line: line, Col: col}
 		if h == "" {
-			return nil, ast.Errorf(pos, "column %d has an empty name in the header", j+1)
+			hint := ""
+			if j == 0 && len(header) > 1 {
+				hint = " (a row index, as pandas writes by default? write the file with to_csv(..., index=False))"
+			}
+			return nil, ast.Errorf(pos, "column %d has an empty name in the header%s", j+1, hint)
 		}
 		if _, err := strconv.ParseFloat(h, 64); err == nil {
 			return nil, ast.Errorf(pos, "the header cell %q is a number: the first row must name the columns", h)
@@ -214,6 +222,10 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 			break
 		}
 		if err != nil {
+			if errors.Is(err, csv.ErrFieldCount) && rec != nil { // Read returns the row with this error
+				line, _ := cr.FieldPos(0)
+				return nil, ast.Errorf(ast.Pos{File: file, Line: line, Col: 1}, "this row has %d cells, the header %d", len(rec), len(header))
+			}
 			return nil, csvError(file, err)
 		}
 		line, _ := cr.FieldPos(0)
