@@ -286,7 +286,10 @@ func (b *binder) checkSize(d *check.DataVar, sz sizeBinding) {
 		}
 		if len(a.Shape) != 0 {
 			b.errs.Add(a.Pos, "%s is a size, bound to %d by the %s (%s), but here has %s", d.Name, sz.n, sz.what, sz.pos, shapeWords(a.Shape))
-		} else if v := a.Values[0]; v != float64(sz.n) {
+		} else if v := a.Values[0]; v != float64(sz.n) && !a.Pos.IsValid() && sz.pos.IsValid() {
+			// A --set value has no place in a file: the error is at the data.
+			b.errs.Add(sz.pos, "size %s is %d here (%s), but %s=%s", d.Name, sz.n, sz.what, a.Pos.File, strconv.FormatFloat(v, 'g', -1, 64))
+		} else if v != float64(sz.n) {
 			b.errs.Add(a.Pos, "%s is %s here but the data has %d %s (%s)", d.Name, strconv.FormatFloat(v, 'g', -1, 64), sz.n, sz.what, sz.pos)
 		}
 	}

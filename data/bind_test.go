@@ -248,7 +248,7 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "d.json:1:17: N is a size, bound to 1 by the elements of y (d.json:1:7), but here has a vector of 1 values"},
 		{"--set size disagrees", "data Y: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
-		}, map[string]string{"D": "3"}, "--set D: D is 3 here but the data has 2 columns of Y (d.csv:2:1)"},
+		}, map[string]string{"D": "3"}, "d.csv:2:1: size D is 2 here (columns of Y), but --set D=3\x00"},
 		{"twice", "data x: real[N]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"x": [1]}`), csvInput(t, "", "d.csv", "x\n1\n")}
 		}, nil, "data `x` is given more than once: key \"x\" of d.json; column \"x\" of d.csv"},

@@ -129,7 +129,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"JSON number after an empty row", fit(poissonModel, csvFile("mixed.json", `{"y": [[], 2]}`)), 1, `mixed.json:1:12: "y" mixes numbers and arrays`},
 		{"JSON data after the object", fit(poissonModel, csvFile("two.json", "{\"y\": [1, 2]}\n{\"y\": [3]}\n")), 1, "two.json:2:1: unexpected data after the JSON object"},
 		{"JSON size disagrees", fit(poissonModel, csvFile("size.json", `{"y": [1, 2], "N": 3}`)), 1, "size.json:1:20: N is 3 here but the data has 2 elements of y ("},
-		{"--set size disagrees", fit(poissonModel, poissonData, "--set", "N=99"), 1, "--set N: N is 99 here but the data has"},
+		{"--set size disagrees", fit(poissonModel, poissonData, "--set", "N=99"), 1, "testdata/fit_counts.csv:2:1: size N is 8 here (elements of y), but --set N=99\n"},
 		{"param without elements", fit(csvFile("empty.gpp", "data y: real[N]\nparam x: real[N] ~ Normal(0, 1)\ny ~ Normal(x, 1)\n"), csvFile("y0.json", `{"y": []}`)), 1, "empty.gpp:2:7: `x` would have 0 elements: a param needs at least one"},
 		{"--output-draws too many", fit(poissonModel, poissonData, "--output-draws", "300000000"), 1, "--output-draws 300000000: 300000000 draws of 4 columns would take more than 536870912 numbers"},
 		{"--draws too many", fit(poissonModel, poissonData, "--draws", "100000000000"), 1, "--draws 100000000000: a step keeps about 4 numbers per draw for 1 coordinate, more than 536870912 numbers (4 GiB) in all; ask for at most 134217728"},
