@@ -67,9 +67,12 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		}
 		return r, true
 	}
+	errs := len(l.errs)
 	v := l.expr(e)
 	if !v.isInt {
-		l.errorf(e.Pos(), "index must be int data")
+		if len(l.errs) == errs { // else the index failed, and said why
+			l.errorf(e.Pos(), "index must be int data")
+		}
 		return sel{}, false
 	}
 	if len(v.shape) == 0 {

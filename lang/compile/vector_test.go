@@ -231,3 +231,27 @@ func TestIntLimitLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedIndexOneError: an index that is itself out of range is the one
+// error; the index it feeds is not also called "not int data".
+func TestNestedIndexOneError(t *testing.T) {
+	f, err := parser.ParseFile("m.gpp", []byte("data idx: int[M]\nparam w: real[3]\nfor i in 0:M+1 { target += w[idx[i]] }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := data.Input{File: "d.json", JSON: map[string]*data.Array{
+		"idx": {Name: "idx", Shape: []int{3}, Values: []float64{0, 1, 2}, Int: true},
+	}}
+	bound, err := data.Bind(info, []data.Input{in}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compile(f, info, bound)
+	if want := "m.gpp:3:34: index 3 out of range [0, 3)"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want just %q", err, want)
+	}
+}
