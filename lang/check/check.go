@@ -610,6 +610,11 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 		c.errorf(t.Upper.Pos(), "upper bound %g is not above the lower bound %g", *hi, *lo)
 		return
 	}
+	if lo != nil && hi != nil && math.IsInf(*hi-*lo, 0) {
+		// The param is lo + (hi − lo)·u with u in (0, 1).
+		c.errorf(t.Upper.Pos(), "the bounds %g and %g are too far apart: upper − lower overflows a double", *lo, *hi)
+		return
+	}
 	if (t.Lower != nil && lo == nil) || (t.Upper != nil && hi == nil) {
 		return
 	}
