@@ -318,3 +318,31 @@ func TestBindErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestUnused: a key or column named after a param, const, let or output is
+// warned about, as is a file the model reads nothing from; other unused
+// keys and columns are not (CmdStan ignores them too).
+func TestUnused(t *testing.T) {
+	info := checked(t, "data x: real[N]\nconst K = 2\nparam m: real ~ Normal(0, 1)\nlet t = m * 2\nx ~ Normal(t, 1)\noutput o = m + K\n")
+	inputs := []Input{
+		jsonInput(t, "d.json", `{"x": [1, 2], "m": 5, "K": 3, "t": 1, "o": 2, "note": "hi"}`),
+		csvInput(t, "", "e.csv", "a,b\n1,2\n"),
+		csvInput(t, "", "f.csv", "x2,note\n1,2\n"),
+	}
+	want := []string{
+		`d.json: key "K" names a const of the model, not data: it is ignored (set a const with --set K=VALUE)`,
+		`d.json: key "m" names a param of the model, not data: it is ignored`,
+		`d.json: key "o" names an output of the model, not data: it is ignored`,
+		`d.json: key "t" names a let of the model, not data: it is ignored`,
+		"e.csv gives no data the model reads (its columns: a, b)",
+		"f.csv gives no data the model reads (its columns: x2, note)",
+	}
+	if got := Unused(info, inputs); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A matrix may take a whole CSV file, and a named input binds its name.
+	info = checked(t, "data X: real[N, D]\n")
+	if got := Unused(info, []Input{csvInput(t, "", "x.csv", "a,b\n1,2\n")}); len(got) != 0 {
+		t.Errorf("matrix file: %v", got)
+	}
+}

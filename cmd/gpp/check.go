@@ -166,6 +166,9 @@ func bindAndStart(w io.Writer, l *pipeline.Loaded, inputs []data.Input, sets map
 		printError(w, err, srcs)
 		return false
 	}
+	for _, warn := range l.Warnings {
+		errorf(w, "warning: %s", warn)
+	}
 	if err := startError(l.Model); err != nil {
 		printError(w, err, srcs)
 		errorf(w, "%s", startNote)

@@ -313,6 +313,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	srcs := sources(l.Sources)
+	for _, w := range l.Warnings {
+		con.note("warning: %s", w)
+	}
 	if len(l.Model.Latents) == 0 {
 		con.note("%s: the model has no params to fit", cfg.model)
 		return exitError

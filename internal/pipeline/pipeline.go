@@ -30,6 +30,8 @@ type Loaded struct {
 	Data    map[string]*data.Array
 	Model   *compile.Model
 	Sources map[string][]byte // model and data file contents, for quoting errors
+	// Warnings are about the data files of a successful Bind (data.Unused).
+	Warnings []string
 }
 
 // Parse reads, parses and checks a model file.
@@ -136,6 +138,7 @@ func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
 		return err
 	}
 	l.Data = bound
+	l.Warnings = data.Unused(l.Info, inputs)
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {
 		return err
