@@ -291,6 +291,8 @@ func (c *checker) call(e *ast.CallExpr) Type {
 			c.errorf(e.Fun.NamePos, "%s is a distribution: it can appear only on the right of ~, as a param's prior or in logpdf(value, %s(...))", name, name)
 		case sym != nil:
 			c.errorf(e.Fun.NamePos, "`%s` is %s (declared at %s), not a function", name, sym.Kind.phrase(), sym.Pos)
+		case stanHint(name) != "":
+			c.errorf(e.Fun.NamePos, "unknown function `%s`; %s", name, stanHint(name))
 		default:
 			c.errorf(e.Fun.NamePos, "unknown function `%s`%s", name, suggest(name, funcNames()))
 		}

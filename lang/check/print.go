@@ -1,11 +1,13 @@
 package check
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // maxExprText bounds the length of expressions quoted in messages.
@@ -86,4 +88,57 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// stanSpellings are Stan functions that gpp writes otherwise, with gpp's
+// spelling, for the error at a call of one (a model ported from Stan).
+var stanSpellings = map[string]string{
+	"sd":                 "sqrt(variance(x))",
+	"log_sum_exp":        "logsumexp(x)",
+	"log_mix":            "logsumexp(log(w) + lp) over the components (examples/mixture.gpp)",
+	"cumulative_sum":     "cumsum(x)",
+	"rep_vector":         "rep(x, n)",
+	"rep_array":          "rep(x, n)",
+	"dot_product":        "sum(x .* y)",
+	"rows_dot_product":   "rowsum(x .* y)",
+	"fabs":               "abs(x)",
+	"inv":                "1 / x",
+	"log1p_exp":          "softplus(x)",
+	"log_inv_logit":      "-softplus(-x)",
+	"log1m_inv_logit":    "-softplus(x)",
+	"softmax":            "exp(x - logsumexp(x))",
+	"log_softmax":        "x - logsumexp(x)",
+	"tanh":               "2 * inv_logit(2 * x) - 1",
+	"lbeta":              "lgamma(a) + lgamma(b) - lgamma(a + b)",
+	"lmultiply":          "x * log(y)",
+	"multiply_log":       "x * log(y)",
+	"cholesky_decompose": "chol(A)",
+	"log_determinant":    "logdet(A)",
+	"mdivide_left":       "solve(A, B)",
+}
+
+// stanHint returns how gpp writes the Stan function name, or "": a
+// spelling from stanSpellings, or for Stan's density functions
+// (normal_lpdf, poisson_log_lpmf) and random draws (normal_rng) the logpdf
+// call or predictive output with gpp's distribution.
+func stanHint(name string) string {
+	if s, ok := stanSpellings[name]; ok {
+		return "gpp writes it " + s
+	}
+	for _, suffix := range []string{"_lpdf", "_lupdf", "_lpmf", "_lupmf", "_rng"} {
+		base, ok := strings.CutSuffix(name, suffix)
+		if !ok {
+			continue
+		}
+		for _, d := range stdlib.Dists() {
+			if !strings.EqualFold(strings.ReplaceAll(base, "_", ""), d.Name) {
+				continue
+			}
+			if suffix == "_rng" {
+				return fmt.Sprintf("gpp draws from %s in an output: output y_rep ~ %s(...)", d.Name, d.Name)
+			}
+			return fmt.Sprintf("gpp writes Stan's %s(y | ...) as logpdf(y, %s(...)), or y ~ %s(...) in the log density", name, d.Name, d.Name)
+		}
+	}
+	return ""
 }

@@ -99,6 +99,10 @@ var syntaxErrorTests = []struct {
 	{"let a = \x00", []string{`1:9: the file is not text (a NUL byte here); a model is a UTF-8 text file`}},
 	{"let a = 1\n  b\x00c", []string{`2:4: the file is not text (a NUL byte here); a model is a UTF-8 text file`}},
 	{"let a = \xff", []string{`1:9: invalid UTF-8 byte 0xff`}},
+	// Stan's syntax, pointed to gpp's.
+	{"model {\n  y ~ normal(0, 1);\n}\n", []string{"1:1: `model { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)"}},
+	{"param m: real\ngenerated quantities {\n}\n", []string{"2:1: `generated quantities { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)"}},
+	{"target += normal_lpdf(y | m, 1)", []string{"1:25: invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)))"}},
 	// A run of invalid characters is one error.
 	{"let a = x @@@ y", []string{`1:11: invalid character '@' (and 2 more after it)`}},
 	{"let a = \u201cm\u201d", []string{`1:9: invalid character '“'`, `1:13: invalid character '”'`}},

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -138,6 +139,10 @@ func (p *state) chunk(toks []lexer.Token, inBody bool) []ast.Stmt {
 		p.errs = append(p.errs, e)
 		return nil
 	}
+	if e := stanBlock(toks); e != nil {
+		p.errs = append(p.errs, e)
+		return nil
+	}
 	in := append(toks[:len(toks):len(toks)], p.eof)
 	f, err := fileParser.ParseFromLexer(upgrade(in))
 	if err != nil {
@@ -235,6 +240,27 @@ func (p *state) recoverFor(toks []lexer.Token, inBody bool) bool {
 	found := p.errs
 	p.errs = append(saved, found...)
 	return len(found) > 0
+}
+
+// stanBlocks are the block names of a Stan program.
+var stanBlocks = map[string]bool{"functions": true, "data": true, "transformed": true, "parameters": true, "model": true, "generated": true}
+
+// stanBlock reports a statement that opens a Stan block ("model {",
+// "generated quantities {"): one error that says how gpp writes it,
+// instead of a syntax error at the brace.
+func stanBlock(toks []lexer.Token) *ast.Error {
+	i := 0
+	for i < len(toks) && i < 3 && (toks[i].Type == tokIdent || toks[i].Type == tokKeyword) && stanBlocks[toks[0].Value] {
+		i++
+	}
+	if i == 0 || i >= len(toks) || toks[i].Type != tokPunct || toks[i].Value != "{" {
+		return nil
+	}
+	var name []string
+	for _, t := range toks[:i] {
+		name = append(name, t.Value)
+	}
+	return ast.Errorf(astPos(toks[0].Pos), "`%s { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)", strings.Join(name, " "))
 }
 
 // tooDeep reports a statement that would recurse too deeply.

@@ -247,6 +247,8 @@ func (s *scanner) punct() {
 		what = fmt.Sprintf("invalid UTF-8 byte 0x%02x", c)
 	case r < ' ' || r == 0x7f:
 		what = fmt.Sprintf("invalid character %U", r)
+	case r == '|':
+		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)))"
 	default:
 		what = fmt.Sprintf("invalid character %q", r)
 	}
