@@ -35,6 +35,8 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 	if d == nil {
 		if stdlib.LookupFunc(name) != nil {
 			c.errorf(call.Fun.NamePos, "%s is a function, not a distribution%s", name, suggest(name, distNames()))
+		} else if hint := stanDistHint(name); hint != "" {
+			c.errorf(call.Fun.NamePos, "unknown distribution `%s`; %s", name, hint)
 		} else {
 			c.errorf(call.Fun.NamePos, "unknown distribution `%s`%s", name, suggest(name, distNames()))
 		}

@@ -142,3 +142,30 @@ func stanHint(name string) string {
 	}
 	return ""
 }
+
+// stanDists are Stan's distributions under gpp's name where gpp has one
+// that Suggest would not find, and "" for those gpp lacks (so that it does
+// not suggest another that merely shares letters, as NegBinomial for
+// BetaBinomial). Keys are lower case without underscores.
+var stanDists = map[string]string{
+	"doubleexponential": "Laplace", "multinormal": "MvNormal", "negbinomial2": "NegBinomial",
+	"betabinomial": "", "logistic": "", "gumbel": "", "skewnormal": "", "vonmises": "", "frechet": "",
+	"rayleigh": "", "pareto": "", "paretotype2": "", "wishart": "", "invwishart": "", "lkjcorr": "",
+	"lkjcorrcholesky": "", "multinomial": "", "orderedlogistic": "", "orderedprobit": "",
+	"chisquare": "", "invchisquare": "", "scaledinvchisquare": "", "expmodnormal": "",
+	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "", "loglogistic": "",
+	"betaproportion": "", "discreterange": "", "multinormalcholesky": "", "multigp": "",
+}
+
+// stanDistHint returns what to say of a Stan distribution name unknown to
+// gpp, or "".
+func stanDistHint(name string) string {
+	g, ok := stanDists[strings.ToLower(strings.ReplaceAll(name, "_", ""))]
+	switch {
+	case !ok:
+		return ""
+	case g == "":
+		return "gpp has no such distribution (docs/language.md lists those it has); target += can add any log density written out"
+	}
+	return "gpp calls it " + g
+}

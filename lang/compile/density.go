@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mathext"
@@ -208,8 +209,12 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 	for i, a := range call.Args {
 		t := l.info.Types[a]
 		if t.Const == nil {
-			l.errorf(a.Pos(), "%s truncated to the %s support of %s needs constant arguments (the normalising constant would depend on %s); declare %s with a support inside %s's, or use a prior on the %s support",
-				d.Name, lat.Support, lat.Name, l.describe(a), lat.Name, d.Name, lat.Support)
+			half := "" // Normal(0, s) and Cauchy(0, s) on the positive half have their own names
+			if z := l.info.Types[call.Args[0]].Const; z != nil && *z == 0 && lat.Support == dist.Positive && (d.Name == "Normal" || d.Name == "Cauchy") {
+				half = fmt.Sprintf(" (here Half%s(%s), the same prior)", d.Name, ast.FormatExpr(call.Args[1]))
+			}
+			l.errorf(a.Pos(), "%s truncated to the %s support of %s needs constant arguments (the normalising constant would depend on %s); declare %s with a support inside %s's, or use a prior on the %s support%s",
+				d.Name, lat.Support, lat.Name, l.describe(a), lat.Name, d.Name, lat.Support, half)
 			return
 		}
 		args[i] = *t.Const

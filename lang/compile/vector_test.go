@@ -255,3 +255,20 @@ func TestNestedIndexOneError(t *testing.T) {
 		t.Errorf("error %v, want just %q", err, want)
 	}
 }
+
+// TestTruncatedHalfHint: a Normal(0, s) or Cauchy(0, s) prior on a positive
+// param with a param scale cannot be truncated (its normaliser would
+// depend on s), and the error names the half distribution that is the
+// same prior; other truncations get no such hint.
+func TestTruncatedHalfHint(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(0, s)\n", "(here HalfNormal(s), the same prior)"},
+		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Cauchy(0, 2 * s)\n", "(here HalfCauchy(2 * s), the same prior)"},
+		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(1, s)\n", "use a prior on the positive support\x00"},
+	} {
+		_, err := compileSrcErr(t, "m.gpp", c.src, nil)
+		if err == nil || !strings.Contains(err.Error()+"\x00", c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.src, err, c.want)
+		}
+	}
+}
