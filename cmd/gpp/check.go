@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
@@ -129,6 +130,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err, srcs)
 		return exitError
 	}
+	printWarnings(stderr, l.Info.Warnings, sources(l.Sources))
 	if (len(pos) > 1 || allSet(l.Info.Data, sets)) && !bindAndStart(stderr, l, inputs, sets, sources(l.Sources)) {
 		return exitError
 	}
@@ -281,6 +283,9 @@ func priorString(l *check.Latent) string {
 	if l.Prior == nil {
 		if len(l.Tildes) > 0 {
 			return "from ~ statement(s)"
+		}
+		if l.Support == dist.Unit || l.Support == dist.Simplex || l.Lower != nil && l.Upper != nil {
+			return "flat (uniform) on the support"
 		}
 		return "flat (improper) on the support"
 	}

@@ -37,6 +37,14 @@ func printError(w io.Writer, err error, src sources) {
 	}
 }
 
+// printWarnings prints positioned warnings as printError prints errors,
+// with "warning:" before each message.
+func printWarnings(w io.Writer, list []*ast.Error, src sources) {
+	for _, e := range list {
+		printError(w, ast.Errorf(e.Pos, "warning: %s", e.Msg), src)
+	}
+}
+
 // sourceLine returns line n (1-based) of src without its newline, with tabs
 // kept so that the caret lines up.
 func sourceLine(src []byte, n int) (string, bool) {

@@ -313,6 +313,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	srcs := sources(l.Sources)
+	printWarnings(con, l.Info.Warnings, srcs)
 	for _, w := range l.Warnings {
 		con.note("warning: %s", w)
 	}

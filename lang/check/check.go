@@ -53,6 +53,9 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 	}
 	c.checkOverrides()
 	c.errs.Sort()
+	if len(c.errs) == 0 {
+		c.improper()
+	}
 	return c.info, c.errs.Err()
 }
 

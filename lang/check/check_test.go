@@ -77,7 +77,9 @@ func TestExamplesCheck(t *testing.T) {
 	}
 	for _, p := range append(matches, more...) {
 		rel, _ := filepath.Rel("../../examples", p)
-		checkExample(t, rel)
+		if _, info := checkExample(t, rel); len(info.Warnings) != 0 {
+			t.Errorf("%s: %v", rel, info.Warnings) // an example is a model to copy
+		}
 	}
 }
 
@@ -403,5 +405,41 @@ func TestHandBuilt(t *testing.T) {
 		if got := list[i].Error(); !strings.Contains(got, w) {
 			t.Errorf("error %d = %s, want %s", i, got, w)
 		}
+	}
+}
+
+// TestImproperWarnings: a param with no prior, an unbounded support and no
+// term of the log density reading it (through lets or a for body) is
+// warned about; bounded supports, priors and any reading term are not.
+func TestImproperWarnings(t *testing.T) {
+	const src = `data y: real[N]
+param m: real ~ Normal(0, 1)
+param s: positive
+param u: unit
+param b: real<lower=0, upper=3>
+param lo: real<lower=0>
+param w: real
+param v: positive
+param k: real
+let t = w * 2
+y ~ Normal(m + t, 1)
+for i in 0:2 {
+  let q = k
+  target += -q * q
+}
+param h: positive ~ Gamma(2, v)
+output z = s + lo
+`
+	_, info := checkSource(t, "m.gpp", src, nil)
+	var got []string
+	for _, w := range info.Warnings {
+		got = append(got, w.Pos.String()+" "+strings.SplitN(w.Msg, ":", 2)[0])
+	}
+	want := []string{
+		"m.gpp:3:7 param `s` has no prior and no term of the log density reads it",
+		"m.gpp:6:7 param `lo` has no prior and no term of the log density reads it",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -41,6 +41,10 @@ type Info struct {
 	Data    []*DataVar   // data in declaration order, each size name after the data that binds it
 	Consts  []*Constant  // consts in declaration order, overrides applied
 	Outputs []*OutputVar // outputs in order
+
+	// Warnings are what a valid model may have wrong: a param whose
+	// posterior is improper (improper.go).
+	Warnings []*ast.Error
 }
 
 // Lookup returns the top-level symbol of that name, or nil.
