@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/data"
@@ -35,11 +36,19 @@ func (s setFlags) Set(v string) error {
 	if !ok || name == "" || val == "" {
 		return fmt.Errorf("expected NAME=VALUE, got %q", v)
 	}
-	if prev, ok := s[name]; ok && prev != val {
+	if prev, ok := s[name]; ok && prev != val && !sameNumber(prev, val) {
 		return fmt.Errorf("%s is set twice, to %s and to %s", name, prev, val)
 	}
 	s[name] = val
 	return nil
+}
+
+// sameNumber reports whether a and b are numbers of the same value (1 and
+// 1.0), so that repeating a --set is no conflict.
+func sameNumber(a, b string) bool {
+	x, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	y, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	return err1 == nil && err2 == nil && x == y
 }
 
 // newFlagSet returns a flag set that reports errors to stderr and does not

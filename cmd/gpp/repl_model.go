@@ -242,6 +242,8 @@ func (r *repl) set(args []string) {
 		for k, v := range r.sets {
 			trial[k] = v
 		}
+		name, _, _ := strings.Cut(arg, "=")
+		delete(trial, name) // :set replaces a value; only the command line refuses two
 		if err := trial.Set(arg); err != nil {
 			r.errorf(":set: %v", err)
 			continue
@@ -252,7 +254,6 @@ func (r *repl) set(args []string) {
 			continue
 		}
 		r.sets, r.info = trial, info
-		name, _, _ := strings.Cut(arg, "=")
 		if c := info.Const(name); c != nil {
 			fmt.Fprintf(r.out, "%s = %s (default %s)\n", name, c.ValueString(), formatConst(c))
 		} else {

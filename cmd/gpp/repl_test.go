@@ -240,6 +240,10 @@ func TestReplErrors(t *testing.T) {
 		if !strings.Contains(out.String(), "K = 5 (default 3)\n10\n") {
 			t.Errorf("output:\n%s", out.String())
 		}
+		typeIn(r, ":set K=7", "K * 2") // a later :set replaces the value (it was refused as set twice)
+		if !strings.Contains(out.String(), "K = 7 (default 3)\n14\n") {
+			t.Errorf("output:\n%s", out.String())
+		}
 	})
 	t.Run("check compiles", func(t *testing.T) {
 		// :check builds the model as :fit would when it reads no data,
