@@ -333,13 +333,20 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 	if x.isInt && y.isInt && len(x.ints) == 1 && len(y.ints) == 1 && e.Op != ast.Div && e.Op != ast.Pow {
 		a, b := x.ints[0], y.ints[0]
 		var r int
+		f := float64(a) * float64(b) // the value, should it be out of range
 		switch e.Op {
 		case ast.Add:
-			r = a + b
+			r, f = a+b, float64(a)+float64(b)
 		case ast.Sub:
-			r = a - b
+			r, f = a-b, float64(a)-float64(b)
 		default:
-			r = a * b
+			r = a * b // may wrap: f says whether it is in range
+		}
+		if math.Abs(f) > check.MaxInt || r > check.MaxInt || r < -check.MaxInt {
+			// As the checker refuses a constant past 2^53: data make it
+			// here, and a size or an index made from it would be wrong.
+			l.errorf(e.OpPos, "int `%s` is %g with these data: an int holds at most 2^53 in magnitude", ast.FormatExpr(e), f)
+			return value{}
 		}
 		v := intScalar(r)
 		v.id, v.node = l.b.Scalar(float64(r), e.OpPos), true

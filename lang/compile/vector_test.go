@@ -216,13 +216,24 @@ func TestScaleFromData(t *testing.T) {
 
 // TestIntLimitLiteral: 2^53, the largest int literal, is a known int to the
 // compiler too, so a loop or rep that long gets its size error rather than
-// "needs an int constant".
+// "needs an int constant"; and int arithmetic of data past 2^53 is an
+// error, as the checker's of constants is.
 func TestIntLimitLiteral(t *testing.T) {
-	for _, c := range []struct{ src, want string }{
-		{"param a: real\nfor i in 0:9007199254740992 {\n  target += a\n}\n", "m.gpp:2:1: loops unroll to more than"},
-		{"param a: real\ntarget += sum(rep(a, 9007199254740992))\n", "m.gpp:2:22: rep(x, 9007199254740992) would take the model past"},
+	for _, c := range []struct {
+		src  string
+		sets map[string]string
+		want string
+	}{
+		{"param a: real\nfor i in 0:9007199254740992 {\n  target += a\n}\n", nil, "m.gpp:2:1: loops unroll to more than"},
+		{"param a: real\ntarget += sum(rep(a, 9007199254740992))\n", nil, "m.gpp:2:22: rep(x, 9007199254740992) would take the model past"},
+		// Int data past 2^53 in arithmetic: N * N wrapped to 0 in int64
+		// (w had 3 elements), and past 2^53 it is rounded.
+		{"data N: int\nparam w: real[N * N + 3]\n", map[string]string{"N": "4294967296"},
+			"m.gpp:2:17: int `N * N` is 1.8446744073709552e+19 with these data: an int holds at most 2^53 in magnitude"},
+		{"data N: int\nparam w: real\noutput k = N * N\n", map[string]string{"N": "94906267"}, "m.gpp:3:14: int `N * N` is 9.007199515875288e+15"},
+		{"data N: int\nparam w: real\noutput k = N + N\n", map[string]string{"N": "9007199254740992"}, "m.gpp:3:14: int `N + N` is 1.8014398509481984e+16"},
 	} {
-		if _, err := compileSrcErr(t, "m.gpp", c.src, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := compileSrcErr(t, "m.gpp", c.src, c.sets); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
 		}
 	}
