@@ -85,15 +85,44 @@ type emptyMatrix struct {
 func (b *binder) emptyColumns() {
 	for _, e := range b.empty {
 		dim := e.d.Dims[1]
-		switch sz, ok := b.sizes[dim.Name]; {
+		sz, ok := b.sizes[dim.Name]
+		if !ok && !dim.Derived && !dim.Known() {
+			sz, ok = b.givenSize(dim.Name)
+		}
+		switch {
 		case dim.Known():
 			e.a.Shape[1] = dim.N
+		case ok && !dim.Derived && sz.n < 0:
+			b.errs.Add(sz.pos, "%s is %d: a size must be 0 or more (the columns of %s)", dim.Name, sz.n, e.a.Name)
 		case ok && !dim.Derived:
 			e.a.Shape[1] = sz.n
 		default:
 			b.errs.Add(e.a.Pos, "%s is [] (no rows), and its column count %s is not given by other data; give %s", e.a.Name, dim.Name, dim.Name)
 		}
 	}
+}
+
+// givenSize is the value of size name n given only as a JSON key or by
+// --set (an empty matrix binds none of its sizes), recorded as bound.
+func (b *binder) givenSize(n string) (sizeBinding, bool) {
+	var a *Array
+	for _, in := range b.inputs {
+		if v, ok := in.JSON[n]; ok && in.Name == "" {
+			a = v
+		}
+	}
+	if v, ok := b.sets[n]; ok && a == nil {
+		if d := b.info.DataVar(n); d != nil {
+			a, _ = setValue(d, v)
+		}
+	}
+	if a == nil || a.bad != nil || len(a.Shape) != 0 || !a.Int {
+		return sizeBinding{}, false
+	}
+	sz := sizeBinding{n: int(a.Values[0]), pos: a.Pos, what: n}
+	b.sizes[n] = sz
+	b.out[n] = &Array{Name: n, Values: []float64{a.Values[0]}, Int: true, Pos: a.Pos}
+	return sz, true
 }
 
 type sizeBinding struct {

@@ -88,6 +88,7 @@ func TestBindEmptyMatrix(t *testing.T) {
 		{"data K: int\ndata M: real[N, K]\ndata y: real[N]\n", `{"N": 0, "K": 3, "M": [], "y": []}`, 3},
 		{"data M: real[N, 4]\n", `{"M": []}`, 4},
 		{"data M: real[N, K]\ndata w: real[K]\n", `{"M": [], "w": [1, 2]}`, 2},
+		{"data M: real[N, K]\n", `{"M": [], "K": 2}`, 2}, // K a size name, given by its key alone
 	} {
 		out, err := Bind(checked(t, c.model), []Input{jsonInput(t, "d.json", c.json)}, nil)
 		if err != nil {
@@ -98,10 +99,15 @@ func TestBindEmptyMatrix(t *testing.T) {
 			t.Errorf("%q with %s: M has shape %v, values %v; want [0 %d]", c.model, c.json, m.Shape, m.Values, c.cols)
 		}
 	}
-	_, err := Bind(checked(t, "data M: real[N, K]\n"), []Input{jsonInput(t, "d.json", `{"M": []}`)}, nil)
-	const want = "d.json:1:7: M is [] (no rows), and its column count K is not given by other data; give K"
-	if err == nil || err.Error() != want {
-		t.Errorf("error %v, want %q", err, want)
+	for _, c := range []struct{ model, json, want string }{
+		{"data M: real[N, K]\n", `{"M": []}`, "d.json:1:7: M is [] (no rows), and its column count K is not given by other data; give K"},
+		{"data K: int\ndata M: real[N, K]\n", `{"M": [], "K": -1}`, "d.json:1:16: K is -1: a size must be 0 or more (the columns of M)"},
+		{"data M: real[N, K]\n", `{"M": [], "K": -1}`, "d.json:1:16: K is -1: a size must be 0 or more (the columns of M)"},
+	} {
+		_, err := Bind(checked(t, c.model), []Input{jsonInput(t, "d.json", c.json)}, nil)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q with %s: error %v, want %q", c.model, c.json, err, c.want)
+		}
 	}
 }
 
