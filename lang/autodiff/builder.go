@@ -94,7 +94,16 @@ type Builder struct {
 	exps   map[int32]int32 // node → a node computing its exp
 	done   bool
 	full   ID // the placeholder returned once MaxNodes is reached, or 0
+	// fails counts the errors of fail, reported or not; failedAt holds
+	// their positions (one error per position: a loop body's, unrolled,
+	// would come once per iteration).
+	fails    int
+	failedAt map[ast.Pos]bool
 }
+
+// Fails returns how many operations have failed so far, counting those
+// at a position already reported; a caller unrolling a loop stops at one.
+func (b *Builder) Fails() int { return b.fails }
 
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
@@ -216,7 +225,14 @@ func (b *Builder) operands(ids ...ID) ([]int32, bool) {
 
 // fail records an error and returns a placeholder.
 func (b *Builder) fail(pos ast.Pos, format string, args ...any) ID {
-	b.errs.Add(pos, format, args...)
+	b.fails++
+	if !b.failedAt[pos] {
+		if b.failedAt == nil {
+			b.failedAt = map[ast.Pos]bool{}
+		}
+		b.failedAt[pos] = true
+		b.errs.Add(pos, format, args...)
+	}
 	return b.invalid(pos)
 }
 

@@ -222,9 +222,33 @@ type lowerer struct {
 	// unrolled counts loop iterations lowered, to stop at autodiff.MaxNodes
 	// (a loop whose body builds no nodes could otherwise run for ever).
 	unrolled int
+	// failures counts errorf calls, reported or not; at maps the
+	// positions reported.
+	failures int
+	at       map[ast.Pos]bool
 }
 
+// maxErrors is how many errors a compile reports, as the parser: an error
+// in a loop body would otherwise be reported once per iteration (a million
+// lines for a loop of a million).
+const maxErrors = 20
+
+// errorf records an error at pos: the first at that position only (a loop
+// body's error comes once, not per iteration), and up to maxErrors, then
+// one saying the rest was not reported.
 func (l *lowerer) errorf(pos ast.Pos, format string, args ...any) {
+	l.failures++
+	if l.at[pos] || len(l.errs) > maxErrors {
+		return
+	}
+	if l.at == nil {
+		l.at = map[ast.Pos]bool{}
+	}
+	l.at[pos] = true
+	if len(l.errs) == maxErrors {
+		l.errs.Add(pos, "too many errors; the rest are not reported")
+		return
+	}
 	l.errs.Add(pos, format, args...)
 }
 

@@ -67,10 +67,10 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		}
 		return r, true
 	}
-	errs := len(l.errs)
+	failed := l.failures
 	v := l.expr(e)
 	if !v.isInt {
-		if len(l.errs) == errs { // else the index failed, and said why
+		if l.failures == failed { // else the index failed, and said why
 			l.errorf(e.Pos(), "index must be int data")
 		}
 		return sel{}, false

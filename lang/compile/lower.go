@@ -54,7 +54,10 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			l.unrolled = autodiff.MaxNodes + 1
 			return
 		}
-		for i := lo.ints[0]; i < hi.ints[0] && !l.b.Full(); i++ {
+		failed := l.failures + l.b.Fails()
+		// An iteration that fails ends the loop: the next would mostly
+		// repeat its errors, and a loop of a million would take seconds.
+		for i := lo.ints[0]; i < hi.ints[0] && !l.b.Full() && l.failures+l.b.Fails() == failed; i++ {
 			l.unrolled++
 			l.env[sym] = intScalar(i)
 			for _, t := range s.Body {
