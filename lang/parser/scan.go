@@ -327,6 +327,11 @@ func terminate(raw []lexer.Token) []lexer.Token {
 	for i, t := range raw {
 		switch {
 		case t.Type == tokNewline:
+			if i > 0 && raw[i-1].Type == tokNewline {
+				// The run's first newline decided; looking ahead again
+				// from each would be quadratic in the run (blank lines).
+				continue
+			}
 			j := i + 1
 			for raw[j].Type == tokNewline {
 				j++
