@@ -86,10 +86,12 @@ func (b *binder) emptyColumns() {
 	for _, e := range b.empty {
 		dim := e.d.Dims[1]
 		sz, ok := b.sizes[dim.Name]
+		errs := len(b.errs)
 		if !ok && !dim.Derived && !dim.Known() {
 			sz, ok = b.givenSize(dim.Name)
 		}
 		switch {
+		case len(b.errs) > errs: // givenSize said why
 		case dim.Known():
 			e.a.Shape[1] = dim.N
 		case ok && !dim.Derived && sz.n < 0:
@@ -102,21 +104,43 @@ func (b *binder) emptyColumns() {
 	}
 }
 
+// given returns the values that JSON keys and --set give for size name d,
+// which the data do not read (checkSize compares them with the size the
+// data bound). A --set value that is not a number is the error.
+func (b *binder) given(d *check.DataVar) ([]*Array, *ast.Error) {
+	var given []*Array
+	for _, in := range b.inputs {
+		if a, ok := in.JSON[d.Name]; ok && in.Name == "" {
+			given = append(given, a)
+		}
+	}
+	if v, ok := b.sets[d.Name]; ok {
+		a, err := setValue(d, v)
+		if err != nil {
+			return nil, err
+		}
+		given = append(given, a)
+	}
+	return given, nil
+}
+
 // givenSize is the value of size name n given only as a JSON key or by
 // --set (an empty matrix binds none of its sizes), recorded as bound.
 func (b *binder) givenSize(n string) (sizeBinding, bool) {
-	var a *Array
-	for _, in := range b.inputs {
-		if v, ok := in.JSON[n]; ok && in.Name == "" {
-			a = v
-		}
+	d := b.info.DataVar(n)
+	if d == nil {
+		return sizeBinding{}, false
 	}
-	if v, ok := b.sets[n]; ok && a == nil {
-		if d := b.info.DataVar(n); d != nil {
-			a, _ = setValue(d, v)
-		}
+	given, err := b.given(d)
+	if err != nil {
+		b.errs = append(b.errs, err)
+		return sizeBinding{}, false
 	}
-	if a == nil || a.bad != nil || len(a.Shape) != 0 || !a.Int {
+	if len(given) == 0 {
+		return sizeBinding{}, false
+	}
+	a := given[0]
+	if a.bad != nil || len(a.Shape) != 0 || !a.Int {
 		return sizeBinding{}, false
 	}
 	sz := sizeBinding{n: int(a.Values[0]), pos: a.Pos, what: n}
@@ -294,19 +318,10 @@ func (b *binder) expected(d *check.DataVar) string {
 // d against the size the data bound it to: they are not used, so one that
 // differs is an error rather than silently ignored.
 func (b *binder) checkSize(d *check.DataVar, sz sizeBinding) {
-	var given []*Array
-	for _, in := range b.inputs {
-		if a, ok := in.JSON[d.Name]; ok && in.Name == "" {
-			given = append(given, a)
-		}
-	}
-	if v, ok := b.sets[d.Name]; ok {
-		a, err := setValue(d, v)
-		if err != nil {
-			b.errs = append(b.errs, err)
-			return
-		}
-		given = append(given, a)
+	given, err := b.given(d)
+	if err != nil {
+		b.errs = append(b.errs, err)
+		return
 	}
 	for _, a := range given {
 		if a.bad != nil {

@@ -99,6 +99,10 @@ func TestBindEmptyMatrix(t *testing.T) {
 			t.Errorf("%q with %s: M has shape %v, values %v; want [0 %d]", c.model, c.json, m.Shape, m.Values, c.cols)
 		}
 	}
+	out, err := Bind(checked(t, "data M: real[N, K]\n"), []Input{jsonInput(t, "d.json", `{"M": []}`)}, map[string]string{"K": "3"})
+	if err != nil || out["M"].Shape[1] != 3 || out["K"].Values[0] != 3 {
+		t.Errorf("K by --set: %v", err)
+	}
 	for _, c := range []struct{ model, json, want string }{
 		{"data M: real[N, K]\n", `{"M": []}`, "d.json:1:7: M is [] (no rows), and its column count K is not given by other data; give K"},
 		{"data K: int\ndata M: real[N, K]\n", `{"M": [], "K": -1}`, "d.json:1:16: K is -1: a size must be 0 or more (the columns of M)"},

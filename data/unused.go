@@ -48,7 +48,7 @@ func Unused(info *check.Info, inputs []Input) []string {
 				if s.Kind == check.Const {
 					how = "it is ignored (set a const with --set " + n + "=VALUE)"
 				}
-				warns = append(warns, fmt.Sprintf("%s: %s %q names %s of the model, not data: %s", in.File, strings.TrimSuffix(what, "s"), n, article(s.Kind.String()), how))
+				warns = append(warns, fmt.Sprintf("%s: %s %q names %s of the model, not data: %s", in.File, strings.TrimSuffix(what, "s"), n, s.Kind.Phrase(), how))
 			}
 		}
 		if !reads && len(names) > 0 {
@@ -56,13 +56,6 @@ func Unused(info *check.Info, inputs []Input) []string {
 		}
 	}
 	return warns
-}
-
-func article(kind string) string {
-	if strings.IndexByte("aeiou", kind[0]) >= 0 {
-		return "an " + kind
-	}
-	return "a " + kind
 }
 
 // listNames joins up to limit names, with a count of the rest.

@@ -293,7 +293,7 @@ func (c *checker) outputStmt(s *ast.OutputStmt) {
 		case sym.Kind != Let:
 			c.info.Uses[s.Name] = sym
 			c.errorf(s.Name.NamePos, "`output %s` must name a top-level let; `%s` is %s (declared at %s); write `output NAME = %s`",
-				name, name, sym.Kind.phrase(), sym.Pos, name)
+				name, name, sym.Kind.Phrase(), sym.Pos, name)
 			return
 		}
 		c.info.Uses[s.Name] = sym
@@ -810,7 +810,7 @@ func (c *checker) checkOverrides() {
 				c.errorf(sym.Pos, "--set %s=%s: `%s` is %s data and %s", name, text, name, sym.Type.Elem, msg)
 			}
 		default:
-			c.errorf(sym.Pos, "--set %s=%s: `%s` is %s, not a constant", name, text, name, sym.Kind.phrase())
+			c.errorf(sym.Pos, "--set %s=%s: `%s` is %s, not a constant", name, text, name, sym.Kind.Phrase())
 		}
 	}
 }

@@ -169,7 +169,7 @@ func (c *checker) nonConstCulprit(e ast.Expr) string {
 			return true
 		}
 		if sym := c.info.Uses[id]; sym != nil && sym.Kind != Const {
-			msg = "`" + id.Name + "` is " + sym.Kind.phrase() + " (declared at " + sym.Pos.String() + ")"
+			msg = "`" + id.Name + "` is " + sym.Kind.Phrase() + " (declared at " + sym.Pos.String() + ")"
 			return false
 		}
 		return true

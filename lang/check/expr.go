@@ -290,7 +290,7 @@ func (c *checker) call(e *ast.CallExpr) Type {
 		case stdlib.LookupDist(name) != nil:
 			c.errorf(e.Fun.NamePos, "%s is a distribution: it can appear only on the right of ~, as a param's prior or in logpdf(value, %s(...))", name, name)
 		case sym != nil:
-			c.errorf(e.Fun.NamePos, "`%s` is %s (declared at %s), not a function", name, sym.Kind.phrase(), sym.Pos)
+			c.errorf(e.Fun.NamePos, "`%s` is %s (declared at %s), not a function", name, sym.Kind.Phrase(), sym.Pos)
 		case stanHint(name) != "":
 			c.errorf(e.Fun.NamePos, "unknown function `%s`; %s", name, stanHint(name))
 		default:

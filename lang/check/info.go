@@ -103,8 +103,8 @@ const (
 
 var kindText = [...]string{Data: "data", Size: "size name", Const: "const", Param: "param", Let: "let", LoopVar: "loop variable", Output: "output"}
 
-// phrase names the kind with an article: "data", "a param", "an output".
-func (k SymbolKind) phrase() string {
+// Phrase names the kind with an article: "data", "a param", "an output".
+func (k SymbolKind) Phrase() string {
 	switch k {
 	case Data:
 		return "data"
