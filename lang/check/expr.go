@@ -185,8 +185,8 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 		t.Support = powSupport(x.Support, y.Support, y.Const)
 	}
 	if x.Const != nil && y.Const != nil {
-		v := foldBinary(e.Op, *x.Const, *y.Const)
-		if t.Elem == Int && !(math.Abs(v) <= MaxInt && exactInt(e.Op, *x.Const, *y.Const)) {
+		v := FoldBinary(e.Op, *x.Const, *y.Const)
+		if t.Elem == Int && !IntInRange(e.Op, int64(*x.Const), int64(*y.Const)) {
 			// As a literal past 2^53 is refused: the float would round it
 			// (2^53 + 1 is 2^53), and sizes and indices made from it with it.
 			c.errorf(e.OpPos, "int `%s` is too large: an int holds at most 2^53 in magnitude", exprString(e))
@@ -198,26 +198,28 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 	return t
 }
 
-// exactInt reports whether a op b, for ints a and b of at most MaxInt in
-// magnitude, is computed exactly in float64 (its magnitude at most MaxInt).
-func exactInt(op ast.Op, a, b float64) bool {
-	x, y := int64(a), int64(b)
+// IntInRange reports whether a op b (Add, Sub, Mul or EMul) of ints a and b,
+// each at most MaxInt in magnitude, is too: an int is exact only up to
+// 2^53. The checker asks it of constants, the compiler of int data.
+func IntInRange(op ast.Op, a, b int64) bool {
 	var r int64
 	switch op {
 	case ast.Add:
-		r = x + y
+		r = a + b
 	case ast.Sub:
-		r = x - y
+		r = a - b
 	default: // Mul, EMul
-		if math.Abs(a*b) > 2*MaxInt { // the float is close enough to say so
+		if math.Abs(float64(a)*float64(b)) > 2*MaxInt { // and a*b might wrap
 			return false
 		}
-		r = x * y
+		r = a * b
 	}
 	return r >= -MaxInt && r <= MaxInt
 }
 
-func foldBinary(op ast.Op, a, b float64) float64 {
+// FoldBinary is the value of a op b for constants (and for the compiler's
+// message about int data past 2^53).
+func FoldBinary(op ast.Op, a, b float64) float64 {
 	switch op {
 	case ast.Add:
 		return a + b

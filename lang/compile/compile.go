@@ -228,6 +228,10 @@ type lowerer struct {
 	at       map[ast.Pos]bool
 }
 
+// failed counts the errors so far, reported or not, of the lowerer and
+// its builder: a caller compares two counts to learn whether a step failed.
+func (l *lowerer) failed() int { return l.failures + l.b.Fails() }
+
 // maxErrors is how many errors a compile reports, as the parser: an error
 // in a loop body would otherwise be reported once per iteration (a million
 // lines for a loop of a million).

@@ -67,10 +67,10 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		}
 		return r, true
 	}
-	failed := l.failures
+	failed := l.failed()
 	v := l.expr(e)
 	if !v.isInt {
-		if l.failures == failed { // else the index failed, and said why
+		if l.failed() == failed { // else the index failed, and said why
 			l.errorf(e.Pos(), "index must be int data")
 		}
 		return sel{}, false

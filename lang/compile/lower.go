@@ -54,10 +54,10 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			l.unrolled = autodiff.MaxNodes + 1
 			return
 		}
-		failed := l.failures + l.b.Fails()
+		failed := l.failed()
 		// An iteration that fails ends the loop: the next would mostly
 		// repeat its errors, and a loop of a million would take seconds.
-		for i := lo.ints[0]; i < hi.ints[0] && !l.b.Full() && l.failures+l.b.Fails() == failed; i++ {
+		for i := lo.ints[0]; i < hi.ints[0] && !l.b.Full() && l.failed() == failed; i++ {
 			l.unrolled++
 			l.env[sym] = intScalar(i)
 			for _, t := range s.Body {
@@ -335,21 +335,21 @@ func (l *lowerer) binary(e *ast.BinaryExpr) value {
 func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 	if x.isInt && y.isInt && len(x.ints) == 1 && len(y.ints) == 1 && e.Op != ast.Div && e.Op != ast.Pow {
 		a, b := x.ints[0], y.ints[0]
-		var r int
-		f := float64(a) * float64(b) // the value, should it be out of range
-		switch e.Op {
-		case ast.Add:
-			r, f = a+b, float64(a)+float64(b)
-		case ast.Sub:
-			r, f = a-b, float64(a)-float64(b)
-		default:
-			r = a * b // may wrap: f says whether it is in range
-		}
-		if math.Abs(f) > check.MaxInt || r > check.MaxInt || r < -check.MaxInt {
+		if !check.IntInRange(e.Op, int64(a), int64(b)) {
 			// As the checker refuses a constant past 2^53: data make it
 			// here, and a size or an index made from it would be wrong.
-			l.errorf(e.OpPos, "int `%s` is %g with these data: an int holds at most 2^53 in magnitude", ast.FormatExpr(e), f)
+			l.errorf(e.OpPos, "int `%s` is %g with these data: an int holds at most 2^53 in magnitude",
+				ast.FormatExpr(e), check.FoldBinary(e.Op, float64(a), float64(b)))
 			return value{}
+		}
+		var r int
+		switch e.Op {
+		case ast.Add:
+			r = a + b
+		case ast.Sub:
+			r = a - b
+		default:
+			r = a * b
 		}
 		v := intScalar(r)
 		v.id, v.node = l.b.Scalar(float64(r), e.OpPos), true

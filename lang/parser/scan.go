@@ -223,6 +223,9 @@ func (s *scanner) number() {
 	s.emit(tokNumber, start)
 }
 
+// oneCharOps are the operators and brackets of one character.
+const oneCharOps = "+-*/^'()[]{},:~=<>;"
+
 // twoCharOps are the operators spelled with two characters.
 var twoCharOps = map[string]bool{".*": true, "+=": true, "-=": true}
 
@@ -234,8 +237,7 @@ func (s *scanner) punct() {
 		return
 	}
 	c := s.src[s.off]
-	switch c {
-	case '+', '-', '*', '/', '^', '\'', '(', ')', '[', ']', '{', '}', ',', ':', '~', '=', '<', '>', ';':
+	if strings.IndexByte(oneCharOps, c) >= 0 {
 		s.off++
 		s.emit(tokPunct, start)
 		return
@@ -277,7 +279,7 @@ func startsToken(b []byte) bool {
 	case c == '.':
 		return len(b) > 1 && (isDigit(b[1]) || b[1] == '*')
 	}
-	return strings.IndexByte("+-*/^'()[]{},:~=<>;", c) >= 0
+	return strings.IndexByte(oneCharOps, c) >= 0
 }
 
 // canEnd reports whether a statement may end after t (language.md §1): a
