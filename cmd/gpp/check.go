@@ -132,11 +132,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		inputs, err = pipeline.ReadInputs(pos[1:], l.Sources)
 	}
 	if err != nil {
-		var srcs sources
-		if l != nil {
-			srcs = sources(l.Sources)
-		}
-		printError(stderr, err, srcs)
+		printError(stderr, err, sourcesOf(l))
 		return exitError
 	}
 	printWarnings(stderr, l.Info.Warnings, sources(l.Sources))

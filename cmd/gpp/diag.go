@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -34,6 +35,25 @@ func printError(w io.Writer, err error, src sources) {
 			shown, pad := quoteLine(line, e.Pos.Col)
 			fmt.Fprintf(w, "    %s\n    %s^\n", shown, pad)
 		}
+	}
+}
+
+// sourcesOf returns the files l read, for quoting an error of loading it;
+// l is nil when the model could not be read at all.
+func sourcesOf(l *pipeline.Loaded) sources {
+	if l == nil {
+		return nil
+	}
+	return sources(l.Sources)
+}
+
+// printLoadWarnings prints what a loaded model and its data may have wrong
+// (check.Info.Warnings, pipeline.Loaded.Warnings), before a fit or a
+// diagnosis starts.
+func printLoadWarnings(w io.Writer, l *pipeline.Loaded) {
+	printWarnings(w, l.Info.Warnings, sources(l.Sources))
+	for _, msg := range l.Warnings {
+		errorf(w, "warning: %s", msg)
 	}
 }
 

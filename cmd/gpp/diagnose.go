@@ -80,13 +80,10 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 	}
 	l, err := pipeline.Load(pos[0], pos[1:], sets)
 	if err != nil {
-		var srcs sources
-		if l != nil {
-			srcs = sources(l.Sources)
-		}
-		printError(stderr, err, srcs)
+		printError(stderr, err, sourcesOf(l))
 		return exitError
 	}
+	printLoadWarnings(stderr, l)
 	m := l.Model
 	if m.Dim == 0 {
 		errorf(stderr, "%s: the model has no params: no gradient to check", l.Path)

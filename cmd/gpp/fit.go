@@ -305,18 +305,11 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console) int {
 	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
 	if err != nil {
-		var srcs sources
-		if l != nil {
-			srcs = sources(l.Sources)
-		}
-		printError(con, err, srcs)
+		printError(con, err, sourcesOf(l))
 		return exitError
 	}
 	srcs := sources(l.Sources)
-	printWarnings(con, l.Info.Warnings, srcs)
-	for _, w := range l.Warnings {
-		con.note("warning: %s", w)
-	}
+	printLoadWarnings(con, l)
 	if len(l.Model.Latents) == 0 {
 		con.note("%s: the model has no params to fit", cfg.model)
 		return exitError
