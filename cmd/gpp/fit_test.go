@@ -1464,3 +1464,21 @@ func TestFormatWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestFitLoadWarnings: fit prints the model's and the data's warnings
+// before it starts, as check does (printLoadWarnings).
+func TestFitLoadWarnings(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runSafe(t, "fit", "testdata/check_flat_param.gpp", "testdata/check_unused.json", "--quiet", "--iter", "50", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"testdata/check_flat_param.gpp:5:7: warning: param `s` has no prior",
+		"gpp: warning: testdata/check_unused.json gives no data the model reads (its keys: lambda, twice)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
