@@ -94,6 +94,26 @@ func gammaLogQuantileFrom(a, u, t, lga, lga1 float64) float64 {
 	return t
 }
 
+// GammaLogCDF returns log P(a, x), the log of the regularised lower
+// incomplete gamma function (the CDF of Gamma(a, 1) at x), or with upper
+// log Q(a, x) = log(1 − P(a, x)). Each keeps its relative accuracy where it
+// is tiny, where mathext's GammaIncReg and GammaIncRegComp underflow to 0
+// (log Q(2, 800) = −793.31). Invalid input (a ≤ 0 or not finite, x < 0 or
+// NaN) gives NaN.
+func GammaLogCDF(a, x float64, upper bool) float64 {
+	switch {
+	case !(a > 0) || math.IsInf(a, 1) || !(x >= 0):
+		return math.NaN()
+	case x == 0 && upper, math.IsInf(x, 1) && !upper:
+		return 0
+	case x == 0, math.IsInf(x, 1):
+		return math.Inf(-1)
+	}
+	lga, lga1 := lgammaPair(a)
+	f, _ := gammaLogCDF(a, math.Log(x), !upper, lga, lga1)
+	return f
+}
+
 // gammaLogCDF returns log P(a, eᵗ) (lower) or log Q(a, eᵗ) (upper) and its
 // derivative with respect to t.
 func gammaLogCDF(a, t float64, lower bool, lga, lga1 float64) (f, df float64) {
@@ -160,6 +180,9 @@ func logGammaPrefix(a, t, x, lga float64) float64 {
 		return a*t - x - lga
 	}
 	d := t - math.Log(a)
+	if r := x / a; r > 1e-300 && r < 1e300 {
+		d = math.Log(r) // within an ulp or two of log(x/a); t − log a is off by ulps of t, which a·eᵈ magnifies
+	}
 	return -a*expm1mx(d) + 0.5*math.Log(a/(2*math.Pi)) - stirlingCorr(a)
 }
 

@@ -765,3 +765,36 @@ func TestGammaTemme(t *testing.T) {
 	}
 	t.Logf("Temme branch: worst relative error %.2e over %d points", worst, inside)
 }
+
+// GammaLogCDF against mpmath at 60 digits, in both tails where P or Q
+// underflows or rounds to 1, and at its edges.
+func TestGammaLogCDF(t *testing.T) {
+	for _, c := range []struct {
+		a, x  float64
+		upper bool
+		want  float64
+	}{
+		{2.0, 800.0, true, -793.31413905293164078},
+		{0.5, 1e-10, false, -11.392143227368316513},
+		{0.001, 1e-05, true, -4.5211089200801784619},
+		{30.0, 5.0, false, -31.200335082802820518},
+		{30.0, 5.0, true, -2.8175176155779622519e-14},
+		{10000.0, 11000.0, true, -50.13045668620431223},
+		{10000.0, 9000.0, false, -56.835486168752249207},
+		{3.0, 2000.0, true, -1985.4903422616423223},
+		{2, 0, false, math.Inf(-1)},
+		{2, 0, true, 0},
+		{2, math.Inf(1), false, 0},
+		{2, math.Inf(1), true, math.Inf(-1)},
+	} {
+		got := GammaLogCDF(c.a, c.x, c.upper)
+		if !(got == c.want || math.Abs(got-c.want) <= 1e-14*math.Max(1, math.Abs(c.want))) {
+			t.Errorf("GammaLogCDF(%v, %v, upper %v) = %.17g, want %.17g", c.a, c.x, c.upper, got, c.want)
+		}
+	}
+	for _, bad := range [][2]float64{{0, 1}, {-1, 1}, {math.Inf(1), 1}, {math.NaN(), 1}, {1, -1}, {1, math.NaN()}} {
+		if got := GammaLogCDF(bad[0], bad[1], false); !math.IsNaN(got) {
+			t.Errorf("GammaLogCDF(%v, %v) = %v, want NaN", bad[0], bad[1], got)
+		}
+	}
+}

@@ -47,17 +47,23 @@ func (r Interval) whole() bool {
 	return math.IsInf(r.Lo, -1) && math.IsInf(r.Hi, 1)
 }
 
-// String formats the interval as in mathematics: "(-1, 1)", "[0, ∞)".
+// String formats the interval as in mathematics: "(-1, 1)", "[0, ∞)",
+// with 6 significant digits, or as many as tell the ends apart
+// ("(0.9999999, 1)", not "(1, 1)").
 func (r Interval) String() string {
 	r = r.norm()
-	num := func(v float64) string {
+	num := func(v float64, prec int) string {
 		switch {
 		case math.IsInf(v, 1):
 			return "∞"
 		case math.IsInf(v, -1):
 			return "-∞"
 		}
-		return strconv.FormatFloat(v, 'g', 6, 64)
+		return strconv.FormatFloat(v, 'g', prec, 64)
+	}
+	lo, hi := num(r.Lo, 6), num(r.Hi, 6)
+	if lo == hi && r.Lo != r.Hi {
+		lo, hi = num(r.Lo, -1), num(r.Hi, -1)
 	}
 	open, close := "(", ")"
 	if r.LoIn {
@@ -66,7 +72,7 @@ func (r Interval) String() string {
 	if r.HiIn {
 		close = "]"
 	}
-	return open + num(r.Lo) + ", " + num(r.Hi) + close
+	return open + lo + ", " + hi + close
 }
 
 // Contains reports whether v is in the interval.

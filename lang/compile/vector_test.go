@@ -248,6 +248,9 @@ func TestTruncatedHalfHint(t *testing.T) {
 		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(0, s)\n", "(here HalfNormal(s), the same prior)"},
 		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Cauchy(0, 2 * s)\n", "(here HalfCauchy(2 * s), the same prior)"},
 		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(1, s)\n", "use a prior on the positive support\x00"},
+		// A lower bound of 1 is not the half line: no HalfNormal hint, and
+		// the error names the bounds.
+		{"param s: positive ~ Exponential(1)\nparam tau: real<lower=1> ~ Normal(0, s)\n", "Normal truncated to the bounds (1, ∞) of tau needs constant arguments (the normalising constant would depend on `s`); use constant arguments, or a prior whose support is (1, ∞)\x00"},
 	} {
 		_, err := compileSrcErr(t, "m.gpp", c.src, nil)
 		if err == nil || !strings.Contains(err.Error()+"\x00", c.want) {
