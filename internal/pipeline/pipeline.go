@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,12 +51,26 @@ func ReadModel(path string) ([]byte, error) {
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".csv" || ext == ".json" || ext == ".tsv" {
 		return nil, fmt.Errorf("%s is a data file, not a model: the model comes first, as in gpp fit model.gpp data%s", path, ext)
 	}
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read model: %w", err)
 	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxModelSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read model: %w", err)
+	}
+	if len(src) > MaxModelSize {
+		return nil, fmt.Errorf("%s is longer than a model can be (over %d MiB of text); is it the model?", path, MaxModelSize>>20)
+	}
 	return src, nil
 }
+
+// MaxModelSize bounds a model file. The largest generated models are a
+// few hundred kilobytes; a log or a data file given as the model would be
+// lexed whole before the parser gave up on it (89 MB took 3.3 GB and 12 s,
+// and /dev/zero never ended).
+const MaxModelSize = 16 << 20
 
 // ParseSource parses and checks model source held in memory.
 func ParseSource(path string, src []byte, sets map[string]string) (*Loaded, error) {

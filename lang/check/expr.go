@@ -120,7 +120,10 @@ func (c *checker) undeclared(id *ast.Ident) {
 			c.errorf(id.NamePos, "size name `%s` used before its first mention in a data declaration at %s", name, pos)
 			return
 		}
-		hint := suggest(name, c.visibleNames())
+		hint := ""
+		if len(c.errs) < maxErrors { // past it the error is not shown
+			hint = suggest(name, c.visibleNames())
+		}
 		if c.inDim && hint == "" {
 			// Stan declares every size; here only those of data are implicit
 			hint = fmt.Sprintf(": a size that no data declaration has is declared as `data %s: int` (given with the data) or `const %s = ...`", name, name)

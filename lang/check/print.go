@@ -2,9 +2,8 @@ package check
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/stdlib"
@@ -38,30 +37,29 @@ func suggest(name string, candidates []string) string {
 // third of name's length (at most 3 edits). The checker suggests names this
 // way in its errors; gpp help does for topics.
 func Suggest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	candidates = slices.Clone(candidates)
-	sort.Strings(candidates)
+	limit := min(len(name)/3, 3)
+	n := utf8.RuneCountInString(name)
+	best, bestD := "", limit+1
 	for _, c := range candidates {
-		if c == name {
+		var d int
+		switch {
+		case c == name:
 			continue
-		}
-		d := editDistance(name, c)
-		if strings.EqualFold(c, name) {
+		case strings.EqualFold(c, name):
 			d = 0
+		case abs(utf8.RuneCountInString(c)-n) > limit:
+			continue // at least that many edits: no need to count them
+		default:
+			d = editDistance(name, c)
 		}
-		if d < bestD {
+		if d < bestD || d == bestD && c < best { // ties go to the first in sorted order
 			best, bestD = c, d
 		}
 	}
-	limit := len(name) / 3
-	if limit > 3 {
-		limit = 3
-	}
-	if best == "" || bestD > limit {
-		return ""
-	}
 	return best
 }
+
+func abs(x int) int { return max(x, -x) }
 
 // editDistance is the optimal string alignment distance: insertions,
 // deletions, substitutions and adjacent transpositions.
