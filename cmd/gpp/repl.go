@@ -467,7 +467,10 @@ Any other input that parses as an expression is evaluated:
     language's built-in, the mean of all elements: type (mean(x)) to get it
     at the top level.
 Elements are named with the language's 0-based indices, as in W[0, 1] (files
-written by :fit --out keep gpp fit's 1-based names).
+written by :fit --out keep gpp fit's 1-based names). A draw whose element is
+not finite is left out of that element's summary only. After the model, its
+data or the values set change, answers still come from the last fit (a note
+says so) until the next :fit; a new param needs one.
 
 Errors: <input>:LINE:COL is a position in what was just typed,
 <repl>:LINE:COL one in the session's model (see :list). Tab completes

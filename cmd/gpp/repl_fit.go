@@ -26,9 +26,30 @@ import (
 // replFit is the session's last fit.
 type replFit struct {
 	res   *sgvb.Result
-	seed  uint64 // --seed: seeds the draws of expressions too
-	draws int    // --output-draws: draws per expression
-	src   string // the model fitted
+	seed  uint64    // --seed: seeds the draws of expressions too
+	draws int       // --output-draws: draws per expression
+	made  [3]string // the model source, the data files as typed and the values set (fitOf)
+}
+
+// fitOf records what a fit is of. A query after any of it changed answers
+// from the old fit, and says so.
+func (r *repl) fitOf(sets setFlags) [3]string {
+	return [3]string{r.src, strings.Join(r.dataArgs(), "\x00"), sets.String()}
+}
+
+// noteStale notes, before an answer drawn from the last fit, what in the
+// session changed since that fit.
+func (r *repl) noteStale() {
+	now := r.fitOf(r.sets)
+	var changed []string
+	for i, what := range [3]string{"the model", "the data", "the values set"} {
+		if now[i] != r.fit.made[i] {
+			changed = append(changed, what)
+		}
+	}
+	if len(changed) > 0 {
+		errorf(r.err, "note: %s changed since the last :fit; this answer is from that fit", joinAnd(changed))
+	}
 }
 
 // replStream seeds the random stream of the draws of REPL expressions
@@ -90,6 +111,7 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf("the model has no params to fit")
 		return
 	}
+	printLoadWarnings(r.err, l)
 	if err := checkDrawsSize(cfg.outputDraws, cfg.settings.DrawsPerStep, l.Model); err != nil {
 		r.errorf("%v", err)
 		return
@@ -184,7 +206,7 @@ func (r *repl) fitCmd(args []string) {
 			con.note("no output written")
 		}
 	}
-	r.fit = &replFit{res: res, seed: s.Seed, draws: cfg.outputDraws, src: r.src}
+	r.fit = &replFit{res: res, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets)}
 	printReplFit(r.out, cfg, res, ds, st, written)
 	for _, w := range res.Warnings {
 		con.note("warning: %s", w)
@@ -294,9 +316,7 @@ func (r *repl) show(args []string) {
 			factors = append(factors, *f)
 		}
 	}
-	if r.fit.src != r.src {
-		errorf(r.err, "note: the model changed since this fit")
-	}
+	r.noteStale()
 	t := &table{right: []bool{false, false, false, true, true}}
 	t.row("name", "family", "parameters", "mean", "sd")
 	for i := range factors {
@@ -394,6 +414,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		r.errorf("the model's params changed since the last :fit: run :fit again")
 		return
 	}
+	r.noteStale()
 	oi := len(m.Outputs) - 1
 	shape := m.Outputs[oi].Shape
 	if id, ok := x.(*ast.Ident); ok && mode != modeSummary {
@@ -426,6 +447,8 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		res.SampleCoords(rng, coords)
 		// A draw counts by its value alone, as in draws.csv: a log joint
 		// that fails there spoils only the values that read the failure.
+		// So does an element: one that is not finite is left out of its
+		// own summary only.
 		_, outs, err := ev.Eval(coords)
 		if !allFinite(outs[oi]) {
 			bad++
@@ -434,13 +457,12 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 					firstErr = ev.OutputErr()
 				}
 			}
-			for k := range cols {
-				cols[k][d] = math.NaN()
-			}
-			continue
 		}
-		for k := range cols {
-			cols[k][d] = outs[oi][k]
+		for k, v := range outs[oi] {
+			if math.IsInf(v, 0) {
+				v = math.NaN()
+			}
+			cols[k][d] = v
 		}
 	}
 	st := make([]stats, size)
@@ -473,7 +495,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		t.print(r.out)
 	}
 	if bad > 0 {
-		msg := fmt.Sprintf("warning: %d of %d draws had a non-finite value", bad, n)
+		msg := fmt.Sprintf("warning: %d of %d draws had a non-finite value, left out of its element's summary", bad, n)
 		if firstErr != nil {
 			msg += "; the first: " + firstErr.Error()
 		}
@@ -667,4 +689,12 @@ func allFinite(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// joinAnd joins phrases as a list in prose: "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

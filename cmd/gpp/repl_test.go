@@ -474,6 +474,31 @@ func TestReplFitValues(t *testing.T) {
 	}
 }
 
+// TestReplFitWarnings: :fit prints the model's warnings as gpp fit does
+// (an improper param), and a query answered from a fit of another model
+// or other values set says so.
+func TestReplFitWarnings(t *testing.T) {
+	r, _, errb := newTestRepl()
+	typeIn(r, "const s = 1", "param m: real ~ Normal(0, s)", "param q: real", ":fit --quiet --iter 200")
+	if !strings.Contains(errb.String(), "<repl>:3:7: warning: param `q` has no prior") {
+		t.Errorf(":fit did not warn of q:\n%s", errb.String())
+	}
+	for _, c := range []struct{ input, note string }{
+		{"m", ""},
+		{"target += logpdf(3, Normal(m, 0.1))", ""},
+		{"m", "note: the model changed since the last :fit; this answer is from that fit"},
+		{":show m", "note: the model changed since the last :fit"},
+		{":fit --quiet --iter 200 --set s=2", ""},
+		{"mean(m)", "note: the values set changed since the last :fit"},
+	} {
+		errb.Reset()
+		typeIn(r, c.input)
+		if got := errb.String(); c.note == "" && strings.Contains(got, "note:") || !strings.Contains(got, c.note) {
+			t.Errorf("%s: stderr %q, want the note %q", c.input, got, c.note)
+		}
+	}
+}
+
 // TestReplVectorLit: a vector literal at the prompt whose elements are
 // data-only, an output among them, is evaluated without a fit.
 func TestReplVectorLit(t *testing.T) {
