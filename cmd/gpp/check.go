@@ -73,11 +73,20 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	defer func() { fs.Usage = full }()
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		out := fs.Output()
+		var msg strings.Builder // the flag package's message, to which a hint is added
+		fs.SetOutput(&msg)
+		err := fs.Parse(args)
+		fs.SetOutput(out)
+		if err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				full()
 			} else {
-				fmt.Fprintf(fs.Output(), "Run 'gpp %s --help' for the flags.\n", fs.Name())
+				line := strings.TrimSpace(msg.String())
+				if name := flagSuggestion(fs, err); name != "" {
+					line += "; did you mean --" + name + "?"
+				}
+				fmt.Fprintf(out, "%s\nRun 'gpp %s --help' for the flags.\n", line, fs.Name())
 			}
 			return nil, err
 		}
@@ -88,6 +97,42 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// flagSuggestion returns the flag that an undefined one most likely means,
+// or "": CmdStan's name for it (--iter is gpp's for both iters and CmdStan's
+// iter), else the nearest by spelling.
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimPrefix(name, "-")
+	if alias, ok := stanFlags[strings.ReplaceAll(name, "_", "-")]; ok && fs.Lookup(alias) != nil {
+		return alias
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return check.Suggest(name, names)
+}
+
+// stanFlags maps the names of CmdStan's and PyMC's ADVI settings (with
+// dashes for underscores) to gpp fit's flags.
+var stanFlags = map[string]string{
+	"output-samples": "output-draws",
+	"num-draws":      "output-draws",
+	"samples":        "output-draws",
+	"grad-samples":   "draws",
+	"eta":            "step-size",
+	"learning-rate":  "step-size",
+	"tol-rel-obj":    "tol",
+	"eval-elbo":      "eval-every",
+	"iterations":     "iter",
+	"n":              "iter",
+	"random-seed":    "seed",
+	"algorithm":      "fullrank",
+	"output-dir":     "out",
+	"output":         "out",
 }
 
 // checkSynopsis is gpp check's usage line.

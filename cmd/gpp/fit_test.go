@@ -165,6 +165,8 @@ func TestFitBadInputs(t *testing.T) {
 		{"--quiet --verbose", fit(poissonModel, poissonData, "--verbose"), 2, "exclude each other"},
 		{"--set without =", fit(poissonModel, poissonData, "--set", "K"), 2, "expected NAME=VALUE"},
 		{"unknown flag", fit(poissonModel, poissonData, "--frobnicate"), 2, "flag provided but not defined"},
+		{"misspelt flag", fit(poissonModel, poissonData, "--iters", "10"), 2, "flag provided but not defined: -iters; did you mean --iter?\n"},
+		{"CmdStan's flag", fit(poissonModel, poissonData, "--eta", "0.1"), 2, "flag provided but not defined: -eta; did you mean --step-size?\n"},
 		{"no model", []string{"fit"}, 2, "fit needs a model file"},
 		{"diagnose missing model", []string{"diagnose", "testdata/nonexistent.gpp"}, 1, "cannot read model"},
 		{"diagnose bad data", []string{"diagnose", poissonModel, csvFile("neg2.csv", "y\n-1\n")}, 1, "neg2.csv:2:1"},
