@@ -226,7 +226,62 @@ func bindAndStart(w io.Writer, l *pipeline.Loaded, inputs []data.Input, sets map
 		errorf(w, "%s", startNote)
 		return false
 	}
+	if err := outputStartError(l.Model); err != nil {
+		printWarnings(w, []*ast.Error{err}, srcs)
+	}
 	return true
+}
+
+// outputStartError evaluates the outputs where startError tries the log
+// joint and returns a warning, at the first failure, if one is not finite
+// at the start and at every point tried around it: such an output is
+// likely NaN in a fit's draws too, as chol of a constant matrix that is
+// not positive definite is in all of them.
+func outputStartError(m *compile.Model) *ast.Error {
+	if len(m.Outputs) == 0 {
+		return nil
+	}
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		return nil
+	}
+	ev.SetRand(rand.New(rand.NewPCG(1, 2)))
+	x0 := sgvb.StartPoint(pipeline.Latents(m), m.Dim)
+	_, outs, _ := ev.Eval(x0)
+	failing := make([]bool, len(outs)) // not finite at every point so far
+	any := false
+	for i, o := range outs {
+		failing[i] = !allFinite(o)
+		any = any || failing[i]
+	}
+	if !any {
+		return nil
+	}
+	first, _ := ev.OutputErr().(*ast.Error)
+	rng := rand.New(rand.NewPCG(1, 1))
+	sgvb.TryNear(x0, make([]float64, m.Dim), 0.1, startTries, rng, func(x []float64) bool {
+		_, outs, _ := ev.Eval(x)
+		any = false
+		for i, o := range outs {
+			failing[i] = failing[i] && !allFinite(o)
+			any = any || failing[i]
+		}
+		return !any
+	})
+	var names []string
+	for i, f := range failing {
+		if f {
+			names = append(names, "`"+m.Outputs[i].Name+"`")
+		}
+	}
+	if len(names) == 0 || first == nil {
+		return nil
+	}
+	what := "output " + names[0] + " is"
+	if len(names) > 1 {
+		what = "outputs " + joinAnd(names) + " are"
+	}
+	return ast.Errorf(first.Pos, "%s not finite where a fit starts, nor around it: %s", what, first.Msg)
 }
 
 // startError evaluates the log joint and its gradient at the centre of a

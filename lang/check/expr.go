@@ -356,6 +356,10 @@ func (c *checker) call(e *ast.CallExpr) Type {
 			c.errorf(e.Fun.NamePos, "`%s` is not a number", exprString(e))
 			return invalid
 		}
+		if t.Elem == Int && math.Abs(v) > MaxInt { // as for a literal or an operator
+			c.errorf(e.Fun.NamePos, "int `%s` is too large: an int holds at most 2^53 in magnitude", exprString(e))
+			return invalid
+		}
 		t.Const = &v
 		t.Support = valueSupport(t.Elem, v)
 	}
