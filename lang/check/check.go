@@ -669,6 +669,7 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 		if lat.Support == dist.Unit && lo != nil && hi != nil && *lo <= 0 && *hi >= 1 {
 			if *lo < 0 || *hi > 1 {
 				lat.Truncated = true
+				c.truncationArgs(lat, d, call)
 			}
 			return
 		}
@@ -683,6 +684,7 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 	if d.Support.Contains(lat.Support) {
 		if d.Support != lat.Support {
 			lat.Truncated = true
+			c.truncationArgs(lat, d, call)
 		}
 		return
 	}
@@ -713,7 +715,56 @@ func (c *checker) boundedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, 
 	}
 	if ds.Lo < r.Lo || ds.Hi > r.Hi {
 		lat.Truncated = true
+		c.truncationArgs(lat, d, call)
 	}
+}
+
+// truncationArgs checks the arguments of a prior truncated to the latent's
+// values: the compiler computes the normaliser from them, so they may
+// depend on data and constants but not on params, except for a prior whose
+// mass there is ½ whatever its arguments (Latent.HalfMass).
+func (c *checker) truncationArgs(lat *Latent, d *stdlib.Dist, call *ast.CallExpr) {
+	if lat.HalfMass(d, call, c.info) {
+		return
+	}
+	for _, a := range call.Args {
+		if c.info.Types[a].DataOnly {
+			continue
+		}
+		where := fmt.Sprintf("the %s support", lat.Support)
+		hint := fmt.Sprintf("declare %s with a support inside %s's, or use a prior on the %s support", lat.Name, d.Name, lat.Support)
+		if lat.Bounded() {
+			where = "the bounds " + lat.Range().String()
+			hint = "use arguments of data and constants, or a prior whose support is " + lat.Range().String()
+		}
+		c.errorf(a.Pos(), "%s truncated to %s of %s needs arguments that do not depend on params (its normalising constant would depend on `%s`); %s",
+			d.Name, where, lat.Name, exprString(a), hint)
+		return
+	}
+}
+
+// HalfMass reports whether the prior call of distribution d, truncated to
+// the latent's values, has mass ½ there whatever its scale: a Normal,
+// Cauchy, Laplace or StudentT centred at the constant 0 on the positive
+// half line (the half-normal, half-Cauchy and half-t of Stan's
+// `real<lower=0> sigma; sigma ~ normal(0, tau)`).
+func (l *Latent) HalfMass(d *stdlib.Dist, call *ast.CallExpr, info *Info) bool {
+	if l.Support != dist.Positive || l.Bounded() {
+		return false
+	}
+	loc := 0
+	switch d.Name {
+	case "Normal", "Cauchy", "Laplace":
+	case "StudentT":
+		loc = 1
+	default:
+		return false
+	}
+	if loc >= len(call.Args) {
+		return false
+	}
+	v := info.Types[call.Args[loc]].Const
+	return v != nil && *v == 0
 }
 
 // constArg returns the constant value of argument i of call, or nil.

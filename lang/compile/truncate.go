@@ -3,6 +3,8 @@ package compile
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mathext"
 
@@ -13,52 +15,104 @@ import (
 )
 
 // truncate adds the normalising constant of a prior truncated to the
-// latent's values (its bounds, or its declared support): −size·log P, P the
-// prior's mass there. Only constant prior arguments are supported;
-// otherwise the normaliser would depend on the latent's own
-// hyperparameters and is reported as unsupported.
-func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent, pos ast.Pos) {
-	args := make([]float64, len(call.Args))
-	for i, a := range call.Args {
-		t := l.info.Types[a]
-		if t.Const == nil {
-			half := "" // Normal(0, s) and Cauchy(0, s) on the positive half have their own names
-			if z := l.info.Types[call.Args[0]].Const; z != nil && *z == 0 && lat.Support == dist.Positive && !lat.Bounded() && (d.Name == "Normal" || d.Name == "Cauchy") {
-				half = fmt.Sprintf(" (here Half%s(%s), the same prior)", d.Name, ast.FormatExpr(call.Args[1]))
-			}
-			if lat.Bounded() {
-				l.errorf(a.Pos(), "%s truncated to the bounds %s of %s needs constant arguments (the normalising constant would depend on %s); use constant arguments, or a prior whose support is %s",
-					d.Name, lat.Range(), lat.Name, l.describe(a), lat.Range())
-				return
-			}
-			l.errorf(a.Pos(), "%s truncated to the %s support of %s needs constant arguments (the normalising constant would depend on %s); declare %s with a support inside %s's, or use a prior on the %s support%s",
-				d.Name, lat.Support, lat.Name, l.describe(a), lat.Name, d.Name, lat.Support, half)
-			return
-		}
-		args[i] = *t.Const
+// latent's values (its bounds, or its declared support): −Σ log P over the
+// n elements the ~ covers, P an element's prior mass there. The checker
+// made sure the arguments do not depend on params; their values are read
+// here from constants, data and vector literals of them. A prior whose mass
+// is ½ whatever its arguments (check.Latent.HalfMass) needs none of them.
+func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent, n int, pos ast.Pos) {
+	if lat.HalfMass(d, call, l.info) {
+		l.add(l.b.Scalar(float64(n)*math.Ln2, pos), pos)
+		return
 	}
 	where := fmt.Sprintf("the %s support", lat.Support)
 	if lat.Bounded() {
 		where = "the bounds " + lat.Range().String()
 	}
+	args := make([][]float64, len(call.Args))
+	for i, a := range call.Args {
+		v, ok := l.argValues(a)
+		switch {
+		case !ok:
+			l.errorf(a.Pos(), "%s truncated to %s of %s needs arguments whose values are known before the fit: constants, data names or vector literals of them, not `%s` (compute it in the data)",
+				d.Name, where, lat.Name, ast.FormatExpr(a))
+			return
+		case len(v) != 1 && len(v) != n:
+			l.errorf(a.Pos(), "%s truncated to %s of %s needs each argument to be a scalar or to have one value per element (%d), not %d values",
+				d.Name, where, lat.Name, n, len(v))
+			return
+		}
+		args[i] = v
+	}
 	r := lat.Range()
-	logP, ok := logIntervalMass(d.Name, args, r.Lo, r.Hi)
-	switch {
-	case !ok:
-		l.errorf(pos, "truncating %s to %s of %s is not supported", d.Name, where, lat.Name)
-		return
-	case math.IsInf(logP, -1):
-		l.errorf(pos, "%s puts too little mass on %s of %s to normalise it (less than a float64 holds)", d.Name, where, lat.Name)
-		return
-	case !(logP <= 0):
-		l.errorf(pos, "compile: the mass of %s on %s of %s is %g", d.Name, where, lat.Name, math.Exp(logP))
-		return
+	at := make([]float64, len(args))
+	var total float64 // Σ log P
+	for k := range n {
+		scalar := true
+		for i, v := range args {
+			if len(v) > 1 {
+				at[i], scalar = v[k], false
+			} else {
+				at[i] = v[0]
+			}
+		}
+		logP, ok := logIntervalMass(d.Name, at, r.Lo, r.Hi)
+		switch {
+		case !ok:
+			l.errorf(pos, "truncating %s to %s of %s is not supported", d.Name, where, lat.Name)
+			return
+		case math.IsInf(logP, -1):
+			l.errorf(pos, "%s%s puts too little mass on %s of %s to normalise it (less than a float64 holds)", d.Name, elemArgs(at, scalar), where, lat.Name)
+			return
+		case !(logP <= 0):
+			l.errorf(pos, "compile: the mass of %s%s on %s of %s is %g", d.Name, elemArgs(at, scalar), where, lat.Name, math.Exp(logP))
+			return
+		}
+		if scalar { // every element alike
+			total = float64(n) * logP
+			break
+		}
+		total += logP
 	}
-	size := 1
-	for _, x := range l.lats[l.latentIndex(lat)].Shape {
-		size *= x
+	l.add(l.b.Scalar(-total, pos), pos)
+}
+
+// elemArgs shows an element's arguments in an error when they differ from
+// element to element: "(0, 0.1)".
+func elemArgs(args []float64, scalar bool) string {
+	if scalar {
+		return ""
 	}
-	l.add(l.b.Scalar(-float64(size)*logP, pos), pos)
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = strconv.FormatFloat(a, 'g', 6, 64)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// argValues returns the values, row-major, of a truncated prior's argument
+// that are known when the model is compiled: a constant expression, a data
+// name, or a vector literal of scalars of those; ok is false otherwise.
+func (l *lowerer) argValues(e ast.Expr) (vals []float64, ok bool) {
+	if c := l.info.Types[e].Const; c != nil {
+		return []float64{*c}, true
+	}
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		if sym := l.info.Uses[x]; sym != nil && sym.Kind == check.Data && l.data[sym.Name] != nil {
+			return l.data[sym.Name].Values, true
+		}
+	case *ast.VectorLit:
+		for _, el := range x.Elems {
+			v, ok := l.argValues(el)
+			if !ok || len(v) != 1 {
+				return nil, false
+			}
+			vals = append(vals, v[0])
+		}
+		return vals, true
+	}
+	return nil, false
 }
 
 // logIntervalMass returns log P(a < X < b) for the prior X ~ name(args),

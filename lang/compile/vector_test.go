@@ -239,21 +239,37 @@ func TestIntLimitLiteral(t *testing.T) {
 	}
 }
 
-// TestTruncatedHalfHint: a Normal(0, s) or Cauchy(0, s) prior on a positive
-// param with a param scale cannot be truncated (its normaliser would
-// depend on s), and the error names the half distribution that is the
-// same prior; other truncations get no such hint.
-func TestTruncatedHalfHint(t *testing.T) {
+// TestTruncatedArgs: a prior truncated to a param's values needs
+// arguments that do not depend on params (its normaliser would), except a
+// zero-centred Normal, Cauchy, Laplace or StudentT on the positive half
+// line, whose mass there is ½ at any scale (Stan's half-normal, half-Cauchy
+// and half-t idiom).
+func TestTruncatedArgs(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(0, s)\n", "(here HalfNormal(s), the same prior)"},
-		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Cauchy(0, 2 * s)\n", "(here HalfCauchy(2 * s), the same prior)"},
-		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(1, s)\n", "use a prior on the positive support\x00"},
-		// A lower bound of 1 is not the half line: no HalfNormal hint, and
-		// the error names the bounds.
-		{"param s: positive ~ Exponential(1)\nparam tau: real<lower=1> ~ Normal(0, s)\n", "Normal truncated to the bounds (1, ∞) of tau needs constant arguments (the normalising constant would depend on `s`); use constant arguments, or a prior whose support is (1, ∞)\x00"},
+		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(0, s)\n", ""},
+		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Cauchy(0, 2 * s)\n", ""},
+		{"param s: positive ~ Exponential(1)\nparam nu: positive ~ Gamma(2, 0.1)\nparam tau: positive[3] ~ StudentT(nu, 0, s)\n", ""},
+		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(1, s)\n",
+			"m.gpp:2:33: Normal truncated to the positive support of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); declare tau with a support inside Normal's, or use a prior on the positive support\x00"},
+		// A lower bound of 1 is not the half line: its mass depends on s.
+		{"param s: positive ~ Exponential(1)\nparam tau: real<lower=1> ~ Normal(0, s)\n",
+			"m.gpp:2:38: Normal truncated to the bounds (1, ∞) of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); use arguments of data and constants, or a prior whose support is (1, ∞)\x00"},
+		// So for an element: x[i] ~ D is truncated as x ~ D is.
+		{"param mu: real ~ Normal(0, 1)\nparam x: positive[5]\nfor i in 0:5 {\n  x[i] ~ Normal(mu, 1)\n}\n",
+			"m.gpp:4:17: Normal truncated to the positive support of x needs arguments that do not depend on params (its normalising constant would depend on `mu`)"},
 	} {
-		_, err := compileSrcErr(t, "m.gpp", c.src, nil)
-		if err == nil || !strings.Contains(err.Error()+"\x00", c.want) {
+		f, err := parser.ParseFile("m.gpp", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := check.Check(f, nil) // the checker refuses params in the arguments
+		if err == nil {
+			_, err = Compile(f, info, map[string]*data.Array{})
+		}
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: error %v, want none", c.src, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error()+"\x00", c.want)):
 			t.Errorf("%q: error %v, want it to contain %q", c.src, err, c.want)
 		}
 	}
