@@ -115,9 +115,11 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		r.Interrupted = true
 	case res.Status == optimize.IterationLimit:
 		r.warn("MAP did not converge in %d iterations", res.Stats.MajorIterations)
-	case !allFinite(res.X) || !(res.F <= bestF):
-		// ended off the best point it evaluated: as where the log joint
-		// grows without bound (below)
+	case !allFinite(res.X) || !(res.F <= bestF+1e-10*(1+math.Abs(bestF))):
+		// ended off the best point it evaluated, by more than rounding (a
+		// line search that fails at the mode has seen a point 1e-16 better
+		// in relative terms): as where the log joint grows without bound
+		// (below)
 		r.Converged = err == nil
 		if err != nil {
 			r.warn("MAP stopped at iteration %d: %v", res.Stats.MajorIterations, err)
