@@ -115,6 +115,17 @@ var stanSpellings = map[string]string{
 	"mdivide_left":       "solve(A, B)",
 }
 
+// stanNotes are Stan functions that gpp needs no call for, with what to
+// write instead.
+var stanNotes = map[string]string{
+	"num_elements": "use the size names of x's declaration (data y: real[N] gives N)",
+	"size":         "use the size names of x's declaration (data y: real[N] gives N)",
+	"rows":         "use the size names of x's declaration (data X: real[N, K] gives N and K)",
+	"cols":         "use the size names of x's declaration (data X: real[N, K] gives N and K)",
+	"to_vector":    "a real[N] is a vector already: write x itself",
+	"to_array_1d":  "a real[N] is a vector already: write x itself",
+}
+
 // stanHint returns how gpp writes the Stan function name, or "": a
 // spelling from stanSpellings, or for Stan's density functions
 // (normal_lpdf, poisson_log_lpmf) and random draws (normal_rng) the logpdf
@@ -122,6 +133,14 @@ var stanSpellings = map[string]string{
 func stanHint(name string) string {
 	if s, ok := stanSpellings[name]; ok {
 		return "gpp writes it " + s
+	}
+	if s, ok := stanNotes[name]; ok {
+		return s
+	}
+	for _, suffix := range []string{"_lcdf", "_lccdf", "_cdf"} {
+		if strings.HasSuffix(name, suffix) {
+			return "gpp has no CDFs yet, so censored or truncated data cannot be written"
+		}
 	}
 	for _, suffix := range []string{"_lpdf", "_lupdf", "_lpmf", "_lupmf", "_rng"} {
 		base, ok := strings.CutSuffix(name, suffix)

@@ -195,7 +195,11 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 		if i > 0 && toks[i-1].Type != tokTerminator {
 			msg += fmt.Sprintf(" after %q", toks[i-1].Value)
 		}
-		return ast.Errorf(astPos(tok.Pos), "%s, found %s", msg, found)
+		msg += ", found " + found
+		if h := stanSyntaxHint(toks, i); h != "" {
+			msg += "; " + h
+		}
+		return ast.Errorf(astPos(tok.Pos), "%s", msg)
 	}
 	var perr participle.Error
 	if errors.As(err, &perr) {
@@ -230,4 +234,58 @@ func findToken(toks []lexer.Token, t lexer.Token) int {
 		}
 	}
 	return -1
+}
+
+// stanTypes are Stan's type names that gpp writes otherwise, with what to
+// write, for the error at a declaration ported from Stan.
+var stanTypes = map[string]string{
+	"vector":               "a vector is real[N] (or positive[N], unit[N], ...)",
+	"row_vector":           "a vector is real[N] (or positive[N], unit[N], ...)",
+	"array":                "an array is real[N] or real[N, M] (or int, positive, unit)",
+	"matrix":               "a matrix is real[N, M] (or positive[N, M], ...)",
+	"ordered":              "gpp has no ordered type",
+	"positive_ordered":     "gpp has no ordered type",
+	"cov_matrix":           "gpp has no matrix-constrained types: build a covariance from params, e.g. diag(s .* s) or L * L'",
+	"corr_matrix":          "gpp has no matrix-constrained types: build a covariance from params, e.g. diag(s .* s) or L * L'",
+	"cholesky_factor_cov":  "gpp has no matrix-constrained types: build a covariance from params, e.g. diag(s .* s) or L * L'",
+	"cholesky_factor_corr": "gpp has no matrix-constrained types: build a covariance from params, e.g. diag(s .* s) or L * L'",
+	"unit_vector":          "gpp has no unit_vector type",
+	"sum_to_zero_vector":   "gpp has no sum_to_zero_vector type",
+}
+
+// stanSyntaxHint returns what to write instead when the token at i, which
+// did not parse, starts a Stan construct gpp writes otherwise (a model
+// ported from Stan), or "".
+func stanSyntaxHint(toks []lexer.Token, i int) string {
+	if i < 0 {
+		return ""
+	}
+	tok := toks[i]
+	var prev string
+	if i > 0 {
+		prev = toks[i-1].Value
+	}
+	switch {
+	case prev == "for" && tok.Value == "(":
+		return "gpp writes Stan's for (i in 1:N) as for i in 0:N { ... }, without parentheses: a range counts from 0 and stops before its end"
+	case prev == ":" && stanTypes[tok.Value] != "":
+		return stanTypes[tok.Value]
+	case tok.Type == tokPunct && (tok.Value == "=" || len(tok.Value) == 2 && tok.Value[1] == '=' && strings.Contains("+-*/", tok.Value[:1])) && assigns(toks, i):
+		return "gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"
+	case tok.Type == tokPunct && (tok.Value == "<" || tok.Value == ">") && prev != "real" && prev != "int":
+		return "gpp has no comparisons or conditional expressions: compute an indicator of the data in the data file"
+	case tok.Value == "T" && i+1 < len(toks) && toks[i+1].Value == "[" && prev == ")":
+		return "gpp has no T[...] truncation of a ~ statement: a param's prior is truncated to its declared support, and truncated or censored data need CDFs, which gpp lacks"
+	}
+	return ""
+}
+
+// assigns reports whether the statement holding token i starts with a name
+// (not a keyword, as target or let do): x = ..., x[i] += ....
+func assigns(toks []lexer.Token, i int) bool {
+	j := i - 1
+	for j > 0 && toks[j-1].Type != tokTerminator {
+		j--
+	}
+	return j >= 0 && toks[j].Type == tokIdent
 }
