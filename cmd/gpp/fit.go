@@ -399,6 +399,11 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				con.note("warning: %s", w)
 			}
 		}
+		if startError(l.Model) != nil {
+			// The log density fails where gpp check tries it too: the cause
+			// is in the model or its data, not in where the fit wandered.
+			con.note("%s; gpp check finds this before a fit", startNote)
+		}
 		con.note("the fit failed: no output written")
 		removeIfEmpty()
 		return exitError

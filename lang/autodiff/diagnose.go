@@ -175,12 +175,18 @@ func (p *Program) densityError(n *node) error {
 					}
 				}
 			}
+			// A value read from a data file is named at its cell, which
+			// counts rows from 1 where the element index counts from 0.
+			cell := ""
+			if src, at, ok := p.cellOf(n.args[0], i*bc[1]+j*bc[2]); ok {
+				cell = fmt.Sprintf("; the value is %s's at %s", src.name, at)
+			}
 			if math.IsInf(lp, -1) {
 				if _, ok := d.Support.Admits(x); !ok {
-					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("log density is -Inf: value %g outside the support of %s", x, d.Name), el))
+					return ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("log density is -Inf: value %g outside the support of %s", x, d.Name), el), cell)
 				}
 			}
-			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: log density is %s at value %g", d.Name, kind(lp), x), paramList(d, par), el))
+			return ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: log density is %s at value %g", d.Name, kind(lp), x), paramList(d, par), el), cell)
 		}
 	}
 	return ast.Errorf(n.pos, "%s: sum of log densities overflows", d.Name)
