@@ -1417,6 +1417,12 @@ func TestFitFullRank(t *testing.T) {
 	if want := fmt.Sprintf("%s:1:7: --fullrank z: %d elements; full-rank factors are for latents of at most %d", big, n, sgvb.MaxFullRank); code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, stderr)
 	}
+	// A param bounded on both sides is named so, not as "unit".
+	rho := writeFile(t, d, "rho.gpp", "param rho: real<lower=-1, upper=1> ~ Normal(0, 1)\n")
+	code, _, stderr = runSafe(t, "fit", rho, "--fullrank", "rho", "--quiet", "--out", filepath.Join(d, "out"))
+	if want := rho + ":1:7: --fullrank rho: full-rank factors are for real and positive latents, not ones bounded on both sides"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, stderr)
+	}
 }
 
 // TestFitHeader: the start line names the factors the fit gives the
