@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -120,23 +119,16 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 	case stdlib.DistElementwise:
 		for i, a := range args {
 			b := broadcast(vs, a.Shape)
-			// A vector as long as the value's rows are wide is a column that
-			// would stretch along rows of as many elements as it has: with
-			// the data giving that many rows it would broadcast, by rows, where
-			// one value per column is meant (numpy and PyMC broadcast a
-			// vector along the last axis).
-			byRow := a.Shape.Rank() == 1 && vs.Rank() == 2 && compareDims(a.Shape[0], vs[1]) == dimEqual && compareDims(a.Shape[0], vs[0]) != dimEqual
-			hint := ""
-			if byRow {
-				hint = fmt.Sprintf("; a vector is a column: write `%s'` for one value per column", exprString(call.Args[i]))
-			}
 			switch {
+			case b.ByRow && compareDims(a.Shape[0], vs[0]) == dimDiffer:
+				argErr(i, "`%s` is %s, which does not broadcast to the shape %s of %s; a vector is a column: write `%s'` for one value per column",
+					exprString(call.Args[i]), a.Shape.String(), vs.String(), valName, exprString(call.Args[i]))
+			case b.ByRow:
+				argErr(i, "`%s` is %s, a column, which would stretch along the rows of %s (%s) only if %s had %s rows; a vector is a column: write `%s'` for one value per column",
+					exprString(call.Args[i]), a.Shape.String(), valName, vs.String(), valName, a.Shape[0].String(), exprString(call.Args[i]))
 			case b.Err != "" || b.AStretch || !sameShape(b.Shape, vs):
-				argErr(i, "`%s` is %s, which does not broadcast to the shape %s of %s%s",
-					exprString(call.Args[i]), a.Shape.String(), vs.String(), valName, hint)
-			case byRow:
-				argErr(i, "`%s` is %s, a column, which would stretch along the rows of %s (%s) only if %s had %s rows%s",
-					exprString(call.Args[i]), a.Shape.String(), valName, vs.String(), valName, a.Shape[0].String(), hint)
+				argErr(i, "`%s` is %s, which does not broadcast to the shape %s of %s",
+					exprString(call.Args[i]), a.Shape.String(), vs.String(), valName)
 			}
 		}
 	case stdlib.DistCategorical:

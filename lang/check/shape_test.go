@@ -43,7 +43,11 @@ func TestBroadcast(t *testing.T) {
 		{sh("N", "K"), sh("N"), "[N, K]"},
 		{sh("N", "K"), sh("1", "K"), "[N, K]"},
 		{sh("1", "K"), sh("N", "K"), "[N, K]"},
-		{sh("N", "K"), sh("K"), "error: rows N and K differ"},
+		{sh("N", "K"), sh("K"), "error: rows N and K differ; a vector is a column: transpose it (x') to meet each row"},
+		{sh("N", "2"), sh("2"), "error: the vector [2] is a column, which would stretch along the rows of [N, 2] only if [N, 2] had 2 rows"},
+		{sh("K"), sh("N", "K"), "error: rows K and N differ; a vector is a column"},
+		{sh("K", "K"), sh("K"), "[K, K]"}, // square: by rows, as written
+		{sh("N", "3"), sh("N"), "[N, 3]"},
 		{sh("N"), sh("1", "M"), "error: stretch both"},
 		{sh("1", "M"), sh("N"), "error: stretch both"},
 		{sh("N", "1"), sh("1", "M"), "error: stretch both"},

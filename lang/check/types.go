@@ -183,6 +183,12 @@ type broadcastResult struct {
 	AStretch, BStretch bool   // whether a (b) had a size-1 axis stretched
 	Err                string // non-empty on a mismatch
 	BothStretch        bool   // the error is rule 3 of §5
+	// ByRow: a vector operand as long as the matrix operand is wide, and
+	// not certainly as long as it is tall. A column, it would stretch
+	// along the rows only where the data made those sizes equal, where
+	// numpy and PyMC stretch it along the columns; so it is an error with
+	// the hint to transpose it.
+	ByRow bool
 }
 
 // broadcast combines two shapes by language.md §5: a scalar combines with
@@ -199,6 +205,21 @@ func broadcast(a, b Shape) broadcastResult {
 	ar, ac := a.matrix()
 	br, bc := b.matrix()
 	var r broadcastResult
+	vec, mat := a, b
+	if len(b) == 1 {
+		vec, mat = b, a
+	}
+	if len(vec) == 1 && len(mat) == 2 && !vec[0].isOne() && !mat[0].isOne() && compareDims(vec[0], mat[1]) == dimEqual {
+		switch compareDims(vec[0], mat[0]) {
+		case dimDeferred:
+			r.ByRow = true
+			r.Err = "the vector " + vec.String() + " is a column, which would stretch along the rows of " + mat.String() +
+				" only if " + mat.String() + " had " + vec[0].String() + " rows; transpose the vector (x') to meet each row"
+			return r
+		case dimDiffer:
+			r.ByRow = true // and the rows' mismatch below, with the hint
+		}
+	}
 	var dims [2]Dim
 	for i, pair := range [2][2]Dim{{ar, br}, {ac, bc}} {
 		x, y := pair[0], pair[1]
@@ -218,6 +239,9 @@ func broadcast(a, b Shape) broadcastResult {
 			}
 			r.Err = "shapes " + a.String() + " and " + b.String() + " do not broadcast: " +
 				what + " " + x.String() + " and " + y.String() + " differ"
+			if r.ByRow {
+				r.Err += "; a vector is a column: transpose it (x') to meet each row"
+			}
 			return r
 		}
 	}
