@@ -13,6 +13,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -794,6 +795,10 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 		}
 		return true
 	})
+	// A let that selects a latent (let xs = x; xs ~ D) is a ~ on it too.
+	if lat := c.rootLatent(s.LHS); lat != nil && !slices.Contains(mentioned, lat) {
+		lat.Tildes = append(lat.Tildes, s)
+	}
 	if d == nil || !lt.Valid() {
 		return
 	}
@@ -840,14 +845,41 @@ func (c *checker) dataUse(s *ast.TildeStmt, d *stdlib.Dist) {
 
 // rootLatent returns the latent when e is a param, indexed or not.
 func (c *checker) rootLatent(e ast.Expr) *Latent {
+	lat, _ := c.info.SelectedLatent(e)
+	return lat
+}
+
+// SelectedLatent returns the latent whose elements e selects, through
+// indexing, transposes and lets that are such selections themselves (let
+// xs = x; xs ~ D is a ~ on x), and whether e is the latent itself as
+// declared (no index, transpose or let); nil if e is no such selection.
+// Both the checker and the compiler use it, so that a prior on a
+// selection is truncated to the latent's support as one on x is.
+func (info *Info) SelectedLatent(e ast.Expr) (lat *Latent, whole bool) {
+	whole = true
 	for {
 		switch x := unparen(e).(type) {
 		case *ast.Ident:
-			return c.latents[c.info.Uses[x]]
+			sym := info.Uses[x]
+			if sym == nil {
+				return nil, false
+			}
+			if sym.Kind == Let {
+				if let, ok := sym.Decl.(*ast.LetStmt); ok {
+					e, whole = let.Value, false
+					continue
+				}
+			}
+			if sym.Kind != Param {
+				return nil, false
+			}
+			return info.Latent(sym.Name), whole
 		case *ast.IndexExpr:
-			e = x.X
+			e, whole = x.X, false
+		case *ast.TransposeExpr:
+			e, whole = x.X, false
 		default:
-			return nil
+			return nil, false
 		}
 	}
 }

@@ -44,11 +44,12 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.add(l.b.Density(*u, val, args, pos), pos)
 	}
 	// A prior truncated to the latent's values, on the whole latent or on
-	// the elements of it that lhs indexes (x[i] ~ D in a loop), is
-	// normalised per element of the ~ (the arguments broadcast to it).
+	// the elements of it that lhs selects (x[i] ~ D in a loop, x' ~ D, a
+	// let that is x), is normalised per element of the ~ (the arguments
+	// broadcast to it).
 	trunc := lat
-	if trunc == nil {
-		trunc = l.indexedLatent(lhs)
+	if e, ok := lhs.(ast.Expr); ok && trunc == nil {
+		trunc, _ = l.info.SelectedLatent(e)
 	}
 	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !trunc.Support.Contains(d.Support)) {
 		l.truncate(call, d, trunc, l.b.Shape(val).Len(), pos)
@@ -190,29 +191,6 @@ func (l *lowerer) dirichlet(z, alpha autodiff.ID, lat *check.Latent, pos ast.Pos
 		}
 	}
 	l.add(b.Add(kernel, norm, pos), pos)
-}
-
-// indexedLatent returns the latent that lhs indexes, as in x[i], x[0:2]
-// or W[i, j], or nil (also for the latent itself).
-func (l *lowerer) indexedLatent(lhs ast.Node) *check.Latent {
-	e, ok := lhs.(ast.Expr)
-	if !ok {
-		return nil
-	}
-	ix, indexed := unparen(e).(*ast.IndexExpr)
-	if !indexed {
-		return nil
-	}
-	for ok {
-		e = ix.X
-		ix, ok = unparen(e).(*ast.IndexExpr)
-	}
-	if id, isIdent := unparen(e).(*ast.Ident); isIdent {
-		if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Param {
-			return l.info.Latent(sym.Name)
-		}
-	}
-	return nil
 }
 
 func (l *lowerer) latentIndex(lat *check.Latent) int {
