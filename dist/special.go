@@ -363,3 +363,83 @@ func LogBeta(a, b float64) float64 {
 	ls, _ := math.Lgamma(s)
 	return lp + lq - ls
 }
+
+// LogRegIncBeta returns log I(x; a, b), the log of the regularised
+// incomplete beta function (the CDF of Beta(a, b) at x), keeping its
+// relative accuracy where I underflows a float64 (mathext.RegIncBeta
+// returns 0 there: a Student-t tail 40 sd out with 10⁴ degrees of freedom
+// is 1e-325). Below the mean it is the prefix x^a (1−x)^b / (a·B(a, b)) in
+// logs times the continued fraction of the incomplete beta function,
+// evaluated by the modified Lentz method; above, log(1 − I(1−x; b, a)).
+// Invalid input (a or b ≤ 0, x NaN) gives NaN.
+func LogRegIncBeta(a, b, x float64) float64 {
+	switch {
+	case !(a > 0) || !(b > 0) || math.IsNaN(x):
+		return math.NaN()
+	case x <= 0:
+		return math.Inf(-1)
+	case x >= 1:
+		return 0
+	}
+	if x > (a+1)/(a+b+2) {
+		lo := logIncBetaCF(b, a, 1-x)
+		if lo > -math.Ln2 {
+			return math.Log(-math.Expm1(lo))
+		}
+		return math.Log1p(-math.Exp(lo))
+	}
+	return logIncBetaCF(a, b, x)
+}
+
+// logIncBetaCF is log I(x; a, b) from the continued fraction, which
+// converges fast for x below (a+1)/(a+b+2).
+func logIncBetaCF(a, b, x float64) float64 {
+	const tiny, eps = 1e-300, 1e-16
+	prefix := a*math.Log(x) + b*math.Log1p(-x) - logBeta(a, b) - math.Log(a)
+	guard := func(v float64) float64 {
+		if math.Abs(v) < tiny {
+			return tiny
+		}
+		return v
+	}
+	c, d := 1.0, 1/guard(1-(a+b)*x/(a+1))
+	h := d
+	for m := 1; m <= 10000; m++ {
+		fm := float64(m)
+		even := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
+		d = 1 / guard(1+even*d)
+		c = guard(1 + even/c)
+		h *= d * c
+		odd := -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
+		d = 1 / guard(1+odd*d)
+		c = guard(1 + odd/c)
+		del := d * c
+		h *= del
+		if math.Abs(del-1) < eps {
+			break
+		}
+	}
+	return prefix + math.Log(h)
+}
+
+// logBeta returns log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a+b). With a
+// shape of stirlingMin or more, Stirling's series is written so that the
+// large terms cancel exactly rather than in rounding: log Γ(5000) −
+// log Γ(5000.5) differs from −4.26 by ulps of 37 586, 7e-12.
+func logBeta(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if a < stirlingMin {
+		la, _ := math.Lgamma(a)
+		lb, _ := math.Lgamma(b)
+		lab, _ := math.Lgamma(a + b)
+		return la + lb - lab
+	}
+	corr := stirlingCorr(a) - stirlingCorr(a+b)
+	if b < stirlingMin { // log Γ(b) + [log Γ(a) − log Γ(a+b)]
+		lb, _ := math.Lgamma(b)
+		return lb - (a-0.5)*math.Log1p(b/a) - b*math.Log(a+b) + b + corr
+	}
+	return 0.5*math.Log(2*math.Pi) + (a-0.5)*math.Log(a/(a+b)) + (b-0.5)*math.Log(b/(a+b)) - 0.5*math.Log(a+b) + stirlingCorr(b) + corr
+}

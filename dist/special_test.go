@@ -219,3 +219,34 @@ func TestLogBeta(t *testing.T) {
 		t.Errorf("LogBeta(2, Inf) = %g, want -Inf", v)
 	}
 }
+
+// LogRegIncBeta against mpmath at 80 digits: both sides of the mean, and
+// where I underflows a float64 (the Student-t tail of a truncated prior
+// with many degrees of freedom).
+func TestLogRegIncBeta(t *testing.T) {
+	for _, c := range []struct{ a, b, x, want float64 }{
+		{2.0, 3.0, 0.2, -1.7103638310240608355},
+		{2.0, 3.0, 0.9, -0.003706861931326472822},
+		{5000.0, 0.5, 0.002998201079352388, -29053.543537416925516},
+		{0.5, 0.5, 1e-10, -11.9645081702430166},
+		{5000.0, 0.5, 0.8620689655172413, -745.94113529764723006},
+		{300.0, 2.0, 0.5, -202.9268743311686685},
+		{1000.0, 1000.0, 0.45, -12.511728925486776452},
+		{30.0, 2.0, 0.999, -0.00045620776596160307442},
+		{1.0, 1.0, 0.3, -1.2039728043259360296},
+	} {
+		got := LogRegIncBeta(c.a, c.b, c.x)
+		if !(math.Abs(got-c.want) <= 1e-14*math.Max(1, math.Abs(c.want))) {
+			t.Errorf("LogRegIncBeta(%v, %v, %v) = %.17g, want %.17g", c.a, c.b, c.x, got, c.want)
+		}
+	}
+	if v := LogRegIncBeta(2, 3, 0); !math.IsInf(v, -1) {
+		t.Errorf("LogRegIncBeta at 0 = %v, want -Inf", v)
+	}
+	if v := LogRegIncBeta(2, 3, 1); v != 0 {
+		t.Errorf("LogRegIncBeta at 1 = %v, want 0", v)
+	}
+	if v := LogRegIncBeta(0, 3, 0.5); !math.IsNaN(v) {
+		t.Errorf("LogRegIncBeta(0, 3, 0.5) = %v, want NaN", v)
+	}
+}

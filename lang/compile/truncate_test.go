@@ -53,6 +53,13 @@ func TestLogIntervalMass(t *testing.T) {
 		{"Beta", []float64{2.0, 3.0}, 0.2, 0.7, -0.30720473894064491226},
 		{"Beta", []float64{2.0, 300.0}, 0.5, 1.0, -202.9268743311686685},
 		{"Uniform", []float64{-1.0, 2.0}, 0.0, 1.0, -1.0986122886681096914},
+		// Narrow intervals near the centre, where the tails nearly cancel.
+		{"Normal", []float64{0.0, 1.0}, 0.0, 1e-15, -35.457714928115357924},
+		{"Normal", []float64{0.0, 1.0}, 0.0, 1e-17, -40.062885114103449299},
+		{"Normal", []float64{0.0, 1.0}, 1.0, 1.000000000000001, -35.853154009887729012},
+		// Past what a float64 holds, in log space.
+		{"Beta", []float64{2.0, 3000.0}, 0.9999999, 1.0, -48346.280253708553224},
+		{"StudentT", []float64{10000.0, 0.0, 1.0}, 40.0, inf, -746.63428247820686432},
 		{"Laplace", []float64{0.0, 1.0}, 700.0, inf, -700.69314718055994531},
 		{"Laplace", []float64{0.0, 1.0}, 800.0, 801.0, -801.1518223259470272},
 	} {
@@ -99,8 +106,8 @@ func TestTruncatedNormaliser(t *testing.T) {
 			}
 		}
 	}
-	_, err := compileSrcErr(t, "m.gpp", "param x: real<lower=0.9999999, upper=1> ~ Beta(2, 3000)\n", nil)
-	if want := "m.gpp:1:43: Beta puts too little mass on the bounds (0.9999999, 1) of x to normalise it (less than a float64 holds)"; err == nil || err.Error() != want {
+	_, err := compileSrcErr(t, "m.gpp", "param x: real<lower=1e300> ~ Exponential(1e10)\n", nil)
+	if want := "m.gpp:1:30: Exponential puts too little mass on the bounds (1e+300, ∞) of x to normalise it (less than a float64 holds)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
