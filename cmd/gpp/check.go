@@ -226,62 +226,56 @@ func bindAndStart(w io.Writer, l *pipeline.Loaded, inputs []data.Input, sets map
 		errorf(w, "%s", startNote)
 		return false
 	}
-	if err := outputStartError(l.Model); err != nil {
+	if err := outputStartError(l.Model, l.Info); err != nil {
 		printWarnings(w, []*ast.Error{err}, srcs)
 	}
 	return true
 }
 
-// outputStartError evaluates the outputs where startError tries the log
-// joint and returns a warning, at the first failure, if one is not finite
-// at the start and at every point tried around it: such an output is
-// likely NaN in a fit's draws too, as chol of a constant matrix that is
-// not positive definite is in all of them.
-func outputStartError(m *compile.Model) *ast.Error {
-	if len(m.Outputs) == 0 {
-		return nil
+// outputStartError returns a warning, at the first failure, if an output
+// that depends on data and constants alone is not finite: it is so in
+// every draw of a fit, as chol of a constant matrix that is not positive
+// definite is. Outputs that read params are left alone: where the fit
+// starts says little about the posterior's draws (sqrt(mu - 3) fails at
+// mu = 0 and is fine where the data put mu).
+func outputStartError(m *compile.Model, info *check.Info) *ast.Error {
+	fixed := map[string]*check.OutputVar{}
+	for _, o := range info.Outputs {
+		if o.Value != nil && o.Type.DataOnly {
+			fixed[o.Name] = o
+		}
 	}
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil
 	}
 	ev.SetRand(rand.New(rand.NewPCG(1, 2)))
-	x0 := sgvb.StartPoint(pipeline.Latents(m), m.Dim)
-	_, outs, _ := ev.Eval(x0)
-	failing := make([]bool, len(outs)) // not finite at every point so far
-	any := false
-	for i, o := range outs {
-		failing[i] = !allFinite(o)
-		any = any || failing[i]
-	}
-	if !any {
-		return nil
-	}
-	first, _ := ev.OutputErr().(*ast.Error)
-	rng := rand.New(rand.NewPCG(1, 1))
-	sgvb.TryNear(x0, make([]float64, m.Dim), 0.1, startTries, rng, func(x []float64) bool {
-		_, outs, _ := ev.Eval(x)
-		any = false
-		for i, o := range outs {
-			failing[i] = failing[i] && !allFinite(o)
-			any = any || failing[i]
-		}
-		return !any
-	})
+	_, outs, _ := ev.Eval(sgvb.StartPoint(pipeline.Latents(m), m.Dim))
 	var names []string
-	for i, f := range failing {
-		if f {
-			names = append(names, "`"+m.Outputs[i].Name+"`")
+	var at *check.OutputVar // the first
+	for i, o := range outs {
+		if v := fixed[m.Outputs[i].Name]; v != nil && !allFinite(o) {
+			names = append(names, "`"+v.Name+"`")
+			if at == nil {
+				at = v
+			}
 		}
 	}
-	if len(names) == 0 || first == nil {
+	if at == nil {
 		return nil
 	}
 	what := "output " + names[0] + " is"
 	if len(names) > 1 {
 		what = "outputs " + joinAnd(names) + " are"
 	}
-	return ast.Errorf(first.Pos, "%s not finite where a fit starts, nor around it: %s", what, first.Msg)
+	msg := what + " not finite in every draw: it depends on data and constants alone"
+	// The evaluator explains the first output that failed, which may be
+	// one that reads params; its explanation is given when it is this
+	// output's (on its line).
+	if first, ok := ev.OutputErr().(*ast.Error); ok && first.Pos.File == at.Pos.File && first.Pos.Line == at.Pos.Line {
+		return ast.Errorf(first.Pos, "%s; %s", msg, first.Msg)
+	}
+	return ast.Errorf(at.Pos, "%s", msg)
 }
 
 // startError evaluates the log joint and its gradient at the centre of a

@@ -429,7 +429,8 @@ for i in 0:2 {
   target += -q * q
 }
 param h: positive ~ Gamma(2, v)
-output z = s + lo
+param up: real<upper=2>
+output z = s + lo + up
 `
 	_, info := checkSource(t, "m.gpp", src, nil)
 	var got []string
@@ -439,9 +440,15 @@ output z = s + lo
 	want := []string{
 		"m.gpp:3:7 param `s` has no prior and no term of the log density reads it",
 		"m.gpp:6:7 param `lo` has no prior and no term of the log density reads it",
+		"m.gpp:17:7 param `up` has no prior and no term of the log density reads it",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A bounded param's flat posterior is over its bounds, not its
+	// factor's support ("positive" for real<upper=2>).
+	if n := len(info.Warnings); n != 3 || !strings.Contains(info.Warnings[2].Msg, "flat over (-∞, 2)") || !strings.Contains(info.Warnings[0].Msg, "flat over its positive support") {
+		t.Errorf("warnings %v", info.Warnings)
 	}
 }
 
