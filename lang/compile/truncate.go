@@ -160,14 +160,14 @@ func logIntervalMass(name string, args []float64, a, b float64) (logP float64, o
 			return ls, true
 		}
 		diff = d.logSurvival(b) - ls
-		logP = ls + log1mExp(diff)
+		logP = ls + dist.Log1mexp(-diff)
 	} else {
 		lf := d.logCDF(b)
 		if math.IsInf(lf, -1) {
 			return lf, true
 		}
 		diff = d.logCDF(a) - lf
-		logP = lf + log1mExp(diff)
+		logP = lf + dist.Log1mexp(-diff)
 	}
 	if diff > narrowInterval {
 		// The tails nearly cancel (a narrow interval: (0, 1e-15) under
@@ -198,15 +198,6 @@ func quadLogMass(name string, args []float64, a, b float64) float64 {
 	mid := lp(a + (b-a)/2)
 	s := quad.Fixed(func(x float64) float64 { return math.Exp(lp(x) - mid) }, a, b, 32, quad.Legendre{}, 0)
 	return mid + math.Log(s)
-}
-
-// log1mExp returns log(1 − eˣ) for x ≤ 0 (Mächler's two branches), −Inf at
-// x = 0 and 0 at x = −Inf.
-func log1mExp(x float64) float64 {
-	if x > -math.Ln2 {
-		return math.Log(-math.Expm1(x))
-	}
-	return math.Log1p(-math.Exp(x))
 }
 
 // logTails gives a distribution's log CDF and log survival function, each
@@ -371,7 +362,7 @@ func (w weibullTails) logCDF(x float64) float64 {
 	if x <= 0 {
 		return math.Inf(-1)
 	}
-	return log1mExp(-math.Pow(x/w.lambda, w.k))
+	return dist.Log1mexp(math.Pow(x/w.lambda, w.k))
 }
 
 func (w weibullTails) logSurvival(x float64) float64 {
@@ -410,7 +401,7 @@ func (d betaTails) logSurvival(x float64) float64 {
 // 1 − e^(−(b−a)/σ), and across mu it is −½·(expm1((a−μ)/σ) +
 // expm1(−(b−μ)/σ)), a sum of two terms of one sign.
 func logLaplaceMass(a, b, mu, sigma float64) float64 {
-	logW := log1mExp(-(b - a) / sigma)
+	logW := dist.Log1mexp((b - a) / sigma)
 	switch {
 	case a >= mu:
 		return -math.Ln2 - (a-mu)/sigma + logW
