@@ -732,14 +732,12 @@ func (c *checker) truncationArgs(lat *Latent, d *stdlib.Dist, call *ast.CallExpr
 		if c.info.Types[a].DataOnly {
 			continue
 		}
-		where := fmt.Sprintf("the %s support", lat.Support)
 		hint := fmt.Sprintf("declare %s with a support inside %s's, or use a prior on the %s support", lat.Name, d.Name, lat.Support)
 		if lat.Bounded() {
-			where = "the bounds " + lat.Range().String()
 			hint = "use arguments of data and constants, or a prior whose support is " + lat.Range().String()
 		}
 		c.errorf(a.Pos(), "%s truncated to %s of %s needs arguments that do not depend on params (its normalising constant would depend on `%s`); %s",
-			d.Name, where, lat.Name, exprString(a), hint)
+			d.Name, lat.Values(), lat.Name, exprString(a), hint)
 		return
 	}
 }

@@ -447,7 +447,7 @@ output z = s + lo + up
 	}
 	// A bounded param's flat posterior is over its bounds, not its
 	// factor's support ("positive" for real<upper=2>).
-	if n := len(info.Warnings); n != 3 || !strings.Contains(info.Warnings[2].Msg, "flat over (-∞, 2)") || !strings.Contains(info.Warnings[0].Msg, "flat over its positive support") {
+	if n := len(info.Warnings); n != 3 || !strings.Contains(info.Warnings[2].Msg, "flat over the bounds (-∞, 2)") || !strings.Contains(info.Warnings[0].Msg, "flat over the positive support") {
 		t.Errorf("warnings %v", info.Warnings)
 	}
 }

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -63,12 +62,8 @@ func (c *checker) improper() {
 		if lat.Prior != nil || reads[sym] || lat.Support == dist.Unit || lat.Support == dist.Simplex || lat.Lower != nil && lat.Upper != nil {
 			continue
 		}
-		over := fmt.Sprintf("its %s support", lat.Support)
-		if lat.Bounded() {
-			over = lat.Range().String()
-		}
 		c.info.Warnings = append(c.info.Warnings, ast.Errorf(lat.Pos,
 			"param `%s` has no prior and no term of the log density reads it: its posterior is flat over %s, which is improper, and a fit cannot converge; give it a prior (param %s: ... ~ D(...)) or use it in the model",
-			lat.Name, over, lat.Name))
+			lat.Name, lat.Values(), lat.Name))
 	}
 }

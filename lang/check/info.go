@@ -182,6 +182,15 @@ func (l *Latent) Range() Interval {
 	return r
 }
 
+// Values names where the latent's values lie, for messages: "the bounds
+// (1, ∞)" for a bounded param, else "the positive support".
+func (l *Latent) Values() string {
+	if l.Bounded() {
+		return "the bounds " + l.Range().String()
+	}
+	return "the " + l.Support.String() + " support"
+}
+
 // Affine returns loc and scale with the latent's value loc + scale·b for
 // the value b on its Support (scale 0: the value is b).
 func (l *Latent) Affine() (loc, scale float64) {

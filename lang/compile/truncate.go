@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -25,10 +24,7 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 		l.add(l.b.Scalar(float64(n)*math.Ln2, pos), pos)
 		return
 	}
-	where := fmt.Sprintf("the %s support", lat.Support)
-	if lat.Bounded() {
-		where = "the bounds " + lat.Range().String()
-	}
+	where := lat.Values()
 	args := make([][]float64, len(call.Args))
 	for i, a := range call.Args {
 		v, ok := l.argValues(a)
