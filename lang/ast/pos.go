@@ -61,6 +61,14 @@ func Errorf(pos Pos, format string, args ...any) *Error {
 	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
+// MaxErrors is how many errors a phase (parse, check, compile) reports
+// before it stops and says so, as Go's compiler does after 10: past a
+// score, errors are mostly echoes of the first or the input is no model (a
+// data file or a binary given in its place), and reporting them all would
+// print for minutes (an error per line of a file, or per iteration of a
+// loop of a million).
+const MaxErrors = 20
+
 // ErrorList collects the independent errors of one phase.
 type ErrorList []*Error
 

@@ -49,9 +49,9 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		usedOverds: map[string]bool{},
 	}
 	c.prepass()
-	var stopped ast.Stmt // the first statement left unchecked after maxErrors
+	var stopped ast.Stmt // the first statement left unchecked after ast.MaxErrors errors
 	for _, s := range f.Stmts {
-		if len(c.errs) >= maxErrors {
+		if len(c.errs) >= ast.MaxErrors {
 			stopped = s
 			break
 		}
@@ -62,9 +62,9 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 	}
 	c.errs.Sort()
 	switch {
-	case len(c.errs) > maxErrors:
-		pos := c.errs[maxErrors].Pos
-		c.errs = append(c.errs[:maxErrors:maxErrors], ast.Errorf(pos, "too many errors; the rest are not reported"))
+	case len(c.errs) > ast.MaxErrors:
+		pos := c.errs[ast.MaxErrors].Pos
+		c.errs = append(c.errs[:ast.MaxErrors:ast.MaxErrors], ast.Errorf(pos, "too many errors; the rest are not reported"))
 	case stopped != nil:
 		c.errs = append(c.errs, ast.Errorf(stopped.Pos(), "too many errors; the file was not checked beyond here"))
 	case len(c.errs) == 0:
@@ -72,12 +72,6 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 	}
 	return c.info, c.errs.Err()
 }
-
-// maxErrors is how many errors a check reports, as the parser and the
-// compiler: past 20, further errors are mostly echoes of the first, and a
-// file that is not a model would otherwise print an error per line (and
-// search the names for a suggestion for each).
-const maxErrors = 20
 
 type checker struct {
 	file *ast.File

@@ -121,7 +121,7 @@ func (c *checker) undeclared(id *ast.Ident) {
 			return
 		}
 		hint := ""
-		if len(c.errs) < maxErrors { // past it the error is not shown
+		if len(c.errs) < ast.MaxErrors { // past it the error is not shown
 			hint = suggest(name, c.visibleNames())
 		}
 		if c.inDim && hint == "" {

@@ -232,24 +232,19 @@ type lowerer struct {
 // its builder: a caller compares two counts to learn whether a step failed.
 func (l *lowerer) failed() int { return l.failures + l.b.Fails() }
 
-// maxErrors is how many errors a compile reports, as the parser: an error
-// in a loop body would otherwise be reported once per iteration (a million
-// lines for a loop of a million).
-const maxErrors = 20
-
 // errorf records an error at pos: the first at that position only (a loop
-// body's error comes once, not per iteration), and up to maxErrors, then
+// body's error comes once, not per iteration), and up to ast.MaxErrors, then
 // one saying the rest was not reported.
 func (l *lowerer) errorf(pos ast.Pos, format string, args ...any) {
 	l.failures++
-	if l.at[pos] || len(l.errs) > maxErrors {
+	if l.at[pos] || len(l.errs) > ast.MaxErrors {
 		return
 	}
 	if l.at == nil {
 		l.at = map[ast.Pos]bool{}
 	}
 	l.at[pos] = true
-	if len(l.errs) == maxErrors {
+	if len(l.errs) == ast.MaxErrors {
 		l.errs.Add(pos, "too many errors; the rest are not reported")
 		return
 	}

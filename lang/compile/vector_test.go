@@ -280,7 +280,7 @@ func TestTruncatedArgs(t *testing.T) {
 
 // TestErrorFlood: an error in a loop body is reported once, not once per
 // iteration (a loop of a million printed 999 997 lines and took 9 s), and
-// a compile reports at most maxErrors errors and then says so.
+// a compile reports at most ast.MaxErrors errors and then says so.
 func TestErrorFlood(t *testing.T) {
 	_, err := compileSrcErr(t, "m.gpp", "param w: real[3]\nfor i in 0:1000000 {\n  target += w[i]\n}\n", nil)
 	if want := "m.gpp:3:15: index: 3 out of range [0, 3)"; err == nil || err.Error() != want {
@@ -289,7 +289,7 @@ func TestErrorFlood(t *testing.T) {
 	src := "data N: int\nparam m: real\n" + strings.Repeat("target += sum(rep(m, N - 1))\n", 25)
 	_, err = compileSrcErr(t, "m.gpp", src, map[string]string{"N": "0"})
 	list, _ := ast.Positioned(err)
-	if len(list) != maxErrors+1 || list[maxErrors].Msg != "too many errors; the rest are not reported" {
-		t.Errorf("%d errors, the last %v; want %d and a last saying there are more", len(list), list[len(list)-1], maxErrors+1)
+	if len(list) != ast.MaxErrors+1 || list[ast.MaxErrors].Msg != "too many errors; the rest are not reported" {
+		t.Errorf("%d errors, the last %v; want %d and a last saying there are more", len(list), list[len(list)-1], ast.MaxErrors+1)
 	}
 }

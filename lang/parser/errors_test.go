@@ -241,7 +241,7 @@ func TestErrorsFile(t *testing.T) {
 	}
 }
 
-// TestTooManyErrors checks that a parse gives up after maxErrors errors with
+// TestTooManyErrors checks that a parse gives up after ast.MaxErrors errors with
 // one more saying where, so that a data file or a long line of junk given as
 // the model prints a screenful, not one error per line or per character.
 func TestTooManyErrors(t *testing.T) {
@@ -262,12 +262,12 @@ func TestTooManyErrors(t *testing.T) {
 	} {
 		_, err := ParseFile("m.gpp", []byte(tc.src))
 		got := errorStrings(t, err)
-		if len(got) != maxErrors+1 {
-			t.Errorf("%s: %d errors, want %d", tc.name, len(got), maxErrors+1)
+		if len(got) != ast.MaxErrors+1 {
+			t.Errorf("%s: %d errors, want %d", tc.name, len(got), ast.MaxErrors+1)
 			continue
 		}
-		if want := tc.stop + ": too many errors; the file was not read beyond here"; got[maxErrors] != want {
-			t.Errorf("%s: last error %q, want %q", tc.name, got[maxErrors], want)
+		if want := tc.stop + ": too many errors; the file was not read beyond here"; got[ast.MaxErrors] != want {
+			t.Errorf("%s: last error %q, want %q", tc.name, got[ast.MaxErrors], want)
 		}
 		checkErrorPositions(t, "m.gpp", tc.src, err)
 	}

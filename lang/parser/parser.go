@@ -17,16 +17,11 @@ const (
 	maxChain   = 2000 // "-" and "^" operators in one top-level statement
 )
 
-// maxErrors is where a parse gives up, as Go's compiler does after 10: past
-// a score of errors the input is seldom a model (a data file or a binary
-// given in its place), and reporting all of them would print for minutes.
-const maxErrors = 20
-
 // ParseFile parses the model in src. filename is recorded in every position.
 //
 // The error, if any, is an ast.ErrorList of every syntax error found, sorted
 // by position: after an error the parser skips to the end of the statement
-// (and into the statements of a for body) and goes on, up to maxErrors
+// (and into the statements of a for body) and goes on, up to ast.MaxErrors
 // errors and then one more saying where it stopped. The returned file is
 // never nil; on error it holds the statements that parsed.
 func ParseFile(filename string, src []byte) (*ast.File, error) {
@@ -91,11 +86,11 @@ type state struct {
 	bad     map[int]string
 	eof     lexer.Token
 	errs    ast.ErrorList
-	stopped *ast.Error // where the parse gave up after maxErrors, or nil
+	stopped *ast.Error // where the parse gave up after ast.MaxErrors, or nil
 }
 
 // full reports whether the parse has found as many errors as it reports.
-func (p *state) full() bool { return len(p.errs) >= maxErrors }
+func (p *state) full() bool { return len(p.errs) >= ast.MaxErrors }
 
 // stop gives up at t, once.
 func (p *state) stop(t lexer.Token) {
@@ -231,7 +226,7 @@ func (p *state) recoverFor(toks []lexer.Token, inBody bool) bool {
 		p.syntaxError(err, header, "", -1)
 	}
 	for _, c := range splitStmts(toks[lb+1 : rb]) {
-		if len(saved)+len(p.errs) >= maxErrors {
+		if len(saved)+len(p.errs) >= ast.MaxErrors {
 			p.stop(c[0])
 			break
 		}
