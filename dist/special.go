@@ -395,7 +395,7 @@ func LogRegIncBeta(a, b, x float64) float64 {
 // converges fast for x below (a+1)/(a+b+2).
 func logIncBetaCF(a, b, x float64) float64 {
 	const tiny, eps = 1e-300, 1e-16
-	prefix := a*math.Log(x) + b*math.Log1p(-x) - logBeta(a, b) - math.Log(a)
+	prefix := a*math.Log(x) + b*math.Log1p(-x) - LogBeta(a, b) - math.Log(a)
 	guard := func(v float64) float64 {
 		if math.Abs(v) < tiny {
 			return tiny
@@ -420,26 +420,4 @@ func logIncBetaCF(a, b, x float64) float64 {
 		}
 	}
 	return prefix + math.Log(h)
-}
-
-// logBeta returns log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a+b). With a
-// shape of stirlingMin or more, Stirling's series is written so that the
-// large terms cancel exactly rather than in rounding: log Γ(5000) −
-// log Γ(5000.5) differs from −4.26 by ulps of 37 586, 7e-12.
-func logBeta(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if a < stirlingMin {
-		la, _ := math.Lgamma(a)
-		lb, _ := math.Lgamma(b)
-		lab, _ := math.Lgamma(a + b)
-		return la + lb - lab
-	}
-	corr := stirlingCorr(a) - stirlingCorr(a+b)
-	if b < stirlingMin { // log Γ(b) + [log Γ(a) − log Γ(a+b)]
-		lb, _ := math.Lgamma(b)
-		return lb - (a-0.5)*math.Log1p(b/a) - b*math.Log(a+b) + b + corr
-	}
-	return 0.5*math.Log(2*math.Pi) + (a-0.5)*math.Log(a/(a+b)) + (b-0.5)*math.Log(b/(a+b)) - 0.5*math.Log(a+b) + stirlingCorr(b) + corr
 }

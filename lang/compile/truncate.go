@@ -285,19 +285,17 @@ func (s studentTails) logUpper(t float64) float64 {
 	if t == 0 {
 		return -math.Ln2
 	}
-	var logTail float64 // log P(T > |t|)
-	switch at := math.Abs(t); {
-	case at > 1e100:
-		// w = ν/(ν + t²) may underflow; I(w; a, ½) = w^a/(a·B(a, ½))·(1 + O(w)).
-		a := s.nu / 2
-		lbeta, _ := math.Lgamma(a)
-		lhalf, _ := math.Lgamma(a + 0.5)
-		lbeta += 0.5*math.Log(math.Pi) - lhalf
-		logTail = -math.Ln2 + a*(math.Log(s.nu)-2*math.Log(at)) - math.Log(a) - lbeta
-	case at > 1:
-		logTail = -math.Ln2 + dist.LogRegIncBeta(s.nu/2, 0.5, s.nu/at/(s.nu/at+at))
-	default:
-		logTail = -math.Ln2 + dist.LogRegIncBeta(s.nu/2, 0.5, s.nu/(s.nu+t*t))
+	a, at := s.nu/2, math.Abs(t)
+	var logTail float64 // log P(T > |t|) = log ½·I(w; a, ½), w = ν/(ν + t²)
+	if at > 1e100 {
+		// w underflows; I(w; a, ½) = w^a/(a·B(a, ½))·(1 + O(w)).
+		logTail = -math.Ln2 + a*(math.Log(s.nu)-2*math.Log(at)) - math.Log(a) - dist.LogBeta(a, 0.5)
+	} else {
+		w := s.nu / (s.nu + t*t)
+		if at > 1 {
+			w = s.nu / at / (s.nu/at + at) // t² would overflow
+		}
+		logTail = -math.Ln2 + dist.LogRegIncBeta(a, 0.5, w)
 	}
 	if t > 0 {
 		return logTail
