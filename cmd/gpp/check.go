@@ -226,19 +226,19 @@ func bindAndStart(w io.Writer, l *pipeline.Loaded, inputs []data.Input, sets map
 		errorf(w, "%s", startNote)
 		return false
 	}
-	if err := outputStartError(l.Model, l.Info); err != nil {
+	if err := fixedOutputError(l.Model, l.Info); err != nil {
 		printWarnings(w, []*ast.Error{err}, srcs)
 	}
 	return true
 }
 
-// outputStartError returns a warning, at the first failure, if an output
+// fixedOutputError returns a warning, at the first failure, if an output
 // that depends on data and constants alone is not finite: it is so in
 // every draw of a fit, as chol of a constant matrix that is not positive
 // definite is. Outputs that read params are left alone: where the fit
 // starts says little about the posterior's draws (sqrt(mu - 3) fails at
 // mu = 0 and is fine where the data put mu).
-func outputStartError(m *compile.Model, info *check.Info) *ast.Error {
+func fixedOutputError(m *compile.Model, info *check.Info) *ast.Error {
 	fixed := map[string]*check.OutputVar{}
 	for _, o := range info.Outputs {
 		if o.Value != nil && o.Type.DataOnly {
@@ -249,8 +249,10 @@ func outputStartError(m *compile.Model, info *check.Info) *ast.Error {
 	if err != nil {
 		return nil
 	}
+	// Any point will do for outputs that read no param; the replicates,
+	// which are evaluated with them, need a stream.
 	ev.SetRand(rand.New(rand.NewPCG(1, 2)))
-	_, outs, _ := ev.Eval(sgvb.StartPoint(pipeline.Latents(m), m.Dim))
+	_, outs, _ := ev.Eval(make([]float64, m.Dim))
 	var names []string
 	var at *check.OutputVar // the first
 	for i, o := range outs {
