@@ -788,8 +788,9 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 		return true
 	})
 	// A let that selects a latent (let xs = x; xs ~ D) is a ~ on it too.
-	if lat := c.rootLatent(s.LHS); lat != nil && !slices.Contains(mentioned, lat) {
-		lat.Tildes = append(lat.Tildes, s)
+	root := c.info.SelectedLatent(s.LHS)
+	if root != nil && !slices.Contains(mentioned, root) {
+		root.Tildes = append(root.Tildes, s)
 	}
 	if d == nil || !lt.Valid() {
 		return
@@ -805,8 +806,8 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 		}
 		return
 	}
-	if lat := c.rootLatent(s.LHS); lat != nil {
-		c.latentSupport(lat, d, s.Dist, "`"+exprString(s.LHS)+"`")
+	if root != nil {
+		c.latentSupport(root, d, s.Dist, "`"+exprString(s.LHS)+"`")
 	}
 }
 
@@ -835,43 +836,33 @@ func (c *checker) dataUse(s *ast.TildeStmt, d *stdlib.Dist) {
 	}
 }
 
-// rootLatent returns the latent when e is a param, indexed or not.
-func (c *checker) rootLatent(e ast.Expr) *Latent {
-	lat, _ := c.info.SelectedLatent(e)
-	return lat
-}
-
 // SelectedLatent returns the latent whose elements e selects, through
 // indexing, transposes and lets that are such selections themselves (let
-// xs = x; xs ~ D is a ~ on x), and whether e is the latent itself as
-// declared (no index, transpose or let); nil if e is no such selection.
-// Both the checker and the compiler use it, so that a prior on a
-// selection is truncated to the latent's support as one on x is.
-func (info *Info) SelectedLatent(e ast.Expr) (lat *Latent, whole bool) {
-	whole = true
+// xs = x; xs ~ D is a ~ on x), or nil if e is no such selection. Both the
+// checker and the compiler use it, so that a prior on a selection is
+// truncated to the latent's support as one on x is.
+func (info *Info) SelectedLatent(e ast.Expr) *Latent {
 	for {
 		switch x := unparen(e).(type) {
 		case *ast.Ident:
 			sym := info.Uses[x]
 			if sym == nil {
-				return nil, false
+				return nil
 			}
-			if sym.Kind == Let {
-				if let, ok := sym.Decl.(*ast.LetStmt); ok {
-					e, whole = let.Value, false
-					continue
-				}
+			if let, ok := sym.Decl.(*ast.LetStmt); ok && sym.Kind == Let {
+				e = let.Value
+				continue
 			}
 			if sym.Kind != Param {
-				return nil, false
+				return nil
 			}
-			return info.Latent(sym.Name), whole
+			return info.Latent(sym.Name)
 		case *ast.IndexExpr:
-			e, whole = x.X, false
+			e = x.X
 		case *ast.TransposeExpr:
-			e, whole = x.X, false
+			e = x.X
 		default:
-			return nil, false
+			return nil
 		}
 	}
 }

@@ -49,7 +49,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	// broadcast to it).
 	trunc := lat
 	if e, ok := lhs.(ast.Expr); ok && trunc == nil {
-		trunc, _ = l.info.SelectedLatent(e)
+		trunc = l.info.SelectedLatent(e)
 	}
 	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !trunc.Support.Contains(d.Support)) {
 		l.truncate(call, d, trunc, l.b.Shape(val).Len(), pos)
