@@ -354,14 +354,7 @@ func TestFitMAPOutputs(t *testing.T) {
 	if h := readCSV(t, filepath.Join(out, "elbo.csv"))[0]; strings.Join(h, ",") != "iter,log_joint,seconds" {
 		t.Errorf("elbo.csv header %v", h)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "fit.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ff map[string]any
-	if err := json.Unmarshal(b, &ff); err != nil {
-		t.Fatal(err)
-	}
+	ff := readJSONObject(t, filepath.Join(out, "fit.json"))
 	if lj, ok := ff["log_joint"].(float64); !ok || ff["elbo"] != nil || ff["method"] != "map" {
 		t.Errorf("fit.json: elbo %v, log_joint %v (%v), method %v", ff["elbo"], ff["log_joint"], lj, ff["method"])
 	}
@@ -1376,14 +1369,7 @@ func TestFitFullRank(t *testing.T) {
 		t.Errorf("warm start ELBO %g is not within a nat of the first fit's final %g (cold start %g)", warm, final, cold)
 	}
 
-	src, err := os.ReadFile(init)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ff map[string]any
-	if err := json.Unmarshal(src, &ff); err != nil {
-		t.Fatal(err)
-	}
+	ff := readJSONObject(t, init)
 	params := ff["factors"].([]any)[0].(map[string]any)["params"].(map[string]any)
 	for _, c := range []struct {
 		name  string
@@ -1489,4 +1475,18 @@ func TestFitLoadWarnings(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
+}
+
+// readJSONObject reads a JSON object file, such as a fit.json, as a map.
+func readJSONObject(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -129,18 +129,12 @@ func TestFitRestartsOneFails(t *testing.T) {
 	if code, _, stderr := runSafe(t, append(args, "--iter", "300", "--out", first)...); code != 0 {
 		t.Fatalf("first fit: exit %d: %s", code, stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(first, "fit.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ff map[string]any
-	if err := json.Unmarshal(b, &ff); err != nil {
-		t.Fatal(err)
-	}
+	ff := readJSONObject(t, filepath.Join(first, "fit.json"))
 	bad := ff["restarts"].([]any)[1].(map[string]any)["factors"].([]any)[0].(map[string]any)
 	bad["params"] = map[string]any{"mean": []float64{100}, "sd": []float64{0.01}}
 	init := filepath.Join(d, "init.json")
-	if b, err = json.Marshal(ff); err != nil {
+	b, err := json.Marshal(ff)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(init, b, 0o644); err != nil {
