@@ -50,6 +50,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 		b.check(d, a)
 	}
 	b.checkWhole()
+	b.bindInferred()
 	// Size names and int data scalars used as sizes.
 	for _, d := range info.Data {
 		if !d.Implicit {
@@ -167,6 +168,10 @@ type binder struct {
 	whole map[*Table][]*check.DataVar
 	named map[*Table][]string
 	empty []emptyMatrix
+	// inferred lists the int scalars declared as data, used as sizes of
+	// other data and given by no input: bindInferred takes their values
+	// from those data's shapes, as Stan users' `data N: int` expects.
+	inferred []*check.DataVar
 	// unread holds the size names of declarations whose value was not
 	// bound for an error already reported (missing, unreadable, of the
 	// wrong rank): they are not also reported as unbound.
@@ -233,6 +238,10 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	}
 	switch len(cands) {
 	case 0:
+		if b.sizesData(d) {
+			b.inferred = append(b.inferred, d) // bound from the data it sizes, or reported then
+			return nil, false
+		}
 		b.errs.Add(d.Pos, "no data for `%s` (%s): expected %s", d.Name, d.TypeString(), b.expected(d))
 		return nil, false
 	case 1:
@@ -244,6 +253,40 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	}
 	b.errs.Add(d.Pos, "data `%s` is given more than once: %s", d.Name, strings.Join(froms, "; "))
 	return nil, false
+}
+
+// sizesData reports whether d is an int scalar that sizes an axis of
+// another data declaration, so that the data can bind it.
+func (b *binder) sizesData(d *check.DataVar) bool {
+	if len(d.Dims) != 0 || d.Elem != check.Int {
+		return false
+	}
+	for _, o := range b.info.Data {
+		for _, dim := range o.Dims {
+			if !dim.Known() && !dim.Derived && dim.Name == d.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bindInferred binds each int scalar that no input gave to the size its
+// data bound, checked against its declared support and bounds.
+func (b *binder) bindInferred() {
+	for _, d := range b.inferred {
+		sz, ok := b.sizes[d.Name]
+		if !ok {
+			if !b.unread[d.Name] {
+				b.errs.Add(d.Pos, "no data for `%s` (%s): expected %s, or data that it sizes", d.Name, d.TypeString(), b.expected(d))
+			}
+			continue
+		}
+		a := &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos}
+		if b.checkValues(d, a, fmt.Sprintf("`%s`, the number of %s, is declared %s at %s", d.Name, sz.what, d.TypeString(), d.Pos)) {
+			b.out[d.Name] = a
+		}
+	}
 }
 
 // checkWhole reports a positional CSV file whose every column a matrix

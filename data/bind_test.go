@@ -77,6 +77,24 @@ func TestBindJSON(t *testing.T) {
 	}
 }
 
+// TestBindInferredSize: an int scalar declared as data and used as a size
+// of other data (Stan's `int N; vector[N] y;`) is bound from their shape
+// when no input gives it, as an undeclared size name is.
+func TestBindInferredSize(t *testing.T) {
+	info := checked(t, "data N: int<lower=1>\ndata K: int\ndata y: real[N]\ndata X: real[N, K]\nparam b: real[K] ~ Normal(0, 1)\n")
+	out, err := Bind(info, []Input{csvInput(t, "", "y.csv", "y\n1\n2\n3\n"), csvInput(t, "X", "x.csv", "a,b\n1,2\n3,4\n5,6\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, k := out["N"], out["K"]; n.Values[0] != 3 || !n.Int || k.Values[0] != 2 || !k.Int {
+		t.Errorf("N = %+v, K = %+v", n, k)
+	}
+	// Given as well, the two must agree (the message is TestBindErrors').
+	if _, err := Bind(info, []Input{csvInput(t, "", "y.csv", "y\n1\n2\n3\n"), csvInput(t, "X", "x.csv", "a,b\n1,2\n3,4\n5,6\n")}, map[string]string{"N": "3", "K": "2"}); err != nil {
+		t.Errorf("N and K given and equal: %v", err)
+	}
+}
+
 // TestBindEmptyMatrix: a matrix of no rows, which JSON writers (CmdStan,
 // posteriordb) give as [], binds with the column count its declaration
 // gets from a constant or the other data; with none, it is an error.
@@ -229,6 +247,18 @@ func TestBindErrors(t *testing.T) {
 		{"int size too large", "data N: int\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"N": 1e300}`)}
 		}, nil, "d.json:1:7: N: 1e300 is too large for an int (at most 2^53 in magnitude); `N` is declared int at m.gpp:1:6"},
+		{"inferred size out of bounds", "data N: int<lower=5>\ndata y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "y\n1\n2\n")}
+		}, nil, "d.csv:2:1: N: value 2 is not >= 5; `N`, the number of elements of y, is declared int<lower=5> at m.gpp:1:6\x00"},
+		{"inferred size given differently", "data N: int\ndata y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "y\n1\n2\n")}
+		}, map[string]string{"N": "3"}, "d.csv:2:1: size N is 2 here (elements of y) but 3 from N (--set N)\x00"},
+		{"size of a param only", "data N: int\nparam x: real[N] ~ Normal(0, 1)\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "y\n1\n")}
+		}, nil, "m.gpp:1:6: no data for `N` (int): expected a JSON key \"N\" or --set N=VALUE; the data has y\x00"},
+		{"inferred size, its data missing", "data N: int\ndata y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x\n1\n")}
+		}, nil, "m.gpp:2:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv; the data has x\x00"},
 		{"negative positive", "data s: positive[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "s\n1\n-2\n")}
 		}, nil, "d.csv:3:1: s: value -2 is not > 0; `s` is declared positive[N] at m.gpp:1:6"},
