@@ -723,18 +723,25 @@ func (c *checker) truncationArgs(lat *Latent, d *stdlib.Dist, call *ast.CallExpr
 		return
 	}
 	for _, a := range call.Args {
-		if c.info.Types[a].DataOnly {
+		if t := c.info.Types[a]; t.DataOnly || !t.Valid() { // invalid: said why
 			continue
 		}
 		hint := fmt.Sprintf("declare %s with a support inside %s's, or use a prior on the %s support", lat.Name, d.Name, lat.Support)
-		if lat.Bounded() {
+		switch {
+		case lat.Bounded():
 			hint = "use arguments of data and constants, or a prior whose support is " + lat.Range().String()
+		case lat.Support == dist.Positive && halfNames[d.Name]:
+			hint = fmt.Sprintf("centre it at the constant 0 (a half-%s, whose mass on the positive support is ½ at any scale), use arguments of data and constants, or declare %s real", d.Name, lat.Name)
 		}
 		c.errorf(a.Pos(), "%s truncated to %s of %s needs arguments that do not depend on params (its normalising constant would depend on `%s`); %s",
 			d.Name, lat.Values(), lat.Name, exprString(a), hint)
 		return
 	}
 }
+
+// halfNames are the families symmetric about a location argument that
+// HalfMass knows: centred at 0, they put mass ½ on the positive half line.
+var halfNames = map[string]bool{"Normal": true, "Cauchy": true, "Laplace": true, "StudentT": true}
 
 // HalfMass reports whether the prior call of distribution d, truncated to
 // the latent's values, has mass ½ there whatever its scale: a Normal,
@@ -745,13 +752,12 @@ func (l *Latent) HalfMass(d *stdlib.Dist, call *ast.CallExpr, info *Info) bool {
 	if l.Support != dist.Positive || l.Bounded() {
 		return false
 	}
-	loc := 0
-	switch d.Name {
-	case "Normal", "Cauchy", "Laplace":
-	case "StudentT":
-		loc = 1
-	default:
+	if !halfNames[d.Name] {
 		return false
+	}
+	loc := 0
+	if d.Name == "StudentT" {
+		loc = 1
 	}
 	if loc >= len(call.Args) {
 		return false

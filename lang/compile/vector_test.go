@@ -250,7 +250,10 @@ func TestTruncatedArgs(t *testing.T) {
 		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Cauchy(0, 2 * s)\n", ""},
 		{"param s: positive ~ Exponential(1)\nparam nu: positive ~ Gamma(2, 0.1)\nparam tau: positive[3] ~ StudentT(nu, 0, s)\n", ""},
 		{"param s: positive ~ Exponential(1)\nparam tau: positive ~ Normal(1, s)\n",
-			"m.gpp:2:33: Normal truncated to the positive support of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); declare tau with a support inside Normal's, or use a prior on the positive support\x00"},
+			"m.gpp:2:33: Normal truncated to the positive support of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); centre it at the constant 0 (a half-Normal, whose mass on the positive support is ½ at any scale), use arguments of data and constants, or declare tau real\x00"},
+		// Other families get the general hint.
+		{"param s: positive ~ Exponential(1)\nparam tau: unit ~ Gamma(2, s)\n",
+			"m.gpp:2:28: Gamma truncated to the unit support of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); declare tau with a support inside Gamma's, or use a prior on the unit support\x00"},
 		// A lower bound of 1 is not the half line: its mass depends on s.
 		{"param s: positive ~ Exponential(1)\nparam tau: real<lower=1> ~ Normal(0, s)\n",
 			"m.gpp:2:38: Normal truncated to the bounds (1, ∞) of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); use arguments of data and constants, or a prior whose support is (1, ∞)\x00"},
