@@ -52,7 +52,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		trunc = l.info.SelectedLatent(e)
 	}
 	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !trunc.Support.Contains(d.Support)) {
-		l.truncate(call, d, trunc, l.b.Shape(val).Len(), pos)
+		l.truncate(call, d, trunc, l.b.Shape(val), pos)
 	}
 }
 

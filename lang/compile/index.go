@@ -152,17 +152,36 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 // indexInts indexes int data on the Go side, so the result can serve as an
 // index itself (EPM's links[, 0]).
 func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
-	rows, cols := 1, 1
-	switch len(x.shape) {
-	case 1:
-		rows = x.shape[0]
-	case 2:
-		rows, cols = x.shape[0], x.shape[1]
-	default:
-		l.errorf(e.Lbrack, "cannot index a scalar")
+	src, shape, ok := l.pick(x.shape, sels, e)
+	if !ok {
 		return value{}
 	}
-	pick := func(s sel, n int) ([]int, bool, bool) { // indices, keeps axis, ok
+	out := make([]int, len(src))
+	for k, i := range src {
+		out[k] = x.ints[i]
+	}
+	var at func(k int) ast.Pos
+	if x.at != nil {
+		at = func(k int) ast.Pos { return x.at(src[k]) }
+	}
+	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data}
+}
+
+// pick resolves the selections sels of an array of the given shape, known
+// before the fit: it returns, row-major, the element of the array that
+// each element of the result comes from, and the result's shape.
+func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape []int, ok bool) {
+	rows, cols := 1, 1
+	switch len(xshape) {
+	case 1:
+		rows = xshape[0]
+	case 2:
+		rows, cols = xshape[0], xshape[1]
+	default:
+		l.errorf(e.Lbrack, "cannot index a scalar")
+		return nil, nil, false
+	}
+	one := func(s sel, n int) ([]int, bool, bool) { // indices, keeps axis, ok
 		switch s.kind {
 		case selOne:
 			if s.one < 0 || s.one >= n {
@@ -193,35 +212,28 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 		}
 		return idx, true, true
 	}
-	ri, rkeep, ok := pick(sels[0], rows)
+	ri, rkeep, ok := one(sels[0], rows)
 	if !ok {
-		return value{}
+		return nil, nil, false
 	}
 	ci, ckeep := []int{0}, false
-	if len(x.shape) == 2 {
+	if len(xshape) == 2 {
 		ci, ckeep = make([]int, cols), true
 		for j := range ci {
 			ci[j] = j
 		}
 		if len(sels) == 2 {
-			if ci, ckeep, ok = pick(sels[1], cols); !ok {
-				return value{}
+			if ci, ckeep, ok = one(sels[1], cols); !ok {
+				return nil, nil, false
 			}
 		}
 	}
-	out := make([]int, 0, len(ri)*len(ci))
-	src := make([]int, 0, len(ri)*len(ci)) // element of x each comes from
+	src = make([]int, 0, len(ri)*len(ci))
 	for _, i := range ri {
 		for _, j := range ci {
-			out = append(out, x.ints[i*cols+j])
 			src = append(src, i*cols+j)
 		}
 	}
-	var at func(k int) ast.Pos
-	if x.at != nil {
-		at = func(k int) ast.Pos { return x.at(src[k]) }
-	}
-	var shape []int
 	switch {
 	case rkeep && ckeep:
 		shape = []int{len(ri), len(ci)}
@@ -230,5 +242,5 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 	case ckeep:
 		shape = []int{len(ci)}
 	}
-	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data}
+	return src, shape, true
 }

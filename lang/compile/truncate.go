@@ -7,35 +7,42 @@ import (
 
 	"gonum.org/v1/gonum/integrate/quad"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/stdlib"
 )
 
 // truncate adds the normalising constant of a prior truncated to the
 // latent's values (its bounds, or its declared support): −Σ log P over the
-// n elements the ~ covers, P an element's prior mass there. The checker
-// made sure the arguments do not depend on params; their values are read
-// here from constants, data and vector literals of them. A prior whose mass
-// is ½ whatever its arguments (check.Latent.HalfMass) needs none of them.
-func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent, n int, pos ast.Pos) {
+// elements the ~ covers (of shape sh), P an element's prior mass there. The
+// checker made sure the arguments do not depend on params; their values are
+// read here from constants, data, elements of data and vector literals, and
+// broadcast to sh as in any elementwise distribution. A prior whose mass is
+// ½ whatever its arguments (check.Latent.HalfMass) needs none of them.
+func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent, sh autodiff.Shape, pos ast.Pos) {
+	n := sh.Len()
 	if lat.HalfMass(d, call, l.info) {
 		l.add(l.b.Scalar(float64(n)*math.Ln2, pos), pos)
 		return
 	}
 	where := lat.Values()
-	args := make([][]float64, len(call.Args))
+	args := make([]known, len(call.Args))
 	for i, a := range call.Args {
+		failed := l.failed()
 		v, ok := l.argValues(a)
 		switch {
+		case l.failed() != failed: // an index out of range, said where
+			return
 		case !ok:
-			l.errorf(a.Pos(), "%s truncated to %s of %s needs arguments whose values are known before the fit: constants, data names or vector literals of them, not `%s` (compute it in the data)",
+			l.errorf(a.Pos(), "%s truncated to %s of %s needs arguments whose values are known before the fit: constants, data, elements of data or vector literals of them, not `%s` (compute it in the data)",
 				d.Name, where, lat.Name, ast.FormatExpr(a))
 			return
-		case len(v) != 1 && len(v) != n:
-			l.errorf(a.Pos(), "%s truncated to %s of %s needs each argument to be a scalar or to have one value per element (%d), not %d values",
-				d.Name, where, lat.Name, n, len(v))
+		case v.rows != 1 && v.rows != sh.Rows || v.cols != 1 && v.cols != sh.Cols:
+			l.errorf(a.Pos(), "%s truncated to %s of %s: argument `%s` is %s, which does not broadcast to the %s the ~ covers",
+				d.Name, where, lat.Name, ast.FormatExpr(a), v.shapeWords(), sh)
 			return
 		}
 		args[i] = v
@@ -44,13 +51,11 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 	at := make([]float64, len(args))
 	var total float64 // Σ log P
 	for k := range n {
+		i, j := k/sh.Cols, k%sh.Cols
 		scalar := true
-		for i, v := range args {
-			if len(v) > 1 {
-				at[i], scalar = v[k], false
-			} else {
-				at[i] = v[0]
-			}
+		for a, v := range args {
+			at[a] = v.at(i, j)
+			scalar = scalar && len(v.v) == 1
 		}
 		logP, ok := logIntervalMass(d.Name, at, r.Lo, r.Hi)
 		switch {
@@ -86,29 +91,115 @@ func elemArgs(args []float64, scalar bool) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// argValues returns the values, row-major, of a truncated prior's argument
-// that are known when the model is compiled: a constant expression, a data
-// name, or a vector literal of scalars of those; ok is false otherwise.
-func (l *lowerer) argValues(e ast.Expr) (vals []float64, ok bool) {
+// known is an argument's value known when the model is compiled, row-major
+// in a rows × cols matrix (a scalar 1 × 1, a vector n × 1, a row 1 × n).
+type known struct {
+	v          []float64
+	rows, cols int
+}
+
+// at returns element (i, j) of the broadcast of k.
+func (k known) at(i, j int) float64 {
+	if k.rows == 1 {
+		i = 0
+	}
+	if k.cols == 1 {
+		j = 0
+	}
+	return k.v[i*k.cols+j]
+}
+
+func (k known) shapeWords() string {
+	switch {
+	case len(k.v) == 1:
+		return "a scalar"
+	case k.cols == 1:
+		return "[" + strconv.Itoa(k.rows) + "]"
+	}
+	return "[" + strconv.Itoa(k.rows) + ", " + strconv.Itoa(k.cols) + "]"
+}
+
+// argValues returns the value of a truncated prior's argument when it is
+// known before the fit: a constant expression, a data name, an element,
+// slice or gather of data by indices known then (m[i] in a loop), a vector
+// literal of scalars of those, or the transpose of one of these; ok is
+// false otherwise. An index out of range is reported.
+func (l *lowerer) argValues(e ast.Expr) (k known, ok bool) {
 	if c := l.info.Types[e].Const; c != nil {
-		return []float64{*c}, true
+		return known{[]float64{*c}, 1, 1}, true
+	}
+	fromData := func(vals []float64, shape []int) known {
+		switch len(shape) {
+		case 0:
+			return known{vals, 1, 1}
+		case 1:
+			return known{vals, shape[0], 1}
+		}
+		return known{vals, shape[0], shape[1]}
 	}
 	switch x := unparen(e).(type) {
 	case *ast.Ident:
-		if sym := l.info.Uses[x]; sym != nil && sym.Kind == check.Data && l.data[sym.Name] != nil {
-			return l.data[sym.Name].Values, true
+		if a := l.dataOf(x); a != nil {
+			return fromData(a.Values, a.Shape), true
 		}
+	case *ast.IndexExpr:
+		id, isIdent := unparen(x.X).(*ast.Ident)
+		if !isIdent {
+			return known{}, false
+		}
+		a := l.dataOf(id)
+		if a == nil {
+			return known{}, false
+		}
+		sels := make([]sel, len(x.Indices))
+		for i, ix := range x.Indices {
+			s, ok := l.resolve(ix)
+			if !ok {
+				return known{}, false
+			}
+			sels[i] = s
+		}
+		src, shape, ok := l.pick(a.Shape, sels, x)
+		if !ok {
+			return known{}, false
+		}
+		vals := make([]float64, len(src))
+		for i, s := range src {
+			vals[i] = a.Values[s]
+		}
+		return fromData(vals, shape), true
+	case *ast.TransposeExpr:
+		v, ok := l.argValues(x.X)
+		if !ok {
+			return known{}, false
+		}
+		t := known{make([]float64, len(v.v)), v.cols, v.rows}
+		for i := range v.rows {
+			for j := range v.cols {
+				t.v[j*v.rows+i] = v.v[i*v.cols+j]
+			}
+		}
+		return t, true
 	case *ast.VectorLit:
+		var vals []float64
 		for _, el := range x.Elems {
 			v, ok := l.argValues(el)
-			if !ok || len(v) != 1 {
-				return nil, false
+			if !ok || len(v.v) != 1 {
+				return known{}, false
 			}
-			vals = append(vals, v[0])
+			vals = append(vals, v.v[0])
 		}
-		return vals, true
+		return known{vals, len(vals), 1}, true
 	}
-	return nil, false
+	return known{}, false
+}
+
+// dataOf returns the data that name x refers to, or nil.
+func (l *lowerer) dataOf(x *ast.Ident) *data.Array {
+	if sym := l.info.Uses[x]; sym != nil && sym.Kind == check.Data {
+		return l.data[sym.Name]
+	}
+	return nil
 }
 
 // logIntervalMass returns log P(a < X < b) for the prior X ~ name(args),

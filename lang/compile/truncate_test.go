@@ -2,7 +2,10 @@ package compile
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/data"
 )
 
 // logIntervalMass, the log normaliser of a truncated prior, against
@@ -126,20 +129,39 @@ func TestTruncatedElements(t *testing.T) {
 		name, decls, trunc, plain string
 		sets                      map[string]string
 		logP                      float64 // Σ log P over the elements
+		json                      string  // data, or ""
 	}{
-		{"loop", "param x: positive[3]\n", "for i in 0:3 {\n  x[i] ~ Normal(1, 0.5)\n}\n", "target += logpdf(x, Normal(1, 0.5))\n", nil, 3 * lp(1, 0.5)},
-		{"slice", "param x: positive[3]\n", "x[0:2] ~ Normal(1, 0.5)\nx[2] ~ Normal(-1, 2)\n", "target += logpdf(x[0:2], Normal(1, 0.5))\ntarget += logpdf(x[2], Normal(-1, 2))\n", nil, 2*lp(1, 0.5) + lp(-1, 2)},
-		{"gather", "param x: positive[2]\n", "x[[0, 1]] ~ Laplace(0, 2)\n", "target += logpdf(x, Laplace(0, 2))\n", nil, 2 * math.Log(0.5)},
-		{"let alias", "param x: real<lower=3>[2]\nlet xs = x\n", "xs ~ Normal(0, 1)\n", "target += logpdf(x, Normal(0, 1))\n", nil, 2 * lp(-3, 1)},
-		{"transpose", "param x: real<lower=3>[2]\n", "x' ~ Normal(0, 1)\n", "target += logpdf(x, Normal(0, 1))\n", nil, 2 * lp(-3, 1)},
-		{"let in a loop", "param x: positive[3]\n", "for i in 0:3 {\n  let e = x[i]\n  e ~ Normal(1, 0.5)\n}\n", "target += logpdf(x, Normal(1, 0.5))\n", nil, 3 * lp(1, 0.5)},
-		{"vector args", "param x: positive[3]\n", "x ~ Normal(1, [1, 2, 5])\n", "target += logpdf(x, Normal(1, [1, 2, 5]))\n", nil, lp(1, 1) + lp(1, 2) + lp(1, 5)},
-		{"data arg", "data sc: positive\nparam x: positive\n", "x ~ Normal(1, sc)\n", "target += logpdf(x, Normal(1, sc))\n", map[string]string{"sc": "3"}, lp(1, 3)},
-		{"half-normal, param scale", "param s: positive ~ Exponential(1)\nparam x: positive[2]\n", "x ~ Normal(0, s)\n", "target += logpdf(x, Normal(0, s))\n", nil, 2 * math.Log(0.5)},
-		{"half-t, param scale and dof", "param s: positive ~ Exponential(1)\nparam nu: positive ~ Gamma(2, 0.1)\nparam x: positive\n", "x ~ StudentT(nu, 0, s)\n", "target += logpdf(x, StudentT(nu, 0, s))\n", nil, math.Log(0.5)},
+		{"loop", "param x: positive[3]\n", "for i in 0:3 {\n  x[i] ~ Normal(1, 0.5)\n}\n", "target += logpdf(x, Normal(1, 0.5))\n", nil, 3 * lp(1, 0.5), ""},
+		{"slice", "param x: positive[3]\n", "x[0:2] ~ Normal(1, 0.5)\nx[2] ~ Normal(-1, 2)\n", "target += logpdf(x[0:2], Normal(1, 0.5))\ntarget += logpdf(x[2], Normal(-1, 2))\n", nil, 2*lp(1, 0.5) + lp(-1, 2), ""},
+		{"gather", "param x: positive[2]\n", "x[[0, 1]] ~ Laplace(0, 2)\n", "target += logpdf(x, Laplace(0, 2))\n", nil, 2 * math.Log(0.5), ""},
+		{"let alias", "param x: real<lower=3>[2]\nlet xs = x\n", "xs ~ Normal(0, 1)\n", "target += logpdf(x, Normal(0, 1))\n", nil, 2 * lp(-3, 1), ""},
+		{"transpose", "param x: real<lower=3>[2]\n", "x' ~ Normal(0, 1)\n", "target += logpdf(x, Normal(0, 1))\n", nil, 2 * lp(-3, 1), ""},
+		{"let in a loop", "param x: positive[3]\n", "for i in 0:3 {\n  let e = x[i]\n  e ~ Normal(1, 0.5)\n}\n", "target += logpdf(x, Normal(1, 0.5))\n", nil, 3 * lp(1, 0.5), ""},
+		{"vector args", "param x: positive[3]\n", "x ~ Normal(1, [1, 2, 5])\n", "target += logpdf(x, Normal(1, [1, 2, 5]))\n", nil, lp(1, 1) + lp(1, 2) + lp(1, 5), ""},
+		{"data arg", "data sc: positive\nparam x: positive\n", "x ~ Normal(1, sc)\n", "target += logpdf(x, Normal(1, sc))\n", map[string]string{"sc": "3"}, lp(1, 3), ""},
+		{"half-normal, param scale", "param s: positive ~ Exponential(1)\nparam x: positive[2]\n", "x ~ Normal(0, s)\n", "target += logpdf(x, Normal(0, s))\n", nil, 2 * math.Log(0.5), ""},
+		{"loop over data", "data m: real[3]\nparam x: positive[3]\n", "for i in 0:3 {\n  x[i] ~ Normal(m[i], 0.5)\n}\n", "target += logpdf(x, Normal(m, 0.5))\n", nil,
+			lp(1, 0.5) + lp(-1, 0.5) + lp(0.2, 0.5), `{"m": [1, -1, 0.2]}`},
+		{"matrix, column and row args", "data mu: real[2]\ndata s: positive[3]\nparam x: positive[2, 3]\n", "x ~ Normal(mu, s')\n", "target += logpdf(x, Normal(mu, s'))\n", nil,
+			lp(1, 1) + lp(1, 2) + lp(1, 4) + lp(-1, 1) + lp(-1, 2) + lp(-1, 4), `{"mu": [1, -1], "s": [1, 2, 4]}`},
+		{"gather by int data", "data g: int[3]\ndata m: real[2]\nparam x: positive[3]\n", "x ~ Normal(m[g], 1)\n", "target += logpdf(x, Normal(m[g], 1))\n", nil,
+			2*lp(0.5, 1) + lp(-2, 1), `{"g": [1, 0, 1], "m": [-2, 0.5]}`},
+		{"matrix elements in a loop", "data M: real[2, 2]\nparam x: positive[2, 2]\n", "for i in 0:2 {\n  for j in 0:2 {\n    x[i, j] ~ Normal(M[i, j], 1)\n  }\n}\n", "target += logpdf(x, Normal(M, 1))\n", nil,
+			lp(0.5, 1) + lp(-0.5, 1) + lp(3, 1) + lp(-4, 1), `{"M": [[0.5, -0.5], [3, -4]]}`},
+		{"a row of data for a row", "data M: real[2, 3]\nparam x: positive[2, 3]\n", "for i in 0:2 {\n  x[i, ] ~ Normal(M[i, ], 1)\n}\n", "target += logpdf(x, Normal(M, 1))\n", nil,
+			lp(1, 1) + lp(2, 1) + lp(3, 1) + lp(-1, 1) + lp(-2, 1) + lp(-3, 1), `{"M": [[1, 2, 3], [-1, -2, -3]]}`},
+		{"half-t, param scale and dof", "param s: positive ~ Exponential(1)\nparam nu: positive ~ Gamma(2, 0.1)\nparam x: positive\n", "x ~ StudentT(nu, 0, s)\n", "target += logpdf(x, StudentT(nu, 0, s))\n", nil, math.Log(0.5), ""},
 	} {
-		trunc := compileSrc(t, "a.gpp", c.decls+c.trunc, c.sets)
-		plain := compileSrc(t, "b.gpp", c.decls+c.plain, c.sets)
+		var in []data.Input
+		if c.json != "" {
+			js, err := data.ReadJSON("d.json", strings.NewReader(c.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in = append(in, data.Input{File: "d.json", JSON: js})
+		}
+		trunc := compileSrc(t, "a.gpp", c.decls+c.trunc, c.sets, in...)
+		plain := compileSrc(t, "b.gpp", c.decls+c.plain, c.sets, in...)
 		z := make([]float64, trunc.Dim)
 		for i := range z {
 			z[i] = 0.3 - 0.2*float64(i)
@@ -152,7 +174,24 @@ func TestTruncatedElements(t *testing.T) {
 	}
 	// An argument known only as a computation on data is refused.
 	_, err := compileSrcErr(t, "m.gpp", "data sc: positive\nparam x: positive ~ Normal(1, 2 * sc)\n", map[string]string{"sc": "2"})
-	if want := "m.gpp:2:31: Normal truncated to the positive support of x needs arguments whose values are known before the fit: constants, data names or vector literals of them, not `2 * sc` (compute it in the data)"; err == nil || err.Error() != want {
+	if want := "m.gpp:2:31: Normal truncated to the positive support of x needs arguments whose values are known before the fit: constants, data, elements of data or vector literals of them, not `2 * sc` (compute it in the data)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
+	}
+	// An argument known before the fit must broadcast to the elements, and
+	// an index into data must be in range.
+	js, jerr := data.ReadJSON("d.json", strings.NewReader(`{"m": [1, 2]}`))
+	if jerr != nil {
+		t.Fatal(jerr)
+	}
+	in := data.Input{File: "d.json", JSON: js}
+	for _, c := range []struct{ src, want string }{
+		{"data m: real[N]\nparam x: positive[3] ~ Normal(m, 1)\n",
+			"m.gpp:2:31: Normal truncated to the positive support of x: argument `m` is [2], which does not broadcast to the [3] the ~ covers"},
+		{"data m: real[N]\nparam x: positive[3]\nfor i in 0:3 {\n  x[i] ~ Normal(m[i], 1)\n}\n",
+			"m.gpp:4:19: index 2 out of range [0, 2)"},
+	} {
+		if _, err := compileSrcErr(t, "m.gpp", c.src, nil, in); err == nil || err.Error() != c.want {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
 	}
 }
