@@ -58,9 +58,30 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: gpp %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	return fs
+}
+
+// printFlags prints the flag set's flags as PrintDefaults does, but spelt
+// with two dashes, as the docs and the error messages spell them (the flag
+// package accepts either).
+func printFlags(fs *flag.FlagSet) {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+	io.WriteString(out, strings.ReplaceAll("\n"+b.String(), "\n  -", "\n  --")[1:])
+}
+
+// flagMessage rewrites the flag package's error line with the flag spelt
+// with two dashes: "unknown flag --iters" for "flag provided but not
+// defined: -iters".
+func flagMessage(line string) string {
+	line = strings.Replace(line, "flag provided but not defined: -", "unknown flag --", 1)
+	line = strings.Replace(line, "for flag -", "for flag --", 1)
+	return strings.Replace(line, "flag needs an argument: -", "flag needs an argument: --", 1)
 }
 
 // parseFlags parses args allowing flags after positional arguments (as in
@@ -82,7 +103,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				full()
 			} else {
-				line := strings.TrimSpace(msg.String())
+				line := flagMessage(strings.TrimSpace(msg.String()))
 				if name := flagSuggestion(fs, err); name != "" {
 					line += "; did you mean --" + name + "?"
 				}
@@ -108,8 +129,10 @@ func flagSuggestion(fs *flag.FlagSet, err error) string {
 		return ""
 	}
 	name = strings.TrimPrefix(name, "-")
-	if alias, ok := stanFlags[strings.ReplaceAll(name, "_", "-")]; ok && fs.Lookup(alias) != nil {
-		return alias
+	if alias, ok := stanFlags[strings.ReplaceAll(name, "_", "-")]; ok {
+		if flagName, _, _ := strings.Cut(alias, " "); fs.Lookup(flagName) != nil {
+			return alias
+		}
 	}
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
@@ -117,7 +140,8 @@ func flagSuggestion(fs *flag.FlagSet, err error) string {
 }
 
 // stanFlags maps the names of CmdStan's and PyMC's ADVI settings (with
-// dashes for underscores) to gpp fit's flags.
+// dashes for underscores) to gpp fit's flags, with a value where the flag
+// needs one to mean the same.
 var stanFlags = map[string]string{
 	"output-samples": "output-draws",
 	"num-draws":      "output-draws",
@@ -133,6 +157,15 @@ var stanFlags = map[string]string{
 	"algorithm":      "fullrank",
 	"output-dir":     "out",
 	"output":         "out",
+	"out-dir":        "out",
+	"outdir":         "out",
+	"num-samples":    "output-draws",
+	"init-file":      "init",
+	"map":            "family map",
+	"optimize":       "family map",
+	"cores":          "workers",
+	"threads":        "workers",
+	"num-threads":    "workers",
 }
 
 // checkSynopsis is gpp check's usage line.
@@ -152,7 +185,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", checkSynopsis, checkHelpText)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	sets := setFlags{}
 	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")

@@ -45,7 +45,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", diagnoseSynopsis, diagnoseHelpText)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	sets := setFlags{}
 	points := fs.Int("points", 3, "number of random points")

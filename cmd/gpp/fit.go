@@ -75,7 +75,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 		fmt.Fprintf(w, "usage: gpp %s\n\n", fitSynopsis)
 		fmt.Fprint(w, fitHelpText)
 		fmt.Fprint(w, "\nflags:\n")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	cfg := &fitConfig{sets: setFlags{}}
 	v := &fitFlagValues{}
@@ -230,6 +230,9 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 			return usageErr("--%s must be at least 1, got %d", c.name, c.v)
 		}
 	}
+	if cfg.outputDraws < 2 && s.Method != sgvb.MAP {
+		return usageErr("--output-draws 1 is too few: the summary's sd and quantiles need at least 2 draws of q")
+	}
 	if cfg.restarts > 1 && s.Method == sgvb.MAP {
 		return usageErr("--restarts needs SGVB: MAP estimates are points, which cannot be mixed")
 	}
@@ -364,7 +367,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 
 	s := cfg.settings
-	con.start(s.MaxIter, s.EvalEvery, cfg.restarts)
+	con.start(s.MaxIter, s.EvalEvery, cfg.restarts, s.Method == sgvb.MAP)
 	con.info("fitting %s: %s", l.Path, describeFit(cfg, l))
 	var (
 		r   *sgvb.Result

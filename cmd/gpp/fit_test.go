@@ -164,9 +164,12 @@ func TestFitBadInputs(t *testing.T) {
 		{"--tol -1", fit(poissonModel, poissonData, "--tol", "-1"), 2, "--tol must be"},
 		{"--quiet --verbose", fit(poissonModel, poissonData, "--verbose"), 2, "exclude each other"},
 		{"--set without =", fit(poissonModel, poissonData, "--set", "K"), 2, "expected NAME=VALUE"},
-		{"unknown flag", fit(poissonModel, poissonData, "--frobnicate"), 2, "flag provided but not defined"},
-		{"misspelt flag", fit(poissonModel, poissonData, "--iters", "10"), 2, "flag provided but not defined: -iters; did you mean --iter?\n"},
-		{"CmdStan's flag", fit(poissonModel, poissonData, "--eta", "0.1"), 2, "flag provided but not defined: -eta; did you mean --step-size?\n"},
+		{"unknown flag", fit(poissonModel, poissonData, "--frobnicate"), 2, "unknown flag --frobnicate\n"},
+		{"misspelt flag", fit(poissonModel, poissonData, "--iters", "10"), 2, "unknown flag --iters; did you mean --iter?\n"},
+		{"CmdStan's flag", fit(poissonModel, poissonData, "--eta", "0.1"), 2, "unknown flag --eta; did you mean --step-size?\n"},
+		{"CmdStan's flag for MAP", fit(poissonModel, poissonData, "--map"), 2, "unknown flag --map; did you mean --family map?\n"},
+		{"one output draw", fit(poissonModel, poissonData, "--output-draws", "1"), 2, "gpp: --output-draws 1 is too few: the summary's sd and quantiles need at least 2 draws of q\n"},
+		{"flag without its value", fit(poissonModel, poissonData, "--iter"), 2, "flag needs an argument: --iter\n"},
 		{"no model", []string{"fit"}, 2, "fit needs a model file"},
 		{"diagnose missing model", []string{"diagnose", "testdata/nonexistent.gpp"}, 1, "cannot read model"},
 		{"diagnose bad data", []string{"diagnose", poissonModel, csvFile("neg2.csv", "y\n-1\n")}, 1, "neg2.csv:2:1"},
@@ -957,7 +960,7 @@ func TestConsole(t *testing.T) {
 	p := sgvb.Progress{Iter: 100, ELBO: -12.5, SE: 0.1, RelChange: math.NaN(), Elapsed: time.Second}
 	var b bytes.Buffer
 	c := newConsole(&b, true, false, false)
-	c.start(1000, 100, 1)
+	c.start(1000, 100, 1, false)
 	c.progress("", p)
 	p.Iter, p.RelChange, p.Elapsed = 200, 0.01, 1010*time.Millisecond
 	c.progress("", p) // too soon: not drawn
@@ -971,7 +974,7 @@ func TestConsole(t *testing.T) {
 
 	b.Reset()
 	c = newConsole(&b, false, false, false)
-	c.start(100000, 100, 1) // 1000 evaluations: a line every 100th, and the first
+	c.start(100000, 100, 1, false) // 1000 evaluations: a line every 100th, and the first
 	for i := 1; i <= 1000; i++ {
 		p.Iter = 100 * i
 		c.progress("", p)
@@ -980,7 +983,7 @@ func TestConsole(t *testing.T) {
 		t.Errorf("%d plain lines:\n%s", n, b.String())
 	}
 	b.Reset()
-	c.start(100000, 100, 1) // a slow fit: a line at least every plainEvery
+	c.start(100000, 100, 1, false) // a slow fit: a line at least every plainEvery
 	for i := 1; i <= 3; i++ {
 		p.Iter, p.Elapsed = 100*i, time.Duration(i)*plainEvery
 		c.progress("", p)
@@ -989,9 +992,19 @@ func TestConsole(t *testing.T) {
 		t.Errorf("slow fit: %d plain lines:\n%s", n, b.String())
 	}
 
+	// A MAP fit's objective is the log joint, with no standard error.
+	b.Reset()
+	c = newConsole(&b, false, false, false)
+	c.start(1000, 100, 1, true)
+	p.Iter, p.SE = 7, 0
+	c.progress("", p)
+	if got := b.String(); !strings.HasPrefix(got, "iter    7/1000  log joint -12.5  rel. change") {
+		t.Errorf("MAP progress %q", got)
+	}
+
 	b.Reset()
 	c = newConsole(&b, true, true, false)
-	c.start(1000, 100, 1)
+	c.start(1000, 100, 1, false)
 	c.progress("", p)
 	c.info("x")
 	c.finish()

@@ -29,6 +29,7 @@ type console struct {
 
 	maxIter   int
 	evalEvery int
+	point     bool // a MAP fit: the objective is the log joint, exact
 	every     int  // without a terminal, print every every-th evaluation
 	n         int  // evaluations seen
 	live      bool // a \r line is on screen
@@ -62,11 +63,12 @@ const (
 
 // start prepares the progress display of fits (restarts, reporting to the
 // same console) of up to maxIter iterations each with an ELBO evaluation
-// every evalEvery.
-func (c *console) start(maxIter, evalEvery, fits int) {
+// every evalEvery; point is true for a MAP fit, whose objective is the log
+// joint.
+func (c *console) start(maxIter, evalEvery, fits int, point bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.maxIter, c.evalEvery, c.n, c.last = maxIter, max(evalEvery, 1), 0, 0
+	c.maxIter, c.evalEvery, c.n, c.last, c.point = maxIter, max(evalEvery, 1), 0, 0, point
 	evals := max(maxIter/c.evalEvery, 1) * max(fits, 1)
 	c.every = max((evals+plainLines-1)/plainLines, 1)
 }
@@ -79,7 +81,7 @@ func (c *console) progress(prefix string, p sgvb.Progress) {
 	if c.quiet {
 		return
 	}
-	line := prefix + progressLine(p, c.maxIter)
+	line := prefix + progressLine(p, c.maxIter, c.point)
 	switch {
 	case c.tty && !c.verbose:
 		if c.n > 1 && p.Elapsed-c.last < liveEvery && p.Iter < c.maxIter {
@@ -99,9 +101,10 @@ func (c *console) progress(prefix string, p sgvb.Progress) {
 	}
 }
 
-// progressLine formats a progress report: iteration, ELBO ± SE, relative
-// change, speed and the time left to the iteration limit.
-func progressLine(p sgvb.Progress, maxIter int) string {
+// progressLine formats a progress report: iteration, ELBO ± SE (the log
+// joint of a MAP fit, point), relative change, speed and the time left to
+// the iteration limit.
+func progressLine(p sgvb.Progress, maxIter int, point bool) string {
 	rel := "—"
 	if !math.IsNaN(p.RelChange) {
 		rel = fmt.Sprintf("%.1e", p.RelChange)
@@ -116,8 +119,12 @@ func progressLine(p sgvb.Progress, maxIter int) string {
 	} else if maxIter <= p.Iter {
 		eta = "0s"
 	}
-	return fmt.Sprintf("iter %*d/%d  ELBO %.6g ± %.2g  rel. change %s  %.0f it/s  ETA %s",
-		len(fmt.Sprint(maxIter)), p.Iter, maxIter, p.ELBO, p.SE, rel, speed, eta)
+	objective := fmt.Sprintf("ELBO %.6g ± %.2g", p.ELBO, p.SE)
+	if point {
+		objective = fmt.Sprintf("log joint %.6g", p.ELBO)
+	}
+	return fmt.Sprintf("iter %*d/%d  %s  rel. change %s  %.0f it/s  ETA %s",
+		len(fmt.Sprint(maxIter)), p.Iter, maxIter, objective, rel, speed, eta)
 }
 
 // endLive ends the live line, if any (caller holds mu).

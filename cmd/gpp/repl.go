@@ -43,7 +43,7 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", replSynopsis, replHelpText)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	if isHelp(args) {
 		fs.SetOutput(stdout)

@@ -168,7 +168,7 @@ func (r *repl) fitCmd(args []string) {
 	defer stop()
 
 	s := cfg.settings
-	con.start(s.MaxIter, s.EvalEvery, 1)
+	con.start(s.MaxIter, s.EvalEvery, 1, s.Method == sgvb.MAP)
 	con.info("fitting the session's model: %s", describeFit(cfg, l))
 	s.Progress = func(p sgvb.Progress) {
 		con.progress("", p)
