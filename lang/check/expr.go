@@ -296,8 +296,12 @@ func (c *checker) call(e *ast.CallExpr) Type {
 			c.errorf(e.Fun.NamePos, "%s is a distribution: it can appear only on the right of ~, as a param's prior or in logpdf(value, %s(...))", name, name)
 		case sym != nil:
 			c.errorf(e.Fun.NamePos, "`%s` is %s (declared at %s), not a function", name, sym.Kind.Phrase(), sym.Pos)
-		case stanHint(name) != "":
-			c.errorf(e.Fun.NamePos, "unknown function `%s`; %s", name, stanHint(name))
+		case stanHint(name, "") != "":
+			arg := "x"
+			if len(e.Args) == 1 {
+				arg = exprString(e.Args[0])
+			}
+			c.errorf(e.Fun.NamePos, "unknown function `%s`; %s", name, stanHint(name, arg))
 		default:
 			c.errorf(e.Fun.NamePos, "unknown function `%s`%s", name, suggest(name, funcNames()))
 		}

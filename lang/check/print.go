@@ -116,26 +116,26 @@ var stanSpellings = map[string]string{
 }
 
 // stanNotes are Stan functions that gpp needs no call for, with what to
-// write instead.
+// write instead; X stands for the call's argument.
 var stanNotes = map[string]string{
-	"num_elements": "use the size names of x's declaration (data y: real[N] gives N)",
-	"size":         "use the size names of x's declaration (data y: real[N] gives N)",
-	"rows":         "use the size names of x's declaration (data X: real[N, K] gives N and K)",
-	"cols":         "use the size names of x's declaration (data X: real[N, K] gives N and K)",
-	"to_vector":    "a real[N] is a vector already: write x itself",
-	"to_array_1d":  "a real[N] is a vector already: write x itself",
+	"num_elements": "use the size names of X's declaration (data y: real[N] gives N)",
+	"size":         "use the size names of X's declaration (data y: real[N] gives N)",
+	"rows":         "use the size names of X's declaration (data X: real[N, K] gives N and K)",
+	"cols":         "use the size names of X's declaration (data X: real[N, K] gives N and K)",
+	"to_vector":    "a real[N] is a vector already: write X itself",
+	"to_array_1d":  "a real[N] is a vector already: write X itself",
 }
 
 // stanHint returns how gpp writes the Stan function name, or "": a
 // spelling from stanSpellings, or for Stan's density functions
 // (normal_lpdf, poisson_log_lpmf) and random draws (normal_rng) the logpdf
 // call or predictive output with gpp's distribution.
-func stanHint(name string) string {
+func stanHint(name, arg string) string {
 	if s, ok := stanSpellings[name]; ok {
 		return "gpp writes it " + s
 	}
 	if s, ok := stanNotes[name]; ok {
-		return s
+		return strings.Replace(s, "X", "`"+arg+"`", 1)
 	}
 	for _, suffix := range []string{"_lcdf", "_lccdf", "_cdf"} {
 		if strings.HasSuffix(name, suffix) {

@@ -104,6 +104,7 @@ var syntaxErrorTests = []struct {
 	{"param m: real\ngenerated quantities {\n}\n", []string{"2:1: `generated quantities { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)"}},
 	{"target += normal_lpdf(y | m, 1)", []string{"1:25: invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)); it has no CDFs, no _lcdf or _lccdf)"}},
 	{"let r = a ./ b", []string{"1:11: invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"}},
+	{"let r = a .^ 2", []string{"1:11: invalid character '.' (gpp's ^ is elementwise already: Stan's x .^ 2 is x ^ 2)"}},
 	{"let r = c ? a : b", []string{"1:11: invalid character '?' (gpp has no conditional expressions: compute an indicator of the data in the data file)"}},
 	{"for (i in 1:N) {\n  m[i] ~ Normal(0, 1)\n}\n", []string{"1:5: expected a name after \"for\", found \"(\"; gpp writes Stan's for (i in 1:N) as for i in 0:N { ... }, without parentheses: a range counts from 0 and stops before its end"}},
 	{"param x: vector[N]", []string{"1:10: expected a type after \":\", found \"vector\"; a vector is real[N] (or positive[N], unit[N], ...)"}},

@@ -253,6 +253,8 @@ func (s *scanner) punct() {
 		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)); it has no CDFs, no _lcdf or _lccdf)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '/':
 		what = "invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"
+	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '^':
+		what = "invalid character '.' (gpp's ^ is elementwise already: Stan's x .^ 2 is x ^ 2)"
 	case r == '?':
 		what = "invalid character '?' (gpp has no conditional expressions: compute an indicator of the data in the data file)"
 	default:
