@@ -130,13 +130,12 @@ func gammaLogCDF(a, t float64, lower bool, lga, lga1 float64) (f, df float64) {
 		if lower {
 			return logP, a / s // x·p(x)/P = a/S
 		}
-		var q float64
+		// log(1 − P) through log1p where P is small: log(1 − P) would keep
+		// only its absolute accuracy (log Q(3, 1e-5) is −1.7e-16).
+		logQ := Log1mexp(-logP)
 		if a < 1 && x <= 1 {
-			q = gammaQSmall(a, x, t, lga1)
-		} else {
-			q = -math.Expm1(logP)
+			logQ = math.Log(gammaQSmall(a, x, t, lga1))
 		}
-		logQ := math.Log(q)
 		return logQ, -math.Exp(logxp - logQ)
 	}
 	c, _ := gammaCF(a, x)
@@ -144,7 +143,7 @@ func gammaLogCDF(a, t float64, lower bool, lga, lga1 float64) (f, df float64) {
 	if !lower {
 		return logQ, -1 / c // x·p(x)/Q = 1/C
 	}
-	logP := math.Log(-math.Expm1(logQ))
+	logP := Log1mexp(-logQ)
 	return logP, math.Exp(logxp - logP)
 }
 
