@@ -48,7 +48,7 @@ func TestDocs(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	want := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
-		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum variance I rep diag chol logdet solve trace outer logpdf`)
+		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum variance I rep diag chol logdet solve trace outer logpdf logcdf logccdf`)
 	for _, name := range want {
 		f := LookupFunc(name)
 		if f == nil {
@@ -88,6 +88,12 @@ func TestTable(t *testing.T) {
 	}
 	if n := len(Names()); n != len(want)+len(dists) {
 		t.Errorf("Names has %d entries, want %d", n, len(want)+len(dists))
+	}
+	// logcdf's doc names the families it knows.
+	for _, name := range dist.LogCDFNames() {
+		if !strings.Contains(LookupFunc("logcdf").Doc, name) || LookupDist(name) == nil {
+			t.Errorf("logcdf's doc does not list %s, or it is not a distribution", name)
+		}
 	}
 	if LookupFunc("Normal") != nil || LookupDist("exp") != nil || LookupFunc("nope") != nil {
 		t.Error("lookups cross tables")

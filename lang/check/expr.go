@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
@@ -409,7 +410,7 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	}
 	if d0, ok := isDist(0); ok {
 		if _, ok := isDist(1); !ok {
-			c.errorf(e.Args[0].Pos(), "logpdf takes the value first: logpdf(value, %s(...))", d0.Fun.Name)
+			c.errorf(e.Args[0].Pos(), "%s takes the value first: %s(value, %s(...))", f.Name, f.Name, d0.Fun.Name)
 			return invalid
 		}
 	}
@@ -435,19 +436,23 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		if call != nil {
 			hint = "; `" + call.Fun.Name + "` is not one" + suggest(call.Fun.Name, distNames())
 		}
-		c.errorf(e.Args[1].Pos(), "logpdf's second argument must be a distribution%s", hint)
+		c.errorf(e.Args[1].Pos(), "%s's second argument must be a distribution%s", f.Name, hint)
 		return invalid
 	}
 	_, args, ok := c.distArgs(call) // the arguments as for ~; the shapes below
 	if d.Shape != stdlib.DistElementwise {
-		c.errorf(call.Fun.NamePos, "logpdf takes an elementwise distribution; %s is multivariate (use it with ~)", d.Name)
+		c.errorf(call.Fun.NamePos, "%s takes an elementwise distribution; %s is multivariate (use it with ~)", f.Name, d.Name)
+		return invalid
+	}
+	if _, ok := dist.LogCDF(d.Name, false); f.Name != "logpdf" && !ok {
+		c.errorf(call.Fun.NamePos, "%s knows %s; not %s", f.Name, strings.Join(dist.LogCDFNames(), ", "), d.Name)
 		return invalid
 	}
 	if !ok || !val.Valid() {
 		return invalid
 	}
 	if d.Int && val.Elem != Int {
-		c.errorf(e.Args[0].Pos(), "%s is discrete: the value of logpdf must be int; %s", d.Name, c.describe(e.Args[0]))
+		c.errorf(e.Args[0].Pos(), "%s is discrete: the value of %s must be int; %s", d.Name, f.Name, c.describe(e.Args[0]))
 		return invalid
 	}
 	t := Type{Elem: Real, Support: dist.Real, Shape: val.Shape, DataOnly: val.DataOnly}

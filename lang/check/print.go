@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/stdlib"
 )
@@ -137,10 +138,17 @@ func stanHint(name, arg string) string {
 	if s, ok := stanNotes[name]; ok {
 		return strings.Replace(s, "X", "`"+arg+"`", 1)
 	}
-	for _, suffix := range []string{"_lcdf", "_lccdf", "_cdf"} {
-		if strings.HasSuffix(name, suffix) {
-			return "gpp has no CDFs yet, so censored or truncated data cannot be written"
+	for _, c := range []struct{ suffix, form string }{{"_lcdf", "logcdf(y, %s(...))"}, {"_lccdf", "logccdf(y, %s(...))"}, {"_cdf", "exp(logcdf(y, %s(...)))"}} {
+		base, ok := strings.CutSuffix(name, c.suffix)
+		if !ok {
+			continue
 		}
+		for _, d := range dist.LogCDFNames() {
+			if strings.EqualFold(strings.ReplaceAll(base, "_", ""), d) {
+				return fmt.Sprintf("gpp writes Stan's %s(y | ...) as "+c.form, name, d)
+			}
+		}
+		return "gpp's logcdf and logccdf know " + strings.Join(dist.LogCDFNames(), ", ")
 	}
 	for _, suffix := range []string{"_lpdf", "_lupdf", "_lpmf", "_lupmf", "_rng"} {
 		base, ok := strings.CutSuffix(name, suffix)

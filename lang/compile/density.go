@@ -57,7 +57,8 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 }
 
 // logpdf lowers logpdf(value, D(args)) to the node of D's log density per
-// element (the checker made D an elementwise distribution).
+// element (the checker made D an elementwise distribution), and logcdf and
+// logccdf to the same node with D's log CDF or log survival function.
 func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 	call, _ := unparen(e.Args[1]).(*ast.CallExpr)
 	var d *stdlib.Dist
@@ -72,6 +73,16 @@ func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 	if !ok {
 		l.errorf(call.Fun.Pos(), "compile: no kernel for distribution %s", d.Name)
 		return value{}
+	}
+	if fn := e.Fun.Name; fn != "logpdf" { // logcdf or logccdf: the same node with the CDF's kernel
+		k, ok := dist.LogCDF(d.Name, fn == "logccdf")
+		if !ok {
+			l.errorf(call.Fun.Pos(), "compile: no %s for distribution %s", fn, d.Name)
+			return value{}
+		}
+		c := *u
+		c.Name, c.Kernel, c.Prepared = fn+"("+d.Name+")", k, nil
+		u = &c
 	}
 	val := l.node(l.expr(e.Args[0]), e.Args[0].Pos())
 	args := make([]autodiff.ID, len(call.Args))

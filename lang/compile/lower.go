@@ -393,7 +393,7 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 			return v
 		}
 	}
-	if f.Name == "logpdf" {
+	if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
 		return l.logpdf(e, pos)
 	}
 	if f.Name == "I" {

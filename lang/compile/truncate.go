@@ -297,8 +297,8 @@ type logTails interface {
 
 type normalTails struct{ mu, sigma float64 }
 
-func (n normalTails) logCDF(x float64) float64      { return logNormalSurvival((n.mu - x) / n.sigma) }
-func (n normalTails) logSurvival(x float64) float64 { return logNormalSurvival((x - n.mu) / n.sigma) }
+func (n normalTails) logCDF(x float64) float64      { return dist.NormalLogSurvival((n.mu - x) / n.sigma) }
+func (n normalTails) logSurvival(x float64) float64 { return dist.NormalLogSurvival((x - n.mu) / n.sigma) }
 
 type logNormalTails struct{ mu, sigma float64 }
 
@@ -306,14 +306,14 @@ func (n logNormalTails) logCDF(x float64) float64 {
 	if x <= 0 {
 		return math.Inf(-1)
 	}
-	return logNormalSurvival((n.mu - math.Log(x)) / n.sigma)
+	return dist.NormalLogSurvival((n.mu - math.Log(x)) / n.sigma)
 }
 
 func (n logNormalTails) logSurvival(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}
-	return logNormalSurvival((math.Log(x) - n.mu) / n.sigma)
+	return dist.NormalLogSurvival((math.Log(x) - n.mu) / n.sigma)
 }
 
 type halfNormalTails struct{ sigma float64 }
@@ -324,7 +324,7 @@ func (h halfNormalTails) logCDF(x float64) float64 {
 	}
 	z := x / h.sigma
 	if z > 1 {
-		return math.Log1p(-2 * math.Exp(logNormalSurvival(z)))
+		return math.Log1p(-2 * math.Exp(dist.NormalLogSurvival(z)))
 	}
 	return math.Log(math.Erf(z / math.Sqrt2))
 }
@@ -333,29 +333,9 @@ func (h halfNormalTails) logSurvival(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}
-	return math.Ln2 + logNormalSurvival(x/h.sigma)
+	return math.Ln2 + dist.NormalLogSurvival(x/h.sigma)
 }
 
-// logNormalSurvival returns log P(Z > z) for a standard normal Z: from
-// erfc up to z = 35, past which erfc nears underflow, and from Laplace's
-// continued fraction P(Z > z) = φ(z)/(z + 1/(z + 2/(z + 3/(z + …)))) there.
-func logNormalSurvival(z float64) float64 {
-	switch {
-	case math.IsNaN(z):
-		return z
-	case z < 0:
-		return math.Log1p(-0.5 * math.Erfc(-z/math.Sqrt2))
-	case z < 35:
-		return math.Log(0.5 * math.Erfc(z/math.Sqrt2))
-	case math.IsInf(z, 1):
-		return math.Inf(-1)
-	}
-	cf := z // the fraction from its 40th level up; at z ≥ 35 ten would do
-	for k := 40; k >= 1; k-- {
-		cf = z + float64(k)/cf
-	}
-	return -0.5*z*z - 0.5*math.Log(2*math.Pi) - math.Log(cf)
-}
 
 // studentTails is Student's t with nu degrees of freedom (nu = 1: Cauchy),
 // location mu and scale sigma, from the regularised incomplete beta

@@ -275,7 +275,7 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 	case tok.Type == tokPunct && (tok.Value == "<" || tok.Value == ">") && prev != "real" && prev != "int":
 		return "gpp has no comparisons or conditional expressions: compute an indicator of the data in the data file"
 	case tok.Value == "T" && i+1 < len(toks) && toks[i+1].Value == "[" && prev == ")":
-		return "gpp has no T[...] truncation of a ~ statement: a param's prior is truncated to its declared support, and truncated or censored data need CDFs, which gpp lacks"
+		return "gpp has no T[...] truncation of a ~ statement: a param's prior is truncated to its declared support, and censored data are written with logcdf or logccdf (target += logccdf(y_cens, Normal(mu, s)))"
 	}
 	return ""
 }

@@ -102,7 +102,7 @@ var syntaxErrorTests = []struct {
 	// Stan's syntax, pointed to gpp's.
 	{"model {\n  y ~ normal(0, 1);\n}\n", []string{"1:1: `model { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)"}},
 	{"param m: real\ngenerated quantities {\n}\n", []string{"2:1: `generated quantities { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)"}},
-	{"target += normal_lpdf(y | m, 1)", []string{"1:25: invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)); it has no CDFs, no _lcdf or _lccdf)"}},
+	{"target += normal_lpdf(y | m, 1)", []string{"1:25: invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)))"}},
 	{"let r = a ./ b", []string{"1:11: invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"}},
 	{"let r = a .^ 2", []string{"1:11: invalid character '.' (gpp's ^ is elementwise already: Stan's x .^ 2 is x ^ 2)"}},
 	{"let r = c ? a : b", []string{"1:11: invalid character '?' (gpp has no conditional expressions: compute an indicator of the data in the data file)"}},
@@ -111,7 +111,7 @@ var syntaxErrorTests = []struct {
 	{"param S: cov_matrix[K]", []string{"1:10: expected a type after \":\", found \"cov_matrix\"; gpp has no matrix-constrained types: build a covariance from params, e.g. diag(s .* s) or L * L'"}},
 	{"lp += m", []string{"1:4: expected \"~\" after \"lp\", found \"+=\"; gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"}},
 	{"let z = m < 0", []string{"1:11: expected newline or \";\" after \"m\", found \"<\"; gpp has no comparisons or conditional expressions: compute an indicator of the data in the data file"}},
-	{"y ~ Normal(m, 1) T[0, ]", []string{"1:18: expected newline or \";\" after \")\", found \"T\"; gpp has no T[...] truncation of a ~ statement: a param's prior is truncated to its declared support, and truncated or censored data need CDFs, which gpp lacks"}},
+	{"y ~ Normal(m, 1) T[0, ]", []string{"1:18: expected newline or \";\" after \")\", found \"T\"; gpp has no T[...] truncation of a ~ statement: a param's prior is truncated to its declared support, and censored data are written with logcdf or logccdf (target += logccdf(y_cens, Normal(mu, s)))"}},
 	// A run of invalid characters is one error.
 	{"let a = x @@@ y", []string{`1:11: invalid character '@' (and 2 more after it)`}},
 	{"let a = \u201cm\u201d", []string{`1:9: invalid character '“'`, `1:13: invalid character '”'`}},

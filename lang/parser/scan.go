@@ -250,7 +250,7 @@ func (s *scanner) punct() {
 	case r < ' ' || r == 0x7f:
 		what = fmt.Sprintf("invalid character %U", r)
 	case r == '|':
-		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)); it has no CDFs, no _lcdf or _lccdf)"
+		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)))"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '/':
 		what = "invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '^':
