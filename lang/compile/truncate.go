@@ -297,8 +297,10 @@ type logTails interface {
 
 type normalTails struct{ mu, sigma float64 }
 
-func (n normalTails) logCDF(x float64) float64      { return dist.NormalLogSurvival((n.mu - x) / n.sigma) }
-func (n normalTails) logSurvival(x float64) float64 { return dist.NormalLogSurvival((x - n.mu) / n.sigma) }
+func (n normalTails) logCDF(x float64) float64 { return dist.NormalLogSurvival((n.mu - x) / n.sigma) }
+func (n normalTails) logSurvival(x float64) float64 {
+	return dist.NormalLogSurvival((x - n.mu) / n.sigma)
+}
 
 type logNormalTails struct{ mu, sigma float64 }
 
@@ -335,7 +337,6 @@ func (h halfNormalTails) logSurvival(x float64) float64 {
 	}
 	return math.Ln2 + dist.NormalLogSurvival(x/h.sigma)
 }
-
 
 // studentTails is Student's t with nu degrees of freedom (nu = 1: Cauchy),
 // location mu and scale sigma, from the regularised incomplete beta
