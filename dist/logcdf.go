@@ -74,10 +74,11 @@ func normalTail(z float64) (lq, h float64) {
 	return -0.5*z*z - lnSqrt2Pi - math.Log(cf), cf
 }
 
-// locScale is the log probability of a location-scale family from its
-// standard survival function: w = ±(x − mu)/sigma (+ for the upper tail),
-// tail(w) = (log P(W > w), d/dw of it), and the partials by the chain rule.
-// dwdx scales dw/dx (1/x for a family on log x).
+// locScale returns the log probability lp = log P(W > w) of a
+// location-scale family at w = sgn·(x − mu)/sigma (sgn +1 for the upper
+// tail, −1 for the lower), and fills dp with the partials in mu and sigma
+// from g = d lp/dw by the chain rule; the value partial is returned, scaled
+// by dwdx (1/x for a family on log x).
 func locScale(w, sgn, sigma, dwdx float64, dp []float64, lp, g float64) (float64, float64) {
 	dp[0] = -g * sgn / sigma
 	dp[1] = -g * w / sigma
