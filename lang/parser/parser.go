@@ -265,16 +265,11 @@ func tooDeep(toks []lexer.Token) *ast.Error {
 		if t.Type != tokPunct {
 			continue
 		}
+		depth = max(depth+nesting(t), 0)
+		if depth > maxNesting {
+			return ast.Errorf(astPos(t.Pos), "brackets nested too deeply (more than %d)", maxNesting)
+		}
 		switch t.Value {
-		case "(", "[", "{":
-			depth++
-			if depth > maxNesting {
-				return ast.Errorf(astPos(t.Pos), "brackets nested too deeply (more than %d)", maxNesting)
-			}
-		case ")", "]", "}":
-			if depth > 0 {
-				depth--
-			}
 		case "-", "^":
 			chain++
 			if chain > maxChain {

@@ -406,12 +406,7 @@ func NeedsMore(src string) bool {
 		case tokBad:
 			return false
 		case tokPunct:
-			switch t.Value {
-			case "(", "[", "{":
-				depth++
-			case ")", "]", "}":
-				depth--
-			}
+			depth += nesting(*t)
 		}
 		last = t
 	}
@@ -473,11 +468,8 @@ func LooksLikeStatements(src string) bool {
 		if t.Type != tokPunct {
 			continue
 		}
+		depth += nesting(t)
 		switch t.Value {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
 		case "~", "=", "+=", "-=", ";":
 			if depth <= 0 {
 				return true
@@ -485,4 +477,19 @@ func LooksLikeStatements(src string) bool {
 		}
 	}
 	return false
+}
+
+// nesting is +1 for an opening bracket or brace token, −1 for a closing
+// one and 0 for any other: the change in depth that NeedsMore,
+// LooksLikeStatements and tooDeep track.
+func nesting(t lexer.Token) int {
+	if t.Type == tokPunct {
+		switch t.Value {
+		case "(", "[", "{":
+			return 1
+		case ")", "]", "}":
+			return -1
+		}
+	}
+	return 0
 }
