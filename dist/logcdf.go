@@ -12,13 +12,25 @@ import "math"
 // LogCDF returns the kernel of log P(X ≤ x) (upper false) or log P(X > x)
 // (upper true) of the family name, whose parameters are its density's, or
 // ok false for a family without one. The kernel's value partial is that of
-// the log probability in x (0 for a discrete family).
+// the log probability in x (0 for a discrete family). A parameter outside
+// its support, or a NaN value, gives NaN, as the densities' kernels do.
 func LogCDF(name string, upper bool) (k Kernel, ok bool) {
 	f, ok := logCDFs[name]
-	if !ok {
+	u, known := LookupUnivariate(name)
+	if !ok || !known {
 		return nil, false
 	}
-	return func(x float64, p, dp []float64) (float64, float64) { return f(x, p, dp, upper) }, true
+	return func(x float64, p, dp []float64) (float64, float64) {
+		for i, v := range p {
+			if _, ok := u.Params[i].Support.Admits(v); !ok {
+				return invalid(dp)
+			}
+		}
+		if math.IsNaN(x) {
+			return invalid(dp)
+		}
+		return f(x, p, dp, upper)
+	}, true
 }
 
 // LogCDFNames lists the families LogCDF knows, in the order of the docs.
@@ -212,13 +224,14 @@ func poissonLogCDF(x float64, p, dp []float64, upper bool) (float64, float64) {
 	return lp, 0
 }
 
-// belowSupport is a value below the support: P(X ≤ x) = 0 and P(X > x) = 1.
+// belowSupport is a value below the support: P(X ≤ x) = 0 (outside, as a
+// density there) and P(X > x) = 1.
 func belowSupport(dp []float64, upper bool) (float64, float64) {
-	clear(dp)
-	if upper {
-		return 0, 0
+	if !upper {
+		return outside(dp)
 	}
-	return math.Inf(-1), 0
+	clear(dp)
+	return 0, 0
 }
 
 func sign(upper bool) float64 {

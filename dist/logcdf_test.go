@@ -63,6 +63,17 @@ func TestLogCDF(t *testing.T) {
 			}
 		}
 	}
+	// An argument outside its support is NaN, as in the densities.
+	for _, c := range []struct {
+		name string
+		p    []float64
+	}{{"Normal", []float64{0, 0}}, {"Weibull", []float64{-1, 1}}, {"Gamma", []float64{2, math.Inf(1)}}, {"Poisson", []float64{-1}}} {
+		k, _ := LogCDF(c.name, true)
+		dp := make([]float64, len(c.p))
+		if lp, _ := k(1, c.p, dp); !math.IsNaN(lp) || !math.IsNaN(dp[0]) {
+			t.Errorf("%s%v: log P(X > 1) = %g, partials %v, want NaN", c.name, c.p, lp, dp)
+		}
+	}
 	if _, ok := LogCDF("Dirichlet", false); ok {
 		t.Error("a log CDF for Dirichlet")
 	}
