@@ -546,6 +546,11 @@ type stepCache struct {
 	// and digammas, computed once per step, not once per draw) when the
 	// engine uses dist.Implicit; nil otherwise.
 	shape []dist.GammaShape
+	// fisher holds, for the log shape and log mean coordinates of gamma
+	// factors, q's Fisher information in that coordinate (a²(ψ₁(a) − 1/a)
+	// and a; the matrix is diagonal there), whose reciprocal caps
+	// AdaDelta's rate (optim.update); 0 elsewhere, nil when no cap applies.
+	fisher []float64
 }
 
 func newStepCache(np int, prepared bool) stepCache {
@@ -613,6 +618,11 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 			c.logb[p+n+i] = la - th[p+n+i]
 			c.val[p+n+i] = math.Exp(c.logb[p+n+i])
 			c.gammaShape(p + i)
+			if c.fisher != nil {
+				a := c.val[p+i]
+				c.fisher[p+i] = a * (a*c.psi1[p+i] - 1)
+				c.fisher[p+n+i] = a
+			}
 		}
 		return
 	}

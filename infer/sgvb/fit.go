@@ -290,6 +290,14 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		e.hmean = make([]float64, np)
 	}
 	e.opt = newOptim(s.Optimizer, np, s.Rho, s.MomentumWeight)
+	if s.Optimizer == AdaDelta || s.Optimizer == AdaDeltaMomentum {
+		for _, b := range e.blocks {
+			if b.logMS {
+				e.cache.fisher = make([]float64, np)
+				break
+			}
+		}
+	}
 	S := s.DrawsPerStep
 	e.dgrad = make([][]float64, S)
 	for d := range e.dgrad {
@@ -473,7 +481,7 @@ func (e *engine) blockDelta(b *block, eta float64, lo, hi int) {
 		b.natDelta(e.theta, e.grad, e.delta, eta)
 		return
 	}
-	e.opt.update(e.delta, e.grad, eta, lo, hi)
+	e.opt.update(e.delta, e.grad, eta, lo, hi, e.cache.fisher)
 }
 
 // splitUpdate takes the optimizer step (after e.opt.begin) on the
@@ -1048,16 +1056,16 @@ func capWarnings(blocks []block, fs []Factor) []string {
 			}
 		}
 		if n > 0 {
-			// Near the cap SGVB's steps no longer resolve the shape: a
-			// Poisson rate whose posterior is Gamma(5·10⁶, ·) ended at
-			// shapes 4·10⁶ to 8·10⁶ by seed (sd 20 % off either way), so
-			// the warning says both what the cap does and how far off q's
-			// sd may be.
+			// A shape below the cap is fitted as any other (a Poisson
+			// rate whose posterior is Gamma(8·10⁶, ·) ends at its exact
+			// shape since the natural-gradient cap of optim.update); one
+			// at the cap may stand for a narrower posterior, which q
+			// cannot follow, so the warning says how wide q must stay.
 			what, hint := "shape", " (a lognormal factor, --family lognormal, has no cap)"
 			if f.Family != FamilyGamma {
 				what, hint = "concentration", ""
 			}
-			out = append(out, fmt.Sprintf("%s: %d of %d %ss of its %s factor are at or near the cap %.0e (a relative sd of %.1e), where SGVB's steps no longer resolve them: q's sd may be tens of per cent off, and far too wide if the posterior is narrower than the cap allows%s",
+			out = append(out, fmt.Sprintf("%s: %d of %d %ss of its %s factor are at or near the cap %.0e, where q's relative sd stops at %.1e: a posterior narrower than that gets a wider q%s",
 				f.Name, n, total, what, f.Family, maxShape, 1/math.Sqrt(maxShape), hint))
 		}
 		if f.Family != FamilyGamma || blocks[bi].logMS {
