@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -214,7 +215,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	printWarnings(stderr, l.Info.Warnings, sources(l.Sources))
-	if (len(pos) > 1 || allSet(l.Info.Data, sets)) && !bindAndStart(stderr, l, inputs, sets, sources(l.Sources)) {
+	if (len(pos) > 1 || allSet(l.Info.Data, sets)) && !bindAndStart(context.Background(), stderr, l, inputs, sets, sources(l.Sources)) {
 		return exitError
 	}
 	printSummary(stdout, pos[0], l.Info)
@@ -245,8 +246,9 @@ func allSet(vars []*check.DataVar, sets map[string]string) bool {
 // refuse are reported, and tries its log density at a fit's start
 // (startError). It prints any error to w, with startNote after a failure at
 // the start, and reports whether all went well. gpp check and REPL :check
-// call it with the data, or for a model that reads none.
-func bindAndStart(w io.Writer, l *pipeline.Loaded, inputs []data.Input, sets map[string]string, srcs sources) bool {
+// call it with the data, or for a model that reads none; a cancelled ctx
+// stops it, unreported, with false.
+func bindAndStart(ctx context.Context, w io.Writer, l *pipeline.Loaded, inputs []data.Input, sets map[string]string, srcs sources) bool {
 	if err := l.Bind(inputs, sets); err != nil {
 		printError(w, err, srcs)
 		return false
@@ -254,7 +256,10 @@ func bindAndStart(w io.Writer, l *pipeline.Loaded, inputs []data.Input, sets map
 	for _, warn := range l.Warnings {
 		errorf(w, "warning: %s", warn)
 	}
-	if err := startError(l.Model); err != nil {
+	if err := startError(ctx, l.Model); err != nil {
+		if ctx.Err() != nil {
+			return false // the caller says it was interrupted
+		}
 		printError(w, err, srcs)
 		errorf(w, "%s", startNote)
 		return false
@@ -322,8 +327,9 @@ func fixedOutputError(m *compile.Model, info *check.Info) *ast.Error {
 // log(x * x) at x = 0, does not count, since a fit's draws miss it.
 // Failures that only the data reveal, such as an asymmetric covariance read
 // from the data, are then found before a fit, which would stop on them after
-// its first steps.
-func startError(m *compile.Model) error {
+// its first steps. It returns ctx's error if ctx is cancelled before it is
+// done (Ctrl-C at REPL :check).
+func startError(ctx context.Context, m *compile.Model) error {
 	if m.Dim == 0 {
 		return nil
 	}
@@ -334,10 +340,17 @@ func startError(m *compile.Model) error {
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
-	if sgvb.TryNear(x0, make([]float64, m.Dim), 0.1, startTries, rng, func(x []float64) bool {
+	found := sgvb.TryNear(x0, make([]float64, m.Dim), 0.1, startTries, rng, func(x []float64) bool {
+		if ctx.Err() != nil {
+			return true // stop trying
+		}
 		_, err := m.LogJoint(x, grad)
 		return err == nil
-	}) > 0 {
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if found > 0 {
 		return nil
 	}
 	return first

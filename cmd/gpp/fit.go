@@ -402,7 +402,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				con.note("warning: %s", w)
 			}
 		}
-		if startError(l.Model) != nil {
+		if startError(context.Background(), l.Model) != nil {
 			// The log density fails where gpp check tries it too: the cause
 			// is in the model or its data, not in where the fit wandered.
 			con.note("%s; gpp check finds this before a fit", startNote)

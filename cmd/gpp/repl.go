@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,12 +30,13 @@ first (as :load and :data do). Type :help in the session for its commands.
 On a terminal, lines are edited with readline: history (kept in --history,
 by default $XDG_STATE_HOME/gpp/history, or ~/.gpp_history when XDG_STATE_HOME
 is not set), tab completion, and Ctrl-C to drop the line being typed or to
-stop a running :fit. Otherwise gpp repl reads lines from stdin and writes a
-transcript: each line read is echoed after its prompt, and no history is
-kept. Ctrl-D (end of input) or :quit ends the session. An error is printed
-and the session goes on, as it would at the terminal; the exit code is 0, or
-1 when stdin is not a terminal and any input (or a file given on the command
-line) failed, as sqlite3 does with a script; 2 for a bad command line.
+stop a running :fit, query or :check. Otherwise gpp repl reads lines from
+stdin and writes a transcript: each line read is echoed after its prompt,
+and no history is kept. Ctrl-D (end of input) or :quit ends the session. An
+error is printed and the session goes on, as it would at the terminal; the
+exit code is 0, or 1 when stdin is not a terminal and any input (or a file
+given on the command line) failed, as sqlite3 does with a script; 2 for a
+bad command line.
 `
 
 // cmdRepl runs gpp repl.
@@ -136,11 +138,14 @@ type repl struct {
 	ahead    string // a line read ahead: it starts the next input
 	hasAhead bool
 
-	// notify delivers Ctrl-C to a running fit until stop is called; tests
-	// replace it.
+	// notify delivers Ctrl-C to a running fit, query or :check until stop
+	// is called (interruptible); tests replace it.
 	notify func(c chan<- os.Signal) (stop func())
 	// afterEval is called after each ELBO evaluation of a fit (tests).
 	afterEval func(sgvb.Progress)
+	// afterDraw is called after each draw of a query, with the context
+	// that Ctrl-C cancels (tests).
+	afterDraw func(ctx context.Context)
 }
 
 // replModel is the file name of the session's model in positions:
@@ -453,7 +458,8 @@ Commands:
 	}
 	b.WriteString(`
 Without arguments, :data and :set list what they hold. Ctrl-C stops a
-running :fit (the session keeps the q reached) or drops the line being typed.
+running :fit (the session keeps the q reached), query or :check, or drops
+the line being typed.
 
 Any other input that parses as an expression is evaluated:
   - on 1000 draws of the fitted q (:fit --output-draws changes the number):
@@ -467,10 +473,12 @@ Any other input that parses as an expression is evaluated:
     language's built-in, the mean of all elements: type (mean(x)) to get it
     at the top level.
 Elements are named with the language's 0-based indices, as in W[0, 1] (files
-written by :fit --out keep gpp fit's 1-based names). A draw whose element is
-not finite is left out of that element's summary only. After the model, its
-data or the values set change, answers still come from the last fit (a note
-says so) until the next :fit; a new param needs one.
+written by :fit --out keep gpp fit's 1-based names). An element that is NaN
+in a draw is left out of its own summary, and one that is +Inf or -Inf is
+kept in it, as in :fit's table; a warning counts such draws. After the
+model, its data or the values set change, answers still come from the last
+fit (a note says so) until the next :fit; a param added, dropped, or given
+another support, bounds or size needs one.
 
 Errors: <input>:LINE:COL is a position in what was just typed,
 <repl>:LINE:COL one in the session's model (see :list). Tab completes

@@ -7,11 +7,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
@@ -157,14 +159,7 @@ func (r *repl) fitCmd(args []string) {
 		cfg.temps = &tempFiles{}
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	stopNotify := r.notify(sigs)
-	defer stopNotify()
-	stop := watchInterrupts(sigs, cancel,
-		func() { con.note("interrupted: stopping the fit; the session goes on") },
-		func() {}, time.Now)
+	ctx, stop := r.interruptible(func() { con.note("interrupted: stopping the fit; the session goes on") })
 	defer stop()
 
 	s := cfg.settings
@@ -226,6 +221,28 @@ func (r *repl) fitCmd(args []string) {
 	if res.Interrupted {
 		con.note("interrupted at iteration %d: the session keeps the q reached", res.Iterations)
 	}
+}
+
+// interruptible returns a context that Ctrl-C cancels, after calling
+// first, until stop is called: a :fit, a query or :check then stops and the
+// session goes on, where Ctrl-C would otherwise end the process. A second
+// Ctrl-C does no more than the first.
+func (r *repl) interruptible(first func()) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	stopNotify := r.notify(sigs)
+	stopWatch := watchInterrupts(sigs, cancel, first, func() {}, time.Now)
+	return ctx, func() {
+		stopWatch()
+		stopNotify()
+		cancel()
+	}
+}
+
+// interrupted reports that a query or :check stopped at a Ctrl-C: "the
+// query stopped at draw 3 of 1000".
+func (r *repl) interrupted(what string) {
+	errorf(r.err, "interrupted: %s; the session goes on", what)
 }
 
 // hasFlag reports whether args set the flag name (-name, --name, -name=v).
@@ -298,6 +315,10 @@ func (r *repl) show(args []string) {
 		return
 	}
 	res := r.fit.res
+	lats, dim, sized := r.modelLatents()
+	if r.staleParams(latentChange(lats, dim, sized, res)) {
+		return
+	}
 	factors := res.Factors
 	limit := replMaxElems
 	if len(args) > 0 {
@@ -358,6 +379,8 @@ const (
 
 // evalExpr evaluates an expression typed at the prompt (see :help).
 func (r *repl) evalExpr(input string, x ast.Expr) {
+	ctx, stop := r.interruptible(func() {})
+	defer stop()
 	srcs := r.sources(input)
 	mode := modeSummary
 	if call, ok := x.(*ast.CallExpr); ok && (call.Fun.Name == "mean" || call.Fun.Name == "sd") {
@@ -392,7 +415,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		return
 	}
 	if info.Types[x].DataOnly {
-		r.evalFixed(full, info, out, mode, srcs)
+		r.evalFixed(ctx, full, info, out, mode, srcs)
 		return
 	}
 	if r.fit == nil {
@@ -410,8 +433,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		return
 	}
 	res := r.fit.res
-	if !sameLayout(m, res) {
-		r.errorf("the model's params changed since the last :fit: run :fit again")
+	if r.staleParams(latentChange(m.Latents, m.Dim, true, res)) {
 		return
 	}
 	r.noteStale()
@@ -423,7 +445,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 			if mode == modeSD {
 				v = fac.SD()
 			}
-			printValue(r.out, v, shape, num3)
+			printValue(r.out, shape, sliceAt(v), num3)
 			return
 		}
 	}
@@ -432,97 +454,254 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		r.printError(err, srcs)
 		return
 	}
+	// Only the elements printed are kept, every draw of each for its
+	// quantiles, so that a huge value (rep(x, 1e7)) costs time, which
+	// Ctrl-C stops, not memory.
 	n := r.fit.draws
 	size := shapeLen(shape)
-	cols := make([][]float64, size)
-	for k := range cols {
-		cols[k] = make([]float64, n)
+	shown := shownElems(shape, mode)
+	if len(shown) > replMaxKept/max(n, 1) {
+		r.errorf("%d draws of the %d elements shown would take more than %d numbers (%d GiB): run :fit --output-draws %d or fewer, or index into the value",
+			n, len(shown), replMaxKept, replMaxKept>>27, replMaxKept/len(shown))
+		return
+	}
+	cols := make([][]float64, len(shown))
+	for j := range cols {
+		cols[j] = make([]float64, n)
 	}
 	rng := rand.New(rand.NewPCG(r.fit.seed, replStream))
 	ev.SetRand(rand.New(rand.NewPCG(r.fit.seed, replStream+1)))
 	coords := make([]float64, m.Dim)
-	bad := 0
-	var firstErr error
+	var nan, inf nonFiniteDraws
 	for d := range n {
+		if ctx.Err() != nil {
+			r.interrupted(fmt.Sprintf("the query stopped at draw %d of %d", d+1, n))
+			return
+		}
 		res.SampleCoords(rng, coords)
 		// A draw counts by its value alone, as in draws.csv: a log joint
 		// that fails there spoils only the values that read the failure.
-		// So does an element: one that is not finite is left out of its
-		// own summary only.
+		// An element that is NaN is left out of its own summary only, and
+		// one that is ±Inf is kept in it, as :fit's table does.
 		_, outs, err := ev.Eval(coords)
-		if !allFinite(outs[oi]) {
-			bad++
-			if firstErr == nil {
-				if firstErr = err; err == nil { // the log joint's failure is the cause
-					firstErr = ev.OutputErr()
-				}
+		hasNaN, hasInf := nonFinite(outs[oi])
+		cause := func() error {
+			if err == nil { // the log joint's failure is the cause
+				return ev.OutputErr()
 			}
+			return err
 		}
-		for k, v := range outs[oi] {
-			if math.IsInf(v, 0) {
-				v = math.NaN()
-			}
-			cols[k][d] = v
+		nan.add(hasNaN, cause)
+		inf.add(hasInf, cause)
+		for j, k := range shown {
+			cols[j][d] = outs[oi][k]
+		}
+		if r.afterDraw != nil {
+			r.afterDraw(ctx)
 		}
 	}
-	st := make([]stats, size)
-	for k := range cols {
-		st[k] = summarise(cols[k])
+	st := make(map[int]stats, len(shown))
+	for j, k := range shown {
+		st[k] = summarise(cols[j])
 	}
 	switch mode {
 	case modeMean, modeSD:
-		v := make([]float64, size)
-		for k, s := range st {
-			v[k] = s.mean
+		printValue(r.out, shape, func(k int) float64 {
 			if mode == modeSD {
-				v[k] = s.sd
+				return st[k].sd
 			}
-		}
-		printValue(r.out, v, shape, num3)
+			return st[k].mean
+		}, num3)
 	default:
 		if label == "" && len(shape) == 0 {
 			label = text
 		}
 		t := &table{right: []bool{false, true, true, true, true, true}}
 		t.row("", "mean", "sd", "5%", "50%", "95%")
-		for k, s := range st {
-			if k == replMaxElems {
-				t.note(fmt.Sprintf("... %d more elements", size-k))
-				break
-			}
+		for _, k := range shown {
+			s := st[k]
 			t.row(replElemName(label, shape, k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+		}
+		if size > len(shown) {
+			t.note(fmt.Sprintf("... %d more elements", size-len(shown)))
 		}
 		t.print(r.out)
 	}
-	if bad > 0 {
-		msg := fmt.Sprintf("warning: %d of %d draws had a non-finite value, left out of its element's summary", bad, n)
-		if firstErr != nil {
-			msg += "; the first: " + firstErr.Error()
+	nan.warn(r.err, n, "a NaN value, left out of its element's summary")
+	inf.warn(r.err, n, "an infinite value, kept in its element's summary (as :fit's table keeps it)")
+}
+
+// replMaxKept bounds the numbers a query keeps: the draws of the elements
+// it prints (1 GiB of float64s).
+const replMaxKept = 1 << 27
+
+// shownElems returns the elements, row-major, that a query prints: the
+// first replMaxElems of its table, or for mean(x) and sd(x) those
+// printValue shows.
+func shownElems(shape []int, mode replMode) []int {
+	size := shapeLen(shape)
+	if mode == modeSummary || len(shape) < 2 {
+		out := make([]int, min(size, replMaxElems))
+		for k := range out {
+			out[k] = k
 		}
-		errorf(r.err, "%s", msg)
+		return out
+	}
+	var out []int
+	rows, cols := shape[0], size/max(shape[0], 1)
+	for i := range min(rows, replMaxElems) {
+		for j := range min(cols, replMaxElems) {
+			out = append(out, i*cols+j)
+		}
+	}
+	return out
+}
+
+// nonFiniteDraws counts the draws of a query that had a non-finite value
+// of one kind, NaN or ±Inf, and keeps the cause of the first.
+type nonFiniteDraws struct {
+	n     int
+	first error
+}
+
+// add counts a draw that had the kind of value (has), with cause to name
+// why.
+func (c *nonFiniteDraws) add(has bool, cause func() error) {
+	if !has {
+		return
+	}
+	if c.n++; c.first == nil {
+		c.first = cause()
 	}
 }
 
-// sameLayout reports whether a compiled model's latents are those a fit
-// was made for: same names, offsets and sizes.
-func sameLayout(m *compile.Model, res *sgvb.Result) bool {
-	if m.Dim != res.Dim || len(m.Latents) != len(res.Factors) {
-		return false
+// warn prints a warning that some of the n draws had what, if any did.
+func (c *nonFiniteDraws) warn(w io.Writer, n int, what string) {
+	if c.n == 0 {
+		return
 	}
-	for i, l := range m.Latents {
-		f := &res.Factors[i]
-		if l.Name != f.Name || l.Offset != f.Offset || l.Size != f.Size {
-			return false
+	msg := fmt.Sprintf("warning: %d of %d draws had %s", c.n, n, what)
+	if c.first != nil {
+		msg += "; the first: " + c.first.Error()
+	}
+	errorf(w, "%s", msg)
+}
+
+// latentChange says how the latents of the session's model, lats of
+// dimension dim, differ from those the fit res was made for, or returns ""
+// when they do not: the fit's q is of its own latents, and reading it as a
+// param of another support, bounds or shape would give wrong numbers (a
+// normal's draws pushed through exp). With sized false, lats come from the
+// checker alone: a size it does not know (-1) matches any.
+func latentChange(lats []compile.Latent, dim int, sized bool, res *sgvb.Result) string {
+	var gone, added []string
+	for _, f := range res.Factors {
+		if !slices.ContainsFunc(lats, func(l compile.Latent) bool { return l.Name == f.Name }) {
+			gone = append(gone, "`"+f.Name+"`")
 		}
 	}
+	for _, l := range lats {
+		if res.Factor(l.Name) == nil {
+			added = append(added, "`"+l.Name+"`")
+		}
+	}
+	are := func(names []string) string {
+		if len(names) == 1 {
+			return names[0] + " is"
+		}
+		return joinAnd(names) + " are"
+	}
+	switch {
+	case len(added) > 0 && len(gone) > 0:
+		return fmt.Sprintf("%s new, %s gone", are(added), joinAnd(gone))
+	case len(added) > 0:
+		return are(added) + " new"
+	case len(gone) > 0:
+		return are(gone) + " gone"
+	}
+	for i, l := range lats {
+		f := &res.Factors[i]
+		if l.Name != f.Name {
+			return "the params are declared in another order"
+		}
+		sameShape := slices.EqualFunc(l.Shape, f.Shape, func(d, fd int) bool { return d == fd || !sized && d < 0 })
+		if l.Support != f.Support || l.Loc != f.Loc || l.Scale != f.Scale || !sameShape ||
+			sized && (l.Offset != f.Offset || l.Size != f.Size) {
+			return fmt.Sprintf("`%s` was %s, is now %s", l.Name,
+				latentType(f.Support, f.Shape, f.Loc, f.Scale), latentType(l.Support, l.Shape, l.Loc, l.Scale))
+		}
+	}
+	if sized && dim != res.Dim {
+		return "the coordinates changed"
+	}
+	return ""
+}
+
+// latentType writes a latent's type as a param declares it: "positive",
+// "real<lower=0, upper=2>[3]", "simplex[4]".
+func latentType(s dist.Support, shape []int, loc, scale float64) string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	t := s.String()
+	switch {
+	case scale == 0:
+	case s == dist.Unit:
+		t = "real<lower=" + g(loc) + ", upper=" + g(loc+scale) + ">"
+	case scale > 0:
+		t = "real<lower=" + g(loc) + ">"
+	default:
+		t = "real<upper=" + g(loc) + ">"
+	}
+	if len(shape) > 0 {
+		dims := make([]string, len(shape))
+		for i, d := range shape {
+			dims[i] = "?"
+			if d >= 0 {
+				dims[i] = strconv.Itoa(d)
+			}
+		}
+		t += "[" + strings.Join(dims, ", ") + "]"
+	}
+	return t
+}
+
+// staleParams reports, and refuses, a fit made for other latents than the
+// session's model has now (latentChange): its answers would be wrong, not
+// just old. It reports whether it refused.
+func (r *repl) staleParams(change string) bool {
+	if change == "" {
+		return false
+	}
+	r.errorf("the model's params changed since the last :fit (%s): the fit is of another model; run :fit again", change)
 	return true
+}
+
+// modelLatents returns the latents of the session's model: compiled with
+// the session's data when it binds (sized), else as the checker sees them,
+// with -1 for a size it does not know.
+func (r *repl) modelLatents() (lats []compile.Latent, dim int, sized bool) {
+	l, err := pipeline.ParseSource(replModel, []byte(r.src), r.sets)
+	if err == nil {
+		err = l.Bind(r.inputs(), r.sets)
+	}
+	if err == nil {
+		return l.Model.Latents, l.Model.Dim, true
+	}
+	for _, c := range r.info.Latents {
+		loc, scale := c.Affine()
+		var shape []int
+		for _, d := range c.Dims {
+			shape = append(shape, d.N)
+		}
+		lats = append(lats, compile.Latent{Name: c.Name, Shape: shape, Support: c.Support, Loc: loc, Scale: scale})
+	}
+	return lats, 0, false
 }
 
 // evalFixed evaluates an expression that depends on data and constants
 // only. It compiles the model's data, constants and data-only lets with the
 // expression (no params, no density), bound to the session's data; an
 // expression of constants alone needs no data.
-func (r *repl) evalFixed(full *ast.File, info *check.Info, out *ast.OutputStmt, mode replMode, srcs sources) {
+func (r *repl) evalFixed(ctx context.Context, full *ast.File, info *check.Info, out *ast.OutputStmt, mode replMode, srcs sources) {
 	var withData, constsOnly []ast.Stmt
 	for _, s := range full.Stmts {
 		switch s := s.(type) {
@@ -553,6 +732,10 @@ func (r *repl) evalFixed(full *ast.File, info *check.Info, out *ast.OutputStmt, 
 		return
 	}
 	_, outs, err := ev.Eval(make([]float64, m.Dim))
+	if ctx.Err() != nil {
+		r.interrupted("the expression stopped")
+		return
+	}
 	if err != nil {
 		r.printError(err, srcs)
 		return
@@ -564,7 +747,7 @@ func (r *repl) evalFixed(full *ast.File, info *check.Info, out *ast.OutputStmt, 
 			v[k] = 0
 		}
 	}
-	printValue(r.out, v, m.Outputs[oi].Shape, formatNum)
+	printValue(r.out, m.Outputs[oi].Shape, sliceAt(v), formatNum)
 }
 
 // compileFixed checks, binds and compiles statements as a model.
@@ -588,30 +771,30 @@ func compileFixed(stmts []ast.Stmt, inputs []data.Input, sets setFlags) (*compil
 	return compile.Compile(f, info, bound)
 }
 
-// printValue prints a value: a number, a vector as [a, b, c], a matrix
-// one row per line; at most replMaxElems elements of a vector or of a
-// matrix row, and replMaxElems rows.
-func printValue(w io.Writer, v []float64, shape []int, format func(float64) string) {
-	row := func(vals []float64) string {
+// printValue prints a value, element k (row-major) being at(k): a number,
+// a vector as [a, b, c], a matrix one row per line; at most replMaxElems
+// elements of a vector or of a matrix row, and replMaxElems rows
+// (shownElems).
+func printValue(w io.Writer, shape []int, at func(k int) float64, format func(float64) string) {
+	row := func(start, n int) string {
 		var parts []string
-		for k, x := range vals {
+		for k := range n {
 			if k == replMaxElems {
-				parts = append(parts, fmt.Sprintf("... (%d more)", len(vals)-k))
+				parts = append(parts, fmt.Sprintf("... (%d more)", n-k))
 				break
 			}
-			parts = append(parts, format(x))
+			parts = append(parts, format(at(start+k)))
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	switch len(shape) {
 	case 0:
-		if len(v) > 0 {
-			fmt.Fprintln(w, format(v[0]))
-		}
+		fmt.Fprintln(w, format(at(0)))
 	case 1:
-		fmt.Fprintln(w, row(v))
+		fmt.Fprintln(w, row(0, shape[0]))
 	default:
-		n, m := shape[0], shape[1]
+		n := shape[0]
+		m := shapeLen(shape) / max(n, 1)
 		for i := 0; i < n; i++ {
 			if i == replMaxElems {
 				fmt.Fprintf(w, " ... (%d more rows)]\n", n-i)
@@ -624,10 +807,13 @@ func printValue(w io.Writer, v []float64, shape []int, format func(float64) stri
 			if i == n-1 {
 				end = "]"
 			}
-			fmt.Fprintln(w, open+row(v[i*m:(i+1)*m])+end)
+			fmt.Fprintln(w, open+row(i*m, m)+end)
 		}
 	}
 }
+
+// sliceAt returns the accessor of printValue for the values v.
+func sliceAt(v []float64) func(int) float64 { return func(k int) float64 { return v[k] } }
 
 // outputValues maps the model's outputs (of the form output NAME = EXPR)
 // to their expressions.
@@ -679,6 +865,15 @@ func substOutputs(e ast.Expr, vals map[string]ast.Expr) ast.Expr {
 		}
 	}
 	return e
+}
+
+// nonFinite reports whether v has a NaN value and whether it has a ±Inf.
+func nonFinite(v []float64) (hasNaN, hasInf bool) {
+	for _, x := range v {
+		hasNaN = hasNaN || math.IsNaN(x)
+		hasInf = hasInf || math.IsInf(x, 0)
+	}
+	return hasNaN, hasInf
 }
 
 // allFinite reports whether every value of v is finite.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -296,7 +297,15 @@ func (r *repl) unset(args []string) {
 // check prints gpp check's summary of the model or its errors. When the
 // data are loaded, or the model reads none, the model is also bound and
 // compiled as :fit would, so that sizes and data values are checked too.
+// Ctrl-C stops it and the session goes on.
 func (r *repl) check() {
+	ctx, stop := r.interruptible(func() {})
+	defer stop()
+	r.checkCtx(ctx)
+}
+
+// checkCtx is check, stopped when ctx is cancelled.
+func (r *repl) checkCtx(ctx context.Context) {
 	var l *pipeline.Loaded
 	if len(r.data) > 0 || len(r.info.Data) == 0 {
 		var err error
@@ -304,7 +313,11 @@ func (r *repl) check() {
 			r.printError(err, r.sources(""))
 			return
 		}
-		if !bindAndStart(r.err, l, r.inputs(), r.sets, r.sources("")) {
+		if !bindAndStart(ctx, r.err, l, r.inputs(), r.sets, r.sources("")) {
+			if ctx.Err() != nil {
+				r.interrupted(":check stopped")
+				return
+			}
 			r.failed = true
 			return
 		}

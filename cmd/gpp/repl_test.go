@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -568,5 +571,198 @@ func TestReplHelp(t *testing.T) {
 	typeIn(r, ":q")
 	if !r.quit {
 		t.Error(":q did not end the session")
+	}
+}
+
+// fitMu starts a session with a param mu of the given declaration, the
+// counts of testdata/repl_counts.csv as Poisson(exp(mu)) data, and a fit.
+func fitMu(t *testing.T, decl string) (*repl, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	r, out, errb := newTestRepl()
+	typeIn(r, "data y: int<lower=0>[N]", decl, "y ~ Poisson(exp(mu))", ":data testdata/repl_counts.csv",
+		":fit --quiet --seed 1 --iter 300")
+	if r.fit == nil {
+		t.Fatalf("no fit; errors:\n%s", errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	return r, out, errb
+}
+
+// TestReplStaleSupport: after a param is declared again with another
+// support, bounds or shape, the last fit's q is of another model: a query,
+// mean(x) and :show refuse it (they answered from the old normal pushed
+// through exp), as they do for a param added, until the next :fit.
+func TestReplStaleSupport(t *testing.T) {
+	tests := []struct {
+		name   string
+		decl   string   // mu's declaration for the fit
+		change []string // inputs that change the model after it
+		want   string
+	}{
+		{"real to positive", "param mu: real ~ Normal(0, 10)",
+			[]string{":undo", ":undo", "param mu: positive ~ Gamma(2, 0.5)", "y ~ Poisson(exp(mu))"},
+			"(`mu` was real, is now positive)"},
+		{"bounds", "param mu: real<lower=-5, upper=5> ~ Normal(0, 10)",
+			[]string{":undo", ":undo", "param mu: real<lower=-5, upper=6> ~ Normal(0, 10)", "y ~ Poisson(exp(mu))"},
+			"(`mu` was real<lower=-5, upper=5>, is now real<lower=-5, upper=6>)"},
+		{"shape of the same size", "const R = 2\nconst C = 3\nparam W: real[R, C] ~ Normal(0, 1)\nlet mu = W[0, 0]",
+			[]string{":set R=3 C=2"},
+			"(`W` was real[2, 3], is now real[3, 2])"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, out, errb := fitMu(t, tt.decl)
+			typeIn(r, tt.change...)
+			if errb.Len() > 0 {
+				t.Fatalf("changing the model failed:\n%s", errb.String())
+			}
+			out.Reset()
+			p := r.fit.res.Factors[0].Name
+			for _, in := range []string{p, "mean(" + p + ")", p + " * 2", ":show " + p, ":show"} {
+				errb.Reset()
+				typeIn(r, in)
+				want := "gpp: the model's params changed since the last :fit " + tt.want + ": the fit is of another model; run :fit again\n"
+				if errb.String() != want || out.Len() > 0 {
+					t.Errorf("%s: output %q, errors:\n%s\nwant no output and:\n%s", in, out.String(), errb.String(), want)
+				}
+				out.Reset()
+			}
+			typeIn(r, ":fit --quiet --seed 1 --iter 300")
+			out.Reset()
+			errb.Reset()
+			typeIn(r, "mean("+p+")", ":show "+p)
+			if out.Len() == 0 || errb.Len() > 0 {
+				t.Errorf("after :fit again: output %q, errors:\n%s", out.String(), errb.String())
+			}
+		})
+	}
+	// A model that does not bind (a data without its file) is compared by
+	// what the checker knows: :show still answers, with a note.
+	r, out, errb := fitMu(t, "param mu: real ~ Normal(0, 10)")
+	typeIn(r, "data z: real[M]", ":show mu")
+	if !strings.Contains(out.String(), "mu    normal") || !strings.Contains(errb.String(), "note: the model changed") {
+		t.Errorf(":show with unbound data: output %q, errors:\n%s", out.String(), errb.String())
+	}
+}
+
+// TestReplQueryInf: a query keeps the draws where an element is ±Inf in
+// its summary, as :fit's table does (they were left out, and the mean of
+// the finite rest shown), and a warning counts them.
+func TestReplQueryInf(t *testing.T) {
+	r, out, errb := fitMu(t, "param mu: real ~ Normal(0, 10)")
+	// About half of the draws of mu are above its mean, where this
+	// overflows to +Inf; the others are finite.
+	m0 := r.fit.res.Factor("mu").Mean()[0]
+	e := fmt.Sprintf("exp(100000 * (mu - %.17g))", m0)
+	typeIn(r, e, "mean("+e+")", "mean(-"+e+")")
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) != 5 || strings.Fields(strings.TrimPrefix(lines[1], e))[0] != "+Inf" || lines[2] != "+Inf" || lines[3] != "-Inf" {
+		t.Fatalf("output:\n%s\nwant a mean of +Inf, +Inf and -Inf", out.String())
+	}
+	var k, n int
+	if _, err := fmt.Sscanf(errb.String(), "gpp: warning: %d of %d draws had an infinite value, kept in its element's summary", &k, &n); err != nil || n != 1000 || k < 300 || k > 700 {
+		t.Errorf("errors:\n%s\nwant about 500 of 1000 draws infinite (%v)", errb.String(), err)
+	}
+	if strings.Contains(errb.String(), "NaN value") {
+		t.Errorf("errors:\n%s\nno draw is NaN", errb.String())
+	}
+}
+
+// TestReplInterruptQuery: Ctrl-C during a query stops it between draws,
+// and the session goes on; it ended the process before.
+func TestReplInterruptQuery(t *testing.T) {
+	r, out, errb := fitMu(t, "param mu: real ~ Normal(0, 10)")
+	var sigs chan<- os.Signal
+	r.notify = func(c chan<- os.Signal) func() { sigs = c; return func() { sigs = nil } }
+	draws := 0
+	r.afterDraw = func(ctx context.Context) {
+		if draws++; draws == 2 {
+			sigs <- os.Interrupt
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Error("Ctrl-C did not cancel the query")
+			}
+		}
+	}
+	typeIn(r, "mu * 2")
+	if want := "gpp: interrupted: the query stopped at draw 3 of 1000; the session goes on\n"; errb.String() != want || out.Len() > 0 || r.failed {
+		t.Errorf("output %q, failed %v, errors:\n%s\nwant no output and:\n%s", out.String(), r.failed, errb.String(), want)
+	}
+	if sigs != nil {
+		t.Error("Ctrl-C is still caught after the query")
+	}
+	r.afterDraw = nil
+	errb.Reset()
+	typeIn(r, "mu * 2")
+	if out.Len() == 0 || errb.Len() > 0 {
+		t.Errorf("no answer after the interrupted query; errors:\n%s", errb.String())
+	}
+}
+
+// TestReplInterruptCheck: :check stops at a cancelled context (Ctrl-C)
+// while it tries the log density around the start, without an error.
+func TestReplInterruptCheck(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "param x: real ~ Normal(0, 1)", "target += log(-1 - x * x)", ":check")
+	if !strings.Contains(errb.String(), "log: argument") || !r.failed {
+		t.Fatalf(":check did not report the failing start; errors:\n%s", errb.String())
+	}
+	r, out, errb = newTestRepl()
+	typeIn(r, "param x: real ~ Normal(0, 1)", "target += log(-1 - x * x)")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r.checkCtx(ctx)
+	if want := "gpp: interrupted: :check stopped; the session goes on\n"; errb.String() != want || out.Len() > 0 || r.failed {
+		t.Errorf("output %q, failed %v, errors:\n%s\nwant no output and:\n%s", out.String(), r.failed, errb.String(), want)
+	}
+}
+
+// TestReplQueryMemory: a query keeps the draws of the elements it prints
+// only, so a huge value costs time, not memory (rep(mu, 1e7) kept 1e10
+// numbers and ran out of memory), and the numbers printed are those of
+// the right elements.
+func TestReplQueryMemory(t *testing.T) {
+	r, out, errb := fitMu(t, "param mu: real ~ Normal(0, 10)")
+	typeIn(r, "mu")
+	muRow := strings.Fields(strings.Split(out.String(), "\n")[1])[1:]
+	out.Reset()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	typeIn(r, "rep(mu, 20000)") // 160 MB for 1000 draws of every element
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 40<<20 {
+		t.Fatalf("rep(mu, 20000) allocated %d MiB", got>>20) // 2 MiB when it keeps 20 elements
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) != 23 || !reflect.DeepEqual(strings.Fields(lines[20])[1:], muRow) || lines[21] != "... 19980 more elements" {
+		t.Errorf("output:\n%s\nwant 20 rows of %v and a note", out.String(), muRow)
+	}
+	// mean(x) of a matrix: the elements printValue shows, row by row.
+	cols := make([]string, 25)
+	for j := range cols {
+		cols[j] = strconv.Itoa(j+1) + ".0"
+	}
+	out.Reset()
+	typeIn(r, "mean(rep(mu, 30) * ["+strings.Join(cols, ", ")+"]')")
+	lines = strings.Split(out.String(), "\n")
+	if len(lines) != 22 || lines[20] != " ... (10 more rows)]" || !strings.HasSuffix(lines[1], ", ... (5 more)],") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	row := strings.Split(strings.TrimSuffix(strings.TrimPrefix(lines[1], " ["), ", ... (5 more)],"), ", ")
+	m, _ := strconv.ParseFloat(row[0], 64)
+	for j, s := range row {
+		if v, err := strconv.ParseFloat(s, 64); err != nil || math.Abs(v/m-float64(j+1)) > 0.01*float64(j+1) {
+			t.Errorf("row 1, column %d: %s, want about %d × %g", j, s, j+1, m)
+		}
+	}
+	// More draws than a query may keep: refused before any is drawn.
+	r.fit.draws = replMaxKept / 10
+	out.Reset()
+	typeIn(r, "rep(mu, 20)")
+	if want := fmt.Sprintf("gpp: %d draws of the 20 elements shown would take more than %d numbers (1 GiB): run :fit --output-draws %d or fewer, or index into the value\n", replMaxKept/10, replMaxKept, replMaxKept/20); errb.String() != want || out.Len() > 0 {
+		t.Errorf("output %q, errors:\n%s\nwant:\n%s", out.String(), errb.String(), want)
 	}
 }
