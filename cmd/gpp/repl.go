@@ -272,9 +272,10 @@ func (r *repl) loop(lines lineSource) {
 // readInput reads one input: a :command line, or lines up to a complete
 // statement or expression (parser.NeedsMore). A blank line at the "..." prompt
 // submits what was typed so far, so that an unclosed bracket is reported
-// rather than waited on, and so do a line that names a :command and a line that starts
-// with a statement keyword outside braces (that line then starts the next
-// input); Ctrl-C drops it.
+// rather than waited on, unless a "{" block is open (a blank line inside a
+// for loop's body is part of it); so do a line that names a :command and a
+// line that starts with a statement keyword outside braces (that line then
+// starts the next input); Ctrl-C drops it.
 func (r *repl) readInput(lines lineSource) (string, error) {
 	var buf []string
 	prompt := ">>> "
@@ -310,7 +311,7 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 			if strings.HasPrefix(t, ":") {
 				return t, nil
 			}
-		} else if strings.TrimSpace(line) == "" {
+		} else if strings.TrimSpace(line) == "" && parser.OpenBraces(strings.Join(buf, "\n")) <= 0 {
 			return strings.Join(buf, "\n"), nil
 		}
 		buf = append(buf, line)
@@ -342,15 +343,28 @@ func (r *repl) handle(input string) {
 	}
 	if parser.LooksLikeStatements(input) {
 		r.printError(serr, sources{replInputName: []byte(input)})
+		r.noteNoneAdded(input, stmtsBefore(input, serr))
 	} else {
 		r.printError(xerr, sources{"": []byte(input)})
 	}
 }
 
-// replCommand is one :command.
+// replCommand is one :command: its usage (name and args), the line :help
+// lists, and the text :help NAME prints.
 type replCommand struct {
-	name, args, doc string
-	run             func(r *repl, args []string)
+	name, args, doc, help string
+	run                   func(r *repl, args []string)
+}
+
+// oneArg runs a command that takes one argument, or says so (usage).
+func oneArg(usage string, run func(r *repl, arg string)) func(r *repl, a []string) {
+	return func(r *repl, a []string) {
+		if len(a) != 1 {
+			r.errorf("%s", usage)
+			return
+		}
+		run(r, a[0])
+	}
 }
 
 // replCommands lists the commands in the order :help shows them.
@@ -358,51 +372,118 @@ var replCommands []replCommand
 
 func init() {
 	replCommands = []replCommand{
-		{"load", "FILE", "replace the model with the one in FILE", func(r *repl, a []string) {
-			if len(a) != 1 {
-				r.errorf(":load takes one model file")
-				return
-			}
-			r.load(a[0])
-		}},
-		{"data", "[NAME=]FILE ...", "add .csv or .json data (NAME=FILE binds a whole file)", (*repl).addData},
-		{"set", "NAME=VALUE ...", "set constants or scalar data, as --set does", (*repl).set},
-		{"unset", "NAME ...", "drop :set values", (*repl).unset},
-		{"check", "", "gpp check's summary of the model; with the data loaded (or none to read) binds and compiles it as :fit would", func(r *repl, a []string) { r.check() }},
-		{"fit", "[flags]", "fit, with gpp fit's flags (see :fit --help)", (*repl).fitCmd},
-		{"show", "[NAME]", "fitted factors: family, parameters, mean, sd", (*repl).show},
-		{"list", "", "the model with line numbers (<repl>:LINE:COL)", func(r *repl, a []string) { r.list() }},
-		{"undo", "", "drop the last statement or :load", func(r *repl, a []string) { r.undo() }},
-		{"save", "FILE", "write the model as canonical source (no comments) to a .gpp file", func(r *repl, a []string) {
-			if len(a) != 1 {
-				r.errorf(":save takes one file name")
-				return
-			}
-			r.save(a[0])
-		}},
-		{"help", "[NAME]", "this help; with a NAME, gpp help NAME (a distribution, a function)", func(r *repl, a []string) {
-			switch {
-			case len(a) == 0:
-				fmt.Fprint(r.out, replSessionHelp())
-			case len(a) > 1:
-				r.errorf(":help takes one name")
-			case cmdHelp(a, r.out, r.err) != exitOK:
-				r.failed = true
-			}
-		}},
-		{"quit", "", "end the session (also Ctrl-D)", func(r *repl, a []string) { r.quit = true }},
+		{"load", "FILE", "replace the model with the one in FILE",
+			`The model in FILE replaces the session's, once it checks (else the errors are printed and the session keeps its model). The data stay, but a NAME=FILE entry whose NAME the new model does not declare is dropped, as are the :set values that name nothing in it (a note says which); the last fit is forgotten. :undo goes back to the model before.`,
+			oneArg(":load takes one model file", (*repl).load)},
+		{"data", "[NAME=]FILE ...", "add .csv or .json data (NAME=FILE binds a whole file)",
+			`Each file is read and added to the session's data: a CSV file's columns and a JSON file's keys give the data of their names, and NAME=FILE gives the data NAME a whole CSV file. A file given again, by any path to it, or a NAME= given again replaces its entry. Without arguments :data lists the entries, as :drop takes them. A path with a blank is written my\ y.csv or "my y.csv".`,
+			(*repl).addData},
+		{"drop", "FILE|NAME ...", "drop data added by :data (by the file, or the NAME of a NAME=FILE)",
+			`Each argument drops the :data entries it names: FILE those of that file (by any path to it, so y.csv drops ./y.csv), NAME the entry given as NAME=FILE, or an entry as :data lists it.`,
+			(*repl).dropData},
+		{"set", "NAME=VALUE ...", "set constants or scalar data, as --set does",
+			`Each value sets a constant or a scalar data, as gpp fit's --set does, and replaces an earlier :set of the name. The model is checked with it and, when the data are loaded or it reads none, bound and compiled as :check does: a value that fails there, such as a size the model cannot store, is refused and the old value kept. Without arguments :set lists the values; :unset drops them, and :fit --set sets them too.`,
+			(*repl).set},
+		{"unset", "NAME ...", "drop :set values",
+			`Each NAME loses its :set value: a constant goes back to its default, a scalar data to the data files.`,
+			(*repl).unset},
+		{"check", "", "gpp check's summary of the model; with the data loaded (or none to read) binds and compiles it as :fit would",
+			`Prints gpp check's summary of the session's model: its params and their factors, data and constants. With the data loaded, or when the model reads none, it also binds and compiles the model and tries its log density at a fit's start, as a fit would begin, so that sizes, indices and data values are checked too; it prints their errors instead. Ctrl-C stops it.`,
+			func(r *repl, a []string) { r.check() }},
+		{"fit", "[flags]", "fit, with gpp fit's flags (see :fit --help)",
+			`Fits the session's model to its data with gpp fit's flags (:fit --help lists them), prints the table of the fitted params and the fit's diagnostics, and keeps the fitted q for :show and the expressions typed after it. Files are written only with --out. --set NAME=VALUE sets the value for the session, as :set does, so that the fit is of the session's model and can be queried. Ctrl-C stops the fit; the session keeps the q reached.`,
+			(*repl).fitCmd},
+		{"show", "[NAME]", "fitted factors: family, parameters, mean, sd",
+			`Prints the last fit's factors: family, parameters, mean and sd of each element, of every param (at most 20 elements each) or of the params named (all their elements).`,
+			(*repl).show},
+		{"list", "", "the model with line numbers (<repl>:LINE:COL)",
+			`Prints the session's model with line numbers: an error at <repl>:LINE:COL is in line LINE of it.`,
+			func(r *repl, a []string) { r.list() }},
+		{"undo", "", "drop the last input's statements or the last :load",
+			`Drops the last input added to the model (every statement of it) or undoes the last :load; :set values that name nothing in the model it goes back to are dropped.`,
+			func(r *repl, a []string) { r.undo() }},
+		{"save", "FILE", "write the model as canonical source (no comments) to a .gpp file",
+			`Writes the session's model to FILE as canonical source (comments are not kept), replacing FILE at once. FILE must end in .gpp and may not be a data file of the session; the model file :load read may be saved over.`,
+			oneArg(":save takes one file name", (*repl).save)},
+		{"help", "[NAME]", "this help; :help COMMAND for a command, :help NAME for a distribution or function",
+			`Without NAME, the session's commands. With a command's name (:help fit or :help :fit), that command; with any other NAME, gpp help NAME: a distribution or a function (:help Gamma), or the tables distributions and functions.`,
+			func(r *repl, a []string) {
+				switch {
+				case len(a) == 0:
+					fmt.Fprint(r.out, replSessionHelp())
+				case len(a) > 1:
+					r.errorf(":help takes one name")
+				case strings.HasPrefix(a[0], ":") || lookupCommand(commandName(a[0])) != nil:
+					r.commandHelp(a[0])
+				case cmdHelp(a, r.out, r.err) != exitOK:
+					r.failed = true
+				}
+			}},
+		{"quit", "", "end the session (also Ctrl-D)",
+			`Ends the session, as :q, :exit and Ctrl-D (the end of the input) do.`,
+			func(r *repl, a []string) { r.quit = true }},
 	}
 }
 
-// command runs a :command line.
+// command runs a :command line, its words split by splitArgs. A command
+// that takes no arguments refuses any.
 func (r *repl) command(line string) {
-	fields := strings.Fields(line)
-	name := commandName(fields[0])
-	if c := lookupCommand(name); c != nil {
-		c.run(r, fields[1:])
+	fields, err := splitArgs(line)
+	if err != nil {
+		r.errorf("%s: %v", strings.Fields(line)[0], err)
 		return
 	}
-	r.errorf("unknown command :%s (:help lists the commands)", name)
+	name := commandName(fields[0])
+	c := lookupCommand(name)
+	switch {
+	case c == nil:
+		r.errorf("unknown command :%s (:help lists the commands)", name)
+	case c.args == "" && len(fields) > 1:
+		r.errorf(":%s takes no arguments, got %s (usage: :%s; :help %s)", name, strings.Join(fields[1:], " "), name, name)
+	default:
+		c.run(r, fields[1:])
+	}
+}
+
+// commandHelp prints :help NAME for a command NAME (":fit" or "fit").
+func (r *repl) commandHelp(word string) {
+	name := commandName(word)
+	c := lookupCommand(name)
+	if c == nil {
+		r.errorf("unknown command :%s (:help lists the commands)", name)
+		return
+	}
+	head := ":" + c.name
+	if c.args != "" {
+		head += " " + c.args
+	}
+	fmt.Fprintf(r.out, "%s — %s\n\n%s", head, c.doc, wrapText(c.help, 76, "  "))
+}
+
+// wrapText breaks text into lines of at most width bytes (a longer word
+// has its own line), each after indent.
+func wrapText(text string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		switch {
+		case n == 0:
+			b.WriteString(indent)
+			n = len(indent)
+		case n+1+len(w) > width:
+			b.WriteString("\n" + indent)
+			n = len(indent)
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	if n > 0 {
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // commandName returns the command a ":word" names, aliases resolved.
@@ -438,10 +519,13 @@ func isCommandLine(line string) bool {
 func replSessionHelp() string {
 	var b strings.Builder
 	b.WriteString(`Type declarations and statements (data, const, param, let, ~, target, for,
-output) to add them to the session's model: the whole model is checked again
-and a statement that makes it invalid is reported and dropped. An input goes
-on over several lines ("..." prompt) while a bracket is open or a line ends
-with an operator; a blank line or a :command submits it as it is.
+output) to add them to the session's model: the whole model is checked again,
+and with data loaded bound to them and compiled as :check does. An input (a
+line, or the lines that continue it) is added whole or not at all: if any of
+its statements fails, the errors are printed and none of them is added. An
+input goes on over several lines ("..." prompt) while a bracket is open or a
+line ends with an operator; a blank line (except inside an open { block) or a
+:command submits it as it is.
 
 Commands:
 `)
@@ -457,9 +541,10 @@ Commands:
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, head, c.doc)
 	}
 	b.WriteString(`
-Without arguments, :data and :set list what they hold. Ctrl-C stops a
-running :fit (the session keeps the q reached), query or :check, or drops
-the line being typed.
+Without arguments, :data and :set list what they hold; :fit --set sets
+values for the session, as :set does. :help COMMAND describes a command.
+Ctrl-C stops a running :fit (the session keeps the q reached), query or
+:check, or drops the line being typed.
 
 Any other input that parses as an expression is evaluated:
   - on 1000 draws of the fitted q (:fit --output-draws changes the number):

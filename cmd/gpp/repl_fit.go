@@ -72,7 +72,7 @@ const replExprName = "__repl"
 // written unless --out is given.
 func (r *repl) fitCmd(args []string) {
 	if isHelp(args) {
-		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out.\n\n")
+		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out. --set sets values for the session, as :set does.\n\n")
 		parseFitArgs([]string{"--help"}, r.out, r.err)
 		return
 	}
@@ -92,13 +92,24 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit keeps one q: fit a mixture of restarts with gpp fit --restarts")
 		return
 	}
-	sets := setFlags{}
-	for k, v := range r.sets {
-		sets[k] = v
+	if len(cfg.sets) > 0 {
+		// --set sets the values for the session, as :set does, so that
+		// the fit's model is the session's and queries can read it.
+		sets := setFlags{}
+		for k, v := range r.sets {
+			sets[k] = v
+		}
+		for k, v := range cfg.sets {
+			sets[k] = v
+		}
+		if !r.trySets(sets) {
+			return
+		}
+		for _, k := range sortedKeys(cfg.sets) {
+			r.printSet(k)
+		}
 	}
-	for k, v := range cfg.sets {
-		sets[k] = v
-	}
+	sets := r.sets
 	cfg.sets = sets
 	srcs := r.sources("")
 	l, err := pipeline.ParseSource(replModel, []byte(r.src), sets)

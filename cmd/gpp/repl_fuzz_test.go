@@ -9,13 +9,15 @@ import (
 // its data: statements, expressions at the prompt and the commands that
 // touch neither files nor the terminal. No input may panic the session. A
 // :fit line runs a short fixed fit whatever its flags (flags could name
-// files). The seeds are the inputs of testdata/repl_session.in.
+// files). The seeds are the inputs of testdata/repl_session.in, and one of
+// :drop, :help COMMAND and an input refused whole.
 func FuzzRepl(f *testing.F) {
 	f.Add("param lambda: positive ~ Gamma(2, 0.5)\ny ~ Poisson(lambda)\n:fit\nmean(lambda)\nlambda[0]\n")
 	f.Add("param lambda: positive ~ Gamma(2, 0.5)\noutput twice = 2 * lambda\n:fit\ntwice\nsd(twice)\n:show\n:show lambda\n")
 	f.Add("a * 3\nsum(y)\ny[0:3]\n(mean(y))\n:check\n:set a=3\n:unset a\n:list\n:undo\n")
 	f.Add("param W: positive[N, 2] ~ Gamma(1, 1)\ny ~ Poisson(rowsum(W))\n:fit\nW[1:3, 0]\nmean(W)\nW'\n")
 	f.Add("let z = log(y + 1)\nz\nfor i in 0:N { y[i] ~ Poisson(3) }\nexp(z) .* 2\n")
+	f.Add("let u = y[200]; let v = 1\n:drop y\n:drop testdata/repl_counts.csv\n:help fit\n:undo now\n:set a=\"3\"\n")
 	f.Fuzz(func(t *testing.T, script string) {
 		r, _, _ := newTestRepl()
 		typeIn(r, "data y: int<lower=0>[N]", "const a = 2", ":data testdata/repl_counts.csv")
@@ -28,7 +30,7 @@ func FuzzRepl(f *testing.F) {
 				switch strings.TrimPrefix(fields[0], ":") {
 				case "fit":
 					in = ":fit --quiet --seed 1 --iter 20"
-				case "set", "unset", "check", "show", "list", "undo", "help", "quit", "q", "exit":
+				case "set", "unset", "drop", "check", "show", "list", "undo", "help", "quit", "q", "exit":
 				default:
 					continue // :load, :data, :save read or write files
 				}

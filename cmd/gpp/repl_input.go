@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -77,4 +78,82 @@ func (c replCompleter) Do(line []rune, pos int) ([][]rune, int) {
 		out[i] = []rune(cand[n:])
 	}
 	return out, n
+}
+
+// splitArgs splits a :command line into its words at blanks. A backslash
+// keeps the blank, quote or backslash after it (my\ y.csv), and quotes keep
+// what they hold ("my y.csv", 'my y.csv'; in double quotes \" and \\ are
+// escapes); a backslash before any other character is kept (C:\data).
+func splitArgs(line string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		escaped := c == '\\' && i+1 < len(line) && isEscapable(line[i+1])
+		switch {
+		case quote == '\'':
+			if c == quote {
+				quote = 0
+			} else {
+				w.WriteByte(c)
+			}
+		case quote == '"':
+			switch {
+			case c == quote:
+				quote = 0
+			case escaped && (line[i+1] == '"' || line[i+1] == '\\'):
+				i++
+				w.WriteByte(line[i])
+			default:
+				w.WriteByte(c)
+			}
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case escaped:
+			i++
+			w.WriteByte(line[i])
+			inWord = true
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, errors.New("unclosed " + string(quote) + " quote")
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+// isEscapable reports whether a backslash before c escapes it (splitArgs).
+func isEscapable(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\'' || c == '"' || c == '\\'
+}
+
+// quoteArg writes a word so that splitArgs reads it back: blanks, quotes
+// and a backslash before any of them escaped with a backslash.
+func quoteArg(word string) string {
+	var b strings.Builder
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if c == '\\' && !(i+1 < len(word) && isEscapable(word[i+1])) {
+			b.WriteByte(c) // kept as it is (C:\data)
+			continue
+		}
+		if isEscapable(c) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
 	"github.com/gpplang/gpp/lang/parser"
 )
 
@@ -49,10 +50,12 @@ func checkText(src string, sets setFlags) (*ast.File, *check.Info, error) {
 	return f, info, err
 }
 
-// addStmts adds statements typed at the prompt to the model, if the model
-// stays valid; otherwise it prints the errors and drops them. Errors in
-// the new statements are positioned in the input (<input>:LINE:COL),
-// errors elsewhere in the model (<repl>:LINE:COL).
+// addStmts adds the statements of one input to the model, all of them or
+// none: if the model with them does not check, or, with data loaded, does
+// not bind to the data and compile where it did before (bindsWith), the
+// errors are printed and nothing is added, as one input is one step of
+// :undo. Errors in the new statements are positioned in the input
+// (<input>:LINE:COL), errors elsewhere in the model (<repl>:LINE:COL).
 func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 	f, err := parser.ParseFile(replModel, []byte(r.src))
 	if err != nil { // cannot happen: the model is always valid
@@ -60,12 +63,21 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 		return
 	}
 	all := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], stmts...)}
-	if _, err := check.Check(all, &check.Config{Overrides: r.sets}); err != nil {
+	info, err := check.Check(all, &check.Config{Overrides: r.sets})
+	atStart := false
+	if err == nil && len(r.data) > 0 && r.holdsData(stmts) && r.binds(r.src, r.sets) {
+		atStart, err = r.bindsWith(all, info, r.sets)
+	}
+	if err != nil {
 		r.printError(err, r.sources(input))
+		if atStart {
+			errorf(r.err, "%s", startNote)
+		}
+		r.noteNoneAdded(input, len(stmts))
 		return
 	}
 	src := r.src + strings.TrimRight(input, "\n") + "\n"
-	_, info, err := checkText(src, r.sets)
+	_, info, err = checkText(src, r.sets)
 	if err != nil {
 		r.printError(err, sources{replModel: []byte(src)})
 		return
@@ -74,9 +86,113 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 	r.src, r.info = src, info
 }
 
+// noteNoneAdded says, after the errors of an input of n statements, that
+// none of them was added: with two or more, the ones that had no error
+// might otherwise be taken as added (y ~ Poisson(lambda); output z = zz
+// would leave the likelihood out of the next :fit unsaid).
+func (r *repl) noteNoneAdded(input string, n int) {
+	if n < 2 {
+		return
+	}
+	where := "on this line"
+	if strings.Contains(strings.TrimSpace(input), "\n") {
+		where = "in this input"
+	}
+	errorf(r.err, "note: nothing %s was added: the statements of an input are added together or not at all", where)
+}
+
+// stmtsBefore counts the statements of an input that does not parse, as
+// far as they can be told: the whole ones before its first error and the
+// one with it, or 0 when none is whole before it. Those are not added
+// either.
+func stmtsBefore(input string, err error) int {
+	list, ok := ast.Positioned(err)
+	if !ok || len(list) == 0 || !list[0].Pos.IsValid() {
+		return 0
+	}
+	p := list[0].Pos
+	end := 0 // the byte offset of the error
+	for line := 1; line < p.Line; line++ {
+		i := strings.IndexByte(input[end:], '\n')
+		if i < 0 {
+			return 0
+		}
+		end += i + 1
+	}
+	end = min(end+p.Col-1, len(input))
+	// The longest prefix that ends at a ";" or a newline and parses.
+	for i := end - 1; i > 0; i-- {
+		if input[i] != ';' && input[i] != '\n' {
+			continue
+		}
+		if stmts, err := parser.ParseStmts(replInputName, []byte(input[:i])); err == nil && len(stmts) > 0 {
+			return len(stmts) + 1 // and the one with the error
+		}
+	}
+	return 0
+}
+
+// bindsWith binds the session's data to the model f (checked as info, with
+// the values sets), compiles it and tries its log density at a fit's start,
+// as :check does, and returns the first error; atStart says it is the
+// start's (startNote explains it).
+func (r *repl) bindsWith(f *ast.File, info *check.Info, sets setFlags) (atStart bool, err error) {
+	bound, err := data.Bind(info, r.inputs(), sets)
+	if err != nil {
+		return false, err
+	}
+	m, err := compile.Compile(f, info, bound)
+	if err != nil {
+		return false, err
+	}
+	err = startError(context.Background(), m)
+	return err != nil, err
+}
+
+// binds reports whether the model src, with the values sets, binds to the
+// session's data, compiles and has a start (bindsWith).
+func (r *repl) binds(src string, sets setFlags) bool {
+	f, info, err := checkText(src, sets)
+	if err != nil {
+		return false
+	}
+	_, err = r.bindsWith(f, info, sets)
+	return err == nil
+}
+
+// holdsData reports whether the session's data (or its :set values) hold
+// every data the statements declare. A data declaration that none holds
+// yet waits for its :data; the statements are then checked by the checker
+// only, and bound at :check or :fit.
+func (r *repl) holdsData(stmts []ast.Stmt) bool {
+	for _, s := range stmts {
+		d, ok := s.(*ast.DataDecl)
+		if !ok {
+			continue
+		}
+		name := d.Name.Name
+		_, held := r.sets[name]
+		for _, in := range r.data {
+			switch {
+			case in.in.Name != "":
+				held = held || in.in.Name == name
+			case in.in.Table != nil:
+				held = held || in.in.Table.Column(name) != nil
+			default:
+				_, ok := in.in.JSON[name]
+				held = held || ok
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	return true
+}
+
 // load replaces the model with the model in a file. The data and the :set
-// values stay (those naming nothing in the new model are dropped); the fit
-// is forgotten.
+// values stay (a value or a NAME=FILE naming nothing in the new model is
+// dropped); the fit is forgotten.
 func (r *repl) load(path string) {
 	raw, err := pipeline.ReadModel(path)
 	if err != nil {
@@ -103,6 +219,7 @@ func (r *repl) load(path string) {
 		return
 	}
 	r.noteDropped(sets)
+	r.data = r.keptData(info)
 	r.prev = append(r.prev, r.src)
 	r.src, r.info, r.sets, r.fit = src, info, sets, nil
 	fmt.Fprintf(r.out, "loaded %s: %s\n", path, describeModel(info))
@@ -161,15 +278,16 @@ func describeModel(info *check.Info) string {
 }
 
 // addData reads data files and adds them to the session; a file (or a
-// NAME=) given again replaces the earlier one. Without arguments it lists
-// the data files.
+// NAME=) given again replaces the earlier one, whatever path names the
+// file (y.csv and ./y.csv are one file). Without arguments it lists the
+// data files, as :drop takes them.
 func (r *repl) addData(args []string) {
 	if len(args) == 0 {
 		if len(r.data) == 0 {
 			fmt.Fprintln(r.out, "no data: add files with :data [NAME=]FILE")
 		}
 		for _, d := range r.data {
-			fmt.Fprintf(r.out, "%s: %s\n", d.arg, describeInput(d.in))
+			fmt.Fprintf(r.out, "%s: %s\n", quoteArg(d.arg), describeInput(d.in))
 		}
 		return
 	}
@@ -182,7 +300,7 @@ func (r *repl) addData(args []string) {
 		in := replInput{arg: arg, in: ins[0]}
 		replaced := false
 		for i, d := range r.data {
-			if d.in.Name == in.in.Name && (in.in.Name != "" || d.in.File == in.in.File) {
+			if d.in.Name == in.in.Name && (in.in.Name != "" || sameFile(d.in.File, in.in.File)) {
 				r.data[i], replaced = in, true
 				break
 			}
@@ -190,8 +308,54 @@ func (r *repl) addData(args []string) {
 		if !replaced {
 			r.data = append(r.data, in)
 		}
-		fmt.Fprintf(r.out, "data %s: %s\n", arg, describeInput(in.in))
+		fmt.Fprintf(r.out, "data %s: %s\n", quoteArg(arg), describeInput(in.in))
 	}
+}
+
+// dropData runs :drop: it drops the data entries each argument names, as
+// :data lists them (FILE or NAME=FILE), by the file (any path to it) or
+// by the NAME of a NAME=FILE.
+func (r *repl) dropData(args []string) {
+	if len(args) == 0 {
+		r.errorf(":drop takes the data files to drop, as :data lists them")
+		return
+	}
+	for _, arg := range args {
+		name, file := pipeline.DataArg(arg)
+		kept := r.data[:0:0]
+		var dropped []string
+		for _, d := range r.data {
+			match := arg == d.arg ||
+				name == "" && (arg == d.in.Name || sameFile(file, d.in.File)) ||
+				name != "" && name == d.in.Name && sameFile(file, d.in.File)
+			if match {
+				dropped = append(dropped, quoteArg(d.arg))
+			} else {
+				kept = append(kept, d)
+			}
+		}
+		if len(dropped) == 0 {
+			r.errorf(":drop: no data %s (:data lists them)", quoteArg(arg))
+			continue
+		}
+		r.data = kept
+		fmt.Fprintf(r.out, "dropped data %s\n", strings.Join(dropped, ", "))
+	}
+}
+
+// keptData returns the data entries a model declared as info can use: a
+// NAME=FILE whose NAME it does not declare is left out, as keptSets leaves
+// out values, and noted.
+func (r *repl) keptData(info *check.Info) []replInput {
+	var kept []replInput
+	for _, d := range r.data {
+		if d.in.Name != "" && info.DataVar(d.in.Name) == nil {
+			errorf(r.err, "note: dropped :data %s: the model has no data %s", quoteArg(d.arg), d.in.Name)
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept
 }
 
 // describeInput says what a data file holds.
@@ -226,8 +390,9 @@ func (r *repl) inputs() []data.Input {
 	return out
 }
 
-// set adds :set values, each checked against the model: a value that makes
-// it invalid is reported and dropped. Without arguments it lists them.
+// set adds :set values, each checked against the model (trySets): a value
+// that makes it invalid is reported and dropped. Without arguments it
+// lists them.
 func (r *repl) set(args []string) {
 	if len(args) == 0 {
 		if len(r.sets) == 0 {
@@ -249,17 +414,42 @@ func (r *repl) set(args []string) {
 			r.errorf(":set: %v", err)
 			continue
 		}
-		_, info, err := checkText(r.src, trial)
-		if err != nil {
+		if r.trySets(trial) {
+			r.printSet(name)
+		}
+	}
+}
+
+// trySets makes sets the session's values if the model checks with them
+// and, when the data are loaded or it reads none, also binds, compiles and
+// has a start with them (bindsWith, as :check) if it did with the values
+// before: a size past what a model can store (:set K=1e9) is refused as gpp
+// fit --set refuses it. Otherwise it prints the errors and reports false.
+func (r *repl) trySets(sets setFlags) bool {
+	f, info, err := checkText(r.src, sets)
+	if err != nil {
+		r.printError(err, r.sources(""))
+		return false
+	}
+	if (len(r.data) > 0 || len(info.Data) == 0) && r.binds(r.src, r.sets) {
+		if atStart, err := r.bindsWith(f, info, sets); err != nil {
 			r.printError(err, r.sources(""))
-			continue
+			if atStart {
+				errorf(r.err, "%s", startNote)
+			}
+			return false
 		}
-		r.sets, r.info = trial, info
-		if c := info.Const(name); c != nil {
-			fmt.Fprintf(r.out, "%s = %s (default %s)\n", name, c.ValueString(), formatConst(c))
-		} else {
-			fmt.Fprintf(r.out, "%s = %s (scalar data)\n", name, trial[name])
-		}
+	}
+	r.sets, r.info = sets, info
+	return true
+}
+
+// printSet prints the value :set gave name.
+func (r *repl) printSet(name string) {
+	if c := r.info.Const(name); c != nil {
+		fmt.Fprintf(r.out, "%s = %s (default %s)\n", name, c.ValueString(), formatConst(c))
+	} else {
+		fmt.Fprintf(r.out, "%s = %s (scalar data)\n", name, r.sets[name])
 	}
 }
 

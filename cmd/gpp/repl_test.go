@@ -491,7 +491,9 @@ func TestReplFitWarnings(t *testing.T) {
 		{"target += logpdf(3, Normal(m, 0.1))", ""},
 		{"m", "note: the model changed since the last :fit; this answer is from that fit"},
 		{":show m", "note: the model changed since the last :fit"},
-		{":fit --quiet --iter 200 --set s=2", ""},
+		{":fit --quiet --iter 200 --set s=2", ""}, // sets s for the session too
+		{"mean(m)", ""},
+		{":set s=3", ""},
 		{"mean(m)", "note: the values set changed since the last :fit"},
 	} {
 		errb.Reset()
@@ -764,5 +766,233 @@ func TestReplQueryMemory(t *testing.T) {
 	typeIn(r, "rep(mu, 20)")
 	if want := fmt.Sprintf("gpp: %d draws of the 20 elements shown would take more than %d numbers (1 GiB): run :fit --output-draws %d or fewer, or index into the value\n", replMaxKept/10, replMaxKept, replMaxKept/20); errb.String() != want || out.Len() > 0 {
 		t.Errorf("output %q, errors:\n%s\nwant:\n%s", out.String(), errb.String(), want)
+	}
+}
+
+// TestReplInputAllOrNothing: an input of several statements is added whole
+// or not at all, and a refusal says that none of it was added: the
+// likelihood before an error on the same line was dropped unsaid, and the
+// next :fit fitted the prior.
+func TestReplInputAllOrNothing(t *testing.T) {
+	const model = "data y: int<lower=0>[N]\nparam lambda: positive ~ Gamma(2, 0.5)\n"
+	tests := []struct{ input, note string }{
+		{"y ~ Poisson(lambda); output z = undefined_name", "gpp: note: nothing on this line was added"},
+		{"y ~ Poisson(lambda); output z = 1 +* 2", "gpp: note: nothing on this line was added"},
+		{"y ~ Poisson(lambda); let w = (1 +\n2); let u = zz", "gpp: note: nothing in this input was added"},
+		{"output z = undefined_name", ""}, // one statement: its error says it all
+	}
+	for _, tt := range tests {
+		r, _, errb := newTestRepl()
+		typeIn(r, model, tt.input)
+		if r.src != model {
+			t.Errorf("%q: model = %q, want it unchanged", tt.input, r.src)
+		}
+		if got := errb.String(); !strings.Contains(got, "<input>:") || tt.note == "" && strings.Contains(got, "note:") || !strings.Contains(got, tt.note) {
+			t.Errorf("%q: errors:\n%s\nwant the note %q", tt.input, got, tt.note)
+		}
+	}
+}
+
+// TestReplStmtAgainstData: with data loaded, a statement is bound to them
+// and compiled as :check does, and refused at its position if that fails;
+// it was added, and every later query failed on it. A data declaration
+// whose data are still to come is added.
+func TestReplStmtAgainstData(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "data y: int<lower=0>[N]", "param mu: real ~ Normal(0, 1)", "y ~ Poisson(exp(mu))", ":data testdata/repl_counts.csv")
+	model := r.src
+	typeIn(r, "let z = y[200]", "let a = y[2]; output b = y[10]", "target += log(-1 - mu * mu)")
+	e := errb.String()
+	for _, want := range []string{
+		"<input>:1:11: index 200 out of range [0, 10)\n    let z = y[200]\n              ^\n",
+		"<input>:1:28: index 10 out of range [0, 10)",
+		"gpp: note: nothing on this line was added",
+		"gpp: " + startNote,
+	} {
+		if !strings.Contains(e, want) {
+			t.Errorf("errors:\n%s\nwant %q", e, want)
+		}
+	}
+	if r.src != model {
+		t.Errorf("model = %q, want it unchanged", r.src)
+	}
+	errb.Reset()
+	typeIn(r, "sum(y)", "let z = y[9]", "data x: real[M]", "let w = x[1]")
+	if errb.Len() > 0 || out.String() != "data testdata/repl_counts.csv: 10 rows, column y\n35\n" {
+		t.Errorf("output %q, errors:\n%s", out.String(), errb.String())
+	}
+	if !strings.HasSuffix(r.src, "let w = x[1]\n") {
+		t.Errorf("model = %q", r.src)
+	}
+}
+
+// TestReplFitSet: :fit --set sets the values for the session, as :set
+// does, so that the fit can be queried (the session kept its own K, and
+// every query was refused as of another model); a value that makes the
+// model invalid is refused before the fit.
+func TestReplFitSet(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "const K = 3", "param w: real[K] ~ Normal(0, 1)", ":fit --quiet --seed 1 --iter 200 --set K=2")
+	if r.fit == nil || r.sets["K"] != "2" || !strings.HasPrefix(out.String(), "K = 2 (default 3)\n") {
+		t.Fatalf("sets %v, output:\n%s\nerrors:\n%s", r.sets, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	typeIn(r, "mean(w)", ":show w", "w[1] * 2")
+	if errb.Len() > 0 || !strings.HasPrefix(out.String(), "[") || !strings.Contains(out.String(), "w[1]") {
+		t.Errorf("queries after :fit --set: output:\n%s\nerrors:\n%s", out.String(), errb.String())
+	}
+	typeIn(r, ":fit --quiet --iter 200 --set K=0")
+	if want := "<repl>:2:7: `w` would have 0 elements: a param needs at least one"; !strings.Contains(errb.String(), want) || r.sets["K"] != "2" {
+		t.Errorf("sets %v, errors:\n%s\nwant %s", r.sets, errb.String(), want)
+	}
+}
+
+// TestReplSetTooLarge: :set refuses a size that makes the model too large
+// to store, as gpp fit --set does, with the data loaded or none to read;
+// it was kept, and every :fit failed on it.
+func TestReplSetTooLarge(t *testing.T) {
+	r, _, errb := newTestRepl()
+	typeIn(r, "const K = 3", "param w: real[K] ~ Normal(0, 1)", ":set K=1e9")
+	if want := "<repl>:2:7: `w` would have 1000000000 elements, more than a model can store (536870912 numbers, 4 GiB)"; !strings.Contains(errb.String(), want) || len(r.sets) != 0 {
+		t.Errorf("sets %v, errors:\n%s\nwant %s", r.sets, errb.String(), want)
+	}
+	r, _, errb = newTestRepl()
+	typeIn(r, ":load testdata/repl_model.gpp", "const K = 3", "let big = I(K)", ":data testdata/repl_counts.csv", ":set K=30000", ":set K=4")
+	if want := "<repl>:8:11: I(30000) would take the model past 536870912 stored numbers (4 GiB)"; !strings.Contains(errb.String(), want) || r.sets["K"] != "4" {
+		t.Errorf("sets %v, errors:\n%s\nwant %s", r.sets, errb.String(), want)
+	}
+}
+
+// TestReplBlankLineInBlock: a blank line inside an open "{" block goes on
+// with the block, as in a model file; it submitted the block half typed.
+// Outside braces a blank line still submits an open bracket.
+func TestReplBlankLineInBlock(t *testing.T) {
+	var out, errb bytes.Buffer
+	script := "const K = 3\nfor i in 0:K {\n  let u = i\n\n  let v = u * 2\n}\n(1 +\n\n:list\n"
+	code := run([]string{"repl", "--history", "-"}, strings.NewReader(script), &out, &errb)
+	if want := ">>> for i in 0:K {\n...   let u = i\n... \n...   let v = u * 2\n... }\n>>> (1 +\n... \n"; !strings.Contains(out.String(), want) {
+		t.Errorf("transcript:\n%s\nwant it to contain:\n%s", out.String(), want)
+	}
+	if want := "  6  }\n"; !strings.HasSuffix(out.String(), want) {
+		t.Errorf(":list:\n%s\nwant the block whole, ending %q", out.String(), want)
+	}
+	if e := errb.String(); code != exitError || strings.Count(e, "<input>:") != 1 || !strings.Contains(e, "<input>:1:5: expected an expression") {
+		t.Errorf("exit code %d, errors:\n%s\nwant one, of (1 +", code, e)
+	}
+}
+
+// TestReplDataEntries: every :data entry can be dropped (:drop), by the
+// file or a NAME=FILE's NAME, as :data lists it; y.csv and ./y.csv are one
+// file, a path with an escaped blank is one word, and :load drops the
+// NAME=FILE entries the new model does not declare. Each of these left an
+// entry that no command could remove, and every :fit failed on it.
+func TestReplDataEntries(t *testing.T) {
+	counts, err := os.ReadFile("testdata/repl_counts.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaced := filepath.Join(t.TempDir(), "my y.csv")
+	if err := os.WriteFile(spaced, counts, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	esc := strings.ReplaceAll(spaced, " ", `\ `)
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv", ":data ./testdata/repl_counts.csv",
+		":data z=testdata/repl_counts.csv", ":data "+esc)
+	if got := r.dataArgs(); !reflect.DeepEqual(got, []string{"./testdata/repl_counts.csv", "z=testdata/repl_counts.csv", spaced}) {
+		t.Fatalf("data %q; errors:\n%s", got, errb.String())
+	}
+	out.Reset()
+	typeIn(r, ":data")
+	if want := "./testdata/repl_counts.csv: 10 rows, column y\nz=testdata/repl_counts.csv: z, a [10, 1] table\n" + esc + ": 10 rows, column y\n"; out.String() != want {
+		t.Errorf(":data lists\n%s\nwant\n%s", out.String(), want)
+	}
+	typeIn(r, ":drop z", ":drop "+esc, ":check")
+	if got := r.dataArgs(); !reflect.DeepEqual(got, []string{"./testdata/repl_counts.csv"}) || errb.Len() > 0 {
+		t.Errorf("data %q after :drop; errors:\n%s", got, errb.String())
+	}
+	typeIn(r, `:data "`+spaced+`"`, ":drop testdata/../testdata/repl_counts.csv")
+	if got := r.dataArgs(); !reflect.DeepEqual(got, []string{spaced}) || errb.Len() > 0 {
+		t.Errorf("data %q after :drop by another path; errors:\n%s", got, errb.String())
+	}
+	typeIn(r, ":drop nope.csv")
+	if want := "gpp: :drop: no data nope.csv (:data lists them)\n"; errb.String() != want {
+		t.Errorf("errors:\n%s\nwant %s", errb.String(), want)
+	}
+	errb.Reset()
+	typeIn(r, ":data y=testdata/repl_counts.csv", ":load testdata/fit_factor.gpp")
+	if want := "gpp: note: dropped :data y=testdata/repl_counts.csv: the model has no data y\n"; errb.String() != want || len(r.data) != 1 {
+		t.Errorf("data %q, errors:\n%s\nwant %s", r.dataArgs(), errb.String(), want)
+	}
+}
+
+func TestSplitArgs(t *testing.T) {
+	tests := []struct {
+		line string
+		want []string
+	}{
+		{":data  a.csv\tb.csv ", []string{":data", "a.csv", "b.csv"}},
+		{`:data my\ y.csv`, []string{":data", "my y.csv"}},
+		{`:data "my y.csv" 'it''s'`, []string{":data", "my y.csv", "its"}},
+		{`:data "a \"b\" \\ \c"`, []string{":data", `a "b" \ \c`}},
+		{`:data C:\data\y.csv`, []string{":data", `C:\data\y.csv`}},
+		{`:data a\\ b`, []string{":data", `a\`, "b"}},
+	}
+	for _, tt := range tests {
+		got, err := splitArgs(tt.line)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitArgs(%q) = %q, %v; want %q", tt.line, got, err, tt.want)
+		}
+		for _, w := range got {
+			if back, err := splitArgs(quoteArg(w)); err != nil || len(back) != 1 || back[0] != w {
+				t.Errorf("quoteArg(%q) = %q reads back as %q, %v", w, quoteArg(w), back, err)
+			}
+		}
+	}
+	if _, err := splitArgs(`:data "a.csv`); err == nil {
+		t.Error("an unclosed quote is no error")
+	}
+}
+
+// TestReplCommandHelp: :help COMMAND (or :COMMAND, or an alias) describes
+// the REPL's command; :help fit printed gpp fit's command-line help, and
+// :help undo no help at all.
+func TestReplCommandHelp(t *testing.T) {
+	for _, c := range replCommands {
+		r, out, errb := newTestRepl()
+		typeIn(r, ":help "+c.name, ":help :"+c.name)
+		head := ":" + c.name
+		if c.args != "" {
+			head += " " + c.args
+		}
+		text := out.String()
+		if !strings.HasPrefix(text, head+" — "+c.doc+"\n\n  ") || strings.Count(text, head+" — ") != 2 || errb.Len() > 0 || len(c.help) < 40 {
+			t.Errorf(":help %s printed:\n%s\nerrors:\n%s", c.name, text, errb.String())
+		}
+	}
+	r, out, _ := newTestRepl()
+	typeIn(r, ":help fit", ":help q")
+	if text := out.String(); !strings.Contains(text, "--set NAME=VALUE sets the\n  value for the session") || !strings.Contains(text, ":quit — end the session") {
+		t.Errorf("output:\n%s", text)
+	}
+	r, _, errb := newTestRepl()
+	typeIn(r, ":help :frob")
+	if want := "gpp: unknown command :frob (:help lists the commands)\n"; errb.String() != want || !r.failed {
+		t.Errorf("errors %q, want %q", errb.String(), want)
+	}
+}
+
+// TestReplNoArgs: a command that takes no arguments refuses any, with its
+// usage; :quit now ended the session and :undo x undid, the words ignored.
+func TestReplNoArgs(t *testing.T) {
+	r, _, errb := newTestRepl()
+	typeIn(r, "const a = 1", ":undo x", ":quit now", ":list 1 2", ":check x")
+	want := "gpp: :undo takes no arguments, got x (usage: :undo; :help undo)\n" +
+		"gpp: :quit takes no arguments, got now (usage: :quit; :help quit)\n" +
+		"gpp: :list takes no arguments, got 1 2 (usage: :list; :help list)\n" +
+		"gpp: :check takes no arguments, got x (usage: :check; :help check)\n"
+	if errb.String() != want || r.quit || r.src != "const a = 1\n" || !r.failed {
+		t.Errorf("quit %v, model %q, errors:\n%s\nwant:\n%s", r.quit, r.src, errb.String(), want)
 	}
 }
