@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 )
@@ -350,7 +351,7 @@ func (b *binder) expected(d *check.DataVar) string {
 	if len(have) > 0 {
 		sort.Strings(have)
 		have = slices.Compact(have) // a column of two files, named once
-		s += "; the data has " + strings.Join(have, ", ") + hint
+		s += "; the data has " + textenc.EscapeBidi(strings.Join(have, ", ")) + hint
 	} else if len(b.inputs) == 0 {
 		s += "; no data files were given"
 	}

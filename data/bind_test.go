@@ -209,6 +209,9 @@ func TestBindErrors(t *testing.T) {
 		{"missing matrix, two files", "data Y: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "a.csv", "x,y\n1,2\n"), csvInput(t, "", "b.csv", "x,y\n3,4\n")}
 		}, nil, "; the data has x, y\x00"},
+		{"bidi controls in a header", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x\u202ey,\u2066z\n1,2\n")}
+		}, nil, `; the data has x\u202ey, \u2066z` + "\x00"},
 		{"matrix takes a named column", "data y: real[N]\ndata X: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "y,a,b\n1,2,3\n")}
 		}, nil, "m.gpp:2:6: `X` would take every column of d.csv, including column \"y\", which is bound by name: give `X` a file of its own, as X=FILE.csv"},
@@ -368,6 +371,7 @@ func TestUnused(t *testing.T) {
 		jsonInput(t, "d.json", `{"x": [1, 2], "m": 5, "K": 3, "t": 1, "o": 2, "note": "hi"}`),
 		csvInput(t, "", "e.csv", "a,b\n1,2\n"),
 		csvInput(t, "", "f.csv", "x2,note\n1,2\n"),
+		csvInput(t, "", "g.csv", "a\u202eb\n1\n"),
 	}
 	want := []string{
 		`d.json: key "K" names a const of the model, not data: it is ignored (set a const with --set K=VALUE)`,
@@ -376,6 +380,7 @@ func TestUnused(t *testing.T) {
 		`d.json: key "t" names a let of the model, not data: it is ignored`,
 		"e.csv gives no data the model reads (its columns: a, b)",
 		"f.csv gives no data the model reads (its columns: x2, note)",
+		`g.csv gives no data the model reads (its columns: a\u202eb)`,
 	}
 	if got := Unused(info, inputs); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/check"
 )
 
@@ -58,10 +59,11 @@ func Unused(info *check.Info, inputs []Input) []string {
 	return warns
 }
 
-// listNames joins up to limit names, with a count of the rest.
+// listNames joins up to limit names, with a count of the rest, their
+// bidirectional controls escaped (textenc.EscapeBidi).
 func listNames(names []string, limit int) string {
 	if len(names) <= limit {
-		return strings.Join(names, ", ")
+		return textenc.EscapeBidi(strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:limit], ", "), len(names)-limit)
+	return fmt.Sprintf("%s and %d more", textenc.EscapeBidi(strings.Join(names[:limit], ", ")), len(names)-limit)
 }

@@ -124,6 +124,10 @@ type Univariate struct {
 	// and logs once per distinct argument set. It returns exactly what
 	// Kernel returns.
 	Prepared Prepared
+	// LogProb marks a Kernel that is a log probability, log P(X ≤ x) or
+	// log P(X > x) (LogCDF), rather than a log density, so that errors name
+	// what is not finite.
+	LogProb bool
 }
 
 // Prepared is a kernel split into its parameter-only part (Prepare, once per

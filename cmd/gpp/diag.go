@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/width"
+
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -15,14 +19,17 @@ import (
 // offending line.
 type sources map[string][]byte
 
-// errorf prints a plain error message prefixed with "gpp: ".
+// errorf prints a plain error message prefixed with "gpp: ". Bidirectional
+// controls in it (from a file name or a data file's text) are escaped, so
+// that the terminal shows the text as it is (textenc.EscapeBidi).
 func errorf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "gpp: "+format+"\n", args...)
+	fmt.Fprint(w, "gpp: "+textenc.EscapeBidi(fmt.Sprintf(format, args...))+"\n")
 }
 
 // printError prints err. Positioned errors (ast.Error, ast.ErrorList) are
 // printed one per error as "file:line:col: message", followed by the source
-// line and a caret under the column when the source is known.
+// line and a caret under the column when the source is known. As errorf,
+// it escapes bidirectional controls.
 func printError(w io.Writer, err error, src sources) {
 	list, ok := ast.Positioned(err)
 	if !ok {
@@ -30,7 +37,7 @@ func printError(w io.Writer, err error, src sources) {
 		return
 	}
 	for _, e := range list {
-		fmt.Fprintln(w, e.Error())
+		fmt.Fprintln(w, textenc.EscapeBidi(e.Error()))
 		if line, ok := sourceLine(src[e.Pos.File], e.Pos.Line); ok && e.Pos.Col > 0 {
 			shown, pad := quoteLine(line, e.Pos.Col)
 			fmt.Fprintf(w, "    %s\n    %s^\n", shown, pad)
@@ -96,23 +103,23 @@ const quoteWidth = 100
 // quoteLine returns line as an error quotes it, and the whitespace that puts
 // a caret under byte column col of it. Control characters and bytes that are
 // not UTF-8 are shown as "?", so that a quote cannot move the terminal's
-// cursor or garble it, and each still takes one column.
+// cursor or garble it, and bidirectional controls as escapes (\u202e), so
+// that it cannot reorder the text shown. The caret goes by display width:
+// a wide or fullwidth character (日, ｘ) takes two columns of padding, a
+// combining mark none, and a tab is copied as a tab.
 func quoteLine(line string, col int) (shown, pad string) {
-	var runes []rune
-	at := -1 // index in runes of the character at col
+	var cells []string // each character as shown
+	at := -1           // index in cells of the character at col
 	for i, r := range line {
 		if at < 0 && i >= col-1 {
-			at = len(runes)
+			at = len(cells)
 		}
-		if r == utf8.RuneError || r < ' ' && r != '\t' || 0x7f <= r && r < 0xa0 {
-			r = '?'
-		}
-		runes = append(runes, r)
+		cells = append(cells, showRune(r))
 	}
 	if at < 0 {
-		at = len(runes) + max(col-1-len(line), 0) // past the end: at the end or beyond
+		at = len(cells) + max(col-1-len(line), 0) // past the end: at the end or beyond
 	}
-	lo, hi := 0, len(runes)
+	lo, hi := 0, len(cells)
 	if hi > quoteWidth {
 		lo = min(max(at-quoteWidth/2, 0), hi-quoteWidth)
 		hi = lo + quoteWidth
@@ -122,16 +129,47 @@ func quoteLine(line string, col int) (shown, pad string) {
 		text.WriteString("…")
 		space.WriteByte(' ')
 	}
-	text.WriteString(string(runes[lo:hi]))
-	if hi < len(runes) {
+	text.WriteString(strings.Join(cells[lo:hi], ""))
+	if hi < len(cells) {
 		text.WriteString("…")
 	}
 	for i := lo; i < at; i++ {
-		if i < len(runes) && runes[i] == '\t' {
-			space.WriteByte('\t')
-		} else {
+		switch {
+		case i >= len(cells):
 			space.WriteByte(' ')
+		case cells[i] == "\t":
+			space.WriteByte('\t')
+		default:
+			for _, r := range cells[i] {
+				space.WriteString(strings.Repeat(" ", runeWidth(r)))
+			}
 		}
 	}
 	return text.String(), space.String()
+}
+
+// showRune returns r as a quoted source line shows it (quoteLine).
+func showRune(r rune) string {
+	switch {
+	case r == utf8.RuneError || r < ' ' && r != '\t' || 0x7f <= r && r < 0xa0:
+		return "?"
+	case textenc.IsBidi(r):
+		return textenc.EscapeBidi(string(r))
+	}
+	return string(r)
+}
+
+// runeWidth is the number of terminal columns r takes: 2 for East Asian
+// wide and fullwidth characters, 0 for combining marks and zero-width
+// characters, else 1 (East Asian ambiguous ones too, as terminals outside
+// CJK locales show them).
+func runeWidth(r rune) int {
+	if unicode.In(r, unicode.Mn, unicode.Me) || r == 0x200b || r == 0x200c || r == 0x200d || r == 0x2060 || r == 0xfeff {
+		return 0
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }

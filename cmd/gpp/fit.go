@@ -46,8 +46,9 @@ type fitConfig struct {
 	verbose     bool
 	settings    sgvb.Settings
 
-	temps     *tempFiles          // temporary output files, removed on a hard exit
-	afterEval func(sgvb.Progress) // tests: called after each ELBO evaluation
+	temps        *tempFiles          // temporary output files, removed on a hard exit
+	afterEval    func(sgvb.Progress) // tests: called after each ELBO evaluation
+	beforeCommit func()              // tests: called when the outputs are staged, before their commit
 }
 
 // Defaults of gpp fit's flags.
@@ -124,7 +125,9 @@ Files that an earlier fit wrote there (as its fit.json lists them) and this
 one does not, such as its plots, are removed with the new files' commit;
 no other file in the directory is touched. An output that would replace or
 remove an input (the model, a data file, the --init file) is an error before
-the fit: --init DIR/fit.json needs another --out than DIR.
+the fit: --init DIR/fit.json needs another --out than DIR. A fit locks its
+output directory (a file .gpp-lock in it) until its files are written: a
+second fit into the same directory meanwhile fails before fitting.
 
 Data: a CSV file binds its columns to data declarations by name (a matrix
 declaration takes all columns of the one positional CSV), NAME=file.csv binds a
@@ -279,6 +282,13 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	return fitWithSignals(cfg, stdout, stderr)
+}
+
+// fitWithSignals runs the fit of cfg with Ctrl-C and SIGTERM stopping it:
+// the first signal writes the q reached, a second exits at once, leaving no
+// temporary file.
+func fitWithSignals(cfg *fitConfig, stdout, stderr io.Writer) int {
 	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
 	cfg.temps = &tempFiles{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -360,7 +370,19 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("%v", err)
 		return exitError
 	}
+	// Held from before the fit until the outputs are committed: a second
+	// fit into the directory fails now rather than mix its files with ours.
+	lock, err := lockOutDir(cfg.out, cfg.temps)
+	if err != nil {
+		con.note("%v", err)
+		if created {
+			os.Remove(cfg.out)
+		}
+		return exitError
+	}
+	defer lock.release()
 	removeIfEmpty := func() {
+		lock.release()
 		if created {
 			os.Remove(cfg.out) // only succeeds when nothing was written
 		}
@@ -430,6 +452,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		removeIfEmpty()
 		return exitError
 	}
+	lock.release()
 
 	printFitSummary(stdout, cfg, h, ds, st, written)
 	for _, w := range fitWarnings(r, mix) {
@@ -446,6 +469,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("warning: %s", msg)
 	}
 	for _, w := range nanWarnings(ds, st) {
+		con.note("warning: %s", w)
+	}
+	for _, w := range inexactWarnings(ds, l.Info) {
 		con.note("warning: %s", w)
 	}
 	elbo, se := r.ELBO, r.ELBOSE
@@ -557,6 +583,9 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 			sw.abort()
 			return nil, err
 		}
+	}
+	if cfg.beforeCommit != nil {
+		cfg.beforeCommit()
 	}
 	if err := sw.commit(); err != nil {
 		return nil, err

@@ -1167,10 +1167,11 @@ func TestReadFitJSONRoundTrip(t *testing.T) {
 }
 
 // TestCaretUnderColumn: the caret under a quoted source line counts
-// characters, not bytes (a CSV header may hold ï), copies tabs, and a
-// byte-order mark at the start of a file is neither shown nor counted.
-// Control characters show as "?", and a long line is cut to quoteWidth
-// characters around the column.
+// display columns, not bytes (a CSV header may hold ï, a comment 日本),
+// copies tabs, and a byte-order mark at the start of a file is neither
+// shown nor counted. Control characters show as "?", bidirectional
+// controls as escapes, and a long line is cut to quoteWidth characters
+// around the column.
 func TestCaretUnderColumn(t *testing.T) {
 	long := strings.Repeat("abcdefghij", 30) // 300 characters
 	for _, c := range []struct {
@@ -1188,6 +1189,14 @@ func TestCaretUnderColumn(t *testing.T) {
 		{long + "\n", 1, 151, "…" + long[100:200] + "…\n" + strings.Repeat(" ", 51) + "^"},
 		{long + "\n", 1, 300, "…" + long[200:] + "\n" + strings.Repeat(" ", 100) + "^"},
 		{long + "\n", 1, 301, "…" + long[200:] + "\n" + strings.Repeat(" ", 101) + "^"},
+		// display width: wide and fullwidth characters take two columns,
+		// combining marks none; tabs are copied
+		{"y ~ Normal(mu, 1) + 日本 + zz\n", 1, 30, "y ~ Normal(mu, 1) + 日本 + zz\n" + strings.Repeat(" ", 27) + "^"},
+		{"ｘ = zz\n", 1, 7, "ｘ = zz\n     ^"},
+		{"e\u0301 + zz\n", 1, 7, "e\u0301 + zz\n    ^"},
+		{"\t日\tzz\n", 1, 6, "\t日\tzz\n\t  \t^"},
+		// bidirectional controls are escaped, and the caret counts the escape
+		{"y ~ x \u202e + zz\n", 1, 13, `y ~ x \u202e + zz` + "\n" + strings.Repeat(" ", 15) + "^"},
 	} {
 		line, ok := sourceLine([]byte(c.src), c.line)
 		shown, pad := quoteLine(line, c.col)

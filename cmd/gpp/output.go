@@ -38,6 +38,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -56,23 +57,58 @@ const predictStream = 0x7072656469637421
 // ---------------------------------------------------------------------------
 // Atomic files
 
-// tempFiles tracks the temporary files of a fit's outputs, so that a second
-// Ctrl-C, which exits at once, can remove them. Safe for concurrent use.
+// tempFiles tracks the temporary files of a fit's outputs (and the lock
+// on its output directory), so that a hard exit on a second signal can
+// remove them. Once removeAll has run no file can be created through it, so
+// a writer still running while the process exits leaves nothing behind,
+// and a commit's renames finish before removeAll starts, so the directory
+// is never left with half a set. Safe for concurrent use.
 type tempFiles struct {
-	mu    sync.Mutex
-	paths map[string]bool
+	commit sync.Mutex // held by staged.commit; removeAll waits for it
+	mu     sync.Mutex
+	paths  map[string]bool
+	closed bool // removeAll has run
 }
 
-func (t *tempFiles) add(p string) {
+// errExiting is the error of a file operation refused because gpp is
+// exiting on a signal.
+var errExiting = errors.New("gpp is exiting on a signal")
+
+// create runs mk, which creates a file and returns its path, and tracks
+// the path; after removeAll it creates nothing and returns errExiting.
+func (t *tempFiles) create(mk func() (string, error)) error {
 	if t == nil {
-		return
+		_, err := mk()
+		return err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.closed {
+		return errExiting
+	}
+	p, err := mk()
+	if err != nil {
+		return err
+	}
 	if t.paths == nil {
 		t.paths = map[string]bool{}
 	}
 	t.paths[p] = true
+	return nil
+}
+
+// createTemp is os.CreateTemp through create.
+func (t *tempFiles) createTemp(dir, pattern string) (*os.File, error) {
+	var f *os.File
+	err := t.create(func() (string, error) {
+		var err error
+		f, err = os.CreateTemp(dir, pattern)
+		if err != nil {
+			return "", err
+		}
+		return f.Name(), nil
+	})
+	return f, err
 }
 
 func (t *tempFiles) forget(p string) {
@@ -84,17 +120,31 @@ func (t *tempFiles) forget(p string) {
 	delete(t.paths, p)
 }
 
-// removeAll removes every temporary file still tracked.
+// isClosed reports whether removeAll has run.
+func (t *tempFiles) isClosed() bool {
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed
+}
+
+// removeAll removes every file still tracked, after any commit under way,
+// and refuses to create more.
 func (t *tempFiles) removeAll() {
 	if t == nil {
 		return
 	}
+	t.commit.Lock()
+	defer t.commit.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for p := range t.paths {
 		os.Remove(p)
 	}
 	t.paths = nil
+	t.closed = true
 }
 
 // staged writes a set of files atomically: each file goes to a temporary
@@ -117,12 +167,11 @@ type stagedFile struct{ tmp, final string }
 // fill produces.
 func (s *staged) write(name string, fill func(w io.Writer) error) error {
 	final := filepath.Join(s.dir, name)
-	f, err := os.CreateTemp(s.dir, "."+name+".tmp-*")
+	f, err := s.temps.createTemp(s.dir, "."+name+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", final, err)
 	}
 	tmp := f.Name()
-	s.temps.add(tmp)
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
@@ -156,8 +205,18 @@ func (s *staged) write(name string, fill func(w io.Writer) error) error {
 // renamed, so that the set is not left half replaced. The stale files are
 // first moved aside (renamed to temporary names), put back if the commit
 // fails before a file of the new set is in place, and removed once every
-// file is; a stale name that is not a regular file is left alone.
+// file is; a stale name that is not a regular file is left alone. A hard
+// exit (temps.removeAll) waits for the commit, and one that came first
+// fails it.
 func (s *staged) commit() error {
+	if s.temps != nil {
+		s.temps.commit.Lock()
+		defer s.temps.commit.Unlock()
+	}
+	if s.temps.isClosed() {
+		s.abort()
+		return fmt.Errorf("cannot write the outputs in %s: %w", s.dir, errExiting)
+	}
 	for _, f := range s.files {
 		if fi, err := os.Stat(f.final); err == nil && fi.IsDir() {
 			s.abort()
@@ -176,10 +235,9 @@ func (s *staged) commit() error {
 		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		f, err := os.CreateTemp(s.dir, "."+name+".old-*")
+		f, err := s.temps.createTemp(s.dir, "."+name+".old-*")
 		if err == nil {
 			f.Close()
-			s.temps.add(f.Name())
 			err = os.Rename(p, f.Name())
 			if err != nil {
 				os.Remove(f.Name())
@@ -686,6 +744,36 @@ func nanWarnings(ds *drawSet, st []stats) []string {
 			out = append(out, fmt.Sprintf("%s is NaN in every draw%s", v.name, which))
 		} else {
 			out = append(out, fmt.Sprintf("%s is NaN in %d of %d draws%s; its summary is over the other draws", v.name, worst, n, which))
+		}
+	}
+	return out
+}
+
+// inexactWarnings returns, for every output of type int (a replicate of a
+// discrete distribution, or an expression of them) with a draw past 2^53 in
+// magnitude, how many: a float64 holds no exact integer there, so those
+// draws are written as reals rounded to 6 digits (formatNum), not as
+// counts.
+func inexactWarnings(ds *drawSet, info *check.Info) []string {
+	isInt := map[string]bool{}
+	for _, o := range info.Outputs {
+		isInt[o.Name] = o.Type.Elem == check.Int
+	}
+	var out []string
+	for _, v := range ds.vars {
+		if !v.output || !isInt[v.name] {
+			continue
+		}
+		n := 0
+		for j := range v.elems {
+			for _, x := range ds.cols[v.first+j] {
+				if math.Abs(x) > 1<<53 {
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("%s is an int past 2^53 in %d of %d values, where a float64 holds no exact integer: they are written as rounded reals", v.name, n, len(v.elems)*len(ds.logp)))
 		}
 	}
 	return out

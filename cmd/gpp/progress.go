@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -147,7 +149,7 @@ func (c *console) note(format string, args ...any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.endLive()
-	fmt.Fprintf(c.w, "gpp: "+format+"\n", args...)
+	errorf(c.w, format, args...)
 }
 
 // info prints an informational line, unless quiet.
@@ -210,6 +212,37 @@ func watchInterrupts(sigs <-chan os.Signal, cancel context.CancelFunc, first, se
 	var once sync.Once
 	return func() {
 		once.Do(func() { close(done) })
+		wg.Wait()
+	}
+}
+
+// exitTerminated is the exit code after SIGTERM where gpp does not stop a
+// fit cleanly (128 + SIGTERM, as shells report a process it killed).
+const exitTerminated = 143
+
+// exitOnTerm makes SIGTERM, until stop is called, remove the files temps
+// tracks and exit with exitTerminated. The REPL, where Ctrl-C only
+// cancels a :fit, would otherwise die at once on SIGTERM and leave the
+// temporary files of a :fit --out (and its directory lock) behind.
+func exitOnTerm(temps *tempFiles, w io.Writer) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-sigs:
+			temps.removeAll()
+			errorf(w, "terminated: exiting without writing outputs")
+			os.Exit(exitTerminated)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
 		wg.Wait()
 	}
 }

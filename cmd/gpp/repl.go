@@ -143,6 +143,9 @@ type repl struct {
 	notify func(c chan<- os.Signal) (stop func())
 	// afterEval is called after each ELBO evaluation of a fit (tests).
 	afterEval func(sgvb.Progress)
+	// beforeCommit is called when a :fit --out has staged its files,
+	// before their commit (tests).
+	beforeCommit func()
 	// afterDraw is called after each draw of a query, with the context
 	// that Ctrl-C cancels (tests).
 	afterDraw func(ctx context.Context)

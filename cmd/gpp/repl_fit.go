@@ -167,7 +167,14 @@ func (r *repl) fitCmd(args []string) {
 			r.errorf("%v", err)
 			return
 		}
-		cfg.temps = &tempFiles{}
+		cfg.temps, cfg.beforeCommit = &tempFiles{}, r.beforeCommit
+		lock, err := lockOutDir(cfg.out, cfg.temps)
+		if err != nil {
+			r.errorf("%v", err)
+			return
+		}
+		defer lock.release()
+		defer exitOnTerm(cfg.temps, r.err)()
 	}
 
 	ctx, stop := r.interruptible(func() { con.note("interrupted: stopping the fit; the session goes on") })
@@ -224,6 +231,9 @@ func (r *repl) fitCmd(args []string) {
 		con.note("warning: %d of %d draws had a non-finite log joint or output", ds.bad, cfg.outputDraws)
 	}
 	for _, w := range nanWarnings(ds, st) {
+		con.note("warning: %s", w)
+	}
+	for _, w := range inexactWarnings(ds, l.Info) {
 		con.note("warning: %s", w)
 	}
 	if sgvb.Overflows(res.ELBO, res.ELBOSE) {

@@ -1,9 +1,14 @@
 // Package textenc recognises the text encodings that gpp's readers (UTF-8
 // only) cannot read, so that a model or data file saved as UTF-16 or
-// UTF-32 gets one clear error instead of one per NUL byte.
+// UTF-32 gets one clear error instead of one per NUL byte, and escapes the
+// characters of user text that would garble an error quoting it.
 package textenc
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
 
 // Sample is how many bytes at the start of a file Wide looks at.
 const Sample = 64
@@ -34,4 +39,30 @@ func Wide(head []byte) string {
 		return "UTF-16"
 	}
 	return ""
+}
+
+// IsBidi reports whether r is a bidirectional control character: the
+// embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069, and
+// the marks U+200E and U+200F. Printed raw they make a terminal reorder the
+// text around them ("Trojan source"), so that an error would show a name
+// or a line other than the one it quotes.
+func IsBidi(r rune) bool {
+	return 0x202a <= r && r <= 0x202e || 0x2066 <= r && r <= 0x2069 || r == 0x200e || r == 0x200f
+}
+
+// EscapeBidi returns s with each bidirectional control character (IsBidi)
+// written as Go escapes it, \u202e; s itself when it has none.
+func EscapeBidi(s string) string {
+	if !strings.ContainsFunc(s, IsBidi) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if IsBidi(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

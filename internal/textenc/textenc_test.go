@@ -22,3 +22,18 @@ func TestWide(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeBidi(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"x\u202ey", `x\u202ey`},
+		{"\u202a\u202b\u202c\u202d\u202e", `\u202a\u202b\u202c\u202d\u202e`},
+		{"a\u2066b\u2067c\u2068d\u2069", `a\u2066b\u2067c\u2068d\u2069`},
+		{"\u200e\u200f", `\u200e\u200f`},
+		{"naïve 日本 \u200d \u2065 \u2029", "naïve 日本 \u200d \u2065 \u2029"}, // not bidi controls
+		{"", ""},
+	} {
+		if got := EscapeBidi(c.in); got != c.want {
+			t.Errorf("EscapeBidi(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -183,13 +183,25 @@ func (p *Program) densityError(n *node) error {
 			}
 			if math.IsInf(lp, -1) {
 				if _, ok := d.Support.Admits(x); !ok {
-					return ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("log density is -Inf: value %g outside the support of %s", x, d.Name), el), cell)
+					return ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s is -Inf: value %g outside the support of %s", quantity(d), x, d.Name), el), cell)
 				}
 			}
-			return ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: log density is %s at value %g", d.Name, kind(lp), x), paramList(d, par), el), cell)
+			return ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s is %s at value %g", d.Name, quantity(d), kind(lp), x), paramList(d, par), el), cell)
 		}
 	}
+	if d.LogProb {
+		return ast.Errorf(n.pos, "%s: sum of log probabilities overflows", d.Name)
+	}
 	return ast.Errorf(n.pos, "%s: sum of log densities overflows", d.Name)
+}
+
+// quantity names what d's kernel computes: a log density, or the log
+// probability of logcdf and logccdf.
+func quantity(d *dist.Univariate) string {
+	if d.LogProb {
+		return "log probability"
+	}
+	return "log density"
 }
 
 func withComma(s string) string {
