@@ -66,9 +66,19 @@ const (
 	Div                // /  elementwise division with broadcasting
 	Pow                // ^  elementwise power, right-associative
 	Neg                // unary -
+	Lt                 // <  comparisons: 1 where true, 0 where false
+	Le                 // <=
+	Gt                 // >
+	Ge                 // >=
+	Eq                 // ==
+	Ne                 // !=
+	And                // && logical and: 1 where both are non-zero
+	Or                 // || logical or: 1 where either is non-zero
+	Not                // unary ! logical not: 1 where the operand is 0
 )
 
-var opText = [...]string{Add: "+", Sub: "-", Mul: "*", EMul: ".*", Div: "/", Pow: "^", Neg: "-"}
+var opText = [...]string{Add: "+", Sub: "-", Mul: "*", EMul: ".*", Div: "/", Pow: "^", Neg: "-",
+	Lt: "<", Le: "<=", Gt: ">", Ge: ">=", Eq: "==", Ne: "!=", And: "&&", Or: "||", Not: "!"}
 
 func (o Op) String() string {
 	if o > 0 && int(o) < len(opText) {
@@ -77,22 +87,37 @@ func (o Op) String() string {
 	return "?"
 }
 
-// Precedence returns the binding strength of a binary operator: higher binds
-// tighter. Unary minus binds tighter than * and looser than ^ (-x^2 is
-// -(x^2)); postfix transpose, indexing and calls bind tightest of all.
+// Precedence returns the binding strength of an operator: higher binds
+// tighter. As in Stan, || binds loosest, then &&, then the comparisons
+// (which do not chain: a < b < c is a syntax error), then + and -, then *,
+// .* and /. Unary minus and ! bind tighter than * and looser than ^ (-x^2
+// is -(x^2)); postfix transpose, indexing and calls bind tightest of all.
 func (o Op) Precedence() int {
 	switch o {
-	case Add, Sub:
+	case Or:
 		return 1
-	case Mul, EMul, Div:
+	case And:
 		return 2
-	case Neg:
+	case Lt, Le, Gt, Ge, Eq, Ne:
 		return 3
-	case Pow:
+	case Add, Sub:
 		return 4
+	case Mul, EMul, Div:
+		return 5
+	case Neg, Not:
+		return 6
+	case Pow:
+		return 7
 	}
 	return 0
 }
+
+// IsComparison reports whether o is one of < <= > >= == !=.
+func (o Op) IsComparison() bool { return o >= Lt && o <= Ne }
+
+// IsLogical reports whether o is one of the comparisons or && || !: an
+// operator whose value is an int 0 or 1.
+func (o Op) IsLogical() bool { return o >= Lt && o <= Not }
 
 // ---------------------------------------------------------------------------
 // Expressions
@@ -112,10 +137,10 @@ type NumberLit struct {
 	IsInt    bool
 }
 
-// UnaryExpr is -X.
+// UnaryExpr is -X or !X.
 type UnaryExpr struct {
 	OpPos Pos
-	Op    Op // Neg
+	Op    Op // Neg or Not
 	X     Expr
 }
 
@@ -331,6 +356,32 @@ type ForStmt struct {
 	Rbrace Pos
 }
 
+// IfStmt is `if Cond { ... } else if Cond { ... } else { ... }`: the
+// branches in order, each with its condition, and an optional final else.
+// Conditions are known before the fit (data, constants, loop variables):
+// the compiler evaluates them and lowers only the branch taken.
+type IfStmt struct {
+	Branches []*IfBranch // at least one: the if, then each else if
+	Else     Pos         // of the final "else"; zero when there is none
+	ElseBody *Block      // the final else's statements, or nil
+}
+
+// IfBranch is one `if Cond { Body }` of an IfStmt; Else is the position of
+// the "else" before an else-if's "if", zero for the first branch.
+type IfBranch struct {
+	Else Pos
+	If   Pos
+	Cond Expr
+	Body *Block
+}
+
+// Block is the braced statements of a branch.
+type Block struct {
+	Lbrace Pos
+	Stmts  []Stmt
+	Rbrace Pos
+}
+
 // OutputStmt is `output Name = Value`: a derived quantity evaluated on draws
 // from the fitted approximation. The short form `output Name` (Value and
 // Dist nil) reports the top-level let binding of that name. The predictive
@@ -351,6 +402,7 @@ func (s *TildeStmt) Pos() Pos  { return s.LHS.Pos() }
 func (s *LetStmt) Pos() Pos    { return s.Let }
 func (s *TargetStmt) Pos() Pos { return s.Target }
 func (s *ForStmt) Pos() Pos    { return s.For }
+func (s *IfStmt) Pos() Pos     { return s.Branches[0].If }
 func (s *OutputStmt) Pos() Pos { return s.Output }
 
 func (s *DataDecl) End() Pos  { return s.Type.End() }
@@ -365,6 +417,12 @@ func (s *TildeStmt) End() Pos  { return s.Dist.End() }
 func (s *LetStmt) End() Pos    { return s.Value.End() }
 func (s *TargetStmt) End() Pos { return s.Value.End() }
 func (s *ForStmt) End() Pos    { return s.Rbrace.Add(1) }
+func (s *IfStmt) End() Pos {
+	if s.ElseBody != nil {
+		return s.ElseBody.Rbrace.Add(1)
+	}
+	return s.Branches[len(s.Branches)-1].Body.Rbrace.Add(1)
+}
 func (s *OutputStmt) End() Pos {
 	switch {
 	case s.Dist != nil:
@@ -382,4 +440,5 @@ func (*TildeStmt) stmtNode()  {}
 func (*LetStmt) stmtNode()    {}
 func (*TargetStmt) stmtNode() {}
 func (*ForStmt) stmtNode()    {}
+func (*IfStmt) stmtNode()     {}
 func (*OutputStmt) stmtNode() {}

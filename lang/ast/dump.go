@@ -14,7 +14,8 @@ import (
 // where an absent slice bound is _. Types are (type KIND (lower E)
 // (upper E) (dims E...)), each part present only when set; statements are
 // (data x T), (const x T? E), (param x T PRIOR?), (tilde LHS DIST),
-// (let x E), (target += E), (for i LO HI STMT...) and (output x E?). A File
+// (let x E), (target += E), (for i LO HI STMT...), (if (branch COND
+// STMT...)... (else STMT...)?) and (output x E?). A File
 // dumps as (file ...) with one statement per line.
 func Dump(n Node) string {
 	var d dumper
@@ -156,6 +157,24 @@ func (d *dumper) node(n Node) {
 		d.kids(n.Lo, n.Hi)
 		for _, s := range n.Body {
 			d.kids(s)
+		}
+		d.close()
+	case *IfStmt:
+		d.open("if")
+		for _, b := range n.Branches {
+			d.b.WriteString(" (branch")
+			d.kids(b.Cond)
+			for _, s := range b.Body.Stmts {
+				d.kids(s)
+			}
+			d.close()
+		}
+		if n.ElseBody != nil {
+			d.b.WriteString(" (else")
+			for _, s := range n.ElseBody.Stmts {
+				d.kids(s)
+			}
+			d.close()
 		}
 		d.close()
 	case *OutputStmt:

@@ -12,7 +12,7 @@ import (
 // += and -=, a comma and a space between arguments, indices and the
 // elements of a vector literal ([a, b, c]), an empty index position as ":"
 // (x[:, 0]), bounds as <lower=L, upper=U>, and four spaces of indentation
-// per enclosing for body.
+// per enclosing for or if body; an else follows its "}" on the same line.
 //
 // Parentheses are printed exactly where the tree has a ParenExpr, so a
 // parsed file prints with the author's grouping and parses back to the same
@@ -111,6 +111,19 @@ func (p *printer) stmt(s Stmt) {
 		}
 		p.indent--
 		p.str(strings.Repeat("    ", p.indent), "}")
+	case *IfStmt:
+		for i, b := range s.Branches {
+			if i > 0 {
+				p.str(" else ")
+			}
+			p.str("if ")
+			p.expr(b.Cond)
+			p.block(b.Body)
+		}
+		if s.ElseBody != nil {
+			p.str(" else")
+			p.block(s.ElseBody)
+		}
 	case *OutputStmt:
 		p.str("output ", s.Name.Name)
 		if s.Value != nil {
@@ -124,6 +137,18 @@ func (p *printer) stmt(s Stmt) {
 	default:
 		panic(fmt.Sprintf("ast: cannot print statement %T", s))
 	}
+}
+
+// block prints " {", the statements one level deeper, and "}".
+func (p *printer) block(b *Block) {
+	p.str(" {\n")
+	p.indent++
+	for _, s := range b.Stmts {
+		p.stmt(s)
+		p.str("\n")
+	}
+	p.indent--
+	p.str(strings.Repeat("    ", p.indent), "}")
 }
 
 func (p *printer) typ(t *TypeExpr) {
@@ -162,8 +187,9 @@ func (p *printer) list(es []Expr) {
 // Binding strengths of expression forms, extending Op.Precedence: an atom or
 // postfix form binds tightest.
 const (
-	precUnary   = 3
-	precPostfix = 5
+	precCompare = 3
+	precUnary   = 6
+	precPostfix = 8
 )
 
 func prec(e Expr) int {
@@ -214,8 +240,13 @@ func (p *printer) expr(e Expr) {
 			return
 		}
 		// Left-associative: a - (b - c) keeps its parentheses; a negation
-		// binds tighter than * and needs none (a * -b).
-		p.operand(e.X, pr)
+		// binds tighter than * and needs none (a * -b). Comparisons do not
+		// chain: (a < b) < c keeps its parentheses too.
+		left := pr
+		if pr == precCompare {
+			left++
+		}
+		p.operand(e.X, left)
 		p.str(" ", e.Op.String(), " ")
 		p.operand(e.Y, pr+1)
 	case *TransposeExpr:

@@ -58,6 +58,19 @@ func TestFormatExpr(t *testing.T) {
 		{&TransposeExpr{X: bin(a, Mul, b)}, "(a * b)'"},
 		{&TransposeExpr{X: neg(a)}, "(-a)'"},
 		{&IndexExpr{X: bin(a, Add, b), Indices: []Expr{num("0", 0)}}, "(a + b)[0]"},
+
+		// Comparisons and logical operators: || < && < comparisons < +;
+		// comparisons do not chain, so either side that is one is grouped.
+		{bin(bin(a, Add, b), Lt, c), "a + b < c"},
+		{bin(bin(a, Lt, b), And, bin(b, Ge, c)), "a < b && b >= c"},
+		{bin(bin(a, And, b), Or, c), "a && b || c"},
+		{bin(a, And, bin(b, Or, c)), "a && (b || c)"},
+		{bin(bin(a, Lt, b), Lt, c), "(a < b) < c"},
+		{bin(a, Eq, bin(b, Ne, c)), "a == (b != c)"},
+		{bin(bin(a, Lt, b), Add, c), "(a < b) + c"},
+		{&UnaryExpr{Op: Not, X: bin(a, Eq, b)}, "!(a == b)"},
+		{bin(&UnaryExpr{Op: Not, X: a}, Or, neg(b)), "!a || -b"},
+		{&UnaryExpr{Op: Not, X: &UnaryExpr{Op: Not, X: a}}, "!!a"},
 	} {
 		if got := FormatExpr(tc.x); got != tc.want {
 			t.Errorf("FormatExpr(%s) = %q, want %q", Dump(tc.x), got, tc.want)
@@ -90,6 +103,15 @@ func TestFormatStmt(t *testing.T) {
 		{&OutputStmt{Name: id("c"), Value: bin(id("W"), Mul, &TransposeExpr{X: id("W")})}, "output c = W * W'"},
 		{loop, "for i in 0:N {\n    target -= x\n    for j in i:N {\n        y[i, j] ~ Normal(0, 1)\n    }\n}"},
 		{&ForStmt{Var: id("i"), Lo: num("0", 0), Hi: id("N")}, "for i in 0:N {\n}"},
+		{&IfStmt{Branches: []*IfBranch{{Cond: bin(id("y"), Eq, num("0", 0)), Body: &Block{Stmts: []Stmt{&TargetStmt{Op: Add, Value: id("a")}}}}}},
+			"if y == 0 {\n    target += a\n}"},
+		{&IfStmt{
+			Branches: []*IfBranch{
+				{Cond: id("a"), Body: &Block{}},
+				{Cond: id("b"), Body: &Block{Stmts: []Stmt{loop}}},
+			},
+			ElseBody: &Block{Stmts: []Stmt{&TargetStmt{Op: Sub, Value: id("x")}}},
+		}, "if a {\n} else if b {\n    for i in 0:N {\n        target -= x\n        for j in i:N {\n            y[i, j] ~ Normal(0, 1)\n        }\n    }\n} else {\n    target -= x\n}"},
 	} {
 		if got := FormatStmt(tc.s); got != tc.want {
 			t.Errorf("FormatStmt(%s) =\n%s\nwant\n%s", Dump(tc.s), got, tc.want)

@@ -80,6 +80,18 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, s := range n.Body {
 			Inspect(s, f)
 		}
+	case *IfStmt:
+		for _, b := range n.Branches {
+			expr(b.Cond)
+			for _, s := range b.Body.Stmts {
+				Inspect(s, f)
+			}
+		}
+		if n.ElseBody != nil {
+			for _, s := range n.ElseBody.Stmts {
+				Inspect(s, f)
+			}
+		}
 	case *OutputStmt:
 		Inspect(n.Name, f)
 		expr(n.Value)

@@ -99,6 +99,9 @@ type Builder struct {
 	// would come once per iteration).
 	fails    int
 	failedAt map[ast.Pos]bool
+	// known[i]: node i's value has been computed by Known (an input-free
+	// node, evaluated before Finish).
+	known []bool
 }
 
 // Fails returns how many operations have failed so far, counting those

@@ -44,6 +44,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		sizes:      map[string]ast.Pos{},
 		reported:   map[string]bool{},
 		locals:     map[string]ast.Pos{},
+		localIn:    map[string]string{},
 		latents:    map[*Symbol]*Latent{},
 		outputs:    map[string]*OutputVar{},
 		usedOverds: map[string]bool{},
@@ -80,11 +81,13 @@ type checker struct {
 	errs ast.ErrorList
 
 	top      map[string]*Symbol   // top-level names declared so far
-	scopes   []map[string]*Symbol // for bodies, innermost last
+	scopes   []map[string]*Symbol // for and if bodies, innermost last
+	blocks   []string             // the kind of each scope's body: "for" or "if"
 	declared map[string]ast.Pos   // every top-level declaration (pre-pass), first position
 	sizes    map[string]ast.Pos   // implicit size names (pre-pass), first mention
 	reported map[string]bool      // undeclared names already reported
-	locals   map[string]ast.Pos   // names declared in for bodies, first position
+	locals   map[string]ast.Pos   // names declared in for and if bodies, first position
+	localIn  map[string]string    // "a for" or "an if": the body of that first declaration
 
 	latents    map[*Symbol]*Latent
 	outputs    map[string]*OutputVar
@@ -171,7 +174,7 @@ func (c *checker) lookup(name string) *Symbol {
 }
 
 // declare enters sym under id, reporting reserved names, redeclarations and
-// (in a for body) shadowing. It returns false if the name was not entered.
+// (in a for or if body) shadowing. It returns false if the name was not entered.
 func (c *checker) declare(id *ast.Ident, sym *Symbol) bool {
 	c.info.Defs[id] = sym
 	if k := builtinKind(id.Name); k != "" {
@@ -181,14 +184,15 @@ func (c *checker) declare(id *ast.Ident, sym *Symbol) bool {
 		if len(c.scopes) == 0 {
 			c.errorf(id.NamePos, "`%s` redeclared; first declared at %s", id.Name, prev.Pos)
 		} else {
-			c.errorf(id.NamePos, "`%s` shadows the %s declared at %s; names inside a for body must be new",
-				id.Name, prev.Kind, prev.Pos)
+			c.errorf(id.NamePos, "`%s` shadows the %s declared at %s; names inside %s body must be new",
+				id.Name, prev.Kind, prev.Pos, c.bodyWords())
 		}
 		return false
 	}
 	if len(c.scopes) > 0 {
 		if _, ok := c.locals[id.Name]; !ok {
 			c.locals[id.Name] = id.NamePos
+			c.localIn[id.Name] = c.bodyWords()
 		}
 		sym.Local = true
 		c.scopes[len(c.scopes)-1][id.Name] = sym
@@ -240,15 +244,36 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.expr(s.Value)
 	case *ast.ForStmt:
 		c.forStmt(s)
+	case *ast.IfStmt:
+		c.ifStmt(s)
 	default:
 		panic(fmt.Sprintf("check: unexpected statement %T", s))
 	}
 }
 
-// notTopLevel reports a declaration inside a for body and enters its name
-// with an invalid type so that its uses raise no further errors.
+// bodyWords is "a for" or "an if": the kind of the innermost body.
+func (c *checker) bodyWords() string {
+	if len(c.blocks) > 0 && c.blocks[len(c.blocks)-1] == "if" {
+		return "an if"
+	}
+	return "a for"
+}
+
+// push opens the scope of a for or if body; pop closes it.
+func (c *checker) push(kind string) {
+	c.scopes = append(c.scopes, map[string]*Symbol{})
+	c.blocks = append(c.blocks, kind)
+}
+
+func (c *checker) pop() {
+	c.scopes = c.scopes[:len(c.scopes)-1]
+	c.blocks = c.blocks[:len(c.blocks)-1]
+}
+
+// notTopLevel reports a declaration inside a for or if body and enters its
+// name with an invalid type so that its uses raise no further errors.
 func (c *checker) notTopLevel(pos ast.Pos, what string, name *ast.Ident, decl ast.Node) {
-	c.errorf(pos, "%s declarations are allowed only at the top level, not inside a for body", what)
+	c.errorf(pos, "%s declarations are allowed only at the top level, not inside %s body", what, c.bodyWords())
 	if name != nil && c.lookup(name.Name) == nil {
 		c.scopes[len(c.scopes)-1][name.Name] = &Symbol{Name: name.Name, Kind: Let, Decl: decl, Pos: name.NamePos, Local: true}
 	}
@@ -263,13 +288,42 @@ func (c *checker) forStmt(s *ast.ForStmt) {
 	if lo.Valid() && lo.Const != nil && *lo.Const >= 0 {
 		sup = dist.Count
 	}
-	c.scopes = append(c.scopes, map[string]*Symbol{})
+	c.push("for")
 	c.declare(s.Var, &Symbol{Name: s.Var.Name, Kind: LoopVar, Decl: s, Pos: s.Var.NamePos,
 		Type: Type{Elem: Int, Support: sup, DataOnly: lo.DataOnly && hi.DataOnly}})
 	for _, b := range s.Body {
 		c.stmt(b)
 	}
-	c.scopes = c.scopes[:len(c.scopes)-1]
+	c.pop()
+}
+
+// ifStmt checks an if: each condition must be a scalar known before the
+// fit (the compiler evaluates it and lowers only the branch taken), and each
+// body is a scope of its own, as a for body is.
+func (c *checker) ifStmt(s *ast.IfStmt) {
+	body := func(b *ast.Block) {
+		c.push("if")
+		for _, st := range b.Stmts {
+			c.stmt(st)
+		}
+		c.pop()
+	}
+	for _, b := range s.Branches {
+		t := c.expr(b.Cond)
+		switch {
+		case !t.Valid():
+		case t.Shape.Rank() != 0:
+			c.errorf(b.Cond.Pos(), "an if condition must be a scalar; `%s` is %s (to test every element, combine them first, e.g. sum(%s) > 0)",
+				exprString(b.Cond), t.Shape.describe(), exprString(b.Cond))
+		case !t.DataOnly:
+			c.errorf(b.Cond.Pos(), "an if condition must be known before the fit: `%s` %s; the branch taken would change with the draws, which gradients cannot follow, so write the condition on data, constants and loop variables",
+				exprString(b.Cond), c.dependsOnParam(b.Cond))
+		}
+		body(b.Body)
+	}
+	if s.ElseBody != nil {
+		body(s.ElseBody)
+	}
 }
 
 // intScalar reports an expression that should be an int scalar and is not.

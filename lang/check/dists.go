@@ -354,6 +354,9 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		}
 		return is + " (" + kind + " declared at " + sym.Pos.String() + ")"
 	case *ast.UnaryExpr:
+		if x.Op == ast.Not {
+			return is + ": a logical not, 0 or 1"
+		}
 		return is + ": a negation"
 	case *ast.TransposeExpr:
 		return c.explain(x.X, req)

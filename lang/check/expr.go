@@ -44,6 +44,9 @@ func (c *checker) expr1(e ast.Expr) Type {
 		if !x.Valid() {
 			return invalid
 		}
+		if e.Op == ast.Not {
+			return c.logical(e, e.OpPos, []ast.Expr{e.X}, []Type{x}, x.Shape)
+		}
 		t := Type{Elem: x.Elem, Shape: x.Shape, Support: dist.Real, DataOnly: x.DataOnly}
 		if x.Const != nil {
 			v := -*x.Const
@@ -110,7 +113,7 @@ func (c *checker) undeclared(id *ast.Ident) {
 		c.errorf(id.NamePos, "`%s` is used in its own definition", name)
 	default:
 		if pos, ok := c.locals[name]; ok && pos.Before(id.NamePos) {
-			c.errorf(id.NamePos, "`%s` is not visible here: it is local to the for body where it is declared (%s)", name, pos)
+			c.errorf(id.NamePos, "`%s` is not visible here: it is local to the %s body where it is declared (%s)", name, strings.TrimPrefix(strings.TrimPrefix(c.localIn[name], "an "), "a "), pos)
 			return
 		}
 		if pos, ok := c.declared[name]; ok {
@@ -151,6 +154,14 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 	y := c.expr(e.Y)
 	if !x.Valid() || !y.Valid() {
 		return invalid
+	}
+	if e.Op.IsLogical() {
+		b := broadcast(x.Shape, y.Shape)
+		if b.Err != "" {
+			c.errorf(e.OpPos, "%s: %s", e.Op, b.Err)
+			return invalid
+		}
+		return c.logical(e, e.OpPos, []ast.Expr{e.X, e.Y}, []Type{x, y}, b.Shape)
 	}
 	t := Type{Elem: Real, DataOnly: x.DataOnly && y.DataOnly}
 	if x.Elem == Int && y.Elem == Int && e.Op != ast.Div && e.Op != ast.Pow {
@@ -202,6 +213,75 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 	return t
 }
 
+// logical types a comparison, && , || or ! (e, with its operator at opPos
+// and its operands xs of types ts, broadcast to shape): an int 0 or 1 per
+// element, folded when every operand is a constant. The operands must be
+// known before the fit: the value is a step function of them, whose
+// derivative is zero wherever it exists, so on a param it would give the
+// fit no gradient to follow (Stan allows it; gpp refuses it).
+func (c *checker) logical(e ast.Expr, opPos ast.Pos, xs []ast.Expr, ts []Type, shape Shape) Type {
+	op := ast.Not
+	if b, ok := e.(*ast.BinaryExpr); ok {
+		op = b.Op
+	}
+	for i, t := range ts {
+		if !t.DataOnly {
+			what := "a comparison"
+			if !op.IsComparison() {
+				what = "a logical " + op.String()
+			}
+			c.errorf(opPos, "%s needs operands known before the fit, and `%s` %s: its value would be a step function of the params, whose derivative is zero almost everywhere, so the fit gets no gradient from it (Stan allows it; gpp does not); write the condition on data, constants and loop variables",
+				what, exprString(xs[i]), c.dependsOnParam(xs[i]))
+			return invalid
+		}
+	}
+	t := Type{Elem: Int, Shape: shape, Support: dist.Binary, DataOnly: true}
+	vals := make([]float64, len(ts))
+	for i, x := range ts {
+		if x.Const == nil {
+			return t
+		}
+		vals[i] = *x.Const
+	}
+	var v float64
+	if op == ast.Not {
+		v = FoldNot(vals[0])
+	} else {
+		v = FoldBinary(op, vals[0], vals[1])
+	}
+	t.Const, t.Support = &v, valueSupport(Int, v)
+	return t
+}
+
+// dependsOnParam says why e is not known before the fit: "is the param
+// `mu`", "depends on the param `mu`", or "depends on a param".
+func (c *checker) dependsOnParam(e ast.Expr) string {
+	var name string
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && name == "" {
+			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Param {
+				name = sym.Name
+			}
+		}
+		return name == ""
+	})
+	if id, ok := unparen(e).(*ast.Ident); ok && id.Name == name {
+		return "is the param `" + name + "`"
+	}
+	if name != "" {
+		return "depends on the param `" + name + "`"
+	}
+	return "depends on a param"
+}
+
+// FoldNot is the value of !a: 1 when a is 0, else 0.
+func FoldNot(a float64) float64 {
+	if a == 0 {
+		return 1
+	}
+	return 0
+}
+
 // IntInRange reports whether a op b (Add, Sub, Mul or EMul) of ints a and b,
 // each at most MaxInt in magnitude, is too: an int is exact only up to
 // 2^53. The checker asks it of constants, the compiler of int data.
@@ -236,7 +316,31 @@ func FoldBinary(op ast.Op, a, b float64) float64 {
 	case ast.Pow:
 		return math.Pow(a, b)
 	}
-	return math.NaN()
+	var r bool
+	switch op {
+	case ast.Lt:
+		r = a < b
+	case ast.Le:
+		r = a <= b
+	case ast.Gt:
+		r = a > b
+	case ast.Ge:
+		r = a >= b
+	case ast.Eq:
+		r = a == b
+	case ast.Ne:
+		r = a != b
+	case ast.And:
+		r = a != 0 && b != 0
+	case ast.Or:
+		r = a != 0 || b != 0
+	default:
+		return math.NaN()
+	}
+	if r {
+		return 1
+	}
+	return 0
 }
 
 // vectorLit checks [e1, ..., en]: a vector of the n scalars, int when

@@ -31,6 +31,13 @@ func (c *checker) improper() {
 				}
 			case *ast.ForStmt:
 				visit(s.Body)
+			case *ast.IfStmt:
+				for _, b := range s.Branches {
+					visit(b.Body.Stmts)
+				}
+				if s.ElseBody != nil {
+					visit(s.ElseBody.Stmts)
+				}
 			}
 		}
 	}

@@ -423,6 +423,9 @@ func (c *checker) rangeOf(e ast.Expr, t Type) Interval {
 	case *ast.IndexExpr:
 		return of(e.X)
 	case *ast.UnaryExpr:
+		if e.Op == ast.Not {
+			return Interval{Lo: 0, Hi: 1, LoIn: true, HiIn: true, Known: true}
+		}
 		return negInterval(of(e.X))
 	case *ast.VectorLit:
 		r := Interval{}
@@ -435,6 +438,9 @@ func (c *checker) rangeOf(e ast.Expr, t Type) Interval {
 		}
 		return r
 	case *ast.BinaryExpr:
+		if e.Op.IsLogical() {
+			return Interval{Lo: 0, Hi: 1, LoIn: true, HiIn: true, Known: true}
+		}
 		x, y := of(e.X), of(e.Y)
 		if e.Op == ast.Mul && c.info.Types[e.X].Shape.Rank() > 0 && c.info.Types[e.Y].Shape.Rank() > 0 {
 			return wholeLine() // a sum of products: the support rule knows the sign

@@ -3,7 +3,8 @@
 //
 // Place in the pipeline: lang/parser → lang/ast → lang/check → lang/compile
 // → lang/autodiff → infer/sgvb. The compiler walks the statements once,
-// unrolling for loops (their bounds are data), and emits tape nodes; every
+// unrolling for loops (their bounds are data) and lowering only the branch
+// of an if whose condition (data too) holds, and emits tape nodes; every
 // node keeps the position of the expression that built it. Data-only
 // subexpressions (GPFA's Y'Y, EPM's index vectors) are constant nodes that
 // the tape evaluates once, in Finish, never per call.

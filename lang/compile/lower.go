@@ -64,6 +64,8 @@ func (l *lowerer) stmt(s ast.Stmt) {
 				l.stmt(t)
 			}
 		}
+	case *ast.IfStmt:
+		l.ifStmt(s)
 	case *ast.OutputStmt:
 		// Outputs are lowered in every build (so their shapes are known);
 		// only an evaluator keeps their nodes alive.
@@ -161,6 +163,9 @@ func (l *lowerer) expr1(e ast.Expr) value {
 	case *ast.ParenExpr:
 		return l.expr(e.X)
 	case *ast.UnaryExpr:
+		if e.Op == ast.Not {
+			return l.logical(e)
+		}
 		x := l.expr(e.X)
 		if x.isInt {
 			// Known ints stay known (-1 as a loop bound or an index), with
@@ -328,6 +333,9 @@ func (l *lowerer) ident(id *ast.Ident) value {
 
 // binary lowers an arithmetic operator.
 func (l *lowerer) binary(e *ast.BinaryExpr) value {
+	if e.Op.IsLogical() {
+		return l.logical(e)
+	}
 	return l.binaryOf(e, l.expr(e.X), l.expr(e.Y))
 }
 

@@ -24,7 +24,7 @@
 // for body), so one run reports every independent syntax error of a file.
 // A statement left open by a trailing operator or an unclosed bracket runs
 // on into the next line, as in Go, unless that line starts with a statement
-// keyword (data, const, param, let, output, target, for), which can never
+// keyword (data, const, param, let, output, target, for, if), which can never
 // continue an expression.
 //
 // # Decisions the language reference leaves open
@@ -44,7 +44,15 @@
 //   - Bounds come in either order, each at most once, and are accepted on
 //     any type: that they are for data only is the checker's rule, as is the
 //     kind of a const's type.
-//   - data, const, param and output inside a for body are syntax errors.
+//   - data, const, param and output inside a for or if body are syntax
+//     errors.
+//   - Comparisons do not chain: a < b < c is an error, as is a == b != c.
+//     A type's bounds hold arithmetic only (no comparison or logical
+//     operator), so the first ">" after "int<" closes them; only that ">"
+//     ends a line, and a comparison's ">" continues onto the next.
+//   - An if's condition needs no parentheses and its "{" is on the line
+//     of the condition; "else" follows a "}", on its line or the next, and
+//     "else if" chains are lowered into one ast.IfStmt.
 //   - A for body may be empty or written on one line (for i in 0:N { a; b });
 //     its "{" must be on the header's line. Empty statements (;;) are
 //     allowed. Calls take no trailing comma.

@@ -23,6 +23,9 @@ import (
 var words = map[string]string{
 	"Stmt":      "a statement",
 	"Expr":      "an expression",
+	"AndExpr":   "an expression",
+	"CmpExpr":   "an expression",
+	"Arith":     "an expression",
 	"Product":   "an expression",
 	"Unary":     "an expression",
 	"Power":     "an expression",
@@ -189,7 +192,11 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 			want = root
 		}
 		if want == "" {
-			return ast.Errorf(astPos(tok.Pos), "unexpected %s", found)
+			msg := "unexpected " + found
+			if h := stanSyntaxHint(toks, i); h != "" {
+				msg += "; " + h
+			}
+			return ast.Errorf(astPos(tok.Pos), "%s", msg)
 		}
 		msg := "expected " + want
 		if i > 0 && toks[i-1].Type != tokTerminator {
@@ -272,8 +279,8 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return stanTypes[tok.Value]
 	case tok.Type == tokPunct && (tok.Value == "=" || len(tok.Value) == 2 && tok.Value[1] == '=' && strings.Contains("+-*/", tok.Value[:1])) && assigns(toks, i):
 		return "gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"
-	case tok.Type == tokPunct && (tok.Value == "<" || tok.Value == ">") && prev != "real" && prev != "int":
-		return "gpp has no comparisons or conditional expressions: compute an indicator of the data in the data file"
+	case tok.Type == tokKeyword && tok.Value == "else":
+		return "an else follows the \"}\" of its if: if COND { ... } else { ... }"
 	case tok.Value == "T" && i+1 < len(toks) && toks[i+1].Value == "[" && prev == ")":
 		return "gpp has no T[...] truncation of a ~ statement: a param's prior is truncated to its declared support, and censored data are written with logcdf or logccdf (target += logccdf(y_cens, Normal(mu, s)))"
 	}

@@ -34,6 +34,7 @@ type stmt struct {
 	Let    *letStmt    `parser:"| @@"`
 	Target *targetStmt `parser:"| @@"`
 	For    *forStmt    `parser:"| @@"`
+	If     *ifStmt     `parser:"| @@"`
 	Output *outputStmt `parser:"| @@"`
 	Tilde  *tildeStmt  `parser:"| @@"`
 }
@@ -86,6 +87,26 @@ type forStmt struct {
 	Rbrace lexer.Token `parser:"@'}'"`
 }
 
+// ifStmt is if COND { ... } with any else-if branches and a final else.
+// The condition is a full expression; a "{" cannot continue one.
+type ifStmt struct {
+	Pos    lexer.Position
+	Cond   *expr       `parser:"'if' @@"`
+	Lbrace lexer.Token `parser:"@'{'"`
+	Body   []*stmt     `parser:"(@@ Terminator)*"`
+	Rbrace lexer.Token `parser:"@'}'"`
+	Else   *elseClause `parser:"@@?"`
+}
+
+// elseClause is "else" followed by another if (else if) or a block.
+type elseClause struct {
+	Else   lexer.Token  `parser:"@'else'"`
+	If     *ifStmt      `parser:"(  @@"`
+	Lbrace *lexer.Token `parser:" | @'{'"`
+	Body   []*stmt      `parser:"   (@@ Terminator)*"`
+	Rbrace lexer.Token  `parser:"   @'}' )"`
+}
+
 type outputStmt struct {
 	Pos   lexer.Position
 	Name  *ident       `parser:"'output' @@"`
@@ -104,10 +125,12 @@ type typeExpr struct {
 	Tokens []lexer.Token
 }
 
+// bound is lower=V or upper=V. V is an arithmetic expression, without
+// comparisons or logical operators, whose ">" would close the bounds.
 type bound struct {
 	Pos   lexer.Position
 	Which string `parser:"@('lower' | 'upper') '='"`
-	Value *expr  `parser:"@@"`
+	Value *arith `parser:"@@"`
 }
 
 // dist is a distribution: a call in the right-hand side of ~.
@@ -118,7 +141,35 @@ type dist struct {
 
 // Expressions, one struct per precedence level of language.md §4.
 
+// expr is the loosest level: operands joined by ||.
 type expr struct {
+	X    *andExpr `parser:"@@"`
+	Rest []*orOp  `parser:"@@*"`
+}
+
+type orOp struct {
+	Op lexer.Token `parser:"@'||'"`
+	Y  *andExpr    `parser:"@@"`
+}
+
+type andExpr struct {
+	X    *cmpExpr `parser:"@@"`
+	Rest []*andOp `parser:"@@*"`
+}
+
+type andOp struct {
+	Op lexer.Token `parser:"@'&&'"`
+	Y  *cmpExpr    `parser:"@@"`
+}
+
+// cmpExpr is at most one comparison: they do not chain (a < b < c).
+type cmpExpr struct {
+	X  *arith       `parser:"@@"`
+	Op *lexer.Token `parser:"(@('<' | '<=' | '>' | '>=' | '==' | '!=')"`
+	Y  *arith       `parser:" @@)?"`
+}
+
+type arith struct {
 	X    *product `parser:"@@"`
 	Rest []*addOp `parser:"@@*"`
 }
@@ -143,8 +194,9 @@ type unary struct {
 	Power *power    `parser:"| @@"`
 }
 
+// negation is -X or !X.
 type negation struct {
-	Op lexer.Token `parser:"@'-'"`
+	Op lexer.Token `parser:"@('-' | '!')"`
 	X  *unary      `parser:"@@"`
 }
 

@@ -12,7 +12,7 @@ import (
 
 // lowerer turns grammar structs into ast nodes, reporting the few syntax
 // errors the grammar does not express: a number out of range, an empty index
-// x[], a duplicate bound, and a declaration inside a for body.
+// x[], a duplicate bound, and a declaration inside a for or if body.
 type lowerer struct {
 	errs *ast.ErrorList
 }
@@ -26,10 +26,12 @@ func tokEnd(t lexer.Token) ast.Pos {
 	return astPos(t.Pos).Add(len(t.Value))
 }
 
-func (l *lowerer) stmt(s *stmt, inBody bool) ast.Stmt {
+// stmt lowers s; body is "" at the top level, else the kind of the
+// innermost enclosing body ("for" or "if").
+func (l *lowerer) stmt(s *stmt, body string) ast.Stmt {
 	topLevelOnly := func(what string, pos lexer.Position) {
-		if inBody {
-			l.errs.Add(astPos(pos), "%s is only allowed at the top level, not in a for body", what)
+		if body != "" {
+			l.errs.Add(astPos(pos), "%s is only allowed at the top level, not in %s body", what, article(body))
 		}
 	}
 	switch {
@@ -60,14 +62,12 @@ func (l *lowerer) stmt(s *stmt, inBody bool) ast.Stmt {
 		return &ast.TargetStmt{Target: astPos(s.Target.Pos), OpPos: astPos(s.Target.Op.Pos), Op: op, Value: l.expr(s.Target.Value)}
 	case s.For != nil:
 		f := s.For
-		body := make([]ast.Stmt, 0, len(f.Body))
-		for _, b := range f.Body {
-			body = append(body, l.stmt(b, true))
-		}
 		return &ast.ForStmt{
 			For: astPos(f.Pos), Var: l.ident(f.Var), Lo: l.expr(f.Lo), Hi: l.expr(f.Hi),
-			Lbrace: astPos(f.Lbrace.Pos), Body: body, Rbrace: astPos(f.Rbrace.Pos),
+			Lbrace: astPos(f.Lbrace.Pos), Body: l.body(f.Body, "for"), Rbrace: astPos(f.Rbrace.Pos),
 		}
+	case s.If != nil:
+		return l.ifStmt(s.If)
 	case s.Output != nil:
 		topLevelOnly("an output statement", s.Output.Pos)
 		o := &ast.OutputStmt{Output: astPos(s.Output.Pos), Name: l.ident(s.Output.Name)}
@@ -84,6 +84,44 @@ func (l *lowerer) stmt(s *stmt, inBody bool) ast.Stmt {
 	panic("parser: empty statement")
 }
 
+// article is "a for" or "an if".
+func article(body string) string {
+	if body == "if" {
+		return "an if"
+	}
+	return "a " + body
+}
+
+func (l *lowerer) body(ss []*stmt, kind string) []ast.Stmt {
+	out := make([]ast.Stmt, 0, len(ss))
+	for _, b := range ss {
+		out = append(out, l.stmt(b, kind))
+	}
+	return out
+}
+
+// ifStmt flattens an if and its chain of else-ifs into one IfStmt.
+func (l *lowerer) ifStmt(s *ifStmt) *ast.IfStmt {
+	out := &ast.IfStmt{}
+	var elsePos ast.Pos
+	for {
+		out.Branches = append(out.Branches, &ast.IfBranch{
+			Else: elsePos, If: astPos(s.Pos), Cond: l.expr(s.Cond),
+			Body: &ast.Block{Lbrace: astPos(s.Lbrace.Pos), Stmts: l.body(s.Body, "if"), Rbrace: astPos(s.Rbrace.Pos)},
+		})
+		e := s.Else
+		if e == nil {
+			return out
+		}
+		if e.If == nil {
+			out.Else = astPos(e.Else.Pos)
+			out.ElseBody = &ast.Block{Lbrace: astPos(e.Lbrace.Pos), Stmts: l.body(e.Body, "if"), Rbrace: astPos(e.Rbrace.Pos)}
+			return out
+		}
+		elsePos, s = astPos(e.Else.Pos), e.If
+	}
+}
+
 func (l *lowerer) ident(id *ident) *ast.Ident {
 	return &ast.Ident{NamePos: astPos(id.Pos), Name: id.Name}
 }
@@ -95,7 +133,7 @@ var kinds = map[string]ast.ElemKind{
 func (l *lowerer) typeExpr(t *typeExpr) *ast.TypeExpr {
 	out := &ast.TypeExpr{KindPos: astPos(t.Pos), Kind: kinds[t.Kind], EndPos: tokEnd(t.Tokens[len(t.Tokens)-1])}
 	for _, b := range t.Bounds {
-		v := l.expr(b.Value)
+		v := l.arith(b.Value)
 		slot := &out.Lower
 		if b.Which == "upper" {
 			slot = &out.Upper
@@ -124,9 +162,38 @@ func (l *lowerer) call(fun *ident, a *args) *ast.CallExpr {
 	return c
 }
 
-var binaryOps = map[string]ast.Op{"+": ast.Add, "-": ast.Sub, "*": ast.Mul, ".*": ast.EMul, "/": ast.Div, "^": ast.Pow}
+var binaryOps = map[string]ast.Op{
+	"+": ast.Add, "-": ast.Sub, "*": ast.Mul, ".*": ast.EMul, "/": ast.Div, "^": ast.Pow,
+	"<": ast.Lt, "<=": ast.Le, ">": ast.Gt, ">=": ast.Ge, "==": ast.Eq, "!=": ast.Ne, "&&": ast.And, "||": ast.Or,
+}
 
 func (l *lowerer) expr(e *expr) ast.Expr {
+	x := l.andExpr(e.X)
+	start := x.Pos()
+	for _, r := range e.Rest {
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: ast.Or, Y: l.andExpr(r.Y), Start: start}
+	}
+	return x
+}
+
+func (l *lowerer) andExpr(e *andExpr) ast.Expr {
+	x := l.cmpExpr(e.X)
+	start := x.Pos()
+	for _, r := range e.Rest {
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: ast.And, Y: l.cmpExpr(r.Y), Start: start}
+	}
+	return x
+}
+
+func (l *lowerer) cmpExpr(e *cmpExpr) ast.Expr {
+	x := l.arith(e.X)
+	if e.Op == nil {
+		return x
+	}
+	return &ast.BinaryExpr{X: x, OpPos: astPos(e.Op.Pos), Op: binaryOps[e.Op.Value], Y: l.arith(e.Y), Start: x.Pos()}
+}
+
+func (l *lowerer) arith(e *arith) ast.Expr {
 	x := l.product(e.X)
 	start := x.Pos()
 	for _, r := range e.Rest {
@@ -146,7 +213,11 @@ func (l *lowerer) product(p *product) ast.Expr {
 
 func (l *lowerer) unary(u *unary) ast.Expr {
 	if u.Neg != nil {
-		return &ast.UnaryExpr{OpPos: astPos(u.Neg.Op.Pos), Op: ast.Neg, X: l.unary(u.Neg.X)}
+		op := ast.Neg
+		if u.Neg.Op.Value == "!" {
+			op = ast.Not
+		}
+		return &ast.UnaryExpr{OpPos: astPos(u.Neg.Op.Pos), Op: op, X: l.unary(u.Neg.X)}
 	}
 	p := u.Power
 	x := l.postfix(p.X)

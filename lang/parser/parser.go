@@ -51,7 +51,7 @@ func ParseStmts(filename string, src []byte) ([]ast.Stmt, error) {
 			p.stop(chunk[0])
 			break
 		}
-		stmts = append(stmts, p.chunk(chunk, false)...)
+		stmts = append(stmts, p.chunk(chunk, "")...)
 	}
 	p.errs.Sort()
 	if p.stopped != nil {
@@ -123,9 +123,10 @@ func splitStmts(toks []lexer.Token) [][]lexer.Token {
 	return chunks
 }
 
-// chunk parses one statement (a for loop with its body) and returns it
-// lowered, or records its errors and returns nothing.
-func (p *state) chunk(toks []lexer.Token, inBody bool) []ast.Stmt {
+// chunk parses one statement (a for loop or an if with its bodies) and
+// returns it lowered, or records its errors and returns nothing. body is
+// the kind of the body it is in ("for" or "if"), "" at the top level.
+func (p *state) chunk(toks []lexer.Token, body string) []ast.Stmt {
 	firstBad := p.lexErrors(toks)
 	if p.stopped != nil {
 		return nil
@@ -141,7 +142,7 @@ func (p *state) chunk(toks []lexer.Token, inBody bool) []ast.Stmt {
 	in := append(toks[:len(toks):len(toks)], p.eof)
 	f, err := fileParser.ParseFromLexer(upgrade(in))
 	if err != nil {
-		if firstBad < 0 && startsFor(toks) && p.recoverFor(toks, inBody) {
+		if firstBad < 0 && startsBlock(toks) && p.recoverBlock(toks) {
 			return nil
 		}
 		p.syntaxError(err, in, "", firstBad)
@@ -150,7 +151,7 @@ func (p *state) chunk(toks []lexer.Token, inBody bool) []ast.Stmt {
 	l := lowerer{errs: &p.errs}
 	var stmts []ast.Stmt
 	for _, s := range f.Stmts {
-		stmts = append(stmts, l.stmt(s, inBody))
+		stmts = append(stmts, l.stmt(s, body))
 	}
 	return stmts
 }
@@ -184,53 +185,67 @@ func (p *state) syntaxError(err error, toks []lexer.Token, root string, firstBad
 	p.errs = append(p.errs, e)
 }
 
-func startsFor(toks []lexer.Token) bool {
-	return len(toks) > 0 && toks[0].Type == tokKeyword && toks[0].Value == "for"
+// startsBlock reports whether toks start a statement with braced bodies:
+// a for loop or an if.
+func startsBlock(toks []lexer.Token) bool {
+	return len(toks) > 0 && toks[0].Type == tokKeyword && (toks[0].Value == "for" || toks[0].Value == "if")
 }
 
-// recoverFor reports the errors of a for loop that failed to parse piece by
-// piece: its header (parsed with an empty body) and each statement of its
-// body. It returns false, having reported nothing, when the braces do not
-// delimit the body cleanly or no piece fails on its own.
-func (p *state) recoverFor(toks []lexer.Token, inBody bool) bool {
-	lb, rb := -1, -1
-	depth := 0
+// recoverBlock reports the errors of a for loop or an if that failed to
+// parse piece by piece: its header (parsed with empty bodies: the for's
+// range, the if's conditions and elses) and each statement of each body.
+// It returns false, having reported nothing, when the braces do not
+// delimit the bodies cleanly or no piece fails on its own.
+func (p *state) recoverBlock(toks []lexer.Token) bool {
+	kind := toks[0].Value
+	type span struct{ lb, rb int }
+	var bodies []span
+	depth, lb := 0, -1
 	for i, t := range toks {
 		if t.Type != tokPunct {
 			continue
 		}
 		if t.Value == "{" {
-			if lb < 0 {
+			if depth == 0 {
 				lb = i
 			}
 			depth++
-		} else if t.Value == "}" && lb >= 0 {
+		} else if t.Value == "}" && depth > 0 {
 			depth--
 			if depth == 0 {
-				rb = i
-				break
+				bodies = append(bodies, span{lb, i})
 			}
 		}
 	}
-	if rb < 0 || !(rb == len(toks)-1 || rb == len(toks)-2 && toks[rb+1].Type == tokTerminator) {
+	if len(bodies) == 0 || depth != 0 {
+		return false
+	}
+	rb := bodies[len(bodies)-1].rb
+	if !(rb == len(toks)-1 || rb == len(toks)-2 && toks[rb+1].Type == tokTerminator) {
 		return false
 	}
 	saved := p.errs
 	p.errs = nil
 
-	header := make([]lexer.Token, 0, lb+4)
-	header = append(header, toks[:lb+1]...)
-	header = append(header, toks[rb:]...)
+	header := make([]lexer.Token, 0, len(toks))
+	last := 0
+	for _, b := range bodies {
+		header = append(header, toks[last:b.lb+1]...)
+		last = b.rb
+	}
+	header = append(header, toks[last:]...)
 	header = append(header, p.eof)
 	if _, err := fileParser.ParseFromLexer(upgrade(header)); err != nil {
 		p.syntaxError(err, header, "", -1)
 	}
-	for _, c := range splitStmts(toks[lb+1 : rb]) {
-		if len(saved)+len(p.errs) >= ast.MaxErrors {
-			p.stop(c[0])
-			break
+	for _, b := range bodies {
+		for _, c := range splitStmts(toks[b.lb+1 : b.rb]) {
+			if len(saved)+len(p.errs) >= ast.MaxErrors {
+				p.stop(c[0])
+				break
+			}
+			p.chunk(c, kind)
 		}
-		p.chunk(c, true)
 	}
 	found := p.errs
 	p.errs = append(saved, found...)

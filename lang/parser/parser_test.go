@@ -54,6 +54,26 @@ var exprTests = []struct{ src, want string }{
 	{`(-x)^2`, `(binary ^ (paren (unary - (ident x))) (int 2))`},
 	{`-W'`, `(unary - (transpose (ident W)))`},
 
+	// Comparisons and logical operators (Stan's precedence): || loosest,
+	// then &&, then one comparison, then + and -; ! is unary like -.
+	{`a < b`, `(binary < (ident a) (ident b))`},
+	{`a<=b`, `(binary <= (ident a) (ident b))`},
+	{`a > b + 1`, `(binary > (ident a) (binary + (ident b) (int 1)))`},
+	{`a - 1 >= b * 2`, `(binary >= (binary - (ident a) (int 1)) (binary * (ident b) (int 2)))`},
+	{`y[i] == 0`, `(binary == (index (ident y) (ident i)) (int 0))`},
+	{`a != -b`, `(binary != (ident a) (unary - (ident b)))`},
+	{`a && b || c`, `(binary || (binary && (ident a) (ident b)) (ident c))`},
+	{`a || b && c`, `(binary || (ident a) (binary && (ident b) (ident c)))`},
+	{`a || b || c`, `(binary || (binary || (ident a) (ident b)) (ident c))`},
+	{`i > 0 && y[i-1] == 0`, `(binary && (binary > (ident i) (int 0)) (binary == (index (ident y) (binary - (ident i) (int 1))) (int 0)))`},
+	{`!a`, `(unary ! (ident a))`},
+	{`!a && b`, `(binary && (unary ! (ident a)) (ident b))`},
+	{`!(a < b)`, `(unary ! (paren (binary < (ident a) (ident b))))`},
+	{`!x^2`, `(unary ! (binary ^ (ident x) (int 2)))`},
+	{`!!a`, `(unary ! (unary ! (ident a)))`},
+	{`(a < b) < c`, `(binary < (paren (binary < (ident a) (ident b))) (ident c))`},
+	{`x[a < b]`, `(index (ident x) (binary < (ident a) (ident b)))`},
+
 	// Postfix: transpose, indexing and calls bind tightest.
 	{`W'`, `(transpose (ident W))`},
 	{`W''`, `(transpose (transpose (ident W)))`},
@@ -205,6 +225,19 @@ var stmtTests = []struct{ src, want string }{
 	{"for i in 0:N {\n  for j in 0:i {\n    target += A[i, j]\n  }\n}",
 		`(for i (int 0) (ident N) (for j (int 0) (ident i) (target += (index (ident A) (ident i) (ident j)))))`},
 
+	// if, else if, else.
+	{"if y[i] == 0 { target += a } else { target += b }",
+		`(if (branch (binary == (index (ident y) (ident i)) (int 0)) (target += (ident a))) (else (target += (ident b))))`},
+	{"if a {\n  target += 1\n} else if b {\n  target += 2\n} else if c {\n} else {\n}",
+		`(if (branch (ident a) (target += (int 1))) (branch (ident b) (target += (int 2))) (branch (ident c)) (else))`},
+	{"if (K > 1) {}", `(if (branch (paren (binary > (ident K) (int 1)))))`},
+	{"if a {\n}\nelse {\n  let z = 1\n}", `(if (branch (ident a)) (else (let z (int 1))))`},
+	{"if a {}\nif b {}", "(if (branch (ident a)))\n(if (branch (ident b)))"},
+	{"for i in 0:N {\n  if y[i] == 0 {\n    target += 1\n  } else {\n    y[i] ~ Poisson(l)\n  }\n}",
+		`(for i (int 0) (ident N) (if (branch (binary == (index (ident y) (ident i)) (int 0)) (target += (int 1))) (else (tilde (index (ident y) (ident i)) (call Poisson (ident l))))))`},
+	{"if a >\n    b && c &&\n    d { }", `(if (branch (binary && (binary && (binary > (ident a) (ident b)) (ident c)) (ident d))))`},
+	{"data x: real<lower=0>\nlet a = x > 0", "(data x (type real (lower (int 0))))\n(let a (binary > (ident x) (int 0)))"},
+
 	// Termination: ";" separates; a trailing operator or an open bracket
 	// continues the statement on the next line.
 	{"let a = 1; let b = 2", "(let a (int 1))\n(let b (int 2))"},
@@ -274,8 +307,15 @@ func TestNeedsMore(t *testing.T) {
 	}{
 		{"param lambda: positive ~ Gamma(2, 0.5)", false}, // complete statement
 		{"y ~ Poisson(lambda)", false},
-		{"x'", false},                               // ends with a transpose
-		{"data y: int<lower=0>", false},             // ends with >
+		{"x'", false},                   // ends with a transpose
+		{"data y: int<lower=0>", false}, // ends with >
+		{"let b = a >", true},           // a comparison's > goes on
+		{"let b = a >=", true},
+		{"let b = a &&", true},
+		{"let b = !", true},
+		{"if a { target += 1 }", false},
+		{"if a {", true},
+		{"if a { target += 1 } else {", true},
 		{"mean(lambda)", false},                     // expression
 		{"param lambda: positive ~ Gamma(2,", true}, // open (
 		{"W[0,", true},                              // open [

@@ -135,6 +135,9 @@ func TestRoundTrip(t *testing.T) {
 		"for i in 0:N {\n  for j in i:N { target += A[i, j]; y[i, j] ~ Poisson(exp(A[i, j])) }\n  target -= 1\n}\n",
 		"for i in 0:N {\n}\noutput a\noutput b = f(g(x), h())\noutput c ~ Normal(mu, 1)\n",
 		"y ~ Normal(\n    mu +\n    x,\n    1)\n",
+		"let a = !(x < 1) || y >= 2 && -z != (w ^ 2 == (u <= v))\nlet b = !!x[a > 0] && (a || b) > c\n",
+		"data x: int<lower=0, upper=N>[N]\nif x[0] == 0 {\n} else if K > 1 && N > 0 {\n  for i in 0:N { if x[i] > 2 { target += 1 } else { x[i] ~ Poisson(2) } }\n} else {\n  let z = 2; target -= z\n}\n",
+		"if (a) {}\nelse {}\n",
 	} {
 		f, err := ParseFile("rt.gpp", []byte(src))
 		if err != nil {

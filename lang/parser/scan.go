@@ -26,7 +26,7 @@ const (
 // spelling inside <...>.
 var keywords = map[string]bool{
 	"data": true, "const": true, "param": true, "let": true, "output": true,
-	"target": true, "for": true, "in": true,
+	"target": true, "for": true, "in": true, "if": true, "else": true,
 	"int": true, "real": true, "positive": true, "unit": true, "simplex": true,
 }
 
@@ -46,7 +46,7 @@ func Keywords() []string {
 // the end of its line rather than somewhere in the next statement).
 var stmtKeywords = map[string]bool{
 	"data": true, "const": true, "param": true, "let": true, "output": true,
-	"target": true, "for": true,
+	"target": true, "for": true, "if": true,
 }
 
 // definition is the participle lexer.Definition of gpp. Lexing never fails:
@@ -224,10 +224,13 @@ func (s *scanner) number() {
 }
 
 // oneCharOps are the operators and brackets of one character.
-const oneCharOps = "+-*/^'()[]{},:~=<>;"
+const oneCharOps = "+-*/^'()[]{},:~=<>;!"
 
 // twoCharOps are the operators spelled with two characters.
-var twoCharOps = map[string]bool{".*": true, "+=": true, "-=": true}
+var twoCharOps = map[string]bool{
+	".*": true, "+=": true, "-=": true,
+	"<=": true, ">=": true, "==": true, "!=": true, "&&": true, "||": true,
+}
 
 func (s *scanner) punct() {
 	start := s.off
@@ -250,13 +253,15 @@ func (s *scanner) punct() {
 	case r < ' ' || r == 0x7f:
 		what = fmt.Sprintf("invalid character %U", r)
 	case r == '|':
-		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)))"
+		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)); logical or is ||)"
+	case r == '&':
+		what = "invalid character '&' (logical and is &&)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '/':
 		what = "invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '^':
 		what = "invalid character '.' (gpp's ^ is elementwise already: Stan's x .^ 2 is x ^ 2)"
 	case r == '?':
-		what = "invalid character '?' (gpp has no conditional expressions: compute an indicator of the data in the data file)"
+		what = "invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"
 	default:
 		what = fmt.Sprintf("invalid character %q", r)
 	}
@@ -284,6 +289,8 @@ func startsToken(b []byte) bool {
 		return true
 	case c == '.':
 		return len(b) > 1 && (isDigit(b[1]) || b[1] == '*')
+	case c == '&' || c == '|':
+		return len(b) > 1 && b[1] == c
 	}
 	return strings.IndexByte(oneCharOps, c) >= 0
 }
@@ -292,19 +299,53 @@ func startsToken(b []byte) bool {
 // name, a number, ")", "]", "'" or "}". Keywords count as names (a
 // declaration may end with its type, as in "data N: int", and a line ending
 // in another keyword is reported there rather than joined with the next
-// line), and so does ">", which closes a type's bounds ("int<lower=0>").
+// line), and so does a ">" that closes a type's bounds ("int<lower=0>"),
+// which closes says; a ">" that compares continues onto the next line.
 // Malformed tokens end a statement too, which keeps errors on their line.
-func canEnd(t lexer.Token) bool {
+func canEnd(t lexer.Token, closes bool) bool {
 	switch t.Type {
 	case tokIdent, tokKeyword, tokNumber, tokBad:
 		return true
 	case tokPunct:
 		switch t.Value {
-		case ")", "]", "'", "}", ">":
+		case ")", "]", "'", "}":
 			return true
+		case ">":
+			return closes
 		}
 	}
 	return false
+}
+
+// typeKinds are the keywords a type starts with; a "<" right after one
+// opens the type's bounds.
+var typeKinds = map[string]bool{"int": true, "real": true, "positive": true, "unit": true, "simplex": true}
+
+// boundsTracker tells a ">" that closes a type's bounds from a comparison:
+// the first ">" after the "<" that follows a type keyword closes them
+// (bounds hold no comparisons).
+type boundsTracker struct {
+	prev lexer.Token
+	open bool
+}
+
+// next feeds t and reports whether it closes bounds.
+func (b *boundsTracker) next(t lexer.Token) bool {
+	closes := false
+	if t.Type == tokPunct {
+		switch {
+		case t.Value == "<" && b.prev.Type == tokKeyword && typeKinds[b.prev.Value]:
+			b.open = true
+		case t.Value == ">" && b.open:
+			b.open, closes = false, true
+		case t.Value == ";" || t.Value == "{" || t.Value == "}":
+			b.open = false
+		}
+	}
+	if t.Type != tokNewline {
+		b.prev = t
+	}
+	return closes
 }
 
 // terminate turns the raw stream into the parser's: a newline becomes a
@@ -322,6 +363,8 @@ func canEnd(t lexer.Token) bool {
 func terminate(raw []lexer.Token) []lexer.Token {
 	out := make([]lexer.Token, 0, len(raw)+len(raw)/4)
 	depth := 0
+	var bounds boundsTracker
+	closes := false       // whether the last emitted token closes a type's bounds
 	open := func() bool { // whether the last emitted token leaves a statement open
 		if len(out) == 0 {
 			return false
@@ -333,6 +376,9 @@ func terminate(raw []lexer.Token) []lexer.Token {
 		out = append(out, lexer.Token{Type: tokTerminator, Value: value, Pos: pos})
 	}
 	for i, t := range raw {
+		if c := bounds.next(t); t.Type != tokNewline && t.Type != lexer.EOF {
+			closes = c
+		}
 		switch {
 		case t.Type == tokNewline:
 			if i > 0 && raw[i-1].Type == tokNewline {
@@ -344,13 +390,16 @@ func terminate(raw []lexer.Token) []lexer.Token {
 			for raw[j].Type == tokNewline {
 				j++
 			}
-			if raw[j].Type == tokKeyword && stmtKeywords[raw[j].Value] {
+			switch {
+			case raw[j].Type == tokKeyword && raw[j].Value == "else" && len(out) > 0 && out[len(out)-1].Value == "}":
+				// "}" newline "else": the if goes on.
+			case raw[j].Type == tokKeyword && stmtKeywords[raw[j].Value]:
 				// The next line starts a statement: whatever is open ends here.
 				depth = 0
 				if open() {
 					term(t.Pos, "\n")
 				}
-			} else if depth == 0 && len(out) > 0 && canEnd(out[len(out)-1]) {
+			case depth == 0 && len(out) > 0 && canEnd(out[len(out)-1], closes):
 				term(t.Pos, "\n")
 			}
 		case t.Type == lexer.EOF:
@@ -400,8 +449,11 @@ func NeedsMore(src string) bool {
 	toks := rawTokens(src)
 	depth := 0
 	var last *lexer.Token
+	var bounds boundsTracker
+	closes := false
 	for i := range toks {
 		t := &toks[i]
+		closes = bounds.next(*t)
 		switch t.Type {
 		case tokBad:
 			return false
@@ -413,7 +465,7 @@ func NeedsMore(src string) bool {
 	if last == nil {
 		return false
 	}
-	return depth > 0 || !canEnd(*last) && last.Value != ";"
+	return depth > 0 || !canEnd(*last, closes) && last.Value != ";"
 }
 
 // rawTokens returns src's tokens without newlines and the end of input.

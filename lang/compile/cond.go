@@ -1,0 +1,210 @@
+package compile
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// Comparisons, logical operators and if statements. Their operands are
+// known before the fit (the checker refuses params in them), so the
+// compiler evaluates them while it builds the tape: a comparison becomes a
+// constant int 0/1 value, and an if lowers only the branch whose condition
+// holds — in a for loop, per iteration. Nothing of them reaches the tape
+// but constants, so no op needs a derivative.
+
+// ifStmt lowers the statements of the first branch whose condition holds,
+// or of the else, if any.
+func (l *lowerer) ifStmt(s *ast.IfStmt) {
+	for _, b := range s.Branches {
+		holds, ok := l.condition(b.Cond)
+		if !ok {
+			return
+		}
+		if holds {
+			for _, t := range b.Body.Stmts {
+				l.stmt(t)
+			}
+			return
+		}
+	}
+	if s.ElseBody != nil {
+		for _, t := range s.ElseBody.Stmts {
+			l.stmt(t)
+		}
+	}
+}
+
+// condition evaluates an if condition: true when it is not 0.
+func (l *lowerer) condition(e ast.Expr) (holds, ok bool) {
+	vals, _, ok := l.knownExpr(e)
+	if !ok {
+		return false, false
+	}
+	if len(vals) != 1 {
+		l.errorf(e.Pos(), "an if condition must be a scalar; `%s` has %d elements", ast.FormatExpr(e), len(vals))
+		return false, false
+	}
+	return vals[0] != 0, true
+}
+
+// knownExpr lowers e and returns its values, which must be known now: ok
+// is false, with an error reported, when they are not (or when lowering e
+// failed, which reported its own).
+func (l *lowerer) knownExpr(e ast.Expr) ([]float64, autodiff.Shape, bool) {
+	failed := l.failed()
+	v := l.expr(e)
+	if l.failed() != failed {
+		return nil, autodiff.Shape{}, false
+	}
+	return l.known(v, e)
+}
+
+// known returns the values of v, lowered from e, evaluating its node now
+// if it has no ints. A NaN is an error: a comparison with it would be
+// false whatever the operator, which is never what was meant.
+func (l *lowerer) known(v value, e ast.Expr) ([]float64, autodiff.Shape, bool) {
+	var vals []float64
+	var shape autodiff.Shape
+	switch {
+	case v.isInt:
+		vals, shape = make([]float64, len(v.ints)), shapeOf(v.shape)
+		for i, x := range v.ints {
+			vals[i] = float64(x)
+		}
+	case v.node:
+		var ok bool
+		vals, ok = l.b.Known(v.id)
+		if !ok {
+			l.errorf(e.Pos(), "`%s` cannot be evaluated before the fit: a condition or a comparison may use data, constants, loop variables, arithmetic, indexing and the elementwise, reduction and matrix built-ins, but not densities or factorisations", ast.FormatExpr(e))
+			return nil, autodiff.Shape{}, false
+		}
+		shape = l.b.Shape(v.id)
+	default:
+		return nil, autodiff.Shape{}, false // an error was reported
+	}
+	for k, x := range vals {
+		if math.IsNaN(x) {
+			where := ""
+			if len(vals) > 1 {
+				where = " (element " + shapeElem(shape, k) + ")"
+			}
+			l.errorf(e.Pos(), "`%s` is NaN with these data%s, which no comparison or condition can use", ast.FormatExpr(e), where)
+			return nil, autodiff.Shape{}, false
+		}
+	}
+	return vals, shape, true
+}
+
+// shapeElem formats element k of shape as "3" or "2, 0".
+func shapeElem(s autodiff.Shape, k int) string {
+	if s.Rank < 2 {
+		return strconv.Itoa(k)
+	}
+	c := max(s.Cols, 1)
+	return strconv.Itoa(k/c) + ", " + strconv.Itoa(k%c)
+}
+
+// logical lowers a comparison, &&, || or ! to a constant int 0/1 value,
+// elementwise with broadcasting. && and || of scalars short-circuit as in
+// Stan: in `i > 0 && y[i - 1] == 0` the index is not evaluated at i = 0.
+func (l *lowerer) logical(e ast.Expr) value {
+	var op ast.Op
+	var xe, ye ast.Expr
+	switch e := e.(type) {
+	case *ast.UnaryExpr:
+		op, xe = e.Op, e.X
+	case *ast.BinaryExpr:
+		op, xe, ye = e.Op, e.X, e.Y
+	}
+	x, xs, ok := l.knownExpr(xe)
+	if !ok {
+		return value{}
+	}
+	if op == ast.Not {
+		out := make([]float64, len(x))
+		for i, a := range x {
+			out[i] = check.FoldNot(a)
+		}
+		return l.boolValue(out, xs, e.Pos())
+	}
+	if (op == ast.And || op == ast.Or) && len(x) == 1 && l.info.Types[ye].Shape.Rank() == 0 && (x[0] == 0) == (op == ast.And) {
+		// false && y, true || y of scalars: y is not evaluated.
+		return l.boolValue([]float64{check.FoldNot(check.FoldNot(x[0]))}, autodiff.Scalar(), e.Pos())
+	}
+	y, ys, ok := l.knownExpr(ye)
+	if !ok {
+		return value{}
+	}
+	out, shape, ok := broadcastValues(x, xs, y, ys, func(a, b float64) float64 { return check.FoldBinary(op, a, b) })
+	if !ok {
+		l.errorf(e.(*ast.BinaryExpr).OpPos, "%s: shapes %s and %s do not broadcast", op, xs, ys)
+		return value{}
+	}
+	return l.boolValue(out, shape, e.Pos())
+}
+
+// boolValue makes a constant int value of 0/1 values: a node, and the
+// ints, so that it can be a condition, a loop bound or an index.
+func (l *lowerer) boolValue(vals []float64, shape autodiff.Shape, pos ast.Pos) value {
+	ints := make([]int, len(vals))
+	for i, v := range vals {
+		ints[i] = int(v)
+	}
+	var dims []int
+	switch shape.Rank {
+	case 1:
+		dims = []int{shape.Rows}
+	case 2:
+		dims = []int{shape.Rows, shape.Cols}
+	}
+	return value{id: l.b.Const(vals, shape, pos), node: true, ints: ints, shape: dims, isInt: true}
+}
+
+// broadcastValues applies f elementwise to x and y, broadcast as the
+// tape's elementwise ops are: a size-1 axis stretches to the other's.
+func broadcastValues(x []float64, xs autodiff.Shape, y []float64, ys autodiff.Shape, f func(a, b float64) float64) ([]float64, autodiff.Shape, bool) {
+	dim := func(a, b int) (int, bool) {
+		switch {
+		case a == b, b == 1:
+			return a, true
+		case a == 1:
+			return b, true
+		}
+		return 0, false
+	}
+	rows, ok1 := dim(xs.Rows, ys.Rows)
+	cols, ok2 := dim(xs.Cols, ys.Cols)
+	if !ok1 || !ok2 {
+		return nil, autodiff.Shape{}, false
+	}
+	shape := autodiff.Matrix(rows, cols)
+	switch max(xs.Rank, ys.Rank) {
+	case 0:
+		shape = autodiff.Scalar()
+	case 1:
+		if cols != 1 {
+			return nil, autodiff.Shape{}, false
+		}
+		shape = autodiff.Vector(rows)
+	}
+	at := func(v []float64, s autodiff.Shape, i, j int) float64 {
+		if s.Rows == 1 {
+			i = 0
+		}
+		if s.Cols == 1 {
+			j = 0
+		}
+		return v[i*s.Cols+j]
+	}
+	out := make([]float64, rows*cols)
+	for i := range rows {
+		for j := range cols {
+			out[i*cols+j] = f(at(x, xs, i, j), at(y, ys, i, j))
+		}
+	}
+	return out, shape, true
+}
