@@ -103,14 +103,7 @@ func (p *printer) stmt(s Stmt) {
 		p.expr(s.Lo)
 		p.str(":")
 		p.expr(s.Hi)
-		p.str(" {\n")
-		p.indent++
-		for _, b := range s.Body {
-			p.stmt(b)
-			p.str("\n")
-		}
-		p.indent--
-		p.str(strings.Repeat("    ", p.indent), "}")
+		p.block(s.Body)
 	case *IfStmt:
 		for i, b := range s.Branches {
 			if i > 0 {
@@ -118,11 +111,11 @@ func (p *printer) stmt(s Stmt) {
 			}
 			p.str("if ")
 			p.expr(b.Cond)
-			p.block(b.Body)
+			p.block(b.Body.Stmts)
 		}
 		if s.ElseBody != nil {
 			p.str(" else")
-			p.block(s.ElseBody)
+			p.block(s.ElseBody.Stmts)
 		}
 	case *OutputStmt:
 		p.str("output ", s.Name.Name)
@@ -139,11 +132,12 @@ func (p *printer) stmt(s Stmt) {
 	}
 }
 
-// block prints " {", the statements one level deeper, and "}".
-func (p *printer) block(b *Block) {
+// block prints " {", the statements one level deeper, and "}": a for
+// loop's body or an if branch's.
+func (p *printer) block(stmts []Stmt) {
 	p.str(" {\n")
 	p.indent++
-	for _, s := range b.Stmts {
+	for _, s := range stmts {
 		p.stmt(s)
 		p.str("\n")
 	}
