@@ -546,10 +546,9 @@ type stepCache struct {
 	// and digammas, computed once per step, not once per draw) when the
 	// engine uses dist.Implicit; nil otherwise.
 	shape []dist.GammaShape
-	// fisher holds q's Fisher information in each coordinate where it is
-	// diagonal: a gamma factor's log shape and log mean, a(aψ₁(a) − 1) and
-	// a; a normal or lognormal factor's mean and softplus sd, 1/σ² and
-	// 2(σ′/σ)² with σ′ the softplus's derivative. Its reciprocal caps
+	// fisher holds, for the log shape and log mean coordinates of gamma
+	// factors, q's Fisher information in that coordinate (a²(ψ₁(a) − 1/a)
+	// and a; the matrix is diagonal there), whose reciprocal caps
 	// AdaDelta's rate (optim.update); 0 elsewhere, nil when no cap applies.
 	fisher []float64
 }
@@ -653,13 +652,6 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 			c.psi1[p+n+i] = dist.Trigamma(c.val[p+n+i])
 		case FamilyDirichlet:
 			c.psi1[p+i] = dist.Trigamma(c.val[p+i])
-		case FamilyNormal, FamilyLognormal:
-			if c.fisher != nil {
-				sd := c.val[p+n+i]
-				c.fisher[p+i] = 1 / (sd * sd)
-				r := c.dval[p+n+i] / sd
-				c.fisher[p+n+i] = 2 * r * r
-			}
 		}
 	}
 }

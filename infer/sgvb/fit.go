@@ -292,7 +292,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	e.opt = newOptim(s.Optimizer, np, s.Rho, s.MomentumWeight)
 	if s.Optimizer == AdaDelta || s.Optimizer == AdaDeltaMomentum {
 		for _, b := range e.blocks {
-			if b.logMS || b.fam == FamilyNormal || b.fam == FamilyLognormal {
+			if b.logMS {
 				e.cache.fisher = make([]float64, np)
 				break
 			}

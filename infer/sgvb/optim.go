@@ -62,12 +62,11 @@ func (o *optim) begin() {
 // of recent gradients, not the curvature c: near an optimum the gradient
 // is about c·(θ − θ*), and a rate r overshoots whenever r·c > 2. Along a
 // direction of curvature far above 1 (the log mean of a gamma factor of
-// shape a has curvature about a, a normal mean of sd σ 1/σ²) the iterate
-// keeps jumping across the optimum, many posterior sds wide: a Poisson
-// rate with posterior shape 5·10⁶ ended with q's shape 4.1·10⁶ to 5.4·10⁶
-// by seed, a mean known to 4.5·10⁻⁵ with q's sd 0.3–0.8 times that. Where
-// q is the posterior, q's Fisher information F is that curvature, so the
-// rate 1/F is the one that lands on the optimum. The capped step is what AdaDelta
+// shape a has curvature about a) the iterate keeps jumping across the
+// optimum, many posterior sds wide: a Poisson rate with posterior shape
+// 5·10⁶ ended with q's shape 4.1·10⁶ to 5.4·10⁶ by seed. Where q is the
+// posterior, q's Fisher information F is that curvature, so the rate 1/F
+// is the one that lands on the optimum. The capped step is what AdaDelta
 // records, so its memory of past steps sees the steps taken.
 func (o *optim) update(delta, g []float64, eta float64, lo, hi int, fisher []float64) {
 	g, delta = g[lo:hi], delta[lo:hi]
