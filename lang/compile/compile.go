@@ -437,6 +437,18 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 	return init
 }
 
+// dimsOf is shapeOf's inverse: the dimensions of a tape shape ([] for a
+// scalar).
+func dimsOf(s autodiff.Shape) []int {
+	switch s.Rank {
+	case 1:
+		return []int{s.Rows}
+	case 2:
+		return []int{s.Rows, s.Cols}
+	}
+	return nil
+}
+
 func shapeOf(s []int) autodiff.Shape {
 	switch len(s) {
 	case 0:

@@ -154,14 +154,7 @@ func (l *lowerer) boolValue(vals []float64, shape autodiff.Shape, pos ast.Pos) v
 	for i, v := range vals {
 		ints[i] = int(v)
 	}
-	var dims []int
-	switch shape.Rank {
-	case 1:
-		dims = []int{shape.Rows}
-	case 2:
-		dims = []int{shape.Rows, shape.Cols}
-	}
-	return value{id: l.b.Const(vals, shape, pos), node: true, ints: ints, shape: dims, isInt: true}
+	return value{id: l.b.Const(vals, shape, pos), node: true, ints: ints, shape: dimsOf(shape), isInt: true}
 }
 
 // broadcastValues applies f elementwise to x and y, broadcast as the

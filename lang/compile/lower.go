@@ -88,14 +88,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			l.env[sym] = v // later outputs may use this one
 		}
 		id := l.node(v, s.Name.Pos())
-		sh := l.b.Shape(id)
-		var shape []int
-		switch sh.Rank {
-		case 1:
-			shape = []int{sh.Rows}
-		case 2:
-			shape = []int{sh.Rows, sh.Cols}
-		}
+		shape := dimsOf(l.b.Shape(id))
 		l.outIDs = append(l.outIDs, id)
 		l.outs = append(l.outs, Output{Name: s.Name.Name, Pos: s.Name.Pos(), Shape: shape})
 	default:
