@@ -278,7 +278,9 @@ func (r *repl) loop(lines lineSource) {
 // rather than waited on, unless a "{" block is open (a blank line inside a
 // for loop's body is part of it); so do a line that names a :command and a
 // line that starts with a statement keyword outside braces (that line then
-// starts the next input); Ctrl-C drops it.
+// starts the next input); Ctrl-C drops it. A complete if waits for one more
+// line, which goes on with it when it starts with else and otherwise ends
+// it (a blank line, or the next input).
 func (r *repl) readInput(lines lineSource) (string, error) {
 	var buf []string
 	prompt := ">>> "
@@ -320,7 +322,26 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 		buf = append(buf, line)
 		text := strings.Join(buf, "\n")
 		if !parser.NeedsMore(text) {
-			return text, nil
+			if parser.LeadingKeyword(text) != "if" {
+				return text, nil
+			}
+			// A complete if may go on with an else on the next line, as it
+			// may in a file: read that line first; any other line ends the
+			// if and starts the next input, a blank one just ends it.
+			next, err := lines.readLine("... ")
+			switch {
+			case errors.Is(err, errInterrupt):
+				return "", nil
+			case err != nil:
+				return text, err
+			case parser.LeadingKeyword(next) == "else":
+				r.ahead, r.hasAhead = next, true
+			case strings.TrimSpace(next) == "":
+				return text, nil
+			default:
+				r.ahead, r.hasAhead = next, true
+				return text, nil
+			}
 		}
 		prompt = "... "
 	}
@@ -528,7 +549,9 @@ line, or the lines that continue it) is added whole or not at all: if any of
 its statements fails, the errors are printed and none of them is added. An
 input goes on over several lines ("..." prompt) while a bracket is open or a
 line ends with an operator; a blank line (except inside an open { block) or a
-:command submits it as it is.
+:command submits it as it is. After an if's closing }, the next line is read
+first: one that starts with else goes on with the if, a blank line submits
+it, and any other line submits it and starts the next input.
 
 Commands:
 `)

@@ -882,6 +882,22 @@ func TestReplBlankLineInBlock(t *testing.T) {
 	}
 }
 
+// TestReplIfElse: an if whose else starts on the next line is one input, as
+// in a file (the else line was an error of its own), and the line after a
+// complete if that is not an else starts the next input.
+func TestReplIfElse(t *testing.T) {
+	var out, errb bytes.Buffer
+	script := "const K = 3\nif K > 2 {\n  target += 0\n}\nelse {\n  target += 1\n}\nlet z = 1\nif K < 2 { target += 2 }\n\n:list\n"
+	code := run([]string{"repl", "--history", "-"}, strings.NewReader(script), &out, &errb)
+	if code != exitOK || errb.Len() > 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	want := "  2  if K > 2 {\n  3    target += 0\n  4  }\n  5  else {\n  6    target += 1\n  7  }\n  8  let z = 1\n  9  if K < 2 { target += 2 }\n"
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf(":list:\n%s\nwant it to end:\n%s", out.String(), want)
+	}
+}
+
 // TestReplDataEntries: every :data entry can be dropped (:drop), by the
 // file or a NAME=FILE's NAME, as :data lists it; y.csv and ./y.csv are one
 // file, a path with an escaped blank is one word, and :load drops the

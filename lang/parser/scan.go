@@ -489,6 +489,17 @@ func StartsStatement(line string) bool {
 	return len(toks) > 0 && toks[0].Type == tokKeyword && stmtKeywords[toks[0].Value]
 }
 
+// LeadingKeyword returns the keyword that src starts with ("if", "else",
+// "for", ...), or "" when its first token is not one: the REPL asks whether
+// a line goes on with an if (else) before it submits the if.
+func LeadingKeyword(src string) string {
+	toks := rawTokens(src)
+	if len(toks) > 0 && toks[0].Type == tokKeyword {
+		return toks[0].Value
+	}
+	return ""
+}
+
 // OpenBraces returns how many "{" src leaves open (negative if more are
 // closed than opened).
 func OpenBraces(src string) int {
