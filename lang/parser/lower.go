@@ -167,22 +167,24 @@ var binaryOps = map[string]ast.Op{
 	"<": ast.Lt, "<=": ast.Le, ">": ast.Gt, ">=": ast.Ge, "==": ast.Eq, "!=": ast.Ne, "&&": ast.And, "||": ast.Or,
 }
 
-func (l *lowerer) expr(e *expr) ast.Expr {
-	x := l.andExpr(e.X)
+// leftFold joins x and the operands of rest left to right, each by its
+// operator token (binaryOps): one left-associative level of the precedence
+// table (language.md §4).
+func leftFold[R any](x ast.Expr, rest []R, part func(R) (lexer.Token, ast.Expr)) ast.Expr {
 	start := x.Pos()
-	for _, r := range e.Rest {
-		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: ast.Or, Y: l.andExpr(r.Y), Start: start}
+	for _, r := range rest {
+		op, y := part(r)
+		x = &ast.BinaryExpr{X: x, OpPos: astPos(op.Pos), Op: binaryOps[op.Value], Y: y, Start: start}
 	}
 	return x
 }
 
+func (l *lowerer) expr(e *expr) ast.Expr {
+	return leftFold(l.andExpr(e.X), e.Rest, func(r *orOp) (lexer.Token, ast.Expr) { return r.Op, l.andExpr(r.Y) })
+}
+
 func (l *lowerer) andExpr(e *andExpr) ast.Expr {
-	x := l.cmpExpr(e.X)
-	start := x.Pos()
-	for _, r := range e.Rest {
-		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: ast.And, Y: l.cmpExpr(r.Y), Start: start}
-	}
-	return x
+	return leftFold(l.cmpExpr(e.X), e.Rest, func(r *andOp) (lexer.Token, ast.Expr) { return r.Op, l.cmpExpr(r.Y) })
 }
 
 func (l *lowerer) cmpExpr(e *cmpExpr) ast.Expr {
@@ -194,21 +196,11 @@ func (l *lowerer) cmpExpr(e *cmpExpr) ast.Expr {
 }
 
 func (l *lowerer) arith(e *arith) ast.Expr {
-	x := l.product(e.X)
-	start := x.Pos()
-	for _, r := range e.Rest {
-		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: binaryOps[r.Op.Value], Y: l.product(r.Y), Start: start}
-	}
-	return x
+	return leftFold(l.product(e.X), e.Rest, func(r *addOp) (lexer.Token, ast.Expr) { return r.Op, l.product(r.Y) })
 }
 
 func (l *lowerer) product(p *product) ast.Expr {
-	x := l.unary(p.X)
-	start := x.Pos()
-	for _, r := range p.Rest {
-		x = &ast.BinaryExpr{X: x, OpPos: astPos(r.Op.Pos), Op: binaryOps[r.Op.Value], Y: l.unary(r.Y), Start: start}
-	}
-	return x
+	return leftFold(l.unary(p.X), p.Rest, func(r *mulOp) (lexer.Token, ast.Expr) { return r.Op, l.unary(r.Y) })
 }
 
 func (l *lowerer) unary(u *unary) ast.Expr {
