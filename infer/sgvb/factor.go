@@ -547,7 +547,7 @@ type stepCache struct {
 	// engine uses dist.Implicit; nil otherwise.
 	shape []dist.GammaShape
 	// fisher holds, for the log shape and log mean coordinates of gamma
-	// factors, q's Fisher information in that coordinate (a²(ψ₁(a) − 1/a)
+	// factors, q's Fisher information in that coordinate (a(aψ₁(a) − 1)
 	// and a; the matrix is diagonal there), whose reciprocal caps
 	// AdaDelta's rate (optim.update); 0 elsewhere, nil when no cap applies.
 	fisher []float64

@@ -108,10 +108,10 @@ func TestGammaLogMeanShape(t *testing.T) {
 // TestNaturalRateCap fits a Poisson rate from five counts near 10⁶ under
 // a vague Gamma(1, 0.001) prior: the posterior Gamma(4999964, 5.001) has
 // shape 5·10⁶, so the ELBO's curvature along the log mean is about 5·10⁶,
-// where AdaDelta's rate alone (no smaller than about η√ε) overshoots by
-// orders of magnitude: without the natural-gradient cap of optim.update,
-// q ended at shapes 4·10⁶ to 8·10⁶ by seed (q's sd 10–20 % off) after
-// thousands of steps. With it the STL estimators, whose gradient vanishes
+// which AdaDelta's rate, scaled by the gradients' size and not by
+// curvature, overshoots: without the natural-gradient cap of optim.update,
+// q ended at shapes 4.1·10⁶ to 5.4·10⁶ by seed and estimator (q's sd
+// 10–20 % off) after thousands of steps. With it the STL estimators, whose gradient vanishes
 // at q = posterior, land on the posterior itself.
 func TestNaturalRateCap(t *testing.T) {
 	gp := newGammaPoisson([]float64{1000123, 999532, 1001021, 998876, 1000411}, 1, 0.001)
