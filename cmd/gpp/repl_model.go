@@ -65,8 +65,12 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 	all := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], stmts...)}
 	info, err := check.Check(all, &check.Config{Overrides: r.sets})
 	atStart := false
-	if err == nil && len(r.data) > 0 && r.holdsData(stmts) && r.binds(r.src, r.sets) {
-		atStart, err = r.bindsWith(all, info, r.sets)
+	if err == nil && len(r.data) > 0 && r.holdsData(stmts) {
+		// Only a failure the new statements bring counts: the model
+		// before them is tried only when the new one fails.
+		if atStart, err = r.bindsWith(all, info, r.sets); err != nil && !r.binds(r.src, r.sets) {
+			atStart, err = false, nil
+		}
 	}
 	if err != nil {
 		r.printError(err, r.sources(input))
@@ -431,8 +435,9 @@ func (r *repl) trySets(sets setFlags) bool {
 		r.printError(err, r.sources(""))
 		return false
 	}
-	if (len(r.data) > 0 || len(info.Data) == 0) && r.binds(r.src, r.sets) {
-		if atStart, err := r.bindsWith(f, info, sets); err != nil {
+	if len(r.data) > 0 || len(info.Data) == 0 {
+		// As in addStmts, the old values are tried only when the new fail.
+		if atStart, err := r.bindsWith(f, info, sets); err != nil && r.binds(r.src, r.sets) {
 			r.printError(err, r.sources(""))
 			if atStart {
 				errorf(r.err, "%s", startNote)
