@@ -23,6 +23,7 @@ const (
 	errFinished    = "autodiff: builder used after Finish"
 	errNotUnary    = "autodiff: Unary with an op that is not elementwise unary"
 	errNotBinary   = "autodiff: Binary with an op that is not elementwise binary"
+	errNotLogical  = "autodiff: Logical with an op that is not a comparison, && or ||"
 	errNilKernel   = "autodiff: Density with a nil kernel"
 	errLatentLen   = "autodiff: latent vector length differs from Program.Dim"
 	errGradLen     = "autodiff: gradient length differs from Program.Dim"
@@ -314,6 +315,12 @@ func (b *Builder) Binary(op Op, x, y ID, pos ast.Pos) ID {
 	if !op.isBinary() {
 		panic(errNotBinary)
 	}
+	return b.binary(op, x, y, pos)
+}
+
+// binary adds an elementwise node of two operands with broadcasting: an
+// arithmetic op or a step.
+func (b *Builder) binary(op Op, x, y ID, pos ast.Pos) ID {
 	args, ok := b.operands(x, y)
 	if !ok {
 		return b.invalid(pos)
@@ -325,10 +332,35 @@ func (b *Builder) Binary(op Op, x, y ID, pos ast.Pos) ID {
 	}
 	gr, gc, bc := geometry(out, []Shape{sx, sy})
 	nscr := 0
-	if bc[1] == 0 || bc[3] == 0 { // an operand broadcast along rows: a row buffer
+	if (bc[1] == 0 || bc[3] == 0) && op.isBinary() { // an operand broadcast along rows: a row buffer for its adjoint
 		nscr = gc
 	}
 	return b.push(node{op: op, args: args, shape: out, pos: pos, gr: gr, gc: gc, bc: bc, nscr: nscr})
+}
+
+// Logical adds an elementwise comparison or logical node (OpLt, OpLe,
+// OpGt, OpGe, OpEq, OpNe, OpAnd, OpOr) with broadcasting: 1 where it
+// holds, 0 where not. Comparisons follow IEEE 754: one with a NaN operand
+// is false, except != which is true; && and || count any operand that is
+// not 0 as true, NaN included. The node is a step function of its
+// operands, whose derivative is zero wherever it exists: it passes no
+// adjoint to them. gpp's outputs use it (the mean of mu > 0 over the draws
+// is P(mu > 0)); the checker keeps it out of the log joint.
+func (b *Builder) Logical(op Op, x, y ID, pos ast.Pos) ID {
+	if !op.isStepBinary() {
+		panic(errNotLogical)
+	}
+	return b.binary(op, x, y, pos)
+}
+
+// Not returns !x: 1 where x is 0, else 0 (0 where x is NaN, which is not
+// 0). Like Logical, it passes no adjoint to x.
+func (b *Builder) Not(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	return b.push(node{op: OpNot, args: args, shape: b.shapeOf(args[0]), pos: pos})
 }
 
 // Add returns x + y.

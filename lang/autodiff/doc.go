@@ -26,5 +26,11 @@
 // pass forms the row sums its reverse pass reuses. See BENCHMARKS.md for
 // what they buy.
 //
+// Comparison and logical nodes (Logical, Not) are step functions, 0 or 1
+// per element: evaluated forward like any op, with no allocation, but
+// passing no adjoint, their derivative being zero wherever it exists. gpp's
+// outputs use them (the mean of mu > 0 over the draws is P(mu > 0)); the
+// checker keeps them out of the log joint.
+//
 // A Program is not safe for concurrent use; build one per goroutine.
 package autodiff

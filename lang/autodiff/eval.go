@@ -167,6 +167,12 @@ func (p *Program) eval(n *node) bool {
 		p.evalRand(n)
 	case op == OpCategorical:
 		return p.evalCategorical(n)
+	case op == OpNot:
+		for i, v := range p.v(p.arg(n, 0)) {
+			z[i] = b2f(v == 0)
+		}
+	case op.isStepBinary():
+		p.evalLogical(n)
 	default:
 		panic("autodiff: eval of an invalid node")
 	}
@@ -202,6 +208,60 @@ func (p *Program) evalBinary(n *node) {
 			}
 		}
 	}
+}
+
+// evalLogical evaluates a comparison, && or || with broadcasting, as
+// evalBinary does arithmetic: Go's comparisons are IEEE 754's (false with
+// a NaN operand, except !=).
+func (p *Program) evalLogical(n *node) {
+	xv, yv, z := p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.v(n)
+	rx, cx, ry, cy := n.bc[0], n.bc[1], n.bc[2], n.bc[3]
+	c := n.gc
+	for i := 0; i < n.gr; i++ {
+		xr, yr, zr := xv[i*rx:], yv[i*ry:], z[i*c:i*c+c]
+		switch n.op {
+		case OpLt:
+			for j := range zr {
+				zr[j] = b2f(xr[j*cx] < yr[j*cy])
+			}
+		case OpLe:
+			for j := range zr {
+				zr[j] = b2f(xr[j*cx] <= yr[j*cy])
+			}
+		case OpGt:
+			for j := range zr {
+				zr[j] = b2f(xr[j*cx] > yr[j*cy])
+			}
+		case OpGe:
+			for j := range zr {
+				zr[j] = b2f(xr[j*cx] >= yr[j*cy])
+			}
+		case OpEq:
+			for j := range zr {
+				zr[j] = b2f(xr[j*cx] == yr[j*cy])
+			}
+		case OpNe:
+			for j := range zr {
+				zr[j] = b2f(xr[j*cx] != yr[j*cy])
+			}
+		case OpAnd:
+			for j := range zr {
+				zr[j] = b2f(xr[j*cx] != 0 && yr[j*cy] != 0)
+			}
+		case OpOr:
+			for j := range zr {
+				zr[j] = b2f(xr[j*cx] != 0 || yr[j*cy] != 0)
+			}
+		}
+	}
+}
+
+// b2f is 1 for true, 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // unaryCost is the cost of an elementwise op in multiply-adds, for deciding

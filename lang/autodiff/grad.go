@@ -166,6 +166,9 @@ func (p *Program) grad(n *node) {
 		p.gradRowSumProd(n, g)
 	case op == OpCategorical:
 		p.gradCategorical(n, g[0])
+	case op.isStep():
+		// A step function: its derivative is zero wherever it exists, so
+		// it adds nothing to its operands' adjoints.
 	default:
 		panic("autodiff: grad of an invalid node")
 	}

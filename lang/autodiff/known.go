@@ -61,7 +61,7 @@ func (b *Builder) Known(x ID) (vals []float64, ok bool) {
 // nothing that Finish sets up.
 func knownOp(op Op) bool {
 	switch {
-	case op == OpConst, op.isBinary(), op.isUnary():
+	case op == OpConst, op.isBinary(), op.isUnary(), op.isStep():
 		return true
 	}
 	switch op {

@@ -79,6 +79,19 @@ const (
 	// Fused.
 	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
 
+	// Step functions: 1 where true, 0 where false, elementwise with
+	// broadcasting, forward only (outputs); their derivative is zero
+	// wherever it exists, so their operands get no adjoint from them.
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+	OpEq
+	OpNe
+	OpAnd // both operands non-zero
+	OpOr  // either operand non-zero
+	OpNot // unary: the operand is 0
+
 	numOps
 )
 
@@ -94,8 +107,8 @@ var opNames = [numOps]string{
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpInside: "inside", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
-	OpCategorical: "categorical",
-	OpRowSumProd:  "rowsum",
+	OpCategorical: "categorical", OpRowSumProd: "rowsum",
+	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }
 
 func (o Op) String() string {
@@ -107,3 +120,8 @@ func (o Op) String() string {
 
 func (o Op) isBinary() bool { return o >= OpAdd && o <= OpPow }
 func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpInvLogit }
+
+// isStep reports a comparison or logical op (OpLt through OpNot);
+// isStepBinary those of two operands (OpLt through OpOr).
+func (o Op) isStep() bool       { return o >= OpLt && o <= OpNot }
+func (o Op) isStepBinary() bool { return o >= OpLt && o <= OpOr }

@@ -10,7 +10,7 @@ import (
 
 // mixedProgram builds a non-trivial program: matmul, gather, densities,
 // Cholesky, solve, logdet and the fused ops (Gaussian rows, row-product
-// sums, prepared densities).
+// sums, prepared densities), with outputs of comparisons and logical ops.
 func mixedProgram(t testing.TB) (*Program, []float64) {
 	const n, k, m = 6, 3, 8
 	r := rand.New(rand.NewPCG(11, 12))
@@ -46,7 +46,12 @@ func mixedProgram(t testing.TB) (*Program, []float64) {
 	// A log-scale prepared density reading exp(W) from prior3's value.
 	prior4 := b.DensityPrepared(testGammaLog, gammaLogPrepared{}, w, []ID{b.Exp(mu, testPos), b.Scalar(2, testPos)}, testPos)
 	root = b.Add(root, b.Add(b.Sum(rate, testPos), b.Add(prior3, prior4, testPos), testPos), testPos)
-	p, err := b.Finish(root)
+	// Outputs of step nodes, evaluated at every Forward beside the log
+	// joint: W > exp(mu[0:k])' broadcast, !(mu > 0) && (mu < 1), and their mean.
+	gt := b.Logical(OpGt, w, rt, testPos)
+	muPos := b.Logical(OpGt, mu, b.Scalar(0, testPos), testPos)
+	band := b.Logical(OpAnd, b.Not(muPos, testPos), b.Logical(OpLt, mu, b.Scalar(1, testPos), testPos), testPos)
+	p, err := b.Finish(root, gt, band, b.Mean(band, testPos))
 	if err != nil {
 		t.Fatal(err)
 	}

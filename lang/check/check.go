@@ -93,6 +93,9 @@ type checker struct {
 	outputs    map[string]*OutputVar
 	usedOverds map[string]bool
 
+	steps         map[*Symbol][]stepUse // stepsOf each let's value, once computed
+	stepsReported map[ast.Expr]bool     // comparisons on params reported by refuseSteps
+
 	defining string // the name whose declaration is being checked
 	inOutput bool   // checking an output's expression
 	inDim    bool   // checking a dimension of a declared type
@@ -242,6 +245,7 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.tildeStmt(s)
 	case *ast.TargetStmt:
 		c.expr(s.Value)
+		c.refuseSteps(s.Value)
 	case *ast.ForStmt:
 		c.forStmt(s)
 	case *ast.IfStmt:
@@ -284,13 +288,17 @@ func (c *checker) forStmt(s *ast.ForStmt) {
 	hi := c.expr(s.Hi)
 	c.intScalar(s.Lo, lo, "loop bound")
 	c.intScalar(s.Hi, hi, "loop bound")
+	// A bound that depends on a param can only hold a comparison on it,
+	// reported here; the loop variable is then taken as known, so that its
+	// uses in the body raise no further errors.
+	known := c.refuseSteps(s.Lo, s.Hi) || lo.DataOnly && hi.DataOnly
 	sup := dist.Real
 	if lo.Valid() && lo.Const != nil && *lo.Const >= 0 {
 		sup = dist.Count
 	}
 	c.push("for")
 	c.declare(s.Var, &Symbol{Name: s.Var.Name, Kind: LoopVar, Decl: s, Pos: s.Var.NamePos,
-		Type: Type{Elem: Int, Support: sup, DataOnly: lo.DataOnly && hi.DataOnly}})
+		Type: Type{Elem: Int, Support: sup, DataOnly: known}})
 	for _, b := range s.Body {
 		c.stmt(b)
 	}
@@ -312,6 +320,7 @@ func (c *checker) ifStmt(s *ast.IfStmt) {
 		t := c.expr(b.Cond)
 		switch {
 		case !t.Valid():
+		case c.refuseSteps(b.Cond): // a comparison on a param, reported at its operator
 		case t.Shape.Rank() != 0:
 			c.errorf(b.Cond.Pos(), "an if condition must be a scalar; `%s` is %s (to test every element, combine them first, e.g. sum(%s) > 0)",
 				exprString(b.Cond), t.Shape.describe(), exprString(b.Cond))
@@ -634,6 +643,7 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	if s.Prior != nil {
 		c.defining = name
 		d := c.distCall(s.Prior, typ, s.Name.NamePos, "`"+name+"`")
+		c.refuseSteps(s.Prior)
 		c.defining = ""
 		lat.PriorDist = d
 		if d != nil {
@@ -777,7 +787,7 @@ func (c *checker) truncationArgs(lat *Latent, d *stdlib.Dist, call *ast.CallExpr
 		return
 	}
 	for _, a := range call.Args {
-		if t := c.info.Types[a]; t.DataOnly || !t.Valid() { // invalid: said why
+		if t := c.info.Types[a]; t.DataOnly || !t.Valid() || len(c.stepsOf(a)) > 0 { // invalid, or a comparison on a param: said why
 			continue
 		}
 		hint := fmt.Sprintf("declare %s with a support inside %s's, or use a prior on the %s support", lat.Name, d.Name, lat.Support)
@@ -831,6 +841,7 @@ func (c *checker) constArg(call *ast.CallExpr, i int) *float64 {
 func (c *checker) tildeStmt(s *ast.TildeStmt) {
 	lt := c.expr(s.LHS)
 	d := c.distCall(s.Dist, lt, s.LHS.Pos(), "`"+exprString(s.LHS)+"`")
+	steps := c.refuseSteps(s.LHS, s.Dist)
 	// Latents mentioned on the left.
 	var mentioned []*Latent
 	ast.Inspect(s.LHS, func(n ast.Node) bool {
@@ -852,7 +863,7 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 	if root != nil && !slices.Contains(mentioned, root) {
 		root.Tildes = append(root.Tildes, s)
 	}
-	if d == nil || !lt.Valid() {
+	if d == nil || !lt.Valid() || steps { // steps: reported at the comparison
 		return
 	}
 	c.dataUse(s, d)

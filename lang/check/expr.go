@@ -45,7 +45,7 @@ func (c *checker) expr1(e ast.Expr) Type {
 			return invalid
 		}
 		if e.Op == ast.Not {
-			return c.logical(e, e.OpPos, []ast.Expr{e.X}, []Type{x}, x.Shape)
+			return c.logical(e, []Type{x}, x.Shape)
 		}
 		t := Type{Elem: x.Elem, Shape: x.Shape, Support: dist.Real, DataOnly: x.DataOnly}
 		if x.Const != nil {
@@ -161,7 +161,7 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 			c.errorf(e.OpPos, "%s: %s", e.Op, b.Err)
 			return invalid
 		}
-		return c.logical(e, e.OpPos, []ast.Expr{e.X, e.Y}, []Type{x, y}, b.Shape)
+		return c.logical(e, []Type{x, y}, b.Shape)
 	}
 	t := Type{Elem: Real, DataOnly: x.DataOnly && y.DataOnly}
 	if x.Elem == Int && y.Elem == Int && e.Op != ast.Div && e.Op != ast.Pow {
@@ -213,29 +213,22 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 	return t
 }
 
-// logical types a comparison, && , || or ! (e, with its operator at opPos
-// and its operands xs of types ts, broadcast to shape): an int 0 or 1 per
-// element, folded when every operand is a constant. The operands must be
-// known before the fit: the value is a step function of them, whose
-// derivative is zero wherever it exists, so on a param it would give the
-// fit no gradient to follow (Stan allows it; gpp refuses it).
-func (c *checker) logical(e ast.Expr, opPos ast.Pos, xs []ast.Expr, ts []Type, shape Shape) Type {
+// logical types a comparison, && , || or ! (e, with operands of types
+// ts, broadcast to shape): an int 0 or 1 per element, folded when
+// every operand is a constant. An operand may depend on a param: the
+// value is then a step function of the params, which an output may read
+// (the mean of `mu > 0` over the draws is P(mu > 0)) but the log joint
+// may not, its derivative being zero wherever it exists; refuseSteps
+// reports it where the log joint or the compiler would read it.
+func (c *checker) logical(e ast.Expr, ts []Type, shape Shape) Type {
 	op := ast.Not
 	if b, ok := e.(*ast.BinaryExpr); ok {
 		op = b.Op
 	}
-	for i, t := range ts {
-		if !t.DataOnly {
-			what := "a comparison"
-			if !op.IsComparison() {
-				what = "a logical " + op.String()
-			}
-			c.errorf(opPos, "%s needs operands known before the fit, and `%s` %s: its value would be a step function of the params, whose derivative is zero almost everywhere, so the fit gets no gradient from it (Stan allows it; gpp does not); write the condition on data, constants and loop variables",
-				what, exprString(xs[i]), c.dependsOnParam(xs[i]))
-			return invalid
-		}
-	}
 	t := Type{Elem: Int, Shape: shape, Support: dist.Binary, DataOnly: true}
+	for _, x := range ts {
+		t.DataOnly = t.DataOnly && x.DataOnly
+	}
 	vals := make([]float64, len(ts))
 	for i, x := range ts {
 		if x.Const == nil {
@@ -254,24 +247,29 @@ func (c *checker) logical(e ast.Expr, opPos ast.Pos, xs []ast.Expr, ts []Type, s
 }
 
 // dependsOnParam says why e is not known before the fit: "is the param
-// `mu`", "depends on the param `mu`", or "depends on a param".
+// `mu`", "depends on the param `mu`", the same of an output (a
+// replicate, in a later output), or "depends on a param".
 func (c *checker) dependsOnParam(e ast.Expr) string {
-	var name string
+	var sym *Symbol
 	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && name == "" {
-			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Param {
-				name = sym.Name
+		if id, ok := n.(*ast.Ident); ok && sym == nil {
+			if s := c.info.Uses[id]; s != nil && (s.Kind == Param || s.Kind == Output) {
+				sym = s
 			}
 		}
-		return name == ""
+		return sym == nil
 	})
-	if id, ok := unparen(e).(*ast.Ident); ok && id.Name == name {
-		return "is the param `" + name + "`"
+	if sym == nil {
+		return "depends on a param"
 	}
-	if name != "" {
-		return "depends on the param `" + name + "`"
+	kind := "param"
+	if sym.Kind == Output {
+		kind = "output"
 	}
-	return "depends on a param"
+	if id, ok := unparen(e).(*ast.Ident); ok && id.Name == sym.Name {
+		return "is the " + kind + " `" + sym.Name + "`"
+	}
+	return "depends on the " + kind + " `" + sym.Name + "`"
 }
 
 // FoldNot is the value of !a: 1 when a is 0, else 0.
@@ -708,7 +706,10 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 	for i, ix := range e.Indices {
 		if s, isSlice := ix.(*ast.SliceExpr); isSlice {
 			for _, b := range []ast.Expr{s.Lo, s.Hi} {
-				if b != nil && !c.intScalar(b, c.expr(b), "a slice bound") {
+				if b == nil {
+					continue
+				}
+				if bt := c.expr(b); !c.intScalar(b, bt, "a slice bound") || !c.knownIndex(b, bt, "a slice bound") {
 					ok = false
 				}
 			}
@@ -773,6 +774,10 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 			ok = false
 			continue
 		}
+		if !c.knownIndex(ix, it, "an index") {
+			ok = false
+			continue
+		}
 		// A constant index, alone or in a literal, is checked against a
 		// known size here.
 		inRange := func(ix ast.Expr, v *float64) {
@@ -820,6 +825,19 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 		}
 	}
 	return t
+}
+
+// knownIndex reports an index or a slice bound (what), of type t, that is
+// not known before the fit: the compiler picks the elements while it
+// builds the tape, so an int that changes with the draws (a comparison on
+// a param, a replicate) cannot be one.
+func (c *checker) knownIndex(e ast.Expr, t Type, what string) bool {
+	if t.Valid() && !t.DataOnly {
+		c.errorf(e.Pos(), "%s must be known before the fit (data, constants, loop variables and lets of them); `%s` %s, whose value changes with the draws",
+			what, exprString(e), c.dependsOnParam(e))
+		return false
+	}
+	return true
 }
 
 func plural1(d Dim) string {

@@ -9,12 +9,15 @@ import (
 	"github.com/gpplang/gpp/lang/check"
 )
 
-// Comparisons, logical operators and if statements. Their operands are
-// known before the fit (the checker refuses params in them), so the
-// compiler evaluates them while it builds the tape: a comparison becomes a
-// constant int 0/1 value, and an if lowers only the branch whose condition
-// holds — in a for loop, per iteration. Nothing of them reaches the tape
-// but constants, so no op needs a derivative.
+// Comparisons, logical operators and if statements. A comparison whose
+// operands are known before the fit (data, constants, loop variables) is
+// evaluated while the compiler builds the tape, to a constant int 0/1
+// value that can be a condition, a loop bound or an index; an if lowers
+// only the branch whose condition holds — in a for loop, per iteration.
+// One whose operands depend on the params becomes a step node of the tape
+// (autodiff.Builder.Logical), evaluated at every draw: the checker allows
+// it only where outputs alone read it, so it never enters the log joint,
+// where its zero derivative would give the fit nothing to follow.
 
 // ifStmt lowers the statements of the first branch whose condition holds,
 // or of the else, if any.
@@ -108,17 +111,23 @@ func shapeElem(s autodiff.Shape, k int) string {
 	return strconv.Itoa(k/c) + ", " + strconv.Itoa(k%c)
 }
 
-// logical lowers a comparison, &&, || or ! to a constant int 0/1 value,
-// elementwise with broadcasting. && and || of scalars short-circuit as in
-// Stan: in `i > 0 && y[i - 1] == 0` the index is not evaluated at i = 0.
+// logical lowers a comparison, &&, || or ! to an int 0/1 value,
+// elementwise with broadcasting: a constant when its operands are known
+// before the fit, else a step node (logicalNode). && and || of scalars
+// short-circuit as in Stan: in `i > 0 && y[i - 1] == 0` the index is not
+// evaluated at i = 0.
 func (l *lowerer) logical(e ast.Expr) value {
 	var op ast.Op
 	var xe, ye ast.Expr
+	var opPos ast.Pos
 	switch e := e.(type) {
 	case *ast.UnaryExpr:
-		op, xe = e.Op, e.X
+		op, xe, opPos = e.Op, e.X, e.OpPos
 	case *ast.BinaryExpr:
-		op, xe, ye = e.Op, e.X, e.Y
+		op, xe, ye, opPos = e.Op, e.X, e.Y, e.OpPos
+	}
+	if !l.info.Types[e].DataOnly {
+		return l.logicalNode(e, op, opPos, xe, ye)
 	}
 	x, xs, ok := l.knownExpr(xe)
 	if !ok {
@@ -145,6 +154,37 @@ func (l *lowerer) logical(e ast.Expr) value {
 		return value{}
 	}
 	return l.boolValue(out, shape, e.Pos())
+}
+
+// stepOps are the tape's ops of the comparisons and logical operators.
+var stepOps = map[ast.Op]autodiff.Op{
+	ast.Lt: autodiff.OpLt, ast.Le: autodiff.OpLe, ast.Gt: autodiff.OpGt, ast.Ge: autodiff.OpGe,
+	ast.Eq: autodiff.OpEq, ast.Ne: autodiff.OpNe, ast.And: autodiff.OpAnd, ast.Or: autodiff.OpOr,
+}
+
+// logicalNode lowers e, a comparison or logical operator op (at opPos) of
+// xe and ye (nil for !) whose value depends on the params, to a step node
+// evaluated at every draw, at the operator's position. A scalar && or ||
+// whose left operand is known before the fit short-circuits as logical's
+// does; one whose left operand depends on the params cannot, so both
+// operands are lowered.
+func (l *lowerer) logicalNode(e ast.Expr, op ast.Op, opPos ast.Pos, xe, ye ast.Expr) value {
+	x := l.expr(xe)
+	if op == ast.Not {
+		return value{id: l.b.Not(l.node(x, xe.Pos()), opPos), node: true}
+	}
+	scalars := l.info.Types[xe].Shape.Rank() == 0 && l.info.Types[ye].Shape.Rank() == 0
+	if (op == ast.And || op == ast.Or) && scalars && l.info.Types[xe].DataOnly {
+		v, _, ok := l.known(x, xe)
+		if !ok {
+			return value{}
+		}
+		if (v[0] == 0) == (op == ast.And) { // false && y, true || y: y is not lowered
+			return l.boolValue([]float64{check.FoldNot(check.FoldNot(v[0]))}, autodiff.Scalar(), e.Pos())
+		}
+	}
+	y := l.expr(ye)
+	return value{id: l.b.Logical(stepOps[op], l.node(x, xe.Pos()), l.node(y, ye.Pos()), opPos), node: true}
 }
 
 // boolValue makes a constant int value of 0/1 values: a node, and the

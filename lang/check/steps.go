@@ -1,0 +1,151 @@
+package check
+
+import (
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Comparisons and logical operators on params (language.md §3,
+// *Conditions*). Their value is a step function of the params. An output,
+// computed at every draw of q after the fit, may read one: the mean of
+// `mu > 0` over the draws is P(mu > 0). The log joint may not: the
+// derivative is zero wherever it exists, so the fit would get no gradient
+// from it; nor may a for range or an if condition, which the compiler
+// evaluates before the fit. The checker types such operators anywhere
+// (logical), and a let may hold one; the statements that feed the log
+// joint or the compiler report, through refuseSteps, each one they read,
+// directly or through lets, at its operator.
+
+// stepUse is a comparison or logical operator on params that an
+// expression reads, and the let it reads it through (nil: directly).
+type stepUse struct {
+	op  ast.Expr // an *ast.BinaryExpr or a ! *ast.UnaryExpr
+	via *ast.Ident
+}
+
+// stepsOf returns the comparisons and logical operators on params that e
+// reads, directly or through lets: the innermost ones, whose operands hold
+// none themselves (in `!(mu > 0)`, the >). Subexpressions whose type is
+// invalid are skipped: their errors are reported.
+func (c *checker) stepsOf(e ast.Expr) []stepUse {
+	var found []stepUse
+	ast.Inspect(e, func(n ast.Node) bool {
+		x, ok := n.(ast.Expr)
+		if !ok {
+			return true
+		}
+		if t, ok := c.info.Types[x]; ok && !t.Valid() {
+			return false
+		}
+		switch x := x.(type) {
+		case *ast.Ident:
+			for _, s := range c.letSteps(c.info.Uses[x]) {
+				found = append(found, stepUse{op: s.op, via: x})
+			}
+		case *ast.UnaryExpr, *ast.BinaryExpr:
+			var operands []ast.Expr
+			switch x := x.(type) {
+			case *ast.UnaryExpr:
+				if x.Op != ast.Not {
+					return true
+				}
+				operands = []ast.Expr{x.X}
+			case *ast.BinaryExpr:
+				if !x.Op.IsLogical() {
+					return true
+				}
+				operands = []ast.Expr{x.X, x.Y}
+			}
+			if c.info.Types[x].DataOnly {
+				return false
+			}
+			n := len(found)
+			for _, o := range operands {
+				found = append(found, c.stepsOf(o)...)
+			}
+			if len(found) == n {
+				found = append(found, stepUse{op: x})
+			}
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// letSteps returns stepsOf the value of sym when it is a let (nil
+// otherwise), computed once per let.
+func (c *checker) letSteps(sym *Symbol) []stepUse {
+	if sym == nil || sym.Kind != Let || !sym.Type.Valid() {
+		return nil
+	}
+	let, ok := sym.Decl.(*ast.LetStmt)
+	if !ok {
+		return nil
+	}
+	if c.steps == nil {
+		c.steps = map[*Symbol][]stepUse{}
+	}
+	if s, ok := c.steps[sym]; ok {
+		return s
+	}
+	s := c.stepsOf(let.Value)
+	c.steps[sym] = s
+	return s
+}
+
+// refuseSteps reports each comparison or logical operator on params that
+// es read, directly or through lets, at its operator, once however many
+// statements read it. es are expressions of a statement that feeds the
+// log joint or that the compiler evaluates before the fit. It returns
+// whether es read any.
+func (c *checker) refuseSteps(es ...ast.Expr) bool {
+	any := false
+	for _, e := range es {
+		if e == nil {
+			continue
+		}
+		for _, s := range c.stepsOf(e) {
+			any = true
+			if c.stepsReported[s.op] {
+				continue
+			}
+			if c.stepsReported == nil {
+				c.stepsReported = map[ast.Expr]bool{}
+			}
+			c.stepsReported[s.op] = true
+			c.stepError(s)
+		}
+	}
+	return any
+}
+
+// stepError reports the comparison or logical operator s.op at its
+// operator, naming the operand that depends on a param and, when it is
+// read through a let, where.
+func (c *checker) stepError(s stepUse) {
+	var opPos ast.Pos
+	var operands []ast.Expr
+	what := "a comparison"
+	switch x := s.op.(type) {
+	case *ast.UnaryExpr:
+		opPos, operands, what = x.OpPos, []ast.Expr{x.X}, "a logical !"
+	case *ast.BinaryExpr:
+		opPos, operands = x.OpPos, []ast.Expr{x.X, x.Y}
+		if !x.Op.IsComparison() {
+			what = "a logical " + x.Op.String()
+		}
+	}
+	culprit := operands[0]
+	for _, o := range operands {
+		if !c.info.Types[o].DataOnly {
+			culprit = o
+			break
+		}
+	}
+	through := ""
+	if s.via != nil {
+		through = " (it is read through the let `" + s.via.Name + "` at " + s.via.NamePos.String() + ")"
+	}
+	c.errorf(opPos, "%s needs operands known before the fit%s, and `%s` %s: its value would be a step function of the params, whose derivative is zero almost everywhere, so the fit gets no gradient from it (Stan allows it; gpp does not); write the condition on data, constants and loop variables; in an output it is allowed: `output p = mu > 0` gives P(mu > 0) as its mean",
+		what, through, exprString(culprit), c.dependsOnParam(culprit))
+}
