@@ -28,8 +28,33 @@ type Input struct {
 // bounds, and returns every data value and size name by name. Every problem
 // is an error naming the data file, line and column and the declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
+	b := bind(info, inputs, sets, false)
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return b.out, nil
+}
+
+// BindPartial binds the data that the inputs and the --set values give, as
+// Bind does, and returns the names of the declarations that none gives
+// (missing) where Bind reports them: the REPL checks data as they arrive,
+// before the rest of the model's data are loaded. Every problem of the data
+// given is still an error. A matrix declaration with no source of its own
+// is missing too, rather than taking every column of the one positional CSV
+// file, since a file still to come may give it; a size that no data bind
+// yet is missing. With missing empty, the data bound are Bind's.
+func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (bound map[string]*Array, missing []string, err error) {
+	b := bind(info, inputs, sets, true)
+	if err := b.errs.Err(); err != nil {
+		return nil, b.missing, err
+	}
+	return b.out, b.missing, nil
+}
+
+// bind runs Bind, or BindPartial with partial set.
+func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool) *binder {
 	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
-		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}}
+		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}, partial: partial}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			where := "the model has no data named " + strconv.Quote(in.Name)
@@ -59,7 +84,11 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 		}
 		sz, ok := b.sizes[d.Name]
 		if !ok {
-			if !b.unread[d.Name] {
+			switch {
+			case b.unread[d.Name]:
+			case b.partial:
+				b.missing = append(b.missing, d.Name)
+			default:
 				b.errs.Add(d.Pos, "size %s (declared at %s) is not bound by any data", d.Name, d.Pos)
 			}
 			continue
@@ -69,10 +98,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 	}
 	b.emptyColumns()
 	b.errs.Sort()
-	if err := b.errs.Err(); err != nil {
-		return nil, err
-	}
-	return b.out, nil
+	return b
 }
 
 // emptyMatrix is a matrix given as [] whose column count waits for the
@@ -96,6 +122,8 @@ func (b *binder) emptyColumns() {
 		case len(b.errs) > errs: // givenSize said why
 		case dim.Known():
 			e.a.Shape[1] = dim.N
+		case !ok && !dim.Derived && b.partial:
+			b.missing = append(b.missing, dim.Name)
 		case ok && !dim.Derived && sz.n < 0:
 			b.errs.Add(sz.pos, "%s is %d: a size must be 0 or more (the columns of %s)", dim.Name, sz.n, e.a.Name)
 		case ok && !dim.Derived:
@@ -169,6 +197,10 @@ type binder struct {
 	whole map[*Table][]*check.DataVar
 	named map[*Table][]string
 	empty []emptyMatrix
+	// partial is set by BindPartial: a declaration that no input gives is
+	// added to missing, not reported.
+	partial bool
+	missing []string
 	// inferred lists the int scalars declared as data, used as sizes of
 	// other data and given by no input: bindInferred takes their values
 	// from those data's shapes, as Stan users' `data N: int` expects.
@@ -233,7 +265,7 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	}
 	// A matrix declaration with no source of its own takes every column of
 	// the one positional CSV file.
-	if len(cands) == 0 && len(d.Dims) == 2 && len(positional) == 1 {
+	if len(cands) == 0 && len(d.Dims) == 2 && len(positional) == 1 && !b.partial {
 		cands = append(cands, candidate{positional[0].Matrix(d.Name), "all columns of " + positional[0].File})
 		b.whole[positional[0]] = append(b.whole[positional[0]], d)
 	}
@@ -241,6 +273,10 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	case 0:
 		if b.sizesData(d) {
 			b.inferred = append(b.inferred, d) // bound from the data it sizes, or reported then
+			return nil, false
+		}
+		if b.partial {
+			b.missing = append(b.missing, d.Name)
 			return nil, false
 		}
 		b.errs.Add(d.Pos, "no data for `%s` (%s): expected %s", d.Name, d.TypeString(), b.expected(d))
@@ -278,7 +314,11 @@ func (b *binder) bindInferred() {
 	for _, d := range b.inferred {
 		sz, ok := b.sizes[d.Name]
 		if !ok {
-			if !b.unread[d.Name] {
+			switch {
+			case b.unread[d.Name]:
+			case b.partial:
+				b.missing = append(b.missing, d.Name)
+			default:
 				b.errs.Add(d.Pos, "no data for `%s` (%s): expected %s, or data that it sizes", d.Name, d.TypeString(), b.expected(d))
 			}
 			continue

@@ -187,6 +187,39 @@ func TestBindSizeGivenAgain(t *testing.T) {
 	}
 }
 
+// TestBindPartial: the data given are checked as Bind checks them, and the
+// declarations no input gives yet are missing, not errors; a matrix with no
+// file of its own does not take the one positional file (X=x.csv may come
+// next). With nothing missing, the result is Bind's.
+func TestBindPartial(t *testing.T) {
+	const model = "data y: int<lower=0>[N]\ndata X: real[N, K]\ndata M: real[R, C]\ndata P: int\nparam w: real[P] ~ Normal(0, 1)\n"
+	info := checked(t, model)
+	y := csvInput(t, "", "y.csv", "y\n1\n2\n")
+	out, missing, err := BindPartial(info, []Input{y}, nil)
+	if err != nil || out["y"] == nil || out["N"].Values[0] != 2 {
+		t.Fatalf("y alone: %v, %v", out, err)
+	}
+	if want := []string{"X", "M", "P"}; strings.Join(missing, " ") != strings.Join(want, " ") {
+		t.Errorf("missing %q, want %q", missing, want)
+	}
+	// An error of the data given is reported, whatever is missing.
+	_, missing, err = BindPartial(info, []Input{csvInput(t, "", "y.csv", "y\n1\n-2\n")}, nil)
+	if want := "y.csv:3:1: y: value -2 is not >= 0; `y` is declared int<lower=0>[N] at m.gpp:1:6"; err == nil || err.Error() != want || len(missing) != 3 {
+		t.Errorf("negative y: missing %q, error %v; want %s", missing, err, want)
+	}
+	_, _, err = BindPartial(info, []Input{y, csvInput(t, "X", "x.csv", "a,b\n1,2\n3,4\n5,6\n")}, nil)
+	if want := "x.csv:2:1: size N is 3 here (rows of X) but 2 from elements of y (y.csv:2:1)"; err == nil || err.Error() != want {
+		t.Errorf("X of other rows: %v; want %s", err, want)
+	}
+	// Nothing missing: Bind's values.
+	ins := []Input{y, csvInput(t, "X", "x.csv", "a,b\n1,2\n3,4\n"), jsonInput(t, "m.json", `{"M": [[1, 2]], "P": 3}`)}
+	out, missing, err = BindPartial(info, ins, nil)
+	full, ferr := Bind(info, ins, nil)
+	if err != nil || ferr != nil || len(missing) != 0 || len(out) != len(full) || out["P"].Values[0] != 3 || out["K"].Values[0] != 2 {
+		t.Errorf("everything given: %v, %v, missing %q; Bind: %v", out, err, missing, ferr)
+	}
+}
+
 func mustParse(t *testing.T, src string) *ast.File {
 	t.Helper()
 	f, err := parser.ParseFile("m.gpp", []byte(src))

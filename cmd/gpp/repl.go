@@ -69,14 +69,24 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		r.history = *history
 	}
+	// The model, then the values set, then the data, each one step of
+	// :undo as if typed: the data are bound with the values set, as gpp
+	// fit binds them.
 	if len(pos) > 0 {
+		r.input = ":load " + quoteArg(pos[0])
 		r.load(pos[0])
-		if len(pos) > 1 {
-			r.addData(pos[1:])
-		}
 	}
-	for _, name := range sortedKeys(sets) {
-		r.set([]string{name + "=" + sets[name]})
+	if len(sets) > 0 {
+		var args []string
+		for _, name := range sortedKeys(sets) {
+			args = append(args, name+"="+sets[name])
+		}
+		r.input = ":set " + quoteArgs(args)
+		r.set(args)
+	}
+	if len(pos) > 1 {
+		r.input = ":data " + quoteArgs(pos[1:])
+		r.addData(pos[1:])
 	}
 	if interactive := r.run(); r.failed && !interactive {
 		return exitError
@@ -123,14 +133,11 @@ type repl struct {
 	out, err io.Writer
 	history  string // history file, "" for none (a terminal session only)
 
-	src  string      // the session's model source, every statement ending in a newline
-	prev []string    // earlier sources, for :undo
-	info *check.Info // src checked with sets
-	data []replInput // data files, in the order given
-	srcs sources     // contents of the data files, for quoting errors
-	sets setFlags    // :set values
-	fit  *replFit    // the last fit, or nil
-	quit bool        // :quit was typed
+	replState            // the model, its data, the values set and the fit
+	steps     []replStep // the states before each step, for :undo
+	input     string     // the input or :command line being run, which a step records
+	dataReads int        // data files read so far, which numbers them (replInput.read)
+	quit      bool       // :quit was typed
 	// failed records that an error was reported: a statement, command or
 	// expression failed. A session read from a non-terminal then exits 1.
 	failed bool
@@ -160,7 +167,8 @@ const replModel = "<repl>"
 const replInputName = "<input>"
 
 func newRepl(in io.Reader, out, err io.Writer) *repl {
-	r := &repl{in: in, out: out, err: err, sets: setFlags{}, srcs: sources{}}
+	r := &repl{in: in, out: out, err: err}
+	r.sets = setFlags{}
 	r.notify = func(c chan<- os.Signal) func() {
 		signal.Notify(c, os.Interrupt)
 		return func() { signal.Stop(c) }
@@ -349,6 +357,7 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 
 // handle runs one complete input: a command, an expression or statements.
 func (r *repl) handle(input string) {
+	r.input = input
 	if t := strings.TrimSpace(input); strings.HasPrefix(t, ":") {
 		r.command(t)
 		return
@@ -397,19 +406,19 @@ var replCommands []replCommand
 func init() {
 	replCommands = []replCommand{
 		{"load", "FILE", "replace the model with the one in FILE",
-			`The model in FILE replaces the session's, once it checks (else the errors are printed and the session keeps its model). The data stay, but a NAME=FILE entry whose NAME the new model does not declare is dropped, as are the :set values that name nothing in it (a note says which); the last fit is forgotten. :undo goes back to the model before.`,
+			`The model in FILE replaces the session's once it checks and the session's data bind to it as they would in gpp fit; else the errors are printed, positioned in FILE and the data files, and the session stays as it was (:drop the data to load a model without them). The data stay, but a NAME=FILE entry whose NAME the new model does not declare is dropped, as are the :set values that name nothing in it (a note says which); the last fit is forgotten. :undo gives back the session before: its model, the data and values dropped, and its fit.`,
 			oneArg(":load takes one model file", (*repl).load)},
 		{"data", "[NAME=]FILE ...", "add .csv or .json data (NAME=FILE binds a whole file)",
-			`Each file is read and added to the session's data: a CSV file's columns and a JSON file's keys give the data of their names, and NAME=FILE gives the data NAME a whole CSV file. A file given again, by any path to it, or a NAME= given again replaces its entry. Without arguments :data lists the entries, as :drop takes them. A path with a blank is written my\ y.csv or "my y.csv".`,
+			`Each file is read and added to the session's data: a CSV file's columns and a JSON file's keys give the data of their names, and NAME=FILE gives the data NAME a whole CSV file. A file given again, by any path to it, or a NAME= given again replaces its entry. The files are added all together or not at all: the whole model is bound to the data with them, as gpp fit would bind it, and when every data it reads is given, compiled and tried at a fit's start, as :check does; a file that cannot be read, a value outside a declared support or a family's, a size or shape that disagrees, a data given twice, an index out of range or a log density that fails at the start is printed with its position in the file or the model, and the data stay as they were. Data the model reads that no file gives yet are no error. Without arguments :data lists the entries, as :drop takes them. A path with a blank is written my\ y.csv or "my y.csv".`,
 			(*repl).addData},
 		{"drop", "FILE|NAME ...", "drop data added by :data (by the file, or the NAME of a NAME=FILE)",
-			`Each argument drops the :data entries it names: FILE those of that file (by any path to it, so y.csv drops ./y.csv), NAME the entry given as NAME=FILE, or an entry as :data lists it.`,
+			`Each argument drops the :data entries it names: FILE those of that file (by any path to it, so y.csv drops ./y.csv), NAME the entry given as NAME=FILE, or an entry as :data lists it. The entries are dropped all together or not at all: an argument that names none, or data left that the model does not bind to, keeps them all.`,
 			(*repl).dropData},
 		{"set", "NAME=VALUE ...", "set constants or scalar data, as --set does",
-			`Each value sets a constant or a scalar data, as gpp fit's --set does, and replaces an earlier :set of the name. The model is checked with it and, when the data are loaded or it reads none, bound and compiled as :check does: a value that fails there, such as a size the model cannot store, is refused and the old value kept. Without arguments :set lists the values; :unset drops them, and :fit --set sets them too.`,
+			`Each value sets a constant or a scalar data, as gpp fit's --set does, and replaces an earlier :set of the name. The model is checked with the values, bound to the data as far as they are loaded and, when they give every data it reads (or it reads none), compiled as :check does: the values are set all together or not at all, so one that fails, such as a size the model cannot store, keeps all the old values. Without arguments :set lists the values; :unset drops them, and :fit --set sets them too.`,
 			(*repl).set},
 		{"unset", "NAME ...", "drop :set values",
-			`Each NAME loses its :set value: a constant goes back to its default, a scalar data to the data files.`,
+			`Each NAME loses its :set value: a constant goes back to its default, a scalar data to the data files. The model is checked and bound with what is left as :set checks it, and the names are dropped all together or not at all.`,
 			(*repl).unset},
 		{"check", "", "gpp check's summary of the model; with the data loaded (or none to read) binds and compiles it as :fit would",
 			`Prints gpp check's summary of the session's model: its params and their factors, data and constants. With the data loaded, or when the model reads none, it also binds and compiles the model and tries its log density at a fit's start, as a fit would begin, so that sizes, indices and data values are checked too; it prints their errors instead. Ctrl-C stops it.`,
@@ -423,8 +432,8 @@ func init() {
 		{"list", "", "the model with line numbers (<repl>:LINE:COL)",
 			`Prints the session's model with line numbers: an error at <repl>:LINE:COL is in line LINE of it.`,
 			func(r *repl, a []string) { r.list() }},
-		{"undo", "", "drop the last input's statements or the last :load",
-			`Drops the last input added to the model (every statement of it) or undoes the last :load; :set values that name nothing in the model it goes back to are dropped.`,
+		{"undo", "", "take back the last change to the model, the data or the values set",
+			`Takes back the last command that changed the session, as a whole: an input's statements (all of them), :load, :data, :drop, :set, :unset or :fit --set. The model, the data and the :set values become what they were before it, so :undo after :load gives back the data and values the load dropped. A plain :fit, queries, :check and the listings change none of these and are not taken back, but a fit belongs to the session it was made in: :undo past a :fit drops that fit, and the session gets back the fit it had before the command undone, or none (a note says which). :undo again goes further back, to the start of the session; there is no redo.`,
 			func(r *repl, a []string) { r.undo() }},
 		{"save", "FILE", "write the model as canonical source (no comments) to a .gpp file",
 			`Writes the session's model to FILE as canonical source (comments are not kept), replacing FILE at once. FILE must end in .gpp and may not be a data file of the session; the model file :load read may be saved over.`,
@@ -546,12 +555,16 @@ func replSessionHelp() string {
 output) to add them to the session's model: the whole model is checked again,
 and with data loaded bound to them and compiled as :check does. An input (a
 line, or the lines that continue it) is added whole or not at all: if any of
-its statements fails, the errors are printed and none of them is added. An
-input goes on over several lines ("..." prompt) while a bracket is open or a
-line ends with an operator; a blank line (except inside an open { block) or a
-:command submits it as it is. After an if's closing }, the next line is read
-first: one that starts with else goes on with the if, a blank line submits
-it, and any other line submits it and starts the next input.
+its statements fails, the errors are printed and none of them is added. So
+are the files of a :data, the values of a :set and the model of a :load: the
+model is checked against the data whenever either changes, and a change that
+fails is refused. Each input or command that changes the session is one step
+of :undo (:help undo). An input goes on over several lines ("..." prompt)
+while a bracket is open or a line ends with an operator; a blank line (except
+inside an open { block) or a :command submits it as it is. After an if's
+closing }, the next line is read first: one that starts with else goes on
+with the if, a blank line submits it, and any other line submits it and
+starts the next input.
 
 Commands:
 `)
@@ -589,7 +602,7 @@ in a draw is left out of its own summary, and one that is +Inf or -Inf is
 kept in it, as in :fit's table; a warning counts such draws. After the
 model, its data or the values set change, answers still come from the last
 fit (a note says so) until the next :fit; a param added, dropped, or given
-another support, bounds or size needs one.
+another support, bounds or size needs one. :undo past a :fit drops it.
 
 Errors: <input>:LINE:COL is a position in what was just typed,
 <repl>:LINE:COL one in the session's model (see :list). Tab completes

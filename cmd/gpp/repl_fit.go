@@ -30,13 +30,18 @@ type replFit struct {
 	res   *sgvb.Result
 	seed  uint64    // --seed: seeds the draws of expressions too
 	draws int       // --output-draws: draws per expression
-	made  [3]string // the model source, the data files as typed and the values set (fitOf)
+	made  [3]string // the model source, the data files read and the values set (fitOf)
 }
 
 // fitOf records what a fit is of. A query after any of it changed answers
-// from the old fit, and says so.
+// from the old fit, and says so. A data file read again (:data y.csv after
+// y.csv was edited) is other data.
 func (r *repl) fitOf(sets setFlags) [3]string {
-	return [3]string{r.src, strings.Join(r.dataArgs(), "\x00"), sets.String()}
+	var reads []string
+	for _, d := range r.data {
+		reads = append(reads, fmt.Sprintf("%s\x00%d", d.arg, d.read))
+	}
+	return [3]string{r.src, strings.Join(reads, "\x00"), sets.String()}
 }
 
 // noteStale notes, before an answer drawn from the last fit, what in the

@@ -9,8 +9,9 @@ import (
 // its data: statements, expressions at the prompt and the commands that
 // touch neither files nor the terminal. No input may panic the session. A
 // :fit line runs a short fixed fit whatever its flags (flags could name
-// files). The seeds are the inputs of testdata/repl_session.in, and one of
-// :drop, :help COMMAND and an input refused whole.
+// files). The seeds are the inputs of testdata/repl_session.in, one of
+// :drop, :help COMMAND and an input refused whole, and one of :undo over
+// the steps of :set, :drop and :fit.
 func FuzzRepl(f *testing.F) {
 	f.Add("param lambda: positive ~ Gamma(2, 0.5)\ny ~ Poisson(lambda)\n:fit\nmean(lambda)\nlambda[0]\n")
 	f.Add("param lambda: positive ~ Gamma(2, 0.5)\noutput twice = 2 * lambda\n:fit\ntwice\nsd(twice)\n:show\n:show lambda\n")
@@ -18,6 +19,7 @@ func FuzzRepl(f *testing.F) {
 	f.Add("param W: positive[N, 2] ~ Gamma(1, 1)\ny ~ Poisson(rowsum(W))\n:fit\nW[1:3, 0]\nmean(W)\nW'\n")
 	f.Add("let z = log(y + 1)\nz\nfor i in 0:N { y[i] ~ Poisson(3) }\nexp(z) .* 2\n")
 	f.Add("let u = y[200]; let v = 1\n:drop y\n:drop testdata/repl_counts.csv\n:help fit\n:undo now\n:set a=\"3\"\n")
+	f.Add(":set a=3\n:fit\n:drop testdata/repl_counts.csv\n:undo\n:undo\n:unset a\n:set a=4 N=3\n:undo\n:undo\n:undo\n")
 	f.Fuzz(func(t *testing.T, script string) {
 		r, _, _ := newTestRepl()
 		typeIn(r, "data y: int<lower=0>[N]", "const a = 2", ":data testdata/repl_counts.csv")

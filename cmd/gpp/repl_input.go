@@ -157,3 +157,12 @@ func quoteArg(word string) string {
 	}
 	return b.String()
 }
+
+// quoteArgs writes words as one line that splitArgs reads back.
+func quoteArgs(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = quoteArg(w)
+	}
+	return strings.Join(q, " ")
+}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,24 +22,51 @@ import (
 // This file holds the session's model and data: statements typed at the
 // prompt, :load, :data, :set, :unset, :check, :list, :undo and :save.
 
+// replState is what a step of the session changes and :undo restores:
+// the model, its data, the values set and the fit. A step makes a new
+// state and never changes one in place (its data slice and sets map are
+// its own), so that the states kept for :undo stay as they were.
+type replState struct {
+	src  string      // the session's model source, every statement ending in a newline
+	info *check.Info // src checked with sets
+	data []replInput // data files, in the order given
+	sets setFlags    // :set values
+	fit  *replFit    // the last fit, or nil
+}
+
+// replStep is one step that :undo takes back: the state before it, and
+// the input or :command line that made it.
+type replStep struct {
+	before replState
+	what   string
+}
+
+// commit makes next the session's state, in one step of :undo.
+func (r *repl) commit(next replState) {
+	r.steps = append(r.steps, replStep{before: r.replState, what: r.input})
+	r.replState = next
+}
+
 // replInput is one data file of the session.
 type replInput struct {
-	arg string // as typed: FILE or NAME=FILE
-	in  data.Input
+	arg  string // as typed: FILE or NAME=FILE
+	in   data.Input
+	src  []byte // the file's contents, for quoting errors
+	read int    // which read of a data file this was (fitOf tells two reads apart)
 }
 
 // sources returns the texts errors may quote: the model, the data files,
 // and the input just typed (if any).
-func (r *repl) sources(input string) sources {
-	s := sources{replModel: []byte(r.src)}
-	for k, v := range r.srcs {
-		s[k] = v
+func (s *replState) sources(input string) sources {
+	out := sources{replModel: []byte(s.src)}
+	for _, d := range s.data {
+		out[d.in.File] = d.src
 	}
 	if input != "" {
-		s[replInputName] = []byte(input)
-		s[""] = []byte(input)
+		out[replInputName] = []byte(input)
+		out[""] = []byte(input)
 	}
-	return s
+	return out
 }
 
 // checkText parses and checks a model source as the session's model.
@@ -52,7 +81,7 @@ func checkText(src string, sets setFlags) (*ast.File, *check.Info, error) {
 
 // addStmts adds the statements of one input to the model, all of them or
 // none: if the model with them does not check, or, with data loaded, does
-// not bind to the data and compile where it did before (bindsWith), the
+// not bind to the data and compile where it did before (stepError), the
 // errors are printed and nothing is added, as one input is one step of
 // :undo. Errors in the new statements are positioned in the input
 // (<input>:LINE:COL), errors elsewhere in the model (<repl>:LINE:COL).
@@ -65,18 +94,11 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 	all := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], stmts...)}
 	info, err := check.Check(all, &check.Config{Overrides: r.sets})
 	atStart := false
-	if err == nil && len(r.data) > 0 && r.holdsData(stmts) {
-		// Only a failure the new statements bring counts: the model
-		// before them is tried only when the new one fails.
-		if atStart, err = r.bindsWith(all, info, r.sets); err != nil && !r.binds(r.src, r.sets) {
-			atStart, err = false, nil
-		}
+	if err == nil && len(r.data) > 0 {
+		atStart, err = r.stepError(all, info, r.data, r.sets)
 	}
 	if err != nil {
-		r.printError(err, r.sources(input))
-		if atStart {
-			errorf(r.err, "%s", startNote)
-		}
+		r.refuse(err, atStart, r.sources(input))
 		r.noteNoneAdded(input, len(stmts))
 		return
 	}
@@ -86,8 +108,9 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 		r.printError(err, sources{replModel: []byte(src)})
 		return
 	}
-	r.prev = append(r.prev, r.src)
-	r.src, r.info = src, info
+	next := r.replState
+	next.src, next.info = src, info
+	r.commit(next)
 }
 
 // noteNoneAdded says, after the errors of an input of n statements, that
@@ -136,14 +159,31 @@ func stmtsBefore(input string, err error) int {
 	return 0
 }
 
-// bindsWith binds the session's data to the model f (checked as info, with
-// the values sets), compiles it and tries its log density at a fit's start,
-// as :check does, and returns the first error; atStart says it is the
-// start's (startNote explains it).
-func (r *repl) bindsWith(f *ast.File, info *check.Info, sets setFlags) (atStart bool, err error) {
-	bound, err := data.Bind(info, r.inputs(), sets)
+// bindErr binds the data entries ins, with the values sets, to the model
+// f (checked as info) as far as they go (data.BindPartial), and when they
+// give every data f reads, compiles f and tries its log density at a fit's
+// start, as :check does. It returns the first error; atStart says it is
+// the start's (startNote explains it). Data still to come are no error,
+// and neither is a NAME=FILE whose NAME f does not declare: it waits for
+// the declaration, and :check and :fit report it.
+func bindErr(f *ast.File, info *check.Info, ins []replInput, sets setFlags) (atStart bool, err error) {
+	var inputs []data.Input
+	for _, d := range ins {
+		if d.in.Name == "" || info.DataVar(d.in.Name) != nil {
+			inputs = append(inputs, d.in)
+		}
+	}
+	bound, missing, err := data.BindPartial(info, inputs, sets)
 	if err != nil {
 		return false, err
+	}
+	if len(missing) > 0 {
+		// A matrix with no file of its own takes every column of the one
+		// positional file, as gpp fit binds it; if the model does not bind
+		// so, it waits for the rest of its data.
+		if bound, err = data.Bind(info, inputs, sets); err != nil {
+			return false, nil
+		}
 	}
 	m, err := compile.Compile(f, info, bound)
 	if err != nil {
@@ -153,50 +193,41 @@ func (r *repl) bindsWith(f *ast.File, info *check.Info, sets setFlags) (atStart 
 	return err != nil, err
 }
 
-// binds reports whether the model src, with the values sets, binds to the
-// session's data, compiles and has a start (bindsWith).
-func (r *repl) binds(src string, sets setFlags) bool {
-	f, info, err := checkText(src, sets)
+// stepError returns the error for which a step is refused: the error of
+// binding the data entries ins with the values sets to the model f of the
+// step, checked as info (bindErr), unless the session's state does not
+// bind either. Only a failure the step brings counts; the state before it
+// is tried only when the step's fails.
+func (r *repl) stepError(f *ast.File, info *check.Info, ins []replInput, sets setFlags) (atStart bool, err error) {
+	if atStart, err = bindErr(f, info, ins, sets); err != nil && !r.binds() {
+		return false, nil
+	}
+	return atStart, err
+}
+
+// binds reports whether the session's state binds (bindErr).
+func (r *repl) binds() bool {
+	f, info, err := checkText(r.src, r.sets)
 	if err != nil {
 		return false
 	}
-	_, err = r.bindsWith(f, info, sets)
+	_, err = bindErr(f, info, r.data, r.sets)
 	return err == nil
 }
 
-// holdsData reports whether the session's data (or its :set values) hold
-// every data the statements declare. A data declaration that none holds
-// yet waits for its :data; the statements are then checked by the checker
-// only, and bound at :check or :fit.
-func (r *repl) holdsData(stmts []ast.Stmt) bool {
-	for _, s := range stmts {
-		d, ok := s.(*ast.DataDecl)
-		if !ok {
-			continue
-		}
-		name := d.Name.Name
-		_, held := r.sets[name]
-		for _, in := range r.data {
-			switch {
-			case in.in.Name != "":
-				held = held || in.in.Name == name
-			case in.in.Table != nil:
-				held = held || in.in.Table.Column(name) != nil
-			default:
-				_, ok := in.in.JSON[name]
-				held = held || ok
-			}
-		}
-		if !held {
-			return false
-		}
+// refuse prints the errors for which a step is refused (stepError), and
+// startNote after a failure at the start.
+func (r *repl) refuse(err error, atStart bool, srcs sources) {
+	r.printError(err, srcs)
+	if atStart {
+		errorf(r.err, "%s", startNote)
 	}
-	return true
 }
 
 // load replaces the model with the model in a file. The data and the :set
 // values stay (a value or a NAME=FILE naming nothing in the new model is
-// dropped); the fit is forgotten.
+// dropped) and must bind to it (stepError), else it is not loaded; the fit
+// is forgotten.
 func (r *repl) load(path string) {
 	raw, err := pipeline.ReadModel(path)
 	if err != nil {
@@ -209,23 +240,36 @@ func (r *repl) load(path string) {
 		return
 	}
 	sets := r.keptSets(f)
-	if _, err := check.Check(f, &check.Config{Overrides: sets}); err != nil {
+	info, err := check.Check(f, &check.Config{Overrides: sets})
+	if err != nil {
 		r.printError(err, sources{path: raw})
 		return
+	}
+	kept, dropped := keptData(r.data, info)
+	if len(kept) > 0 {
+		// Errors are positioned in the file, as gpp fit would give them.
+		if atStart, err := r.stepError(f, info, kept, sets); err != nil {
+			srcs := (&replState{data: kept}).sources("")
+			srcs[path] = raw
+			r.refuse(err, atStart, srcs)
+			errorf(r.err, "note: %s was not loaded: the session's data must bind to it (:drop them to load it without them)", path)
+			return
+		}
 	}
 	src := string(raw)
 	if src != "" && !strings.HasSuffix(src, "\n") {
 		src += "\n"
 	}
-	_, info, err := checkText(src, sets)
+	_, info, err = checkText(src, sets)
 	if err != nil {
 		r.printError(err, sources{replModel: []byte(src)})
 		return
 	}
 	r.noteDropped(sets)
-	r.data = r.keptData(info)
-	r.prev = append(r.prev, r.src)
-	r.src, r.info, r.sets, r.fit = src, info, sets, nil
+	for _, d := range dropped {
+		errorf(r.err, "note: dropped :data %s: the model has no data %s", quoteArg(d.arg), d.in.Name)
+	}
+	r.commit(replState{src: src, info: info, data: kept, sets: sets})
 	fmt.Fprintf(r.out, "loaded %s: %s\n", path, describeModel(info))
 }
 
@@ -281,10 +325,13 @@ func describeModel(info *check.Info) string {
 	return strings.Join(parts, "; ")
 }
 
-// addData reads data files and adds them to the session; a file (or a
-// NAME=) given again replaces the earlier one, whatever path names the
-// file (y.csv and ./y.csv are one file). Without arguments it lists the
-// data files, as :drop takes them.
+// addData reads data files and adds them to the session, all of them or
+// none: if a file cannot be read, or the model does not bind to the data
+// with them where it did before (stepError), the errors are printed and
+// the session keeps its data, as one :data is one step of :undo. A file
+// (or a NAME=) given again replaces the earlier one, whatever path names
+// the file (y.csv and ./y.csv are one file). Without arguments it lists
+// the data files, as :drop takes them.
 func (r *repl) addData(args []string) {
 	if len(args) == 0 {
 		if len(r.data) == 0 {
@@ -295,40 +342,68 @@ func (r *repl) addData(args []string) {
 		}
 		return
 	}
+	next := r.replState
+	next.data = slices.Clone(r.data)
+	var added []replInput
 	for _, arg := range args {
-		ins, err := pipeline.ReadInputs([]string{arg}, r.srcs)
+		srcs := sources{}
+		ins, err := pipeline.ReadInputs([]string{arg}, srcs)
 		if err != nil {
-			r.printError(err, r.srcs)
+			r.printError(err, srcs)
 			continue
 		}
-		in := replInput{arg: arg, in: ins[0]}
-		replaced := false
-		for i, d := range r.data {
-			if d.in.Name == in.in.Name && (in.in.Name != "" || sameFile(d.in.File, in.in.File)) {
-				r.data[i], replaced = in, true
-				break
-			}
+		r.dataReads++
+		in := replInput{arg: arg, in: ins[0], src: srcs[ins[0].File], read: r.dataReads}
+		added = append(added, in)
+		i := slices.IndexFunc(next.data, func(d replInput) bool {
+			return d.in.Name == in.in.Name && (in.in.Name != "" || sameFile(d.in.File, in.in.File))
+		})
+		if i >= 0 {
+			next.data[i] = in
+		} else {
+			next.data = append(next.data, in)
 		}
-		if !replaced {
-			r.data = append(r.data, in)
+	}
+	if len(added) < len(args) {
+		if len(args) > 1 {
+			errorf(r.err, "note: no data were added: the files of a :data are added together or not at all")
 		}
-		fmt.Fprintf(r.out, "data %s: %s\n", quoteArg(arg), describeInput(in.in))
+		return
+	}
+	f, info, err := checkText(r.src, r.sets)
+	if err != nil { // cannot happen: the model is always valid
+		r.printError(err, r.sources(""))
+		return
+	}
+	if atStart, err := r.stepError(f, info, next.data, r.sets); err != nil {
+		r.refuse(err, atStart, next.sources(""))
+		errorf(r.err, "note: no data were added: the session's model must bind to its data")
+		return
+	}
+	r.commit(next)
+	for _, in := range added {
+		fmt.Fprintf(r.out, "data %s: %s\n", quoteArg(in.arg), describeInput(in.in))
 	}
 }
 
 // dropData runs :drop: it drops the data entries each argument names, as
 // :data lists them (FILE or NAME=FILE), by the file (any path to it) or
-// by the NAME of a NAME=FILE.
+// by the NAME of a NAME=FILE. It drops all of them or none, as addData
+// adds them: an argument that names no entry, or data left that the model
+// does not bind to, keep the session's data.
 func (r *repl) dropData(args []string) {
 	if len(args) == 0 {
 		r.errorf(":drop takes the data files to drop, as :data lists them")
 		return
 	}
+	next := r.replState
+	var dropped []string
+	ok := true
 	for _, arg := range args {
 		name, file := pipeline.DataArg(arg)
-		kept := r.data[:0:0]
-		var dropped []string
-		for _, d := range r.data {
+		kept := next.data[:0:0]
+		n := len(dropped)
+		for _, d := range next.data {
 			match := arg == d.arg ||
 				name == "" && (arg == d.in.Name || sameFile(file, d.in.File)) ||
 				name != "" && name == d.in.Name && sameFile(file, d.in.File)
@@ -338,28 +413,45 @@ func (r *repl) dropData(args []string) {
 				kept = append(kept, d)
 			}
 		}
-		if len(dropped) == 0 {
+		if len(dropped) == n {
 			r.errorf(":drop: no data %s (:data lists them)", quoteArg(arg))
+			ok = false
 			continue
 		}
-		r.data = kept
-		fmt.Fprintf(r.out, "dropped data %s\n", strings.Join(dropped, ", "))
+		next.data = kept
 	}
+	if !ok {
+		if len(args) > 1 {
+			errorf(r.err, "note: nothing was dropped: the data of a :drop are dropped together or not at all")
+		}
+		return
+	}
+	f, info, err := checkText(r.src, r.sets)
+	if err != nil { // cannot happen: the model is always valid
+		r.printError(err, r.sources(""))
+		return
+	}
+	if atStart, err := r.stepError(f, info, next.data, r.sets); err != nil {
+		r.refuse(err, atStart, r.sources(""))
+		errorf(r.err, "note: nothing was dropped: the session's model must bind to the data left")
+		return
+	}
+	r.commit(next)
+	fmt.Fprintf(r.out, "dropped data %s\n", strings.Join(dropped, ", "))
 }
 
-// keptData returns the data entries a model declared as info can use: a
-// NAME=FILE whose NAME it does not declare is left out, as keptSets leaves
-// out values, and noted.
-func (r *repl) keptData(info *check.Info) []replInput {
-	var kept []replInput
-	for _, d := range r.data {
+// keptData splits data entries into those a model declared as info can
+// use and the dropped ones: a NAME=FILE whose NAME it does not declare, as
+// keptSets leaves out values.
+func keptData(ins []replInput, info *check.Info) (kept, dropped []replInput) {
+	for _, d := range ins {
 		if d.in.Name != "" && info.DataVar(d.in.Name) == nil {
-			errorf(r.err, "note: dropped :data %s: the model has no data %s", quoteArg(d.arg), d.in.Name)
+			dropped = append(dropped, d)
 			continue
 		}
 		kept = append(kept, d)
 	}
-	return kept
+	return kept, dropped
 }
 
 // describeInput says what a data file holds.
@@ -394,9 +486,10 @@ func (r *repl) inputs() []data.Input {
 	return out
 }
 
-// set adds :set values, each checked against the model (trySets): a value
-// that makes it invalid is reported and dropped. Without arguments it
-// lists them.
+// set adds :set values, all of them or none, checked against the model
+// (trySets): if a value is malformed or makes the model invalid, the
+// errors are printed and the old values kept, as one :set is one step of
+// :undo. Without arguments it lists them.
 func (r *repl) set(args []string) {
 	if len(args) == 0 {
 		if len(r.sets) == 0 {
@@ -407,45 +500,51 @@ func (r *repl) set(args []string) {
 		}
 		return
 	}
+	trial := setFlags{}
+	maps.Copy(trial, r.sets)
+	var names []string
+	ok := true
 	for _, arg := range args {
-		trial := setFlags{}
-		for k, v := range r.sets {
-			trial[k] = v
-		}
 		name, _, _ := strings.Cut(arg, "=")
 		delete(trial, name) // :set replaces a value; only the command line refuses two
 		if err := trial.Set(arg); err != nil {
 			r.errorf(":set: %v", err)
+			ok = false
 			continue
 		}
-		if r.trySets(trial) {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if ok && r.trySets(trial) {
+		for _, name := range names {
 			r.printSet(name)
 		}
+		return
+	}
+	if len(args) > 1 {
+		errorf(r.err, "note: no value was set: the values of a :set are set together or not at all")
 	}
 }
 
-// trySets makes sets the session's values if the model checks with them
-// and, when the data are loaded or it reads none, also binds, compiles and
-// has a start with them (bindsWith, as :check) if it did with the values
-// before: a size past what a model can store (:set K=1e9) is refused as gpp
-// fit --set refuses it. Otherwise it prints the errors and reports false.
+// trySets makes sets the session's values, in one step of :undo, if the
+// model checks with them and binds to the data, compiles and has a start
+// with them where it did with the values before (stepError): a size past
+// what a model can store (:set K=1e9) is refused as gpp fit --set refuses
+// it. Otherwise it prints the errors and reports false.
 func (r *repl) trySets(sets setFlags) bool {
 	f, info, err := checkText(r.src, sets)
 	if err != nil {
 		r.printError(err, r.sources(""))
 		return false
 	}
-	if len(r.data) > 0 || len(info.Data) == 0 {
-		// As in addStmts, the old values are tried only when the new fail.
-		if atStart, err := r.bindsWith(f, info, sets); err != nil && r.binds(r.src, r.sets) {
-			r.printError(err, r.sources(""))
-			if atStart {
-				errorf(r.err, "%s", startNote)
-			}
-			return false
-		}
+	if atStart, err := r.stepError(f, info, r.data, sets); err != nil {
+		r.refuse(err, atStart, r.sources(""))
+		return false
 	}
-	r.sets, r.info = sets, info
+	next := r.replState
+	next.sets, next.info = sets, info
+	r.commit(next)
 	return true
 }
 
@@ -464,29 +563,31 @@ func formatConst(c *check.Constant) string {
 	return d.ValueString()
 }
 
-// unset drops :set values.
+// unset drops :set values, all of them or none, as set sets them: the
+// model goes back to a constant's default or to the data files' value,
+// and must check and bind with it (trySets).
 func (r *repl) unset(args []string) {
 	if len(args) == 0 {
 		r.errorf(":unset takes the names to drop")
 		return
 	}
 	trial := setFlags{}
-	for k, v := range r.sets {
-		trial[k] = v
-	}
+	maps.Copy(trial, r.sets)
+	ok := true
 	for _, name := range args {
-		if _, ok := trial[name]; !ok {
+		if _, has := trial[name]; !has {
 			r.errorf(":unset: %s has no :set value", name)
+			ok = false
 			continue
 		}
 		delete(trial, name)
 	}
-	_, info, err := checkText(r.src, trial)
-	if err != nil {
-		r.printError(err, r.sources(""))
+	if ok && r.trySets(trial) {
 		return
 	}
-	r.sets, r.info = trial, info
+	if len(args) > 1 {
+		errorf(r.err, "note: no value was dropped: the names of an :unset are dropped together or not at all")
+	}
 }
 
 // check prints gpp check's summary of the model or its errors. When the
@@ -539,23 +640,38 @@ func (r *repl) list() {
 	}
 }
 
-// undo restores the model before the last statement or :load.
+// undo takes back the last step: the session's model, data, values set
+// and fit become what they were before it. A fit made after the step goes
+// with it (it is of the state undone), and the fit the session had before
+// it comes back.
 func (r *repl) undo() {
-	if len(r.prev) == 0 {
+	if len(r.steps) == 0 {
 		r.errorf("nothing to undo")
 		return
 	}
-	src := r.prev[len(r.prev)-1]
-	f, _ := parser.ParseFile(replModel, []byte(src))
-	sets := r.keptSets(f)
-	_, info, err := checkText(src, sets)
-	if err != nil {
-		r.printError(err, sources{replModel: []byte(src)})
-		return
+	step := r.steps[len(r.steps)-1]
+	r.steps = r.steps[:len(r.steps)-1]
+	fit := r.fit
+	r.replState = step.before
+	fmt.Fprintf(r.out, "undid %s\n", describeStep(step.what))
+	switch {
+	case fit == r.fit:
+	case fit == nil:
+		errorf(r.err, "note: the fit the session had before is back")
+	case r.fit == nil:
+		errorf(r.err, "note: the last :fit, made after it, goes too: the session has no fit (run :fit)")
+	default:
+		errorf(r.err, "note: the last :fit, made after it, goes too: the fit the session had before is back")
 	}
-	r.noteDropped(sets)
-	r.prev = r.prev[:len(r.prev)-1]
-	r.src, r.info, r.sets = src, info, sets
+}
+
+// describeStep writes the input or :command line of a step on one line.
+func describeStep(what string) string {
+	lines := strings.Split(strings.TrimSpace(what), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return fmt.Sprintf("%s ... (%d lines)", strings.TrimSpace(lines[0]), len(lines))
 }
 
 // inputFiles returns the session's data files, which no file it writes may

@@ -22,35 +22,10 @@ import (
 // testdata/repl_session.in is typed, and the transcript (stdout and stderr
 // together, as a terminal shows them) must equal testdata/repl_session.want.
 // "$TMP" in the script stands for a temporary directory. Run
-// `go test ./cmd/gpp -run TestReplSession -update` to rewrite the
-// transcript.
+// `go test ./cmd/gpp -run 'TestReplSession|TestReplSteps' -update` to
+// rewrite the transcripts.
 func TestReplSession(t *testing.T) {
-	script, err := os.ReadFile("testdata/repl_session.in")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	in := strings.ReplaceAll(string(script), "$TMP", tmp)
-	var out bytes.Buffer
-	code := run([]string{"repl", "--history", "-"}, strings.NewReader(in), &out, &out)
-	if code != exitError { // the script has errors (lamda, :set a=abc, :frob)
-		t.Errorf("exit code %d, want %d", code, exitError)
-	}
-	got := strings.ReplaceAll(out.String(), tmp, "$TMP")
-	const want = "testdata/repl_session.want"
-	if *update {
-		if err := os.WriteFile(want, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		exp, err := os.ReadFile(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(exp) {
-			t.Errorf("transcript differs from %s:\n%s", want, lineDiff(string(exp), got))
-		}
-	}
+	tmp := replTranscript(t, "repl_session", exitError) // the script has errors (lamda, :set a=abc, :frob)
 
 	// The saved model is canonical source that parses and checks.
 	saved := filepath.Join(tmp, "model.gpp")
@@ -67,6 +42,49 @@ func TestReplSession(t *testing.T) {
 	if matches, _ := filepath.Glob(filepath.Join(tmp, ".*tmp*")); len(matches) > 0 {
 		t.Errorf("temporary files left: %v", matches)
 	}
+}
+
+// TestReplSteps: testdata/repl_steps.in, as TestReplSession. Statements
+// typed before their data are checked against the data when they come (a
+// value outside a support, an index out of range, a data given twice), and
+// a :data, :set, :drop or :load the model does not bind with is refused
+// whole; :undo takes back one step at a time (the data :load dropped, the
+// values set, a :drop), and a fit made after a step goes with it.
+func TestReplSteps(t *testing.T) {
+	replTranscript(t, "repl_steps", exitError)
+}
+
+// replTranscript types testdata/NAME.in into gpp repl and compares the
+// transcript with testdata/NAME.want (or writes it, with -update). It
+// returns the temporary directory that "$TMP" stands for in the script.
+func replTranscript(t *testing.T, name string, code int) (tmp string) {
+	t.Helper()
+	script, err := os.ReadFile("testdata/" + name + ".in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp = t.TempDir()
+	in := strings.ReplaceAll(string(script), "$TMP", tmp)
+	var out bytes.Buffer
+	if got := run([]string{"repl", "--history", "-"}, strings.NewReader(in), &out, &out); got != code {
+		t.Errorf("exit code %d, want %d", got, code)
+	}
+	got := strings.ReplaceAll(out.String(), tmp, "$TMP")
+	want := "testdata/" + name + ".want"
+	if *update {
+		if err := os.WriteFile(want, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return tmp
+	}
+	exp, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(exp) {
+		t.Errorf("transcript differs from %s:\n%s", want, lineDiff(string(exp), got))
+	}
+	return tmp
 }
 
 // TestReplScriptExit: a session read from a non-terminal goes on after an
@@ -591,10 +609,12 @@ func fitMu(t *testing.T, decl string) (*repl, *bytes.Buffer, *bytes.Buffer) {
 	return r, out, errb
 }
 
-// TestReplStaleSupport: after a param is declared again with another
-// support, bounds or shape, the last fit's q is of another model: a query,
-// mean(x) and :show refuse it (they answered from the old normal pushed
-// through exp), as they do for a param added, until the next :fit.
+// TestReplStaleSupport: after a param's bounds or shape change with the
+// values set, the last fit's q is of another model: a query, mean(x) and
+// :show refuse it (they answered from the old q pushed through other
+// bounds), as they do for a param added, until the next :fit. (A param
+// declared again with another support needs :undo past the fit, which
+// takes the fit with it: TestReplUndoFit.)
 func TestReplStaleSupport(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -602,11 +622,8 @@ func TestReplStaleSupport(t *testing.T) {
 		change []string // inputs that change the model after it
 		want   string
 	}{
-		{"real to positive", "param mu: real ~ Normal(0, 10)",
-			[]string{":undo", ":undo", "param mu: positive ~ Gamma(2, 0.5)", "y ~ Poisson(exp(mu))"},
-			"(`mu` was real, is now positive)"},
-		{"bounds", "param mu: real<lower=-5, upper=5> ~ Normal(0, 10)",
-			[]string{":undo", ":undo", "param mu: real<lower=-5, upper=6> ~ Normal(0, 10)", "y ~ Poisson(exp(mu))"},
+		{"bounds", "const U = 5\nparam mu: real<lower=-5, upper=U> ~ Normal(0, 10)",
+			[]string{":set U=6"},
 			"(`mu` was real<lower=-5, upper=5>, is now real<lower=-5, upper=6>)"},
 		{"shape of the same size", "const R = 2\nconst C = 3\nparam W: real[R, C] ~ Normal(0, 1)\nlet mu = W[0, 0]",
 			[]string{":set R=3 C=2"},
@@ -908,8 +925,10 @@ func TestReplDataEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Another column than y: a second column y would be y given twice,
+	// which :data refuses.
 	spaced := filepath.Join(t.TempDir(), "my y.csv")
-	if err := os.WriteFile(spaced, counts, 0o644); err != nil {
+	if err := os.WriteFile(spaced, bytes.Replace(counts, []byte("y"), []byte("w"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	esc := strings.ReplaceAll(spaced, " ", `\ `)
@@ -921,7 +940,7 @@ func TestReplDataEntries(t *testing.T) {
 	}
 	out.Reset()
 	typeIn(r, ":data")
-	if want := "./testdata/repl_counts.csv: 10 rows, column y\nz=testdata/repl_counts.csv: z, a [10, 1] table\n" + esc + ": 10 rows, column y\n"; out.String() != want {
+	if want := "./testdata/repl_counts.csv: 10 rows, column y\nz=testdata/repl_counts.csv: z, a [10, 1] table\n" + esc + ": 10 rows, column w\n"; out.String() != want {
 		t.Errorf(":data lists\n%s\nwant\n%s", out.String(), want)
 	}
 	typeIn(r, ":drop z", ":drop "+esc, ":check")
@@ -1010,5 +1029,187 @@ func TestReplNoArgs(t *testing.T) {
 		"gpp: :check takes no arguments, got x (usage: :check; :help check)\n"
 	if errb.String() != want || r.quit || r.src != "const a = 1\n" || !r.failed {
 		t.Errorf("quit %v, model %q, errors:\n%s\nwant:\n%s", r.quit, r.src, errb.String(), want)
+	}
+}
+
+// TestReplDataChecksModel: statements typed before their data are checked
+// against the data when a :data brings them, and the :data is refused with
+// the errors gpp check gives for the same model and files (the model named
+// <repl>): a value outside a declared or a family's support, a shape, an
+// index out of range (in an if on the data too), sizes that disagree, a
+// log density that fails at the start. Each of these was added, and only
+// :check or :fit found it.
+func TestReplDataChecksModel(t *testing.T) {
+	tests := []struct {
+		name  string
+		stmts []string
+		data  [][]string // the :data commands; the last is refused
+	}{
+		{"declared support", []string{"data y: int<lower=0>[N]", "param lambda: positive ~ Gamma(2, 0.5)", "y ~ Poisson(lambda)"},
+			[][]string{{"testdata/repl_neg.csv"}}},
+		{"family's support", []string{"data y: real[N]", "param lambda: positive ~ Gamma(2, 0.5)", "y ~ Gamma(2, lambda)"},
+			[][]string{{"testdata/repl_neg.csv"}}},
+		{"declared shape", []string{"data X: real[N, 2]", "param b: real[2] ~ Normal(0, 1)", "output m = X * b"},
+			[][]string{{"X=testdata/repl_short.csv"}}},
+		{"index out of range", []string{"data y: real[N]", "param mu: real ~ Normal(0, 1)", "let z = y[5] * mu"},
+			[][]string{{"testdata/repl_short.csv"}}},
+		{"index in an if on the data", []string{"data y: real[N]", "param mu: real ~ Normal(0, 1)", "if y[0] > 2 {\n  target += y[3] * mu\n}"},
+			[][]string{{"testdata/repl_short.csv"}}},
+		{"sizes of two files", []string{"data y: real[N]", "data x: real[N]", "param mu: real ~ Normal(0, 1)", "y ~ Normal(mu + x, 1)"},
+			[][]string{{"x=testdata/repl_short.csv"}, {"testdata/repl_counts.csv"}}},
+		{"fails at the start", []string{"data y: real[N]", "param s: positive ~ Gamma(2, 1)", "target += log(y[1] * s)"},
+			[][]string{{"testdata/repl_neg.csv"}}},
+		{"given twice", []string{"data y: real[N]", "param mu: real ~ Normal(0, 1)", "y ~ Normal(mu, 1)"},
+			[][]string{{"testdata/repl_counts.csv", "testdata/repl_short.csv"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _, errb := newTestRepl()
+			typeIn(r, tt.stmts...)
+			var all []string
+			for _, d := range tt.data[:len(tt.data)-1] {
+				typeIn(r, ":data "+strings.Join(d, " "))
+				all = append(all, d...)
+			}
+			if errb.Len() > 0 {
+				t.Fatalf("the model or its first data failed:\n%s", errb.String())
+			}
+			src, data, steps := r.src, r.dataArgs(), len(r.steps)
+			last := tt.data[len(tt.data)-1]
+			typeIn(r, ":data "+strings.Join(last, " "))
+			if r.src != src || !reflect.DeepEqual(r.dataArgs(), data) || len(r.steps) != steps || !r.failed {
+				t.Errorf("the :data was not refused: data %q, model %q", r.dataArgs(), r.src)
+			}
+			// gpp check reports the same errors for the model in a file.
+			model := filepath.Join(t.TempDir(), "model.gpp")
+			if err := os.WriteFile(model, []byte(r.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var out, cerr bytes.Buffer
+			if code := run(append([]string{"check", model}, append(all, last...)...), strings.NewReader(""), &out, &cerr); code != exitError {
+				t.Fatalf("gpp check exits %d; errors:\n%s", code, cerr.String())
+			}
+			want := strings.ReplaceAll(cerr.String(), model, replModel) + "gpp: note: no data were added: the session's model must bind to its data\n"
+			if got := errb.String(); got != want {
+				t.Errorf("errors:\n%s\nwant, as gpp check gives them:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestReplUndoSteps: every command that changes the session is one step of
+// :undo, which gives back the model, the data, the values set and the fit
+// as they were before it; :undo restored the model alone (a :set, :data or
+// :drop was not undone, and :undo after :load kept the data and values the
+// load had dropped). Commands that change nothing, and commands refused,
+// are no step.
+func TestReplUndoSteps(t *testing.T) {
+	setup := []string{":load testdata/repl_model.gpp", "data w: real[M]", ":data testdata/repl_counts.csv w=testdata/repl_short.csv", ":set a=3",
+		":fit --quiet --seed 1 --iter 200"}
+	steps := []string{
+		"let l3 = lambda * 3",
+		"let u = 1; output v = u + lambda",
+		":load testdata/fit_normal.gpp",
+		":data w=testdata/repl_neg.csv",
+		":drop w",
+		":set a=4",
+		":unset a",
+		":fit --quiet --seed 1 --iter 200 --set a=5",
+	}
+	type snapshot struct {
+		src, data, sets string
+		fit             *replFit
+	}
+	snap := func(r *repl) snapshot {
+		var data []string
+		for _, d := range r.data {
+			data = append(data, fmt.Sprintf("%s %d %p", d.arg, d.read, d.in.Table))
+		}
+		return snapshot{r.src, strings.Join(data, ", "), r.sets.String(), r.fit}
+	}
+	for _, step := range steps {
+		t.Run(step, func(t *testing.T) {
+			r, out, errb := newTestRepl()
+			typeIn(r, setup...)
+			if r.failed || r.fit == nil {
+				t.Fatalf("setup failed:\n%s", errb.String())
+			}
+			errb.Reset()
+			before, n := snap(r), len(r.steps)
+			typeIn(r, step)
+			if r.failed || len(r.steps) != n+1 || snap(r) == before {
+				t.Fatalf("%s: %d steps (want %d), errors:\n%s", step, len(r.steps), n+1, errb.String())
+			}
+			out.Reset()
+			typeIn(r, ":undo")
+			if got := snap(r); got != before || len(r.steps) != n {
+				t.Errorf("after :undo: %+v\nwant %+v", got, before)
+			}
+			if want := "undid " + strings.SplitN(step, "\n", 2)[0] + "\n"; out.String() != want {
+				t.Errorf(":undo printed %q, want %q", out.String(), want)
+			}
+		})
+	}
+	// No step: queries, listings, :check, :fit, and refused commands.
+	r, _, _ := newTestRepl()
+	typeIn(r, setup...)
+	n := len(r.steps)
+	typeIn(r, "mean(lambda)", "sum(y)", ":data", ":set", ":list", ":show", ":check", ":fit --quiet --iter 100",
+		"let bad = zz", ":set a=abc", ":set a=4 nope=1", ":unset a nope", ":drop w nope.csv", ":data nope.csv", ":load nope.gpp", ":fit --iter 0")
+	if len(r.steps) != n || r.sets["a"] != "3" || len(r.data) != 2 {
+		t.Errorf("%d steps, want %d; sets %v, data %q", len(r.steps), n, r.sets, r.dataArgs())
+	}
+}
+
+// TestReplUndoFit: a fit belongs to the state it was made in. :undo past a
+// :fit drops it, so that a param declared again with another support is
+// not answered from the old q; :undo of a :load brings back the fit the
+// load forgot.
+func TestReplUndoFit(t *testing.T) {
+	r, out, errb := fitMu(t, "param mu: real ~ Normal(0, 10)")
+	fit := r.fit
+	typeIn(r, ":undo", ":undo", ":undo")
+	if want := "gpp: note: the last :fit, made after it, goes too: the session has no fit (run :fit)\n"; r.fit != nil || errb.String() != want {
+		t.Fatalf("fit %v, errors:\n%s\nwant:\n%s", r.fit, errb.String(), want)
+	}
+	if want := "undid :data testdata/repl_counts.csv\nundid y ~ Poisson(exp(mu))\nundid param mu: real ~ Normal(0, 10)\n"; out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+	errb.Reset()
+	typeIn(r, "param mu: positive ~ Gamma(2, 0.5)", "y ~ Poisson(mu)", ":data testdata/repl_counts.csv", "mean(mu)", ":show")
+	if n := strings.Count(errb.String(), "no fit yet: run :fit"); n != 2 {
+		t.Errorf("errors:\n%s\nwant 'no fit yet' twice", errb.String())
+	}
+	r, _, errb = fitMu(t, "param mu: real ~ Normal(0, 10)")
+	fit = r.fit
+	typeIn(r, ":load testdata/repl_model.gpp", ":undo")
+	if want := "gpp: note: the fit the session had before is back\n"; r.fit != fit || errb.String() != want {
+		t.Errorf("errors:\n%s\nwant:\n%s", errb.String(), want)
+	}
+}
+
+// TestReplStaleData: a data file read again after it changed is other data
+// for the fit: a query says so (it compared the files' names only).
+func TestReplStaleData(t *testing.T) {
+	counts, err := os.ReadFile("testdata/repl_counts.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := filepath.Join(t.TempDir(), "y.csv")
+	if err := os.WriteFile(y, counts, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load testdata/repl_model.gpp", ":data "+y, ":fit --quiet --seed 1 --iter 200", "mean(lambda)")
+	if r.fit == nil || r.failed {
+		t.Fatalf("errors:\n%s", errb.String())
+	}
+	errb.Reset()
+	if err := os.WriteFile(y, []byte("y\n30\n50\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	typeIn(r, ":data "+y, "mean(lambda)")
+	if want := "gpp: note: the data changed since the last :fit; this answer is from that fit\n"; errb.String() != want {
+		t.Errorf("errors:\n%s\nwant:\n%s", errb.String(), want)
 	}
 }
