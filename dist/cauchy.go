@@ -61,6 +61,11 @@ func (d Cauchy) eval(x float64, dp []float64) (lp, dx float64) {
 // x = μ + σz (at fixed σ) and to σ (at fixed x), written with
 // w = 1/(1+z²) so that huge |z| neither overflows nor gives Inf/Inf.
 func cauchyCore(z, sigma float64) (lp, dx, dsigma float64) {
+	return cauchyCoreLog(z, sigma, logx(sigma))
+}
+
+// cauchyCoreLog is cauchyCore given logSigma = log σ.
+func cauchyCoreLog(z, sigma, logSigma float64) (lp, dx, dsigma float64) {
 	var l1p float64
 	if math.Abs(z) > 1e8 {
 		l1p = 2*logx(math.Abs(z)) + math.Log1p(1/(z*z))
@@ -68,5 +73,5 @@ func cauchyCore(z, sigma float64) (lp, dx, dsigma float64) {
 		l1p = math.Log1p(z * z)
 	}
 	w := 1 / (1 + z*z)
-	return -logx(sigma) - l1p, -2 * z * w / sigma, (1 - 2*w) / sigma
+	return -logSigma - l1p, -2 * z * w / sigma, (1 - 2*w) / sigma
 }

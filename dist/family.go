@@ -124,6 +124,14 @@ type Univariate struct {
 	// and logs once per distinct argument set. It returns exactly what
 	// Kernel returns.
 	Prepared Prepared
+	// Hoisted, when set, is Kernel with the work that depends on some
+	// arguments alone split off (a Normal's log σ), for a density whose
+	// other arguments change from element to element: where the hoisted
+	// arguments are one value for every element, the tape prepares them once
+	// per evaluation. It returns exactly what Kernel returns. A family
+	// derived from this one with another Kernel (LogScale, a log CDF) must
+	// not keep it.
+	Hoisted Hoisted
 	// LogProb marks a Kernel that is a log probability, log P(X ≤ x) or
 	// log P(X > x) (LogCDF), rather than a log density, so that errors name
 	// what is not finite.
@@ -141,6 +149,15 @@ type Prepared interface {
 	// Eval returns what Kernel(x, p, dp) returns, from the state Prepare
 	// computed for p.
 	Eval(x float64, p, state, dp []float64) (lp, dx float64)
+}
+
+// Hoisted is a Prepared kernel whose state depends only on the arguments
+// whose bits are set in HoistArgs (bit i for argument i): Prepare reads
+// those arguments alone, and Eval, given that state, returns what the
+// Kernel returns whatever the other arguments are.
+type Hoisted interface {
+	Prepared
+	HoistArgs() uint
 }
 
 // PreparedLog is the Prepared kernel of a log-scale family (LogScale: the

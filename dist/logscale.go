@@ -14,6 +14,7 @@ import "math"
 func LogScale(u *Univariate) Univariate {
 	v := *u
 	v.Prepared = logPrepared[u.Name] // nil where there is none
+	v.Hoisted = nil                  // the natural scale's
 	if k, ok := logKernels[u.Name]; ok {
 		v.Kernel = k
 		return v

@@ -2,6 +2,7 @@ package dist
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -42,5 +43,77 @@ func TestPreparedKernels(t *testing.T) {
 	}
 	if n, _ := LookupUnivariate("Normal"); n.Prepared != nil || LogScale(n).Prepared != nil {
 		t.Error("a prepared kernel for a family that has none")
+	}
+}
+
+// Every hoisted kernel returns its Kernel's numbers bit for bit, whatever
+// the arguments it does not hoist were when it was prepared, and no family
+// derived with another kernel keeps it.
+func TestHoistedKernels(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	locs := []float64{-1e300, -3, -1e-300, 0, 0.5, 2, 1e12, nan, inf, -inf}
+	scales := []float64{1e-300, 1e-3, 0.5, 1, 2.5, 40, 1e5, 1e200, 0, -1, nan, inf}
+	xs := []float64{-800, -3, -1, -1e-300, 0, 1e-300, 1e-3, 0.5, 1, 3, 50, 1e3, 1e12, 1e300, nan, inf, -inf}
+	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+	var hoisted []string
+	for _, u := range Univariates {
+		if LogScale(u).Hoisted != nil {
+			t.Errorf("LogScale(%s) keeps the natural scale's hoisted kernel", u.Name)
+		}
+		h := u.Hoisted
+		if h == nil {
+			continue
+		}
+		hoisted = append(hoisted, u.Name)
+		np := len(u.Params)
+		// The grid of every argument: locations for real ones, scales
+		// (including invalid ones) for positive ones.
+		grids := make([][]float64, np)
+		for i, p := range u.Params {
+			grids[i] = locs
+			if p.Support == Positive {
+				grids[i] = scales
+			}
+		}
+		state := make([]float64, h.StateLen())
+		p, junk := make([]float64, np), make([]float64, np)
+		dp1, dp2 := make([]float64, np), make([]float64, np)
+		var walk func(i int)
+		walk = func(i int) {
+			if i < np {
+				for _, v := range grids[i] {
+					p[i] = v
+					walk(i + 1)
+				}
+				return
+			}
+			for i := range junk { // prepare from the hoisted arguments alone
+				junk[i] = nan
+				if h.HoistArgs()&(1<<i) != 0 {
+					junk[i] = p[i]
+				}
+			}
+			h.Prepare(junk, state)
+			for _, x := range xs {
+				lp1, dx1 := u.Kernel(x, p, dp1)
+				lp2, dx2 := h.Eval(x, p, state, dp2)
+				ok := same(lp1, lp2) && same(dx1, dx2)
+				for k := range dp1 {
+					ok = ok && same(dp1[k], dp2[k])
+				}
+				if !ok {
+					t.Errorf("%s(%g | %v): kernel %v %v %v, hoisted %v %v %v", u.Name, x, p, lp1, dx1, dp1, lp2, dx2, dp2)
+				}
+				lp3, dx3 := h.Eval(x, p, state, nil)
+				if !same(lp1, lp3) || !same(dx1, dx3) {
+					t.Errorf("%s(%g | %v) without partials: %v %v, want %v %v", u.Name, x, p, lp3, dx3, lp1, dx1)
+				}
+			}
+		}
+		walk(0)
+	}
+	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal", "Gamma"}
+	if !slices.Equal(hoisted, want) {
+		t.Errorf("families with hoisted kernels %v, want %v", hoisted, want)
 	}
 }

@@ -18,7 +18,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Normal{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return Normal{p[0], p[1]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return Normal{p[0], p[1]}.Rand(rng) },
+		Hoisted: normalHoisted{},
 	},
 	{
 		Name: "HalfNormal", Params: []Param{{"sigma", Positive}},
@@ -26,7 +27,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HalfNormal{p[0]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return HalfNormal{p[0]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return HalfNormal{p[0]}.Rand(rng) },
+		Hoisted: halfNormalHoisted{},
 	},
 	{
 		Name: "Cauchy", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -34,7 +36,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Cauchy{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return Cauchy{p[0], p[1]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return Cauchy{p[0], p[1]}.Rand(rng) },
+		Hoisted: cauchyHoisted{},
 	},
 	{
 		Name: "HalfCauchy", Params: []Param{{"sigma", Positive}},
@@ -42,7 +45,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HalfCauchy{p[0]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return HalfCauchy{p[0]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return HalfCauchy{p[0]}.Rand(rng) },
+		Hoisted: halfCauchyHoisted{},
 	},
 	{
 		Name: "StudentT", Params: []Param{{"nu", Positive}, {"mu", Real}, {"sigma", Positive}},
@@ -50,7 +54,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return StudentT{p[0], p[1], p[2]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return StudentT{p[0], p[1], p[2]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return StudentT{p[0], p[1], p[2]}.Rand(rng) },
+		Hoisted: studentTHoisted{},
 	},
 	{
 		Name: "Laplace", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -58,7 +63,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Laplace{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return Laplace{p[0], p[1]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return Laplace{p[0], p[1]}.Rand(rng) },
+		Hoisted: laplaceHoisted{},
 	},
 	{
 		Name: "LogNormal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -66,7 +72,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return LogNormal{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return LogNormal{p[0], p[1]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return LogNormal{p[0], p[1]}.Rand(rng) },
+		Hoisted: logNormalHoisted{},
 	},
 	{
 		Name: "Exponential", Params: []Param{{"rate", Positive}},
@@ -84,6 +91,7 @@ var Univariates = []*Univariate{
 		},
 		Rand:     func(p []float64, rng *rand.Rand) float64 { return Gamma{p[0], p[1]}.Rand(rng) },
 		Prepared: gammaPrepared{},
+		Hoisted:  gammaHoisted{},
 	},
 	{
 		Name: "InvGamma", Params: []Param{{"shape", Positive}, {"scale", Positive}},

@@ -80,15 +80,7 @@ func (d StudentT) eval(x float64, dp []float64) (lp, dx float64) {
 		l1p = math.Log1p(q)
 	}
 	h := 0.5 * (nu + 1)
-	if nu < 2*stirlingMin {
-		lg1, _ := math.Lgamma(h)
-		lg2, _ := math.Lgamma(0.5 * nu)
-		lp = lg1 - lg2 - 0.5*logx(nu*math.Pi)
-	} else {
-		// log Γ(h) − log Γ(ν/2), each of order ν·log ν, cancel to about
-		// ½·log(ν/2).
-		lp = lgammaHalfDiff(0.5*nu) - lnSqrt2Pi
-	}
+	lp = studentTConst(nu)
 	lp -= logx(d.Sigma) + h*l1p
 	dmu := 2 * h * z * w / (nu * d.Sigma)
 	if dp != nil {
@@ -98,4 +90,17 @@ func (d StudentT) eval(x float64, dp []float64) (lp, dx float64) {
 		dp[2] = (2*h*omw - 1) / d.Sigma
 	}
 	return lp, -dmu
+}
+
+// studentTConst is the Student t log density's constant in ν,
+// log Γ((ν+1)/2) − log Γ(ν/2) − ½ log νπ.
+func studentTConst(nu float64) float64 {
+	if nu < 2*stirlingMin {
+		lg1, _ := math.Lgamma(0.5 * (nu + 1))
+		lg2, _ := math.Lgamma(0.5 * nu)
+		return lg1 - lg2 - 0.5*logx(nu*math.Pi)
+	}
+	// log Γ(h) − log Γ(ν/2), each of order ν·log ν, cancel to about
+	// ½·log(ν/2).
+	return lgammaHalfDiff(0.5*nu) - lnSqrt2Pi
 }

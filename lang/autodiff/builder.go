@@ -76,6 +76,10 @@ type node struct {
 	pmode   int
 	nsets   int
 	expOf   int32
+	// hoist is the kernel path's split kernel (dist.Univariate.Hoisted)
+	// when every argument it hoists is a scalar: prepared once per
+	// evaluation into the scratch after the elements' partials.
+	hoist dist.Hoisted
 
 	scr, nscr int // scratch range
 }
@@ -908,6 +912,9 @@ func (b *Builder) density(d dist.Univariate, prep Prepared, value ID, args []ID,
 	}
 	if prep != nil {
 		n.preparedLayout(prep)
+		if n.prep != nil {
+			n.hoist = nil // the prepared path prepares every set itself
+		}
 		if pl, ok := prep.(PreparedLog); ok && n.prep != nil {
 			if e, ok := b.exps[n.args[0]]; ok {
 				n.prepLog, n.expOf = pl, e+1
@@ -954,8 +961,24 @@ func (b *Builder) densityNode(op Op, d dist.Univariate, value ID, args []ID, pos
 		shape = out
 	}
 	dd := d
-	return &node{op: op, args: ops, shape: shape, pos: pos, gr: gr, gc: gc, bc: bc,
-		dist: &dd, i0: m, nscr: 2*na + m + m*na}, 0
+	n := &node{op: op, args: ops, shape: shape, pos: pos, gr: gr, gc: gc, bc: bc,
+		dist: &dd, i0: m, nscr: 2*na + m + m*na}
+	if h := d.Hoisted; h != nil && hoistedScalar(h.HoistArgs(), bc, na) {
+		n.hoist = h
+		n.nscr += h.StateLen()
+	}
+	return n, 0
+}
+
+// hoistedScalar reports whether every argument whose bit is set in mask
+// is one value for all elements (zero row and column strides in bc).
+func hoistedScalar(mask uint, bc []int, na int) bool {
+	for a := range na {
+		if mask&(1<<a) != 0 && (bc[3+3*a+1] != 0 || bc[3+3*a+2] != 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // elementwise lays out operands that are read element by element with

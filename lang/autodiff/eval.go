@@ -393,10 +393,19 @@ func (p *Program) evalDensity(n *node) {
 	m := n.i0
 	scr := p.s(n)
 	par, dpar := scr[:na:na], scr[na:2*na:2*na]
-	dxs, dps := scr[2*na:2*na+m], scr[2*na+m:]
+	dxs, dps := scr[2*na:2*na+m], scr[2*na+m:2*na+m+m*na]
 	kern := n.dist.Kernel
 	bc, val := n.bc, p.val
 	xo, xr, xc := bc[0], bc[1], bc[2]
+	h := n.hoist
+	var st []float64
+	if h != nil { // the hoisted arguments are scalars: prepare them once
+		st = scr[2*na+m+m*na:]
+		for a := range par {
+			par[a] = val[bc[3+3*a]]
+		}
+		h.Prepare(par, st)
+	}
 	var elems []float64
 	if n.op == OpLogPDF {
 		elems = p.v(n)
@@ -409,7 +418,12 @@ func (p *Program) evalDensity(n *node) {
 				q := bc[3+3*a : 6+3*a]
 				par[a] = val[q[0]+i*q[1]+j*q[2]]
 			}
-			lp, dx := kern(val[xo+i*xr+j*xc], par, dpar)
+			var lp, dx float64
+			if h != nil {
+				lp, dx = h.Eval(val[xo+i*xr+j*xc], par, st, dpar)
+			} else {
+				lp, dx = kern(val[xo+i*xr+j*xc], par, dpar)
+			}
 			sum += lp
 			if elems != nil {
 				elems[k] = lp

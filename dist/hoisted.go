@@ -1,0 +1,259 @@
+package dist
+
+import "math"
+
+// Hoisted kernels split off the work that depends on some arguments alone:
+// a Normal's log σ, a Student t's log-gammas of ν. In a regression
+// (y ~ Normal(mu, sigma) with a mean per observation and one sigma) the
+// tape prepares that state once per evaluation instead of taking a
+// logarithm per observation. Each Eval repeats its Kernel's arithmetic in
+// the same order with the state's values in place of the calls they
+// replace, so it returns the Kernel's numbers bit for bit
+// (TestHoistedKernels).
+
+// location–scale state: [ok, log σ] with ok 1 for a valid σ, else 0.
+const scaleState = 2
+
+func prepareScale(sigma float64, s []float64) {
+	if !positive(sigma) {
+		s[0] = 0
+		return
+	}
+	s[0], s[1] = 1, logx(sigma)
+}
+
+// normalHoisted is Normal's kernel with log σ hoisted.
+type normalHoisted struct{}
+
+func (normalHoisted) HoistArgs() uint        { return 1 << 1 }
+func (normalHoisted) StateLen() int          { return scaleState }
+func (normalHoisted) Prepare(p, s []float64) { prepareScale(p[1], s) }
+func (normalHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	mu, sigma := p[0], p[1]
+	if s[0] == 0 || !finite(mu) || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if math.IsInf(x, 0) {
+		return outside(dp)
+	}
+	z := (x - mu) / sigma
+	if dp != nil {
+		dp[0] = z / sigma
+		dp[1] = (z*z - 1) / sigma
+	}
+	return -0.5*z*z - s[1] - lnSqrt2Pi, -z / sigma
+}
+
+// logNormalHoisted is LogNormal's kernel with log σ hoisted.
+type logNormalHoisted struct{}
+
+func (logNormalHoisted) HoistArgs() uint        { return 1 << 1 }
+func (logNormalHoisted) StateLen() int          { return scaleState }
+func (logNormalHoisted) Prepare(p, s []float64) { prepareScale(p[1], s) }
+func (logNormalHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	mu, sigma := p[0], p[1]
+	if s[0] == 0 || !finite(mu) || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if !(x > 0) || math.IsInf(x, 1) {
+		return outside(dp)
+	}
+	y := logx(x)
+	z := (y - mu) / sigma
+	if dp != nil {
+		dp[0] = z / sigma
+		dp[1] = (z*z - 1) / sigma
+	}
+	return -y - s[1] - lnSqrt2Pi - 0.5*z*z, -(1 + z/sigma) / x
+}
+
+// cauchyHoisted is Cauchy's kernel with log σ hoisted.
+type cauchyHoisted struct{}
+
+func (cauchyHoisted) HoistArgs() uint        { return 1 << 1 }
+func (cauchyHoisted) StateLen() int          { return scaleState }
+func (cauchyHoisted) Prepare(p, s []float64) { prepareScale(p[1], s) }
+func (cauchyHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	mu, sigma := p[0], p[1]
+	if s[0] == 0 || !finite(mu) || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if math.IsInf(x, 0) {
+		return outside(dp)
+	}
+	lp, dz, ds := cauchyCoreLog((x-mu)/sigma, sigma, s[1])
+	if dp != nil {
+		dp[0] = -dz
+		dp[1] = ds
+	}
+	return lp - lnPi, dz
+}
+
+// laplaceHoisted is Laplace's kernel with log σ hoisted.
+type laplaceHoisted struct{}
+
+func (laplaceHoisted) HoistArgs() uint        { return 1 << 1 }
+func (laplaceHoisted) StateLen() int          { return scaleState }
+func (laplaceHoisted) Prepare(p, s []float64) { prepareScale(p[1], s) }
+func (laplaceHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	mu, sigma := p[0], p[1]
+	if s[0] == 0 || !finite(mu) || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if math.IsInf(x, 0) {
+		return outside(dp)
+	}
+	r := x - mu
+	var sign float64 // sign of x − μ; 0 at the kink
+	switch {
+	case r > 0:
+		sign = 1
+	case r < 0:
+		sign = -1
+	}
+	az := math.Abs(r) / sigma
+	if dp != nil {
+		dp[0] = sign / sigma
+		dp[1] = (az - 1) / sigma
+	}
+	return -math.Ln2 - s[1] - az, -sign / sigma
+}
+
+// halfNormalHoisted is HalfNormal's kernel with log σ hoisted.
+type halfNormalHoisted struct{}
+
+func (halfNormalHoisted) HoistArgs() uint        { return 1 << 0 }
+func (halfNormalHoisted) StateLen() int          { return scaleState }
+func (halfNormalHoisted) Prepare(p, s []float64) { prepareScale(p[0], s) }
+func (halfNormalHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	sigma := p[0]
+	if s[0] == 0 || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if x < 0 || math.IsInf(x, 1) {
+		return outside(dp)
+	}
+	z := x / sigma
+	if dp != nil {
+		dp[0] = (z*z - 1) / sigma
+	}
+	return math.Ln2 - lnSqrt2Pi - s[1] - 0.5*z*z, -z / sigma
+}
+
+// halfCauchyHoisted is HalfCauchy's kernel with log σ hoisted.
+type halfCauchyHoisted struct{}
+
+func (halfCauchyHoisted) HoistArgs() uint        { return 1 << 0 }
+func (halfCauchyHoisted) StateLen() int          { return scaleState }
+func (halfCauchyHoisted) Prepare(p, s []float64) { prepareScale(p[0], s) }
+func (halfCauchyHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	sigma := p[0]
+	if s[0] == 0 || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if x < 0 || math.IsInf(x, 1) {
+		return outside(dp)
+	}
+	lp, dx, ds := cauchyCoreLog(x/sigma, sigma, s[1])
+	if dp != nil {
+		dp[0] = ds
+	}
+	return lp + math.Ln2 - lnPi, dx
+}
+
+// Student t state: [ok, the log density's constant in ν (the log-gammas
+// and ½ log νπ), log σ, log ν, ν's partial without the terms in z].
+const studentTState = 5
+
+// studentTHoisted is StudentT's kernel with the work in ν and σ hoisted.
+type studentTHoisted struct{}
+
+func (studentTHoisted) HoistArgs() uint { return 1<<0 | 1<<2 }
+func (studentTHoisted) StateLen() int   { return studentTState }
+
+func (studentTHoisted) Prepare(p, s []float64) {
+	nu, sigma := p[0], p[2]
+	if !positive(nu) || !positive(sigma) {
+		s[0] = 0
+		return
+	}
+	s[0], s[1], s[2], s[3], s[4] = 1, studentTConst(nu), logx(sigma), logx(nu), 0.5*(digammaDiff(0.5*nu, 0.5)-1/nu)
+}
+
+func (studentTHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	nu, mu, sigma := p[0], p[1], p[2]
+	if s[0] == 0 || !finite(mu) || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if math.IsInf(x, 0) {
+		return outside(dp)
+	}
+	z := (x - mu) / sigma
+	q := z * z / nu
+	w := 1 / (1 + q)
+	omw := q * w
+	if !(q < 1) {
+		omw = 1 - w
+	}
+	var l1p float64
+	if math.Abs(z) > 1e8 {
+		l1p = 2*logx(math.Abs(z)) - s[3] + math.Log1p(1/q)
+	} else {
+		l1p = math.Log1p(q)
+	}
+	h := 0.5 * (nu + 1)
+	lp := s[1]
+	lp -= s[2] + h*l1p
+	dmu := 2 * h * z * w / (nu * sigma)
+	if dp != nil {
+		dp[0] = s[4] - 0.5*l1p + h*omw/nu
+		dp[1] = dmu
+		dp[2] = (2*h*omw - 1) / sigma
+	}
+	return lp, -dmu
+}
+
+// Gamma state: [ok, log Γ(a), ψ(a)] with ok 1 for a valid shape below
+// gammaLoaderShape, 2 from there on (Loader's form, which needs no state),
+// 0 for an invalid one.
+const gammaHoistState = 3
+
+// gammaHoisted is Gamma's kernel with the work in the shape hoisted (a
+// gamma regression: y ~ Gamma(alpha, alpha ./ mu), one shape, a rate per
+// observation).
+type gammaHoisted struct{}
+
+func (gammaHoisted) HoistArgs() uint { return 1 << 0 }
+func (gammaHoisted) StateLen() int   { return gammaHoistState }
+
+func (gammaHoisted) Prepare(p, s []float64) {
+	a := p[0]
+	switch {
+	case !positive(a):
+		s[0] = 0
+	case a >= gammaLoaderShape:
+		s[0] = 2
+	default:
+		lg, _ := math.Lgamma(a)
+		s[0], s[1], s[2] = 1, lg, Digamma(a)
+	}
+}
+
+func (gammaHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	a, b := p[0], p[1]
+	if s[0] == 0 || !positive(b) || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if !(x > 0) || math.IsInf(x, 1) {
+		return outside(dp)
+	}
+	lx, lb := logx(x), logx(b)
+	if s[0] == 2 {
+		return gammaLogLargeDP(a, b, lx, x, dp), (a-1)/x - b
+	}
+	if dp != nil {
+		dp[0] = lb - s[2] + lx
+		dp[1] = a/b - x
+	}
+	return a*lb - s[1] + (a-1)*lx - b*x, (a-1)/x - b
+}

@@ -1,0 +1,256 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// hoistLayouts are densities of dist's families with hoisted kernels, over
+// value and argument shapes of a regression (a mean per element, one
+// scale), and shapes where the scale changes along an axis, which the
+// node must leave to the kernel. hoisted says which.
+var hoistLayouts = []struct {
+	name    string
+	family  string
+	hoisted bool
+	args    func(r *rand.Rand) []arg
+}{
+	{"normal/mean-per-element", "Normal", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), real), in(Vector(n), real), in(Scalar(), pos)}
+	}},
+	{"normal/matrix-data-scale", "Normal", true, func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), real), in(Matrix(n, m), real), data(Scalar(), pos)}
+	}},
+	{"normal/scale-per-row", "Normal", false, func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), real), in(Matrix(n, m), real), in(Vector(n), pos)}
+	}},
+	{"lognormal/mean-per-element", "LogNormal", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), pos), in(Vector(n), real), in(Scalar(), pos)}
+	}},
+	{"cauchy/mean-per-element", "Cauchy", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), real), in(Vector(n), real), in(Scalar(), pos)}
+	}},
+	{"laplace/mean-per-element", "Laplace", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), real), in(Vector(n), real), in(Scalar(), pos)}
+	}},
+	{"halfnormal/scalar-scale", "HalfNormal", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), pos), in(Scalar(), pos)}
+	}},
+	{"halfcauchy/scalar-scale", "HalfCauchy", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), pos), in(Scalar(), pos)}
+	}},
+	{"studentt/mean-per-element", "StudentT", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), real), in(Scalar(), pos), in(Vector(n), real), in(Scalar(), pos)}
+	}},
+	{"gamma/rate-per-element", "Gamma", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), pos), in(Scalar(), pos), in(Vector(n), pos)}
+	}},
+	{"gamma/shape-per-element", "Gamma", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), pos), in(Vector(n), pos), in(Scalar(), pos)}
+	}},
+	{"studentt/nu-per-element", "StudentT", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), real), in(Vector(n), pos), in(Vector(n), real), in(Scalar(), pos)}
+	}},
+}
+
+func hoistedFamily(t testing.TB, name string) dist.Univariate {
+	u, ok := dist.LookupUnivariate(name)
+	if !ok || u.Hoisted == nil {
+		t.Fatalf("dist has no hoisted %s", name)
+	}
+	return *u
+}
+
+// Gradients of hoisted densities and log densities against finite
+// differences.
+func TestGradDensityHoisted(t *testing.T) {
+	var cases []gradCase
+	for _, l := range hoistLayouts {
+		u := hoistedFamily(t, l.family)
+		cases = append(cases,
+			gradCase{name: "density/" + l.name, args: l.args, build: func(b *Builder, x []ID) ID {
+				return b.Density(u, x[0], x[1:], testPos)
+			}},
+			gradCase{name: "logpdf/" + l.name, args: l.args, build: func(b *Builder, x []ID) ID {
+				return b.Sum(b.LogPDF(u, x[0], x[1:], testPos), testPos)
+			}})
+	}
+	runCases(t, cases)
+}
+
+// buildHoistCase builds a density (or a summed log density) of u over the
+// layout's operands, drawn from seed, and returns its program, the node
+// and the inputs.
+func buildHoistCase(t testing.TB, u dist.Univariate, args []arg, logpdf bool, seed uint64) (*Program, ID, []float64) {
+	r := rand.New(rand.NewPCG(seed, 6))
+	b := NewBuilder()
+	ids := make([]ID, len(args))
+	var x []float64
+	for i, a := range args {
+		v := randValues(r, a)
+		if a.data {
+			ids[i] = b.Const(v, a.shape, testPos)
+		} else {
+			ids[i] = b.Input(fmt.Sprint("x", i), a.shape, testPos)
+			x = append(x, v...)
+		}
+	}
+	var d, root ID
+	if logpdf {
+		d = b.LogPDF(u, ids[0], ids[1:], testPos)
+		root = b.Sum(d, testPos)
+	} else {
+		d = b.Density(u, ids[0], ids[1:], testPos)
+		root = d
+	}
+	p, err := b.Finish(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, d, x
+}
+
+// A hoisted density is taken where its hoisted arguments are scalars and
+// nowhere else, and gives the kernel path's value and gradient bit for bit.
+func TestDensityHoistedMatchesKernel(t *testing.T) {
+	for _, l := range hoistLayouts {
+		for _, logpdf := range []bool{false, true} {
+			u := hoistedFamily(t, l.family)
+			plain := u
+			plain.Hoisted = nil
+			args := l.args(rand.New(rand.NewPCG(3, 4)))
+			ph, dh, x := buildHoistCase(t, u, args, logpdf, 5)
+			pk, _, _ := buildHoistCase(t, plain, args, logpdf, 5)
+			name := fmt.Sprintf("%s (logpdf %v)", l.name, logpdf)
+			if got := ph.nodes[ph.index(dh)].hoist != nil; got != l.hoisted {
+				t.Errorf("%s: hoisted %v, want %v", name, got, l.hoisted)
+			}
+			g1, g2 := make([]float64, len(x)), make([]float64, len(x))
+			v1, err1 := pk.LogJoint(x, g1)
+			v2, err2 := ph.LogJoint(x, g2)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: %v, %v", name, err1, err2)
+			}
+			if v1 != v2 {
+				t.Errorf("%s: hoisted %.17g, kernel %.17g", name, v2, v1)
+			}
+			for i := range g1 {
+				if g1[i] != g2[i] {
+					t.Errorf("%s: grad[%d] hoisted %.17g, kernel %.17g", name, i, g2[i], g1[i])
+				}
+			}
+		}
+	}
+}
+
+// An invalid hoisted argument, or an invalid argument of one element,
+// stops the evaluation with the kernel path's error.
+func TestDensityHoistedErrors(t *testing.T) {
+	u := hoistedFamily(t, "Normal")
+	plain := u
+	plain.Hoisted = nil
+	build := func(u dist.Univariate) *Program {
+		b := NewBuilder()
+		y := b.Const([]float64{1, 2}, Vector(2), testPos)
+		mu := b.Input("mu", Vector(2), testPos)
+		sigma := b.Input("sigma", Scalar(), testPos)
+		p, err := b.Finish(b.Density(u, y, []ID{mu, sigma}, testPos))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, x := range [][]float64{{0, 1, -1}, {0, math.NaN(), 1}, {math.Inf(1), 0, 1}, {0, 1, math.Inf(1)}, {0, 1, 0}} {
+		ph, pk := build(u), build(plain)
+		_, e1 := pk.Forward(x)
+		_, e2 := ph.Forward(x)
+		if e1 == nil || e2 == nil || e1.Error() != e2.Error() {
+			t.Errorf("inputs %v: hoisted error %v, kernel error %v", x, e2, e1)
+		}
+	}
+}
+
+// A hoisted density allocates nothing per evaluation.
+func TestDensityHoistedZeroAllocs(t *testing.T) {
+	u := hoistedFamily(t, "StudentT")
+	args := []arg{data(Vector(50), real), in(Scalar(), pos), in(Vector(50), real), in(Scalar(), pos)}
+	p, d, x := buildHoistCase(t, u, args, false, 7)
+	if p.nodes[p.index(d)].hoist == nil {
+		t.Fatal("the density is not hoisted")
+	}
+	grad := make([]float64, len(x))
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := p.LogJoint(x, grad); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Forward+Backward allocates %v times per call, want 0", allocs)
+	}
+}
+
+// BenchmarkDensityHoisted times Forward+Backward of a regression's
+// likelihood over 10⁴ observations, a mean (or a rate) per observation and
+// the other arguments scalars, with the hoisted kernel and with the
+// family's plain kernel (the tape before hoisting).
+func BenchmarkDensityHoisted(b *testing.B) {
+	const n = 10000
+	for _, c := range []struct {
+		family string
+		args   []arg
+	}{
+		{"Normal", []arg{data(Vector(n), real), in(Vector(n), real), in(Scalar(), pos)}},
+		{"StudentT", []arg{data(Vector(n), real), in(Scalar(), pos), in(Vector(n), real), in(Scalar(), pos)}},
+		{"Gamma", []arg{data(Vector(n), pos), in(Scalar(), pos), in(Vector(n), pos)}},
+	} {
+		for _, hoist := range []bool{true, false} {
+			name := c.family + "/hoisted"
+			u := hoistedFamily(b, c.family)
+			if !hoist {
+				name, u.Hoisted = c.family+"/kernel", nil
+			}
+			b.Run(name, func(b *testing.B) {
+				r := rand.New(rand.NewPCG(1, 2))
+				bl := NewBuilder()
+				ids := make([]ID, len(c.args))
+				var x []float64
+				for i, a := range c.args {
+					v := randValues(r, a)
+					if a.data {
+						ids[i] = bl.Const(v, a.shape, testPos)
+					} else {
+						ids[i] = bl.Input(fmt.Sprint("x", i), a.shape, testPos)
+						x = append(x, v...)
+					}
+				}
+				p, err := bl.Finish(bl.Density(u, ids[0], ids[1:], testPos))
+				if err != nil {
+					b.Fatal(err)
+				}
+				grad := make([]float64, len(x))
+				for b.Loop() {
+					if _, err := p.LogJoint(x, grad); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/elem")
+			})
+		}
+	}
+}
