@@ -601,6 +601,14 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 			}
 		}
 	}
+	if d.Kind == ast.Ordered {
+		// strictly increasing: each element above the one before it
+		for i := 1; i < len(a.Values); i++ {
+			if !(a.Values[i] > a.Values[i-1]) {
+				return bad(i, fmt.Sprintf("above the element before it (%s), as an ordered vector needs", strconv.FormatFloat(a.Values[i-1], 'g', -1, 64)))
+			}
+		}
+	}
 	if d.Kind == ast.Simplex && len(a.Values) > 0 {
 		k := a.Shape[len(a.Shape)-1]
 		for r := 0; r < len(a.Values)/k; r++ {

@@ -29,12 +29,15 @@ const (
 	Count                           // integers >= 0
 	Binary                          // {0, 1}
 	BoundedCount                    // integers 0..n, n given by an argument
+	// Ordered is a vector of strictly increasing reals (a declared
+	// ordered[K]); as a set of scalars it is Real.
+	Ordered
 )
 
 var supportText = [...]string{
 	Real: "real", Positive: "positive", NonNegative: "non-negative", Unit: "unit",
 	Interval: "interval", Simplex: "simplex", Count: "count", Binary: "binary",
-	BoundedCount: "bounded count",
+	BoundedCount: "bounded count", Ordered: "ordered",
 }
 
 func (s Support) String() string {
@@ -49,8 +52,8 @@ func (s Support) Discrete() bool { return s == Count || s == Binary || s == Boun
 
 // Admits reports whether the value v lies in s, and what s needs of a value
 // ("> 0", "0 or 1", ...) for messages. Supports whose bounds are arguments
-// (Interval, BoundedCount) and Simplex, a property of rows, admit every
-// value here.
+// (Interval, BoundedCount) and Simplex and Ordered, properties of rows,
+// admit every value here.
 func (s Support) Admits(v float64) (need string, ok bool) {
 	finite := !math.IsNaN(v) && !math.IsInf(v, 0)
 	switch s {
@@ -79,7 +82,7 @@ func (s Support) Contains(inner Support) bool {
 	}
 	switch s {
 	case Real:
-		return inner != Simplex && inner != Interval // every scalar support is real
+		return inner != Simplex && inner != Interval // every scalar support is real, and ordered elements
 	case NonNegative:
 		return inner == Positive || inner == Unit || inner == Count || inner == Binary || inner == BoundedCount
 	case Positive:

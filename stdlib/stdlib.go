@@ -279,6 +279,10 @@ const (
 	// argument [k] or [1, k] shared by every element, or [n, k], row i
 	// for element i.
 	DistCategorical
+	// DistOrdinal: value a scalar or [n] of int categories 0..K; eta a
+	// scalar or [n], one per element; cutpoints [K] or [1, K], strictly
+	// increasing, shared by every element.
+	DistOrdinal
 )
 
 var distShapeText = [...]string{
@@ -287,6 +291,7 @@ var distShapeText = [...]string{
 	DistMvNormalRows: "value [n, d], iid rows; mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
 	DistDirichlet:    "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
 	DistCategorical:  "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
+	DistOrdinal:      "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
 }
 
 // String describes the rule in words.

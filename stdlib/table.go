@@ -205,6 +205,10 @@ var dists = []*Dist{
 		Doc: "categories 0..K−1 with probabilities theta (a simplex, or one per row)", Example: "y ~ Categorical(theta)"},
 	{Name: "CategoricalLogit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistCategorical,
 		Doc: "categories 0..K−1 with probabilities softmax(eta) (of each row), stable for large eta: multi-class logistic regression", Example: "y ~ CategoricalLogit(X * B)"},
+	{Name: "OrderedLogistic", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Scalar | Vector}, {Name: "c", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistOrdinal,
+		Doc: "ordinal categories 0..K with P(y = k) = inv_logit(eta − c[k−1]) − inv_logit(eta − c[k]) for the K increasing cutpoints c (Stan's ordered_logistic, whose categories are 1..K+1), computed in log space: ordinal regression", Example: "y ~ OrderedLogistic(x * beta, c)"},
+	{Name: "OrderedProbit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Scalar | Vector}, {Name: "c", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistOrdinal,
+		Doc: "OrderedLogistic with the normal CDF Φ for inv_logit (Stan's ordered_probit)", Example: "y ~ OrderedProbit(x * beta, c)"},
 }
 
 func lgamma(x float64) float64 {

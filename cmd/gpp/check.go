@@ -440,5 +440,12 @@ func priorString(l *check.Latent) string {
 	if l.Truncated {
 		s += " truncated to " + l.Range().String()
 	}
+	if l.Support == dist.Ordered {
+		if l.OrderedIID {
+			s += " restricted to increasing vectors (normalised: + log K!)"
+		} else {
+			s += " restricted to increasing vectors (unnormalised)"
+		}
+	}
 	return s
 }

@@ -170,6 +170,9 @@ func coordNames(m *compile.Model) []coordName {
 		}
 		for k := range l.Size {
 			out[l.Offset+k] = coordName{elemName(l.Name, l.Shape, k), kind}
+			if l.Support == dist.Ordered && k > 0 { // x_0, then the log increments
+				out[l.Offset+k] = coordName{fmt.Sprintf("%s - %s", elemName(l.Name, l.Shape, k), elemName(l.Name, l.Shape, k-1)), "log"}
+			}
 		}
 	}
 	return out

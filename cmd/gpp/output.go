@@ -1169,6 +1169,12 @@ type fitFactor struct {
 	// Bounds: the params describe b on the support, and the latent (a
 	// bounded param) is loc + scale·b.
 	Bounds *fitBounds `json:"bounds,omitempty"`
+	// Parts: an ordered param's factor (family and support "ordered",
+	// params {}) is made of two, each with its own params: parts[0] the
+	// normal factor of x[0] (shape [1], support real) and parts[1] the
+	// factor of the increments x[k] − x[k−1] (shape [K − 1], support
+	// positive; absent when K is 1). The param is their running sum.
+	Parts []fitFactor `json:"parts,omitempty"`
 }
 
 // fitBounds records a bounded param's map from its factor's support.
@@ -1284,9 +1290,12 @@ func newFitFile(h drawsHeader) *fitFile {
 }
 
 // fitFactors lists a fit's factors for fit.json.
-func fitFactors(r *sgvb.Result) []fitFactor {
+func fitFactors(r *sgvb.Result) []fitFactor { return toFitFactors(r.Factors) }
+
+// toFitFactors lists factors (or an ordered factor's parts) for fit.json.
+func toFitFactors(fs []sgvb.Factor) []fitFactor {
 	var out []fitFactor
-	for _, f := range r.Factors {
+	for _, f := range fs {
 		pv := paramValues{names: f.Family.ParamNames(f.Size)}
 		for _, p := range f.Params {
 			pv.values = append(pv.values, toJSONFloats(p))
@@ -1299,6 +1308,7 @@ func fitFactors(r *sgvb.Result) []fitFactor {
 		if f.Scale != 0 {
 			ff.Bounds = &fitBounds{Loc: f.Loc, Scale: f.Scale}
 		}
+		ff.Parts = toFitFactors(f.Parts)
 		out = append(out, ff)
 	}
 	return out
@@ -1328,6 +1338,7 @@ func writeFitJSON(w io.Writer, ff *fitFile) error {
 // supports are the latent supports fit.json may name.
 var supports = map[string]dist.Support{
 	"real": dist.Real, "positive": dist.Positive, "unit": dist.Unit, "simplex": dist.Simplex,
+	"ordered": dist.Ordered,
 }
 
 // readFitJSON reads a fit.json for --init and checks it. Errors are
@@ -1395,7 +1406,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		return errf("unknown family %q", f.Family)
 	}
 	if _, ok := supports[f.Support]; !ok {
-		return errf("unknown support %q (want real, positive, unit or simplex)", f.Support)
+		return errf("unknown support %q (want real, positive, unit, simplex or ordered)", f.Support)
 	}
 	size := 1
 	for _, d := range f.Shape {
@@ -1403,6 +1414,12 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 			return errf("bad shape %v", f.Shape)
 		}
 		size *= d
+	}
+	if (fam == sgvb.FamilyOrdered) != (f.Support == "ordered") || fam != sgvb.FamilyOrdered && len(f.Parts) > 0 {
+		return errf("family %s on the %s support", f.Family, f.Support)
+	}
+	if fam == sgvb.FamilyOrdered {
+		return checkOrderedParts(path, src, f, size, errf)
 	}
 	for j, n := range fam.ParamNames(size) {
 		vals, ok := f.Params.get(n)
@@ -1422,6 +1439,32 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 			if bad {
 				return errf("parameter %q: bad value %v at element %d", n, x, i)
 			}
+		}
+	}
+	return nil
+}
+
+// checkOrderedParts validates the parts of an ordered factor of size
+// elements: a real part of one element, then (for size > 1) a positive
+// part of size − 1, each a valid factor.
+func checkOrderedParts(path string, src []byte, f *fitFactor, size int, errf func(string, ...any) error) error {
+	want := []struct {
+		support string
+		size    int
+	}{{"real", 1}, {"positive", size - 1}}
+	if size == 1 {
+		want = want[:1]
+	}
+	if len(f.Parts) != len(want) {
+		return errf("an ordered factor of %d elements has %d parts, want %d", size, len(f.Parts), len(want))
+	}
+	for i, w := range want {
+		p := &f.Parts[i]
+		if p.Support != w.support || shapeLen(p.Shape) != w.size || len(p.Shape) != 1 || p.Name != f.Name {
+			return errf("part %d must be a %s factor of shape [%d] named %s", i, w.support, w.size, f.Name)
+		}
+		if err := checkFactor(path, src, p); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -1449,18 +1492,13 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 			warns = append(warns, fmt.Sprintf("--init: factor %s %s matches no latent of the same name and size; ignored", f.Name, shapeText(f.Shape)))
 			continue
 		}
+		if (lat.Support == dist.Ordered) != (fam == sgvb.FamilyOrdered) {
+			warns = append(warns, fmt.Sprintf("--init: factor %s is %s, the latent %s; ignored", f.Name, f.Support, lat.Support))
+			continue
+		}
 		// The params are of b on the support; the model's latent says how
 		// b maps to its values.
-		fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: lat.Offset, Size: size,
-			Shape: append([]int(nil), f.Shape...), Loc: lat.Loc, Scale: lat.Scale}
-		for _, n := range fam.ParamNames(size) {
-			vals, _ := f.Params.get(n)
-			p := make([]float64, len(vals))
-			for i, v := range vals {
-				p[i] = float64(v)
-			}
-			fac.Params = append(fac.Params, p)
-		}
+		fac := factorOf(f, lat.Offset, lat.Loc, lat.Scale)
 		r.Factors = append(r.Factors, fac)
 	}
 	for _, l := range m.Latents {
@@ -1473,6 +1511,28 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 		}
 	}
 	return r, warns
+}
+
+// factorOf converts a fit file's factor (checked by checkFactor) into the
+// engine's at offset off, its parts (an ordered factor's) after each other.
+func factorOf(f fitFactor, off int, loc, scale float64) sgvb.Factor {
+	fam, _ := sgvb.ParseFamily(f.Family)
+	size := shapeLen(f.Shape)
+	fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: off, Size: size,
+		Shape: append([]int(nil), f.Shape...), Loc: loc, Scale: scale}
+	for _, n := range fam.ParamNames(size) {
+		vals, _ := f.Params.get(n)
+		p := make([]float64, len(vals))
+		for i, v := range vals {
+			p[i] = float64(v)
+		}
+		fac.Params = append(fac.Params, p)
+	}
+	for _, part := range f.Parts {
+		fac.Parts = append(fac.Parts, factorOf(part, off, 0, 0))
+		off += shapeLen(part.Shape)
+	}
+	return fac
 }
 
 func shapeText(s []int) string {

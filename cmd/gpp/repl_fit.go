@@ -380,6 +380,18 @@ func (r *repl) show(args []string) {
 				break
 			}
 			var ps []string
+			if f.Family == sgvb.FamilyOrdered { // element 0 from its normal, the rest by their increments' factor
+				part, j := orderedPart(f, k)
+				for i, n := range part.Family.ParamNames(part.Size) {
+					ps = append(ps, n+" "+num3(part.Params[i][j]))
+				}
+				what := "first"
+				if k > 0 {
+					what = "increment"
+				}
+				t.row(replElemName(f.Name, f.Shape, k), what+" "+part.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
+				continue
+			}
 			for j, p := range f.Params {
 				if f.Family == sgvb.FamilyFullRank && j > 0 && j-1 != k {
 					continue // a row of L: its diagonal entry only
@@ -611,6 +623,16 @@ func (c *nonFiniteDraws) warn(w io.Writer, n int, what string) {
 		msg += "; the first: " + c.first.Error()
 	}
 	errorf(w, "%s", msg)
+}
+
+// orderedPart returns the part of an ordered factor that element k's
+// parameters are in, and its element there: x_0's normal, or the factor of
+// the increment x_k − x_{k−1}.
+func orderedPart(f *sgvb.Factor, k int) (*sgvb.Factor, int) {
+	if k == 0 || len(f.Parts) < 2 {
+		return &f.Parts[0], 0
+	}
+	return &f.Parts[1], k - 1
 }
 
 // latentChange says how the latents of the session's model, lats of

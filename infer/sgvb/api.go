@@ -37,14 +37,20 @@ type Latent struct {
 	Name         string
 	Offset, Size int          // slice x[Offset:Offset+Size] of the coordinate vector
 	Shape        []int        // for reporting; for Simplex the last axis is the simplex
-	Support      dist.Support // dist.Real, dist.Positive, dist.Unit or dist.Simplex
-	Init         []float64    // optional initial mean per element (natural scale of the support); nil = default
+	Support      dist.Support // dist.Real, dist.Positive, dist.Unit, dist.Simplex or dist.Ordered
+	// Init is an optional initial mean per element on the natural scale of
+	// the support (for dist.Ordered, increasing values x); nil = default.
+	Init []float64
 	// Loc and Scale, when Scale is not 0, say that the model's value is
 	// Loc + Scale·b for the value b on the support (a bounded param:
 	// real<lower=L, upper=U> is L + (U − L)·b for a unit b, real<lower=L>
 	// L + b and real<upper=U> U − b for a positive b). The engine fits b;
 	// draws, means and sds are reported as the model's values.
 	Loc, Scale float64
+
+	// part is the part of an ordered latent this latent stands for inside
+	// the engine (expandOrdered), partNone for a latent as given.
+	part int
 }
 
 // Method is the inference method.
@@ -89,11 +95,17 @@ const (
 	// follow the natural gradient whatever Settings.Optimizer says
 	// (natDelta); at most MaxFullRank elements.
 	FamilyFullRank
+	// FamilyOrdered is the factor of an ordered latent (dist.Ordered): a
+	// FamilyNormal factor on its first element x_0 and the positive
+	// family (gamma by default) on its increments x_k − x_{k−1}, fitted
+	// as two blocks and reported as Factor.Parts. It has no Params of its
+	// own; it is chosen by the support, never named.
+	FamilyOrdered
 )
 
 var familyText = [...]string{
 	FamilyAuto: "auto", FamilyGamma: "gamma", FamilyLognormal: "lognormal", FamilyNormal: "normal",
-	FamilyBeta: "beta", FamilyDirichlet: "dirichlet", FamilyPoint: "point", FamilyFullRank: "fullrank",
+	FamilyBeta: "beta", FamilyDirichlet: "dirichlet", FamilyPoint: "point", FamilyFullRank: "fullrank", FamilyOrdered: "ordered",
 }
 
 func (f Family) String() string {

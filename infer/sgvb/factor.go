@@ -24,6 +24,9 @@ type block struct {
 	logMS bool
 	// loc, scale: the latent is loc + scale·b (Latent.Loc, Latent.Scale).
 	loc, scale float64
+	// part is the part of an ordered latent the block fits (partFirst,
+	// partIncrements), else partNone.
+	part int
 	// nat: scratch of a full-rank block's natural-gradient step (natDelta)
 	// with natS draws per step.
 	nat  []float64
@@ -193,6 +196,20 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	if s.Method == MAP {
 		return FamilyPoint, nil
 	}
+	switch {
+	case l.part == partFirst: // an ordered latent's x_0: always normal
+		return FamilyNormal, nil
+	case l.Support == dist.Ordered: // as the parts resolve
+		if named && f == FamilyFullRank {
+			return 0, fmt.Errorf("sgvb: latent %s: full-rank factors are not for ordered latents", l.Name)
+		}
+		inc := l
+		inc.Support, inc.part = dist.Positive, partIncrements
+		if _, err := resolveFamily(inc, s); err != nil {
+			return 0, err
+		}
+		return FamilyOrdered, nil
+	}
 	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
 	if named && f == FamilyFullRank {
 		if err := CheckFullRank(l.Support, l.Size); err != nil {
@@ -330,6 +347,7 @@ func startCoord(l *Latent, i, k int) float64 {
 // there fails at a fit's first steps.
 func StartPoint(lats []Latent, dim int) []float64 {
 	x := make([]float64, dim)
+	lats, _ = expandOrdered(lats, &Settings{})
 	for i := range lats {
 		l := &lats[i]
 		k := 1
@@ -993,6 +1011,8 @@ func (c *stepCache) chainRange(b *block, g []float64, lo, hi int) {
 func (f *Factor) moments(mean, sd []float64) {
 	p := f.Params
 	switch f.Family {
+	case FamilyOrdered:
+		f.orderedMoments(mean, sd)
 	case FamilyGamma:
 		for i := range mean {
 			a, b := p[0][i], p[1][i]

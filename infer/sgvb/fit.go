@@ -201,6 +201,10 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	if len(latents) == 0 {
 		return nil, errors.New("sgvb: no latents")
 	}
+	latents, err := expandOrdered(latents, s)
+	if err != nil {
+		return nil, err
+	}
 	e := &engine{s: s, target: t, latents: latents}
 	dim := 0
 	for _, l := range latents {
@@ -233,7 +237,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			return nil, err
 		}
 		b := block{name: l.Name, fam: fam, support: l.Support, shape: l.Shape, off: l.Offset, n: l.Size, poff: np, k: 1,
-			loc: l.Loc, scale: l.Scale}
+			loc: l.Loc, scale: l.Scale, part: l.part}
 		b.logMS = fam == FamilyGamma && s.GammaParam.logMeanShape()
 		if l.Support == dist.Simplex {
 			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
@@ -348,11 +352,12 @@ func (e *engine) close() {
 
 // warmStart copies matching factors of a previous result into theta.
 func (e *engine) warmStart(r *Result) {
+	flat := flatten(r.Factors)
 	for i := range e.blocks {
 		b := &e.blocks[i]
-		for fi := range r.Factors {
-			f := &r.Factors[fi]
-			if f.Name != b.name || f.Size != b.n {
+		for _, ff := range flat {
+			f := ff.f
+			if f.Name != b.name || f.Size != b.n || ff.part != b.part {
 				continue
 			}
 			th := e.theta[b.poff : b.poff+b.np()]
@@ -1013,8 +1018,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	if w := ParetoWarning(r.ParetoK, "q"); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
-	r.Factors = e.factors()
-	r.Warnings = append(r.Warnings, capWarnings(e.blocks, r.Factors)...)
+	fs := e.blockFactors()
+	r.Factors = e.merged(fs)
+	r.Warnings = append(r.Warnings, capWarnings(e.blocks, fs)...)
 	r.Seconds = time.Since(start).Seconds()
 	return r, stopErr
 }
@@ -1185,7 +1191,21 @@ func (g *guard) from() string {
 	return fmt.Sprintf("iteration %d's ELBO %.6g", g.iter, g.elbo)
 }
 
-func (e *engine) factors() []Factor {
+// factors returns the fitted factors, one per latent: an ordered latent's
+// parts made one.
+func (e *engine) factors() []Factor { return e.merged(e.blockFactors()) }
+
+// merged makes the block factors fs (blockFactors) one per latent.
+func (e *engine) merged(fs []Factor) []Factor {
+	parts := make([]int, len(e.blocks))
+	for i := range e.blocks {
+		parts[i] = e.blocks[i].part
+	}
+	return mergeOrdered(fs, parts)
+}
+
+// blockFactors returns the fitted factor of each block.
+func (e *engine) blockFactors() []Factor {
 	fs := make([]Factor, len(e.blocks))
 	for i := range e.blocks {
 		b := &e.blocks[i]

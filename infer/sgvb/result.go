@@ -67,6 +67,13 @@ type Factor struct {
 	// not 0 (see Latent).
 	Params     [][]float64
 	Loc, Scale float64
+	// Parts are the factors of an ordered latent's parts (Family
+	// FamilyOrdered, Params nil): Parts[0] the normal factor of x_0 (a
+	// real latent of one element), Parts[1] the factor of the increments
+	// d_k = x_k − x_{k−1} (a positive latent of Size − 1 elements; absent
+	// when Size is 1), on the coordinates x[Offset+1:]. The latent is
+	// x_k = x_0 + d_1 + … + d_k.
+	Parts []Factor
 }
 
 // affine maps values b on the factor's support to the model's values
@@ -143,14 +150,14 @@ func (r *Result) prepare() {
 	r.once.Do(func() {
 		np := 0
 		var theta []float64
-		for i := range r.Factors {
-			f := &r.Factors[i]
+		for _, ff := range flatten(r.Factors) {
+			f := ff.f
 			// A gamma factor is held as log shape and log mean, whatever
 			// the fit's coordinates: the rate then has no floor (behind a
 			// softplus it had minParam, and a factor of mean 10¹³ and shape
 			// 300, rate 3·10⁻¹¹, drew around 3·10¹⁰).
 			b := block{name: f.Name, fam: f.Family, support: f.Support, shape: f.Shape, off: f.Offset, n: f.Size, poff: np, k: 1,
-				logMS: f.Family == FamilyGamma}
+				logMS: f.Family == FamilyGamma, part: ff.part}
 			if f.Support == dist.Simplex && len(f.Shape) > 0 {
 				b.k = f.Shape[len(f.Shape)-1]
 			}
@@ -205,6 +212,10 @@ func (r *Result) LogQCoords(x []float64) (logq float64) {
 func (r *Result) Natural(z, x []float64) {
 	for i := range r.Factors {
 		f := &r.Factors[i]
+		if f.Family == FamilyOrdered {
+			orderedNatural(z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size])
+			continue
+		}
 		k := 1
 		if f.Support == dist.Simplex && len(f.Shape) > 0 {
 			k = f.Shape[len(f.Shape)-1]
@@ -219,6 +230,10 @@ func (r *Result) Natural(z, x []float64) {
 func (r *Result) Coords(x, z []float64) {
 	for i := range r.Factors {
 		f := &r.Factors[i]
+		if f.Family == FamilyOrdered {
+			orderedCoords(x[f.Offset:f.Offset+f.Size], z[f.Offset:f.Offset+f.Size])
+			continue
+		}
 		for k := f.Offset; k < f.Offset+f.Size; k++ {
 			v := z[k]
 			if f.Scale != 0 {

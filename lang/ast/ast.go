@@ -261,8 +261,8 @@ func (*SliceExpr) exprNode()     {}
 // ElemKind is the element type or declared support written in a declaration.
 type ElemKind int
 
-// Element kinds. Int and Real are the data types; Positive, Unit and Simplex
-// are real with a support constraint (and decide a latent's variational
+// Element kinds. Int and Real are the data types; Positive, Unit, Simplex
+// and Ordered are real with a support constraint (and decide a latent's variational
 // family).
 const (
 	Int      ElemKind = iota + 1 // int
@@ -270,9 +270,10 @@ const (
 	Positive                     // positive: (0, inf)
 	Unit                         // unit: (0, 1)
 	Simplex                      // simplex: last axis non-negative, summing to 1
+	Ordered                      // ordered: a vector of strictly increasing reals
 )
 
-var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex"}
+var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered"}
 
 func (k ElemKind) String() string {
 	if k > 0 && int(k) < len(elemText) {

@@ -79,6 +79,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.lrError(n)
 		case OpCategorical:
 			return p.categoricalError(n, false)
+		case OpOrderedLogistic:
+			return p.orderedError(n, false)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}
@@ -97,6 +99,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.randError(n, k, el)
 	case op == OpCategorical:
 		return p.categoricalError(n, true)
+	case op == OpOrderedLogistic:
+		return p.orderedError(n, true)
 	case op == OpRowSumProd && n.sumOf > 0:
 		return p.sumRowSumProdError(n, bad)
 	case op == OpRowSumProd:
@@ -258,6 +262,9 @@ func (p *Program) label(n *node) string {
 	if n.op == OpCategorical {
 		return categoricalName(n.i0 == 1)
 	}
+	if n.op == OpOrderedLogistic {
+		return orderedName(n.i0 == 1)
+	}
 	return n.op.String()
 }
 
@@ -267,6 +274,9 @@ func (p *Program) operandName(n *node, a int) string {
 			return "the value"
 		}
 		return paramName(n.dist, a-1)
+	}
+	if n.op == OpOrderedLogistic && a > 0 {
+		return [...]string{"", "eta", "the cutpoints"}[a]
 	}
 	if n.op == OpCategorical && a == 1 {
 		if n.i0 == 1 {

@@ -167,6 +167,10 @@ func (p *Program) eval(n *node) bool {
 		p.evalRand(n)
 	case op == OpCategorical:
 		return p.evalCategorical(n)
+	case op == OpOrderedLogistic:
+		return p.evalOrderedLogistic(n)
+	case op == OpOrdered:
+		evalOrdered(z, p.v(p.arg(n, 0)))
 	case op == OpNot:
 		for i, v := range p.v(p.arg(n, 0)) {
 			z[i] = b2f(v == 0)

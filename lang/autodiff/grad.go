@@ -166,6 +166,11 @@ func (p *Program) grad(n *node) {
 		p.gradRowSumProd(n, g)
 	case op == OpCategorical:
 		p.gradCategorical(n, g[0])
+	case op == OpOrderedLogistic:
+		p.gradOrderedLogistic(n, g[0])
+	case op == OpOrdered:
+		x := p.arg(n, 0)
+		gradOrdered(p.a(x), p.v(x), g)
 	case op.isStep():
 		// A step function: its derivative is zero wherever it exists, so
 		// it adds nothing to its operands' adjoints.

@@ -67,6 +67,9 @@ const (
 	// x kept strictly inside (lo, hi): a value on or past an end becomes the
 	// float next to it inside; the adjoint passes through unchanged
 	OpInside
+	// an ordered[K] param's values from its coordinates: x_0 = u_0,
+	// x_k = x_{k−1} + exp(u_k)
+	OpOrdered
 
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
@@ -75,6 +78,10 @@ const (
 	// Σ log p(y_n) of categories y (data) given probabilities, or log-odds
 	// when i0 is 1, shared [k] or per observation [n, k]
 	OpCategorical
+	// Σ log P(y_n) of ordinal categories y (data) 0..K given eta (scalar or
+	// per observation) and K shared cutpoints: logistic, or probit when i0
+	// is 1
+	OpOrderedLogistic
 
 	// Fused.
 	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
@@ -106,8 +113,8 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpInside: "inside", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
-	OpCategorical: "categorical", OpRowSumProd: "rowsum",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpInside: "inside", OpOrdered: "ordered", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }
 

@@ -183,6 +183,17 @@ func (p *Program) checkDataValues() error {
 					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k-1), elemPart(y.shape, j)))
 				}
 			}
+		case OpOrderedLogistic:
+			k := p.arg(n, 2).n
+			for j, x := range p.v(y) {
+				if catIndex(x, k+1) < 0 {
+					name := orderedName(n.i0 == 1)
+					if c, at, ok := p.cellOf(n.args[0], j); ok {
+						return ast.Errorf(at, "%s: value %g is not a category 0..%d, as %s at %s needs", c.name, x, k, name, n.pos)
+					}
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k), elemPart(y.shape, j)))
+				}
+			}
 		}
 	}
 	return nil

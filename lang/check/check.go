@@ -431,14 +431,17 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	if dv.Lower != nil && dv.Upper != nil && *dv.Lower > *dv.Upper {
 		c.errorf(t.Upper.Pos(), "upper bound %g is below the lower bound %g", *dv.Upper, *dv.Lower)
 	}
-	if t.Kind == ast.Simplex && (t.Lower != nil || t.Upper != nil) {
+	if (t.Kind == ast.Simplex || t.Kind == ast.Ordered) && (t.Lower != nil || t.Upper != nil) {
 		pos := t.KindPos
 		if t.Lower != nil {
 			pos = t.Lower.Pos()
 		} else if t.Upper != nil {
 			pos = t.Upper.Pos()
 		}
-		c.errorf(pos, "bounds are not allowed on simplex data")
+		c.errorf(pos, "bounds are not allowed on %s data", t.Kind)
+	}
+	if t.Kind == ast.Ordered {
+		c.orderedDims(t)
 	}
 	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
 	sym := &Symbol{Name: dv.Name, Kind: Data, Decl: s, Pos: dv.Pos,
@@ -616,6 +619,9 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		c.paramBounds(lat, t)
 	}
 	lat.Dims = c.dims(t)
+	if t.Kind == ast.Ordered {
+		c.orderedDims(t)
+	}
 	if n := len(lat.Dims); t.Kind == ast.Simplex && n > 0 && lat.Dims[n-1].Known() && lat.Dims[n-1].N < 2 {
 		c.errorf(t.Dims[n-1].Pos(), "%s", SimplexTooShort(exprString(t.Dims[n-1]), lat.Dims[n-1].N))
 	}
@@ -630,11 +636,13 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Support, lat.Family = dist.Unit, "beta"
 	case lat.Kind == ast.Simplex:
 		lat.Support, lat.Family = dist.Simplex, "dirichlet"
+	case lat.Kind == ast.Ordered:
+		lat.Support, lat.Family = dist.Ordered, OrderedFamily
 	default:
 		lat.Support, lat.Family = dist.Real, "normal"
 	}
 	support := lat.Support
-	if lat.Bounded() { // the values' support follows from the bounds, not the factor's
+	if lat.Bounded() || support == dist.Ordered { // the values' support follows from the bounds, not the factor's; ordered elements are reals
 		support = dist.Real
 	}
 	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: support, Range: lat.Range()})
@@ -648,12 +656,50 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.PriorDist = d
 		if d != nil {
 			c.latentSupport(lat, d, s.Prior, "`"+name+"`")
+			if lat.Support == dist.Ordered {
+				c.orderedPrior(lat, d, s.Prior)
+			}
 		}
 	}
 	if c.declare(s.Name, sym) {
 		c.latents[sym] = lat
 		c.info.Latents = append(c.info.Latents, lat)
 	}
+}
+
+// OrderedFamily is the variational factor of an ordered[K] param, as gpp
+// check lists it: a normal on its first element and gammas on the K − 1
+// increments.
+const OrderedFamily = "normal+gamma"
+
+// orderedDims checks that an ordered type is a vector: ordered[K].
+func (c *checker) orderedDims(t *ast.TypeExpr) {
+	if len(t.Dims) != 1 {
+		c.errorf(t.KindPos, "ordered is a vector of increasing values: declare it ordered[K] with one dimension (it has %d)", len(t.Dims))
+	}
+}
+
+// orderedPrior decides the normaliser of a prior on an ordered param, the
+// elementwise density restricted to the increasing vectors. With scalar
+// arguments (iid elements) the restricted density is K!·Π p(x_k): the
+// compiler adds log K! (Latent.OrderedIID). With arguments that vary per
+// element no normaliser is known; when they are data and constants it is
+// left out (a constant, as in Stan), and when they depend on params it
+// would vary with them: an error.
+func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr) {
+	iid := true
+	for _, a := range call.Args {
+		t := c.info.Types[a]
+		if !t.Valid() || t.Shape.Rank() == 0 {
+			continue
+		}
+		iid = false
+		if !t.DataOnly {
+			c.errorf(a.Pos(), "%s on the ordered param `%s` needs arguments that are the same for every element, or that do not depend on params: `%s` varies per element and depends on params, so the normalising constant of the density restricted to increasing vectors would depend on them",
+				d.Name, lat.Name, exprString(a))
+		}
+	}
+	lat.OrderedIID = iid
 }
 
 // paramBounds checks the bounds of a bounded param, real<lower=L,
@@ -741,7 +787,7 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 		return
 	}
 	if d.Support.Contains(lat.Support) {
-		if d.Support != lat.Support {
+		if d.Support != lat.Support && lat.Support != dist.Ordered { // a real prior restricted to the ordered set: orderedPrior
 			lat.Truncated = true
 			c.truncationArgs(lat, d, call)
 		}

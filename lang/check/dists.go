@@ -133,6 +133,8 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		}
 	case stdlib.DistCategorical:
 		c.categoricalShape(call, d, vs, args[0].Shape, valPos, valName)
+	case stdlib.DistOrdinal:
+		c.ordinalShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
 		minRank := 1
 		what := "a vector or matrix"
@@ -197,6 +199,29 @@ func (c *checker) categoricalShape(call *ast.CallExpr, d *stdlib.Dist, vs, as Sh
 		}
 		c.errorf(call.Args[0].Pos(), "%s argument 1 (%s): `%s` is %s; for %s of shape %s it must be %s",
 			d.Name, d.Params[0].Name, exprString(call.Args[0]), as.String(), valName, vs.String(), want)
+	}
+}
+
+// ordinalShape checks OrderedLogistic's shapes: a scalar or vector value,
+// eta a scalar or one per element, the cutpoints one vector or row.
+func (c *checker) ordinalShape(call *ast.CallExpr, d *stdlib.Dist, vs, es, cs Shape, valPos ast.Pos, valName string) {
+	if vs.Rank() > 1 {
+		c.errorf(valPos, "%s models a scalar or a vector of categories; %s is %s", d.Name, valName, vs.describe())
+		return
+	}
+	if es.Rank() == 1 {
+		n := Dim{N: 1}
+		if vs.Rank() == 1 {
+			n = vs[0]
+		}
+		if compareDims(es[0], n) == dimDiffer {
+			c.errorf(call.Args[0].Pos(), "%s argument 1 (eta): `%s` is %s; for %s of shape %s it must be a scalar or [%s] (one per element)",
+				d.Name, exprString(call.Args[0]), es.String(), valName, vs.String(), n)
+		}
+	}
+	if cs.Rank() == 2 && !cs[0].isOne() {
+		c.errorf(call.Args[1].Pos(), "%s argument 2 (c): `%s` is %s; the cutpoints are one vector [K] or row [1, K] shared by every element",
+			d.Name, exprString(call.Args[1]), cs.String())
 	}
 }
 

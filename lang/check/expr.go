@@ -487,6 +487,10 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 	if d == nil {
 		return invalid
 	}
+	if d.Shape == stdlib.DistOrdinal {
+		c.errorf(call.Fun.NamePos, "a predictive output takes an elementwise distribution; %s replicates are not supported yet: output the category probabilities instead, e.g. output p_top = inv_logit(eta - c[K - 1])", d.Name)
+		return invalid
+	}
 	if d.Shape != stdlib.DistElementwise {
 		c.errorf(call.Fun.NamePos, "a predictive output takes an elementwise distribution; %s is multivariate", d.Name)
 		return invalid

@@ -141,11 +141,12 @@ type Latent struct {
 	Pos     ast.Pos
 	Decl    *ast.ParamDecl
 	Symbol  *Symbol
-	Kind    ast.ElemKind // Real, Positive, Unit or Simplex
+	Kind    ast.ElemKind // Real, Positive, Unit, Simplex or Ordered
 	Dims    Shape
 	Support dist.Support
 	// Family is the variational factor: "normal" (real), "gamma"
-	// (positive), "beta" (unit) or "dirichlet" (simplex).
+	// (positive), "beta" (unit), "dirichlet" (simplex) or OrderedFamily
+	// (ordered: a normal on the first element, gammas on the increments).
 	Family string
 	Prior  *ast.CallExpr // nil: a flat prior on the support (unless Tildes give one)
 	// PriorDist is the prior's table entry, nil without a prior.
@@ -161,6 +162,10 @@ type Latent struct {
 	// of b = (z − L)/(U − L) on the unit support (Support is Unit), or of
 	// z − L or U − z on the positive support (Support is Positive).
 	Lower, Upper *float64
+	// OrderedIID is true for an ordered param whose prior has scalar
+	// arguments: its elements are iid before the restriction to
+	// increasing vectors, and the compiler adds the normaliser log K!.
+	OrderedIID bool
 }
 
 // Bounded reports whether the latent is a bounded real param.

@@ -12,7 +12,8 @@
 // Coordinates. The program's input vector holds each latent in the
 // coordinates the SGVB engine works in (infer/sgvb): a real latent as its
 // value z, a positive latent as log z, a unit latent as logit z, a simplex
-// latent as log z per component. The density is that of z: no Jacobian is
+// latent as log z per component, an ordered latent x as x_0 and then the
+// logs of its increments x_k − x_{k−1}. The density is that of z: no Jacobian is
 // added, so the gradient with respect to log z is z·∂/∂z.
 package compile
 
@@ -37,7 +38,7 @@ type Latent struct {
 	Pos          ast.Pos
 	Offset, Size int
 	Shape        []int        // nil for a scalar
-	Support      dist.Support // Real, Positive, Unit or Simplex
+	Support      dist.Support // Real, Positive, Unit, Simplex or Ordered
 	Family       string       // the variational family the checker chose
 	// Init is the prior mean per element when the prior's arguments are
 	// constants (a starting point for the fit), else nil; for a bounded
@@ -306,6 +307,14 @@ func (l *lowerer) latents() error {
 			z = l.b.Add(l.b.Exp(coord, pos), l.b.Scalar(minPositive, pos), pos)
 		case dist.Simplex:
 			z = l.b.Exp(coord, pos)
+		case dist.Ordered:
+			// x_0 from its normal factor's coordinate, x_k = x_{k−1} + d_k
+			// from the increments' log coordinates: a linear map of
+			// (x_0, d) with unit Jacobian, so nothing is added.
+			if len(shape) != 1 {
+				return ast.Errorf(lat.Pos, "`%s`: an ordered param is a vector", lat.Name)
+			}
+			z = l.b.Ordered(coord, pos)
 		case dist.Unit:
 			// The exact value is inside (0, 1), the computed one is 1
 			// from inv_logit(37) on, where 1 - u is 0; it is kept a
@@ -427,7 +436,7 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		if !(m > 0 && m < 1) {
 			return nil
 		}
-	case dist.Simplex:
+	case dist.Simplex, dist.Ordered: // a mean per element is no point of these
 		return nil
 	}
 	init := make([]float64, size)

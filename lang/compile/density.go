@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"math"
+
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
@@ -29,6 +31,8 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.dirichlet(val, args[0], lat, pos)
 	case "Categorical", "CategoricalLogit":
 		l.add(l.b.Categorical(val, args[0], d.Name == "CategoricalLogit", pos), pos)
+	case "OrderedLogistic", "OrderedProbit":
+		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
 	default:
 		u, ok := dist.LookupUnivariate(d.Name)
 		if !ok {
@@ -53,6 +57,22 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	}
 	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !trunc.Support.Contains(d.Support)) {
 		l.truncate(call, d, trunc, l.b.Shape(val), pos)
+	}
+}
+
+// orderedNormaliser adds log K! for the prior of an ordered[K] param with
+// scalar arguments (check.Latent.OrderedIID): the elementwise density of K
+// iid values restricted to the increasing vectors, one of the K! orders
+// of equal mass, is K!·Π p(x_k). With arguments that vary per element no
+// normaliser is known, and none is added (as in Stan, which never adds
+// one).
+func (l *lowerer) orderedNormaliser(lat *check.Latent, pos ast.Pos) {
+	if lat.Support != dist.Ordered || !lat.OrderedIID {
+		return
+	}
+	k := l.lats[l.latentIndex(lat)].Size
+	if lf, _ := math.Lgamma(float64(k) + 1); lf != 0 {
+		l.add(l.b.Scalar(lf, pos), pos)
 	}
 }
 

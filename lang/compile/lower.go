@@ -17,6 +17,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		if s.Prior != nil {
 			lat := l.info.Latent(s.Name.Name)
 			l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
+			l.orderedNormaliser(lat, s.Prior.Fun.Pos())
 		}
 	case *ast.TildeStmt:
 		var lat *check.Latent

@@ -1,0 +1,140 @@
+package dist
+
+import "math"
+
+// Ordinal regression: OrderedLogistic and OrderedProbit. An outcome y in
+// 0..K is the bin of a latent y* = eta + e between the increasing
+// cutpoints c_0 < … < c_{K−1}, with c_{−1} = −∞ and c_K = +∞:
+//
+//	P(y = k) = F(c_k − eta) − F(c_{k−1} − eta)
+//
+// with F the logistic CDF σ (OrderedLogistic; Stan's ordered_logistic,
+// whose categories are 1..K+1) or the standard normal CDF Φ
+// (OrderedProbit). Both are computed in log space, so that an eta 40 or
+// more from the cutpoints keeps its digits.
+
+// OrderedValues maps the coordinates u of an ordered[K] latent to its
+// strictly increasing values x (x may be u): x_0 = u_0 and x_k = x_{k−1} +
+// exp(u_k), u_k the log of the increment d_k. A sum that rounds onto
+// x_{k−1} (an increment below half an ulp of it) is kept the float above
+// it, as Inside keeps a value inside its interval.
+func OrderedValues(x, u []float64) {
+	for k, v := range u {
+		if k == 0 {
+			x[0] = v
+			continue
+		}
+		s := x[k-1] + math.Exp(v)
+		if s <= x[k-1] {
+			s = math.Nextafter(x[k-1], math.Inf(1))
+		}
+		x[k] = s
+	}
+}
+
+// OrderedLogProb returns log P(y = k) for category k (0..len(c)), eta and
+// the cutpoints c (strictly increasing; not checked), with probit choosing
+// Φ over σ, and its partial in eta. When dc is not nil, the partials in
+// the cutpoints the category touches are written there: dc[k−1] (its lower
+// one, when k > 0) and dc[k] (its upper one, when k < len(c)); the other
+// elements of dc are left alone (the partials in them are 0).
+//
+// Logistic, with u = eta − c_{k−1} > v = eta − c_k and δ = c_k − c_{k−1}:
+//
+//	σ(u) − σ(v) = σ(u)·σ(−v)·(1 − e^(−δ))
+//	log P = log σ(u) + log σ(−v) + log1mexp(δ)
+//
+// each term stable for any eta (log σ(x) = −softplus(−x)) and the last
+// depending on the cutpoints alone, so there is no cancellation between
+// two probabilities near 1 or near 0. The end categories are log σ(−v)
+// (k = 0) and log σ(u) (k = K).
+//
+// Probit: P = Φ(B) − Φ(A) with A = c_{k−1} − eta < B = c_k − eta is
+// written with the survival function Q in the tail that holds most of the
+// interval, Q(A) − Q(B) when A + B ≥ 0 and Q(−B) − Q(−A) otherwise, as
+// Q(lo) − Q(hi) with lo < hi, and log P = log Q(lo) + log1mexp(log Q(lo) −
+// log Q(hi)), the log tails from NormalLogSurvival's method.
+func OrderedLogProb(k int, eta float64, c []float64, probit bool, dc []float64) (lp, deta float64) {
+	K := len(c)
+	if probit {
+		return orderedProbit(k, eta, c, dc)
+	}
+	switch {
+	case K == 0:
+		return 0, 0
+	case k == 0: // log σ(c_0 − eta)
+		v := eta - c[0]
+		s := InvLogit(v)
+		if dc != nil {
+			dc[0] = s
+		}
+		return -Softplus(v), -s
+	case k == K: // log σ(eta − c_{K−1})
+		u := eta - c[K-1]
+		s := InvLogit(-u)
+		if dc != nil {
+			dc[K-1] = -s
+		}
+		return -Softplus(-u), s
+	}
+	u, v := eta-c[k-1], eta-c[k]
+	delta := c[k] - c[k-1]
+	lp = -Softplus(-u) - Softplus(v) + Log1mexp(delta)
+	su, sv := InvLogit(-u), InvLogit(v) // σ(−u), σ(v)
+	if dc != nil {
+		r := 1 / math.Expm1(delta)
+		dc[k-1] = -su - r
+		dc[k] = sv + r
+	}
+	return lp, su - sv
+}
+
+// orderedProbit is OrderedLogProb with Φ.
+func orderedProbit(k int, eta float64, c []float64, dc []float64) (lp, deta float64) {
+	K := len(c)
+	if K == 0 {
+		return 0, 0
+	}
+	// log Q(x) = log P(Z > x) and the hazard h(x) = φ(x)/Q(x), which is
+	// ∂/∂x of −log Q(x).
+	switch {
+	case k == 0: // Φ(c_0 − eta) = Q(eta − c_0)
+		lq, h := normalTail(eta - c[0])
+		if dc != nil {
+			dc[0] = h
+		}
+		return lq, -h
+	case k == K: // 1 − Φ(c_{K−1} − eta) = Q(c_{K−1} − eta)
+		lq, h := normalTail(c[K-1] - eta)
+		if dc != nil {
+			dc[K-1] = -h
+		}
+		return lq, h
+	}
+	a, b := c[k-1]-eta, c[k]-eta // P = Φ(b) − Φ(a)
+	// In the tail the interval lies in: Q(a) − Q(b) for a ≥ 0 (both in
+	// the upper tail), Q(−b) − Q(−a) otherwise (mostly the lower one).
+	lo, hi, sgn := a, b, 1.0
+	if a+b < 0 {
+		lo, hi, sgn = -b, -a, -1
+	}
+	lqLo, hLo := normalTail(lo) // the larger tail probability
+	lqHi, hHi := normalTail(hi)
+	lp = lqLo + Log1mexp(lqLo-lqHi)
+	// ∂P/∂lo = −φ(lo) = −h·Q, ∂P/∂hi = φ(hi); in log space divide by P.
+	gLo := -math.Exp(math.Log(hLo) + lqLo - lp)
+	gHi := math.Exp(math.Log(hHi) + lqHi - lp)
+	// a and b in terms of lo and hi: sgn 1: a = lo, b = hi; sgn −1: a =
+	// −hi, b = −lo.
+	var ga, gb float64
+	if sgn > 0 {
+		ga, gb = gLo, gHi
+	} else {
+		ga, gb = -gHi, -gLo
+	}
+	if dc != nil {
+		dc[k-1] = ga
+		dc[k] = gb
+	}
+	return lp, -ga - gb
+}

@@ -1,0 +1,157 @@
+package sgvb
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Ordered latents. An ordered[K] latent x (Support dist.Ordered) is fitted
+// as two parts, each an ordinary factor on its own coordinates: the first
+// element x_0, a real latent of one element with a normal factor, and the
+// K − 1 increments d_k = x_k − x_{k−1} > 0, a positive latent with the
+// gamma factor (or the lognormal one that Settings.Family or
+// Settings.Families names) on the coordinates log d_k. x_k = x_0 + Σ_{j≤k}
+// d_j is linear in (x_0, d) with unit Jacobian, so the Target's log joint
+// in these coordinates is log p(x). The engine fits the parts as two
+// blocks; the Result has one Factor of family FamilyOrdered whose Parts are
+// the two.
+
+// Parts of an ordered latent, in Latent.part and block.part.
+const (
+	partNone       = iota
+	partFirst      // x_0: a real latent of one element
+	partIncrements // d_1 … d_{K−1}: a positive latent
+)
+
+// expandOrdered returns the latents with each ordered one replaced by its
+// two parts (one, for K = 1), or lats itself when there is none.
+func expandOrdered(lats []Latent, s *Settings) ([]Latent, error) {
+	has := false
+	for _, l := range lats {
+		has = has || l.Support == dist.Ordered
+	}
+	if !has {
+		return lats, nil
+	}
+	var out []Latent
+	for _, l := range lats {
+		if l.Support != dist.Ordered {
+			out = append(out, l)
+			continue
+		}
+		if f, ok := s.Families[l.Name]; ok && f == FamilyFullRank {
+			return nil, fmt.Errorf("sgvb: latent %s: %w", l.Name, CheckFullRank(dist.Ordered, l.Size))
+		}
+		if l.Scale != 0 {
+			return nil, fmt.Errorf("sgvb: latent %s: an ordered latent has no bounds", l.Name)
+		}
+		first := Latent{Name: l.Name, Offset: l.Offset, Size: 1, Shape: []int{1}, Support: dist.Real, part: partFirst}
+		inc := Latent{Name: l.Name, Offset: l.Offset + 1, Size: l.Size - 1, Shape: []int{l.Size - 1}, Support: dist.Positive, part: partIncrements}
+		if len(l.Init) == l.Size { // values x: x_0 and the increments
+			first.Init = l.Init[:1]
+			inc.Init = make([]float64, l.Size-1)
+			for k := 1; k < l.Size; k++ {
+				inc.Init[k-1] = l.Init[k] - l.Init[k-1]
+			}
+		}
+		out = append(out, first)
+		if l.Size > 1 {
+			out = append(out, inc)
+		}
+	}
+	return out, nil
+}
+
+// mergeOrdered returns the factors with the parts of each ordered latent
+// (consecutive, as expandOrdered lays them out) made one Factor of family
+// FamilyOrdered; fs itself when there are none.
+func mergeOrdered(fs []Factor, parts []int) []Factor {
+	has := false
+	for _, p := range parts {
+		has = has || p != partNone
+	}
+	if !has {
+		return fs
+	}
+	var out []Factor
+	for i := 0; i < len(fs); i++ {
+		if parts[i] != partFirst {
+			out = append(out, fs[i])
+			continue
+		}
+		f := Factor{Name: fs[i].Name, Family: FamilyOrdered, Support: dist.Ordered, Offset: fs[i].Offset, Size: 1,
+			Parts: []Factor{fs[i]}}
+		if i+1 < len(fs) && parts[i+1] == partIncrements {
+			i++
+			f.Parts = append(f.Parts, fs[i])
+			f.Size += fs[i].Size
+		}
+		f.Shape = []int{f.Size}
+		out = append(out, f)
+	}
+	return out
+}
+
+// flatFactor is a factor as the engine fits it: a part of an ordered
+// latent's factor, or a whole other factor.
+type flatFactor struct {
+	f    *Factor
+	part int
+}
+
+// flatten lists the factors as blocks: the parts of ordered ones in
+// their place.
+func flatten(fs []Factor) []flatFactor {
+	var out []flatFactor
+	for i := range fs {
+		f := &fs[i]
+		if f.Family != FamilyOrdered {
+			out = append(out, flatFactor{f, partNone})
+			continue
+		}
+		for j := range f.Parts {
+			out = append(out, flatFactor{&f.Parts[j], partFirst + j})
+		}
+	}
+	return out
+}
+
+// orderedMoments writes the mean and sd of each element x_k of an ordered
+// factor: the parts are independent under q, so the mean of x_k is the
+// sum of the means of x_0 and d_1 … d_k and its variance the sum of their
+// variances.
+func (f *Factor) orderedMoments(mean, sd []float64) {
+	off := 0
+	for j := range f.Parts {
+		p := &f.Parts[j]
+		p.moments(mean[off:off+p.Size], sd[off:off+p.Size])
+		off += p.Size
+	}
+	v := 0.0
+	for k := range mean {
+		v += sd[k] * sd[k]
+		if k > 0 {
+			mean[k] += mean[k-1]
+		}
+		sd[k] = math.Sqrt(v)
+	}
+}
+
+// orderedNatural maps an ordered latent's coordinates (x_0, log d_k) to its
+// values x (dst may be src).
+func orderedNatural(dst, src []float64) { dist.OrderedValues(dst, src) }
+
+// orderedCoords maps an ordered latent's values x to its coordinates
+// (x_0, log(x_k − x_{k−1})) (dst may be src).
+func orderedCoords(dst, src []float64) {
+	prev := 0.0
+	for k, v := range src {
+		if k == 0 {
+			dst[0], prev = v, v
+			continue
+		}
+		dst[k], prev = math.Log(v-prev), v
+	}
+}

@@ -1,0 +1,172 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Ordered returns the strictly increasing vector x of an ordered[K] param
+// from its coordinates u, a vector [K]: x_0 = u_0 (the coordinate of a
+// normal factor) and x_k = x_{k−1} + exp(u_k) (u_k = log d_k, the
+// coordinate of the increment's gamma factor). The map from (x_0, d) is
+// linear with unit Jacobian. A sum that rounds onto x_{k−1} (an increment
+// below half an ulp of it) is kept the float above it, as OpInside keeps a
+// value inside its interval; the adjoint passes as if it had not been.
+func (b *Builder) Ordered(u ID, pos ast.Pos) ID {
+	args, ok := b.operands(u)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 1 {
+		return b.fail(pos, "ordered: needs a vector, got %s", s)
+	}
+	return b.push(node{op: OpOrdered, args: args, shape: s, pos: pos})
+}
+
+// evalOrdered is OpOrdered's forward rule.
+func evalOrdered(z, u []float64) { dist.OrderedValues(z, u) }
+
+// gradOrdered: ∂x_i/∂u_0 = 1 and ∂x_i/∂u_k = exp(u_k) for i ≥ k ≥ 1.
+func gradOrdered(au, u, g []float64) {
+	s := 0.0
+	for k := len(g) - 1; k >= 1; k-- {
+		s += g[k]
+		au[k] += s * math.Exp(u[k])
+	}
+	if len(g) > 0 {
+		au[0] += s + g[0]
+	}
+}
+
+// OrderedLogistic returns Σ_n log P(y_n) for categories y (data: a scalar
+// or a vector [n] of the integers 0..K) of an ordinal outcome with linear
+// predictor eta (a scalar, or [n] with one element per observation) and
+// the K cutpoints c (a vector [K] or a row [1, K], strictly increasing,
+// shared by every observation): P(y = k) = F(c_k − eta) − F(c_{k−1} −
+// eta) with F the logistic CDF, or the normal one when probit is set
+// (dist.OrderedLogProb). A value that is not a category, or cutpoints that
+// are not strictly increasing, fail the evaluation with an error naming
+// the element.
+func (b *Builder) OrderedLogistic(y, eta, c ID, probit bool, pos ast.Pos) ID {
+	name := orderedName(probit)
+	args, ok := b.operands(y, eta, c)
+	if !ok {
+		return b.invalid(pos)
+	}
+	ys, es, cs := b.shapeOf(args[0]), b.shapeOf(args[1]), b.shapeOf(args[2])
+	if b.nodes[args[0]].dyn {
+		return b.fail(pos, "%s: the value must be data", name)
+	}
+	if ys.Rank == 2 {
+		return b.fail(pos, "%s: the value must be a scalar or a vector, got %v", name, ys)
+	}
+	if es.Rank == 2 || es.Rank == 1 && es.Rows != ys.Len() {
+		return b.fail(pos, "%s: eta %v does not fit the value %v: want a scalar or [%d]", name, es, ys, ys.Len())
+	}
+	if cs.Rank == 0 || cs.Rank == 2 && cs.Rows != 1 {
+		return b.fail(pos, "%s: the cutpoints must be a vector [K] or a row [1, K], got %v", name, cs)
+	}
+	nd := node{op: OpOrderedLogistic, args: args, shape: Scalar(), pos: pos}
+	if probit {
+		nd.i0 = 1
+	}
+	return b.push(nd)
+}
+
+func orderedName(probit bool) string {
+	if probit {
+		return "OrderedProbit"
+	}
+	return "OrderedLogistic"
+}
+
+// orderedFail is p.fail for cutpoint j (≥ 1) not above cutpoint j − 1; a
+// value that is not a category fails with its index (≥ 0).
+func orderedFail(j int) int { return -1 - j }
+
+// evalOrderedLogistic is OpOrderedLogistic's forward rule.
+func (p *Program) evalOrderedLogistic(n *node) bool {
+	y, e, c := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
+	yv, ev, cv := p.v(y), p.v(e), p.v(c)
+	k := len(cv)
+	for i, v := range yv {
+		if catIndex(v, k+1) < 0 {
+			p.fail = i
+			return false
+		}
+	}
+	for j := 1; j < k; j++ {
+		if !(cv[j] > cv[j-1]) {
+			p.fail = orderedFail(j)
+			return false
+		}
+	}
+	step := min(len(ev)-1, 1) // 0 for a shared scalar eta
+	sum := 0.0
+	for i, v := range yv {
+		lp, _ := dist.OrderedLogProb(int(v), ev[i*step], cv, n.i0 == 1, nil)
+		sum += lp
+	}
+	p.v(n)[0] = sum
+	return true
+}
+
+// gradOrderedLogistic adds g times the partials of each observation's log
+// probability in its eta and the two cutpoints around its category.
+func (p *Program) gradOrderedLogistic(n *node, g float64) {
+	y, e, c := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
+	yv, ev, cv := p.v(y), p.v(e), p.v(c)
+	var ae, ac []float64
+	if e.aoff >= 0 {
+		ae = p.a(e)
+	}
+	if c.aoff >= 0 {
+		ac = p.a(c)
+	}
+	if ae == nil && ac == nil {
+		return
+	}
+	step := min(len(ev)-1, 1)
+	var dc [2]float64
+	for i, v := range yv {
+		// log P(y = cat) depends on the cutpoints cat−1 and cat alone
+		// (clipped to 0..K−1): pass those, the category shifted.
+		cat := int(v)
+		lo, hi := max(cat-1, 0), min(cat+1, len(cv))
+		_, de := dist.OrderedLogProb(cat-lo, ev[i*step], cv[lo:hi], n.i0 == 1, dc[:hi-lo])
+		if ae != nil {
+			ae[i*step] += g * de
+		}
+		if ac != nil {
+			for j, d := range dc[:hi-lo] {
+				ac[lo+j] += g * d
+			}
+		}
+	}
+}
+
+// orderedError explains a failed or non-finite OrderedLogistic node.
+func (p *Program) orderedError(n *node, ok bool) error {
+	y, e, c := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
+	yv, ev, cv := p.v(y), p.v(e), p.v(c)
+	name := orderedName(n.i0 == 1)
+	k := len(cv)
+	if !ok {
+		if p.fail >= 0 {
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k), elemPart(y.shape, p.fail)))
+		}
+		j := -1 - p.fail
+		return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing: c[%d] = %g is not above c[%d] = %g", name, j, cv[j], j-1, cv[j-1])
+	}
+	if i := firstBad(ev); i >= 0 {
+		return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, ev[i], withComma(elemPart(e.shape, i)))
+	}
+	if j := firstBad(cv); j >= 0 {
+		return ast.Errorf(n.pos, "%s: the cutpoints must be finite (got %g%s)", name, cv[j], withComma(elemPart(c.shape, j)))
+	}
+	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(p.v(n)[0]))
+}
