@@ -218,7 +218,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if (len(pos) > 1 || allSet(l.Info.Data, sets)) && !bindAndStart(context.Background(), stderr, l, inputs, sets, sources(l.Sources)) {
 		return exitError
 	}
-	printSummary(stdout, pos[0], l.Info)
+	var lats []compile.Latent
+	if l.Model != nil {
+		lats = l.Model.Latents
+	}
+	printSummary(stdout, pos[0], l.Info, lats)
 	if len(l.Info.Data) > 0 {
 		if l.Model == nil {
 			fmt.Fprintln(stdout, "\ndata not given: sizes and values read from the data are checked with it (gpp check model.gpp DATA...)")
@@ -380,16 +384,24 @@ func boundLine(files []string, info *check.Info, bound map[string]*data.Array) s
 	return line
 }
 
-// printSummary writes what gpp check reports about a valid model.
-func printSummary(w io.Writer, path string, info *check.Info) {
+// printSummary writes what gpp check reports about a valid model; lats,
+// when the model was compiled with its data, give the values of bounds
+// that depend on the data.
+func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Latent) {
 	fmt.Fprintf(w, "%s: ok\n", path)
 	fmt.Fprintf(w, "\nlatents (%d):\n", len(info.Latents))
 	t := &table{}
 	t.row("  name", "shape", "support", "family", "prior")
-	for _, l := range info.Latents {
+	for i, l := range info.Latents {
 		support, family := l.Support.String(), l.Family
 		if l.Bounded() { // the factor is of the value on the base support
 			support = l.Range().String()
+			if l.DataBounds() {
+				support = l.BoundsString()
+				if i < len(lats) && lats[i].Name == l.Name {
+					support += " = " + boundsValues(lats[i])
+				}
+			}
 			family = l.Family + " on " + l.Support.String()
 		}
 		t.row("  "+l.Name, shapeString(l.Dims), support, family, priorString(l))
@@ -431,13 +443,16 @@ func priorString(l *check.Latent) string {
 		if len(l.Tildes) > 0 {
 			return "from ~ statement(s)"
 		}
-		if l.Support == dist.Unit || l.Support == dist.Simplex || l.Lower != nil && l.Upper != nil {
+		if l.Support == dist.Unit || l.Support == dist.Simplex || l.HasLower() && l.HasUpper() {
 			return "flat (uniform) on the support"
 		}
 		return "flat (improper) on the support"
 	}
 	s := ast.FormatExpr(l.Prior)
-	if l.Truncated {
+	switch {
+	case l.Truncated && l.DataBounds():
+		s += " truncated to " + l.BoundsString()
+	case l.Truncated:
 		s += " truncated to " + l.Range().String()
 	}
 	if l.Support == dist.Ordered {
@@ -448,4 +463,17 @@ func priorString(l *check.Latent) string {
 		}
 	}
 	return s
+}
+
+// boundsValues writes the interval of a bounded latent's values from its
+// compiled map loc + scale·b: "(3.4, 10)".
+func boundsValues(l compile.Latent) string {
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	switch {
+	case l.Support == dist.Unit:
+		return "(" + num(l.Loc) + ", " + num(l.Loc+l.Scale) + ")"
+	case l.Scale > 0:
+		return "(" + num(l.Loc) + ", ∞)"
+	}
+	return "(-∞, " + num(l.Loc) + ")"
 }

@@ -618,7 +618,7 @@ func (r *repl) checkCtx(ctx context.Context) {
 			return
 		}
 	}
-	printSummary(r.out, replModel, r.info)
+	printSummary(r.out, replModel, r.info, nil)
 	if len(r.data) > 0 {
 		var files []string
 		for _, d := range r.data {

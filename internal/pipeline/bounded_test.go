@@ -22,7 +22,7 @@ import (
 // mean; the ELBO is held against the exact log evidence, which it must not
 // exceed and which a dropped Jacobian (log 0.5 for the first) or
 // truncation normaliser (log 0.69, log 0.41, log 2) would move it past or
-// far below.
+// far below. The last two cases take their bounds from the data.
 func TestBoundedParams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits three models")
@@ -60,6 +60,26 @@ func TestBoundedParams(t *testing.T) {
 					lik += normal(y, d, 1)
 				}
 				return normal(d, 0, 1) - 0.5*math.Log(2*math.Pi) + math.Log(2) + lik
+			}},
+		// The same posteriors with bounds taken from the data: the bounds'
+		// values, the map and the truncation normaliser come when the
+		// model compiles with its data. The data's declared supports tell
+		// the checker that p is in (0, 1) and lam positive.
+		{"two bounds of data", "data k: int<lower=0>\ndata n: int<lower=0>\ndata lo: real<lower=0>\ndata hi: real<upper=1>\nparam p: real<lower=lo, upper=hi> ~ Normal(0.5, 0.2)\nk ~ Binomial(n, p)\n",
+			`{"k": 33, "n": 50, "lo": 0.2, "hi": 0.7}`, "p", 0.2, 0.7,
+			func(p float64) float64 {
+				mass := distuv.UnitNormal.CDF(1) - distuv.UnitNormal.CDF(-1.5)
+				return normal(p, 0.5, 0.2) - math.Log(0.2*math.Sqrt(2*math.Pi)*mass) + lchoose(50, 33) + 33*math.Log(p) + 17*math.Log1p(-p)
+			}},
+		{"lower bound of data", "data y: int[N]\ndata L: positive\nparam lam: real<lower=L> ~ Gamma(2, 0.5)\ny ~ Poisson(lam)\n",
+			`{"y": [1, 3, 2, 0, 2, 1, 4, 2], "L": 2}`, "lam", 2, 12,
+			func(l float64) float64 {
+				prior := 2*math.Log(0.5) + math.Log(l) - 0.5*l - math.Log(distuv.Gamma{Alpha: 2, Beta: 0.5}.Survival(2))
+				lik := 15*math.Log(l) - 8*l
+				for _, y := range []float64{1, 3, 2, 0, 2, 1, 4, 2} {
+					lik -= lgammaOf(y + 1)
+				}
+				return prior + lik
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -626,9 +626,9 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		c.errorf(t.Dims[n-1].Pos(), "%s", SimplexTooShort(exprString(t.Dims[n-1]), lat.Dims[n-1].N))
 	}
 	switch {
-	case lat.Lower != nil && lat.Upper != nil:
+	case lat.HasLower() && lat.HasUpper():
 		lat.Support, lat.Family = dist.Unit, "beta"
-	case lat.Lower != nil || lat.Upper != nil:
+	case lat.Bounded():
 		lat.Support, lat.Family = dist.Positive, "gamma"
 	case lat.Kind == ast.Positive:
 		lat.Support, lat.Family = dist.Positive, "gamma"
@@ -705,22 +705,32 @@ func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr) 
 // paramBounds checks the bounds of a bounded param, real<lower=L,
 // upper=U>: constants, L below U, and only on real params.
 func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
-	bound := func(e ast.Expr, which string) *float64 {
+	// bound returns a constant bound's value, or for one of data (a data
+	// scalar, max(y)) the interval its values may take; fails says it was
+	// refused.
+	dataBounds := false
+	bound := func(e ast.Expr, which string) (v *float64, r Interval, fails bool) {
 		if e == nil {
-			return nil
+			return nil, wholeLine(), false
 		}
 		bt := c.expr(e)
 		switch {
 		case !bt.Valid():
-			return nil
-		case bt.Const == nil || bt.Shape.Rank() != 0:
-			c.errorf(e.Pos(), "a param's %s bound must be a constant scalar (a number, a const or arithmetic of them); `%s` is not", which, exprString(e))
-			return nil
+			return nil, r, true
+		case bt.Shape.Rank() != 0:
+			c.errorf(e.Pos(), "a param's %s bound must be a scalar; `%s` is %s", which, exprString(e), bt.Shape.describe())
+			return nil, r, true
+		case !bt.DataOnly:
+			c.errorf(e.Pos(), "a param's %s bound must be known before the fit (a number, a const, data or arithmetic of them); `%s` %s", which, exprString(e), c.dependsOnParam(e))
+			return nil, r, true
+		case bt.Const == nil:
+			dataBounds = true
+			return nil, intersect(bt.Range, supportInterval(bt.Support)).norm(), false
 		case math.IsInf(*bt.Const, 0) || math.IsNaN(*bt.Const):
 			c.errorf(e.Pos(), "a param's %s bound must be finite; leave it out for none", which)
-			return nil
+			return nil, r, true
 		}
-		return bt.Const
+		return bt.Const, pointInterval(*bt.Const), false
 	}
 	if t.Kind != ast.Real {
 		pos := t.KindPos
@@ -732,7 +742,29 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 		c.errorf(pos, "bounds go on real params, as real<lower=0, upper=10>; a %s param's support is fixed by its kind", t.Kind)
 		return
 	}
-	lo, hi := bound(t.Lower, "lower"), bound(t.Upper, "upper")
+	lo, loR, loFails := bound(t.Lower, "lower")
+	hi, hiR, hiFails := bound(t.Upper, "upper")
+	if loFails || hiFails {
+		return
+	}
+	if dataBounds {
+		// Known when the model compiles with its data (compile checks
+		// them then); until then the values lie above the least value the
+		// lower bound may take and below the greatest of the upper.
+		if lo != nil && hiR.Known && hiR.Hi <= *lo || hi != nil && loR.Known && loR.Lo >= *hi {
+			c.errorf(t.Upper.Pos(), "upper bound `%s` is never above the lower bound `%s`", exprString(t.Upper), exprString(t.Lower))
+			return
+		}
+		lat.Lower, lat.Upper = lo, hi
+		if lo == nil && t.Lower != nil {
+			lat.LowerData = t.Lower
+		}
+		if hi == nil && t.Upper != nil {
+			lat.UpperData = t.Upper
+		}
+		lat.dataRange = Interval{Lo: loR.Lo, Hi: hiR.Hi, Known: true}
+		return
+	}
 	if lo != nil && hi != nil && *lo >= *hi {
 		c.errorf(t.Upper.Pos(), "upper bound %g is not above the lower bound %g", *hi, *lo)
 		return
@@ -740,9 +772,6 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 	if lo != nil && hi != nil && math.IsInf(*hi-*lo, 0) {
 		// The param is lo + (hi − lo)·u with u in (0, 1).
 		c.errorf(t.Upper.Pos(), "the bounds %g and %g are too far apart: upper − lower overflows a double", *lo, *hi)
-		return
-	}
-	if (t.Lower != nil && lo == nil) || (t.Upper != nil && hi == nil) {
 		return
 	}
 	switch {
@@ -801,6 +830,14 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 // hold the param's interval, and it is truncated to it when wider (the
 // compiler adds the normalising constant, from constant arguments).
 func (c *checker) boundedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, lhs string) {
+	if lat.DataBounds() {
+		// The bounds' values come with the data: the compiler checks that
+		// the prior's support holds them and normalises it there, from
+		// arguments of data and constants.
+		lat.Truncated = true
+		c.truncationArgs(lat, d, call)
+		return
+	}
 	r := lat.Range()
 	ds := supportInterval(d.Support)
 	if d.Support == dist.Interval {
@@ -838,6 +875,8 @@ func (c *checker) truncationArgs(lat *Latent, d *stdlib.Dist, call *ast.CallExpr
 		}
 		hint := fmt.Sprintf("declare %s with a support inside %s's, or use a prior on the %s support", lat.Name, d.Name, lat.Support)
 		switch {
+		case lat.DataBounds():
+			hint = "use arguments of data and constants"
 		case lat.Bounded():
 			hint = "use arguments of data and constants, or a prior whose support is " + lat.Range().String()
 		case lat.Support == dist.Positive && halfNames[d.Name]:

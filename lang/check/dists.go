@@ -377,6 +377,12 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		if sym.Kind == Let {
 			kind = "let"
 		}
+		if lat := c.latents[sym]; lat != nil && lat.DataBounds() {
+			// Its bounds' values come with the data; what the checker
+			// knows of them is what the data's declarations say.
+			return is + " (param declared at " + sym.Pos.String() + " with the bounds " + lat.BoundsString() +
+				", which depend on data: declare their support, such as data L: positive, to let the checker know it)"
+		}
 		return is + " (" + kind + " declared at " + sym.Pos.String() + ")"
 	case *ast.UnaryExpr:
 		if x.Op == ast.Not {

@@ -66,7 +66,7 @@ func (c *checker) improper() {
 	}
 	for _, lat := range c.info.Latents {
 		sym := c.info.Defs[lat.Decl.Name]
-		if lat.Prior != nil || reads[sym] || lat.Support == dist.Unit || lat.Support == dist.Simplex || lat.Lower != nil && lat.Upper != nil {
+		if lat.Prior != nil || reads[sym] || lat.Support == dist.Unit || lat.Support == dist.Simplex || lat.HasLower() && lat.HasUpper() {
 			continue
 		}
 		c.info.Warnings = append(c.info.Warnings, ast.Errorf(lat.Pos,

@@ -166,16 +166,67 @@ type Latent struct {
 	// arguments: its elements are iid before the restriction to
 	// increasing vectors, and the compiler adds the normaliser log K!.
 	OrderedIID bool
+	// LowerData and UpperData are bounds that depend on data
+	// (real<lower=max(y)>), whose values are known when the model compiles
+	// with its data: Lower and Upper are then nil for them, Range holds
+	// what the bounds' types allow (dataRange), and the compiler works
+	// with WithBounds of their values.
+	LowerData, UpperData ast.Expr
+	dataRange            Interval
 }
 
 // Bounded reports whether the latent is a bounded real param.
-func (l *Latent) Bounded() bool { return l.Lower != nil || l.Upper != nil }
+func (l *Latent) Bounded() bool {
+	return l.Lower != nil || l.Upper != nil || l.LowerData != nil || l.UpperData != nil
+}
+
+// HasLower and HasUpper report whether the latent has a lower (an upper)
+// bound, constant or of data.
+func (l *Latent) HasLower() bool { return l.Lower != nil || l.LowerData != nil }
+func (l *Latent) HasUpper() bool { return l.Upper != nil || l.UpperData != nil }
+
+// DataBounds reports whether a bound depends on data, so that its value
+// is known when the model compiles, not when it is checked.
+func (l *Latent) DataBounds() bool { return l.LowerData != nil || l.UpperData != nil }
+
+// WithBounds returns a copy of the latent with the values lo and hi of its
+// bounds that depend on data (nil for a bound it has not), constant bounds
+// kept: the latent of one compilation with its data.
+func (l *Latent) WithBounds(lo, hi *float64) *Latent {
+	c := *l
+	if l.LowerData != nil {
+		c.Lower = lo
+	}
+	if l.UpperData != nil {
+		c.Upper = hi
+	}
+	c.LowerData, c.UpperData = nil, nil
+	return &c
+}
+
+// BoundsString writes the bounds as declared, "(max(y), ∞)", for
+// messages about a latent whose bounds depend on data.
+func (l *Latent) BoundsString() string {
+	end := func(e ast.Expr, v *float64, inf string) string {
+		switch {
+		case e != nil:
+			return ast.FormatExpr(e)
+		case v != nil:
+			return strconv.FormatFloat(*v, 'g', 6, 64)
+		}
+		return inf
+	}
+	return "(" + end(l.LowerData, l.Lower, "-∞") + ", " + end(l.UpperData, l.Upper, "∞") + ")"
+}
 
 // Range is the open interval of the latent's values: its bounds for a
 // bounded param, else its support's.
 func (l *Latent) Range() Interval {
 	if !l.Bounded() {
 		return supportInterval(l.Support)
+	}
+	if l.DataBounds() {
+		return l.dataRange
 	}
 	r := wholeLine()
 	if l.Lower != nil {
@@ -190,6 +241,9 @@ func (l *Latent) Range() Interval {
 // Values names where the latent's values lie, for messages: "the bounds
 // (1, ∞)" for a bounded param, else "the positive support".
 func (l *Latent) Values() string {
+	if l.DataBounds() {
+		return "the bounds " + l.BoundsString()
+	}
 	if l.Bounded() {
 		return "the bounds " + l.Range().String()
 	}
@@ -197,7 +251,8 @@ func (l *Latent) Values() string {
 }
 
 // Affine returns loc and scale with the latent's value loc + scale·b for
-// the value b on its Support (scale 0: the value is b).
+// the value b on its Support (scale 0: the value is b). Bounds that depend
+// on data count once WithBounds has given their values (until then, 0, 0).
 func (l *Latent) Affine() (loc, scale float64) {
 	switch {
 	case l.Lower != nil && l.Upper != nil:

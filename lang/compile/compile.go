@@ -228,6 +228,70 @@ type lowerer struct {
 	// positions reported.
 	failures int
 	at       map[ast.Pos]bool
+	// bounded holds, for each latent whose bounds depend on data, the
+	// latent with their values in this compilation (check.Latent.WithBounds).
+	bounded map[*check.Latent]*check.Latent
+}
+
+// latent returns lat as this compilation sees it: with the values of
+// bounds that depend on data, if it has any.
+func (l *lowerer) latent(lat *check.Latent) *check.Latent {
+	if b, ok := l.bounded[lat]; ok {
+		return b
+	}
+	return lat
+}
+
+// dataBounds evaluates the bounds of lat that depend on data (real<lower=
+// max(y)>) and checks them as the checker checks constant ones: finite,
+// the lower below the upper, their difference a double. It returns lat with
+// their values.
+func (l *lowerer) dataBounds(lat *check.Latent) (*check.Latent, error) {
+	if !lat.DataBounds() {
+		return lat, nil
+	}
+	eval := func(e ast.Expr, which string) (*float64, error) {
+		if e == nil {
+			return nil, nil
+		}
+		v, _, ok := l.knownExpr(e)
+		switch {
+		case len(l.errs) > 0:
+			return nil, l.errs
+		case !ok || len(v) != 1:
+			return nil, ast.Errorf(e.Pos(), "compile: the %s bound of `%s` is not known before the fit", which, lat.Name)
+		case math.IsNaN(v[0]) || math.IsInf(v[0], 0):
+			return nil, ast.Errorf(e.Pos(), "the %s bound `%s` of `%s` is %g: a param's bound must be finite", which, ast.FormatExpr(e), lat.Name, v[0])
+		}
+		return &v[0], nil
+	}
+	lo, err := eval(lat.LowerData, "lower")
+	if err != nil {
+		return nil, err
+	}
+	hi, err := eval(lat.UpperData, "upper")
+	if err != nil {
+		return nil, err
+	}
+	r := lat.WithBounds(lo, hi)
+	if r.Lower != nil && r.Upper != nil {
+		at, name := lat.Decl.Type.Upper, "upper bound"
+		if lat.UpperData == nil {
+			at = lat.Decl.Type.Lower
+		}
+		switch {
+		case !(*r.Lower < *r.Upper):
+			return nil, ast.Errorf(at.Pos(), "the %s of `%s` is not above its lower bound: `%s` is %g and `%s` is %g (with this data)",
+				name, lat.Name, ast.FormatExpr(lat.Decl.Type.Upper), *r.Upper, ast.FormatExpr(lat.Decl.Type.Lower), *r.Lower)
+		case math.IsInf(*r.Upper-*r.Lower, 0):
+			return nil, ast.Errorf(at.Pos(), "the bounds %g and %g of `%s` are too far apart: upper − lower overflows a double", *r.Lower, *r.Upper, lat.Name)
+		}
+	}
+	if l.bounded == nil {
+		l.bounded = map[*check.Latent]*check.Latent{}
+	}
+	l.bounded[lat] = r
+	return r, nil
 }
 
 // failed counts the errors so far, reported or not, of the lowerer and
@@ -270,6 +334,9 @@ func (l *lowerer) latents() error {
 	for _, lat := range l.info.Latents {
 		shape, err := l.dims(lat.Decl.Type.Dims)
 		if err != nil {
+			return err
+		}
+		if lat, err = l.dataBounds(lat); err != nil {
 			return err
 		}
 		size := 1

@@ -53,7 +53,9 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	// broadcast to it).
 	trunc := lat
 	if e, ok := lhs.(ast.Expr); ok && trunc == nil {
-		trunc = l.info.SelectedLatent(e)
+		if sel := l.info.SelectedLatent(e); sel != nil {
+			trunc = l.latent(sel)
+		}
 	}
 	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !trunc.Support.Contains(d.Support)) {
 		l.truncate(call, d, trunc, l.b.Shape(val), pos)
@@ -226,7 +228,7 @@ func (l *lowerer) dirichlet(z, alpha autodiff.ID, lat *check.Latent, pos ast.Pos
 
 func (l *lowerer) latentIndex(lat *check.Latent) int {
 	for i, x := range l.info.Latents {
-		if x == lat {
+		if x == lat || l.bounded[x] == lat {
 			return i
 		}
 	}

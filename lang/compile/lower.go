@@ -15,7 +15,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 	case *ast.DataDecl, *ast.ConstDecl:
 	case *ast.ParamDecl:
 		if s.Prior != nil {
-			lat := l.info.Latent(s.Name.Name)
+			lat := l.latent(l.info.Latent(s.Name.Name))
 			l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
 			l.orderedNormaliser(lat, s.Prior.Fun.Pos())
 		}
@@ -23,7 +23,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		var lat *check.Latent
 		if id, ok := unparen(s.LHS).(*ast.Ident); ok {
 			if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Param {
-				lat = l.info.Latent(sym.Name)
+				lat = l.latent(l.info.Latent(sym.Name))
 			}
 		}
 		l.density(s.Dist, s.LHS, l.expr(s.LHS), lat)

@@ -57,6 +57,16 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 			at[a] = v.at(i, j)
 			scalar = scalar && len(v.v) == 1
 		}
+		if lo, hi := supportEnds(d, at); lo > r.Lo || hi < r.Hi {
+			// Checked with the values here: a bound of data (and the
+			// arguments of a Uniform) are known only now.
+			what := d.Name + elemArgs(at, scalar)
+			if scalar {
+				what = ast.FormatExpr(call)
+			}
+			l.errorf(pos, "%s puts no mass on part of %s of %s (with this data), where its values lie", what, where, lat.Name)
+			return
+		}
 		logP, ok := logIntervalMass(d.Name, at, r.Lo, r.Hi)
 		switch {
 		case !ok:
@@ -475,4 +485,17 @@ func logLaplaceMass(a, b, mu, sigma float64) float64 {
 		return -math.Ln2 + (b-mu)/sigma + logW
 	}
 	return math.Log(-0.5 * (math.Expm1((a-mu)/sigma) + math.Expm1(-(b-mu)/sigma)))
+}
+
+// supportEnds returns the ends of the support of d at the arguments args.
+func supportEnds(d *stdlib.Dist, args []float64) (lo, hi float64) {
+	switch d.Support {
+	case dist.Interval:
+		return args[0], args[1]
+	case dist.Positive, dist.NonNegative:
+		return 0, math.Inf(1)
+	case dist.Unit:
+		return 0, 1
+	}
+	return math.Inf(-1), math.Inf(1)
 }
