@@ -723,6 +723,11 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 		case !bt.DataOnly:
 			c.errorf(e.Pos(), "a param's %s bound must be known before the fit (a number, a const, data or arithmetic of them); `%s` %s", which, exprString(e), c.dependsOnParam(e))
 			return nil, r, true
+		case bt.Const == nil && c.letIn(e) != nil:
+			// The compiler evaluates the bounds before it lowers the lets.
+			let := c.letIn(e)
+			c.errorf(e.Pos(), "a param's %s bound may use data and constants, not the let `%s` (declared at %s): write its expression in the bound", which, let.Name, let.Pos)
+			return nil, r, true
 		case bt.Const == nil:
 			dataBounds = true
 			return nil, intersect(bt.Range, supportInterval(bt.Support)).norm(), false
@@ -782,6 +787,20 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 	default:
 		lat.Lower, lat.Upper = lo, hi
 	}
+}
+
+// letIn returns the first let that e reads, or nil.
+func (c *checker) letIn(e ast.Expr) *Symbol {
+	var let *Symbol
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && let == nil {
+			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Let {
+				let = sym
+			}
+		}
+		return let == nil
+	})
+	return let
 }
 
 // latentSupport checks that the distribution d on (part of) the latent has
