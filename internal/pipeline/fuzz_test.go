@@ -48,6 +48,8 @@ func FuzzPipeline(f *testing.F) {
 	f.Add("data y: int<lower=0>[N]\nparam b: real[2] ~ Normal(0, [10, 2.5])\nparam w: simplex[3] ~ Dirichlet(rep(1, 3))\n"+
 		"y ~ Poisson(exp(b[0] + b[1] * w[0]))\noutput y_rep ~ Poisson(rep(exp(b[0]), N))\noutput m = max(y_rep) - min([b[1], w[2]])\n", counts, "")
 	f.Add(read("../../examples/posteriordb/kidiq_momiq.gpp"), `{"N": 6, "kid_score": [65, 98, 85, 83, 115, 98], "mom_iq": [121.1, 89.4, 115.4, 99.4, 92.7, 107.9]}`, "")
+	f.Add("data y: positive[N]\ndata U: real\nparam theta: real<lower=max(y), upper=U> ~ Uniform(0, U)\nparam s: real<lower=min(y)> ~ Gamma(2, 1)\n"+
+		"y ~ Uniform(0, rep(theta, N))\ntarget += -s\n", `{"y": [1.2, 3.4, 2.2], "U": 10}`, "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {
