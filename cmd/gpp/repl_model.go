@@ -370,20 +370,30 @@ func (r *repl) addData(args []string) {
 		}
 		return
 	}
-	f, info, err := checkText(r.src, r.sets)
-	if err != nil { // cannot happen: the model is always valid
-		r.printError(err, r.sources(""))
-		return
-	}
-	if atStart, err := r.stepError(f, info, next.data, r.sets); err != nil {
-		r.refuse(err, atStart, next.sources(""))
-		errorf(r.err, "note: no data were added: the session's model must bind to its data")
+	if !r.dataBind(next.data, next.sources(""), "no data were added: the session's model must bind to its data") {
 		return
 	}
 	r.commit(next)
 	for _, in := range added {
 		fmt.Fprintf(r.out, "data %s: %s\n", quoteArg(in.arg), describeInput(in.in))
 	}
+}
+
+// dataBind reports whether the session's model, with its values set,
+// binds to the data entries ins where the session's state does
+// (stepError); if not, it prints the errors, quoting srcs, and the note.
+func (r *repl) dataBind(ins []replInput, srcs sources, note string) bool {
+	f, info, err := checkText(r.src, r.sets)
+	if err != nil { // cannot happen: the model is always valid
+		r.printError(err, r.sources(""))
+		return false
+	}
+	if atStart, err := r.stepError(f, info, ins, r.sets); err != nil {
+		r.refuse(err, atStart, srcs)
+		errorf(r.err, "note: %s", note)
+		return false
+	}
+	return true
 }
 
 // dropData runs :drop: it drops the data entries each argument names, as
@@ -426,14 +436,7 @@ func (r *repl) dropData(args []string) {
 		}
 		return
 	}
-	f, info, err := checkText(r.src, r.sets)
-	if err != nil { // cannot happen: the model is always valid
-		r.printError(err, r.sources(""))
-		return
-	}
-	if atStart, err := r.stepError(f, info, next.data, r.sets); err != nil {
-		r.refuse(err, atStart, r.sources(""))
-		errorf(r.err, "note: nothing was dropped: the session's model must bind to the data left")
+	if !r.dataBind(next.data, r.sources(""), "nothing was dropped: the session's model must bind to the data left") {
 		return
 	}
 	r.commit(next)
