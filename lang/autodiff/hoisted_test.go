@@ -194,15 +194,7 @@ func TestDensityHoistedZeroAllocs(t *testing.T) {
 	if p.nodes[p.index(d)].hoist == nil {
 		t.Fatal("the density is not hoisted")
 	}
-	grad := make([]float64, len(x))
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := p.LogJoint(x, grad); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("Forward+Backward allocates %v times per call, want 0", allocs)
-	}
+	wantZeroAllocs(t, p, x)
 }
 
 // BenchmarkDensityHoisted times Forward+Backward of a regression's

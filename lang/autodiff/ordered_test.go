@@ -158,15 +158,7 @@ func TestOrderedZeroAllocs(t *testing.T) {
 	for i := range x {
 		x[i] = -0.1 * float64(i)
 	}
-	grad := make([]float64, p.Dim())
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := p.LogJoint(x, grad); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("Forward+Backward allocates %v times per call, want 0", allocs)
-	}
+	wantZeroAllocs(t, p, x)
 }
 
 // The node's value is the sum of dist.OrderedLogProb over observations.

@@ -77,18 +77,7 @@ func TestZeroAllocs(t *testing.T) {
 	if !slices.Equal(fused, []string{"prepared", "prepared-log", "summed-rowsumprod"}) {
 		t.Errorf("mixed program has fused nodes %v, want prepared, prepared-log and summed-rowsumprod", fused)
 	}
-	grad := make([]float64, p.Dim())
-	if _, err := p.LogJoint(x, grad); err != nil {
-		t.Fatal(err)
-	}
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := p.LogJoint(x, grad); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("Forward+Backward allocates %v times per call, want 0", allocs)
-	}
+	wantZeroAllocs(t, p, x)
 }
 
 // The whole mixed program's gradient against finite differences.
@@ -340,5 +329,23 @@ func TestForwardAll(t *testing.T) {
 	}
 	if _, err := p.Forward([]float64{-2, 3}); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("Forward: %v, want %q", err, want)
+	}
+}
+
+// wantZeroAllocs fails t unless a steady-state Forward+Backward of p at x
+// makes no allocations (after one warm-up call).
+func wantZeroAllocs(t *testing.T, p *Program, x []float64) {
+	t.Helper()
+	grad := make([]float64, p.Dim())
+	if _, err := p.LogJoint(x, grad); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := p.LogJoint(x, grad); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Forward+Backward allocates %v times per call, want 0", allocs)
 	}
 }
