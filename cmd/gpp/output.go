@@ -491,6 +491,9 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 	for i := range r.Factors {
 		f := &r.Factors[i]
 		v := variable{name: f.Name, family: f.Family.String(), shape: f.Shape, index: i, off: f.Offset, elems: colMajor(f.Shape), first: ncol}
+		if f.Family == sgvb.FamilyOrdered && len(f.Parts) > 0 && f.Parts[0].Family == sgvb.FamilyPoint {
+			v.family = "point" // MAP: an ordered latent's parts are points
+		}
 		ncol += len(v.elems)
 		vars = append(vars, v)
 	}
