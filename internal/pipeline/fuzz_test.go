@@ -50,6 +50,9 @@ func FuzzPipeline(f *testing.F) {
 	f.Add(read("../../examples/posteriordb/kidiq_momiq.gpp"), `{"N": 6, "kid_score": [65, 98, 85, 83, 115, 98], "mom_iq": [121.1, 89.4, 115.4, 99.4, 92.7, 107.9]}`, "")
 	f.Add("data y: positive[N]\ndata U: real\nparam theta: real<lower=max(y), upper=U> ~ Uniform(0, U)\nparam s: real<lower=min(y)> ~ Gamma(2, 1)\n"+
 		"y ~ Uniform(0, rep(theta, N))\ntarget += -s\n", `{"y": [1.2, 3.4, 2.2], "U": 10}`, "")
+	f.Add(read("../../examples/ordinal.gpp"), head(read("../../examples/ordinal.csv"), 30), "")
+	f.Add("data y: real[N]\nparam mu: ordered[2] ~ Normal(0, 5)\nparam w: unit ~ Beta(2, 2)\n"+
+		"target += sum(rowlogsumexp(log([w, 1 - w])' + logpdf(y, Normal(mu', 1))))\n", `{"y": [-3.1, 2.9, -2.7, 3.3, 0.2]}`, "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {
