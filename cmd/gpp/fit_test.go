@@ -1512,3 +1512,41 @@ func readJSONObject(t *testing.T, path string) map[string]any {
 	}
 	return m
 }
+
+// TestFitInitOrdered warm-starts the ordinal example from its own fit.json,
+// whose ordered factor is written as its two parts: the second fit starts
+// where the first ended, with no warning, and ends at the same cutpoints.
+func TestFitInitOrdered(t *testing.T) {
+	d := t.TempDir()
+	first, second := filepath.Join(d, "first"), filepath.Join(d, "second")
+	model, dataFile := "../../examples/ordinal.gpp", "../../examples/ordinal.csv"
+	if code, _, stderr := runSafe(t, "fit", model, dataFile, "--quiet", "--out", first); code != 0 {
+		t.Fatalf("first fit: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runSafe(t, "fit", model, dataFile, "--quiet", "--iter", "100", "--tol", "0",
+		"--init", filepath.Join(first, "fit.json"), "--out", second)
+	if code != 0 || strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "matches no latent") {
+		t.Fatalf("second fit: exit %d: %s", code, stderr)
+	}
+	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
+	e2 := readCSV(t, filepath.Join(second, "elbo.csv"))
+	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	cold, final, warm := num(e1[1][1]), num(e1[len(e1)-1][1]), num(e2[1][1])
+	t.Logf("cold start %g, end of the first fit %g, warm start %g", cold, final, warm)
+	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
+		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
+	}
+	means := func(dir string) map[string]float64 {
+		m := map[string]float64{}
+		for _, row := range readCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
+			m[row[0]] = num(row[2])
+		}
+		return m
+	}
+	m1, m2 := means(first), means(second)
+	for _, name := range []string{"c[1]", "c[2]", "c[3]"} {
+		if math.Abs(m1[name]-m2[name]) > 0.1 {
+			t.Errorf("%s: %g after the warm start, %g before", name, m2[name], m1[name])
+		}
+	}
+}
