@@ -379,7 +379,7 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 	default:
 		l.errorf(e.OpPos, "compile: unexpected operator %s", e.Op)
 	}
-	return value{id: id, node: true}
+	return l.knownInts(e, value{id: id, node: true})
 }
 
 // call lowers a built-in function call.
@@ -487,5 +487,30 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		l.errorf(pos, "compile: built-in %s is not implemented", f.Name)
 		return value{}
 	}
-	return value{id: id, node: true}
+	return l.knownInts(e, value{id: id, node: true})
+}
+
+// knownInts gives v, lowered from e, its ints when the checker typed e an
+// int of data and constants alone (sum(k), max(k), k + 1 for int data k),
+// so that it can index, bound a slice or a loop, as Stan allows: its node
+// is evaluated now. A value the node cannot give now (or a non-integer,
+// which an int type rules out) is left as it is.
+func (l *lowerer) knownInts(e ast.Expr, v value) value {
+	t, ok := l.info.Types[e]
+	if !ok || t.Elem != check.Int || !t.DataOnly || v.isInt || !v.node {
+		return v
+	}
+	vals, ok := l.b.Known(v.id)
+	if !ok {
+		return v
+	}
+	ints := make([]int, len(vals))
+	for i, x := range vals {
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return v
+		}
+		ints[i] = int(x)
+	}
+	v.ints, v.shape, v.isInt = ints, dimsOf(l.b.Shape(v.id)), true
+	return v
 }
