@@ -588,7 +588,8 @@ Ctrl-C stops a running :fit (the session keeps the q reached), query or
 Any other input that parses as an expression is evaluated:
   - on 1000 draws of the fitted q (:fit --output-draws changes the number):
     mean, sd and 5/50/95 % quantiles of each element (at most 20 shown),
-    e.g. lambda * 2, W[0, 1], r' * r;
+    e.g. lambda * 2, W[0, 1], r' * r; a comparison is 0 or 1 per draw, so
+    mean(mu > 0) is P(mu > 0);
   - directly, with or without a fit, when it depends on data and constants
     only, e.g. sum(y) or K * 2;
   - mean(x) and sd(x) around a whole input are REPL-only: the posterior
