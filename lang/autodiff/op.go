@@ -74,7 +74,7 @@ const (
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
 	OpLogPDF  // log p(value | args) per element of the broadcast shape
-	OpRand    // a draw from the distribution per element (outputs only; no derivative)
+	OpRand    // a draw from the distribution per element, or a category per row (outputs only; no derivative)
 	// Σ log p(y_n) of categories y (data) given probabilities, or log-odds
 	// when i0 is 1, shared [k] or per observation [n, k]
 	OpCategorical

@@ -31,12 +31,8 @@ func (b *Builder) Rand(d dist.Univariate, args []ID, pos ast.Pos) ID {
 		return b.fail(pos, "%s: the shapes of its arguments do not broadcast", d.Name)
 	}
 	dd := d
-	id := b.push(node{op: OpRand, args: ops, shape: out, pos: pos, gr: gr, gc: gc, bc: bc,
+	return b.randNode(node{op: OpRand, args: ops, shape: out, pos: pos, gr: gr, gc: gc, bc: bc,
 		dist: &dd, nscr: len(ops)})
-	if k := b.index(id); b.nodes[k].op == OpRand {
-		b.nodes[k].dyn = true
-	}
-	return id
 }
 
 // SetRand gives the program the stream that its Rand nodes draw from (nil:
@@ -46,6 +42,10 @@ func (p *Program) SetRand(rng *rand.Rand) { p.rng = rng }
 // evalRand draws every element of a Rand node. Arguments outside their
 // parameter's support give a NaN element, which the output's error names.
 func (p *Program) evalRand(n *node) {
+	if n.dist == nil {
+		p.evalRandRows(n)
+		return
+	}
 	z := p.v(n)
 	par := p.s(n)
 	val, bc := p.val, n.bc
@@ -71,6 +71,9 @@ func (p *Program) evalRand(n *node) {
 // randError names the argument of element k of a Rand node that is outside
 // its parameter's support.
 func (p *Program) randError(n *node, k int, el string) error {
+	if n.dist == nil {
+		return p.randRowsError(n, k, el)
+	}
 	i, j := k/max(n.gc, 1), k%max(n.gc, 1)
 	for a := range n.args {
 		q := n.bc[3*a : 3*a+3]

@@ -480,19 +480,22 @@ func (c *checker) call(e *ast.CallExpr) Type {
 // not apply: the [n, k] table of a mixture's components is what logpdf is
 // for).
 // predictive checks the distribution of `output NAME ~ D(args)` and
-// returns the type of its draws: the broadcast shape of the arguments (a
-// column against a row gives a matrix, as in logpdf), int for a discrete D.
+// returns the type of its draws. For an elementwise D: the broadcast shape
+// of the arguments (a column against a row gives a matrix, as in logpdf),
+// int for a discrete D. For Categorical and CategoricalLogit: an int
+// scalar from a shared row ([k] or [1, k]), an int [n] from a matrix [n, k]
+// (a draw per row). For OrderedLogistic and OrderedProbit: an int of eta's
+// shape (a scalar or [n]), the cutpoints one vector or row. For Dirichlet:
+// alpha's shape ([k], [1, k] or [n, k]), a simplex per row.
 func (c *checker) predictive(call *ast.CallExpr) Type {
 	d, args, ok := c.distArgs(call)
 	if d == nil {
 		return invalid
 	}
-	if d.Shape == stdlib.DistOrdinal {
-		c.errorf(call.Fun.NamePos, "a predictive output takes an elementwise distribution; %s replicates are not supported yet: output the category probabilities instead, e.g. output p_top = inv_logit(eta - c[K - 1])", d.Name)
-		return invalid
-	}
-	if d.Shape != stdlib.DistElementwise {
-		c.errorf(call.Fun.NamePos, "a predictive output takes an elementwise distribution; %s is multivariate", d.Name)
+	switch d.Shape {
+	case stdlib.DistElementwise, stdlib.DistCategorical, stdlib.DistOrdinal, stdlib.DistDirichlet:
+	default:
+		c.errorf(call.Fun.NamePos, "a predictive output takes an elementwise, categorical, ordinal or Dirichlet distribution; %s replicates are not supported yet", d.Name)
 		return invalid
 	}
 	if !ok {
@@ -501,6 +504,29 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 	t := Type{Elem: Real, Support: d.Support}
 	if d.Int {
 		t.Elem = Int
+	}
+	switch d.Shape {
+	case stdlib.DistDirichlet:
+		if args[0].Shape.Rank() == 0 {
+			c.errorf(call.Args[0].Pos(), "a Dirichlet replicate has alpha's shape, so alpha must be a vector [k] or a matrix [n, k]; `%s` is a scalar: write rep(%s, K) for one simplex of K",
+				exprString(call.Args[0]), exprString(call.Args[0]))
+			return invalid
+		}
+		t.Shape = args[0].Shape
+		return t
+	case stdlib.DistCategorical:
+		if as := args[0].Shape; as.Rank() == 2 && !as[0].isOne() {
+			t.Shape = Shape{as[0]}
+		}
+		return t
+	case stdlib.DistOrdinal:
+		if cs := args[1].Shape; cs.Rank() == 2 && !cs[0].isOne() {
+			c.errorf(call.Args[1].Pos(), "%s argument 2 (c): `%s` is %s; the cutpoints are one vector [K] or row [1, K] shared by every element",
+				d.Name, exprString(call.Args[1]), cs.String())
+			return invalid
+		}
+		t.Shape = args[0].Shape // eta: a scalar or [n]
+		return t
 	}
 	return c.broadcastArgs(d, call, args, t, "the other arguments (%s)")
 }

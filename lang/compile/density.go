@@ -115,9 +115,29 @@ func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 }
 
 // predictive lowers the distribution of `output NAME ~ D(args)` to a node
-// that draws from D at every evaluation.
-func (l *lowerer) predictive(call *ast.CallExpr, pos ast.Pos) value {
+// that draws from D at every evaluation; perRow (the output is a vector)
+// asks a categorical D for a draw per row of its matrix argument.
+func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos) value {
 	d := l.info.Dists[call]
+	args := make([]autodiff.ID, len(call.Args))
+	lower := func() {
+		for i, a := range call.Args {
+			args[i] = l.node(l.expr(a), a.Pos())
+		}
+	}
+	if d != nil {
+		switch d.Shape {
+		case stdlib.DistCategorical:
+			lower()
+			return value{id: l.b.RandCategorical(args[0], d.Name == "CategoricalLogit", perRow, pos), node: true}
+		case stdlib.DistOrdinal:
+			lower()
+			return value{id: l.b.RandOrdered(args[0], args[1], d.Name == "OrderedProbit", pos), node: true}
+		case stdlib.DistDirichlet:
+			lower()
+			return value{id: l.b.RandDirichlet(args[0], pos), node: true}
+		}
+	}
 	var u *dist.Univariate
 	if d != nil {
 		u, _ = dist.LookupUnivariate(d.Name)
@@ -126,10 +146,7 @@ func (l *lowerer) predictive(call *ast.CallExpr, pos ast.Pos) value {
 		l.errorf(call.Fun.Pos(), "compile: no sampler for distribution %s", call.Fun.Name)
 		return value{}
 	}
-	args := make([]autodiff.ID, len(call.Args))
-	for i, a := range call.Args {
-		args[i] = l.node(l.expr(a), a.Pos())
-	}
+	lower()
 	return value{id: l.b.Rand(*u, args, pos), node: true}
 }
 

@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"fmt"
+	"github.com/gpplang/gpp/dist"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -197,5 +199,134 @@ func TestDataOutsideSupport(t *testing.T) {
 				t.Errorf("error %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// Categorical and ordinal replicates: an int per row of CategoricalLogit's
+// [N, K] log-odds (a scalar from a shared row), one per element of the
+// ordered families' eta, with the probabilities the likelihood gives at
+// the evaluation's values; later outputs see the draw.
+func TestPredictiveCategories(t *testing.T) {
+	X := &data.Array{Name: "X", Shape: []int{3, 2}, Values: []float64{1, 0, 0, 1, -1, 2}}
+	x := &data.Array{Name: "x", Shape: []int{3}, Values: []float64{-1, 0, 2}}
+	y := &data.Array{Name: "y", Shape: []int{3}, Values: []float64{0, 2, 1}, Int: true}
+	in := data.Input{File: "d.json", JSON: map[string]*data.Array{"X": X, "x": x, "y": y}}
+	src := `data X: real[N, 2]
+data x: real[N]
+data y: int<lower=0, upper=2>[N]
+param B: real[2, 3] ~ Normal(0, 1)
+param b: real ~ Normal(0, 1)
+y ~ CategoricalLogit(X * B)
+output eta = X * B
+output y_rep ~ CategoricalLogit(X * B)
+output acc = mean(y_rep == y)
+output one ~ CategoricalLogit(B[1])
+output o_rep ~ OrderedLogistic(x * b, [-1, 0.5])
+output p_rep ~ OrderedProbit(b, [-1, 0.5]')
+`
+	m := compileSrc(t, "c.gpp", src, nil, in)
+	want := map[string]string{"eta": "[3 3]", "y_rep": "[3]", "acc": "[]", "one": "[]", "o_rep": "[3]", "p_rep": "[]"}
+	for _, o := range m.Outputs {
+		if got := fmt.Sprint(o.Shape); got != want[o.Name] {
+			t.Errorf("%s: shape %s, want %s", o.Name, got, want[o.Name])
+		}
+	}
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.SetRand(rand.New(rand.NewPCG(5, 6)))
+	coords := []float64{0.3, -1.2, 0.8, 1.5, 0.1, -0.4, 0.9}
+	const n = 40000
+	counts := map[string][][]float64{"y_rep": make([][]float64, 3), "one": make([][]float64, 1), "o_rep": make([][]float64, 3), "p_rep": make([][]float64, 1)}
+	for _, c := range counts {
+		for i := range c {
+			c[i] = make([]float64, 3)
+		}
+	}
+	var eta, bv []float64
+	for range n {
+		_, outs, err := ev.Eval(coords)
+		if err == nil {
+			err = ev.OutputErr()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		eta = outs[0]
+		hits := 0.0
+		for i, v := range outs[1] {
+			if v == y.Values[i] {
+				hits++
+			}
+		}
+		if outs[2][0] != hits/3 {
+			t.Fatalf("acc = %v with y_rep %v", outs[2][0], outs[1])
+		}
+		for o, name := range map[int]string{1: "y_rep", 3: "one", 4: "o_rep", 5: "p_rep"} {
+			for i, v := range outs[o] {
+				if v != math.Trunc(v) || v < 0 || v > 2 {
+					t.Fatalf("%s[%d] = %v, not a category 0..2", name, i, v)
+				}
+				counts[name][i][int(v)]++
+			}
+		}
+	}
+	// B is row-major in the coordinates: B[1] is row 1, b the last.
+	bv = coords[6:]
+	softmax := func(e []float64) []float64 {
+		m := max(e[0], e[1], e[2])
+		s := math.Exp(e[0]-m) + math.Exp(e[1]-m) + math.Exp(e[2]-m)
+		return []float64{math.Exp(e[0]-m) / s, math.Exp(e[1]-m) / s, math.Exp(e[2]-m) / s}
+	}
+	ordered := func(e float64, probit bool) []float64 {
+		p := make([]float64, 3)
+		for k := range p {
+			lp, _ := dist.OrderedLogProb(k, e, []float64{-1, 0.5}, probit, nil)
+			p[k] = math.Exp(lp)
+		}
+		return p
+	}
+	probs := map[string][][]float64{
+		"y_rep": {softmax(eta[0:3]), softmax(eta[3:6]), softmax(eta[6:9])},
+		"one":   {softmax(coords[3:6])},
+		"o_rep": {ordered(-bv[0], false), ordered(0, false), ordered(2*bv[0], false)},
+		"p_rep": {ordered(bv[0], true)},
+	}
+	for name, rows := range counts {
+		for i, c := range rows {
+			chi2 := 0.0
+			for k, p := range probs[name][i] {
+				e := n * p
+				chi2 += (c[k] - e) * (c[k] - e) / e
+			}
+			if chi2 > 13.816 { // the 0.999 quantile on 2 df
+				t.Errorf("%s[%d]: counts %v against probabilities %v: chi-square %.2f", name, i, c, probs[name][i], chi2)
+			}
+		}
+	}
+}
+
+// An ordinal replicate whose cutpoints are not increasing at an evaluation
+// is NaN, with an error at the output; the other replicates are drawn.
+func TestPredictiveOrderedBadCutpoints(t *testing.T) {
+	theta := &data.Array{Name: "theta", Shape: []int{3}, Values: []float64{0.2, 0.3, 0.5}}
+	in := data.Input{File: "d.json", JSON: map[string]*data.Array{"theta": theta}}
+	src := "data theta: simplex[3]\nparam a: real\ntarget += -a * a\noutput r ~ OrderedLogistic(a, [0, exp(a) - 2])\noutput s ~ Categorical(theta)\n"
+	m := compileSrc(t, "b.gpp", src, nil, in)
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.SetRand(rand.New(rand.NewPCG(1, 1)))
+	_, outs, err := ev.Eval([]float64{0}) // cutpoints [0, -1]
+	if err != nil || !math.IsNaN(outs[0][0]) || math.IsNaN(outs[1][0]) {
+		t.Fatalf("outs %v, err %v; want a NaN draw, then a category", outs, err)
+	}
+	if oe := ev.OutputErr(); oe == nil || !strings.Contains(oe.Error(), "b.gpp:4:10: OrderedLogistic draw: the cutpoints must be strictly increasing: c[1] = -1 is not above c[0] = 0") {
+		t.Errorf("OutputErr = %v", oe)
+	}
+	if _, outs, _ = ev.Eval([]float64{1}); math.IsNaN(outs[0][0]) || ev.OutputErr() != nil {
+		t.Errorf("cutpoints [0, e - 2]: %v, %v", outs, ev.OutputErr())
 	}
 }
