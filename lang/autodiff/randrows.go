@@ -10,8 +10,9 @@ import (
 
 // Row-wise replicates: an OpRand node without a dist draws categories from
 // the rows of its argument (Categorical, CategoricalLogit), from an
-// ordinal model (OrderedLogistic, OrderedProbit), or a simplex per row of
-// Dirichlet concentrations; i0 says which. Like the
+// ordinal model (OrderedLogistic, OrderedProbit), a simplex per row of
+// Dirichlet concentrations, or a multivariate normal vector per row of its
+// mean (MvNormal, MvNormalRows; randmv.go); i0 says which. Like the
 // elementwise draws they come from the program's replicate stream, one
 // uniform per element of the result in element order, by inversion of the
 // discrete distribution function, and an invalid argument gives a NaN
@@ -22,6 +23,8 @@ const (
 	randOrderedLogistic
 	randOrderedProbit
 	randDirichlet
+	randMvNormal
+	randMvNormalRows
 )
 
 // simplexDrawTol is how far from 1, per category, a probability row of a
@@ -32,6 +35,10 @@ func randRowsName(kind int) string {
 	switch kind {
 	case randDirichlet:
 		return "Dirichlet"
+	case randMvNormal:
+		return "MvNormal"
+	case randMvNormalRows:
+		return "MvNormalRows"
 	case randCategorical, randCategoricalLogit:
 		return categoricalName(kind == randCategoricalLogit)
 	}
@@ -137,6 +144,8 @@ func (p *Program) evalRandRows(n *node) {
 		return
 	}
 	switch n.i0 {
+	case randMvNormal, randMvNormalRows:
+		p.drawMvNormal(n, z)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		av, k := p.v(a), catCols(a.shape)
@@ -309,6 +318,8 @@ func (p *Program) randRowsError(n *node, k int, el string) error {
 		return ast.Errorf(n.pos, "%s", msg(name+": no random stream", el))
 	}
 	switch n.i0 {
+	case randMvNormal, randMvNormalRows:
+		return p.mvRandError(n, k, name, el)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		kc := catCols(a.shape)

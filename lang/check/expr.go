@@ -486,19 +486,11 @@ func (c *checker) call(e *ast.CallExpr) Type {
 // scalar from a shared row ([k] or [1, k]), an int [n] from a matrix [n, k]
 // (a draw per row). For OrderedLogistic and OrderedProbit: an int of eta's
 // shape (a scalar or [n]), the cutpoints one vector or row. For Dirichlet:
-// alpha's shape ([k], [1, k] or [n, k]), a simplex per row.
+// alpha's shape ([k], [1, k] or [n, k]), a simplex per row. For MvNormal
+// and MvNormalRows: see mvPredictive.
 func (c *checker) predictive(call *ast.CallExpr) Type {
 	d, args, ok := c.distArgs(call)
-	if d == nil {
-		return invalid
-	}
-	switch d.Shape {
-	case stdlib.DistElementwise, stdlib.DistCategorical, stdlib.DistOrdinal, stdlib.DistDirichlet:
-	default:
-		c.errorf(call.Fun.NamePos, "a predictive output takes an elementwise, categorical, ordinal or Dirichlet distribution; %s replicates are not supported yet", d.Name)
-		return invalid
-	}
-	if !ok {
+	if d == nil || !ok {
 		return invalid
 	}
 	t := Type{Elem: Real, Support: d.Support}
@@ -506,6 +498,8 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		t.Elem = Int
 	}
 	switch d.Shape {
+	case stdlib.DistMvNormal, stdlib.DistMvNormalRows:
+		return c.mvPredictive(call, d, args, t)
 	case stdlib.DistDirichlet:
 		if args[0].Shape.Rank() == 0 {
 			c.errorf(call.Args[0].Pos(), "a Dirichlet replicate has alpha's shape, so alpha must be a vector [k] or a matrix [n, k]; `%s` is a scalar: write rep(%s, K) for one simplex of K",
@@ -529,6 +523,54 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		return t
 	}
 	return c.broadcastArgs(d, call, args, t, "the other arguments (%s)")
+}
+
+// mvPredictive checks the arguments of an MvNormal or MvNormalRows
+// replicate, which the likelihood's value would otherwise fix: Sigma
+// square [d, d], and mu a scalar or [d] (MvNormal: one vector [d]), a row
+// [1, d] (one row) or a matrix [n, d] (a draw per row with its mean: Stan's
+// multi_normal_rng of an array of means). The replicate has mu's shape;
+// MvNormalRows needs a matrix mu, which alone says how many rows to draw.
+func (c *checker) mvPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, t Type) Type {
+	cov, m := args[1].Shape, args[0].Shape
+	arg := func(i int) string { return exprString(call.Args[i]) }
+	if compareDims(cov[0], cov[1]) == dimDiffer {
+		c.errorf(call.Args[1].Pos(), "%s argument 2 (Sigma): `%s` is %s; the covariance must be square [d, d]",
+			d.Name, arg(1), cov.String())
+		return invalid
+	}
+	k := cov[0]
+	if d.Shape == stdlib.DistMvNormalRows && m.Rank() < 2 {
+		dn := k.String()
+		if k.Derived || !k.Known() && k.Name == "" {
+			dn = "D"
+		}
+		how := "rep(1, N) * " + arg(0) + "'"
+		if m.Rank() == 0 {
+			how = "rep(" + arg(0) + ", N) * rep(1, " + dn + ")'"
+		}
+		c.errorf(call.Args[0].Pos(), "an MvNormalRows replicate has a row per row of mu, so mu must be a matrix [n, %s] (as Stan's multi_normal_rng takes an array of means); `%s` is %s: write `%s` for N rows, or MvNormal for one vector",
+			k, arg(0), m.describe(), how)
+		return invalid
+	}
+	last := k
+	if m.Rank() > 0 {
+		last = m[m.Rank()-1]
+	}
+	if compareDims(last, k) == dimDiffer {
+		want := "a scalar, [" + k.String() + "], [1, " + k.String() + "] or [n, " + k.String() + "] (a draw per row)"
+		if d.Shape == stdlib.DistMvNormalRows {
+			want = "[n, " + k.String() + "] (a draw per row)"
+		}
+		c.errorf(call.Args[0].Pos(), "%s argument 1 (mu): `%s` is %s; with the covariance `%s` %s it must be %s",
+			d.Name, arg(0), m.String(), arg(1), cov.String(), want)
+		return invalid
+	}
+	t.Shape = Shape{moreInformative(last, k)}
+	if m.Rank() == 2 {
+		t.Shape = Shape{m[0], moreInformative(last, k)}
+	}
+	return t
 }
 
 func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {

@@ -155,6 +155,9 @@ func stanHint(name, arg string) string {
 		if !ok {
 			continue
 		}
+		if g := stanDists[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; suffix == "_rng" && stdlib.LookupDist(g) != nil {
+			return fmt.Sprintf("gpp draws from %s in an output: output y_rep ~ %s(...)", g, g) // multi_normal_rng
+		}
 		for _, d := range stdlib.Dists() {
 			if !strings.EqualFold(strings.ReplaceAll(base, "_", ""), d.Name) {
 				continue

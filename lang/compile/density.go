@@ -136,6 +136,9 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos) value
 		case stdlib.DistDirichlet:
 			lower()
 			return value{id: l.b.RandDirichlet(args[0], pos), node: true}
+		case stdlib.DistMvNormal, stdlib.DistMvNormalRows:
+			lower()
+			return value{id: l.b.RandMvNormal(args[0], args[1], d.Shape == stdlib.DistMvNormalRows, pos), node: true}
 		}
 	}
 	var u *dist.Univariate
