@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -466,9 +467,40 @@ func priorString(l *check.Latent) string {
 }
 
 // boundsValues writes the interval of a bounded latent's values from its
-// compiled map loc + scale·b: "(3.4, 10)".
+// compiled map loc + scale·b: "(3.4, 10)"; for bounds per element, the
+// least and greatest of each end: "per element (0.5…2, 10)".
 func boundsValues(l compile.Latent) string {
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	if l.ScaleV != nil {
+		var lo, hi [2]float64 // least and greatest of each end
+		for i := range l.ScaleV {
+			a, b := l.LocV[i], l.LocV[i]+l.ScaleV[i]
+			switch {
+			case l.Support == dist.Unit:
+			case l.ScaleV[i] > 0:
+				b = math.Inf(1)
+			default:
+				a, b = math.Inf(-1), l.LocV[i]
+			}
+			if i == 0 {
+				lo, hi = [2]float64{a, a}, [2]float64{b, b}
+			}
+			lo = [2]float64{min(lo[0], a), max(lo[1], a)}
+			hi = [2]float64{min(hi[0], b), max(hi[1], b)}
+		}
+		end := func(e [2]float64) string {
+			switch {
+			case math.IsInf(e[0], -1):
+				return "-∞"
+			case math.IsInf(e[0], 1):
+				return "∞"
+			case e[0] == e[1]:
+				return num(e[0])
+			}
+			return num(e[0]) + "…" + num(e[1])
+		}
+		return "per element (" + end(lo) + ", " + end(hi) + ")"
+	}
 	switch {
 	case l.Support == dist.Unit:
 		return "(" + num(l.Loc) + ", " + num(l.Loc+l.Scale) + ")"

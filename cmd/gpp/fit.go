@@ -697,7 +697,7 @@ func checkFullRank(fams map[string]sgvb.Family, m *compile.Model) error {
 			}
 			return fmt.Errorf("--fullrank %s: the model has no param %s (its params: %s)", name, name, strings.Join(have, ", "))
 		}
-		if lat.Scale != 0 && lat.Support == dist.Unit { // bounded on both sides: a beta factor of (x − L)/(U − L)
+		if lat.Bounded() && lat.Support == dist.Unit { // bounded on both sides: a beta factor of (x − L)/(U − L)
 			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are for real and positive latents, not ones bounded on both sides", name)}
 		}
 		if err := sgvb.CheckFullRank(lat.Support, lat.Size); err != nil {

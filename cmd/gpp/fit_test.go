@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -1349,7 +1350,7 @@ y[1:T] ~ Normal(mu + phi * (y[0:T-1] - mu), sigma)
 				if !ok {
 					continue
 				}
-				if (w == nil) != (f.Bounds == nil) || w != nil && *w != *f.Bounds {
+				if (w == nil) != (f.Bounds == nil) || w != nil && !reflect.DeepEqual(*w, *f.Bounds) {
 					t.Errorf("fit.json: %s has bounds %+v, want %+v", f.Name, f.Bounds, w)
 				}
 			}

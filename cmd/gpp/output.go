@@ -1180,10 +1180,46 @@ type fitFactor struct {
 	Parts []fitFactor `json:"parts,omitempty"`
 }
 
-// fitBounds records a bounded param's map from its factor's support.
+// fitBounds records a bounded param's map from its factor's support:
+// {"loc": L, "scale": S}, or for a param with a bound per element
+// (real<lower=c>[M] with c data) arrays of the locs and scales of its
+// elements, row-major, {"loc": [...], "scale": [...]} (LocV, ScaleV).
 type fitBounds struct {
-	Loc   float64 `json:"loc"`
-	Scale float64 `json:"scale"`
+	Loc, Scale   float64
+	LocV, ScaleV []float64
+}
+
+// MarshalJSON writes the bounds' numbers, or arrays per element.
+func (b fitBounds) MarshalJSON() ([]byte, error) {
+	if b.ScaleV != nil {
+		return json.Marshal(struct {
+			Loc   []jsonFloat `json:"loc"`
+			Scale []jsonFloat `json:"scale"`
+		}{toJSONFloats(b.LocV), toJSONFloats(b.ScaleV)})
+	}
+	return json.Marshal(struct {
+		Loc   float64 `json:"loc"`
+		Scale float64 `json:"scale"`
+	}{b.Loc, b.Scale})
+}
+
+// UnmarshalJSON reads the bounds' numbers, or arrays per element.
+func (b *fitBounds) UnmarshalJSON(data []byte) error {
+	var raw struct{ Loc, Scale json.RawMessage }
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*b = fitBounds{}
+	if t := bytes.TrimSpace(raw.Scale); len(t) > 0 && t[0] == '[' {
+		if err := json.Unmarshal(raw.Loc, &b.LocV); err != nil {
+			return err
+		}
+		return json.Unmarshal(raw.Scale, &b.ScaleV)
+	}
+	if err := json.Unmarshal(raw.Loc, &b.Loc); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw.Scale, &b.Scale)
 }
 
 // paramValues holds a factor's parameters in the order of
@@ -1308,8 +1344,8 @@ func toFitFactors(fs []sgvb.Factor) []fitFactor {
 			shape = []int{}
 		}
 		ff := fitFactor{Name: f.Name, Family: f.Family.String(), Support: f.Support.String(), Shape: shape, Params: pv}
-		if f.Scale != 0 {
-			ff.Bounds = &fitBounds{Loc: f.Loc, Scale: f.Scale}
+		if f.Scale != 0 || f.ScaleV != nil {
+			ff.Bounds = &fitBounds{Loc: f.Loc, Scale: f.Scale, LocV: f.LocV, ScaleV: f.ScaleV}
 		}
 		ff.Parts = toFitFactors(f.Parts)
 		out = append(out, ff)
@@ -1502,6 +1538,7 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 		// The params are of b on the support; the model's latent says how
 		// b maps to its values.
 		fac := factorOf(f, lat.Offset, lat.Loc, lat.Scale)
+		fac.LocV, fac.ScaleV = lat.LocV, lat.ScaleV
 		r.Factors = append(r.Factors, fac)
 	}
 	for _, l := range m.Latents {

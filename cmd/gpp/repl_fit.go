@@ -674,9 +674,16 @@ func latentChange(lats []compile.Latent, dim int, sized bool, res *sgvb.Result) 
 		}
 		sameShape := slices.EqualFunc(l.Shape, f.Shape, func(d, fd int) bool { return d == fd || !sized && d < 0 })
 		if l.Support != f.Support || l.Loc != f.Loc || l.Scale != f.Scale || !sameShape ||
+			!slices.Equal(l.LocV, f.LocV) || !slices.Equal(l.ScaleV, f.ScaleV) ||
 			sized && (l.Offset != f.Offset || l.Size != f.Size) {
-			return fmt.Sprintf("`%s` was %s, is now %s", l.Name,
-				latentType(f.Support, f.Shape, f.Loc, f.Scale), latentType(l.Support, l.Shape, l.Loc, l.Scale))
+			was, now := latentType(f.Support, f.Shape, f.Loc, f.Scale), latentType(l.Support, l.Shape, l.Loc, l.Scale)
+			if f.ScaleV != nil || l.ScaleV != nil {
+				was, now = elemBoundsType(f.Support, f.Shape, f.LocV, f.ScaleV), elemBoundsType(l.Support, l.Shape, l.LocV, l.ScaleV)
+				if was == now { // the same kind of bounds, other values
+					was, now = was+" with other bounds", now+" with these"
+				}
+			}
+			return fmt.Sprintf("`%s` was %s, is now %s", l.Name, was, now)
 		}
 	}
 	if sized && dim != res.Dim {
@@ -710,6 +717,23 @@ func latentType(s dist.Support, shape []int, loc, scale float64) string {
 		t += "[" + strings.Join(dims, ", ") + "]"
 	}
 	return t
+}
+
+// elemBoundsType writes the type of a latent whose bounds may be per
+// element (locs and scales nil: as latentType without bounds):
+// "real<lower=per element>[3]".
+func elemBoundsType(s dist.Support, shape []int, locs, scales []float64) string {
+	if scales == nil {
+		return latentType(s, shape, 0, 0)
+	}
+	t := latentType(dist.Real, shape, 0, 0)
+	switch {
+	case s == dist.Unit:
+		return strings.Replace(t, "real", "real<lower=per element, upper=per element>", 1)
+	case scales[0] > 0:
+		return strings.Replace(t, "real", "real<lower=per element>", 1)
+	}
+	return strings.Replace(t, "real", "real<upper=per element>", 1)
 }
 
 // staleParams reports, and refuses, a fit made for other latents than the

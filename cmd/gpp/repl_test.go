@@ -628,6 +628,9 @@ func TestReplStaleSupport(t *testing.T) {
 		{"shape of the same size", "const R = 2\nconst C = 3\nparam W: real[R, C] ~ Normal(0, 1)\nlet mu = W[0, 0]",
 			[]string{":set R=3 C=2"},
 			"(`W` was real[2, 3], is now real[3, 2])"},
+		{"bounds per element", "const U = 5\nparam m: real<lower=-5, upper=rep(U, 2)>[2] ~ Normal(0, 10)\nlet mu = m[0]",
+			[]string{":set U=6"},
+			"(`m` was real<lower=per element, upper=per element>[2] with other bounds, is now real<lower=per element, upper=per element>[2] with these)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

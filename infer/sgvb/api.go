@@ -47,6 +47,11 @@ type Latent struct {
 	// L + b and real<upper=U> U − b for a positive b). The engine fits b;
 	// draws, means and sds are reported as the model's values.
 	Loc, Scale float64
+	// LocV and ScaleV (len Size), when not nil, are Loc and Scale per
+	// element: a param with a bound per element (real<lower=c>[M] with c
+	// data), element i being LocV[i] + ScaleV[i]·b_i. Loc and Scale are
+	// then 0.
+	LocV, ScaleV []float64
 
 	// part is the part of an ordered latent this latent stands for inside
 	// the engine (expandOrdered), partNone for a latent as given.

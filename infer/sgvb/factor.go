@@ -22,8 +22,10 @@ type block struct {
 	// logMS: a gamma factor written as θ₁ = log shape, θ₂ = log mean
 	// (GammaLogMeanShape) instead of behind softplus links.
 	logMS bool
-	// loc, scale: the latent is loc + scale·b (Latent.Loc, Latent.Scale).
-	loc, scale float64
+	// loc, scale: the latent is loc + scale·b (Latent.Loc, Latent.Scale);
+	// locV, scaleV per element (Latent.LocV, Latent.ScaleV).
+	loc, scale   float64
+	locV, scaleV []float64
 	// part is the part of an ordered latent the block fits (partFirst,
 	// partIncrements), else partNone.
 	part int
@@ -1069,10 +1071,11 @@ func (f *Factor) moments(mean, sd []float64) {
 			sd[i] = 0
 		}
 	}
-	if f.Scale != 0 {
+	if f.Scale != 0 || f.ScaleV != nil {
 		f.affine(mean)
 		for i := range sd {
-			sd[i] *= math.Abs(f.Scale)
+			_, scale := f.affineAt(i)
+			sd[i] *= math.Abs(scale)
 		}
 	}
 }

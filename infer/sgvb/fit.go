@@ -237,7 +237,10 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			return nil, err
 		}
 		b := block{name: l.Name, fam: fam, support: l.Support, shape: l.Shape, off: l.Offset, n: l.Size, poff: np, k: 1,
-			loc: l.Loc, scale: l.Scale, part: l.part}
+			loc: l.Loc, scale: l.Scale, locV: l.LocV, scaleV: l.ScaleV, part: l.part}
+		if l.ScaleV != nil && (len(l.ScaleV) != l.Size || len(l.LocV) != l.Size) {
+			return nil, fmt.Errorf("sgvb: latent %s: %d locs and %d scales for %d elements", l.Name, len(l.LocV), len(l.ScaleV), l.Size)
+		}
 		b.logMS = fam == FamilyGamma && s.GammaParam.logMeanShape()
 		if l.Support == dist.Simplex {
 			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
@@ -366,9 +369,11 @@ func (e *engine) warmStart(r *Result) {
 			} else { // start from its mean
 				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
 				f.moments(mean, sd)
-				if b.scale != 0 { // the model's values back to b's support
+				if b.scale != 0 || b.scaleV != nil { // the model's values back to b's support
+					bf := Factor{Loc: b.loc, Scale: b.scale, LocV: b.locV, ScaleV: b.scaleV}
 					for k := range mean {
-						mean[k] = (mean[k] - b.loc) / b.scale
+						loc, scale := bf.affineAt(k)
+						mean[k] = (mean[k] - loc) / scale
 					}
 				}
 				l := e.latents[i]
@@ -1213,7 +1218,7 @@ func (e *engine) blockFactors() []Factor {
 			Name: b.name, Family: b.fam, Support: b.support, Offset: b.off, Size: b.n,
 			Shape:  append([]int(nil), b.shape...),
 			Params: b.params(e.theta[b.poff : b.poff+b.np()]),
-			Loc:    b.loc, Scale: b.scale,
+			Loc:    b.loc, Scale: b.scale, LocV: b.locV, ScaleV: b.scaleV,
 		}
 	}
 	return fs

@@ -44,7 +44,7 @@ func expandOrdered(lats []Latent, s *Settings) ([]Latent, error) {
 		if f, ok := s.Families[l.Name]; ok && f == FamilyFullRank {
 			return nil, fmt.Errorf("sgvb: latent %s: %w", l.Name, CheckFullRank(dist.Ordered, l.Size))
 		}
-		if l.Scale != 0 {
+		if l.Scale != 0 || l.ScaleV != nil {
 			return nil, fmt.Errorf("sgvb: latent %s: an ordered latent has no bounds", l.Name)
 		}
 		first := Latent{Name: l.Name, Offset: l.Offset, Size: 1, Shape: []int{1}, Support: dist.Real, part: partFirst}

@@ -67,6 +67,10 @@ type Factor struct {
 	// not 0 (see Latent).
 	Params     [][]float64
 	Loc, Scale float64
+	// LocV and ScaleV, when not nil, are Loc and Scale per element (a
+	// param with a bound per element; see Latent): element i is
+	// LocV[i] + ScaleV[i]·b_i.
+	LocV, ScaleV []float64
 	// Parts are the factors of an ordered latent's parts (Family
 	// FamilyOrdered, Params nil): Parts[0] the normal factor of x_0 (a
 	// real latent of one element), Parts[1] the factor of the increments
@@ -80,19 +84,41 @@ type Factor struct {
 // Loc + Scale·b, in place, kept strictly inside the bounds as the model
 // keeps them (a b within an ulp of 0 or 1 would give a bound itself).
 func (f *Factor) affine(v []float64) {
+	if f.ScaleV != nil {
+		for i, b := range v {
+			loc, scale := f.LocV[i], f.ScaleV[i]
+			lo, hi := f.ends(loc, scale)
+			v[i] = dist.Inside(loc+scale*b, lo, hi)
+		}
+		return
+	}
 	if f.Scale == 0 {
 		return
 	}
-	lo, hi := f.Loc, f.Loc+f.Scale // two bounds: b is on the unit interval
-	switch {
-	case f.Support != dist.Unit && f.Scale > 0: // Loc + b, b > 0
-		hi = math.Inf(1)
-	case f.Support != dist.Unit: // Loc − b
-		lo, hi = math.Inf(-1), f.Loc
-	}
+	lo, hi := f.ends(f.Loc, f.Scale)
 	for i, b := range v {
 		v[i] = dist.Inside(f.Loc+f.Scale*b, lo, hi)
 	}
+}
+
+// ends returns the bounds of the values loc + scale·b for b on the
+// factor's support.
+func (f *Factor) ends(loc, scale float64) (lo, hi float64) {
+	switch {
+	case f.Support == dist.Unit: // two bounds: b is on the unit interval
+		return loc, loc + scale
+	case scale > 0: // loc + b, b > 0
+		return loc, math.Inf(1)
+	}
+	return math.Inf(-1), loc // loc − b
+}
+
+// affineAt returns loc and scale of element i (scale 0: no map).
+func (f *Factor) affineAt(i int) (loc, scale float64) {
+	if f.ScaleV != nil {
+		return f.LocV[i], f.ScaleV[i]
+	}
+	return f.Loc, f.Scale
 }
 
 // Mean returns the mean of each element on the natural scale.
@@ -236,8 +262,8 @@ func (r *Result) Coords(x, z []float64) {
 		}
 		for k := f.Offset; k < f.Offset+f.Size; k++ {
 			v := z[k]
-			if f.Scale != 0 {
-				v = (v - f.Loc) / f.Scale
+			if loc, scale := f.affineAt(k - f.Offset); scale != 0 {
+				v = (v - loc) / scale
 			}
 			x[k] = coordOf(f.Support, v)
 		}

@@ -179,7 +179,7 @@ func (t Target) Clone() sgvb.Target { return Target{t.M.Clone()} }
 func Latents(m *compile.Model) []sgvb.Latent {
 	out := make([]sgvb.Latent, len(m.Latents))
 	for i, l := range m.Latents {
-		out[i] = sgvb.Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: l.Shape, Support: l.Support, Init: l.Init, Loc: l.Loc, Scale: l.Scale}
+		out[i] = sgvb.Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: l.Shape, Support: l.Support, Init: l.Init, Loc: l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV}
 	}
 	return out
 }

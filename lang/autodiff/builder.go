@@ -19,19 +19,20 @@ var builderSerial atomic.Uint32
 
 // Panic messages for programmer errors.
 const (
-	errForeignID   = "autodiff: node id of another builder or an invalid id"
-	errFinished    = "autodiff: builder used after Finish"
-	errNotUnary    = "autodiff: Unary with an op that is not elementwise unary"
-	errNotBinary   = "autodiff: Binary with an op that is not elementwise binary"
-	errNotLogical  = "autodiff: Logical with an op that is not a comparison, && or ||"
-	errNilKernel   = "autodiff: Density with a nil kernel"
-	errLatentLen   = "autodiff: latent vector length differs from Program.Dim"
-	errGradLen     = "autodiff: gradient length differs from Program.Dim"
-	errNoForward   = "autodiff: Backward without a successful Forward"
-	errNotLive     = "autodiff: node is not evaluated by this program"
-	errConstLength = "autodiff: Const values length differs from the shape"
-	errNotInput    = "autodiff: InputOffset of a node that is not an input"
-	errInsideEnds  = "autodiff: Inside with lo ≥ hi"
+	errForeignID      = "autodiff: node id of another builder or an invalid id"
+	errFinished       = "autodiff: builder used after Finish"
+	errNotUnary       = "autodiff: Unary with an op that is not elementwise unary"
+	errNotBinary      = "autodiff: Binary with an op that is not elementwise binary"
+	errNotLogical     = "autodiff: Logical with an op that is not a comparison, && or ||"
+	errNilKernel      = "autodiff: Density with a nil kernel"
+	errLatentLen      = "autodiff: latent vector length differs from Program.Dim"
+	errGradLen        = "autodiff: gradient length differs from Program.Dim"
+	errNoForward      = "autodiff: Backward without a successful Forward"
+	errNotLive        = "autodiff: node is not evaluated by this program"
+	errConstLength    = "autodiff: Const values length differs from the shape"
+	errNotInput       = "autodiff: InputOffset of a node that is not an input"
+	errInsideEnds     = "autodiff: Inside with lo ≥ hi"
+	errInsideEachEnds = "autodiff: InsideEach's ends are not of x's length"
 )
 
 // node is one tape entry. Everything a node needs at run time is fixed when
@@ -897,6 +898,45 @@ func (b *Builder) Inside(x ID, lo, hi float64, pos ast.Pos) ID {
 	}
 	return b.push(node{op: OpInside, args: args, shape: b.shapeOf(args[0]), pos: pos, f0: lo, f1: hi})
 }
+
+// InsideEach is Inside with ends per element: element i of x is kept
+// strictly inside (lo[i], hi[i]), for the value of a param with a bound per
+// element. lo or hi nil: no end on that side (−∞, +∞); else of x's length
+// and finite, lo[i] < hi[i]. The ends are kept as constant operands (the
+// node's i0 says which: insideLo, insideHi); the adjoint passes to x alone.
+func (b *Builder) InsideEach(x ID, lo, hi []float64, pos ast.Pos) ID {
+	ax, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sx := b.shapeOf(ax[0])
+	n := sx.Len()
+	if lo == nil && hi == nil || lo != nil && len(lo) != n || hi != nil && len(hi) != n {
+		panic(errInsideEachEnds)
+	}
+	for i := range n {
+		if lo != nil && hi != nil && !(lo[i] < hi[i]) {
+			panic(errInsideEnds)
+		}
+	}
+	ends := []ID{x}
+	which := 0
+	if lo != nil {
+		ends, which = append(ends, b.Const(lo, sx, pos)), which|insideLo
+	}
+	if hi != nil {
+		ends, which = append(ends, b.Const(hi, sx, pos)), which|insideHi
+	}
+	args, _ := b.operands(ends...)
+	return b.push(node{op: OpInside, args: args, shape: sx, pos: pos, i0: which})
+}
+
+// The ends an OpInside node made by InsideEach has as operands after x
+// (its i0); 0: the scalar ends f0, f1 of Inside.
+const (
+	insideLo = 1 << iota
+	insideHi
+)
 
 // Density returns Σ log p(value | args) over the elements of value and args
 // broadcast to a common shape, calling d.Kernel once per element. Adjoints

@@ -157,6 +157,16 @@ func (p *Program) eval(n *node) bool {
 		for k, a := range n.args {
 			z[k] = p.val[p.nodes[a].off]
 		}
+	case op == OpInside && n.i0 != 0: // ends per element (InsideEach)
+		var lo, hi []float64
+		k := 1
+		if n.i0&insideLo != 0 {
+			lo, k = p.v(p.arg(n, k)), k+1
+		}
+		if n.i0&insideHi != 0 {
+			hi = p.v(p.arg(n, k))
+		}
+		insideEach(z, p.v(p.arg(n, 0)), lo, hi)
 	case op == OpInside:
 		inside(z, p.v(p.arg(n, 0)), n.f0, n.f1)
 	case op == OpDensity || op == OpLogPDF:
@@ -537,5 +547,21 @@ func extremeIndex(x []float64, max bool) int {
 func inside(z, x []float64, lo, hi float64) {
 	for i, v := range x {
 		z[i] = dist.Inside(v, lo, hi)
+	}
+}
+
+// insideEach sets z to x with element i strictly inside (lo[i], hi[i])
+// (OpInside with ends per element);
+// lo or hi nil: no end on that side.
+func insideEach(z, x, lo, hi []float64) {
+	for i, v := range x {
+		l, h := math.Inf(-1), math.Inf(1)
+		if lo != nil {
+			l = lo[i]
+		}
+		if hi != nil {
+			h = hi[i]
+		}
+		z[i] = dist.Inside(v, l, h)
 	}
 }

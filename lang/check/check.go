@@ -615,10 +615,10 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		c.errorf(t.KindPos, "param `%s` cannot be int: params are continuous latents; declare it real, positive, unit or simplex", name)
 		lat.Kind = ast.Real
 	}
+	lat.Dims = c.dims(t)
 	if t.Lower != nil || t.Upper != nil {
 		c.paramBounds(lat, t)
 	}
-	lat.Dims = c.dims(t)
 	if t.Kind == ast.Ordered {
 		c.orderedDims(t)
 	}
@@ -717,8 +717,12 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 		switch {
 		case !bt.Valid():
 			return nil, r, true
-		case bt.Shape.Rank() != 0:
+		case bt.Shape.Rank() != 0 && len(lat.Dims) == 0:
 			c.errorf(e.Pos(), "a param's %s bound must be a scalar; `%s` is %s", which, exprString(e), bt.Shape.describe())
+			return nil, r, true
+		case bt.Shape.Rank() != 0 && !sameShape(bt.Shape, lat.Dims):
+			c.errorf(e.Pos(), "a param's %s bound must be a scalar or have the param's shape %s (a bound per element); `%s` is %s",
+				which, lat.Dims, exprString(e), bt.Shape.describe())
 			return nil, r, true
 		case !bt.DataOnly:
 			c.errorf(e.Pos(), "a param's %s bound must be known before the fit (a number, a const, data or arithmetic of them); `%s` %s", which, exprString(e), c.dependsOnParam(e))
@@ -729,7 +733,10 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 			c.errorf(e.Pos(), "a param's %s bound may use data and constants, not the let `%s` (declared at %s): write its expression in the bound", which, let.Name, let.Pos)
 			return nil, r, true
 		case bt.Const == nil:
+			// A bound per element is checked element by element, and its
+			// shape against the param's, when the model compiles.
 			dataBounds = true
+			lat.ElemBounds = lat.ElemBounds || bt.Shape.Rank() != 0
 			return nil, intersect(bt.Range, supportInterval(bt.Support)).norm(), false
 		case math.IsInf(*bt.Const, 0) || math.IsNaN(*bt.Const):
 			c.errorf(e.Pos(), "a param's %s bound must be finite; leave it out for none", which)
@@ -981,9 +988,22 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 		}
 		return
 	}
+	if root != nil && root.ElemBounds && !c.isIdentOf(s.LHS, root) {
+		// Its truncation would be to the bounds of the elements selected,
+		// which the compiler does not follow through the selection.
+		c.errorf(s.LHS.Pos(), "a ~ on part of `%s`, whose bounds are per element, is not supported: write it on `%s` whole (%s ~ %s) or as the prior in its declaration",
+			root.Name, root.Name, root.Name, d.Name+"(...)")
+		return
+	}
 	if root != nil {
 		c.latentSupport(root, d, s.Dist, "`"+exprString(s.LHS)+"`")
 	}
+}
+
+// isIdentOf reports whether e is the name of the latent lat itself.
+func (c *checker) isIdentOf(e ast.Expr, lat *Latent) bool {
+	id, ok := unparen(e).(*ast.Ident)
+	return ok && c.info.Uses[id] == lat.Symbol
 }
 
 // dataUse records on data that is the whole left side of s that its values

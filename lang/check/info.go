@@ -173,17 +173,25 @@ type Latent struct {
 	// with WithBounds of their values.
 	LowerData, UpperData ast.Expr
 	dataRange            Interval
+	// ElemBounds is true when a bound of data is an array of the param's
+	// shape, one bound per element (real<lower=c>[M] with c data of M
+	// values), as Stan's vector<lower=c>[M]. The compiler's
+	// WithElemBounds gives their values, LowerV and UpperV.
+	ElemBounds bool
+	// LowerV and UpperV are the values per element (row-major, nil: no
+	// such bound) of a latent with ElemBounds in one compilation with its
+	// data; a scalar bound on the other side is repeated per element.
+	// Lower and Upper are then nil.
+	LowerV, UpperV []float64
 }
 
 // Bounded reports whether the latent is a bounded real param.
-func (l *Latent) Bounded() bool {
-	return l.Lower != nil || l.Upper != nil || l.LowerData != nil || l.UpperData != nil
-}
+func (l *Latent) Bounded() bool { return l.HasLower() || l.HasUpper() }
 
 // HasLower and HasUpper report whether the latent has a lower (an upper)
 // bound, constant or of data.
-func (l *Latent) HasLower() bool { return l.Lower != nil || l.LowerData != nil }
-func (l *Latent) HasUpper() bool { return l.Upper != nil || l.UpperData != nil }
+func (l *Latent) HasLower() bool { return l.Lower != nil || l.LowerData != nil || l.LowerV != nil }
+func (l *Latent) HasUpper() bool { return l.Upper != nil || l.UpperData != nil || l.UpperV != nil }
 
 // DataBounds reports whether a bound depends on data, so that its value
 // is known when the model compiles, not when it is checked.
@@ -204,6 +212,48 @@ func (l *Latent) WithBounds(lo, hi *float64) *Latent {
 	return &c
 }
 
+// WithElemBounds returns a copy of the latent, one with ElemBounds, with
+// the values of its bounds per element (nil for a side it has no bound on;
+// a constant bound repeated per element): the latent of one compilation
+// with its data.
+func (l *Latent) WithElemBounds(lo, hi []float64) *Latent {
+	c := *l
+	c.Lower, c.Upper, c.LowerData, c.UpperData = nil, nil, nil, nil
+	c.LowerV, c.UpperV = lo, hi
+	return &c
+}
+
+// RangeAt is the open interval of element i's values (row-major): Range,
+// or for a latent with bounds per element (LowerV, UpperV), element i's.
+func (l *Latent) RangeAt(i int) Interval {
+	if l.LowerV == nil && l.UpperV == nil {
+		return l.Range()
+	}
+	r := wholeLine()
+	if l.LowerV != nil {
+		r.Lo = l.LowerV[i]
+	}
+	if l.UpperV != nil {
+		r.Hi = l.UpperV[i]
+	}
+	return r
+}
+
+// AffineAt returns loc and scale of element i (row-major), with its value
+// loc + scale·b for the value b on Support: Affine, or for a latent with
+// bounds per element (LowerV, UpperV), element i's.
+func (l *Latent) AffineAt(i int) (loc, scale float64) {
+	switch {
+	case l.LowerV != nil && l.UpperV != nil:
+		return l.LowerV[i], l.UpperV[i] - l.LowerV[i]
+	case l.LowerV != nil:
+		return l.LowerV[i], 1
+	case l.UpperV != nil:
+		return l.UpperV[i], -1
+	}
+	return l.Affine()
+}
+
 // BoundsString writes the bounds as declared, "(max(y), ∞)", for
 // messages about a latent whose bounds depend on data.
 func (l *Latent) BoundsString() string {
@@ -220,7 +270,8 @@ func (l *Latent) BoundsString() string {
 }
 
 // Range is the open interval of the latent's values: its bounds for a
-// bounded param, else its support's.
+// bounded param (with bounds per element, the least interval holding each
+// element's), else its support's.
 func (l *Latent) Range() Interval {
 	if !l.Bounded() {
 		return supportInterval(l.Support)
@@ -229,6 +280,18 @@ func (l *Latent) Range() Interval {
 		return l.dataRange
 	}
 	r := wholeLine()
+	if l.LowerV != nil || l.UpperV != nil { // the hull of the elements'
+		for i := range max(len(l.LowerV), len(l.UpperV)) {
+			e := l.RangeAt(i)
+			if i == 0 || e.Lo < r.Lo {
+				r.Lo = e.Lo
+			}
+			if i == 0 || e.Hi > r.Hi {
+				r.Hi = e.Hi
+			}
+		}
+		return r
+	}
 	if l.Lower != nil {
 		r.Lo = *l.Lower
 	}
@@ -252,7 +315,8 @@ func (l *Latent) Values() string {
 
 // Affine returns loc and scale with the latent's value loc + scale·b for
 // the value b on its Support (scale 0: the value is b). Bounds that depend
-// on data count once WithBounds has given their values (until then, 0, 0).
+// on data count once WithBounds has given their values (until then, 0, 0);
+// bounds per element are AffineAt's (here 0, 0).
 func (l *Latent) Affine() (loc, scale float64) {
 	switch {
 	case l.Lower != nil && l.Upper != nil:

@@ -48,6 +48,24 @@ type Latent struct {
 	// Loc + Scale·b for the value b on Support (check.Latent.Affine). The
 	// coordinates are b's.
 	Loc, Scale float64
+	// LocV and ScaleV, for a param with a bound per element (real<lower=c>
+	// [M] with c data), are Loc and Scale per element (row-major): element
+	// i is LocV[i] + ScaleV[i]·b_i. Loc and Scale are then 0; both are nil
+	// for every other latent.
+	LocV, ScaleV []float64
+}
+
+// Bounded reports whether the latent is a bounded param, its value an
+// affine map of b on Support (Loc, Scale or LocV, ScaleV).
+func (l *Latent) Bounded() bool { return l.Scale != 0 || l.ScaleV != nil }
+
+// AffineAt returns loc and scale of element i: the value is loc + scale·b
+// (scale 0: the value is b).
+func (l *Latent) AffineAt(i int) (loc, scale float64) {
+	if l.ScaleV != nil {
+		return l.LocV[i], l.ScaleV[i]
+	}
+	return l.Loc, l.Scale
 }
 
 // Output is a derived quantity evaluated on draws.
@@ -246,9 +264,12 @@ func (l *lowerer) latent(lat *check.Latent) *check.Latent {
 // max(y)>) and checks them as the checker checks constant ones: finite,
 // the lower below the upper, their difference a double. It returns lat with
 // their values.
-func (l *lowerer) dataBounds(lat *check.Latent) (*check.Latent, error) {
+func (l *lowerer) dataBounds(lat *check.Latent, shape []int) (*check.Latent, error) {
 	if !lat.DataBounds() {
 		return lat, nil
+	}
+	if lat.ElemBounds {
+		return l.elemBounds(lat, shape)
 	}
 	eval := func(e ast.Expr, which string) (*float64, error) {
 		if e == nil {
@@ -336,7 +357,7 @@ func (l *lowerer) latents() error {
 		if err != nil {
 			return err
 		}
-		if lat, err = l.dataBounds(lat); err != nil {
+		if lat, err = l.dataBounds(lat, shape); err != nil {
 			return err
 		}
 		size := 1
@@ -392,6 +413,10 @@ func (l *lowerer) latents() error {
 			z = coord
 		}
 		loc, scale := lat.Affine()
+		var locV, scaleV []float64
+		if lat.LowerV != nil || lat.UpperV != nil {
+			z, locV, scaleV = l.elemAffine(lat, z, s, pos)
+		}
 		if scale != 0 {
 			// A bounded param: its value from b on the support, and the
 			// log Jacobian |dz/db| per element, a constant, so that the
@@ -410,7 +435,7 @@ func (l *lowerer) latents() error {
 		l.lats = append(l.lats, Latent{
 			Name: lat.Name, Pos: pos, Offset: l.dim, Size: size, Shape: shape,
 			Support: lat.Support, Family: lat.Family, Init: l.priorMean(lat, size),
-			Loc: loc, Scale: scale,
+			Loc: loc, Scale: scale, LocV: locV, ScaleV: scaleV,
 		})
 		l.dim += size
 	}
@@ -486,6 +511,9 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 	}
 	if math.IsInf(m, 0) || math.IsNaN(m) {
 		return nil // Weibull and LogNormal means overflow at extreme arguments
+	}
+	if lat.LowerV != nil || lat.UpperV != nil {
+		return elemPriorMean(lat, m, size)
 	}
 	if lat.Bounded() { // inside the bounds, mapped to b
 		if !lat.Range().Contains(m) {

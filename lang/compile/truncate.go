@@ -48,6 +48,13 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 		args[i] = v
 	}
 	r := lat.Range()
+	elem := lat.LowerV != nil || lat.UpperV != nil // bounds per element
+	if elem && n != max(len(lat.LowerV), len(lat.UpperV)) {
+		// The checker allows no ~ on part of such a latent.
+		l.errorf(pos, "compile: %s truncated to the bounds of %s covers %d of its %d elements", d.Name, lat.Name, n, max(len(lat.LowerV), len(lat.UpperV)))
+		return
+	}
+	name := lat.Name
 	at := make([]float64, len(args))
 	var total float64 // Σ log P
 	for k := range n {
@@ -57,6 +64,10 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 			at[a] = v.at(i, j)
 			scalar = scalar && len(v.v) == 1
 		}
+		if elem { // element k's bounds
+			r = lat.RangeAt(k)
+			where, name = "the bounds "+r.String(), lat.Name+elemLabel(k, dimsOf(sh))
+		}
 		if lo, hi := supportEnds(d, at); lo > r.Lo || hi < r.Hi {
 			// Checked with the values here: a bound of data (and the
 			// arguments of a Uniform) are known only now.
@@ -64,22 +75,22 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 			if scalar {
 				what = ast.FormatExpr(call)
 			}
-			l.errorf(pos, "%s puts no mass on part of %s of %s (with this data), where its values lie", what, where, lat.Name)
+			l.errorf(pos, "%s puts no mass on part of %s of %s (with this data), where its values lie", what, where, name)
 			return
 		}
 		logP, ok := logIntervalMass(d.Name, at, r.Lo, r.Hi)
 		switch {
 		case !ok:
-			l.errorf(pos, "truncating %s to %s of %s is not supported", d.Name, where, lat.Name)
+			l.errorf(pos, "truncating %s to %s of %s is not supported", d.Name, where, name)
 			return
 		case math.IsInf(logP, -1):
-			l.errorf(pos, "%s%s puts too little mass on %s of %s to normalise it (less than a float64 holds)", d.Name, elemArgs(at, scalar), where, lat.Name)
+			l.errorf(pos, "%s%s puts too little mass on %s of %s to normalise it (less than a float64 holds)", d.Name, elemArgs(at, scalar), where, name)
 			return
 		case !(logP <= 0):
-			l.errorf(pos, "compile: the mass of %s%s on %s of %s is %g", d.Name, elemArgs(at, scalar), where, lat.Name, math.Exp(logP))
+			l.errorf(pos, "compile: the mass of %s%s on %s of %s is %g", d.Name, elemArgs(at, scalar), where, name, math.Exp(logP))
 			return
 		}
-		if scalar { // every element alike
+		if scalar && !elem { // every element alike
 			total = float64(n) * logP
 			break
 		}
