@@ -70,6 +70,7 @@ const (
 	Outer                               // [n], [m] → [n, m]
 	LogPDF                              // logpdf(value, D(args)): value and args broadcast, a column against a row too
 	Rep                                 // scalar x, int n → [n]
+	RepMatrix                           // scalar x, int n, int m → [n, m]
 )
 
 var shapeText = [...]string{
@@ -86,6 +87,7 @@ var shapeText = [...]string{
 	Outer:          "[n], [m] → [n, m]",
 	LogPDF:         "the value and the distribution's arguments broadcast; a column value against row arguments gives [n, k]",
 	Rep:            "scalar x, int n → [n]",
+	RepMatrix:      "scalar x, int n, int m → [n, m]",
 }
 
 // String describes the rule in words, as in the docs.

@@ -48,7 +48,7 @@ func TestDocs(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	want := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
-		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum variance I rep diag chol logdet solve trace outer logpdf logcdf logccdf`)
+		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum variance I rep rep_matrix diag chol logdet solve trace outer logpdf logcdf logccdf`)
 	for _, name := range want {
 		f := LookupFunc(name)
 		if f == nil {

@@ -189,7 +189,7 @@ func TestFitGPFAReplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := string(src)
-	more := base + "output Y_rep ~ MvNormalRows(rep(0, N) * rep(1, D)', W * W' + I(D) / prec)\n"
+	more := base + "output Y_rep ~ MvNormalRows(rep_matrix(0, N, D), W * W' + I(D) / prec)\n"
 	fit := func(name, model string) ([]string, [][]float64, string) {
 		path := filepath.Join(dir, name+".gpp")
 		if err := os.WriteFile(path, []byte(model), 0o644); err != nil {

@@ -547,7 +547,7 @@ func (c *checker) mvPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, 
 		}
 		how := "rep(1, N) * " + arg(0) + "'"
 		if m.Rank() == 0 {
-			how = "rep(" + arg(0) + ", N) * rep(1, " + dn + ")'"
+			how = "rep_matrix(" + arg(0) + ", N, " + dn + ")"
 		}
 		c.errorf(call.Args[0].Pos(), "an MvNormalRows replicate has a row per row of mu, so mu must be a matrix [n, %s] (as Stan's multi_normal_rng takes an array of means); `%s` is %s: write `%s` for N rows, or MvNormal for one vector",
 			k, arg(0), m.describe(), how)
@@ -701,6 +701,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{d, d}, true
 	case stdlib.Rep:
 		return Shape{c.dimOf(e.Args[1], args[1], f.Name+"'s length")}, true
+	case stdlib.RepMatrix:
+		return Shape{c.dimOf(e.Args[1], args[1], f.Name+"'s rows"), c.dimOf(e.Args[2], args[2], f.Name+"'s columns")}, true
 	case stdlib.DiagRule:
 		if args[0].Shape.Rank() == 1 {
 			n := args[0].Shape[0]

@@ -256,17 +256,34 @@ func (l *lowerer) vectorLit(e *ast.VectorLit) value {
 	return value{id: l.b.Stack(ids, pos), node: true}
 }
 
-// rep lowers rep(x, n): x times a constant vector of n ones, so that x's
-// adjoint is the sum of the vector's; an int x known when compiling also
-// keeps its ints, so that the vector can index.
+// rep lowers rep(x, n) and rep_matrix(x, n, m): x times a constant vector
+// [n] (matrix [n, m]) of ones, so that x's adjoint is the sum of the
+// result's; an int x known when compiling also keeps its ints, so that a
+// vector of them can index.
 func (l *lowerer) rep(e *ast.CallExpr, pos ast.Pos) value {
-	n := l.expr(e.Args[1])
-	if !n.isInt || len(n.ints) != 1 || n.ints[0] < 0 {
-		l.errorf(e.Args[1].Pos(), "rep(x, n) needs a non-negative int constant n")
-		return value{}
+	var dims []int
+	for _, a := range e.Args[1:] {
+		n := l.expr(a)
+		if !n.isInt || len(n.ints) != 1 || n.ints[0] < 0 {
+			l.errorf(a.Pos(), "%s needs non-negative int constants for its sizes", e.Fun.Name)
+			return value{}
+		}
+		dims = append(dims, n.ints[0])
 	}
-	size := n.ints[0]
-	if msg := l.b.TooBig(fmt.Sprintf("rep(x, %d)", size), size); msg != "" {
+	shape, size := autodiff.Vector(dims[0]), dims[0]
+	if len(dims) == 2 {
+		shape = autodiff.Matrix(dims[0], dims[1])
+		if dims[1] > 0 && size > autodiff.MaxElements/dims[1] {
+			size = autodiff.MaxElements + 1
+		} else {
+			size *= dims[1]
+		}
+	}
+	sizes := fmt.Sprint(dims[0])
+	if len(dims) == 2 {
+		sizes += fmt.Sprintf(", %d", dims[1])
+	}
+	if msg := l.b.TooBig(fmt.Sprintf("%s(x, %s)", e.Fun.Name, sizes), size); msg != "" {
 		l.errorf(e.Args[1].Pos(), "%s", msg)
 		return value{}
 	}
@@ -277,13 +294,13 @@ func (l *lowerer) rep(e *ast.CallExpr, pos ast.Pos) value {
 			ints[i], vals[i] = x.ints[0], float64(x.ints[0])
 		}
 		at := func(int) ast.Pos { return e.Args[0].Pos() }
-		return value{id: l.b.Const(vals, autodiff.Vector(size), pos), node: true, ints: ints, shape: []int{size}, isInt: true, at: at}
+		return value{id: l.b.Const(vals, shape, pos), node: true, ints: ints, shape: dimsOf(shape), isInt: true, at: at}
 	}
 	ones := make([]float64, size)
 	for i := range ones {
 		ones[i] = 1
 	}
-	return value{id: l.b.Mul(l.node(x, e.Args[0].Pos()), l.b.Const(ones, autodiff.Vector(size), pos), pos), node: true}
+	return value{id: l.b.Mul(l.node(x, e.Args[0].Pos()), l.b.Const(ones, shape, pos), pos), node: true}
 }
 
 // ident lowers a name.
@@ -406,7 +423,7 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		}
 		return value{id: l.b.Identity(n.ints[0], pos), node: true}
 	}
-	if f.Name == "rep" {
+	if f.Name == "rep" || f.Name == "rep_matrix" {
 		return l.rep(e, pos)
 	}
 	args := make([]autodiff.ID, len(e.Args))
