@@ -908,6 +908,11 @@ func (c *checker) truncationArgs(lat *Latent, d *stdlib.Dist, call *ast.CallExpr
 		case lat.Support == dist.Positive && halfNames[d.Name]:
 			hint = fmt.Sprintf("centre it at the constant 0 (a half-%s, whose mass on the positive support is ½ at any scale), use arguments of data and constants, or declare %s real", d.Name, lat.Name)
 		}
+		if lat.Bounded() && d.Shape == stdlib.DistElementwise {
+			// Stan's ~ leaves the normaliser out: censored observations
+			// imputed above their censoring points are written so.
+			hint += fmt.Sprintf("; for the density without its normaliser, as Stan's ~ (censored values imputed inside their bounds), write target += sum(logpdf(%s, %s))", lat.Name, exprString(call))
+		}
 		c.errorf(a.Pos(), "%s truncated to %s of %s needs arguments that do not depend on params (its normalising constant would depend on `%s`); %s",
 			d.Name, lat.Values(), lat.Name, exprString(a), hint)
 		return
