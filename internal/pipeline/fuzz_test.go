@@ -53,6 +53,8 @@ func FuzzPipeline(f *testing.F) {
 	f.Add(read("../../examples/ordinal.gpp"), head(read("../../examples/ordinal.csv"), 30), "")
 	f.Add("data y: real[N]\nparam mu: ordered[2] ~ Normal(0, 5)\nparam w: unit ~ Beta(2, 2)\n"+
 		"target += sum(rowlogsumexp(log([w, 1 - w])' + logpdf(y, Normal(mu', 1))))\n", `{"y": [-3.1, 2.9, -2.7, 3.3, 0.2]}`, "")
+	f.Add("data y: int[N]\ndata c: positive[N]\nparam lam: real<lower=c>[N] ~ Gamma(2, 0.5)\nparam p: real<lower=0.1, upper=c / (1 + c)>[N]\n"+
+		"y ~ Poisson(lam)\ntarget += sum(log(p))\n", `{"y": [1, 3, 2], "c": [2, 0.5, 6.5]}`, "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {
