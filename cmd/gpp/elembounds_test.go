@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -42,7 +41,6 @@ func TestFitInitElemBounds(t *testing.T) {
 	if !strings.Contains(string(raw), `"loc": [0.1, 0.2],`) {
 		t.Errorf("fit.json does not write p's locs as an array on one line:\n%s", raw)
 	}
-	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
 	_, head, rows := readStanCSV(t, filepath.Join(first, "draws.csv"))
 	lower := map[string]float64{"y_cens.1": 2.5, "y_cens.2": 3, "y_cens.3": 2.5, "p.1": 0.1, "p.2": 0.2}
 	upper := map[string]float64{"p.1": 0.5, "p.2": 0.9}
@@ -65,21 +63,11 @@ func TestFitInitElemBounds(t *testing.T) {
 	if code != 0 || strings.Contains(stderr, "warning: --init") {
 		t.Fatalf("second fit: exit %d: %s", code, stderr)
 	}
-	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
-	e2 := readCSV(t, filepath.Join(second, "elbo.csv"))
-	cold, final, warm := num(e1[1][1]), num(e1[len(e1)-1][1]), num(e2[1][1])
-	t.Logf("cold start %g, end of the first fit %g, warm start %g", cold, final, warm)
+	cold, final, warm := warmStart(t, first, second)
 	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
 		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
 	}
-	means := func(dir string) map[string]float64 {
-		m := map[string]float64{}
-		for _, row := range readCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
-			m[row[0]] = num(row[2])
-		}
-		return m
-	}
-	m1, m2 := means(first), means(second)
+	m1, m2 := summaryMeans(t, first), summaryMeans(t, second)
 	for _, name := range []string{"y_cens[1]", "y_cens[2]", "y_cens[3]", "p[1]", "p[2]"} {
 		if math.Abs(m1[name]-m2[name]) > 0.1*math.Abs(m1[name]) {
 			t.Errorf("%s: %g after the warm start, %g before", name, m2[name], m1[name])

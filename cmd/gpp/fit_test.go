@@ -552,11 +552,7 @@ func TestFitInit(t *testing.T) {
 	if strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "different model") {
 		t.Errorf("unexpected warnings:\n%s", stderr)
 	}
-	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
-	e2 := readCSV(t, filepath.Join(second, "elbo.csv"))
-	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
-	cold, final, warm := num(e1[1][1]), num(e1[len(e1)-1][1]), num(e2[1][1])
-	t.Logf("cold start %g, end of the first fit %g, warm start %g", cold, final, warm)
+	cold, final, warm := warmStart(t, first, second)
 	if math.Abs(warm-final) > 0.2*math.Abs(cold-final) {
 		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
 	}
@@ -1382,11 +1378,7 @@ func TestFitFullRank(t *testing.T) {
 	if code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--init", init, "--out", second)...); code != 0 || strings.Contains(stderr, "warning: --init") {
 		t.Fatalf("second fit: exit %d: %s", code, stderr)
 	}
-	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
-	e2 := readCSV(t, filepath.Join(second, "elbo.csv"))
-	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
-	cold, final, warm := num(e1[1][1]), num(e1[len(e1)-1][1]), num(e2[1][1])
-	t.Logf("cold start %g, end of the first fit %g, warm start %g", cold, final, warm)
+	cold, final, warm := warmStart(t, first, second)
 	// the mean-field optimum is 1.8 nats lower (golden fit_fullrank_meanfield)
 	if math.Abs(warm-final) > 1 {
 		t.Errorf("warm start ELBO %g is not within a nat of the first fit's final %g (cold start %g)", warm, final, cold)
@@ -1529,25 +1521,38 @@ func TestFitInitOrdered(t *testing.T) {
 	if code != 0 || strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "matches no latent") {
 		t.Fatalf("second fit: exit %d: %s", code, stderr)
 	}
-	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
-	e2 := readCSV(t, filepath.Join(second, "elbo.csv"))
-	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
-	cold, final, warm := num(e1[1][1]), num(e1[len(e1)-1][1]), num(e2[1][1])
-	t.Logf("cold start %g, end of the first fit %g, warm start %g", cold, final, warm)
+	cold, final, warm := warmStart(t, first, second)
 	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
 		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
 	}
-	means := func(dir string) map[string]float64 {
-		m := map[string]float64{}
-		for _, row := range readCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
-			m[row[0]] = num(row[2])
-		}
-		return m
-	}
-	m1, m2 := means(first), means(second)
+	m1, m2 := summaryMeans(t, first), summaryMeans(t, second)
 	for _, name := range []string{"c[1]", "c[2]", "c[3]"} {
 		if math.Abs(m1[name]-m2[name]) > 0.1 {
 			t.Errorf("%s: %g after the warm start, %g before", name, m2[name], m1[name])
 		}
 	}
+}
+
+// warmStart returns, for a fit into first and a fit warm-started from it
+// into second, the first fit's first and final ELBO estimates and the
+// second's first: a warm start is close to final, far from cold.
+func warmStart(t *testing.T, first, second string) (cold, final, warm float64) {
+	t.Helper()
+	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
+	e2 := readCSV(t, filepath.Join(second, "elbo.csv"))
+	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	cold, final, warm = num(e1[1][1]), num(e1[len(e1)-1][1]), num(e2[1][1])
+	t.Logf("cold start %g, end of the first fit %g, warm start %g", cold, final, warm)
+	return cold, final, warm
+}
+
+// summaryMeans returns the posterior means of summary.csv in dir, by name.
+func summaryMeans(t *testing.T, dir string) map[string]float64 {
+	t.Helper()
+	m := map[string]float64{}
+	for _, row := range readCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
+		v, _ := strconv.ParseFloat(row[2], 64)
+		m[row[0]] = v
+	}
+	return m
 }
