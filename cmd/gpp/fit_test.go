@@ -1112,10 +1112,7 @@ func TestFitNonFiniteOutputs(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rows := readCSV(t, filepath.Join(out, "summary.csv"))
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
+	col := columns(rows[0])
 	var nan int
 	for _, r := range rows[1:] {
 		switch r[0] {
@@ -1555,4 +1552,13 @@ func summaryMeans(t *testing.T, dir string) map[string]float64 {
 		m[row[0]] = v
 	}
 	return m
+}
+
+// columns maps each name of a CSV header to its column.
+func columns(header []string) map[string]int {
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	return col
 }

@@ -26,10 +26,7 @@ func TestFitOrdinalReplicates(t *testing.T) {
 		t.Errorf("stderr %q, want no warning", stderr)
 	}
 	_, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
+	col := columns(header)
 	const n, k = 200, 3
 	var share [k + 1]float64
 	for d, r := range rows {
@@ -208,10 +205,7 @@ func TestFitGPFAReplicates(t *testing.T) {
 	if e1 != e0 {
 		t.Errorf("stderr with the replicate:\n%s\nwithout:\n%s", e1, e0)
 	}
-	col := map[string]int{}
-	for i, h := range h1 {
-		col[h] = i
-	}
+	col := columns(h1)
 	if len(h1) != len(h0)+n*dim {
 		t.Fatalf("%d columns with the replicate, %d without", len(h1), len(h0))
 	}
@@ -291,10 +285,7 @@ func TestFitMvNormalReplicateNotPD(t *testing.T) {
 		t.Errorf("stderr %q, want the positioned warning", stderr)
 	}
 	_, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
+	col := columns(header)
 	nan := 0
 	for d, r := range rows {
 		v := r[col["v"]]

@@ -24,10 +24,7 @@ func TestFitStepOutputs(t *testing.T) {
 	}
 	y := []float64{3, 5, 2, 7, 4, 0, 6, 9} // testdata/fit_predictive.csv
 	_, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
+	col := columns(header)
 	b2f := func(b bool) float64 {
 		if b {
 			return 1
