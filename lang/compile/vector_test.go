@@ -256,7 +256,7 @@ func TestTruncatedArgs(t *testing.T) {
 			"m.gpp:2:28: Gamma truncated to the unit support of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); declare tau with a support inside Gamma's, or use a prior on the unit support\x00"},
 		// A lower bound of 1 is not the half line: its mass depends on s.
 		{"param s: positive ~ Exponential(1)\nparam tau: real<lower=1> ~ Normal(0, s)\n",
-			"m.gpp:2:38: Normal truncated to the bounds (1, ∞) of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); use arguments of data and constants, or a prior whose support is (1, ∞)\x00"},
+			"m.gpp:2:38: Normal truncated to the bounds (1, ∞) of tau needs arguments that do not depend on params (its normalising constant would depend on `s`); use arguments of data and constants, or a prior whose support is (1, ∞); for the density without its normaliser, as Stan's ~ (censored values imputed inside their bounds), write target += sum(logpdf(tau, Normal(0, s)))\x00"},
 		// So for a let that is x: a ~ on it is a ~ on x.
 		{"param mu: real ~ Normal(0, 1)\nparam x: positive\nlet xs = x\nxs ~ Normal(mu, 1)\n",
 			"m.gpp:4:13: Normal truncated to the positive support of x needs arguments that do not depend on params (its normalising constant would depend on `mu`)"},
