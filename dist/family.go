@@ -32,12 +32,17 @@ const (
 	// Ordered is a vector of strictly increasing reals (a declared
 	// ordered[K]); as a set of scalars it is Real.
 	Ordered
+	// CholCorr is the Cholesky factor of a correlation matrix (a declared
+	// cholesky_factor_corr[K]): lower triangular with a positive diagonal
+	// and rows of unit norm. Only LKJCorrCholesky has it; no scalar
+	// support contains it.
+	CholCorr
 )
 
 var supportText = [...]string{
 	Real: "real", Positive: "positive", NonNegative: "non-negative", Unit: "unit",
 	Interval: "interval", Simplex: "simplex", Count: "count", Binary: "binary",
-	BoundedCount: "bounded count", Ordered: "ordered",
+	BoundedCount: "bounded count", Ordered: "ordered", CholCorr: "cholesky_factor_corr",
 }
 
 func (s Support) String() string {
@@ -82,7 +87,7 @@ func (s Support) Contains(inner Support) bool {
 	}
 	switch s {
 	case Real:
-		return inner != Simplex && inner != Interval // every scalar support is real, and ordered elements
+		return inner != Simplex && inner != Interval && inner != CholCorr // every scalar support is real, and ordered elements
 	case NonNegative:
 		return inner == Positive || inner == Unit || inner == Count || inner == Binary || inner == BoundedCount
 	case Positive:

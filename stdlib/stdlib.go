@@ -285,6 +285,9 @@ const (
 	// scalar or [n], one per element; cutpoints [K] or [1, K], strictly
 	// increasing, shared by every element.
 	DistOrdinal
+	// DistLKJ: value a cholesky_factor_corr[K] param (a K×K factor),
+	// written whole; eta a scalar.
+	DistLKJ
 )
 
 var distShapeText = [...]string{
@@ -294,6 +297,7 @@ var distShapeText = [...]string{
 	DistDirichlet:    "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
 	DistCategorical:  "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
 	DistOrdinal:      "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
+	DistLKJ:          "value a cholesky_factor_corr[K] param, whole ([K, K]); eta scalar",
 }
 
 // String describes the rule in words.

@@ -212,6 +212,8 @@ var dists = []*Dist{
 		Doc: "ordinal categories 0..K with P(y = k) = inv_logit(eta − c[k−1]) − inv_logit(eta − c[k]) for the K increasing cutpoints c (Stan's ordered_logistic, whose categories are 1..K+1), computed in log space: ordinal regression", Example: "y ~ OrderedLogistic(x * beta, c)"},
 	{Name: "OrderedProbit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Scalar | Vector}, {Name: "c", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistOrdinal,
 		Doc: "OrderedLogistic with the normal CDF Φ for inv_logit (Stan's ordered_probit)", Example: "y ~ OrderedProbit(x * beta, c)"},
+	{Name: "LKJCorrCholesky", Params: []Param{{Name: "eta", Support: dist.Positive, Ranks: Scalar}}, Support: dist.CholCorr, Shape: DistLKJ,
+		Doc: "LKJ on the Cholesky factor L of a correlation matrix (Stan's lkj_corr_cholesky), density ∝ det(L L')^(eta − 1) of the correlation matrix, normalised; eta = 1 is uniform over correlation matrices, larger eta favours weaker correlations", Example: "param L: cholesky_factor_corr[K] ~ LKJCorrCholesky(2)"},
 }
 
 func lgamma(x float64) float64 {

@@ -482,6 +482,11 @@ type variable struct {
 	off    int   // a latent's first coordinate
 	elems  []int // row-major element index of each column, column-major order
 	first  int   // index of its first column
+	// corrK is K for a cholesky_factor_corr[K] latent, reported as its
+	// K×K factor L (upper zeros included, as CmdStan) made from its
+	// K(K−1)/2 coordinates by dist.CholCorrValues into corr; else 0.
+	corrK int
+	corr  []float64
 }
 
 // reportVariables lists the latents and then the outputs of a model.
@@ -493,6 +498,14 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 		v := variable{name: f.Name, family: f.Family.String(), shape: f.Shape, index: i, off: f.Offset, elems: colMajor(f.Shape), first: ncol}
 		if f.Family == sgvb.FamilyOrdered && len(f.Parts) > 0 && f.Parts[0].Family == sgvb.FamilyPoint {
 			v.family = "point" // MAP: an ordered latent's parts are points
+		}
+		if f.Support == dist.CholCorr {
+			for _, l := range m.Latents {
+				if l.Name == f.Name && l.Value != nil {
+					v.shape, v.elems, v.corrK = l.Value, colMajor(l.Value), l.Value[0]
+					v.corr = make([]float64, shapeLen(l.Value))
+				}
+			}
 		}
 		ncol += len(v.elems)
 		vars = append(vars, v)
@@ -530,6 +543,11 @@ type drawSet struct {
 // for each of its draws.
 func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 	cols := m.Dim + 2 // the latents, log p and log q
+	for _, l := range m.Latents {
+		if l.Value != nil { // a cholesky_factor_corr latent: K·K columns from K(K−1)/2 coordinates
+			cols += shapeLen(l.Value) - l.Size
+		}
+	}
 	for _, o := range m.Outputs {
 		cols += shapeLen(o.Shape)
 	}
@@ -620,6 +638,11 @@ func (ds *drawSet) fill(z []float64, outs [][]float64, set func(c int, v float64
 		for j, k := range v.elems {
 			val := math.NaN()
 			switch {
+			case v.corrK > 0:
+				if j == 0 {
+					dist.CholCorrValues(v.corr, z[v.off:v.off+dist.CholCorrSize(v.corrK)], v.corrK)
+				}
+				val = v.corr[k]
 			case !v.output:
 				val = z[v.off+k]
 			case outs != nil && v.index < len(outs) && k < len(outs[v.index]):
@@ -1377,7 +1400,7 @@ func writeFitJSON(w io.Writer, ff *fitFile) error {
 // supports are the latent supports fit.json may name.
 var supports = map[string]dist.Support{
 	"real": dist.Real, "positive": dist.Positive, "unit": dist.Unit, "simplex": dist.Simplex,
-	"ordered": dist.Ordered,
+	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr,
 }
 
 // readFitJSON reads a fit.json for --init and checks it. Errors are
@@ -1445,7 +1468,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		return errf("unknown family %q", f.Family)
 	}
 	if _, ok := supports[f.Support]; !ok {
-		return errf("unknown support %q (want real, positive, unit, simplex or ordered)", f.Support)
+		return errf("unknown support %q (want real, positive, unit, simplex, ordered or cholesky_factor_corr)", f.Support)
 	}
 	size := 1
 	for _, d := range f.Shape {

@@ -400,7 +400,12 @@ func (r *repl) show(args []string) {
 					ps = append(ps, names[j]+" "+num3(p[k]))
 				}
 			}
-			t.row(replElemName(f.Name, f.Shape, k), f.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
+			name := replElemName(f.Name, f.Shape, k)
+			if f.Support == dist.CholCorr { // the factor is of atanh of L[i, j]'s partial correlation
+				i, j := dist.CholCorrEntry(k)
+				name = fmt.Sprintf("atanh pcor %s[%d, %d]", f.Name, i, j)
+			}
+			t.row(name, f.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
 		}
 	}
 	t.print(r.out)
@@ -478,7 +483,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	oi := len(m.Outputs) - 1
 	shape := m.Outputs[oi].Shape
 	if id, ok := x.(*ast.Ident); ok && mode != modeSummary {
-		if fac := res.Factor(id.Name); fac != nil { // exact moments of q
+		if fac := res.Factor(id.Name); fac != nil && fac.Support != dist.CholCorr { // exact moments of q (a factor's are of its coordinates)
 			v := fac.Mean()
 			if mode == modeSD {
 				v = fac.SD()
@@ -697,6 +702,13 @@ func latentChange(lats []compile.Latent, dim int, sized bool, res *sgvb.Result) 
 func latentType(s dist.Support, shape []int, loc, scale float64) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	t := s.String()
+	if s == dist.CholCorr && len(shape) == 1 && shape[0] >= 0 { // K from its K(K−1)/2 coordinates
+		k := 1
+		for dist.CholCorrSize(k) < shape[0] {
+			k++
+		}
+		shape = []int{k}
+	}
 	switch {
 	case scale == 0:
 	case s == dist.Unit:
@@ -763,6 +775,12 @@ func (r *repl) modelLatents() (lats []compile.Latent, dim int, sized bool) {
 		var shape []int
 		for _, d := range c.Dims {
 			shape = append(shape, d.N)
+		}
+		if c.Support == dist.CholCorr && len(c.Dims) > 0 { // the fit's factor is of its K(K−1)/2 coordinates
+			shape = []int{-1}
+			if k := c.Dims[0].N; k >= 0 {
+				shape[0] = dist.CholCorrSize(k)
+			}
 		}
 		lats = append(lats, compile.Latent{Name: c.Name, Shape: shape, Support: c.Support, Loc: loc, Scale: scale})
 	}

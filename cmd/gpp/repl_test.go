@@ -631,6 +631,9 @@ func TestReplStaleSupport(t *testing.T) {
 		{"bounds per element", "const U = 5\nparam m: real<lower=-5, upper=rep(U, 2)>[2] ~ Normal(0, 10)\nlet mu = m[0]",
 			[]string{":set U=6"},
 			"(`m` was real<lower=per element, upper=per element>[2] with other bounds, is now real<lower=per element, upper=per element>[2] with these)"},
+		{"cholesky_factor_corr size", "const K = 2\nparam L: cholesky_factor_corr[K] ~ LKJCorrCholesky(2)\nlet mu = L[1, 0]",
+			[]string{":set K=3"},
+			"(`L` was cholesky_factor_corr[2], is now cholesky_factor_corr[3])"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,7 +37,7 @@ type Latent struct {
 	Name         string
 	Offset, Size int          // slice x[Offset:Offset+Size] of the coordinate vector
 	Shape        []int        // for reporting; for Simplex the last axis is the simplex
-	Support      dist.Support // dist.Real, dist.Positive, dist.Unit, dist.Simplex or dist.Ordered
+	Support      dist.Support // dist.Real, dist.Positive, dist.Unit, dist.Simplex, dist.Ordered or dist.CholCorr (its coordinates y: real, a normal factor)
 	// Init is an optional initial mean per element on the natural scale of
 	// the support (for dist.Ordered, increasing values x); nil = default.
 	Init []float64

@@ -55,6 +55,8 @@ func FuzzPipeline(f *testing.F) {
 		"target += sum(rowlogsumexp(log([w, 1 - w])' + logpdf(y, Normal(mu', 1))))\n", `{"y": [-3.1, 2.9, -2.7, 3.3, 0.2]}`, "")
 	f.Add("data y: int[N]\ndata c: positive[N]\nparam lam: real<lower=c>[N] ~ Gamma(2, 0.5)\nparam p: real<lower=0.1, upper=c / (1 + c)>[N]\n"+
 		"y ~ Poisson(lam)\ntarget += sum(log(p))\n", `{"y": [1, 3, 2], "c": [2, 0.5, 6.5]}`, "")
+	f.Add(read("../../examples/varying.gpp"), head(read("../../examples/varying.csv"), 30), "J=3")
+	f.Add("param eta: positive ~ Gamma(2, 1)\nparam L: cholesky_factor_corr[3]\nL ~ LKJCorrCholesky(eta)\noutput Omega = L * L'\n", "", "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {

@@ -261,9 +261,9 @@ func (*SliceExpr) exprNode()     {}
 // ElemKind is the element type or declared support written in a declaration.
 type ElemKind int
 
-// Element kinds. Int and Real are the data types; Positive, Unit, Simplex
-// and Ordered are real with a support constraint (and decide a latent's variational
-// family).
+// Element kinds. Int and Real are the data types; Positive, Unit, Simplex,
+// Ordered and CholCorr are real with a support constraint (and decide a
+// latent's variational family).
 const (
 	Int      ElemKind = iota + 1 // int
 	Real                         // real: (-inf, inf)
@@ -271,9 +271,10 @@ const (
 	Unit                         // unit: (0, 1)
 	Simplex                      // simplex: last axis non-negative, summing to 1
 	Ordered                      // ordered: a vector of strictly increasing reals
+	CholCorr                     // cholesky_factor_corr: the Cholesky factor of a correlation matrix
 )
 
-var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered"}
+var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr"}
 
 func (k ElemKind) String() string {
 	if k > 0 && int(k) < len(elemText) {

@@ -81,6 +81,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.categoricalError(n, false)
 		case OpOrderedLogistic:
 			return p.orderedError(n, false)
+		case OpLKJCorrChol:
+			return p.lkjError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}
@@ -101,6 +103,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.categoricalError(n, true)
 	case op == OpOrderedLogistic:
 		return p.orderedError(n, true)
+	case op == OpLKJCorrChol:
+		return p.lkjError(n)
 	case op == OpRowSumProd && n.sumOf > 0:
 		return p.sumRowSumProdError(n, bad)
 	case op == OpRowSumProd:

@@ -179,6 +179,12 @@ func (p *Program) eval(n *node) bool {
 		return p.evalCategorical(n)
 	case op == OpOrderedLogistic:
 		return p.evalOrderedLogistic(n)
+	case op == OpCholCorr:
+		dist.CholCorrValues(z, p.v(p.arg(n, 0)), n.shape.Rows)
+	case op == OpCholCorrJac:
+		z[0] = dist.CholCorrLogJac(p.v(p.arg(n, 0)), n.i0)
+	case op == OpLKJCorrChol:
+		return p.evalLKJ(n, z)
 	case op == OpOrdered:
 		evalOrdered(z, p.v(p.arg(n, 0)))
 	case op == OpNot:

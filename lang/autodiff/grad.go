@@ -1,6 +1,10 @@
 package autodiff
 
-import "math"
+import (
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+)
 
 // grad adds the contribution of n's adjoint to the adjoints of its
 // input-dependent operands.
@@ -168,6 +172,14 @@ func (p *Program) grad(n *node) {
 		p.gradCategorical(n, g[0])
 	case op == OpOrderedLogistic:
 		p.gradOrderedLogistic(n, g[0])
+	case op == OpCholCorr:
+		y := p.arg(n, 0)
+		dist.CholCorrGrad(p.a(y), p.v(y), p.v(n), g, n.shape.Rows)
+	case op == OpCholCorrJac:
+		y := p.arg(n, 0)
+		dist.CholCorrLogJacGrad(p.a(y), p.v(y), n.i0, g[0])
+	case op == OpLKJCorrChol:
+		p.gradLKJ(n, g[0])
 	case op == OpOrdered:
 		x := p.arg(n, 0)
 		gradOrdered(p.a(x), p.v(x), g)

@@ -70,6 +70,11 @@ const (
 	// an ordered[K] param's values from its coordinates: x_0 = u_0,
 	// x_k = x_{k−1} + exp(u_k)
 	OpOrdered
+	// a cholesky_factor_corr[K] param's K×K factor from its K(K−1)/2
+	// coordinates (dist.CholCorrValues)
+	OpCholCorr
+	// the log Jacobian of OpCholCorr's map, a scalar; i0 is K
+	OpCholCorrJac
 
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
@@ -82,6 +87,8 @@ const (
 	// per observation) and K shared cutpoints: logistic, or probit when i0
 	// is 1
 	OpOrderedLogistic
+	// log LKJCorrCholesky(L | eta) of a K×K factor L and a scalar eta
+	OpLKJCorrChol
 
 	// Fused.
 	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
@@ -113,8 +120,8 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpInside: "inside", OpOrdered: "ordered", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
-	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpRowSumProd: "rowsum",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }
 

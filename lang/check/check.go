@@ -443,6 +443,9 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	if t.Kind == ast.Ordered {
 		c.orderedDims(t)
 	}
+	if t.Kind == ast.CholCorr {
+		c.errorf(t.KindPos, "cholesky_factor_corr is a param type: data `%s` cannot be declared one; declare the data real[K, K]", dv.Name)
+	}
 	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
 	sym := &Symbol{Name: dv.Name, Kind: Data, Decl: s, Pos: dv.Pos,
 		Type: Type{Elem: dv.Elem, Shape: dv.Dims, Support: dv.Support, DataOnly: true,
@@ -616,6 +619,13 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Kind = ast.Real
 	}
 	lat.Dims = c.dims(t)
+	if t.Kind == ast.CholCorr {
+		lat.Dims = c.cholCorrDims(t, lat.Dims)
+		if t.Lower != nil || t.Upper != nil {
+			c.errorf(t.KindPos, "bounds are not allowed on a cholesky_factor_corr param: its entries lie in [−1, 1] by its type")
+			t = &ast.TypeExpr{Kind: t.Kind, KindPos: t.KindPos, Dims: t.Dims}
+		}
+	}
 	if t.Lower != nil || t.Upper != nil {
 		c.paramBounds(lat, t)
 	}
@@ -638,11 +648,13 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Support, lat.Family = dist.Simplex, "dirichlet"
 	case lat.Kind == ast.Ordered:
 		lat.Support, lat.Family = dist.Ordered, OrderedFamily
+	case lat.Kind == ast.CholCorr:
+		lat.Support, lat.Family = dist.CholCorr, "normal" // on the K(K−1)/2 coordinates
 	default:
 		lat.Support, lat.Family = dist.Real, "normal"
 	}
 	support := lat.Support
-	if lat.Bounded() || support == dist.Ordered { // the values' support follows from the bounds, not the factor's; ordered elements are reals
+	if lat.Bounded() || support == dist.Ordered || support == dist.CholCorr { // the values' support follows from the bounds, not the factor's; ordered elements and a factor's entries are reals
 		support = dist.Real
 	}
 	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: support, Range: lat.Range()})
@@ -671,6 +683,19 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 // check lists it: a normal on its first element and gammas on the K − 1
 // increments.
 const OrderedFamily = "normal+gamma"
+
+// cholCorrDims checks the one dimension of cholesky_factor_corr[K], K ≥ 2
+// when known, and returns the shape of the param's value, [K, K].
+func (c *checker) cholCorrDims(t *ast.TypeExpr, dims Shape) Shape {
+	if len(t.Dims) != 1 {
+		c.errorf(t.KindPos, "cholesky_factor_corr is a K×K matrix: declare it cholesky_factor_corr[K] with one dimension (it has %d)", len(t.Dims))
+		return dims
+	}
+	if dims[0].Known() && dims[0].N < 2 {
+		c.errorf(t.Dims[0].Pos(), "cholesky_factor_corr[%s] needs K ≥ 2 (got %d): the factor of a 1×1 correlation matrix is the constant 1", exprString(t.Dims[0]), dims[0].N)
+	}
+	return Shape{dims[0], dims[0]}
+}
 
 // orderedDims checks that an ordered type is a vector: ordered[K].
 func (c *checker) orderedDims(t *ast.TypeExpr) {
@@ -998,6 +1023,11 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 		// which the compiler does not follow through the selection.
 		c.errorf(s.LHS.Pos(), "a ~ on part of `%s`, whose bounds are per element, is not supported: write it on `%s` whole (%s ~ %s) or as the prior in its declaration",
 			root.Name, root.Name, root.Name, d.Name+"(...)")
+		return
+	}
+	if d.Shape == stdlib.DistLKJ && (root == nil || root.Support != dist.CholCorr || !c.isIdentOf(s.LHS, root)) {
+		c.errorf(s.LHS.Pos(), "%s models a cholesky_factor_corr param, written whole (L ~ %s(eta) after param L: cholesky_factor_corr[K]); `%s` is not one",
+			d.Name, d.Name, exprString(s.LHS))
 		return
 	}
 	if root != nil {

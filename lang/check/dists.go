@@ -135,6 +135,10 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		c.categoricalShape(call, d, vs, args[0].Shape, valPos, valName)
 	case stdlib.DistOrdinal:
 		c.ordinalShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
+	case stdlib.DistLKJ:
+		if vs.Rank() != 2 || compareDims(vs[0], vs[1]) == dimDiffer {
+			c.errorf(valPos, "%s models a cholesky_factor_corr[K] param (a K×K factor); %s is %s", d.Name, valName, vs.describe())
+		}
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
 		minRank := 1
 		what := "a vector or matrix"

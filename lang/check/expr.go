@@ -498,6 +498,9 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		t.Elem = Int
 	}
 	switch d.Shape {
+	case stdlib.DistLKJ:
+		c.errorf(call.Fun.NamePos, "%s has no replicate: it is a prior on a cholesky_factor_corr param; output L * L' reports the correlation matrix", d.Name)
+		return invalid
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows:
 		return c.mvPredictive(call, d, args, t)
 	case stdlib.DistDirichlet:

@@ -141,12 +141,14 @@ type Latent struct {
 	Pos     ast.Pos
 	Decl    *ast.ParamDecl
 	Symbol  *Symbol
-	Kind    ast.ElemKind // Real, Positive, Unit, Simplex or Ordered
+	Kind    ast.ElemKind // Real, Positive, Unit, Simplex, Ordered or CholCorr
 	Dims    Shape
 	Support dist.Support
 	// Family is the variational factor: "normal" (real), "gamma"
-	// (positive), "beta" (unit), "dirichlet" (simplex) or OrderedFamily
-	// (ordered: a normal on the first element, gammas on the increments).
+	// (positive), "beta" (unit), "dirichlet" (simplex), OrderedFamily
+	// (ordered: a normal on the first element, gammas on the increments)
+	// or "normal" (cholesky_factor_corr[K]: on its K(K−1)/2 unconstrained
+	// coordinates; Dims is then the value's [K, K]).
 	Family string
 	Prior  *ast.CallExpr // nil: a flat prior on the support (unless Tildes give one)
 	// PriorDist is the prior's table entry, nil without a prior.

@@ -14,7 +14,10 @@
 // value z, a positive latent as log z, a unit latent as logit z, a simplex
 // latent as log z per component, an ordered latent x as x_0 and then the
 // logs of its increments x_k − x_{k−1}. The density is that of z: no Jacobian is
-// added, so the gradient with respect to log z is z·∂/∂z.
+// added, so the gradient with respect to log z is z·∂/∂z. The exception is
+// a cholesky_factor_corr[K] latent L, whose normal factor is on its
+// K(K−1)/2 unconstrained coordinates y (dist.CholCorrValues): the log
+// Jacobian of y → L is added, and the density is that of y.
 package compile
 
 import (
@@ -38,8 +41,13 @@ type Latent struct {
 	Pos          ast.Pos
 	Offset, Size int
 	Shape        []int        // nil for a scalar
-	Support      dist.Support // Real, Positive, Unit, Simplex or Ordered
+	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered or CholCorr
 	Family       string       // the variational family the checker chose
+	// Value is the shape of the param's values where it is not Shape, the
+	// shape of its coordinates: a cholesky_factor_corr[K] latent has Size
+	// K(K−1)/2 coordinates (Shape [K(K−1)/2]) and a K×K value (Value
+	// [K, K], dist.CholCorrValues). nil for every other latent.
+	Value []int
 	// Init is the prior mean per element when the prior's arguments are
 	// constants (a starting point for the fit), else nil; for a bounded
 	// param, mapped to Support.
@@ -368,6 +376,16 @@ func (l *lowerer) latents() error {
 			}
 			size *= n
 		}
+		var valShape []int
+		if lat.Support == dist.CholCorr {
+			// K(K−1)/2 coordinates for a K×K value
+			if len(shape) != 1 || shape[0] < 2 {
+				return ast.Errorf(lat.Pos, "`%s`: cholesky_factor_corr[K] needs K ≥ 2 (it is %s with this data)", lat.Name, dimsText(shape))
+			}
+			valShape = []int{shape[0], shape[0]}
+			size = dist.CholCorrSize(shape[0])
+			shape = []int{size}
+		}
 		if size == 0 {
 			return ast.Errorf(lat.Pos, "`%s` would have %s elements: a param needs at least one", lat.Name, dimsText(shape))
 		}
@@ -403,6 +421,11 @@ func (l *lowerer) latents() error {
 				return ast.Errorf(lat.Pos, "`%s`: an ordered param is a vector", lat.Name)
 			}
 			z = l.b.Ordered(coord, pos)
+		case dist.CholCorr:
+			// L from the coordinates y, and log |dL/dy| so that the log
+			// joint is the density of y, on which the factor is normal
+			z = l.b.CholCorr(coord, valShape[0], pos)
+			l.add(l.b.CholCorrLogJac(coord, valShape[0], pos), pos)
 		case dist.Unit:
 			// The exact value is inside (0, 1), the computed one is 1
 			// from inv_logit(37) on, where 1 - u is 0; it is kept a
@@ -435,7 +458,7 @@ func (l *lowerer) latents() error {
 		l.lats = append(l.lats, Latent{
 			Name: lat.Name, Pos: pos, Offset: l.dim, Size: size, Shape: shape,
 			Support: lat.Support, Family: lat.Family, Init: l.priorMean(lat, size),
-			Loc: loc, Scale: scale, LocV: locV, ScaleV: scaleV,
+			Loc: loc, Scale: scale, LocV: locV, ScaleV: scaleV, Value: valShape,
 		})
 		l.dim += size
 	}
@@ -531,7 +554,7 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		if !(m > 0 && m < 1) {
 			return nil
 		}
-	case dist.Simplex, dist.Ordered: // a mean per element is no point of these
+	case dist.Simplex, dist.Ordered, dist.CholCorr: // a mean per element is no point of these
 		return nil
 	}
 	init := make([]float64, size)

@@ -1,0 +1,103 @@
+package autodiff
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// CholCorr returns the K×K Cholesky factor of a correlation matrix of a
+// cholesky_factor_corr[K] param from its K(K−1)/2 unconstrained
+// coordinates y, a vector (dist.CholCorrValues: Stan's transform through
+// the canonical partial correlations tanh(y)). Its log Jacobian is a node
+// of its own, CholCorrLogJac.
+func (b *Builder) CholCorr(y ID, k int, pos ast.Pos) ID {
+	args, ok := b.operands(y)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if k < 1 || s.Rank != 1 || s.Len() != dist.CholCorrSize(k) {
+		return b.fail(pos, "cholesky_factor_corr: a %d×%d factor needs a vector of %d coordinates, got %s", k, k, dist.CholCorrSize(k), s)
+	}
+	return b.push(node{op: OpCholCorr, args: args, shape: Matrix(k, k), pos: pos})
+}
+
+// CholCorrLogJac returns the log absolute Jacobian determinant of the map
+// CholCorr makes from the coordinates y of a K×K factor to its entries
+// below the diagonal (dist.CholCorrLogJac), a scalar.
+func (b *Builder) CholCorrLogJac(y ID, k int, pos ast.Pos) ID {
+	args, ok := b.operands(y)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if k < 1 || s.Rank != 1 || s.Len() != dist.CholCorrSize(k) {
+		return b.fail(pos, "cholesky_factor_corr: a %d×%d factor needs a vector of %d coordinates, got %s", k, k, dist.CholCorrSize(k), s)
+	}
+	return b.push(node{op: OpCholCorrJac, args: args, shape: Scalar(), pos: pos, i0: k})
+}
+
+// LKJCorrCholesky returns log LKJCorrCholesky(L | eta) of a K×K factor L
+// (the value of a CholCorr node) and a scalar eta > 0, normalised
+// (dist.LKJCorrCholeskyLogPDF): Σ_{i≥1} (K − i − 1 + 2(η − 1))·log L[i,i]
+// − log c_K(η). An eta that is not positive fails the evaluation.
+func (b *Builder) LKJCorrCholesky(l, eta ID, pos ast.Pos) ID {
+	args, ok := b.operands(l, eta)
+	if !ok {
+		return b.invalid(pos)
+	}
+	ls, es := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if ls.Rank != 2 || ls.Rows != ls.Cols {
+		return b.fail(pos, "LKJCorrCholesky: the value must be a square matrix, got %s", ls)
+	}
+	if es.Len() != 1 {
+		return b.fail(pos, "LKJCorrCholesky: eta must be a scalar, got %s", es)
+	}
+	return b.push(node{op: OpLKJCorrChol, args: args, shape: Scalar(), pos: pos})
+}
+
+// evalLKJ is OpLKJCorrChol's forward rule; false when eta is not > 0.
+func (p *Program) evalLKJ(n *node, z []float64) bool {
+	l, e := p.arg(n, 0), p.arg(n, 1)
+	eta := p.v(e)[0]
+	if !(eta > 0) || math.IsInf(eta, 1) {
+		return false
+	}
+	z[0], _ = dist.LKJCorrCholeskyLogPDF(p.v(l), l.shape.Rows, eta)
+	return true
+}
+
+// gradLKJ: ∂/∂L[i,i] = (K − i − 1 + 2(η − 1))/L[i,i] for i ≥ 1, and
+// ∂/∂η = 2·Σ log L[i,i] − d log c_K/dη.
+func (p *Program) gradLKJ(n *node, g float64) {
+	l, e := p.arg(n, 0), p.arg(n, 1)
+	lv, eta, k := p.v(l), p.v(e)[0], l.shape.Rows
+	if l.aoff >= 0 {
+		al := p.a(l)
+		for i := 1; i < k; i++ {
+			al[i*k+i] += g * (float64(k-i-1) + 2*(eta-1)) / lv[i*k+i]
+		}
+	}
+	if e.aoff >= 0 {
+		_, d := dist.LKJCorrCholeskyLogPDF(lv, k, eta)
+		p.a(e)[0] += g * d
+	}
+}
+
+// lkjError describes a failed or non-finite LKJCorrCholesky node.
+func (p *Program) lkjError(n *node) error {
+	l, e := p.arg(n, 0), p.arg(n, 1)
+	eta := p.v(e)[0]
+	if !(eta > 0) || math.IsInf(eta, 1) {
+		return ast.Errorf(n.pos, "LKJCorrCholesky: eta must be > 0 and finite (got %g)", eta)
+	}
+	k, lv := l.shape.Rows, p.v(l)
+	for i := 1; i < k; i++ {
+		if d := lv[i*k+i]; !(d > 0) || math.IsInf(d, 0) {
+			return ast.Errorf(n.pos, "LKJCorrCholesky: the diagonal of the factor must be > 0 (got %g at [%d, %d])", d, i, i)
+		}
+	}
+	return ast.Errorf(n.pos, "LKJCorrCholesky: log density is %s", kind(p.v(n)[0]))
+}
