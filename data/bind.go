@@ -573,7 +573,7 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 	}
 	for i, v := range a.Values {
 		switch d.Kind {
-		case ast.Positive:
+		case ast.Positive, ast.PositiveOrdered:
 			if !(v > 0) {
 				return bad(i, "> 0")
 			}
@@ -601,11 +601,15 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 			}
 		}
 	}
-	if d.Kind == ast.Ordered {
+	if d.Kind.IsOrdered() {
 		// strictly increasing: each element above the one before it
+		what := "an ordered"
+		if d.Kind == ast.PositiveOrdered {
+			what = "a positive_ordered"
+		}
 		for i := 1; i < len(a.Values); i++ {
 			if !(a.Values[i] > a.Values[i-1]) {
-				return bad(i, fmt.Sprintf("above the element before it (%s), as an ordered vector needs", strconv.FormatFloat(a.Values[i-1], 'g', -1, 64)))
+				return bad(i, fmt.Sprintf("above the element before it (%s), as %s vector needs", strconv.FormatFloat(a.Values[i-1], 'g', -1, 64), what))
 			}
 		}
 	}

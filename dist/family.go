@@ -37,12 +37,16 @@ const (
 	// and rows of unit norm. Only LKJCorrCholesky has it; no scalar
 	// support contains it.
 	CholCorr
+	// PositiveOrdered is a vector of strictly increasing positive reals (a
+	// declared positive_ordered[K]); as a set of scalars it is Positive.
+	PositiveOrdered
 )
 
 var supportText = [...]string{
 	Real: "real", Positive: "positive", NonNegative: "non-negative", Unit: "unit",
 	Interval: "interval", Simplex: "simplex", Count: "count", Binary: "binary",
 	BoundedCount: "bounded count", Ordered: "ordered", CholCorr: "cholesky_factor_corr",
+	PositiveOrdered: "positive_ordered",
 }
 
 func (s Support) String() string {
@@ -89,9 +93,9 @@ func (s Support) Contains(inner Support) bool {
 	case Real:
 		return inner != Simplex && inner != Interval && inner != CholCorr // every scalar support is real, and ordered elements
 	case NonNegative:
-		return inner == Positive || inner == Unit || inner == Count || inner == Binary || inner == BoundedCount
+		return inner == Positive || inner == Unit || inner == Count || inner == Binary || inner == BoundedCount || inner == PositiveOrdered
 	case Positive:
-		return inner == Unit
+		return inner == Unit || inner == PositiveOrdered
 	case Count:
 		return inner == Binary || inner == BoundedCount
 	}

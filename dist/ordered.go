@@ -2,6 +2,26 @@ package dist
 
 import "math"
 
+// PositiveOrderedValues maps the coordinates u of a positive_ordered[K]
+// latent to its strictly increasing positive values x (x may be u): x_0 =
+// exp(u_0) and x_k = x_{k−1} + exp(u_k), every u_k the log of a positive
+// part. x_0 has the least normal float added, as a positive latent has, so
+// that it stays > 0 where exp(u_0) underflows (unchanged above 1e-292);
+// the increments are kept strictly increasing as OrderedValues keeps them.
+func PositiveOrderedValues(x, u []float64) {
+	if len(u) == 0 {
+		return
+	}
+	x[0] = math.Exp(u[0]) + 0x1p-1022
+	for k := 1; k < len(x); k++ {
+		s := x[k-1] + math.Exp(u[k])
+		if s <= x[k-1] {
+			s = math.Nextafter(x[k-1], math.Inf(1))
+		}
+		x[k] = s
+	}
+}
+
 // Ordinal regression: OrderedLogistic and OrderedProbit. An outcome y in
 // 0..K is the bin of a latent y* = eta + e between the increasing
 // cutpoints c_0 < … < c_{K−1}, with c_{−1} = −∞ and c_K = +∞:

@@ -71,6 +71,8 @@ const (
 	LogPDF                              // logpdf(value, D(args)): value and args broadcast, a column against a row too
 	Rep                                 // scalar x, int n → [n]
 	RepMatrix                           // scalar x, int n, int m → [n, m]
+	DiagPre                             // [n], [n, m] → [n, m]: row i scaled by v[i]
+	DiagPost                            // [n, m], [m] → [n, m]: column j scaled by v[j]
 )
 
 var shapeText = [...]string{
@@ -88,6 +90,8 @@ var shapeText = [...]string{
 	LogPDF:         "the value and the distribution's arguments broadcast; a column value against row arguments gives [n, k]",
 	Rep:            "scalar x, int n → [n]",
 	RepMatrix:      "scalar x, int n, int m → [n, m]",
+	DiagPre:        "[n], [n, m] → [n, m]",
+	DiagPost:       "[n, m], [m] → [n, m]",
 }
 
 // String describes the rule in words, as in the docs.
@@ -288,6 +292,10 @@ const (
 	// DistLKJ: value a cholesky_factor_corr[K] param (a K×K factor),
 	// written whole; eta a scalar.
 	DistLKJ
+	// DistMvNormalChol: value [d] or [n, d] (independent rows); mean
+	// scalar, [d], [1, d] or (for a matrix value) [n, d], a row per row;
+	// the covariance's lower Cholesky factor L [d, d].
+	DistMvNormalChol
 )
 
 var distShapeText = [...]string{
@@ -298,6 +306,7 @@ var distShapeText = [...]string{
 	DistCategorical:  "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
 	DistOrdinal:      "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
 	DistLKJ:          "value a cholesky_factor_corr[K] param, whole ([K, K]); eta scalar",
+	DistMvNormalChol: "value [d] or [n, d] (independent rows); mean scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the covariance: its diagonal must be > 0, the entries above it are ignored",
 }
 
 // String describes the rule in words.

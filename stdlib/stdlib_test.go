@@ -48,7 +48,7 @@ func TestDocs(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	want := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
-		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum variance I rep rep_matrix diag chol logdet solve trace outer logpdf logcdf logccdf`)
+		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum variance I rep rep_matrix diag diag_pre_multiply diag_post_multiply chol logdet solve trace outer logpdf logcdf logccdf`)
 	for _, name := range want {
 		f := LookupFunc(name)
 		if f == nil {
@@ -67,7 +67,7 @@ func TestTable(t *testing.T) {
 	}
 	dists := strings.Fields(`Normal HalfNormal Cauchy HalfCauchy StudentT Laplace LogNormal Exponential Gamma
 		InvGamma Weibull Beta Uniform Poisson PoissonLog Bernoulli BernoulliLogit Binomial BinomialLogit NegBinomial
-		MvNormal MvNormalRows Dirichlet Categorical CategoricalLogit OrderedLogistic OrderedProbit LKJCorrCholesky`)
+		MvNormal MvNormalRows MvNormalCholesky Dirichlet Categorical CategoricalLogit OrderedLogistic OrderedProbit LKJCorrCholesky`)
 	for _, name := range dists {
 		d := LookupDist(name)
 		if d == nil {

@@ -124,6 +124,12 @@ var funcs = []*Func{
 	{Name: "diag", Args: argArray, Shape: DiagRule, Elem: RealResult, Op: "diag",
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.NonNegative, Then: dist.NonNegative}}},
 		Doc:     "the diagonal matrix of a vector, or the diagonal of a square matrix", Example: "diag(sigma .* sigma)"},
+	{Name: "diag_pre_multiply", Args: []Arg{{Name: "v", Ranks: Vector}, {Name: "M", Ranks: Matrix}}, Shape: DiagPre,
+		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "diag_pre_multiply",
+		Doc: "diag(v) * M without the product (Stan's diag_pre_multiply): row i of M times v[i]; diag_pre_multiply(tau, L) is the Cholesky factor of a covariance with sds tau and correlation factor L", Example: "MvNormalCholesky(0, diag_pre_multiply(tau, L))"},
+	{Name: "diag_post_multiply", Args: []Arg{{Name: "M", Ranks: Matrix}, {Name: "v", Ranks: Vector}}, Shape: DiagPost,
+		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "diag_post_multiply",
+		Doc: "M * diag(v) without the product (Stan's diag_post_multiply): column j of M times v[j]", Example: "diag_post_multiply(X, w)"},
 	{Name: "chol", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "chol",
 		Doc: "lower Cholesky factor L of a symmetric positive-definite matrix (A = L * L'; symmetric to 1e-8 of √(A_ii A_jj), else an error)", Example: "chol(Sigma)"},
 	{Name: "logdet", Args: argMat, Shape: SquareToScalar, Support: realRule, Elem: RealResult, Op: "logdet",
@@ -153,6 +159,7 @@ var (
 	unit1  = Param{Support: dist.Unit, Ranks: AnyRank}
 	meanMv = Param{Name: "mu", Support: dist.Real, Ranks: AnyRank}
 	covMv  = Param{Name: "Sigma", Support: dist.Real, Ranks: Matrix}
+	cholMv = Param{Name: "L", Support: dist.Real, Ranks: Matrix}
 )
 
 func named(p Param, name string) Param { p.Name = name; return p }
@@ -202,6 +209,8 @@ var dists = []*Dist{
 		Doc: "multivariate normal with mean mu and covariance Sigma; a matrix value has independent rows", Example: "x ~ MvNormal(0, Sigma)"},
 	{Name: "MvNormalRows", Params: []Param{meanMv, covMv}, Support: dist.Real, Shape: DistMvNormalRows,
 		Doc: "iid rows of a matrix, each MvNormal(mu, Sigma); uses the data's sufficient statistics", Example: "Y ~ MvNormalRows(0, W * W' + I(D) / prec)"},
+	{Name: "MvNormalCholesky", Params: []Param{meanMv, cholMv}, Support: dist.Real, Shape: DistMvNormalChol,
+		Doc: "multivariate normal with mean mu and covariance L * L' given its lower Cholesky factor L (Stan's multi_normal_cholesky): one triangular solve, no factorisation; a matrix value has independent rows", Example: "b ~ MvNormalCholesky(0, diag_pre_multiply(tau, L))"},
 	{Name: "Dirichlet", Params: []Param{named(pos1, "alpha")}, Support: dist.Simplex, Shape: DistDirichlet,
 		Doc: "Dirichlet on the simplex (each row of a matrix value)", Example: "param theta: simplex[K] ~ Dirichlet(1)"},
 	{Name: "Categorical", Params: []Param{{Name: "theta", Support: dist.Simplex, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistCategorical,

@@ -499,6 +499,9 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 		if f.Family == sgvb.FamilyOrdered && len(f.Parts) > 0 && f.Parts[0].Family == sgvb.FamilyPoint {
 			v.family = "point" // MAP: an ordered latent's parts are points
 		}
+		if f.Support == dist.PositiveOrdered && len(f.Parts) == 1 {
+			v.family = f.Parts[0].Family.String() // one positive factor: gamma, lognormal or point
+		}
 		if f.Support == dist.CholCorr {
 			for _, l := range m.Latents {
 				if l.Name == f.Name && l.Value != nil {
@@ -1199,7 +1202,10 @@ type fitFactor struct {
 	// params {}) is made of two, each with its own params: parts[0] the
 	// normal factor of x[0] (shape [1], support real) and parts[1] the
 	// factor of the increments x[k] − x[k−1] (shape [K − 1], support
-	// positive; absent when K is 1). The param is their running sum.
+	// positive; absent when K is 1). The param is their running sum. A
+	// positive_ordered param's (family "ordered", support
+	// "positive_ordered") has one part, the positive factor of x[0] and
+	// the increments (shape [K]).
 	Parts []fitFactor `json:"parts,omitempty"`
 }
 
@@ -1400,7 +1406,7 @@ func writeFitJSON(w io.Writer, ff *fitFile) error {
 // supports are the latent supports fit.json may name.
 var supports = map[string]dist.Support{
 	"real": dist.Real, "positive": dist.Positive, "unit": dist.Unit, "simplex": dist.Simplex,
-	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr,
+	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr, "positive_ordered": dist.PositiveOrdered,
 }
 
 // readFitJSON reads a fit.json for --init and checks it. Errors are
@@ -1468,7 +1474,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		return errf("unknown family %q", f.Family)
 	}
 	if _, ok := supports[f.Support]; !ok {
-		return errf("unknown support %q (want real, positive, unit, simplex, ordered or cholesky_factor_corr)", f.Support)
+		return errf("unknown support %q (want real, positive, unit, simplex, ordered, positive_ordered or cholesky_factor_corr)", f.Support)
 	}
 	size := 1
 	for _, d := range f.Shape {
@@ -1477,7 +1483,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		}
 		size *= d
 	}
-	if (fam == sgvb.FamilyOrdered) != (f.Support == "ordered") || fam != sgvb.FamilyOrdered && len(f.Parts) > 0 {
+	if (fam == sgvb.FamilyOrdered) != (f.Support == "ordered" || f.Support == "positive_ordered") || fam != sgvb.FamilyOrdered && len(f.Parts) > 0 {
 		return errf("family %s on the %s support", f.Family, f.Support)
 	}
 	if fam == sgvb.FamilyOrdered {
@@ -1508,7 +1514,8 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 
 // checkOrderedParts validates the parts of an ordered factor of size
 // elements: a real part of one element, then (for size > 1) a positive
-// part of size − 1, each a valid factor.
+// part of size − 1, each a valid factor; of a positive_ordered factor, one
+// positive part of size.
 func checkOrderedParts(path string, src []byte, f *fitFactor, size int, errf func(string, ...any) error) error {
 	want := []struct {
 		support string
@@ -1517,8 +1524,12 @@ func checkOrderedParts(path string, src []byte, f *fitFactor, size int, errf fun
 	if size == 1 {
 		want = want[:1]
 	}
+	if f.Support == "positive_ordered" {
+		want = want[1:]
+		want[0].size = size
+	}
 	if len(f.Parts) != len(want) {
-		return errf("an ordered factor of %d elements has %d parts, want %d", size, len(f.Parts), len(want))
+		return errf("an %s factor of %d elements has %d parts, want %d", f.Support, size, len(f.Parts), len(want))
 	}
 	for i, w := range want {
 		p := &f.Parts[i]
@@ -1554,7 +1565,7 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 			warns = append(warns, fmt.Sprintf("--init: factor %s %s matches no latent of the same name and size; ignored", f.Name, shapeText(f.Shape)))
 			continue
 		}
-		if (lat.Support == dist.Ordered) != (fam == sgvb.FamilyOrdered) {
+		if (lat.Support == dist.Ordered || lat.Support == dist.PositiveOrdered) != (fam == sgvb.FamilyOrdered) || fam == sgvb.FamilyOrdered && supports[f.Support] != lat.Support {
 			warns = append(warns, fmt.Sprintf("--init: factor %s is %s, the latent %s; ignored", f.Name, f.Support, lat.Support))
 			continue
 		}

@@ -632,8 +632,12 @@ func (c *nonFiniteDraws) warn(w io.Writer, n int, what string) {
 
 // orderedPart returns the part of an ordered factor that element k's
 // parameters are in, and its element there: x_0's normal, or the factor of
-// the increment x_k − x_{k−1}.
+// the increment x_k − x_{k−1}; of a positive_ordered factor, its one
+// positive part's element k.
 func orderedPart(f *sgvb.Factor, k int) (*sgvb.Factor, int) {
+	if f.Support == dist.PositiveOrdered {
+		return &f.Parts[0], k
+	}
 	if k == 0 || len(f.Parts) < 2 {
 		return &f.Parts[0], 0
 	}

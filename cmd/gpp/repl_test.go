@@ -159,7 +159,7 @@ func TestReplComplete(t *testing.T) {
 		n    int
 	}{
 		{"par", []string{"param"}, 3},                                                     // keyword
-		{"pos", []string{"positive"}, 3},                                                  // type keyword
+		{"pos", []string{"positive", "positive_ordered"}, 3},                              // type keywords
 		{"y ~ Poi", []string{"Poisson", "PoissonLog"}, 3},                                 // distribution
 		{"sof", []string{"softplus"}, 3},                                                  // built-in
 		{"lam", []string{"lambda", "lambda2"}, 3},                                         // declared names

@@ -94,7 +94,7 @@ func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.M
 	}
 	positive := false
 	for _, lat := range m.Latents {
-		positive = positive || lat.Support == dist.Positive
+		positive = positive || lat.Support == dist.Positive || lat.Support == dist.PositiveOrdered
 	}
 	// Not converged, and not because the log density overflows (an
 	// improper posterior has its own warning).

@@ -37,9 +37,10 @@ type Latent struct {
 	Name         string
 	Offset, Size int          // slice x[Offset:Offset+Size] of the coordinate vector
 	Shape        []int        // for reporting; for Simplex the last axis is the simplex
-	Support      dist.Support // dist.Real, dist.Positive, dist.Unit, dist.Simplex, dist.Ordered or dist.CholCorr (its coordinates y: real, a normal factor)
+	Support      dist.Support // dist.Real, dist.Positive, dist.Unit, dist.Simplex, dist.Ordered, dist.PositiveOrdered or dist.CholCorr (its coordinates y: real, a normal factor)
 	// Init is an optional initial mean per element on the natural scale of
-	// the support (for dist.Ordered, increasing values x); nil = default.
+	// the support (for dist.Ordered and dist.PositiveOrdered, increasing
+	// values x); nil = default.
 	Init []float64
 	// Loc and Scale, when Scale is not 0, say that the model's value is
 	// Loc + Scale·b for the value b on the support (a bounded param:
@@ -103,8 +104,10 @@ const (
 	// FamilyOrdered is the factor of an ordered latent (dist.Ordered): a
 	// FamilyNormal factor on its first element x_0 and the positive
 	// family (gamma by default) on its increments x_k − x_{k−1}, fitted
-	// as two blocks and reported as Factor.Parts. It has no Params of its
-	// own; it is chosen by the support, never named.
+	// as two blocks and reported as Factor.Parts; of a positive_ordered
+	// latent (dist.PositiveOrdered), the positive family on x_0 and the
+	// increments, one block. It has no Params of its own; it is chosen by
+	// the support, never named.
 	FamilyOrdered
 )
 

@@ -17,12 +17,21 @@ import (
 // in these coordinates is log p(x). The engine fits the parts as two
 // blocks; the Result has one Factor of family FamilyOrdered whose Parts are
 // the two.
+//
+// A positive_ordered[K] latent (Support dist.PositiveOrdered) is fitted as
+// one part: x_0 > 0 and the increments d_k > 0 are all positive, one
+// positive latent of K elements (partPositive) on the coordinates log x_0,
+// log d_1, …, with the gamma factor or the lognormal one as the
+// increments of an ordered latent; x_k = x_0 + Σ_{j≤k} d_j, again with
+// unit Jacobian. The Result has one Factor of family FamilyOrdered and
+// support dist.PositiveOrdered whose one Part is that factor.
 
 // Parts of an ordered latent, in Latent.part and block.part.
 const (
 	partNone       = iota
 	partFirst      // x_0: a real latent of one element
 	partIncrements // d_1 … d_{K−1}: a positive latent
+	partPositive   // x_0, d_1 … d_{K−1} of a positive_ordered latent: a positive latent
 )
 
 // expandOrdered returns the latents with each ordered one replaced by its
@@ -30,22 +39,34 @@ const (
 func expandOrdered(lats []Latent, s *Settings) ([]Latent, error) {
 	has := false
 	for _, l := range lats {
-		has = has || l.Support == dist.Ordered
+		has = has || l.Support == dist.Ordered || l.Support == dist.PositiveOrdered
 	}
 	if !has {
 		return lats, nil
 	}
 	var out []Latent
 	for _, l := range lats {
-		if l.Support != dist.Ordered {
+		if l.Support != dist.Ordered && l.Support != dist.PositiveOrdered {
 			out = append(out, l)
 			continue
 		}
 		if f, ok := s.Families[l.Name]; ok && f == FamilyFullRank {
-			return nil, fmt.Errorf("sgvb: latent %s: %w", l.Name, CheckFullRank(dist.Ordered, l.Size))
+			return nil, fmt.Errorf("sgvb: latent %s: %w", l.Name, CheckFullRank(l.Support, l.Size))
 		}
 		if l.Scale != 0 || l.ScaleV != nil {
-			return nil, fmt.Errorf("sgvb: latent %s: an ordered latent has no bounds", l.Name)
+			return nil, fmt.Errorf("sgvb: latent %s: an %v latent has no bounds", l.Name, l.Support)
+		}
+		if l.Support == dist.PositiveOrdered {
+			all := Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: []int{l.Size}, Support: dist.Positive, part: partPositive}
+			if len(l.Init) == l.Size { // values x: x_0 and the increments
+				all.Init = make([]float64, l.Size)
+				prev := 0.0
+				for k, v := range l.Init {
+					all.Init[k], prev = v-prev, v
+				}
+			}
+			out = append(out, all)
+			continue
 		}
 		first := Latent{Name: l.Name, Offset: l.Offset, Size: 1, Shape: []int{1}, Support: dist.Real, part: partFirst}
 		inc := Latent{Name: l.Name, Offset: l.Offset + 1, Size: l.Size - 1, Shape: []int{l.Size - 1}, Support: dist.Positive, part: partIncrements}
@@ -77,6 +98,12 @@ func mergeOrdered(fs []Factor, parts []int) []Factor {
 	}
 	var out []Factor
 	for i := 0; i < len(fs); i++ {
+		if parts[i] == partPositive {
+			f := Factor{Name: fs[i].Name, Family: FamilyOrdered, Support: dist.PositiveOrdered, Offset: fs[i].Offset, Size: fs[i].Size,
+				Shape: []int{fs[i].Size}, Parts: []Factor{fs[i]}}
+			out = append(out, f)
+			continue
+		}
 		if parts[i] != partFirst {
 			out = append(out, fs[i])
 			continue
@@ -111,6 +138,10 @@ func flatten(fs []Factor) []flatFactor {
 			out = append(out, flatFactor{f, partNone})
 			continue
 		}
+		if f.Support == dist.PositiveOrdered {
+			out = append(out, flatFactor{&f.Parts[0], partPositive})
+			continue
+		}
 		for j := range f.Parts {
 			out = append(out, flatFactor{&f.Parts[j], partFirst + j})
 		}
@@ -140,15 +171,23 @@ func (f *Factor) orderedMoments(mean, sd []float64) {
 }
 
 // orderedNatural maps an ordered latent's coordinates (x_0, log d_k) to its
-// values x (dst may be src).
-func orderedNatural(dst, src []float64) { dist.OrderedValues(dst, src) }
+// values x, or a positive_ordered one's (log x_0, log d_k) when positive
+// (dst may be src).
+func orderedNatural(dst, src []float64, positive bool) {
+	if positive {
+		dist.PositiveOrderedValues(dst, src)
+		return
+	}
+	dist.OrderedValues(dst, src)
+}
 
 // orderedCoords maps an ordered latent's values x to its coordinates
-// (x_0, log(x_k − x_{k−1})) (dst may be src).
-func orderedCoords(dst, src []float64) {
+// (x_0, log(x_k − x_{k−1})), or a positive_ordered one's to (log x_0,
+// log(x_k − x_{k−1})) when positive (dst may be src).
+func orderedCoords(dst, src []float64, positive bool) {
 	prev := 0.0
 	for k, v := range src {
-		if k == 0 {
+		if k == 0 && !positive {
 			dst[0], prev = v, v
 			continue
 		}

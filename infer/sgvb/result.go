@@ -76,7 +76,9 @@ type Factor struct {
 	// real latent of one element), Parts[1] the factor of the increments
 	// d_k = x_k − x_{k−1} (a positive latent of Size − 1 elements; absent
 	// when Size is 1), on the coordinates x[Offset+1:]. The latent is
-	// x_k = x_0 + d_1 + … + d_k.
+	// x_k = x_0 + d_1 + … + d_k. A positive_ordered latent's (Support
+	// dist.PositiveOrdered) has one part: the positive factor of x_0,
+	// d_1, …, d_{K−1}, a positive latent of Size elements.
 	Parts []Factor
 }
 
@@ -239,7 +241,7 @@ func (r *Result) Natural(z, x []float64) {
 	for i := range r.Factors {
 		f := &r.Factors[i]
 		if f.Family == FamilyOrdered {
-			orderedNatural(z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size])
+			orderedNatural(z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size], f.Support == dist.PositiveOrdered)
 			continue
 		}
 		k := 1
@@ -257,7 +259,7 @@ func (r *Result) Coords(x, z []float64) {
 	for i := range r.Factors {
 		f := &r.Factors[i]
 		if f.Family == FamilyOrdered {
-			orderedCoords(x[f.Offset:f.Offset+f.Size], z[f.Offset:f.Offset+f.Size])
+			orderedCoords(x[f.Offset:f.Offset+f.Size], z[f.Offset:f.Offset+f.Size], f.Support == dist.PositiveOrdered)
 			continue
 		}
 		for k := f.Offset; k < f.Offset+f.Size; k++ {

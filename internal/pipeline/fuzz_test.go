@@ -51,6 +51,8 @@ func FuzzPipeline(f *testing.F) {
 	f.Add("data y: positive[N]\ndata U: real\nparam theta: real<lower=max(y), upper=U> ~ Uniform(0, U)\nparam s: real<lower=min(y)> ~ Gamma(2, 1)\n"+
 		"y ~ Uniform(0, rep(theta, N))\ntarget += -s\n", `{"y": [1.2, 3.4, 2.2], "U": 10}`, "")
 	f.Add(read("../../examples/ordinal.gpp"), head(read("../../examples/ordinal.csv"), 30), "")
+	f.Add("data y: int[N]\nparam lambda: positive_ordered[2] ~ Normal(0, 5)\nparam w: unit ~ Beta(2, 2)\n"+
+		"target += sum(rowlogsumexp(log([w, 1 - w])' + logpdf(y, Poisson(lambda'))))\noutput gap = lambda[1] - lambda[0]\n", counts, "")
 	f.Add("data y: real[N]\nparam mu: ordered[2] ~ Normal(0, 5)\nparam w: unit ~ Beta(2, 2)\n"+
 		"target += sum(rowlogsumexp(log([w, 1 - w])' + logpdf(y, Normal(mu', 1))))\n", `{"y": [-3.1, 2.9, -2.7, 3.3, 0.2]}`, "")
 	f.Add("data y: int[N]\ndata c: positive[N]\nparam lam: real<lower=c>[N] ~ Gamma(2, 0.5)\nparam p: real<lower=0.1, upper=c / (1 + c)>[N]\n"+

@@ -265,16 +265,21 @@ type ElemKind int
 // Ordered and CholCorr are real with a support constraint (and decide a
 // latent's variational family).
 const (
-	Int      ElemKind = iota + 1 // int
-	Real                         // real: (-inf, inf)
-	Positive                     // positive: (0, inf)
-	Unit                         // unit: (0, 1)
-	Simplex                      // simplex: last axis non-negative, summing to 1
-	Ordered                      // ordered: a vector of strictly increasing reals
-	CholCorr                     // cholesky_factor_corr: the Cholesky factor of a correlation matrix
+	Int             ElemKind = iota + 1 // int
+	Real                                // real: (-inf, inf)
+	Positive                            // positive: (0, inf)
+	Unit                                // unit: (0, 1)
+	Simplex                             // simplex: last axis non-negative, summing to 1
+	Ordered                             // ordered: a vector of strictly increasing reals
+	CholCorr                            // cholesky_factor_corr: the Cholesky factor of a correlation matrix
+	PositiveOrdered                     // positive_ordered: a vector of strictly increasing positive reals
 )
 
-var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr"}
+var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr", PositiveOrdered: "positive_ordered"}
+
+// IsOrdered reports whether k is Ordered or PositiveOrdered, a vector of
+// strictly increasing values.
+func (k ElemKind) IsOrdered() bool { return k == Ordered || k == PositiveOrdered }
 
 func (k ElemKind) String() string {
 	if k > 0 && int(k) < len(elemText) {

@@ -83,6 +83,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.orderedError(n, false)
 		case OpLKJCorrChol:
 			return p.lkjError(n)
+		case OpMvNormalChol:
+			return p.mvCholError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}
@@ -105,6 +107,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.orderedError(n, true)
 	case op == OpLKJCorrChol:
 		return p.lkjError(n)
+	case op == OpMvNormalChol:
+		return p.mvCholError(n)
 	case op == OpRowSumProd && n.sumOf > 0:
 		return p.sumRowSumProdError(n, bad)
 	case op == OpRowSumProd:
@@ -281,6 +285,9 @@ func (p *Program) operandName(n *node, a int) string {
 	}
 	if n.op == OpOrderedLogistic && a > 0 {
 		return [...]string{"", "eta", "the cutpoints"}[a]
+	}
+	if n.op == OpMvNormalChol {
+		return [...]string{"the value", "mu", "L"}[a]
 	}
 	if n.op == OpCategorical && a == 1 {
 		if n.i0 == 1 {

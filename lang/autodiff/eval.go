@@ -185,8 +185,10 @@ func (p *Program) eval(n *node) bool {
 		z[0] = dist.CholCorrLogJac(p.v(p.arg(n, 0)), n.i0)
 	case op == OpLKJCorrChol:
 		return p.evalLKJ(n, z)
+	case op == OpMvNormalChol:
+		return p.evalMvNormalChol(n)
 	case op == OpOrdered:
-		evalOrdered(z, p.v(p.arg(n, 0)))
+		evalOrdered(z, p.v(p.arg(n, 0)), n.i0 == 1)
 	case op == OpNot:
 		for i, v := range p.v(p.arg(n, 0)) {
 			z[i] = b2f(v == 0)

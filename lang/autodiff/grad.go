@@ -180,9 +180,11 @@ func (p *Program) grad(n *node) {
 		dist.CholCorrLogJacGrad(p.a(y), p.v(y), n.i0, g[0])
 	case op == OpLKJCorrChol:
 		p.gradLKJ(n, g[0])
+	case op == OpMvNormalChol:
+		p.gradMvNormalChol(n, g[0])
 	case op == OpOrdered:
 		x := p.arg(n, 0)
-		gradOrdered(p.a(x), p.v(x), g)
+		gradOrdered(p.a(x), p.v(x), g, n.i0 == 1)
 	case op.isStep():
 		// A step function: its derivative is zero wherever it exists, so
 		// it adds nothing to its operands' adjoints.

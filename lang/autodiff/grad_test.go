@@ -34,6 +34,7 @@ const (
 	pos                   // U(0.3, 3)
 	negFrac               // U(-0.9, -0.1): negative, away from the poles
 	spd                   // a well-conditioned symmetric positive definite matrix
+	cholf                 // a square matrix whose diagonal is in (0.5, 2): a Cholesky factor below it, noise above
 )
 
 // arg describes one operand of an op under test.
@@ -71,6 +72,14 @@ func randValues(r *rand.Rand, a arg) []float64 {
 	case negFrac:
 		for i := range v {
 			v[i] = -0.9 + 0.8*r.Float64()
+		}
+	case cholf:
+		n := a.shape.Rows
+		for i := range v {
+			v[i] = -1 + 2*r.Float64()
+		}
+		for i := 0; i < n; i++ {
+			v[i*n+i] = 0.5 + 1.5*r.Float64()
 		}
 	case spd:
 		n := a.shape.Rows

@@ -89,6 +89,9 @@ const (
 	OpOrderedLogistic
 	// log LKJCorrCholesky(L | eta) of a K×K factor L and a scalar eta
 	OpLKJCorrChol
+	// Σ_rows log N(y_r | mu_r, L L') given the lower Cholesky factor L,
+	// through a triangular solve (mvchol.go)
+	OpMvNormalChol
 
 	// Fused.
 	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
@@ -121,7 +124,7 @@ var opNames = [numOps]string{
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
-	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpRowSumProd: "rowsum",
+	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }
 

@@ -15,31 +15,60 @@ import (
 // linear with unit Jacobian. A sum that rounds onto x_{k−1} (an increment
 // below half an ulp of it) is kept the float above it, as OpInside keeps a
 // value inside its interval; the adjoint passes as if it had not been.
-func (b *Builder) Ordered(u ID, pos ast.Pos) ID {
+func (b *Builder) Ordered(u ID, pos ast.Pos) ID { return b.ordered(u, false, pos) }
+
+// PositiveOrdered returns the strictly increasing positive vector x of a
+// positive_ordered[K] param from its coordinates u, a vector [K]: x_0 =
+// exp(u_0) and x_k = x_{k−1} + exp(u_k), each u_k the log coordinate of a
+// part's gamma factor (dist.PositiveOrderedValues). It is OpOrdered with
+// i0 = 1; the map from (x_0, d) is linear with unit Jacobian.
+func (b *Builder) PositiveOrdered(u ID, pos ast.Pos) ID { return b.ordered(u, true, pos) }
+
+func (b *Builder) ordered(u ID, positive bool, pos ast.Pos) ID {
+	name := "ordered"
+	if positive {
+		name = "positive_ordered"
+	}
 	args, ok := b.operands(u)
 	if !ok {
 		return b.invalid(pos)
 	}
 	s := b.shapeOf(args[0])
 	if s.Rank != 1 {
-		return b.fail(pos, "ordered: needs a vector, got %s", s)
+		return b.fail(pos, "%s: needs a vector, got %s", name, s)
 	}
-	return b.push(node{op: OpOrdered, args: args, shape: s, pos: pos})
+	nd := node{op: OpOrdered, args: args, shape: s, pos: pos}
+	if positive {
+		nd.i0 = 1
+	}
+	return b.push(nd)
 }
 
-// evalOrdered is OpOrdered's forward rule.
-func evalOrdered(z, u []float64) { dist.OrderedValues(z, u) }
+// evalOrdered is OpOrdered's forward rule (positive: i0 is 1).
+func evalOrdered(z, u []float64, positive bool) {
+	if positive {
+		dist.PositiveOrderedValues(z, u)
+		return
+	}
+	dist.OrderedValues(z, u)
+}
 
-// gradOrdered: ∂x_i/∂u_0 = 1 and ∂x_i/∂u_k = exp(u_k) for i ≥ k ≥ 1.
-func gradOrdered(au, u, g []float64) {
+// gradOrdered: ∂x_i/∂u_0 = 1 (exp(u_0) when positive) and ∂x_i/∂u_k =
+// exp(u_k) for i ≥ k ≥ 1.
+func gradOrdered(au, u, g []float64, positive bool) {
 	s := 0.0
 	for k := len(g) - 1; k >= 1; k-- {
 		s += g[k]
 		au[k] += s * math.Exp(u[k])
 	}
-	if len(g) > 0 {
-		au[0] += s + g[0]
+	if len(g) == 0 {
+		return
 	}
+	if positive {
+		au[0] += (s + g[0]) * math.Exp(u[0])
+		return
+	}
+	au[0] += s + g[0]
 }
 
 // OrderedLogistic returns Σ_n log P(y_n) for categories y (data: a scalar

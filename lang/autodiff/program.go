@@ -154,6 +154,11 @@ func (p *Program) checkDataValues() error {
 				return err
 			}
 		}
+		if l := p.arg(n, len(n.args)-1); n.op == OpMvNormalChol && !l.dyn {
+			if why := cholFactorBad(p.v(l), l.shape.Rows); why != "" {
+				return ast.Errorf(l.pos, "MvNormalCholesky argument 2 (L): %s; it depends on the data alone, so no fit can change it", why)
+			}
+		}
 		y := p.arg(n, 0)
 		if y.dyn {
 			continue

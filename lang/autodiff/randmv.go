@@ -22,14 +22,24 @@ func (b *Builder) RandMvNormal(mu, sigma ID, rows bool, pos ast.Pos) ID {
 	if rows {
 		kind = randMvNormalRows
 	}
-	name := randRowsName(kind)
+	return b.randMv(mu, sigma, kind, pos)
+}
+
+// randMv adds the draw node of kind randMvNormal, randMvNormalRows or
+// randMvNormalChol (whose second argument is L, needing no scratch).
+func (b *Builder) randMv(mu, sigma ID, kind int, pos ast.Pos) ID {
+	rows := kind == randMvNormalRows
+	name, sname := randRowsName(kind), "Sigma"
+	if kind == randMvNormalChol {
+		sname = "L"
+	}
 	args, ok := b.operands(mu, sigma)
 	if !ok {
 		return b.invalid(pos)
 	}
 	ms, cs := b.shapeOf(args[0]), b.shapeOf(args[1])
 	if !cs.IsSquare() {
-		return b.fail(pos, "%s: Sigma must be a square matrix [d, d], got %v", name, cs)
+		return b.fail(pos, "%s: %s must be a square matrix [d, d], got %v", name, sname, cs)
 	}
 	d := cs.Rows
 	out := Vector(d)
@@ -43,7 +53,22 @@ func (b *Builder) RandMvNormal(mu, sigma ID, rows bool, pos ast.Pos) ID {
 	default:
 		return b.fail(pos, "%s: mu must be a scalar, a vector [%d] or a matrix [n, %d] (a draw per row), got %v", name, d, d, ms)
 	}
-	return b.randNode(node{op: OpRand, args: args, shape: out, pos: pos, i0: kind, nscr: d * d})
+	nscr := d * d // Sigma's factor
+	if kind == randMvNormalChol {
+		nscr = 0
+	}
+	return b.randNode(node{op: OpRand, args: args, shape: out, pos: pos, i0: kind, nscr: nscr})
+}
+
+// RandMvNormalCholesky adds a draw x = mu + L z per row of mu, given the
+// lower Cholesky factor L [d, d] itself: the replicate of `y ~
+// MvNormalCholesky(mu, L)`. mu is as for RandMvNormal without rows (a
+// scalar or [d]: one vector; [1, d]: one row; [n, d]: a draw per row). No
+// factorisation: only L's lower triangle is read, as by the density, and
+// where a diagonal entry is not > 0 or an entry is not finite the whole
+// draw is NaN.
+func (b *Builder) RandMvNormalCholesky(mu, l ID, pos ast.Pos) ID {
+	return b.randMv(mu, l, randMvNormalChol, pos)
 }
 
 // drawMvNormal draws every row of an MvNormal replicate into z: d standard
@@ -52,21 +77,33 @@ func (b *Builder) RandMvNormal(mu, sigma ID, rows bool, pos ast.Pos) ID {
 // that follow), then x = mu + L z in place, row by row from the last
 // element up (x_i reads z_0 … z_i only). A Sigma that has no Cholesky
 // factor makes every element NaN; a mean that is not finite its element.
+// For MvNormalCholesky L is the argument, which must have a positive
+// diagonal and finite entries below it.
 func (p *Program) drawMvNormal(n *node, z []float64) {
 	mu, sig := p.arg(n, 0), p.arg(n, 1)
 	d := sig.shape.Rows
 	for i := range z {
 		z[i] = p.rng.NormFloat64()
 	}
-	l, sv := p.s(n), p.v(sig)
-	if _, _, ok := asymmetric(sv, d); !ok {
-		fillNaN(z)
-		return
-	}
-	symLower(l, sv, d)
-	if cholesky(l, d) > 0 {
-		fillNaN(z)
-		return
+	var l []float64
+	if n.i0 == randMvNormalChol {
+		l = p.v(sig)
+		if !cholFactorOK(l, d) {
+			fillNaN(z)
+			return
+		}
+	} else {
+		l = p.s(n)
+		sv := p.v(sig)
+		if _, _, ok := asymmetric(sv, d); !ok {
+			fillNaN(z)
+			return
+		}
+		symLower(l, sv, d)
+		if cholesky(l, d) > 0 {
+			fillNaN(z)
+			return
+		}
 	}
 	mv := p.v(mu)
 	rstep, cstep := mvSteps(mu.shape, d)
@@ -126,7 +163,13 @@ func sigmaBad(sv []float64, d int) string {
 func (p *Program) mvRandError(n *node, k int, name, el string) error {
 	mu, sig := p.arg(n, 0), p.arg(n, 1)
 	d := sig.shape.Rows
-	if why := sigmaBad(p.v(sig), d); why != "" {
+	why := ""
+	if n.i0 == randMvNormalChol {
+		why = cholFactorBad(p.v(sig), d)
+	} else {
+		why = sigmaBad(p.v(sig), d)
+	}
+	if why != "" {
 		return ast.Errorf(n.pos, "%s", msg(name+": "+why, el))
 	}
 	rstep, cstep := mvSteps(mu.shape, d)
@@ -134,4 +177,20 @@ func (p *Program) mvRandError(n *node, k int, name, el string) error {
 		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: mu = %g is not finite", name, m), el))
 	}
 	return ast.Errorf(n.pos, "%s", msg(name+": result is not finite", el))
+}
+
+// cholFactorOK reports whether the lower triangle of l [d, d] is a
+// Cholesky factor: a diagonal > 0 and every entry finite (no allocation).
+func cholFactorOK(l []float64, d int) bool {
+	if cholDiagBad(l, d) >= 0 {
+		return false
+	}
+	for i := 0; i < d; i++ {
+		for _, v := range l[i*d : i*d+i] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -25,6 +25,7 @@ const (
 	randDirichlet
 	randMvNormal
 	randMvNormalRows
+	randMvNormalChol
 )
 
 // simplexDrawTol is how far from 1, per category, a probability row of a
@@ -39,6 +40,8 @@ func randRowsName(kind int) string {
 		return "MvNormal"
 	case randMvNormalRows:
 		return "MvNormalRows"
+	case randMvNormalChol:
+		return "MvNormalCholesky"
 	case randCategorical, randCategoricalLogit:
 		return categoricalName(kind == randCategoricalLogit)
 	}
@@ -144,7 +147,7 @@ func (p *Program) evalRandRows(n *node) {
 		return
 	}
 	switch n.i0 {
-	case randMvNormal, randMvNormalRows:
+	case randMvNormal, randMvNormalRows, randMvNormalChol:
 		p.drawMvNormal(n, z)
 	case randDirichlet:
 		a := p.arg(n, 0)
@@ -318,7 +321,7 @@ func (p *Program) randRowsError(n *node, k int, el string) error {
 		return ast.Errorf(n.pos, "%s", msg(name+": no random stream", el))
 	}
 	switch n.i0 {
-	case randMvNormal, randMvNormalRows:
+	case randMvNormal, randMvNormalRows, randMvNormalChol:
 		return p.mvRandError(n, k, name, el)
 	case randDirichlet:
 		a := p.arg(n, 0)

@@ -431,7 +431,7 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	if dv.Lower != nil && dv.Upper != nil && *dv.Lower > *dv.Upper {
 		c.errorf(t.Upper.Pos(), "upper bound %g is below the lower bound %g", *dv.Upper, *dv.Lower)
 	}
-	if (t.Kind == ast.Simplex || t.Kind == ast.Ordered) && (t.Lower != nil || t.Upper != nil) {
+	if (t.Kind == ast.Simplex || t.Kind.IsOrdered()) && (t.Lower != nil || t.Upper != nil) {
 		pos := t.KindPos
 		if t.Lower != nil {
 			pos = t.Lower.Pos()
@@ -440,7 +440,7 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 		}
 		c.errorf(pos, "bounds are not allowed on %s data", t.Kind)
 	}
-	if t.Kind == ast.Ordered {
+	if t.Kind.IsOrdered() {
 		c.orderedDims(t)
 	}
 	if t.Kind == ast.CholCorr {
@@ -469,6 +469,8 @@ func dataSupport(kind ast.ElemKind, lo, hi *float64) dist.Support {
 		return dist.Unit
 	case ast.Simplex:
 		return dist.Simplex
+	case ast.PositiveOrdered: // its elements; increasing is checked when it loads
+		return dist.Positive
 	case ast.Int:
 		switch {
 		case lo != nil && *lo >= 0 && hi != nil && *hi <= 1:
@@ -629,7 +631,7 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	if t.Lower != nil || t.Upper != nil {
 		c.paramBounds(lat, t)
 	}
-	if t.Kind == ast.Ordered {
+	if t.Kind.IsOrdered() {
 		c.orderedDims(t)
 	}
 	if n := len(lat.Dims); t.Kind == ast.Simplex && n > 0 && lat.Dims[n-1].Known() && lat.Dims[n-1].N < 2 {
@@ -648,6 +650,8 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Support, lat.Family = dist.Simplex, "dirichlet"
 	case lat.Kind == ast.Ordered:
 		lat.Support, lat.Family = dist.Ordered, OrderedFamily
+	case lat.Kind == ast.PositiveOrdered:
+		lat.Support, lat.Family = dist.PositiveOrdered, "gamma" // on log x_0 and the log increments
 	case lat.Kind == ast.CholCorr:
 		lat.Support, lat.Family = dist.CholCorr, "normal" // on the K(K−1)/2 coordinates
 	default:
@@ -656,6 +660,9 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	support := lat.Support
 	if lat.Bounded() || support == dist.Ordered || support == dist.CholCorr { // the values' support follows from the bounds, not the factor's; ordered elements and a factor's entries are reals
 		support = dist.Real
+	}
+	if support == dist.PositiveOrdered { // its elements are positive reals
+		support = dist.Positive
 	}
 	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: support, Range: lat.Range()})
 	sym := &Symbol{Name: name, Kind: Param, Decl: s, Pos: s.Name.NamePos, Type: typ}
@@ -667,9 +674,10 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		c.defining = ""
 		lat.PriorDist = d
 		if d != nil {
+			nerr := len(c.errs)
 			c.latentSupport(lat, d, s.Prior, "`"+name+"`")
-			if lat.Support == dist.Ordered {
-				c.orderedPrior(lat, d, s.Prior)
+			if lat.Support == dist.Ordered || lat.Support == dist.PositiveOrdered {
+				c.orderedPrior(lat, d, s.Prior, len(c.errs) > nerr)
 			}
 		}
 	}
@@ -697,10 +705,11 @@ func (c *checker) cholCorrDims(t *ast.TypeExpr, dims Shape) Shape {
 	return Shape{dims[0], dims[0]}
 }
 
-// orderedDims checks that an ordered type is a vector: ordered[K].
+// orderedDims checks that an ordered or positive_ordered type is a
+// vector: ordered[K].
 func (c *checker) orderedDims(t *ast.TypeExpr) {
 	if len(t.Dims) != 1 {
-		c.errorf(t.KindPos, "ordered is a vector of increasing values: declare it ordered[K] with one dimension (it has %d)", len(t.Dims))
+		c.errorf(t.KindPos, "%[1]s is a vector of increasing values: declare it %[1]s[K] with one dimension (it has %[2]d)", t.Kind, len(t.Dims))
 	}
 }
 
@@ -710,8 +719,15 @@ func (c *checker) orderedDims(t *ast.TypeExpr) {
 // compiler adds log K! (Latent.OrderedIID). With arguments that vary per
 // element no normaliser is known; when they are data and constants it is
 // left out (a constant, as in Stan), and when they depend on params it
-// would vary with them: an error.
-func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr) {
+// would vary with them: an error (unless reported says the prior was
+// refused already).
+//
+// A positive_ordered param's prior is first restricted to the positive
+// half line as a positive param's is (latentSupport: a prior wider than it
+// is truncated, normalised from arguments of data and constants, or ½ per
+// element for a Normal, Cauchy, Laplace or StudentT centred at 0); the
+// restriction to the increasing vectors then adds log K! the same way.
+func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, reported bool) {
 	iid := true
 	for _, a := range call.Args {
 		t := c.info.Types[a]
@@ -719,9 +735,9 @@ func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr) 
 			continue
 		}
 		iid = false
-		if !t.DataOnly {
-			c.errorf(a.Pos(), "%s on the ordered param `%s` needs arguments that are the same for every element, or that do not depend on params: `%s` varies per element and depends on params, so the normalising constant of the density restricted to increasing vectors would depend on them",
-				d.Name, lat.Name, exprString(a))
+		if !t.DataOnly && !reported {
+			c.errorf(a.Pos(), "%s on the %s param `%s` needs arguments that are the same for every element, or that do not depend on params: `%s` varies per element and depends on params, so the normalising constant of the density restricted to increasing vectors would depend on them",
+				d.Name, lat.Kind, lat.Name, exprString(a))
 		}
 	}
 	lat.OrderedIID = iid
@@ -867,7 +883,11 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 		return
 	}
 	if d.Support.Contains(lat.Support) {
-		if d.Support != lat.Support && lat.Support != dist.Ordered { // a real prior restricted to the ordered set: orderedPrior
+		own := lat.Support
+		if own == dist.PositiveOrdered { // restricted to the positive half line as a positive param's, then to the increasing vectors (orderedPrior)
+			own = dist.Positive
+		}
+		if d.Support != own && lat.Support != dist.Ordered { // a real prior restricted to the ordered set: orderedPrior
 			lat.Truncated = true
 			c.truncationArgs(lat, d, call)
 		}
@@ -930,7 +950,7 @@ func (c *checker) truncationArgs(lat *Latent, d *stdlib.Dist, call *ast.CallExpr
 			hint = "use arguments of data and constants"
 		case lat.Bounded():
 			hint = "use arguments of data and constants, or a prior whose support is " + lat.Range().String()
-		case lat.Support == dist.Positive && halfNames[d.Name]:
+		case (lat.Support == dist.Positive || lat.Support == dist.PositiveOrdered) && halfNames[d.Name]:
 			hint = fmt.Sprintf("centre it at the constant 0 (a half-%s, whose mass on the positive support is ½ at any scale), use arguments of data and constants, or declare %s real", d.Name, lat.Name)
 		}
 		if lat.Bounded() && d.Shape == stdlib.DistElementwise {
@@ -954,7 +974,7 @@ var halfNames = map[string]bool{"Normal": true, "Cauchy": true, "Laplace": true,
 // half line (the half-normal, half-Cauchy and half-t of Stan's
 // `real<lower=0> sigma; sigma ~ normal(0, tau)`).
 func (l *Latent) HalfMass(d *stdlib.Dist, call *ast.CallExpr, info *Info) bool {
-	if l.Support != dist.Positive || l.Bounded() {
+	if l.Support != dist.Positive && l.Support != dist.PositiveOrdered || l.Bounded() {
 		return false
 	}
 	if !halfNames[d.Name] {

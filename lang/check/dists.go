@@ -139,6 +139,8 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		if vs.Rank() != 2 || compareDims(vs[0], vs[1]) == dimDiffer {
 			c.errorf(valPos, "%s models a cholesky_factor_corr[K] param (a K×K factor); %s is %s", d.Name, valName, vs.describe())
 		}
+	case stdlib.DistMvNormalChol:
+		c.mvCholShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
 		minRank := 1
 		what := "a vector or matrix"
@@ -177,6 +179,36 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 			argErr(1, "`%s` is %s; for %s of shape %s the covariance must be [%s, %s]",
 				exprString(call.Args[1]), cov.String(), valName, vs.String(), k, k)
 		}
+	}
+}
+
+// mvCholShape checks MvNormalCholesky's shapes: a vector value [d] or a
+// matrix [n, d] of independent rows; mu a scalar, [d] or [1, d] shared by
+// every row, or [n, d] with a row per row of the value; L [d, d].
+func (c *checker) mvCholShape(call *ast.CallExpr, d *stdlib.Dist, vs, ms, ls Shape, valPos ast.Pos, valName string) {
+	if vs.Rank() < 1 {
+		c.errorf(valPos, "%s models a vector [d] or a matrix [n, d] of independent rows; %s is %s", d.Name, valName, vs.describe())
+		return
+	}
+	k := vs[vs.Rank()-1]
+	good := true
+	switch ms.Rank() {
+	case 1:
+		good = compareDims(ms[0], k) != dimDiffer
+	case 2:
+		good = compareDims(ms[1], k) != dimDiffer && (ms[0].isOne() || vs.Rank() == 2 && compareDims(ms[0], vs[0]) != dimDiffer)
+	}
+	if !good {
+		want := "a scalar, [" + k.String() + "] or [1, " + k.String() + "]"
+		if vs.Rank() == 2 {
+			want = "a scalar, [" + k.String() + "], [1, " + k.String() + "] or " + vs.String() + " (a row per row)"
+		}
+		c.errorf(call.Args[0].Pos(), "%s argument 1 (mu): `%s` is %s; for %s of shape %s it must be %s",
+			d.Name, exprString(call.Args[0]), ms.String(), valName, vs.String(), want)
+	}
+	if compareDims(ls[0], k) == dimDiffer || compareDims(ls[1], k) == dimDiffer {
+		c.errorf(call.Args[1].Pos(), "%s argument 2 (L): `%s` is %s; for %s of shape %s the Cholesky factor must be [%s, %s]",
+			d.Name, exprString(call.Args[1]), ls.String(), valName, vs.String(), k, k)
 	}
 }
 

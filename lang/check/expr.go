@@ -501,7 +501,7 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 	case stdlib.DistLKJ:
 		c.errorf(call.Fun.NamePos, "%s has no replicate: it is a prior on a cholesky_factor_corr param; output L * L' reports the correlation matrix", d.Name)
 		return invalid
-	case stdlib.DistMvNormal, stdlib.DistMvNormalRows:
+	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol:
 		return c.mvPredictive(call, d, args, t)
 	case stdlib.DistDirichlet:
 		if args[0].Shape.Rank() == 0 {
@@ -538,8 +538,12 @@ func (c *checker) mvPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, 
 	cov, m := args[1].Shape, args[0].Shape
 	arg := func(i int) string { return exprString(call.Args[i]) }
 	if compareDims(cov[0], cov[1]) == dimDiffer {
-		c.errorf(call.Args[1].Pos(), "%s argument 2 (Sigma): `%s` is %s; the covariance must be square [d, d]",
-			d.Name, arg(1), cov.String())
+		what := "the covariance"
+		if d.Shape == stdlib.DistMvNormalChol {
+			what = "the Cholesky factor"
+		}
+		c.errorf(call.Args[1].Pos(), "%s argument 2 (%s): `%s` is %s; %s must be square [d, d]",
+			d.Name, d.Params[1].Name, arg(1), cov.String(), what)
 		return invalid
 	}
 	k := cov[0]
@@ -565,8 +569,12 @@ func (c *checker) mvPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, 
 		if d.Shape == stdlib.DistMvNormalRows {
 			want = "[n, " + k.String() + "] (a draw per row)"
 		}
-		c.errorf(call.Args[0].Pos(), "%s argument 1 (mu): `%s` is %s; with the covariance `%s` %s it must be %s",
-			d.Name, arg(0), m.String(), arg(1), cov.String(), want)
+		what := "the covariance"
+		if d.Shape == stdlib.DistMvNormalChol {
+			what = "the Cholesky factor"
+		}
+		c.errorf(call.Args[0].Pos(), "%s argument 1 (mu): `%s` is %s; with %s `%s` %s it must be %s",
+			d.Name, arg(0), m.String(), what, arg(1), cov.String(), want)
 		return invalid
 	}
 	t.Shape = Shape{moreInformative(last, k)}
@@ -732,6 +740,20 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return b, true
 	case stdlib.Outer:
 		return Shape{args[0].Shape[0], args[1].Shape[0]}, true
+	case stdlib.DiagPre, stdlib.DiagPost:
+		vi, mi, axis, side := 0, 1, 0, "rows"
+		if f.Shape == stdlib.DiagPost {
+			vi, mi, axis, side = 1, 0, 1, "columns"
+		}
+		v, m := args[vi].Shape, args[mi].Shape
+		if compareDims(v[0], m[axis]) == dimDiffer {
+			c.errorf(e.Args[vi].Pos(), "%s: `%s` is %s but `%s` (%s) has %s %s; v needs one element per %s",
+				f.Name, exprString(e.Args[vi]), v.String(), exprString(e.Args[mi]), m.String(), m[axis], side, side[:len(side)-1])
+			return nil, false
+		}
+		out := Shape{m[0], m[1]}
+		out[axis] = moreInformative(v[0], m[axis])
+		return out, true
 	}
 	panic("check: unknown shape rule " + f.Shape.String())
 }

@@ -141,12 +141,13 @@ type Latent struct {
 	Pos     ast.Pos
 	Decl    *ast.ParamDecl
 	Symbol  *Symbol
-	Kind    ast.ElemKind // Real, Positive, Unit, Simplex, Ordered or CholCorr
+	Kind    ast.ElemKind // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered or CholCorr
 	Dims    Shape
 	Support dist.Support
 	// Family is the variational factor: "normal" (real), "gamma"
 	// (positive), "beta" (unit), "dirichlet" (simplex), OrderedFamily
-	// (ordered: a normal on the first element, gammas on the increments)
+	// (ordered: a normal on the first element, gammas on the increments),
+	// "gamma" (positive_ordered: on the first element and the increments)
 	// or "normal" (cholesky_factor_corr[K]: on its K(K−1)/2 unconstrained
 	// coordinates; Dims is then the value's [K, K]).
 	Family string
@@ -164,7 +165,7 @@ type Latent struct {
 	// of b = (z − L)/(U − L) on the unit support (Support is Unit), or of
 	// z − L or U − z on the positive support (Support is Positive).
 	Lower, Upper *float64
-	// OrderedIID is true for an ordered param whose prior has scalar
+	// OrderedIID is true for an ordered or positive_ordered param whose prior has scalar
 	// arguments: its elements are iid before the restriction to
 	// increasing vectors, and the compiler adds the normaliser log K!.
 	OrderedIID bool

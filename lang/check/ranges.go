@@ -85,7 +85,7 @@ func (r Interval) Contains(v float64) bool {
 func supportInterval(s dist.Support) Interval {
 	inf := math.Inf(1)
 	switch s {
-	case dist.Positive:
+	case dist.Positive, dist.PositiveOrdered:
 		return Interval{Lo: 0, Hi: inf, Known: true}
 	case dist.NonNegative, dist.Count, dist.BoundedCount:
 		return Interval{Lo: 0, Hi: inf, LoIn: true, Known: true}

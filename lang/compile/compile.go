@@ -13,7 +13,8 @@
 // coordinates the SGVB engine works in (infer/sgvb): a real latent as its
 // value z, a positive latent as log z, a unit latent as logit z, a simplex
 // latent as log z per component, an ordered latent x as x_0 and then the
-// logs of its increments x_k − x_{k−1}. The density is that of z: no Jacobian is
+// logs of its increments x_k − x_{k−1}, a positive_ordered one as log x_0
+// and the logs of its increments. The density is that of z: no Jacobian is
 // added, so the gradient with respect to log z is z·∂/∂z. The exception is
 // a cholesky_factor_corr[K] latent L, whose normal factor is on its
 // K(K−1)/2 unconstrained coordinates y (dist.CholCorrValues): the log
@@ -41,7 +42,7 @@ type Latent struct {
 	Pos          ast.Pos
 	Offset, Size int
 	Shape        []int        // nil for a scalar
-	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered or CholCorr
+	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered or CholCorr
 	Family       string       // the variational family the checker chose
 	// Value is the shape of the param's values where it is not Shape, the
 	// shape of its coordinates: a cholesky_factor_corr[K] latent has Size
@@ -421,6 +422,14 @@ func (l *lowerer) latents() error {
 				return ast.Errorf(lat.Pos, "`%s`: an ordered param is a vector", lat.Name)
 			}
 			z = l.b.Ordered(coord, pos)
+		case dist.PositiveOrdered:
+			// x_0 = exp(u_0) and x_k = x_{k−1} + exp(u_k), every part from
+			// its gamma factor's log coordinate: as for ordered, a linear
+			// map of (x_0, d) with unit Jacobian.
+			if len(shape) != 1 {
+				return ast.Errorf(lat.Pos, "`%s`: a positive_ordered param is a vector", lat.Name)
+			}
+			z = l.b.PositiveOrdered(coord, pos)
 		case dist.CholCorr:
 			// L from the coordinates y, and log |dL/dy| so that the log
 			// joint is the density of y, on which the factor is normal
@@ -554,7 +563,7 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		if !(m > 0 && m < 1) {
 			return nil
 		}
-	case dist.Simplex, dist.Ordered, dist.CholCorr: // a mean per element is no point of these
+	case dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr: // a mean per element is no point of these
 		return nil
 	}
 	init := make([]float64, size)

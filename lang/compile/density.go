@@ -35,6 +35,8 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
 	case "LKJCorrCholesky": // the checker made the value a cholesky_factor_corr param
 		l.add(l.b.LKJCorrCholesky(val, args[0], pos), pos)
+	case "MvNormalCholesky":
+		l.add(l.b.MvNormalCholesky(val, args[0], args[1], pos), pos)
 	default:
 		u, ok := dist.LookupUnivariate(d.Name)
 		if !ok {
@@ -59,19 +61,30 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			trunc = l.latent(sel)
 		}
 	}
-	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !trunc.Support.Contains(d.Support)) {
+	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !elemSupport(trunc.Support).Contains(d.Support)) {
 		l.truncate(call, d, trunc, l.b.Shape(val), pos)
 	}
 }
 
-// orderedNormaliser adds log K! for the prior of an ordered[K] param with
-// scalar arguments (check.Latent.OrderedIID): the elementwise density of K
-// iid values restricted to the increasing vectors, one of the K! orders
-// of equal mass, is K!·Π p(x_k). With arguments that vary per element no
-// normaliser is known, and none is added (as in Stan, which never adds
-// one).
+// elemSupport is the support of a latent's elements as a prior's is
+// judged: positive for a positive_ordered latent, else its own.
+func elemSupport(s dist.Support) dist.Support {
+	if s == dist.PositiveOrdered {
+		return dist.Positive
+	}
+	return s
+}
+
+// orderedNormaliser adds log K! for the prior of an ordered[K] or
+// positive_ordered[K] param with scalar arguments
+// (check.Latent.OrderedIID): the elementwise density of K iid values
+// restricted to the increasing vectors, one of the K! orders of equal
+// mass, is K!·Π p(x_k) (for positive_ordered, p already restricted to the
+// positive half line by density's truncation). With arguments that vary
+// per element no normaliser is known, and none is added (as in Stan,
+// which never adds one).
 func (l *lowerer) orderedNormaliser(lat *check.Latent, pos ast.Pos) {
-	if lat.Support != dist.Ordered || !lat.OrderedIID {
+	if lat.Support != dist.Ordered && lat.Support != dist.PositiveOrdered || !lat.OrderedIID {
 		return
 	}
 	k := l.lats[l.latentIndex(lat)].Size
@@ -141,6 +154,9 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos) value
 		case stdlib.DistMvNormal, stdlib.DistMvNormalRows:
 			lower()
 			return value{id: l.b.RandMvNormal(args[0], args[1], d.Shape == stdlib.DistMvNormalRows, pos), node: true}
+		case stdlib.DistMvNormalChol:
+			lower()
+			return value{id: l.b.RandMvNormalCholesky(args[0], args[1], pos), node: true}
 		}
 	}
 	var u *dist.Univariate

@@ -500,6 +500,10 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.Trace(args[0], pos)
 	case "outer":
 		id = b.Outer(args[0], args[1], pos)
+	case "diag_pre_multiply": // v [n] is a column: it scales the rows of M
+		id = b.Mul(args[0], args[1], pos)
+	case "diag_post_multiply": // v' [1, m] scales the columns of M
+		id = b.Mul(args[0], b.Transpose(args[1], pos), pos)
 	default:
 		l.errorf(pos, "compile: built-in %s is not implemented", f.Name)
 		return value{}

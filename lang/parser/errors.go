@@ -251,7 +251,6 @@ var stanTypes = map[string]string{
 	"array":                "an array is real[N] or real[N, M] (or int, positive, unit)",
 	"matrix":               "a matrix is real[N, M] (or positive[N, M], ...)",
 	"ordered":              "gpp has no ordered type",
-	"positive_ordered":     "gpp has no ordered type",
 	"cov_matrix":           "gpp has no matrix-constrained types: build a covariance from params, e.g. diag(s .* s) or L * L'",
 	"corr_matrix":          "gpp has no matrix-constrained types: build a covariance from params, e.g. diag(s .* s) or L * L'",
 	"cholesky_factor_cov":  "gpp has no matrix-constrained types: build a covariance from params, e.g. diag(s .* s) or L * L'",
