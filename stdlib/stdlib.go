@@ -58,7 +58,7 @@ type ShapeRule int
 // Shape rules.
 const (
 	Elementwise1   ShapeRule = iota + 1 // f(x): the shape of x
-	Elementwise2                        // f(x, y): x and y broadcast (language.md §5)
+	Elementwise2                        // f(x, y, ...): the arguments broadcast (language.md §5)
 	ReduceScalar                        // any shape → scalar
 	RowSum                              // [n, m] → [n]
 	ColSum                              // [n, m] → row [1, m]
@@ -73,6 +73,15 @@ const (
 	RepMatrix                           // scalar x, int n, int m → [n, m]
 	DiagPre                             // [n], [n, m] → [n, m]: row i scaled by v[i]
 	DiagPost                            // [n, m], [m] → [n, m]: column j scaled by v[j]
+	DotProduct                          // [n] (or a row [1, n]), [n] (or [1, n]) → scalar
+	CrossProd                           // [n, m] → [m, m]: A' A
+	TCrossProd                          // [n, m] → [n, n]: A A'
+	QuadForm                            // [n, n], [n] → scalar; [n, n], [n, k] → [k, k]
+	Head                                // x [n] (or [n, m]), int k → [k] (or [k, m])
+	Segment                             // x [n] (or [n, m]), int i, int k → [k] (or [k, m])
+	ToVector                            // [n, m] → [n·m]; [n] → [n]
+	AppendRow                           // [n], [k] → [n + k]; [n, m], [k, m] → [n + k, m]
+	AppendCol                           // [n, m], [n, k] → [n, m + k]; a vector is a column [n, 1]
 )
 
 var shapeText = [...]string{
@@ -92,6 +101,15 @@ var shapeText = [...]string{
 	RepMatrix:      "scalar x, int n, int m → [n, m]",
 	DiagPre:        "[n], [n, m] → [n, m]",
 	DiagPost:       "[n, m], [m] → [n, m]",
+	DotProduct:     "[n], [n] → scalar; either may be a row [1, n]",
+	CrossProd:      "[n, m] → [m, m]",
+	TCrossProd:     "[n, m] → [n, n]",
+	QuadForm:       "[n, n], [n] → scalar; [n, n], [n, k] → [k, k]",
+	Head:           "[n], int k → [k]; [n, m], int k → [k, m] (rows)",
+	Segment:        "[n], int i, int k → [k]; [n, m], int i, int k → [k, m] (rows)",
+	ToVector:       "[n, m] → [n·m] (column by column); [1, n] → [n]; [n] → [n]",
+	AppendRow:      "[n], [k] → [n + k] (a scalar counts as [1]); [n, m], [k, m] → [n + k, m] (a vector as [n, 1])",
+	AppendCol:      "[n, m], [n, k] → [n, m + k]; a vector counts as a column [n, 1]",
 }
 
 // String describes the rule in words, as in the docs.

@@ -12,6 +12,7 @@ var (
 	argXY    = []Arg{{Name: "x", Ranks: AnyRank}, {Name: "y", Ranks: AnyRank}}
 	argMat   = []Arg{{Name: "A", Ranks: Matrix}}
 	argArray = []Arg{{Name: "x", Ranks: Vector | Matrix}}
+	argVec   = []Arg{{Name: "x", Ranks: Vector}}
 
 	realRule     = SupportRule{Kind: Fixed, Default: dist.Real}
 	positiveRule = SupportRule{Kind: Fixed, Default: dist.Positive}
@@ -81,6 +82,49 @@ var funcs = []*Func{
 		Doc: "the logistic function 1 / (1 + exp(-x))", Example: "inv_logit(alpha + beta * x)", Fold: fold1(dist.InvLogit)},
 	{Name: "logit", Range: Increasing, Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "logit",
 		Doc: "log(p / (1 - p)), the inverse of inv_logit", Example: "logit(p)", Fold: fold1(func(p float64) float64 { return dist.Log(p / (1 - p)) })},
+	{Name: "log1m", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log1m",
+		Doc: "log(1 - x) for x ≤ 1, as log1p(-x): accurate for small x", Example: "log1m(p)", Fold: fold1(dist.Log1m)},
+	{Name: "log_inv_logit", Range: Increasing, Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log_inv_logit",
+		Doc: "log(inv_logit(x)), as -softplus(-x): no underflow for x ≪ 0", Example: "log_inv_logit(eta)", Fold: fold1(func(x float64) float64 { return -dist.Softplus(-x) })},
+	{Name: "log1m_inv_logit", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log1m_inv_logit",
+		Doc: "log(1 - inv_logit(x)), as -softplus(x): no underflow for x ≫ 0", Example: "log1m_inv_logit(eta)", Fold: fold1(func(x float64) float64 { return -dist.Softplus(x) })},
+	{Name: "inv_cloglog", Range: Increasing, Args: argX, Shape: Elementwise1, Support: unitRule, Elem: RealResult, Op: "inv_cloglog",
+		Doc: "1 - exp(-exp(x)), the inverse of the complementary log-log link, as -expm1(-exp(x)): accurate for x ≪ 0", Example: "Bernoulli(inv_cloglog(alpha + X * beta))", Fold: fold1(dist.InvCloglog)},
+	{Name: "Phi", Range: Increasing, Args: argX, Shape: Elementwise1, Support: unitRule, Elem: RealResult, Op: "Phi",
+		Doc: "the standard normal CDF, erfc(-x / √2) / 2: accurate in both tails (Phi(-37) = 5.7e-300)", Example: "Phi((c - mu) / sigma)", Fold: fold1(dist.Phi)},
+	{Name: "Phi_approx", Range: Increasing, Args: argX, Shape: Elementwise1, Support: unitRule, Elem: RealResult, Op: "Phi_approx",
+		Doc: "Stan's logistic approximation of Phi, inv_logit(0.07056 x³ + 1.5976 x), within 1.4e-4 of it", Example: "Phi_approx(alpha + beta * x)", Fold: fold1(dist.PhiApprox)},
+	{Name: "inv_Phi", Range: Increasing, Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "inv_Phi",
+		Doc: "the standard normal quantile: Phi(inv_Phi(p)) = p for p in [0, 1] (Acklam's approximation and a Halley step: full double precision, also at p = 1e-300)", Example: "inv_Phi(p)", Fold: fold1(dist.InvPhi)},
+	{Name: "lbeta", Args: []Arg{{Name: "a", Ranks: AnyRank}, {Name: "b", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "lbeta",
+		Doc: "log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b) for a, b > 0, elementwise with broadcasting; Stirling terms combined first, so large arguments keep their digits", Example: "lbeta(alpha, beta)",
+		Fold: func(a []float64) float64 { return dist.LogBeta(a[0], a[1]) }},
+	{Name: "lchoose", Args: []Arg{{Name: "n", Ranks: AnyRank}, {Name: "k", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "lchoose",
+		Doc: "log of the binomial coefficient n choose k, as -log1p(n) - lbeta(n - k + 1, k + 1), for real 0 ≤ k ≤ n, elementwise with broadcasting", Example: "lchoose(n, y)",
+		Fold: func(a []float64) float64 { return lchoose(a[0], a[1]) }},
+	{Name: "tanh", Range: Increasing, Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "tanh",
+		Doc: "hyperbolic tangent, in (-1, 1)", Example: "tanh(z)", Fold: fold1(math.Tanh)},
+	{Name: "sin", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "sin",
+		Doc: "sine (radians)", Example: "sin(omega * t)", Fold: fold1(math.Sin)},
+	{Name: "cos", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "cos",
+		Doc: "cosine (radians)", Example: "cos(omega * t + phase)", Fold: fold1(math.Cos)},
+	{Name: "atan", Range: Increasing, Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "atan",
+		Doc: "arc tangent, in (-π/2, π/2)", Example: "atan(slope)", Fold: fold1(math.Atan)},
+	{Name: "inv", Args: argX, Shape: Elementwise1, Support: positiveKeptRule, Elem: RealResult, Op: "inv",
+		Doc: "1 / x, elementwise", Example: "inv(sigma)", Fold: fold1(func(x float64) float64 { return 1 / x })},
+	{Name: "inv_sqrt", Args: argX, Shape: Elementwise1, Support: positiveKeptRule, Elem: RealResult, Op: "inv_sqrt",
+		Doc: "1 / sqrt(x), elementwise", Example: "inv_sqrt(tau)", Fold: fold1(func(x float64) float64 { return 1 / math.Sqrt(x) })},
+	{Name: "inv_square", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "inv_square",
+		Doc: "1 / x², elementwise: a precision from a scale", Example: "inv_square(sigma)", Fold: fold1(func(x float64) float64 { return 1 / (x * x) })},
+	{Name: "fmin", Args: argXY, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "fmin",
+		Doc: "the smaller of x and y, elementwise with broadcasting; a NaN yields to the other operand (C's fmin); the derivative goes to the operand chosen, to x at a tie", Example: "fmin(y, cap)",
+		Fold: func(a []float64) float64 { return fminmax(a[0], a[1], false) }},
+	{Name: "fmax", Args: argXY, Shape: Elementwise2, Support: signRule, Elem: RealResult, Op: "fmax",
+		Doc: "the larger of x and y, elementwise with broadcasting; a NaN yields to the other operand (C's fmax); the derivative goes to the operand chosen, to x at a tie", Example: "fmax(sigma, 1e-6)",
+		Fold: func(a []float64) float64 { return fminmax(a[0], a[1], true) }},
+	{Name: "log_mix", Args: []Arg{{Name: "theta", Ranks: AnyRank}, {Name: "lp1", Ranks: AnyRank}, {Name: "lp2", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "log_mix",
+		Doc: "log(theta * exp(lp1) + (1 - theta) * exp(lp2)) for theta in [0, 1], elementwise with broadcasting (Stan's two-component log_mix): log_sum_exp(log(theta) + lp1, log1m(theta) + lp2), without overflow", Example: "target += log_mix(lambda, logpdf(y, Normal(mu1, s)), logpdf(y, Normal(mu2, s)))",
+		Fold: func(a []float64) float64 { return dist.LogAddExp(dist.Log(a[0])+a[1], dist.Log1m(a[0])+a[2]) }},
 	{Name: "pow", Range: PowRange, Args: argXY, Shape: Elementwise2, Support: signRule, Elem: RealResult, Op: "pow",
 		Doc: "x to the power y, elementwise with broadcasting (the same as x ^ y)", Example: "pow(sigma, 2)",
 		Fold: func(a []float64) float64 { return math.Pow(a[0], a[1]) }},
@@ -142,6 +186,32 @@ var funcs = []*Func{
 	{Name: "outer", Args: []Arg{{Name: "x", Ranks: Vector}, {Name: "y", Ranks: Vector}}, Shape: Outer,
 		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "outer",
 		Doc: "outer product x * y' of two vectors", Example: "outer(a, b)"},
+	{Name: "softmax", Args: argVec, Shape: Elementwise1, Support: SupportRule{Kind: Fixed, Default: dist.Simplex}, Elem: RealResult, Op: "softmax",
+		Doc: "exp(x - logsumexp(x)): the simplex of probabilities with log-odds x, without overflow", Example: "Categorical(softmax(alpha + beta * x))"},
+	{Name: "log_softmax", Args: argVec, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log_softmax",
+		Doc: "x - logsumexp(x): the log of softmax(x), without overflow or underflow", Example: "log_softmax(eta)"},
+	{Name: "dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: DotProduct, Support: realRule, Elem: RealResult, Op: "dot_product",
+		Doc: "sum(x .* y) of two vectors of one length, a scalar; either may be a row [1, n], as in Stan", Example: "dot_product(beta, x)"},
+	{Name: "dot_self", Args: argVec, Shape: ReduceScalar, Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "dot_self",
+		Doc: "sum(x .* x), the squared length of a vector", Example: "dot_self(z)"},
+	{Name: "crossprod", Args: argMat, Shape: CrossProd, Support: realRule, Elem: RealResult, Op: "crossprod",
+		Doc: "A' * A, one Gram product (half the multiplications of a general product)", Example: "crossprod(X)"},
+	{Name: "tcrossprod", Args: argMat, Shape: TCrossProd, Support: realRule, Elem: RealResult, Op: "tcrossprod",
+		Doc: "A * A', one Gram product: the covariance W * W' of a factor model", Example: "tcrossprod(W) + I(D) / prec"},
+	{Name: "quad_form", Args: []Arg{{Name: "A", Ranks: Matrix}, {Name: "v", Ranks: Vector | Matrix}}, Shape: QuadForm, Support: realRule, Elem: RealResult, Op: "quad_form",
+		Doc: "v' * A * v for a square A: a scalar for a vector v, [k, k] for a matrix v [n, k] (A need not be symmetric)", Example: "quad_form(Sigma, w)"},
+	{Name: "head", Range: ElementRange, Args: []Arg{argArray[0], {Name: "k", Ranks: Scalar, Int: true}}, Shape: Head, Support: elementRule, Elem: IntIfAllInt, Op: "head",
+		Doc: "the first k elements of a vector (rows of a matrix): x[0:k]; k is a constant, a size or int data; int stays int, so it can index", Example: "head(y, N_train)"},
+	{Name: "tail", Range: ElementRange, Args: []Arg{argArray[0], {Name: "k", Ranks: Scalar, Int: true}}, Shape: Head, Support: elementRule, Elem: IntIfAllInt, Op: "tail",
+		Doc: "the last k elements of a vector (rows of a matrix): x[n-k:]; k as for head", Example: "tail(y, N_test)"},
+	{Name: "segment", Range: ElementRange, Args: []Arg{argArray[0], {Name: "i", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}, Shape: Segment, Support: elementRule, Elem: IntIfAllInt, Op: "segment",
+		Doc: "the k elements (rows) of x from index i: x[i:i+k]; i is 0-based (Stan's segment counts from 1), both known before the fit", Example: "segment(y, start, len)"},
+	{Name: "to_vector", Range: ElementRange, Args: argArray, Shape: ToVector, Support: elementRule, Elem: IntIfAllInt, Op: "to_vector",
+		Doc: "the elements of a matrix as a vector, column by column as in Stan; a row [1, n] gives [n], a vector is itself", Example: "to_vector(Z) ~ Normal(0, 1)"},
+	{Name: "append_row", Args: argXY, Shape: AppendRow, Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: IntIfAllInt, Op: "append_row",
+		Doc: "x stacked on y: two vectors (or a scalar and a vector) give a vector, matrices with equal columns their rows in turn", Example: "append_row(0, beta)"},
+	{Name: "append_col", Args: []Arg{argArray[0], {Name: "y", Ranks: Vector | Matrix}}, Shape: AppendCol, Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: IntIfAllInt, Op: "append_col",
+		Doc: "x beside y: matrices (vectors as columns) with equal rows; two vectors [n] give [n, 2]", Example: "append_col(rep(1, N), X)"},
 	{Name: "logpdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,
 		Support: realRule, Elem: RealResult, Op: "logpdf",
 		Doc: "log density (or mass) of an elementwise distribution per element: what value ~ dist sums", Example: "logpdf(y, Normal(mu', sigma'))"},
@@ -223,6 +293,31 @@ var dists = []*Dist{
 		Doc: "OrderedLogistic with the normal CDF Φ for inv_logit (Stan's ordered_probit)", Example: "y ~ OrderedProbit(x * beta, c)"},
 	{Name: "LKJCorrCholesky", Params: []Param{{Name: "eta", Support: dist.Positive, Ranks: Scalar}}, Support: dist.CholCorr, Shape: DistLKJ,
 		Doc: "LKJ on the Cholesky factor L of a correlation matrix (Stan's lkj_corr_cholesky), density ∝ det(L L')^(eta − 1) of the correlation matrix, normalised; eta = 1 is uniform over correlation matrices, larger eta favours weaker correlations", Example: "param L: cholesky_factor_corr[K] ~ LKJCorrCholesky(2)"},
+}
+
+// unitRule: values in (0, 1); positiveKeptRule: positive for a positive
+// argument (1 / x).
+var (
+	unitRule         = SupportRule{Kind: Fixed, Default: dist.Unit}
+	positiveKeptRule = SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.Positive, Then: dist.Positive}}}
+)
+
+// lchoose is log C(n, k) = −log1p(n) − log B(n − k + 1, k + 1), Stan's
+// formulation, stable for large n through LogBeta.
+func lchoose(n, k float64) float64 { return -math.Log1p(n) - dist.LogBeta(n-k+1, k+1) }
+
+// fminmax is C's fmin (fmax when max): a NaN operand yields to the other;
+// at a tie, x.
+func fminmax(x, y float64, max bool) float64 {
+	switch {
+	case y != y:
+		return x
+	case x != x:
+		return y
+	case max && x >= y, !max && x <= y:
+		return x
+	}
+	return y
 }
 
 func lgamma(x float64) float64 {

@@ -383,7 +383,7 @@ func (b *Builder) Div(x, y ID, pos ast.Pos) ID { return b.Binary(OpDiv, x, y, po
 // Pow returns x .^ y.
 func (b *Builder) Pow(x, y ID, pos ast.Pos) ID { return b.Binary(OpPow, x, y, pos) }
 
-// Unary adds an elementwise unary node (OpNeg through OpInvLogit).
+// Unary adds an elementwise unary node (OpNeg through OpAtan).
 func (b *Builder) Unary(op Op, x ID, pos ast.Pos) ID {
 	if !op.isUnary() {
 		panic(errNotUnary)
@@ -879,6 +879,44 @@ func (b *Builder) Stack(xs []ID, pos ast.Pos) ID {
 		}
 	}
 	return b.push(node{op: OpStack, args: args, shape: Vector(len(args)), pos: pos})
+}
+
+// Concat returns the rows of x followed by those of y (Stan's
+// append_row), or with cols its columns followed by y's (append_col). A
+// vector is a column [n, 1] and a scalar [1, 1]: rows of two vectors (or a
+// scalar and a vector) give a vector, anything else a matrix; the operands
+// need equal columns (rows).
+func (b *Builder) Concat(x, y ID, cols bool, pos ast.Pos) ID {
+	args, ok := b.operands(x, y)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sx, sy := b.shapeOf(args[0]), b.shapeOf(args[1])
+	switch {
+	case cols && sx.Rows == sy.Rows && sx.Rank > 0 && sy.Rank > 0:
+		return b.push(node{op: OpConcat, args: args, shape: Matrix(sx.Rows, sx.Cols+sy.Cols), pos: pos, i0: 1})
+	case cols:
+		return b.fail(pos, "append_col: needs vectors or matrices with equal rows, got %s and %s", sx, sy)
+	case sx.Rank <= 1 && sy.Rank <= 1:
+		return b.push(node{op: OpConcat, args: args, shape: Vector(sx.Rows + sy.Rows), pos: pos})
+	case sx.Cols == sy.Cols:
+		return b.push(node{op: OpConcat, args: args, shape: Matrix(sx.Rows+sy.Rows, sx.Cols), pos: pos})
+	}
+	return b.fail(pos, "append_row: needs vectors or matrices with equal columns, got %s and %s", sx, sy)
+}
+
+// Flatten returns the elements of x, row by row, as a vector (a matrix
+// [n, m] gives [n·m]); a vector is returned as is.
+func (b *Builder) Flatten(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank == 1 {
+		return x
+	}
+	return b.slice(args, 0, Vector(s.Len()), pos)
 }
 
 // Inside returns x with every element kept strictly inside (lo, hi), for

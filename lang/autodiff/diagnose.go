@@ -133,6 +133,12 @@ func unaryMessage(op Op, x float64, bad, el string) string {
 		return msg(fmt.Sprintf("%s: argument %g gives -Inf", name, x), el)
 	case (op == OpLgamma || op == OpDigamma) && x <= 0 && x == math.Floor(x):
 		return msg(fmt.Sprintf("%s: argument %g is a pole", name, x), el)
+	case op == OpLog1m && x > 1:
+		return msg(fmt.Sprintf("log1m: argument %g > 1", x), el)
+	case op == OpLog1m && x == 1, op == OpInvPhi && (x == 0 || x == 1):
+		return msg(fmt.Sprintf("%s: argument %g gives %s", name, x, bad), el)
+	case op == OpInvPhi && !(x > 0 && x < 1):
+		return msg(fmt.Sprintf("inv_Phi: argument %g is outside [0, 1]", x), el)
 	}
 	return msg(fmt.Sprintf("%s: result is %s", name, bad), "argument "+g(x), el)
 }
@@ -145,6 +151,8 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 		return msg(fmt.Sprintf("pow: negative base %g with non-integer exponent %g", x, y), el)
 	case op == OpPow && x == 0 && y < 0:
 		return msg(fmt.Sprintf("pow: 0 to the negative power %g", y), el)
+	case op == OpLbeta && !(x > 0 && y > 0):
+		return msg(fmt.Sprintf("lbeta: arguments %g and %g must be > 0", x, y), el)
 	}
 	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+g(x)+" and "+g(y), el)
 }

@@ -179,6 +179,22 @@ func TestNaNProvenance(t *testing.T) {
 			x := b.Input("x", Vector(2), at(1, 1))
 			return b.Sum(b.Div(b.Scalar(1, at(1, 1)), x, at(4, 5)), at(4, 1))
 		}, "model.gpp:4:5: div: division by zero (1 / 0) (element [1])"},
+		{"log1m above 1", []float64{0.5, 1.25}, func(b *Builder) ID {
+			return b.Sum(b.Unary(OpLog1m, b.Input("p", Vector(2), at(1, 1)), at(4, 9)), at(4, 1))
+		}, "model.gpp:4:9: log1m: argument 1.25 > 1 (element [1])"},
+		{"log1m of 1", []float64{1}, func(b *Builder) ID {
+			return b.Unary(OpLog1m, b.Input("p", Scalar(), at(1, 1)), at(4, 9))
+		}, "model.gpp:4:9: log1m: argument 1 gives -Inf"},
+		{"inv_Phi outside [0, 1]", []float64{0.5, -0.25}, func(b *Builder) ID {
+			return b.Sum(b.Unary(OpInvPhi, b.Input("p", Vector(2), at(1, 1)), at(6, 2)), at(6, 1))
+		}, "model.gpp:6:2: inv_Phi: argument -0.25 is outside [0, 1] (element [1])"},
+		{"inv_Phi of 1", []float64{1}, func(b *Builder) ID {
+			return b.Unary(OpInvPhi, b.Input("p", Scalar(), at(1, 1)), at(6, 2))
+		}, "model.gpp:6:2: inv_Phi: argument 1 gives +Inf"},
+		{"lbeta of a negative", []float64{2, -1}, func(b *Builder) ID {
+			x := b.Input("x", Vector(2), at(1, 1))
+			return b.Sum(b.Binary(OpLbeta, b.Scalar(3, at(1, 1)), x, at(7, 4)), at(7, 1))
+		}, "model.gpp:7:4: lbeta: arguments 3 and -1 must be > 0 (element [1])"},
 		{"exp overflow", []float64{1000}, func(b *Builder) ID {
 			return b.Exp(b.Input("x", Scalar(), at(1, 1)), at(5, 1))
 		}, "model.gpp:5:1: exp: result is +Inf (argument 1000)"},

@@ -157,6 +157,15 @@ func (p *Program) eval(n *node) bool {
 		for k, a := range n.args {
 			z[k] = p.val[p.nodes[a].off]
 		}
+	case op == OpConcat && n.i0 == 1: // columns
+		xv, yv := p.v(p.arg(n, 0)), p.v(p.arg(n, 1))
+		cx, c := p.arg(n, 0).shape.Cols, n.shape.Cols
+		for i := 0; i < n.shape.Rows; i++ {
+			copy(z[i*c:], xv[i*cx:(i+1)*cx])
+			copy(z[i*c+cx:(i+1)*c], yv[i*(c-cx):])
+		}
+	case op == OpConcat:
+		copy(z[copy(z, p.v(p.arg(n, 0))):], p.v(p.arg(n, 1)))
 	case op == OpInside && n.i0 != 0: // ends per element (InsideEach)
 		var lo, hi []float64
 		k := 1
@@ -228,6 +237,21 @@ func (p *Program) evalBinary(n *node) {
 			for j := range zr {
 				zr[j] = math.Pow(xr[j*cx], yr[j*cy])
 			}
+		case OpFmin, OpFmax:
+			for j := range zr {
+				zr[j] = yr[j*cy]
+				if pickX(n.op, xr[j*cx], yr[j*cy]) {
+					zr[j] = xr[j*cx]
+				}
+			}
+		case OpLbeta:
+			for j := range zr {
+				zr[j] = dist.LogBeta(xr[j*cx], yr[j*cy])
+			}
+		case OpLogAddExp:
+			for j := range zr {
+				zr[j] = dist.LogAddExp(xr[j*cx], yr[j*cy])
+			}
 		}
 	}
 }
@@ -291,9 +315,10 @@ func b2f(b bool) float64 {
 // are not worth a hand-off at any size the tape sees.
 func unaryCost(op Op) int {
 	switch op {
-	case OpExp, OpLog, OpLog1p, OpExpm1, OpLog1mexp, OpSoftplus, OpInvLogit:
+	case OpExp, OpLog, OpLog1p, OpExpm1, OpLog1mexp, OpSoftplus, OpInvLogit,
+		OpLog1m, OpInvCloglog, OpPhi, OpPhiApprox, OpTanh, OpSin, OpCos, OpAtan:
 		return 10
-	case OpLgamma, OpDigamma:
+	case OpLgamma, OpDigamma, OpInvPhi:
 		return 40
 	}
 	return 0
@@ -375,7 +400,54 @@ func evalUnary(op Op, z, x []float64) {
 		for i, v := range x {
 			z[i] = invLogit(v)
 		}
+	case OpLog1m:
+		for i, v := range x {
+			z[i] = dist.Log1m(v)
+		}
+	case OpInvCloglog:
+		for i, v := range x {
+			z[i] = dist.InvCloglog(v)
+		}
+	case OpPhi:
+		for i, v := range x {
+			z[i] = dist.Phi(v)
+		}
+	case OpPhiApprox:
+		for i, v := range x {
+			z[i] = dist.PhiApprox(v)
+		}
+	case OpInvPhi:
+		for i, v := range x {
+			z[i] = dist.InvPhi(v)
+		}
+	case OpTanh:
+		for i, v := range x {
+			z[i] = math.Tanh(v)
+		}
+	case OpSin:
+		for i, v := range x {
+			z[i] = math.Sin(v)
+		}
+	case OpCos:
+		for i, v := range x {
+			z[i] = math.Cos(v)
+		}
+	case OpAtan:
+		for i, v := range x {
+			z[i] = math.Atan(v)
+		}
 	}
+}
+
+// pickX reports whether fmin (fmax) of x and y is x: x when it is the
+// smaller (larger) or they tie, or when y is NaN (C's fmin ignores a NaN
+// operand; both NaN give x, a NaN). The derivative goes to the operand
+// picked.
+func pickX(op Op, x, y float64) bool {
+	if op == OpFmin {
+		return x <= y || y != y
+	}
+	return x >= y || y != y
 }
 
 // logSumExp returns log Σ exp(x) without overflow: m + log1p(Σ_{i≠k}

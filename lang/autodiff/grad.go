@@ -159,6 +159,32 @@ func (p *Program) grad(n *node) {
 				p.adj[x.aoff] += g[k]
 			}
 		}
+	case op == OpConcat && n.i0 == 1: // columns
+		c := n.shape.Cols
+		off := 0 // x's columns come first in each row
+		for _, a := range n.args {
+			x := &p.nodes[a]
+			if x.aoff >= 0 {
+				ax, cx := p.a(x), x.shape.Cols
+				for i := 0; i < n.shape.Rows; i++ {
+					for j, gi := range g[i*c+off : i*c+off+cx] {
+						ax[i*cx+j] += gi
+					}
+				}
+			}
+			off += x.shape.Cols
+		}
+	case op == OpConcat:
+		off := 0
+		for _, a := range n.args {
+			x := &p.nodes[a]
+			if x.aoff >= 0 {
+				for i, gi := range g[off : off+x.n] {
+					p.adj[x.aoff+i] += gi
+				}
+			}
+			off += x.n
+		}
 	case op == OpInside:
 		ax := p.a(p.arg(n, 0))
 		for i, gi := range g {
@@ -255,6 +281,29 @@ func binaryRowGrad(op Op, side int, a []float64, ca int, buf, g, xr []float64, c
 				d[j] += gj * z[j] * math.Log(xr[j*cx])
 			}
 		}
+	case op == OpFmin || op == OpFmax:
+		for j, gj := range g {
+			if pickX(op, xr[j*cx], yr[j*cy]) == (side == 0) {
+				d[j] += gj
+			}
+		}
+	case op == OpLbeta:
+		for j, gj := range g {
+			da, db := dist.LogBetaGrad(xr[j*cx], yr[j*cy])
+			if side == 0 {
+				d[j] += gj * da
+			} else {
+				d[j] += gj * db
+			}
+		}
+	case op == OpLogAddExp && side == 0: // exp(x − z), the weight of x
+		for j, gj := range g {
+			d[j] += gj * math.Exp(xr[j*cx]-z[j])
+		}
+	case op == OpLogAddExp:
+		for j, gj := range g {
+			d[j] += gj * math.Exp(yr[j*cy]-z[j])
+		}
 	}
 	if ca == 0 {
 		s := 0.0
@@ -344,6 +393,43 @@ func gradUnary(op Op, ax, g, x, z []float64) {
 			} else {
 				ax[i] += gi * z[i] * (1 - z[i])
 			}
+		}
+	case OpLog1m:
+		for i, gi := range g {
+			ax[i] -= gi / (1 - x[i])
+		}
+	case OpInvCloglog:
+		for i, gi := range g {
+			ax[i] += gi * dist.InvCloglogDeriv(x[i])
+		}
+	case OpPhi:
+		for i, gi := range g {
+			ax[i] += gi * dist.NormalDensity(x[i])
+		}
+	case OpPhiApprox:
+		for i, gi := range g {
+			ax[i] += gi * dist.PhiApproxDeriv(x[i])
+		}
+	case OpInvPhi: // 1/φ(z), which overflows only where the derivative does
+		for i, gi := range g {
+			ax[i] += gi / dist.NormalDensity(z[i])
+		}
+	case OpTanh: // 1/cosh², not 1 − z², which cancels for large |x|
+		for i, gi := range g {
+			c := math.Cosh(x[i])
+			ax[i] += gi / (c * c)
+		}
+	case OpSin:
+		for i, gi := range g {
+			ax[i] += gi * math.Cos(x[i])
+		}
+	case OpCos:
+		for i, gi := range g {
+			ax[i] -= gi * math.Sin(x[i])
+		}
+	case OpAtan:
+		for i, gi := range g {
+			ax[i] += gi / (1 + x[i]*x[i])
 		}
 	}
 }

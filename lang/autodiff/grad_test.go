@@ -35,6 +35,7 @@ const (
 	negFrac               // U(-0.9, -0.1): negative, away from the poles
 	spd                   // a well-conditioned symmetric positive definite matrix
 	cholf                 // a square matrix whose diagonal is in (0.5, 2): a Cholesky factor below it, noise above
+	prob                  // U(0.05, 0.95): a probability, away from 0 and 1
 )
 
 // arg describes one operand of an op under test.
@@ -72,6 +73,10 @@ func randValues(r *rand.Rand, a arg) []float64 {
 	case negFrac:
 		for i := range v {
 			v[i] = -0.9 + 0.8*r.Float64()
+		}
+	case prob:
+		for i := range v {
+			v[i] = 0.05 + 0.9*r.Float64()
 		}
 	case cholf:
 		n := a.shape.Rows
@@ -239,6 +244,15 @@ func TestGradBinary(t *testing.T) {
 		{OpMul, real, real, func(x, y float64) float64 { return x * y }},
 		{OpDiv, real, pos, func(x, y float64) float64 { return x / y }},
 		{OpPow, pos, real, math.Pow},
+		{OpFmin, real, real, math.Min},
+		{OpFmax, real, real, math.Max},
+		{OpLbeta, pos, pos, func(x, y float64) float64 {
+			a, _ := math.Lgamma(x)
+			b, _ := math.Lgamma(y)
+			c, _ := math.Lgamma(x + y)
+			return a + b - c
+		}},
+		{OpLogAddExp, real, real, func(x, y float64) float64 { return math.Log(math.Exp(x) + math.Exp(y)) }},
 	}
 	var cases []gradCase
 	for _, o := range ops {
@@ -281,6 +295,16 @@ func TestGradUnary(t *testing.T) {
 		{OpDigamma, pos, nil},
 		{OpDigamma, negFrac, nil},
 		{OpInvLogit, real, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
+		{OpLog1m, negFrac, func(x float64) float64 { return math.Log(1 - x) }},
+		{OpLog1m, prob, func(x float64) float64 { return math.Log(1 - x) }},
+		{OpInvCloglog, real, func(x float64) float64 { return 1 - math.Exp(-math.Exp(x)) }},
+		{OpPhi, real, func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }},
+		{OpPhiApprox, real, func(x float64) float64 { return 1 / (1 + math.Exp(-(0.07056*x*x*x + 1.5976*x))) }},
+		{OpInvPhi, prob, func(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }},
+		{OpTanh, real, math.Tanh},
+		{OpSin, real, math.Sin},
+		{OpCos, real, math.Cos},
+		{OpAtan, real, math.Atan},
 	}
 	var cases []gradCase
 	for _, o := range ops {

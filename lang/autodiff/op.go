@@ -17,6 +17,10 @@ const (
 	OpMul // elementwise product
 	OpDiv
 	OpPow
+	OpFmin      // the smaller operand (x at a tie; a NaN operand yields to the other)
+	OpFmax      // the larger operand (likewise)
+	OpLbeta     // log B(x, y), x, y > 0
+	OpLogAddExp // log(exp(x) + exp(y))
 
 	// Elementwise unary.
 	OpNeg
@@ -31,7 +35,16 @@ const (
 	OpAbs
 	OpLgamma // log|Γ(x)|
 	OpDigamma
-	OpInvLogit // 1 / (1 + exp(-x))
+	OpInvLogit   // 1 / (1 + exp(-x))
+	OpLog1m      // log(1 - x), x <= 1
+	OpInvCloglog // 1 - exp(-exp(x))
+	OpPhi        // the standard normal CDF
+	OpPhiApprox  // inv_logit(0.07056 x³ + 1.5976 x)
+	OpInvPhi     // the standard normal quantile, 0 <= x <= 1
+	OpTanh
+	OpSin
+	OpCos
+	OpAtan
 
 	// Reductions.
 	OpSum          // to a scalar
@@ -64,6 +77,9 @@ const (
 
 	// Construction.
 	OpStack // n scalars as a vector: a vector literal [x0, ..., xn-1]
+	// the rows of x, then those of y (append_row), or when i0 is 1 the
+	// columns of x, then those of y (append_col); a vector is a column
+	OpConcat
 	// x kept strictly inside (lo, hi): a value on or past an end becomes the
 	// float next to it inside; the adjoint passes through unchanged
 	OpInside
@@ -115,15 +131,18 @@ const (
 var opNames = [numOps]string{
 	opInvalid: "invalid", OpInput: "input", OpConst: "const",
 	OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpPow: "pow",
+	OpFmin: "fmin", OpFmax: "fmax", OpLbeta: "lbeta", OpLogAddExp: "log_sum_exp",
 	OpNeg: "neg", OpExp: "exp", OpLog: "log", OpLog1p: "log1p", OpExpm1: "expm1",
 	OpLog1mexp: "log1mexp", OpSoftplus: "softplus", OpSqrt: "sqrt", OpSquare: "square",
 	OpAbs: "abs", OpLgamma: "lgamma", OpDigamma: "digamma", OpInvLogit: "inv_logit",
+	OpLog1m: "log1m", OpInvCloglog: "inv_cloglog", OpPhi: "Phi", OpPhiApprox: "Phi_approx", OpInvPhi: "inv_Phi",
+	OpTanh: "tanh", OpSin: "sin", OpCos: "cos", OpAtan: "atan",
 	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
 	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }
@@ -135,8 +154,8 @@ func (o Op) String() string {
 	return "?"
 }
 
-func (o Op) isBinary() bool { return o >= OpAdd && o <= OpPow }
-func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpInvLogit }
+func (o Op) isBinary() bool { return o >= OpAdd && o <= OpLogAddExp }
+func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpAtan }
 
 // isStep reports a comparison or logical op (OpLt through OpNot);
 // isStepBinary those of two operands (OpLt through OpOr).

@@ -226,7 +226,7 @@ func (p *Program) checkDataArgs(n *node) error {
 }
 
 // cellOf follows element k of node i back through indexing (slices,
-// columns, gathers, transposes) to the DataConst it was read from, and
+// columns, gathers, transposes, appends) to the DataConst it was read from, and
 // returns that node and the element's cell in its file.
 func (p *Program) cellOf(i int32, k int) (*node, ast.Pos, bool) {
 	for {
@@ -253,6 +253,18 @@ func (p *Program) cellOf(i int32, k int) (*node, ast.Pos, bool) {
 			x := p.arg(n, 0)
 			r, c := x.shape.Rows, x.shape.Cols
 			k = (k%r)*c + k/r
+		case OpConcat:
+			x, y := p.arg(n, 0), p.arg(n, 1)
+			switch row, j, cx := k/n.shape.Cols, k%n.shape.Cols, x.shape.Cols; {
+			case n.i0 == 1 && j < cx: // columns: row's first cx are x's
+				k = row*cx + j
+			case n.i0 == 1:
+				k, i = row*y.shape.Cols+j-cx, n.args[1]
+				continue
+			case k >= x.n: // rows: x's elements first
+				k, i = k-x.n, n.args[1]
+				continue
+			}
 		default:
 			return nil, ast.Pos{}, false
 		}

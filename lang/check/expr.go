@@ -694,13 +694,17 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 	switch f.Shape {
 	case stdlib.Elementwise1:
 		return args[0].Shape, true
-	case stdlib.Elementwise2:
-		b := broadcast(args[0].Shape, args[1].Shape)
-		if b.Err != "" {
-			c.errorf(e.Args[1].Pos(), "%s: %s", f.Name, b.Err)
-			return nil, false
+	case stdlib.Elementwise2: // two or more arguments (log_mix has three)
+		out := args[0].Shape
+		for i := 1; i < len(args); i++ {
+			b := broadcast(out, args[i].Shape)
+			if b.Err != "" {
+				c.errorf(e.Args[i].Pos(), "%s: %s", f.Name, b.Err)
+				return nil, false
+			}
+			out = b.Shape
 		}
-		return b.Shape, true
+		return out, true
 	case stdlib.ReduceScalar:
 		return nil, true
 	case stdlib.RowSum:
@@ -754,6 +758,43 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		out := Shape{m[0], m[1]}
 		out[axis] = moreInformative(v[0], m[axis])
 		return out, true
+	case stdlib.DotProduct:
+		return nil, c.dotProduct(e, f, args)
+	case stdlib.CrossProd:
+		n := args[0].Shape[1]
+		return Shape{n, n}, true
+	case stdlib.TCrossProd:
+		n := args[0].Shape[0]
+		return Shape{n, n}, true
+	case stdlib.QuadForm:
+		n, ok := square(0)
+		if !ok {
+			return nil, false
+		}
+		v := args[1].Shape
+		if compareDims(n, v[0]) == dimDiffer {
+			c.errorf(e.Args[1].Pos(), "quad_form: `%s` has %s rows but the matrix is %s", exprString(e.Args[1]), v[0], args[0].Shape)
+			return nil, false
+		}
+		if v.Rank() == 1 {
+			return nil, true
+		}
+		return Shape{v[1], v[1]}, true
+	case stdlib.Head, stdlib.Segment:
+		return c.segment(e, f, args)
+	case stdlib.ToVector:
+		s := args[0].Shape
+		switch {
+		case s.Rank() == 1:
+			return s, true
+		case s[0].isOne():
+			return Shape{s[1]}, true
+		case s[1].isOne():
+			return Shape{s[0]}, true
+		}
+		return Shape{mulDim(s[0], s[1])}, true
+	case stdlib.AppendRow, stdlib.AppendCol:
+		return c.appendShape(e, f, args)
 	}
 	panic("check: unknown shape rule " + f.Shape.String())
 }

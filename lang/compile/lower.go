@@ -426,6 +426,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if f.Name == "rep" || f.Name == "rep_matrix" {
 		return l.rep(e, pos)
 	}
+	if v, ok := l.vecCall(e, f.Name, pos); ok {
+		return v
+	}
 	args := make([]autodiff.ID, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = l.node(l.expr(a), a.Pos())
@@ -459,6 +462,48 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.InvLogit(args[0], pos)
 	case "logit": // log(p) - log(1 - p)
 		id = b.Sub(b.Log(args[0], pos), b.Log1p(b.Neg(args[0], pos), pos), pos)
+	case "log1m":
+		id = b.Unary(autodiff.OpLog1m, args[0], pos)
+	case "log_inv_logit": // -softplus(-x): exact negations around softplus
+		id = b.Neg(b.Softplus(b.Neg(args[0], pos), pos), pos)
+	case "log1m_inv_logit": // -softplus(x)
+		id = b.Neg(b.Softplus(args[0], pos), pos)
+	case "inv_cloglog":
+		id = b.Unary(autodiff.OpInvCloglog, args[0], pos)
+	case "Phi":
+		id = b.Unary(autodiff.OpPhi, args[0], pos)
+	case "Phi_approx":
+		id = b.Unary(autodiff.OpPhiApprox, args[0], pos)
+	case "inv_Phi":
+		id = b.Unary(autodiff.OpInvPhi, args[0], pos)
+	case "tanh":
+		id = b.Unary(autodiff.OpTanh, args[0], pos)
+	case "sin":
+		id = b.Unary(autodiff.OpSin, args[0], pos)
+	case "cos":
+		id = b.Unary(autodiff.OpCos, args[0], pos)
+	case "atan":
+		id = b.Unary(autodiff.OpAtan, args[0], pos)
+	case "inv":
+		id = b.Div(b.Scalar(1, pos), args[0], pos)
+	case "inv_sqrt":
+		id = b.Div(b.Scalar(1, pos), b.Sqrt(args[0], pos), pos)
+	case "inv_square":
+		id = b.Div(b.Scalar(1, pos), b.Square(args[0], pos), pos)
+	case "fmin":
+		id = b.Binary(autodiff.OpFmin, args[0], args[1], pos)
+	case "fmax":
+		id = b.Binary(autodiff.OpFmax, args[0], args[1], pos)
+	case "lbeta":
+		id = b.Binary(autodiff.OpLbeta, args[0], args[1], pos)
+	case "lchoose": // -log1p(n) - lbeta(n - k + 1, k + 1), as Stan
+		n, k, one := args[0], args[1], b.Scalar(1, pos)
+		lb := b.Binary(autodiff.OpLbeta, b.Add(b.Sub(n, k, pos), one, pos), b.Add(k, one, pos), pos)
+		id = b.Sub(b.Neg(b.Log1p(n, pos), pos), lb, pos)
+	case "log_mix": // log_sum_exp(log(theta) + lp1, log1m(theta) + lp2), as Stan
+		theta := args[0]
+		id = b.Binary(autodiff.OpLogAddExp, b.Add(b.Log(theta, pos), args[1], pos),
+			b.Add(b.Unary(autodiff.OpLog1m, theta, pos), args[2], pos), pos)
 	case "pow":
 		id = b.Pow(args[0], args[1], pos)
 	case "sum":
