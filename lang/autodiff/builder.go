@@ -919,6 +919,24 @@ func (b *Builder) Flatten(x ID, pos ast.Pos) ID {
 	return b.slice(args, 0, Vector(s.Len()), pos)
 }
 
+// Reshape returns x's elements, row by row, under the shape s of as many
+// elements: a vector [n] as the column [n, 1] or the row [1, n], a row or
+// a column as a vector. x is returned as is when it has shape s already.
+func (b *Builder) Reshape(x ID, s Shape, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	xs := b.shapeOf(args[0])
+	if xs == s {
+		return x
+	}
+	if xs.Len() != s.Len() {
+		return b.fail(pos, "reshape: %s has %d elements, %s has %d", xs, xs.Len(), s, s.Len())
+	}
+	return b.slice(args, 0, s, pos)
+}
+
 // Inside returns x with every element kept strictly inside (lo, hi), for
 // the value of a latent whose exact value lies inside but whose computed
 // value can round onto an end: −1 + 2·inv_logit(40) is exactly 1 in floats,

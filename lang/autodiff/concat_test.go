@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestGradConcat checks OpConcat, append_row and append_col, and Flatten:
-// each output element is an operand's element, adjoints go back to it, and
-// a data operand gets none.
+// TestGradConcat checks OpConcat, append_row and append_col, Flatten and
+// Reshape: each output element is an operand's element, adjoints go back
+// to it, and a data operand gets none.
 func TestGradConcat(t *testing.T) {
 	join := func(v [][]float64, _ []Shape) []float64 { return append(append([]float64(nil), v[0]...), v[1]...) }
 	// beside joins two operands' rows, x's columns first.
@@ -42,7 +42,37 @@ func TestGradConcat(t *testing.T) {
 		{name: "flatten", args: two(func(n, m, _ int) []arg { return []arg{in(Matrix(n, m), real)} }),
 			build: func(b *Builder, x []ID) ID { return b.Flatten(x[0], testPos) },
 			ref:   func(v [][]float64, _ []Shape) []float64 { return v[0] }},
+		{name: "reshape/column", args: two(func(n, _, _ int) []arg { return []arg{in(Vector(n), real)} }),
+			build: func(b *Builder, x []ID) ID { return b.Reshape(x[0], Matrix(b.Shape(x[0]).Rows, 1), testPos) },
+			ref:   func(v [][]float64, _ []Shape) []float64 { return v[0] }},
+		{name: "reshape/row-vector", args: two(func(n, _, _ int) []arg { return []arg{in(Matrix(1, n), real)} }),
+			build: func(b *Builder, x []ID) ID { return b.Reshape(x[0], Vector(b.Shape(x[0]).Cols), testPos) },
+			ref:   func(v [][]float64, _ []Shape) []float64 { return v[0] }},
 	})
+}
+
+// TestReshapeShapes: Reshape keeps the elements under a shape of as many,
+// returns its operand when the shape is the same, and refuses another
+// count.
+func TestReshapeShapes(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(3), testPos)
+	if got := b.Reshape(x, Vector(3), testPos); got != x {
+		t.Errorf("Reshape to its own shape made a node")
+	}
+	if got := b.Shape(b.Reshape(x, Matrix(3, 1), testPos)); got != Matrix(3, 1) {
+		t.Errorf("Reshape([3], [3, 1]) is %s", got)
+	}
+	if got := b.Shape(b.Reshape(x, Matrix(1, 3), testPos)); got != Matrix(1, 3) {
+		t.Errorf("Reshape([3], [1, 3]) is %s", got)
+	}
+	if b.Err() != nil {
+		t.Fatal(b.Err())
+	}
+	b.Reshape(x, Matrix(2, 2), testPos)
+	if b.Err() == nil {
+		t.Errorf("Reshape([3], [2, 2]): no error")
+	}
 }
 
 // TestConcatShapes checks the shapes Concat gives and the mismatches it

@@ -127,7 +127,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 		return v
 	}
 	if len(sels) == 1 {
-		return value{id: apply(id, sels[0]), node: true}
+		return value{id: l.asTyped(e, apply(id, sels[0]), e.Lbrack), node: true}
 	}
 	if sh.Rank != 2 {
 		l.errorf(e.Lbrack, "two indices need a matrix, got %s", sh)
@@ -144,9 +144,65 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	case selFull:
 		return value{id: rows, node: true}
 	}
-	// A set of columns: select rows of the transpose.
+	// A set of columns: select rows of the transpose. Transposing back a
+	// single row gives a vector, which the columns' matrix [n, 1] must not
+	// become (asTyped).
 	t := b.Transpose(rows, c.pos)
-	return value{id: b.Transpose(apply(t, c), c.pos), node: true}
+	return value{id: l.asTyped(e, b.Transpose(apply(t, c), c.pos), c.pos), node: true}
+}
+
+// asTyped gives the node id, lowered from e, the rank the checker gave e
+// (language.md §4–5). The builder's transpose turns any row [1, n] into the
+// vector [n], but a slice or a gather of one column keeps its axis, and a
+// matrix whose rows number 1 only with these data (W [N, K] with N = 1)
+// stays a matrix: a vector [n] then becomes the column [n, 1], or the row
+// [1, n] when the checker knows the rows are 1; a row or a column the
+// checker types as a vector becomes one.
+func (l *lowerer) asTyped(e ast.Expr, id autodiff.ID, pos ast.Pos) autodiff.ID {
+	t, ok := l.info.Types[e]
+	if !ok || !t.Valid() {
+		return id
+	}
+	s := l.b.Shape(id)
+	switch want := t.Shape; {
+	case s.Rank == 1 && want.Rank() == 2:
+		if want[0].N == 1 && want[1].N != 1 {
+			return l.b.Reshape(id, autodiff.Matrix(1, s.Rows), pos)
+		}
+		return l.b.Reshape(id, autodiff.Matrix(s.Rows, 1), pos)
+	case s.Rank == 2 && want.Rank() == 1 && (s.Rows == 1 || s.Cols == 1):
+		return l.b.Reshape(id, autodiff.Vector(s.Len()), pos)
+	}
+	return id
+}
+
+// transposeInts lowers x' for ints known when compiling, on the Go side,
+// so that the result can still index (k' for int data k, to_vector(M')):
+// a vector [n] gives the row [1, n], a matrix [r, c] the matrix [c, r], or
+// the vector [c] when the checker typed e as one (r is 1).
+func (l *lowerer) transposeInts(e *ast.TransposeExpr, x value) value {
+	switch len(x.shape) {
+	case 0:
+		return x
+	case 1:
+		src := make([]int, x.shape[0])
+		for k := range src {
+			src[k] = k
+		}
+		return intsFrom(x, src, []int{1, x.shape[0]})
+	}
+	r, c := x.shape[0], x.shape[1]
+	src := make([]int, 0, r*c)
+	for j := 0; j < c; j++ {
+		for i := 0; i < r; i++ {
+			src = append(src, i*c+j)
+		}
+	}
+	shape := []int{c, r}
+	if t, ok := l.info.Types[e]; ok && t.Shape.Rank() == 1 {
+		shape = []int{c}
+	}
+	return intsFrom(x, src, shape)
 }
 
 // indexInts indexes int data on the Go side, so the result can serve as an

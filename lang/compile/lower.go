@@ -178,7 +178,12 @@ func (l *lowerer) expr1(e ast.Expr) value {
 	case *ast.BinaryExpr:
 		return l.binary(e)
 	case *ast.TransposeExpr:
-		return value{id: l.b.Transpose(l.node(l.expr(e.X), e.X.Pos()), e.Quote), node: true}
+		x := l.expr(e.X)
+		if x.isInt {
+			return l.transposeInts(e, x)
+		}
+		id := l.b.Transpose(l.node(x, e.X.Pos()), e.Quote)
+		return value{id: l.asTyped(e, id, e.Quote), node: true}
 	case *ast.CallExpr:
 		return l.call(e)
 	case *ast.IndexExpr:
@@ -352,7 +357,7 @@ func (l *lowerer) binary(e *ast.BinaryExpr) value {
 
 // binaryOf lowers an arithmetic operator whose operands are lowered.
 func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
-	if x.isInt && y.isInt && len(x.ints) == 1 && len(y.ints) == 1 && e.Op != ast.Div && e.Op != ast.Pow {
+	if x.isInt && y.isInt && len(x.shape) == 0 && len(y.shape) == 0 && e.Op != ast.Div && e.Op != ast.Pow {
 		a, b := x.ints[0], y.ints[0]
 		if !check.IntInRange(e.Op, int64(a), int64(b)) {
 			// As the checker refuses a constant past 2^53: data make it
