@@ -30,9 +30,10 @@ first (as :load and :data do). Type :help in the session for its commands.
 On a terminal, lines are edited with readline: history (kept in --history,
 by default $XDG_STATE_HOME/gpp/history, or ~/.gpp_history when XDG_STATE_HOME
 is not set), tab completion, and Ctrl-C to drop the line being typed or to
-stop a running :fit, query or :check. Otherwise gpp repl reads lines from
-stdin and writes a transcript: each line read is echoed after its prompt,
-and no history is kept. Ctrl-D (end of input) or :quit ends the session. An
+stop a running :fit, query or :check, or the checks of a change to the
+model, data or values (the change is then not made). Otherwise gpp repl
+reads lines from stdin and writes a transcript: each line read is echoed
+after its prompt, and no history is kept. Ctrl-D (end of input) or :quit ends the session. An
 error is printed and the session goes on, as it would at the terminal; the
 exit code is 0, or 1 when stdin is not a terminal and any input (or a file
 given on the command line) failed, as sqlite3 does with a script; 2 for a
@@ -134,7 +135,9 @@ type repl struct {
 	history  string // history file, "" for none (a terminal session only)
 
 	replState            // the model, its data, the values set and the fit
-	steps     []replStep // the states before each step, for :undo
+	steps     []replStep // the states before each step, for :undo (trimSteps bounds them)
+	forgotten int        // steps trimSteps forgot
+	undoData  int        // bytes of data files :undo's history may hold (replUndoData; tests lower it)
 	input     string     // the input or :command line being run, which a step records
 	dataReads int        // data files read so far, which numbers them (replInput.read)
 	quit      bool       // :quit was typed
@@ -145,14 +148,17 @@ type repl struct {
 	ahead    string // a line read ahead: it starts the next input
 	hasAhead bool
 
-	// notify delivers Ctrl-C to a running fit, query or :check until stop
-	// is called (interruptible); tests replace it.
+	// notify delivers Ctrl-C to a running fit, query, :check or the checks
+	// of a step until stop is called (interruptible); tests replace it.
 	notify func(c chan<- os.Signal) (stop func())
 	// afterEval is called after each ELBO evaluation of a fit (tests).
 	afterEval func(sgvb.Progress)
 	// beforeCommit is called when a :fit --out has staged its files,
 	// before their commit (tests).
 	beforeCommit func()
+	// afterBind is called when the checks of a step (stepError) have
+	// bound the data, with the context that Ctrl-C cancels (tests).
+	afterBind func(ctx context.Context)
 	// afterDraw is called after each draw of a query, with the context
 	// that Ctrl-C cancels (tests).
 	afterDraw func(ctx context.Context)
@@ -169,6 +175,7 @@ const replInputName = "<input>"
 func newRepl(in io.Reader, out, err io.Writer) *repl {
 	r := &repl{in: in, out: out, err: err}
 	r.sets = setFlags{}
+	r.undoData = replUndoData
 	r.notify = func(c chan<- os.Signal) func() {
 		signal.Notify(c, os.Interrupt)
 		return func() { signal.Stop(c) }
@@ -406,16 +413,16 @@ var replCommands []replCommand
 func init() {
 	replCommands = []replCommand{
 		{"load", "FILE", "replace the model with the one in FILE",
-			`The model in FILE replaces the session's once it checks and the session's data bind to it as they would in gpp fit; else the errors are printed, positioned in FILE and the data files, and the session stays as it was (:drop the data to load a model without them). The data stay, but a NAME=FILE entry whose NAME the new model does not declare is dropped, as are the :set values that name nothing in it (a note says which); the last fit is forgotten. :undo gives back the session before: its model, the data and values dropped, and its fit.`,
+			`The model in FILE replaces the session's once it checks and the session's data bind to it as they would in gpp fit; else the errors are printed, positioned in FILE and the data files, and the session stays as it was (:drop the data to load a model without them), as it does when Ctrl-C stops the checks. The data stay, but a NAME=FILE entry whose NAME the new model does not declare is dropped, as are the :set values that name nothing in it (a note says which); the last fit is forgotten. :undo gives back the session before: its model, the data and values dropped, and its fit.`,
 			oneArg(":load takes one model file", (*repl).load)},
 		{"data", "[NAME=]FILE ...", "add .csv or .json data (NAME=FILE binds a whole file)",
-			`Each file is read and added to the session's data: a CSV file's columns and a JSON file's keys give the data of their names, and NAME=FILE gives the data NAME a whole CSV file. A file given again, by any path to it, or a NAME= given again replaces its entry. The files are added all together or not at all: the whole model is bound to the data with them, as gpp fit would bind it, and when every data it reads is given, compiled and tried at a fit's start, as :check does; a file that cannot be read, a value outside a declared support or a family's, a size or shape that disagrees, a data given twice, an index out of range or a log density that fails at the start is printed with its position in the file or the model, and the data stay as they were. Data the model reads that no file gives yet are no error. Without arguments :data lists the entries, as :drop takes them. A path with a blank is written my\ y.csv or "my y.csv".`,
+			`Each file is read and added to the session's data: a CSV file's columns and a JSON file's keys give the data of their names, and NAME=FILE gives the data NAME a whole CSV file. A file given again, by any path to it, or a NAME= given again replaces its entry. The files are added all together or not at all: the whole model is bound to the data with them, as gpp fit would bind it, and when every data it reads is given, compiled and tried at a fit's start, as :check does; a file that cannot be read, a value outside a declared support or a family's, a size or shape that disagrees, a data given twice, an index out of range or a log density that fails at the start is printed with its position in the file or the model, and the data stay as they were. Data the model reads that no file gives yet are no error, and NAME=FILE for a NAME the model does not declare yet is added, with a note: it waits for the declaration, and :fit, :check and queries fail on it until then. Ctrl-C stops the checks, and the data stay as they were. Without arguments :data lists the entries, as :drop takes them. A path with a blank is written my\ y.csv or "my y.csv".`,
 			(*repl).addData},
 		{"drop", "FILE|NAME ...", "drop data added by :data (by the file, or the NAME of a NAME=FILE)",
 			`Each argument drops the :data entries it names: FILE those of that file (by any path to it, so y.csv drops ./y.csv), NAME the entry given as NAME=FILE, or an entry as :data lists it. The entries are dropped all together or not at all: an argument that names none, or data left that the model does not bind to, keeps them all.`,
 			(*repl).dropData},
 		{"set", "NAME=VALUE ...", "set constants or scalar data, as --set does",
-			`Each value sets a constant or a scalar data, as gpp fit's --set does, and replaces an earlier :set of the name. The model is checked with the values, bound to the data as far as they are loaded and, when they give every data it reads (or it reads none), compiled as :check does: the values are set all together or not at all, so one that fails, such as a size the model cannot store, keeps all the old values. Without arguments :set lists the values; :unset drops them, and :fit --set sets them too.`,
+			`Each value sets a constant or a scalar data, as gpp fit's --set does, and replaces an earlier :set of the name. The model is checked with the values, bound to the data as far as they are loaded and, when they give every data it reads (or it reads none), compiled as :check does: the values are set all together or not at all, so one that fails, such as a size the model cannot store, keeps all the old values, and so does Ctrl-C during the checks. Without arguments :set lists the values; :unset drops them, and :fit --set sets them for a fit that succeeds.`,
 			(*repl).set},
 		{"unset", "NAME ...", "drop :set values",
 			`Each NAME loses its :set value: a constant goes back to its default, a scalar data to the data files. The model is checked and bound with what is left as :set checks it, and the names are dropped all together or not at all.`,
@@ -424,7 +431,7 @@ func init() {
 			`Prints gpp check's summary of the session's model: its params and their factors, data and constants. With the data loaded, or when the model reads none, it also binds and compiles the model and tries its log density at a fit's start, as a fit would begin, so that sizes, indices and data values are checked too; it prints their errors instead. Ctrl-C stops it.`,
 			func(r *repl, a []string) { r.check() }},
 		{"fit", "[flags]", "fit, with gpp fit's flags (see :fit --help)",
-			`Fits the session's model to its data with gpp fit's flags (:fit --help lists them), prints the table of the fitted params and the fit's diagnostics, and keeps the fitted q for :show and the expressions typed after it. Files are written only with --out. --set NAME=VALUE sets the value for the session, as :set does, so that the fit is of the session's model and can be queried. Ctrl-C stops the fit; the session keeps the q reached.`,
+			`Fits the session's model to its data with gpp fit's flags (:fit --help lists them), prints the table of the fitted params and the fit's diagnostics, and keeps the fitted q for :show and the expressions typed after it. Files are written only with --out. --set NAME=VALUE sets the value for the session, as :set does, so that the fit is of the session's model and can be queried; if the fit fails, the values go back to what they were (a note says so), as a :set that fails keeps the old ones. Ctrl-C stops the fit; the session keeps the q reached, and the --set values with it.`,
 			(*repl).fitCmd},
 		{"show", "[NAME]", "fitted factors: family, parameters, mean, sd",
 			`Prints the last fit's factors: family, parameters, mean and sd of each element, of every param (at most 20 elements each) or of the params named (all their elements).`,
@@ -433,7 +440,7 @@ func init() {
 			`Prints the session's model with line numbers: an error at <repl>:LINE:COL is in line LINE of it.`,
 			func(r *repl, a []string) { r.list() }},
 		{"undo", "", "take back the last change to the model, the data or the values set",
-			`Takes back the last command that changed the session, as a whole: an input's statements (all of them), :load, :data, :drop, :set, :unset or :fit --set. The model, the data and the :set values become what they were before it, so :undo after :load gives back the data and values the load dropped. A plain :fit, queries, :check and the listings change none of these and are not taken back, but a fit belongs to the session it was made in: :undo past a :fit drops that fit, and the session gets back the fit it had before the command undone, or none (a note says which). :undo again goes further back, to the start of the session; there is no redo.`,
+			`Takes back the last command that changed the session, as a whole: an input's statements (all of them), :load, :data, :drop, :set, :unset or :fit --set. The model, the data and the :set values become what they were before it, so :undo after :load gives back the data and values the load dropped. A plain :fit, queries, :check and the listings change none of these and are not taken back, but a fit belongs to the session it was made in: :undo past a :fit drops that fit, and the session gets back the fit it had before the command undone, or none (a note says which). :undo again goes further back, up to 100 steps: to bound the memory a long session holds, older steps are forgotten, and so are steps whose data files, other than the session's own, pass 256 MB (the last step is always kept); the fits of steps more than 10 back are let go, so such an :undo leaves the session without a fit (run :fit). :undo past the oldest step kept says so; there is no redo.`,
 			func(r *repl, a []string) { r.undo() }},
 		{"save", "FILE", "write the model as canonical source (no comments) to a .gpp file",
 			`Writes the session's model to FILE as canonical source (comments are not kept), replacing FILE at once. FILE must end in .gpp and may not be a data file of the session; the model file :load read may be saved over.`,
@@ -581,9 +588,11 @@ Commands:
 	}
 	b.WriteString(`
 Without arguments, :data and :set list what they hold; :fit --set sets
-values for the session, as :set does. :help COMMAND describes a command.
+values for the session, as :set does, if the fit succeeds. :help COMMAND
+describes a command.
 Ctrl-C stops a running :fit (the session keeps the q reached), query or
-:check, or drops the line being typed.
+:check, or the checks of a change (which is then not made), or drops the
+line being typed.
 
 Any other input that parses as an expression is evaluated:
   - on 1000 draws of the fitted q (:fit --output-draws changes the number):

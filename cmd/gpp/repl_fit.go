@@ -77,7 +77,7 @@ const replExprName = "__repl"
 // written unless --out is given.
 func (r *repl) fitCmd(args []string) {
 	if isHelp(args) {
-		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out. --set sets values for the session, as :set does.\n\n")
+		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out. --set sets values for the session, as :set does,\nonce the fit succeeds; a fit that fails keeps the session's values.\n\n")
 		parseFitArgs([]string{"--help"}, r.out, r.err)
 		return
 	}
@@ -107,12 +107,23 @@ func (r *repl) fitCmd(args []string) {
 		for k, v := range cfg.sets {
 			sets[k] = v
 		}
+		// The values are the fit's: a fit that fails, or is not made,
+		// does not keep them, as a :set that fails keeps none. The
+		// session and its history go back to what they were.
+		before, steps, forgotten := r.replState, slices.Clone(r.steps), r.forgotten
 		if !r.trySets(sets) {
 			return
 		}
 		for _, k := range sortedKeys(cfg.sets) {
 			r.printSet(k)
 		}
+		defer func() {
+			if r.fit != before.fit {
+				return
+			}
+			r.replState, r.steps, r.forgotten = before, steps, forgotten
+			errorf(r.err, "note: the values of --set were not kept, as the fit failed: the session's are as they were (:set keeps values without a fit)")
+		}()
 	}
 	sets := r.sets
 	cfg.sets = sets
@@ -250,9 +261,9 @@ func (r *repl) fitCmd(args []string) {
 }
 
 // interruptible returns a context that Ctrl-C cancels, after calling
-// first, until stop is called: a :fit, a query or :check then stops and the
-// session goes on, where Ctrl-C would otherwise end the process. A second
-// Ctrl-C does no more than the first.
+// first, until stop is called: a :fit, a query, :check or the checks of a
+// step (stepError) then stop and the session goes on, where Ctrl-C would
+// otherwise end the process. A second Ctrl-C does no more than the first.
 func (r *repl) interruptible(first func()) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)

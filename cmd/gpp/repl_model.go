@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -35,16 +36,72 @@ type replState struct {
 }
 
 // replStep is one step that :undo takes back: the state before it, and
-// the input or :command line that made it.
+// the input or :command line that made it. fitDropped says that the fit
+// of the state before it was let go (trimSteps).
 type replStep struct {
-	before replState
-	what   string
+	before     replState
+	what       string
+	fitDropped bool
 }
+
+// The bounds of :undo's history (trimSteps): a session of any length
+// keeps at most replMaxSteps steps, the fits of the last replFitSteps only
+// (with the session's own), and data files of its earlier states up to
+// repl.undoData bytes.
+const (
+	replMaxSteps = 100
+	replFitSteps = 10
+	replUndoData = 256_000_000
+)
 
 // commit makes next the session's state, in one step of :undo.
 func (r *repl) commit(next replState) {
 	r.steps = append(r.steps, replStep{before: r.replState, what: r.input})
 	r.replState = next
+	r.trimSteps()
+}
+
+// trimSteps bounds the memory that :undo's history holds: each step keeps
+// the state before it, whose data tables and fit may be large. It forgets
+// the oldest steps past replMaxSteps, and past those whose data files (the
+// ones the session's state no longer has) come to more than r.undoData
+// bytes, keeping the last step whatever its size; and it lets go of the
+// fits of steps more than replFitSteps back, unless the session or a
+// later step still has them.
+func (r *repl) trimSteps() {
+	drop := max(len(r.steps)-replMaxSteps, 0)
+	held := map[int]bool{} // data reads the session's state has
+	for _, d := range r.data {
+		held[d.read] = true
+	}
+	size := 0
+	for i := len(r.steps) - 1; i >= drop; i-- {
+		for _, d := range r.steps[i].before.data {
+			if !held[d.read] {
+				held[d.read] = true
+				size += len(d.src)
+			}
+		}
+		if size > r.undoData && i < len(r.steps)-1 {
+			drop = i + 1
+			break
+		}
+	}
+	if drop > 0 {
+		r.forgotten += drop
+		r.steps = slices.Delete(r.steps, 0, drop)
+	}
+	kept := map[*replFit]bool{r.fit: true}
+	for i := len(r.steps) - 1; i >= 0; i-- {
+		s := &r.steps[i]
+		switch {
+		case s.before.fit == nil:
+		case i >= len(r.steps)-replFitSteps || kept[s.before.fit]:
+			kept[s.before.fit] = true
+		default:
+			s.before.fit, s.fitDropped = nil, true
+		}
+	}
 }
 
 // replInput is one data file of the session.
@@ -99,7 +156,9 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 	}
 	if err != nil {
 		r.refuse(err, atStart, r.sources(input))
-		r.noteNoneAdded(input, len(stmts))
+		if !errors.Is(err, errStepStopped) {
+			r.noteNoneAdded(input, len(stmts))
+		}
 		return
 	}
 	src := r.src + strings.TrimRight(input, "\n") + "\n"
@@ -165,8 +224,10 @@ func stmtsBefore(input string, err error) int {
 // start, as :check does. It returns the first error; atStart says it is
 // the start's (startNote explains it). Data still to come are no error,
 // and neither is a NAME=FILE whose NAME f does not declare: it waits for
-// the declaration, and :check and :fit report it.
-func bindErr(f *ast.File, info *check.Info, ins []replInput, sets setFlags) (atStart bool, err error) {
+// the declaration (:data notes it), and :check and :fit report it. A
+// cancelled ctx (Ctrl-C) stops it between binding, compiling and the
+// tries of the start, with ctx's error.
+func (r *repl) bindErr(ctx context.Context, f *ast.File, info *check.Info, ins []replInput, sets setFlags) (atStart bool, err error) {
 	var inputs []data.Input
 	for _, d := range ins {
 		if d.in.Name == "" || info.DataVar(d.in.Name) != nil {
@@ -185,39 +246,66 @@ func bindErr(f *ast.File, info *check.Info, ins []replInput, sets setFlags) (atS
 			return false, nil
 		}
 	}
+	if r.afterBind != nil {
+		r.afterBind(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	m, err := compile.Compile(f, info, bound)
 	if err != nil {
 		return false, err
 	}
-	err = startError(context.Background(), m)
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	err = startError(ctx, m)
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
 	return err != nil, err
 }
+
+// errStepStopped is stepError's error when Ctrl-C stopped the checks of a
+// step: the step is refused, and the session stays as it was.
+var errStepStopped = errors.New("the checks of the step were interrupted")
 
 // stepError returns the error for which a step is refused: the error of
 // binding the data entries ins with the values sets to the model f of the
 // step, checked as info (bindErr), unless the session's state does not
 // bind either. Only a failure the step brings counts; the state before it
-// is tried only when the step's fails.
+// is tried only when the step's fails. Ctrl-C stops the checks, as it
+// stops :check, and the step is refused with errStepStopped.
 func (r *repl) stepError(f *ast.File, info *check.Info, ins []replInput, sets setFlags) (atStart bool, err error) {
-	if atStart, err = bindErr(f, info, ins, sets); err != nil && !r.binds() {
+	ctx, stop := r.interruptible(func() {})
+	defer stop()
+	atStart, err = r.bindErr(ctx, f, info, ins, sets)
+	if err != nil && ctx.Err() == nil && !r.binds(ctx) && ctx.Err() == nil {
 		return false, nil
+	}
+	if ctx.Err() != nil {
+		return false, errStepStopped
 	}
 	return atStart, err
 }
 
 // binds reports whether the session's state binds (bindErr).
-func (r *repl) binds() bool {
+func (r *repl) binds(ctx context.Context) bool {
 	f, info, err := checkText(r.src, r.sets)
 	if err != nil {
 		return false
 	}
-	_, err = bindErr(f, info, r.data, r.sets)
+	_, err = r.bindErr(ctx, f, info, r.data, r.sets)
 	return err == nil
 }
 
 // refuse prints the errors for which a step is refused (stepError), and
 // startNote after a failure at the start.
 func (r *repl) refuse(err error, atStart bool, srcs sources) {
+	if errors.Is(err, errStepStopped) {
+		errorf(r.err, "interrupted: %s was not made (its checks against the data stopped); the session goes on as it was", describeStep(r.input))
+		return
+	}
 	r.printError(err, srcs)
 	if atStart {
 		errorf(r.err, "%s", startNote)
@@ -252,7 +340,9 @@ func (r *repl) load(path string) {
 			srcs := (&replState{data: kept}).sources("")
 			srcs[path] = raw
 			r.refuse(err, atStart, srcs)
-			errorf(r.err, "note: %s was not loaded: the session's data must bind to it (:drop them to load it without them)", path)
+			if !errors.Is(err, errStepStopped) {
+				errorf(r.err, "note: %s was not loaded: the session's data must bind to it (:drop them to load it without them)", path)
+			}
 			return
 		}
 	}
@@ -376,6 +466,9 @@ func (r *repl) addData(args []string) {
 	r.commit(next)
 	for _, in := range added {
 		fmt.Fprintf(r.out, "data %s: %s\n", quoteArg(in.arg), describeInput(in.in))
+		if in.in.Name != "" && r.info.DataVar(in.in.Name) == nil {
+			errorf(r.err, "note: the model declares no data %s yet: %s waits for its declaration (data %s: ...), and :fit, :check and queries fail until then (:drop %s drops it)", in.in.Name, quoteArg(in.arg), in.in.Name, in.in.Name)
+		}
 	}
 }
 
@@ -390,7 +483,9 @@ func (r *repl) dataBind(ins []replInput, srcs sources, note string) bool {
 	}
 	if atStart, err := r.stepError(f, info, ins, r.sets); err != nil {
 		r.refuse(err, atStart, srcs)
-		errorf(r.err, "note: %s", note)
+		if !errors.Is(err, errStepStopped) {
+			errorf(r.err, "note: %s", note)
+		}
 		return false
 	}
 	return true
@@ -649,15 +744,22 @@ func (r *repl) list() {
 // it comes back.
 func (r *repl) undo() {
 	if len(r.steps) == 0 {
+		if r.forgotten > 0 {
+			r.errorf("nothing more to undo: :undo keeps the last %d steps (fewer when their data files pass %s), and the %d before are forgotten", replMaxSteps, byteSize(r.undoData), r.forgotten)
+			return
+		}
 		r.errorf("nothing to undo")
 		return
 	}
 	step := r.steps[len(r.steps)-1]
+	r.steps[len(r.steps)-1] = replStep{} // the state is the session's now, not the history's
 	r.steps = r.steps[:len(r.steps)-1]
 	fit := r.fit
 	r.replState = step.before
 	fmt.Fprintf(r.out, "undid %s\n", describeStep(step.what))
 	switch {
+	case step.fitDropped:
+		errorf(r.err, "note: the fit the session had before it is no longer kept (:undo keeps the fits of the last %d steps): run :fit", replFitSteps)
 	case fit == r.fit:
 	case fit == nil:
 		errorf(r.err, "note: the fit the session had before is back")
@@ -666,6 +768,14 @@ func (r *repl) undo() {
 	default:
 		errorf(r.err, "note: the last :fit, made after it, goes too: the fit the session had before is back")
 	}
+}
+
+// byteSize writes a number of bytes in MB (10⁶), or bytes below one.
+func byteSize(n int) string {
+	if n < 1e6 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d MB", n/1e6)
 }
 
 // describeStep writes the input or :command line of a step on one line.

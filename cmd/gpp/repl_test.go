@@ -944,6 +944,10 @@ func TestReplDataEntries(t *testing.T) {
 	if got := r.dataArgs(); !reflect.DeepEqual(got, []string{"./testdata/repl_counts.csv", "z=testdata/repl_counts.csv", spaced}) {
 		t.Fatalf("data %q; errors:\n%s", got, errb.String())
 	}
+	if want := "gpp: note: the model declares no data z yet"; !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("errors:\n%s\nwant %s", errb.String(), want)
+	}
+	errb.Reset()
 	out.Reset()
 	typeIn(r, ":data")
 	if want := "./testdata/repl_counts.csv: 10 rows, column y\nz=testdata/repl_counts.csv: z, a [10, 1] table\n" + esc + ": 10 rows, column w\n"; out.String() != want {
@@ -1217,5 +1221,183 @@ func TestReplStaleData(t *testing.T) {
 	typeIn(r, ":data "+y, "mean(lambda)")
 	if want := "gpp: note: the data changed since the last :fit; this answer is from that fit\n"; errb.String() != want {
 		t.Errorf("errors:\n%s\nwant:\n%s", errb.String(), want)
+	}
+}
+
+// TestReplUndoLimit: :undo's history is bounded, so that a long session
+// with large data does not grow without end (every step kept its state's
+// data tables and fit): the last replMaxSteps steps are kept, the fits of
+// the last replFitSteps, and data files of earlier states up to undoData
+// bytes; :undo past the oldest step kept says so.
+func TestReplUndoLimit(t *testing.T) {
+	r, out, errb := newTestRepl()
+	for i := range replMaxSteps + 5 {
+		typeIn(r, fmt.Sprintf("const c%d = %d", i, i))
+	}
+	if len(r.steps) != replMaxSteps || r.forgotten != 5 {
+		t.Fatalf("%d steps kept, %d forgotten; want %d and 5", len(r.steps), r.forgotten, replMaxSteps)
+	}
+	for range replMaxSteps {
+		typeIn(r, ":undo")
+	}
+	if r.failed || r.src != "const c0 = 0\nconst c1 = 1\nconst c2 = 2\nconst c3 = 3\nconst c4 = 4\n" {
+		t.Fatalf("model %q after %d :undo; errors:\n%s", r.src, replMaxSteps, errb.String())
+	}
+	typeIn(r, ":undo")
+	if want := "gpp: nothing more to undo: :undo keeps the last 100 steps (fewer when their data files pass 256 MB), and the 5 before are forgotten\n"; errb.String() != want || !r.failed {
+		t.Errorf("errors:\n%s\nwant:\n%s", errb.String(), want)
+	}
+
+	// The fit of a step more than replFitSteps back is let go when the
+	// session has another; :undo to it says so and leaves no fit.
+	r, out, errb = fitMu(t, "param mu: real ~ Normal(0, 10)")
+	first := r.fit
+	typeIn(r, "let a = mu", ":fit --quiet --seed 2 --iter 100")
+	for i := range replFitSteps {
+		typeIn(r, fmt.Sprintf("let b%d = mu", i))
+	}
+	if s := r.steps[len(r.steps)-replFitSteps-1]; s.before.fit != nil || !s.fitDropped || r.fit == first || r.fit == nil {
+		t.Fatalf("the first fit is kept by step %q; errors:\n%s", s.what, errb.String())
+	}
+	for _, s := range r.steps[len(r.steps)-replFitSteps:] {
+		if s.before.fit != r.fit {
+			t.Errorf("step %q lost the session's fit", s.what)
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	for range replFitSteps + 1 {
+		typeIn(r, ":undo")
+	}
+	if want := "gpp: note: the fit the session had before it is no longer kept (:undo keeps the fits of the last 10 steps): run :fit\n"; r.fit != nil || errb.String() != want || !strings.HasSuffix(out.String(), "undid let a = mu\n") {
+		t.Errorf("fit %v, output:\n%s\nerrors:\n%s\nwant:\n%s", r.fit, out.String(), errb.String(), want)
+	}
+
+	// Data files read again: the history keeps the earlier reads up to
+	// undoData bytes, and the last step whatever its size.
+	counts, err := os.ReadFile("testdata/repl_counts.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, errb = newTestRepl()
+	r.undoData = 5 * len(counts) / 2
+	typeIn(r, ":load testdata/repl_model.gpp")
+	for range 5 {
+		typeIn(r, ":data testdata/repl_counts.csv")
+	}
+	if len(r.steps) != 2 || r.forgotten != 4 || r.failed {
+		t.Errorf("%d steps kept, %d forgotten, want 2 and 4; errors:\n%s", len(r.steps), r.forgotten, errb.String())
+	}
+	r.undoData = 1
+	typeIn(r, ":data testdata/repl_counts.csv")
+	if len(r.steps) != 1 || r.steps[0].before.data[0].read != 5 {
+		t.Errorf("%d steps kept, want the last", len(r.steps))
+	}
+}
+
+// TestReplInterruptStep: Ctrl-C stops the checks a change runs against
+// the data (binding, compiling, trying a fit's start), as it stops
+// :check, and the change is not made: the session is as it was, and the
+// same change goes through when not interrupted. Ctrl-C ended the process.
+func TestReplInterruptStep(t *testing.T) {
+	setup := []string{":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv"}
+	steps := []string{
+		"let l3 = lambda * 3",
+		":set a=3",
+		":load testdata/repl_model.gpp",
+		":data testdata/repl_counts.csv",
+		":fit --quiet --seed 1 --iter 100 --set a=4",
+	}
+	for _, step := range steps {
+		t.Run(step, func(t *testing.T) {
+			r, out, errb := newTestRepl()
+			typeIn(r, setup...)
+			if r.failed {
+				t.Fatalf("setup failed:\n%s", errb.String())
+			}
+			out.Reset()
+			var sigs chan<- os.Signal
+			r.notify = func(c chan<- os.Signal) func() { sigs = c; return func() { sigs = nil } }
+			r.afterBind = func(ctx context.Context) {
+				sigs <- os.Interrupt
+				select {
+				case <-ctx.Done():
+				case <-time.After(10 * time.Second):
+					t.Error("Ctrl-C did not cancel the checks")
+				}
+			}
+			src, data, sets, n := r.src, r.dataArgs(), r.sets.String(), len(r.steps)
+			typeIn(r, step)
+			want := "gpp: interrupted: " + step + " was not made (its checks against the data stopped); the session goes on as it was\n"
+			if errb.String() != want || r.failed || out.Len() > 0 {
+				t.Errorf("output %q, failed %v, errors:\n%s\nwant:\n%s", out.String(), r.failed, errb.String(), want)
+			}
+			if r.src != src || !reflect.DeepEqual(r.dataArgs(), data) || r.sets.String() != sets || len(r.steps) != n || r.fit != nil {
+				t.Errorf("the session changed: %d steps, sets %v, data %q", len(r.steps), r.sets, r.dataArgs())
+			}
+			if sigs != nil {
+				t.Error("Ctrl-C is still caught after the checks")
+			}
+			r.afterBind = nil
+			errb.Reset()
+			typeIn(r, step)
+			if r.failed || len(r.steps) != n+1 {
+				t.Errorf("%d steps, want %d; errors:\n%s", len(r.steps), n+1, errb.String())
+			}
+		})
+	}
+}
+
+// TestReplFitSetFails: a :fit --set whose fit fails leaves the session's
+// values as they were, and says so, as a :set that fails keeps the old
+// ones; the new values were kept, as one step of :undo.
+func TestReplFitSetFails(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "const K = 3", "param w: real[K] ~ Normal(0, 1)", ":set K=4")
+	n := len(r.steps)
+	out.Reset()
+	typeIn(r, ":fit --quiet --iter 100 --set K=2 --init testdata/nope.json")
+	if r.sets["K"] != "4" || len(r.steps) != n || r.fit != nil || !r.failed {
+		t.Errorf("sets %v, %d steps (want %d), errors:\n%s", r.sets, len(r.steps), n, errb.String())
+	}
+	if want := "gpp: note: the values of --set were not kept, as the fit failed: the session's are as they were (:set keeps values without a fit)\n"; !strings.HasSuffix(errb.String(), want) || out.String() != "K = 2 (default 3)\n" {
+		t.Errorf("output:\n%s\nerrors:\n%s\nwant them to end:\n%s", out.String(), errb.String(), want)
+	}
+	if r.info.Const("K").ValueString() != "4" {
+		t.Errorf("the model's K is %s, want 4", r.info.Const("K").ValueString())
+	}
+	typeIn(r, ":fit --quiet --seed 1 --iter 100 --set K=2")
+	if r.sets["K"] != "2" || len(r.steps) != n+1 || r.fit == nil {
+		t.Errorf("sets %v, %d steps, want K=2 and %d after a fit that succeeds", r.sets, len(r.steps), n+1)
+	}
+	// At the bound of :undo's history, the step the --set pushed out
+	// comes back with the values.
+	for i := range replMaxSteps {
+		typeIn(r, fmt.Sprintf("const c%d = %d", i, i))
+	}
+	first, forgotten := r.steps[0].what, r.forgotten
+	typeIn(r, ":fit --quiet --iter 100 --set K=5 --init testdata/nope.json")
+	if r.sets["K"] != "2" || len(r.steps) != replMaxSteps || r.steps[0].what != first || r.forgotten != forgotten {
+		t.Errorf("sets %v, oldest step %q (want %q), %d forgotten (want %d)", r.sets, r.steps[0].what, first, r.forgotten, forgotten)
+	}
+}
+
+// TestReplDataUndeclared: NAME=FILE for a NAME the model does not declare
+// yet is added, and a note says at once that it waits for the declaration
+// and that :fit fails until then; nothing was said, and the next :fit
+// failed on it.
+func TestReplDataUndeclared(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load testdata/repl_model.gpp", ":data z=testdata/repl_counts.csv")
+	if want := "gpp: note: the model declares no data z yet: z=testdata/repl_counts.csv waits for its declaration (data z: ...), and :fit, :check and queries fail until then (:drop z drops it)\n"; errb.String() != want || r.failed {
+		t.Errorf("errors:\n%s\nwant:\n%s", errb.String(), want)
+	}
+	if !reflect.DeepEqual(r.dataArgs(), []string{"z=testdata/repl_counts.csv"}) || !strings.HasSuffix(out.String(), "data z=testdata/repl_counts.csv: z, a [10, 1] table\n") {
+		t.Errorf("data %q, output:\n%s", r.dataArgs(), out.String())
+	}
+	errb.Reset()
+	typeIn(r, "data z: real[N, 1]", ":data testdata/repl_counts.csv z=testdata/repl_counts.csv")
+	if errb.Len() > 0 {
+		t.Errorf("a declared NAME has a note:\n%s", errb.String())
 	}
 }
