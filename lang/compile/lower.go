@@ -440,6 +440,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	}
 	b := l.b
 	var id autodiff.ID
+	if op, ok := unaryOps[f.Name]; ok {
+		return l.knownInts(e, value{id: b.Unary(op, args[0], pos), node: true})
+	}
 	switch f.Name {
 	case "exp":
 		id = b.Exp(args[0], pos)
@@ -467,28 +470,10 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.InvLogit(args[0], pos)
 	case "logit": // log(p) - log(1 - p)
 		id = b.Sub(b.Log(args[0], pos), b.Log1p(b.Neg(args[0], pos), pos), pos)
-	case "log1m":
-		id = b.Unary(autodiff.OpLog1m, args[0], pos)
 	case "log_inv_logit": // -softplus(-x): exact negations around softplus
 		id = b.Neg(b.Softplus(b.Neg(args[0], pos), pos), pos)
 	case "log1m_inv_logit": // -softplus(x)
 		id = b.Neg(b.Softplus(args[0], pos), pos)
-	case "inv_cloglog":
-		id = b.Unary(autodiff.OpInvCloglog, args[0], pos)
-	case "Phi":
-		id = b.Unary(autodiff.OpPhi, args[0], pos)
-	case "Phi_approx":
-		id = b.Unary(autodiff.OpPhiApprox, args[0], pos)
-	case "inv_Phi":
-		id = b.Unary(autodiff.OpInvPhi, args[0], pos)
-	case "tanh":
-		id = b.Unary(autodiff.OpTanh, args[0], pos)
-	case "sin":
-		id = b.Unary(autodiff.OpSin, args[0], pos)
-	case "cos":
-		id = b.Unary(autodiff.OpCos, args[0], pos)
-	case "atan":
-		id = b.Unary(autodiff.OpAtan, args[0], pos)
 	case "inv":
 		id = b.Div(b.Scalar(1, pos), args[0], pos)
 	case "inv_sqrt":
@@ -559,6 +544,19 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		return value{}
 	}
 	return l.knownInts(e, value{id: id, node: true})
+}
+
+// unaryOps are the built-ins that are one elementwise op of the tape.
+var unaryOps = map[string]autodiff.Op{
+	"log1m":       autodiff.OpLog1m,
+	"inv_cloglog": autodiff.OpInvCloglog,
+	"Phi":         autodiff.OpPhi,
+	"Phi_approx":  autodiff.OpPhiApprox,
+	"inv_Phi":     autodiff.OpInvPhi,
+	"tanh":        autodiff.OpTanh,
+	"sin":         autodiff.OpSin,
+	"cos":         autodiff.OpCos,
+	"atan":        autodiff.OpAtan,
 }
 
 // knownInts gives v, lowered from e, its ints when the checker typed e an
