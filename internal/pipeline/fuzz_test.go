@@ -59,6 +59,11 @@ func FuzzPipeline(f *testing.F) {
 		"y ~ Poisson(lam)\ntarget += sum(log(p))\n", `{"y": [1, 3, 2], "c": [2, 0.5, 6.5]}`, "")
 	f.Add(read("../../examples/varying.gpp"), head(read("../../examples/varying.csv"), 30), "J=3")
 	f.Add("param eta: positive ~ Gamma(2, 1)\nparam L: cholesky_factor_corr[3]\nL ~ LKJCorrCholesky(eta)\noutput Omega = L * L'\n", "", "")
+	f.Add(read("../../examples/varying.gpp"), head(read("../../examples/varying.csv"), 60), "")
+	f.Add("data y: real[N]\ndata k: int[M]\nparam mu: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\nparam w: simplex[3] ~ Dirichlet(rep(1, 3))\n"+
+		"target += log_mix(inv_logit(mu), logpdf(y[head(k, 2)], Normal(mu, s)), log1m(Phi(y[0:2])))\n"+
+		"target += sum(log_softmax(append_row(mu, [s, 1]))) + dot_self(to_vector(rep_matrix(mu, 2, 2))) * -0.1\n"+
+		"output q = inv_Phi(Phi(mu)) + lbeta(s, 2) + fmax(mu, tanh(s))\n", `{"y": [0.1, -0.4, 1.2], "k": [2, 0, 1]}`, "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {
