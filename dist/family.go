@@ -40,14 +40,23 @@ const (
 	// PositiveOrdered is a vector of strictly increasing positive reals (a
 	// declared positive_ordered[K]); as a set of scalars it is Positive.
 	PositiveOrdered
+	// CorrMatrix is a correlation matrix (a declared corr_matrix[K]):
+	// symmetric positive definite with a unit diagonal, made as L L' from
+	// a cholesky_factor_corr[K] factor L. Only LKJCorr has it; no scalar
+	// support contains it.
+	CorrMatrix
 )
 
 var supportText = [...]string{
 	Real: "real", Positive: "positive", NonNegative: "non-negative", Unit: "unit",
 	Interval: "interval", Simplex: "simplex", Count: "count", Binary: "binary",
 	BoundedCount: "bounded count", Ordered: "ordered", CholCorr: "cholesky_factor_corr",
-	PositiveOrdered: "positive_ordered",
+	PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix",
 }
+
+// IsCorr reports whether s is CholCorr or CorrMatrix: a K×K matrix
+// valued param made from K(K−1)/2 unconstrained coordinates.
+func (s Support) IsCorr() bool { return s == CholCorr || s == CorrMatrix }
 
 func (s Support) String() string {
 	if s > 0 && int(s) < len(supportText) {
@@ -91,7 +100,7 @@ func (s Support) Contains(inner Support) bool {
 	}
 	switch s {
 	case Real:
-		return inner != Simplex && inner != Interval && inner != CholCorr // every scalar support is real, and ordered elements
+		return inner != Simplex && inner != Interval && !inner.IsCorr() // every scalar support is real, and ordered elements
 	case NonNegative:
 		return inner == Positive || inner == Unit || inner == Count || inner == Binary || inner == BoundedCount || inner == PositiveOrdered
 	case Positive:

@@ -162,3 +162,91 @@ func LKJCorrCholeskyLogPDF(l []float64, k int, eta float64) (lp, deta float64) {
 	lp += 2*(eta-1)*sumLog - logc
 	return lp, 2*sumLog - dlogc
 }
+
+// Correlation matrices (a declared corr_matrix[K]) and LKJCorr, after the
+// Stan reference manual ("Correlation matrices"). Ω = L L' for the factor
+// L of the same K(K−1)/2 coordinates y (CholCorrValues).
+
+// CorrMatrixValues writes the correlation matrix Ω = L L' (K×K,
+// row-major) of the coordinates y into dst, and L into l (both len K·K).
+// Ω is exactly symmetric with an exact unit diagonal.
+func CorrMatrixValues(dst, l, y []float64, k int) {
+	CholCorrValues(l, y, k)
+	CorrFromChol(dst, l, k)
+}
+
+// CorrFromChol writes L L' for a factor l with rows of unit norm into dst:
+// Σ_{m≤j} L[i,m]·L[j,m] for j < i, mirrored above the diagonal, and 1 on it.
+func CorrFromChol(dst, l []float64, k int) {
+	if len(dst) != k*k || len(l) != k*k {
+		panic("dist: CorrFromChol: bad lengths")
+	}
+	for i := range k {
+		dst[i*k+i] = 1
+		for j := range i {
+			s := 0.0
+			for m := 0; m <= j; m++ {
+				s += l[i*k+m] * l[j*k+m]
+			}
+			dst[i*k+j], dst[j*k+i] = s, s
+		}
+	}
+}
+
+// CorrFromCholGrad adds to al the gradient with respect to l of
+// Σ g_ij·Ω_ij for Ω = CorrFromChol(l) off the diagonal; the diagonal is 1
+// for every factor of unit rows, so it passes no gradient.
+func CorrFromCholGrad(al, l, g []float64, k int) {
+	for i := range k {
+		for j := range i {
+			gs := g[i*k+j] + g[j*k+i]
+			for m := 0; m <= j; m++ {
+				al[i*k+m] += gs * l[j*k+m]
+				al[j*k+m] += gs * l[i*k+m]
+			}
+		}
+	}
+}
+
+// CorrMatrixLogJac returns the log absolute Jacobian determinant of the
+// map from the coordinates y to the entries of Ω below the diagonal: that
+// of y → L (CholCorrLogJac) plus that of L → L L', Σ_{i≥1} (K − i − 1)·log
+// L[i,i] (0-based; LKJ 2009). With log L[i,i] = ½·Σ_{m<i} log sech²(y_im)
+// it is the separable sum Σ_{i>m} (K − m)/2 · log sech²(y_im).
+func CorrMatrixLogJac(y []float64, k int) float64 {
+	s, c := 0.0, 0
+	for i := 1; i < k; i++ {
+		for m := range i {
+			s += 0.5 * float64(k-m) * logSech2(y[c])
+			c++
+		}
+	}
+	return s
+}
+
+// CorrMatrixLogJacGrad adds g·∂CorrMatrixLogJac/∂y to ay.
+func CorrMatrixLogJacGrad(ay, y []float64, k int, g float64) {
+	c := 0
+	for i := 1; i < k; i++ {
+		for m := range i {
+			ay[c] -= g * float64(k-m) * math.Tanh(y[c])
+			c++
+		}
+	}
+}
+
+// LKJCorrLogPDF returns the log density of the K×K correlation matrix
+// Ω = L L' under LKJCorr(η), with respect to Lebesgue measure on its
+// entries below the diagonal (Stan's lkj_corr), from its factor l:
+//
+//	(η − 1)·log det Ω − log c_K(η) = 2(η − 1)·Σ_{i≥1} log L[i,i] − log c_K(η),
+//
+// and the partial in η.
+func LKJCorrLogPDF(l []float64, k int, eta float64) (lp, deta float64) {
+	logc, dlogc := LKJLogNorm(eta, k)
+	sumLog := 0.0
+	for i := 1; i < k; i++ {
+		sumLog += math.Log(l[i*k+i])
+	}
+	return 2*(eta-1)*sumLog - logc, 2*sumLog - dlogc
+}

@@ -307,8 +307,9 @@ const (
 	// scalar or [n], one per element; cutpoints [K] or [1, K], strictly
 	// increasing, shared by every element.
 	DistOrdinal
-	// DistLKJ: value a cholesky_factor_corr[K] param (a K×K factor),
-	// written whole; eta a scalar.
+	// DistLKJ: value a cholesky_factor_corr[K] param (a K×K factor) or a
+	// corr_matrix[K] param (the dist's Support says which), written
+	// whole; eta a scalar.
 	DistLKJ
 	// DistMvNormalChol: value [d] or [n, d] (independent rows); mean
 	// scalar, [d], [1, d] or (for a matrix value) [n, d], a row per row;
@@ -323,7 +324,7 @@ var distShapeText = [...]string{
 	DistDirichlet:    "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
 	DistCategorical:  "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
 	DistOrdinal:      "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
-	DistLKJ:          "value a cholesky_factor_corr[K] param, whole ([K, K]); eta scalar",
+	DistLKJ:          "value the param it models (cholesky_factor_corr[K] for LKJCorrCholesky, corr_matrix[K] for LKJCorr), whole ([K, K]); eta scalar",
 	DistMvNormalChol: "value [d] or [n, d] (independent rows); mean scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the covariance: its diagonal must be > 0, the entries above it are ignored",
 }
 

@@ -293,6 +293,8 @@ var dists = []*Dist{
 		Doc: "OrderedLogistic with the normal CDF Φ for inv_logit (Stan's ordered_probit)", Example: "y ~ OrderedProbit(x * beta, c)"},
 	{Name: "LKJCorrCholesky", Params: []Param{{Name: "eta", Support: dist.Positive, Ranks: Scalar}}, Support: dist.CholCorr, Shape: DistLKJ,
 		Doc: "LKJ on the Cholesky factor L of a correlation matrix (Stan's lkj_corr_cholesky), density ∝ det(L L')^(eta − 1) of the correlation matrix, normalised; eta = 1 is uniform over correlation matrices, larger eta favours weaker correlations", Example: "param L: cholesky_factor_corr[K] ~ LKJCorrCholesky(2)"},
+	{Name: "LKJCorr", Params: []Param{{Name: "eta", Support: dist.Positive, Ranks: Scalar}}, Support: dist.CorrMatrix, Shape: DistLKJ,
+		Doc: "LKJ on a correlation matrix Omega (Stan's lkj_corr), density ∝ det(Omega)^(eta − 1), normalised; eta = 1 is uniform over correlation matrices, larger eta favours weaker correlations", Example: "param Omega: corr_matrix[K] ~ LKJCorr(2)"},
 }
 
 // unitRule: values in (0, 1); positiveKeptRule: positive for a positive

@@ -405,7 +405,7 @@ func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Lat
 			}
 			family = l.Family + " on " + l.Support.String()
 		}
-		if l.Support == dist.CholCorr && len(l.Dims) == 2 { // the factor is of L's unconstrained coordinates
+		if l.Support.IsCorr() && len(l.Dims) == 2 { // the factor is of L's (or Ω's factor's) unconstrained coordinates
 			family = l.Family + " on " + l.Dims[0].String() + "(" + l.Dims[0].String() + "−1)/2 coordinates"
 			if k := l.Dims[0].N; k >= 0 {
 				family = fmt.Sprintf("%s on %d coordinate%s", l.Family, dist.CholCorrSize(k), plural(dist.CholCorrSize(k)))

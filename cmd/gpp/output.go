@@ -482,11 +482,16 @@ type variable struct {
 	off    int   // a latent's first coordinate
 	elems  []int // row-major element index of each column, column-major order
 	first  int   // index of its first column
-	// corrK is K for a cholesky_factor_corr[K] latent, reported as its
-	// K×K factor L (upper zeros included, as CmdStan) made from its
-	// K(K−1)/2 coordinates by dist.CholCorrValues into corr; else 0.
-	corrK int
-	corr  []float64
+	// corrK is K for a cholesky_factor_corr[K] or corr_matrix[K] latent
+	// (corrOmega true for the latter, made by dist.CorrMatrixValues with
+	// the factor in corrL), reported as its K×K value (a factor L with
+	// its upper zeros, as CmdStan, or Ω = L L') made from its K(K−1)/2
+	// coordinates by dist.CholCorrValues or dist.CorrMatrixValues into
+	// corr; else 0.
+	corrK     int
+	corrOmega bool
+	corrL     []float64
+	corr      []float64
 }
 
 // reportVariables lists the latents and then the outputs of a model.
@@ -502,11 +507,14 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 		if f.Support == dist.PositiveOrdered && len(f.Parts) == 1 {
 			v.family = f.Parts[0].Family.String() // one positive factor: gamma, lognormal or point
 		}
-		if f.Support == dist.CholCorr {
+		if f.Support.IsCorr() {
 			for _, l := range m.Latents {
 				if l.Name == f.Name && l.Value != nil {
 					v.shape, v.elems, v.corrK = l.Value, colMajor(l.Value), l.Value[0]
 					v.corr = make([]float64, shapeLen(l.Value))
+					if f.Support == dist.CorrMatrix {
+						v.corrOmega, v.corrL = true, make([]float64, shapeLen(l.Value))
+					}
 				}
 			}
 		}
@@ -642,8 +650,12 @@ func (ds *drawSet) fill(z []float64, outs [][]float64, set func(c int, v float64
 			val := math.NaN()
 			switch {
 			case v.corrK > 0:
-				if j == 0 {
-					dist.CholCorrValues(v.corr, z[v.off:v.off+dist.CholCorrSize(v.corrK)], v.corrK)
+				switch y := z[v.off : v.off+dist.CholCorrSize(v.corrK)]; {
+				case j > 0:
+				case v.corrOmega:
+					dist.CorrMatrixValues(v.corr, v.corrL, y, v.corrK)
+				default:
+					dist.CholCorrValues(v.corr, y, v.corrK)
 				}
 				val = v.corr[k]
 			case !v.output:
@@ -1406,7 +1418,7 @@ func writeFitJSON(w io.Writer, ff *fitFile) error {
 // supports are the latent supports fit.json may name.
 var supports = map[string]dist.Support{
 	"real": dist.Real, "positive": dist.Positive, "unit": dist.Unit, "simplex": dist.Simplex,
-	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr, "positive_ordered": dist.PositiveOrdered,
+	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr, "positive_ordered": dist.PositiveOrdered, "corr_matrix": dist.CorrMatrix,
 }
 
 // readFitJSON reads a fit.json for --init and checks it. Errors are
@@ -1474,7 +1486,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		return errf("unknown family %q", f.Family)
 	}
 	if _, ok := supports[f.Support]; !ok {
-		return errf("unknown support %q (want real, positive, unit, simplex, ordered, positive_ordered or cholesky_factor_corr)", f.Support)
+		return errf("unknown support %q (want real, positive, unit, simplex, ordered, positive_ordered, cholesky_factor_corr or corr_matrix)", f.Support)
 	}
 	size := 1
 	for _, d := range f.Shape {

@@ -42,7 +42,7 @@ func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 		means = h.mix.Mean()
 	}
 	for _, v := range ds.vars {
-		if v.output || len(v.shape) != 2 || v.corrK > 0 { // a factor's coordinates are no matrix
+		if v.output || len(v.shape) != 2 || v.corrK > 0 { // a factor's (or correlation matrix's) coordinates are no matrix
 			continue
 		}
 		f := r.Factors[v.index]

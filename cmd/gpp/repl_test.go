@@ -634,6 +634,9 @@ func TestReplStaleSupport(t *testing.T) {
 		{"cholesky_factor_corr size", "const K = 2\nparam L: cholesky_factor_corr[K] ~ LKJCorrCholesky(2)\nlet mu = L[1, 0]",
 			[]string{":set K=3"},
 			"(`L` was cholesky_factor_corr[2], is now cholesky_factor_corr[3])"},
+		{"corr_matrix size", "const K = 2\nparam Omega: corr_matrix[K] ~ LKJCorr(2)\nlet mu = Omega[1, 0]",
+			[]string{":set K=3"},
+			"(`Omega` was corr_matrix[2], is now corr_matrix[3])"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

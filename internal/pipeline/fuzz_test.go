@@ -59,6 +59,7 @@ func FuzzPipeline(f *testing.F) {
 		"y ~ Poisson(lam)\ntarget += sum(log(p))\n", `{"y": [1, 3, 2], "c": [2, 0.5, 6.5]}`, "")
 	f.Add(read("../../examples/varying.gpp"), head(read("../../examples/varying.csv"), 30), "J=3")
 	f.Add("param eta: positive ~ Gamma(2, 1)\nparam L: cholesky_factor_corr[3]\nL ~ LKJCorrCholesky(eta)\noutput Omega = L * L'\n", "", "")
+	f.Add("param eta: positive ~ Gamma(2, 1)\nparam Omega: corr_matrix[3]\nOmega ~ LKJCorr(eta)\noutput L = chol(Omega)\n", "", "")
 	f.Add(read("../../examples/varying.gpp"), head(read("../../examples/varying.csv"), 60), "")
 	f.Add("data y: real[N]\ndata k: int[M]\nparam mu: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\nparam w: simplex[3] ~ Dirichlet(rep(1, 3))\n"+
 		"target += log_mix(inv_logit(mu), logpdf(y[head(k, 2)], Normal(mu, s)), log1m(Phi(y[0:2])))\n"+

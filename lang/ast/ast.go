@@ -262,7 +262,7 @@ func (*SliceExpr) exprNode()     {}
 type ElemKind int
 
 // Element kinds. Int and Real are the data types; Positive, Unit, Simplex,
-// Ordered and CholCorr are real with a support constraint (and decide a
+// Ordered, PositiveOrdered, CholCorr and CorrMatrix are real with a support constraint (and decide a
 // latent's variational family).
 const (
 	Int             ElemKind = iota + 1 // int
@@ -273,9 +273,14 @@ const (
 	Ordered                             // ordered: a vector of strictly increasing reals
 	CholCorr                            // cholesky_factor_corr: the Cholesky factor of a correlation matrix
 	PositiveOrdered                     // positive_ordered: a vector of strictly increasing positive reals
+	CorrMatrix                          // corr_matrix: a correlation matrix
 )
 
-var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr", PositiveOrdered: "positive_ordered"}
+var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr", PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix"}
+
+// IsCorr reports whether k is CholCorr or CorrMatrix, a K×K param made
+// from K(K−1)/2 unconstrained coordinates.
+func (k ElemKind) IsCorr() bool { return k == CholCorr || k == CorrMatrix }
 
 // IsOrdered reports whether k is Ordered or PositiveOrdered, a vector of
 // strictly increasing values.

@@ -190,8 +190,12 @@ func (p *Program) eval(n *node) bool {
 		return p.evalOrderedLogistic(n)
 	case op == OpCholCorr:
 		dist.CholCorrValues(z, p.v(p.arg(n, 0)), n.shape.Rows)
+	case op == OpCholCorrJac && n.i1 == 1:
+		z[0] = dist.CorrMatrixLogJac(p.v(p.arg(n, 0)), n.i0)
 	case op == OpCholCorrJac:
 		z[0] = dist.CholCorrLogJac(p.v(p.arg(n, 0)), n.i0)
+	case op == OpCorrFromChol:
+		dist.CorrFromChol(z, p.v(p.arg(n, 0)), n.shape.Rows)
 	case op == OpLKJCorrChol:
 		return p.evalLKJ(n, z)
 	case op == OpMvNormalChol:

@@ -201,9 +201,15 @@ func (p *Program) grad(n *node) {
 	case op == OpCholCorr:
 		y := p.arg(n, 0)
 		dist.CholCorrGrad(p.a(y), p.v(y), p.v(n), g, n.shape.Rows)
+	case op == OpCholCorrJac && n.i1 == 1:
+		y := p.arg(n, 0)
+		dist.CorrMatrixLogJacGrad(p.a(y), p.v(y), n.i0, g[0])
 	case op == OpCholCorrJac:
 		y := p.arg(n, 0)
 		dist.CholCorrLogJacGrad(p.a(y), p.v(y), n.i0, g[0])
+	case op == OpCorrFromChol:
+		l := p.arg(n, 0)
+		dist.CorrFromCholGrad(p.a(l), p.v(l), g, n.shape.Rows)
 	case op == OpLKJCorrChol:
 		p.gradLKJ(n, g[0])
 	case op == OpMvNormalChol:

@@ -89,8 +89,12 @@ const (
 	// a cholesky_factor_corr[K] param's K×K factor from its K(K−1)/2
 	// coordinates (dist.CholCorrValues)
 	OpCholCorr
-	// the log Jacobian of OpCholCorr's map, a scalar; i0 is K
+	// the log Jacobian of OpCholCorr's map, a scalar; i0 is K; i1 is 1
+	// for that of the map to L L' (a corr_matrix[K] param's)
 	OpCholCorrJac
+	// a corr_matrix[K] param's values L L' from its factor L (an
+	// OpCholCorr node): symmetric, unit diagonal
+	OpCorrFromChol
 
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
@@ -103,7 +107,8 @@ const (
 	// per observation) and K shared cutpoints: logistic, or probit when i0
 	// is 1
 	OpOrderedLogistic
-	// log LKJCorrCholesky(L | eta) of a K×K factor L and a scalar eta
+	// log LKJCorrCholesky(L | eta) of a K×K factor L and a scalar eta; i0
+	// is 1 for log LKJCorr(L L' | eta)
 	OpLKJCorrChol
 	// Σ_rows log N(y_r | mu_r, L L') given the lower Cholesky factor L,
 	// through a triangular solve (mvchol.go)
@@ -142,7 +147,7 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }

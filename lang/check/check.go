@@ -443,8 +443,8 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	if t.Kind.IsOrdered() {
 		c.orderedDims(t)
 	}
-	if t.Kind == ast.CholCorr {
-		c.errorf(t.KindPos, "cholesky_factor_corr is a param type: data `%s` cannot be declared one; declare the data real[K, K]", dv.Name)
+	if t.Kind.IsCorr() {
+		c.errorf(t.KindPos, "%s is a param type: data `%s` cannot be declared one; declare the data real[K, K]", t.Kind, dv.Name)
 	}
 	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
 	sym := &Symbol{Name: dv.Name, Kind: Data, Decl: s, Pos: dv.Pos,
@@ -621,10 +621,10 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Kind = ast.Real
 	}
 	lat.Dims = c.dims(t)
-	if t.Kind == ast.CholCorr {
+	if t.Kind.IsCorr() {
 		lat.Dims = c.cholCorrDims(t, lat.Dims)
 		if t.Lower != nil || t.Upper != nil {
-			c.errorf(t.KindPos, "bounds are not allowed on a cholesky_factor_corr param: its entries lie in [−1, 1] by its type")
+			c.errorf(t.KindPos, "bounds are not allowed on a %s param: its entries lie in [−1, 1] by its type", t.Kind)
 			t = &ast.TypeExpr{Kind: t.Kind, KindPos: t.KindPos, Dims: t.Dims}
 		}
 	}
@@ -654,11 +654,13 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Support, lat.Family = dist.PositiveOrdered, "gamma" // on log x_0 and the log increments
 	case lat.Kind == ast.CholCorr:
 		lat.Support, lat.Family = dist.CholCorr, "normal" // on the K(K−1)/2 coordinates
+	case lat.Kind == ast.CorrMatrix:
+		lat.Support, lat.Family = dist.CorrMatrix, "normal" // on the K(K−1)/2 coordinates of its factor
 	default:
 		lat.Support, lat.Family = dist.Real, "normal"
 	}
 	support := lat.Support
-	if lat.Bounded() || support == dist.Ordered || support == dist.CholCorr { // the values' support follows from the bounds, not the factor's; ordered elements and a factor's entries are reals
+	if lat.Bounded() || support == dist.Ordered || support.IsCorr() { // the values' support follows from the bounds, not the factor's; ordered elements and a factor's or correlation matrix's entries are reals
 		support = dist.Real
 	}
 	if support == dist.PositiveOrdered { // its elements are positive reals
@@ -692,15 +694,20 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 // increments.
 const OrderedFamily = "normal+gamma"
 
-// cholCorrDims checks the one dimension of cholesky_factor_corr[K], K ≥ 2
-// when known, and returns the shape of the param's value, [K, K].
+// cholCorrDims checks the one dimension of cholesky_factor_corr[K] or
+// corr_matrix[K], K ≥ 2 when known, and returns the shape of the param's
+// value, [K, K].
 func (c *checker) cholCorrDims(t *ast.TypeExpr, dims Shape) Shape {
 	if len(t.Dims) != 1 {
-		c.errorf(t.KindPos, "cholesky_factor_corr is a K×K matrix: declare it cholesky_factor_corr[K] with one dimension (it has %d)", len(t.Dims))
+		c.errorf(t.KindPos, "%[1]s is a K×K matrix: declare it %[1]s[K] with one dimension (it has %[2]d)", t.Kind, len(t.Dims))
 		return dims
 	}
 	if dims[0].Known() && dims[0].N < 2 {
-		c.errorf(t.Dims[0].Pos(), "cholesky_factor_corr[%s] needs K ≥ 2 (got %d): the factor of a 1×1 correlation matrix is the constant 1", exprString(t.Dims[0]), dims[0].N)
+		what := "the factor of a 1×1 correlation matrix"
+		if t.Kind == ast.CorrMatrix {
+			what = "a 1×1 correlation matrix"
+		}
+		c.errorf(t.Dims[0].Pos(), "%s[%s] needs K ≥ 2 (got %d): %s is the constant 1", t.Kind, exprString(t.Dims[0]), dims[0].N, what)
 	}
 	return Shape{dims[0], dims[0]}
 }
@@ -1045,9 +1052,9 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 			root.Name, root.Name, root.Name, d.Name+"(...)")
 		return
 	}
-	if d.Shape == stdlib.DistLKJ && (root == nil || root.Support != dist.CholCorr || !c.isIdentOf(s.LHS, root)) {
-		c.errorf(s.LHS.Pos(), "%s models a cholesky_factor_corr param, written whole (L ~ %s(eta) after param L: cholesky_factor_corr[K]); `%s` is not one",
-			d.Name, d.Name, exprString(s.LHS))
+	if d.Shape == stdlib.DistLKJ && (root == nil || root.Support != d.Support || !c.isIdentOf(s.LHS, root)) {
+		c.errorf(s.LHS.Pos(), "%[1]s models a %[2]s param, written whole (X ~ %[1]s(eta) after param X: %[2]s[K]); `%[3]s` is not one",
+			d.Name, d.Support, exprString(s.LHS))
 		return
 	}
 	if root != nil {

@@ -137,7 +137,7 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		c.ordinalShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
 	case stdlib.DistLKJ:
 		if vs.Rank() != 2 || compareDims(vs[0], vs[1]) == dimDiffer {
-			c.errorf(valPos, "%s models a cholesky_factor_corr[K] param (a K×K factor); %s is %s", d.Name, valName, vs.describe())
+			c.errorf(valPos, "%s models a %s[K] param (K×K); %s is %s", d.Name, d.Support, valName, vs.describe())
 		}
 	case stdlib.DistMvNormalChol:
 		c.mvCholShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)

@@ -499,7 +499,11 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 	}
 	switch d.Shape {
 	case stdlib.DistLKJ:
-		c.errorf(call.Fun.NamePos, "%s has no replicate: it is a prior on a cholesky_factor_corr param; output L * L' reports the correlation matrix", d.Name)
+		hint := "output L * L' reports the correlation matrix"
+		if d.Support == dist.CorrMatrix {
+			hint = "output Omega reports the correlation matrix"
+		}
+		c.errorf(call.Fun.NamePos, "%s has no replicate: it is a prior on a %s param; %s", d.Name, d.Support, hint)
 		return invalid
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol:
 		return c.mvPredictive(call, d, args, t)

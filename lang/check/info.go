@@ -141,7 +141,7 @@ type Latent struct {
 	Pos     ast.Pos
 	Decl    *ast.ParamDecl
 	Symbol  *Symbol
-	Kind    ast.ElemKind // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered or CholCorr
+	Kind    ast.ElemKind // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered, CholCorr or CorrMatrix
 	Dims    Shape
 	Support dist.Support
 	// Family is the variational factor: "normal" (real), "gamma"

@@ -18,7 +18,9 @@
 // added, so the gradient with respect to log z is z·∂/∂z. The exception is
 // a cholesky_factor_corr[K] latent L, whose normal factor is on its
 // K(K−1)/2 unconstrained coordinates y (dist.CholCorrValues): the log
-// Jacobian of y → L is added, and the density is that of y.
+// Jacobian of y → L is added, and the density is that of y; and so for a
+// corr_matrix[K] latent Ω = L L' of the same coordinates
+// (dist.CorrMatrixValues), with the log Jacobian of y → Ω.
 package compile
 
 import (
@@ -42,12 +44,13 @@ type Latent struct {
 	Pos          ast.Pos
 	Offset, Size int
 	Shape        []int        // nil for a scalar
-	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered or CholCorr
+	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered, CholCorr or CorrMatrix
 	Family       string       // the variational family the checker chose
 	// Value is the shape of the param's values where it is not Shape, the
 	// shape of its coordinates: a cholesky_factor_corr[K] latent has Size
 	// K(K−1)/2 coordinates (Shape [K(K−1)/2]) and a K×K value (Value
-	// [K, K], dist.CholCorrValues). nil for every other latent.
+	// [K, K], dist.CholCorrValues), and so has a corr_matrix[K] latent
+	// (dist.CorrMatrixValues). nil for every other latent.
 	Value []int
 	// Init is the prior mean per element when the prior's arguments are
 	// constants (a starting point for the fit), else nil; for a bounded
@@ -378,10 +381,10 @@ func (l *lowerer) latents() error {
 			size *= n
 		}
 		var valShape []int
-		if lat.Support == dist.CholCorr {
+		if lat.Support.IsCorr() {
 			// K(K−1)/2 coordinates for a K×K value
 			if len(shape) != 1 || shape[0] < 2 {
-				return ast.Errorf(lat.Pos, "`%s`: cholesky_factor_corr[K] needs K ≥ 2 (it is %s with this data)", lat.Name, dimsText(shape))
+				return ast.Errorf(lat.Pos, "`%s`: %s[K] needs K ≥ 2 (it is %s with this data)", lat.Name, lat.Support, dimsText(shape))
 			}
 			valShape = []int{shape[0], shape[0]}
 			size = dist.CholCorrSize(shape[0])
@@ -435,6 +438,11 @@ func (l *lowerer) latents() error {
 			// joint is the density of y, on which the factor is normal
 			z = l.b.CholCorr(coord, valShape[0], pos)
 			l.add(l.b.CholCorrLogJac(coord, valShape[0], pos), pos)
+		case dist.CorrMatrix:
+			// Ω = L L' from the coordinates y, and log |dΩ/dy| (that of
+			// y → L and of L → L L'), the density then that of y
+			z = l.b.CorrMatrix(coord, valShape[0], pos)
+			l.add(l.b.CorrMatrixLogJac(coord, valShape[0], pos), pos)
 		case dist.Unit:
 			// The exact value is inside (0, 1), the computed one is 1
 			// from inv_logit(37) on, where 1 - u is 0; it is kept a
@@ -563,7 +571,7 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		if !(m > 0 && m < 1) {
 			return nil
 		}
-	case dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr: // a mean per element is no point of these
+	case dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr, dist.CorrMatrix: // a mean per element is no point of these
 		return nil
 	}
 	init := make([]float64, size)

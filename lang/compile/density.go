@@ -35,6 +35,8 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
 	case "LKJCorrCholesky": // the checker made the value a cholesky_factor_corr param
 		l.add(l.b.LKJCorrCholesky(val, args[0], pos), pos)
+	case "LKJCorr": // the checker made the value a corr_matrix param
+		l.add(l.b.LKJCorr(val, args[0], pos), pos)
 	case "MvNormalCholesky":
 		l.add(l.b.MvNormalCholesky(val, args[0], args[1], pos), pos)
 	default:

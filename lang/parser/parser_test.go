@@ -195,6 +195,7 @@ var stmtTests = []struct{ src, want string }{
 	{`param c: ordered[K] ~ Normal(0, 5)`, `(param c (type ordered (dims (ident K))) (call Normal (int 0) (int 5)))`},
 	{`param r: positive_ordered[2] ~ Gamma(2, 0.5)`, `(param r (type positive_ordered (dims (int 2))) (call Gamma (int 2) (real 0.5)))`},
 	{`param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(2)`, `(param L (type cholesky_factor_corr (dims (int 2))) (call LKJCorrCholesky (int 2)))`},
+	{`param Omega: corr_matrix[K] ~ LKJCorr(2)`, `(param Omega (type corr_matrix (dims (ident K))) (call LKJCorr (int 2)))`},
 	{`const K = 10`, `(const K (int 10))`},
 	{`const K: int = 10`, `(const K (type int) (int 10))`},
 	{`const s: real = 2 * 0.5`, `(const s (type real) (binary * (int 2) (real 0.5)))`},
