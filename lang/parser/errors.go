@@ -250,7 +250,6 @@ var stanTypes = map[string]string{
 	"row_vector":          "a vector is real[N] (or positive[N], unit[N], ...)",
 	"array":               "an array is real[N] or real[N, M] (or int, positive, unit)",
 	"matrix":              "a matrix is real[N, M] (or positive[N, M], ...)",
-	"ordered":             "gpp has no ordered type",
 	"cov_matrix":          "gpp has no covariance types: build a covariance from params, e.g. diag(s) * Omega * diag(s) with Omega a corr_matrix[K], or L * L'",
 	"cholesky_factor_cov": "gpp has no covariance types: build a covariance from params, e.g. diag(s) * Omega * diag(s) with Omega a corr_matrix[K], or L * L'",
 	"unit_vector":         "gpp has no unit_vector type",
