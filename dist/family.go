@@ -45,18 +45,65 @@ const (
 	// a cholesky_factor_corr[K] factor L. Only LKJCorr has it; no scalar
 	// support contains it.
 	CorrMatrix
+	// CholCov is the Cholesky factor of a covariance matrix (a declared
+	// cholesky_factor_cov[K]): lower triangular with a positive diagonal,
+	// made from K(K+1)/2 unconstrained coordinates (CholCovValues). No
+	// distribution has it; no scalar support contains it.
+	CholCov
+	// CovMatrix is a covariance matrix (a declared cov_matrix[K]):
+	// symmetric positive definite, made as L L' from a
+	// cholesky_factor_cov[K] factor L of the same coordinates
+	// (CovMatrixValues). No distribution has it; no scalar support
+	// contains it.
+	CovMatrix
 )
 
 var supportText = [...]string{
 	Real: "real", Positive: "positive", NonNegative: "non-negative", Unit: "unit",
 	Interval: "interval", Simplex: "simplex", Count: "count", Binary: "binary",
 	BoundedCount: "bounded count", Ordered: "ordered", CholCorr: "cholesky_factor_corr",
-	PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix",
+	PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix", CholCov: "cholesky_factor_cov",
+	CovMatrix: "cov_matrix",
 }
 
 // IsCorr reports whether s is CholCorr or CorrMatrix: a K×K matrix
 // valued param made from K(K−1)/2 unconstrained coordinates.
 func (s Support) IsCorr() bool { return s == CholCorr || s == CorrMatrix }
+
+// IsMatrix reports whether s is CholCorr, CorrMatrix, CholCov or
+// CovMatrix: a K×K matrix valued param made from MatrixSize(K)
+// unconstrained coordinates, on which its variational factor is normal.
+func (s Support) IsMatrix() bool { return s.IsCorr() || s.IsCov() }
+
+// IsCov reports whether s is CholCov or CovMatrix, made from K(K+1)/2
+// unconstrained coordinates.
+func (s Support) IsCov() bool { return s == CholCov || s == CovMatrix }
+
+// MatrixSize returns the number of unconstrained coordinates of a K×K
+// param of support s (IsMatrix): K(K+1)/2 for CholCov and CovMatrix,
+// K(K−1)/2 for the correlation supports.
+func (s Support) MatrixSize(k int) int {
+	if s.IsCov() {
+		return CholCovSize(k)
+	}
+	return CholCorrSize(k)
+}
+
+// MatrixValues writes the K×K value (row-major) of a param of support s
+// (IsMatrix) from its coordinates y into dst; scratch (len K·K) holds the
+// factor of a CorrMatrix or a CovMatrix and is unused otherwise.
+func MatrixValues(s Support, dst, scratch, y []float64, k int) {
+	switch s {
+	case CholCov:
+		CholCovValues(dst, y, k)
+	case CovMatrix:
+		CovMatrixValues(dst, scratch, y, k)
+	case CorrMatrix:
+		CorrMatrixValues(dst, scratch, y, k)
+	default:
+		CholCorrValues(dst, y, k)
+	}
+}
 
 func (s Support) String() string {
 	if s > 0 && int(s) < len(supportText) {
@@ -100,7 +147,7 @@ func (s Support) Contains(inner Support) bool {
 	}
 	switch s {
 	case Real:
-		return inner != Simplex && inner != Interval && !inner.IsCorr() // every scalar support is real, and ordered elements
+		return inner != Simplex && inner != Interval && !inner.IsMatrix() // every scalar support is real, and ordered elements
 	case NonNegative:
 		return inner == Positive || inner == Unit || inner == Count || inner == Binary || inner == BoundedCount || inner == PositiveOrdered
 	case Positive:

@@ -82,6 +82,7 @@ const (
 	ToVector                            // [n, m] → [n·m]; [n] → [n]
 	AppendRow                           // [n], [k] → [n + k]; [n, m], [k, m] → [n + k, m]
 	AppendCol                           // [n, m], [n, k] → [n, m + k]; a vector is a column [n, 1]
+	QuadFormDiag                        // [n, n], [n] → [n, n]: entry (i, j) scaled by v[i]·v[j]
 )
 
 var shapeText = [...]string{
@@ -110,6 +111,7 @@ var shapeText = [...]string{
 	ToVector:       "[n, m] → [n·m] (column by column); [1, n] → [n]; [n] → [n]",
 	AppendRow:      "[n], [k] → [n + k] (a scalar counts as [1]); [n, m], [k, m] → [n + k, m] (a vector as [n, 1])",
 	AppendCol:      "[n, m], [n, k] → [n, m + k]; a vector counts as a column [n, 1]",
+	QuadFormDiag:   "[n, n], [n] → [n, n]",
 }
 
 // String describes the rule in words, as in the docs.

@@ -405,10 +405,15 @@ func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Lat
 			}
 			family = l.Family + " on " + l.Support.String()
 		}
-		if l.Support.IsCorr() && len(l.Dims) == 2 { // the factor is of L's (or Ω's factor's) unconstrained coordinates
-			family = l.Family + " on " + l.Dims[0].String() + "(" + l.Dims[0].String() + "−1)/2 coordinates"
+		if l.Support.IsMatrix() && len(l.Dims) == 2 { // the factor is of L's (or Ω's factor's) unconstrained coordinates
+			sign := "−"
+			if l.Support.IsCov() {
+				sign = "+"
+			}
+			family = l.Family + " on " + l.Dims[0].String() + "(" + l.Dims[0].String() + sign + "1)/2 coordinates"
 			if k := l.Dims[0].N; k >= 0 {
-				family = fmt.Sprintf("%s on %d coordinate%s", l.Family, dist.CholCorrSize(k), plural(dist.CholCorrSize(k)))
+				n := l.Support.MatrixSize(k)
+				family = fmt.Sprintf("%s on %d coordinate%s", l.Family, n, plural(n))
 			}
 		}
 		t.row("  "+l.Name, shapeString(l.Dims), support, family, priorString(l))

@@ -482,16 +482,15 @@ type variable struct {
 	off    int   // a latent's first coordinate
 	elems  []int // row-major element index of each column, column-major order
 	first  int   // index of its first column
-	// corrK is K for a cholesky_factor_corr[K] or corr_matrix[K] latent
-	// (corrOmega true for the latter, made by dist.CorrMatrixValues with
-	// the factor in corrL), reported as its K×K value (a factor L with
-	// its upper zeros, as CmdStan, or Ω = L L') made from its K(K−1)/2
-	// coordinates by dist.CholCorrValues or dist.CorrMatrixValues into
-	// corr; else 0.
-	corrK     int
-	corrOmega bool
-	corrL     []float64
-	corr      []float64
+	// corrK is K for a cholesky_factor_corr[K], corr_matrix[K] or
+	// cholesky_factor_cov[K] or cov_matrix[K] latent (corrSupport its
+	// support; corrL holds a corr_matrix's or cov_matrix's factor), reported as its K×K value (a factor L with
+	// its upper zeros, as CmdStan, or Ω = L L') made from its coordinates
+	// by dist.MatrixValues into corr; else 0.
+	corrK       int
+	corrSupport dist.Support
+	corrL       []float64
+	corr        []float64
 }
 
 // reportVariables lists the latents and then the outputs of a model.
@@ -507,13 +506,13 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 		if f.Support == dist.PositiveOrdered && len(f.Parts) == 1 {
 			v.family = f.Parts[0].Family.String() // one positive factor: gamma, lognormal or point
 		}
-		if f.Support.IsCorr() {
+		if f.Support.IsMatrix() {
 			for _, l := range m.Latents {
 				if l.Name == f.Name && l.Value != nil {
-					v.shape, v.elems, v.corrK = l.Value, colMajor(l.Value), l.Value[0]
+					v.shape, v.elems, v.corrK, v.corrSupport = l.Value, colMajor(l.Value), l.Value[0], f.Support
 					v.corr = make([]float64, shapeLen(l.Value))
-					if f.Support == dist.CorrMatrix {
-						v.corrOmega, v.corrL = true, make([]float64, shapeLen(l.Value))
+					if f.Support == dist.CorrMatrix || f.Support == dist.CovMatrix {
+						v.corrL = make([]float64, shapeLen(l.Value))
 					}
 				}
 			}
@@ -555,7 +554,7 @@ type drawSet struct {
 func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 	cols := m.Dim + 2 // the latents, log p and log q
 	for _, l := range m.Latents {
-		if l.Value != nil { // a cholesky_factor_corr latent: K·K columns from K(K−1)/2 coordinates
+		if l.Value != nil { // a cholesky_factor_corr latent: K·K columns from K(K−1)/2 coordinates (and so on)
 			cols += shapeLen(l.Value) - l.Size
 		}
 	}
@@ -650,12 +649,8 @@ func (ds *drawSet) fill(z []float64, outs [][]float64, set func(c int, v float64
 			val := math.NaN()
 			switch {
 			case v.corrK > 0:
-				switch y := z[v.off : v.off+dist.CholCorrSize(v.corrK)]; {
-				case j > 0:
-				case v.corrOmega:
-					dist.CorrMatrixValues(v.corr, v.corrL, y, v.corrK)
-				default:
-					dist.CholCorrValues(v.corr, y, v.corrK)
+				if j == 0 {
+					dist.MatrixValues(v.corrSupport, v.corr, v.corrL, z[v.off:v.off+v.corrSupport.MatrixSize(v.corrK)], v.corrK)
 				}
 				val = v.corr[k]
 			case !v.output:
@@ -1418,7 +1413,7 @@ func writeFitJSON(w io.Writer, ff *fitFile) error {
 // supports are the latent supports fit.json may name.
 var supports = map[string]dist.Support{
 	"real": dist.Real, "positive": dist.Positive, "unit": dist.Unit, "simplex": dist.Simplex,
-	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr, "positive_ordered": dist.PositiveOrdered, "corr_matrix": dist.CorrMatrix,
+	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr, "positive_ordered": dist.PositiveOrdered, "corr_matrix": dist.CorrMatrix, "cholesky_factor_cov": dist.CholCov, "cov_matrix": dist.CovMatrix,
 }
 
 // readFitJSON reads a fit.json for --init and checks it. Errors are
@@ -1486,7 +1481,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		return errf("unknown family %q", f.Family)
 	}
 	if _, ok := supports[f.Support]; !ok {
-		return errf("unknown support %q (want real, positive, unit, simplex, ordered, positive_ordered, cholesky_factor_corr or corr_matrix)", f.Support)
+		return errf("unknown support %q (want real, positive, unit, simplex, ordered, positive_ordered, cholesky_factor_corr, corr_matrix, cholesky_factor_cov or cov_matrix)", f.Support)
 	}
 	size := 1
 	for _, d := range f.Shape {

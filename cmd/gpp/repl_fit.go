@@ -412,7 +412,17 @@ func (r *repl) show(args []string) {
 				}
 			}
 			name := replElemName(f.Name, f.Shape, k)
-			if f.Support.IsCorr() { // the factor is of atanh of L[i, j]'s partial correlation (Ω's factor's for a corr_matrix)
+			switch {
+			case f.Support.IsCov(): // the factor is of L[i, j] below the diagonal, log L[i, i] on it (of Σ's factor L for a cov_matrix)
+				i, j := dist.CholCovEntry(k)
+				name = fmt.Sprintf("%s[%d, %d]", f.Name, i, j)
+				if f.Support == dist.CovMatrix {
+					name = fmt.Sprintf("chol %s[%d, %d]", f.Name, i, j)
+				}
+				if i == j {
+					name = "log " + name
+				}
+			case f.Support.IsCorr(): // the factor is of atanh of L[i, j]'s partial correlation (Ω's factor's for a corr_matrix)
 				i, j := dist.CholCorrEntry(k)
 				name = fmt.Sprintf("atanh pcor %s[%d, %d]", f.Name, i, j)
 			}
@@ -494,7 +504,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	oi := len(m.Outputs) - 1
 	shape := m.Outputs[oi].Shape
 	if id, ok := x.(*ast.Ident); ok && mode != modeSummary {
-		if fac := res.Factor(id.Name); fac != nil && !fac.Support.IsCorr() { // exact moments of q (a factor's are of its coordinates)
+		if fac := res.Factor(id.Name); fac != nil && !fac.Support.IsMatrix() { // exact moments of q (a factor's are of its coordinates)
 			v := fac.Mean()
 			if mode == modeSD {
 				v = fac.SD()
@@ -717,9 +727,9 @@ func latentChange(lats []compile.Latent, dim int, sized bool, res *sgvb.Result) 
 func latentType(s dist.Support, shape []int, loc, scale float64) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	t := s.String()
-	if s.IsCorr() && len(shape) == 1 && shape[0] >= 0 { // K from its K(K−1)/2 coordinates
+	if s.IsMatrix() && len(shape) == 1 && shape[0] >= 0 { // K from its K(K−1)/2 (K(K+1)/2) coordinates
 		k := 1
-		for dist.CholCorrSize(k) < shape[0] {
+		for s.MatrixSize(k) < shape[0] {
 			k++
 		}
 		shape = []int{k}
@@ -791,10 +801,10 @@ func (r *repl) modelLatents() (lats []compile.Latent, dim int, sized bool) {
 		for _, d := range c.Dims {
 			shape = append(shape, d.N)
 		}
-		if c.Support.IsCorr() && len(c.Dims) > 0 { // the fit's factor is of its K(K−1)/2 coordinates
+		if c.Support.IsMatrix() && len(c.Dims) > 0 { // the fit's factor is of its K(K−1)/2 (K(K+1)/2) coordinates
 			shape = []int{-1}
 			if k := c.Dims[0].N; k >= 0 {
-				shape[0] = dist.CholCorrSize(k)
+				shape[0] = c.Support.MatrixSize(k)
 			}
 		}
 		lats = append(lats, compile.Latent{Name: c.Name, Shape: shape, Support: c.Support, Loc: loc, Scale: scale})

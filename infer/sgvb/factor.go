@@ -65,8 +65,8 @@ const MaxFullRank = 100
 // CheckFullRank returns why a latent of support s and n elements cannot
 // have a full-rank factor (FamilyFullRank), or nil if it can.
 func CheckFullRank(s dist.Support, n int) error {
-	if s != dist.Real && s != dist.Positive && !s.IsCorr() {
-		return fmt.Errorf("full-rank factors are for real, positive, cholesky_factor_corr and corr_matrix latents, not %v ones", s)
+	if s != dist.Real && s != dist.Positive && !s.IsMatrix() {
+		return fmt.Errorf("full-rank factors are for real, positive, cholesky_factor_corr, corr_matrix, cholesky_factor_cov and cov_matrix latents, not %v ones", s)
 	}
 	if n > MaxFullRank {
 		return fmt.Errorf("%d elements; full-rank factors are for latents of at most %d elements: larger ones do not converge in a default fit (docs/inference.md)", n, MaxFullRank)
@@ -212,7 +212,7 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 		}
 		return FamilyOrdered, nil
 	}
-	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.CholCorr: FamilyNormal, dist.CorrMatrix: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
+	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.CholCorr: FamilyNormal, dist.CorrMatrix: FamilyNormal, dist.CholCov: FamilyNormal, dist.CovMatrix: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
 	if named && f == FamilyFullRank {
 		if err := CheckFullRank(l.Support, l.Size); err != nil {
 			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
@@ -231,7 +231,7 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 			return FamilyLognormal, nil
 		}
 		return 0, fmt.Errorf("sgvb: latent %s: family %v is not available for a positive latent", l.Name, over)
-	case dist.Real, dist.CholCorr, dist.CorrMatrix: // a cholesky_factor_corr or corr_matrix latent's coordinates are real
+	case dist.Real, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix: // a cholesky_factor_corr, corr_matrix, cholesky_factor_cov or cov_matrix latent's coordinates are real
 		return FamilyNormal, nil
 	case dist.Unit:
 		return FamilyBeta, nil

@@ -166,7 +166,7 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 func (e *engine) edgeWarning(r *Result, x []float64) {
 	for bi := range e.blocks {
 		b := &e.blocks[bi]
-		if b.support == dist.Real || b.support == dist.Simplex || b.support.IsCorr() {
+		if b.support == dist.Real || b.support == dist.Simplex || b.support.IsMatrix() {
 			continue
 		}
 		for i, v := range x[b.off : b.off+b.n] {

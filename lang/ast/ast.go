@@ -262,7 +262,7 @@ func (*SliceExpr) exprNode()     {}
 type ElemKind int
 
 // Element kinds. Int and Real are the data types; Positive, Unit, Simplex,
-// Ordered, PositiveOrdered, CholCorr and CorrMatrix are real with a support constraint (and decide a
+// Ordered, PositiveOrdered, CholCorr, CorrMatrix, CholCov and CovMatrix are real with a support constraint (and decide a
 // latent's variational family).
 const (
 	Int             ElemKind = iota + 1 // int
@@ -274,13 +274,20 @@ const (
 	CholCorr                            // cholesky_factor_corr: the Cholesky factor of a correlation matrix
 	PositiveOrdered                     // positive_ordered: a vector of strictly increasing positive reals
 	CorrMatrix                          // corr_matrix: a correlation matrix
+	CholCov                             // cholesky_factor_cov: the Cholesky factor of a covariance matrix
+	CovMatrix                           // cov_matrix: a covariance matrix
 )
 
-var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr", PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix"}
+var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr", PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix", CholCov: "cholesky_factor_cov", CovMatrix: "cov_matrix"}
 
 // IsCorr reports whether k is CholCorr or CorrMatrix, a K×K param made
 // from K(K−1)/2 unconstrained coordinates.
 func (k ElemKind) IsCorr() bool { return k == CholCorr || k == CorrMatrix }
+
+// IsMatrix reports whether k is CholCorr, CorrMatrix, CholCov or
+// CovMatrix, a K×K param made from unconstrained coordinates, declared
+// with one dimension.
+func (k ElemKind) IsMatrix() bool { return k.IsCorr() || k == CholCov || k == CovMatrix }
 
 // IsOrdered reports whether k is Ordered or PositiveOrdered, a vector of
 // strictly increasing values.

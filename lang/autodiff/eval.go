@@ -196,6 +196,14 @@ func (p *Program) eval(n *node) bool {
 		z[0] = dist.CholCorrLogJac(p.v(p.arg(n, 0)), n.i0)
 	case op == OpCorrFromChol:
 		dist.CorrFromChol(z, p.v(p.arg(n, 0)), n.shape.Rows)
+	case op == OpCholCov:
+		dist.CholCovValues(z, p.v(p.arg(n, 0)), n.shape.Rows)
+	case op == OpCholCovJac && n.i1 == 1:
+		z[0] = dist.CovMatrixLogJac(p.v(p.arg(n, 0)), n.i0)
+	case op == OpCholCovJac:
+		z[0] = dist.CholCovLogJac(p.v(p.arg(n, 0)), n.i0)
+	case op == OpCovFromChol:
+		dist.CovFromChol(z, p.v(p.arg(n, 0)), n.shape.Rows)
 	case op == OpLKJCorrChol:
 		return p.evalLKJ(n, z)
 	case op == OpMvNormalChol:

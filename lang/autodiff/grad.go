@@ -210,6 +210,15 @@ func (p *Program) grad(n *node) {
 	case op == OpCorrFromChol:
 		l := p.arg(n, 0)
 		dist.CorrFromCholGrad(p.a(l), p.v(l), g, n.shape.Rows)
+	case op == OpCholCov:
+		dist.CholCovGrad(p.a(p.arg(n, 0)), p.v(n), g, n.shape.Rows)
+	case op == OpCholCovJac && n.i1 == 1:
+		dist.CovMatrixLogJacGrad(p.a(p.arg(n, 0)), n.i0, g[0])
+	case op == OpCholCovJac:
+		dist.CholCovLogJacGrad(p.a(p.arg(n, 0)), n.i0, g[0])
+	case op == OpCovFromChol:
+		l := p.arg(n, 0)
+		dist.CovFromCholGrad(p.a(l), p.v(l), g, n.shape.Rows)
 	case op == OpLKJCorrChol:
 		p.gradLKJ(n, g[0])
 	case op == OpMvNormalChol:

@@ -67,7 +67,7 @@ func knownOp(op Op) bool {
 	switch op {
 	case OpSum, OpMean, OpLogSumExp, OpMax, OpMin, OpRowLogSumExp, OpRowSum, OpColSum, OpCumSum,
 		OpMatMul, OpTranspose, OpOuter, OpDiagMatrix, OpDiagVector, OpTrace,
-		OpSlice, OpCol, OpGather, OpStack, OpConcat, OpInside, OpOrdered, OpCholCorr, OpCholCorrJac, OpCorrFromChol:
+		OpSlice, OpCol, OpGather, OpStack, OpConcat, OpInside, OpOrdered, OpCholCorr, OpCholCorrJac, OpCorrFromChol, OpCholCov, OpCholCovJac, OpCovFromChol:
 		return true
 	}
 	return false

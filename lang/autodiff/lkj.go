@@ -162,3 +162,53 @@ func (p *Program) lkjError(n *node) error {
 	}
 	return ast.Errorf(n.pos, name+": log density is %s", kind(p.v(n)[0]))
 }
+
+// CholCov returns the K×K Cholesky factor of a covariance matrix of a
+// cholesky_factor_cov[K] param from its K(K+1)/2 unconstrained
+// coordinates y, a vector (dist.CholCovValues: Stan's transform, the
+// diagonal exp(y_ii), the entries below it y_ij). Its log Jacobian is a
+// node of its own, CholCovLogJac.
+func (b *Builder) CholCov(y ID, k int, pos ast.Pos) ID {
+	return b.cholCov(OpCholCov, Matrix(k, k), y, k, 0, pos)
+}
+
+// CholCovLogJac returns the log absolute Jacobian determinant of the map
+// CholCov makes from the coordinates y of a K×K factor to its entries on
+// and below the diagonal, Σ_i y_ii (dist.CholCovLogJac), a scalar.
+func (b *Builder) CholCovLogJac(y ID, k int, pos ast.Pos) ID {
+	return b.cholCov(OpCholCovJac, Scalar(), y, k, 0, pos)
+}
+
+// CovMatrix returns the K×K covariance matrix L L' of a cov_matrix[K]
+// param from its K(K+1)/2 unconstrained coordinates y, with L =
+// CholCov(y): exactly symmetric (dist.CovFromChol). Its log Jacobian is a
+// node of its own, CovMatrixLogJac.
+func (b *Builder) CovMatrix(y ID, k int, pos ast.Pos) ID {
+	l := b.CholCov(y, k, pos)
+	args, ok := b.operands(l)
+	if !ok {
+		return b.invalid(pos)
+	}
+	return b.push(node{op: OpCovFromChol, args: args, shape: Matrix(k, k), pos: pos})
+}
+
+// CovMatrixLogJac returns the log absolute Jacobian determinant of the
+// map CovMatrix makes from the coordinates y to the entries of L L' on
+// and below the diagonal (dist.CovMatrixLogJac), a scalar.
+func (b *Builder) CovMatrixLogJac(y ID, k int, pos ast.Pos) ID {
+	return b.cholCov(OpCholCovJac, Scalar(), y, k, 1, pos)
+}
+
+// cholCov pushes an OpCholCov or OpCholCovJac node of shape s on the
+// K(K+1)/2 coordinates y of a K×K factor; i1 is the Jacobian's (1 for
+// that of y → L L').
+func (b *Builder) cholCov(op Op, s Shape, y ID, k, i1 int, pos ast.Pos) ID {
+	args, ok := b.operands(y)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if ys := b.shapeOf(args[0]); k < 1 || ys.Rank != 1 || ys.Len() != dist.CholCovSize(k) {
+		return b.fail(pos, "cholesky_factor_cov: a %d×%d factor needs a vector of %d coordinates, got %s", k, k, dist.CholCovSize(k), ys)
+	}
+	return b.push(node{op: op, args: args, shape: s, pos: pos, i0: k, i1: i1})
+}

@@ -95,6 +95,15 @@ const (
 	// a corr_matrix[K] param's values L L' from its factor L (an
 	// OpCholCorr node): symmetric, unit diagonal
 	OpCorrFromChol
+	// a cholesky_factor_cov[K] param's K×K factor from its K(K+1)/2
+	// coordinates (dist.CholCovValues)
+	OpCholCov
+	// the log Jacobian of OpCholCov's map, a scalar; i0 is K; i1 is 1
+	// for that of the map to L L' (a cov_matrix[K] param's)
+	OpCholCovJac
+	// a cov_matrix[K] param's values L L' from its factor L (an OpCholCov
+	// node): exactly symmetric
+	OpCovFromChol
 
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
@@ -147,7 +156,7 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }

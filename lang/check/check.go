@@ -443,7 +443,7 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	if t.Kind.IsOrdered() {
 		c.orderedDims(t)
 	}
-	if t.Kind.IsCorr() {
+	if t.Kind.IsMatrix() {
 		c.errorf(t.KindPos, "%s is a param type: data `%s` cannot be declared one; declare the data real[K, K]", t.Kind, dv.Name)
 	}
 	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
@@ -621,10 +621,17 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Kind = ast.Real
 	}
 	lat.Dims = c.dims(t)
-	if t.Kind.IsCorr() {
+	if t.Kind.IsMatrix() {
 		lat.Dims = c.cholCorrDims(t, lat.Dims)
 		if t.Lower != nil || t.Upper != nil {
-			c.errorf(t.KindPos, "bounds are not allowed on a %s param: its entries lie in [−1, 1] by its type", t.Kind)
+			why := "its entries lie in [−1, 1] by its type"
+			switch t.Kind {
+			case ast.CholCov:
+				why = "its diagonal is positive by its type, the entries below it are real"
+			case ast.CovMatrix:
+				why = "it is positive definite by its type"
+			}
+			c.errorf(t.KindPos, "bounds are not allowed on a %s param: %s", t.Kind, why)
 			t = &ast.TypeExpr{Kind: t.Kind, KindPos: t.KindPos, Dims: t.Dims}
 		}
 	}
@@ -656,11 +663,15 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Support, lat.Family = dist.CholCorr, "normal" // on the K(K−1)/2 coordinates
 	case lat.Kind == ast.CorrMatrix:
 		lat.Support, lat.Family = dist.CorrMatrix, "normal" // on the K(K−1)/2 coordinates of its factor
+	case lat.Kind == ast.CholCov:
+		lat.Support, lat.Family = dist.CholCov, "normal" // on the K(K+1)/2 coordinates
+	case lat.Kind == ast.CovMatrix:
+		lat.Support, lat.Family = dist.CovMatrix, "normal" // on the K(K+1)/2 coordinates of its factor
 	default:
 		lat.Support, lat.Family = dist.Real, "normal"
 	}
 	support := lat.Support
-	if lat.Bounded() || support == dist.Ordered || support.IsCorr() { // the values' support follows from the bounds, not the factor's; ordered elements and a factor's or correlation matrix's entries are reals
+	if lat.Bounded() || support == dist.Ordered || support.IsMatrix() { // the values' support follows from the bounds, not the factor's; ordered elements and a factor's or correlation matrix's entries are reals
 		support = dist.Real
 	}
 	if support == dist.PositiveOrdered { // its elements are positive reals
@@ -695,12 +706,19 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 const OrderedFamily = "normal+gamma"
 
 // cholCorrDims checks the one dimension of cholesky_factor_corr[K] or
-// corr_matrix[K], K ≥ 2 when known, and returns the shape of the param's
-// value, [K, K].
+// corr_matrix[K], K ≥ 2 when known (of cholesky_factor_cov[K] or
+// cov_matrix[K], K ≥ 1), and returns the shape of the param's value,
+// [K, K].
 func (c *checker) cholCorrDims(t *ast.TypeExpr, dims Shape) Shape {
 	if len(t.Dims) != 1 {
 		c.errorf(t.KindPos, "%[1]s is a K×K matrix: declare it %[1]s[K] with one dimension (it has %[2]d)", t.Kind, len(t.Dims))
 		return dims
+	}
+	if t.Kind == ast.CholCov || t.Kind == ast.CovMatrix {
+		if dims[0].Known() && dims[0].N < 1 {
+			c.errorf(t.Dims[0].Pos(), "%s[%s] needs K ≥ 1 (got %d)", t.Kind, exprString(t.Dims[0]), dims[0].N)
+		}
+		return Shape{dims[0], dims[0]}
 	}
 	if dims[0].Known() && dims[0].N < 2 {
 		what := "the factor of a 1×1 correlation matrix"

@@ -762,6 +762,19 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		out := Shape{m[0], m[1]}
 		out[axis] = moreInformative(v[0], m[axis])
 		return out, true
+	case stdlib.QuadFormDiag:
+		n, ok := square(0)
+		if !ok {
+			return nil, false
+		}
+		v := args[1].Shape
+		if compareDims(n, v[0]) == dimDiffer {
+			c.errorf(e.Args[1].Pos(), "%s: `%s` is %s but `%s` is %s; v needs one element per row of M",
+				f.Name, exprString(e.Args[1]), v.String(), exprString(e.Args[0]), args[0].Shape.String())
+			return nil, false
+		}
+		n = moreInformative(n, v[0])
+		return Shape{n, n}, true
 	case stdlib.DotProduct:
 		return nil, c.dotProduct(e, f, args)
 	case stdlib.CrossProd:

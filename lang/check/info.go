@@ -141,15 +141,16 @@ type Latent struct {
 	Pos     ast.Pos
 	Decl    *ast.ParamDecl
 	Symbol  *Symbol
-	Kind    ast.ElemKind // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered, CholCorr or CorrMatrix
+	Kind    ast.ElemKind // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered, CholCorr, CorrMatrix, CholCov or CovMatrix
 	Dims    Shape
 	Support dist.Support
 	// Family is the variational factor: "normal" (real), "gamma"
 	// (positive), "beta" (unit), "dirichlet" (simplex), OrderedFamily
 	// (ordered: a normal on the first element, gammas on the increments),
 	// "gamma" (positive_ordered: on the first element and the increments)
-	// or "normal" (cholesky_factor_corr[K]: on its K(K−1)/2 unconstrained
-	// coordinates; Dims is then the value's [K, K]).
+	// or "normal" (cholesky_factor_corr[K] and corr_matrix[K]: on the
+	// K(K−1)/2 unconstrained coordinates, cholesky_factor_cov[K] and
+	// cov_matrix[K]: on K(K+1)/2; Dims is then the value's [K, K]).
 	Family string
 	Prior  *ast.CallExpr // nil: a flat prior on the support (unless Tildes give one)
 	// PriorDist is the prior's table entry, nil without a prior.

@@ -20,7 +20,10 @@
 // K(K−1)/2 unconstrained coordinates y (dist.CholCorrValues): the log
 // Jacobian of y → L is added, and the density is that of y; and so for a
 // corr_matrix[K] latent Ω = L L' of the same coordinates
-// (dist.CorrMatrixValues), with the log Jacobian of y → Ω.
+// (dist.CorrMatrixValues), with the log Jacobian of y → Ω, and for a
+// cholesky_factor_cov[K] latent of K(K+1)/2 coordinates
+// (dist.CholCovValues), with that of y → L, Σ y_ii, and for a
+// cov_matrix[K] latent Σ = L L' of them (dist.CovMatrixValues).
 package compile
 
 import (
@@ -44,13 +47,16 @@ type Latent struct {
 	Pos          ast.Pos
 	Offset, Size int
 	Shape        []int        // nil for a scalar
-	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered, CholCorr or CorrMatrix
+	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered, CholCorr, CorrMatrix, CholCov or CovMatrix
 	Family       string       // the variational family the checker chose
 	// Value is the shape of the param's values where it is not Shape, the
 	// shape of its coordinates: a cholesky_factor_corr[K] latent has Size
 	// K(K−1)/2 coordinates (Shape [K(K−1)/2]) and a K×K value (Value
 	// [K, K], dist.CholCorrValues), and so has a corr_matrix[K] latent
-	// (dist.CorrMatrixValues). nil for every other latent.
+	// (dist.CorrMatrixValues), and a cholesky_factor_cov[K] latent of
+	// K(K+1)/2 coordinates (dist.CholCovValues), and so has a
+	// cov_matrix[K] latent (dist.CovMatrixValues). nil for every other
+	// latent.
 	Value []int
 	// Init is the prior mean per element when the prior's arguments are
 	// constants (a starting point for the fit), else nil; for a bounded
@@ -381,13 +387,18 @@ func (l *lowerer) latents() error {
 			size *= n
 		}
 		var valShape []int
-		if lat.Support.IsCorr() {
-			// K(K−1)/2 coordinates for a K×K value
-			if len(shape) != 1 || shape[0] < 2 {
-				return ast.Errorf(lat.Pos, "`%s`: %s[K] needs K ≥ 2 (it is %s with this data)", lat.Name, lat.Support, dimsText(shape))
+		if lat.Support.IsMatrix() {
+			// K(K−1)/2 coordinates for a K×K value (K(K+1)/2 for a
+			// cholesky_factor_cov)
+			least := 2
+			if lat.Support.IsCov() {
+				least = 1
+			}
+			if len(shape) != 1 || shape[0] < least {
+				return ast.Errorf(lat.Pos, "`%s`: %s[K] needs K ≥ %d (it is %s with this data)", lat.Name, lat.Support, least, dimsText(shape))
 			}
 			valShape = []int{shape[0], shape[0]}
-			size = dist.CholCorrSize(shape[0])
+			size = lat.Support.MatrixSize(shape[0])
 			shape = []int{size}
 		}
 		if size == 0 {
@@ -443,6 +454,16 @@ func (l *lowerer) latents() error {
 			// y → L and of L → L L'), the density then that of y
 			z = l.b.CorrMatrix(coord, valShape[0], pos)
 			l.add(l.b.CorrMatrixLogJac(coord, valShape[0], pos), pos)
+		case dist.CholCov:
+			// L from the coordinates y (its diagonal exp(y_ii)), and
+			// log |dL/dy| = Σ y_ii, the density then that of y
+			z = l.b.CholCov(coord, valShape[0], pos)
+			l.add(l.b.CholCovLogJac(coord, valShape[0], pos), pos)
+		case dist.CovMatrix:
+			// Σ = L L' from the coordinates y, and log |dΣ/dy| (that of
+			// y → L and of L → L L'), the density then that of y
+			z = l.b.CovMatrix(coord, valShape[0], pos)
+			l.add(l.b.CovMatrixLogJac(coord, valShape[0], pos), pos)
 		case dist.Unit:
 			// The exact value is inside (0, 1), the computed one is 1
 			// from inv_logit(37) on, where 1 - u is 0; it is kept a
@@ -571,7 +592,7 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		if !(m > 0 && m < 1) {
 			return nil
 		}
-	case dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr, dist.CorrMatrix: // a mean per element is no point of these
+	case dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix: // a mean per element is no point of these
 		return nil
 	}
 	init := make([]float64, size)

@@ -104,7 +104,7 @@ func TestCorrMatrixMvNormalGradient(t *testing.T) {
 param mu: real[3] ~ Normal(0, 5)
 param sigma: positive[3] ~ HalfNormal(2)
 param Omega: corr_matrix[3] ~ LKJCorr(2)
-y ~ MvNormalRows(mu', diag(sigma) * Omega * diag(sigma))
+y ~ MvNormalRows(mu', quad_form_diag(Omega, sigma))
 `
 	m := compileSrc(t, "mv.gpp", src, nil, data.Input{File: "d.json", JSON: map[string]*data.Array{
 		"y": {Name: "y", Shape: []int{4, 3}, Values: []float64{0.1, 1.2, -0.3, 1.5, 2.1, 0.2, -0.7, 0.3, -1.1, 0.4, 0.9, 0.8}},

@@ -539,6 +539,8 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.Mul(args[0], args[1], pos)
 	case "diag_post_multiply": // v' [1, m] scales the columns of M
 		id = b.Mul(args[0], b.Transpose(args[1], pos), pos)
+	case "quad_form_diag": // v [n] scales the rows of M, v' [1, n] its columns
+		id = b.Mul(b.Mul(args[1], args[0], pos), b.Transpose(args[1], pos), pos)
 	default:
 		l.errorf(pos, "compile: built-in %s is not implemented", f.Name)
 		return value{}

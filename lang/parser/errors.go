@@ -246,14 +246,12 @@ func findToken(toks []lexer.Token, t lexer.Token) int {
 // stanTypes are Stan's type names that gpp writes otherwise, with what to
 // write, for the error at a declaration ported from Stan.
 var stanTypes = map[string]string{
-	"vector":              "a vector is real[N] (or positive[N], unit[N], ...)",
-	"row_vector":          "a vector is real[N] (or positive[N], unit[N], ...)",
-	"array":               "an array is real[N] or real[N, M] (or int, positive, unit)",
-	"matrix":              "a matrix is real[N, M] (or positive[N, M], ...)",
-	"cov_matrix":          "gpp has no covariance types: build a covariance from params, e.g. diag(s) * Omega * diag(s) with Omega a corr_matrix[K], or L * L'",
-	"cholesky_factor_cov": "gpp has no covariance types: build a covariance from params, e.g. diag(s) * Omega * diag(s) with Omega a corr_matrix[K], or L * L'",
-	"unit_vector":         "gpp has no unit_vector type",
-	"sum_to_zero_vector":  "gpp has no sum_to_zero_vector type",
+	"vector":             "a vector is real[N] (or positive[N], unit[N], ...)",
+	"row_vector":         "a vector is real[N] (or positive[N], unit[N], ...)",
+	"array":              "an array is real[N] or real[N, M] (or int, positive, unit)",
+	"matrix":             "a matrix is real[N, M] (or positive[N, M], ...)",
+	"unit_vector":        "gpp has no unit_vector type",
+	"sum_to_zero_vector": "gpp has no sum_to_zero_vector type",
 }
 
 // stanSyntaxHint returns what to write instead when the token at i, which

@@ -108,7 +108,7 @@ var syntaxErrorTests = []struct {
 	{"let r = c ? a : b", []string{"1:11: invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"}},
 	{"for (i in 1:N) {\n  m[i] ~ Normal(0, 1)\n}\n", []string{"1:5: expected a name after \"for\", found \"(\"; gpp writes Stan's for (i in 1:N) as for i in 0:N { ... }, without parentheses: a range counts from 0 and stops before its end"}},
 	{"param x: vector[N]", []string{"1:10: expected a type after \":\", found \"vector\"; a vector is real[N] (or positive[N], unit[N], ...)"}},
-	{"param S: cov_matrix[K]", []string{"1:10: expected a type after \":\", found \"cov_matrix\"; gpp has no covariance types: build a covariance from params, e.g. diag(s) * Omega * diag(s) with Omega a corr_matrix[K], or L * L'"}},
+	{"param u: unit_vector[K]", []string{"1:10: expected a type after \":\", found \"unit_vector\"; gpp has no unit_vector type"}},
 	{"lp += m", []string{"1:4: expected \"~\" after \"lp\", found \"+=\"; gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"}},
 	{"let z = a & b", []string{"1:11: invalid character '&' (logical and is &&)"}},
 	// Comparisons and if.
