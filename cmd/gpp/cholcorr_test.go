@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,35 +37,10 @@ func TestFitCholCorr(t *testing.T) {
 			t.Fatalf("a draw of L: [[%g, %g], [%g, %g]]", v("L.1.1"), v("L.1.2"), v("L.2.1"), v("L.2.2"))
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(first, "fit.json"))
-	if err != nil {
-		t.Fatal(err)
+	if f := savedFactor(t, first, "L"); f.Family != "normal" || f.Support != "cholesky_factor_corr" || len(f.Shape) != 1 || f.Shape[0] != 1 {
+		t.Errorf("fit.json factor L: %+v", f)
 	}
-	var ff fitFile
-	if err := json.Unmarshal(raw, &ff); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, f := range ff.Factors {
-		if f.Name == "L" {
-			found = true
-			if f.Family != "normal" || f.Support != "cholesky_factor_corr" || len(f.Shape) != 1 || f.Shape[0] != 1 {
-				t.Errorf("fit.json factor L: %+v", f)
-			}
-		}
-	}
-	if !found {
-		t.Error("fit.json has no factor L")
-	}
-	code, _, stderr := runSafe(t, "fit", model, dataFile, "--quiet", "--iter", "100", "--tol", "0",
-		"--init", filepath.Join(first, "fit.json"), "--out", second)
-	if code != 0 || strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "matches no latent") {
-		t.Fatalf("second fit: exit %d: %s", code, stderr)
-	}
-	cold, final, warm := warmStart(t, first, second)
-	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
-		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
-	}
+	refitFrom(t, first, second, model, dataFile)
 }
 
 // TestReplCholCorr: after a :fit, L and mean(L) are the K×K factor's

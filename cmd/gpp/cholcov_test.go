@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,25 +46,8 @@ func TestFitCholCov(t *testing.T) {
 			t.Fatalf("a draw of L: [[%g, %g], [%g, %g]]", v("L.1.1"), v("L.1.2"), v("L.2.1"), v("L.2.2"))
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(out, "fit.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ff fitFile
-	if err := json.Unmarshal(raw, &ff); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, f := range ff.Factors {
-		if f.Name == "L" {
-			found = true
-			if f.Family != "normal" || f.Support != "cholesky_factor_cov" || len(f.Shape) != 1 || f.Shape[0] != 3 {
-				t.Errorf("fit.json factor L: %+v", f)
-			}
-		}
-	}
-	if !found {
-		t.Error("fit.json has no factor L")
+	if f := savedFactor(t, out, "L"); f.Family != "normal" || f.Support != "cholesky_factor_cov" || len(f.Shape) != 1 || f.Shape[0] != 3 {
+		t.Errorf("fit.json factor L: %+v", f)
 	}
 }
 
@@ -112,24 +94,7 @@ func TestFitCovMatrix(t *testing.T) {
 			t.Fatalf("a draw of Sigma: [[%g, %g], [%g, %g]]", a, v("Sigma.1.2"), b, c)
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(out, "fit.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ff fitFile
-	if err := json.Unmarshal(raw, &ff); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, f := range ff.Factors {
-		if f.Name == "Sigma" {
-			found = true
-			if f.Family != "normal" || f.Support != "cov_matrix" || len(f.Shape) != 1 || f.Shape[0] != 3 {
-				t.Errorf("fit.json factor Sigma: %+v", f)
-			}
-		}
-	}
-	if !found {
-		t.Error("fit.json has no factor Sigma")
+	if f := savedFactor(t, out, "Sigma"); f.Family != "normal" || f.Support != "cov_matrix" || len(f.Shape) != 1 || f.Shape[0] != 3 {
+		t.Errorf("fit.json factor Sigma: %+v", f)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -67,35 +66,10 @@ func TestFitCorrMatrix(t *testing.T) {
 			t.Fatalf("a draw of Omega: [[%g, %g], [%g, %g]]", v("Omega.1.1"), v("Omega.1.2"), v("Omega.2.1"), v("Omega.2.2"))
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(first, "fit.json"))
-	if err != nil {
-		t.Fatal(err)
+	if f := savedFactor(t, first, "Omega"); f.Family != "normal" || f.Support != "corr_matrix" || len(f.Shape) != 1 || f.Shape[0] != 1 {
+		t.Errorf("fit.json factor Omega: %+v", f)
 	}
-	var ff fitFile
-	if err := json.Unmarshal(raw, &ff); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, f := range ff.Factors {
-		if f.Name == "Omega" {
-			found = true
-			if f.Family != "normal" || f.Support != "corr_matrix" || len(f.Shape) != 1 || f.Shape[0] != 1 {
-				t.Errorf("fit.json factor Omega: %+v", f)
-			}
-		}
-	}
-	if !found {
-		t.Error("fit.json has no factor Omega")
-	}
-	code, _, stderr := runSafe(t, "fit", corrMatrixModel, dataFile, "--quiet", "--iter", "100", "--tol", "0",
-		"--init", filepath.Join(first, "fit.json"), "--out", second)
-	if code != 0 || strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "matches no latent") {
-		t.Fatalf("second fit: exit %d: %s", code, stderr)
-	}
-	cold, final, warm := warmStart(t, first, second)
-	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
-		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
-	}
+	refitFrom(t, first, second, corrMatrixModel, dataFile)
 }
 
 // TestReplCorrMatrix: after a :fit, mean(Omega) is the K×K correlation

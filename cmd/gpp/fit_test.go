@@ -1513,15 +1513,7 @@ func TestFitInitOrdered(t *testing.T) {
 	if code, _, stderr := runSafe(t, "fit", model, dataFile, "--quiet", "--out", first); code != 0 {
 		t.Fatalf("first fit: exit %d: %s", code, stderr)
 	}
-	code, _, stderr := runSafe(t, "fit", model, dataFile, "--quiet", "--iter", "100", "--tol", "0",
-		"--init", filepath.Join(first, "fit.json"), "--out", second)
-	if code != 0 || strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "matches no latent") {
-		t.Fatalf("second fit: exit %d: %s", code, stderr)
-	}
-	cold, final, warm := warmStart(t, first, second)
-	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
-		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
-	}
+	refitFrom(t, first, second, model, dataFile)
 	m1, m2 := summaryMeans(t, first), summaryMeans(t, second)
 	for _, name := range []string{"c[1]", "c[2]", "c[3]"} {
 		if math.Abs(m1[name]-m2[name]) > 0.1 {
@@ -1561,4 +1553,41 @@ func columns(header []string) map[string]int {
 		col[h] = i
 	}
 	return col
+}
+
+// savedFactor returns the factor name of dir's fit.json, failing t if there
+// is none.
+func savedFactor(t *testing.T, dir, name string) fitFactor {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "fit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ff fitFile
+	if err := json.Unmarshal(raw, &ff); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ff.Factors {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("%s/fit.json has no factor %s", dir, name)
+	return fitFactor{}
+}
+
+// refitFrom fits model to data for 100 steps into second from first's
+// fit.json (--init): without warnings, and starting close to where the
+// first fit ended.
+func refitFrom(t *testing.T, first, second, model, data string) {
+	t.Helper()
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--iter", "100", "--tol", "0",
+		"--init", filepath.Join(first, "fit.json"), "--out", second)
+	if code != 0 || strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "matches no latent") {
+		t.Fatalf("second fit: exit %d: %s", code, stderr)
+	}
+	cold, final, warm := warmStart(t, first, second)
+	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
+		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
+	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -62,36 +61,11 @@ func TestFitPositiveOrdered(t *testing.T) {
 			t.Fatalf("a draw of lambda (%g, %g) is not positive and increasing", l1, l2)
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(first, "fit.json"))
-	if err != nil {
-		t.Fatal(err)
+	if f := savedFactor(t, first, "lambda"); f.Family != "ordered" || f.Support != "positive_ordered" || len(f.Parts) != 1 ||
+		f.Parts[0].Family != "gamma" || f.Parts[0].Support != "positive" || len(f.Parts[0].Shape) != 1 || f.Parts[0].Shape[0] != 2 {
+		t.Errorf("fit.json factor lambda: %+v", f)
 	}
-	var ff fitFile
-	if err := json.Unmarshal(raw, &ff); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, f := range ff.Factors {
-		if f.Name == "lambda" {
-			found = true
-			if f.Family != "ordered" || f.Support != "positive_ordered" || len(f.Parts) != 1 ||
-				f.Parts[0].Family != "gamma" || f.Parts[0].Support != "positive" || len(f.Parts[0].Shape) != 1 || f.Parts[0].Shape[0] != 2 {
-				t.Errorf("fit.json factor lambda: %+v", f)
-			}
-		}
-	}
-	if !found {
-		t.Error("fit.json has no factor lambda")
-	}
-	code, _, stderr := runSafe(t, "fit", model, dataFile, "--quiet", "--iter", "100", "--tol", "0",
-		"--init", filepath.Join(first, "fit.json"), "--out", second)
-	if code != 0 || strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "matches no latent") {
-		t.Fatalf("second fit: exit %d: %s", code, stderr)
-	}
-	cold, final, warm := warmStart(t, first, second)
-	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
-		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
-	}
+	refitFrom(t, first, second, model, dataFile)
 	m2 := summaryMeans(t, second)
 	for _, name := range []string{"lambda[1]", "lambda[2]"} {
 		if math.Abs(m[name]-m2[name]) > 0.2 {
