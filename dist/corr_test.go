@@ -113,14 +113,7 @@ func TestCorrMatrixLogJac(t *testing.T) {
 			if math.Abs(got-sum) > lkjExactTol*max(1, math.Abs(sum)) {
 				t.Errorf("K=%d: log Jacobian %.15g, that of L plus Σ (K−i−1) log L_ii %.15g", k, got, sum)
 			}
-			gw := fd.Gradient(nil, func(y []float64) float64 { return CorrMatrixLogJac(y, k) }, y, &fd.Settings{Formula: fd.Central})
-			gg := make([]float64, m)
-			CorrMatrixLogJacGrad(gg, y, k, 1)
-			for i := range gg {
-				if math.Abs(gg[i]-gw[i]) > lkjFDTol*max(1, math.Abs(gw[i])) {
-					t.Errorf("K=%d: ∂logJ/∂y[%d] = %.10g, fd %.10g", k, i, gg[i], gw[i])
-				}
-			}
+			checkLogJacGrad(t, k, y, CorrMatrixLogJac, CorrMatrixLogJacGrad)
 		}
 	}
 	// far out the terms stay finite: for K = 2, log sech²(800)

@@ -131,14 +131,7 @@ func TestCholCorrLogJac(t *testing.T) {
 		if got := CholCorrLogJac(y, k); math.Abs(got-want) > lkjFDTol*max(1, math.Abs(want)) {
 			t.Errorf("K=%d: log Jacobian %.12g, fd log det %.12g", k, got, want)
 		}
-		gw := fd.Gradient(nil, func(y []float64) float64 { return CholCorrLogJac(y, k) }, y, &fd.Settings{Formula: fd.Central})
-		gg := make([]float64, m)
-		CholCorrLogJacGrad(gg, y, k, 1)
-		for i := range gg {
-			if math.Abs(gg[i]-gw[i]) > lkjFDTol*max(1, math.Abs(gw[i])) {
-				t.Errorf("K=%d: ∂logJ/∂y[%d] = %.10g, fd %.10g", k, i, gg[i], gw[i])
-			}
-		}
+		checkLogJacGrad(t, k, y, CholCorrLogJac, CholCorrLogJacGrad)
 	}
 	// far out the terms stay finite: log sech²(800) = 2·(log 2 − 800)
 	if got, want := CholCorrLogJac([]float64{800}, 2), 2*(math.Ln2-800); math.Abs(got-want) > lkjExactTol*math.Abs(want) {
@@ -205,6 +198,20 @@ func TestLKJLogNorm(t *testing.T) {
 			if math.Abs(d-want) > lkjFDTol*max(1, math.Abs(want)) {
 				t.Errorf("K=%d η=%g: d log c/dη = %.10g, fd %.10g", k, eta, d, want)
 			}
+		}
+	}
+}
+
+// checkLogJacGrad checks the gradient grad writes (times 1) of the log
+// Jacobian logJ of a K×K transform at y against central differences.
+func checkLogJacGrad(t *testing.T, k int, y []float64, logJ func([]float64, int) float64, grad func(ay, y []float64, k int, g float64)) {
+	t.Helper()
+	gw := fd.Gradient(nil, func(y []float64) float64 { return logJ(y, k) }, y, &fd.Settings{Formula: fd.Central})
+	gg := make([]float64, len(y))
+	grad(gg, y, k, 1)
+	for i := range gg {
+		if math.Abs(gg[i]-gw[i]) > lkjFDTol*max(1, math.Abs(gw[i])) {
+			t.Errorf("K=%d: ∂logJ/∂y[%d] = %.10g, fd %.10g", k, i, gg[i], gw[i])
 		}
 	}
 }
