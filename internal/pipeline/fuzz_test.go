@@ -65,6 +65,9 @@ func FuzzPipeline(f *testing.F) {
 		"target += log_mix(inv_logit(mu), logpdf(y[head(k, 2)], Normal(mu, s)), log1m(Phi(y[0:2])))\n"+
 		"target += sum(log_softmax(append_row(mu, [s, 1]))) + dot_self(to_vector(rep_matrix(mu, 2, 2))) * -0.1\n"+
 		"output q = inv_Phi(Phi(mu)) + lbeta(s, 2) + fmax(mu, tanh(s))\n", `{"y": [0.1, -0.4, 1.2], "k": [2, 0, 1]}`, "")
+	f.Add("data Y: real[N, 2]\nparam L: cholesky_factor_cov[2]\nparam Omega: corr_matrix[2] ~ LKJCorr(2)\nparam s: positive[2] ~ HalfNormal(1)\n"+
+		"target += -0.5 * sum(square(L))\nY ~ MvNormalCholesky(rep_matrix(0, N, 2), L)\nY ~ MvNormalRows(0, quad_form_diag(Omega, s))\n"+
+		"output Sigma = L * L'\n", `{"Y": [[0.1, -0.4], [1.2, 0.3], [-0.7, -1.1]]}`, "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {
