@@ -81,6 +81,10 @@ func (r Interval) Contains(v float64) bool {
 	return (r.Lo < v || r.Lo == v && r.LoIn) && (v < r.Hi || v == r.Hi && r.HiIn)
 }
 
+// SupportInterval is the interval of a support's values (the whole line
+// for Interval, whose ends are its distribution's arguments).
+func SupportInterval(s dist.Support) Interval { return supportInterval(s) }
+
 // supportInterval is the interval of a support's values.
 func supportInterval(s dist.Support) Interval {
 	inf := math.Inf(1)

@@ -500,13 +500,9 @@ func logLaplaceMass(a, b, mu, sigma float64) float64 {
 
 // supportEnds returns the ends of the support of d at the arguments args.
 func supportEnds(d *stdlib.Dist, args []float64) (lo, hi float64) {
-	switch d.Support {
-	case dist.Interval:
+	if d.Support == dist.Interval {
 		return args[0], args[1]
-	case dist.Positive, dist.NonNegative:
-		return 0, math.Inf(1)
-	case dist.Unit:
-		return 0, 1
 	}
-	return math.Inf(-1), math.Inf(1)
+	r := check.SupportInterval(d.Support)
+	return r.Lo, r.Hi
 }
