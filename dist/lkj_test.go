@@ -146,8 +146,7 @@ func TestLKJK2(t *testing.T) {
 		for _, r := range []float64{-0.97, -0.3, 0, 0.5, 0.999} {
 			l := []float64{1, 0, r, math.Sqrt(1 - r*r)}
 			got, _ := LKJCorrCholeskyLogPDF(l, 2, eta)
-			u := (r + 1) / 2
-			want := (eta-1)*math.Log(u) + (eta-1)*math.Log1p(-u) - LogBeta(eta, eta) - math.Ln2
+			want := lkjK2Ref(eta, r)
 			if math.Abs(got-want) > 1e-12*max(1, math.Abs(want)) {
 				t.Errorf("η=%g r=%g: log p = %.15g, Beta reference %.15g", eta, r, got, want)
 			}
@@ -214,4 +213,11 @@ func checkLogJacGrad(t *testing.T, k int, y []float64, logJ func([]float64, int)
 			t.Errorf("K=%d: ∂logJ/∂y[%d] = %.10g, fd %.10g", k, i, gg[i], gw[i])
 		}
 	}
+}
+
+// lkjK2Ref is the LKJ log density of the one correlation r for K = 2:
+// (r + 1)/2 is Beta(η, η), so p(r) = (1 − r²)^{η−1} / (2^{2η−1}·B(η, η)).
+func lkjK2Ref(eta, r float64) float64 {
+	u := (r + 1) / 2
+	return (eta-1)*math.Log(u) + (eta-1)*math.Log1p(-u) - LogBeta(eta, eta) - math.Ln2
 }

@@ -76,28 +76,31 @@ output Lv = L
 	checkGradient(t, m, 1, 1)
 }
 
-// An LKJ prior whose eta is a param: its normaliser varies with eta.
-func TestCholCorrEtaParam(t *testing.T) {
-	const src = `param eta: positive ~ Gamma(2, 1)
-param L: cholesky_factor_corr[2]
-L ~ LKJCorrCholesky(eta)
-`
-	m := compileSrc(t, "lkj.gpp", src, nil)
-	x := []float64{math.Log(1.7), 0.3}
-	lp, err := m.LogJoint(x, make([]float64, 2))
-	if err != nil {
-		t.Fatal(err)
+// An LKJ prior whose eta is a param, K = 2, on a cholesky_factor_corr or
+// a corr_matrix: the density of their one correlation r is that of
+// 2·Beta(η, η) − 1, normalised in eta.
+func TestLKJEtaParam(t *testing.T) {
+	for _, src := range []string{
+		"param eta: positive ~ Gamma(2, 1)\nparam L: cholesky_factor_corr[2]\nL ~ LKJCorrCholesky(eta)\n",
+		"param eta: positive ~ Gamma(2, 1)\nparam Omega: corr_matrix[2]\nOmega ~ LKJCorr(eta)\n",
+	} {
+		m := compileSrc(t, "lkj.gpp", src, nil)
+		x := []float64{math.Log(1.7), 0.3}
+		lp, err := m.LogJoint(x, make([]float64, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := math.Tanh(0.3)
+		u := (r + 1) / 2
+		eta := 1.7
+		ref := dist.Gamma{Shape: 2, Rate: 1}.LogProb(eta) +
+			(eta-1)*math.Log(u*(1-u)) - dist.LogBeta(eta, eta) - math.Ln2 + // Beta(η, η) on (r + 1)/2, as a density of r
+			math.Log(1-r*r) // dr/dy
+		if math.Abs(lp-ref) > 1e-12*math.Abs(ref) {
+			t.Errorf("%s: log joint %.17g, want %.17g", src, lp, ref)
+		}
+		checkGradient(t, m, 1, 1)
 	}
-	r := math.Tanh(0.3)
-	u := (r + 1) / 2
-	eta := 1.7
-	ref := dist.Gamma{Shape: 2, Rate: 1}.LogProb(eta) +
-		(eta-1)*math.Log(u*(1-u)) - dist.LogBeta(eta, eta) - math.Ln2 + // Beta(η, η) on (r + 1)/2, as a density of r
-		math.Log(1-r*r) // dr/dy
-	if math.Abs(lp-ref) > 1e-12*math.Abs(ref) {
-		t.Errorf("log joint %.17g, want %.17g", lp, ref)
-	}
-	checkGradient(t, m, 1, 1)
 }
 
 // examples/varying.gpp on its first five groups (J set to 5): the log

@@ -70,31 +70,6 @@ output O = Omega
 	checkGradient(t, m, 1, 1)
 }
 
-// An LKJCorr prior whose eta is a param, K = 2: the density of r =
-// Omega[1, 0] is that of 2·Beta(η, η) − 1, normalised in eta.
-func TestCorrMatrixEtaParam(t *testing.T) {
-	const src = `param eta: positive ~ Gamma(2, 1)
-param Omega: corr_matrix[2]
-Omega ~ LKJCorr(eta)
-`
-	m := compileSrc(t, "lkj.gpp", src, nil)
-	x := []float64{math.Log(1.7), 0.3}
-	lp, err := m.LogJoint(x, make([]float64, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := math.Tanh(0.3)
-	u := (r + 1) / 2
-	eta := 1.7
-	ref := dist.Gamma{Shape: 2, Rate: 1}.LogProb(eta) +
-		(eta-1)*math.Log(u*(1-u)) - dist.LogBeta(eta, eta) - math.Ln2 + // Beta(η, η) on (r + 1)/2, as a density of r
-		math.Log(1-r*r) // dr/dy
-	if math.Abs(lp-ref) > 1e-12*math.Abs(ref) {
-		t.Errorf("log joint %.17g, want %.17g", lp, ref)
-	}
-	checkGradient(t, m, 1, 1)
-}
-
 // The model of docs/language.md's corr_matrix section, with data: the
 // gradient of the log joint through Omega's transform, its Jacobian, the
 // LKJCorr prior and the MvNormalRows likelihood matches finite
