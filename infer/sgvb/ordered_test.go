@@ -17,37 +17,9 @@ func TestOrderedFactor(t *testing.T) {
 		{Name: "c", Family: FamilyGamma, Support: dist.Positive, Offset: 1, Size: 2, Shape: []int{2}, Params: [][]float64{{4, 9}, {2, 3}}},
 	}}
 	r := &Result{Factors: []Factor{f}, Dim: 3}
-	mean, sd := r.Mean(), r.SD()
 	wantMean := []float64{-1, 1, 4}
 	wantSD := []float64{0.2, math.Sqrt(0.04 + 1), math.Sqrt(0.04 + 1 + 1)}
-	for k := range 3 {
-		if math.Abs(mean[k]-wantMean[k]) > 1e-14 || math.Abs(sd[k]-wantSD[k]) > 1e-14 {
-			t.Errorf("element %d: mean %v sd %v, want %v, %v", k, mean[k], sd[k], wantMean[k], wantSD[k])
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 1))
-	x, z, back := make([]float64, 3), make([]float64, 3), make([]float64, 3)
-	var sum [3]float64
-	const n = 20000
-	for range n {
-		r.SampleCoords(rng, x)
-		r.Natural(z, x)
-		if !(z[0] < z[1] && z[1] < z[2]) {
-			t.Fatalf("draw %v is not increasing", z)
-		}
-		r.Coords(back, z)
-		for k := range 3 {
-			if math.Abs(back[k]-x[k]) > 1e-12*math.Max(1, math.Abs(x[k])) {
-				t.Fatalf("Coords(Natural(%v)) = %v", x, back)
-			}
-			sum[k] += z[k]
-		}
-	}
-	for k := range 3 {
-		if m := sum[k] / n; math.Abs(m-wantMean[k]) > 4*wantSD[k]/math.Sqrt(n) {
-			t.Errorf("element %d: draws' mean %v, want %v", k, m, wantMean[k])
-		}
-	}
+	checkOrderedFactor(t, r, wantMean, wantSD, false)
 }
 
 // Fit splits an ordered latent into its parts and merges them back: on a
@@ -89,3 +61,39 @@ func (orderedTarget) LogJoint(x, grad []float64) (float64, error) {
 }
 
 func (o orderedTarget) Clone() Target { return o }
+
+// checkOrderedFactor checks a result of one 3-element ordered factor: its
+// exact mean and sd, and over 20 000 draws that every draw is increasing
+// (and positive), that Coords inverts Natural, and the draws' mean.
+func checkOrderedFactor(t *testing.T, r *Result, wantMean, wantSD []float64, positive bool) {
+	t.Helper()
+	mean, sd := r.Mean(), r.SD()
+	for k := range 3 {
+		if math.Abs(mean[k]-wantMean[k]) > 1e-14 || math.Abs(sd[k]-wantSD[k]) > 1e-14 {
+			t.Errorf("element %d: mean %v sd %v, want %v, %v", k, mean[k], sd[k], wantMean[k], wantSD[k])
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, z, back := make([]float64, 3), make([]float64, 3), make([]float64, 3)
+	var sum [3]float64
+	const n = 20000
+	for range n {
+		r.SampleCoords(rng, x)
+		r.Natural(z, x)
+		if !(z[0] < z[1] && z[1] < z[2]) || positive && !(z[0] > 0) {
+			t.Fatalf("draw %v is not increasing (or not positive)", z)
+		}
+		r.Coords(back, z)
+		for k := range 3 {
+			if math.Abs(back[k]-x[k]) > 1e-12*math.Max(1, math.Abs(x[k])) {
+				t.Fatalf("Coords(Natural(%v)) = %v", x, back)
+			}
+			sum[k] += z[k]
+		}
+	}
+	for k := range 3 {
+		if m := sum[k] / n; math.Abs(m-wantMean[k]) > 4*wantSD[k]/math.Sqrt(n) {
+			t.Errorf("element %d: draws' mean %v, want %v", k, m, wantMean[k])
+		}
+	}
+}
