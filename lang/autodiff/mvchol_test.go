@@ -262,43 +262,7 @@ func TestRandMvNormalCholeskyMoments(t *testing.T) {
 		t.Fatalf("shape %v, want [2, 3]", s)
 	}
 	p.SetRand(rand.New(rand.NewPCG(5, 9)))
-	const n = 50000
-	var sum [6]float64
-	var prod [6][6]float64
-	for range n {
-		if _, err := p.Forward([]float64{0}); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.OutputErr(); err != nil {
-			t.Fatal(err)
-		}
-		z := p.Value(r)
-		for a := range z {
-			sum[a] += z[a]
-			for c := range z {
-				prod[a][c] += z[a] * z[c]
-			}
-		}
-	}
-	for a := range 6 {
-		m := sum[a] / n
-		if se := math.Sqrt(mvSigma[a%3*4] / n); math.Abs(m-mvMu[a]) > mvSDs*se {
-			t.Errorf("element %d: mean %.4f, want %.4f ± %.4f", a, m, mvMu[a], mvSDs*se)
-		}
-	}
-	for a := range 6 {
-		for c := range 6 {
-			cov := prod[a][c]/n - sum[a]/n*sum[c]/n
-			want := 0.0
-			if a/3 == c/3 {
-				want = mvSigma[a%3*3+c%3]
-			}
-			sii, sjj := mvSigma[a%3*4], mvSigma[c%3*4]
-			if se := math.Sqrt((want*want + sii*sjj) / n); math.Abs(cov-want) > mvSDs*se {
-				t.Errorf("cov[%d, %d] = %.4f, want %.4f ± %.4f", a, c, cov, want, mvSDs*se)
-			}
-		}
-	}
+	checkMvMoments(t, p, r)
 }
 
 // An invalid factor at a draw makes the whole draw NaN, explained at the

@@ -53,6 +53,15 @@ func TestRandMvNormalMoments(t *testing.T) {
 		t.Fatalf("shape %v, want [2, 3]", s)
 	}
 	p.SetRand(rand.New(rand.NewPCG(21, 8)))
+	checkMvMoments(t, p, r)
+}
+
+// checkMvMoments draws r, a [2, 3] replicate of rows with means mvMu and
+// covariance mvSigma (independent rows), 50 000 times from p (whose one
+// input is 0) and holds each element's mean and each pair's covariance
+// within mvSDs standard errors of theirs.
+func checkMvMoments(t *testing.T, p *Program, r ID) {
+	t.Helper()
 	const n = 50000
 	var sum [6]float64
 	var prod [6][6]float64
