@@ -314,23 +314,44 @@ func (l *lowerer) dataBounds(lat *check.Latent, shape []int) (*check.Latent, err
 	}
 	r := lat.WithBounds(lo, hi)
 	if r.Lower != nil && r.Upper != nil {
-		at, name := lat.Decl.Type.Upper, "upper bound"
-		if lat.UpperData == nil {
-			at = lat.Decl.Type.Lower
-		}
-		switch {
-		case !(*r.Lower < *r.Upper):
-			return nil, ast.Errorf(at.Pos(), "the %s of `%s` is not above its lower bound: `%s` is %g and `%s` is %g (with this data)",
-				name, lat.Name, ast.FormatExpr(lat.Decl.Type.Upper), *r.Upper, ast.FormatExpr(lat.Decl.Type.Lower), *r.Lower)
-		case math.IsInf(*r.Upper-*r.Lower, 0):
-			return nil, ast.Errorf(at.Pos(), "the bounds %g and %g of `%s` are too far apart: upper − lower overflows a double", *r.Lower, *r.Upper, lat.Name)
+		if err := boundPairErr(lat, *r.Lower, *r.Upper, ""); err != nil {
+			return nil, err
 		}
 	}
+	return l.keepBounded(lat, r), nil
+}
+
+// keepBounded records r as lat in this compilation (latent) and returns it.
+func (l *lowerer) keepBounded(lat, r *check.Latent) *check.Latent {
 	if l.bounded == nil {
 		l.bounded = map[*check.Latent]*check.Latent{}
 	}
 	l.bounded[lat] = r
-	return r, nil
+	return r
+}
+
+// boundPairErr checks one pair of a param's bound values with the data, as
+// the checker checks constant ones: the lower below the upper, their
+// difference a double. where names the element of a bound per element
+// (" at element [1]"), or is empty.
+func boundPairErr(lat *check.Latent, lo, hi float64, where string) error {
+	t := lat.Decl.Type
+	at := t.Upper
+	if lat.UpperData == nil {
+		at = t.Lower
+	}
+	there := ""
+	if where != "" {
+		there = " there"
+	}
+	switch {
+	case !(lo < hi):
+		return ast.Errorf(at.Pos(), "the upper bound of `%s` is not above its lower bound%s: `%s` is %g%s and `%s` is %g (with this data)",
+			lat.Name, where, ast.FormatExpr(t.Upper), hi, there, ast.FormatExpr(t.Lower), lo)
+	case math.IsInf(hi-lo, 0):
+		return ast.Errorf(at.Pos(), "the bounds %g and %g of `%s`%s are too far apart: upper − lower overflows a double", lo, hi, lat.Name, where)
+	}
+	return nil
 }
 
 // failed counts the errors so far, reported or not, of the lowerer and

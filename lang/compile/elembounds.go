@@ -56,7 +56,6 @@ func (l *lowerer) elemBounds(lat *check.Latent, shape []int) (*check.Latent, err
 		}
 		return v, nil
 	}
-	t := lat.Decl.Type
 	lo, err := eval(lat.LowerData, lat.Lower, "lower")
 	if err != nil {
 		return nil, err
@@ -66,27 +65,13 @@ func (l *lowerer) elemBounds(lat *check.Latent, shape []int) (*check.Latent, err
 		return nil, err
 	}
 	if lo != nil && hi != nil {
-		at := t.Upper
-		if lat.UpperData == nil {
-			at = t.Lower
-		}
 		for i := range lo {
-			switch {
-			case !(lo[i] < hi[i]):
-				return nil, ast.Errorf(at.Pos(), "the upper bound of `%s` is not above its lower bound at element %s: `%s` is %g there and `%s` is %g (with this data)",
-					lat.Name, elemLabel(i, shape), ast.FormatExpr(t.Upper), hi[i], ast.FormatExpr(t.Lower), lo[i])
-			case math.IsInf(hi[i]-lo[i], 0):
-				return nil, ast.Errorf(at.Pos(), "the bounds %g and %g of `%s` at element %s are too far apart: upper − lower overflows a double",
-					lo[i], hi[i], lat.Name, elemLabel(i, shape))
+			if err := boundPairErr(lat, lo[i], hi[i], " at element "+elemLabel(i, shape)); err != nil {
+				return nil, err
 			}
 		}
 	}
-	r := lat.WithElemBounds(lo, hi)
-	if l.bounded == nil {
-		l.bounded = map[*check.Latent]*check.Latent{}
-	}
-	l.bounded[lat] = r
-	return r, nil
+	return l.keepBounded(lat, lat.WithElemBounds(lo, hi)), nil
 }
 
 // elemLabel writes element k (row-major) of a tensor of the given shape as
