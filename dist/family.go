@@ -70,6 +70,10 @@ var supportText = [...]string{
 // valued param made from K(K−1)/2 unconstrained coordinates.
 func (s Support) IsCorr() bool { return s == CholCorr || s == CorrMatrix }
 
+// IsOrdered reports an ordered or positive_ordered support: increasing
+// vectors, fitted as parts (a first element and increments).
+func (s Support) IsOrdered() bool { return s == Ordered || s == PositiveOrdered }
+
 // IsMatrix reports whether s is CholCorr, CorrMatrix, CholCov or
 // CovMatrix: a K×K matrix valued param made from MatrixSize(K)
 // unconstrained coordinates, on which its variational factor is normal.

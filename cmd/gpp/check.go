@@ -467,7 +467,7 @@ func priorString(l *check.Latent) string {
 	case l.Truncated:
 		s += " truncated to " + l.Range().String()
 	}
-	if l.Support == dist.Ordered || l.Support == dist.PositiveOrdered {
+	if l.Support.IsOrdered() {
 		if l.OrderedIID {
 			s += " restricted to increasing vectors (normalised: + log K!)"
 		} else {

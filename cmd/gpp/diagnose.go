@@ -173,7 +173,7 @@ func coordNames(m *compile.Model) []coordName {
 			if l.Support == dist.PositiveOrdered && k == 0 { // log x_0, then the log increments
 				out[l.Offset] = coordName{elemName(l.Name, l.Shape, 0), "log"}
 			}
-			if (l.Support == dist.Ordered || l.Support == dist.PositiveOrdered) && k > 0 { // x_0, then the log increments
+			if l.Support.IsOrdered() && k > 0 { // x_0, then the log increments
 				out[l.Offset+k] = coordName{fmt.Sprintf("%s - %s", elemName(l.Name, l.Shape, k), elemName(l.Name, l.Shape, k-1)), "log"}
 			}
 		}

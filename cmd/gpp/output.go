@@ -493,6 +493,21 @@ type variable struct {
 	corr        []float64
 }
 
+// partsFamily names the family of an ordered factor by its parts': the
+// one they share (a positive_ordered's one positive factor; MAP's points),
+// else "ordered" (a normal x_0 and gamma increments).
+func partsFamily(f *sgvb.Factor) string {
+	if len(f.Parts) == 0 {
+		return f.Family.String()
+	}
+	for _, p := range f.Parts[1:] {
+		if p.Family != f.Parts[0].Family {
+			return f.Family.String()
+		}
+	}
+	return f.Parts[0].Family.String()
+}
+
 // reportVariables lists the latents and then the outputs of a model.
 func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 	var vars []variable
@@ -500,11 +515,8 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 	for i := range r.Factors {
 		f := &r.Factors[i]
 		v := variable{name: f.Name, family: f.Family.String(), shape: f.Shape, index: i, off: f.Offset, elems: colMajor(f.Shape), first: ncol}
-		if f.Family == sgvb.FamilyOrdered && len(f.Parts) > 0 && f.Parts[0].Family == sgvb.FamilyPoint {
-			v.family = "point" // MAP: an ordered latent's parts are points
-		}
-		if f.Support == dist.PositiveOrdered && len(f.Parts) == 1 {
-			v.family = f.Parts[0].Family.String() // one positive factor: gamma, lognormal or point
+		if f.Family == sgvb.FamilyOrdered {
+			v.family = partsFamily(f)
 		}
 		if f.Support.IsMatrix() {
 			for _, l := range m.Latents {
@@ -1572,7 +1584,7 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 			warns = append(warns, fmt.Sprintf("--init: factor %s %s matches no latent of the same name and size; ignored", f.Name, shapeText(f.Shape)))
 			continue
 		}
-		if (lat.Support == dist.Ordered || lat.Support == dist.PositiveOrdered) != (fam == sgvb.FamilyOrdered) || fam == sgvb.FamilyOrdered && supports[f.Support] != lat.Support {
+		if lat.Support.IsOrdered() != (fam == sgvb.FamilyOrdered) || fam == sgvb.FamilyOrdered && supports[f.Support] != lat.Support {
 			warns = append(warns, fmt.Sprintf("--init: factor %s is %s, the latent %s; ignored", f.Name, f.Support, lat.Support))
 			continue
 		}

@@ -201,7 +201,7 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	switch {
 	case l.part == partFirst: // an ordered latent's x_0: always normal
 		return FamilyNormal, nil
-	case l.Support == dist.Ordered || l.Support == dist.PositiveOrdered: // as the parts resolve
+	case l.Support.IsOrdered(): // as the parts resolve
 		if named && f == FamilyFullRank {
 			return 0, fmt.Errorf("sgvb: latent %s: full-rank factors are not for ordered latents", l.Name)
 		}

@@ -39,7 +39,7 @@ const (
 func expandOrdered(lats []Latent, s *Settings) ([]Latent, error) {
 	has := false
 	for _, l := range lats {
-		has = has || l.Support == dist.Ordered || l.Support == dist.PositiveOrdered
+		has = has || l.Support.IsOrdered()
 	}
 	if !has {
 		return lats, nil

@@ -689,7 +689,7 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		if d != nil {
 			nerr := len(c.errs)
 			c.latentSupport(lat, d, s.Prior, "`"+name+"`")
-			if lat.Support == dist.Ordered || lat.Support == dist.PositiveOrdered {
+			if lat.Support.IsOrdered() {
 				c.orderedPrior(lat, d, s.Prior, len(c.errs) > nerr)
 			}
 		}
