@@ -30,22 +30,30 @@ func TestLogCDFNode(t *testing.T) {
 	} {
 		cdf := compileSrc(t, "a.gpp", decls+c.cdf, nil, in)
 		plain := compileSrc(t, "b.gpp", decls+c.plain, nil, in)
-		for _, z := range [][]float64{{0.1, 0.4, -1.2}, {-0.5, 0.9, 0.3}} {
-			ga, gb := make([]float64, len(z)), make([]float64, len(z))
-			a, errA := cdf.LogJoint(z, ga)
-			b, errB := plain.LogJoint(z, gb)
-			if errA != nil || errB != nil || !near(a, b) {
-				t.Errorf("%s at %v: %.17g against %.17g (errors %v, %v)", c.name, z, a, b, errA, errB)
-				continue
-			}
-			for i := range ga {
-				if !near(ga[i], gb[i]) {
-					t.Errorf("%s at %v: gradient %v against %v", c.name, z, ga, gb)
-					break
-				}
-			}
-		}
+		wantSameLogJoint(t, c.name, cdf, plain)
 	}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+
+// wantSameLogJoint holds a and plain, two ways of writing one model, to
+// the same log joint and gradient (near) at two points of its three
+// coordinates.
+func wantSameLogJoint(t *testing.T, name string, a, plain *Model) {
+	t.Helper()
+	for _, z := range [][]float64{{0.1, 0.4, -1.2}, {-0.5, 0.9, 0.3}} {
+		ga, gb := make([]float64, len(z)), make([]float64, len(z))
+		va, errA := a.LogJoint(z, ga)
+		vb, errB := plain.LogJoint(z, gb)
+		if errA != nil || errB != nil || !near(va, vb) {
+			t.Errorf("%s at %v: %.17g against %.17g (errors %v, %v)", name, z, va, vb, errA, errB)
+			continue
+		}
+		for i := range ga {
+			if !near(ga[i], gb[i]) {
+				t.Errorf("%s at %v: gradient %v against %v", name, z, ga, gb)
+				break
+			}
+		}
+	}
+}

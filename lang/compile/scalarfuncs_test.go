@@ -52,21 +52,7 @@ func TestScalarFuncs(t *testing.T) {
 	} {
 		m := compileSrc(t, "a.gpp", scalarFuncsDecls+c.f, nil, in)
 		plain := compileSrc(t, "b.gpp", scalarFuncsDecls+c.plain, nil, in)
-		for _, z := range [][]float64{{0.1, 0.4, -1.2}, {-0.5, 0.9, 0.3}} {
-			ga, gb := make([]float64, len(z)), make([]float64, len(z))
-			a, errA := m.LogJoint(z, ga)
-			b, errB := plain.LogJoint(z, gb)
-			if errA != nil || errB != nil || !near(a, b) {
-				t.Errorf("%s at %v: %.17g against %.17g (errors %v, %v)", c.name, z, a, b, errA, errB)
-				continue
-			}
-			for i := range ga {
-				if !near(ga[i], gb[i]) {
-					t.Errorf("%s at %v: gradient %v against %v", c.name, z, ga, gb)
-					break
-				}
-			}
-		}
+		wantSameLogJoint(t, c.name, m, plain)
 		checkGradient(t, m, 7, 0.5)
 	}
 }
