@@ -60,6 +60,30 @@ func TestStopRuleScaleCap(t *testing.T) {
 	}
 }
 
+// TestStopRuleSEFloor: the averaged rule's scale is at least
+// stopScalePerSE standard errors, so that where |ELBO| is small a q moving
+// by a fraction of the estimates' noise counts as settled; the last-iterate
+// rule (Stan's) has no floor.
+func TestStopRuleSEFloor(t *testing.T) {
+	// |ELBO| 11, its estimates ±0.03, q wandering by ±0.0015 nats: changes
+	// of 0.0015 are 1.4·10⁻⁴ of |ELBO| but 0.5·10⁻⁴ of the floor 1000·0.03
+	elbos := []float64{-11.38, -11.3785, -11.38, -11.3815, -11.38, -11.3785, -11.38, -11.3815, -11.38, -11.3785, -11.38}
+	for _, c := range []struct {
+		averaged bool
+		se       float64
+		want     bool
+	}{{true, 0.03, true}, {true, 0.003, false}, {true, math.NaN(), false}, {false, 0.03, false}} {
+		s := newStopRule(c.averaged, 3, 1e-4, 0)
+		conv := false
+		for _, e := range elbos {
+			_, conv = s.observe(e, c.se)
+		}
+		if conv != c.want {
+			t.Errorf("averaged %v, se %g: converged %v, want %v", c.averaged, c.se, conv, c.want)
+		}
+	}
+}
+
 // TestFitConstantOffset: a constant added to the log joint changes neither
 // the posterior nor, now, the fit: with −10⁶ added to a Poisson–gamma
 // model whose exact posterior is Gamma(100 002, 4.5) (sd 70.3), the
@@ -102,7 +126,7 @@ func TestStopRule(t *testing.T) {
 	conv = conv[:0]
 	var changes []float64
 	for _, e := range []float64{-100, -95, -92, -91, -90.5, -90.4, -90.3, -90.3, -90.3, -90.3} {
-		c, ok := s.observe(e, 1)
+		c, ok := s.observe(e, 0)
 		changes = append(changes, c)
 		conv = append(conv, ok)
 	}

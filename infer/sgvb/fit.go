@@ -21,9 +21,11 @@ import (
 // parameters over the last Window·EvalEvery steps, the q Fit returns), from
 // the same base draws at every evaluation, so that estimates differ by what
 // q moved rather than by Monte Carlo noise; the fit has converged when the
-// median of the last Window relative changes |ΔELBO|/max(|ELBO|, 1), each
-// against the estimate Window evaluations earlier (an average of other
-// steps), is below Tol. With LastIterate the estimates are of the iterate,
+// median of the last Window relative changes |ΔELBO|/scale, each against
+// the estimate Window evaluations earlier (an average of other steps), is
+// below Tol. The scale is |ELBO| capped at 100 nats per coordinate and
+// floored at 1000 standard errors of the estimate (at the default Tol, a
+// change below a tenth of the standard error counts as none) and at 1. With LastIterate the estimates are of the iterate,
 // from fresh draws, and the fit has converged when the mean or the median
 // of the relative changes between successive estimates over the last
 // Window evaluations is below Tol (Stan ADVI's rule). Otherwise the fit
