@@ -120,7 +120,10 @@ const fitHelpText = `Fits q to the posterior of the model by stochastic gradient
 atomically: summary.csv (mean, sd, 5/50/95 % quantiles of every latent and
 output element), draws.csv (CmdStan's variational CSV: the mean of q, then
 --output-draws draws), elbo.csv (the ELBO trace), fit.json (q's parameters,
-readable by --init, listing the files written) and, with --plots, PNG plots.
+readable by --init, listing the files written), with an output named log_lik
+(Stan's convention: each observation's log likelihood) loo.csv (PSIS
+leave-one-out cross-validation from the draws, each weighted by p/q, with a
+Pareto k̂ per observation) and, with --plots, PNG plots.
 Files that an earlier fit wrote there (as its fit.json lists them) and this
 one does not, such as its plots, are removed with the new files' commit;
 no other file in the directory is touched. An output that would replace or
@@ -471,6 +474,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
+	if w := looWarning(ds.loo); w != "" {
+		con.note("warning: %s", w)
+	}
 	for _, w := range inexactWarnings(ds, l.Info) {
 		con.note("warning: %s", w)
 	}
@@ -571,6 +577,9 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 			return writeFitJSON(w, ff)
 		}},
 	}
+	if ds.loo != nil {
+		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, ds) }})
+	}
 	if cfg.plots {
 		files = append(files, plotFiles(h, ds)...)
 	}
@@ -625,13 +634,13 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 		printRestartsStatus(w, cfg, h.mix, ds, st, written)
 		return
 	}
-	printFitStatus(w, cfg, h.r, written)
+	printFitStatus(w, cfg, h.r, ds.loo, written)
 }
 
 // printFitStatus prints the lines after the summary table: the ELBO (or
 // the log joint at a MAP estimate), the iterations with how the fit ended,
 // the Pareto k̂ and the files written.
-func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []string) {
+func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, lo *sgvb.LOO, written []string) {
 	if r.Method == sgvb.MAP {
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
 	} else {
@@ -645,6 +654,7 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, written []strin
 	if r.Method != sgvb.MAP {
 		fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(r.ParetoK, r.ParetoReading))
 	}
+	printLOO(w, lo)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}

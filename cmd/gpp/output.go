@@ -290,13 +290,14 @@ const (
 	elboFile    = "elbo.csv"
 	fitFileName = "fit.json"
 	elboPlot    = "elbo.png"
+	looFile     = "loo.csv" // with an output log_lik (wantsLOO)
 )
 
 // outputName matches the names of the files gpp fit writes: the fixed
-// files, elbo.png and the heatmap of a matrix latent (meanPlotName).
+// files, loo.csv, elbo.png and the heatmap of a matrix latent (meanPlotName).
 var outputName = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(summaryFile), regexp.QuoteMeta(drawsFile), regexp.QuoteMeta(elboFile),
-	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(elboPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`,
+	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(elboPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`,
 }, "|") + `)$`)
 
 // staleOutputs returns the files that the fit.json in dir says were
@@ -330,6 +331,9 @@ func staleOutputs(dir string, names []string) []string {
 // with cfg, as writeOutputs and plotFiles name them.
 func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
+	if wantsLOO(m, cfg.settings.Method) {
+		names = append(names, looFile)
+	}
 	if cfg.plots {
 		names = append(names, elboPlot)
 		for _, l := range m.Latents {
@@ -555,6 +559,7 @@ type drawSet struct {
 	R      int         // the number of restarts (1: one fit)
 	bad    int         // draws where the log joint or an output was not finite
 	badErr error       // the first such error
+	loo    *sgvb.LOO   // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
 }
 
 // checkDrawsSize reports n output draws of model m, or stepDraws draws per
@@ -649,6 +654,9 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 		ds.logp[d] = lp
 		r.Natural(z, x)
 		ds.fill(z, outs, func(c int, v float64) { ds.cols[c][d] = v })
+	}
+	if wantsLOO(m, r.Method) {
+		ds.loo = looOf(ds)
 	}
 	return ds, nil
 }

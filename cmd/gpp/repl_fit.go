@@ -326,7 +326,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st
 	}
 	t.print(w)
 	fmt.Fprintln(w)
-	printFitStatus(w, cfg, res, written)
+	printFitStatus(w, cfg, res, ds.loo, written)
 }
 
 // replElemName names element k (row-major) of a value of the given shape

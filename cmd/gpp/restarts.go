@@ -248,6 +248,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ds *drawS
 	if n > 0 {
 		fmt.Fprintf(w, "R̂            %d of %d elements above %.2f; the largest %.3g (%s)\n", above, n, rhatWarn, worst, name)
 	}
+	printLOO(w, ds.loo)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}

@@ -17,37 +17,66 @@ import (
 // it, where the fit's shape would be the shape of rounding and optimizer
 // noise).
 func ParetoK(lw []float64) float64 {
-	w := make([]float64, 0, len(lw))
-	for _, v := range lw {
+	t, ok := fitTail(lw)
+	switch {
+	case !ok:
+		return math.NaN()
+	case t.flat:
+		return math.Inf(-1)
+	}
+	return t.k
+}
+
+// paretoTail is the generalized Pareto fit to the largest weights of a set
+// of log weights: the M largest finite ones, at idx[S−M:] of idx (the
+// indices of the S finite log weights in increasing order of weight),
+// relative to the largest, mx, as exceedances over cut, the next largest
+// weight's; shape k and scale sigma, or flat when every tail weight is
+// within flatTail of the largest (k and sigma then unset).
+type paretoTail struct {
+	idx      []int
+	M        int
+	mx, cut  float64
+	k, sigma float64
+	flat     bool
+}
+
+// fitTail fits the tail of lw as ParetoK describes; false for fewer than 10
+// finite weights (a tail of fewer than 5).
+func fitTail(lw []float64) (t paretoTail, ok bool) {
+	idx := make([]int, 0, len(lw))
+	for i, v := range lw {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			w = append(w, v)
+			idx = append(idx, i)
 		}
 	}
-	S := len(w)
+	S := len(idx)
 	if S < 10 {
-		return math.NaN()
+		return t, false
 	}
-	sort.Float64s(w)
+	sort.SliceStable(idx, func(a, b int) bool { return lw[idx[a]] < lw[idx[b]] })
 	M := int(math.Ceil(math.Min(0.2*float64(S), 3*math.Sqrt(float64(S)))))
 	if M < 5 {
-		return math.NaN()
+		return t, false
 	}
-	mx := w[S-1]
-	cut := math.Exp(w[S-M-1] - mx)
+	t.idx, t.M = idx, M
+	t.mx = lw[idx[S-1]]
+	t.cut = math.Exp(lw[idx[S-M-1]] - t.mx)
 	x := make([]float64, M)
 	for i := range x {
-		x[i] = math.Exp(w[S-M+i]-mx) - cut
+		x[i] = math.Exp(lw[idx[S-M+i]]-t.mx) - t.cut
 	}
 	if x[M-1] <= flatTail {
-		return math.Inf(-1)
+		t.flat = true
+		return t, true
 	}
 	if x[0] <= 0 { // ties at the threshold
 		for i := range x {
 			x[i] = math.Max(x[i], x[M-1]*1e-12)
 		}
 	}
-	k, _ := gpdFit(x)
-	return k
+	t.k, t.sigma = gpdFit(x)
+	return t, true
 }
 
 // flatTail is the largest weight spread (relative to the largest weight)

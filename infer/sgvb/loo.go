@@ -1,0 +1,144 @@
+package sgvb
+
+import "math"
+
+// PSIS returns Pareto-smoothed log importance weights for the log weights
+// lw, normalised to sum to 1 on the exponential scale, and the Pareto k̂
+// of their tail (Vehtari, Simpson, Gelman, Yao and Gabry, "Pareto smoothed
+// importance sampling", 2024): the M largest weights (ParetoK's M) are
+// replaced by the quantiles (z − ½)/M, z = 1…M, of the generalized Pareto
+// distribution fitted to them, in the same order, and truncated at the
+// largest raw weight. A non-finite log weight has weight 0 (−Inf). With
+// fewer than 10 finite weights the weights are only normalised and k̂ is
+// NaN; a flat tail (k̂ −Inf) needs no smoothing.
+func PSIS(lw []float64) (lws []float64, k float64) {
+	lws = make([]float64, len(lw))
+	for i, v := range lw {
+		lws[i] = v
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			lws[i] = math.Inf(-1)
+		}
+	}
+	t, ok := fitTail(lw)
+	k = math.NaN()
+	if ok {
+		k = t.k
+		if t.flat {
+			k = math.Inf(-1)
+		} else {
+			S := len(t.idx)
+			for z, i := range t.idx[S-t.M:] {
+				w := t.cut + gpdQuantile((float64(z)+0.5)/float64(t.M), t.k, t.sigma)
+				lws[i] = t.mx + math.Log(math.Min(w, 1))
+			}
+		}
+	}
+	lse := logSumExp(lws)
+	for i := range lws {
+		lws[i] -= lse
+	}
+	return lws, k
+}
+
+// gpdQuantile is the p-quantile of the generalized Pareto distribution
+// with shape k and scale sigma (location 0).
+func gpdQuantile(p, k, sigma float64) float64 {
+	if k == 0 {
+		return -sigma * math.Log1p(-p)
+	}
+	return sigma * math.Expm1(-k*math.Log1p(-p)) / k
+}
+
+// logSumExp returns log Σ exp(v) over v (−Inf for none or all −Inf).
+func logSumExp(v []float64) float64 {
+	mx := math.Inf(-1)
+	for _, x := range v {
+		mx = math.Max(mx, x)
+	}
+	if math.IsInf(mx, -1) {
+		return mx
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Exp(x - mx)
+	}
+	return mx + math.Log(s)
+}
+
+// LOO holds approximate leave-one-out cross-validation from draws of q
+// (see PSISLOO).
+type LOO struct {
+	ELPD, SE float64 // Σ_i elpd_i and its standard error √n·sd(elpd_i)
+	P        float64 // p_loo = Σ_i (lpd_i − elpd_i), the effective number of parameters
+	QK       float64 // the Pareto k̂ of the draws' weights p/q themselves
+	Points   []LOOPoint
+}
+
+// LOOPoint is one observation's share of a LOO.
+type LOOPoint struct {
+	ELPD, P float64 // elpd_i = log p(y_i | y_−i) and lpd_i − elpd_i
+	K       float64 // the Pareto k̂ of its importance weights
+}
+
+// BadK counts the observations whose k̂ is above 0.7 (or not a number):
+// their elpd_i is unreliable (Vehtari et al.'s threshold for S draws large
+// enough).
+func (l *LOO) BadK() int {
+	n := 0
+	for _, p := range l.Points {
+		if !(p.K <= 0.7) {
+			n++
+		}
+	}
+	return n
+}
+
+// PSISLOO estimates leave-one-out cross-validation from S draws θ_s of an
+// approximate posterior q, as Magnusson, Andersen, Jonasson and Vehtari
+// ("Bayesian leave-one-out cross-validation for large data", 2019) do for
+// variational approximations: logRatio[s] is log p(θ_s, y) − log q(θ_s)
+// and logLik[i][s] is log p(y_i | θ_s). Observation i's draws are weighted
+// by p(θ_s | y_−i)/q(θ_s) ∝ exp(logRatio[s] − logLik[i][s]), Pareto
+// smoothed (PSIS), and elpd_i = log Σ_s w_is p(y_i | θ_s); lpd_i is the same
+// with the weights p(θ_s | y)/q(θ_s) of the whole data. A draw whose
+// logRatio or logLik[i][s] is not finite has weight 0 for i.
+func PSISLOO(logRatio []float64, logLik [][]float64) *LOO {
+	S := len(logRatio)
+	full, qk := PSIS(logRatio)
+	out := &LOO{QK: qk, Points: make([]LOOPoint, len(logLik))}
+	lr := make([]float64, S)
+	tmp := make([]float64, S)
+	for i, ll := range logLik {
+		for s := range S {
+			lr[s] = logRatio[s] - ll[s]
+		}
+		lws, k := PSIS(lr)
+		for s := range S {
+			tmp[s] = lws[s] + ll[s]
+			if math.IsNaN(tmp[s]) {
+				tmp[s] = math.Inf(-1)
+			}
+		}
+		elpd := logSumExp(tmp)
+		for s := range S {
+			tmp[s] = full[s] + ll[s]
+			if math.IsNaN(tmp[s]) {
+				tmp[s] = math.Inf(-1)
+			}
+		}
+		lpd := logSumExp(tmp)
+		out.Points[i] = LOOPoint{ELPD: elpd, P: lpd - elpd, K: k}
+		out.ELPD += elpd
+		out.P += lpd - elpd
+	}
+	n := float64(len(logLik))
+	if n > 1 {
+		mean := out.ELPD / n
+		v := 0.0
+		for _, p := range out.Points {
+			v += (p.ELPD - mean) * (p.ELPD - mean)
+		}
+		out.SE = math.Sqrt(n * v / (n - 1))
+	}
+	return out
+}
