@@ -144,3 +144,59 @@ func BenchmarkMvNormalRowsGrad(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHoistedKernel times each hoisted kernel against its Kernel over
+// 1024 elements whose hoisted arguments are one value and whose other
+// arguments change from element to element (uniCases' draws), Prepare
+// once per pass as a density node calls it: the per-element cost without
+// the tape's (BenchmarkDensityHoisted in lang/autodiff has both). ns per
+// element.
+func BenchmarkHoistedKernel(b *testing.B) {
+	const n = 1024
+	for i, u := range Univariates {
+		h := u.Hoisted
+		if h == nil {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(5, uint64(i)))
+		np := len(u.Params)
+		shared := uniCases[i].params(rng)
+		ps, xs := make([]float64, n*np), make([]float64, n)
+		for j := range xs {
+			p := ps[j*np : (j+1)*np]
+			copy(p, uniCases[i].params(rng))
+			for a := range p {
+				if h.HoistArgs()&(1<<a) != 0 {
+					p[a] = shared[a]
+				}
+			}
+			xs[j] = uniCases[i].value(p, rng)
+		}
+		state, dp := make([]float64, h.StateLen()), make([]float64, np)
+		for _, hoist := range []bool{true, false} {
+			name := u.Name + "/hoisted"
+			if !hoist {
+				name = u.Name + "/kernel"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if hoist {
+						h.Prepare(ps[:np], state)
+					}
+					for j, x := range xs {
+						p := ps[j*np : (j+1)*np]
+						var lp, dx float64
+						if hoist {
+							lp, dx = h.Eval(x, p, state, dp)
+						} else {
+							lp, dx = u.Kernel(x, p, dp)
+						}
+						benchSink += lp + dx + dp[0]
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/elem")
+			})
+		}
+	}
+}

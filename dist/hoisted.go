@@ -11,7 +11,8 @@ import "math"
 // replace, so it returns the Kernel's numbers bit for bit
 // (TestHoistedKernels).
 
-// location–scale state: [ok, log σ] with ok 1 for a valid σ, else 0.
+// location–scale state, also that of a rate: [ok, log σ] with ok 1 for a
+// valid σ, else 0.
 const scaleState = 2
 
 func prepareScale(sigma float64, s []float64) {
@@ -213,9 +214,9 @@ func (studentTHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
 	return lp, -dmu
 }
 
-// Gamma state: [ok, log Γ(a), ψ(a)] with ok 1 for a valid shape below
-// gammaLoaderShape, 2 from there on (Loader's form, which needs no state),
-// 0 for an invalid one.
+// Gamma and InvGamma state: [ok, log Γ(a), ψ(a)] with ok 1 for a valid
+// shape below gammaLoaderShape, 2 from there on (Loader's form, which needs
+// no state), 0 for an invalid one.
 const gammaHoistState = 3
 
 // gammaHoisted is Gamma's kernel with the work in the shape hoisted (a
@@ -226,8 +227,10 @@ type gammaHoisted struct{}
 func (gammaHoisted) HoistArgs() uint { return 1 << 0 }
 func (gammaHoisted) StateLen() int   { return gammaHoistState }
 
-func (gammaHoisted) Prepare(p, s []float64) {
-	a := p[0]
+func (gammaHoisted) Prepare(p, s []float64) { prepareShape(p[0], s) }
+
+// prepareShape writes the Gamma and InvGamma state of shape a into s.
+func prepareShape(a float64, s []float64) {
 	switch {
 	case !positive(a):
 		s[0] = 0
@@ -256,4 +259,191 @@ func (gammaHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
 		dp[1] = a/b - x
 	}
 	return a*lb - s[1] + (a-1)*lx - b*x, (a-1)/x - b
+}
+
+// invGammaHoisted is InvGamma's kernel with the work in the shape hoisted
+// (variances per group under one shape, or a scale per observation), from
+// Gamma's state.
+type invGammaHoisted struct{}
+
+func (invGammaHoisted) HoistArgs() uint        { return 1 << 0 }
+func (invGammaHoisted) StateLen() int          { return gammaHoistState }
+func (invGammaHoisted) Prepare(p, s []float64) { prepareShape(p[0], s) }
+func (invGammaHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	a, sc := p[0], p[1]
+	if s[0] == 0 || !positive(sc) || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if !(x > 0) || math.IsInf(x, 1) {
+		return outside(dp)
+	}
+	lx := logx(x)
+	if s[0] == 2 {
+		return invGammaLogLarge(a, sc, lx, x, dp), (sc/x - (a + 1)) / x
+	}
+	ls := logx(sc)
+	if dp != nil {
+		dp[0] = ls - s[2] - lx
+		dp[1] = a/sc - 1/x
+	}
+	return a*ls - s[1] - (a+1)*lx - sc/x, (sc/x - (a + 1)) / x
+}
+
+// exponentialHoisted is Exponential's kernel with log λ hoisted, for
+// waiting times under one rate.
+type exponentialHoisted struct{}
+
+func (exponentialHoisted) HoistArgs() uint        { return 1 << 0 }
+func (exponentialHoisted) StateLen() int          { return scaleState }
+func (exponentialHoisted) Prepare(p, s []float64) { prepareScale(p[0], s) }
+func (exponentialHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	rate := p[0]
+	if s[0] == 0 || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if x < 0 || math.IsInf(x, 1) {
+		return outside(dp)
+	}
+	if dp != nil {
+		dp[0] = 1/rate - x
+	}
+	return s[1] - rate*x, -rate
+}
+
+// Beta state: [ok, log B(a, b), ψ(a+b) − ψ(a), ψ(a+b) − ψ(b), and for
+// a, b > 2 the parts of Loader's form in the shapes alone: log(a+b−1),
+// the Stirling corrections of logBinomRaw(a−1, b−1, ·, ·) and its
+// ½(log 2π + log(a−1) + log(b−1) − log(a+b−2))].
+const betaHoistState = 7
+
+// betaHoisted is Beta's kernel with the work in both shapes hoisted (a
+// vector of probabilities under one prior, theta ~ Beta(a, b)). A beta
+// regression in its mean and precision, Beta(mu .* phi, (1 - mu) .* phi),
+// has both shapes per observation and takes the kernel.
+type betaHoisted struct{}
+
+func (betaHoisted) HoistArgs() uint { return 1<<0 | 1<<1 }
+func (betaHoisted) StateLen() int   { return betaHoistState }
+
+func (betaHoisted) Prepare(p, s []float64) {
+	a, b := p[0], p[1]
+	if !positive(a) || !positive(b) {
+		s[0] = 0
+		return
+	}
+	s[0], s[1], s[2], s[3] = 1, LogBeta(a, b), digammaDiff(a, b), digammaDiff(b, a)
+	if a > 2 && b > 2 {
+		k, j := a-1, b-1
+		n := k + j
+		s[4] = logx(a + b - 1)
+		s[5] = stirlerr(n) - stirlerr(k) - stirlerr(j)
+		s[6] = 0.5 * (ln2Pi + logx(k) + logx(j) - logx(n))
+	}
+}
+
+func (betaHoisted) Eval(x float64, p, s, dp []float64) (float64, float64) {
+	a, b := p[0], p[1]
+	if s[0] == 0 || math.IsNaN(x) {
+		return invalid(dp)
+	}
+	if !(x > 0 && x < 1) {
+		return outside(dp)
+	}
+	lx, l1x := logx(x), math.Log1p(-x)
+	if dp != nil {
+		dp[0] = lx + s[2]
+		dp[1] = l1x + s[3]
+	}
+	return betaHoistedLog(a, b, x, lx, l1x, s), (a-1)/x - (b-1)/(1-x)
+}
+
+// betaHoistedLog is betaLogDensity from the Beta state s, with
+// logBinomRaw's arithmetic spelt out around the state's parts.
+func betaHoistedLog(a, b, x, lx, l1x float64, s []float64) float64 {
+	plain := func() float64 { return (a-1)*lx + (b-1)*l1x - s[1] }
+	if a <= 2 || b <= 2 {
+		return plain()
+	}
+	k, j := a-1, b-1
+	n := k + j
+	t := 1 - x
+	mx, mxlo := twoProd(n, x)
+	my, mylo := twoProd(n, t)
+	mylo += n * ((1 - t) - x)
+	rx, ry := k/mx, j/my
+	if math.IsInf(rx, 1) || math.IsInf(ry, 1) {
+		return plain()
+	}
+	lc := s[5] - bd0(k, mx) - bd0(j, my)
+	return s[4] + (lc - s[6]) - mxlo*(1-rx) - mylo*(1-ry)
+}
+
+// NegBinomial state: [ok, log Γ(φ), ψ(φ) below polygammaShift or its
+// asymptotic series ψ(φ) − log φ from there, stirlerr(φ), log 2π + log φ].
+const negBinomialHoistState = 5
+
+// negBinomialHoisted is NegBinomial's kernel with the work in the
+// dispersion hoisted (a count regression: a mean per observation, one φ).
+type negBinomialHoisted struct{}
+
+func (negBinomialHoisted) HoistArgs() uint { return 1 << 1 }
+func (negBinomialHoisted) StateLen() int   { return negBinomialHoistState }
+
+func (negBinomialHoisted) Prepare(p, s []float64) {
+	phi := p[1]
+	if !positive(phi) {
+		s[0] = 0
+		return
+	}
+	lg, _ := math.Lgamma(phi)
+	s[0], s[1], s[3], s[4] = 1, lg, stirlerr(phi), ln2Pi+logx(phi)
+	if phi < polygammaShift {
+		s[2] = Digamma(phi)
+	} else {
+		s[2] = digammaAsymp(phi)
+	}
+}
+
+func (negBinomialHoisted) Eval(k float64, p, s, dp []float64) (float64, float64) {
+	mu, phi := p[0], p[1]
+	if s[0] == 0 || !positive(mu) || math.IsNaN(k) {
+		return invalid(dp)
+	}
+	if !isCount(k) {
+		return outside(dp)
+	}
+	l1p := math.Log1p(mu / phi)
+	var lp float64
+	l1k, haveL1k := 0.0, false // log1p(k/φ), which the partial in φ takes again
+	switch {
+	case k == 0:
+		lp = -phi * l1p
+	case k+phi >= stirlingMin:
+		// logBinomRaw(φ, k, r·φ, r·μ) − log1p(k/φ), spelt out.
+		r := (k + phi) / (mu + phi)
+		n := phi + k
+		lc := stirlerr(n) - s[3] - stirlerr(k) - bd0(phi, r*phi) - bd0(k, r*mu)
+		l1k, haveL1k = math.Log1p(k/phi), true
+		lp = lc - 0.5*(s[4]+logx(k)-logx(n)) - l1k
+	default:
+		lg1, _ := math.Lgamma(k + phi)
+		lg2, _ := math.Lgamma(k + 1)
+		lp = lg1 - lg2 - s[1] + k*(logx(mu)-logx(mu+phi)) - phi*l1p
+	}
+	if dp != nil {
+		dp[0] = phi / (mu + phi) * (k - mu) / mu
+		var dpsi float64
+		if k > 0 { // digammaDiff(φ, k) from the state
+			switch {
+			case phi < polygammaShift:
+				dpsi = Digamma(phi+k) - s[2]
+			case haveL1k:
+				dpsi = l1k + (digammaAsymp(phi+k) - s[2])
+			default:
+				dpsi = math.Log1p(k/phi) + (digammaAsymp(phi+k) - s[2])
+			}
+		}
+		dp[1] = dpsi - l1p + (mu-k)/(mu+phi)
+	}
+	return lp, 0
 }

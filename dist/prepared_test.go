@@ -52,8 +52,14 @@ func TestPreparedKernels(t *testing.T) {
 func TestHoistedKernels(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	locs := []float64{-1e300, -3, -1e-300, 0, 0.5, 2, 1e12, nan, inf, -inf}
-	scales := []float64{1e-300, 1e-3, 0.5, 1, 2.5, 40, 1e5, 1e200, 0, -1, nan, inf}
-	xs := []float64{-800, -3, -1, -1e-300, 0, 1e-300, 1e-3, 0.5, 1, 3, 50, 1e3, 1e12, 1e300, nan, inf, -inf}
+	// Scales and shapes on both sides of the kernels' branch points: Beta's
+	// Loader form from 2, stirlingMin and polygammaShift at 10 (NegBinomial),
+	// gammaLoaderShape at 1000 (Gamma, InvGamma).
+	scales := []float64{1e-300, 1e-3, 0.5, 1, 2, 2.5, 9.5, 10, 40, 999.5, 1000, 1e5, 1e200, 0, -1, -inf, nan, inf}
+	// Values: reals, positives, counts (and non-integers between them) and
+	// points of (0, 1) near either end.
+	xs := []float64{-800, -3, -1, -1e-300, 0, 1e-300, 1e-3, 0.25, 0.5, 0.9, 1 - 0x1p-53, 1, 2.5, 3, 7, 12, 50,
+		1e3, 1e12, 1e300, nan, inf, -inf}
 	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 	var hoisted []string
 	for _, u := range Univariates {
@@ -112,7 +118,8 @@ func TestHoistedKernels(t *testing.T) {
 		}
 		walk(0)
 	}
-	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal", "Gamma"}
+	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal", "Exponential",
+		"Gamma", "InvGamma", "Beta", "NegBinomial"}
 	if !slices.Equal(hoisted, want) {
 		t.Errorf("families with hoisted kernels %v, want %v", hoisted, want)
 	}

@@ -81,7 +81,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Exponential{p[0]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return Exponential{p[0]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return Exponential{p[0]}.Rand(rng) },
+		Hoisted: exponentialHoisted{},
 	},
 	{
 		Name: "Gamma", Params: []Param{{"shape", Positive}, {"rate", Positive}},
@@ -99,7 +100,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return InvGamma{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return InvGamma{p[0], p[1]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return InvGamma{p[0], p[1]}.Rand(rng) },
+		Hoisted: invGammaHoisted{},
 	},
 	{
 		Name: "Weibull", Params: []Param{{"shape", Positive}, {"scale", Positive}},
@@ -115,7 +117,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Beta{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return Beta{p[0], p[1]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return Beta{p[0], p[1]}.Rand(rng) },
+		Hoisted: betaHoisted{},
 	},
 	{
 		Name: "Uniform", Params: []Param{{"lo", Real}, {"hi", Real}},
@@ -179,7 +182,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return NegBinomial{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return NegBinomial{p[0], p[1]}.Rand(rng) },
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return NegBinomial{p[0], p[1]}.Rand(rng) },
+		Hoisted: negBinomialHoisted{},
 	},
 }
 

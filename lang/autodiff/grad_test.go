@@ -36,6 +36,7 @@ const (
 	spd                   // a well-conditioned symmetric positive definite matrix
 	cholf                 // a square matrix whose diagonal is in (0.5, 2): a Cholesky factor below it, noise above
 	prob                  // U(0.05, 0.95): a probability, away from 0 and 1
+	count                 // an integer in 0..20
 )
 
 // arg describes one operand of an op under test.
@@ -77,6 +78,10 @@ func randValues(r *rand.Rand, a arg) []float64 {
 	case prob:
 		for i := range v {
 			v[i] = 0.05 + 0.9*r.Float64()
+		}
+	case count:
+		for i := range v {
+			v[i] = float64(r.IntN(21))
 		}
 	case cholf:
 		n := a.shape.Rows

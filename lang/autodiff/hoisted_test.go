@@ -67,6 +67,46 @@ var hoistLayouts = []struct {
 		n, _, _ := dims(r)
 		return []arg{in(Vector(n), real), in(Vector(n), pos), in(Vector(n), real), in(Scalar(), pos)}
 	}},
+	{"exponential/scalar-rate", "Exponential", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), pos), in(Scalar(), pos)}
+	}},
+	{"exponential/rate-per-element", "Exponential", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), pos), in(Vector(n), pos)}
+	}},
+	{"invgamma/scale-per-element", "InvGamma", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), pos), in(Scalar(), pos), in(Vector(n), pos)}
+	}},
+	{"invgamma/scalar-prior", "InvGamma", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), pos), in(Scalar(), pos), in(Scalar(), pos)}
+	}},
+	{"invgamma/shape-per-element", "InvGamma", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{in(Vector(n), pos), in(Vector(n), pos), in(Scalar(), pos)}
+	}},
+	{"beta/scalar-shapes", "Beta", true, func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), prob), in(Scalar(), pos), in(Scalar(), pos)}
+	}},
+	{"beta/mean-precision", "Beta", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), prob), in(Vector(n), pos), in(Vector(n), pos)}
+	}},
+	{"beta/b-per-element", "Beta", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), prob), in(Scalar(), pos), in(Vector(n), pos)}
+	}},
+	{"negbinomial/mean-per-element", "NegBinomial", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), count), in(Vector(n), pos), in(Scalar(), pos)}
+	}},
+	{"negbinomial/phi-per-element", "NegBinomial", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), count), in(Scalar(), pos), in(Vector(n), pos)}
+	}},
 }
 
 func hoistedFamily(t testing.TB, name string) dist.Univariate {
@@ -198,8 +238,9 @@ func TestDensityHoistedZeroAllocs(t *testing.T) {
 }
 
 // BenchmarkDensityHoisted times Forward+Backward of a regression's
-// likelihood over 10⁴ observations, a mean (or a rate) per observation and
-// the other arguments scalars, with the hoisted kernel and with the
+// likelihood over 10⁴ observations, a mean (or a rate, or a scale) per
+// observation and the other arguments scalars (Beta, Exponential: every
+// argument a scalar), with the hoisted kernel and with the
 // family's plain kernel (the tape before hoisting).
 func BenchmarkDensityHoisted(b *testing.B) {
 	const n = 10000
@@ -210,6 +251,10 @@ func BenchmarkDensityHoisted(b *testing.B) {
 		{"Normal", []arg{data(Vector(n), real), in(Vector(n), real), in(Scalar(), pos)}},
 		{"StudentT", []arg{data(Vector(n), real), in(Scalar(), pos), in(Vector(n), real), in(Scalar(), pos)}},
 		{"Gamma", []arg{data(Vector(n), pos), in(Scalar(), pos), in(Vector(n), pos)}},
+		{"InvGamma", []arg{data(Vector(n), pos), in(Scalar(), pos), in(Vector(n), pos)}},
+		{"Beta", []arg{data(Vector(n), prob), in(Scalar(), pos), in(Scalar(), pos)}},
+		{"NegBinomial", []arg{data(Vector(n), count), in(Vector(n), pos), in(Scalar(), pos)}},
+		{"Exponential", []arg{data(Vector(n), pos), in(Scalar(), pos)}},
 	} {
 		for _, hoist := range []bool{true, false} {
 			name := c.family + "/hoisted"
