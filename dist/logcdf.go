@@ -12,8 +12,10 @@ import "math"
 // LogCDF returns the kernel of log P(X ≤ x) (upper false) or log P(X > x)
 // (upper true) of the family name, whose parameters are its density's, or
 // ok false for a family without one. The kernel's value partial is that of
-// the log probability in x (0 for a discrete family). A parameter outside
-// its support, or a NaN value, gives NaN, as the densities' kernels do.
+// the log probability in x (0 for a discrete family, whose x counts as the
+// count ⌊x⌋). A parameter outside its support, or a NaN value, gives NaN,
+// as the densities' kernels do; P = 0 beyond an end of the support (log
+// −Inf, zero partials) is outside it, as a density there.
 func LogCDF(name string, upper bool) (k Kernel, ok bool) {
 	f, ok := logCDFs[name]
 	u, known := LookupUnivariate(name)
@@ -26,8 +28,13 @@ func LogCDF(name string, upper bool) (k Kernel, ok bool) {
 				return invalid(dp)
 			}
 		}
-		if math.IsNaN(x) {
+		switch {
+		case math.IsNaN(x):
 			return invalid(dp)
+		case math.IsInf(x, 1): // P(X ≤ ∞) = 1, P(X > ∞) = 0
+			return aboveSupport(dp, upper)
+		case math.IsInf(x, -1):
+			return belowSupport(dp, upper)
 		}
 		return f(x, p, dp, upper)
 	}, true
@@ -35,7 +42,9 @@ func LogCDF(name string, upper bool) (k Kernel, ok bool) {
 
 // LogCDFNames lists the families LogCDF knows, in the order of the docs.
 func LogCDFNames() []string {
-	return []string{"Normal", "LogNormal", "Cauchy", "Laplace", "Exponential", "Weibull", "Gamma", "Poisson"}
+	return []string{"Normal", "HalfNormal", "LogNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace",
+		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "Uniform",
+		"Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "NegBinomial"}
 }
 
 // logCDF is a family's log CDF (upper false) or log survival function
@@ -52,6 +61,20 @@ var logCDFs = map[string]logCDF{
 	"Weibull":     weibullLogCDF,
 	"Gamma":       gammaLogCDFKernel,
 	"Poisson":     poissonLogCDF,
+
+	// logcdf_more.go
+	"HalfNormal":     halfNormalLogCDF,
+	"HalfCauchy":     halfCauchyLogCDF,
+	"StudentT":       studentTLogCDF,
+	"InvGamma":       invGammaLogCDF,
+	"Beta":           betaLogCDF,
+	"Uniform":        uniformLogCDF,
+	"PoissonLog":     poissonLogLogCDF,
+	"Bernoulli":      bernoulliLogCDF,
+	"BernoulliLogit": bernoulliLogitLogCDF,
+	"Binomial":       binomialLogCDF,
+	"BinomialLogit":  binomialLogitLogCDF,
+	"NegBinomial":    negBinomialLogCDF,
 }
 
 // NormalLogSurvival returns log P(Z > z) for a standard normal Z: from
@@ -179,14 +202,27 @@ func gammaLogCDFKernel(x float64, p, dp []float64, upper bool) (float64, float64
 	}
 	a, b := p[0], p[1]
 	y := b * x
-	lp := GammaLogCDF(a, y, upper)
-	ly := math.Log(y)
-	lg, _ := math.Lgamma(a)
-	// d log P/dy = y^(a−1) e^(−y)/Γ(a)/P, with the opposite sign for Q.
-	gy := math.Exp((a-1)*ly - y - lg - lp)
-	if upper {
-		gy = -gy
+	switch { // b·x overflowed or underflowed
+	case math.IsInf(y, 1):
+		return aboveSupport(dp, upper)
+	case y == 0:
+		return belowSupport(dp, upper)
 	}
+	ly := logx(y)
+	lga, lga1 := lgammaPair(a)
+	// d log P/d log y = y·p(y)/P, with the opposite sign for Q, from the
+	// branch that computed P or Q: a/S or 1/C, not a difference of y and
+	// log Q, which are both 1e10 at y = 1e10.
+	lp, gl := gammaLogCDF(a, ly, !upper, lga, lga1)
+	if upper && a < 1 && y <= 1 {
+		// Q from its alternating series keeps only its absolute digits
+		// where it is near 1 (log Q(0.5, 3e-10) = −1.95e-5); there it is
+		// 1 − P from P's series.
+		if lP, _ := gammaLogCDF(a, ly, true, lga, lga1); lP < -math.Ln2 {
+			lp = Log1mexp(-lP)
+		}
+	}
+	gy := gl / y
 	dp[1] = gy * x
 	var ga float64
 	switch series := useGammaSeries(a, y); {
@@ -222,6 +258,16 @@ func poissonLogCDF(x float64, p, dp []float64, upper bool) (float64, float64) {
 	}
 	dp[0] = g
 	return lp, 0
+}
+
+// aboveSupport is a value at or above the top of the support, or +Inf:
+// P(X ≤ x) = 1 and P(X > x) = 0 (outside, as a density there).
+func aboveSupport(dp []float64, upper bool) (float64, float64) {
+	if upper {
+		return outside(dp)
+	}
+	clear(dp)
+	return 0, 0
 }
 
 // belowSupport is a value below the support: P(X ≤ x) = 0 (outside, as a

@@ -134,21 +134,30 @@ func fdStep(v float64) float64 {
 // TestLogCDFComplement: P(X ≤ x) + P(X > x) = 1 wherever neither is tiny,
 // and a value below a positive family's support has P(X ≤ x) = 0.
 func TestLogCDFComplement(t *testing.T) {
+	params := map[string][]float64{
+		"StudentT": {3, 1.3, 0.7}, "Uniform": {0, 4}, "Bernoulli": {0.3}, "BernoulliLogit": {0.4},
+		"Binomial": {5, 0.3}, "BinomialLogit": {5, -0.5}, "PoissonLog": {0.3},
+	}
 	for _, name := range LogCDFNames() {
 		lo, _ := LogCDF(name, false)
 		up, _ := LogCDF(name, true)
-		p := []float64{1.3, 0.7}
-		if name == "Exponential" || name == "Poisson" {
-			p = p[:1]
+		u, _ := LookupUnivariate(name)
+		p, ok := params[name]
+		if !ok {
+			p = []float64{1.3, 0.7}[:len(u.Params)]
 		}
-		for _, x := range []float64{0.2, 1, 2, 3.5} {
+		xs := []float64{0.2, 1, 2, 3.5}
+		if name == "Beta" {
+			xs = []float64{0.2, 0.5, 0.9}
+		}
+		for _, x := range xs {
 			a, _ := lo(x, p, make([]float64, len(p)))
 			b, _ := up(x, p, make([]float64, len(p)))
 			if s := math.Exp(a) + math.Exp(b); math.Abs(s-1) > 1e-14 {
 				t.Errorf("%s at %g: P(X ≤ x) + P(X > x) = %.17g", name, x, s)
 			}
 		}
-		if name == "Normal" || name == "Cauchy" || name == "Laplace" {
+		if u.Support == Real {
 			continue
 		}
 		dp := make([]float64, len(p))

@@ -220,7 +220,7 @@ var funcs = []*Func{
 		Doc: "log density (or mass) of an elementwise distribution per element: what value ~ dist sums", Example: "logpdf(y, Normal(mu', sigma'))"},
 	{Name: "logcdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,
 		Support: realRule, Elem: RealResult, Op: "logcdf",
-		Doc: "log P(X <= value) per element (Stan's _lcdf), for data censored from above: Normal, LogNormal, Cauchy, Laplace, Exponential, Weibull, Gamma, Poisson", Example: "target += logcdf(y_cens, Normal(mu, sigma))"},
+		Doc: "log P(X <= value) per element (Stan's _lcdf), for data censored from above: Normal, HalfNormal, LogNormal, Cauchy, HalfCauchy, StudentT, Laplace, Exponential, Weibull, Gamma, InvGamma, Beta, Uniform, Poisson, PoissonLog, Bernoulli, BernoulliLogit, Binomial, BinomialLogit, NegBinomial", Example: "target += logcdf(y_cens, Normal(mu, sigma))"},
 	{Name: "logccdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,
 		Support: realRule, Elem: RealResult, Op: "logccdf",
 		Doc: "log P(X > value) per element (Stan's _lccdf), for right-censored data such as survival times still running: the families of logcdf", Example: "target += logccdf(t_cens, Weibull(k, s))"},

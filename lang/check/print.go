@@ -144,8 +144,9 @@ func stanHint(name, arg string) string {
 		if !ok {
 			continue
 		}
+		key := strings.ToLower(strings.ReplaceAll(base, "_", ""))
 		for _, d := range dist.LogCDFNames() {
-			if strings.EqualFold(strings.ReplaceAll(base, "_", ""), d) {
+			if key == strings.ToLower(d) || stanDists[key] == d { // neg_binomial_2
 				return fmt.Sprintf("gpp writes Stan's %s(y | ...) as "+c.form, name, d)
 			}
 		}

@@ -27,6 +27,18 @@ func TestLogCDFNode(t *testing.T) {
 			"target += log(exp(-a)) + log(exp(-a) * (1 + a + a ^ 2 / 2)) + log(exp(-a) * (1 + a + a ^ 2 / 2 + a ^ 3 / 6 + a ^ 4 / 24 + a ^ 5 / 120))\n"},
 		{"Poisson survival", "target += logccdf(k[1], Poisson(a))\n", "target += log1p(-exp(-a) * (1 + a + a ^ 2 / 2))\n"},
 		{"LogNormal survival is Normal's of the log", "target += logccdf(tc, LogNormal(log(a), s))\n", "target += logccdf(log(tc), Normal(log(a), s))\n"},
+		{"HalfNormal survival is twice Normal's", "target += logccdf(tc, HalfNormal(s))\n", "target += sum(log(2) + logccdf(tc, Normal(0, s)))\n"},
+		{"HalfCauchy CDF", "target += logcdf(tc, HalfCauchy(s))\n", "target += sum(log(2 / 3.141592653589793 * atan(tc / s)))\n"},
+		{"StudentT with one degree of freedom is Cauchy", "target += logccdf(tc, StudentT(1, a, s))\n", "target += logccdf(tc, Cauchy(a, s))\n"},
+		{"InvGamma survival, shape 1", "target += logccdf(tc, InvGamma(1, s))\n", "target += sum(log1mexp(s / tc))\n"},
+		{"Uniform CDF", "target += logcdf(tc, Uniform(0, 10 * a))\n", "target += sum(log(tc / (10 * a)))\n"},
+		{"Bernoulli CDF, 1 and above certain", "target += logcdf(k, Bernoulli(inv_logit(a)))\n", "target += log1p(-inv_logit(a))\n"},
+		{"BernoulliLogit survival", "target += logccdf(k[0], BernoulliLogit(a))\n", "target += log(inv_logit(a))\n"},
+		{"Binomial CDF", "target += logcdf(k, Binomial(5, inv_logit(c)))\n",
+			"target += 5 * log1p(-inv_logit(c)) + log((1 - inv_logit(c)) ^ 5 + 5 * inv_logit(c) * (1 - inv_logit(c)) ^ 4 + 10 * inv_logit(c) ^ 2 * (1 - inv_logit(c)) ^ 3)\n"},
+		{"BinomialLogit survival is Binomial's", "target += logccdf(k, BinomialLogit(6, c))\n", "target += logccdf(k, Binomial(6, inv_logit(c)))\n"},
+		{"NegBinomial at 0", "target += logcdf(k[0], NegBinomial(a, s))\n", "target += -s * log1p(a / s)\n"},
+		{"PoissonLog is Poisson", "target += logccdf(k, PoissonLog(log(a)))\n", "target += logccdf(k, Poisson(a))\n"},
 	} {
 		cdf := compileSrc(t, "a.gpp", decls+c.cdf, nil, in)
 		plain := compileSrc(t, "b.gpp", decls+c.plain, nil, in)
@@ -56,4 +68,25 @@ func wantSameLogJoint(t *testing.T, name string, a, plain *Model) {
 			}
 		}
 	}
+}
+
+// TestLogCDFStudentTGradient: a right-censored Student t likelihood whose
+// degrees of freedom are a param, the partial in nu from the incomplete
+// beta function's differentiated continued fraction, against central
+// differences of the whole log joint.
+func TestLogCDFStudentTGradient(t *testing.T) {
+	js, err := data.ReadJSON("d.json", strings.NewReader(`{"y": [0.3, -1.2, 2.5], "t_cens": [4.0, 25.0, 1e4]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := compileSrc(t, "t.gpp", `data y: real[3]
+data t_cens: real[3]
+param nu: positive ~ Gamma(2, 0.1)
+param mu: real ~ Normal(0, 5)
+param s: positive ~ HalfNormal(2)
+y ~ StudentT(nu, mu, s)
+target += logccdf(t_cens, StudentT(nu, mu, s))
+target += logcdf(-t_cens, StudentT(nu, mu, s))
+`, nil, data.Input{File: "d.json", JSON: js})
+	checkGradient(t, m, 7, 1)
 }
