@@ -70,7 +70,7 @@ func TestTable(t *testing.T) {
 	}
 	dists := strings.Fields(`Normal HalfNormal Cauchy HalfCauchy StudentT Laplace LogNormal Exponential Gamma
 		InvGamma Weibull Beta Uniform Poisson PoissonLog Bernoulli BernoulliLogit Binomial BinomialLogit NegBinomial
-		MvNormal MvNormalRows MvNormalCholesky Dirichlet Categorical CategoricalLogit OrderedLogistic OrderedProbit LKJCorrCholesky LKJCorr`)
+		MvNormal MvNormalRows MvNormalCholesky Dirichlet Categorical CategoricalLogit OrderedLogistic OrderedProbit LKJCorrCholesky LKJCorr Wishart InvWishart WishartCholesky InvWishartCholesky`)
 	for _, name := range dists {
 		d := LookupDist(name)
 		if d == nil {

@@ -233,6 +233,8 @@ var (
 	meanMv = Param{Name: "mu", Support: dist.Real, Ranks: AnyRank}
 	covMv  = Param{Name: "Sigma", Support: dist.Real, Ranks: Matrix}
 	cholMv = Param{Name: "L", Support: dist.Real, Ranks: Matrix}
+	// nuWishart: the degrees of freedom, > K − 1 (checked with K)
+	nuWishart = Param{Name: "nu", Support: dist.Positive, Ranks: Scalar}
 )
 
 func named(p Param, name string) Param { p.Name = name; return p }
@@ -298,6 +300,14 @@ var dists = []*Dist{
 		Doc: "LKJ on the Cholesky factor L of a correlation matrix (Stan's lkj_corr_cholesky), density ∝ det(L L')^(eta − 1) of the correlation matrix, normalised; eta = 1 is uniform over correlation matrices, larger eta favours weaker correlations", Example: "param L: cholesky_factor_corr[K] ~ LKJCorrCholesky(2)"},
 	{Name: "LKJCorr", Params: []Param{{Name: "eta", Support: dist.Positive, Ranks: Scalar}}, Support: dist.CorrMatrix, Shape: DistLKJ,
 		Doc: "LKJ on a correlation matrix Omega (Stan's lkj_corr), density ∝ det(Omega)^(eta − 1), normalised; eta = 1 is uniform over correlation matrices, larger eta favours weaker correlations", Example: "param Omega: corr_matrix[K] ~ LKJCorr(2)"},
+	{Name: "Wishart", Params: []Param{nuWishart, {Name: "S", Support: dist.Real, Ranks: Matrix}}, Support: dist.CovMatrix, Shape: DistWishart,
+		Doc: "Wishart on a covariance matrix (Stan's wishart), mean nu * S, density ∝ det(Sigma)^((nu − K − 1)/2) exp(−tr(S⁻¹ Sigma)/2), normalised; through Cholesky factors, no inverse", Example: "param Sigma: cov_matrix[K] ~ Wishart(K + 2, S)"},
+	{Name: "InvWishart", Params: []Param{nuWishart, {Name: "S", Support: dist.Real, Ranks: Matrix}}, Support: dist.CovMatrix, Shape: DistWishart,
+		Doc: "inverse Wishart on a covariance matrix (Stan's inv_wishart), mean S / (nu − K − 1), density ∝ det(Sigma)^(−(nu + K + 1)/2) exp(−tr(S Sigma⁻¹)/2), normalised; conjugate to MvNormal's covariance", Example: "param Sigma: cov_matrix[K] ~ InvWishart(K + 2, S)"},
+	{Name: "WishartCholesky", Params: []Param{nuWishart, {Name: "L_S", Support: dist.Real, Ranks: Matrix}}, Support: dist.CholCov, Shape: DistWishart,
+		Doc: "the Cholesky factor L of a Wishart(nu, L_S * L_S') matrix L * L' (Stan's wishart_cholesky), normalised, with the Jacobian of L → L L'", Example: "param L: cholesky_factor_cov[K] ~ WishartCholesky(K + 2, L_S)"},
+	{Name: "InvWishartCholesky", Params: []Param{nuWishart, {Name: "L_S", Support: dist.Real, Ranks: Matrix}}, Support: dist.CholCov, Shape: DistWishart,
+		Doc: "the Cholesky factor L of an InvWishart(nu, L_S * L_S') matrix L * L' (Stan's inv_wishart_cholesky), normalised, with the Jacobian of L → L L'", Example: "param L: cholesky_factor_cov[K] ~ InvWishartCholesky(K + 2, L_S)"},
 }
 
 // unitRule: values in (0, 1); positiveKeptRule: positive for a positive

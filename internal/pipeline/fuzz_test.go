@@ -68,6 +68,9 @@ func FuzzPipeline(f *testing.F) {
 	f.Add("data Y: real[N, 2]\nparam L: cholesky_factor_cov[2]\nparam Omega: corr_matrix[2] ~ LKJCorr(2)\nparam s: positive[2] ~ HalfNormal(1)\n"+
 		"target += -0.5 * sum(square(L))\nY ~ MvNormalCholesky(rep_matrix(0, N, 2), L)\nY ~ MvNormalRows(0, quad_form_diag(Omega, s))\n"+
 		"output Sigma = L * L'\n", `{"Y": [[0.1, -0.4], [1.2, 0.3], [-0.7, -1.1]]}`, "")
+	f.Add("data Y: real[N, 2]\ndata S: real[2, 2]\nparam nu: real<lower=1>\nparam Sigma: cov_matrix[2] ~ InvWishart(nu + 2, S)\n"+
+		"param L: cholesky_factor_cov[2] ~ WishartCholesky(3, chol(S))\nY ~ MvNormalRows(0, Sigma)\nS ~ Wishart(nu + 1, L * L')\n"+
+		"output W ~ Wishart(4, Sigma)\noutput V ~ InvWishartCholesky(4, L)\n", `{"Y": [[0.1, -0.4], [1.2, 0.3], [-0.7, -1.1]], "S": [[1, 0.2], [0.2, 2]]}`, "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {

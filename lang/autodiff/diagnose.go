@@ -85,6 +85,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.lkjError(n)
 		case OpMvNormalChol:
 			return p.mvCholError(n)
+		case OpWishart:
+			return p.wishartError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}
@@ -109,6 +111,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.lkjError(n)
 	case op == OpMvNormalChol:
 		return p.mvCholError(n)
+	case op == OpWishart:
+		return p.wishartError(n)
 	case op == OpRowSumProd && n.sumOf > 0:
 		return p.sumRowSumProdError(n, bad)
 	case op == OpRowSumProd:
@@ -281,6 +285,9 @@ func (p *Program) label(n *node) string {
 	if n.op == OpOrderedLogistic {
 		return orderedName(n.i0 == 1)
 	}
+	if n.op == OpWishart {
+		return wishartForm(n.i0).Name()
+	}
 	return n.op.String()
 }
 
@@ -296,6 +303,12 @@ func (p *Program) operandName(n *node, a int) string {
 	}
 	if n.op == OpMvNormalChol {
 		return [...]string{"the value", "mu", "L"}[a]
+	}
+	if n.op == OpWishart {
+		if a == 2 && n.i0&wishartSFull == 0 {
+			return "L_S"
+		}
+		return [...]string{"the value", "nu", "S"}[a]
 	}
 	if n.op == OpCategorical && a == 1 {
 		if n.i0 == 1 {

@@ -223,6 +223,8 @@ func (p *Program) grad(n *node) {
 		p.gradLKJ(n, g[0])
 	case op == OpMvNormalChol:
 		p.gradMvNormalChol(n, g[0])
+	case op == OpWishart:
+		p.gradWishart(n, g[0])
 	case op == OpOrdered:
 		x := p.arg(n, 0)
 		gradOrdered(p.a(x), p.v(x), g, n.i0 == 1)

@@ -159,6 +159,11 @@ func (p *Program) checkDataValues() error {
 				return ast.Errorf(l.pos, "MvNormalCholesky argument 2 (L): %s; it depends on the data alone, so no fit can change it", why)
 			}
 		}
+		if n.op == OpWishart {
+			if err := p.wishartDataBad(n); err != nil {
+				return err
+			}
+		}
 		y := p.arg(n, 0)
 		if y.dyn {
 			continue

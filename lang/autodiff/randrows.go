@@ -26,6 +26,7 @@ const (
 	randMvNormal
 	randMvNormalRows
 	randMvNormalChol
+	randWishart // the form's flags in i1 (wishart.go)
 )
 
 // simplexDrawTol is how far from 1, per category, a probability row of a
@@ -42,6 +43,8 @@ func randRowsName(kind int) string {
 		return "MvNormalRows"
 	case randMvNormalChol:
 		return "MvNormalCholesky"
+	case randWishart:
+		return "Wishart"
 	case randCategorical, randCategoricalLogit:
 		return categoricalName(kind == randCategoricalLogit)
 	}
@@ -149,6 +152,8 @@ func (p *Program) evalRandRows(n *node) {
 	switch n.i0 {
 	case randMvNormal, randMvNormalRows, randMvNormalChol:
 		p.drawMvNormal(n, z)
+	case randWishart:
+		p.drawWishart(n, z)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		av, k := p.v(a), catCols(a.shape)
@@ -317,12 +322,17 @@ func drawOrdered(eta float64, c []float64, probit bool, u float64) float64 {
 // randRowsError explains NaN element k of a row-wise Rand node.
 func (p *Program) randRowsError(n *node, k int, el string) error {
 	name := randRowsName(n.i0) + " draw"
+	if n.i0 == randWishart {
+		name = wishartForm(n.i1).Name() + " draw"
+	}
 	if p.rng == nil {
 		return ast.Errorf(n.pos, "%s", msg(name+": no random stream", el))
 	}
 	switch n.i0 {
 	case randMvNormal, randMvNormalRows, randMvNormalChol:
 		return p.mvRandError(n, k, name, el)
+	case randWishart:
+		return p.wishartRandError(n, name, el)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		kc := catCols(a.shape)

@@ -1075,6 +1075,9 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 			d.Name, d.Support, exprString(s.LHS))
 		return
 	}
+	if d.Shape == stdlib.DistWishart && !c.wishartValue(s, d, lt, root, mentioned) {
+		return
+	}
 	if root != nil {
 		c.latentSupport(root, d, s.Dist, "`"+exprString(s.LHS)+"`")
 	}
@@ -1101,8 +1104,8 @@ func (c *checker) dataUse(s *ast.TildeStmt, d *stdlib.Dist) {
 	switch sup {
 	case dist.BoundedCount:
 		sup = dist.Count
-	case dist.Real, dist.Interval, dist.Simplex:
-		return // finite anyway, or bounded by the arguments, or row-wise
+	case dist.Real, dist.Interval, dist.Simplex, dist.CovMatrix, dist.CholCov:
+		return // finite anyway, or bounded by the arguments, or row-wise (a matrix checked whole)
 	}
 	for _, dv := range c.info.Data {
 		if dv.Symbol == c.info.Uses[id] && !dv.Implicit {

@@ -141,6 +141,8 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		}
 	case stdlib.DistMvNormalChol:
 		c.mvCholShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
+	case stdlib.DistWishart:
+		c.wishartShape(call, d, vs, args, valPos, valName)
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
 		minRank := 1
 		what := "a vector or matrix"

@@ -507,6 +507,8 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		return invalid
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol:
 		return c.mvPredictive(call, d, args, t)
+	case stdlib.DistWishart:
+		return c.wishartPredictive(call, d, args, t)
 	case stdlib.DistDirichlet:
 		if args[0].Shape.Rank() == 0 {
 			c.errorf(call.Args[0].Pos(), "a Dirichlet replicate has alpha's shape, so alpha must be a vector [k] or a matrix [n, k]; `%s` is a scalar: write rep(%s, K) for one simplex of K",

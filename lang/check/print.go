@@ -180,7 +180,7 @@ func stanHint(name, arg string) string {
 var stanDists = map[string]string{
 	"doubleexponential": "Laplace", "multinormal": "MvNormal", "negbinomial2": "NegBinomial",
 	"betabinomial": "", "logistic": "", "gumbel": "", "skewnormal": "", "vonmises": "", "frechet": "",
-	"rayleigh": "", "pareto": "", "paretotype2": "", "wishart": "", "invwishart": "", "lkjcorr": "LKJCorr",
+	"rayleigh": "", "pareto": "", "paretotype2": "", "wishart": "Wishart", "invwishart": "InvWishart", "wishartcholesky": "WishartCholesky", "invwishartcholesky": "InvWishartCholesky", "lkjcorr": "LKJCorr",
 	"lkjcorrcholesky": "LKJCorrCholesky", "multinomial": "", "orderedlogistic": "OrderedLogistic (categories 0..K, not 1..K+1)", "orderedprobit": "OrderedProbit (categories 0..K, not 1..K+1)",
 	"chisquare": "", "invchisquare": "", "scaledinvchisquare": "", "expmodnormal": "",
 	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "", "loglogistic": "",

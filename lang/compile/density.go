@@ -2,6 +2,7 @@ package compile
 
 import (
 	"math"
+	"strings"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
@@ -39,6 +40,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.add(l.b.LKJCorr(val, args[0], pos), pos)
 	case "MvNormalCholesky":
 		l.add(l.b.MvNormalCholesky(val, args[0], args[1], pos), pos)
+	case "Wishart", "InvWishart": // the checker made the value a cov_matrix param or data
+		l.add(l.b.Wishart(val, args[0], args[1], d.Name == "InvWishart", pos), pos)
+	case "WishartCholesky", "InvWishartCholesky": // a cholesky_factor_cov param or data
+		l.add(l.b.WishartCholesky(val, args[0], args[1], d.Name == "InvWishartCholesky", pos), pos)
 	default:
 		u, ok := dist.LookupUnivariate(d.Name)
 		if !ok {
@@ -159,6 +164,9 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos) value
 		case stdlib.DistMvNormalChol:
 			lower()
 			return value{id: l.b.RandMvNormalCholesky(args[0], args[1], pos), node: true}
+		case stdlib.DistWishart:
+			lower()
+			return value{id: l.b.RandWishart(args[0], args[1], strings.HasPrefix(d.Name, "Inv"), strings.HasSuffix(d.Name, "Cholesky"), pos), node: true}
 		}
 	}
 	var u *dist.Univariate
