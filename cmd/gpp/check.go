@@ -425,6 +425,14 @@ func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Lat
 		t.row("  "+d.Name, d.TypeString(), d.Note())
 	}
 	t.print(w)
+	if len(info.Truncations) > 0 {
+		fmt.Fprintf(w, "\ntruncated data (%d):\n", len(info.Truncations))
+		t = &table{}
+		for _, s := range info.Truncations {
+			t.row("  "+ast.FormatExpr(s.LHS), "~ "+check.TruncationString(s), "normalised per element")
+		}
+		t.print(w)
+	}
 	if len(info.Consts) > 0 {
 		fmt.Fprintf(w, "\nconstants (%d):\n", len(info.Consts))
 		t = &table{}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/stdlib"
 )
@@ -75,6 +76,9 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s — %s\n\n  value:     %s\n  arguments: %s\n  shapes:    %s\n", d.Signature(), d.Doc, d.ValueDoc(), d.ParamsDoc(), d.Shape)
 		if d.Example != "" {
 			fmt.Fprintf(stdout, "  example:   %s\n", d.Example)
+		}
+		if _, ok := dist.LogCDF(d.Name, false); ok && d.Shape == stdlib.DistElementwise {
+			fmt.Fprintf(stdout, "  truncated: y ~ %s T[L, U], T[L, ] or T[, U] on data y\n", d.Signature())
 		}
 		return exitOK
 	}

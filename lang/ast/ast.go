@@ -341,12 +341,30 @@ type ParamDecl struct {
 	Prior *CallExpr // optional
 }
 
-// TildeStmt is `LHS ~ Dist(args)`.
+// TildeStmt is `LHS ~ Dist(args)`, optionally truncated: `LHS ~
+// Dist(args) T[L, U]`.
 type TildeStmt struct {
 	LHS   Expr
 	Tilde Pos
 	Dist  *CallExpr
+	Trunc *Truncation // optional
 }
+
+// Truncation is Stan's `T[Lower, Upper]` after the distribution of a ~ (or
+// of a replicate, which the checker refuses): the density restricted to
+// [Lower, Upper] and normalised by its mass there. Either bound may be
+// left empty (nil), as in T[0, ] and T[, 10].
+type Truncation struct {
+	T      Pos // of the "T"
+	Lbrack Pos
+	Lower  Expr // nil: no lower bound
+	Comma  Pos
+	Upper  Expr // nil: no upper bound
+	Rbrack Pos
+}
+
+func (t *Truncation) Pos() Pos { return t.T }
+func (t *Truncation) End() Pos { return t.Rbrack.Add(1) }
 
 // LetStmt is `let Name = Value`.
 type LetStmt struct {
@@ -409,9 +427,10 @@ type Block struct {
 type OutputStmt struct {
 	Output Pos
 	Name   *Ident
-	Value  Expr      // nil in the short and predictive forms
-	Tilde  Pos       // of `~` in the predictive form
-	Dist   *CallExpr // the predictive form's distribution, else nil
+	Value  Expr        // nil in the short and predictive forms
+	Tilde  Pos         // of `~` in the predictive form
+	Dist   *CallExpr   // the predictive form's distribution, else nil
+	Trunc  *Truncation // a T[...] after Dist (refused by the checker), else nil
 }
 
 func (s *DataDecl) Pos() Pos   { return s.Data }
@@ -432,7 +451,12 @@ func (s *ParamDecl) End() Pos {
 	}
 	return s.Type.End()
 }
-func (s *TildeStmt) End() Pos  { return s.Dist.End() }
+func (s *TildeStmt) End() Pos {
+	if s.Trunc != nil {
+		return s.Trunc.End()
+	}
+	return s.Dist.End()
+}
 func (s *LetStmt) End() Pos    { return s.Value.End() }
 func (s *TargetStmt) End() Pos { return s.Value.End() }
 func (s *ForStmt) End() Pos    { return s.Rbrace.Add(1) }
@@ -444,6 +468,8 @@ func (s *IfStmt) End() Pos {
 }
 func (s *OutputStmt) End() Pos {
 	switch {
+	case s.Trunc != nil:
+		return s.Trunc.End()
 	case s.Dist != nil:
 		return s.Dist.End()
 	case s.Value == nil:

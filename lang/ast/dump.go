@@ -13,7 +13,8 @@ import (
 //
 // where an absent slice bound is _. Types are (type KIND (lower E)
 // (upper E) (dims E...)), each part present only when set; statements are
-// (data x T), (const x T? E), (param x T PRIOR?), (tilde LHS DIST),
+// (data x T), (const x T? E), (param x T PRIOR?), (tilde LHS DIST
+// (trunc LO HI)?),
 // (let x E), (target += E), (for i LO HI STMT...), (if (branch COND
 // STMT...)... (else STMT...)?) and (output x E?). A File
 // dumps as (file ...) with one statement per line.
@@ -143,6 +144,13 @@ func (d *dumper) node(n Node) {
 	case *TildeStmt:
 		d.open("tilde")
 		d.kids(n.LHS, n.Dist)
+		if n.Trunc != nil {
+			d.kids(n.Trunc)
+		}
+		d.close()
+	case *Truncation:
+		d.open("trunc")
+		d.kids(n.Lower, n.Upper)
 		d.close()
 	case *LetStmt:
 		d.open("let", n.Name.Name)
@@ -184,6 +192,9 @@ func (d *dumper) node(n Node) {
 		}
 		if n.Dist != nil {
 			d.kids(n.Dist)
+		}
+		if n.Trunc != nil {
+			d.kids(n.Trunc)
 		}
 		d.close()
 	default:

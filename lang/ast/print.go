@@ -92,6 +92,7 @@ func (p *printer) stmt(s Stmt) {
 		p.expr(s.LHS)
 		p.str(" ~ ")
 		p.expr(s.Dist)
+		p.trunc(s.Trunc)
 	case *LetStmt:
 		p.str("let ", s.Name.Name, " = ")
 		p.expr(s.Value)
@@ -127,9 +128,27 @@ func (p *printer) stmt(s Stmt) {
 			p.str(" ~ ")
 			p.expr(s.Dist)
 		}
+		p.trunc(s.Trunc)
 	default:
 		panic(fmt.Sprintf("ast: cannot print statement %T", s))
 	}
+}
+
+// trunc prints " T[L, U]" (an empty bound as nothing: T[0, ]), or nothing
+// for a nil t.
+func (p *printer) trunc(t *Truncation) {
+	if t == nil {
+		return
+	}
+	p.str(" T[")
+	if t.Lower != nil {
+		p.expr(t.Lower)
+	}
+	p.str(", ")
+	if t.Upper != nil {
+		p.expr(t.Upper)
+	}
+	p.str("]")
 }
 
 // block prints " {", the statements one level deeper, and "}": a for

@@ -68,6 +68,12 @@ func Inspect(n Node, f func(Node) bool) {
 	case *TildeStmt:
 		expr(n.LHS)
 		Inspect(n.Dist, f)
+		if n.Trunc != nil {
+			Inspect(n.Trunc, f)
+		}
+	case *Truncation:
+		expr(n.Lower)
+		expr(n.Upper)
 	case *LetStmt:
 		Inspect(n.Name, f)
 		expr(n.Value)
@@ -97,6 +103,9 @@ func Inspect(n Node, f func(Node) bool) {
 		expr(n.Value)
 		if n.Dist != nil {
 			Inspect(n.Dist, f)
+		}
+		if n.Trunc != nil {
+			Inspect(n.Trunc, f)
 		}
 	default:
 		panic("ast.Inspect: unexpected node type")

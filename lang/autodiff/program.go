@@ -234,8 +234,26 @@ func (p *Program) checkDataArgs(n *node) error {
 // columns, gathers, transposes, appends) to the DataConst it was read from, and
 // returns that node and the element's cell in its file.
 func (p *Program) cellOf(i int32, k int) (*node, ast.Pos, bool) {
+	return cellIn(p.nodes, i, k)
+}
+
+// Cell returns the data that element k of x is read from, through
+// indexing, and the element's cell in its file (ok false: x's element is
+// computed, or the data came without a file), so that the compiler can
+// report a data value at its cell as the program's own checks do.
+func (b *Builder) Cell(x ID, k int) (data string, at ast.Pos, ok bool) {
+	n, at, ok := cellIn(b.nodes, b.index(x), k)
+	if !ok {
+		return "", ast.Pos{}, false
+	}
+	return n.name, at, true
+}
+
+// cellIn is cellOf over the nodes of a program or of a builder.
+func cellIn(nodes []node, i int32, k int) (*node, ast.Pos, bool) {
+	arg := func(n *node, a int) *node { return &nodes[n.args[a]] }
 	for {
-		n := &p.nodes[i]
+		n := &nodes[i]
 		switch n.op {
 		case OpConst:
 			if n.cells == nil {
@@ -246,20 +264,20 @@ func (p *Program) cellOf(i int32, k int) (*node, ast.Pos, bool) {
 		case OpSlice:
 			k += n.i1
 		case OpCol:
-			k = k*p.arg(n, 0).shape.Cols + n.i1
+			k = k*arg(n, 0).shape.Cols + n.i1
 		case OpGather:
-			if x := p.arg(n, 0); x.shape.Rank == 1 {
+			if x := arg(n, 0); x.shape.Rank == 1 {
 				k = n.idx[k]
 			} else {
 				c := x.shape.Cols
 				k = n.idx[k/c]*c + k%c
 			}
 		case OpTranspose:
-			x := p.arg(n, 0)
+			x := arg(n, 0)
 			r, c := x.shape.Rows, x.shape.Cols
 			k = (k%r)*c + k/r
 		case OpConcat:
-			x, y := p.arg(n, 0), p.arg(n, 1)
+			x, y := arg(n, 0), arg(n, 1)
 			switch row, j, cx := k/n.shape.Cols, k%n.shape.Cols, x.shape.Cols; {
 			case n.i0 == 1 && j < cx: // columns: row's first cx are x's
 				k = row*cx + j

@@ -382,6 +382,9 @@ func (c *checker) outputStmt(s *ast.OutputStmt) {
 		c.defining = name
 		if s.Dist != nil { // a predictive replicate
 			out.Type = c.predictive(s.Dist)
+			if s.Trunc != nil {
+				c.refuseTruncation(s.Trunc)
+			}
 		} else {
 			out.Value = s.Value
 			out.Type = c.expr(s.Value)
@@ -1048,6 +1051,9 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 	root := c.info.SelectedLatent(s.LHS)
 	if root != nil && !slices.Contains(mentioned, root) {
 		root.Tildes = append(root.Tildes, s)
+	}
+	if s.Trunc != nil {
+		c.truncation(s, lt, d, mentioned)
 	}
 	if d == nil || !lt.Valid() || steps { // steps: reported at the comparison
 		return

@@ -41,6 +41,9 @@ type Info struct {
 	Data    []*DataVar   // data in declaration order, each size name after the data that binds it
 	Consts  []*Constant  // consts in declaration order, overrides applied
 	Outputs []*OutputVar // outputs in order
+	// Truncations are the ~ statements on data with a valid T[L, U], in
+	// order (truncdata.go).
+	Truncations []*ast.TildeStmt
 
 	// Warnings are what a valid model may have wrong: a param whose
 	// posterior is improper (improper.go).

@@ -12,12 +12,13 @@ import (
 )
 
 // density adds the log density of call at the value v of lhs. lat is the
-// latent when lhs is exactly a latent (a prior), else nil.
-func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.Latent) {
+// latent when lhs is exactly a latent (a prior), else nil. It returns the
+// nodes of call's arguments (nil after an error).
+func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.Latent) []autodiff.ID {
 	d := l.info.Dists[call]
 	if d == nil {
 		l.errorf(call.Pos(), "compile: %s is not a distribution here", call.Fun.Name)
-		return
+		return nil
 	}
 	pos := call.Fun.Pos()
 	val := l.node(v, lhs.Pos())
@@ -48,7 +49,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		u, ok := dist.LookupUnivariate(d.Name)
 		if !ok {
 			l.errorf(pos, "compile: no kernel for distribution %s", d.Name)
-			return
+			return nil
 		}
 		if lat != nil && lat.Support == dist.Positive && !lat.Bounded() {
 			// The density of a positive latent from its coordinate log z:
@@ -71,6 +72,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !elemSupport(trunc.Support).Contains(d.Support)) {
 		l.truncate(call, d, trunc, l.b.Shape(val), pos)
 	}
+	return args
 }
 
 // elemSupport is the support of a latent's elements as a prior's is

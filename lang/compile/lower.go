@@ -26,7 +26,15 @@ func (l *lowerer) stmt(s ast.Stmt) {
 				lat = l.latent(l.info.Latent(sym.Name))
 			}
 		}
-		l.density(s.Dist, s.LHS, l.expr(s.LHS), lat)
+		v := l.expr(s.LHS)
+		if s.Trunc == nil {
+			l.density(s.Dist, s.LHS, v, lat)
+			break
+		}
+		y := l.node(v, s.LHS.Pos()) // one node for the density and the truncation
+		if args := l.density(s.Dist, s.LHS, value{id: y, node: true}, lat); args != nil {
+			l.truncData(s, y, args)
+		}
 	case *ast.LetStmt:
 		l.env[l.info.Defs[s.Name]] = l.expr(s.Value)
 	case *ast.TargetStmt:

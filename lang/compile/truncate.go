@@ -262,27 +262,34 @@ func logIntervalMass(name string, args []float64, a, b float64) (logP float64, o
 	default:
 		return 0, false
 	}
-	var diff float64 // the log ratio of the two tails whose difference is P
-	if ls := d.logSurvival(a); ls < -math.Ln2 {
-		if math.IsInf(ls, -1) {
-			return ls, true
-		}
-		diff = d.logSurvival(b) - ls
-		logP = ls + dist.Log1mexp(-diff)
+	var near, far float64 // the logs of the two tails whose difference is P
+	if ls := d.logSurvival(a); ls < pastMedian {
+		near, far = ls, d.logSurvival(b)
 	} else {
-		lf := d.logCDF(b)
-		if math.IsInf(lf, -1) {
-			return lf, true
-		}
-		diff = d.logCDF(a) - lf
-		logP = lf + dist.Log1mexp(-diff)
+		near, far = d.logCDF(b), d.logCDF(a)
 	}
-	if diff > narrowInterval {
+	if math.IsInf(near, -1) {
+		return near, true
+	}
+	logP, _ = logTailGap(near, far)
+	if far-near > narrowInterval {
 		// The tails nearly cancel (a narrow interval: (0, 1e-15) under
 		// Normal(0, 1) came out 2.6 % off), so the density is integrated.
 		return quadLogMass(name, args, a, b), true
 	}
 	return logP, true
+}
+
+// pastMedian is the log survival probability below which a lies past the
+// median, so that a mass P(a < X < b) is taken from the upper tail.
+const pastMedian = -math.Ln2
+
+// logTailGap returns log(e^near − e^far) for the logs of two probabilities
+// of one tail, the nearer one's near ≥ far (P(X > a) and P(X > b) for
+// a < b), without the cancellation of a difference, and r = e^(far −
+// near), the far tail's share of the near one.
+func logTailGap(near, far float64) (logP, r float64) {
+	return near + dist.Log1mexp(near-far), math.Exp(far - near)
 }
 
 // narrowInterval is the log ratio of the two tails above which their

@@ -276,7 +276,7 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 	case tok.Type == tokKeyword && tok.Value == "else":
 		return "an else follows the \"}\" of its if: if COND { ... } else { ... }"
 	case tok.Value == "T" && i+1 < len(toks) && toks[i+1].Value == "[" && prev == ")":
-		return "gpp has no T[...] truncation of a ~ statement: a param's prior is truncated to its declared support, and censored data are written with logcdf or logccdf (target += logccdf(y_cens, Normal(mu, s)))"
+		return "T[L, U] truncates the distribution of a ~ statement on data (y ~ Normal(mu, s) T[0, ]); elsewhere subtract the log mass by hand with logcdf or logccdf"
 	}
 	return ""
 }

@@ -123,7 +123,7 @@ var syntaxErrorTests = []struct {
 		"2:3: a data declaration is only allowed at the top level, not in an if body",
 		"4:3: a param declaration is only allowed at the top level, not in an if body"}},
 	{"data x: int<lower=0>\nif x {\n  target += 1 +\n}", []string{`4:1: expected an expression after "+", found "}"`}},
-	{"y ~ Normal(m, 1) T[0, ]", []string{"1:18: expected newline or \";\" after \")\", found \"T\"; gpp has no T[...] truncation of a ~ statement: a param's prior is truncated to its declared support, and censored data are written with logcdf or logccdf (target += logccdf(y_cens, Normal(mu, s)))"}},
+	{"target += logpdf(y, Normal(m, 1)) T[0, ]", []string{"1:35: expected newline or \";\" after \")\", found \"T\"; T[L, U] truncates the distribution of a ~ statement on data (y ~ Normal(mu, s) T[0, ]); elsewhere subtract the log mass by hand with logcdf or logccdf"}},
 	// A run of invalid characters is one error.
 	{"let a = x @@@ y", []string{`1:11: invalid character '@' (and 2 more after it)`}},
 	{"let a = \u201cm\u201d", []string{`1:9: invalid character '“'`, `1:13: invalid character '”'`}},

@@ -56,13 +56,28 @@ type paramDecl struct {
 	Pos   lexer.Position
 	Name  *ident    `parser:"'param' @@ ':'"`
 	Type  *typeExpr `parser:"@@"`
-	Prior *dist     `parser:"('~' @@)?"`
+	Prior *dist     `parser:"('~' @@"`
+	Trunc *trunc    `parser:" @@?)?"`
 }
 
 type tildeStmt struct {
 	LHS   *expr       `parser:"@@"`
 	Tilde lexer.Token `parser:"@'~'"`
 	Dist  *dist       `parser:"@@"`
+	Trunc *trunc      `parser:"@@?"`
+}
+
+// trunc is Stan's truncation T[L, U] after a distribution, either bound
+// empty: T[0, ], T[, 10]. T is an ordinary name, matched by spelling here
+// (as lower and upper are in a type's bounds), where nothing else may
+// follow a distribution.
+type trunc struct {
+	T      lexer.Token `parser:"@'T'"`
+	Lbrack lexer.Token `parser:"@'['"`
+	Lower  *expr       `parser:"@@?"`
+	Comma  lexer.Token `parser:"@','"`
+	Upper  *expr       `parser:"@@?"`
+	Rbrack lexer.Token `parser:"@']'"`
 }
 
 type letStmt struct {
@@ -112,7 +127,8 @@ type outputStmt struct {
 	Name  *ident       `parser:"'output' @@"`
 	Value *expr        `parser:"( '=' @@"`
 	Tilde *lexer.Token `parser:"| @'~'"`
-	Dist  *dist        `parser:"  @@ )?"`
+	Dist  *dist        `parser:"  @@"`
+	Trunc *trunc       `parser:"  @@? )?"`
 }
 
 // typeExpr is a declared type; bounds may come in any order and are checked

@@ -51,6 +51,9 @@ func (l *lowerer) stmt(s *stmt, body string) ast.Stmt {
 		if s.Param.Prior != nil {
 			d.Prior = l.dist(s.Param.Prior)
 		}
+		if t := s.Param.Trunc; t != nil {
+			l.errs.Add(astPos(t.T.Pos), "T[...] truncates data; a param is truncated by its declared bounds: write param %s: real<lower=L, upper=U> (or either one)", d.Name.Name)
+		}
 		return d
 	case s.Let != nil:
 		return &ast.LetStmt{Let: astPos(s.Let.Pos), Name: l.ident(s.Let.Name), Value: l.expr(s.Let.Value)}
@@ -76,10 +79,11 @@ func (l *lowerer) stmt(s *stmt, body string) ast.Stmt {
 		}
 		if s.Output.Dist != nil {
 			o.Tilde, o.Dist = astPos(s.Output.Tilde.Pos), l.dist(s.Output.Dist)
+			o.Trunc = l.trunc(s.Output.Trunc)
 		}
 		return o
 	case s.Tilde != nil:
-		return &ast.TildeStmt{LHS: l.expr(s.Tilde.LHS), Tilde: astPos(s.Tilde.Tilde.Pos), Dist: l.dist(s.Tilde.Dist)}
+		return &ast.TildeStmt{LHS: l.expr(s.Tilde.LHS), Tilde: astPos(s.Tilde.Tilde.Pos), Dist: l.dist(s.Tilde.Dist), Trunc: l.trunc(s.Tilde.Trunc)}
 	}
 	panic("parser: empty statement")
 }
@@ -148,6 +152,21 @@ func (l *lowerer) typeExpr(t *typeExpr) *ast.TypeExpr {
 	}
 	for _, d := range t.Dims {
 		out.Dims = append(out.Dims, l.expr(d))
+	}
+	return out
+}
+
+// trunc lowers T[L, U], or returns nil for a nil t.
+func (l *lowerer) trunc(t *trunc) *ast.Truncation {
+	if t == nil {
+		return nil
+	}
+	out := &ast.Truncation{T: astPos(t.T.Pos), Lbrack: astPos(t.Lbrack.Pos), Comma: astPos(t.Comma.Pos), Rbrack: astPos(t.Rbrack.Pos)}
+	if t.Lower != nil {
+		out.Lower = l.expr(t.Lower)
+	}
+	if t.Upper != nil {
+		out.Upper = l.expr(t.Upper)
 	}
 	return out
 }

@@ -1,0 +1,311 @@
+package compile
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+)
+
+// Truncated data, y ~ D(args) T[L, U] (Stan's truncation): the density of
+// each element of y is D's divided by D's mass on [L, U], so the log joint
+// gets −Σ log P(L ≤ y ≤ U) on top of D's log density. P is F(U) − F(L) for
+// a continuous D, F(U) − F(L − 1) for a discrete one (the mass of L
+// included), P(X > L) or P(X ≥ L) with only a lower bound and F(U) with
+// only an upper one, F being D's CDF from its log CDF kernels
+// (dist.LogCDF), so that any family with a log CDF can be truncated. The
+// bounds may depend on params. The normaliser is a density node whose
+// parameters are D's followed by the bounds, so its gradient reaches both.
+// When the bounds and y are known before the fit, y was checked against
+// the bounds then, and the node is taken over the broadcast of the
+// arguments and bounds alone (once for scalars), times the elements of y
+// each stands for; otherwise its value is y, outside [L, U] −Inf, so that
+// a bound that moves with the params past a value is an error at the T.
+
+// truncData adds the normaliser of the truncation of s, whose left side
+// has node y and whose distribution's arguments have nodes args, and
+// checks what is known before the fit: the bounds' order and every value
+// of y against them, at its data cell.
+func (l *lowerer) truncData(s *ast.TildeStmt, y autodiff.ID, args []autodiff.ID) {
+	t := s.Trunc
+	if !slices.Contains(l.info.Truncations, s) || t.Lower == nil && t.Upper == nil {
+		return // refused by the checker, or T[, ]: nothing to normalise
+	}
+	d := l.info.Dists[s.Dist]
+	u, ok := dist.LookupUnivariate(d.Name)
+	lower, okL := dist.LogCDF(d.Name, false)
+	upper, okU := dist.LogCDF(d.Name, true)
+	if !ok || !okL || !okU {
+		l.errorf(t.T, "compile: no log CDF for distribution %s", d.Name)
+		return
+	}
+	k := &truncNorm{lower: lower, upper: upper, na: len(u.Params), hasLo: t.Lower != nil, hasHi: t.Upper != nil, discrete: u.Support.Discrete()}
+	if k.na > maxTruncArgs {
+		l.errorf(t.T, "compile: %s has %d parameters; a truncation handles %d", d.Name, k.na, maxTruncArgs)
+		return
+	}
+	params := slices.Clone(u.Params)
+	ps := append([]autodiff.ID(nil), args...)
+	var bounds []ast.Expr
+	for _, b := range []struct {
+		e    ast.Expr
+		name string
+	}{{t.Lower, "L"}, {t.Upper, "U"}} {
+		if b.e != nil {
+			params = append(params, dist.Param{Name: b.name, Support: dist.Real})
+			ps = append(ps, l.node(l.expr(b.e), b.e.Pos()))
+			bounds = append(bounds, b.e)
+		}
+	}
+	checked, failed := l.checkTruncData(s, y, ps[k.na:], bounds)
+	if failed {
+		return
+	}
+	nu := dist.Univariate{Name: d.Name + " " + k.label(), Params: params, Support: dist.Real, // y is checked by the bounds
+		Kernel: k.kernel, Hoisted: k, LogProb: true}
+	if !checked {
+		k.checkY = true
+		l.add(l.b.Density(nu, y, ps, t.T), t.T)
+		return
+	}
+	rows, cols := 1, 1 // the broadcast of the arguments and bounds
+	for _, p := range ps {
+		sh := l.b.Shape(p)
+		rows, cols = max(rows, sh.Rows), max(cols, sh.Cols)
+	}
+	norm := l.b.Density(nu, l.b.Scalar(0, t.T), ps, t.T)
+	if n := l.b.Shape(y).Len() / (rows * cols); n != 1 {
+		norm = l.b.Mul(l.b.Scalar(float64(n), t.T), norm, t.T)
+	}
+	l.add(norm, t.T)
+}
+
+// checkTruncData checks, as far as their values are known before the fit,
+// that the lower bound is below the upper one and that every value of y
+// lies in [L, U]: a value outside has no density whatever the params, so
+// the fit could only fail. A value taken from a data file is reported at
+// its cell. It returns whether y and both bounds were known and so
+// checked, and whether it reported an error.
+func (l *lowerer) checkTruncData(s *ast.TildeStmt, y autodiff.ID, bnodes []autodiff.ID, bounds []ast.Expr) (checked, failed bool) {
+	t := s.Trunc
+	ys := l.b.Shape(y)
+	yv, ok := l.b.Known(y)
+	if !ok {
+		return false, false // data, but not evaluated before the fit: checked at every evaluation
+	}
+	checked = true
+	var lo, hi *known
+	for i, b := range bounds {
+		vals, ok := l.b.Known(bnodes[i])
+		if !ok {
+			checked = false // a bound of params: checked at every evaluation
+			continue
+		}
+		sh := l.b.Shape(bnodes[i])
+		kv := &known{vals, sh.Rows, sh.Cols}
+		if b == t.Lower {
+			lo = kv
+		} else {
+			hi = kv
+		}
+	}
+	elem := func(k int) string {
+		if ys.Len() == 1 {
+			return ""
+		}
+		return " (element " + shapeElem(ys, k) + ")"
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for k := range yv {
+		i, j := k/ys.Cols, k%ys.Cols
+		if lo != nil && hi != nil {
+			if a, b := lo.at(i, j), hi.at(i, j); !(a < b) {
+				at := t.Lower.Pos()
+				if l.b.Shape(bnodes[0]) == ys { // a lower bound per element: at its cell
+					if _, cell, ok := l.b.Cell(bnodes[0], k); ok {
+						at = cell
+					}
+				}
+				l.errorf(at, "T[L, U] needs L < U; found L = %s, U = %s%s", num(a), num(b), elem(k))
+				return false, true
+			}
+		}
+	}
+	for k, v := range yv {
+		i, j := k/ys.Cols, k%ys.Cols
+		var why string
+		switch {
+		case lo != nil && v < lo.at(i, j):
+			why = "below the lower bound " + num(lo.at(i, j))
+		case hi != nil && v > hi.at(i, j):
+			why = "above the upper bound " + num(hi.at(i, j))
+		default:
+			continue
+		}
+		if name, at, ok := l.b.Cell(y, k); ok {
+			l.errorf(at, "%s: value %s is %s of T[...] at %s, where its density is 0", name, num(v), why, t.T)
+		} else {
+			l.errorf(t.T, "`%s`%s is %s, %s of T[...], where its density is 0", ast.FormatExpr(s.LHS), elem(k), num(v), why)
+		}
+		return false, true
+	}
+	return checked, false
+}
+
+// maxTruncArgs bounds the parameters of a family that truncNorm takes (no
+// family has more than 3), so that its scratch is an array on the stack.
+const maxTruncArgs = 8
+
+// truncNorm is the kernel of a truncation's normaliser: at the value y and
+// the parameters p, D's na parameters then the bounds present (L, U), it
+// is −log P(L ≤ X ≤ U), and with checkY −Inf for y outside [L, U] (without,
+// y is a placeholder: the values were checked before the fit). Its Prepare and
+// Eval (dist.Hoisted, every parameter hoisted) compute P once per
+// evaluation when the parameters and bounds are scalars, whatever the
+// length of y.
+type truncNorm struct {
+	lower, upper           dist.Kernel // D's log CDF and log survival function
+	na                     int         // D's parameters
+	hasLo, hasHi, discrete bool
+	checkY                 bool // the value is y, to be checked against the bounds
+}
+
+func (k *truncNorm) label() string {
+	switch {
+	case !k.hasHi:
+		return "T[L, ]"
+	case !k.hasLo:
+		return "T[, U]"
+	}
+	return "T[L, U]"
+}
+
+// outside reports whether y lies outside the bounds in p.
+func (k *truncNorm) outside(y float64, p []float64) bool {
+	if !k.checkY {
+		return false
+	}
+	i := k.na
+	if k.hasLo {
+		if y < p[i] {
+			return true
+		}
+		i++
+	}
+	return k.hasHi && y > p[i]
+}
+
+func (k *truncNorm) kernel(y float64, p, dp []float64) (float64, float64) {
+	if k.outside(y, p) {
+		clear(dp)
+		return math.Inf(-1), 0
+	}
+	if dp == nil {
+		var buf [maxTruncArgs + 2]float64
+		dp = buf[:len(p)]
+	}
+	lp := k.logMass(p, dp)
+	for i := range dp {
+		dp[i] = -dp[i]
+	}
+	return -lp, 0
+}
+
+// StateLen, Prepare, Eval and HoistArgs make truncNorm a dist.Hoisted: the
+// state is log P and its partials.
+func (k *truncNorm) StateLen() int { return k.np() + 1 }
+
+func (k *truncNorm) Prepare(p, state []float64) { state[0] = k.logMass(p, state[1:1+len(p)]) }
+
+func (k *truncNorm) Eval(y float64, p, state, dp []float64) (float64, float64) {
+	if k.outside(y, p) {
+		clear(dp)
+		return math.Inf(-1), 0
+	}
+	for i := range dp {
+		dp[i] = -state[1+i]
+	}
+	return -state[0], 0
+}
+
+func (k *truncNorm) HoistArgs() uint { return 1<<k.np() - 1 }
+
+func (k *truncNorm) np() int {
+	n := k.na
+	if k.hasLo {
+		n++
+	}
+	if k.hasHi {
+		n++
+	}
+	return n
+}
+
+// logMass returns log P(L ≤ X ≤ U) at D's parameters p[:na] and the bounds
+// after them, with its partials in dp (of p's length). With both bounds
+// the mass is a difference of two probabilities of the tail that a lies
+// in (a = L, or L − 1 for a discrete D), as logIntervalMass takes it for a
+// truncated prior: S(a) − S(U) when a is past the median, F(U) − F(a)
+// otherwise, each from logs (logTailGap), so that bounds far out in a
+// tail keep their digits.
+func (k *truncNorm) logMass(p, dp []float64) float64 {
+	args, da := p[:k.na], dp[:k.na]
+	i := k.na
+	var a, b float64
+	if k.hasLo {
+		a = p[i]
+		if k.discrete {
+			a-- // P(X ≥ L) = P(X > L − 1)
+		}
+		i++
+	}
+	if k.hasHi {
+		b = p[i]
+	}
+	switch {
+	case !k.hasHi:
+		lp, dx := k.upper(a, args, da)
+		dp[k.na] = dx
+		return lp
+	case !k.hasLo:
+		lp, dx := k.lower(b, args, da)
+		dp[k.na] = dx
+		return lp
+	case !(p[k.na] < p[k.na+1]):
+		for i := range dp {
+			dp[i] = math.NaN()
+		}
+		return math.NaN()
+	}
+	var near [maxTruncArgs]float64 // the near tail's partials
+	var ln, lf, dxn, dxf float64
+	ls, dxa := k.upper(a, args, da)
+	lowerTail := !(ls < pastMedian)
+	if lowerTail { // F(b) − F(a)
+		ln, dxn = k.lower(b, args, da)
+		copy(near[:], da)
+		lf, dxf = k.lower(a, args, da)
+	} else { // S(a) − S(b)
+		ln, dxn = ls, dxa
+		copy(near[:], da)
+		lf, dxf = k.upper(b, args, da)
+	}
+	lp, r := logTailGap(ln, lf)
+	if math.IsInf(lf, -1) {
+		r = 0 // the far tail is empty (a bound past the support's end)
+	}
+	w := 1 / -math.Expm1(lf-ln) // 1/(1 − r)
+	for j := range da {
+		da[j] = (near[j] - r*da[j]) * w
+	}
+	dn, df := dxn*w, -r*dxf*w
+	if lowerTail { // near is b, far is a
+		dp[k.na], dp[k.na+1] = df, dn
+	} else {
+		dp[k.na], dp[k.na+1] = dn, df
+	}
+	return lp
+}
