@@ -693,7 +693,7 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 			nerr := len(c.errs)
 			c.latentSupport(lat, d, s.Prior, "`"+name+"`")
 			if lat.Support.IsOrdered() {
-				c.orderedPrior(lat, d, s.Prior, len(c.errs) > nerr)
+				lat.OrderedIID = c.orderedPrior(lat, d, s.Prior, len(c.errs) > nerr)
 			}
 		}
 	}
@@ -741,10 +741,11 @@ func (c *checker) orderedDims(t *ast.TypeExpr) {
 	}
 }
 
-// orderedPrior decides the normaliser of a prior on an ordered param, the
-// elementwise density restricted to the increasing vectors. With scalar
-// arguments (iid elements) the restricted density is K!·Π p(x_k): the
-// compiler adds log K! (Latent.OrderedIID). With arguments that vary per
+// orderedPrior decides the normaliser of a prior on an ordered param (its
+// declared prior or a ~ on it whole), the elementwise density restricted
+// to the increasing vectors. With scalar arguments (iid elements) the
+// restricted density is K!·Π p(x_k): it returns true, and the compiler adds
+// log K! (Latent.OrderedIID, Info.OrderedIID). With arguments that vary per
 // element no normaliser is known; when they are data and constants it is
 // left out (a constant, as in Stan), and when they depend on params it
 // would vary with them: an error (unless reported says the prior was
@@ -755,7 +756,7 @@ func (c *checker) orderedDims(t *ast.TypeExpr) {
 // is truncated, normalised from arguments of data and constants, or ½ per
 // element for a Normal, Cauchy, Laplace or StudentT centred at 0); the
 // restriction to the increasing vectors then adds log K! the same way.
-func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, reported bool) {
+func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, reported bool) bool {
 	iid := true
 	for _, a := range call.Args {
 		t := c.info.Types[a]
@@ -768,7 +769,7 @@ func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, 
 				d.Name, lat.Kind, lat.Name, exprString(a))
 		}
 	}
-	lat.OrderedIID = iid
+	return iid
 }
 
 // paramBounds checks the bounds of a bounded param, real<lower=L,
@@ -1085,7 +1086,11 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 		return
 	}
 	if root != nil {
+		nerr := len(c.errs)
 		c.latentSupport(root, d, s.Dist, "`"+exprString(s.LHS)+"`")
+		if root.Support.IsOrdered() && c.isIdentOf(s.LHS, root) && c.orderedPrior(root, d, s.Dist, len(c.errs) > nerr) {
+			c.info.OrderedIID = append(c.info.OrderedIID, s)
+		}
 	}
 }
 

@@ -44,6 +44,10 @@ type Info struct {
 	// Truncations are the ~ statements on data with a valid T[L, U], in
 	// order (truncdata.go).
 	Truncations []*ast.TildeStmt
+	// OrderedIID are the ~ statements on an ordered or positive_ordered
+	// param whole whose arguments are scalars: the compiler adds log K! for
+	// each, as for such a declared prior (Latent.OrderedIID).
+	OrderedIID []*ast.TildeStmt
 
 	// Warnings are what a valid model may have wrong: a param whose
 	// posterior is improper (improper.go).

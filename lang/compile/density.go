@@ -84,16 +84,17 @@ func elemSupport(s dist.Support) dist.Support {
 	return s
 }
 
-// orderedNormaliser adds log K! for the prior of an ordered[K] or
-// positive_ordered[K] param with scalar arguments
-// (check.Latent.OrderedIID): the elementwise density of K iid values
+// orderedNormaliser adds log K! for a prior of an ordered[K] or
+// positive_ordered[K] param with scalar arguments (check.Latent.OrderedIID
+// for the declared one, check.Info.OrderedIID for a ~ on the param whole):
+// the elementwise density of K iid values
 // restricted to the increasing vectors, one of the K! orders of equal
 // mass, is K!·Π p(x_k) (for positive_ordered, p already restricted to the
 // positive half line by density's truncation). With arguments that vary
 // per element no normaliser is known, and none is added (as in Stan,
 // which never adds one).
 func (l *lowerer) orderedNormaliser(lat *check.Latent, pos ast.Pos) {
-	if lat.Support != dist.Ordered && lat.Support != dist.PositiveOrdered || !lat.OrderedIID {
+	if !lat.Support.IsOrdered() {
 		return
 	}
 	k := l.lats[l.latentIndex(lat)].Size

@@ -3,6 +3,7 @@ package compile
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
@@ -17,7 +18,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		if s.Prior != nil {
 			lat := l.latent(l.info.Latent(s.Name.Name))
 			l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
-			l.orderedNormaliser(lat, s.Prior.Fun.Pos())
+			if lat.OrderedIID {
+				l.orderedNormaliser(lat, s.Prior.Fun.Pos())
+			}
 		}
 	case *ast.TildeStmt:
 		var lat *check.Latent
@@ -29,6 +32,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		v := l.expr(s.LHS)
 		if s.Trunc == nil {
 			l.density(s.Dist, s.LHS, v, lat)
+			if lat != nil && slices.Contains(l.info.OrderedIID, s) {
+				l.orderedNormaliser(lat, s.Dist.Fun.Pos())
+			}
 			break
 		}
 		y := l.node(v, s.LHS.Pos()) // one node for the density and the truncation
