@@ -50,6 +50,12 @@ type Arg struct {
 	Name  string
 	Ranks Ranks // allowed ranks
 	Int   bool  // the argument must be int
+	// Support is what the argument's values must be, checked as a
+	// distribution's arguments are (0: any).
+	Support dist.Support
+	// Data, when not empty, says why the argument must be known before
+	// the fit (data, constants and lets of them), not a param.
+	Data string
 }
 
 // ShapeRule says how a function's result shape follows from its arguments'.
@@ -83,6 +89,8 @@ const (
 	AppendRow                           // [n], [k] → [n + k]; [n, m], [k, m] → [n + k, m]
 	AppendCol                           // [n, m], [n, k] → [n, m + k]; a vector is a column [n, 1]
 	QuadFormDiag                        // [n, n], [n] → [n, n]: entry (i, j) scaled by v[i]·v[j]
+	GPCov                               // x [n] or [n, d] (a point per row), scalars → [n, n]
+	AddDiag                             // [n, n], scalar or [n] → [n, n]
 )
 
 var shapeText = [...]string{
@@ -112,6 +120,8 @@ var shapeText = [...]string{
 	AppendRow:      "[n], [k] → [n + k] (a scalar counts as [1]); [n, m], [k, m] → [n + k, m] (a vector as [n, 1])",
 	AppendCol:      "[n, m], [n, k] → [n, m + k]; a vector counts as a column [n, 1]",
 	QuadFormDiag:   "[n, n], [n] → [n, n]",
+	GPCov:          "x [n] or [n, d] (a point per row) → [n, n]",
+	AddDiag:        "[n, n], scalar or [n] → [n, n]",
 }
 
 // String describes the rule in words, as in the docs.
@@ -136,6 +146,11 @@ const (
 	// are unit, positive if both are positive, non-negative if both are
 	// non-negative, otherwise Default.
 	Product
+	// DiagSum: the support of argument 0 with argument 1 added to some of
+	// its entries (add_diag): positive if argument 0 is positive and
+	// argument 1 non-negative, non-negative if both are non-negative,
+	// otherwise Default.
+	DiagSum
 )
 
 // SupportCase maps an argument support to a result support: it applies when
@@ -173,6 +188,15 @@ func (r SupportRule) Result(args []dist.Support) dist.Support {
 		if len(args) == 2 {
 			if s := ProductSupport(args[0], args[1]); s != dist.Real {
 				return s
+			}
+		}
+	case DiagSum:
+		if len(args) == 2 {
+			switch {
+			case dist.Positive.Contains(args[0]) && nonNeg(args[1]):
+				return dist.Positive
+			case nonNeg(args[0]) && nonNeg(args[1]):
+				return dist.NonNegative
 			}
 		}
 	}
@@ -219,6 +243,8 @@ func (r SupportRule) Describe(arg string) string {
 		return strings.Join(parts, "; ") + "; else " + r.Default.String()
 	case Product:
 		return "unit if both arguments are, positive if both are, non-negative if both are; else " + r.Default.String()
+	case DiagSum:
+		return "positive if " + arg + " is positive and the values added non-negative, non-negative if both are; else " + r.Default.String()
 	}
 	return "?"
 }

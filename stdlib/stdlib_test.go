@@ -51,7 +51,8 @@ func TestTable(t *testing.T) {
 		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum variance I rep rep_matrix diag diag_pre_multiply diag_post_multiply chol logdet solve trace outer logpdf logcdf logccdf
 		softmax log_softmax dot_product dot_self crossprod tcrossprod quad_form quad_form_diag head tail segment to_vector append_row append_col
 		log1m log_inv_logit log1m_inv_logit inv_cloglog Phi Phi_approx inv_Phi lbeta lchoose tanh sin cos atan
-		inv inv_sqrt inv_square fmin fmax log_mix`)
+		inv inv_sqrt inv_square fmin fmax log_mix
+		gp_exp_quad_cov gp_exponential_cov gp_matern32_cov gp_matern52_cov gp_periodic_cov add_diag`)
 	for _, name := range want {
 		f := LookupFunc(name)
 		if f == nil {
@@ -134,6 +135,13 @@ func TestSupportRules(t *testing.T) {
 		{"sqrt", []dist.Support{dist.Simplex}, dist.NonNegative},
 		{"trace", []dist.Support{dist.Simplex}, dist.NonNegative},
 		{"sum", []dist.Support{dist.Simplex}, dist.Positive},
+		{"gp_exp_quad_cov", []dist.Support{dist.Real, dist.Positive, dist.Positive}, dist.Positive},
+		{"add_diag", []dist.Support{dist.Positive, dist.Positive}, dist.Positive},
+		{"add_diag", []dist.Support{dist.Positive, dist.NonNegative}, dist.Positive},
+		{"add_diag", []dist.Support{dist.NonNegative, dist.Positive}, dist.NonNegative},
+		{"add_diag", []dist.Support{dist.Unit, dist.Unit}, dist.Positive},
+		{"add_diag", []dist.Support{dist.Positive, dist.Real}, dist.Real},
+		{"add_diag", []dist.Support{dist.Real, dist.Positive}, dist.Real},
 	}
 	for _, tt := range tests {
 		if got := LookupFunc(tt.fn).Support.Result(tt.args); got != tt.want {

@@ -203,6 +203,19 @@ var funcs = []*Func{
 	{Name: "quad_form_diag", Args: []Arg{{Name: "M", Ranks: Matrix}, {Name: "v", Ranks: Vector}}, Shape: QuadFormDiag,
 		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "quad_form_diag",
 		Doc: "diag(v) * M * diag(v) for a square M without the products (Stan's quad_form_diag): entry (i, j) of M times v[i] * v[j]; quad_form_diag(Omega, sigma) is the covariance with correlation matrix Omega and sds sigma", Example: "MvNormal(mu, quad_form_diag(Omega, sigma))"},
+	{Name: "gp_exp_quad_cov", Args: gpArgs(""), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_exp_quad_cov",
+		Doc: "the squared-exponential covariance (Stan's gp_exp_quad_cov): entry (i, j) is alpha² exp(−|x_i − x_j|² / (2 rho²)) for the points x_i, the elements of a vector x or the rows of a matrix x, with alpha, rho > 0. Of data x the squared distances are computed once, when the model compiles; x may also be a param (a latent input), differentiable at every point. Only the one-input form: Stan's cross-covariance gp_exp_quad_cov(x1, x2, alpha, rho) is not in gpp", Example: "y ~ MvNormal(0, add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma)))"},
+	{Name: "gp_exponential_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_exponential_cov",
+		Doc: "the exponential (Matérn ½) covariance (Stan's gp_exponential_cov): alpha² exp(−d / rho) with d = |x_i − x_j| the Euclidean distance of the points (elements of a vector x, rows of a matrix x), alpha, rho > 0; x must be data", Example: "gp_exponential_cov(x, alpha, rho)"},
+	{Name: "gp_matern32_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_matern32_cov",
+		Doc: "the Matérn 3/2 covariance (Stan's gp_matern32_cov): alpha² (1 + √3 d / rho) exp(−√3 d / rho) with d = |x_i − x_j|, alpha, rho > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_matern32_cov(x, alpha, rho)"},
+	{Name: "gp_matern52_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_matern52_cov",
+		Doc: "the Matérn 5/2 covariance (Stan's gp_matern52_cov): alpha² (1 + √5 d / rho + 5 d² / (3 rho²)) exp(−√5 d / rho) with d = |x_i − x_j|, alpha, rho > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_matern52_cov(x, alpha, rho)"},
+	{Name: "gp_periodic_cov", Args: append(gpArgs(gpDataWhy), Arg{Name: "p", Ranks: Scalar, Support: dist.Positive}), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_periodic_cov",
+		Doc: "the periodic covariance (Stan's gp_periodic_cov): alpha² exp(−2 sin²(π d / p) / rho²) with d = |x_i − x_j| and period p, alpha, rho, p > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_periodic_cov(t, alpha, rho, 12)"},
+	{Name: "add_diag", Args: []Arg{{Name: "K", Ranks: Matrix}, {Name: "d", Ranks: Scalar | Vector}}, Shape: AddDiag,
+		Support: SupportRule{Kind: DiagSum, Default: dist.Real}, Elem: RealResult, Op: "add_diag",
+		Doc: "K with d added to its diagonal (Stan's add_diag): a scalar d to every diagonal entry, a vector d [n] entry by entry; K must be square. The noise or jitter of a Gaussian process", Example: "add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma))"},
 	{Name: "head", Range: ElementRange, Args: []Arg{argArray[0], {Name: "k", Ranks: Scalar, Int: true}}, Shape: Head, Support: elementRule, Elem: IntIfAllInt, Op: "head",
 		Doc: "the first k elements of a vector (rows of a matrix): x[0:k]; k is a constant, a size or int data; int stays int, so it can index", Example: "head(y, N_train)"},
 	{Name: "tail", Range: ElementRange, Args: []Arg{argArray[0], {Name: "k", Ranks: Scalar, Int: true}}, Shape: Head, Support: elementRule, Elem: IntIfAllInt, Op: "tail",
@@ -309,6 +322,17 @@ var dists = []*Dist{
 	{Name: "InvWishartCholesky", Params: []Param{nuWishart, {Name: "L_S", Support: dist.Real, Ranks: Matrix}}, Support: dist.CholCov, Shape: DistWishart,
 		Doc: "the Cholesky factor L of an InvWishart(nu, L_S * L_S') matrix L * L' (Stan's inv_wishart_cholesky), normalised, with the Jacobian of L → L L'", Example: "param L: cholesky_factor_cov[K] ~ InvWishartCholesky(K + 2, L_S)"},
 }
+
+// gpArgs are the arguments x, alpha, rho of the covariance functions;
+// dataWhy, when not empty, says why x must be data.
+func gpArgs(dataWhy string) []Arg {
+	return []Arg{{Name: "x", Ranks: Vector | Matrix, Data: dataWhy},
+		{Name: "alpha", Ranks: Scalar, Support: dist.Positive}, {Name: "rho", Ranks: Scalar, Support: dist.Positive}}
+}
+
+// gpDataWhy is why the covariance functions of the distance need data
+// inputs.
+const gpDataWhy = "the distance |x_i − x_j| has no derivative where two points meet, so the inputs cannot be params (gp_exp_quad_cov's can)"
 
 // unitRule: values in (0, 1); positiveKeptRule: positive for a positive
 // argument (1 / x).

@@ -71,6 +71,11 @@ func FuzzPipeline(f *testing.F) {
 	f.Add("data Y: real[N, 2]\ndata S: real[2, 2]\nparam nu: real<lower=1>\nparam Sigma: cov_matrix[2] ~ InvWishart(nu + 2, S)\n"+
 		"param L: cholesky_factor_cov[2] ~ WishartCholesky(3, chol(S))\nY ~ MvNormalRows(0, Sigma)\nS ~ Wishart(nu + 1, L * L')\n"+
 		"output W ~ Wishart(4, Sigma)\noutput V ~ InvWishartCholesky(4, L)\n", `{"Y": [[0.1, -0.4], [1.2, 0.3], [-0.7, -1.1]], "S": [[1, 0.2], [0.2, 2]]}`, "")
+	f.Add("data x: real[N]\ndata X: real[N, 2]\ndata y: real[N]\nparam rho: positive ~ InvGamma(5, 5)\nparam alpha: positive ~ HalfNormal(1)\n"+
+		"param sigma: positive ~ HalfNormal(1)\nparam z: real[N] ~ Normal(0, 1)\nlet K = add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma))\n"+
+		"y ~ MvNormal(0, K)\ny ~ MvNormalCholesky(0, chol(add_diag(gp_matern32_cov(X, alpha, rho) + gp_periodic_cov(x, 1, rho, 2), sigma * [1, 2, 3])))\n"+
+		"z ~ MvNormal(0, add_diag(gp_exp_quad_cov(z, alpha, rho), 0.1))\noutput y_rep ~ MvNormal(0, K)\n",
+		`{"x": [0.1, -0.4, 1.2], "X": [[0, 1], [0.5, 0.2], [-1, 0.3]], "y": [0.3, -0.2, 0.8]}`, "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {

@@ -437,6 +437,16 @@ func (c *checker) call(e *ast.CallExpr) Type {
 				f.Name, i+1, spec.Name, exprString(e.Args[i]))
 			ok = false
 		}
+		if spec.Support != 0 && !satisfies(spec.Support, a) {
+			c.errorf(e.Args[i].Pos(), "%s expects %s argument %d (%s); %s%s",
+				f.Name, withArticle(spec.Support.String()), i+1, spec.Name, c.explain(e.Args[i], spec.Support), c.supportHint(spec.Support, e.Args[i], a))
+			ok = false
+		}
+		if spec.Data != "" && !a.DataOnly {
+			c.errorf(e.Args[i].Pos(), "%s needs argument %d (%s) known before the fit (data, constants and lets of them); `%s` %s: %s",
+				f.Name, i+1, spec.Name, exprString(e.Args[i]), c.dependsOnParam(e.Args[i]), spec.Data)
+			ok = false
+		}
 	}
 	if !ok {
 		return invalid
@@ -776,6 +786,23 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 			return nil, false
 		}
 		n = moreInformative(n, v[0])
+		return Shape{n, n}, true
+	case stdlib.GPCov:
+		n := args[0].Shape[0]
+		return Shape{n, n}, true
+	case stdlib.AddDiag:
+		n, ok := square(0)
+		if !ok {
+			return nil, false
+		}
+		if d := args[1].Shape; d.Rank() == 1 {
+			if compareDims(n, d[0]) == dimDiffer {
+				c.errorf(e.Args[1].Pos(), "%s: `%s` is %s but `%s` is %s; d is a scalar or one element per row of K",
+					f.Name, exprString(e.Args[1]), d.String(), exprString(e.Args[0]), args[0].Shape.String())
+				return nil, false
+			}
+			n = moreInformative(n, d[0])
+		}
 		return Shape{n, n}, true
 	case stdlib.DotProduct:
 		return nil, c.dotProduct(e, f, args)

@@ -110,6 +110,7 @@ var stanSpellings = map[string]string{
 	"lmultiply":          "x * log(y)",
 	"multiply_log":       "x * log(y)",
 	"cholesky_decompose": "chol(A)",
+	"cov_exp_quad":       "gp_exp_quad_cov(x, alpha, rho) (Stan's current name)",
 	"log_determinant":    "logdet(A)",
 	"mdivide_left":       "solve(A, B)",
 	"quad_form_sym":      "quad_form(A, v)",

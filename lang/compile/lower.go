@@ -448,6 +448,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if v, ok := l.vecCall(e, f.Name, pos); ok {
 		return v
 	}
+	if v, ok := l.gpCall(e, f.Name, pos); ok {
+		return v
+	}
 	args := make([]autodiff.ID, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = l.node(l.expr(a), a.Pos())
