@@ -44,6 +44,7 @@ type fitConfig struct {
 	tol         float64
 	quiet       bool
 	verbose     bool
+	prior       bool // --prior: draws from the priors instead of a fit (prior.go)
 	settings    sgvb.Settings
 
 	temps        *tempFiles          // temporary output files, removed on a hard exit
@@ -103,6 +104,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --quiet and --verbose apply\n(default false)")
 	return fs, cfg, v
 }
 
@@ -131,6 +133,16 @@ remove an input (the model, a data file, the --init file) is an error before
 the fit: --init DIR/fit.json needs another --out than DIR. A fit locks its
 output directory (a file .gpp-lock in it) until its files are written: a
 second fit into the same directory meanwhile fails before fitting.
+
+With --prior nothing is fitted: the params are drawn from their priors, each
+after the params its prior reads (ancestral sampling; a prior wider than the
+param's support or bounds is truncated to them, as in the model's density),
+the likelihood (a ~ on data, T[...], target +=) is ignored, and the outputs
+are evaluated at each draw, so that output y_rep ~ D(args) is a draw from the
+prior predictive distribution (PyMC's sample_prior_predictive). It writes
+summary.csv and draws.csv, marked as prior draws, into --out (default
+gpp-prior); a param without a prior to draw from (a flat prior, a ~ on some
+of its elements, a covariance matrix) is an error at its declaration.
 
 Data: a CSV file binds its columns to data declarations by name (a matrix
 declaration takes all columns of the one positional CSV), NAME=file.csv binds a
@@ -181,6 +193,20 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	cfg.model, cfg.data = pos[0], pos[1:]
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if cfg.prior {
+		var bad []string
+		fs.Visit(func(f *flag.Flag) {
+			if !priorFlags[f.Name] {
+				bad = append(bad, "--"+f.Name)
+			}
+		})
+		if len(bad) > 0 {
+			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --out, --set, --quiet and --verbose)", strings.Join(bad, ", "))
+		}
+		if !set["out"] {
+			cfg.out = defaultPriorOut
+		}
+	}
 	s := &cfg.settings
 	switch cfg.family {
 	case "gamma":
@@ -301,6 +327,10 @@ func fitWithSignals(cfg *fitConfig, stdout, stderr io.Writer) int {
 	defer signal.Stop(sigs)
 	stop := watchInterrupts(sigs, cancel,
 		func() {
+			if cfg.prior {
+				con.note("interrupted: stopping the prior draws, writing nothing")
+				return
+			}
 			con.note("interrupted: stopping the fit and writing the q reached (Ctrl-C again to quit at once)")
 		},
 		func() {
@@ -309,6 +339,9 @@ func fitWithSignals(cfg *fitConfig, stdout, stderr io.Writer) int {
 			os.Exit(exitInterrupted)
 		}, time.Now)
 	defer stop()
+	if cfg.prior {
+		return runPrior(ctx, cfg, stdout, con)
+	}
 	return runFit(ctx, cfg, stdout, con)
 }
 
@@ -570,12 +603,14 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st) }},
 		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
-		{elboFile, func(w io.Writer) error { return writeElboCSV(w, h) }},
-		{fitFileName, func(w io.Writer) error {
-			ff := newFitFile(h)
-			ff.Files = names
-			return writeFitJSON(w, ff)
-		}},
+	}
+	if !cfg.prior { // prior draws have no ELBO and no q for --init
+		files = append(files, outputFile{elboFile, func(w io.Writer) error { return writeElboCSV(w, h) }},
+			outputFile{fitFileName, func(w io.Writer) error {
+				ff := newFitFile(h)
+				ff.Files = names
+				return writeFitJSON(w, ff)
+			}})
 	}
 	if ds.loo != nil {
 		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, ds) }})
@@ -608,6 +643,18 @@ const maxTableRows = 20
 
 // printFitSummary prints the summary table and the fit's diagnostics.
 func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats, written []string) {
+	printTable(w, cfg, h, ds, st)
+	fmt.Fprintln(w)
+	if h.mix != nil {
+		printRestartsStatus(w, cfg, h.mix, ds, st, written)
+		return
+	}
+	printFitStatus(w, cfg, h.r, ds.loo, written)
+}
+
+// printTable prints the summary table: a row per element of every latent
+// and output, at most maxTableRows per variable without --verbose.
+func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) {
 	t := &table{right: []bool{false, false, true, true, true, true, true, true}}
 	head := []string{"name", "family", "mean", "sd", "5%", "50%", "95%"}
 	if h.mix != nil {
@@ -629,12 +676,6 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 		}
 	}
 	t.print(w)
-	fmt.Fprintln(w)
-	if h.mix != nil {
-		printRestartsStatus(w, cfg, h.mix, ds, st, written)
-		return
-	}
-	printFitStatus(w, cfg, h.r, ds.loo, written)
 }
 
 // printFitStatus prints the lines after the summary table: the ELBO (or

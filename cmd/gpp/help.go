@@ -16,7 +16,8 @@ usage: gpp <command> [arguments]
 
 commands:
   check     check a model: print its latents, families, data and constants, or its errors
-  fit       fit a model to data by SGVB (or MAP) and write summary, draws and fit files
+  fit       fit a model to data by SGVB (or MAP) and write summary, draws and fit files;
+            with --prior, draw from the priors instead (a prior predictive check)
   diagnose  check a model's gradient against finite differences at random points
   repl      an interactive session: build a model line by line, fit it, query the fit
   version   print the gpp version

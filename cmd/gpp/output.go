@@ -330,6 +330,9 @@ func staleOutputs(dir string, names []string) []string {
 // plannedOutputs returns the names of the files that a fit of m writes
 // with cfg, as writeOutputs and plotFiles name them.
 func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
+	if cfg.prior {
+		return []string{summaryFile, drawsFile}
+	}
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
 	if wantsLOO(m, cfg.settings.Method) {
 		names = append(names, looFile)
@@ -948,11 +951,65 @@ type drawsHeader struct {
 // the restart each draw came from.
 func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	bw := bufio.NewWriter(w)
-	c, r := h.cfg, h.r
+	r := h.r
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
 	p("# gpp_version = %s", version)
 	p("# model = %s", h.model)
 	p("# model_sha256 = %s", h.modelHash)
+	if r == nil {
+		writePriorHeader(p, h)
+	} else {
+		writeFitHeader(p, h)
+	}
+	bw.WriteString("lp__,log_p__,log_g__")
+	if ds.comp != nil {
+		bw.WriteString(",restart__")
+	}
+	for _, v := range ds.vars {
+		for _, k := range v.elems {
+			bw.WriteByte(',')
+			bw.WriteString(csvName(v.name, v.shape, k))
+		}
+	}
+	bw.WriteByte('\n')
+	if r != nil {
+		p("# Stepsize adaptation complete.")
+		p("# eta = %s", formatNum(h.stepSize))
+	}
+	bw.WriteString("0,0,0")
+	if ds.comp != nil {
+		bw.WriteString(",NaN") // the mean is the mixture's, of no one restart
+	}
+	for _, v := range ds.mean {
+		bw.WriteByte(',')
+		bw.WriteString(formatNum(v))
+	}
+	bw.WriteByte('\n')
+	for d := range ds.logp {
+		// the densities in full: their difference is a draw's log
+		// importance ratio, which 6 digits of a log joint of −10⁶ would
+		// round by up to 0.5
+		bw.WriteString("0,")
+		bw.WriteString(formatExact(ds.logp[d]))
+		bw.WriteByte(',')
+		bw.WriteString(formatExact(ds.logq[d]))
+		if ds.comp != nil {
+			bw.WriteByte(',')
+			bw.WriteString(strconv.Itoa(ds.comp[d]))
+		}
+		for c := range ds.cols {
+			bw.WriteByte(',')
+			bw.WriteString(formatNum(ds.cols[c][d]))
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// writeFitHeader writes the comment lines of a fit's draws.csv after the
+// model's.
+func writeFitHeader(p func(string, ...any), h drawsHeader) {
+	c, r := h.cfg, h.r
 	// method and algorithm are the values CmdStan writes, which its tools
 	// (cmdstanpy's from_csv) dispatch on; gpp's own choices follow
 	if r.Method == sgvb.MAP {
@@ -1026,47 +1083,6 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 			p("# pareto_k = %s (%s)", formatNum(r.ParetoK), r.ParetoReading)
 		}
 	}
-	bw.WriteString("lp__,log_p__,log_g__")
-	if ds.comp != nil {
-		bw.WriteString(",restart__")
-	}
-	for _, v := range ds.vars {
-		for _, k := range v.elems {
-			bw.WriteByte(',')
-			bw.WriteString(csvName(v.name, v.shape, k))
-		}
-	}
-	bw.WriteByte('\n')
-	p("# Stepsize adaptation complete.")
-	p("# eta = %s", formatNum(h.stepSize))
-	bw.WriteString("0,0,0")
-	if ds.comp != nil {
-		bw.WriteString(",NaN") // the mean is the mixture's, of no one restart
-	}
-	for _, v := range ds.mean {
-		bw.WriteByte(',')
-		bw.WriteString(formatNum(v))
-	}
-	bw.WriteByte('\n')
-	for d := range ds.logp {
-		// the densities in full: their difference is a draw's log
-		// importance ratio, which 6 digits of a log joint of −10⁶ would
-		// round by up to 0.5
-		bw.WriteString("0,")
-		bw.WriteString(formatExact(ds.logp[d]))
-		bw.WriteByte(',')
-		bw.WriteString(formatExact(ds.logq[d]))
-		if ds.comp != nil {
-			bw.WriteByte(',')
-			bw.WriteString(strconv.Itoa(ds.comp[d]))
-		}
-		for c := range ds.cols {
-			bw.WriteByte(',')
-			bw.WriteString(formatNum(ds.cols[c][d]))
-		}
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
 }
 
 func b2i(b bool) int {

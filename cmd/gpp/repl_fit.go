@@ -97,6 +97,10 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit keeps one q: fit a mixture of restarts with gpp fit --restarts")
 		return
 	}
+	if cfg.prior {
+		r.errorf(":fit keeps a fitted q: draw from the priors with gpp fit --prior")
+		return
+	}
 	if len(cfg.sets) > 0 {
 		// --set sets the values for the session, as :set does, so that
 		// the fit's model is the session's and queries can read it.

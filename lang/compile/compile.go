@@ -111,7 +111,7 @@ type Model struct {
 // Compile compiles a checked file with its bound data (from data.Bind).
 func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Model, error) {
 	m := &Model{file: f, info: info, data: bound}
-	prog, _, err := m.build(false)
+	prog, _, err := m.build(buildJoint)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ type Evaluator struct {
 
 // NewEvaluator builds a program that also keeps the outputs.
 func (m *Model) NewEvaluator() (*Evaluator, error) {
-	prog, ids, err := m.build(true)
+	prog, ids, err := m.build(buildOutputs)
 	if err != nil {
 		return nil, err
 	}
@@ -194,13 +194,29 @@ func (e *Evaluator) SetRand(rng *rand.Rand) { e.prog.SetRand(rng) }
 // an output that is not finite, or nil.
 func (e *Evaluator) OutputErr() error { return e.prog.OutputErr() }
 
-// build lowers the model onto a new tape.
-func (m *Model) build(withOutputs bool) (*autodiff.Program, []autodiff.ID, error) {
+// buildMode says what a build's program computes.
+type buildMode int
+
+const (
+	buildJoint   buildMode = iota // the log joint
+	buildOutputs                  // the log joint, keeping the outputs
+	buildPrior                    // the log prior, keeping the priors' arguments (prior.go)
+)
+
+// build lowers the model onto a new tape. It returns the kept nodes: the
+// outputs' (buildOutputs), or the priors' arguments in the order of
+// priorArgs (buildPrior).
+func (m *Model) build(mode buildMode) (*autodiff.Program, []autodiff.ID, error) {
 	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}}
+	if mode == buildPrior {
+		l.prior, l.collect = true, true
+		l.priorArgs = map[int][]autodiff.ID{}
+	}
 	first := m.Latents == nil
 	if err := l.latents(); err != nil {
 		return nil, nil, err
 	}
+	l.collect = false
 	for _, s := range m.file.Stmts {
 		l.stmt(s)
 	}
@@ -210,8 +226,13 @@ func (m *Model) build(withOutputs bool) (*autodiff.Program, []autodiff.ID, error
 	}
 	root := l.total()
 	var keep []autodiff.ID
-	if withOutputs {
+	switch mode {
+	case buildOutputs:
 		keep = l.outIDs
+	case buildPrior:
+		for i := range l.lats {
+			keep = append(keep, l.priorArgs[i]...)
+		}
 	}
 	prog, err := l.b.Finish(root, keep...)
 	if err != nil {
@@ -220,6 +241,9 @@ func (m *Model) build(withOutputs bool) (*autodiff.Program, []autodiff.ID, error
 	if first {
 		m.Latents, m.Dim, m.Outputs = l.lats, l.dim, l.outs
 		m.dataNodes = l.dataNodes
+	}
+	if mode == buildPrior {
+		return prog, keep, nil
 	}
 	return prog, l.outIDs, nil
 }
@@ -264,6 +288,11 @@ type lowerer struct {
 	// positions reported.
 	failures int
 	at       map[ast.Pos]bool
+	// prior is true in a build of the log prior (buildPrior): add keeps
+	// a term only while collect is true, as while a prior is lowered, and
+	// priorArgs records each latent's prior's argument nodes by index.
+	prior, collect bool
+	priorArgs      map[int][]autodiff.ID
 	// bounded holds, for each latent whose bounds depend on data, the
 	// latent with their values in this compilation (check.Latent.WithBounds).
 	bounded map[*check.Latent]*check.Latent

@@ -17,9 +17,14 @@ func (l *lowerer) stmt(s ast.Stmt) {
 	case *ast.ParamDecl:
 		if s.Prior != nil {
 			lat := l.latent(l.info.Latent(s.Name.Name))
-			l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
+			l.collect = l.prior
+			args := l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
 			if lat.OrderedIID {
 				l.orderedNormaliser(lat, s.Prior.Fun.Pos())
+			}
+			l.collect = false
+			if l.prior && args != nil {
+				l.priorArgs[l.latentIndex(lat)] = args
 			}
 		}
 	case *ast.TildeStmt:
@@ -31,9 +36,14 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		}
 		v := l.expr(s.LHS)
 		if s.Trunc == nil {
-			l.density(s.Dist, s.LHS, v, lat)
+			l.collect = l.prior && lat != nil // a prior on the whole latent
+			args := l.density(s.Dist, s.LHS, v, lat)
 			if lat != nil && slices.Contains(l.info.OrderedIID, s) {
 				l.orderedNormaliser(lat, s.Dist.Fun.Pos())
+			}
+			l.collect = false
+			if l.prior && lat != nil && args != nil {
+				l.priorArgs[l.latentIndex(lat)] = args
 			}
 			break
 		}
@@ -113,6 +123,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 
 // add appends a term of the log joint; pos is where it was written.
 func (l *lowerer) add(term autodiff.ID, pos ast.Pos) {
+	if l.prior && !l.collect {
+		return // the likelihood, left out of the log prior
+	}
 	l.terms = append(l.terms, term)
 	l.termPos = append(l.termPos, pos)
 }

@@ -1,0 +1,276 @@
+package main
+
+// gpp fit --prior: draws of the params from their priors and of the
+// outputs at each, a prior predictive check (Stan's "generate from the
+// prior", PyMC's sample_prior_predictive). It is a mode of fit rather than
+// a command of its own because it takes fit's inputs (a model, its data,
+// --set) and writes fit's files (summary.csv, draws.csv) through fit's
+// output directory machinery (the lock, the atomic commit, the removal of
+// an earlier fit's files); the flags that steer SGVB are refused with it.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+// defaultPriorOut is --out's default with --prior, apart from a fit's so
+// that a prior check does not replace the fit's files.
+const defaultPriorOut = "gpp-prior"
+
+// priorFlags are the flags that apply with --prior.
+var priorFlags = map[string]bool{"prior": true, "seed": true, "output-draws": true, "out": true, "set": true, "quiet": true, "verbose": true}
+
+// priorStream seeds the draws of the params from their priors (with
+// --seed); the outputs' replicates draw from predictStream, as in a fit.
+const priorStream = 0x7072696f72732121
+
+// runPrior draws the params from their priors, evaluates the outputs at
+// each draw, writes summary.csv and draws.csv and prints the summary.
+func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console) int {
+	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+	if err != nil {
+		printError(con, err, sourcesOf(l))
+		return exitError
+	}
+	srcs := sources(l.Sources)
+	printLoadWarnings(con, l)
+	if len(l.Model.Latents) == 0 {
+		con.note("%s: the model has no params to draw", cfg.model)
+		return exitError
+	}
+	if err := checkDrawsSize(cfg.outputDraws, 1, l.Model); err != nil {
+		con.note("%v", err)
+		return exitError
+	}
+	ps, err := l.Model.NewPriorSampler()
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	inputs := []inputFile{{"the model", l.Path}}
+	for _, arg := range cfg.data {
+		_, file := pipeline.DataArg(arg)
+		inputs = append(inputs, inputFile{"the data file", file})
+	}
+	if err := outputClash(cfg, l.Model, inputs); err != nil {
+		con.note("%v", err)
+		return exitError
+	}
+	seed := cfg.settings.Seed
+	con.info("drawing %d sets of params of %s from their priors, seed %d", cfg.outputDraws, l.Path, seed)
+	ds, err := makePriorDraws(ctx, ps, l.Model, cfg.outputDraws, seed)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitInterrupted // the signal's note said so
+		}
+		printError(con, err, srcs)
+		con.note("no output written")
+		return exitError
+	}
+	st := summariseColumns(ds)
+	for c := range ds.mean {
+		ds.mean[c] = st[c].mean
+	}
+
+	created, err := prepareOutDir(cfg.out)
+	if err != nil {
+		con.note("%v", err)
+		return exitError
+	}
+	lock, err := lockOutDir(cfg.out, cfg.temps)
+	if err != nil {
+		con.note("%v", err)
+		if created {
+			os.Remove(cfg.out) // only succeeds when nothing was written
+		}
+		return exitError
+	}
+	defer lock.release()
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
+	written, err := writeOutputs(cfg, h, ds, st)
+	if err != nil {
+		con.note("%v", err)
+		con.note("no output written")
+		lock.release()
+		if created {
+			os.Remove(cfg.out) // only succeeds when nothing was written
+		}
+		return exitError
+	}
+	lock.release()
+
+	printPriorSummary(stdout, cfg, ds, st, written)
+	if ds.bad > 0 {
+		msg := fmt.Sprintf("%d of %d prior draws had an output that is not finite (written as it is)", ds.bad, cfg.outputDraws)
+		if ds.badErr != nil {
+			msg += "; the first: " + ds.badErr.Error()
+		}
+		con.note("warning: %s", msg)
+	}
+	for _, w := range nanWarnings(ds, st) {
+		con.note("warning: %s", w)
+	}
+	for _, w := range inexactWarnings(ds, l.Info) {
+		con.note("warning: %s", w)
+	}
+	for _, w := range priorTargetWarnings(l) {
+		con.note("warning: %s", w)
+	}
+	return exitOK
+}
+
+// priorTargetWarnings warns of each target += that the prior draws leave
+// out although it may be part of the prior: one that depends on params
+// and reads no data, through its lets (`target += -0.5 * sum(square(L))`,
+// a prior written out). One that reads data is a likelihood, which the
+// draws leave out by design.
+func priorTargetWarnings(l *pipeline.Loaded) []string {
+	reads := map[*check.Symbol]bool{} // lets: whether they read data
+	var readsData func(e ast.Node) bool
+	readsData = func(e ast.Node) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok || found {
+				return !found
+			}
+			sym := l.Info.Uses[id]
+			switch {
+			case sym == nil:
+			case sym.Kind == check.Data || sym.Kind == check.Size:
+				found = true
+			case sym.Kind == check.Let:
+				r, seen := reads[sym]
+				if !seen {
+					reads[sym] = false // a let cannot read itself; guards a cycle
+					if d, ok := sym.Decl.(*ast.LetStmt); ok {
+						r = readsData(d.Value)
+					}
+					reads[sym] = r
+				}
+				found = r
+			}
+			return !found
+		})
+		return found
+	}
+	var out []string
+	ast.Inspect(l.File, func(n ast.Node) bool {
+		s, ok := n.(*ast.TargetStmt)
+		if !ok {
+			return true
+		}
+		if t, ok := l.Info.Types[s.Value]; ok && !t.DataOnly && !readsData(s.Value) {
+			out = append(out, fmt.Sprintf("%s: this target += depends on params and reads no data, so it may be part of the prior, but the prior draws leave it out (they draw each param from its declared prior or its ~ alone): if it is, these draws are not from the model's prior", s.Target))
+		}
+		return false
+	})
+	return out
+}
+
+// makePriorDraws draws n sets of params from their priors with the
+// sampler and evaluates the log joint and the outputs at each: log_p__ is
+// the log joint (NaN where it is not finite) and log_g__ the log prior
+// density, so that their difference is the log likelihood of the draw.
+// The mean row is left for the caller (the columns' means).
+func makePriorDraws(ctx context.Context, ps *compile.PriorSampler, m *compile.Model, n int, seed uint64) (*drawSet, error) {
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		return nil, err
+	}
+	var vars []variable
+	ncol := 0
+	for i, l := range m.Latents {
+		v := variable{name: l.Name, family: "prior", shape: l.Shape, index: i, off: l.Offset, elems: colMajor(l.Shape), first: ncol}
+		if l.Value != nil { // a correlation matrix or its factor: its K×K values from the coordinates
+			v.shape, v.elems, v.corrK, v.corrSupport = l.Value, colMajor(l.Value), l.Value[0], l.Support
+			v.corr = make([]float64, shapeLen(l.Value))
+			if l.Support == dist.CorrMatrix || l.Support == dist.CovMatrix {
+				v.corrL = make([]float64, shapeLen(l.Value))
+			}
+		}
+		ncol += len(v.elems)
+		vars = append(vars, v)
+	}
+	for i, o := range m.Outputs {
+		v := variable{name: o.Name, family: "output", shape: o.Shape, output: true, index: i, elems: colMajor(o.Shape), first: ncol}
+		ncol += len(v.elems)
+		vars = append(vars, v)
+	}
+	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
+		logp: make([]float64, n), logq: make([]float64, n), R: 1}
+	for c := range ds.cols {
+		ds.cols[c] = make([]float64, n)
+	}
+	x, z := make([]float64, m.Dim), make([]float64, m.Dim)
+	rng := rand.New(rand.NewPCG(seed, priorStream))
+	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
+	for d := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lg, err := ps.Draw(rng, x, z)
+		if err != nil {
+			return nil, err
+		}
+		lp, outs, _ := ev.Eval(x) // a log joint that fails is the likelihood's, not the draw's
+		if err := ev.OutputErr(); err != nil {
+			ds.bad++
+			if ds.badErr == nil {
+				ds.badErr = err
+			}
+		}
+		if math.IsInf(lp, 0) {
+			lp = math.NaN()
+		}
+		ds.logp[d], ds.logq[d] = lp, lg
+		ds.fill(z, outs, func(c int, v float64) { ds.cols[c][d] = v })
+	}
+	return ds, nil
+}
+
+// printPriorSummary prints the summary table of prior draws and the
+// lines after it.
+func printPriorSummary(w io.Writer, cfg *fitConfig, ds *drawSet, st []stats, written []string) {
+	h := drawsHeader{cfg: cfg}
+	printTable(w, cfg, h, ds, st)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "prior draws  %d (seed %d): the params from their priors, the likelihood ignored\n", cfg.outputDraws, cfg.settings.Seed)
+	if len(written) > 0 {
+		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	}
+}
+
+// writePriorHeader writes the comment lines of prior draws' draws.csv
+// after the model's.
+func writePriorHeader(p func(string, ...any), h drawsHeader) {
+	c := h.cfg
+	p("# method = prior")
+	p("#   prior")
+	p("#     gpp_method = ancestral")
+	p("#     output_samples = %d", c.outputDraws)
+	p("# random")
+	p("#   seed = %d", c.settings.Seed)
+	p("# data")
+	p("#   file = %s", strings.Join(h.data, " "))
+	for _, k := range sortedKeys(c.sets) {
+		p("#   set %s = %s", k, c.sets[k])
+	}
+	p("# output")
+	p("#   file = %s", filepath.Join(c.out, drawsFile))
+	p("# PRIOR DRAWS: each row's params are drawn from their priors (not fitted to the data) and its outputs evaluated at them;")
+	p("# the likelihood (a ~ on data, T[...], target +=) is ignored. The first row holds the draws' means;")
+	p("# log_p__ is the log joint at the draw and log_g__ the log prior density, so log_p__ - log_g__ is its log likelihood.")
+}

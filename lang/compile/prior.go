@@ -1,0 +1,512 @@
+package compile
+
+// Prior draws: the params drawn from their priors by ancestral sampling,
+// the likelihood left out (gpp fit --prior, PyMC's sample_prior_predictive).
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// Limits of the draws of a truncated prior, by rejection: a prior that
+// puts less than minPriorMass of its mass on the param's values is an
+// error at the draw, and an element is tried at most maxPriorTries times
+// (with the mass at least minPriorMass, all of them fail with a
+// probability below e⁻¹⁰⁰).
+const (
+	minPriorMass  = 1e-4
+	maxPriorTries = 1_000_000
+)
+
+// PriorSampler draws the params of a model from their priors, each after
+// the params its prior's arguments read, and ignores everything else in the
+// model: a ~ whose left side is data, truncated data and target +=. A
+// prior is the distribution of the param's declaration (param mu: real ~
+// Normal(0, 5)) or of one ~ statement whose left side is the whole param
+// (mu ~ Normal(0, 5)); a support narrower than the prior's (a positive
+// param with a Normal prior, real<lower=0, upper=1>) truncates it. It is
+// not safe for concurrent use.
+type PriorSampler struct {
+	m     *Model
+	prog  *autodiff.Program
+	order []int // latent indices in the order they are drawn
+	specs []priorSpec
+	x     []float64 // the coordinates of the draw under way
+}
+
+// priorSpec is how one latent is drawn.
+type priorSpec struct {
+	lat  *check.Latent // with the values of bounds of data
+	call *ast.CallExpr
+	name string           // the distribution
+	u    *dist.Univariate // an elementwise prior, or nil
+	args []autodiff.ID    // the argument nodes in prog
+	deps []int            // latents the arguments read
+	dims []int            // the latent's shape
+	buf  [][]float64      // argument values broadcast to the elements
+	bnds []check.Interval // each element's values (RangeAt)
+	aff  [][2]float64     // each element's loc, scale (bounded) or 0, 0
+	p    []float64        // one element's arguments
+}
+
+// NewPriorSampler prepares prior draws. A param that cannot be drawn is an
+// error at its declaration: one without a prior (a flat prior, improper
+// unless it is bounded), one whose density is given by a ~ on some of its
+// elements or by more than one ~, one whose prior has no sampler here (a
+// Wishart on a covariance matrix).
+func (m *Model) NewPriorSampler() (*PriorSampler, error) {
+	s := &PriorSampler{m: m, x: make([]float64, m.Dim)}
+	var errs ast.ErrorList
+	for i, lat := range m.info.Latents {
+		sp, err := m.priorSpec(i, lat)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s.specs = append(s.specs, sp)
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	prog, args, err := m.build(buildPrior)
+	if err != nil {
+		return nil, err
+	}
+	s.prog = prog
+	// the argument nodes, each latent's after the one's before
+	for i := range s.specs {
+		n := len(s.specs[i].call.Args)
+		if len(args) < n {
+			return nil, ast.Errorf(s.specs[i].lat.Pos, "compile: no prior arguments of `%s`", s.specs[i].lat.Name)
+		}
+		s.specs[i].args, args = args[:n], args[n:]
+	}
+	order, err := priorOrder(s.specs, m.info.Latents)
+	if err != nil {
+		return nil, err
+	}
+	s.order = order
+	return s, nil
+}
+
+// priorSpec finds the prior of latent i and checks that it can be drawn.
+func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
+	ml := &m.Latents[i]
+	sp := priorSpec{lat: lat, call: lat.Prior, dims: ml.Shape}
+	errf := func(format string, args ...any) (priorSpec, *ast.Error) {
+		return sp, ast.Errorf(lat.Pos, "param `%s` cannot be drawn from its prior: %s", lat.Name, fmt.Sprintf(format, args...))
+	}
+	tildes := lat.Tildes
+	if sp.call == nil {
+		if len(tildes) == 0 {
+			return errf("it has none (a flat prior on %s, which has no distribution to draw from); give it one, as in `param %s: %s ~ Normal(0, 1)`",
+				supportWords(lat), lat.Name, ast.FormatType(lat.Decl.Type))
+		}
+		t := tildes[0]
+		id, whole := unparen(t.LHS).(*ast.Ident)
+		if !whole || m.info.Uses[id] != lat.Symbol || t.Trunc != nil {
+			return errf("the ~ at %s has it on its left side in `%s`, not as the whole param; gpp draws a param from its declared prior or one ~ on the whole param",
+				t.Pos(), ast.FormatExpr(t.LHS))
+		}
+		if len(tildes) > 1 {
+			return errf("it has %d ~ statements (at %s and %s), whose product has no sampler", len(tildes), t.Pos(), tildes[1].Pos())
+		}
+		sp.call = t.Dist
+	} else if len(tildes) > 0 {
+		return errf("besides its declared prior, the ~ at %s gives it a density; their product has no sampler", tildes[0].Pos())
+	}
+	d := m.info.Dists[sp.call]
+	if d == nil {
+		return errf("its prior is not a distribution")
+	}
+	sp.name = d.Name
+	switch lat.Support {
+	case dist.Real, dist.Positive, dist.Unit:
+		u, ok := dist.LookupUnivariate(d.Name)
+		if !ok || d.Shape != stdlib.DistElementwise {
+			return errf("gpp has no prior draws of %s on a %s param", d.Name, lat.Support)
+		}
+		sp.u = u
+	case dist.Ordered, dist.PositiveOrdered:
+		u, ok := dist.LookupUnivariate(d.Name)
+		if !ok || d.Shape != stdlib.DistElementwise || !lat.OrderedIID {
+			return errf("an %s param is drawn as the sorted draws of a prior with scalar arguments (iid elements), not %s", lat.Support, ast.FormatExpr(sp.call))
+		}
+		sp.u = u
+	case dist.Simplex:
+		if d.Name != "Dirichlet" || len(ml.Shape) != 1 {
+			return errf("a simplex param is drawn from a Dirichlet prior on one vector, not %s", ast.FormatExpr(sp.call))
+		}
+	case dist.CholCorr, dist.CorrMatrix:
+		if d.Shape != stdlib.DistLKJ {
+			return errf("a %s param is drawn from an LKJ prior, not %s", lat.Support, ast.FormatExpr(sp.call))
+		}
+		sp.dims = []int{ml.Value[0]}
+	default:
+		return errf("gpp has no prior draws of a %s param", lat.Support)
+	}
+	sp.deps = paramDeps(m.info, sp.call.Args)
+	if slices.Contains(sp.deps, i) {
+		return errf("its prior's arguments read the param itself")
+	}
+	sp.bnds = make([]check.Interval, ml.Size)
+	sp.aff = make([][2]float64, ml.Size)
+	for k := range ml.Size {
+		loc, scale := ml.AffineAt(k)
+		sp.aff[k] = [2]float64{loc, scale}
+		sp.bnds[k] = elemRange(lat, ml, k)
+	}
+	sp.buf = make([][]float64, len(sp.call.Args))
+	for a := range sp.buf {
+		sp.buf[a] = make([]float64, ml.Size)
+	}
+	return sp, nil
+}
+
+// elemRange is element k's values: the latent's bounds, or its support's.
+func elemRange(lat *check.Latent, ml *Latent, k int) check.Interval {
+	if !ml.Bounded() {
+		return lat.Range()
+	}
+	loc, scale := ml.AffineAt(k)
+	ends := [2]float64{loc, math.Inf(1)}
+	if lat.Support == dist.Unit {
+		ends[1] = loc + scale
+	} else if scale < 0 {
+		ends[1] = math.Inf(-1)
+	}
+	lo, hi := min(ends[0], ends[1]), max(ends[0], ends[1])
+	return check.Interval{Lo: lo, Hi: hi, Known: true}
+}
+
+// supportWords describes a flat prior's domain for an error: "(0, 1)",
+// "(0, ∞), improper".
+func supportWords(lat *check.Latent) string {
+	r := lat.Range()
+	if math.IsInf(r.Lo, -1) && math.IsInf(r.Hi, 1) {
+		return "the real line, improper"
+	}
+	end := func(v float64) string {
+		switch {
+		case math.IsInf(v, 1):
+			return "∞"
+		case math.IsInf(v, -1):
+			return "−∞"
+		}
+		return fmt.Sprintf("%g", v)
+	}
+	text := "(" + end(r.Lo) + ", " + end(r.Hi) + ")"
+	if math.IsInf(r.Lo, 0) || math.IsInf(r.Hi, 0) {
+		text += ", improper"
+	}
+	return text
+}
+
+// paramDeps returns the latents (by index) that exprs read, through lets.
+func paramDeps(info *check.Info, exprs []ast.Expr) []int {
+	var deps []int
+	seen := map[*check.Symbol]bool{}
+	var visit func(e ast.Expr)
+	visit = func(e ast.Expr) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			sym := info.Uses[id]
+			if sym == nil || seen[sym] {
+				return true
+			}
+			seen[sym] = true
+			switch sym.Kind {
+			case check.Param:
+				for i, lat := range info.Latents {
+					if lat.Symbol == sym && !slices.Contains(deps, i) {
+						deps = append(deps, i)
+					}
+				}
+			case check.Let:
+				if ls, ok := sym.Decl.(*ast.LetStmt); ok {
+					visit(ls.Value)
+				}
+			}
+			return true
+		})
+	}
+	for _, e := range exprs {
+		visit(e)
+	}
+	return deps
+}
+
+// priorOrder sorts the latents so that each comes after those its prior
+// reads, in declaration order otherwise; a cycle is an error at the first
+// latent on it.
+func priorOrder(specs []priorSpec, lats []*check.Latent) ([]int, error) {
+	done := make([]bool, len(specs))
+	var order []int
+	for len(order) < len(specs) {
+		progress := false
+		for i := range specs {
+			if done[i] {
+				continue
+			}
+			ready := true
+			for _, d := range specs[i].deps {
+				ready = ready && done[d]
+			}
+			if ready {
+				done[i], progress = true, true
+				order = append(order, i)
+			}
+		}
+		if !progress {
+			var names []string
+			first := -1
+			for i := range specs {
+				if !done[i] {
+					names = append(names, "`"+lats[i].Name+"`")
+					if first < 0 {
+						first = i
+					}
+				}
+			}
+			return nil, ast.Errorf(lats[first].Pos, "params %s cannot be drawn from their priors: each one's prior reads another of them", strings.Join(names, ", "))
+		}
+	}
+	return order, nil
+}
+
+// Draw draws every param from its prior with rng: it writes the
+// coordinates into x (as LogJoint takes them, of length Dim) and the
+// values into z (natural scale, element by element as the coordinates),
+// and returns the log prior density at the draw. An argument outside its
+// parameter's support at this draw, or a truncated prior with too little
+// mass on its param's values, is an *ast.Error at the prior.
+func (s *PriorSampler) Draw(rng *rand.Rand, x, z []float64) (float64, error) {
+	for i := range s.x {
+		s.x[i] = math.NaN()
+	}
+	fresh := false // prog's values are of the current s.x
+	for _, i := range s.order {
+		sp := &s.specs[i]
+		ml := &s.m.Latents[i]
+		if !fresh {
+			s.prog.ForwardAll(s.x) // its error is of the params not drawn yet
+			fresh = true
+		}
+		if err := sp.readArgs(s.prog); err != nil {
+			return 0, err
+		}
+		xs, zs := s.x[ml.Offset:ml.Offset+ml.Size], z[ml.Offset:ml.Offset+ml.Size]
+		if err := sp.draw(rng, ml, xs, zs); err != nil {
+			return 0, err
+		}
+		fresh = false
+	}
+	lp, _ := s.prog.ForwardAll(s.x)
+	copy(x, s.x)
+	return lp, nil
+}
+
+// readArgs broadcasts the prior's argument values to the latent's elements
+// and checks them against the distribution's parameter supports.
+func (sp *priorSpec) readArgs(p *autodiff.Program) error {
+	for a, id := range sp.args {
+		v, sh := p.Value(id), p.Shape(id)
+		dst := sp.buf[a]
+		arg := sp.call.Args[a]
+		switch {
+		case len(v) == 1:
+			for k := range dst {
+				dst[k] = v[0]
+			}
+		case len(v) == len(dst) && (len(sp.dims) < 2 || sh.Rank == 2 && sh.Rows == sp.dims[0]):
+			copy(dst, v)
+		case len(sp.dims) == 2 && sh.Rank >= 1 && len(v) == sp.dims[0] && (sh.Rank == 1 || sh.Cols == 1):
+			for k := range dst {
+				dst[k] = v[k/sp.dims[1]]
+			}
+		case len(sp.dims) == 2 && sh.Rank == 2 && sh.Rows == 1 && len(v) == sp.dims[1]:
+			for k := range dst {
+				dst[k] = v[k%sp.dims[1]]
+			}
+		default:
+			return ast.Errorf(arg.Pos(), "prior draws: the argument `%s` has shape %s, which does not broadcast to the %d elements of `%s`",
+				ast.FormatExpr(arg), sh, len(dst), sp.lat.Name)
+		}
+		var ps dist.Support = dist.Positive
+		if sp.u != nil {
+			ps = sp.u.Params[a].Support
+		}
+		for k, x := range dst {
+			if need, ok := ps.Admits(x); !ok {
+				where := ""
+				if len(dst) > 1 && len(v) > 1 {
+					where = fmt.Sprintf(" at element %d", k)
+				}
+				return ast.Errorf(arg.Pos(), "prior draws: %s's argument `%s` must be %s (got %g%s) at a draw of the params it reads",
+					sp.name, ast.FormatExpr(arg), need, x, where)
+			}
+		}
+	}
+	return nil
+}
+
+// draw draws the latent's elements into its coordinates xs and values zs.
+func (sp *priorSpec) draw(rng *rand.Rand, ml *Latent, xs, zs []float64) error {
+	switch ml.Support {
+	case dist.CholCorr, dist.CorrMatrix:
+		lkjDraw(xs, sp.buf[0][0], sp.dims[0], rng)
+		copy(zs, xs) // reported as the K×K values of these coordinates
+		return nil
+	case dist.Simplex:
+		dist.Dirichlet{Alpha: sp.buf[0]}.Rand(zs, rng)
+		for k, v := range zs {
+			xs[k] = math.Log(max(v, math.SmallestNonzeroFloat64))
+		}
+		return nil
+	case dist.Ordered, dist.PositiveOrdered:
+		lo := check.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
+		if ml.Support == dist.PositiveOrdered {
+			lo.Lo = 0
+		}
+		for k := range zs {
+			v, err := sp.drawElem(rng, k, lo)
+			if err != nil {
+				return err
+			}
+			zs[k] = v
+		}
+		slices.Sort(zs)
+		for k, v := range zs {
+			switch {
+			case k == 0 && ml.Support == dist.Ordered:
+				xs[k] = v
+			case k == 0:
+				xs[k] = math.Log(v)
+			default:
+				xs[k] = math.Log(max(v-zs[k-1], math.SmallestNonzeroFloat64))
+			}
+		}
+		return nil
+	}
+	logScale := ml.Support == dist.Positive && !ml.Bounded()
+	for k := range zs {
+		if logScale {
+			if lx, ok := sp.logDraw(rng, k); ok {
+				// a positive param's coordinate is log z, finite where z
+				// underflows (Gamma(1e-30, 1), whose draws are mostly
+				// below 1e-308) or overflows
+				xs[k], zs[k] = lx, math.Exp(lx)
+				continue
+			}
+		}
+		v, err := sp.drawElem(rng, k, sp.bnds[k])
+		if err != nil {
+			return err
+		}
+		zs[k] = v
+		b := v
+		if loc, scale := sp.aff[k][0], sp.aff[k][1]; scale != 0 {
+			b = (v - loc) / scale
+		}
+		switch ml.Support {
+		case dist.Positive:
+			xs[k] = math.Log(b)
+		case dist.Unit:
+			xs[k] = math.Log(b) - math.Log1p(-b)
+		default:
+			xs[k] = b
+		}
+	}
+	return nil
+}
+
+// logDraw draws the log of element k from a prior on (0, ∞) that has a
+// sampler in log space (Gamma, InvGamma, LogNormal); ok is false for
+// another prior.
+func (sp *priorSpec) logDraw(rng *rand.Rand, k int) (lx float64, ok bool) {
+	arg := func(a int) float64 { return sp.buf[a][k] }
+	switch sp.name {
+	case "Gamma":
+		return dist.SampleGammaLog(arg(0), rng) - math.Log(arg(1)), true
+	case "InvGamma":
+		return math.Log(arg(1)) - dist.SampleGammaLog(arg(0), rng), true
+	case "LogNormal":
+		return dist.Normal{Mu: arg(0), Sigma: arg(1)}.Rand(rng), true
+	}
+	return 0, false
+}
+
+// lkjDraw draws the coordinates y of a K×K correlation matrix (or its
+// Cholesky factor) from LKJ(eta), as Stan's lkj_corr_cholesky_rng does: the
+// canonical partial correlation z = tanh(y) of entry (i, j), i > j, is the
+// partial correlation of variables i and j given 0 … j−1, which under LKJ
+// is 2·Beta(b_j, b_j) − 1 with b_j = eta + (K − 2 − j)/2 (Lewandowski,
+// Kurowicka and Joe 2009, the C-vine). y is row by row, as the coordinates
+// (L[1,0], L[2,0], L[2,1], …).
+func lkjDraw(y []float64, eta float64, k int, rng *rand.Rand) {
+	n := 0
+	for i := 1; i < k; i++ {
+		for j := range i {
+			b := eta + float64(k-2-j)/2
+			u := dist.Beta{A: b, B: b}.Rand(rng)
+			z := 2*u - 1
+			// kept inside (−1, 1), where atanh is finite
+			z = max(min(z, math.Nextafter(1, 0)), math.Nextafter(-1, 0))
+			y[n] = math.Atanh(z)
+			n++
+		}
+	}
+}
+
+// drawElem draws element k of an elementwise prior inside r (open), by
+// rejection when the prior's support is wider than r.
+func (sp *priorSpec) drawElem(rng *rand.Rand, k int, r check.Interval) (float64, error) {
+	if sp.p == nil {
+		sp.p = make([]float64, len(sp.buf))
+	}
+	p := sp.p
+	for a := range sp.buf {
+		p[a] = sp.buf[a][k]
+	}
+	inside := func(v float64) bool { return v > r.Lo && v < r.Hi }
+	v := sp.u.Rand(p, rng)
+	if inside(v) {
+		return v, nil
+	}
+	logP, ok := logIntervalMass(sp.name, p, r.Lo, r.Hi)
+	if !ok {
+		return 0, ast.Errorf(sp.call.Fun.Pos(), "prior draws: %s has no CDF in gpp to truncate it to the values of `%s`, (%g, %g)", sp.name, sp.lat.Name, r.Lo, r.Hi)
+	}
+	if !(logP >= math.Log(minPriorMass)) {
+		return 0, ast.Errorf(sp.call.Fun.Pos(), "prior draws: %s puts only %.3g of its mass on the values of `%s`, (%g, %g), at a draw; gpp draws a truncated prior by rejection, which needs at least %g",
+			priorText(sp.name, p), math.Exp(logP), sp.lat.Name, r.Lo, r.Hi, minPriorMass)
+	}
+	for range maxPriorTries {
+		if v = sp.u.Rand(p, rng); inside(v) {
+			return v, nil
+		}
+	}
+	return 0, ast.Errorf(sp.call.Fun.Pos(), "prior draws: no draw of %s in %d fell inside the values of `%s`", priorText(sp.name, p), maxPriorTries, sp.lat.Name)
+}
+
+// priorText writes a distribution with its argument values: "Normal(0, 1)".
+func priorText(name string, p []float64) string {
+	parts := make([]string, len(p))
+	for i, v := range p {
+		parts[i] = fmt.Sprintf("%g", v)
+	}
+	return name + "(" + strings.Join(parts, ", ") + ")"
+}
