@@ -319,7 +319,9 @@ const betaHoistState = 7
 // betaHoisted is Beta's kernel with the work in both shapes hoisted (a
 // vector of probabilities under one prior, theta ~ Beta(a, b)). A beta
 // regression in its mean and precision, Beta(mu .* phi, (1 - mu) .* phi),
-// has both shapes per observation and takes the kernel.
+// has both shapes per observation and takes the kernel; written
+// BetaProportion(mu, phi) it hoists the work in phi (betaPropHoisted,
+// betaprop.go).
 type betaHoisted struct{}
 
 func (betaHoisted) HoistArgs() uint { return 1<<0 | 1<<1 }

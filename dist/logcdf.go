@@ -43,7 +43,7 @@ func LogCDF(name string, upper bool) (k Kernel, ok bool) {
 // LogCDFNames lists the families LogCDF knows, in the order of the docs.
 func LogCDFNames() []string {
 	return []string{"Normal", "HalfNormal", "LogNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace",
-		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "Uniform",
+		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "BetaProportion", "Uniform",
 		"Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "NegBinomial"}
 }
 
@@ -68,6 +68,7 @@ var logCDFs = map[string]logCDF{
 	"StudentT":       studentTLogCDF,
 	"InvGamma":       invGammaLogCDF,
 	"Beta":           betaLogCDF,
+	"BetaProportion": betaPropLogCDF,
 	"Uniform":        uniformLogCDF,
 	"PoissonLog":     poissonLogLogCDF,
 	"Bernoulli":      bernoulliLogCDF,

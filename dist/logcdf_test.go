@@ -137,6 +137,7 @@ func TestLogCDFComplement(t *testing.T) {
 	params := map[string][]float64{
 		"StudentT": {3, 1.3, 0.7}, "Uniform": {0, 4}, "Bernoulli": {0.3}, "BernoulliLogit": {0.4},
 		"Binomial": {5, 0.3}, "BinomialLogit": {5, -0.5}, "PoissonLog": {0.3},
+		"BetaProportion": {0.3, 5},
 	}
 	for _, name := range LogCDFNames() {
 		lo, _ := LogCDF(name, false)
@@ -147,7 +148,7 @@ func TestLogCDFComplement(t *testing.T) {
 			p = []float64{1.3, 0.7}[:len(u.Params)]
 		}
 		xs := []float64{0.2, 1, 2, 3.5}
-		if name == "Beta" {
+		if name == "Beta" || name == "BetaProportion" {
 			xs = []float64{0.2, 0.5, 0.9}
 		}
 		for _, x := range xs {

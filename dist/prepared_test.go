@@ -56,9 +56,11 @@ func TestHoistedKernels(t *testing.T) {
 	// Loader form from 2, stirlingMin and polygammaShift at 10 (NegBinomial),
 	// gammaLoaderShape at 1000 (Gamma, InvGamma).
 	scales := []float64{1e-300, 1e-3, 0.5, 1, 2, 2.5, 9.5, 10, 40, 999.5, 1000, 1e5, 1e200, 0, -1, -inf, nan, inf}
+	// Means in (0, 1), near either end and outside it.
+	units := []float64{1e-300, 1e-3, 0.25, 0.5, 0.9, 1 - 0x1p-53, 0, 1, -0.5, 2, nan, inf, -inf}
 	// Values: reals, positives, counts (and non-integers between them) and
 	// points of (0, 1) near either end.
-	xs := []float64{-800, -3, -1, -1e-300, 0, 1e-300, 1e-3, 0.25, 0.5, 0.9, 1 - 0x1p-53, 1, 2.5, 3, 7, 12, 50,
+	xs := []float64{-800, -3, -1, -1e-300, 0, 0x1p-1060, 1e-300, 1e-3, 0.25, 0.5, 0.9, 1 - 0x1p-53, 1, 2.5, 3, 7, 12, 50,
 		1e3, 1e12, 1e300, nan, inf, -inf}
 	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 	var hoisted []string
@@ -77,8 +79,11 @@ func TestHoistedKernels(t *testing.T) {
 		grids := make([][]float64, np)
 		for i, p := range u.Params {
 			grids[i] = locs
-			if p.Support == Positive {
+			switch p.Support {
+			case Positive:
 				grids[i] = scales
+			case Unit:
+				grids[i] = units
 			}
 		}
 		state := make([]float64, h.StateLen())
@@ -119,7 +124,7 @@ func TestHoistedKernels(t *testing.T) {
 		walk(0)
 	}
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal", "Exponential",
-		"Gamma", "InvGamma", "Beta", "NegBinomial"}
+		"Gamma", "InvGamma", "Beta", "BetaProportion", "NegBinomial"}
 	if !slices.Equal(hoisted, want) {
 		t.Errorf("families with hoisted kernels %v, want %v", hoisted, want)
 	}

@@ -9,8 +9,8 @@ import "math/rand/v2"
 //
 // Supports: the half distributions and Exponential have a finite density at
 // 0 and take NonNegative values; Gamma, InvGamma, LogNormal and Weibull take
-// Positive values (0 is outside, log density −Inf); Beta takes Unit (0 and 1
-// are outside); Uniform takes the closed Interval [lo, hi].
+// Positive values (0 is outside, log density −Inf); Beta and BetaProportion
+// take Unit (0 and 1 are outside); Uniform takes the closed Interval [lo, hi].
 var Univariates = []*Univariate{
 	{
 		Name: "Normal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -119,6 +119,15 @@ var Univariates = []*Univariate{
 		},
 		Rand:    func(p []float64, rng *rand.Rand) float64 { return Beta{p[0], p[1]}.Rand(rng) },
 		Hoisted: betaHoisted{},
+	},
+	{
+		Name: "BetaProportion", Params: []Param{{"mu", Unit}, {"kappa", Positive}},
+		Support: Unit, Doc: "beta with mean mu and precision kappa: Beta(mu·kappa, (1−mu)·kappa)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return BetaProportion{p[0], p[1]}.eval(x, dp)
+		},
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return BetaProportion{p[0], p[1]}.Rand(rng) },
+		Hoisted: betaPropHoisted{},
 	},
 	{
 		Name: "Uniform", Params: []Param{{"lo", Real}, {"hi", Real}},

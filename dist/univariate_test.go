@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 20    // families in the registry
+	univariateNo = 21    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -156,6 +156,15 @@ var uniCases = []uniCase{
 		moments: [][]float64{{0.2, 0.5}, {3, 7}}, intParam: -1,
 	},
 	{
+		name: "BetaProportion", newDist: func(p []float64) uniDist { return BetaProportion{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.05, 0.95), unif(r, 0.2, 40)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return unif(r, 0.02, 0.98) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Beta{Alpha: p[0] * p[1], Beta: (1 - p[0]) * p[1]}.LogProb
+		},
+		moments: [][]float64{{0.3, 0.7}, {0.8, 10}, {0.02, 500}}, intParam: -1,
+	},
+	{
 		name: "Uniform", newDist: func(p []float64) uniDist { return Uniform{p[0], p[1]} },
 		params: func(r *rand.Rand) []float64 { lo := unif(r, -3, 3); return []float64{lo, lo + unif(r, 0.5, 4)} },
 		value:  func(p []float64, r *rand.Rand) float64 { return p[0] + (p[1]-p[0])*unif(r, 0.05, 0.95) },
@@ -230,7 +239,7 @@ var uniCases = []uniCase{
 
 func TestRegistryMatchesCases(t *testing.T) {
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
-		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "Uniform", "Poisson", "PoissonLog", "Bernoulli",
+		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "NegBinomial"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
@@ -269,7 +278,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 	// Supports named in the brief and the language reference.
 	supp := map[string]Support{
 		"HalfNormal": NonNegative, "HalfCauchy": NonNegative, "Exponential": NonNegative,
-		"Gamma": Positive, "Beta": Unit, "Uniform": Interval, "Poisson": Count, "NegBinomial": Count,
+		"Gamma": Positive, "Beta": Unit, "BetaProportion": Unit, "Uniform": Interval, "Poisson": Count, "NegBinomial": Count,
 		"Bernoulli": Binary, "BernoulliLogit": Binary, "Binomial": BoundedCount, "Normal": Real,
 		"Laplace": Real, "Weibull": Positive, "PoissonLog": Count, "BinomialLogit": BoundedCount,
 	}

@@ -37,6 +37,7 @@ const (
 	cholf                 // a square matrix whose diagonal is in (0.5, 2): a Cholesky factor below it, noise above
 	prob                  // U(0.05, 0.95): a probability, away from 0 and 1
 	count                 // an integer in 0..20
+	prec                  // U(5, 50): a beta regression's precision, and shapes above 2
 )
 
 // arg describes one operand of an op under test.
@@ -82,6 +83,10 @@ func randValues(r *rand.Rand, a arg) []float64 {
 	case count:
 		for i := range v {
 			v[i] = float64(r.IntN(21))
+		}
+	case prec:
+		for i := range v {
+			v[i] = 5 + 45*r.Float64()
 		}
 	case cholf:
 		n := a.shape.Rows

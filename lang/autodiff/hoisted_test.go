@@ -99,6 +99,18 @@ var hoistLayouts = []struct {
 		n, _, _ := dims(r)
 		return []arg{data(Vector(n), prob), in(Scalar(), pos), in(Vector(n), pos)}
 	}},
+	{"betaproportion/mean-per-element", "BetaProportion", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), prob), in(Vector(n), prob), in(Scalar(), pos)}
+	}},
+	{"betaproportion/matrix-param-data-kappa", "BetaProportion", true, func(r *rand.Rand) []arg {
+		n, m, _ := dims(r)
+		return []arg{in(Matrix(n, m), prob), in(Matrix(n, m), prob), data(Scalar(), pos)}
+	}},
+	{"betaproportion/kappa-per-element", "BetaProportion", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), prob), in(Scalar(), prob), in(Vector(n), pos)}
+	}},
 	{"negbinomial/mean-per-element", "NegBinomial", true, func(r *rand.Rand) []arg {
 		n, _, _ := dims(r)
 		return []arg{data(Vector(n), count), in(Vector(n), pos), in(Scalar(), pos)}
@@ -241,7 +253,9 @@ func TestDensityHoistedZeroAllocs(t *testing.T) {
 // likelihood over 10⁴ observations, a mean (or a rate, or a scale) per
 // observation and the other arguments scalars (Beta, Exponential: every
 // argument a scalar), with the hoisted kernel and with the
-// family's plain kernel (the tape before hoisting).
+// family's plain kernel (the tape before hoisting); Beta-per-element is a
+// beta regression in Beta's shapes, Beta(mu .* kappa, (1 - mu) .* kappa),
+// which has nothing to hoist (BetaProportion's before).
 func BenchmarkDensityHoisted(b *testing.B) {
 	const n = 10000
 	for _, c := range []struct {
@@ -253,22 +267,54 @@ func BenchmarkDensityHoisted(b *testing.B) {
 		{"Gamma", []arg{data(Vector(n), pos), in(Scalar(), pos), in(Vector(n), pos)}},
 		{"InvGamma", []arg{data(Vector(n), pos), in(Scalar(), pos), in(Vector(n), pos)}},
 		{"Beta", []arg{data(Vector(n), prob), in(Scalar(), pos), in(Scalar(), pos)}},
+		// a beta regression: a precision below 3 (shapes below 2) and from
+		// 5 to 50 (shapes mostly above 2, Loader's form); written with
+		// Beta's shapes per observation (Beta-per-element, made from the
+		// same means and precision) it is never hoisted, both paths the
+		// kernel's
+		{"BetaProportion", []arg{data(Vector(n), prob), in(Vector(n), prob), in(Scalar(), pos)}},
+		{"BetaProportion", []arg{data(Vector(n), prob), in(Vector(n), prob), in(Scalar(), prec)}},
+		{"Beta", []arg{data(Vector(n), prob), in(Vector(n), prob), in(Scalar(), pos)}},
+		{"Beta", []arg{data(Vector(n), prob), in(Vector(n), prob), in(Scalar(), prec)}},
 		{"NegBinomial", []arg{data(Vector(n), count), in(Vector(n), pos), in(Scalar(), pos)}},
 		{"Exponential", []arg{data(Vector(n), pos), in(Scalar(), pos)}},
 	} {
 		for _, hoist := range []bool{true, false} {
-			name := c.family + "/hoisted"
+			label := c.family
+			// Beta's shapes from a mean per element and a precision
+			meanPrec := c.family == "Beta" && c.args[1].shape.Rank > 0
+			if meanPrec {
+				label = "Beta-per-element"
+			}
+			if c.args[len(c.args)-1].dom == prec {
+				label += "-large"
+			}
+			name := label + "/hoisted"
 			u := hoistedFamily(b, c.family)
 			if !hoist {
-				name, u.Hoisted = c.family+"/kernel", nil
+				name, u.Hoisted = label+"/kernel", nil
 			}
 			b.Run(name, func(b *testing.B) {
 				r := rand.New(rand.NewPCG(1, 2))
 				bl := NewBuilder()
 				ids := make([]ID, len(c.args))
 				var x []float64
+				vals := make([][]float64, len(c.args))
 				for i, a := range c.args {
-					v := randValues(r, a)
+					vals[i] = randValues(r, a)
+				}
+				args := c.args
+				if meanPrec { // a = mu·kappa, b = (1 − mu)·kappa
+					mu, kappa := vals[1], vals[2][0]
+					a, bb := make([]float64, n), make([]float64, n)
+					for j, m := range mu {
+						a[j], bb[j] = m*kappa, (1-m)*kappa
+					}
+					vals[1], vals[2] = a, bb
+					args = []arg{c.args[0], in(Vector(n), pos), in(Vector(n), pos)}
+				}
+				for i, a := range args {
+					v := vals[i]
 					if a.data {
 						ids[i] = bl.Const(v, a.shape, testPos)
 					} else {

@@ -185,7 +185,7 @@ var stanDists = map[string]string{
 	"lkjcorrcholesky": "LKJCorrCholesky", "multinomial": "", "orderedlogistic": "OrderedLogistic (categories 0..K, not 1..K+1)", "orderedprobit": "OrderedProbit (categories 0..K, not 1..K+1)",
 	"chisquare": "", "invchisquare": "", "scaledinvchisquare": "", "expmodnormal": "",
 	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "", "loglogistic": "",
-	"betaproportion": "", "discreterange": "", "multinormalcholesky": "MvNormalCholesky", "multigp": "",
+	"betaproportion": "BetaProportion", "discreterange": "", "multinormalcholesky": "MvNormalCholesky", "multigp": "",
 }
 
 // stanDistHint returns what to say of a Stan distribution name unknown to

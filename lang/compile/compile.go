@@ -611,6 +611,8 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		m = math.Exp(args[0] + args[1]*args[1]/2)
 	case "Beta":
 		m = args[0] / (args[0] + args[1])
+	case "BetaProportion":
+		m = args[0]
 	case "HalfNormal":
 		m = args[0] * math.Sqrt(2/math.Pi)
 	case "HalfCauchy":

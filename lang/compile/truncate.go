@@ -256,6 +256,8 @@ func logIntervalMass(name string, args []float64, a, b float64) (logP float64, o
 		d = invGammaTails{args[0], args[1]}
 	case "Beta":
 		d = betaTails{args[0], args[1]}
+	case "BetaProportion":
+		d = betaTails{args[0] * args[1], (1 - args[0]) * args[1]}
 	case "Uniform":
 		lo, hi := max(a, args[0]), min(b, args[1])
 		return math.Log(max(hi-lo, 0) / (args[1] - args[0])), true
