@@ -156,7 +156,7 @@ var stanFlags = map[string]string{
 	"iterations":     "iter",
 	"n":              "iter",
 	"random-seed":    "seed",
-	"algorithm":      "fullrank",
+	"algorithm":      "fullrank all",
 	"output-dir":     "out",
 	"output":         "out",
 	"out-dir":        "out",

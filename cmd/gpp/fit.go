@@ -40,7 +40,7 @@ type fitConfig struct {
 	gammaGrad   string  // implicit, paper or paper-knowles
 	gammaParam  string  // log-mean-shape or softplus
 	estimator   string  // stl-cv, stl, entropy-cv or entropy
-	fullRank    string  // latents with full-rank normal factors, comma-separated
+	fullRank    string  // latents with full-rank normal factors, comma-separated; + joins a group, "all" is every one
 	tol         float64
 	quiet       bool
 	verbose     bool
@@ -87,7 +87,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
-	fs.StringVar(&cfg.fullRank, "fullrank", "", fmt.Sprintf("comma-separated `NAMES` of real or positive latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues), as Stan's fullrank ADVI but per latent: it captures the correlations\nbetween a latent's elements, such as regression coefficients written as one\nvector, that the default mean-field factors miss; at most %d elements each,\nmoved by natural-gradient steps whatever --optimizer says (default: none)", sgvb.MaxFullRank))
+	fs.StringVar(&cfg.fullRank, "fullrank", "", fmt.Sprintf("comma-separated `NAMES` of real or positive latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues): it captures the correlations between a latent's elements, such as\nregression coefficients written as one vector, that the default mean-field\nfactors miss. Names joined by + (alpha+tau+z) share one joint factor, which\nalso captures the correlations between them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive and matrix latent, Stan's\nfullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor, moved by natural-gradient steps whatever --optimizer says\n(default: none)", sgvb.MaxFullRank))
 	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
 	fs.StringVar(&cfg.estimator, "estimator", sgvb.STLCV.String(), "per-draw ELBO gradient: stl-cv (sticking the landing with a control variate),\nstl, entropy-cv or entropy (the paper's: log p's pathwise gradient plus the\nanalytic entropy's; noisy for small gamma shapes) (see docs/inference.md)")
 	fs.StringVar(&cfg.gammaParam, "gamma-param", sgvb.GammaLogMeanShape.String(), "how the optimizer sees a gamma factor's shape a and rate b: log-mean-shape (log a\nand the log mean log a/b; adadelta's default step size is then 0.3) or softplus\n(a, b behind softplus links, as in Knowles 2015: slow to tight posteriors, but\nmay keep more components of sparse models such as the EPM on small networks)")
@@ -226,12 +226,29 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 			return usageErr("--fullrank needs SGVB: a MAP estimate has no covariance")
 		}
 		s.Families = map[string]sgvb.Family{}
-		for _, name := range strings.Split(cfg.fullRank, ",") {
-			name = strings.TrimSpace(name)
-			if name == "" {
-				return usageErr("--fullrank %q: an empty latent name", cfg.fullRank)
+		s.FullRankGroups = nil
+		seen := map[string]bool{}
+		for _, item := range strings.Split(cfg.fullRank, ",") {
+			names := strings.Split(item, "+")
+			for i, name := range names {
+				name = strings.TrimSpace(name)
+				if name == "" {
+					return usageErr("--fullrank %q: an empty latent name", cfg.fullRank)
+				}
+				if name == "all" && strings.TrimSpace(cfg.fullRank) != "all" {
+					return usageErr("--fullrank %q: all stands alone (every param that can take part, one joint factor)", cfg.fullRank)
+				}
+				if seen[name] {
+					return usageErr("--fullrank %q: %s is named twice (a param is in one factor)", cfg.fullRank, name)
+				}
+				seen[name] = true
+				names[i] = name
 			}
-			s.Families[name] = sgvb.FamilyFullRank
+			if len(names) == 1 {
+				s.Families[names[0]] = sgvb.FamilyFullRank
+				continue
+			}
+			s.FullRankGroups = append(s.FullRankGroups, names)
 		}
 	}
 	g, ok := gammaGradients[cfg.gammaGrad]
@@ -367,9 +384,13 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("%v", err)
 		return exitError
 	}
-	if err := checkFullRank(cfg.settings.Families, l.Model); err != nil {
+	notes, err := checkFullRank(&cfg.settings, l.Model)
+	if err != nil {
 		printError(con, err, srcs)
 		return exitError
+	}
+	for _, n := range notes {
+		con.note("note: %s", n)
 	}
 	hash := modelHash(l.Source)
 	if cfg.init != "" {
@@ -562,7 +583,8 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 
 // describeFactors counts the latents' factors by family, in the order the
 // families first occur in the model: "gamma factors" when all are gamma,
-// "2 gamma, 1 normal factors" when they are mixed.
+// "2 gamma, 1 normal factors" when they are mixed, then the joint
+// full-rank factors: "(a+b joint)".
 func describeFactors(s sgvb.Settings, l *pipeline.Loaded) string {
 	var fams []sgvb.Family
 	count := map[sgvb.Family]int{}
@@ -576,14 +598,18 @@ func describeFactors(s sgvb.Settings, l *pipeline.Loaded) string {
 		}
 		count[f]++
 	}
+	joint := ""
+	for _, g := range s.FullRankGroups {
+		joint += fmt.Sprintf(" (%s joint)", strings.Join(g, "+"))
+	}
 	if len(fams) == 1 {
-		return fams[0].String() + " factors"
+		return fams[0].String() + " factors" + joint
 	}
 	parts := make([]string, len(fams))
 	for i, f := range fams {
 		parts[i] = fmt.Sprintf("%d %v", count[f], f)
 	}
-	return strings.Join(parts, ", ") + " factors"
+	return strings.Join(parts, ", ") + " factors" + joint
 }
 
 func plural(n int) string {
@@ -726,33 +752,87 @@ func num3(v float64) string {
 }
 
 // checkFullRank checks the latents that --fullrank names: each must be a
-// param of the model that sgvb.CheckFullRank accepts. Errors about a param
-// are positioned at its declaration.
-func checkFullRank(fams map[string]sgvb.Family, m *compile.Model) error {
-	names := make([]string, 0, len(fams))
-	for name := range fams {
+// param of the model that sgvb.CheckFullRank accepts, and a group (a+b) at
+// most sgvb.MaxFullRank elements in all. --fullrank all (Families' only
+// name) becomes the group of every param that can take part, or that
+// param's own full-rank factor when there is one; the others keep their
+// factors, each with a note. Errors about a param are positioned at its
+// declaration.
+func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err error) {
+	if _, all := s.Families["all"]; all && len(s.Families) == 1 && len(s.FullRankGroups) == 0 && latentNamed(m, "all") == nil {
+		var group []string
+		n := 0
+		for _, lat := range m.Latents {
+			if lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
+				what := lat.Support.String()
+				if lat.Bounded() && lat.Support == dist.Unit {
+					what = "bounded on both sides"
+				}
+				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%s) keeps its own factor, outside the joint full-rank one", lat.Name, what))
+				continue
+			}
+			group = append(group, lat.Name)
+			n += lat.Size
+		}
+		delete(s.Families, "all")
+		switch {
+		case len(group) == 0:
+			return nil, fmt.Errorf("--fullrank all: the model has no real, positive or matrix params for a full-rank factor")
+		case n > sgvb.MaxFullRank:
+			return nil, fmt.Errorf("--fullrank all: %s have %d elements; a joint full-rank factor has at most %d: name a group of fewer (--fullrank a+b) (docs/inference.md)", strings.Join(group, ", "), n, sgvb.MaxFullRank)
+		case len(group) == 1:
+			s.Families[group[0]] = sgvb.FamilyFullRank
+		default:
+			s.FullRankGroups = [][]string{group}
+		}
+		return notes, nil
+	}
+	names := make([]string, 0, len(s.Families))
+	for name := range s.Families {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	for _, g := range s.FullRankGroups {
+		names = append(names, g...)
+	}
+	size := map[string]int{}
 	for _, name := range names {
-		var lat *compile.Latent
-		for i := range m.Latents {
-			if m.Latents[i].Name == name {
-				lat = &m.Latents[i]
-			}
-		}
+		lat := latentNamed(m, name)
 		if lat == nil {
 			var have []string
 			for _, l := range m.Latents {
 				have = append(have, l.Name)
 			}
-			return fmt.Errorf("--fullrank %s: the model has no param %s (its params: %s)", name, name, strings.Join(have, ", "))
+			return nil, fmt.Errorf("--fullrank %s: the model has no param %s (its params: %s)", name, name, strings.Join(have, ", "))
 		}
 		if lat.Bounded() && lat.Support == dist.Unit { // bounded on both sides: a beta factor of (x − L)/(U − L)
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are for real and positive latents, not ones bounded on both sides", name)}
+			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are for real and positive latents, not ones bounded on both sides", name)}
+		}
+		if lat.Support.IsOrdered() {
+			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are not for ordered latents", name)}
 		}
 		if err := sgvb.CheckFullRank(lat.Support, lat.Size); err != nil {
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: %v", name, err)}
+			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: %v", name, err)}
+		}
+		size[name] = lat.Size
+	}
+	for _, g := range s.FullRankGroups {
+		n := 0
+		for _, name := range g {
+			n += size[name]
+		}
+		if n > sgvb.MaxFullRank {
+			return nil, fmt.Errorf("--fullrank %s: %d elements; a joint full-rank factor has at most %d (docs/inference.md)", strings.Join(g, "+"), n, sgvb.MaxFullRank)
+		}
+	}
+	return nil, nil
+}
+
+// latentNamed returns the model's latent of that name, or nil.
+func latentNamed(m *compile.Model, name string) *compile.Latent {
+	for i := range m.Latents {
+		if m.Latents[i].Name == name {
+			return &m.Latents[i]
 		}
 	}
 	return nil

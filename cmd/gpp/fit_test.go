@@ -1435,6 +1435,8 @@ func TestFitHeader(t *testing.T) {
 		{[]string{"fit", model, data}, "SGVB with 1 normal, 1 gamma factors,"},
 		{[]string{"fit", model, data, "--family", "lognormal"}, "SGVB with 1 normal, 1 lognormal factors,"},
 		{[]string{"fit", model, data, "--fullrank", "beta", "--restarts", "2"}, "of SGVB with 1 fullrank, 1 gamma factors,"},
+		{[]string{"fit", model, data, "--fullrank", "sigma+beta"}, "SGVB with fullrank factors (sigma+beta joint),"},
+		{[]string{"fit", model, data, "--fullrank", "all"}, "SGVB with fullrank factors (beta+sigma joint),"},
 	} {
 		args := append(c.args, "--iter", "10", "--out", t.TempDir())
 		code, _, stderr := runSafe(t, args...)
@@ -1589,5 +1591,63 @@ func refitFrom(t *testing.T, first, second, model, data string) {
 	cold, final, warm := warmStart(t, first, second)
 	if math.Abs(warm-final) > 0.1*math.Abs(cold-final) {
 		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
+	}
+}
+
+// TestFitFullRankGroup: a fit with one joint full-rank factor (--fullrank
+// all on examples/varying.gpp) records it in fit.json's groups, and --init
+// reads it back: the warm start is at the first fit's ELBO, where the
+// members' marginals alone (the file without its groups) start lower, as
+// they drop the correlations between latents. A group whose L is not lower
+// triangular gives a positioned error.
+func TestFitFullRankGroup(t *testing.T) {
+	d := t.TempDir()
+	model, data := "../../examples/varying.gpp", "../../examples/varying.csv"
+	first, second, third := filepath.Join(d, "first"), filepath.Join(d, "second"), filepath.Join(d, "third")
+	args := []string{"fit", model, data, "--fullrank", "all", "--quiet", "--output-draws", "20"}
+	if code, _, stderr := runSafe(t, append(args, "--out", first)...); code != 0 {
+		t.Fatalf("first fit: exit %d: %s", code, stderr)
+	}
+	init := filepath.Join(first, "fit.json")
+	ff := readJSONObject(t, init)
+	groups, _ := ff["groups"].([]any)
+	if len(groups) != 1 {
+		t.Fatalf("fit.json has groups %v, want one", ff["groups"])
+	}
+	g := groups[0].(map[string]any)
+	if names := fmt.Sprint(g["names"]); names != "[alpha sigma tau L z]" {
+		t.Errorf("group names %s", names)
+	}
+	warm := func(init, out string) float64 {
+		t.Helper()
+		if code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--init", init, "--out", out)...); code != 0 || strings.Contains(stderr, "warning: --init") {
+			t.Fatalf("warm fit: exit %d: %s", code, stderr)
+		}
+		_, _, w := warmStart(t, first, out)
+		return w
+	}
+	_, final, _ := warmStart(t, first, first)
+	if w := warm(init, second); math.Abs(w-final) > 1 {
+		t.Errorf("warm start ELBO %g is not within a nat of the first fit's final %g", w, final)
+	}
+	delete(ff, "groups")
+	b, err := json.MarshalIndent(ff, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := warm(writeFile(t, d, "marginals.json", string(b)), third); !(w < final-2) {
+		t.Errorf("warm start from the marginals alone: ELBO %g, want well below the joint's %g", w, final)
+	}
+
+	ff["groups"] = groups
+	col := g["params"].(map[string]any)["L[2]"].([]any)
+	col[0] = 0.5
+	if b, err = json.MarshalIndent(ff, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	bad := writeFile(t, d, "bad.json", string(b))
+	code, _, stderr := runSafe(t, append(args, "--init", bad, "--out", filepath.Join(d, "out"))...)
+	if want := `group alpha+sigma+tau+L+z: parameter "L[2]": bad value 0.5 at element 0`; code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "bad.json:") {
+		t.Errorf("exit %d, want 1 and a positioned %q:\n%s", code, want, stderr)
 	}
 }

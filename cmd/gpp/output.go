@@ -1021,7 +1021,11 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 	} else {
 		p("# method = variational")
 		p("#   variational")
-		p("#     algorithm = meanfield")
+		algo := "meanfield" // Stan's fullrank: one joint factor over every latent (--fullrank all)
+		if len(r.Groups) == 1 && len(r.Groups[0].Names) == len(r.Factors) {
+			algo = "fullrank"
+		}
+		p("#     algorithm = %s", algo)
 		p("#     gpp_method = sgvb")
 		p("#     gpp_families = %s", c.family)
 		p("#     iter = %d", c.settings.MaxIter)
@@ -1155,6 +1159,8 @@ type fitFile struct {
 	Method      string            `json:"method"`
 	fitOutcome
 	Factors []fitFactor `json:"factors,omitempty"`
+	// Groups are the joint full-rank factors (--fullrank a+b, all).
+	Groups []fitGroup `json:"groups,omitempty"`
 	// Restarts holds the fits of a mixture of restarts (--restarts > 1),
 	// in place of Factors; the outcome above is then the mixture's.
 	Restarts []fitRestart `json:"restarts,omitempty"`
@@ -1207,6 +1213,17 @@ type fitRestart struct {
 	Seed uint64 `json:"seed"`
 	fitOutcome
 	Factors []fitFactor `json:"factors"`
+	Groups  []fitGroup  `json:"groups,omitempty"`
+}
+
+// fitGroup is a joint full-rank factor (--fullrank a+b): a multivariate
+// normal over the coordinates of the params names, in that order, each
+// param's elements in turn (the values of a real param, the logs of a
+// positive one), with the params of a fullrank factor: mean, L[1] … L[n].
+// Each member's entry in factors is its marginal (family fullrank).
+type fitGroup struct {
+	Names  []string    `json:"names"`
+	Params paramValues `json:"params"`
 }
 
 // fitSettings records the command line's fit settings.
@@ -1378,7 +1395,7 @@ func newFitFile(h drawsHeader) *fitFile {
 	}
 	m := h.mix
 	if m == nil {
-		ff.Factors = fitFactors(r)
+		ff.Factors, ff.Groups = fitFactors(r), fitGroups(r)
 		return ff
 	}
 	ff.Settings.Restarts = len(m.Components)
@@ -1395,13 +1412,26 @@ func newFitFile(h drawsHeader) *fitFile {
 		if eta == 0 {
 			eta = h.stepSize
 		}
-		ff.Restarts = append(ff.Restarts, fitRestart{Seed: m.Seeds[i], fitOutcome: outcomeOf(rc, eta), Factors: fitFactors(rc)})
+		ff.Restarts = append(ff.Restarts, fitRestart{Seed: m.Seeds[i], fitOutcome: outcomeOf(rc, eta), Factors: fitFactors(rc), Groups: fitGroups(rc)})
 	}
 	return ff
 }
 
 // fitFactors lists a fit's factors for fit.json.
 func fitFactors(r *sgvb.Result) []fitFactor { return toFitFactors(r.Factors) }
+
+// fitGroups lists a fit's joint full-rank factors for fit.json.
+func fitGroups(r *sgvb.Result) []fitGroup {
+	var out []fitGroup
+	for _, g := range r.Groups {
+		pv := paramValues{names: sgvb.FamilyFullRank.ParamNames(len(g.Params[0]))}
+		for _, p := range g.Params {
+			pv.values = append(pv.values, toJSONFloats(p))
+		}
+		out = append(out, fitGroup{Names: append([]string{}, g.Names...), Params: pv})
+	}
+	return out
+}
 
 // toFitFactors lists factors (or an ordered factor's parts) for fit.json.
 func toFitFactors(fs []sgvb.Factor) []fitFactor {
@@ -1475,11 +1505,17 @@ func readFitJSON(path string, src []byte) (*fitFile, error) {
 	if err := checkFactors(path, src, ff.Factors); err != nil {
 		return nil, err
 	}
+	if err := checkGroups(path, src, ff.Groups, ff.Factors); err != nil {
+		return nil, err
+	}
 	for _, rs := range ff.Restarts {
 		if len(rs.Factors) == 0 {
 			return nil, &ast.Error{Pos: findPos(path, src, `"restarts"`), Msg: fmt.Sprintf("restart with seed %d has no factors", rs.Seed)}
 		}
 		if err := checkFactors(path, src, rs.Factors); err != nil {
+			return nil, err
+		}
+		if err := checkGroups(path, src, rs.Groups, rs.Factors); err != nil {
 			return nil, err
 		}
 	}
@@ -1498,6 +1534,60 @@ func checkFactors(path string, src []byte, fs []fitFactor) error {
 			return &ast.Error{Pos: findPos(path, src, `"name": `+strconv.Quote(f.Name)), Msg: fmt.Sprintf("factor %s appears twice", f.Name)}
 		}
 		seen[f.Name] = true
+	}
+	return nil
+}
+
+// checkGroups validates the joint full-rank factors of one fit: each of
+// two or more fullrank factors of the fit, no factor in two, and the params
+// of a fullrank factor over all their elements.
+func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
+	seen := map[string]bool{}
+	for _, g := range gs {
+		name := strings.Join(g.Names, "+")
+		pos := findPos(path, src, `"groups"`)
+		errf := func(format string, args ...any) error {
+			return &ast.Error{Pos: pos, Msg: fmt.Sprintf("group %s: ", name) + fmt.Sprintf(format, args...)}
+		}
+		if len(g.Names) < 2 {
+			return errf("a group has two or more factors")
+		}
+		size := 0
+		for _, n := range g.Names {
+			var f *fitFactor
+			for i := range fs {
+				if fs[i].Name == n {
+					f = &fs[i]
+				}
+			}
+			if f == nil || f.Family != sgvb.FamilyFullRank.String() {
+				return errf("%s is not a fullrank factor of the fit", n)
+			}
+			if seen[n] {
+				return errf("%s is in two groups, or twice in one", n)
+			}
+			seen[n] = true
+			size += shapeLen(f.Shape)
+		}
+		for j, n := range sgvb.FamilyFullRank.ParamNames(size) {
+			vals, ok := g.Params.get(n)
+			if !ok {
+				return errf("missing parameter %q", n)
+			}
+			if len(vals) != size {
+				return errf("parameter %q has %d values, want %d (the members' elements)", n, len(vals), size)
+			}
+			for i, v := range vals {
+				x := float64(v)
+				bad := math.IsNaN(x) || math.IsInf(x, 0)
+				if j > 0 { // column j−1 of a lower-triangular L, positive diagonal
+					bad = bad || (i == j-1 && x <= 0) || (i < j-1 && x != 0)
+				}
+				if bad {
+					return errf("parameter %q: bad value %v at element %d", n, x, i)
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -1589,7 +1679,7 @@ func checkOrderedParts(path string, src []byte, f *fitFactor, size int, errf fun
 // initResult turns the factors of a fit file into a Result for
 // Settings.Init, matching them to the model's latents by name and size. It
 // returns warnings for factors that match nothing.
-func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Result, []string) {
+func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.Model) (*sgvb.Result, []string) {
 	r := &sgvb.Result{Dim: m.Dim}
 	if meth, err := sgvb.ParseMethod(ff.Method); err == nil {
 		r.Method = meth
@@ -1617,6 +1707,30 @@ func initResult(ff *fitFile, factors []fitFactor, m *compile.Model) (*sgvb.Resul
 		fac := factorOf(f, lat.Offset, lat.Loc, lat.Scale)
 		fac.LocV, fac.ScaleV = lat.LocV, lat.ScaleV
 		r.Factors = append(r.Factors, fac)
+	}
+	for _, g := range groups {
+		size, ok := 0, true
+		for _, name := range g.Names {
+			f := r.Factor(name)
+			ok = ok && f != nil
+			if ok {
+				size += f.Size
+			}
+		}
+		if !ok {
+			warns = append(warns, fmt.Sprintf("--init: group %s has a member that matches no latent; its members start from their own factors", strings.Join(g.Names, "+")))
+			continue
+		}
+		sg := sgvb.Group{Names: append([]string(nil), g.Names...)}
+		for _, n := range sgvb.FamilyFullRank.ParamNames(size) {
+			vals, _ := g.Params.get(n)
+			p := make([]float64, len(vals))
+			for i, v := range vals {
+				p[i] = float64(v)
+			}
+			sg.Params = append(sg.Params, p)
+		}
+		r.Groups = append(r.Groups, sg)
 	}
 	for _, l := range m.Latents {
 		found := false

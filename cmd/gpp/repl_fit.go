@@ -149,9 +149,13 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf("%v", err)
 		return
 	}
-	if err := checkFullRank(cfg.settings.Families, l.Model); err != nil {
+	notes, err := checkFullRank(&cfg.settings, l.Model)
+	if err != nil {
 		r.printError(err, srcs)
 		return
+	}
+	for _, n := range notes {
+		errorf(r.err, "note: %s", n)
 	}
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
 	if cfg.init != "" {
@@ -171,7 +175,7 @@ func (r *repl) fitCmd(args []string) {
 			r.errorf("%s holds a mixture of %d restarts, and :fit keeps one q: warm-start it with gpp fit --restarts %d", cfg.init, len(ff.Restarts), len(ff.Restarts))
 			return
 		}
-		init, warns := initResult(ff, ff.Factors, l.Model)
+		init, warns := initResult(ff, ff.Factors, ff.Groups, l.Model)
 		for _, w := range warns {
 			con.note("warning: %s", w)
 		}

@@ -24,7 +24,7 @@ func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, src
 		}
 	}
 	if len(ff.Restarts) == 0 {
-		init, warns := initResult(ff, ff.Factors, l.Model)
+		init, warns := initResult(ff, ff.Factors, ff.Groups, l.Model)
 		warnAll(warns)
 		cfg.settings.Init = init
 		return nil
@@ -34,7 +34,7 @@ func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, src
 			Msg: fmt.Sprintf("--init: the file holds a mixture of %d restarts; warm-start it with --restarts %d", len(ff.Restarts), len(ff.Restarts))}
 	}
 	for i, rs := range ff.Restarts {
-		init, warns := initResult(ff, rs.Factors, l.Model)
+		init, warns := initResult(ff, rs.Factors, rs.Groups, l.Model)
 		if i == 0 {
 			warnAll(warns) // the restarts share their latents
 		}

@@ -93,7 +93,8 @@ const (
 	FamilyPoint            // a point estimate: value (MAP)
 	// FamilyFullRank is a multivariate normal over all elements of one
 	// latent, with a full covariance LLᵀ: on the values of a real latent,
-	// on their logs for a positive one. Stan's fullrank ADVI, per latent:
+	// on their logs for a positive one. Stan's fullrank ADVI, per latent
+	// (Settings.FullRankGroups: over several latents, jointly):
 	// it captures the correlations between the elements (regression
 	// coefficients written as one vector) that a mean-field q cannot.
 	// Params: mean, then column j of L as parameter "L[j]" (see
@@ -354,6 +355,17 @@ type Settings struct {
 	// FamilyGamma or FamilyLognormal; real and positive latents:
 	// FamilyFullRank). It takes precedence over Family.
 	Families map[string]Family
+	// FullRankGroups lists groups of two or more latents, each fitted by
+	// one joint full-rank factor: a multivariate normal over all their
+	// coordinates (the values of real, cholesky_factor_corr, corr_matrix,
+	// cholesky_factor_cov and cov_matrix latents, the logs of positive
+	// ones), which captures the correlations between the latents as well
+	// as within them. Stan's fullrank ADVI is the group of every latent.
+	// At most MaxFullRank elements a group; a latent is in one group at
+	// most and not also in Families. Ignored by MAP. The Result reports
+	// each member's marginal factor in Factors and the joint one in
+	// Groups.
+	FullRankGroups [][]string
 
 	Seed uint64 // of every random stream of the fit
 

@@ -33,6 +33,42 @@ type block struct {
 	// with natS draws per step.
 	nat  []float64
 	natS int
+	// lat is the index of the block's latent (of its first one for a
+	// joint block).
+	lat int
+	// A joint full-rank block (Settings.FullRankGroups) spans several
+	// latents: mem are their element ranges in the block, coords the
+	// coordinate of each element and logEl whether it is the log of a
+	// positive latent's value. All nil for the block of one latent,
+	// whose element i is coordinate off+i.
+	mem    []member
+	coords []int
+	logEl  []bool
+}
+
+// member is one latent of a joint full-rank block: elements [lo, lo+n) of
+// the block, latent lat of the engine.
+type member struct {
+	name       string
+	lat, lo, n int
+}
+
+// at returns the coordinate of element i of the block.
+func (b *block) at(i int) int {
+	if b.coords != nil {
+		return b.coords[i]
+	}
+	return b.off + i
+}
+
+// logAt reports whether element i of a normal-based block is a normal on
+// the log of a positive value (lognormal factors, and full-rank ones of
+// positive latents).
+func (b *block) logAt(i int) bool {
+	if b.logEl != nil {
+		return b.logEl[i]
+	}
+	return b.fam == FamilyLognormal || b.fullRankLog()
 }
 
 // logConc reports whether the block is a beta or Dirichlet factor, whose
@@ -197,6 +233,15 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	}
 	if s.Method == MAP {
 		return FamilyPoint, nil
+	}
+	if l.part == partNone && inGroup(s, l.Name) { // a joint factor's member
+		if l.Support.IsOrdered() {
+			return 0, fmt.Errorf("sgvb: latent %s: full-rank factors are not for ordered latents", l.Name)
+		}
+		if err := CheckFullRank(l.Support, 1); err != nil {
+			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
+		}
+		return FamilyFullRank, nil
 	}
 	switch {
 	case l.part == partFirst: // an ordered latent's x_0: always normal
@@ -721,7 +766,7 @@ func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand,
 			for j := 0; j < i; j++ {
 				v += val[p+lowIdx(n, i, j)] * aux[p+j]
 			}
-			x[b.off+i] = v
+			x[b.at(i)] = v
 		}
 	case FamilyPoint:
 		copy(x[b.off+lo:b.off+hi], val[p+lo:p+hi])
@@ -809,7 +854,7 @@ func (b *block) entropy(c *stepCache) float64 {
 	case FamilyNormal, FamilyLognormal, FamilyFullRank: // log det L = Σ log L_ii
 		for i := 0; i < n; i++ {
 			h += halfLog2PiE + math.Log(val[p+n+i])
-			if b.fam == FamilyLognormal || b.fullRankLog() {
+			if b.logAt(i) {
 				h += val[p+i]
 			}
 		}
@@ -852,7 +897,7 @@ func (b *block) entropyGradRange(c *stepCache, grad []float64, lo, hi int) {
 	case FamilyNormal, FamilyLognormal, FamilyFullRank:
 		for i := lo; i < hi; i++ {
 			grad[p+n+i] += 1 / val[p+n+i]
-			if b.fam == FamilyLognormal || b.fullRankLog() {
+			if b.logAt(i) {
 				grad[p+i]++
 			}
 		}
@@ -1092,7 +1137,7 @@ func (b *block) fullRankLogq(val, x, aux []float64) float64 {
 	} else {
 		e = make([]float64, n)
 		for i := range n {
-			r := x[b.off+i] - val[p+i]
+			r := x[b.at(i)] - val[p+i]
 			for j := range i {
 				r -= val[p+lowIdx(n, i, j)] * e[j]
 			}
@@ -1102,8 +1147,8 @@ func (b *block) fullRankLogq(val, x, aux []float64) float64 {
 	s := 0.0
 	for i := range n {
 		s += -halfLog2Pi - math.Log(val[p+n+i]) - 0.5*e[i]*e[i]
-		if b.fullRankLog() {
-			s -= x[b.off+i]
+		if b.logAt(i) {
+			s -= x[b.at(i)]
 		}
 	}
 	return s
@@ -1127,10 +1172,10 @@ func (b *block) fullRankBackprop(c *stepCache, stl bool, g, aux, grad, rec []flo
 		}
 	}
 	for i := range n {
-		h := g[b.off+i]
+		h := g[b.at(i)]
 		if stl {
 			h += aux[p+n+i]
-			if b.fullRankLog() {
+			if b.logAt(i) {
 				h++
 			}
 		}

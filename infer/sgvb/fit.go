@@ -66,6 +66,9 @@ type engine struct {
 	latents []Latent
 	blocks  []block
 	dim, np int
+	// latBlock is the block of each latent: its own, or a group's joint
+	// one (Settings.FullRankGroups).
+	latBlock []int
 
 	theta, delta, backup []float64
 	iterate              []float64 // the iterate while the averaged q is evaluated
@@ -224,6 +227,12 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			return nil, fmt.Errorf("sgvb: Settings.Families names no latent: %q", name)
 		}
 	}
+	groupOf, err := fullRankGroups(latents, s)
+	if err != nil {
+		return nil, err
+	}
+	joint := map[int]int{} // group → its block
+	e.latBlock = make([]int, len(latents))
 	used := make([]bool, dim)
 	np := 0
 	for i := range latents {
@@ -234,15 +243,29 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			}
 			used[j] = true
 		}
+		if l.ScaleV != nil && (len(l.ScaleV) != l.Size || len(l.LocV) != l.Size) {
+			return nil, fmt.Errorf("sgvb: latent %s: %d locs and %d scales for %d elements", l.Name, len(l.LocV), len(l.ScaleV), l.Size)
+		}
+		if gi, ok := groupOf[l.Name]; ok {
+			if bi, made := joint[gi]; made {
+				e.latBlock[i] = bi
+				continue
+			}
+			b := jointBlock(latents, groupOf, gi, np)
+			b.nat, b.natS = natScratch(b.n, s.DrawsPerStep), s.DrawsPerStep
+			np += b.np()
+			joint[gi] = len(e.blocks)
+			e.latBlock[i] = len(e.blocks)
+			e.blocks = append(e.blocks, b)
+			e.segs = append(e.segs, segment{len(e.blocks) - 1, 0, b.n})
+			continue
+		}
 		fam, err := resolveFamily(*l, s)
 		if err != nil {
 			return nil, err
 		}
 		b := block{name: l.Name, fam: fam, support: l.Support, shape: l.Shape, off: l.Offset, n: l.Size, poff: np, k: 1,
-			loc: l.Loc, scale: l.Scale, locV: l.LocV, scaleV: l.ScaleV, part: l.part}
-		if l.ScaleV != nil && (len(l.ScaleV) != l.Size || len(l.LocV) != l.Size) {
-			return nil, fmt.Errorf("sgvb: latent %s: %d locs and %d scales for %d elements", l.Name, len(l.LocV), len(l.ScaleV), l.Size)
-		}
+			loc: l.Loc, scale: l.Scale, locV: l.LocV, scaleV: l.ScaleV, part: l.part, lat: i}
 		b.logMS = fam == FamilyGamma && s.GammaParam.logMeanShape()
 		if l.Support == dist.Simplex {
 			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
@@ -254,6 +277,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			b.nat, b.natS = natScratch(b.n, s.DrawsPerStep), s.DrawsPerStep
 		}
 		np += b.np()
+		e.latBlock[i] = len(e.blocks)
 		e.blocks = append(e.blocks, b)
 		step := max(segElems/b.k, 1) * b.k // whole simplices
 		if b.fam == FamilyFullRank {
@@ -276,7 +300,11 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	e.cache = newStepCache(np, implicit)
 	for i := range e.blocks {
 		b := &e.blocks[i]
-		b.initTheta(&latents[i], e.theta[b.poff:b.poff+b.np()])
+		if b.mem != nil {
+			b.initJoint(latents, e.theta[b.poff:b.poff+b.np()])
+			continue
+		}
+		b.initTheta(&latents[b.lat], e.theta[b.poff:b.poff+b.np()])
 	}
 	if s.Init != nil {
 		e.warmStart(s.Init)
@@ -360,6 +388,10 @@ func (e *engine) warmStart(r *Result) {
 	flat := flatten(r.Factors)
 	for i := range e.blocks {
 		b := &e.blocks[i]
+		if b.mem != nil {
+			e.warmJoint(b, r)
+			continue
+		}
 		for _, ff := range flat {
 			f := ff.f
 			if f.Name != b.name || f.Size != b.n || ff.part != b.part {
@@ -378,7 +410,7 @@ func (e *engine) warmStart(r *Result) {
 						mean[k] = (mean[k] - loc) / scale
 					}
 				}
-				l := e.latents[i]
+				l := e.latents[b.lat]
 				l.Init = mean
 				b.initTheta(&l, th)
 			}
@@ -1027,7 +1059,12 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	}
 	fs := e.blockFactors()
 	r.Factors = e.merged(fs)
-	r.Warnings = append(r.Warnings, capWarnings(e.blocks, fs)...)
+	r.Groups = e.groups()
+	fb := make([]block, len(fs))
+	for i := range fs {
+		fb[i] = e.blocks[e.latBlock[i]]
+	}
+	r.Warnings = append(r.Warnings, capWarnings(fb, fs)...)
 	r.Seconds = time.Since(start).Seconds()
 	return r, stopErr
 }
@@ -1204,18 +1241,36 @@ func (e *engine) factors() []Factor { return e.merged(e.blockFactors()) }
 
 // merged makes the block factors fs (blockFactors) one per latent.
 func (e *engine) merged(fs []Factor) []Factor {
-	parts := make([]int, len(e.blocks))
-	for i := range e.blocks {
-		parts[i] = e.blocks[i].part
+	parts := make([]int, len(e.latents))
+	for i := range e.latents {
+		parts[i] = e.latents[i].part
 	}
 	return mergeOrdered(fs, parts)
 }
 
-// blockFactors returns the fitted factor of each block.
+// blockFactors returns the fitted factor of each latent (an ordered
+// latent's parts apart): its block's, or its marginal under a group's
+// joint factor.
 func (e *engine) blockFactors() []Factor {
-	fs := make([]Factor, len(e.blocks))
-	for i := range e.blocks {
-		b := &e.blocks[i]
+	fs := make([]Factor, len(e.latents))
+	for i := range e.latents {
+		b := &e.blocks[e.latBlock[i]]
+		if b.mem != nil {
+			l := &e.latents[i]
+			var m member
+			for _, mm := range b.mem {
+				if mm.lat == i {
+					m = mm
+				}
+			}
+			fs[i] = Factor{
+				Name: l.Name, Family: FamilyFullRank, Support: l.Support, Offset: l.Offset, Size: l.Size,
+				Shape:  append([]int(nil), l.Shape...),
+				Params: marginal(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, m.n),
+				Loc:    l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV,
+			}
+			continue
+		}
 		fs[i] = Factor{
 			Name: b.name, Family: b.fam, Support: b.support, Offset: b.off, Size: b.n,
 			Shape:  append([]int(nil), b.shape...),

@@ -14,6 +14,9 @@ type Result struct {
 	Method  Method
 	Factors []Factor // one per latent, in the order given to Fit
 	Dim     int      // length of the coordinate vector
+	// Groups are the joint full-rank factors of Settings.FullRankGroups;
+	// each member's entry in Factors is its marginal under the group's q.
+	Groups []Group
 
 	// ELBO is the final ELBO estimate and ELBOSE its Monte Carlo standard
 	// error (from PSISDraws draws, or the last evaluation). For MAP, ELBO is
@@ -80,6 +83,17 @@ type Factor struct {
 	// dist.PositiveOrdered) has one part: the positive factor of x_0,
 	// d_1, …, d_{K−1}, a positive latent of Size elements.
 	Parts []Factor
+}
+
+// Group is the joint full-rank factor of several latents
+// (Settings.FullRankGroups): a multivariate normal N(mean, LLᵀ) over the
+// coordinates of the latents Names, in that order, each latent's elements
+// in turn: the values of a real latent, the logs of a positive one.
+// Params are as a FamilyFullRank factor's: the mean, then the columns
+// L[1] … L[n] of the lower-triangular L.
+type Group struct {
+	Names  []string
+	Params [][]float64
 }
 
 // affine maps values b on the factor's support to the model's values
@@ -178,8 +192,28 @@ func (r *Result) prepare() {
 	r.once.Do(func() {
 		np := 0
 		var theta []float64
+		inGroup := map[string]int{}
+		for gi, g := range r.Groups {
+			for _, name := range g.Names {
+				inGroup[name] = gi
+			}
+		}
+		made := map[int]bool{}
 		for _, ff := range flatten(r.Factors) {
 			f := ff.f
+			if gi, ok := inGroup[f.Name]; ok && ff.part == partNone {
+				if made[gi] {
+					continue
+				}
+				if b, ok := r.groupBlock(gi, np); ok {
+					made[gi] = true
+					np += b.np()
+					theta = append(theta, make([]float64, b.np())...)
+					b.thetaFrom(r.Groups[gi].Params, theta[b.poff:])
+					r.blocks = append(r.blocks, b)
+					continue
+				}
+			}
 			// A gamma factor is held as log shape and log mean, whatever
 			// the fit's coordinates: the rate then has no floor (behind a
 			// softplus it had minParam, and a factor of mean 10¹³ and shape

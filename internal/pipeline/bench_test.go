@@ -261,3 +261,41 @@ func BenchmarkModelClone(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSGVBIterVarying reports ns/iter of SGVB on examples/varying.gpp
+// (85 coordinates) with mean-field factors and with one joint full-rank
+// factor over every latent (gpp fit --fullrank all), one worker: the cost
+// of the joint factor's O(n²) draw, log q, backprop and natural-gradient
+// step against the log joint's.
+func BenchmarkSGVBIterVarying(b *testing.B) {
+	l, err := pipeline.Load("../../examples/varying.gpp", []string{varyingCSV}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var all []string
+	for _, lat := range l.Model.Latents {
+		all = append(all, lat.Name)
+	}
+	for _, c := range []struct {
+		name   string
+		groups [][]string
+	}{{"meanfield", nil}, {"fullrank-all", [][]string{all}}} {
+		b.Run(c.name, func(b *testing.B) {
+			fit := func(iters int) time.Duration {
+				s := fitSettings(iters)
+				s.Workers, s.FullRankGroups = 1, c.groups
+				t0 := time.Now()
+				if _, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(t0)
+			}
+			fit(fitShort) // warm up
+			var dt time.Duration
+			for b.Loop() {
+				dt += fit(fitLong) - fit(fitShort)
+			}
+			b.ReportMetric(float64(dt.Nanoseconds())/float64(b.N*(fitLong-fitShort)), "ns/iter")
+		})
+	}
+}

@@ -1,0 +1,248 @@
+package sgvb
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Joint full-rank factors (Settings.FullRankGroups). A group's latents are
+// one block of family FamilyFullRank whose elements are the members'
+// elements in the order of the latents; the block's coords map them to the
+// coordinate vector and logEl marks the logs of positive latents. Every
+// other part of the engine treats it as the full-rank block of one latent.
+
+// fullRankGroups checks Settings.FullRankGroups against the latents (after
+// expandOrdered) and returns the group of each latent named in one, or
+// nil when there are none (or the fit is MAP's).
+func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
+	if s.Method == MAP || len(s.FullRankGroups) == 0 {
+		return nil, nil
+	}
+	groupOf := map[string]int{}
+	for gi, g := range s.FullRankGroups {
+		if len(g) < 2 {
+			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a group needs two or more latents, got %d (one latent: Families)", gi, len(g))
+		}
+		n := 0
+		for _, name := range g {
+			if _, dup := groupOf[name]; dup {
+				return nil, fmt.Errorf("sgvb: latent %s is named twice in FullRankGroups", name)
+			}
+			if _, ok := s.Families[name]; ok {
+				return nil, fmt.Errorf("sgvb: latent %s is in FullRankGroups and in Families", name)
+			}
+			groupOf[name] = gi
+			found := false
+			for _, l := range latents {
+				if l.Name != name {
+					continue
+				}
+				if l.part != partNone {
+					return nil, fmt.Errorf("sgvb: latent %s: full-rank factors are not for ordered latents", name)
+				}
+				if err := CheckFullRank(l.Support, 1); err != nil {
+					return nil, fmt.Errorf("sgvb: latent %s: %w", name, err)
+				}
+				found = true
+				n += l.Size
+			}
+			if !found {
+				return nil, fmt.Errorf("sgvb: FullRankGroups names no latent: %q", name)
+			}
+		}
+		if n > MaxFullRank {
+			return nil, fmt.Errorf("sgvb: full-rank group %s: %d elements; a joint full-rank factor has at most %d (MaxFullRank)", strings.Join(g, "+"), n, MaxFullRank)
+		}
+	}
+	return groupOf, nil
+}
+
+// inGroup reports whether latent name is in one of s.FullRankGroups.
+func inGroup(s *Settings, name string) bool {
+	for _, g := range s.FullRankGroups {
+		if slices.Contains(g, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// jointBlock returns the block of group gi, its parameters at poff.
+func jointBlock(latents []Latent, groupOf map[string]int, gi, poff int) block {
+	b := block{fam: FamilyFullRank, support: dist.Real, poff: poff, k: 1}
+	var names []string
+	for i := range latents {
+		l := &latents[i]
+		if g, ok := groupOf[l.Name]; !ok || g != gi {
+			continue
+		}
+		if b.mem == nil {
+			b.lat, b.off = i, l.Offset
+		}
+		b.mem = append(b.mem, member{name: l.Name, lat: i, lo: b.n, n: l.Size})
+		for j := range l.Size {
+			b.coords = append(b.coords, l.Offset+j)
+			b.logEl = append(b.logEl, l.Support == dist.Positive)
+		}
+		b.n += l.Size
+		names = append(names, l.Name)
+	}
+	b.name = strings.Join(names, "+")
+	return b
+}
+
+// names returns the names of a joint block's latents.
+func (b *block) names() []string {
+	out := make([]string, len(b.mem))
+	for i, m := range b.mem {
+		out[i] = m.name
+	}
+	return out
+}
+
+// initJoint writes a joint block's default start: each member's elements
+// at its start (startCoord), L = initSD·I.
+func (b *block) initJoint(latents []Latent, th []float64) {
+	n := b.n
+	for _, m := range b.mem {
+		for j := range m.n {
+			th[m.lo+j] = startCoord(&latents[m.lat], j, 1)
+		}
+	}
+	for i := range n {
+		th[n+i] = softplusInv(initSD)
+	}
+	clear(th[2*n:])
+}
+
+// warmJoint warm-starts joint block b from r: from r's group of the same
+// latents whole, else member by member from r's factors, a full-rank
+// factor's mean and L as a diagonal block of the joint L, a normal's mean
+// and sds, any other factor's mean.
+func (e *engine) warmJoint(b *block, r *Result) {
+	th := e.theta[b.poff : b.poff+b.np()]
+	names := b.names()
+	for _, g := range r.Groups {
+		if slices.Equal(g.Names, names) && len(g.Params) == b.n+1 && len(g.Params[0]) == b.n {
+			b.thetaFrom(g.Params, th)
+			return
+		}
+	}
+	n := b.n
+	for _, m := range b.mem {
+		for _, ff := range flatten(r.Factors) {
+			f := ff.f
+			if f.Name != m.name || f.Size != m.n || ff.part != partNone {
+				continue
+			}
+			l := e.latents[m.lat]
+			switch {
+			case f.Family == FamilyFullRank:
+				copy(th[m.lo:m.lo+m.n], f.Params[0])
+				for i := range m.n {
+					th[n+m.lo+i] = softplusInv(math.Max(f.Params[1+i][i], minParam))
+					for j := range i {
+						th[lowIdx(n, m.lo+i, m.lo+j)] = f.Params[1+j][i]
+					}
+				}
+			case f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
+				copy(th[m.lo:m.lo+m.n], f.Params[0])
+				for i := range m.n {
+					th[n+m.lo+i] = softplusInv(math.Max(f.Params[1][i], minParam))
+				}
+			default: // start from its mean
+				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
+				f.moments(mean, sd)
+				for k := range mean {
+					if loc, scale := f.affineAt(k); scale != 0 {
+						mean[k] = (mean[k] - loc) / scale
+					}
+				}
+				l.Init = mean
+				for j := range m.n {
+					th[m.lo+j] = startCoord(&l, j, 1)
+				}
+			}
+		}
+	}
+}
+
+// marginal returns the params (mean, columns of L) of the marginal of
+// elements [lo, lo+m) under the full-rank params p: their means and the
+// Cholesky factor of their block of LLᵀ.
+func marginal(p [][]float64, lo, m int) [][]float64 {
+	out := make([][]float64, m+1)
+	out[0] = append([]float64(nil), p[0][lo:lo+m]...)
+	c := make([]float64, m*m) // the block of LLᵀ, then its Cholesky factor, lower triangles
+	for a := range m {
+		for d := 0; d <= a; d++ {
+			s := 0.0
+			for k := 0; k <= lo+d; k++ {
+				s += p[1+k][lo+a] * p[1+k][lo+d]
+			}
+			c[a*m+d] = s
+		}
+	}
+	for j := range m {
+		v := c[j*m+j]
+		for k := range j {
+			v -= c[j*m+k] * c[j*m+k]
+		}
+		c[j*m+j] = math.Sqrt(math.Max(v, minParam*minParam))
+		for i := j + 1; i < m; i++ {
+			s := c[i*m+j]
+			for k := range j {
+				s -= c[i*m+k] * c[j*m+k]
+			}
+			c[i*m+j] = s / c[j*m+j]
+		}
+	}
+	for j := range m {
+		col := make([]float64, m)
+		for i := j; i < m; i++ {
+			col[i] = c[i*m+j]
+		}
+		out[1+j] = col
+	}
+	return out
+}
+
+// groups returns the fitted joint factors.
+func (e *engine) groups() []Group {
+	var out []Group
+	for i := range e.blocks {
+		b := &e.blocks[i]
+		if b.mem != nil {
+			out = append(out, Group{Names: b.names(), Params: b.params(e.theta[b.poff : b.poff+b.np()])})
+		}
+	}
+	return out
+}
+
+// groupBlock returns the block of r's group gi at poff, its members'
+// coordinates from their factors; false if a member has no factor or the
+// sizes disagree.
+func (r *Result) groupBlock(gi, poff int) (block, bool) {
+	g := r.Groups[gi]
+	b := block{name: strings.Join(g.Names, "+"), fam: FamilyFullRank, support: dist.Real, poff: poff, k: 1}
+	for _, name := range g.Names {
+		f := r.Factor(name)
+		if f == nil || f.Family == FamilyOrdered {
+			return block{}, false
+		}
+		b.mem = append(b.mem, member{name: name, lo: b.n, n: f.Size})
+		for j := range f.Size {
+			b.coords = append(b.coords, f.Offset+j)
+			b.logEl = append(b.logEl, f.Support == dist.Positive)
+		}
+		b.n += f.Size
+	}
+	if len(g.Params) != b.n+1 || len(g.Params[0]) != b.n {
+		return block{}, false
+	}
+	return b, true
+}
