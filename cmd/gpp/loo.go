@@ -53,8 +53,9 @@ func looOf(ds *drawSet) *sgvb.LOO {
 }
 
 // writeLOOCSV writes loo.csv: a comment line with elpd_loo, its standard
-// error and p_loo, then per observation (the log_lik element) its elpd_loo,
-// p_loo and Pareto k̂.
+// error and p_loo, then per observation (the log_lik element) its elpd_loo
+// and p_loo to full precision (gpp compare sums and differences them) and
+// its Pareto k̂.
 func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	lo := ds.loo
 	fmt.Fprintf(w, "# elpd_loo = %s, se = %s, p_loo = %s, pareto_k above 0.7: %d of %d\n",
@@ -67,7 +68,7 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 		}
 		for j, k := range v.elems {
 			p := lo.Points[j]
-			cw.Write([]string{elemName(v.name, v.shape, k), formatNum(p.ELPD), formatNum(p.P), formatNum(p.K)})
+			cw.Write([]string{elemName(v.name, v.shape, k), formatExact(p.ELPD), formatExact(p.P), formatNum(p.K)})
 		}
 	}
 	cw.Flush()

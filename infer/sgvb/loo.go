@@ -1,6 +1,12 @@
 package sgvb
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
 // PSIS returns Pareto-smoothed log importance weights for the log weights
 // lw, normalised to sum to 1 on the exponential scale, and the Pareto k̂
@@ -13,21 +19,26 @@ import "math"
 // NaN; a flat tail (k̂ −Inf) needs no smoothing.
 func PSIS(lw []float64) (lws []float64, k float64) {
 	lws = make([]float64, len(lw))
+	return lws, psisInto(lws, lw, nil)
+}
+
+// psisInto is PSIS writing the smoothed log weights to lws (len(lw)),
+// with the tail fit's buffers in sc (nil: allocated afresh).
+func psisInto(lws, lw []float64, sc *psisScratch) (k float64) {
 	for i, v := range lw {
 		lws[i] = v
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			lws[i] = math.Inf(-1)
 		}
 	}
-	t, ok := fitTail(lw)
+	t, ok := fitTail(lw, sc)
 	k = math.NaN()
 	if ok {
 		k = t.k
 		if t.flat {
 			k = math.Inf(-1)
 		} else {
-			S := len(t.idx)
-			for z, i := range t.idx[S-t.M:] {
+			for z, i := range t.tail {
 				w := t.cut + gpdQuantile((float64(z)+0.5)/float64(t.M), t.k, t.sigma)
 				lws[i] = t.mx + math.Log(math.Min(w, 1))
 			}
@@ -37,7 +48,7 @@ func PSIS(lw []float64) (lws []float64, k float64) {
 	for i := range lws {
 		lws[i] -= lse
 	}
-	return lws, k
+	return k
 }
 
 // gpdQuantile is the p-quantile of the generalized Pareto distribution
@@ -102,34 +113,55 @@ func (l *LOO) BadK() int {
 // smoothed (PSIS), and elpd_i = log Σ_s w_is p(y_i | θ_s); lpd_i is the same
 // with the weights p(θ_s | y)/q(θ_s) of the whole data. A draw whose
 // logRatio or logLik[i][s] is not finite has weight 0 for i.
+//
+// The observations are shared among min(GOMAXPROCS, 4) goroutines; each
+// observation's numbers are computed as they would be alone and the totals
+// summed in order, so the result does not depend on the split.
 func PSISLOO(logRatio []float64, logLik [][]float64) *LOO {
+	return psisLOO(logRatio, logLik, min(runtime.GOMAXPROCS(0), looMaxWorkers))
+}
+
+// looMaxWorkers is the most goroutines PSISLOO shares its observations
+// among, and looChunk how many observations a goroutine takes at a time.
+const (
+	looMaxWorkers = 4
+	looChunk      = 32
+)
+
+// psisLOO is PSISLOO on at most workers goroutines.
+func psisLOO(logRatio []float64, logLik [][]float64, workers int) *LOO {
 	S := len(logRatio)
+	for i, ll := range logLik {
+		if len(ll) != S {
+			panic(fmt.Sprintf("sgvb: PSISLOO: logLik[%d] has %d draws, logRatio %d", i, len(ll), S))
+		}
+	}
 	full, qk := PSIS(logRatio)
 	out := &LOO{QK: qk, Points: make([]LOOPoint, len(logLik))}
-	lr := make([]float64, S)
-	tmp := make([]float64, S)
-	for i, ll := range logLik {
-		for s := range S {
-			lr[s] = logRatio[s] - ll[s]
-		}
-		lws, k := PSIS(lr)
-		for s := range S {
-			tmp[s] = lws[s] + ll[s]
-			if math.IsNaN(tmp[s]) {
-				tmp[s] = math.Inf(-1)
+	chunks := (len(logLik) + looChunk - 1) / looChunk
+	workers = max(1, min(workers, chunks))
+	var next atomic.Int64
+	work := func() {
+		sc := &looScratch{lr: make([]float64, S), lws: make([]float64, S), tmp: make([]float64, S)}
+		for {
+			c := int(next.Add(1)) - 1
+			if c >= chunks {
+				return
+			}
+			for i := c * looChunk; i < min((c+1)*looChunk, len(logLik)); i++ {
+				out.Points[i] = sc.point(logRatio, full, logLik[i])
 			}
 		}
-		elpd := logSumExp(tmp)
-		for s := range S {
-			tmp[s] = full[s] + ll[s]
-			if math.IsNaN(tmp[s]) {
-				tmp[s] = math.Inf(-1)
-			}
-		}
-		lpd := logSumExp(tmp)
-		out.Points[i] = LOOPoint{ELPD: elpd, P: lpd - elpd, K: k}
-		out.ELPD += elpd
-		out.P += lpd - elpd
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	for _, p := range out.Points {
+		out.ELPD += p.ELPD
+		out.P += p.P
 	}
 	n := float64(len(logLik))
 	if n > 1 {
@@ -141,4 +173,35 @@ func PSISLOO(logRatio []float64, logLik [][]float64) *LOO {
 		out.SE = math.Sqrt(n * v / (n - 1))
 	}
 	return out
+}
+
+// looScratch holds one goroutine's buffers for PSISLOO's observations.
+type looScratch struct {
+	lr, lws, tmp []float64 // S each
+	tail         psisScratch
+}
+
+// point is one observation's LOOPoint from its log likelihoods ll at the
+// draws, with full the smoothed log weights of the whole data.
+func (sc *looScratch) point(logRatio, full, ll []float64) LOOPoint {
+	lr, tmp := sc.lr, sc.tmp
+	for s := range lr {
+		lr[s] = logRatio[s] - ll[s]
+	}
+	k := psisInto(sc.lws, lr, &sc.tail)
+	for s := range tmp {
+		tmp[s] = sc.lws[s] + ll[s]
+		if math.IsNaN(tmp[s]) {
+			tmp[s] = math.Inf(-1)
+		}
+	}
+	elpd := logSumExp(tmp)
+	for s := range tmp {
+		tmp[s] = full[s] + ll[s]
+		if math.IsNaN(tmp[s]) {
+			tmp[s] = math.Inf(-1)
+		}
+	}
+	lpd := logSumExp(tmp)
+	return LOOPoint{ELPD: elpd, P: lpd - elpd, K: k}
 }

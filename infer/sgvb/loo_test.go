@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -157,4 +158,173 @@ func maxK(l *LOO) float64 {
 func normLogPDF(x, m, s float64) float64 {
 	z := (x - m) / s
 	return -0.5*z*z - math.Log(s) - 0.5*math.Log(2*math.Pi)
+}
+
+// looBenchInput is n observations' log likelihoods at S draws of a normal
+// mean's posterior (y_i ~ Normal(mu, 1)) with log ratios p/q of a q 1.3
+// times as wide, seeded.
+func looBenchInput(n, S int) (lr []float64, ll [][]float64) {
+	r := rand.New(rand.NewPCG(7, 8))
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = 0.5 + r.NormFloat64()
+	}
+	sd := 1 / math.Sqrt(float64(n))
+	mu := make([]float64, S)
+	lr = make([]float64, S)
+	for s := range S {
+		mu[s] = 0.5 + 1.3*sd*r.NormFloat64()
+		lr[s] = normLogPDF(mu[s], 0.5, sd) - normLogPDF(mu[s], 0.5, 1.3*sd)
+	}
+	ll = make([][]float64, n)
+	for i := range ll {
+		ll[i] = make([]float64, S)
+		for s := range S {
+			ll[i][s] = normLogPDF(y[i], mu[s], 1)
+		}
+	}
+	return lr, ll
+}
+
+// BenchmarkPSISLOO: n = 10⁴ observations, S = 1000 draws.
+func BenchmarkPSISLOO(b *testing.B) {
+	lr, ll := looBenchInput(10000, 1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		PSISLOO(lr, ll)
+	}
+}
+
+// refPSISLOO is PSISLOO as it was before its observations were shared
+// among goroutines: one observation after another, through PSIS.
+func refPSISLOO(logRatio []float64, logLik [][]float64) *LOO {
+	S := len(logRatio)
+	full, qk := PSIS(logRatio)
+	out := &LOO{QK: qk, Points: make([]LOOPoint, len(logLik))}
+	lr := make([]float64, S)
+	tmp := make([]float64, S)
+	for i, ll := range logLik {
+		for s := range S {
+			lr[s] = logRatio[s] - ll[s]
+		}
+		lws, k := PSIS(lr)
+		for s := range S {
+			tmp[s] = lws[s] + ll[s]
+			if math.IsNaN(tmp[s]) {
+				tmp[s] = math.Inf(-1)
+			}
+		}
+		elpd := logSumExp(tmp)
+		for s := range S {
+			tmp[s] = full[s] + ll[s]
+			if math.IsNaN(tmp[s]) {
+				tmp[s] = math.Inf(-1)
+			}
+		}
+		lpd := logSumExp(tmp)
+		out.Points[i] = LOOPoint{ELPD: elpd, P: lpd - elpd, K: k}
+		out.ELPD += elpd
+		out.P += lpd - elpd
+	}
+	n := float64(len(logLik))
+	if n > 1 {
+		mean := out.ELPD / n
+		v := 0.0
+		for _, p := range out.Points {
+			v += (p.ELPD - mean) * (p.ELPD - mean)
+		}
+		out.SE = math.Sqrt(n * v / (n - 1))
+	}
+	return out
+}
+
+// sameBits reports whether a and b are the same float64, bit for bit.
+func sameBits(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+
+// TestPSISLOOParallel: PSISLOO on 1 to 7 goroutines gives the serial
+// result bit for bit, observation by observation and in total, on draws
+// with ties, non-finite log likelihoods, observations with fewer than 10
+// finite weights (k̂ NaN) and a flat tail (k̂ −Inf), with a count of
+// observations that leaves the last chunk short.
+func TestPSISLOOParallel(t *testing.T) {
+	const n, S = 7*looChunk + 5, 400
+	lr, ll := looBenchInput(n, S)
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := range ll {
+		switch i % 11 {
+		case 3:
+			ll[i][r.IntN(S)] = math.Inf(-1)
+			ll[i][r.IntN(S)] = math.NaN()
+		case 5:
+			for s := range S {
+				ll[i][s] = math.Round(ll[i][s]*4) / 4 // ties
+			}
+		case 7:
+			for s := 5; s < S; s++ {
+				ll[i][s] = math.Inf(1) // 5 finite weights: k̂ NaN
+			}
+		case 9:
+			for s := range S {
+				ll[i][s] = lr[s] - 1 // all weights equal: a flat tail
+			}
+		}
+	}
+	want := refPSISLOO(lr, ll)
+	nanK, flatK := 0, 0
+	for _, p := range want.Points {
+		switch {
+		case math.IsNaN(p.K):
+			nanK++
+		case math.IsInf(p.K, -1):
+			flatK++
+		}
+	}
+	if nanK == 0 || flatK == 0 {
+		t.Fatalf("the input has %d observations with k̂ NaN and %d with a flat tail, want some of each", nanK, flatK)
+	}
+	for _, w := range []int{1, 2, 3, 4, 7} {
+		got := psisLOO(lr, ll, w)
+		if !sameBits(got.ELPD, want.ELPD) || !sameBits(got.SE, want.SE) || !sameBits(got.P, want.P) || !sameBits(got.QK, want.QK) {
+			t.Errorf("%d workers: elpd %v ± %v, p %v, k̂ %v; serial %v ± %v, p %v, k̂ %v",
+				w, got.ELPD, got.SE, got.P, got.QK, want.ELPD, want.SE, want.P, want.QK)
+		}
+		for i, p := range got.Points {
+			q := want.Points[i]
+			if !sameBits(p.ELPD, q.ELPD) || !sameBits(p.P, q.P) || !sameBits(p.K, q.K) {
+				t.Errorf("%d workers: observation %d: %+v, serial %+v", w, i, p, q)
+				break
+			}
+		}
+	}
+	if got := PSISLOO(lr, ll); !sameBits(got.ELPD, want.ELPD) {
+		t.Errorf("PSISLOO: elpd %v, serial %v", got.ELPD, want.ELPD)
+	}
+}
+
+// TestFitTailOrder: the tail fit picks and orders the largest weights as a
+// stable sort of all the indices does (equal weights by index), the order
+// PSIS's smoothed weights are assigned in, with ties across the tail's
+// threshold.
+func TestFitTailOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	lw := make([]float64, 500)
+	for i := range lw {
+		lw[i] = math.Round(r.NormFloat64()*3) / 3 // many ties
+	}
+	lw[10], lw[20] = math.NaN(), math.Inf(1)
+	tail, ok := fitTail(lw, nil)
+	if !ok {
+		t.Fatal("no tail fitted")
+	}
+	var want []int
+	for i, v := range lw {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			want = append(want, i)
+		}
+	}
+	sort.SliceStable(want, func(a, b int) bool { return lw[want[a]] < lw[want[b]] })
+	if tail.S != len(want) || !slices.Equal(tail.tail, want[len(want)-tail.M:]) {
+		t.Errorf("tail order differs from a stable sort's")
+	}
 }

@@ -2,7 +2,7 @@ package sgvb
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // ParetoK returns the Pareto k̂ diagnostic of importance sampling with log
@@ -17,7 +17,7 @@ import (
 // it, where the fit's shape would be the shape of rounding and optimizer
 // noise).
 func ParetoK(lw []float64) float64 {
-	t, ok := fitTail(lw)
+	t, ok := fitTail(lw, nil)
 	switch {
 	case !ok:
 		return math.NaN()
@@ -28,43 +28,96 @@ func ParetoK(lw []float64) float64 {
 }
 
 // paretoTail is the generalized Pareto fit to the largest weights of a set
-// of log weights: the M largest finite ones, at idx[S−M:] of idx (the
-// indices of the S finite log weights in increasing order of weight),
-// relative to the largest, mx, as exceedances over cut, the next largest
-// weight's; shape k and scale sigma, or flat when every tail weight is
-// within flatTail of the largest (k and sigma then unset).
+// of log weights: the M largest of the S finite ones, whose indices are
+// tail in increasing order of weight (equal weights in increasing index, as
+// a stable sort orders them), relative to the largest, mx, as exceedances
+// over cut, the next largest weight's; shape k and scale sigma, or flat
+// when every tail weight is within flatTail of the largest (k and sigma
+// then unset).
 type paretoTail struct {
-	idx      []int
-	M        int
+	tail     []int
+	S, M     int
 	mx, cut  float64
 	k, sigma float64
 	flat     bool
 }
 
+// psisScratch holds the buffers of one tail fit at a time, reused from
+// call to call (a nil *psisScratch allocates them afresh).
+type psisScratch struct {
+	top          []ranked
+	tail         []int
+	x, theta, ll []float64
+}
+
+// ranked is a log weight and its index, ordered by weight and then by
+// index (rankLess).
+type ranked struct {
+	v float64
+	i int
+}
+
+func rankLess(a, b ranked) bool { return a.v < b.v || (a.v == b.v && a.i < b.i) }
+
 // fitTail fits the tail of lw as ParetoK describes; false for fewer than 10
-// finite weights (a tail of fewer than 5).
-func fitTail(lw []float64) (t paretoTail, ok bool) {
-	idx := make([]int, 0, len(lw))
-	for i, v := range lw {
+// finite weights (a tail of fewer than 5). The tail's indices are sc's
+// buffer, valid until sc's next use.
+//
+// Only the M + 1 largest weights are ordered: a min-heap keeps the largest
+// seen in one pass over lw (most weights are below its least and cost one
+// comparison), and they are then sorted, in the order a stable sort of all
+// the weights leaves them.
+func fitTail(lw []float64, sc *psisScratch) (t paretoTail, ok bool) {
+	if sc == nil {
+		sc = &psisScratch{}
+	}
+	S := 0
+	for _, v := range lw {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			idx = append(idx, i)
+			S++
 		}
 	}
-	S := len(idx)
 	if S < 10 {
 		return t, false
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return lw[idx[a]] < lw[idx[b]] })
 	M := int(math.Ceil(math.Min(0.2*float64(S), 3*math.Sqrt(float64(S)))))
 	if M < 5 {
 		return t, false
 	}
-	t.idx, t.M = idx, M
-	t.mx = lw[idx[S-1]]
-	t.cut = math.Exp(lw[idx[S-M-1]] - t.mx)
-	x := make([]float64, M)
+	top := sc.top[:0]
+	for i, v := range lw {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		e := ranked{v, i}
+		switch {
+		case len(top) <= M:
+			top = append(top, e)
+			siftUp(top, len(top)-1)
+		case rankLess(top[0], e):
+			top[0] = e
+			siftDown(top, 0)
+		}
+	}
+	sc.top = top
+	slices.SortFunc(top, func(a, b ranked) int {
+		if rankLess(a, b) {
+			return -1
+		}
+		return 1 // no two are equal: their indices differ
+	})
+	tail := sc.tail[:0]
+	for _, e := range top[1:] {
+		tail = append(tail, e.i)
+	}
+	sc.tail = tail
+	t.tail, t.S, t.M = tail, S, M
+	t.mx = top[M].v
+	t.cut = math.Exp(top[0].v - t.mx)
+	x := grow(sc.x, M)
+	sc.x = x
 	for i := range x {
-		x[i] = math.Exp(lw[idx[S-M+i]]-t.mx) - t.cut
+		x[i] = math.Exp(top[i+1].v-t.mx) - t.cut
 	}
 	if x[M-1] <= flatTail {
 		t.flat = true
@@ -75,8 +128,46 @@ func fitTail(lw []float64) (t paretoTail, ok bool) {
 			x[i] = math.Max(x[i], x[M-1]*1e-12)
 		}
 	}
-	t.k, t.sigma = gpdFit(x)
+	t.k, t.sigma = gpdFit(x, sc)
 	return t, true
+}
+
+// siftUp restores the min-heap h (by rankLess) after h[j] was added.
+func siftUp(h []ranked, j int) {
+	for j > 0 {
+		p := (j - 1) / 2
+		if !rankLess(h[j], h[p]) {
+			return
+		}
+		h[j], h[p] = h[p], h[j]
+		j = p
+	}
+}
+
+// siftDown restores the min-heap h (by rankLess) after h[j] was replaced.
+func siftDown(h []ranked, j int) {
+	for {
+		c := 2*j + 1
+		if c >= len(h) {
+			return
+		}
+		if r := c + 1; r < len(h) && rankLess(h[r], h[c]) {
+			c = r
+		}
+		if !rankLess(h[c], h[j]) {
+			return
+		}
+		h[j], h[c] = h[c], h[j]
+		j = c
+	}
+}
+
+// grow returns buf resliced to length n, reallocated if it is too short.
+func grow(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
 }
 
 // flatTail is the largest weight spread (relative to the largest weight)
@@ -90,13 +181,14 @@ const flatTail = 1e-6
 // gpdFit fits a generalized Pareto distribution to the sorted positive
 // exceedances x by Zhang & Stephens' estimator with the weak prior of
 // Vehtari et al. on the shape, returning the shape k and scale σ.
-func gpdFit(x []float64) (k, sigma float64) {
+func gpdFit(x []float64, sc *psisScratch) (k, sigma float64) {
 	n := len(x)
 	const prior = 3
 	m := 30 + int(math.Sqrt(float64(n)))
 	xq := x[int(float64(n)/4+0.5)-1] // first quartile
-	theta := make([]float64, m)
-	ll := make([]float64, m)
+	theta := grow(sc.theta, m)
+	ll := grow(sc.ll, m)
+	sc.theta, sc.ll = theta, ll
 	for j := range theta {
 		t := 1/x[n-1] + (1-math.Sqrt(float64(m)/(float64(j+1)-0.5)))/(prior*xq)
 		theta[j] = t

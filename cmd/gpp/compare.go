@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--csv FILE]"
+
+const compareHelpText = `Compares fits by their estimated leave-one-out predictive accuracy,
+elpd_loo, as R's loo::loo_compare and ArviZ's compare do. Each FIT is an
+output directory of gpp fit (its --out) or the loo.csv in one: gpp fit
+writes loo.csv when the model has an output log_lik (each observation's log
+likelihood). The fits must be of the same observations: their loo.csv files
+must name the same observations in the same order.
+
+The table ranks the fits by elpd_loo, best first. elpd_diff is a fit's
+elpd_loo less the best's (0 for the best) and se_diff its standard error,
+√n·sd(elpd_i − elpd_i,best) over the paired differences of the
+observations' elpd_loo (Vehtari, Gelman and Gabry 2017). A difference
+smaller than about 2·se_diff, or than 4 nats, is not a clear preference.
+p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
+observations whose elpd_loo is unreliable. The model column is the model
+file (and --set values) from the fit.json beside loo.csv.
+`
+
+// looFit is one fit's leave-one-out estimate as gpp compare reads it from
+// loo.csv, per observation.
+type looFit struct {
+	path  string   // the loo.csv
+	label string   // the fit: its directory, or the file when not named loo.csv
+	model string   // the model file and --set values from fit.json, or ""
+	data  []string // the data files from fit.json (nil: unknown)
+	names []string // the observations (log_lik elements)
+	line  []int    // the line of each observation's row
+	elpd  []float64
+	p     []float64
+	k     []float64
+}
+
+// looRank is a fit's row of a comparison.
+type looRank struct {
+	fit            *looFit
+	elpd, se, p    float64 // Σ elpd_i, √n·sd(elpd_i), Σ p_i
+	diff, seDiff   float64 // elpd − the best's elpd, √n·sd(elpd_i − best_i)
+	badK, nObserve int     // observations with k̂ above 0.7 or not a number; n
+}
+
+// cmdCompare runs gpp compare.
+func cmdCompare(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("compare", compareSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", compareSynopsis, compareHelpText)
+		printFlags(fs)
+	}
+	csvOut := fs.String("csv", "", "also write the table to `FILE` as CSV")
+	if isHelp(args) {
+		fs.SetOutput(stdout)
+	}
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) < 2 {
+		errorf(stderr, "compare needs at least two fits, got %d", len(pos))
+		fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp compare --help' for the flags.\n", compareSynopsis)
+		return exitUsage
+	}
+	src := sources{}
+	var fits []*looFit
+	for _, arg := range pos {
+		f, err := readLOOFit(arg, src)
+		if err != nil {
+			printError(stderr, err, src)
+			return exitError
+		}
+		for _, g := range fits {
+			if sameFile(f.path, g.path) {
+				errorf(stderr, "%s is given twice (as %s)", f.path, g.path)
+				return exitError
+			}
+		}
+		fits = append(fits, f)
+	}
+	if *csvOut != "" {
+		for _, f := range fits {
+			if sameFile(*csvOut, f.path) {
+				errorf(stderr, "--csv %s would overwrite an input", *csvOut)
+				return exitError
+			}
+		}
+	}
+	ranks, err := compareLOO(fits)
+	if err != nil {
+		printError(stderr, err, src)
+		return exitError
+	}
+	for _, f := range fits[1:] {
+		if fits[0].data != nil && f.data != nil && !sameData(fits[0].data, f.data) {
+			errorf(stderr, "warning: %s read %s, %s read %s: LOO compares fits of the same data",
+				fits[0].label, strings.Join(fits[0].data, " "), f.label, strings.Join(f.data, " "))
+		}
+	}
+	for _, r := range ranks {
+		if r.badK > 0 {
+			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo is unreliable", r.fit.label, r.badK, r.nObserve)
+		}
+	}
+	printComparison(stdout, ranks)
+	if *csvOut != "" {
+		if err := writeComparisonCSV(*csvOut, ranks); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// sameData reports whether two fits' data file lists name the same files.
+func sameData(a, b []string) bool {
+	return slices.EqualFunc(a, b, func(x, y string) bool {
+		return filepath.Clean(x) == filepath.Clean(y) || sameFile(x, y)
+	})
+}
+
+// readLOOFit reads the loo.csv that arg is or holds, and the model's name
+// from the fit.json beside it (when the file is named loo.csv and the
+// fit.json lists it among its files); the files read are added to src.
+func readLOOFit(arg string, src sources) (*looFit, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", arg)
+		}
+		return nil, err
+	}
+	path, label := arg, arg
+	if fi.IsDir() {
+		path = filepath.Join(arg, looFile)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, noLOOError(arg)
+		}
+	} else if filepath.Base(arg) == looFile {
+		label = filepath.Dir(arg)
+	}
+	f, err := readLOOCSV(path, src)
+	if err != nil {
+		return nil, err
+	}
+	f.label = label
+	if filepath.Base(path) != looFile {
+		return f, nil // not a fit's own loo.csv: the fit.json beside it may be another's
+	}
+	ff, err := readFitMeta(filepath.Join(filepath.Dir(path), fitFileName), src)
+	if err != nil {
+		return nil, err
+	}
+	if ff != nil && (len(ff.Files) == 0 || slices.Contains(ff.Files, looFile)) {
+		f.model = ff.Model
+		for _, k := range sortedKeys(ff.Sets) {
+			f.model += " " + k + "=" + ff.Sets[k]
+		}
+		f.data = ff.Data
+	}
+	return f, nil
+}
+
+// noLOOError explains why the output directory dir has no loo.csv.
+func noLOOError(dir string) error {
+	ff, err := readFitMeta(filepath.Join(dir, fitFileName), sources{})
+	switch {
+	case err != nil || ff == nil:
+		return fmt.Errorf("%s has no %s: give gpp fit's output directory (--out) of a model with an output log_lik", dir, looFile)
+	case ff.Method == "map":
+		return fmt.Errorf("%s has no %s: a MAP fit has no draws to weight for leave-one-out; fit a distribution (--family)", dir, looFile)
+	}
+	return fmt.Errorf("%s has no %s: the model %s has no output %s (each observation's log likelihood, from which gpp fit estimates LOO)", dir, looFile, ff.Model, looOutput)
+}
+
+// fitMeta is what gpp compare reads of a fit.json.
+type fitMeta struct {
+	Format string            `json:"format"`
+	Model  string            `json:"model"`
+	Data   []string          `json:"data"`
+	Sets   map[string]string `json:"sets"`
+	Method string            `json:"method"`
+	Files  []string          `json:"files"`
+}
+
+// readFitMeta reads the fit.json at path, or returns nil when there is
+// none. Errors are positioned in the file.
+func readFitMeta(path string, src sources) (*fitMeta, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	src[path] = b
+	var ff fitMeta
+	if err := json.Unmarshal(b, &ff); err != nil {
+		return nil, jsonError(path, b, err)
+	}
+	if ff.Format != fitFormat {
+		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp fit file (format %q, want %q)", ff.Format, fitFormat)}
+	}
+	return &ff, nil
+}
+
+// looComment matches the first line of a loo.csv (writeLOOCSV).
+var looComment = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)\r?$`)
+
+// looColumns are the columns of a loo.csv, in writeLOOCSV's order.
+var looColumns = []string{"name", "elpd_loo", "p_loo", "pareto_k"}
+
+// readLOOCSV reads a loo.csv as writeLOOCSV writes it (its columns in any
+// order, other columns ignored). Errors are positioned in the file.
+func readLOOCSV(path string, src sources) (*looFit, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	src[path] = b
+	at := func(line, col int, format string, args ...any) error {
+		return &ast.Error{Pos: ast.Pos{File: path, Line: line, Col: col}, Msg: fmt.Sprintf(format, args...)}
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		return nil, at(1, 1, "not a text file: want a loo.csv written by gpp fit")
+	}
+	declared, declaredCol := -1, 1 // observations the comment line counts, and where
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	if m := looComment.FindSubmatchIndex(first); m != nil {
+		declared, _ = strconv.Atoi(string(first[m[2]:m[3]]))
+		declaredCol = m[2] + 1
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.Comment = '#'
+	csvErr := func(err error) error {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return at(pe.Line, max(pe.Column, 1), "%v", pe.Err)
+		}
+		return at(1, 1, "%v", err)
+	}
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, at(1, 1, "no header: want a loo.csv written by gpp fit, with the columns %s", strings.Join(looColumns, ","))
+	}
+	if err != nil {
+		return nil, csvErr(err)
+	}
+	hline, _ := r.FieldPos(0)
+	col := make([]int, len(looColumns))
+	for i, name := range looColumns {
+		col[i] = slices.Index(header, name)
+		if col[i] < 0 {
+			return nil, at(hline, 1, "no column %s: want a loo.csv written by gpp fit, with the columns %s", name, strings.Join(looColumns, ","))
+		}
+	}
+	f := &looFit{path: path}
+	seen := map[string]int{} // name → line
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) && errors.Is(err, csv.ErrFieldCount) {
+			return nil, at(pe.StartLine, 1, "%d fields, but the header has %d", len(rec), len(header))
+		}
+		if err != nil {
+			return nil, csvErr(err)
+		}
+		line, c := r.FieldPos(col[0])
+		name := rec[col[0]]
+		if name == "" {
+			return nil, at(line, c, "an observation without a name")
+		}
+		if l, ok := seen[name]; ok {
+			return nil, at(line, c, "observation %s appears twice (first on line %d)", name, l)
+		}
+		seen[name] = line
+		var v [3]float64
+		for j := range v {
+			cell := rec[col[j+1]]
+			x, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
+			if err != nil {
+				l, c := r.FieldPos(col[j+1])
+				return nil, at(l, c, "%s of %s: %q is not a number", looColumns[j+1], name, cell)
+			}
+			v[j] = x
+		}
+		f.names = append(f.names, name)
+		f.line = append(f.line, line)
+		f.elpd = append(f.elpd, v[0])
+		f.p = append(f.p, v[1])
+		f.k = append(f.k, v[2])
+	}
+	if len(f.names) == 0 {
+		return nil, at(hline+1, 1, "no observations after the header")
+	}
+	if declared >= 0 && declared != len(f.names) {
+		return nil, at(1, declaredCol, "the first line counts %d observations, but the file has %d (a truncated or edited file?)", declared, len(f.names))
+	}
+	return f, nil
+}
+
+// compareLOO ranks fits of the same observations by elpd_loo, best first
+// (ties and NaN in the order given, NaN last), with each fit's difference
+// from the best and its standard error from the paired per-observation
+// differences. Observations that do not match (in number, or by name in
+// order) are an error naming the first mismatch.
+func compareLOO(fits []*looFit) ([]looRank, error) {
+	ref := fits[0]
+	n := len(ref.names)
+	for _, f := range fits[1:] {
+		if len(f.names) != n {
+			return nil, fmt.Errorf("%s has %d observations, %s has %d: LOO compares fits of the same observations",
+				ref.path, n, f.path, len(f.names))
+		}
+		for i, name := range f.names {
+			if name != ref.names[i] {
+				return nil, &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[i], Col: 1},
+					Msg: fmt.Sprintf("observation %d is %s here but %s in %s (line %d): LOO compares fits of the same observations", i+1, name, ref.names[i], ref.path, ref.line[i])}
+			}
+		}
+	}
+	ranks := make([]looRank, len(fits))
+	for j, f := range fits {
+		r := looRank{fit: f, nObserve: n, se: sumSE(f.elpd)}
+		for i := range n {
+			r.elpd += f.elpd[i]
+			r.p += f.p[i]
+			if !(f.k[i] <= 0.7) {
+				r.badK++
+			}
+		}
+		ranks[j] = r
+	}
+	sort.SliceStable(ranks, func(a, b int) bool {
+		x, y := ranks[a].elpd, ranks[b].elpd
+		return x > y || (!math.IsNaN(x) && math.IsNaN(y))
+	})
+	best := ranks[0].fit
+	d := make([]float64, n)
+	for j := range ranks {
+		f := ranks[j].fit
+		if j == 0 {
+			continue
+		}
+		for i := range n {
+			d[i] = f.elpd[i] - best.elpd[i]
+			ranks[j].diff += d[i]
+		}
+		ranks[j].seDiff = sumSE(d)
+	}
+	return ranks, nil
+}
+
+// sumSE is the standard error of Σ v_i, √n·sd(v) (NaN for fewer than two).
+func sumSE(v []float64) float64 {
+	n := float64(len(v))
+	if len(v) < 2 {
+		return math.NaN()
+	}
+	mean := 0.0
+	for _, x := range v {
+		mean += x
+	}
+	mean /= n
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(n * ss / (n - 1))
+}
+
+// num1 formats a comparison number with one decimal, as loo_compare prints.
+func num1(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return formatNum(v)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// printComparison prints the ranked table and how to read it.
+func printComparison(w io.Writer, ranks []looRank) {
+	withModel := slices.ContainsFunc(ranks, func(r looRank) bool { return r.fit.model != "" })
+	t := &table{right: []bool{false, true, true, true, true, true, true}}
+	head := []string{"fit", "elpd_loo", "se", "elpd_diff", "se_diff", "p_loo", "k̂ > 0.7"}
+	if withModel {
+		t.right = append([]bool{false}, t.right...)
+		head = slices.Insert(head, 1, "model")
+	}
+	t.row(head...)
+	for _, r := range ranks {
+		cells := []string{r.fit.label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), num1(r.p), strconv.Itoa(r.badK)}
+		if withModel {
+			cells = slices.Insert(cells, 1, r.fit.model)
+		}
+		t.row(cells...)
+	}
+	fmt.Fprintf(w, "LOO comparison of %d fits on %d observations, best first:\n\n", len(ranks), ranks[0].nObserve)
+	t.print(w)
+	fmt.Fprint(w, "\nelpd_diff is a fit's elpd_loo less the best's, se_diff its standard error from the\n"+
+		"paired per-observation differences; a difference smaller than about 2·se_diff (or\n"+
+		"than 4 nats) is not a clear preference.\n")
+}
+
+// writeComparisonCSV writes the ranked table to path as CSV, atomically.
+func writeComparisonCSV(path string, ranks []looRank) error {
+	s := &staged{dir: filepath.Dir(path)}
+	err := s.write(filepath.Base(path), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"fit", "model", "elpd_loo", "se", "elpd_diff", "se_diff", "p_loo", "pareto_k_above_0.7", "n"})
+		for _, r := range ranks {
+			cw.Write([]string{r.fit.label, r.fit.model, formatNum(r.elpd), formatNum(r.se), formatNum(r.diff),
+				formatNum(r.seDiff), formatNum(r.p), strconv.Itoa(r.badK), strconv.Itoa(r.nObserve)})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+	if err != nil {
+		return err
+	}
+	return s.commit()
+}

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// looRows writes a loo.csv in dir (created) with the given per-observation
+// elpd_loo, p_loo and k̂, as writeLOOCSV lays it out, and returns dir.
+func looRows(t *testing.T, dir string, elpd, p, k []float64) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("# elpd_loo = 0, se = 0, p_loo = 0, pareto_k above 0.7: 0 of " + strconv.Itoa(len(elpd)) + "\n")
+	b.WriteString("name,elpd_loo,p_loo,pareto_k\n")
+	for i := range elpd {
+		fmt.Fprintf(&b, "log_lik[%d],%s,%s,%s\n", i+1, formatExact(elpd[i]), formatExact(p[i]), formatExact(k[i]))
+	}
+	writeFile(t, dir, looFile, b.String())
+	return dir
+}
+
+// Tolerance of numbers checked against values computed by hand.
+const compareTol = 1e-12
+
+// TestCompareHand: three fits of four observations whose elpd_diff and
+// se_diff are worked out by hand. best = (−1, −2, −1.5, −0.5): elpd −5,
+// se √(4·(0.0625+0.5625+0.0625+0.5625)/3) = √(5/3). worst − best =
+// (−0.2, 0.2, −1, −1): sum −2, deviations from the mean −0.5 are (0.3,
+// 0.7, −0.5, −0.5), var 1.08/3 = 0.36, se_diff √(4·0.36) = 1.2. mid − best
+// = (0.5, −0.5, −0.5, −0.5): sum −1, deviations (0.75, −0.25, −0.25,
+// −0.25), var 0.75/3, se_diff 1. Given worst, best, mid, the ranking is
+// best, mid, worst; p_loo sums, and k̂ above 0.7 or NaN count as bad.
+func TestCompareHand(t *testing.T) {
+	dir := t.TempDir()
+	best := looRows(t, filepath.Join(dir, "best"), []float64{-1, -2, -1.5, -0.5}, []float64{0.1, 0.2, 0.3, 0.4}, []float64{0.1, 0.2, 0.3, 0.4})
+	worst := looRows(t, filepath.Join(dir, "worst"), []float64{-1.2, -1.8, -2.5, -1.5}, []float64{0.25, 0.25, 0.25, 0.25}, []float64{0.1, 0.71, math.NaN(), 0.7})
+	mid := looRows(t, filepath.Join(dir, "mid"), []float64{-0.5, -2.5, -2, -1}, []float64{0.5, 0.5, 0.5, 0.5}, []float64{0.2, 0.2, 0.2, 0.2})
+	var fits []*looFit
+	for _, d := range []string{worst, best, mid} {
+		f, err := readLOOFit(d, sources{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fits = append(fits, f)
+	}
+	ranks, err := compareLOO(fits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		dir                       string
+		elpd, se, diff, seDiff, p float64
+		bad                       int
+	}{
+		{best, -5, math.Sqrt(5.0 / 3), 0, 0, 1, 0},
+		{mid, -6, math.Sqrt(4 * 2.5 / 3), -1, 1, 2, 0},      // mean −1.5, deviations (1, −1, −0.5, 0.5)
+		{worst, -7, math.Sqrt(4 * 0.93 / 3), -2, 1.2, 1, 2}, // mean −1.75, deviations (0.55, −0.05, −0.75, 0.25)
+	}
+	for i, w := range want {
+		r := ranks[i]
+		if r.fit.label != w.dir {
+			t.Fatalf("rank %d is %s, want %s", i+1, r.fit.label, w.dir)
+		}
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"elpd_loo", r.elpd, w.elpd}, {"se", r.se, w.se}, {"elpd_diff", r.diff, w.diff}, {"se_diff", r.seDiff, w.seDiff}, {"p_loo", r.p, w.p}} {
+			if math.Abs(c.got-c.want) > compareTol {
+				t.Errorf("%s: %s %.15g, want %.15g", filepath.Base(w.dir), c.name, c.got, c.want)
+			}
+		}
+		if r.badK != w.bad {
+			t.Errorf("%s: %d k̂ above 0.7, want %d", filepath.Base(w.dir), r.badK, w.bad)
+		}
+	}
+
+	// The CLI: the same ranking on stdout and in --csv, written whole.
+	out := filepath.Join(dir, "cmp.csv")
+	code, stdout, stderr := runSafe(t, "compare", worst, best, mid, "--csv", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if i, j, k := strings.Index(stdout, best), strings.Index(stdout, mid), strings.Index(stdout, worst); !(i >= 0 && i < j && j < k) {
+		t.Errorf("table not in the order best, mid, worst:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "2·se_diff") {
+		t.Errorf("table lacks the note on se_diff:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "warning: "+worst+": Pareto k̂ above 0.7 for 2 of 4") {
+		t.Errorf("no warning of worst's k̂:\n%s", stderr)
+	}
+	rows := readCSV(t, out)
+	if h := strings.Join(rows[0], ","); h != "fit,model,elpd_loo,se,elpd_diff,se_diff,p_loo,pareto_k_above_0.7,n" {
+		t.Fatalf("--csv header %q", h)
+	}
+	if len(rows) != 4 || rows[1][0] != best || rows[2][0] != mid || rows[3][0] != worst {
+		t.Fatalf("--csv rows %q", rows[1:])
+	}
+	if r := strings.Join(rows[3][2:], ","); r != "-7,1.11355,-2,1.2,1,2,4" {
+		t.Errorf("--csv row of worst %q", r)
+	}
+	if e := dirEntries(t, dir); len(e) != 4 {
+		t.Errorf("the directory holds %v: a temporary file left behind?", e)
+	}
+	if code, _, stderr := runSafe(t, "compare", best, mid, "--csv", filepath.Join(best, looFile)); code != exitError || !strings.Contains(stderr, "would overwrite an input") {
+		t.Errorf("--csv onto an input: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCompareMismatch: fits of different observations are an error that
+// names both files and the first difference, in number or by name.
+func TestCompareMismatch(t *testing.T) {
+	dir := t.TempDir()
+	v := []float64{-1, -2, -1.5, -0.5}
+	a := looRows(t, filepath.Join(dir, "a"), v, v, v)
+	short := looRows(t, filepath.Join(dir, "short"), v[:3], v[:3], v[:3])
+	renamed := looRows(t, filepath.Join(dir, "renamed"), v, v, v)
+	loo := filepath.Join(renamed, looFile)
+	b, _ := os.ReadFile(loo)
+	os.WriteFile(loo, []byte(strings.Replace(string(b), "log_lik[3]", "log_lik[5]", 1)), 0o644)
+
+	code, _, stderr := runSafe(t, "compare", a, short)
+	if code != exitError || !strings.Contains(stderr, filepath.Join(a, looFile)+" has 4 observations, "+filepath.Join(short, looFile)+" has 3") {
+		t.Errorf("different counts: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := runSafe(t, "compare", a, renamed)
+	if code != exitError || stdout != "" ||
+		!strings.Contains(stderr, loo+":5:1: observation 3 is log_lik[5] here but log_lik[3] in "+filepath.Join(a, looFile)) {
+		t.Errorf("different names: exit %d, %s%s", code, stdout, stderr)
+	}
+}
+
+// TestCompareGarbled: files that are missing, empty, binary, cut short or
+// malformed are positioned errors (exit 1), never a panic.
+func TestCompareGarbled(t *testing.T) {
+	dir := t.TempDir()
+	v := []float64{-1, -2, -1.5, -0.5}
+	good := looRows(t, filepath.Join(dir, "good"), v, v, v)
+	for _, c := range []struct{ name, content, want string }{
+		{"empty", "", "loo.csv:1:1: no header"},
+		{"comment only", "# elpd_loo = 1\n", "loo.csv:1:1: no header"},
+		{"no rows", "name,elpd_loo,p_loo,pareto_k\n", "loo.csv:2:1: no observations"},
+		{"no column", "name,elpd,p_loo,pareto_k\nlog_lik[1],1,1,1\n", "loo.csv:1:1: no column elpd_loo"},
+		{"bad number", "name,elpd_loo,p_loo,pareto_k\nlog_lik[1],1,1,x\n", `loo.csv:2:16: pareto_k of log_lik[1]: "x" is not a number`},
+		{"bad quote", "name,elpd_loo,p_loo,pareto_k\nlog\"_lik[1],1,1,1\n", "loo.csv:2:4: bare \" in non-quoted-field"},
+		{"binary", "name\x00,elpd_loo\n", "loo.csv:1:1: not a text file"},
+		{"twice", "name,elpd_loo,p_loo,pareto_k\na,1,1,1\na,1,1,1\n", "loo.csv:3:1: observation a appears twice (first on line 2)"},
+		{"cut short", "# elpd_loo = 1, se = 1, p_loo = 1, pareto_k above 0.7: 0 of 3\nname,elpd_loo,p_loo,pareto_k\na,1,1,1\n", "loo.csv:1:61: the first line counts 3 observations, but the file has 1"},
+	} {
+		d := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_"))
+		os.MkdirAll(d, 0o755)
+		writeFile(t, d, looFile, c.content)
+		code, stdout, stderr := runSafe(t, "compare", good, d)
+		if code != exitError || stdout != "" || !strings.Contains(stderr, filepath.Join(d, c.want)) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant %s", c.name, code, stderr, filepath.Join(d, c.want))
+		}
+	}
+	empty := filepath.Join(dir, "nothing")
+	os.MkdirAll(empty, 0o755)
+	if code, _, stderr := runSafe(t, "compare", good, empty); code != exitError || !strings.Contains(stderr, empty+" has no loo.csv") {
+		t.Errorf("a directory without loo.csv: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "compare", good, filepath.Join(dir, "absent")); code != exitError || !strings.Contains(stderr, "absent: no such file or directory") {
+		t.Errorf("a missing directory: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "compare", good, filepath.Join(good, looFile)); code != exitError || !strings.Contains(stderr, "is given twice") {
+		t.Errorf("one fit twice: exit %d, %s", code, stderr)
+	}
+	writeFile(t, good, fitFileName, `{"format": "gpp-fit/1", "model": 3}`)
+	if code, _, stderr := runSafe(t, "compare", good, empty); code != exitError || !strings.Contains(stderr, filepath.Join(good, fitFileName)+":1:") {
+		t.Errorf("a garbled fit.json: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "compare", good); code != exitUsage || !strings.Contains(stderr, "at least two fits") {
+		t.Errorf("one fit: exit %d, %s", code, stderr)
+	}
+}
+
+// compareNormal and compareStudent regress y on x with normal and with
+// Student-t noise, each with an output log_lik for LOO.
+const (
+	compareNormal = `data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 5)
+param b: real ~ Normal(0, 5)
+param sigma: positive ~ HalfNormal(2)
+y ~ Normal(a + b * x, sigma)
+output log_lik = logpdf(y, Normal(a + b * x, sigma))
+`
+	compareStudent = `data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 5)
+param b: real ~ Normal(0, 5)
+param sigma: positive ~ HalfNormal(2)
+param nu: positive ~ Gamma(2, 0.1)
+y ~ StudentT(nu, a + b * x, sigma)
+output log_lik = logpdf(y, StudentT(nu, a + b * x, sigma))
+`
+)
+
+// TestCompareFits: gpp fit of a normal and of a Student-t regression to 120
+// points with Student-t noise of 2 degrees of freedom (seeded), then gpp
+// compare of the two output directories ranks the Student-t model first,
+// by more than 4 nats and 2 se_diff (measured: see the log), with the
+// totals of each fit's loo.csv.
+func TestCompareFits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two fits")
+	}
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(2026, 28))
+	var data strings.Builder
+	data.WriteString("x,y\n")
+	for range 120 {
+		x := r.NormFloat64()
+		z, c := r.NormFloat64(), 0.0
+		for range 2 {
+			g := r.NormFloat64()
+			c += g * g
+		}
+		y := 1 + 0.5*x + 0.4*z/math.Sqrt(c/2) // t with 2 degrees of freedom
+		fmt.Fprintf(&data, "%.5f,%.5f\n", x, y)
+	}
+	csvPath := writeFile(t, dir, "xy.csv", data.String())
+	normal := filepath.Join(dir, "normal")
+	student := filepath.Join(dir, "student")
+	for _, m := range []struct{ out, src string }{{normal, compareNormal}, {student, compareStudent}} {
+		model := writeFile(t, dir, filepath.Base(m.out)+".gpp", m.src)
+		if code, _, stderr := runSafe(t, "fit", model, csvPath, "--out", m.out, "--quiet"); code != 0 {
+			t.Fatalf("fit %s: exit %d: %s", model, code, stderr)
+		}
+	}
+	out := filepath.Join(dir, "cmp.csv")
+	code, stdout, stderr := runSafe(t, "compare", normal, student, "--csv", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("\n%s%s", stdout, stderr)
+	if i, j := strings.Index(stdout, student+"  "), strings.Index(stdout, normal+"  "); !(i >= 0 && i < j) {
+		t.Fatalf("the Student-t fit is not ranked first:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, filepath.Join(dir, "student.gpp")) {
+		t.Errorf("the table does not name the model file:\n%s", stdout)
+	}
+	rows := readCSV(t, out)
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	diff, seDiff := num(rows[2][4]), num(rows[2][5])
+	if !(diff < -4 && diff < -2*seDiff) {
+		t.Errorf("elpd_diff %g ± %g: not a clear preference", diff, seDiff)
+	}
+	for _, row := range rows[1:] {
+		all := readCSV(t, filepath.Join(row[0], looFile))
+		total := num(strings.TrimPrefix(all[0][0], "# elpd_loo = "))
+		if got := num(row[2]); math.Abs(got-total) > 1e-3*math.Abs(total) {
+			t.Errorf("%s: elpd_loo %g, its loo.csv says %g", row[0], got, total)
+		}
+	}
+}
+
+// TestCompareDataWarning: fits whose fit.json name different data files
+// are compared with a warning; fit.json gives the model column, with the
+// --set values, and is ignored when it does not list loo.csv (a loo.csv
+// left from another fit).
+func TestCompareDataWarning(t *testing.T) {
+	dir := t.TempDir()
+	v := []float64{-1, -2, -1.5, -0.5}
+	a := looRows(t, filepath.Join(dir, "a"), v, v, v)
+	b := looRows(t, filepath.Join(dir, "b"), v, v, v)
+	c := looRows(t, filepath.Join(dir, "c"), v, v, v)
+	writeFile(t, a, fitFileName, `{"format": "gpp-fit/1", "model": "m.gpp", "data": ["y.csv"], "sets": {"K": "2"}, "files": ["fit.json", "loo.csv"]}`)
+	writeFile(t, b, fitFileName, `{"format": "gpp-fit/1", "model": "m.gpp", "data": ["z.csv"], "files": ["fit.json", "loo.csv"]}`)
+	writeFile(t, c, fitFileName, `{"format": "gpp-fit/1", "model": "stale.gpp", "data": ["w.csv"], "files": ["fit.json"]}`)
+	code, stdout, stderr := runSafe(t, "compare", a, b, c)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: "+a+" read y.csv, "+b+" read z.csv") || strings.Contains(stderr, "w.csv") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "m.gpp K=2") || strings.Contains(stdout, "stale.gpp") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
