@@ -100,7 +100,7 @@ func looWarning(lo *sgvb.LOO) string {
 	}
 	what := fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations (the largest %s; loo.csv lists them)", lo.BadK(), len(lo.Points), num3(worst))
 	if !(lo.QK <= 0.7) {
-		return what + fmt.Sprintf(": the output draws' own weights p/q have k̂ %s, so q is too far from the posterior for importance-weighted LOO; elpd_loo is unreliable", num3(lo.QK))
+		return what + fmt.Sprintf(": the output draws' own weights p/q have k̂ %s (q's tails are lighter than the posterior's somewhere, as a gamma factor's are for a scale's inverse-gamma-like tail), so elpd_loo may be unreliable: check that it holds with more --output-draws", num3(lo.QK))
 	}
 	return what + ": their elpd_loo, and so the total, is unreliable; such observations are influential, and K-fold cross-validation (refitting without them) settles it"
 }
