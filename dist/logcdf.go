@@ -44,6 +44,8 @@ func LogCDF(name string, upper bool) (k Kernel, ok bool) {
 func LogCDFNames() []string {
 	return []string{"Normal", "HalfNormal", "LogNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace",
 		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "BetaProportion", "Uniform",
+		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
+		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal",
 		"Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "NegBinomial"}
 }
 
@@ -76,6 +78,19 @@ var logCDFs = map[string]logCDF{
 	"Binomial":       binomialLogCDF,
 	"BinomialLogit":  binomialLogitLogCDF,
 	"NegBinomial":    negBinomialLogCDF,
+
+	// logistic.go, chisquare.go, pareto.go, frechet.go
+	"Logistic":           logisticLogCDF,
+	"Gumbel":             gumbelLogCDF,
+	"ChiSquare":          chiSquareLogCDF,
+	"InvChiSquare":       invChiSquareLogCDF,
+	"ScaledInvChiSquare": scaledInvChiSquareLogCDF,
+	"Rayleigh":           rayleighLogCDF,
+	"Pareto":             paretoLogCDF,
+	"ParetoType2":        paretoType2LogCDF,
+	"Frechet":            frechetLogCDF,
+	"LogLogistic":        logLogisticLogCDF,
+	"ExpModNormal":       expModNormalLogCDF, // expmodnormal.go
 }
 
 // NormalLogSurvival returns log P(Z > z) for a standard normal Z: from

@@ -11,6 +11,9 @@ import "math/rand/v2"
 // 0 and take NonNegative values; Gamma, InvGamma, LogNormal and Weibull take
 // Positive values (0 is outside, log density −Inf); Beta and BetaProportion
 // take Unit (0 and 1 are outside); Uniform takes the closed Interval [lo, hi].
+// Pareto's support starts at its argument y_min and ParetoType2's at mu,
+// which a Support cannot say: they are declared Positive and Real, and the
+// log density is −Inf below the argument.
 var Univariates = []*Univariate{
 	{
 		Name: "Normal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -136,6 +139,110 @@ var Univariates = []*Univariate{
 			return Uniform{p[0], p[1]}.eval(x, dp)
 		},
 		Rand: func(p []float64, rng *rand.Rand) float64 { return Uniform{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "Logistic", Params: []Param{{"mu", Real}, {"sigma", Positive}},
+		Support: Real, Doc: "logistic with location mu and scale sigma",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Logistic{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Logistic{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "Gumbel", Params: []Param{{"mu", Real}, {"beta", Positive}},
+		Support: Real, Doc: "Gumbel (type I extreme value) with location mu and scale beta",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Gumbel{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Gumbel{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "ChiSquare", Params: []Param{{"nu", Positive}},
+		Support: Positive, Doc: "chi-square with nu degrees of freedom: Gamma(nu/2, 1/2)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return ChiSquare{p[0]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return ChiSquare{p[0]}.Rand(rng) },
+	},
+	{
+		Name: "InvChiSquare", Params: []Param{{"nu", Positive}},
+		Support: Positive, Doc: "inverse chi-square with nu degrees of freedom: 1/ChiSquare(nu)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return InvChiSquare{p[0]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return InvChiSquare{p[0]}.Rand(rng) },
+	},
+	{
+		Name: "ScaledInvChiSquare", Params: []Param{{"nu", Positive}, {"s", Positive}},
+		Support: Positive, Doc: "scaled inverse chi-square with nu degrees of freedom and scale s: InvGamma(nu/2, nu·s²/2)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return ScaledInvChiSquare{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return ScaledInvChiSquare{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "Rayleigh", Params: []Param{{"sigma", Positive}},
+		Support: Positive, Doc: "Rayleigh with scale sigma: the length of two independent Normal(0, sigma)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Rayleigh{p[0]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Rayleigh{p[0]}.Rand(rng) },
+	},
+	{
+		Name: "Pareto", Params: []Param{{"y_min", Positive}, {"alpha", Positive}},
+		Support: Positive, Doc: "Pareto with minimum y_min and shape alpha (log density −Inf below y_min)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Pareto{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Pareto{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "ParetoType2", Params: []Param{{"mu", Real}, {"lambda", Positive}, {"alpha", Positive}},
+		Support: Real, Doc: "Pareto type II (Lomax) with location mu, scale lambda and shape alpha (log density −Inf below mu)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return ParetoType2{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return ParetoType2{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
+		Name: "Frechet", Params: []Param{{"alpha", Positive}, {"sigma", Positive}},
+		Support: Positive, Doc: "Fréchet (type II extreme value) with shape alpha and scale sigma",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Frechet{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Frechet{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "LogLogistic", Params: []Param{{"alpha", Positive}, {"beta", Positive}},
+		Support: Positive, Doc: "log-logistic with scale alpha and shape beta: log x is Logistic(log alpha, 1/beta)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return LogLogistic{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return LogLogistic{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "SkewNormal", Params: []Param{{"xi", Real}, {"omega", Positive}, {"alpha", Real}},
+		Support: Real, Doc: "skew normal with location xi, scale omega and shape alpha",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return SkewNormal{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return SkewNormal{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
+		Name: "ExpModNormal", Params: []Param{{"mu", Real}, {"sigma", Positive}, {"lambda", Positive}},
+		Support: Real, Doc: "Normal(mu, sigma) plus an independent Exponential(lambda)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return ExpModNormal{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return ExpModNormal{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
+		Name: "VonMises", Params: []Param{{"mu", Real}, {"kappa", Positive}},
+		Support: Real, Doc: "von Mises on the circle with location mu and concentration kappa",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return VonMises{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return VonMises{p[0], p[1]}.Rand(rng) },
 	},
 	{
 		Name: "Poisson", Params: []Param{{"rate", Positive}},

@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 21    // families in the registry
+	univariateNo = 34    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -174,6 +174,107 @@ var uniCases = []uniCase{
 		moments: [][]float64{{-1, 3}}, intParam: -1,
 	},
 	{
+		name: "Logistic", newDist: func(p []float64) uniDist { return Logistic{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -8, 8) },
+		gonum: func(p []float64) func(float64) float64 {
+			// distuv.Logistic.LogProb (v0.17) ignores Mu and S: the standard one at z
+			return func(x float64) float64 { return distuv.Logistic{S: 1}.LogProb((x-p[0])/p[1]) - math.Log(p[1]) }
+		},
+		moments: [][]float64{{-1, 1.5}}, intParam: -1,
+	},
+	{
+		name: "Gumbel", newDist: func(p []float64) uniDist { return Gumbel{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -2, 8) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.GumbelRight{Mu: p[0], Beta: p[1]}.LogProb
+		},
+		moments: [][]float64{{2, 0.8}}, intParam: -1,
+	},
+	{
+		name: "ChiSquare", newDist: func(p []float64) uniDist { return ChiSquare{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.3, 30)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return unif(r, 0.05, 3) * (p[0] + 1) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.ChiSquared{K: p[0]}.LogProb
+		},
+		moments: [][]float64{{0.7}, {9}}, intParam: -1,
+	},
+	{
+		name: "InvChiSquare", newDist: func(p []float64) uniDist { return InvChiSquare{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.3, 30)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return unif(r, 0.05, 3) / (p[0] + 1) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.InverseGamma{Alpha: p[0] / 2, Beta: 0.5}.LogProb
+		},
+		moments: [][]float64{{14}}, intParam: -1,
+	},
+	{
+		name: "ScaledInvChiSquare", newDist: func(p []float64) uniDist { return ScaledInvChiSquare{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.3, 30), unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return unif(r, 0.05, 3) * p[1] * p[1] },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.InverseGamma{Alpha: p[0] / 2, Beta: p[0] * p[1] * p[1] / 2}.LogProb
+		},
+		moments: [][]float64{{14, 1.7}}, intParam: -1,
+	},
+	{
+		name: "Rayleigh", newDist: func(p []float64) uniDist { return Rayleigh{p[0]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 3)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] * unif(r, 0.05, 4) },
+		gonum: func(p []float64) func(float64) float64 {
+			return func(x float64) float64 { return distuv.Weibull{K: 2, Lambda: math.Sqrt2 * p[0]}.LogProb(x) }
+		},
+		moments: [][]float64{{1.3}}, intParam: -1,
+	},
+	{
+		name: "Pareto", newDist: func(p []float64) uniDist { return Pareto{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 3), unif(r, 0.3, 8)} },
+		value:  func(p []float64, r *rand.Rand) float64 { return p[0] * unif(r, 1.01, 20) },
+		gonum: func(p []float64) func(float64) float64 {
+			return distuv.Pareto{Xm: p[0], Alpha: p[1]}.LogProb
+		},
+		moments: [][]float64{{1.5, 9}}, intParam: -1,
+	},
+	{
+		name: "ParetoType2", newDist: func(p []float64) uniDist { return ParetoType2{p[0], p[1], p[2]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3), unif(r, 0.3, 8)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, 0.01, 20) },
+		moments: [][]float64{{-1, 2, 10}}, intParam: -1,
+	},
+	{
+		name: "Frechet", newDist: func(p []float64) uniDist { return Frechet{p[0], p[1]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0.3, 8), unif(r, 0.2, 3)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[1] * unif(r, 0.2, 10) },
+		moments: [][]float64{{9, 1.5}}, intParam: -1,
+	},
+	{
+		name: "LogLogistic", newDist: func(p []float64) uniDist { return LogLogistic{p[0], p[1]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 3), unif(r, 0.3, 8)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] * unif(r, 0.02, 10) },
+		moments: [][]float64{{2, 9}}, intParam: -1,
+	},
+	{
+		name: "SkewNormal", newDist: func(p []float64) uniDist { return SkewNormal{p[0], p[1], p[2]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3), unif(r, -6, 6)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -3, 3) },
+		moments: [][]float64{{1, 2, 4}, {-1, 0.5, -0.7}}, intParam: -1,
+	},
+	{
+		name: "ExpModNormal", newDist: func(p []float64) uniDist { return ExpModNormal{p[0], p[1], p[2]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3), unif(r, 0.2, 5)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -4, 4) + unif(r, 0, 3)/p[2] },
+		moments: [][]float64{{1, 0.5, 0.8}, {-2, 2, 5}}, intParam: -1,
+	},
+	{
+		// no moments: Variance is the circular one (TestVonMisesRand)
+		name: "VonMises", newDist: func(p []float64) uniDist { return VonMises{p[0], p[1]} },
+		params:   func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.05, 60)} },
+		value:    func(p []float64, r *rand.Rand) float64 { return p[0] + unif(r, -3, 3) },
+		intParam: -1,
+	},
+	{
 		name: "Poisson", newDist: func(p []float64) uniDist { return Poisson{p[0]} },
 		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 50)} },
 		value:  func(p []float64, r *rand.Rand) float64 { return poissonDraw(p[0], r) },
@@ -239,7 +340,9 @@ var uniCases = []uniCase{
 
 func TestRegistryMatchesCases(t *testing.T) {
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
-		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform", "Poisson", "PoissonLog", "Bernoulli",
+		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
+		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
+		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "NegBinomial"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)

@@ -61,6 +61,11 @@ func FuzzPipeline(f *testing.F) {
 	f.Add("param eta: positive ~ Gamma(2, 1)\nparam L: cholesky_factor_corr[3]\nL ~ LKJCorrCholesky(eta)\noutput Omega = L * L'\n", "", "")
 	f.Add("param eta: positive ~ Gamma(2, 1)\nparam Omega: corr_matrix[3]\nOmega ~ LKJCorr(eta)\noutput L = chol(Omega)\n", "", "")
 	f.Add(read("../../examples/varying.gpp"), head(read("../../examples/varying.csv"), 60), "")
+	f.Add("data y: real[N]\ndata t: positive[N]\nparam mu: real ~ Logistic(0, 2)\nparam b: positive ~ ScaledInvChiSquare(3, 1)\nparam nu: positive ~ ChiSquare(3)\n"+
+		"param a: positive ~ Frechet(2, 1)\ny ~ Gumbel(mu, b)\nt ~ Frechet(a, b)\nt ~ LogLogistic(b, a)\nt ~ Rayleigh(nu)\nt ~ Pareto(0.2, a)\ny ~ ParetoType2(-5, b, a)\n"+
+		"target += sum(logccdf(t, InvChiSquare(nu))) + logcdf(mu, Logistic(0, b))\noutput y_rep ~ Gumbel(mu, b)\n", `{"y": [0.1, -0.4, 1.2], "t": [0.3, 2.5, 1.1]}`, "")
+	f.Add("data y: real[N]\nparam xi: real ~ SkewNormal(0, 2, -1)\nparam k: positive ~ Gamma(2, 1)\nparam l: positive ~ Exponential(1)\n"+
+		"y ~ VonMises(xi, k)\ny ~ ExpModNormal(xi, k, l)\ntarget += sum(logccdf(y, ExpModNormal(xi, 1, l)))\noutput t_rep ~ VonMises(xi, k)\n", `{"y": [0.1, -0.4, 1.2]}`, "")
 	f.Add("data y: real[N]\ndata k: int[M]\nparam mu: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\nparam w: simplex[3] ~ Dirichlet(rep(1, 3))\n"+
 		"target += log_mix(inv_logit(mu), logpdf(y[head(k, 2)], Normal(mu, s)), log1m(Phi(y[0:2])))\n"+
 		"target += sum(log_softmax(append_row(mu, [s, 1]))) + dot_self(to_vector(rep_matrix(mu, 2, 2))) * -0.1\n"+

@@ -180,11 +180,11 @@ func stanHint(name, arg string) string {
 // BetaBinomial). Keys are lower case without underscores.
 var stanDists = map[string]string{
 	"doubleexponential": "Laplace", "multinormal": "MvNormal", "negbinomial2": "NegBinomial",
-	"betabinomial": "", "logistic": "", "gumbel": "", "skewnormal": "", "vonmises": "", "frechet": "",
-	"rayleigh": "", "pareto": "", "paretotype2": "", "wishart": "Wishart", "invwishart": "InvWishart", "wishartcholesky": "WishartCholesky", "invwishartcholesky": "InvWishartCholesky", "lkjcorr": "LKJCorr",
+	"betabinomial": "", "logistic": "Logistic", "gumbel": "Gumbel", "skewnormal": "SkewNormal", "vonmises": "VonMises", "frechet": "Frechet",
+	"rayleigh": "Rayleigh", "pareto": "Pareto", "paretotype2": "ParetoType2", "wishart": "Wishart", "invwishart": "InvWishart", "wishartcholesky": "WishartCholesky", "invwishartcholesky": "InvWishartCholesky", "lkjcorr": "LKJCorr",
 	"lkjcorrcholesky": "LKJCorrCholesky", "multinomial": "", "orderedlogistic": "OrderedLogistic (categories 0..K, not 1..K+1)", "orderedprobit": "OrderedProbit (categories 0..K, not 1..K+1)",
-	"chisquare": "", "invchisquare": "", "scaledinvchisquare": "", "expmodnormal": "",
-	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "", "loglogistic": "",
+	"chisquare": "ChiSquare", "invchisquare": "InvChiSquare", "scaledinvchisquare": "ScaledInvChiSquare", "expmodnormal": "ExpModNormal",
+	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "", "loglogistic": "LogLogistic",
 	"betaproportion": "BetaProportion", "discreterange": "", "multinormalcholesky": "MvNormalCholesky", "multigp": "",
 }
 

@@ -1,0 +1,106 @@
+package compile
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+)
+
+// TestContinuousFamiliesLogJoint compiles y ~ D(args) and the log CDFs of
+// Logistic, Gumbel, ChiSquare, InvChiSquare, ScaledInvChiSquare, Rayleigh,
+// Pareto, ParetoType2, Frechet and LogLogistic against the same log density
+// written out with target += (Stan's formulas), in value and gradient, with
+// params in every argument position.
+func TestContinuousFamiliesLogJoint(t *testing.T) {
+	js, err := data.ReadJSON("d.json", strings.NewReader(`{"y": [-1.3, 0.4, 2.9], "tc": [3.0, 0.5, 2.2]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := data.Input{File: "d.json", JSON: js}
+	const decls = "data y: real[3]\ndata tc: positive[3]\nparam a: positive\nparam s: positive\nparam c: positive\n"
+	for _, c := range []struct{ name, dist, plain string }{
+		{"Logistic", "y ~ Logistic(log(a), s)\n",
+			"target += sum(-(y - log(a)) / s - log(s) - 2 * log1p(exp(-(y - log(a)) / s)))\n"},
+		{"Gumbel", "y ~ Gumbel(log(a), s)\n",
+			"target += sum(-log(s) - (y - log(a)) / s - exp(-(y - log(a)) / s))\n"},
+		{"ChiSquare", "tc ~ ChiSquare(a)\n",
+			"target += sum(-a / 2 * log(2) - lgamma(a / 2) + (a / 2 - 1) * log(tc) - tc / 2)\n"},
+		{"InvChiSquare", "tc ~ InvChiSquare(a)\n",
+			"target += sum(-a / 2 * log(2) - lgamma(a / 2) - (a / 2 + 1) * log(tc) - 0.5 / tc)\n"},
+		{"ScaledInvChiSquare", "tc ~ ScaledInvChiSquare(a, s)\n",
+			"target += sum(a / 2 * log(a / 2) - lgamma(a / 2) + a * log(s) - (a / 2 + 1) * log(tc) - a * s ^ 2 / (2 * tc))\n"},
+		{"Rayleigh", "tc ~ Rayleigh(s)\n", "target += sum(log(tc) - 2 * log(s) - tc ^ 2 / (2 * s ^ 2))\n"},
+		{"Pareto", "tc ~ Pareto(0.4, a)\n", "target += sum(log(a) + a * log(0.4) - (a + 1) * log(tc))\n"},
+		{"Pareto with a param minimum", "target += logpdf(tc[0], Pareto(c / (1 + c), a))\n",
+			"target += log(a) + a * log(c / (1 + c)) - (a + 1) * log(tc[0])\n"},
+		{"ParetoType2", "y ~ ParetoType2(-2 - c, s, a)\n",
+			"target += sum(log(a) - log(s) - (a + 1) * log1p((y + 2 + c) / s))\n"},
+		{"Frechet", "tc ~ Frechet(a, s)\n",
+			"target += sum(log(a) - log(s) - (1 + a) * log(tc / s) - pow(tc / s, -a))\n"},
+		{"LogLogistic", "tc ~ LogLogistic(a, s)\n",
+			"target += sum(log(s) - log(a) + (s - 1) * log(tc / a) - 2 * log1p(pow(tc / a, s)))\n"},
+		{"SkewNormal", "y ~ SkewNormal(log(a), s, c - 1)\n",
+			"target += sum(log(2) - log(s) - 0.5 * ((y - log(a)) / s) ^ 2 - 0.9189385332046728 + log(Phi((c - 1) * (y - log(a)) / s)))\n"},
+		{"ExpModNormal", "y ~ ExpModNormal(log(a), s, c)\n",
+			"target += sum(log(c) + c / 2 * (2 * log(a) + c * s ^ 2 - 2 * y) + log(Phi((y - log(a) - c * s ^ 2) / s)))\n"},
+		{"ExpModNormal CDF", "target += logcdf(y, ExpModNormal(log(a), s, c))\n",
+			"target += sum(log(Phi((y - log(a)) / s) - exp(-c * (y - log(a)) + c ^ 2 * s ^ 2 / 2) .* Phi((y - log(a)) / s - c * s)))\n"},
+		{"ExpModNormal survival", "target += logccdf(y, ExpModNormal(log(a), s, c))\n",
+			"target += sum(log(1 - Phi((y - log(a)) / s) + exp(-c * (y - log(a)) + c ^ 2 * s ^ 2 / 2) .* Phi((y - log(a)) / s - c * s)))\n"},
+		{"VonMises (I0 by its series to k = 15)", "y ~ VonMises(log(a), s)\n",
+			"target += sum(s * cos(y - log(a))) - 3 * log(2 * 3.141592653589793) - 3 * log(1 + (s / 2) ^ 2 / 1.0 + (s / 2) ^ 4 / 4.0 + (s / 2) ^ 6 / 36.0 + (s / 2) ^ 8 / 576.0 + (s / 2) ^ 10 / 14400.0 + (s / 2) ^ 12 / 518400.0 + (s / 2) ^ 14 / 25401600.0 + (s / 2) ^ 16 / 1625702400.0 + (s / 2) ^ 18 / 131681894400.0 + (s / 2) ^ 20 / 13168189440000.0 + (s / 2) ^ 22 / 1593350922240000.0 + (s / 2) ^ 24 / 2.2944253280256e+17 + (s / 2) ^ 26 / 3.877578804363264e+19 + (s / 2) ^ 28 / 7.600054456551997e+21 + (s / 2) ^ 30 / 1.7100122527241995e+24)\n"},
+		{"Logistic CDF", "target += logcdf(y, Logistic(log(a), s))\n", "target += sum(log_inv_logit((y - log(a)) / s))\n"},
+		{"Gumbel survival", "target += logccdf(y, Gumbel(log(a), s))\n", "target += sum(log1mexp(exp(-(y - log(a)) / s)))\n"},
+		{"ChiSquare with 2 degrees of freedom is Exponential(1/2)", "target += logccdf(tc, ChiSquare(2)) + logcdf(c, ChiSquare(2))\n",
+			"target += logccdf(tc, Exponential(0.5)) + logcdf(c, Exponential(0.5))\n"},
+		{"ChiSquare CDF is Gamma's", "target += logcdf(tc, ChiSquare(a))\n", "target += logcdf(tc, Gamma(a / 2, 0.5))\n"},
+		{"InvChiSquare survival is InvGamma's", "target += logccdf(tc, InvChiSquare(a))\n", "target += logccdf(tc, InvGamma(a / 2, 0.5))\n"},
+		{"ScaledInvChiSquare CDF is InvGamma's", "target += logcdf(tc, ScaledInvChiSquare(a, s))\n",
+			"target += logcdf(tc, InvGamma(a / 2, a * s ^ 2 / 2))\n"},
+		{"Rayleigh survival", "target += logccdf(tc, Rayleigh(s))\n", "target += -sum(tc ^ 2) / (2 * s ^ 2)\n"},
+		{"Pareto survival", "target += logccdf(tc, Pareto(0.4, a))\n", "target += sum(-a * log(tc / 0.4))\n"},
+		{"ParetoType2 CDF", "target += logcdf(y, ParetoType2(-2 - c, s, a))\n",
+			"target += sum(log1mexp(a * log1p((y + 2 + c) / s)))\n"},
+		{"Frechet CDF", "target += logcdf(tc, Frechet(a, s))\n", "target += -sum(pow(tc / s, -a))\n"},
+		{"LogLogistic survival", "target += logccdf(tc, LogLogistic(a, s))\n", "target += -sum(log1p(pow(tc / a, s)))\n"},
+	} {
+		d := compileSrc(t, "a.gpp", decls+c.dist, nil, in)
+		plain := compileSrc(t, "b.gpp", decls+c.plain, nil, in)
+		wantSameLogJoint(t, c.name, d, plain)
+	}
+}
+
+// TestContinuousFamiliesPredictive: replicates (output y_rep ~ D(...)) of
+// the new families have their means and variances, the arguments
+// broadcast (a location per element).
+func TestContinuousFamiliesPredictive(t *testing.T) {
+	m := compileSrc(t, "p.gpp", `param b: real
+target += -b * b
+output g_rep ~ Gumbel(rep(b, 3) + [-1, 0, 1], 2)
+output l_rep ~ LogLogistic(2, 9)
+output p_rep ~ ParetoType2(b, 1.5, 9)
+output c_rep ~ ScaledInvChiSquare(12, 0.7)
+`, nil, data.Input{})
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.SetRand(rand.New(rand.NewPCG(31, 2)))
+	const b = 0.4
+	const gamma = 0.5772156649015329
+	var gm, gv []float64
+	for _, d := range []float64{-1, 0, 1} {
+		gm, gv = append(gm, b+d+2*gamma), append(gv, math.Pi*math.Pi*4/6)
+	}
+	bb := math.Pi / 9 // LogLogistic: mean αb/sin b, variance α²(2b/sin 2b − b²/sin² b)
+	lm, lv := 2*bb/math.Sin(bb), 4*(2*bb/math.Sin(2*bb)-bb*bb/(math.Sin(bb)*math.Sin(bb)))
+	// ParetoType2(μ, λ, α): μ + λ/(α − 1), λ²α/((α − 1)²(α − 2)); the scaled
+	// inverse chi-square: νs²/(ν − 2), 2ν²s⁴/((ν − 2)²(ν − 4)).
+	s2 := 0.49
+	checkReplicateMoments(t, ev, []float64{b}, 20000, []string{"g_rep", "l_rep", "p_rep", "c_rep"},
+		[][]float64{gm, {lm}, {b + 1.5/8}, {12 * s2 / 10}},
+		[][]float64{gv, {lv}, {2.25 * 9 / (64 * 7)}, {2 * 144 * s2 * s2 / (100 * 8)}})
+}
