@@ -261,8 +261,13 @@ func logIntervalMass(name string, args []float64, a, b float64) (logP float64, o
 	case "Uniform":
 		lo, hi := max(a, args[0]), min(b, args[1])
 		return math.Log(max(hi-lo, 0) / (args[1] - args[0])), true
-	default:
-		return 0, false
+	default: // any other family with a log CDF: its kernels
+		cdf, okC := dist.LogCDF(name, false)
+		sf, okS := dist.LogCDF(name, true)
+		if !okC || !okS {
+			return 0, false
+		}
+		d = kernelTails{cdf, sf, args}
 	}
 	var near, far float64 // the logs of the two tails whose difference is P
 	if ls := d.logSurvival(a); ls < pastMedian {
@@ -323,6 +328,23 @@ func quadLogMass(name string, args []float64, a, b float64) float64 {
 type logTails interface {
 	logCDF(x float64) float64
 	logSurvival(x float64) float64
+}
+
+// kernelTails are the tails of a family from its log CDF kernels
+// (dist.LogCDF), for the families without a closed form here.
+type kernelTails struct {
+	cdf, sf dist.Kernel
+	args    []float64
+}
+
+func (k kernelTails) logCDF(x float64) float64 {
+	v, _ := k.cdf(x, k.args, make([]float64, len(k.args)))
+	return v
+}
+
+func (k kernelTails) logSurvival(x float64) float64 {
+	v, _ := k.sf(x, k.args, make([]float64, len(k.args)))
+	return v
 }
 
 type normalTails struct{ mu, sigma float64 }
