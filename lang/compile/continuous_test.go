@@ -122,4 +122,18 @@ func TestTruncatedPriorNewFamilies(t *testing.T) {
 		plain := compileSrc(t, "b.gpp", "param x: "+c.bounds+"[3]\ntarget += sum(logpdf(x, "+c.dist+")) - 3 * "+c.logP+"\n", nil)
 		wantSameLogJoint(t, c.name, decl, plain)
 	}
+	// Pareto's support starts at y_min: a prior of it on a param whose
+	// values go lower is an error at the prior, one on higher values is
+	// normalised there (Pareto(1, 3) above 2 is Pareto(2, 3): log P = 3·log ½).
+	for _, c := range []struct{ src, want string }{
+		{"param x: positive ~ Pareto(1, 3)\n", "a.gpp:1:21: Pareto(1, 3) puts no mass on part of the positive support of x"},
+		{"param x: real ~ ParetoType2(0, 1, 2)\n", "a.gpp:1:17: ParetoType2(0, 1, 2) puts no mass on part of the real support of x"},
+	} {
+		if _, err := compileSrcErr(t, "a.gpp", c.src, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+	}
+	wantSameLogJoint(t, "Pareto above y_min",
+		compileSrc(t, "a.gpp", "param x: real<lower=2>[3] ~ Pareto(1, 3)\n", nil),
+		compileSrc(t, "b.gpp", "param x: real<lower=2>[3]\ntarget += sum(logpdf(x, Pareto(1, 3))) - 9 * log(0.5)\n", nil))
 }

@@ -69,11 +69,17 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			trunc = l.latent(sel)
 		}
 	}
-	if trunc != nil && trunc.Truncated && (trunc.Bounded() || !elemSupport(trunc.Support).Contains(d.Support)) {
+	if trunc != nil && (trunc.Truncated && (trunc.Bounded() || !elemSupport(trunc.Support).Contains(d.Support)) || lowerFromArgs(d.Name)) {
 		l.truncate(call, d, trunc, l.b.Shape(val), pos)
 	}
 	return args
 }
+
+// lowerFromArgs reports whether the family's support starts at an argument
+// (Pareto's y_min, ParetoType2's mu) rather than where its declared support
+// does: a prior of it on a param is checked against the param's values, and
+// normalised to them, as a truncated one is (supportEnds).
+func lowerFromArgs(name string) bool { return name == "Pareto" || name == "ParetoType2" }
 
 // elemSupport is the support of a latent's elements as a prior's is
 // judged: positive for a positive_ordered latent, else its own.

@@ -534,6 +534,9 @@ func supportEnds(d *stdlib.Dist, args []float64) (lo, hi float64) {
 	if d.Support == dist.Interval {
 		return args[0], args[1]
 	}
+	if lowerFromArgs(d.Name) { // from y_min or mu
+		return args[0], math.Inf(1)
+	}
 	r := check.SupportInterval(d.Support)
 	return r.Lo, r.Hi
 }
