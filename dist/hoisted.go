@@ -449,3 +449,33 @@ func (negBinomialHoisted) Eval(k float64, p, s, dp []float64) (float64, float64)
 	}
 	return lp, 0
 }
+
+// negBinomialLogHoisted is NegBinomialLog's kernel with the work in the
+// dispersion hoisted, NegBinomial's state: where e^η is a normal float64 it
+// is negBinomialHoisted at the mean e^η, as the kernel is NegBinomial's.
+type negBinomialLogHoisted struct{}
+
+func (negBinomialLogHoisted) HoistArgs() uint { return 1 << 1 }
+func (negBinomialLogHoisted) StateLen() int   { return negBinomialHoistState }
+
+func (negBinomialLogHoisted) Prepare(p, s []float64) { negBinomialHoisted{}.Prepare(p, s) }
+
+func (negBinomialLogHoisted) Eval(k float64, p, s, dp []float64) (float64, float64) {
+	eta, phi := p[0], p[1]
+	if s[0] == 0 || !finite(eta) || math.IsNaN(k) {
+		return invalid(dp)
+	}
+	if !isCount(k) {
+		return outside(dp)
+	}
+	mu, direct := nbLogMean(eta, phi)
+	if !direct {
+		return negBinomialLogTail(k, eta, phi, dp)
+	}
+	q := [2]float64{mu, phi}
+	lp, _ := negBinomialHoisted{}.Eval(k, q[:], s, dp)
+	if dp != nil {
+		dp[0] = phi / (mu + phi) * (k - mu)
+	}
+	return lp, 0
+}

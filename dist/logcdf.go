@@ -46,7 +46,8 @@ func LogCDFNames() []string {
 		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal",
-		"Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "NegBinomial"}
+		"Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
+		"NegBinomial", "NegBinomialLog"}
 }
 
 // logCDF is a family's log CDF (upper false) or log survival function
@@ -77,7 +78,9 @@ var logCDFs = map[string]logCDF{
 	"BernoulliLogit": bernoulliLogitLogCDF,
 	"Binomial":       binomialLogCDF,
 	"BinomialLogit":  binomialLogitLogCDF,
+	"BetaBinomial":   betaBinomialLogCDF,
 	"NegBinomial":    negBinomialLogCDF,
+	"NegBinomialLog": negBinomialLogLogCDF,
 
 	// logistic.go, chisquare.go, pareto.go, frechet.go
 	"Logistic":           logisticLogCDF,

@@ -268,25 +268,84 @@ func negBinomialLogCDF(x float64, p, dp []float64, upper bool) (float64, float64
 	if x < 0 {
 		return belowSupport(dp, upper)
 	}
-	k, mu, phi := math.Floor(x), p[0], p[1]
-	xr, yr := phi/(mu+phi), mu/(mu+phi)
-	var l float64
+	mu, phi := p[0], p[1]
+	l, c := negBinomialTail(math.Floor(x), mu, phi, phi/(mu+phi), mu/(mu+phi), dp, upper)
+	dp[0] = c / mu
+	return l, 0
+}
+
+// negBinomialLogLogCDF is NegBinomialLog(eta, phi), NegBinomial with mean
+// μ = e^η: x = φ/(μ+φ) = σ(log φ − η) and 1 − x = σ(η − log φ) from the
+// log of the mean, so that a mean that overflows or underflows keeps both.
+func negBinomialLogLogCDF(x float64, p, dp []float64, upper bool) (float64, float64) {
+	if x < 0 {
+		return belowSupport(dp, upper)
+	}
+	eta, phi := p[0], p[1]
+	k, lphi := math.Floor(x), math.Log(phi)
+	xr, yr := InvLogit(lphi-eta), InvLogit(eta-lphi)
+	if min(xr, yr)*(k+1+phi) < nbLeadingMax {
+		return negBinomialLeading(k, eta, phi, lphi, xr, yr, dp, upper), 0
+	}
+	l, c := negBinomialTail(k, math.Exp(eta), phi, xr, yr, dp, upper)
+	dp[0] = c
+	return l, 0
+}
+
+// nbLeadingMax is the bound on min(x, 1−x)·(k+1+φ) below which
+// negBinomialLeading takes the incomplete beta function's leading term:
+// the next is smaller by about that factor.
+const nbLeadingMax = 1e-20
+
+// negBinomialLeading is NegBinomialLog's log tail where x = φ/(μ+φ) or
+// y = 1 − x is so small (μ far below or above φ and k) that I_y(k+1, φ) or
+// I_x(φ, k+1) is its leading term, the prefix x^φ·y^(k+1)/(a·B(φ, k+1)),
+// a the first shape, in logs from log x = −softplus(η − log φ) and
+// log y = −softplus(log φ − η): neither x nor y need be representable
+// (e^η at η = ±800). The other tail is log(1 − e^l).
+func negBinomialLeading(k, eta, phi, lphi, xr, yr float64, dp []float64, upper bool) float64 {
+	lx, ly := -Softplus(eta-lphi), -Softplus(lphi-eta)
+	pre := phi*lx + (k+1)*ly - LogBeta(phi, k+1)
+	deta := (k+1)*xr - phi*yr
+	dphi := lx + yr - (k+1)*xr/phi + digammaDiff(phi, k+1)
+	ySmall := yr < xr // the upper tail is the small one
+	l := pre
+	if ySmall {
+		l -= math.Log(k + 1)
+	} else {
+		l -= lphi
+		dphi -= 1 / phi
+	}
+	if ySmall == upper {
+		dp[0], dp[1] = deta, dphi
+		return l
+	}
+	o := Log1mexp(-l)
+	r := -math.Exp(l - o)
+	dp[0], dp[1] = r*deta, r*dphi
+	return o
+}
+
+// negBinomialTail returns the log tail of NegBinomial(mu, phi) at the count
+// k given xr = φ/(μ+φ) and yr = μ/(μ+φ), its partial in φ in dp[1], and c =
+// μ·∂/∂μ, the partial in log μ.
+func negBinomialTail(k, mu, phi, xr, yr float64, dp []float64, upper bool) (l, c float64) {
 	if upper {
 		// ∂(1−x)/∂μ = x(1−x)/μ, ∂(1−x)/∂φ = −x(1−x)/φ.
 		var lb, ly float64
 		l, _, lb, ly = logIncBetaD(k+1, phi, yr, xr)
-		c := ly * xr * yr
-		dp[0], dp[1] = c/mu, lb-c/phi
+		c = ly * xr * yr
+		dp[1] = lb - c/phi
 	} else {
 		var la, lx float64
 		l, la, _, lx = logIncBetaD(phi, k+1, xr, yr)
-		c := lx * xr * yr
-		dp[0], dp[1] = -c/mu, la+c/phi
+		c = -lx * xr * yr
+		dp[1] = la - c/phi
 	}
-	if phi > 8*(mu+k+1) && k <= nbSumMax && mu <= nbSumMax {
+	if phi > 8*(mu+k+1) && k <= nbSumMax && mu <= nbSumMax && mu >= 0x1p-1022 {
 		dp[1] = negBinomialDPhi(k, mu, phi, l, upper)
 	}
-	return l, 0
+	return l, c
 }
 
 // nbSumMax bounds the count and the mean for which negBinomialDPhi sums
@@ -325,7 +384,11 @@ func negBinomialDPhi(k, mu, phi, lp float64, upper bool) float64 {
 	}
 	// r_j = p_j/p_0·e^(−shift) by p_{j+1}/p_j = (φ+j)/(j+1)·μ/(μ+φ), with
 	// s = Σ_{i<j} (μ−i)/(φ+i) carried along.
+	// Up to the first term of an upper sum r is carried in its log, in
+	// shift, so that it does not underflow before the sum begins (μ ≪ 1,
+	// k ≫ μ).
 	q := mu / (mu + phi)
+	lq := math.Log(q)
 	r, shift, s, sum := 1.0, 0.0, 0.0, 0.0
 	for j := 0.0; ; j++ {
 		if below || j > k {
@@ -340,6 +403,10 @@ func negBinomialDPhi(k, mu, phi, lp float64, upper bool) float64 {
 			}
 		}
 		s += (mu - j) / (phi + j)
+		if !below && j <= k {
+			shift += math.Log((phi+j)/(j+1)) + lq
+			continue
+		}
 		r *= (phi + j) / (j + 1) * q
 		if r > 1e280 {
 			r, sum, shift = r*1e-280, sum*1e-280, shift+280*math.Ln10

@@ -51,7 +51,7 @@ func TestPreparedKernels(t *testing.T) {
 // derived with another kernel keeps it.
 func TestHoistedKernels(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
-	locs := []float64{-1e300, -3, -1e-300, 0, 0.5, 2, 1e12, nan, inf, -inf}
+	locs := []float64{-1e300, -800, -3, -1e-300, 0, 0.5, 2, 709.5, 800, 1e12, nan, inf, -inf} // ±800, 709.5: NegBinomialLog past the ends of e^η
 	// Scales and shapes on both sides of the kernels' branch points: Beta's
 	// Loader form from 2, stirlingMin and polygammaShift at 10 (NegBinomial),
 	// gammaLoaderShape at 1000 (Gamma, InvGamma).
@@ -124,7 +124,7 @@ func TestHoistedKernels(t *testing.T) {
 		walk(0)
 	}
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal", "Exponential",
-		"Gamma", "InvGamma", "Beta", "BetaProportion", "NegBinomial"}
+		"Gamma", "InvGamma", "Beta", "BetaProportion", "NegBinomial", "NegBinomialLog"}
 	if !slices.Equal(hoisted, want) {
 		t.Errorf("families with hoisted kernels %v, want %v", hoisted, want)
 	}

@@ -293,6 +293,14 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return BinomialLogit{p[0], p[1]}.Rand(rng) },
 	},
 	{
+		Name: "BetaBinomial", Params: []Param{{"n", Count}, {"a", Positive}, {"b", Positive}},
+		Support: BoundedCount, Doc: "successes in n trials with a success probability drawn from Beta(a, b)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return BetaBinomial{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return BetaBinomial{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
 		Name: "NegBinomial", Params: []Param{{"mu", Positive}, {"phi", Positive}},
 		Support: Count, Doc: "negative binomial counts with mean mu and dispersion phi (variance mu + mu^2/phi)",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
@@ -300,6 +308,15 @@ var Univariates = []*Univariate{
 		},
 		Rand:    func(p []float64, rng *rand.Rand) float64 { return NegBinomial{p[0], p[1]}.Rand(rng) },
 		Hoisted: negBinomialHoisted{},
+	},
+	{
+		Name: "NegBinomialLog", Params: []Param{{"eta", Real}, {"phi", Positive}},
+		Support: Count, Doc: "negative binomial counts with mean exp(eta) and dispersion phi",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return NegBinomialLog{p[0], p[1]}.eval(x, dp)
+		},
+		Rand:    func(p []float64, rng *rand.Rand) float64 { return NegBinomialLog{p[0], p[1]}.Rand(rng) },
+		Hoisted: negBinomialLogHoisted{},
 	},
 }
 

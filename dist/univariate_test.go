@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 34    // families in the registry
+	univariateNo = 36    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -329,12 +329,28 @@ var uniCases = []uniCase{
 		moments: [][]float64{{10, -0.8}, {200, 1.5}, {1000, -4}, {40, 6}}, intParam: 0,
 	},
 	{
+		name: "BetaBinomial", newDist: func(p []float64) uniDist { return BetaBinomial{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 {
+			return []float64{float64(r.IntN(40)), unif(r, 0.2, 20), unif(r, 0.2, 20)}
+		},
+		value:   func(p []float64, r *rand.Rand) float64 { return float64(r.IntN(int(p[0]) + 1)) },
+		moments: [][]float64{{10, 0.5, 0.5}, {40, 3, 7}, {200, 60, 30}, {5, 1e4, 2e4}}, intParam: 0,
+	},
+	{
 		name: "NegBinomial", newDist: func(p []float64) uniDist { return NegBinomial{p[0], p[1]} },
 		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 40), unif(r, 0.2, 20)} },
 		value: func(p []float64, r *rand.Rand) float64 {
 			return NegBinomial{p[0], p[1]}.Rand(r)
 		},
 		moments: [][]float64{{3, 0.5}, {20, 5}, {7, 1e4}}, intParam: -1,
+	},
+	{
+		name: "NegBinomialLog", newDist: func(p []float64) uniDist { return NegBinomialLog{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -1.5, 3.7), unif(r, 0.2, 20)} },
+		value: func(p []float64, r *rand.Rand) float64 {
+			return NegBinomialLog{p[0], p[1]}.Rand(r)
+		},
+		moments: [][]float64{{1.1, 0.5}, {3, 5}, {-2, 1e4}}, intParam: -1,
 	},
 }
 
@@ -343,7 +359,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "Poisson", "PoissonLog", "Bernoulli",
-		"BernoulliLogit", "Binomial", "BinomialLogit", "NegBinomial"}
+		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "NegBinomial", "NegBinomialLog"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
 	}
@@ -384,6 +400,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"Gamma": Positive, "Beta": Unit, "BetaProportion": Unit, "Uniform": Interval, "Poisson": Count, "NegBinomial": Count,
 		"Bernoulli": Binary, "BernoulliLogit": Binary, "Binomial": BoundedCount, "Normal": Real,
 		"Laplace": Real, "Weibull": Positive, "PoissonLog": Count, "BinomialLogit": BoundedCount,
+		"NegBinomialLog": Count, "BetaBinomial": BoundedCount,
 	}
 	for name, s := range supp {
 		if u, _ := LookupUnivariate(name); u.Support != s {

@@ -348,6 +348,10 @@ const (
 	// [K, K] (the Cholesky forms; the dist's Support says which); nu a
 	// scalar > K − 1; the scale matrix (or its factor) [K, K].
 	DistWishart
+	// DistMultinomial: value int [k] (one vector of counts) or [n, k] (a
+	// row of counts per observation); argument [k] or [1, k] (shared) or
+	// [n, k] (row i for the value's row i).
+	DistMultinomial
 )
 
 var distShapeText = [...]string{
@@ -359,6 +363,7 @@ var distShapeText = [...]string{
 	DistOrdinal:      "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
 	DistLKJ:          "value the param it models (cholesky_factor_corr[K] for LKJCorrCholesky, corr_matrix[K] for LKJCorr), whole ([K, K]); eta scalar",
 	DistMvNormalChol: "value [d] or [n, d] (independent rows); mean scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the covariance: its diagonal must be > 0, the entries above it are ignored",
+	DistMultinomial:  "value int [k] (counts) or [n, k] (a row of counts per observation); argument [k] or [1, k] (shared) or [n, k] (row i for the value's row i)",
 	DistWishart:      "value a cov_matrix[K] param (cholesky_factor_cov[K] for the Cholesky forms), whole, or data [K, K]; nu scalar > K − 1; scale [K, K]: S symmetric positive definite, or its lower Cholesky factor L_S (diagonal > 0, entries above it ignored)",
 }
 

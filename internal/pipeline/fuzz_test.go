@@ -60,6 +60,14 @@ func FuzzPipeline(f *testing.F) {
 	f.Add(read("../../examples/varying.gpp"), head(read("../../examples/varying.csv"), 30), "J=3")
 	f.Add("param eta: positive ~ Gamma(2, 1)\nparam L: cholesky_factor_corr[3]\nL ~ LKJCorrCholesky(eta)\noutput Omega = L * L'\n", "", "")
 	f.Add("param eta: positive ~ Gamma(2, 1)\nparam Omega: corr_matrix[3]\nOmega ~ LKJCorr(eta)\noutput L = chol(Omega)\n", "", "")
+	f.Add("data x: real[N]\ndata y: int<lower=0>[N]\nparam b: real[2] ~ Normal(0, 2)\nparam phi: positive ~ Gamma(2, 0.1)\n"+
+		"y ~ NegBinomialLog(b[0] + b[1] * x, phi)\ntarget += logccdf(y[0], NegBinomialLog(b[0], phi))\noutput y_rep ~ NegBinomialLog(b[0] + b[1] * x, phi)\n",
+		`{"x": [-1.2, 0.3, 0.8, 2.1], "y": [0, 3, 2, 17]}`, "")
+	f.Add("data n: int<lower=0>[N]\ndata y: int<lower=0>[N]\nparam mu: unit ~ Beta(2, 2)\nparam kappa: positive ~ Gamma(2, 0.1)\n"+
+		"y ~ BetaBinomial(n, mu * kappa, (1 - mu) * kappa)\ntarget += logcdf(y[0], BetaBinomial(n[0], 1, kappa))\noutput y_rep ~ BetaBinomial(n, mu * kappa, (1 - mu) * kappa)\n",
+		`{"n": [4, 5, 2, 30], "y": [0, 3, 2, 17]}`, "")
+	f.Add("data y: int<lower=0>[K]\ndata Y: int<lower=0>[N, K]\nparam theta: simplex[K] ~ Dirichlet(rep(1, K))\nparam eta: real[K] ~ Normal(0, 1)\n"+
+		"y ~ Multinomial(theta)\nY ~ MultinomialLogit(eta)\n", `{"y": [3, 0, 5], "Y": [[1, 2, 3], [0, 0, 4]]}`, "")
 	f.Add(read("../../examples/varying.gpp"), head(read("../../examples/varying.csv"), 60), "")
 	f.Add("data y: real[N]\ndata t: positive[N]\nparam mu: real ~ Logistic(0, 2)\nparam b: positive ~ ScaledInvChiSquare(3, 1)\nparam nu: positive ~ ChiSquare(3)\n"+
 		"param a: positive ~ Frechet(2, 1)\ny ~ Gumbel(mu, b)\nt ~ Frechet(a, b)\nt ~ LogLogistic(b, a)\nt ~ Rayleigh(nu)\nt ~ Pareto(0.2, a)\ny ~ ParetoType2(-5, b, a)\n"+

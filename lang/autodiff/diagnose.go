@@ -79,6 +79,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.lrError(n)
 		case OpCategorical:
 			return p.categoricalError(n, false)
+		case OpMultinomial:
+			return p.multinomialError(n, false)
 		case OpOrderedLogistic:
 			return p.orderedError(n, false)
 		case OpLKJCorrChol:
@@ -105,6 +107,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.randError(n, k, el)
 	case op == OpCategorical:
 		return p.categoricalError(n, true)
+	case op == OpMultinomial:
+		return p.multinomialError(n, true)
 	case op == OpOrderedLogistic:
 		return p.orderedError(n, true)
 	case op == OpLKJCorrChol:
@@ -282,6 +286,9 @@ func (p *Program) label(n *node) string {
 	if n.op == OpCategorical {
 		return categoricalName(n.i0 == 1)
 	}
+	if n.op == OpMultinomial {
+		return multinomialName(n.i0 == 1)
+	}
 	if n.op == OpOrderedLogistic {
 		return orderedName(n.i0 == 1)
 	}
@@ -310,7 +317,7 @@ func (p *Program) operandName(n *node, a int) string {
 		}
 		return [...]string{"the value", "nu", "S"}[a]
 	}
-	if n.op == OpCategorical && a == 1 {
+	if (n.op == OpCategorical || n.op == OpMultinomial) && a == 1 {
 		if n.i0 == 1 {
 			return "eta"
 		}

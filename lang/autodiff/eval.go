@@ -186,6 +186,8 @@ func (p *Program) eval(n *node) bool {
 		p.evalRand(n)
 	case op == OpCategorical:
 		return p.evalCategorical(n)
+	case op == OpMultinomial:
+		return p.evalMultinomial(n)
 	case op == OpOrderedLogistic:
 		return p.evalOrderedLogistic(n)
 	case op == OpCholCorr:

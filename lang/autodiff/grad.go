@@ -196,6 +196,8 @@ func (p *Program) grad(n *node) {
 		p.gradRowSumProd(n, g)
 	case op == OpCategorical:
 		p.gradCategorical(n, g[0])
+	case op == OpMultinomial:
+		p.gradMultinomial(n, g[0])
 	case op == OpOrderedLogistic:
 		p.gradOrderedLogistic(n, g[0])
 	case op == OpCholCorr:

@@ -119,6 +119,14 @@ var hoistLayouts = []struct {
 		n, _, _ := dims(r)
 		return []arg{data(Vector(n), count), in(Scalar(), pos), in(Vector(n), pos)}
 	}},
+	{"negbinomiallog/eta-per-element", "NegBinomialLog", true, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), count), in(Vector(n), real), in(Scalar(), pos)}
+	}},
+	{"negbinomiallog/phi-per-element", "NegBinomialLog", false, func(r *rand.Rand) []arg {
+		n, _, _ := dims(r)
+		return []arg{data(Vector(n), count), in(Scalar(), real), in(Vector(n), pos)}
+	}},
 }
 
 func hoistedFamily(t testing.TB, name string) dist.Univariate {
@@ -277,6 +285,7 @@ func BenchmarkDensityHoisted(b *testing.B) {
 		{"Beta", []arg{data(Vector(n), prob), in(Vector(n), prob), in(Scalar(), pos)}},
 		{"Beta", []arg{data(Vector(n), prob), in(Vector(n), prob), in(Scalar(), prec)}},
 		{"NegBinomial", []arg{data(Vector(n), count), in(Vector(n), pos), in(Scalar(), pos)}},
+		{"NegBinomialLog", []arg{data(Vector(n), count), in(Vector(n), real), in(Scalar(), pos)}},
 		{"Exponential", []arg{data(Vector(n), pos), in(Scalar(), pos)}},
 	} {
 		for _, hoist := range []bool{true, false} {

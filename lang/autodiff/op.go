@@ -125,6 +125,10 @@ const (
 	// log Wishart(X | nu, S) and its inverse and Cholesky forms, from
 	// lower factors (wishart.go); i0 holds the form's flags
 	OpWishart
+	// Σ_rows log Multinomial(y_r | theta_r) of count rows y (data, [k] or
+	// [n, k]) given probabilities, or log-odds when i0 is 1, shared [k] or
+	// per row [n, k] (multinomial.go)
+	OpMultinomial
 
 	// Fused.
 	OpRowSumProd // rowsum(x .* y .* w) for matrices x, y (gathered in place) and a row w
@@ -160,7 +164,7 @@ var opNames = [numOps]string{
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
-	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpWishart: "Wishart", OpRowSumProd: "rowsum",
+	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpWishart: "Wishart", OpMultinomial: "multinomial", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }
 

@@ -182,6 +182,16 @@ func (p *Program) checkDataValues() error {
 					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), elemPart(y.shape, k)))
 				}
 			}
+		case OpMultinomial:
+			for j, x := range p.v(y) {
+				if !(x >= 0 && x == math.Trunc(x) && x < math.Inf(1)) {
+					name := multinomialName(n.i0 == 1)
+					if c, at, ok := p.cellOf(n.args[0], j); ok {
+						return ast.Errorf(at, "%s: value %g is not a count, as %s at %s needs", c.name, x, name, n.pos)
+					}
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a count", name, x), elemPart(y.shape, j)))
+				}
+			}
 		case OpCategorical:
 			k := catCols(p.arg(n, 1).shape)
 			for j, x := range p.v(y) {

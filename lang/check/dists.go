@@ -70,7 +70,7 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 		}
 		if !satisfies(p.Support, a) && !(univariate && c.computedFromData(arg, a)) {
 			c.errorf(arg.Pos(), "%s expects %s argument %d (%s); %s%s",
-				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), c.supportHint(p.Support, arg, a))
+				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), logitHint(d, c.supportHint(p.Support, arg, a)))
 			ok = false
 		}
 	}
@@ -133,6 +133,8 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		}
 	case stdlib.DistCategorical:
 		c.categoricalShape(call, d, vs, args[0].Shape, valPos, valName)
+	case stdlib.DistMultinomial:
+		c.multinomialShape(call, d, vs, args[0].Shape, valPos, valName)
 	case stdlib.DistOrdinal:
 		c.ordinalShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
 	case stdlib.DistLKJ:
@@ -240,6 +242,34 @@ func (c *checker) categoricalShape(call *ast.CallExpr, d *stdlib.Dist, vs, as Sh
 	}
 }
 
+// multinomialShape checks Multinomial's shapes: a vector of counts [k] or
+// a matrix [n, k] of count rows, the argument a vector [k] or row [1, k]
+// shared by every row, or a matrix [n, k], a row per row of the value.
+func (c *checker) multinomialShape(call *ast.CallExpr, d *stdlib.Dist, vs, as Shape, valPos ast.Pos, valName string) {
+	if vs.Rank() == 0 {
+		c.errorf(valPos, "%s models a vector of counts [k] or a matrix [n, k] of count rows; %s is %s", d.Name, valName, vs.describe())
+		return
+	}
+	k := vs[vs.Rank()-1]
+	ak := as[as.Rank()-1]
+	ok := compareDims(ak, k) != dimDiffer
+	if as.Rank() == 2 && !as[0].isOne() {
+		n := Dim{N: 1}
+		if vs.Rank() == 2 {
+			n = vs[0]
+		}
+		ok = ok && compareDims(as[0], n) != dimDiffer
+	}
+	if !ok {
+		want := "[" + k.String() + "] or [1, " + k.String() + "]"
+		if vs.Rank() == 2 {
+			want += " or [" + vs[0].String() + ", " + k.String() + "] (a row per row)"
+		}
+		c.errorf(call.Args[0].Pos(), "%s argument 1 (%s): `%s` is %s; for %s of shape %s it must be %s",
+			d.Name, d.Params[0].Name, exprString(call.Args[0]), as.String(), valName, vs.String(), want)
+	}
+}
+
 // ordinalShape checks OrderedLogistic's shapes: a scalar or vector value,
 // eta a scalar or one per element, the cutpoints one vector or row.
 func (c *checker) ordinalShape(call *ast.CallExpr, d *stdlib.Dist, vs, es, cs Shape, valPos ast.Pos, valName string) {
@@ -297,6 +327,15 @@ func satisfies(req dist.Support, t Type) bool {
 		return dist.NonNegative.Contains(s)
 	}
 	return req.Contains(s)
+}
+
+// logitHint points a Multinomial's hint at MultinomialLogit, not at
+// CategoricalLogit.
+func logitHint(d *stdlib.Dist, hint string) string {
+	if d.Shape == stdlib.DistMultinomial {
+		return strings.ReplaceAll(hint, "CategoricalLogit", "MultinomialLogit")
+	}
+	return hint
 }
 
 // supportHint suggests a fix for an argument outside its required support.

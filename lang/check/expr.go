@@ -527,6 +527,9 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		}
 		t.Shape = args[0].Shape
 		return t
+	case stdlib.DistMultinomial:
+		c.errorf(call.Fun.NamePos, "%s has no replicate: a draw needs its number of trials, which theta does not give (Stan's multinomial_rng(theta, N)); draw its N categories one by one, output z ~ CategoricalLogit(rep(1, N) * log(theta)'), and count them", d.Name)
+		return invalid
 	case stdlib.DistCategorical:
 		if as := args[0].Shape; as.Rank() == 2 && !as[0].isOne() {
 			t.Shape = Shape{as[0]}

@@ -158,8 +158,16 @@ func stanHint(name, arg string) string {
 		if !ok {
 			continue
 		}
-		if g := stanDists[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; suffix == "_rng" && stdlib.LookupDist(g) != nil {
-			return fmt.Sprintf("gpp draws from %s in an output: output y_rep ~ %s(...)", g, g) // multi_normal_rng
+		if g := stanDists[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; stdlib.LookupDist(g) != nil {
+			switch d := stdlib.LookupDist(g); {
+			case suffix == "_rng" && d.Shape == stdlib.DistMultinomial:
+				return fmt.Sprintf("gpp's %s has no replicate, its number of trials being the data's; draw the categories with output z ~ CategoricalLogit(...) and count them", g)
+			case suffix == "_rng":
+				return fmt.Sprintf("gpp draws from %s in an output: output y_rep ~ %s(...)", g, g) // multi_normal_rng
+			case d.Shape != stdlib.DistElementwise:
+				return fmt.Sprintf("gpp writes Stan's %s(y | ...) as y ~ %s(...) in the log density", name, g) // multinomial_lpmf
+			}
+			return fmt.Sprintf("gpp writes Stan's %s(y | ...) as logpdf(y, %s(...)), or y ~ %s(...) in the log density", name, g, g) // neg_binomial_2_log_lpmf
 		}
 		for _, d := range stdlib.Dists() {
 			if !strings.EqualFold(strings.ReplaceAll(base, "_", ""), d.Name) {
@@ -177,12 +185,12 @@ func stanHint(name, arg string) string {
 // stanDists are Stan's distributions under gpp's name where gpp has one
 // that Suggest would not find, and "" for those gpp lacks (so that it does
 // not suggest another that merely shares letters, as NegBinomial for
-// BetaBinomial). Keys are lower case without underscores.
+// Logistic). Keys are lower case without underscores.
 var stanDists = map[string]string{
-	"doubleexponential": "Laplace", "multinormal": "MvNormal", "negbinomial2": "NegBinomial",
-	"betabinomial": "", "logistic": "Logistic", "gumbel": "Gumbel", "skewnormal": "SkewNormal", "vonmises": "VonMises", "frechet": "Frechet",
+	"doubleexponential": "Laplace", "multinormal": "MvNormal", "negbinomial2": "NegBinomial", "negbinomial2log": "NegBinomialLog",
+	"betabinomial": "BetaBinomial", "logistic": "Logistic", "gumbel": "Gumbel", "skewnormal": "SkewNormal", "vonmises": "VonMises", "frechet": "Frechet",
 	"rayleigh": "Rayleigh", "pareto": "Pareto", "paretotype2": "ParetoType2", "wishart": "Wishart", "invwishart": "InvWishart", "wishartcholesky": "WishartCholesky", "invwishartcholesky": "InvWishartCholesky", "lkjcorr": "LKJCorr",
-	"lkjcorrcholesky": "LKJCorrCholesky", "multinomial": "", "orderedlogistic": "OrderedLogistic (categories 0..K, not 1..K+1)", "orderedprobit": "OrderedProbit (categories 0..K, not 1..K+1)",
+	"lkjcorrcholesky": "LKJCorrCholesky", "multinomial": "Multinomial", "multinomiallogit": "MultinomialLogit", "orderedlogistic": "OrderedLogistic (categories 0..K, not 1..K+1)", "orderedprobit": "OrderedProbit (categories 0..K, not 1..K+1)",
 	"chisquare": "ChiSquare", "invchisquare": "InvChiSquare", "scaledinvchisquare": "ScaledInvChiSquare", "expmodnormal": "ExpModNormal",
 	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "", "loglogistic": "LogLogistic",
 	"betaproportion": "BetaProportion", "discreterange": "", "multinormalcholesky": "MvNormalCholesky", "multigp": "",

@@ -33,6 +33,8 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.dirichlet(val, args[0], lat, pos)
 	case "Categorical", "CategoricalLogit":
 		l.add(l.b.Categorical(val, args[0], d.Name == "CategoricalLogit", pos), pos)
+	case "Multinomial", "MultinomialLogit":
+		l.add(l.b.Multinomial(val, args[0], d.Name == "MultinomialLogit", pos), pos)
 	case "OrderedLogistic", "OrderedProbit":
 		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
 	case "LKJCorrCholesky": // the checker made the value a cholesky_factor_corr param

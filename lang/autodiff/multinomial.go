@@ -1,0 +1,169 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Multinomial returns Σ_r log Multinomial(y_r | theta_r) for count rows y
+// (data: a vector [k], one row, or a matrix [n, k], a row per observation)
+// under the probabilities theta: a vector [k] or row [1, k] shared by every
+// row, or a matrix [n, k] whose row r belongs to y's row r. With logit set,
+// theta holds log-odds eta and the probabilities are softmax(eta_r),
+// computed stably (Stan's multinomial_logit). The log mass of a row of
+// total m is log m! − Σ_j log y_j! + Σ_j y_j·log theta_j, a category with
+// count 0 contributing nothing whatever its probability. A value that is
+// not a count fails the evaluation with an error naming the element.
+func (b *Builder) Multinomial(y, theta ID, logit bool, pos ast.Pos) ID {
+	name := multinomialName(logit)
+	args, ok := b.operands(y, theta)
+	if !ok {
+		return b.invalid(pos)
+	}
+	ys, ts := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if b.nodes[args[0]].dyn {
+		return b.fail(pos, "%s: the value must be data", name)
+	}
+	if ys.Rank == 0 {
+		return b.fail(pos, "%s: the value must be a vector of counts [k] or a matrix [n, k], got a scalar", name)
+	}
+	n, k := catRows(ys), catCols(ys)
+	switch {
+	case ts.Rank == 1 && ts.Rows == k:
+	case ts.Rank == 2 && ts.Cols == k && (ts.Rows == 1 || ts.Rows == n):
+	default:
+		want := fmt.Sprintf("[%d] or [1, %d]", k, k)
+		if n != 1 {
+			want = fmt.Sprintf("[%d], [1, %d] or [%d, %d]", k, k, n, k)
+		}
+		return b.fail(pos, "%s: argument %v does not fit the value %v: want %s", name, ts, ys, want)
+	}
+	if k == 0 {
+		return b.fail(pos, "%s: needs at least one category", name)
+	}
+	nd := node{op: OpMultinomial, args: args, shape: Scalar(), pos: pos}
+	if logit {
+		nd.i0 = 1
+		nd.nscr = catRows(ts) // the log normaliser of each row of eta
+	}
+	return b.push(nd)
+}
+
+func multinomialName(logit bool) string {
+	if logit {
+		return "MultinomialLogit"
+	}
+	return "Multinomial"
+}
+
+// evalMultinomial fails (p.fail the element) on a value that is not a
+// count; a probability of 0 at a positive count gives −Inf, which
+// multinomialError explains.
+func (p *Program) evalMultinomial(n *node) bool {
+	y, t := p.arg(n, 0), p.arg(n, 1)
+	yv, tv := p.v(y), p.v(t)
+	k, step := catCols(y.shape), catStep(t.shape)
+	for i, v := range yv {
+		if !(v >= 0 && v == math.Trunc(v) && v < math.Inf(1)) {
+			p.fail = i
+			return false
+		}
+	}
+	if n.i0 == 1 {
+		lse := p.s(n)
+		for r := range lse {
+			lse[r] = logSumExp(tv[r*k : r*k+k])
+		}
+	}
+	sum := 0.0
+	for r := 0; r*k < len(yv); r++ {
+		yr, tr := yv[r*k:r*k+k], tv[r*step:r*step+k]
+		total := 0.0
+		for j, c := range yr {
+			if c == 0 {
+				continue
+			}
+			total += c
+			lg, _ := math.Lgamma(c + 1)
+			sum -= lg
+			if n.i0 == 1 {
+				sum += c * tr[j]
+			} else {
+				sum += c * logx(tr[j])
+			}
+		}
+		lg, _ := math.Lgamma(total + 1)
+		sum += lg
+		if n.i0 == 1 && total > 0 {
+			sum -= total * p.s(n)[r*step/k]
+		}
+	}
+	p.v(n)[0] = sum
+	return true
+}
+
+// gradMultinomial: ∂/∂theta[r, j] = y_rj / theta[r, j] (0 where y_rj is 0);
+// ∂/∂eta[r, j] = y_rj − m_r·softmax(eta_r)[j], m_r the row's total, summed
+// over the rows for a shared argument.
+func (p *Program) gradMultinomial(n *node, g float64) {
+	y, t := p.arg(n, 0), p.arg(n, 1)
+	if t.aoff < 0 {
+		return
+	}
+	yv, tv, at := p.v(y), p.v(t), p.a(t)
+	k, step := catCols(y.shape), catStep(t.shape)
+	for r := 0; r*k < len(yv); r++ {
+		yr, tr, ar := yv[r*k:r*k+k], tv[r*step:r*step+k], at[r*step:r*step+k]
+		if n.i0 == 0 {
+			for j, c := range yr {
+				if c > 0 {
+					ar[j] += g * c / tr[j]
+				}
+			}
+			continue
+		}
+		total := 0.0
+		for j, c := range yr {
+			total += c
+			ar[j] += g * c
+		}
+		if total == 0 {
+			continue
+		}
+		l := p.s(n)[r*step/k]
+		for j, e := range tr {
+			ar[j] -= g * total * math.Exp(e-l)
+		}
+	}
+}
+
+// multinomialError explains a failed or non-finite Multinomial node: a
+// value that is not a count, a probability outside (0, 1] at a positive
+// count or a non-finite log-odds.
+func (p *Program) multinomialError(n *node, ok bool) error {
+	y, t := p.arg(n, 0), p.arg(n, 1)
+	yv, tv := p.v(y), p.v(t)
+	name := multinomialName(n.i0 == 1)
+	k, step := catCols(y.shape), catStep(t.shape)
+	if !ok {
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a count", name, yv[p.fail]), elemPart(y.shape, p.fail)))
+	}
+	if n.i0 == 1 {
+		if e := firstBad(tv); e >= 0 {
+			return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, tv[e], withComma(elemPart(t.shape, e)))
+		}
+		return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(p.v(n)[0]))
+	}
+	for i, c := range yv {
+		if c == 0 {
+			continue
+		}
+		j := (i/k)*step + i%k
+		if x := tv[j]; !(x > 0) || math.IsInf(x, 1) {
+			return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at a category with a positive count (got %g%s)", name, x, withComma(elemPart(t.shape, j)))
+		}
+	}
+	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(p.v(n)[0]))
+}
