@@ -369,21 +369,11 @@ func fitWithSignals(cfg *fitConfig, stdout, stderr io.Writer) int {
 // model's positioned error and writes nothing: the last good q is close to
 // where the fit broke down and is not worth keeping as a result.
 func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console) int {
-	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
-	if err != nil {
-		printError(con, err, sourcesOf(l))
+	l, ok := loadModel(cfg, con, "fit", cfg.settings.DrawsPerStep)
+	if !ok {
 		return exitError
 	}
 	srcs := sources(l.Sources)
-	printLoadWarnings(con, l)
-	if len(l.Model.Latents) == 0 {
-		con.note("%s: the model has no params to fit", cfg.model)
-		return exitError
-	}
-	if err := checkDrawsSize(cfg.outputDraws, cfg.settings.DrawsPerStep, l.Model); err != nil {
-		con.note("%v", err)
-		return exitError
-	}
 	notes, err := checkFullRank(&cfg.settings, l.Model)
 	if err != nil {
 		printError(con, err, srcs)
@@ -558,6 +548,28 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitInterrupted
 	}
 	return exitOK
+}
+
+// loadModel loads the model and its data for a fit or for prior draws
+// (what: "fit", "draw"), printing the load's warnings and what stops it:
+// an error, a model without params, draws that would not fit in memory
+// (stepDraws per gradient step).
+func loadModel(cfg *fitConfig, con *console, what string, stepDraws int) (*pipeline.Loaded, bool) {
+	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+	if err != nil {
+		printError(con, err, sourcesOf(l))
+		return nil, false
+	}
+	printLoadWarnings(con, l)
+	if len(l.Model.Latents) == 0 {
+		con.note("%s: the model has no params to %s", cfg.model, what)
+		return nil, false
+	}
+	if err := checkDrawsSize(cfg.outputDraws, stepDraws, l.Model); err != nil {
+		con.note("%v", err)
+		return nil, false
+	}
+	return l, true
 }
 
 // describeFit summarises the fit's settings for the start line.

@@ -521,24 +521,43 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 	ncol := 0
 	for i := range r.Factors {
 		f := &r.Factors[i]
-		v := variable{name: f.Name, family: f.Family.String(), shape: f.Shape, index: i, off: f.Offset, elems: colMajor(f.Shape), first: ncol}
+		family := f.Family.String()
 		if f.Family == sgvb.FamilyOrdered {
-			v.family = partsFamily(f)
+			family = partsFamily(f)
 		}
+		var value []int
 		if f.Support.IsMatrix() {
 			for _, l := range m.Latents {
 				if l.Name == f.Name && l.Value != nil {
-					v.shape, v.elems, v.corrK, v.corrSupport = l.Value, colMajor(l.Value), l.Value[0], f.Support
-					v.corr = make([]float64, shapeLen(l.Value))
-					if f.Support == dist.CorrMatrix || f.Support == dist.CovMatrix {
-						v.corrL = make([]float64, shapeLen(l.Value))
-					}
+					value = l.Value
 				}
 			}
 		}
+		v := latentVariable(f.Name, family, f.Shape, i, f.Offset, ncol, value, f.Support)
 		ncol += len(v.elems)
 		vars = append(vars, v)
 	}
+	return withOutputs(vars, ncol, m)
+}
+
+// latentVariable is the report of a latent from column first on: its
+// elements, or for a matrix-valued latent (value, its shape, not nil) the
+// K×K values its coordinates give.
+func latentVariable(name, family string, shape []int, index, off, first int, value []int, sup dist.Support) variable {
+	v := variable{name: name, family: family, shape: shape, index: index, off: off, elems: colMajor(shape), first: first}
+	if value != nil {
+		v.shape, v.elems, v.corrK, v.corrSupport = value, colMajor(value), value[0], sup
+		v.corr = make([]float64, shapeLen(value))
+		if sup == dist.CorrMatrix || sup == dist.CovMatrix {
+			v.corrL = make([]float64, shapeLen(value))
+		}
+	}
+	return v
+}
+
+// withOutputs appends the reports of m's outputs to vars, the first from
+// column ncol on, and returns them with the number of columns in all.
+func withOutputs(vars []variable, ncol int, m *compile.Model) ([]variable, int) {
 	for i, o := range m.Outputs {
 		v := variable{name: o.Name, family: "output", shape: o.Shape, output: true, index: i, elems: colMajor(o.Shape), first: ncol}
 		ncol += len(v.elems)

@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -39,21 +38,11 @@ const priorStream = 0x7072696f72732121
 // runPrior draws the params from their priors, evaluates the outputs at
 // each draw, writes summary.csv and draws.csv and prints the summary.
 func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console) int {
-	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
-	if err != nil {
-		printError(con, err, sourcesOf(l))
+	l, ok := loadModel(cfg, con, "draw", 1)
+	if !ok {
 		return exitError
 	}
 	srcs := sources(l.Sources)
-	printLoadWarnings(con, l)
-	if len(l.Model.Latents) == 0 {
-		con.note("%s: the model has no params to draw", cfg.model)
-		return exitError
-	}
-	if err := checkDrawsSize(cfg.outputDraws, 1, l.Model); err != nil {
-		con.note("%v", err)
-		return exitError
-	}
 	ps, err := l.Model.NewPriorSampler()
 	if err != nil {
 		printError(con, err, srcs)
@@ -193,22 +182,11 @@ func makePriorDraws(ctx context.Context, ps *compile.PriorSampler, m *compile.Mo
 	var vars []variable
 	ncol := 0
 	for i, l := range m.Latents {
-		v := variable{name: l.Name, family: "prior", shape: l.Shape, index: i, off: l.Offset, elems: colMajor(l.Shape), first: ncol}
-		if l.Value != nil { // a correlation matrix or its factor: its K×K values from the coordinates
-			v.shape, v.elems, v.corrK, v.corrSupport = l.Value, colMajor(l.Value), l.Value[0], l.Support
-			v.corr = make([]float64, shapeLen(l.Value))
-			if l.Support == dist.CorrMatrix || l.Support == dist.CovMatrix {
-				v.corrL = make([]float64, shapeLen(l.Value))
-			}
-		}
+		v := latentVariable(l.Name, "prior", l.Shape, i, l.Offset, ncol, l.Value, l.Support)
 		ncol += len(v.elems)
 		vars = append(vars, v)
 	}
-	for i, o := range m.Outputs {
-		v := variable{name: o.Name, family: "output", shape: o.Shape, output: true, index: i, elems: colMajor(o.Shape), first: ncol}
-		ncol += len(v.elems)
-		vars = append(vars, v)
-	}
+	vars, ncol = withOutputs(vars, ncol, m)
 	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
 		logp: make([]float64, n), logq: make([]float64, n), R: 1}
 	for c := range ds.cols {
