@@ -3,13 +3,10 @@ package pipeline_test
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // TestBetaBinomialGroups fits a beta-binomial to 40 groups of 10 to 60
@@ -39,27 +36,6 @@ func TestBetaBinomialGroups(t *testing.T) {
 		y := dist.BetaBinomial{N: n, A: mu * kappa, B: (1 - mu) * kappa}.Rand(rng)
 		fmt.Fprintf(&b, "%d,%d\n", int(n), int(y))
 	}
-	dir := t.TempDir()
-	dpath := dir + "/bb.csv"
-	if err := os.WriteFile(dpath, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fits := map[string]map[string]refRow{}
-	for name, src := range map[string]string{"bb": bbModel, "written": writtenModel} {
-		mpath := dir + "/" + name + ".gpp"
-		if err := os.WriteFile(mpath, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fits[name] = fitSummary(t, mpath, []string{dpath}, sgvb.Settings{Seed: 1})
-	}
-	for name, want := range map[string]float64{"mu": mu, "kappa": kappa} {
-		r, o := fits["bb"][name], fits["written"][name]
-		t.Logf("%s: mean %.3f sd %.3f (truth %g; written out %.3f sd %.3f)", name, r.mean, r.sd, want, o.mean, o.sd)
-		if !(math.Abs(r.mean-want) < sdFromTruth*r.sd) {
-			t.Errorf("%s: posterior mean %.3f is more than %v sds (%.3f) from the truth %g", name, r.mean, float64(sdFromTruth), r.sd, want)
-		}
-		if !(math.Abs(r.mean-o.mean) < sdFromWrittenOut*r.sd) {
-			t.Errorf("%s: posterior mean %.3f is more than %v sd (%.3f) from the written-out form's %.3f", name, r.mean, sdFromWrittenOut, r.sd, o.mean)
-		}
-	}
+	fits := fitForms(t, b.String(), map[string]string{"bb": bbModel, "written": writtenModel})
+	checkRecovered(t, "BetaBinomial", fits["bb"], fits["written"], map[string]float64{"mu": mu, "kappa": kappa}, sdFromTruth, sdFromWrittenOut)
 }

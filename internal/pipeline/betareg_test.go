@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // TestBetaRegression fits a beta regression, y ~ BetaProportion(inv_logit(b0
@@ -39,27 +37,6 @@ func TestBetaRegression(t *testing.T) {
 		y := dist.BetaProportion{Mu: 1 / (1 + math.Exp(-(b0 + b1*x))), Kappa: kappa}.Rand(rng)
 		fmt.Fprintf(&b, "%.6f,%.17g\n", x, y)
 	}
-	dir := t.TempDir()
-	dpath := dir + "/betareg.csv"
-	if err := os.WriteFile(dpath, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fits := map[string]map[string]refRow{}
-	for name, src := range map[string]string{"prop": propModel, "beta": betaModel} {
-		mpath := dir + "/" + name + ".gpp"
-		if err := os.WriteFile(mpath, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fits[name] = fitSummary(t, mpath, []string{dpath}, sgvb.Settings{Seed: 1})
-	}
-	for name, want := range map[string]float64{"b0": b0, "b1": b1, "kappa": kappa} {
-		r, o := fits["prop"][name], fits["beta"][name]
-		t.Logf("%s: mean %.3f sd %.3f (truth %g; in Beta's shapes %.3f sd %.3f)", name, r.mean, r.sd, want, o.mean, o.sd)
-		if !(math.Abs(r.mean-want) < sdFromTruth*r.sd) {
-			t.Errorf("%s: posterior mean %.3f is more than %v sds (%.3f) from the truth %g", name, r.mean, float64(sdFromTruth), r.sd, want)
-		}
-		if !(math.Abs(r.mean-o.mean) < sdFromBetaForm*r.sd) {
-			t.Errorf("%s: posterior mean %.3f is more than %v sd (%.3f) from Beta's form's %.3f", name, r.mean, sdFromBetaForm, r.sd, o.mean)
-		}
-	}
+	fits := fitForms(t, b.String(), map[string]string{"prop": propModel, "beta": betaModel})
+	checkRecovered(t, "BetaProportion", fits["prop"], fits["beta"], map[string]float64{"b0": b0, "b1": b1, "kappa": kappa}, sdFromTruth, sdFromBetaForm)
 }

@@ -3,13 +3,10 @@ package pipeline_test
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // TestGumbelLogisticFit fits Gumbel(mu, beta) and Logistic(mu, sigma)
@@ -26,7 +23,6 @@ func TestGumbelLogisticFit(t *testing.T) {
 		sdFromTruth = 3
 	)
 	rng := rand.New(rand.NewPCG(2026, 17))
-	dir := t.TempDir()
 	for _, c := range []struct {
 		name string
 		draw func() float64
@@ -39,21 +35,8 @@ func TestGumbelLogisticFit(t *testing.T) {
 		for range n {
 			fmt.Fprintf(&b, "%.17g\n", c.draw())
 		}
-		dpath, mpath := dir+"/"+c.name+".csv", dir+"/"+c.name+".gpp"
 		src := "data y: real[N]\nparam mu: real ~ Normal(0, 5)\nparam s: positive ~ HalfNormal(2)\ny ~ " + c.name + "(mu, s)\n"
-		if err := os.WriteFile(dpath, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(mpath, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fit := fitSummary(t, mpath, []string{dpath}, sgvb.Settings{Seed: 1})
-		for name, want := range map[string]float64{"mu": mu, "s": scale} {
-			r := fit[name]
-			t.Logf("%s %s: mean %.3f sd %.3f (truth %g)", c.name, name, r.mean, r.sd, want)
-			if !(math.Abs(r.mean-want) < sdFromTruth*r.sd) {
-				t.Errorf("%s %s: posterior mean %.3f is more than %v sds (%.3f) from the truth %g", c.name, name, r.mean, float64(sdFromTruth), r.sd, want)
-			}
-		}
+		fit := fitForms(t, b.String(), map[string]string{c.name: src})[c.name]
+		checkRecovered(t, c.name, fit, nil, map[string]float64{"mu": mu, "s": scale}, sdFromTruth, 0)
 	}
 }

@@ -3,13 +3,10 @@ package pipeline_test
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // TestNegBinomialLogRegression fits a negative binomial count regression on
@@ -39,27 +36,6 @@ func TestNegBinomialLogRegression(t *testing.T) {
 		y := dist.NegBinomialLog{Eta: b0 + b1*x, Phi: phi}.Rand(rng)
 		fmt.Fprintf(&b, "%.6f,%d\n", x, int(y))
 	}
-	dir := t.TempDir()
-	dpath := dir + "/nbreg.csv"
-	if err := os.WriteFile(dpath, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fits := map[string]map[string]refRow{}
-	for name, src := range map[string]string{"log": logModel, "mean": meanModel} {
-		mpath := dir + "/" + name + ".gpp"
-		if err := os.WriteFile(mpath, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fits[name] = fitSummary(t, mpath, []string{dpath}, sgvb.Settings{Seed: 1})
-	}
-	for name, want := range map[string]float64{"b0": b0, "b1": b1, "phi": phi} {
-		r, o := fits["log"][name], fits["mean"][name]
-		t.Logf("%s: mean %.3f sd %.3f (truth %g; on the mean scale %.3f sd %.3f)", name, r.mean, r.sd, want, o.mean, o.sd)
-		if !(math.Abs(r.mean-want) < sdFromTruth*r.sd) {
-			t.Errorf("%s: posterior mean %.3f is more than %v sds (%.3f) from the truth %g", name, r.mean, float64(sdFromTruth), r.sd, want)
-		}
-		if !(math.Abs(r.mean-o.mean) < sdFromMeanScale*r.sd) {
-			t.Errorf("%s: posterior mean %.3f is more than %v sd (%.3f) from the mean-scale form's %.3f", name, r.mean, sdFromMeanScale, r.sd, o.mean)
-		}
-	}
+	fits := fitForms(t, b.String(), map[string]string{"log": logModel, "mean": meanModel})
+	checkRecovered(t, "NegBinomialLog", fits["log"], fits["mean"], map[string]float64{"b0": b0, "b1": b1, "phi": phi}, sdFromTruth, sdFromMeanScale)
 }
