@@ -830,8 +830,8 @@ func TestReplStmtAgainstData(t *testing.T) {
 	typeIn(r, "let z = y[200]", "let a = y[2]; output b = y[10]", "target += log(-1 - mu * mu)")
 	e := errb.String()
 	for _, want := range []string{
-		"<input>:1:11: index 200 out of range [0, 10)\n    let z = y[200]\n              ^\n",
-		"<input>:1:28: index 10 out of range [0, 10)",
+		"<input>:1:11: index 200 out of range [0, 10) along axis 0 of `y` (indices are 0-based)\n    let z = y[200]\n              ^\n",
+		"<input>:1:28: index 10 out of range [0, 10) along axis 0 of `y` (indices are 0-based)",
 		"gpp: note: nothing on this line was added",
 		"gpp: " + startNote,
 	} {

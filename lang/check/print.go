@@ -158,6 +158,9 @@ func stanHint(name, arg string) string {
 		if !ok {
 			continue
 		}
+		if g, ok := stanGLMs[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; ok {
+			return "gpp writes Stan's " + g + ", in logpdf(y, ...), y ~ ... or output y_rep ~ ..."
+		}
 		if g := stanDists[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; stdlib.LookupDist(g) != nil {
 			switch d := stdlib.LookupDist(g); {
 			case suffix == "_rng" && d.Shape == stdlib.DistMultinomial:
@@ -196,10 +199,26 @@ var stanDists = map[string]string{
 	"betaproportion": "BetaProportion", "discreterange": "", "multinormalcholesky": "MvNormalCholesky", "multigp": "",
 }
 
+// stanGLMs are Stan's GLM distributions, which gpp writes as the family
+// on the linear predictor, with the two forms. Keys are lower case without
+// underscores.
+var stanGLMs = map[string]string{
+	"bernoullilogitglm":   "bernoulli_logit_glm(x, alpha, beta) as BernoulliLogit(alpha + x * beta)",
+	"poissonlogglm":       "poisson_log_glm(x, alpha, beta) as PoissonLog(alpha + x * beta)",
+	"negbinomial2logglm":  "neg_binomial_2_log_glm(x, alpha, beta, phi) as NegBinomialLog(alpha + x * beta, phi)",
+	"normalidglm":         "normal_id_glm(x, alpha, beta, sigma) as Normal(alpha + x * beta, sigma)",
+	"categoricallogitglm": "categorical_logit_glm(x, alpha, beta) as CategoricalLogit(alpha' + x * beta), categories 0..K-1",
+	"orderedlogisticglm":  "ordered_logistic_glm(x, beta, c) as OrderedLogistic(x * beta, c), categories 0..K",
+}
+
 // stanDistHint returns what to say of a Stan distribution name unknown to
 // gpp, or "".
 func stanDistHint(name string) string {
-	g, ok := stanDists[strings.ToLower(strings.ReplaceAll(name, "_", ""))]
+	key := strings.ToLower(strings.ReplaceAll(name, "_", ""))
+	if g, ok := stanGLMs[key]; ok {
+		return "gpp writes Stan's " + g
+	}
+	g, ok := stanDists[key]
 	switch {
 	case !ok:
 		return ""

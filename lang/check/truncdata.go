@@ -93,7 +93,7 @@ func (c *checker) truncation(s *ast.TildeStmt, lt Type, d *stdlib.Dist, mentione
 // refuseTruncation reports the T[...] of a replicate: gpp has no sampler
 // for a truncated distribution.
 func (c *checker) refuseTruncation(t *ast.Truncation) {
-	c.errorf(t.T, "T[...] on a replicate is not supported: gpp draws replicates from the untruncated distribution only (T[L, U] truncates the density of a ~ statement on data)")
+	c.errorf(t.T, "T[...] on a replicate is not supported: gpp draws replicates from the untruncated distribution only (T[L, U] truncates the density of a ~ statement on data); a truncated Normal replicate can be drawn by inverting its CDF, with Uniform and inv_Phi (docs/language.md, Truncated data)")
 }
 
 // TruncationString describes the truncated distribution of s for gpp

@@ -34,6 +34,19 @@ func (l *lowerer) inRange(s sel, n int) bool {
 	return true
 }
 
+// oneInRange reports whether a single index s along the given axis of e.X,
+// of size n, is in [0, n); if not, it reports the index at its position,
+// naming what it indexes and saying indices count from 0 (a loop written
+// for i in 1:N+1, from Stan's 1-based for (i in 1:N), ends here).
+func (l *lowerer) oneInRange(e *ast.IndexExpr, s sel, n, axis int) bool {
+	if s.kind != selOne || s.one >= 0 && s.one < n {
+		return true
+	}
+	l.errorf(s.pos, "index %d out of range [0, %d) along axis %d of `%s` (indices are 0-based)",
+		s.one, n, axis, ast.FormatExpr(e.X))
+	return false
+}
+
 const (
 	selFull = iota
 	selRange
@@ -102,6 +115,10 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	id := l.node(x, e.X.Pos())
 	b := l.b
 	sh := b.Shape(id)
+	if sh.Rank > 0 && !l.oneInRange(e, sels[0], sh.Rows, 0) ||
+		sh.Rank == 2 && len(sels) == 2 && !l.oneInRange(e, sels[1], sh.Cols, 1) {
+		return value{}
+	}
 	apply := func(v autodiff.ID, s sel) autodiff.ID { // along the first axis
 		switch s.kind {
 		case selOne:
@@ -237,11 +254,10 @@ func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape [
 		l.errorf(e.Lbrack, "cannot index a scalar")
 		return nil, nil, false
 	}
-	one := func(s sel, n int) ([]int, bool, bool) { // indices, keeps axis, ok
+	one := func(s sel, n, axis int) ([]int, bool, bool) { // indices, keeps axis, ok
 		switch s.kind {
 		case selOne:
-			if s.one < 0 || s.one >= n {
-				l.errorf(s.pos, "index %d out of range [0, %d)", s.one, n)
+			if !l.oneInRange(e, s, n, axis) {
 				return nil, false, false
 			}
 			return []int{s.one}, false, true
@@ -268,7 +284,7 @@ func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape [
 		}
 		return idx, true, true
 	}
-	ri, rkeep, ok := one(sels[0], rows)
+	ri, rkeep, ok := one(sels[0], rows, 0)
 	if !ok {
 		return nil, nil, false
 	}
@@ -279,7 +295,7 @@ func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape [
 			ci[j] = j
 		}
 		if len(sels) == 2 {
-			if ci, ckeep, ok = one(sels[1], cols); !ok {
+			if ci, ckeep, ok = one(sels[1], cols, 1); !ok {
 				return nil, nil, false
 			}
 		}

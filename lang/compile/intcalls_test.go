@@ -40,7 +40,7 @@ for i in 0:1 {
 		}
 	}
 	_, err := compileSrcErr(t, "e.gpp", decls+"y[sum(k) + 5] ~ Normal(mu, 1)\n", nil, in)
-	if err == nil || !strings.Contains(err.Error(), "e.gpp:4:3: index: 8 out of range [0, 5)") {
+	if err == nil || !strings.Contains(err.Error(), "e.gpp:4:3: index 8 out of range [0, 5) along axis 0 of `y` (indices are 0-based)") {
 		t.Errorf("an index out of range: %v", err)
 	}
 }

@@ -275,10 +275,47 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"
 	case tok.Type == tokKeyword && tok.Value == "else":
 		return "an else follows the \"}\" of its if: if COND { ... } else { ... }"
+	case stanPrint(toks, i):
+		return "gpp has no print or reject: output NAME = EXPR reports a value at every draw, and gpp repl evaluates expressions on a fit"
+	case stanDecl(toks, i):
+		return "a declaration starts with its kind, data or param, and gives the type after the name: Stan's real<lower=0> sigma; is param sigma: real<lower=0>, and vector[N] y; is data y: real[N]"
 	case tok.Value == "T" && i+1 < len(toks) && toks[i+1].Value == "[" && prev == ")":
 		return "T[L, U] truncates the distribution of a ~ statement on data (y ~ Normal(mu, s) T[0, ]); elsewhere subtract the log mass by hand with logcdf or logccdf"
 	}
 	return ""
+}
+
+// stanPrint reports whether token i, which did not parse, is in a
+// statement that calls Stan's print or reject.
+func stanPrint(toks []lexer.Token, i int) bool {
+	j := i
+	for j > 0 && toks[j-1].Type != tokTerminator {
+		j--
+	}
+	return j+1 < len(toks) && toks[j].Type == tokIdent && (toks[j].Value == "print" || toks[j].Value == "reject") && toks[j+1].Value == "("
+}
+
+// stanDeclTypes are the type names that start a Stan declaration.
+var stanDeclTypes = map[string]bool{
+	"real": true, "int": true, "vector": true, "row_vector": true, "matrix": true, "array": true,
+	"simplex": true, "ordered": true, "positive_ordered": true, "unit_vector": true,
+	"sum_to_zero_vector": true, "corr_matrix": true, "cov_matrix": true,
+	"cholesky_factor_corr": true, "cholesky_factor_cov": true,
+}
+
+// stanDecl reports whether token i, which did not parse, is in a Stan
+// declaration (real<lower=0> sigma;, vector[N] y;): the statement starts
+// with a type name and token i is that name or the declared name after
+// its type, which follows a "]" or a ">".
+func stanDecl(toks []lexer.Token, i int) bool {
+	j := i
+	for j > 0 && toks[j-1].Type != tokTerminator {
+		j--
+	}
+	if !stanDeclTypes[toks[j].Value] || toks[j].Type != tokIdent && toks[j].Type != tokKeyword {
+		return false
+	}
+	return i == j || (toks[i].Type == tokIdent || toks[i].Type == tokKeyword) && (toks[i-1].Value == "]" || toks[i-1].Value == ">")
 }
 
 // assigns reports whether the statement holding token i starts with a name

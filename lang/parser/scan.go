@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -262,6 +263,17 @@ func (s *scanner) punct() {
 		what = "invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '^':
 		what = "invalid character '.' (gpp's ^ is elementwise already: Stan's x .^ 2 is x ^ 2)"
+	case r == '"':
+		// A string is one error, up to its closing quote on the line.
+		what = "invalid character '\"' (gpp has no strings: Stan's print and reject have no counterpart; output NAME = EXPR reports a value at every draw)"
+		rest := s.src[s.off+1:]
+		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
+			rest = rest[:nl]
+		}
+		if q := bytes.IndexByte(rest, '"'); q >= 0 {
+			size = q + 2
+			what = "a string" + what[len("invalid character '\"'"):]
+		}
 	case r == '?':
 		what = "invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"
 	default:
