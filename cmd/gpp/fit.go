@@ -518,7 +518,11 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
-	if w := looWarning(ds.loo); w != "" {
+	fitK := r.ParetoK
+	if mix != nil {
+		fitK = mix.ParetoK
+	}
+	if w := looWarning(ds.loo, fitK); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {

@@ -86,9 +86,11 @@ func printLOO(w io.Writer, lo *sgvb.LOO) {
 }
 
 // looWarning explains unreliable LOO estimates, or is "". Where q's own
-// draws have a heavy-tailed p/q (k̂ above 0.7), every observation's weights
-// inherit that tail, and the cause is q, not the observations.
-func looWarning(lo *sgvb.LOO) string {
+// draws have a heavy-tailed p/q (k̂ above 0.7 on the output draws, or
+// fitK, the fit's own k̂ from its final draws), every observation's weights
+// inherit that tail, and the cause is q, not the observations: the two k̂
+// come from different draws, and either may cross 0.7 alone.
+func looWarning(lo *sgvb.LOO, fitK float64) string {
 	if lo == nil || lo.BadK() == 0 {
 		return ""
 	}
@@ -99,8 +101,8 @@ func looWarning(lo *sgvb.LOO) string {
 		}
 	}
 	what := fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations (the largest %s; loo.csv lists them)", lo.BadK(), len(lo.Points), num3(worst))
-	if !(lo.QK <= 0.7) {
-		return what + fmt.Sprintf(": the output draws' own weights p/q have k̂ %s (q's tails are lighter than the posterior's somewhere, as a gamma factor's are for a scale's inverse-gamma-like tail), so elpd_loo may be unreliable: check that it holds with more --output-draws", num3(lo.QK))
+	if !(lo.QK <= 0.7) || fitK > 0.7 {
+		return what + fmt.Sprintf(": the weights p/q of q's own draws have k̂ %s on the output draws and %s on the fit's final ones (q's tails are lighter than the posterior's somewhere, as a gamma factor's are for a scale's inverse-gamma-like tail), so elpd_loo may be unreliable: check that it holds with more --output-draws, or with --fullrank all", num3(lo.QK), num3(fitK))
 	}
 	return what + ": their elpd_loo, and so the total, is unreliable; such observations are influential, and K-fold cross-validation (refitting without them) settles it"
 }
