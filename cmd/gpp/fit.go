@@ -522,7 +522,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if mix != nil {
 		fitK = mix.ParetoK
 	}
-	if w := looWarning(ds.loo, fitK); w != "" {
+	if w := looWarning(ds.loo, fitK, true); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {

@@ -1618,6 +1618,14 @@ func TestFitFullRankGroup(t *testing.T) {
 	if names := fmt.Sprint(g["names"]); names != "[alpha sigma tau L z]" {
 		t.Errorf("group names %s", names)
 	}
+	// The settings and draws.csv's header record --fullrank, which the
+	// factors' families alone do not say (algorithm = meanfield for a+b).
+	if fr := ff["settings"].(map[string]any)["fullrank"]; fr != "all" {
+		t.Errorf("fit.json settings.fullrank = %v, want all", fr)
+	}
+	if b, err := os.ReadFile(filepath.Join(first, "draws.csv")); err != nil || !strings.Contains(string(b), "\n#     gpp_fullrank = all\n") {
+		t.Errorf("draws.csv's header lacks gpp_fullrank = all (%v)", err)
+	}
 	warm := func(init, out string) float64 {
 		t.Helper()
 		if code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--init", init, "--out", out)...); code != 0 || strings.Contains(stderr, "warning: --init") {

@@ -89,18 +89,34 @@ func printLOO(w io.Writer, lo *sgvb.LOO) {
 // draws have a heavy-tailed p/q (k̂ above 0.7 on the output draws, or
 // fitK, the fit's own k̂ from its final draws), every observation's weights
 // inherit that tail, and the cause is q, not the observations: the two k̂
-// come from different draws, and either may cross 0.7 alone.
-func looWarning(lo *sgvb.LOO, fitK float64) string {
+// come from different draws, and either may cross 0.7 alone. listed says
+// whether loo.csv was written (a :fit without --out writes none).
+func looWarning(lo *sgvb.LOO, fitK float64, listed bool) string {
 	if lo == nil || lo.BadK() == 0 {
 		return ""
 	}
-	worst := math.Inf(-1)
+	worst, unfit := math.Inf(-1), 0
 	for _, p := range lo.Points {
-		if !(p.K <= worst) {
+		switch {
+		case math.IsNaN(p.K):
+			unfit++
+		case p.K > worst:
 			worst = p.K
 		}
 	}
-	what := fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations (the largest %s; loo.csv lists them)", lo.BadK(), len(lo.Points), num3(worst))
+	if math.IsNaN(lo.QK) || unfit == len(lo.Points) {
+		// Fewer than 10 draws with a finite weight: no tail to fit, so
+		// no k̂, and the weights are not smoothed.
+		return fmt.Sprintf("LOO: no Pareto k̂ for %d of %d observations: fewer than 10 output draws have a finite weight p/q, too few to fit the weights' tail, so elpd_loo is plain importance sampling and unreliable; use more --output-draws (Stan's loo wants hundreds)", unfit, len(lo.Points))
+	}
+	list := "loo.csv lists them"
+	if !listed {
+		list = ":fit --out DIR lists them in DIR/loo.csv"
+	}
+	what := fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations (the largest %s; %s)", lo.BadK(), len(lo.Points), num3(worst), list)
+	if unfit > 0 {
+		what = fmt.Sprintf("LOO: Pareto k̂ above 0.7 or not estimated for %d of %d observations (%d without one: too few draws with a finite weight; the largest %s; %s)", lo.BadK(), len(lo.Points), unfit, num3(worst), list)
+	}
 	if !(lo.QK <= 0.7) || fitK > 0.7 {
 		return what + fmt.Sprintf(": the weights p/q of q's own draws have k̂ %s on the output draws and %s on the fit's final ones (q's tails are lighter than the posterior's somewhere, as a gamma factor's are for a scale's inverse-gamma-like tail), so elpd_loo may be unreliable: check that it holds with more --output-draws, or with --fullrank all", num3(lo.QK), num3(fitK))
 	}

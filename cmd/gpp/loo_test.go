@@ -99,3 +99,20 @@ func TestFitLOO(t *testing.T) {
 		t.Errorf("a refit without log_lik left loo.csv: %v", e)
 	}
 }
+
+// TestFitLOOFewDraws: with fewer than 10 output draws no Pareto k̂ can be
+// fitted (NaN), and the warning says so and what to do, rather than
+// blaming q's tails with "k̂ NaN" and "the largest NaN".
+func TestFitLOOFewDraws(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := writeFile(t, dir, "y.csv", "y\n1.2\n0.4\n2.9\n1.7\n-0.3\n")
+	model := writeFile(t, dir, "loo.gpp", looModel)
+	code, _, stderr := runSafe(t, "fit", model, csvPath, "--out", filepath.Join(dir, "out"), "--output-draws", "5", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "gpp: warning: LOO: no Pareto k̂ for 5 of 5 observations: fewer than 10 output draws have a finite weight p/q"
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "NaN") {
+		t.Errorf("stderr:\n%s\nwant %q and no NaN", stderr, want)
+	}
+}

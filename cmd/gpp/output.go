@@ -1047,6 +1047,9 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		p("#     algorithm = %s", algo)
 		p("#     gpp_method = sgvb")
 		p("#     gpp_families = %s", c.family)
+		if c.fullRank != "" { // the factors algorithm does not say: --fullrank beta, alpha+tau
+			p("#     gpp_fullrank = %s", c.fullRank)
+		}
 		p("#     iter = %d", c.settings.MaxIter)
 		p("#     grad_samples = %d", max(c.settings.DrawsPerStep, 1))
 		p("#     elbo_samples = %d", 100)
@@ -1264,6 +1267,7 @@ type fitSettings struct {
 	Restarts     int       `json:"restarts,omitempty"` // omitted for one fit
 	Jitter       *float64  `json:"jitter,omitempty"`   // --jitter; omitted for one fit
 	Init         string    `json:"init,omitempty"`
+	FullRank     string    `json:"fullrank,omitempty"` // --fullrank as given; omitted without it
 }
 
 // fitFactor is one fitted factor: its parameters by name, each row-major
@@ -1405,7 +1409,7 @@ func newFitFile(h drawsHeader) *fitFile {
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
 			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
-			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init,
+			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank,
 		},
 		fitOutcome: outcomeOf(r, h.stepSize),
 	}

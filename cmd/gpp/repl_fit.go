@@ -257,6 +257,9 @@ func (r *repl) fitCmd(args []string) {
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
+	if w := looWarning(ds.loo, res.ParetoK, slices.Contains(written, looFile)); w != "" {
+		con.note("warning: %s", w)
+	}
 	for _, w := range inexactWarnings(ds, l.Info) {
 		con.note("warning: %s", w)
 	}

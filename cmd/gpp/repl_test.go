@@ -522,6 +522,36 @@ func TestReplFitWarnings(t *testing.T) {
 	}
 }
 
+// TestReplFitLOOWarning: :fit of a model with an output log_lik prints the
+// LOO line and, as gpp fit does, the warning about unreliable estimates
+// (here too few output draws for any Pareto k̂).
+func TestReplFitLOOWarning(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "let y = [1.2, 0.4, 2.9, 1.7, -0.3]", "param mu: real ~ Normal(0, 10)", "y ~ Normal(mu, 1)",
+		"output log_lik = logpdf(y, Normal(mu, 1))", ":fit --quiet --output-draws 5")
+	if !strings.Contains(out.String(), "LOO          elpd_loo ") {
+		t.Errorf("no LOO line:\n%s", out.String())
+	}
+	if want := "warning: LOO: no Pareto k̂ for 5 of 5 observations"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr:\n%s\nwant %q", errb.String(), want)
+	}
+	// Flagged observations (here the outlier 12, which moves mu far when
+	// left out) are listed in loo.csv only where :fit wrote one.
+	r, _, errb = newTestRepl()
+	typeIn(r, "let y = [0.1, -0.3, 0.2, 0.5, 12]", "param mu: real ~ Normal(0, 10)", "y ~ Normal(mu, 1)",
+		"output log_lik = logpdf(y, Normal(mu, 1))")
+	for _, c := range []struct{ flags, want string }{
+		{"", ":fit --out DIR lists them in DIR/loo.csv)"},
+		{" --out " + filepath.Join(t.TempDir(), "out"), "; loo.csv lists them)"},
+	} {
+		errb.Reset()
+		typeIn(r, ":fit --quiet"+c.flags)
+		if !strings.Contains(errb.String(), "warning: LOO: Pareto k̂ above 0.7") || !strings.Contains(errb.String(), c.want) {
+			t.Errorf(":fit%s: stderr:\n%s\nwant %q", c.flags, errb.String(), c.want)
+		}
+	}
+}
+
 // TestReplVectorLit: a vector literal at the prompt whose elements are
 // data-only, an output among them, is evaluated without a fit.
 func TestReplVectorLit(t *testing.T) {

@@ -441,7 +441,8 @@ type Settings struct {
 
 	// Init warm-starts from a previous result: factors are matched by
 	// latent name and size; a factor of the same family is copied, otherwise
-	// its mean becomes the initial mean.
+	// its mean becomes the initial mean and, for a gamma, lognormal or normal
+	// factor, its sd the initial sd.
 	Init *Result
 
 	// InitJitter, if positive, moves the start (the default one, or Init's)

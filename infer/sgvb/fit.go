@@ -400,7 +400,7 @@ func (e *engine) warmStart(r *Result) {
 			th := e.theta[b.poff : b.poff+b.np()]
 			if f.Family == b.fam {
 				b.thetaFrom(f.Params, th)
-			} else { // start from its mean
+			} else { // start from its mean and sd
 				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
 				f.moments(mean, sd)
 				if b.scale != 0 || b.scaleV != nil { // the model's values back to b's support
@@ -408,12 +408,54 @@ func (e *engine) warmStart(r *Result) {
 					for k := range mean {
 						loc, scale := bf.affineAt(k)
 						mean[k] = (mean[k] - loc) / scale
+						sd[k] /= math.Abs(scale)
 					}
 				}
 				l := e.latents[b.lat]
 				l.Init = mean
 				b.initTheta(&l, th)
+				b.spreadFrom(mean, sd, th)
 			}
+		}
+	}
+}
+
+// spreadFrom sets the spread of a gamma, lognormal or normal block, which
+// initTheta has started at the means mean, to the sds sd of a factor of
+// another family, as a warm start across families (a lognormal or full-rank
+// fit's q into a gamma factor) starts: a gamma factor's shape (mean/sd)² at
+// that mean, a lognormal's sdlog √log(1 + (sd/mean)²) with the meanlog that
+// keeps the mean, a normal's sd. From the mean alone a gamma factor starts
+// at shape = mean, rate 1 (initTheta), as wide as a cold start or wider: a
+// warm start from a tight q then began far below the fit it came from. An
+// element whose mean or sd give no such spread keeps initTheta's.
+func (b *block) spreadFrom(mean, sd, th []float64) {
+	n := b.n
+	for i := range min(n, len(mean), len(sd)) {
+		m, s := mean[i], sd[i]
+		if !(s > 0) || !finite(s) || !finite(m) {
+			continue
+		}
+		switch b.fam {
+		case FamilyGamma:
+			a := (m / s) * (m / s)
+			if !isPos(m) || !isPos(a) {
+				continue
+			}
+			a = math.Max(a, minParam)
+			if b.logMS {
+				th[i], th[n+i] = math.Log(a), math.Log(m)
+			} else {
+				th[i], th[n+i] = softplusInv(a), softplusInv(a/m)
+			}
+		case FamilyLognormal:
+			v := math.Log1p((s / m) * (s / m))
+			if !isPos(m) || !isPos(v) {
+				continue
+			}
+			th[i], th[n+i] = math.Log(m)-v/2, softplusInv(math.Max(math.Sqrt(v), minParam))
+		case FamilyNormal:
+			th[n+i] = softplusInv(math.Max(s, minParam))
 		}
 	}
 }

@@ -703,6 +703,32 @@ func TestWarmStart(t *testing.T) {
 	if p := e.blocks[0].params(e.theta); math.Abs(p[0][0]-rm.Factors[0].Params[0][0]) > 1e-12 || math.Abs(p[1][0]-1) > 1e-12 {
 		t.Errorf("warm start from MAP: Gamma(%g, %g), want Gamma(%g, 1)", p[0][0], p[1][0], rm.Factors[0].Params[0][0])
 	}
+	// from a lognormal fit: its mean and sd too, so that the gamma factor
+	// starts as tight as the fit it came from (from the mean alone,
+	// Gamma(3.56, 1), sd 1.9, against the lognormal's sd 0.63)
+	s := conjugateSettings()
+	s.Families = map[string]Family{"lambda": FamilyLognormal}
+	rl, err := Fit(context.Background(), gp, gp.latents(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err = newEngine(gp, gp.latents(), &Settings{Init: rl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean, sd := make([]float64, 1), make([]float64, 1)
+	rl.Factors[0].moments(mean, sd)
+	p := e.blocks[0].params(e.theta)
+	if a, b := p[0][0], p[1][0]; math.Abs(a/b-mean[0]) > 1e-9*mean[0] || math.Abs(math.Sqrt(a)/b-sd[0]) > 1e-9*sd[0] {
+		t.Errorf("warm start from lognormal: Gamma(%g, %g) of mean %g, sd %g, want mean %g, sd %g", a, b, a/b, math.Sqrt(a)/b, mean[0], sd[0])
+	}
+	r3, err := Fit(context.Background(), gp, gp.latents(), Settings{Seed: 2, Init: rl, Tol: -1, MaxIter: 100, PSISDraws: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := r3.Trace[0].ELBO; math.Abs(first-c.logp) > 0.05 {
+		t.Errorf("warm start from lognormal: first ELBO %g, want within 0.05 of %g", first, c.logp)
+	}
 }
 
 func sameResult(t *testing.T, a, b *Result) {

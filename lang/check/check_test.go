@@ -411,7 +411,9 @@ func TestHandBuilt(t *testing.T) {
 
 // TestImproperWarnings: a param with no prior, an unbounded support and no
 // term of the log density reading it (through lets or a for body) is
-// warned about; bounded supports, priors and any reading term are not.
+// warned about; bounded supports (the correlation matrices and their
+// factors too: a flat prior on them is LKJ(1)), priors and any reading term
+// are not.
 func TestImproperWarnings(t *testing.T) {
 	const src = `data y: real[N]
 param m: real ~ Normal(0, 1)
@@ -430,7 +432,9 @@ for i in 0:2 {
 }
 param h: positive ~ Gamma(2, v)
 param up: real<upper=2>
-output z = s + lo + up
+param L: cholesky_factor_corr[3]
+param Om: corr_matrix[2]
+output z = s + lo + up + L[1, 0] + Om[0, 1]
 `
 	_, info := checkSource(t, "m.gpp", src, nil)
 	var got []string

@@ -66,7 +66,8 @@ func (c *checker) improper() {
 	}
 	for _, lat := range c.info.Latents {
 		sym := c.info.Defs[lat.Decl.Name]
-		if lat.Prior != nil || reads[sym] || lat.Support == dist.Unit || lat.Support == dist.Simplex || lat.HasLower() && lat.HasUpper() {
+		if lat.Prior != nil || reads[sym] || lat.Support == dist.Unit || lat.Support == dist.Simplex ||
+			lat.Support == dist.CholCorr || lat.Support == dist.CorrMatrix || lat.HasLower() && lat.HasUpper() {
 			continue
 		}
 		c.info.Warnings = append(c.info.Warnings, ast.Errorf(lat.Pos,

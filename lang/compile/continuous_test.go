@@ -126,8 +126,11 @@ func TestTruncatedPriorNewFamilies(t *testing.T) {
 	// values go lower is an error at the prior, one on higher values is
 	// normalised there (Pareto(1, 3) above 2 is Pareto(2, 3): log P = 3·log ½).
 	for _, c := range []struct{ src, want string }{
-		{"param x: positive ~ Pareto(1, 3)\n", "a.gpp:1:21: Pareto(1, 3) puts no mass on part of the positive support of x"},
-		{"param x: real ~ ParetoType2(0, 1, 2)\n", "a.gpp:1:17: ParetoType2(0, 1, 2) puts no mass on part of the real support of x"},
+		// The error says where the prior is 0 and how to declare the param,
+		// and "with this data" only where the data take part.
+		{"param x: positive ~ Pareto(1, 3)\n", "a.gpp:1:21: Pareto(1, 3) puts no mass on part of the positive support of x: it is 0 outside (1, ∞); declare x real<lower=1>"},
+		{"param x: real ~ ParetoType2(0, 1, 2)\n", "a.gpp:1:17: ParetoType2(0, 1, 2) puts no mass on part of the real support of x: it is 0 outside (0, ∞); declare x real<lower=0>"},
+		{"const m = 2\nparam x: real<lower=1> ~ Pareto(m, 3)\n", "a.gpp:2:26: Pareto(m, 3) puts no mass on part of the bounds (1, ∞) of x: it is 0 outside (2, ∞); declare x real<lower=m>"},
 	} {
 		if _, err := compileSrcErr(t, "a.gpp", c.src, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.src, err, c.want)

@@ -108,9 +108,12 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 	}
 	tildes := lat.Tildes
 	if sp.call == nil {
+		if len(tildes) == 0 && (lat.Support == dist.CholCov || lat.Support == dist.CovMatrix) {
+			return errf("it has none (a flat prior, improper), and gpp has no prior draws of a %s param", lat.Support)
+		}
 		if len(tildes) == 0 {
-			return errf("it has none (a flat prior on %s, which has no distribution to draw from); give it one, as in `param %s: %s ~ Normal(0, 1)`",
-				supportWords(lat), lat.Name, ast.FormatType(lat.Decl.Type))
+			return errf("it has none (%s); give it one, as in `param %s: %s ~ %s`",
+				flatWords(lat), lat.Name, ast.FormatType(lat.Decl.Type), flatSuggestion(lat))
 		}
 		t := tildes[0]
 		id, whole := unparen(t.LHS).(*ast.Ident)
@@ -187,6 +190,43 @@ func elemRange(lat *check.Latent, ml *Latent, k int) check.Interval {
 	}
 	lo, hi := min(ends[0], ends[1]), max(ends[0], ends[1])
 	return check.Interval{Lo: lo, Hi: hi, Known: true}
+}
+
+// flatWords says what a flat prior on the latent's values is, for an
+// error: improper on an unbounded support ("a flat prior on the real line,
+// improper, which has no distribution to draw from"), proper but not drawn
+// on a bounded one ("a flat prior on (0, 1), uniform, which gpp draws only
+// when it is stated").
+func flatWords(lat *check.Latent) string {
+	switch lat.Support {
+	case dist.Simplex, dist.CholCorr, dist.CorrMatrix:
+		return fmt.Sprintf("a flat prior on the %s values, uniform, which gpp draws only when it is stated", lat.Support)
+	}
+	words := supportWords(lat)
+	if strings.HasSuffix(words, "improper") {
+		return "a flat prior on " + words + ", which has no distribution to draw from"
+	}
+	return "a flat prior on " + words + ", uniform, which gpp draws only when it is stated"
+}
+
+// flatSuggestion is a prior to suggest in place of a flat one: the same
+// density where the flat prior is proper (Uniform on the bounds,
+// Dirichlet(1), LKJ(1)), else a normal (half-normal on a positive param).
+func flatSuggestion(lat *check.Latent) string {
+	switch lat.Support {
+	case dist.Simplex:
+		return "Dirichlet(1)"
+	case dist.CholCorr:
+		return "LKJCorrCholesky(1)"
+	case dist.CorrMatrix:
+		return "LKJCorr(1)"
+	case dist.Unit:
+		return "Uniform(0, 1)"
+	}
+	if t := lat.Decl.Type; t != nil && t.Lower != nil && t.Upper != nil {
+		return "Uniform(" + ast.FormatExpr(t.Lower) + ", " + ast.FormatExpr(t.Upper) + ")"
+	}
+	return "Normal(0, 1)"
 }
 
 // supportWords describes a flat prior's domain for an error: "(0, 1)",

@@ -265,7 +265,15 @@ func TestPriorDrawsErrors(t *testing.T) {
 		{"param x: real[2]\nx[0] ~ Normal(0, 1)\nx[1] ~ Normal(0, 1)\n", "e.gpp:1:7: param `x` cannot be drawn from its prior: the ~ at e.gpp:2:1 has it on its left side in `x[0]`, not as the whole param"},
 		{"param x: real ~ Normal(0, 1)\nx ~ Normal(1, 1)\n", "e.gpp:1:7: param `x` cannot be drawn from its prior: besides its declared prior, the ~ at e.gpp:2:1"},
 		{"param S: cov_matrix[2] ~ Wishart(4, I(2))\n", "e.gpp:1:7: param `S` cannot be drawn from its prior: gpp has no prior draws of a cov_matrix param"},
-		{"param p: real<lower=0, upper=1>\n", "e.gpp:1:7: param `p` cannot be drawn from its prior: it has none (a flat prior on (0, 1), which"},
+		{"param p: real<lower=0, upper=1>\n", "e.gpp:1:7: param `p` cannot be drawn from its prior: it has none (a flat prior on (0, 1), uniform, which gpp draws only when it is stated); give it one, as in `param p: real<lower=0, upper=1> ~ Uniform(0, 1)`"},
+		// A flat prior's suggestion is a prior the support takes: not
+		// Normal(0, 1) on a simplex or a correlation matrix.
+		{"param u: unit\n", "as in `param u: unit ~ Uniform(0, 1)`"},
+		{"param s: simplex[3]\n", "it has none (a flat prior on the simplex values, uniform, which gpp draws only when it is stated); give it one, as in `param s: simplex[3] ~ Dirichlet(1)`"},
+		{"param L: cholesky_factor_corr[3]\n", "it has none (a flat prior on the cholesky_factor_corr values, uniform, which gpp draws only when it is stated); give it one, as in `param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(1)`"},
+		{"param O: corr_matrix[3]\n", "as in `param O: corr_matrix[3] ~ LKJCorr(1)`"},
+		{"param S: cov_matrix[2]\n", "it has none (a flat prior, improper), and gpp has no prior draws of a cov_matrix param"},
+		{"param s: positive\n", "it has none (a flat prior on (0, ∞), improper, which has no distribution to draw from); give it one, as in `param s: positive ~ Normal(0, 1)`"},
 	} {
 		m := compileSrc(t, "e.gpp", c.src, nil)
 		_, err := m.NewPriorSampler()

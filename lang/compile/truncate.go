@@ -75,7 +75,21 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 			if scalar {
 				what = ast.FormatExpr(call)
 			}
-			l.errorf(pos, "%s puts no mass on part of %s of %s (with this data), where its values lie", what, where, name)
+			note := ""
+			orig := l.info.Latent(lat.Name) // before the data gave its bounds values
+			dataBounds := elem || orig != nil && orig.DataBounds()
+			if dataBounds || readsData(l.info, call.Args) {
+				note = " (with this data)"
+			}
+			fix := ""
+			if !dataBounds && (lat.Support == dist.Real || lat.Support == dist.Positive) && lo > r.Lo && !math.IsInf(lo, 0) && math.IsInf(hi, 1) && !lat.HasUpper() {
+				bound := strconv.FormatFloat(lo, 'g', -1, 64)
+				if lowerFromArgs(d.Name) && len(call.Args) > 0 {
+					bound = ast.FormatExpr(call.Args[0]) // y_min or mu, as written
+				}
+				fix = "; declare " + lat.Name + " real<lower=" + bound + ">"
+			}
+			l.errorf(pos, "%s puts no mass on part of %s of %s%s: it is 0 outside %s%s", what, where, name, note, check.Interval{Lo: lo, Hi: hi, Known: true}, fix)
 			return
 		}
 		logP, ok := logIntervalMass(d.Name, at, r.Lo, r.Hi)
@@ -97,6 +111,24 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 		total += logP
 	}
 	l.add(l.b.Scalar(-total, pos), pos)
+}
+
+// readsData reports whether exprs read data (a data declaration's name,
+// directly): only then does an error about their values hold "with this
+// data".
+func readsData(info *check.Info, exprs []ast.Expr) bool {
+	found := false
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if sym := info.Uses[id]; sym != nil && sym.Kind == check.Data {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // elemArgs shows an element's arguments in an error when they differ from
