@@ -92,6 +92,9 @@ func printLOO(w io.Writer, lo *sgvb.LOO) {
 // come from different draws, and either may cross 0.7 alone. listed says
 // whether loo.csv was written (a :fit without --out writes none).
 func looWarning(lo *sgvb.LOO, fitK float64, listed bool) string {
+	if lo != nil && len(lo.Points) == 1 {
+		return "LOO: log_lik has one element, so it leaves out one observation of one: give log_lik an element per observation (logpdf(y, D(...)), not its sum)"
+	}
 	if lo == nil || lo.BadK() == 0 {
 		return ""
 	}

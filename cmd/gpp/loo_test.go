@@ -116,3 +116,18 @@ func TestFitLOOFewDraws(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant %q and no NaN", stderr, want)
 	}
 }
+
+// TestFitLOOScalar: a log_lik summed to a scalar is one "observation";
+// the fit says what log_lik should be.
+func TestFitLOOScalar(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := writeFile(t, dir, "y.csv", "y\n1.2\n0.4\n2.9\n")
+	model := writeFile(t, dir, "s.gpp", strings.Replace(looModel, "output log_lik = logpdf(y, Normal(mu, 1))", "output log_lik = sum(logpdf(y, Normal(mu, 1)))", 1))
+	code, _, stderr := runSafe(t, "fit", model, csvPath, "--out", filepath.Join(dir, "out"), "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "LOO: log_lik has one element") {
+		t.Errorf("no warning of a scalar log_lik:\n%s", stderr)
+	}
+}
