@@ -154,21 +154,45 @@ func (e *engine) warmJoint(b *block, r *Result) {
 				for i := range m.n {
 					th[n+m.lo+i] = softplusInv(math.Max(f.Params[1][i], minParam))
 				}
-			default: // start from its mean
+			default: // start from its mean and sd
 				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
 				f.moments(mean, sd)
 				for k := range mean {
 					if loc, scale := f.affineAt(k); scale != 0 {
 						mean[k] = (mean[k] - loc) / scale
+						sd[k] /= math.Abs(scale)
 					}
 				}
 				l.Init = mean
 				for j := range m.n {
 					th[m.lo+j] = startCoord(&l, j, 1)
+					b.spreadJoint(th, m.lo+j, mean[j], sd[j])
 				}
 			}
 		}
 	}
+}
+
+// spreadJoint sets element i's diagonal entry of the group's L (and, for
+// the log of a positive latent, its mean) from the mean m and sd s of a
+// factor of another family on the element's own scale, as spreadFrom does
+// for a block of one latent: a gamma factor's sd carried to the log scale
+// as sdlog √log(1 + (s/m)²), with the meanlog that keeps the mean. An
+// element whose mean or sd give no such spread keeps its start.
+func (b *block) spreadJoint(th []float64, i int, m, s float64) {
+	if !(s > 0) || !finite(s) || !finite(m) {
+		return
+	}
+	n := b.n
+	if !b.logAt(i) {
+		th[n+i] = softplusInv(math.Max(s, minParam))
+		return
+	}
+	v := math.Log1p((s / m) * (s / m))
+	if !isPos(m) || !isPos(v) {
+		return
+	}
+	th[i], th[n+i] = math.Log(m)-v/2, softplusInv(math.Max(math.Sqrt(v), minParam))
 }
 
 // marginal returns the params (mean, columns of L) of the marginal of

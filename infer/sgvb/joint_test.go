@@ -213,6 +213,40 @@ func TestFullRankGroupInit(t *testing.T) {
 	}
 }
 
+// TestFullRankGroupInitSpread: a member warm-started from a factor of
+// another family (b positive, fitted mean-field by a gamma factor) starts
+// with that factor's mean and sd carried to its log scale, not from its
+// mean alone with a unit sd.
+func TestFullRankGroupInitSpread(t *testing.T) {
+	tg := newJointGauss(true)
+	s := conjugateSettings()
+	s.MaxIter, s.PSISDraws = 300, -1
+	r, err := Fit(context.Background(), tg, tg.latents(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Factor("b")
+	if f.Family != FamilyGamma {
+		t.Fatalf("b's factor is %v, want gamma", f.Family)
+	}
+	m, sd := f.Mean()[0], f.SD()[0]
+	v := math.Log1p((sd / m) * (sd / m))
+	s2 := s.withDefaults()
+	s2.FullRankGroups = [][]string{{"a", "b"}}
+	s2.Init = r
+	e, err := newEngine(tg, tg.latents(), &s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.groups()
+	e.close()
+	k := 1 // b is the group's second element
+	if d := got[0].Params[0][k] - (math.Log(m) - v/2); math.Abs(d) > 1e-12 || math.Abs(got[0].Params[1+k][k]/math.Sqrt(v)-1) > 1e-9 {
+		t.Errorf("b: log-scale mean %.12g, L_bb %.12g; want %.12g, %.12g from the gamma's mean %g and sd %g",
+			got[0].Params[0][k], got[0].Params[1+k][k], math.Log(m)-v/2, math.Sqrt(v), m, sd)
+	}
+}
+
 // TestFullRankGroupErrors checks the groups Fit refuses.
 func TestFullRankGroupErrors(t *testing.T) {
 	lats := []Latent{{Name: "a", Offset: 0, Size: 1, Support: dist.Real}, {Name: "w", Offset: 1, Size: 3, Shape: []int{3}, Support: dist.Simplex},
