@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -56,13 +57,26 @@ type priorSpec struct {
 	bnds []check.Interval // each element's values (RangeAt)
 	aff  [][2]float64     // each element's loc, scale (bounded) or 0, 0
 	p    []float64        // one element's arguments
+	wish *wishartPrior    // a Wishart-family prior, or nil
+}
+
+// wishartPrior is the state of a Wishart-family prior on a cov_matrix[K]
+// or cholesky_factor_cov[K] param: the argument values at a draw and the
+// sampler's scratch.
+type wishartPrior struct {
+	form dist.WishartForm // Inverse; Chol when the argument is L_S, not S
+	k    int
+	nu   float64
+	ls   []float64 // the scale matrix's lower factor L_S (K×K)
+	l    []float64 // the draw's lower factor (K×K)
+	t, u []float64 // dist.WishartRand's scratch
 }
 
 // NewPriorSampler prepares prior draws. A param that cannot be drawn is an
 // error at its declaration: one without a prior (a flat prior, improper
 // unless it is bounded), one whose density is given by a ~ on some of its
-// elements or by more than one ~, one whose prior has no sampler here (a
-// Wishart on a covariance matrix).
+// elements or by more than one ~, one whose prior has no sampler here (an
+// prior of per-element arguments on an ordered param).
 func (m *Model) NewPriorSampler() (*PriorSampler, error) {
 	s := &PriorSampler{m: m, x: make([]float64, m.Dim)}
 	var errs ast.ErrorList
@@ -108,9 +122,6 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 	}
 	tildes := lat.Tildes
 	if sp.call == nil {
-		if len(tildes) == 0 && (lat.Support == dist.CholCov || lat.Support == dist.CovMatrix) {
-			return errf("it has none (a flat prior, improper), and gpp has no prior draws of a %s param", lat.Support)
-		}
 		if len(tildes) == 0 {
 			return errf("it has none (%s); give it one, as in `param %s: %s ~ %s`",
 				flatWords(lat), lat.Name, ast.FormatType(lat.Decl.Type), flatSuggestion(lat))
@@ -155,6 +166,17 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 			return errf("a %s param is drawn from an LKJ prior, not %s", lat.Support, ast.FormatExpr(sp.call))
 		}
 		sp.dims = []int{ml.Value[0]}
+	case dist.CholCov, dist.CovMatrix:
+		if d.Shape != stdlib.DistWishart || d.Support != lat.Support {
+			return errf("a %s param is drawn from %s, not %s", lat.Support, covPriorWords(lat.Support), ast.FormatExpr(sp.call))
+		}
+		k := ml.Value[0]
+		sp.dims = []int{k}
+		buf := make([]float64, 4*k*k)
+		sp.wish = &wishartPrior{
+			form: dist.WishartForm{Inverse: strings.HasPrefix(d.Name, "Inv"), Chol: strings.HasSuffix(d.Name, "Cholesky")},
+			k:    k, ls: buf[:k*k], l: buf[k*k : 2*k*k], t: buf[2*k*k : 3*k*k], u: buf[3*k*k:],
+		}
 	default:
 		return errf("gpp has no prior draws of a %s param", lat.Support)
 	}
@@ -201,6 +223,8 @@ func flatWords(lat *check.Latent) string {
 	switch lat.Support {
 	case dist.Simplex, dist.CholCorr, dist.CorrMatrix:
 		return fmt.Sprintf("a flat prior on the %s values, uniform, which gpp draws only when it is stated", lat.Support)
+	case dist.CholCov, dist.CovMatrix:
+		return fmt.Sprintf("a flat prior on the %s values, improper, which has no distribution to draw from", lat.Support)
 	}
 	words := supportWords(lat)
 	if strings.HasSuffix(words, "improper") {
@@ -211,9 +235,25 @@ func flatWords(lat *check.Latent) string {
 
 // flatSuggestion is a prior to suggest in place of a flat one: the same
 // density where the flat prior is proper (Uniform on the bounds,
-// Dirichlet(1), LKJ(1)), else a normal (half-normal on a positive param).
+// Dirichlet(1), LKJ(1)), an inverse Wishart of mean I on a covariance
+// matrix, else a normal (half-normal on a positive param).
 func flatSuggestion(lat *check.Latent) string {
 	switch lat.Support {
+	case dist.CovMatrix, dist.CholCov:
+		// InvWishart(K + 2, I(K)), of mean I(K)/(ν − K − 1) = I(K)
+		name := "InvWishart"
+		if lat.Support == dist.CholCov {
+			name = "InvWishartCholesky"
+		}
+		k, nu := "K", "K + 2"
+		if t := lat.Decl.Type; t != nil && len(t.Dims) == 1 {
+			k = ast.FormatExpr(t.Dims[0])
+			nu = k + " + 2"
+			if n, err := strconv.Atoi(k); err == nil {
+				nu = strconv.Itoa(n + 2)
+			}
+		}
+		return name + "(" + nu + ", I(" + k + "))"
 	case dist.Simplex:
 		return "Dirichlet(1)"
 	case dist.CholCorr:
@@ -227,6 +267,15 @@ func flatSuggestion(lat *check.Latent) string {
 		return "Uniform(" + ast.FormatExpr(t.Lower) + ", " + ast.FormatExpr(t.Upper) + ")"
 	}
 	return "Normal(0, 1)"
+}
+
+// covPriorWords names the priors a cov_matrix or cholesky_factor_cov param
+// is drawn from.
+func covPriorWords(s dist.Support) string {
+	if s == dist.CholCov {
+		return "a WishartCholesky or InvWishartCholesky prior"
+	}
+	return "a Wishart or InvWishart prior"
 }
 
 // supportWords describes a flat prior's domain for an error: "(0, 1)",
@@ -362,6 +411,9 @@ func (s *PriorSampler) Draw(rng *rand.Rand, x, z []float64) (float64, error) {
 // readArgs broadcasts the prior's argument values to the latent's elements
 // and checks them against the distribution's parameter supports.
 func (sp *priorSpec) readArgs(p *autodiff.Program) error {
+	if sp.wish != nil {
+		return sp.readWishart(p)
+	}
 	for a, id := range sp.args {
 		v, sh := p.Value(id), p.Shape(id)
 		dst := sp.buf[a]
@@ -406,6 +458,12 @@ func (sp *priorSpec) readArgs(p *autodiff.Program) error {
 // draw draws the latent's elements into its coordinates xs and values zs.
 func (sp *priorSpec) draw(rng *rand.Rand, ml *Latent, xs, zs []float64) error {
 	switch ml.Support {
+	case dist.CholCov, dist.CovMatrix:
+		if err := sp.wishartDraw(rng, xs); err != nil {
+			return err
+		}
+		copy(zs, xs) // reported as the K×K values of these coordinates
+		return nil
 	case dist.CholCorr, dist.CorrMatrix:
 		lkjDraw(xs, sp.buf[0][0], sp.dims[0], rng)
 		copy(zs, xs) // reported as the K×K values of these coordinates
@@ -549,4 +607,120 @@ func priorText(name string, p []float64) string {
 		parts[i] = fmt.Sprintf("%g", v)
 	}
 	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// readWishart reads a Wishart-family prior's arguments: nu, which must be
+// finite and > K − 1, and the scale matrix, factored into L_S: S must be
+// symmetric (to 1e-8 of √(S_ii·S_jj), as the density takes it) and
+// positive definite, a Cholesky form's L_S have a positive finite
+// diagonal (its upper triangle is ignored).
+func (sp *priorSpec) readWishart(p *autodiff.Program) error {
+	w := sp.wish
+	k := w.k
+	errf := func(a int, format string, args ...any) error {
+		arg := sp.call.Args[a]
+		return ast.Errorf(arg.Pos(), "prior draws: %s's argument `%s` %s at a draw of the params it reads",
+			sp.name, ast.FormatExpr(arg), fmt.Sprintf(format, args...))
+	}
+	nv, sv := p.Value(sp.args[0]), p.Value(sp.args[1])
+	if len(nv) != 1 || len(sv) != k*k {
+		return ast.Errorf(sp.call.Pos(), "prior draws: %s's arguments have shapes %s and %s; for `%s` they must be a scalar and [%d, %d]",
+			sp.name, p.Shape(sp.args[0]), p.Shape(sp.args[1]), sp.lat.Name, k, k)
+	}
+	w.nu = nv[0]
+	if !(w.nu > float64(k-1)) || math.IsInf(w.nu, 1) {
+		return errf(0, "must be finite and > K − 1 = %d (got %g)", k-1, w.nu)
+	}
+	for i := range k {
+		for j := range k {
+			v := sv[i*k+j]
+			if j > i {
+				v = 0 // L_S's upper triangle is ignored, S's is checked below
+			}
+			w.ls[i*k+j] = v
+		}
+	}
+	if w.form.Chol {
+		for i := range k {
+			for j := 0; j <= i; j++ {
+				v := w.ls[i*k+j]
+				if math.IsNaN(v) || math.IsInf(v, 0) || i == j && !(v > 0) {
+					return errf(1, "must be a lower Cholesky factor, its diagonal > 0 and its entries finite (got %g at [%d, %d])", v, i, j)
+				}
+			}
+		}
+		return nil
+	}
+	for i := range k {
+		for j := range i {
+			x, y := sv[i*k+j], sv[j*k+i]
+			scale := max(math.Sqrt(math.Abs(sv[i*k+i]*sv[j*k+j])), math.Abs(x), math.Abs(y))
+			if !(math.Abs(x-y) <= 1e-8*scale) {
+				return errf(1, "must be symmetric (got %g at [%d, %d] and %g at [%d, %d])", x, i, j, y, j, i)
+			}
+			w.ls[i*k+j] = 0.5 * (x + y)
+		}
+	}
+	if j := cholLower(w.ls, k); j > 0 {
+		return errf(1, "must be positive definite (its leading %d×%d minor is not)", j, j)
+	}
+	return nil
+}
+
+// cholLower overwrites the lower triangle of l (K×K, row-major; the upper
+// triangle zero) with its Cholesky factor. It returns 0, or j when the
+// leading j×j minor is not positive definite (or not finite).
+func cholLower(l []float64, k int) int {
+	for j := range k {
+		s := l[j*k+j]
+		for r := range j {
+			s -= l[j*k+r] * l[j*k+r]
+		}
+		if !(s > 0) || math.IsInf(s, 0) {
+			return j + 1
+		}
+		d := math.Sqrt(s)
+		l[j*k+j] = d
+		for i := j + 1; i < k; i++ {
+			s := l[i*k+j]
+			for r := range j {
+				s -= l[i*k+r] * l[j*k+r]
+			}
+			l[i*k+j] = s / d
+		}
+	}
+	return 0
+}
+
+// wishartDraw draws the lower factor L of a Wishart-family draw with
+// dist.WishartRand (Bartlett's decomposition, as a replicate is drawn),
+// and writes its coordinates into y: row by row, L[i, j] below the
+// diagonal and log L[i, i] on it, as dist.CholCovValues reads them. A
+// cov_matrix param's value L L' is then the draw. A draw that is not
+// finite, or an inverse Wishart draw that is not positive definite in
+// floating point, is an error at the prior.
+func (sp *priorSpec) wishartDraw(rng *rand.Rand, y []float64) error {
+	w := sp.wish
+	k := w.k
+	// the factor of the draw: L_S T, or for the inverse Wishart the
+	// Cholesky factor of the draw
+	dist.WishartRand(dist.WishartForm{Inverse: w.form.Inverse, Chol: true}, w.l, w.ls, k, w.nu, w.t, w.u, rng)
+	c := 0
+	for i := range k {
+		for j := 0; j <= i; j++ {
+			v := w.l[i*k+j]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return ast.Errorf(sp.call.Fun.Pos(), "prior draws: a draw of %s(%g, ·) for `%s` is not a finite positive definite matrix in floating point",
+					sp.name, w.nu, sp.lat.Name)
+			}
+			if j == i {
+				// a diagonal that underflows (K = 1, nu near 0) is kept
+				// at the smallest double, its log finite
+				v = math.Log(max(v, math.SmallestNonzeroFloat64))
+			}
+			y[c+j] = v
+		}
+		c += i + 1
+	}
+	return nil
 }

@@ -264,7 +264,6 @@ func TestPriorDrawsErrors(t *testing.T) {
 		{"param mu: real\ntarget += -mu * mu\n", "e.gpp:1:7: param `mu` cannot be drawn from its prior: it has none (a flat prior on the real line, improper"},
 		{"param x: real[2]\nx[0] ~ Normal(0, 1)\nx[1] ~ Normal(0, 1)\n", "e.gpp:1:7: param `x` cannot be drawn from its prior: the ~ at e.gpp:2:1 has it on its left side in `x[0]`, not as the whole param"},
 		{"param x: real ~ Normal(0, 1)\nx ~ Normal(1, 1)\n", "e.gpp:1:7: param `x` cannot be drawn from its prior: besides its declared prior, the ~ at e.gpp:2:1"},
-		{"param S: cov_matrix[2] ~ Wishart(4, I(2))\n", "e.gpp:1:7: param `S` cannot be drawn from its prior: gpp has no prior draws of a cov_matrix param"},
 		{"param p: real<lower=0, upper=1>\n", "e.gpp:1:7: param `p` cannot be drawn from its prior: it has none (a flat prior on (0, 1), uniform, which gpp draws only when it is stated); give it one, as in `param p: real<lower=0, upper=1> ~ Uniform(0, 1)`"},
 		// A flat prior's suggestion is a prior the support takes: not
 		// Normal(0, 1) on a simplex or a correlation matrix.
@@ -272,7 +271,9 @@ func TestPriorDrawsErrors(t *testing.T) {
 		{"param s: simplex[3]\n", "it has none (a flat prior on the simplex values, uniform, which gpp draws only when it is stated); give it one, as in `param s: simplex[3] ~ Dirichlet(1)`"},
 		{"param L: cholesky_factor_corr[3]\n", "it has none (a flat prior on the cholesky_factor_corr values, uniform, which gpp draws only when it is stated); give it one, as in `param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(1)`"},
 		{"param O: corr_matrix[3]\n", "as in `param O: corr_matrix[3] ~ LKJCorr(1)`"},
-		{"param S: cov_matrix[2]\n", "it has none (a flat prior, improper), and gpp has no prior draws of a cov_matrix param"},
+		// a covariance matrix without a prior: the error names one it takes
+		{"param S: cov_matrix[2]\n", "e.gpp:1:7: param `S` cannot be drawn from its prior: it has none (a flat prior on the cov_matrix values, improper, which has no distribution to draw from); give it one, as in `param S: cov_matrix[2] ~ InvWishart(4, I(2))`"},
+		{"const K = 3\nparam L: cholesky_factor_cov[K]\n", "e.gpp:2:7: param `L` cannot be drawn from its prior: it has none (a flat prior on the cholesky_factor_cov values, improper, which has no distribution to draw from); give it one, as in `param L: cholesky_factor_cov[K] ~ InvWishartCholesky(K + 2, I(K))`"},
 		{"param s: positive\n", "it has none (a flat prior on (0, ∞), improper, which has no distribution to draw from); give it one, as in `param s: positive ~ Normal(0, 1)`"},
 	} {
 		m := compileSrc(t, "e.gpp", c.src, nil)
