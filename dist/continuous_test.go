@@ -109,7 +109,7 @@ func TestContinuousGradients(t *testing.T) {
 		"ParetoType2":        {[][]float64{{0, 1, 3}, {-5, 0.01, 0.05}, {4, 100, 40}}, []float64{1e-6, 0.5, 3, 1e3, 1e10}},
 		"Frechet":            {[][]float64{{2, 1}, {0.1, 1e-3}, {50, 100}}, []float64{0.02, 0.3, 1, 2, 50, 1e6}},
 		"LogLogistic":        {[][]float64{{1, 3}, {1e-3, 0.1}, {100, 50}}, []float64{1e-6, 0.3, 1, 2, 50, 1e6}},
-		"SkewNormal":         {[][]float64{{0, 1, 2}, {1, 0.01, -5}, {-3, 20, 0}, {0, 1, 1e-6}}, []float64{-60, -8, -1, 0.3, 2, 10, 60}},
+		"SkewNormal":         {[][]float64{{0, 1, 2}, {1, 0.01, -5}, {-3, 20, 0}, {0, 1, 1e-6}, {0.5, 2, 50}, {0, 1, -30}}, []float64{-60, -8, -1, -0.01, 0.3, 2, 10, 60}},
 		"VonMises":           {[][]float64{{0, 1e-8}, {1, 0.3}, {-2, 29.99}, {0, 30.01}, {0.5, 1e3}, {0, 1e5}}, []float64{-3, -1, -0.01, 0.3, 2, 3.1}},
 		"ExpModNormal":       {[][]float64{{0, 1, 1}, {1, 0.01, 300}, {-3, 20, 0.01}, {0, 1, 40}}, []float64{-60, -8, -1, 0.3, 2, 10, 60, 500}},
 	}
@@ -124,7 +124,7 @@ func TestContinuousGradients(t *testing.T) {
 					if kind > 0 {
 						var ok bool
 						if k, ok = LogCDF(name, kind == 2); !ok {
-							continue // SkewNormal
+							continue // VonMises
 						}
 					}
 					eval := func(x float64, p []float64) float64 {

@@ -45,7 +45,7 @@ func LogCDFNames() []string {
 	return []string{"Normal", "HalfNormal", "LogNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace",
 		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
-		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal",
+		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal", "SkewNormal",
 		"Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
 		"NegBinomial", "NegBinomialLog"}
 }
@@ -94,6 +94,7 @@ var logCDFs = map[string]logCDF{
 	"Frechet":            frechetLogCDF,
 	"LogLogistic":        logLogisticLogCDF,
 	"ExpModNormal":       expModNormalLogCDF, // expmodnormal.go
+	"SkewNormal":         skewNormalLogCDF,   // skewnormal_cdf.go
 }
 
 // NormalLogSurvival returns log P(Z > z) for a standard normal Z: from

@@ -12,8 +12,8 @@ import (
 //
 // log Φ(αz) from normalTail, which keeps its digits (and those of its
 // derivative, the hazard φ/Φ) far into the lower tail, where αz is −40 and
-// Φ is 1e-350. Alpha = 0 is Normal(ξ, ω). It has no log CDF in gpp: its
-// CDF needs Owen's T function.
+// Φ is 1e-350. Alpha = 0 is Normal(ξ, ω). Its log CDF, Φ(z) − 2·T(z, α)
+// with Owen's T function, is in skewnormal_cdf.go.
 type SkewNormal struct {
 	Xi, Omega, Alpha float64
 }

@@ -23,7 +23,7 @@ mp.mp.dps = 300
 FAMILIES = ["Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare",
             "Rayleigh", "Pareto", "ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises"]
 
-NO_CDF = {"SkewNormal", "VonMises"}  # gpp has no log CDF for them
+NO_CDF = {"SkewNormal", "VonMises"}  # VonMises has none; SkewNormal's: skewnormal_cdf_ref.py
 
 
 def ginc_lower(a, y):

@@ -112,6 +112,7 @@ func TestTruncDataGradient(t *testing.T) {
 		"param a: positive\ny ~ Normal(mu + 6, s / 4) T[-a, 3 + exp(c)]\n", // and the upper
 		"pos ~ Gamma(s, exp(c)) T[0.1, 3 + mu * mu]\n",
 		"y ~ Cauchy(mu, s) T[, 3 + exp(c)]\n",
+		"param a: positive\ny ~ SkewNormal(mu, s, 3 * c - 1) T[-a, 3 + a]\n", // Owen's T in both bounds
 		"k ~ Poisson(s * pos + 1) T[1, 9]\n",
 	} {
 		m := compileSrc(t, "g.gpp", truncDecls+src, nil, in)
