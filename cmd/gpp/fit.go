@@ -403,13 +403,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			return exitError
 		}
 	}
-	inputs := []inputFile{{"the model", l.Path}}
-	for _, arg := range cfg.data {
-		_, file := pipeline.DataArg(arg)
-		inputs = append(inputs, inputFile{"the data file", file})
-	}
-	if err := outputClash(cfg, l.Model, inputs); err != nil {
-		con.note("%v", err)
+	if !noOutputClash(cfg, l, con) {
 		return exitError
 	}
 	created, err := prepareOutDir(cfg.out)
@@ -574,6 +568,21 @@ func loadModel(cfg *fitConfig, con *console, what string, stepDraws int) (*pipel
 		return nil, false
 	}
 	return l, true
+}
+
+// noOutputClash reports whether writing cfg's outputs leaves the model and
+// its data files alone, noting the clash if not (outputClash).
+func noOutputClash(cfg *fitConfig, l *pipeline.Loaded, con *console) bool {
+	inputs := []inputFile{{"the model", l.Path}}
+	for _, arg := range cfg.data {
+		_, file := pipeline.DataArg(arg)
+		inputs = append(inputs, inputFile{"the data file", file})
+	}
+	if err := outputClash(cfg, l.Model, inputs); err != nil {
+		con.note("%v", err)
+		return false
+	}
+	return true
 }
 
 // describeFit summarises the fit's settings for the start line.

@@ -48,13 +48,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		printError(con, err, srcs)
 		return exitError
 	}
-	inputs := []inputFile{{"the model", l.Path}}
-	for _, arg := range cfg.data {
-		_, file := pipeline.DataArg(arg)
-		inputs = append(inputs, inputFile{"the data file", file})
-	}
-	if err := outputClash(cfg, l.Model, inputs); err != nil {
-		con.note("%v", err)
+	if !noOutputClash(cfg, l, con) {
 		return exitError
 	}
 	seed := cfg.settings.Seed

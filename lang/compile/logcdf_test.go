@@ -53,7 +53,13 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Ab
 // coordinates.
 func wantSameLogJoint(t *testing.T, name string, a, plain *Model) {
 	t.Helper()
-	for _, z := range [][]float64{{0.1, 0.4, -1.2}, {-0.5, 0.9, 0.3}} {
+	wantSameLogJointAt(t, name, a, plain, [][]float64{{0.1, 0.4, -1.2}, {-0.5, 0.9, 0.3}})
+}
+
+// wantSameLogJointAt is wantSameLogJoint at the points zs.
+func wantSameLogJointAt(t *testing.T, name string, a, plain *Model, zs [][]float64) {
+	t.Helper()
+	for _, z := range zs {
 		ga, gb := make([]float64, len(z)), make([]float64, len(z))
 		va, errA := a.LogJoint(z, ga)
 		vb, errB := plain.LogJoint(z, gb)
