@@ -123,7 +123,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, r := range ranks {
 		if r.badK > 0 {
-			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo is unreliable", r.fit.label, r.badK, r.nObserve)
+			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; a mean-field q often flags many, check with more --output-draws or --fullrank all)", r.fit.label, r.badK, r.nObserve)
 		}
 	}
 	printComparison(stdout, ranks)
