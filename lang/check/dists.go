@@ -360,6 +360,13 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 	case dist.Positive:
 		if id, ok := unparen(e).(*ast.Ident); ok && t.Support == dist.NonNegative {
 			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {
+				if d, ok := sym.Decl.(*ast.DataDecl); ok && d.Name.Name == id.Name && d.Type.Kind == ast.Real && d.Type.Upper == nil {
+					// Stan's real<lower=0> admits 0; name gpp's spelling of
+					// (0, inf) with the declaration's own dimensions.
+					t := *d.Type
+					t.Kind, t.Lower = ast.Positive, nil
+					return "; zero is not allowed: declare the data positive (`data " + id.Name + ": " + ast.FormatType(&t) + "`)"
+				}
 				return "; zero is not allowed: declare the data positive"
 			}
 		}

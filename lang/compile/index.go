@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"fmt"
+
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 )
@@ -21,17 +23,33 @@ type sel struct {
 // where it indexes, else at the index expression.
 func (l *lowerer) inRange(s sel, n int) bool {
 	for k, i := range s.many {
-		switch {
-		case i >= 0 && i < n:
+		if i >= 0 && i < n {
 			continue
+		}
+		hint := oneBasedHint(s.many, n)
+		switch {
 		case s.at != nil:
-			l.errorf(s.at(k), "%d is out of range [0, %d) as an index (used at %s)", i, n, s.pos)
+			l.errorf(s.at(k), "%d is out of range [0, %d) as an index (used at %s)%s", i, n, s.pos, hint)
 		default:
-			l.errorf(s.pos, "index %d out of range [0, %d) (element %d of the index vector)", i, n, k)
+			l.errorf(s.pos, "index %d out of range [0, %d) (element %d of the index vector)%s", i, n, k, hint)
 		}
 		return false
 	}
 	return true
+}
+
+// oneBasedHint says, of an index vector whose values run from 1 to n into
+// an axis of size n, that it looks 1-based (Stan's ids) and how to shift
+// it; of any other it says nothing.
+func oneBasedHint(many []int, n int) string {
+	lo, hi := many[0], many[0]
+	for _, i := range many {
+		lo, hi = min(lo, i), max(hi, i)
+	}
+	if lo != 1 || hi != n {
+		return ""
+	}
+	return fmt.Sprintf("; indices are 0-based and these run from 1 to %d, as Stan's 1-based ids do: index with the ids minus 1 (`x[ids - 1]`) or give 0-based ids", n)
 }
 
 // oneInRange reports whether a single index s along the given axis of e.X,
