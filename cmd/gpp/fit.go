@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -776,12 +777,38 @@ func num3(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
+// allGroup splits the params named in group (in declaration order) into
+// those a joint full-rank factor of at most sgvb.MaxFullRank elements
+// takes, the smallest first (a hierarchical model's global params before
+// its group effects), and the others, each in declaration order.
+func allGroup(m *compile.Model, group []string) (in, left []string) {
+	bySize := slices.Clone(group)
+	slices.SortStableFunc(bySize, func(a, b string) int { return latentNamed(m, a).Size - latentNamed(m, b).Size })
+	take := map[string]bool{}
+	n := 0
+	for _, name := range bySize {
+		if size := latentNamed(m, name).Size; n+size <= sgvb.MaxFullRank {
+			take[name] = true
+			n += size
+		}
+	}
+	for _, name := range group {
+		if take[name] {
+			in = append(in, name)
+		} else {
+			left = append(left, name)
+		}
+	}
+	return in, left
+}
+
 // checkFullRank checks the latents that --fullrank names: each must be a
 // param of the model that sgvb.CheckFullRank accepts, and a group (a+b) at
 // most sgvb.MaxFullRank elements in all. --fullrank all (Families' only
-// name) becomes the group of every param that can take part, or that
-// param's own full-rank factor when there is one; the others keep their
-// factors, each with a note. Errors about a param are positioned at its
+// name) becomes the group of every param that can take part (the
+// smallest that fit in sgvb.MaxFullRank elements), or that param's own
+// full-rank factor when there is one; the others keep their factors, each
+// with a note. Errors about a param are positioned at its
 // declaration.
 func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err error) {
 	if _, all := s.Families["all"]; all && len(s.Families) == 1 && len(s.FullRankGroups) == 0 && latentNamed(m, "all") == nil {
@@ -800,11 +827,16 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 			n += lat.Size
 		}
 		delete(s.Families, "all")
+		if n > sgvb.MaxFullRank {
+			var left []string
+			group, left = allGroup(m, group)
+			for _, name := range left {
+				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%d elements) keeps its own factor: the joint full-rank one holds at most %d elements, the smallest params first; name a group to choose (--fullrank a+b)", name, latentNamed(m, name).Size, sgvb.MaxFullRank))
+			}
+		}
 		switch {
 		case len(group) == 0:
-			return nil, fmt.Errorf("--fullrank all: the model has no real, positive or matrix params for a full-rank factor")
-		case n > sgvb.MaxFullRank:
-			return nil, fmt.Errorf("--fullrank all: %s have %d elements; a joint full-rank factor has at most %d: name a group of fewer (--fullrank a+b) (docs/inference.md)", strings.Join(group, ", "), n, sgvb.MaxFullRank)
+			return nil, fmt.Errorf("--fullrank all: the model has no real, positive or matrix params for a full-rank factor of at most %d elements", sgvb.MaxFullRank)
 		case len(group) == 1:
 			s.Families[group[0]] = sgvb.FamilyFullRank
 		default:
