@@ -247,16 +247,26 @@ func WishartRand(f WishartForm, dst, ls []float64, k int, nu float64, t, u []flo
 // factor, zeros above the diagonal; a leading minor that is not positive
 // makes the whole result NaN.
 func cholInPlace(x []float64, k int) {
+	if CholLower(x, k) > 0 {
+		for i := range x[:k*k] {
+			x[i] = math.NaN()
+		}
+	}
+}
+
+// CholLower overwrites the lower triangle of the symmetric k×k matrix x
+// (row-major; only the lower triangle is read) with its lower Cholesky
+// factor and zeros above the diagonal. It returns 0, or j when the leading
+// j×j minor is not positive definite or not finite (x is then partly
+// overwritten).
+func CholLower(x []float64, k int) int {
 	for j := range k {
 		s := x[j*k+j]
 		for r := range j {
 			s -= x[j*k+r] * x[j*k+r]
 		}
-		if !(s > 0) {
-			for i := range x[:k*k] {
-				x[i] = math.NaN()
-			}
-			return
+		if !(s > 0) || math.IsInf(s, 0) {
+			return j + 1
 		}
 		d := math.Sqrt(s)
 		x[j*k+j] = d
@@ -271,4 +281,5 @@ func cholInPlace(x []float64, k int) {
 	for i := range k {
 		clear(x[i*k+i+1 : i*k+k])
 	}
+	return 0
 }

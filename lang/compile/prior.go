@@ -661,35 +661,10 @@ func (sp *priorSpec) readWishart(p *autodiff.Program) error {
 			w.ls[i*k+j] = 0.5 * (x + y)
 		}
 	}
-	if j := cholLower(w.ls, k); j > 0 {
+	if j := dist.CholLower(w.ls, k); j > 0 {
 		return errf(1, "must be positive definite (its leading %d×%d minor is not)", j, j)
 	}
 	return nil
-}
-
-// cholLower overwrites the lower triangle of l (K×K, row-major; the upper
-// triangle zero) with its Cholesky factor. It returns 0, or j when the
-// leading j×j minor is not positive definite (or not finite).
-func cholLower(l []float64, k int) int {
-	for j := range k {
-		s := l[j*k+j]
-		for r := range j {
-			s -= l[j*k+r] * l[j*k+r]
-		}
-		if !(s > 0) || math.IsInf(s, 0) {
-			return j + 1
-		}
-		d := math.Sqrt(s)
-		l[j*k+j] = d
-		for i := j + 1; i < k; i++ {
-			s := l[i*k+j]
-			for r := range j {
-				s -= l[i*k+r] * l[j*k+r]
-			}
-			l[i*k+j] = s / d
-		}
-	}
-	return 0
 }
 
 // wishartDraw draws the lower factor L of a Wishart-family draw with
