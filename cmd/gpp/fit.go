@@ -407,28 +407,13 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if !noOutputClash(cfg, l, con) {
 		return exitError
 	}
-	created, err := prepareOutDir(cfg.out)
-	if err != nil {
-		con.note("%v", err)
-		return exitError
-	}
 	// Held from before the fit until the outputs are committed: a second
 	// fit into the directory fails now rather than mix its files with ours.
-	lock, err := lockOutDir(cfg.out, cfg.temps)
-	if err != nil {
-		con.note("%v", err)
-		if created {
-			os.Remove(cfg.out)
-		}
+	lock, removeIfEmpty, ok := openOutDir(cfg, con)
+	if !ok {
 		return exitError
 	}
 	defer lock.release()
-	removeIfEmpty := func() {
-		lock.release()
-		if created {
-			os.Remove(cfg.out) // only succeeds when nothing was written
-		}
-	}
 
 	s := cfg.settings
 	con.start(s.MaxIter, s.EvalEvery, cfg.restarts, s.Method == sgvb.MAP)
@@ -569,6 +554,31 @@ func loadModel(cfg *fitConfig, con *console, what string, stepDraws int) (*pipel
 		return nil, false
 	}
 	return l, true
+}
+
+// openOutDir creates cfg.out if needed and locks it for this run's
+// outputs (lockOutDir), noting what failed. removeIfEmpty releases the lock
+// and removes the directory if this run created it and wrote nothing.
+func openOutDir(cfg *fitConfig, con *console) (lock *outLock, removeIfEmpty func(), ok bool) {
+	created, err := prepareOutDir(cfg.out)
+	if err != nil {
+		con.note("%v", err)
+		return nil, nil, false
+	}
+	lock, err = lockOutDir(cfg.out, cfg.temps)
+	if err != nil {
+		con.note("%v", err)
+		if created {
+			os.Remove(cfg.out)
+		}
+		return nil, nil, false
+	}
+	return lock, func() {
+		lock.release()
+		if created {
+			os.Remove(cfg.out) // only succeeds when nothing was written
+		}
+	}, true
 }
 
 // noOutputClash reports whether writing cfg's outputs leaves the model and

@@ -1025,6 +1025,21 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	return bw.Flush()
 }
 
+// writeRunHeader writes the comment lines of draws.csv that a fit and
+// prior draws share: the seed, the data files and --set values, the file.
+func writeRunHeader(p func(string, ...any), h drawsHeader) {
+	c := h.cfg
+	p("# random")
+	p("#   seed = %d", c.settings.Seed)
+	p("# data")
+	p("#   file = %s", strings.Join(h.data, " "))
+	for _, k := range sortedKeys(c.sets) {
+		p("#   set %s = %s", k, c.sets[k])
+	}
+	p("# output")
+	p("#   file = %s", filepath.Join(c.out, drawsFile))
+}
+
 // writeFitHeader writes the comment lines of a fit's draws.csv after the
 // model's.
 func writeFitHeader(p func(string, ...any), h drawsHeader) {
@@ -1066,15 +1081,7 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 			p("#     jitter = %s", formatNum(c.jitter))
 		}
 	}
-	p("# random")
-	p("#   seed = %d", c.settings.Seed)
-	p("# data")
-	p("#   file = %s", strings.Join(h.data, " "))
-	for _, k := range sortedKeys(c.sets) {
-		p("#   set %s = %s", k, c.sets[k])
-	}
-	p("# output")
-	p("#   file = %s", filepath.Join(c.out, drawsFile))
+	writeRunHeader(p, h)
 	if m := h.mix; m != nil {
 		conv, iters := true, 0
 		for i, rc := range m.Components {

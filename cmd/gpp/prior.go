@@ -14,8 +14,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -67,17 +65,8 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		ds.mean[c] = st[c].mean
 	}
 
-	created, err := prepareOutDir(cfg.out)
-	if err != nil {
-		con.note("%v", err)
-		return exitError
-	}
-	lock, err := lockOutDir(cfg.out, cfg.temps)
-	if err != nil {
-		con.note("%v", err)
-		if created {
-			os.Remove(cfg.out) // only succeeds when nothing was written
-		}
+	lock, removeIfEmpty, ok := openOutDir(cfg, con)
+	if !ok {
 		return exitError
 	}
 	defer lock.release()
@@ -86,10 +75,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 	if err != nil {
 		con.note("%v", err)
 		con.note("no output written")
-		lock.release()
-		if created {
-			os.Remove(cfg.out) // only succeeds when nothing was written
-		}
+		removeIfEmpty()
 		return exitError
 	}
 	lock.release()
@@ -233,15 +219,7 @@ func writePriorHeader(p func(string, ...any), h drawsHeader) {
 	p("#   prior")
 	p("#     gpp_method = ancestral")
 	p("#     output_samples = %d", c.outputDraws)
-	p("# random")
-	p("#   seed = %d", c.settings.Seed)
-	p("# data")
-	p("#   file = %s", strings.Join(h.data, " "))
-	for _, k := range sortedKeys(c.sets) {
-		p("#   set %s = %s", k, c.sets[k])
-	}
-	p("# output")
-	p("#   file = %s", filepath.Join(c.out, drawsFile))
+	writeRunHeader(p, h)
 	p("# PRIOR DRAWS: each row's params are drawn from their priors (not fitted to the data) and its outputs evaluated at them;")
 	p("# the likelihood (a ~ on data, T[...], target +=) is ignored. The first row holds the draws' means;")
 	p("# log_p__ is the log joint at the draw and log_g__ the log prior density, so log_p__ - log_g__ is its log likelihood.")
