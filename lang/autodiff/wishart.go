@@ -38,7 +38,39 @@ func (b *Builder) Wishart(x, nu, s ID, inverse bool, pos ast.Pos) ID {
 	} else {
 		flags |= wishartXFull
 	}
+	// A matrix known before the fit (data S, data Y) is factored once,
+	// here, rather than at every evaluation; one that has no factor is
+	// left to the evaluation, whose error says why.
+	for _, m := range [...]struct{ arg, full int }{{0, wishartXFull}, {2, wishartSFull}} {
+		if flags&m.full != 0 {
+			if l, ok := b.knownFactor(args[m.arg], pos); ok {
+				args[m.arg] = l
+				flags &^= m.full
+			}
+		}
+	}
 	return b.wishart(args, flags, pos)
+}
+
+// knownFactor returns a constant node of the lower Cholesky factor of node
+// i, a square matrix whose value is known while building (data), or false
+// when it is not known, not square, not symmetric or not positive
+// definite.
+func (b *Builder) knownFactor(i int32, pos ast.Pos) (int32, bool) {
+	sh := b.nodes[i].shape
+	if !sh.IsSquare() {
+		return 0, false
+	}
+	v, ok := b.Known(b.id(int(i)))
+	if !ok {
+		return 0, false
+	}
+	k := sh.Rows
+	l, ok := wishartFactor(make([]float64, k*k), v, k, true)
+	if !ok {
+		return 0, false
+	}
+	return b.index(b.Const(l, sh, pos)), true
 }
 
 // WishartCholesky returns the log density of the lower factor L of X =

@@ -259,3 +259,42 @@ func BenchmarkWishart(b *testing.B) {
 		}
 	}
 }
+
+// A scale matrix known while building (data) is factored once, into a
+// constant factor, not at every evaluation; the density is the same.
+func TestWishartKnownScaleFactoredOnce(t *testing.T) {
+	const k = 2
+	s := []float64{2, 0.3, 0.3, 1}
+	b := NewBuilder()
+	y := b.Input("y", Vector(dist.CholCovSize(k)), testPos)
+	sigma := b.CovMatrix(y, k, testPos)
+	p, err := b.Finish(b.Wishart(sigma, b.Scalar(5, testPos), b.Const(s, Matrix(k, k), testPos), true, testPos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if n.op != OpWishart {
+			continue
+		}
+		found = true
+		if n.i0&wishartSFull != 0 || p.arg(n, 2).op != OpConst {
+			t.Errorf("the known scale is factored at every evaluation (flags %b, argument op %v)", n.i0, p.arg(n, 2).op)
+		}
+	}
+	if !found {
+		t.Fatal("no Wishart node")
+	}
+	yv := []float64{0.1, -0.4, 0.3}
+	lp, err := p.LogJoint(yv, make([]float64, len(yv)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, l := make([]float64, k*k), make([]float64, k*k)
+	dist.CovMatrixValues(x, l, yv, k)
+	want := wishartRef(x, s, k, 5, true)
+	if math.Abs(lp-want) > 1e-12*math.Abs(want) {
+		t.Errorf("log density %.15g, want %.15g", lp, want)
+	}
+}
