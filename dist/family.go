@@ -185,8 +185,13 @@ type Univariate struct {
 	Name    string
 	Params  []Param
 	Support Support // of the value
-	Doc     string  // one line, for gpp help and docs/language.md
-	Kernel  Kernel
+	// LowerArg, when positive, says that the support starts at parameter
+	// LowerArg − 1 rather than where Support does (Pareto's y_min,
+	// ParetoType2's mu): the density is 0 below it, which a prior of the
+	// family on a param must respect.
+	LowerArg int
+	Doc      string // one line, for gpp help and docs/language.md
+	Kernel   Kernel
 	// Rand draws a value for the parameters p (posterior predictive
 	// outputs: output y_rep ~ Poisson(rate)).
 	Rand func(p []float64, rng *rand.Rand) float64

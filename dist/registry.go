@@ -189,7 +189,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return Rayleigh{p[0]}.Rand(rng) },
 	},
 	{
-		Name: "Pareto", Params: []Param{{"y_min", Positive}, {"alpha", Positive}},
+		Name: "Pareto", LowerArg: 1, Params: []Param{{"y_min", Positive}, {"alpha", Positive}},
 		Support: Positive, Doc: "Pareto with minimum y_min and shape alpha (log density −Inf below y_min)",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Pareto{p[0], p[1]}.eval(x, dp)
@@ -197,7 +197,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return Pareto{p[0], p[1]}.Rand(rng) },
 	},
 	{
-		Name: "ParetoType2", Params: []Param{{"mu", Real}, {"lambda", Positive}, {"alpha", Positive}},
+		Name: "ParetoType2", LowerArg: 1, Params: []Param{{"mu", Real}, {"lambda", Positive}, {"alpha", Positive}},
 		Support: Real, Doc: "Pareto type II (Lomax) with location mu, scale lambda and shape alpha (log density −Inf below mu)",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return ParetoType2{p[0], p[1], p[2]}.eval(x, dp)

@@ -78,10 +78,14 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 }
 
 // lowerFromArgs reports whether the family's support starts at an argument
-// (Pareto's y_min, ParetoType2's mu) rather than where its declared support
-// does: a prior of it on a param is checked against the param's values, and
-// normalised to them, as a truncated one is (supportEnds).
-func lowerFromArgs(name string) bool { return name == "Pareto" || name == "ParetoType2" }
+// (dist.Univariate.LowerArg: Pareto's y_min, ParetoType2's mu) rather than
+// where its declared support does: a prior of it on a param is checked
+// against the param's values, and normalised to them, as a truncated one is
+// (supportEnds).
+func lowerFromArgs(name string) bool {
+	u, ok := dist.LookupUnivariate(name)
+	return ok && u.LowerArg > 0
+}
 
 // elemSupport is the support of a latent's elements as a prior's is
 // judged: positive for a positive_ordered latent, else its own.

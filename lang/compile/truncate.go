@@ -84,8 +84,8 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 			fix := ""
 			if !dataBounds && (lat.Support == dist.Real || lat.Support == dist.Positive) && lo > r.Lo && !math.IsInf(lo, 0) && math.IsInf(hi, 1) && !lat.HasUpper() {
 				bound := strconv.FormatFloat(lo, 'g', -1, 64)
-				if lowerFromArgs(d.Name) && len(call.Args) > 0 {
-					bound = ast.FormatExpr(call.Args[0]) // y_min or mu, as written
+				if u, ok := dist.LookupUnivariate(d.Name); ok && u.LowerArg > 0 && len(call.Args) >= u.LowerArg {
+					bound = ast.FormatExpr(call.Args[u.LowerArg-1]) // y_min or mu, as written
 				}
 				fix = "; declare " + lat.Name + " real<lower=" + bound + ">"
 			}
@@ -566,8 +566,8 @@ func supportEnds(d *stdlib.Dist, args []float64) (lo, hi float64) {
 	if d.Support == dist.Interval {
 		return args[0], args[1]
 	}
-	if lowerFromArgs(d.Name) { // from y_min or mu
-		return args[0], math.Inf(1)
+	if u, ok := dist.LookupUnivariate(d.Name); ok && u.LowerArg > 0 { // from y_min or mu
+		return args[u.LowerArg-1], math.Inf(1)
 	}
 	r := check.SupportInterval(d.Support)
 	return r.Lo, r.Hi
