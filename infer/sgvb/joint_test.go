@@ -2,6 +2,7 @@ package sgvb
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -244,6 +245,24 @@ func TestFullRankGroupInitSpread(t *testing.T) {
 	if d := got[0].Params[0][k] - (math.Log(m) - v/2); math.Abs(d) > 1e-12 || math.Abs(got[0].Params[1+k][k]/math.Sqrt(v)-1) > 1e-9 {
 		t.Errorf("b: log-scale mean %.12g, L_bb %.12g; want %.12g, %.12g from the gamma's mean %g and sd %g",
 			got[0].Params[0][k], got[0].Params[1+k][k], math.Log(m)-v/2, math.Sqrt(v), m, sd)
+	}
+}
+
+// A step and an ELBO evaluation of a joint group (its members not
+// adjacent, one of them positive on its logs) allocate nothing, as the
+// engine's steps must.
+func TestFullRankGroupZeroAllocs(t *testing.T) {
+	for _, pos := range []bool{false, true} {
+		tg := newJointGauss(pos)
+		s := conjugateSettings()
+		s.FullRankGroups = [][]string{{"a", "b"}}
+		ws := s.withDefaults()
+		e, err := newEngine(tg, tg.latents(), &ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkZeroAllocs(t, e, fmt.Sprintf("group, b positive %v", pos))
+		e.close()
 	}
 }
 
