@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/compile"
@@ -30,27 +31,73 @@ func wantsLOO(m *compile.Model, method sgvb.Method) bool {
 	return false
 }
 
-// looOf estimates PSIS-LOO from the output draws: every element of the
-// log_lik output is an observation, each draw is weighted by p/q
-// (sgvb.PSISLOO). Draws whose log joint is not finite have weight 0.
-func looOf(ds *drawSet) *sgvb.LOO {
-	for _, v := range ds.vars {
-		if !v.output || v.name != looOutput {
-			continue
-		}
-		S := len(ds.logp)
-		lr := make([]float64, S)
-		for d := range S {
-			lr[d] = ds.logp[d] - ds.logq[d]
-		}
-		ll := make([][]float64, len(v.elems))
-		for j := range v.elems {
-			ll[j] = ds.cols[v.first+j]
-		}
-		return sgvb.PSISLOO(lr, ll)
-	}
-	return nil
+// looWeights gathers the draws PSIS-LOO weights: q's output draws and, for
+// one fit, as many again from the heavy-tailed companion g of q
+// (sgvb.Defensive), each weighted by p over the density of the mixture
+// ½q + ½g, whose weights stay bounded where the posterior's tails are
+// heavier than q's. Every element of the log_lik output is an observation.
+// A mixture of restarts weights its own draws by p/q.
+type looWeights struct {
+	def *sgvb.Defensive // nil: a mixture of restarts
+	out int             // the index of the log_lik output
+	lr  []float64       // log p − log proposal per draw
+	ll  [][]float64     // ll[j][d]: log_lik element j at draw d
 }
+
+func newLOOWeights(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int) *looWeights {
+	w := &looWeights{out: -1}
+	for i, o := range m.Outputs {
+		if o.Name == looOutput {
+			w.out = i
+			w.ll = make([][]float64, shapeLen(o.Shape))
+		}
+	}
+	if mix == nil {
+		w.def = r.Defensive()
+		n *= 2
+	}
+	w.lr = make([]float64, 0, n)
+	for j := range w.ll {
+		w.ll[j] = make([]float64, 0, n)
+	}
+	return w
+}
+
+// add records a draw at coordinates x, with log q (of the fit, or of the
+// mixture of restarts), log p and the outputs there (nil w: no LOO).
+func (w *looWeights) add(x []float64, logq, logp float64, outs [][]float64) {
+	if w == nil {
+		return
+	}
+	if w.def != nil {
+		logq = w.def.LogDensity(x)
+	}
+	w.lr = append(w.lr, logp-logq) // NaN or ±Inf: weight 0
+	for j := range w.ll {
+		v := math.NaN()
+		if outs != nil && w.out < len(outs) && j < len(outs[w.out]) {
+			v = outs[w.out][j]
+		}
+		w.ll[j] = append(w.ll[j], v)
+	}
+}
+
+// defensiveDraws adds n draws from g (none for a mixture of restarts).
+func (w *looWeights) defensiveDraws(ev *compile.Evaluator, x []float64, n int, seed uint64) {
+	if w.def == nil {
+		return
+	}
+	rng := rand.New(rand.NewPCG(seed, looStream))
+	ev.SetRand(rand.New(rand.NewPCG(seed, looStream+1)))
+	for range n {
+		w.def.SampleCoords(rng, x)
+		lp, outs, _ := ev.Eval(x)
+		w.add(x, 0, lp, outs)
+	}
+}
+
+// loo estimates PSIS-LOO from the draws (sgvb.PSISLOO).
+func (w *looWeights) loo() *sgvb.LOO { return sgvb.PSISLOO(w.lr, w.ll) }
 
 // writeLOOCSV writes loo.csv: a comment line with elpd_loo, its standard
 // error and p_loo, then per observation (the log_lik element) its elpd_loo
@@ -85,9 +132,9 @@ func printLOO(w io.Writer, lo *sgvb.LOO) {
 		lo.ELPD, lo.SE, lo.P, lo.BadK(), n)
 }
 
-// looWarning explains unreliable LOO estimates, or is "". Where q's own
-// draws have a heavy-tailed p/q (k̂ above 0.7 on the output draws, or
-// fitK, the fit's own k̂ from its final draws), every observation's weights
+// looWarning explains unreliable LOO estimates, or is "". Where the
+// draws' own weights are heavy-tailed (k̂ above 0.7 on the LOO draws, or
+// fitK, q's own k̂ from the fit's final draws), every observation's weights
 // inherit that tail, and the cause is q, not the observations: the two k̂
 // come from different draws, and either may cross 0.7 alone. listed says
 // whether loo.csv was written (a :fit without --out writes none).
@@ -110,7 +157,7 @@ func looWarning(lo *sgvb.LOO, fitK float64, listed bool) string {
 	if math.IsNaN(lo.QK) || unfit == len(lo.Points) {
 		// Fewer than 10 draws with a finite weight: no tail to fit, so
 		// no k̂, and the weights are not smoothed.
-		return fmt.Sprintf("LOO: no Pareto k̂ for %d of %d observations: fewer than 10 output draws have a finite weight p/q, too few to fit the weights' tail, so elpd_loo is plain importance sampling and unreliable; use more --output-draws (Stan's loo wants hundreds)", unfit, len(lo.Points))
+		return fmt.Sprintf("LOO: no Pareto k̂ for %d of %d observations: fewer than 10 draws have a finite weight, too few to fit the weights' tail, so elpd_loo is plain importance sampling and unreliable; use more --output-draws (Stan's loo wants hundreds)", unfit, len(lo.Points))
 	}
 	list := "loo.csv lists them"
 	if !listed {
@@ -121,7 +168,7 @@ func looWarning(lo *sgvb.LOO, fitK float64, listed bool) string {
 		what = fmt.Sprintf("LOO: Pareto k̂ above 0.7 or not estimated for %d of %d observations (%d without one: too few draws with a finite weight; the largest %s; %s)", lo.BadK(), len(lo.Points), unfit, num3(worst), list)
 	}
 	if !(lo.QK <= 0.7) || fitK > 0.7 {
-		return what + fmt.Sprintf(": the weights p/q of q's own draws have k̂ %s on the output draws and %s on the fit's final ones (q's tails are lighter than the posterior's somewhere, as a gamma factor's are for a scale's inverse-gamma-like tail), so elpd_loo may be unreliable: check that it holds with more --output-draws, or with --fullrank all", num3(lo.QK), num3(fitK))
+		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior: for a mean-field q, often how the latents move together), so elpd_loo may be unreliable: check that it holds with more --output-draws, or with --fullrank all", num3(lo.QK), num3(fitK))
 	}
 	return what + ": their elpd_loo, and so the total, is unreliable; such observations are influential, and K-fold cross-validation (refitting without them) settles it"
 }

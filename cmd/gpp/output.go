@@ -54,6 +54,11 @@ const drawStream = 0x6f75747075747321
 // number; the mean row draws from predictStream+1.
 const predictStream = 0x7072656469637421
 
+// looStream seeds the defensive draws of PSIS-LOO (sgvb.Defensive), and
+// looStream+1 their predictive outputs, so that they leave the output draws
+// as they were.
+const looStream = 0x6c6f6f2d64656621
+
 // ---------------------------------------------------------------------------
 // Atomic files
 
@@ -651,6 +656,10 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
 
+	var lw *looWeights
+	if wantsLOO(m, r.Method) {
+		lw = newLOOWeights(r, mix, m, n)
+	}
 	rng := rand.New(rand.NewPCG(seed, drawStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	for d := range n {
@@ -661,6 +670,7 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 			ds.logq[d] = r.SampleCoords(rng, x)
 		}
 		lp, outs, err := ev.Eval(x)
+		lw.add(x, ds.logq[d], lp, outs)
 		if err == nil {
 			err = ev.OutputErr() // log p stands; the output is written as it is
 		}
@@ -677,8 +687,9 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 		r.Natural(z, x)
 		ds.fill(z, outs, func(c int, v float64) { ds.cols[c][d] = v })
 	}
-	if wantsLOO(m, r.Method) {
-		ds.loo = looOf(ds)
+	if lw != nil {
+		lw.defensiveDraws(ev, x, n, seed)
+		ds.loo = lw.loo()
 	}
 	return ds, nil
 }

@@ -81,7 +81,7 @@ func logSumExp(v []float64) float64 {
 type LOO struct {
 	ELPD, SE float64 // Σ_i elpd_i and its standard error √n·sd(elpd_i)
 	P        float64 // p_loo = Σ_i (lpd_i − elpd_i), the effective number of parameters
-	QK       float64 // the Pareto k̂ of the draws' weights p/q themselves
+	QK       float64 // the Pareto k̂ of the draws' weights p/q themselves (q the proposal)
 	Points   []LOOPoint
 }
 
@@ -105,8 +105,9 @@ func (l *LOO) BadK() int {
 }
 
 // PSISLOO estimates leave-one-out cross-validation from S draws θ_s of an
-// approximate posterior q, as Magnusson, Andersen, Jonasson and Vehtari
-// ("Bayesian leave-one-out cross-validation for large data", 2019) do for
+// approximate posterior q (or of any proposal q, such as a Defensive
+// mixture), as Magnusson, Andersen, Jonasson and Vehtari ("Bayesian
+// leave-one-out cross-validation for large data", 2019) do for
 // variational approximations: logRatio[s] is log p(θ_s, y) − log q(θ_s)
 // and logLik[i][s] is log p(y_i | θ_s). Observation i's draws are weighted
 // by p(θ_s | y_−i)/q(θ_s) ∝ exp(logRatio[s] − logLik[i][s]), Pareto

@@ -1,0 +1,219 @@
+package sgvb
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Defensive importance sampling for PSIS-LOO. The weights p/q of q's own
+// draws have a heavy tail wherever the posterior's tails are heavier than
+// q's: a gamma factor's right tail falls as e^(−bz) where a scale's
+// posterior falls as a power of z, so p/q grows without bound and the
+// Pareto k̂ of the weights is above 0.7 on posteriors q fits well (a normal
+// mean and scale from 178 observations, q's sds within 1 % of the exact
+// ones: k̂ 0.72–1.12). Drawing from the mixture ½q + ½g, with g a
+// heavy-tailed companion of q, bounds the weights by 2p/g, and g's tails
+// are polynomial in every coordinate (Hesterberg 1995's defensive mixture;
+// each draw is weighted by p over the mixture's density, whichever
+// component it came from).
+//
+// g is q with each factor of scalar coordinates (normal, lognormal, gamma,
+// beta, and the full-rank ones, by their marginals) replaced by an
+// independent Student-t on each coordinate (the value of a real latent,
+// the log of a positive one, the logit of a unit one) with DefensiveDF
+// degrees of freedom, located at the coordinate's mean under q and scaled
+// DefensiveScale times its sd; a Dirichlet factor by the Dirichlet of the
+// same mean with its concentrations divided by DefensiveScale² (about
+// DefensiveScale times the sds, and more mass near the simplex's faces);
+// the factors of ordered latents are q's own. The ratio g/q is the same
+// on the coordinates as on the natural scale, the change of variables
+// being the same for both.
+
+// DefensiveDF and DefensiveScale are the degrees of freedom of g's
+// Student-t factors and their scale in units of q's sd. A t₃ scaled 2 sds
+// has its central 50 % about as wide as q's central 80 %, and tails that
+// fall as |x|⁻⁴ on the coordinates.
+const (
+	DefensiveDF    = 3
+	DefensiveScale = 2
+)
+
+// How g replaces a block of q.
+const (
+	keep int8 = iota
+	studentT
+	dirichlet
+)
+
+// Defensive is the mixture ½q + ½g of a fitted q and its heavy-tailed
+// companion g (see above).
+type Defensive struct {
+	r *Result
+	// wide is how g replaces each block (keep, studentT, dirichlet); loc
+	// and scale are the Student-t's per coordinate of those blocks
+	// (indexed like x), scale a Dirichlet's concentrations.
+	wide       []int8
+	loc, scale []float64
+	tConst     float64 // log of the t density's constant, without the scale
+}
+
+// Defensive returns the defensive mixture of q (nil for a MAP point).
+func (r *Result) Defensive() *Defensive {
+	if r.Method == MAP {
+		return nil
+	}
+	r.prepare()
+	d := &Defensive{r: r, wide: make([]int8, len(r.blocks)), loc: make([]float64, r.Dim), scale: make([]float64, r.Dim)}
+	nu := float64(DefensiveDF)
+	lg1, _ := math.Lgamma(0.5 * (nu + 1))
+	lg2, _ := math.Lgamma(0.5 * nu)
+	d.tConst = lg1 - lg2 - 0.5*math.Log(nu*math.Pi)
+	val := r.cache.val
+	for bi := range r.blocks {
+		b := &r.blocks[bi]
+		n, p := b.n, b.poff
+		switch b.fam {
+		case FamilyNormal, FamilyLognormal:
+			for i := range n {
+				d.loc[b.off+i], d.scale[b.off+i] = val[p+i], val[p+n+i]
+			}
+		case FamilyGamma: // log z: ψ(a) − log b, sd √ψ₁(a)
+			for i := range n {
+				a, rate := val[p+i], val[p+n+i]
+				d.loc[b.off+i], d.scale[b.off+i] = dist.Digamma(a)-math.Log(rate), math.Sqrt(dist.Trigamma(a))
+			}
+		case FamilyBeta: // logit z: ψ(α) − ψ(β), sd √(ψ₁(α) + ψ₁(β))
+			for i := range n {
+				a, bb := val[p+i], val[p+n+i]
+				d.loc[b.off+i] = dist.Digamma(a) - dist.Digamma(bb)
+				d.scale[b.off+i] = math.Sqrt(dist.Trigamma(a) + dist.Trigamma(bb))
+			}
+		case FamilyFullRank: // the marginals: the mean, and the norm of row i of L
+			for i := range n {
+				ss := val[p+n+i] * val[p+n+i]
+				for j := range i {
+					l := val[p+lowIdx(n, i, j)]
+					ss += l * l
+				}
+				d.loc[b.at(i)], d.scale[b.at(i)] = val[p+i], math.Sqrt(ss)
+			}
+		case FamilyDirichlet:
+			d.wide[bi] = dirichlet
+			for i := range n {
+				d.scale[b.off+i] = val[p+i] / (DefensiveScale * DefensiveScale)
+			}
+			continue
+		default:
+			continue
+		}
+		d.wide[bi] = studentT
+		for i := range n {
+			d.scale[b.at(i)] *= DefensiveScale
+		}
+	}
+	return d
+}
+
+// SampleCoords draws x from g, in the coordinates of Result.SampleCoords.
+// Safe for concurrent use.
+func (d *Defensive) SampleCoords(rng *rand.Rand, x []float64) {
+	r := d.r
+	aux := make([]float64, len(r.cache.val))
+	nu := float64(DefensiveDF)
+	for bi := range r.blocks {
+		b := &r.blocks[bi]
+		switch d.wide[bi] {
+		case keep:
+			b.sample(&r.cache, sampleOnly{}, rng, x, aux)
+			continue
+		case dirichlet: // log w from log gammas, normalised in log space
+			for v := 0; v < b.n; v += b.k {
+				c := x[b.off+v : b.off+v+b.k]
+				for j := range c {
+					c[j] = dist.SampleGammaLog(d.scale[b.off+v+j], rng)
+				}
+				lse := logSumExp(c)
+				for j := range c {
+					c[j] -= lse
+				}
+			}
+			continue
+		}
+		for i := range b.n {
+			c := b.at(i)
+			// t = N / √(χ²_ν/ν), χ²_ν = 2·Gamma(ν/2)
+			chi := 2 * math.Exp(dist.SampleGammaLog(0.5*nu, rng))
+			x[c] = d.loc[c] + d.scale[c]*rng.NormFloat64()/math.Sqrt(chi/nu)
+		}
+	}
+}
+
+// LogDensity returns the log density of the mixture ½q + ½g at x on the
+// natural scale, comparable with Result.LogQCoords and with the Target's
+// log p. Safe for concurrent use.
+func (d *Defensive) LogDensity(x []float64) float64 {
+	r := d.r
+	lq := r.LogQCoords(x)
+	// log g − log q over the blocks g replaces, on the coordinates
+	delta := 0.0
+	nu := float64(DefensiveDF)
+	for bi := range r.blocks {
+		if d.wide[bi] == keep {
+			continue
+		}
+		b := &r.blocks[bi]
+		delta -= b.logq(&r.cache, x, nil) + b.logJacobian(x)
+		if d.wide[bi] == dirichlet { // the same density as logq's, of the simplex
+			for v := 0; v < b.n; v += b.k {
+				a0 := 0.0
+				for j := b.off + v; j < b.off+v+b.k; j++ {
+					a := d.scale[j]
+					a0 += a
+					delta += (a-1)*x[j] - lgamma(a)
+				}
+				delta += lgamma(a0)
+			}
+			continue
+		}
+		for i := range b.n {
+			c := b.at(i)
+			t := (x[c] - d.loc[c]) / d.scale[c]
+			delta += d.tConst - math.Log(d.scale[c]) - 0.5*(nu+1)*math.Log1p(t*t/nu)
+		}
+	}
+	if math.IsNaN(delta) {
+		return math.NaN()
+	}
+	// log(½q + ½g) = log q + log(½ + ½·e^Δ)
+	if delta > 0 {
+		return lq + delta - math.Ln2 + math.Log1p(math.Exp(-delta))
+	}
+	return lq - math.Ln2 + math.Log1p(math.Exp(delta))
+}
+
+// logJacobian returns log |dz/dx| of the block's coordinates x to its
+// values z on their support: what turns block.logq's density of z into
+// the density of the coordinates.
+func (b *block) logJacobian(x []float64) float64 {
+	s := 0.0
+	switch b.fam {
+	case FamilyGamma:
+		for i := range b.n {
+			s += x[b.off+i]
+		}
+	case FamilyBeta:
+		for i := range b.n {
+			t := x[b.off+i]
+			s += -softplus(-t) - softplus(t) // log z + log(1 − z)
+		}
+	case FamilyNormal, FamilyLognormal, FamilyFullRank:
+		for i := range b.n {
+			if b.logAt(i) {
+				s += x[b.at(i)]
+			}
+		}
+	}
+	return s
+}
