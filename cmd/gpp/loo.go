@@ -39,33 +39,44 @@ func wantsLOO(m *compile.Model, method sgvb.Method) bool {
 // A mixture of restarts weights its own draws by p/q.
 type looWeights struct {
 	def *sgvb.Defensive // nil: a mixture of restarts
-	out int             // the index of the log_lik output
+	v   variable        // the log_lik output's columns
 	lr  []float64       // log p − log proposal per draw
-	ll  [][]float64     // ll[j][d]: log_lik element j at draw d
+	// ll[j] is the log_lik column of element v.elems[j]: the output
+	// draws' column of the drawSet, then the defensive draws, which
+	// makeDraws leaves room for (sharing the memory).
+	ll [][]float64
 }
 
-func newLOOWeights(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int) *looWeights {
-	w := &looWeights{out: -1}
-	for i, o := range m.Outputs {
-		if o.Name == looOutput {
-			w.out = i
-			w.ll = make([][]float64, shapeLen(o.Shape))
+// newLOOWeights returns the LOO draws of ds (nil: the model has no
+// log_lik, or q is a MAP point), giving its log_lik columns room for n
+// defensive draws beyond the n output draws.
+func newLOOWeights(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int) *looWeights {
+	if !wantsLOO(m, r.Method) {
+		return nil
+	}
+	w := &looWeights{}
+	for _, v := range ds.vars {
+		if v.output && v.name == looOutput {
+			w.v = v
 		}
 	}
 	if mix == nil {
 		w.def = r.Defensive()
-		n *= 2
 	}
-	w.lr = make([]float64, 0, n)
+	w.lr = make([]float64, 0, 2*n)
+	w.ll = make([][]float64, len(w.v.elems))
 	for j := range w.ll {
-		w.ll[j] = make([]float64, 0, n)
+		if w.def != nil {
+			ds.cols[w.v.first+j] = make([]float64, n, 2*n)
+		}
+		w.ll[j] = ds.cols[w.v.first+j]
 	}
 	return w
 }
 
-// add records a draw at coordinates x, with log q (of the fit, or of the
-// mixture of restarts), log p and the outputs there (nil w: no LOO).
-func (w *looWeights) add(x []float64, logq, logp float64, outs [][]float64) {
+// add records the weight of a draw at coordinates x, with log q (of the
+// fit, or of the mixture of restarts) and log p there (nil w: no LOO).
+func (w *looWeights) add(x []float64, logq, logp float64) {
 	if w == nil {
 		return
 	}
@@ -73,13 +84,6 @@ func (w *looWeights) add(x []float64, logq, logp float64, outs [][]float64) {
 		logq = w.def.LogDensity(x)
 	}
 	w.lr = append(w.lr, logp-logq) // NaN or ±Inf: weight 0
-	for j := range w.ll {
-		v := math.NaN()
-		if outs != nil && w.out < len(outs) && j < len(outs[w.out]) {
-			v = outs[w.out][j]
-		}
-		w.ll[j] = append(w.ll[j], v)
-	}
 }
 
 // defensiveDraws adds n draws from g (none for a mixture of restarts).
@@ -92,7 +96,14 @@ func (w *looWeights) defensiveDraws(ev *compile.Evaluator, x []float64, n int, s
 	for range n {
 		w.def.SampleCoords(rng, x)
 		lp, outs, _ := ev.Eval(x)
-		w.add(x, 0, lp, outs)
+		w.add(x, 0, lp)
+		for j, k := range w.v.elems {
+			v := math.NaN()
+			if outs != nil && w.v.index < len(outs) && k < len(outs[w.v.index]) {
+				v = outs[w.v.index][k]
+			}
+			w.ll[j] = append(w.ll[j], v)
+		}
 	}
 }
 

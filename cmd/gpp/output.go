@@ -604,6 +604,9 @@ func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 	}
 	for _, o := range m.Outputs {
 		cols += shapeLen(o.Shape)
+		if o.Name == looOutput { // PSIS-LOO's draws of the companion of q: as many again
+			cols += shapeLen(o.Shape)
+		}
 	}
 	if n > autodiff.MaxElements/cols {
 		return fmt.Errorf("--output-draws %d: %d draws of %d columns would take more than %d numbers (%d GiB); ask for at most %d",
@@ -656,10 +659,7 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
 
-	var lw *looWeights
-	if wantsLOO(m, r.Method) {
-		lw = newLOOWeights(r, mix, m, n)
-	}
+	lw := newLOOWeights(ds, r, mix, m, n)
 	rng := rand.New(rand.NewPCG(seed, drawStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	for d := range n {
@@ -670,7 +670,7 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 			ds.logq[d] = r.SampleCoords(rng, x)
 		}
 		lp, outs, err := ev.Eval(x)
-		lw.add(x, ds.logq[d], lp, outs)
+		lw.add(x, ds.logq[d], lp)
 		if err == nil {
 			err = ev.OutputErr() // log p stands; the output is written as it is
 		}
