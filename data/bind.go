@@ -28,7 +28,7 @@ type Input struct {
 // bounds, and returns every data value and size name by name. Every problem
 // is an error naming the data file, line and column and the declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false)
+	b := bind(info, inputs, sets, false, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -44,17 +44,34 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 // file, since a file still to come may give it; a size that no data bind
 // yet is missing. With missing empty, the data bound are Bind's.
 func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (bound map[string]*Array, missing []string, err error) {
-	b := bind(info, inputs, sets, true)
+	b := bind(info, inputs, sets, true, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, b.missing, err
 	}
 	return b.out, b.missing, nil
 }
 
-// bind runs Bind, or BindPartial with partial set.
-func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool) *binder {
+// BindOptional binds as Bind does, except that the declarations and size
+// names in optional may be left unbound: one that no input gives is not an
+// error, and is absent from the result. gpp predict binds new data this
+// way, the observed values that only the likelihood reads (which it does
+// not compile) being optional (compile.PredictReads). A size name that is
+// not optional stays an error when only optional data would bind it. An
+// optional matrix declaration does not take every column of the one
+// positional CSV file.
+func BindOptional(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool) (map[string]*Array, error) {
+	b := bind(info, inputs, sets, false, optional)
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return b.out, nil
+}
+
+// bind runs Bind, or BindPartial with partial set, or BindOptional.
+func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool) *binder {
 	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
-		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}, partial: partial}
+		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}, partial: partial,
+		optional: optional}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			where := "the model has no data named " + strconv.Quote(in.Name)
@@ -83,9 +100,14 @@ func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool
 			continue
 		}
 		sz, ok := b.sizes[d.Name]
+		if !ok && b.optional != nil && !b.optional[d.Name] {
+			// BindOptional: the data that would bind it may be left
+			// out, so that --set or a JSON key gives it
+			sz, ok = b.givenSize(d.Name)
+		}
 		if !ok {
 			switch {
-			case b.unread[d.Name]:
+			case b.unread[d.Name], b.optional[d.Name]:
 			case b.partial:
 				b.missing = append(b.missing, d.Name)
 			default:
@@ -201,6 +223,8 @@ type binder struct {
 	// added to missing, not reported.
 	partial bool
 	missing []string
+	// optional holds the names that BindOptional may leave unbound.
+	optional map[string]bool
 	// inferred lists the int scalars declared as data, used as sizes of
 	// other data and given by no input: bindInferred takes their values
 	// from those data's shapes, as Stan users' `data N: int` expects.
@@ -265,12 +289,15 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	}
 	// A matrix declaration with no source of its own takes every column of
 	// the one positional CSV file.
-	if len(cands) == 0 && len(d.Dims) == 2 && len(positional) == 1 && !b.partial {
+	if len(cands) == 0 && len(d.Dims) == 2 && len(positional) == 1 && !b.partial && !b.optional[d.Name] {
 		cands = append(cands, candidate{positional[0].Matrix(d.Name), "all columns of " + positional[0].File})
 		b.whole[positional[0]] = append(b.whole[positional[0]], d)
 	}
 	switch len(cands) {
 	case 0:
+		if b.optional[d.Name] {
+			return nil, false
+		}
 		if b.sizesData(d) {
 			b.inferred = append(b.inferred, d) // bound from the data it sizes, or reported then
 			return nil, false
@@ -315,7 +342,7 @@ func (b *binder) bindInferred() {
 		sz, ok := b.sizes[d.Name]
 		if !ok {
 			switch {
-			case b.unread[d.Name]:
+			case b.unread[d.Name], b.optional[d.Name]:
 			case b.partial:
 				b.missing = append(b.missing, d.Name)
 			default:
@@ -466,9 +493,13 @@ func setValue(d *check.DataVar, v string) (*Array, *ast.Error) {
 }
 
 // skipSizes marks d's size names as not to be reported unbound: d's value
-// was not bound, for an error already reported.
+// was not bound, for an error already reported, or d is optional and left
+// out (BindOptional; then only the optional sizes).
 func (b *binder) skipSizes(d *check.DataVar) {
 	for _, dim := range d.Dims {
+		if b.optional[d.Name] && !b.optional[dim.Name] {
+			continue // an optional declaration left out: the size is wanted all the same
+		}
 		b.unread[dim.Name] = true
 	}
 }

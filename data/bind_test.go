@@ -424,3 +424,38 @@ func TestUnused(t *testing.T) {
 		t.Errorf("matrix file: %v", got)
 	}
 }
+
+// BindOptional leaves the optional declarations that no input gives
+// unbound, with the sizes only they would bind; a size that is not
+// optional is still an error when only optional data would bind it, and an
+// optional matrix does not take every column of the positional CSV file.
+func TestBindOptional(t *testing.T) {
+	info := checked(t, "data X: real[N, D]\ndata Y: real[N, J]\ndata z: real[G]\nparam b: real[G] ~ Normal(0, 1)\n")
+	in := csvInput(t, "", "new.csv", "x1,x2\n1,2\n3,4\n5,6\n")
+	out, err := BindOptional(info, []Input{in}, map[string]string{"G": "4"}, map[string]bool{"Y": true, "J": true, "z": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := out["X"]; x == nil || x.Shape[0] != 3 || x.Shape[1] != 2 {
+		t.Errorf("X = %+v, want 3×2 from every column", x)
+	}
+	if _, ok := out["Y"]; ok {
+		t.Error("Y is bound, want it left out")
+	}
+	if _, ok := out["J"]; ok {
+		t.Error("J is bound, want it left out")
+	}
+	if out["G"].Values[0] != 4 {
+		t.Errorf("G = %v, want 4 from --set", out["G"].Values)
+	}
+	// G not given: the size that the param needs is an error, although
+	// the data that would bind it (z) may be left out.
+	_, err = BindOptional(info, []Input{in}, nil, map[string]bool{"Y": true, "J": true, "z": true})
+	if err == nil || !strings.Contains(err.Error(), "size G (declared at m.gpp:3:14) is not bound by any data") {
+		t.Errorf("err = %v, want size G not bound", err)
+	}
+	// Bind itself still wants Y.
+	if _, err := Bind(info, []Input{in}, map[string]string{"G": "4"}); err == nil {
+		t.Error("Bind without Y succeeded")
+	}
+}

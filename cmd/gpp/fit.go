@@ -45,7 +45,8 @@ type fitConfig struct {
 	tol         float64
 	quiet       bool
 	verbose     bool
-	prior       bool // --prior: draws from the priors instead of a fit (prior.go)
+	prior       bool   // --prior: draws from the priors instead of a fit (prior.go)
+	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings
 
 	temps        *tempFiles          // temporary output files, removed on a hard exit
@@ -666,7 +667,7 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st) }},
 		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
 	}
-	if !cfg.prior { // prior draws have no ELBO and no q for --init
+	if !cfg.prior && cfg.predict == "" { // prior draws and predictions have no ELBO and no q for --init
 		files = append(files, outputFile{elboFile, func(w io.Writer) error { return writeElboCSV(w, h) }},
 			outputFile{fitFileName, func(w io.Writer) error {
 				ff := newFitFile(h)

@@ -20,6 +20,7 @@ commands:
             with --prior, draw from the priors instead (a prior predictive check)
   diagnose  check a model's gradient against finite differences at random points
   compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo)
+  predict   evaluate a model's outputs at draws of a saved fit on new data (predictions)
   repl      an interactive session: build a model line by line, fit it, query the fit
   version   print the gpp version
   help      help on a command, or on the language's distributions and functions
@@ -53,6 +54,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdDiagnose([]string{"--help"}, stdout, stdout)
 	case "compare":
 		return cmdCompare([]string{"--help"}, stdout, stdout)
+	case "predict":
+		return cmdPredict([]string{"--help"}, stdout, stdout)
 	case "version":
 		fmt.Fprintln(stdout, "usage: gpp version\n\nPrints gpp's version and the Go toolchain and platform it was built with.")
 		return exitOK
@@ -104,7 +107,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 // helpTopics lists what gpp help takes: commands, the two tables, and every
 // distribution and function name.
 func helpTopics() []string {
-	topics := []string{"check", "fit", "repl", "diagnose", "compare", "version", "help", "distributions", "functions"}
+	topics := []string{"check", "fit", "repl", "diagnose", "compare", "predict", "version", "help", "distributions", "functions"}
 	for _, d := range stdlib.Dists() {
 		topics = append(topics, d.Name)
 	}

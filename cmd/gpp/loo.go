@@ -18,9 +18,10 @@ const looOutput = "log_lik"
 
 // wantsLOO reports whether a fit of m by method estimates leave-one-out
 // cross-validation: m has an output named log_lik and q is a distribution
-// (a MAP point has no draws to weight).
+// (a MAP point has no draws to weight), and m has its log density (not
+// gpp predict's model of new data).
 func wantsLOO(m *compile.Model, method sgvb.Method) bool {
-	if method == sgvb.MAP {
+	if method == sgvb.MAP || m.Predict() {
 		return false
 	}
 	for _, o := range m.Outputs {

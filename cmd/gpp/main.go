@@ -5,6 +5,7 @@
 //	gpp fit model.gpp data.csv   fit a model to data by SGVB and write the results
 //	gpp diagnose model.gpp data  check the model's gradient against finite differences
 //	gpp compare DIR1 DIR2 ...    rank fits by leave-one-out cross-validation (elpd_loo)
+//	gpp predict FIT model data   evaluate the outputs at draws of a saved fit on new data
 //	gpp repl [model.gpp [data]]  an interactive session: build, check, fit and query a model
 //	gpp version                  print the version
 //	gpp help [topic]             help on commands, distributions and built-ins
@@ -49,6 +50,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdDiagnose(rest, stdout, stderr)
 	case "compare":
 		return cmdCompare(rest, stdout, stderr)
+	case "predict":
+		return cmdPredict(rest, stdout, stderr)
 	case "repl":
 		return cmdRepl(rest, stdin, stdout, stderr)
 	case "version", "--version", "-version":

@@ -335,7 +335,7 @@ func staleOutputs(dir string, names []string) []string {
 // plannedOutputs returns the names of the files that a fit of m writes
 // with cfg, as writeOutputs and plotFiles name them.
 func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
-	if cfg.prior {
+	if cfg.prior || cfg.predict != "" {
 		return []string{summaryFile, drawsFile}
 	}
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
@@ -986,9 +986,12 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	p("# gpp_version = %s", version)
 	p("# model = %s", h.model)
 	p("# model_sha256 = %s", h.modelHash)
-	if r == nil {
+	switch {
+	case h.cfg != nil && h.cfg.predict != "":
+		writePredictHeader(p, h)
+	case r == nil:
 		writePriorHeader(p, h)
-	} else {
+	default:
 		writeFitHeader(p, h)
 	}
 	bw.WriteString("lp__,log_p__,log_g__")

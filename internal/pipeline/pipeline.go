@@ -162,6 +162,77 @@ func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
 	return nil
 }
 
+// LoadPredict parses and checks the model, reads and binds its data and
+// compiles it in predict mode (compile.CompilePredict), for outputs at
+// draws of a fitted q: data that only the log density reads may be absent
+// (compile.PredictReads, data.BindOptional).
+func LoadPredict(path string, dataArgs []string, sets map[string]string) (*Loaded, error) {
+	l, err := Parse(path, sets)
+	if err != nil {
+		return l, err
+	}
+	inputs, err := ReadInputs(dataArgs, l.Sources)
+	if err != nil {
+		return l, err
+	}
+	reads := compile.PredictReads(l.File, l.Info)
+	optional := map[string]bool{}
+	for _, d := range l.Info.Data {
+		if reads[d.Name] == nil {
+			optional[d.Name] = true
+		}
+	}
+	bound, err := data.BindOptional(l.Info, inputs, sets, optional)
+	if err != nil {
+		return l, predictNeeds(err, l.Info, reads)
+	}
+	l.Data = bound
+	l.Warnings = data.Unused(l.Info, inputs)
+	m, err := compile.CompilePredict(l.File, l.Info, bound)
+	if err != nil {
+		return l, err
+	}
+	l.Model = m
+	return l, nil
+}
+
+// predictNeeds adds to each error of binding predict's data that is
+// positioned at a data declaration (no data for it, a size not bound) what
+// needs it, as predict leaves most data out: "gpp predict reads it for
+// output resid (m.gpp:12:8)".
+func predictNeeds(err error, info *check.Info, reads map[string]ast.Stmt) error {
+	list, ok := ast.Positioned(err)
+	if !ok {
+		return err
+	}
+	out := make(ast.ErrorList, len(list))
+	for i, e := range list {
+		out[i] = e
+		for _, d := range info.Data {
+			s := reads[d.Name]
+			if s == nil || d.Pos != e.Pos {
+				continue
+			}
+			what := ""
+			switch s := s.(type) {
+			case *ast.OutputStmt:
+				what = "output " + s.Name.Name
+			case *ast.ParamDecl:
+				what = "the shape or bounds of param " + s.Name.Name
+			}
+			if what == "" {
+				continue
+			}
+			msg := fmt.Sprintf("%s; gpp predict reads it for %s (%s)", e.Msg, what, s.Pos())
+			if d.Implicit {
+				msg += ": give it with --set " + d.Name + "=N"
+			}
+			out[i] = &ast.Error{Pos: e.Pos, Msg: msg}
+		}
+	}
+	return out
+}
+
 // Target adapts a compiled model to the SGVB engine.
 type Target struct{ M *compile.Model }
 

@@ -106,6 +106,9 @@ type Model struct {
 	prog *autodiff.Program
 	// dataNodes are the nodes of data-only expressions in prog.
 	dataNodes []autodiff.ID
+	// predict, when not nil, makes every build a predict-mode one
+	// (CompilePredict).
+	predict *predictPlan
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -207,7 +210,7 @@ const (
 // outputs' (buildOutputs), or the priors' arguments in the order of
 // priorArgs (buildPrior).
 func (m *Model) build(mode buildMode) (*autodiff.Program, []autodiff.ID, error) {
-	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}}
+	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict}
 	if mode == buildPrior {
 		l.prior, l.collect = true, true
 		l.priorArgs = map[int][]autodiff.ID{}
@@ -293,6 +296,9 @@ type lowerer struct {
 	// priorArgs records each latent's prior's argument nodes by index.
 	prior, collect bool
 	priorArgs      map[int][]autodiff.ID
+	// predict, when not nil, limits the build to the statements it keeps
+	// and adds no term to the log joint (CompilePredict).
+	predict *predictPlan
 	// bounded holds, for each latent whose bounds depend on data, the
 	// latent with their values in this compilation (check.Latent.WithBounds).
 	bounded map[*check.Latent]*check.Latent

@@ -12,10 +12,13 @@ import (
 
 // stmt lowers one statement.
 func (l *lowerer) stmt(s ast.Stmt) {
+	if l.predict != nil && !l.predict.keep[s] {
+		return // a density, or what only a density reads
+	}
 	switch s := s.(type) {
 	case *ast.DataDecl, *ast.ConstDecl:
 	case *ast.ParamDecl:
-		if s.Prior != nil {
+		if s.Prior != nil && l.predict == nil {
 			lat := l.latent(l.info.Latent(s.Name.Name))
 			l.collect = l.prior
 			args := l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
@@ -123,7 +126,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 
 // add appends a term of the log joint; pos is where it was written.
 func (l *lowerer) add(term autodiff.ID, pos ast.Pos) {
-	if l.prior && !l.collect {
+	if l.prior && !l.collect || l.predict != nil {
 		return // the likelihood, left out of the log prior
 	}
 	l.terms = append(l.terms, term)

@@ -1,0 +1,452 @@
+package main
+
+// gpp predict: the outputs of a model at draws of a saved fit's q on new
+// data, nothing refitted: Stan's standalone generated quantities
+// (method=generate_quantities), PyMC's pm.set_data + sample_posterior_
+// predictive. The model is compiled in predict mode (compile.
+// CompilePredict: no log density, so the observed values may be left out
+// of the data), its params are matched to the fit's factors by name, type
+// and shape, and the files are fit's summary.csv and draws.csv, written
+// through fit's output directory machinery (the lock, the atomic commit).
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+const predictSynopsis = "predict FIT model.gpp [data.csv|data.json] [NAME=file.csv ...] [flags]"
+
+// defaultPredictOut is --out's default for gpp predict, apart from a fit's.
+const defaultPredictOut = "gpp-predict"
+
+const predictHelpText = `Evaluates the outputs of model.gpp at draws of the q that an earlier gpp fit
+saved, on the data given here: posterior predictions at new inputs, Stan's
+standalone generated quantities, PyMC's set_data + sample_posterior_predictive.
+FIT is the fit's output directory (its --out) or the fit.json in it. Nothing
+is fitted and the log density is not evaluated: the priors, each ~ on data,
+T[...] and target += are left out.
+
+The model may be an edited copy of the fitted one (new outputs are the point),
+but its params must be the fit's: each param's name, type, bounds and shape
+must match the fit's factor, or the error names the param's declaration and
+the fit file. A param's shape may depend on the data (a varying intercept per
+group): the new data must then give it the fit's shape.
+
+Data: as for gpp fit, but a data declaration that only the log density reads
+(the observed values y of y ~ Normal(mu, sigma) or target += ..., the bounds
+of a T[...]) may be left out; one that a param's shape or bounds, an output,
+or a let, loop or if that they read needs must be given. A size that only
+left-out data would bind must come from the data given or --set.
+
+The draws of q are those of gpp fit: --output-draws draws (default: the
+fit's) from the random stream of --seed (default: the fit's), so that by
+default row d of the params is the fit's draw d, and with the fit's model and
+data the outputs are the fit's too. A fit of several restarts draws from
+their mixture (draw d from restart d mod R), with R̂ in the summary.
+
+It writes summary.csv and draws.csv (gpp fit's formats; draws.csv's log_p__
+is NaN, the log density not being evaluated, and log_g__ is log q) into
+--out (default gpp-predict), each atomically, locking the directory as gpp
+fit does; --out may not be the fit's own directory. Exit 0: written; 1: an
+error in the model, the data or the fit file; 2: a bad command line.
+`
+
+// predictFlags are gpp fit's flags that gpp predict takes.
+type predictFlags struct {
+	seed        uint64
+	outputDraws int
+}
+
+// cmdPredict runs gpp predict.
+func cmdPredict(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("predict", predictSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", predictSynopsis, predictHelpText)
+		printFlags(fs)
+	}
+	cfg := &fitConfig{sets: setFlags{}}
+	var v predictFlags
+	fs.Uint64Var(&v.seed, "seed", 0, "seed of the draws of q and of the outputs' replicates (default: the fit's)")
+	fs.IntVar(&v.outputDraws, "output-draws", 0, "draws of q at which the outputs are evaluated (default: the fit's)")
+	fs.StringVar(&cfg.out, "out", defaultPredictOut, "output `directory` (created if needed)")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
+	fs.BoolVar(&cfg.verbose, "verbose", false, "the full summary table (default false)")
+	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	if isHelp(args) {
+		fs.SetOutput(stdout)
+	}
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	usageErr := func(format string, args ...any) int {
+		errorf(stderr, format, args...)
+		fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp predict --help' for the flags.\n", predictSynopsis)
+		return exitUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case len(pos) < 2:
+		return usageErr("predict needs a fit and a model file, got %d argument%s", len(pos), plural(len(pos)))
+	case strings.EqualFold(filepath.Ext(pos[0]), ".gpp"):
+		return usageErr("%s is a model: the fit comes first, as in gpp predict gpp-out %s data.csv", pos[0], pos[0])
+	case set["output-draws"] && v.outputDraws < 2:
+		return usageErr("--output-draws must be at least 2 (the summary's sd and quantiles need 2 draws), got %d", v.outputDraws)
+	case cfg.out == "":
+		return usageErr("--out needs a directory")
+	case cfg.quiet && cfg.verbose:
+		return usageErr("--quiet and --verbose exclude each other")
+	}
+	cfg.model, cfg.data = pos[1], pos[2:]
+	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
+
+	// A signal removes the temporary files and exits: predictions take
+	// moments, and half of them are worth nothing.
+	cfg.temps = &tempFiles{}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			cfg.temps.removeAll()
+			con.note("interrupted: exiting without writing outputs")
+			os.Exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return runPredict(cfg, pos[0], v, set, stdout, con)
+}
+
+// fitPath returns the fit.json that arg names: arg itself, or the one in
+// the directory arg.
+func fitPath(arg string) (string, error) {
+	fi, err := os.Stat(arg)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: no such file or directory (give gpp fit's output directory or its %s)", arg, fitFileName)
+	}
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return arg, nil
+	}
+	p := filepath.Join(arg, fitFileName)
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s has no %s: give gpp fit's output directory (its --out; prior draws have no q to draw from)", arg, fitFileName)
+	}
+	return p, nil
+}
+
+// runPredict reads the fit, loads the model in predict mode, matches its
+// params to the fit's, draws, writes the outputs and prints the summary.
+func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bool, stdout io.Writer, con *console) int {
+	path, err := fitPath(fitArg)
+	if err != nil {
+		con.note("%v", err)
+		return exitError
+	}
+	cfg.predict = path
+	srcs := sources{}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		con.note("cannot read the fit: %v", err)
+		return exitError
+	}
+	srcs[path] = src
+	ff, err := readFitJSON(path, src)
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets)
+	for k, b := range sourcesOf(l) {
+		srcs[k] = b
+	}
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	printLoadWarnings(con, l)
+	m := l.Model
+	if len(m.Latents) == 0 {
+		con.note("%s: the model has no params to draw", cfg.model)
+		return exitError
+	}
+	r, mix, err := predictQ(ff, path, src, cfg.sets, l.Path, m)
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	cfg.settings.Seed, cfg.outputDraws = ff.Settings.Seed, ff.Settings.OutputDraws
+	if set["seed"] {
+		cfg.settings.Seed = v.seed
+	}
+	if set["output-draws"] {
+		cfg.outputDraws = v.outputDraws
+	}
+	if cfg.outputDraws < 2 {
+		cfg.outputDraws = defaultOutputDraws // a MAP fit's may be 1
+	}
+	if mix != nil && cfg.outputDraws < 2*len(mix.Components) {
+		con.note("--output-draws %d is too few for the fit's %d restarts: R̂ needs at least 2 draws from each (--output-draws %d or more)",
+			cfg.outputDraws, len(mix.Components), 2*len(mix.Components))
+		return exitError
+	}
+	if err := checkDrawsSize(cfg.outputDraws, 1, m); err != nil {
+		con.note("%v", err)
+		return exitError
+	}
+	if sameFile(cfg.out, filepath.Dir(path)) {
+		con.note("--out %s is the fit's own directory: its files would be replaced; give another --out directory", cfg.out)
+		return exitError
+	}
+	inputs := []inputFile{{"the model", l.Path}, {"the fit file", path}}
+	for _, arg := range cfg.data {
+		_, file := pipeline.DataArg(arg)
+		inputs = append(inputs, inputFile{"the data file", file})
+	}
+	if err := outputClash(cfg, m, inputs); err != nil {
+		con.note("%v", err)
+		return exitError
+	}
+	if len(m.Outputs) == 0 {
+		con.note("warning: %s has no outputs: the draws hold the params alone", cfg.model)
+	}
+	if ff.Interrupted {
+		con.note("warning: the fit at %s was interrupted: the draws are from the q it had reached", path)
+	}
+
+	lock, removeIfEmpty, ok := openOutDir(cfg, con)
+	if !ok {
+		return exitError
+	}
+	defer lock.release()
+	con.info("evaluating the outputs of %s at %d draws of the q in %s, seed %d", l.Path, cfg.outputDraws, path, cfg.settings.Seed)
+	ds, err := makeDraws(r, mix, m, cfg.outputDraws, cfg.settings.Seed)
+	if err != nil {
+		printError(con, err, srcs)
+		removeIfEmpty()
+		return exitError
+	}
+	// Predict mode compiles no log density: log p is not known, and there
+	// is no LOO of new data without it (makeDraws estimates none).
+	for d := range ds.logp {
+		ds.logp[d] = math.NaN()
+	}
+	st := summariseColumns(ds)
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, mix: mix}
+	written, err := writeOutputs(cfg, h, ds, st)
+	if err != nil {
+		con.note("%v", err)
+		con.note("no output written")
+		removeIfEmpty()
+		return exitError
+	}
+	lock.release()
+
+	printTable(stdout, cfg, h, ds, st)
+	fmt.Fprintln(stdout)
+	what := "q"
+	if mix != nil {
+		what = fmt.Sprintf("the mixture of %d restarts", len(mix.Components))
+	}
+	fmt.Fprintf(stdout, "predicted    %d draws of %s in %s (seed %d): the outputs on this data, nothing fitted\n", cfg.outputDraws, what, path, cfg.settings.Seed)
+	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	if ds.bad > 0 {
+		msg := fmt.Sprintf("%d of %d draws had an output that is not finite (written as it is)", ds.bad, cfg.outputDraws)
+		if ds.badErr != nil {
+			msg += "; the first: " + ds.badErr.Error()
+		}
+		con.note("warning: %s", msg)
+	}
+	for _, w := range nanWarnings(ds, st) {
+		con.note("warning: %s", w)
+	}
+	for _, w := range inexactWarnings(ds, l.Info) {
+		con.note("warning: %s", w)
+	}
+	return exitOK
+}
+
+// predictQ makes the fit's q for the model m from the fit file: one fit's
+// Result, or a mixture's (mix not nil; r its restart 0). Each of m's params
+// must match a factor of the fit in name, type, bounds and shape, and each
+// factor a param (matchFit).
+func predictQ(ff *fitFile, path string, src []byte, sets setFlags, model string, m *compile.Model) (r *sgvb.Result, mix *sgvb.Mixture, err error) {
+	if len(ff.Restarts) == 0 {
+		if err := matchFit(ff.Factors, path, src, ff.Sets, sets, model, m); err != nil {
+			return nil, nil, err
+		}
+		r, _ = initResult(ff, ff.Factors, ff.Groups, m)
+		return r, nil, nil
+	}
+	mix = &sgvb.Mixture{}
+	for i, rs := range ff.Restarts {
+		if err := matchFit(rs.Factors, path, src, ff.Sets, sets, model, m); err != nil {
+			return nil, nil, err
+		}
+		c, _ := initResult(ff, rs.Factors, rs.Groups, m)
+		mix.Components = append(mix.Components, c)
+		mix.Seeds = append(mix.Seeds, rs.Seed)
+		mix.Restarts = append(mix.Restarts, i)
+	}
+	return mix.Components[0], mix, nil
+}
+
+// matchFit checks that the params of m are the factors of a fit, one each:
+// the same names, supports, bounds and shapes. A param that differs, or
+// that the fit lacks, is an error at its declaration; a factor that no
+// param takes is an error in the fit file.
+func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]string, sets setFlags, model string, m *compile.Model) error {
+	hint := setsHint(fitSets, sets)
+	for i := range m.Latents {
+		lat := &m.Latents[i]
+		k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == lat.Name })
+		if k < 0 {
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the fit at %s (its params: %s): predict draws every param from the fitted q", lat.Name, path, factorNames(factors))}
+		}
+		f := factors[k]
+		if !sameFactorType(f, lat) {
+			here, there := latentTypeText(lat), factorTypeText(f)
+			if here == there {
+				there += " (with other bounds)"
+			}
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is %s here, but the fit at %s has %s: %s%s",
+				lat.Name, here, path, lat.Name, there, hint)}
+		}
+	}
+	for _, f := range factors {
+		if latentNamed(m, f.Name) == nil {
+			return &ast.Error{Pos: findPos(path, src, fmt.Sprintf("%q: %q", "name", f.Name)),
+				Msg: fmt.Sprintf("the fit has param %s, which %s does not declare: predict needs the fitted model's params", f.Name, model)}
+		}
+	}
+	return nil
+}
+
+// setsHint reminds of the fit's --set values when this run's differ, the
+// likely cause of a shape that differs.
+func setsHint(fitSets map[string]string, sets setFlags) string {
+	var diff []string
+	for _, k := range sortedKeys(fitSets) {
+		if sets[k] != fitSets[k] {
+			diff = append(diff, "--set "+k+"="+fitSets[k])
+		}
+	}
+	if len(diff) == 0 {
+		return ""
+	}
+	return " (the fit was run with " + strings.Join(diff, " ") + ")"
+}
+
+func factorNames(fs []fitFactor) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// sameFactorType reports whether the fit's factor f is of a param like lat:
+// the same support, coordinate shape and bounds.
+func sameFactorType(f fitFactor, lat *compile.Latent) bool {
+	if supports[f.Support] != lat.Support || !slices.Equal(f.Shape, orEmpty(lat.Shape)) {
+		return false
+	}
+	b := f.Bounds
+	if b == nil {
+		return !lat.Bounded()
+	}
+	return b.Loc == lat.Loc && b.Scale == lat.Scale && slices.Equal(b.LocV, lat.LocV) && slices.Equal(b.ScaleV, lat.ScaleV)
+}
+
+func orEmpty(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
+}
+
+// latentTypeText writes a param's type as a declaration would: real[3],
+// real<lower=0>, cholesky_factor_corr[4].
+func latentTypeText(lat *compile.Latent) string {
+	return typeText(lat.Support, lat.Shape, lat.Loc, lat.Scale, lat.ScaleV != nil)
+}
+
+// factorTypeText writes the type of the param that a fit's factor fits.
+func factorTypeText(f fitFactor) string {
+	var loc, scale float64
+	if f.Bounds != nil {
+		loc, scale = f.Bounds.Loc, f.Bounds.Scale
+	}
+	return typeText(supports[f.Support], f.Shape, loc, scale, f.Bounds != nil && f.Bounds.ScaleV != nil)
+}
+
+// typeText writes a param's type from its support, coordinate shape and
+// bounds (loc + scale·b; elemBounds: a bound per element).
+func typeText(sup dist.Support, shape []int, loc, scale float64, elemBounds bool) string {
+	kind := sup.String()
+	switch {
+	case elemBounds:
+		kind = "real<bounds per element>"
+	case scale != 0 && sup == dist.Unit:
+		kind = fmt.Sprintf("real<lower=%s, upper=%s>", formatNum(loc), formatNum(loc+scale))
+	case scale > 0:
+		kind = fmt.Sprintf("real<lower=%s>", formatNum(loc))
+	case scale < 0:
+		kind = fmt.Sprintf("real<upper=%s>", formatNum(loc))
+	}
+	if sup.IsMatrix() && len(shape) == 1 {
+		for k := 1; sup.MatrixSize(k) <= shape[0]; k++ {
+			if sup.MatrixSize(k) == shape[0] {
+				return fmt.Sprintf("%s[%d]", kind, k)
+			}
+		}
+	}
+	if len(shape) == 0 {
+		return kind
+	}
+	dims := make([]string, len(shape))
+	for i, n := range shape {
+		dims[i] = fmt.Sprint(n)
+	}
+	return kind + "[" + strings.Join(dims, ", ") + "]"
+}
+
+// writePredictHeader writes the comment lines of predictions' draws.csv
+// after the model's.
+func writePredictHeader(p func(string, ...any), h drawsHeader) {
+	c := h.cfg
+	p("# method = generate_quantities")
+	p("#   generate_quantities")
+	p("#     fitted_params = %s", c.predict)
+	p("#     gpp_method = predict")
+	p("#     output_samples = %d", c.outputDraws)
+	writeRunHeader(p, h)
+	p("# PREDICTIONS: each row's params are a draw of the fitted q in fitted_params (nothing refitted) and its outputs are")
+	p("# evaluated at it on this run's data; the log density is not evaluated: log_p__ is NaN and log_g__ is log q at the draw.")
+}

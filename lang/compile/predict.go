@@ -1,0 +1,158 @@
+package compile
+
+// Predict mode (gpp predict, Stan's standalone generated quantities,
+// PyMC's set_data + sample_posterior_predictive): the outputs evaluated at
+// draws of a fitted q on new data. Nothing is fitted, so the log density
+// is not compiled: no prior, no ~, no target +=, and so no T[...] bounds
+// either. The build keeps the param declarations (their shapes and bounds
+// say how q's draws become values), the outputs, and the lets, loops and
+// ifs that those read; data that only the rest reads, the observed values,
+// need not be given.
+
+import (
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// predictPlan is what a predict-mode build lowers.
+type predictPlan struct {
+	keep map[ast.Stmt]bool // the statements lowered (besides declarations)
+	// reads holds the data and size names they read, each with the first
+	// output or param declaration that needs it.
+	reads map[*check.Symbol]ast.Stmt
+}
+
+// planPredict finds the statements that a predict-mode build lowers: the
+// param declarations and the outputs, each let that one of those reads
+// (through other lets too), and every for and if around one of them (its
+// bounds or conditions choose what runs). The data and size names that
+// these read are the ones predict needs.
+func planPredict(f *ast.File, info *check.Info) *predictPlan {
+	p := &predictPlan{keep: map[ast.Stmt]bool{}, reads: map[*check.Symbol]ast.Stmt{}}
+	parents := map[ast.Stmt][]ast.Stmt{} // the enclosing fors and ifs
+	lets := map[*check.Symbol]*ast.LetStmt{}
+	var roots []ast.Stmt
+	var walk func(stmts []ast.Stmt, encl []ast.Stmt)
+	walk = func(stmts []ast.Stmt, encl []ast.Stmt) {
+		for _, s := range stmts {
+			parents[s] = encl
+			inner := append(encl[:len(encl):len(encl)], s)
+			switch s := s.(type) {
+			case *ast.LetStmt:
+				if sym := info.Defs[s.Name]; sym != nil {
+					lets[sym] = s
+				}
+			case *ast.ParamDecl, *ast.OutputStmt:
+				roots = append(roots, s)
+			case *ast.ForStmt:
+				walk(s.Body, inner)
+			case *ast.IfStmt:
+				for _, b := range s.Branches {
+					walk(b.Body.Stmts, inner)
+				}
+				if s.ElseBody != nil {
+					walk(s.ElseBody.Stmts, inner)
+				}
+			}
+		}
+	}
+	walk(f.Stmts, nil)
+
+	var need func(s ast.Stmt)
+	var root ast.Stmt // the output or param whose needs are being found
+	scan := func(n ast.Node) {
+		if n == nil {
+			return
+		}
+		ast.Inspect(n, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			sym := info.Uses[id]
+			switch {
+			case sym == nil:
+			case sym.Kind == check.Data || sym.Kind == check.Size:
+				if p.reads[sym] == nil {
+					p.reads[sym] = root
+				}
+			case sym.Kind == check.Let && lets[sym] != nil:
+				need(lets[sym])
+			}
+			return true
+		})
+	}
+	need = func(s ast.Stmt) {
+		if p.keep[s] {
+			return
+		}
+		p.keep[s] = true
+		for _, e := range parents[s] {
+			need(e)
+		}
+		switch s := s.(type) {
+		case *ast.LetStmt:
+			scan(s.Value)
+		case *ast.ParamDecl:
+			scan(s.Type) // its shape and bounds; not its prior
+		case *ast.OutputStmt:
+			if s.Value != nil {
+				scan(s.Value)
+			}
+			if s.Dist != nil {
+				scan(s.Dist)
+			}
+			for _, o := range info.Outputs {
+				if o.Stmt == s && o.Let != nil && lets[o.Let] != nil {
+					need(lets[o.Let])
+				}
+			}
+		case *ast.ForStmt:
+			scan(s.Lo)
+			scan(s.Hi)
+		case *ast.IfStmt:
+			for _, b := range s.Branches {
+				scan(b.Cond)
+			}
+		}
+	}
+	for _, s := range roots {
+		root = s
+		need(s)
+	}
+	return p
+}
+
+// PredictReads returns the names of the data declarations and size names
+// that a predict-mode build (CompilePredict) reads: the params' shapes and
+// bounds, the outputs, and the lets, loop bounds and if conditions they
+// depend on. Each maps to the first param declaration or output statement
+// (in source order) that needs it, for messages. Every other data value
+// may be left out of predict's data (data.BindOptional): only the log
+// density, which predict leaves out, reads it.
+func PredictReads(f *ast.File, info *check.Info) map[string]ast.Stmt {
+	out := map[string]ast.Stmt{}
+	for sym, s := range planPredict(f, info).reads {
+		out[sym.Name] = s
+	}
+	return out
+}
+
+// CompilePredict compiles a checked file in predict mode: the params and
+// the outputs without the log density. The data bound need only hold the
+// names PredictReads lists. The model's Evaluator computes the outputs at
+// draws of a fitted q; its log joint is 0.
+func CompilePredict(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Model, error) {
+	m := &Model{file: f, info: info, data: bound, predict: planPredict(f, info)}
+	prog, _, err := m.build(buildJoint)
+	if err != nil {
+		return nil, err
+	}
+	m.prog = prog
+	return m, nil
+}
+
+// Predict reports whether m was compiled in predict mode (CompilePredict):
+// its log joint is 0, not the model's.
+func (m *Model) Predict() bool { return m.predict != nil }
