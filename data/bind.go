@@ -19,8 +19,23 @@ import (
 type Input struct {
 	Name  string            // "" for a positional input
 	File  string            // for messages
-	Table *Table            // a CSV file, or nil
+	Table *Table            // a CSV file (its selected columns, with Columns), or nil
 	JSON  map[string]*Array // a JSON file, or nil
+	// Columns are the columns selected by NAME=FILE.csv:a,b (Table holds
+	// only those, in that order), or nil for every column.
+	Columns []string
+}
+
+// from describes a named input for messages: "wine.csv", or "columns
+// "x1", "x2" of wine.csv".
+func (in Input) from() string {
+	switch len(in.Columns) {
+	case 0:
+		return in.File
+	case 1:
+		return fmt.Sprintf("column %q of %s", in.Columns[0], in.File)
+	}
+	return fmt.Sprintf("columns %s of %s", strings.Join(quoteAll(in.Columns), ", "), in.File)
 }
 
 // Bind matches the inputs and the --set values against the model's data
@@ -263,7 +278,7 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 				b.errs = append(b.errs, err)
 				return nil, false
 			}
-			cands = append(cands, candidate{a, in.File})
+			cands = append(cands, candidate{a, in.from()})
 		case in.Name == d.Name && in.JSON != nil:
 			b.errs.Add(ast.Pos{File: in.File}, "%s=%s: a JSON file is bound by its keys; give it without the name", d.Name, in.File)
 			return nil, false
@@ -364,7 +379,7 @@ func (b *binder) bindInferred() {
 func (b *binder) checkWhole() {
 	for t, ds := range b.whole {
 		for _, d := range ds[1:] {
-			b.errs.Add(d.Pos, "`%s` and `%s` would both take every column of %s: give each a file of its own, as %s=FILE.csv", ds[0].Name, d.Name, t.File, d.Name)
+			b.errs.Add(d.Pos, "`%s` and `%s` would both take every column of %s: give each its own columns, as %s=%s:COL1,COL2 (or a file of its own, %s=FILE.csv)", ds[0].Name, d.Name, t.File, d.Name, t.File, d.Name)
 		}
 		if names := b.named[t]; len(names) > 0 {
 			cols := fmt.Sprintf("column %q, which is", names[0])
@@ -372,9 +387,25 @@ func (b *binder) checkWhole() {
 				cols = fmt.Sprintf("columns %s, which are", strings.Join(quoteAll(names), ", "))
 			}
 			x := ds[0].Name
-			b.errs.Add(ds[0].Pos, "`%s` would take every column of %s, including %s bound by name: give `%s` a file of its own, as %s=FILE.csv", x, t.File, cols, x, x)
+			b.errs.Add(ds[0].Pos, "`%s` would take every column of %s, including %s bound by name: give `%s` its columns, as %s=%s:%s (or a file of its own, %s=FILE.csv)", x, t.File, cols, x, x, t.File, strings.Join(otherColumns(t, names), ","), x)
 		}
 	}
+}
+
+// otherColumns lists t's numeric columns not among names: those a matrix
+// could take beside the columns bound by name, all of them up to 12 (to be
+// copied into the command line), else the first three and "...".
+func otherColumns(t *Table, names []string) []string {
+	var out []string
+	for _, c := range t.Columns {
+		if !slices.Contains(names, c.Name) && c.bad == nil {
+			out = append(out, c.Name)
+		}
+	}
+	if len(out) > 12 {
+		out = append(out[:3], "...")
+	}
+	return out
 }
 
 func quoteAll(ss []string) []string {
@@ -393,9 +424,9 @@ func (b *binder) expected(d *check.DataVar) string {
 	case 0:
 		s = fmt.Sprintf("a JSON key %q or --set %s=VALUE", d.Name, d.Name)
 	case 1:
-		s = fmt.Sprintf("a CSV column %q, a JSON key %q, or %s=FILE.csv", d.Name, d.Name, d.Name)
+		s = fmt.Sprintf("a CSV column %q, a JSON key %q, or %s=FILE.csv (%s=FILE.csv:COLUMN for a column of another name)", d.Name, d.Name, d.Name, d.Name)
 	default:
-		s = fmt.Sprintf("a JSON key %q, %s=FILE.csv, or a single positional CSV file", d.Name, d.Name)
+		s = fmt.Sprintf("a JSON key %q, %s=FILE.csv (%s=FILE.csv:COL1,COL2 for some of its columns), or a single positional CSV file", d.Name, d.Name, d.Name)
 	}
 	var have []string
 	hint := "" // for a file of one column, which the separators may explain

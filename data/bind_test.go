@@ -238,7 +238,7 @@ func TestBindErrors(t *testing.T) {
 	}{
 		{"missing column", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "x\n1\n")}
-		}, nil, "m.gpp:1:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv; the data has x\x00"}, // and not "size N is not bound" after it
+		}, nil, "m.gpp:1:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv (y=FILE.csv:COLUMN for a column of another name); the data has x\x00"}, // and not "size N is not bound" after it
 		{"missing matrix, two files", "data Y: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "a.csv", "x,y\n1,2\n"), csvInput(t, "", "b.csv", "x,y\n3,4\n")}
 		}, nil, "; the data has x, y\x00"},
@@ -247,13 +247,13 @@ func TestBindErrors(t *testing.T) {
 		}, nil, `; the data has x\u202ey, \u2066z` + "\x00"},
 		{"matrix takes a named column", "data y: real[N]\ndata X: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "y,a,b\n1,2,3\n")}
-		}, nil, "m.gpp:2:6: `X` would take every column of d.csv, including column \"y\", which is bound by name: give `X` a file of its own, as X=FILE.csv"},
+		}, nil, "m.gpp:2:6: `X` would take every column of d.csv, including column \"y\", which is bound by name: give `X` its columns, as X=d.csv:a,b (or a file of its own, X=FILE.csv)"},
 		{"matrix takes named columns", "data y: real[N]\ndata w: real[N]\ndata X: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "y,a,w\n1,2,3\n")}
 		}, nil, "m.gpp:3:6: `X` would take every column of d.csv, including columns \"y\", \"w\", which are bound by name"},
 		{"two matrices take one file", "data X: real[N, D]\ndata Z: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
-		}, nil, "m.gpp:2:6: `X` and `Z` would both take every column of d.csv: give each a file of its own, as Z=FILE.csv"},
+		}, nil, "m.gpp:2:6: `X` and `Z` would both take every column of d.csv: give each its own columns, as Z=d.csv:COL1,COL2 (or a file of its own, Z=FILE.csv)"},
 		{"no data at all", "data y: real[N]\n", func(t *testing.T) []Input { return nil }, nil,
 			"no data files were given\x00"},
 		{"wrong rank, size from it", "data y: real[N]\ndata x: real[N, D]\n", func(t *testing.T) []Input {
@@ -294,7 +294,7 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "m.gpp:1:6: no data for `N` (int): expected a JSON key \"N\" or --set N=VALUE; the data has y\x00"},
 		{"inferred size, its data missing", "data N: int\ndata y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "x\n1\n")}
-		}, nil, "m.gpp:2:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv; the data has x\x00"},
+		}, nil, "m.gpp:2:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv (y=FILE.csv:COLUMN for a column of another name); the data has x\x00"},
 		{"negative positive", "data s: positive[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "s\n1\n-2\n")}
 		}, nil, "d.csv:3:1: s: value -2 is not > 0; `s` is declared positive[N] at m.gpp:1:6"},

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,6 +89,60 @@ type Table struct {
 	// rowLine[r] and colOff are kept to locate cells for Matrix.
 	rowLine []int
 	cellCol [][]int
+	// headerLine is the header's line (after comment lines), for messages.
+	headerLine int
+}
+
+// Select returns the table of the named columns only, in that order, as
+// NAME=FILE.csv:a,b,c binds them (a matrix of those columns, or a vector
+// of one). A name not in the header, an empty one or one given twice is an
+// error at the header naming the file, with the nearest column name and
+// the header's columns; arg is the command-line argument, for messages.
+func (t *Table) Select(names []string, arg string) (*Table, error) {
+	pos := ast.Pos{File: t.File, Line: t.headerLine, Col: 1}
+	var header []string
+	for _, c := range t.Columns {
+		header = append(header, c.Name)
+	}
+	out := &Table{File: t.File, Rows: t.Rows, rowLine: t.rowLine, headerLine: t.headerLine}
+	index := make([]int, len(names))
+	seen := map[string]bool{}
+	for i, n := range names {
+		if n == "" {
+			return nil, ast.Errorf(pos, "%s: an empty column name in the selection; list the header's names separated by commas, as NAME=%s:%s", arg, t.File, strings.Join(header[:min(len(header), 2)], ","))
+		}
+		if seen[n] {
+			return nil, ast.Errorf(pos, "%s: column %q is selected twice", arg, n)
+		}
+		seen[n] = true
+		index[i] = slices.IndexFunc(t.Columns, func(c *Array) bool { return c.Name == n })
+		if index[i] < 0 {
+			hint := ""
+			if best := check.Suggest(n, header); best != "" {
+				hint = fmt.Sprintf("; did you mean %q?", best)
+			}
+			return nil, ast.Errorf(pos, "%s: the header of %s has no column %q%s (its columns: %s)", arg, t.File, n, hint, listColumns(header))
+		}
+		out.Columns = append(out.Columns, t.Columns[index[i]])
+	}
+	for _, cols := range t.cellCol {
+		row := make([]int, len(index))
+		for i, j := range index {
+			row[i] = cols[j]
+		}
+		out.cellCol = append(out.cellCol, row)
+	}
+	return out, nil
+}
+
+// listColumns lists a header's names for a message, the first 20 of a
+// longer one.
+func listColumns(header []string) string {
+	const most = 20
+	if len(header) <= most {
+		return strings.Join(header, ", ")
+	}
+	return fmt.Sprintf("%s, ... (%d in all)", strings.Join(header[:most], ", "), len(header))
 }
 
 // Column returns the column with the given name, or nil.
@@ -174,7 +229,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	if err != nil {
 		return nil, csvError(file, err)
 	}
-	t := &Table{File: file}
+	t := &Table{File: file, headerLine: headerLine}
 	seen := map[string]int{}
 	for j, h := range header {
 		line, col := cr.FieldPos(j)

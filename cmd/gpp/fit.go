@@ -148,7 +148,8 @@ of its elements, a covariance matrix) is an error at its declaration.
 
 Data: a CSV file binds its columns to data declarations by name (a matrix
 declaration takes all columns of the one positional CSV), NAME=file.csv binds a
-whole file to NAME, a .json file is a Stan-style data object, and --set
+whole file to NAME, NAME=file.csv:a,b,c its columns a, b and c in that order
+(one column for a vector), a .json file is a Stan-style data object, and --set
 NAME=VALUE gives constants and scalar data.
 
 Ctrl-C (SIGINT) or SIGTERM stops the fit and writes the q reached, marked
@@ -503,7 +504,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if mix != nil {
 		fitK = mix.ParetoK
 	}
-	if w := looWarning(ds.loo, fitK, true); w != "" {
+	if w := drawsLOOWarning(ds, fitK, true); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {

@@ -8,13 +8,14 @@ import (
 	"math/rand/v2"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
 // looOutput is the output that holds the log likelihood of each
 // observation at a draw, by Stan's convention (the loo package reads a
 // generated quantity of this name).
-const looOutput = "log_lik"
+const looOutput = check.LogLikOutput
 
 // wantsLOO reports whether a fit of m by method estimates leave-one-out
 // cross-validation: m has an output named log_lik and q is a distribution
@@ -142,6 +143,19 @@ func printLOO(w io.Writer, lo *sgvb.LOO) {
 	n := len(lo.Points)
 	fmt.Fprintf(w, "LOO          elpd_loo %.6g ± %.3g, p_loo %.3g; Pareto k̂ above 0.7 for %d of %d observations\n",
 		lo.ELPD, lo.SE, lo.P, lo.BadK(), n)
+}
+
+// drawsLOOWarning is looWarning for the draws' LOO, less its one-element
+// case for a log_lik declared a scalar: the check warned at the output's
+// declaration (check.logLik), and the fit need not say it again.
+func drawsLOOWarning(ds *drawSet, fitK float64, listed bool) string {
+	w := looWarning(ds.loo, fitK, listed)
+	for _, v := range ds.vars {
+		if v.output && v.name == looOutput && len(v.shape) == 0 && ds.loo != nil && len(ds.loo.Points) == 1 {
+			return ""
+		}
+	}
+	return w
 }
 
 // looWarning explains unreliable LOO estimates, or is "". Where the

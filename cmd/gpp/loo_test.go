@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -218,7 +219,8 @@ func TestFitLOOFewDraws(t *testing.T) {
 }
 
 // TestFitLOOScalar: a log_lik summed to a scalar is one "observation";
-// the fit says what log_lik should be.
+// the check warns at the output what log_lik should be, and the fit does
+// not say it again.
 func TestFitLOOScalar(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := writeFile(t, dir, "y.csv", "y\n1.2\n0.4\n2.9\n")
@@ -227,7 +229,50 @@ func TestFitLOOScalar(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "LOO: log_lik has one element") {
-		t.Errorf("no warning of a scalar log_lik:\n%s", stderr)
+	want := "s.gpp:4:8: warning: output `log_lik` is a scalar, but PSIS-LOO takes each element of log_lik as one observation's log likelihood"
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "LOO: log_lik has one element") {
+		t.Errorf("want the check's warning at the output, once:\n%s", stderr)
+	}
+}
+
+// TestFitLOOMatrix: a matrix log_lik [N, K] has an observation per element,
+// as ArviZ flattens the observation dims: loo.csv lists the N·K elements in
+// column-major order with 1-based names (draws.csv's, CmdStan's), and the normal mean's 12 observations laid out as a
+// [6, 2] matrix give TestFitLOO's exact elpd_loo (−18.808) to 0.1.
+func TestFitLOOMatrix(t *testing.T) {
+	dir := t.TempDir()
+	y := []float64{1.2, 0.4, 2.9, 1.7, -0.3, 1.1, 2.2, 0.8, 1.9, 3.4, 0.1, 1.5}
+	var rows []string
+	for i := 0; i < len(y); i += 2 {
+		rows = append(rows, fmt.Sprintf("[%g, %g]", y[i], y[i+1]))
+	}
+	jsonPath := writeFile(t, dir, "Y.json", `{"Y": [`+strings.Join(rows, ", ")+`]}`)
+	model := writeFile(t, dir, "m.gpp", `data Y: real[N, K]
+param mu: real ~ Normal(0, 10)
+Y ~ Normal(mu, 1)
+output log_lik = logpdf(Y, Normal(mu, 1))
+`)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runSafe(t, "fit", model, jsonPath, "--out", out, "--output-draws", "4000", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "log_lik") {
+		t.Errorf("a warning about a matrix log_lik:\n%s", stderr)
+	}
+	all := readCSV(t, filepath.Join(out, "loo.csv"))[2:]
+	if len(all) != len(y) {
+		t.Fatalf("loo.csv has %d observations, want %d", len(all), len(y))
+	}
+	sum := 0.0
+	for i, r := range all {
+		if want := fmt.Sprintf("log_lik[%d,%d]", i%6+1, i/6+1); r[0] != want {
+			t.Errorf("row %d named %q, want %q", i+1, r[0], want)
+		}
+		v, _ := strconv.ParseFloat(r[1], 64)
+		sum += v
+	}
+	if math.Abs(sum-(-18.808)) > 0.1 {
+		t.Errorf("elpd_loo %.4f, exact −18.808", sum)
 	}
 }

@@ -257,7 +257,7 @@ func (r *repl) fitCmd(args []string) {
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
-	if w := looWarning(ds.loo, res.ParetoK, slices.Contains(written, looFile)); w != "" {
+	if w := drawsLOOWarning(ds, res.ParetoK, slices.Contains(written, looFile)); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {
@@ -414,12 +414,17 @@ func (r *repl) show(args []string) {
 				t.row(replElemName(f.Name, f.Shape, k), what+" "+part.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
 				continue
 			}
-			for j, p := range f.Params {
-				if f.Family == sgvb.FamilyFullRank && j > 0 && j-1 != k {
-					continue // a row of L: its diagonal entry only
-				}
-				if j < len(names) && k < len(p) {
-					ps = append(ps, names[j]+" "+num3(p[k]))
+			if f.Family == sgvb.FamilyFullRank {
+				// The element's own marginal, a normal on its unconstrained
+				// coordinate, not the columns of L (internal, and of the
+				// whole group's coordinates under --fullrank a+b).
+				m, s := fullRankMarginal(f, k)
+				ps = append(ps, "mean "+num3(m), "sd "+num3(s))
+			} else {
+				for j, p := range f.Params {
+					if j < len(names) && k < len(p) {
+						ps = append(ps, names[j]+" "+num3(p[k]))
+					}
 				}
 			}
 			name := replElemName(f.Name, f.Shape, k)
@@ -440,7 +445,46 @@ func (r *repl) show(args []string) {
 			t.row(name, f.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
 		}
 	}
+	for _, note := range fullRankNotes(res, factors) {
+		t.note(note)
+	}
 	t.print(r.out)
+}
+
+// fullRankMarginal returns the mean and sd of element k of a full-rank
+// factor on its unconstrained coordinate (the log of a positive latent):
+// its marginal normal, sd² the sum of squares of row k of L.
+func fullRankMarginal(f *sgvb.Factor, k int) (mean, sd float64) {
+	v := 0.0
+	for j := 0; j <= k && 1+j < len(f.Params); j++ {
+		v += f.Params[1+j][k] * f.Params[1+j][k]
+	}
+	return f.Params[0][k], math.Sqrt(v)
+}
+
+// fullRankNotes says, below :show's table, how to read its full-rank rows:
+// which shown latents share a joint factor (--fullrank a+b), and that the
+// parameters are each element's marginal normal.
+func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
+	shown := map[string]bool{}
+	for _, f := range factors {
+		if f.Family == sgvb.FamilyFullRank {
+			shown[f.Name] = true
+		}
+	}
+	if len(shown) == 0 {
+		return nil
+	}
+	var notes []string
+	for _, g := range res.Groups {
+		for _, n := range g.Names {
+			if shown[n] {
+				notes = append(notes, fmt.Sprintf("%s: one joint full-rank factor (--fullrank %s)", strings.Join(g.Names, ", "), strings.Join(g.Names, "+")))
+				break
+			}
+		}
+	}
+	return append(notes, "fullrank parameters: each element's marginal normal on the unconstrained scale (log of a positive param)")
 }
 
 // replMode is what an expression typed at the prompt asks for.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -1432,5 +1433,45 @@ func TestReplDataUndeclared(t *testing.T) {
 	typeIn(r, "data z: real[N, 1]", ":data testdata/repl_counts.csv z=testdata/repl_counts.csv")
 	if errb.Len() > 0 {
 		t.Errorf("a declared NAME has a note:\n%s", errb.String())
+	}
+}
+
+// TestReplShowFullRankGroup: after :fit --fullrank beta+sigma, :show gives
+// each element its own marginal (mean and sd on the unconstrained scale,
+// sd² the sum of squares of its row of the group's L, computed here from
+// the joint factor), not the columns of L, and names the group; a
+// latent's own full-rank factor is shown the same way.
+func TestReplShowFullRankGroup(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load testdata/fit_fullrank.gpp", ":data testdata/fit_fullrank.csv", ":fit --fullrank beta+sigma --quiet --seed 1")
+	if r.fit == nil || len(r.fit.res.Groups) != 1 {
+		t.Fatalf("no group fit; errors:\n%s", errb.String())
+	}
+	g := r.fit.res.Groups[0]
+	out.Reset()
+	typeIn(r, ":show")
+	got := out.String()
+	if strings.Contains(got, "L[") {
+		t.Errorf(":show lists columns of L:\n%s", got)
+	}
+	// beta[0], beta[1], log sigma are the group's coordinates 0, 1, 2.
+	for i, name := range []string{"beta[0]", "beta[1]", "sigma"} {
+		v := 0.0
+		for j := 0; j <= i; j++ {
+			v += g.Params[1+j][i] * g.Params[1+j][i]
+		}
+		want := fmt.Sprintf(`(?m)^%s +fullrank +mean %s, sd %s `, regexp.QuoteMeta(name), regexp.QuoteMeta(num3(g.Params[0][i])), regexp.QuoteMeta(num3(math.Sqrt(v))))
+		if !regexp.MustCompile(want).MatchString(got) {
+			t.Errorf(":show lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(got, "beta, sigma: one joint full-rank factor (--fullrank beta+sigma)") {
+		t.Errorf(":show does not name the group:\n%s", got)
+	}
+	typeIn(r, ":fit --fullrank beta --quiet --seed 1")
+	out.Reset()
+	typeIn(r, ":show beta")
+	if got := out.String(); strings.Contains(got, "L[") || strings.Contains(got, "joint") || !regexp.MustCompile(`(?m)^beta\[1\] +fullrank +mean \S+, sd \S+ `).MatchString(got) {
+		t.Errorf(":show beta after --fullrank beta:\n%s", got)
 	}
 }

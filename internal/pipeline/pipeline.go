@@ -88,24 +88,46 @@ func ParseSource(path string, src []byte, sets map[string]string) (*Loaded, erro
 	return l, nil
 }
 
-// DataArg splits a data argument, FILE or NAME=FILE, into the name ("" for
-// a positional FILE) and the file.
+// DataArg splits a data argument, FILE, NAME=FILE or NAME=FILE.csv:a,b,
+// into the name ("" for a positional FILE) and the file.
 func DataArg(arg string) (name, file string) {
-	if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], `/\.`) {
-		return arg[:i], arg[i+1:]
-	}
-	return "", arg
+	name, file, _ = splitDataArg(arg)
+	return name, file
 }
 
-// ReadInputs reads data arguments: FILE.csv, FILE.json, or NAME=FILE.csv.
+// splitDataArg splits a data argument into the name, the file and the
+// columns selected (nil: every column). A selection follows the last ':'
+// of NAME=FILE.csv:a,b,c, and only there: when the text before that ':'
+// ends in .csv and the text after it is not empty. A data file's name ends
+// in .csv or .json, so a ':' elsewhere in a path (runs:3/wine.csv, C:\)
+// is part of it. The names are checked against the header when the file
+// is read (data.Table.Select).
+func splitDataArg(arg string) (name, file string, cols []string) {
+	file = arg
+	if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], `/\.`) {
+		name, file = arg[:i], arg[i+1:]
+	}
+	i := strings.LastIndexByte(file, ':')
+	if i <= 0 || i == len(file)-1 || !strings.EqualFold(filepath.Ext(file[:i]), ".csv") {
+		return name, file, nil
+	}
+	return name, file[:i], strings.Split(file[i+1:], ",")
+}
+
+// ReadInputs reads data arguments: FILE.csv, FILE.json, NAME=FILE.csv, or
+// NAME=FILE.csv:a,b,c for the columns a, b and c of FILE.csv, in that
+// order (a matrix of them, or a vector of one).
 func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) {
 	var inputs []data.Input
 	for _, arg := range args {
-		name, file := DataArg(arg)
+		name, file, cols := splitDataArg(arg)
 		ext := strings.ToLower(filepath.Ext(file))
 		if ext != ".csv" && ext != ".json" {
 			// Checked before reading: /dev/zero would be read forever.
 			return nil, fmt.Errorf("data file %s: expected a .csv or .json file", file)
+		}
+		if cols != nil && name == "" {
+			return nil, fmt.Errorf("%s: a column selection binds one declaration: write NAME=%s", arg, arg)
 		}
 		src, err := os.ReadFile(file)
 		if err != nil {
@@ -114,9 +136,12 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 		if sources != nil {
 			sources[file] = src
 		}
-		in := data.Input{Name: name, File: file}
+		in := data.Input{Name: name, File: file, Columns: cols}
 		if ext == ".csv" {
 			in.Table, err = data.ReadCSV(file, bytes.NewReader(src))
+			if err == nil && cols != nil {
+				in.Table, err = in.Table.Select(cols, arg)
+			}
 		} else {
 			in.JSON, err = data.ReadJSON(file, bytes.NewReader(src))
 		}

@@ -70,6 +70,8 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		c.errs = append(c.errs, ast.Errorf(stopped.Pos(), "too many errors; the file was not checked beyond here"))
 	case len(c.errs) == 0:
 		c.improper()
+		c.oneBasedLoops()
+		ast.ErrorList(c.info.Warnings).Sort()
 	}
 	return c.info, c.errs.Err()
 }
@@ -396,6 +398,7 @@ func (c *checker) outputStmt(s *ast.OutputStmt) {
 		}
 	}
 	out.Dims = out.Type.Shape
+	c.logLik(out)
 	c.outputs[name] = out
 	c.info.Outputs = append(c.info.Outputs, out)
 }
@@ -601,7 +604,7 @@ func (c *checker) symbolicDim(e ast.Expr) Dim {
 			}
 		}
 	}
-	return Dim{N: -1, Name: exprString(e), Derived: true}
+	return derivedDim(exprString(e))
 }
 
 func unparen(e ast.Expr) ast.Expr {

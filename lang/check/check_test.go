@@ -489,3 +489,85 @@ func TestTooManyErrors(t *testing.T) {
 		t.Errorf("Suggest(sigmaa) = %q, want SIGMAA (case only)", got)
 	}
 }
+
+// TestOneBasedLoopWarnings: a loop from the literal 1 to the length of an
+// axis its body indexes with the loop variable alone is warned about at its
+// range (Stan's 1-based for carried over skips element 0); a loop that also
+// reads i - k (a recursion), starts at 0, ends elsewhere, or indexes only
+// with shifted or other expressions is not.
+func TestOneBasedLoopWarnings(t *testing.T) {
+	const src = `data y: real[N]
+data X: real[N, K]
+const M = 3
+param v: real[M] ~ Normal(0, 1)
+param mu: real ~ Normal(0, 1)
+for i in 1:N {
+  y[i] ~ Normal(mu, 1)
+}
+for i in 0:N {
+  for j in 1:K {
+    target += -X[i, j]^2 * mu^2
+  }
+}
+for i in 1:M {
+  target += -v[i]^2
+}
+for i in 1:N {
+  let d = y[i] - y[i - 1]
+  target += -d^2
+}
+for i in 1:N-1 {
+  y[i] ~ Normal(mu, 1)
+}
+for i in 1:N {
+  y[i - 1] ~ Normal(mu, 1)
+}
+for i in 1:K {
+  y[i] ~ Normal(mu, 1)
+}
+for i in 2:N {
+  y[i] ~ Normal(mu, 1)
+}
+`
+	_, info := checkSource(t, "m.gpp", src, nil)
+	var got []string
+	for _, w := range info.Warnings {
+		got = append(got, w.Pos.String()+" "+w.Msg)
+	}
+	want := []string{
+		"m.gpp:6:10 loop starts at 1, so y[0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for i in 0:N)",
+		"m.gpp:10:12 loop starts at 1, so column X[:, 0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for j in 0:K)",
+		"m.gpp:14:10 loop starts at 1, so v[0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for i in 0:M)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLogLikWarnings: an output named log_lik that is a scalar (a sum: one
+// observation of one for PSIS-LOO) or a replicate (a draw, not a log
+// density) is warned about at its name; a vector or a matrix, whose every
+// element is an observation (as ArviZ flattens the observation dims), is
+// not.
+func TestLogLikWarnings(t *testing.T) {
+	for _, tc := range []struct{ out, want string }{
+		{"output log_lik = sum(logpdf(y, Normal(mu, 1)))", "m.gpp:4:8 output `log_lik` is a scalar"},
+		{"output log_lik ~ Normal(mu, 1)", "m.gpp:4:8 output `log_lik ~ ...` draws a replicate"},
+		{"output log_lik = logpdf(y, Normal(mu, 1))", ""},
+		{"output log_lik = logpdf(Y, Normal(mu, 1))", ""},
+		{"output ll = sum(logpdf(y, Normal(mu, 1)))", ""},
+	} {
+		src := "data y: real[N]\ndata Y: real[N, K]\nparam mu: real ~ Normal(0, 1)\n" + tc.out + "\ny ~ Normal(mu, 1)\n"
+		_, info := checkSource(t, "m.gpp", src, nil)
+		var got []string
+		for _, w := range info.Warnings {
+			got = append(got, w.Pos.String()+" "+w.Msg)
+		}
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%s: warnings %q", tc.out, got)
+		case tc.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.want)):
+			t.Errorf("%s: warnings %q, want one starting %q", tc.out, got, tc.want)
+		}
+	}
+}

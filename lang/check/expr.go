@@ -1085,10 +1085,14 @@ func (c *checker) slice(e *ast.IndexExpr, s *ast.SliceExpr, d Dim) (Dim, bool, b
 	}
 	name := hiText
 	if s.Lo != nil && !(lo != nil && *lo == 0) {
-		name = hiText + " - " + exprString(s.Lo)
+		loText := exprString(s.Lo)
+		if _, ok := unparen(s.Lo).(*ast.BinaryExpr); ok {
+			loText = "(" + loText + ")" // N - (K - 1), not N - K - 1
+		}
+		name = hiText + " - " + loText
 	}
 	if s.Hi == nil && (s.Lo == nil || lo != nil && *lo == 0) {
 		return d, true, true
 	}
-	return Dim{N: -1, Name: name, Derived: true}, false, true
+	return derivedDim(name), false, true
 }

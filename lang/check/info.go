@@ -50,7 +50,8 @@ type Info struct {
 	OrderedIID []*ast.TildeStmt
 
 	// Warnings are what a valid model may have wrong: a param whose
-	// posterior is improper (improper.go).
+	// posterior is improper (improper.go), a loop carried over from Stan's
+	// 1-based for (loops.go); in source order.
 	Warnings []*ast.Error
 }
 

@@ -141,5 +141,5 @@ func opDim(a, b Dim, op string, n int) Dim {
 		}
 		return d.String()
 	}
-	return Dim{N: -1, Name: text(a) + " " + op + " " + text(b), Derived: true}
+	return derivedDim(text(a) + " " + op + " " + text(b))
 }
