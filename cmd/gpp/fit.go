@@ -42,6 +42,7 @@ type fitConfig struct {
 	gammaParam  string  // log-mean-shape or softplus
 	estimator   string  // stl-cv, stl, entropy-cv or entropy
 	fullRank    string  // latents with full-rank normal factors, comma-separated; + joins a group, "all" is every one
+	rank        int     // --rank: the rank of low-rank factors in place of full-rank ones (0: full rank)
 	tol         float64
 	quiet       bool
 	verbose     bool
@@ -89,7 +90,8 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
-	fs.StringVar(&cfg.fullRank, "fullrank", "", fmt.Sprintf("comma-separated `NAMES` of real or positive latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues): it captures the correlations between a latent's elements, such as\nregression coefficients written as one vector, that the default mean-field\nfactors miss. Names joined by + (alpha+tau+z) share one joint factor, which\nalso captures the correlations between them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive and matrix latent, Stan's\nfullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor (\"all\" takes the smallest latents that fit), moved by\nnatural-gradient steps whatever --optimizer says (default: none)", sgvb.MaxFullRank))
+	fs.StringVar(&cfg.fullRank, "fullrank", "", fmt.Sprintf("comma-separated `NAMES` of real or positive latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues): it captures the correlations between a latent's elements, such as\nregression coefficients written as one vector, that the default mean-field\nfactors miss. Names joined by + (alpha+tau+z) share one joint factor, which\nalso captures the correlations between them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive and matrix latent, Stan's\nfullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor (\"all\" takes the smallest latents that fit), moved by\nnatural-gradient steps whatever --optimizer says; see --rank for larger ones\n(default: none)", sgvb.MaxFullRank))
+	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive and matrix param), moved by\n--optimizer's steps; at most %d entries n·R. 0: full rank", sgvb.MaxLowRank))
 	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
 	fs.StringVar(&cfg.estimator, "estimator", sgvb.STLCV.String(), "per-draw ELBO gradient: stl-cv (sticking the landing with a control variate),\nstl, entropy-cv or entropy (the paper's: log p's pathwise gradient plus the\nanalytic entropy's; noisy for small gamma shapes) (see docs/inference.md)")
 	fs.StringVar(&cfg.gammaParam, "gamma-param", sgvb.GammaLogMeanShape.String(), "how the optimizer sees a gamma factor's shape a and rate b: log-mean-shape (log a\nand the log mean log a/b; adadelta's default step size is then 0.3) or softplus\n(a, b behind softplus links, as in Knowles 2015: slow to tight posteriors, but\nmay keep more components of sparse models such as the EPM on small networks)")
@@ -247,13 +249,20 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 				seen[name] = true
 				names[i] = name
 			}
-			if len(names) == 1 {
+			if len(names) == 1 && (cfg.rank == 0 || names[0] == "all") {
 				s.Families[names[0]] = sgvb.FamilyFullRank
 				continue
 			}
-			s.FullRankGroups = append(s.FullRankGroups, names)
+			s.FullRankGroups = append(s.FullRankGroups, names) // with --rank, one param is a group of one
 		}
 	}
+	switch {
+	case cfg.rank < 0:
+		return usageErr("--rank %d: want 0 (full rank) or a rank ≥ 1", cfg.rank)
+	case cfg.rank > 0 && cfg.fullRank == "":
+		return usageErr("--rank needs --fullrank: it sets the rank of the factors --fullrank names")
+	}
+	s.Rank = cfg.rank
 	g, ok := gammaGradients[cfg.gammaGrad]
 	if !ok {
 		return usageErr("--gamma-grad %q: want implicit, paper or paper-knowles", cfg.gammaGrad)
@@ -638,6 +647,10 @@ func describeFactors(s sgvb.Settings, l *pipeline.Loaded) string {
 	}
 	joint := ""
 	for _, g := range s.FullRankGroups {
+		if s.Rank > 0 {
+			joint += fmt.Sprintf(" (%s joint, rank %d)", strings.Join(g, "+"), s.Rank)
+			continue
+		}
 		joint += fmt.Sprintf(" (%s joint)", strings.Join(g, "+"))
 	}
 	if len(fams) == 1 {
@@ -839,6 +852,16 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 			n += lat.Size
 		}
 		delete(s.Families, "all")
+		if s.Rank > 0 { // every one: a low-rank factor has no MaxFullRank
+			if len(group) == 0 {
+				return nil, fmt.Errorf("--fullrank all: the model has no real, positive or matrix params for a low-rank factor")
+			}
+			if err := sgvb.CheckLowRank(n, s.Rank); err != nil {
+				return nil, fmt.Errorf("--fullrank all --rank %d: %v", s.Rank, err)
+			}
+			s.FullRankGroups = [][]string{group}
+			return notes, nil
+		}
 		if n > sgvb.MaxFullRank {
 			var left []string
 			group, left = allGroup(m, group)
@@ -880,7 +903,11 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		if lat.Support.IsOrdered() {
 			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are not for ordered latents", name)}
 		}
-		if err := sgvb.CheckFullRank(lat.Support, lat.Size); err != nil {
+		checkSize := lat.Size
+		if s.Rank > 0 { // the support alone: a low-rank factor has no MaxFullRank
+			checkSize = 1
+		}
+		if err := sgvb.CheckFullRank(lat.Support, checkSize); err != nil {
 			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: %v", name, err)}
 		}
 		size[name] = lat.Size
@@ -889,6 +916,12 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		n := 0
 		for _, name := range g {
 			n += size[name]
+		}
+		if s.Rank > 0 {
+			if err := sgvb.CheckLowRank(n, s.Rank); err != nil {
+				return nil, fmt.Errorf("--fullrank %s --rank %d: %v", strings.Join(g, "+"), s.Rank, err)
+			}
+			continue
 		}
 		if n > sgvb.MaxFullRank {
 			return nil, fmt.Errorf("--fullrank %s: %d elements; a joint full-rank factor has at most %d (docs/inference.md)", strings.Join(g, "+"), n, sgvb.MaxFullRank)

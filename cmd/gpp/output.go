@@ -1072,12 +1072,18 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		algo := "meanfield" // Stan's fullrank: one joint factor over every latent (--fullrank all)
 		if len(r.Groups) == 1 && len(r.Groups[0].Names) == len(r.Factors) {
 			algo = "fullrank"
+			if r.Groups[0].Rank > 0 { // no Stan algorithm: gpp's own name
+				algo = "lowrank"
+			}
 		}
 		p("#     algorithm = %s", algo)
 		p("#     gpp_method = sgvb")
 		p("#     gpp_families = %s", c.family)
 		if c.fullRank != "" { // the factors algorithm does not say: --fullrank beta, alpha+tau
 			p("#     gpp_fullrank = %s", c.fullRank)
+		}
+		if c.rank > 0 {
+			p("#     gpp_rank = %d", c.rank)
 		}
 		p("#     iter = %d", c.settings.MaxIter)
 		p("#     grad_samples = %d", max(c.settings.DrawsPerStep, 1))
@@ -1263,9 +1269,12 @@ type fitRestart struct {
 // normal over the coordinates of the params names, in that order, each
 // param's elements in turn (the values of a real param, the logs of a
 // positive one), with the params of a fullrank factor: mean, L[1] … L[n].
-// Each member's entry in factors is its marginal (family fullrank).
+// Each member's entry in factors is its marginal (family fullrank). With
+// Rank (--rank) it is a low-rank factor, params mean, d, B[1] … B[Rank],
+// and so are its members' marginals (family lowrank).
 type fitGroup struct {
 	Names  []string    `json:"names"`
+	Rank   int         `json:"rank,omitempty"`
 	Params paramValues `json:"params"`
 }
 
@@ -1289,6 +1298,7 @@ type fitSettings struct {
 	Jitter       *float64  `json:"jitter,omitempty"`   // --jitter; omitted for one fit
 	Init         string    `json:"init,omitempty"`
 	FullRank     string    `json:"fullrank,omitempty"` // --fullrank as given; omitted without it
+	Rank         int       `json:"rank,omitempty"`     // --rank; omitted for full rank
 }
 
 // fitFactor is one fitted factor: its parameters by name, each row-major
@@ -1430,7 +1440,7 @@ func newFitFile(h drawsHeader) *fitFile {
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
 			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
-			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank,
+			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank, Rank: c.rank,
 		},
 		fitOutcome: outcomeOf(r, h.stepSize),
 	}
@@ -1468,20 +1478,45 @@ func fitFactors(r *sgvb.Result) []fitFactor { return toFitFactors(r.Factors) }
 func fitGroups(r *sgvb.Result) []fitGroup {
 	var out []fitGroup
 	for _, g := range r.Groups {
-		pv := paramValues{names: sgvb.FamilyFullRank.ParamNames(len(g.Params[0]))}
+		pv := paramValues{names: groupParamNames(g.Rank, len(g.Params[0]))}
 		for _, p := range g.Params {
 			pv.values = append(pv.values, toJSONFloats(p))
 		}
-		out = append(out, fitGroup{Names: append([]string{}, g.Names...), Params: pv})
+		out = append(out, fitGroup{Names: append([]string{}, g.Names...), Rank: g.Rank, Params: pv})
 	}
 	return out
+}
+
+// groupParamNames returns the parameter names of a group of size elements
+// and rank (0: full rank).
+func groupParamNames(rank, size int) []string {
+	if rank > 0 {
+		return sgvb.LowRankParamNames(rank)
+	}
+	return sgvb.FamilyFullRank.ParamNames(size)
+}
+
+// fitParamNames returns the parameter names a fit file's factor of family
+// fam and size elements must have: a low-rank factor's rank is the number
+// of its parameters B[k] (fitted, at most its size).
+func fitParamNames(fam sgvb.Family, size int, pv paramValues) []string {
+	if fam != sgvb.FamilyLowRank {
+		return fam.ParamNames(size)
+	}
+	r := 0
+	for _, n := range pv.names {
+		if strings.HasPrefix(n, "B[") {
+			r++
+		}
+	}
+	return sgvb.LowRankParamNames(max(r, 1))
 }
 
 // toFitFactors lists factors (or an ordered factor's parts) for fit.json.
 func toFitFactors(fs []sgvb.Factor) []fitFactor {
 	var out []fitFactor
 	for _, f := range fs {
-		pv := paramValues{names: f.Family.ParamNames(f.Size)}
+		pv := paramValues{names: f.ParamNames()}
 		for _, p := range f.Params {
 			pv.values = append(pv.values, toJSONFloats(p))
 		}
@@ -1593,8 +1628,15 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		errf := func(format string, args ...any) error {
 			return &ast.Error{Pos: pos, Msg: fmt.Sprintf("group %s: ", name) + fmt.Sprintf(format, args...)}
 		}
-		if len(g.Names) < 2 {
-			return errf("a group has two or more factors")
+		if len(g.Names) < 2 && !(g.Rank > 0 && len(g.Names) == 1) {
+			return errf("a group has two or more factors (one, with a rank)")
+		}
+		if g.Rank < 0 {
+			return errf("bad rank %d", g.Rank)
+		}
+		fam := sgvb.FamilyFullRank
+		if g.Rank > 0 {
+			fam = sgvb.FamilyLowRank
 		}
 		size := 0
 		for _, n := range g.Names {
@@ -1604,8 +1646,8 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 					f = &fs[i]
 				}
 			}
-			if f == nil || f.Family != sgvb.FamilyFullRank.String() {
-				return errf("%s is not a fullrank factor of the fit", n)
+			if f == nil || f.Family != fam.String() {
+				return errf("%s is not a %s factor of the fit", n, fam)
 			}
 			if seen[n] {
 				return errf("%s is in two groups, or twice in one", n)
@@ -1613,7 +1655,10 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 			seen[n] = true
 			size += shapeLen(f.Shape)
 		}
-		for j, n := range sgvb.FamilyFullRank.ParamNames(size) {
+		if g.Rank > size {
+			return errf("rank %d above its %d elements", g.Rank, size)
+		}
+		for j, n := range groupParamNames(g.Rank, size) {
 			vals, ok := g.Params.get(n)
 			if !ok {
 				return errf("missing parameter %q", n)
@@ -1624,7 +1669,9 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 			for i, v := range vals {
 				x := float64(v)
 				bad := math.IsNaN(x) || math.IsInf(x, 0)
-				if j > 0 { // column j−1 of a lower-triangular L, positive diagonal
+				if g.Rank > 0 { // d positive, B any
+					bad = bad || (n == "d" && x <= 0)
+				} else if j > 0 { // column j−1 of a lower-triangular L, positive diagonal
 					bad = bad || (i == j-1 && x <= 0) || (i < j-1 && x != 0)
 				}
 				if bad {
@@ -1666,7 +1713,11 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 	if fam == sgvb.FamilyOrdered {
 		return checkOrderedParts(path, src, f, size, errf)
 	}
-	for j, n := range fam.ParamNames(size) {
+	names := fitParamNames(fam, size, f.Params)
+	if fam == sgvb.FamilyLowRank && len(f.Params.names) != len(names) {
+		return errf("a lowrank factor has the parameters mean, d and B[1] … B[R]")
+	}
+	for j, n := range names {
 		vals, ok := f.Params.get(n)
 		if !ok {
 			return errf("missing parameter %q of the %s family", n, fam)
@@ -1674,7 +1725,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		if len(vals) != size {
 			return errf("parameter %q has %d values, want %d (shape %v)", n, len(vals), size, f.Shape)
 		}
-		positive := !(n == "mean" || n == "meanlog" || n == "value")
+		positive := !(n == "mean" || n == "meanlog" || n == "value" || strings.HasPrefix(n, "B["))
 		for i, v := range vals {
 			x := float64(v)
 			bad := math.IsNaN(x) || math.IsInf(x, 0) || (positive && x <= 0)
@@ -1765,8 +1816,8 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 			warns = append(warns, fmt.Sprintf("--init: group %s has a member that matches no latent; its members start from their own factors", strings.Join(g.Names, "+")))
 			continue
 		}
-		sg := sgvb.Group{Names: append([]string(nil), g.Names...)}
-		for _, n := range sgvb.FamilyFullRank.ParamNames(size) {
+		sg := sgvb.Group{Names: append([]string(nil), g.Names...), Rank: g.Rank}
+		for _, n := range groupParamNames(g.Rank, size) {
 			vals, _ := g.Params.get(n)
 			p := make([]float64, len(vals))
 			for i, v := range vals {
@@ -1795,7 +1846,7 @@ func factorOf(f fitFactor, off int, loc, scale float64) sgvb.Factor {
 	size := shapeLen(f.Shape)
 	fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: off, Size: size,
 		Shape: append([]int(nil), f.Shape...), Loc: loc, Scale: scale}
-	for _, n := range fam.ParamNames(size) {
+	for _, n := range fitParamNames(fam, size, f.Params) {
 		vals, _ := f.Params.get(n)
 		p := make([]float64, len(vals))
 		for i, v := range vals {

@@ -391,7 +391,7 @@ func (r *repl) show(args []string) {
 	for i := range factors {
 		f := &factors[i]
 		mean, sd := f.Mean(), f.SD()
-		names := f.Family.ParamNames(f.Size)
+		names := f.ParamNames()
 		for k := 0; k < f.Size; k++ {
 			if k == limit {
 				more := fmt.Sprintf("... %d more elements of %s", f.Size-k, f.Name)
@@ -414,13 +414,14 @@ func (r *repl) show(args []string) {
 				t.row(replElemName(f.Name, f.Shape, k), what+" "+part.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
 				continue
 			}
-			if f.Family == sgvb.FamilyFullRank {
+			switch f.Family {
+			case sgvb.FamilyFullRank, sgvb.FamilyLowRank:
 				// The element's own marginal, a normal on its unconstrained
-				// coordinate, not the columns of L (internal, and of the
+				// coordinate, not the columns of L or B (internal, and of the
 				// whole group's coordinates under --fullrank a+b).
-				m, s := fullRankMarginal(f, k)
+				m, s := jointMarginal(f, k)
 				ps = append(ps, "mean "+num3(m), "sd "+num3(s))
-			} else {
+			default:
 				for j, p := range f.Params {
 					if j < len(names) && k < len(p) {
 						ps = append(ps, names[j]+" "+num3(p[k]))
@@ -451,11 +452,18 @@ func (r *repl) show(args []string) {
 	t.print(r.out)
 }
 
-// fullRankMarginal returns the mean and sd of element k of a full-rank
-// factor on its unconstrained coordinate (the log of a positive latent):
-// its marginal normal, sd² the sum of squares of row k of L.
-func fullRankMarginal(f *sgvb.Factor, k int) (mean, sd float64) {
+// jointMarginal returns the mean and sd of element k of a full-rank or
+// low-rank factor on its unconstrained coordinate (the log of a positive
+// latent): its marginal normal, sd² the sum of squares of row k of L, or
+// d_k² plus that of row k of B.
+func jointMarginal(f *sgvb.Factor, k int) (mean, sd float64) {
 	v := 0.0
+	if f.Family == sgvb.FamilyLowRank { // mean, d, B[1] … B[R]
+		for j := 1; j < len(f.Params); j++ {
+			v += f.Params[j][k] * f.Params[j][k]
+		}
+		return f.Params[0][k], math.Sqrt(v)
+	}
 	for j := 0; j <= k && 1+j < len(f.Params); j++ {
 		v += f.Params[1+j][k] * f.Params[1+j][k]
 	}

@@ -33,6 +33,10 @@ type block struct {
 	// with natS draws per step.
 	nat  []float64
 	natS int
+	// rank is a low-rank factor's R (FamilyLowRank) and lr the scratch of
+	// its step (lowRankScratch).
+	rank int
+	lr   []float64
 	// lat is the index of the block's latent (of its first one for a
 	// joint block).
 	lat int
@@ -87,6 +91,8 @@ func (b *block) np() int {
 		return b.n
 	case FamilyFullRank:
 		return 2*b.n + b.n*(b.n-1)/2
+	case FamilyLowRank:
+		return 2*b.n + b.n*b.rank
 	}
 	return 2 * b.n
 }
@@ -126,7 +132,7 @@ func (b *block) positive(j int) bool {
 	switch b.fam {
 	case FamilyNormal, FamilyLognormal:
 		return j >= b.n
-	case FamilyFullRank:
+	case FamilyFullRank, FamilyLowRank:
 		return j >= b.n && j < 2*b.n
 	case FamilyPoint:
 		return false
@@ -240,6 +246,9 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 		}
 		if err := CheckFullRank(l.Support, 1); err != nil {
 			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
+		}
+		if s.Rank > 0 {
+			return FamilyLowRank, nil
 		}
 		return FamilyFullRank, nil
 	}
@@ -443,7 +452,7 @@ func (b *block) jitter(th []float64, rng *rand.Rand, h float64) {
 				th[i] = softplusInv(softplus(th[i]) * math.Exp(-u()))
 			}
 		}
-	case FamilyLognormal, FamilyNormal, FamilyPoint, FamilyFullRank:
+	case FamilyLognormal, FamilyNormal, FamilyPoint, FamilyFullRank, FamilyLowRank:
 		for i := range n {
 			th[i] += u()
 		}
@@ -477,6 +486,23 @@ func (b *block) params(th []float64) [][]float64 {
 				col[i] = th[lowIdx(n, i, j)]
 			}
 			out[1+j] = col
+		}
+		return out
+	}
+	if b.fam == FamilyLowRank { // mean, d, columns of B
+		n, r := b.n, b.rank
+		out := make([][]float64, 2+r)
+		out[0] = append([]float64(nil), th[:n]...)
+		out[1] = make([]float64, n)
+		for i := range n {
+			out[1][i] = softplus(th[n+i])
+		}
+		for k := range r { // B = D·C
+			col := make([]float64, n)
+			for i := range n {
+				col[i] = out[1][i] * th[lrIdx(n, r, i, k)]
+			}
+			out[2+k] = col
 		}
 		return out
 	}
@@ -522,6 +548,18 @@ func (b *block) thetaFrom(p [][]float64, th []float64) {
 			th[n+i] = softplusInv(math.Max(p[1+i][i], minParam))
 			for j := range i {
 				th[lowIdx(n, i, j)] = p[1+j][i]
+			}
+		}
+		return
+	}
+	if b.fam == FamilyLowRank {
+		n, r := b.n, b.rank
+		copy(th[:n], p[0])
+		for i := range n {
+			d := math.Max(p[1][i], minParam)
+			th[n+i] = softplusInv(d)
+			for k := range r { // C = D⁻¹B
+				th[lrIdx(n, r, i, k)] = p[2+k][i] / d
 			}
 		}
 		return
@@ -646,7 +684,7 @@ func (c *stepCache) fill(blocks []block, th []float64) {
 // [lo, hi): [a0, a1) and, for two-parameter families, [b0, b1) (else empty).
 func (b *block) spans(lo, hi int) (a0, a1, b0, b1 int) {
 	p := b.poff
-	if b.fam == FamilyFullRank { // one segment holds the whole block
+	if b.fam == FamilyFullRank || b.fam == FamilyLowRank { // one segment holds the whole block
 		return p, p + b.np(), 0, 0
 	}
 	if b.np() == b.n {
@@ -674,6 +712,16 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 		for j := p + n; j < p+2*n; j++ {
 			c.val[j], c.dval[j] = softplusSigmoid(th[j])
 		}
+		return
+	}
+	if b.fam == FamilyLowRank { // the whole block: means, d, C and K
+		for j := p; j < p+b.np(); j++ {
+			c.val[j], c.dval[j] = th[j], 1
+		}
+		for j := p + n; j < p+2*n; j++ {
+			c.val[j], c.dval[j] = softplusSigmoid(th[j])
+		}
+		b.lowRankFill(c.val)
 		return
 	}
 	if b.logMS {
@@ -768,6 +816,8 @@ func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand,
 			}
 			x[b.at(i)] = v
 		}
+	case FamilyLowRank: // x = μ + d⊙(Cε₁ + ε₂), the whole block
+		b.lowRankSample(val, rng, x, aux)
 	case FamilyPoint:
 		copy(x[b.off+lo:b.off+hi], val[p+lo:p+hi])
 	case FamilyDirichlet:
@@ -818,6 +868,8 @@ func (b *block) logq(c *stepCache, x, aux []float64) float64 {
 		}
 	case FamilyFullRank:
 		s = b.fullRankLogq(val, x, aux)
+	case FamilyLowRank:
+		s = b.lowRankLogq(val, x, aux)
 	case FamilyBeta:
 		for i := 0; i < n; i++ {
 			a, bb := val[p+i], val[p+n+i]
@@ -874,6 +926,8 @@ func (b *block) entropy(c *stepCache) float64 {
 			}
 			h += -lgamma(a0) + (a0-float64(k))*dist.Digamma(a0)
 		}
+	case FamilyLowRank:
+		h = b.lowRankEntropy(val)
 	}
 	return h
 }
@@ -920,6 +974,8 @@ func (b *block) entropyGradRange(c *stepCache, grad []float64, lo, hi int) {
 				grad[p+j] += t - (val[p+j]-1)*psi1[p+j]
 			}
 		}
+	case FamilyLowRank:
+		b.lowRankEntropyGrad(val, grad)
 	}
 }
 
@@ -977,6 +1033,8 @@ func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []f
 		}
 	case FamilyFullRank:
 		b.fullRankBackprop(c, stl, g, aux, grad, b.natRec(d))
+	case FamilyLowRank:
+		b.lowRankBackprop(val, stl, x, g, aux, grad)
 	case FamilyBeta:
 		for i := lo; i < hi; i++ {
 			gi := g[b.off+i]
@@ -1079,6 +1137,19 @@ func (f *Factor) moments(mean, sd []float64) {
 			v := 0.0
 			for j := 0; j <= i; j++ {
 				v += p[1+j][i] * p[1+j][i]
+			}
+			m, s := p[0][i], math.Sqrt(v)
+			mean[i], sd[i] = m, s
+			if f.Support == dist.Positive { // lognormal marginals
+				mean[i] = math.Exp(m + s*s/2)
+				sd[i] = mean[i] * math.Sqrt(math.Expm1(s*s))
+			}
+		}
+	case FamilyLowRank: // the marginals: sd_i² = d_i² + Σ_k B_ik²
+		for i := range mean {
+			v := p[1][i] * p[1][i]
+			for _, col := range p[2:] {
+				v += col[i] * col[i]
 			}
 			m, s := p[0][i], math.Sqrt(v)
 			mean[i], sd[i] = m, s

@@ -175,6 +175,7 @@ const (
 	streamJitter    = streamMixture + 1
 	streamMAPStart  = streamMixture + 2
 	streamMAPSaddle = streamMixture + 3
+	streamLowRank   = streamMixture + 4 // a low-rank factor's start of C
 )
 
 func mix64(x uint64) uint64 { // splitmix64 finaliser
@@ -251,8 +252,10 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 				e.latBlock[i] = bi
 				continue
 			}
-			b := jointBlock(latents, groupOf, gi, np)
-			b.nat, b.natS = natScratch(b.n, s.DrawsPerStep), s.DrawsPerStep
+			b := jointBlock(latents, groupOf, gi, np, s.Rank)
+			if b.fam == FamilyFullRank {
+				b.nat, b.natS = natScratch(b.n, s.DrawsPerStep), s.DrawsPerStep
+			}
 			np += b.np()
 			joint[gi] = len(e.blocks)
 			e.latBlock[i] = len(e.blocks)
@@ -302,6 +305,10 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		b := &e.blocks[i]
 		if b.mem != nil {
 			b.initJoint(latents, e.theta[b.poff:b.poff+b.np()])
+			if b.fam == FamilyLowRank {
+				rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamLowRank, uint64(i), 0)))
+				b.initLowRank(e.theta[b.poff:b.poff+b.np()], rng)
+			}
 			continue
 		}
 		b.initTheta(&latents[b.lat], e.theta[b.poff:b.poff+b.np()])
@@ -1190,6 +1197,8 @@ func floorSDs(f Factor) int {
 		for i := range f.Params[0] {
 			sds = append(sds, f.Params[1+i][i])
 		}
+	case FamilyLowRank:
+		sds = f.Params[1]
 	}
 	n := 0
 	for _, v := range sds {
@@ -1306,10 +1315,14 @@ func (e *engine) blockFactors() []Factor {
 				}
 			}
 			fs[i] = Factor{
-				Name: l.Name, Family: FamilyFullRank, Support: l.Support, Offset: l.Offset, Size: l.Size,
-				Shape:  append([]int(nil), l.Shape...),
-				Params: marginal(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, m.n),
-				Loc:    l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV,
+				Name: l.Name, Family: b.fam, Support: l.Support, Offset: l.Offset, Size: l.Size,
+				Shape: append([]int(nil), l.Shape...),
+				Loc:   l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV,
+			}
+			if b.fam == FamilyLowRank {
+				fs[i].Params = lowRankRows(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, m.n)
+			} else {
+				fs[i].Params = marginal(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, m.n)
 			}
 			continue
 		}

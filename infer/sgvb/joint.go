@@ -22,9 +22,12 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 	if s.Method == MAP || len(s.FullRankGroups) == 0 {
 		return nil, nil
 	}
+	if s.Rank < 0 {
+		return nil, fmt.Errorf("sgvb: Rank must be ≥ 0, got %d", s.Rank)
+	}
 	groupOf := map[string]int{}
 	for gi, g := range s.FullRankGroups {
-		if len(g) < 2 {
+		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) {
 			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a group needs two or more latents, got %d (one latent: Families)", gi, len(g))
 		}
 		n := 0
@@ -54,6 +57,12 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 				return nil, fmt.Errorf("sgvb: FullRankGroups names no latent: %q", name)
 			}
 		}
+		if s.Rank > 0 {
+			if err := CheckLowRank(n, s.Rank); err != nil {
+				return nil, fmt.Errorf("sgvb: low-rank group %s: %w", strings.Join(g, "+"), err)
+			}
+			continue
+		}
 		if n > MaxFullRank {
 			return nil, fmt.Errorf("sgvb: full-rank group %s: %d elements; a joint full-rank factor has at most %d (MaxFullRank)", strings.Join(g, "+"), n, MaxFullRank)
 		}
@@ -71,8 +80,9 @@ func inGroup(s *Settings, name string) bool {
 	return false
 }
 
-// jointBlock returns the block of group gi, its parameters at poff.
-func jointBlock(latents []Latent, groupOf map[string]int, gi, poff int) block {
+// jointBlock returns the block of group gi, its parameters at poff: a
+// full-rank one, or with rank > 0 a low-rank one of rank min(rank, n).
+func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank int) block {
 	b := block{fam: FamilyFullRank, support: dist.Real, poff: poff, k: 1}
 	var names []string
 	for i := range latents {
@@ -92,6 +102,10 @@ func jointBlock(latents []Latent, groupOf map[string]int, gi, poff int) block {
 		names = append(names, l.Name)
 	}
 	b.name = strings.Join(names, "+")
+	if rank > 0 {
+		b.fam, b.rank = FamilyLowRank, min(rank, b.n)
+		b.lr = lowRankScratch(b.rank)
+	}
 	return b
 }
 
@@ -127,10 +141,17 @@ func (e *engine) warmJoint(b *block, r *Result) {
 	th := e.theta[b.poff : b.poff+b.np()]
 	names := b.names()
 	for _, g := range r.Groups {
-		if slices.Equal(g.Names, names) && len(g.Params) == b.n+1 && len(g.Params[0]) == b.n {
+		if !slices.Equal(g.Names, names) || len(g.Params) == 0 || len(g.Params[0]) != b.n {
+			continue
+		}
+		if b.fam == FamilyFullRank && g.Rank == 0 && len(g.Params) == b.n+1 || b.fam == FamilyLowRank && g.Rank == b.rank && len(g.Params) == b.rank+2 {
 			b.thetaFrom(g.Params, th)
 			return
 		}
+	}
+	if b.fam == FamilyLowRank {
+		e.warmLowRank(b, r, th)
+		return
 	}
 	n := b.n
 	for _, m := range b.mem {
@@ -241,7 +262,7 @@ func (e *engine) groups() []Group {
 	for i := range e.blocks {
 		b := &e.blocks[i]
 		if b.mem != nil {
-			out = append(out, Group{Names: b.names(), Params: b.params(e.theta[b.poff : b.poff+b.np()])})
+			out = append(out, Group{Names: b.names(), Params: b.params(e.theta[b.poff : b.poff+b.np()]), Rank: b.rank})
 		}
 	}
 	return out
@@ -253,6 +274,9 @@ func (e *engine) groups() []Group {
 func (r *Result) groupBlock(gi, poff int) (block, bool) {
 	g := r.Groups[gi]
 	b := block{name: strings.Join(g.Names, "+"), fam: FamilyFullRank, support: dist.Real, poff: poff, k: 1}
+	if g.Rank > 0 {
+		b.fam, b.rank, b.lr = FamilyLowRank, g.Rank, lowRankScratch(g.Rank)
+	}
 	for _, name := range g.Names {
 		f := r.Factor(name)
 		if f == nil || f.Family == FamilyOrdered {
@@ -265,8 +289,91 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 		}
 		b.n += f.Size
 	}
-	if len(g.Params) != b.n+1 || len(g.Params[0]) != b.n {
+	want := b.n + 1
+	if b.rank > 0 {
+		want = b.rank + 2
+	}
+	if len(g.Params) != want || len(g.Params[0]) != b.n {
 		return block{}, false
 	}
 	return b, true
+}
+
+// warmLowRank warm-starts low-rank joint block b from r's factors, member
+// by member: a low-rank marginal of the same rank whole (its rows of B),
+// any other factor's mean and marginal sds as the group's mean and d (C
+// keeps its small random start); a factor of another family starts from
+// its moments as spreadJoint sets them.
+func (e *engine) warmLowRank(b *block, r *Result, th []float64) {
+	n, R := b.n, b.rank
+	for _, m := range b.mem {
+		for _, ff := range flatten(r.Factors) {
+			f := ff.f
+			if f.Name != m.name || f.Size != m.n || ff.part != partNone {
+				continue
+			}
+			l := e.latents[m.lat]
+			switch {
+			case f.Family == FamilyLowRank && len(f.Params) == R+2:
+				copy(th[m.lo:m.lo+m.n], f.Params[0])
+				for i := range m.n {
+					d := math.Max(f.Params[1][i], minParam)
+					th[n+m.lo+i] = softplusInv(d)
+					for k := range R { // C = D⁻¹B
+						th[lrIdx(n, R, m.lo+i, k)] = f.Params[2+k][i] / d
+					}
+				}
+			case f.Family == FamilyFullRank, f.Family == FamilyLowRank,
+				f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
+				copy(th[m.lo:m.lo+m.n], f.Params[0])
+				sd := coordSDs(f)
+				for i := range m.n {
+					th[n+m.lo+i] = softplusInv(math.Max(sd[i], minParam))
+				}
+			default: // start from its mean and sd
+				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
+				f.moments(mean, sd)
+				for k := range mean {
+					if loc, scale := f.affineAt(k); scale != 0 {
+						mean[k] = (mean[k] - loc) / scale
+						sd[k] /= math.Abs(scale)
+					}
+				}
+				l.Init = mean
+				for j := range m.n {
+					th[m.lo+j] = startCoord(&l, j, 1)
+					b.spreadJoint(th, m.lo+j, mean[j], sd[j])
+				}
+			}
+		}
+	}
+}
+
+// coordSDs returns the marginal sds on the coordinates (the logs of a
+// positive latent) of a normal, lognormal, full-rank or low-rank factor.
+func coordSDs(f *Factor) []float64 {
+	p := f.Params
+	switch f.Family {
+	case FamilyFullRank:
+		out := make([]float64, f.Size)
+		for i := range out {
+			v := 0.0
+			for j := 0; j <= i; j++ {
+				v += p[1+j][i] * p[1+j][i]
+			}
+			out[i] = math.Sqrt(v)
+		}
+		return out
+	case FamilyLowRank:
+		out := make([]float64, f.Size)
+		for i := range out {
+			v := p[1][i] * p[1][i]
+			for _, col := range p[2:] {
+				v += col[i] * col[i]
+			}
+			out[i] = math.Sqrt(v)
+		}
+		return out
+	}
+	return p[1]
 }

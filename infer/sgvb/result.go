@@ -90,10 +90,13 @@ type Factor struct {
 // coordinates of the latents Names, in that order, each latent's elements
 // in turn: the values of a real latent, the logs of a positive one.
 // Params are as a FamilyFullRank factor's: the mean, then the columns
-// L[1] … L[n] of the lower-triangular L.
+// L[1] … L[n] of the lower-triangular L. With Rank > 0 (Settings.Rank)
+// the group is a FamilyLowRank factor, N(mean, BBᵀ + diag(sd²)), and
+// Params are the mean, d, then the Rank columns of B.
 type Group struct {
 	Names  []string
 	Params [][]float64
+	Rank   int
 }
 
 // affine maps values b on the factor's support to the model's values
@@ -142,6 +145,15 @@ func (f *Factor) Mean() []float64 {
 	m, s := make([]float64, f.Size), make([]float64, f.Size)
 	f.moments(m, s)
 	return m
+}
+
+// ParamNames returns the names of the factor's Params (Family.ParamNames,
+// or LowRankParamNames for a low-rank factor).
+func (f *Factor) ParamNames() []string {
+	if f.Family == FamilyLowRank {
+		return LowRankParamNames(max(len(f.Params)-2, 0))
+	}
+	return f.Family.ParamNames(f.Size)
 }
 
 // SD returns the standard deviation of each element on the natural scale.
@@ -222,6 +234,10 @@ func (r *Result) prepare() {
 				logMS: f.Family == FamilyGamma, part: ff.part}
 			if f.Support == dist.Simplex && len(f.Shape) > 0 {
 				b.k = f.Shape[len(f.Shape)-1]
+			}
+			if f.Family == FamilyLowRank {
+				b.rank = len(f.Params) - 2
+				b.lr = lowRankScratch(b.rank)
 			}
 			np += b.np()
 			theta = append(theta, make([]float64, b.np())...)

@@ -279,11 +279,13 @@ func BenchmarkSGVBIterVarying(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		groups [][]string
-	}{{"meanfield", nil}, {"fullrank-all", [][]string{all}}} {
+		rank   int
+	}{{"meanfield", nil, 0}, {"fullrank-all", [][]string{all}, 0},
+		{"rank1-all", [][]string{all}, 1}, {"rank2-all", [][]string{all}, 2}, {"rank5-all", [][]string{all}, 5}} {
 		b.Run(c.name, func(b *testing.B) {
 			fit := func(iters int) time.Duration {
 				s := fitSettings(iters)
-				s.Workers, s.FullRankGroups = 1, c.groups
+				s.Workers, s.FullRankGroups, s.Rank = 1, c.groups, c.rank
 				t0 := time.Now()
 				if _, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s); err != nil {
 					b.Fatal(err)
