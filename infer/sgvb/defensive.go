@@ -20,7 +20,7 @@ import (
 // component it came from).
 //
 // g is q with each factor of scalar coordinates (normal, lognormal, gamma,
-// beta, and the full-rank ones, by their marginals) replaced by an
+// beta, and the full-rank and low-rank ones, by their marginals) replaced by an
 // independent Student-t on each coordinate (the value of a real latent,
 // the log of a positive one, the logit of a unit one) with DefensiveDF
 // degrees of freedom, located at the coordinate's mean under q and scaled
@@ -98,6 +98,14 @@ func (r *Result) Defensive() *Defensive {
 					ss += l * l
 				}
 				d.loc[b.at(i)], d.scale[b.at(i)] = val[p+i], math.Sqrt(ss)
+			}
+		case FamilyLowRank: // the marginals: d_i² (1 + Σ_k C_ik²)
+			for i := range n {
+				ss := 1.0
+				for _, c := range val[p+lrIdx(n, b.rank, i, 0) : p+lrIdx(n, b.rank, i, b.rank)] {
+					ss += c * c
+				}
+				d.loc[b.at(i)], d.scale[b.at(i)] = val[p+i], val[p+n+i]*math.Sqrt(ss)
 			}
 		case FamilyDirichlet:
 			d.wide[bi] = dirichlet
@@ -208,7 +216,7 @@ func (b *block) logJacobian(x []float64) float64 {
 			t := x[b.off+i]
 			s += -softplus(-t) - softplus(t) // log z + log(1 − z)
 		}
-	case FamilyNormal, FamilyLognormal, FamilyFullRank:
+	case FamilyNormal, FamilyLognormal, FamilyFullRank, FamilyLowRank:
 		for i := range b.n {
 			if b.logAt(i) {
 				s += x[b.at(i)]

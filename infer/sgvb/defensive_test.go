@@ -10,23 +10,27 @@ import (
 
 // defensiveResult is a q of every family Defensive replaces: a normal, a
 // gamma, a beta, a Dirichlet of 3 and a full-rank factor of a positive
-// latent of 2 elements, on 8 coordinates.
+// latent of 2 elements, and a low-rank factor of rank 1 of a real latent of
+// 2, on 10 coordinates.
 func defensiveResult() *Result {
-	return &Result{Method: SGVB, Dim: 8, Factors: []Factor{
+	return &Result{Method: SGVB, Dim: 10, Factors: []Factor{
 		{Name: "m", Family: FamilyNormal, Support: dist.Real, Offset: 0, Size: 1, Params: [][]float64{{0.3}, {0.2}}},
 		{Name: "s", Family: FamilyGamma, Support: dist.Positive, Offset: 1, Size: 1, Params: [][]float64{{7}, {3}}},
 		{Name: "p", Family: FamilyBeta, Support: dist.Unit, Offset: 2, Size: 1, Params: [][]float64{{4}, {9}}},
 		{Name: "w", Family: FamilyDirichlet, Support: dist.Simplex, Offset: 3, Size: 3, Shape: []int{3}, Params: [][]float64{{20, 12, 6}}},
 		{Name: "v", Family: FamilyFullRank, Support: dist.Positive, Offset: 6, Size: 2,
 			Params: [][]float64{{0.5, -1}, {0.3, 0.2}, {0, 0.4}}}, // mean; L columns: L = [0.3 0; 0.2 0.4]
+		{Name: "u", Family: FamilyLowRank, Support: dist.Real, Offset: 8, Size: 2,
+			Params: [][]float64{{0.1, 0.2}, {0.5, 0.3}, {0.4, -0.2}}}, // mean, d, B: Σ = BBᵀ + diag(d²)
 	}}
 }
 
 // TestDefensiveDensity: the mixture's log density is ½q + ½g with g's
 // factors written out by hand: Student-t₃ on the coordinates (log of a
 // positive value, logit of a unit one) at q's coordinate mean and twice its
-// sd, changed to the natural scale by the same Jacobian as q; the
-// Dirichlet's concentrations divided by 4.
+// sd (a full-rank or low-rank factor's marginal sd), changed to the natural
+// scale by the same Jacobian as q; the Dirichlet's concentrations divided
+// by 4.
 func TestDefensiveDensity(t *testing.T) {
 	r := defensiveResult()
 	d := r.Defensive()
@@ -49,7 +53,7 @@ func TestDefensiveDensity(t *testing.T) {
 		lg0, _ := math.Lgamma(a0)
 		return s + lg0
 	}
-	x := make([]float64, 8)
+	x := make([]float64, 10)
 	for trial := range 200 {
 		if trial%2 == 0 {
 			r.SampleCoords(rng, x)
@@ -74,6 +78,12 @@ func TestDefensiveDensity(t *testing.T) {
 		e1 := (x[7] + 1 - 0.2*e0) / 0.4
 		lq += -math.Log(2*math.Pi) - math.Log(0.3*0.4) - 0.5*(e0*e0+e1*e1)
 		lg += lt(x[6], 0.5, 0.6) + lt(x[7], -1, 2*math.Hypot(0.2, 0.4))
+		// Σ = [0.25+0.16, −0.08; −0.08, 0.09+0.04]
+		s11, s12, s22 := 0.41, -0.08, 0.13
+		det := s11*s22 - s12*s12
+		u0, u1 := x[8]-0.1, x[9]-0.2
+		lq += -math.Log(2*math.Pi) - 0.5*math.Log(det) - 0.5*(s22*u0*u0-2*s12*u0*u1+s11*u1*u1)/det
+		lg += lt(x[8], 0.1, 2*math.Sqrt(s11)) + lt(x[9], 0.2, 2*math.Sqrt(s22))
 		// the natural scale: less the logs of the positive values, and log z(1 − z) of p
 		jac := x[1] + lz + l1z + x[6] + x[7]
 		want := math.Log(0.5*math.Exp(lq)+0.5*math.Exp(lg)) - jac
@@ -96,7 +106,7 @@ func TestDefensiveSample(t *testing.T) {
 	d := r.Defensive()
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n = 40000
-	x := make([]float64, 8)
+	x := make([]float64, 10)
 	type coord struct {
 		i     int
 		m, s  float64
@@ -104,7 +114,7 @@ func TestDefensiveSample(t *testing.T) {
 		tails int
 	}
 	cs := []*coord{{i: 0, m: 0.3, s: 0.4}, {i: 1, m: dist.Digamma(7) - math.Log(3), s: 2 * math.Sqrt(dist.Trigamma(7))},
-		{i: 6, m: 0.5, s: 0.6}, {i: 7, m: -1, s: 2 * math.Hypot(0.2, 0.4)}}
+		{i: 6, m: 0.5, s: 0.6}, {i: 7, m: -1, s: 2 * math.Hypot(0.2, 0.4)}, {i: 9, m: 0.2, s: 2 * math.Sqrt(0.13)}}
 	var w0, w0sq, c67 float64
 	for range n {
 		d.SampleCoords(rng, x)
