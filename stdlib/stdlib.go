@@ -91,6 +91,7 @@ const (
 	QuadFormDiag                        // [n, n], [n] → [n, n]: entry (i, j) scaled by v[i]·v[j]
 	GPCov                               // x [n] or [n, d] (a point per row), scalars → [n, n]
 	AddDiag                             // [n, n], scalar or [n] → [n, n]
+	Filter                              // scalar or [p], [T] (or [T, K]) → [T] (or [T, K])
 )
 
 var shapeText = [...]string{
@@ -122,6 +123,7 @@ var shapeText = [...]string{
 	QuadFormDiag:   "[n, n], [n] → [n, n]",
 	GPCov:          "x [n] or [n, d] (a point per row) → [n, n]",
 	AddDiag:        "[n, n], scalar or [n] → [n, n]",
+	Filter:         "phi scalar or [p], e [T] → [T]; e [T, K] → [T, K] (each column filtered alone)",
 }
 
 // String describes the rule in words, as in the docs.

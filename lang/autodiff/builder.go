@@ -510,6 +510,29 @@ func (b *Builder) CumSum(x ID, pos ast.Pos) ID {
 	return b.push(node{op: OpCumSum, args: args, shape: s, pos: pos})
 }
 
+// ARFilter returns the recursive (autoregressive) filter of e by the
+// coefficients phi, R's filter(e, phi, method = "recursive"): for e a
+// vector [T], h_t = e_t + Σ_{k=1..p} phi_{k−1} h_{t−k} with the terms
+// before h_0 taken as 0 (so h_0 = e_0); for e a matrix [T, K], each column
+// alone with the same phi. phi is a scalar (p = 1) or a vector [p]; a
+// coefficient of lag p ≥ T reaches no element. One node in O(T·p·K), where
+// the same recursion written as a matrix product costs O(T²·K).
+func (b *Builder) ARFilter(phi, e ID, pos ast.Pos) ID {
+	args, ok := b.operands(phi, e)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sp, se := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if sp.Rank == 2 {
+		return b.fail(pos, "ar_filter: phi must be a scalar or a vector [p], got %s", sp)
+	}
+	if se.Rank == 0 {
+		return b.fail(pos, "ar_filter: e must be a vector [T] or a matrix [T, K], got %s", se)
+	}
+	// The scratch holds the reverse-time filter of the adjoint.
+	return b.push(node{op: OpARFilter, args: args, shape: se, pos: pos, nscr: se.Len()})
+}
+
 // MatMul returns the matrix product x * y; a vector is a column [n, 1], and
 // the product is a vector when y is one.
 func (b *Builder) MatMul(x, y ID, pos ast.Pos) ID {

@@ -72,6 +72,8 @@ func (p *Program) eval(n *node) bool {
 			s += v
 			z[i] = s
 		}
+	case op == OpARFilter:
+		arFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
 	case op == OpMatMul:
 		p.evalMatMul(n)
 	case op == OpTranspose:

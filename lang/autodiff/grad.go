@@ -68,6 +68,8 @@ func (p *Program) grad(n *node) {
 			s += g[i]
 			ax[i] += s
 		}
+	case op == OpARFilter:
+		p.gradARFilter(n, g)
 	case op == OpMatMul:
 		p.gradMatMul(n, g)
 	case op == OpTranspose:

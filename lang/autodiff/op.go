@@ -56,6 +56,9 @@ const (
 	OpRowSum       // [n, m] → [n]
 	OpColSum       // [n, m] → [1, m]
 	OpCumSum       // running sums of a vector or row: z_i = x_0 + ... + x_i
+	// the recursive filter of each column of e [T] or [T, K] by phi (a
+	// scalar or [p]): h_t = e_t + Σ_k phi_{k−1} h_{t−k}, h_{<0} = 0
+	OpARFilter
 
 	// Linear algebra.
 	OpMatMul
@@ -159,7 +162,7 @@ var opNames = [numOps]string{
 	OpLog1m: "log1m", OpInvCloglog: "inv_cloglog", OpPhi: "Phi", OpPhiApprox: "Phi_approx", OpInvPhi: "inv_Phi",
 	OpTanh: "tanh", OpSin: "sin", OpCos: "cos", OpAtan: "atan",
 	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpARFilter: "ar_filter",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

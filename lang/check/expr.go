@@ -844,6 +844,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{mulDim(s[0], s[1])}, true
 	case stdlib.AppendRow, stdlib.AppendCol:
 		return c.appendShape(e, f, args)
+	case stdlib.Filter: // the ranks were checked; any p and T go together
+		return args[1].Shape, true
 	}
 	panic("check: unknown shape rule " + f.Shape.String())
 }

@@ -547,6 +547,8 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.ColSum(args[0], pos)
 	case "cumsum":
 		id = b.CumSum(args[0], pos)
+	case "ar_filter":
+		id = b.ARFilter(args[0], args[1], pos)
 	case "variance":
 		// Σ (x − mean)² / (n − 1), from the deviations: no cancellation
 		n := b.Shape(args[0]).Len()
