@@ -14,9 +14,11 @@ func Markdown() string {
 	b.WriteString("### Functions\n\n")
 	b.WriteString("| function | result shape | result support | description |\n")
 	b.WriteString("|---|---|---|---|\n")
-	for _, f := range funcs {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s, e.g. `%s` |\n",
-			f.Signature(), mdEscape(f.ShapeDoc()), mdEscape(f.SupportDoc()), mdEscape(f.Doc), mdEscape(f.Example))
+	for _, g := range funcs {
+		for _, f := range g.Forms() {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s, e.g. `%s` |\n",
+				f.Signature(), mdEscape(f.ShapeDoc()), mdEscape(f.SupportDoc()), mdEscape(f.Doc), mdEscape(f.Example))
+		}
 	}
 	b.WriteString("\n### Distributions\n\n")
 	b.WriteString("| distribution | value | arguments | description |\n")
@@ -84,6 +86,9 @@ func (d *Dist) ParamsDoc() string {
 		}
 		if p.Ranks != AnyRank {
 			s += " " + p.Ranks.String()
+		}
+		if p.Optional {
+			s += ", optional"
 		}
 		parts[i] = s
 	}

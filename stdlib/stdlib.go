@@ -90,6 +90,7 @@ const (
 	AppendCol                           // [n, m], [n, k] → [n, m + k]; a vector is a column [n, 1]
 	QuadFormDiag                        // [n, n], [n] → [n, n]: entry (i, j) scaled by v[i]·v[j]
 	GPCov                               // x [n] or [n, d] (a point per row), scalars → [n, n]
+	GPCross                             // x1 [n1] or [n1, d], x2 [n2] or [n2, d], scalars → [n1, n2]
 	AddDiag                             // [n, n], scalar or [n] → [n, n]
 	Filter                              // scalar or [p], [T] (or [T, K]) → [T] (or [T, K])
 )
@@ -122,6 +123,7 @@ var shapeText = [...]string{
 	AppendCol:      "[n, m], [n, k] → [n, m + k]; a vector counts as a column [n, 1]",
 	QuadFormDiag:   "[n, n], [n] → [n, n]",
 	GPCov:          "x [n] or [n, d] (a point per row) → [n, n]",
+	GPCross:        "x1 [n1], x2 [n2] → [n1, n2]; x1 [n1, d], x2 [n2, d] → [n1, n2]",
 	AddDiag:        "[n, n], scalar or [n] → [n, n]",
 	Filter:         "phi scalar or [p], e [T] → [T]; e [T, K] → [T, K] (each column filtered alone)",
 }
@@ -301,6 +303,29 @@ type Func struct {
 	// Fold evaluates the function on scalar constants, for constant folding
 	// in the checker and the REPL; nil if the function does not fold.
 	Fold func(args []float64) float64
+	// Alt is a second form of the function under the same name, taken by a
+	// call with len(Alt.Args) arguments, or nil: the two-input
+	// cross-covariance of a GP covariance function (Stan's
+	// gp_exp_quad_cov(x1, x2, alpha, rho) beside gp_exp_quad_cov(x, alpha,
+	// rho)). Its own arguments, shape rule and doc apply.
+	Alt *Func
+}
+
+// Form returns the form of f that a call with n arguments takes: Alt when
+// it has n arguments, else f (whose arity the checker then compares).
+func (f *Func) Form(n int) *Func {
+	if f.Alt != nil && len(f.Alt.Args) == n {
+		return f.Alt
+	}
+	return f
+}
+
+// Forms returns f and its second form, if any: the rows of the docs.
+func (f *Func) Forms() []*Func {
+	if f.Alt != nil {
+		return []*Func{f, f.Alt}
+	}
+	return []*Func{f}
 }
 
 // Signature returns the call form, e.g. "pow(x, y)".
@@ -352,7 +377,8 @@ const (
 	DistWishart
 	// DistMultinomial: value int [k] (one vector of counts) or [n, k] (a
 	// row of counts per observation); argument [k] or [1, k] (shared) or
-	// [n, k] (row i for the value's row i).
+	// [n, k] (row i for the value's row i); the optional number of trials
+	// a scalar or [n].
 	DistMultinomial
 )
 
@@ -365,7 +391,7 @@ var distShapeText = [...]string{
 	DistOrdinal:      "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
 	DistLKJ:          "value the param it models (cholesky_factor_corr[K] for LKJCorrCholesky, corr_matrix[K] for LKJCorr), whole ([K, K]); eta scalar",
 	DistMvNormalChol: "value [d] or [n, d] (independent rows); mean scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the covariance: its diagonal must be > 0, the entries above it are ignored",
-	DistMultinomial:  "value int [k] (counts) or [n, k] (a row of counts per observation); argument [k] or [1, k] (shared) or [n, k] (row i for the value's row i)",
+	DistMultinomial:  "value int [k] (counts) or [n, k] (a row of counts per observation); argument [k] or [1, k] (shared) or [n, k] (row i for the value's row i); the number of trials a scalar or [n] (one per row), each equal to its row's total; a replicate is [k] of a shared argument and a scalar number of trials, else a row of counts per row of the argument or element of the number of trials",
 	DistWishart:      "value a cov_matrix[K] param (cholesky_factor_cov[K] for the Cholesky forms), whole, or data [K, K]; nu scalar > K − 1; scale [K, K]: S symmetric positive definite, or its lower Cholesky factor L_S (diagonal > 0, entries above it ignored)",
 }
 
@@ -383,6 +409,12 @@ type Param struct {
 	Support dist.Support // values the argument must take
 	Ranks   Ranks
 	Int     bool // the argument must be int (Binomial's n)
+	// Optional: the argument may be left out, as the last of a call
+	// (Multinomial's number of trials n, which only a replicate needs).
+	Optional bool
+	// Data, when not empty, says why the argument must be known before
+	// the fit (data, constants and lets of them), not a param.
+	Data string
 }
 
 // Dist is a built-in distribution. The compiler connects it by Name to the
@@ -397,13 +429,33 @@ type Dist struct {
 	Example string // a short use, e.g. "y ~ Normal(mu, sigma)"
 }
 
-// Signature returns the call form, e.g. "Gamma(shape, rate)".
+// Signature returns the call form, e.g. "Gamma(shape, rate)", an
+// optional argument in brackets: "Multinomial(theta[, n])".
 func (d *Dist) Signature() string {
-	names := make([]string, len(d.Params))
+	var b strings.Builder
+	b.WriteString(d.Name + "(")
 	for i, p := range d.Params {
-		names[i] = p.Name
+		switch {
+		case p.Optional:
+			b.WriteString("[, " + p.Name + "]")
+		case i > 0:
+			b.WriteString(", " + p.Name)
+		default:
+			b.WriteString(p.Name)
+		}
 	}
-	return d.Name + "(" + strings.Join(names, ", ") + ")"
+	return b.String() + ")"
+}
+
+// Required returns the number of arguments a call must give: the
+// arguments before the first optional one.
+func (d *Dist) Required() int {
+	for i, p := range d.Params {
+		if p.Optional {
+			return i
+		}
+	}
+	return len(d.Params)
 }
 
 var (

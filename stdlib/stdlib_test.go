@@ -69,6 +69,36 @@ func TestTable(t *testing.T) {
 	if len(funcs) != len(want) {
 		t.Errorf("%d functions, want %d", len(funcs), len(want))
 	}
+	// The covariance functions' two-input forms: complete, of the same
+	// name, with one argument more than the one-input form (so that the
+	// count picks the form: gp_periodic_cov(x, alpha, rho, p) and
+	// gp_exp_quad_cov(x1, x2, alpha, rho) both have four, of different
+	// functions), and no other function has a second form.
+	for _, f := range funcs {
+		a := f.Alt
+		if a == nil {
+			if f.Shape == GPCov {
+				t.Errorf("%s has no two-input form", f.Name)
+			}
+			continue
+		}
+		if f.Shape != GPCov || a.Shape != GPCross || a.Name != f.Name || a.Op != f.Op || a.Alt != nil {
+			t.Errorf("%s: second form %+v", f.Name, a)
+		}
+		if len(a.Args) != len(f.Args)+1 || a.Doc == "" || a.Example == "" || a.Support.Kind == 0 || a.Elem == 0 {
+			t.Errorf("%s: incomplete second form %+v", f.Name, a)
+		}
+		if f.Form(len(f.Args)) != f || f.Form(len(a.Args)) != a || f.Form(len(f.Args)+2) != f {
+			t.Errorf("%s: Form does not pick by the count of arguments", f.Name)
+		}
+		if a.Signature() == f.Signature() || !strings.HasPrefix(a.Signature(), f.Name+"(x1, x2, alpha, rho") {
+			t.Errorf("%s: signatures %s and %s", f.Name, f.Signature(), a.Signature())
+		}
+		// x1 and x2 are data exactly when the one-input form's x is.
+		if a.Args[0].Data != f.Args[0].Data || a.Args[1].Data != f.Args[0].Data {
+			t.Errorf("%s: x1, x2 data rules %q, %q; x's %q", f.Name, a.Args[0].Data, a.Args[1].Data, f.Args[0].Data)
+		}
+	}
 	dists := strings.Fields(`Normal HalfNormal Cauchy HalfCauchy StudentT Laplace LogNormal Exponential Gamma
 		InvGamma Weibull Beta BetaProportion Uniform Logistic Gumbel ChiSquare InvChiSquare ScaledInvChiSquare Rayleigh
 		Pareto ParetoType2 Frechet LogLogistic SkewNormal ExpModNormal VonMises Poisson PoissonLog Bernoulli BernoulliLogit Binomial BinomialLogit BetaBinomial NegBinomial NegBinomialLog
@@ -137,6 +167,7 @@ func TestSupportRules(t *testing.T) {
 		{"trace", []dist.Support{dist.Simplex}, dist.NonNegative},
 		{"sum", []dist.Support{dist.Simplex}, dist.Positive},
 		{"gp_exp_quad_cov", []dist.Support{dist.Real, dist.Positive, dist.Positive}, dist.Positive},
+		{"gp_matern32_cov", []dist.Support{dist.Real, dist.Real, dist.Positive, dist.Positive}, dist.Positive},
 		{"add_diag", []dist.Support{dist.Positive, dist.Positive}, dist.Positive},
 		{"add_diag", []dist.Support{dist.Positive, dist.NonNegative}, dist.Positive},
 		{"add_diag", []dist.Support{dist.NonNegative, dist.Positive}, dist.NonNegative},
@@ -146,7 +177,7 @@ func TestSupportRules(t *testing.T) {
 		{"ar_filter", []dist.Support{dist.Positive, dist.Positive}, dist.Real}, // a negative phi can turn the sign
 	}
 	for _, tt := range tests {
-		if got := LookupFunc(tt.fn).Support.Result(tt.args); got != tt.want {
+		if got := LookupFunc(tt.fn).Form(len(tt.args)).Support.Result(tt.args); got != tt.want {
 			t.Errorf("%s%v: support %s, want %s", tt.fn, tt.args, got, tt.want)
 		}
 	}

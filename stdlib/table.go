@@ -206,15 +206,20 @@ var funcs = []*Func{
 		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "quad_form_diag",
 		Doc: "diag(v) * M * diag(v) for a square M without the products (Stan's quad_form_diag): entry (i, j) of M times v[i] * v[j]; quad_form_diag(Omega, sigma) is the covariance with correlation matrix Omega and sds sigma", Example: "MvNormal(mu, quad_form_diag(Omega, sigma))"},
 	{Name: "gp_exp_quad_cov", Args: gpArgs(""), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_exp_quad_cov",
-		Doc: "the squared-exponential covariance (Stan's gp_exp_quad_cov): entry (i, j) is alpha² exp(−|x_i − x_j|² / (2 rho²)) for the points x_i, the elements of a vector x or the rows of a matrix x, with alpha, rho > 0. Of data x the squared distances are computed once, when the model compiles; x may also be a param (a latent input), differentiable at every point. Only the one-input form: Stan's cross-covariance gp_exp_quad_cov(x1, x2, alpha, rho) is not in gpp", Example: "y ~ MvNormal(0, add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma)))"},
+		Doc: "the squared-exponential covariance (Stan's gp_exp_quad_cov): entry (i, j) is alpha² exp(−|x_i − x_j|² / (2 rho²)) for the points x_i, the elements of a vector x or the rows of a matrix x, with alpha, rho > 0. Of data x the squared distances are computed once, when the model compiles; x may also be a param (a latent input), differentiable at every point", Example: "y ~ MvNormal(0, add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma)))",
+		Alt: gpCross("gp_exp_quad_cov", "", "x1 and x2 may be params, either or both", "gp_exp_quad_cov(x_new, x, alpha, rho) * solve(K, y)")},
 	{Name: "gp_exponential_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_exponential_cov",
-		Doc: "the exponential (Matérn ½) covariance (Stan's gp_exponential_cov): alpha² exp(−d / rho) with d = |x_i − x_j| the Euclidean distance of the points (elements of a vector x, rows of a matrix x), alpha, rho > 0; x must be data", Example: "gp_exponential_cov(x, alpha, rho)"},
+		Doc: "the exponential (Matérn ½) covariance (Stan's gp_exponential_cov): alpha² exp(−d / rho) with d = |x_i − x_j| the Euclidean distance of the points (elements of a vector x, rows of a matrix x), alpha, rho > 0; x must be data", Example: "gp_exponential_cov(x, alpha, rho)",
+		Alt: gpCross("gp_exponential_cov", gpDataWhy, "both must be data", "gp_exponential_cov(x_new, x, alpha, rho)")},
 	{Name: "gp_matern32_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_matern32_cov",
-		Doc: "the Matérn 3/2 covariance (Stan's gp_matern32_cov): alpha² (1 + √3 d / rho) exp(−√3 d / rho) with d = |x_i − x_j|, alpha, rho > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_matern32_cov(x, alpha, rho)"},
+		Doc: "the Matérn 3/2 covariance (Stan's gp_matern32_cov): alpha² (1 + √3 d / rho) exp(−√3 d / rho) with d = |x_i − x_j|, alpha, rho > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_matern32_cov(x, alpha, rho)",
+		Alt: gpCross("gp_matern32_cov", gpDataWhy, "both must be data", "gp_matern32_cov(x_new, x, alpha, rho)")},
 	{Name: "gp_matern52_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_matern52_cov",
-		Doc: "the Matérn 5/2 covariance (Stan's gp_matern52_cov): alpha² (1 + √5 d / rho + 5 d² / (3 rho²)) exp(−√5 d / rho) with d = |x_i − x_j|, alpha, rho > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_matern52_cov(x, alpha, rho)"},
-	{Name: "gp_periodic_cov", Args: append(gpArgs(gpDataWhy), Arg{Name: "p", Ranks: Scalar, Support: dist.Positive}), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_periodic_cov",
-		Doc: "the periodic covariance (Stan's gp_periodic_cov): alpha² exp(−2 sin²(π d / p) / rho²) with d = |x_i − x_j| and period p, alpha, rho, p > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_periodic_cov(t, alpha, rho, 12)"},
+		Doc: "the Matérn 5/2 covariance (Stan's gp_matern52_cov): alpha² (1 + √5 d / rho + 5 d² / (3 rho²)) exp(−√5 d / rho) with d = |x_i − x_j|, alpha, rho > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_matern52_cov(x, alpha, rho)",
+		Alt: gpCross("gp_matern52_cov", gpDataWhy, "both must be data", "gp_matern52_cov(x_new, x, alpha, rho)")},
+	{Name: "gp_periodic_cov", Args: append(gpArgs(gpDataWhy), gpPeriod), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_periodic_cov",
+		Doc: "the periodic covariance (Stan's gp_periodic_cov): alpha² exp(−2 sin²(π d / p) / rho²) with d = |x_i − x_j| and period p, alpha, rho, p > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_periodic_cov(t, alpha, rho, 12)",
+		Alt: gpCross("gp_periodic_cov", gpDataWhy, "both must be data", "gp_periodic_cov(t_new, t, alpha, rho, 12)", gpPeriod)},
 	{Name: "add_diag", Args: []Arg{{Name: "K", Ranks: Matrix}, {Name: "d", Ranks: Scalar | Vector}}, Shape: AddDiag,
 		Support: SupportRule{Kind: DiagSum, Default: dist.Real}, Elem: RealResult, Op: "add_diag",
 		Doc: "K with d added to its diagonal (Stan's add_diag): a scalar d to every diagonal entry, a vector d [n] entry by entry; K must be square. The noise or jitter of a Gaussian process", Example: "add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma))"},
@@ -339,10 +344,10 @@ var dists = []*Dist{
 		Doc: "categories 0..K−1 with probabilities theta (a simplex, or one per row)", Example: "y ~ Categorical(theta)"},
 	{Name: "CategoricalLogit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistCategorical,
 		Doc: "categories 0..K−1 with probabilities softmax(eta) (of each row), stable for large eta: multi-class logistic regression", Example: "y ~ CategoricalLogit(X * B)"},
-	{Name: "Multinomial", Params: []Param{{Name: "theta", Support: dist.Simplex, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistMultinomial,
-		Doc: "counts of K categories in a number of independent draws with probabilities theta (a simplex, or one per row): a vector of counts, or a row of counts per observation (Stan's multinomial); no replicate, its number of draws being the value's", Example: "y ~ Multinomial(theta)"},
-	{Name: "MultinomialLogit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistMultinomial,
-		Doc: "Multinomial with probabilities softmax(eta) (of each row), stable for large eta (Stan's multinomial_logit)", Example: "y ~ MultinomialLogit(X * B)"},
+	{Name: "Multinomial", Params: []Param{{Name: "theta", Support: dist.Simplex, Ranks: Vector | Matrix}, trialsMultinomial}, Support: dist.Count, Int: true, Shape: DistMultinomial,
+		Doc: "counts of K categories in n independent draws with probabilities theta (a simplex, or one per row): a vector of counts, or a row of counts per observation (Stan's multinomial). n, the number of draws (a scalar, or one per row), may be left out of a likelihood, whose rows' totals give it, and must equal them where given; a replicate needs it (Stan's multinomial_rng(theta, N))", Example: "output y_rep ~ Multinomial(theta, n)"},
+	{Name: "MultinomialLogit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Vector | Matrix}, trialsMultinomial}, Support: dist.Count, Int: true, Shape: DistMultinomial,
+		Doc: "Multinomial with probabilities softmax(eta) (of each row), stable for large eta (Stan's multinomial_logit); n as Multinomial's", Example: "y ~ MultinomialLogit(X * B)"},
 	{Name: "OrderedLogistic", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Scalar | Vector}, {Name: "c", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistOrdinal,
 		Doc: "ordinal categories 0..K with P(y = k) = inv_logit(eta − c[k−1]) − inv_logit(eta − c[k]) for the K increasing cutpoints c (Stan's ordered_logistic, whose categories are 1..K+1), computed in log space: ordinal regression", Example: "y ~ OrderedLogistic(x * beta, c)"},
 	{Name: "OrderedProbit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Scalar | Vector}, {Name: "c", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistOrdinal,
@@ -361,12 +366,36 @@ var dists = []*Dist{
 		Doc: "the Cholesky factor L of an InvWishart(nu, L_S * L_S') matrix L * L' (Stan's inv_wishart_cholesky), normalised, with the Jacobian of L → L L'", Example: "param L: cholesky_factor_cov[K] ~ InvWishartCholesky(K + 2, L_S)"},
 }
 
+// trialsMultinomial is Multinomial's number of trials n: optional, known
+// before the fit.
+var trialsMultinomial = Param{Name: "n", Support: dist.Count, Ranks: Scalar | Vector, Int: true, Optional: true,
+	Data: "the number of draws is fixed, as the data's row totals are"}
+
 // gpArgs are the arguments x, alpha, rho of the covariance functions;
 // dataWhy, when not empty, says why x must be data.
 func gpArgs(dataWhy string) []Arg {
 	return []Arg{{Name: "x", Ranks: Vector | Matrix, Data: dataWhy},
 		{Name: "alpha", Ranks: Scalar, Support: dist.Positive}, {Name: "rho", Ranks: Scalar, Support: dist.Positive}}
 }
+
+// gpCross is the two-input form of the covariance function name (Stan's
+// cross-covariance): the covariance [n1, n2] of the points x1 with the
+// points x2, then alpha, rho and the extra arguments of the one-input
+// form. dataWhy, when not empty, says why x1 and x2 must be data; params
+// says so in the doc.
+func gpCross(name, dataWhy, params, example string, extra ...Arg) *Func {
+	args := append([]Arg{{Name: "x1", Ranks: Vector | Matrix, Data: dataWhy}, {Name: "x2", Ranks: Vector | Matrix, Data: dataWhy}},
+		gpArgs("")[1:]...)
+	return &Func{Name: name, Args: append(args, extra...), Shape: GPCross, Support: positiveRule, Elem: RealResult, Op: name,
+		Doc: "the cross-covariance (Stan's two-input " + name + "): entry (i, j) is the kernel above of the points x1_i and x2_j; " +
+			"x1 and x2 are vectors or matrices of points by rows, their points of one dimension (a vector's of 1); " +
+			"the distances of data points are computed once, when the model compiles; " + params +
+			". The covariance of new points with the data's, for a GP's predictions",
+		Example: example}
+}
+
+// gpPeriod is gp_periodic_cov's period p.
+var gpPeriod = Arg{Name: "p", Ranks: Scalar, Support: dist.Positive}
 
 // gpDataWhy is why the covariance functions of the distance need data
 // inputs.

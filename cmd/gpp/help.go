@@ -73,8 +73,10 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	case "functions":
 		t := &table{}
 		t.row("function", "shape", "description")
-		for _, f := range stdlib.Funcs() {
-			t.row(f.Signature(), f.ShapeDoc(), f.Doc)
+		for _, g := range stdlib.Funcs() {
+			for _, f := range g.Forms() {
+				t.row(f.Signature(), f.ShapeDoc(), f.Doc)
+			}
 		}
 		t.print(stdout)
 		return exitOK
@@ -89,10 +91,15 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	if f := stdlib.LookupFunc(topic); f != nil {
-		fmt.Fprintf(stdout, "%s — %s\n\n  shape:   %s\n  support: %s\n", f.Signature(), f.Doc, f.ShapeDoc(), f.SupportDoc())
-		if f.Example != "" {
-			fmt.Fprintf(stdout, "  example: %s\n", f.Example)
+	if g := stdlib.LookupFunc(topic); g != nil {
+		for i, f := range g.Forms() {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "%s — %s\n\n  shape:   %s\n  support: %s\n", f.Signature(), f.Doc, f.ShapeDoc(), f.SupportDoc())
+			if f.Example != "" {
+				fmt.Fprintf(stdout, "  example: %s\n", f.Example)
+			}
 		}
 		return exitOK
 	}

@@ -180,4 +180,75 @@ func TestGPExample(t *testing.T) {
 	if !(fit < noise) {
 		t.Errorf("f: rms distance %.3f from the simulated f, the data's %.3f", fit, noise)
 	}
+	// f_new, the predictions at gp.gpp's grid x_new, against the simulated
+	// f carried to the grid points inside the data's range (x_new[1..9],
+	// where the 40 points, 0.1 apart, pin it to within 0.002): the mean of
+	// the GP of the truth's alpha and rho given f at x.
+	x, _, _ := gpData(40, 1, 0.5, 0.2, 1)
+	xNew := []float64{-2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5}
+	truth, sd := gpKrige(x, f, xNew, 1, 0.5)
+	pred := 0.0
+	for i := 1; i < len(xNew)-1; i++ {
+		if sd[i] > 0.002 {
+			t.Fatalf("the simulated f at %g is known only to sd %.3g", xNew[i], sd[i])
+		}
+		d := got[fmt.Sprintf("f_new[%d]", i+1)].mean - truth[i]
+		pred += d * d
+	}
+	pred = math.Sqrt(pred / float64(len(xNew)-2))
+	t.Logf("f_new: rms distance %.3f from the simulated f at the 9 grid points inside the data", pred)
+	if !(pred < noise) {
+		t.Errorf("f_new: rms distance %.3f from the simulated f inside the data, the noise's %.3f", pred, noise)
+	}
+}
+
+// gpKrige returns the mean and sd at the points xNew of the GP of the
+// squared-exponential covariance (alpha, rho) given its values f at x,
+// exactly (a jitter of 1e-9 on the diagonal), by a Cholesky factor.
+func gpKrige(x, f, xNew []float64, alpha, rho float64) (mean, sd []float64) {
+	n := len(x)
+	kern := func(a, b float64) float64 { return alpha * alpha * math.Exp(-(a-b)*(a-b)/(2*rho*rho)) }
+	l := make([]float64, n*n)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s := kern(x[i], x[j])
+			if i == j {
+				s += 1e-9
+			}
+			for m := range j {
+				s -= l[i*n+m] * l[j*n+m]
+			}
+			if i == j {
+				l[i*n+i] = math.Sqrt(s)
+			} else {
+				l[i*n+j] = s / l[j*n+j]
+			}
+		}
+	}
+	forward := func(b []float64) []float64 { // L v = b
+		v := make([]float64, n)
+		for i := range n {
+			s := b[i]
+			for m := range i {
+				s -= l[i*n+m] * v[m]
+			}
+			v[i] = s / l[i*n+i]
+		}
+		return v
+	}
+	u := forward(f) // mean = k' K⁻¹ f = (L⁻¹ k)' (L⁻¹ f)
+	for _, p := range xNew {
+		k := make([]float64, n)
+		for j := range n {
+			k[j] = kern(p, x[j])
+		}
+		v := forward(k)
+		m, q := 0.0, 0.0
+		for j := range n {
+			m += v[j] * u[j]
+			q += v[j] * v[j]
+		}
+		mean, sd = append(mean, m), append(sd, math.Sqrt(math.Max(0, kern(p, p)-q)))
+	}
+	return mean, sd
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -166,4 +167,121 @@ func (p *Program) multinomialError(n *node, ok bool) error {
 		}
 	}
 	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(p.v(n)[0]))
+}
+
+// RandMultinomial adds a draw of counts from Multinomial(theta) (logit
+// unset; theta's rows simplexes) or MultinomialLogit (theta holds
+// log-odds), with the numbers of trials n: the replicate of `y ~
+// Multinomial(theta, n)`. theta is a vector [k] or row [1, k] shared by
+// every row of the draw, or a matrix [r, k], a row each; n a scalar shared
+// by every row, or a vector [m], one per row. The draw is a vector [k] for
+// a shared theta and a scalar n, else a matrix of a row of counts per row
+// of theta or element of n ([r, k], r = m when both are per row; [m, k]
+// for a shared theta). Each row takes what its binomials need from the
+// replicate stream (dist.Multinomial.Rand), an invalid row nothing, as the
+// elementwise draws do.
+func (b *Builder) RandMultinomial(theta, n ID, logit bool, pos ast.Pos) ID {
+	kind := randMultinomial
+	if logit {
+		kind = randMultinomialLogit
+	}
+	name := randRowsName(kind)
+	args, ok := b.operands(theta, n)
+	if !ok {
+		return b.invalid(pos)
+	}
+	ts, ns := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if ts.Rank == 0 {
+		return b.fail(pos, "%s: the argument must be a vector [k] or a matrix [r, k], got a scalar", name)
+	}
+	if ns.Rank == 2 {
+		return b.fail(pos, "%s: the number of trials must be a scalar or a vector, got %v", name, ns)
+	}
+	k, rows := catCols(ts), catRows(ts)
+	if k == 0 {
+		return b.fail(pos, "%s: needs at least one category", name)
+	}
+	out := Vector(k)
+	switch m := ns.Rows; {
+	case ns.Rank == 1 && rows > 1 && m != rows:
+		return b.fail(pos, "%s: %d numbers of trials for the %d rows of %v: want one, or one per row", name, m, rows, ts)
+	case ns.Rank == 1:
+		out = Matrix(m, k)
+	case rows > 1:
+		out = Matrix(rows, k)
+	}
+	nd := node{op: OpRand, args: args, shape: out, pos: pos, i0: kind}
+	if logit {
+		nd.nscr = k // the row's exp(eta − max)
+	}
+	return b.randNode(nd)
+}
+
+// drawMultinomial writes a row of counts per row of z: theta's row (or the
+// shared one) and the row's n, by dist.Multinomial's sequential binomials;
+// a row whose theta is not a probability row (logit: whose eta is not
+// finite) or whose n is not a count is NaN.
+func (p *Program) drawMultinomial(n *node, z []float64) {
+	t, nn := p.arg(n, 0), p.arg(n, 1)
+	tv, nv := p.v(t), p.v(nn)
+	k, step := catCols(t.shape), catStep(t.shape)
+	for r := 0; r*k < len(z); r++ {
+		dst, row := z[r*k:r*k+k], tv[r*step:r*step+k]
+		trials := nv[min(r, len(nv)-1)]
+		w := row
+		switch {
+		case n.i0 == randMultinomial && simplexBad(row) != "", n.i0 == randMultinomialLogit && etaBad(row) >= 0:
+			w = nil
+		case n.i0 == randMultinomialLogit:
+			w = p.s(n)
+			softmaxWeights(row, w)
+		}
+		if w == nil {
+			for j := range dst {
+				dst[j] = math.NaN()
+			}
+			continue
+		}
+		dist.Multinomial{N: trials, P: w}.Rand(dst, p.rng)
+	}
+}
+
+// softmaxWeights writes exp(eta_j − max eta) into w: softmax(eta) up to
+// its sum, without overflow.
+func softmaxWeights(eta, w []float64) {
+	m := math.Inf(-1)
+	for _, e := range eta {
+		m = max(m, e)
+	}
+	for j, e := range eta {
+		w[j] = math.Exp(e - m)
+	}
+}
+
+// multinomialRandError explains NaN element k of a Multinomial draw: its
+// row's theta (eta) or number of trials.
+func (p *Program) multinomialRandError(n *node, k int, name, el string) error {
+	t, nn := p.arg(n, 0), p.arg(n, 1)
+	kc, step := catCols(t.shape), catStep(t.shape)
+	r := k / kc
+	row := p.v(t)[r*step : r*step+kc]
+	rowName := "theta"
+	if n.i0 == randMultinomialLogit {
+		rowName = "eta"
+	}
+	if step > 0 {
+		rowName += fmt.Sprintf(" row %d", r)
+	}
+	if n.i0 == randMultinomial {
+		if why := simplexBad(row); why != "" {
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: %s is not a probability row: %s", name, rowName, why), el))
+		}
+	} else if j := etaBad(row); j >= 0 {
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: %s entry %d is %g, not finite", name, rowName, j, row[j]), el))
+	}
+	nv := p.v(nn)
+	if i := min(r, len(nv)-1); !(nv[i] >= 0 && nv[i] == math.Trunc(nv[i]) && nv[i] < math.Inf(1)) {
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: the number of trials %g is not a count", name, nv[i]), el))
+	}
+	return ast.Errorf(n.pos, "%s", msg(name+": result is NaN", el))
 }

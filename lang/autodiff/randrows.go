@@ -11,8 +11,10 @@ import (
 // Row-wise replicates: an OpRand node without a dist draws categories from
 // the rows of its argument (Categorical, CategoricalLogit), from an
 // ordinal model (OrderedLogistic, OrderedProbit), a simplex per row of
-// Dirichlet concentrations, or a multivariate normal vector per row of its
-// mean (MvNormal, MvNormalRows; randmv.go); i0 says which. Like the
+// Dirichlet concentrations, a multivariate normal vector per row of its
+// mean (MvNormal, MvNormalRows; randmv.go), or a row of counts per row of
+// probabilities (Multinomial, MultinomialLogit; multinomial.go); i0 says
+// which. Like the
 // elementwise draws they come from the program's replicate stream, one
 // uniform per element of the result in element order, by inversion of the
 // discrete distribution function, and an invalid argument gives a NaN
@@ -27,6 +29,8 @@ const (
 	randMvNormalRows
 	randMvNormalChol
 	randWishart // the form's flags in i1 (wishart.go)
+	randMultinomial
+	randMultinomialLogit
 )
 
 // simplexDrawTol is how far from 1, per category, a probability row of a
@@ -47,6 +51,8 @@ func randRowsName(kind int) string {
 		return "Wishart"
 	case randCategorical, randCategoricalLogit:
 		return categoricalName(kind == randCategoricalLogit)
+	case randMultinomial, randMultinomialLogit:
+		return multinomialName(kind == randMultinomialLogit)
 	}
 	return orderedName(kind == randOrderedProbit)
 }
@@ -154,6 +160,8 @@ func (p *Program) evalRandRows(n *node) {
 		p.drawMvNormal(n, z)
 	case randWishart:
 		p.drawWishart(n, z)
+	case randMultinomial, randMultinomialLogit:
+		p.drawMultinomial(n, z)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		av, k := p.v(a), catCols(a.shape)
@@ -333,6 +341,8 @@ func (p *Program) randRowsError(n *node, k int, el string) error {
 		return p.mvRandError(n, k, name, el)
 	case randWishart:
 		return p.wishartRandError(n, name, el)
+	case randMultinomial, randMultinomialLogit:
+		return p.multinomialRandError(n, k, name, el)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		kc := catCols(a.shape)

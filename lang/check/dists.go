@@ -43,7 +43,7 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 		return nil, args, false
 	}
 	c.info.Dists[call] = d
-	if !c.arity(call, d.Name, d.Signature(), len(d.Params)) {
+	if !c.distArity(call, d) {
 		return d, args, false
 	}
 	ok := true
@@ -73,6 +73,11 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), logitHint(d, c.supportHint(p.Support, arg, a)))
 			ok = false
 		}
+		if p.Data != "" && !a.DataOnly {
+			c.errorf(arg.Pos(), "%s needs argument %d (%s) known before the fit (data, constants and lets of them); `%s` %s: %s",
+				d.Name, i+1, p.Name, exprString(arg), c.dependsOnParam(arg), p.Data)
+			ok = false
+		}
 	}
 	if d.Shape == stdlib.DistElementwise && d.Support == dist.Interval && ok {
 		if lo, hi := args[0].Const, args[1].Const; lo != nil && hi != nil && *lo >= *hi {
@@ -80,6 +85,25 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 		}
 	}
 	return d, args, ok
+}
+
+// distArity reports a wrong number of arguments to a distribution, whose
+// last may be optional (Multinomial's n): too few at the closing
+// parenthesis, too many at the first extra argument.
+func (c *checker) distArity(call *ast.CallExpr, d *stdlib.Dist) bool {
+	req, most := d.Required(), len(d.Params)
+	if req == most {
+		return c.arity(call, d.Name, d.Signature(), most)
+	}
+	switch got := len(call.Args); {
+	case got < req:
+		c.errorf(call.Rparen, "too few arguments to %s: expected %d or %d (%s), found %d", d.Name, req, most, d.Signature(), got)
+	case got > most:
+		c.errorf(call.Args[most].Pos(), "too many arguments to %s: expected %d or %d (%s), found %d", d.Name, req, most, d.Signature(), got)
+	default:
+		return true
+	}
+	return false
 }
 
 // computedFromData reports whether arg is computed from data inputs
@@ -134,7 +158,7 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 	case stdlib.DistCategorical:
 		c.categoricalShape(call, d, vs, args[0].Shape, valPos, valName)
 	case stdlib.DistMultinomial:
-		c.multinomialShape(call, d, vs, args[0].Shape, valPos, valName)
+		c.multinomialShape(call, d, vs, args, valPos, valName)
 	case stdlib.DistOrdinal:
 		c.ordinalShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
 	case stdlib.DistLKJ:
@@ -244,8 +268,20 @@ func (c *checker) categoricalShape(call *ast.CallExpr, d *stdlib.Dist, vs, as Sh
 
 // multinomialShape checks Multinomial's shapes: a vector of counts [k] or
 // a matrix [n, k] of count rows, the argument a vector [k] or row [1, k]
-// shared by every row, or a matrix [n, k], a row per row of the value.
-func (c *checker) multinomialShape(call *ast.CallExpr, d *stdlib.Dist, vs, as Shape, valPos ast.Pos, valName string) {
+// shared by every row, or a matrix [n, k], a row per row of the value; the
+// number of trials, if given, a scalar or (for rows) one per row [n].
+func (c *checker) multinomialShape(call *ast.CallExpr, d *stdlib.Dist, vs Shape, args []Type, valPos ast.Pos, valName string) {
+	as := args[0].Shape
+	if len(args) > 1 && vs.Rank() > 0 {
+		if ns := args[1].Shape; ns.Rank() == 1 && (vs.Rank() == 1 || compareDims(ns[0], vs[0]) == dimDiffer) {
+			want := "a scalar (the total of its one row of counts)"
+			if vs.Rank() == 2 {
+				want = "a scalar or [" + vs[0].String() + "] (one per row)"
+			}
+			c.errorf(call.Args[1].Pos(), "%s argument 2 (n): `%s` is %s; for %s of shape %s it must be %s",
+				d.Name, exprString(call.Args[1]), ns.String(), valName, vs.String(), want)
+		}
+	}
 	if vs.Rank() == 0 {
 		c.errorf(valPos, "%s models a vector of counts [k] or a matrix [n, k] of count rows; %s is %s", d.Name, valName, vs.describe())
 		return

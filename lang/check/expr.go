@@ -410,8 +410,9 @@ func (c *checker) call(e *ast.CallExpr) Type {
 		}
 		return invalid
 	}
+	f = f.Form(len(e.Args)) // a covariance function's two-input form
 	c.info.Calls[e] = f
-	if !c.arity(e, f.Name, f.Signature(), len(f.Args)) {
+	if ok := f.Alt == nil || c.arityForms(e, f); !ok || !c.arity(e, f.Name, f.Signature(), len(f.Args)) {
 		return invalid
 	}
 	t := Type{Elem: Real, DataOnly: true}
@@ -497,7 +498,8 @@ func (c *checker) call(e *ast.CallExpr) Type {
 // (a draw per row). For OrderedLogistic and OrderedProbit: an int of eta's
 // shape (a scalar or [n]), the cutpoints one vector or row. For Dirichlet:
 // alpha's shape ([k], [1, k] or [n, k]), a simplex per row. For MvNormal
-// and MvNormalRows: see mvPredictive.
+// and MvNormalRows: see mvPredictive; for Multinomial and
+// MultinomialLogit, multinomialPredictive.
 func (c *checker) predictive(call *ast.CallExpr) Type {
 	d, args, ok := c.distArgs(call)
 	if d == nil || !ok {
@@ -528,8 +530,7 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		t.Shape = args[0].Shape
 		return t
 	case stdlib.DistMultinomial:
-		c.errorf(call.Fun.NamePos, "%s has no replicate: a draw needs its number of trials, which theta does not give (Stan's multinomial_rng(theta, N)); draw its N categories one by one, output z ~ CategoricalLogit(rep(1, N) * log(theta)'), and count them", d.Name)
-		return invalid
+		return c.multinomialPredictive(call, d, args, t)
 	case stdlib.DistCategorical:
 		if as := args[0].Shape; as.Rank() == 2 && !as[0].isOne() {
 			t.Shape = Shape{as[0]}
@@ -545,6 +546,37 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		return t
 	}
 	return c.broadcastArgs(d, call, args, t, "the other arguments (%s)")
+}
+
+// multinomialPredictive checks a Multinomial or MultinomialLogit
+// replicate, which needs its number of trials n (Stan's
+// multinomial_rng(theta, N)): an int [k] of counts from a shared theta
+// ([k] or [1, k]) and a scalar n; else a row of counts per row of theta
+// [r, k] or per element of n [m] (r = m when both are per row): [r, k].
+func (c *checker) multinomialPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, t Type) Type {
+	if len(args) < 2 {
+		c.errorf(call.Rparen, "a %s replicate needs its number of trials, which theta does not give: write output y_rep ~ %s(%s, n), n an int known before the fit, a scalar or one per row (Stan's multinomial_rng(theta, N))",
+			d.Name, d.Name, exprString(call.Args[0]))
+		return invalid
+	}
+	ts, ns := args[0].Shape, args[1].Shape
+	k := ts[ts.Rank()-1]
+	shared := ts.Rank() == 1 || ts[0].isOne()
+	switch {
+	case shared && ns.Rank() == 0:
+		t.Shape = Shape{k}
+	case shared:
+		t.Shape = Shape{ns[0], k}
+	case ns.Rank() == 0:
+		t.Shape = Shape{ts[0], k}
+	case compareDims(ts[0], ns[0]) == dimDiffer:
+		c.errorf(call.Args[1].Pos(), "%s argument 2 (n): `%s` is %s but `%s` has %s rows; n is a scalar or one per row",
+			d.Name, exprString(call.Args[1]), ns.String(), exprString(call.Args[0]), ts[0])
+		return invalid
+	default:
+		t.Shape = Shape{moreInformative(ts[0], ns[0]), k}
+	}
+	return t
 }
 
 // mvPredictive checks the arguments of an MvNormal or MvNormalRows
@@ -694,6 +726,24 @@ func (c *checker) arity(e *ast.CallExpr, name, sig string, want int) bool {
 	return false
 }
 
+// arityForms reports a count of arguments that fits neither form of a
+// function with two (a covariance function and its cross-covariance):
+// too few below the shorter, at the closing parenthesis; too many above
+// the longer, at the first extra argument.
+func (c *checker) arityForms(e *ast.CallExpr, f *stdlib.Func) bool {
+	a := f.Alt
+	forms := fmt.Sprintf("%d (%s) or %d (%s)", len(f.Args), f.Signature(), len(a.Args), a.Signature())
+	switch got := len(e.Args); {
+	case got < len(f.Args):
+		c.errorf(e.Rparen, "too few arguments to %s: expected %s, found %d", f.Name, forms, got)
+	case got > len(a.Args):
+		c.errorf(e.Args[len(a.Args)].Pos(), "too many arguments to %s: expected %s, found %d", f.Name, forms, got)
+	default:
+		return true
+	}
+	return false
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
@@ -793,6 +843,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 	case stdlib.GPCov:
 		n := args[0].Shape[0]
 		return Shape{n, n}, true
+	case stdlib.GPCross:
+		return c.gpCross(e, f, args)
 	case stdlib.AddDiag:
 		n, ok := square(0)
 		if !ok {

@@ -163,8 +163,6 @@ func stanHint(name, arg string) string {
 		}
 		if g := stanDists[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; stdlib.LookupDist(g) != nil {
 			switch d := stdlib.LookupDist(g); {
-			case suffix == "_rng" && d.Shape == stdlib.DistMultinomial:
-				return fmt.Sprintf("gpp's %s has no replicate, its number of trials being the data's; draw the categories with output z ~ CategoricalLogit(...) and count them", g)
 			case suffix == "_rng":
 				return fmt.Sprintf("gpp draws from %s in an output: output y_rep ~ %s(...)", g, g) // multi_normal_rng
 			case d.Shape != stdlib.DistElementwise:

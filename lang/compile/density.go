@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -34,6 +35,9 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	case "Categorical", "CategoricalLogit":
 		l.add(l.b.Categorical(val, args[0], d.Name == "CategoricalLogit", pos), pos)
 	case "Multinomial", "MultinomialLogit":
+		if len(args) > 1 && !l.multinomialTotals(d, val, args[1], call.Args[1], pos) {
+			return nil
+		}
 		l.add(l.b.Multinomial(val, args[0], d.Name == "MultinomialLogit", pos), pos)
 	case "OrderedLogistic", "OrderedProbit":
 		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
@@ -173,6 +177,9 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos) value
 		case stdlib.DistDirichlet:
 			lower()
 			return value{id: l.b.RandDirichlet(args[0], pos), node: true}
+		case stdlib.DistMultinomial: // the checker asked for the trials n
+			lower()
+			return value{id: l.b.RandMultinomial(args[0], args[1], d.Name == "MultinomialLogit", pos), node: true}
 		case stdlib.DistMvNormal, stdlib.DistMvNormalRows:
 			lower()
 			return value{id: l.b.RandMvNormal(args[0], args[1], d.Shape == stdlib.DistMvNormalRows, pos), node: true}
@@ -296,4 +303,58 @@ func (l *lowerer) latentIndex(lat *check.Latent) int {
 		}
 	}
 	panic("compile: latent not found")
+}
+
+// multinomialTotals checks the number of trials n of `y ~ Multinomial(theta,
+// n)` (n known before the fit, as the checker asked; y data, as the tape
+// asks) against y's rows: each row's counts must total its n (a scalar n
+// every row's). A mismatch is an error at the row's first cell in its data
+// file (else at the distribution); a row holding a value that is not a
+// count is left to the tape's check of the counts. The density itself is
+// the one without n.
+func (l *lowerer) multinomialTotals(d *stdlib.Dist, y, n autodiff.ID, nExpr ast.Expr, pos ast.Pos) bool {
+	b := l.b
+	yv, yKnown := b.Known(y)
+	nv, nKnown := b.Known(n)
+	if !yKnown || !nKnown { // the tape's error (a param value), or the checker's
+		return true
+	}
+	ys := b.Shape(y)
+	k := ys.Cols
+	if ys.Rank == 1 {
+		k = ys.Rows
+	}
+	rows := 0
+	if k > 0 {
+		rows = len(yv) / k
+	}
+	if len(nv) != 1 && len(nv) != rows {
+		l.errorf(nExpr.Pos(), "%s argument 2 (n) has %d elements with these data but the value has %d rows; n is a scalar or one per row", d.Name, len(nv), rows)
+		return false
+	}
+	for r := range rows {
+		total, counts := 0.0, true
+		for _, c := range yv[r*k : r*k+k] {
+			counts = counts && c >= 0 && c == math.Trunc(c) && !math.IsInf(c, 1)
+			total += c
+		}
+		want := nv[min(r, len(nv)-1)]
+		if !counts || total == want {
+			continue
+		}
+		what, nName := "the counts", "n"
+		if ys.Rank == 2 {
+			what = fmt.Sprintf("the counts of row %d", r)
+		}
+		if len(nv) > 1 {
+			nName = fmt.Sprintf("n[%d]", r)
+		}
+		if name, at, ok := b.Cell(y, r*k); ok {
+			l.errorf(at, "%s: %s total %g but %s is %g, as %s at %s needs", name, what, total, nName, want, d.Name, pos)
+		} else {
+			l.errorf(pos, "%s: %s total %g but %s is %g; n is the number of draws, each row's total", d.Name, what, total, nName, want)
+		}
+		return false
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // gpCall lowers the Gaussian-process covariance functions and add_diag,
@@ -21,7 +22,13 @@ import (
 // distances are then tape ops, Σ_k (x[:, k] − x[:, k]')², differentiable
 // everywhere (the distance itself is not at 0, which is why the checker
 // asks the other kernels for data).
-func (l *lowerer) gpCall(e *ast.CallExpr, name string, pos ast.Pos) (value, bool) {
+//
+// The two-input forms f(x1, x2, alpha, rho, ...) (f the form the checker
+// chose, by its count of arguments) are the same with the distances of
+// each point of x1 to each of x2, [n1, n2]: one constant when both are
+// known, else (gp_exp_quad_cov) Σ_k (x1[:, k] − x2[:, k]')².
+func (l *lowerer) gpCall(e *ast.CallExpr, f *stdlib.Func, pos ast.Pos) (value, bool) {
+	name := f.Name
 	switch name {
 	case "gp_exp_quad_cov", "gp_exponential_cov", "gp_matern32_cov", "gp_matern52_cov", "gp_periodic_cov":
 	case "add_diag":
@@ -33,25 +40,19 @@ func (l *lowerer) gpCall(e *ast.CallExpr, name string, pos ast.Pos) (value, bool
 	for i, a := range e.Args {
 		args[i] = l.node(l.expr(a), a.Pos())
 	}
-	b := l.b
-	x := args[0]
-	s := b.Shape(x)
-	n := s.Rows
-	if msg := b.TooBig(fmt.Sprintf("%s of %d points ([%d, %d])", name, n, n, n), n*n); msg != "" {
-		l.errorf(e.Args[0].Pos(), "%s", msg)
-		return value{}, true
-	}
 	squared := name == "gp_exp_quad_cov"
 	var d autodiff.ID // the squared distances for gp_exp_quad_cov, else the distances
-	switch vals, known := b.Known(x); {
-	case known:
-		d = b.Const(gpDistances(vals, n, s.Cols, squared), autodiff.Matrix(n, n), pos)
-	case squared:
-		d = l.gpSquaredDistances(x, s, pos)
-	default: // the checker asks for data
-		l.errorf(e.Args[0].Pos(), "%s needs its points x known when the model compiles", name)
+	var ok bool
+	if f.Shape == stdlib.GPCross {
+		d, ok = l.gpCrossDistances(e, name, args[0], args[1], squared, pos)
+		args = args[1:] // alpha, rho (and p) next, as in the one-input form
+	} else {
+		d, ok = l.gpPointDistances(e, name, args[0], squared, pos)
+	}
+	if !ok {
 		return value{}, true
 	}
+	b := l.b
 	scalar := func(v float64) autodiff.ID { return b.Scalar(v, pos) }
 	alpha2 := b.Square(args[1], pos)
 	rho := args[2]
@@ -73,6 +74,91 @@ func (l *lowerer) gpCall(e *ast.CallExpr, name string, pos ast.Pos) (value, bool
 		k = b.Exp(b.Mul(sin2, b.Div(scalar(-2), b.Square(rho, pos), pos), pos), pos)
 	}
 	return value{id: b.Mul(alpha2, k, pos), node: true}, true
+}
+
+// gpPointDistances returns the node of the distances (squared when
+// squared) between the points x of a one-input covariance function,
+// [n, n]; false after an error.
+func (l *lowerer) gpPointDistances(e *ast.CallExpr, name string, x autodiff.ID, squared bool, pos ast.Pos) (autodiff.ID, bool) {
+	b := l.b
+	s := b.Shape(x)
+	n := s.Rows
+	if msg := b.TooBig(fmt.Sprintf("%s of %d points ([%d, %d])", name, n, n, n), n*n); msg != "" {
+		l.errorf(e.Args[0].Pos(), "%s", msg)
+		return 0, false
+	}
+	switch vals, known := b.Known(x); {
+	case known:
+		return b.Const(gpDistances(vals, n, s.Cols, squared), autodiff.Matrix(n, n), pos), true
+	case squared:
+		return l.gpSquaredDistances(x, s, pos), true
+	}
+	// the checker asks for data
+	l.errorf(e.Args[0].Pos(), "%s needs its points x known when the model compiles", name)
+	return 0, false
+}
+
+// gpCrossDistances returns the node of the distances (squared when
+// squared) from each point of x1 to each point of x2, [n1, n2], for a
+// two-input covariance function; false after an error, such as points of
+// two dimensions that only the data show (at x2, as the checker's).
+func (l *lowerer) gpCrossDistances(e *ast.CallExpr, name string, x1, x2 autodiff.ID, squared bool, pos ast.Pos) (autodiff.ID, bool) {
+	b := l.b
+	s1, s2 := b.Shape(x1), b.Shape(x2)
+	if s1.Cols != s2.Cols {
+		l.errorf(e.Args[1].Pos(), "%s: the points of x2 are of dimension %d with these data (%s) but those of x1 of dimension %d (%s); x1 and x2 need points of one dimension",
+			name, s2.Cols, s2, s1.Cols, s1)
+		return 0, false
+	}
+	n1, n2, m := s1.Rows, s2.Rows, s1.Cols
+	if msg := b.TooBig(fmt.Sprintf("%s of %d and %d points ([%d, %d])", name, n1, n2, n1, n2), n1*n2); msg != "" {
+		l.errorf(e.Args[0].Pos(), "%s", msg)
+		return 0, false
+	}
+	v1, known1 := b.Known(x1)
+	v2, known2 := b.Known(x2)
+	switch {
+	case known1 && known2:
+		return b.Const(gpCrossDist(v1, n1, v2, n2, m, squared), autodiff.Matrix(n1, n2), pos), true
+	case !squared: // the checker asks for data
+		l.errorf(e.Args[0].Pos(), "%s needs its points x1 and x2 known when the model compiles", name)
+		return 0, false
+	}
+	col := func(x autodiff.ID, s autodiff.Shape, k int) autodiff.ID {
+		if s.Rank == 1 {
+			return x
+		}
+		return b.Col(x, k, pos)
+	}
+	diff2 := func(k int) autodiff.ID { // [n1] − [1, n2]: [n1, n2]
+		return b.Square(b.Sub(col(x1, s1, k), b.Transpose(col(x2, s2, k), pos), pos), pos)
+	}
+	d := diff2(0)
+	for k := 1; k < m; k++ {
+		d = b.Add(d, diff2(k), pos)
+	}
+	return d, true
+}
+
+// gpCrossDist returns the n1 × n2 matrix of the distances from the n1
+// points of x1 to the n2 points of x2 (row-major, m coordinates each),
+// squared when squared.
+func gpCrossDist(x1 []float64, n1 int, x2 []float64, n2, m int, squared bool) []float64 {
+	out := make([]float64, n1*n2)
+	for i := range n1 {
+		for j := range n2 {
+			s := 0.0
+			for k := range m {
+				t := x1[i*m+k] - x2[j*m+k]
+				s += t * t
+			}
+			if !squared {
+				s = math.Sqrt(s)
+			}
+			out[i*n2+j] = s
+		}
+	}
+	return out
 }
 
 // gpDistances returns the n × n matrix of the distances between the n

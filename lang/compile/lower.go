@@ -464,7 +464,7 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if v, ok := l.vecCall(e, f.Name, pos); ok {
 		return v
 	}
-	if v, ok := l.gpCall(e, f.Name, pos); ok {
+	if v, ok := l.gpCall(e, f, pos); ok {
 		return v
 	}
 	args := make([]autodiff.ID, len(e.Args))
