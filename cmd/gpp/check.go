@@ -453,6 +453,29 @@ func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Lat
 		}
 		t.print(w)
 	}
+	if len(info.Functions) > 0 {
+		fmt.Fprintf(w, "\nfunctions (%d):\n", len(info.Functions))
+		t = &table{}
+		for _, f := range info.Functions {
+			note := ""
+			for _, suf := range []string{"_lpdf", "_lpmf"} {
+				if base, ok := strings.CutSuffix(f.Name.Name, suf); ok && len(f.Params) > 0 {
+					note = fmt.Sprintf("density: %s ~ %s(...)", f.Params[0].Name, base)
+				}
+			}
+			t.row("  "+fnHead(f), note)
+		}
+		t.print(w)
+	}
+}
+
+// fnHead is a user function's name and parameters, "f(a, b)".
+func fnHead(f *ast.FnDecl) string {
+	ps := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		ps[i] = p.Name
+	}
+	return f.Name.Name + "(" + strings.Join(ps, ", ") + ")"
 }
 
 func shapeString(s check.Shape) string { return s.String() }

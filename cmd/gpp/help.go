@@ -79,6 +79,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		t.print(stdout)
+		fmt.Fprintln(stdout, "\nA model declares its own functions at the top level, fn NAME(A, B) = EXPR or\nfn NAME(A, B) { let U = ...; return EXPR }, expanded at each call; a function\nNAME_lpdf(y, ...) makes y ~ NAME(...) a user density (docs/language.md §2).")
 		return exitOK
 	}
 	if d := stdlib.LookupDist(topic); d != nil {

@@ -559,7 +559,7 @@ func isCommandLine(line string) bool {
 func replSessionHelp() string {
 	var b strings.Builder
 	b.WriteString(`Type declarations and statements (data, const, param, let, ~, target, for,
-output) to add them to the session's model: the whole model is checked again,
+if, output, fn) to add them to the session's model: the whole model is checked again,
 and with data loaded bound to them and compiled as :check does. An input (a
 line, or the lines that continue it) is added whole or not at all: if any of
 its statements fails, the errors are printed and none of them is added. So

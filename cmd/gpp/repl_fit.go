@@ -892,6 +892,9 @@ func (r *repl) evalFixed(ctx context.Context, full *ast.File, info *check.Info, 
 			if info.Types[s.Value].DataOnly {
 				withData = append(withData, s)
 			}
+		case *ast.FnDecl:
+			withData = append(withData, s)
+			constsOnly = append(constsOnly, s)
 		}
 	}
 	withData = append(withData, out)

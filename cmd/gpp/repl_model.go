@@ -409,6 +409,11 @@ func describeModel(info *check.Info) string {
 	add("data", ds)
 	add("consts", cs)
 	add("outputs", outs)
+	var fns []string
+	for _, f := range info.Functions {
+		fns = append(fns, f.Name.Name)
+	}
+	add("functions", fns)
 	if len(parts) == 0 {
 		return "an empty model"
 	}
@@ -855,6 +860,9 @@ func (r *repl) declaredNames() []string {
 		if !s.Local {
 			out = append(out, s.Name)
 		}
+	}
+	for _, f := range r.info.Functions {
+		out = append(out, f.Name.Name)
 	}
 	return out
 }

@@ -88,6 +88,14 @@ func replTranscript(t *testing.T, name string, code int) (tmp string) {
 	return tmp
 }
 
+// TestReplFunctions: testdata/repl_functions.in, as TestReplSession. A
+// user function is a statement of the model: :list shows it, calls at the
+// prompt expand it, an error in its body names the call, and :load lists
+// it among the model's names.
+func TestReplFunctions(t *testing.T) {
+	replTranscript(t, "repl_functions", exitError)
+}
+
 // TestReplScriptExit: a session read from a non-terminal goes on after an
 // error, as at the terminal, and exits 1 at the end if any input failed.
 func TestReplScriptExit(t *testing.T) {

@@ -433,6 +433,27 @@ type OutputStmt struct {
 	Trunc  *Truncation // a T[...] after Dist (refused by the checker), else nil
 }
 
+// FnDecl is a user function, `fn Name(Params...) = Body`, or the block
+// form `fn Name(Params...) { let ... ; return Body }` with local lets
+// before the returned expression. A call is expanded at its call site by
+// the checker (pure, inlined, shape-polymorphic); the body may read only
+// its parameters, its own lets, built-ins and functions declared before.
+type FnDecl struct {
+	Fn     Pos
+	Name   *Ident
+	Lparen Pos
+	Params []*Ident
+	Rparen Pos
+	Lbrace Pos        // zero in the expression form
+	Lets   []*LetStmt // the block form's local lets, in order
+	Return Pos        // of "return" in the block form; of "=" in the expression form
+	Body   Expr
+	Rbrace Pos // zero in the expression form
+}
+
+// IsBlock reports whether d is written in the block form.
+func (d *FnDecl) IsBlock() bool { return d.Lbrace.IsValid() }
+
 func (s *DataDecl) Pos() Pos   { return s.Data }
 func (s *ConstDecl) Pos() Pos  { return s.Const }
 func (s *ParamDecl) Pos() Pos  { return s.Param }
@@ -442,6 +463,7 @@ func (s *TargetStmt) Pos() Pos { return s.Target }
 func (s *ForStmt) Pos() Pos    { return s.For }
 func (s *IfStmt) Pos() Pos     { return s.Branches[0].If }
 func (s *OutputStmt) Pos() Pos { return s.Output }
+func (s *FnDecl) Pos() Pos     { return s.Fn }
 
 func (s *DataDecl) End() Pos  { return s.Type.End() }
 func (s *ConstDecl) End() Pos { return s.Value.End() }
@@ -487,3 +509,11 @@ func (*TargetStmt) stmtNode() {}
 func (*ForStmt) stmtNode()    {}
 func (*IfStmt) stmtNode()     {}
 func (*OutputStmt) stmtNode() {}
+func (*FnDecl) stmtNode()     {}
+
+func (s *FnDecl) End() Pos {
+	if s.IsBlock() {
+		return s.Rbrace.Add(1)
+	}
+	return s.Body.End()
+}

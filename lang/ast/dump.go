@@ -16,7 +16,8 @@ import (
 // (data x T), (const x T? E), (param x T PRIOR?), (tilde LHS DIST
 // (trunc LO HI)?),
 // (let x E), (target += E), (for i LO HI STMT...), (if (branch COND
-// STMT...)... (else STMT...)?) and (output x E?). A File
+// STMT...)... (else STMT...)?), (output x E?) and (fn f (a b) (let ...)...
+// BODY). A File
 // dumps as (file ...) with one statement per line.
 func Dump(n Node) string {
 	var d dumper
@@ -196,6 +197,17 @@ func (d *dumper) node(n Node) {
 		if n.Trunc != nil {
 			d.kids(n.Trunc)
 		}
+		d.close()
+	case *FnDecl:
+		params := make([]string, len(n.Params))
+		for i, id := range n.Params {
+			params[i] = id.Name
+		}
+		d.open("fn", n.Name.Name, "("+strings.Join(params, " ")+")")
+		for _, l := range n.Lets {
+			d.kids(l)
+		}
+		d.kids(n.Body)
 		d.close()
 	default:
 		panic(fmt.Sprintf("ast.Dump: unexpected node %T", n))

@@ -31,11 +31,39 @@ func TestDump(t *testing.T) {
 			"(for i (int 0) (ident N) (let s (ident a)))"},
 		{&OutputStmt{Name: id("o")}, "(output o)"},
 		{&OutputStmt{Name: id("o"), Value: a}, "(output o (ident a))"},
+		{&FnDecl{Name: id("f"), Params: []*Ident{id("a"), id("b")}, Body: bin(a, Add, b)}, "(fn f (a b) (binary + (ident a) (ident b)))"},
+		{&FnDecl{Name: id("g"), Lets: []*LetStmt{{Name: id("u"), Value: a}}, Body: id("u")}, "(fn g () (let u (ident a)) (ident u))"},
 		{&File{}, "(file)"},
 		{&File{Stmts: []Stmt{&OutputStmt{Name: id("o")}, &OutputStmt{Name: id("p")}}}, "(file\n  (output o)\n  (output p))"},
 	} {
 		if got := Dump(tc.n); got != tc.want {
 			t.Errorf("Dump = %s, want %s", got, tc.want)
 		}
+	}
+}
+
+// TestCloneExpr: a clone dumps as the original, keeps its positions, and
+// shares no node with it.
+func TestCloneExpr(t *testing.T) {
+	a := &Ident{NamePos: Pos{File: "m", Line: 2, Col: 5}, Name: "a"}
+	e := bin(neg(&ParenExpr{X: call("f", a, &VectorLit{Elems: []Expr{num("2", 2)}})}), Mul,
+		&IndexExpr{X: &TransposeExpr{X: id("x")}, Indices: []Expr{&SliceExpr{Lo: id("b")}, id("c")}})
+	c := CloneExpr(e)
+	if Dump(c) != Dump(e) {
+		t.Fatalf("clone %s of %s", Dump(c), Dump(e))
+	}
+	seen := map[Node]bool{}
+	Inspect(e, func(n Node) bool { seen[n] = true; return true })
+	Inspect(c, func(n Node) bool {
+		if seen[n] {
+			t.Errorf("clone shares %s", Dump(n))
+		}
+		if id, ok := n.(*Ident); ok && id.Name == "a" && id.NamePos != a.NamePos {
+			t.Errorf("clone of a at %v, want %v", id.NamePos, a.NamePos)
+		}
+		return true
+	})
+	if CloneExpr(nil) != nil {
+		t.Error("CloneExpr(nil) is not nil")
 	}
 }

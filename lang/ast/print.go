@@ -12,7 +12,7 @@ import (
 // += and -=, a comma and a space between arguments, indices and the
 // elements of a vector literal ([a, b, c]), an empty index position as ":"
 // (x[:, 0]), bounds as <lower=L, upper=U>, and four spaces of indentation
-// per enclosing for or if body; an else follows its "}" on the same line.
+// per enclosing for, if or fn body; an else follows its "}" on the same line.
 //
 // Parentheses are printed exactly where the tree has a ParenExpr, so a
 // parsed file prints with the author's grouping and parses back to the same
@@ -129,6 +129,30 @@ func (p *printer) stmt(s Stmt) {
 			p.expr(s.Dist)
 		}
 		p.trunc(s.Trunc)
+	case *FnDecl:
+		p.str("fn ", s.Name.Name, "(")
+		for i, id := range s.Params {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.str(id.Name)
+		}
+		p.str(")")
+		if !s.IsBlock() {
+			p.str(" = ")
+			p.expr(s.Body)
+			break
+		}
+		p.str(" {\n")
+		p.indent++
+		for _, l := range s.Lets {
+			p.stmt(l)
+			p.str("\n")
+		}
+		p.str(strings.Repeat("    ", p.indent), "return ")
+		p.expr(s.Body)
+		p.indent--
+		p.str("\n", strings.Repeat("    ", p.indent), "}")
 	default:
 		panic(fmt.Sprintf("ast: cannot print statement %T", s))
 	}

@@ -107,6 +107,15 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Trunc != nil {
 			Inspect(n.Trunc, f)
 		}
+	case *FnDecl:
+		Inspect(n.Name, f)
+		for _, id := range n.Params {
+			Inspect(id, f)
+		}
+		for _, l := range n.Lets {
+			Inspect(l, f)
+		}
+		expr(n.Body)
 	default:
 		panic("ast.Inspect: unexpected node type")
 	}

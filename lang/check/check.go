@@ -1,8 +1,9 @@
 // Package check is gpp's semantic checker: it resolves names, evaluates
 // constants (with command-line overrides), infers every expression's element
 // type, shape (with broadcasting) and support, checks calls and
-// distributions against the stdlib table, and collects the latents with
-// their variational families.
+// distributions against the stdlib table, expands each call of a user
+// function at its call site (fns.go), and collects the latents with their
+// variational families.
 //
 // Place in the pipeline: lang/parser → lang/ast → check → compile. Check
 // reads an *ast.File and returns an Info for the compiler and the CLI, or an
@@ -38,7 +39,11 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 			Defs:  map[*ast.Ident]*Symbol{},
 			Calls: map[*ast.CallExpr]*stdlib.Func{},
 			Dists: map[*ast.CallExpr]*stdlib.Dist{},
+
+			Inlines:       map[*ast.CallExpr]*Inline{},
+			UserDensities: map[*ast.CallExpr]*ast.CallExpr{},
 		},
+		fns:        map[string]*fnDef{},
 		top:        map[string]*Symbol{},
 		declared:   map[string]ast.Pos{},
 		sizes:      map[string]ast.Pos{},
@@ -97,6 +102,9 @@ type checker struct {
 
 	steps         map[*Symbol][]stepUse // stepsOf each let's value, once computed
 	stepsReported map[ast.Expr]bool     // comparisons on params reported by refuseSteps
+
+	fns     map[string]*fnDef // user functions declared so far
+	inlined int               // calls of user functions expanded so far
 
 	defining string // the name whose declaration is being checked
 	inOutput bool   // checking an output's expression
@@ -169,10 +177,15 @@ func builtinKind(name string) string {
 // ---------------------------------------------------------------------------
 // Scopes
 
+// lookup resolves a name in the innermost scope outwards; the scope of an
+// expanded function call (kind "fn") sees nothing outside it.
 func (c *checker) lookup(name string) *Symbol {
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		if s, ok := c.scopes[i][name]; ok {
 			return s
+		}
+		if c.blocks[i] == "fn" {
+			return nil
 		}
 	}
 	return c.top[name]
@@ -184,6 +197,10 @@ func (c *checker) declare(id *ast.Ident, sym *Symbol) bool {
 	c.info.Defs[id] = sym
 	if k := builtinKind(id.Name); k != "" {
 		c.errorf(id.NamePos, "`%s` is a built-in %s; choose another name", id.Name, k)
+	}
+	if f := c.fns[id.Name]; f != nil {
+		c.errorf(id.NamePos, "`%s` redeclared; first declared at %s (function %s)", id.Name, f.decl.Name.NamePos, fnSignature(f.decl))
+		return false
 	}
 	if prev := c.lookup(id.Name); prev != nil {
 		if len(c.scopes) == 0 {
@@ -252,6 +269,8 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.forStmt(s)
 	case *ast.IfStmt:
 		c.ifStmt(s)
+	case *ast.FnDecl:
+		c.fnDecl(s) // the parser allows it only at the top level
 	default:
 		panic(fmt.Sprintf("check: unexpected statement %T", s))
 	}
@@ -686,7 +705,9 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: support, Range: lat.Range()})
 	sym := &Symbol{Name: name, Kind: Param, Decl: s, Pos: s.Name.NamePos, Type: typ}
 	lat.Symbol = sym
-	if s.Prior != nil {
+	if fd := c.userDensityOf(s.Prior); fd != nil {
+		c.userPrior(s, sym, fd)
+	} else if s.Prior != nil {
 		c.defining = name
 		d := c.distCall(s.Prior, typ, s.Name.NamePos, "`"+name+"`")
 		c.refuseSteps(s.Prior)
@@ -1032,6 +1053,10 @@ func (c *checker) constArg(call *ast.CallExpr, i int) *float64 {
 }
 
 func (c *checker) tildeStmt(s *ast.TildeStmt) {
+	if fd := c.userDensityOf(s.Dist); fd != nil {
+		c.userTilde(s, fd)
+		return
+	}
 	lt := c.expr(s.LHS)
 	d := c.distCall(s.Dist, lt, s.LHS.Pos(), "`"+exprString(s.LHS)+"`")
 	steps := c.refuseSteps(s.LHS, s.Dist)

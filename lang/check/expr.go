@@ -385,6 +385,9 @@ func (c *checker) vectorLit(e *ast.VectorLit) Type {
 
 func (c *checker) call(e *ast.CallExpr) Type {
 	name := e.Fun.Name
+	if fd := c.fns[name]; fd != nil {
+		return c.inline(e, fd)
+	}
 	f := stdlib.LookupFunc(name)
 	if f != nil && f.Shape == stdlib.LogPDF {
 		return c.logpdf(e, f)
@@ -399,6 +402,8 @@ func (c *checker) call(e *ast.CallExpr) Type {
 			c.errorf(e.Fun.NamePos, "%s is a distribution: it can appear only on the right of ~, as a param's prior or in logpdf(value, %s(...))", name, name)
 		case sym != nil:
 			c.errorf(e.Fun.NamePos, "`%s` is %s (declared at %s), not a function", name, sym.Kind.Phrase(), sym.Pos)
+		case c.fnLater(name) != nil:
+			c.errorf(e.Fun.NamePos, "function `%s` used before its declaration at %s", name, c.fnLater(name).Name.NamePos)
 		case stanHint(name, "") != "":
 			arg := "x"
 			if len(e.Args) == 1 {
@@ -501,6 +506,14 @@ func (c *checker) call(e *ast.CallExpr) Type {
 // and MvNormalRows: see mvPredictive; for Multinomial and
 // MultinomialLogit, multinomialPredictive.
 func (c *checker) predictive(call *ast.CallExpr) Type {
+	if fd := c.userDensityOf(call); fd != nil {
+		for _, a := range call.Args {
+			c.expr(a)
+		}
+		c.errorf(call.Fun.NamePos, "%s is a user density (%s at %s), which gpp cannot draw from: a replicate output NAME ~ D(...) needs a built-in distribution (gpp has no user _rng functions)",
+			call.Fun.Name, fnSignature(fd.decl), fd.decl.Name.NamePos)
+		return invalid
+	}
 	d, args, ok := c.distArgs(call)
 	if d == nil || !ok {
 		return invalid
@@ -636,6 +649,13 @@ func (c *checker) mvPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, 
 }
 
 func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
+	if len(e.Args) == 2 {
+		if d, ok := unparen(e.Args[1]).(*ast.CallExpr); ok {
+			if fd := c.userDensityOf(d); fd != nil {
+				return c.userLogpdf(e, f, d, fd)
+			}
+		}
+	}
 	c.info.Calls[e] = f
 	isDist := func(i int) (*ast.CallExpr, bool) {
 		if i >= len(e.Args) {

@@ -35,12 +35,20 @@ type Info struct {
 	Calls map[*ast.CallExpr]*stdlib.Func
 	// Dists maps distribution calls (right of ~, priors) to their entries.
 	Dists map[*ast.CallExpr]*stdlib.Dist
+	// Inlines maps each call of a user function to its expansion (fns.go).
+	Inlines map[*ast.CallExpr]*Inline
+	// UserDensities maps the distribution of a ~ (or a param's prior)
+	// whose family is a user density NAME to the call NAME_lpdf(value,
+	// args...) that the checker built and expanded: its sum is the term.
+	UserDensities map[*ast.CallExpr]*ast.CallExpr
 
 	Symbols []*Symbol    // top-level names in declaration order, size names included
 	Latents []*Latent    // params in declaration order
 	Data    []*DataVar   // data in declaration order, each size name after the data that binds it
 	Consts  []*Constant  // consts in declaration order, overrides applied
 	Outputs []*OutputVar // outputs in order
+	// Functions are the user functions declared without error, in order.
+	Functions []*ast.FnDecl
 	// Truncations are the ~ statements on data with a valid T[L, U], in
 	// order (truncdata.go).
 	Truncations []*ast.TildeStmt
@@ -141,6 +149,9 @@ type Symbol struct {
 	Type Type
 	// Local is true for loop variables and lets inside a for body.
 	Local bool
+	// Fn is, for a parameter or local let of an expanded call of a user
+	// function (a hidden let: Kind Let), that function; nil otherwise.
+	Fn *ast.FnDecl
 }
 
 // Latent is a param: a latent variable fitted by a variational factor.

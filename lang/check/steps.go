@@ -1,6 +1,9 @@
 package check
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -20,6 +23,9 @@ import (
 type stepUse struct {
 	op  ast.Expr // an *ast.BinaryExpr or a ! *ast.UnaryExpr
 	via *ast.Ident
+	// in are the expanded calls of user functions whose bodies hold op,
+	// innermost first.
+	in []*Inline
 }
 
 // stepsOf returns the comparisons and logical operators on params that e
@@ -37,6 +43,18 @@ func (c *checker) stepsOf(e ast.Expr) []stepUse {
 			return false
 		}
 		switch x := x.(type) {
+		case *ast.CallExpr:
+			if in := c.info.Inlines[x]; in != nil {
+				// The expanded body, which reads the arguments through
+				// its parameters.
+				for _, s := range c.stepsOf(in.Body) {
+					if s.via == nil || c.info.Uses[s.via] == nil || c.info.Uses[s.via].Fn != in.Fn {
+						s.in = append(slices.Clip(s.in), in) // else op is in an argument
+					}
+					found = append(found, s)
+				}
+				return false
+			}
 		case *ast.Ident:
 			for _, s := range c.letSteps(c.info.Uses[x]) {
 				found = append(found, stepUse{op: s.op, via: x})
@@ -144,8 +162,19 @@ func (c *checker) stepError(s stepUse) {
 	}
 	through := ""
 	if s.via != nil {
-		through = " (it is read through the let `" + s.via.Name + "` at " + s.via.NamePos.String() + ")"
+		what := "the let `" + s.via.Name + "`"
+		if sym := c.info.Uses[s.via]; sym != nil && sym.Fn != nil {
+			what = "the let `" + s.via.Name + "` of " + sym.Fn.Name.Name
+			if slices.ContainsFunc(sym.Fn.Params, func(p *ast.Ident) bool { return p.Name == s.via.Name }) {
+				what = "the parameter `" + s.via.Name + "` of " + sym.Fn.Name.Name
+			}
+		}
+		through = " (it is read through " + what + " at " + s.via.NamePos.String() + ")"
 	}
-	c.errorf(opPos, "%s needs operands known before the fit%s, and `%s` %s: its value would be a step function of the params, whose derivative is zero almost everywhere, so the fit gets no gradient from it (Stan allows it; gpp does not); write the condition on data, constants and loop variables; in an output it is allowed: `output p = mu > 0` gives P(mu > 0) as its mean",
-		what, through, exprString(culprit), c.dependsOnParam(culprit))
+	calls := ""
+	for _, in := range s.in {
+		calls += fmt.Sprintf(" (in the call of %s at %s)", in.Fn.Name.Name, in.Call.Fun.NamePos)
+	}
+	c.errorf(opPos, "%s needs operands known before the fit%s, and `%s` %s: its value would be a step function of the params, whose derivative is zero almost everywhere, so the fit gets no gradient from it (Stan allows it; gpp does not); write the condition on data, constants and loop variables; in an output it is allowed: `output p = mu > 0` gives P(mu > 0) as its mean%s",
+		what, through, exprString(culprit), c.dependsOnParam(culprit), calls)
 }

@@ -16,9 +16,13 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		return // a density, or what only a density reads
 	}
 	switch s := s.(type) {
-	case *ast.DataDecl, *ast.ConstDecl:
+	case *ast.DataDecl, *ast.ConstDecl, *ast.FnDecl:
 	case *ast.ParamDecl:
-		if s.Prior != nil && l.predict == nil {
+		if call := l.info.UserDensities[s.Prior]; call != nil && l.predict == nil {
+			l.collect = l.prior
+			l.userDensity(call, s.Prior.Fun.Pos())
+			l.collect = false
+		} else if s.Prior != nil && l.predict == nil {
 			lat := l.latent(l.info.Latent(s.Name.Name))
 			l.collect = l.prior
 			args := l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
@@ -36,6 +40,12 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Param {
 				lat = l.latent(l.info.Latent(sym.Name))
 			}
+		}
+		if call := l.info.UserDensities[s.Dist]; call != nil {
+			l.collect = l.prior && lat != nil
+			l.userDensity(call, s.Dist.Fun.Pos())
+			l.collect = false
+			break
 		}
 		v := l.expr(s.LHS)
 		if s.Trunc == nil {
@@ -436,6 +446,9 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 
 // call lowers a built-in function call.
 func (l *lowerer) call(e *ast.CallExpr) value {
+	if in := l.info.Inlines[e]; in != nil {
+		return l.inline(in)
+	}
 	f := l.info.Calls[e]
 	if f == nil {
 		l.errorf(e.Pos(), "compile: %s is not a built-in function here", e.Fun.Name)
@@ -594,6 +607,35 @@ var unaryOps = map[string]autodiff.Op{
 	"sin":         autodiff.OpSin,
 	"cos":         autodiff.OpCos,
 	"atan":        autodiff.OpAtan,
+}
+
+// inline lowers a call of a user function, expanded by the checker: each
+// argument (and local let) once, bound to its hidden let, then the body.
+// Errors in the body's lets and expression name the call.
+func (l *lowerer) inline(in *check.Inline) value {
+	nargs := len(in.Fn.Params)
+	for _, b := range in.Binds[:nargs] {
+		l.env[b.Sym] = l.expr(b.Value)
+	}
+	nerr := len(l.errs)
+	for _, b := range in.Binds[nargs:] {
+		l.env[b.Sym] = l.expr(b.Value)
+	}
+	v := l.expr(in.Body)
+	for _, err := range l.errs[nerr:] {
+		err.Msg += fmt.Sprintf(" (in the call of %s at %s)", in.Fn.Name.Name, in.Call.Fun.NamePos)
+	}
+	return v
+}
+
+// userDensity adds the term of a ~ (or a prior) whose family is a user
+// density: the sum of the call NAME_lpdf(value, args...) the checker built.
+func (l *lowerer) userDensity(call *ast.CallExpr, pos ast.Pos) {
+	v := l.node(l.expr(call), call.Pos())
+	if !l.b.Shape(v).IsScalar() {
+		v = l.b.Sum(v, pos)
+	}
+	l.add(v, pos)
 }
 
 // knownInts gives v, lowered from e, its ints when the checker typed e an

@@ -140,6 +140,10 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 		return errf("besides its declared prior, the ~ at %s gives it a density; their product has no sampler", tildes[0].Pos())
 	}
 	d := m.info.Dists[sp.call]
+	if call := m.info.UserDensities[sp.call]; call != nil {
+		return errf("its prior %s is a user density (the function %s), which has no sampler; give it a built-in distribution to draw it",
+			ast.FormatExpr(sp.call), call.Fun.Name)
+	}
 	if d == nil {
 		return errf("its prior is not a distribution")
 	}

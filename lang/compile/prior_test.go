@@ -274,6 +274,9 @@ func TestPriorDrawsErrors(t *testing.T) {
 		// a covariance matrix without a prior: the error names one it takes
 		{"param S: cov_matrix[2]\n", "e.gpp:1:7: param `S` cannot be drawn from its prior: it has none (a flat prior on the cov_matrix values, improper, which has no distribution to draw from); give it one, as in `param S: cov_matrix[2] ~ InvWishart(4, I(2))`"},
 		{"const K = 3\nparam L: cholesky_factor_cov[K]\n", "e.gpp:2:7: param `L` cannot be drawn from its prior: it has none (a flat prior on the cholesky_factor_cov values, improper, which has no distribution to draw from); give it one, as in `param L: cholesky_factor_cov[K] ~ InvWishartCholesky(K + 2, I(K))`"},
+		// a user density has no sampler, declared or in a ~
+		{"fn n2_lpdf(y, m) = -(y - m) ^ 2\nparam mu: real ~ n2(0)\n", "e.gpp:2:7: param `mu` cannot be drawn from its prior: its prior n2(0) is a user density (the function n2_lpdf), which has no sampler"},
+		{"fn n2_lpdf(y, m) = -(y - m) ^ 2\nparam mu: real\nmu ~ n2(1)\n", "e.gpp:2:7: param `mu` cannot be drawn from its prior: its prior n2(1) is a user density (the function n2_lpdf), which has no sampler"},
 		{"param s: positive\n", "it has none (a flat prior on (0, ∞), improper, which has no distribution to draw from); give it one, as in `param s: positive ~ Normal(0, 1)`"},
 	} {
 		m := compileSrc(t, "e.gpp", c.src, nil)

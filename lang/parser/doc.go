@@ -24,8 +24,8 @@
 // for body), so one run reports every independent syntax error of a file.
 // A statement left open by a trailing operator or an unclosed bracket runs
 // on into the next line, as in Go, unless that line starts with a statement
-// keyword (data, const, param, let, output, target, for, if), which can never
-// continue an expression.
+// keyword (data, const, param, let, output, target, for, if, fn, return),
+// which can never continue an expression.
 //
 // # Decisions the language reference leaves open
 //
@@ -44,8 +44,12 @@
 //   - Bounds come in either order, each at most once, and are accepted on
 //     any type: that they are for data only is the checker's rule, as is the
 //     kind of a const's type.
-//   - data, const, param and output inside a for or if body are syntax
+//   - data, const, param, output and fn inside a for or if body are syntax
 //     errors.
+//   - A function is fn f(a, b) = EXPR, or fn f(a, b) { let ...; return EXPR }:
+//     a block of lets and one final return, each item starting with its
+//     keyword so the grammar stays LL(1). Its parameters are bare names
+//     (untyped); what its body may read is the checker's rule.
 //   - Comparisons do not chain: a < b < c is an error, as is a == b != c.
 //     A type's bounds hold arithmetic only (no comparison or logical
 //     operator), so the first ">" after "int<" closes them; only that ">"

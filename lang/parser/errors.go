@@ -279,10 +279,57 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "gpp has no print or reject: output NAME = EXPR reports a value at every draw, and gpp repl evaluates expressions on a fit"
 	case stanDecl(toks, i):
 		return "a declaration starts with its kind, data or param, and gives the type after the name: Stan's real<lower=0> sigma; is param sigma: real<lower=0>, and vector[N] y; is data y: real[N]"
+	case typedParam(toks, i):
+		return "a function's parameters have no types in gpp (each call is checked with its arguments' shapes): fn f(x, y) = EXPR"
+	case inFnBlock(toks, i) && (tok.Type == tokKeyword || tok.Value == "}"):
+		return "a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }"
+	case tok.Type == tokKeyword && tok.Value == "return" && (i == 0 || toks[i-1].Type == tokTerminator):
+		return "return ends the block of a function, fn NAME(A, B) { let ...; return EXPR }; a model's statements return nothing"
 	case tok.Value == "T" && i+1 < len(toks) && toks[i+1].Value == "[" && prev == ")":
 		return "T[L, U] truncates the distribution of a ~ statement on data (y ~ Normal(mu, s) T[0, ]); elsewhere subtract the log mass by hand with logcdf or logccdf"
 	}
 	return ""
+}
+
+// typedParam reports whether token i, which did not parse, is in the
+// parameter list of a fn declaration written with Stan's types: a keyword
+// in a parameter's place (real x), or a name after a name (vector x).
+func typedParam(toks []lexer.Token, i int) bool {
+	j := i
+	for j > 0 && toks[j-1].Type != tokTerminator {
+		j--
+	}
+	if toks[j].Type != tokKeyword || toks[j].Value != "fn" || i < j+3 {
+		return false
+	}
+	after := func(k int) bool { return toks[k].Value == "(" || toks[k].Value == "," }
+	t := toks[i]
+	return t.Type == tokKeyword && after(i-1) ||
+		(t.Type == tokIdent || t.Type == tokKeyword) && toks[i-1].Type == tokIdent && after(i-2)
+}
+
+// inFnBlock reports whether token i is inside the block of a fn
+// declaration: the "{" that opens it comes before i. The items of the
+// block each end in a terminator, so the search goes back past them to
+// the "fn".
+func inFnBlock(toks []lexer.Token, i int) bool {
+	for k := i - 1; k >= 0; k-- {
+		switch {
+		case toks[k].Value == "{":
+			return k >= 4 && toks[k-1].Value == ")" && fnStarts(toks, k)
+		case toks[k].Value == "}":
+			return false
+		}
+	}
+	return false
+}
+
+// fnStarts reports whether the statement holding token k starts with fn.
+func fnStarts(toks []lexer.Token, k int) bool {
+	for k > 0 && toks[k-1].Type != tokTerminator {
+		k--
+	}
+	return toks[k].Type == tokKeyword && toks[k].Value == "fn"
 }
 
 // stanPrint reports whether token i, which did not parse, is in a

@@ -101,6 +101,7 @@ var syntaxErrorTests = []struct {
 	{"let a = \xff", []string{`1:9: invalid UTF-8 byte 0xff`}},
 	// Stan's syntax, pointed to gpp's.
 	{"model {\n  y ~ normal(0, 1);\n}\n", []string{"1:1: `model { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)"}},
+	{"functions {\n  real f(real x) { return x; }\n}\n", []string{"1:1: `functions { ... }` is a Stan block; gpp has none: declare each function at the top level, fn NAME(A, B) = EXPR or fn NAME(A, B) { let ...; return EXPR }, without types (docs/language.md)"}},
 	{"param m: real\ngenerated quantities {\n}\n", []string{"2:1: `generated quantities { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)"}},
 	{"target += normal_lpdf(y | m, 1)", []string{"1:25: invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)); logical or is ||)"}},
 	{"let r = a ./ b", []string{"1:11: invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"}},
@@ -132,6 +133,18 @@ var syntaxErrorTests = []struct {
 		"4:3: a param declaration is only allowed at the top level, not in an if body"}},
 	{"data x: int<lower=0>\nif x {\n  target += 1 +\n}", []string{`4:1: expected an expression after "+", found "}"`}},
 	{"target += logpdf(y, Normal(m, 1)) T[0, ]", []string{"1:35: expected newline or \";\" after \")\", found \"T\"; T[L, U] truncates the distribution of a ~ statement on data (y ~ Normal(mu, s) T[0, ]); elsewhere subtract the log mass by hand with logcdf or logccdf"}},
+	// Functions.
+	{"fn f(x)", []string{`1:8: expected "=" or "{" after ")", found end of file`}},
+	{"fn f(x, ) = x", []string{`1:9: expected a name after ",", found ")"`}},
+	{"fn f(x) {\n  let u = x\n}", []string{`3:1: expected "return", found "}"; a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }`}},
+	{"fn f(x) { target += x }", []string{`1:11: expected "return" after "{", found keyword "target"; a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }`}},
+	{"fn f(x) { return x; let u = 1 }", []string{`1:21: expected "}", found keyword "let"; a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }`}},
+	{"fn f(x) {\n  let u = x\n  return u\n  return x\n}", []string{`4:3: expected "}", found keyword "return"; a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }`}},
+	{"for i in 0:N {\n  fn f(x) = x\n}", []string{"2:3: a function declaration is only allowed at the top level, not in a for body"}},
+	{"let fn = 3", []string{`1:5: expected a name after "let", found keyword "fn"`}},
+	{"return 3", []string{`1:1: unexpected keyword "return"; return ends the block of a function, fn NAME(A, B) { let ...; return EXPR }; a model's statements return nothing`}},
+	{"fn f(real x) = x", []string{`1:6: expected ")" after "(", found keyword "real"; a function's parameters have no types in gpp (each call is checked with its arguments' shapes): fn f(x, y) = EXPR`}},
+	{"fn f(a, vector x) = x", []string{`1:16: expected ")" after "vector", found "x"; a function's parameters have no types in gpp (each call is checked with its arguments' shapes): fn f(x, y) = EXPR`}},
 	// A run of invalid characters is one error.
 	{"let a = x @@@ y", []string{`1:11: invalid character '@' (and 2 more after it)`}},
 	{"let a = \u201cm\u201d", []string{`1:9: invalid character '“'`, `1:13: invalid character '”'`}},

@@ -37,6 +37,7 @@ type stmt struct {
 	If     *ifStmt     `parser:"| @@"`
 	Output *outputStmt `parser:"| @@"`
 	Tilde  *tildeStmt  `parser:"| @@"`
+	Fn     *fnDecl     `parser:"| @@"`
 }
 
 type dataDecl struct {
@@ -78,6 +79,24 @@ type trunc struct {
 	Comma  lexer.Token `parser:"@','"`
 	Upper  *expr       `parser:"@@?"`
 	Rbrack lexer.Token `parser:"@']'"`
+}
+
+// fnDecl is a user function: fn f(a, b) = EXPR, or the block form
+// fn f(a, b) { let u = ...; return EXPR }, whose items start with "let" or
+// "return" (LL(1)).
+type fnDecl struct {
+	Pos    lexer.Position
+	Name   *ident       `parser:"'fn' @@"`
+	Lparen lexer.Token  `parser:"@'('"`
+	Params []*ident     `parser:"(@@ (',' @@)*)?"`
+	Rparen lexer.Token  `parser:"@')'"`
+	Eq     *lexer.Token `parser:"(  @'='"`
+	Value  *expr        `parser:"   @@"`
+	Lbrace *lexer.Token `parser:" | @'{'"`
+	Lets   []*letStmt   `parser:"   (@@ Terminator)*"`
+	Return lexer.Token  `parser:"   @'return'"`
+	Body   *expr        `parser:"   @@ Terminator"`
+	Rbrace lexer.Token  `parser:"   @'}' )"`
 }
 
 type letStmt struct {

@@ -82,10 +82,30 @@ func (l *lowerer) stmt(s *stmt, body string) ast.Stmt {
 			o.Trunc = l.trunc(s.Output.Trunc)
 		}
 		return o
+	case s.Fn != nil:
+		topLevelOnly("a function declaration", s.Fn.Pos)
+		return l.fnDecl(s.Fn)
 	case s.Tilde != nil:
 		return &ast.TildeStmt{LHS: l.expr(s.Tilde.LHS), Tilde: astPos(s.Tilde.Tilde.Pos), Dist: l.dist(s.Tilde.Dist), Trunc: l.trunc(s.Tilde.Trunc)}
 	}
 	panic("parser: empty statement")
+}
+
+func (l *lowerer) fnDecl(f *fnDecl) *ast.FnDecl {
+	d := &ast.FnDecl{Fn: astPos(f.Pos), Name: l.ident(f.Name), Lparen: astPos(f.Lparen.Pos), Rparen: astPos(f.Rparen.Pos)}
+	for _, p := range f.Params {
+		d.Params = append(d.Params, l.ident(p))
+	}
+	if f.Eq != nil {
+		d.Return, d.Body = astPos(f.Eq.Pos), l.expr(f.Value)
+		return d
+	}
+	d.Lbrace, d.Rbrace = astPos(f.Lbrace.Pos), astPos(f.Rbrace.Pos)
+	for _, s := range f.Lets {
+		d.Lets = append(d.Lets, &ast.LetStmt{Let: astPos(s.Pos), Name: l.ident(s.Name), Value: l.expr(s.Value)})
+	}
+	d.Return, d.Body = astPos(f.Return.Pos), l.expr(f.Body)
+	return d
 }
 
 // article is "a for" or "an if".

@@ -270,6 +270,9 @@ func stanBlock(toks []lexer.Token) *ast.Error {
 	for _, t := range toks[:i] {
 		name = append(name, t.Value)
 	}
+	if toks[0].Value == "functions" {
+		return ast.Errorf(astPos(toks[0].Pos), "`functions { ... }` is a Stan block; gpp has none: declare each function at the top level, fn NAME(A, B) = EXPR or fn NAME(A, B) { let ...; return EXPR }, without types (docs/language.md)")
+	}
 	return ast.Errorf(astPos(toks[0].Pos), "`%s { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)", strings.Join(name, " "))
 }
 

@@ -138,6 +138,8 @@ func TestRoundTrip(t *testing.T) {
 		"let a = !(x < 1) || y >= 2 && -z != (w ^ 2 == (u <= v))\nlet b = !!x[a > 0] && (a || b) > c\n",
 		"data x: int<lower=0, upper=N>[N]\nif x[0] == 0 {\n} else if K > 1 && N > 0 {\n  for i in 0:N { if x[i] > 2 { target += 1 } else { x[i] ~ Poisson(2) } }\n} else {\n  let z = 2; target -= z\n}\n",
 		"if (a) {}\nelse {}\n",
+		"fn inv_logit2(x) = 1 / (1 + exp(-x))\nfn zero() = 0\nfn f(a, b,\n  c) = a * b + c'\ny ~ Bernoulli(inv_logit2(f(X, beta, a)))\n",
+		"fn g(a, b) {\n  let u = a - b\n  let v = u ^ 2; return sqrt(v) + u\n}\nfn h(x) { return x }\nfn k(x) {\n    return x\n}\n",
 		"y ~ Normal(mu, s) T[0, ]\nn ~ Poisson(l) T[, U[i] + 1]\ny ~ Normal(0, 1) T[\n  a - 1,\n  b]\noutput r ~ Normal(0, 1) T[0, 1]\n",
 	} {
 		f, err := ParseFile("rt.gpp", []byte(src))

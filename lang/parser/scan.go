@@ -30,7 +30,7 @@ var keywords = map[string]bool{
 	"target": true, "for": true, "in": true, "if": true, "else": true,
 	"int": true, "real": true, "positive": true, "unit": true, "simplex": true,
 	"ordered": true, "cholesky_factor_corr": true, "positive_ordered": true, "corr_matrix": true,
-	"cholesky_factor_cov": true, "cov_matrix": true,
+	"cholesky_factor_cov": true, "cov_matrix": true, "fn": true, "return": true,
 }
 
 // Keywords returns the reserved words, sorted (for the REPL's completion).
@@ -49,7 +49,7 @@ func Keywords() []string {
 // the end of its line rather than somewhere in the next statement).
 var stmtKeywords = map[string]bool{
 	"data": true, "const": true, "param": true, "let": true, "output": true,
-	"target": true, "for": true, "if": true,
+	"target": true, "for": true, "if": true, "fn": true, "return": true,
 }
 
 // definition is the participle lexer.Definition of gpp. Lexing never fails:
