@@ -499,12 +499,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h := softplusHint(s, l.Model, r, mix); h != "" {
 		con.note("hint: %s", h)
 	}
-	if ds.bad > 0 {
-		msg := fmt.Sprintf("%d of %d output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)", ds.bad, cfg.outputDraws)
-		if ds.badErr != nil {
-			msg += "; the first: " + ds.badErr.Error()
-		}
-		con.note("warning: %s", msg)
+	if w := badDrawsWarning(ds, "output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)"); w != "" {
+		con.note("warning: %s", w)
 	}
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)

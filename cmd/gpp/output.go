@@ -813,6 +813,20 @@ func quantile(sorted []float64, p float64) float64 {
 	return a + f*(b-a)
 }
 
+// badDrawsWarning returns the warning for the draws of ds where the log
+// joint or an output was not finite ("N of M " what, and the first
+// error), or "" if there were none.
+func badDrawsWarning(ds *drawSet, what string) string {
+	if ds.bad == 0 {
+		return ""
+	}
+	msg := fmt.Sprintf("%d of %d %s", ds.bad, len(ds.logp), what)
+	if ds.badErr != nil {
+		msg += "; the first: " + ds.badErr.Error()
+	}
+	return msg
+}
+
 // nanWarnings returns, for every variable with an element that is NaN in
 // some draws, how many: its summary is over the other draws.
 func nanWarnings(ds *drawSet, st []stats) []string {

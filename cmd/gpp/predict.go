@@ -276,12 +276,8 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	}
 	fmt.Fprintf(stdout, "predicted    %d draws of %s in %s (seed %d): the outputs on this data, nothing fitted\n", cfg.outputDraws, what, path, cfg.settings.Seed)
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
-	if ds.bad > 0 {
-		msg := fmt.Sprintf("%d of %d draws had an output that is not finite (written as it is)", ds.bad, cfg.outputDraws)
-		if ds.badErr != nil {
-			msg += "; the first: " + ds.badErr.Error()
-		}
-		con.note("warning: %s", msg)
+	if w := badDrawsWarning(ds, "draws had an output that is not finite (written as it is)"); w != "" {
+		con.note("warning: %s", w)
 	}
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)

@@ -81,12 +81,8 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 	lock.release()
 
 	printPriorSummary(stdout, cfg, ds, st, written)
-	if ds.bad > 0 {
-		msg := fmt.Sprintf("%d of %d prior draws had an output that is not finite (written as it is)", ds.bad, cfg.outputDraws)
-		if ds.badErr != nil {
-			msg += "; the first: " + ds.badErr.Error()
-		}
-		con.note("warning: %s", msg)
+	if w := badDrawsWarning(ds, "prior draws had an output that is not finite (written as it is)"); w != "" {
+		con.note("warning: %s", w)
 	}
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)

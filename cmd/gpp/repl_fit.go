@@ -251,8 +251,8 @@ func (r *repl) fitCmd(args []string) {
 	if h := softplusHint(s, l.Model, res, nil); h != "" {
 		con.note("hint: %s", h)
 	}
-	if ds.bad > 0 {
-		con.note("warning: %d of %d draws had a non-finite log joint or output", ds.bad, cfg.outputDraws)
+	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {
+		con.note("warning: %s", w)
 	}
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)

@@ -175,20 +175,8 @@ func (e *engine) warmJoint(b *block, r *Result) {
 				for i := range m.n {
 					th[n+m.lo+i] = softplusInv(math.Max(f.Params[1][i], minParam))
 				}
-			default: // start from its mean and sd
-				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
-				f.moments(mean, sd)
-				for k := range mean {
-					if loc, scale := f.affineAt(k); scale != 0 {
-						mean[k] = (mean[k] - loc) / scale
-						sd[k] /= math.Abs(scale)
-					}
-				}
-				l.Init = mean
-				for j := range m.n {
-					th[m.lo+j] = startCoord(&l, j, 1)
-					b.spreadJoint(th, m.lo+j, mean[j], sd[j])
-				}
+			default:
+				b.warmMoments(th, l, f, m)
 			}
 		}
 	}
@@ -299,6 +287,25 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 	return b, true
 }
 
+// warmMoments starts member m of joint block b at the mean and sds of its
+// factor f in r, of another family, on the coordinates (spreadJoint);
+// l is the member's latent (a copy, whose Init it sets).
+func (b *block) warmMoments(th []float64, l Latent, f *Factor, m member) {
+	mean, sd := make([]float64, f.Size), make([]float64, f.Size)
+	f.moments(mean, sd)
+	for k := range mean {
+		if loc, scale := f.affineAt(k); scale != 0 {
+			mean[k] = (mean[k] - loc) / scale
+			sd[k] /= math.Abs(scale)
+		}
+	}
+	l.Init = mean
+	for j := range m.n {
+		th[m.lo+j] = startCoord(&l, j, 1)
+		b.spreadJoint(th, m.lo+j, mean[j], sd[j])
+	}
+}
+
 // warmLowRank warm-starts low-rank joint block b from r's factors, member
 // by member: a low-rank marginal of the same rank whole (its rows of B),
 // any other factor's mean and marginal sds as the group's mean and d (C
@@ -330,20 +337,8 @@ func (e *engine) warmLowRank(b *block, r *Result, th []float64) {
 				for i := range m.n {
 					th[n+m.lo+i] = softplusInv(math.Max(sd[i], minParam))
 				}
-			default: // start from its mean and sd
-				mean, sd := make([]float64, f.Size), make([]float64, f.Size)
-				f.moments(mean, sd)
-				for k := range mean {
-					if loc, scale := f.affineAt(k); scale != 0 {
-						mean[k] = (mean[k] - loc) / scale
-						sd[k] /= math.Abs(scale)
-					}
-				}
-				l.Init = mean
-				for j := range m.n {
-					th[m.lo+j] = startCoord(&l, j, 1)
-					b.spreadJoint(th, m.lo+j, mean[j], sd[j])
-				}
+			default:
+				b.warmMoments(th, l, f, m)
 			}
 		}
 	}
