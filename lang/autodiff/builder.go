@@ -100,6 +100,10 @@ type Builder struct {
 	exps   map[int32]int32 // node → a node computing its exp
 	done   bool
 	full   ID // the placeholder returned once MaxNodes is reached, or 0
+	// ctx is the call context of the nodes being built (InCall), and
+	// ctxOf that of each node built in one.
+	ctx   string
+	ctxOf map[int32]string
 	// fails counts the errors of fail, reported or not; failedAt holds
 	// their positions (one error per position: a loop body's, unrolled,
 	// would come once per iteration).
@@ -213,10 +217,27 @@ func (b *Builder) push(n node) ID {
 	}
 	b.nodes = append(b.nodes, n)
 	id := b.id(len(b.nodes) - 1)
+	if b.ctx != "" {
+		if b.ctxOf == nil {
+			b.ctxOf = map[int32]string{}
+		}
+		b.ctxOf[int32(len(b.nodes)-1)] = b.ctx
+	}
 	if last {
 		b.full = id
 	}
 	return id
+}
+
+// InCall sets the call context of the nodes built until done is called:
+// s (" (in the call of f at POS)") before any context already set, as a
+// user function's body inlined at a call is lowered (nested calls
+// innermost first). A run-time error at such a node ends with its context,
+// so that a NaN in a function's body names the call that fed it.
+func (b *Builder) InCall(s string) (done func()) {
+	prev := b.ctx
+	b.ctx = s + prev
+	return func() { b.ctx = prev }
 }
 
 // operands resolves ids; it reports false when one of them is a placeholder.

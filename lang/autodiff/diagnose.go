@@ -55,6 +55,21 @@ func (p *Program) operandAt(n *node, a, k int) float64 {
 	return p.val[o.off+i*n.bc[2*a]+j*n.bc[2*a+1]]
 }
 
+// nodeError is forwardError with node i's call context, if it has one.
+func (p *Program) nodeError(i int32, ok bool) error {
+	return p.inCall(i, p.forwardError(i, ok))
+}
+
+// inCall appends node i's call context (Builder.InCall) to err's message.
+func (p *Program) inCall(i int32, err error) error {
+	if c := p.ctxOf[i]; c != "" {
+		if e, ok := err.(*ast.Error); ok {
+			e.Msg += c
+		}
+	}
+	return err
+}
+
 // forwardError describes the failure of node i: either eval reported one
 // (ok false), or its value has a NaN or an infinity.
 func (p *Program) forwardError(i int32, ok bool) error {
@@ -252,7 +267,8 @@ func paramList(d *dist.Univariate, par []float64) string {
 func (p *Program) backwardError() error {
 	p.seed()
 	for k := len(p.order) - 1; k >= 0; k-- {
-		n := &p.nodes[p.order[k]]
+		i := p.order[k]
+		n := &p.nodes[i]
 		if !n.joint {
 			continue
 		}
@@ -268,9 +284,9 @@ func (p *Program) backwardError() error {
 				if n.sumOf > 0 {
 					pos = p.nodes[n.sumOf-1].pos // the rowsum's, as unfused
 				}
-				return ast.Errorf(pos, "%s", msg(
+				return p.inCall(i, ast.Errorf(pos, "%s", msg(
 					fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(ga[e]), p.operandName(n, a)),
-					"value "+g(p.v(o)[e]), elemPart(o.shape, e)))
+					"value "+g(p.v(o)[e]), elemPart(o.shape, e))))
 			}
 		}
 	}

@@ -16,10 +16,11 @@ import (
 type Program struct {
 	serial uint32
 	nodes  []node
-	val    []float64 // values of every node
-	adj    []float64 // adjoints of the live nodes that depend on an input
-	scr    []float64 // per-op scratch
-	order  []int32   // live input-dependent nodes, in build (topological) order
+	ctxOf  map[int32]string // call contexts of nodes in inlined bodies (Builder.InCall)
+	val    []float64        // values of every node
+	adj    []float64        // adjoints of the live nodes that depend on an input
+	scr    []float64        // per-op scratch
+	order  []int32          // live input-dependent nodes, in build (topological) order
 	inputs []int32
 	root   int32
 	dim    int
@@ -65,7 +66,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		return nil, ast.Errorf(b.nodes[r].pos, "log joint must be a scalar, got %s", s)
 	}
 	b.done = true
-	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim}
+	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim, ctxOf: b.ctxOf}
 	b.nodes, b.val = nil, nil
 	p.evals = make([]int64, len(p.nodes))
 
@@ -129,7 +130,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 				p.outputFailed(int32(i), ok, &p.dataOutErr)
 				continue
 			}
-			return nil, p.forwardError(int32(i), ok)
+			return nil, p.nodeError(int32(i), ok)
 		}
 	}
 	if err := p.checkDataValues(); err != nil {
@@ -310,7 +311,7 @@ func cellIn(nodes []node, i int32, k int) (*node, ast.Pos, bool) {
 // its values become NaN).
 func (p *Program) outputFailed(i int32, ok bool, first *error) {
 	if *first == nil {
-		*first = p.forwardError(i, ok)
+		*first = p.nodeError(i, ok)
 	}
 	if !ok {
 		n := &p.nodes[i]
@@ -329,7 +330,7 @@ func (p *Program) outputFailed(i int32, ok bool, first *error) {
 // which forms Y'Y anew). The clone has no team.
 func (p *Program) Clone() *Program {
 	c := &Program{
-		serial: p.serial, nodes: p.nodes, order: p.order, inputs: p.inputs,
+		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, order: p.order, inputs: p.inputs,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
 		val:   make([]float64, len(p.val)),
 		adj:   make([]float64, len(p.adj)),
@@ -415,7 +416,7 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 				continue
 			}
 			p.x = nil
-			return math.NaN(), p.forwardError(i, ok)
+			return math.NaN(), p.nodeError(i, ok)
 		}
 	}
 	p.x = nil

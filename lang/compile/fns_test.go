@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -133,5 +134,38 @@ target += -m * pick(z, 5)
 	const want = "e.gpp:1:19: index 5 out of range [0, 4) along axis 0 of `x` (indices are 0-based) (in the call of pick at e.gpp:5:16)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+// TestFunctionRunErrorNamesCall: a non-finite value found during a fit
+// inside an expanded body (a log of a negative argument here, nested two
+// calls deep), in the log joint or in an output, names the body's
+// position and every call, innermost first, as the checker's errors do;
+// the argument, lowered outside the body, names none.
+func TestFunctionRunErrorNamesCall(t *testing.T) {
+	m := compileSrc(t, "e.gpp", `fn g(x) = log(x)
+fn f(x) = 2 * g(x - 10)
+param s: positive ~ HalfNormal(2)
+target += f(s)
+output o = f(s + 5)
+output a = f(log(s - 100))
+`, nil)
+	x := []float64{math.Log(3)} // s = 3
+	_, err := m.LogJoint(x, nil)
+	const want = "e.gpp:1:11: log: argument -7 < 0 (in the call of g at e.gpp:2:15) (in the call of f at e.gpp:4:11)"
+	if err == nil || err.Error() != want {
+		t.Errorf("log joint: got %v\nwant %s", err, want)
+	}
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x[0] = math.Log(20) // the log joint is finite; o's f(25) is too, a's argument is not
+	if _, _, err := ev.Eval(x); err != nil {
+		t.Fatal(err)
+	}
+	const wantOut = "e.gpp:6:14: log: argument -80 < 0"
+	if err := ev.OutputErr(); err == nil || err.Error() != wantOut {
+		t.Errorf("output: got %v\nwant %s", err, wantOut)
 	}
 }

@@ -618,12 +618,15 @@ func (l *lowerer) inline(in *check.Inline) value {
 		l.env[b.Sym] = l.expr(b.Value)
 	}
 	nerr := len(l.errs)
+	ctx := fmt.Sprintf(" (in the call of %s at %s)", in.Fn.Name.Name, in.Call.Fun.NamePos)
+	done := l.b.InCall(ctx) // for the fit's errors in the body
 	for _, b := range in.Binds[nargs:] {
 		l.env[b.Sym] = l.expr(b.Value)
 	}
 	v := l.expr(in.Body)
+	done()
 	for _, err := range l.errs[nerr:] {
-		err.Msg += fmt.Sprintf(" (in the call of %s at %s)", in.Fn.Name.Name, in.Call.Fun.NamePos)
+		err.Msg += ctx
 	}
 	return v
 }
