@@ -24,6 +24,26 @@ import (
 // setFlags collects repeated --set NAME=VALUE flags.
 type setFlags map[string]string
 
+// listFlag is a repeatable flag of comma-separated items: each use adds
+// its items to the string, so --fullrank a --fullrank b is --fullrank a,b
+// (the standard flag package would keep the last).
+type listFlag struct{ s *string }
+
+func (l listFlag) String() string {
+	if l.s == nil {
+		return ""
+	}
+	return *l.s
+}
+
+func (l listFlag) Set(v string) error {
+	if *l.s != "" {
+		v = *l.s + "," + v
+	}
+	*l.s = v
+	return nil
+}
+
 func (s setFlags) String() string {
 	var parts []string
 	for k, v := range s {

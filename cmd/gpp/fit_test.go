@@ -1771,3 +1771,16 @@ func TestFitLowRankGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestFullRankRepeatable: --fullrank given twice adds to the list (the
+// standard flag package keeps the last, so --fullrank L --fullrank tau
+// silently fitted L mean-field).
+func TestFullRankRepeatable(t *testing.T) {
+	fs, cfg, _ := newFitFlags(io.Discard)
+	if err := fs.Parse([]string{"--fullrank", "L", "--fullrank", "tau+z", "--fullrank", "alpha"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.fullRank != "L,tau+z,alpha" {
+		t.Errorf("--fullrank L --fullrank tau+z --fullrank alpha gives %q, want L,tau+z,alpha", cfg.fullRank)
+	}
+}
