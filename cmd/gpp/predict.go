@@ -182,6 +182,9 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		printError(con, err, srcs)
 		return exitError
 	}
+	for _, k := range inheritSets(cfg, ff) {
+		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
+	}
 	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets)
 	for k, b := range sourcesOf(l) {
 		srcs[k] = b
@@ -342,6 +345,30 @@ func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]s
 		}
 	}
 	return nil
+}
+
+// inheritSets adds to cfg.sets the fit's --set values of the model's
+// consts that this run does not set (K of a factor model, J of a
+// hierarchical one: what the params' shapes are made of), and returns
+// their names. A --set of scalar data is the data's, not inherited. A
+// model that does not parse inherits nothing; LoadPredict reports it.
+func inheritSets(cfg *fitConfig, ff *fitFile) []string {
+	if len(ff.Sets) == 0 {
+		return nil
+	}
+	l, err := pipeline.Parse(cfg.model, nil)
+	if err != nil || l.Info == nil {
+		return nil
+	}
+	var got []string
+	for _, c := range l.Info.Consts {
+		v, ok := ff.Sets[c.Name]
+		if _, given := cfg.sets[c.Name]; ok && !given {
+			cfg.sets[c.Name] = v
+			got = append(got, c.Name)
+		}
+	}
+	return got
 }
 
 // setsHint reminds of the fit's --set values when this run's differ, the

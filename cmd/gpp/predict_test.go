@@ -297,4 +297,16 @@ func TestPredictVarying(t *testing.T) {
 		!strings.Contains(stderr, "(the fit was run with --set J=40)") {
 		t.Errorf("J=30: exit %d, stderr %q; want the shape error naming the fit's --set", code, stderr)
 	}
+
+	// A const the fit set (J = 41, not the model's 40) is the fit's
+	// unless this run sets it: the params' shapes are made of it.
+	fit41 := filepath.Join(dir, "fit41")
+	if code, _, stderr := runSafe(t, "fit", "../../examples/varying.gpp", "../../examples/varying.csv", "--quiet", "--iter", "300",
+		"--output-draws", "20", "--set", "J=41", "--out", fit41); code != 0 {
+		t.Fatalf("fit J=41: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "predict", fit41, model, data, "--out", out)
+	if code != 0 || !strings.Contains(stderr, "--set J=41 from the fit") {
+		t.Errorf("predict of the J=41 fit without --set: exit %d, stderr %q; want J=41 from the fit", code, stderr)
+	}
 }
