@@ -28,7 +28,8 @@ const (
 
 // continuousFamilies is continuous_ref.py's FAMILIES.
 var continuousFamilies = []string{"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare",
-	"Rayleigh", "Pareto", "ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises"}
+	"Rayleigh", "Pareto", "ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises",
+	"SkewDoubleExponential"}
 
 // TestContinuousReference checks the log densities, log CDFs and log
 // CCDFs of the families above, and each one's partials in the value and in
@@ -99,19 +100,20 @@ func TestContinuousGradients(t *testing.T) {
 		ps [][]float64
 		xs []float64 // in units of the family's natural scale: see at
 	}{
-		"Logistic":           {[][]float64{{0, 1}, {-3, 0.01}, {2, 50}}, []float64{-300, -30, -2, 0.3, 4, 30, 300}},
-		"Gumbel":             {[][]float64{{0, 1}, {-3, 0.01}, {2, 50}}, []float64{-5, -2, 0.3, 4, 30, 300}},
-		"ChiSquare":          {[][]float64{{0.05}, {1}, {7}, {300}}, []float64{1e-6, 0.01, 0.5, 1, 2, 5, 20}},
-		"InvChiSquare":       {[][]float64{{0.05}, {1}, {7}, {300}}, []float64{1e-6, 0.01, 0.5, 1, 2, 5, 20}},
-		"ScaledInvChiSquare": {[][]float64{{0.3, 2}, {5, 0.1}, {500, 1}}, []float64{0.01, 0.5, 1, 2, 5, 20}},
-		"Rayleigh":           {[][]float64{{1}, {1e-5}, {1e5}}, []float64{1e-6, 0.1, 1, 3, 20}},
-		"Pareto":             {[][]float64{{1, 3}, {1e-4, 0.05}, {50, 40}}, []float64{1.001, 1.5, 3, 1e3, 1e10}},
-		"ParetoType2":        {[][]float64{{0, 1, 3}, {-5, 0.01, 0.05}, {4, 100, 40}}, []float64{1e-6, 0.5, 3, 1e3, 1e10}},
-		"Frechet":            {[][]float64{{2, 1}, {0.1, 1e-3}, {50, 100}}, []float64{0.02, 0.3, 1, 2, 50, 1e6}},
-		"LogLogistic":        {[][]float64{{1, 3}, {1e-3, 0.1}, {100, 50}}, []float64{1e-6, 0.3, 1, 2, 50, 1e6}},
-		"SkewNormal":         {[][]float64{{0, 1, 2}, {1, 0.01, -5}, {-3, 20, 0}, {0, 1, 1e-6}, {0.5, 2, 50}, {0, 1, -30}}, []float64{-60, -8, -1, -0.01, 0.3, 2, 10, 60}},
-		"VonMises":           {[][]float64{{0, 1e-8}, {1, 0.3}, {-2, 29.99}, {0, 30.01}, {0.5, 1e3}, {0, 1e5}}, []float64{-3, -1, -0.01, 0.3, 2, 3.1}},
-		"ExpModNormal":       {[][]float64{{0, 1, 1}, {1, 0.01, 300}, {-3, 20, 0.01}, {0, 1, 40}}, []float64{-60, -8, -1, 0.3, 2, 10, 60, 500}},
+		"Logistic":              {[][]float64{{0, 1}, {-3, 0.01}, {2, 50}}, []float64{-300, -30, -2, 0.3, 4, 30, 300}},
+		"Gumbel":                {[][]float64{{0, 1}, {-3, 0.01}, {2, 50}}, []float64{-5, -2, 0.3, 4, 30, 300}},
+		"ChiSquare":             {[][]float64{{0.05}, {1}, {7}, {300}}, []float64{1e-6, 0.01, 0.5, 1, 2, 5, 20}},
+		"InvChiSquare":          {[][]float64{{0.05}, {1}, {7}, {300}}, []float64{1e-6, 0.01, 0.5, 1, 2, 5, 20}},
+		"ScaledInvChiSquare":    {[][]float64{{0.3, 2}, {5, 0.1}, {500, 1}}, []float64{0.01, 0.5, 1, 2, 5, 20}},
+		"Rayleigh":              {[][]float64{{1}, {1e-5}, {1e5}}, []float64{1e-6, 0.1, 1, 3, 20}},
+		"Pareto":                {[][]float64{{1, 3}, {1e-4, 0.05}, {50, 40}}, []float64{1.001, 1.5, 3, 1e3, 1e10}},
+		"ParetoType2":           {[][]float64{{0, 1, 3}, {-5, 0.01, 0.05}, {4, 100, 40}}, []float64{1e-6, 0.5, 3, 1e3, 1e10}},
+		"Frechet":               {[][]float64{{2, 1}, {0.1, 1e-3}, {50, 100}}, []float64{0.02, 0.3, 1, 2, 50, 1e6}},
+		"LogLogistic":           {[][]float64{{1, 3}, {1e-3, 0.1}, {100, 50}}, []float64{1e-6, 0.3, 1, 2, 50, 1e6}},
+		"SkewNormal":            {[][]float64{{0, 1, 2}, {1, 0.01, -5}, {-3, 20, 0}, {0, 1, 1e-6}, {0.5, 2, 50}, {0, 1, -30}}, []float64{-60, -8, -1, -0.01, 0.3, 2, 10, 60}},
+		"VonMises":              {[][]float64{{0, 1e-8}, {1, 0.3}, {-2, 29.99}, {0, 30.01}, {0.5, 1e3}, {0, 1e5}}, []float64{-3, -1, -0.01, 0.3, 2, 3.1}},
+		"ExpModNormal":          {[][]float64{{0, 1, 1}, {1, 0.01, 300}, {-3, 20, 0.01}, {0, 1, 40}}, []float64{-60, -8, -1, 0.3, 2, 10, 60, 500}},
+		"SkewDoubleExponential": {[][]float64{{0, 1, 0.5}, {1, 0.01, 0.03}, {-3, 20, 0.97}, {0, 1, 1e-5}, {2, 0.5, 1 - 1e-5}}, []float64{-300, -8, -1, -0.01, 0.3, 2, 10, 300}},
 	}
 	for _, name := range continuousFamilies {
 		u, _ := LookupUnivariate(name)
@@ -124,7 +126,10 @@ func TestContinuousGradients(t *testing.T) {
 					if kind > 0 {
 						var ok bool
 						if k, ok = LogCDF(name, kind == 2); !ok {
-							continue // VonMises
+							t.Fatalf("%s has no log CDF", name)
+						}
+						if name == "VonMises" && math.Abs(x) >= 3.1 {
+							continue // its CDF is on [−π, π]; TestVonMisesLogCDFReference has the ends
 						}
 					}
 					eval := func(x float64, p []float64) float64 {
@@ -170,6 +175,9 @@ func TestContinuousGradients(t *testing.T) {
 								step = math.Min(step, 1e-3*(x-lo))
 							}
 						}
+						if u.Params[i].Support == Unit { // τ near 0 or 1: inside (0, 1)
+							step = math.Min(step, 1e-3*math.Min(p[i], 1-p[i]))
+						}
 						if name == "Pareto" && i == 0 {
 							step = math.Min(step, 1e-3*(x-p[0]))
 						}
@@ -188,7 +196,7 @@ func TestContinuousGradients(t *testing.T) {
 // contAt returns the grid value s of a family in its natural units.
 func contAt(name string, p []float64, s float64) float64 {
 	switch name {
-	case "Logistic", "Gumbel", "SkewNormal", "ExpModNormal":
+	case "Logistic", "Gumbel", "SkewNormal", "ExpModNormal", "SkewDoubleExponential":
 		return p[0] + p[1]*s
 	case "VonMises":
 		return p[0] + s/math.Sqrt(math.Max(1, p[1]))
@@ -224,7 +232,7 @@ func contScale(name string, p []float64) float64 {
 // contLower returns the lower end of a family's support.
 func contLower(name string, p []float64) float64 {
 	switch name {
-	case "Logistic", "Gumbel", "SkewNormal", "ExpModNormal", "VonMises":
+	case "Logistic", "Gumbel", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential":
 		return math.Inf(-1)
 	case "Pareto":
 		return p[0]
@@ -362,7 +370,7 @@ func TestContinuousOverflow(t *testing.T) {
 		{"Gumbel", []float64{0, 1e-300}, -1}, {"ParetoType2", []float64{-big, 1e-300, 2}, big},
 		{"SkewNormal", []float64{-big, 1, 3}, big}, {"ExpModNormal", []float64{-big, 1e-300, 1}, big},
 		{"Pareto", []float64{1e-300, 1e10}, big}, {"Frechet", []float64{1e10, 1}, 1e-300},
-		{"Rayleigh", []float64{1e-300}, big},
+		{"Rayleigh", []float64{1e-300}, big}, {"SkewDoubleExponential", []float64{-big, 1e-300, 0.5}, big},
 	} {
 		u, _ := LookupUnivariate(c.name)
 		dp := make([]float64, len(c.p))

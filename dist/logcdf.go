@@ -46,7 +46,7 @@ func LogCDFNames() []string {
 		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal", "SkewNormal",
-		"Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
+		"VonMises", "SkewDoubleExponential", "Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
 		"NegBinomial", "NegBinomialLog"}
 }
 
@@ -83,18 +83,20 @@ var logCDFs = map[string]logCDF{
 	"NegBinomialLog": negBinomialLogLogCDF,
 
 	// logistic.go, chisquare.go, pareto.go, frechet.go
-	"Logistic":           logisticLogCDF,
-	"Gumbel":             gumbelLogCDF,
-	"ChiSquare":          chiSquareLogCDF,
-	"InvChiSquare":       invChiSquareLogCDF,
-	"ScaledInvChiSquare": scaledInvChiSquareLogCDF,
-	"Rayleigh":           rayleighLogCDF,
-	"Pareto":             paretoLogCDF,
-	"ParetoType2":        paretoType2LogCDF,
-	"Frechet":            frechetLogCDF,
-	"LogLogistic":        logLogisticLogCDF,
-	"ExpModNormal":       expModNormalLogCDF, // expmodnormal.go
-	"SkewNormal":         skewNormalLogCDF,   // skewnormal_cdf.go
+	"Logistic":              logisticLogCDF,
+	"Gumbel":                gumbelLogCDF,
+	"ChiSquare":             chiSquareLogCDF,
+	"InvChiSquare":          invChiSquareLogCDF,
+	"ScaledInvChiSquare":    scaledInvChiSquareLogCDF,
+	"Rayleigh":              rayleighLogCDF,
+	"Pareto":                paretoLogCDF,
+	"ParetoType2":           paretoType2LogCDF,
+	"Frechet":               frechetLogCDF,
+	"LogLogistic":           logLogisticLogCDF,
+	"ExpModNormal":          expModNormalLogCDF,  // expmodnormal.go
+	"SkewNormal":            skewNormalLogCDF,    // skewnormal_cdf.go
+	"VonMises":              vonMisesLogCDF,      // vonmises_cdf.go
+	"SkewDoubleExponential": skewDoubleExpLogCDF, // skewdoubleexp.go
 }
 
 // NormalLogSurvival returns log P(Z > z) for a standard normal Z: from

@@ -138,7 +138,7 @@ func TestLogCDFComplement(t *testing.T) {
 		"StudentT": {3, 1.3, 0.7}, "Uniform": {0, 4}, "Bernoulli": {0.3}, "BernoulliLogit": {0.4},
 		"Binomial": {5, 0.3}, "BinomialLogit": {5, -0.5}, "PoissonLog": {0.3},
 		"BetaProportion": {0.3, 5}, "Pareto": {0.1, 1.3}, "ParetoType2": {-0.5, 1.3, 0.7},
-		"ExpModNormal": {1.3, 0.7, 1.6}, "SkewNormal": {1.3, 0.7, -2.5},
+		"ExpModNormal": {1.3, 0.7, 1.6}, "SkewNormal": {1.3, 0.7, -2.5}, "SkewDoubleExponential": {1.3, 0.7, 0.2},
 		"BetaBinomial": {6, 1.5, 2.5}, "NegBinomialLog": {0.3, 2},
 	}
 	for _, name := range LogCDFNames() {

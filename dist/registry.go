@@ -245,6 +245,14 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return VonMises{p[0], p[1]}.Rand(rng) },
 	},
 	{
+		Name: "SkewDoubleExponential", Params: []Param{{"mu", Real}, {"sigma", Positive}, {"tau", Unit}},
+		Support: Real, Doc: "skew double exponential (asymmetric Laplace) with location mu (its tau-quantile), scale sigma and skewness tau",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return SkewDoubleExponential{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return SkewDoubleExponential{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
 		Name: "Poisson", Params: []Param{{"rate", Positive}},
 		Support: Count, Doc: "Poisson counts with mean rate",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {

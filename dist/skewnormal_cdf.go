@@ -143,28 +143,41 @@ func snLogLower(w, b float64) (lF, lS float64) {
 // at 0 and from width h1 at L (features of those sizes at the two ends),
 // stopping once the rest is below 1e-18 of the sum.
 func snIntegral(f func(float64) float64, L, h0, h1 float64) float64 {
+	s, _ := gradedIntegral(func(x float64) (float64, float64) { return f(x), 0 }, L, h0, h1)
+	return s
+}
+
+// gradedIntegral is snIntegral for an f that returns a second integrand g
+// beside it (VonMises's sin²-weighted one), integrated on the same nodes;
+// the pieces and the stopping rule are f's alone, so f's sum is snIntegral's
+// bit for bit.
+func gradedIntegral(f func(float64) (float64, float64), L, h0, h1 float64) (sf, sg float64) {
 	if L < 1e-280 { // atan|b| for a tiny b: f is f(0) throughout
-		return L * f(0)
+		v, w := f(0)
+		return L * v, L * w
 	}
 	h0 = math.Max(h0, 1e-17*L)
 	h1 = math.Max(h1, 1e-17*L)
-	var sum float64
 	piece := func(a, b float64) bool {
-		if sum > 0 && f(a)*(L-a) < 1e-18*sum {
+		if fa, _ := f(a); sf > 0 && fa*(L-a) < 1e-18*sf {
 			return false
 		}
 		m, r := 0.5*(a+b), 0.5*(b-a)
-		var s float64
+		var s, t float64
 		for i, x := range gl20x {
-			s += gl20w[i] * (f(m-r*x) + f(m+r*x))
+			f1, g1 := f(m - r*x)
+			f2, g2 := f(m + r*x)
+			s += gl20w[i] * (f1 + f2)
+			t += gl20w[i] * (g1 + g2)
 		}
-		sum += r * s
+		sf += r * s
+		sg += r * t
 		return true
 	}
 	a := 0.0
 	for h := h0; h < 0.5*L; h *= 2 {
 		if !piece(a, h) {
-			return sum
+			return sf, sg
 		}
 		a = h
 	}
@@ -176,12 +189,12 @@ func snIntegral(f func(float64) float64, L, h0, h1 float64) float64 {
 	for j := n - 1; j >= 0; j-- {
 		e := L - math.Ldexp(h1, j)
 		if !piece(a, e) {
-			return sum
+			return sf, sg
 		}
 		a = e
 	}
 	piece(a, L)
-	return sum
+	return sf, sg
 }
 
 // gl20x and gl20w are the positive nodes of 20-point Gauss–Legendre

@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 36    // families in the registry
+	univariateNo = 37    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -275,6 +275,12 @@ var uniCases = []uniCase{
 		intParam: -1,
 	},
 	{
+		name: "SkewDoubleExponential", newDist: func(p []float64) uniDist { return SkewDoubleExponential{p[0], p[1], p[2]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3), unif(r, 0.05, 0.95)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -8, 8) },
+		moments: [][]float64{{-1, 1.5, 0.2}, {2, 0.5, 0.5}, {0, 1, 0.93}}, intParam: -1,
+	},
+	{
 		name: "Poisson", newDist: func(p []float64) uniDist { return Poisson{p[0]} },
 		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 50)} },
 		value:  func(p []float64, r *rand.Rand) float64 { return poissonDraw(p[0], r) },
@@ -358,7 +364,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
 		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
-		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "Poisson", "PoissonLog", "Bernoulli",
+		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "NegBinomial", "NegBinomialLog"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)

@@ -14,7 +14,8 @@ import (
 // uniform on the circle, large Kappa Normal(μ, 1/√κ). It is computed as
 // −2κ·sin²(δ/2) − log 2π − (log I₀(κ) − κ), and its partial in κ as
 // (1 − A(κ)) − 2·sin²(δ/2) for A = I₁/I₀, so that for large κ nothing
-// cancels (cos δ and A(κ) are both near 1 there). It has no log CDF in gpp.
+// cancels (cos δ and A(κ) are both near 1 there). Its log CDF, on
+// [−π, π] as Stan's, is in vonmises_cdf.go.
 type VonMises struct {
 	Mu, Kappa float64
 }

@@ -21,9 +21,10 @@ import mpmath as mp
 mp.mp.dps = 300
 
 FAMILIES = ["Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare",
-            "Rayleigh", "Pareto", "ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises"]
+            "Rayleigh", "Pareto", "ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises",
+            "SkewDoubleExponential"]
 
-NO_CDF = {"SkewNormal", "VonMises"}  # VonMises has none; SkewNormal's: skewnormal_cdf_ref.py
+NO_CDF = {"SkewNormal", "VonMises"}  # skewnormal_cdf_ref.py, vonmises_cdf_ref.py
 
 
 def ginc_lower(a, y):
@@ -76,6 +77,10 @@ def logpdf(name, x, p):
     if name == "VonMises":
         mu, k = p
         return k * mp.cos(x - mu) - mp.log(2 * mp.pi) - mp.log(mp.besseli(0, k))
+    if name == "SkewDoubleExponential":
+        mu, s, t = p
+        w = (1 - t) * (mu - x) if x < mu else t * (x - mu)
+        return mp.log(2) + mp.log(t) + mp.log(1 - t) - mp.log(s) - 2 * w / s
     if name == "ExpModNormal":
         mu, s, lam = p
         return (mp.log(lam / 2) + lam / 2 * (2 * mu + lam * s * s - 2 * x)
@@ -94,6 +99,13 @@ def logcdf(name, x, p, upper):
         a, b = p
         t = (x / a) ** b
         return -mp.log1p(t) if upper else -mp.log1p(1 / t)
+    if name == "SkewDoubleExponential":
+        mu, s, t = p
+        if x < mu:
+            ln = mp.log(t) - 2 * (1 - t) * (mu - x) / s  # log P(X <= x)
+            return mp.log1p(-mp.exp(ln)) if upper else ln
+        ln = mp.log(1 - t) - 2 * t * (x - mu) / s  # log P(X > x)
+        return ln if upper else mp.log1p(-mp.exp(ln))
     if name == "Gumbel" and not upper:
         mu, b = p
         return -mp.exp(-(x - mu) / b)
@@ -219,6 +231,16 @@ CASES = [  # name, x, params
     ("ExpModNormal", 2.0, [1.0, 2.0, 1e-3]),
     ("ExpModNormal", -300.0, [0.0, 1.0, 0.01]),
     ("ExpModNormal", 1e3, [0.0, 1.0, 3.0]),
+    ("SkewDoubleExponential", 0.3, [0.0, 1.0, 0.5]),
+    ("SkewDoubleExponential", -2.0, [0.5, 1.5, 0.1]),
+    ("SkewDoubleExponential", 4.0, [0.5, 1.5, 0.9]),
+    ("SkewDoubleExponential", -300.0, [0.0, 1.0, 0.3]),
+    ("SkewDoubleExponential", 500.0, [0.0, 1.0, 0.7]),
+    ("SkewDoubleExponential", 1e-9, [0.0, 1e-8, 0.2]),
+    ("SkewDoubleExponential", 2.0, [1.0, 0.5, 1e-6]),
+    ("SkewDoubleExponential", 0.5, [1.0, 0.5, 1 - 1e-6]),
+    ("SkewDoubleExponential", -1e3, [0.0, 2.0, 1e-4]),
+    ("SkewDoubleExponential", 40.0, [-3.0, 0.2, 0.999]),
     ("VonMises", 0.3, [0.0, 1.0]),
     ("VonMises", 2.0, [-1.0, 1e-8]),
     ("VonMises", -3.0, [0.5, 1e-4]),

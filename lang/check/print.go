@@ -193,7 +193,7 @@ var stanDists = map[string]string{
 	"rayleigh": "Rayleigh", "pareto": "Pareto", "paretotype2": "ParetoType2", "wishart": "Wishart", "invwishart": "InvWishart", "wishartcholesky": "WishartCholesky", "invwishartcholesky": "InvWishartCholesky", "lkjcorr": "LKJCorr",
 	"lkjcorrcholesky": "LKJCorrCholesky", "multinomial": "Multinomial", "multinomiallogit": "MultinomialLogit", "orderedlogistic": "OrderedLogistic (categories 0..K, not 1..K+1)", "orderedprobit": "OrderedProbit (categories 0..K, not 1..K+1)",
 	"chisquare": "ChiSquare", "invchisquare": "InvChiSquare", "scaledinvchisquare": "ScaledInvChiSquare", "expmodnormal": "ExpModNormal",
-	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "", "loglogistic": "LogLogistic",
+	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "SkewDoubleExponential", "loglogistic": "LogLogistic",
 	"betaproportion": "BetaProportion", "discreterange": "", "multinormalcholesky": "MvNormalCholesky", "multigp": "",
 }
 

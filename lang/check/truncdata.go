@@ -1,6 +1,7 @@
 package check
 
 import (
+	"math"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -80,6 +81,17 @@ func (c *checker) truncation(s *ast.TildeStmt, lt Type, d *stdlib.Dist, mentione
 	}
 	if !valid {
 		return
+	}
+	if d.Name == "VonMises" { // its CDF is on [−π, π], as Stan's and scipy's
+		for i, b := range bounds {
+			if v := types[i].Const; b.e != nil && v != nil && (*v < -math.Pi || *v > math.Pi) {
+				c.errorf(b.e.Pos(), "VonMises's CDF is on [−π, π] (as in Stan): the %s bound of T[...] must lie there; found %g", b.name, *v)
+				valid = false
+			}
+		}
+		if !valid {
+			return
+		}
 	}
 	if t.Lower != nil && t.Upper != nil {
 		if lo, hi := types[0].Const, types[1].Const; lo != nil && hi != nil && *lo >= *hi {

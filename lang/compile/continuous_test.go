@@ -56,6 +56,11 @@ func TestContinuousFamiliesLogJoint(t *testing.T) {
 			"target += logcdf(-y, SkewNormal(-log(a), s, 1 - c))\n"},
 		{"VonMises (I0 by its series to k = 15)", "y ~ VonMises(log(a), s)\n",
 			"target += sum(s * cos(y - log(a))) - 3 * log(2 * 3.141592653589793) - 3 * log(1 + (s / 2) ^ 2 / 1.0 + (s / 2) ^ 4 / 4.0 + (s / 2) ^ 6 / 36.0 + (s / 2) ^ 8 / 576.0 + (s / 2) ^ 10 / 14400.0 + (s / 2) ^ 12 / 518400.0 + (s / 2) ^ 14 / 25401600.0 + (s / 2) ^ 16 / 1625702400.0 + (s / 2) ^ 18 / 131681894400.0 + (s / 2) ^ 20 / 13168189440000.0 + (s / 2) ^ 22 / 1593350922240000.0 + (s / 2) ^ 24 / 2.2944253280256e+17 + (s / 2) ^ 26 / 3.877578804363264e+19 + (s / 2) ^ 28 / 7.600054456551997e+21 + (s / 2) ^ 30 / 1.7100122527241995e+24)\n"},
+		// (1 − τ)(μ − y) below μ and τ(y − μ) above are |y − μ|/2 + (τ − ½)(y − μ)
+		{"SkewDoubleExponential", "y ~ SkewDoubleExponential(log(a), s, inv_logit(c - 1))\n",
+			"target += sum(log(2) + log(inv_logit(c - 1)) + log1m(inv_logit(c - 1)) - log(s) - 2 / s * (abs(y - log(a)) / 2 + (inv_logit(c - 1) - 0.5) * (y - log(a))))\n"},
+		{"SkewDoubleExponential CDF and survival", "target += logcdf(y, SkewDoubleExponential(log(a), s, inv_logit(c - 1))) + logccdf(tc, SkewDoubleExponential(log(a), s, inv_logit(c - 1)))\n",
+			"target += sum(log(0.5 * (1 - ((y - log(a)) / abs(y - log(a)))) .* inv_logit(c - 1) .* exp(-2 * (1 - inv_logit(c - 1)) * (log(a) - y) / s) + 0.5 * (1 + ((y - log(a)) / abs(y - log(a)))) .* (1 - (1 - inv_logit(c - 1)) * exp(-2 * inv_logit(c - 1) * (y - log(a)) / s)))) + sum(log(1 - (0.5 * (1 - ((tc - log(a)) / abs(tc - log(a)))) .* inv_logit(c - 1) .* exp(-2 * (1 - inv_logit(c - 1)) * (log(a) - tc) / s) + 0.5 * (1 + ((tc - log(a)) / abs(tc - log(a)))) .* (1 - (1 - inv_logit(c - 1)) * exp(-2 * inv_logit(c - 1) * (tc - log(a)) / s)))))\n"},
 		{"Logistic CDF", "target += logcdf(y, Logistic(log(a), s))\n", "target += sum(log_inv_logit((y - log(a)) / s))\n"},
 		{"Gumbel survival", "target += logccdf(y, Gumbel(log(a), s))\n", "target += sum(log1mexp(exp(-(y - log(a)) / s)))\n"},
 		{"ChiSquare with 2 degrees of freedom is Exponential(1/2)", "target += logccdf(tc, ChiSquare(2)) + logcdf(c, ChiSquare(2))\n",
@@ -121,6 +126,8 @@ func TestTruncatedPriorNewFamilies(t *testing.T) {
 		{"Pareto", "real<lower=1>", "Pareto(1, 3)", "0"},
 		{"Gumbel", "real<lower=-1, upper=3>", "Gumbel(0.5, 2)", "log(exp(logcdf(3, Gumbel(0.5, 2))) - exp(logcdf(-1, Gumbel(0.5, 2))))"},
 		{"ChiSquare", "real<lower=0, upper=4>", "ChiSquare(3)", "logcdf(4, ChiSquare(3))"},
+		{"VonMises", "real<lower=-1, upper=2>", "VonMises(2.5, 3)", "log(exp(logcdf(2, VonMises(2.5, 3))) - exp(logcdf(-1, VonMises(2.5, 3))))"},
+		{"VonMises on [−π, π]", "real<lower=-3.14159, upper=3.14159>", "VonMises(-7, 0.5)", "log1m(exp(logcdf(-3.14159, VonMises(-7, 0.5))) + exp(logccdf(3.14159, VonMises(-7, 0.5))))"},
 	} {
 		decl := compileSrc(t, "a.gpp", "param x: "+c.bounds+"[3] ~ "+c.dist+"\n", nil)
 		plain := compileSrc(t, "b.gpp", "param x: "+c.bounds+"[3]\ntarget += sum(logpdf(x, "+c.dist+")) - 3 * "+c.logP+"\n", nil)
@@ -134,6 +141,9 @@ func TestTruncatedPriorNewFamilies(t *testing.T) {
 		// and "with this data" only where the data take part.
 		{"param x: positive ~ Pareto(1, 3)\n", "a.gpp:1:21: Pareto(1, 3) puts no mass on part of the positive support of x: it is 0 outside (1, ∞); declare x real<lower=1>"},
 		{"param x: real ~ ParetoType2(0, 1, 2)\n", "a.gpp:1:17: ParetoType2(0, 1, 2) puts no mass on part of the real support of x: it is 0 outside (0, ∞); declare x real<lower=0>"},
+		// VonMises's density is periodic and its CDF on [−π, π] (Stan's)
+		{"param x: positive ~ VonMises(0, 1)\n", "a.gpp:1:21: VonMises can be truncated only within [−π, π], where its CDF is (as in Stan), not to the positive support of x"},
+		{"param x: real<lower=-4, upper=0> ~ VonMises(0, 1)\n", "a.gpp:1:36: VonMises can be truncated only within [−π, π], where its CDF is (as in Stan), not to the bounds (-4, 0) of x"},
 		{"const m = 2\nparam x: real<lower=1> ~ Pareto(m, 3)\n", "a.gpp:2:26: Pareto(m, 3) puts no mass on part of the bounds (1, ∞) of x: it is 0 outside (2, ∞); declare x real<lower=m>"},
 	} {
 		if _, err := compileSrcErr(t, "a.gpp", c.src, nil); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -92,6 +92,11 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 			l.errorf(pos, "%s puts no mass on part of %s of %s%s: it is 0 outside %s%s", what, where, name, note, check.Interval{Lo: lo, Hi: hi, Known: true}, fix)
 			return
 		}
+		if d.Name == "VonMises" && (r.Lo < -math.Pi || r.Hi > math.Pi) {
+			// Its density is periodic and its CDF on [−π, π] (as Stan's).
+			l.errorf(pos, "VonMises can be truncated only within [−π, π], where its CDF is (as in Stan), not to %s of %s", where, name)
+			return
+		}
 		logP, ok := logIntervalMass(d.Name, at, r.Lo, r.Hi)
 		switch {
 		case !ok:

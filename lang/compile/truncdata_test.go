@@ -56,6 +56,8 @@ func TestTruncDataSameLogJoint(t *testing.T) {
 			"target += sum(logpdf(pos / 3, Beta(s, exp(c)))) - N * logccdf(0.1, Beta(s, exp(c)))"},
 		{"Poisson from 0: F(−1) = 0", "k ~ Poisson(s) T[0, 8]",
 			"target += sum(logpdf(k, Poisson(s))) - N * logcdf(8, Poisson(s))"},
+		{"VonMises, both (its CDF on [−π, π])", "y ~ VonMises(mu, s) T[-0.5, 3.1]",
+			"target += sum(logpdf(y, VonMises(mu, s))) - N * log(exp(logcdf(3.1, VonMises(mu, s))) - exp(logcdf(-0.5, VonMises(mu, s))))"},
 	} {
 		trunc := compileSrc(t, "a.gpp", truncDecls+c.trunc+"\n", nil, in)
 		plain := compileSrc(t, "b.gpp", truncDecls+c.plain+"\n", nil, in)
@@ -114,6 +116,7 @@ func TestTruncDataGradient(t *testing.T) {
 		"y ~ Cauchy(mu, s) T[, 3 + exp(c)]\n",
 		"param a: positive\ny ~ SkewNormal(mu, s, 3 * c - 1) T[-a, 3 + a]\n", // Owen's T in both bounds
 		"k ~ Poisson(s * pos + 1) T[1, 9]\n",
+		"param a: positive\ny ~ VonMises(mu, 3 * s) T[-3 + 0.1 * a, 3]\n", // kappa's partial by the sin²-weighted quadrature
 	} {
 		m := compileSrc(t, "g.gpp", truncDecls+src, nil, in)
 		checkGradient(t, m, 7, 0.5)
