@@ -207,7 +207,7 @@ func (b *binder) givenSize(n string) (sizeBinding, bool) {
 		return sizeBinding{}, false
 	}
 	a := given[0]
-	if a.bad != nil || len(a.Shape) != 0 || !a.Int {
+	if a.problem() != nil || len(a.Shape) != 0 || !a.Int {
 		return sizeBinding{}, false
 	}
 	sz := sizeBinding{n: int(a.Values[0]), pos: a.Pos, what: n}
@@ -398,7 +398,7 @@ func (b *binder) checkWhole() {
 func otherColumns(t *Table, names []string) []string {
 	var out []string
 	for _, c := range t.Columns {
-		if !slices.Contains(names, c.Name) && c.bad == nil {
+		if !slices.Contains(names, c.Name) && c.problem() == nil {
 			out = append(out, c.Name)
 		}
 	}
@@ -466,8 +466,8 @@ func (b *binder) checkSize(d *check.DataVar, sz sizeBinding) {
 		return
 	}
 	for _, a := range given {
-		if a.bad != nil {
-			b.errs = append(b.errs, a.bad)
+		if err := a.problem(); err != nil {
+			b.errs = append(b.errs, err)
 			continue
 		}
 		if len(a.Shape) != 0 {
@@ -540,6 +540,11 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	decl := fmt.Sprintf("`%s` is declared %s at %s", d.Name, d.TypeString(), d.Pos)
 	if a.bad != nil { // the value was not read as numbers of one shape
 		b.errs = append(b.errs, a.bad)
+		b.skipSizes(d)
+		return
+	}
+	if len(a.Missing) > 0 && d.Missing == nil {
+		b.errs = append(b.errs, missingError(d, a))
 		b.skipSizes(d)
 		return
 	}
@@ -634,6 +639,9 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 		return false
 	}
 	for i, v := range a.Values {
+		if a.isMissing(i) {
+			continue // a latent value, in the support the compiler gives it
+		}
 		switch d.Kind {
 		case ast.Positive, ast.PositiveOrdered:
 			if !(v > 0) {
@@ -657,7 +665,7 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 	}
 	for _, u := range d.Uses {
 		for i, v := range a.Values {
-			if want, ok := u.Support.Admits(v); !ok {
+			if want, ok := u.Support.Admits(v); !ok && !a.isMissing(i) {
 				b.errs.Add(a.Locate(i), "%s: value %s is not %s, as %s ~ %s at %s needs", a.Name, strconv.FormatFloat(v, 'g', -1, 64), want, d.Name, u.Dist, u.Pos)
 				return false
 			}
@@ -712,4 +720,23 @@ func axisWord(rank, axis int) string {
 		return "rows"
 	}
 	return "columns"
+}
+
+// missingError is the error for a missing cell of data whose missing
+// values the model does not fit: at the first missing cell, with why
+// (check.DataVar.NoMissing) and what to do.
+func missingError(d *check.DataVar, a *Array) *ast.Error {
+	n := ""
+	if len(a.Missing) > 1 {
+		n = fmt.Sprintf(" (the first of %d)", len(a.Missing))
+	}
+	why := d.NoMissing
+	if why == "" {
+		why = "data cannot have missing values"
+	}
+	first := a.missErr
+	if first == nil { // an Array made in code
+		first = ast.Errorf(a.Locate(a.Missing[0]), "%s: element %d is missing", a.Name, a.Missing[0])
+	}
+	return ast.Errorf(first.Pos, "%s%s: %s; drop or fill in the rows with missing `%s`", first.Msg, n, why, d.Name)
 }

@@ -40,8 +40,41 @@ type Array struct {
 	// other than the number written (see parseNumber), by element index:
 	// such an element is no int, though the float64 looks like one.
 	inexact map[int]string
-	// bad is the first problem reading the value as numbers (see Err).
+	// bad is the first problem reading the value as numbers (see Err),
+	// other than a missing cell.
 	bad *ast.Error
+	// Missing lists the elements (row-major, increasing) whose cells were
+	// missing: empty, NA, NaN, a blank line of a one-column CSV file, a
+	// JSON null or "NaN". Their Values are NaN. Bind keeps them for data
+	// whose missing values the model fits (check.DataVar.Missing), and
+	// the compiler makes them the latent NAME_missing; for other data the
+	// first is an error (missErr, with why).
+	Missing []int
+	missErr *ast.Error
+}
+
+// problem is the first problem of the value, bad or its first missing
+// cell (the first in the file), or nil.
+func (a *Array) problem() *ast.Error {
+	if a.bad == nil || a.missErr != nil && a.missErr.Pos.Before(a.bad.Pos) {
+		return a.missErr
+	}
+	return a.bad
+}
+
+// miss records element i as missing, with err (at its cell) if it is the
+// first.
+func (a *Array) miss(i int, err *ast.Error) {
+	if a.missErr == nil {
+		a.missErr = err
+	}
+	a.Missing = append(a.Missing, i)
+}
+
+// isMissing reports whether element i is a missing cell.
+func (a *Array) isMissing(i int) bool {
+	_, ok := slices.BinarySearch(a.Missing, i)
+	return ok
 }
 
 // Err returns why the value is not numbers of one shape — the first CSV
@@ -50,10 +83,10 @@ type Array struct {
 // so that data the model does not use is not read as numbers; Bind reports
 // it when a declaration takes the value, and other users must check it.
 func (a *Array) Err() error {
-	if a.bad == nil {
-		return nil
+	if err := a.problem(); err != nil {
+		return err
 	}
-	return a.bad
+	return nil
 }
 
 // noteInexact records that element i, written as text, was read inexactly.
@@ -171,7 +204,14 @@ func (t *Table) Matrix(name string) *Array {
 		if c.bad != nil && (m.bad == nil || c.bad.Pos.Before(m.bad.Pos)) {
 			m.bad = c.bad // the first in the file
 		}
+		if c.missErr != nil && (m.missErr == nil || c.missErr.Pos.Before(m.missErr.Pos)) {
+			m.missErr = c.missErr
+		}
+		for _, i := range c.Missing {
+			m.Missing = append(m.Missing, i*len(t.Columns)+j)
+		}
 	}
+	slices.Sort(m.Missing)
 	if t.Rows > 0 {
 		m.Pos = ast.Pos{File: t.File, Line: t.rowLine[0], Col: 1}
 	}
@@ -193,10 +233,12 @@ func encodingError(file string, head []byte) error {
 
 // ReadCSV reads a CSV file with a header row of column names and numeric
 // cells. A file that is not well-formed CSV is an error naming the file,
-// line and column. An empty, non-numeric, NaN or infinite cell is kept as
-// its column's error (Array.Err, read as NaN) instead: it is an error only
-// for a column that the model reads, so that a file may carry columns of
-// names or notes beside the data.
+// line and column. A non-numeric or infinite cell is kept as its column's
+// error (Array.Err, read as NaN) instead: it is an error only for a column
+// that the model reads, so that a file may carry columns of names or notes
+// beside the data. A missing cell (empty, NA, NaN, a blank line of a
+// one-column file) is NaN in Array.Missing, an error unless the model fits
+// it (Bind).
 func ReadCSV(file string, r io.Reader) (*Table, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(textenc.Sample); textenc.Wide(head) != "" {
@@ -253,8 +295,8 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	}
 	// A blank line in a one-column file is a missing value (pandas writes
 	// NaN so), which the CSV reader would skip: it is the column's empty
-	// cell. In a wider file a missing row would be ",,", and blank lines
-	// are only spacing.
+	// cell, a row of its own. In a wider file a missing row would be ",,",
+	// and blank lines are only spacing.
 	var lines [][]byte
 	if len(header) == 1 {
 		lines = bytes.Split(src, []byte("\n"))
@@ -262,9 +304,13 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	prevEnd := headerLine
 	blanks := func(upTo int) { // blank lines after prevEnd, before line upTo
 		c := t.Columns[0]
-		for l := prevEnd + 1; l < upTo && l <= len(lines) && c.bad == nil; l++ {
+		for l := prevEnd + 1; l < upTo && l <= len(lines); l++ {
 			if len(bytes.TrimSpace(lines[l-1])) == 0 && l < len(lines) {
-				c.bad = ast.Errorf(ast.Pos{File: file, Line: l, Col: 1}, "column %q: line %d is blank, an empty cell in a one-column file (data cannot have missing values: drop or fill in the row)", header[0], l)
+				c.miss(len(c.Values), ast.Errorf(ast.Pos{File: file, Line: l, Col: 1}, "column %q: line %d is blank, an empty cell in a one-column file", header[0], l))
+				c.Values = append(c.Values, math.NaN())
+				t.rowLine = append(t.rowLine, l)
+				t.cellCol = append(t.cellCol, []int{1})
+				t.Rows++
 			}
 		}
 	}
@@ -295,6 +341,15 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 			pos := ast.Pos{File: file, Line: line, Col: col}
 			text := strings.TrimSpace(cell)
 			c := t.Columns[j]
+			if isMissingText(text) && sepHint(header) == "" {
+				what := "empty cell"
+				if text != "" {
+					what = strconv.Quote(text) + ", a missing value"
+				}
+				c.miss(len(c.Values), ast.Errorf(pos, "column %q: %s", header[j], what))
+				c.Values = append(c.Values, math.NaN())
+				continue
+			}
 			v, isInt, exact, err := parseNumber(text)
 			if err != nil {
 				if c.bad == nil {
@@ -332,11 +387,18 @@ func cellHint(header []string, cell string) string {
 	if h := sepHint(header); h != "" {
 		return h
 	}
-	switch strings.ToLower(strings.TrimSpace(cell)) {
-	case "na", "n/a", "nan", "null", "none", "":
-		return " (data cannot have missing values: drop or fill in the row)"
-	}
 	return ""
+}
+
+// isMissingText reports whether a cell's text marks a missing value: empty,
+// or NA, N/A, NaN, null or None in any case (as R, pandas and spreadsheets
+// write them).
+func isMissingText(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "na", "n/a", "nan", "null", "none", "":
+		return true
+	}
+	return false
 }
 
 // sepHint explains a header of one column whose name holds semicolons or
@@ -559,6 +621,13 @@ func (p *jsonReader) value(name string) (*Array, error) {
 		return a, nil
 	}
 	add := func(tok json.Token, off int64) *ast.Error {
+		if str, isStr := tok.(string); tok == nil || isStr && str == "NaN" {
+			// a missing value: null, or CmdStan's "NaN"
+			a.miss(len(a.Values), ast.Errorf(p.pos(off), "%q: %s, a missing value", name, describe(tok)))
+			a.Values = append(a.Values, math.NaN())
+			offs = append(offs, off)
+			return nil
+		}
 		n, ok := tok.(json.Number)
 		if !ok {
 			return ast.Errorf(p.pos(off), "%q: expected a number, found %s", name, describe(tok))

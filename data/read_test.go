@@ -181,14 +181,14 @@ func TestReadValueErrors(t *testing.T) {
 		want            string
 	}{
 		{"csv non-numeric", "a.csv", "x,y\n1,2\n3,abc\n", "y", `a.csv:3:3: column "y": "abc" is not a number`},
-		{"csv nan", "a.csv", "x\n1\nNaN\n", "x", `a.csv:3:1: column "x": "NaN": NaN and infinite values are not allowed in data`},
+		{"csv nan", "a.csv", "x\n1\nNaN\n", "x", `a.csv:3:1: column "x": "NaN", a missing value`},
 		{"csv inf", "a.csv", "x\n-Inf\n", "x", `a.csv:2:1: column "x": "-Inf": NaN and infinite values`},
 		{"csv empty cell", "a.csv", "x,y\n1,\n", "y", `a.csv:2:3: column "y": empty cell`},
 		// A blank line in a one-column file is a missing value (pandas
 		// writes NaN so); the CSV reader skipped it and N was one short.
 		{"csv blank line, one column", "a.csv", "y\n1.0\n\n2.0\n", "y", `a.csv:3:1: column "y": line 3 is blank, an empty cell in a one-column file`},
 		{"csv blank last line, one column", "a.csv", "y\r\n1.0\r\n2.0\r\n\r\n", "y", `a.csv:4:1: column "y": line 4 is blank`},
-		{"csv missing value", "a.csv", "x\n1\nNA\n", "x", `a.csv:3:1: column "x": "NA" is not a number (data cannot have missing values: drop or fill in the row)`},
+		{"csv missing value", "a.csv", "x\n1\nNA\n", "x", `a.csv:3:1: column "x": "NA", a missing value`},
 		{"csv semicolons", "a.csv", "x;y\n1;2\n", "x;y", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
 		{"csv tabs", "a.csv", "x\ty\n1\t2\n", "", `(the file looks separated by "\t"; gpp reads comma-separated files)`},
 		{"csv underscore", "a.csv", "x\n1_5\n", "x", `a.csv:2:1: column "x": "1_5" is not a number`},
@@ -200,7 +200,7 @@ func TestReadValueErrors(t *testing.T) {
 		{"json string value", "a.json", "{\"N\": \"ten\"}", "N", `a.json:1:7: "N": expected a number, found the string "ten"`},
 		{"json object value", "a.json", "{\"N\": {\"a\": [1]}}", "N", `a.json:1:7: "N": expected a number, found "{"`},
 		{"json ragged", "a.json", "{\"X\": [[1,2],[3]]}", "X", `a.json:1:14: "X": row 2 has 1 elements, the rows before it 2`},
-		{"json null", "a.json", "{\"X\": [1,null]}", "X", `a.json:1:10: "X": expected a number, found null`},
+		{"json null", "a.json", "{\"X\": [1,null]}", "X", `a.json:1:10: "X": null, a missing value`},
 		{"json number then row", "a.json", "{\"X\": [1, [2]]}", "X", `a.json:1:11: "X" mixes numbers and arrays`},
 		{"json empty row then number", "a.json", "{\"X\": [[], 2]}", "X", `a.json:1:12: "X" mixes numbers and arrays`},
 		{"json object in a row", "a.json", "{\"X\": [[1, {\"b\": [2]}], [3, 4]]}", "X", `a.json:1:12: "X": expected a number, found "{"`},

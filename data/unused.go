@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/internal/textenc"
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 )
 
@@ -66,4 +67,74 @@ func listNames(names []string, limit int) string {
 		return textenc.EscapeBidi(strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("%s and %d more", textenc.EscapeBidi(strings.Join(names[:limit], ", ")), len(names)-limit)
+}
+
+// MissingNotes returns a note for each data value of a successful Bind
+// whose missing cells the model fits (check.DataVar.Missing): "y: 3
+// missing values (y.csv lines 5, 9, 17) are fitted as the latent
+// y_missing", the cells in the latent's order, the first few of many.
+func MissingNotes(info *check.Info, bound map[string]*Array) []string {
+	const most = 8
+	var notes []string
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || len(a.Missing) == 0 || d.Missing == nil {
+			continue
+		}
+		var cells []string
+		file := ""
+		// a cell of a CSV column by its line; of a matrix or JSON by
+		// line:column
+		byLine := len(a.Shape) == 1 && !strings.HasSuffix(strings.ToLower(a.Locate(0).File), ".json")
+		for _, i := range a.Missing[:min(len(a.Missing), most)] {
+			p := a.Locate(i)
+			file = p.File
+			if byLine {
+				cells = append(cells, fmt.Sprint(p.Line))
+			} else {
+				cells = append(cells, fmt.Sprintf("%d:%d", p.Line, p.Col))
+			}
+		}
+		if len(a.Missing) > most {
+			cells = append(cells, "...")
+		}
+		what, where, are := "value", "", "is"
+		if len(a.Missing) > 1 {
+			what, are = "values", "are"
+		}
+		if byLine {
+			where = "line "
+			if len(a.Missing) > 1 {
+				where = "lines "
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s %s%s) %s fitted as the latent %s_missing",
+			d.Name, len(a.Missing), what, file, where, strings.Join(cells, ", "), are, d.Name))
+	}
+	return notes
+}
+
+// Missing is where the missing values of one data declaration are, as the
+// latent Latent's elements in order: Cells[k] is the cell of element k.
+type Missing struct {
+	Data, Latent string
+	Cells        []ast.Pos
+}
+
+// MissingCells lists the missing values of a successful Bind that the
+// model fits, by data declaration in order, for the output files.
+func MissingCells(info *check.Info, bound map[string]*Array) []Missing {
+	var out []Missing
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || len(a.Missing) == 0 || d.Missing == nil {
+			continue
+		}
+		m := Missing{Data: d.Name, Latent: d.Name + "_missing"}
+		for _, i := range a.Missing {
+			m.Cells = append(m.Cells, a.Locate(i))
+		}
+		out = append(out, m)
+	}
+	return out
 }

@@ -281,6 +281,9 @@ func bindAndStart(ctx context.Context, w io.Writer, l *pipeline.Loaded, inputs [
 	for _, warn := range l.Warnings {
 		errorf(w, "warning: %s", warn)
 	}
+	for _, n := range l.Notes {
+		errorf(w, "note: %s", n)
+	}
 	if err := startError(ctx, l.Model); err != nil {
 		if ctx.Err() != nil {
 			return false // the caller says it was interrupted
@@ -410,7 +413,11 @@ func boundLine(files []string, info *check.Info, bound map[string]*data.Array) s
 // that depend on the data.
 func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Latent) {
 	fmt.Fprintf(w, "%s: ok\n", path)
-	fmt.Fprintf(w, "\nlatents (%d):\n", len(info.Latents))
+	var missing []compile.Latent // the missing values of data, after the params
+	if len(lats) > len(info.Latents) {
+		missing = lats[len(info.Latents):]
+	}
+	fmt.Fprintf(w, "\nlatents (%d):\n", len(info.Latents)+len(missing))
 	t := &table{}
 	t.row("  name", "shape", "support", "family", "prior")
 	for i, l := range info.Latents {
@@ -437,6 +444,14 @@ func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Lat
 			}
 		}
 		t.row("  "+l.Name, shapeString(l.Dims), support, family, priorString(l))
+	}
+	for _, l := range missing {
+		support, family := l.Support.String(), l.Family
+		if l.Bounded() {
+			support, family = boundsValues(l), l.Family+" on "+l.Support.String()
+		}
+		data := strings.TrimSuffix(l.Name, compile.MissingSuffix)
+		t.row("  "+l.Name, fmt.Sprintf("[%d]", l.Size), support, family, "the ~ on "+data+" (its missing values)")
 	}
 	t.print(w)
 	fmt.Fprintf(w, "\ndata (%d):\n", len(info.Data))

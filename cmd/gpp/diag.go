@@ -55,12 +55,16 @@ func sourcesOf(l *pipeline.Loaded) sources {
 }
 
 // printLoadWarnings prints what a loaded model and its data may have wrong
-// (check.Info.Warnings, pipeline.Loaded.Warnings), before a fit or a
-// diagnosis starts.
+// (check.Info.Warnings, pipeline.Loaded.Warnings), and the missing data
+// values it fits (pipeline.Loaded.Notes), before a fit or a diagnosis
+// starts.
 func printLoadWarnings(w io.Writer, l *pipeline.Loaded) {
 	printWarnings(w, l.Info.Warnings, sources(l.Sources))
 	for _, msg := range l.Warnings {
 		errorf(w, "warning: %s", msg)
+	}
+	for _, msg := range l.Notes {
+		errorf(w, "note: %s", msg)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -152,7 +153,9 @@ Data: a CSV file binds its columns to data declarations by name (a matrix
 declaration takes all columns of the one positional CSV), NAME=file.csv binds a
 whole file to NAME, NAME=file.csv:a,b,c its columns a, b and c in that order
 (one column for a vector), a .json file is a Stan-style data object, and --set
-NAME=VALUE gives constants and scalar data.
+NAME=VALUE gives constants and scalar data. Missing values (an empty cell, NA,
+NaN, JSON null) of real data that the model only observes with ~ are fitted as
+the latent NAME_missing (PyMC's masked observations); elsewhere they are errors.
 
 Ctrl-C (SIGINT) or SIGTERM stops the fit and writes the q reached, marked
 interrupted (exit 130); a second one, half a second or more later, exits at
@@ -479,7 +482,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	st := summariseColumns(ds)
-	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, cfg: cfg, r: r, mix: mix, stepSize: r.StepSize}
+	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
+		missing: data.MissingCells(l.Info, l.Data)}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/check"
@@ -47,6 +48,10 @@ type looWeights struct {
 	// draws' column of the drawSet, then the defensive draws, which
 	// makeDraws leaves room for (sharing the memory).
 	ll [][]float64
+	// obs lists the j of the elements that are observations: all but
+	// those at a missing cell of data of log_lik's shape, whose value the
+	// fit imputes (compile.Model.MissingCells).
+	obs []int
 }
 
 // newLOOWeights returns the LOO draws of ds (nil: the model has no
@@ -66,6 +71,7 @@ func newLOOWeights(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Mo
 		w.def = r.Defensive()
 	}
 	w.lr = make([]float64, 0, 2*n)
+	w.obs = looObservations(w.v, m)
 	w.ll = make([][]float64, len(w.v.elems))
 	for j := range w.ll {
 		if w.def != nil {
@@ -110,7 +116,35 @@ func (w *looWeights) defensiveDraws(ev *compile.Evaluator, x []float64, n int, s
 }
 
 // loo estimates PSIS-LOO from the draws (sgvb.PSISLOO).
-func (w *looWeights) loo() *sgvb.LOO { return sgvb.PSISLOO(w.lr, w.ll) }
+func (w *looWeights) loo() *sgvb.LOO {
+	ll := make([][]float64, len(w.obs))
+	for i, j := range w.obs {
+		ll[i] = w.ll[j]
+	}
+	return sgvb.PSISLOO(w.lr, ll)
+}
+
+// looObservations returns the j of the elements v.elems[j] of the log_lik
+// output v that are observations: every one, less those at the missing
+// cells of data of v's shape (an imputed value is the fit's, not an
+// observation; its log_lik element would count as one).
+func looObservations(v variable, m *compile.Model) []int {
+	imputed := map[int]bool{}
+	for _, mc := range m.MissingCells() {
+		if slices.Equal(mc.Shape, v.shape) {
+			for _, c := range mc.Cells {
+				imputed[c] = true
+			}
+		}
+	}
+	obs := make([]int, 0, len(v.elems))
+	for j, k := range v.elems {
+		if !imputed[k] {
+			obs = append(obs, j)
+		}
+	}
+	return obs
+}
 
 // writeLOOCSV writes loo.csv: a comment line with elpd_loo, its standard
 // error and p_loo, then per observation (the log_lik element) its elpd_loo
@@ -126,9 +160,9 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 		if !v.output || v.name != looOutput {
 			continue
 		}
-		for j, k := range v.elems {
-			p := lo.Points[j]
-			cw.Write([]string{elemName(v.name, v.shape, k), formatExact(p.ELPD), formatExact(p.P), formatNum(p.K)})
+		for i, j := range ds.looObs {
+			p := lo.Points[i]
+			cw.Write([]string{elemName(v.name, v.shape, v.elems[j]), formatExact(p.ELPD), formatExact(p.P), formatNum(p.K)})
 		}
 	}
 	cw.Flush()

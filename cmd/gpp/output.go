@@ -34,6 +34,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
@@ -587,6 +588,7 @@ type drawSet struct {
 	bad    int         // draws where the log joint or an output was not finite
 	badErr error       // the first such error
 	loo    *sgvb.LOO   // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
+	looObs []int       // the log_lik elements (j of its v.elems) that loo's Points are, in order
 }
 
 // checkDrawsSize reports n output draws of model m, or stepDraws draws per
@@ -689,7 +691,7 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 	}
 	if lw != nil {
 		lw.defensiveDraws(ev, x, n, seed)
-		ds.loo = lw.loo()
+		ds.loo, ds.looObs = lw.loo(), lw.obs
 	}
 	return ds, nil
 }
@@ -982,6 +984,8 @@ type drawsHeader struct {
 	r                *sgvb.Result  // the fit, or restart 0 of a mixture
 	mix              *sgvb.Mixture // the restarts, or nil
 	stepSize         float64
+	// missing says which data cell each fitted missing value is.
+	missing []data.Missing
 }
 
 // writeDrawsCSV writes draws.csv in CmdStan's variational layout: comment
@@ -1000,6 +1004,9 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	p("# gpp_version = %s", version)
 	p("# model = %s", h.model)
 	p("# model_sha256 = %s", h.modelHash)
+	for _, m := range h.missing {
+		p("# %s = %s at %s", m.Latent, m.Data, strings.Join(cellTexts(m.Cells), ", "))
+	}
 	switch {
 	case h.cfg != nil && h.cfg.predict != "":
 		writePredictHeader(p, h)
@@ -1227,10 +1234,29 @@ type fitFile struct {
 	// Restarts holds the fits of a mixture of restarts (--restarts > 1),
 	// in place of Factors; the outcome above is then the mixture's.
 	Restarts []fitRestart `json:"restarts,omitempty"`
+	// Missing says which data cell each fitted missing value is.
+	Missing []fitMissing `json:"missing,omitempty"`
 	// Files lists the files written with this fit.json in its directory,
 	// fit.json included: the next fit written there removes those it does
 	// not write again (see staleOutputs).
 	Files []string `json:"files,omitempty"`
+}
+
+// fitMissing is, in fit.json, the latent of the missing values of a data
+// declaration and the cell (file:line:column) of each element in order.
+type fitMissing struct {
+	Latent string   `json:"latent"`
+	Data   string   `json:"data"`
+	Cells  []string `json:"cells"`
+}
+
+// cellTexts writes cell positions as file:line:column.
+func cellTexts(cells []ast.Pos) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = c.String()
+	}
+	return out
 }
 
 // fitOutcome is how a fit ended, in fit.json (its fields inline).
@@ -1460,6 +1486,9 @@ func newFitFile(h drawsHeader) *fitFile {
 	}
 	if len(c.sets) > 0 {
 		ff.Sets = map[string]string(c.sets)
+	}
+	for _, m := range h.missing {
+		ff.Missing = append(ff.Missing, fitMissing{Latent: m.Latent, Data: m.Data, Cells: cellTexts(m.Cells)})
 	}
 	m := h.mix
 	if m == nil {

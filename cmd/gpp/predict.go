@@ -319,7 +319,8 @@ func predictQ(ff *fitFile, path string, src []byte, sets setFlags, model string,
 // matchFit checks that the params of m are the factors of a fit, one each:
 // the same names, supports, bounds and shapes. A param that differs, or
 // that the fit lacks, is an error at its declaration; a factor that no
-// param takes is an error in the fit file.
+// param takes is an error in the fit file, but for the fitted missing
+// values of data, which predict, fitting nothing, does not lay out.
 func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]string, sets setFlags, model string, m *compile.Model) error {
 	hint := setsHint(fitSets, sets)
 	for i := range m.Latents {
@@ -339,7 +340,7 @@ func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]s
 		}
 	}
 	for _, f := range factors {
-		if latentNamed(m, f.Name) == nil {
+		if latentNamed(m, f.Name) == nil && !m.MissingName(f.Name) {
 			return &ast.Error{Pos: findPos(path, src, fmt.Sprintf("%q: %q", "name", f.Name)),
 				Msg: fmt.Sprintf("the fit has param %s, which %s does not declare: predict needs the fitted model's params", f.Name, model)}
 		}

@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -70,7 +71,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		return exitError
 	}
 	defer lock.release()
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, missing: data.MissingCells(l.Info, l.Data)}
 	written, err := writeOutputs(cfg, h, ds, st)
 	if err != nil {
 		con.note("%v", err)

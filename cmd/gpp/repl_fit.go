@@ -233,7 +233,8 @@ func (r *repl) fitCmd(args []string) {
 	st := summariseColumns(ds)
 	var written []string
 	if writeFiles {
-		h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), cfg: cfg, r: res, stepSize: res.StepSize}
+		h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), cfg: cfg, r: res, stepSize: res.StepSize,
+			missing: data.MissingCells(l.Info, l.Data)}
 		if h.stepSize == 0 {
 			h.stepSize = s.Optimizer.DefaultStepSize()
 		}

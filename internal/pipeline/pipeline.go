@@ -33,6 +33,9 @@ type Loaded struct {
 	Sources map[string][]byte // model and data file contents, for quoting errors
 	// Warnings are about the data files of a successful Bind (data.Unused).
 	Warnings []string
+	// Notes say which missing data values are fitted as latents
+	// (data.MissingNotes).
+	Notes []string
 }
 
 // Parse reads, parses and checks a model file.
@@ -179,6 +182,7 @@ func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
 	}
 	l.Data = bound
 	l.Warnings = data.Unused(l.Info, inputs)
+	l.Notes = data.MissingNotes(l.Info, bound)
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {
 		return err

@@ -76,6 +76,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 	case len(c.errs) == 0:
 		c.improper()
 		c.oneBasedLoops()
+		c.missingData()
 		ast.ErrorList(c.info.Warnings).Sort()
 	}
 	return c.info, c.errs.Err()

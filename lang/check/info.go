@@ -370,6 +370,11 @@ type DataVar struct {
 	// Uses are the distributions whose whole value the data is (`y ~ D`):
 	// each value must lie in their supports, checked when the data loads.
 	Uses []DataUse
+	// Missing, for real data that the model only observes (missing.go),
+	// says how its missing cells are fitted, as the latent NAME_missing;
+	// nil when a missing cell is an error, and NoMissing then says why.
+	Missing   *MissingFit
+	NoMissing string
 	// Implicit is true for a size name: bound from axis Axis of the shape
 	// of SizeOf when the data loads.
 	Implicit bool

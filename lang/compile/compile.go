@@ -109,6 +109,9 @@ type Model struct {
 	// predict, when not nil, makes every build a predict-mode one
 	// (CompilePredict).
 	predict *predictPlan
+	// priorTildes are the ~ statements whose argument nodes a build of
+	// the log prior keeps after the priors' (NewPriorSampler).
+	priorTildes []*ast.TildeStmt
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -214,6 +217,7 @@ func (m *Model) build(mode buildMode) (*autodiff.Program, []autodiff.ID, error) 
 	if mode == buildPrior {
 		l.prior, l.collect = true, true
 		l.priorArgs = map[int][]autodiff.ID{}
+		l.tildeArgs = map[*ast.TildeStmt][]autodiff.ID{}
 	}
 	first := m.Latents == nil
 	if err := l.latents(); err != nil {
@@ -235,6 +239,9 @@ func (m *Model) build(mode buildMode) (*autodiff.Program, []autodiff.ID, error) 
 	case buildPrior:
 		for i := range l.lats {
 			keep = append(keep, l.priorArgs[i]...)
+		}
+		for _, s := range m.priorTildes {
+			keep = append(keep, l.tildeArgs[s]...)
 		}
 	}
 	prog, err := l.b.Finish(root, keep...)
@@ -296,6 +303,9 @@ type lowerer struct {
 	// priorArgs records each latent's prior's argument nodes by index.
 	prior, collect bool
 	priorArgs      map[int][]autodiff.ID
+	// tildeArgs records, in the same build, the argument nodes of each ~
+	// on data, whose missing values are drawn from it (missingSpec).
+	tildeArgs map[*ast.TildeStmt][]autodiff.ID
 	// predict, when not nil, limits the build to the statements it keeps
 	// and adds no term to the log joint (CompilePredict).
 	predict *predictPlan
@@ -424,7 +434,9 @@ func (l *lowerer) total() autodiff.ID {
 	return t
 }
 
-// latents lays out the coordinate vector and creates each latent's value.
+// latents lays out the coordinate vector and creates each latent's value:
+// the params in declaration order, then the missing values of data
+// (missing).
 func (l *lowerer) latents() error {
 	for _, lat := range l.info.Latents {
 		shape, err := l.dims(lat.Decl.Type.Dims)
@@ -434,128 +446,137 @@ func (l *lowerer) latents() error {
 		if lat, err = l.dataBounds(lat, shape); err != nil {
 			return err
 		}
-		size := 1
-		for _, n := range shape {
-			if n > 0 && size > autodiff.MaxElements/n {
-				return ast.Errorf(lat.Pos, "`%s` would have %s elements, more than a model can store (%d numbers, %d GiB)",
-					lat.Name, dimsText(shape), autodiff.MaxElements, autodiff.MaxElements>>27)
-			}
-			size *= n
+		if err := l.addLatent(lat, shape); err != nil {
+			return err
 		}
-		var valShape []int
-		if lat.Support.IsMatrix() {
-			// K(K−1)/2 coordinates for a K×K value (K(K+1)/2 for a
-			// cholesky_factor_cov)
-			least := 2
-			if lat.Support.IsCov() {
-				least = 1
-			}
-			if len(shape) != 1 || shape[0] < least {
-				return ast.Errorf(lat.Pos, "`%s`: %s[K] needs K ≥ %d (it is %s with this data)", lat.Name, lat.Support, least, dimsText(shape))
-			}
-			valShape = []int{shape[0], shape[0]}
-			size = lat.Support.MatrixSize(shape[0])
-			shape = []int{size}
-		}
-		if size == 0 {
-			return ast.Errorf(lat.Pos, "`%s` would have %s elements: a param needs at least one", lat.Name, dimsText(shape))
-		}
-		if n := len(shape); lat.Support == dist.Simplex && n > 0 && shape[n-1] < 2 {
-			d := lat.Decl.Type.Dims[n-1]
-			return ast.Errorf(d.Pos(), "%s", check.SimplexTooShort(ast.FormatExpr(d), shape[n-1]))
-		}
-		s := autodiff.Scalar()
-		switch len(shape) {
-		case 1:
-			s = autodiff.Vector(shape[0])
-		case 2:
-			s = autodiff.Matrix(shape[0], shape[1])
-		}
-		pos := lat.Pos
-		coord := l.b.Input(lat.Name, s, pos)
-		var z autodiff.ID
-		switch lat.Support {
-		case dist.Positive:
-			// + the least normal: a draw with log z below −745 would make z
-			// exactly 0, and a density that takes z as a parameter
-			// (W ~ Gamma(g * r', g)) invalid; floored, every z > 0 is a
-			// valid parameter and z itself is unchanged above 1e-292. The
-			// latent's own prior reads the coordinate, not z.
-			z = l.b.Add(l.b.Exp(coord, pos), l.b.Scalar(minPositive, pos), pos)
-		case dist.Simplex:
-			z = l.b.Exp(coord, pos)
-		case dist.Ordered:
-			// x_0 from its normal factor's coordinate, x_k = x_{k−1} + d_k
-			// from the increments' log coordinates: a linear map of
-			// (x_0, d) with unit Jacobian, so nothing is added.
-			if len(shape) != 1 {
-				return ast.Errorf(lat.Pos, "`%s`: an ordered param is a vector", lat.Name)
-			}
-			z = l.b.Ordered(coord, pos)
-		case dist.PositiveOrdered:
-			// x_0 = exp(u_0) and x_k = x_{k−1} + exp(u_k), every part from
-			// its gamma factor's log coordinate: as for ordered, a linear
-			// map of (x_0, d) with unit Jacobian.
-			if len(shape) != 1 {
-				return ast.Errorf(lat.Pos, "`%s`: a positive_ordered param is a vector", lat.Name)
-			}
-			z = l.b.PositiveOrdered(coord, pos)
-		case dist.CholCorr:
-			// L from the coordinates y, and log |dL/dy| so that the log
-			// joint is the density of y, on which the factor is normal
-			z = l.b.CholCorr(coord, valShape[0], pos)
-			l.add(l.b.CholCorrLogJac(coord, valShape[0], pos), pos)
-		case dist.CorrMatrix:
-			// Ω = L L' from the coordinates y, and log |dΩ/dy| (that of
-			// y → L and of L → L L'), the density then that of y
-			z = l.b.CorrMatrix(coord, valShape[0], pos)
-			l.add(l.b.CorrMatrixLogJac(coord, valShape[0], pos), pos)
-		case dist.CholCov:
-			// L from the coordinates y (its diagonal exp(y_ii)), and
-			// log |dL/dy| = Σ y_ii, the density then that of y
-			z = l.b.CholCov(coord, valShape[0], pos)
-			l.add(l.b.CholCovLogJac(coord, valShape[0], pos), pos)
-		case dist.CovMatrix:
-			// Σ = L L' from the coordinates y, and log |dΣ/dy| (that of
-			// y → L and of L → L L'), the density then that of y
-			z = l.b.CovMatrix(coord, valShape[0], pos)
-			l.add(l.b.CovMatrixLogJac(coord, valShape[0], pos), pos)
-		case dist.Unit:
-			// The exact value is inside (0, 1), the computed one is 1
-			// from inv_logit(37) on, where 1 - u is 0; it is kept a
-			// float inside, as Stan's transforms do (and a bounded
-			// param's, below).
-			z = l.b.Inside(l.b.InvLogit(coord, pos), 0, 1, pos)
-		default:
-			z = coord
-		}
-		loc, scale := lat.Affine()
-		var locV, scaleV []float64
-		if lat.LowerV != nil || lat.UpperV != nil {
-			z, locV, scaleV = l.elemAffine(lat, z, s, pos)
-		}
-		if scale != 0 {
-			// A bounded param: its value from b on the support, and the
-			// log Jacobian |dz/db| per element, a constant, so that the
-			// log joint (and the ELBO) is the density of z.
-			z = l.b.Add(l.b.Scalar(loc, pos), l.b.Mul(l.b.Scalar(scale, pos), z, pos), pos)
-			if jac := float64(size) * math.Log(math.Abs(scale)); jac != 0 {
-				l.add(l.b.Scalar(jac, pos), pos)
-			}
-			// b near 0 or 1 rounds onto a bound (−1 + 2·b is −1 for
-			// b < 1e-16), where 1 - phi * phi or sigma - L is 0
-			r := lat.Range()
-			z = l.b.Inside(z, r.Lo, r.Hi, pos)
-		}
-		l.coords = append(l.coords, coord)
-		l.env[lat.Symbol] = value{id: z, node: true}
-		l.lats = append(l.lats, Latent{
-			Name: lat.Name, Pos: pos, Offset: l.dim, Size: size, Shape: shape,
-			Support: lat.Support, Family: lat.Family, Init: l.priorMean(lat, size),
-			Loc: loc, Scale: scale, LocV: locV, ScaleV: scaleV, Value: valShape,
-		})
-		l.dim += size
 	}
+	return l.missing()
+}
+
+// addLatent lays out latent lat of the given shape after the ones before
+// it, and creates its value.
+func (l *lowerer) addLatent(lat *check.Latent, shape []int) error {
+	size := 1
+	for _, n := range shape {
+		if n > 0 && size > autodiff.MaxElements/n {
+			return ast.Errorf(lat.Pos, "`%s` would have %s elements, more than a model can store (%d numbers, %d GiB)",
+				lat.Name, dimsText(shape), autodiff.MaxElements, autodiff.MaxElements>>27)
+		}
+		size *= n
+	}
+	var valShape []int
+	if lat.Support.IsMatrix() {
+		// K(K−1)/2 coordinates for a K×K value (K(K+1)/2 for a
+		// cholesky_factor_cov)
+		least := 2
+		if lat.Support.IsCov() {
+			least = 1
+		}
+		if len(shape) != 1 || shape[0] < least {
+			return ast.Errorf(lat.Pos, "`%s`: %s[K] needs K ≥ %d (it is %s with this data)", lat.Name, lat.Support, least, dimsText(shape))
+		}
+		valShape = []int{shape[0], shape[0]}
+		size = lat.Support.MatrixSize(shape[0])
+		shape = []int{size}
+	}
+	if size == 0 {
+		return ast.Errorf(lat.Pos, "`%s` would have %s elements: a param needs at least one", lat.Name, dimsText(shape))
+	}
+	if n := len(shape); lat.Support == dist.Simplex && n > 0 && shape[n-1] < 2 {
+		d := lat.Decl.Type.Dims[n-1]
+		return ast.Errorf(d.Pos(), "%s", check.SimplexTooShort(ast.FormatExpr(d), shape[n-1]))
+	}
+	s := autodiff.Scalar()
+	switch len(shape) {
+	case 1:
+		s = autodiff.Vector(shape[0])
+	case 2:
+		s = autodiff.Matrix(shape[0], shape[1])
+	}
+	pos := lat.Pos
+	coord := l.b.Input(lat.Name, s, pos)
+	var z autodiff.ID
+	switch lat.Support {
+	case dist.Positive:
+		// + the least normal: a draw with log z below −745 would make z
+		// exactly 0, and a density that takes z as a parameter
+		// (W ~ Gamma(g * r', g)) invalid; floored, every z > 0 is a
+		// valid parameter and z itself is unchanged above 1e-292. The
+		// latent's own prior reads the coordinate, not z.
+		z = l.b.Add(l.b.Exp(coord, pos), l.b.Scalar(minPositive, pos), pos)
+	case dist.Simplex:
+		z = l.b.Exp(coord, pos)
+	case dist.Ordered:
+		// x_0 from its normal factor's coordinate, x_k = x_{k−1} + d_k
+		// from the increments' log coordinates: a linear map of
+		// (x_0, d) with unit Jacobian, so nothing is added.
+		if len(shape) != 1 {
+			return ast.Errorf(lat.Pos, "`%s`: an ordered param is a vector", lat.Name)
+		}
+		z = l.b.Ordered(coord, pos)
+	case dist.PositiveOrdered:
+		// x_0 = exp(u_0) and x_k = x_{k−1} + exp(u_k), every part from
+		// its gamma factor's log coordinate: as for ordered, a linear
+		// map of (x_0, d) with unit Jacobian.
+		if len(shape) != 1 {
+			return ast.Errorf(lat.Pos, "`%s`: a positive_ordered param is a vector", lat.Name)
+		}
+		z = l.b.PositiveOrdered(coord, pos)
+	case dist.CholCorr:
+		// L from the coordinates y, and log |dL/dy| so that the log
+		// joint is the density of y, on which the factor is normal
+		z = l.b.CholCorr(coord, valShape[0], pos)
+		l.add(l.b.CholCorrLogJac(coord, valShape[0], pos), pos)
+	case dist.CorrMatrix:
+		// Ω = L L' from the coordinates y, and log |dΩ/dy| (that of
+		// y → L and of L → L L'), the density then that of y
+		z = l.b.CorrMatrix(coord, valShape[0], pos)
+		l.add(l.b.CorrMatrixLogJac(coord, valShape[0], pos), pos)
+	case dist.CholCov:
+		// L from the coordinates y (its diagonal exp(y_ii)), and
+		// log |dL/dy| = Σ y_ii, the density then that of y
+		z = l.b.CholCov(coord, valShape[0], pos)
+		l.add(l.b.CholCovLogJac(coord, valShape[0], pos), pos)
+	case dist.CovMatrix:
+		// Σ = L L' from the coordinates y, and log |dΣ/dy| (that of
+		// y → L and of L → L L'), the density then that of y
+		z = l.b.CovMatrix(coord, valShape[0], pos)
+		l.add(l.b.CovMatrixLogJac(coord, valShape[0], pos), pos)
+	case dist.Unit:
+		// The exact value is inside (0, 1), the computed one is 1
+		// from inv_logit(37) on, where 1 - u is 0; it is kept a
+		// float inside, as Stan's transforms do (and a bounded
+		// param's, below).
+		z = l.b.Inside(l.b.InvLogit(coord, pos), 0, 1, pos)
+	default:
+		z = coord
+	}
+	loc, scale := lat.Affine()
+	var locV, scaleV []float64
+	if lat.LowerV != nil || lat.UpperV != nil {
+		z, locV, scaleV = l.elemAffine(lat, z, s, pos)
+	}
+	if scale != 0 {
+		// A bounded param: its value from b on the support, and the
+		// log Jacobian |dz/db| per element, a constant, so that the
+		// log joint (and the ELBO) is the density of z.
+		z = l.b.Add(l.b.Scalar(loc, pos), l.b.Mul(l.b.Scalar(scale, pos), z, pos), pos)
+		if jac := float64(size) * math.Log(math.Abs(scale)); jac != 0 {
+			l.add(l.b.Scalar(jac, pos), pos)
+		}
+		// b near 0 or 1 rounds onto a bound (−1 + 2·b is −1 for
+		// b < 1e-16), where 1 - phi * phi or sigma - L is 0
+		r := lat.Range()
+		z = l.b.Inside(z, r.Lo, r.Hi, pos)
+	}
+	l.coords = append(l.coords, coord)
+	l.env[lat.Symbol] = value{id: z, node: true}
+	l.lats = append(l.lats, Latent{
+		Name: lat.Name, Pos: pos, Offset: l.dim, Size: size, Shape: shape,
+		Support: lat.Support, Family: lat.Family, Init: l.priorMean(lat, size),
+		Loc: loc, Scale: scale, LocV: locV, ScaleV: scaleV, Value: valShape,
+	})
+	l.dim += size
 	return nil
 }
 

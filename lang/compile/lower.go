@@ -58,6 +58,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			if l.prior && lat != nil && args != nil {
 				l.priorArgs[l.latentIndex(lat)] = args
 			}
+			if l.prior && lat == nil && args != nil {
+				l.tildeArgs[s] = args
+			}
 			break
 		}
 		y := l.node(v, s.LHS.Pos()) // one node for the density and the truncation

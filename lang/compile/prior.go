@@ -41,7 +41,9 @@ type PriorSampler struct {
 	prog  *autodiff.Program
 	order []int // latent indices in the order they are drawn
 	specs []priorSpec
-	x     []float64 // the coordinates of the draw under way
+	// missing draws the missing values of data after the params.
+	missing []missingSpec
+	x       []float64 // the coordinates of the draw under way
 }
 
 // priorSpec is how one latent is drawn.
@@ -88,10 +90,16 @@ func (m *Model) NewPriorSampler() (*PriorSampler, error) {
 		}
 		s.specs = append(s.specs, sp)
 	}
+	missing, tildes, err := m.missingSpecs(len(m.info.Latents))
+	if err != nil {
+		errs = append(errs, err.(ast.ErrorList)...)
+	}
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
 	}
+	s.missing = missing
+	m.priorTildes = tildes
 	prog, args, err := m.build(buildPrior)
 	if err != nil {
 		return nil, err
@@ -104,6 +112,14 @@ func (m *Model) NewPriorSampler() (*PriorSampler, error) {
 			return nil, ast.Errorf(s.specs[i].lat.Pos, "compile: no prior arguments of `%s`", s.specs[i].lat.Name)
 		}
 		s.specs[i].args, args = args[:n], args[n:]
+	}
+	for i := range s.missing {
+		sp := &s.missing[i].sp
+		n := len(sp.call.Args)
+		if len(args) < n {
+			return nil, ast.Errorf(sp.call.Pos(), "compile: no arguments of the ~ on `%s`", sp.lat.Name)
+		}
+		sp.args, args = args[:n], args[n:]
 	}
 	order, err := priorOrder(s.specs, m.info.Latents)
 	if err != nil {
@@ -406,6 +422,17 @@ func (s *PriorSampler) Draw(rng *rand.Rand, x, z []float64) (float64, error) {
 			return 0, err
 		}
 		fresh = false
+	}
+	for i := range s.missing {
+		ms := &s.missing[i]
+		ml := &s.m.Latents[ms.lat]
+		if !fresh {
+			s.prog.ForwardAll(s.x)
+			fresh = true
+		}
+		if err := ms.draw(rng, s.prog, ml, s.x[ml.Offset:ml.Offset+ml.Size], z[ml.Offset:ml.Offset+ml.Size]); err != nil {
+			return 0, err
+		}
 	}
 	lp, _ := s.prog.ForwardAll(s.x)
 	copy(x, s.x)

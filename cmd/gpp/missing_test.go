@@ -1,0 +1,144 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const (
+	missingModel = "testdata/fit_missing.gpp"
+	missingData  = "testdata/fit_missing.csv" // y missing at lines 5 and 9
+)
+
+// Missing data through the output files and back: fit.json and draws.csv
+// name each missing value's cell; --init warm-starts y_missing from
+// fit.json (its first ELBO close to where the first fit ended); the
+// output ybar, which reads y, is the mean of the observed cells and the
+// fitted ones at each draw; gpp predict on data without missing values
+// ignores the fitted y_missing, and on data with them, which ybar reads,
+// is an error at the first missing cell.
+func TestMissingRoundTrip(t *testing.T) {
+	d := t.TempDir()
+	first, second := filepath.Join(d, "first"), filepath.Join(d, "second")
+	if code, _, stderr := runSafe(t, "fit", missingModel, missingData, "--quiet", "--output-draws", "200", "--out", first); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	ff := readFit(t, filepath.Join(first, "fit.json"))
+	wantCells := []string{missingData + ":5:5", missingData + ":9:6"}
+	if len(ff.Missing) != 1 || ff.Missing[0].Latent != "y_missing" || ff.Missing[0].Data != "y" || !slices.Equal(ff.Missing[0].Cells, wantCells) {
+		t.Errorf("fit.json missing: %+v, want y_missing at %v", ff.Missing, wantCells)
+	}
+	raw, err := os.ReadFile(filepath.Join(first, "draws.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# y_missing = y at " + strings.Join(wantCells, ", ") + "\n"; !strings.Contains(string(raw), want) {
+		t.Errorf("draws.csv has no line %q", want)
+	}
+	header, rows := drawLines(t, filepath.Join(first, "draws.csv"))
+	col := columns(header)
+	observed := []float64{1.32, 2.01, -0.55, 1.61, -2.02, 2.73, 5.04, -0.27}
+	var sum float64
+	for _, v := range observed {
+		sum += v
+	}
+	for _, row := range rows {
+		cells := strings.Split(row, ",")
+		num := func(name string) float64 {
+			v, err := strconv.ParseFloat(cells[col[name]], 64)
+			if err != nil {
+				t.Fatalf("column %s: %v", name, err)
+			}
+			return v
+		}
+		want := (sum + num("y_missing.1") + num("y_missing.2")) / 10
+		if got := num("ybar"); math.Abs(got-want) > 1e-5*(1+math.Abs(want)) { // draws.csv has 6 digits
+			t.Fatalf("ybar %g at a draw, want the mean of y filled in by y_missing, %g", got, want)
+		}
+	}
+
+	code, _, stderr := runSafe(t, "fit", missingModel, missingData, "--quiet", "--iter", "100", "--tol", "0", "--output-draws", "20",
+		"--init", filepath.Join(first, "fit.json"), "--out", second)
+	if code != 0 || strings.Contains(stderr, "warning: --init") || strings.Contains(stderr, "matches no latent") {
+		t.Fatalf("fit --init: exit %d: %s", code, stderr)
+	}
+	cold, final, warm := warmStart(t, first, second)
+	if math.Abs(warm-final) > 0.2*math.Abs(cold-final) {
+		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
+	}
+
+	complete := filepath.Join(d, "complete.csv")
+	src, _ := os.ReadFile(missingData)
+	filled := strings.NewReplacer("1.2,NA", "1.2,3.4", "-0.2,\n", "-0.2,0.6\n").Replace(string(src))
+	if err := os.WriteFile(complete, []byte(filled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runSafe(t, "predict", first, missingModel, complete, "--quiet", "--out", filepath.Join(d, "p1")); code != 0 {
+		t.Errorf("predict on complete data: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "predict", first, missingModel, missingData, "--quiet", "--out", filepath.Join(d, "p2"))
+	const want = missingData + ":5:5: `y` has 2 missing values, and gpp predict reads it for output ybar (" + missingModel + ":9:1) but fits nothing: give it without missing values (gpp fit's draws of them are the columns y_missing[k] of its draws.csv)"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("predict on data with missing values: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+}
+
+// TestMissingLOO: a log_lik of y's shape has an element at each of y's
+// missing cells, whose value the fit imputes: PSIS-LOO leaves them out
+// (loo.csv lists the observed elements only, named as they are in y), and
+// its elpd_loo is that of a fit of the observed rows alone, to Monte Carlo
+// and fit error.
+func TestMissingLOO(t *testing.T) {
+	d := t.TempDir()
+	src, err := os.ReadFile(missingModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := writeFile(t, d, "m.gpp", string(src)+"output log_lik = logpdf(y, Normal(a + b * x, s))\n")
+	raw, err := os.ReadFile(missingData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string // the rows without a missing y
+	for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if i == 0 || !strings.HasSuffix(line, ",") && !strings.HasSuffix(line, ",NA") {
+			kept = append(kept, line)
+		}
+	}
+	observed := writeFile(t, d, "obs.csv", strings.Join(kept, "\n")+"\n")
+	elpd := func(dir string) (float64, []string) {
+		rows := readCSV(t, filepath.Join(dir, "loo.csv"))[2:]
+		sum, names := 0.0, []string{}
+		for _, r := range rows {
+			v, _ := strconv.ParseFloat(r[1], 64)
+			sum += v
+			names = append(names, r[0])
+		}
+		return sum, names
+	}
+	all, obs := filepath.Join(d, "all"), filepath.Join(d, "obs")
+	for _, run := range [][]string{{missingData, all}, {observed, obs}} {
+		if code, _, stderr := runSafe(t, "fit", model, run[0], "--quiet", "--output-draws", "4000", "--out", run[1]); code != 0 {
+			t.Fatalf("fit %s: exit %d: %s", run[0], code, stderr)
+		}
+	}
+	eAll, names := elpd(all)
+	eObs, namesObs := elpd(obs)
+	if len(names) != len(kept)-1 || len(namesObs) != len(kept)-1 {
+		t.Fatalf("loo.csv rows: %d with missing cells, %d of the observed rows; want %d each", len(names), len(namesObs), len(kept)-1)
+	}
+	for _, n := range names {
+		if n == "log_lik[4]" || n == "log_lik[8]" { // lines 5 and 9: y's elements 4 and 8, 1-based
+			t.Errorf("loo.csv lists %s, an imputed value", n)
+		}
+	}
+	t.Logf("elpd_loo %.3f with the missing rows imputed, %.3f without them", eAll, eObs)
+	if math.Abs(eAll-eObs) > 0.5 {
+		t.Errorf("elpd_loo %.3f with the missing rows imputed, %.3f on the observed rows alone", eAll, eObs)
+	}
+}

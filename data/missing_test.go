@@ -1,0 +1,80 @@
+package data
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Missing cells of data that the model only observes are kept, NaN, in
+// Array.Missing (row-major): empty cells, NA and NaN, a blank line of a
+// one-column file (a row of its own), JSON null and "NaN"; the observed
+// cells are checked as before, and MissingNotes says where the missing
+// ones are, in the latent's order.
+func TestMissingBound(t *testing.T) {
+	const model = "data y: real[N]\ndata Y: positive[M, 2]\nparam mu: real\nparam r: positive\ny ~ Normal(mu, 1)\nY ~ Gamma(2, r)\n"
+	info := checked(t, model)
+	bound, err := Bind(info, []Input{
+		csvInput(t, "y", "y.csv", "v\n1.5\n\nNA\n2\nnan\n\n"),
+		jsonInput(t, "d.json", `{"Y": [[1, null], ["NaN", 2], [3, 4]]}`),
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, Y := bound["y"], bound["Y"]
+	if !slices.Equal(y.Shape, []int{6}) || !slices.Equal(y.Missing, []int{1, 2, 4, 5}) || y.Values[0] != 1.5 || y.Values[3] != 2 || !math.IsNaN(y.Values[1]) {
+		t.Errorf("y: shape %v, values %v, missing %v; want 6 rows, 1 to 5 missing but 3", y.Shape, y.Values, y.Missing)
+	}
+	if bound["N"].Values[0] != 6 {
+		t.Errorf("N = %v, want 6 (the blank lines are rows)", bound["N"].Values)
+	}
+	if !slices.Equal(Y.Missing, []int{1, 2}) {
+		t.Errorf("Y: missing %v, want [1 2]", Y.Missing)
+	}
+	notes := MissingNotes(info, bound)
+	want := []string{
+		"y: 4 missing values (y.csv lines 3, 4, 6, 7) are fitted as the latent y_missing",
+		"Y: 2 missing values (d.json 1:12, 1:20) are fitted as the latent Y_missing",
+	}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(want, "\n"))
+	}
+	// An observed cell outside the declared support is still an error.
+	_, err = Bind(info, []Input{csvInput(t, "y", "y.csv", "v\n1\n"), jsonInput(t, "d.json", `{"Y": [[1, null], [-2, 2]]}`)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "d.json:1:20: Y: value -2 is not > 0") {
+		t.Errorf("a negative observed cell of positive data: error %v", err)
+	}
+}
+
+// A missing cell of data whose missing values are not fitted is an error
+// at the cell, saying why and what to do.
+func TestMissingErrors(t *testing.T) {
+	const what = "; drop or fill in the rows with missing `x`\x00"
+	for _, c := range []struct{ name, model, csv, want string }{
+		{"covariate", "data x: real[N]\ndata y: real[N]\nparam b: real\ny ~ Normal(b * x, 1)\n", "x,y\n1,2\n,3\n",
+			"d.csv:3:1: column \"x\": empty cell: `x` is read in an expression at m.gpp:4:16 (a covariate), and only data that the model just observes, on the left of `~`, has its missing values fitted: a missing covariate needs a model of its own" + what},
+		{"observed and read", "data x: real[N]\nparam b: real\nx ~ Normal(b, 1)\ntarget += -sum(square(x))\n", "x\n1\nNA\nNA\n",
+			"d.csv:3:1: column \"x\": \"NA\", a missing value (the first of 2): `x` is read in an expression at m.gpp:4:23 (a covariate)"},
+		{"int", "data x: int[N]\nparam l: positive\nx ~ Poisson(l)\n", "x\n1\nNA\n",
+			"d.csv:3:1: column \"x\": \"NA\", a missing value: `x` is int data: a missing count would be a discrete latent, which variational inference (SGVB) cannot fit" + what},
+		{"truncated", "data x: real[N]\nparam m: real\nx ~ Normal(m, 1) T[0, ]\n", "x\n1\nNA\n",
+			"\"NA\", a missing value: `x` is observed by a truncated ~ at m.gpp:3:5, and missing values are fitted only under built-in families on real, positive or unit values, untruncated" + what},
+		{"bounded family", "data x: real[N]\nparam m: real\nx ~ Uniform(m, 1)\n", "x\n0.5\nNA\n",
+			"`x` is observed by Uniform at m.gpp:3:5, bounded by its arguments, and missing values"},
+		{"not observed", "data x: real[N]\n", "x\n1\nNA\n",
+			"`x` is not observed by any ~, so its missing values would have no distribution" + what},
+		{"simplex", "data x: simplex[N]\nparam a: positive\nx ~ Dirichlet(a)\n", "x\n1\nNA\n",
+			"`x` is simplex data, whose missing values are not fitted" + what},
+		{"bounds of data", "data L: real\ndata x: real<lower=L>[N]\nparam m: real\nx ~ Normal(m, 1)\n", "L,x\n0,1\n0,NA\n",
+			"the bounds of `x` depend on other data" + what},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := checked(t, c.model)
+			_, err := Bind(info, []Input{csvInput(t, "", "d.csv", c.csv)}, nil)
+			if err == nil || !strings.Contains(err.Error()+"\x00", c.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
+			}
+		})
+	}
+}

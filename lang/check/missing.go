@@ -1,0 +1,224 @@
+package check
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Missing data, as PyMC's masked observations: the missing cells of a real
+// data declaration that the model only observes — every mention of it is
+// the value of a ~, whole (y ~ D(...)) or indexed (y[i] ~ D(...)) — are
+// fitted as one latent vector NAME_missing, whose values take those cells'
+// places. The ~ statements are then the missing values' prior. Data read in
+// an expression (a covariate) would need a model of its own, and int data
+// a discrete latent: their missing cells stay errors, and NoMissing says
+// why.
+
+// MissingFit describes the latent values fitted for the missing cells of
+// a data declaration: their bounds, the declaration's narrowed to the
+// supports of the families it is observed by.
+type MissingFit struct {
+	Lower, Upper *float64 // nil: unbounded on that side
+}
+
+// Support is the support of the latent's variational factor: unit with
+// both bounds, positive with one, else real.
+func (m *MissingFit) Support() dist.Support {
+	switch {
+	case m.Lower != nil && m.Upper != nil:
+		return dist.Unit
+	case m.Lower != nil || m.Upper != nil:
+		return dist.Positive
+	}
+	return dist.Real
+}
+
+// Family is the variational family of the latent's factor, as for a param
+// of its support.
+func (m *MissingFit) Family() string {
+	switch m.Support() {
+	case dist.Unit:
+		return "beta"
+	case dist.Positive:
+		return "gamma"
+	}
+	return "normal"
+}
+
+// MissingLatent returns the param of n values (a vector) that the compiler
+// lays out for the missing cells of d (d.Missing not nil): named d.Name +
+// "_missing", with no prior of its own and no declaration. Bounds other
+// than (0, ∞) and (0, 1) are its Lower and Upper, mapped as a bounded
+// param's are (Latent.Affine).
+func (d *DataVar) MissingLatent(n int) *Latent {
+	m := d.Missing
+	name := d.Name + "_missing"
+	lat := &Latent{Name: name, Pos: d.Pos, Kind: ast.Real, Dims: Shape{{N: n}},
+		Support: m.Support(), Family: m.Family()}
+	is := func(p *float64, v float64) bool { return p != nil && *p == v }
+	switch {
+	case is(m.Lower, 0) && is(m.Upper, 1):
+		lat.Kind = ast.Unit
+	case is(m.Lower, 0) && m.Upper == nil:
+		lat.Kind = ast.Positive
+	default:
+		lat.Lower, lat.Upper = m.Lower, m.Upper
+	}
+	lat.Symbol = &Symbol{Name: name, Kind: Param, Pos: d.Pos,
+		Type: Type{Elem: Real, Shape: lat.Dims, Support: lat.Support, Range: lat.Range()}}
+	return lat
+}
+
+// missingData decides, for each real data declaration, whether its
+// missing cells can be fitted (DataVar.Missing) or why not (NoMissing).
+func (c *checker) missingData() {
+	type observation struct {
+		narrow  []dist.Support // the supports of the families observing it
+		why     string         // a reason a ~ on it cannot fit missing cells
+		readPos ast.Pos        // the first mention in an expression
+	}
+	obs := map[*Symbol]*observation{}
+	of := func(sym *Symbol) *observation {
+		if obs[sym] == nil {
+			obs[sym] = &observation{}
+		}
+		return obs[sym]
+	}
+	observed := map[*ast.Ident]bool{} // a ~'s value, or read by an output
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		if o, ok := n.(*ast.OutputStmt); ok {
+			// an output reads the data with its missing values filled
+			// in at each draw, as PyMC's posterior predictive does
+			ast.Inspect(o, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					observed[id] = true
+				}
+				return true
+			})
+			return false
+		}
+		s, ok := n.(*ast.TildeStmt)
+		if !ok {
+			return true
+		}
+		id := ObservedIdent(s.LHS)
+		sym := c.info.Uses[id]
+		if id == nil || sym == nil || sym.Kind != Data {
+			return true
+		}
+		observed[id] = true
+		o := of(sym)
+		d := c.info.Dists[s.Dist]
+		switch {
+		case o.why != "":
+		case c.info.UserDensities[s.Dist] != nil || d == nil:
+			o.why = fmt.Sprintf("`%s` is observed by a user density at %s", sym.Name, s.Dist.Fun.Pos())
+		case s.Trunc != nil:
+			o.why = fmt.Sprintf("`%s` is observed by a truncated ~ at %s", sym.Name, s.Dist.Fun.Pos())
+		default:
+			sup := d.Support
+			if u, ok := dist.LookupUnivariate(d.Name); ok {
+				sup = u.Support
+			}
+			switch sup {
+			case dist.Real, dist.Positive, dist.NonNegative, dist.Unit:
+				o.narrow = append(o.narrow, sup)
+			default:
+				o.why = fmt.Sprintf("`%s` is observed by %s at %s, %s", sym.Name, d.Name, s.Dist.Fun.Pos(), supportWords(sup))
+			}
+		}
+		return true
+	})
+	for id, sym := range c.info.Uses {
+		if sym.Kind != Data || observed[id] {
+			continue
+		}
+		if o := of(sym); o.readPos.Line == 0 || id.Pos().Before(o.readPos) {
+			o.readPos = id.Pos()
+		}
+	}
+	for _, d := range c.info.Data {
+		if d.Implicit {
+			continue
+		}
+		o := of(d.Symbol)
+		switch {
+		case d.Elem == Int:
+			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count would be a discrete latent, which variational inference (SGVB) cannot fit", d.Name)
+		case d.Kind != ast.Real && d.Kind != ast.Positive && d.Kind != ast.Unit:
+			d.NoMissing = fmt.Sprintf("`%s` is %s data, whose missing values are not fitted", d.Name, d.Kind)
+		case d.LowerExpr != nil && d.Lower == nil || d.UpperExpr != nil && d.Upper == nil:
+			d.NoMissing = fmt.Sprintf("the bounds of `%s` depend on other data", d.Name)
+		case o.readPos.Line != 0:
+			d.NoMissing = fmt.Sprintf("`%s` is read in an expression at %s (a covariate), and only data that the model just observes, on the left of `~`, has its missing values fitted: a missing covariate needs a model of its own", d.Name, o.readPos)
+		case o.why != "":
+			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, untruncated"
+		case len(o.narrow) == 0:
+			d.NoMissing = fmt.Sprintf("`%s` is not observed by any ~, so its missing values would have no distribution", d.Name)
+		default:
+			d.Missing = missingBounds(d, o.narrow)
+		}
+	}
+}
+
+// ObservedIdent returns the name that e, the value of a ~, observes whole
+// or by indexing (y, y[i], y[i, j]), or nil.
+func ObservedIdent(e ast.Expr) *ast.Ident {
+	e = unparen(e)
+	if ix, ok := e.(*ast.IndexExpr); ok {
+		e = unparen(ix.X)
+	}
+	id, _ := e.(*ast.Ident)
+	return id
+}
+
+// missingBounds is the range of d's missing values: its declared bounds
+// and kind's, narrowed to each support in narrow.
+func missingBounds(d *DataVar, narrow []dist.Support) *MissingFit {
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if d.Lower != nil {
+		lo = *d.Lower
+	}
+	if d.Upper != nil {
+		hi = *d.Upper
+	}
+	clip := func(l, h float64) {
+		lo, hi = math.Max(lo, l), math.Min(hi, h)
+	}
+	switch d.Kind {
+	case ast.Positive:
+		clip(0, math.Inf(1))
+	case ast.Unit:
+		clip(0, 1)
+	}
+	for _, s := range narrow {
+		switch s {
+		case dist.Positive, dist.NonNegative:
+			clip(0, math.Inf(1))
+		case dist.Unit:
+			clip(0, 1)
+		}
+	}
+	m := &MissingFit{}
+	if !math.IsInf(lo, -1) {
+		m.Lower = &lo
+	}
+	if !math.IsInf(hi, 1) {
+		m.Upper = &hi
+	}
+	return m
+}
+
+// supportWords describes a support that missing values cannot have.
+func supportWords(s dist.Support) string {
+	switch s {
+	case dist.Count, dist.Binary, dist.BoundedCount:
+		return "discrete"
+	case dist.Interval:
+		return "bounded by its arguments"
+	}
+	return "of " + s.String() + " values"
+}

@@ -1,0 +1,267 @@
+package compile
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// Missing data (check.DataVar.Missing): the missing cells of data that
+// the model only observes are the latent vector NAME_missing, laid out
+// after the params, and the data's value is a mixed node: its observed
+// cells constants and its missing cells that latent's elements, in their
+// places. The ~ statements on the data are then the missing values'
+// prior, as with PyMC's masked observations.
+
+// MissingSuffix ends the name of the latent of a data declaration's
+// missing values: y's are y_missing (PyMC's name).
+const MissingSuffix = "_missing"
+
+// MissingName reports whether name is that of the latent of the missing
+// values of data of the model (NAME_missing for data NAME whose missing
+// values it fits, check.DataVar.Missing), with or without missing cells
+// in this compilation's data.
+func (m *Model) MissingName(name string) bool {
+	base, ok := strings.CutSuffix(name, MissingSuffix)
+	d := m.info.DataVar(base)
+	return ok && d != nil && d.Missing != nil
+}
+
+// MissingCells returns, for each data declaration whose missing cells the
+// model fits as a latent, its shape and the row-major indices of those
+// cells (nil: none). PSIS-LOO leaves them out of a log_lik of that shape:
+// an imputed value is no observation.
+func (m *Model) MissingCells() map[string]MissingCells {
+	var out map[string]MissingCells
+	for _, d := range m.info.Data {
+		a := m.data[d.Name]
+		if a == nil || len(a.Missing) == 0 || d.Missing == nil || m.predict != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]MissingCells{}
+		}
+		out[d.Name] = MissingCells{Shape: a.Shape, Cells: a.Missing}
+	}
+	return out
+}
+
+// MissingCells are a data value's shape and its missing cells, row-major.
+type MissingCells struct {
+	Shape []int
+	Cells []int
+}
+
+// missing lays out the latent of each data declaration's missing cells
+// and binds the data's name to its mixed value.
+func (l *lowerer) missing() error {
+	for _, d := range l.info.Data {
+		a := l.data[d.Name]
+		if a == nil || len(a.Missing) == 0 || d.Missing == nil {
+			continue
+		}
+		name := d.Name + MissingSuffix
+		if s := l.info.Lookup(name); s != nil {
+			return ast.Errorf(d.Pos, "the missing values of `%s` are fitted as the latent `%s`, but the model declares that name at %s: rename it", d.Name, name, s.Pos)
+		}
+		n := len(a.Missing)
+		if l.predict != nil {
+			// Nothing is fitted: data that predict reads must be whole,
+			// and the rest is not read.
+			if s := l.predict.reads[d.Symbol]; s != nil {
+				what := "a missing value"
+				if n > 1 {
+					what = fmt.Sprintf("%d missing values", n)
+				}
+				return ast.Errorf(a.Locate(a.Missing[0]), "`%s` has %s, and gpp predict reads it for %s (%s) but fits nothing: give it without missing values (gpp fit's draws of them are the columns %s[k] of its draws.csv)",
+					d.Name, what, predictWhat(s), s.Pos(), name)
+			}
+			continue
+		}
+		lat := d.MissingLatent(n)
+		if err := l.addLatent(lat, []int{n}); err != nil {
+			return err
+		}
+		l.lats[len(l.lats)-1].Init = missingInit(lat, a)
+		l.env[d.Symbol] = value{id: l.mixed(a, l.env[lat.Symbol].id, d.Pos), node: true}
+	}
+	return nil
+}
+
+// mixed returns the node of a's values with the missing cells (a.Missing,
+// in order) taken from the vector z: the observed cells are a data
+// constant, located at their cells, and a gather puts both in place.
+func (l *lowerer) mixed(a *data.Array, z autodiff.ID, pos ast.Pos) autodiff.ID {
+	n := len(a.Values)
+	obs := make([]int, 0, n-len(a.Missing)) // element of each observed value
+	perm := make([]int, n)                  // element i is perm[i] of (observed, z)
+	m := 0
+	for i := range n {
+		if m < len(a.Missing) && a.Missing[m] == i {
+			perm[i] = n - len(a.Missing) + m
+			m++
+			continue
+		}
+		perm[i] = len(obs)
+		obs = append(obs, i)
+	}
+	all := z
+	if len(obs) > 0 {
+		vals := make([]float64, len(obs))
+		for k, i := range obs {
+			vals[k] = a.Values[i]
+		}
+		c := l.b.DataConst(a.Name, vals, autodiff.Vector(len(obs)), pos, func(k int) ast.Pos { return a.Locate(obs[k]) })
+		all = l.b.Gather(l.b.Concat(c, z, false, pos), perm, pos)
+	}
+	switch len(a.Shape) {
+	case 0:
+		return l.b.Elem(all, 0, pos)
+	case 2:
+		return l.b.Reshape(all, autodiff.Matrix(a.Shape[0], a.Shape[1]), pos)
+	}
+	return all
+}
+
+// missingInit starts every missing value at the mean of the observed ones
+// (mapped to the latent's support, as Latent.Init is), or leaves the
+// engine's default start (nil) when none is observed.
+func missingInit(lat *check.Latent, a *data.Array) []float64 {
+	var sum float64
+	k := 0
+	for _, v := range a.Values {
+		if !math.IsNaN(v) { // only missing cells are NaN
+			sum += v
+			k++
+		}
+	}
+	mean := sum / float64(k)
+	if r := lat.Range(); k == 0 || !(mean > r.Lo && mean < r.Hi) {
+		return nil
+	}
+	if loc, scale := lat.Affine(); scale != 0 {
+		mean = (mean - loc) / scale
+	}
+	init := make([]float64, len(a.Missing))
+	for i := range init {
+		init[i] = mean
+	}
+	return init
+}
+
+// missingSpec draws the missing values of one data declaration from the
+// ~ that observes it whole, at the draw of the params (prior draws): an
+// ancestral draw, as PyMC's prior predictive draws masked observations.
+type missingSpec struct {
+	sp   priorSpec // the ~'s family and arguments, broadcast to the data's elements
+	lat  int       // the latent's index in Model.Latents
+	cell []int     // the data element of each missing value
+}
+
+// missingSpecs prepares the draws of each latent of missing values after
+// the params (Model.Latents from first on). The one ~ on the data, whole
+// and of an elementwise family, is drawn from; any other shape is an error
+// at the data's declaration.
+func (m *Model) missingSpecs(first int) ([]missingSpec, []*ast.TildeStmt, error) {
+	var specs []missingSpec
+	var tildes []*ast.TildeStmt
+	var errs ast.ErrorList
+	for i := first; i < len(m.Latents); i++ {
+		ml := &m.Latents[i]
+		d := m.info.DataVar(strings.TrimSuffix(ml.Name, MissingSuffix))
+		a := m.data[d.Name]
+		var on []*ast.TildeStmt
+		ast.Inspect(m.file, func(n ast.Node) bool {
+			if s, ok := n.(*ast.TildeStmt); ok && m.info.Uses[check.ObservedIdent(s.LHS)] == d.Symbol {
+				on = append(on, s)
+			}
+			return true
+		})
+		errf := func(format string, args ...any) {
+			errs.Add(d.Pos, "the missing values of `%s` (the latent %s) cannot be drawn from their prior: %s", d.Name, ml.Name, fmt.Sprintf(format, args...))
+		}
+		if len(on) != 1 {
+			errf("%d ~ statements observe `%s`, and gpp draws missing values from one ~ on the whole data (%s ~ D(...))", len(on), d.Name, d.Name)
+			continue
+		}
+		t := on[0]
+		if _, whole := unparen(t.LHS).(*ast.Ident); !whole || !slices.Contains(m.file.Stmts, ast.Stmt(t)) {
+			errf("the ~ at %s observes `%s`, and gpp draws missing values from one ~ on the whole data, outside loops and ifs (%s ~ D(...))", t.Pos(), ast.FormatExpr(t.LHS), d.Name)
+			continue
+		}
+		dd := m.info.Dists[t.Dist]
+		u, ok := dist.LookupUnivariate(dd.Name)
+		if !ok || dd.Shape != stdlib.DistElementwise {
+			errf("gpp draws them from an elementwise family, not %s (at %s)", dd.Name, t.Dist.Fun.Pos())
+			continue
+		}
+		lat := d.MissingLatent(ml.Size)
+		n := len(a.Values)
+		sp := priorSpec{lat: lat, call: t.Dist, name: dd.Name, u: u, dims: a.Shape, buf: make([][]float64, len(t.Dist.Args)),
+			bnds: make([]check.Interval, n), aff: make([][2]float64, n)}
+		for k := range sp.buf {
+			sp.buf[k] = make([]float64, n)
+		}
+		loc, scale := ml.AffineAt(0)
+		for k := range n {
+			sp.bnds[k] = elemRange(lat, ml, 0)
+			sp.aff[k] = [2]float64{loc, scale}
+		}
+		specs = append(specs, missingSpec{sp: sp, lat: i, cell: a.Missing})
+		tildes = append(tildes, t)
+	}
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	return specs, tildes, nil
+}
+
+// draw draws the missing values into their coordinates xs and values zs,
+// from the arguments' values in p.
+func (ms *missingSpec) draw(rng *rand.Rand, p *autodiff.Program, ml *Latent, xs, zs []float64) error {
+	sp := &ms.sp
+	if err := sp.readArgs(p); err != nil {
+		return err
+	}
+	for k, i := range ms.cell {
+		v, err := sp.drawElem(rng, i, sp.bnds[i])
+		if err != nil {
+			return err
+		}
+		zs[k] = v
+		b := v
+		if loc, scale := sp.aff[i][0], sp.aff[i][1]; scale != 0 {
+			b = (v - loc) / scale
+		}
+		switch ml.Support {
+		case dist.Positive:
+			xs[k] = math.Log(b)
+		case dist.Unit:
+			xs[k] = math.Log(b) - math.Log1p(-b)
+		default:
+			xs[k] = b
+		}
+	}
+	return nil
+}
+
+// predictWhat names the statement that predict reads data for: "output
+// m", "param b".
+func predictWhat(s ast.Stmt) string {
+	switch s := s.(type) {
+	case *ast.OutputStmt:
+		return "output " + s.Name.Name
+	case *ast.ParamDecl:
+		return "param " + s.Name.Name
+	}
+	return "a statement"
+}
