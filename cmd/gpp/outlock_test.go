@@ -59,7 +59,7 @@ func runHelper(mode string, args []string) int {
 
 // startHelper starts the test binary as gpp (helperEnv mode) and waits
 // until it has staged its outputs.
-func startHelper(t *testing.T, mode string, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer) {
+func startHelper(t *testing.T, mode string, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer, interrupted <-chan struct{}) {
 	t.Helper()
 	cmd = exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
@@ -72,12 +72,18 @@ func startHelper(t *testing.T, mode string, args ...string) (cmd *exec.Cmd, stde
 	}
 	stderr = &bytes.Buffer{}
 	staged := make(chan bool, 1)
+	intr := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(pipe)
+		once := false
 		for sc.Scan() {
 			stderr.WriteString(sc.Text() + "\n")
 			if sc.Text() == stagedMarker {
 				staged <- true
+			}
+			if !once && strings.HasPrefix(sc.Text(), "gpp: interrupted") {
+				once = true
+				close(intr)
 			}
 		}
 		close(staged)
@@ -93,7 +99,7 @@ func startHelper(t *testing.T, mode string, args ...string) (cmd *exec.Cmd, stde
 		cmd.Wait()
 		t.Fatal("gpp did not stage its outputs within a minute")
 	}
-	return cmd, stderr
+	return cmd, stderr, intr
 }
 
 // exitCode waits for cmd and returns its exit code.
@@ -113,8 +119,14 @@ func exitCode(t *testing.T, cmd *exec.Cmd) int {
 func TestSignalLeavesNoTemporaryFiles(t *testing.T) {
 	t.Run("fit", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
-		cmd, stderr := startHelper(t, "fit", poissonModel, poissonData, "--quiet", "--iter", "50", "--output-draws", "5", "--out", out)
+		cmd, stderr, interrupted := startHelper(t, "fit", poissonModel, poissonData, "--quiet", "--iter", "50", "--output-draws", "5", "--out", out)
 		cmd.Process.Signal(syscall.SIGTERM)
+		// The grace runs from when gpp took the first signal, which a
+		// loaded machine may delay: wait for its message first.
+		select {
+		case <-interrupted:
+		case <-time.After(30 * time.Second):
+		}
 		time.Sleep(interruptGrace + 100*time.Millisecond)
 		cmd.Process.Signal(syscall.SIGTERM)
 		if code := exitCode(t, cmd); code != exitInterrupted {
@@ -126,7 +138,7 @@ func TestSignalLeavesNoTemporaryFiles(t *testing.T) {
 	})
 	t.Run("repl", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
-		cmd, stderr := startHelper(t, "repl", "testdata/repl_model.gpp", "testdata/repl_counts.csv", out)
+		cmd, stderr, _ := startHelper(t, "repl", "testdata/repl_model.gpp", "testdata/repl_counts.csv", out)
 		cmd.Process.Signal(syscall.SIGTERM)
 		if code := exitCode(t, cmd); code != exitTerminated {
 			t.Errorf("exit %d, want %d; stderr:\n%s", code, exitTerminated, stderr)
