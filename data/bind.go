@@ -272,6 +272,10 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	var positional []*Table
 	for _, in := range b.inputs {
 		switch {
+		case in.Name == d.Name && in.Table != nil && in.Columns != nil && len(d.Dims) == 2 && d.Dims[1].Known() && len(in.Columns) != d.Dims[1].N:
+			// said at the selection, not as a row of the file that "has" too few columns
+			b.errs.Add(ast.Pos{File: in.File, Line: in.Table.headerLine, Col: 1}, "%s=%s:%s selects %d column%s, but `%s` is declared %s at %s: select %d", d.Name, in.File, strings.Join(in.Columns, ","), len(in.Columns), plural(len(in.Columns)), d.Name, d.TypeString(), d.Pos, d.Dims[1].N)
+			return nil, false
 		case in.Name == d.Name && in.Table != nil:
 			a, err := tableFor(d, in.Table)
 			if err != nil {
@@ -571,7 +575,11 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		case n < 0: // an empty matrix's columns
 		case dim.Known():
 			if n != dim.N {
-				b.errs.Add(a.Pos, "%s has %d %s, but %s", a.Name, n, axisWord(len(d.Dims), axis), decl)
+				word := axisWord(len(d.Dims), axis)
+				if n == 1 {
+					word = strings.TrimSuffix(word, "s")
+				}
+				b.errs.Add(a.Pos, "%s has %d %s, but %s", a.Name, n, word, decl)
 				b.skipSizes(d)
 				return
 			}
@@ -739,4 +747,12 @@ func missingError(d *check.DataVar, a *Array) *ast.Error {
 		first = ast.Errorf(a.Locate(a.Missing[0]), "%s: element %d is missing", a.Name, a.Missing[0])
 	}
 	return ast.Errorf(first.Pos, "%s%s: %s; drop or fill in the rows with missing `%s`", first.Msg, n, why, d.Name)
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -254,6 +254,18 @@ func TestBindErrors(t *testing.T) {
 		{"two matrices take one file", "data X: real[N, D]\ndata Z: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
 		}, nil, "m.gpp:2:6: `X` and `Z` would both take every column of d.csv: give each its own columns, as Z=d.csv:COL1,COL2 (or a file of its own, Z=FILE.csv)"},
+		{"selection of too few columns", "data X: real[N, 2]\n", func(t *testing.T) []Input {
+			in := csvInput(t, "X", "d.csv", "# c\na,b,c\n1,2,3\n")
+			tab, err := in.Table.Select([]string{"a"}, "X=d.csv:a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Table, in.Columns = tab, []string{"a"}
+			return []Input{in}
+		}, nil, "d.csv:2:1: X=d.csv:a selects 1 column, but `X` is declared real[N, 2] at m.gpp:1:6: select 2\x00"},
+		{"one column of a file", "data X: real[N, 2]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "X", "d.csv", "a\n1\n")}
+		}, nil, "d.csv:2:1: X has 1 column, but `X` is declared real[N, 2] at m.gpp:1:6\x00"},
 		{"no data at all", "data y: real[N]\n", func(t *testing.T) []Input { return nil }, nil,
 			"no data files were given\x00"},
 		{"wrong rank, size from it", "data y: real[N]\ndata x: real[N, D]\n", func(t *testing.T) []Input {

@@ -513,7 +513,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if mix != nil {
 		fitK = mix.ParetoK
 	}
-	if w := drawsLOOWarning(ds, fitK, true); w != "" {
+	if w := drawsLOOWarning(ds, fitK, true, len(r.Groups) > 0); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // looModel is a normal mean with a known sd: its q is the exact posterior
@@ -274,5 +276,27 @@ output log_lik = logpdf(Y, Normal(mu, 1))
 	}
 	if math.Abs(sum-(-18.808)) > 0.1 {
 		t.Errorf("elpd_loo %.4f, exact −18.808", sum)
+	}
+}
+
+// TestLOOWarningJoint: where q's own weights are heavy-tailed the warning
+// blames q, and suggests --fullrank all only for a q without joint
+// factors: a fit that already has them (--fullrank all, --rank R) is told
+// to check the estimate across draws and seeds instead.
+func TestLOOWarningJoint(t *testing.T) {
+	lo := &sgvb.LOO{QK: 1.3, Points: []sgvb.LOOPoint{{K: 1.1}, {K: 0.9}, {K: 0.2}}}
+	mf := looWarning(lo, 1.2, true, false)
+	if !strings.Contains(mf, "2 of 3 observations") || !strings.Contains(mf, "or with --fullrank all") {
+		t.Errorf("mean-field q: %q", mf)
+	}
+	joint := looWarning(lo, 1.2, true, true)
+	if !strings.Contains(joint, "2 of 3 observations") || strings.Contains(joint, "--fullrank") || !strings.Contains(joint, "although it has joint factors") || !strings.Contains(joint, "--seed") {
+		t.Errorf("q with joint factors: %q", joint)
+	}
+	// observations flagged while q's own weights are fine: the advice does
+	// not depend on q's family
+	lo.QK = 0.3
+	if a, b := looWarning(lo, 0.4, true, false), looWarning(lo, 0.4, true, true); a != b || !strings.Contains(a, "K-fold") {
+		t.Errorf("influential observations: %q, %q", a, b)
 	}
 }

@@ -258,7 +258,7 @@ func (r *repl) fitCmd(args []string) {
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
-	if w := drawsLOOWarning(ds, res.ParetoK, slices.Contains(written, looFile)); w != "" {
+	if w := drawsLOOWarning(ds, res.ParetoK, slices.Contains(written, looFile), len(res.Groups) > 0); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {

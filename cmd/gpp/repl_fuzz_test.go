@@ -15,6 +15,7 @@ import (
 func FuzzRepl(f *testing.F) {
 	f.Add("param lambda: positive ~ Gamma(2, 0.5)\ny ~ Poisson(lambda)\n:fit\nmean(lambda)\nlambda[0]\n")
 	f.Add("param lambda: positive ~ Gamma(2, 0.5)\noutput twice = 2 * lambda\n:fit\ntwice\nsd(twice)\n:show\n:show lambda\n")
+	f.Add("param lambda: positive ~ Gamma(2, 0.5)\ny ~ Poisson(lambda)\n:predict\n:fit\noutput r ~ Poisson(lambda * y)\n:predict\n")
 	f.Add("param lambda: positive ~ Gamma(2, 0.5)\ny ~ Poisson(lambda) T[, 40]\n:check\n:fit\ny ~ Poisson(lambda) T[0.5, ]\n")
 	f.Add("a * 3\nsum(y)\ny[0:3]\n(mean(y))\n:check\n:set a=3\n:unset a\n:list\n:undo\n")
 	f.Add("param W: positive[N, 2] ~ Gamma(1, 1)\ny ~ Poisson(rowsum(W))\n:fit\nW[1:3, 0]\nmean(W)\nW'\n")
@@ -33,6 +34,8 @@ func FuzzRepl(f *testing.F) {
 				switch strings.TrimPrefix(fields[0], ":") {
 				case "fit":
 					in = ":fit --quiet --seed 1 --iter 20"
+				case "predict": // reads files: always the session's own
+					in = ":predict testdata/repl_counts.csv"
 				case "set", "unset", "drop", "check", "show", "list", "undo", "help", "quit", "q", "exit":
 				default:
 					continue // :load, :data, :save read or write files

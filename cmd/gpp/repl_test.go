@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -1481,5 +1482,28 @@ func TestReplShowFullRankGroup(t *testing.T) {
 	typeIn(r, ":show beta")
 	if got := out.String(); strings.Contains(got, "L[") || strings.Contains(got, "joint") || !regexp.MustCompile(`(?m)^beta\[1\] +fullrank +mean \S+, sd \S+ `).MatchString(got) {
 		t.Errorf(":show beta after --fullrank beta:\n%s", got)
+	}
+}
+
+// TestReplPredict: testdata/repl_predict.in, as TestReplSession. :predict
+// evaluates the outputs at the last fit's draws on new data in predict
+// mode (the observed proline left out; an output that reads it needs it),
+// refuses before a fit and after the params changed, and leaves the
+// session's data as they were. On the fit's own data its numbers are the
+// fit's: the same draws of q with the same seed.
+func TestReplPredict(t *testing.T) {
+	replTranscript(t, "repl_predict", exitError)
+
+	script := ":load ../../examples/regression.gpp\n:data ../../examples/wine_std.csv\n:fit --quiet --seed 3 --iter 1000\n:predict ../../examples/wine_std.csv\n"
+	var out bytes.Buffer
+	run([]string{"repl", "--history", "-"}, strings.NewReader(script), &out, &out)
+	var rows []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(strings.TrimPrefix(line, ">>> ")); len(f) > 0 && (f[0] == "max_rep" || f[0] == "sd_rep") {
+			rows = append(rows, strings.Join(slices.DeleteFunc(f, func(s string) bool { return s == "output" }), " "))
+		}
+	}
+	if len(rows) != 4 || rows[0] != rows[2] || rows[1] != rows[3] {
+		t.Errorf("the fit's and :predict's rows of max_rep and sd_rep differ:\n%s\n%s", strings.Join(rows, "\n"), out.String())
 	}
 }

@@ -1103,6 +1103,11 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
+	if final != nil && !r.Interrupted && s.PSISDraws > 0 {
+		if w := collapseWarning(r.ELBO, final.ELBO, "q"); w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
+	}
 	if w := ParetoWarning(r.ParetoK, "q"); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}

@@ -148,3 +148,34 @@ func TestNonFiniteRunRolledBack(t *testing.T) {
 		t.Errorf("q = N(%g, %g), want the posterior N(%g, %g)", m, sd, pm, ps)
 	}
 }
+
+// TestCollapseWarning: a final ELBO estimate far below the last
+// evaluation's, by more than 1000 nats and the ELBO's own size, is warned
+// about (the AR(2) fit of docs/language.md: evaluations at −343, a final
+// estimate of −1.27·10¹²); Monte Carlo noise, a large ELBO moving by less
+// than its size, an overflow (its own warning) and NaN are not.
+func TestCollapseWarning(t *testing.T) {
+	for _, c := range []struct {
+		elbo, last float64
+		warn       bool
+	}{
+		{-1.27469e12, -343.394, true},
+		{-5000, -900, true},
+		{-250.3, -250.1, false},
+		{-1.5e6, -1e6, false}, // 5·10⁵ below, less than the ELBO's size
+		{-2100, -1050, false}, // 1050 below an ELBO of 1050: not more than its size
+		{-2100, -1000, true},  // 1100 nats below an ELBO of 1000
+		{1e3, -343, false},    // above
+		{math.Inf(-1), -343, false},
+		{math.NaN(), -343, false},
+		{-1e9, math.NaN(), false},
+	} {
+		w := collapseWarning(c.elbo, c.last, "q")
+		if (w != "") != c.warn {
+			t.Errorf("collapseWarning(%g, %g) = %q, want a warning: %v", c.elbo, c.last, w, c.warn)
+		}
+		if c.warn && !strings.Contains(w, "far below the last evaluation's") {
+			t.Errorf("warning %q", w)
+		}
+	}
+}

@@ -204,6 +204,16 @@ func LoadPredict(path string, dataArgs []string, sets map[string]string) (*Loade
 	if err != nil {
 		return l, err
 	}
+	return l, l.BindPredict(inputs, sets)
+}
+
+// BindPredict binds data inputs and compiles the checked model in predict
+// mode, as LoadPredict does: data that only the log density reads may be
+// absent.
+func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string) error {
+	if l.Info == nil {
+		return errors.New("pipeline: model not checked")
+	}
 	reads := compile.PredictReads(l.File, l.Info)
 	optional := map[string]bool{}
 	for _, d := range l.Info.Data {
@@ -213,16 +223,16 @@ func LoadPredict(path string, dataArgs []string, sets map[string]string) (*Loade
 	}
 	bound, err := data.BindOptional(l.Info, inputs, sets, optional)
 	if err != nil {
-		return l, predictNeeds(err, l.Info, reads)
+		return predictNeeds(err, l.Info, reads)
 	}
 	l.Data = bound
 	l.Warnings = data.Unused(l.Info, inputs)
 	m, err := compile.CompilePredict(l.File, l.Info, bound)
 	if err != nil {
-		return l, err
+		return err
 	}
 	l.Model = m
-	return l, nil
+	return nil
 }
 
 // predictNeeds adds to each error of binding predict's data that is
@@ -242,10 +252,12 @@ func predictNeeds(err error, info *check.Info, reads map[string]ast.Stmt) error 
 			if s == nil || d.Pos != e.Pos {
 				continue
 			}
-			what := ""
+			what, fix := "", ""
 			switch s := s.(type) {
 			case *ast.OutputStmt:
-				what = "output " + s.Name.Name
+				// an output of the fitted model, such as log_lik, that
+				// the predictions do not need
+				what, fix = "output "+s.Name.Name, fmt.Sprintf(": give it, or leave output %s out of the model given to predict", s.Name.Name)
 			case *ast.ParamDecl:
 				what = "the shape or bounds of param " + s.Name.Name
 			}
@@ -255,6 +267,8 @@ func predictNeeds(err error, info *check.Info, reads map[string]ast.Stmt) error 
 			msg := fmt.Sprintf("%s; gpp predict reads it for %s (%s)", e.Msg, what, s.Pos())
 			if d.Implicit {
 				msg += ": give it with --set " + d.Name + "=N"
+			} else {
+				msg += fix
 			}
 			out[i] = &ast.Error{Pos: e.Pos, Msg: msg}
 		}

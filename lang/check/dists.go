@@ -35,6 +35,13 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 	if d == nil {
 		if stdlib.LookupFunc(name) != nil {
 			c.errorf(call.Fun.NamePos, "%s is a function, not a distribution%s", name, suggest(name, distNames()))
+		} else if fd, base := c.userDensityFn(name); fd != nil {
+			// Stan writes y ~ foo(...) for a user foo_lpdf too, never y ~ foo_lpdf(...)
+			c.errorf(call.Fun.NamePos, "`%s` is the log density of the user distribution %s (declared at %s): write y ~ %s(...), which adds %s(y, ...)", name, base, fd.decl.Name.NamePos, base, name)
+		} else if fd := c.fns[name]; fd != nil {
+			c.errorf(call.Fun.NamePos, "%s is a user function (declared at %s), not a distribution: a user density is declared fn %s_lpdf(y, ...) and used as y ~ %s(...)", name, fd.decl.Name.NamePos, name, name)
+		} else if later := c.densityLater(name); later != nil {
+			c.errorf(call.Fun.NamePos, "the user density %s is declared at %s, after its use here: declare fn %s before it", name, later.Name.NamePos, later.Name.Name)
 		} else if hint := stanDistHint(name); hint != "" {
 			c.errorf(call.Fun.NamePos, "unknown distribution `%s`; %s", name, hint)
 		} else {

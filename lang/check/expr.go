@@ -109,6 +109,9 @@ func (c *checker) undeclared(id *ast.Ident) {
 		c.errorf(id.NamePos, "`%s` is a built-in function; call it as %s", name, stdlib.LookupFunc(name).Signature())
 	case builtinKind(name) == "distribution":
 		c.errorf(id.NamePos, "`%s` is a distribution; use it on the right of ~ as %s", name, stdlib.LookupDist(name).Signature())
+	case c.fns[name] != nil:
+		fd := c.fns[name]
+		c.errorf(id.NamePos, "`%s` is a function (declared at %s); call it as %s", name, fd.decl.Name.NamePos, fnSignature(fd.decl))
 	case name == c.defining:
 		c.errorf(id.NamePos, "`%s` is used in its own definition", name)
 	default:
@@ -415,6 +418,7 @@ func (c *checker) call(e *ast.CallExpr) Type {
 		}
 		return invalid
 	}
+	forms := f.Forms()
 	f = f.Form(len(e.Args)) // a covariance function's two-input form
 	c.info.Calls[e] = f
 	if ok := f.Alt == nil || c.arityForms(e, f); !ok || !c.arity(e, f.Name, f.Signature(), len(f.Args)) {
@@ -434,9 +438,16 @@ func (c *checker) call(e *ast.CallExpr) Type {
 		allInt = allInt && a.Elem == Int
 		spec := f.Args[i]
 		if !spec.Ranks.Has(a.Shape.Rank()) {
-			c.errorf(e.Args[i].Pos(), "%s expects a %s as argument %d (%s); `%s` is %s",
-				f.Name, spec.Ranks, i+1, spec.Name, exprString(e.Args[i]), a.Shape.describe())
+			other := "" // a call of one form with the arguments of the other (gp_exp_quad_cov(x_new, x, rho))
+			for _, g := range forms {
+				if g != f && i < len(g.Args) && g.Args[i].Ranks.Has(a.Shape.Rank()) {
+					other = fmt.Sprintf(" (%s is its form of %d arguments)", g.Signature(), len(g.Args))
+				}
+			}
+			c.errorf(e.Args[i].Pos(), "%s expects a %s as argument %d (%s); `%s` is %s%s",
+				f.Name, spec.Ranks, i+1, spec.Name, exprString(e.Args[i]), a.Shape.describe(), other)
 			ok = false
+			continue // its support is beside the point
 		}
 		if spec.Int && a.Elem != Int {
 			c.errorf(e.Args[i].Pos(), "%s expects an int argument %d (%s); `%s` is real",
@@ -739,7 +750,12 @@ func (c *checker) arity(e *ast.CallExpr, name, sig string, want int) bool {
 	case got < want:
 		c.errorf(e.Rparen, "too few arguments to %s: expected %d (%s), found %d", name, want, sig, got)
 	case got > want:
-		c.errorf(e.Args[want].Pos(), "too many arguments to %s: expected %d (%s), found %d", name, want, sig, got)
+		hint := ""
+		if (name == "max" || name == "min") && got == 2 {
+			// Stan's max(a, b) of two values
+			hint = fmt.Sprintf("; the %s of two values, elementwise, is f%s(%s, %s)", map[string]string{"max": "larger", "min": "smaller"}[name], name, exprString(e.Args[0]), exprString(e.Args[1]))
+		}
+		c.errorf(e.Args[want].Pos(), "too many arguments to %s: expected %d (%s), found %d%s", name, want, sig, got, hint)
 	default:
 		return true
 	}

@@ -58,6 +58,17 @@ func (c *checker) userDensity(name string) *fnDef {
 	return nil
 }
 
+// userDensityFn returns the user density that a function name NAME_lpdf
+// (or NAME_lpmf) declares, and NAME; nil if name is not one.
+func (c *checker) userDensityFn(name string) (*fnDef, string) {
+	for _, s := range densitySuffixes {
+		if base, ok := strings.CutSuffix(name, s); ok && base != "" && c.fns[name] != nil {
+			return c.fns[name], base
+		}
+	}
+	return nil, ""
+}
+
 // userDensityOf returns the user density that the distribution call d
 // names, or nil (a built-in distribution's name is never one).
 func (c *checker) userDensityOf(d *ast.CallExpr) *fnDef {
@@ -160,6 +171,10 @@ func (c *checker) fnBodyNames(s *ast.FnDecl, e ast.Expr, visible map[string]ast.
 			case "distribution":
 				c.errorf(n.NamePos, "`%s` is a distribution; use it on the right of ~ as %s", n.Name, stdlib.LookupDist(n.Name).Signature())
 			default:
+				if fd := c.fns[n.Name]; fd != nil {
+					c.errorf(n.NamePos, "`%s` is a function (declared at %s); call it as %s", n.Name, fd.decl.Name.NamePos, fnSignature(fd.decl))
+					return true
+				}
 				c.errorf(n.NamePos, "`%s` is not a parameter of %s: a function body sees only its arguments (pass %s as an argument)", n.Name, name, n.Name)
 			}
 		}
@@ -172,6 +187,18 @@ func (c *checker) fnBodyNames(s *ast.FnDecl, e ast.Expr, visible map[string]ast.
 func (c *checker) fnLater(name string) *ast.FnDecl {
 	for _, s := range c.file.Stmts {
 		if d, ok := s.(*ast.FnDecl); ok && d.Name.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// densityLater returns the declaration of the user density NAME_lpdf
+// (or NAME_lpmf) for the distribution name name anywhere in the file, or
+// nil: for a use before it.
+func (c *checker) densityLater(name string) *ast.FnDecl {
+	for _, s := range densitySuffixes {
+		if d := c.fnLater(name + s); d != nil {
 			return d
 		}
 	}

@@ -184,3 +184,37 @@ target += -sum(log1p(h))
 		t.Log(err)
 	}
 }
+
+// TestARFilterPACF: docs/language.md's stationary AR(2), phi from two
+// partial autocorrelations by a user function: its log joint is the one
+// with phi written out by hand, at every point, and its gradient agrees
+// with central differences.
+func TestARFilterPACF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	const n = 15
+	yv := make([]float64, n)
+	fillNormal(yv, rng, 0, 1)
+	in := data.Input{File: "d.json", JSON: map[string]*data.Array{"y": {Name: "y", Shape: []int{n}, Values: yv}}}
+	const head = `data y: real[T]
+param mu: real ~ Normal(0, 5)
+param r: real<lower=-1, upper=1>[2] ~ Uniform(-1, 1)
+param sigma: positive ~ HalfNormal(1)
+param tau: positive ~ HalfNormal(1)
+param z: real[T] ~ Normal(0, 1)
+`
+	fn := compileSrc(t, "fn.gpp", "fn ar2_phi(r) = [r[0] * (1 - r[1]), r[1]]\n"+head+"let h = mu + ar_filter(ar2_phi(r), sigma * z)\ny ~ Normal(h, tau)\n", nil, in)
+	hand := compileSrc(t, "hand.gpp", head+"let h = mu + ar_filter([r[0] * (1 - r[1]), r[1]], sigma * z)\ny ~ Normal(h, tau)\n", nil, in)
+	if fn.Dim != hand.Dim || fn.Dim != 1+2+1+1+n {
+		t.Fatalf("dims %d and %d", fn.Dim, hand.Dim)
+	}
+	x, g := make([]float64, fn.Dim), make([]float64, fn.Dim)
+	for range 5 {
+		fillNormal(x, rng, 0, 1)
+		a, err1 := fn.LogJoint(x, g)
+		b, err2 := hand.LogJoint(x, g)
+		if err1 != nil || err2 != nil || a != b {
+			t.Errorf("log joint %v (%v) by the function, %v (%v) by hand", a, err1, b, err2)
+		}
+	}
+	checkGradient(t, fn, 6, 0.5)
+}

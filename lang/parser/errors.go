@@ -277,11 +277,13 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "an else follows the \"}\" of its if: if COND { ... } else { ... }"
 	case stanPrint(toks, i):
 		return "gpp has no print or reject: output NAME = EXPR reports a value at every draw, and gpp repl evaluates expressions on a fit"
+	case stanFunc(toks, i):
+		return "a Stan function is declared in gpp without types or a functions block: fn f(x, y) = EXPR, or fn f(x) { let u = ...; return EXPR }"
 	case stanDecl(toks, i):
 		return "a declaration starts with its kind, data or param, and gives the type after the name: Stan's real<lower=0> sigma; is param sigma: real<lower=0>, and vector[N] y; is data y: real[N]"
 	case typedParam(toks, i):
 		return "a function's parameters have no types in gpp (each call is checked with its arguments' shapes): fn f(x, y) = EXPR"
-	case inFnBlock(toks, i) && (tok.Type == tokKeyword || tok.Value == "}"):
+	case inFnBlock(toks, i) && (tok.Type == tokKeyword || tok.Value == "}" || toks[i-1].Type == tokTerminator):
 		return "a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }"
 	case tok.Type == tokKeyword && tok.Value == "return" && (i == 0 || toks[i-1].Type == tokTerminator):
 		return "return ends the block of a function, fn NAME(A, B) { let ...; return EXPR }; a model's statements return nothing"
@@ -363,6 +365,28 @@ func stanDecl(toks []lexer.Token, i int) bool {
 		return false
 	}
 	return i == j || (toks[i].Type == tokIdent || toks[i].Type == tokKeyword) && (toks[i-1].Value == "]" || toks[i-1].Value == ">")
+}
+
+// stanFunc reports whether token i, which did not parse, starts a Stan
+// function definition: a Stan type, an optional [...] or <...>, a name and
+// "(" (real f(real x) { ... }, vector g(...)).
+func stanFunc(toks []lexer.Token, i int) bool {
+	j := i
+	for j > 0 && toks[j-1].Type != tokTerminator {
+		j--
+	}
+	if !stanDeclTypes[toks[j].Value] && toks[j].Value != "void" {
+		return false
+	}
+	k := j + 1
+	if k < len(toks) && (toks[k].Value == "[" || toks[k].Value == "<") {
+		closer := map[string]string{"[": "]", "<": ">"}[toks[k].Value]
+		for k < len(toks) && toks[k].Value != closer {
+			k++
+		}
+		k++
+	}
+	return k+1 < len(toks) && toks[k].Type == tokIdent && toks[k+1].Value == "("
 }
 
 // assigns reports whether the statement holding token i starts with a name

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -255,6 +256,9 @@ func (s *scanner) punct() {
 		what = fmt.Sprintf("invalid UTF-8 byte 0x%02x", c)
 	case r < ' ' || r == 0x7f:
 		what = fmt.Sprintf("invalid character %U", r)
+	case r == '|' && userDensityCall(s.src, s.off) != "":
+		name := userDensityCall(s.src, s.off)
+		what = fmt.Sprintf("invalid character '|' (the user function %s is called with commas, as %s(y, mu); logical or is ||)", name, name)
 	case r == '|':
 		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)); logical or is ||)"
 	case r == '&':
@@ -569,4 +573,47 @@ func nesting(t lexer.Token) int {
 		}
 	}
 	return 0
+}
+
+// userDensityCall returns the name of the call whose parentheses hold
+// offset off of src when it ends in _lpdf or _lpmf and src declares it
+// (fn foo_lpdf), as a user density called with Stan's bar does
+// (foo_lpdf(y | mu)), or "".
+func userDensityCall(src []byte, off int) string {
+	depth := 0
+	i := off - 1
+	for ; i >= 0; i-- {
+		switch src[i] {
+		case ')', ']':
+			depth++
+		case '(', '[':
+			depth--
+		case '\n':
+			return ""
+		}
+		if depth < 0 {
+			break
+		}
+	}
+	if i < 0 || src[i] != '(' {
+		return ""
+	}
+	end := i
+	for end > 0 && src[end-1] == ' ' {
+		end--
+	}
+	start := end
+	for start > 0 && (src[start-1] == '_' || src[start-1] >= 'a' && src[start-1] <= 'z' || src[start-1] >= 'A' && src[start-1] <= 'Z' || src[start-1] >= '0' && src[start-1] <= '9') {
+		start--
+	}
+	name := string(src[start:end])
+	if !strings.HasSuffix(name, "_lpdf") && !strings.HasSuffix(name, "_lpmf") {
+		return ""
+	}
+	// the user's own only if the source declares it (Stan's built-in
+	// normal_lpdf is logpdf(y, Normal(mu, s)) instead)
+	if !regexp.MustCompile(`(^|[^A-Za-z0-9_])fn\s+` + name + `\s*\(`).Match(src) {
+		return ""
+	}
+	return name
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/gpplang/gpp/internal/pipeline"
+)
+
+// predict runs :predict: the session model's outputs at the last fit's
+// draws of q on the data files given, as gpp predict evaluates them (the
+// model compiled in predict mode, so that data only the log density reads
+// may be left out). The fit's seed and number of draws are used, so that
+// row d is the fit's draw d and, on the fit's own data, the outputs are
+// the fit's. The session's model, data and fit are left as they are, and
+// nothing is written.
+func (r *repl) predict(args []string) {
+	if len(args) == 0 {
+		r.errorf(":predict takes the new data, as :predict [NAME=]FILE ... (the data an output reads; the observed values may be left out)")
+		return
+	}
+	if r.fit == nil {
+		r.errorf("no fit yet: :predict evaluates the outputs at draws of the last fit's q; run :fit first")
+		return
+	}
+	srcs := r.sources("")
+	l, err := pipeline.ParseSource(replModel, []byte(r.src), r.sets)
+	if err != nil {
+		r.printError(err, srcs)
+		return
+	}
+	inputs, err := pipeline.ReadInputs(args, l.Sources)
+	for k, b := range l.Sources {
+		srcs[k] = b
+	}
+	if err == nil {
+		err = l.BindPredict(inputs, r.sets)
+	}
+	if err != nil {
+		r.printError(err, srcs)
+		return
+	}
+	for _, w := range l.Warnings {
+		errorf(r.err, "warning: %s", w)
+	}
+	m := l.Model
+	if len(m.Outputs) == 0 {
+		r.errorf("the model has no outputs: :predict evaluates them (add output NAME = EXPR, or type an expression to evaluate it on the session's data)")
+		return
+	}
+	if r.staleParams(latentChange(m.Latents, m.Dim, true, r.fit.res)) {
+		return
+	}
+	if err := checkDrawsSize(r.fit.draws, 1, m); err != nil {
+		r.errorf("%v", err)
+		return
+	}
+	r.noteStale()
+	ds, err := makeDraws(r.fit.res, nil, m, r.fit.draws, r.fit.seed)
+	if err != nil {
+		r.printError(err, srcs)
+		return
+	}
+	st := summariseColumns(ds)
+	t := &table{right: []bool{false, true, true, true, true, true}}
+	t.row("name", "mean", "sd", "5%", "50%", "95%")
+	for _, v := range ds.vars {
+		if !v.output {
+			continue // the params' rows are the fit's
+		}
+		col := make([]int, len(v.elems)) // row-major element → column
+		for j, k := range v.elems {
+			col[k] = v.first + j
+		}
+		for k, c := range col {
+			if k == replMaxElems {
+				t.note(fmt.Sprintf("... %d more elements of %s", len(col)-k, v.name))
+				break
+			}
+			s := st[c]
+			t.row(replElemName(v.name, v.shape, k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+		}
+	}
+	t.print(r.out)
+	if ds.bad > 0 {
+		errorf(r.err, "warning: %d of %d draws had an output that is not finite", ds.bad, r.fit.draws)
+	}
+	for _, w := range nanWarnings(ds, st) {
+		errorf(r.err, "warning: %s", w)
+	}
+}
