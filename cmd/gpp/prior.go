@@ -81,7 +81,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 	}
 	lock.release()
 
-	printPriorSummary(stdout, cfg, ds, st, written)
+	printPriorSummary(stdout, cfg, ds, st, written, len(l.Model.MissingCells()) > 0)
 	if w := badDrawsWarning(ds, "prior draws had an output that is not finite (written as it is)"); w != "" {
 		con.note("warning: %s", w)
 	}
@@ -198,11 +198,15 @@ func makePriorDraws(ctx context.Context, ps *compile.PriorSampler, m *compile.Mo
 
 // printPriorSummary prints the summary table of prior draws and the
 // lines after it.
-func printPriorSummary(w io.Writer, cfg *fitConfig, ds *drawSet, st []stats, written []string) {
+func printPriorSummary(w io.Writer, cfg *fitConfig, ds *drawSet, st []stats, written []string, imputed bool) {
 	h := drawsHeader{cfg: cfg}
 	printTable(w, cfg, h, ds, st)
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "prior draws  %d (seed %d): the params from their priors, the likelihood ignored\n", cfg.outputDraws, cfg.settings.Seed)
+	what := "the likelihood ignored"
+	if imputed { // the missing values' draws are the likelihood's
+		what = "the missing values from the likelihood at them, the observed values ignored"
+	}
+	fmt.Fprintf(w, "prior draws  %d (seed %d): the params from their priors, %s\n", cfg.outputDraws, cfg.settings.Seed, what)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}
