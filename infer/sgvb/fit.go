@@ -72,6 +72,9 @@ type engine struct {
 
 	theta, delta, backup []float64
 	iterate              []float64 // the iterate while the averaged q is evaluated
+	snap                 []float64 // the iterate at the last evaluation (stalled)
+	snapOK               bool
+	snapBad              int // the fit's BadSteps at snap
 	cache                stepCache
 	grad                 []float64
 	cv, hmean            []float64 // control variate (EntropyCV)
@@ -298,6 +301,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	e.delta = make([]float64, np)
 	e.backup = make([]float64, np)
 	e.iterate = make([]float64, np)
+	e.snap = make([]float64, np)
 	e.grad = make([]float64, np)
 	_, implicit := s.Gamma.(dist.Implicit)
 	e.cache = newStepCache(np, implicit)
@@ -927,6 +931,8 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	var stopErr error
 	evalBad := 0
 	g := e.newGuard()
+	stalls := 0
+	e.snapOK = false
 	// afterRollback goes on from the q the guard restored, with half the
 	// step size; the convergence rule and the averages start afresh.
 	// traced: the last trace point is of the q the fit holds now, or
@@ -984,6 +990,18 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 					stopErr = errNonFinite(consec, it)
 				}
 				break
+			}
+		}
+		if it%s.EvalEvery == 0 && e.stalled(r.BadSteps) && stalls < maxStallResets {
+			// AdaDelta's mean square remembers a gradient spike (a draw far
+			// in q's tail) for thousands of steps, its rate has collapsed
+			// and q no longer moves: a flat ELBO that is no convergence.
+			stalls++
+			r.warn("at iteration %d q had stopped moving (no coordinate by %g in %d steps) after a gradient spike; the optimizer's state was reset", it, stallMove, s.EvalEvery)
+			e.opt.reset()
+			stop.reset()
+			if avg != nil {
+				avg.reset()
 			}
 		}
 		if avg != nil {
@@ -1339,6 +1357,51 @@ func (e *engine) blockFactors() []Factor {
 		}
 	}
 	return fs
+}
+
+// A fit whose q has stopped moving while its optimizer remembers far
+// larger gradients than it sees has stalled: a gradient spike (one draw
+// far in q's tail, where the log joint is steep, as exp(−h)·y² of a
+// stochastic-volatility model at a very negative h) has filled the
+// optimizer's mean square of the gradient (AdaDelta's E[g²]), which then
+// takes thousands of steps to decay (by ρ = 0.95 a step from 10⁴⁴), so the
+// rate √(E[Δ²] + ε)/√(E[g²] + ε) has collapsed, and with it the steps that
+// E[Δ²] measures. The ELBO is flat, which the stop rule would take for
+// convergence. stalled detects it: over the EvalEvery steps since the last
+// evaluation no parameter of q moved by stallMove (a noisy step moves them
+// by 1e-3 or more), no step was skipped (bad steps shrink the step size on
+// purpose), and some element of the last gradient above stallGrad has a
+// mean square above stallSpike times its square. A q held at a clamp (an sd
+// at its floor under a steady large gradient) has a mean square like its
+// squares; a q at the posterior (a natural-gradient full-rank factor on a
+// Gaussian) has no gradient left.
+const (
+	stallMove      = 1e-7
+	stallGrad      = 1.0
+	stallSpike     = 1e6
+	maxStallResets = 3 // resets of the optimizer after a stall, per fit
+)
+
+// stalled reports whether q has stalled since the last call (false at the
+// first), bad being the fit's count of skipped steps, and keeps q's
+// parameters and that count for the next call.
+func (e *engine) stalled(bad int) bool {
+	moved := 0.0
+	for i, v := range e.theta {
+		moved = max(moved, math.Abs(v-e.snap[i]))
+	}
+	ok := e.snapOK && bad == e.snapBad
+	copy(e.snap, e.theta)
+	e.snapOK, e.snapBad = true, bad
+	if !ok || moved >= stallMove {
+		return false
+	}
+	for i, g := range e.grad {
+		if math.Abs(g) > stallGrad && e.opt.ms[i] > stallSpike*g*g {
+			return true
+		}
+	}
+	return false
 }
 
 // decay returns the step-size factor of iteration it: 1/√(1 + it/StepDecay).

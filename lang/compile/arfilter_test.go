@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -217,4 +218,24 @@ param z: real[T] ~ Normal(0, 1)
 		}
 	}
 	checkGradient(t, fn, 6, 0.5)
+}
+
+// TestSVExampleGradient: examples/sv.gpp's log joint, with its data (300 returns), against
+// finite differences: ar_filter with a param phi = tanh(a), the stationary
+// start's 1/sqrt(1 − phi²) and the target += of a's prior.
+func TestSVExampleGradient(t *testing.T) {
+	f, err := os.Open("../../examples/sv.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tab, err := data.ReadCSV("sv.csv", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := compileFile(t, "../../examples/sv.gpp", nil, data.Input{File: "sv.csv", Table: tab})
+	if m.Dim != 303 {
+		t.Fatalf("Dim = %d, want 303", m.Dim)
+	}
+	checkGradient(t, m, 7, 0.5)
 }
