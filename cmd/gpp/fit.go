@@ -832,6 +832,13 @@ func allGroup(m *compile.Model, group []string) (in, left []string) {
 // most sgvb.MaxFullRank elements in all. --fullrank all (Families' only
 // name) becomes the group of every param that can take part (the
 // smallest that fit in sgvb.MaxFullRank elements), or that param's own
+// boundedJointHint says how a param bounded on both sides joins a joint
+// factor: as a map of a real param, whose Jacobian the model adds (what
+// Stan does for it in its unconstrained space).
+func boundedJointHint(name string) string {
+	return fmt.Sprintf("to put %s in it, declare a real param a, let %s = L + (U - L) * inv_logit(a), write %s's prior as %s ~ D(...) and add target += log_inv_logit(a) + log1m_inv_logit(a), the map's Jacobian (for (-1, 1): %s = tanh(a) and target += log1m(%s * %s), as examples/sv.gpp does)", name, name, name, name, name, name, name)
+}
+
 // full-rank factor when there is one; the others keep their factors, each
 // with a note. Errors about a param are positioned at its
 // declaration.
@@ -845,7 +852,11 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 				if lat.Bounded() && lat.Support == dist.Unit {
 					what = "bounded on both sides"
 				}
-				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%s) keeps its own factor, outside the joint full-rank one", lat.Name, what))
+				note := fmt.Sprintf("--fullrank all: %s (%s) keeps its own factor, outside the joint full-rank one", lat.Name, what)
+				if lat.Bounded() && lat.Support == dist.Unit {
+					note += "; " + boundedJointHint(lat.Name)
+				}
+				notes = append(notes, note)
 				continue
 			}
 			group = append(group, lat.Name)
@@ -898,7 +909,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 			return nil, fmt.Errorf("--fullrank %s: the model has no param %s (its params: %s)", name, name, strings.Join(have, ", "))
 		}
 		if lat.Bounded() && lat.Support == dist.Unit { // bounded on both sides: a beta factor of (x − L)/(U − L)
-			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are for real and positive latents, not ones bounded on both sides", name)}
+			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are for real and positive latents, not ones bounded on both sides; %s", name, boundedJointHint(name))}
 		}
 		if lat.Support.IsOrdered() {
 			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are not for ordered latents", name)}

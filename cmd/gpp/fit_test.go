@@ -1784,3 +1784,21 @@ func TestFullRankRepeatable(t *testing.T) {
 		t.Errorf("--fullrank L --fullrank tau+z --fullrank alpha gives %q, want L,tau+z,alpha", cfg.fullRank)
 	}
 }
+
+// TestFullRankBoundedHint: a param bounded on both sides named in
+// --fullrank is an error at its declaration that says how to bring it in
+// (a real param mapped by inv_logit, with the Jacobian); under --fullrank
+// all the note says the same.
+func TestFullRankBoundedHint(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "b.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 5)\nparam r: real<lower=-1, upper=1> ~ Uniform(-1, 1)\ny ~ Normal(mu * r, 1)\n")
+	csv := writeFile(t, dir, "y.csv", "y\n1\n2\n")
+	code, _, stderr := runSafe(t, "fit", model, csv, "--quiet", "--fullrank", "mu+r", "--out", filepath.Join(dir, "o1"))
+	if code != exitError || !strings.Contains(stderr, "b.gpp:3:7: --fullrank r:") || !strings.Contains(stderr, "let r = L + (U - L) * inv_logit(a)") {
+		t.Errorf("--fullrank mu+r: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "fit", model, csv, "--fullrank", "all", "--iter", "200", "--out", filepath.Join(dir, "o2"))
+	if code != 0 || !strings.Contains(stderr, "r (bounded on both sides) keeps its own factor") || !strings.Contains(stderr, "target += log_inv_logit(a) + log1m_inv_logit(a)") {
+		t.Errorf("--fullrank all: exit %d, stderr:\n%s", code, stderr)
+	}
+}
