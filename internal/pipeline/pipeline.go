@@ -160,6 +160,12 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 // it. The returned Loaded is partly filled on error, so that the caller can
 // quote sources.
 func Load(path string, dataArgs []string, sets map[string]string) (*Loaded, error) {
+	return load(path, dataArgs, sets, (*Loaded).Bind)
+}
+
+// load parses and checks the model, reads its data and binds them with
+// bind (Bind, or BindPredict).
+func load(path string, dataArgs []string, sets map[string]string, bind func(*Loaded, []data.Input, map[string]string) error) (*Loaded, error) {
 	l, err := Parse(path, sets)
 	if err != nil {
 		return l, err
@@ -168,7 +174,7 @@ func Load(path string, dataArgs []string, sets map[string]string) (*Loaded, erro
 	if err != nil {
 		return l, err
 	}
-	return l, l.Bind(inputs, sets)
+	return l, bind(l, inputs, sets)
 }
 
 // Bind binds data inputs and compiles the model.
@@ -196,15 +202,7 @@ func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
 // draws of a fitted q: data that only the log density reads may be absent
 // (compile.PredictReads, data.BindOptional).
 func LoadPredict(path string, dataArgs []string, sets map[string]string) (*Loaded, error) {
-	l, err := Parse(path, sets)
-	if err != nil {
-		return l, err
-	}
-	inputs, err := ReadInputs(dataArgs, l.Sources)
-	if err != nil {
-		return l, err
-	}
-	return l, l.BindPredict(inputs, sets)
+	return load(path, dataArgs, sets, (*Loaded).BindPredict)
 }
 
 // BindPredict binds data inputs and compiles the checked model in predict

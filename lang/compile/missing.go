@@ -237,19 +237,7 @@ func (ms *missingSpec) draw(rng *rand.Rand, p *autodiff.Program, ml *Latent, xs,
 		if err != nil {
 			return err
 		}
-		zs[k] = v
-		b := v
-		if loc, scale := sp.aff[i][0], sp.aff[i][1]; scale != 0 {
-			b = (v - loc) / scale
-		}
-		switch ml.Support {
-		case dist.Positive:
-			xs[k] = math.Log(b)
-		case dist.Unit:
-			xs[k] = math.Log(b) - math.Log1p(-b)
-		default:
-			xs[k] = b
-		}
+		zs[k], xs[k] = v, sp.coord(ml.Support, i, v)
 	}
 	return nil
 }

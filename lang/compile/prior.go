@@ -545,21 +545,26 @@ func (sp *priorSpec) draw(rng *rand.Rand, ml *Latent, xs, zs []float64) error {
 		if err != nil {
 			return err
 		}
-		zs[k] = v
-		b := v
-		if loc, scale := sp.aff[k][0], sp.aff[k][1]; scale != 0 {
-			b = (v - loc) / scale
-		}
-		switch ml.Support {
-		case dist.Positive:
-			xs[k] = math.Log(b)
-		case dist.Unit:
-			xs[k] = math.Log(b) - math.Log1p(-b)
-		default:
-			xs[k] = b
-		}
+		zs[k], xs[k] = v, sp.coord(ml.Support, k, v)
 	}
 	return nil
+}
+
+// coord returns the coordinate of a draw v of element k of a latent of
+// support s: v less its affine map (sp.aff), then its log (positive) or
+// logit (unit), as a fit's coordinates are.
+func (sp *priorSpec) coord(s dist.Support, k int, v float64) float64 {
+	b := v
+	if loc, scale := sp.aff[k][0], sp.aff[k][1]; scale != 0 {
+		b = (v - loc) / scale
+	}
+	switch s {
+	case dist.Positive:
+		return math.Log(b)
+	case dist.Unit:
+		return math.Log(b) - math.Log1p(-b)
+	}
+	return b
 }
 
 // logDraw draws the log of element k from a prior on (0, ∞) that has a
