@@ -237,7 +237,7 @@ var funcs = []*Func{
 		Doc: "x beside y: matrices (vectors as columns) with equal rows; two vectors [n] give [n, 2]", Example: "append_col(rep(1, N), X)"},
 	{Name: "logpdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,
 		Support: realRule, Elem: RealResult, Op: "logpdf",
-		Doc: "log density (or mass) of an elementwise distribution per element: what value ~ dist sums", Example: "logpdf(y, Normal(mu', sigma'))"},
+		Doc: "log density (or mass) of an elementwise distribution per element: what value ~ dist sums; of Categorical, CategoricalLogit, OrderedLogistic and OrderedProbit the log probability per observation (the value's shape), of Multinomial and MultinomialLogit per row of counts ([n] of counts [n, k], a scalar of [k]), the value data: an output log_lik", Example: "logpdf(y, Normal(mu', sigma'))"},
 	{Name: "logcdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,
 		Support: realRule, Elem: RealResult, Op: "logcdf",
 		Doc: "log P(X <= value) per element (Stan's _lcdf), for data censored from above: Normal, HalfNormal, LogNormal, Cauchy, HalfCauchy, StudentT, Laplace, Exponential, Weibull, Gamma, InvGamma, Beta, BetaProportion, Uniform, Logistic, Gumbel, ChiSquare, InvChiSquare, ScaledInvChiSquare, Rayleigh, Pareto, ParetoType2, Frechet, LogLogistic, ExpModNormal, SkewNormal, VonMises (on [−π, π]), SkewDoubleExponential, Poisson, PoissonLog, Bernoulli, BernoulliLogit, Binomial, BinomialLogit, BetaBinomial, NegBinomial, NegBinomialLog", Example: "target += logcdf(y_cens, Normal(mu, sigma))"},

@@ -15,6 +15,21 @@ import (
 // category outside 0..k−1 fails the evaluation with an error naming the
 // element.
 func (b *Builder) Categorical(y, theta ID, logit bool, pos ast.Pos) ID {
+	return b.categorical(y, theta, logit, false, pos)
+}
+
+// CategoricalLogPDF is Categorical per observation: log p(y_n) for each
+// element of y, a vector [n] (a scalar for a scalar y), the terms whose
+// sum Categorical is: logpdf(y, Categorical(theta)), a classifier's
+// log_lik for PSIS-LOO (Stan's categorical_lpmf and
+// categorical_logit_lpmf per observation).
+func (b *Builder) CategoricalLogPDF(y, theta ID, logit bool, pos ast.Pos) ID {
+	return b.categorical(y, theta, logit, true, pos)
+}
+
+// categorical adds an OpCategorical node; perObs (i1 = 1) keeps a term per
+// observation instead of their sum.
+func (b *Builder) categorical(y, theta ID, logit, perObs bool, pos ast.Pos) ID {
 	name := categoricalName(logit)
 	args, ok := b.operands(y, theta)
 	if !ok {
@@ -45,6 +60,9 @@ func (b *Builder) Categorical(y, theta ID, logit bool, pos ast.Pos) ID {
 		return b.fail(pos, "%s: needs at least one category", name)
 	}
 	nd := node{op: OpCategorical, args: args, shape: Scalar(), pos: pos}
+	if perObs {
+		nd.i1, nd.shape = 1, ys
+	}
 	if logit {
 		nd.i0 = 1
 		nd.nscr = catRows(ts) // the log normaliser of each row
@@ -106,8 +124,15 @@ func (p *Program) evalCategorical(n *node) bool {
 			return false
 		}
 	}
+	z, per := p.v(n), n.i1 == 1
 	sum := 0.0
 	if n.i0 == 0 {
+		if per {
+			for i, v := range yv {
+				z[i] = logx(tv[i*step+int(v)])
+			}
+			return true
+		}
 		for i, v := range yv {
 			sum += logx(tv[i*step+int(v)])
 		}
@@ -120,6 +145,12 @@ func (p *Program) evalCategorical(n *node) bool {
 	lse := p.s(n)
 	for r := range lse {
 		lse[r] = logSumExp(tv[r*k : r*k+k])
+	}
+	if per {
+		for i, v := range yv {
+			z[i] = tv[i*step+int(v)] - lse[i*step/k]
+		}
+		return true
 	}
 	if rows == 1 {
 		sum -= float64(len(yv)) * lse[0]
@@ -134,29 +165,37 @@ func (p *Program) evalCategorical(n *node) bool {
 
 // gradCategorical: ∂/∂theta[n, k] = 1{y_n = k} / theta[n, k];
 // ∂/∂eta[n, k] = 1{y_n = k} − softmax(eta_n)[k], summed over n for a shared
-// argument.
-func (p *Program) gradCategorical(n *node, g float64) {
+// argument. g is the adjoint of the sum, or of each observation's term
+// for a per-observation node.
+func (p *Program) gradCategorical(n *node, g []float64) {
 	y, t := p.arg(n, 0), p.arg(n, 1)
 	if t.aoff < 0 {
 		return
 	}
 	yv, tv, at := p.v(y), p.v(t), p.a(t)
 	rows, k, step := catRows(t.shape), catCols(t.shape), catStep(t.shape)
+	gs := obsStep(n) // g[i*gs] is observation i's adjoint
 	if n.i0 == 0 {
 		for i, v := range yv {
 			j := i*step + int(v)
-			at[j] += g / tv[j]
+			at[j] += g[i*gs] / tv[j]
 		}
 		return
 	}
 	for i, v := range yv {
-		at[i*step+int(v)] += g
-	}
-	w := g // weight of each row's softmax
-	if rows == 1 {
-		w *= float64(len(yv))
+		at[i*step+int(v)] += g[i*gs]
 	}
 	for r, l := range p.s(n) {
+		w := g[r*gs] // weight of the row's softmax
+		switch {
+		case rows == 1 && gs == 1:
+			w = 0
+			for _, gi := range g {
+				w += gi
+			}
+		case rows == 1:
+			w *= float64(len(yv))
+		}
 		ar, tr := at[r*k:r*k+k], tv[r*k:r*k+k]
 		for j, e := range tr {
 			ar[j] -= w * math.Exp(e-l)
@@ -179,7 +218,7 @@ func (p *Program) categoricalError(n *node, ok bool) error {
 		if e := firstBad(tv); e >= 0 {
 			return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, tv[e], withComma(elemPart(t.shape, e)))
 		}
-		return ast.Errorf(n.pos, "%s: log probability is %s (eta too far apart)", name, kind(p.v(n)[0]))
+		return ast.Errorf(n.pos, "%s: log probability is %s (eta too far apart)", name, kind(badValue(p.v(n))))
 	}
 	for i, v := range yv {
 		c := int(v)
@@ -187,5 +226,23 @@ func (p *Program) categoricalError(n *node, ok bool) error {
 			return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at an observed category (got %g%s)", name, x, withComma(elemPart(t.shape, i*step+c)))
 		}
 	}
-	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(p.v(n)[0]))
+	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
+}
+
+// obsStep is the step between the adjoints of consecutive observations of
+// a categorical, multinomial or ordinal node: 1 for one per observation
+// (i1 = 1, logpdf), 0 for the sum's one.
+func obsStep(n *node) int {
+	if n.i1 == 1 {
+		return 1
+	}
+	return 0
+}
+
+// badValue is z's first non-finite element, or z[0] if all are finite.
+func badValue(z []float64) float64 {
+	if k := firstBad(z); k >= 0 {
+		return z[k]
+	}
+	return z[0]
 }

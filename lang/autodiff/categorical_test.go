@@ -9,8 +9,9 @@ import (
 // categoricalCase checks Categorical (or CategoricalLogit) of random
 // categories against finite differences and a plain-Go reference. shape
 // gives the argument's shape for n observations and k categories; scalar
-// makes the value a scalar (n = 1).
-func categoricalCase(name string, logit, scalar bool, shape func(n, k int) Shape) gradCase {
+// makes the value a scalar (n = 1); perObs builds CategoricalLogPDF, a
+// term per observation, checked term by term.
+func categoricalCase(name string, logit, scalar, perObs bool, shape func(n, k int) Shape) gradCase {
 	var y []float64 // the categories, drawn in args, read by build and ref
 	var ys Shape
 	return gradCase{
@@ -35,6 +36,9 @@ func categoricalCase(name string, logit, scalar bool, shape func(n, k int) Shape
 			return []arg{in(shape(n, k), dom)}
 		},
 		build: func(b *Builder, x []ID) ID {
+			if perObs {
+				return b.CategoricalLogPDF(b.Const(y, ys, testPos), x[0], logit, testPos)
+			}
 			return b.Categorical(b.Const(y, ys, testPos), x[0], logit, testPos)
 		},
 		ref: func(v [][]float64, s []Shape) []float64 {
@@ -45,20 +49,20 @@ func categoricalCase(name string, logit, scalar bool, shape func(n, k int) Shape
 			if s[0].Rows == 1 {
 				step = 0
 			}
-			lp := 0.0
+			terms := make([]float64, len(y))
 			for i, c := range y {
 				row := v[0][i*step : i*step+k]
 				if !logit {
-					lp += math.Log(row[int(c)])
+					terms[i] = math.Log(row[int(c)])
 					continue
 				}
 				z := 0.0
 				for _, e := range row {
 					z += math.Exp(e)
 				}
-				lp += row[int(c)] - math.Log(z)
+				terms[i] = row[int(c)] - math.Log(z)
 			}
-			return []float64{lp}
+			return sumUnless(perObs, terms)
 		},
 	}
 }
@@ -68,15 +72,17 @@ func TestGradCategorical(t *testing.T) {
 	row := func(_, k int) Shape { return Matrix(1, k) }
 	rows := func(n, k int) Shape { return Matrix(n, k) }
 	var cases []gradCase
-	for _, logit := range []bool{false, true} {
-		name := categoricalName(logit)
-		cases = append(cases,
-			categoricalCase(name+"/shared", logit, false, shared),
-			categoricalCase(name+"/row", logit, false, row),
-			categoricalCase(name+"/rows", logit, false, rows),
-			categoricalCase(name+"/scalar", logit, true, shared),
-			categoricalCase(name+"/scalar-row", logit, true, rows),
-		)
+	for _, per := range []bool{false, true} {
+		for _, logit := range []bool{false, true} {
+			name := categoricalName(logit) + perObsSuffix(per)
+			cases = append(cases,
+				categoricalCase(name+"/shared", logit, false, per, shared),
+				categoricalCase(name+"/row", logit, false, per, row),
+				categoricalCase(name+"/rows", logit, false, per, rows),
+				categoricalCase(name+"/scalar", logit, true, per, shared),
+				categoricalCase(name+"/scalar-row", logit, true, per, rows),
+			)
+		}
 	}
 	runCases(t, cases)
 }

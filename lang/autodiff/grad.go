@@ -197,11 +197,11 @@ func (p *Program) grad(n *node) {
 	case op == OpRowSumProd:
 		p.gradRowSumProd(n, g)
 	case op == OpCategorical:
-		p.gradCategorical(n, g[0])
+		p.gradCategorical(n, g)
 	case op == OpMultinomial:
-		p.gradMultinomial(n, g[0])
+		p.gradMultinomial(n, g)
 	case op == OpOrderedLogistic:
-		p.gradOrderedLogistic(n, g[0])
+		p.gradOrderedLogistic(n, g)
 	case op == OpCholCorr:
 		y := p.arg(n, 0)
 		dist.CholCorrGrad(p.a(y), p.v(y), p.v(n), g, n.shape.Rows)

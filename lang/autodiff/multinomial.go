@@ -18,6 +18,20 @@ import (
 // count 0 contributing nothing whatever its probability. A value that is
 // not a count fails the evaluation with an error naming the element.
 func (b *Builder) Multinomial(y, theta ID, logit bool, pos ast.Pos) ID {
+	return b.multinomial(y, theta, logit, false, pos)
+}
+
+// MultinomialLogPDF is Multinomial per row: log Multinomial(y_r | theta_r)
+// for each row of y, a vector [n] for a matrix y [n, k] (a scalar for a
+// vector y [k]), the terms whose sum Multinomial is: logpdf(y,
+// Multinomial(theta)), a count model's log_lik for PSIS-LOO.
+func (b *Builder) MultinomialLogPDF(y, theta ID, logit bool, pos ast.Pos) ID {
+	return b.multinomial(y, theta, logit, true, pos)
+}
+
+// multinomial adds an OpMultinomial node; perObs (i1 = 1) keeps a term per
+// row instead of their sum.
+func (b *Builder) multinomial(y, theta ID, logit, perObs bool, pos ast.Pos) ID {
 	name := multinomialName(logit)
 	args, ok := b.operands(y, theta)
 	if !ok {
@@ -45,6 +59,12 @@ func (b *Builder) Multinomial(y, theta ID, logit bool, pos ast.Pos) ID {
 		return b.fail(pos, "%s: needs at least one category", name)
 	}
 	nd := node{op: OpMultinomial, args: args, shape: Scalar(), pos: pos}
+	if perObs && ys.Rank == 2 {
+		nd.shape = Vector(n)
+	}
+	if perObs {
+		nd.i1 = 1
+	}
 	if logit {
 		nd.i0 = 1
 		nd.nscr = catRows(ts) // the log normaliser of each row of eta
@@ -78,9 +98,13 @@ func (p *Program) evalMultinomial(n *node) bool {
 			lse[r] = logSumExp(tv[r*k : r*k+k])
 		}
 	}
+	z, per := p.v(n), n.i1 == 1
 	sum := 0.0
 	for r := 0; r*k < len(yv); r++ {
 		yr, tr := yv[r*k:r*k+k], tv[r*step:r*step+k]
+		if per {
+			sum = 0
+		}
 		total := 0.0
 		for j, c := range yr {
 			if c == 0 {
@@ -100,23 +124,30 @@ func (p *Program) evalMultinomial(n *node) bool {
 		if n.i0 == 1 && total > 0 {
 			sum -= total * p.s(n)[r*step/k]
 		}
+		if per {
+			z[r] = sum
+		}
 	}
-	p.v(n)[0] = sum
+	if !per {
+		z[0] = sum
+	}
 	return true
 }
 
 // gradMultinomial: ∂/∂theta[r, j] = y_rj / theta[r, j] (0 where y_rj is 0);
 // ∂/∂eta[r, j] = y_rj − m_r·softmax(eta_r)[j], m_r the row's total, summed
-// over the rows for a shared argument.
-func (p *Program) gradMultinomial(n *node, g float64) {
+// over the rows for a shared argument. g is the adjoint of the sum, or of
+// each row's term for a per-row node.
+func (p *Program) gradMultinomial(n *node, gv []float64) {
 	y, t := p.arg(n, 0), p.arg(n, 1)
 	if t.aoff < 0 {
 		return
 	}
 	yv, tv, at := p.v(y), p.v(t), p.a(t)
-	k, step := catCols(y.shape), catStep(t.shape)
+	k, step, gs := catCols(y.shape), catStep(t.shape), obsStep(n)
 	for r := 0; r*k < len(yv); r++ {
 		yr, tr, ar := yv[r*k:r*k+k], tv[r*step:r*step+k], at[r*step:r*step+k]
+		g := gv[r*gs]
 		if n.i0 == 0 {
 			for j, c := range yr {
 				if c > 0 {
@@ -155,7 +186,7 @@ func (p *Program) multinomialError(n *node, ok bool) error {
 		if e := firstBad(tv); e >= 0 {
 			return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, tv[e], withComma(elemPart(t.shape, e)))
 		}
-		return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(p.v(n)[0]))
+		return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
 	}
 	for i, c := range yv {
 		if c == 0 {
@@ -166,7 +197,7 @@ func (p *Program) multinomialError(n *node, ok bool) error {
 			return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at a category with a positive count (got %g%s)", name, x, withComma(elemPart(t.shape, j)))
 		}
 	}
-	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(p.v(n)[0]))
+	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
 }
 
 // RandMultinomial adds a draw of counts from Multinomial(theta) (logit

@@ -9,8 +9,9 @@ import (
 // multinomialCase checks Multinomial (or MultinomialLogit) of random counts
 // (zeros among them) against finite differences and a plain-Go reference.
 // vec makes the value one vector of counts [k]; otherwise it is [n, k], and
-// shape gives the argument's shape.
-func multinomialCase(name string, logit, vec bool, shape func(n, k int) Shape) gradCase {
+// shape gives the argument's shape. perObs builds MultinomialLogPDF, a
+// term per row, checked term by term.
+func multinomialCase(name string, logit, vec, perObs bool, shape func(n, k int) Shape) gradCase {
 	var y []float64 // the counts, drawn in args, read by build and ref
 	var ys Shape
 	return gradCase{
@@ -35,13 +36,17 @@ func multinomialCase(name string, logit, vec bool, shape func(n, k int) Shape) g
 			return []arg{in(shape(n, k), dom)}
 		},
 		build: func(b *Builder, x []ID) ID {
+			if perObs {
+				return b.MultinomialLogPDF(b.Const(y, ys, testPos), x[0], logit, testPos)
+			}
 			return b.Multinomial(b.Const(y, ys, testPos), x[0], logit, testPos)
 		},
 		ref: func(v [][]float64, s []Shape) []float64 {
 			k := catCols(ys)
 			step := catStep(s[0])
-			lp := 0.0
+			var terms []float64
 			for r := 0; r*k < len(y); r++ {
+				lp := 0.0
 				row, yr := v[0][r*step:r*step+k], y[r*k:r*k+k]
 				z := 0.0
 				for _, e := range row {
@@ -59,9 +64,9 @@ func multinomialCase(name string, logit, vec bool, shape func(n, k int) Shape) g
 					}
 				}
 				lg, _ := math.Lgamma(m + 1)
-				lp += lg
+				terms = append(terms, lp+lg)
 			}
-			return []float64{lp}
+			return sumUnless(perObs, terms)
 		},
 	}
 }
@@ -71,15 +76,17 @@ func TestGradMultinomial(t *testing.T) {
 	row := func(_, k int) Shape { return Matrix(1, k) }
 	rows := func(n, k int) Shape { return Matrix(n, k) }
 	var cases []gradCase
-	for _, logit := range []bool{false, true} {
-		name := multinomialName(logit)
-		cases = append(cases,
-			multinomialCase(name+"/vector", logit, true, shared),
-			multinomialCase(name+"/vector-row", logit, true, row),
-			multinomialCase(name+"/shared", logit, false, shared),
-			multinomialCase(name+"/row", logit, false, row),
-			multinomialCase(name+"/rows", logit, false, rows),
-		)
+	for _, per := range []bool{false, true} {
+		for _, logit := range []bool{false, true} {
+			name := multinomialName(logit) + perObsSuffix(per)
+			cases = append(cases,
+				multinomialCase(name+"/vector", logit, true, per, shared),
+				multinomialCase(name+"/vector-row", logit, true, per, row),
+				multinomialCase(name+"/shared", logit, false, per, shared),
+				multinomialCase(name+"/row", logit, false, per, row),
+				multinomialCase(name+"/rows", logit, false, per, rows),
+			)
+		}
 	}
 	runCases(t, cases)
 }

@@ -113,11 +113,12 @@ const (
 	OpLogPDF  // log p(value | args) per element of the broadcast shape
 	OpRand    // a draw from the distribution per element, or a category per row (outputs only; no derivative)
 	// Σ log p(y_n) of categories y (data) given probabilities, or log-odds
-	// when i0 is 1, shared [k] or per observation [n, k]
+	// when i0 is 1, shared [k] or per observation [n, k]; i1 is 1 for the
+	// terms per observation (logpdf), a vector like y
 	OpCategorical
 	// Σ log P(y_n) of ordinal categories y (data) 0..K given eta (scalar or
 	// per observation) and K shared cutpoints: logistic, or probit when i0
-	// is 1
+	// is 1; i1 is 1 for the terms per observation (logpdf)
 	OpOrderedLogistic
 	// log LKJCorrCholesky(L | eta) of a K×K factor L and a scalar eta; i0
 	// is 1 for log LKJCorr(L L' | eta)
@@ -130,7 +131,8 @@ const (
 	OpWishart
 	// Σ_rows log Multinomial(y_r | theta_r) of count rows y (data, [k] or
 	// [n, k]) given probabilities, or log-odds when i0 is 1, shared [k] or
-	// per row [n, k] (multinomial.go)
+	// per row [n, k] (multinomial.go); i1 is 1 for the terms per row
+	// (logpdf), a vector [n]
 	OpMultinomial
 
 	// Fused.

@@ -81,6 +81,20 @@ func gradOrdered(au, u, g []float64, positive bool) {
 // are not strictly increasing, fail the evaluation with an error naming
 // the element.
 func (b *Builder) OrderedLogistic(y, eta, c ID, probit bool, pos ast.Pos) ID {
+	return b.orderedLogistic(y, eta, c, probit, false, pos)
+}
+
+// OrderedLogPDF is OrderedLogistic (OrderedProbit when probit is set) per
+// observation: log P(y_n) for each element of y, a vector [n] (a scalar
+// for a scalar y), the terms whose sum OrderedLogistic is: logpdf(y,
+// OrderedLogistic(eta, c)), an ordinal model's log_lik for PSIS-LOO.
+func (b *Builder) OrderedLogPDF(y, eta, c ID, probit bool, pos ast.Pos) ID {
+	return b.orderedLogistic(y, eta, c, probit, true, pos)
+}
+
+// orderedLogistic adds an OpOrderedLogistic node; perObs (i1 = 1) keeps a
+// term per observation instead of their sum.
+func (b *Builder) orderedLogistic(y, eta, c ID, probit, perObs bool, pos ast.Pos) ID {
 	name := orderedName(probit)
 	args, ok := b.operands(y, eta, c)
 	if !ok {
@@ -100,6 +114,9 @@ func (b *Builder) OrderedLogistic(y, eta, c ID, probit bool, pos ast.Pos) ID {
 		return b.fail(pos, "%s: the cutpoints must be a vector [K] or a row [1, K], got %v", name, cs)
 	}
 	nd := node{op: OpOrderedLogistic, args: args, shape: Scalar(), pos: pos}
+	if perObs {
+		nd.i1, nd.shape = 1, ys
+	}
 	if probit {
 		nd.i0 = 1
 	}
@@ -135,18 +152,27 @@ func (p *Program) evalOrderedLogistic(n *node) bool {
 		}
 	}
 	step := min(len(ev)-1, 1) // 0 for a shared scalar eta
+	z, per := p.v(n), n.i1 == 1
 	sum := 0.0
 	for i, v := range yv {
 		lp, _ := dist.OrderedLogProb(int(v), ev[i*step], cv, n.i0 == 1, nil)
+		if per {
+			z[i] = lp
+			continue
+		}
 		sum += lp
 	}
-	p.v(n)[0] = sum
+	if !per {
+		z[0] = sum
+	}
 	return true
 }
 
 // gradOrderedLogistic adds g times the partials of each observation's log
-// probability in its eta and the two cutpoints around its category.
-func (p *Program) gradOrderedLogistic(n *node, g float64) {
+// probability in its eta and the two cutpoints around its category: g is
+// the adjoint of the sum, or of each observation's term for a
+// per-observation node.
+func (p *Program) gradOrderedLogistic(n *node, gv []float64) {
 	y, e, c := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	yv, ev, cv := p.v(y), p.v(e), p.v(c)
 	var ae, ac []float64
@@ -159,9 +185,10 @@ func (p *Program) gradOrderedLogistic(n *node, g float64) {
 	if ae == nil && ac == nil {
 		return
 	}
-	step := min(len(ev)-1, 1)
+	step, gs := min(len(ev)-1, 1), obsStep(n)
 	var dc [2]float64
 	for i, v := range yv {
+		g := gv[i*gs]
 		// log P(y = cat) depends on the cutpoints cat−1 and cat alone
 		// (clipped to 0..K−1): pass those, the category shifted.
 		cat := int(v)
@@ -197,5 +224,5 @@ func (p *Program) orderedError(n *node, ok bool) error {
 	if j := firstBad(cv); j >= 0 {
 		return ast.Errorf(n.pos, "%s: the cutpoints must be finite (got %g%s)", name, cv[j], withComma(elemPart(c.shape, j)))
 	}
-	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(p.v(n)[0]))
+	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
 }

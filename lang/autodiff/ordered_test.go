@@ -26,8 +26,10 @@ func orderedRef(v [][]float64, _ []Shape) []float64 {
 // categories against finite differences and a plain-Go reference (the
 // difference of CDFs), with cutpoints made by Ordered from inputs. shift
 // moves eta away from the cutpoints (the far tails at 40); row passes the
-// cutpoints as a row [1, K]; scalar shares one eta between observations.
-func orderedLogisticCase(name string, probit, row, scalar bool, shift float64) gradCase {
+// cutpoints as a row [1, K]; scalar shares one eta between observations;
+// perObs builds OrderedLogPDF, a term per observation, checked term by
+// term.
+func orderedLogisticCase(name string, probit, row, scalar, perObs bool, shift float64) gradCase {
 	var y []float64
 	return gradCase{
 		name: name,
@@ -49,11 +51,14 @@ func orderedLogisticCase(name string, probit, row, scalar bool, shift float64) g
 				c = b.Transpose(c, testPos)
 			}
 			eta := b.Add(x[0], b.Scalar(shift, testPos), testPos)
+			if perObs {
+				return b.OrderedLogPDF(b.Const(y, Vector(len(y)), testPos), eta, c, probit, testPos)
+			}
 			return b.OrderedLogistic(b.Const(y, Vector(len(y)), testPos), eta, c, probit, testPos)
 		},
 		ref: func(v [][]float64, s []Shape) []float64 {
 			c := orderedRef(v[1:], nil)
-			lp := 0.0
+			terms := make([]float64, len(y))
 			for i, cat := range y {
 				eta := v[0][0] + shift
 				if !scalar {
@@ -75,12 +80,12 @@ func orderedLogisticCase(name string, probit, row, scalar bool, shift float64) g
 					b = c[k] - eta
 				}
 				if a+b > 0 {
-					lp += math.Log(F(-a) - F(-b))
+					terms[i] = math.Log(F(-a) - F(-b))
 				} else {
-					lp += math.Log(F(b) - F(a))
+					terms[i] = math.Log(F(b) - F(a))
 				}
 			}
-			return []float64{lp}
+			return sumUnless(perObs, terms)
 		},
 	}
 }
@@ -92,20 +97,22 @@ func TestGradOrdered(t *testing.T) {
 		build: func(b *Builder, x []ID) ID { return b.Ordered(x[0], testPos) },
 		ref:   orderedRef,
 	}}
-	for _, probit := range []bool{false, true} {
-		name := orderedName(probit)
-		cases = append(cases,
-			orderedLogisticCase(name+"/per-observation", probit, false, false, 0),
-			orderedLogisticCase(name+"/row", probit, true, false, 0),
-			orderedLogisticCase(name+"/shared-eta", probit, false, true, 0),
-		)
+	for _, per := range []bool{false, true} {
+		for _, probit := range []bool{false, true} {
+			name := orderedName(probit) + perObsSuffix(per)
+			cases = append(cases,
+				orderedLogisticCase(name+"/per-observation", probit, false, false, per, 0),
+				orderedLogisticCase(name+"/row", probit, true, false, per, 0),
+				orderedLogisticCase(name+"/shared-eta", probit, false, true, per, 0),
+			)
+		}
+		// far tails: eta 40 above and below the cutpoints (the probit's log
+		// probabilities there are about −800: still finite)
+		for _, shift := range []float64{40, -40} {
+			cases = append(cases, orderedLogisticCase("OrderedLogistic"+perObsSuffix(per)+"/tail", false, false, false, per, shift))
+		}
+		cases = append(cases, orderedLogisticCase("OrderedProbit"+perObsSuffix(per)+"/tail", true, false, false, per, 30))
 	}
-	// far tails: eta 40 above and below the cutpoints (the probit's log
-	// probabilities there are about −800: still finite)
-	for _, shift := range []float64{40, -40} {
-		cases = append(cases, orderedLogisticCase("OrderedLogistic/tail", false, false, false, shift))
-	}
-	cases = append(cases, orderedLogisticCase("OrderedProbit/tail", true, false, false, 30))
 	runCases(t, cases)
 }
 

@@ -707,8 +707,18 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		return invalid
 	}
 	_, args, ok := c.distArgs(call) // the arguments as for ~; the shapes below
+	if f.Name == "logpdf" && perObservationFamily(d) {
+		if !ok || !val.Valid() {
+			return invalid
+		}
+		return c.logpdfPerObservation(e, d, call, val, args)
+	}
 	if d.Shape != stdlib.DistElementwise {
-		c.errorf(call.Fun.NamePos, "%s takes an elementwise distribution; %s is multivariate (use it with ~)", f.Name, d.Name)
+		also := ""
+		if f.Name == "logpdf" {
+			also = "; logpdf takes Categorical, Multinomial, OrderedLogistic and their logit and probit forms too, a term per observation"
+		}
+		c.errorf(call.Fun.NamePos, "%s takes an elementwise distribution; %s is multivariate (use it with ~)%s", f.Name, d.Name, also)
 		return invalid
 	}
 	if _, ok := dist.LogCDF(d.Name, false); f.Name != "logpdf" && !ok {
@@ -724,6 +734,52 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	}
 	t := Type{Elem: Real, Support: dist.Real, Shape: val.Shape, DataOnly: val.DataOnly}
 	return c.broadcastArgs(d, call, args, t, "%s")
+}
+
+// perObservationFamily reports whether logpdf takes d, not elementwise,
+// with one log probability per observation: Categorical and
+// CategoricalLogit (per category), Multinomial and MultinomialLogit (per
+// row of counts), OrderedLogistic and OrderedProbit (per category).
+func perObservationFamily(d *stdlib.Dist) bool {
+	switch d.Shape {
+	case stdlib.DistCategorical, stdlib.DistMultinomial, stdlib.DistOrdinal:
+		return true
+	}
+	return false
+}
+
+// logpdfPerObservation checks logpdf(value, D(args)) for a family of
+// perObservationFamily: the value and arguments as for value ~ D(args),
+// the value data, as the ~ needs. The type is real, one element per
+// observation: the value's shape for categories, a scalar for one vector
+// of counts [k] and [n] for a matrix [n, k] of count rows.
+func (c *checker) logpdfPerObservation(e *ast.CallExpr, d *stdlib.Dist, call *ast.CallExpr, val Type, args []Type) Type {
+	v := e.Args[0]
+	if d.Int && val.Elem != Int {
+		c.errorf(v.Pos(), "%s is discrete: the value of logpdf must be int; %s", d.Name, c.describe(v))
+		return invalid
+	}
+	if !val.DataOnly {
+		c.errorf(v.Pos(), "logpdf of %s needs a value known before the fit (data, constants and lets of them), as y ~ %s does; `%s` %s",
+			d.Name, d.Name, exprString(v), c.dependsOnParam(v))
+		return invalid
+	}
+	nerr := len(c.errs)
+	c.distShape(call, d, val, args, v.Pos(), "`"+exprString(v)+"`")
+	if len(c.errs) > nerr {
+		return invalid
+	}
+	t := Type{Elem: Real, Support: dist.Real, Shape: val.Shape, DataOnly: true}
+	if d.Shape == stdlib.DistMultinomial {
+		t.Shape = nil // one row of counts: a scalar
+		if val.Shape.Rank() == 2 {
+			t.Shape = Shape{val.Shape[0]}
+		}
+	}
+	for _, a := range args {
+		t.DataOnly = t.DataOnly && a.DataOnly
+	}
+	return t
 }
 
 // broadcastArgs broadcasts t's shape with each argument of call, a call of

@@ -165,7 +165,7 @@ func stanHint(name, arg string) string {
 			switch d := stdlib.LookupDist(g); {
 			case suffix == "_rng":
 				return fmt.Sprintf("gpp draws from %s in an output: output y_rep ~ %s(...)", g, g) // multi_normal_rng
-			case d.Shape != stdlib.DistElementwise:
+			case d.Shape != stdlib.DistElementwise && !perObservationFamily(d):
 				return fmt.Sprintf("gpp writes Stan's %s(y | ...) as y ~ %s(...) in the log density", name, g) // multinomial_lpmf
 			}
 			return fmt.Sprintf("gpp writes Stan's %s(y | ...) as logpdf(y, %s(...)), or y ~ %s(...) in the log density", name, g, g) // neg_binomial_2_log_lpmf

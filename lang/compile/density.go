@@ -132,6 +132,9 @@ func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 		l.errorf(e.Args[1].Pos(), "compile: logpdf needs a distribution")
 		return value{}
 	}
+	if d.Shape != stdlib.DistElementwise {
+		return l.logpdfPerObservation(e, call, d, pos)
+	}
 	u, ok := dist.LookupUnivariate(d.Name)
 	if !ok {
 		l.errorf(call.Fun.Pos(), "compile: no kernel for distribution %s", d.Name)
@@ -153,6 +156,33 @@ func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 		args[i] = l.node(l.expr(a), a.Pos())
 	}
 	return value{id: l.b.LogPDF(*u, val, args, pos), node: true}
+}
+
+// logpdfPerObservation lowers logpdf(value, D(args)) for a categorical,
+// multinomial or ordinal D (the checker allowed no other) to the node of
+// the density that value ~ D(args) adds, keeping a term per observation
+// (per row of counts): the same kernel, so the terms sum to the ~'s term.
+// Multinomial's number of trials is checked against the counts as for ~.
+func (l *lowerer) logpdfPerObservation(e *ast.CallExpr, call *ast.CallExpr, d *stdlib.Dist, pos ast.Pos) value {
+	val := l.node(l.expr(e.Args[0]), e.Args[0].Pos())
+	args := make([]autodiff.ID, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = l.node(l.expr(a), a.Pos())
+	}
+	dpos := call.Fun.Pos()
+	switch d.Name {
+	case "Categorical", "CategoricalLogit":
+		return value{id: l.b.CategoricalLogPDF(val, args[0], d.Name == "CategoricalLogit", dpos), node: true}
+	case "Multinomial", "MultinomialLogit":
+		if len(args) > 1 && !l.multinomialTotals(d, val, args[1], call.Args[1], dpos) {
+			return value{}
+		}
+		return value{id: l.b.MultinomialLogPDF(val, args[0], d.Name == "MultinomialLogit", dpos), node: true}
+	case "OrderedLogistic", "OrderedProbit":
+		return value{id: l.b.OrderedLogPDF(val, args[0], args[1], d.Name == "OrderedProbit", dpos), node: true}
+	}
+	l.errorf(pos, "compile: logpdf does not take %s", d.Name)
+	return value{}
 }
 
 // predictive lowers the distribution of `output NAME ~ D(args)` to a node
