@@ -72,8 +72,9 @@ func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (boun
 // way, the observed values that only the likelihood reads (which it does
 // not compile) being optional (compile.PredictReads). A size name that is
 // not optional stays an error when only optional data would bind it. An
-// optional matrix declaration does not take every column of the one
-// positional CSV file.
+// optional matrix declaration takes every column of the one positional CSV
+// file only when it is the one optional matrix left and nothing else was
+// bound from that file.
 func BindOptional(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool) (map[string]*Array, error) {
 	b := bind(info, inputs, sets, false, optional)
 	if err := b.errs.Err(); err != nil {
@@ -96,17 +97,22 @@ func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool
 			b.errs.Add(ast.Pos{File: in.File}, "%s", where)
 		}
 	}
+	var leftOut []*check.DataVar // optional matrices no input named
 	for _, d := range info.Data {
 		if d.Implicit {
 			continue
 		}
 		a, ok := b.find(d)
 		if !ok {
+			if b.optional[d.Name] && len(d.Dims) == 2 && b.errs.Err() == nil {
+				leftOut = append(leftOut, d)
+			}
 			b.skipSizes(d)
 			continue
 		}
 		b.check(d, a)
 	}
+	b.optionalWhole(leftOut)
 	b.checkWhole()
 	b.bindInferred()
 	// Size names and int data scalars used as sizes.
@@ -374,6 +380,33 @@ func (b *binder) bindInferred() {
 			b.out[d.Name] = a
 		}
 	}
+}
+
+// optionalWhole gives the one optional matrix declaration that BindOptional
+// left unbound every column of the one positional CSV file, as Bind gives a
+// matrix, when no other declaration took anything from that file: gpp
+// predict on the fit's own data (gpfa's Y from wine_std.csv) then binds the
+// sizes the params need (D) as the fit did, while a file of new covariates
+// bound by name is not also taken whole.
+func (b *binder) optionalWhole(leftOut []*check.DataVar) {
+	if len(leftOut) != 1 {
+		return
+	}
+	var positional []*Table
+	for _, in := range b.inputs {
+		if in.Name == "" && in.Table != nil {
+			positional = append(positional, in.Table)
+		}
+	}
+	if len(positional) != 1 {
+		return
+	}
+	t, d := positional[0], leftOut[0]
+	if len(b.named[t]) > 0 || len(b.whole[t]) > 0 {
+		return
+	}
+	b.whole[t] = append(b.whole[t], d)
+	b.check(d, t.Matrix(d.Name))
 }
 
 // checkWhole reports a positional CSV file whose every column a matrix

@@ -440,7 +440,9 @@ func TestUnused(t *testing.T) {
 // BindOptional leaves the optional declarations that no input gives
 // unbound, with the sizes only they would bind; a size that is not
 // optional is still an error when only optional data would bind it, and an
-// optional matrix does not take every column of the positional CSV file.
+// optional matrix does not take every column of the positional CSV file
+// that another declaration takes (TestBindOptionalWhole: one that nothing
+// else reads).
 func TestBindOptional(t *testing.T) {
 	info := checked(t, "data X: real[N, D]\ndata Y: real[N, J]\ndata z: real[G]\nparam b: real[G] ~ Normal(0, 1)\n")
 	in := csvInput(t, "", "new.csv", "x1,x2\n1,2\n3,4\n5,6\n")
@@ -469,5 +471,40 @@ func TestBindOptional(t *testing.T) {
 	// Bind itself still wants Y.
 	if _, err := Bind(info, []Input{in}, map[string]string{"G": "4"}); err == nil {
 		t.Error("Bind without Y succeeded")
+	}
+}
+
+// The one optional matrix left may take every column of the one positional
+// CSV file when nothing else was bound from it, as Bind gives it, so that
+// gpp predict on GPFA's own data binds the size D that W's shape needs; a
+// file whose columns another declaration reads by name is not taken whole.
+func TestBindOptionalWhole(t *testing.T) {
+	info := checked(t, "data Y: real[N, D]\ndata x: real[M]\nparam W: real[D] ~ Normal(0, 1)\n")
+	optional := map[string]bool{"Y": true, "N": true, "x": true, "M": true}
+	in := csvInput(t, "", "y.csv", "a,b,c\n1,2,3\n4,5,6\n")
+	out, err := BindOptional(info, []Input{in}, nil, optional)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := out["Y"]; y == nil || y.Shape[0] != 2 || y.Shape[1] != 3 {
+		t.Errorf("Y = %+v, want 2×3 from every column", y)
+	}
+	if d := out["D"]; d == nil || d.Values[0] != 3 {
+		t.Errorf("D = %+v, want 3 from Y's columns", d)
+	}
+	// x read by name from the same file: Y is left out, and D, which W
+	// needs, is the usual error.
+	in = csvInput(t, "", "new.csv", "x,b\n1,2\n")
+	out, err = BindOptional(info, []Input{in}, nil, optional)
+	if err == nil || !strings.Contains(err.Error(), "size D (declared at m.gpp:1:17) is not bound by any data") {
+		t.Errorf("err = %v, want size D not bound", err)
+	}
+	if _, ok := out["Y"]; ok {
+		t.Error("Y took the file whose column x is bound by name")
+	}
+	// Given by name, as before.
+	in = csvInput(t, "Y", "y.csv", "a,b\n1,2\n")
+	if out, err = BindOptional(info, []Input{in}, nil, optional); err != nil || out["D"] == nil || out["D"].Values[0] != 2 {
+		t.Errorf("Y=y.csv: D = %+v, err %v", out["D"], err)
 	}
 }

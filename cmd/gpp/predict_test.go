@@ -310,3 +310,20 @@ func TestPredictVarying(t *testing.T) {
 		t.Errorf("predict of the J=41 fit without --set: exit %d, stderr %q; want J=41 from the fit", code, stderr)
 	}
 }
+
+// Predicting GPFA on its own positional data file: Y, which only the
+// likelihood reads, takes every column of wine_std.csv as in the fit, so
+// that D (W's shape) is bound and the draws are the fit's.
+func TestPredictGPFAOwnData(t *testing.T) {
+	dir := t.TempDir()
+	model, data := "../../examples/gpfa.gpp", "../../examples/wine_std.csv"
+	fit := filepath.Join(dir, "fit")
+	if code, _, stderr := runSafe(t, "fit", model, data, "--set", "K=3", "--iter", "300", "--output-draws", "50", "--quiet", "--out", fit); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "pred")
+	if code, _, stderr := runSafe(t, "predict", fit, model, data, "--quiet", "--out", out); code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, stderr)
+	}
+	sameDraws(t, filepath.Join(fit, "draws.csv"), filepath.Join(out, "draws.csv"))
+}
