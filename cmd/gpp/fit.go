@@ -91,7 +91,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
-	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real or positive latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues): it captures the correlations between a latent's elements, such as\nregression coefficients written as one vector, that the default mean-field\nfactors miss. Names joined by + (alpha+tau+z) share one joint factor, which\nalso captures the correlations between them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive and matrix latent, Stan's\nfullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor (\"all\" takes the smallest latents that fit), moved by\nnatural-gradient steps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
+	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive or bounded latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues, the logits of one bounded on both sides): it captures the correlations\nbetween a latent's elements, such as regression coefficients written as one\nvector, that the default mean-field factors miss. Names joined by +\n(alpha+tau+z) share one joint factor, which also captures the correlations\nbetween them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive, bounded and matrix latent,\nStan's fullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor (\"all\" takes the smallest latents that fit), moved by\nnatural-gradient steps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
 	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive and matrix param), moved by\n--optimizer's steps; at most %d entries n·R. 0: full rank", sgvb.MaxLowRank))
 	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
 	fs.StringVar(&cfg.estimator, "estimator", sgvb.STLCV.String(), "per-draw ELBO gradient: stl-cv (sticking the landing with a control variate),\nstl, entropy-cv or entropy (the paper's: log p's pathwise gradient plus the\nanalytic entropy's; noisy for small gamma shapes) (see docs/inference.md)")
@@ -832,13 +832,6 @@ func allGroup(m *compile.Model, group []string) (in, left []string) {
 // most sgvb.MaxFullRank elements in all. --fullrank all (Families' only
 // name) becomes the group of every param that can take part (the
 // smallest that fit in sgvb.MaxFullRank elements), or that param's own
-// boundedJointHint says how a param bounded on both sides joins a joint
-// factor: as a map of a real param, whose Jacobian the model adds (what
-// Stan does for it in its unconstrained space).
-func boundedJointHint(name string) string {
-	return fmt.Sprintf("to put %s in it, declare a real param a, let %s = L + (U - L) * inv_logit(a), write %s's prior as %s ~ D(...) and add target += log_inv_logit(a) + log1m_inv_logit(a), the map's Jacobian (for (-1, 1): %s = tanh(a) and target += log1m(%s * %s), as examples/sv.gpp does)", name, name, name, name, name, name, name)
-}
-
 // full-rank factor when there is one; the others keep their factors, each
 // with a note. Errors about a param are positioned at its
 // declaration.
@@ -848,15 +841,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		n := 0
 		for _, lat := range m.Latents {
 			if lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
-				what := lat.Support.String()
-				if lat.Bounded() && lat.Support == dist.Unit {
-					what = "bounded on both sides"
-				}
-				note := fmt.Sprintf("--fullrank all: %s (%s) keeps its own factor, outside the joint full-rank one", lat.Name, what)
-				if lat.Bounded() && lat.Support == dist.Unit {
-					note += "; " + boundedJointHint(lat.Name)
-				}
-				notes = append(notes, note)
+				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%s) keeps its own factor, outside the joint full-rank one", lat.Name, lat.Support))
 				continue
 			}
 			group = append(group, lat.Name)
@@ -865,7 +850,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		delete(s.Families, "all")
 		if s.Rank > 0 { // every one: a low-rank factor has no MaxFullRank
 			if len(group) == 0 {
-				return nil, fmt.Errorf("--fullrank all: the model has no real, positive or matrix params for a low-rank factor")
+				return nil, fmt.Errorf("--fullrank all: the model has no real, positive, bounded or matrix params for a low-rank factor")
 			}
 			if err := sgvb.CheckLowRank(n, s.Rank); err != nil {
 				return nil, fmt.Errorf("--fullrank all --rank %d: %v", s.Rank, err)
@@ -882,7 +867,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		}
 		switch {
 		case len(group) == 0:
-			return nil, fmt.Errorf("--fullrank all: the model has no real, positive or matrix params for a full-rank factor of at most %d elements", sgvb.MaxFullRank)
+			return nil, fmt.Errorf("--fullrank all: the model has no real, positive, bounded or matrix params for a full-rank factor of at most %d elements", sgvb.MaxFullRank)
 		case len(group) == 1:
 			s.Families[group[0]] = sgvb.FamilyFullRank
 		default:
@@ -907,9 +892,6 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 				have = append(have, l.Name)
 			}
 			return nil, fmt.Errorf("--fullrank %s: the model has no param %s (its params: %s)", name, name, strings.Join(have, ", "))
-		}
-		if lat.Bounded() && lat.Support == dist.Unit { // bounded on both sides: a beta factor of (x − L)/(U − L)
-			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are for real and positive latents, not ones bounded on both sides; %s", name, boundedJointHint(name))}
 		}
 		if lat.Support.IsOrdered() {
 			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are not for ordered latents", name)}

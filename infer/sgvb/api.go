@@ -93,7 +93,8 @@ const (
 	FamilyPoint            // a point estimate: value (MAP)
 	// FamilyFullRank is a multivariate normal over all elements of one
 	// latent, with a full covariance LLᵀ: on the values of a real latent,
-	// on their logs for a positive one. Stan's fullrank ADVI, per latent
+	// on their logs for a positive one, on their logits for a unit one
+	// (its marginals logit-normal). Stan's fullrank ADVI, per latent
 	// (Settings.FullRankGroups: over several latents, jointly):
 	// it captures the correlations between the elements (regression
 	// coefficients written as one vector) that a mean-field q cannot.
@@ -374,14 +375,14 @@ type Settings struct {
 	// FamilyGamma (the default) or FamilyLognormal ("NormSGVB").
 	Family Family
 	// Families overrides the family per latent name (positive latents:
-	// FamilyGamma or FamilyLognormal; real and positive latents:
-	// FamilyFullRank). It takes precedence over Family.
+	// FamilyGamma or FamilyLognormal; real, positive, unit and matrix
+	// latents: FamilyFullRank). It takes precedence over Family.
 	Families map[string]Family
 	// FullRankGroups lists groups of two or more latents, each fitted by
 	// one joint full-rank factor: a multivariate normal over all their
 	// coordinates (the values of real, cholesky_factor_corr, corr_matrix,
 	// cholesky_factor_cov and cov_matrix latents, the logs of positive
-	// ones), which captures the correlations between the latents as well
+	// ones, the logits of unit ones), which captures the correlations between the latents as well
 	// as within them. Stan's fullrank ADVI is the group of every latent.
 	// At most MaxFullRank elements a group (MaxLowRank entries n·Rank
 	// with Rank); a latent is in one group at

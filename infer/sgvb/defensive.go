@@ -221,6 +221,10 @@ func (b *block) logJacobian(x []float64) float64 {
 			if b.logAt(i) {
 				s += x[b.at(i)]
 			}
+			if b.logitAt(i) {
+				j, _ := logitJac(x[b.at(i)])
+				s += j
+			}
 		}
 	}
 	return s

@@ -42,12 +42,35 @@ type block struct {
 	lat int
 	// A joint full-rank block (Settings.FullRankGroups) spans several
 	// latents: mem are their element ranges in the block, coords the
-	// coordinate of each element and logEl whether it is the log of a
-	// positive latent's value. All nil for the block of one latent,
-	// whose element i is coordinate off+i.
+	// coordinate of each element and kind what the element is of its
+	// latent's value (elValue, elLog, elLogit). All nil for the block of
+	// one latent, whose element i is coordinate off+i.
 	mem    []member
 	coords []int
-	logEl  []bool
+	kind   []elKind
+}
+
+// elKind is what an element of a normal-based block (full-rank, low-rank)
+// is of its latent's value z: z itself (a real latent), log z (a positive
+// one) or logit z (a unit one: a param bounded on both sides, z its
+// place between the bounds), Stan's unconstrained coordinate.
+type elKind int8
+
+const (
+	elValue elKind = iota
+	elLog
+	elLogit
+)
+
+// kindOf returns the element kind of a latent of support s.
+func kindOf(s dist.Support) elKind {
+	switch s {
+	case dist.Positive:
+		return elLog
+	case dist.Unit:
+		return elLogit
+	}
+	return elValue
 }
 
 // member is one latent of a joint full-rank block: elements [lo, lo+n) of
@@ -69,10 +92,29 @@ func (b *block) at(i int) int {
 // the log of a positive value (lognormal factors, and full-rank ones of
 // positive latents).
 func (b *block) logAt(i int) bool {
-	if b.logEl != nil {
-		return b.logEl[i]
+	if b.kind != nil {
+		return b.kind[i] == elLog
 	}
 	return b.fam == FamilyLognormal || b.fullRankLog()
+}
+
+// logitAt reports whether element i of a full-rank or low-rank block is a
+// normal on the logit of a unit value b: q's density of b is the normal's
+// less log |db/dx| = log σ(x) + log(1 − σ(x)) (logitJac). That term's
+// mean under q has no closed form, so the block's entropy is the normal's
+// and the engine adds the Jacobian to each draw's log p instead (and to
+// its log q, which logq gives on b's scale): the ELBO is the same.
+func (b *block) logitAt(i int) bool {
+	if b.kind != nil {
+		return b.kind[i] == elLogit
+	}
+	return (b.fam == FamilyFullRank || b.fam == FamilyLowRank) && b.support == dist.Unit
+}
+
+// logitJac returns log |db/dx| = log σ(x) + log(1 − σ(x)) of b = σ(x) and
+// its derivative 1 − 2σ(x).
+func logitJac(x float64) (float64, float64) {
+	return -softplus(-x) - softplus(x), 1 - 2*sigmoid(x)
 }
 
 // logConc reports whether the block is a beta or Dirichlet factor, whose
@@ -107,8 +149,8 @@ const MaxFullRank = 100
 // CheckFullRank returns why a latent of support s and n elements cannot
 // have a full-rank factor (FamilyFullRank), or nil if it can.
 func CheckFullRank(s dist.Support, n int) error {
-	if s != dist.Real && s != dist.Positive && !s.IsMatrix() {
-		return fmt.Errorf("full-rank factors are for real, positive, cholesky_factor_corr, corr_matrix, cholesky_factor_cov and cov_matrix latents, not %v ones", s)
+	if s != dist.Real && s != dist.Positive && s != dist.Unit && !s.IsMatrix() {
+		return fmt.Errorf("full-rank factors are for real, positive, unit (bounded on both sides), cholesky_factor_corr, corr_matrix, cholesky_factor_cov and cov_matrix latents, not %v ones", s)
 	}
 	if n > MaxFullRank {
 		return fmt.Errorf("%d elements; full-rank factors are for latents of at most %d elements: larger ones do not converge in a default fit (docs/inference.md)", n, MaxFullRank)
@@ -1144,6 +1186,9 @@ func (f *Factor) moments(mean, sd []float64) {
 				mean[i] = math.Exp(m + s*s/2)
 				sd[i] = mean[i] * math.Sqrt(math.Expm1(s*s))
 			}
+			if f.Support == dist.Unit { // logit-normal marginals
+				mean[i], sd[i] = logitNormalMoments(m, s)
+			}
 		}
 	case FamilyLowRank: // the marginals: sd_i² = d_i² + Σ_k B_ik²
 		for i := range mean {
@@ -1156,6 +1201,9 @@ func (f *Factor) moments(mean, sd []float64) {
 			if f.Support == dist.Positive { // lognormal marginals
 				mean[i] = math.Exp(m + s*s/2)
 				sd[i] = mean[i] * math.Sqrt(math.Expm1(s*s))
+			}
+			if f.Support == dist.Unit { // logit-normal marginals
+				mean[i], sd[i] = logitNormalMoments(m, s)
 			}
 		}
 	case FamilyBeta:
@@ -1196,6 +1244,36 @@ func (f *Factor) moments(mean, sd []float64) {
 	}
 }
 
+// logitNormalMoments returns the mean and sd of σ(x) for x ~ N(m, s²)
+// (no closed form): E[σ(x)^k] by the trapezoid rule in the standard
+// normal u on [−logitNormalU, logitNormalU], logitNormalN points; on a
+// smooth integrand under e^(−u²/2) the rule converges geometrically, to
+// about 1e-14 here (TestLogitNormalMoments checks it against mpmath).
+func logitNormalMoments(m, s float64) (mean, sd float64) {
+	h := 2 * logitNormalU / (logitNormalN - 1)
+	var w0, m1 float64
+	for k := range logitNormalN {
+		u := -logitNormalU + float64(k)*h
+		w := math.Exp(-0.5 * u * u)
+		w0 += w
+		m1 += w * sigmoid(m+s*u)
+	}
+	mean = m1 / w0
+	v := 0.0 // about the mean: no cancellation when s is small
+	for k := range logitNormalN {
+		u := -logitNormalU + float64(k)*h
+		d := sigmoid(m+s*u) - mean
+		v += math.Exp(-0.5*u*u) * d * d
+	}
+	return mean, math.Sqrt(v / w0)
+}
+
+// The logit-normal moments' grid (logitNormalMoments).
+const (
+	logitNormalU = 9.0
+	logitNormalN = 801
+)
+
 // fullRankLogq returns log q(z) of a full-rank block at the coordinates x:
 // −½|ε|² − log det L − n·½log 2π with ε = L⁻¹(x − μ), less Σ x for a
 // positive latent (the density of z = e^x). ε is aux's, where sample drew
@@ -1220,6 +1298,10 @@ func (b *block) fullRankLogq(val, x, aux []float64) float64 {
 		s += -halfLog2Pi - math.Log(val[p+n+i]) - 0.5*e[i]*e[i]
 		if b.logAt(i) {
 			s -= x[b.at(i)]
+		}
+		if b.logitAt(i) {
+			j, _ := logitJac(x[b.at(i)])
+			s -= j
 		}
 	}
 	return s

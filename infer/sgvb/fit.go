@@ -69,6 +69,10 @@ type engine struct {
 	// latBlock is the block of each latent: its own, or a group's joint
 	// one (Settings.FullRankGroups).
 	latBlock []int
+	// logits are the coordinates that full-rank and low-rank blocks hold
+	// as the logits of unit values (block.logitAt): each draw's log p and
+	// log q get their Jacobian (addLogitJac). Nil when there are none.
+	logits []int
 
 	theta, delta, backup []float64
 	iterate              []float64 // the iterate while the averaged q is evaluated
@@ -294,6 +298,14 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		}
 	}
 	e.dim, e.np = dim, np
+	for bi := range e.blocks {
+		b := &e.blocks[bi]
+		for i := range b.n {
+			if b.logitAt(i) {
+				e.logits = append(e.logits, b.at(i))
+			}
+		}
+	}
 	if s.StepSize <= 0 {
 		s.StepSize = defaultStepSize(s.Optimizer, e.blocks)
 	}
@@ -620,6 +632,7 @@ func (e *engine) stepSplit(stream uint64, iter int) {
 	if e.team != nil {
 		e.team.active = false
 	}
+	lp += e.addLogitJac(w0.x, w0.gx)
 	e.lp[0], e.errs[0] = lp, err
 	if math.IsNaN(lp) || math.IsInf(lp, 0) || !allFinite(w0.gx) {
 		e.ok[0] = false
@@ -658,10 +671,12 @@ func (e *engine) draw(wk *worker, j job, d int) {
 		e.blocks[sg.b].sampleRange(&e.cache, e.s.Gamma, wk.rng, wk.x, wk.aux, sg.lo, sg.hi)
 	}
 	lp, err := wk.t.LogJoint(wk.x, wk.gx)
+	jac := e.addLogitJac(wk.x, wk.gx)
+	lp += jac
 	e.lp[d], e.errs[d] = lp, err
 	ok := !math.IsNaN(lp) && !math.IsInf(lp, 0) && allFinite(wk.gx)
 	if j.kind == jobEval {
-		lq := 0.0
+		lq := jac
 		for bi := range e.blocks {
 			lq += e.blocks[bi].logq(&e.cache, wk.x, wk.aux)
 		}
@@ -680,6 +695,21 @@ func (e *engine) draw(wk *worker, j job, d int) {
 		e.blocks[bi].backprop(&e.cache, e.s.Estimator.stl(), wk.x, wk.gx, wk.aux, g, h, cv, d)
 	}
 	e.ok[d] = allFinite(g)
+}
+
+// addLogitJac returns the log Jacobian Σ log σ(x)(1 − σ(x)) of the
+// coordinates x held as logits (e.logits) and adds its gradient into g:
+// with it, log p and log q of a draw are densities of those coordinates,
+// whose entropy under q is the normal's (block.logitAt). 0 without such
+// coordinates, when a fit's numbers are those of the engine without them.
+func (e *engine) addLogitJac(x, g []float64) float64 {
+	s := 0.0
+	for _, c := range e.logits {
+		j, dj := logitJac(x[c])
+		s += j
+		g[c] += dj
+	}
+	return s
 }
 
 func errNonFinite(consec, it int) error {

@@ -282,11 +282,11 @@ func TestFullRankLogQ(t *testing.T) {
 }
 
 // TestFullRankSize: a latent of more than MaxFullRank elements, or of a
-// unit or simplex support, cannot have a full-rank factor.
+// simplex support, cannot have a full-rank factor; a unit one can (on its
+// logits).
 func TestFullRankSize(t *testing.T) {
 	for _, l := range []Latent{
 		{Name: "beta", Size: MaxFullRank + 1, Support: dist.Real},
-		{Name: "beta", Size: 2, Support: dist.Unit},
 		{Name: "beta", Size: 3, Shape: []int{3}, Support: dist.Simplex},
 	} {
 		s := Settings{Families: map[string]Family{"beta": FamilyFullRank}}.withDefaults()
@@ -297,11 +297,13 @@ func TestFullRankSize(t *testing.T) {
 		}
 	}
 	s := Settings{Families: map[string]Family{"beta": FamilyFullRank}}.withDefaults()
-	e, err := newEngine(&mvGauss{}, []Latent{{Name: "beta", Size: MaxFullRank, Support: dist.Real}}, &s)
-	if err != nil {
-		t.Fatal(err)
+	for _, l := range []Latent{{Name: "beta", Size: MaxFullRank, Support: dist.Real}, {Name: "beta", Size: 2, Support: dist.Unit}} {
+		e, err := newEngine(&mvGauss{}, []Latent{l}, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.close()
 	}
-	e.close()
 }
 
 // fullRankCov returns LLᵀ of a fitted full-rank factor.

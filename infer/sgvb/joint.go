@@ -12,8 +12,9 @@ import (
 // Joint full-rank factors (Settings.FullRankGroups). A group's latents are
 // one block of family FamilyFullRank whose elements are the members'
 // elements in the order of the latents; the block's coords map them to the
-// coordinate vector and logEl marks the logs of positive latents. Every
-// other part of the engine treats it as the full-rank block of one latent.
+// coordinate vector and kind marks the logs of positive latents and the
+// logits of unit ones. Every other part of the engine treats it as the
+// full-rank block of one latent.
 
 // fullRankGroups checks Settings.FullRankGroups against the latents (after
 // expandOrdered) and returns the group of each latent named in one, or
@@ -96,7 +97,7 @@ func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank int) bl
 		b.mem = append(b.mem, member{name: l.Name, lat: i, lo: b.n, n: l.Size})
 		for j := range l.Size {
 			b.coords = append(b.coords, l.Offset+j)
-			b.logEl = append(b.logEl, l.Support == dist.Positive)
+			b.kind = append(b.kind, kindOf(l.Support))
 		}
 		b.n += l.Size
 		names = append(names, l.Name)
@@ -183,16 +184,28 @@ func (e *engine) warmJoint(b *block, r *Result) {
 }
 
 // spreadJoint sets element i's diagonal entry of the group's L (and, for
-// the log of a positive latent, its mean) from the mean m and sd s of a
-// factor of another family on the element's own scale, as spreadFrom does
-// for a block of one latent: a gamma factor's sd carried to the log scale
-// as sdlog √log(1 + (s/m)²), with the meanlog that keeps the mean. An
+// the log of a positive latent or the logit of a unit one, its mean) from
+// the mean m and sd s of a factor of another family on the element's own
+// scale, as spreadFrom does for a block of one latent: a gamma factor's
+// sd carried to the log scale as sdlog √log(1 + (s/m)²), with the meanlog
+// that keeps the mean; a beta factor's (the beta of mean m and sd s)
+// carried to the logit scale as the mean and sd of its logit. An
 // element whose mean or sd give no such spread keeps its start.
 func (b *block) spreadJoint(th []float64, i int, m, s float64) {
 	if !(s > 0) || !finite(s) || !finite(m) {
 		return
 	}
 	n := b.n
+	if b.logitAt(i) { // the beta of mean m and sd s: logit b has mean ψ(α) − ψ(β), sd √(ψ₁(α) + ψ₁(β))
+		c := m*(1-m)/(s*s) - 1 // α + β
+		if !isUnit(m) || !isPos(c) {
+			return
+		}
+		a, bb := math.Max(m*c, minParam), math.Max((1-m)*c, minParam)
+		th[i] = dist.Digamma(a) - dist.Digamma(bb)
+		th[n+i] = softplusInv(math.Max(math.Sqrt(dist.Trigamma(a)+dist.Trigamma(bb)), minParam))
+		return
+	}
 	if !b.logAt(i) {
 		th[n+i] = softplusInv(math.Max(s, minParam))
 		return
@@ -273,7 +286,7 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 		b.mem = append(b.mem, member{name: name, lo: b.n, n: f.Size})
 		for j := range f.Size {
 			b.coords = append(b.coords, f.Offset+j)
-			b.logEl = append(b.logEl, f.Support == dist.Positive)
+			b.kind = append(b.kind, kindOf(f.Support))
 		}
 		b.n += f.Size
 	}

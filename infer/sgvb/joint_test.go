@@ -277,7 +277,6 @@ func TestFullRankGroupErrors(t *testing.T) {
 		want   string
 	}{
 		{[][]string{{"a", "w"}}, nil, "latent w: full-rank factors are for real"},
-		{[][]string{{"a", "u"}}, nil, "latent u: full-rank factors are for real"},
 		{[][]string{{"a", "o"}}, nil, "latent o: full-rank factors are not for ordered latents"},
 		{[][]string{{"a"}}, nil, "a group needs two or more latents"},
 		{[][]string{{"a", "a"}}, nil, "latent a is named twice"},

@@ -238,6 +238,10 @@ func (b *block) lowRankLogq(val, x, aux []float64) float64 {
 		if b.logAt(i) {
 			lq -= x[b.at(i)]
 		}
+		if b.logitAt(i) {
+			j, _ := logitJac(x[b.at(i)])
+			lq -= j
+		}
 	}
 	return lq
 }

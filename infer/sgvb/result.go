@@ -88,7 +88,8 @@ type Factor struct {
 // Group is the joint full-rank factor of several latents
 // (Settings.FullRankGroups): a multivariate normal N(mean, LLᵀ) over the
 // coordinates of the latents Names, in that order, each latent's elements
-// in turn: the values of a real latent, the logs of a positive one.
+// in turn: the values of a real latent, the logs of a positive one, the
+// logits of a unit one.
 // Params are as a FamilyFullRank factor's: the mean, then the columns
 // L[1] … L[n] of the lower-triangular L. With Rank > 0 (Settings.Rank)
 // the group is a FamilyLowRank factor, N(mean, BBᵀ + diag(sd²)), and

@@ -48,8 +48,11 @@ var svSweepConfigs = []struct {
 	{"draws4", false, func(s *sgvb.Settings) { s.DrawsPerStep = 4 }, 1},
 	{"draws16", false, func(s *sgvb.Settings) { s.DrawsPerStep = 16 }, 1},
 	{"restarts4", false, func(*sgvb.Settings) {}, 4},
-	// what --fullrank all --rank 2 does with svModel: phi keeps its beta factor
+	// what --fullrank all --rank 2 did with svModel before bounded params
+	// joined groups: phi keeps its beta factor
 	{"lr-nophi2", false, func(s *sgvb.Settings) { s.FullRankGroups = [][]string{{"mu", "sigma", "z"}}; s.Rank = 2 }, 1},
+	// what it does now: phi joins on its logit (docs/inference.md, bounded-rank2)
+	{"rank2", false, func(s *sgvb.Settings) { s.FullRankGroups = [][]string{{"mu", "phi", "sigma", "z"}}; s.Rank = 2 }, 1},
 	{"t-default", true, func(*sgvb.Settings) {}, 1},
 	{"t-globals", true, func(s *sgvb.Settings) { s.FullRankGroups = [][]string{{"mu", "a", "sigma"}} }, 1},
 	{"t-rank1", true, func(s *sgvb.Settings) { s.FullRankGroups = [][]string{{"mu", "a", "sigma", "z"}}; s.Rank = 1 }, 1},
