@@ -110,6 +110,32 @@ func flagMessage(line string) string {
 // `gpp check model.gpp --set K=3`) and returns the positional arguments.
 // -h and --help print the whole usage; a bad flag prints its error and a
 // pointer to --help, not the page of flags under it.
+// parseCommand parses a command's flags (parseFlags) and returns its
+// positional arguments, or ok false with the exit code when the command
+// must stop: 0 after --help (written to stdout), 2 after a bad flag (the
+// flag package's message, with its hint, on the flag set's output).
+func parseCommand(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []string, code int, ok bool) {
+	if isHelp(args) {
+		fs.SetOutput(stdout)
+	}
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, exitOK, false
+	}
+	if err != nil {
+		return nil, exitUsage, false
+	}
+	return pos, 0, true
+}
+
+// usageError prints a command's usage error, its synopsis and where its
+// flags are listed, and returns the usage exit code.
+func usageError(stderr io.Writer, name, synopsis, format string, args ...any) int {
+	errorf(stderr, format, args...)
+	fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp %s --help' for the flags.\n", synopsis, name)
+	return exitUsage
+}
+
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	full := fs.Usage
 	fs.Usage = func() {}
@@ -211,15 +237,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	sets := setFlags{}
 	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")
-	if isHelp(args) {
-		fs.SetOutput(stdout)
-	}
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	if len(pos) == 0 {
 		errorf(stderr, "check takes a model file and, optionally, its data files; got no arguments")

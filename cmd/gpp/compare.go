@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -71,20 +70,12 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		printFlags(fs)
 	}
 	csvOut := fs.String("csv", "", "also write the table to `FILE` as CSV")
-	if isHelp(args) {
-		fs.SetOutput(stdout)
-	}
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	if len(pos) < 2 {
-		errorf(stderr, "compare needs at least two fits, got %d", len(pos))
-		fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp compare --help' for the flags.\n", compareSynopsis)
-		return exitUsage
+		return usageError(stderr, "compare", compareSynopsis, "compare needs at least two fits, got %d", len(pos))
 	}
 	src := sources{}
 	var fits []*looFit

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -53,20 +51,12 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 	eps := fs.Float64("eps", fd.Central.Step, "finite-difference step")
 	tol := fs.Float64("tol", diagDefaultTol, "largest relative error accepted")
 	fs.Var(sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
-	if isHelp(args) {
-		fs.SetOutput(stdout)
-	}
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	usageErr := func(format string, args ...any) int {
-		errorf(stderr, format, args...)
-		fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp diagnose --help' for the flags.\n", diagnoseSynopsis)
-		return exitUsage
+		return usageError(stderr, "diagnose", diagnoseSynopsis, format, args...)
 	}
 	switch {
 	case len(pos) == 0:

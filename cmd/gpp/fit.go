@@ -180,20 +180,12 @@ func isHelp(args []string) bool {
 // use when the command must stop (help or a usage error).
 func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, bool) {
 	fs, cfg, v := newFitFlags(stderr)
-	if isHelp(args) {
-		fs.SetOutput(stdout)
-	}
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil, exitOK, false
-	}
-	if err != nil {
-		return nil, exitUsage, false
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return nil, code, false
 	}
 	usageErr := func(format string, args ...any) (*fitConfig, int, bool) {
-		errorf(stderr, format, args...)
-		fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp fit --help' for the flags.\n", fitSynopsis)
-		return nil, exitUsage, false
+		return nil, usageError(stderr, "fit", fitSynopsis, format, args...), false
 	}
 	if len(pos) == 0 {
 		return usageErr("fit needs a model file")

@@ -89,20 +89,12 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "the full summary table (default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
-	if isHelp(args) {
-		fs.SetOutput(stdout)
-	}
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	usageErr := func(format string, args ...any) int {
-		errorf(stderr, format, args...)
-		fmt.Fprintf(stderr, "usage: gpp %s\nRun 'gpp predict --help' for the flags.\n", predictSynopsis)
-		return exitUsage
+		return usageError(stderr, "predict", predictSynopsis, format, args...)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

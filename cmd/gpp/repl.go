@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -48,18 +47,12 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", replSynopsis, replHelpText)
 		printFlags(fs)
 	}
-	if isHelp(args) {
-		fs.SetOutput(stdout)
-	}
 	sets := setFlags{}
 	fs.Var(sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; :set in the session)")
 	history := fs.String("history", "", "history `FILE` (default $XDG_STATE_HOME/gpp/history or ~/.gpp_history; \"-\": none)")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	r := newRepl(stdin, stdout, stderr)
 	switch *history {
