@@ -111,9 +111,10 @@ func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.M
 	if !positive || !slow {
 		return ""
 	}
-	return "gamma factors behind the softplus are slow to become tight; where positive latents are " +
-		"well identified, the default --gamma-param log-mean-shape usually converges an order of magnitude " +
-		"sooner (docs/inference.md)"
+	return "gamma factors behind the softplus are slow to become tight, so this fit stopped before it converged; " +
+		"where positive latents are well identified, the default --gamma-param log-mean-shape usually converges an " +
+		"order of magnitude sooner, while on a small sparse model such as examples/epm.gpp's football network " +
+		"softplus may keep more components: compare the two, or give softplus more --iter (docs/inference.md)"
 }
 
 // fitWarnings returns the warnings of a fit, or those of the restarts and
