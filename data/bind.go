@@ -580,6 +580,13 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		b.skipSizes(d)
 		return
 	}
+	if len(a.Missing) > 0 && d.Missing == nil && b.partial && d.Unused {
+		// the REPL: a declaration typed before the ~ that observes it
+		// waits for it, as data still to come do
+		b.missing = append(b.missing, d.Name)
+		b.skipSizes(d)
+		return
+	}
 	if len(a.Missing) > 0 && d.Missing == nil {
 		b.errs = append(b.errs, missingError(d, a))
 		b.skipSizes(d)

@@ -57,7 +57,7 @@ func TestMissingErrors(t *testing.T) {
 		{"observed and read", "data x: real[N]\nparam b: real\nx ~ Normal(b, 1)\ntarget += -sum(square(x))\n", "x\n1\nNA\nNA\n",
 			"d.csv:3:1: column \"x\": \"NA\", a missing value (the first of 2): `x` is read in an expression at m.gpp:4:23 (a covariate)"},
 		{"int", "data x: int[N]\nparam l: positive\nx ~ Poisson(l)\n", "x\n1\nNA\n",
-			"d.csv:3:1: column \"x\": \"NA\", a missing value: `x` is int data: a missing count would be a discrete latent, which variational inference (SGVB) cannot fit" + what},
+			"d.csv:3:1: column \"x\": \"NA\", a missing value: `x` is int data: a missing count or class would be a discrete latent, which variational inference (SGVB) cannot fit (fit the other rows; gpp predict then draws the missing ones from an output y_rep ~ ...)" + what},
 		{"truncated", "data x: real[N]\nparam m: real\nx ~ Normal(m, 1) T[0, ]\n", "x\n1\nNA\n",
 			"\"NA\", a missing value: `x` is observed by a truncated ~ at m.gpp:3:5, and missing values are fitted only under built-in families on real, positive or unit values, untruncated" + what},
 		{"bounded family", "data x: real[N]\nparam m: real\nx ~ Uniform(m, 1)\n", "x\n0.5\nNA\n",

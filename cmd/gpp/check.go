@@ -207,6 +207,7 @@ var stanFlags = map[string]string{
 	"output":         "out",
 	"out-dir":        "out",
 	"outdir":         "out",
+	"o":              "out", // -o DIR, as compilers write it
 	"num-samples":    "output-draws",
 	"init-file":      "init",
 	"map":            "family map",

@@ -169,6 +169,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"unknown flag", fit(poissonModel, poissonData, "--frobnicate"), 2, "unknown flag --frobnicate\n"},
 		{"misspelt flag", fit(poissonModel, poissonData, "--iters", "10"), 2, "unknown flag --iters; did you mean --iter?\n"},
 		{"CmdStan's flag", fit(poissonModel, poissonData, "--eta", "0.1"), 2, "unknown flag --eta; did you mean --step-size?\n"},
+		{"-o for --out", fit(poissonModel, poissonData, "-o", "dir"), 2, "unknown flag --o; did you mean --out?\n"},
 		{"CmdStan's flag for MAP", fit(poissonModel, poissonData, "--map"), 2, "unknown flag --map; did you mean --family map?\n"},
 		{"one output draw", fit(poissonModel, poissonData, "--output-draws", "1"), 2, "gpp: --output-draws 1 is too few: the summary's sd and quantiles need at least 2 draws of q\n"},
 		{"flag without its value", fit(poissonModel, poissonData, "--iter"), 2, "flag needs an argument: --iter\n"},

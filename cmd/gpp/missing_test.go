@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -140,5 +141,65 @@ func TestMissingLOO(t *testing.T) {
 	t.Logf("elpd_loo %.3f with the missing rows imputed, %.3f without them", eAll, eObs)
 	if math.Abs(eAll-eObs) > 0.5 {
 		t.Errorf("elpd_loo %.3f with the missing rows imputed, %.3f on the observed rows alone", eAll, eObs)
+	}
+}
+
+// A joint factor (--fullrank all, with and without --rank) holds the
+// params with the missing values y_missing; gpp predict, whose model lays
+// out no y_missing, draws the params from the group's marginal, keeping
+// their correlation: with x near 11 the intercept and slope are almost
+// perfectly anticorrelated, and a + 11·b has an sd 20 times smaller than
+// independent draws of them would give (the group was dropped for the
+// members' own marginals before). The sd of mu11 in predict's draws must
+// match the fit's within 20% (1000 draws each: an sd's error is about 2%).
+func TestMissingPredictKeepsJoint(t *testing.T) {
+	d := t.TempDir()
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range 40 {
+		x := 10 + 2*float64(i)/39
+		y := fmt.Sprintf("%.4f", 1+0.5*x+0.3*math.Sin(7*float64(i)))
+		if i%5 == 0 {
+			y = "NA"
+		}
+		fmt.Fprintf(&b, "%.4f,%s\n", x, y)
+	}
+	data := writeFile(t, d, "unc.csv", b.String())
+	newData := writeFile(t, d, "new.csv", "x\n11\n")
+	model := writeFile(t, d, "unc.gpp", `data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 10)
+param b: real ~ Normal(0, 10)
+param s: real<lower=0> ~ Exponential(1)
+y ~ Normal(a + b * x, s)
+output mu11 = a + b * 11
+`)
+	sd := func(dir string) float64 {
+		header, rows := drawLines(t, filepath.Join(dir, "draws.csv"))
+		c := columns(header)["mu11"]
+		var xs []float64
+		for _, row := range rows[1:] { // row 1 is q's mean
+			v, err := strconv.ParseFloat(strings.Split(row, ",")[c], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs = append(xs, v)
+		}
+		return math.Sqrt(variance(xs))
+	}
+	for _, flags := range [][]string{{"--fullrank", "all"}, {"--fullrank", "all", "--rank", "2"}} {
+		fit, pred := filepath.Join(d, "fit"), filepath.Join(d, "pred")
+		args := append([]string{"fit", model, data, "--quiet", "--out", fit}, flags...)
+		if code, _, stderr := runSafe(t, args...); code != 0 {
+			t.Fatalf("fit %v: exit %d: %s", flags, code, stderr)
+		}
+		if code, _, stderr := runSafe(t, "predict", fit, model, newData, "--quiet", "--out", pred); code != 0 {
+			t.Fatalf("predict %v: exit %d: %s", flags, code, stderr)
+		}
+		sf, sp := sd(fit), sd(pred)
+		t.Logf("%v: sd of a + 11 b %.4f in the fit's draws, %.4f in predict's", flags, sf, sp)
+		if sp > 1.2*sf || sp < sf/1.2 {
+			t.Errorf("%v: sd of a + 11 b %.4g in predict's draws, %.4g in the fit's: the params' joint factor was not kept", flags, sp, sf)
+		}
 	}
 }

@@ -1848,14 +1848,26 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 	}
 	for _, g := range groups {
 		size, ok := 0, true
+		var kept []string // the members that m lays out
+		var keep []bool   // per coordinate of the group
 		for _, name := range g.Names {
-			f := r.Factor(name)
-			ok = ok && f != nil
-			if ok {
+			if f := r.Factor(name); f != nil {
 				size += f.Size
+				kept = append(kept, name)
+				keep = append(keep, slices.Repeat([]bool{true}, f.Size)...)
+				continue
 			}
+			// a fit's missing values, which a model compiled to predict
+			// does not lay out: the group is the others' marginal
+			k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == name })
+			if !m.MissingName(name) || k < 0 {
+				ok = false
+				break
+			}
+			size += shapeLen(factors[k].Shape)
+			keep = append(keep, slices.Repeat([]bool{false}, shapeLen(factors[k].Shape))...)
 		}
-		if !ok {
+		if !ok || len(kept) == 0 {
 			warns = append(warns, fmt.Sprintf("--init: group %s has a member that matches no latent; its members start from their own factors", strings.Join(g.Names, "+")))
 			continue
 		}
@@ -1867,6 +1879,14 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 				p[i] = float64(v)
 			}
 			sg.Params = append(sg.Params, p)
+		}
+		if len(kept) < len(g.Names) {
+			mg, err := sg.Marginal(kept, keep)
+			if err != nil {
+				warns = append(warns, fmt.Sprintf("--init: group %s: %v; its members start from their own factors", strings.Join(g.Names, "+"), err))
+				continue
+			}
+			sg = mg
 		}
 		r.Groups = append(r.Groups, sg)
 	}

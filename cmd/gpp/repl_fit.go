@@ -539,10 +539,10 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	full := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], out)}
 	info, err := check.Check(full, &check.Config{Overrides: r.sets})
 	if err != nil {
-		r.printError(err, srcs)
+		r.printError(r.missingNameHint(err, x), srcs)
 		return
 	}
-	if info.Types[x].DataOnly {
+	if info.Types[x].DataOnly && !r.readsMissing(info, x) {
 		r.evalFixed(ctx, full, info, out, mode, srcs)
 		return
 	}
@@ -902,6 +902,11 @@ func (r *repl) evalFixed(ctx context.Context, full *ast.File, info *check.Info, 
 	constsOnly = append(constsOnly, out)
 	m, err := compileFixed(withData, r.inputs(), r.sets)
 	if err != nil {
+		if m2, err2 := compileFixed(withoutMissingData(info, withData), r.inputs(), r.sets); err2 == nil {
+			m, err = m2, nil
+		}
+	}
+	if err != nil {
 		var err2 error
 		if m, err2 = compileFixed(constsOnly, nil, r.sets); err2 != nil {
 			r.printError(err, srcs)
@@ -1074,4 +1079,87 @@ func joinAnd(items []string) string {
 		return strings.Join(items, "")
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// readsMissing reports whether x reads data whose missing cells the model
+// fits (y_missing): x then depends on the params, and is evaluated at
+// draws of q with those cells filled in, as an output is.
+func (r *repl) readsMissing(info *check.Info, x ast.Expr) bool {
+	var names []string
+	ast.Inspect(x, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if d := info.DataVar(id.Name); d != nil && d.Missing != nil && info.Uses[id] == d.Symbol {
+				names = append(names, id.Name)
+			}
+		}
+		return true
+	})
+	if len(names) == 0 {
+		return false
+	}
+	bound, err := data.Bind(info, r.inputs(), r.sets)
+	if err != nil {
+		return false // evalFixed reports it
+	}
+	for _, n := range names {
+		if a := bound[n]; a != nil && len(a.Missing) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// missingNameHint adds to the error of an expression that names a fit's
+// missing values (y_missing), which are no name of the model, how to
+// read them.
+func (r *repl) missingNameHint(err error, x ast.Expr) error {
+	if r.fit == nil {
+		return err
+	}
+	var hint error
+	ast.Inspect(x, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || hint != nil {
+			return hint == nil
+		}
+		base, isMissing := strings.CutSuffix(id.Name, compile.MissingSuffix)
+		if isMissing && r.fit.res.Factor(id.Name) != nil {
+			hint = ast.Errorf(id.Pos(), "`%s` is the fit's missing values of `%s`, not a name in the model: read `%s`, whose missing cells are %s at each draw, or :show %s for q's factor",
+				id.Name, base, base, id.Name, id.Name)
+		}
+		return true
+	})
+	if hint != nil {
+		return hint
+	}
+	return err
+}
+
+// withoutMissingData leaves out of the statements of evalFixed the
+// declarations of data whose missing cells the model fits (y_missing), or
+// that nothing reads yet, and that no other statement among them reads:
+// evalFixed tries them when the statements fail to bind, as without the
+// model's ~ those missing cells would have no distribution, and a
+// data-only expression does not need them (x[4] beside a y with NA cells).
+func withoutMissingData(info *check.Info, stmts []ast.Stmt) []ast.Stmt {
+	read := map[string]bool{}
+	for _, s := range stmts {
+		if _, ok := s.(*ast.DataDecl); ok {
+			continue
+		}
+		ast.Inspect(s, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				read[id.Name] = true
+			}
+			return true
+		})
+	}
+	return slices.DeleteFunc(slices.Clone(stmts), func(s ast.Stmt) bool {
+		d, ok := s.(*ast.DataDecl)
+		if !ok || read[d.Name.Name] {
+			return false
+		}
+		v := info.DataVar(d.Name.Name)
+		return v != nil && (v.Missing != nil || v.Unused)
+	})
 }

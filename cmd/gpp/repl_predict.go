@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // predict runs :predict: the session model's outputs at the last fit's
@@ -47,7 +50,12 @@ func (r *repl) predict(args []string) {
 		r.errorf("the model has no outputs: :predict evaluates them (add output NAME = EXPR, or type an expression to evaluate it on the session's data)")
 		return
 	}
-	if r.staleParams(latentChange(m.Latents, m.Dim, true, r.fit.res)) {
+	res, err := withoutMissing(r.fit.res, m)
+	if err != nil {
+		r.errorf("%v", err)
+		return
+	}
+	if r.staleParams(latentChange(m.Latents, m.Dim, true, res)) {
 		return
 	}
 	if err := checkDrawsSize(r.fit.draws, 1, m); err != nil {
@@ -55,7 +63,7 @@ func (r *repl) predict(args []string) {
 		return
 	}
 	r.noteStale()
-	ds, err := makeDraws(r.fit.res, nil, m, r.fit.draws, r.fit.seed)
+	ds, err := makeDraws(res, nil, m, r.fit.draws, r.fit.seed)
 	if err != nil {
 		r.printError(err, srcs)
 		return
@@ -87,4 +95,50 @@ func (r *repl) predict(args []string) {
 	for _, w := range nanWarnings(ds, st) {
 		errorf(r.err, "warning: %s", w)
 	}
+}
+
+// withoutMissing returns res without the factors of the fitted missing
+// values (NAME_missing) that m, compiled to predict, does not lay out, as
+// gpp predict reads a fit file (initResult): a joint factor keeps the
+// others' marginal, and their correlations with it. res itself when it
+// has none.
+func withoutMissing(res *sgvb.Result, m *compile.Model) (*sgvb.Result, error) {
+	drop := func(name string) bool {
+		return m.MissingName(name) && !slices.ContainsFunc(m.Latents, func(l compile.Latent) bool { return l.Name == name })
+	}
+	if !slices.ContainsFunc(res.Factors, func(f sgvb.Factor) bool { return drop(f.Name) }) {
+		return res, nil
+	}
+	out := &sgvb.Result{Method: res.Method, Dim: res.Dim}
+	for _, f := range res.Factors {
+		if drop(f.Name) {
+			out.Dim -= f.Size
+			continue
+		}
+		out.Factors = append(out.Factors, f)
+	}
+	for _, f := range out.Factors {
+		if f.Offset+f.Size > out.Dim { // the missing values are laid out last
+			return nil, fmt.Errorf("the fit lays out %s after its missing values", f.Name)
+		}
+	}
+	for _, g := range res.Groups {
+		var kept []string
+		var keep []bool
+		for _, name := range g.Names {
+			if !drop(name) {
+				kept = append(kept, name)
+			}
+			keep = append(keep, slices.Repeat([]bool{!drop(name)}, res.Factor(name).Size)...)
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		mg, err := g.Marginal(kept, keep)
+		if err != nil {
+			return nil, err
+		}
+		out.Groups = append(out.Groups, mg)
+	}
+	return out, nil
 }

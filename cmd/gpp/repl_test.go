@@ -1507,3 +1507,13 @@ func TestReplPredict(t *testing.T) {
 		t.Errorf("the fit's and :predict's rows of max_rep and sd_rep differ:\n%s\n%s", strings.Join(rows, "\n"), out.String())
 	}
 }
+
+// TestReplMissing: testdata/repl_missing.in, as TestReplSession. A data
+// declaration whose missing cells no ~ observes yet is accepted, waiting
+// for its ~ (it was refused, and the ~ could not be typed without it);
+// after :fit, y[3] (a missing cell) has q's spread and x[3] is data,
+// y_missing at the prompt is explained, and :predict, whose model lays out
+// no y_missing, draws the params from the joint factor's marginal.
+func TestReplMissing(t *testing.T) {
+	replTranscript(t, "repl_missing", exitError)
+}

@@ -413,7 +413,8 @@ func TestHandBuilt(t *testing.T) {
 // term of the log density reading it (through lets or a for body) is
 // warned about; bounded supports (the correlation matrices and their
 // factors too: a flat prior on them is LKJ(1)), priors and any reading term
-// are not.
+// are not. A param with a prior that nothing reads (h) is warned about as
+// a leftover; one that only an output reads (g) is not.
 func TestImproperWarnings(t *testing.T) {
 	const src = `data y: real[N]
 param m: real ~ Normal(0, 1)
@@ -434,7 +435,8 @@ param h: positive ~ Gamma(2, v)
 param up: real<upper=2>
 param L: cholesky_factor_corr[3]
 param Om: corr_matrix[2]
-output z = s + lo + up + L[1, 0] + Om[0, 1]
+param g: real ~ Normal(0, 1)
+output z = s + lo + up + L[1, 0] + Om[0, 1] + g
 `
 	_, info := checkSource(t, "m.gpp", src, nil)
 	var got []string
@@ -444,6 +446,7 @@ output z = s + lo + up + L[1, 0] + Om[0, 1]
 	want := []string{
 		"m.gpp:3:7 param `s` has no prior and no term of the log density reads it",
 		"m.gpp:6:7 param `lo` has no prior and no term of the log density reads it",
+		"m.gpp:16:7 param `h` is read nowhere but in its declaration",
 		"m.gpp:17:7 param `up` has no prior and no term of the log density reads it",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -451,7 +454,7 @@ output z = s + lo + up + L[1, 0] + Om[0, 1]
 	}
 	// A bounded param's flat posterior is over its bounds, not its
 	// factor's support ("positive" for real<upper=2>).
-	if n := len(info.Warnings); n != 3 || !strings.Contains(info.Warnings[2].Msg, "flat over the bounds (-∞, 2)") || !strings.Contains(info.Warnings[0].Msg, "flat over the positive support") {
+	if n := len(info.Warnings); n != 4 || !strings.Contains(info.Warnings[3].Msg, "flat over the bounds (-∞, 2)") || !strings.Contains(info.Warnings[0].Msg, "flat over the positive support") {
 		t.Errorf("warnings %v", info.Warnings)
 	}
 }

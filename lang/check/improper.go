@@ -64,8 +64,20 @@ func (c *checker) improper() {
 			return true
 		})
 	}
+	used := map[*Symbol]bool{} // read anywhere but in their own declaration
+	for _, sym := range c.info.Uses {
+		used[sym] = true
+	}
 	for _, lat := range c.info.Latents {
 		sym := c.info.Defs[lat.Decl.Name]
+		if lat.Prior != nil && !used[sym] {
+			// a leftover of an edit, as a scale param that a
+			// reparameterization no longer reads: the fit gives its prior back
+			c.info.Warnings = append(c.info.Warnings, ast.Errorf(lat.Pos,
+				"param `%s` is read nowhere but in its declaration: it does not enter the model, and its fit is its prior %s; leave it out, or use it",
+				lat.Name, ast.FormatExpr(lat.Prior)))
+			continue
+		}
 		if lat.Prior != nil || reads[sym] || lat.Support == dist.Unit || lat.Support == dist.Simplex ||
 			lat.Support == dist.CholCorr || lat.Support == dist.CorrMatrix || lat.HasLower() && lat.HasUpper() {
 			continue

@@ -375,6 +375,11 @@ type DataVar struct {
 	// nil when a missing cell is an error, and NoMissing then says why.
 	Missing   *MissingFit
 	NoMissing string
+	// Unused is true when no statement mentions the data and its missing
+	// cells could be fitted once a ~ observes it: a declaration typed into
+	// the REPL before its ~, whose missing cells wait for it
+	// (data.BindPartial).
+	Unused bool
 	// Implicit is true for a size name: bound from axis Axis of the shape
 	// of SizeOf when the data loads.
 	Implicit bool

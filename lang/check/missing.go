@@ -132,7 +132,9 @@ func (c *checker) missingData() {
 		}
 		return true
 	})
+	mentioned := map[*Symbol]bool{}
 	for id, sym := range c.info.Uses {
+		mentioned[sym] = true
 		if sym.Kind != Data || observed[id] {
 			continue
 		}
@@ -147,7 +149,7 @@ func (c *checker) missingData() {
 		o := of(d.Symbol)
 		switch {
 		case d.Elem == Int:
-			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count would be a discrete latent, which variational inference (SGVB) cannot fit", d.Name)
+			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count or class would be a discrete latent, which variational inference (SGVB) cannot fit (fit the other rows; gpp predict then draws the missing ones from an output y_rep ~ ...)", d.Name)
 		case d.Kind != ast.Real && d.Kind != ast.Positive && d.Kind != ast.Unit:
 			d.NoMissing = fmt.Sprintf("`%s` is %s data, whose missing values are not fitted", d.Name, d.Kind)
 		case d.LowerExpr != nil && d.Lower == nil || d.UpperExpr != nil && d.Upper == nil:
@@ -158,6 +160,7 @@ func (c *checker) missingData() {
 			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, untruncated"
 		case len(o.narrow) == 0:
 			d.NoMissing = fmt.Sprintf("`%s` is not observed by any ~, so its missing values would have no distribution", d.Name)
+			d.Unused = !mentioned[d.Symbol]
 		default:
 			d.Missing = missingBounds(d, o.narrow)
 		}

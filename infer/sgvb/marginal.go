@@ -1,0 +1,88 @@
+package sgvb
+
+import (
+	"fmt"
+	"math"
+)
+
+// Marginal returns the group's q over the coordinates where keep is true
+// (len(keep) is the group's size), named names: the marginal of a normal
+// is a normal. gpp predict and the REPL's :predict drop a fit's missing
+// values (NAME_missing), which a model compiled to predict does not lay
+// out, from its joint factor this way, keeping the params' correlations. A
+// low-rank group keeps those rows of its mean, d and B, which is its
+// marginal exactly; a full-rank one the Cholesky factor of the kept rows'
+// covariance L_S L_Sᵀ.
+func (g Group) Marginal(names []string, keep []bool) (Group, error) {
+	if len(g.Params) == 0 || len(g.Params[0]) != len(keep) {
+		return Group{}, fmt.Errorf("sgvb: Marginal of a group with %d flags for its coordinates", len(keep))
+	}
+	var idx []int
+	for i, k := range keep {
+		if k {
+			idx = append(idx, i)
+		}
+	}
+	rows := func(v []float64) []float64 {
+		out := make([]float64, len(idx))
+		for j, i := range idx {
+			out[j] = v[i]
+		}
+		return out
+	}
+	out := Group{Names: names, Rank: g.Rank}
+	if g.Rank > 0 {
+		for _, p := range g.Params {
+			out.Params = append(out.Params, rows(p))
+		}
+		return out, nil
+	}
+	// Σ_S = L_S L_Sᵀ over the n kept rows of L (Params[1+j] is column j).
+	n, cols := len(idx), len(g.Params)-1
+	cov := make([]float64, n*n)
+	for a, i := range idx {
+		for b, j := range idx[:a+1] {
+			var s float64
+			for k := range cols {
+				s += g.Params[1+k][i] * g.Params[1+k][j]
+			}
+			cov[a*n+b], cov[b*n+a] = s, s
+		}
+	}
+	l, ok := cholesky(cov, n)
+	if !ok {
+		return Group{}, fmt.Errorf("sgvb: the kept coordinates' covariance is not positive definite")
+	}
+	out.Params = append(out.Params, rows(g.Params[0]))
+	for j := range n {
+		c := make([]float64, n)
+		for i := j; i < n; i++ {
+			c[i] = l[i*n+j]
+		}
+		out.Params = append(out.Params, c)
+	}
+	return out, nil
+}
+
+// cholesky returns the lower-triangular L (row-major, n×n) with LLᵀ = a,
+// or false when a is not positive definite.
+func cholesky(a []float64, n int) ([]float64, bool) {
+	l := make([]float64, n*n)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s := a[i*n+j]
+			for k := range j {
+				s -= l[i*n+k] * l[j*n+k]
+			}
+			if i == j {
+				if !(s > 0) {
+					return nil, false
+				}
+				l[i*n+i] = math.Sqrt(s)
+			} else {
+				l[i*n+j] = s / l[j*n+j]
+			}
+		}
+	}
+	return l, true
+}
