@@ -52,12 +52,24 @@ type looWeights struct {
 	// those at a missing cell of data of log_lik's shape, whose value the
 	// fit imputes (compile.Model.MissingCells).
 	obs []int
+	// miss, when the fit imputes missing values (and can draw them,
+	// compile.MissingSampler) under a q whose factors of them are
+	// independent of the rest's, draws each LOO draw's missing values from
+	// their model given its params, so that its weight is p(params,
+	// observed)/q(params): ev (with its own randomness, leaving the output
+	// draws' as they were) evaluates log p and log_lik at the redrawn
+	// point x, and ll is then the LOO draws' own.
+	miss *compile.MissingSampler
+	ev   *compile.Evaluator
+	rng  *rand.Rand
+	x    []float64
+	r    *sgvb.Result
 }
 
 // newLOOWeights returns the LOO draws of ds (nil: the model has no
 // log_lik, or q is a MAP point), giving its log_lik columns room for n
 // defensive draws beyond the n output draws.
-func newLOOWeights(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int) *looWeights {
+func newLOOWeights(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64) *looWeights {
 	if !wantsLOO(m, r.Method) {
 		return nil
 	}
@@ -73,7 +85,14 @@ func newLOOWeights(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Mo
 	w.lr = make([]float64, 0, 2*n)
 	w.obs = looObservations(w.v, m)
 	w.ll = make([][]float64, len(w.v.elems))
+	if mix == nil {
+		w.marginal(r, m, seed)
+	}
 	for j := range w.ll {
+		if w.miss != nil {
+			w.ll[j] = make([]float64, 0, 2*n)
+			continue
+		}
 		if w.def != nil {
 			ds.cols[w.v.first+j] = make([]float64, n, 2*n)
 		}
@@ -82,16 +101,77 @@ func newLOOWeights(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Mo
 	return w
 }
 
+// marginal sets w up to draw the missing values of data from their model
+// (w.miss), where m imputes some, they can be drawn, and q's factors of
+// them are not joint with the params' (--fullrank all's are: there, as
+// where they cannot be drawn, the draws keep q's values of them).
+func (w *looWeights) marginal(r *sgvb.Result, m *compile.Model, seed uint64) {
+	ms := m.NewMissingSampler()
+	if ms == nil || !r.Separates(ms.Coords()) {
+		return
+	}
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		return
+	}
+	ev.SetRand(rand.New(rand.NewPCG(seed, looStream+3)))
+	w.miss, w.ev, w.r = ms, ev, r
+	w.rng = rand.New(rand.NewPCG(seed, looStream+2))
+	w.x = make([]float64, r.Dim)
+}
+
 // add records the weight of a draw at coordinates x, with log q (of the
-// fit, or of the mixture of restarts) and log p there (nil w: no LOO).
+// fit, or of the mixture of restarts) and log p there (nil w: no LOO),
+// and, where w draws the missing values from their model (w.miss), the
+// draw's log_lik at the point with them redrawn.
 func (w *looWeights) add(x []float64, logq, logp float64) {
 	if w == nil {
+		return
+	}
+	if w.miss != nil {
+		w.addMarginal(x)
 		return
 	}
 	if w.def != nil {
 		logq = w.def.LogDensity(x)
 	}
 	w.lr = append(w.lr, logp-logq) // NaN or ±Inf: weight 0
+}
+
+// addMarginal records a draw whose missing values are redrawn from their
+// model at its params: proposal q(params)·p(missing | params) (the
+// mixture ½q + ½g's marginal of the params for a defensive fit), so the
+// weight p(params, missing, observed)/proposal is p(params, observed)/
+// q(params). A draw whose missing values cannot be drawn (an argument
+// outside its support) has weight 0.
+func (w *looWeights) addMarginal(x []float64) {
+	copy(w.x, x)
+	drop := w.miss.Coords()
+	var logq float64
+	if w.def != nil {
+		logq = w.def.MarginalLogDensity(w.x, drop)
+	} else {
+		logq = w.r.MarginalLogQCoords(w.x, drop)
+	}
+	lmis, err := w.miss.Draw(w.rng, w.x)
+	lp, outs, _ := w.ev.Eval(w.x)
+	lr := lp - logq - lmis
+	if err != nil {
+		lr = math.NaN()
+	}
+	w.lr = append(w.lr, lr)
+	w.appendLL(outs)
+}
+
+// appendLL appends a draw's log_lik elements from its outputs (nil: NaN).
+func (w *looWeights) appendLL(outs [][]float64) {
+	for j, k := range w.v.elems {
+		v := math.NaN()
+		if outs != nil && w.v.index < len(outs) && k < len(outs[w.v.index]) {
+			v = outs[w.v.index][k]
+		}
+		w.ll[j] = append(w.ll[j], v)
+	}
 }
 
 // defensiveDraws adds n draws from g (none for a mixture of restarts).
@@ -103,15 +183,13 @@ func (w *looWeights) defensiveDraws(ev *compile.Evaluator, x []float64, n int, s
 	ev.SetRand(rand.New(rand.NewPCG(seed, looStream+1)))
 	for range n {
 		w.def.SampleCoords(rng, x)
+		if w.miss != nil {
+			w.addMarginal(x)
+			continue
+		}
 		lp, outs, _ := ev.Eval(x)
 		w.add(x, 0, lp)
-		for j, k := range w.v.elems {
-			v := math.NaN()
-			if outs != nil && w.v.index < len(outs) && k < len(outs[w.v.index]) {
-				v = outs[w.v.index][k]
-			}
-			w.ll[j] = append(w.ll[j], v)
-		}
+		w.appendLL(outs)
 	}
 }
 

@@ -661,7 +661,7 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
 
-	lw := newLOOWeights(ds, r, mix, m, n)
+	lw := newLOOWeights(ds, r, mix, m, n, seed)
 	rng := rand.New(rand.NewPCG(seed, drawStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	for d := range n {

@@ -162,13 +162,21 @@ func (d *Defensive) SampleCoords(rng *rand.Rand, x []float64) {
 // natural scale, comparable with Result.LogQCoords and with the Target's
 // log p. Safe for concurrent use.
 func (d *Defensive) LogDensity(x []float64) float64 {
+	return d.MarginalLogDensity(x, nil)
+}
+
+// MarginalLogDensity is LogDensity without the blocks of q whose
+// coordinates drop marks (indexed like x; nil: none), which must be whole
+// blocks (Result.Separates): the mixture's marginal density of the other
+// coordinates, g's blocks being independent where q's are.
+func (d *Defensive) MarginalLogDensity(x []float64, drop []bool) float64 {
 	r := d.r
-	lq := r.LogQCoords(x)
+	lq := r.MarginalLogQCoords(x, drop)
 	// log g − log q over the blocks g replaces, on the coordinates
 	delta := 0.0
 	nu := float64(DefensiveDF)
 	for bi := range r.blocks {
-		if d.wide[bi] == keep {
+		if d.wide[bi] == keep || r.dropped(bi, drop) {
 			continue
 		}
 		b := &r.blocks[bi]

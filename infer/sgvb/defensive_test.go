@@ -153,3 +153,39 @@ func TestDefensiveSample(t *testing.T) {
 		t.Errorf("covariance of the full-rank factor's coordinates under g: %.4f, want 0", cov)
 	}
 }
+
+// TestMarginalDensity: leaving out whole blocks (the normal m and the
+// gamma s, as LOO leaves out the factors of missing values), q's and the
+// defensive mixture's log densities are those of the q of the other
+// factors alone; a mark on one coordinate of the full-rank factor does
+// not separate it.
+func TestMarginalDensity(t *testing.T) {
+	r := defensiveResult()
+	rest := defensiveResult()
+	rest.Factors = rest.Factors[2:]
+	drop := make([]bool, 10)
+	drop[0], drop[1] = true, true
+	if !r.Separates(drop) {
+		t.Fatal("m and s do not separate")
+	}
+	d, dr := r.Defensive(), rest.Defensive()
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, 10)
+	for trial := range 100 {
+		d.SampleCoords(rng, x)
+		if got, want := r.MarginalLogQCoords(x, drop), rest.LogQCoords(x); math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Fatalf("draw %d: marginal log q %.15g, want %.15g", trial, got, want)
+		}
+		if got, want := d.MarginalLogDensity(x, drop), dr.LogDensity(x); math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Fatalf("draw %d: marginal mixture density %.15g, want %.15g", trial, got, want)
+		}
+		if got, want := r.MarginalLogQCoords(x, nil), r.LogQCoords(x); got != want {
+			t.Fatalf("draw %d: log q with nothing left out %v, want %v", trial, got, want)
+		}
+	}
+	one := make([]bool, 10)
+	one[6] = true
+	if r.Separates(one) {
+		t.Error("one coordinate of the full-rank factor separates")
+	}
+}

@@ -278,13 +278,44 @@ func (r *Result) SampleCoords(rng *rand.Rand, x []float64) (logq float64) {
 // density of z on its natural scale, as SampleCoords returns it (0 for a
 // MAP point). Safe for concurrent use.
 func (r *Result) LogQCoords(x []float64) (logq float64) {
+	return r.MarginalLogQCoords(x, nil)
+}
+
+// MarginalLogQCoords is LogQCoords without the blocks whose coordinates
+// drop marks (indexed like x; nil: none), which must be whole blocks
+// (Separates): q's marginal density of the other coordinates. PSIS-LOO
+// weighs draws of the params by it where it draws the missing values of
+// data from their model, not from q.
+func (r *Result) MarginalLogQCoords(x []float64, drop []bool) (logq float64) {
 	r.prepare()
 	for i := range r.blocks {
-		if b := &r.blocks[i]; b.fam != FamilyPoint {
+		if b := &r.blocks[i]; b.fam != FamilyPoint && !r.dropped(i, drop) {
 			logq += b.logq(&r.cache, x, nil)
 		}
 	}
 	return logq
+}
+
+// Separates reports whether the coordinates drop marks (indexed like x)
+// are whole blocks of q, independent of the others under q: no block (a
+// full- or low-rank group) holds both marked and unmarked coordinates.
+func (r *Result) Separates(drop []bool) bool {
+	r.prepare()
+	for i := range r.blocks {
+		b := &r.blocks[i]
+		for j := range b.n {
+			if drop[b.at(j)] != drop[b.at(0)] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// dropped reports whether block i's coordinates are marked in drop.
+func (r *Result) dropped(i int, drop []bool) bool {
+	b := &r.blocks[i]
+	return drop != nil && b.n > 0 && drop[b.at(0)]
 }
 
 // Natural maps coordinates x to natural-scale values z (z may be x).

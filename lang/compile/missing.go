@@ -253,3 +253,119 @@ func predictWhat(s ast.Stmt) string {
 	}
 	return "a statement"
 }
+
+// MissingSampler draws the missing values of data at a draw of the params
+// from the ~ that observes the data (as the prior draws do), for PSIS-LOO:
+// a draw whose missing values come from their model given the params has
+// the weight p(params, observed data)/q(params), the missing values'
+// density canceling, where q's own draws of them (independent of the
+// params under a mean-field q) leave p(missing | params)/q(missing) in
+// the weight, noisier and biasing elpd_loo. It is not safe for concurrent
+// use.
+type MissingSampler struct {
+	m       *Model
+	prog    *autodiff.Program
+	missing []missingSpec
+	drop    []bool // the coordinates of missing values
+}
+
+// NewMissingSampler prepares the draws of the missing values, or returns
+// nil when the model fits none or one cannot be drawn: a ~ other than one
+// of an elementwise family on the whole data (missingSpecs), or data whose
+// declared bounds truncate a family without a CDF in gpp.
+func (m *Model) NewMissingSampler() *MissingSampler {
+	if m.predict != nil || len(m.Latents) == len(m.info.Latents) {
+		return nil
+	}
+	missing, tildes, err := m.missingSpecs(len(m.info.Latents))
+	if err != nil || len(missing) == 0 {
+		return nil
+	}
+	m.priorTildes = tildes
+	prog, args, err := m.build(buildPrior)
+	if err != nil {
+		return nil
+	}
+	n := 0
+	for i := range missing {
+		n += len(missing[i].sp.call.Args)
+	}
+	if len(args) < n {
+		return nil
+	}
+	args = args[len(args)-n:] // the tildes' arguments come last
+	s := &MissingSampler{m: m, prog: prog, missing: missing, drop: make([]bool, m.Dim)}
+	for i := range missing {
+		sp := &missing[i].sp
+		k := len(sp.call.Args)
+		sp.args, args = args[:k], args[k:]
+		ones := make([]float64, k)
+		for a := range ones {
+			ones[a] = 1
+		}
+		for _, c := range missing[i].cell {
+			if r := sp.bnds[c]; !fullSupport(sp.u.Support, r) {
+				if _, ok := logIntervalMass(sp.name, ones, r.Lo, r.Hi); !ok {
+					return nil
+				}
+			}
+		}
+		ml := &m.Latents[missing[i].lat]
+		for j := ml.Offset; j < ml.Offset+ml.Size; j++ {
+			s.drop[j] = true
+		}
+	}
+	return s
+}
+
+// fullSupport reports whether r holds all of a family's support s, so that
+// the family needs no truncation to r.
+func fullSupport(s dist.Support, r check.Interval) bool {
+	switch {
+	case math.IsInf(r.Lo, -1) && math.IsInf(r.Hi, 1):
+		return true
+	case s == dist.Positive:
+		return r.Lo <= 0 && math.IsInf(r.Hi, 1)
+	case s == dist.Unit:
+		return r.Lo <= 0 && r.Hi >= 1
+	}
+	return false
+}
+
+// Coords marks the coordinates of the missing values (indexed like the
+// coordinates x of a draw).
+func (s *MissingSampler) Coords() []bool { return s.drop }
+
+// Draw replaces the missing values' coordinates in x by a draw from their
+// ~ at the params of x, and returns the draw's log density (of the values,
+// natural scale; truncated to the data's declared bounds where they cut
+// the family's support). An argument outside its support, or a truncation
+// that leaves too little mass to draw from, is an error.
+func (s *MissingSampler) Draw(rng *rand.Rand, x []float64) (float64, error) {
+	s.prog.ForwardAll(x)
+	lq := 0.0
+	for i := range s.missing {
+		ms := &s.missing[i]
+		sp := &ms.sp
+		ml := &s.m.Latents[ms.lat]
+		if err := sp.readArgs(s.prog); err != nil {
+			return 0, err
+		}
+		xs := x[ml.Offset : ml.Offset+ml.Size]
+		for k, c := range ms.cell {
+			r := sp.bnds[c]
+			v, err := sp.drawElem(rng, c, r)
+			if err != nil {
+				return 0, err
+			}
+			xs[k] = sp.coord(ml.Support, c, v)
+			lp, _ := sp.u.Kernel(v, sp.p, nil) // sp.p: drawElem's arguments of c
+			if !fullSupport(sp.u.Support, r) {
+				lz, _ := logIntervalMass(sp.name, sp.p, r.Lo, r.Hi)
+				lp -= lz
+			}
+			lq += lp
+		}
+	}
+	return lq, nil
+}

@@ -154,3 +154,64 @@ func TestMissingScalarAndName(t *testing.T) {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }
+
+// MissingSampler (PSIS-LOO's draws of missing values given the params):
+// it needs no prior on the params (m is flat here), leaves the params'
+// coordinates as they are, draws the missing values from their ~ at them
+// and returns their log density, truncated by the data's bound where it
+// cuts the family's support (y: real<lower=1> under a Normal: the density
+// over P(Y > 1)); a model whose missing values --prior cannot draw (a ~ in
+// a loop) has none.
+func TestMissingSampler(t *testing.T) {
+	normal := func(v, mu, s float64) float64 {
+		z := (v - mu) / s
+		return -0.5*z*z - math.Log(s) - 0.5*math.Log(2*math.Pi)
+	}
+	for _, c := range []struct {
+		name, src string
+		value     func(x float64) float64
+		logMass   float64 // log P(Y in the data's bounds) at m = 0.7
+	}{
+		{"real", "data y: real[N]\nparam m: real\ny ~ Normal(m, 2)\n", func(x float64) float64 { return x }, 0},
+		{"lower bound", "data y: real<lower=1>[N]\nparam m: real\ny ~ Normal(m, 2)\n", func(x float64) float64 { return 1 + math.Exp(x) },
+			math.Log(0.5 * math.Erfc((1-0.7)/(2*math.Sqrt2)))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := compileSrc(t, "m.gpp", c.src, nil, jsonData(t, `{"y": [1.5, null, 2, null]}`))
+			s := m.NewMissingSampler()
+			if s == nil {
+				t.Fatal("no missing sampler")
+			}
+			if want := []bool{false, true, true}; len(s.Coords()) != 3 || s.Coords()[0] || !s.Coords()[1] || !s.Coords()[2] {
+				t.Fatalf("coords %v, want %v", s.Coords(), want)
+			}
+			rng := rand.New(rand.NewPCG(5, 2))
+			x := []float64{0.7, 0, 0}
+			var sum, n float64
+			for range 4000 {
+				lq, err := s.Draw(rng, x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if x[0] != 0.7 {
+					t.Fatalf("the param's coordinate changed to %v", x[0])
+				}
+				v1, v2 := c.value(x[1]), c.value(x[2])
+				want := normal(v1, 0.7, 2) + normal(v2, 0.7, 2) - 2*c.logMass
+				if math.Abs(lq-want) > 1e-9*math.Abs(want) {
+					t.Fatalf("log density %v at %v, %v, want %v", lq, v1, v2, want)
+				}
+				sum += v1 + v2
+				n += 2
+			}
+			if c.logMass == 0 && math.Abs(sum/n-0.7) > 0.1 {
+				t.Errorf("mean of the draws %v, want 0.7", sum/n)
+			}
+		})
+	}
+	loop := compileSrc(t, "m.gpp", "data y: real[N]\nparam m: real ~ Normal(3, 0.5)\nfor i in 0:N {\n  y[i] ~ Normal(m, 2)\n}\n", nil,
+		jsonData(t, `{"y": [1, null]}`))
+	if loop.NewMissingSampler() != nil {
+		t.Error("a missing sampler for y[i] ~ in a loop")
+	}
+}
