@@ -584,13 +584,17 @@ func (e *engine) splitBackprop() {
 // blockDelta writes the step of block b's parameters [lo, hi) into e.delta
 // (after e.opt.begin): the optimizer's rule, elementwise, or for a
 // full-rank factor, whose one segment spans its block, the natural-gradient
-// step of the whole block (natDelta).
+// step of the whole block (natDelta). A low-rank factor's steps of C are
+// then widened row by row (lowRankScaleC).
 func (e *engine) blockDelta(b *block, eta float64, lo, hi int) {
 	if b.fam == FamilyFullRank {
 		b.natDelta(e.theta, e.grad, e.delta, eta)
 		return
 	}
 	e.opt.update(e.delta, e.grad, eta, lo, hi, e.cache.fisher)
+	if b.fam == FamilyLowRank {
+		b.lowRankScaleC(e.theta, e.delta)
+	}
 }
 
 // splitUpdate takes the optimizer step (after e.opt.begin) on the
