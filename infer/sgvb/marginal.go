@@ -2,7 +2,8 @@ package sgvb
 
 import (
 	"fmt"
-	"math"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 // Marginal returns the group's q over the coordinates where keep is true
@@ -49,8 +50,8 @@ func (g Group) Marginal(names []string, keep []bool) (Group, error) {
 			cov[a*n+b], cov[b*n+a] = s, s
 		}
 	}
-	l, ok := cholesky(cov, n)
-	if !ok {
+	l := cov // its lower Cholesky factor, in place
+	if dist.CholLower(l, n) != 0 {
 		return Group{}, fmt.Errorf("sgvb: the kept coordinates' covariance is not positive definite")
 	}
 	out.Params = append(out.Params, rows(g.Params[0]))
@@ -64,25 +65,3 @@ func (g Group) Marginal(names []string, keep []bool) (Group, error) {
 	return out, nil
 }
 
-// cholesky returns the lower-triangular L (row-major, n×n) with LLᵀ = a,
-// or false when a is not positive definite.
-func cholesky(a []float64, n int) ([]float64, bool) {
-	l := make([]float64, n*n)
-	for i := range n {
-		for j := 0; j <= i; j++ {
-			s := a[i*n+j]
-			for k := range j {
-				s -= l[i*n+k] * l[j*n+k]
-			}
-			if i == j {
-				if !(s > 0) {
-					return nil, false
-				}
-				l[i*n+i] = math.Sqrt(s)
-			} else {
-				l[i*n+j] = s / l[j*n+j]
-			}
-		}
-	}
-	return l, true
-}
