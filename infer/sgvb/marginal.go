@@ -64,4 +64,3 @@ func (g Group) Marginal(names []string, keep []bool) (Group, error) {
 	}
 	return out, nil
 }
-
