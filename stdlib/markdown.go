@@ -61,7 +61,12 @@ func (f *Func) ShapeDoc() string {
 }
 
 // SupportDoc describes the result support in words.
-func (f *Func) SupportDoc() string { return f.Support.Describe(f.Args[0].Name) }
+func (f *Func) SupportDoc() string {
+	if len(f.Args) == 0 { // a constant: its support is fixed
+		return f.Support.Describe("")
+	}
+	return f.Support.Describe(f.Args[0].Name)
+}
 
 // ValueDoc describes the value: its support and whether it must be int.
 func (d *Dist) ValueDoc() string {

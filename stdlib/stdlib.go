@@ -93,6 +93,7 @@ const (
 	GPCross                             // x1 [n1] or [n1, d], x2 [n2] or [n2, d], scalars → [n1, n2]
 	AddDiag                             // [n, n], scalar or [n] → [n, n]
 	Filter                              // scalar or [p], [T] (or [T, K]) → [T] (or [T, K])
+	Constant                            // no arguments → scalar: a mathematical constant, Stan's pi()
 )
 
 var shapeText = [...]string{
@@ -126,6 +127,7 @@ var shapeText = [...]string{
 	GPCross:        "x1 [n1], x2 [n2] → [n1, n2]; x1 [n1, d], x2 [n2, d] → [n1, n2]",
 	AddDiag:        "[n, n], scalar or [n] → [n, n]",
 	Filter:         "phi scalar or [p], e [T] → [T]; e [T, K] → [T, K] (each column filtered alone)",
+	Constant:       "scalar (no arguments)",
 }
 
 // String describes the rule in words, as in the docs.

@@ -52,6 +52,7 @@ func TestTable(t *testing.T) {
 		softmax log_softmax dot_product dot_self crossprod tcrossprod quad_form quad_form_diag head tail segment to_vector append_row append_col
 		log1m log_inv_logit log1m_inv_logit inv_cloglog Phi Phi_approx inv_Phi lbeta lchoose tanh sin cos atan
 		inv inv_sqrt inv_square fmin fmax log_mix
+		pi e sqrt2 log2 log10 positive_infinity negative_infinity not_a_number machine_precision
 		gp_exp_quad_cov gp_exponential_cov gp_matern32_cov gp_matern52_cov gp_periodic_cov add_diag`)
 	for _, name := range want {
 		f := LookupFunc(name)
@@ -59,7 +60,7 @@ func TestTable(t *testing.T) {
 			t.Errorf("function %s missing", name)
 			continue
 		}
-		if f.Shape == 0 || f.Support.Kind == 0 || f.Elem == 0 || f.Op == "" || f.Doc == "" || f.Example == "" || len(f.Args) == 0 {
+		if f.Shape == 0 || f.Support.Kind == 0 || f.Elem == 0 || f.Op == "" || f.Doc == "" || f.Example == "" || (len(f.Args) == 0) != (f.Shape == Constant) {
 			t.Errorf("function %s: incomplete entry %+v", name, f)
 		}
 		if f.Shape.String() == "?" {
@@ -203,6 +204,18 @@ func TestFold(t *testing.T) {
 		{"digamma", []float64{0.5}, -1.9635100260214235},
 		{"digamma", []float64{10}, 2.251752589066721},
 		{"digamma", []float64{-0.5}, 0.03648997397857652},
+		// Stan's constants, of no arguments
+		{"pi", nil, math.Pi},
+		{"e", nil, math.E},
+		{"sqrt2", nil, math.Sqrt(2)},
+		{"log2", nil, math.Log(2)},
+		{"log10", nil, math.Log(10)},
+		{"machine_precision", nil, math.Nextafter(1, 2) - 1},
+	}
+	inf := LookupFunc("positive_infinity").Fold(nil)
+	ninf := LookupFunc("negative_infinity").Fold(nil)
+	if !math.IsInf(inf, 1) || !math.IsInf(ninf, -1) || !math.IsNaN(LookupFunc("not_a_number").Fold(nil)) {
+		t.Errorf("positive_infinity() = %v, negative_infinity() = %v, not_a_number() = %v", inf, ninf, LookupFunc("not_a_number").Fold(nil))
 	}
 	for _, tt := range tests {
 		got := LookupFunc(tt.fn).Fold(tt.args)

@@ -42,6 +42,12 @@ func fold1(f func(float64) float64) func([]float64) float64 {
 
 func identity(x float64) float64 { return x }
 
+// constant is the entry of a function of no arguments whose value is v.
+func constant(name string, v float64, support SupportRule, doc, example string) *Func {
+	return &Func{Name: name, Shape: Constant, Support: support, Elem: RealResult, Op: "const",
+		Doc: doc, Example: example, Fold: func([]float64) float64 { return v }}
+}
+
 var funcs = []*Func{
 	{Name: "exp", Range: Increasing, Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "exp",
 		Doc: "e to the power x, elementwise", Example: "exp(-rate)", Fold: fold1(math.Exp)},
@@ -116,6 +122,17 @@ var funcs = []*Func{
 		Doc: "1 / sqrt(x), elementwise", Example: "inv_sqrt(tau)", Fold: fold1(func(x float64) float64 { return 1 / math.Sqrt(x) })},
 	{Name: "inv_square", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "inv_square",
 		Doc: "1 / x², elementwise: a precision from a scale", Example: "inv_square(sigma)", Fold: fold1(func(x float64) float64 { return 1 / (x * x) })},
+	// Stan's mathematical constants, called with no arguments; the checker
+	// folds each to a constant, so pi() costs what 3.14159... does.
+	constant("pi", math.Pi, positiveRule, "π, the ratio of a circle's circumference to its diameter (Stan's pi())", "log(2 * pi())"),
+	constant("e", math.E, positiveRule, "e, the base of the natural logarithm (Stan's e())", "e() ^ x"),
+	constant("sqrt2", math.Sqrt2, positiveRule, "√2 (Stan's sqrt2())", "x / sqrt2()"),
+	constant("log2", math.Ln2, positiveRule, "log 2, the natural logarithm of 2 (Stan's log2() with no argument)", "y * log2()"),
+	constant("log10", math.Ln10, positiveRule, "log 10, the natural logarithm of 10 (Stan's log10() with no argument)", "log(x) / log10()"),
+	constant("positive_infinity", math.Inf(1), positiveRule, "+∞ (Stan's positive_infinity())", "fmin(x, positive_infinity())"),
+	constant("negative_infinity", math.Inf(-1), realRule, "-∞ (Stan's negative_infinity())", "fmax(x, negative_infinity())"),
+	constant("not_a_number", math.NaN(), realRule, "NaN, not a number (Stan's not_a_number()); any arithmetic with it gives NaN", "not_a_number()"),
+	constant("machine_precision", 0x1p-52, positiveRule, "2⁻⁵², the gap between 1 and the next double (Stan's machine_precision())", "x + machine_precision()"),
 	{Name: "fmin", Args: argXY, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "fmin",
 		Doc: "the smaller of x and y, elementwise with broadcasting; a NaN yields to the other operand (C's fmin); the derivative goes to the operand chosen, to x at a tie", Example: "fmin(y, cap)",
 		Fold: func(a []float64) float64 { return fminmax(a[0], a[1], false) }},

@@ -168,17 +168,17 @@ func TestReplComplete(t *testing.T) {
 		want []string
 		n    int
 	}{
-		{"par", []string{"param"}, 3},                        // keyword
-		{"pos", []string{"positive", "positive_ordered"}, 3}, // type keywords
-		{"y ~ Poi", []string{"Poisson", "PoissonLog"}, 3},    // distribution
-		{"sof", []string{"softmax", "softplus"}, 3},          // built-in
-		{"lam", []string{"lambda", "lambda2"}, 3},            // declared names
-		{"mean(la", []string{"lambda", "lambda2"}, 2},        // inside a call
-		{"s", []string{"sd", "segment", "simplex", "sin", "softmax", "softplus", "solve", "sqrt", "square", "sum"}, 1}, // REPL sd
-		{":fi", []string{":fit"}, 3},                  // command
-		{":s", []string{":save", ":set", ":show"}, 2}, // commands
-		{":show la", []string{"lambda"}, 2},           // latent names only
-		{"zzz", nil, 3},                               // nothing
+		{"par", []string{"param"}, 3}, // keyword
+		{"pos", []string{"positive", "positive_infinity", "positive_ordered"}, 3},                                               // type keywords, a constant
+		{"y ~ Poi", []string{"Poisson", "PoissonLog"}, 3},                                                                       // distribution
+		{"sof", []string{"softmax", "softplus"}, 3},                                                                             // built-in
+		{"lam", []string{"lambda", "lambda2"}, 3},                                                                               // declared names
+		{"mean(la", []string{"lambda", "lambda2"}, 2},                                                                           // inside a call
+		{"s", []string{"sd", "segment", "simplex", "sin", "softmax", "softplus", "solve", "sqrt", "sqrt2", "square", "sum"}, 1}, // REPL sd
+		{":fi", []string{":fit"}, 3},                                                                                            // command
+		{":s", []string{":save", ":set", ":show"}, 2},                                                                           // commands
+		{":show la", []string{"lambda"}, 2},                                                                                     // latent names only
+		{"zzz", nil, 3},                                                                                                         // nothing
 	}
 	for _, tt := range tests {
 		got, n := r.complete(tt.line, len(tt.line))
@@ -568,6 +568,19 @@ func TestReplVectorLit(t *testing.T) {
 	r, out, errb := newTestRepl()
 	typeIn(r, "const k = 3", "output six = 2 * k", "[six, k / 2]", "[six, k][1] + 1")
 	if got, want := out.String(), "[6, 1.5]\n4\n"; got != want || errb.Len() > 0 {
+		t.Errorf("output %q, want %q; errors:\n%s", got, want, errb.String())
+	}
+}
+
+// TestReplConstants: Stan's constants at the prompt print their values,
+// and a const the session names pi is its own where the name is bare.
+func TestReplConstants(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "pi()", "log(2 * pi())", "e()", "const pi = 3", "pi + pi()", "[sqrt2(), log2(), log10()]", "machine_precision()")
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) } // the REPL's six digits
+	want := g(math.Pi) + "\n" + g(math.Log(2*math.Pi)) + "\n" + g(math.E) + "\n" + g(3+math.Pi) + "\n[" +
+		g(math.Sqrt2) + ", " + g(math.Ln2) + ", " + g(math.Ln10) + "]\n" + g(math.Nextafter(1, 2)-1) + "\n"
+	if got := out.String(); got != want || errb.Len() > 0 {
 		t.Errorf("output %q, want %q; errors:\n%s", got, want, errb.String())
 	}
 }

@@ -164,15 +164,24 @@ func (c *checker) prepass() {
 	}
 }
 
-// builtinKind says whether name is a built-in function or distribution.
+// builtinKind says whether name is a built-in function or distribution,
+// the names a model cannot declare. The constants of no arguments (pi, e)
+// are not among them: a model may name a value pi or e (a call pi() is
+// the built-in's, a bare pi the model's).
 func builtinKind(name string) string {
-	if stdlib.LookupFunc(name) != nil {
+	if f := stdlib.LookupFunc(name); f != nil && f.Shape != stdlib.Constant {
 		return "function"
 	}
 	if stdlib.LookupDist(name) != nil {
 		return "distribution"
 	}
 	return ""
+}
+
+// isConstant says whether name is a built-in constant of no arguments.
+func isConstant(name string) bool {
+	f := stdlib.LookupFunc(name)
+	return f != nil && f.Shape == stdlib.Constant
 }
 
 // ---------------------------------------------------------------------------

@@ -127,6 +127,10 @@ func (c *checker) undeclared(id *ast.Ident) {
 			c.errorf(id.NamePos, "size name `%s` used before its first mention in a data declaration at %s", name, pos)
 			return
 		}
+		if isConstant(name) { // Stan's pi, written bare
+			c.errorf(id.NamePos, "undeclared name `%s`; the built-in constant is written %s", name, stdlib.LookupFunc(name).Signature())
+			return
+		}
 		hint := ""
 		if len(c.errs) < ast.MaxErrors { // past it the error is not shown
 			hint = suggest(name, c.visibleNames())
@@ -486,7 +490,7 @@ func (c *checker) call(e *ast.CallExpr) Type {
 			vals[i] = *a.Const
 		}
 		v := f.Fold(vals)
-		if math.IsNaN(v) {
+		if math.IsNaN(v) && f.Shape != stdlib.Constant { // not_a_number() asks for it
 			c.errorf(e.Fun.NamePos, "`%s` is not a number", exprString(e))
 			return invalid
 		}
@@ -866,7 +870,7 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 			out = b.Shape
 		}
 		return out, true
-	case stdlib.ReduceScalar:
+	case stdlib.ReduceScalar, stdlib.Constant:
 		return nil, true
 	case stdlib.RowSum:
 		return Shape{args[0].Shape[0]}, true

@@ -175,6 +175,10 @@ func (c *checker) fnBodyNames(s *ast.FnDecl, e ast.Expr, visible map[string]ast.
 					c.errorf(n.NamePos, "`%s` is a function (declared at %s); call it as %s", n.Name, fd.decl.Name.NamePos, fnSignature(fd.decl))
 					return true
 				}
+				if isConstant(n.Name) { // Stan's pi, written bare
+					c.errorf(n.NamePos, "`%s` is not a parameter of %s; the built-in constant is written %s", n.Name, name, stdlib.LookupFunc(n.Name).Signature())
+					return true
+				}
 				c.errorf(n.NamePos, "`%s` is not a parameter of %s: a function body sees only its arguments (pass %s as an argument)", n.Name, name, n.Name)
 			}
 		}

@@ -117,9 +117,6 @@ var stanSpellings = map[string]string{
 	"rows_dot_self":      "rowsum(x .* x)",
 	"columns_dot_self":   "colsum(x .* x)",
 	"to_row_vector":      "x' (a row [1, n]), or to_vector(x)' for a matrix",
-	"pi":                 "3.141592653589793 (or const pi = 3.141592653589793, then pi)",
-	"e":                  "exp(1)",
-	"sqrt2":              "sqrt(2)",
 }
 
 // stanNotes are Stan functions that gpp needs no call for, with what to

@@ -8,6 +8,7 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // stmt lowers one statement.
@@ -458,6 +459,15 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		return value{}
 	}
 	pos := e.Fun.Pos()
+	if f.Shape == stdlib.Constant { // pi(), e(): a scalar constant node
+		v := f.Fold(nil)
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			// the tape holds finite values only; a const folds it away
+			l.errorf(pos, "%s is %g: the log density and outputs hold finite values only (a const may use it: const c = fmin(x, positive_infinity()))", f.Signature(), v)
+			return value{}
+		}
+		return value{id: l.b.Scalar(v, pos), node: true}
+	}
 	if f.Name == "rowsum" {
 		if v, ok := l.rowSumProd(e, pos); ok {
 			return v
