@@ -420,7 +420,7 @@ func (r *repl) show(args []string) {
 				// The element's own marginal, a normal on its unconstrained
 				// coordinate, not the columns of L or B (internal, and of the
 				// whole group's coordinates under --fullrank a+b).
-				m, s := jointMarginal(f, k)
+				m, s := f.CoordMarginal(k)
 				ps = append(ps, "mean "+num3(m), "sd "+num3(s))
 			default:
 				for j, p := range f.Params {
@@ -451,24 +451,6 @@ func (r *repl) show(args []string) {
 		t.note(note)
 	}
 	t.print(r.out)
-}
-
-// jointMarginal returns the mean and sd of element k of a full-rank or
-// low-rank factor on its unconstrained coordinate (the log of a positive
-// latent): its marginal normal, sd² the sum of squares of row k of L, or
-// d_k² plus that of row k of B.
-func jointMarginal(f *sgvb.Factor, k int) (mean, sd float64) {
-	v := 0.0
-	if f.Family == sgvb.FamilyLowRank { // mean, d, B[1] … B[R]
-		for j := 1; j < len(f.Params); j++ {
-			v += f.Params[j][k] * f.Params[j][k]
-		}
-		return f.Params[0][k], math.Sqrt(v)
-	}
-	for j := 0; j <= k && 1+j < len(f.Params); j++ {
-		v += f.Params[1+j][k] * f.Params[1+j][k]
-	}
-	return f.Params[0][k], math.Sqrt(v)
 }
 
 // fullRankNotes says, below :show's table, how to read its full-rank rows:

@@ -1154,6 +1154,24 @@ func (c *stepCache) chainRange(b *block, g []float64, lo, hi int) {
 	}
 }
 
+// CoordMarginal returns the mean and sd of element i of a full-rank or
+// low-rank factor (Params: mean, then the columns of L, or d and the
+// columns of B) on its coordinate (the log of a positive value, the logit
+// of a unit one): its marginal normal, sd² = Σ_j L_ij², or d_i² + Σ_k B_ik².
+func (f *Factor) CoordMarginal(i int) (mean, sd float64) {
+	p, v := f.Params, 0.0
+	if f.Family == FamilyLowRank {
+		for _, col := range p[1:] {
+			v += col[i] * col[i]
+		}
+		return p[0][i], math.Sqrt(v)
+	}
+	for j := 0; j <= i && 1+j < len(p); j++ {
+		v += p[1+j][i] * p[1+j][i]
+	}
+	return p[0][i], math.Sqrt(v)
+}
+
 // mean and sd of the natural-scale z for each element.
 func (f *Factor) moments(mean, sd []float64) {
 	p := f.Params
@@ -1174,29 +1192,9 @@ func (f *Factor) moments(mean, sd []float64) {
 	case FamilyNormal:
 		copy(mean, p[0])
 		copy(sd, p[1])
-	case FamilyFullRank: // the marginals: sd_i² = Σ_j L_ij²
+	case FamilyFullRank, FamilyLowRank:
 		for i := range mean {
-			v := 0.0
-			for j := 0; j <= i; j++ {
-				v += p[1+j][i] * p[1+j][i]
-			}
-			m, s := p[0][i], math.Sqrt(v)
-			mean[i], sd[i] = m, s
-			if f.Support == dist.Positive { // lognormal marginals
-				mean[i] = math.Exp(m + s*s/2)
-				sd[i] = mean[i] * math.Sqrt(math.Expm1(s*s))
-			}
-			if f.Support == dist.Unit { // logit-normal marginals
-				mean[i], sd[i] = logitNormalMoments(m, s)
-			}
-		}
-	case FamilyLowRank: // the marginals: sd_i² = d_i² + Σ_k B_ik²
-		for i := range mean {
-			v := p[1][i] * p[1][i]
-			for _, col := range p[2:] {
-				v += col[i] * col[i]
-			}
-			m, s := p[0][i], math.Sqrt(v)
+			m, s := f.CoordMarginal(i)
 			mean[i], sd[i] = m, s
 			if f.Support == dist.Positive { // lognormal marginals
 				mean[i] = math.Exp(m + s*s/2)
