@@ -479,11 +479,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
-	written, err := writeOutputs(cfg, h, ds, st)
-	if err != nil {
-		con.note("%v", err)
-		con.note("no output written")
-		removeIfEmpty()
+	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
+	if !ok {
 		return exitError
 	}
 	lock.release()
@@ -557,6 +554,20 @@ func loadModel(cfg *fitConfig, con *console, what string, stepDraws int) (*pipel
 		return nil, false
 	}
 	return l, true
+}
+
+// commitOutputs writes the output files (writeOutputs) and returns their
+// names; on an error it says so, removes the output directory if the run
+// created it empty, and returns ok false.
+func commitOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats, con *console, removeIfEmpty func()) (written []string, ok bool) {
+	written, err := writeOutputs(cfg, h, ds, st)
+	if err != nil {
+		con.note("%v", err)
+		con.note("no output written")
+		removeIfEmpty()
+		return nil, false
+	}
+	return written, true
 }
 
 // openOutDir creates cfg.out if needed and locks it for this run's

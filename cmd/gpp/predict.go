@@ -254,11 +254,8 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	}
 	st := summariseColumns(ds)
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, mix: mix}
-	written, err := writeOutputs(cfg, h, ds, st)
-	if err != nil {
-		con.note("%v", err)
-		con.note("no output written")
-		removeIfEmpty()
+	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
+	if !ok {
 		return exitError
 	}
 	lock.release()

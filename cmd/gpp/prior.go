@@ -72,11 +72,8 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 	}
 	defer lock.release()
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, missing: data.MissingCells(l.Info, l.Data)}
-	written, err := writeOutputs(cfg, h, ds, st)
-	if err != nil {
-		con.note("%v", err)
-		con.note("no output written")
-		removeIfEmpty()
+	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
+	if !ok {
 		return exitError
 	}
 	lock.release()
