@@ -109,9 +109,6 @@ type Model struct {
 	// predict, when not nil, makes every build a predict-mode one
 	// (CompilePredict).
 	predict *predictPlan
-	// priorTildes are the ~ statements whose argument nodes a build of
-	// the log prior keeps after the priors' (NewPriorSampler).
-	priorTildes []*ast.TildeStmt
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -211,8 +208,9 @@ const (
 
 // build lowers the model onto a new tape. It returns the kept nodes: the
 // outputs' (buildOutputs), or the priors' arguments in the order of
-// priorArgs (buildPrior).
-func (m *Model) build(mode buildMode) (*autodiff.Program, []autodiff.ID, error) {
+// priorArgs (buildPrior), then those of the ~ statements priorTildes
+// (whose values the prior draws of missing values come from).
+func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, error) {
 	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict}
 	if mode == buildPrior {
 		l.prior, l.collect = true, true
@@ -240,7 +238,7 @@ func (m *Model) build(mode buildMode) (*autodiff.Program, []autodiff.ID, error) 
 		for i := range l.lats {
 			keep = append(keep, l.priorArgs[i]...)
 		}
-		for _, s := range m.priorTildes {
+		for _, s := range priorTildes {
 			keep = append(keep, l.tildeArgs[s]...)
 		}
 	}

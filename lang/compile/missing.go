@@ -281,8 +281,7 @@ func (m *Model) NewMissingSampler() *MissingSampler {
 	if err != nil || len(missing) == 0 {
 		return nil
 	}
-	m.priorTildes = tildes
-	prog, args, err := m.build(buildPrior)
+	prog, args, err := m.build(buildPrior, tildes...)
 	if err != nil {
 		return nil
 	}

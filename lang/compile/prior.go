@@ -99,8 +99,7 @@ func (m *Model) NewPriorSampler() (*PriorSampler, error) {
 		return nil, errs
 	}
 	s.missing = missing
-	m.priorTildes = tildes
-	prog, args, err := m.build(buildPrior)
+	prog, args, err := m.build(buildPrior, tildes...)
 	if err != nil {
 		return nil, err
 	}
