@@ -20,6 +20,7 @@ import (
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 	"github.com/gpplang/gpp/lang/parser"
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // This file holds the REPL's :fit, :show and the evaluation of expressions
@@ -50,13 +51,41 @@ func (r *repl) noteStale() {
 	now := r.fitOf(r.sets)
 	var changed []string
 	for i, what := range [3]string{"the model", "the data", "the values set"} {
-		if now[i] != r.fit.made[i] {
+		if now[i] != r.fit.made[i] && (i != 0 || !onlyAdded(r.fit.made[0], now[0])) {
 			changed = append(changed, what)
 		}
 	}
 	if len(changed) > 0 {
 		errorf(r.err, "note: %s changed since the last :fit; this answer is from that fit", joinAnd(changed))
 	}
+}
+
+// onlyAdded reports whether the model src is the fitted model fitted
+// followed by declarations that leave its log density as it was: outputs,
+// and functions that take no built-in's name (a function may be called
+// only after its declaration, so the fitted statements cannot call a new
+// one, but a built-in's name would be taken over).
+func onlyAdded(fitted, src string) bool {
+	rest, ok := strings.CutPrefix(src, fitted)
+	if !ok {
+		return false
+	}
+	stmts, err := parser.ParseStmts(replModel, []byte(rest))
+	if err != nil {
+		return false
+	}
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *ast.OutputStmt:
+		case *ast.FnDecl:
+			if stdlib.LookupFunc(s.Name.Name) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // replStream seeds the random stream of the draws of REPL expressions

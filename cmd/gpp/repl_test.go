@@ -523,6 +523,14 @@ func TestReplFitWarnings(t *testing.T) {
 		{"mean(m)", ""},
 		{":set s=3", ""},
 		{"mean(m)", "note: the values set changed since the last :fit"},
+		{":fit --quiet --iter 200", ""},
+		// Functions and outputs added after a fit leave its log density
+		// as it was: answers are of the current model.
+		{"fn twice(x) = 2 * x", ""},
+		{"output d = twice(m)", ""},
+		{"mean(d)", ""},
+		{"fn e() = 3", ""}, // takes a built-in's name, which earlier calls may use
+		{"mean(m)", "note: the model changed since the last :fit"},
 	} {
 		errb.Reset()
 		typeIn(r, c.input)
