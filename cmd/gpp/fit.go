@@ -492,6 +492,13 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h := softplusHint(s, l.Model, r, mix); h != "" {
 		con.note("hint: %s", h)
 	}
+	k := r.ParetoK
+	if mix != nil {
+		k = mix.ParetoK
+	}
+	for _, h := range centredHints(l.Info, k) {
+		con.note("hint: %s", h)
+	}
 	if w := badDrawsWarning(ds, "output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)"); w != "" {
 		con.note("warning: %s", w)
 	}

@@ -149,8 +149,9 @@ func TestFitPriorLKJ(t *testing.T) {
 
 // TestFitPriorExamples: every bundled example with its data draws from its
 // priors (GPFA's tiny gamma shapes in log space, the EPM's hierarchy,
-// varying's LKJ, ordinal's cutpoints, the mixture's simplex); the
-// posteriordb models, which need data from ../shared, are left out.
+// varying's LKJ, ordinal's cutpoints, the mixture's simplex, survival's
+// frailties); the posteriordb models, which need data from ../shared, are
+// left out.
 func TestFitPriorExamples(t *testing.T) {
 	ex := "../../examples/"
 	for _, c := range [][]string{
@@ -162,6 +163,7 @@ func TestFitPriorExamples(t *testing.T) {
 		{"cultivar.gpp", ex + "wine_std.csv", "cultivar=" + ex + "wine_cultivar.csv"},
 		{"ordinal.gpp", ex + "ordinal.csv"},
 		{"varying.gpp", ex + "varying.csv"},
+		{"survival.gpp", ex + "survival.csv"},
 		{"epm.gpp", "links=" + ex + "football_train.csv", "unknown=" + ex + "football_heldout.csv", "--set", "N=115"},
 	} {
 		t.Run(c[0], func(t *testing.T) {

@@ -281,6 +281,9 @@ func (r *repl) fitCmd(args []string) {
 	if h := softplusHint(s, l.Model, res, nil); h != "" {
 		con.note("hint: %s", h)
 	}
+	for _, h := range centredHints(l.Info, res.ParetoK) {
+		con.note("hint: %s", h)
+	}
 	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {
 		con.note("warning: %s", w)
 	}

@@ -815,6 +815,10 @@ func (c *checker) arity(e *ast.CallExpr, name, sig string, want int) bool {
 			// Stan's max(a, b) of two values
 			hint = fmt.Sprintf("; the %s of two values, elementwise, is f%s(%s, %s)", map[string]string{"max": "larger", "min": "smaller"}[name], name, exprString(e.Args[0]), exprString(e.Args[1]))
 		}
+		if name == "logsumexp" {
+			// Stan's log_sum_exp(a, b) of two values
+			hint = "; Stan's log_sum_exp(a, b) of two scalars is logsumexp([a, b]), and of two vectors, elementwise, rowlogsumexp(append_col(a, b))"
+		}
 		c.errorf(e.Args[want].Pos(), "too many arguments to %s: expected %d (%s), found %d%s", name, want, sig, got, hint)
 	default:
 		return true

@@ -93,7 +93,7 @@ func editDistance(a, b string) int {
 // spelling, for the error at a call of one (a model ported from Stan).
 var stanSpellings = map[string]string{
 	"sd":                 "sqrt(variance(x))",
-	"log_sum_exp":        "logsumexp(x)",
+	"log_sum_exp":        "logsumexp(x) of a vector; Stan's log_sum_exp(a, b) of two scalars is logsumexp([a, b]), and of two vectors, elementwise, rowlogsumexp(append_col(a, b))",
 	"cumulative_sum":     "cumsum(x)",
 	"rep_vector":         "rep(x, n)",
 	"rep_array":          "rep(x, n)",
@@ -209,12 +209,35 @@ var stanGLMs = map[string]string{
 	"orderedlogisticglm":  "ordered_logistic_glm(x, beta, c) as OrderedLogistic(x * beta, c), categories 0..K",
 }
 
-// stanDistHint returns what to say of a Stan distribution name unknown to
-// gpp, or "".
+// otherDists are distributions of PyMC (and the like) that gpp has under
+// another name or writes otherwise, with what to write, for the error at a
+// model ported from PyMC. Keys are lower case without underscores.
+var otherDists = map[string]string{
+	"negativebinomial": "gpp calls it NegBinomial(mu, phi), PyMC's NegativeBinomial(mu, alpha) with phi = alpha (NegBinomialLog(eta, phi) takes eta = log mu)",
+	"halfstudentt":     "give a positive param StudentT(nu, 0, sigma), which is truncated to (0, ∞): param s: positive ~ StudentT(nu, 0, sigma)",
+	"censored":         "a censored observation adds its log probability with logcdf or logccdf, target += logccdf(y_cens, Weibull(k, s)) (docs/language.md §3, Censored data)",
+	"truncated":        "a ~ on data truncates with T[L, U], y ~ Normal(mu, s) T[0, ], and a param's bounds truncate its prior, param x: real<lower=0> ~ Normal(mu, s)",
+	"truncatednormal":  "a ~ on data truncates with T[L, U], y ~ Normal(mu, s) T[0, ], and a param's bounds truncate its prior, param x: real<lower=0> ~ Normal(mu, s)",
+	"mixture":          "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
+	"normalmixture":    "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
+}
+
+// zeroInflated is the hint at a zero-inflated or hurdle family, which gpp
+// writes as the two cases' log densities.
+const zeroInflated = "gpp has no zero-inflated or hurdle families: add each case's log density in an if on the data, if y[i] == 0 { target += log_mix(theta, 0, logpdf(0, Poisson(lambda))) } else { ... } (docs/language.md §3, Conditions)"
+
+// stanDistHint returns what to say of a Stan (or PyMC) distribution name
+// unknown to gpp, or "".
 func stanDistHint(name string) string {
 	key := strings.ToLower(strings.ReplaceAll(name, "_", ""))
 	if g, ok := stanGLMs[key]; ok {
 		return "gpp writes Stan's " + g
+	}
+	if h, ok := otherDists[key]; ok {
+		return h
+	}
+	if strings.HasPrefix(key, "zeroinflated") || strings.HasPrefix(key, "hurdle") {
+		return zeroInflated
 	}
 	g, ok := stanDists[key]
 	switch {

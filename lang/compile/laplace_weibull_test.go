@@ -3,6 +3,7 @@ package compile
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -180,4 +181,25 @@ func TestLaplaceMass(t *testing.T) {
 			t.Errorf("logLaplaceMass(%v, %v | %v, %v) = %.17g, want %.17g", c.a, c.b, c.mu, c.sigma, got, want)
 		}
 	}
+}
+
+// TestSurvivalExampleGradient: examples/survival.gpp's log joint, with its
+// data (200 times, 71 censored), against finite differences: the Weibull
+// log density and log survival masked by the censoring indicator, the
+// frailties gathered by group.
+func TestSurvivalExampleGradient(t *testing.T) {
+	f, err := os.Open("../../examples/survival.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tab, err := data.ReadCSV("survival.csv", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := compileFile(t, "../../examples/survival.gpp", nil, data.Input{File: "survival.csv", Table: tab})
+	if m.Dim != 14 {
+		t.Fatalf("Dim = %d, want 14", m.Dim)
+	}
+	checkGradient(t, m, 11, 0.5)
 }

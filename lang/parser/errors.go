@@ -393,7 +393,7 @@ func stanFunc(toks []lexer.Token, i int) bool {
 // (not a keyword, as target or let do): x = ..., x[i] += ....
 func assigns(toks []lexer.Token, i int) bool {
 	j := i - 1
-	for j > 0 && toks[j-1].Type != tokTerminator {
+	for j > 0 && toks[j-1].Type != tokTerminator && !(toks[j-1].Type == tokPunct && (toks[j-1].Value == "{" || toks[j-1].Value == "}")) {
 		j--
 	}
 	return j >= 0 && toks[j].Type == tokIdent

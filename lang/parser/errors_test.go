@@ -121,6 +121,12 @@ var syntaxErrorTests = []struct {
 		`2:9: invalid character '"' (gpp has no strings: Stan's print and reject have no counterpart; output NAME = EXPR reports a value at every draw)`}},
 	{"param u: unit_vector[K]", []string{"1:10: expected a type after \":\", found \"unit_vector\"; gpp has no unit_vector type"}},
 	{"lp += m", []string{"1:4: expected \"~\" after \"lp\", found \"+=\"; gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"}},
+	// In a loop's body, with a lexical error in the loop (which keeps the
+	// loop from being parsed statement by statement), as Stan's change
+	// point accumulates its log probabilities.
+	{"for s in 0:N {\n  for t in 0:N {\n    lp[s] += c ? e : l\n  }\n}", []string{
+		"3:11: expected \"~\" after \"]\", found \"+=\"; gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density",
+		"3:16: invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"}},
 	{"let z = a & b", []string{"1:11: invalid character '&' (logical and is &&)"}},
 	// Comparisons and if.
 	{"let z = a < b < c", []string{`1:15: expected newline or ";" after "b", found "<"`}},
