@@ -48,6 +48,7 @@ type fitConfig struct {
 	quiet       bool
 	verbose     bool
 	prior       bool   // --prior: draws from the priors instead of a fit (prior.go)
+	resample    bool   // --psis-resample: the output draws are q's, importance-resampled (resample.go)
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings
 
@@ -103,6 +104,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.IntVar(&cfg.restarts, "restarts", 1, "independent fits from seeds seed + r·2³² (restart 0 is the fit of --seed), run\nside by side; the outputs describe their equal-weight mixture, and summary.csv\ngains R̂ across the restarts")
 	fs.Float64Var(&cfg.jitter, "jitter", sgvb.DefaultJitter, "with --restarts: restarts after the first start with every element's location\nmoved by an independent draw from U(−`J`, J) on its unconstrained scale (a\npositive latent's mean by a factor e^u), as Stan's and PyMC's chains start\napart; 0: they start alike and differ only by their draws. Not used when\n--init gives each restart its own start")
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
+	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", resampleFactor, minCandidates))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`) (default: none)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png and a heatmap NAME_mean.png of every matrix latent (default false)")
@@ -289,6 +291,9 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	if cfg.outputDraws < 2 && s.Method != sgvb.MAP {
 		return usageErr("--output-draws 1 is too few: the summary's sd and quantiles need at least 2 draws of q")
 	}
+	if cfg.resample && s.Method == sgvb.MAP {
+		return usageErr("--psis-resample needs SGVB: a MAP estimate has no q to draw from and weight")
+	}
 	if cfg.restarts > 1 && s.Method == sgvb.MAP {
 		return usageErr("--restarts needs SGVB: MAP estimates are points, which cannot be mixed")
 	}
@@ -474,8 +479,28 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	st := summariseColumns(ds)
+	var ro *resampleOutcome
+	if cfg.resample {
+		interrupted := r.Interrupted
+		if mix != nil {
+			interrupted = mix.Interrupted
+		}
+		if interrupted {
+			con.note("note: --psis-resample: the fit was interrupted, so the draws are q's own, not resampled")
+		} else {
+			con.info("resampling: weighting %d draws of q by p/q", resampleCandidates(cfg.outputDraws))
+			var o resampleOutcome
+			ds, st, o, err = psisResample(cfg, r, mix, l.Model, ds, st)
+			if err != nil {
+				printError(con, err, srcs)
+				removeIfEmpty()
+				return exitError
+			}
+			ro = &o
+		}
+	}
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
-		missing: data.MissingCells(l.Info, l.Data)}
+		missing: data.MissingCells(l.Info, l.Data), resample: ro}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
@@ -488,6 +513,11 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	printFitSummary(stdout, cfg, h, ds, st, written)
 	for _, w := range fitWarnings(r, mix) {
 		con.note("warning: %s", w)
+	}
+	if ro != nil {
+		if w := resampleWarning(*ro); w != "" {
+			con.note("warning: %s", w)
+		}
 	}
 	if h := softplusHint(s, l.Model, r, mix); h != "" {
 		con.note("hint: %s", h)
@@ -733,10 +763,10 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 	printTable(w, cfg, h, ds, st)
 	fmt.Fprintln(w)
 	if h.mix != nil {
-		printRestartsStatus(w, cfg, h.mix, ds, st, written)
+		printRestartsStatus(w, cfg, h.mix, h.resample, ds, st, written)
 		return
 	}
-	printFitStatus(w, cfg, h.r, ds.loo, written)
+	printFitStatus(w, cfg, h.r, h.resample, ds.loo, written)
 }
 
 // printTable prints the summary table: a row per element of every latent
@@ -768,7 +798,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 // printFitStatus prints the lines after the summary table: the ELBO (or
 // the log joint at a MAP estimate), the iterations with how the fit ended,
 // the Pareto k̂ and the files written.
-func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, lo *sgvb.LOO, written []string) {
+func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, lo *sgvb.LOO, written []string) {
 	if r.Method == sgvb.MAP {
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
 	} else {
@@ -782,6 +812,7 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, lo *sgvb.LOO, w
 	if r.Method != sgvb.MAP {
 		fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(r.ParetoK, r.ParetoReading))
 	}
+	printResample(w, cfg, ro)
 	printLOO(w, lo)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))

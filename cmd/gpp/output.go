@@ -635,6 +635,15 @@ func shapeLen(shape []int) int {
 // mixture of restarts (mix not nil; r is its restart 0), q is the mixture
 // and draw d comes from restart d mod R.
 func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64) (*drawSet, error) {
+	return makeDrawsAt(r, mix, m, n, seed, nil)
+}
+
+// makeDrawsAt is makeDraws at the candidates of an importance resampling
+// (pick not nil: draw d is candidate pick[d] of sgvb.Resample with seed,
+// drawn again, and comes from restart pick[d] mod R of a mixture). Such
+// draws estimate no LOO: their duplicates would bias it, and the fit's
+// LOO is that of q's own draws (makeDraws).
+func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64, pick []int) (*drawSet, error) {
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil, err
@@ -661,14 +670,23 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
 
-	lw := newLOOWeights(ds, r, mix, m, n, seed)
+	var lw *looWeights
+	if pick == nil {
+		lw = newLOOWeights(ds, r, mix, m, n, seed)
+	}
 	rng := rand.New(rand.NewPCG(seed, drawStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	for d := range n {
-		if mix != nil {
+		switch {
+		case pick != nil && mix != nil:
+			ds.comp[d] = pick[d] % ds.R
+			ds.logq[d] = mix.Candidate(seed, pick[d], x)
+		case pick != nil:
+			ds.logq[d] = r.Candidate(seed, pick[d], x)
+		case mix != nil:
 			ds.comp[d] = d % ds.R
 			ds.logq[d] = mix.SampleCoords(rng, x, ds.comp[d])
-		} else {
+		default:
 			ds.logq[d] = r.SampleCoords(rng, x)
 		}
 		lp, outs, err := ev.Eval(x)
@@ -986,6 +1004,9 @@ type drawsHeader struct {
 	stepSize         float64
 	// missing says which data cell each fitted missing value is.
 	missing []data.Missing
+	// resample is what --psis-resample did (nil: not asked for, or the
+	// fit was interrupted).
+	resample *resampleOutcome
 }
 
 // writeDrawsCSV writes draws.csv in CmdStan's variational layout: comment
@@ -1117,6 +1138,9 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		p("#     tol_rel_obj = %s", formatNum(c.tol))
 		p("#     eval_elbo = %d", max(c.settings.EvalEvery, 1))
 		p("#     output_samples = %d", c.outputDraws)
+		if c.resample {
+			p("#     psis_resample = 1")
+		}
 		if h.mix != nil {
 			p("#     restarts = %d", len(h.mix.Components))
 			p("#     jitter = %s", formatNum(c.jitter))
@@ -1155,6 +1179,15 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		} else {
 			p("# elbo = %s", formatNum(r.ELBO))
 			p("# pareto_k = %s (%s)", formatNum(r.ParetoK), r.ParetoReading)
+		}
+	}
+	if o := h.resample; o != nil {
+		p("# psis_resample: candidates = %d, pareto_k = %s (%s), ess = %s, distinct = %d, resampled = %d",
+			o.rs.Candidates, formatNum(o.rs.K), sgvb.ParetoReading(o.rs.K), formatNum(o.rs.ESS), o.distinct, b2i(o.used))
+		if o.used {
+			p("# (the draws below are drawn with replacement from the candidates, draws of q, by their Pareto-smoothed weights p/q; the mean row is q's)")
+		} else {
+			p("# (the candidates' weights are unusable, too few finite or of pareto_k above 0.7 and ess below the draws: the draws below are q's own, not resampled)")
 		}
 	}
 }
@@ -1236,10 +1269,27 @@ type fitFile struct {
 	Restarts []fitRestart `json:"restarts,omitempty"`
 	// Missing says which data cell each fitted missing value is.
 	Missing []fitMissing `json:"missing,omitempty"`
+	// Resample is what --psis-resample did to the output draws (omitted
+	// without it); the factors above are still q's.
+	Resample *fitResample `json:"psis_resample,omitempty"`
 	// Files lists the files written with this fit.json in its directory,
 	// fit.json included: the next fit written there removes those it does
 	// not write again (see staleOutputs).
 	Files []string `json:"files,omitempty"`
+}
+
+// fitResample records an importance resampling of the output draws
+// (--psis-resample): the draws of q weighted, their Pareto k̂ and ESS,
+// the distinct candidates among the draws, the candidates with a
+// non-finite log joint, and whether the draws were resampled (false: the
+// weights were unusable, q's draws kept; see usable).
+type fitResample struct {
+	Candidates int       `json:"candidates"`
+	ParetoK    jsonFloat `json:"pareto_k"`
+	ESS        jsonFloat `json:"ess"`
+	Distinct   int       `json:"distinct"`
+	Bad        int       `json:"bad_candidates"`
+	Resampled  bool      `json:"resampled"`
 }
 
 // fitMissing is, in fit.json, the latent of the missing values of a data
@@ -1339,6 +1389,7 @@ type fitSettings struct {
 	Init         string    `json:"init,omitempty"`
 	FullRank     string    `json:"fullrank,omitempty"` // --fullrank as given; omitted without it
 	Rank         int       `json:"rank,omitempty"`     // --rank; omitted for full rank
+	PSISResample bool      `json:"psis_resample,omitempty"`
 }
 
 // fitFactor is one fitted factor: its parameters by name, each row-major
@@ -1481,6 +1532,7 @@ func newFitFile(h drawsHeader) *fitFile {
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
 			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
 			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank, Rank: c.rank,
+			PSISResample: c.resample,
 		},
 		fitOutcome: outcomeOf(r, h.stepSize),
 	}
@@ -1489,6 +1541,9 @@ func newFitFile(h drawsHeader) *fitFile {
 	}
 	for _, m := range h.missing {
 		ff.Missing = append(ff.Missing, fitMissing{Latent: m.Latent, Data: m.Data, Cells: cellTexts(m.Cells)})
+	}
+	if o := h.resample; o != nil {
+		ff.Resample = &fitResample{Candidates: o.rs.Candidates, ParetoK: jsonFloat(o.rs.K), ESS: jsonFloat(o.rs.ESS), Distinct: o.distinct, Bad: o.rs.Bad, Resampled: o.used}
 	}
 	m := h.mix
 	if m == nil {

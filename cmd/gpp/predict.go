@@ -63,7 +63,9 @@ their mixture (draw d from restart d mod R), with R̂ in the summary.
 It writes summary.csv and draws.csv (gpp fit's formats; draws.csv's log_p__
 is NaN, the log density not being evaluated, and log_g__ is log q) into
 --out (default gpp-predict), each atomically, locking the directory as gpp
-fit does; --out may not be the fit's own directory. Exit 0: written; 1: an
+fit does; --out may not be the fit's own directory. A fit with --psis-resample
+stored q, and predict draws from q, not resampled (the weights need the
+log density of the fit's data), with a note. Exit 0: written; 1: an
 error in the model, the data or the fit file; 2: a bad command line.
 `
 
@@ -233,6 +235,9 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	}
 	if ff.Interrupted {
 		con.note("warning: the fit at %s was interrupted: the draws are from the q it had reached", path)
+	}
+	if ff.Resample != nil && ff.Resample.Resampled {
+		con.note("note: the fit at %s resampled its draws (--psis-resample); these are draws of q itself, not resampled: the weights p/q need the fit's log density and data, which predict does not evaluate", path)
 	}
 
 	lock, removeIfEmpty, ok := openOutDir(cfg, con)

@@ -130,6 +130,10 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit keeps a fitted q: draw from the priors with gpp fit --prior")
 		return
 	}
+	if cfg.resample {
+		r.errorf(":fit keeps q and its draws, which the session's queries use: resample them with gpp fit --psis-resample")
+		return
+	}
 	if len(cfg.sets) > 0 {
 		// --set sets the values for the session, as :set does, so that
 		// the fit's model is the session's and queries can read it.
@@ -370,7 +374,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st
 	}
 	t.print(w)
 	fmt.Fprintln(w)
-	printFitStatus(w, cfg, res, ds.loo, written)
+	printFitStatus(w, cfg, res, nil, ds.loo, written)
 }
 
 // replElemName names element k (row-major) of a value of the given shape

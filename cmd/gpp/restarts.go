@@ -209,7 +209,7 @@ const rhatWarn = 1.01
 // printRestartsStatus prints, after the summary table of a mixture, a line
 // per restart, the mixture's ELBO and Pareto k̂, how many elements have R̂
 // above rhatWarn, and the files written.
-func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ds *drawSet, st []stats, written []string) {
+func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resampleOutcome, ds *drawSet, st []stats, written []string) {
 	t := &table{right: []bool{true, true, true, true, false, true}}
 	t.row("restart", "seed", "ELBO", "iterations", "", "k̂")
 	sum, i, failed := 0.0, 0, m.Failed
@@ -229,6 +229,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ds *drawS
 	fmt.Fprintf(w, "ELBO         %.6g ± %.2g (the mixture's; the restarts' mean is %.6g, and mixing adds at most log %d = %.3g)\n",
 		m.ELBO, m.ELBOSE, sum/float64(R), R, math.Log(float64(R)))
 	fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(m.ParetoK, m.ParetoReading))
+	printResample(w, cfg, ro)
 	worst, above, n := math.NaN(), 0, 0
 	name := ""
 	for _, v := range ds.vars {
@@ -247,7 +248,11 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ds *drawS
 		}
 	}
 	if n > 0 {
-		fmt.Fprintf(w, "R̂            %d of %d elements above %.2f; the largest %.3g (%s)\n", above, n, rhatWarn, worst, name)
+		of := ""
+		if ro != nil && ro.used {
+			of = ", from the mixture's draws"
+		}
+		fmt.Fprintf(w, "R̂            %d of %d elements above %.2f; the largest %.3g (%s%s)\n", above, n, rhatWarn, worst, name, of)
 	}
 	printLOO(w, ds.loo)
 	if len(written) > 0 {

@@ -1,0 +1,144 @@
+package sgvb
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+)
+
+// Importance resampling corrects q's draws towards the posterior, as
+// Stan's Pathfinder does by default (psis_resample) and as Yao, Vehtari,
+// Simpson and Gelman ("Yes, but did it work?", 2018) advise where the
+// Pareto k̂ of the weights p/q is below 0.7: M candidates θ_d are drawn
+// from q, weighted by p(θ_d, y)/q(θ_d), the weights are Pareto smoothed
+// (PSIS), and n draws are taken from the candidates with replacement, each
+// with probability proportional to its smoothed weight (sampling-
+// importance-resampling, Rubin 1988).
+
+// Streams of the resampling: candidate d draws from streamResample, the
+// choice of the n draws from streamResampleChoice.
+const (
+	streamResample       = streamMixture + 5
+	streamResampleChoice = streamMixture + 6
+)
+
+// Proposal is the q of importance resampling: a fit's Result or a Mixture
+// of restarts.
+type Proposal interface {
+	// Candidate draws candidate d of the resampling with seed into x (in
+	// the Target's coordinates) and returns log q there. The same seed
+	// and d give the same draw.
+	Candidate(seed uint64, d int, x []float64) (logq float64)
+}
+
+// Candidate draws candidate d from q with a stream of its own (seed,
+// streamResample, d), so that a candidate can be drawn again by its index.
+func (r *Result) Candidate(seed uint64, d int, x []float64) float64 {
+	return r.SampleCoords(candidateRand(seed, d), x)
+}
+
+// Candidate draws candidate d from restart d mod R (a stratified sample of
+// the mixture, as its final estimate draws) and returns the mixture's log
+// density there.
+func (m *Mixture) Candidate(seed uint64, d int, x []float64) float64 {
+	return m.SampleCoords(candidateRand(seed, d), x, d%len(m.Components))
+}
+
+func candidateRand(seed uint64, d int) *rand.Rand {
+	return rand.New(rand.NewPCG(streamSeed(seed, streamResample, 0, d)))
+}
+
+// Resampling is the outcome of Resample.
+type Resampling struct {
+	Candidates int // M, the draws of q weighted
+	// Index holds the candidate of each resampled draw, in the order
+	// drawn (Proposal.Candidate draws it again).
+	Index []int
+	// K is the Pareto k̂ of the candidates' log weights log p − log q,
+	// and ESS the effective sample size 1/Σ w̃_d² of their smoothed
+	// weights w̃ normalised to sum to 1 (at most M; Kish's, as
+	// Pathfinder and the loo package report it).
+	K, ESS float64
+	// Bad counts the candidates whose log joint was not finite (weight
+	// 0).
+	Bad int
+}
+
+// Reliable reports whether the weights' k̂ is at most 0.7 (or −Inf, a
+// flat tail), where PSIS estimates converge at a practical rate (Vehtari
+// et al. 2024) and Yao et al. trust the importance-weighted correction.
+func (rs *Resampling) Reliable() bool { return rs.K <= 0.7 }
+
+// Resample draws M candidates from q (Proposal.Candidate, with seed),
+// evaluates the log joint of t at each on par goroutines (each with a
+// clone of t after the first; the result does not depend on par),
+// Pareto-smooths the log weights log p − log q, and draws n candidates
+// with replacement with probabilities proportional to the smoothed
+// weights (PSISResampleIndex). dim is the length of the coordinates.
+func Resample(t Target, q Proposal, dim, M, n int, seed uint64, par int) *Resampling {
+	lw := make([]float64, M)
+	par = max(1, min(par, M))
+	var wg sync.WaitGroup
+	for w := range par {
+		tw := t
+		if w > 0 {
+			tw = t.Clone()
+		}
+		wg.Go(func() {
+			x := make([]float64, dim)
+			g := make([]float64, dim)
+			for d := w; d < M; d += par {
+				lq := q.Candidate(seed, d, x)
+				lp, err := tw.LogJoint(x, g)
+				lw[d] = lp - lq
+				if err != nil || !finite(lw[d]) {
+					lw[d] = math.NaN()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	rs := &Resampling{Candidates: M}
+	for _, v := range lw {
+		if math.IsNaN(v) {
+			rs.Bad++
+		}
+	}
+	rng := rand.New(rand.NewPCG(streamSeed(seed, streamResampleChoice, 0, 0)))
+	rs.Index, rs.K, rs.ESS = PSISResampleIndex(lw, n, rng)
+	return rs
+}
+
+// PSISResampleIndex Pareto-smooths the log weights lw (PSIS; a non-finite
+// one has weight 0) and draws n indices of lw with replacement, each with
+// probability proportional to its smoothed weight (multinomial
+// resampling, as Pathfinder's). It returns them in the order drawn, the
+// Pareto k̂ of lw and the effective sample size 1/Σ w̃² of the normalised
+// smoothed weights w̃. With no finite weight the indices are nil and the
+// ESS 0.
+func PSISResampleIndex(lw []float64, n int, rng *rand.Rand) (idx []int, k, ess float64) {
+	lws, k := PSIS(lw)
+	cum := make([]float64, len(lws))
+	s, s2 := 0.0, 0.0
+	for i, v := range lws {
+		w := math.Exp(v) // lws sums to 1 on this scale: no overflow
+		s += w
+		s2 += w * w
+		cum[i] = s
+	}
+	if !(s > 0) {
+		return nil, k, 0
+	}
+	ess = s * s / s2
+	last := sort.Search(len(cum), func(i int) bool { return cum[i] >= s }) // the last of positive weight
+	idx = make([]int, n)
+	for j := range idx {
+		u := rng.Float64() * s
+		// the first index whose cumulative weight passes u: cum[i−1] ≤ u <
+		// cum[i], so that its own weight is positive
+		i := sort.Search(len(cum), func(i int) bool { return cum[i] > u })
+		idx[j] = min(i, last) // u rounded up to s
+	}
+	return idx, k, ess
+}
