@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -36,21 +37,25 @@ observations' elpd_loo (Vehtari, Gelman and Gabry 2017). A difference
 smaller than about 2·se_diff, or than 4 nats, is not a clear preference.
 p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
 observations whose elpd_loo is unreliable. The model column is the model
-file (and --set values) from the fit.json beside loo.csv.
+file (and --set values) from the fit.json beside loo.csv. A warning says
+when two fits' fit.json record other data: files of other contents (by
+their sha256, so one file named by two paths is the same data) or bound
+otherwise.
 `
 
 // looFit is one fit's leave-one-out estimate as gpp compare reads it from
 // loo.csv, per observation.
 type looFit struct {
-	path  string   // the loo.csv
-	label string   // the fit: its directory, or the file when not named loo.csv
-	model string   // the model file and --set values from fit.json, or ""
-	data  []string // the data files from fit.json (nil: unknown)
-	names []string // the observations (log_lik elements)
-	line  []int    // the line of each observation's row
-	elpd  []float64
-	p     []float64
-	k     []float64
+	path     string   // the loo.csv
+	label    string   // the fit: its directory, or the file when not named loo.csv
+	model    string   // the model file and --set values from fit.json, or ""
+	data     []string // the data files from fit.json (nil: unknown)
+	dataHash []string // their contents' sha256 from fit.json (nil: unknown)
+	names    []string // the observations (log_lik elements)
+	line     []int    // the line of each observation's row
+	elpd     []float64
+	p        []float64
+	k        []float64
 }
 
 // looRank is a fit's row of a comparison.
@@ -107,7 +112,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	for _, f := range fits[1:] {
-		if fits[0].data != nil && f.data != nil && !sameData(fits[0].data, f.data) {
+		if fits[0].data != nil && f.data != nil && !sameData(fits[0], f) {
 			errorf(stderr, "warning: %s read %s, %s read %s: LOO compares fits of the same data",
 				fits[0].label, strings.Join(fits[0].data, " "), f.label, strings.Join(f.data, " "))
 		}
@@ -127,9 +132,20 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// sameData reports whether two fits' data file lists name the same files.
-func sameData(a, b []string) bool {
-	return slices.EqualFunc(a, b, func(x, y string) bool {
+// sameData reports whether two fits read the same data: files of the same
+// contents (by their sha256 in fit.json, so that one file named by two
+// paths, from two working directories, or a copy of it counts as the same)
+// bound as the same arguments (NAME= and a column selection); without the
+// hashes (an older fit.json), arguments that name the same files.
+func sameData(a, b *looFit) bool {
+	if len(a.dataHash) == len(a.data) && len(b.dataHash) == len(b.data) {
+		return slices.Equal(a.dataHash, b.dataHash) && slices.EqualFunc(a.data, b.data, func(x, y string) bool {
+			nx, _, cx := pipeline.SplitDataArg(x)
+			ny, _, cy := pipeline.SplitDataArg(y)
+			return nx == ny && slices.Equal(cx, cy)
+		})
+	}
+	return slices.EqualFunc(a.data, b.data, func(x, y string) bool {
 		return filepath.Clean(x) == filepath.Clean(y) || sameFile(x, y)
 	})
 }
@@ -172,6 +188,7 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 			f.model += " " + k + "=" + ff.Sets[k]
 		}
 		f.data = ff.Data
+		f.dataHash = ff.DataSHA256
 	}
 	return f, nil
 }
@@ -190,12 +207,13 @@ func noLOOError(dir string) error {
 
 // fitMeta is what gpp compare reads of a fit.json.
 type fitMeta struct {
-	Format string            `json:"format"`
-	Model  string            `json:"model"`
-	Data   []string          `json:"data"`
-	Sets   map[string]string `json:"sets"`
-	Method string            `json:"method"`
-	Files  []string          `json:"files"`
+	Format     string            `json:"format"`
+	Model      string            `json:"model"`
+	Data       []string          `json:"data"`
+	DataSHA256 []string          `json:"data_sha256"`
+	Sets       map[string]string `json:"sets"`
+	Method     string            `json:"method"`
+	Files      []string          `json:"files"`
 }
 
 // readFitMeta reads the fit.json at path, or returns nil when there is

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -293,5 +296,61 @@ func TestCompareDataWarning(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "m.gpp K=2") || strings.Contains(stdout, "stale.gpp") {
 		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestCompareDataByHash: fit.json's data_sha256 decides whether two fits
+// read the same data: one file named by two paths (fits run from two
+// working directories) is the same data, a file of the same name but
+// other contents is not, nor is the same file bound to another name.
+func TestCompareDataByHash(t *testing.T) {
+	dir := t.TempDir()
+	v := []float64{-1, -2, -1.5, -0.5}
+	meta := func(name, data, hash string) string {
+		d := looRows(t, filepath.Join(dir, name), v, v, v)
+		writeFile(t, d, fitFileName, `{"format": "gpp-fit/1", "model": "m.gpp", "data": [`+data+`], "data_sha256": [`+hash+`], "files": ["fit.json", "loo.csv"]}`)
+		return d
+	}
+	a := meta("a", `"examples/y.csv"`, `"aa"`)
+	b := meta("b", `"/home/u/gpp/examples/y.csv"`, `"aa"`)
+	c := meta("c", `"examples/y.csv"`, `"bb"`)
+	d := meta("d", `"z=examples/y.csv"`, `"aa"`)
+	for _, tt := range []struct {
+		other string
+		warn  bool
+	}{{b, false}, {c, true}, {d, true}} {
+		code, _, stderr := runSafe(t, "compare", a, tt.other)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if got := strings.Contains(stderr, "LOO compares fits of the same data"); got != tt.warn {
+			t.Errorf("%s against %s: warning %v, want %v:\n%s", a, tt.other, got, tt.warn, stderr)
+		}
+	}
+}
+
+// TestFitRecordsDataHash: fit.json records the sha256 of each data file as
+// read, in the order of its data list.
+func TestFitRecordsDataHash(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runSafe(t, "fit", "../../examples/regression.gpp", "../../examples/wine_std.csv", "--quiet", "--iter", "200", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var ff fitFile
+	b, err := os.ReadFile(filepath.Join(out, fitFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &ff); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../../examples/wine_std.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(src)
+	if want := hex.EncodeToString(sum[:]); len(ff.DataSHA256) != 1 || ff.DataSHA256[0] != want {
+		t.Errorf("data_sha256 %v, want [%s]", ff.DataSHA256, want)
 	}
 }

@@ -499,7 +499,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			ro = &o
 		}
 	}
-	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
+	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
 		missing: data.MissingCells(l.Info, l.Data), resample: ro}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()

@@ -37,6 +37,7 @@ import (
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
@@ -998,6 +999,7 @@ func writeElboCSV(w io.Writer, h drawsHeader) error {
 type drawsHeader struct {
 	model, modelHash string
 	data             []string
+	dataHash         []string // sha256 of each data file's contents (dataHashes), or nil
 	cfg              *fitConfig
 	r                *sgvb.Result  // the fit, or restart 0 of a mixture
 	mix              *sgvb.Mixture // the restarts, or nil
@@ -1252,14 +1254,17 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 
 // fitFile is the content of fit.json.
 type fitFile struct {
-	Format      string            `json:"format"`
-	GppVersion  string            `json:"gpp_version"`
-	Model       string            `json:"model"`
-	ModelSHA256 string            `json:"model_sha256"`
-	Data        []string          `json:"data"`
-	Sets        map[string]string `json:"sets,omitempty"`
-	Settings    fitSettings       `json:"settings"`
-	Method      string            `json:"method"`
+	Format      string   `json:"format"`
+	GppVersion  string   `json:"gpp_version"`
+	Model       string   `json:"model"`
+	ModelSHA256 string   `json:"model_sha256"`
+	Data        []string `json:"data"`
+	// DataSHA256 holds the sha256 of each data file's contents, in the
+	// order of Data: gpp compare tells the same data read by other paths.
+	DataSHA256 []string          `json:"data_sha256,omitempty"`
+	Sets       map[string]string `json:"sets,omitempty"`
+	Settings   fitSettings       `json:"settings"`
+	Method     string            `json:"method"`
 	fitOutcome
 	Factors []fitFactor `json:"factors,omitempty"`
 	// Groups are the joint full-rank factors (--fullrank a+b, all).
@@ -1521,12 +1526,28 @@ func modelHash(src []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
+// dataHashes returns the hex sha256 of the contents of each data argument's
+// file (FILE, NAME=FILE or NAME=FILE:COLUMNS), read from srcs, which holds
+// the files as the fit read them; nil if one is not there.
+func dataHashes(args []string, srcs sources) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		_, file, _ := pipeline.SplitDataArg(a)
+		b, ok := srcs[file]
+		if !ok {
+			return nil
+		}
+		out[i] = modelHash(b)
+	}
+	return out
+}
+
 // newFitFile describes a fit for fit.json.
 func newFitFile(h drawsHeader) *fitFile {
 	c, r := h.cfg, h.r
 	ff := &fitFile{
 		Format: fitFormat, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
-		Data: append([]string{}, h.data...), Method: r.Method.String(),
+		Data: append([]string{}, h.data...), DataSHA256: h.dataHash, Method: r.Method.String(),
 		Settings: fitSettings{
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,

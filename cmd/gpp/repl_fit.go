@@ -266,7 +266,7 @@ func (r *repl) fitCmd(args []string) {
 	st := summariseColumns(ds)
 	var written []string
 	if writeFiles {
-		h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), cfg: cfg, r: res, stepSize: res.StepSize,
+		h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
 			missing: data.MissingCells(l.Info, l.Data)}
 		if h.stepSize == 0 {
 			h.stepSize = s.Optimizer.DefaultStepSize()
@@ -349,6 +349,16 @@ func (r *repl) dataArgs() []string {
 	var out []string
 	for _, d := range r.data {
 		out = append(out, d.arg)
+	}
+	return out
+}
+
+// dataHashes returns the sha256 of each of the session's data files, in the
+// order of dataArgs, as read.
+func (r *repl) dataHashes() []string {
+	var out []string
+	for _, d := range r.data {
+		out = append(out, modelHash(d.src))
 	}
 	return out
 }

@@ -94,18 +94,18 @@ func ParseSource(path string, src []byte, sets map[string]string) (*Loaded, erro
 // DataArg splits a data argument, FILE, NAME=FILE or NAME=FILE.csv:a,b,
 // into the name ("" for a positional FILE) and the file.
 func DataArg(arg string) (name, file string) {
-	name, file, _ = splitDataArg(arg)
+	name, file, _ = SplitDataArg(arg)
 	return name, file
 }
 
-// splitDataArg splits a data argument into the name, the file and the
+// SplitDataArg splits a data argument into the name, the file and the
 // columns selected (nil: every column). A selection follows the last ':'
 // of NAME=FILE.csv:a,b,c, and only there: when the text before that ':'
 // ends in .csv and the text after it is not empty. A data file's name ends
 // in .csv or .json, so a ':' elsewhere in a path (runs:3/wine.csv, C:\)
 // is part of it. The names are checked against the header when the file
 // is read (data.Table.Select).
-func splitDataArg(arg string) (name, file string, cols []string) {
+func SplitDataArg(arg string) (name, file string, cols []string) {
 	file = arg
 	if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], `/\.`) {
 		name, file = arg[:i], arg[i+1:]
@@ -123,7 +123,7 @@ func splitDataArg(arg string) (name, file string, cols []string) {
 func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) {
 	var inputs []data.Input
 	for _, arg := range args {
-		name, file, cols := splitDataArg(arg)
+		name, file, cols := SplitDataArg(arg)
 		ext := strings.ToLower(filepath.Ext(file))
 		if ext != ".csv" && ext != ".json" {
 			// Checked before reading: /dev/zero would be read forever.
