@@ -56,6 +56,12 @@ const drawStream = 0x6f75747075747321
 // number; the mean row draws from predictStream+1.
 const predictStream = 0x7072656469637421
 
+// predictDataStream seeds gpp predict's draws of the data that the new
+// data leave out (compile.Evaluator.SetDrawRand), apart from the outputs'
+// replicates so that drawing them changes no output; the mean row draws
+// from predictDataStream+1.
+const predictDataStream = 0x6c6566746f757421
+
 // looStream seeds the defensive draws of PSIS-LOO (sgvb.Defensive), and
 // looStream+1 their predictive outputs, so that they leave the output draws
 // as they were.
@@ -668,6 +674,7 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 	}
 	r.Coords(x, zm)
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream+1)))
+	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream+1)))
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
 
@@ -677,6 +684,7 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 	}
 	rng := rand.New(rand.NewPCG(seed, drawStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
+	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
 	for d := range n {
 		switch {
 		case pick != nil && mix != nil:

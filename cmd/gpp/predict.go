@@ -5,7 +5,9 @@ package main
 // (method=generate_quantities), PyMC's pm.set_data + sample_posterior_
 // predictive. The model is compiled in predict mode (compile.
 // CompilePredict: no log density, so the observed values may be left out
-// of the data), its params are matched to the fit's factors by name, type
+// of the data, and are then drawn from their ~ at each draw, as PyMC's
+// posterior predictive draws the observed variables), its params are
+// matched to the fit's factors by name, type
 // and shape, and the files are fit's summary.csv and draws.csv, written
 // through fit's output directory machinery (the lock, the atomic commit).
 
@@ -54,6 +56,19 @@ of a T[...]) may be left out; one that a param's shape or bounds, an output,
 or a let, loop or if that they read needs must be given. A size that only
 left-out data would bind must come from the data given or --set.
 
+Left-out observed data are drawn: a declaration y that the model observes
+with ~ (y ~ D(args), y[i] ~ D(...) in a loop, Y ~ MvNormalRows(...)) and that
+the data leave out is drawn at each draw of q from its ~ given that draw's
+params, as output y ~ D(args) would be (PyMC's posterior predictive of the
+observed variables), and written after the outputs under its own name (y.1,
+y.2, ... in draws.csv); a note says so. Given with missing cells (NA), just
+those are drawn. What has no sampler is left undrawn with a note saying why:
+target +=, logcdf, a user _lpdf, a T[...], a ~ reading other left-out data
+(and a shape whose size only y binds: --set N=... gives it). --draw y,z draws
+only those (each must then be drawable: an error otherwise), --draw none
+nothing. The draws come from a stream of their own (seeded by --seed), so
+drawing them changes no output.
+
 The draws of q are those of gpp fit: --output-draws draws (default: the
 fit's) from the random stream of --seed (default: the fit's), so that by
 default row d of the params is the fit's draw d, and with the fit's model and
@@ -73,6 +88,28 @@ error in the model, the data or the fit file; 2: a bad command line.
 type predictFlags struct {
 	seed        uint64
 	outputDraws int
+	draw        string // --draw: NAME,NAME or none; "" every left-out observed declaration
+}
+
+// drawOptions turns --draw into the compile's choice: nil draws every
+// left-out data declaration that a ~ observes, none (an empty list)
+// nothing.
+func (v predictFlags) drawOptions(set bool) (compile.PredictOptions, error) {
+	if !set {
+		return compile.PredictOptions{}, nil
+	}
+	if v.draw == "none" {
+		return compile.PredictOptions{Draw: []string{}}, nil
+	}
+	var names []string
+	for _, n := range strings.Split(v.draw, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return compile.PredictOptions{}, fmt.Errorf("--draw takes names of data declarations, as --draw y or --draw y,z, or none; got %q", v.draw)
+		}
+		names = append(names, n)
+	}
+	return compile.PredictOptions{Draw: names}, nil
 }
 
 // cmdPredict runs gpp predict.
@@ -91,6 +128,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "the full summary table (default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	fs.StringVar(&v.draw, "draw", "", "the left-out observed data to draw from their ~, as `NAMES` (y or y,z) or none (default: every one)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -111,6 +149,9 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--out needs a directory")
 	case cfg.quiet && cfg.verbose:
 		return usageErr("--quiet and --verbose exclude each other")
+	}
+	if _, err := v.drawOptions(set["draw"]); err != nil {
+		return usageErr("%v", err)
 	}
 	cfg.model, cfg.data = pos[1], pos[2:]
 	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
@@ -179,7 +220,8 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	for _, k := range inheritSets(cfg, ff) {
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
-	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets)
+	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
+	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt)
 	for k, b := range sourcesOf(l) {
 		srcs[k] = b
 	}
@@ -245,6 +287,9 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		return exitError
 	}
 	defer lock.release()
+	for _, n := range m.Drawn {
+		con.info("gpp: note: %s", n)
+	}
 	con.info("evaluating the outputs of %s at %d draws of the q in %s, seed %d", l.Path, cfg.outputDraws, path, cfg.settings.Seed)
 	ds, err := makeDraws(r, mix, m, cfg.outputDraws, cfg.settings.Seed)
 	if err != nil {

@@ -36,7 +36,7 @@ func (r *repl) predict(args []string) {
 		srcs[k] = b
 	}
 	if err == nil {
-		err = l.BindPredict(inputs, r.sets)
+		err = l.BindPredict(inputs, r.sets, compile.PredictOptions{})
 	}
 	if err != nil {
 		r.printError(err, srcs)
@@ -46,8 +46,11 @@ func (r *repl) predict(args []string) {
 		errorf(r.err, "warning: %s", w)
 	}
 	m := l.Model
+	for _, n := range l.Notes {
+		errorf(r.err, "note: %s", n)
+	}
 	if len(m.Outputs) == 0 {
-		r.errorf("the model has no outputs: :predict evaluates them (add output NAME = EXPR, or type an expression to evaluate it on the session's data)")
+		r.errorf("the model has no outputs and the data leave out no observed values to draw: :predict evaluates them (add output NAME = EXPR, or type an expression to evaluate it on the session's data)")
 		return
 	}
 	res, err := withoutMissing(r.fit.res, m)
@@ -63,6 +66,9 @@ func (r *repl) predict(args []string) {
 		return
 	}
 	r.noteStale()
+	for _, n := range m.Drawn {
+		errorf(r.err, "note: %s", n)
+	}
 	ds, err := makeDraws(res, nil, m, r.fit.draws, r.fit.seed)
 	if err != nil {
 		r.printError(err, srcs)

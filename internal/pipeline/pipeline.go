@@ -201,21 +201,27 @@ func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
 // compiles it in predict mode (compile.CompilePredict), for outputs at
 // draws of a fitted q: data that only the log density reads may be absent
 // (compile.PredictReads, data.BindOptional).
-func LoadPredict(path string, dataArgs []string, sets map[string]string) (*Loaded, error) {
-	return load(path, dataArgs, sets, (*Loaded).BindPredict)
+// The data left out that the model observes with ~ are drawn as opt
+// chooses (compile.PredictOptions), with Notes saying which.
+func LoadPredict(path string, dataArgs []string, sets map[string]string, opt compile.PredictOptions) (*Loaded, error) {
+	return load(path, dataArgs, sets, func(l *Loaded, inputs []data.Input, sets map[string]string) error {
+		return l.BindPredict(inputs, sets, opt)
+	})
 }
 
 // BindPredict binds data inputs and compiles the checked model in predict
 // mode, as LoadPredict does: data that only the log density reads may be
-// absent.
-func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string) error {
+// absent, and those left out that a ~ observes are drawn as opt chooses.
+func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt compile.PredictOptions) error {
 	if l.Info == nil {
 		return errors.New("pipeline: model not checked")
 	}
 	reads := compile.PredictReads(l.File, l.Info)
 	optional := map[string]bool{}
 	for _, d := range l.Info.Data {
-		if reads[d.Name] == nil {
+		// A size that --set gives is bound, so that the draw of data
+		// left out has its shape.
+		if _, set := sets[d.Name]; reads[d.Name] == nil && !(d.Implicit && set) {
 			optional[d.Name] = true
 		}
 	}
@@ -225,11 +231,12 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string) error 
 	}
 	l.Data = bound
 	l.Warnings = data.Unused(l.Info, inputs)
-	m, err := compile.CompilePredict(l.File, l.Info, bound)
+	m, err := compile.CompilePredictOptions(l.File, l.Info, bound, opt)
 	if err != nil {
 		return err
 	}
 	l.Model = m
+	l.Notes = m.Notes
 	return nil
 }
 

@@ -65,6 +65,7 @@ type node struct {
 	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
 	sumOf  int32     // a summed RowSumProd: 1 + the index of the one it sums (see fuseSums)
 	dist   *dist.Univariate
+	alt    bool              // a Rand node that draws from the second stream (Builder.AltRand)
 	name   string            // input name; data name of a DataConst
 	cells  func(int) ast.Pos // a DataConst's element k in its file (nil: unknown)
 
@@ -112,6 +113,8 @@ type Builder struct {
 	// known[i]: node i's value has been computed by Known (an input-free
 	// node, evaluated before Finish).
 	known []bool
+	// altRand makes the Rand nodes built draw from the second stream.
+	altRand bool
 }
 
 // Fails returns how many operations have failed so far, counting those

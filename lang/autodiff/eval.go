@@ -184,6 +184,10 @@ func (p *Program) eval(n *node) bool {
 		p.evalDensity(n)
 	case op == OpRowSumProd:
 		p.evalRowSumProd(n)
+	case op == OpRand && n.alt:
+		p.rng, p.rngAlt = p.rngAlt, p.rng
+		p.evalRand(n)
+		p.rng, p.rngAlt = p.rngAlt, p.rng
 	case op == OpRand:
 		p.evalRand(n)
 	case op == OpCategorical:

@@ -34,13 +34,15 @@ type Program struct {
 	// dataOutErr is that of the data-only ones, evaluated by Finish.
 	outErr, dataOutErr error
 
-	rng  *rand.Rand // the stream of Rand nodes (nil: they give NaN)
-	team par.Team   // lends goroutines to large products (nil: none)
-	gt   gemmTask   // the product being shared
-	lt   lrRows     // the low-rank gradient being shared
-	rt   rspTask    // the RowSumProd being shared
-	ut   unaryTask  // the elementwise op being shared
-	pt   prepTask   // the prepared density being shared
+	rng *rand.Rand // the stream of Rand nodes (nil: they give NaN)
+	// rngAlt is the stream of the Rand nodes built under Builder.AltRand.
+	rngAlt *rand.Rand
+	team   par.Team  // lends goroutines to large products (nil: none)
+	gt     gemmTask  // the product being shared
+	lt     lrRows    // the low-rank gradient being shared
+	rt     rspTask   // the RowSumProd being shared
+	ut     unaryTask // the elementwise op being shared
+	pt     prepTask  // the prepared density being shared
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the

@@ -39,6 +39,10 @@ func (b *Builder) Rand(d dist.Univariate, args []ID, pos ast.Pos) ID {
 // they give NaN). Clones start without one.
 func (p *Program) SetRand(rng *rand.Rand) { p.rng = rng }
 
+// SetAltRand gives the program the second stream, that of the Rand nodes
+// built under Builder.AltRand (nil: they give NaN).
+func (p *Program) SetAltRand(rng *rand.Rand) { p.rngAlt = rng }
+
 // evalRand draws every element of a Rand node. Arguments outside their
 // parameter's support give a NaN element, which the output's error names.
 func (p *Program) evalRand(n *node) {

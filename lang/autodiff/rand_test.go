@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,5 +64,56 @@ func TestRand(t *testing.T) {
 	if _, err := b.Finish(b.Add(b.Mul(x, x, testPos), b.Sum(r, testPos), testPos)); err == nil ||
 		!strings.Contains(err.Error(), "random draw cannot enter the log joint") {
 		t.Errorf("a draw in the log joint: err %v", err)
+	}
+}
+
+// TestAltRand: a Rand node built under AltRand draws from the second
+// stream, leaving the first one's draws as they are without it, and gives
+// NaN without a second stream.
+func TestAltRand(t *testing.T) {
+	normal, _ := dist.LookupUnivariate("Normal")
+	draws := func(alt bool) (main, other []float64) {
+		b := NewBuilder()
+		x := b.Input("x", Scalar(), testPos)
+		mu := b.Const([]float64{0, 10}, Vector(2), testPos)
+		sd := b.Scalar(1, testPos)
+		keep := []ID{b.Rand(*normal, []ID{mu, sd}, testPos)}
+		if alt {
+			b.AltRand(true)
+			keep = append(keep, b.Rand(*normal, []ID{mu, sd}, testPos))
+			b.AltRand(false)
+		}
+		keep = append(keep, b.Rand(*normal, []ID{mu, sd}, testPos))
+		p, err := b.Finish(b.Mul(x, x, testPos), keep...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SetRand(rand.New(rand.NewPCG(1, 2)))
+		if alt {
+			if _, err := p.Forward([]float64{1}); err != nil || !math.IsNaN(p.Value(keep[1])[0]) {
+				t.Fatalf("without a second stream: %v, %v; want NaN", p.Value(keep[1]), err)
+			}
+			p.SetRand(rand.New(rand.NewPCG(1, 2)))
+			p.SetAltRand(rand.New(rand.NewPCG(3, 4)))
+		}
+		for range 3 {
+			if _, err := p.Forward([]float64{1}); err != nil {
+				t.Fatal(err)
+			}
+			main = append(main, p.Value(keep[0])...)
+			main = append(main, p.Value(keep[len(keep)-1])...)
+			if alt {
+				other = append(other, p.Value(keep[1])...)
+			}
+		}
+		return main, other
+	}
+	without, _ := draws(false)
+	with, other := draws(true)
+	if !slices.Equal(with, without) {
+		t.Errorf("the first stream's draws %v with an AltRand node, %v without", with, without)
+	}
+	if len(other) != 6 || other[1] < 5 || slices.Contains(without, other[0]) {
+		t.Errorf("the AltRand node's draws %v", other)
 	}
 }

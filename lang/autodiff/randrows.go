@@ -140,9 +140,16 @@ func (b *Builder) randNode(nd node) ID {
 	id := b.push(nd)
 	if k := b.index(id); b.nodes[k].op == OpRand {
 		b.nodes[k].dyn = true
+		b.nodes[k].alt = b.altRand
 	}
 	return id
 }
+
+// AltRand makes the Rand nodes built while on draw from the program's
+// second stream (Program.SetAltRand), not the first: draws that adding
+// them must not shift, as gpp predict's draws of left-out data leave the
+// outputs' replicates as they are.
+func (b *Builder) AltRand(on bool) { b.altRand = on }
 
 // evalRandRows draws every element of a row-wise Rand node: one uniform u
 // per element, in order, whether or not its argument is valid (so that an

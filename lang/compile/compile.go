@@ -99,6 +99,10 @@ type Model struct {
 	Latents []Latent
 	Outputs []Output
 	Dim     int
+	// Drawn, in predict mode, says which left-out data are drawn as
+	// outputs, and Notes why any other left-out data that the model
+	// observes is not (CompilePredict).
+	Drawn, Notes []string
 
 	file *ast.File
 	info *check.Info
@@ -193,6 +197,11 @@ func (e *Evaluator) Eval(x []float64) (float64, [][]float64, error) {
 // SetRand sets the stream the predictive outputs draw from.
 func (e *Evaluator) SetRand(rng *rand.Rand) { e.prog.SetRand(rng) }
 
+// SetDrawRand sets the stream that predict mode's draws of left-out data
+// come from (CompilePredict), apart from the outputs' replicates so that
+// drawing the data changes no output.
+func (e *Evaluator) SetDrawRand(rng *rand.Rand) { e.prog.SetAltRand(rng) }
+
 // OutputErr returns, after Eval, an *ast.Error at the first expression of
 // an output that is not finite, or nil.
 func (e *Evaluator) OutputErr() error { return e.prog.OutputErr() }
@@ -225,6 +234,9 @@ func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.
 	for _, s := range m.file.Stmts {
 		l.stmt(s)
 	}
+	if l.predict != nil {
+		l.drawOutputs()
+	}
 	if len(l.errs) > 0 {
 		l.errs.Sort()
 		return nil, nil, l.errs
@@ -249,6 +261,7 @@ func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.
 	if first {
 		m.Latents, m.Dim, m.Outputs = l.lats, l.dim, l.outs
 		m.dataNodes = l.dataNodes
+		m.Drawn, m.Notes = l.drawnNotes, append(m.Notes, l.undrawnNotes...)
 	}
 	if mode == buildPrior {
 		return prog, keep, nil
@@ -307,6 +320,13 @@ type lowerer struct {
 	// predict, when not nil, limits the build to the statements it keeps
 	// and adds no term to the log joint (CompilePredict).
 	predict *predictPlan
+	// drawPieces holds, in predict mode, the draws of the ~ statements on
+	// each left-out data declaration (drawTilde); undrawnAt those that
+	// cannot be drawn after all (undrawn), and drawnNotes and
+	// undrawnNotes the notes for Model.Drawn and Model.Notes.
+	drawPieces               map[*check.DataVar][]drawPiece
+	undrawnAt                map[*check.DataVar]bool
+	drawnNotes, undrawnNotes []string
 	// bounded holds, for each latent whose bounds depend on data, the
 	// latent with their values in this compilation (check.Latent.WithBounds).
 	bounded map[*check.Latent]*check.Latent

@@ -187,13 +187,19 @@ func (l *lowerer) logpdfPerObservation(e *ast.CallExpr, call *ast.CallExpr, d *s
 
 // predictive lowers the distribution of `output NAME ~ D(args)` to a node
 // that draws from D at every evaluation; perRow (the output is a vector)
-// asks a categorical D for a draw per row of its matrix argument.
-func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos) value {
+// asks a categorical D for a draw per row of its matrix argument. want,
+// when not nil, is the shape of the data that a ~ observes and predict
+// draws (drawTilde): the arguments are broadcast to it as the density
+// broadcasts them (a scalar mean of y [N], a shared row of Y [N, D]).
+func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want []int) value {
 	d := l.info.Dists[call]
 	args := make([]autodiff.ID, len(call.Args))
 	lower := func() {
 		for i, a := range call.Args {
 			args[i] = l.node(l.expr(a), a.Pos())
+		}
+		if want != nil {
+			l.broadcastDraw(d, args, want, pos)
 		}
 	}
 	if d != nil {

@@ -36,6 +36,10 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			}
 		}
 	case *ast.TildeStmt:
+		if l.predict != nil { // kept: a ~ on left-out data, drawn
+			l.drawTilde(s, l.predict.draw[s])
+			break
+		}
 		var lat *check.Latent
 		if id, ok := unparen(s.LHS).(*ast.Ident); ok {
 			if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Param {
@@ -120,7 +124,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		var v value
 		switch {
 		case s.Dist != nil:
-			v = l.predictive(s.Dist, ov != nil && len(ov.Dims) == 1, s.Tilde)
+			v = l.predictive(s.Dist, ov != nil && len(ov.Dims) == 1, s.Tilde, nil)
 		case ov != nil && ov.Let != nil:
 			v = l.env[ov.Let]
 		default:

@@ -250,6 +250,8 @@ func predictWhat(s ast.Stmt) string {
 		return "output " + s.Name.Name
 	case *ast.ParamDecl:
 		return "param " + s.Name.Name
+	case *ast.TildeStmt:
+		return "the draw of " + ast.FormatExpr(s.LHS)
 	}
 	return "a statement"
 }

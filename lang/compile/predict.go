@@ -21,6 +21,24 @@ type predictPlan struct {
 	// reads holds the data and size names they read, each with the first
 	// output or param declaration that needs it.
 	reads map[*check.Symbol]ast.Stmt
+	// draw holds the ~ statements drawn as replicates of the data they
+	// observe, which the data leave out (predictDraws), each with that
+	// data's declaration; drawn lists those declarations in order, each
+	// with its shape.
+	draw  map[*ast.TildeStmt]*check.DataVar
+	drawn []drawnDecl
+}
+
+// drawnDecl is a data declaration that predict draws from its ~
+// statements: its shape with this run's sizes.
+type drawnDecl struct {
+	d     *check.DataVar
+	shape []int
+	given *data.Array // data given with missing cells, which alone are drawn; else nil
+	named bool        // by --draw: what cannot be drawn is an error, not a note
+	// what and verb begin its notes ("y is not in the data", "is"); note
+	// says that it is drawn.
+	what, verb, note string
 }
 
 // planPredict finds the statements that a predict-mode build lowers: the
@@ -28,8 +46,12 @@ type predictPlan struct {
 // (through other lets too), and every for and if around one of them (its
 // bounds or conditions choose what runs). The data and size names that
 // these read are the ones predict needs.
-func planPredict(f *ast.File, info *check.Info) *predictPlan {
-	p := &predictPlan{keep: map[ast.Stmt]bool{}, reads: map[*check.Symbol]ast.Stmt{}}
+//
+// The ~ statements in draw are lowered too, as replicates (their
+// distributions and the indices of their left sides are read; not the data
+// they observe).
+func planPredict(f *ast.File, info *check.Info, draw map[*ast.TildeStmt]*check.DataVar) *predictPlan {
+	p := &predictPlan{keep: map[ast.Stmt]bool{}, reads: map[*check.Symbol]ast.Stmt{}, draw: draw}
 	parents := map[ast.Stmt][]ast.Stmt{} // the enclosing fors and ifs
 	lets := map[*check.Symbol]*ast.LetStmt{}
 	var roots []ast.Stmt
@@ -45,6 +67,10 @@ func planPredict(f *ast.File, info *check.Info) *predictPlan {
 				}
 			case *ast.ParamDecl, *ast.OutputStmt:
 				roots = append(roots, s)
+			case *ast.TildeStmt:
+				if draw[s] != nil {
+					roots = append(roots, s)
+				}
 			case *ast.ForStmt:
 				walk(s.Body, inner)
 			case *ast.IfStmt:
@@ -60,14 +86,15 @@ func planPredict(f *ast.File, info *check.Info) *predictPlan {
 	walk(f.Stmts, nil)
 
 	var need func(s ast.Stmt)
-	var root ast.Stmt // the output or param whose needs are being found
+	var root ast.Stmt   // the output or param whose needs are being found
+	var skip *ast.Ident // the observed data of a drawn ~, not read
 	scan := func(n ast.Node) {
 		if n == nil {
 			return
 		}
 		ast.Inspect(n, func(n ast.Node) bool {
 			id, ok := n.(*ast.Ident)
-			if !ok {
+			if !ok || id == skip {
 				return true
 			}
 			sym := info.Uses[id]
@@ -96,6 +123,11 @@ func planPredict(f *ast.File, info *check.Info) *predictPlan {
 			scan(s.Value)
 		case *ast.ParamDecl:
 			scan(s.Type) // its shape and bounds; not its prior
+		case *ast.TildeStmt: // a drawn one: its indices and distribution
+			skip = check.ObservedIdent(s.LHS)
+			scan(s.LHS)
+			skip = nil
+			scan(s.Dist)
 		case *ast.OutputStmt:
 			if s.Value != nil {
 				scan(s.Value)
@@ -133,7 +165,7 @@ func planPredict(f *ast.File, info *check.Info) *predictPlan {
 // density, which predict leaves out, reads it.
 func PredictReads(f *ast.File, info *check.Info) map[string]ast.Stmt {
 	out := map[string]ast.Stmt{}
-	for sym, s := range planPredict(f, info).reads {
+	for sym, s := range planPredict(f, info, nil).reads {
 		out[sym.Name] = s
 	}
 	return out
@@ -143,8 +175,28 @@ func PredictReads(f *ast.File, info *check.Info) map[string]ast.Stmt {
 // the outputs without the log density. The data bound need only hold the
 // names PredictReads lists. The model's Evaluator computes the outputs at
 // draws of a fitted q; its log joint is 0.
+//
+// Every data declaration that the model observes with ~ and that bound
+// leaves out is drawn at each draw from its ~ statements, as a replicate
+// `output y ~ D(args)` would be (PyMC's sample_posterior_predictive after
+// set_data): an output named as the data, after the model's outputs
+// (CompilePredictOptions chooses which).
 func CompilePredict(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Model, error) {
-	m := &Model{file: f, info: info, data: bound, predict: planPredict(f, info)}
+	return CompilePredictOptions(f, info, bound, PredictOptions{})
+}
+
+// CompilePredictOptions is CompilePredict with a choice of the left-out
+// data to draw (PredictOptions.Draw). Model.Drawn says which are drawn,
+// and Model.Notes why any other left-out data that the model observes is
+// not.
+func CompilePredictOptions(f *ast.File, info *check.Info, bound map[string]*data.Array, opt PredictOptions) (*Model, error) {
+	draw, drawn, notes, err := predictDraws(f, info, bound, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := planPredict(f, info, draw)
+	p.drawn = drawn
+	m := &Model{file: f, info: info, data: bound, predict: p, Notes: notes}
 	prog, _, err := m.build(buildJoint)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,433 @@
+package compile
+
+// Posterior predictive draws of left-out data in predict mode: PyMC's
+// pm.set_data + pm.sample_posterior_predictive draws each observed
+// variable from its likelihood at every posterior draw. gpp predict does
+// the same for a data declaration that the model observes with ~ and that
+// the new data leave out: its ~ statements are lowered as replicates
+// (lowerer.predictive, the sampler of `output y ~ D(args)`), element by
+// element where a loop observes y[i], and the draw is an output named as
+// the data, after the model's outputs.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// PredictOptions choose what a predict-mode build draws besides the
+// outputs.
+type PredictOptions struct {
+	// Draw names the data declarations to draw when the data leave them
+	// out: nil draws every one that a ~ observes (PyMC's default), an
+	// empty non-nil slice none. A name given here that cannot be drawn is
+	// an error; left to the default, it is a note.
+	Draw []string
+}
+
+// predictDraws chooses the ~ statements that a predict-mode build draws:
+// those of each data declaration that bound leaves out and that opt
+// selects, when every one of them can be drawn. It returns them with their
+// declarations, the drawn declarations in order with their shapes (and
+// the note that says so), and a note per other left-out declaration that
+// the model observes, saying why it is not drawn.
+func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, opt PredictOptions) (map[*ast.TildeStmt]*check.DataVar, []drawnDecl, []string, error) {
+	named := map[string]bool{}
+	for _, name := range opt.Draw {
+		d := info.DataVar(name)
+		switch {
+		case d == nil || d.Implicit:
+			return nil, nil, nil, fmt.Errorf("--draw %s: the model has no data declaration %s (--draw names left-out data to draw, or is none)", name, name)
+		case bound[name] != nil && len(bound[name].Missing) == 0:
+			return nil, nil, nil, fmt.Errorf("--draw %s: %s is in the data given; predict draws only the data left out (or its missing values)", name, name)
+		}
+		named[name] = true
+	}
+	// The ~ statements on each data declaration, and where a target +=
+	// or the left side of a ~ on an expression first reads one: data
+	// that the model observes without a ~ of its own (a covariate that
+	// only the arguments of a ~ read is not observed).
+	tildes := map[*check.Symbol][]*ast.TildeStmt{}
+	firstUse := map[*check.Symbol]ast.Pos{}
+	uses := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if sym := info.Uses[id]; sym != nil && sym.Kind == check.Data {
+					if _, ok := firstUse[sym]; !ok {
+						firstUse[sym] = id.Pos()
+					}
+				}
+			}
+			return true
+		})
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.TildeStmt:
+			if sym := info.Uses[check.ObservedIdent(n.LHS)]; sym != nil && sym.Kind == check.Data {
+				tildes[sym] = append(tildes[sym], n)
+			} else if check.ObservedIdent(n.LHS) == nil {
+				uses(n.LHS)
+			}
+		case *ast.TargetStmt:
+			uses(n.Value)
+		}
+		return true
+	})
+	draw := map[*ast.TildeStmt]*check.DataVar{}
+	var drawn []drawnDecl
+	var notes []string
+	var errs ast.ErrorList
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		partial := a != nil && len(a.Missing) > 0 && d.Missing != nil
+		if d.Implicit || a != nil && !partial || opt.Draw != nil && !named[d.Name] {
+			continue
+		}
+		use, read := firstUse[d.Symbol]
+		ts := tildes[d.Symbol]
+		if len(ts) == 0 && !read && !named[d.Name] {
+			continue // not observed: a covariate, or unused
+		}
+		what, verb := d.Name+" is not in the data", "is"
+		if partial {
+			what, verb = fmt.Sprintf("%s has %d missing value%s in the data", d.Name, len(a.Missing), plural(len(a.Missing))), "it is"
+			if len(a.Missing) > 1 {
+				verb = "they are"
+			}
+		}
+		shape, why := predictDrawable(f, info, bound, d, ts, use)
+		if why == "" && partial {
+			shape, why = a.Shape, partialDrawable(info, d, ts)
+		}
+		if why != "" {
+			if named[d.Name] {
+				errs.Add(d.Pos, "--draw %s: %s cannot be drawn: %s", d.Name, d.Name, why)
+			} else {
+				notes = append(notes, fmt.Sprintf("%s and %s not drawn: %s", what, verb, why))
+			}
+			continue
+		}
+		for _, t := range ts {
+			draw[t] = d
+		}
+		dd := drawnDecl{d: d, shape: shape, named: named[d.Name], what: what, verb: verb,
+			note: fmt.Sprintf("%s: drawn from its likelihood at each draw (%s), as a posterior predictive", what, ts[0].Pos())}
+		if partial {
+			dd.given = a
+			dd.note = fmt.Sprintf("%s: %s drawn from its likelihood at each draw (%s), as a posterior predictive, and its given values kept", what, verb, ts[0].Pos())
+		}
+		drawn = append(drawn, dd)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	return draw, drawn, notes, nil
+}
+
+// predictDrawable returns the shape of the left-out data d with this run's
+// sizes, or why it cannot be drawn from its ~ statements ts (use: where
+// the model first reads d).
+func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array, d *check.DataVar, ts []*ast.TildeStmt, use ast.Pos) ([]int, string) {
+	if len(ts) == 0 && use == (ast.Pos{}) {
+		return nil, fmt.Sprintf("no ~ observes %s or its elements (%s ~ D(...), %s[i] ~ D(...))", d.Name, d.Name, d.Name)
+	}
+	if len(ts) == 0 {
+		return nil, fmt.Sprintf("no ~ observes %s or its elements (%s ~ D(...), %s[i] ~ D(...)), and what reads it (at %s: a target +=, a logcdf, or a ~ on an expression of it) has no distribution of %s to draw from; write output %s_rep ~ D(...) to draw one",
+			d.Name, d.Name, d.Name, use, d.Name, d.Name)
+	}
+	for _, t := range ts {
+		if call := info.UserDensities[t.Dist]; call != nil {
+			return nil, fmt.Sprintf("its ~ at %s is the user density %s, which has no sampler; write output %s_rep ~ D(...) with a built-in distribution to draw one", t.Pos(), t.Dist.Fun.Name, d.Name)
+		}
+		if dd := info.Dists[t.Dist]; dd != nil && dd.Shape == stdlib.DistMultinomial && len(t.Dist.Args) < 2 {
+			return nil, fmt.Sprintf("its ~ at %s leaves out %s's number of trials n (the counts' totals gave it); write %s(theta, n) to draw the counts", t.Pos(), dd.Name, dd.Name)
+		}
+		if t.Trunc != nil {
+			return nil, fmt.Sprintf("its ~ at %s is truncated (T[...] at %s), and gpp has no truncated sampler; draw it by inverting the CDF (docs/language.md, Truncated data)", t.Pos(), t.Trunc.T)
+		}
+	}
+	shape := make([]int, len(d.Dims))
+	for i, dim := range d.Dims {
+		switch {
+		case dim.Known():
+			shape[i] = dim.N
+		case !dim.Derived && bound[dim.Name] != nil && len(bound[dim.Name].Values) == 1:
+			shape[i] = int(bound[dim.Name].Values[0])
+		case !dim.Derived && info.DataVar(dim.Name) != nil:
+			return nil, fmt.Sprintf("its size %s is not bound: only %s would bind it; give it with --set %s=... to draw %s", dim.Name, d.Name, dim.Name, d.Name)
+		default:
+			return nil, fmt.Sprintf("its size %s is not known without it", dim)
+		}
+	}
+	one := map[*ast.TildeStmt]*check.DataVar{}
+	for _, t := range ts {
+		one[t] = d
+	}
+	p := planPredict(f, info, one)
+	var missing []string
+	for sym, s := range p.reads {
+		if bound[sym.Name] != nil && sym != d.Symbol {
+			continue
+		}
+		t, ok := s.(*ast.TildeStmt)
+		if !ok || one[t] == nil {
+			continue // an output's or a param's, which binding checked
+		}
+		dv := info.DataVar(sym.Name)
+		switch {
+		case sym == d.Symbol:
+			missing = append(missing, fmt.Sprintf("its ~ at %s reads %s itself (an autoregression): give %s, or write the replicate as an output", t.Pos(), d.Name, d.Name))
+		case dv != nil && dv.Implicit:
+			missing = append(missing, fmt.Sprintf("its ~ at %s needs the size %s, which only left-out data would bind: give it with --set %s=... to draw %s", t.Pos(), sym.Name, sym.Name, d.Name))
+		default:
+			missing = append(missing, fmt.Sprintf("its ~ at %s reads %s, which is not in the data either: give %s to draw %s", t.Pos(), sym.Name, sym.Name, d.Name))
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, missing[0]
+	}
+	return shape, ""
+}
+
+// partialDrawable says why the missing cells of data d, given in part,
+// cannot be drawn from its ~ statements ts, or returns "": each must be
+// of an elementwise family, whose draw of a cell does not depend on the
+// cells given (a row-wise one's would be conditional on them).
+func partialDrawable(info *check.Info, d *check.DataVar, ts []*ast.TildeStmt) string {
+	for _, t := range ts {
+		if dd := info.Dists[t.Dist]; dd == nil || dd.Shape != stdlib.DistElementwise {
+			return fmt.Sprintf("its ~ at %s is of %s, a row-wise family, whose missing cells would be drawn given the cells of their row that are given; give %s whole, or leave it out", t.Pos(), t.Dist.Fun.Name, d.Name)
+		}
+	}
+	return ""
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// drawPiece is the draw of one ~ statement's left side: the node and the
+// elements (row-major) of the data it covers, in the node's order.
+type drawPiece struct {
+	id    autodiff.ID
+	cells []int
+	pos   ast.Pos
+}
+
+// drawTilde lowers a ~ on left-out data d as a replicate of its left
+// side: the left side's indices are traced by binding d to the ints
+// 0..n−1 of its shape, so that y, y[i], Y[i] or y[a:b] give the elements
+// it covers, and the distribution is drawn with that shape.
+func (l *lowerer) drawTilde(s *ast.TildeStmt, d *check.DataVar) {
+	var dd *drawnDecl
+	for i := range l.predict.drawn {
+		if l.predict.drawn[i].d == d {
+			dd = &l.predict.drawn[i]
+		}
+	}
+	n := sizeOf(dd.shape)
+	cells := make([]int, n)
+	for i := range cells {
+		cells[i] = i
+	}
+	l.env[d.Symbol] = value{ints: cells, shape: dd.shape, isInt: true}
+	tr := l.expr(s.LHS)
+	delete(l.env, d.Symbol)
+	if !tr.isInt {
+		return // an index error, reported
+	}
+	l.b.AltRand(true) // the data's stream (Evaluator.SetDrawRand)
+	v := l.predictive(s.Dist, len(tr.shape) == 1, s.Tilde, tr.shape)
+	l.b.AltRand(false)
+	if !v.node {
+		return
+	}
+	if got := dimsOf(l.b.Shape(v.id)); !slices.Equal(got, tr.shape) {
+		l.undrawn(dd, s.Tilde, fmt.Sprintf("%s is %s, but the draw of its ~ at %s is %s", ast.FormatExpr(s.LHS), shapeText(tr.shape), s.Pos(), shapeText(got)))
+		return
+	}
+	if l.drawPieces == nil {
+		l.drawPieces = map[*check.DataVar][]drawPiece{}
+	}
+	l.drawPieces[d] = append(l.drawPieces[d], drawPiece{id: v.id, cells: tr.ints, pos: s.Pos()})
+}
+
+// drawOutputs assembles the draws of each drawn declaration from its
+// pieces, which must cover each element once, and adds them as outputs
+// named as the data, after the model's outputs.
+func (l *lowerer) drawOutputs() {
+	for _, dd := range l.predict.drawn {
+		d, pieces := dd.d, l.drawPieces[dd.d]
+		if l.undrawnAt[d] || len(pieces) == 0 {
+			continue // a note or an error said why, or a loop ran no iteration
+		}
+		n := sizeOf(dd.shape)
+		from := make([]int, n) // the piece that covers each element, +1
+		at := make([]int, n)   // and its element there
+		for p, pc := range pieces {
+			for k, c := range pc.cells {
+				if from[c] != 0 {
+					l.undrawn(&dd, pc.pos, fmt.Sprintf("%s is observed by two ~ (at %s and %s), whose product has no sampler",
+						elemText(d.Name, dd.shape, c), pieces[from[c]-1].pos, pc.pos))
+					break
+				}
+				from[c], at[c] = p+1, k
+			}
+		}
+		if c := slices.Index(from, 0); c >= 0 {
+			covered := 0
+			for _, p := range from {
+				if p != 0 {
+					covered++
+				}
+			}
+			l.undrawn(&dd, d.Pos, fmt.Sprintf("no ~ observes %s (the ~ statements on %s cover %d of its %d elements)",
+				elemText(d.Name, dd.shape, c), d.Name, covered, n))
+		}
+		if l.undrawnAt[d] {
+			continue
+		}
+		b := l.b
+		var id autodiff.ID
+		if len(pieces) == 1 && slices.IsSorted(pieces[0].cells) {
+			id = pieces[0].id
+		} else {
+			flat := make([]autodiff.ID, len(pieces))
+			for p, pc := range pieces {
+				flat[p] = pc.id
+				if s := b.Shape(pc.id); s.Rank == 2 {
+					flat[p] = b.Reshape(pc.id, autodiff.Vector(s.Len()), d.Pos)
+				}
+			}
+			elems := make([]autodiff.ID, n)
+			for c := range elems {
+				pc := flat[from[c]-1]
+				if b.Shape(pc).IsScalar() {
+					elems[c] = pc
+				} else {
+					elems[c] = b.Elem(pc, at[c], d.Pos)
+				}
+			}
+			id = b.Stack(elems, d.Pos)
+			switch len(dd.shape) {
+			case 0:
+				id = b.Elem(id, 0, d.Pos)
+			case 2:
+				id = b.Reshape(id, autodiff.Matrix(dd.shape[0], dd.shape[1]), d.Pos)
+			}
+		}
+		if a := dd.given; a != nil { // the given cells kept, the missing ones drawn
+			flat := id
+			if s := b.Shape(id); s.Rank != 1 {
+				flat = b.Reshape(id, autodiff.Vector(s.Len()), d.Pos)
+			}
+			id = l.mixed(a, b.Gather(flat, a.Missing, d.Pos), d.Pos)
+		}
+		l.outIDs = append(l.outIDs, id)
+		l.outs = append(l.outs, Output{Name: d.Name, Pos: d.Pos, Shape: dd.shape})
+		l.drawnNotes = append(l.drawnNotes, dd.note)
+	}
+}
+
+// undrawn leaves the data of dd undrawn for the reason why, found while
+// lowering its ~ statements: a note (lowerer.undrawnNotes), or an error
+// at pos when --draw named it.
+func (l *lowerer) undrawn(dd *drawnDecl, pos ast.Pos, why string) {
+	if l.undrawnAt[dd.d] {
+		return // one reason is enough
+	}
+	if l.undrawnAt == nil {
+		l.undrawnAt = map[*check.DataVar]bool{}
+	}
+	l.undrawnAt[dd.d] = true
+	if dd.named {
+		l.errorf(pos, "--draw %s: %s cannot be drawn: %s", dd.d.Name, dd.d.Name, why)
+		return
+	}
+	l.undrawnNotes = append(l.undrawnNotes, fmt.Sprintf("%s and %s not drawn: %s", dd.what, dd.verb, why))
+}
+
+// shapeText writes a shape as the messages do: a scalar, [3], [2, 4].
+func shapeText(s []int) string {
+	if len(s) == 0 {
+		return "a scalar"
+	}
+	return strings.ReplaceAll(fmt.Sprint(s), " ", ", ")
+}
+
+// elemText names element c (row-major) of data of the given shape.
+func elemText(name string, shape []int, c int) string {
+	switch len(shape) {
+	case 0:
+		return name
+	case 1:
+		return fmt.Sprintf("%s[%d]", name, c)
+	}
+	return fmt.Sprintf("%s[%d, %d]", name, c/shape[1], c%shape[1])
+}
+
+// broadcastDraw broadcasts the lowered arguments of a drawn ~ to the shape
+// want of its left side, as the density broadcasts them, so that the
+// replicate has that shape: an elementwise family's arguments to want
+// (Normal(mu, sigma) with scalars, for y [N]), and the row argument of a
+// row-wise family (MvNormal's mean, a categorical's probabilities, a
+// Dirichlet's or Multinomial's) to a row per row of a matrix want, or an
+// ordinal eta to each element. Anything else is left as it is, and a
+// replicate of another shape is an error of drawTilde.
+func (l *lowerer) broadcastDraw(d *stdlib.Dist, args []autodiff.ID, want []int, pos ast.Pos) {
+	if d == nil || len(args) == 0 || len(want) == 0 {
+		return
+	}
+	b := l.b
+	to := func(x autodiff.ID, s []int) autodiff.ID {
+		if slices.Equal(dimsOf(b.Shape(x)), s) {
+			return x
+		}
+		return b.Add(x, b.Const(make([]float64, sizeOf(s)), shapeOf(s), pos), pos)
+	}
+	// row makes a vector argument [K] the row [1, K], which a matrix
+	// [N, K] broadcasts along its rows.
+	row := func(x autodiff.ID) autodiff.ID {
+		if s := b.Shape(x); s.Rank == 1 {
+			return b.Reshape(x, autodiff.Matrix(1, s.Rows), pos)
+		}
+		return x
+	}
+	switch d.Shape {
+	case stdlib.DistElementwise:
+		for _, a := range args {
+			if slices.Equal(dimsOf(b.Shape(a)), want) {
+				return
+			}
+		}
+		args[0] = to(args[0], want)
+	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol, stdlib.DistDirichlet:
+		if len(want) == 2 {
+			args[0] = to(row(args[0]), want)
+		} else {
+			args[0] = to(args[0], want)
+		}
+	case stdlib.DistCategorical:
+		if len(want) == 1 && b.Shape(args[0]).Rank == 1 { // a shared row for each of y [N]
+			k := b.Shape(args[0]).Rows
+			args[0] = to(row(args[0]), []int{want[0], k})
+		}
+	case stdlib.DistMultinomial:
+		if len(want) == 2 {
+			args[0] = to(row(args[0]), want)
+		}
+	case stdlib.DistOrdinal:
+		args[0] = to(args[0], want)
+	}
+}
