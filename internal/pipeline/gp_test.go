@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gpplang/gpp/data"
@@ -139,19 +138,7 @@ func gpCSVData() []byte {
 // TestGPData checks that examples/gp.csv is what its generator writes
 // (go test ./internal/pipeline -run GPData -update-gp rewrites it).
 func TestGPData(t *testing.T) {
-	want := gpCSVData()
-	if *updateGP {
-		if err := os.WriteFile(gpCSV, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(gpCSV)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what gpCSVData writes; rerun with -update-gp", gpCSV)
-	}
+	checkGenerated(t, gpCSV, gpCSVData(), *updateGP, "update-gp")
 }
 
 // TestGPExample fits examples/gp.gpp to examples/gp.csv with the defaults:

@@ -49,19 +49,7 @@ func ordinalData(n int) []byte {
 // writes (go test ./internal/pipeline -run OrdinalData -update-ordinal
 // rewrites it).
 func TestOrdinalData(t *testing.T) {
-	want := ordinalData(200)
-	if *updateOrdinal {
-		if err := os.WriteFile(ordinalCSV, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(ordinalCSV)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what ordinalData writes; rerun with -update-ordinal", ordinalCSV)
-	}
+	checkGenerated(t, ordinalCSV, ordinalData(200), *updateOrdinal, "update-ordinal")
 }
 
 // TestOrdinalExample fits examples/ordinal.gpp with the defaults and checks

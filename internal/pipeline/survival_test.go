@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -57,19 +56,7 @@ func survivalData() []byte {
 // writes (go test ./internal/pipeline -run SurvivalData -update-survival
 // rewrites it).
 func TestSurvivalData(t *testing.T) {
-	want := survivalData()
-	if *updateSurvival {
-		if err := os.WriteFile(survivalCSV, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(survivalCSV)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what survivalData writes (go test ./internal/pipeline -run SurvivalData -update-survival rewrites it)", survivalCSV)
-	}
+	checkGenerated(t, survivalCSV, survivalData(), *updateSurvival, "update-survival")
 }
 
 // survivalPosterior is the posterior mean and sd of k, b0, b1, tau and

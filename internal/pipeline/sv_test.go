@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gpplang/gpp/data"
@@ -236,19 +235,7 @@ func svCSVData() []byte {
 // TestSVData checks that examples/sv.csv is what its generator writes
 // (go test ./internal/pipeline -run SVData -update-sv rewrites it).
 func TestSVData(t *testing.T) {
-	want := svCSVData()
-	if *updateSV {
-		if err := os.WriteFile(svCSV, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(svCSV)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what svCSVData writes (go test ./internal/pipeline -run SVData -update-sv rewrites it)", svCSV)
-	}
+	checkGenerated(t, svCSV, svCSVData(), *updateSV, "update-sv")
 }
 
 // TestSVExample fits examples/sv.gpp to examples/sv.csv as

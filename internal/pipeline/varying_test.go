@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -74,18 +73,7 @@ func sampleCorr(a, b []float64) (sa, sb, r float64) {
 // rewrites it).
 func TestVaryingData(t *testing.T) {
 	want, _, _ := varyingData()
-	if *updateVarying {
-		if err := os.WriteFile(varyingCSV, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(varyingCSV)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what varyingData writes; rerun with -update-varying", varyingCSV)
-	}
+	checkGenerated(t, varyingCSV, want, *updateVarying, "update-varying")
 }
 
 // TestVaryingExample fits examples/varying.gpp with the defaults, seeds 1
