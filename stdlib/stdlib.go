@@ -94,6 +94,9 @@ const (
 	AddDiag                             // [n, n], scalar or [n] → [n, n]
 	Filter                              // scalar or [p], [T] (or [T, K]) → [T] (or [T, K])
 	Constant                            // no arguments → scalar: a mathematical constant, Stan's pi()
+	RowsDot                             // [n, m], [n, m] → [n]: the dot product of each row; [n], [n] → [n]
+	Sized                               // int n, ... → [n]: a vector whose length is argument 0
+	ColsDot                             // [n, m], [n, m] → [1, m]: the dot product of each column; [n], [n] → [1, 1]
 )
 
 var shapeText = [...]string{
@@ -128,6 +131,9 @@ var shapeText = [...]string{
 	AddDiag:        "[n, n], scalar or [n] → [n, n]",
 	Filter:         "phi scalar or [p], e [T] → [T]; e [T, K] → [T, K] (each column filtered alone)",
 	Constant:       "scalar (no arguments)",
+	RowsDot:        "[n, m], [n, m] → [n]; [n], [n] → [n]",
+	Sized:          "int n, ... → [n]",
+	ColsDot:        "[n, m], [n, m] → [1, m]; [n], [n] → [1, 1]",
 }
 
 // String describes the rule in words, as in the docs.
@@ -466,6 +472,7 @@ var (
 )
 
 func init() {
+	funcs = append(funcs, stanFuncs...) // stan.go
 	for _, f := range funcs {
 		funcIndex[f.Name] = f
 	}

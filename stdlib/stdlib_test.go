@@ -53,7 +53,11 @@ func TestTable(t *testing.T) {
 		log1m log_inv_logit log1m_inv_logit inv_cloglog Phi Phi_approx inv_Phi lbeta lchoose tanh sin cos atan
 		inv inv_sqrt inv_square fmin fmax log_mix
 		pi e sqrt2 log2 log10 positive_infinity negative_infinity not_a_number machine_precision
-		gp_exp_quad_cov gp_exponential_cov gp_matern32_cov gp_matern52_cov gp_periodic_cov add_diag`)
+		gp_exp_quad_cov gp_exponential_cov gp_matern32_cov gp_matern52_cov gp_periodic_cov add_diag
+		log_diff_exp log_sum_exp fma hypot atan2 tan asin acos sinh cosh asinh acosh atanh erf erfc exp2 cbrt
+		tgamma trigamma lmultiply binary_log_loss log_inv_logit_diff log_falling_factorial prod floor ceil round trunc
+		rows_dot_product columns_dot_product inverse inverse_spd determinant log_determinant mdivide_left_tri_low
+		linspaced_vector one_hot_vector`)
 	for _, name := range want {
 		f := LookupFunc(name)
 		if f == nil {
@@ -74,12 +78,22 @@ func TestTable(t *testing.T) {
 	// name, with one argument more than the one-input form (so that the
 	// count picks the form: gp_periodic_cov(x, alpha, rho, p) and
 	// gp_exp_quad_cov(x1, x2, alpha, rho) both have four, of different
-	// functions), and no other function has a second form.
+	// functions). Besides them only Stan's functions of two arities have a
+	// second form: log2 and log10 (a constant and a logarithm), log_sum_exp
+	// (a reduction and an elementwise function).
+	arities := map[string]bool{"log2": true, "log10": true, "log_sum_exp": true}
 	for _, f := range funcs {
 		a := f.Alt
 		if a == nil {
-			if f.Shape == GPCov {
-				t.Errorf("%s has no two-input form", f.Name)
+			if f.Shape == GPCov || arities[f.Name] {
+				t.Errorf("%s has no second form", f.Name)
+			}
+			continue
+		}
+		if arities[f.Name] {
+			if a.Name != f.Name || a.Alt != nil || len(a.Args) != len(f.Args)+1 || a.Doc == "" || a.Example == "" ||
+				a.Support.Kind == 0 || a.Elem == 0 || a.Op == "" || f.Form(len(f.Args)) != f || f.Form(len(a.Args)) != a {
+				t.Errorf("%s: second form %+v", f.Name, a)
 			}
 			continue
 		}
@@ -176,6 +190,28 @@ func TestSupportRules(t *testing.T) {
 		{"add_diag", []dist.Support{dist.Positive, dist.Real}, dist.Real},
 		{"add_diag", []dist.Support{dist.Real, dist.Positive}, dist.Real},
 		{"ar_filter", []dist.Support{dist.Positive, dist.Positive}, dist.Real}, // a negative phi can turn the sign
+		{"erf", []dist.Support{dist.Positive}, dist.Unit},
+		{"erf", []dist.Support{dist.Count}, dist.NonNegative},
+		{"erf", []dist.Support{dist.Real}, dist.Real},
+		{"erfc", []dist.Support{dist.Real}, dist.Positive},
+		{"cosh", []dist.Support{dist.Real}, dist.Positive},
+		{"exp2", []dist.Support{dist.Real}, dist.Positive},
+		{"trigamma", []dist.Support{dist.Real}, dist.Positive},
+		{"tgamma", []dist.Support{dist.Positive}, dist.Positive},
+		{"tgamma", []dist.Support{dist.Real}, dist.Real},
+		{"sinh", []dist.Support{dist.Positive}, dist.Positive},
+		{"atanh", []dist.Support{dist.Unit}, dist.Positive},
+		{"acos", []dist.Support{dist.Real}, dist.NonNegative},
+		{"acosh", []dist.Support{dist.Real}, dist.NonNegative},
+		{"hypot", []dist.Support{dist.Positive, dist.Real}, dist.Positive},
+		{"hypot", []dist.Support{dist.Real, dist.Positive}, dist.NonNegative},
+		{"binary_log_loss", []dist.Support{dist.Binary, dist.Unit}, dist.NonNegative},
+		{"prod", []dist.Support{dist.Unit}, dist.Unit},
+		{"prod", []dist.Support{dist.Positive}, dist.Positive},
+		{"prod", []dist.Support{dist.Simplex}, dist.NonNegative},
+		{"log2", []dist.Support{dist.Positive}, dist.Real},
+		{"log_sum_exp", []dist.Support{dist.Positive}, dist.Positive},
+		{"log_sum_exp", []dist.Support{dist.Positive, dist.Positive}, dist.Real},
 	}
 	for _, tt := range tests {
 		if got := LookupFunc(tt.fn).Form(len(tt.args)).Support.Result(tt.args); got != tt.want {
@@ -211,6 +247,27 @@ func TestFold(t *testing.T) {
 		{"log2", nil, math.Log(2)},
 		{"log10", nil, math.Log(10)},
 		{"machine_precision", nil, math.Nextafter(1, 2) - 1},
+		// Stan's functions of one and two arities, and some of the others
+		{"log2", []float64{8}, 3},
+		{"log10", []float64{1e-3}, -3},
+		{"log_sum_exp", []float64{-2}, -2},
+		{"log_sum_exp", []float64{0, 0}, math.Ln2},
+		{"log_diff_exp", []float64{1, 0}, 1 + math.Log(1-math.Exp(-1))},
+		{"fma", []float64{2, 3, 4}, 10},
+		{"hypot", []float64{3, 4}, 5},
+		{"atan2", []float64{1, -1}, 3 * math.Pi / 4},
+		{"lmultiply", []float64{0, 0}, 0},
+		{"lmultiply", []float64{2, math.E}, 2},
+		{"binary_log_loss", []float64{1, 0.25}, math.Log(4)},
+		{"binary_log_loss", []float64{0, 0.25}, -math.Log(0.75)},
+		{"log_inv_logit_diff", []float64{1, -1}, math.Log(1/(1+math.Exp(-1)) - 1/(1+math.Exp(1)))},
+		{"log_falling_factorial", []float64{5, 2}, math.Log(20)},
+		{"log_falling_factorial", []float64{5, 0}, 0},
+		{"tgamma", []float64{-0.5}, -2 * math.Sqrt(math.Pi)},
+		{"trigamma", []float64{1}, math.Pi * math.Pi / 6},
+		{"acos", []float64{-1}, math.Pi},
+		{"round", []float64{-2.5}, -3},
+		{"trunc", []float64{-2.5}, -2},
 	}
 	inf := LookupFunc("positive_infinity").Fold(nil)
 	ninf := LookupFunc("negative_infinity").Fold(nil)
@@ -218,7 +275,7 @@ func TestFold(t *testing.T) {
 		t.Errorf("positive_infinity() = %v, negative_infinity() = %v, not_a_number() = %v", inf, ninf, LookupFunc("not_a_number").Fold(nil))
 	}
 	for _, tt := range tests {
-		got := LookupFunc(tt.fn).Fold(tt.args)
+		got := LookupFunc(tt.fn).Form(len(tt.args)).Fold(tt.args)
 		if math.Abs(got-tt.want) > foldTol*math.Max(1, math.Abs(tt.want)) {
 			t.Errorf("%s%v = %v, want %v", tt.fn, tt.args, got, tt.want)
 		}

@@ -42,6 +42,13 @@ func fold1(f func(float64) float64) func([]float64) float64 {
 
 func identity(x float64) float64 { return x }
 
+// withAlt returns f with its second form alt, taken by a call with alt's
+// number of arguments (log2() and log2(x)).
+func withAlt(f, alt *Func) *Func {
+	f.Alt = alt
+	return f
+}
+
 // constant is the entry of a function of no arguments whose value is v.
 func constant(name string, v float64, support SupportRule, doc, example string) *Func {
 	return &Func{Name: name, Shape: Constant, Support: support, Elem: RealResult, Op: "const",
@@ -127,8 +134,12 @@ var funcs = []*Func{
 	constant("pi", math.Pi, positiveRule, "π, the ratio of a circle's circumference to its diameter (Stan's pi())", "log(2 * pi())"),
 	constant("e", math.E, positiveRule, "e, the base of the natural logarithm (Stan's e())", "e() ^ x"),
 	constant("sqrt2", math.Sqrt2, positiveRule, "√2 (Stan's sqrt2())", "x / sqrt2()"),
-	constant("log2", math.Ln2, positiveRule, "log 2, the natural logarithm of 2 (Stan's log2() with no argument)", "y * log2()"),
-	constant("log10", math.Ln10, positiveRule, "log 10, the natural logarithm of 10 (Stan's log10() with no argument)", "log(x) / log10()"),
+	withAlt(constant("log2", math.Ln2, positiveRule, "log 2, the natural logarithm of 2 (Stan's log2() with no argument)", "y * log2()"),
+		&Func{Name: "log2", Range: Increasing, Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log2",
+			Doc: "base-2 logarithm, elementwise (exact at powers of 2)", Example: "log2(n)", Fold: fold1(dist.Log2)}),
+	withAlt(constant("log10", math.Ln10, positiveRule, "log 10, the natural logarithm of 10 (Stan's log10() with no argument)", "log(x) / log10()"),
+		&Func{Name: "log10", Range: Increasing, Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log10",
+			Doc: "base-10 logarithm, elementwise", Example: "log10(dose)", Fold: fold1(dist.Log10)}),
 	constant("positive_infinity", math.Inf(1), positiveRule, "+∞ (Stan's positive_infinity())", "fmin(x, positive_infinity())"),
 	constant("negative_infinity", math.Inf(-1), realRule, "-∞ (Stan's negative_infinity())", "fmax(x, negative_infinity())"),
 	constant("not_a_number", math.NaN(), realRule, "NaN, not a number (Stan's not_a_number()); any arithmetic with it gives NaN", "not_a_number()"),

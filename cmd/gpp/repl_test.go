@@ -169,16 +169,16 @@ func TestReplComplete(t *testing.T) {
 		n    int
 	}{
 		{"par", []string{"param"}, 3}, // keyword
-		{"pos", []string{"positive", "positive_infinity", "positive_ordered"}, 3},                                               // type keywords, a constant
-		{"y ~ Poi", []string{"Poisson", "PoissonLog"}, 3},                                                                       // distribution
-		{"sof", []string{"softmax", "softplus"}, 3},                                                                             // built-in
-		{"lam", []string{"lambda", "lambda2"}, 3},                                                                               // declared names
-		{"mean(la", []string{"lambda", "lambda2"}, 2},                                                                           // inside a call
-		{"s", []string{"sd", "segment", "simplex", "sin", "softmax", "softplus", "solve", "sqrt", "sqrt2", "square", "sum"}, 1}, // REPL sd
-		{":fi", []string{":fit"}, 3},                                                                                            // command
-		{":s", []string{":save", ":set", ":show"}, 2},                                                                           // commands
-		{":show la", []string{"lambda"}, 2},                                                                                     // latent names only
-		{"zzz", nil, 3},                                                                                                         // nothing
+		{"pos", []string{"positive", "positive_infinity", "positive_ordered"}, 3}, // type keywords, a constant
+		{"y ~ Poi", []string{"Poisson", "PoissonLog"}, 3},                         // distribution
+		{"sof", []string{"softmax", "softplus"}, 3},                               // built-in
+		{"lam", []string{"lambda", "lambda2"}, 3},                                 // declared names
+		{"mean(la", []string{"lambda", "lambda2"}, 2},                             // inside a call
+		{"s", []string{"sd", "segment", "simplex", "sin", "sinh", "softmax", "softplus", "solve", "sqrt", "sqrt2", "square", "sum"}, 1}, // REPL sd
+		{":fi", []string{":fit"}, 3},                  // command
+		{":s", []string{":save", ":set", ":show"}, 2}, // commands
+		{":show la", []string{"lambda"}, 2},           // latent names only
+		{"zzz", nil, 3},                               // nothing
 	}
 	for _, tt := range tests {
 		got, n := r.complete(tt.line, len(tt.line))

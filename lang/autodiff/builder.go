@@ -407,7 +407,7 @@ func (b *Builder) Div(x, y ID, pos ast.Pos) ID { return b.Binary(OpDiv, x, y, po
 // Pow returns x .^ y.
 func (b *Builder) Pow(x, y ID, pos ast.Pos) ID { return b.Binary(OpPow, x, y, pos) }
 
-// Unary adds an elementwise unary node (OpNeg through OpAtan).
+// Unary adds an elementwise unary node (OpNeg through OpTrunc).
 func (b *Builder) Unary(op Op, x ID, pos ast.Pos) ID {
 	if !op.isUnary() {
 		panic(errNotUnary)
@@ -483,6 +483,10 @@ func (b *Builder) Sum(x ID, pos ast.Pos) ID { return b.reduce(OpSum, x, toScalar
 
 // Mean returns the mean of all elements of x.
 func (b *Builder) Mean(x ID, pos ast.Pos) ID { return b.reduce(OpMean, x, toScalar, pos) }
+
+// Prod returns the product of the elements of x as a scalar (1 of no
+// elements).
+func (b *Builder) Prod(x ID, pos ast.Pos) ID { return b.reduce(OpProd, x, toScalar, pos) }
 
 // LogSumExp returns log Σ exp(x), computed stably.
 func (b *Builder) LogSumExp(x ID, pos ast.Pos) ID { return b.reduce(OpLogSumExp, x, toScalar, pos) }
@@ -726,6 +730,44 @@ func (b *Builder) CholSolve(l, rhs ID, pos ast.Pos) ID {
 	}
 	n, m := sl.Rows, sb.Cols
 	return b.push(node{op: OpCholSolve, args: args, shape: sb, pos: pos, nscr: n*m + n*n})
+}
+
+// TriSolve returns L⁻¹ B for a lower triangular L (only its lower
+// triangle is read) and a vector or matrix B (Stan's
+// mdivide_left_tri_low).
+func (b *Builder) TriSolve(l, rhs ID, pos ast.Pos) ID {
+	args, ok := b.operands(l, rhs)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(OpTriSolve, "factor", args[0], pos) {
+		return b.invalid(pos)
+	}
+	sl, sb := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if sb.Rank == 0 || sb.Rows != sl.Rows {
+		return b.fail(pos, "mdivide_left_tri_low: right-hand side %s does not match the %s matrix", sb, sl)
+	}
+	return b.push(node{op: OpTriSolve, args: args, shape: sb, pos: pos, nscr: sb.Len()})
+}
+
+// LU returns a function of a general square matrix through its LU
+// factors with partial pivoting: op is OpInverse (A⁻¹), OpDeterminant
+// (det A) or OpLogAbsDet (log |det A|). The factors and pivots are kept in
+// the node's scratch for the reverse sweep, with room for A⁻¹.
+func (b *Builder) LU(op Op, a ID, pos ast.Pos) ID {
+	args, ok := b.operands(a)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(op, "matrix", args[0], pos) {
+		return b.invalid(pos)
+	}
+	d := b.shapeOf(args[0]).Rows
+	shape := Scalar()
+	if op == OpInverse {
+		shape = Matrix(d, d)
+	}
+	return b.push(node{op: op, args: args, shape: shape, pos: pos, nscr: 2*d*d + d})
 }
 
 // LogDet returns the log determinant of a symmetric positive definite

@@ -90,6 +90,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 				return ast.Errorf(n.pos, "%s is not symmetric: element [%d, %d] is %g, [%d, %d] is %g", what, i, j, v[i*d+j], j, i, v[j*d+i])
 			}
 			return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)", what, p.fail)
+		case OpInverse, OpLogAbsDet:
+			return ast.Errorf(n.pos, "%s: matrix is singular (no pivot in column %d of its LU factorisation)", name, p.fail-1)
 		case OpGaussRowsLR:
 			return p.lrError(n)
 		case OpCategorical:
@@ -154,7 +156,7 @@ func unaryMessage(op Op, x float64, bad, el string) string {
 		return msg(fmt.Sprintf("log1p: argument %g < -1", x), el)
 	case (op == OpLog || op == OpLog1mexp) && x == 0, op == OpLog1p && x == -1:
 		return msg(fmt.Sprintf("%s: argument %g gives -Inf", name, x), el)
-	case (op == OpLgamma || op == OpDigamma) && x <= 0 && x == math.Floor(x):
+	case (op == OpLgamma || op == OpDigamma || op == OpTrigamma || op == OpTgamma) && x <= 0 && x == math.Floor(x):
 		return msg(fmt.Sprintf("%s: argument %g is a pole", name, x), el)
 	case op == OpLog1m && x > 1:
 		return msg(fmt.Sprintf("log1m: argument %g > 1", x), el)
@@ -162,6 +164,16 @@ func unaryMessage(op Op, x float64, bad, el string) string {
 		return msg(fmt.Sprintf("%s: argument %g gives %s", name, x, bad), el)
 	case op == OpInvPhi && !(x > 0 && x < 1):
 		return msg(fmt.Sprintf("inv_Phi: argument %g is outside [0, 1]", x), el)
+	case (op == OpAsin || op == OpAcos || op == OpAtanh) && !(x >= -1 && x <= 1):
+		return msg(fmt.Sprintf("%s: argument %g is outside [-1, 1]", name, x), el)
+	case op == OpAtanh && (x == 1 || x == -1):
+		return msg(fmt.Sprintf("atanh: argument %g gives %s", x, bad), el)
+	case op == OpAcosh && x < 1:
+		return msg(fmt.Sprintf("acosh: argument %g < 1", x), el)
+	case (op == OpLog2 || op == OpLog10) && x < 0:
+		return msg(fmt.Sprintf("%s: argument %g < 0", name, x), el)
+	case (op == OpLog2 || op == OpLog10) && x == 0:
+		return msg(fmt.Sprintf("%s: argument 0 gives -Inf", name), el)
 	}
 	return msg(fmt.Sprintf("%s: result is %s", name, bad), "argument "+g(x), el)
 }
@@ -176,6 +188,24 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 		return msg(fmt.Sprintf("pow: 0 to the negative power %g", y), el)
 	case op == OpLbeta && !(x > 0 && y > 0):
 		return msg(fmt.Sprintf("lbeta: arguments %g and %g must be > 0", x, y), el)
+	case op == OpLogDiffExp && x < y:
+		return msg(fmt.Sprintf("log_diff_exp: argument 1 (%g) < argument 2 (%g): the difference would be negative", x, y), el)
+	case op == OpLogDiffExp && x == y:
+		return msg(fmt.Sprintf("log_diff_exp: equal arguments (%g) give -Inf, the log of 0", x), el)
+	case op == OpLogInvLogitDiff && x < y:
+		return msg(fmt.Sprintf("log_inv_logit_diff: argument 1 (%g) < argument 2 (%g): the difference would be negative", x, y), el)
+	case op == OpLogInvLogitDiff && x == y:
+		return msg(fmt.Sprintf("log_inv_logit_diff: equal arguments (%g) give -Inf, the log of 0", x), el)
+	case op == OpLogFallingFactorial && !(x-y+1 > 0 && y > -1):
+		return msg(fmt.Sprintf("log_falling_factorial: arguments %g and %g need x - n + 1 > 0 and n > -1", x, y), el)
+	case op == OpLmultiply && y < 0:
+		return msg(fmt.Sprintf("lmultiply: argument 2 (%g) < 0", y), el)
+	case op == OpLmultiply && y == 0:
+		return msg(fmt.Sprintf("lmultiply: argument 2 is 0 with argument 1 %g: gives %s (only 0 log 0 is 0)", x, bad), el)
+	case op == OpBinaryLogLoss && !(y >= 0 && y <= 1):
+		return msg(fmt.Sprintf("binary_log_loss: argument 2 (%g) is outside [0, 1]", y), el)
+	case op == OpBinaryLogLoss:
+		return msg(fmt.Sprintf("binary_log_loss: argument 2 (%g) gives +Inf for outcome %g", y, x), el)
 	}
 	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+g(x)+" and "+g(y), el)
 }

@@ -195,6 +195,49 @@ func TestNaNProvenance(t *testing.T) {
 			x := b.Input("x", Vector(2), at(1, 1))
 			return b.Sum(b.Binary(OpLbeta, b.Scalar(3, at(1, 1)), x, at(7, 4)), at(7, 1))
 		}, "model.gpp:7:4: lbeta: arguments 3 and -1 must be > 0 (element [1])"},
+		{"log_diff_exp of a larger second argument", []float64{1, 2}, func(b *Builder) ID {
+			x := b.Input("x", Vector(2), at(1, 1))
+			return b.Sum(b.Binary(OpLogDiffExp, b.Scalar(1.5, at(1, 1)), x, at(7, 4)), at(7, 1))
+		}, "model.gpp:7:4: log_diff_exp: argument 1 (1.5) < argument 2 (2): the difference would be negative (element [1])"},
+		{"log_diff_exp of equal arguments", []float64{1.5}, func(b *Builder) ID {
+			return b.Binary(OpLogDiffExp, b.Scalar(1.5, at(1, 1)), b.Input("x", Scalar(), at(1, 1)), at(7, 4))
+		}, "model.gpp:7:4: log_diff_exp: equal arguments (1.5) give -Inf, the log of 0"},
+		{"log_inv_logit_diff of a larger second argument", []float64{0.25}, func(b *Builder) ID {
+			return b.Binary(OpLogInvLogitDiff, b.Scalar(-1, at(1, 1)), b.Input("c", Scalar(), at(1, 1)), at(7, 4))
+		}, "model.gpp:7:4: log_inv_logit_diff: argument 1 (-1) < argument 2 (0.25): the difference would be negative"},
+		{"log_falling_factorial past x + 1", []float64{4}, func(b *Builder) ID {
+			return b.Binary(OpLogFallingFactorial, b.Scalar(2.5, at(1, 1)), b.Input("n", Scalar(), at(1, 1)), at(7, 4))
+		}, "model.gpp:7:4: log_falling_factorial: arguments 2.5 and 4 need x - n + 1 > 0 and n > -1"},
+		{"asin outside [-1, 1]", []float64{0.5, -1.25}, func(b *Builder) ID {
+			return b.Sum(b.Unary(OpAsin, b.Input("r", Vector(2), at(1, 1)), at(3, 8)), at(3, 1))
+		}, "model.gpp:3:8: asin: argument -1.25 is outside [-1, 1] (element [1])"},
+		{"atanh of 1", []float64{1}, func(b *Builder) ID {
+			return b.Unary(OpAtanh, b.Input("r", Scalar(), at(1, 1)), at(3, 8))
+		}, "model.gpp:3:8: atanh: argument 1 gives +Inf"},
+		{"acosh below 1", []float64{0.5}, func(b *Builder) ID {
+			return b.Unary(OpAcosh, b.Input("c", Scalar(), at(1, 1)), at(3, 8))
+		}, "model.gpp:3:8: acosh: argument 0.5 < 1"},
+		{"tgamma at a pole", []float64{-2}, func(b *Builder) ID {
+			return b.Unary(OpTgamma, b.Input("a", Scalar(), at(1, 1)), at(3, 8))
+		}, "model.gpp:3:8: tgamma: argument -2 is a pole"},
+		{"log10 of a negative", []float64{-3}, func(b *Builder) ID {
+			return b.Unary(OpLog10, b.Input("a", Scalar(), at(1, 1)), at(3, 8))
+		}, "model.gpp:3:8: log10: argument -3 < 0"},
+		{"lmultiply of a negative", []float64{-0.5}, func(b *Builder) ID {
+			return b.Binary(OpLmultiply, b.Scalar(2, at(1, 1)), b.Input("y", Scalar(), at(1, 1)), at(3, 8))
+		}, "model.gpp:3:8: lmultiply: argument 2 (-0.5) < 0"},
+		{"binary_log_loss outside [0, 1]", []float64{1.5}, func(b *Builder) ID {
+			return b.Binary(OpBinaryLogLoss, b.Scalar(1, at(1, 1)), b.Input("p", Scalar(), at(1, 1)), at(3, 8))
+		}, "model.gpp:3:8: binary_log_loss: argument 2 (1.5) is outside [0, 1]"},
+		{"binary_log_loss of a sure miss", []float64{0}, func(b *Builder) ID {
+			return b.Binary(OpBinaryLogLoss, b.Scalar(1, at(1, 1)), b.Input("p", Scalar(), at(1, 1)), at(3, 8))
+		}, "model.gpp:3:8: binary_log_loss: argument 2 (0) gives +Inf for outcome 1"},
+		{"inverse of a singular matrix", []float64{1, 2, 2, 4}, func(b *Builder) ID {
+			return b.Sum(b.LU(OpInverse, b.Input("A", Matrix(2, 2), at(1, 1)), at(5, 3)), at(5, 1))
+		}, "model.gpp:5:3: inverse: matrix is singular (no pivot in column 1 of its LU factorisation)"},
+		{"log_determinant of a singular matrix", []float64{0, 0, 0, 1}, func(b *Builder) ID {
+			return b.LU(OpLogAbsDet, b.Input("A", Matrix(2, 2), at(1, 1)), at(5, 3))
+		}, "model.gpp:5:3: log_determinant: matrix is singular (no pivot in column 0 of its LU factorisation)"},
 		{"exp overflow", []float64{1000}, func(b *Builder) ID {
 			return b.Exp(b.Input("x", Scalar(), at(1, 1)), at(5, 1))
 		}, "model.gpp:5:1: exp: result is +Inf (argument 1000)"},

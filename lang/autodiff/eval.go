@@ -31,6 +31,12 @@ func (p *Program) eval(n *node) bool {
 		z[0] = s
 	case op == OpLogSumExp:
 		z[0] = logSumExp(p.v(p.arg(n, 0)))
+	case op == OpProd:
+		s := 1.0
+		for _, v := range p.v(p.arg(n, 0)) {
+			s *= v
+		}
+		z[0] = s
 	case op == OpMax || op == OpMin:
 		x := p.v(p.arg(n, 0))
 		switch {
@@ -130,6 +136,12 @@ func (p *Program) eval(n *node) bool {
 		l, rhs := p.arg(n, 0), p.arg(n, 1)
 		copy(z, p.v(rhs))
 		cholSolve(p.v(l), l.shape.Rows, z, rhs.shape.Cols)
+	case op == OpTriSolve:
+		l, rhs := p.arg(n, 0), p.arg(n, 1)
+		copy(z, p.v(rhs))
+		trsm(false, false, p.v(l), l.shape.Rows, z, rhs.shape.Cols)
+	case op == OpInverse || op == OpDeterminant || op == OpLogAbsDet:
+		return p.evalLU(n, z)
 	case op == OpGaussRowsSS:
 		return p.evalGaussRows(n)
 	case op == OpGaussRowsLR:
@@ -274,6 +286,11 @@ func (p *Program) evalBinary(n *node) {
 			for j := range zr {
 				zr[j] = dist.LogAddExp(xr[j*cx], yr[j*cy])
 			}
+		default:
+			f := binaryFns[n.op].f
+			for j := range zr {
+				zr[j] = f(xr[j*cx], yr[j*cy])
+			}
 		}
 	}
 }
@@ -338,9 +355,10 @@ func b2f(b bool) float64 {
 func unaryCost(op Op) int {
 	switch op {
 	case OpExp, OpLog, OpLog1p, OpExpm1, OpLog1mexp, OpSoftplus, OpInvLogit,
-		OpLog1m, OpInvCloglog, OpPhi, OpPhiApprox, OpTanh, OpSin, OpCos, OpAtan:
+		OpLog1m, OpInvCloglog, OpPhi, OpPhiApprox, OpTanh, OpSin, OpCos, OpAtan,
+		OpTan, OpAsin, OpAcos, OpSinh, OpCosh, OpAsinh, OpAcosh, OpAtanh, OpErf, OpErfc, OpExp2, OpLog2, OpLog10, OpCbrt:
 		return 10
-	case OpLgamma, OpDigamma, OpInvPhi:
+	case OpLgamma, OpDigamma, OpInvPhi, OpTrigamma, OpTgamma:
 		return 40
 	}
 	return 0
@@ -457,6 +475,12 @@ func evalUnary(op Op, z, x []float64) {
 	case OpAtan:
 		for i, v := range x {
 			z[i] = math.Atan(v)
+		}
+	default:
+		if u := unaryFns[op].f; u != nil {
+			for i, v := range x {
+				z[i] = u(v)
+			}
 		}
 	}
 }

@@ -27,6 +27,9 @@ func (p *Program) grad(n *node) {
 		for i := range ax {
 			ax[i] += s
 		}
+	case op == OpProd:
+		x := p.arg(n, 0)
+		gradProd(p.a(x), p.v(x), g[0])
 	case op == OpLogSumExp:
 		x := p.arg(n, 0)
 		ax, xv, z := p.a(x), p.v(x), p.v(n)[0]
@@ -124,6 +127,10 @@ func (p *Program) grad(n *node) {
 		}
 	case op == OpCholSolve:
 		p.gradCholSolve(n, g)
+	case op == OpTriSolve:
+		p.gradTriSolve(n, g)
+	case op == OpInverse || op == OpDeterminant || op == OpLogAbsDet:
+		p.gradLU(n, g)
 	case op == OpGaussRowsSS:
 		p.gradGaussRows(n, g[0])
 	case op == OpGaussRowsLR:
@@ -325,6 +332,16 @@ func binaryRowGrad(op Op, side int, a []float64, ca int, buf, g, xr []float64, c
 		for j, gj := range g {
 			d[j] += gj * math.Exp(yr[j*cy]-z[j])
 		}
+	case binaryFns[op].d != nil:
+		df := binaryFns[op].d
+		for j, gj := range g {
+			dx, dy := df(xr[j*cx], yr[j*cy], z[j])
+			if side == 0 {
+				d[j] += gj * dx
+			} else {
+				d[j] += gj * dy
+			}
+		}
 	}
 	if ca == 0 {
 		s := 0.0
@@ -451,6 +468,12 @@ func gradUnary(op Op, ax, g, x, z []float64) {
 	case OpAtan:
 		for i, gi := range g {
 			ax[i] += gi / (1 + x[i]*x[i])
+		}
+	default:
+		if d := unaryFns[op].d; d != nil {
+			for i, gi := range g {
+				ax[i] += gi * d(x[i], z[i])
+			}
 		}
 	}
 }
@@ -605,6 +628,55 @@ func (p *Program) gradMatMul(n *node, g []float64) {
 			p.gemm(true, tA, c, k, r, 1, g, c, a, lda, 1, p.a(y), ldb)
 		} else { // gB += op(A)' g
 			p.gemm(!tA, false, k, c, r, 1, a, lda, g, c, 1, p.a(y), ldb)
+		}
+	}
+}
+
+// gradProd adds g times the product of the other elements to each adjoint
+// of a product's elements x: by division when no element is 0; else only
+// a lone 0 gets a term (the product of the rest), recomputed, and with two
+// or more zeros every partial is 0.
+func gradProd(ax, x []float64, g float64) {
+	zero, zeros := -1, 0
+	prod := 1.0
+	for i, v := range x {
+		if v == 0 {
+			zero, zeros = i, zeros+1
+			continue
+		}
+		prod *= v
+	}
+	switch zeros {
+	case 0:
+		for i, v := range x {
+			ax[i] += g * (prod / v)
+		}
+	case 1:
+		ax[zero] += g * prod
+	}
+}
+
+// gradTriSolve: for X = L⁻¹ B, B's adjoint is Ḡ = L⁻ᵀ G and L's is −Ḡ Xᵀ
+// on and below the diagonal (the upper triangle is not read).
+func (p *Program) gradTriSolve(n *node, g []float64) {
+	l, rhs := p.arg(n, 0), p.arg(n, 1)
+	d, m := l.shape.Rows, rhs.shape.Cols
+	gb := p.s(n)[:d*m]
+	copy(gb, g)
+	trsm(false, true, p.v(l), d, gb, m)
+	if rhs.aoff >= 0 {
+		ab := p.a(rhs)
+		for i, v := range gb {
+			ab[i] += v
+		}
+	}
+	if l.aoff < 0 {
+		return
+	}
+	x, al := p.v(n), p.a(l)
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			al[i*d+j] -= dot(gb[i*m:i*m+m], x[j*m:j*m+m])
 		}
 	}
 }

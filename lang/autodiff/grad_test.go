@@ -263,6 +263,24 @@ func TestGradBinary(t *testing.T) {
 			return a + b - c
 		}},
 		{OpLogAddExp, real, real, func(x, y float64) float64 { return math.Log(math.Exp(x) + math.Exp(y)) }},
+		{OpLogDiffExp, prec, real, func(x, y float64) float64 { return math.Log(math.Exp(x) - math.Exp(y)) }},
+		{OpLogDiffExp, pos, negFrac, func(x, y float64) float64 { return math.Log(math.Exp(x) - math.Exp(y)) }},
+		{OpHypot, real, real, func(x, y float64) float64 { return math.Sqrt(x*x + y*y) }},
+		{OpAtan2, real, real, math.Atan2},
+		{OpAtan2, real, negFrac, math.Atan2}, // across the branch cut's side
+		{OpLmultiply, real, pos, func(x, y float64) float64 { return x * math.Log(y) }},
+		{OpLogInvLogitDiff, prec, real, func(x, y float64) float64 { return math.Log(1/(1+math.Exp(-x)) - 1/(1+math.Exp(-y))) }},
+		{OpLogFallingFactorial, prec, pos, func(x, n float64) float64 {
+			a, _ := math.Lgamma(x + 1)
+			b, _ := math.Lgamma(x - n + 1)
+			return a - b
+		}},
+		{OpLogFallingFactorial, pos, negFrac, func(x, n float64) float64 {
+			a, _ := math.Lgamma(x + 1)
+			b, _ := math.Lgamma(x - n + 1)
+			return a - b
+		}},
+		{OpLogInvLogitDiff, pos, negFrac, func(x, y float64) float64 { return math.Log(1/(1+math.Exp(-x)) - 1/(1+math.Exp(-y))) }},
 	}
 	var cases []gradCase
 	for _, o := range ops {
@@ -274,6 +292,26 @@ func TestGradBinary(t *testing.T) {
 				ref:   elementwiseRef(func(x []float64) float64 { return o.f(x[0], x[1]) }),
 			})
 		}
+	}
+	// binary_log_loss of int outcomes (data, 0 or not) and probabilities.
+	for _, pat := range []string{"vector-vector", "data-scalar"} {
+		cases = append(cases, gradCase{
+			name: "binary_log_loss/" + pat,
+			args: func(r *rand.Rand) []arg {
+				n, _, _ := dims(r)
+				if pat == "data-scalar" {
+					return []arg{data(Vector(n), count), in(Scalar(), prob)}
+				}
+				return []arg{data(Vector(n), count), in(Vector(n), prob)}
+			},
+			build: func(b *Builder, x []ID) ID { return b.Binary(OpBinaryLogLoss, x[0], x[1], testPos) },
+			ref: elementwiseRef(func(x []float64) float64 {
+				if x[0] != 0 {
+					return -math.Log(x[1])
+				}
+				return -math.Log(1 - x[1])
+			}),
+		})
 	}
 	// The same node on both sides: adjoints must add up.
 	cases = append(cases, gradCase{
@@ -315,6 +353,31 @@ func TestGradUnary(t *testing.T) {
 		{OpSin, real, math.Sin},
 		{OpCos, real, math.Cos},
 		{OpAtan, real, math.Atan},
+		{OpTan, negFrac, math.Tan},
+		{OpTan, prob, math.Tan},
+		{OpAsin, negFrac, math.Asin},
+		{OpAsin, prob, math.Asin},
+		{OpAcos, prob, math.Acos},
+		{OpSinh, real, func(x float64) float64 { return (math.Exp(x) - math.Exp(-x)) / 2 }},
+		{OpCosh, real, func(x float64) float64 { return (math.Exp(x) + math.Exp(-x)) / 2 }},
+		{OpAsinh, real, func(x float64) float64 { return math.Log(x + math.Sqrt(x*x+1)) }},
+		{OpAcosh, prec, func(x float64) float64 { return math.Log(x + math.Sqrt(x*x-1)) }},
+		{OpAtanh, negFrac, func(x float64) float64 { return 0.5 * math.Log((1+x)/(1-x)) }},
+		{OpAtanh, prob, func(x float64) float64 { return 0.5 * math.Log((1+x)/(1-x)) }},
+		{OpErf, real, math.Erf},
+		{OpErfc, real, func(x float64) float64 { return 1 - math.Erf(x) }},
+		{OpExp2, real, func(x float64) float64 { return math.Pow(2, x) }},
+		{OpLog2, pos, func(x float64) float64 { return math.Log(x) / math.Ln2 }},
+		{OpLog10, pos, func(x float64) float64 { return math.Log(x) / math.Ln10 }},
+		{OpCbrt, pos, func(x float64) float64 { return math.Pow(x, 1.0/3) }},
+		{OpCbrt, negFrac, func(x float64) float64 { return -math.Pow(-x, 1.0/3) }},
+		{OpTgamma, pos, func(x float64) float64 { v, _ := math.Lgamma(x); return math.Exp(v) }},
+		{OpTgamma, negFrac, func(x float64) float64 { v, s := math.Lgamma(x); return float64(s) * math.Exp(v) }},
+		{OpTrigamma, pos, nil},
+		{OpTrigamma, negFrac, nil},
+		{OpFloor, prob, func(float64) float64 { return 0 }},
+		{OpCeil, prob, func(float64) float64 { return 1 }},
+		{OpTrunc, negFrac, func(float64) float64 { return 0 }},
 	}
 	var cases []gradCase
 	for _, o := range ops {
@@ -351,6 +414,14 @@ func TestGradReductions(t *testing.T) {
 	vector := func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} }
 	runCases(t, []gradCase{
 		{name: "sum", args: matrix, build: func(b *Builder, x []ID) ID { return b.Sum(x[0], testPos) }, ref: sumRef},
+		{name: "prod", args: matrix, build: func(b *Builder, x []ID) ID { return b.Prod(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 {
+				p := 1.0
+				for _, x := range v[0] {
+					p *= x
+				}
+				return []float64{p}
+			}},
 		{name: "mean", args: matrix, build: func(b *Builder, x []ID) ID { return b.Mean(x[0], testPos) },
 			ref: func(v [][]float64, s []Shape) []float64 { return []float64{sumRef(v, s)[0] / float64(len(v[0]))} }},
 		{name: "max", args: matrix, build: func(b *Builder, x []ID) ID { return b.Max(x[0], testPos) },
@@ -583,6 +654,30 @@ func TestGradLinalg(t *testing.T) {
 		}, build: func(b *Builder, x []ID) ID {
 			return b.Add(b.LogDet(x[0], testPos), b.Sum(b.Solve(x[0], x[1], testPos), testPos), testPos)
 		}},
+		{name: "inverse/general", args: square(cholf), build: func(b *Builder, x []ID) ID { return b.LU(OpInverse, x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				n := s[0].Rows
+				return solveRef([][]float64{v[0], identityRef(n)}, []Shape{s[0], Matrix(n, n)})
+			}},
+		{name: "inverse/spd", args: square(spd), build: func(b *Builder, x []ID) ID { return b.LU(OpInverse, x[0], testPos) }},
+		{name: "determinant", args: square(cholf), build: func(b *Builder, x []ID) ID { return b.LU(OpDeterminant, x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 { return []float64{detRef(v[0], s[0].Rows)} }},
+		{name: "log_determinant", args: square(cholf), build: func(b *Builder, x []ID) ID { return b.LU(OpLogAbsDet, x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				return []float64{math.Log(math.Abs(detRef(v[0], s[0].Rows)))}
+			}},
+		{name: "mdivide_left_tri_low/vector", args: func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{in(Matrix(n, n), cholf), in(Vector(n), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.TriSolve(x[0], x[1], testPos) }, ref: triSolveRef},
+		{name: "mdivide_left_tri_low/matrix", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{in(Matrix(n, n), cholf), in(Matrix(n, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.TriSolve(x[0], x[1], testPos) }, ref: triSolveRef},
+		{name: "mdivide_left_tri_low/data-L", args: func(r *rand.Rand) []arg {
+			n, m, _ := dims(r)
+			return []arg{data(Matrix(n, n), cholf), in(Matrix(n, m), real)}
+		}, build: func(b *Builder, x []ID) ID { return b.TriSolve(x[0], x[1], testPos) }, ref: triSolveRef},
 		{name: "gauss_rows_ss", args: func(r *rand.Rand) []arg {
 			d, _, _ := dims(r)
 			return []arg{in(Matrix(d, d), spd), data(Matrix(d, d), spd)}
@@ -802,4 +897,50 @@ func TestLogSumExpTail(t *testing.T) {
 			t.Errorf("logsumexp(%v) = %.17g, want %.17g", c.x, got, c.want)
 		}
 	}
+}
+
+func identityRef(n int) []float64 {
+	v := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		v[i*n+i] = 1
+	}
+	return v
+}
+
+// detRef is the determinant by Laplace expansion along the first row.
+func detRef(a []float64, n int) float64 {
+	if n == 1 {
+		return a[0]
+	}
+	det, sign := 0.0, 1.0
+	for j := 0; j < n; j++ {
+		minor := make([]float64, 0, (n-1)*(n-1))
+		for i := 1; i < n; i++ {
+			for k := 0; k < n; k++ {
+				if k != j {
+					minor = append(minor, a[i*n+k])
+				}
+			}
+		}
+		det += sign * a[j] * detRef(minor, n-1)
+		sign = -sign
+	}
+	return det
+}
+
+// triSolveRef solves L X = B by forward substitution with the lower
+// triangle of v[0].
+func triSolveRef(v [][]float64, s []Shape) []float64 {
+	n, m := s[0].Rows, s[1].Cols
+	x := slices.Clone(v[1])
+	for j := 0; j < m; j++ {
+		for i := 0; i < n; i++ {
+			t := x[i*m+j]
+			for k := 0; k < i; k++ {
+				t -= v[0][i*n+k] * x[k*m+j]
+			}
+			x[i*m+j] = t / v[0][i*n+i]
+		}
+	}
+	return x
 }

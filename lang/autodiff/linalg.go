@@ -272,3 +272,159 @@ func cholGrad(ga, gl, l, w []float64, d int) {
 		}
 	}
 }
+
+// luFactor overwrites the d×d matrix a with its LU factors under partial
+// pivoting, P A = L U (L unit lower triangular below the diagonal, U on
+// and above it), and records in piv the row swapped into each position.
+// It returns the sign of the permutation and 1 + the index of the first
+// zero pivot (0 when A is not singular).
+func luFactor(a []float64, d int, piv []float64) (sign float64, zero int) {
+	sign = 1
+	for k := 0; k < d; k++ {
+		p := k
+		for i := k + 1; i < d; i++ {
+			if math.Abs(a[i*d+k]) > math.Abs(a[p*d+k]) {
+				p = i
+			}
+		}
+		piv[k] = float64(p)
+		if p != k {
+			for j := 0; j < d; j++ {
+				a[k*d+j], a[p*d+j] = a[p*d+j], a[k*d+j]
+			}
+			sign = -sign
+		}
+		pk := a[k*d+k]
+		if pk == 0 {
+			if zero == 0 {
+				zero = k + 1
+			}
+			continue
+		}
+		for i := k + 1; i < d; i++ {
+			f := a[i*d+k] / pk
+			a[i*d+k] = f
+			if f != 0 {
+				for j := k + 1; j < d; j++ {
+					a[i*d+j] -= f * a[k*d+j]
+				}
+			}
+		}
+	}
+	return sign, zero
+}
+
+// luSolve overwrites the d×m matrix b with A⁻¹ b from luFactor's factors
+// and pivots of a non-singular A.
+func luSolve(lu []float64, d int, piv []float64, b []float64, m int) {
+	for k := 0; k < d; k++ {
+		if p := int(piv[k]); p != k {
+			for j := 0; j < m; j++ {
+				b[k*m+j], b[p*m+j] = b[p*m+j], b[k*m+j]
+			}
+		}
+	}
+	for i := 0; i < d; i++ { // L y = P b, L unit lower
+		for k := 0; k < i; k++ {
+			if f := lu[i*d+k]; f != 0 {
+				for j := 0; j < m; j++ {
+					b[i*m+j] -= f * b[k*m+j]
+				}
+			}
+		}
+	}
+	for i := d - 1; i >= 0; i-- { // U x = y
+		for k := i + 1; k < d; k++ {
+			if f := lu[i*d+k]; f != 0 {
+				for j := 0; j < m; j++ {
+					b[i*m+j] -= f * b[k*m+j]
+				}
+			}
+		}
+		u := lu[i*d+i]
+		for j := 0; j < m; j++ {
+			b[i*m+j] /= u
+		}
+	}
+}
+
+// luInverse sets inv = A⁻¹ from the factors.
+func luInverse(inv, lu []float64, d int, piv []float64) {
+	clear(inv[:d*d])
+	for i := 0; i < d; i++ {
+		inv[i*d+i] = 1
+	}
+	luSolve(lu, d, piv, inv, d)
+}
+
+// evalLU evaluates OpInverse, OpDeterminant and OpLogAbsDet into z, with
+// the factors, the pivots and (for the reverse sweep) the inverse in
+// scratch [lu | inv | piv]; it reports false, with p.fail the zero
+// pivot's position, when A is singular and the value needs its inverse
+// or is −∞ (the determinant of a singular matrix is 0).
+func (p *Program) evalLU(n *node, z []float64) bool {
+	a := p.arg(n, 0)
+	d := a.shape.Rows
+	scr := p.s(n)
+	lu, inv, piv := scr[:d*d], scr[d*d:2*d*d], scr[2*d*d:]
+	copy(lu, p.v(a))
+	sign, zero := luFactor(lu, d, piv)
+	if zero > 0 && n.op != OpDeterminant {
+		p.fail = zero
+		return false
+	}
+	switch n.op {
+	case OpInverse:
+		luInverse(z, lu, d, piv)
+	case OpDeterminant:
+		det := sign
+		for i := 0; i < d; i++ {
+			det *= lu[i*d+i]
+		}
+		z[0] = det
+		if zero == 0 {
+			luInverse(inv, lu, d, piv)
+		}
+	case OpLogAbsDet:
+		s := 0.0
+		for i := 0; i < d; i++ {
+			s += math.Log(math.Abs(lu[i*d+i]))
+		}
+		z[0] = s
+		luInverse(inv, lu, d, piv)
+	}
+	return true
+}
+
+// gradLU adds the adjoints of OpInverse (−Zᵀ G Zᵀ for Z = A⁻¹),
+// OpDeterminant (g det A · A⁻ᵀ; NaN for a singular A, whose adjugate is
+// not computed) and OpLogAbsDet (g A⁻ᵀ).
+func (p *Program) gradLU(n *node, g []float64) {
+	a := p.arg(n, 0)
+	if a.aoff < 0 {
+		return
+	}
+	d := a.shape.Rows
+	scr := p.s(n)
+	ga := p.a(a)
+	switch n.op {
+	case OpInverse:
+		z, t := p.v(n), scr[d*d:2*d*d]
+		p.gemm(true, false, d, d, d, 1, z, d, g, d, 0, t, d)   // t = Zᵀ G
+		p.gemm(false, true, d, d, d, -1, t, d, z, d, 1, ga, d) // ga −= t Zᵀ
+	case OpDeterminant, OpLogAbsDet:
+		c := g[0]
+		if n.op == OpDeterminant {
+			c *= p.v(n)[0]
+		}
+		inv := scr[d*d : 2*d*d]
+		if n.op == OpDeterminant && p.v(n)[0] == 0 {
+			c = math.NaN()
+		}
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				ga[i*d+j] += c * inv[j*d+i]
+			}
+		}
+	}
+}

@@ -21,6 +21,15 @@ const (
 	OpFmax      // the larger operand (likewise)
 	OpLbeta     // log B(x, y), x, y > 0
 	OpLogAddExp // log(exp(x) + exp(y))
+	// Stan's binary scalar functions, one scalar function per element
+	// (elemfns.go).
+	OpLogDiffExp          // log(exp(x) - exp(y)), x >= y
+	OpHypot               // sqrt(x² + y²)
+	OpAtan2               // math.Atan2(x, y), the angle of the point (y, x) (Stan's atan2(y, x) names them so)
+	OpLmultiply           // x log y, 0 at x = y = 0
+	OpBinaryLogLoss       // -log p for y != 0, -log(1 - p) for y = 0 (y the first operand)
+	OpLogInvLogitDiff     // log(inv_logit(x) - inv_logit(y)), x > y
+	OpLogFallingFactorial // lgamma(x + 1) - lgamma(x - n + 1), x - n + 1 > 0, n > -1
 
 	// Elementwise unary.
 	OpNeg
@@ -45,9 +54,33 @@ const (
 	OpSin
 	OpCos
 	OpAtan
+	// Stan's unary scalar functions, one scalar function per element
+	// (elemfns.go).
+	OpTan
+	OpAsin
+	OpAcos
+	OpSinh
+	OpCosh
+	OpAsinh
+	OpAcosh
+	OpAtanh
+	OpErf
+	OpErfc
+	OpExp2
+	OpLog2
+	OpLog10
+	OpCbrt
+	OpTrigamma
+	OpTgamma // Γ(x)
+	// rounding (data only in a model: the derivative is 0 where it exists)
+	OpFloor
+	OpCeil
+	OpRound // half away from zero
+	OpTrunc
 
 	// Reductions.
 	OpSum          // to a scalar
+	OpProd         // to a scalar: the product of the elements
 	OpMean         // to a scalar
 	OpLogSumExp    // to a scalar
 	OpMax          // to a scalar: the largest element (its adjoint goes to the first such)
@@ -70,6 +103,10 @@ const (
 	OpChol        // lower Cholesky factor of sym(A) = (A + Aᵀ)/2
 	OpLogDetChol  // log det(L Lᵀ) from a Cholesky factor L
 	OpCholSolve   // (L Lᵀ)⁻¹ B from a Cholesky factor L
+	OpTriSolve    // L⁻¹ B for a lower triangular L (its upper triangle ignored)
+	OpInverse     // A⁻¹ of a general square matrix, by LU with partial pivoting
+	OpDeterminant // det A, by LU
+	OpLogAbsDet   // log |det A|, by LU
 	OpGaussRowsSS // Σ_i log N(y_i | μ, C) from a scatter matrix
 	OpGaussRowsLR // Σ_i log N(y_i | 0, W W' + s I) from a scatter matrix, k < d
 
@@ -158,16 +195,20 @@ var opNames = [numOps]string{
 	opInvalid: "invalid", OpInput: "input", OpConst: "const",
 	OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpPow: "pow",
 	OpFmin: "fmin", OpFmax: "fmax", OpLbeta: "lbeta", OpLogAddExp: "log_sum_exp",
+	OpLogDiffExp: "log_diff_exp", OpHypot: "hypot", OpAtan2: "atan2", OpLmultiply: "lmultiply", OpBinaryLogLoss: "binary_log_loss", OpLogInvLogitDiff: "log_inv_logit_diff", OpLogFallingFactorial: "log_falling_factorial",
 	OpNeg: "neg", OpExp: "exp", OpLog: "log", OpLog1p: "log1p", OpExpm1: "expm1",
 	OpLog1mexp: "log1mexp", OpSoftplus: "softplus", OpSqrt: "sqrt", OpSquare: "square",
 	OpAbs: "abs", OpLgamma: "lgamma", OpDigamma: "digamma", OpInvLogit: "inv_logit",
 	OpLog1m: "log1m", OpInvCloglog: "inv_cloglog", OpPhi: "Phi", OpPhiApprox: "Phi_approx", OpInvPhi: "inv_Phi",
 	OpTanh: "tanh", OpSin: "sin", OpCos: "cos", OpAtan: "atan",
-	OpSum: "sum", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
+	OpTan: "tan", OpAsin: "asin", OpAcos: "acos", OpSinh: "sinh", OpCosh: "cosh", OpAsinh: "asinh", OpAcosh: "acosh",
+	OpAtanh: "atanh", OpErf: "erf", OpErfc: "erfc", OpExp2: "exp2", OpLog2: "log2", OpLog10: "log10", OpCbrt: "cbrt",
+	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
+	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
 	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpARFilter: "ar_filter",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
-	OpCholSolve: "solve", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
+	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpWishart: "Wishart", OpMultinomial: "multinomial", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
@@ -180,8 +221,8 @@ func (o Op) String() string {
 	return "?"
 }
 
-func (o Op) isBinary() bool { return o >= OpAdd && o <= OpLogAddExp }
-func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpAtan }
+func (o Op) isBinary() bool { return o >= OpAdd && o <= OpLogFallingFactorial }
+func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpTrunc }
 
 // isStep reports a comparison or logical op (OpLt through OpNot);
 // isStepBinary those of two operands (OpLt through OpOr).

@@ -817,7 +817,7 @@ func (c *checker) arity(e *ast.CallExpr, name, sig string, want int) bool {
 		}
 		if name == "logsumexp" {
 			// Stan's log_sum_exp(a, b) of two values
-			hint = "; Stan's log_sum_exp(a, b) of two scalars is logsumexp([a, b]), and of two vectors, elementwise, rowlogsumexp(append_col(a, b))"
+			hint = fmt.Sprintf("; log(exp(a) + exp(b)) of two values, elementwise, is log_sum_exp(%s, %s)", exprString(e.Args[0]), exprString(e.Args[1]))
 		}
 		c.errorf(e.Args[want].Pos(), "too many arguments to %s: expected %d (%s), found %d%s", name, want, sig, got, hint)
 	default:
@@ -885,6 +885,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{d, d}, true
 	case stdlib.Rep:
 		return Shape{c.dimOf(e.Args[1], args[1], f.Name+"'s length")}, true
+	case stdlib.Sized:
+		return Shape{c.dimOf(e.Args[0], args[0], f.Name+"'s length")}, true
 	case stdlib.RepMatrix:
 		return Shape{c.dimOf(e.Args[1], args[1], f.Name+"'s rows"), c.dimOf(e.Args[2], args[2], f.Name+"'s columns")}, true
 	case stdlib.DiagRule:
@@ -907,7 +909,7 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		}
 		b := args[1].Shape
 		if compareDims(n, b[0]) == dimDiffer {
-			c.errorf(e.Args[1].Pos(), "solve: `%s` has %s rows but the matrix is %s", exprString(e.Args[1]), b[0], args[0].Shape)
+			c.errorf(e.Args[1].Pos(), "%s: `%s` has %s rows but the matrix is %s", f.Name, exprString(e.Args[1]), b[0], args[0].Shape)
 			return nil, false
 		}
 		return b, true
@@ -996,6 +998,24 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{mulDim(s[0], s[1])}, true
 	case stdlib.AppendRow, stdlib.AppendCol:
 		return c.appendShape(e, f, args)
+	case stdlib.RowsDot, stdlib.ColsDot:
+		x, y := args[0].Shape, args[1].Shape
+		same := x.Rank() == y.Rank()
+		for i := 0; same && i < x.Rank(); i++ {
+			same = compareDims(x[i], y[i]) != dimDiffer
+		}
+		if !same {
+			c.errorf(e.Args[1].Pos(), "%s: `%s` is %s but `%s` is %s; the two must have one shape",
+				f.Name, exprString(e.Args[1]), y.String(), exprString(e.Args[0]), x.String())
+			return nil, false
+		}
+		switch {
+		case f.Shape == stdlib.RowsDot:
+			return Shape{moreInformative(x[0], y[0])}, true
+		case x.Rank() == 1:
+			return Shape{one, one}, true
+		}
+		return Shape{one, moreInformative(x[1], y[1])}, true
 	case stdlib.Filter: // the ranks were checked; any p and T go together
 		return args[1].Shape, true
 	}

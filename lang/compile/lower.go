@@ -309,6 +309,49 @@ func (l *lowerer) vectorLit(e *ast.VectorLit) value {
 	return value{id: l.b.Stack(ids, pos), node: true}
 }
 
+// sized lowers linspaced_vector(n, lo, hi), lo + (hi − lo)·t for the
+// constant t_i = i/(n − 1) (so lo and hi may be params), and
+// one_hot_vector(n, k), a constant with k 0-based.
+func (l *lowerer) sized(e *ast.CallExpr, pos ast.Pos) value {
+	nint := 1 // linspaced_vector's n; one_hot_vector's n and k
+	if e.Fun.Name == "one_hot_vector" {
+		nint = 2
+	}
+	var ints []int
+	for _, a := range e.Args[:nint] {
+		v := l.expr(a)
+		if !v.isInt || len(v.ints) != 1 || v.ints[0] < 0 {
+			l.errorf(a.Pos(), "%s needs a non-negative int constant here", e.Fun.Name)
+			return value{}
+		}
+		ints = append(ints, v.ints[0])
+	}
+	n := ints[0]
+	if msg := l.b.TooBig(fmt.Sprintf("%s(%d, ...)", e.Fun.Name, n), n); msg != "" {
+		l.errorf(e.Args[0].Pos(), "%s", msg)
+		return value{}
+	}
+	t := make([]float64, n)
+	if e.Fun.Name == "one_hot_vector" {
+		k := ints[1]
+		if k >= n {
+			l.errorf(e.Args[1].Pos(), "one_hot_vector: index %d is out of range for length %d (k counts from 0)", k, n)
+			return value{}
+		}
+		t[k] = 1
+		return value{id: l.b.Const(t, autodiff.Vector(n), pos), node: true}
+	}
+	for i := range t {
+		t[i] = float64(i) / float64(n-1)
+	}
+	if n == 1 {
+		t[0] = 1 // hi alone, as Stan
+	}
+	lo, hi := l.node(l.expr(e.Args[1]), e.Args[1].Pos()), l.node(l.expr(e.Args[2]), e.Args[2].Pos())
+	b := l.b
+	return value{id: b.Add(lo, b.Mul(b.Sub(hi, lo, pos), b.Const(t, autodiff.Vector(n), pos), pos), pos), node: true}
+}
+
 // rep lowers rep(x, n) and rep_matrix(x, n, m): x times a constant vector
 // [n] (matrix [n, m]) of ones, so that x's adjoint is the sum of the
 // result's; an int x known when compiling also keeps its ints, so that a
@@ -491,6 +534,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if f.Name == "rep" || f.Name == "rep_matrix" {
 		return l.rep(e, pos)
 	}
+	if f.Name == "linspaced_vector" || f.Name == "one_hot_vector" {
+		return l.sized(e, pos)
+	}
 	if v, ok := l.vecCall(e, f.Name, pos); ok {
 		return v
 	}
@@ -505,6 +551,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	var id autodiff.ID
 	if op, ok := unaryOps[f.Name]; ok {
 		return l.knownInts(e, value{id: b.Unary(op, args[0], pos), node: true})
+	}
+	if op, ok := binaryOps[f.Name]; ok {
+		return l.knownInts(e, value{id: b.Binary(op, args[0], args[1], pos), node: true})
 	}
 	switch f.Name {
 	case "exp":
@@ -563,8 +612,20 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.Sum(args[0], pos)
 	case "mean":
 		id = b.Mean(args[0], pos)
-	case "logsumexp":
+	case "logsumexp", "log_sum_exp":
+		if len(args) == 2 { // Stan's elementwise log_sum_exp(a, b)
+			id = b.Binary(autodiff.OpLogAddExp, args[0], args[1], pos)
+			break
+		}
 		id = b.LogSumExp(args[0], pos)
+	case "rows_dot_product":
+		id = b.RowSum(b.Mul(args[0], args[1], pos), pos)
+	case "columns_dot_product":
+		id = b.ColSum(b.Mul(args[0], args[1], pos), pos)
+	case "prod":
+		id = b.Prod(args[0], pos)
+	case "fma": // x * y + z: two roundings on the tape
+		id = b.Add(b.Mul(args[0], args[1], pos), args[2], pos)
 	case "max":
 		id = b.Max(args[0], pos)
 	case "min":
@@ -596,6 +657,16 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 		id = b.LogDet(args[0], pos)
 	case "solve":
 		id = b.Solve(args[0], args[1], pos)
+	case "inverse_spd": // solve(A, I): the Cholesky factor's solve and its gradient
+		id = b.Solve(args[0], b.Identity(b.Shape(args[0]).Rows, pos), pos)
+	case "inverse":
+		id = b.LU(autodiff.OpInverse, args[0], pos)
+	case "determinant":
+		id = b.LU(autodiff.OpDeterminant, args[0], pos)
+	case "log_determinant":
+		id = b.LU(autodiff.OpLogAbsDet, args[0], pos)
+	case "mdivide_left_tri_low":
+		id = b.TriSolve(args[0], args[1], pos)
 	case "trace":
 		id = b.Trace(args[0], pos)
 	case "outer":
@@ -624,6 +695,38 @@ var unaryOps = map[string]autodiff.Op{
 	"sin":         autodiff.OpSin,
 	"cos":         autodiff.OpCos,
 	"atan":        autodiff.OpAtan,
+	"tan":         autodiff.OpTan,
+	"asin":        autodiff.OpAsin,
+	"acos":        autodiff.OpAcos,
+	"sinh":        autodiff.OpSinh,
+	"cosh":        autodiff.OpCosh,
+	"asinh":       autodiff.OpAsinh,
+	"acosh":       autodiff.OpAcosh,
+	"atanh":       autodiff.OpAtanh,
+	"erf":         autodiff.OpErf,
+	"erfc":        autodiff.OpErfc,
+	"exp2":        autodiff.OpExp2,
+	"log2":        autodiff.OpLog2, // log2(x); log2() is a constant
+	"log10":       autodiff.OpLog10,
+	"cbrt":        autodiff.OpCbrt,
+	"trigamma":    autodiff.OpTrigamma,
+	"tgamma":      autodiff.OpTgamma,
+	"floor":       autodiff.OpFloor,
+	"ceil":        autodiff.OpCeil,
+	"round":       autodiff.OpRound,
+	"trunc":       autodiff.OpTrunc,
+}
+
+// binaryOps are the built-ins that are one elementwise binary op of the
+// tape, with broadcasting.
+var binaryOps = map[string]autodiff.Op{
+	"log_diff_exp":          autodiff.OpLogDiffExp,
+	"hypot":                 autodiff.OpHypot,
+	"atan2":                 autodiff.OpAtan2,
+	"lmultiply":             autodiff.OpLmultiply,
+	"binary_log_loss":       autodiff.OpBinaryLogLoss,
+	"log_inv_logit_diff":    autodiff.OpLogInvLogitDiff,
+	"log_falling_factorial": autodiff.OpLogFallingFactorial,
 }
 
 // inline lowers a call of a user function, expanded by the checker: each

@@ -118,3 +118,177 @@ func TestScalarFuncsDataErrors(t *testing.T) {
 		}
 	}
 }
+
+// stanFuncsInput is scalarFuncsInput with b, binary outcomes.
+func stanFuncsInput(t *testing.T) data.Input {
+	js, err := data.ReadJSON("d.json", strings.NewReader(
+		`{"x": [-1.5, 0.25, 2.0], "n": [50, 1e10, 7], "k": [20.5, 3, 7], "t": [-800, 800, 40], "b": [0, 1, 1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data.Input{File: "d.json", JSON: js}
+}
+
+const stanFuncsDecls = "data b: int<lower=0, upper=1>[3]\n" + scalarFuncsDecls
+
+// TestStanFuncs checks more of Stan's functions through the compiled
+// model against the same quantity written with older built-ins, in value
+// and gradient, at moderate arguments where the plain form is accurate,
+// and each model's gradient against finite differences (plain "" for a
+// function with no plain form: the gradient alone, its values being
+// checked against mpmath in lang/autodiff).
+func TestStanFuncs(t *testing.T) {
+	in := stanFuncsInput(t)
+	for _, c := range []struct{ name, f, plain string }{
+		{"log_diff_exp", "target += sum(log_diff_exp(s + x, x))\n", "target += sum(log(exp(s + x) - exp(x)))\n"},
+		{"log_sum_exp of two", "target += sum(log_sum_exp(a, x))\n", "target += sum(log(exp(a) + exp(x)))\n"},
+		{"log_sum_exp of one", "target += log_sum_exp(a * x)\n", "target += logsumexp(a * x)\n"},
+		{"fma", "target += sum(fma(a, x, s))\n", "target += sum(a * x + s)\n"},
+		{"hypot", "target += sum(hypot(a, x))\n", "target += sum(sqrt(a * a + x .* x))\n"},
+		{"atan2", "target += sum(atan2(s, x))\n", "target += sum(2 * atan(s / (sqrt(s * s + x .* x) + x)))\n"},
+		{"tan", "target += sum(tan(u * x / 2))\n", "target += sum(sin(u * x / 2) / cos(u * x / 2))\n"},
+		{"asin", "target += sum(asin(u * x / 2))\n", "target += sum(atan(u * x / 2 / sqrt(1 - square(u * x / 2))))\n"},
+		{"acos", "target += sum(acos(u * x / 2))\n", "target += sum(pi() / 2 - atan(u * x / 2 / sqrt(1 - square(u * x / 2))))\n"},
+		{"sinh", "target += sum(sinh(a * x))\n", "target += sum((exp(a * x) - exp(-a * x)) / 2)\n"},
+		{"cosh", "target += sum(cosh(a * x))\n", "target += sum((exp(a * x) + exp(-a * x)) / 2)\n"},
+		{"asinh", "target += sum(asinh(a * x))\n", "target += sum(log(a * x + sqrt(square(a * x) + 1)))\n"},
+		{"acosh", "target += sum(acosh(s + 1 + abs(x)))\n", "target += sum(log(s + 1 + abs(x) + sqrt(square(s + 1 + abs(x)) - 1)))\n"},
+		{"atanh", "target += sum(atanh(u * x / 2))\n", "target += sum(0.5 * log((1 + u * x / 2) / (1 - u * x / 2)))\n"},
+		{"erf", "target += sum(erf(a * x))\n", "target += sum(2 * Phi(a * x * sqrt2()) - 1)\n"},
+		{"erfc", "target += sum(erfc(a * x))\n", "target += sum(2 * Phi(-a * x * sqrt2()))\n"},
+		{"exp2", "target += sum(exp2(a * x))\n", "target += sum(pow(2, a * x))\n"},
+		{"log2 of one", "target += sum(log2(s + abs(x)))\n", "target += sum(log(s + abs(x)) / log2())\n"},
+		{"log10 of one", "target += sum(log10(s + abs(x)))\n", "target += sum(log(s + abs(x)) / log10())\n"},
+		{"cbrt", "target += sum(cbrt(s + abs(x)))\n", "target += sum(pow(s + abs(x), 1.0 / 3))\n"},
+		{"tgamma", "target += sum(tgamma(s + abs(x)))\n", "target += sum(exp(lgamma(s + abs(x))))\n"},
+		{"trigamma", "target += sum(trigamma(s + x))\n", ""},
+		{"lmultiply", "target += sum(lmultiply(x, s))\n", "target += sum(x * log(s))\n"},
+		{"binary_log_loss", "target += sum(binary_log_loss(b, inv_logit(a * x)))\n",
+			"target += -sum(b .* log(inv_logit(a * x)) + (1 - b) .* log(1 - inv_logit(a * x)))\n"},
+		{"log_inv_logit_diff", "target += sum(log_inv_logit_diff(a + 2.5, a + x))\n", "target += sum(log(inv_logit(a + 2.5) - inv_logit(a + x)))\n"},
+		{"log_falling_factorial", "target += sum(log_falling_factorial(s + 10, abs(x)))\n", "target += sum(lgamma(s + 11) - lgamma(s + 11 - abs(x)))\n"},
+		{"prod", "target += prod(s + x)\n", "target += (s + x[0]) * (s + x[1]) * (s + x[2])\n"},
+		{"rows_dot_product", "target += sum(rows_dot_product(a * outer(x, x), outer(x, n)))\n", "target += sum(rowsum(a * outer(x, x) .* outer(x, n)))\n"},
+		{"columns_dot_product", "target += sum(columns_dot_product(a * outer(x, x), outer(x, k)))\n", "target += sum(colsum(a * outer(x, x) .* outer(x, k)))\n"},
+		{"columns_dot_product of vectors", "target += sum(columns_dot_product(a * x, x))\n", "target += a * dot_self(x)\n"},
+		{"rounding of data", "target += a * sum(floor(x) + ceil(x) + round(x) + trunc(x + 0.5))\n", "target += a * (-2 + 0 + 2 - 1 + 1 + 2 - 2 + 0 + 2 - 1 + 0 + 2)\n"},
+	} {
+		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
+		if c.plain != "" {
+			plain := compileSrc(t, "b.gpp", stanFuncsDecls+c.plain, nil, in)
+			wantSameLogJoint(t, c.name, m, plain)
+		}
+		checkGradient(t, m, 7, 0.5)
+	}
+}
+
+// TestStanFuncsTails: the log-space differences and erfc keep their
+// digits where the plain forms lose them. References: mpmath at 40 digits.
+func TestStanFuncsTails(t *testing.T) {
+	in := stanFuncsInput(t)
+	for _, c := range []struct {
+		name, f string
+		want    float64
+	}{
+		{"log_diff_exp(800, 800 - 1e-8)", "target += log_diff_exp(t[1], t[1] - 1e-8)\n", 781.57932004433042268},
+		{"log_sum_exp(-800, -800)", "target += log_sum_exp(t[0], t[0])\n", -799.30685281944005469},
+		{"log_inv_logit_diff(-800, -801)", "target += log_inv_logit_diff(t[0], t[0] - 1)\n", -800.45867514538708189},
+		{"log_inv_logit_diff(40, 39)", "target += log_inv_logit_diff(t[2], t[2] - 1)\n", -39.458675145387081907},
+		{"erfc(20)", "target += erfc(t[2] / 2) * 1e175\n", 0.53958656116079009289},
+		{"log_falling_factorial(1e10, 3)", "target += log_falling_factorial(n[1], k[1])\n", 69.077552789521370521},
+	} {
+		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
+		got, err := m.LogJoint([]float64{0, 0, 0}, make([]float64, 3))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if math.Abs(got-c.want) > 1e-14*math.Max(1, math.Abs(c.want)) {
+			t.Errorf("%s = %.17g, want %.17g", c.name, got, c.want)
+		}
+	}
+}
+
+// TestStanFuncsErrors: a domain error at fit time is positioned at the
+// call; on data alone it comes when the model compiles.
+func TestStanFuncsErrors(t *testing.T) {
+	in := stanFuncsInput(t)
+	for _, c := range []struct{ f, want string }{
+		{"target += sum(log_diff_exp(x, s))\n", "a.gpp:9:15: log_diff_exp: argument 1 (-1.5) < argument 2 (1): the difference would be negative (element [0])"},
+		{"target += sum(acosh(s * x))\n", "a.gpp:9:15: acosh: argument -1.5 < 1 (element [0])"},
+		{"target += sum(atanh(s * x / 2))\n", "a.gpp:9:15: atanh: argument 1 gives +Inf (element [2])"},
+		{"target += sum(lmultiply(s, x))\n", "a.gpp:9:15: lmultiply: argument 2 (-1.5) < 0 (element [0])"},
+	} {
+		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
+		_, err := m.LogJoint([]float64{0, 0, 0}, make([]float64, 3))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %q, want %q", strings.TrimSpace(c.f), err, c.want)
+		}
+	}
+	for _, c := range []struct{ f, want string }{
+		{"target += a * sum(asin(x))\n", "a.gpp:9:19: asin: argument -1.5 is outside [-1, 1] (element [0])"},
+		{"target += a * sum(log10(x))\n", "a.gpp:9:19: log10: argument -1.5 < 0 (element [0])"},
+	} {
+		_, err := compileSrcErr(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q, want %q", strings.TrimSpace(c.f), err, c.want)
+		}
+	}
+}
+
+// TestStanMatrixFuncs checks inverse, inverse_spd, determinant,
+// log_determinant and mdivide_left_tri_low through the compiled model
+// against older built-ins (or each other), in value and gradient, with
+// the gradient against finite differences: S = M M' + I is symmetric
+// positive definite, A = M + 3 I is not symmetric.
+func TestStanMatrixFuncs(t *testing.T) {
+	js, err := data.ReadJSON("d.json", strings.NewReader(`{"y": [0.5, -1.25, 2]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := data.Input{File: "d.json", JSON: js}
+	const decls = "data y: real[3]\nparam M: real[3, 3]\nlet S = tcrossprod(M) + I(3)\nlet A = M + 3 * I(3)\n"
+	at := [][]float64{
+		{0.1, 0.4, -1.2, -0.5, 0.9, 0.3, 0.7, -0.2, 0.05},
+		{-0.3, 0.2, 0.6, 1.1, -0.4, 0.25, -0.8, 0.5, 0.9},
+	}
+	for _, c := range []struct{ name, f, plain string }{
+		{"inverse_spd", "target += sum(inverse_spd(S) .* S)\n", "target += 3\n"},
+		{"inverse of an spd matrix", "target += sum(inverse(S) .* A)\n", "target += sum(inverse_spd(S) .* A)\n"},
+		{"inverse", "target += sum(inverse(A) * A) + sum(A * inverse(A))\n", "target += 6\n"},
+		{"inverse solves", "target += sum(inverse(A) * y)\n", "target += sum(inverse(A') ' * y)\n"},
+		{"determinant", "target += determinant(S)\n", "target += exp(logdet(S))\n"},
+		{"log_determinant of an spd matrix", "target += log_determinant(S)\n", "target += logdet(S)\n"},
+		{"log_determinant", "target += log_determinant(A) + log_determinant(A')\n", "target += 2 * log(abs(determinant(A)))\n"},
+		{"mdivide_left_tri_low", "target += dot_self(mdivide_left_tri_low(chol(S), y))\n", "target += dot_product(y, solve(S, y))\n"},
+		{"mdivide_left_tri_low of a matrix", "target += sum(mdivide_left_tri_low(chol(S), A))\n",
+			"target += sum(inverse(chol(S)) * A)\n"},
+	} {
+		m := compileSrc(t, "a.gpp", decls+c.f, nil, in)
+		plain := compileSrc(t, "b.gpp", decls+c.plain, nil, in)
+		wantSameLogJointAt(t, c.name, m, plain, at)
+		checkGradient(t, m, 7, 0.3)
+	}
+}
+
+// TestSizedVectors: linspaced_vector of params (its gradient to lo and hi)
+// and of constants, one_hot_vector with its 0-based index, and the error
+// at an index past the end.
+func TestSizedVectors(t *testing.T) {
+	in := stanFuncsInput(t)
+	for _, c := range []struct{ name, f, plain string }{
+		{"linspaced_vector", "target += sum(linspaced_vector(5, a, s) .* linspaced_vector(5, -1, 1))\n",
+			"target += -a - (a + (s - a) / 4) / 2 + (a + 3 * (s - a) / 4) / 2 + s\n"},
+		{"linspaced_vector of one", "target += sum(linspaced_vector(1, a, s))\n", "target += s\n"},
+		{"one_hot_vector", "target += dot_product(one_hot_vector(3, 2), x) * a\n", "target += x[2] * a\n"},
+	} {
+		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
+		plain := compileSrc(t, "b.gpp", stanFuncsDecls+c.plain, nil, in)
+		wantSameLogJoint(t, c.name, m, plain)
+		checkGradient(t, m, 7, 0.5)
+	}
+	_, err := compileSrcErr(t, "a.gpp", stanFuncsDecls+"target += a * sum(one_hot_vector(3, 3))\n", nil, in)
+	if want := "a.gpp:9:37: one_hot_vector: index 3 is out of range for length 3 (k counts from 0)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}

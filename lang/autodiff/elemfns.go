@@ -1,0 +1,73 @@
+package autodiff
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Stan's scalar functions that are one scalar function per element: the
+// value f and the derivative d, given the argument x and the value z
+// (OpTan through OpTrunc, OpLogDiffExp through OpLogFallingFactorial). Each
+// derivative is written to keep its digits where the textbook form
+// cancels ((1 − x)(1 + x) for 1 − x², hypot for √(1 + x²)).
+type unaryFn struct {
+	f func(x float64) float64
+	d func(x, z float64) float64
+}
+
+type binaryFn struct {
+	f func(x, y float64) float64
+	// d returns ∂z/∂x and ∂z/∂y at (x, y) with z = f(x, y).
+	d func(x, y, z float64) (dx, dy float64)
+}
+
+const ln2, ln10 = math.Ln2, math.Ln10
+
+var unaryFns = [numOps]unaryFn{
+	OpTan:      {math.Tan, func(_, z float64) float64 { return 1 + z*z }},
+	OpAsin:     {dist.Asin, func(x, _ float64) float64 { return 1 / math.Sqrt((1-x)*(1+x)) }},
+	OpAcos:     {dist.Acos, func(x, _ float64) float64 { return -1 / math.Sqrt((1-x)*(1+x)) }},
+	OpSinh:     {dist.Sinh, func(x, _ float64) float64 { return dist.Cosh(x) }},
+	OpCosh:     {dist.Cosh, func(x, _ float64) float64 { return dist.Sinh(x) }},
+	OpAsinh:    {math.Asinh, func(x, _ float64) float64 { return 1 / math.Hypot(1, x) }},
+	OpAcosh:    {math.Acosh, func(x, _ float64) float64 { return 1 / (math.Sqrt(x-1) * math.Sqrt(x+1)) }}, // no overflow of x²
+	OpAtanh:    {math.Atanh, func(x, _ float64) float64 { return 1 / ((1 - x) * (1 + x)) }},
+	OpErf:      {math.Erf, func(x, _ float64) float64 { return dist.ErfDeriv(x) }},
+	OpErfc:     {math.Erfc, func(x, _ float64) float64 { return -dist.ErfDeriv(x) }},
+	OpExp2:     {math.Exp2, func(_, z float64) float64 { return z * ln2 }},
+	OpLog2:     {dist.Log2, func(x, _ float64) float64 { return 1 / (x * ln2) }},
+	OpLog10:    {dist.Log10, func(x, _ float64) float64 { return 1 / (x * ln10) }},
+	OpCbrt:     {math.Cbrt, func(x, z float64) float64 { return 1 / (3 * z * z) }},
+	OpTrigamma: {dist.Trigamma, func(x, _ float64) float64 { return dist.Tetragamma(x) }},
+	OpTgamma:   {math.Gamma, func(x, z float64) float64 { return z * dist.Digamma(x) }},
+	OpFloor:    {math.Floor, zeroDeriv},
+	OpCeil:     {math.Ceil, zeroDeriv},
+	OpRound:    {math.Round, zeroDeriv},
+	OpTrunc:    {math.Trunc, zeroDeriv},
+}
+
+func zeroDeriv(_, _ float64) float64 { return 0 }
+
+var binaryFns = [numOps]binaryFn{
+	OpLogDiffExp: {dist.LogDiffExp, func(x, y, _ float64) (float64, float64) { return dist.LogDiffExpGrad(x, y) }},
+	OpHypot: {math.Hypot, func(x, y, z float64) (float64, float64) {
+		if z == 0 {
+			return 0, 0 // a subgradient at the origin
+		}
+		return x / z, y / z
+	}},
+	OpAtan2: {math.Atan2, func(x, y, _ float64) (float64, float64) {
+		r := math.Hypot(x, y)
+		if r == 0 {
+			return 0, 0
+		}
+		return (y / r) / r, -(x / r) / r
+	}},
+	OpLmultiply:           {dist.Lmultiply, func(x, y, _ float64) (float64, float64) { return dist.LmultiplyGrad(x, y) }},
+	OpLogInvLogitDiff:     {dist.LogInvLogitDiff, func(x, y, _ float64) (float64, float64) { return dist.LogInvLogitDiffGrad(x, y) }},
+	OpLogFallingFactorial: {dist.LogFallingFactorial, func(x, n, _ float64) (float64, float64) { return dist.LogFallingFactorialGrad(x, n) }},
+	OpBinaryLogLoss: {dist.BinaryLogLoss, func(y, p, _ float64) (float64, float64) {
+		return 0, dist.BinaryLogLossGrad(y, p) // y is an int outcome
+	}},
+}

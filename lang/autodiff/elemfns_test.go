@@ -1,0 +1,263 @@
+package autodiff
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Tolerances of TestStanFuncsReference, relative (no absolute floor: the
+// rows near a function's zero test its relative accuracy there). The worst
+// errors measured are 1.4e-15 (tan near π/2, tgamma) for values and 6e-15
+// (tgamma's) for derivatives.
+const (
+	stanValTol   = 4e-15 // values: a few ulps
+	stanDerivTol = 1e-14 // derivatives
+)
+
+// TestStanFuncsReference checks the values and derivatives of the ops in
+// elemfns.go against testdata/stanfuncs.csv (mpmath, 60 digits): tails
+// (erfc(26), atanh(1 - 2⁻⁵³), asinh(1e300)), the ends of the domains and
+// the zeros where relative accuracy is hardest.
+func TestStanFuncsReference(t *testing.T) {
+	f, err := os.Open("testdata/stanfuncs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ops := map[string]Op{}
+	for op := OpAdd; op < numOps; op++ {
+		if unaryFns[op].f != nil || binaryFns[op].f != nil {
+			ops[op.String()] = op
+		}
+	}
+	worst := map[string]float64{} // the largest relative error of each value, logged
+	check := func(what string, x, y, got, want, tol float64) {
+		t.Helper()
+		if got == want {
+			return
+		}
+		if r := math.Abs(got-want) / math.Max(math.Abs(want), 1e-300); r > worst[what] {
+			worst[what] = r
+		}
+		if d := math.Abs(got - want); !(d <= tol*math.Abs(want)) {
+			t.Errorf("%s(%.17g, %.17g) = %.17g, want %.17g (rel error %.2g)", what, x, y, got, want, d/math.Abs(want))
+		}
+	}
+	seen := map[Op]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		fs := strings.Split(line, ",")
+		if len(fs) != 6 {
+			t.Fatalf("stanfuncs.csv: %q has %d fields, want 6", line, len(fs))
+		}
+		var v [5]float64
+		for i := range v {
+			if v[i], err = strconv.ParseFloat(fs[i+1], 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		x, y, val, dx, dy := v[0], v[1], v[2], v[3], v[4]
+		name := fs[0]
+		op, ok := ops[name]
+		if !ok {
+			t.Fatalf("stanfuncs.csv: unknown op %q", name)
+		}
+		seen[op] = true
+		tol := stanValTol
+		if u := unaryFns[op]; u.f != nil {
+			z := u.f(x)
+			check(name, x, y, z, val, tol)
+			check(name+"'", x, y, u.d(x, z), dx, stanDerivTol)
+			continue
+		}
+		b := binaryFns[op]
+		z := b.f(x, y)
+		check(name, x, y, z, val, tol)
+		gx, gy := b.d(x, y, z)
+		check(name+"/dx", x, y, gx, dx, stanDerivTol)
+		check(name+"/dy", x, y, gy, dy, stanDerivTol)
+	}
+	t.Logf("worst relative errors: %v", worst)
+	for _, op := range ops {
+		if !seen[op] && op != OpFloor && op != OpCeil && op != OpRound && op != OpTrunc {
+			t.Errorf("stanfuncs.csv has no row of %s", op)
+		}
+	}
+}
+
+// TestStanFuncsEdges: the ends of the domains, infinities, exact values
+// and NaN outside.
+func TestStanFuncsEdges(t *testing.T) {
+	inf := math.Inf(1)
+	u := func(op Op, x float64) float64 { return unaryFns[op].f(x) }
+	bf := func(op Op, x, y float64) float64 { return binaryFns[op].f(x, y) }
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"log_diff_exp(3, 3)", bf(OpLogDiffExp, 3, 3), -inf},
+		{"log_diff_exp(3, -inf)", bf(OpLogDiffExp, 3, -inf), 3},
+		{"log_diff_exp(inf, 3)", bf(OpLogDiffExp, inf, 3), inf},
+		{"log_diff_exp(-inf, -inf)", bf(OpLogDiffExp, -inf, -inf), -inf},
+		{"log_inv_logit_diff(2, 2)", bf(OpLogInvLogitDiff, 2, 2), -inf},
+		{"erfc(30)", u(OpErfc, 30), 0}, // 2.6e-393, below the smallest double
+		{"erfc(-30)", u(OpErfc, -30), 2},
+		{"atanh(1)", u(OpAtanh, 1), inf},
+		{"atanh(-1)", u(OpAtanh, -1), -inf},
+		{"acosh(1)", u(OpAcosh, 1), 0},
+		{"tgamma(0)", u(OpTgamma, 0), inf},
+		{"tgamma(4)", u(OpTgamma, 4), 6},
+		{"trigamma(-2)", u(OpTrigamma, -2), inf},
+		{"lmultiply(0, 0)", bf(OpLmultiply, 0, 0), 0},
+		{"lmultiply(2, 0)", bf(OpLmultiply, 2, 0), -inf},
+		{"binary_log_loss(1, 0)", bf(OpBinaryLogLoss, 1, 0), inf},
+		{"binary_log_loss(0, 0)", bf(OpBinaryLogLoss, 0, 0), 0},
+		{"binary_log_loss(0, 1)", bf(OpBinaryLogLoss, 0, 1), inf},
+		{"log2(5e-324)", u(OpLog2, 5e-324), -1074},
+		{"log2(0.125)", u(OpLog2, 0.125), -3},
+		{"log10(1e22)", u(OpLog10, 1e22), 22},
+		{"log10(1000)", u(OpLog10, 1000), 3},
+		{"log10(0)", u(OpLog10, 0), -inf},
+		{"exp2(-1074)", u(OpExp2, -1074), 5e-324},
+		{"cbrt(-27)", u(OpCbrt, -27), -3},
+		{"hypot(inf, NaN)", bf(OpHypot, inf, math.NaN()), inf},
+		{"cosh(-711)", u(OpCosh, -711), inf},
+		{"round(-2.5)", u(OpRound, -2.5), -3},
+		{"round(0.49999999999999994)", u(OpRound, 0.49999999999999994), 0},
+		{"floor(-0.5)", u(OpFloor, -0.5), -1},
+		{"ceil(-0.5)", u(OpCeil, -0.5), 0},
+		{"trunc(-1.5)", u(OpTrunc, -1.5), -1},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %.17g, want %.17g", c.name, c.got, c.want)
+		}
+	}
+	// Past exp's overflow at 709.78, sinh and cosh are still finite.
+	if got, want := u(OpSinh, 710.4), 1.6663642832806496e308; math.Abs(got-want) > stanValTol*want {
+		t.Errorf("sinh(710.4) = %.17g, want %.17g", got, want)
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{
+		{"log_diff_exp(1, 2)", bf(OpLogDiffExp, 1, 2)},
+		{"log_diff_exp(inf, inf)", bf(OpLogDiffExp, inf, inf)},
+		{"asin(1.5)", u(OpAsin, 1.5)},
+		{"acos(-1.0000001)", u(OpAcos, -1.0000001)},
+		{"acosh(0.5)", u(OpAcosh, 0.5)},
+		{"atanh(2)", u(OpAtanh, 2)},
+		{"tgamma(-3)", u(OpTgamma, -3)},
+		{"log2(-1)", u(OpLog2, -1)},
+		{"lmultiply(1, -1)", bf(OpLmultiply, 1, -1)},
+		{"log_inv_logit_diff(0, 1)", bf(OpLogInvLogitDiff, 0, 1)},
+		{"log_falling_factorial(2, 3)", bf(OpLogFallingFactorial, 2, 3)},
+		{"log_falling_factorial(2, -1)", bf(OpLogFallingFactorial, 2, -1)},
+	} {
+		if !math.IsNaN(c.v) {
+			t.Errorf("%s = %g, want NaN", c.name, c.v)
+		}
+	}
+}
+
+// TestProdZeros: prod's derivative where elements are 0, which division
+// by the element would make NaN.
+func TestProdZeros(t *testing.T) {
+	for _, c := range []struct {
+		x, want []float64
+	}{
+		{[]float64{2, 3, 4}, []float64{12, 8, 6}},
+		{[]float64{2, 0, 4}, []float64{0, 8, 0}},
+		{[]float64{0, 3, 0}, []float64{0, 0, 0}},
+		{[]float64{-1.5}, []float64{1}},
+	} {
+		b := NewBuilder()
+		x := b.Input("x", Vector(len(c.x)), testPos)
+		p, err := b.Finish(b.Prod(x, testPos))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := make([]float64, len(c.x))
+		v, err := p.LogJoint(c.x, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1.0
+		for _, xi := range c.x {
+			want *= xi
+		}
+		if v != want {
+			t.Errorf("prod(%v) = %g, want %g", c.x, v, want)
+		}
+		for i := range g {
+			if g[i] != c.want[i] {
+				t.Errorf("prod(%v): gradient %v, want %v", c.x, g, c.want)
+				break
+			}
+		}
+	}
+}
+
+// TestStanFuncsNoAllocs: a step through every op of elemfns.go and prod
+// allocates nothing.
+func TestStanFuncsNoAllocs(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(4), testPos) // in (0, 1)
+	one := b.Scalar(1, testPos)
+	terms := []ID{b.Prod(x, testPos)}
+	for op := OpTan; op <= OpTrunc; op++ {
+		arg := x
+		if op == OpAcosh {
+			arg = b.Add(x, one, testPos)
+		}
+		terms = append(terms, b.Sum(b.Unary(op, arg, testPos), testPos))
+	}
+	for op := OpLogDiffExp; op <= OpLogFallingFactorial; op++ {
+		terms = append(terms, b.Sum(b.Binary(op, one, x, testPos), testPos))
+	}
+	total := terms[0]
+	for _, id := range terms[1:] {
+		total = b.Add(total, id, testPos)
+	}
+	p, err := b.Finish(total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, g := []float64{0.2, 0.4, 0.6, 0.8}, make([]float64, 4)
+	if _, err := p.LogJoint(v, g); err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(10, func() { p.LogJoint(v, g) }); a != 0 {
+		t.Errorf("%v allocations per step, want 0", a)
+	}
+}
+
+// TestLUNoAllocs: a step through inverse, determinant, log_determinant
+// and mdivide_left_tri_low allocates nothing.
+func TestLUNoAllocs(t *testing.T) {
+	b := NewBuilder()
+	a := b.Input("A", Matrix(3, 3), testPos)
+	y := b.Input("y", Vector(3), testPos)
+	total := b.Add(b.Sum(b.LU(OpInverse, a, testPos), testPos), b.LU(OpDeterminant, a, testPos), testPos)
+	total = b.Add(total, b.LU(OpLogAbsDet, a, testPos), testPos)
+	total = b.Add(total, b.Sum(b.TriSolve(a, y, testPos), testPos), testPos)
+	p, err := b.Finish(total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := []float64{2, 0.5, -1, 0.3, 3, 0.2, -0.4, 1, 1.5, 1, 2, 3}
+	g := make([]float64, len(v))
+	if _, err := p.LogJoint(v, g); err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(10, func() { p.LogJoint(v, g) }); a != 0 {
+		t.Errorf("%v allocations per step, want 0", a)
+	}
+}

@@ -1,0 +1,115 @@
+package stdlib
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// Stan's scalar and reduction functions that a ported model reaches for:
+// the trigonometric and hyperbolic families, the error function, the
+// gamma function and its derivatives, log-space differences, rounding
+// (data only) and products. Each is one op of the tape, or a composition
+// of ops that keeps its digits (noted in the doc).
+
+var (
+	nonNegRule = SupportRule{Kind: Fixed, Default: dist.NonNegative}
+	argAB      = []Arg{{Name: "a", Ranks: AnyRank}, {Name: "b", Ranks: AnyRank}}
+	// roundWhy says why the rounding functions take data only.
+	roundWhy = "rounding is a step function, whose derivative is 0 wherever it exists, so a param's gradient through it would be lost"
+	argRound = []Arg{{Name: "x", Ranks: AnyRank, Data: roundWhy}}
+)
+
+func fold2(f func(x, y float64) float64) func([]float64) float64 {
+	return func(a []float64) float64 { return f(a[0], a[1]) }
+}
+
+var stanFuncs = []*Func{
+	{Name: "log_diff_exp", Args: argAB, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "log_diff_exp",
+		Doc: "log(exp(a) - exp(b)) for a ≥ b, elementwise with broadcasting, as a + log1mexp(a - b): no overflow, full accuracy when b is close to a; -∞ at a = b, a when b = -∞", Example: "log_diff_exp(logcdf(u, D), logcdf(l, D))",
+		Fold: fold2(dist.LogDiffExp)},
+	{Name: "log_sum_exp", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Elem: RealResult, Op: "logsumexp",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.Positive, Then: dist.Positive}}},
+		Doc:     "Stan's one-argument log_sum_exp: logsumexp(x), log(sum(exp(x))) over all elements, without overflow", Example: "log_sum_exp(lp)", Fold: fold1(identity),
+		Alt: &Func{Name: "log_sum_exp", Args: argAB, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "log_sum_exp",
+			Doc: "log(exp(a) + exp(b)), elementwise with broadcasting, without overflow (Stan's two-argument log_sum_exp)", Example: "log_sum_exp(log(w) + lp1, log1m(w) + lp2)",
+			Fold: fold2(dist.LogAddExp)}},
+	{Name: "fma", Args: []Arg{{Name: "x", Ranks: AnyRank}, {Name: "y", Ranks: AnyRank}, {Name: "z", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "fma",
+		Doc: "x * y + z, elementwise with broadcasting (Stan's fma); on the tape a product and a sum (two roundings), folded as one fused multiply-add", Example: "fma(beta, x, alpha)",
+		Fold: func(a []float64) float64 { return math.FMA(a[0], a[1], a[2]) }},
+	{Name: "hypot", Args: argXY, Shape: Elementwise2, Support: SupportRule{Kind: FromArg, Default: dist.NonNegative, Cases: []SupportCase{{If: dist.Positive, Then: dist.Positive}}}, Elem: RealResult, Op: "hypot",
+		Doc: "sqrt(x² + y²), elementwise with broadcasting, without overflow or underflow; the derivative at (0, 0) is taken as 0", Example: "hypot(a, b)", Fold: fold2(math.Hypot)},
+	{Name: "atan2", Args: []Arg{{Name: "y", Ranks: AnyRank}, {Name: "x", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "atan2",
+		Doc: "the angle of the point (x, y) in (-π, π], elementwise with broadcasting; the derivative at (0, 0) is taken as 0", Example: "atan2(s, c)", Fold: fold2(math.Atan2)},
+	{Name: "tan", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "tan",
+		Doc: "tangent (radians)", Example: "tan(theta)", Fold: fold1(math.Tan)},
+	{Name: "asin", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "asin",
+		Doc: "arc sine of x in [-1, 1], in [-π/2, π/2]", Example: "asin(r)", Fold: fold1(dist.Asin)},
+	{Name: "acos", Args: argX, Shape: Elementwise1, Support: nonNegRule, Elem: RealResult, Op: "acos",
+		Doc: "arc cosine of x in [-1, 1], in [0, π]", Example: "acos(r)", Fold: fold1(dist.Acos)},
+	{Name: "sinh", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "sinh",
+		Doc: "hyperbolic sine", Example: "sinh(z)", Fold: fold1(dist.Sinh)},
+	{Name: "cosh", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "cosh",
+		Doc: "hyperbolic cosine, ≥ 1", Example: "cosh(z)", Fold: fold1(dist.Cosh)},
+	{Name: "asinh", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "asinh",
+		Doc: "inverse hyperbolic sine", Example: "asinh(y)", Fold: fold1(math.Asinh)},
+	{Name: "acosh", Range: Increasing, Args: argX, Shape: Elementwise1, Support: nonNegRule, Elem: RealResult, Op: "acosh",
+		Doc: "inverse hyperbolic cosine of x ≥ 1", Example: "acosh(c)", Fold: fold1(math.Acosh)},
+	{Name: "atanh", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "atanh",
+		Doc: "inverse hyperbolic tangent of x in (-1, 1) (Fisher's z of a correlation); accurate near ±1", Example: "atanh(rho)", Fold: fold1(math.Atanh)},
+	{Name: "erf", Range: Increasing, Args: argX, Shape: Elementwise1, Elem: RealResult, Op: "erf",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.Positive, Then: dist.Unit}, {If: dist.NonNegative, Then: dist.NonNegative}}},
+		Doc:     "the error function (2/√π) ∫₀ˣ exp(-t²) dt, in (-1, 1)", Example: "erf(x / sqrt2())", Fold: fold1(math.Erf)},
+	{Name: "erfc", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "erfc",
+		Doc: "the complementary error function 1 - erf(x), in (0, 2), computed directly: full relative accuracy in the right tail (erfc(26) = 5.7e-296; it underflows to 0 past 27.2)", Example: "erfc(z)", Fold: fold1(math.Erfc)},
+	{Name: "exp2", Range: Increasing, Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "exp2",
+		Doc: "2 to the power x, elementwise", Example: "exp2(k)", Fold: fold1(math.Exp2)},
+	{Name: "cbrt", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "cbrt",
+		Doc: "cube root, of any sign", Example: "cbrt(v)", Fold: fold1(math.Cbrt)},
+	{Name: "tgamma", Args: argX, Shape: Elementwise1, Support: positiveKeptRule, Elem: RealResult, Op: "tgamma",
+		Doc: "the gamma function Γ(x), also at negative non-integers; overflows past x = 171.6 (use lgamma for logs)", Example: "tgamma(a)", Fold: fold1(math.Gamma)},
+	{Name: "trigamma", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "trigamma",
+		Doc: "the derivative of digamma, ψ₁(x) > 0 (reflection for x < 0)", Example: "trigamma(alpha)", Fold: fold1(dist.Trigamma)},
+	{Name: "lmultiply", Args: argXY, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "lmultiply",
+		Doc: "x * log(y), elementwise with broadcasting, with 0 * log(0) = 0 (Stan's lmultiply, formerly multiply_log)", Example: "sum(lmultiply(p, p))",
+		Fold: fold2(dist.Lmultiply)},
+	{Name: "binary_log_loss", Args: []Arg{{Name: "y", Ranks: AnyRank, Int: true}, {Name: "p", Ranks: AnyRank}}, Shape: Elementwise2, Support: nonNegRule, Elem: RealResult, Op: "binary_log_loss",
+		Doc: "the log loss of a prediction p in [0, 1] of a binary outcome y: -log(p) if y is not 0, else -log1m(p), elementwise with broadcasting", Example: "sum(binary_log_loss(y, inv_logit(eta)))",
+		Fold: fold2(dist.BinaryLogLoss)},
+	{Name: "log_inv_logit_diff", Args: argXY, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "log_inv_logit_diff",
+		Doc: "log(inv_logit(x) - inv_logit(y)) for x > y, elementwise with broadcasting, as -softplus(-x) + log1mexp(x - y) - softplus(y): no cancellation in either tail", Example: "log_inv_logit_diff(eta - c[0], eta - c[1])",
+		Fold: fold2(dist.LogInvLogitDiff)},
+	{Name: "log_falling_factorial", Args: []Arg{{Name: "x", Ranks: AnyRank}, {Name: "n", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "log_falling_factorial",
+		Doc: "log of the falling factorial x (x - 1) ... (x - n + 1) = lgamma(x + 1) - lgamma(x - n + 1) for real x, n with x - n + 1 > 0 and n > -1, elementwise with broadcasting; computed from x - n and n apart (shifted to Stirling's series), which keeps its digits for large x and for small n, where the difference of two lgammas loses them", Example: "log_falling_factorial(N, k)",
+		Fold: fold2(dist.LogFallingFactorial)},
+	{Name: "prod", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Elem: RealResult, Op: "prod",
+		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+			{If: dist.Unit, Then: dist.Unit}, {If: dist.Positive, Then: dist.Positive}, {If: dist.NonNegative, Then: dist.NonNegative}}},
+		Doc: "product of all elements (1 of none); its derivative is exact also where elements are 0", Example: "prod(1 - p)", Fold: fold1(identity)},
+	{Name: "floor", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "floor",
+		Doc: "the largest integer ≤ x, elementwise; of data and constants only (a real result)", Example: "floor(age / 10)", Fold: fold1(math.Floor)},
+	{Name: "ceil", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "ceil",
+		Doc: "the smallest integer ≥ x, elementwise; of data and constants only (a real result)", Example: "ceil(x)", Fold: fold1(math.Ceil)},
+	{Name: "round", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "round",
+		Doc: "the nearest integer to x, halves away from zero, elementwise; of data and constants only (a real result)", Example: "round(x)", Fold: fold1(math.Round)},
+	{Name: "trunc", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "trunc",
+		Doc: "x with its fraction dropped (toward zero), elementwise; of data and constants only (a real result)", Example: "trunc(x)", Fold: fold1(math.Trunc)},
+	{Name: "rows_dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: RowsDot, Support: realRule, Elem: RealResult, Op: "rows_dot_product",
+		Doc: "the dot product of each row of x with the same row of y, rowsum(x .* y), for x and y of one shape", Example: "rows_dot_product(X, B)"},
+	{Name: "columns_dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: ColsDot, Support: realRule, Elem: RealResult, Op: "columns_dot_product",
+		Doc: "the dot product of each column of x with the same column of y, colsum(x .* y): a row, for x and y of one shape", Example: "columns_dot_product(W, W)"},
+	{Name: "inverse", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "inverse",
+		Doc: "A⁻¹ of a square matrix, by LU with partial pivoting (an error at a singular A); to solve a system, solve or mdivide_left_tri_low do better than a product with the inverse", Example: "inverse(A)"},
+	{Name: "inverse_spd", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "inverse_spd",
+		Doc: "A⁻¹ of a symmetric positive-definite matrix, as solve(A, I(n)) through its Cholesky factor (shared with logdet and solve of the same A)", Example: "inverse_spd(Sigma)"},
+	{Name: "determinant", Args: argMat, Shape: SquareToScalar, Support: realRule, Elem: RealResult, Op: "determinant",
+		Doc: "det A of a square matrix, by LU with partial pivoting; its derivative needs a non-singular A", Example: "determinant(J)"},
+	{Name: "log_determinant", Args: argMat, Shape: SquareToScalar, Support: realRule, Elem: RealResult, Op: "log_determinant",
+		Doc: "log |det A| of a square matrix, by LU with partial pivoting (Stan's log_determinant); for a symmetric positive-definite A, logdet(A) is cheaper (a Cholesky factor)", Example: "log_determinant(J)"},
+	{Name: "mdivide_left_tri_low", Args: []Arg{{Name: "L", Ranks: Matrix}, {Name: "B", Ranks: Vector | Matrix}}, Shape: Solve, Support: realRule, Elem: RealResult, Op: "mdivide_left_tri_low",
+		Doc: "L⁻¹ B for a lower-triangular L (its upper triangle is not read), by forward substitution: a whitened residual L⁻¹ (y - mu) from a Cholesky factor", Example: "mdivide_left_tri_low(chol(K), y - mu)"},
+	{Name: "linspaced_vector", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
+		Doc: "the vector [n] of n evenly spaced values from lo to hi, lo + (hi - lo) * i / (n - 1) (hi alone for n = 1); n is a constant, a size or int data, lo and hi may be params", Example: "linspaced_vector(K, 0, 1)"},
+	{Name: "one_hot_vector", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",
+		Doc: "the vector [n] of zeros with a 1 at index k, 0-based (Stan's k counts from 1); n and k known before the fit", Example: "one_hot_vector(K, 0)"},
+}
