@@ -35,6 +35,7 @@ type fitConfig struct {
 	init        string         // fit.json to warm-start from, or ""
 	inits       []*sgvb.Result // warm starts of the restarts, from a mixture's fit.json
 	plots       bool
+	ppc         []ppcMatch // with --plots: the replicates that mirror observed data (findReplicates)
 	outputDraws int
 	restarts    int     // independent fits whose mixture is the result
 	jitter      float64 // Restarts.Jitter's value for --jitter (0: none)
@@ -107,11 +108,11 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", resampleFactor, minCandidates))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`) (default: none)")
-	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png and a heatmap NAME_mean.png of every matrix latent (default false)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, a heatmap NAME_mean.png of every matrix latent, and for\nevery data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's) (default false)")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
-	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --quiet and --verbose apply\n(default false)")
+	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --plots (the checks\nppc_y.png and ppc_stat_y.png alone), --quiet and --verbose apply (default false)")
 	return fs, cfg, v
 }
 
@@ -132,7 +133,10 @@ output element), draws.csv (CmdStan's variational CSV: the mean of q, then
 readable by --init, listing the files written), with an output named log_lik
 (Stan's convention: each observation's log likelihood) loo.csv (PSIS
 leave-one-out cross-validation from the draws, each weighted by p/q, with a
-Pareto k̂ per observation) and, with --plots, PNG plots.
+Pareto k̂ per observation) and, with --plots, PNG plots: the ELBO trace,
+heatmaps of matrix latents, and graphical posterior predictive checks of
+the data against their replicates (bayesplot's ppc_dens_overlay, ppc_bars
+and ppc_stat).
 Files that an earlier fit wrote there (as its fit.json lists them) and this
 one does not, such as its plots, are removed with the new files' commit;
 no other file in the directory is touched. An output that would replace or
@@ -148,7 +152,8 @@ the likelihood (a ~ on data, T[...], target +=) is ignored, and the outputs
 are evaluated at each draw, so that output y_rep ~ D(args) is a draw from the
 prior predictive distribution (PyMC's sample_prior_predictive). It writes
 summary.csv and draws.csv, marked as prior draws, into --out (default
-gpp-prior); a param without a prior to draw from (a flat prior, a ~ on some
+gpp-prior), with --plots the prior predictive checks ppc_y.png and
+ppc_stat_y.png; a param without a prior to draw from (a flat prior, a ~ on some
 of its elements, a covariance matrix) is an error at its declaration.
 
 Data: a CSV file binds its columns to data declarations by name (a matrix
@@ -203,7 +208,7 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 			}
 		})
 		if len(bad) > 0 {
-			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --out, --set, --quiet and --verbose)", strings.Join(bad, ", "))
+			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --out, --set, --plots, --quiet and --verbose)", strings.Join(bad, ", "))
 		}
 		if !set["out"] {
 			cfg.out = defaultPriorOut
@@ -386,6 +391,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	srcs := sources(l.Sources)
+	if cfg.plots {
+		cfg.ppc = findReplicates(l)
+	}
 	notes, err := checkFullRank(&cfg.settings, l.Model)
 	if err != nil {
 		printError(con, err, srcs)

@@ -307,10 +307,11 @@ const (
 )
 
 // outputName matches the names of the files gpp fit writes: the fixed
-// files, loo.csv, elbo.png and the heatmap of a matrix latent (meanPlotName).
+// files, loo.csv, elbo.png, the heatmap of a matrix latent (meanPlotName)
+// and the predictive checks (ppcPlotName, ppcStatName).
 var outputName = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(summaryFile), regexp.QuoteMeta(drawsFile), regexp.QuoteMeta(elboFile),
-	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(elboPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`,
+	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(elboPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
 }, "|") + `)$`)
 
 // staleOutputs returns the files that the fit.json in dir says were
@@ -344,7 +345,11 @@ func staleOutputs(dir string, names []string) []string {
 // with cfg, as writeOutputs and plotFiles name them.
 func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 	if cfg.prior || cfg.predict != "" {
-		return []string{summaryFile, drawsFile}
+		names := []string{summaryFile, drawsFile}
+		if cfg.plots {
+			names = append(names, ppcNames(cfg.ppc)...)
+		}
+		return names
 	}
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
 	if wantsLOO(m, cfg.settings.Method) {
@@ -357,6 +362,7 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 				names = append(names, meanPlotName(l.Name))
 			}
 		}
+		names = append(names, ppcNames(cfg.ppc)...)
 	}
 	return names
 }

@@ -31,9 +31,18 @@ const (
 	plotDPI    = 120
 )
 
-// plotFiles lists the plots of a fit: elbo.png, and NAME_mean.png for every
-// matrix latent (with restarts: the traces of all, and the mixture's means).
+// plotFiles lists the plots of a fit: elbo.png, NAME_mean.png for every
+// matrix latent (with restarts: the traces of all, and the mixture's means),
+// and the predictive checks ppc_y.png and ppc_stat_y.png of every data y
+// that a replicate mirrors (ppc.go). Prior draws and predictions have the
+// checks alone.
 func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
+	switch {
+	case h.cfg.prior:
+		return ppcFiles(h.cfg.ppc, ds, "prior predictive check")
+	case h.cfg.predict != "":
+		return ppcFiles(h.cfg.ppc, ds, "posterior predictive check on new data")
+	}
 	r := h.r
 	out := []outputFile{{elboPlot, func(w io.Writer) error { return plotELBO(w, r) }}}
 	var means []float64
@@ -54,7 +63,7 @@ func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 			return plotHeatmap(w, fmt.Sprintf("posterior mean of %s (%s)", f.Name, what), f.Shape[0], f.Shape[1], mean)
 		}})
 	}
-	return out
+	return append(out, ppcFiles(h.cfg.ppc, ds, "posterior predictive check")...)
 }
 
 // meanPlotName names the heatmap of a matrix latent's posterior mean.

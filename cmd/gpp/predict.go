@@ -78,7 +78,10 @@ their mixture (draw d from restart d mod R), with R̂ in the summary.
 It writes summary.csv and draws.csv (gpp fit's formats; draws.csv's log_p__
 is NaN, the log density not being evaluated, and log_g__ is log q) into
 --out (default gpp-predict), each atomically, locking the directory as gpp
-fit does; --out may not be the fit's own directory. A fit with --psis-resample
+fit does; --out may not be the fit's own directory. With --plots, a data
+declaration y that the new data give (held-out observations) and that a
+replicate output mirrors gets gpp fit's predictive checks ppc_y.png and
+ppc_stat_y.png: the held-out y against its predictions. A fit with --psis-resample
 stored q, and predict draws from q, not resampled (the weights need the
 log density of the fit's data), with a note. Exit 0: written; 1: an
 error in the model, the data or the fit file; 2: a bad command line.
@@ -128,6 +131,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "the full summary table (default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write the predictive checks ppc_y.png and ppc_stat_y.png of every data y\nthat the new data give and a replicate output mirrors, as gpp fit --plots does (default false)")
 	fs.StringVar(&v.draw, "draw", "", "the left-out observed data to draw from their ~, as `NAMES` (y or y,z) or none (default: every one)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
@@ -230,6 +234,9 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		return exitError
 	}
 	printLoadWarnings(con, l)
+	if cfg.plots {
+		cfg.ppc = findReplicates(l)
+	}
 	m := l.Model
 	if len(m.Latents) == 0 {
 		con.note("%s: the model has no params to draw", cfg.model)

@@ -28,7 +28,7 @@ import (
 const defaultPriorOut = "gpp-prior"
 
 // priorFlags are the flags that apply with --prior.
-var priorFlags = map[string]bool{"prior": true, "seed": true, "output-draws": true, "out": true, "set": true, "quiet": true, "verbose": true}
+var priorFlags = map[string]bool{"prior": true, "plots": true, "seed": true, "output-draws": true, "out": true, "set": true, "quiet": true, "verbose": true}
 
 // priorStream seeds the draws of the params from their priors (with
 // --seed); the outputs' replicates draw from predictStream, as in a fit.
@@ -42,6 +42,9 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		return exitError
 	}
 	srcs := sources(l.Sources)
+	if cfg.plots {
+		cfg.ppc = findReplicates(l)
+	}
 	ps, err := l.Model.NewPriorSampler()
 	if err != nil {
 		printError(con, err, srcs)
