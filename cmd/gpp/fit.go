@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -45,6 +46,9 @@ type fitConfig struct {
 	estimator   string  // stl-cv, stl, entropy-cv or entropy
 	fullRank    string  // latents with full-rank normal factors, comma-separated; + joins a group, "all" is every one
 	rank        int     // --rank: the rank of low-rank factors in place of full-rank ones (0: full rank)
+	minibatch   string  // --minibatch as given, "N=500", or ""
+	batchSize   string  // its size name N
+	batchRows   int     // its batch size B
 	tol         float64
 	quiet       bool
 	verbose     bool
@@ -95,6 +99,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
 	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive or bounded latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues, the logits of one bounded on both sides): it captures the correlations\nbetween a latent's elements, such as regression coefficients written as one\nvector, that the default mean-field factors miss. Names joined by +\n(alpha+tau+z) share one joint factor, which also captures the correlations\nbetween them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive, bounded and matrix latent,\nStan's fullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor (\"all\" takes the smallest latents that fit), moved by\nnatural-gradient steps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
 	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive and matrix param), moved by\n--optimizer's steps; at most %d entries n·R. 0: full rank (better for up to 100\nstrongly correlated elements: it converges faster there)", sgvb.MaxLowRank))
+	fs.StringVar(&cfg.minibatch, "minibatch", "", "`N=B`: minibatch SGVB (stochastic variational inference): each step evaluates\nthe model on B rows, drawn without replacement, of the data whose first dimension\nis the size N, and scales each term that reads them by N/B, an unbiased estimate\nof the full log joint at 1/(N/B) of its cost. Priors are not scaled; the final\nELBO, k̂ and the output draws use the full data. Refused (with the reason) for\nparams sized by N, missing values and uses of the data that mix rows (see\ndocs/inference.md) (default: the full data at every step)")
 	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
 	fs.StringVar(&cfg.estimator, "estimator", sgvb.STLCV.String(), "per-draw ELBO gradient: stl-cv (sticking the landing with a control variate),\nstl, entropy-cv or entropy (the paper's: log p's pathwise gradient plus the\nanalytic entropy's; noisy for small gamma shapes) (see docs/inference.md)")
 	fs.StringVar(&cfg.gammaParam, "gamma-param", sgvb.GammaLogMeanShape.String(), "how the optimizer sees a gamma factor's shape a and rate b: log-mean-shape (log a\nand the log mean log a/b; adadelta's default step size is then 0.3) or softplus\n(a, b behind softplus links, as in Knowles 2015: slow to tight posteriors, but\nmay keep more components of sparse models such as the EPM on small networks)")
@@ -144,6 +149,13 @@ remove an input (the model, a data file, the --init file) is an error before
 the fit: --init DIR/fit.json needs another --out than DIR. A fit locks its
 output directory (a file .gpp-lock in it) until its files are written: a
 second fit into the same directory meanwhile fails before fitting.
+
+With --minibatch N=B each step sees B rows, drawn anew, of the data whose
+first dimension is the size N, and scales each term that reads them by N/B
+(priors are not scaled): a step costs B rows' work instead of N's, for
+models whose cost grows with the rows (a GLM of 10⁶ rows). The final ELBO,
+k̂, the draws and LOO use all the data; fit.json records the setting. What
+subsampling would get wrong is an error that says why (docs/inference.md).
 
 With --prior nothing is fitted: the params are drawn from their priors, each
 after the params its prior reads (ancestral sampling; a prior wider than the
@@ -227,6 +239,20 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 		}
 	default:
 		return usageErr("--family %q: want gamma, lognormal or map", cfg.family)
+	}
+	if cfg.minibatch != "" {
+		name, b, found := strings.Cut(cfg.minibatch, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(b))
+		name = strings.TrimSpace(name)
+		switch {
+		case !found || name == "" || err != nil:
+			return usageErr("--minibatch %q: want N=B, a size name of the model and the batch size (--minibatch N=500)", cfg.minibatch)
+		case n < 1:
+			return usageErr("--minibatch %s: the batch size must be at least 1", cfg.minibatch)
+		case s.Method == sgvb.MAP:
+			return usageErr("--minibatch needs SGVB: MAP's L-BFGS needs the exact objective, not a minibatch estimate of it")
+		}
+		cfg.batchSize, cfg.batchRows = name, n
 	}
 	if cfg.fullRank != "" {
 		if s.Method == sgvb.MAP {
@@ -401,6 +427,14 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 	for _, n := range notes {
 		con.note("note: %s", n)
+	}
+	mbNotes, err := setMinibatch(cfg, l.Model)
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	for _, n := range mbNotes {
+		con.note("%s", n)
 	}
 	hash := modelHash(l.Source)
 	if cfg.init != "" {
@@ -673,7 +707,47 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 		}
 		return fmt.Sprintf("%s, %d restarts (r = 0–%d) of SGVB with %s, %s, seeds %d + r·2³², %s, at most %d iterations each", what, cfg.restarts, cfg.restarts-1, describeFactors(s, l), s.Optimizer, s.Seed, starts, s.MaxIter)
 	}
-	return fmt.Sprintf("%s, SGVB with %s, %s, seed %d, at most %d iterations", what, describeFactors(s, l), s.Optimizer, s.Seed, s.MaxIter)
+	return fmt.Sprintf("%s, SGVB%s with %s, %s, seed %d, at most %d iterations", what, describeBatch(cfg, l), describeFactors(s, l), s.Optimizer, s.Seed, s.MaxIter)
+}
+
+// describeBatch says how a minibatch fit subsamples: " on minibatches of
+// 500 of 20000 rows (N)", or "".
+func describeBatch(cfg *fitConfig, l *pipeline.Loaded) string {
+	if cfg.settings.Minibatch == nil {
+		return ""
+	}
+	n, _ := l.Model.Size(cfg.batchSize)
+	return fmt.Sprintf(" on minibatches of %d of %d rows (%s)", cfg.batchRows, n, cfg.batchSize)
+}
+
+// setMinibatch compiles the minibatch model of --minibatch N=B into
+// cfg.settings (gpp fit, :fit), or says why the model cannot be
+// subsampled. B ≥ N is the full-data fit, with a note. A full-rank
+// factor gets a warning: its natural-gradient steps on batch gradients
+// ended with sds about 3 times too small on a regression of 20 000 rows
+// with B = 200 (right with B = 2000; low-rank and mean-field factors,
+// moved by the optimizer, within 30 %; docs/inference.md).
+func setMinibatch(cfg *fitConfig, m *compile.Model) (notes []string, err error) {
+	if cfg.batchSize == "" {
+		return nil, nil
+	}
+	if n, ok := m.Size(cfg.batchSize); ok && cfg.batchRows >= n {
+		return []string{fmt.Sprintf("note: --minibatch %s: the batch holds all %d rows: this is the full-data fit", cfg.minibatch, n)}, nil
+	}
+	bt, err := m.Minibatch(cfg.batchSize, cfg.batchRows)
+	if err != nil {
+		return nil, err
+	}
+	cfg.settings.Minibatch = pipeline.BatchTarget{B: bt}
+	s := cfg.settings
+	fullRank := s.Rank == 0 && len(s.FullRankGroups) > 0
+	for _, f := range s.Families {
+		fullRank = fullRank || f == sgvb.FamilyFullRank
+	}
+	if fullRank {
+		notes = append(notes, fmt.Sprintf("warning: --fullrank with --minibatch: a full-rank factor's natural-gradient steps shrink its covariance under the noise of small batches (3 times too small sds at %d of %d rows in a measurement): check against a larger batch, or use --rank", bt.B, bt.N))
+	}
+	return notes, nil
 }
 
 // describeFactors counts the latents' factors by family, in the order the

@@ -1143,6 +1143,9 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		if c.rank > 0 {
 			p("#     gpp_rank = %d", c.rank)
 		}
+		if mb := minibatchSetting(c); mb != "" {
+			p("#     gpp_minibatch = %s", mb)
+		}
 		p("#     iter = %d", c.settings.MaxIter)
 		p("#     grad_samples = %d", max(c.settings.DrawsPerStep, 1))
 		p("#     elbo_samples = %d", 100)
@@ -1409,6 +1412,18 @@ type fitSettings struct {
 	FullRank     string    `json:"fullrank,omitempty"` // --fullrank as given; omitted without it
 	Rank         int       `json:"rank,omitempty"`     // --rank; omitted for full rank
 	PSISResample bool      `json:"psis_resample,omitempty"`
+	// Minibatch is --minibatch as given (N=B), omitted for a full-data
+	// fit: the steps saw B rows each; the final ELBO, k̂ and draws all.
+	Minibatch string `json:"minibatch,omitempty"`
+}
+
+// minibatchSetting is --minibatch as the fit used it (N=B), or "" for a
+// full-data fit (B ≥ N included).
+func minibatchSetting(c *fitConfig) string {
+	if c.settings.Minibatch == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s=%d", c.batchSize, c.batchRows)
 }
 
 // fitFactor is one fitted factor: its parameters by name, each row-major
@@ -1568,6 +1583,7 @@ func newFitFile(h drawsHeader) *fitFile {
 			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
 			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank, Rank: c.rank,
 			PSISResample: c.resample,
+			Minibatch:    minibatchSetting(c),
 		},
 		fitOutcome: outcomeOf(r, h.stepSize),
 	}

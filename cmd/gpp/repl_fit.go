@@ -190,6 +190,14 @@ func (r *repl) fitCmd(args []string) {
 	for _, n := range notes {
 		errorf(r.err, "note: %s", n)
 	}
+	mbNotes, err := setMinibatch(cfg, l.Model)
+	if err != nil {
+		r.printError(err, srcs)
+		return
+	}
+	for _, n := range mbNotes {
+		errorf(r.err, "%s", n)
+	}
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)

@@ -31,6 +31,17 @@ type TeamTarget interface {
 	SetTeam(par.Team)
 }
 
+// MinibatchTarget is a Target whose log joint is an unbiased estimate of
+// another's from a subsample of the data (Settings.Minibatch): each term
+// of the subsampled rows scaled by N/B.
+type MinibatchTarget interface {
+	Target
+	// SetBatch selects, from the seed (hi, lo), the rows of the next
+	// LogJoint calls; the same seed selects the same rows. It must not
+	// allocate.
+	SetBatch(hi, lo uint64)
+}
+
 // Latent is one latent variable of the model: a slice of the coordinate
 // vector with a support that picks its variational family.
 type Latent struct {
@@ -483,6 +494,14 @@ type Settings struct {
 	// points. 0: the start is deterministic. Restarts use it (see
 	// Restarts.Jitter).
 	InitJitter float64
+
+	// Minibatch, when not nil, is the target of every step and of the ELBO
+	// estimates during the fit (data-subsampled SVI, Hoffman et al. 2013):
+	// each draw evaluates it on the batch that its stream, iteration and
+	// index select, so the gradient stays unbiased and results do not
+	// depend on Workers. The Target passed to Fit, the full log joint,
+	// gives the final ELBO estimate and k̂ (PSISDraws). Not with MAP.
+	Minibatch MinibatchTarget
 
 	// Progress, if set, is called after every ELBO evaluation (on the
 	// goroutine that called Fit).

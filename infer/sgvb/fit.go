@@ -49,6 +49,9 @@ import (
 // nil Result and an error.
 func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, error) {
 	s = s.withDefaults()
+	if s.Method == MAP && s.Minibatch != nil {
+		return nil, errors.New("sgvb: MAP (L-BFGS) needs the exact objective, not a minibatch estimate")
+	}
 	e, err := newEngine(t, latents, &s)
 	if err != nil {
 		return nil, err
@@ -135,7 +138,12 @@ type segment struct{ b, lo, hi int }
 const segElems = 256
 
 type worker struct {
-	t          Target
+	t Target
+	// bt is the minibatch target of the steps and of the ELBO estimates
+	// during the fit (Settings.Minibatch), nil without one; t, the full
+	// log joint, then gives only the final estimate and k̂.
+	bt         MinibatchTarget
+	seed       uint64 // Settings.Seed, for the batch streams
 	x, gx, aux []float64
 	pcg        *rand.PCG
 	rng        *rand.Rand
@@ -381,10 +389,14 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 			wt = t.Clone()
 		}
 		pcg := rand.NewPCG(0, 0)
-		e.workers = append(e.workers, &worker{
-			t: wt, x: make([]float64, dim), gx: make([]float64, dim), aux: make([]float64, np),
+		wk := &worker{
+			t: wt, seed: s.Seed, x: make([]float64, dim), gx: make([]float64, dim), aux: make([]float64, np),
 			pcg: pcg, rng: rand.New(pcg),
-		})
+		}
+		if s.Minibatch != nil { // a clone each: concurrent fits (restarts) share s
+			wk.bt = s.Minibatch.Clone().(MinibatchTarget)
+		}
+		e.workers = append(e.workers, wk)
 	}
 	if W > 1 {
 		e.crew = newCrew(W, W <= runtime.GOMAXPROCS(0), e.work)
@@ -632,7 +644,7 @@ func (e *engine) stepSplit(stream uint64, iter int) {
 	if e.team != nil {
 		e.team.active = true
 	}
-	lp, err := w0.t.LogJoint(w0.x, w0.gx)
+	lp, err := w0.target(j, 0).LogJoint(w0.x, w0.gx)
 	if e.team != nil {
 		e.team.active = false
 	}
@@ -674,7 +686,7 @@ func (e *engine) draw(wk *worker, j job, d int) {
 		wk.pcg.Seed(segSeed(e.s.Seed, j.stream, j.iter, d, si))
 		e.blocks[sg.b].sampleRange(&e.cache, e.s.Gamma, wk.rng, wk.x, wk.aux, sg.lo, sg.hi)
 	}
-	lp, err := wk.t.LogJoint(wk.x, wk.gx)
+	lp, err := wk.target(j, d).LogJoint(wk.x, wk.gx)
 	jac := e.addLogitJac(wk.x, wk.gx)
 	lp += jac
 	e.lp[d], e.errs[d] = lp, err
@@ -700,6 +712,24 @@ func (e *engine) draw(wk *worker, j job, d int) {
 	}
 	e.ok[d] = allFinite(g)
 }
+
+// target returns the log joint of draw d of job j: the full one, or with
+// Settings.Minibatch, except for the final estimate (streamFinal), the
+// minibatch target with the batch of the draw's stream, iteration and
+// index. The ELBO estimates during the fit draw their batches, like their
+// base draws, from iteration 0 at every evaluation (common random
+// numbers), so two estimates differ by what q moved, not by their batches.
+func (wk *worker) target(j job, d int) Target {
+	if wk.bt == nil || j.stream == streamFinal {
+		return wk.t
+	}
+	s1, s2 := streamSeed(wk.seed, j.stream, j.iter, d)
+	wk.bt.SetBatch(mix64(s1^streamBatchSalt), s2)
+	return wk.bt
+}
+
+// streamBatchSalt separates a draw's minibatch stream from its base draws.
+const streamBatchSalt = 0x6a09e667f3bcc909
 
 // addLogitJac returns the log Jacobian Σ log σ(x)(1 − σ(x)) of the
 // coordinates x held as logits (e.logits) and adds its gradient into g:
@@ -959,6 +989,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		avg = newAverager(s.Window, e.np)
 	}
 	stop := newStopRule(avg != nil, s.Window, s.Tol, stopScalePerCoord*float64(e.dim))
+	stop.batched = s.Minibatch != nil
 	lastEval, lastT := 0, start
 	consec := 0
 	var lastErr error

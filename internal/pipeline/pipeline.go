@@ -294,6 +294,19 @@ func (t Target) SetTeam(tm par.Team) { t.M.SetTeam(tm) }
 // Clone implements sgvb.Target.
 func (t Target) Clone() sgvb.Target { return Target{t.M.Clone()} }
 
+// BatchTarget adapts a compiled minibatch model (compile.Model.Minibatch)
+// to the SGVB engine (sgvb.Settings.Minibatch).
+type BatchTarget struct{ B *compile.Batch }
+
+// LogJoint implements sgvb.Target.
+func (t BatchTarget) LogJoint(x, grad []float64) (float64, error) { return t.B.LogJoint(x, grad) }
+
+// SetBatch implements sgvb.MinibatchTarget.
+func (t BatchTarget) SetBatch(hi, lo uint64) { t.B.SetBatch(hi, lo) }
+
+// Clone implements sgvb.Target.
+func (t BatchTarget) Clone() sgvb.Target { return BatchTarget{t.B.Clone()} }
+
 // Latents describes the compiled model's latents to the engine.
 func Latents(m *compile.Model) []sgvb.Latent {
 	out := make([]sgvb.Latent, len(m.Latents))

@@ -40,6 +40,7 @@ const (
 type node struct {
 	op    Op
 	dyn   bool // depends on an Input
+	sub   bool // depends on subsampled data (Builder.Subsample)
 	live  bool // evaluated by the program (set by Finish)
 	joint bool // the root depends on it (set by Finish); else only kept nodes read it
 	shape Shape
@@ -115,6 +116,9 @@ type Builder struct {
 	known []bool
 	// altRand makes the Rand nodes built draw from the second stream.
 	altRand bool
+	// subsample names the data whose DataConst nodes are subsampled
+	// (Subsample); nil for a full-data build.
+	subsample map[string]bool
 }
 
 // Fails returns how many operations have failed so far, counting those
@@ -217,6 +221,9 @@ func (b *Builder) push(n node) ID {
 		if b.nodes[a].dyn {
 			n.dyn = true
 		}
+		if b.nodes[a].sub {
+			n.sub = true
+		}
 	}
 	b.nodes = append(b.nodes, n)
 	id := b.id(len(b.nodes) - 1)
@@ -314,6 +321,7 @@ func (b *Builder) DataConst(name string, values []float64, s Shape, pos ast.Pos,
 	id := b.Const(values, s, pos)
 	if n := &b.nodes[len(b.nodes)-1]; n.op == OpConst && int(b.index(id)) == len(b.nodes)-1 {
 		n.name, n.cells = name, cells
+		n.sub = b.subsample[name]
 	}
 	return id
 }

@@ -43,6 +43,10 @@ type Program struct {
 	rt     rspTask   // the RowSumProd being shared
 	ut     unaryTask // the elementwise op being shared
 	pt     prepTask  // the prepared density being shared
+
+	// subConst are the live DataConst nodes of subsampled data and
+	// subOrder the data-only nodes that read them (Refresh).
+	subConst, subOrder []int32
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the
@@ -138,6 +142,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	if err := p.checkDataValues(); err != nil {
 		return nil, err
 	}
+	p.indexSubsampled()
 	return p, nil
 }
 
@@ -334,6 +339,7 @@ func (p *Program) Clone() *Program {
 	c := &Program{
 		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, order: p.order, inputs: p.inputs,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
+		subConst: p.subConst, subOrder: p.subOrder,
 		val:   make([]float64, len(p.val)),
 		adj:   make([]float64, len(p.adj)),
 		scr:   slices.Clone(p.scr),

@@ -113,6 +113,8 @@ type Model struct {
 	// predict, when not nil, makes every build a predict-mode one
 	// (CompilePredict).
 	predict *predictPlan
+	// batch, when not nil, makes every build a minibatch one (Minibatch).
+	batch *batchPlan
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -220,7 +222,10 @@ const (
 // priorArgs (buildPrior), then those of the ~ statements priorTildes
 // (whose values the prior draws of missing values come from).
 func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, error) {
-	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict}
+	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch}
+	if m.batch != nil {
+		l.b.Subsample(m.batch.names)
+	}
 	if mode == buildPrior {
 		l.prior, l.collect = true, true
 		l.priorArgs = map[int][]autodiff.ID{}
@@ -327,6 +332,9 @@ type lowerer struct {
 	drawPieces               map[*check.DataVar][]drawPiece
 	undrawnAt                map[*check.DataVar]bool
 	drawnNotes, undrawnNotes []string
+	// batch, in a minibatch build, says which data are subsampled and how
+	// terms that read them are scaled (scaleTerm).
+	batch *batchPlan
 	// bounded holds, for each latent whose bounds depend on data, the
 	// latent with their values in this compilation (check.Latent.WithBounds).
 	bounded map[*check.Latent]*check.Latent

@@ -19,6 +19,8 @@ func (l *lowerer) stmt(s ast.Stmt) {
 	switch s := s.(type) {
 	case *ast.DataDecl, *ast.ConstDecl, *ast.FnDecl:
 	case *ast.ParamDecl:
+		l.setFixed(true)
+		defer l.setFixed(false)
 		if call := l.info.UserDensities[s.Prior]; call != nil && l.predict == nil {
 			l.collect = l.prior
 			l.userDensity(call, s.Prior.Fun.Pos())
@@ -47,12 +49,16 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			}
 		}
 		if call := l.info.UserDensities[s.Dist]; call != nil {
+			l.setFixed(lat != nil)
+			defer l.setFixed(false)
 			l.collect = l.prior && lat != nil
 			l.userDensity(call, s.Dist.Fun.Pos())
 			l.collect = false
 			break
 		}
 		v := l.expr(s.LHS)
+		l.setFixed(!l.readsBatch(v))
+		defer l.setFixed(false)
 		if s.Trunc == nil {
 			l.collect = l.prior && lat != nil // a prior on the whole latent
 			args := l.density(s.Dist, s.LHS, v, lat)
@@ -147,8 +153,20 @@ func (l *lowerer) add(term autodiff.ID, pos ast.Pos) {
 	if l.prior && !l.collect || l.predict != nil {
 		return // the likelihood, left out of the log prior
 	}
+	term, ok := l.scaleTerm(term, pos)
+	if !ok {
+		return
+	}
 	l.terms = append(l.terms, term)
 	l.termPos = append(l.termPos, pos)
+}
+
+// setFixed says, in a minibatch build, whether the terms lowered next
+// are priors (scaleTerm).
+func (l *lowerer) setFixed(f bool) {
+	if l.batch != nil {
+		l.batch.fixed = f
+	}
 }
 
 func unparen(e ast.Expr) ast.Expr {

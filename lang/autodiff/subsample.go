@@ -1,0 +1,117 @@
+package autodiff
+
+import (
+	"slices"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Subsample marks the data named in names as subsampled (a minibatch of
+// rows, rewritten between evaluations): their DataConst nodes built from
+// now on, and every node built from those, are Subsampled. A program
+// finished from the builder refreshes them (Program.Refresh).
+func (b *Builder) Subsample(names []string) {
+	b.subsample = map[string]bool{}
+	for _, n := range names {
+		b.subsample[n] = true
+	}
+}
+
+// Subsampled reports whether x reads subsampled data (see Subsample).
+func (b *Builder) Subsampled(x ID) bool { return b.nodes[b.index(x)].sub }
+
+// DataSlot is one live DataConst node of subsampled data in a program.
+type DataSlot struct {
+	Name  string
+	Shape Shape
+	Pos   ast.Pos
+}
+
+// SubData returns the program's live DataConst nodes of subsampled data,
+// in build order; SubValues(k) is slot k's storage.
+func (p *Program) SubData() []DataSlot {
+	out := make([]DataSlot, len(p.subConst))
+	for k, i := range p.subConst {
+		n := &p.nodes[i]
+		out[k] = DataSlot{Name: n.name, Shape: n.shape, Pos: n.pos}
+	}
+	return out
+}
+
+// SubValues returns the values of slot k of SubData, which the caller
+// overwrites with a new minibatch before calling Refresh.
+func (p *Program) SubValues(k int) []float64 { return p.v(&p.nodes[p.subConst[k]]) }
+
+// indexSubsampled records, after Finish, the subsampled DataConst nodes
+// and the data-only nodes that read them (in topological order): the
+// ones Refresh evaluates again.
+func (p *Program) indexSubsampled() {
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if !n.live || !n.sub || n.dyn {
+			continue
+		}
+		if n.op == OpConst {
+			p.subConst = append(p.subConst, int32(i))
+		} else {
+			p.subOrder = append(p.subOrder, int32(i))
+		}
+	}
+}
+
+// Refresh evaluates again every data-only node that reads subsampled data
+// (GPFA's Y'Y, a data mean, a column of a matrix), after the caller has
+// rewritten the SubValues: Finish evaluated them once, for the data then
+// in place. It allocates nothing. A value that is not finite is an error
+// at the node's expression, as in Finish.
+func (p *Program) Refresh() error {
+	p.ready = false
+	for _, i := range p.subOrder {
+		n := &p.nodes[i]
+		ok := p.eval(n)
+		p.evals[i]++
+		if (!ok || firstBad(p.val[n.off:n.off+n.n]) >= 0) && n.joint {
+			return p.nodeError(i, ok)
+		}
+	}
+	return nil
+}
+
+// FirstDifference compares two programs built by the same code from
+// different data: it returns the position of the first node whose
+// operation, shape, operands or integer attributes (a gather's indices,
+// a loop's unrolled body) differ, or, for a live data-only node, whose
+// value differs, and false; true if none does. A minibatch program
+// rewritten by Refresh must equal one built from the batch directly: a
+// difference is data the build fixed in the tape's structure (an index,
+// a branch) or in a constant that Refresh does not see.
+func FirstDifference(a, b *Program) (ast.Pos, bool) {
+	if len(a.nodes) != len(b.nodes) {
+		k := min(len(a.nodes), len(b.nodes)) - 1
+		for i := 0; i <= k; i++ {
+			if a.nodes[i].op != b.nodes[i].op || a.nodes[i].shape != b.nodes[i].shape {
+				return a.nodes[i].pos, false
+			}
+		}
+		return a.nodes[max(k, 0)].pos, false
+	}
+	for i := range a.nodes {
+		x, y := &a.nodes[i], &b.nodes[i]
+		same := x.op == y.op && x.shape == y.shape && x.live == y.live && x.dyn == y.dyn &&
+			slices.Equal(x.args, y.args) && x.i0 == y.i0 && x.i1 == y.i1 &&
+			x.gr == y.gr && x.gc == y.gc && slices.Equal(x.bc, y.bc) &&
+			slices.Equal(x.idx, y.idx) && slices.Equal(x.idy, y.idy) &&
+			x.nsets == y.nsets && x.pmode == y.pmode && x.sumOf == y.sumOf &&
+			sameFloat(x.f0, y.f0) && sameFloat(x.f1, y.f1)
+		if same && x.live && !x.dyn {
+			same = slices.EqualFunc(a.v(x), b.v(y), sameFloat)
+		}
+		if !same {
+			return x.pos, false
+		}
+	}
+	return ast.Pos{}, true
+}
+
+// sameFloat is == with NaN equal to NaN.
+func sameFloat(x, y float64) bool { return x == y || x != x && y != y }

@@ -1,0 +1,343 @@
+package compile
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/internal/par"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// Minibatch SGVB (stochastic variational inference, Hoffman et al. 2013;
+// PyMC's pm.Minibatch with total_size, Pyro's subsampled plate). A size N
+// of the model is subsampled: every data declaration whose leading
+// dimension is N holds, at each evaluation, B rows drawn without
+// replacement, and every log-density term (a ~ statement, a param's prior,
+// a target +=) whose value reads them is multiplied by N/B. The batch
+// model is the model compiled for B rows; its data are rewritten in place
+// (autodiff.Program.Refresh evaluates again what was computed from them:
+// GPFA's Y'Y, column slices, data means), so a step costs O(B) and
+// allocates nothing. The log joint is then an unbiased estimate of the
+// full one, and so is its gradient, whatever the batch.
+
+// batchPlan is what a batch build of the lowerer needs.
+type batchPlan struct {
+	names []string // the subsampled data
+	size  string   // N
+	scale float64  // N/B
+	// fixed is true while a term whose value must not read the batch is
+	// lowered: a param's prior, a ~ whose left side reads no batch row.
+	fixed bool
+}
+
+// scaleTerm returns a term of a batch build multiplied by N/B when it
+// reads subsampled data; a prior that does is an error.
+func (l *lowerer) scaleTerm(term autodiff.ID, pos ast.Pos) (autodiff.ID, bool) {
+	p := l.batch
+	if p == nil || !l.b.Subsampled(term) {
+		return term, true
+	}
+	if p.fixed {
+		l.errorf(pos, "--minibatch %s: this density's arguments read the subsampled data (%s) but its value does not: it is a prior, not a term per row, and scaling it by N/B would be wrong; minibatching needs the data only in the terms of the rows", p.size, strings.Join(p.names, ", "))
+		return term, false
+	}
+	return l.b.Mul(term, l.b.Scalar(p.scale, pos), pos), true
+}
+
+// readsBatch reports whether a lowered value reads subsampled data.
+func (l *lowerer) readsBatch(v value) bool {
+	if l.batch == nil {
+		return false
+	}
+	if v.node {
+		return l.b.Subsampled(v.id)
+	}
+	return v.data != "" && slices.Contains(l.batch.names, v.data)
+}
+
+// Batch is a model whose log joint is the minibatch estimate (see the
+// comment at the top of this file). It is not safe for concurrent use;
+// Clone gives an independent copy.
+type Batch struct {
+	Size string // the subsampled size name
+	N, B int    // its full size and the batch size
+	// Data are the subsampled data declarations, in declaration order.
+	Data []string
+
+	prog  *autodiff.Program
+	src   [][]float64 // per SubData slot: the full data, row-major
+	width []int       // per slot: values per row
+	pcg   *rand.PCG
+	rng   *rand.Rand
+	stamp []uint32 // stamp[i] == gen: row i is in the batch being drawn
+	gen   uint32
+	rows  []int // the batch's rows, increasing
+	err   error // of the last Refresh
+}
+
+// Minibatch compiles the batch model of m for the size name size and b
+// rows per evaluation (1 ≤ b < N). It refuses, with positioned errors,
+// what subsampling would get wrong: params sized by N (per-row local
+// latents), data sized by N other than along its first dimension,
+// missing values of the subsampled data, the data entering a prior, an
+// operation that mixes rows (a sum, mean, transpose or covariance of the
+// data outside the top of a target +=, a vector density over N), and data
+// the compiler fixes in the tape (an index, a branch, a loop bound).
+func (m *Model) Minibatch(size string, b int) (*Batch, error) {
+	if m.predict != nil {
+		panic("compile: Minibatch of a predict model")
+	}
+	info := m.info
+	var sizeVar *check.DataVar
+	var sizes []string
+	for _, dv := range info.Data {
+		if dv.Elem == check.Int && len(dv.Dims) == 0 && sizesData(info, dv.Name) {
+			sizes = append(sizes, dv.Name)
+			if dv.Name == size {
+				sizeVar = dv
+			}
+		}
+	}
+	if sizeVar == nil {
+		if len(sizes) == 0 {
+			return nil, fmt.Errorf("--minibatch %s: the model has no size name to subsample (a name in a data declaration's dimensions, like N in data y: real[N])", size)
+		}
+		return nil, fmt.Errorf("--minibatch %s: %s is not a size of the model's data (its sizes: %s)", size, size, strings.Join(sizes, ", "))
+	}
+	full := m.data[size]
+	if full == nil || len(full.Values) != 1 {
+		return nil, fmt.Errorf("--minibatch %s: no value bound for %s", size, size)
+	}
+	n := int(full.Values[0])
+	if b < 1 || b >= n {
+		return nil, fmt.Errorf("--minibatch %s=%d: the batch size must be from 1 to %d (N − 1)", size, b, n-1)
+	}
+	var errs ast.ErrorList
+	plan := &batchPlan{size: size, scale: float64(n) / float64(b)}
+	bound := make(map[string]*data.Array, len(m.data))
+	for k, v := range m.data {
+		bound[k] = v
+	}
+	bsz := *full
+	bsz.Values = []float64{float64(b)}
+	bound[size] = &bsz
+	for _, dv := range info.Data {
+		lead := false
+		for i, d := range dv.Dims {
+			switch {
+			case d.Name == size && !d.Derived && i == 0:
+				lead = true
+			case d.Name == size || d.Derived && mentions(d.Name, size):
+				errs.Add(dv.Pos, "--minibatch %s: data %s is sized by %s other than by its rows (dimension %d is %s): only data whose first dimension is %s can be subsampled", size, dv.Name, size, i+1, d.Name, size)
+			}
+		}
+		if !lead {
+			continue
+		}
+		a := m.data[dv.Name]
+		if a == nil {
+			continue
+		}
+		if len(a.Missing) > 0 {
+			errs.Add(dv.Pos, "--minibatch %s: %s has missing values, which the fit makes latents %s%s, one per missing cell: per-row latents need local updates, which minibatch SGVB does not do; drop the rows or fit the full data", size, dv.Name, dv.Name, MissingSuffix)
+			continue
+		}
+		plan.names = append(plan.names, dv.Name)
+		ba := *a
+		ba.Shape = slices.Clone(a.Shape)
+		ba.Shape[0] = b
+		ba.Values = slices.Clone(a.Values[:len(a.Values)/n*b])
+		ba.Missing = nil
+		bound[dv.Name] = &ba
+	}
+	if len(plan.names) == 0 && len(errs) == 0 {
+		errs.Add(sizeVar.Pos, "--minibatch %s: no data is sized by %s along its rows", size, size)
+	}
+	checkRows(m.file, info, plan, &errs)
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	bm := &Model{file: m.file, info: info, data: bound, batch: plan}
+	prog, _, err := bm.build(buildJoint)
+	if err != nil {
+		return nil, err
+	}
+	for i, lat := range bm.Latents {
+		full := m.Latents[i]
+		switch {
+		case lat.Size != full.Size:
+			errs.Add(lat.Pos, "--minibatch %s: param %s is sized by %s: per-row latents (local variables such as factor scores) need local updates, which minibatch SGVB does not do; marginalise them out (as examples/gpfa.gpp does) or fit the full data", size, lat.Name, size)
+		case lat.Loc != full.Loc || lat.Scale != full.Scale || !slices.Equal(lat.LocV, full.LocV) || !slices.Equal(lat.ScaleV, full.ScaleV):
+			errs.Add(lat.Pos, "--minibatch %s: the bounds of param %s are computed from the subsampled data: a batch's would differ from the full data's; compute them from data not sized by %s, or fit the full data", size, lat.Name, size)
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	bt := &Batch{Size: size, N: n, B: b, Data: plan.names, prog: prog}
+	for _, slot := range prog.SubData() {
+		a := m.data[slot.Name]
+		w := len(a.Values) / n
+		if slot.Shape.Len() != b*w || slot.Shape.Rows != b {
+			errs.Add(slot.Pos, "--minibatch %s: %s is indexed by row here, which fixes its rows when the model compiles: write the model on whole columns (vectorised), or fit the full data", size, slot.Name)
+			continue
+		}
+		bt.src = append(bt.src, a.Values)
+		bt.width = append(bt.width, w)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	bt.init()
+	if err := bt.verify(m, bound, plan); err != nil {
+		return nil, err
+	}
+	return bt, nil
+}
+
+// Size returns the value of the model's size name (or int data scalar)
+// name, and whether there is one.
+func (m *Model) Size(name string) (int, bool) {
+	a := m.data[name]
+	if a == nil || len(a.Values) != 1 || len(a.Shape) != 0 {
+		return 0, false
+	}
+	return int(a.Values[0]), true
+}
+
+// verify builds the batch model again from a second batch, its last B
+// rows, and compares it with the first one refreshed with those rows: any
+// difference is data that the build fixed outside the nodes Refresh
+// evaluates again (an index or a loop bound read from the data, a branch
+// on it), which a minibatch would leave stale.
+func (bt *Batch) verify(m *Model, bound map[string]*data.Array, plan *batchPlan) error {
+	second := make(map[string]*data.Array, len(bound))
+	for k, v := range bound {
+		second[k] = v
+	}
+	for _, name := range plan.names {
+		a := *bound[name]
+		w := len(m.data[name].Values) / bt.N
+		a.Values = slices.Clone(m.data[name].Values[(bt.N-bt.B)*w:])
+		second[name] = &a
+	}
+	prog2, _, err := (&Model{file: m.file, info: m.info, data: second, batch: plan}).build(buildJoint)
+	if err != nil {
+		return err
+	}
+	for i := range bt.rows {
+		bt.rows[i] = bt.N - bt.B + i
+	}
+	bt.fill()
+	if bt.err != nil {
+		return bt.err
+	}
+	if pos, same := autodiff.FirstDifference(bt.prog, prog2); !same {
+		return ast.Errorf(pos, "--minibatch %s: the model's structure depends on the values of the subsampled data here (an index, a loop bound or a condition read from %s): a minibatch cannot change it between steps; write the model on whole columns, or fit the full data", plan.size, strings.Join(plan.names, ", "))
+	}
+	return nil
+}
+
+// init allocates the batch's buffers.
+func (bt *Batch) init() {
+	bt.pcg = rand.NewPCG(0, 0)
+	bt.rng = rand.New(bt.pcg)
+	bt.stamp = make([]uint32, bt.N)
+	bt.rows = make([]int, bt.B)
+	for i := range bt.rows {
+		bt.rows[i] = i
+	}
+}
+
+// SetBatch draws the B rows of the next evaluations from the seed (hi,
+// lo), without replacement (Floyd's algorithm, O(B)), writes them into
+// the batch model and refreshes what was computed from them. It
+// allocates nothing.
+func (bt *Batch) SetBatch(hi, lo uint64) {
+	bt.pcg.Seed(hi, lo)
+	bt.gen++
+	if bt.gen == 0 {
+		clear(bt.stamp)
+		bt.gen = 1
+	}
+	k := 0
+	for j := bt.N - bt.B; j < bt.N; j++ {
+		t := bt.rng.IntN(j + 1)
+		if bt.stamp[t] == bt.gen {
+			t = j
+		}
+		bt.stamp[t] = bt.gen
+		bt.rows[k] = t
+		k++
+	}
+	slices.Sort(bt.rows) // the rows in data order: the copies read memory forwards
+	bt.fill()
+}
+
+// fill copies the rows into the program and refreshes it.
+func (bt *Batch) fill() {
+	for k, src := range bt.src {
+		dst, w := bt.prog.SubValues(k), bt.width[k]
+		for r, i := range bt.rows {
+			copy(dst[r*w:(r+1)*w], src[i*w:(i+1)*w])
+		}
+	}
+	bt.err = bt.prog.Refresh()
+}
+
+// Rows returns the rows of the current batch (increasing); the slice is
+// reused.
+func (bt *Batch) Rows() []int { return bt.rows }
+
+// LogJoint returns the minibatch estimate of the log joint at x and its
+// gradient, as Model.LogJoint.
+func (bt *Batch) LogJoint(x, grad []float64) (float64, error) {
+	if bt.err != nil {
+		return math.NaN(), bt.err
+	}
+	return bt.prog.LogJoint(x, grad)
+}
+
+// SetTeam lends the batch model's larger products the goroutines of t.
+func (bt *Batch) SetTeam(t par.Team) { bt.prog.SetTeam(t) }
+
+// Clone returns an independent copy with its own buffers and stream.
+func (bt *Batch) Clone() *Batch {
+	c := *bt
+	c.prog = bt.prog.Clone()
+	c.init()
+	copy(c.rows, bt.rows)
+	c.fill()
+	return &c
+}
+
+// sizesData reports whether size is the leading or another dimension of
+// some data declaration.
+func sizesData(info *check.Info, size string) bool {
+	for _, dv := range info.Data {
+		for _, d := range dv.Dims {
+			if d.Name == size || d.Derived && mentions(d.Name, size) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mentions reports whether the text of a derived size uses name.
+func mentions(text, name string) bool {
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}

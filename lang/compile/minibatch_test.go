@@ -1,0 +1,238 @@
+package compile
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+)
+
+// batchModel has every kind of term a minibatch scales or leaves alone:
+// priors, an elementwise likelihood of a column slice, a Poisson of int
+// data, GPFA's zero-mean MvNormalRows (Y'Y hoisted), a centred one (the
+// data mean and scatter hoisted), a per-row loop and a target += of a sum.
+const batchModel = `data x: real[N]
+data y: real[N]
+data c: int<lower=0>[N]
+data Y: real[N, D]
+param alpha: real ~ Normal(0, 1)
+param beta: real ~ Normal(0, 1)
+param sigma: positive ~ Gamma(2, 2)
+param W: real[D, 2] ~ Normal(0, 1)
+param m: real[D] ~ Normal(0, 1)
+param prec: positive ~ Gamma(2, 1)
+let mu = alpha + beta * x
+y ~ Normal(mu, sigma)
+c ~ Poisson(exp(0.3 * mu))
+Y ~ MvNormalRows(0, W * W' + I(D) / prec)
+Y ~ MvNormalRows(m, W * W' + I(D))
+for i in 0:N {
+  x[i] ~ Normal(alpha, 2)
+}
+target += -0.1 * sum(square(Y[:, 0] - alpha))
+target += -0.5 * sigma
+`
+
+func batchInput(n int, seed uint64) data.Input {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	const d = 3
+	arr := func(name string, shape []int, f func() float64, isInt bool) *data.Array {
+		a := &data.Array{Name: name, Shape: shape, Int: isInt}
+		k := 1
+		for _, s := range shape {
+			k *= s
+		}
+		for range k {
+			a.Values = append(a.Values, f())
+		}
+		return a
+	}
+	return data.Input{File: "b.json", JSON: map[string]*data.Array{
+		"x": arr("x", []int{n}, rng.NormFloat64, false),
+		"y": arr("y", []int{n}, rng.NormFloat64, false),
+		"c": arr("c", []int{n}, func() float64 { return float64(rng.IntN(5)) }, true),
+		"Y": arr("Y", []int{n, d}, func() float64 { return 2 + rng.NormFloat64() }, false),
+	}}
+}
+
+// subsets calls f with every k-subset of 0..n-1, increasing.
+func subsets(n, k int, f func([]int)) {
+	s := make([]int, k)
+	var rec func(i, from int)
+	rec = func(i, from int) {
+		if i == k {
+			f(s)
+			return
+		}
+		for j := from; j <= n-(k-i); j++ {
+			s[i] = j
+			rec(i+1, j+1)
+		}
+	}
+	rec(0, 0)
+}
+
+// The batch log joint and its gradient, averaged over every batch of B
+// rows (all C(N, B) of them), are the full model's: the estimate is
+// unbiased, each data term scaled by N/B and each prior not, and the data
+// computations hoisted out of the tape (Y'Y, the data mean and scatter,
+// a column slice) follow the batch.
+func TestMinibatchUnbiased(t *testing.T) {
+	const n = 7
+	in := batchInput(n, 1)
+	m := compileSrc(t, "b.gpp", batchModel, nil, in)
+	for _, b := range []int{1, 3, 6} {
+		bt, err := m.Minibatch("N", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, uint64(b)))
+		x := make([]float64, m.Dim)
+		for i := range x {
+			x[i] = 0.5 * rng.NormFloat64()
+		}
+		g, gb, gsum := make([]float64, m.Dim), make([]float64, m.Dim), make([]float64, m.Dim)
+		full, err := m.LogJoint(x, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, count := 0.0, 0
+		subsets(n, b, func(rows []int) {
+			copy(bt.rows, rows)
+			bt.fill()
+			lp, err := bt.LogJoint(x, gb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += lp
+			for i := range gb {
+				gsum[i] += gb[i]
+			}
+			count++
+		})
+		if got := sum / float64(count); math.Abs(got-full) > 1e-9*math.Abs(full) {
+			t.Errorf("B=%d: mean batch log joint %.12g, full %.12g", b, got, full)
+		}
+		for i := range g {
+			if got := gsum[i] / float64(count); math.Abs(got-g[i]) > 1e-9*(1+math.Abs(g[i])) {
+				t.Errorf("B=%d: mean batch gradient of %s %.12g, full %.12g", b, m.LatentOf(i), got, g[i])
+			}
+		}
+		// One batch alone is not the full log joint (the test would pass
+		// with N/B dropped only if the data terms were absent).
+		copy(bt.rows, []int{0, 1, 2, 3, 4, 5}[:b])
+		bt.fill()
+		if lp, _ := bt.LogJoint(x, gb); math.Abs(lp-full) < 1e-6 {
+			t.Errorf("B=%d: a single batch gives the full log joint %g", b, lp)
+		}
+	}
+}
+
+// SetBatch draws B distinct rows, the same for the same seed, spread over
+// all rows, and a step (SetBatch, then the log joint and its gradient)
+// allocates nothing.
+func TestMinibatchSetBatch(t *testing.T) {
+	const n, b = 50, 8
+	m := compileSrc(t, "b.gpp", batchModel, nil, batchInput(n, 2))
+	bt, err := m.Minibatch("N", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make([]int, n)
+	for s := range uint64(2000) {
+		bt.SetBatch(s, 7)
+		rows := bt.Rows()
+		if !slices.IsSorted(rows) || len(slices.Compact(slices.Clone(rows))) != b {
+			t.Fatalf("seed %d: rows %v not %d distinct increasing", s, rows, b)
+		}
+		for _, r := range rows {
+			seen[r]++
+		}
+	}
+	// each row is in a batch with probability B/N: 320 of 2000, sd 16.5
+	for r, k := range seen {
+		if math.Abs(float64(k)-2000*float64(b)/n) > 5*16.5 {
+			t.Errorf("row %d in %d of 2000 batches, want about 320", r, k)
+		}
+	}
+	bt.SetBatch(11, 12)
+	first := slices.Clone(bt.Rows())
+	c := bt.Clone()
+	bt.SetBatch(3, 4)
+	c.SetBatch(11, 12)
+	if !slices.Equal(c.Rows(), first) {
+		t.Errorf("the same seed drew %v, then %v on a clone", first, c.Rows())
+	}
+	x, g := make([]float64, m.Dim), make([]float64, m.Dim)
+	seed := uint64(0)
+	allocs := testing.AllocsPerRun(50, func() {
+		seed++
+		bt.SetBatch(seed, 1)
+		if _, err := bt.LogJoint(x, g); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a minibatch step allocates %v times", allocs)
+	}
+}
+
+// Each use of the subsampled data that a minibatch would get wrong is
+// refused at its position, saying why.
+func TestMinibatchRefusals(t *testing.T) {
+	head := "data x: real[N]\ndata y: real[N]\nparam a: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\n"
+	cases := []struct{ src, want string }{
+		{head + "param z: real[N] ~ Normal(0, 1)\ny ~ Normal(a + z, s)\n", "5:7: --minibatch N: param z is sized by N: per-row latents"},
+		{head + "param b: real ~ Normal(mean(y), 1)\ny ~ Normal(a + b * x, s)\n", "5:24: --minibatch N: mean of a value read from the subsampled rows mixes the rows"},
+		{head + "param b: real ~ Normal(0, 1)\nlet ybar = sum(y) / 7\nb ~ Normal(ybar, 1)\ny ~ Normal(a + b * x, s)\n", "6:12: --minibatch N: sum of a value"},
+		{head + "a ~ Normal(y[0], 1)\ny ~ Normal(a, s)\n", "5:14: --minibatch N: a row of the subsampled data picked by 0"},
+		{head + "y ~ MvNormal(a + x, I(N) * s)\n", "5:5: --minibatch N: MvNormal here is one density over all the rows"},
+		{head + "y ~ Normal(a, s)\ntarget += -0.5 * N * log(s)\n", "6:18: --minibatch N: N as a value would be the batch size B"},
+		{head + "y ~ Normal(a, s)\ntarget += logsumexp(y * a)\n", "6:11: --minibatch N: logsumexp of a value"},
+		{head + "y ~ Normal(a, s)\ntarget += log_sum_exp(y * a)\n", "6:11: --minibatch N: log_sum_exp of a value"},
+		{head + "y ~ Normal(a, s)\nlet v = x' * y\n", "6:10: --minibatch N: the transpose of a value"},
+		{"fn centre(v) = v - mean(v)\n" + head + "y ~ Normal(a + centre(x), s)\n", "1:20: --minibatch N: mean of a value"},
+		{head + "param z: real[9] ~ Normal(0, 1)\nfor i in 0:N {\n  y[i] ~ Normal(a + z[i], s)\n}\n", "7:23: --minibatch N: i runs over the batch's rows, but z is not subsampled"},
+		{head + "param t: real<lower=max(y)> ~ Normal(0, 3)\ny ~ Normal(a + t, s)\n", "5:7: --minibatch N: the bounds of param t are computed from the subsampled data"},
+		{head + "for i in 0:N {\n  if y[i] > 0 {\n    y[i] ~ Normal(a, s)\n  }\n}\n", "6:6: --minibatch N: a condition on the subsampled rows"},
+	}
+	for _, c := range cases {
+		m := compileSrc(t, "r.gpp", c.src, nil, batchInput(9, 3))
+		_, err := m.Minibatch("N", 4)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s\ngot  %v\nwant …%s…", c.src, err, c.want)
+		}
+	}
+	// a user density's body sums over the rows, as a target += may
+	dens := "fn gauss_lpdf(v, m, sd) = sum(-0.5 * square((v - m) / sd) - log(sd))\n" + head + "y ~ gauss(a + x, s)\n"
+	if _, err := compileSrc(t, "r.gpp", dens, nil, batchInput(9, 3)).Minibatch("N", 4); err != nil {
+		t.Errorf("user density: %v", err)
+	}
+	// per-row functions: the two-argument log_sum_exp is elementwise (its
+	// one-argument form a reduction, refused above), rows_dot_product per row
+	for _, src := range []string{
+		head + "target += sum(log_sum_exp(logpdf(y, Normal(a, s)), logpdf(y, Normal(-a, s))))\n",
+		head + "y ~ Normal(rows_dot_product(x, x) * a, s)\n",
+	} {
+		if _, err := compileSrc(t, "r.gpp", src, nil, batchInput(9, 3)).Minibatch("N", 4); err != nil {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	m := compileSrc(t, "r.gpp", head+"y ~ Normal(a, s)\n", nil, batchInput(9, 3))
+	for _, c := range []struct {
+		size string
+		b    int
+		want string
+	}{
+		{"M", 4, "M is not a size of the model's data (its sizes: N)"},
+		{"N", 0, "the batch size must be from 1 to 8"},
+		{"N", 9, "the batch size must be from 1 to 8"},
+	} {
+		if _, err := m.Minibatch(c.size, c.b); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s=%d: got %v, want …%s…", c.size, c.b, err, c.want)
+		}
+	}
+}
