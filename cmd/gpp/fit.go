@@ -226,6 +226,16 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 			cfg.out = defaultPriorOut
 		}
 	}
+	if msg := applyFitFlags(cfg, v, set); msg != "" {
+		return usageErr("%s", msg)
+	}
+	return cfg, 0, true
+}
+
+// applyFitFlags checks gpp fit's flags that steer the fit (and gpp sbc's,
+// which are the same) and sets cfg.settings from them. It returns the
+// usage error, or "" when they are good.
+func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string {
 	s := &cfg.settings
 	switch cfg.family {
 	case "gamma":
@@ -238,7 +248,7 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 			v.iter = defaultMAPIter
 		}
 	default:
-		return usageErr("--family %q: want gamma, lognormal or map", cfg.family)
+		return fmt.Sprintf("--family %q: want gamma, lognormal or map", cfg.family)
 	}
 	if cfg.minibatch != "" {
 		name, b, found := strings.Cut(cfg.minibatch, "=")
@@ -246,17 +256,17 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 		name = strings.TrimSpace(name)
 		switch {
 		case !found || name == "" || err != nil:
-			return usageErr("--minibatch %q: want N=B, a size name of the model and the batch size (--minibatch N=500)", cfg.minibatch)
+			return fmt.Sprintf("--minibatch %q: want N=B, a size name of the model and the batch size (--minibatch N=500)", cfg.minibatch)
 		case n < 1:
-			return usageErr("--minibatch %s: the batch size must be at least 1", cfg.minibatch)
+			return fmt.Sprintf("--minibatch %s: the batch size must be at least 1", cfg.minibatch)
 		case s.Method == sgvb.MAP:
-			return usageErr("--minibatch needs SGVB: MAP's L-BFGS needs the exact objective, not a minibatch estimate of it")
+			return fmt.Sprintf("--minibatch needs SGVB: MAP's L-BFGS needs the exact objective, not a minibatch estimate of it")
 		}
 		cfg.batchSize, cfg.batchRows = name, n
 	}
 	if cfg.fullRank != "" {
 		if s.Method == sgvb.MAP {
-			return usageErr("--fullrank needs SGVB: a MAP estimate has no covariance")
+			return fmt.Sprintf("--fullrank needs SGVB: a MAP estimate has no covariance")
 		}
 		s.Families = map[string]sgvb.Family{}
 		s.FullRankGroups = nil
@@ -266,13 +276,13 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 			for i, name := range names {
 				name = strings.TrimSpace(name)
 				if name == "" {
-					return usageErr("--fullrank %q: an empty latent name", cfg.fullRank)
+					return fmt.Sprintf("--fullrank %q: an empty latent name", cfg.fullRank)
 				}
 				if name == "all" && strings.TrimSpace(cfg.fullRank) != "all" {
-					return usageErr("--fullrank %q: all stands alone (every param that can take part, one joint factor)", cfg.fullRank)
+					return fmt.Sprintf("--fullrank %q: all stands alone (every param that can take part, one joint factor)", cfg.fullRank)
 				}
 				if seen[name] {
-					return usageErr("--fullrank %q: %s is named twice (a param is in one factor)", cfg.fullRank, name)
+					return fmt.Sprintf("--fullrank %q: %s is named twice (a param is in one factor)", cfg.fullRank, name)
 				}
 				seen[name] = true
 				names[i] = name
@@ -286,29 +296,29 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	}
 	switch {
 	case cfg.rank < 0:
-		return usageErr("--rank %d: want 0 (full rank) or a rank ≥ 1", cfg.rank)
+		return fmt.Sprintf("--rank %d: want 0 (full rank) or a rank ≥ 1", cfg.rank)
 	case cfg.rank > 0 && cfg.fullRank == "":
-		return usageErr("--rank needs --fullrank: it sets the rank of the factors --fullrank names")
+		return fmt.Sprintf("--rank needs --fullrank: it sets the rank of the factors --fullrank names")
 	}
 	s.Rank = cfg.rank
 	g, ok := gammaGradients[cfg.gammaGrad]
 	if !ok {
-		return usageErr("--gamma-grad %q: want implicit, paper or paper-knowles", cfg.gammaGrad)
+		return fmt.Sprintf("--gamma-grad %q: want implicit, paper or paper-knowles", cfg.gammaGrad)
 	}
 	s.Gamma = g
 	gp, err := sgvb.ParseGammaParam(cfg.gammaParam)
 	if err != nil || gp == sgvb.GammaParamAuto {
-		return usageErr("--gamma-param %q: want log-mean-shape or softplus", cfg.gammaParam)
+		return fmt.Sprintf("--gamma-param %q: want log-mean-shape or softplus", cfg.gammaParam)
 	}
 	s.GammaParam = gp
 	est, err := sgvb.ParseEstimator(cfg.estimator)
 	if err != nil || est == sgvb.EstimatorAuto {
-		return usageErr("--estimator %q: want stl-cv, stl, entropy-cv or entropy", cfg.estimator)
+		return fmt.Sprintf("--estimator %q: want stl-cv, stl, entropy-cv or entropy", cfg.estimator)
 	}
 	s.Estimator = est
 	opt, err := sgvb.ParseOptimizer(v.optimizer)
 	if err != nil {
-		return usageErr("--optimizer %q: want adadelta-momentum, adadelta, adam, rmsprop, adagrad, momentum or sgd", v.optimizer)
+		return fmt.Sprintf("--optimizer %q: want adadelta-momentum, adadelta, adam, rmsprop, adagrad, momentum or sgd", v.optimizer)
 	}
 	s.Optimizer = opt
 	for _, c := range []struct {
@@ -316,44 +326,44 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 		v    int
 	}{{"iter", v.iter}, {"draws", v.draws}, {"eval-every", v.evalEvery}, {"output-draws", cfg.outputDraws}, {"restarts", cfg.restarts}} {
 		if c.v < 1 {
-			return usageErr("--%s must be at least 1, got %d", c.name, c.v)
+			return fmt.Sprintf("--%s must be at least 1, got %d", c.name, c.v)
 		}
 	}
 	if cfg.outputDraws < 2 && s.Method != sgvb.MAP {
-		return usageErr("--output-draws 1 is too few: the summary's sd and quantiles need at least 2 draws of q")
+		return fmt.Sprintf("--output-draws 1 is too few: the summary's sd and quantiles need at least 2 draws of q")
 	}
 	if cfg.resample && s.Method == sgvb.MAP {
-		return usageErr("--psis-resample needs SGVB: a MAP estimate has no q to draw from and weight")
+		return fmt.Sprintf("--psis-resample needs SGVB: a MAP estimate has no q to draw from and weight")
 	}
 	if cfg.restarts > 1 && s.Method == sgvb.MAP {
-		return usageErr("--restarts needs SGVB: MAP estimates are points, which cannot be mixed")
+		return fmt.Sprintf("--restarts needs SGVB: MAP estimates are points, which cannot be mixed")
 	}
 	if cfg.restarts > 1 && cfg.outputDraws < 2*cfg.restarts {
 		// The draws are dealt to the restarts in turn; R̂ compares their
 		// spreads, and a restart with one draw has none.
-		return usageErr("--output-draws %d is too few for --restarts %d: R̂ needs at least 2 draws from each restart (--output-draws %d or more)",
+		return fmt.Sprintf("--output-draws %d is too few for --restarts %d: R̂ needs at least 2 draws from each restart (--output-draws %d or more)",
 			cfg.outputDraws, cfg.restarts, 2*cfg.restarts)
 	}
 	if !(cfg.jitter >= 0) || math.IsInf(cfg.jitter, 0) {
-		return usageErr("--jitter must be a finite number ≥ 0, got %v", cfg.jitter)
+		return fmt.Sprintf("--jitter must be a finite number ≥ 0, got %v", cfg.jitter)
 	}
 	if set["jitter"] && cfg.restarts == 1 {
-		return usageErr("--jitter moves the starts of restarts after the first: it needs --restarts 2 or more")
+		return fmt.Sprintf("--jitter moves the starts of restarts after the first: it needs --restarts 2 or more")
 	}
 	if v.workers < 0 {
-		return usageErr("--workers must be at least 0 (0: the number of CPUs, at most 4), got %d", v.workers)
+		return fmt.Sprintf("--workers must be at least 0 (0: the number of CPUs, at most 4), got %d", v.workers)
 	}
 	if !(v.stepSize >= 0) || math.IsInf(v.stepSize, 0) {
-		return usageErr("--step-size must be a finite number ≥ 0 (0: the optimizer's default), got %v", v.stepSize)
+		return fmt.Sprintf("--step-size must be a finite number ≥ 0 (0: the optimizer's default), got %v", v.stepSize)
 	}
 	if !(cfg.tol >= 0) || math.IsInf(cfg.tol, 0) {
-		return usageErr("--tol must be a finite number ≥ 0 (0: run all iterations), got %v", cfg.tol)
+		return fmt.Sprintf("--tol must be a finite number ≥ 0 (0: run all iterations), got %v", cfg.tol)
 	}
 	if cfg.out == "" {
-		return usageErr("--out needs a directory")
+		return fmt.Sprintf("--out needs a directory")
 	}
 	if cfg.quiet && cfg.verbose {
-		return usageErr("--quiet and --verbose exclude each other")
+		return fmt.Sprintf("--quiet and --verbose exclude each other")
 	}
 	s.MaxIter, s.DrawsPerStep, s.EvalEvery, s.Workers = v.iter, v.draws, v.evalEvery, v.workers
 	s.StepSize, s.Seed, s.LastIterate = v.stepSize, v.seed, v.lastIterate
@@ -361,7 +371,7 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	if cfg.tol == 0 {
 		s.Tol = -1 // sgvb: negative runs MaxIter
 	}
-	return cfg, 0, true
+	return ""
 }
 
 // cmdFit runs gpp fit: it parses the command line, arranges for Ctrl-C to

@@ -21,6 +21,7 @@ commands:
   diagnose  check a model's gradient against finite differences at random points
   compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo)
   predict   evaluate a model's outputs at draws of a saved fit on new data (predictions)
+  sbc       simulation-based calibration: is q calibrated for this model and design?
   repl      an interactive session: build a model line by line, fit it, query the fit
   version   print the gpp version
   help      help on a command, or on the language's distributions and functions
@@ -56,6 +57,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdCompare([]string{"--help"}, stdout, stdout)
 	case "predict":
 		return cmdPredict([]string{"--help"}, stdout, stdout)
+	case "sbc":
+		return cmdSBC([]string{"--help"}, stdout, stdout)
 	case "version":
 		fmt.Fprintln(stdout, "usage: gpp version\n\nPrints gpp's version and the Go toolchain and platform it was built with.")
 		return exitOK

@@ -6,6 +6,7 @@
 //	gpp diagnose model.gpp data  check the model's gradient against finite differences
 //	gpp compare DIR1 DIR2 ...    rank fits by leave-one-out cross-validation (elpd_loo)
 //	gpp predict FIT model data   evaluate the outputs at draws of a saved fit on new data
+//	gpp sbc model.gpp [design]   simulation-based calibration of the fit for a model and design
 //	gpp repl [model.gpp [data]]  an interactive session: build, check, fit and query a model
 //	gpp version                  print the version
 //	gpp help [topic]             help on commands, distributions and built-ins
@@ -52,6 +53,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdCompare(rest, stdout, stderr)
 	case "predict":
 		return cmdPredict(rest, stdout, stderr)
+	case "sbc":
+		return cmdSBC(rest, stdout, stderr)
 	case "repl":
 		return cmdRepl(rest, stdin, stdout, stderr)
 	case "version", "--version", "-version":

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"encoding/csv"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// TestRankStats checks the rank statistics against values worked by hand.
+func TestRankStats(t *testing.T) {
+	// Each of 0..99 once: uniform exactly.
+	var flat []int
+	for r := range 100 {
+		flat = append(flat, r)
+	}
+	s := rankStats(flat, 99)
+	if s.bins != 20 || s.chi2 != 0 || s.p != 1 || s.zMean != 0 || s.outer != 0.1 || s.outerWant != 0.1 || s.zOuter != 0 || s.reading != "calibrated" {
+		t.Errorf("uniform ranks: %+v", s)
+	}
+
+	// L = 9, ten ranks: 2 bins (0–4, 5–9) of 5 expected each; counts 9
+	// and 1 give χ² = 16/5 + 16/5 = 6.4 on 1 degree of freedom. The mean
+	// rank 0.9 against 4.5, with variance (10² − 1)/12 = 8.25 per rank,
+	// is z = −3.6/√0.825. The outer 10 % of 0..9 are the ranks 0 and 9
+	// (midpoints 0.05 and 0.95), 2 of 10 values: all ten ranks are there.
+	ranks := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 9}
+	s = rankStats(ranks, 9)
+	wantP := distuv.ChiSquared{K: 1}.Survival(6.4)
+	wantZ := -3.6 / math.Sqrt(0.825)
+	wantZOuter := (10 - 10*0.2) / math.Sqrt(10*0.2*0.8)
+	if s.bins != 2 || math.Abs(s.chi2-6.4) > 1e-12 || math.Abs(s.p-wantP) > 1e-12 || math.Abs(s.zMean-wantZ) > 1e-12 ||
+		s.outer != 1 || s.outerWant != 0.2 || math.Abs(s.zOuter-wantZOuter) > 1e-12 {
+		t.Errorf("ranks %v: %+v; want χ² 6.4, p %g, z %g, outer 1 of 0.2, outer z %g", ranks, s, wantP, wantZ, wantZOuter)
+	}
+	if s.reading != "q too narrow, q shifted high" {
+		t.Errorf("ranks %v read %q, want q too narrow, q shifted high", ranks, s.reading)
+	}
+
+	// Ranks in the middle: too few in the outer bins, q too wide.
+	var mid []int
+	for i := range 200 {
+		mid = append(mid, 40+i%20)
+	}
+	if s := rankStats(mid, 99); s.reading != "q too wide" || s.outer != 0 {
+		t.Errorf("middle ranks: %+v, want q too wide", s)
+	}
+	// High ranks: the truth above q's draws, q shifted low.
+	var high []int
+	for i := range 200 {
+		high = append(high, 20+i%80) // 20..99: a fifth too few low ranks
+	}
+	if s := rankStats(high, 99); s.reading != "q shifted low" {
+		t.Errorf("high ranks: %+v, want q shifted low", s)
+	}
+
+	for _, c := range []struct{ r, L int }{{0, 99}, {4, 99}, {95, 99}, {99, 99}, {0, 19}, {19, 19}} {
+		if !rankOuter(c.r, c.L) {
+			t.Errorf("rank %d of 0..%d is not outer", c.r, c.L)
+		}
+	}
+	for _, c := range []struct{ r, L int }{{5, 99}, {94, 99}, {1, 19}, {18, 19}} {
+		if rankOuter(c.r, c.L) {
+			t.Errorf("rank %d of 0..%d is outer", c.r, c.L)
+		}
+	}
+}
+
+// TestSBCRankTies checks that a true value tied with draws takes each
+// rank from less to less+ties alike, and without ties the number below.
+func TestSBCRankTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	if r := sbcRank(7, 0, rng); r != 7 {
+		t.Errorf("no ties: rank %d, want 7", r)
+	}
+	count := map[int]int{}
+	const n = 30000
+	for range n {
+		count[sbcRank(3, 2, rng)]++
+	}
+	for r := 3; r <= 5; r++ {
+		if f := float64(count[r]) / n; math.Abs(f-1.0/3) > 0.015 {
+			t.Errorf("rank %d in %.3f of the draws, want 1/3", r, f)
+		}
+	}
+	if len(count) != 3 {
+		t.Errorf("ranks %v, want 3, 4 and 5 only", count)
+	}
+}
+
+// sbcSummary reads an sbc summary.csv into rows by name.
+func sbcSummary(t *testing.T, dir string) map[string]map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]string{}
+	for _, r := range recs[1:] {
+		row := map[string]string{}
+		for i, h := range recs[0] {
+			row[h] = r[i]
+		}
+		out[r[0]] = row
+	}
+	return out
+}
+
+func num(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// writeSBCModel writes a model into dir and returns its path.
+func writeSBCModel(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const sbcNormalModel = `data y: real[N]
+param mu: real ~ Normal(0, 2)
+y ~ Normal(mu, 1)
+`
+
+// TestSBCNormalCalibrated runs SBC on a conjugate normal mean, where the
+// posterior is normal and a normal q is exact: the ranks must be uniform
+// (measured at seed 1: p 0.68, mean-rank z +0.61, outer 10 %).
+func TestSBCNormalCalibrated(t *testing.T) {
+	dir := t.TempDir()
+	model := writeSBCModel(t, dir, "normal.gpp", sbcNormalModel)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runSafe(t, "sbc", model, "--set", "N=10", "--sims", "100", "--output-draws", "19", "--iter", "2000", "--seed", "1", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	row := sbcSummary(t, out)["mu"]
+	if row == nil {
+		t.Fatalf("no row for mu in summary.csv; stdout:\n%s", stdout)
+	}
+	if p := num(t, row["p_uniform"]); p < 0.01 {
+		t.Errorf("p(uniform) %g for an exact q", p)
+	}
+	if z := num(t, row["mean_rank_z"]); math.Abs(z) > sbcZ {
+		t.Errorf("mean-rank z %g for an exact q", z)
+	}
+	if z := num(t, row["outer_z"]); math.Abs(z) > sbcZ {
+		t.Errorf("outer z %g for an exact q", z)
+	}
+	if row["reading"] != "calibrated" || !strings.Contains(stdout, "calibrated") {
+		t.Errorf("reading %q, want calibrated; stdout:\n%s", row["reading"], stdout)
+	}
+	// The ranks in ranks.csv are what the summary summarises.
+	recs := readCSVFile(t, filepath.Join(out, "ranks.csv"))
+	if len(recs) != 101 || strings.Join(recs[0], ",") != "sim,name,rank,draws,elbo,pareto_k,converged" {
+		t.Fatalf("ranks.csv has %d rows, header %v", len(recs), recs[0])
+	}
+	var ranks []int
+	for _, r := range recs[1:] {
+		k, err := strconv.Atoi(r[2])
+		if err != nil || k < 0 || k > 19 {
+			t.Fatalf("rank %q not in 0..19", r[2])
+		}
+		ranks = append(ranks, k)
+	}
+	if s := rankStats(ranks, 19); math.Abs(s.p-num(t, row["p_uniform"])) > 1e-5*s.p {
+		t.Errorf("summary p %s, ranks.csv's ranks give %g", row["p_uniform"], s.p)
+	}
+}
+
+func readCSVFile(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// sbcCollinear writes a regression on two covariates of correlation 0.94
+// and its design: the posterior of beta is strongly correlated, which a
+// mean-field q cannot follow, and its marginals are then too narrow.
+func sbcCollinear(t *testing.T, dir string) (model, design string) {
+	var b strings.Builder
+	b.WriteString("x1,x2\n")
+	for i := range 20 {
+		x1 := -1 + 2*float64(i)/19
+		b.WriteString(strconv.FormatFloat(x1, 'f', 4, 64) + "," + strconv.FormatFloat(x1+0.3*math.Sin(float64(7*i+1)), 'f', 4, 64) + "\n")
+	}
+	design = filepath.Join(dir, "design.csv")
+	if err := os.WriteFile(design, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model = writeSBCModel(t, dir, "collinear.gpp", `data x1: real[N]
+data x2: real[N]
+data y: real[N]
+param beta: real[2] ~ Normal(0, 1)
+y ~ Normal(beta[0] * x1 + beta[1] * x2, 1)
+`)
+	return model, design
+}
+
+// TestSBCMeanFieldTooNarrow runs SBC on the collinear regression: mean
+// field puts far more than 10 % of the ranks in the outer 10 % (measured
+// at seeds 1–3 with 60 simulations: 23–38 %, outer z +3.4 to +7.3), and a
+// full-rank q is calibrated (5–12.5 %).
+func TestSBCMeanFieldTooNarrow(t *testing.T) {
+	dir := t.TempDir()
+	model, design := sbcCollinear(t, dir)
+	common := []string{"sbc", model, design, "--sims", "60", "--output-draws", "19", "--iter", "2000", "--seed", "1", "--quiet"}
+	mf := filepath.Join(dir, "mf")
+	if code, _, stderr := runSafe(t, append(common, "--out", mf)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := sbcSummary(t, mf)
+	outer := (num(t, rows["beta[1]"]["outer_frac"]) + num(t, rows["beta[2]"]["outer_frac"])) / 2
+	if outer < 0.22 {
+		t.Errorf("mean field: %.3f of the ranks in the outer 10 %%, want well above 0.1", outer)
+	}
+	if !strings.Contains(rows["beta[1]"]["reading"], "q too narrow") {
+		t.Errorf("mean field: beta[1] read %q, want q too narrow", rows["beta[1]"]["reading"])
+	}
+	fr := filepath.Join(dir, "fr")
+	if code, _, stderr := runSafe(t, append(common, "--out", fr, "--fullrank", "beta", "--sims", "40")...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows = sbcSummary(t, fr)
+	for _, name := range []string{"beta[1]", "beta[2]"} {
+		if z := num(t, rows[name]["outer_z"]); math.Abs(z) > sbcZ || rows[name]["reading"] != "calibrated" {
+			t.Errorf("full rank: %s outer z %g, read %q, want calibrated", name, z, rows[name]["reading"])
+		}
+	}
+}
+
+// TestSBCReproducible checks that a seed gives the same ranks whatever
+// the number of workers, and another seed other ranks.
+func TestSBCReproducible(t *testing.T) {
+	dir := t.TempDir()
+	model := writeSBCModel(t, dir, "normal.gpp", sbcNormalModel)
+	ranks := func(out string, args ...string) string {
+		t.Helper()
+		args = append([]string{"sbc", model, "--set", "N=5", "--sims", "8", "--output-draws", "9", "--iter", "500", "--quiet", "--out", filepath.Join(dir, out)}, args...)
+		if code, _, stderr := runSafe(t, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out, "ranks.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	one := ranks("w1", "--workers", "1", "--seed", "4")
+	three := ranks("w3", "--workers", "3", "--seed", "4")
+	if one != three {
+		t.Errorf("--workers 1 and 3 differ:\n%s\n%s", one, three)
+	}
+	if other := ranks("s5", "--workers", "2", "--seed", "5"); other == one {
+		t.Errorf("seeds 4 and 5 give the same ranks")
+	}
+}
+
+// TestSBCFailedFits checks that simulations whose data or fit fail are
+// counted, listed in failed.csv and left out of the ranks: y ~ Normal(0,
+// exp(mu)) with mu ~ Normal(0, 1000) draws a y that overflows, or too
+// large for the density, in about half of them.
+func TestSBCFailedFits(t *testing.T) {
+	dir := t.TempDir()
+	model := writeSBCModel(t, dir, "wide.gpp", `data y: real[N]
+param mu: real ~ Normal(0, 1000)
+y ~ Normal(0, exp(mu))
+`)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runSafe(t, "sbc", model, "--set", "N=3", "--sims", "12", "--output-draws", "9", "--iter", "300", "--seed", "1", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	failed := readCSVFile(t, filepath.Join(out, "failed.csv"))[1:]
+	ranked := readCSVFile(t, filepath.Join(out, "ranks.csv"))[1:]
+	if len(failed) == 0 || len(failed)+len(ranked) != 12 {
+		t.Fatalf("%d failed and %d ranked, want some failed and 12 in all", len(failed), len(ranked))
+	}
+	for _, f := range failed {
+		for _, r := range ranked {
+			if r[0] == f[0] {
+				t.Errorf("simulation %s failed (%s) but is ranked", f[0], f[1])
+			}
+		}
+	}
+	if n := sbcSummary(t, out)["mu"]["sims"]; n != strconv.Itoa(len(ranked)) {
+		t.Errorf("summary.csv counts %s simulations, want %d", n, len(ranked))
+	}
+	if want := "failed       " + strconv.Itoa(len(failed)) + " of the simulations"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout does not say %q:\n%s", want, stdout)
+	}
+}
+
+// TestUniformBand checks the 99 % band of a bin's count: the 0.5 % and
+// 99.5 % points of Binomial(n, f) by their definition.
+func TestUniformBand(t *testing.T) {
+	for _, c := range []struct {
+		n int
+		f float64
+	}{{100, 0.05}, {1000, 0.05}, {40, 0.25}} {
+		lo, hi := uniformBand(c.n, c.f)
+		b := distuv.Binomial{N: float64(c.n), P: c.f}
+		if !(b.CDF(lo) >= 0.005 && (lo == 0 || b.CDF(lo-1) < 0.005)) || !(b.CDF(hi) >= 0.995 && b.CDF(hi-1) < 0.995) {
+			t.Errorf("n %d, f %g: band [%g, %g]; CDF at lo−1, lo: %g, %g; at hi−1, hi: %g, %g",
+				c.n, c.f, lo, hi, b.CDF(lo-1), b.CDF(lo), b.CDF(hi-1), b.CDF(hi))
+		}
+	}
+}
+
+// TestSBCPlots checks that --plots writes a rank histogram per param, a
+// PNG image, and a later run without --plots removes them.
+func TestSBCPlots(t *testing.T) {
+	dir := t.TempDir()
+	model, design := sbcCollinear(t, dir)
+	out := filepath.Join(dir, "out")
+	args := []string{"sbc", model, design, "--sims", "6", "--output-draws", "9", "--iter", "300", "--quiet", "--out", out}
+	if code, stdout, stderr := runSafe(t, append(args, "--plots")...); code != 0 || !strings.Contains(stdout, "beta_ranks.png") {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	f, err := os.Open(filepath.Join(out, "beta_ranks.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("beta_ranks.png: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 200 || b.Dy() < 100 {
+		t.Errorf("beta_ranks.png is %v", b)
+	}
+	if code, _, stderr := runSafe(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "beta_ranks.png")); err == nil {
+		t.Errorf("a run without --plots left the earlier run's beta_ranks.png")
+	}
+}
