@@ -260,13 +260,13 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		case n < 1:
 			return fmt.Sprintf("--minibatch %s: the batch size must be at least 1", cfg.minibatch)
 		case s.Method == sgvb.MAP:
-			return fmt.Sprintf("--minibatch needs SGVB: MAP's L-BFGS needs the exact objective, not a minibatch estimate of it")
+			return "--minibatch needs SGVB: MAP's L-BFGS needs the exact objective, not a minibatch estimate of it"
 		}
 		cfg.batchSize, cfg.batchRows = name, n
 	}
 	if cfg.fullRank != "" {
 		if s.Method == sgvb.MAP {
-			return fmt.Sprintf("--fullrank needs SGVB: a MAP estimate has no covariance")
+			return "--fullrank needs SGVB: a MAP estimate has no covariance"
 		}
 		s.Families = map[string]sgvb.Family{}
 		s.FullRankGroups = nil
@@ -298,7 +298,7 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 	case cfg.rank < 0:
 		return fmt.Sprintf("--rank %d: want 0 (full rank) or a rank ≥ 1", cfg.rank)
 	case cfg.rank > 0 && cfg.fullRank == "":
-		return fmt.Sprintf("--rank needs --fullrank: it sets the rank of the factors --fullrank names")
+		return "--rank needs --fullrank: it sets the rank of the factors --fullrank names"
 	}
 	s.Rank = cfg.rank
 	g, ok := gammaGradients[cfg.gammaGrad]
@@ -330,13 +330,13 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		}
 	}
 	if cfg.outputDraws < 2 && s.Method != sgvb.MAP {
-		return fmt.Sprintf("--output-draws 1 is too few: the summary's sd and quantiles need at least 2 draws of q")
+		return "--output-draws 1 is too few: the summary's sd and quantiles need at least 2 draws of q"
 	}
 	if cfg.resample && s.Method == sgvb.MAP {
-		return fmt.Sprintf("--psis-resample needs SGVB: a MAP estimate has no q to draw from and weight")
+		return "--psis-resample needs SGVB: a MAP estimate has no q to draw from and weight"
 	}
 	if cfg.restarts > 1 && s.Method == sgvb.MAP {
-		return fmt.Sprintf("--restarts needs SGVB: MAP estimates are points, which cannot be mixed")
+		return "--restarts needs SGVB: MAP estimates are points, which cannot be mixed"
 	}
 	if cfg.restarts > 1 && cfg.outputDraws < 2*cfg.restarts {
 		// The draws are dealt to the restarts in turn; R̂ compares their
@@ -348,7 +348,7 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		return fmt.Sprintf("--jitter must be a finite number ≥ 0, got %v", cfg.jitter)
 	}
 	if set["jitter"] && cfg.restarts == 1 {
-		return fmt.Sprintf("--jitter moves the starts of restarts after the first: it needs --restarts 2 or more")
+		return "--jitter moves the starts of restarts after the first: it needs --restarts 2 or more"
 	}
 	if v.workers < 0 {
 		return fmt.Sprintf("--workers must be at least 0 (0: the number of CPUs, at most 4), got %d", v.workers)
@@ -360,10 +360,10 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		return fmt.Sprintf("--tol must be a finite number ≥ 0 (0: run all iterations), got %v", cfg.tol)
 	}
 	if cfg.out == "" {
-		return fmt.Sprintf("--out needs a directory")
+		return "--out needs a directory"
 	}
 	if cfg.quiet && cfg.verbose {
-		return fmt.Sprintf("--quiet and --verbose exclude each other")
+		return "--quiet and --verbose exclude each other"
 	}
 	s.MaxIter, s.DrawsPerStep, s.EvalEvery, s.Workers = v.iter, v.draws, v.evalEvery, v.workers
 	s.StepSize, s.Seed, s.LastIterate = v.stepSize, v.seed, v.lastIterate
