@@ -574,12 +574,22 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h := softplusHint(s, l.Model, r, mix); h != "" {
 		con.note("hint: %s", h)
 	}
+	if h := labelSwitchHint(ds); h != "" {
+		con.note("hint: %s", h)
+	}
 	k := r.ParetoK
 	if mix != nil {
 		k = mix.ParetoK
 	}
-	for _, h := range centredHints(l.Info, k) {
+	centred := centredHints(l.Info, k)
+	for _, h := range centred {
 		con.note("hint: %s", h)
+	}
+	if h := meanFieldHint(s, l.Model, k); h != "" && len(centred) == 0 {
+		con.note("hint: %s", h)
+	}
+	if mix == nil && s.Method != sgvb.MAP {
+		printWarnings(con, separationWarnings(l, cfg.sets, r), srcs)
 	}
 	if w := badDrawsWarning(ds, "output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)"); w != "" {
 		con.note("warning: %s", w)

@@ -230,7 +230,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		srcs[k] = b
 	}
 	if err != nil {
-		printError(con, err, srcs)
+		printError(con, fitSetsNoData(err, ff.Sets, cfg.sets), srcs)
 		return exitError
 	}
 	printLoadWarnings(con, l)
@@ -416,6 +416,27 @@ func inheritSets(cfg *fitConfig, ff *fitFile) []string {
 		}
 	}
 	return got
+}
+
+// fitSetsNoData adds to each error "no data for `NAME`" the fit's --set
+// value of NAME when this run does not set it: a --set of scalar data (a
+// group count that sizes a param) is not inherited as a const's is, and
+// the value that matches the fit's params is then the fit's.
+func fitSetsNoData(err error, fitSets map[string]string, sets setFlags) error {
+	list, ok := ast.Positioned(err)
+	if !ok || len(fitSets) == 0 {
+		return err
+	}
+	out := make(ast.ErrorList, len(list))
+	for i, e := range list {
+		out[i] = e
+		for _, k := range sortedKeys(fitSets) {
+			if _, given := sets[k]; !given && strings.HasPrefix(e.Msg, "no data for `"+k+"`") {
+				out[i] = &ast.Error{Pos: e.Pos, Msg: e.Msg + " (the fit was run with --set " + k + "=" + fitSets[k] + ")"}
+			}
+		}
+	}
+	return out
 }
 
 // setsHint reminds of the fit's --set values when this run's differ, the

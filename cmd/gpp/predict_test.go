@@ -327,3 +327,33 @@ func TestPredictGPFAOwnData(t *testing.T) {
 	}
 	sameDraws(t, filepath.Join(fit, "draws.csv"), filepath.Join(out, "draws.csv"))
 }
+
+// A group count given to the fit by --set as scalar data (data S: int,
+// which sizes a param) is not carried over to predict, as a const's is:
+// the error at its declaration, when predict lacks it, ends with the
+// fit's value; given, predict draws.
+func TestPredictScalarDataSet(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "g.gpp", `data g: int[N]
+data y: real[N]
+data S: int
+param mu: real ~ Normal(0, 5)
+param u: real[S] ~ Normal(0, 1)
+y ~ Normal(mu + u[g], 1)
+`)
+	data := writeFile(t, dir, "d.csv", "g,y\n0,1.5\n1,-0.5\n2,0.3\n0,1.1\n")
+	fit := filepath.Join(dir, "fit")
+	if code, _, stderr := runSafe(t, "fit", model, data, "--set", "S=3", "--quiet", "--iter", "200", "--output-draws", "20", "--out", fit); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	newData := writeFile(t, dir, "new.csv", "g\n2\n")
+	out := filepath.Join(dir, "pred")
+	code, _, stderr := runSafe(t, "predict", fit, model, newData, "--quiet", "--out", out)
+	if code != exitError || !strings.Contains(stderr, "g.gpp:3:6: no data for `S` (int)") || !strings.Contains(stderr, "(the fit was run with --set S=3)") {
+		t.Errorf("predict without S: exit %d, stderr %q; want the error at S naming the fit's --set", code, stderr)
+	}
+	code, stdout, stderr := runSafe(t, "predict", fit, model, newData, "--set", "S=3", "--quiet", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "y[1]") || strings.Contains(stderr, "the fit was run with") {
+		t.Errorf("predict with --set S=3: exit %d, stdout\n%s\nstderr %q", code, stdout, stderr)
+	}
+}

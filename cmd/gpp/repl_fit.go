@@ -293,7 +293,11 @@ func (r *repl) fitCmd(args []string) {
 	if h := softplusHint(s, l.Model, res, nil); h != "" {
 		con.note("hint: %s", h)
 	}
-	for _, h := range centredHints(l.Info, res.ParetoK) {
+	centred := centredHints(l.Info, res.ParetoK)
+	for _, h := range centred {
+		con.note("hint: %s", h)
+	}
+	if h := meanFieldHint(s, l.Model, res.ParetoK); h != "" && len(centred) == 0 {
 		con.note("hint: %s", h)
 	}
 	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {

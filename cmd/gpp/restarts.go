@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -115,6 +116,175 @@ func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.M
 		"where positive latents are well identified, the default --gamma-param log-mean-shape usually converges an " +
 		"order of magnitude sooner, while on a small sparse model such as examples/epm.gpp's football network " +
 		"softplus may keep more components: compare the two, or give softplus more --iter (docs/inference.md)"
+}
+
+// meanFieldHint returns advice for a mean-field SGVB fit (no --fullrank)
+// whose Pareto k̂ is above 0.7 while the model has at least two
+// coordinates that a joint normal factor can take: independent factors
+// cannot represent how params move together (a slope with the intercept
+// when the weight of the data sits away from x = 0, an intercept with
+// the mean of crossed group effects, a random walk's scale with its
+// innovations), and then report sds several times too small, which
+// --fullrank all repairs. "" otherwise, for MAP or a non-finite k̂, and
+// past sgvb.MaxFullRank such elements: there --fullrank all --rank 2 is
+// no safe advice (on examples/gpfa.gpp, 564 elements of gamma factors,
+// its ELBO is 155 nats below mean-field's).
+func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK float64) string {
+	if s.Method == sgvb.MAP || !(paretoK > 0.7) || len(s.FullRankGroups) > 0 {
+		return ""
+	}
+	for _, f := range s.Families {
+		if f == sgvb.FamilyFullRank || f == sgvb.FamilyLowRank {
+			return ""
+		}
+	}
+	n := 0
+	for _, lat := range m.Latents {
+		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) == nil {
+			n += lat.Size
+		}
+	}
+	if n < 2 || n > sgvb.MaxFullRank {
+		return ""
+	}
+	flag := fmt.Sprintf("--fullrank all (%d elements)", n)
+	return "q is mean-field (one independent factor per element), which cannot represent how params move together " +
+		"(an intercept with a slope or with group effects, a scale with the effects it scales) and then reports sds that are too small; " +
+		flag + " fits them jointly, as Stan's fullrank ADVI: keep the fit with the higher ELBO (docs/inference.md, Full-rank factors)"
+}
+
+// Label switches: a restart's vector param counts as restart 0's in
+// another order when its elements' means differ from restart 0's, in the
+// same order, by more than switchApart of their joint sds somewhere, and
+// in some other order by less than switchMatch everywhere. Two restarts
+// that found one q differ by about a tenth of a joint sd (250 draws each):
+// the mixture example's weights, swapped with the means, are 2.5 apart.
+const (
+	switchApart  = 2.0
+	switchMatch  = 1.0
+	switchMaxLen = 6 // the longest vector whose orders are tried (6! = 720)
+)
+
+// labelSwitchHint returns advice for a fit of restarts in which some
+// restart found a vector param (of 2 to switchMaxLen elements) of restart
+// 0's in another order: the components of a mixture are exchangeable, the
+// posterior has one mode per order of their labels, and the mixture of
+// the restarts (its summary, R̂ far above 1) blurs modes that are one
+// solution. "" when there is no such param, or one fit.
+func labelSwitchHint(ds *drawSet) string {
+	if ds.comp == nil || ds.R < 2 {
+		return ""
+	}
+	var names []string
+	var who []int
+	for _, v := range ds.vars {
+		if v.output || v.corrK != 0 || len(v.shape) != 1 || v.shape[0] < 2 || v.shape[0] > switchMaxLen {
+			continue
+		}
+		K := v.shape[0]
+		mean, sd := restartMoments(ds, v.first, K)
+		for r := 1; r < ds.R; r++ {
+			if !orderOf(mean[0], sd[0], mean[r], sd[r]) {
+				continue
+			}
+			if !slices.Contains(names, v.name) {
+				names = append(names, v.name)
+			}
+			if !slices.Contains(who, r) {
+				who = append(who, r)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(who)
+	rs := make([]string, len(who))
+	for i, r := range who {
+		rs[i] = fmt.Sprint(r)
+	}
+	restarts := "restart " + rs[0]
+	if len(rs) > 1 {
+		restarts = "restarts " + strings.Join(rs, ", ")
+	}
+	return fmt.Sprintf("%s found %s of restart 0 with the elements in another order (label switching: a mixture's components "+
+		"are exchangeable, so the posterior has a mode per order of their labels): the mixture's summary of %s blurs these modes, "+
+		"as its R̂ says; give the components an order, as param mu: ordered[K] (Stan's User's Guide does so), or read only outputs "+
+		"that do not depend on the labels (docs/inference.md, Restarts)",
+		restarts, strings.Join(names, ", "), strings.Join(names, ", "))
+}
+
+// restartMoments returns the mean and sd of columns first … first+K−1 of
+// ds per restart, over the finite draws.
+func restartMoments(ds *drawSet, first, K int) (mean, sd [][]float64) {
+	mean, sd = make([][]float64, ds.R), make([][]float64, ds.R)
+	for r := range ds.R {
+		mean[r], sd[r] = make([]float64, K), make([]float64, K)
+	}
+	for k := range K {
+		n, m2 := make([]float64, ds.R), make([]float64, ds.R)
+		for d, x := range ds.cols[first+k] {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				continue
+			}
+			r := ds.comp[d]
+			n[r]++
+			delta := x - mean[r][k]
+			mean[r][k] += delta / n[r]
+			m2[r] += delta * (x - mean[r][k])
+		}
+		for r := range ds.R {
+			sd[r][k] = math.NaN()
+			if n[r] > 1 {
+				sd[r][k] = math.Sqrt(m2[r] / (n[r] - 1))
+			}
+		}
+	}
+	return mean, sd
+}
+
+// orderOf reports whether the vector of means m (sds s) is the vector m0
+// (sds s0) in another order: apart element by element (by more than
+// switchApart joint sds somewhere) and within switchMatch joint sds
+// everywhere after some permutation other than the identity.
+func orderOf(m0, s0, m, s []float64) bool {
+	K := len(m0)
+	z := func(i, j int) float64 { return math.Abs(m0[i]-m[j]) / math.Hypot(s0[i], s[j]) }
+	apart := false
+	for k := range K {
+		apart = apart || z(k, k) > switchApart
+	}
+	if !apart {
+		return false
+	}
+	perm := make([]int, K)
+	for i := range perm {
+		perm[i] = i
+	}
+	// Heap's algorithm over every order; the identity fails apart's test.
+	var try func(n int) bool
+	try = func(n int) bool {
+		if n == 1 {
+			for k := range K {
+				if !(z(k, perm[k]) < switchMatch) {
+					return false
+				}
+			}
+			return true
+		}
+		for i := range n - 1 {
+			if try(n - 1) {
+				return true
+			}
+			if n%2 == 0 {
+				perm[i], perm[n-1] = perm[n-1], perm[i]
+			} else {
+				perm[0], perm[n-1] = perm[n-1], perm[0]
+			}
+		}
+		return try(n - 1)
+	}
+	return try(K)
 }
 
 // fitWarnings returns the warnings of a fit, or those of the restarts and

@@ -177,8 +177,8 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 		}
 		sp.u = u
 	case dist.Simplex:
-		if d.Name != "Dirichlet" || len(ml.Shape) != 1 {
-			return errf("a simplex param is drawn from a Dirichlet prior on one vector, not %s", ast.FormatExpr(sp.call))
+		if d.Name != "Dirichlet" {
+			return errf("a simplex param is drawn from a Dirichlet prior, not %s", ast.FormatExpr(sp.call))
 		}
 	case dist.CholCorr, dist.CorrMatrix:
 		if d.Shape != stdlib.DistLKJ {
@@ -453,6 +453,12 @@ func (sp *priorSpec) readArgs(p *autodiff.Program) error {
 			for k := range dst {
 				dst[k] = v[0]
 			}
+		case sp.name == "Dirichlet" && len(sp.dims) == 2 && sh.Rank == 1 && len(v) == sp.dims[1]:
+			// alpha [K] for every row of a simplex[N, K], as the
+			// density reads it (never one alpha per row)
+			for k := range dst {
+				dst[k] = v[k%sp.dims[1]]
+			}
 		case len(v) == len(dst) && (len(sp.dims) < 2 || sh.Rank == 2 && sh.Rows == sp.dims[0]):
 			copy(dst, v)
 		case len(sp.dims) == 2 && sh.Rank >= 1 && len(v) == sp.dims[0] && (sh.Rank == 1 || sh.Cols == 1):
@@ -499,7 +505,11 @@ func (sp *priorSpec) draw(rng *rand.Rand, ml *Latent, xs, zs []float64) error {
 		copy(zs, xs) // reported as the K×K values of these coordinates
 		return nil
 	case dist.Simplex:
-		dist.Dirichlet{Alpha: sp.buf[0]}.Rand(zs, rng)
+		// a simplex[K], or each row of a simplex[N, K] (row-major)
+		K := ml.Shape[len(ml.Shape)-1]
+		for r := 0; r < len(zs); r += K {
+			dist.Dirichlet{Alpha: sp.buf[0][r : r+K]}.Rand(zs[r:r+K], rng)
+		}
 		for k, v := range zs {
 			xs[k] = math.Log(max(v, math.SmallestNonzeroFloat64))
 		}

@@ -236,6 +236,40 @@ param d: positive_ordered[2] ~ Normal(0, 1)
 	}
 }
 
+// A simplex[N, K] is drawn row by row: with alpha [K] every row is
+// Dirichlet(alpha) (even where N = K, which a per-row argument would also
+// fit), with a scalar Dirichlet(a, ..., a), with [N, K] its own row's,
+// and every row sums to 1.
+func TestPriorDrawsSimplexRows(t *testing.T) {
+	src := `param th: simplex[3, 3] ~ Dirichlet([1, 2, 3])
+param ph: simplex[2, 4] ~ Dirichlet(0.5)
+param ps: simplex[2, 2] ~ Dirichlet(append_row([1, 1]', [4, 2]'))
+`
+	m := compileSrc(t, "s.gpp", src, nil)
+	z, _ := priorDraws(t, m, 20000, 3)
+	for r := range 3 {
+		for k, a := range []float64{1, 2, 3} {
+			checkMoments(t, "th", column(z, 3*r+k), a/6, a*(6-a)/(36*7))
+		}
+	}
+	for k := range 8 { // Dirichlet(0.5 × 4): mean 1/4, variance 0.5·1.5/(2²·3)
+		checkMoments(t, "ph", column(z, 9+k), 0.25, 0.5*1.5/(4*3))
+	}
+	checkMoments(t, "ps row 0", column(z, 17), 0.5, 1.0/12)
+	checkMoments(t, "ps row 1", column(z, 19), 4.0/6, 4*2/(36*7.0))
+	for i, r := range z {
+		for _, row := range [][2]int{{0, 3}, {3, 6}, {6, 9}, {9, 13}, {13, 17}, {17, 19}, {19, 21}} {
+			s := 0.0
+			for _, v := range r[row[0]:row[1]] {
+				s += v
+			}
+			if math.Abs(s-1) > 1e-12 {
+				t.Fatalf("draw %d: row %v sums to %v", i, r[row[0]:row[1]], s)
+			}
+		}
+	}
+}
+
 // Draws repeat for a seed and differ for another.
 func TestPriorDrawsDeterministic(t *testing.T) {
 	src := `param mu: real ~ Normal(0, 1)

@@ -271,6 +271,9 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "gpp writes Stan's for (i in 1:N) as for i in 0:N { ... }, without parentheses: a range counts from 0 and stops before its end"
 	case prev == ":" && stanTypes[tok.Value] != "":
 		return stanTypes[tok.Value]
+	case tok.Value == "=" && keywordArg(toks, i) != "":
+		f := keywordArg(toks, i)
+		return fmt.Sprintf("gpp has no keyword arguments: %s takes its arguments by position, in the order gpp help %s lists, as Stan's calls do (PyMC's %s=... is not written)", f, f, toks[i-1].Value)
 	case tok.Type == tokPunct && (tok.Value == "=" || len(tok.Value) == 2 && tok.Value[1] == '=' && strings.Contains("+-*/", tok.Value[:1])) && assigns(toks, i):
 		return "gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"
 	case tok.Type == tokKeyword && tok.Value == "else":
@@ -289,6 +292,36 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "return ends the block of a function, fn NAME(A, B) { let ...; return EXPR }; a model's statements return nothing"
 	case tok.Value == "T" && i+1 < len(toks) && toks[i+1].Value == "[" && prev == ")":
 		return "T[L, U] truncates the distribution of a ~ statement on data (y ~ Normal(mu, s) T[0, ]); elsewhere subtract the log mass by hand with logcdf or logccdf"
+	}
+	return ""
+}
+
+// keywordArg returns the name of the call when token i, an "=" that did
+// not parse, follows a name that is an argument of a call, NAME(..., x =
+// (PyMC's keyword arguments, Normal(mu=0, sigma=1)), and "" otherwise.
+func keywordArg(toks []lexer.Token, i int) string {
+	if i < 3 || toks[i-1].Type != tokIdent || (toks[i-2].Value != "(" && toks[i-2].Value != ",") {
+		return ""
+	}
+	depth := 0
+	for j := i - 2; j > 0; j-- {
+		switch toks[j].Value {
+		case ")", "]":
+			depth++
+		case "[":
+			depth--
+		case "(":
+			if depth == 0 {
+				if toks[j-1].Type == tokIdent {
+					return toks[j-1].Value
+				}
+				return ""
+			}
+			depth--
+		}
+		if depth < 0 || toks[j].Type == tokTerminator {
+			return ""
+		}
 	}
 	return ""
 }

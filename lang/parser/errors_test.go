@@ -120,6 +120,9 @@ var syntaxErrorTests = []struct {
 	{"print(\"mu = \", mu)\nlet a = \"x", []string{`1:7: a string (gpp has no strings: Stan's print and reject have no counterpart; output NAME = EXPR reports a value at every draw)`,
 		`2:9: invalid character '"' (gpp has no strings: Stan's print and reject have no counterpart; output NAME = EXPR reports a value at every draw)`}},
 	{"param u: unit_vector[K]", []string{"1:10: expected a type after \":\", found \"unit_vector\"; gpp has no unit_vector type"}},
+	{"y ~ StudentT(nu=nu, mu=m, sigma=s)", []string{"1:16: expected \")\" after \"nu\", found \"=\"; gpp has no keyword arguments: StudentT takes its arguments by position, in the order gpp help StudentT lists, as Stan's calls do (PyMC's nu=... is not written)"}},
+	{"y ~ Normal(f(a, b[0]), sigma = 1)", []string{"1:30: expected \")\" after \"sigma\", found \"=\"; gpp has no keyword arguments: Normal takes its arguments by position, in the order gpp help Normal lists, as Stan's calls do (PyMC's sigma=... is not written)"}},
+	{"let m = (a, b = 1)", []string{"1:11: expected \")\" after \"a\", found \",\""}},
 	{"lp += m", []string{"1:4: expected \"~\" after \"lp\", found \"+=\"; gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"}},
 	// In a loop's body, with a lexical error in the loop (which keeps the
 	// loop from being parsed statement by statement), as Stan's change

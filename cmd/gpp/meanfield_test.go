@@ -1,0 +1,203 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+// TestMeanFieldHint: a mean-field fit with k̂ above 0.7 and from two to
+// sgvb.MaxFullRank coordinates a joint factor can take is pointed at
+// --fullrank all (a simplex, which no joint factor takes, not counted); a
+// k̂ of 0.7 or less or NaN, MAP, a fit that already has a joint or
+// full-rank factor, and a model with one such coordinate or more than
+// sgvb.MaxFullRank get none.
+func TestMeanFieldHint(t *testing.T) {
+	m := &compile.Model{Latents: []compile.Latent{
+		{Name: "a", Support: dist.Real, Size: 1},
+		{Name: "s", Support: dist.Positive, Size: 3},
+		{Name: "w", Support: dist.Simplex, Size: 3},
+	}}
+	h := meanFieldHint(sgvb.Settings{}, m, 0.9)
+	if !strings.Contains(h, "q is mean-field") || !strings.Contains(h, "--fullrank all (4 elements) fits them jointly") {
+		t.Errorf("hint %q", h)
+	}
+	big := &compile.Model{Latents: []compile.Latent{
+		{Name: "a", Support: dist.Real, Size: 1},
+		{Name: "z", Support: dist.Real, Size: 100},
+	}}
+	if h := meanFieldHint(sgvb.Settings{}, big, 1.5); h != "" {
+		t.Errorf("101 elements: hint %q, want none", h)
+	}
+	big.Latents[1].Size = 99
+	if h := meanFieldHint(sgvb.Settings{}, big, 1.5); !strings.Contains(h, "--fullrank all (100 elements)") {
+		t.Errorf("100 elements: hint %q", h)
+	}
+	one := &compile.Model{Latents: []compile.Latent{
+		{Name: "a", Support: dist.Real, Size: 1},
+		{Name: "w", Support: dist.Simplex, Size: 3},
+	}}
+	none := []struct {
+		what string
+		s    sgvb.Settings
+		m    *compile.Model
+		k    float64
+	}{
+		{"k̂ 0.7", sgvb.Settings{}, m, 0.7},
+		{"k̂ NaN", sgvb.Settings{}, m, math.NaN()},
+		{"MAP", sgvb.Settings{Method: sgvb.MAP}, m, 0.9},
+		{"a joint group", sgvb.Settings{FullRankGroups: [][]string{{"a", "s"}}}, m, 0.9},
+		{"a full-rank factor", sgvb.Settings{Families: map[string]sgvb.Family{"s": sgvb.FamilyFullRank}}, m, 0.9},
+		{"one coordinate", sgvb.Settings{}, one, 0.9},
+	}
+	for _, c := range none {
+		if h := meanFieldHint(c.s, c.m, c.k); h != "" {
+			t.Errorf("%s: %q, want none", c.what, h)
+		}
+	}
+}
+
+// TestFitMeanFieldHint: on a heteroscedastic regression whose weight of
+// data sits at one end of x, the slope and intercept are strongly
+// correlated; the default fit reports their sds about three times too
+// small with k̂ above 0.7 and prints the hint, and the --fullrank all fit
+// it points to has a higher ELBO, sds about three times wider, and no
+// hint.
+func TestFitMeanFieldHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(42, 8))
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range 150 {
+		x := -2 + 4*float64(i)/149
+		fmt.Fprintf(&b, "%.6g,%.6g\n", x, 1+0.5*x+math.Exp(-1+0.8*x)*rng.NormFloat64())
+	}
+	data := writeFile(t, dir, "h.csv", b.String())
+	model := writeFile(t, dir, "h.gpp", `data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 5)
+param b: real ~ Normal(0, 5)
+param c: real ~ Normal(0, 2)
+param d: real ~ Normal(0, 2)
+y ~ Normal(a + b * x, exp(c + d * x))
+`)
+	mf, fr := filepath.Join(dir, "mf"), filepath.Join(dir, "fr")
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", mf)
+	if code != 0 || !strings.Contains(stderr, "Pareto k̂") || !strings.Contains(stderr, "hint: q is mean-field") ||
+		!strings.Contains(stderr, "--fullrank all (4 elements)") {
+		t.Fatalf("mean-field: exit %d, stderr\n%s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "fit", model, data, "--quiet", "--fullrank", "all", "--out", fr)
+	if code != 0 || strings.Contains(stderr, "mean-field") {
+		t.Fatalf("--fullrank all: exit %d, stderr\n%s", code, stderr)
+	}
+	elbo := func(dir string) float64 {
+		v, ok := readJSONObject(t, filepath.Join(dir, "fit.json"))["elbo"].(float64)
+		if !ok {
+			t.Fatalf("%s/fit.json has no number elbo", dir)
+		}
+		return v
+	}
+	if e1, e2 := elbo(mf), elbo(fr); !(e2 > e1) {
+		t.Errorf("ELBO mean-field %v, --fullrank all %v: want the full-rank one higher", e1, e2)
+	}
+	sdMF, sdFR := summarySDs(t, mf)["b"], summarySDs(t, fr)["b"]
+	if !(sdFR > 2*sdMF) {
+		t.Errorf("sd of b: mean-field %v, --fullrank all %v: want the full-rank one over twice as wide", sdMF, sdFR)
+	}
+}
+
+// TestLabelSwitchHint: restarts whose vector param is restart 0's in
+// another order (a swap of two, a cycle of three) are named, with the
+// params; a param whose restarts agree, one that moved without being a
+// permutation, an output, and one fit get no hint.
+func TestLabelSwitchHint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const S = 400
+	// means per restart of four vector params: mu swaps in restart 1, nu
+	// cycles in restart 2, s agrees, moved is elsewhere in restart 1.
+	means := map[string][3][]float64{
+		"mu":    {{-2, 2}, {2, -2}, {-2, 2}},
+		"nu":    {{0, 3, 6}, {0, 3, 6}, {3, 6, 0}},
+		"s":     {{1, 1}, {1, 1}, {1, 1}},
+		"moved": {{-2, 2}, {-2, 5}, {-2, 2}},
+		"out":   {{-2, 2}, {2, -2}, {-2, 2}},
+	}
+	ds := &drawSet{R: 3}
+	for d := range 3 * S {
+		ds.comp = append(ds.comp, d%3)
+	}
+	for _, name := range []string{"mu", "nu", "s", "moved", "out"} {
+		m := means[name]
+		K := len(m[0])
+		ds.vars = append(ds.vars, variable{name: name, shape: []int{K}, first: len(ds.cols), output: name == "out"})
+		for k := range K {
+			col := make([]float64, 3*S)
+			for d := range col {
+				col[d] = m[ds.comp[d]][k] + 0.3*rng.NormFloat64()
+			}
+			ds.cols = append(ds.cols, col)
+		}
+	}
+	ds.ncol = len(ds.cols)
+	h := labelSwitchHint(ds)
+	if !strings.HasPrefix(h, "restarts 1, 2 found mu, nu of restart 0 with the elements in another order (label switching") {
+		t.Errorf("hint %q", h)
+	}
+	ds.vars = ds.vars[2:] // s, moved, out
+	if h := labelSwitchHint(ds); h != "" {
+		t.Errorf("without mu and nu: %q, want none", h)
+	}
+	ds.comp, ds.R = nil, 1
+	if h := labelSwitchHint(ds); h != "" {
+		t.Errorf("one fit: %q, want none", h)
+	}
+}
+
+// TestFitLabelSwitchHint: four restarts of a two-component mixture of
+// regressions whose components' intercepts are not ordered land in both
+// orders of the labels and get the hint; with the intercepts ordered
+// (ordered[2]) they agree and get none.
+func TestFitLabelSwitchHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for range 200 {
+		x := 2*rng.Float64() - 1
+		y := -1 - x + 0.3*rng.NormFloat64()
+		if rng.Float64() < 0.6 {
+			y = 1 + 2*x + 0.3*rng.NormFloat64()
+		}
+		fmt.Fprintf(&b, "%.6g,%.6g\n", x, y)
+	}
+	data := writeFile(t, dir, "m.csv", b.String())
+	const body = `param b: real[2] ~ Normal(0, 3)
+param sigma: positive[2] ~ HalfNormal(1)
+target += sum(log_mix(w, logpdf(y, Normal(a[0] + b[0] * x, sigma[0])), logpdf(y, Normal(a[1] + b[1] * x, sigma[1]))))
+`
+	const head = "data x: real[N]\ndata y: real[N]\nparam w: unit ~ Beta(2, 2)\n"
+	free := writeFile(t, dir, "free.gpp", head+"param a: real[2] ~ Normal(0, 3)\n"+body)
+	ordered := writeFile(t, dir, "ordered.gpp", head+"param a: ordered[2] ~ Normal(0, 3)\n"+body)
+	code, _, stderr := runSafe(t, "fit", free, data, "--quiet", "--restarts", "4", "--out", filepath.Join(dir, "f"))
+	if code != 0 || !strings.Contains(stderr, "found a, b of restart 0 with the elements in another order (label switching") {
+		t.Errorf("free: exit %d, stderr\n%s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "fit", ordered, data, "--quiet", "--restarts", "4", "--out", filepath.Join(dir, "o"))
+	if code != 0 || strings.Contains(stderr, "label switching") {
+		t.Errorf("ordered: exit %d, stderr\n%s", code, stderr)
+	}
+}
