@@ -47,13 +47,13 @@ func summaryStats(t *testing.T, dir string) map[string][2]float64 {
 }
 
 // A regression of 20 000 rows fitted on minibatches of 200 reaches the
-// full-data fit's posterior: each mean within 1.5 of the full fit's
-// posterior sds, each sd within a factor 1.6, the final (full-data) ELBO
-// within 2 nats. Over seeds 1–4 the minibatch fits' means were 0.1–0.85
-// posterior sds off and their sds 0.70–1.33 times the full fit's: the
-// iterate average keeps some of the batches' gradient noise
-// (docs/inference.md, "Minibatch SGVB"). The fit records the setting in
-// fit.json and draws.csv and says it on the console.
+// full-data fit's posterior: each mean within half of the full fit's
+// posterior sd, each sd within 20 %, the final (full-data) ELBO within
+// 0.5 nats. Over seeds 1–3 (on other simulated data) the minibatch fits'
+// means were within 0.16 posterior sds and their sds 0.94–1.06 times the
+// full fit's; before the step-size halvings (--anneal 0), 0.1–0.85 sds
+// and 0.70–1.33 (docs/inference.md, "Minibatch SGVB"). The fit records the
+// setting in fit.json and draws.csv and says it on the console.
 func TestFitMinibatchRegression(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two fits of 20 000 rows")
@@ -75,16 +75,17 @@ func TestFitMinibatchRegression(t *testing.T) {
 	full, mb := summaryStats(t, fullOut), summaryStats(t, mbOut)
 	for _, name := range []string{"alpha", "beta[1]", "beta[2]", "sigma"} {
 		f, m := full[name], mb[name]
-		if math.Abs(m[0]-f[0]) > 1.5*f[1] || m[1] > 1.6*f[1] || m[1] < f[1]/1.6 {
+		if math.Abs(m[0]-f[0]) > 0.5*f[1] || m[1] > 1.2*f[1] || m[1] < f[1]/1.2 {
 			t.Errorf("%s: minibatch %.5f ± %.5f, full %.5f ± %.5f", name, m[0], m[1], f[0], f[1])
 		}
 	}
 	ff, fm := readFit(t, filepath.Join(fullOut, "fit.json")), readFit(t, filepath.Join(mbOut, "fit.json"))
-	if math.Abs(float64(ff.ELBO)-float64(fm.ELBO)) > 2 {
+	t.Logf("full-data ELBO: minibatch fit %.3f, full fit %.3f", float64(fm.ELBO), float64(ff.ELBO))
+	if math.Abs(float64(ff.ELBO)-float64(fm.ELBO)) > 0.5 {
 		t.Errorf("full-data ELBO: minibatch fit %.3f, full fit %.3f", float64(fm.ELBO), float64(ff.ELBO))
 	}
-	if fm.Settings.Minibatch != "N=200" || ff.Settings.Minibatch != "" {
-		t.Errorf("fit.json minibatch settings %q (minibatch), %q (full)", fm.Settings.Minibatch, ff.Settings.Minibatch)
+	if fm.Settings.Minibatch != "N=200" || ff.Settings.Minibatch != "" || fm.Settings.Anneal != defaultAnneal || ff.Settings.Anneal != 0 {
+		t.Errorf("fit.json minibatch settings %q, anneal %d (minibatch), %q, %d (full)", fm.Settings.Minibatch, fm.Settings.Anneal, ff.Settings.Minibatch, ff.Settings.Anneal)
 	}
 	comments, _, _ := readStanCSV(t, filepath.Join(mbOut, "draws.csv"))
 	if !containsLine(comments, "#     gpp_minibatch = N=200") {
@@ -135,5 +136,67 @@ func TestFitMinibatchGPFA(t *testing.T) {
 	t.Logf("ELBO: full fit %.2f, minibatch fit %.2f", full, mb)
 	if math.Abs(full-mb) > 5 {
 		t.Errorf("full-data ELBO of the minibatch fit %.2f, of the full fit %.2f", mb, full)
+	}
+}
+
+const minibatchGLMM = `const G = 20
+data x: real[N]
+data y: real[N]
+data g: int<lower=0>[N]
+param mu: real ~ Normal(0, 5)
+param b: real ~ Normal(0, 5)
+param tau: positive ~ HalfNormal(2)
+param u: real[G] ~ Normal(mu, tau)
+param s: positive ~ HalfNormal(2)
+y ~ Normal(u[g] + b * x, s)
+`
+
+// glmmCSV simulates n rows of y = u[g] + 2x + N(0, 0.7²) in 20 groups
+// with levels u ~ N(1, 0.5²).
+func glmmCSV(n int, seed uint64) string {
+	rng := rand.New(rand.NewPCG(seed, 10))
+	var u [20]float64
+	for j := range u {
+		u[j] = 1 + 0.5*rng.NormFloat64()
+	}
+	var b strings.Builder
+	b.WriteString("x,y,g\n")
+	for range n {
+		g, x := rng.IntN(len(u)), rng.NormFloat64()
+		fmt.Fprintf(&b, "%.6f,%.6f,%d\n", x, u[g]+2*x+0.7*rng.NormFloat64(), g)
+	}
+	return b.String()
+}
+
+// A regression with group effects u[g], g int data of the rows, fitted on
+// minibatches of 500 of 20 000 rows: the gather's indices follow each
+// batch, and the fit reaches the full-data fit's posterior, each group
+// level's mean within half of the full fit's posterior sd and its sd
+// within 20 % (seeds 1–3 measured: within 0.24 sds and 0.92–1.08; with
+// --anneal 0, within 0.75 sds and 0.72–1.45: docs/inference.md).
+func TestFitMinibatchGLMM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two fits of 20 000 rows")
+	}
+	dir := t.TempDir()
+	model := writeFile(t, dir, "glmm.gpp", minibatchGLMM)
+	csv := writeFile(t, dir, "glmm.csv", glmmCSV(20000, 1))
+	fullOut, mbOut := filepath.Join(dir, "full"), filepath.Join(dir, "mb")
+	if code, _, stderr := runSafe(t, "fit", model, csv, "--out", fullOut, "--quiet"); code != 0 {
+		t.Fatalf("full fit: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "fit", model, csv, "--out", mbOut, "--minibatch", "N=500", "--quiet"); code != 0 {
+		t.Fatalf("minibatch fit: exit %d: %s", code, stderr)
+	}
+	full, mb := summaryStats(t, fullOut), summaryStats(t, mbOut)
+	names := []string{"mu", "b", "tau", "s"}
+	for j := 1; j <= 20; j++ {
+		names = append(names, fmt.Sprintf("u[%d]", j))
+	}
+	for _, name := range names {
+		f, m := full[name], mb[name]
+		if f[1] == 0 || math.Abs(m[0]-f[0]) > 0.5*f[1] || m[1] > 1.2*f[1] || m[1] < f[1]/1.2 {
+			t.Errorf("%s: minibatch %.5f ± %.5f, full %.5f ± %.5f", name, m[0], m[1], f[0], f[1])
+		}
 	}
 }

@@ -1415,6 +1415,9 @@ type fitSettings struct {
 	// Minibatch is --minibatch as given (N=B), omitted for a full-data
 	// fit: the steps saw B rows each; the final ELBO, k̂ and draws all.
 	Minibatch string `json:"minibatch,omitempty"`
+	// Anneal is --anneal of a minibatch fit (the step-size halvings), -1
+	// for none; omitted for a full-data fit.
+	Anneal int `json:"anneal,omitempty"`
 }
 
 // minibatchSetting is --minibatch as the fit used it (N=B), or "" for a
@@ -1424,6 +1427,18 @@ func minibatchSetting(c *fitConfig) string {
 		return ""
 	}
 	return fmt.Sprintf("%s=%d", c.batchSize, c.batchRows)
+}
+
+// annealSetting is --anneal as a minibatch fit used it (-1: none), or 0
+// (omitted) for a full-data fit, which does not anneal.
+func annealSetting(c *fitConfig) int {
+	if c.settings.Minibatch == nil {
+		return 0
+	}
+	if c.settings.Anneal < 0 {
+		return -1
+	}
+	return c.settings.Anneal
 }
 
 // fitFactor is one fitted factor: its parameters by name, each row-major
@@ -1584,6 +1599,7 @@ func newFitFile(h drawsHeader) *fitFile {
 			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank, Rank: c.rank,
 			PSISResample: c.resample,
 			Minibatch:    minibatchSetting(c),
+			Anneal:       annealSetting(c),
 		},
 		fitOutcome: outcomeOf(r, h.stepSize),
 	}

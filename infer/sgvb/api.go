@@ -502,6 +502,17 @@ type Settings struct {
 	// depend on Workers. The Target passed to Fit, the full log joint,
 	// gives the final ELBO estimate and k̂ (PSISDraws). Not with MAP.
 	Minibatch MinibatchTarget
+	// Anneal is how many times a minibatch fit halves its step size: each
+	// time the convergence rule is met it goes on from the averaged q with
+	// half the step, averaging over twice as many steps (EvalEvery doubles),
+	// and it stops when the rule is met after the last halving. A constant step on the batches' gradient
+	// noise leaves a bias of the order of the step in q (posterior sds off
+	// by a factor 2–4 at N/B = 1000, however long it runs); each halving
+	// halves it, and the longer average keeps the average's own noise from
+	// growing as the iterate slows (Robbins–Monro's decreasing steps, in
+	// stages: docs/inference.md, "Minibatch SGVB"). 0 = 4; negative: none.
+	// Fits without Minibatch ignore it.
+	Anneal int
 
 	// Progress, if set, is called after every ELBO evaluation (on the
 	// goroutine that called Fit).
@@ -534,13 +545,25 @@ const (
 	maxDefaultWorkers   = 4
 )
 
+// Defaults of a minibatch fit: its annealing stages (Anneal) take some
+// 20 000 to 100 000 steps.
+const (
+	defaultMinibatchIter = 200000
+	defaultAnneal        = 4
+)
+
 func (s Settings) withDefaults() Settings {
 	if s.MaxIter <= 0 {
 		if s.Method == MAP {
 			s.MaxIter = defaultMAPIter
+		} else if s.Minibatch != nil {
+			s.MaxIter = defaultMinibatchIter
 		} else {
 			s.MaxIter = defaultMaxIter
 		}
+	}
+	if s.Anneal == 0 {
+		s.Anneal = defaultAnneal
 	}
 	if s.DrawsPerStep <= 0 {
 		s.DrawsPerStep = 1

@@ -997,6 +997,8 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	evalBad := 0
 	g := e.newGuard()
 	stalls := 0
+	anneal := 0
+	every, since := s.EvalEvery, 0
 	e.snapOK = false
 	// afterRollback goes on from the q the guard restored, with half the
 	// step size; the convergence rule and the averages start afresh.
@@ -1072,7 +1074,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		if avg != nil {
 			avg.add(e.theta)
 		}
-		if it%s.EvalEvery != 0 && it != s.MaxIter {
+		if (it-since)%every != 0 && it != s.MaxIter {
 			continue
 		}
 		var elbo, se float64
@@ -1111,6 +1113,20 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		if avg != nil && !converged {
 			copy(e.theta, e.iterate)
 			traced, avgTraced = false, true
+		}
+		if converged && s.Minibatch != nil && avg != nil && anneal < s.Anneal {
+			// settled at this step size: the average still holds a bias of
+			// the order of the step (the batches' gradient noise), so go on
+			// from it with half the step, averaging twice as many steps
+			// anew (see Settings.Anneal)
+			anneal++
+			eta0 /= 2
+			eta = eta0
+			every *= 2
+			since = it
+			stop.reset()
+			avg.reset()
+			continue
 		}
 		if converged {
 			r.Converged = true

@@ -63,6 +63,7 @@ type node struct {
 	f0, f1 float64   // GaussRowsSS row count; Inside's ends
 	idx    []int     // gather indices; rows of the first operand of a RowSumProd
 	idy    []int     // rows of the second operand of a RowSumProd
+	soff   []int32   // GatherSub: idx[k] is the batch's value of data name at offset soff[k]
 	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
 	sumOf  int32     // a summed RowSumProd: 1 + the index of the one it sums (see fuseSums)
 	dist   *dist.Univariate

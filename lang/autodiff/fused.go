@@ -29,7 +29,7 @@ func (b *Builder) RowSumProd(x, y, w ID, pos ast.Pos) ID {
 	}
 	var rows [2][]int
 	for i := range rows {
-		if o := &b.nodes[args[i]]; o.op == OpGather && b.nodes[o.args[0]].shape.Rank == 2 {
+		if o := &b.nodes[args[i]]; o.op == OpGather && o.soff == nil && b.nodes[o.args[0]].shape.Rank == 2 {
 			args[i], rows[i] = o.args[0], o.idx
 		}
 	}

@@ -47,6 +47,9 @@ type Program struct {
 	// subConst are the live DataConst nodes of subsampled data and
 	// subOrder the data-only nodes that read them (Refresh).
 	subConst, subOrder []int32
+	// subGather are the live gathers whose indices are subsampled int
+	// data (GatherSub); a clone has its own copies of their indices.
+	subGather []int32
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the
@@ -339,11 +342,17 @@ func (p *Program) Clone() *Program {
 	c := &Program{
 		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, order: p.order, inputs: p.inputs,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
-		subConst: p.subConst, subOrder: p.subOrder,
+		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
 		val:   make([]float64, len(p.val)),
 		adj:   make([]float64, len(p.adj)),
 		scr:   slices.Clone(p.scr),
 		evals: make([]int64, len(p.evals)),
+	}
+	if len(p.subGather) > 0 { // their indices change with the batch
+		c.nodes = slices.Clone(p.nodes)
+		for _, i := range p.subGather {
+			c.nodes[i].idx = slices.Clone(p.nodes[i].idx)
+		}
 	}
 	for i := range p.nodes {
 		if n := &p.nodes[i]; n.live && !n.dyn {

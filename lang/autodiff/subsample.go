@@ -20,6 +20,48 @@ func (b *Builder) Subsample(names []string) {
 // Subsampled reports whether x reads subsampled data (see Subsample).
 func (b *Builder) Subsampled(x ID) bool { return b.nodes[b.index(x)].sub }
 
+// GatherSub is Gather(x, idx) for indices read from subsampled int data
+// (u[g] with g a column of the batch, or u[g[i]] in a loop over its rows):
+// idx[k] is the value of data name at offset offs[k] of its batch values.
+// The node reads the batch, and its indices are rewritten with each batch
+// (SubIndices) before Program.Refresh. A fused product does not absorb it.
+func (b *Builder) GatherSub(x ID, idx []int, name string, offs []int, pos ast.Pos) ID {
+	id := b.Gather(x, idx, pos)
+	if i := b.index(id); b.nodes[i].op == OpGather {
+		n := &b.nodes[i]
+		n.sub, n.name = true, name
+		n.soff = make([]int32, len(offs))
+		for k, o := range offs {
+			n.soff[k] = int32(o)
+		}
+	}
+	return id
+}
+
+// GatherSlot is one live GatherSub node of a program.
+type GatherSlot struct {
+	Name string  // the subsampled int data
+	Offs []int32 // index k is the batch's value at Offs[k] (read-only)
+	Rows int     // the gathered axis' length: an index must be in [0, Rows)
+	Pos  ast.Pos
+}
+
+// SubGathers returns the program's live GatherSub nodes, in build order;
+// SubIndices(k) is slot k's indices.
+func (p *Program) SubGathers() []GatherSlot {
+	out := make([]GatherSlot, len(p.subGather))
+	for k, i := range p.subGather {
+		n := &p.nodes[i]
+		out[k] = GatherSlot{Name: n.name, Offs: n.soff, Rows: p.arg(n, 0).shape.Rows, Pos: n.pos}
+	}
+	return out
+}
+
+// SubIndices returns the indices of slot k of SubGathers, which the
+// caller overwrites (each in [0, Rows)) with a new batch's before calling
+// Refresh.
+func (p *Program) SubIndices(k int) []int { return p.nodes[p.subGather[k]].idx }
+
 // DataSlot is one live DataConst node of subsampled data in a program.
 type DataSlot struct {
 	Name  string
@@ -48,6 +90,9 @@ func (p *Program) SubValues(k int) []float64 { return p.v(&p.nodes[p.subConst[k]
 func (p *Program) indexSubsampled() {
 	for i := range p.nodes {
 		n := &p.nodes[i]
+		if n.live && n.soff != nil {
+			p.subGather = append(p.subGather, int32(i))
+		}
 		if !n.live || !n.sub || n.dyn {
 			continue
 		}
@@ -100,7 +145,7 @@ func FirstDifference(a, b *Program) (ast.Pos, bool) {
 		same := x.op == y.op && x.shape == y.shape && x.live == y.live && x.dyn == y.dyn &&
 			slices.Equal(x.args, y.args) && x.i0 == y.i0 && x.i1 == y.i1 &&
 			x.gr == y.gr && x.gc == y.gc && slices.Equal(x.bc, y.bc) &&
-			slices.Equal(x.idx, y.idx) && slices.Equal(x.idy, y.idy) &&
+			slices.Equal(x.idx, y.idx) && slices.Equal(x.idy, y.idy) && slices.Equal(x.soff, y.soff) &&
 			x.nsets == y.nsets && x.pmode == y.pmode && x.sumOf == y.sumOf &&
 			sameFloat(x.f0, y.f0) && sameFloat(x.f1, y.f1)
 		if same && x.live && !x.dyn {

@@ -289,6 +289,11 @@ type value struct {
 	// data names the data ints (at their cells) are read from, unchanged
 	// ("" otherwise), so that their node reports a bad value at its cell.
 	data string
+	// rows, in a minibatch build, gives for int k of subsampled int data
+	// (data, unchanged or picked) its offset in the batch's values, so
+	// that an index made of them follows the batch (GatherSub); nil
+	// otherwise.
+	rows []int
 }
 
 type lowerer struct {

@@ -16,6 +16,10 @@ type sel struct {
 	many []int
 	at   func(k int) ast.Pos // where many[k] is in its data file (nil: unknown)
 	pos  ast.Pos
+	// data and rows: ints of the subsampled int data data, at these
+	// offsets of its batch values (value.rows), in a minibatch build.
+	data string
+	rows []int
 }
 
 // inRange reports whether every index of a selMany is in [0, n). The
@@ -107,13 +111,13 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		return sel{}, false
 	}
 	if len(v.shape) == 0 {
-		return sel{kind: selOne, one: v.ints[0], pos: e.Pos()}, true
+		return sel{kind: selOne, one: v.ints[0], pos: e.Pos(), data: v.data, rows: v.rows}, true
 	}
 	if len(v.shape) != 1 {
 		l.errorf(e.Pos(), "an index must be an int scalar or vector")
 		return sel{}, false
 	}
-	return sel{kind: selMany, many: v.ints, at: v.at, pos: e.Pos()}, true
+	return sel{kind: selMany, many: v.ints, at: v.at, pos: e.Pos(), data: v.data, rows: v.rows}, true
 }
 
 // index lowers X[i], X[i, j], slices and gathers.
@@ -126,6 +130,14 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			return value{}
 		}
 		sels[i] = s
+	}
+	for _, s := range sels {
+		if s.rows != nil && (x.isInt || s.kind == selOne && len(sels) == 2 && sels[0].kind != selOne) {
+			// int data picked by the batch's ints would be fixed on the
+			// Go side; a column picked per row is not a gather
+			l.errorf(s.pos, "--minibatch %s: an index read from the subsampled rows picks from %s here in a way the batch cannot follow (int data picked by it are fixed when compiling, and so is a column picked per row): pick rows of params or real data by it (u[g], u[g[i]], X[g[i], j])", l.batch.size, ast.FormatExpr(e.X))
+			return value{}
+		}
 	}
 	if x.isInt {
 		return l.indexInts(x, sels, e)
@@ -140,6 +152,13 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	apply := func(v autodiff.ID, s sel) autodiff.ID { // along the first axis
 		switch s.kind {
 		case selOne:
+			if s.rows != nil { // the batch's: a gather of one, refreshed
+				g := b.GatherSub(v, []int{s.one}, s.data, s.rows, s.pos)
+				if b.Shape(v).Rank == 1 {
+					return b.Elem(g, 0, s.pos)
+				}
+				return b.Row(g, 0, s.pos)
+			}
 			if b.Shape(v).Rank == 1 {
 				return b.Elem(v, s.one, s.pos)
 			}
@@ -157,6 +176,9 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 				// returned: build returns the lowerer's errors first).
 				l.inRange(s, sh.Rows)
 			}
+			if s.rows != nil {
+				return b.GatherSub(v, s.many, s.data, s.rows, s.pos)
+			}
 			return b.Gather(v, s.many, s.pos)
 		}
 		return v
@@ -170,7 +192,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	}
 	r, c := sels[0], sels[1]
 	if r.kind == selOne {
-		return value{id: apply(b.Row(id, r.one, r.pos), c), node: true}
+		return value{id: apply(apply(id, r), c), node: true}
 	}
 	rows := apply(id, r)
 	switch c.kind {
@@ -255,7 +277,7 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 	if x.at != nil {
 		at = func(k int) ast.Pos { return x.at(src[k]) }
 	}
-	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data}
+	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data, rows: pickRows(x.rows, src)}
 }
 
 // pick resolves the selections sels of an array of the given shape, known

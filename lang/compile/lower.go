@@ -447,6 +447,12 @@ func (l *lowerer) ident(id *ast.Ident) value {
 			for i, x := range a.Values {
 				v.ints[i] = int(x)
 			}
+			if l.readsBatch(v) {
+				v.rows = make([]int, len(a.Values))
+				for i := range v.rows {
+					v.rows[i] = i
+				}
+			}
 		}
 	default:
 		l.errorf(id.Pos(), "compile: %s %s has no value here", sym.Kind, sym.Name)

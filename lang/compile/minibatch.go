@@ -79,6 +79,20 @@ type Batch struct {
 	gen   uint32
 	rows  []int // the batch's rows, increasing
 	err   error // of the last Refresh
+	// gathers are the program's indices read from subsampled int data
+	// (u[g], u[g[i]]): per autodiff.GatherSub slot, the full data.
+	gathers []batchGather
+}
+
+// batchGather is one autodiff.GatherSub slot: index k is the value at
+// offset offs[k] of the batch of the full data src, w values a row.
+type batchGather struct {
+	src  []float64
+	w    int
+	offs []int32
+	rows int // an index must be in [0, rows)
+	name string
+	pos  ast.Pos
 }
 
 // Minibatch compiles the batch model of m for the size name size and b
@@ -191,6 +205,10 @@ func (m *Model) Minibatch(size string, b int) (*Batch, error) {
 		bt.src = append(bt.src, a.Values)
 		bt.width = append(bt.width, w)
 	}
+	for _, slot := range prog.SubGathers() {
+		a := m.data[slot.Name]
+		bt.gathers = append(bt.gathers, batchGather{src: a.Values, w: len(a.Values) / n, offs: slot.Offs, rows: slot.Rows, name: slot.Name, pos: slot.Pos})
+	}
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
@@ -286,6 +304,19 @@ func (bt *Batch) fill() {
 		dst, w := bt.prog.SubValues(k), bt.width[k]
 		for r, i := range bt.rows {
 			copy(dst[r*w:(r+1)*w], src[i*w:(i+1)*w])
+		}
+	}
+	for k := range bt.gathers {
+		g := &bt.gathers[k]
+		idx := bt.prog.SubIndices(k)
+		for e, off := range g.offs {
+			r, c := int(off)/g.w, int(off)%g.w
+			v := int(g.src[bt.rows[r]*g.w+c])
+			if v < 0 || v >= g.rows { // the full model's build checked them all
+				bt.err = ast.Errorf(g.pos, "--minibatch: %s's row %d holds %d, out of range [0, %d) as an index", g.name, bt.rows[r], v, g.rows)
+				return
+			}
+			idx[e] = v
 		}
 	}
 	bt.err = bt.prog.Refresh()

@@ -210,6 +210,23 @@ func (c *rowChecker) reads(e ast.Expr) bool {
 	return found
 }
 
+// batchIndex reports whether an index that reads the batch is subsampled
+// int data itself or picked from it (g, g[i], g[:, 0]): the batch build
+// refreshes such indices with each batch (autodiff.GatherSub). One
+// computed from them (g[i] - 1, a let) would be fixed when compiling.
+func (c *rowChecker) batchIndex(ix ast.Expr) bool {
+	ix = unparen(ix)
+	if x, ok := ix.(*ast.IndexExpr); ok {
+		ix = unparen(x.X)
+	}
+	id, ok := ix.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	sym := c.info.Uses[id]
+	return sym != nil && sym.Kind == check.Data && c.sub[sym]
+}
+
 // rowSafe lists the shape rules whose result row i is made from row i of
 // each argument only.
 var rowSafe = map[stdlib.ShapeRule]bool{
@@ -266,8 +283,8 @@ func (c *rowChecker) expr(e ast.Expr) bool {
 				}
 				continue
 			}
-			if c.expr(ix) {
-				c.errorf(ix.Pos(), "an index read from the subsampled rows: not supported (the tape fixes indices when the model compiles); fit the full data")
+			if c.expr(ix) && !c.batchIndex(ix) {
+				c.errorf(ix.Pos(), "an index computed from the subsampled rows: not supported (the tape fixes it when the model compiles); index by the int data itself (u[g], or u[g[i]] in a loop over the rows), or fit the full data")
 			}
 			id, isVar := ix.(*ast.Ident)
 			_, isLoop := c.loop[c.info.Uses[id]]

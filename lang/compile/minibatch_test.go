@@ -82,8 +82,103 @@ func subsets(n, k int, f func([]int)) {
 // a column slice) follow the batch.
 func TestMinibatchUnbiased(t *testing.T) {
 	const n = 7
-	in := batchInput(n, 1)
-	m := compileSrc(t, "b.gpp", batchModel, nil, in)
+	testUnbiased(t, compileSrc(t, "b.gpp", batchModel, nil, batchInput(n, 1)), n)
+}
+
+// groupModel is a regression with group effects indexed by subsampled int
+// data, vectorised (u[g], a real datum of the group xg[g], rows of a
+// matrix V[g]) and in a loop over the rows (u[g[i]], V[g[i], 1]).
+const groupModel = `data x: real[N]
+data y: real[N]
+data c: int<lower=0>[N]
+data g: int<lower=0>[N]
+data xg: real[G]
+param a: real ~ Normal(0, 1)
+param b: real ~ Normal(0, 1)
+param tau: positive ~ Gamma(2, 2)
+param s: positive ~ Gamma(2, 2)
+param u: real[G] ~ Normal(0, tau)
+param V: real[G, 2] ~ Normal(0, 1)
+y ~ Normal(a + u[g] + b * x + 0.3 * xg[g] + V[g] * [1, -1], s)
+c ~ Poisson(exp(0.5 * a + u[g] - V[g, 1]))
+for i in 0:N {
+  y[i] ~ Normal(a + u[g[i]] - V[g[i], 1] + xg[g[i]], 2)
+  x[i] ~ Normal(V[g[i]][0], 2)
+}
+`
+
+func groupInput(n int, seed uint64) data.Input {
+	in := batchInput(n, seed)
+	rng := rand.New(rand.NewPCG(seed, 4))
+	g := &data.Array{Name: "g", Shape: []int{n}, Int: true}
+	for range n {
+		g.Values = append(g.Values, float64(rng.IntN(3)))
+	}
+	in.JSON["g"] = g
+	in.JSON["xg"] = &data.Array{Name: "xg", Shape: []int{3}, Values: []float64{-1, 0.5, 2}}
+	delete(in.JSON, "Y")
+	return in
+}
+
+// Group effects indexed by the batch's int data: the gathers' indices
+// follow the batch, and the estimate stays unbiased.
+func TestMinibatchUnbiasedGroups(t *testing.T) {
+	const n = 7
+	m := compileSrc(t, "g.gpp", groupModel, nil, groupInput(n, 1))
+	testUnbiased(t, m, n)
+	// a clone's indices are its own, and a step allocates nothing
+	bt, err := m.Minibatch("N", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, gr := make([]float64, m.Dim), make([]float64, m.Dim)
+	for i := range x {
+		x[i] = 0.1 * float64(i%5-2)
+	}
+	bt.SetBatch(1, 2)
+	want, _ := bt.LogJoint(x, gr)
+	c := bt.Clone()
+	c.SetBatch(3, 4)
+	if got, _ := bt.LogJoint(x, gr); got != want {
+		t.Errorf("a clone's batch changed the original's log joint: %g, was %g", got, want)
+	}
+	if lc, _ := c.LogJoint(x, gr); lc == want {
+		t.Errorf("the clone's batch did not change its log joint (%g)", lc)
+	}
+	seed := uint64(0)
+	if allocs := testing.AllocsPerRun(50, func() {
+		seed++
+		bt.SetBatch(seed, 1)
+		if _, err := bt.LogJoint(x, gr); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("a minibatch step with group indices allocates %v times", allocs)
+	}
+}
+
+// An index computed from the batch's int data, or a column picked per row
+// by it, cannot follow the batch: refused at its position.
+func TestMinibatchGroupRefusals(t *testing.T) {
+	head := "data x: real[N]\ndata y: real[N]\ndata c: int<lower=0>[N]\ndata g: int<lower=0>[N]\ndata xg: real[G]\nparam u: real[3] ~ Normal(0, 1)\nparam A: real[3, 3] ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\n"
+	cases := []struct{ src, want string }{
+		{head + "for i in 0:N {\n  y[i] ~ Normal(u[2 - g[i]], s)\n}\n", "10:19: --minibatch N: an index computed from the subsampled rows"},
+		{head + "let h = g\ny ~ Normal(u[h], s)\n", "10:14: --minibatch N: an index computed from the subsampled rows"},
+		{head + "for i in 0:N {\n  y[i] ~ Normal(sum(A[:, g[i]]), s)\n}\n", "10:26: --minibatch N: an index read from the subsampled rows picks from A here"},
+	}
+	for _, c := range cases {
+		m := compileSrc(t, "r.gpp", c.src, nil, groupInput(9, 3))
+		_, err := m.Minibatch("N", 4)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s\ngot  %v\nwant …%s…", c.src, err, c.want)
+		}
+	}
+}
+
+// testUnbiased checks the batch log joint and gradient of m, averaged
+// over all batches of B = 1, 3, 6 of its n rows, against the full ones.
+func testUnbiased(t *testing.T, m *Model, n int) {
+	t.Helper()
 	for _, b := range []int{1, 3, 6} {
 		bt, err := m.Minibatch("N", b)
 		if err != nil {

@@ -116,7 +116,20 @@ func intsFrom(x value, src, shape []int) value {
 	if x.at != nil {
 		at = func(k int) ast.Pos { return x.at(src[k]) }
 	}
-	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data}
+	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data, rows: pickRows(x.rows, src)}
+}
+
+// pickRows returns the batch offsets of the ints picked by src from ints
+// whose offsets are rows (nil: none).
+func pickRows(rows, src []int) []int {
+	if rows == nil {
+		return nil
+	}
+	out := make([]int, len(src))
+	for k, i := range src {
+		out[k] = rows[i]
+	}
+	return out
 }
 
 // toVector lowers to_vector(x): a matrix's elements column by column, as
