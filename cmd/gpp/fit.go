@@ -46,6 +46,7 @@ type fitConfig struct {
 	estimator   string  // stl-cv, stl, entropy-cv or entropy
 	fullRank    string  // latents with full-rank normal factors, comma-separated; + joins a group, "all" is every one
 	rank        int     // --rank: the rank of low-rank factors in place of full-rank ones (0: full rank)
+	band        int     // --band: the bandwidth of banded-precision factors in place of full-rank ones (0: none)
 	minibatch   string  // --minibatch as given, "N=500", or ""
 	iterSet     bool    // --iter was given (else a minibatch fit's default is defaultMinibatchIter)
 	batchSize   string  // its size name N
@@ -103,6 +104,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
 	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive or bounded latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues, the logits of one bounded on both sides): it captures the correlations\nbetween a latent's elements, such as regression coefficients written as one\nvector, that the default mean-field factors miss. Names joined by +\n(alpha+tau+z) share one joint factor, which also captures the correlations\nbetween them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive, bounded and matrix latent,\nStan's fullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor (\"all\" takes the smallest latents that fit), moved by\nnatural-gradient steps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
+	fs.IntVar(&cfg.band, "band", 0, fmt.Sprintf("with --fullrank: every param it names (a vector of states, one param a factor)\nhas a Gauss–Markov normal factor whose precision is banded, N(mean, (LLᵀ)⁻¹)\nwith L lower-triangular of bandwidth `K` (1: tridiagonal precision, each state\ncorrelated with its neighbours through the chain), in place of a full\ncovariance: the exact posterior family of a linear-Gaussian AR(1) or random\nwalk, at O(n·K) cost a step, for time series and state-space models of any\nlength, moved by --optimizer's steps; the other params keep their factors.\nAt most %d; not with --rank or all (default 0: none)", sgvb.MaxBand))
 	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive and matrix param), moved by\n--optimizer's steps; at most %d entries n·R. 0: full rank (better for up to 100\nstrongly correlated elements: it converges faster there)", sgvb.MaxLowRank))
 	fs.StringVar(&cfg.minibatch, "minibatch", "", "`N=B`: minibatch SGVB (stochastic variational inference): each step evaluates\nthe model on B rows, drawn without replacement, of the data whose first dimension\nis the size N, and scales each term that reads them by N/B, an unbiased estimate\nof the full log joint at 1/(N/B) of its cost. Priors are not scaled; the final\nELBO, k̂ and the output draws use the full data. Refused (with the reason) for\nparams sized by N, missing values and uses of the data that mix rows (see\ndocs/inference.md) (default: the full data at every step)")
 	fs.IntVar(&v.anneal, "anneal", defaultAnneal, "with --minibatch: halve the step size this many times, each time the\nconvergence rule is met, averaging twice as many steps after each: the batches'\ngradient noise leaves a bias of the order of the step in q (sds off by a factor\n2–4 at N/B = 1000) that each halving halves; 0: none (faster)")
@@ -299,7 +301,10 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 				seen[name] = true
 				names[i] = name
 			}
-			if len(names) == 1 && (cfg.rank == 0 || names[0] == "all") {
+			if cfg.band > 0 && (len(names) > 1 || names[0] == "all") {
+				return fmt.Sprintf("--fullrank %s --band %d: a banded factor is over one param, a chain of states; name each (--fullrank a,b)", item, cfg.band)
+			}
+			if len(names) == 1 && (cfg.rank == 0 && cfg.band == 0 || names[0] == "all") {
 				s.Families[names[0]] = sgvb.FamilyFullRank
 				continue
 			}
@@ -311,8 +316,14 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		return fmt.Sprintf("--rank %d: want 0 (full rank) or a rank ≥ 1", cfg.rank)
 	case cfg.rank > 0 && cfg.fullRank == "":
 		return "--rank needs --fullrank: it sets the rank of the factors --fullrank names"
+	case cfg.band < 0 || cfg.band > sgvb.MaxBand:
+		return fmt.Sprintf("--band %d: want 0 (none) or a bandwidth from 1 to %d", cfg.band, sgvb.MaxBand)
+	case cfg.band > 0 && cfg.fullRank == "":
+		return "--band needs --fullrank: it makes the factors of the params --fullrank names banded"
+	case cfg.band > 0 && cfg.rank > 0:
+		return "--band and --rank: a factor is either banded or low-rank"
 	}
-	s.Rank = cfg.rank
+	s.Rank, s.Band = cfg.rank, cfg.band
 	g, ok := gammaGradients[cfg.gammaGrad]
 	if !ok {
 		return fmt.Sprintf("--gamma-grad %q: want implicit, paper or paper-knowles", cfg.gammaGrad)
@@ -782,7 +793,7 @@ func setMinibatch(cfg *fitConfig, m *compile.Model) (notes []string, err error) 
 		cfg.settings.MaxIter = defaultMinibatchIter
 	}
 	s := cfg.settings
-	fullRank := s.Rank == 0 && len(s.FullRankGroups) > 0
+	fullRank := s.Rank == 0 && s.Band == 0 && len(s.FullRankGroups) > 0
 	for _, f := range s.Families {
 		fullRank = fullRank || f == sgvb.FamilyFullRank
 	}
@@ -811,6 +822,10 @@ func describeFactors(s sgvb.Settings, l *pipeline.Loaded) string {
 	}
 	joint := ""
 	for _, g := range s.FullRankGroups {
+		if s.Band > 0 {
+			joint += fmt.Sprintf(" (%s banded, band %d)", strings.Join(g, "+"), s.Band)
+			continue
+		}
 		if s.Rank > 0 {
 			joint += fmt.Sprintf(" (%s joint, rank %d)", strings.Join(g, "+"), s.Rank)
 			continue
@@ -1062,7 +1077,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are not for ordered latents", name)}
 		}
 		checkSize := lat.Size
-		if s.Rank > 0 { // the support alone: a low-rank factor has no MaxFullRank
+		if s.Rank > 0 || s.Band > 0 { // the support alone: a low-rank or banded factor has no MaxFullRank
 			checkSize = 1
 		}
 		if err := sgvb.CheckFullRank(lat.Support, checkSize); err != nil {
@@ -1074,6 +1089,9 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		n := 0
 		for _, name := range g {
 			n += size[name]
+		}
+		if s.Band > 0 {
+			continue
 		}
 		if s.Rank > 0 {
 			if err := sgvb.CheckLowRank(n, s.Rank); err != nil {

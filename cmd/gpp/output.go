@@ -1133,6 +1133,9 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 			if r.Groups[0].Rank > 0 { // no Stan algorithm: gpp's own name
 				algo = "lowrank"
 			}
+			if r.Groups[0].Band > 0 {
+				algo = "banded"
+			}
 		}
 		p("#     algorithm = %s", algo)
 		p("#     gpp_method = sgvb")
@@ -1142,6 +1145,9 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		}
 		if c.rank > 0 {
 			p("#     gpp_rank = %d", c.rank)
+		}
+		if c.band > 0 {
+			p("#     gpp_band = %d", c.band)
 		}
 		if mb := minibatchSetting(c); mb != "" {
 			p("#     gpp_minibatch = %s", mb)
@@ -1383,10 +1389,14 @@ type fitRestart struct {
 // positive one), with the params of a fullrank factor: mean, L[1] … L[n].
 // Each member's entry in factors is its marginal (family fullrank). With
 // Rank (--rank) it is a low-rank factor, params mean, d, B[1] … B[Rank],
-// and so are its members' marginals (family lowrank).
+// and so are its members' marginals (family lowrank). With Band
+// (--band) it is the banded factor of one param, params mean, band[0] …
+// band[Band] (the diagonals of its precision's Cholesky factor L), and
+// its member's factor is the same (family banded).
 type fitGroup struct {
 	Names  []string    `json:"names"`
 	Rank   int         `json:"rank,omitempty"`
+	Band   int         `json:"band,omitempty"`
 	Params paramValues `json:"params"`
 }
 
@@ -1411,6 +1421,7 @@ type fitSettings struct {
 	Init         string    `json:"init,omitempty"`
 	FullRank     string    `json:"fullrank,omitempty"` // --fullrank as given; omitted without it
 	Rank         int       `json:"rank,omitempty"`     // --rank; omitted for full rank
+	Band         int       `json:"band,omitempty"`     // --band; omitted without it
 	PSISResample bool      `json:"psis_resample,omitempty"`
 	// Minibatch is --minibatch as given (N=B), omitted for a full-data
 	// fit: the steps saw B rows each; the final ELBO, k̂ and draws all.
@@ -1596,7 +1607,7 @@ func newFitFile(h drawsHeader) *fitFile {
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
 			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
-			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank, Rank: c.rank,
+			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank, Rank: c.rank, Band: c.band,
 			PSISResample: c.resample,
 			Minibatch:    minibatchSetting(c),
 			Anneal:       annealSetting(c),
@@ -1643,18 +1654,21 @@ func fitFactors(r *sgvb.Result) []fitFactor { return toFitFactors(r.Factors) }
 func fitGroups(r *sgvb.Result) []fitGroup {
 	var out []fitGroup
 	for _, g := range r.Groups {
-		pv := paramValues{names: groupParamNames(g.Rank, len(g.Params[0]))}
+		pv := paramValues{names: groupParamNames(g.Rank, g.Band, len(g.Params[0]))}
 		for _, p := range g.Params {
 			pv.values = append(pv.values, toJSONFloats(p))
 		}
-		out = append(out, fitGroup{Names: append([]string{}, g.Names...), Rank: g.Rank, Params: pv})
+		out = append(out, fitGroup{Names: append([]string{}, g.Names...), Rank: g.Rank, Band: g.Band, Params: pv})
 	}
 	return out
 }
 
 // groupParamNames returns the parameter names of a group of size elements
-// and rank (0: full rank).
-func groupParamNames(rank, size int) []string {
+// and rank (0: full rank) or bandwidth band (0: not banded).
+func groupParamNames(rank, band, size int) []string {
+	if band > 0 {
+		return sgvb.BandedParamNames(band)
+	}
 	if rank > 0 {
 		return sgvb.LowRankParamNames(rank)
 	}
@@ -1665,6 +1679,15 @@ func groupParamNames(rank, size int) []string {
 // fam and size elements must have: a low-rank factor's rank is the number
 // of its parameters B[k] (fitted, at most its size).
 func fitParamNames(fam sgvb.Family, size int, pv paramValues) []string {
+	if fam == sgvb.FamilyBanded {
+		k := 0
+		for _, n := range pv.names {
+			if strings.HasPrefix(n, "band[") {
+				k++
+			}
+		}
+		return sgvb.BandedParamNames(max(k-1, 1))
+	}
 	if fam != sgvb.FamilyLowRank {
 		return fam.ParamNames(size)
 	}
@@ -1793,15 +1816,21 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		errf := func(format string, args ...any) error {
 			return &ast.Error{Pos: pos, Msg: fmt.Sprintf("group %s: ", name) + fmt.Sprintf(format, args...)}
 		}
-		if len(g.Names) < 2 && !(g.Rank > 0 && len(g.Names) == 1) {
-			return errf("a group has two or more factors (one, with a rank)")
+		if len(g.Names) < 2 && !((g.Rank > 0 || g.Band > 0) && len(g.Names) == 1) {
+			return errf("a group has two or more factors (one, with a rank or a band)")
 		}
 		if g.Rank < 0 {
 			return errf("bad rank %d", g.Rank)
 		}
+		if g.Band != 0 && (sgvb.CheckBand(g.Band) != nil || g.Rank > 0 || len(g.Names) != 1) {
+			return errf("bad band %d (a banded group has one factor, no rank)", g.Band)
+		}
 		fam := sgvb.FamilyFullRank
 		if g.Rank > 0 {
 			fam = sgvb.FamilyLowRank
+		}
+		if g.Band > 0 {
+			fam = sgvb.FamilyBanded
 		}
 		size := 0
 		for _, n := range g.Names {
@@ -1823,7 +1852,7 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		if g.Rank > size {
 			return errf("rank %d above its %d elements", g.Rank, size)
 		}
-		for j, n := range groupParamNames(g.Rank, size) {
+		for j, n := range groupParamNames(g.Rank, g.Band, size) {
 			vals, ok := g.Params.get(n)
 			if !ok {
 				return errf("missing parameter %q", n)
@@ -1834,7 +1863,9 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 			for i, v := range vals {
 				x := float64(v)
 				bad := math.IsNaN(x) || math.IsInf(x, 0)
-				if g.Rank > 0 { // d positive, B any
+				if g.Band > 0 { // band[0] positive, band[k] zero at i < k
+					bad = bad || (j == 1 && x <= 0) || (j > 1 && i < j-1 && x != 0)
+				} else if g.Rank > 0 { // d positive, B any
 					bad = bad || (n == "d" && x <= 0)
 				} else if j > 0 { // column j−1 of a lower-triangular L, positive diagonal
 					bad = bad || (i == j-1 && x <= 0) || (i < j-1 && x != 0)
@@ -1882,6 +1913,9 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 	if fam == sgvb.FamilyLowRank && len(f.Params.names) != len(names) {
 		return errf("a lowrank factor has the parameters mean, d and B[1] … B[R]")
 	}
+	if fam == sgvb.FamilyBanded && len(f.Params.names) != len(names) {
+		return errf("a banded factor has the parameters mean and band[0] … band[K]")
+	}
 	for j, n := range names {
 		vals, ok := f.Params.get(n)
 		if !ok {
@@ -1890,7 +1924,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 		if len(vals) != size {
 			return errf("parameter %q has %d values, want %d (shape %v)", n, len(vals), size, f.Shape)
 		}
-		positive := !(n == "mean" || n == "meanlog" || n == "value" || strings.HasPrefix(n, "B["))
+		positive := !(n == "mean" || n == "meanlog" || n == "value" || strings.HasPrefix(n, "B[")) && !(fam == sgvb.FamilyBanded && j > 1)
 		for i, v := range vals {
 			x := float64(v)
 			bad := math.IsNaN(x) || math.IsInf(x, 0) || (positive && x <= 0)
@@ -1993,8 +2027,8 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 			warns = append(warns, fmt.Sprintf("--init: group %s has a member that matches no latent; its members start from their own factors", strings.Join(g.Names, "+")))
 			continue
 		}
-		sg := sgvb.Group{Names: append([]string(nil), g.Names...), Rank: g.Rank}
-		for _, n := range groupParamNames(g.Rank, size) {
+		sg := sgvb.Group{Names: append([]string(nil), g.Names...), Rank: g.Rank, Band: g.Band}
+		for _, n := range groupParamNames(g.Rank, g.Band, size) {
 			vals, _ := g.Params.get(n)
 			p := make([]float64, len(vals))
 			for i, v := range vals {

@@ -474,7 +474,7 @@ func (r *repl) show(args []string) {
 				continue
 			}
 			switch f.Family {
-			case sgvb.FamilyFullRank, sgvb.FamilyLowRank:
+			case sgvb.FamilyFullRank, sgvb.FamilyLowRank, sgvb.FamilyBanded:
 				// The element's own marginal, a normal on its unconstrained
 				// coordinate, not the columns of L or B (internal, and of the
 				// whole group's coordinates under --fullrank a+b).
@@ -516,15 +516,22 @@ func (r *repl) show(args []string) {
 // parameters are each element's marginal normal.
 func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
 	shown := map[string]bool{}
+	var banded []string
 	for _, f := range factors {
 		if f.Family == sgvb.FamilyFullRank {
 			shown[f.Name] = true
 		}
-	}
-	if len(shown) == 0 {
-		return nil
+		if f.Family == sgvb.FamilyBanded {
+			banded = append(banded, f.Name)
+		}
 	}
 	var notes []string
+	if len(banded) > 0 {
+		notes = append(notes, fmt.Sprintf("%s: a banded-precision (Gauss–Markov) factor (--band); parameters: each element's marginal normal on the unconstrained scale (log of a positive param)", strings.Join(banded, ", ")))
+	}
+	if len(shown) == 0 {
+		return notes
+	}
 	for _, g := range res.Groups {
 		for _, n := range g.Names {
 			if shown[n] {

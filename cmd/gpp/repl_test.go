@@ -1538,3 +1538,31 @@ func TestReplPredict(t *testing.T) {
 func TestReplMissing(t *testing.T) {
 	replTranscript(t, "repl_missing", exitError)
 }
+
+// TestReplShowBanded: after :fit --fullrank beta --band 1, :show lists
+// each element of beta with its marginal normal under the banded factor
+// (the mean and √(Λ⁻¹)_ii, not the diagonals of L) and a note.
+func TestReplShowBanded(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load testdata/fit_fullrank.gpp", ":data testdata/fit_fullrank.csv", ":fit --fullrank beta --band 1 --quiet --seed 1")
+	if r.fit == nil || len(r.fit.res.Groups) != 1 || r.fit.res.Groups[0].Band != 1 {
+		t.Fatalf("no banded fit; errors:\n%s", errb.String())
+	}
+	f := r.fit.res.Factor("beta")
+	out.Reset()
+	typeIn(r, ":show")
+	got := out.String()
+	if strings.Contains(got, "band[") {
+		t.Errorf(":show lists the diagonals of L:\n%s", got)
+	}
+	for i := range f.Size {
+		m, s := f.CoordMarginal(i)
+		want := fmt.Sprintf(`(?m)^beta\[%d\] +banded +mean %s, sd %s `, i, regexp.QuoteMeta(num3(m)), regexp.QuoteMeta(num3(s)))
+		if !regexp.MustCompile(want).MatchString(got) {
+			t.Errorf(":show lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(got, "beta: a banded-precision (Gauss–Markov) factor (--band)") {
+		t.Errorf(":show has no note of the banded factor:\n%s", got)
+	}
+}

@@ -134,7 +134,7 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK float64) string {
 		return ""
 	}
 	for _, f := range s.Families {
-		if f == sgvb.FamilyFullRank || f == sgvb.FamilyLowRank {
+		if f == sgvb.FamilyFullRank || f == sgvb.FamilyLowRank || f == sgvb.FamilyBanded {
 			return ""
 		}
 	}

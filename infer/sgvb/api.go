@@ -132,12 +132,20 @@ const (
 	// are Settings.Optimizer's; at most MaxLowRank entries in B. It is
 	// chosen by Settings.Rank, never named.
 	FamilyLowRank
+	// FamilyBanded is the Gauss–Markov normal N(mean, (LLᵀ)⁻¹) of a joint
+	// group of one latent when Settings.Band > 0: L lower-triangular of
+	// bandwidth K, so the precision is banded (K = 1: tridiagonal, the
+	// exact posterior family of a linear-Gaussian AR(1) or random walk).
+	// O(nK) parameters and work per draw. Params: mean, then the
+	// diagonals band[0] … band[K] of L (BandedParamNames); steps are
+	// Settings.Optimizer's. It is chosen by Settings.Band, never named.
+	FamilyBanded
 )
 
 var familyText = [...]string{
 	FamilyAuto: "auto", FamilyGamma: "gamma", FamilyLognormal: "lognormal", FamilyNormal: "normal",
 	FamilyBeta: "beta", FamilyDirichlet: "dirichlet", FamilyPoint: "point", FamilyFullRank: "fullrank", FamilyOrdered: "ordered",
-	FamilyLowRank: "lowrank",
+	FamilyLowRank: "lowrank", FamilyBanded: "banded",
 }
 
 func (f Family) String() string {
@@ -276,7 +284,7 @@ const lowRankStepSize = 0.3
 func defaultStepSize(o Optimizer, blocks []block) float64 {
 	if o == AdaDelta || o == AdaDeltaMomentum {
 		for i := range blocks {
-			if blocks[i].fam == FamilyLowRank {
+			if blocks[i].fam == FamilyLowRank || blocks[i].fam == FamilyBanded {
 				return lowRankStepSize
 			}
 			if blocks[i].logMS {
@@ -407,6 +415,13 @@ type Settings struct {
 	// (MaxLowRank instead), moved by Optimizer's steps; a group may then
 	// be of one latent. 0 (the default): full rank.
 	Rank int
+	// Band, when > 0, makes every group of FullRankGroups a banded-
+	// precision factor (FamilyBanded) of bandwidth Band instead: a
+	// Gauss–Markov q for a chain of states, O(n·Band) parameters, no
+	// MaxFullRank cap, 1 ≤ Band ≤ MaxBand. Each such group has one latent
+	// (its other latents keep their own factors); Band and Rank are not
+	// for the same fit.
+	Band int
 
 	Seed uint64 // of every random stream of the fit
 

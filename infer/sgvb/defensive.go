@@ -99,6 +99,11 @@ func (r *Result) Defensive() *Defensive {
 				}
 				d.loc[b.at(i)], d.scale[b.at(i)] = val[p+i], math.Sqrt(ss)
 			}
+		case FamilyBanded: // the marginals: the diagonal of (LLᵀ)⁻¹
+			sds := b.bandedSDsVal(val)
+			for i := range n {
+				d.loc[b.at(i)], d.scale[b.at(i)] = val[p+i], sds[i]
+			}
 		case FamilyLowRank: // the marginals: d_i² (1 + Σ_k C_ik²)
 			for i := range n {
 				ss := 1.0
@@ -224,7 +229,7 @@ func (b *block) logJacobian(x []float64) float64 {
 			t := x[b.off+i]
 			s += -softplus(-t) - softplus(t) // log z + log(1 − z)
 		}
-	case FamilyNormal, FamilyLognormal, FamilyFullRank, FamilyLowRank:
+	case FamilyNormal, FamilyLognormal, FamilyFullRank, FamilyLowRank, FamilyBanded:
 		for i := range b.n {
 			if b.logAt(i) {
 				s += x[b.at(i)]

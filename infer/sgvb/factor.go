@@ -37,6 +37,8 @@ type block struct {
 	// its step (lowRankScratch).
 	rank int
 	lr   []float64
+	// band is a banded factor's bandwidth K (FamilyBanded).
+	band int
 	// lat is the index of the block's latent (of its first one for a
 	// joint block).
 	lat int
@@ -95,7 +97,7 @@ func (b *block) logAt(i int) bool {
 	if b.kind != nil {
 		return b.kind[i] == elLog
 	}
-	return b.fam == FamilyLognormal || b.fullRankLog()
+	return b.fam == FamilyLognormal || b.fullRankLog() || b.fam == FamilyBanded && b.support == dist.Positive
 }
 
 // logitAt reports whether element i of a full-rank or low-rank block is a
@@ -108,7 +110,7 @@ func (b *block) logitAt(i int) bool {
 	if b.kind != nil {
 		return b.kind[i] == elLogit
 	}
-	return (b.fam == FamilyFullRank || b.fam == FamilyLowRank) && b.support == dist.Unit
+	return (b.fam == FamilyFullRank || b.fam == FamilyLowRank || b.fam == FamilyBanded) && b.support == dist.Unit
 }
 
 // logitJac returns log |db/dx| = log σ(x) + log(1 − σ(x)) of b = σ(x) and
@@ -135,6 +137,8 @@ func (b *block) np() int {
 		return 2*b.n + b.n*(b.n-1)/2
 	case FamilyLowRank:
 		return 2*b.n + b.n*b.rank
+	case FamilyBanded:
+		return 2*b.n + b.n*b.band
 	}
 	return 2 * b.n
 }
@@ -193,6 +197,8 @@ func (b *block) clamp(j int, v float64) float64 {
 	switch {
 	case b.logMS && shape, b.logConc():
 		return min(max(v, logMinParam), logMaxShape)
+	case b.fam == FamilyBanded && j >= b.n && j < 2*b.n: // log d: an sd in [minParam, 1/minParam]
+		return min(max(v, logMinParam), -logMinParam)
 	case shape:
 		return min(max(v, minRaw), maxShape) // softplus(r) = r above 35
 	case b.positive(j):
@@ -288,6 +294,9 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 		}
 		if err := CheckFullRank(l.Support, 1); err != nil {
 			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
+		}
+		if s.Band > 0 {
+			return FamilyBanded, nil
 		}
 		if s.Rank > 0 {
 			return FamilyLowRank, nil
@@ -494,7 +503,7 @@ func (b *block) jitter(th []float64, rng *rand.Rand, h float64) {
 				th[i] = softplusInv(softplus(th[i]) * math.Exp(-u()))
 			}
 		}
-	case FamilyLognormal, FamilyNormal, FamilyPoint, FamilyFullRank, FamilyLowRank:
+	case FamilyLognormal, FamilyNormal, FamilyPoint, FamilyFullRank, FamilyLowRank, FamilyBanded:
 		for i := range n {
 			th[i] += u()
 		}
@@ -530,6 +539,9 @@ func (b *block) params(th []float64) [][]float64 {
 			out[1+j] = col
 		}
 		return out
+	}
+	if b.fam == FamilyBanded {
+		return b.bandedParams(th)
 	}
 	if b.fam == FamilyLowRank { // mean, d, columns of B
 		n, r := b.n, b.rank
@@ -592,6 +604,10 @@ func (b *block) thetaFrom(p [][]float64, th []float64) {
 				th[lowIdx(n, i, j)] = p[1+j][i]
 			}
 		}
+		return
+	}
+	if b.fam == FamilyBanded {
+		b.bandedTheta(p, th)
 		return
 	}
 	if b.fam == FamilyLowRank {
@@ -726,7 +742,7 @@ func (c *stepCache) fill(blocks []block, th []float64) {
 // [lo, hi): [a0, a1) and, for two-parameter families, [b0, b1) (else empty).
 func (b *block) spans(lo, hi int) (a0, a1, b0, b1 int) {
 	p := b.poff
-	if b.fam == FamilyFullRank || b.fam == FamilyLowRank { // one segment holds the whole block
+	if b.fam == FamilyFullRank || b.fam == FamilyLowRank || b.fam == FamilyBanded { // one segment holds the whole block
 		return p, p + b.np(), 0, 0
 	}
 	if b.np() == b.n {
@@ -754,6 +770,10 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 		for j := p + n; j < p+2*n; j++ {
 			c.val[j], c.dval[j] = softplusSigmoid(th[j])
 		}
+		return
+	}
+	if b.fam == FamilyBanded { // the whole block: means, d = e^θ, C
+		c.bandedFill(b, th)
 		return
 	}
 	if b.fam == FamilyLowRank { // the whole block: means, d, C and K
@@ -860,6 +880,8 @@ func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand,
 		}
 	case FamilyLowRank: // x = μ + d⊙(Cε₁ + ε₂), the whole block
 		b.lowRankSample(val, rng, x, aux)
+	case FamilyBanded: // x = μ + D⁻¹U⁻ᵀε, the whole block
+		b.bandedSample(val, rng, x, aux)
 	case FamilyPoint:
 		copy(x[b.off+lo:b.off+hi], val[p+lo:p+hi])
 	case FamilyDirichlet:
@@ -912,6 +934,8 @@ func (b *block) logq(c *stepCache, x, aux []float64) float64 {
 		s = b.fullRankLogq(val, x, aux)
 	case FamilyLowRank:
 		s = b.lowRankLogq(val, x, aux)
+	case FamilyBanded:
+		s = b.bandedLogq(val, x)
 	case FamilyBeta:
 		for i := 0; i < n; i++ {
 			a, bb := val[p+i], val[p+n+i]
@@ -970,6 +994,8 @@ func (b *block) entropy(c *stepCache) float64 {
 		}
 	case FamilyLowRank:
 		h = b.lowRankEntropy(val)
+	case FamilyBanded:
+		h = b.bandedEntropy(val)
 	}
 	return h
 }
@@ -1018,6 +1044,8 @@ func (b *block) entropyGradRange(c *stepCache, grad []float64, lo, hi int) {
 		}
 	case FamilyLowRank:
 		b.lowRankEntropyGrad(val, grad)
+	case FamilyBanded:
+		b.bandedEntropyGrad(val, grad)
 	}
 }
 
@@ -1077,6 +1105,8 @@ func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []f
 		b.fullRankBackprop(c, stl, g, aux, grad, b.natRec(d))
 	case FamilyLowRank:
 		b.lowRankBackprop(val, stl, x, g, aux, grad)
+	case FamilyBanded:
+		b.bandedBackprop(val, stl, g, aux, grad)
 	case FamilyBeta:
 		for i := lo; i < hi; i++ {
 			gi := g[b.off+i]
@@ -1160,6 +1190,9 @@ func (c *stepCache) chainRange(b *block, g []float64, lo, hi int) {
 // of a unit one): its marginal normal, sd² = Σ_j L_ij², or d_i² + Σ_k B_ik².
 func (f *Factor) CoordMarginal(i int) (mean, sd float64) {
 	p, v := f.Params, 0.0
+	if f.Family == FamilyBanded {
+		return p[0][i], bandedSDs(p)[i]
+	}
 	if f.Family == FamilyLowRank {
 		for _, col := range p[1:] {
 			v += col[i] * col[i]
@@ -1192,9 +1225,18 @@ func (f *Factor) moments(mean, sd []float64) {
 	case FamilyNormal:
 		copy(mean, p[0])
 		copy(sd, p[1])
-	case FamilyFullRank, FamilyLowRank:
+	case FamilyFullRank, FamilyLowRank, FamilyBanded:
+		var sds []float64
+		if f.Family == FamilyBanded {
+			sds = bandedSDs(p)
+		}
 		for i := range mean {
-			m, s := f.CoordMarginal(i)
+			var m, s float64
+			if sds != nil {
+				m, s = p[0][i], sds[i]
+			} else {
+				m, s = f.CoordMarginal(i)
+			}
 			mean[i], sd[i] = m, s
 			if f.Support == dist.Positive { // lognormal marginals
 				mean[i] = math.Exp(m + s*s/2)

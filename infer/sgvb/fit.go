@@ -267,7 +267,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 				e.latBlock[i] = bi
 				continue
 			}
-			b := jointBlock(latents, groupOf, gi, np, s.Rank)
+			b := jointBlock(latents, groupOf, gi, np, s.Rank, s.Band)
 			if b.fam == FamilyFullRank {
 				b.nat, b.natS = natScratch(b.n, s.DrawsPerStep), s.DrawsPerStep
 			}
@@ -1423,7 +1423,9 @@ func (e *engine) blockFactors() []Factor {
 				Shape: append([]int(nil), l.Shape...),
 				Loc:   l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV,
 			}
-			if b.fam == FamilyLowRank {
+			if b.fam == FamilyBanded { // the group's one latent
+				fs[i].Params = b.params(e.theta[b.poff : b.poff+b.np()])
+			} else if b.fam == FamilyLowRank {
 				fs[i].Params = lowRankRows(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, m.n)
 			} else {
 				fs[i].Params = marginal(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, m.n)

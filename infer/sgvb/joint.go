@@ -26,9 +26,20 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 	if s.Rank < 0 {
 		return nil, fmt.Errorf("sgvb: Rank must be ≥ 0, got %d", s.Rank)
 	}
+	if s.Band != 0 {
+		if err := CheckBand(s.Band); err != nil {
+			return nil, fmt.Errorf("sgvb: Band: %w", err)
+		}
+		if s.Rank > 0 {
+			return nil, fmt.Errorf("sgvb: Band and Rank are not for the same fit")
+		}
+	}
 	groupOf := map[string]int{}
 	for gi, g := range s.FullRankGroups {
-		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) {
+		if s.Band > 0 && len(g) != 1 {
+			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a banded group has one latent, got %d", gi, len(g))
+		}
+		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) && s.Band == 0 {
 			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a group needs two or more latents, got %d (one latent: Families)", gi, len(g))
 		}
 		n := 0
@@ -58,6 +69,9 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 				return nil, fmt.Errorf("sgvb: FullRankGroups names no latent: %q", name)
 			}
 		}
+		if s.Band > 0 {
+			continue
+		}
 		if s.Rank > 0 {
 			if err := CheckLowRank(n, s.Rank); err != nil {
 				return nil, fmt.Errorf("sgvb: low-rank group %s: %w", strings.Join(g, "+"), err)
@@ -83,7 +97,7 @@ func inGroup(s *Settings, name string) bool {
 
 // jointBlock returns the block of group gi, its parameters at poff: a
 // full-rank one, or with rank > 0 a low-rank one of rank min(rank, n).
-func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank int) block {
+func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band int) block {
 	b := block{fam: FamilyFullRank, support: dist.Real, poff: poff, k: 1}
 	var names []string
 	for i := range latents {
@@ -106,6 +120,9 @@ func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank int) bl
 	if rank > 0 {
 		b.fam, b.rank = FamilyLowRank, min(rank, b.n)
 		b.lr = lowRankScratch(b.rank)
+	}
+	if band > 0 {
+		b.fam, b.band = FamilyBanded, band
 	}
 	return b
 }
@@ -130,6 +147,9 @@ func (b *block) initJoint(latents []Latent, th []float64) {
 	}
 	for i := range n {
 		th[n+i] = softplusInv(initSD)
+		if b.fam == FamilyBanded { // log d, d = 1/initSD
+			th[n+i] = -math.Log(initSD)
+		}
 	}
 	clear(th[2*n:])
 }
@@ -145,13 +165,18 @@ func (e *engine) warmJoint(b *block, r *Result) {
 		if !slices.Equal(g.Names, names) || len(g.Params) == 0 || len(g.Params[0]) != b.n {
 			continue
 		}
-		if b.fam == FamilyFullRank && g.Rank == 0 && len(g.Params) == b.n+1 || b.fam == FamilyLowRank && g.Rank == b.rank && len(g.Params) == b.rank+2 {
+		if b.fam == FamilyFullRank && g.Rank == 0 && g.Band == 0 && len(g.Params) == b.n+1 || b.fam == FamilyLowRank && g.Rank == b.rank && len(g.Params) == b.rank+2 ||
+			b.fam == FamilyBanded && g.Band == b.band && len(g.Params) == b.band+2 {
 			b.thetaFrom(g.Params, th)
 			return
 		}
 	}
 	if b.fam == FamilyLowRank {
 		e.warmLowRank(b, r, th)
+		return
+	}
+	if b.fam == FamilyBanded {
+		e.warmBanded(b, r, th)
 		return
 	}
 	n := b.n
@@ -263,7 +288,7 @@ func (e *engine) groups() []Group {
 	for i := range e.blocks {
 		b := &e.blocks[i]
 		if b.mem != nil {
-			out = append(out, Group{Names: b.names(), Params: b.params(e.theta[b.poff : b.poff+b.np()]), Rank: b.rank})
+			out = append(out, Group{Names: b.names(), Params: b.params(e.theta[b.poff : b.poff+b.np()]), Rank: b.rank, Band: b.band})
 		}
 	}
 	return out
@@ -277,6 +302,9 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 	b := block{name: strings.Join(g.Names, "+"), fam: FamilyFullRank, support: dist.Real, poff: poff, k: 1}
 	if g.Rank > 0 {
 		b.fam, b.rank, b.lr = FamilyLowRank, g.Rank, lowRankScratch(g.Rank)
+	}
+	if g.Band > 0 {
+		b.fam, b.band = FamilyBanded, g.Band
 	}
 	for _, name := range g.Names {
 		f := r.Factor(name)
@@ -293,6 +321,9 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 	want := b.n + 1
 	if b.rank > 0 {
 		want = b.rank + 2
+	}
+	if b.band > 0 {
+		want = b.band + 2
 	}
 	if len(g.Params) != want || len(g.Params[0]) != b.n {
 		return block{}, false
@@ -357,11 +388,48 @@ func (e *engine) warmLowRank(b *block, r *Result, th []float64) {
 	}
 }
 
+// warmBanded warm-starts banded block b (of one latent) from r's factor
+// of it: a banded factor of the same bandwidth whole, any other factor's
+// mean and marginal sds as the mean and 1/d (C = 0); a factor of another
+// family from its moments as spreadJoint sets them.
+func (e *engine) warmBanded(b *block, r *Result, th []float64) {
+	n, m := b.n, b.mem[0]
+	for _, ff := range flatten(r.Factors) {
+		f := ff.f
+		if f.Name != m.name || f.Size != m.n || ff.part != partNone {
+			continue
+		}
+		l := e.latents[m.lat]
+		switch {
+		case f.Family == FamilyBanded && len(f.Params) == b.band+2:
+			b.bandedTheta(f.Params, th)
+			return
+		case f.Family == FamilyFullRank, f.Family == FamilyLowRank, f.Family == FamilyBanded,
+			f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
+			copy(th[:n], f.Params[0])
+			for i, sd := range coordSDs(f) {
+				th[n+i] = -math.Log(math.Max(sd, minParam))
+			}
+		default:
+			for i := range n { // log d → spreadJoint's raw sd, and back
+				th[n+i] = softplusInv(math.Max(math.Exp(-th[n+i]), minParam))
+			}
+			b.warmMoments(th, l, f, m)
+			for i := range n {
+				th[n+i] = -math.Log(math.Max(softplus(th[n+i]), minParam))
+			}
+		}
+		clear(th[2*n:])
+	}
+}
+
 // coordSDs returns the marginal sds on the coordinates (the logs of a
 // positive latent) of a normal, lognormal, full-rank or low-rank factor.
 func coordSDs(f *Factor) []float64 {
 	p := f.Params
 	switch f.Family {
+	case FamilyBanded:
+		return bandedSDs(p)
 	case FamilyFullRank:
 		out := make([]float64, f.Size)
 		for i := range out {

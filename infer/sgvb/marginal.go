@@ -18,6 +18,9 @@ func (g Group) Marginal(names []string, keep []bool) (Group, error) {
 	if len(g.Params) == 0 || len(g.Params[0]) != len(keep) {
 		return Group{}, fmt.Errorf("sgvb: Marginal of a group with %d flags for its coordinates", len(keep))
 	}
+	if g.Band > 0 {
+		return Group{}, fmt.Errorf("sgvb: the marginal of part of a banded group is not banded")
+	}
 	var idx []int
 	for i, k := range keep {
 		if k {

@@ -98,6 +98,9 @@ type Group struct {
 	Names  []string
 	Params [][]float64
 	Rank   int
+	// Band > 0: a FamilyBanded factor of that bandwidth (Settings.Band),
+	// Params the mean, then band[0] … band[Band].
+	Band int
 }
 
 // affine maps values b on the factor's support to the model's values
@@ -153,6 +156,9 @@ func (f *Factor) Mean() []float64 {
 func (f *Factor) ParamNames() []string {
 	if f.Family == FamilyLowRank {
 		return LowRankParamNames(max(len(f.Params)-2, 0))
+	}
+	if f.Family == FamilyBanded {
+		return BandedParamNames(max(len(f.Params)-2, 0))
 	}
 	return f.Family.ParamNames(f.Size)
 }
@@ -239,6 +245,9 @@ func (r *Result) prepare() {
 			if f.Family == FamilyLowRank {
 				b.rank = len(f.Params) - 2
 				b.lr = lowRankScratch(b.rank)
+			}
+			if f.Family == FamilyBanded {
+				b.band = len(f.Params) - 2
 			}
 			np += b.np()
 			theta = append(theta, make([]float64, b.np())...)

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// bandModel is a centred local-level model for the --band tests.
+const bandModel = `data y: real[T]
+param sigma_lvl: positive ~ HalfNormal(1)
+param sigma_obs: positive ~ HalfNormal(1)
+param level: real[T]
+level[0] ~ Normal(0, 10)
+level[1:] ~ Normal(level[:T-1], sigma_lvl)
+y ~ Normal(level, sigma_obs)
+`
+
+// TestFitBanded: `--fullrank level --band 1` fits the level with a banded
+// factor, ends above mean-field's ELBO, writes it to fit.json (group band
+// 1, params mean, band[0], band[1]; the member's factor banded), a
+// second fit warm-started from that file at a step size of 10⁻⁹ starts
+// at the first fit's final ELBO, gpp predict draws from it, a bad value
+// in the file is a positioned error, and the flag combinations it refuses
+// are errors.
+func TestFitBanded(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "ll.gpp", bandModel)
+	rng := rand.New(rand.NewPCG(7, 29))
+	var sb strings.Builder
+	sb.WriteString("y\n")
+	lv := 0.0
+	for i := range 60 {
+		if i > 0 {
+			lv += 0.3 * rng.NormFloat64()
+		}
+		fmt.Fprintf(&sb, "%.5f\n", lv+0.8*rng.NormFloat64())
+	}
+	data := writeFile(t, d, "ll.csv", sb.String())
+	first, mf := filepath.Join(d, "first"), filepath.Join(d, "mf")
+	base := []string{"fit", model, data, "--quiet", "--workers", "1"}
+	args := append(slices.Clone(base), "--fullrank", "level", "--band", "1")
+	if code, _, stderr := runSafe(t, append(args, "--out", first)...); code != 0 {
+		t.Fatalf("banded fit: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, append(base, "--out", mf)...); code != 0 {
+		t.Fatalf("mean-field fit: exit %d: %s", code, stderr)
+	}
+	init := filepath.Join(first, "fit.json")
+	ff := readJSONObject(t, init)
+	bd, mfE := ff["elbo"].(float64), readJSONObject(t, filepath.Join(mf, "fit.json"))["elbo"].(float64)
+	t.Logf("ELBO banded %.3f, mean-field %.3f", bd, mfE)
+	if !(bd > mfE+3) {
+		t.Errorf("banded ELBO %.3f, mean-field %.3f: want 3 nats better", bd, mfE)
+	}
+	groups, _ := ff["groups"].([]any)
+	if len(groups) != 1 {
+		t.Fatalf("fit.json has groups %v, want one", ff["groups"])
+	}
+	g := groups[0].(map[string]any)
+	params := g["params"].(map[string]any)
+	if names := fmt.Sprint(g["names"]); names != "[level]" || g["band"] != 1.0 || len(params) != 3 || len(params["band[1]"].([]any)) != 60 {
+		t.Errorf("group names %s, band %v, %d params", names, g["band"], len(params))
+	}
+	for _, f := range ff["factors"].([]any) {
+		f := f.(map[string]any)
+		if want := map[bool]string{true: "banded", false: "gamma"}[f["name"] == "level"]; f["family"] != want {
+			t.Errorf("factor %v has family %v, want %s", f["name"], f["family"], want)
+		}
+	}
+	if r := ff["settings"].(map[string]any)["band"]; r != 1.0 {
+		t.Errorf("fit.json settings.band = %v, want 1", r)
+	}
+	// the summary's sd of level[i] is the banded factor's marginal: between
+	// 0 and the data's noise sd
+	for _, row := range readCSV(t, filepath.Join(first, "summary.csv"))[1:] {
+		if strings.HasPrefix(row[0], "level[") {
+			if v, _ := strconv.ParseFloat(row[3], 64); !(v > 0.05 && v < 0.8) {
+				t.Errorf("%s: sd %v", row[0], row[3])
+			}
+		}
+	}
+	_, final, _ := warmStart(t, first, first)
+	second := filepath.Join(d, "second")
+	if code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--step-size", "1e-9", "--init", init, "--out", second)...); code != 0 || strings.Contains(stderr, "warning: --init") {
+		t.Fatalf("warm fit: exit %d: %s", code, stderr)
+	}
+	if _, _, w := warmStart(t, first, second); math.Abs(w-final) > 0.01 {
+		t.Errorf("warm start at step size 10⁻⁹: ELBO %g, the first fit's final %g", w, final)
+	}
+	if code, _, stderr := runSafe(t, "predict", first, model, data, "--quiet", "--out", filepath.Join(d, "pred")); code != 0 {
+		t.Errorf("predict: exit %d: %s", code, stderr)
+	}
+	params["band[0]"].([]any)[3] = -0.5
+	b, err := json.MarshalIndent(ff, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := writeFile(t, d, "bad.json", string(b))
+	code, _, stderr := runSafe(t, append(args, "--init", bad, "--out", filepath.Join(d, "out"))...)
+	if want := `group level: parameter "band[0]": bad value -0.5 at element 3`; code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "bad.json:") {
+		t.Errorf("exit %d, want 1 and a positioned %q:\n%s", code, want, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--band", "1"}, "--band needs --fullrank"},
+		{[]string{"--fullrank", "level", "--band", "-1"}, "--band -1: want 0 (none) or a bandwidth from 1 to"},
+		{[]string{"--fullrank", "level", "--band", "1", "--rank", "2"}, "--band and --rank"},
+		{[]string{"--fullrank", "level+sigma_lvl", "--band", "1"}, "a banded factor is over one param"},
+		{[]string{"--fullrank", "all", "--band", "1"}, "a banded factor is over one param"},
+		{[]string{"--fullrank", "nope", "--band", "1"}, "the model has no param nope"},
+	} {
+		code, _, stderr := runSafe(t, append(append(slices.Clone(base), c.args...), "--out", filepath.Join(d, "out"))...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want %q:\n%s", c.args, code, c.want, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(d, "pred", "summary.csv")); err != nil {
+		t.Errorf("predict wrote no summary: %v", err)
+	}
+}

@@ -1,0 +1,389 @@
+package sgvb
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distmv"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// bandedTol bounds the disagreement of a banded factor's closed forms
+// with their dense counterparts (rounding only).
+const bandedTol = 1e-9
+
+// bandedFDTol bounds the relative disagreement of a derivative with
+// central finite differences at step 1e-6.
+const bandedFDTol = 1e-6
+
+// testBandedBlock returns a banded block of n elements and bandwidth K on
+// values (or on the logs of a positive latent) with random constrained
+// parameters val (d in [0.5, 2], C entries N(0, 0.5²)).
+func testBandedBlock(n, K int, pos bool, seed uint64) (*block, []float64) {
+	s := dist.Real
+	if pos {
+		s = dist.Positive
+	}
+	b := &block{fam: FamilyBanded, support: s, n: n, band: K, k: 1}
+	rng := rand.New(rand.NewPCG(seed, 13))
+	val := make([]float64, b.np())
+	for i := range n {
+		val[i] = rng.NormFloat64()
+		val[n+i] = 0.5 + 1.5*rng.Float64()
+		for k := 1; k <= K && k <= i; k++ {
+			val[bdIdx(n, K, i, k)] = 0.5 * rng.NormFloat64()
+		}
+	}
+	return b, val
+}
+
+// bandedDenseL returns the dense L = D(I + C) of banded block b.
+func bandedDenseL(b *block, val []float64) *mat.Dense {
+	n, K := b.n, b.band
+	l := mat.NewDense(n, n, nil)
+	for i := range n {
+		d := val[n+i]
+		l.Set(i, i, d)
+		for k := 1; k <= K && k <= i; k++ {
+			l.Set(i, i-k, d*val[bdIdx(n, K, i, k)])
+		}
+	}
+	return l
+}
+
+// bandedDenseSigma returns Σ = (LLᵀ)⁻¹ of banded block b.
+func bandedDenseSigma(t *testing.T, b *block, val []float64) *mat.SymDense {
+	l := bandedDenseL(b, val)
+	p := mat.NewSymDense(b.n, nil)
+	p.SymOuterK(1, l)
+	var ch mat.Cholesky
+	if !ch.Factorize(p) {
+		t.Fatal("precision not positive definite")
+	}
+	s := mat.NewSymDense(b.n, nil)
+	if err := ch.InverseTo(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestBandedDensity checks a banded factor's draws, log q, entropy and
+// marginal sds (the banded inverse's diagonal) against the dense
+// N(μ, (LLᵀ)⁻¹): the draws' recorded ε satisfy Lᵀ(x − μ) = ε, log q is
+// gonum's density, the entropy ½ log det(2πeΣ), the sds √Σ_ii; and the
+// entropy's gradient against finite differences (n = 9, K = 1, 2, 3).
+func TestBandedDensity(t *testing.T) {
+	const n = 9
+	for _, K := range []int{1, 2, 3} {
+		b, val := testBandedBlock(n, K, false, uint64(K))
+		sig := bandedDenseSigma(t, b, val)
+		mvn, ok := distmv.NewNormal(val[:n], sig, nil)
+		if !ok {
+			t.Fatal("distmv")
+		}
+		var ch mat.Cholesky
+		ch.Factorize(sig)
+		if h, w := b.bandedEntropy(val), 0.5*ch.LogDet()+n*halfLog2PiE; math.Abs(h-w) > bandedTol {
+			t.Errorf("K = %d: entropy %.12g, dense %.12g", K, h, w)
+		}
+		l := bandedDenseL(b, val)
+		rng := rand.New(rand.NewPCG(3, uint64(K)))
+		x, aux := make([]float64, n), make([]float64, b.np())
+		for range 3 {
+			b.bandedSample(val, rng, x, aux)
+			for j := range n { // (Lᵀ(x − μ))_j = ε_j
+				e := 0.0
+				for i := range n {
+					e += l.At(i, j) * (x[i] - val[i])
+				}
+				if math.Abs(e-aux[j]) > bandedTol {
+					t.Errorf("K = %d: (Lᵀ(x−μ))[%d] = %.12g, ε %.12g", K, j, e, aux[j])
+				}
+			}
+			if lq, w := b.bandedLogq(val, x), mvn.LogProb(x); math.Abs(lq-w) > bandedTol {
+				t.Errorf("K = %d: log q %.12g, dense %.12g", K, lq, w)
+			}
+		}
+		sds := b.bandedSDsVal(val)
+		ps := b.bandedParams(thetaOfD(b, val))
+		fsd := bandedSDs(ps)
+		for i := range n {
+			w := math.Sqrt(sig.At(i, i))
+			if math.Abs(sds[i]-w) > bandedTol*w || math.Abs(fsd[i]-w) > bandedTol*w {
+				t.Errorf("K = %d: sd[%d] %.12g (from Params %.12g), dense %.12g", K, i, sds[i], fsd[i], w)
+			}
+		}
+		h := func(v []float64) float64 { return b.bandedEntropy(v) }
+		want := fd.Gradient(nil, h, val, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		got := make([]float64, len(val))
+		b.bandedEntropyGrad(val, got)
+		for j := range got {
+			if math.Abs(got[j]-want[j]) > bandedFDTol*(1+math.Abs(want[j])) {
+				t.Errorf("K = %d: ∂H/∂val[%d] = %.8g, finite differences %.8g", K, j, got[j], want[j])
+			}
+		}
+	}
+}
+
+// thetaOfD returns val with its d slots replaced by log d (theta's layout).
+func thetaOfD(b *block, val []float64) []float64 {
+	th := append([]float64(nil), val...)
+	for i := range b.n {
+		th[b.n+i] = math.Log(val[b.n+i])
+	}
+	return th
+}
+
+// TestBandedPathwise checks bandedBackprop, the adjoint of the banded
+// back-substitution, draw by draw against finite differences: for a fixed
+// ε the draw x(val) is a smooth function of the constrained parameters,
+// and the gradient is that of f(x(val)) with f = log p of a Gaussian (on
+// values, or on the logs of a positive latent with its −Σx); with STL,
+// of f(x(val)) − log q_{val₀}(x(val)) at q's parameters held at val₀
+// (n = 8, K = 1, 2, 3).
+func TestBandedPathwise(t *testing.T) {
+	const n = 8
+	for _, pos := range []bool{false, true} {
+		tg := newMVGauss(make([]float64, n), regressionSigma(n, 5), pos)
+		for _, K := range []int{1, 2, 3} {
+			b, val0 := testBandedBlock(n, K, pos, uint64(10+K))
+			rng := rand.New(rand.NewPCG(7, uint64(K)))
+			eps := make([]float64, n)
+			for i := range eps {
+				eps[i] = rng.NormFloat64()
+			}
+			aux, x, g := make([]float64, b.np()), make([]float64, n), make([]float64, n)
+			// draw replays bandedSample's back-substitution for the fixed ε.
+			draw := func(val []float64) {
+				for i := n - 1; i >= 0; i-- {
+					v := eps[i]
+					for k := 1; k <= K && i+k < n; k++ {
+						v -= val[bdIdx(n, K, i+k, k)] * aux[n+i+k]
+					}
+					aux[i], aux[n+i] = eps[i], v
+					x[i] = val[i] + v/val[n+i]
+				}
+			}
+			for _, stl := range []bool{false, true} {
+				f := func(val []float64) float64 {
+					draw(val)
+					lp, _ := tg.LogJoint(x, g)
+					if stl {
+						lp -= b.bandedLogq(val0, x)
+					}
+					return lp
+				}
+				want := fd.Gradient(nil, f, val0, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+				draw(val0)
+				tg.LogJoint(x, g)
+				got := make([]float64, b.np())
+				b.bandedBackprop(val0, stl, g, aux, got)
+				for j := range got {
+					if j >= 2*n && (j-2*n)%K+1 > (j-2*n)/K { // the unused slots of C_ik, k > i
+						continue
+					}
+					if math.Abs(got[j]-want[j]) > bandedFDTol*(1+math.Abs(want[j])) {
+						t.Errorf("positive %v, K = %d, STL %v: ∂f/∂val[%d] = %.8g, finite differences %.8g", pos, K, stl, j, got[j], want[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// ar1Posterior returns the exact posterior mean and covariance of latent
+// AR(1) states x_1 … x_n (x_1 ~ N(0, σ²/(1−φ²)), x_t = φx_{t−1} + σ·η)
+// observed with N(0, τ²) noise, y simulated with the seed: its precision
+// Q + I/τ² is tridiagonal.
+func ar1Posterior(n int, phi, sigma, tau float64, seed uint64) ([]float64, *mat.SymDense) {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	p := mat.NewSymDense(n, nil)
+	y := make([]float64, n)
+	x := rng.NormFloat64() * sigma / math.Sqrt(1-phi*phi)
+	for t := range n {
+		if t > 0 {
+			x = phi*x + sigma*rng.NormFloat64()
+		}
+		y[t] = x + tau*rng.NormFloat64()
+	}
+	s2 := sigma * sigma
+	for t := range n {
+		d := 1 / (tau * tau)
+		if t == 0 || t == n-1 {
+			d += 1 / s2
+		} else {
+			d += (1 + phi*phi) / s2
+		}
+		if t == 0 && n == 1 {
+			d = 1/(tau*tau) + (1-phi*phi)/s2
+		}
+		p.SetSym(t, t, d)
+		if t > 0 {
+			p.SetSym(t, t-1, -phi/s2)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(p) {
+		panic("AR(1) precision not positive definite")
+	}
+	sig := mat.NewSymDense(n, nil)
+	if err := ch.InverseTo(sig); err != nil {
+		panic(err)
+	}
+	m := make([]float64, n)
+	for i := range n {
+		for j := range n {
+			m[i] += sig.At(i, j) * y[j] / (tau * tau)
+		}
+	}
+	return m, sig
+}
+
+// TestBandedAR1 fits the posterior of 40 latent AR(1) states (φ = 0.9,
+// σ = 0.5, τ = 1: neighbouring states correlated about 0.8 a posteriori)
+// whose precision is tridiagonal: a band-1 factor holds it exactly, so the
+// fit reaches it (KL(q ‖ p) below bandedKLTol, every mean and marginal sd
+// within 2 % of the posterior sd), on values and on the logs of a
+// positive latent; mean-field normals cannot (KL above 1).
+func TestBandedAR1(t *testing.T) {
+	const n = 40
+	m, sig := ar1Posterior(n, 0.9, 0.5, 1, 3)
+	for _, pos := range []bool{false, true} {
+		tg := newMVGauss(m, sig, pos)
+		s := conjugateSettings()
+		s.MaxIter, s.PSISDraws = 10000, -1
+		s.FullRankGroups, s.Band = [][]string{{"beta"}}, 1
+		res, err := Fit(context.Background(), tg, tg.latents(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, f := res.Groups[0], res.Factor("beta")
+		if g.Band != 1 || f.Family != FamilyBanded || len(f.Params) != 3 {
+			t.Fatalf("group %+v, factor %v with %d params", g, f.Family, len(f.Params))
+		}
+		b := &block{fam: FamilyBanded, n: n, band: 1}
+		val := make([]float64, b.np())
+		copy(val, g.Params[0])
+		for i := range n {
+			val[n+i] = g.Params[1][i]
+			if i > 0 {
+				val[bdIdx(n, 1, i, 1)] = g.Params[2][i] / g.Params[1][i]
+			}
+		}
+		sq := bandedDenseSigma(t, b, val)
+		kl := gaussKL(g.Params[0], sq, m, sig)
+		sds := coordSDs(f)
+		for i := range n {
+			si := math.Sqrt(sig.At(i, i))
+			if math.Abs(g.Params[0][i]-m[i]) > 0.02*si || math.Abs(sds[i]-si) > 0.02*si {
+				t.Errorf("positive %v: x[%d] mean %.4f sd %.4f, exact %.4f sd %.4f", pos, i, g.Params[0][i], sds[i], m[i], si)
+			}
+		}
+		// mean-field normals (lognormals on the logs)
+		s.FullRankGroups, s.Band = nil, 0
+		if pos {
+			s.Families = map[string]Family{"beta": FamilyLognormal}
+		}
+		mf, err := Fit(context.Background(), tg, tg.latents(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mfs := mat.NewSymDense(n, nil)
+		mm := mf.Factors[0].Params[0]
+		for i := range n {
+			sd := mf.Factors[0].Params[1][i]
+			mfs.SetSym(i, i, sd*sd)
+		}
+		mfKL := gaussKL(mm, mfs, m, sig)
+		t.Logf("positive %v: banded KL(q ‖ p) %.3g (%d iterations), mean-field %.3g", pos, kl, res.Iterations, mfKL)
+		if !(kl < bandedKLTol) {
+			t.Errorf("positive %v: banded KL(q ‖ p) %.3g, want < %g", pos, kl, bandedKLTol)
+		}
+		if !(mfKL > 1) {
+			t.Errorf("positive %v: mean-field KL %.3g, want > 1", pos, mfKL)
+		}
+	}
+}
+
+// bandedKLTol bounds KL(q ‖ p) of a banded fit whose family holds the
+// posterior: with STL the gradient's noise vanishes at that optimum.
+const bandedKLTol = 1e-3
+
+// TestBandedZeroAllocs checks that a banded group's step and ELBO
+// evaluation allocate nothing.
+func TestBandedZeroAllocs(t *testing.T) {
+	m, sig := ar1Posterior(20, 0.9, 0.5, 1, 1)
+	for _, pos := range []bool{false, true} {
+		tg := newMVGauss(m, sig, pos)
+		for _, K := range []int{1, 3} {
+			s := conjugateSettings()
+			s.FullRankGroups, s.Band = [][]string{{"beta"}}, K
+			ws := s.withDefaults()
+			e, err := newEngine(tg, tg.latents(), &ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkZeroAllocs(t, e, fmt.Sprintf("band %d, positive %v", K, pos))
+			e.close()
+		}
+	}
+}
+
+// TestBandedWorkers checks that a fit with a banded group gives the same
+// result bit for bit with 1 and 2 workers, and that its warm start from
+// its own result holds its parameters.
+func TestBandedWorkers(t *testing.T) {
+	m, sig := ar1Posterior(30, 0.9, 0.5, 1, 2)
+	tg := newMVGauss(m, sig, false)
+	var rs [2]*Result
+	for w := range 2 {
+		s := Settings{Seed: 4, MaxIter: 500, Tol: -1, Workers: w + 1, DrawsPerStep: 2, PSISDraws: -1,
+			FullRankGroups: [][]string{{"beta"}}, Band: 2}
+		r, err := Fit(context.Background(), tg, tg.latents(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs[w] = r
+	}
+	sameResult(t, rs[0], rs[1])
+	s := Settings{Seed: 5, MaxIter: 1, Tol: -1, PSISDraws: -1, FullRankGroups: [][]string{{"beta"}}, Band: 2, Init: rs[0]}
+	ws := s.withDefaults()
+	e, err := newEngine(tg, tg.latents(), &ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	got := e.blocks[0].params(e.theta)
+	for j, p := range rs[0].Groups[0].Params {
+		for i, v := range p {
+			if math.Abs(got[j][i]-v) > 1e-12*(1+math.Abs(v)) {
+				t.Fatalf("warm start: Params[%d][%d] = %.12g, from %.12g", j, i, got[j][i], v)
+			}
+		}
+	}
+}
+
+// TestBandedErrors checks the settings a banded group refuses.
+func TestBandedErrors(t *testing.T) {
+	tg := &splitGauss{mvGauss: newMVGauss([]float64{0, 0, 0}, lowRankSigma(3, 1, 1), false), na: 1}
+	for _, c := range []struct {
+		s    Settings
+		want string
+	}{
+		{Settings{FullRankGroups: [][]string{{"a", "b"}}, Band: 1}, "a banded group has one latent"},
+		{Settings{FullRankGroups: [][]string{{"a"}}, Band: 1, Rank: 2}, "Band and Rank"},
+		{Settings{FullRankGroups: [][]string{{"a"}}, Band: MaxBand + 1}, "bandwidth"},
+	} {
+		_, err := Fit(context.Background(), tg, tg.latents(), c.s)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.s, err, c.want)
+		}
+	}
+}
