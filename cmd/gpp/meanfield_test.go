@@ -21,8 +21,8 @@ import (
 // sgvb.MaxFullRank get none.
 func TestMeanFieldHint(t *testing.T) {
 	m := &compile.Model{Latents: []compile.Latent{
-		{Name: "a", Support: dist.Real, Size: 1},
-		{Name: "s", Support: dist.Positive, Size: 3},
+		{Name: "a", Support: dist.Real, Size: 2},
+		{Name: "s", Support: dist.Positive, Size: 2},
 		{Name: "w", Support: dist.Simplex, Size: 3},
 	}}
 	h := meanFieldHint(sgvb.Settings{}, m, 0.9)
@@ -44,6 +44,15 @@ func TestMeanFieldHint(t *testing.T) {
 		{Name: "a", Support: dist.Real, Size: 1},
 		{Name: "w", Support: dist.Simplex, Size: 3},
 	}}
+	// gamma factors only, as examples/gpfa.gpp: a joint normal would make
+	// them log-normal; with --family lognormal they are normal already
+	gammas := &compile.Model{Latents: []compile.Latent{
+		{Name: "b", Support: dist.Real, Size: 1},
+		{Name: "W", Support: dist.Positive, Size: 20},
+	}}
+	if h := meanFieldHint(sgvb.Settings{Family: sgvb.FamilyLognormal}, gammas, 0.9); !strings.Contains(h, "--fullrank all (21 elements)") {
+		t.Errorf("lognormal family: hint %q", h)
+	}
 	none := []struct {
 		what string
 		s    sgvb.Settings
@@ -56,6 +65,7 @@ func TestMeanFieldHint(t *testing.T) {
 		{"a joint group", sgvb.Settings{FullRankGroups: [][]string{{"a", "s"}}}, m, 0.9},
 		{"a full-rank factor", sgvb.Settings{Families: map[string]sgvb.Family{"s": sgvb.FamilyFullRank}}, m, 0.9},
 		{"one coordinate", sgvb.Settings{}, one, 0.9},
+		{"gamma factors", sgvb.Settings{}, gammas, 0.9},
 	}
 	for _, c := range none {
 		if h := meanFieldHint(c.s, c.m, c.k); h != "" {
