@@ -7,7 +7,8 @@
 //	gpp-experiments [flags] optimizers      optimizer comparison on EPM/NIPS234 (experiment 4)
 //	gpp-experiments [flags] gpfa-synthetic  GPFA loadings recovery, Amari error vs N (experiment 2)
 //	gpp-experiments [flags] gpfa-cytof      GPFA test perplexity on CyTOF vs n (experiment 3)
-//	gpp-experiments [flags] all             all four
+//	gpp-experiments [flags] pmf             Poisson matrix factorisation of the UCI digits (beyond the paper)
+//	gpp-experiments [flags] all             all five
 //
 // Flags: --out DIR (default docs/results), --quick (a small smoke run),
 // --quiet (no progress lines).
@@ -23,6 +24,7 @@ import (
 
 	"github.com/gpplang/gpp/experiments/epm"
 	"github.com/gpplang/gpp/experiments/gpfa"
+	"github.com/gpplang/gpp/experiments/pmf"
 )
 
 func main() {
@@ -49,9 +51,13 @@ var experiments = map[string]func(ctx context.Context, out string, quick bool, l
 		_, err := gpfa.RunCyTOF(ctx, gpfa.Options{Out: out, Quick: quick, Log: log})
 		return err
 	},
+	"pmf": func(ctx context.Context, out string, quick bool, log io.Writer) error {
+		_, err := pmf.Run(ctx, pmf.Options{Out: out, Quick: quick, Log: log})
+		return err
+	},
 }
 
-var order = []string{"epm", "optimizers", "gpfa-synthetic", "gpfa-cytof"}
+var order = []string{"epm", "optimizers", "gpfa-synthetic", "gpfa-cytof", "pmf"}
 
 func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gpp-experiments", flag.ContinueOnError)
@@ -60,7 +66,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	quick := fs.Bool("quick", false, "a small smoke run instead of the full experiment")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] epm|optimizers|gpfa-synthetic|gpfa-cytof|all\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] epm|optimizers|gpfa-synthetic|gpfa-cytof|pmf|all\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -165,6 +165,7 @@ func TestFitPriorExamples(t *testing.T) {
 		{"varying.gpp", ex + "varying.csv"},
 		{"survival.gpp", ex + "survival.csv"},
 		{"epm.gpp", "links=" + ex + "football_train.csv", "unknown=" + ex + "football_heldout.csv", "--set", "N=115"},
+		{"pmf.gpp", ex + "digits300.csv", "train=" + ex + "digits300_train.csv"},
 	} {
 		t.Run(c[0], func(t *testing.T) {
 			args := append([]string{"fit", "--prior", ex + c[0]}, c[1:]...)

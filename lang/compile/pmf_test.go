@@ -1,0 +1,45 @@
+package compile
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+)
+
+// TestPMFExampleGradient: examples/pmf.gpp's log joint, on the first 12
+// images of its bundled digits and mask with K = 3, against finite
+// differences: the masked Poisson log mass at the rate W·H (a matrix
+// product) and the gamma priors whose rates broadcast along rows.
+func TestPMFExampleGradient(t *testing.T) {
+	const n, d = 12, 64
+	read := func(path string) []float64 {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")[1 : n+1]
+		var v []float64
+		for _, l := range lines {
+			for _, c := range strings.Split(l, ",") {
+				x, err := strconv.ParseFloat(c, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v = append(v, x)
+			}
+		}
+		return v
+	}
+	in := data.Input{File: "digits (first 12)", JSON: map[string]*data.Array{
+		"X":     {Name: "X", Shape: []int{n, d}, Values: read("../../examples/digits300.csv")},
+		"train": {Name: "train", Shape: []int{n, d}, Values: read("../../examples/digits300_train.csv")},
+	}}
+	m := compileFile(t, "../../examples/pmf.gpp", map[string]string{"K": "3"}, in)
+	if want := n + 3 + n*3 + 3*d; m.Dim != want {
+		t.Fatalf("Dim = %d, want %d", m.Dim, want)
+	}
+	checkGradient(t, m, 58, 0.5)
+}
