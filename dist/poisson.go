@@ -49,9 +49,23 @@ func (d Poisson) eval(k float64, dp []float64) (lp, dx float64) {
 		// k·log λ, λ and log k! nearly cancel for large k near λ.
 		return logPoissonRaw(k, lam), 0
 	}
-	lg, _ := math.Lgamma(k + 1)
-	return k*logx(lam) - lam - lg, 0
+	if k == 0 {
+		// 0·log λ − λ − log 0! without the logarithm: the same number,
+		// for the zeros that dominate sparse counts
+		return -lam, 0
+	}
+	return k*logx(lam) - lam - logFactSmall[int(k)], 0
 }
+
+// logFactSmall holds log k! = math.Lgamma(k + 1) for the counts k below
+// stirlingMin, which the Poisson kernels read instead of calling Lgamma
+// per element (the same numbers: the table is Lgamma's own).
+var logFactSmall = func() (t [stirlingMin]float64) {
+	for k := range t {
+		t[k], _ = math.Lgamma(float64(k) + 1)
+	}
+	return t
+}()
 
 // poissonInversionMax is the rate below which samplePoisson inverts the CDF
 // by sequential search (expected cost 1 + rate steps).
@@ -170,7 +184,12 @@ func (d PoissonLog) eval(k float64, dp []float64) (lp, dx float64) {
 		// η ≤ 0 the three terms have one sign.
 		lp = logPoissonRaw(k, lam)
 	} else {
-		lg, _ := math.Lgamma(k + 1)
+		lg := 0.0
+		if k < stirlingMin {
+			lg = logFactSmall[int(k)]
+		} else {
+			lg, _ = math.Lgamma(k + 1)
+		}
 		lp = k*eta - lam - lg
 	}
 	if math.IsInf(lp, -1) { // k·η overflowed

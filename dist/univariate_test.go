@@ -958,3 +958,23 @@ func TestInside(t *testing.T) {
 		t.Errorf("Inside(NaN, 0, 1) = %v, want NaN", v)
 	}
 }
+
+// TestPoissonSmallCounts: the Poisson kernels' shortcuts for small counts
+// (no logarithm at k = 0, log k! from a table below stirlingMin) give the
+// numbers of the plain formula k·log λ − λ − Lgamma(k + 1) bit for bit.
+func TestPoissonSmallCounts(t *testing.T) {
+	for _, lam := range []float64{1e-300, 1e-8, 0.3, 1, 2.5, 9.99, 1e3, 1e300} {
+		for k := 0.0; k < stirlingMin; k++ {
+			lg, _ := math.Lgamma(k + 1)
+			want := k*logx(lam) - lam - lg
+			if got, _ := (Poisson{lam}).eval(k, nil); math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("Poisson(%g) at %g: %v, want %v", lam, k, got, want)
+			}
+			eta := math.Log(lam)
+			want = k*eta - math.Exp(eta) - lg
+			if got, _ := (PoissonLog{eta}).eval(k, nil); math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("PoissonLog(%g) at %g: %v, want %v", eta, k, got, want)
+			}
+		}
+	}
+}
