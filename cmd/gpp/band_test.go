@@ -115,8 +115,8 @@ func TestFitBanded(t *testing.T) {
 		{[]string{"--band", "1"}, "--band needs --fullrank"},
 		{[]string{"--fullrank", "level", "--band", "-1"}, "--band -1: want 0 (none) or a bandwidth from 1 to"},
 		{[]string{"--fullrank", "level", "--band", "1", "--rank", "2"}, "--band and --rank"},
-		{[]string{"--fullrank", "level+sigma_lvl", "--band", "1"}, "a banded factor is over one param"},
-		{[]string{"--fullrank", "all", "--band", "1"}, "a banded factor is over one param"},
+		{[]string{"--fullrank", "all", "--band", "1"}, "a banded factor is over a chain of states, named first"},
+		{[]string{"--fullrank", "sigma_obs+level", "--band", "1"}, "--fullrank sigma_obs+level --band 1: 60 elements after the chain sigma_obs; an arrowhead factor takes the chain first and at most 16"},
 		{[]string{"--fullrank", "nope", "--band", "1"}, "the model has no param nope"},
 	} {
 		code, _, stderr := runSafe(t, append(append(slices.Clone(base), c.args...), "--out", filepath.Join(d, "out"))...)
@@ -126,5 +126,91 @@ func TestFitBanded(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(d, "pred", "summary.csv")); err != nil {
 		t.Errorf("predict wrote no summary: %v", err)
+	}
+}
+
+// TestFitArrowhead: `--fullrank level+sigma_lvl+sigma_obs --band 1` fits
+// one arrowhead factor (the level's chain, then the two sigmas' dense
+// rows): fit.json has its group (params mean, band[0], band[1], arrow[0],
+// arrow[1]; arrow[r] zero from element 60 + r on), the level's factor
+// banded and the sigmas' full-rank (their marginals), the ELBO at least
+// the band-1 factor's of the level alone less 1 nat, a warm start from the
+// file at a step size of 10⁻⁹ starts at the first fit's final ELBO, gpp
+// predict draws from it, and a nonzero arrow entry past its row's
+// diagonal is a positioned error.
+func TestFitArrowhead(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "ll.gpp", bandModel)
+	rng := rand.New(rand.NewPCG(7, 29))
+	var sb strings.Builder
+	sb.WriteString("y\n")
+	lv := 0.0
+	for i := range 60 {
+		if i > 0 {
+			lv += 0.3 * rng.NormFloat64()
+		}
+		fmt.Fprintf(&sb, "%.5f\n", lv+0.8*rng.NormFloat64())
+	}
+	data := writeFile(t, d, "ll.csv", sb.String())
+	first, alone := filepath.Join(d, "first"), filepath.Join(d, "alone")
+	base := []string{"fit", model, data, "--quiet", "--workers", "1", "--band", "1"}
+	args := append(slices.Clone(base), "--fullrank", "level+sigma_lvl+sigma_obs")
+	if code, _, stderr := runSafe(t, append(args, "--out", first)...); code != 0 {
+		t.Fatalf("arrowhead fit: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, append(base, "--fullrank", "level", "--out", alone)...); code != 0 {
+		t.Fatalf("banded fit: exit %d: %s", code, stderr)
+	}
+	init := filepath.Join(first, "fit.json")
+	ff := readJSONObject(t, init)
+	ar, bd := ff["elbo"].(float64), readJSONObject(t, filepath.Join(alone, "fit.json"))["elbo"].(float64)
+	t.Logf("ELBO arrowhead %.3f, level alone banded %.3f", ar, bd)
+	if !(ar > bd-1) {
+		t.Errorf("arrowhead ELBO %.3f, banded level alone %.3f: want no more than 1 nat below", ar, bd)
+	}
+	groups, _ := ff["groups"].([]any)
+	if len(groups) != 1 {
+		t.Fatalf("fit.json has groups %v, want one", ff["groups"])
+	}
+	g := groups[0].(map[string]any)
+	params := g["params"].(map[string]any)
+	if names := fmt.Sprint(g["names"]); names != "[level sigma_lvl sigma_obs]" || g["band"] != 1.0 || len(params) != 5 {
+		t.Fatalf("group names %s, band %v, %d params", names, g["band"], len(params))
+	}
+	for r := range 2 {
+		row := params[fmt.Sprintf("arrow[%d]", r)].([]any)
+		if len(row) != 62 || row[10] == 0.0 || row[60+r] != 0.0 {
+			t.Errorf("arrow[%d]: %d values, [10] = %v, [%d] = %v", r, len(row), row[10], 60+r, row[60+r])
+		}
+	}
+	for _, f := range ff["factors"].([]any) {
+		f := f.(map[string]any)
+		if want := map[bool]string{true: "banded", false: "fullrank"}[f["name"] == "level"]; f["family"] != want {
+			t.Errorf("factor %v has family %v, want %s", f["name"], f["family"], want)
+		}
+	}
+	_, final, _ := warmStart(t, first, first)
+	second := filepath.Join(d, "second")
+	if code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--step-size", "1e-9", "--init", init, "--out", second)...); code != 0 || strings.Contains(stderr, "warning: --init") {
+		t.Fatalf("warm fit: exit %d: %s", code, stderr)
+	}
+	if _, _, w := warmStart(t, first, second); math.Abs(w-final) > 0.01 {
+		t.Errorf("warm start at step size 10⁻⁹: ELBO %g, the first fit's final %g", w, final)
+	}
+	if code, _, stderr := runSafe(t, "predict", first, model, data, "--quiet", "--out", filepath.Join(d, "pred")); code != 0 {
+		t.Errorf("predict: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(d, "pred", "summary.csv")); err != nil {
+		t.Errorf("predict wrote no summary: %v", err)
+	}
+	params["arrow[0]"].([]any)[61] = 0.5
+	b, err := json.MarshalIndent(ff, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := writeFile(t, d, "bad.json", string(b))
+	code, _, stderr := runSafe(t, append(args, "--init", bad, "--out", filepath.Join(d, "out"))...)
+	if want := `group level+sigma_lvl+sigma_obs: parameter "arrow[0]": bad value 0.5 at element 61`; code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "bad.json:") {
+		t.Errorf("exit %d, want 1 and a positioned %q:\n%s", code, want, stderr)
 	}
 }

@@ -104,7 +104,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
 	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive or bounded latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues, the logits of one bounded on both sides): it captures the correlations\nbetween a latent's elements, such as regression coefficients written as one\nvector, that the default mean-field factors miss. Names joined by +\n(alpha+tau+z) share one joint factor, which also captures the correlations\nbetween them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive, bounded and matrix latent,\nStan's fullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor (\"all\" takes the smallest latents that fit), moved by\nnatural-gradient steps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
-	fs.IntVar(&cfg.band, "band", 0, fmt.Sprintf("with --fullrank: every param it names (a vector of states, one param a factor)\nhas a Gauss–Markov normal factor whose precision is banded, N(mean, (LLᵀ)⁻¹)\nwith L lower-triangular of bandwidth `K` (1: tridiagonal precision, each state\ncorrelated with its neighbours through the chain), in place of a full\ncovariance: the exact posterior family of a linear-Gaussian AR(1) or random\nwalk, at O(n·K) cost a step, for time series and state-space models of any\nlength, moved by --optimizer's steps; the other params keep their factors.\nAt most %d; not with --rank or all (default 0: none)", sgvb.MaxBand))
+	fs.IntVar(&cfg.band, "band", 0, fmt.Sprintf("with --fullrank: every param it names (a vector of states, one param a factor)\nhas a Gauss–Markov normal factor whose precision is banded, N(mean, (LLᵀ)⁻¹)\nwith L lower-triangular of bandwidth `K` (1: tridiagonal precision, each state\ncorrelated with its neighbours through the chain), in place of a full\ncovariance: the exact posterior family of a linear-Gaussian AR(1) or random\nwalk, at O(n·K) cost a step, for time series and state-space models of any\nlength, moved by --optimizer's steps; the other params keep their factors.\nJoined names (h+mu+sigma) make one arrowhead factor: the first the chain,\nthe others a few global params (at most %d elements) whose rows of L are\ndense, coupled to every state. At most %d; not with --rank or all (default\n0: none)", sgvb.MaxArrow, sgvb.MaxBand))
 	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive and matrix param), moved by\n--optimizer's steps; at most %d entries n·R. 0: full rank (better for up to 100\nstrongly correlated elements: it converges faster there)", sgvb.MaxLowRank))
 	fs.StringVar(&cfg.minibatch, "minibatch", "", "`N=B`: minibatch SGVB (stochastic variational inference): each step evaluates\nthe model on B rows, drawn without replacement, of the data whose first dimension\nis the size N, and scales each term that reads them by N/B, an unbiased estimate\nof the full log joint at 1/(N/B) of its cost. Priors are not scaled; the final\nELBO, k̂ and the output draws use the full data. Refused (with the reason) for\nparams sized by N, missing values and uses of the data that mix rows (see\ndocs/inference.md) (default: the full data at every step)")
 	fs.IntVar(&v.anneal, "anneal", defaultAnneal, "with --minibatch: halve the step size this many times, each time the\nconvergence rule is met, averaging twice as many steps after each: the batches'\ngradient noise leaves a bias of the order of the step in q (sds off by a factor\n2–4 at N/B = 1000) that each halving halves; 0: none (faster)")
@@ -301,8 +301,8 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 				seen[name] = true
 				names[i] = name
 			}
-			if cfg.band > 0 && (len(names) > 1 || names[0] == "all") {
-				return fmt.Sprintf("--fullrank %s --band %d: a banded factor is over one param, a chain of states; name each (--fullrank a,b)", item, cfg.band)
+			if cfg.band > 0 && names[0] == "all" {
+				return fmt.Sprintf("--fullrank all --band %d: a banded factor is over a chain of states, named first (--fullrank h or h+sigma for an arrowhead with its globals)", cfg.band)
 			}
 			if len(names) == 1 && (cfg.rank == 0 && cfg.band == 0 || names[0] == "all") {
 				s.Families[names[0]] = sgvb.FamilyFullRank
@@ -1091,6 +1091,9 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 			n += size[name]
 		}
 		if s.Band > 0 {
+			if ng := n - size[g[0]]; ng > sgvb.MaxArrow {
+				return nil, fmt.Errorf("--fullrank %s --band %d: %d elements after the chain %s; an arrowhead factor takes the chain first and at most %d global elements after it", strings.Join(g, "+"), s.Band, ng, g[0], sgvb.MaxArrow)
+			}
 			continue
 		}
 		if s.Rank > 0 {

@@ -1392,7 +1392,11 @@ type fitRestart struct {
 // and so are its members' marginals (family lowrank). With Band
 // (--band) it is the banded factor of one param, params mean, band[0] …
 // band[Band] (the diagonals of its precision's Cholesky factor L), and
-// its member's factor is the same (family banded).
+// its member's factor is the same (family banded); of more than one (an
+// arrowhead: the first the chain, the others global) the params go on
+// with arrow[0] … (the globals' rows of L), the chain's factor is banded
+// with its marginal sds and no band, each global's the full-rank factor
+// of its marginal.
 type fitGroup struct {
 	Names  []string    `json:"names"`
 	Rank   int         `json:"rank,omitempty"`
@@ -1654,7 +1658,7 @@ func fitFactors(r *sgvb.Result) []fitFactor { return toFitFactors(r.Factors) }
 func fitGroups(r *sgvb.Result) []fitGroup {
 	var out []fitGroup
 	for _, g := range r.Groups {
-		pv := paramValues{names: groupParamNames(g.Rank, g.Band, len(g.Params[0]))}
+		pv := paramValues{names: groupParamNames(g.Rank, g.Band, len(g.Params[0]), max(len(g.Params)-g.Band-2, 0))}
 		for _, p := range g.Params {
 			pv.values = append(pv.values, toJSONFloats(p))
 		}
@@ -1664,10 +1668,11 @@ func fitGroups(r *sgvb.Result) []fitGroup {
 }
 
 // groupParamNames returns the parameter names of a group of size elements
-// and rank (0: full rank) or bandwidth band (0: not banded).
-func groupParamNames(rank, band, size int) []string {
+// and rank (0: full rank) or bandwidth band (0: not banded) with glob
+// global elements after its chain (an arrowhead).
+func groupParamNames(rank, band, size, glob int) []string {
 	if band > 0 {
-		return sgvb.BandedParamNames(band)
+		return sgvb.BandedParamNames(band, glob)
 	}
 	if rank > 0 {
 		return sgvb.LowRankParamNames(rank)
@@ -1686,7 +1691,7 @@ func fitParamNames(fam sgvb.Family, size int, pv paramValues) []string {
 				k++
 			}
 		}
-		return sgvb.BandedParamNames(max(k-1, 1))
+		return sgvb.BandedParamNames(max(k-1, 1), 0)
 	}
 	if fam != sgvb.FamilyLowRank {
 		return fam.ParamNames(size)
@@ -1822,8 +1827,8 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		if g.Rank < 0 {
 			return errf("bad rank %d", g.Rank)
 		}
-		if g.Band != 0 && (sgvb.CheckBand(g.Band) != nil || g.Rank > 0 || len(g.Names) != 1) {
-			return errf("bad band %d (a banded group has one factor, no rank)", g.Band)
+		if g.Band != 0 && (sgvb.CheckBand(g.Band) != nil || g.Rank > 0) {
+			return errf("bad band %d (a banded group has no rank)", g.Band)
 		}
 		fam := sgvb.FamilyFullRank
 		if g.Rank > 0 {
@@ -1832,16 +1837,23 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		if g.Band > 0 {
 			fam = sgvb.FamilyBanded
 		}
-		size := 0
-		for _, n := range g.Names {
+		size, nc := 0, 0
+		for k, n := range g.Names {
 			var f *fitFactor
 			for i := range fs {
 				if fs[i].Name == n {
 					f = &fs[i]
 				}
 			}
-			if f == nil || f.Family != fam.String() {
-				return errf("%s is not a %s factor of the fit", n, fam)
+			want := fam
+			if g.Band > 0 && k > 0 { // an arrowhead's globals: their full-rank marginals
+				want = sgvb.FamilyFullRank
+			}
+			if f == nil || f.Family != want.String() {
+				return errf("%s is not a %s factor of the fit", n, want)
+			}
+			if k == 0 {
+				nc = shapeLen(f.Shape)
 			}
 			if seen[n] {
 				return errf("%s is in two groups, or twice in one", n)
@@ -1852,7 +1864,10 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		if g.Rank > size {
 			return errf("rank %d above its %d elements", g.Rank, size)
 		}
-		for j, n := range groupParamNames(g.Rank, g.Band, size) {
+		if g.Band > 0 && size-nc > sgvb.MaxArrow {
+			return errf("%d global elements, at most %d", size-nc, sgvb.MaxArrow)
+		}
+		for j, n := range groupParamNames(g.Rank, g.Band, size, size-nc) {
 			vals, ok := g.Params.get(n)
 			if !ok {
 				return errf("missing parameter %q", n)
@@ -1863,8 +1878,10 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 			for i, v := range vals {
 				x := float64(v)
 				bad := math.IsNaN(x) || math.IsInf(x, 0)
-				if g.Band > 0 { // band[0] positive, band[k] zero at i < k
-					bad = bad || (j == 1 && x <= 0) || (j > 1 && i < j-1 && x != 0)
+				if g.Band > 0 && j > g.Band+1 { // arrow[r]: zero from element nc + r on
+					bad = bad || (i >= nc+j-g.Band-2 && x != 0)
+				} else if g.Band > 0 { // band[0] positive, band[k] zero at i < k and for the globals
+					bad = bad || (j == 1 && x <= 0) || (j > 1 && (i < j-1 || i >= nc) && x != 0)
 				} else if g.Rank > 0 { // d positive, B any
 					bad = bad || (n == "d" && x <= 0)
 				} else if j > 0 { // column j−1 of a lower-triangular L, positive diagonal
@@ -2028,7 +2045,11 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 			continue
 		}
 		sg := sgvb.Group{Names: append([]string(nil), g.Names...), Rank: g.Rank, Band: g.Band}
-		for _, n := range groupParamNames(g.Rank, g.Band, size) {
+		glob := 0 // an arrowhead's global elements: all but the first member's
+		if k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == g.Names[0] }); g.Band > 0 && k >= 0 {
+			glob = size - shapeLen(factors[k].Shape)
+		}
+		for _, n := range groupParamNames(g.Rank, g.Band, size, glob) {
 			vals, _ := g.Params.get(n)
 			p := make([]float64, len(vals))
 			for i, v := range vals {

@@ -534,6 +534,10 @@ func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
 	}
 	for _, g := range res.Groups {
 		for _, n := range g.Names {
+			if shown[n] && g.Band > 0 {
+				notes = append(notes, fmt.Sprintf("%s: the marginals of one arrowhead factor with the chain %s (--fullrank %s --band %d)", strings.Join(g.Names[1:], ", "), g.Names[0], strings.Join(g.Names, "+"), g.Band))
+				break
+			}
 			if shown[n] {
 				notes = append(notes, fmt.Sprintf("%s: one joint full-rank factor (--fullrank %s)", strings.Join(g.Names, ", "), strings.Join(g.Names, "+")))
 				break

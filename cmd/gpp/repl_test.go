@@ -1566,3 +1566,31 @@ func TestReplShowBanded(t *testing.T) {
 		t.Errorf(":show has no note of the banded factor:\n%s", got)
 	}
 }
+
+// TestReplShowArrowhead: after :fit --fullrank beta+sigma --band 1 (an
+// arrowhead: beta the chain, sigma global), :show lists beta's elements
+// with their marginals under the joint factor, sigma's full-rank marginal,
+// and a note that sigma is the arrowhead's.
+func TestReplShowArrowhead(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load testdata/fit_fullrank.gpp", ":data testdata/fit_fullrank.csv", ":fit --fullrank beta+sigma --band 1 --quiet --seed 1")
+	if r.fit == nil || len(r.fit.res.Groups) != 1 || r.fit.res.Groups[0].Band != 1 || len(r.fit.res.Groups[0].Params) != 4 {
+		t.Fatalf("no arrowhead fit; errors:\n%s", errb.String())
+	}
+	out.Reset()
+	typeIn(r, ":show")
+	got := out.String()
+	for _, name := range []string{"beta", "sigma"} {
+		f := r.fit.res.Factor(name)
+		for i := range f.Size {
+			m, s := f.CoordMarginal(i)
+			want := fmt.Sprintf(`(?m)^%s\b.* +%s +mean %s, sd %s `, name, f.Family, regexp.QuoteMeta(num3(m)), regexp.QuoteMeta(num3(s)))
+			if !regexp.MustCompile(want).MatchString(got) {
+				t.Errorf(":show lacks %q:\n%s", want, got)
+			}
+		}
+	}
+	if !strings.Contains(got, "sigma: the marginals of one arrowhead factor with the chain beta (--fullrank beta+sigma --band 1)") {
+		t.Errorf(":show has no note of the arrowhead:\n%s", got)
+	}
+}

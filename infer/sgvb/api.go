@@ -419,8 +419,10 @@ type Settings struct {
 	// precision factor (FamilyBanded) of bandwidth Band instead: a
 	// Gauss–Markov q for a chain of states, O(n·Band) parameters, no
 	// MaxFullRank cap, 1 ≤ Band ≤ MaxBand. Each such group has one latent
-	// (its other latents keep their own factors); Band and Rank are not
-	// for the same fit.
+	// (its other latents keep their own factors), or more: an arrowhead,
+	// the group's first latent the chain and the others at most MaxArrow
+	// global elements with dense rows of L; Band and Rank are not for the
+	// same fit.
 	Band int
 
 	Seed uint64 // of every random stream of the fit

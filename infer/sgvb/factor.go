@@ -37,8 +37,10 @@ type block struct {
 	// its step (lowRankScratch).
 	rank int
 	lr   []float64
-	// band is a banded factor's bandwidth K (FamilyBanded).
-	band int
+	// band is a banded factor's bandwidth K (FamilyBanded); glob is the
+	// number of its global elements after the chain (an arrowhead), 0 for
+	// a banded factor of one latent.
+	band, glob int
 	// lat is the index of the block's latent (of its first one for a
 	// joint block).
 	lat int
@@ -138,7 +140,7 @@ func (b *block) np() int {
 	case FamilyLowRank:
 		return 2*b.n + b.n*b.rank
 	case FamilyBanded:
-		return 2*b.n + b.n*b.band
+		return bandedNP(b.n, b.band, b.glob)
 	}
 	return 2 * b.n
 }

@@ -267,7 +267,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 				e.latBlock[i] = bi
 				continue
 			}
-			b := jointBlock(latents, groupOf, gi, np, s.Rank, s.Band)
+			b := jointBlock(latents, groupOf, gi, np, s.Rank, s.Band, s.FullRankGroups[gi][0])
 			if b.fam == FamilyFullRank {
 				b.nat, b.natS = natScratch(b.n, s.DrawsPerStep), s.DrawsPerStep
 			}
@@ -1423,7 +1423,12 @@ func (e *engine) blockFactors() []Factor {
 				Shape: append([]int(nil), l.Shape...),
 				Loc:   l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV,
 			}
-			if b.fam == FamilyBanded { // the group's one latent
+			if b.fam == FamilyBanded && b.glob > 0 { // an arrowhead's marginals
+				fs[i].Params = b.arrowFactorParams(b.params(e.theta[b.poff:b.poff+b.np()]), m)
+				if m.lo > 0 {
+					fs[i].Family = FamilyFullRank
+				}
+			} else if b.fam == FamilyBanded { // the group's one latent
 				fs[i].Params = b.params(e.theta[b.poff : b.poff+b.np()])
 			} else if b.fam == FamilyLowRank {
 				fs[i].Params = lowRankRows(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, m.n)

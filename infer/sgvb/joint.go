@@ -36,13 +36,10 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 	}
 	groupOf := map[string]int{}
 	for gi, g := range s.FullRankGroups {
-		if s.Band > 0 && len(g) != 1 {
-			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a banded group has one latent, got %d", gi, len(g))
-		}
 		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) && s.Band == 0 {
 			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a group needs two or more latents, got %d (one latent: Families)", gi, len(g))
 		}
-		n := 0
+		n, n0 := 0, 0
 		for _, name := range g {
 			if _, dup := groupOf[name]; dup {
 				return nil, fmt.Errorf("sgvb: latent %s is named twice in FullRankGroups", name)
@@ -64,12 +61,18 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 				}
 				found = true
 				n += l.Size
+				if name == g[0] {
+					n0 = l.Size
+				}
 			}
 			if !found {
 				return nil, fmt.Errorf("sgvb: FullRankGroups names no latent: %q", name)
 			}
 		}
 		if s.Band > 0 {
+			if n-n0 > MaxArrow {
+				return nil, fmt.Errorf("sgvb: banded group %s: %d global elements after the chain %s; an arrowhead factor has at most %d (MaxArrow)", strings.Join(g, "+"), n-n0, g[0], MaxArrow)
+			}
 			continue
 		}
 		if s.Rank > 0 {
@@ -96,11 +99,21 @@ func inGroup(s *Settings, name string) bool {
 }
 
 // jointBlock returns the block of group gi, its parameters at poff: a
-// full-rank one, or with rank > 0 a low-rank one of rank min(rank, n).
-func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band int) block {
+// full-rank one, or with rank > 0 a low-rank one of rank min(rank, n), or
+// with band > 0 a banded one whose chain is the latent named chain (the
+// group's first name), its first member, the others its globals.
+func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band int, chain string) block {
 	b := block{fam: FamilyFullRank, support: dist.Real, poff: poff, k: 1}
 	var names []string
+	order := make([]int, 0, len(latents))
 	for i := range latents {
+		if band > 0 && latents[i].Name == chain {
+			order = append([]int{i}, order...)
+		} else {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
 		l := &latents[i]
 		if g, ok := groupOf[l.Name]; !ok || g != gi {
 			continue
@@ -121,8 +134,8 @@ func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band i
 		b.fam, b.rank = FamilyLowRank, min(rank, b.n)
 		b.lr = lowRankScratch(b.rank)
 	}
-	if band > 0 {
-		b.fam, b.band = FamilyBanded, band
+	if band > 0 { // the first latent is the chain, the others its globals
+		b.fam, b.band, b.glob = FamilyBanded, band, b.n-b.mem[0].n
 	}
 	return b
 }
@@ -166,7 +179,7 @@ func (e *engine) warmJoint(b *block, r *Result) {
 			continue
 		}
 		if b.fam == FamilyFullRank && g.Rank == 0 && g.Band == 0 && len(g.Params) == b.n+1 || b.fam == FamilyLowRank && g.Rank == b.rank && len(g.Params) == b.rank+2 ||
-			b.fam == FamilyBanded && g.Band == b.band && len(g.Params) == b.band+2 {
+			b.fam == FamilyBanded && g.Band == b.band && len(g.Params) == b.band+2+b.glob {
 			b.thetaFrom(g.Params, th)
 			return
 		}
@@ -303,9 +316,6 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 	if g.Rank > 0 {
 		b.fam, b.rank, b.lr = FamilyLowRank, g.Rank, lowRankScratch(g.Rank)
 	}
-	if g.Band > 0 {
-		b.fam, b.band = FamilyBanded, g.Band
-	}
 	for _, name := range g.Names {
 		f := r.Factor(name)
 		if f == nil || f.Family == FamilyOrdered {
@@ -322,8 +332,9 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 	if b.rank > 0 {
 		want = b.rank + 2
 	}
-	if b.band > 0 {
-		want = b.band + 2
+	if g.Band > 0 {
+		b.fam, b.band, b.glob = FamilyBanded, g.Band, b.n-b.mem[0].n
+		want = b.band + 2 + b.glob
 	}
 	if len(g.Params) != want || len(g.Params[0]) != b.n {
 		return block{}, false
@@ -388,39 +399,92 @@ func (e *engine) warmLowRank(b *block, r *Result, th []float64) {
 	}
 }
 
-// warmBanded warm-starts banded block b (of one latent) from r's factor
-// of it: a banded factor of the same bandwidth whole, any other factor's
-// mean and marginal sds as the mean and 1/d (C = 0); a factor of another
-// family from its moments as spreadJoint sets them.
+// warmBanded warm-starts banded block b from r's factors, member by
+// member: a banded factor of one latent and the same bandwidth whole, any
+// other factor's mean and marginal sds as the mean and 1/d (C = 0); a
+// factor of another family from its moments as spreadJoint sets them.
 func (e *engine) warmBanded(b *block, r *Result, th []float64) {
-	n, m := b.n, b.mem[0]
-	for _, ff := range flatten(r.Factors) {
-		f := ff.f
-		if f.Name != m.name || f.Size != m.n || ff.part != partNone {
-			continue
+	n := b.n
+	clear(th[2*n:])
+	for _, m := range b.mem {
+		for _, ff := range flatten(r.Factors) {
+			f := ff.f
+			if f.Name != m.name || f.Size != m.n || ff.part != partNone {
+				continue
+			}
+			l := e.latents[m.lat]
+			switch {
+			case b.glob == 0 && f.Family == FamilyBanded && len(f.Params) == b.band+2:
+				b.bandedTheta(f.Params, th)
+				return
+			case f.Family == FamilyFullRank, f.Family == FamilyLowRank, f.Family == FamilyBanded,
+				f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
+				copy(th[m.lo:m.lo+m.n], f.Params[0])
+				for i, sd := range coordSDs(f) {
+					th[n+m.lo+i] = -math.Log(math.Max(sd, minParam))
+				}
+			default:
+				for i := m.lo; i < m.lo+m.n; i++ { // log d → spreadJoint's raw sd, and back
+					th[n+i] = softplusInv(math.Max(math.Exp(-th[n+i]), minParam))
+				}
+				b.warmMoments(th, l, f, m)
+				for i := m.lo; i < m.lo+m.n; i++ {
+					th[n+i] = -math.Log(math.Max(softplus(th[n+i]), minParam))
+				}
+			}
 		}
-		l := e.latents[m.lat]
-		switch {
-		case f.Family == FamilyBanded && len(f.Params) == b.band+2:
-			b.bandedTheta(f.Params, th)
-			return
-		case f.Family == FamilyFullRank, f.Family == FamilyLowRank, f.Family == FamilyBanded,
-			f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
-			copy(th[:n], f.Params[0])
-			for i, sd := range coordSDs(f) {
-				th[n+i] = -math.Log(math.Max(sd, minParam))
-			}
-		default:
-			for i := range n { // log d → spreadJoint's raw sd, and back
-				th[n+i] = softplusInv(math.Max(math.Exp(-th[n+i]), minParam))
-			}
-			b.warmMoments(th, l, f, m)
-			for i := range n {
-				th[n+i] = -math.Log(math.Max(softplus(th[n+i]), minParam))
-			}
-		}
-		clear(th[2*n:])
 	}
+}
+
+// arrowFactorParams returns the Params of member m's factor under arrowhead
+// block b (glob > 0): the chain's a banded factor of the same bandwidth with
+// the exact marginal means and sds and no band (the marginal of the chain
+// is not banded: the group holds q), a global's the full-rank factor of its
+// exact marginal (mean, the columns of its covariance's Cholesky factor).
+func (b *block) arrowFactorParams(p [][]float64, m member) [][]float64 {
+	cv := bandedCovOf(p, b.band)
+	if m.lo == 0 { // the chain
+		out := make([][]float64, b.band+2)
+		out[0] = append([]float64(nil), p[0][:m.n]...)
+		out[1] = make([]float64, m.n)
+		for i := range m.n {
+			out[1][i] = 1 / math.Sqrt(cv.at(i, i))
+		}
+		for k := 1; k <= b.band; k++ {
+			out[1+k] = make([]float64, m.n)
+		}
+		return out
+	}
+	c := make([]float64, m.n*m.n) // the covariance's lower triangle, then its Cholesky factor
+	for a := range m.n {
+		for d := 0; d <= a; d++ {
+			c[a*m.n+d] = cv.at(m.lo+a, m.lo+d)
+		}
+	}
+	for j := range m.n {
+		v := c[j*m.n+j]
+		for k := range j {
+			v -= c[j*m.n+k] * c[j*m.n+k]
+		}
+		c[j*m.n+j] = math.Sqrt(math.Max(v, minParam*minParam))
+		for i := j + 1; i < m.n; i++ {
+			s := c[i*m.n+j]
+			for k := range j {
+				s -= c[i*m.n+k] * c[j*m.n+k]
+			}
+			c[i*m.n+j] = s / c[j*m.n+j]
+		}
+	}
+	out := make([][]float64, m.n+1)
+	out[0] = append([]float64(nil), p[0][m.lo:m.lo+m.n]...)
+	for j := range m.n {
+		col := make([]float64, m.n)
+		for i := j; i < m.n; i++ {
+			col[i] = c[i*m.n+j]
+		}
+		out[1+j] = col
+	}
+	return out
 }
 
 // coordSDs returns the marginal sds on the coordinates (the logs of a

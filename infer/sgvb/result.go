@@ -99,7 +99,8 @@ type Group struct {
 	Params [][]float64
 	Rank   int
 	// Band > 0: a FamilyBanded factor of that bandwidth (Settings.Band),
-	// Params the mean, then band[0] … band[Band].
+	// Params the mean, then band[0] … band[Band], then for an arrowhead
+	// (Names[0] the chain, the others global) arrow[0] … arrow[g−1].
 	Band int
 }
 
@@ -158,7 +159,7 @@ func (f *Factor) ParamNames() []string {
 		return LowRankParamNames(max(len(f.Params)-2, 0))
 	}
 	if f.Family == FamilyBanded {
-		return BandedParamNames(max(len(f.Params)-2, 0))
+		return BandedParamNames(max(len(f.Params)-2, 0), 0)
 	}
 	return f.Family.ParamNames(f.Size)
 }
