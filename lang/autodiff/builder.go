@@ -67,9 +67,13 @@ type node struct {
 	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
 	sumOf  int32     // a summed RowSumProd: 1 + the index of the one it sums (see fuseSums)
 	dist   *dist.Univariate
-	alt    bool              // a Rand node that draws from the second stream (Builder.AltRand)
-	name   string            // input name; data name of a DataConst
-	cells  func(int) ast.Pos // a DataConst's element k in its file (nil: unknown)
+	alt    bool // a Rand node that draws from the second stream (Builder.AltRand)
+	// rows: the node's elements are the iterations of a loop lowered as
+	// vectors (Builder.InLoop), so its errors name no element, as the
+	// unrolled loop's scalar nodes did not.
+	rows  bool
+	name  string            // input name; data name of a DataConst
+	cells func(int) ast.Pos // a DataConst's element k in its file (nil: unknown)
 
 	// Prepared densities: the split kernel, how the distinct parameter
 	// sets are laid out (prepNone, prepRows or prepCols) and their count;
@@ -107,6 +111,9 @@ type Builder struct {
 	// ctxOf that of each node built in one.
 	ctx   string
 	ctxOf map[int32]string
+	// rows marks the nodes built as those of a loop lowered as vectors
+	// (InLoop).
+	rows bool
 	// fails counts the errors of fail, reported or not; failedAt holds
 	// their positions (one error per position: a loop body's, unrolled,
 	// would come once per iteration).
@@ -215,6 +222,7 @@ func (b *Builder) push(n node) ID {
 		n = node{op: opInvalid, shape: Scalar(), pos: n.pos}
 	}
 	n.n = n.shape.Len()
+	n.rows = b.rows
 	n.off = len(b.val)
 	n.aoff = -1
 	b.val = append(b.val, make([]float64, n.n)...)
@@ -238,6 +246,18 @@ func (b *Builder) push(n node) ID {
 		b.full = id
 	}
 	return id
+}
+
+// InLoop marks (on) the nodes built until done is called as a for loop's
+// iterations side by side (a loop the compiler lowers as vector
+// operations): an error at one names no element, only the expression and
+// the values, as each iteration's scalar node's did when such loops were
+// unrolled. InLoop(false) unmarks them again, for a node of whole data
+// built in such a loop.
+func (b *Builder) InLoop(on bool) (done func()) {
+	prev := b.rows
+	b.rows = on
+	return func() { b.rows = prev }
 }
 
 // InCall sets the call context of the nodes built until done is called:

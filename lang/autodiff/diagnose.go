@@ -34,6 +34,15 @@ func elemPart(s Shape, k int) string {
 	return ""
 }
 
+// elemPart is elemPart for an element of node n: "" for a loop's rows
+// (Builder.InLoop).
+func (n *node) elemPart(s Shape, k int) string {
+	if n.rows {
+		return ""
+	}
+	return elemPart(s, k)
+}
+
 // kind names a non-finite value.
 func kind(v float64) string {
 	switch {
@@ -111,7 +120,7 @@ func (p *Program) forwardError(i int32, ok bool) error {
 	}
 	z := p.v(n)
 	k := firstBad(z)
-	el := elemPart(n.shape, k)
+	el := n.elemPart(n.shape, k)
 	bad := kind(z[k])
 	switch op := n.op; {
 	case op == OpInput:
@@ -240,7 +249,7 @@ func (p *Program) densityError(n *node) error {
 				k++
 				continue
 			}
-			el := elemPart(out, k)
+			el := n.elemPart(out, k)
 			for a, v := range par {
 				if a < len(d.Params) {
 					if need, ok := d.Params[a].Support.Admits(v); !ok {

@@ -190,7 +190,7 @@ func (p *Program) checkDataValues() error {
 					if c, at, ok := p.cellOf(n.args[0], k); ok {
 						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs", c.name, x, want, n.dist.Name, n.pos)
 					}
-					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), elemPart(y.shape, k)))
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), n.elemPart(y.shape, k)))
 				}
 			}
 		case OpMultinomial:
@@ -365,6 +365,10 @@ func (p *Program) Clone() *Program {
 
 // Dim returns the length of the latent vector.
 func (p *Program) Dim() int { return p.dim }
+
+// Len returns the number of nodes on the tape (the tests of the compiler
+// use it to check that a loop lowered as vectors stays O(1) in its length).
+func (p *Program) Len() int { return len(p.nodes) }
 
 func (p *Program) index(id ID) int32 { return checkID(id, p.serial, len(p.nodes)) }
 

@@ -297,10 +297,12 @@ type value struct {
 }
 
 type lowerer struct {
-	info      *check.Info
-	data      map[string]*data.Array
-	b         *autodiff.Builder
-	env       map[*check.Symbol]value
+	info *check.Info
+	data map[string]*data.Array
+	b    *autodiff.Builder
+	env  map[*check.Symbol]value
+	// vec is the loop being lowered as vector operations, or nil (vecFor).
+	vec       *vecLoop
 	terms     []autodiff.ID
 	termPos   []ast.Pos
 	errs      ast.ErrorList

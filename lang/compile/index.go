@@ -20,6 +20,9 @@ type sel struct {
 	// offsets of its batch values (value.rows), in a minibatch build.
 	data string
 	rows []int
+	// row marks, in a vectorised loop, a selMany of one index per
+	// iteration (vecFor): checked as the unrolled loop's scalar indices.
+	row bool
 }
 
 // inRange reports whether every index of a selMany is in [0, n). The
@@ -117,7 +120,7 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		l.errorf(e.Pos(), "an index must be an int scalar or vector")
 		return sel{}, false
 	}
-	return sel{kind: selMany, many: v.ints, at: v.at, pos: e.Pos(), data: v.data, rows: v.rows}, true
+	return sel{kind: selMany, many: v.ints, at: v.at, pos: e.Pos(), data: v.data, rows: v.rows, row: l.vec != nil && l.depends(e)}, true
 }
 
 // index lowers X[i], X[i, j], slices and gathers.
@@ -138,6 +141,12 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			l.errorf(s.pos, "--minibatch %s: an index read from the subsampled rows picks from %s here in a way the batch cannot follow (int data picked by it are fixed when compiling, and so is a column picked per row): pick rows of params or real data by it (u[g], u[g[i]], X[g[i], j])", l.batch.size, ast.FormatExpr(e.X))
 			return value{}
 		}
+	}
+	if !l.rowsInRange(e, x, sels) {
+		return value{}
+	}
+	if len(sels) == 2 && sels[0].row && sels[1].row {
+		return l.cells(e, x, sels[0], sels[1])
 	}
 	if x.isInt {
 		return l.indexInts(x, sels, e)
@@ -170,6 +179,9 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			}
 			return b.Slice(v, s.lo, hi, s.pos)
 		case selMany:
+			if sh := b.Shape(v); s.row && sh.Rank > 0 && identityRows(s, sh.Rows) {
+				return v // x[i] over the whole axis
+			}
 			if sh := b.Shape(v); s.at != nil && sh.Rank > 0 {
 				// Indices from data: one out of range is reported at its
 				// cell (the builder's own error, at the index, is not
@@ -284,6 +296,13 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 // before the fit: it returns, row-major, the element of the array that
 // each element of the result comes from, and the result's shape.
 func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape []int, ok bool) {
+	if len(sels) == 2 && sels[0].row && sels[1].row && len(xshape) == 2 {
+		// X[i, j] in a loop lowered as vectors: one element per row.
+		if !l.vecIndexInRange(e, sels[0], xshape[0], 0) || !l.vecIndexInRange(e, sels[1], xshape[1], 1) {
+			return nil, nil, false
+		}
+		return rowCells(sels[0], sels[1], xshape[1]), []int{len(sels[0].many)}, true
+	}
 	rows, cols := 1, 1
 	switch len(xshape) {
 	case 1:

@@ -95,6 +95,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			l.errorf(s.Lo.Pos(), "loop bounds must be int constants or data")
 			return
 		}
+		if l.vecFor(s, lo.ints[0], hi.ints[0]) {
+			return
+		}
 		sym := l.info.Defs[s.Var]
 		// Every iteration is unrolled into the tape: stop at MaxNodes
 		// iterations in all, before the first one when the range alone is
@@ -427,6 +430,9 @@ func (l *lowerer) ident(id *ast.Ident) value {
 	if v, ok := l.env[sym]; ok {
 		return v
 	}
+	// A whole const or data array, even when a loop lowered as vectors
+	// reads it first: its elements are not the loop's rows.
+	defer l.b.InLoop(false)()
 	var v value
 	switch sym.Kind {
 	case check.Const:
@@ -508,7 +514,9 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 	case ast.Pow:
 		id = l.b.Pow(xi, yi, e.OpPos)
 	case ast.Mul:
-		if l.b.Shape(xi).IsScalar() || l.b.Shape(yi).IsScalar() {
+		if l.b.Shape(xi).IsScalar() || l.b.Shape(yi).IsScalar() || l.vec != nil && l.depends(e) {
+			// In a vectorised loop both are per-iteration scalars
+			// (vecScan): their rows multiply elementwise.
 			id = l.b.Mul(xi, yi, e.OpPos)
 		} else {
 			id = l.b.MatMul(xi, yi, e.OpPos)
@@ -554,6 +562,11 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 			return value{}
 		}
 		return value{id: l.b.Identity(n.ints[0], pos), node: true}
+	}
+	if f.Name == "dot_product" && l.vec != nil && l.depends(e) {
+		if v, ok := l.rowDot(e); ok {
+			return v
+		}
 	}
 	if f.Name == "rep" || f.Name == "rep_matrix" {
 		return l.rep(e, pos)
