@@ -190,29 +190,10 @@ func TestBandedPathwise(t *testing.T) {
 					x[i] = val[i] + v/val[n+i]
 				}
 			}
-			for _, stl := range []bool{false, true} {
-				f := func(val []float64) float64 {
-					draw(val)
-					lp, _ := tg.LogJoint(x, g)
-					if stl {
-						lp -= b.bandedLogq(val0, x)
-					}
-					return lp
-				}
-				want := fd.Gradient(nil, f, val0, &fd.Settings{Formula: fd.Central, Step: 1e-6})
-				draw(val0)
-				tg.LogJoint(x, g)
-				got := make([]float64, b.np())
-				b.bandedBackprop(val0, stl, g, aux, got)
-				for j := range got {
-					if j >= 2*n && (j-2*n)%K+1 > (j-2*n)/K { // the unused slots of C_ik, k > i
-						continue
-					}
-					if math.Abs(got[j]-want[j]) > bandedFDTol*(1+math.Abs(want[j])) {
-						t.Errorf("positive %v, K = %d, STL %v: ∂f/∂val[%d] = %.8g, finite differences %.8g", pos, K, stl, j, got[j], want[j])
-					}
-				}
+			skip := func(j int) bool { // the unused slots of C_ik, k > i
+				return j >= 2*n && (j-2*n)%K+1 > (j-2*n)/K
 			}
+			checkBandedPathwise(t, fmt.Sprintf("positive %v, K = %d", pos, K), b, tg, val0, x, g, aux, draw, skip)
 		}
 	}
 }
@@ -532,29 +513,7 @@ func TestArrowPathwise(t *testing.T) {
 					}
 				}
 			}
-			for _, stl := range []bool{false, true} {
-				f := func(val []float64) float64 {
-					draw(val)
-					lp, _ := tg.LogJoint(x, gr)
-					if stl {
-						lp -= b.bandedLogq(val0, x)
-					}
-					return lp
-				}
-				want := fd.Gradient(nil, f, val0, &fd.Settings{Formula: fd.Central, Step: 1e-6})
-				draw(val0)
-				tg.LogJoint(x, gr)
-				got := make([]float64, b.np())
-				b.bandedBackprop(val0, stl, gr, aux, got)
-				for j := range got {
-					if !used[j] {
-						continue
-					}
-					if math.Abs(got[j]-want[j]) > bandedFDTol*(1+math.Abs(want[j])) {
-						t.Errorf("positive %v, %v, STL %v: ∂f/∂val[%d] = %.8g, finite differences %.8g", pos, c, stl, j, got[j], want[j])
-					}
-				}
-			}
+			checkBandedPathwise(t, fmt.Sprintf("positive %v, %v", pos, c), b, tg, val0, x, gr, aux, draw, func(j int) bool { return !used[j] })
 		}
 	}
 }
@@ -668,4 +627,35 @@ func TestArrowExact(t *testing.T) {
 		}
 	}
 	checkZeroAllocs(t, e, "arrowhead")
+}
+
+// checkBandedPathwise compares the banded block b's pathwise gradient
+// (bandedBackprop), with and without STL, with central finite differences
+// of the log joint at the draw that draw(val) makes into x, for every
+// variational parameter j that skip does not leave out.
+func checkBandedPathwise(t *testing.T, what string, b *block, tg Target, val0, x, g, aux []float64, draw func([]float64), skip func(int) bool) {
+	t.Helper()
+	for _, stl := range []bool{false, true} {
+		f := func(val []float64) float64 {
+			draw(val)
+			lp, _ := tg.LogJoint(x, g)
+			if stl {
+				lp -= b.bandedLogq(val0, x)
+			}
+			return lp
+		}
+		want := fd.Gradient(nil, f, val0, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		draw(val0)
+		tg.LogJoint(x, g)
+		got := make([]float64, b.np())
+		b.bandedBackprop(val0, stl, g, aux, got)
+		for j := range got {
+			if skip(j) {
+				continue
+			}
+			if math.Abs(got[j]-want[j]) > bandedFDTol*(1+math.Abs(want[j])) {
+				t.Errorf("%s, STL %v: ∂f/∂val[%d] = %.8g, finite differences %.8g", what, stl, j, got[j], want[j])
+			}
+		}
+	}
 }
