@@ -33,17 +33,7 @@ y ~ Normal(level, sigma_obs)
 func TestFitBanded(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "ll.gpp", bandModel)
-	rng := rand.New(rand.NewPCG(7, 29))
-	var sb strings.Builder
-	sb.WriteString("y\n")
-	lv := 0.0
-	for i := range 60 {
-		if i > 0 {
-			lv += 0.3 * rng.NormFloat64()
-		}
-		fmt.Fprintf(&sb, "%.5f\n", lv+0.8*rng.NormFloat64())
-	}
-	data := writeFile(t, d, "ll.csv", sb.String())
+	data := writeFile(t, d, "ll.csv", localLevelCSV())
 	first, mf := filepath.Join(d, "first"), filepath.Join(d, "mf")
 	base := []string{"fit", model, data, "--quiet", "--workers", "1"}
 	args := append(slices.Clone(base), "--fullrank", "level", "--band", "1")
@@ -141,17 +131,7 @@ func TestFitBanded(t *testing.T) {
 func TestFitArrowhead(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "ll.gpp", bandModel)
-	rng := rand.New(rand.NewPCG(7, 29))
-	var sb strings.Builder
-	sb.WriteString("y\n")
-	lv := 0.0
-	for i := range 60 {
-		if i > 0 {
-			lv += 0.3 * rng.NormFloat64()
-		}
-		fmt.Fprintf(&sb, "%.5f\n", lv+0.8*rng.NormFloat64())
-	}
-	data := writeFile(t, d, "ll.csv", sb.String())
+	data := writeFile(t, d, "ll.csv", localLevelCSV())
 	first, alone := filepath.Join(d, "first"), filepath.Join(d, "alone")
 	base := []string{"fit", model, data, "--quiet", "--workers", "1", "--band", "1"}
 	args := append(slices.Clone(base), "--fullrank", "level+sigma_lvl+sigma_obs")
@@ -213,4 +193,20 @@ func TestFitArrowhead(t *testing.T) {
 	if want := `group level+sigma_lvl+sigma_obs: parameter "arrow[0]": bad value 0.5 at element 61`; code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "bad.json:") {
 		t.Errorf("exit %d, want 1 and a positioned %q:\n%s", code, want, stderr)
 	}
+}
+
+// localLevelCSV is a local-level series of 60 values (a random walk of sd
+// 0.3 observed with noise of sd 0.8), seeded.
+func localLevelCSV() string {
+	rng := rand.New(rand.NewPCG(7, 29))
+	var sb strings.Builder
+	sb.WriteString("y\n")
+	lv := 0.0
+	for i := range 60 {
+		if i > 0 {
+			lv += 0.3 * rng.NormFloat64()
+		}
+		fmt.Fprintf(&sb, "%.5f\n", lv+0.8*rng.NormFloat64())
+	}
+	return sb.String()
 }
