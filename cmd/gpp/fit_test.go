@@ -547,7 +547,8 @@ func TestFitInit(t *testing.T) {
 	if code, _, stderr := runSafe(t, append(args, "--iter", "3000", "--out", first)...); code != 0 {
 		t.Fatalf("first fit: exit %d: %s", code, stderr)
 	}
-	code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--init", filepath.Join(first, "fit.json"), "--out", second)...)
+	// --init takes the first fit's directory, as gpp predict does
+	code, _, stderr := runSafe(t, append(args, "--iter", "100", "--tol", "0", "--init", first, "--out", second)...)
 	if code != 0 {
 		t.Fatalf("second fit: exit %d: %s", code, stderr)
 	}
@@ -558,8 +559,8 @@ func TestFitInit(t *testing.T) {
 	if math.Abs(warm-final) > 0.2*math.Abs(cold-final) {
 		t.Errorf("warm start ELBO %g is not close to the first fit's final %g (cold start %g)", warm, final, cold)
 	}
-	if ff := readFit(t, filepath.Join(second, "fit.json")); ff.Settings.Init == "" {
-		t.Error("fit.json does not record --init")
+	if ff := readFit(t, filepath.Join(second, "fit.json")); ff.Settings.Init != filepath.Join(first, "fit.json") {
+		t.Errorf("fit.json records --init %q, want %q", ff.Settings.Init, filepath.Join(first, "fit.json"))
 	}
 
 	// a different model source: a warning, and still a warm start by name

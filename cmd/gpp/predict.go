@@ -236,6 +236,10 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	printLoadWarnings(con, l)
 	if cfg.plots {
 		cfg.ppc = findReplicates(l)
+		if len(cfg.ppc) == 0 {
+			// --plots writes nothing else in predict: say why
+			con.note("note: --plots: no predictive check to draw: no data that the new data give (held-out y, two or more values) is mirrored by a replicate output (output y_rep ~ D(...)); data drawn because the new data leave them out have no observed values to check")
+		}
 	}
 	m := l.Model
 	if len(m.Latents) == 0 {

@@ -164,3 +164,21 @@ func TestPredictDrawsGPFA(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictPlotsNothingToCheck checks that predict --plots says why it
+// wrote no plot when the held-out y is left out (drawn) rather than given.
+func TestPredictPlotsNothingToCheck(t *testing.T) {
+	dir := t.TempDir()
+	fit := fitRegression(t, dir)
+	out := filepath.Join(dir, "pred")
+	code, _, stderr := runSafe(t, "predict", fit, "testdata/predict_new.gpp", "testdata/predict_new.csv", "--plots", "--out", out)
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "gpp: note: --plots: no predictive check to draw") {
+		t.Errorf("stderr %q lacks the note that --plots drew nothing", stderr)
+	}
+	if pngs, _ := filepath.Glob(filepath.Join(out, "*.png")); len(pngs) > 0 {
+		t.Errorf("plots written: %v", pngs)
+	}
+}

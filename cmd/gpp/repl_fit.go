@@ -223,7 +223,14 @@ func (r *repl) fitCmd(args []string) {
 		cfg.settings.Init = init
 	}
 	writeFiles := hasFlag(args, "out")
+	if cfg.plots && !writeFiles {
+		r.errorf(":fit --plots writes PNG files, and :fit writes files only with --out: add --out DIR")
+		return
+	}
 	if writeFiles {
+		if cfg.plots {
+			cfg.ppc = findReplicates(l)
+		}
 		if err := outputClash(cfg, l.Model, r.inputFiles()); err != nil {
 			r.errorf("%v", err)
 			return

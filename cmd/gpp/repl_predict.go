@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -20,6 +21,13 @@ func (r *repl) predict(args []string) {
 	if len(args) == 0 {
 		r.errorf(":predict takes the new data, as :predict [NAME=]FILE ... (the data an output reads; the observed values may be left out)")
 		return
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			// gpp predict's flags (--draw, --seed, --out, ...) are not :predict's
+			r.errorf(":predict takes data files only, not %s: it uses the fit's --seed and --output-draws, draws the observed data left out, and writes nothing (gpp predict has the flags)", a)
+			return
+		}
 	}
 	if r.fit == nil {
 		r.errorf("no fit yet: :predict evaluates the outputs at draws of the last fit's q; run :fit first")

@@ -301,6 +301,28 @@ func TestReplErrors(t *testing.T) {
 			t.Errorf("failed = %v, errors:\n%s\nwant %s", r.failed, errb.String(), want)
 		}
 	})
+	t.Run("predict with a flag", func(t *testing.T) {
+		r, _, errb := newTestRepl()
+		typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv", ":fit --quiet --iter 100", ":predict --draw y testdata/repl_counts.csv")
+		if want := "gpp: :predict takes data files only, not --draw:"; !r.failed || !strings.Contains(errb.String(), want) {
+			t.Errorf("errors:\n%s\nwant %s", errb.String(), want)
+		}
+	})
+	t.Run("fit --plots", func(t *testing.T) {
+		// the predictive checks of gpp fit --plots, with --out only
+		dir := t.TempDir()
+		r, out, errb := newTestRepl()
+		typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv", "output y_rep ~ Poisson(rep(lambda, N))", ":fit --quiet --iter 300 --plots")
+		if want := "gpp: :fit --plots writes PNG files, and :fit writes files only with --out: add --out DIR"; !strings.Contains(errb.String(), want) || r.fit != nil {
+			t.Errorf(":fit --plots without --out: errors:\n%s\nwant %s", errb.String(), want)
+		}
+		typeIn(r, ":fit --quiet --iter 300 --plots --out "+dir)
+		for _, f := range []string{"elbo.png", "ppc_y.png", "ppc_stat_y.png"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf(":fit --plots --out: %v; errors:\n%s\n%s", err, errb.String(), out.String())
+			}
+		}
+	})
 	t.Run("fit --out over the data", func(t *testing.T) {
 		dir := t.TempDir()
 		counts, err := os.ReadFile("testdata/repl_counts.csv")

@@ -65,7 +65,7 @@ const (
 )
 
 // sbcFitFlags are gpp fit's flags that gpp sbc takes, steering each fit.
-var sbcFitFlags = []string{"iter", "draws", "optimizer", "step-size", "seed", "family", "fullrank", "rank",
+var sbcFitFlags = []string{"iter", "draws", "optimizer", "step-size", "seed", "family", "fullrank", "rank", "band",
 	"gamma-grad", "estimator", "gamma-param", "tol", "last-iterate", "eval-every", "output-draws", "out",
 	"plots", "quiet", "verbose", "set"}
 
@@ -126,6 +126,8 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 		f := ffs.Lookup(name)
 		usage := f.Usage
 		switch name {
+		case "iter":
+			usage = "iteration limit of each fit: SGVB steps"
 		case "output-draws":
 			usage = "draws `L` of each fitted q among which the true value is ranked (ranks 0..L)"
 		case "out":

@@ -363,3 +363,25 @@ func TestSBCPlots(t *testing.T) {
 		t.Errorf("a run without --plots left the earlier run's beta_ranks.png")
 	}
 }
+
+// TestSBCBand checks that gpp sbc takes fit's --band and that it reaches
+// the fits: the banded factor's ranks are not the mean-field ones.
+func TestSBCBand(t *testing.T) {
+	dir := t.TempDir()
+	model := writeSBCModel(t, dir, "chain.gpp", "data y: real[T]\nparam h: real[T] ~ Normal(0, 1)\ny ~ Normal(h, 0.5)\n")
+	ranks := func(out string, args ...string) string {
+		t.Helper()
+		args = append([]string{"sbc", model, "--set", "T=6", "--sims", "4", "--output-draws", "9", "--iter", "300", "--quiet", "--workers", "1", "--out", filepath.Join(dir, out)}, args...)
+		if code, _, stderr := runSafe(t, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out, "ranks.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if ranks("mf") == ranks("band", "--fullrank", "h", "--band", "1") {
+		t.Errorf("--fullrank h --band 1 gave the mean-field fits' ranks")
+	}
+}

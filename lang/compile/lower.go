@@ -192,6 +192,9 @@ func (l *lowerer) node(v value, pos ast.Pos) autodiff.ID {
 	if !v.isInt {
 		return l.b.Scalar(math.NaN(), pos) // an error was reported already
 	}
+	if v.rows != nil && l.readsBatch(v) {
+		return l.batchInts(v, pos)
+	}
 	vals := make([]float64, len(v.ints))
 	for i, x := range v.ints {
 		vals[i] = float64(x)

@@ -195,10 +195,15 @@ func (m *Model) Minibatch(size string, b int) (*Batch, error) {
 		return nil, err
 	}
 	bt := &Batch{Size: size, N: n, B: b, Data: plan.names, prog: prog}
+	seen := map[ast.Pos]bool{} // an unrolled loop's copies: one error
 	for _, slot := range prog.SubData() {
 		a := m.data[slot.Name]
 		w := len(a.Values) / n
 		if slot.Shape.Len() != b*w || slot.Shape.Rows != b {
+			if seen[slot.Pos] {
+				continue
+			}
+			seen[slot.Pos] = true
 			errs.Add(slot.Pos, "--minibatch %s: %s is indexed by row here, which fixes its rows when the model compiles: write the model on whole columns (vectorised), or fit the full data", size, slot.Name)
 			continue
 		}
@@ -371,4 +376,33 @@ func mentions(text, name string) bool {
 		}
 	}
 	return false
+}
+
+// batchInts is the node of subsampled int data picked by row in a batch
+// build (y[i] of int data in a loop over the rows, as the value of a
+// Poisson or Bernoulli): a gather from the whole batch's constant, which
+// each batch rewrites, not a constant of its own that would fix the
+// rows the model compiled with.
+func (l *lowerer) batchInts(v value, pos ast.Pos) autodiff.ID {
+	a := l.data[v.data]
+	whole := l.b.DataConst(v.data, a.Values, shapeOf(a.Shape), pos, a.Locate)
+	n := len(a.Values)
+	if len(v.rows) == n && len(v.shape) == len(a.Shape) && slices.Equal(v.shape, a.Shape) && isIdentity(v.rows) {
+		return whole
+	}
+	g := l.b.Gather(l.b.Reshape(whole, autodiff.Vector(n), pos), v.rows, pos)
+	if len(v.shape) == 0 {
+		return l.b.Elem(g, 0, pos)
+	}
+	return l.b.Reshape(g, shapeOf(v.shape), pos)
+}
+
+// isIdentity reports whether rows[k] == k for every k.
+func isIdentity(rows []int) bool {
+	for k, r := range rows {
+		if r != k {
+			return false
+		}
+	}
+	return true
 }

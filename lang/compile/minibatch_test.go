@@ -157,6 +157,29 @@ func TestMinibatchUnbiasedGroups(t *testing.T) {
 	}
 }
 
+// Int data picked by the loop variable (the count c[i] of a Poisson in a
+// loop over the rows, and as a covariate) follow the batch: a gather from
+// the batch's constant, not a constant fixing the rows it compiled with.
+func TestMinibatchUnbiasedIntLoop(t *testing.T) {
+	const n = 7
+	src := `data x: real[N]
+data y: real[N]
+data c: int<lower=0>[N]
+data g: int<lower=0>[N]
+param a: real ~ Normal(0, 1)
+param b: real ~ Normal(0, 1)
+param u: real[3] ~ Normal(0, 1)
+param s: positive ~ Gamma(2, 2)
+for i in 0:N {
+  c[i] ~ Poisson(exp(a + u[g[i]]))
+  y[i] ~ Normal(b * x[i] + 0.1 * c[i], s)
+}
+`
+	in := groupInput(n, 2)
+	delete(in.JSON, "xg")
+	testUnbiased(t, compileSrc(t, "c.gpp", src, nil, in), n)
+}
+
 // An index computed from the batch's int data, or a column picked per row
 // by it, cannot follow the batch: refused at its position.
 func TestMinibatchGroupRefusals(t *testing.T) {
