@@ -301,6 +301,16 @@ func paramList(d *dist.Univariate, par []float64) string {
 	return strings.Join(parts, ", ")
 }
 
+// lastBad returns the index of the last NaN or infinity in v, or −1.
+func lastBad(v []float64) int {
+	for k := len(v) - 1; k >= 0; k-- {
+		if math.IsNaN(v[k]) || math.IsInf(v[k], 0) {
+			return k
+		}
+	}
+	return -1
+}
+
 // backwardError reruns the reverse sweep checking every adjoint a node
 // writes, and blames the first node whose contribution is not finite.
 func (p *Program) backwardError() error {
@@ -319,13 +329,18 @@ func (p *Program) backwardError() error {
 			}
 			ga := p.a(o)
 			if e := firstBad(ga); e >= 0 {
+				if n.rows {
+					// A loop's rows: the unrolled loop's reverse sweep
+					// met the last failing iteration first.
+					e = lastBad(ga)
+				}
 				pos := n.pos
 				if n.sumOf > 0 {
 					pos = p.nodes[n.sumOf-1].pos // the rowsum's, as unfused
 				}
 				return p.inCall(i, ast.Errorf(pos, "%s", msg(
 					fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(ga[e]), p.operandName(n, a)),
-					"value "+g(p.v(o)[e]), elemPart(o.shape, e))))
+					"value "+g(p.v(o)[e]), n.elemPart(o.shape, e))))
 			}
 		}
 	}

@@ -233,7 +233,8 @@ func (p *Program) checkDataValues() error {
 // checkDataArgs reports the first value of an argument of density n that
 // depends on data alone and lies outside the support the family needs
 // (the checker leaves such computed arguments, `sqrt(variance(y))`, to
-// this check), at the argument.
+// this check), at the argument; in a loop lowered as vectors, without the
+// element (the unrolled loop's scalar argument had none).
 func (p *Program) checkDataArgs(n *node) error {
 	for i, a := range n.args[1:] {
 		x := &p.nodes[a]
@@ -244,7 +245,7 @@ func (p *Program) checkDataArgs(n *node) error {
 		for k, v := range p.v(x) {
 			if want, ok := par.Support.Admits(v); !ok {
 				return ast.Errorf(x.pos, "%s", msg(fmt.Sprintf("%s argument %d (%s) is %g, not %s; it depends on the data alone, so no fit can change it",
-					n.dist.Name, i+1, par.Name, v, want), elemPart(x.shape, k)))
+					n.dist.Name, i+1, par.Name, v, want), n.elemPart(x.shape, k)))
 			}
 		}
 	}

@@ -266,7 +266,7 @@ func TestLoopUnrolledFallback(t *testing.T) {
 }
 
 // TestLoopAsVectorsErrors checks that a NaN or a bad value in some
-// iteration, and an index out of range, are reported as the unrolled loop
+// iteration, a gradient that is not finite, and an index out of range, are reported as the unrolled loop
 // reports them: at the same position, with the same words.
 func TestLoopAsVectorsErrors(t *testing.T) {
 	for _, body := range []string{
@@ -274,6 +274,8 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 		"for i in 0:N {\n    let z = sqrt(x[i] - a)\n    y[i] ~ Normal(z, s)\n}",
 		"for i in 0:N {\n    y[i] ~ Normal(a, exp(900 * b * x[i]))\n}",
 		"for i in 0:N {\n    if c[i] > 0 {\n        c[i] ~ Poisson(exp(a + 9000 * b * x[i]))\n    }\n}",
+		// A gradient that is not finite: sqrt's at 0 where c[i] is.
+		"for i in 0:N {\n    target += sqrt(c[i] * s)\n}",
 	} {
 		src := loopHead + body + "\n"
 		vec, unr := compileLoop(t, src, loopData(50))
@@ -289,15 +291,39 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 			t.Errorf("%s\nerror as vectors:\n  %v\nunrolled:\n  %v", body, err1, err2)
 		}
 	}
+	// A gradient not finite in several rows, +Inf in some, −Inf in others
+	// (found by FuzzLoopLowering): the unrolled loop's reverse sweep meets
+	// the last such row first, and so must the rows'.
+	srcg := fuzzLoopHead + "for i in 0:N {\n    z[i] ~ Bernoulli(inv_logit(sqrt(c[i] * s)))\n}\n"
+	vec, unr := compileLoop(t, srcg, fuzzLoopData(23))
+	x := randomPoint(vec, 0)
+	_, err1 := vec.LogJoint(x, make([]float64, vec.Dim))
+	_, err2 := unr.LogJoint(x, make([]float64, unr.Dim))
+	t.Log(err1)
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+		t.Errorf("gradient not finite as vectors:\n  %v\nunrolled:\n  %v", err1, err2)
+	}
 	// A condition that is NaN in some iteration, found when compiling.
 	src0 := loopHead + "for i in 0:N {\n    if log(x[i]) > 0 {\n        y[i] ~ Normal(a, s)\n    }\n}\n"
-	_, err1 := compileSrcErr(t, "m.gpp", src0, nil, loopData(50))
+	_, err1 = compileSrcErr(t, "m.gpp", src0, nil, loopData(50))
 	unrollLoops = true
-	_, err2 := compileSrcErr(t, "m.gpp", src0, nil, loopData(50))
+	_, err2 = compileSrcErr(t, "m.gpp", src0, nil, loopData(50))
 	unrollLoops = false
 	t.Log(err1)
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 		t.Errorf("NaN condition as vectors:\n  %v\nunrolled:\n  %v", err1, err2)
+	}
+	// A density's argument of data alone out of its support in some row
+	// of a branch (found by FuzzLoopLowering): named without the
+	// element, which is the branch's row, not the loop's iteration.
+	src2 := fuzzLoopHead + "for i in 0:N {\n    if c[i] > 2 {\n        z[i] ~ Bernoulli(inv_logit(p[i]))\n    }\n}\n"
+	_, err1 = compileSrcErr(t, "m.gpp", src2, nil, fuzzLoopData(400))
+	unrollLoops = true
+	_, err2 = compileSrcErr(t, "m.gpp", src2, nil, fuzzLoopData(400))
+	unrollLoops = false
+	t.Log(err1)
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+		t.Errorf("data argument out of support as vectors:\n  %v\nunrolled:\n  %v", err1, err2)
 	}
 	// Two row indices, the second out of range from j = 3 on.
 	src1 := loopHead + "for i in 0:N {\n    for j in 0:4 {\n        target += X[i, j] * a\n    }\n}\n"
