@@ -1,12 +1,10 @@
 package dist
 
 import (
-	"bufio"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // Tolerances of TestElementary, relative (with an absolute floor of the
@@ -23,11 +21,6 @@ const (
 // lose every digit (1 − exp(−exp(x)) for x ≪ 0, 1 − Φ(x) for large x,
 // Φ⁻¹ of 1e-300).
 func TestElementary(t *testing.T) {
-	f, err := os.Open("testdata/elementary.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	check := func(what string, x, y, got, want, tol float64) {
 		t.Helper()
 		if got == want {
@@ -37,26 +30,11 @@ func TestElementary(t *testing.T) {
 			t.Errorf("%s(%.17g, %.17g) = %.17g, want %.17g (rel error %.2g)", what, x, y, got, want, d/math.Abs(want))
 		}
 	}
-	sc := bufio.NewScanner(f)
 	n := 0
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		fs := strings.Split(line, ",")
-		if len(fs) != 6 {
-			t.Fatalf("elementary.csv: %q has %d fields, want 6", line, len(fs))
-		}
-		var v [5]float64
-		for i := range v {
-			if v[i], err = strconv.ParseFloat(fs[i+1], 64); err != nil {
-				t.Fatal(err)
-			}
-		}
-		x, y, val, dx, dy := v[0], v[1], v[2], v[3], v[4]
+	for _, r := range reftest.ReadRows(t, "testdata/elementary.csv") {
+		x, y, val, dx, dy := r.X, r.Y, r.Val, r.DX, r.DY
 		n++
-		switch name := fs[0]; name {
+		switch name := r.Name; name {
 		case "log1m":
 			check(name, x, y, Log1m(x), val, elemValTol)
 		case "inv_cloglog":

@@ -62,19 +62,7 @@ func pmfMaskData() []byte {
 // examples/digits300.csv against the first 300 images of the shared UCI
 // digits file it was copied from (skipped when ../shared is absent).
 func TestPMFData(t *testing.T) {
-	want := pmfMaskData()
-	if *updatePMF {
-		if err := os.WriteFile(pmfMask, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(pmfMask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what pmfMaskData writes (go test ./internal/pipeline -run PMFData -update-pmf rewrites it)", pmfMask)
-	}
+	checkGenerated(t, pmfMask, pmfMaskData(), *updatePMF, "update-pmf")
 	counts, err := os.ReadFile(pmfCounts)
 	if err != nil {
 		t.Fatal(err)

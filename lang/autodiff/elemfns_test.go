@@ -1,12 +1,10 @@
 package autodiff
 
 import (
-	"bufio"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // Tolerances of TestStanFuncsReference, relative (no absolute floor: the
@@ -23,11 +21,6 @@ const (
 // (erfc(26), atanh(1 - 2⁻⁵³), asinh(1e300)), the ends of the domains and
 // the zeros where relative accuracy is hardest.
 func TestStanFuncsReference(t *testing.T) {
-	f, err := os.Open("testdata/stanfuncs.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	ops := map[string]Op{}
 	for op := OpAdd; op < numOps; op++ {
 		if unaryFns[op].f != nil || binaryFns[op].f != nil {
@@ -48,24 +41,9 @@ func TestStanFuncsReference(t *testing.T) {
 		}
 	}
 	seen := map[Op]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		fs := strings.Split(line, ",")
-		if len(fs) != 6 {
-			t.Fatalf("stanfuncs.csv: %q has %d fields, want 6", line, len(fs))
-		}
-		var v [5]float64
-		for i := range v {
-			if v[i], err = strconv.ParseFloat(fs[i+1], 64); err != nil {
-				t.Fatal(err)
-			}
-		}
-		x, y, val, dx, dy := v[0], v[1], v[2], v[3], v[4]
-		name := fs[0]
+	for _, r := range reftest.ReadRows(t, "testdata/stanfuncs.csv") {
+		x, y, val, dx, dy := r.X, r.Y, r.Val, r.DX, r.DY
+		name := r.Name
 		op, ok := ops[name]
 		if !ok {
 			t.Fatalf("stanfuncs.csv: unknown op %q", name)
