@@ -244,7 +244,11 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	}
 	if fi, err := os.Stat(cfg.init); cfg.init != "" && err == nil && fi.IsDir() {
 		// a fit's output directory, as gpp predict takes it
-		cfg.init = filepath.Join(cfg.init, fitFileName)
+		p, err := fitPath(cfg.init)
+		if err != nil {
+			return usageErr("--init %v", err)
+		}
+		cfg.init = p
 	}
 	return cfg, 0, true
 }

@@ -145,6 +145,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"NaN during the fit", fit("testdata/fit_nan.gpp"), 1, "testdata/fit_nan.gpp:5:11: log: argument"},
 		{"NaN during restarts", fit("testdata/fit_nan.gpp", "--restarts", "2"), 1, "all 2 restarts failed; restart 0 (seed 1):\ntestdata/fit_nan.gpp:5:11: log: argument"},
 		{"--init missing", fit(poissonModel, poissonData, "--init", filepath.Join(d, "none.json")), 1, "cannot read --init file"},
+		{"--init directory without a fit", fit(poissonModel, poissonData, "--init", d), 2, "--init " + d + " has no fit.json: give gpp fit's output directory"},
 		{"--init malformed", fit(poissonModel, poissonData, "--init", csvFile("bad1.json", "{\n  \"format\": \"gpp-fit/1\",\n  oops\n}")), 1, "bad1.json:3:3: malformed fit file"},
 		{"--init wrong type", fit(poissonModel, poissonData, "--init", csvFile("bad2.json", `{"format": 3}`)), 1, "bad2.json:1:12: malformed fit file: format must be string"},
 		{"--init not a fit", fit(poissonModel, poissonData, "--init", csvFile("bad3.json", `{}`)), 1, "not a gpp fit file"},
