@@ -37,31 +37,35 @@ func separationWarnings(l *pipeline.Loaded, sets map[string]string, r *sgvb.Resu
 	for _, d := range l.Info.Data {
 		dataNames[d.Name] = true
 	}
-	var tildes []*ast.TildeStmt
-	var cut []float64 // the value of the argument between the classes
+	// a checked statement and the value of its argument between the classes
+	type sepCheck struct {
+		t   *ast.TildeStmt
+		cut float64
+	}
+	var tildes []sepCheck
 	stmts := append([]ast.Stmt(nil), l.File.Stmts...)
 	for _, s := range l.File.Stmts {
 		t, ok := s.(*ast.TildeStmt)
 		if !ok || t.Trunc != nil || t.Dist == nil || len(t.Dist.Args) != 1 {
 			continue
 		}
+		if y, ok := t.LHS.(*ast.Ident); !ok || !dataNames[y.Name] || l.Data[y.Name] == nil {
+			continue
+		}
+		var cut float64
 		switch call, _ := t.Dist.Args[0].(*ast.CallExpr); {
 		case t.Dist.Fun.Name == "BernoulliLogit":
-			cut = append(cut, 0)
+			cut = 0
 		case t.Dist.Fun.Name == "Bernoulli" && call != nil && len(call.Args) == 1 && linkFuncs[call.Fun.Name]:
 			// a probability through a link of a predictor that may grow
 			// without bound; not a unit param, which cannot
-			cut = append(cut, 0.5)
+			cut = 0.5
 		default:
-			continue
-		}
-		if y, ok := t.LHS.(*ast.Ident); !ok || !dataNames[y.Name] || l.Data[y.Name] == nil {
-			cut = cut[:len(tildes)]
 			continue
 		}
 		name := &ast.Ident{NamePos: t.Pos(), Name: fmt.Sprintf("gpp_separation_%d", len(tildes))}
 		stmts = append(stmts, &ast.OutputStmt{Output: t.Pos(), Name: name, Value: t.Dist.Args[0]})
-		tildes = append(tildes, t)
+		tildes = append(tildes, sepCheck{t, cut})
 	}
 	if len(tildes) == 0 {
 		return nil
@@ -83,7 +87,8 @@ func separationWarnings(l *pipeline.Loaded, sets map[string]string, r *sgvb.Resu
 	r.Coords(x, r.Mean())
 	_, outs, _ := ev.Eval(x)
 	var warns []*ast.Error
-	for i, t := range tildes {
+	for i, c := range tildes {
+		t := c.t
 		eta := outs[len(outs)-len(tildes)+i]
 		y := l.Data[t.LHS.(*ast.Ident).Name].Values
 		if len(y) == 0 || (len(eta) != len(y) && len(eta) != 1) {
@@ -98,7 +103,7 @@ func separationWarnings(l *pipeline.Loaded, sets map[string]string, r *sgvb.Resu
 			if v == 1 {
 				ones++
 			}
-			if math.IsNaN(e) || !(v == 1 && e > cut[i] || v == 0 && e < cut[i]) {
+			if math.IsNaN(e) || !(v == 1 && e > c.cut || v == 0 && e < c.cut) {
 				sep = false
 				break
 			}
@@ -113,7 +118,7 @@ func separationWarnings(l *pipeline.Loaded, sets map[string]string, r *sgvb.Resu
 				"they are (R's glm: fitted probabilities numerically 0 or 1); a normal q follows a Normal prior's tail but not "+
 				"a heavy one (Cauchy, StudentT), whose q means and sds may be far off whatever k̂ says: use a Normal prior "+
 				"on the coefficients, or leave out the predictor that separates (docs/inference.md, Full-rank factors)",
-			yName, ones, len(y)-ones, cut[i], etaText)})
+			yName, ones, len(y)-ones, c.cut, etaText)})
 	}
 	return warns
 }
