@@ -44,7 +44,7 @@ func NormRelErr(got, want []float64) float64 {
 // function's name, its arguments x and y, its value and its partial
 // derivatives in x and y (NaN where not given).
 type Row struct {
-	Name                string
+	Name              string
 	X, Y, Val, DX, DY float64
 }
 
