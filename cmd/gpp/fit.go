@@ -627,7 +627,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("hint: %s", h)
 	}
 	if mix == nil && s.Method != sgvb.MAP {
-		printWarnings(con, separationWarnings(l, cfg.sets, r), srcs)
+		printWarnings(con, separationWarnings(ds.observed), srcs)
 	}
 	if w := badDrawsWarning(ds, "output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)"); w != "" {
 		con.note("warning: %s", w)

@@ -602,6 +602,9 @@ type drawSet struct {
 	badErr error       // the first such error
 	loo    *sgvb.LOO   // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
 	looObs []int       // the log_lik elements (j of its v.elems) that loo's Points are, in order
+	// observed holds the Bernoulli ~ statements on data at the mean row
+	// (compile.Evaluator.Observed), which separationWarnings reads.
+	observed []compile.Observed
 }
 
 // checkDrawsSize reports n output draws of model m, or stepDraws draws per
@@ -683,6 +686,7 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream+1)))
 	_, outs, _ := ev.Eval(x)
 	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
+	ds.observed = ev.Observed()
 
 	var lw *looWeights
 	if pick == nil {

@@ -7,7 +7,10 @@ package main
 // draws left-out data), q is fitted to ỹ with the fit's settings, and the
 // rank of each element of θ̃ among L draws of q is recorded. Were q the
 // posterior, every rank would be uniform on 0..L; a ∪-shaped histogram says
-// q is too narrow, a ∩ too wide, a slope that it is shifted.
+// q is too narrow, a ∩ too wide, a slope that it is shifted. The outputs
+// that depend only on params and data are ranked beside them (the SBC
+// package's derived quantities): their values at θ̃ and ỹ among their
+// values at q's draws and ỹ.
 
 import (
 	"context"
@@ -79,6 +82,17 @@ fits q to ỹ with the fit flags given (as gpp fit would, quietly), draws
 the rank of θ̃ among them: how many draws are below it (ties broken at
 random), 0..L. Were q the exact posterior, the ranks would be uniform.
 
+Each output that depends only on params and data (output d = a - b, a
+prediction, a log likelihood of the observed data) is ranked too, beside the
+params (the SBC package's derived quantities): its value at θ̃ and ỹ among
+its values at q's draws and ỹ. A function of the params can be miscalibrated
+where each param looks calibrated (a difference of params whose posterior
+correlation a mean-field q leaves out). An output that draws (output y_rep ~
+D(...)), or reads one, is not ranked: its value at θ̃ would be one more random
+draw; nor is one that reads data not in the design. An element that is not
+finite at θ̃ or at a draw is left out of that simulation's ranks.
+--outputs=false ranks the params only.
+
 The data given are the design: covariates and sizes. The observed data (each
 declaration that a ~ observes, y ~ D(...) or y[i] ~ D(...)) are simulated and
 need not be given; if given, their values are not used (they may bind a size,
@@ -91,17 +105,17 @@ results do not depend on --workers (simulations run side by side, each fit on
 one goroutine). A fit that fails leaves its simulation out, with a note.
 
 Into --out (default gpp-sbc) it writes ranks.csv (a row per simulation and
-param element: the rank, with the fit's ELBO, Pareto k̂ and whether it
-converged), summary.csv (per param element: the chi-square test of uniform
-ranks in bins, its p-value, the z-score of the mean rank, and the fraction of
-ranks in the outer 10 % against the fraction expected), failed.csv when a fit
-failed, and with --plots a rank histogram NAME_ranks.png per param with the
-99 % band of a uniform bin's count. The console reads each element at the 1 %
-level: "q shifted high" (ranks too low: q's draws above the truth), "q shifted
-low", "q too narrow" (too many ranks in the outer 10 %: a ∪ shape), "q too
-wide" (too few: a ∩), "not uniform" (the chi-square test alone), or
-"calibrated". Exit 0: done; 1: an error in the model or the design, or every
-fit failed; 2: a bad command line.
+param or output element: the rank, with the fit's ELBO, Pareto k̂ and whether
+it converged), summary.csv (per element: the chi-square test of uniform ranks
+in bins, its p-value, the z-score of the mean rank, and the fraction of ranks
+in the outer 10 % against the fraction expected), failed.csv when a fit
+failed, and with --plots a rank histogram NAME_ranks.png per param and ranked
+output with the 99 % band of a uniform bin's count. The console reads each
+element at the 1 % level: "q shifted high" (ranks too low: q's draws above
+the truth), "q shifted low", "q too narrow" (too many ranks in the outer
+10 %: a ∪ shape), "q too wide" (too few: a ∩), "not uniform" (the chi-square
+test alone), or "calibrated". Exit 0: done; 1: an error in the model or the
+design, or every fit failed; 2: a bad command line.
 `
 
 // sbcConfig is a parsed gpp sbc command line.
@@ -109,6 +123,7 @@ type sbcConfig struct {
 	fit     *fitConfig
 	sims    int
 	workers int
+	outputs bool // rank the outputs of params and data too (sbcOutputs)
 }
 
 // parseSBCArgs parses gpp sbc's command line: fit's flags that steer a fit,
@@ -133,7 +148,7 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 		case "out":
 			usage = "output `directory` (created if needed)"
 		case "plots":
-			usage = "also write a rank histogram NAME_ranks.png per param (default false)"
+			usage = "also write a rank histogram NAME_ranks.png per param and ranked output (default false)"
 		case "family":
 			usage = "variational family of positive latents: gamma or lognormal"
 		case "seed":
@@ -151,6 +166,7 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 	sc := &sbcConfig{fit: cfg}
 	fs.IntVar(&sc.sims, "sims", defaultSims, "number of simulations `S`")
 	fs.IntVar(&sc.workers, "workers", 0, "simulations run side by side; 0: the number of CPUs (GOMAXPROCS)")
+	fs.BoolVar(&sc.outputs, "outputs", true, "also rank the outputs that depend only on params and data\n(not those that draw, output y_rep ~ D(...)); false: the params only")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return nil, code, false
@@ -202,14 +218,19 @@ func cmdSBC(args []string, stdout, stderr io.Writer) int {
 // data, and the fit-mode model on placeholder data whose prior sampler
 // draws the params.
 type sbcSetup struct {
-	l        *pipeline.Loaded
-	file     *ast.File // l.File without its outputs
+	l    *pipeline.Loaded
+	file *ast.File // l.File without its outputs
+	// fitFile is l.File with the outputs ranked (sbcOutputs), the fits'
+	// model; file when none are.
+	fitFile  *ast.File
+	unranked []string // the outputs left out of the ranks, with why
 	design   map[string]*data.Array
 	observed []*check.DataVar // drawn, in the order of sim's outputs
 	sim      *compile.Model   // predict mode: the observed data as its outputs
 	base     *compile.Model   // fit mode, on data drawn at coordinates 0
-	vars     []variable       // the params' elements, as reported
+	vars     []variable       // the params' elements, then the ranked outputs', as reported
 	ncol     int
+	nparam   int // the params' columns, the first of ncol
 }
 
 // sbcObserved returns the data declarations that a ~ observes (y ~ D,
@@ -355,9 +376,78 @@ func withoutOutputs(f *ast.File) *ast.File {
 	return &c
 }
 
+// sbcOutputs returns f without the outputs that SBC cannot rank, and
+// each of those with why: those that draw (output y_rep ~ D(...)), those
+// that read one, through other outputs or lets (then left out too), and
+// those that read data not in the design, given reports which are (the
+// observed data are, drawn in each simulation). An output of params and
+// data, the observed data included, is a function f(θ, y) whose value at
+// the simulation's θ̃ and ỹ ranks uniformly among its values at draws of
+// the posterior given ỹ, as the params do (the SBC package's derived
+// quantities); a replicate's value at θ̃ is one more random draw, whose
+// rank would mostly test the likelihood's own noise (and tie for counts),
+// so it is not ranked. With rank false every output is left out, unnamed.
+func sbcOutputs(f *ast.File, info *check.Info, rank bool, given func(name string) bool) (*ast.File, []string) {
+	if !rank {
+		return withoutOutputs(f), nil
+	}
+	dropped := map[*check.Symbol]bool{}
+	readsDropped := func(e ast.Node) string {
+		found := ""
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && dropped[info.Uses[id]] {
+				found = id.Name
+			}
+			return found == ""
+		})
+		return found
+	}
+	values := map[*ast.OutputStmt]*check.OutputVar{}
+	for _, o := range info.Outputs {
+		values[o.Stmt] = o
+	}
+	memo := map[*check.Symbol][]string{}
+	c := *f
+	c.Stmts = nil
+	var left []string
+	for _, st := range f.Stmts {
+		switch st := st.(type) {
+		case *ast.OutputStmt:
+			o := values[st]
+			why := ""
+			switch {
+			case st.Dist != nil || o == nil || o.Value == nil:
+				why = "draws"
+			case readsDropped(o.Value) != "":
+				why = "reads " + readsDropped(o.Value)
+			default:
+				for _, name := range dataRead(o.Value, info, memo) {
+					if !given(name) {
+						why = "reads " + name + ", not in the design"
+						break
+					}
+				}
+			}
+			if why != "" {
+				dropped[info.Defs[st.Name]] = true
+				left = append(left, st.Name.Name+" ("+why+")")
+				continue
+			}
+		case *ast.LetStmt:
+			if readsDropped(st.Value) != "" {
+				dropped[info.Defs[st.Name]] = true
+				continue
+			}
+		}
+		c.Stmts = append(c.Stmts, st)
+	}
+	return &c, left
+}
+
 // prepareSBC loads the model and the design, and builds the models that
-// every simulation shares. Errors are positioned where they can be.
-func prepareSBC(cfg *fitConfig, con *console) (*sbcSetup, sources, error) {
+// every simulation shares; rankOutputs ranks the outputs that sbcOutputs
+// keeps. Errors are positioned where they can be.
+func prepareSBC(cfg *fitConfig, rankOutputs bool, con *console) (*sbcSetup, sources, error) {
 	l, err := pipeline.Parse(cfg.model, cfg.sets)
 	if err != nil {
 		return nil, sourcesOf(l), err
@@ -403,6 +493,9 @@ func prepareSBC(cfg *fitConfig, con *console) (*sbcSetup, sources, error) {
 		}
 	}
 	su.design = bound
+	su.fitFile, su.unranked = sbcOutputs(l.File, info, rankOutputs, func(name string) bool {
+		return bound[name] != nil || slices.Contains(names, name)
+	})
 	sim, err := compile.CompilePredictOptions(su.file, info, bound, compile.PredictOptions{})
 	if err != nil {
 		return nil, srcs, err
@@ -454,6 +547,8 @@ func prepareSBC(cfg *fitConfig, con *console) (*sbcSetup, sources, error) {
 		su.ncol += len(v.elems)
 		su.vars = append(su.vars, v)
 	}
+	su.nparam = su.ncol
+	su.vars, su.ncol = withOutputs(su.vars, su.ncol, base)
 	if err := checkDrawsSize(cfg.outputDraws, cfg.settings.DrawsPerStep, base); err != nil {
 		return nil, srcs, err
 	}
@@ -476,11 +571,13 @@ func (su *sbcSetup) fitModel(outs [][]float64) (*compile.Model, error) {
 		}
 		bound[d.Name] = &data.Array{Name: d.Name, Shape: su.sim.Outputs[i].Shape, Values: vals, Int: d.Elem == check.Int}
 	}
-	return compile.Compile(su.file, su.l.Info, bound)
+	return compile.Compile(su.fitFile, su.l.Info, bound)
 }
 
-// simResult is one simulation's outcome: the ranks of the param elements
-// (nil when it failed, err saying why) and the fit's diagnostics.
+// simResult is one simulation's outcome: the ranks of the param elements,
+// then of the ranked outputs' (nil when it failed, err saying why; an
+// output's is unranked, −1, where its value at the truth or at a draw is
+// not finite), and the fit's diagnostics.
 type simResult struct {
 	ranks     []int
 	elbo, k   float64
@@ -533,11 +630,12 @@ func newSBCWorker(su *sbcSetup) (*sbcWorker, error) {
 		truth: make([]float64, su.ncol), values: make([]float64, su.ncol)}, nil
 }
 
-// elements writes the params' elements of natural values z into dst, as
-// the draws' columns report them.
-func (w *sbcWorker) elements(dst, z []float64) {
+// elements writes the params' elements of natural values z, and the
+// outputs' outs (nil: none ranked), into dst, as the draws' columns report
+// them.
+func (w *sbcWorker) elements(dst, z []float64, outs [][]float64) {
 	ds := drawSet{vars: w.su.vars}
-	ds.fill(z, nil, func(c int, v float64) { dst[c] = v })
+	ds.fill(z, outs, func(c int, v float64) { dst[c] = v })
 }
 
 // run runs simulation s: it draws θ̃ and ỹ, fits q and ranks θ̃ among L
@@ -547,7 +645,6 @@ func (w *sbcWorker) run(ctx context.Context, s int, settings sgvb.Settings, L in
 	if _, err := w.ps.Draw(rp, w.x, w.z); err != nil {
 		return simResult{err: fmt.Errorf("the draw from the priors failed: %w", err)}
 	}
-	w.elements(w.truth, w.z)
 	w.ev.SetDrawRand(rd)
 	w.ev.SetRand(ro)
 	_, outs, _ := w.ev.Eval(w.x)
@@ -555,6 +652,18 @@ func (w *sbcWorker) run(ctx context.Context, s int, settings sgvb.Settings, L in
 	if err != nil {
 		return simResult{err: err}
 	}
+	// The ranked outputs at the truth, θ̃ and ỹ, and below at q's draws,
+	// by the fit's model on ỹ (which draws nothing).
+	var ev *compile.Evaluator
+	if len(m.Outputs) > 0 {
+		if ev, err = m.NewEvaluator(); err != nil {
+			return simResult{err: err}
+		}
+		_, outs, _ = ev.Eval(w.x)
+	} else {
+		outs = nil
+	}
+	w.elements(w.truth, w.z, outs)
 	settings.Seed = fitSeed
 	settings.Progress = nil
 	r, err := sgvb.Fit(ctx, pipeline.Target{M: m}, pipeline.Latents(m), settings)
@@ -566,14 +675,21 @@ func (w *sbcWorker) run(ctx context.Context, s int, settings sgvb.Settings, L in
 	}
 	less := make([]int, w.su.ncol)
 	ties := make([]int, w.su.ncol)
+	bad := make([]bool, w.su.ncol) // a value not finite: the output is unranked
 	rng := rand.New(rand.NewPCG(fitSeed, drawStream))
 	xq, zq := make([]float64, r.Dim), make([]float64, r.Dim)
 	for range L {
 		r.SampleCoords(rng, xq)
 		r.Natural(zq, xq)
-		w.elements(w.values, zq)
+		outs = nil
+		if ev != nil {
+			_, outs, _ = ev.Eval(xq)
+		}
+		w.elements(w.values, zq, outs)
 		for c, v := range w.values {
 			switch {
+			case c >= w.su.nparam && (math.IsNaN(v) || math.IsInf(v, 0)):
+				bad[c] = true
 			case v < w.truth[c]:
 				less[c]++
 			case v == w.truth[c]:
@@ -583,6 +699,10 @@ func (w *sbcWorker) run(ctx context.Context, s int, settings sgvb.Settings, L in
 	}
 	ranks := make([]int, w.su.ncol)
 	for c := range ranks {
+		if t := w.truth[c]; c >= w.su.nparam && (bad[c] || math.IsNaN(t) || math.IsInf(t, 0)) {
+			ranks[c] = -1
+			continue
+		}
 		ranks[c] = sbcRank(less[c], ties[c], rp)
 	}
 	return simResult{ranks: ranks, elbo: r.ELBO, k: r.ParetoK, converged: r.Converged}
@@ -649,7 +769,7 @@ loop:
 // table.
 func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) int {
 	cfg := sc.fit
-	su, srcs, err := prepareSBC(cfg, con)
+	su, srcs, err := prepareSBC(cfg, sc.outputs, con)
 	if err != nil {
 		printError(con, err, srcs)
 		return exitError
@@ -660,6 +780,9 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 	}
 	for _, n := range su.sim.Drawn {
 		con.info("note: %s", strings.Replace(strings.Replace(n, "at each draw", "in each simulation, given the params drawn from the priors", 1), ", as a posterior predictive", "", 1))
+	}
+	if len(su.unranked) > 0 {
+		con.info("note: output%s not ranked: %s", plural(len(su.unranked)), strings.Join(su.unranked, ", "))
 	}
 	L := cfg.outputDraws
 	con.info("sbc of %s: %d simulations, each a fit of %s, ranked among %d draws of q; seed %d, %d workers",
@@ -804,16 +927,22 @@ type sbcRow struct {
 	reading   string
 }
 
-// sbcSummaries summarises the ranks of every param element over the
-// simulations ok.
+// sbcSummaries summarises the ranks of every param element, then of every
+// ranked output element, over the simulations ok; an output element never
+// ranked (not finite in every simulation) has no row.
 func sbcSummaries(su *sbcSetup, res []simResult, ok []int, L int) []sbcRow {
 	var rows []sbcRow
 	for _, v := range su.vars {
 		for j, k := range v.elems {
 			c := v.first + j
-			ranks := make([]int, len(ok))
-			for i, s := range ok {
-				ranks[i] = res[s].ranks[c]
+			ranks := make([]int, 0, len(ok))
+			for _, s := range ok {
+				if r := res[s].ranks[c]; r >= 0 {
+					ranks = append(ranks, r)
+				}
+			}
+			if len(ranks) == 0 {
+				continue
 			}
 			r := rankStats(ranks, L)
 			r.name = elemName(v.name, v.shape, k)
@@ -922,6 +1051,9 @@ func writeRanksCSV(w io.Writer, su *sbcSetup, res []simResult, L int) error {
 			continue
 		}
 		for c, rank := range r.ranks {
+			if rank < 0 {
+				continue // an output not finite at the truth or a draw
+			}
 			fmt.Fprintf(w, "%d,%s,%d,%d,%s,%s,%t\n", s+1, names[c], rank, L, csvNum(r.elbo), csvNum(r.k), r.converged)
 		}
 	}
@@ -1011,6 +1143,25 @@ func printSBC(w io.Writer, cfg *fitConfig, sc *sbcConfig, su *sbcSetup, res []si
 		if failed*20 > len(res) {
 			fmt.Fprintf(w, "             more than 5 %% failed: their params are not a random draw from the priors, and leaving them out biases the ranks\n")
 		}
+	}
+	var partial []string
+	names := sbcNames(su)
+	for c := su.nparam; c < su.ncol; c++ {
+		k := 0
+		for _, r := range res {
+			if r.err == nil && r.ranks[c] >= 0 {
+				k++
+			}
+		}
+		if n := len(res) - failed; k < n {
+			partial = append(partial, fmt.Sprintf("%s (in %d of %d)", names[c], k, n))
+		}
+	}
+	if len(partial) > 0 {
+		if len(partial) > 10 {
+			partial = append(partial[:10], "...")
+		}
+		fmt.Fprintf(w, "ranked only  where finite at the truth and every draw: %s\n", strings.Join(partial, ", "))
 	}
 	fmt.Fprintf(w, "reading      at the 1 %% level of each element: |z| > %.2f or p < %.2f; the outer 10 %% expects %.1f %%\n", sbcZ, sbcLevel, 100*rows[0].outerWant)
 	fmt.Fprintf(w, "             (too many ranks there: a ∪ histogram, q too narrow; a negative mean-rank z: q's draws above the truth, q shifted high)\n")

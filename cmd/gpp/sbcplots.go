@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
@@ -22,7 +23,7 @@ import (
 // elements, the others in summary.csv.
 const maxRankPanels = 16
 
-// sbcPlotFiles lists the rank histograms, one per param.
+// sbcPlotFiles lists the rank histograms, one per param and ranked output.
 func sbcPlotFiles(su *sbcSetup, res []simResult, L int) []outputFile {
 	var files []outputFile
 	names := sbcNames(su)
@@ -37,11 +38,14 @@ func sbcPlotFiles(su *sbcSetup, res []simResult, L int) []outputFile {
 			elems = append(elems, names[c])
 			var rs []int
 			for _, r := range res {
-				if r.err == nil {
+				if r.err == nil && r.ranks[c] >= 0 { // an output ranked where finite only
 					rs = append(rs, r.ranks[c])
 				}
 			}
 			ranks = append(ranks, rs)
+		}
+		if !slices.ContainsFunc(ranks, func(rs []int) bool { return len(rs) > 0 }) {
+			continue // an output never finite: nothing to draw
 		}
 		title := v.name
 		if len(v.elems) > maxRankPanels {

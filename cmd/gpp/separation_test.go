@@ -24,7 +24,7 @@ func TestFitSeparationWarning(t *testing.T) {
 	var sep, mixed strings.Builder
 	sep.WriteString("x1,x2,y\n")
 	mixed.WriteString("x1,x2,y\n")
-	ones := 0
+	ones, y0 := 0, 0 // y0: the first outcome
 	for i := range 40 {
 		x1, x2 := rng.NormFloat64(), rng.NormFloat64()
 		y := 0
@@ -35,6 +35,9 @@ func TestFitSeparationWarning(t *testing.T) {
 			x1 -= 0.3
 		}
 		ones += y
+		if i == 0 {
+			y0 = y
+		}
 		fmt.Fprintf(&sep, "%.6g,%.6g,%d\n", x1, x2, y)
 		if i%13 == 0 {
 			y = 1 - y
@@ -67,6 +70,51 @@ y ~ Bernoulli(inv_logit(alpha + b1 * x1))
 	code, _, stderr = runSafe(t, "fit", other, filepath.Join(dir, "sep.csv"), "--quiet", "--out", filepath.Join(dir, "c"))
 	if code != 0 || !strings.Contains(stderr, "o.gpp:5:1: warning: every observation of y") || !strings.Contains(stderr, "is on the side of 0.5 that inv_logit(alpha + b1 * x1) gives") {
 		t.Errorf("Bernoulli(inv_logit): exit %d, stderr\n%s", code, stderr)
+	}
+	// The same likelihoods as for loops, which the compiler lowers as
+	// vectors (one with an if splitting the rows, lowered branch by branch)
+	// or unrolls (a recursion's i - 1): each warns at its ~ on the
+	// separated data, counting every iteration's observation, and none
+	// warns on the mixed data.
+	loops := []struct{ name, body, stmt, cut, at string }{
+		{"lv.gpp", "for i in 0:N {\n    y[i] ~ BernoulliLogit(alpha + b1 * x1[i] + b2 * x2[i])\n}\n",
+			"y[i] ~ BernoulliLogit(alpha + b1 * x1[i] + b2 * x2[i])", "0 that alpha + b1 * x1[i] + b2 * x2[i]", "lv.gpp:8:5"},
+		{"li.gpp", "for i in 0:N {\n    y[i] ~ Bernoulli(inv_logit(alpha + b1 * x1[i] + b2 * x2[i]))\n}\n",
+			"y[i] ~ Bernoulli(inv_logit(alpha + b1 * x1[i] + b2 * x2[i]))", "0.5 that inv_logit(alpha + b1 * x1[i] + b2 * x2[i])", "li.gpp:8:5"},
+		{"lb.gpp", "for i in 0:N {\n    if x2[i] > 0 {\n        y[i] ~ BernoulliLogit(alpha + b1 * x1[i] + b2)\n    } else {\n        y[i] ~ BernoulliLogit(alpha + b1 * x1[i] - b2)\n    }\n}\n",
+			"", "", ""},
+		{"lu.gpp", "for i in 1:N {\n    y[i] ~ BernoulliLogit(alpha + b1 * x1[i] + b2 * x2[i] + 0 * x1[i - 1])\n}\n",
+			"y[i] ~ BernoulliLogit(alpha + b1 * x1[i] + b2 * x2[i] + 0 * x1[i - 1])", "0 that alpha + b1 * x1[i] + b2 * x2[i] + 0 * x1[i - 1]", "lu.gpp:8:5"},
+	}
+	for k, lp := range loops {
+		m := writeFile(t, dir, lp.name, `data x1: real[N]
+data x2: real[N]
+data y: int<lower=0, upper=1>[N]
+param alpha: real ~ Cauchy(0, 10)
+param b1: real ~ Cauchy(0, 2.5)
+param b2: real ~ Cauchy(0, 2.5)
+`+lp.body)
+		code, _, stderr = runSafe(t, "fit", m, filepath.Join(dir, "sep.csv"), "--quiet", "--out", filepath.Join(dir, fmt.Sprintf("l%d", k)))
+		n1, n := ones, 40
+		if lp.name == "lu.gpp" { // from 1: y[0] is left out
+			n--
+			n1 -= y0
+		}
+		if lp.name == "lb.gpp" {
+			// each branch is a statement of its own, warned of on its rows
+			if code != 0 || !strings.Contains(stderr, "lb.gpp:9:9: warning: every observation of y[i]") || !strings.Contains(stderr, "lb.gpp:11:9: warning: every observation of y[i]") {
+				t.Errorf("%s separated: exit %d, stderr\n%s", lp.name, code, stderr)
+			}
+		} else {
+			want := fmt.Sprintf("%s: warning: every observation of y[i] (%d ones, %d zeros) is on the side of %s gives at q's mean", lp.at, n1, n-n1, lp.cut)
+			if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "        "+lp.stmt+"\n        ^") {
+				t.Errorf("%s separated: exit %d, stderr\n%s\nwant\n%s", lp.name, code, stderr, want)
+			}
+		}
+		code, _, stderr = runSafe(t, "fit", m, filepath.Join(dir, "mixed.csv"), "--quiet", "--out", filepath.Join(dir, fmt.Sprintf("m%d", k)))
+		if code != 0 || strings.Contains(stderr, "separated") {
+			t.Errorf("%s not separated: exit %d, stderr\n%s", lp.name, code, stderr)
+		}
 	}
 	unit := writeFile(t, dir, "u.gpp", "data y: int<lower=0, upper=1>[N]\nparam p: unit ~ Beta(1, 1)\ny ~ Bernoulli(p)\n")
 	code, _, stderr = runSafe(t, "fit", unit, writeFile(t, dir, "ones.csv", "y\n1\n1\n1\n1\n"), "--quiet", "--out", filepath.Join(dir, "d"))

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -168,17 +169,18 @@ func (m *Model) LatentOf(i int) string {
 // coordinates, for writing draws. Predictive outputs (output y ~ D(args))
 // draw from the stream given to SetRand, and are NaN without one.
 type Evaluator struct {
-	prog *autodiff.Program
-	ids  []autodiff.ID
+	prog    *autodiff.Program
+	ids     []autodiff.ID
+	watched []watchPiece // the ~ statements Observed reports
 }
 
 // NewEvaluator builds a program that also keeps the outputs.
 func (m *Model) NewEvaluator() (*Evaluator, error) {
-	prog, ids, err := m.build(buildOutputs)
+	prog, ids, watched, err := m.buildWatch(buildOutputs)
 	if err != nil {
 		return nil, err
 	}
-	return &Evaluator{prog: prog, ids: ids}, nil
+	return &Evaluator{prog: prog, ids: ids, watched: watched}, nil
 }
 
 // Eval returns log p at x and the outputs' values (row-major, in the order
@@ -222,6 +224,13 @@ const (
 // priorArgs (buildPrior), then those of the ~ statements priorTildes
 // (whose values the prior draws of missing values come from).
 func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, error) {
+	prog, ids, _, err := m.buildWatch(mode, priorTildes...)
+	return prog, ids, err
+}
+
+// buildWatch is build, also returning in a buildOutputs build the pieces
+// of the ~ statements that Evaluator.Observed reports (their nodes kept).
+func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, []watchPiece, error) {
 	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch}
 	if m.batch != nil {
 		l.b.Subsample(m.batch.names)
@@ -233,9 +242,10 @@ func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.
 	}
 	first := m.Latents == nil
 	if err := l.latents(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	l.collect = false
+	l.watch = mode == buildOutputs && m.batch == nil
 	for _, s := range m.file.Stmts {
 		l.stmt(s)
 	}
@@ -244,13 +254,13 @@ func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.
 	}
 	if len(l.errs) > 0 {
 		l.errs.Sort()
-		return nil, nil, l.errs
+		return nil, nil, nil, l.errs
 	}
 	root := l.total()
 	var keep []autodiff.ID
 	switch mode {
 	case buildOutputs:
-		keep = l.outIDs
+		keep = watchIDs(slices.Clip(l.outIDs), l.watched)
 	case buildPrior:
 		for i := range l.lats {
 			keep = append(keep, l.priorArgs[i]...)
@@ -261,7 +271,7 @@ func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.
 	}
 	prog, err := l.b.Finish(root, keep...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if first {
 		m.Latents, m.Dim, m.Outputs = l.lats, l.dim, l.outs
@@ -269,9 +279,9 @@ func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.
 		m.Drawn, m.Notes = l.drawnNotes, append(m.Notes, l.undrawnNotes...)
 	}
 	if mode == buildPrior {
-		return prog, keep, nil
+		return prog, keep, nil, nil
 	}
-	return prog, l.outIDs, nil
+	return prog, l.outIDs, l.watched, nil
 }
 
 // value is a lowered expression: a tape node, and for int data-only values
@@ -302,7 +312,11 @@ type lowerer struct {
 	b    *autodiff.Builder
 	env  map[*check.Symbol]value
 	// vec is the loop being lowered as vector operations, or nil (vecFor).
-	vec       *vecLoop
+	vec *vecLoop
+	// watch, in an evaluator's build, records in watched the ~ statements
+	// on data that Evaluator.Observed reports (watchTilde).
+	watch     bool
+	watched   []watchPiece
 	terms     []autodiff.ID
 	termPos   []ast.Pos
 	errs      ast.ErrorList

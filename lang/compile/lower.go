@@ -72,6 +72,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			if l.prior && lat == nil && args != nil {
 				l.tildeArgs[s] = args
 			}
+			if l.watch && lat == nil && len(args) > 0 {
+				l.watchTilde(s, v, args[0])
+			}
 			break
 		}
 		y := l.node(v, s.LHS.Pos()) // one node for the density and the truncation
