@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -198,5 +199,33 @@ func TestFitMinibatchGLMM(t *testing.T) {
 		if f[1] == 0 || math.Abs(m[0]-f[0]) > 0.5*f[1] || m[1] > 1.2*f[1] || m[1] < f[1]/1.2 {
 			t.Errorf("%s: minibatch %.5f ± %.5f, full %.5f ± %.5f", name, m[0], m[1], f[0], f[1])
 		}
+	}
+}
+
+// The GLMM written as a loop over the rows, fitted on minibatches, is the
+// vectorised model's fit: the batch model lowers the loop as vectors, to
+// the same tape, so the summaries are equal to the last digit.
+func TestFitMinibatchLoopForm(t *testing.T) {
+	dir := t.TempDir()
+	loop := strings.Replace(minibatchGLMM, "y ~ Normal(u[g] + b * x, s)\n", "for i in 0:N {\n  y[i] ~ Normal(u[g[i]] + b * x[i], s)\n}\n", 1)
+	if loop == minibatchGLMM {
+		t.Fatal("the loop form was not made")
+	}
+	csv := writeFile(t, dir, "glmm.csv", glmmCSV(2000, 2))
+	var sums [2]string
+	for k, src := range []string{minibatchGLMM, loop} {
+		model := writeFile(t, dir, fmt.Sprintf("m%d.gpp", k), src)
+		out := filepath.Join(dir, fmt.Sprint(k))
+		if code, _, stderr := runSafe(t, "fit", model, csv, "--out", out, "--minibatch", "N=100", "--iter", "4000", "--seed", "3", "--quiet"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "summary.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums[k] = string(b)
+	}
+	if sums[0] != sums[1] {
+		t.Errorf("summary of the vectorised model:\n%s\nof the loop:\n%s", sums[0], sums[1])
 	}
 }

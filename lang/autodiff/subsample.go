@@ -160,3 +160,125 @@ func FirstDifference(a, b *Program) (ast.Pos, bool) {
 
 // sameFloat is == with NaN equal to NaN.
 func sameFloat(x, y float64) bool { return x == y || x != x && y != y }
+
+// ScaleSubsampled returns the sum of x's elements with each of its
+// additive terms that reads subsampled data multiplied by scale (N/B, so
+// that a batch's terms estimate the full data's), the others left as
+// they are: x = prior + likelihood scales the likelihood only. The terms
+// are found through sums, differences, negations, sum(), and products
+// and quotients by a scalar that reads no subsampled data; a scalar added
+// to every element of a value that reads the batch is part of each row's
+// term and scaled with it. A term whose parts are not separable in this
+// way is scaled whole (the compiler refuses, before building, the terms
+// where that would be wrong: a sum over the rows inside a function).
+// When every term reads the batch the result is x's sum times scale, as
+// without the split.
+func (b *Builder) ScaleSubsampled(x ID, scale float64, pos ast.Pos) ID {
+	var terms []ID
+	var rows []bool
+	b.additiveTerms(x, false, func(t ID, row bool) {
+		terms, rows = append(terms, t), append(rows, row)
+	})
+	total := func(x ID) ID {
+		if b.Shape(x).IsScalar() {
+			return x
+		}
+		return b.Sum(x, pos)
+	}
+	if !slices.Contains(rows, false) {
+		return b.Mul(total(x), b.Scalar(scale, pos), pos)
+	}
+	var sum ID
+	for k, t := range terms {
+		if rows[k] {
+			t = b.Mul(t, b.Scalar(scale, pos), pos)
+		}
+		if k == 0 {
+			sum = t
+		} else {
+			sum = b.Add(sum, t, pos)
+		}
+	}
+	return sum
+}
+
+// additiveTerms calls emit with scalar nodes whose sum is the sum of x's
+// elements, each with whether it is a term of the rows: it reads
+// subsampled data, or (row) it is repeated once per row of a value that
+// does.
+func (b *Builder) additiveTerms(x ID, row bool, emit func(ID, bool)) {
+	n := b.nodes[b.index(x)] // a copy: emit builds nodes
+	pos := n.pos
+	leaf := func() {
+		t := x
+		if !n.shape.IsScalar() {
+			t = b.Sum(x, pos)
+		}
+		emit(t, row || n.sub)
+	}
+	if row || !n.sub {
+		leaf()
+		return
+	}
+	arg := func(k int) ID { return b.id(int(n.args[k])) }
+	scalarFixed := func(k int) bool { a := &b.nodes[n.args[k]]; return a.shape.Len() == 1 && !a.sub }
+	switch op := n.op; {
+	case op == OpSum:
+		b.additiveTerms(arg(0), false, emit)
+	case op == OpNeg:
+		b.additiveTerms(arg(0), false, func(t ID, r bool) { emit(b.Neg(t, pos), r) })
+	case op == OpAdd || op == OpSub:
+		out := n.shape
+		reps := [2]int{}
+		for k := range 2 {
+			switch s := b.nodes[n.args[k]].shape; {
+			case s == out:
+				reps[k] = 1
+			case s.Len() == 1:
+				reps[k] = out.Len()
+			default: // a row or a column added to each row of a matrix
+				leaf()
+				return
+			}
+		}
+		for k := range 2 {
+			// A scalar added to each element of a value of the rows is
+			// part of each row's term.
+			rowsOf := reps[k] > 1 && b.nodes[n.args[1-k]].sub
+			rep, neg := reps[k], k == 1 && op == OpSub
+			b.additiveTerms(arg(k), rowsOf, func(t ID, r bool) {
+				if rep > 1 {
+					t = b.Mul(t, b.Scalar(float64(rep), pos), pos)
+				}
+				if neg {
+					t = b.Neg(t, pos)
+				}
+				emit(t, r)
+			})
+		}
+	case op == OpMul && (scalarFixed(0) || scalarFixed(1)):
+		f, k := arg(1), 0 // the factor and the operand split
+		if !scalarFixed(1) {
+			f, k = arg(0), 1
+		}
+		b.additiveTerms(arg(k), false, func(t ID, r bool) { emit(b.Mul(t, f, pos), r) })
+	case op == OpMul && b.nodes[n.args[0]].shape.Len() == 1 != (b.nodes[n.args[1]].shape.Len() == 1):
+		// a scalar of the rows (a sum over them) times each element of a
+		// value that is not: the scalar times that value's sum
+		k := 0
+		if b.nodes[n.args[1]].shape.Len() == 1 {
+			k = 1
+		}
+		if b.nodes[n.args[1-k]].sub {
+			leaf()
+			return
+		}
+		s := b.Sum(arg(1-k), pos)
+		b.additiveTerms(arg(k), false, func(t ID, r bool) { emit(b.Mul(t, s, pos), r) })
+	case op == OpDiv && scalarFixed(1):
+		f := arg(1)
+		b.additiveTerms(arg(0), false, func(t ID, r bool) { emit(b.Div(t, f, pos), r) })
+	default:
+		leaf()
+	}
+}

@@ -84,3 +84,61 @@ func TestSubsampleRefresh(t *testing.T) {
 		t.Error("a clone lost its subsampled slots")
 	}
 }
+
+// ScaleSubsampled scales the additive parts of a term that read the
+// subsampled data, through sums, differences, sum(), and products and
+// quotients by a scalar that reads none, and leaves the others: a scalar
+// added to each element of a value of the rows is scaled with them, and
+// a sum of the rows broadcast over a vector that reads none counts once
+// per element.
+func TestScaleSubsampled(t *testing.T) {
+	const k = 2.5
+	y := []float64{1, 2, 4}
+	build := func(scaled bool) *Program {
+		b := NewBuilder()
+		b.Subsample([]string{"y"})
+		at := func(col int) ast.Pos { return ast.Pos{File: "m.gpp", Line: 1, Col: col} }
+		a := b.Input("a", Scalar(), at(1))
+		w := b.Input("w", Vector(2), at(2))
+		yd := b.DataConst("y", y, Vector(3), at(3), nil)
+		t1 := b.Neg(b.Square(a, at(4)), at(4))                     // a prior: −a²
+		s := b.Sum(b.Mul(yd, a, at(5)), at(5))                     // S = a Σy
+		t3 := b.Add(b.Mul(yd, a, at(6)), a, at(6))                 // a y_i + a, per row
+		t4 := b.Add(s, w, at(7))                                   // S + w_j: 2S + Σw
+		t5 := b.Div(b.Mul(b.Scalar(2, at(8)), s, at(8)), a, at(8)) // 2S/a
+		root := b.Add(b.Add(t1, s, at(9)), b.Sub(b.Sum(t3, at(10)), b.Sum(t4, at(10)), at(10)), at(11))
+		root = b.Add(root, t5, at(12))
+		if scaled {
+			root = b.ScaleSubsampled(root, k, at(13))
+		}
+		p, err := b.Finish(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sy := y[0] + y[1] + y[2]
+	for _, x := range [][]float64{{0.7, 0.2, -1.1}, {-1.3, 2, 0.5}} {
+		a, sw := x[0], x[1]+x[2]
+		g := make([]float64, 3)
+		got, err := build(true).LogJoint(x, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// rows: S + (S + 3a) − 2S + 2S/a = 3a + 2Σy; fixed: −a² − Σw
+		want := -a*a - sw + k*(3*a+2*sy)
+		if math.Abs(got-want) > 1e-12*math.Abs(want) {
+			t.Errorf("x %v: scaled %.15g, want %.15g", x, got, want)
+		}
+		wantG := []float64{-2*a + 3*k, -1, -1}
+		for i := range g {
+			if math.Abs(g[i]-wantG[i]) > 1e-12*(1+math.Abs(wantG[i])) {
+				t.Errorf("x %v: gradient %v, want %v", x, g, wantG)
+				break
+			}
+		}
+		if u, _ := build(false).LogJoint(x, g); math.Abs(u-(-a*a-sw+3*a+2*sy)) > 1e-12*math.Abs(u) {
+			t.Errorf("x %v: unscaled %.15g", x, u)
+		}
+	}
+}

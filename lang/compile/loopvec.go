@@ -51,7 +51,7 @@ type vecScan struct {
 // reports whether it did.
 func (l *lowerer) vecFor(s *ast.ForStmt, lo, hi int) bool {
 	// A range past the unrolled loops' limit keeps its error (lower.go).
-	if unrollLoops || hi-lo < 1 || hi-lo > autodiff.MaxNodes || l.vec != nil || l.predict != nil || l.batch != nil || l.prior {
+	if unrollLoops || hi-lo < 1 || hi-lo > autodiff.MaxNodes || l.vec != nil || l.predict != nil || l.prior {
 		return false
 	}
 	sym := l.info.Defs[s.Var]
@@ -124,6 +124,10 @@ func (l *lowerer) vecNested(s *ast.ForStmt) {
 		for q := range m {
 			outer[p*m+q], inner[p*m+q] = p, lo.ints[0]+q
 		}
+	}
+	if l.rowLoop(s) {
+		l.batch.rowLoop++
+		defer func() { l.batch.rowLoop-- }()
 	}
 	sym := l.info.Defs[s.Var]
 	l.vecSubset(outer, s.For, func() {

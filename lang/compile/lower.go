@@ -98,6 +98,10 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			l.errorf(s.Lo.Pos(), "loop bounds must be int constants or data")
 			return
 		}
+		if l.rowLoop(s) {
+			l.batch.rowLoop++
+			defer func() { l.batch.rowLoop-- }()
+		}
 		if l.vecFor(s, lo.ints[0], hi.ints[0]) {
 			return
 		}

@@ -33,21 +33,53 @@ type batchPlan struct {
 	scale float64  // N/B
 	// fixed is true while a term whose value must not read the batch is
 	// lowered: a param's prior, a ~ whose left side reads no batch row.
-	fixed bool
+	fixed   bool
+	sizeSym *check.Symbol // N's
+	// rowLoop counts the loops over the rows (a bound reads N) being
+	// lowered: each of their iterations is a row's, and so is every term
+	// added in one.
+	rowLoop int
 }
 
-// scaleTerm returns a term of a batch build multiplied by N/B when it
-// reads subsampled data; a prior that does is an error.
+// scaleTerm returns a term of a batch build with its parts that read
+// subsampled data multiplied by N/B (autodiff.Builder.ScaleSubsampled:
+// target += prior + likelihood scales the likelihood only), and the
+// whole term when it is added in a loop over the rows, whose iterations
+// are the batch's rows; a prior that reads the batch is an error.
 func (l *lowerer) scaleTerm(term autodiff.ID, pos ast.Pos) (autodiff.ID, bool) {
 	p := l.batch
-	if p == nil || !l.b.Subsampled(term) {
+	if p == nil {
+		return term, true
+	}
+	if p.rowLoop > 0 {
+		return l.b.Mul(term, l.b.Scalar(p.scale, pos), pos), true
+	}
+	if !l.b.Subsampled(term) {
 		return term, true
 	}
 	if p.fixed {
 		l.errorf(pos, "--minibatch %s: this density's arguments read the subsampled data (%s) but its value does not: it is a prior, not a term per row, and scaling it by N/B would be wrong; minibatching needs the data only in the terms of the rows", p.size, strings.Join(p.names, ", "))
 		return term, false
 	}
-	return l.b.Mul(term, l.b.Scalar(p.scale, pos), pos), true
+	return l.b.ScaleSubsampled(term, p.scale, pos), true
+}
+
+// rowLoop reports whether s, in a batch build, runs over the rows: a
+// bound reads N (the checker allows only 0:N).
+func (l *lowerer) rowLoop(s *ast.ForStmt) bool {
+	if l.batch == nil {
+		return false
+	}
+	found := false
+	for _, e := range []ast.Expr{s.Lo, s.Hi} {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && l.info.Uses[id] == l.batch.sizeSym {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // readsBatch reports whether a lowered value reads subsampled data.
@@ -133,7 +165,7 @@ func (m *Model) Minibatch(size string, b int) (*Batch, error) {
 		return nil, fmt.Errorf("--minibatch %s=%d: the batch size must be from 1 to %d (N − 1)", size, b, n-1)
 	}
 	var errs ast.ErrorList
-	plan := &batchPlan{size: size, scale: float64(n) / float64(b)}
+	plan := &batchPlan{size: size, scale: float64(n) / float64(b), sizeSym: sizeVar.Symbol}
 	bound := make(map[string]*data.Array, len(m.data))
 	for k, v := range m.data {
 		bound[k] = v

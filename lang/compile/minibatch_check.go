@@ -20,7 +20,7 @@ import (
 // is checked at each call, its parameters reading the batch where their
 // arguments do; a user density's body, like a target +=, may sum.
 func checkRows(f *ast.File, info *check.Info, plan *batchPlan, errs *ast.ErrorList) {
-	c := &rowChecker{info: info, plan: plan, errs: errs, sub: map[*check.Symbol]bool{}, loop: map[*check.Symbol]bool{}}
+	c := &rowChecker{info: info, plan: plan, errs: errs, sub: map[*check.Symbol]bool{}, sums: map[*check.Symbol]ast.Expr{}, loop: map[*check.Symbol]bool{}}
 	for _, name := range plan.names {
 		for _, dv := range info.Data {
 			if dv.Name == name {
@@ -39,6 +39,10 @@ type rowChecker struct {
 	plan *batchPlan
 	errs *ast.ErrorList
 	sub  map[*check.Symbol]bool // subsampled data, and the lets that read them
+	// sums are the lets whose value holds a sum over the rows (target), by
+	// their values.
+	sums map[*check.Symbol]ast.Expr
+	rows int                    // loops over the rows around the statements checked
 	loop map[*check.Symbol]bool // loop variables; true: over the rows (a bound reads N)
 	size *check.Symbol          // N
 	// bounds is true in a for loop's bounds, where N counts the batch's
@@ -65,9 +69,7 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 	for _, s := range ss {
 		switch s := s.(type) {
 		case *ast.LetStmt:
-			if c.expr(s.Value) {
-				c.sub[c.info.Defs[s.Name]] = true
-			}
+			c.let(c.info.Defs[s.Name], s.Value)
 		case *ast.TildeStmt:
 			if call := c.info.UserDensities[s.Dist]; call != nil {
 				c.target(call) // the density's body is the term: a sum in it is over the rows
@@ -112,7 +114,14 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 			}
 			c.bounds = false
 			c.loop[c.info.Defs[s.Var]] = rows
+			if rows {
+				c.rowLoop(s)
+				c.rows++
+			}
 			c.stmts(s.Body)
+			if rows {
+				c.rows--
+			}
 		case *ast.IfStmt:
 			for _, br := range s.Branches {
 				if c.expr(br.Cond) {
@@ -133,51 +142,112 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 	}
 }
 
-// target checks the value of a target +=: sums, sums of sums, negations
-// and scalings at its top are the sum over the rows.
-func (c *rowChecker) target(e ast.Expr) {
+// rowLoop refuses a loop over the rows that is not over all of them, 0:N
+// (the batch's rows are not the data's rows 1 to N − 1: a batch of those
+// is the data's B − 1 random rows), and one inside another (pairs of
+// rows, N² terms, are not a batch's B²).
+func (c *rowChecker) rowLoop(s *ast.ForStmt) {
+	lo, ok := unparen(s.Lo).(*ast.NumberLit)
+	hi, ok2 := unparen(s.Hi).(*ast.Ident)
+	switch {
+	case c.rows > 0:
+		c.errorf(s.Var.Pos(), "a loop over the rows inside another pairs the rows: a batch's pairs are not a share of the full data's N² pairs; fit the full data")
+	case !ok || lo.Value != 0 || !ok2 || c.info.Uses[hi] != c.size:
+		c.errorf(s.Lo.Pos(), "a loop over the rows must run over all of them, 0:%s: in a batch model it runs over the batch's B rows, and a part of them is not a share of the data's part", c.plan.size)
+	}
+}
+
+// Kinds of the value of a term (rowChecker.target): reading no
+// subsampled data, made of the rows elementwise (a row's value per row,
+// summed over them by the term), or a sum over the rows (a scalar).
+const (
+	termFixed = iota
+	termRows
+	termSum
+)
+
+// target checks the value of a term (a target +=, a user density's body)
+// and returns its kind. Sums over the rows may appear in its additive
+// structure: under +, −, a negation, sum(...), and a product or quotient
+// by a value that reads no row, where the batch build scales each part
+// that reads the rows by N/B and leaves the others
+// (autodiff.Builder.ScaleSubsampled). A sum anywhere else (log(sum(...)),
+// a product of it with a value of the rows, added to each row) is not a
+// share of the full data's, and is refused here.
+func (c *rowChecker) target(e ast.Expr) int {
 	switch x := e.(type) {
 	case *ast.ParenExpr:
-		c.target(x.X)
-		return
+		return c.target(x.X)
 	case *ast.UnaryExpr:
 		if x.Op == ast.Neg {
-			c.target(x.X)
-			return
+			return c.target(x.X)
+		}
+	case *ast.Ident:
+		if sym := c.info.Uses[x]; c.sums[sym] != nil {
+			return termSum
 		}
 	case *ast.BinaryExpr:
 		switch x.Op {
 		case ast.Add, ast.Sub:
-			c.target(x.X)
-			c.target(x.Y)
-			return
-		case ast.Mul: // a constant or param times a sum over the rows
-			l, r := c.reads(x.X), c.reads(x.Y)
-			switch {
-			case l && r:
-				c.errorf(x.OpPos, "a product of two values read from the subsampled rows is not a sum over them")
-			case l:
-				c.target(x.X)
-				c.expr(x.Y)
-			default:
-				c.expr(x.X)
-				c.target(x.Y)
+			l, r := c.target(x.X), c.target(x.Y)
+			if l == termSum && r == termRows && !c.scalar(x.Y) || r == termSum && l == termRows && !c.scalar(x.X) {
+				c.errorf(x.OpPos, "a sum over the subsampled rows added to each of their rows counts every row in each row's term: the batch's total is not a share of the full data's; add the sum to the target as a term of its own")
 			}
-			return
+			return max(l, r)
+		case ast.Mul, ast.Div:
+			l, r := c.target(x.X), c.target(x.Y)
+			switch {
+			case r == termFixed:
+				return l
+			case l == termFixed && x.Op == ast.Mul:
+				return r
+			case l == termSum || r == termSum:
+				c.errorf(x.OpPos, "a sum over the subsampled rows in a product or quotient with a value read from them is not a sum over the rows: the batch's is not a share of the full data's; only a sum times or divided by a value that reads no row can be subsampled")
+			}
+			return termRows // values of the rows, row by row
 		}
 	case *ast.CallExpr:
 		if in := c.info.Inlines[x]; in != nil { // a user function's body is the value
 			c.binds(in)
 			defer c.inCall(x)()
-			c.target(in.Body)
-			return
+			return c.target(in.Body)
 		}
 		if x.Fun.Name == "sum" && len(x.Args) == 1 {
-			c.expr(x.Args[0])
-			return
+			k := c.target(x.Args[0])
+			switch {
+			case k != termRows:
+				return k
+			case c.rows == 0:
+				return termSum
+			case !c.scalar(x.Args[0]):
+				c.errorf(x.Fun.Pos(), "a sum over the subsampled rows inside a loop over them counts every row once per row: a term in the loop is one row's")
+			}
+			return termRows // in a loop over the rows, the sum of one row's value
 		}
 	}
-	c.expr(e)
+	if c.expr(e) {
+		return termRows
+	}
+	return termFixed
+}
+
+// scalar reports whether the checker typed e a scalar.
+func (c *rowChecker) scalar(e ast.Expr) bool {
+	t, ok := c.info.Types[e]
+	return ok && t.Valid() && t.Shape.Rank() == 0
+}
+
+// let checks the value of a let (or a user function's argument or local
+// let) bound to sym and marks sym as reading the batch when it does; a
+// value that holds a sum over the rows may be used in the additive
+// structure of a term only (target), elsewhere it is the sum's error.
+func (c *rowChecker) let(sym *check.Symbol, value ast.Expr) {
+	switch c.target(value) {
+	case termSum:
+		c.sub[sym], c.sums[sym] = true, value
+	case termRows:
+		c.sub[sym] = true
+	}
 }
 
 // inCall records that the body of the call is being checked, and returns
@@ -192,22 +262,8 @@ func (c *rowChecker) inCall(call *ast.CallExpr) func() {
 // function, marking those that read the batch.
 func (c *rowChecker) binds(in *check.Inline) {
 	for _, b := range in.Binds {
-		if c.expr(b.Value) {
-			c.sub[b.Sym] = true
-		}
+		c.let(b.Sym, b.Value)
 	}
-}
-
-// reads reports whether e reads the subsampled rows, reporting nothing.
-func (c *rowChecker) reads(e ast.Expr) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && c.sub[c.info.Uses[id]] {
-			found = true
-		}
-		return !found
-	})
-	return found
 }
 
 // batchIndex reports whether an index that reads the batch is subsampled
@@ -250,6 +306,9 @@ func (c *rowChecker) expr(e ast.Expr) bool {
 		return false
 	case *ast.Ident:
 		sym := c.info.Uses[x]
+		if v := c.sums[sym]; v != nil {
+			c.expr(v) // the sum's own error, at the sum
+		}
 		if sym != nil && sym == c.size && !c.bounds {
 			c.errorf(x.Pos(), "%s as a value would be the batch size B in the batch model: write the model without it (a loop over 0:%s is fine), or fit the full data", x.Name, x.Name)
 		}
@@ -310,7 +369,11 @@ func (c *rowChecker) expr(e ast.Expr) bool {
 			return false
 		}
 		if f := stdlib.LookupFunc(x.Fun.Name); f != nil && (!rowSafe[f.Form(len(x.Args)).Shape] || rowMixing[f.Name]) {
-			c.errorf(x.Fun.Pos(), "%s of a value read from the subsampled rows mixes the rows (a batch's %s is not a share of the full data's): only elementwise and per-row functions of the data, and sum(...) at the top of a target +=, can be subsampled", x.Fun.Name, x.Fun.Name)
+			why := ""
+			if f.Name == "sum" {
+				why = "; a sum over the rows enters a term only through +, −, sum(...) and a product or quotient by a value that reads no row, which split the term into parts the batch scales by N/B apart from the others (target += prior + sum(...)): not inside a function (log(prior * likelihood)), a prior, or a let used elsewhere"
+			}
+			c.errorf(x.Fun.Pos(), "%s of a value read from the subsampled rows mixes the rows (a batch's %s is not a share of the full data's): only elementwise and per-row functions of the data, and sum(...) at the top of a target +=, can be subsampled%s", x.Fun.Name, x.Fun.Name, why)
 		}
 		return true
 	case *ast.SliceExpr:

@@ -316,6 +316,17 @@ func TestMinibatchRefusals(t *testing.T) {
 		{head + "param z: real[9] ~ Normal(0, 1)\nfor i in 0:N {\n  y[i] ~ Normal(a + z[i], s)\n}\n", "7:23: --minibatch N: i runs over the batch's rows, but z is not subsampled"},
 		{head + "param t: real<lower=max(y)> ~ Normal(0, 3)\ny ~ Normal(a + t, s)\n", "5:7: --minibatch N: the bounds of param t are computed from the subsampled data"},
 		{head + "for i in 0:N {\n  if y[i] > 0 {\n    y[i] ~ Normal(a, s)\n  }\n}\n", "6:6: --minibatch N: a condition on the subsampled rows"},
+		// a term that mixes a prior with a sum over the rows other than
+		// additively, a sum added to each row, partial and nested loops
+		// over the rows, a sum over them inside one
+		{head + "target += log(exp(logpdf(a, Normal(0, 1))) * exp(sum(logpdf(y, Normal(a, s)))))\n", "5:50: --minibatch N: sum of a value read from the subsampled rows mixes the rows"},
+		{head + "target += sum(logpdf(y, Normal(a, s))) * sum(x)\n", "5:40: --minibatch N: a sum over the subsampled rows in a product or quotient with a value read from them"},
+		{head + "target += logpdf(a, Normal(0, 1)) / sum(logpdf(y, Normal(a, s)))\n", "5:35: --minibatch N: a sum over the subsampled rows in a product or quotient"},
+		{head + "target += sum(y) + y * a\n", "5:18: --minibatch N: a sum over the subsampled rows added to each of their rows"},
+		{head + "let ll = sum(logpdf(y, Normal(a, s)))\ny ~ Normal(ll, s)\n", "5:10: --minibatch N: sum of a value read from the subsampled rows mixes the rows"},
+		{head + "for i in 0:N {\n  target += sum(y) * a\n}\n", "6:13: --minibatch N: a sum over the subsampled rows inside a loop over them"},
+		{head + "for i in 1:N {\n  y[i] ~ Normal(a, s)\n}\n", "5:10: --minibatch N: a loop over the rows must run over all of them, 0:N"},
+		{head + "for i in 0:N {\n  for j in 0:N {\n    target += x[i] * y[j] * a\n  }\n}\n", "6:7: --minibatch N: a loop over the rows inside another pairs the rows"},
 	}
 	for _, c := range cases {
 		m := compileSrc(t, "r.gpp", c.src, nil, batchInput(9, 3))
@@ -353,4 +364,106 @@ func TestMinibatchRefusals(t *testing.T) {
 			t.Errorf("%s=%d: got %v, want …%s…", c.size, c.b, err, c.want)
 		}
 	}
+}
+
+// A loop over the rows is lowered as vectors in a batch build as in a
+// full one (vecFor): the GLMM's loop is its vectorised form's tape, two
+// nodes more (the bounds), whatever B, with the same batch log joint and
+// gradient bit for bit; and the loop models that a minibatch can take
+// stay unbiased, lowered as vectors, with a tape that does not grow with
+// B.
+func TestMinibatchLoopAsVectors(t *testing.T) {
+	in := glmmInput(400)
+	loop := compileSrc(t, "loop.gpp", glmmLoop, nil, in)
+	vec := compileSrc(t, "vec.gpp", glmmVec, nil, in)
+	for _, b := range []int{10, 200} {
+		bl, err1 := loop.Minibatch("N", b)
+		bv, err2 := vec.Minibatch("N", b)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if bl.prog.Len() != bv.prog.Len()+2 {
+			t.Errorf("B=%d: %d nodes in the loop form's batch model, %d in the vectorised", b, bl.prog.Len(), bv.prog.Len())
+		}
+		gl, gv := make([]float64, loop.Dim), make([]float64, vec.Dim)
+		for seed := range uint64(3) {
+			bl.SetBatch(seed, 9)
+			bv.SetBatch(seed, 9)
+			x := randomPoint(loop, seed)
+			ll, err1 := bl.LogJoint(x, gl)
+			lv, err2 := bv.LogJoint(x, gv)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if ll != lv || !slices.Equal(gl, gv) {
+				t.Errorf("B=%d, seed %d: batch log joint %.17g as a loop, %.17g vectorised (gradients %v, %v)", b, seed, ll, lv, gl, gv)
+			}
+		}
+	}
+	for _, name := range []string{"regression", "glmm", "let", "rows", "nested"} {
+		t.Run(name, func(t *testing.T) {
+			var body string
+			for _, m := range loopModels {
+				if m.name == name {
+					body = m.body
+				}
+			}
+			m := compileSrc(t, "loop.gpp", loopHead+body+"\n", nil, loopData(7))
+			testUnbiased(t, m, 7)
+			big := compileSrc(t, "loop.gpp", loopHead+body+"\n", nil, loopData(400))
+			small, err1 := big.Minibatch("N", 5)
+			large, err2 := big.Minibatch("N", 300)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if small.prog.Len() != large.prog.Len() {
+				t.Errorf("batch model not lowered as vectors: %d nodes at B = 5, %d at B = 300", small.prog.Len(), large.prog.Len())
+			}
+		})
+	}
+}
+
+// mixedModel adds priors and likelihoods in the same terms: a target +=
+// of a prior plus a sum over the rows, the sum scaled by a param, a let
+// holding both, a sum of a sum broadcast over a vector of priors, a user
+// function and a user density whose bodies hold both, and terms in a loop
+// over the rows that read no row (a prior per row).
+const mixedModel = `fn joint(v, m, sd) = logpdf(m, Normal(0, 1)) + sum(logpdf(v, Normal(m, sd)))
+fn gpri_lpdf(v, m, sd) = sum(logpdf(v, Normal(m, sd))) + logpdf(sd, Exponential(1))
+data x: real[N]
+data y: real[N]
+data Y: real[N, D]
+param a: real
+param b: real
+param s: positive
+param w: real[3]
+target += logpdf(a, Normal(0, 1)) + sum(logpdf(y, Normal(a + b * x, s)))
+target += -0.5 * sum(square(w)) - sum(square(y - a)) / (4 * s) - (log(s) - sum(x * b))
+let lp = sum(logpdf(x, Normal(b, 2))) + logpdf(b, Normal(0, 3))
+target += 2 * lp
+target += sum(sum(logpdf(y, Cauchy(a, 3))) * 0.1 + logpdf(w, Normal(0, 2)))
+target -= (sum(square(x)) - square(b)) * s
+target += joint(y, a, s)
+x ~ gpri(b, s)
+for i in 0:N {
+  target += -0.1 * square(a)
+  a ~ Normal(x[i], 3)
+}
+for j in 0:D {
+  for i in 0:N {
+    target += logpdf(Y[i, j], Normal(w[j] * x[i], 2)) - 0.01 * square(w[j])
+    target += 0.02 * b
+  }
+}
+`
+
+// A term that mixes priors and data is split into its additive parts: the
+// parts that read the batch are scaled by N/B, the others not, and the
+// batch log joint and gradient, averaged over every batch, are the full
+// ones; a part inside a loop over the rows is a row's, and scaled.
+func TestMinibatchUnbiasedMixed(t *testing.T) {
+	const n = 7
+	in := batchInput(n, 4)
+	delete(in.JSON, "c")
+	testUnbiased(t, compileSrc(t, "mixed.gpp", mixedModel, nil, in), n)
 }
