@@ -1354,7 +1354,7 @@ type fitOutcome struct {
 	ParetoReading string     `json:"pareto_reading"`
 	StepSize      jsonFloat  `json:"step_size"`
 	BadSteps      int        `json:"bad_steps"`
-	Rollbacks     int        `json:"rollbacks"` // returns to the best q after a divergence
+	Rollbacks     int        `json:"rollbacks"` // returns to the best q after a divergence or a drift
 	// AveragedIterates is the number of iterates whose mean is q (the
 	// engine's iterate average); 0: q is the last iterate (a mixture:
 	// see each restart).

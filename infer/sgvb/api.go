@@ -460,8 +460,11 @@ type Settings struct {
 	// such as a gamma shape run to its floor by a few large steps. The fit
 	// then goes back to the best q, resets the optimizer and halves the step
 	// size, with a warning. So does a run of bad steps (MaxBadSteps) once
-	// some q has had a finite ELBO estimate. After MaxRollbacks of them it
-	// stops there. Default 5; negative: no guard.
+	// some q has had a finite ELBO estimate, and a slow drift: three
+	// evaluations in a row below the best by more than 10 of its standard
+	// errors, 10 times the mean change between successive evaluations and
+	// 1 nat (guard.drifted). After MaxRollbacks of them it stops there.
+	// Default 5; negative: no guard.
 	MaxRollbacks int
 
 	// SearchStepSize runs the Stan-style step-size search before the fit:

@@ -33,6 +33,12 @@ type block struct {
 	// with natS draws per step.
 	nat  []float64
 	natS int
+	// natCut and natSteps count the steps whose trust region cut ρ and
+	// all steps since the last ELBO evaluation, natHeavy the intervals
+	// between evaluations in a row in which it cut most; natDecays: the
+	// trust region follows the step-size decay (natRegime).
+	natCut, natSteps, natHeavy int
+	natDecays                  bool
 	// rank is a low-rank factor's R (FamilyLowRank) and lr the scratch of
 	// its step (lowRankScratch).
 	rank int

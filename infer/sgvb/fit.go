@@ -87,6 +87,10 @@ type engine struct {
 	cv, hmean            []float64 // control variate (EntropyCV)
 	cvSet                bool
 	opt                  *optim
+	// natDecay is the step-size decay d(t) of the step being taken (1
+	// outside the fit's loop), which the trust region of a full-rank step
+	// may follow (natRegime).
+	natDecay float64
 
 	// per-draw outputs
 	dgrad, dh [][]float64
@@ -318,6 +322,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		s.StepSize = defaultStepSize(s.Optimizer, e.blocks)
 	}
 	e.theta = make([]float64, np)
+	e.natDecay = 1
 	e.delta = make([]float64, np)
 	e.backup = make([]float64, np)
 	e.iterate = make([]float64, np)
@@ -600,7 +605,7 @@ func (e *engine) splitBackprop() {
 // then widened row by row (lowRankScaleC).
 func (e *engine) blockDelta(b *block, eta float64, lo, hi int) {
 	if b.fam == FamilyFullRank {
-		b.natDelta(e.theta, e.grad, e.delta, eta)
+		b.natDelta(e.theta, e.grad, e.delta, eta, e.natDecay)
 		return
 	}
 	e.opt.update(e.delta, e.grad, eta, lo, hi, e.cache.fisher)
@@ -1000,6 +1005,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	anneal := 0
 	every, since := s.EvalEvery, 0
 	e.snapOK = false
+	for bi := range e.blocks { // the search's steps do not count
+		e.blocks[bi].natCut, e.blocks[bi].natSteps, e.blocks[bi].natHeavy = 0, 0, 0
+	}
 	// afterRollback goes on from the q the guard restored, with half the
 	// step size; the convergence rule and the averages start afresh.
 	// traced: the last trace point is of the q the fit holds now, or
@@ -1020,7 +1028,8 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			r.Interrupted = true
 			break
 		}
-		ok, err := e.step(streamStep, it, eta*e.decay(it))
+		e.natDecay = e.decay(it)
+		ok, err := e.step(streamStep, it, eta*e.natDecay)
 		it++
 		traced, avgTraced = false, false
 		if ok {
@@ -1090,6 +1099,11 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			elbo, se, bad = e.eval(streamEval, it, s.ELBODraws)
 		}
 		evalBad += bad
+		for bi := range e.blocks {
+			if e.blocks[bi].fam == FamilyFullRank {
+				e.blocks[bi].natRegime()
+			}
+		}
 		now := time.Now()
 		rc, converged := stop.observe(elbo, se)
 		r.Trace = append(r.Trace, TracePoint{Iter: it, ELBO: elbo, SE: se, Seconds: now.Sub(start).Seconds()})
@@ -1101,6 +1115,14 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		lastEval, lastT = it, now
 		if g != nil && g.diverged(elbo) {
 			more := g.rollback(r, it, elbo, eta0/2)
+			afterRollback()
+			if !more {
+				break
+			}
+			continue
+		}
+		if g != nil && g.drifted(elbo) {
+			more := g.driftBack(r, it, elbo, eta0/2)
 			afterRollback()
 			if !more {
 				break
@@ -1320,6 +1342,11 @@ type guard struct {
 	theta    []float64 // the best q's parameters
 	elbo, se float64   // its ELBO estimate (at first the start's)
 	iter     int       // its iteration (0: the start)
+	// the slow-drift rule (drifted): evaluations in a row below the best
+	// by more than driftGap and the first of them, the last evaluation,
+	// the mean change between successive ones
+	low                    int
+	lowFrom, prev, scatter float64
 }
 
 // newGuard returns the guard of a fit from the current (start) q, or nil
@@ -1330,7 +1357,7 @@ func (e *engine) newGuard() *guard {
 	if e.s.MaxRollbacks < 0 {
 		return nil
 	}
-	g := &guard{e: e, theta: append([]float64(nil), e.theta...)}
+	g := &guard{e: e, theta: append([]float64(nil), e.theta...), prev: math.NaN()}
 	g.elbo, g.se, _ = e.eval(streamEval, 0, min(guardDraws, e.s.ELBODraws))
 	if !finite(g.elbo) {
 		g.elbo, g.se = math.Inf(-1), 0 // a start without a finite ELBO: any finite estimate will do
@@ -1358,6 +1385,78 @@ func (g *guard) keep(it int, elbo, se float64) {
 	}
 }
 
+// The slow-drift rule of the guard. A q can drift away from the optimum
+// over thousands of steps, each evaluation a little lower than the last,
+// which the divergence rule (a fall of the ELBO's own magnitude) never
+// sees: under --fullrank all, GPFA's log loadings random-walked to sds of
+// 39 while the evaluations fell from −2949.7 to −3233 and the final
+// estimate from 1000 draws was −6.5·10¹³ (natRegime). An evaluation counts
+// toward a drift when it lies below the best by more than driftGap, the
+// largest of
+//   - driftSEs of the best's standard errors: the best is the highest of
+//     many estimates, a few standard errors above the ELBO of its q;
+//     the evaluations' own standard errors are no yardstick, as a
+//     drifting q makes them grow with the fall (±0.8 at the best, ±200
+//     at the end);
+//   - driftScatter times the mean change between successive evaluations
+//     (an exponential average of |Δ|, weight driftRate): where q's own
+//     steps move the ELBO by more than its Monte Carlo error (an sd held
+//     at its floor, TestSDFloor: evaluations ±10¹¹ apart with standard
+//     errors of 5·10⁹), the evaluations scatter that far, and a steady
+//     drift of v per evaluation is seen once it has fallen by about
+//     driftScatter·v;
+//   - driftNats;
+//
+// driftChecks such evaluations in a row mark a drift. The best may be the
+// start's estimate (guardDraws draws, its standard error theirs): a fit
+// can walk away from a start that was already good (--init).
+const (
+	driftSEs     = 10
+	driftScatter = 10
+	driftRate    = 0.1
+	driftNats    = 1
+	driftChecks  = 3
+)
+
+// driftGap returns how far below the best an evaluation must lie to count
+// toward a drift.
+func (g *guard) driftGap() float64 {
+	return max(driftSEs*g.se, driftScatter*g.scatter, driftNats)
+}
+
+// drifted reports whether the estimate elbo, with the evaluations before
+// it, marks a drift (driftChecks in a row below the best by more than
+// driftGap). An estimate that is not below counts the run from zero.
+func (g *guard) drifted(elbo float64) bool {
+	if finite(g.prev) && finite(elbo) {
+		g.scatter += driftRate * (math.Abs(elbo-g.prev) - g.scatter)
+	}
+	g.prev = elbo
+	if !(elbo < g.elbo-g.driftGap()) {
+		g.low = 0
+		return false
+	}
+	if g.low == 0 {
+		g.lowFrom = elbo
+	}
+	g.low++
+	return g.low >= driftChecks
+}
+
+// driftBack restores the best q after a drift found at iteration it, as
+// rollback does after a divergence, and reports whether the fit may go on.
+func (g *guard) driftBack(r *Result, it int, elbo, eta float64) bool {
+	n, first := g.low, g.lowFrom
+	g.restore(r)
+	from := g.from()
+	if r.Rollbacks > g.e.s.MaxRollbacks {
+		r.warn("stopped at iteration %d: the ELBO drifted down again (%d evaluations in a row more than %.3g below %s, the last %.6g); q is the best one", it, n, g.driftGap(), from, elbo)
+		return false
+	}
+	r.warn("the ELBO drifted down by iteration %d: %d evaluations in a row lay more than %.3g below %s (%.6g … %.6g), more than its noise explains; went back to that q with the optimizer reset and step size %g", it, n, g.driftGap(), from, first, elbo, eta)
+	return true
+}
+
 // rollback restores the best q after a divergence at iteration it and
 // resets the optimizer, to go on with step size eta. It reports whether the
 // fit may go on (rollbacks are left).
@@ -1379,6 +1478,7 @@ func (g *guard) restore(r *Result) {
 	copy(e.theta, g.theta)
 	e.opt.reset()
 	e.cvSet = false
+	g.low, g.prev = 0, math.NaN()
 	r.Rollbacks++
 }
 

@@ -444,7 +444,7 @@ func TestNatGradFisher(t *testing.T) {
 		natDraws(&b, th, grad, S, rng)
 		const eta = 1e-7
 		delta := make([]float64, len(th))
-		b.natDelta(th, grad, delta, eta)
+		b.natDelta(th, grad, delta, eta, 1)
 		rho := natRate * eta / n
 		var fdv mat.VecDense
 		fdv.MulVec(&fisher, mat.NewVecDense(len(delta), delta))
@@ -496,7 +496,7 @@ func TestNatDeltaDense(t *testing.T) {
 	}
 	for _, eta := range []float64{1e-3, 5} {
 		delta := make([]float64, b.np())
-		b.natDelta(th, grad, delta, eta)
+		b.natDelta(th, grad, delta, eta, 1)
 		rho := natRate * eta / n
 		rm, rc := min(rho, natMaxStep/nu), min(rho, natMaxStep/math.Sqrt(nh))
 		t.Logf("η %g: ρ %.4g, on the mean %.4g, on C %.4g", eta, rho, rm, rc)
@@ -567,7 +567,7 @@ func BenchmarkNatDelta(b *testing.B) {
 			natDraws(&blk, th, grad, 1, rng)
 			b.ReportAllocs()
 			for b.Loop() {
-				blk.natDelta(th, grad, delta, 1)
+				blk.natDelta(th, grad, delta, 1, 1)
 			}
 		})
 	}

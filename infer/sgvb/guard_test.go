@@ -3,6 +3,7 @@ package sgvb
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -177,5 +178,130 @@ func TestCollapseWarning(t *testing.T) {
 		if c.warn && !strings.Contains(w, "far below the last evaluation's") {
 			t.Errorf("warning %q", w)
 		}
+	}
+}
+
+// replayDrift feeds a trace of ELBO evaluations (estimate, standard error)
+// to a guard as fitSGVB does, the first best being the start's estimate
+// start (iteration 0), and returns the index of the evaluation that marks
+// a drift, or −1.
+func replayDrift(start float64, tr [][2]float64) int {
+	g := &guard{e: &engine{s: &Settings{}}, elbo: start, se: 1, prev: math.NaN()}
+	for k, p := range tr {
+		if g.drifted(p[0]) {
+			return k
+		}
+		g.keep(100*(k+1), p[0], p[1])
+	}
+	return -1
+}
+
+// TestDriftRule replays synthetic ELBO traces through the slow-drift rule:
+// a plateau with Monte Carlo noise, single and double dips and
+// evaluations that scatter far more than their standard errors
+// (TestSDFloor's fits) are no drift; a steady fall of 1 nat per
+// evaluation and a sustained step of 15 nats are, within a few
+// evaluations of crossing the gap and not before the fall, and so are
+// evaluations all far below the start's estimate.
+func TestDriftRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	// 20 rising evaluations, then a plateau at −2950 ± 0.5
+	plateau := func(n int, sd, se float64) [][2]float64 {
+		var tr [][2]float64
+		for k := range 20 {
+			tr = append(tr, [2]float64{-3000 + 2.5*float64(k), se})
+		}
+		for range n {
+			tr = append(tr, [2]float64{-2950 + sd*rng.NormFloat64(), se})
+		}
+		return tr
+	}
+	if k := replayDrift(-3500, plateau(500, 0.5, 0.5)); k >= 0 {
+		t.Errorf("noisy plateau: drift at evaluation %d", k)
+	}
+	// the iterate's own scatter, far above the standard errors
+	if k := replayDrift(-3e11, plateau(500, 1e11, 5e9)); k >= 0 {
+		t.Errorf("scattered plateau: drift at evaluation %d", k)
+	}
+	for _, dips := range []int{1, 2} {
+		tr := plateau(100, 0.5, 0.5)
+		for i := range dips {
+			tr[60+i][0] -= 30
+		}
+		if k := replayDrift(-3500, tr); k >= 0 {
+			t.Errorf("%d dips of 30 nats: drift at evaluation %d", dips, k)
+		}
+	}
+	// every evaluation far below the start's estimate (±1): a drift from
+	// the start, at the third
+	if k := replayDrift(-2900, plateau(100, 0.5, 0.5)); k != driftChecks-1 {
+		t.Errorf("far below the start's estimate: drift at evaluation %d, want %d", k, driftChecks-1)
+	}
+	// a steady fall from evaluation 60 on
+	fall := plateau(200, 0.5, 0.5)
+	for k := 60; k < len(fall); k++ {
+		fall[k][0] -= float64(k - 59)
+	}
+	k := replayDrift(-3500, fall)
+	t.Logf("steady fall of 1 nat per evaluation from evaluation 60: drift at %d", k)
+	if k < 60 || k > 60+25 {
+		t.Errorf("steady fall from evaluation 60: drift at %d, want within 25 evaluations", k)
+	}
+	// a sustained step down of 15 nats at evaluation 60
+	step := plateau(200, 0.5, 0.5)
+	for k := 60; k < len(step); k++ {
+		step[k][0] -= 15
+	}
+	k = replayDrift(-3500, step)
+	t.Logf("a step of 15 nats at evaluation 60: drift at %d", k)
+	if k < 60 || k > 60+15 {
+		t.Errorf("step of 15 nats at evaluation 60: drift at %d, want within 15 evaluations", k)
+	}
+}
+
+// biasedNormal is a normal target, log p = −1000 − x²/2, whose gradient is
+// biased by +c (as a step that cuts a skewed gradient's tail is biased):
+// SGD carries q's mean from 0 to c, slowly, and its ELBO falls by about
+// c²/2 from the best it had near 0, by far less than its own magnitude.
+type biasedNormal struct{ c float64 }
+
+func (t biasedNormal) LogJoint(x, grad []float64) (float64, error) {
+	grad[0] = -x[0] + t.c
+	return -1000 - 0.5*x[0]*x[0], nil
+}
+
+func (t biasedNormal) Clone() Target { return t }
+
+// TestDriftGuard: the guard goes back to the best q when the evaluations
+// fall slowly and steadily (biasedNormal, c = 8: 32 nats), which the
+// divergence rule (a fall of the ELBO's magnitude, 1000) does not see,
+// and the fit ends near that q instead of the drifted one; without the
+// guard it ends at the mean c.
+func TestDriftGuard(t *testing.T) {
+	tg := biasedNormal{c: 8}
+	lat := []Latent{{Name: "x", Size: 1, Shape: []int{}, Support: dist.Real}}
+	s := Settings{Seed: 1, Workers: 1, Optimizer: SGD, StepSize: 0.002, StepDecay: -1, MaxIter: 20000, Tol: -1, PSISDraws: 1000}
+	r, err := Fit(context.Background(), tg, lat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Factors[0].Params[0][0]
+	w := strings.Join(r.Warnings, "\n")
+	t.Logf("guarded: %d rollbacks, %d iterations, mean %.3f, ELBO %.3f; warnings %q", r.Rollbacks, r.Iterations, m, r.ELBO, r.Warnings)
+	if r.Rollbacks < 1 || strings.Count(w, "drifted down") != r.Rollbacks || strings.Contains(w, "diverged") {
+		t.Errorf("%d rollbacks, warnings %q: want drift rollbacks only", r.Rollbacks, w)
+	}
+	if !(math.Abs(m) < 4) || !(r.ELBO > -1000-10) {
+		t.Errorf("guarded: mean %g, ELBO %g: want q near the best one (mean near 0, ELBO near −1000.9)", m, r.ELBO)
+	}
+	s.MaxRollbacks = -1
+	r, err = Fit(context.Background(), tg, lat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = r.Factors[0].Params[0][0]
+	t.Logf("unguarded: mean %.3f, ELBO %.3f", m, r.ELBO)
+	if !(math.Abs(m-tg.c) < 0.5) || !(r.ELBO < -1000-25) {
+		t.Errorf("unguarded: mean %g, ELBO %g: the test's target does not drift to its biased mean %g", m, r.ELBO, tg.c)
 	}
 }

@@ -28,7 +28,7 @@ type Result struct {
 	Interrupted  bool    // the context was cancelled; q is the one reached
 	StepSize     float64 // η at the end (after the step-size search and rollbacks, if any)
 	BadSteps     int     // steps skipped for a non-finite log joint or gradient
-	Rollbacks    int     // returns to the best q after a divergence (Settings.MaxRollbacks)
+	Rollbacks    int     // returns to the best q after a divergence or a drift (Settings.MaxRollbacks)
 	// Averaged is the number of iterates whose mean is q (Settings.
 	// LastIterate); 0: q is the last iterate (with LastIterate; or at
 	// MaxIter, when its ELBO estimate beat the average's from the same
