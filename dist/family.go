@@ -209,6 +209,14 @@ type Univariate struct {
 	// derived from this one with another Kernel (LogScale, a log CDF) must
 	// not keep it.
 	Hoisted Hoisted
+	// DataHoisted, when set, is Kernel with the work that depends on the
+	// value alone, or on it and data arguments (log k! of a count, a
+	// Binomial's log C(n, k)), split off, for a density whose value is
+	// data: the tape prepares that state per element once, when the
+	// program is finished, instead of at every evaluation. It returns
+	// exactly what Kernel returns. A family derived from this one with
+	// another Kernel must not keep it.
+	DataHoisted DataHoisted
 	// LogProb marks a Kernel that is a log probability, log P(X ≤ x) or
 	// log P(X > x) (LogCDF), rather than a log density, so that errors name
 	// what is not finite.
@@ -235,6 +243,39 @@ type Prepared interface {
 type Hoisted interface {
 	Prepared
 	HoistArgs() uint
+}
+
+// DataHoisted is a kernel split at the value: PrepareData computes, once
+// per element, the part that depends on the value x and on the arguments
+// whose bits are set in DataArgs alone (bit i for argument i, which must
+// be data too); EvalData the rest, at every evaluation.
+type DataHoisted interface {
+	DataArgs() uint
+	// DataStateLen is the number of values PrepareData writes per element.
+	DataStateLen() int
+	// PrepareData writes the state of value x into ds, reading only the
+	// arguments of p in DataArgs.
+	PrepareData(x float64, p, ds []float64)
+	// EvalData returns what Kernel(x, p, dp) returns, from x's state ds
+	// and, for a family with a Hoisted kernel, its state hs for p (the
+	// tape uses such a family's DataHoisted only together with its
+	// Hoisted). hs is nil for a family without one, and a kernel that
+	// needs it then returns the Kernel's numbers by the Kernel.
+	EvalData(x float64, p, hs, ds, dp []float64) (lp, dx float64)
+}
+
+// DataRun is the DataHoisted kernel of a one-argument family that
+// evaluates a run of elements in one call, sparing the tape an interface
+// call and the set-up of four slices per element.
+type DataRun interface {
+	DataHoisted
+	// EvalDataRun evaluates elements j = 0, 1, …, len(dx)−1 of a run and
+	// adds their log densities to sum, in order: element j has value
+	// x[j*xc], argument p[j*pc] and state s[j*DataStateLen():]; its log
+	// density goes to lp[j] (unless lp is nil), its value partial to dx[j]
+	// and its argument partial to dp[j]. Every number is EvalData's, bit
+	// for bit.
+	EvalDataRun(sum float64, x []float64, xc int, p []float64, pc int, s, lp, dx, dp []float64) float64
 }
 
 // PreparedLog is the Prepared kernel of a log-scale family (LogScale: the

@@ -407,11 +407,18 @@ func (negBinomialHoisted) Prepare(p, s []float64) {
 }
 
 func (negBinomialHoisted) Eval(k float64, p, s, dp []float64) (float64, float64) {
+	return negBinomialHoistedEval(k, p, s, nil, dp)
+}
+
+// negBinomialHoistedEval is negBinomialHoisted's Eval from the dispersion's
+// state s and, unless ds is nil, the count's data state (negBinomialData,
+// of a count), whose values replace the calls in k alone.
+func negBinomialHoistedEval(k float64, p, s, ds, dp []float64) (float64, float64) {
 	mu, phi := p[0], p[1]
-	if s[0] == 0 || !positive(mu) || math.IsNaN(k) {
+	if s[0] == 0 || !positive(mu) || (ds == nil && math.IsNaN(k)) {
 		return invalid(dp)
 	}
-	if !isCount(k) {
+	if ds == nil && !isCount(k) {
 		return outside(dp)
 	}
 	l1p := math.Log1p(mu / phi)
@@ -424,12 +431,23 @@ func (negBinomialHoisted) Eval(k float64, p, s, dp []float64) (float64, float64)
 		// logBinomRaw(φ, k, r·φ, r·μ) − log1p(k/φ), spelt out.
 		r := (k + phi) / (mu + phi)
 		n := phi + k
-		lc := stirlerr(n) - s[3] - stirlerr(k) - bd0(phi, r*phi) - bd0(k, r*mu)
+		var sk, lk float64 // stirlerr(k), log k
+		if ds != nil {
+			sk, lk = ds[1], ds[2]
+		} else {
+			sk, lk = stirlerr(k), logx(k)
+		}
+		lc := stirlerr(n) - s[3] - sk - bd0(phi, r*phi) - bd0(k, r*mu)
 		l1k, haveL1k = math.Log1p(k/phi), true
-		lp = lc - 0.5*(s[4]+logx(k)-logx(n)) - l1k
+		lp = lc - 0.5*(s[4]+lk-logx(n)) - l1k
 	default:
 		lg1, _ := math.Lgamma(k + phi)
-		lg2, _ := math.Lgamma(k + 1)
+		var lg2 float64 // log k!
+		if ds != nil {
+			lg2 = ds[3]
+		} else {
+			lg2, _ = math.Lgamma(k + 1)
+		}
 		lp = lg1 - lg2 - s[1] + k*(logx(mu)-logx(mu+phi)) - phi*l1p
 	}
 	if dp != nil {
@@ -461,11 +479,17 @@ func (negBinomialLogHoisted) StateLen() int   { return negBinomialHoistState }
 func (negBinomialLogHoisted) Prepare(p, s []float64) { negBinomialHoisted{}.Prepare(p, s) }
 
 func (negBinomialLogHoisted) Eval(k float64, p, s, dp []float64) (float64, float64) {
+	return negBinomialLogHoistedEval(k, p, s, nil, dp)
+}
+
+// negBinomialLogHoistedEval is negBinomialLogHoisted's Eval, with the
+// count's data state ds as in negBinomialHoistedEval.
+func negBinomialLogHoistedEval(k float64, p, s, ds, dp []float64) (float64, float64) {
 	eta, phi := p[0], p[1]
-	if s[0] == 0 || !finite(eta) || math.IsNaN(k) {
+	if s[0] == 0 || !finite(eta) || (ds == nil && math.IsNaN(k)) {
 		return invalid(dp)
 	}
-	if !isCount(k) {
+	if ds == nil && !isCount(k) {
 		return outside(dp)
 	}
 	mu, direct := nbLogMean(eta, phi)
@@ -473,7 +497,7 @@ func (negBinomialLogHoisted) Eval(k float64, p, s, dp []float64) (float64, float
 		return negBinomialLogTail(k, eta, phi, dp)
 	}
 	q := [2]float64{mu, phi}
-	lp, _ := negBinomialHoisted{}.Eval(k, q[:], s, dp)
+	lp, _ := negBinomialHoistedEval(k, q[:], s, ds, dp)
 	if dp != nil {
 		dp[0] = phi / (mu + phi) * (k - mu)
 	}

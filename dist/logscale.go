@@ -15,6 +15,7 @@ func LogScale(u *Univariate) Univariate {
 	v := *u
 	v.Prepared = logPrepared[u.Name] // nil where there is none
 	v.Hoisted = nil                  // the natural scale's
+	v.DataHoisted = nil
 	if k, ok := logKernels[u.Name]; ok {
 		v.Kernel = k
 		return v

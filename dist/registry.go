@@ -258,7 +258,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Poisson{p[0]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return Poisson{p[0]}.Rand(rng) },
+		Rand:        func(p []float64, rng *rand.Rand) float64 { return Poisson{p[0]}.Rand(rng) },
+		DataHoisted: poissonData{},
 	},
 	{
 		Name: "PoissonLog", Params: []Param{{"eta", Real}},
@@ -266,7 +267,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return PoissonLog{p[0]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return PoissonLog{p[0]}.Rand(rng) },
+		Rand:        func(p []float64, rng *rand.Rand) float64 { return PoissonLog{p[0]}.Rand(rng) },
+		DataHoisted: poissonLogData{},
 	},
 	{
 		Name: "Bernoulli", Params: []Param{{"p", Unit}},
@@ -290,7 +292,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Binomial{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return Binomial{p[0], p[1]}.Rand(rng) },
+		Rand:        func(p []float64, rng *rand.Rand) float64 { return Binomial{p[0], p[1]}.Rand(rng) },
+		DataHoisted: binomialData{},
 	},
 	{
 		Name: "BinomialLogit", Params: []Param{{"n", Count}, {"eta", Real}},
@@ -298,7 +301,8 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return BinomialLogit{p[0], p[1]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return BinomialLogit{p[0], p[1]}.Rand(rng) },
+		Rand:        func(p []float64, rng *rand.Rand) float64 { return BinomialLogit{p[0], p[1]}.Rand(rng) },
+		DataHoisted: binomialLogitData{},
 	},
 	{
 		Name: "BetaBinomial", Params: []Param{{"n", Count}, {"a", Positive}, {"b", Positive}},
@@ -314,8 +318,9 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return NegBinomial{p[0], p[1]}.eval(x, dp)
 		},
-		Rand:    func(p []float64, rng *rand.Rand) float64 { return NegBinomial{p[0], p[1]}.Rand(rng) },
-		Hoisted: negBinomialHoisted{},
+		Rand:        func(p []float64, rng *rand.Rand) float64 { return NegBinomial{p[0], p[1]}.Rand(rng) },
+		Hoisted:     negBinomialHoisted{},
+		DataHoisted: negBinomialData{},
 	},
 	{
 		Name: "NegBinomialLog", Params: []Param{{"eta", Real}, {"phi", Positive}},
@@ -323,8 +328,9 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return NegBinomialLog{p[0], p[1]}.eval(x, dp)
 		},
-		Rand:    func(p []float64, rng *rand.Rand) float64 { return NegBinomialLog{p[0], p[1]}.Rand(rng) },
-		Hoisted: negBinomialLogHoisted{},
+		Rand:        func(p []float64, rng *rand.Rand) float64 { return NegBinomialLog{p[0], p[1]}.Rand(rng) },
+		Hoisted:     negBinomialLogHoisted{},
+		DataHoisted: negBinomialLogData{},
 	},
 }
 

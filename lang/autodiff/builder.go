@@ -88,6 +88,12 @@ type node struct {
 	// when every argument it hoists is a scalar: prepared once per
 	// evaluation into the scratch after the elements' partials.
 	hoist dist.Hoisted
+	// dhoist is the kernel path's split kernel at the value
+	// (dist.Univariate.DataHoisted) when the value and the arguments it
+	// reads are data fixed for the program's life: Finish prepares each
+	// element's state into the program's dstate from doff on.
+	dhoist dist.DataHoisted
+	doff   int
 
 	scr, nscr int // scratch range
 }
@@ -1115,6 +1121,10 @@ const (
 // Density returns Σ log p(value | args) over the elements of value and args
 // broadcast to a common shape, calling d.Kernel once per element. Adjoints
 // flow to value and to every argument, summed over broadcast dimensions.
+// Where d has a Hoisted kernel and its hoisted arguments are scalars, the
+// node prepares them once per evaluation; where d has a DataHoisted kernel
+// and value is fixed data (a count), Finish prepares each element's work
+// in the data once for every evaluation.
 func (b *Builder) Density(d dist.Univariate, value ID, args []ID, pos ast.Pos) ID {
 	return b.density(d, d.Prepared, value, args, pos)
 }
@@ -1127,7 +1137,7 @@ func (b *Builder) density(d dist.Univariate, prep Prepared, value ID, args []ID,
 	if prep != nil {
 		n.preparedLayout(prep)
 		if n.prep != nil {
-			n.hoist = nil // the prepared path prepares every set itself
+			n.hoist, n.dhoist = nil, nil // the prepared path prepares every set itself
 		}
 		if pl, ok := prep.(PreparedLog); ok && n.prep != nil {
 			if e, ok := b.exps[n.args[0]]; ok {
@@ -1181,7 +1191,33 @@ func (b *Builder) densityNode(op Op, d dist.Univariate, value ID, args []ID, pos
 		n.hoist = h
 		n.nscr += h.StateLen()
 	}
+	// A family with a Hoisted kernel evaluates its DataHoisted from the
+	// hoisted state, so it takes both or neither.
+	if dh := d.DataHoisted; dh != nil && (d.Hoisted == nil || n.hoist != nil) && b.fixedData(ops, dh.DataArgs()) {
+		n.dhoist = dh
+	}
 	return n, 0
+}
+
+// fixedData reports whether the value ops[0] and the arguments ops[1+a]
+// whose bits are set in mask are data that no evaluation changes (they
+// depend on no input and read no subsampled data: a minibatch's states
+// would be prepared anew for each batch, which a step evaluates about
+// once) while another argument depends on an input. A density of data
+// alone is evaluated once, by Finish, before the data states are prepared.
+func (b *Builder) fixedData(ops []int32, mask uint) bool {
+	dyn := false
+	for a, o := range ops {
+		n := &b.nodes[o]
+		dyn = dyn || n.dyn
+		if a > 0 && mask&(1<<(a-1)) == 0 {
+			continue
+		}
+		if n.dyn || n.sub {
+			return false
+		}
+	}
+	return dyn
 }
 
 // hoistedScalar reports whether every argument whose bit is set in mask

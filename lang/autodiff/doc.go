@@ -20,7 +20,9 @@
 // many passes: GaussRowsSS (Gaussian rows through their scatter matrix),
 // RowSumProd (rowsum(x .* y .* w) reading gathered rows in place, EPM's
 // rates) and DensityPrepared (a density whose kernel does its
-// parameter-only work once per distinct parameter set). The compiler
+// parameter-only work once per distinct parameter set); a density of
+// fixed data with a DataHoisted kernel does the work in the data alone
+// (log k! of a count) once, in Finish. The compiler
 // emits them by pattern; Finish also fuses a Sum of a RowSumProd that
 // nothing else reads (EPM's missing pairs) into one node whose forward
 // pass forms the row sums its reverse pass reuses. See BENCHMARKS.md for

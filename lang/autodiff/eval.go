@@ -546,11 +546,33 @@ func (p *Program) evalDensity(n *node) {
 		}
 		h.Prepare(par, st)
 	}
+	dh := n.dhoist
+	var ds []float64 // the elements' data states, when the value is data
+	sl := 0
+	if dh != nil {
+		sl = dh.DataStateLen()
+		ds = p.dstate[n.doff : n.doff+m*sl]
+	}
 	var elems []float64
 	if n.op == OpLogPDF {
 		elems = p.v(n)
 	}
 	sum := 0.0
+	if run, ok := dh.(dist.DataRun); ok && na == 1 { // a row per call
+		po, pr, pc := bc[3], bc[4], bc[5]
+		for i := 0; i < n.gr; i++ {
+			k := i * n.gc
+			var lp []float64
+			if elems != nil {
+				lp = elems[k : k+n.gc]
+			}
+			sum = run.EvalDataRun(sum, val[xo+i*xr:], xc, val[po+i*pr:], pc, ds[k*sl:], lp, dxs[k:k+n.gc], dps[k:k+n.gc])
+		}
+		if elems == nil {
+			p.v(n)[0] = sum
+		}
+		return
+	}
 	k := 0
 	for i := 0; i < n.gr; i++ {
 		for j := 0; j < n.gc; j++ {
@@ -559,9 +581,12 @@ func (p *Program) evalDensity(n *node) {
 				par[a] = val[q[0]+i*q[1]+j*q[2]]
 			}
 			var lp, dx float64
-			if h != nil {
+			switch {
+			case dh != nil:
+				lp, dx = dh.EvalData(val[xo+i*xr+j*xc], par, st, ds[k*sl:k*sl+sl], dpar)
+			case h != nil:
 				lp, dx = h.Eval(val[xo+i*xr+j*xc], par, st, dpar)
-			} else {
+			default:
 				lp, dx = kern(val[xo+i*xr+j*xc], par, dpar)
 			}
 			sum += lp

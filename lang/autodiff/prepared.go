@@ -1,6 +1,8 @@
 package autodiff
 
 import (
+	"math"
+
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -312,6 +314,55 @@ func scatterDensity(a, ds []float64, gr, gc, rs, cs int, g float64) {
 		}
 		for j, d := range dr {
 			ar[j*cs] += g * d
+		}
+	}
+}
+
+// prepareData lays out and computes, once, the data state of every live
+// density whose value is fixed data (node.dhoist): an element's state per
+// element of the broadcast, in the order evalDensity visits them. The
+// value and the arguments the state reads were evaluated by Finish and
+// never change, so no evaluation repeats the work.
+func (p *Program) prepareData() {
+	total := 0
+	for i := range p.nodes {
+		if n := &p.nodes[i]; n.dhoist != nil {
+			if !n.live {
+				n.dhoist = nil
+				continue
+			}
+			n.doff = total
+			total += n.i0 * n.dhoist.DataStateLen()
+		}
+	}
+	if total == 0 {
+		return
+	}
+	p.dstate = make([]float64, total)
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if n.dhoist == nil {
+			continue
+		}
+		na, sl, mask := len(n.args)-1, n.dhoist.DataStateLen(), n.dhoist.DataArgs()
+		par := make([]float64, na)
+		for a := range par {
+			par[a] = math.NaN() // an argument the state does not read
+		}
+		xo, xr, xc := n.bc[0], n.bc[1], n.bc[2]
+		ds := p.dstate[n.doff : n.doff+n.i0*sl]
+		k := 0
+		for r := 0; r < n.gr; r++ {
+			for c := 0; c < n.gc; c++ {
+				for a := range par {
+					if mask&(1<<a) != 0 {
+						q := n.bc[3+3*a : 6+3*a]
+						par[a] = p.val[q[0]+r*q[1]+c*q[2]]
+					}
+				}
+				n.dhoist.PrepareData(p.val[xo+r*xr+c*xc], par, ds[k*sl:k*sl+sl])
+				k++
+			}
 		}
 	}
 }

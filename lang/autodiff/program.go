@@ -20,6 +20,7 @@ type Program struct {
 	val    []float64        // values of every node
 	adj    []float64        // adjoints of the live nodes that depend on an input
 	scr    []float64        // per-op scratch
+	dstate []float64        // data states of the densities of data (node.dhoist), read-only after Finish
 	order  []int32          // live input-dependent nodes, in build (topological) order
 	inputs []int32
 	root   int32
@@ -145,6 +146,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	if err := p.checkDataValues(); err != nil {
 		return nil, err
 	}
+	p.prepareData()
 	p.indexSubsampled()
 	return p, nil
 }
@@ -344,10 +346,11 @@ func (p *Program) Clone() *Program {
 		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, order: p.order, inputs: p.inputs,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
-		val:   make([]float64, len(p.val)),
-		adj:   make([]float64, len(p.adj)),
-		scr:   slices.Clone(p.scr),
-		evals: make([]int64, len(p.evals)),
+		val:    make([]float64, len(p.val)),
+		adj:    make([]float64, len(p.adj)),
+		scr:    slices.Clone(p.scr),
+		dstate: p.dstate,
+		evals:  make([]int64, len(p.evals)),
 	}
 	if len(p.subGather) > 0 { // their indices change with the batch
 		c.nodes = slices.Clone(p.nodes)
@@ -400,6 +403,11 @@ func (p *Program) Value(id ID) []float64 {
 // data-only node, once per Forward for the others, 0 for a constant or a
 // dropped node. Tests use it to prove hoisting.
 func (p *Program) Evals(id ID) int { return int(p.evals[p.index(id)]) }
+
+// DataStates returns how many values of data state Finish prepared for
+// the densities of fixed data (dist.Univariate.DataHoisted), which no
+// evaluation recomputes. Tests use it to prove data hoisting.
+func (p *Program) DataStates() int { return len(p.dstate) }
 
 // Forward evaluates the log joint at the latent vector x (of length Dim).
 // The first node of the log joint to produce a NaN or an infinite value,

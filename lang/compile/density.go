@@ -147,7 +147,7 @@ func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 			return value{}
 		}
 		c := *u
-		c.Name, c.Kernel, c.Prepared, c.Hoisted, c.LogProb = fn+"("+d.Name+")", k, nil, nil, true
+		c.Name, c.Kernel, c.Prepared, c.Hoisted, c.DataHoisted, c.LogProb = fn+"("+d.Name+")", k, nil, nil, nil, true
 		u = &c
 	}
 	val := l.node(l.expr(e.Args[0]), e.Args[0].Pos())

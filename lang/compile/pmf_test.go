@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
 )
 
 // TestPMFExampleGradient: examples/pmf.gpp's log joint, on the first 12
@@ -25,6 +26,12 @@ func TestPMFExampleGradient(t *testing.T) {
 		t.Fatalf("Dim = %d, want %d", m.Dim, want)
 	}
 	checkGradient(t, m, 58, 0.5)
+	// The Poisson log mass of the counts X takes the work in the counts
+	// from states prepared once.
+	u, _ := dist.LookupUnivariate("Poisson")
+	if got, want := m.prog.DataStates(), n*d*u.DataHoisted.DataStateLen(); got != want {
+		t.Errorf("%d values of data state, want %d (the Poisson log mass of %d counts)", got, want, n*d)
+	}
 }
 
 // readPMFRows reads the first n rows of a bundled digits CSV, row-major.
