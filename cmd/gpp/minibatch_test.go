@@ -229,3 +229,35 @@ func TestFitMinibatchLoopForm(t *testing.T) {
 		t.Errorf("summary of the vectorised model:\n%s\nof the loop:\n%s", sums[0], sums[1])
 	}
 }
+
+// A classifier written per row, softmax of one row's scores under
+// Categorical in a loop over the rows, is accepted, and its minibatch fit
+// is the vectorised example's (CategoricalLogit of the [N, K] scores): the
+// batch log joints agree to rounding, so the same seed gives the same fit.
+func TestFitMinibatchRowForm(t *testing.T) {
+	dir := t.TempDir()
+	const head = "data alcohol: real[N]\ndata flavanoids: real[N]\ndata color_intensity: real[N]\ndata cultivar: int<lower=0, upper=2>[N]\nparam alpha: real[3] ~ Normal(0, 2)\nparam B: real[3, 3] ~ Normal(0, 2)\n"
+	models := []string{
+		head + "cultivar ~ CategoricalLogit(alpha' + alcohol * B[0]' + flavanoids * B[1]' + color_intensity * B[2]')\n",
+		head + "for i in 0:N {\n  let xi = [alcohol[i], flavanoids[i], color_intensity[i]]\n  cultivar[i] ~ Categorical(softmax(alpha + B' * xi))\n}\n",
+	}
+	var sums [2]map[string][2]float64
+	for k, src := range models {
+		model := writeFile(t, dir, fmt.Sprintf("m%d.gpp", k), src)
+		out := filepath.Join(dir, fmt.Sprint(k))
+		if code, _, stderr := runSafe(t, "fit", model, "../../examples/wine_std.csv", "cultivar=../../examples/wine_cultivar.csv",
+			"--out", out, "--minibatch", "N=40", "--iter", "3000", "--seed", "2", "--quiet"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		sums[k] = summaryStats(t, out)
+	}
+	if len(sums[0]) != 12 {
+		t.Fatalf("%d rows in the summary, want 12", len(sums[0]))
+	}
+	for name, v := range sums[0] {
+		l := sums[1][name]
+		if math.Abs(l[0]-v[0]) > 1e-4*(1+math.Abs(v[0])) || math.Abs(l[1]-v[1]) > 1e-4*v[1] {
+			t.Errorf("%s: %v as a loop, %v vectorised", name, l, v)
+		}
+	}
+}

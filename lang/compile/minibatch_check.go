@@ -15,16 +15,19 @@ import (
 // covariance, a transpose), a row picked by anything but a loop variable
 // (y[i - 1]), and a ~ whose value is one vector over the rows under a
 // multivariate density. A sum at the top of a target += (target +=
-// sum(...)) is the sum over the rows, and allowed. Outputs are not
-// checked: they are evaluated with the full data. A user function's body
+// sum(...)) is the sum over the rows, and allowed. In a loop over the
+// rows, any function of one row (X[i], y[i]) and of values that read no
+// row is that row's: dot_product(X[i], beta), log_sum_exp of a row's
+// vector; all the rows there, or one with all of them (x[i] * y), are
+// refused. Outputs are not checked: they are evaluated with the full data. A user function's body
 // is checked at each call, its parameters reading the batch where their
 // arguments do; a user density's body, like a target +=, may sum.
 func checkRows(f *ast.File, info *check.Info, plan *batchPlan, errs *ast.ErrorList) {
-	c := &rowChecker{info: info, plan: plan, errs: errs, sub: map[*check.Symbol]bool{}, sums: map[*check.Symbol]ast.Expr{}, loop: map[*check.Symbol]bool{}}
+	c := &rowChecker{info: info, plan: plan, errs: errs, sub: map[*check.Symbol]int{}, sums: map[*check.Symbol]ast.Expr{}, loop: map[*check.Symbol]bool{}}
 	for _, name := range plan.names {
 		for _, dv := range info.Data {
 			if dv.Name == name {
-				c.sub[dv.Symbol] = true
+				c.sub[dv.Symbol] = readsRows
 			}
 			if dv.Name == plan.size {
 				c.size = dv.Symbol
@@ -38,7 +41,7 @@ type rowChecker struct {
 	info *check.Info
 	plan *batchPlan
 	errs *ast.ErrorList
-	sub  map[*check.Symbol]bool // subsampled data, and the lets that read them
+	sub  map[*check.Symbol]int // subsampled data, and the lets that read them: what they read (readsRow, readsRows)
 	// sums are the lets whose value holds a sum over the rows (target), by
 	// their values.
 	sums map[*check.Symbol]ast.Expr
@@ -72,23 +75,27 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 			c.let(c.info.Defs[s.Name], s.Value)
 		case *ast.TildeStmt:
 			if call := c.info.UserDensities[s.Dist]; call != nil {
-				c.target(call) // the density's body is the term: a sum in it is over the rows
+				if c.target(call) == termRows { // the density's body is the term: a sum in it is over the rows
+					c.term(call, readsRows)
+				}
 				continue
 			}
-			lhs := c.expr(s.LHS)
-			args := false
+			lhs := c.term(s.LHS, c.expr(s.LHS))
 			for _, a := range s.Dist.Args {
-				args = c.expr(a) || args
+				c.term(a, c.expr(a))
 			}
 			if s.Trunc != nil {
 				for _, b := range []ast.Expr{s.Trunc.Lower, s.Trunc.Upper} {
 					if b != nil {
-						args = c.expr(b) || args
+						c.term(b, c.expr(b))
 					}
 				}
 			}
-			if !lhs {
-				continue // a prior reading the rows is the lowerer's error
+			if lhs != readsRows {
+				// a prior reading the rows is the lowerer's error; one
+				// row's value (Y[i] ~ MvNormal(...) in a loop over the
+				// rows) is that row's term under any density
+				continue
 			}
 			if d := stdlib.LookupDist(s.Dist.Fun.Name); d != nil && d.Shape != stdlib.DistElementwise &&
 				d.Shape != stdlib.DistCategorical && d.Shape != stdlib.DistOrdinal && d.Shape != stdlib.DistMvNormalRows {
@@ -97,12 +104,14 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 				}
 			}
 		case *ast.TargetStmt:
-			c.target(s.Value)
+			if c.target(s.Value) == termRows {
+				c.term(s.Value, readsRows)
+			}
 		case *ast.ForStmt:
 			c.bounds = true
 			rows := false
 			for _, b := range []ast.Expr{s.Lo, s.Hi} {
-				if c.expr(b) {
+				if c.expr(b) != readsNone {
 					c.errorf(b.Pos(), "a loop bound read from the subsampled rows is fixed when the model compiles: a batch cannot change it")
 				}
 				ast.Inspect(b, func(n ast.Node) bool {
@@ -124,7 +133,7 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 			}
 		case *ast.IfStmt:
 			for _, br := range s.Branches {
-				if c.expr(br.Cond) {
+				if c.expr(br.Cond) != readsNone {
 					c.errorf(br.Cond.Pos(), "a condition on the subsampled rows picks its branch when the model compiles: a batch cannot change it; write both cases as one density (a mixture, or logpdf per element), or fit the full data")
 				}
 				c.stmts(br.Body.Stmts)
@@ -157,13 +166,26 @@ func (c *rowChecker) rowLoop(s *ast.ForStmt) {
 	}
 }
 
-// Kinds of the value of a term (rowChecker.target): reading no
-// subsampled data, made of the rows elementwise (a row's value per row,
-// summed over them by the term), or a sum over the rows (a scalar).
+// What a value reads of the subsampled data (rowChecker.expr): nothing,
+// one row of them (in a loop over the rows, the row its variable picks:
+// y[i], X[i], g[i], and what is computed from them and from values that
+// read no row), or all the batch's rows, one per row of the value.
 const (
-	termFixed = iota
-	termRows
-	termSum
+	readsNone = iota
+	readsRow
+	readsRows
+)
+
+// Kinds of the value of a term (rowChecker.target): reading no
+// subsampled data, one row's value (in a loop over the rows), made of the
+// rows elementwise (a row's value per row, summed over them by the term),
+// or a sum over the rows (a scalar). The first three are the reads*
+// values.
+const (
+	termFixed = readsNone
+	termRow   = readsRow
+	termRows  = readsRows
+	termSum   = readsRows + 1
 )
 
 // target checks the value of a term (a target +=, a user density's body)
@@ -173,7 +195,8 @@ const (
 // that reads the rows by N/B and leaves the others
 // (autodiff.Builder.ScaleSubsampled). A sum anywhere else (log(sum(...)),
 // a product of it with a value of the rows, added to each row) is not a
-// share of the full data's, and is refused here.
+// share of the full data's, and is refused here. A sum of one row's
+// values in a loop over the rows (sum(X[i] .* beta)) is that row's.
 func (c *rowChecker) target(e ast.Expr) int {
 	switch x := e.(type) {
 	case *ast.ParenExpr:
@@ -184,6 +207,9 @@ func (c *rowChecker) target(e ast.Expr) int {
 		}
 	case *ast.Ident:
 		if sym := c.info.Uses[x]; c.sums[sym] != nil {
+			if c.rows > 0 {
+				c.errorf(x.Pos(), "a sum over the subsampled rows inside a loop over them counts every row once per row: a term in the loop is one row's")
+			}
 			return termSum
 		}
 	case *ast.BinaryExpr:
@@ -193,7 +219,10 @@ func (c *rowChecker) target(e ast.Expr) int {
 			if l == termSum && r == termRows && !c.scalar(x.Y) || r == termSum && l == termRows && !c.scalar(x.X) {
 				c.errorf(x.OpPos, "a sum over the subsampled rows added to each of their rows counts every row in each row's term: the batch's total is not a share of the full data's; add the sum to the target as a term of its own")
 			}
-			return max(l, r)
+			if k := c.mix(x.OpPos, min(l, termRows), min(r, termRows)); max(l, r) != termSum {
+				return k
+			}
+			return termSum
 		case ast.Mul, ast.Div:
 			l, r := c.target(x.X), c.target(x.Y)
 			switch {
@@ -204,7 +233,7 @@ func (c *rowChecker) target(e ast.Expr) int {
 			case l == termSum || r == termSum:
 				c.errorf(x.OpPos, "a sum over the subsampled rows in a product or quotient with a value read from them is not a sum over the rows: the batch's is not a share of the full data's; only a sum times or divided by a value that reads no row can be subsampled")
 			}
-			return termRows // values of the rows, row by row
+			return c.mix(x.OpPos, min(l, termRows), min(r, termRows)) // values of the rows, row by row
 		}
 	case *ast.CallExpr:
 		if in := c.info.Inlines[x]; in != nil { // a user function's body is the value
@@ -216,19 +245,39 @@ func (c *rowChecker) target(e ast.Expr) int {
 			k := c.target(x.Args[0])
 			switch {
 			case k != termRows:
-				return k
+				return k // a sum of a sum, of one row's values, or of values that read no row
 			case c.rows == 0:
 				return termSum
-			case !c.scalar(x.Args[0]):
-				c.errorf(x.Fun.Pos(), "a sum over the subsampled rows inside a loop over them counts every row once per row: a term in the loop is one row's")
 			}
-			return termRows // in a loop over the rows, the sum of one row's value
+			c.errorf(x.Fun.Pos(), "a sum over the subsampled rows inside a loop over them counts every row once per row: a term in the loop is one row's (sum one row's values: sum(X[i] .* beta))")
+			return termRow // reported: the term is not refused again
 		}
 	}
-	if c.expr(e) {
-		return termRows
+	return c.expr(e)
+}
+
+// term refuses, in a loop over the rows, a value of a term (e, which
+// reads r) that holds all the batch's rows: each row's term would hold
+// every row, N² pairs in the full model and B² in a batch's. It returns
+// r.
+func (c *rowChecker) term(e ast.Expr, r int) int {
+	if c.rows > 0 && r == readsRows {
+		c.errorf(e.Pos(), "%s holds all the subsampled rows in a loop over them, where a term is one row's: each row's term would count every row; pick the row by the loop variable (y[i], X[i])", ast.FormatExpr(e))
 	}
-	return termFixed
+	return r
+}
+
+// mix returns what a value made of values that read l and r reads, and
+// refuses one row of the subsampled data combined with all of them (in a
+// loop over the rows, x[i] * y pairs row i with every row); such a value,
+// reported, counts as the row's, so that what holds it is not refused
+// again.
+func (c *rowChecker) mix(pos ast.Pos, l, r int) int {
+	if min(l, r) == readsRow && max(l, r) == readsRows {
+		c.errorf(pos, "one row of the subsampled data (picked by the loop variable) with all of them pairs each row with every other: a batch's pairs are not a share of the full data's; pick the same row of both (x[i] * y[i])")
+		return readsRow
+	}
+	return max(l, r)
 }
 
 // scalar reports whether the checker typed e a scalar.
@@ -238,15 +287,15 @@ func (c *rowChecker) scalar(e ast.Expr) bool {
 }
 
 // let checks the value of a let (or a user function's argument or local
-// let) bound to sym and marks sym as reading the batch when it does; a
-// value that holds a sum over the rows may be used in the additive
-// structure of a term only (target), elsewhere it is the sum's error.
+// let) bound to sym and records what sym reads; a value that holds a sum
+// over the rows may be used in the additive structure of a term only
+// (target), elsewhere it is the sum's error.
 func (c *rowChecker) let(sym *check.Symbol, value ast.Expr) {
-	switch c.target(value) {
+	switch k := c.target(value); k {
 	case termSum:
-		c.sub[sym], c.sums[sym] = true, value
-	case termRows:
-		c.sub[sym] = true
+		c.sub[sym], c.sums[sym] = readsRows, value
+	default:
+		c.sub[sym] = k
 	}
 }
 
@@ -280,7 +329,7 @@ func (c *rowChecker) batchIndex(ix ast.Expr) bool {
 		return false
 	}
 	sym := c.info.Uses[id]
-	return sym != nil && sym.Kind == check.Data && c.sub[sym]
+	return sym != nil && sym.Kind == check.Data && c.sub[sym] != readsNone
 }
 
 // rowSafe lists the shape rules whose result row i is made from row i of
@@ -292,18 +341,19 @@ var rowSafe = map[stdlib.ShapeRule]bool{
 }
 
 // rowMixing lists the Elementwise1 functions that mix their argument's
-// elements all the same.
-var rowMixing = map[string]bool{
-	"softmax": true, "log_softmax": true, "cumulative_sum": true, "sort_asc": true, "sort_desc": true,
-	"reverse": true, "rank": true, "sort_indices_asc": true, "sort_indices_desc": true,
-}
+// elements all the same (TestMinibatchRowMixing lists the others).
+var rowMixing = map[string]bool{"softmax": true, "log_softmax": true, "cumsum": true}
 
-// expr reports whether e reads the subsampled rows, reporting the uses
-// that mix them.
-func (c *rowChecker) expr(e ast.Expr) bool {
+// expr reports what e reads of the subsampled rows (readsNone, readsRow,
+// readsRows), reporting the uses that mix them. A built-in of one row's
+// values and of values that read no row is that row's, whatever it
+// computes (dot_product(X[i], beta), log_sum_exp(log(w) + lp) of a row's
+// vector lp, softmax(B' * X[i])); of all the rows it is per row only if
+// its shape rule is (rowSafe).
+func (c *rowChecker) expr(e ast.Expr) int {
 	switch x := e.(type) {
 	case nil:
-		return false
+		return readsNone
 	case *ast.Ident:
 		sym := c.info.Uses[x]
 		if v := c.sums[sym]; v != nil {
@@ -318,69 +368,73 @@ func (c *rowChecker) expr(e ast.Expr) bool {
 	case *ast.UnaryExpr:
 		return c.expr(x.X)
 	case *ast.BinaryExpr:
-		l, r := c.expr(x.X), c.expr(x.Y)
-		return l || r
+		return c.mix(x.OpPos, c.expr(x.X), c.expr(x.Y))
 	case *ast.TransposeExpr:
-		if c.expr(x.X) {
+		r := c.expr(x.X)
+		if r == readsRows {
 			c.errorf(x.Quote, "the transpose of a value read from the subsampled rows makes their rows columns (a product with it sums over the rows): write the model on the rows, or fit the full data")
-			return true
 		}
-		return false
+		return r // one row's transpose is that row's
 	case *ast.VectorLit:
-		any := false
+		r := readsNone
 		for _, el := range x.Elems {
-			any = c.expr(el) || any
+			r = c.mix(el.Pos(), r, c.expr(el))
 		}
-		return any
+		return r
 	case *ast.IndexExpr:
 		r := c.expr(x.X)
+		ixr := readsNone
 		for k, ix := range x.Indices {
 			if _, ok := ix.(*ast.SliceExpr); ok {
 				c.sliceBounds(ix.(*ast.SliceExpr))
-				if r && k == 0 && !fullSlice(ix.(*ast.SliceExpr)) {
+				if r == readsRows && k == 0 && !fullSlice(ix.(*ast.SliceExpr)) {
 					c.errorf(ix.Pos(), "a range of the subsampled rows is not a batch of them: index the rows by a loop variable or not at all")
 				}
 				continue
 			}
-			if c.expr(ix) && !c.batchIndex(ix) {
+			ri := c.expr(ix)
+			if ri != readsNone && !c.batchIndex(ix) {
 				c.errorf(ix.Pos(), "an index computed from the subsampled rows: not supported (the tape fixes it when the model compiles); index by the int data itself (u[g], or u[g[i]] in a loop over the rows), or fit the full data")
 			}
+			ixr = max(ixr, ri)
 			id, isVar := ix.(*ast.Ident)
-			_, isLoop := c.loop[c.info.Uses[id]]
+			rowVar, isLoop := c.loop[c.info.Uses[id]]
 			switch {
-			case r && k == 0 && !(isVar && isLoop):
+			case r == readsRows && k == 0 && !(isVar && isLoop):
 				c.errorf(ix.Pos(), "a row of the subsampled data picked by %s: only a loop variable (y[i]) picks the row the term is about", ast.FormatExpr(ix))
-			case !r && isVar && c.loop[c.info.Uses[id]]:
+			case r == readsRows && k == 0 && rowVar:
+				r = readsRow // y[i], X[i]: the row the loop's term is about
+			case r == readsNone && isVar && rowVar:
 				c.errorf(ix.Pos(), "%s runs over the batch's rows, but %s is not subsampled: in a batch, row %s is not the data's row %s; index only data whose first dimension is %s by it", id.Name, ast.FormatExpr(x.X), id.Name, id.Name, c.plan.size)
 			}
 		}
-		return r
+		return c.mix(x.Pos(), r, ixr) // u[g[i]] is row i's, u[g] the rows'
 	case *ast.CallExpr:
 		if in := c.info.Inlines[x]; in != nil {
 			c.binds(in)
 			defer c.inCall(x)()
 			return c.expr(in.Body)
 		}
-		any := false
+		r := readsNone
 		for _, a := range x.Args {
-			any = c.expr(a) || any
+			r = c.mix(a.Pos(), r, c.expr(a))
 		}
-		if !any {
-			return false
+		if r != readsRows {
+			return r // of one row (and values that read none), any function is that row's
 		}
 		if f := stdlib.LookupFunc(x.Fun.Name); f != nil && (!rowSafe[f.Form(len(x.Args)).Shape] || rowMixing[f.Name]) {
 			why := ""
 			if f.Name == "sum" {
 				why = "; a sum over the rows enters a term only through +, −, sum(...) and a product or quotient by a value that reads no row, which split the term into parts the batch scales by N/B apart from the others (target += prior + sum(...)): not inside a function (log(prior * likelihood)), a prior, or a let used elsewhere"
 			}
-			c.errorf(x.Fun.Pos(), "%s of a value read from the subsampled rows mixes the rows (a batch's %s is not a share of the full data's): only elementwise and per-row functions of the data, and sum(...) at the top of a target +=, can be subsampled%s", x.Fun.Name, x.Fun.Name, why)
+			c.errorf(x.Fun.Pos(), "%s of a value read from the subsampled rows mixes the rows (a batch's %s is not a share of the full data's): only elementwise and per-row functions of the data, and sum(...) at the top of a target +=, can be subsampled; in a loop over the rows any function of one row is fine (dot_product(X[i], beta))%s", x.Fun.Name, x.Fun.Name, why)
 		}
-		return true
+		return readsRows
 	case *ast.SliceExpr:
 		c.sliceBounds(x)
-		return false
+		return readsNone
 	}
-	return false
+	return readsNone
 }
 
 func (c *rowChecker) sliceBounds(s *ast.SliceExpr) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // batchModel has every kind of term a minibatch scales or leaves alone:
@@ -327,6 +328,17 @@ func TestMinibatchRefusals(t *testing.T) {
 		{head + "for i in 0:N {\n  target += sum(y) * a\n}\n", "6:13: --minibatch N: a sum over the subsampled rows inside a loop over them"},
 		{head + "for i in 1:N {\n  y[i] ~ Normal(a, s)\n}\n", "5:10: --minibatch N: a loop over the rows must run over all of them, 0:N"},
 		{head + "for i in 0:N {\n  for j in 0:N {\n    target += x[i] * y[j] * a\n  }\n}\n", "6:7: --minibatch N: a loop over the rows inside another pairs the rows"},
+		// functions across the rows, outside a loop over them or of all
+		// the rows inside one; one row combined with all of them; all the
+		// rows, or a sum over them, as a term in a loop over the rows
+		{head + "y ~ Normal(a, s)\ntarget += dot_product(y, x) * a\n", "6:11: --minibatch N: dot_product of a value read from the subsampled rows mixes the rows"},
+		{head + "y ~ Normal(softmax(x) * a, s)\n", "5:12: --minibatch N: softmax of a value"},
+		{head + "y ~ Normal(cumsum(x) * a, s)\n", "5:12: --minibatch N: cumsum of a value"},
+		{head + "for i in 0:N {\n  y[i] ~ Normal(log_sum_exp(x), s)\n}\n", "6:17: --minibatch N: log_sum_exp of a value"},
+		{head + "for i in 0:N {\n  y[i] ~ Normal(dot_product(x, y) * a, s)\n}\n", "6:17: --minibatch N: dot_product of a value"},
+		{head + "for i in 0:N {\n  target += sum(x[i] * y) * a\n}\n", "6:22: --minibatch N: one row of the subsampled data (picked by the loop variable) with all of them pairs each row with every other"},
+		{head + "for i in 0:N {\n  target += logpdf(y, Normal(a, s))\n}\n", "6:13: --minibatch N: logpdf(y, Normal(a, s)) holds all the subsampled rows in a loop over them"},
+		{head + "let ll = sum(logpdf(y, Normal(a, s)))\nfor i in 0:N {\n  target += ll\n}\n", "7:13: --minibatch N: a sum over the subsampled rows inside a loop over them"},
 	}
 	for _, c := range cases {
 		m := compileSrc(t, "r.gpp", c.src, nil, batchInput(9, 3))
@@ -341,10 +353,12 @@ func TestMinibatchRefusals(t *testing.T) {
 		t.Errorf("user density: %v", err)
 	}
 	// per-row functions: the two-argument log_sum_exp is elementwise (its
-	// one-argument form a reduction, refused above), rows_dot_product per row
+	// one-argument form a reduction, refused above), rows_dot_product per
+	// row; in a loop over the rows, any function of one row
 	for _, src := range []string{
 		head + "target += sum(log_sum_exp(logpdf(y, Normal(a, s)), logpdf(y, Normal(-a, s))))\n",
 		head + "y ~ Normal(rows_dot_product(x, x) * a, s)\n",
+		head + "for i in 0:N {\n  let v = [x[i], y[i]]\n  target += log_sum_exp(v * a) - dot_product(v, v) + sum(cumsum(softmax(v)))\n}\n",
 	} {
 		if _, err := compileSrc(t, "r.gpp", src, nil, batchInput(9, 3)).Minibatch("N", 4); err != nil {
 			t.Errorf("%s: %v", src, err)
@@ -400,7 +414,7 @@ func TestMinibatchLoopAsVectors(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"regression", "glmm", "let", "rows", "nested"} {
+	for _, name := range []string{"regression", "glmm", "let", "rows", "nested", "dot"} {
 		t.Run(name, func(t *testing.T) {
 			var body string
 			for _, m := range loopModels {
@@ -466,4 +480,128 @@ func TestMinibatchUnbiasedMixed(t *testing.T) {
 	in := batchInput(n, 4)
 	delete(in.JSON, "c")
 	testUnbiased(t, compileSrc(t, "mixed.gpp", mixedModel, nil, in), n)
+}
+
+// rowFormsModel writes a regression's per-row idioms in a loop over the
+// rows, each a function of one row (X[i], y[i], k[i]) and of values that
+// read no row: dot products either way round, a sum of a row's products,
+// a row times a matrix (multi-output), a per-row mixture's log_sum_exp,
+// softmax with Categorical, a row under a multivariate density, a let of
+// a row; and the same forms vectorised outside the loop.
+const rowFormsModel = `data x: real[N]
+data y: real[N]
+data k: int<lower=0, upper=2>[N]
+data X: real[N, D]
+param a: real ~ Normal(0, 1)
+param s: positive ~ Gamma(2, 2)
+param beta: real[D] ~ Normal(0, 1)
+param B: real[D, 3] ~ Normal(0, 1)
+param w: simplex[2] ~ Dirichlet(2)
+param m2: real[2] ~ Normal(0, 1)
+for i in 0:N {
+  y[i] ~ Normal(a + dot_product(X[i], beta), s)
+  x[i] ~ Normal(0.5 * dot_product(beta, X[i]) - 0.2 * sum(X[i]' .* beta') + 0.1 * sum(X[i] .* beta), 2)
+  target += log_sum_exp(log(w) + logpdf(y[i], Normal(m2, s)))
+  k[i] ~ Categorical(softmax((X[i]' * B)'))
+  k[i] ~ CategoricalLogit(B' * X[i] + a)
+  target += -0.1 * sum(square(X[i]' * B)) + 0.2 * sum(X[i]' * beta)
+  X[i] ~ MvNormal(beta, I(D) * s)
+  let xi = X[i]
+  let lp = logpdf(xi, Normal(beta * a, 2))
+  target += log_sum_exp(lp) + sum(lp)
+}
+y ~ Normal(X * beta + a, s)
+k ~ CategoricalLogit(X * B)
+target += sum(rowlogsumexp(log(w') + logpdf(y, Normal(m2', s))))
+x ~ Normal(rows_dot_product(X, X) * a, 3)
+`
+
+func rowFormsInput(n int, seed uint64) data.Input {
+	in := batchInput(n, seed)
+	rng := rand.New(rand.NewPCG(seed, 6))
+	k := &data.Array{Name: "k", Shape: []int{n}, Int: true}
+	for range n {
+		k.Values = append(k.Values, float64(rng.IntN(3)))
+	}
+	in.JSON["k"] = k
+	in.JSON["X"] = in.JSON["Y"]
+	in.JSON["X"].Name = "X"
+	delete(in.JSON, "Y")
+	delete(in.JSON, "c")
+	return in
+}
+
+// The per-row idioms of a regression in a loop over the rows are accepted,
+// and the batch log joint and gradient averaged over every batch are the
+// full ones.
+func TestMinibatchUnbiasedRowForms(t *testing.T) {
+	const n = 7
+	testUnbiased(t, compileSrc(t, "rows.gpp", rowFormsModel, nil, rowFormsInput(n, 1)), n)
+}
+
+// Each per-row idiom in a loop over the rows gives, on every batch, the
+// batch log joint and gradient of its vectorised form (to rounding: a
+// loop that is not lowered as vectors sums its rows in another order).
+func TestMinibatchRowFormsAsVectors(t *testing.T) {
+	head := strings.Join(strings.Split(rowFormsModel, "\n")[:10], "\n") + "\n"
+	pairs := []struct{ loop, vec string }{
+		{"y[i] ~ Normal(a + dot_product(X[i], beta), s)", "y ~ Normal(a + X * beta, s)"},
+		{"y[i] ~ Normal(a + dot_product(beta, X[i]), s)", "y ~ Normal(a + X * beta, s)"},
+		{"X[i] ~ MvNormal(beta, I(D) * s)", "X ~ MvNormal(beta', I(D) * s)"},
+		{"y[i] ~ Normal(sum(X[i]' .* beta') * a, s)", "y ~ Normal(rowsum(X .* beta') * a, s)"},
+		{"target += log_sum_exp(log(w) + logpdf(y[i], Normal(m2, s)))", "target += sum(rowlogsumexp(log(w') + logpdf(y, Normal(m2', s))))"},
+		{"k[i] ~ Categorical(softmax((X[i]' * B)'))", "k ~ CategoricalLogit(X * B)"},
+		{"target += sum(X[i]' * B) * a", "target += sum(X * B) * a"},
+	}
+	in := rowFormsInput(60, 2)
+	for _, p := range pairs {
+		loop := compileSrc(t, "loop.gpp", head+"for i in 0:N {\n  "+p.loop+"\n}\n", nil, in)
+		vec := compileSrc(t, "vec.gpp", head+p.vec+"\n", nil, in)
+		bl, err1 := loop.Minibatch("N", 9)
+		bv, err2 := vec.Minibatch("N", 9)
+		if err1 != nil || err2 != nil {
+			t.Fatal(p.loop, err1, err2)
+		}
+		gl, gv := make([]float64, loop.Dim), make([]float64, vec.Dim)
+		for seed := range uint64(3) {
+			bl.SetBatch(seed, 4)
+			bv.SetBatch(seed, 4)
+			x := randomPoint(loop, seed)
+			ll, err1 := bl.LogJoint(x, gl)
+			lv, err2 := bv.LogJoint(x, gv)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if math.Abs(ll-lv) > loopTol*math.Abs(lv) {
+				t.Errorf("%s, seed %d: batch log joint %.17g as a loop, %.17g vectorised", p.loop, seed, ll, lv)
+			}
+			for j := range gl {
+				if math.Abs(gl[j]-gv[j]) > loopTol*(1+math.Abs(gv[j])) {
+					t.Errorf("%s, seed %d: gradient of %s %.17g as a loop, %.17g vectorised", p.loop, seed, loop.LatentOf(j), gl[j], gv[j])
+				}
+			}
+		}
+	}
+}
+
+// Every one-argument built-in that keeps its argument's shape is either
+// elementwise, and per row of all the rows, or listed in rowMixing: a new
+// one (a sort, a running product) must be put in one list or the other.
+func TestMinibatchRowMixing(t *testing.T) {
+	elementwise := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
+		inv_logit logit log1m log_inv_logit log1m_inv_logit inv_cloglog Phi Phi_approx inv_Phi tanh sin cos
+		atan inv inv_sqrt inv_square log2 log10 tan asin acos sinh cosh asinh acosh atanh erf erfc exp2
+		cbrt tgamma trigamma floor ceil round trunc`)
+	for _, f := range stdlib.Funcs() {
+		for _, form := range f.Forms() {
+			if form.Shape == stdlib.Elementwise1 && !rowMixing[f.Name] && !slices.Contains(elementwise, f.Name) {
+				t.Errorf("%s: elementwise, or mixing its elements (rowMixing)?", f.Name)
+			}
+		}
+	}
+	for name := range rowMixing {
+		if stdlib.LookupFunc(name) == nil {
+			t.Errorf("rowMixing lists %s, which is not a built-in", name)
+		}
+	}
 }
