@@ -402,6 +402,8 @@ func (c *rowChecker) expr(e ast.Expr) int {
 			switch {
 			case r == readsRows && k == 0 && !(isVar && isLoop):
 				c.errorf(ix.Pos(), "a row of the subsampled data picked by %s: only a loop variable (y[i]) picks the row the term is about", ast.FormatExpr(ix))
+			case r == readsRows && k == 0 && !rowVar:
+				c.errorf(ix.Pos(), "a row of the subsampled data picked by %s, whose loop is not over the rows (for %s in 0:%s): in a batch, row %s is a random row, not the data's row %s; loop over the rows or fit the full data", id.Name, id.Name, c.plan.size, id.Name, id.Name)
 			case r == readsRows && k == 0 && rowVar:
 				r = readsRow // y[i], X[i]: the row the loop's term is about
 			case r == readsNone && isVar && rowVar:

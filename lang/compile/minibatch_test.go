@@ -327,6 +327,7 @@ func TestMinibatchRefusals(t *testing.T) {
 		{head + "let ll = sum(logpdf(y, Normal(a, s)))\ny ~ Normal(ll, s)\n", "5:10: --minibatch N: sum of a value read from the subsampled rows mixes the rows"},
 		{head + "for i in 0:N {\n  target += sum(y) * a\n}\n", "6:13: --minibatch N: a sum over the subsampled rows inside a loop over them"},
 		{head + "for i in 1:N {\n  y[i] ~ Normal(a, s)\n}\n", "5:10: --minibatch N: a loop over the rows must run over all of them, 0:N"},
+		{head + "for j in 0:5 {\n  y[j] ~ Normal(a, s)\n}\n", "6:5: --minibatch N: a row of the subsampled data picked by j, whose loop is not over the rows"},
 		{head + "for i in 0:N {\n  for j in 0:N {\n    target += x[i] * y[j] * a\n  }\n}\n", "6:7: --minibatch N: a loop over the rows inside another pairs the rows"},
 		// functions across the rows, outside a loop over them or of all
 		// the rows inside one; one row combined with all of them; all the
