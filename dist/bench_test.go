@@ -59,6 +59,22 @@ func BenchmarkGammaShape(b *testing.B) {
 	}
 }
 
+// BenchmarkGammaShapeValue measures a draw from a prepared shape without
+// its shape derivative (SampleLogValue, the ELBO estimates' draws), beside
+// BenchmarkGammaShape's draw/a=… with it.
+func BenchmarkGammaShapeValue(b *testing.B) {
+	for _, a := range benchShapes {
+		b.Run("a="+strconv.FormatFloat(a, 'g', -1, 64), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			g := NewGammaShape(a)
+			b.ReportAllocs()
+			for b.Loop() {
+				benchSink += g.SampleLogValue(rng)
+			}
+		})
+	}
+}
+
 // BenchmarkPolygamma measures Digamma and Trigamma by argument.
 func BenchmarkPolygamma(b *testing.B) {
 	for _, f := range []struct {

@@ -153,6 +153,18 @@ func (g *GammaShape) SampleLog(rng *rand.Rand) (logx, dlogxda float64) {
 	return logx, gammaDLogXDA(g.A, logx, x, g)
 }
 
+// SampleLogValue returns SampleLog's log x, bit for bit and from the same
+// draws of rng, without the shape derivative, which an estimate of the
+// ELBO (no gradient) does not need and which costs about as much as the
+// draw.
+func (g *GammaShape) SampleLogValue(rng *rand.Rand) float64 {
+	if !g.ok {
+		return SampleGammaLog(g.A, rng)
+	}
+	logx, _ := sampleGammaLogX(g.A, g.mt, rng)
+	return logx
+}
+
 // SampleGamma draws x ~ Gamma(a, b) (shape a, rate b) with g and returns it
 // with its reparameterisation partials dx/da = x·d(log x)/da and
 // dx/db = −x/b. x underflows to 0 for small a, and so do its partials; use

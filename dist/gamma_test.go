@@ -798,3 +798,28 @@ func TestGammaLogCDF(t *testing.T) {
 		}
 	}
 }
+
+// SampleLogValue gives SampleLog's log x bit for bit, leaving the stream
+// where SampleLog leaves it, for valid and invalid shapes, and allocates
+// nothing.
+func TestGammaShapeSampleLogValue(t *testing.T) {
+	for _, a := range []float64{1e-6, 0.01, 0.3, 0.999, 1, 2.5, 9.999, 10, 100, 1e4, 1e7, 0, -1, math.NaN(), math.Inf(1)} {
+		g := NewGammaShape(a)
+		r1, r2 := rand.New(rand.NewPCG(4, 7)), rand.New(rand.NewPCG(4, 7))
+		for i := range 500 {
+			l1, _ := g.SampleLog(r1)
+			l2 := g.SampleLogValue(r2)
+			if math.Float64bits(l1) != math.Float64bits(l2) {
+				t.Fatalf("a=%v draw %d: SampleLogValue %v, SampleLog %v", a, i, l2, l1)
+			}
+		}
+		if u1, u2 := r1.Uint64(), r2.Uint64(); u1 != u2 {
+			t.Errorf("a=%v: the streams part after 500 draws", a)
+		}
+	}
+	g := NewGammaShape(0.5)
+	rng := rand.New(rand.NewPCG(1, 1))
+	if n := testing.AllocsPerRun(100, func() { g.SampleLogValue(rng) }); n != 0 {
+		t.Errorf("GammaShape.SampleLogValue: %v allocations", n)
+	}
+}

@@ -85,9 +85,8 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 	rng := rand.New(rand.NewPCG(*seed, diagStream))
 	x := make([]float64, m.Dim)
 	grad := make([]float64, m.Dim)
-	scratch := make([]float64, m.Dim)
 	f := func(x []float64) float64 {
-		lp, err := m.LogJoint(x, scratch)
+		lp, err := m.LogJointValue(x)
 		if err != nil {
 			return math.NaN()
 		}

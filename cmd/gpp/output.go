@@ -1352,9 +1352,13 @@ type fitOutcome struct {
 	Interrupted   bool       `json:"interrupted"`
 	ParetoK       jsonFloat  `json:"pareto_k"`
 	ParetoReading string     `json:"pareto_reading"`
-	StepSize      jsonFloat  `json:"step_size"`
-	BadSteps      int        `json:"bad_steps"`
-	Rollbacks     int        `json:"rollbacks"` // returns to the best q after a divergence or a drift
+	// ParetoKDraws is the number of draws pareto_k is from: 1000, or
+	// 10 000 where those gave a k̂ near 0.7 (sgvb.KBandLow–KBandHigh);
+	// 0 where none was computed (MAP, an interrupted fit).
+	ParetoKDraws int       `json:"pareto_k_draws"`
+	StepSize     jsonFloat `json:"step_size"`
+	BadSteps     int       `json:"bad_steps"`
+	Rollbacks    int       `json:"rollbacks"` // returns to the best q after a divergence or a drift
 	// AveragedIterates is the number of iterates whose mean is q (the
 	// engine's iterate average); 0: q is the last iterate (a mixture:
 	// see each restart).
@@ -1368,7 +1372,7 @@ func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
 	o := fitOutcome{
 		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
 		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
-		ParetoReading: r.ParetoReading, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
+		ParetoReading: r.ParetoReading, ParetoKDraws: r.ParetoKDraws, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
 		AveragedIterates: r.Averaged,
 		Seconds:          jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
 	}
@@ -1639,6 +1643,7 @@ func newFitFile(h drawsHeader) *fitFile {
 	ff.Settings.Restarts = len(m.Components)
 	ff.Settings.Jitter = &c.jitter
 	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = jsonFloat(m.ELBO), jsonFloat(m.ELBOSE), jsonFloat(m.ParetoK), m.ParetoReading
+	ff.ParetoKDraws = m.ParetoKDraws
 	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks, ff.AveragedIterates = 0, true, m.Interrupted, 0, 0, 0
 	ff.Seconds, ff.Warnings = jsonFloat(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
 	for i, rc := range m.Components {

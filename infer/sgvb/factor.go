@@ -849,15 +849,26 @@ func (b *block) sample(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, x, a
 
 // sampleRange is sample for elements [lo, hi) (whole simplices).
 func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, x, aux []float64, lo, hi int) {
+	b.sampleSpan(c, gg, rng, x, aux, lo, hi, false)
+}
+
+// sampleSpan is sampleRange; with values, for an ELBO estimate, a gamma
+// draw of a prepared shape skips its shape derivative (aux is then not
+// written for it): x is the same, from the same random numbers.
+func (b *block) sampleSpan(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, x, aux []float64, lo, hi int, values bool) {
 	n, p := b.n, b.poff
 	val := c.val
 	switch b.fam {
 	case FamilyGamma:
 		for i := lo; i < hi; i++ {
 			var lx, d float64
-			if c.shape != nil {
+			switch {
+			case c.shape != nil && values:
+				x[b.off+i] = c.shape[p+i].SampleLogValue(rng) - c.logb[p+n+i]
+				continue
+			case c.shape != nil:
 				lx, d = c.shape[p+i].SampleLog(rng)
-			} else {
+			default:
 				lx, d = gg.SampleLog(val[p+i], rng)
 			}
 			x[b.off+i] = lx - c.logb[p+n+i]
@@ -919,6 +930,23 @@ func (b *block) sampleRange(c *stepCache, gg dist.GammaGradient, rng *rand.Rand,
 // nil, is what sample recorded when it drew x (a full-rank factor reads its
 // ε there instead of solving for it).
 func (b *block) logq(c *stepCache, x, aux []float64) float64 {
+	return b.logqWith(c, x, aux, nil)
+}
+
+// logq0 writes a gamma block's a·log b − log Γ(a), the part of log q of
+// each element that does not depend on the draw, into lq0 at its shape
+// slots.
+func (b *block) logq0(c *stepCache, lq0 []float64) {
+	n, p := b.n, b.poff
+	for i := 0; i < n; i++ {
+		a, r := c.val[p+i], c.val[p+n+i]
+		lq0[p+i] = a*math.Log(r) - lgamma(a)
+	}
+}
+
+// logqWith is logq with a gamma block's logq0 read from lq0 (nil: computed
+// here), the same sum in the same order.
+func (b *block) logqWith(c *stepCache, x, aux, lq0 []float64) float64 {
 	n, p := b.n, b.poff
 	val := c.val
 	s := 0.0
@@ -927,7 +955,13 @@ func (b *block) logq(c *stepCache, x, aux []float64) float64 {
 		for i := 0; i < n; i++ {
 			a, r := val[p+i], val[p+n+i]
 			l := x[b.off+i]
-			s += a*math.Log(r) - lgamma(a) + (a-1)*l - r*math.Exp(l)
+			var k float64
+			if lq0 != nil {
+				k = lq0[p+i]
+			} else {
+				k = a*math.Log(r) - lgamma(a)
+			}
+			s += k + (a-1)*l - r*math.Exp(l)
 		}
 	case FamilyNormal, FamilyLognormal:
 		for i := 0; i < n; i++ {

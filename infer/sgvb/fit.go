@@ -96,7 +96,11 @@ type engine struct {
 	dgrad, dh [][]float64
 	lp, lq    []float64
 	ok        []bool
-	errs      []error
+	// lq0 holds, during an ELBO estimate, each gamma factor's a·log b −
+	// log Γ(a) per shape slot (logqWith), computed once per estimate
+	// rather than once per draw; nil without gamma factors.
+	lq0  []float64
+	errs []error
 
 	segs    []segment    // the fixed pieces the draws of q are made in
 	nextSeg atomic.Int32 // the next segment to claim in a split job
@@ -689,22 +693,25 @@ func allFinite(v []float64) bool {
 func (e *engine) draw(wk *worker, j job, d int) {
 	for si, sg := range e.segs {
 		wk.pcg.Seed(segSeed(e.s.Seed, j.stream, j.iter, d, si))
-		e.blocks[sg.b].sampleRange(&e.cache, e.s.Gamma, wk.rng, wk.x, wk.aux, sg.lo, sg.hi)
+		e.blocks[sg.b].sampleSpan(&e.cache, e.s.Gamma, wk.rng, wk.x, wk.aux, sg.lo, sg.hi, j.kind == jobEval)
 	}
-	lp, err := wk.target(j, d).LogJoint(wk.x, wk.gx)
-	jac := e.addLogitJac(wk.x, wk.gx)
-	lp += jac
-	e.lp[d], e.errs[d] = lp, err
-	ok := !math.IsNaN(lp) && !math.IsInf(lp, 0) && allFinite(wk.gx)
-	if j.kind == jobEval {
+	if j.kind == jobEval { // values alone: log p − log q
+		lp, err := logJointValue(wk.target(j, d), wk.x, wk.gx)
+		jac := e.logitJac(wk.x)
+		lp += jac
+		e.lp[d], e.errs[d] = lp, err
 		lq := jac
 		for bi := range e.blocks {
-			lq += e.blocks[bi].logq(&e.cache, wk.x, wk.aux)
+			lq += e.blocks[bi].logqWith(&e.cache, wk.x, wk.aux, e.lq0)
 		}
 		e.lq[d] = lq
-		e.ok[d] = ok && finite(lq)
+		e.ok[d] = finite(lp) && finite(lq)
 		return
 	}
+	lp, err := wk.target(j, d).LogJoint(wk.x, wk.gx)
+	lp += e.addLogitJac(wk.x, wk.gx)
+	e.lp[d], e.errs[d] = lp, err
+	ok := !math.IsNaN(lp) && !math.IsInf(lp, 0) && allFinite(wk.gx)
 	if !ok {
 		e.ok[d] = false
 		return
@@ -747,6 +754,16 @@ func (e *engine) addLogitJac(x, g []float64) float64 {
 		j, dj := logitJac(x[c])
 		s += j
 		g[c] += dj
+	}
+	return s
+}
+
+// logitJac is addLogitJac's value alone (the same sum, in the same order).
+func (e *engine) logitJac(x []float64) float64 {
+	s := 0.0
+	for _, c := range e.logits {
+		j, _ := logitJac(x[c])
+		s += j
 	}
 	return s
 }
@@ -874,6 +891,50 @@ func (e *engine) updateCV() {
 // mean.
 const cvRate = 0.1
 
+// KBandLow and KBandHigh bound the k̂ from Settings.PSISDraws draws that
+// a fit estimates again from Settings.ParetoKDraws: around 0.7, where a
+// k̂ from 1000 draws decides warnings, hints and --psis-resample's
+// fallback on noise (a crossed GLMM's q gave 0.686 from 1000 draws, 1.03
+// from 10 000). Below 0.5 and above 1 the reading would take a large
+// error to change.
+const (
+	KBandLow  = 0.5
+	KBandHigh = 1.0
+)
+
+// paretoKFrom returns the k̂ of the final stream's first N draws (whose
+// first PSISDraws are the final estimate's), the draws being values
+// alone: at 10 000 draws, ten times the final estimate's work.
+func (e *engine) paretoKFrom(N int) float64 {
+	if len(e.lp) < N {
+		e.lp, e.lq = make([]float64, N), make([]float64, N)
+		e.ok, e.errs = make([]bool, N), make([]error, N)
+	}
+	e.eval(streamFinal, 0, N)
+	lw := make([]float64, 0, N)
+	for d := range N {
+		if e.ok[d] {
+			lw = append(lw, e.lp[d]-e.lq[d])
+		}
+	}
+	return ParetoK(lw)
+}
+
+// fillLogq0 sets e.lq0 from the cache's parameters (allocating it at the
+// first estimate with gamma factors).
+func (e *engine) fillLogq0() {
+	for bi := range e.blocks {
+		b := &e.blocks[bi]
+		if b.fam != FamilyGamma {
+			continue
+		}
+		if e.lq0 == nil {
+			e.lq0 = make([]float64, e.np)
+		}
+		b.logq0(&e.cache, e.lq0)
+	}
+}
+
 // eval estimates the ELBO from n draws of q. It uses E[log p] + H with the
 // centred −log q − H (mean zero) as control variate, its coefficient fitted
 // on the same draws: exact when q is the posterior. It returns the estimate,
@@ -881,6 +942,7 @@ const cvRate = 0.1
 // out; e.lp and e.lq hold the draws.
 func (e *engine) eval(stream uint64, iter int, n int) (elbo, se float64, bad int) {
 	e.cache.fill(e.blocks, e.theta)
+	e.fillLogq0()
 	e.run(job{kind: jobEval, stream: stream, iter: uint64(iter), n: n})
 	H := 0.0
 	for bi := range e.blocks {
@@ -1219,6 +1281,12 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			r.warn("%d of %d final draws had a non-finite log joint", bad, n)
 		}
 		r.ParetoK = ParetoK(lw)
+		if !math.IsNaN(r.ParetoK) {
+			r.ParetoKDraws = n
+		}
+		if N := s.ParetoKDraws; N > n && r.ParetoK >= KBandLow && r.ParetoK <= KBandHigh {
+			r.ParetoK, r.ParetoKDraws = e.paretoKFrom(N), N
+		}
 	}
 	r.ParetoReading = ParetoReading(r.ParetoK)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {

@@ -90,7 +90,7 @@ func Resample(t Target, q Proposal, dim, M, n int, seed uint64, par int) *Resamp
 			g := make([]float64, dim)
 			for d := w; d < M; d += par {
 				lq := q.Candidate(seed, d, x)
-				lp, err := tw.LogJoint(x, g)
+				lp, err := logJointValue(tw, x, g)
 				lw[d] = lp - lq
 				if err != nil || !finite(lw[d]) {
 					lw[d] = math.NaN()

@@ -65,6 +65,9 @@ type Mixture struct {
 	// the same draws (NaN if not computed), ParetoReading its reading.
 	ParetoK       float64
 	ParetoReading string
+	// ParetoKDraws is the number of draws ParetoK is from (see
+	// Result.ParetoKDraws); 0 if not computed.
+	ParetoKDraws int
 
 	Interrupted bool // some restart was stopped by the context
 	Warnings    []string
@@ -181,8 +184,15 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 		m.Interrupted = m.Interrupted || c.Interrupted
 	}
 	m.ELBO, m.ELBOSE, m.ParetoK = math.NaN(), math.NaN(), math.NaN()
-	if n := s.withDefaults().PSISDraws; !m.Interrupted && n > 0 {
+	if ws := s.withDefaults(); !m.Interrupted && ws.PSISDraws > 0 {
+		n := ws.PSISDraws
 		m.estimate(t, n, s.Seed, par)
+		if !math.IsNaN(m.ParetoK) {
+			m.ParetoKDraws = n
+		}
+		if N := ws.ParetoKDraws; N > n && m.ParetoK >= KBandLow && m.ParetoK <= KBandHigh {
+			m.ParetoK, m.ParetoKDraws = m.paretoK(t, N, s.Seed, par), N
+		}
 	}
 	m.ParetoReading = ParetoReading(m.ParetoK)
 	if w := overflowWarning(m.ELBO, m.ELBOSE, "the mixture"); w != "" {
@@ -270,29 +280,7 @@ func (m *Mixture) SampleCoords(rng *rand.Rand, x []float64, r int) (logq float64
 // weights log p − log q.
 func (m *Mixture) estimate(t Target, n int, seed uint64, par int) {
 	R := len(m.Components)
-	lw, gap := make([]float64, n), make([]float64, n)
-	ok := make([]bool, n)
-	var wg sync.WaitGroup
-	for w := range min(par, n) {
-		tw := t
-		if w > 0 {
-			tw = t.Clone()
-		}
-		wg.Go(func() {
-			x := make([]float64, m.Dim())
-			g := make([]float64, m.Dim())
-			for d := w; d < n; d += par {
-				rng := rand.New(rand.NewPCG(streamSeed(seed, streamMixture, 0, d)))
-				lqr := m.Components[d%R].SampleCoords(rng, x)
-				lq := m.LogQCoords(x)
-				gap[d] = lqr - lq
-				lp, err := tw.LogJoint(x, g)
-				lw[d] = lp - lq
-				ok[d] = err == nil && finite(lw[d])
-			}
-		})
-	}
-	wg.Wait()
+	lw, gap, ok := m.weights(t, n, seed, par)
 	// the KL terms, by restart
 	mean, m2 := make([]float64, R), make([]float64, R)
 	cnt := make([]int, R)
@@ -322,4 +310,49 @@ func (m *Mixture) estimate(t Target, n int, seed uint64, par int) {
 		m.warn("%d of %d final draws of the mixture had a non-finite log joint", bad, n)
 	}
 	m.ParetoK = ParetoK(good)
+}
+
+// paretoK returns the k̂ of the log weights log p − log q of the mixture's
+// first n final draws (those of estimate).
+func (m *Mixture) paretoK(t Target, n int, seed uint64, par int) float64 {
+	lw, _, ok := m.weights(t, n, seed, par)
+	good := lw[:0:0]
+	for d := range n {
+		if ok[d] {
+			good = append(good, lw[d])
+		}
+	}
+	return ParetoK(good)
+}
+
+// weights draws the mixture's n final draws, draw d from restart d mod R
+// with a stream of its own, on par goroutines, and returns per draw its
+// log weight log p − log q, its gap log q_r − log q to the mixture and
+// whether the weight is finite.
+func (m *Mixture) weights(t Target, n int, seed uint64, par int) (lw, gap []float64, ok []bool) {
+	R := len(m.Components)
+	lw, gap = make([]float64, n), make([]float64, n)
+	ok = make([]bool, n)
+	var wg sync.WaitGroup
+	for w := range min(par, n) {
+		tw := t
+		if w > 0 {
+			tw = t.Clone()
+		}
+		wg.Go(func() {
+			x := make([]float64, m.Dim())
+			g := make([]float64, m.Dim())
+			for d := w; d < n; d += par {
+				rng := rand.New(rand.NewPCG(streamSeed(seed, streamMixture, 0, d)))
+				lqr := m.Components[d%R].SampleCoords(rng, x)
+				lq := m.LogQCoords(x)
+				gap[d] = lqr - lq
+				lp, err := logJointValue(tw, x, g)
+				lw[d] = lp - lq
+				ok[d] = err == nil && finite(lw[d])
+			}
+		})
+	}
+	wg.Wait()
+	return lw, gap, ok
 }

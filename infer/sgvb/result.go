@@ -40,6 +40,10 @@ type Result struct {
 	// reading: "good" (< 0.5), "ok" (0.5–0.7), "unreliable" (> 0.7).
 	ParetoK       float64
 	ParetoReading string
+	// ParetoKDraws is the number of draws ParetoK is from: PSISDraws, or
+	// Settings.ParetoKDraws where those gave a k̂ near 0.7 (KBandLow to
+	// KBandHigh); 0 if not computed.
+	ParetoKDraws int
 
 	Warnings []string
 	Seconds  float64

@@ -301,3 +301,117 @@ func BenchmarkSGVBIterVarying(b *testing.B) {
 		})
 	}
 }
+
+// postFitModels are the fits of BenchmarkPostFit: the README's GPFA and
+// EPM examples and the synthetic models of BenchmarkSGVBIter.
+var postFitModels = []struct {
+	name string
+	eta  float64
+	load func(testing.TB) *pipeline.Loaded
+}{
+	{"gpfa/wineK6", 0, func(tb testing.TB) *pipeline.Loaded {
+		l, err := pipeline.Load("../../examples/gpfa.gpp", []string{"../../examples/wine_std.csv"}, map[string]string{"K": "6"})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return l
+	}},
+	{"epm/football", 0, func(tb testing.TB) *pipeline.Loaded {
+		l, err := pipeline.Load("../../examples/epm.gpp", []string{"links=../../examples/football_train.csv", "unknown=../../examples/football_heldout.csv"}, map[string]string{"N": "115"})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return l
+	}},
+	sgvbModels[0], sgvbModels[2],
+}
+
+// BenchmarkPostFit times the work of a fit that needs values of the log
+// joint and no gradient, through LogJointValue (a forward pass: value-ms)
+// and through LogJoint (forward and reverse, as before 2026-11-29:
+// gradient-ms), the two interleaved in every round, on one worker:
+//
+//   - final: the final ELBO estimate and k̂ from the default 1000 draws (a
+//     fit warm-started at the fitted q, of one step). The ELBO monitor
+//     runs the same code on 100 draws every 100 steps: over a fit it
+//     costs what this does per 1000 steps;
+//   - resample: the 1000 candidates' weights of --psis-resample (Resample,
+//     one goroutine);
+//   - steps: 1000 steps from the fitted q (the shapes of its gamma factors
+//     set the cost of their draws) without the monitor and the final
+//     estimate, whose cost the monitor's adds to (step-ms; the steps take
+//     gradients either way).
+//
+// Run with
+//
+//	go test -run '^$' -bench PostFit -benchtime 3x ./internal/pipeline/
+func BenchmarkPostFit(b *testing.B) {
+	ctx := context.Background()
+	for _, c := range postFitModels {
+		l := c.load(b)
+		m := l.Model
+		lat := pipeline.Latents(m)
+		// ParetoKDraws −1: k̂ from the final estimate's draws alone,
+		// whatever it is
+		base := sgvb.Settings{Seed: 1, Workers: 1, StepSize: c.eta, ParetoKDraws: -1}
+		s := base
+		s.MaxIter = 2000 // the q whose draws are weighed
+		fitted, err := sgvb.Fit(ctx, pipeline.Target{M: m}, lat, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		targets := [2]sgvb.Target{pipeline.Target{M: m}, gradientOnly{pipeline.Target{M: m}}}
+		timeIt := func(f func(sgvb.Target)) (value, grad time.Duration) {
+			for k, t := range targets {
+				t0 := time.Now()
+				f(t)
+				if k == 0 {
+					value = time.Since(t0)
+				} else {
+					grad = time.Since(t0)
+				}
+			}
+			return value, grad
+		}
+		ms := func(b *testing.B, d time.Duration, unit string) {
+			b.ReportMetric(d.Seconds()*1e3/float64(b.N), unit)
+		}
+		b.Run(c.name+"/final", func(b *testing.B) {
+			s := base
+			s.Init, s.MaxIter, s.Tol, s.EvalEvery = fitted, 1, -1, 1<<30
+			var v, g time.Duration
+			for b.Loop() {
+				dv, dg := timeIt(func(t sgvb.Target) {
+					if _, err := sgvb.Fit(ctx, t, lat, s); err != nil {
+						b.Fatal(err)
+					}
+				})
+				v, g = v+dv, g+dg
+			}
+			ms(b, v, "value-ms")
+			ms(b, g, "gradient-ms")
+		})
+		b.Run(c.name+"/resample", func(b *testing.B) {
+			var v, g time.Duration
+			for b.Loop() {
+				dv, dg := timeIt(func(t sgvb.Target) { sgvb.Resample(t, fitted, m.Dim, 1000, 100, 1, 1) })
+				v, g = v+dv, g+dg
+			}
+			ms(b, v, "value-ms")
+			ms(b, g, "gradient-ms")
+		})
+		b.Run(c.name+"/steps", func(b *testing.B) {
+			s := base
+			s.Init, s.MaxIter, s.Tol, s.PSISDraws, s.EvalEvery = fitted, 1000, -1, -1, 1<<30
+			var d time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := sgvb.Fit(ctx, targets[0], lat, s); err != nil {
+					b.Fatal(err)
+				}
+				d += time.Since(t0)
+			}
+			ms(b, d, "step-ms")
+		})
+	}
+}

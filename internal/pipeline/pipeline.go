@@ -287,6 +287,9 @@ type Target struct{ M *compile.Model }
 // LogJoint implements sgvb.Target.
 func (t Target) LogJoint(x, grad []float64) (float64, error) { return t.M.LogJoint(x, grad) }
 
+// LogJointValue implements sgvb.ValueTarget.
+func (t Target) LogJointValue(x []float64) (float64, error) { return t.M.LogJointValue(x) }
+
 // SetTeam lets the engine lend its idle workers to the log joint (see
 // sgvb.Target).
 func (t Target) SetTeam(tm par.Team) { t.M.SetTeam(tm) }
@@ -300,6 +303,9 @@ type BatchTarget struct{ B *compile.Batch }
 
 // LogJoint implements sgvb.Target.
 func (t BatchTarget) LogJoint(x, grad []float64) (float64, error) { return t.B.LogJoint(x, grad) }
+
+// LogJointValue implements sgvb.ValueTarget.
+func (t BatchTarget) LogJointValue(x []float64) (float64, error) { return t.B.LogJointValue(x) }
 
 // SetBatch implements sgvb.MinibatchTarget.
 func (t BatchTarget) SetBatch(hi, lo uint64) { t.B.SetBatch(hi, lo) }

@@ -4,7 +4,9 @@
 // Place in the pipeline: the compiler lowers a checked model into a Program
 // built with a Builder (compile → lang/autodiff → infer/sgvb); the SGVB
 // engine then calls Program.LogJoint thousands of times to get the log joint
-// density and its gradient with respect to one flat latent vector. dist
+// density and its gradient with respect to one flat latent vector, and
+// ForwardJoint where it needs the value alone (its ELBO estimates and
+// importance weights: no reverse sweep, no outputs' nodes). dist
 // supplies the scalar density kernels that Density nodes evaluate
 // elementwise.
 //

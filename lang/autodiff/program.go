@@ -22,6 +22,9 @@ type Program struct {
 	scr    []float64        // per-op scratch
 	dstate []float64        // data states of the densities of data (node.dhoist), read-only after Finish
 	order  []int32          // live input-dependent nodes, in build (topological) order
+	// jorder is the part of order that the log joint reads (ForwardJoint):
+	// its nodes, and the exp(value) nodes its prepared densities read.
+	jorder []int32
 	inputs []int32
 	root   int32
 	dim    int
@@ -121,6 +124,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 			}
 		}
 	}
+	p.jorder = p.jointOrder()
 	p.adj = make([]float64, nadj)
 	p.scr = make([]float64, nscr)
 	p.fillOnes()
@@ -343,7 +347,7 @@ func (p *Program) outputFailed(i int32, ok bool, first *error) {
 // which forms Y'Y anew). The clone has no team.
 func (p *Program) Clone() *Program {
 	c := &Program{
-		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, order: p.order, inputs: p.inputs,
+		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, order: p.order, jorder: p.jorder, inputs: p.inputs,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
 		val:    make([]float64, len(p.val)),
@@ -455,6 +459,66 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	}
 	p.ready = true
 	return p.val[p.nodes[p.root].off], nil
+}
+
+// ForwardJoint evaluates the log joint alone at x, for the estimates that
+// need no gradient (the ELBO's, importance weights, Pareto k̂): it skips
+// the nodes that only kept nodes read (outputs), and no Backward follows.
+// Its value and error are Forward's, bit for bit: the log joint's nodes
+// read only each other (and an exp(value) node, evaluated too), in the
+// same order with the same arithmetic. It allocates nothing. Afterwards
+// the kept nodes' values are stale, and Backward may not follow.
+func (p *Program) ForwardJoint(x []float64) (float64, error) {
+	if len(x) != p.dim {
+		panic(errLatentLen)
+	}
+	p.ready = false
+	p.x = x
+	for _, i := range p.jorder {
+		n := &p.nodes[i]
+		ok := p.eval(n)
+		p.evals[i]++
+		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
+			if !n.joint { // read by a prepared density: Forward goes on past it
+				var e error
+				p.outputFailed(i, ok, &e)
+				continue
+			}
+			p.x = nil
+			return math.NaN(), p.nodeError(i, ok)
+		}
+	}
+	p.x = nil
+	return p.val[p.nodes[p.root].off], nil
+}
+
+// jointOrder returns the nodes of order that ForwardJoint evaluates: those
+// of the log joint and the exp(value) nodes their prepared densities read
+// (which an output alone may otherwise need).
+func (p *Program) jointOrder() []int32 {
+	need := make([]bool, len(p.nodes))
+	need[p.root] = true
+	for k := len(p.order) - 1; k >= 0; k-- {
+		i := p.order[k]
+		n := &p.nodes[i]
+		if !need[i] && !n.joint {
+			continue
+		}
+		need[i] = true
+		if n.expOf > 0 {
+			need[n.expOf-1] = true
+		}
+		for _, a := range n.args {
+			need[a] = true
+		}
+	}
+	var out []int32
+	for _, i := range p.order {
+		if need[i] {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // OutputErr returns, after Forward, an *ast.Error at the first node that

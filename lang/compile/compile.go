@@ -136,6 +136,13 @@ func (m *Model) LogJoint(x, grad []float64) (float64, error) {
 	return m.prog.LogJoint(x, grad)
 }
 
+// LogJointValue returns LogJoint's value at x, bit for bit, with the
+// error of the value, and computes no gradient (autodiff's ForwardJoint):
+// for the estimates after a fit, which need only values.
+func (m *Model) LogJointValue(x []float64) (float64, error) {
+	return m.prog.ForwardJoint(x)
+}
+
 // SetTeam lends the model's larger matrix products the goroutines of t
 // (nil: none); see autodiff.Program.SetTeam. Clones do not inherit it.
 func (m *Model) SetTeam(t par.Team) { m.prog.SetTeam(t) }

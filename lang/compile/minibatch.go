@@ -372,6 +372,15 @@ func (bt *Batch) LogJoint(x, grad []float64) (float64, error) {
 	return bt.prog.LogJoint(x, grad)
 }
 
+// LogJointValue returns the minibatch estimate of the log joint at x
+// without its gradient, as Model.LogJointValue.
+func (bt *Batch) LogJointValue(x []float64) (float64, error) {
+	if bt.err != nil {
+		return math.NaN(), bt.err
+	}
+	return bt.prog.ForwardJoint(x)
+}
+
 // SetTeam lends the batch model's larger products the goroutines of t.
 func (bt *Batch) SetTeam(t par.Team) { bt.prog.SetTeam(t) }
 

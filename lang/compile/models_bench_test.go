@@ -224,7 +224,8 @@ const log2Pi = 1.8378770664093454835606594728112352797227949472755668
 var gpfaSizes = []struct{ d, k int }{{50, 10}, {42, 40}}
 
 // BenchmarkCompiledGPFA is one LogJoint (value and gradient) of the
-// compiled GPFA model on 500 synthetic rows, beside the hand-written one.
+// compiled GPFA model on 500 synthetic rows, beside the value alone
+// (LogJointValue) and the hand-written one.
 func BenchmarkCompiledGPFA(b *testing.B) {
 	for _, sz := range gpfaSizes {
 		m, x := gpfaCompiled(b, 500, sz.d, sz.k)
@@ -233,6 +234,14 @@ func BenchmarkCompiledGPFA(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := m.LogJoint(x, grad); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("D%dK%d/value", sz.d, sz.k), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.LogJointValue(x); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -424,8 +433,8 @@ func (h *epmHand) logJoint(x, grad []float64) float64 {
 }
 
 // BenchmarkCompiledEPM is one LogJoint (value and gradient) of the compiled
-// EPM model on NIPS234 (K=10, 20 % of the pairs held out), beside the
-// hand-written one.
+// EPM model on NIPS234 (K=10, 20 % of the pairs held out), beside the value
+// alone (LogJointValue) and the hand-written one.
 func BenchmarkCompiledEPM(b *testing.B) {
 	m, x, h := epmCompiled(b, 10)
 	grad := make([]float64, m.Dim)
@@ -433,6 +442,14 @@ func BenchmarkCompiledEPM(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := m.LogJoint(x, grad); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("K10/value", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := m.LogJointValue(x); err != nil {
 				b.Fatal(err)
 			}
 		}
