@@ -163,6 +163,12 @@ const (
 	// argument 1 non-negative, non-negative if both are non-negative,
 	// otherwise Default.
 	DiagSum
+	// Recursive: the support of ar_filter(phi, e), h[t] = e[t] + Σ phi[k] h[t-1-k]:
+	// positive if phi is non-negative and e positive, non-negative if both
+	// are non-negative (by induction on t), otherwise Default. A GARCH
+	// variance, ar_filter(beta1, alpha0 + alpha1 * square(r - mu)), is so
+	// positive and can be a scale.
+	Recursive
 )
 
 // SupportCase maps an argument support to a result support: it applies when
@@ -206,6 +212,15 @@ func (r SupportRule) Result(args []dist.Support) dist.Support {
 		if len(args) == 2 {
 			switch {
 			case dist.Positive.Contains(args[0]) && nonNeg(args[1]):
+				return dist.Positive
+			case nonNeg(args[0]) && nonNeg(args[1]):
+				return dist.NonNegative
+			}
+		}
+	case Recursive:
+		if len(args) == 2 {
+			switch {
+			case nonNeg(args[0]) && dist.Positive.Contains(args[1]):
 				return dist.Positive
 			case nonNeg(args[0]) && nonNeg(args[1]):
 				return dist.NonNegative
@@ -257,6 +272,8 @@ func (r SupportRule) Describe(arg string) string {
 		return "unit if both arguments are, positive if both are, non-negative if both are; else " + r.Default.String()
 	case DiagSum:
 		return "positive if " + arg + " is positive and the values added non-negative, non-negative if both are; else " + r.Default.String()
+	case Recursive:
+		return "positive if " + arg + " is non-negative and e positive, non-negative if both are; else " + r.Default.String()
 	}
 	return "?"
 }

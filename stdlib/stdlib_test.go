@@ -189,7 +189,12 @@ func TestSupportRules(t *testing.T) {
 		{"add_diag", []dist.Support{dist.Unit, dist.Unit}, dist.Positive},
 		{"add_diag", []dist.Support{dist.Positive, dist.Real}, dist.Real},
 		{"add_diag", []dist.Support{dist.Real, dist.Positive}, dist.Real},
-		{"ar_filter", []dist.Support{dist.Positive, dist.Positive}, dist.Real}, // a negative phi can turn the sign
+		{"ar_filter", []dist.Support{dist.Positive, dist.Positive}, dist.Positive}, // h[t] = e[t] + phi h[t-1] > 0 by induction
+		{"ar_filter", []dist.Support{dist.Unit, dist.Positive}, dist.Positive},
+		{"ar_filter", []dist.Support{dist.Unit, dist.NonNegative}, dist.NonNegative},
+		{"ar_filter", []dist.Support{dist.Count, dist.Count}, dist.NonNegative},
+		{"ar_filter", []dist.Support{dist.Real, dist.Positive}, dist.Real}, // a negative phi can turn the sign
+		{"ar_filter", []dist.Support{dist.Positive, dist.Real}, dist.Real},
 		{"erf", []dist.Support{dist.Positive}, dist.Unit},
 		{"erf", []dist.Support{dist.Count}, dist.NonNegative},
 		{"erf", []dist.Support{dist.Real}, dist.Real},

@@ -182,7 +182,7 @@ var funcs = []*Func{
 		Doc: "sum of each column: a row [1, m]", Example: "colsum(W)"},
 	{Name: "cumsum", Range: SumRange, Args: []Arg{{Name: "x", Ranks: Vector}}, Shape: Elementwise1, Support: sumRule, Elem: IntIfAllInt, Op: "cumsum",
 		Doc: "running sums: element i is x[0] + ... + x[i] (Stan's cumulative_sum); a random walk from its steps", Example: "mu + sigma * cumsum(z)"},
-	{Name: "ar_filter", Args: []Arg{{Name: "phi", Ranks: Scalar | Vector}, {Name: "e", Ranks: Vector | Matrix}}, Shape: Filter, Support: realRule, Elem: RealResult, Op: "ar_filter",
+	{Name: "ar_filter", Args: []Arg{{Name: "phi", Ranks: Scalar | Vector}, {Name: "e", Ranks: Vector | Matrix}}, Shape: Filter, Support: SupportRule{Kind: Recursive, Default: dist.Real}, Elem: RealResult, Op: "ar_filter",
 		Doc: "the recursive filter h[t] = e[t] + phi[0] * h[t-1] + ... + phi[p-1] * h[t-p], terms before h[0] taken as 0 (so h[0] = e[0]), of each column of e alone (R's filter(e, phi, method = \"recursive\")); phi a scalar (AR(1)) or [p]; O(T·p) with its gradient: a non-centred AR(p) or state-space model without a loop (section 3, Time series)", Example: "mu + ar_filter(phi, sigma * z)"},
 	{Name: "variance", Args: argArray, Shape: ReduceScalar, Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "variance",
 		Doc: "sample variance of all elements, over n - 1 (Stan's variance); 0 for one element. Stan's sd(x) is sqrt(variance(x)): sd stays free as a name", Example: "(y - mean(y)) / sqrt(variance(y))"},

@@ -107,9 +107,10 @@ type checker struct {
 	fns     map[string]*fnDef // user functions declared so far
 	inlined int               // calls of user functions expanded so far
 
-	defining string // the name whose declaration is being checked
-	inOutput bool   // checking an output's expression
-	inDim    bool   // checking a dimension of a declared type
+	defining    string // the name whose declaration is being checked
+	definingLet bool   // defining is a let: a self-reference is a recursion
+	inOutput    bool   // checking an output's expression
+	inDim       bool   // checking a dimension of a declared type
 }
 
 func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
@@ -266,9 +267,9 @@ func (c *checker) stmt(s ast.Stmt) {
 		}
 		c.outputStmt(s)
 	case *ast.LetStmt:
-		c.defining = s.Name.Name
+		c.defining, c.definingLet = s.Name.Name, true
 		t := c.expr(s.Value)
-		c.defining = ""
+		c.defining, c.definingLet = "", false
 		c.declare(s.Name, &Symbol{Name: s.Name.Name, Kind: Let, Decl: s, Pos: s.Name.NamePos, Type: t})
 	case *ast.TildeStmt:
 		c.tildeStmt(s)

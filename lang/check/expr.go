@@ -112,6 +112,9 @@ func (c *checker) undeclared(id *ast.Ident) {
 	case c.fns[name] != nil:
 		fd := c.fns[name]
 		c.errorf(id.NamePos, "`%s` is a function (declared at %s); call it as %s", name, fd.decl.Name.NamePos, fnSignature(fd.decl))
+	case name == c.defining && c.definingLet:
+		// Stan's loop that fills x[t] from x[t-1] has no gpp form but this.
+		c.errorf(id.NamePos, "`%s` is used in its own definition; gpp has no assignment, so a recursion cannot fill a let element by element: a linear one, x[t] = e[t] + phi * x[t-1], is ar_filter(phi, e) (docs/language.md §3, Time series)", name)
 	case name == c.defining:
 		c.errorf(id.NamePos, "`%s` is used in its own definition", name)
 	default:
@@ -808,7 +811,12 @@ func (c *checker) arity(e *ast.CallExpr, name, sig string, want int) bool {
 	got := len(e.Args)
 	switch {
 	case got < want:
-		c.errorf(e.Rparen, "too few arguments to %s: expected %d (%s), found %d", name, want, sig, got)
+		hint := ""
+		if name == "rep_matrix" && got == 2 {
+			// Stan's rep_matrix(v, m) of a vector or row_vector
+			hint = "; Stan's rep_matrix(v, m) of a vector v is v * rep(1, m)' (v in each of m columns), and of a row r, rep_matrix(r, n), rep(1, n) * r; + - .* / broadcast a vector or a row without either (section 5)"
+		}
+		c.errorf(e.Rparen, "too few arguments to %s: expected %d (%s), found %d%s", name, want, sig, got, hint)
 	case got > want:
 		hint := ""
 		if (name == "max" || name == "min") && got == 2 {
