@@ -70,8 +70,11 @@ type node struct {
 	alt    bool // a Rand node that draws from the second stream (Builder.AltRand)
 	// rows: the node's elements are the iterations of a loop lowered as
 	// vectors (Builder.InLoop), so its errors name no element, as the
-	// unrolled loop's scalar nodes did not.
-	rows  bool
+	// unrolled loop's scalar nodes did not, but the iteration (iter).
+	rows bool
+	// iter is 1 + the index of the loop iterations the node was built
+	// in (Builder.AtIter), 0 outside loops.
+	iter  int32
 	name  string            // input name; data name of a DataConst
 	cells func(int) ast.Pos // a DataConst's element k in its file (nil: unknown)
 
@@ -120,6 +123,10 @@ type Builder struct {
 	// rows marks the nodes built as those of a loop lowered as vectors
 	// (InLoop).
 	rows bool
+	// iters holds the loop iterations of AtIter, and iter is 1 + the
+	// index of the current one (0: none).
+	iters []Iters
+	iter  int32
 	// fails counts the errors of fail, reported or not; failedAt holds
 	// their positions (one error per position: a loop body's, unrolled,
 	// would come once per iteration).
@@ -229,6 +236,7 @@ func (b *Builder) push(n node) ID {
 	}
 	n.n = n.shape.Len()
 	n.rows = b.rows
+	n.iter = b.iter
 	n.off = len(b.val)
 	n.aoff = -1
 	b.val = append(b.val, make([]float64, n.n)...)
@@ -256,14 +264,42 @@ func (b *Builder) push(n node) ID {
 
 // InLoop marks (on) the nodes built until done is called as a for loop's
 // iterations side by side (a loop the compiler lowers as vector
-// operations): an error at one names no element, only the expression and
-// the values, as each iteration's scalar node's did when such loops were
-// unrolled. InLoop(false) unmarks them again, for a node of whole data
+// operations): an error at one names no element, only the expression, the
+// values and the iteration (AtIter), as each iteration's scalar node's
+// does when such loops are unrolled. InLoop(false) unmarks them again, for a node of whole data
 // built in such a loop.
 func (b *Builder) InLoop(on bool) (done func()) {
 	prev := b.rows
 	b.rows = on
 	return func() { b.rows = prev }
+}
+
+// Iters are the loop iterations a node is built in, for its run-time
+// errors: Vars names the loop variables, outer first, and Vals[v][r] is
+// Vars[v]'s value in row r, one row for an unrolled loop's iteration and
+// one per row of a loop lowered as vectors (Builder.InLoop); a Vals[v] of
+// one value holds for every row. Loop is the outermost loop's position:
+// the iterations of one loop nest compare in loop order.
+type Iters struct {
+	Loop ast.Pos
+	Vars []string
+	Vals [][]int
+}
+
+// AtIter sets the loop iterations of the nodes built until done is
+// called (nil: none, for nodes of whole data built in a loop). A run-time
+// error at such a node names the iteration that failed ("at i = 2, j =
+// 0"): a node of a loop's rows the row of its first failing element, any
+// other the first row. Only the error path reads it.
+func (b *Builder) AtIter(it *Iters) (done func()) {
+	prev := b.iter
+	if it == nil {
+		b.iter = 0
+	} else {
+		b.iters = append(b.iters, *it)
+		b.iter = int32(len(b.iters))
+	}
+	return func() { b.iter = prev }
 }
 
 // InCall sets the call context of the nodes built until done is called:

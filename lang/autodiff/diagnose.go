@@ -64,9 +64,268 @@ func (p *Program) operandAt(n *node, a, k int) float64 {
 	return p.val[o.off+i*n.bc[2*a]+j*n.bc[2*a+1]]
 }
 
-// nodeError is forwardError with node i's call context, if it has one.
+// nodeError is forwardError with node i's loop iteration and call
+// context, if it has them.
 func (p *Program) nodeError(i int32, ok bool) error {
-	return p.inCall(i, p.forwardError(i, ok))
+	err := p.forwardError(i, ok)
+	n := &p.nodes[i]
+	k := p.badElem(n, ok)
+	if n.iter > 0 {
+		p.atIter(n, p.iterRow(n, k), err)
+	}
+	if e, isPos := err.(*ast.Error); isPos && ok && (n.op.isUnary() || n.op.isBinary()) {
+		e.Msg += p.operandCells(n, k)
+	}
+	return p.inCall(i, err)
+}
+
+// operandCells names the data cells that the operands of elementwise
+// node n at its element k were read from ("; argument 2 is x's at
+// d.csv:4:3"), so that a bad data row is found; "" for computed operands.
+func (p *Program) operandCells(n *node, k int) string {
+	var b strings.Builder
+	for a := range n.args {
+		e := k
+		if n.op.isBinary() {
+			gc := max(n.gc, 1)
+			e = k/gc*n.bc[2*a] + k%gc*n.bc[2*a+1]
+		}
+		src, at, ok := p.cellOf(n.args[a], e)
+		if !ok {
+			continue
+		}
+		what := "the argument"
+		if n.op.isBinary() {
+			what = fmt.Sprintf("argument %d", a+1)
+		}
+		fmt.Fprintf(&b, "; %s is %s's at %s", what, src.name, at)
+	}
+	return b.String()
+}
+
+// loopError is nodeError for the node at p.order[k], which failed. When
+// that node is of a loop's rows (Builder.InLoop), the error is the first
+// failing iteration's in loop order, as the unrolled loop's would be: the
+// rest of the tape is evaluated, failures as NaN, and of the nodes of the
+// same loop the one failing in the earliest iteration is named, the
+// earliest in the tape on a tie: a node with an element per row in the
+// row of its first failing element, any other, failing from finite
+// operands, in its first row, as the unrolled loop's copy of it in the
+// first iteration would. Only the log joint's nodes are evaluated: no
+// draw is taken.
+func (p *Program) loopError(k int, ok bool) error {
+	i := p.order[k]
+	n := &p.nodes[i]
+	if !n.rows || n.iter == 0 {
+		return p.nodeError(i, ok)
+	}
+	best, bestRow, bestOK := i, p.iterRow(n, p.badElem(n, ok)), ok
+	loop := p.iters[n.iter-1].Loop
+	if !ok {
+		p.fillNaN(n)
+	}
+	for _, j := range p.order[k+1:] {
+		m := &p.nodes[j]
+		if !m.joint {
+			continue // kept outputs (a draw's included) are no candidates
+		}
+		mok := p.eval(m)
+		if mok && firstBad(p.val[m.off:m.off+m.n]) < 0 {
+			continue
+		}
+		if !mok {
+			p.fillNaN(m)
+		}
+		if !m.rows || m.iter == 0 || p.iters[m.iter-1].Loop != loop {
+			continue
+		}
+		if p.elems(m) != p.iters[m.iter-1].rows() && !p.argsFinite(m) {
+			continue // a sum of failed rows, say: not where they failed
+		}
+		r := p.iterRow(m, p.badElem(m, mok))
+		if p.iterBefore(m, r, &p.nodes[best], bestRow) {
+			best, bestRow, bestOK = j, r, mok
+		}
+	}
+	return p.nodeError(best, bestOK)
+}
+
+// argsFinite reports whether node n's operands are all finite.
+func (p *Program) argsFinite(n *node) bool {
+	for a := range n.args {
+		if firstBad(p.v(p.arg(n, a))) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fillNaN sets the values of node n, whose op failed, to NaN.
+func (p *Program) fillNaN(n *node) {
+	for k := range p.val[n.off : n.off+n.n] {
+		p.val[n.off+k] = math.NaN()
+	}
+}
+
+// badElem returns the first element of node n that failed (0 when its op
+// failed: ok false).
+func (p *Program) badElem(n *node, ok bool) int {
+	k := 0
+	switch {
+	case !ok:
+	case n.op == OpDensity || n.op == OpLogPDF:
+		k, _ = p.densityBad(n)
+	default:
+		k = firstBad(p.v(n))
+	}
+	return max(k, 0)
+}
+
+// iterBefore reports whether the iteration of row r of node m comes
+// before that of row s of node n in loop order: the loop variables they
+// share compare outer first.
+func (p *Program) iterBefore(m *node, r int, n *node, s int) bool {
+	a, b := &p.iters[m.iter-1], &p.iters[n.iter-1]
+	for v := 0; v < len(a.Vars) && v < len(b.Vars); v++ {
+		x, y := a.Vals[v][min(r, len(a.Vals[v])-1)], b.Vals[v][min(s, len(b.Vals[v])-1)]
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+// iterRow returns the row of node n's iterations (Builder.AtIter) that
+// its element k is: k for a node of a loop's rows with an element per
+// row, else the first row (a node built once for all rows fails in each).
+func (p *Program) iterRow(n *node, k int) int {
+	if n.rows && k > 0 && p.elems(n) == p.iters[n.iter-1].rows() {
+		return k
+	}
+	return 0
+}
+
+// atIter appends to err's message the loop iteration of row r of node
+// n's iterations (Builder.AtIter): " at i = 2, j = 0".
+func (p *Program) atIter(n *node, r int, err error) {
+	e, ok := err.(*ast.Error)
+	if !ok || n.iter == 0 {
+		return
+	}
+	it := &p.iters[n.iter-1]
+	var b strings.Builder
+	b.WriteString(" at ")
+	for v, name := range it.Vars {
+		if v > 0 {
+			b.WriteString(", ")
+		}
+		vals := it.Vals[v]
+		fmt.Fprintf(&b, "%s = %d", name, vals[min(r, len(vals)-1)])
+	}
+	// before a density's data cell (densityError)
+	if j := strings.Index(e.Msg, cellNote); j >= 0 {
+		e.Msg = e.Msg[:j] + b.String() + e.Msg[j:]
+		return
+	}
+	e.Msg += b.String()
+}
+
+// cellNote begins densityError's note of the data cell of a value.
+const cellNote = "; the value is "
+
+// rows returns the number of rows the iterations are.
+func (it *Iters) rows() int {
+	n := 1
+	for _, v := range it.Vals {
+		n = max(n, len(v))
+	}
+	return n
+}
+
+// elems returns the number of elements node n computes: a density's
+// terms, else its value's.
+func (p *Program) elems(n *node) int {
+	if n.op == OpDensity || n.op == OpLogPDF {
+		return n.gr * n.gc
+	}
+	return n.n
+}
+
+// densityBad returns the first element (flat, and as row i, column j of
+// the iteration) whose log density is not finite, or −1.
+func (p *Program) densityBad(n *node) (k int, lp float64) {
+	k = -1
+	p.densityTerms(n, func(e int, x float64, par []float64, l, _ float64, _ []float64) bool {
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			k, lp = e, l
+			return false
+		}
+		return true
+	})
+	return k, lp
+}
+
+// densityTerms calls f with each element e of density node n: its value
+// x, parameters par, log density lp and partials dx and dpar, until f
+// returns false.
+func (p *Program) densityTerms(n *node, f func(e int, x float64, par []float64, lp, dx float64, dpar []float64) bool) {
+	na := len(n.args) - 1
+	par, dpar := make([]float64, na), make([]float64, na)
+	bc := n.bc
+	for i := 0; i < n.gr; i++ {
+		for j := 0; j < n.gc; j++ {
+			for a := range par {
+				q := bc[3+3*a:]
+				par[a] = p.val[q[0]+i*q[1]+j*q[2]]
+			}
+			x := p.val[bc[0]+i*bc[1]+j*bc[2]]
+			lp, dx := n.dist.Kernel(x, par, dpar)
+			if !f(i*n.gc+j, x, par, lp, dx, dpar) {
+				return
+			}
+		}
+	}
+}
+
+// lastBadRow returns the last row of node n, of a loop's rows, whose
+// contribution to the adjoint of its operand a is not finite, or −1 when
+// n's elements are not the rows or its op is not a density or a binary
+// one. It runs on the error path of the reverse sweep: the operand is a
+// value broadcast along the rows (a param), whose adjoint sums the
+// rows', so each row's term is recomputed alone.
+func (p *Program) lastBadRow(n *node, a int) int {
+	if n.iter == 0 || p.elems(n) != p.iters[n.iter-1].rows() {
+		return -1
+	}
+	r := -1
+	switch {
+	case n.op == OpDensity || n.op == OpLogPDF:
+		p.densityTerms(n, func(e int, _ float64, _ []float64, _, dx float64, dpar []float64) bool {
+			d := dx
+			if a > 0 {
+				d = dpar[a-1]
+			}
+			if math.IsNaN(d) || math.IsInf(d, 0) {
+				r = e
+			}
+			return true
+		})
+	case n.op.isBinary() && n.aoff >= 0:
+		x, y, g, z := p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.a(n), p.v(n)
+		rx, cx, ry, cy := n.bc[0], n.bc[1], n.bc[2], n.bc[3]
+		var sum, buf [1]float64
+		for i := 0; i < n.gr; i++ {
+			for j := 0; j < n.gc; j++ {
+				k := i*n.gc + j
+				sum[0] = 0
+				binaryRowGrad(n.op, a, sum[:], 0, buf[:], g[k:k+1], x[i*rx+j*cx:], cx, y[i*ry+j*cy:], cy, z[k:k+1])
+				if math.IsNaN(sum[0]) || math.IsInf(sum[0], 0) {
+					r = k
+				}
+			}
+		}
+	}
+	return r
 }
 
 // inCall appends node i's call context (Builder.InCall) to err's message.
@@ -261,7 +520,7 @@ func (p *Program) densityError(n *node) error {
 			// counts rows from 1 where the element index counts from 0.
 			cell := ""
 			if src, at, ok := p.cellOf(n.args[0], i*bc[1]+j*bc[2]); ok {
-				cell = fmt.Sprintf("; the value is %s's at %s", src.name, at)
+				cell = fmt.Sprintf(cellNote+"%s's at %s", src.name, at)
 			}
 			if math.IsInf(lp, -1) {
 				if _, ok := d.Support.Admits(x); !ok {
@@ -312,40 +571,94 @@ func lastBad(v []float64) int {
 }
 
 // backwardError reruns the reverse sweep checking every adjoint a node
-// writes, and blames the first node whose contribution is not finite.
+// writes, and blames the first node whose contribution is not finite. In
+// a loop the last failing iteration is named, which the unrolled loop's
+// reverse sweep meets first: after a failure of a loop's rows
+// (Builder.InLoop) the sweep goes on through the nodes of that loop, and
+// of those whose elements are its rows the one failing in the latest
+// iteration is blamed, the first met on a tie.
 func (p *Program) backwardError() error {
 	p.seed()
+	var best error
+	var bn *node
+	brow := 0
 	for k := len(p.order) - 1; k >= 0; k-- {
 		i := p.order[k]
 		n := &p.nodes[i]
 		if !n.joint {
 			continue
 		}
+		if bn != nil && (n.iter == 0 || p.iters[n.iter-1].Loop != p.iters[bn.iter-1].Loop) {
+			continue
+		}
+		// A node built once for all rows, failing from a finite
+		// adjoint, fails in the unrolled loop's last iteration first.
+		perRow := !n.rows || n.iter == 0 || p.elems(n) == p.iters[n.iter-1].rows()
+		fresh := perRow || firstBad(p.a(n)) < 0
 		p.grad(n)
+		if bn != nil && !fresh {
+			continue
+		}
 		for a := range n.args {
 			o := p.arg(n, a)
 			if o.aoff < 0 {
 				continue
 			}
 			ga := p.a(o)
-			if e := firstBad(ga); e >= 0 {
-				if n.rows {
-					// A loop's rows: the unrolled loop's reverse sweep
-					// met the last failing iteration first.
-					e = lastBad(ga)
-				}
-				pos := n.pos
-				if n.sumOf > 0 {
-					pos = p.nodes[n.sumOf-1].pos // the rowsum's, as unfused
-				}
-				return p.inCall(i, ast.Errorf(pos, "%s", msg(
-					fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(ga[e]), p.operandName(n, a)),
-					"value "+g(p.v(o)[e]), n.elemPart(o.shape, e))))
+			e := firstBad(ga)
+			if e < 0 {
+				continue
 			}
+			row := 0
+			switch {
+			case n.rows && !perRow:
+				e = lastBad(ga)
+				row = p.iters[n.iter-1].rows() - 1
+			case n.rows:
+				e = lastBad(ga)
+				row = e
+				if o.n != p.elems(n) {
+					// a param read by every row: find the row
+					row = p.lastBadRow(n, a)
+				}
+			}
+			switch {
+			case bn == nil:
+				err := p.gradError(i, a, e, row)
+				if !n.rows || n.iter == 0 || row < 0 {
+					return err
+				}
+				best, bn, brow = err, n, row
+			case row >= 0 && p.iterBefore(bn, brow, n, row):
+				best, bn, brow = p.gradError(i, a, e, row), n, row
+			}
+			break
 		}
+	}
+	if best != nil {
+		return best
 	}
 	r := &p.nodes[p.root]
 	return ast.Errorf(r.pos, "gradient is not finite")
+}
+
+// gradError is the error of node i whose contribution to the adjoint of
+// its operand a is not finite at element e, in row row of its loop
+// iterations (none if negative).
+func (p *Program) gradError(i int32, a, e, row int) error {
+	n := &p.nodes[i]
+	o := p.arg(n, a)
+	pos := n.pos
+	if n.sumOf > 0 {
+		pos = p.nodes[n.sumOf-1].pos // the rowsum's, as unfused
+	}
+	err := ast.Errorf(pos, "%s", msg(
+		fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(p.a(o)[e]), p.operandName(n, a)),
+		"value "+g(p.v(o)[e]), n.elemPart(o.shape, e)))
+	if row >= 0 {
+		p.atIter(n, row, err)
+	}
+	return p.inCall(i, err)
 }
 
 // label names a node's op in messages: the distribution for a density.

@@ -31,3 +31,28 @@ func Example() {
 	// log joint -6.1033, gradient [0.3900 -2.7600], err <nil>
 	// model.gpp:3:20: exp: result is +Inf (argument 800)
 }
+
+// A loop `for i in 0:3 { target += log(x[i] - a) }` lowered as vectors:
+// its nodes are the iterations side by side (InLoop), and AtIter gives
+// each row's value of i, so that an error names the iteration that
+// failed rather than an element.
+func ExampleBuilder_AtIter() {
+	pos := func(col int) ast.Pos { return ast.Pos{File: "model.gpp", Line: 5, Col: col} }
+	b := NewBuilder()
+	a := b.Input("a", Scalar(), pos(1))
+	x := b.Const([]float64{1, 2, -1}, Vector(3), pos(1))
+	done := b.InLoop(true)
+	doneIter := b.AtIter(&Iters{Loop: pos(1), Vars: []string{"i"}, Vals: [][]int{{0, 1, 2}}})
+	terms := b.Log(b.Sub(x, a, pos(17)), pos(13))
+	doneIter()
+	done()
+	p, err := b.Finish(b.Sum(terms, pos(13)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = p.LogJoint([]float64{0}, make([]float64, 1))
+	fmt.Println(err)
+	// Output:
+	// model.gpp:5:13: log: argument -1 < 0 at i = 2
+}

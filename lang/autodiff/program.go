@@ -17,6 +17,7 @@ type Program struct {
 	serial uint32
 	nodes  []node
 	ctxOf  map[int32]string // call contexts of nodes in inlined bodies (Builder.InCall)
+	iters  []Iters          // loop iterations of nodes built in loops (Builder.AtIter)
 	val    []float64        // values of every node
 	adj    []float64        // adjoints of the live nodes that depend on an input
 	scr    []float64        // per-op scratch
@@ -79,7 +80,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		return nil, ast.Errorf(b.nodes[r].pos, "log joint must be a scalar, got %s", s)
 	}
 	b.done = true
-	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim, ctxOf: b.ctxOf}
+	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim, ctxOf: b.ctxOf, iters: b.iters}
 	b.nodes, b.val = nil, nil
 	p.evals = make([]int64, len(p.nodes))
 
@@ -347,7 +348,7 @@ func (p *Program) outputFailed(i int32, ok bool, first *error) {
 // which forms Y'Y anew). The clone has no team.
 func (p *Program) Clone() *Program {
 	c := &Program{
-		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, order: p.order, jorder: p.jorder, inputs: p.inputs,
+		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, iters: p.iters, order: p.order, jorder: p.jorder, inputs: p.inputs,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
 		val:    make([]float64, len(p.val)),
@@ -436,7 +437,7 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	p.x = x
 	p.outErr = p.dataOutErr
 	var jointErr error
-	for _, i := range p.order {
+	for k, i := range p.order {
 		n := &p.nodes[i]
 		ok := p.eval(n)
 		p.evals[i]++
@@ -449,8 +450,9 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 				p.outputFailed(i, ok, &jointErr)
 				continue
 			}
+			err := p.loopError(k, ok)
 			p.x = nil
-			return math.NaN(), p.nodeError(i, ok)
+			return math.NaN(), err
 		}
 	}
 	p.x = nil

@@ -320,6 +320,10 @@ type lowerer struct {
 	env  map[*check.Symbol]value
 	// vec is the loop being lowered as vector operations, or nil (vecFor).
 	vec *vecLoop
+	// loops are the variables of the loops being lowered, outer first,
+	// and loopAt the outermost loop's position (iterAt).
+	loops  []*check.Symbol
+	loopAt ast.Pos
 	// watch, in an evaluator's build, records in watched the ~ statements
 	// on data that Evaluator.Observed reports (watchTilde).
 	watch     bool

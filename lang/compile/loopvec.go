@@ -66,9 +66,42 @@ func (l *lowerer) vecFor(s *ast.ForStmt, lo, hi int) bool {
 	l.vec = &vecLoop{dep: c.dep, n: len(rows)}
 	defer func() { l.vec = nil }()
 	defer l.b.InLoop(true)()
+	defer l.inLoop(s, sym)()
 	l.env[sym] = value{ints: rows, shape: []int{len(rows)}, isInt: true}
+	defer l.iterAt()()
 	l.vecStmts(s.Body)
 	return true
+}
+
+// inLoop pushes the variable of loop s onto l.loops until done is called.
+func (l *lowerer) inLoop(s *ast.ForStmt, sym *check.Symbol) (done func()) {
+	if len(l.loops) == 0 {
+		l.loopAt = s.Pos()
+	}
+	l.loops = append(l.loops, sym)
+	return func() { l.loops = l.loops[:len(l.loops)-1] }
+}
+
+// iterAt marks the nodes built until done is called as those of the
+// current iterations of l.loops (autodiff.Builder.AtIter), with the
+// loop variables' values in l.env: one per iteration unrolled, one per
+// row of a loop lowered as vectors. A batch build's loop over the rows
+// runs over the batch, not the data's rows: its iterations are not named.
+func (l *lowerer) iterAt() (done func()) {
+	if l.batch != nil && l.batch.rowLoop > 0 {
+		return l.b.AtIter(nil)
+	}
+	it := &autodiff.Iters{Loop: l.loopAt}
+	for _, sym := range l.loops {
+		if v, ok := l.env[sym]; ok && v.isInt && len(v.ints) > 0 {
+			it.Vars = append(it.Vars, sym.Name)
+			it.Vals = append(it.Vals, v.ints)
+		}
+	}
+	if len(it.Vars) == 0 {
+		return l.b.AtIter(nil)
+	}
+	return l.b.AtIter(it)
 }
 
 // vecStmts lowers a loop body, or a branch of one, over l.vec.n rows.
@@ -130,8 +163,10 @@ func (l *lowerer) vecNested(s *ast.ForStmt) {
 		defer func() { l.batch.rowLoop-- }()
 	}
 	sym := l.info.Defs[s.Var]
+	defer l.inLoop(s, sym)()
 	l.vecSubset(outer, s.For, func() {
 		l.env[sym] = value{ints: inner, shape: []int{n * m}, isInt: true}
+		defer l.iterAt()()
 		l.vecStmts(s.Body)
 	})
 }
@@ -273,6 +308,7 @@ func (l *lowerer) vecSubset(sub []int, pos ast.Pos, f func()) {
 		l.env[sym] = w
 	}
 	l.vec.n = len(sub)
+	defer l.iterAt()()
 	f()
 }
 

@@ -117,14 +117,17 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			return
 		}
 		failed := l.failed()
+		defer l.inLoop(s, sym)()
 		// An iteration that fails ends the loop: the next would mostly
 		// repeat its errors, and a loop of a million would take seconds.
 		for i := lo.ints[0]; i < hi.ints[0] && !l.b.Full() && l.failed() == failed; i++ {
 			l.unrolled++
 			l.env[sym] = intScalar(i)
+			done := l.iterAt()
 			for _, t := range s.Body {
 				l.stmt(t)
 			}
+			done()
 		}
 	case *ast.IfStmt:
 		l.ifStmt(s)
@@ -441,8 +444,10 @@ func (l *lowerer) ident(id *ast.Ident) value {
 		return v
 	}
 	// A whole const or data array, even when a loop lowered as vectors
-	// reads it first: its elements are not the loop's rows.
+	// reads it first: its elements are not the loop's rows, nor is it of
+	// an iteration.
 	defer l.b.InLoop(false)()
+	defer l.b.AtIter(nil)()
 	var v value
 	switch sym.Kind {
 	case check.Const:

@@ -88,13 +88,13 @@ func TestScalarFuncsTails(t *testing.T) {
 }
 
 // TestScalarFuncsErrors: a domain error at fit time is positioned at the
-// call.
+// call, and an argument read from a data file is named at its cell.
 func TestScalarFuncsErrors(t *testing.T) {
 	in := scalarFuncsInput(t)
 	for _, c := range []struct{ f, want string }{
 		{"target += sum(log1m(x + s))\n", "a.gpp:8:15: log1m: argument 1.25 > 1 (element [1])"},
 		{"target += sum(inv_Phi(s * x))\n", "a.gpp:8:15: inv_Phi: argument -1.5 is outside [0, 1] (element [0])"},
-		{"target += sum(lbeta(s, x))\n", "a.gpp:8:15: lbeta: arguments 1 and -1.5 must be > 0 (element [0])"},
+		{"target += sum(lbeta(s, x))\n", "a.gpp:8:15: lbeta: arguments 1 and -1.5 must be > 0 (element [0]); argument 2 is x's at d.json:1:8"},
 	} {
 		m := compileSrc(t, "a.gpp", scalarFuncsDecls+c.f, nil, in)
 		_, err := m.LogJoint([]float64{0, 0, 0}, make([]float64, 3))
@@ -210,14 +210,15 @@ func TestStanFuncsTails(t *testing.T) {
 }
 
 // TestStanFuncsErrors: a domain error at fit time is positioned at the
-// call; on data alone it comes when the model compiles.
+// call, an argument read from a data file named at its cell; on data
+// alone it comes when the model compiles.
 func TestStanFuncsErrors(t *testing.T) {
 	in := stanFuncsInput(t)
 	for _, c := range []struct{ f, want string }{
-		{"target += sum(log_diff_exp(x, s))\n", "a.gpp:9:15: log_diff_exp: argument 1 (-1.5) < argument 2 (1): the difference would be negative (element [0])"},
+		{"target += sum(log_diff_exp(x, s))\n", "a.gpp:9:15: log_diff_exp: argument 1 (-1.5) < argument 2 (1): the difference would be negative (element [0]); argument 1 is x's at d.json:1:8"},
 		{"target += sum(acosh(s * x))\n", "a.gpp:9:15: acosh: argument -1.5 < 1 (element [0])"},
 		{"target += sum(atanh(s * x / 2))\n", "a.gpp:9:15: atanh: argument 1 gives +Inf (element [2])"},
-		{"target += sum(lmultiply(s, x))\n", "a.gpp:9:15: lmultiply: argument 2 (-1.5) < 0 (element [0])"},
+		{"target += sum(lmultiply(s, x))\n", "a.gpp:9:15: lmultiply: argument 2 (-1.5) < 0 (element [0]); argument 2 is x's at d.json:1:8"},
 	} {
 		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
 		_, err := m.LogJoint([]float64{0, 0, 0}, make([]float64, 3))

@@ -1,0 +1,167 @@
+package compile
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+)
+
+// iterData is the data of TestLoopErrorsNameIteration's models: six rows,
+// each vector bad in the rows its comment gives.
+func iterData() data.Input {
+	vec := func(name string, v ...float64) *data.Array {
+		return &data.Array{Name: name, Shape: []int{len(v)}, Values: v}
+	}
+	return data.Input{JSON: map[string]*data.Array{
+		"N": {Name: "N", Values: []float64{6}},
+		"x": vec("x", 1, 2, 3, -7, -8, 1),   // x + 6 < 0 in rows 3, 4
+		"z": vec("z", 1, -9, 3, 2, 1, 1),    // z + 6 < 0 in row 1
+		"c": vec("c", 1, 0, 1, 1, 0, 1),     // c * s = 0 in rows 1, 4
+		"d": vec("d", 1, 1, 0, 1, 1, 1),     // d * s = 0 in row 2
+		"w": vec("w", 2, 0.5, 3, 1, 0.5, 2), // d/da a^w infinite at a = 0 in rows 1, 4
+		"k": vec("k", 0, 1, 1, 0, 0, 1),     // the branch of each row
+		"X": {Name: "X", Shape: []int{6, 3}, Values: []float64{
+			1, 1, 1, 1, 1, 1, 1, 1, 1,
+			1, -9, 1, // row 3, column 1
+			-9, 1, 1, // row 4, column 0
+			1, 1, -9, // row 5, column 2
+		}},
+	}}
+}
+
+// TestLoopErrorsNameIteration: a run-time error in a loop names the
+// iteration that failed, the same one whether the loop is lowered as
+// vectors or unrolled: for a value, the first failing iteration in loop
+// order (whichever statement fails in it); for a gradient, the last, which
+// the reverse sweep meets first. Each model fails in several rows, of
+// several statements, so that the vector form's first failing node is not
+// the one to name.
+func TestLoopErrorsNameIteration(t *testing.T) {
+	const head = `data N: int
+data x: real[N]
+data z: real[N]
+data c: real[N]
+data d: real[N]
+data w: real[N]
+data k: int[N]
+data X: real[N, 3]
+param a: real ~ Normal(0, 1)
+param s: positive ~ Exponential(1)
+`
+	for _, tc := range []struct {
+		name, body string
+		a          float64 // the point's a (s is 1)
+		want       string
+	}{
+		// log(x + 6) fails in rows 3 and 4, first in the tape;
+		// sqrt(z + 6) in row 1, which the loop reaches first.
+		{"value", "for i in 0:N {\n  target += log(x[i] - a)\n  target += sqrt(z[i] - a)\n}", -6,
+			"m.gpp:13:13: sqrt: argument -3 < 0 at i = 1"},
+		{"nested", "for i in 0:N {\n  for j in 0:3 {\n    target += log(X[i, j] - a)\n  }\n}", -6,
+			"m.gpp:13:15: log: argument -3 < 0 at i = 3, j = 1"},
+		// Each row's branch: the first failing row is row 1's, of
+		// the second branch.
+		{"branches", "for i in 0:N {\n  if k[i] == 0 {\n    target += log(x[i] - a)\n  } else {\n    target += log(z[i] - a)\n  }\n}", -6,
+			"m.gpp:15:15: log: argument -3 < 0 at i = 1"},
+		// A term the same in every row fails in the first iteration,
+		// before the row term's row 3.
+		{"same term", "for i in 0:N {\n  target += log(x[i] - a)\n  target += log(a + 5)\n}", -6,
+			"m.gpp:13:13: log: argument -1 < 0 at i = 0"},
+		// Gradients: sqrt's at 0 in rows 1 and 4 of the first
+		// statement, row 2 of the second: the last is row 4.
+		{"gradient", "for i in 0:N {\n  target += sqrt(c[i] * s)\n  target += sqrt(d[i] * s)\n}", 0,
+			"m.gpp:12:13: sqrt: gradient is +Inf with respect to argument 1 (value 0) at i = 4"},
+		// A term the same in every row: the unrolled loop's last
+		// iteration's copy of it is met first.
+		{"same term gradient", "for i in 0:N {\n  target += sqrt(c[i] * s)\n  target += sqrt(a)\n}", 0,
+			"m.gpp:13:13: sqrt: gradient is +Inf with respect to argument 1 (value 0) at i = 5"},
+		// with respect to a, read by every row: rows 1 and 4
+		{"gradient of a param", "for i in 0:N {\n  target += pow(a, w[i])\n}", 0,
+			"m.gpp:12:13: pow: gradient is +Inf with respect to argument 1 (value 0) at i = 4"},
+		{"nested gradient", "for i in 0:N {\n  for j in 0:2 {\n    target += sqrt((c[i] + j) * s)\n  }\n}", 0,
+			"m.gpp:13:15: sqrt: gradient is +Inf with respect to argument 1 (value 0) at i = 4, j = 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			var errs [2]error
+			for f, unroll := range []bool{false, true} {
+				unrollLoops = unroll
+				m, err := compileSrcErr(t, "m.gpp", src, nil, iterData())
+				unrollLoops = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := make([]float64, m.Dim)
+				x[0] = tc.a // a; s = exp(0) = 1
+				_, errs[f] = m.LogJoint(x, make([]float64, m.Dim))
+			}
+			if errs[0] == nil || errs[1] == nil {
+				t.Fatalf("no error: %v as vectors, %v unrolled", errs[0], errs[1])
+			}
+			if errs[0].Error() != tc.want || errs[1].Error() != tc.want {
+				t.Errorf("error as vectors:\n  %v\nunrolled:\n  %v\nwant:\n  %s", errs[0], errs[1], tc.want)
+			}
+		})
+	}
+}
+
+// TestVectorErrorNamesElement: a vectorised statement outside any loop
+// names the failing element, and no iteration.
+func TestVectorErrorNamesElement(t *testing.T) {
+	src := "data N: int\ndata x: real[N]\nparam a: real ~ Normal(0, 1)\ntarget += log(x - a)\n"
+	in := data.Input{JSON: map[string]*data.Array{
+		"N": {Name: "N", Values: []float64{4}},
+		"x": {Name: "x", Shape: []int{4}, Values: []float64{1, 2, -3, -4}},
+	}}
+	m, err := compileSrcErr(t, "m.gpp", src, nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.LogJoint([]float64{0}, make([]float64, 1))
+	const want = "m.gpp:4:11: log: argument -3 < 0 (element [2])"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	if err != nil && strings.Contains(err.Error(), " at ") {
+		t.Errorf("an iteration named outside a loop: %v", err)
+	}
+}
+
+// TestMinibatchLoopErrorNoIteration: a batch build's loop over the rows
+// runs over the batch, whose k-th row is not the data's: its errors name
+// no iteration, where the full model's name the data's.
+func TestMinibatchLoopErrorNoIteration(t *testing.T) {
+	const n = 12
+	src := "data N: int\ndata x: real[N]\nparam a: real ~ Normal(0, 1)\nfor i in 0:N {\n  target += log(x[i] - a)\n}\n"
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = 1
+	}
+	xs[7] = -1
+	in := data.Input{JSON: map[string]*data.Array{
+		"N": {Name: "N", Values: []float64{n}},
+		"x": {Name: "x", Shape: []int{n}, Values: xs},
+	}}
+	m, err := compileSrcErr(t, "m.gpp", src, nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, g := []float64{0}, make([]float64, 1)
+	if _, err := m.LogJoint(x, g); err == nil || !strings.HasSuffix(err.Error(), " at i = 7") {
+		t.Errorf("full model: error %v, want one at i = 7", err)
+	}
+	bt, err := m.Minibatch("N", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := uint64(0); ; s++ {
+		bt.SetBatch(s, 1)
+		if rows := bt.Rows(); rows[0] == 7 || rows[1] == 7 || rows[2] == 7 {
+			break // row 7 is not the batch's row 7
+		}
+	}
+	if _, err := bt.LogJoint(x, g); err == nil || strings.Contains(err.Error(), " at i = ") {
+		t.Errorf("batch: error %v, want one naming no iteration", err)
+	}
+}
