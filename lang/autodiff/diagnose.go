@@ -483,8 +483,6 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 // support of the distribution.
 func (p *Program) densityError(n *node) error {
 	d := n.dist
-	na := len(n.args) - 1
-	par, dpar := make([]float64, na), make([]float64, na)
 	bc := n.bc
 	out := Shape{Rank: 2, Rows: n.gr, Cols: n.gc}
 	// The broadcast shape of the operands, for the element index.
@@ -495,40 +493,38 @@ func (p *Program) densityError(n *node) error {
 	if s, ok := broadcast(shapes...); ok {
 		out = s
 	}
-	k := 0
-	for i := 0; i < n.gr; i++ {
-		for j := 0; j < n.gc; j++ {
-			for a := range par {
-				q := bc[3+3*a:]
-				par[a] = p.val[q[0]+i*q[1]+j*q[2]]
-			}
-			x := p.val[bc[0]+i*bc[1]+j*bc[2]]
-			lp, _ := d.Kernel(x, par, dpar)
-			if !math.IsNaN(lp) && !math.IsInf(lp, 0) {
-				k++
-				continue
-			}
-			el := n.elemPart(out, k)
-			for a, v := range par {
-				if a < len(d.Params) {
-					if need, ok := d.Params[a].Support.Admits(v); !ok {
-						return ast.Errorf(n.pos, "%s: %s must be %s (got %g%s)", d.Name, paramName(d, a), need, v, withComma(el))
-					}
-				}
-			}
-			// A value read from a data file is named at its cell, which
-			// counts rows from 1 where the element index counts from 0.
-			cell := ""
-			if src, at, ok := p.cellOf(n.args[0], i*bc[1]+j*bc[2]); ok {
-				cell = fmt.Sprintf(cellNote+"%s's at %s", src.name, at)
-			}
-			if math.IsInf(lp, -1) {
-				if _, ok := d.Support.Admits(x); !ok {
-					return ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s is -Inf: value %g outside the support of %s", quantity(d), x, d.Name), el), cell)
-				}
-			}
-			return ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s is %s at value %g", d.Name, quantity(d), kind(lp), x), paramList(d, par), el), cell)
+	var err error
+	p.densityTerms(n, func(k int, x float64, par []float64, lp, _ float64, _ []float64) bool {
+		if !math.IsNaN(lp) && !math.IsInf(lp, 0) {
+			return true
 		}
+		el := n.elemPart(out, k)
+		for a, v := range par {
+			if a < len(d.Params) {
+				if need, ok := d.Params[a].Support.Admits(v); !ok {
+					err = ast.Errorf(n.pos, "%s: %s must be %s (got %g%s)", d.Name, paramName(d, a), need, v, withComma(el))
+					return false
+				}
+			}
+		}
+		// A value read from a data file is named at its cell, which
+		// counts rows from 1 where the element index counts from 0.
+		cell := ""
+		i, j := k/n.gc, k%n.gc
+		if src, at, ok := p.cellOf(n.args[0], i*bc[1]+j*bc[2]); ok {
+			cell = fmt.Sprintf(cellNote+"%s's at %s", src.name, at)
+		}
+		if math.IsInf(lp, -1) {
+			if _, ok := d.Support.Admits(x); !ok {
+				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s is -Inf: value %g outside the support of %s", quantity(d), x, d.Name), el), cell)
+				return false
+			}
+		}
+		err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s is %s at value %g", d.Name, quantity(d), kind(lp), x), paramList(d, par), el), cell)
+		return false
+	})
+	if err != nil {
+		return err
 	}
 	if d.LogProb {
 		return ast.Errorf(n.pos, "%s: sum of log probabilities overflows", d.Name)
