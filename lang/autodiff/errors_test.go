@@ -334,6 +334,36 @@ func TestRecoverAfterError(t *testing.T) {
 	}
 }
 
+// TestBackwardErrorGrad: a log joint that is finite while its gradient is
+// not (lgamma at a subnormal argument, as a simplex param's entry below
+// e^-708 times a concentration gives) returns the gradient's error and a
+// gradient of NaN, never the previous point's: a fit that judges a draw by
+// its numbers must see it as bad.
+func TestBackwardErrorGrad(t *testing.T) {
+	b := NewBuilder()
+	x := b.Input("x", Vector(2), at(1, 1))
+	p, err := b.Finish(b.Sum(b.Lgamma(b.Exp(x, at(1, 1)), at(1, 2)), at(1, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	grad := make([]float64, 2)
+	if _, err := p.LogJoint([]float64{0, 0}, grad); err != nil || math.IsNaN(grad[0]) {
+		t.Fatalf("at 0: %v, %v", grad, err)
+	}
+	lp, err := p.LogJoint([]float64{0, -740}, grad)
+	if err == nil || !strings.Contains(err.Error(), "model.gpp:1:2: lgamma: gradient is NaN") {
+		t.Errorf("at exp(-740): error %v, want lgamma's gradient's", err)
+	}
+	if math.IsNaN(lp) || math.IsInf(lp, 0) {
+		t.Errorf("at exp(-740): log joint %v, want lgamma's finite value", lp)
+	}
+	for i, g := range grad {
+		if !math.IsNaN(g) {
+			t.Errorf("at exp(-740): grad[%d] = %v, want NaN", i, g)
+		}
+	}
+}
+
 // TestTooManyNodes: past MaxNodes the builder reports one error at the node
 // that reached it and returns a placeholder, which later operations accept
 // without growing the tape.

@@ -529,7 +529,10 @@ func (p *Program) OutputErr() error { return p.outErr }
 
 // Backward writes the gradient of the log joint at the point of the last
 // successful Forward into grad (of length Dim). A NaN or infinite adjoint
-// stops the sweep with an *ast.Error at the node that produced it.
+// stops the sweep with an *ast.Error at the node that produced it and
+// fills grad with NaN: the log joint may be finite then (lgamma at a
+// subnormal argument), and a caller that checks the numbers alone must
+// not take grad's earlier contents for this point's gradient.
 func (p *Program) Backward(grad []float64) error {
 	if !p.ready {
 		panic(errNoForward)
@@ -544,6 +547,9 @@ func (p *Program) Backward(grad []float64) error {
 			continue // read by kept nodes only: no part of the gradient
 		}
 		if firstBad(p.adj[n.aoff:n.aoff+n.n]) >= 0 {
+			for i := range grad {
+				grad[i] = math.NaN()
+			}
 			return p.backwardError()
 		}
 		p.grad(n)

@@ -713,7 +713,15 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	if support == dist.PositiveOrdered { // its elements are positive reals
 		support = dist.Positive
 	}
-	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: support, Range: lat.Range()})
+	r := lat.Range()
+	if support == dist.Simplex {
+		// A simplex param's elements are strictly positive (Stan's open
+		// simplex: its Dirichlet factor normalises gamma draws in log
+		// space), so kappa * p is positive, as Dirichlet(kappa * p)
+		// needs; a data simplex may hold zeros and keeps [0, 1].
+		r = Interval{Lo: 0, Hi: 1, Known: true}
+	}
+	typ := refine(Type{Elem: Real, Shape: lat.Dims, Support: support, Range: r})
 	sym := &Symbol{Name: name, Kind: Param, Decl: s, Pos: s.Name.NamePos, Type: typ}
 	lat.Symbol = sym
 	if fd := c.userDensityOf(s.Prior); fd != nil {

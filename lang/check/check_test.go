@@ -182,6 +182,7 @@ data x: real[N]
 param a: real
 param p: positive
 param w: simplex[2]
+data q: simplex[2]
 let l1 = [1, 2, 3]
 let l2 = [0, 1]
 let l3 = [1, 2.5]
@@ -192,6 +193,7 @@ let l7 = [p, u, k]
 let l8 = [1, -1]
 let l9 = [a, 1]
 let l10 = [w[0], w[1]]
+let l15 = [q[0], q[1]]
 let l11 = [mean(x), N]
 let l12 = [p, 2][0]
 let l13 = [p, 2]'
@@ -214,7 +216,8 @@ param v: real[[2, K][0]]
 		{"[p, u, k]", "non-negative real[3]", dist.NonNegative, false},
 		{"[1, -1]", "int[2]", dist.Real, true},
 		{"[a, 1]", "real[2]", dist.Real, false},
-		{"[w[0], w[1]]", "non-negative real[2]", dist.NonNegative, false},
+		{"[w[0], w[1]]", "unit real[2]", dist.Unit, false},               // a simplex param's entries are in (0, 1)
+		{"[q[0], q[1]]", "non-negative real[2]", dist.NonNegative, true}, // data's may be 0
 		{"[mean(x), N]", "real[2]", dist.Real, true},
 		{"[p, 2][0]", "positive real", dist.Positive, false},
 		{"[p, 2]'", "positive real[1, 2]", dist.Positive, false},

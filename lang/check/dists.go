@@ -338,7 +338,8 @@ func (c *checker) ordinalShape(call *ast.CallExpr, d *stdlib.Dist, vs, es, cs Sh
 
 // satisfies reports whether a value of type t meets the required support.
 // Constants are judged by their value; simplex entries count as
-// non-negative; discrete requirements need int values (checked apart).
+// non-negative, a simplex param's as unit; discrete requirements need int
+// values (checked apart).
 func satisfies(req dist.Support, t Type) bool {
 	if t.Const != nil {
 		v := *t.Const
@@ -361,7 +362,12 @@ func satisfies(req dist.Support, t Type) bool {
 	}
 	s := t.Support
 	if s == dist.Simplex && req != dist.Simplex {
+		// Entries of [0, 1], or of (0, 1) for a simplex param (its
+		// range says so): Dirichlet(p) of a simplex param p checks.
 		s = dist.NonNegative
+		if intervalSupport(Real, t.Range) == dist.Unit {
+			s = dist.Unit
+		}
 	}
 	switch req {
 	case dist.Interval:
@@ -509,6 +515,10 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			// knows of them is what the data's declarations say.
 			return is + " (param declared at " + sym.Pos.String() + " with the bounds " + lat.BoundsString() +
 				", which depend on data: declare their support, such as data L: positive, to let the checker know it)"
+		}
+		if t.Support == dist.Simplex && sym.Kind == Data && req != dist.Simplex {
+			// A param simplex's entries are positive; data's may be 0.
+			return is + " (" + kind + " declared at " + sym.Pos.String() + "; data may hold zeros, a simplex param's entries are positive)"
 		}
 		return is + " (" + kind + " declared at " + sym.Pos.String() + ")"
 	case *ast.UnaryExpr:

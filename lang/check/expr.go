@@ -177,6 +177,18 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 	if x.Elem == Int && y.Elem == Int && e.Op != ast.Div && e.Op != ast.Pow {
 		t.Elem = Int
 	}
+	if e.Op == ast.Mul && x.Shape.Rank() == 1 && y.Shape.Rank() == 1 {
+		// A column times a column is a product only when the second has
+		// one element, which is never what is meant; Stan refuses it too.
+		xs := exprString(e.X)
+		switch e.X.(type) {
+		case *ast.Ident, *ast.IndexExpr, *ast.CallExpr, *ast.ParenExpr:
+		default:
+			xs = "(" + xs + ")"
+		}
+		c.errorf(e.OpPos, "%s", vectorProduct(xs, exprString(e.Y), x.Shape, y.Shape))
+		return invalid
+	}
 	if e.Op == ast.Mul && x.Shape.Rank() > 0 && y.Shape.Rank() > 0 {
 		shape, msg := matmul(x.Shape, y.Shape)
 		if msg != "" {

@@ -277,6 +277,17 @@ func matmul(a, b Shape) (Shape, string) {
 	return Shape{ar, bc}, ""
 }
 
+// vectorProduct is the error for x * y of two vectors of shapes a and b,
+// a matrix product of columns ([n, 1] * [m, 1]), for which an elementwise
+// or dot product was meant (language.md §5).
+func vectorProduct(x, y string, a, b Shape) string {
+	msg := "`*` of two vectors (" + a.String() + " * " + b.String() + ") is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products"
+	if b[0].isOne() {
+		msg += "; to scale by the one element of `" + y + "`, write " + x + " * " + y + "[0]"
+	}
+	return msg
+}
+
 // transpose returns the shape of x': a scalar stays, [n] becomes the row
 // [1, n], a row [1, n] becomes the vector [n], [n, m] becomes [m, n].
 func transpose(s Shape) Shape {
