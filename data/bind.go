@@ -40,8 +40,11 @@ func (in Input) from() string {
 
 // Bind matches the inputs and the --set values against the model's data
 // declarations, checks element types, shapes, declared sizes, supports and
-// bounds, and returns every data value and size name by name. Every problem
-// is an error naming the data file, line and column and the declaration.
+// bounds, and returns every data value and size name by name. A matrix
+// declaration X takes a positional CSV file's columns X.1, X.2, ...
+// (Table.Indexed), else every column of the one positional CSV file. Every
+// problem is an error naming the data file, line and column and the
+// declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
 	b := bind(info, inputs, sets, false, nil)
 	if err := b.errs.Err(); err != nil {
@@ -294,7 +297,26 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 			return nil, false
 		case in.Name == "" && in.Table != nil:
 			positional = append(positional, in.Table)
-			if c := in.Table.Column(d.Name); c != nil {
+			c := in.Table.Column(d.Name)
+			var cols *Table
+			var names []string
+			if len(d.Dims) == 2 {
+				var err *ast.Error
+				if cols, names, err = in.Table.Indexed(d.Name); err != nil {
+					b.errs = append(b.errs, err)
+					return nil, false
+				}
+			}
+			switch {
+			case c != nil && cols != nil:
+				j := slices.Index(in.Table.Columns, c)
+				b.errs.Add(in.Table.header(j), "the header has both a column %q and columns %s numbering the columns of `%s` (declared %s at %s): rename one, or select with %s=%s:COL1,COL2", d.Name, spanNames(names), d.Name, d.TypeString(), d.Pos, d.Name, in.File)
+				return nil, false
+			case cols != nil:
+				// X.1, X.2, ... (or X[1], ...): the columns of matrix X
+				cands = append(cands, candidate{cols.Matrix(d.Name), fmt.Sprintf("columns %s of %s", spanNames(names), in.File)})
+				b.named[in.Table] = append(b.named[in.Table], names...)
+			case c != nil:
 				cands = append(cands, candidate{c, fmt.Sprintf("column %q of %s", d.Name, in.File)})
 				b.named[in.Table] = append(b.named[in.Table], d.Name)
 			}
@@ -445,6 +467,15 @@ func otherColumns(t *Table, names []string) []string {
 	return out
 }
 
+// spanNames describes the columns names, numbered from 1 in order, for a
+// message: "X.1", "X.1, X.2" or "X.1 ... X.12".
+func spanNames(names []string) string {
+	if len(names) <= 2 {
+		return strings.Join(names, ", ")
+	}
+	return names[0] + " ... " + names[len(names)-1]
+}
+
 func quoteAll(ss []string) []string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
@@ -463,7 +494,7 @@ func (b *binder) expected(d *check.DataVar) string {
 	case 1:
 		s = fmt.Sprintf("a CSV column %q, a JSON key %q, or %s=FILE.csv (%s=FILE.csv:COLUMN for a column of another name)", d.Name, d.Name, d.Name, d.Name)
 	default:
-		s = fmt.Sprintf("a JSON key %q, %s=FILE.csv (%s=FILE.csv:COL1,COL2 for some of its columns), or a single positional CSV file", d.Name, d.Name, d.Name)
+		s = fmt.Sprintf("a JSON key %q, CSV columns %s.1, %s.2, ..., %s=FILE.csv (%s=FILE.csv:COL1,COL2 for some of its columns), or a single positional CSV file", d.Name, d.Name, d.Name, d.Name, d.Name)
 	}
 	var have []string
 	hint := "" // for a file of one column, which the separators may explain

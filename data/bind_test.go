@@ -1,6 +1,8 @@
 package data
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -377,6 +379,33 @@ func TestBindErrors(t *testing.T) {
 		{"JSON ragged rows read", "data X: real[N, M]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"X": [[1, 2], [3]]}`)}
 		}, nil, "d.json:1:16: \"X\": row 2 has 1 elements, the rows before it 2\x00"},
+		{"numbered columns with a gap", "data X: real[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "# comment\ny,X.1,X.3\n1,2,3\n")}
+		}, nil, "d.csv:2:7: column \"X.3\": the header has no X.2 before it; the columns of X are numbered X.1, X.2, ... with none left out\x00"},
+		{"numbered columns with a wider gap", "data X: real[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "X[5],X[1],X[2]\n1,2,3\n")}
+		}, nil, "d.csv:1:1: column \"X[5]\": the header has no X[3] to X[4] before it; the columns of X are numbered X[1], X[2], ... with none left out\x00"},
+		{"numbered columns not from 1", "data X: real[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "X.2,X.3\n1,2\n")}
+		}, nil, "d.csv:1:1: column \"X.2\": the header has no X.1 before it"},
+		{"numbered columns from 0", "data X: real[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "X[1],X[0]\n1,2\n")}
+		}, nil, "d.csv:1:6: column \"X[0]\": the columns of X are numbered from 1 (X[1], X[2], ..., as draws.csv numbers a vector's), not from 0\x00"},
+		{"a column numbered twice", "data X: real[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "X.1,X.2,X[2]\n1,2,3\n")}
+		}, nil, "d.csv:1:9: column \"X[2]\" numbers column 2 of X again, as \"X.2\" at d.csv:1:5 does\x00"},
+		{"a column named as the matrix and numbered ones", "data X: real[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "X.1,X.2,X.3,X\n1,2,3,4\n")}
+		}, nil, "d.csv:1:13: the header has both a column \"X\" and columns X.1 ... X.3 numbering the columns of `X` (declared real[N, K] at m.gpp:1:6): rename one, or select with X=d.csv:COL1,COL2\x00"},
+		{"numbered columns in two files", "data X: real[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "a.csv", "X.1\n1\n"), csvInput(t, "", "b.csv", "X.1,X.2\n1,2\n")}
+		}, nil, "m.gpp:1:6: data `X` is given more than once: columns X.1 of a.csv; columns X.1, X.2 of b.csv\x00"},
+		{"a bad cell of a numbered column", "data X: real<lower=0>[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "X.2,a,X.1\n1,2,3\n4,5,-6\n")}
+		}, nil, "d.csv:3:5: X: value -6 is not >= 0"},
+		{"no matrix, numbered columns named", "data X: real[N, K]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "a.csv", "a\n1\n"), csvInput(t, "", "b.csv", "b\n2\n")}
+		}, nil, "m.gpp:1:6: no data for `X` (real[N, K]): expected a JSON key \"X\", CSV columns X.1, X.2, ..., X=FILE.csv"},
 		{"JSON size of another type", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"y": [1], "N": "one"}`)}
 		}, nil, "d.json:1:17: \"N\": expected a number, found the string \"one\"\x00"},
@@ -506,5 +535,90 @@ func TestBindOptionalWhole(t *testing.T) {
 	in = csvInput(t, "Y", "y.csv", "a,b\n1,2\n")
 	if out, err = BindOptional(info, []Input{in}, nil, optional); err != nil || out["D"] == nil || out["D"].Values[0] != 2 {
 		t.Errorf("Y=y.csv: D = %+v, err %v", out["D"], err)
+	}
+}
+
+// TestBindIndexedColumns: a matrix declaration X binds the positional CSV
+// file's columns X.1, X.2, ... (or X[1], ...) in the order of their
+// numbers, X.10 after X.9, however the header orders them, beside a vector
+// bound by name and a column the model does not read; its column count is
+// the number of such columns.
+func TestBindIndexedColumns(t *testing.T) {
+	info := checked(t, "data y: real[N]\ndata X: real[N, K]\nparam b: real[K] ~ Normal(0, 1)\ny ~ Normal(X * b, 1)\n")
+	// header: y, X.10, X.1, ..., X.9, note, X.11, X.12; cell X.k of row r is 100r + k
+	order := []int{10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 11, 12}
+	var head []string
+	for _, k := range order {
+		if k == 0 {
+			head = append(head, "note")
+		} else {
+			head = append(head, fmt.Sprintf("X.%d", k))
+		}
+	}
+	src := "y," + strings.Join(head, ",") + "\n"
+	for r := 0; r < 3; r++ {
+		src += fmt.Sprint(-r)
+		for _, k := range order {
+			if k == 0 {
+				src += ",text"
+			} else {
+				src += fmt.Sprintf(",%d", 100*r+k)
+			}
+		}
+		src += "\n"
+	}
+	out, err := Bind(info, []Input{csvInput(t, "", "wide.csv", src)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := out["X"]
+	if len(x.Shape) != 2 || x.Shape[0] != 3 || x.Shape[1] != 12 {
+		t.Fatalf("X has shape %v, want [3 12]", x.Shape)
+	}
+	for r := 0; r < 3; r++ {
+		for k := 1; k <= 12; k++ {
+			if v := x.Values[r*12+k-1]; v != float64(100*r+k) {
+				t.Errorf("X[%d, %d] = %v, want %d (column X.%d)", r, k-1, v, 100*r+k, k)
+			}
+		}
+	}
+	// A cell is located in its own column of the file: X.10 is the
+	// header's second column, X.1 its third.
+	if p := x.Locate(2*12 + 9); p.Line != 4 || p.Col != strings.Index(strings.Split(src, "\n")[3], ",210")+2 {
+		t.Errorf("X[2, 9] located at %v", p)
+	}
+	if out["K"].Values[0] != 12 || out["N"].Values[0] != 3 || out["y"].Values[2] != -2 {
+		t.Errorf("K = %v, N = %v, y = %v", out["K"].Values, out["N"].Values, out["y"].Values)
+	}
+
+	// summary.csv's style, X[1], X[2]; a size declared as a constant
+	info = checked(t, "data X: real[N, 2]\n")
+	out, err = Bind(info, []Input{csvInput(t, "", "b.csv", "X[2],X[1],Xs\n1,2,3\n4,5,6\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out["X"].Values; !slices.Equal(got, []float64{2, 1, 5, 4}) {
+		t.Errorf("X = %v, want [2 1 5 4]", got)
+	}
+
+	// Columns of two matrices in one file, and BindPartial (the REPL)
+	// binds them at once rather than waiting, as it waits for a matrix
+	// that would take every column.
+	info = checked(t, "data X: real[N, K]\ndata Z: int[N, J]\n")
+	in := csvInput(t, "", "c.csv", "Z.1,X.1,X.2,Z.2,Z.3\n1,2,3,4,5\n")
+	bound, missing, err := BindPartial(info, []Input{in}, nil)
+	if err != nil || len(missing) != 0 {
+		t.Fatalf("missing %v, err %v", missing, err)
+	}
+	if !slices.Equal(bound["X"].Values, []float64{2, 3}) || !slices.Equal(bound["Z"].Values, []float64{1, 4, 5}) || !bound["Z"].Int || bound["J"].Values[0] != 3 {
+		t.Errorf("X = %v, Z = %v, J = %v", bound["X"].Values, bound["Z"].Values, bound["J"].Values)
+	}
+
+	// The columns X.1, ... are bound by name: another matrix that would
+	// take every column of the file is told which columns are its own.
+	info = checked(t, "data X: real[N, K]\ndata W: real[N, J]\n")
+	_, err = Bind(info, []Input{csvInput(t, "", "d.csv", "a,X.1,X.2,b\n1,2,3,4\n")}, nil)
+	if want := "m.gpp:2:6: `W` would take every column of d.csv, including columns \"X.1\", \"X.2\", which are bound by name: give `W` its columns, as W=d.csv:a,b"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
 	}
 }

@@ -124,6 +124,8 @@ type Table struct {
 	cellCol [][]int
 	// headerLine is the header's line (after comment lines), for messages.
 	headerLine int
+	// headerPos[j] is where column j's name is in the header.
+	headerPos []ast.Pos
 }
 
 // Select returns the table of the named columns only, in that order, as
@@ -137,7 +139,6 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 	for _, c := range t.Columns {
 		header = append(header, c.Name)
 	}
-	out := &Table{File: t.File, Rows: t.Rows, rowLine: t.rowLine, headerLine: t.headerLine}
 	index := make([]int, len(names))
 	seen := map[string]bool{}
 	for i, n := range names {
@@ -156,7 +157,16 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 			}
 			return nil, ast.Errorf(pos, "%s: the header of %s has no column %q%s (its columns: %s)", arg, t.File, n, hint, listColumns(header))
 		}
-		out.Columns = append(out.Columns, t.Columns[index[i]])
+	}
+	return t.sub(index), nil
+}
+
+// sub returns the table of t's columns index, in that order.
+func (t *Table) sub(index []int) *Table {
+	out := &Table{File: t.File, Rows: t.Rows, rowLine: t.rowLine, headerLine: t.headerLine}
+	for _, j := range index {
+		out.Columns = append(out.Columns, t.Columns[j])
+		out.headerPos = append(out.headerPos, t.header(j))
 	}
 	for _, cols := range t.cellCol {
 		row := make([]int, len(index))
@@ -165,7 +175,92 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 		}
 		out.cellCol = append(out.cellCol, row)
 	}
-	return out, nil
+	return out
+}
+
+// header returns where column j's name is in the header (the header's
+// line for a table made in code).
+func (t *Table) header(j int) ast.Pos {
+	if j < len(t.headerPos) {
+		return t.headerPos[j]
+	}
+	return ast.Pos{File: t.File, Line: max(t.headerLine, 1), Col: 1}
+}
+
+// Indexed returns the table of the columns that number the columns of a
+// matrix named name, as draws.csv names the elements of a vector (CmdStan's
+// convention: name.1, name.2, ..., 1-based) or as summary.csv does
+// (name[1], name[2], ...), in the order of their numbers (name.10 after
+// name.9), with their names; nil when the header has none. The numbers must
+// run from 1 with none missing or given twice: else the error is at the
+// header's column that breaks the run, naming the file.
+func (t *Table) Indexed(name string) (*Table, []string, *ast.Error) {
+	type numbered struct{ k, j int }
+	var cols []numbered
+	for j, c := range t.Columns {
+		if k, ok := columnIndex(c.Name, name); ok {
+			cols = append(cols, numbered{k, j})
+		}
+	}
+	if len(cols) == 0 {
+		return nil, nil, nil
+	}
+	// stable: of two columns of one number, the later is the error
+	slices.SortStableFunc(cols, func(a, b numbered) int { return a.k - b.k })
+	index := make([]int, len(cols))
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		index[i], names[i] = c.j, t.Columns[c.j].Name
+		at := t.header(c.j)
+		switch {
+		case c.k == 0:
+			return nil, nil, ast.Errorf(at, "column %q: the columns of %s are numbered from 1 (%s, %s, ..., as draws.csv numbers a vector's), not from 0", names[i], name, numberedLike(names[i], name, 1), numberedLike(names[i], name, 2))
+		case i > 0 && c.k == cols[i-1].k:
+			prev := cols[i-1].j
+			return nil, nil, ast.Errorf(at, "column %q numbers column %d of %s again, as %q at %s does", names[i], c.k, name, t.Columns[prev].Name, t.header(prev))
+		case c.k != i+1:
+			gap := numberedLike(names[i], name, i+1)
+			if c.k > i+2 {
+				gap += " to " + numberedLike(names[i], name, c.k-1)
+			}
+			return nil, nil, ast.Errorf(at, "column %q: the header has no %s before it; the columns of %s are numbered %s, %s, ... with none left out", names[i], gap, name, numberedLike(names[i], name, 1), numberedLike(names[i], name, 2))
+		}
+	}
+	return t.sub(index), names, nil
+}
+
+// numberedLike names column k of matrix name as col, a column of it, is
+// named: name.k or name[k].
+func numberedLike(col, name string, k int) string {
+	if strings.HasSuffix(col, "]") {
+		return fmt.Sprintf("%s[%d]", name, k)
+	}
+	return fmt.Sprintf("%s.%d", name, k)
+}
+
+// columnIndex reports whether the column named col numbers a column of
+// the matrix name, as name.k or name[k] with k decimal digits, and k.
+func columnIndex(col, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(col, name)
+	if !ok || len(rest) < 2 {
+		return 0, false
+	}
+	switch {
+	case rest[0] == '.':
+		rest = rest[1:]
+	case rest[0] == '[' && rest[len(rest)-1] == ']':
+		rest = rest[1 : len(rest)-1]
+	default:
+		return 0, false
+	}
+	if rest == "" || strings.Trim(rest, "0123456789") != "" {
+		return 0, false
+	}
+	k, err := strconv.Atoi(rest)
+	if err != nil {
+		return 0, false // too many digits to be a column's number
+	}
+	return k, true
 }
 
 // listColumns lists a header's names for a message, the first 20 of a
@@ -292,6 +387,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		}
 		seen[h] = j
 		t.Columns = append(t.Columns, &Array{Name: h, Int: true, Pos: pos})
+		t.headerPos = append(t.headerPos, pos)
 	}
 	// A blank line in a one-column file is a missing value (pandas writes
 	// NaN so), which the CSV reader would skip: it is the column's empty

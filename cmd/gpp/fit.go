@@ -181,11 +181,13 @@ gpp-prior), with --plots the prior predictive checks ppc_y.png and
 ppc_stat_y.png; a param without a prior to draw from (a flat prior, a ~ on some
 of its elements, a covariance matrix) is an error at its declaration.
 
-Data: a CSV file binds its columns to data declarations by name (a matrix
-declaration takes all columns of the one positional CSV), NAME=file.csv binds a
-whole file to NAME, NAME=file.csv:a,b,c its columns a, b and c in that order
-(one column for a vector), a .json file is a Stan-style data object, and --set
-NAME=VALUE gives constants and scalar data. Missing values (an empty cell, NA,
+Data: a CSV file binds its columns to data declarations by name; a matrix
+declaration X takes the columns X.1, X.2, ... (or X[1], X[2], ...; 1-based, as
+draws.csv names them, in the order of their numbers) of a positional CSV, or
+else all columns of the one positional CSV. NAME=file.csv binds a whole file to
+NAME, NAME=file.csv:a,b,c its columns a, b and c in that order (one column for
+a vector), a .json file is a Stan-style data object, and --set NAME=VALUE gives
+constants and scalar data. Missing values (an empty cell, NA,
 NaN, JSON null) of real data that the model only observes with ~ are fitted as
 the latent NAME_missing (PyMC's masked observations); elsewhere they are errors.
 
