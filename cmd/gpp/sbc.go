@@ -231,6 +231,9 @@ type sbcSetup struct {
 	vars     []variable       // the params' elements, then the ranked outputs', as reported
 	ncol     int
 	nparam   int // the params' columns, the first of ncol
+	// given names the observed data that the data given held: sbc draws
+	// them all the same, and its note on each says so.
+	given map[string]bool
 }
 
 // sbcObserved returns the data declarations that a ~ observes (y ~ D,
@@ -488,7 +491,10 @@ func prepareSBC(cfg *fitConfig, rankOutputs bool, con *console) (*sbcSetup, sour
 	for i, d := range su.observed {
 		names[i] = d.Name
 		if bound[d.Name] != nil {
-			con.info("note: %s is in the data given, but sbc draws it in each simulation: its values are not used", d.Name)
+			if su.given == nil {
+				su.given = map[string]bool{}
+			}
+			su.given[d.Name] = true
 			delete(bound, d.Name)
 		}
 	}
@@ -765,6 +771,19 @@ loop:
 	return res, nil
 }
 
+// sbcDrawnNote rewrites predict's note on a declaration it draws (n, "y
+// is not in the data: drawn from its likelihood at each draw (m.gpp:5:1), as
+// a posterior predictive") for sbc, which draws it in each simulation. For a
+// declaration the data given held (given), "is not in the data" would
+// contradict them: the note says instead that their values are not used.
+func sbcDrawnNote(n string, given map[string]bool) string {
+	n = strings.Replace(strings.Replace(n, "at each draw", "in each simulation, given the params drawn from the priors", 1), ", as a posterior predictive", "", 1)
+	if name, rest, ok := strings.Cut(n, " is not in the data: "); ok && given[name] {
+		n = name + " is in the data given, but its values are not used: " + rest
+	}
+	return n
+}
+
 // runSBC prepares, runs the simulations, writes the files and prints the
 // table.
 func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) int {
@@ -779,7 +798,7 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 		return exitError
 	}
 	for _, n := range su.sim.Drawn {
-		con.info("note: %s", strings.Replace(strings.Replace(n, "at each draw", "in each simulation, given the params drawn from the priors", 1), ", as a posterior predictive", "", 1))
+		con.info("note: %s", sbcDrawnNote(n, su.given))
 	}
 	if len(su.unranked) > 0 {
 		con.info("note: output%s not ranked: %s", plural(len(su.unranked)), strings.Join(su.unranked, ", "))

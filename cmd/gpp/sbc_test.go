@@ -385,3 +385,32 @@ func TestSBCBand(t *testing.T) {
 		t.Errorf("--fullrank h --band 1 gave the mean-field fits' ranks")
 	}
 }
+
+// TestSBCGivenDataNote checks that observed data given in the design get one
+// note, which says that sbc draws them and does not use their values, and
+// not also predict's "y is not in the data", which contradicts the file;
+// data left out get that note.
+func TestSBCGivenDataNote(t *testing.T) {
+	dir := t.TempDir()
+	model := writeSBCModel(t, dir, "normal.gpp", sbcNormalModel)
+	design := filepath.Join(dir, "y.csv")
+	if err := os.WriteFile(design, []byte("y\n0.5\n-1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"sbc", model, "--sims", "2", "--output-draws", "9", "--iter", "200", "--seed", "1"}
+	code, _, stderr := runSafe(t, append(common, design, "--out", filepath.Join(dir, "given"))...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "note: y is in the data given, but its values are not used: drawn from its likelihood in each simulation, given the params drawn from the priors (" + model + ":3:1)"
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "not in the data") || strings.Count(stderr, "note: y ") != 1 {
+		t.Errorf("y given: stderr\n%s\nwant the one note %q", stderr, want)
+	}
+	code, _, stderr = runSafe(t, append(common, "--set", "N=3", "--out", filepath.Join(dir, "left"))...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "note: y is not in the data: drawn from its likelihood in each simulation"; !strings.Contains(stderr, want) || strings.Count(stderr, "note: y ") != 1 {
+		t.Errorf("y left out: stderr\n%s\nwant the one note %q", stderr, want)
+	}
+}
