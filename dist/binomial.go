@@ -218,14 +218,29 @@ func (d BinomialLogit) eval(k float64, dp []float64) (lp, dx float64) {
 		// subnormal).
 		lp = logBinomRaw(k, n-k, n*p, n*q)
 	default:
-		lp = lchoose(n, k)
-		if k > 0 {
-			lp -= k * Softplus(-eta)
-		}
-		if k < n {
-			lp -= (n - k) * Softplus(eta)
-		}
+		lp = logitBinomialTerms(lchoose(n, k), k, n, eta)
 	}
+	return binomialLogitEnd(lp, k, n, eta, p, q, dp)
+}
+
+// logitBinomialTerms returns lc − k·softplus(−η) − (n−k)·softplus(η),
+// lc = log C(n, k), leaving out a term whose count is 0 (so that an
+// infinite η gives the limit).
+func logitBinomialTerms(lc, k, n, eta float64) float64 {
+	lp := lc
+	if k > 0 {
+		lp -= k * Softplus(-eta)
+	}
+	if k < n {
+		lp -= (n - k) * Softplus(eta)
+	}
+	return lp
+}
+
+// binomialLogitEnd finishes BinomialLogit's kernel at log mass lp, with
+// p = σ(η) and q = σ(−η): outside the support where lp is −Inf, else the
+// partial in η.
+func binomialLogitEnd(lp, k, n, eta, p, q float64, dp []float64) (float64, float64) {
 	if math.IsInf(lp, -1) {
 		return outside(dp)
 	}

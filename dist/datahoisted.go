@@ -227,26 +227,9 @@ func (binomialLogitData) EvalData(k float64, p, _, s, dp []float64) (float64, fl
 	if s[0] == dataLarge && pr >= 0x1p-1022 && q >= 0x1p-1022 {
 		lp = s[1] - bd0(k, n*pr) - bd0(n-k, n*q) - s[2] // logBinomRaw
 	} else {
-		lp = s[3]
-		if k > 0 {
-			lp -= k * Softplus(-eta)
-		}
-		if k < n {
-			lp -= (n - k) * Softplus(eta)
-		}
+		lp = logitBinomialTerms(s[3], k, n, eta)
 	}
-	if math.IsInf(lp, -1) {
-		return outside(dp)
-	}
-	if dp != nil {
-		dp[0] = 0
-		if eta > 0 {
-			dp[1] = math.FMA(n, q, -(n - k))
-		} else {
-			dp[1] = math.FMA(-n, pr, k)
-		}
-	}
-	return lp, 0
+	return binomialLogitEnd(lp, k, n, eta, pr, q, dp)
 }
 
 // NegBinomial data state: [kind, stirlerr(k), log k, log k!] for a count
