@@ -72,6 +72,12 @@ type node struct {
 	// vectors (Builder.InLoop), so its errors name no element, as the
 	// unrolled loop's scalar nodes did not, but the iteration (iter).
 	rows bool
+	// each is the shape of one iteration's part of a node of a loop's
+	// rows whose iterations are vectors side by side (Iters.Each).
+	each Shape
+	// whole: a node of a loop's rows built once for all of them, of a
+	// value that reads no row (Builder.Whole).
+	whole bool
 	// iter is 1 + the index of the loop iterations the node was built
 	// in (Builder.AtIter), 0 outside loops.
 	iter  int32
@@ -127,6 +133,8 @@ type Builder struct {
 	// index of the current one (0: none).
 	iters []Iters
 	iter  int32
+	each  Shape // the current iterations' Each
+	whole bool  // Whole is on
 	// fails counts the errors of fail, reported or not; failedAt holds
 	// their positions (one error per position: a loop body's, unrolled,
 	// would come once per iteration).
@@ -237,6 +245,8 @@ func (b *Builder) push(n node) ID {
 	n.n = n.shape.Len()
 	n.rows = b.rows
 	n.iter = b.iter
+	n.each = b.each
+	n.whole = b.whole
 	n.off = len(b.val)
 	n.aoff = -1
 	b.val = append(b.val, make([]float64, n.n)...)
@@ -279,11 +289,16 @@ func (b *Builder) InLoop(on bool) (done func()) {
 // Vars[v]'s value in row r, one row for an unrolled loop's iteration and
 // one per row of a loop lowered as vectors (Builder.InLoop); a Vals[v] of
 // one value holds for every row. Loop is the outermost loop's position:
-// the iterations of one loop nest compare in loop order.
+// the iterations of one loop nest compare in loop order. Each, when it has
+// more than one element, is the shape of one iteration's value in a node
+// whose rows are each Each.Len() elements (a vector per iteration, side by
+// side; Vals then has a value per element): an error names the element
+// within the iteration's value, as the unrolled loop's did.
 type Iters struct {
 	Loop ast.Pos
 	Vars []string
 	Vals [][]int
+	Each Shape
 }
 
 // AtIter sets the loop iterations of the nodes built until done is
@@ -292,14 +307,25 @@ type Iters struct {
 // 0"): a node of a loop's rows the row of its first failing element, any
 // other the first row. Only the error path reads it.
 func (b *Builder) AtIter(it *Iters) (done func()) {
-	prev := b.iter
+	prev, each := b.iter, b.each
 	if it == nil {
-		b.iter = 0
+		b.iter, b.each = 0, Shape{}
 	} else {
 		b.iters = append(b.iters, *it)
-		b.iter = int32(len(b.iters))
+		b.iter, b.each = int32(len(b.iters)), it.Each
 	}
-	return func() { b.iter = prev }
+	return func() { b.iter, b.each = prev, each }
+}
+
+// Whole marks the nodes built until done is called, in a loop lowered as
+// vectors, as values that read no row, built once for all the rows (a
+// vector of params, say): their errors name the element, and the first
+// iteration, as the unrolled loop's copy of them in it did, even where
+// their length happens to be the rows'.
+func (b *Builder) Whole() (done func()) {
+	prev := b.whole
+	b.whole = true
+	return func() { b.whole = prev }
 }
 
 // InCall sets the call context of the nodes built until done is called:

@@ -212,21 +212,44 @@ func (p *Program) categoricalError(n *node, ok bool) error {
 	name := categoricalName(n.i0 == 1)
 	k, step := catCols(t.shape), catStep(t.shape)
 	if !ok {
-		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k-1), elemPart(y.shape, p.fail)))
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k-1), p.nodeElemPart(y, y.shape, p.fail)))
 	}
 	if n.i0 == 1 {
 		if e := firstBad(tv); e >= 0 {
-			return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, tv[e], withComma(elemPart(t.shape, e)))
+			return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, tv[e], withComma(p.nodeElemPart(t, t.shape, e)))
 		}
 		return ast.Errorf(n.pos, "%s: log probability is %s (eta too far apart)", name, kind(badValue(p.v(n))))
 	}
-	for i, v := range yv {
-		c := int(v)
-		if x := tv[i*step+c]; !(x > 0) || math.IsInf(x, 1) {
-			return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at an observed category (got %g%s)", name, x, withComma(elemPart(t.shape, i*step+c)))
-		}
+	if i := p.categoricalObs(n, ok); i >= 0 {
+		e := i*step + int(yv[i])
+		return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at an observed category (got %g%s)", name, tv[e], withComma(p.nodeElemPart(t, t.shape, e)))
 	}
 	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
+}
+
+// categoricalObs returns the observation at which Categorical node n
+// failed (categoricalError): a value that is not a category, a non-finite
+// log-odds, a probability outside (0, 1] at the observed category; −1 if
+// none is found.
+func (p *Program) categoricalObs(n *node, ok bool) int {
+	y, t := p.arg(n, 0), p.arg(n, 1)
+	yv, tv := p.v(y), p.v(t)
+	step := catStep(t.shape)
+	switch {
+	case !ok:
+		return p.fail
+	case n.i0 == 1:
+		if e := firstBad(tv); e >= 0 && step > 0 {
+			return e / step
+		}
+		return -1
+	}
+	for i, v := range yv {
+		if x := tv[i*step+int(v)]; !(x > 0) || math.IsInf(x, 1) {
+			return i
+		}
+	}
+	return -1
 }
 
 // obsStep is the step between the adjoints of consecutive observations of

@@ -34,11 +34,19 @@ func elemPart(s Shape, k int) string {
 	return ""
 }
 
-// elemPart is elemPart for an element of node n: "" for a loop's rows
-// (Builder.InLoop).
-func (n *node) elemPart(s Shape, k int) string {
+// nodeElemPart is elemPart for element k of shape s at node n: "" for a
+// node of a loop's rows (Builder.InLoop) with an element per row, the
+// element within its iteration's vector for one with a vector per row
+// (Iters.Each); a node built once for all rows (of a vector that reads
+// no row) names it as the unrolled loop's copy of it did.
+func (p *Program) nodeElemPart(n *node, s Shape, k int) string {
 	if n.rows {
-		return ""
+		if n.each.Rank > 0 {
+			return elemPart(n.each, k%n.each.Len())
+		}
+		if n.iter == 0 || p.perRow(n) {
+			return ""
+		}
 	}
 	return elemPart(s, k)
 }
@@ -71,7 +79,7 @@ func (p *Program) nodeError(i int32, ok bool) error {
 	n := &p.nodes[i]
 	k := p.badElem(n, ok)
 	if n.iter > 0 {
-		p.atIter(n, p.iterRow(n, k), err)
+		p.atIter(n, p.failRow(n, ok), err)
 	}
 	if e, isPos := err.(*ast.Error); isPos && ok && (n.op.isUnary() || n.op.isBinary()) {
 		e.Msg += p.operandCells(n, k)
@@ -119,7 +127,7 @@ func (p *Program) loopError(k int, ok bool) error {
 	if !n.rows || n.iter == 0 {
 		return p.nodeError(i, ok)
 	}
-	best, bestRow, bestOK := i, p.iterRow(n, p.badElem(n, ok)), ok
+	best, bestRow, bestOK := i, p.failRow(n, ok), ok
 	loop := p.iters[n.iter-1].Loop
 	if !ok {
 		p.fillNaN(n)
@@ -139,10 +147,10 @@ func (p *Program) loopError(k int, ok bool) error {
 		if !m.rows || m.iter == 0 || p.iters[m.iter-1].Loop != loop {
 			continue
 		}
-		if p.elems(m) != p.iters[m.iter-1].rows() && !p.argsFinite(m) {
+		if !p.perRow(m) && !p.argsFinite(m) {
 			continue // a sum of failed rows, say: not where they failed
 		}
-		r := p.iterRow(m, p.badElem(m, mok))
+		r := p.failRow(m, mok)
 		if p.iterBefore(m, r, &p.nodes[best], bestRow) {
 			best, bestRow, bestOK = j, r, mok
 		}
@@ -195,14 +203,32 @@ func (p *Program) iterBefore(m *node, r int, n *node, s int) bool {
 	return false
 }
 
+// failRow returns the row of node n's iterations at which it failed
+// (ok false: its op did): that of its first failing element (iterRow),
+// or of the failing observation of a Categorical over a loop's rows,
+// one observation per row.
+func (p *Program) failRow(n *node, ok bool) int {
+	if n.op == OpCategorical && n.rows && n.iter > 0 && p.arg(n, 0).n == p.iters[n.iter-1].rows() {
+		return max(p.categoricalObs(n, ok), 0)
+	}
+	return p.iterRow(n, p.badElem(n, ok))
+}
+
 // iterRow returns the row of node n's iterations (Builder.AtIter) that
 // its element k is: k for a node of a loop's rows with an element per
 // row, else the first row (a node built once for all rows fails in each).
 func (p *Program) iterRow(n *node, k int) int {
-	if n.rows && k > 0 && p.elems(n) == p.iters[n.iter-1].rows() {
+	if n.rows && k > 0 && p.perRow(n) {
 		return k
 	}
 	return 0
+}
+
+// perRow reports whether node n, built in loop iterations, has an
+// element per row of them: not a value built once for all the rows
+// (Builder.Whole), and as many elements as there are rows.
+func (p *Program) perRow(n *node) bool {
+	return n.iter > 0 && !n.whole && p.elems(n) == p.iters[n.iter-1].rows()
 }
 
 // atIter appends to err's message the loop iteration of row r of node
@@ -294,23 +320,37 @@ func (p *Program) densityTerms(n *node, f func(e int, x float64, par []float64, 
 // value broadcast along the rows (a param), whose adjoint sums the
 // rows', so each row's term is recomputed alone.
 func (p *Program) lastBadRow(n *node, a int) int {
-	if n.iter == 0 || p.elems(n) != p.iters[n.iter-1].rows() {
-		return -1
+	bad := p.badRows(n, a)
+	for r := len(bad) - 1; r >= 0; r-- {
+		if bad[r] {
+			return r
+		}
 	}
-	r := -1
+	return -1
+}
+
+// badRows reports, for each row of node n's loop rows, whether its
+// contribution to the adjoint of operand a is not finite (lastBadRow);
+// nil when n's elements are not the rows or its op is not a density or a
+// binary one.
+func (p *Program) badRows(n *node, a int) []bool {
+	if !p.perRow(n) {
+		return nil
+	}
+	var bad []bool
 	switch {
 	case n.op == OpDensity || n.op == OpLogPDF:
+		bad = make([]bool, n.gr*n.gc)
 		p.densityTerms(n, func(e int, _ float64, _ []float64, _, dx float64, dpar []float64) bool {
 			d := dx
 			if a > 0 {
 				d = dpar[a-1]
 			}
-			if math.IsNaN(d) || math.IsInf(d, 0) {
-				r = e
-			}
+			bad[e] = math.IsNaN(d) || math.IsInf(d, 0)
 			return true
 		})
 	case n.op.isBinary() && n.aoff >= 0:
+		bad = make([]bool, n.gr*n.gc)
 		x, y, g, z := p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.a(n), p.v(n)
 		rx, cx, ry, cy := n.bc[0], n.bc[1], n.bc[2], n.bc[3]
 		var sum, buf [1]float64
@@ -319,13 +359,11 @@ func (p *Program) lastBadRow(n *node, a int) int {
 				k := i*n.gc + j
 				sum[0] = 0
 				binaryRowGrad(n.op, a, sum[:], 0, buf[:], g[k:k+1], x[i*rx+j*cx:], cx, y[i*ry+j*cy:], cy, z[k:k+1])
-				if math.IsNaN(sum[0]) || math.IsInf(sum[0], 0) {
-					r = k
-				}
+				bad[k] = math.IsNaN(sum[0]) || math.IsInf(sum[0], 0)
 			}
 		}
 	}
-	return r
+	return bad
 }
 
 // inCall appends node i's call context (Builder.InCall) to err's message.
@@ -379,7 +417,7 @@ func (p *Program) forwardError(i int32, ok bool) error {
 	}
 	z := p.v(n)
 	k := firstBad(z)
-	el := n.elemPart(n.shape, k)
+	el := p.nodeElemPart(n, n.shape, k)
 	bad := kind(z[k])
 	switch op := n.op; {
 	case op == OpInput:
@@ -498,7 +536,7 @@ func (p *Program) densityError(n *node) error {
 		if !math.IsNaN(lp) && !math.IsInf(lp, 0) {
 			return true
 		}
-		el := n.elemPart(out, k)
+		el := p.nodeElemPart(n, out, k)
 		for a, v := range par {
 			if a < len(d.Params) {
 				if need, ok := d.Params[a].Support.Admits(v); !ok {
@@ -589,7 +627,7 @@ func (p *Program) backwardError() error {
 		}
 		// A node built once for all rows, failing from a finite
 		// adjoint, fails in the unrolled loop's last iteration first.
-		perRow := !n.rows || n.iter == 0 || p.elems(n) == p.iters[n.iter-1].rows()
+		perRow := !n.rows || n.iter == 0 || p.perRow(n)
 		fresh := perRow || firstBad(p.a(n)) < 0
 		p.grad(n)
 		if bn != nil && !fresh {
@@ -617,6 +655,7 @@ func (p *Program) backwardError() error {
 					// a param read by every row: find the row
 					row = p.lastBadRow(n, a)
 				}
+				e, row = p.eachFirstBad(n, a, e, row, ga)
 			}
 			switch {
 			case bn == nil:
@@ -650,7 +689,7 @@ func (p *Program) gradError(i int32, a, e, row int) error {
 	}
 	err := ast.Errorf(pos, "%s", msg(
 		fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(p.a(o)[e]), p.operandName(n, a)),
-		"value "+g(p.v(o)[e]), n.elemPart(o.shape, e)))
+		"value "+g(p.v(o)[e]), p.operandElemPart(n, o, e)))
 	if row >= 0 {
 		p.atIter(n, row, err)
 	}
@@ -703,4 +742,46 @@ func (p *Program) operandName(n *node, a int) string {
 		return "theta"
 	}
 	return fmt.Sprintf("argument %d", a+1)
+}
+
+// eachFirstBad moves the failing element e of operand a of node n, in row
+// row of its iterations, to the first failing element of that row's
+// iteration when n's iterations are vectors side by side (Iters.Each): the
+// unrolled loop's node of that iteration names its first. It returns e and
+// row unchanged otherwise.
+func (p *Program) eachFirstBad(n *node, a, e, row int, ga []float64) (int, int) {
+	o, m := p.arg(n, a), n.each.Len()
+	if n.each.Rank == 0 || m < 2 || row < 0 {
+		return e, row
+	}
+	start := row - row%m
+	switch {
+	case o.n == n.n: // an operand of the rows' shape
+		if k := firstBad(ga[start : start+m]); k >= 0 {
+			return start + k, start + k
+		}
+	case o.n == m && o.shape.Rank == 2 && o.shape.Rows == 1: // a row [1, m] read by every row
+		bad := p.badRows(n, a)
+		for k := start; k < start+m && k < len(bad); k++ {
+			if bad[k] {
+				return k - start, k
+			}
+		}
+	}
+	return e, row
+}
+
+// operandElemPart names element e of operand o of node n in an error: the
+// element within an iteration's vector for a node of a loop's rows whose
+// iterations are vectors (Iters.Each) when o has them too, none when o is
+// one value per iteration; elemPart otherwise.
+func (p *Program) operandElemPart(n, o *node, e int) string {
+	if n.rows && n.each.Rank > 0 {
+		m := n.each.Len()
+		if o.n == n.n || o.n == m && o.shape.Rank == 2 && o.shape.Rows == 1 {
+			return elemPart(n.each, e%max(m, 1))
+		}
+		return ""
+	}
+	return p.nodeElemPart(n, o.shape, e)
 }

@@ -110,6 +110,10 @@ func syrk(tX bool, r, k int, x []float64, ldx int, c []float64) {
 		clear(c[:r*r])
 		return
 	}
+	// gonum's Dsyrk (v0.17) scales the old lower triangle by beta = 0
+	// where x is transposed, so a NaN left there by a failed pass would
+	// stay: clear it.
+	clear(c[:r*r])
 	blas64.Implementation().Dsyrk(blas.Lower, trans(tX), r, k, 1, x, ldx, 0, c, r)
 	for i := 0; i < r; i++ {
 		for j := i + 1; j < r; j++ {

@@ -197,7 +197,7 @@ func (p *Program) checkDataValues() error {
 					if c, at, ok := p.cellOf(n.args[0], k); ok {
 						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs", c.name, x, want, n.dist.Name, n.pos)
 					}
-					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), n.elemPart(y.shape, k)))
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), p.nodeElemPart(n, y.shape, k)))
 				}
 			}
 		case OpMultinomial:
@@ -252,7 +252,7 @@ func (p *Program) checkDataArgs(n *node) error {
 		for k, v := range p.v(x) {
 			if want, ok := par.Support.Admits(v); !ok {
 				return ast.Errorf(x.pos, "%s", msg(fmt.Sprintf("%s argument %d (%s) is %g, not %s; it depends on the data alone, so no fit can change it",
-					n.dist.Name, i+1, par.Name, v, want), n.elemPart(x.shape, k)))
+					n.dist.Name, i+1, par.Name, v, want), p.nodeElemPart(n, x.shape, k)))
 			}
 		}
 	}

@@ -25,6 +25,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	val := l.node(v, lhs.Pos())
 	args := make([]autodiff.ID, len(call.Args))
 	for i, a := range call.Args {
+		if l.vec != nil && l.depends(a) && l.rowVecScan().rowVec(a) {
+			args[i] = l.rowMatrix(a) // a Categorical's rows (looprows.go)
+			continue
+		}
 		args[i] = l.node(l.expr(a), a.Pos())
 	}
 	switch d.Name {
@@ -123,6 +127,13 @@ func (l *lowerer) orderedNormaliser(lat *check.Latent, pos ast.Pos) {
 // element (the checker made D an elementwise distribution), and logcdf and
 // logccdf to the same node with D's log CDF or log survival function.
 func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
+	return l.logpdfOf(e, pos, func(a ast.Expr) autodiff.ID { return l.node(l.expr(a), a.Pos()) }, nil)
+}
+
+// logpdfOf is logpdf with the value and the arguments of an elementwise
+// distribution lowered by arg, and the density node built between at's
+// call on them and its done (per-row vectors: looprows.go).
+func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) autodiff.ID, at func(ids ...autodiff.ID) (done func())) value {
 	call, _ := unparen(e.Args[1]).(*ast.CallExpr)
 	var d *stdlib.Dist
 	if call != nil {
@@ -150,10 +161,13 @@ func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 		c.Name, c.Kernel, c.Prepared, c.Hoisted, c.DataHoisted, c.LogProb = fn+"("+d.Name+")", k, nil, nil, nil, true
 		u = &c
 	}
-	val := l.node(l.expr(e.Args[0]), e.Args[0].Pos())
+	val := arg(e.Args[0])
 	args := make([]autodiff.ID, len(call.Args))
 	for i, a := range call.Args {
-		args[i] = l.node(l.expr(a), a.Pos())
+		args[i] = arg(a)
+	}
+	if at != nil {
+		defer at(append([]autodiff.ID{val}, args...)...)()
 	}
 	return value{id: l.b.LogPDF(*u, val, args, pos), node: true}
 }

@@ -79,6 +79,23 @@ param s: positive ~ Exponential(1)
 		// with respect to a, read by every row: rows 1 and 4
 		{"gradient of a param", "for i in 0:N {\n  target += pow(a, w[i])\n}", 0,
 			"m.gpp:12:13: pow: gradient is +Inf with respect to argument 1 (value 0) at i = 4"},
+		// A vector per iteration, lowered as the rows' matrix
+		// (looprows.go): X[i] - a fails in rows 3, 4 and 5; the error
+		// names row 3's element as the unrolled loop's vector does.
+		{"row vector", "for i in 0:N {\n  target += log_sum_exp(log(X[i] - a))\n}", 0,
+			"m.gpp:12:25: log: argument -9 < 0 (element [1]) at i = 3"},
+		{"row of a row vector", "for i in 0:N {\n  let v = softmax(X[i]) .* sqrt(X[i]' - a)'\n  target += sum(v)\n}", 0,
+			"m.gpp:12:28: sqrt: argument -9 < 0 (element [0, 1]) at i = 3"},
+		{"row vector, later statement", "for i in 0:N {\n  target += sum(log(X[i] - a))\n  target += log(z[i] - a)\n}", 0,
+			"m.gpp:13:13: log: argument -9 < 0 at i = 1"},
+		{"row vector gradient", "for i in 0:N {\n  target += dot_product(sqrt(square(X[i] - 1) * s), X[i])\n}", 0,
+			"m.gpp:12:25: sqrt: gradient is +Inf with respect to argument 1 (value 0, element [0]) at i = 5"},
+		// softmax underflows to 0 at row 4's observed category 0; the
+		// rows' Categorical names that row, and the element of its theta
+		{"categorical", "for i in 0:N {\n  k[i] ~ Categorical(softmax(X[i] * 100 * (a + 1)))\n}", 0,
+			"m.gpp:12:10: Categorical: theta must be in (0, 1] at an observed category (got 0, element [0]) at i = 4"},
+		{"categorical, later statement", "for i in 0:N {\n  k[i] ~ Categorical(softmax(X[i] * 100 * (a + 1)))\n  target += log(z[i] + 8.5 + a)\n}", 0,
+			"m.gpp:13:13: log: argument -0.5 < 0 at i = 1"},
 		{"nested gradient", "for i in 0:N {\n  for j in 0:2 {\n    target += sqrt((c[i] + j) * s)\n  }\n}", 0,
 			"m.gpp:13:15: sqrt: gradient is +Inf with respect to argument 1 (value 0) at i = 4, j = 0"},
 	} {

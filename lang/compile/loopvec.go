@@ -26,25 +26,30 @@ import (
 // iteration the unrolled loop reports), and each function it applies to
 // them is elementwise. An if on data splits the rows into the rows of each
 // branch, each lowered over its rows; a nested for over a fixed range
-// makes each row as many rows, one per inner iteration. Anything else —
-// an inner range that depends on i, user functions, reductions,
-// truncation, a ~ that does not depend on i — is unrolled as before
-// (vecScan decides).
+// makes each row as many rows, one per inner iteration. Stan's per-row
+// vectors (X[i]' * B, softmax, log_sum_exp of a row) are the rows'
+// matrix (looprows.go). Anything else — an inner range that depends on i,
+// user functions, other uses of a vector per iteration, truncation, a ~
+// that does not depend on i — is unrolled as before (vecScan decides).
 
 // unrollLoops turns vecFor off: the tests compare the two lowerings.
 var unrollLoops = false
 
 // vecLoop is the state of a loop being lowered as vectors.
 type vecLoop struct {
-	dep map[*check.Symbol]bool // the loop variable, and the lets of the body computed from it
-	n   int                    // rows lowered now: the range, or a branch's part of it
+	dep  map[*check.Symbol]bool // the loop variable, and the lets of the body computed from it
+	rows map[*check.Symbol]bool // the lets of dep that are a vector per iteration (looprows.go)
+	memo map[ast.Expr]bool      // vecScan.rowVec's answers
+	n    int                    // rows lowered now: the range, or a branch's part of it
 }
 
 // vecScan checks that a loop body can be lowered as vectors, collecting
 // the lets that depend on the loop variable.
 type vecScan struct {
-	l   *lowerer
-	dep map[*check.Symbol]bool
+	l    *lowerer
+	dep  map[*check.Symbol]bool
+	rows map[*check.Symbol]bool // the lets of dep that are per-row vectors
+	memo map[ast.Expr]bool      // rowVec's answers, so that nested products stay linear
 }
 
 // vecFor lowers s over lo, ..., hi−1 as vector operations when it can and
@@ -55,7 +60,7 @@ func (l *lowerer) vecFor(s *ast.ForStmt, lo, hi int) bool {
 		return false
 	}
 	sym := l.info.Defs[s.Var]
-	c := &vecScan{l: l, dep: map[*check.Symbol]bool{sym: true}}
+	c := &vecScan{l: l, dep: map[*check.Symbol]bool{sym: true}, rows: map[*check.Symbol]bool{}, memo: map[ast.Expr]bool{}}
 	if sym == nil || !c.stmts(s.Body) {
 		return false
 	}
@@ -63,7 +68,7 @@ func (l *lowerer) vecFor(s *ast.ForStmt, lo, hi int) bool {
 	for k := range rows {
 		rows[k] = lo + k
 	}
-	l.vec = &vecLoop{dep: c.dep, n: len(rows)}
+	l.vec = &vecLoop{dep: c.dep, rows: c.rows, memo: c.memo, n: len(rows)}
 	defer func() { l.vec = nil }()
 	defer l.b.InLoop(true)()
 	defer l.inLoop(s, sym)()
@@ -112,6 +117,12 @@ func (l *lowerer) vecStmts(body []ast.Stmt) {
 			l.vecIf(t)
 		case *ast.ForStmt:
 			l.vecNested(t)
+		case *ast.LetStmt:
+			if sym := l.info.Defs[t.Name]; l.vec.rows[sym] {
+				l.env[sym] = value{id: l.rowMatrix(t.Value), node: true}
+				break
+			}
+			l.stmt(t)
 		case *ast.TargetStmt:
 			if l.depends(t.Value) {
 				l.stmt(t)
@@ -354,6 +365,9 @@ func (c *vecScan) stmt(s ast.Stmt) bool {
 		if s.Trunc != nil || info.UserDensities[s.Dist] != nil || slices.Contains(info.OrderedIID, s) {
 			return false
 		}
+		if c.rowCategorical(s) {
+			return true
+		}
 		if !c.univariate(s.Dist) {
 			return false
 		}
@@ -371,6 +385,11 @@ func (c *vecScan) stmt(s ast.Stmt) bool {
 		_, ok := c.expr(s.Value, false)
 		return ok
 	case *ast.LetStmt:
+		if c.rowVec(s.Value) { // let lp = log(w) + logpdf(y[i], Normal(m, s))
+			sym := info.Defs[s.Name]
+			c.dep[sym], c.rows[sym] = true, true
+			return true
+		}
 		dep, ok := c.expr(s.Value, false)
 		if ok && dep {
 			c.dep[info.Defs[s.Name]] = true
@@ -463,8 +482,12 @@ func (c *vecScan) expr1(e ast.Expr, cond bool) (dep, ok bool) {
 			return true, true
 		}
 		if f.Name == "dot_product" {
-			_, _, ok := c.rowDot(e)
-			return true, ok
+			if _, _, ok := c.rowDot(e); ok {
+				return true, true
+			}
+		}
+		if c.rowReduce(e) {
+			return true, true
 		}
 		if f.Shape != stdlib.Elementwise1 && f.Shape != stdlib.Elementwise2 {
 			return true, false
@@ -523,7 +546,7 @@ func (c *vecScan) rowDot(e *ast.CallExpr) (row *ast.IndexExpr, v ast.Expr, ok bo
 // rowDot lowers dot_product(X[i], beta) in a vectorised loop as X[rows] *
 // beta (vecScan.rowDot).
 func (l *lowerer) rowDot(e *ast.CallExpr) (value, bool) {
-	c := &vecScan{l: l, dep: l.vec.dep}
+	c := l.rowVecScan()
 	r, v, ok := c.rowDot(e)
 	if !ok {
 		return value{}, false

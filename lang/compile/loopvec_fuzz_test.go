@@ -13,20 +13,27 @@ import (
 )
 
 // fuzzLoopHead declares the loop models' data and parameters (loopHead)
-// and two more data vectors: z in {0, 1} for Bernoulli, p > 0 for Gamma.
-const fuzzLoopHead = loopHead + "data z: int<lower=0, upper=1>[N]\ndata p: positive[N]\n"
+// and more: data z in {0, 1} for Bernoulli, p > 0 for Gamma, k in 0..3
+// for Categorical, and the weights B [3, 4] of a multi-output product
+// and w, m of a two-component mixture.
+const fuzzLoopHead = loopHead + "data z: int<lower=0, upper=1>[N]\ndata p: positive[N]\n" +
+	"data k: int<lower=0, upper=3>[N]\nparam B: real[3, 4] ~ Normal(0, 1)\nparam w: simplex[2] ~ Dirichlet(2)\nparam m: real[2] ~ Normal(0, 1)\n"
 
 // fuzzLoopData is loopData(n) with z and p.
 func fuzzLoopData(n int) data.Input {
 	in := loopData(n)
 	r := rand.New(rand.NewPCG(uint64(n), 13))
-	z, p := make([]float64, n), make([]float64, n)
+	z, p, k := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i := range z {
 		z[i] = float64(r.IntN(2))
 		p[i] = math.Exp(r.NormFloat64())
 	}
+	for i := range k {
+		k[i] = float64(r.IntN(4))
+	}
 	in.JSON["z"] = &data.Array{Name: "z", Shape: []int{n}, Values: z}
 	in.JSON["p"] = &data.Array{Name: "p", Shape: []int{n}, Values: p}
+	in.JSON["k"] = &data.Array{Name: "k", Shape: []int{n}, Values: k}
 	return in
 }
 
@@ -37,8 +44,11 @@ type loopGen struct {
 	w     strings.Builder
 	lets  int      // lets named so far
 	scope []string // the lets visible here
-	inner bool     // inside the nested loop over j
-	depth int      // expression depth
+	// vscope holds the visible lets of a vector per iteration, by
+	// their length (3, 4 or 2: X[i], X[i]' * B, a mixture's).
+	vscope map[int][]string
+	inner  bool // inside the nested loop over j
+	depth  int  // expression depth
 	// fallback records a shape the lowering must unroll (y[i − 1], &&, a
 	// reduction, a range depending on i), so that the tape may grow with N.
 	fallback bool
@@ -102,9 +112,9 @@ func (g *loopGen) real() string {
 		case 0:
 			return "y[i - 1]"
 		case 1:
-			return "sum(X[i] .* beta)"
+			return "sum(cumsum(" + g.vec(3) + "))"
 		default:
-			return "dot_product(X[i], X[i])"
+			return "max(" + g.vec(2+g.pick(3)) + ")"
 		}
 	case 9, 10, 11:
 		return "(" + g.real() + []string{" + ", " - ", " * ", " * "}[g.pick(4)] + g.real() + ")"
@@ -114,7 +124,12 @@ func (g *loopGen) real() string {
 			return []string{"log(x[i] - a)", "sqrt(y[i] + b)", "exp(900 * b * x[i])", "log(p[i] - 1)", "sqrt(c[i] * s)", "log(z[i] * s)"}[g.pick(6)]
 		}
 		return g.real() + " / " + g.pos()
-	case 13, 14:
+	case 13:
+		if g.pick(2) == 0 {
+			return g.rowScalar()
+		}
+		fallthrough
+	case 14:
 		f := []string{"tanh", "inv_logit", "square", "sin", "Phi", "abs", "exp", "log1p"}[g.pick(8)]
 		arg := g.real()
 		switch f {
@@ -136,6 +151,85 @@ func (g *loopGen) real() string {
 		return []string{"u[g[i] + 0]", "(x[i] > 0) * a", "x[N - 1 - i]", "max(X[i])", "u[G - 1 - g[i]]"}[g.pick(5)]
 	default:
 		return "-" + g.real()
+	}
+}
+
+// rowScalar returns a scalar of the row made from a vector per iteration
+// (looprows.go): a sum, a log_sum_exp, a dot product.
+func (g *loopGen) rowScalar() string {
+	k := 2 + g.pick(3)
+	switch g.pick(7) {
+	case 0:
+		return "sum(" + g.vec(k) + ")"
+	case 1:
+		return "log_sum_exp(" + g.vec(k) + ")"
+	case 2:
+		return "dot_product(" + g.vec(3) + ", " + []string{"beta", "X[i]", "[0.5, -1, 2]"}[g.pick(3)] + ")"
+	case 3:
+		return "dot_product(" + []string{"beta", "X[i] * 2"}[g.pick(2)] + ", " + g.vec(3) + ")"
+	case 4:
+		return "sum(X[i]' * beta)"
+	case 5:
+		return "sum(X[i]' .* " + []string{"beta'", "X[i]'", "(" + g.vec(3) + ")'"}[g.pick(3)] + ")"
+	default:
+		return "log_sum_exp(log_softmax(" + g.vec(k) + ") + " + g.vec(k) + ")"
+	}
+}
+
+// vec returns a vector of k elements per iteration, made from a row of X
+// (k = 3), a row times the matrix B (k = 4) or a mixture's components
+// (k = 2).
+func (g *loopGen) vec(k int) string {
+	g.depth++
+	defer func() { g.depth-- }()
+	c := g.pick(9)
+	if g.depth > 3 {
+		c = 0
+	}
+	switch c {
+	case 0:
+		return map[int]string{3: "X[i]", 4: "(X[i]' * B)'", 2: "(y[i] - m)"}[k]
+	case 1:
+		if lets := g.vscope[k]; len(lets) > 0 {
+			return lets[g.pick(len(lets))]
+		}
+		return map[int]string{3: "X[i]", 4: "(B' * X[i])", 2: "(m * x[i])"}[k]
+	case 2:
+		// with a vector of no row, a scalar of the row, or another
+		w := map[int][]string{3: {"beta", "[0.5, -1, 2]"}, 4: {"[1, 2, 3, 4]", "B[0]'"}, 2: {"m", "log(w)"}}[k]
+		return "(" + g.vec(k) + []string{" + ", " - ", " .* ", " .* "}[g.pick(4)] + []string{w[0], w[1], g.real(), g.vec(k)}[g.pick(4)] + ")"
+	case 3:
+		return "(" + g.real() + []string{" * ", " - "}[g.pick(2)] + g.vec(k) + ")"
+	case 4:
+		return "(" + g.vec(k) + " / " + g.pos() + ")"
+	case 5:
+		f := []string{"tanh", "square", "exp", "inv_logit", "softmax", "log_softmax", "-", "log"}[g.pick(8)]
+		arg := g.vec(k)
+		if f == "exp" {
+			arg = "0.1 * " + arg
+		}
+		return f + "(" + arg + ")"
+	case 6:
+		switch k {
+		case 3:
+			return "(B * " + g.vec(4) + ")"
+		case 4:
+			return "(" + g.vec(3) + "' * B)'"
+		}
+		return "logpdf(" + g.real() + ", Normal(m, " + g.pos() + "))"
+	case 7:
+		switch {
+		case k == 2:
+			return "log(w) + logpdf(y[i], " + []string{"Normal(m, s)", "StudentT(4, m, s)", "Normal(m * x[i], exp(m))"}[g.pick(3)] + ")"
+		case g.pick(2) == 0: // a literal of the row's scalars
+			return map[int]string{3: "[" + g.real() + ", y[i], 0.5]", 4: "[x[i], 1, " + g.real() + ", c[i]]"}[k]
+		}
+		return "(" + g.vec(k) + "')'"
+	default:
+		if k == 3 && g.inner {
+			return "X[i] * (j + 1)"
+		}
+		return map[int]string{3: "X[h[i]]", 4: "(X[i]' * B + u[g[i]])'", 2: "logccdf(p[i], Gamma(2, exp(m)))"}[k]
 	}
 }
 
@@ -188,6 +282,13 @@ func (g *loopGen) cond() string {
 func (g *loopGen) tilde(indent int, lhsKind int) {
 	switch lhsKind {
 	case 0:
+		if g.pick(6) == 0 {
+			// a row under a multivariate normal: unrolled (its
+			// overflows are per row, the rows' scatter's are not)
+			g.fallback = true
+			g.printf(indent, "X[i] ~ MvNormal(%s, I(3) * s)", g.vec(3))
+			return
+		}
 		lhs := "y[i]"
 		if g.inner {
 			lhs = []string{"y[i]", "X[i, j]"}[g.pick(2)]
@@ -205,6 +306,16 @@ func (g *loopGen) tilde(indent int, lhsKind int) {
 	case 1:
 		g.printf(indent, "c[i] ~ Poisson(exp(0.3 * %s))", g.real())
 	case 2:
+		if g.pick(3) == 0 {
+			// a vector of 4 per iteration: one row of the classes' logits
+			if g.pick(2) == 0 {
+				g.printf(indent, "k[i] ~ CategoricalLogit(%s)", g.vec(4))
+			} else {
+				// scaled far apart, a probability may underflow to 0
+				g.printf(indent, "k[i] ~ Categorical(softmax(%s * %s))", g.vec(4), []string{"1", "300 * c[i]", "1e3 * x[i]"}[g.pick(3)])
+			}
+			return
+		}
 		g.printf(indent, "z[i] ~ Bernoulli(inv_logit(%s))", g.real())
 	default:
 		g.printf(indent, "p[i] ~ Gamma(%s, %s)", g.pos(), g.pos())
@@ -214,10 +325,17 @@ func (g *loopGen) tilde(indent int, lhsKind int) {
 // stmts writes a block of n statements; its lets go out of scope after it.
 func (g *loopGen) stmts(indent, n int) {
 	saved := len(g.scope)
+	vsaved := map[int]int{}
+	for k, v := range g.vscope {
+		vsaved[k] = len(v)
+	}
 	for range n {
 		g.stmt(indent)
 	}
 	g.scope = g.scope[:saved]
+	for k := range g.vscope {
+		g.vscope[k] = g.vscope[k][:vsaved[k]]
+	}
 }
 
 // stmt writes one statement: a ~, a target += or −=, a let, an if with
@@ -243,6 +361,15 @@ func (g *loopGen) stmt(indent int) {
 	case 4, 5:
 		name := fmt.Sprintf("v%d", g.lets)
 		g.lets++
+		if g.pick(3) == 0 { // a vector per iteration
+			k := 2 + g.pick(3)
+			g.printf(indent, "let %s = %s", name, g.vec(k))
+			if g.vscope == nil {
+				g.vscope = map[int][]string{}
+			}
+			g.vscope[k] = append(g.vscope[k], name)
+			return
+		}
 		g.printf(indent, "let %s = %s", name, g.real())
 		g.scope = append(g.scope, name)
 	case 6:
@@ -325,6 +452,9 @@ func genLoopModel(b []byte) (string, bool) {
 // the loopvec tests' models and a few byte strings.
 func FuzzLoopLowering(f *testing.F) {
 	for _, m := range loopModels {
+		f.Add(m.body, []byte(nil))
+	}
+	for _, m := range rowLoopModels {
 		f.Add(m.body, []byte(nil))
 	}
 	for _, seed := range []string{"\x00", "\x01\x03\x07\x02\x05\x09\x0b", "\x00\x02\x08\x09\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b", "\x01\x00\x03\x07\x07\x01\x02\x03\x05\x09\x09\x02\x04\x06"} {

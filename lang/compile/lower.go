@@ -218,6 +218,10 @@ func (l *lowerer) node(v value, pos ast.Pos) autodiff.ID {
 // expr lowers an expression, recording data-only nodes (the tape hoists
 // them; the tests check it).
 func (l *lowerer) expr(e ast.Expr) value {
+	if l.vec != nil && !l.depends(e) {
+		// a value that reads no row, once for all of them
+		defer l.b.Whole()()
+	}
 	v := l.expr1(e)
 	if v.node && l.info.Types[e].DataOnly {
 		l.dataNodes = append(l.dataNodes, v.id)
@@ -583,6 +587,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 			return v
 		}
 	}
+	if l.vec != nil && l.depends(e) && l.rowVecScan().rowReduce(e) {
+		return l.rowScalar(e) // sum, log_sum_exp of a row (looprows.go)
+	}
 	if f.Name == "rep" || f.Name == "rep_matrix" {
 		return l.rep(e, pos)
 	}
@@ -599,6 +606,11 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	for i, a := range e.Args {
 		args[i] = l.node(l.expr(a), a.Pos())
 	}
+	return l.apply(e, f, args, pos)
+}
+
+// apply lowers call e of built-in f on its lowered arguments.
+func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos ast.Pos) value {
 	b := l.b
 	var id autodiff.ID
 	if op, ok := unaryOps[f.Name]; ok {

@@ -1,0 +1,413 @@
+package compile
+
+import (
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// A loop lowered as vectors may also compute a vector per iteration from
+// a row of a matrix, as Stan's per-row idioms do: X[i]' * B (a row times
+// the weights of several outputs), softmax of it, its log_sum_exp, the
+// sum of X[i] .* beta. The rows side by side are then a matrix [n, K], one
+// row per iteration, and each per-iteration operation is the matrix
+// operation over them: X[i]' * B is row i of X * B, sum and log_sum_exp
+// of a row are rowsum and rowlogsumexp, softmax of a row is exp(v −
+// rowlogsumexp(v)), and y[i] ~ CategoricalLogit(v) takes the matrix as
+// one row per observation. Only these shapes are lowered so (rowVec);
+// a per-iteration vector anywhere else leaves the loop unrolled.
+
+// rowVec reports whether e is a vector per iteration that the lowering
+// keeps as a matrix of rows: X[i] of a matrix X, its transpose, a literal
+// of scalars per iteration, a row of them times a matrix (X[i]' * B, or
+// B' * X[i]), softmax or log_softmax of one, elementwise operators and
+// built-ins (logpdf of an elementwise distribution included) of ones,
+// scalars and vectors that do not depend on the loop, and a let of one.
+func (c *vecScan) rowVec(e ast.Expr) bool {
+	if v, ok := c.memo[e]; ok {
+		return v
+	}
+	v := c.rowVec1(e)
+	c.memo[e] = v
+	return v
+}
+
+func (c *vecScan) rowVec1(e ast.Expr) bool {
+	info := c.l.info
+	t, known := info.Types[e]
+	if !known || !t.Valid() || !c.mentions(e) || !perRowShape(t) {
+		return false
+	}
+	switch e := e.(type) {
+	case *ast.Ident:
+		return c.rows[info.Uses[e]]
+	case *ast.ParenExpr:
+		return c.rowVec(e.X)
+	case *ast.TransposeExpr:
+		return c.rowVec(e.X)
+	case *ast.VectorLit: // [alcohol[i], flavanoids[i]]: scalars per iteration
+		for _, x := range e.Elems {
+			if !c.scalarOperand(x) {
+				return false
+			}
+		}
+		return true
+	case *ast.UnaryExpr:
+		return e.Op == ast.Neg && c.rowVec(e.X)
+	case *ast.IndexExpr:
+		if len(e.Indices) != 1 || c.mentions(e.X) || !c.rowIndex(e.Indices[0]) {
+			return false
+		}
+		tx := info.Types[e.X]
+		return tx.Valid() && tx.Shape.Rank() == 2 && tx.Elem != check.Int
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case ast.Mul:
+			tx, ty := info.Types[e.X], info.Types[e.Y]
+			// a row [1, K] per iteration times a matrix, or a matrix
+			// times a column [K]
+			if c.rowVec(e.X) && !c.mentions(e.Y) && isRowType(tx) && ty.Valid() && ty.Shape.Rank() > 0 {
+				return true
+			}
+			if c.rowVec(e.Y) && !c.mentions(e.X) && ty.Shape.Rank() == 1 && tx.Valid() && tx.Shape.Rank() == 2 {
+				return true
+			}
+			return c.rowScaled(e)
+		case ast.Add, ast.Sub, ast.EMul, ast.Div:
+			// y[i] - m of a scalar per iteration and a vector is one too
+			return c.rowOperand(e.X) && c.rowOperand(e.Y)
+		}
+	case *ast.CallExpr:
+		f := info.Calls[e]
+		if info.Inlines[e] != nil || f == nil {
+			return false
+		}
+		if f.Name == "softmax" || f.Name == "log_softmax" {
+			return len(e.Args) == 1 && c.rowVec(e.Args[0])
+		}
+		if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
+			// logpdf(y[i], Normal(m, s)) of a mixture's means m
+			d, ok := unparen(e.Args[1]).(*ast.CallExpr)
+			if !ok || !c.univariate(d) || !c.rowOperand(e.Args[0]) {
+				return false
+			}
+			for _, a := range d.Args {
+				if !c.rowOperand(a) {
+					return false
+				}
+			}
+			return true
+		}
+		// elementwise, not mixing a vector's elements (cumsum)
+		if f.Shape != stdlib.Elementwise1 && f.Shape != stdlib.Elementwise2 || rowMixing[f.Name] {
+			return false
+		}
+		for _, a := range e.Args {
+			if !c.rowOperand(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// rowScaled reports whether e, a vector per iteration, is a vector times
+// a scalar, one of which depends on the loop.
+func (c *vecScan) rowScaled(e *ast.BinaryExpr) bool {
+	info := c.l.info
+	tx, ty := info.Types[e.X], info.Types[e.Y]
+	if !tx.Valid() || !ty.Valid() {
+		return false
+	}
+	if ty.Shape.Rank() == 0 {
+		return c.rowOperand(e.X) && c.scalarOperand(e.Y)
+	}
+	return tx.Shape.Rank() == 0 && c.scalarOperand(e.X) && c.rowOperand(e.Y)
+}
+
+// scalarOperand reports whether a scalar e can stand beside per-row
+// vectors: per iteration a scalar lowered as vectors, or a value of none.
+func (c *vecScan) scalarOperand(e ast.Expr) bool {
+	_, ok := c.expr(e, false)
+	return ok
+}
+
+// rowOperand reports whether e can be an operand of an elementwise
+// operator beside a per-row vector: one itself, a scalar, or a vector
+// that does not depend on the loop.
+func (c *vecScan) rowOperand(e ast.Expr) bool {
+	if c.rowVec(e) {
+		return true
+	}
+	t := c.l.info.Types[e]
+	if !t.Valid() {
+		return false
+	}
+	if t.Shape.Rank() == 0 {
+		return c.scalarOperand(e)
+	}
+	return !c.mentions(e) && perRowShape(t)
+}
+
+// perRowShape reports whether a per-iteration type is a vector or a row.
+func perRowShape(t check.Type) bool {
+	switch t.Shape.Rank() {
+	case 1:
+		return true
+	case 2:
+		return isRowType(t)
+	}
+	return false
+}
+
+// isRowType reports whether t is a row [1, K].
+func isRowType(t check.Type) bool {
+	return t.Valid() && t.Shape.Rank() == 2 && t.Shape[0].Known() && t.Shape[0].N == 1
+}
+
+// rowReduce recognises the scalars per iteration made from a per-row
+// vector: sum(v), log_sum_exp(v) and dot_product(v, w) (w a vector of no
+// row, or another per-row vector). X[i]' * beta is a vector [1] per
+// iteration, whose sum is the scalar.
+func (c *vecScan) rowReduce(e ast.Expr) bool {
+	info := c.l.info
+	if e, ok := e.(*ast.CallExpr); ok {
+		f := info.Calls[e]
+		if info.Inlines[e] != nil || f == nil {
+			return false
+		}
+		switch f.Name {
+		case "sum":
+			return len(e.Args) == 1 && c.rowVec(e.Args[0])
+		case "log_sum_exp", "logsumexp":
+			return len(e.Args) == 1 && c.rowVec(e.Args[0])
+		case "dot_product":
+			return len(e.Args) == 2 && c.rowOperand(e.Args[0]) && c.rowOperand(e.Args[1]) &&
+				(c.rowVec(e.Args[0]) || c.rowVec(e.Args[1])) &&
+				info.Types[e.Args[0]].Shape.Rank() > 0 && info.Types[e.Args[1]].Shape.Rank() > 0
+		}
+	}
+	return false
+}
+
+// rowCategorical recognises y[i] ~ Categorical(v) and CategoricalLogit(v)
+// of a per-row vector v: the observations' rows of probabilities.
+func (c *vecScan) rowCategorical(s *ast.TildeStmt) bool {
+	d := c.l.info.Dists[s.Dist]
+	if d == nil || d.Shape != stdlib.DistCategorical || len(s.Dist.Args) != 1 || !c.rowVec(s.Dist.Args[0]) {
+		return false
+	}
+	t := c.l.info.Types[s.LHS]
+	dep, ok := c.expr(s.LHS, false)
+	return dep && ok && t.Valid() && t.Shape.Rank() == 0
+}
+
+// rowVecScan is a vecScan over the current vectorised loop's lets.
+func (l *lowerer) rowVecScan() *vecScan {
+	return &vecScan{l: l, dep: l.vec.dep, rows: l.vec.rows, memo: l.vec.memo}
+}
+
+// rowMatrix lowers a per-row vector (vecScan.rowVec) as the matrix [n, K]
+// of its rows, one per iteration.
+func (l *lowerer) rowMatrix(e ast.Expr) autodiff.ID {
+	b := l.b
+	switch e := e.(type) {
+	case *ast.Ident: // a let of a per-row vector
+		return l.node(l.expr(e), e.Pos())
+	case *ast.ParenExpr:
+		return l.rowMatrix(e.X)
+	case *ast.TransposeExpr: // the rows stay rows
+		return l.rowMatrix(e.X)
+	case *ast.VectorLit:
+		// the elements' columns side by side; one of no row is the
+		// same in every row
+		var m autodiff.ID
+		for k, x := range e.Elems {
+			col := l.node(l.expr(x), x.Pos())
+			if b.Shape(col).IsScalar() {
+				col = b.Add(b.Const(make([]float64, l.vec.n), autodiff.Matrix(l.vec.n, 1), e.Lbrack), col, e.Lbrack)
+			} else {
+				col = b.Reshape(col, autodiff.Matrix(l.vec.n, 1), x.Pos())
+			}
+			if k == 0 {
+				m = col
+			} else {
+				m = b.Concat(m, col, true, e.Lbrack)
+			}
+		}
+		return m
+	case *ast.UnaryExpr:
+		x := l.rowMatrix(e.X)
+		defer l.iterCols(e, l.rowWidth(x))()
+		return b.Neg(x, e.OpPos)
+	case *ast.IndexExpr:
+		x := l.expr(e.X)
+		s, ok := l.resolve(e.Indices[0])
+		if !ok || !l.rowsInRange(e, x, []sel{s}) {
+			return b.Scalar(0, e.Pos()) // the error is reported
+		}
+		id := l.node(x, e.X.Pos())
+		if !identityRows(s, b.Shape(id).Rows) {
+			id = b.Gather(id, s.many, s.pos)
+		}
+		return id
+	case *ast.BinaryExpr:
+		c := l.rowVecScan()
+		if e.Op == ast.Mul && !c.rowScaled(e) {
+			if c.rowVec(e.X) { // X[i]' * B: rows of X * B
+				x := l.rowMatrix(e.X)
+				m := l.node(l.expr(e.Y), e.Y.Pos())
+				return l.rowProduct(e, x, m)
+			}
+			// B' * X[i]: rows of X * B
+			m := l.node(l.expr(e.X), e.X.Pos())
+			y := l.rowMatrix(e.Y)
+			return l.rowProduct(e, y, b.Transpose(m, e.OpPos))
+		}
+		x, y := l.rowOperand(e.X), l.rowOperand(e.Y)
+		var id autodiff.ID
+		done := l.iterCols(e, l.rowWidth(x, y))
+		switch e.Op {
+		case ast.Add:
+			id = b.Add(x, y, e.OpPos)
+		case ast.Sub:
+			id = b.Sub(x, y, e.OpPos)
+		case ast.Div:
+			id = b.Div(x, y, e.OpPos)
+		default: // .* or * by a scalar
+			id = b.Mul(x, y, e.OpPos)
+		}
+		done()
+		return id
+	case *ast.CallExpr:
+		f, pos := l.info.Calls[e], e.Fun.Pos()
+		if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
+			v := l.logpdfOf(e, pos, l.rowOperand, func(ids ...autodiff.ID) func() {
+				return l.iterCols(e, l.rowWidth(ids...))
+			})
+			return l.node(v, pos)
+		}
+		if f.Name != "softmax" && f.Name != "log_softmax" { // elementwise
+			args := make([]autodiff.ID, len(e.Args))
+			for k, a := range e.Args {
+				args[k] = l.rowOperand(a)
+			}
+			defer l.iterCols(e, l.rowWidth(args...))()
+			return l.node(l.apply(e, f, args, pos), pos)
+		}
+		// as vecCall's softmax and log_softmax, a row at a time
+		x := l.rowMatrix(e.Args[0])
+		lse := b.RowLogSumExp(x, pos)
+		defer l.iterCols(e, l.rowWidth(x))()
+		if f.Name == "log_softmax" {
+			return b.Sub(x, lse, pos)
+		}
+		return b.Exp(b.Sub(x, lse, pos), pos)
+	}
+	l.errorf(e.Pos(), "compile: not a per-row vector")
+	return b.Scalar(0, e.Pos())
+}
+
+// rowProduct is x * m for the rows x [n, K] of a loop, the lowering of
+// product e: each row times m, a matrix [K, C] (rows [n, C]) or a vector
+// [K] (a column [n, 1]).
+func (l *lowerer) rowProduct(e *ast.BinaryExpr, x, m autodiff.ID) autodiff.ID {
+	b, pos := l.b, e.OpPos
+	defer l.iterCols(e, b.Shape(m).Cols)()
+	id := b.MatMul(x, m, pos)
+	if s := b.Shape(id); s.Rank == 1 {
+		id = b.Reshape(id, autodiff.Matrix(s.Rows, 1), pos)
+	}
+	return id
+}
+
+// rowOperand lowers an operand beside a per-row vector: the matrix of a
+// per-row vector, a scalar per iteration as the column [n] it is, or a
+// vector of no row as a row [1, K], which broadcasts down the rows.
+func (l *lowerer) rowOperand(e ast.Expr) autodiff.ID {
+	if l.rowVecScan().rowVec(e) {
+		return l.rowMatrix(e)
+	}
+	id := l.node(l.expr(e), e.Pos())
+	if s := l.b.Shape(id); s.Rank == 1 && !l.depends(e) {
+		id = l.b.Reshape(id, autodiff.Matrix(1, s.Rows), e.Pos())
+	}
+	return id
+}
+
+// rowScalar lowers a scalar per iteration made from a per-row vector
+// (vecScan.rowReduce) as the vector [n] of its rows.
+func (l *lowerer) rowScalar(e *ast.CallExpr) value {
+	b, pos := l.b, e.Fun.Pos()
+	var id autodiff.ID
+	switch l.info.Calls[e].Name {
+	case "sum":
+		id = b.RowSum(l.rowMatrix(e.Args[0]), pos)
+	case "dot_product": // as vecCall's: the sum of the products
+		x, y := l.rowOperand(e.Args[0]), l.rowOperand(e.Args[1])
+		done := l.iterEach(autodiff.Vector(l.rowWidth(x, y)))
+		p := b.Mul(x, y, pos)
+		done()
+		id = b.RowSum(p, pos)
+	default: // log_sum_exp
+		id = b.RowLogSumExp(l.rowMatrix(e.Args[0]), pos)
+	}
+	return value{id: id, node: true}
+}
+
+// rowWidth returns the number of elements per iteration of an
+// elementwise node over operands xs: the columns of the widest matrix
+// (a per-row vector's [n, K], or a vector of no row as [1, K]).
+func (l *lowerer) rowWidth(xs ...autodiff.ID) int {
+	k := 1
+	for _, x := range xs {
+		if s := l.b.Shape(x); s.Rank == 2 {
+			k = max(k, s.Cols)
+		}
+	}
+	return k
+}
+
+// iterCols marks the nodes built until done is called as rows of k
+// elements, each iteration's value of e (a vector or a row per
+// iteration) side by side: an error at an element names its row's
+// iteration and the element within e (iterAt, autodiff.Iters.Each).
+func (l *lowerer) iterCols(e ast.Expr, k int) (done func()) {
+	each := autodiff.Vector(k)
+	if t := l.info.Types[e]; t.Valid() && t.Shape.Rank() == 2 {
+		each = autodiff.Matrix(1, k)
+	}
+	return l.iterEach(each)
+}
+
+// iterEach is iterCols for iterations whose values have shape each.
+func (l *lowerer) iterEach(each autodiff.Shape) (done func()) {
+	if l.batch != nil && l.batch.rowLoop > 0 {
+		return func() {}
+	}
+	k := each.Len()
+	it := &autodiff.Iters{Loop: l.loopAt, Each: each}
+	for _, sym := range l.loops {
+		v, ok := l.env[sym]
+		if !ok || !v.isInt || len(v.ints) == 0 {
+			continue
+		}
+		vals := v.ints
+		if len(v.ints) > 1 { // one value holds for every row
+			vals = make([]int, 0, len(v.ints)*k)
+			for _, i := range v.ints {
+				for range k {
+					vals = append(vals, i)
+				}
+			}
+		}
+		it.Vars = append(it.Vars, sym.Name)
+		it.Vals = append(it.Vals, vals)
+	}
+	if len(it.Vars) == 0 {
+		return func() {}
+	}
+	return l.b.AtIter(it)
+}

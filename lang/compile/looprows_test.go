@@ -1,0 +1,114 @@
+package compile
+
+import "testing"
+
+// rowLoopModels are loop bodies of Stan's per-row idioms (looprows.go),
+// over fuzzLoopHead, that are lowered as vectors.
+var rowLoopModels = []struct{ name, body string }{
+	{"sum-of-products", `for i in 0:N {
+    y[i] ~ Normal(a + sum(X[i] .* beta), s)
+    x[i] ~ Normal(sum(X[i]' .* beta') - 0.5 * sum(X[i]' * beta), s)
+}`},
+	{"dot-either-way", `for i in 0:N {
+    y[i] ~ Normal(dot_product(beta, X[i]) + 0.1 * dot_product(X[i] * a, beta), s)
+}`},
+	{"multi-output", `for i in 0:N {
+    target += -0.1 * sum(square(X[i]' * B)) + 0.2 * sum(X[i]' * beta)
+    y[i] ~ Normal(dot_product((X[i]' * B)', [1, -1, 0.5, 2]), s)
+}`},
+	{"categorical-softmax", `for i in 0:N {
+    k[i] ~ Categorical(softmax((X[i]' * B)'))
+}`},
+	{"categorical-logit", `for i in 0:N {
+    k[i] ~ CategoricalLogit(B' * X[i] + a - u[g[i]])
+}`},
+	{"mixture", `for i in 0:N {
+    target += log_sum_exp(log(w) - 0.5 * square(y[i] - m) / s)
+    target += log_sum_exp(log_softmax((X[i]' * B)') * x[i])
+}`},
+	{"mixture-logpdf", `for i in 0:N {
+    target += log_sum_exp(log(w) + logpdf(y[i], Normal(m, s)))
+    let lp = logpdf(X[i], Normal(beta * a, 2))
+    target += 0.1 * sum(logccdf(p[i], Gamma(2, exp(m))))
+}`},
+	{"literal", `for i in 0:N {
+    let xi = [x[i], y[i] * a, X[i, 1]]
+    k[i] ~ Categorical(softmax(b + B' * xi))
+    target += log_sum_exp([y[i], x[i] - a, 2, X[i, 1]])
+}`},
+	{"long-chain", `for i in 0:N {
+    target += -0.1 * sum(square(((((((((((((((((((((((((X[i] + a) * 0.9) + b) * 0.9) + a) * 0.9) + b) * 0.9) + a) * 0.9) + b) * 0.9) + a) * 0.9) + b) * 0.9) + a) * 0.9) + b) * 0.9) + a) * 0.9) + b) * 0.9)))
+}`},
+	{"in-branch", `for i in 0:N {
+    if c[i] == 0 {
+        k[i] ~ CategoricalLogit((X[i]' * B)')
+    } else {
+        target += 0.1 * log_sum_exp(X[i] * b)
+    }
+}`},
+	{"nested", `for i in 0:N {
+    for j in 0:2 {
+        k[i] ~ CategoricalLogit((X[i]' * B)' * (j + 1))
+    }
+}`},
+}
+
+// The per-row idioms are lowered as vectors: the same log joint and
+// gradient as unrolled, and a tape that does not grow with N.
+func TestLoopRowFormsAsVectors(t *testing.T) {
+	for _, m := range rowLoopModels {
+		t.Run(m.name, func(t *testing.T) {
+			src := fuzzLoopHead + m.body + "\n"
+			vec, unr := compileLoop(t, src, fuzzLoopData(300))
+			if vec.prog.Len() >= unr.prog.Len()/2 {
+				t.Errorf("loop not lowered as vectors: %d nodes, %d unrolled", vec.prog.Len(), unr.prog.Len())
+			}
+			small := compileSrc(t, "loop.gpp", src, nil, fuzzLoopData(40))
+			large := compileSrc(t, "loop.gpp", src, nil, fuzzLoopData(4000))
+			if small.prog.Len() != large.prog.Len() {
+				t.Errorf("%d nodes at N = 40, %d at N = 4000", small.prog.Len(), large.prog.Len())
+			}
+			gv, gu := make([]float64, vec.Dim), make([]float64, unr.Dim)
+			for seed := range uint64(3) {
+				x := randomPoint(vec, seed)
+				lv, err1 := vec.LogJoint(x, gv)
+				lu, err2 := unr.LogJoint(x, gu)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if !closeRel(lv, lu, loopTol) {
+					t.Errorf("seed %d: log joint %.17g as vectors, %.17g unrolled", seed, lv, lu)
+				}
+				for k := range gv {
+					if !closeRel(gv[k], gu[k], loopTol) {
+						t.Errorf("seed %d: gradient[%d] %.17g as vectors, %.17g unrolled", seed, k, gv[k], gu[k])
+					}
+				}
+			}
+		})
+	}
+}
+
+// A --minibatch fit's batch model lowers the per-row idioms as vectors
+// too: its tape does not grow with the batch, and its log joint and
+// gradient averaged over every batch are the full model's.
+func TestMinibatchRowLoopForms(t *testing.T) {
+	for _, m := range rowLoopModels {
+		if m.name == "in-branch" {
+			continue // --minibatch refuses a condition on the rows
+		}
+		t.Run(m.name, func(t *testing.T) {
+			src := fuzzLoopHead + m.body + "\n"
+			testUnbiased(t, compileSrc(t, "loop.gpp", src, nil, fuzzLoopData(7)), 7)
+			big := compileSrc(t, "loop.gpp", src, nil, fuzzLoopData(400))
+			small, err1 := big.Minibatch("N", 5)
+			large, err2 := big.Minibatch("N", 300)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if small.prog.Len() != large.prog.Len() {
+				t.Errorf("batch model not lowered as vectors: %d nodes at B = 5, %d at B = 300", small.prog.Len(), large.prog.Len())
+			}
+		})
+	}
+}
