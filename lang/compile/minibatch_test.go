@@ -426,14 +426,7 @@ func TestMinibatchLoopAsVectors(t *testing.T) {
 			m := compileSrc(t, "loop.gpp", loopHead+body+"\n", nil, loopData(7))
 			testUnbiased(t, m, 7)
 			big := compileSrc(t, "loop.gpp", loopHead+body+"\n", nil, loopData(400))
-			small, err1 := big.Minibatch("N", 5)
-			large, err2 := big.Minibatch("N", 300)
-			if err1 != nil || err2 != nil {
-				t.Fatal(err1, err2)
-			}
-			if small.prog.Len() != large.prog.Len() {
-				t.Errorf("batch model not lowered as vectors: %d nodes at B = 5, %d at B = 300", small.prog.Len(), large.prog.Len())
-			}
+			checkBatchTapeConstant(t, big)
 		})
 	}
 }
@@ -604,5 +597,20 @@ func TestMinibatchRowMixing(t *testing.T) {
 		if stdlib.LookupFunc(name) == nil {
 			t.Errorf("rowMixing lists %s, which is not a built-in", name)
 		}
+	}
+}
+
+// checkBatchTapeConstant fails t unless m's minibatch programs have as
+// many nodes at B = 5 as at B = 300: the batch model's loops are lowered
+// as vectors, not unrolled once per batch row.
+func checkBatchTapeConstant(t *testing.T, m *Model) {
+	t.Helper()
+	small, err1 := m.Minibatch("N", 5)
+	large, err2 := m.Minibatch("N", 300)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if small.prog.Len() != large.prog.Len() {
+		t.Errorf("batch model not lowered as vectors: %d nodes at B = 5, %d at B = 300", small.prog.Len(), large.prog.Len())
 	}
 }
