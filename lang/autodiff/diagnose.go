@@ -376,6 +376,29 @@ func (p *Program) inCall(i int32, err error) error {
 	return err
 }
 
+// jitterHelps reports whether chol node n's matrix, which failed, factors
+// with 1e-9 of its largest diagonal element added to its diagonal: a
+// kernel matrix (gp_exp_quad_cov of close inputs) is positive definite in
+// exact arithmetic and singular in floating point, where the usual cure
+// is a jitter; an indefinite matrix is not helped, and is not told to.
+func (p *Program) jitterHelps(n *node) bool {
+	a := p.arg(n, 0)
+	d := a.shape.Rows
+	l := make([]float64, d*d)
+	symLower(l, p.v(a), d)
+	top := 0.0
+	for i := range d {
+		top = max(top, l[i*d+i])
+	}
+	if !(top > 0) || math.IsInf(top, 0) {
+		return false
+	}
+	for i := range d {
+		l[i*d+i] += 1e-9 * top
+	}
+	return cholesky(l, d) == 0
+}
+
 // forwardError describes the failure of node i: either eval reported one
 // (ok false), or its value has a NaN or an infinity.
 func (p *Program) forwardError(i int32, ok bool) error {
@@ -394,6 +417,9 @@ func (p *Program) forwardError(i int32, ok bool) error {
 				i, j := (-p.fail-1)/d, (-p.fail-1)%d
 				v := p.v(a)
 				return ast.Errorf(n.pos, "%s is not symmetric: element [%d, %d] is %g, [%d, %d] is %g", what, i, j, v[i*d+j], j, i, v[j*d+i])
+			}
+			if n.op == OpChol && p.jitterHelps(n) {
+				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta", what, p.fail)
 			}
 			return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)", what, p.fail)
 		case OpInverse, OpLogAbsDet:

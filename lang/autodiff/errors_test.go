@@ -249,13 +249,19 @@ func TestNaNProvenance(t *testing.T) {
 		}, "model.gpp:6:7: input theta: value is NaN (element [1])"},
 		{"cholesky failure", []float64{4, 2, 2, 1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
-		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2)"},
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta"},
 		{"cholesky of a zero matrix", []float64{0, 0, 0, 0}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
 		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 1)"},
 		{"cholesky of a semidefinite matrix", []float64{1, 1, 1, 1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta"},
+		{"cholesky of an indefinite matrix", []float64{1, 0, 0, -1}, func(b *Builder) ID {
+			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
 		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2)"},
+		{"cholesky of a kernel singular in floating point", []float64{1, 1 - 1e-17, 1 - 1e-17, 1}, func(b *Builder) ID {
+			return b.LogDet(b.Input("K", Matrix(2, 2), at(1, 1)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta"},
 		{"solve overflows", []float64{1e-320, 0, 0, 1}, func(b *Builder) ID {
 			return b.Sum(b.Solve(b.Input("S", Matrix(2, 2), at(1, 1)), b.Const([]float64{1, 1}, Vector(2), at(1, 1)), at(5, 6)), at(5, 1))
 		}, "model.gpp:5:6: solve: result is +Inf (element [0])"},
