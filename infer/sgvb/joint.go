@@ -2,6 +2,7 @@ package sgvb
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -193,30 +194,24 @@ func (e *engine) warmJoint(b *block, r *Result) {
 		return
 	}
 	n := b.n
-	for _, m := range b.mem {
-		for _, ff := range flatten(r.Factors) {
-			f := ff.f
-			if f.Name != m.name || f.Size != m.n || ff.part != partNone {
-				continue
-			}
-			l := e.latents[m.lat]
-			switch {
-			case f.Family == FamilyFullRank:
-				copy(th[m.lo:m.lo+m.n], f.Params[0])
-				for i := range m.n {
-					th[n+m.lo+i] = softplusInv(math.Max(f.Params[1+i][i], minParam))
-					for j := range i {
-						th[lowIdx(n, m.lo+i, m.lo+j)] = f.Params[1+j][i]
-					}
+	for m, f := range b.memberFactors(r) {
+		l := e.latents[m.lat]
+		switch {
+		case f.Family == FamilyFullRank:
+			copy(th[m.lo:m.lo+m.n], f.Params[0])
+			for i := range m.n {
+				th[n+m.lo+i] = softplusInv(math.Max(f.Params[1+i][i], minParam))
+				for j := range i {
+					th[lowIdx(n, m.lo+i, m.lo+j)] = f.Params[1+j][i]
 				}
-			case f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
-				copy(th[m.lo:m.lo+m.n], f.Params[0])
-				for i := range m.n {
-					th[n+m.lo+i] = softplusInv(math.Max(f.Params[1][i], minParam))
-				}
-			default:
-				b.warmMoments(th, l, f, m)
 			}
+		case f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
+			copy(th[m.lo:m.lo+m.n], f.Params[0])
+			for i := range m.n {
+				th[n+m.lo+i] = softplusInv(math.Max(f.Params[1][i], minParam))
+			}
+		default:
+			b.warmMoments(th, l, f, m)
 		}
 	}
 }
@@ -368,32 +363,41 @@ func (b *block) warmMoments(th []float64, l Latent, f *Factor, m member) {
 // its moments as spreadJoint sets them.
 func (e *engine) warmLowRank(b *block, r *Result, th []float64) {
 	n, R := b.n, b.rank
-	for _, m := range b.mem {
-		for _, ff := range flatten(r.Factors) {
-			f := ff.f
-			if f.Name != m.name || f.Size != m.n || ff.part != partNone {
-				continue
+	for m, f := range b.memberFactors(r) {
+		l := e.latents[m.lat]
+		switch {
+		case f.Family == FamilyLowRank && len(f.Params) == R+2:
+			copy(th[m.lo:m.lo+m.n], f.Params[0])
+			for i := range m.n {
+				d := math.Max(f.Params[1][i], minParam)
+				th[n+m.lo+i] = softplusInv(d)
+				for k := range R { // C = D⁻¹B
+					th[lrIdx(n, R, m.lo+i, k)] = f.Params[2+k][i] / d
+				}
 			}
-			l := e.latents[m.lat]
-			switch {
-			case f.Family == FamilyLowRank && len(f.Params) == R+2:
-				copy(th[m.lo:m.lo+m.n], f.Params[0])
-				for i := range m.n {
-					d := math.Max(f.Params[1][i], minParam)
-					th[n+m.lo+i] = softplusInv(d)
-					for k := range R { // C = D⁻¹B
-						th[lrIdx(n, R, m.lo+i, k)] = f.Params[2+k][i] / d
-					}
+		case f.Family == FamilyFullRank, f.Family == FamilyLowRank,
+			f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
+			copy(th[m.lo:m.lo+m.n], f.Params[0])
+			sd := coordSDs(f)
+			for i := range m.n {
+				th[n+m.lo+i] = softplusInv(math.Max(sd[i], minParam))
+			}
+		default:
+			b.warmMoments(th, l, f, m)
+		}
+	}
+}
+
+// memberFactors yields each member of joint block b with each of r's
+// whole factors of the same latent and size: what a warm start of b reads.
+func (b *block) memberFactors(r *Result) iter.Seq2[member, *Factor] {
+	return func(yield func(member, *Factor) bool) {
+		fs := flatten(r.Factors)
+		for _, m := range b.mem {
+			for _, ff := range fs {
+				if f := ff.f; f.Name == m.name && f.Size == m.n && ff.part == partNone && !yield(m, f) {
+					return
 				}
-			case f.Family == FamilyFullRank, f.Family == FamilyLowRank,
-				f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
-				copy(th[m.lo:m.lo+m.n], f.Params[0])
-				sd := coordSDs(f)
-				for i := range m.n {
-					th[n+m.lo+i] = softplusInv(math.Max(sd[i], minParam))
-				}
-			default:
-				b.warmMoments(th, l, f, m)
 			}
 		}
 	}
@@ -406,31 +410,25 @@ func (e *engine) warmLowRank(b *block, r *Result, th []float64) {
 func (e *engine) warmBanded(b *block, r *Result, th []float64) {
 	n := b.n
 	clear(th[2*n:])
-	for _, m := range b.mem {
-		for _, ff := range flatten(r.Factors) {
-			f := ff.f
-			if f.Name != m.name || f.Size != m.n || ff.part != partNone {
-				continue
+	for m, f := range b.memberFactors(r) {
+		l := e.latents[m.lat]
+		switch {
+		case b.glob == 0 && f.Family == FamilyBanded && len(f.Params) == b.band+2:
+			b.bandedTheta(f.Params, th)
+			return
+		case f.Family == FamilyFullRank, f.Family == FamilyLowRank, f.Family == FamilyBanded,
+			f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
+			copy(th[m.lo:m.lo+m.n], f.Params[0])
+			for i, sd := range coordSDs(f) {
+				th[n+m.lo+i] = -math.Log(math.Max(sd, minParam))
 			}
-			l := e.latents[m.lat]
-			switch {
-			case b.glob == 0 && f.Family == FamilyBanded && len(f.Params) == b.band+2:
-				b.bandedTheta(f.Params, th)
-				return
-			case f.Family == FamilyFullRank, f.Family == FamilyLowRank, f.Family == FamilyBanded,
-				f.Family == FamilyNormal && l.Support != dist.Positive, f.Family == FamilyLognormal && l.Support == dist.Positive:
-				copy(th[m.lo:m.lo+m.n], f.Params[0])
-				for i, sd := range coordSDs(f) {
-					th[n+m.lo+i] = -math.Log(math.Max(sd, minParam))
-				}
-			default:
-				for i := m.lo; i < m.lo+m.n; i++ { // log d → spreadJoint's raw sd, and back
-					th[n+i] = softplusInv(math.Max(math.Exp(-th[n+i]), minParam))
-				}
-				b.warmMoments(th, l, f, m)
-				for i := m.lo; i < m.lo+m.n; i++ {
-					th[n+i] = -math.Log(math.Max(softplus(th[n+i]), minParam))
-				}
+		default:
+			for i := m.lo; i < m.lo+m.n; i++ { // log d → spreadJoint's raw sd, and back
+				th[n+i] = softplusInv(math.Max(math.Exp(-th[n+i]), minParam))
+			}
+			b.warmMoments(th, l, f, m)
+			for i := m.lo; i < m.lo+m.n; i++ {
+				th[n+i] = -math.Log(math.Max(softplus(th[n+i]), minParam))
 			}
 		}
 	}
