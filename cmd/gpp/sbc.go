@@ -306,7 +306,7 @@ func sbcPriors(f *ast.File, info *check.Info, observed []*check.DataVar) error {
 		case *ast.ParamDecl:
 			test(n.Name.Name, n.Prior)
 		case *ast.TildeStmt:
-			if id, ok := unparenExpr(n.LHS).(*ast.Ident); ok {
+			if id, ok := ast.Unparen(n.LHS).(*ast.Ident); ok {
 				if sym := info.Uses[id]; sym != nil && sym.Kind == check.Param {
 					test(id.Name, n.Dist)
 				}
@@ -315,17 +315,6 @@ func sbcPriors(f *ast.File, info *check.Info, observed []*check.DataVar) error {
 		return true
 	})
 	return errs.Err()
-}
-
-// unparenExpr strips the parentheses around e.
-func unparenExpr(e ast.Expr) ast.Expr {
-	for {
-		p, ok := e.(*ast.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
-	}
 }
 
 // dataRead returns the names of the data declarations that e reads,

@@ -120,3 +120,15 @@ func Inspect(n Node, f func(Node) bool) {
 		panic("ast.Inspect: unexpected node type")
 	}
 }
+
+// Unparen returns e without the parentheses around it: (x) and ((x)) are
+// x, which checks and rewrites that look at an expression's form want.
+func Unparen(e Expr) Expr {
+	for {
+		p, ok := e.(*ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}

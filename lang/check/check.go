@@ -610,7 +610,7 @@ func (c *checker) dim(e ast.Expr, what string) Dim {
 		}
 		v := int(*t.Const)
 		d := knownDim(v)
-		if id, ok := unparen(e).(*ast.Ident); ok {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
 			d.Name = id.Name
 		}
 		return d
@@ -621,7 +621,7 @@ func (c *checker) dim(e ast.Expr, what string) Dim {
 // symbolicDim names a data-dependent size: a size name or int data scalar
 // by its name (following lets), anything else by its text.
 func (c *checker) symbolicDim(e ast.Expr) Dim {
-	e = unparen(e)
+	e = ast.Unparen(e)
 	if id, ok := e.(*ast.Ident); ok {
 		if sym := c.info.Uses[id]; sym != nil {
 			switch sym.Kind {
@@ -635,16 +635,6 @@ func (c *checker) symbolicDim(e ast.Expr) Dim {
 		}
 	}
 	return derivedDim(exprString(e))
-}
-
-func unparen(e ast.Expr) ast.Expr {
-	for {
-		p, ok := e.(*ast.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
-	}
 }
 
 func (c *checker) paramDecl(s *ast.ParamDecl) {
@@ -1143,7 +1133,7 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 
 // isIdentOf reports whether e is the name of the latent lat itself.
 func (c *checker) isIdentOf(e ast.Expr, lat *Latent) bool {
-	id, ok := unparen(e).(*ast.Ident)
+	id, ok := ast.Unparen(e).(*ast.Ident)
 	return ok && c.info.Uses[id] == lat.Symbol
 }
 
@@ -1151,7 +1141,7 @@ func (c *checker) isIdentOf(e ast.Expr, lat *Latent) bool {
 // must lie in d's support (a count for a bounded count: its bound is an
 // argument), for the data binder to check cell by cell.
 func (c *checker) dataUse(s *ast.TildeStmt, d *stdlib.Dist) {
-	id, ok := unparen(s.LHS).(*ast.Ident)
+	id, ok := ast.Unparen(s.LHS).(*ast.Ident)
 	if !ok {
 		return
 	}
@@ -1179,7 +1169,7 @@ func (c *checker) dataUse(s *ast.TildeStmt, d *stdlib.Dist) {
 // truncated to the latent's support as one on x is.
 func (info *Info) SelectedLatent(e ast.Expr) *Latent {
 	for {
-		switch x := unparen(e).(type) {
+		switch x := ast.Unparen(e).(type) {
 		case *ast.Ident:
 			sym := info.Uses[x]
 			if sym == nil {

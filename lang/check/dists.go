@@ -125,7 +125,7 @@ func (c *checker) computedFromData(arg ast.Expr, t Type) bool {
 	if !t.DataOnly || t.Const != nil {
 		return false
 	}
-	if _, name := unparen(arg).(*ast.Ident); name {
+	if _, name := ast.Unparen(arg).(*ast.Ident); name {
 		return false
 	}
 	data := false
@@ -396,18 +396,18 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 	case dist.Unit:
 		return "; map a real to (0, 1) with inv_logit, or use BernoulliLogit"
 	case dist.Simplex:
-		if id, ok := unparen(e).(*ast.Ident); ok {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
 			return "; declare `" + id.Name + "` simplex, or use CategoricalLogit on log-odds"
 		}
 		return "; use CategoricalLogit on log-odds"
 	case dist.Count, dist.BoundedCount:
-		if id, ok := unparen(e).(*ast.Ident); ok && t.Elem == Int {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok && t.Elem == Int {
 			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {
 				return "; declare the data int<lower=0> (checked when it loads)"
 			}
 		}
 	case dist.Positive:
-		if id, ok := unparen(e).(*ast.Ident); ok && t.Support == dist.NonNegative {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok && t.Support == dist.NonNegative {
 			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {
 				if d, ok := sym.Decl.(*ast.DataDecl); ok && d.Name.Name == id.Name && d.Type.Kind == ast.Real && d.Type.Upper == nil {
 					// Stan's real<lower=0> admits 0; name gpp's spelling of
@@ -426,7 +426,7 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 // constLit reports whether e is a vector literal of constants, whose
 // support a hint cannot change.
 func (c *checker) constLit(e ast.Expr) bool {
-	v, ok := unparen(e).(*ast.VectorLit)
+	v, ok := ast.Unparen(e).(*ast.VectorLit)
 	if !ok {
 		return false
 	}
@@ -469,7 +469,7 @@ func (c *checker) describe(e ast.Expr) string {
 	if t.Elem == Real && t.Support != dist.Real {
 		what = t.Support.String() + " real"
 	}
-	if id, ok := unparen(e).(*ast.Ident); ok {
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
 		if sym := c.info.Uses[id]; sym != nil {
 			return "`" + id.Name + "` is " + what + " " + sym.Kind.String() + " (declared at " + sym.Pos.String() + ")"
 		}
@@ -493,14 +493,14 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 	// The interval, where it says more than the support and the expression
 	// is an operation on others (their declarations say the rest).
 	ranged := false
-	switch unparen(e).(type) {
+	switch ast.Unparen(e).(type) {
 	case *ast.BinaryExpr, *ast.CallExpr, *ast.UnaryExpr:
 		if r := t.Range.norm(); r != supportInterval(t.Support).norm() {
 			is += ", with values in " + r.String()
 			ranged = true
 		}
 	}
-	switch x := unparen(e).(type) {
+	switch x := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		sym := c.info.Uses[x]
 		if sym == nil {

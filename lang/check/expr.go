@@ -288,7 +288,7 @@ func (c *checker) dependsOnParam(e ast.Expr) string {
 	if sym.Kind == Output {
 		kind = "output"
 	}
-	if id, ok := unparen(e).(*ast.Ident); ok && id.Name == sym.Name {
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok && id.Name == sym.Name {
 		return "is the " + kind + " `" + sym.Name + "`"
 	}
 	return "depends on the " + kind + " `" + sym.Name + "`"
@@ -379,7 +379,7 @@ func (c *checker) vectorLit(e *ast.VectorLit) Type {
 		}
 		if xt.Shape.Rank() != 0 {
 			hint := ""
-			if _, nested := unparen(x).(*ast.VectorLit); nested {
+			if _, nested := ast.Unparen(x).(*ast.VectorLit); nested {
 				hint = " (there are no matrix literals)"
 			}
 			c.errorf(x.Pos(), "a vector literal's elements must be scalars; `%s` is %s%s", exprString(x), xt.Shape.describe(), hint)
@@ -680,7 +680,7 @@ func (c *checker) mvPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, 
 
 func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	if len(e.Args) == 2 {
-		if d, ok := unparen(e.Args[1]).(*ast.CallExpr); ok {
+		if d, ok := ast.Unparen(e.Args[1]).(*ast.CallExpr); ok {
 			if fd := c.userDensityOf(d); fd != nil {
 				return c.userLogpdf(e, f, d, fd)
 			}
@@ -691,7 +691,7 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		if i >= len(e.Args) {
 			return nil, false
 		}
-		call, ok := unparen(e.Args[i]).(*ast.CallExpr)
+		call, ok := ast.Unparen(e.Args[i]).(*ast.CallExpr)
 		return call, ok && stdlib.LookupDist(call.Fun.Name) != nil
 	}
 	if d0, ok := isDist(0); ok {
@@ -702,7 +702,7 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	}
 	call, _ := isDist(1)
 	if call == nil && len(e.Args) > 1 {
-		call, _ = unparen(e.Args[1]).(*ast.CallExpr) // a function: an error below
+		call, _ = ast.Unparen(e.Args[1]).(*ast.CallExpr) // a function: an error below
 	}
 	for i, a := range e.Args {
 		if i != 1 || call == nil {
@@ -1055,7 +1055,7 @@ func (c *checker) dimOf(e ast.Expr, t Type, what string) Dim {
 			return unknownDim
 		}
 		d := knownDim(int(*t.Const))
-		if id, ok := unparen(e).(*ast.Ident); ok {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
 			d.Name = id.Name
 		}
 		return d
@@ -1181,7 +1181,7 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 			}
 			gathered = true
 			out = append(out, it.Shape[0])
-			if lit, isLit := unparen(ix).(*ast.VectorLit); isLit {
+			if lit, isLit := ast.Unparen(ix).(*ast.VectorLit); isLit {
 				for _, el := range lit.Elems {
 					inRange(el, c.info.Types[el].Const)
 				}
@@ -1202,7 +1202,7 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 	}
 	// A constant element of a literal, picked by a constant index, is a
 	// constant: [4, 5][1] may be a const's value or a size.
-	if lit, isLit := unparen(e.X).(*ast.VectorLit); isLit && len(out) == 0 && idx[0].Const != nil {
+	if lit, isLit := ast.Unparen(e.X).(*ast.VectorLit); isLit && len(out) == 0 && idx[0].Const != nil {
 		if v := c.info.Types[lit.Elems[int(*idx[0].Const)]].Const; v != nil {
 			t.Const, t.Support = v, valueSupport(t.Elem, *v)
 		}
@@ -1280,7 +1280,7 @@ func (c *checker) slice(e *ast.IndexExpr, s *ast.SliceExpr, d Dim) (Dim, bool, b
 	name := hiText
 	if s.Lo != nil && !(lo != nil && *lo == 0) {
 		loText := exprString(s.Lo)
-		if _, ok := unparen(s.Lo).(*ast.BinaryExpr); ok {
+		if _, ok := ast.Unparen(s.Lo).(*ast.BinaryExpr); ok {
 			loText = "(" + loText + ")" // N - (K - 1), not N - K - 1
 		}
 		name = hiText + " - " + loText

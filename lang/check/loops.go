@@ -28,7 +28,7 @@ func (c *checker) oneBasedLoops() {
 
 // oneBasedLoop returns the warning for one loop, or nil.
 func (c *checker) oneBasedLoop(s *ast.ForStmt) *ast.Error {
-	lit, ok := unparen(s.Lo).(*ast.NumberLit)
+	lit, ok := ast.Unparen(s.Lo).(*ast.NumberLit)
 	if !ok || !lit.IsInt || lit.Value != 1 {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (c *checker) oneBasedLoop(s *ast.ForStmt) *ast.Error {
 	}
 	loopVar := c.info.Defs[s.Var]
 	isVar := func(e ast.Expr) bool {
-		id, ok := unparen(e).(*ast.Ident)
+		id, ok := ast.Unparen(e).(*ast.Ident)
 		return ok && loopVar != nil && c.info.Uses[id] == loopVar
 	}
 	shifted := false

@@ -170,9 +170,9 @@ func (c *checker) missingData() {
 // ObservedIdent returns the name that e, the value of a ~, observes whole
 // or by indexing (y, y[i], y[i, j]), or nil.
 func ObservedIdent(e ast.Expr) *ast.Ident {
-	e = unparen(e)
+	e = ast.Unparen(e)
 	if ix, ok := e.(*ast.IndexExpr); ok {
-		e = unparen(ix.X)
+		e = ast.Unparen(ix.X)
 	}
 	id, _ := e.(*ast.Ident)
 	return id

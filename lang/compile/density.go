@@ -134,7 +134,7 @@ func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 // distribution lowered by arg, and the density node built between at's
 // call on them and its done (per-row vectors: looprows.go).
 func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) autodiff.ID, at func(ids ...autodiff.ID) (done func())) value {
-	call, _ := unparen(e.Args[1]).(*ast.CallExpr)
+	call, _ := ast.Unparen(e.Args[1]).(*ast.CallExpr)
 	var d *stdlib.Dist
 	if call != nil {
 		d = l.info.Dists[call]

@@ -13,7 +13,7 @@ import (
 // emulFactors appends the operands of a chain of .* products, through
 // parentheses, left to right.
 func emulFactors(e ast.Expr, out []ast.Expr) []ast.Expr {
-	e = unparen(e)
+	e = ast.Unparen(e)
 	if b, ok := e.(*ast.BinaryExpr); ok && b.Op == ast.EMul {
 		return emulFactors(b.Y, emulFactors(b.X, out))
 	}

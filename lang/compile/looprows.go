@@ -88,7 +88,7 @@ func (c *vecScan) rowVec1(e ast.Expr) bool {
 		}
 		if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
 			// logpdf(y[i], Normal(m, s)) of a mixture's means m
-			d, ok := unparen(e.Args[1]).(*ast.CallExpr)
+			d, ok := ast.Unparen(e.Args[1]).(*ast.CallExpr)
 			if !ok || !c.univariate(d) || !c.rowOperand(e.Args[0]) {
 				return false
 			}

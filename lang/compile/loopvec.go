@@ -467,7 +467,7 @@ func (c *vecScan) expr1(e ast.Expr, cond bool) (dep, ok bool) {
 		}
 		if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
 			// logpdf(y[i], D(args)) of an elementwise D: per element.
-			d, ok := unparen(e.Args[1]).(*ast.CallExpr)
+			d, ok := ast.Unparen(e.Args[1]).(*ast.CallExpr)
 			if !ok || !c.univariate(d) {
 				return true, false
 			}
@@ -530,7 +530,7 @@ func (c *vecScan) rowDot(e *ast.CallExpr) (row *ast.IndexExpr, v ast.Expr, ok bo
 		return nil, nil, false
 	}
 	for k := range 2 {
-		r, isIndex := unparen(e.Args[k]).(*ast.IndexExpr)
+		r, isIndex := ast.Unparen(e.Args[k]).(*ast.IndexExpr)
 		other := e.Args[1-k]
 		if !isIndex || len(r.Indices) != 1 || c.mentions(r.X) || c.mentions(other) || !c.rowIndex(r.Indices[0]) {
 			continue
@@ -579,12 +579,12 @@ func (c *vecScan) univariate(call *ast.CallExpr) bool {
 // data indexed by one (g[i], g[h[i]]).
 func (c *vecScan) rowIndex(e ast.Expr) bool {
 	info := c.l.info
-	switch e := unparen(e).(type) {
+	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		sym := info.Uses[e]
 		return sym != nil && sym.Kind == check.LoopVar && c.dep[sym]
 	case *ast.IndexExpr:
-		id, ok := unparen(e.X).(*ast.Ident)
+		id, ok := ast.Unparen(e.X).(*ast.Ident)
 		if !ok || len(e.Indices) != 1 {
 			return false
 		}

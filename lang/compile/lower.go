@@ -43,7 +43,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			break
 		}
 		var lat *check.Latent
-		if id, ok := unparen(s.LHS).(*ast.Ident); ok {
+		if id, ok := ast.Unparen(s.LHS).(*ast.Ident); ok {
 			if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Param {
 				lat = l.latent(l.info.Latent(sym.Name))
 			}
@@ -179,16 +179,6 @@ func (l *lowerer) add(term autodiff.ID, pos ast.Pos) {
 func (l *lowerer) setFixed(f bool) {
 	if l.batch != nil {
 		l.batch.fixed = f
-	}
-}
-
-func unparen(e ast.Expr) ast.Expr {
-	for {
-		p, ok := e.(*ast.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
 	}
 }
 

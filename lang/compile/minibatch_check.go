@@ -156,8 +156,8 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 // is the data's B − 1 random rows), and one inside another (pairs of
 // rows, N² terms, are not a batch's B²).
 func (c *rowChecker) rowLoop(s *ast.ForStmt) {
-	lo, ok := unparen(s.Lo).(*ast.NumberLit)
-	hi, ok2 := unparen(s.Hi).(*ast.Ident)
+	lo, ok := ast.Unparen(s.Lo).(*ast.NumberLit)
+	hi, ok2 := ast.Unparen(s.Hi).(*ast.Ident)
 	switch {
 	case c.rows > 0:
 		c.errorf(s.Var.Pos(), "a loop over the rows inside another pairs the rows: a batch's pairs are not a share of the full data's N² pairs; fit the full data")
@@ -320,9 +320,9 @@ func (c *rowChecker) binds(in *check.Inline) {
 // refreshes such indices with each batch (autodiff.GatherSub). One
 // computed from them (g[i] - 1, a let) would be fixed when compiling.
 func (c *rowChecker) batchIndex(ix ast.Expr) bool {
-	ix = unparen(ix)
+	ix = ast.Unparen(ix)
 	if x, ok := ix.(*ast.IndexExpr); ok {
-		ix = unparen(x.X)
+		ix = ast.Unparen(x.X)
 	}
 	id, ok := ix.(*ast.Ident)
 	if !ok {

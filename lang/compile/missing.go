@@ -194,7 +194,7 @@ func (m *Model) missingSpecs(first int) ([]missingSpec, []*ast.TildeStmt, error)
 			continue
 		}
 		t := on[0]
-		if _, whole := unparen(t.LHS).(*ast.Ident); !whole || !slices.Contains(m.file.Stmts, ast.Stmt(t)) {
+		if _, whole := ast.Unparen(t.LHS).(*ast.Ident); !whole || !slices.Contains(m.file.Stmts, ast.Stmt(t)) {
 			errf("the ~ at %s observes `%s`, and gpp draws missing values from one ~ on the whole data, outside loops and ifs (%s ~ D(...))", t.Pos(), ast.FormatExpr(t.LHS), d.Name)
 			continue
 		}

@@ -142,7 +142,7 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 				flatWords(lat), lat.Name, ast.FormatType(lat.Decl.Type), flatSuggestion(lat))
 		}
 		t := tildes[0]
-		id, whole := unparen(t.LHS).(*ast.Ident)
+		id, whole := ast.Unparen(t.LHS).(*ast.Ident)
 		if !whole || m.info.Uses[id] != lat.Symbol || t.Trunc != nil {
 			return errf("the ~ at %s has it on its left side in `%s`, not as the whole param; gpp draws a param from its declared prior or one ~ on the whole param",
 				t.Pos(), ast.FormatExpr(t.LHS))

@@ -195,13 +195,13 @@ func (l *lowerer) argValues(e ast.Expr) (k known, ok bool) {
 		}
 		return known{vals, shape[0], shape[1]}
 	}
-	switch x := unparen(e).(type) {
+	switch x := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		if a := l.dataOf(x); a != nil {
 			return fromData(a.Values, a.Shape), true
 		}
 	case *ast.IndexExpr:
-		id, isIdent := unparen(x.X).(*ast.Ident)
+		id, isIdent := ast.Unparen(x.X).(*ast.Ident)
 		if !isIdent {
 			return known{}, false
 		}
