@@ -142,16 +142,10 @@ func plotELBO(w io.Writer, r *sgvb.Result) error {
 		lower = append(lower, plotter.XY{X: x, Y: t.ELBO - 2*se})
 	}
 	if len(line) > 0 {
-		band := append(plotter.XYs{}, upper...)
-		for i := len(lower) - 1; i >= 0; i-- {
-			band = append(band, lower[i])
-		}
-		poly, err := plotter.NewPolygon(band)
+		poly, err := bandPolygon(upper, lower, color.RGBA{R: 160, G: 190, B: 230, A: 255})
 		if err != nil {
 			return err
 		}
-		poly.Color = color.RGBA{R: 160, G: 190, B: 230, A: 255}
-		poly.LineStyle.Width = 0
 		l, err := plotter.NewLine(line)
 		if err != nil {
 			return err
@@ -277,4 +271,21 @@ func sequentialBlues() palette.ColorMap {
 		panic("gpp: bad colour map: " + err.Error()) // the controls are constants
 	}
 	return palette.Reverse(cm)
+}
+
+// bandPolygon returns the filled region between the curves upper and
+// lower (the same x's, left to right) in colour c, without an outline: a
+// band around a line or a histogram.
+func bandPolygon(upper, lower plotter.XYs, c color.Color) (*plotter.Polygon, error) {
+	band := append(plotter.XYs{}, upper...)
+	for i := len(lower) - 1; i >= 0; i-- {
+		band = append(band, lower[i])
+	}
+	poly, err := plotter.NewPolygon(band)
+	if err != nil {
+		return nil, err
+	}
+	poly.Color = c
+	poly.LineStyle.Width = 0
+	return poly, nil
 }

@@ -103,7 +103,6 @@ func plotRanks(w io.Writer, title string, names []string, ranks [][]int, L int) 
 		}
 		p.X.Label.Text = "rank"
 		p.Y.Label.Text = "simulations"
-		var band plotter.XYs
 		var upper, lower plotter.XYs
 		bins := make([]plotter.HistogramBin, b)
 		lo := 0
@@ -117,16 +116,10 @@ func plotRanks(w io.Writer, title string, names []string, ranks [][]int, L int) 
 			ymax = math.Max(ymax, math.Max(h, count[i]))
 			lo = hiRank
 		}
-		band = append(band, upper...)
-		for i := len(lower) - 1; i >= 0; i-- {
-			band = append(band, lower[i])
-		}
-		poly, err := plotter.NewPolygon(band)
+		poly, err := bandPolygon(upper, lower, color.RGBA{R: 215, G: 215, B: 215, A: 255})
 		if err != nil {
 			return err
 		}
-		poly.Color = color.RGBA{R: 215, G: 215, B: 215, A: 255}
-		poly.LineStyle.Width = 0
 		h := &plotter.Histogram{Bins: bins, Width: bins[0].Max - bins[0].Min, FillColor: color.RGBA{R: 90, G: 130, B: 200, A: 200}}
 		h.LineStyle = draw.LineStyle{Color: color.RGBA{R: 20, G: 60, B: 160, A: 255}, Width: vg.Points(0.5)}
 		p.Add(poly, h)
