@@ -134,13 +134,7 @@ func (b *block) bandedLogq(val, x []float64) float64 {
 			e += val[p+n+i] * val[p+arIdx(n, K, nc, r, j)] * (x[b.at(i)] - val[p+i])
 		}
 		lq += math.Log(d) - 0.5*e*e
-		if b.logAt(j) {
-			lq -= x[b.at(j)]
-		}
-		if b.logitAt(j) {
-			jac, _ := logitJac(x[b.at(j)])
-			lq -= jac
-		}
+		lq -= b.logJacAt(x, j)
 	}
 	return lq
 }

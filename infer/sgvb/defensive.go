@@ -231,13 +231,7 @@ func (b *block) logJacobian(x []float64) float64 {
 		}
 	case FamilyNormal, FamilyLognormal, FamilyFullRank, FamilyLowRank, FamilyBanded:
 		for i := range b.n {
-			if b.logAt(i) {
-				s += x[b.at(i)]
-			}
-			if b.logitAt(i) {
-				j, _ := logitJac(x[b.at(i)])
-				s += j
-			}
+			s += b.logJacAt(x, i)
 		}
 	}
 	return s

@@ -121,6 +121,21 @@ func (b *block) logitAt(i int) bool {
 	return (b.fam == FamilyFullRank || b.fam == FamilyLowRank || b.fam == FamilyBanded) && b.support == dist.Unit
 }
 
+// logJacAt returns the log Jacobian of element i's transform at the draw
+// x: log z = x for the log of a positive latent z, logitJac's for the
+// logit of a unit one, 0 for a real one. A density of q on the elements'
+// own scales subtracts it from the normal's.
+func (b *block) logJacAt(x []float64, i int) float64 {
+	switch {
+	case b.logAt(i):
+		return x[b.at(i)]
+	case b.logitAt(i):
+		j, _ := logitJac(x[b.at(i)])
+		return j
+	}
+	return 0
+}
+
 // logitJac returns log |db/dx| = log σ(x) + log(1 − σ(x)) of b = σ(x) and
 // its derivative 1 − 2σ(x).
 func logitJac(x float64) (float64, float64) {
@@ -1378,13 +1393,7 @@ func (b *block) fullRankLogq(val, x, aux []float64) float64 {
 	s := 0.0
 	for i := range n {
 		s += -halfLog2Pi - math.Log(val[p+n+i]) - 0.5*e[i]*e[i]
-		if b.logAt(i) {
-			s -= x[b.at(i)]
-		}
-		if b.logitAt(i) {
-			j, _ := logitJac(x[b.at(i)])
-			s -= j
-		}
+		s -= b.logJacAt(x, i)
 	}
 	return s
 }

@@ -236,13 +236,7 @@ func (b *block) lowRankLogq(val, x, aux []float64) float64 {
 	lq := -0.5*b.lowRankSolve(val, x, s) - 0.5**logdet - float64(n)*halfLog2Pi
 	for i := range n {
 		lq -= math.Log(val[p+n+i])
-		if b.logAt(i) {
-			lq -= x[b.at(i)]
-		}
-		if b.logitAt(i) {
-			j, _ := logitJac(x[b.at(i)])
-			lq -= j
-		}
+		lq -= b.logJacAt(x, i)
 	}
 	return lq
 }
