@@ -342,32 +342,8 @@ func TestBandedZeroAllocs(t *testing.T) {
 func TestBandedWorkers(t *testing.T) {
 	m, sig := ar1Posterior(30, 0.9, 0.5, 1, 2)
 	tg := newMVGauss(m, sig, false)
-	var rs [2]*Result
-	for w := range 2 {
-		s := Settings{Seed: 4, MaxIter: 500, Tol: -1, Workers: w + 1, DrawsPerStep: 2, PSISDraws: -1,
-			FullRankGroups: [][]string{{"beta"}}, Band: 2}
-		r, err := Fit(context.Background(), tg, tg.latents(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs[w] = r
-	}
-	sameResult(t, rs[0], rs[1])
-	s := Settings{Seed: 5, MaxIter: 1, Tol: -1, PSISDraws: -1, FullRankGroups: [][]string{{"beta"}}, Band: 2, Init: rs[0]}
-	ws := s.withDefaults()
-	e, err := newEngine(tg, tg.latents(), &ws)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := bandedWorkersWarm(t, tg, tg.latents(), []string{"beta"}, 500)
 	defer e.close()
-	got := e.blocks[0].params(e.theta)
-	for j, p := range rs[0].Groups[0].Params {
-		for i, v := range p {
-			if math.Abs(got[j][i]-v) > 1e-12*(1+math.Abs(v)) {
-				t.Fatalf("warm start: Params[%d][%d] = %.12g, from %.12g", j, i, got[j][i], v)
-			}
-		}
-	}
 }
 
 // TestBandedErrors checks the settings a banded group refuses.
@@ -600,32 +576,8 @@ func TestArrowExact(t *testing.T) {
 		}
 	}
 	tg := &splitGauss{mvGauss: newMVGauss(val[:n], sig, false), na: n - g}
-	var rs [2]*Result
-	for w := range 2 {
-		s := Settings{Seed: 4, MaxIter: 300, Tol: -1, Workers: w + 1, DrawsPerStep: 2, PSISDraws: -1,
-			FullRankGroups: [][]string{{"a", "b"}}, Band: 2}
-		r, err := Fit(context.Background(), tg, tg.latents(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs[w] = r
-	}
-	sameResult(t, rs[0], rs[1])
-	s := Settings{Seed: 5, MaxIter: 1, Tol: -1, PSISDraws: -1, FullRankGroups: [][]string{{"a", "b"}}, Band: 2, Init: rs[0]}
-	ws := s.withDefaults()
-	e, err := newEngine(tg, tg.latents(), &ws)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := bandedWorkersWarm(t, tg, tg.latents(), []string{"a", "b"}, 300)
 	defer e.close()
-	got := e.blocks[0].params(e.theta)
-	for j, p := range rs[0].Groups[0].Params {
-		for i, v := range p {
-			if math.Abs(got[j][i]-v) > 1e-12*(1+math.Abs(v)) {
-				t.Fatalf("warm start: Params[%d][%d] = %.12g, from %.12g", j, i, got[j][i], v)
-			}
-		}
-	}
 	checkZeroAllocs(t, e, "arrowhead")
 }
 
@@ -658,4 +610,40 @@ func checkBandedPathwise(t *testing.T, what string, b *block, tg Target, val0, x
 			}
 		}
 	}
+}
+
+// bandedWorkersWarm fits target tg with one banded group of bandwidth 2
+// over names for iters steps with 1 and with 2 workers, checks that the
+// two results are the same bit for bit, and returns an engine warm-started
+// from that result (the caller closes it), after checking that the warm
+// start holds the result's group parameters.
+func bandedWorkersWarm(t *testing.T, tg Target, lats []Latent, names []string, iters int) *engine {
+	t.Helper()
+	var rs [2]*Result
+	for w := range 2 {
+		s := Settings{Seed: 4, MaxIter: iters, Tol: -1, Workers: w + 1, DrawsPerStep: 2, PSISDraws: -1,
+			FullRankGroups: [][]string{names}, Band: 2}
+		r, err := Fit(context.Background(), tg, lats, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs[w] = r
+	}
+	sameResult(t, rs[0], rs[1])
+	s := Settings{Seed: 5, MaxIter: 1, Tol: -1, PSISDraws: -1, FullRankGroups: [][]string{names}, Band: 2, Init: rs[0]}
+	ws := s.withDefaults()
+	e, err := newEngine(tg, lats, &ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.blocks[0].params(e.theta)
+	for j, p := range rs[0].Groups[0].Params {
+		for i, v := range p {
+			if math.Abs(got[j][i]-v) > 1e-12*(1+math.Abs(v)) {
+				e.close()
+				t.Fatalf("warm start: Params[%d][%d] = %.12g, from %.12g", j, i, got[j][i], v)
+			}
+		}
+	}
+	return e
 }
