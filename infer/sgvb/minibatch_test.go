@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
@@ -18,12 +19,12 @@ type batchLogistic struct {
 	rows  []int
 	pcg   *rand.PCG
 	rng   *rand.Rand
-	calls *int
+	calls *atomic.Int64 // shared by the clones, which run on two workers
 }
 
 func newBatchLogistic(full *logistic, b int) *batchLogistic {
 	pcg := rand.NewPCG(0, 0)
-	return &batchLogistic{full: full, rows: make([]int, b), pcg: pcg, rng: rand.New(pcg), calls: new(int)}
+	return &batchLogistic{full: full, rows: make([]int, b), pcg: pcg, rng: rand.New(pcg), calls: new(atomic.Int64)}
 }
 
 func (t *batchLogistic) SetBatch(hi, lo uint64) {
@@ -34,7 +35,7 @@ func (t *batchLogistic) SetBatch(hi, lo uint64) {
 }
 
 func (t *batchLogistic) LogJoint(x, grad []float64) (float64, error) {
-	*t.calls++
+	t.calls.Add(1)
 	a, b := x[0], x[1]
 	scale := float64(len(t.full.x)) / float64(len(t.rows))
 	lp := -0.5*(a*a+b*b)/25 - 2*(math.Log(5)+halfLog2Pi)
@@ -60,11 +61,11 @@ func (t *batchLogistic) Clone() Target {
 // countingLogistic counts the full target's evaluations.
 type countingLogistic struct {
 	*logistic
-	calls *int
+	calls *atomic.Int64 // shared by the clones, which run on two workers
 }
 
 func (t countingLogistic) LogJoint(x, grad []float64) (float64, error) {
-	*t.calls++
+	t.calls.Add(1)
 	return t.logistic.LogJoint(x, grad)
 }
 
@@ -78,24 +79,24 @@ func (t countingLogistic) Clone() Target { return countingLogistic{t.logistic, t
 // 100; a step allocates nothing.
 func TestMinibatchFit(t *testing.T) {
 	lg := newLogistic(4000)
-	fullCalls := 0
+	var fullCalls atomic.Int64
 	full := countingLogistic{lg, &fullCalls}
 	ref, err := Fit(context.Background(), full, lg.latents(), Settings{Seed: 3, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bt := newBatchLogistic(lg, 100)
-	fullCalls = 0
+	fullCalls.Store(0)
 	s := Settings{Seed: 3, Workers: 2, Minibatch: bt}
 	r, err := Fit(context.Background(), full, lg.latents(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fullCalls != defaultPSISDraws {
-		t.Errorf("the full target was evaluated %d times, want the %d final draws only", fullCalls, defaultPSISDraws)
+	if n := fullCalls.Load(); n != defaultPSISDraws {
+		t.Errorf("the full target was evaluated %d times, want the %d final draws only", n, defaultPSISDraws)
 	}
-	if *bt.calls < r.Iterations {
-		t.Errorf("the minibatch target was evaluated %d times in %d steps", *bt.calls, r.Iterations)
+	if n := bt.calls.Load(); n < int64(r.Iterations) {
+		t.Errorf("the minibatch target was evaluated %d times in %d steps", n, r.Iterations)
 	}
 	if !r.Converged {
 		t.Errorf("minibatch fit did not converge in %d steps", r.Iterations)
