@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 )
 
-// centredHints returns advice for a fit whose Pareto k̂ is above 0.7 (q
+// centredHints returns advice for a fit whose Pareto k̂ raises the alarm
+// (sgvb.ParetoAlarm, from k̂ and its weights' relative ESS relESS: q
 // misses part of the posterior) while the model has a centred hierarchy:
 // an unbounded real param whose declared prior is Normal(loc, scale) with
 // a scale that depends on params. Where the data say little about each
@@ -17,8 +19,8 @@ import (
 // 5.7 ± 1.2 against NUTS's 3.6 ± 3.2), while the non-centred form is
 // nearly normal; one hint per such param, in declaration order, nil
 // otherwise.
-func centredHints(info *check.Info, paretoK float64) []string {
-	if info == nil || !(paretoK > 0.7) {
+func centredHints(info *check.Info, paretoK, relESS float64) []string {
+	if info == nil || !sgvb.ParetoAlarm(paretoK, relESS) {
 		return nil
 	}
 	var hints []string

@@ -39,7 +39,7 @@ y ~ Normal(theta + a + b + c + d + e + f, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := centredHints(info, 0.9)
+	got := centredHints(info, 0.9, math.NaN())
 	want := []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
 		"param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z,",
@@ -54,9 +54,17 @@ y ~ Normal(theta + a + b + c + d + e + f, 1)
 		}
 	}
 	for _, k := range []float64{0.7, 0.3, math.NaN()} {
-		if h := centredHints(info, k); h != nil {
+		if h := centredHints(info, k, math.NaN()); h != nil {
 			t.Errorf("k̂ %v: %v, want none", k, h)
 		}
+	}
+	// a heavy tail of near-uniform weights (relative ESS 0.97: cv 0.18)
+	// raises no alarm; at relative ESS 0.95 (cv 0.23) it does
+	if h := centredHints(info, 2.5, 0.97); h != nil {
+		t.Errorf("k̂ 2.5, relative ESS 0.97: %v, want none", h)
+	}
+	if h := centredHints(info, 2.5, 0.95); len(h) != len(want) {
+		t.Errorf("k̂ 2.5, relative ESS 0.95: %d hints, want %d", len(h), len(want))
 	}
 }
 

@@ -159,6 +159,17 @@ the fit: --init DIR/fit.json needs another --out than DIR. A fit locks its
 output directory (a file .gpp-lock in it) until its files are written: a
 second fit into the same directory meanwhile fails before fitting.
 
+The summary ends with the Pareto k̂ of the importance ratios p/q over 1000
+draws of q (10 000 where those give 0.5–1): below 0.5 good, up to 0.7 ok,
+above it unreliable, with a warning and, for a mean-field q or a centred
+hierarchy, a hint to change q. A k̂ above 0.7 whose weights are
+near-uniform (relative ESS of at least 96 %: reweighting the draws by p/q
+moves no mean of q by more than 0.2 sd) reads "heavy tail, near-uniform
+weights" instead, with neither: p/q then grows without bound only far out
+in q's tails (a log likelihood that turns linear, a Student-t), true of q
+as an importance-sampling proposal but no sign against q's estimates.
+fit.json holds both numbers (pareto_k, pareto_rel_ess; docs/inference.md).
+
 With --minibatch N=B each step sees B rows, drawn anew, of the data whose
 first dimension is the size N, and scales each term that reads them by N/B
 (priors are not scaled): a step costs B rows' work instead of N's, for
@@ -617,15 +628,15 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h := labelSwitchHint(ds); h != "" {
 		con.note("hint: %s", h)
 	}
-	k := r.ParetoK
+	k, ess := r.ParetoK, r.ParetoRelESS
 	if mix != nil {
-		k = mix.ParetoK
+		k, ess = mix.ParetoK, mix.ParetoRelESS
 	}
-	centred := centredHints(l.Info, k)
+	centred := centredHints(l.Info, k, ess)
 	for _, h := range centred {
 		con.note("hint: %s", h)
 	}
-	if h := meanFieldHint(s, l.Model, k); h != "" && len(centred) == 0 {
+	if h := meanFieldHint(s, l.Model, k, ess); h != "" && len(centred) == 0 {
 		con.note("hint: %s", h)
 	}
 	if mix == nil && s.Method != sgvb.MAP {
@@ -637,11 +648,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
-	fitK := r.ParetoK
-	if mix != nil {
-		fitK = mix.ParetoK
-	}
-	if w := drawsLOOWarning(ds, fitK, true, len(r.Groups) > 0); w != "" {
+	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {
@@ -959,7 +966,7 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 	}
 	fmt.Fprintf(w, "iterations   %d (%s)\n", r.Iterations, end)
 	if r.Method != sgvb.MAP {
-		fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(r.ParetoK, r.ParetoReading))
+		fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(r.ParetoK, r.ParetoReading, r.ParetoRelESS))
 	}
 	printResample(w, cfg, ro)
 	printLOO(w, lo)
@@ -972,10 +979,17 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 // importance ratios p/q are equal, so that they have no tail at all, which
 // the line says in words. It does not say that q is the posterior: the
 // ratios of a mixture of restarts that split 3:1 over two equal modes take
-// two values, the larger in a quarter of the draws.
-func paretoLine(k float64, reading string) string {
-	if math.IsInf(k, -1) {
+// two values, the larger in a quarter of the draws. A k̂ above 0.7 whose
+// tail is negligible (sgvb.TailNegligible) keeps its number, with the
+// relative ESS of the weights and the bound cv·sd on how far
+// reweighting the draws by p/q can move a mean (sgvb.NegligibleCV).
+func paretoLine(k float64, reading string, relESS float64) string {
+	switch {
+	case math.IsInf(k, -1):
 		return "-Inf (" + reading + ": the largest importance ratios are equal, so they have no tail)"
+	case sgvb.TailNegligible(k, relESS):
+		return fmt.Sprintf("%s (%s: ESS %.3g %%; reweighting by p/q moves no mean of q by more than %.2g sd)",
+			num3(k), reading, 100*relESS, sgvb.WeightsCV(relESS))
 	}
 	return num3(k) + " (" + reading + ")"
 }

@@ -260,8 +260,8 @@ func printLOO(w io.Writer, lo *sgvb.LOO) {
 // drawsLOOWarning is looWarning for the draws' LOO, less its one-element
 // case for a log_lik declared a scalar: the check warned at the output's
 // declaration (check.logLik), and the fit need not say it again.
-func drawsLOOWarning(ds *drawSet, fitK float64, listed, joint bool) string {
-	w := looWarning(ds.loo, fitK, listed, joint)
+func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool) string {
+	w := looWarning(ds.loo, fitK, fitESS, listed, joint)
 	for _, v := range ds.vars {
 		if v.output && v.name == looOutput && len(v.shape) == 0 && ds.loo != nil && len(ds.loo.Points) == 1 {
 			return ""
@@ -272,13 +272,15 @@ func drawsLOOWarning(ds *drawSet, fitK float64, listed, joint bool) string {
 
 // looWarning explains unreliable LOO estimates, or is "". Where the
 // draws' own weights are heavy-tailed (k̂ above 0.7 on the LOO draws, or
-// fitK, q's own k̂ from the fit's final draws), every observation's weights
-// inherit that tail, and the cause is q, not the observations: the two k̂
-// come from different draws, and either may cross 0.7 alone. listed says
+// fitK, q's own k̂ from the fit's final draws, unless its tail is
+// negligible: sgvb.ParetoAlarm with fitESS, the relative ESS of its
+// weights), every observation's weights inherit that tail, and
+// the cause is q, not the observations: the two k̂ come from different
+// draws, and either may cross 0.7 alone. listed says
 // whether loo.csv was written (a :fit without --out writes none); joint
 // whether q has joint (full- or low-rank) groups, which --fullrank all,
 // the advice for a mean-field q, would not change.
-func looWarning(lo *sgvb.LOO, fitK float64, listed, joint bool) string {
+func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool) string {
 	if lo != nil && len(lo.Points) == 1 {
 		return "LOO: log_lik has one element, so it leaves out one observation of one: give log_lik an element per observation (logpdf(y, D(...)), not its sum)"
 	}
@@ -307,10 +309,11 @@ func looWarning(lo *sgvb.LOO, fitK float64, listed, joint bool) string {
 	if unfit > 0 {
 		what = fmt.Sprintf("LOO: Pareto k̂ above 0.7 or not estimated for %d of %d observations (%d without one: too few draws with a finite weight; the largest %s; %s)", lo.BadK(), len(lo.Points), unfit, num3(worst), list)
 	}
-	if (!(lo.QK <= 0.7) || fitK > 0.7) && joint {
+	qAlarm := !(lo.QK <= 0.7) || sgvb.ParetoAlarm(fitK, fitESS)
+	if qAlarm && joint {
 		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior although it has joint factors: correlations outside them, or a shape a normal does not have), so elpd_loo may be unreliable: check that it holds with more --output-draws, and how much it moves between --seed values", num3(lo.QK), num3(fitK))
 	}
-	if !(lo.QK <= 0.7) || fitK > 0.7 {
+	if qAlarm {
 		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior: for a mean-field q, often how the latents move together), so elpd_loo may be unreliable: check that it holds with more --output-draws, or with --fullrank all", num3(lo.QK), num3(fitK))
 	}
 	return what + ": their elpd_loo, and so the total, is unreliable; such observations are influential, and K-fold cross-validation (refitting without them) settles it"

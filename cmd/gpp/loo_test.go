@@ -285,18 +285,26 @@ output log_lik = logpdf(Y, Normal(mu, 1))
 // to check the estimate across draws and seeds instead.
 func TestLOOWarningJoint(t *testing.T) {
 	lo := &sgvb.LOO{QK: 1.3, Points: []sgvb.LOOPoint{{K: 1.1}, {K: 0.9}, {K: 0.2}}}
-	mf := looWarning(lo, 1.2, true, false)
+	mf := looWarning(lo, 1.2, 0.5, true, false)
 	if !strings.Contains(mf, "2 of 3 observations") || !strings.Contains(mf, "or with --fullrank all") {
 		t.Errorf("mean-field q: %q", mf)
 	}
-	joint := looWarning(lo, 1.2, true, true)
+	joint := looWarning(lo, 1.2, 0.5, true, true)
 	if !strings.Contains(joint, "2 of 3 observations") || strings.Contains(joint, "--fullrank") || !strings.Contains(joint, "although it has joint factors") || !strings.Contains(joint, "--seed") {
 		t.Errorf("q with joint factors: %q", joint)
 	}
 	// observations flagged while q's own weights are fine: the advice does
 	// not depend on q's family
 	lo.QK = 0.3
-	if a, b := looWarning(lo, 0.4, true, false), looWarning(lo, 0.4, true, true); a != b || !strings.Contains(a, "K-fold") {
+	if a, b := looWarning(lo, 0.4, 0.9, true, false), looWarning(lo, 0.4, 0.9, true, true); a != b || !strings.Contains(a, "K-fold") {
 		t.Errorf("influential observations: %q, %q", a, b)
+	}
+	// q's k̂ above 0.7 blames q, unless its weights are near-uniform
+	// (relative ESS 0.998, cv 0.045: sgvb.TailNegligible)
+	if w := looWarning(lo, 1.2, 0.5, true, false); !strings.Contains(w, "or with --fullrank all") {
+		t.Errorf("q's k̂ 1.2, relative ESS 0.5: %q", w)
+	}
+	if w := looWarning(lo, 1.2, 0.998, true, false); strings.Contains(w, "--fullrank") || !strings.Contains(w, "K-fold") {
+		t.Errorf("q's k̂ 1.2 of near-uniform weights: %q", w)
 	}
 }

@@ -25,7 +25,7 @@ func TestMeanFieldHint(t *testing.T) {
 		{Name: "s", Support: dist.Positive, Size: 2},
 		{Name: "w", Support: dist.Simplex, Size: 3},
 	}}
-	h := meanFieldHint(sgvb.Settings{}, m, 0.9)
+	h := meanFieldHint(sgvb.Settings{}, m, 0.9, math.NaN())
 	if !strings.Contains(h, "q is mean-field") || !strings.Contains(h, "--fullrank all (4 elements) fits them jointly") {
 		t.Errorf("hint %q", h)
 	}
@@ -33,11 +33,11 @@ func TestMeanFieldHint(t *testing.T) {
 		{Name: "a", Support: dist.Real, Size: 1},
 		{Name: "z", Support: dist.Real, Size: 100},
 	}}
-	if h := meanFieldHint(sgvb.Settings{}, big, 1.5); h != "" {
+	if h := meanFieldHint(sgvb.Settings{}, big, 1.5, math.NaN()); h != "" {
 		t.Errorf("101 elements: hint %q, want none", h)
 	}
 	big.Latents[1].Size = 99
-	if h := meanFieldHint(sgvb.Settings{}, big, 1.5); !strings.Contains(h, "--fullrank all (100 elements)") {
+	if h := meanFieldHint(sgvb.Settings{}, big, 1.5, math.NaN()); !strings.Contains(h, "--fullrank all (100 elements)") {
 		t.Errorf("100 elements: hint %q", h)
 	}
 	one := &compile.Model{Latents: []compile.Latent{
@@ -50,7 +50,7 @@ func TestMeanFieldHint(t *testing.T) {
 		{Name: "b", Support: dist.Real, Size: 1},
 		{Name: "W", Support: dist.Positive, Size: 20},
 	}}
-	if h := meanFieldHint(sgvb.Settings{Family: sgvb.FamilyLognormal}, gammas, 0.9); !strings.Contains(h, "--fullrank all (21 elements)") {
+	if h := meanFieldHint(sgvb.Settings{Family: sgvb.FamilyLognormal}, gammas, 0.9, 0.9); !strings.Contains(h, "--fullrank all (21 elements)") {
 		t.Errorf("lognormal family: hint %q", h)
 	}
 	none := []struct {
@@ -58,17 +58,19 @@ func TestMeanFieldHint(t *testing.T) {
 		s    sgvb.Settings
 		m    *compile.Model
 		k    float64
+		ess  float64
 	}{
-		{"k̂ 0.7", sgvb.Settings{}, m, 0.7},
-		{"k̂ NaN", sgvb.Settings{}, m, math.NaN()},
-		{"MAP", sgvb.Settings{Method: sgvb.MAP}, m, 0.9},
-		{"a joint group", sgvb.Settings{FullRankGroups: [][]string{{"a", "s"}}}, m, 0.9},
-		{"a full-rank factor", sgvb.Settings{Families: map[string]sgvb.Family{"s": sgvb.FamilyFullRank}}, m, 0.9},
-		{"one coordinate", sgvb.Settings{}, one, 0.9},
-		{"gamma factors", sgvb.Settings{}, gammas, 0.9},
+		{"k̂ 0.7", sgvb.Settings{}, m, 0.7, math.NaN()},
+		{"k̂ NaN", sgvb.Settings{}, m, math.NaN(), math.NaN()},
+		{"k̂ 3.7 of near-uniform weights", sgvb.Settings{}, m, 3.7, 0.998},
+		{"MAP", sgvb.Settings{Method: sgvb.MAP}, m, 0.9, math.NaN()},
+		{"a joint group", sgvb.Settings{FullRankGroups: [][]string{{"a", "s"}}}, m, 0.9, math.NaN()},
+		{"a full-rank factor", sgvb.Settings{Families: map[string]sgvb.Family{"s": sgvb.FamilyFullRank}}, m, 0.9, math.NaN()},
+		{"one coordinate", sgvb.Settings{}, one, 0.9, math.NaN()},
+		{"gamma factors", sgvb.Settings{}, gammas, 0.9, math.NaN()},
 	}
 	for _, c := range none {
-		if h := meanFieldHint(c.s, c.m, c.k); h != "" {
+		if h := meanFieldHint(c.s, c.m, c.k, c.ess); h != "" {
 			t.Errorf("%s: %q, want none", c.what, h)
 		}
 	}

@@ -1352,6 +1352,13 @@ type fitOutcome struct {
 	Interrupted   bool       `json:"interrupted"`
 	ParetoK       jsonFloat  `json:"pareto_k"`
 	ParetoReading string     `json:"pareto_reading"`
+	// ParetoRelESS is the relative effective sample size ESS/S of the
+	// weights p/q over the same draws as pareto_k, the smaller of the raw
+	// and the Pareto-smoothed weights' (sgvb.ParetoDiagnostics), which the
+	// reading reads with k̂: above 0.7 with a relative ESS of at least
+	// 1/(1 + 0.2²) ≈ 0.962 the tail is negligible (sgvb.TailNegligible);
+	// null where none was computed.
+	ParetoRelESS jsonFloat `json:"pareto_rel_ess"`
 	// ParetoKDraws is the number of draws pareto_k is from: 1000, or
 	// 10 000 where those gave a k̂ near 0.7 (sgvb.KBandLow–KBandHigh);
 	// 0 where none was computed (MAP, an interrupted fit).
@@ -1372,7 +1379,7 @@ func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
 	o := fitOutcome{
 		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
 		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
-		ParetoReading: r.ParetoReading, ParetoKDraws: r.ParetoKDraws, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
+		ParetoReading: r.ParetoReading, ParetoRelESS: jsonFloat(r.ParetoRelESS), ParetoKDraws: r.ParetoKDraws, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
 		AveragedIterates: r.Averaged,
 		Seconds:          jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
 	}
@@ -1643,7 +1650,7 @@ func newFitFile(h drawsHeader) *fitFile {
 	ff.Settings.Restarts = len(m.Components)
 	ff.Settings.Jitter = &c.jitter
 	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = jsonFloat(m.ELBO), jsonFloat(m.ELBOSE), jsonFloat(m.ParetoK), m.ParetoReading
-	ff.ParetoKDraws = m.ParetoKDraws
+	ff.ParetoKDraws, ff.ParetoRelESS = m.ParetoKDraws, jsonFloat(m.ParetoRelESS)
 	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks, ff.AveragedIterates = 0, true, m.Interrupted, 0, 0, 0
 	ff.Seconds, ff.Warnings = jsonFloat(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
 	for i, rc := range m.Components {

@@ -300,11 +300,11 @@ func (r *repl) fitCmd(args []string) {
 	if h := softplusHint(s, l.Model, res, nil); h != "" {
 		con.note("hint: %s", h)
 	}
-	centred := centredHints(l.Info, res.ParetoK)
+	centred := centredHints(l.Info, res.ParetoK, res.ParetoRelESS)
 	for _, h := range centred {
 		con.note("hint: %s", h)
 	}
-	if h := meanFieldHint(s, l.Model, res.ParetoK); h != "" && len(centred) == 0 {
+	if h := meanFieldHint(s, l.Model, res.ParetoK, res.ParetoRelESS); h != "" && len(centred) == 0 {
 		con.note("hint: %s", h)
 	}
 	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {
@@ -313,7 +313,7 @@ func (r *repl) fitCmd(args []string) {
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
-	if w := drawsLOOWarning(ds, res.ParetoK, slices.Contains(written, looFile), len(res.Groups) > 0); w != "" {
+	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, slices.Contains(written, looFile), len(res.Groups) > 0); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {

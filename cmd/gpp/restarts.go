@@ -119,7 +119,8 @@ func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.M
 }
 
 // meanFieldHint returns advice for a mean-field SGVB fit (no --fullrank)
-// whose Pareto k̂ is above 0.7 while the model has at least two
+// whose Pareto k̂ raises the alarm (sgvb.ParetoAlarm: above 0.7, with
+// weights that are not near-uniform; relESS is their relative ESS) while the model has at least two
 // coordinates that a joint normal factor can take: independent factors
 // cannot represent how params move together (a slope with the intercept
 // when the weight of the data sits away from x = 0, an intercept with
@@ -130,8 +131,8 @@ func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.M
 // no safe advice (on examples/gpfa.gpp, 564 elements of gamma factors,
 // its ELBO is 155 nats below mean-field's), and with fewer than two
 // elements held by normal factors (gamma factors would become log-normal).
-func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK float64) string {
-	if s.Method == sgvb.MAP || !(paretoK > 0.7) || len(s.FullRankGroups) > 0 {
+func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64) string {
+	if s.Method == sgvb.MAP || !sgvb.ParetoAlarm(paretoK, relESS) || len(s.FullRankGroups) > 0 {
 		return ""
 	}
 	for _, f := range s.Families {
@@ -308,7 +309,7 @@ func fitWarnings(r *sgvb.Result, mix *sgvb.Mixture) []string {
 	who := map[string][]string{}
 	for i, c := range mix.Components {
 		for _, w := range c.Warnings {
-			if w == sgvb.ParetoWarning(c.ParetoK, "q") {
+			if w == sgvb.ParetoWarning(c.ParetoK, c.ParetoRelESS, "q") {
 				continue
 			}
 			if who[w] == nil {
@@ -407,7 +408,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 	R := len(m.Components)
 	fmt.Fprintf(w, "ELBO         %.6g ± %.2g (the mixture's; the restarts' mean is %.6g, and mixing adds at most log %d = %.3g)\n",
 		m.ELBO, m.ELBOSE, sum/float64(R), R, math.Log(float64(R)))
-	fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(m.ParetoK, m.ParetoReading))
+	fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(m.ParetoK, m.ParetoReading, m.ParetoRelESS))
 	printResample(w, cfg, ro)
 	worst, above, n := math.NaN(), 0, 0
 	name := ""

@@ -332,14 +332,14 @@ func TestRhat(t *testing.T) {
 func TestFitWarnings(t *testing.T) {
 	conv := "did not converge in 100 iterations (relative ELBO tolerance 0.0001)"
 	c := func(k float64, ws ...string) *sgvb.Result {
-		return &sgvb.Result{ParetoK: k, Warnings: append(ws, sgvb.ParetoWarning(k, "q"))}
+		return &sgvb.Result{ParetoK: k, Warnings: append(ws, sgvb.ParetoWarning(k, math.NaN(), "q"))}
 	}
 	// restarts 1 and 4 failed: the others keep their numbers
 	m := &sgvb.Mixture{Components: []*sgvb.Result{c(0.9, conv), c(1.2, conv, "x"), c(2, conv, "x"), c(0.3, conv)},
-		Restarts: []int{0, 2, 3, 5}, Warnings: []string{sgvb.ParetoWarning(1.5, "the mixture")}}
+		Restarts: []int{0, 2, 3, 5}, Warnings: []string{sgvb.ParetoWarning(1.5, math.NaN(), "the mixture")}}
 	m.Components[3].Warnings = m.Components[3].Warnings[:1] // k̂ 0.3: no warning
 	got := strings.Join(fitWarnings(nil, m), "\n")
-	want := "every restart: " + conv + "\nrestarts 2, 3: x\n" + sgvb.ParetoWarning(1.5, "the mixture")
+	want := "every restart: " + conv + "\nrestarts 2, 3: x\n" + sgvb.ParetoWarning(1.5, math.NaN(), "the mixture")
 	if got != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", got, want)
 	}

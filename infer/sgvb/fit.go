@@ -903,9 +903,10 @@ const (
 )
 
 // paretoKFrom returns the k̂ of the final stream's first N draws (whose
-// first PSISDraws are the final estimate's), the draws being values
-// alone: at 10 000 draws, ten times the final estimate's work.
-func (e *engine) paretoKFrom(N int) float64 {
+// first PSISDraws are the final estimate's) and the relative ESS of their
+// smoothed weights (ParetoDiagnostics), the draws being values alone: at
+// 10 000 draws, ten times the final estimate's work.
+func (e *engine) paretoKFrom(N int) (k, relESS float64) {
 	if len(e.lp) < N {
 		e.lp, e.lq = make([]float64, N), make([]float64, N)
 		e.ok, e.errs = make([]bool, N), make([]error, N)
@@ -917,7 +918,7 @@ func (e *engine) paretoKFrom(N int) float64 {
 			lw = append(lw, e.lp[d]-e.lq[d])
 		}
 	}
-	return ParetoK(lw)
+	return ParetoDiagnostics(lw)
 }
 
 // fillLogq0 sets e.lq0 from the cache's parameters (allocating it at the
@@ -1043,7 +1044,7 @@ func (e *engine) searchStepSize(ctx context.Context, r *Result) float64 {
 func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	s := e.s
 	start := time.Now()
-	r := &Result{Method: SGVB, Dim: e.dim, ParetoK: math.NaN(), ELBO: math.NaN(), ELBOSE: math.NaN()}
+	r := &Result{Method: SGVB, Dim: e.dim, ParetoK: math.NaN(), ParetoRelESS: math.NaN(), ELBO: math.NaN(), ELBOSE: math.NaN()}
 	eta0 := s.StepSize
 	if s.SearchStepSize {
 		eta0 = e.searchStepSize(ctx, r)
@@ -1280,15 +1281,16 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		if bad > 0 {
 			r.warn("%d of %d final draws had a non-finite log joint", bad, n)
 		}
-		r.ParetoK = ParetoK(lw)
+		r.ParetoK, r.ParetoRelESS = ParetoDiagnostics(lw)
 		if !math.IsNaN(r.ParetoK) {
 			r.ParetoKDraws = n
 		}
 		if N := s.ParetoKDraws; N > n && r.ParetoK >= KBandLow && r.ParetoK <= KBandHigh {
-			r.ParetoK, r.ParetoKDraws = e.paretoKFrom(N), N
+			r.ParetoK, r.ParetoRelESS = e.paretoKFrom(N)
+			r.ParetoKDraws = N
 		}
 	}
-	r.ParetoReading = ParetoReading(r.ParetoK)
+	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
@@ -1297,7 +1299,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			r.Warnings = append(r.Warnings, w)
 		}
 	}
-	if w := ParetoWarning(r.ParetoK, "q"); w != "" {
+	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
 	fs := e.blockFactors()

@@ -23,7 +23,7 @@ const MAPStartTries = 100
 func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 	s := e.s
 	start := time.Now()
-	r := &Result{Method: MAP, Dim: e.dim, ParetoK: math.NaN(), ParetoReading: ParetoReading(math.NaN())}
+	r := &Result{Method: MAP, Dim: e.dim, ParetoK: math.NaN(), ParetoRelESS: math.NaN(), ParetoReading: ParetoReading(math.NaN())}
 	t := e.target
 	x := make([]float64, e.dim)
 	for bi := range e.blocks {

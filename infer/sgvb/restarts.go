@@ -62,9 +62,12 @@ type Mixture struct {
 	// ELBOSE is its Monte Carlo standard error.
 	ELBO, ELBOSE float64
 	// ParetoK is the Pareto k̂ of the mixture's importance ratios p/q over
-	// the same draws (NaN if not computed), ParetoReading its reading.
+	// the same draws (NaN if not computed), ParetoReading its reading
+	// (TailReading) and ParetoRelESS the relative ESS of the smoothed
+	// weights (as Result's).
 	ParetoK       float64
 	ParetoReading string
+	ParetoRelESS  float64
 	// ParetoKDraws is the number of draws ParetoK is from (see
 	// Result.ParetoKDraws); 0 if not computed.
 	ParetoKDraws int
@@ -183,7 +186,7 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	for _, c := range m.Components {
 		m.Interrupted = m.Interrupted || c.Interrupted
 	}
-	m.ELBO, m.ELBOSE, m.ParetoK = math.NaN(), math.NaN(), math.NaN()
+	m.ELBO, m.ELBOSE, m.ParetoK, m.ParetoRelESS = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if ws := s.withDefaults(); !m.Interrupted && ws.PSISDraws > 0 {
 		n := ws.PSISDraws
 		m.estimate(t, n, s.Seed, par)
@@ -191,14 +194,15 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 			m.ParetoKDraws = n
 		}
 		if N := ws.ParetoKDraws; N > n && m.ParetoK >= KBandLow && m.ParetoK <= KBandHigh {
-			m.ParetoK, m.ParetoKDraws = m.paretoK(t, N, s.Seed, par), N
+			m.ParetoK, m.ParetoRelESS = m.paretoK(t, N, s.Seed, par)
+			m.ParetoKDraws = N
 		}
 	}
-	m.ParetoReading = ParetoReading(m.ParetoK)
+	m.ParetoReading = TailReading(m.ParetoK, m.ParetoRelESS)
 	if w := overflowWarning(m.ELBO, m.ELBOSE, "the mixture"); w != "" {
 		m.warn("%s", w)
 	}
-	if w := ParetoWarning(m.ParetoK, "the mixture"); w != "" {
+	if w := ParetoWarning(m.ParetoK, m.ParetoRelESS, "the mixture"); w != "" {
 		m.warn("%s", w)
 	}
 	m.Seconds = time.Since(start).Seconds()
@@ -309,12 +313,13 @@ func (m *Mixture) estimate(t Target, n int, seed uint64, par int) {
 	if bad := n - len(good); bad > 0 {
 		m.warn("%d of %d final draws of the mixture had a non-finite log joint", bad, n)
 	}
-	m.ParetoK = ParetoK(good)
+	m.ParetoK, m.ParetoRelESS = ParetoDiagnostics(good)
 }
 
 // paretoK returns the k̂ of the log weights log p − log q of the mixture's
-// first n final draws (those of estimate).
-func (m *Mixture) paretoK(t Target, n int, seed uint64, par int) float64 {
+// first n final draws (those of estimate) and the relative ESS of their
+// weights (ParetoDiagnostics).
+func (m *Mixture) paretoK(t Target, n int, seed uint64, par int) (k, relESS float64) {
 	lw, _, ok := m.weights(t, n, seed, par)
 	good := lw[:0:0]
 	for d := range n {
@@ -322,7 +327,7 @@ func (m *Mixture) paretoK(t Target, n int, seed uint64, par int) float64 {
 			good = append(good, lw[d])
 		}
 	}
-	return ParetoK(good)
+	return ParetoDiagnostics(good)
 }
 
 // weights draws the mixture's n final draws, draw d from restart d mod R

@@ -37,9 +37,16 @@ type Result struct {
 
 	// ParetoK is the PSIS Pareto k̂ of the importance ratios p/q over
 	// PSISDraws draws of q (NaN if not computed), and ParetoReading its
-	// reading: "good" (< 0.5), "ok" (0.5–0.7), "unreliable" (> 0.7).
+	// reading (TailReading): "good" (< 0.5), "ok" (0.5–0.7), "unreliable"
+	// (> 0.7), or NegligibleReading (> 0.7, but the weights are
+	// near-uniform: ParetoRelESS at least 1/(1 + NegligibleCV²)).
 	ParetoK       float64
 	ParetoReading string
+	// ParetoRelESS is the relative effective sample size ESS/S of the
+	// weights p/q over the same draws as ParetoK, the smaller of the raw
+	// and the Pareto-smoothed weights' (ParetoDiagnostics); NaN if not
+	// computed.
+	ParetoRelESS float64
 	// ParetoKDraws is the number of draws ParetoK is from: PSISDraws, or
 	// Settings.ParetoKDraws where those gave a k̂ near 0.7 (KBandLow to
 	// KBandHigh); 0 if not computed.
@@ -378,9 +385,11 @@ func (r *Result) Sample(rng *rand.Rand, z []float64) (logq float64) {
 }
 
 // ParetoWarning returns the warning a fit gives for a Pareto k̂ above 0.7
-// ("" otherwise), what naming the approximation ("q", "the mixture").
-func ParetoWarning(k float64, what string) string {
-	if !(k > 0.7) {
+// ("" otherwise, and where the tail is negligible: TailNegligible, from
+// the weights' relative ESS), what naming the approximation ("q",
+// "the mixture").
+func ParetoWarning(k, relESS float64, what string) string {
+	if !ParetoAlarm(k, relESS) {
 		return ""
 	}
 	return fmt.Sprintf("Pareto k̂ = %.2f > 0.7: %s is not a reliable approximation of the posterior for importance sampling", k, what)
@@ -417,6 +426,20 @@ func collapseWarning(elbo, last float64, what string) string {
 	}
 	return fmt.Sprintf("the final ELBO estimate %.4g is far below the last evaluation's %.4g: a few draws of %s land where the log density is lower by orders of magnitude, in tails the evaluations missed (params past a stationary or stable region, a scale near 0?), and the summary and outputs include them; bounds or a parameterisation that keep the params inside that region usually mend it", elbo, last, what)
 }
+
+// TailReading returns the reading of a fit's Pareto k̂ with the relative
+// ESS of its weights: ParetoReading(k), but "heavy tail,
+// near-uniform weights" where the tail is negligible (TailNegligible).
+func TailReading(k, relESS float64) string {
+	if TailNegligible(k, relESS) {
+		return NegligibleReading
+	}
+	return ParetoReading(k)
+}
+
+// NegligibleReading is TailReading's reading of a k̂ above 0.7 whose
+// weights are near-uniform.
+const NegligibleReading = "heavy tail, near-uniform weights"
 
 // ParetoReading returns the reading of a Pareto k̂: "good" below 0.5, "ok"
 // up to 0.7, "unreliable" above, "n/a" for NaN.

@@ -172,8 +172,8 @@ func TestParetoKBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := m2.paretoK(tg, 10000, s.Seed, 1); m2.ParetoKDraws != 10000 || !sameBits(m2.ParetoK, want) {
-		t.Errorf("mixture: k̂ %v from %d draws; its 10 000 draws give %v", m2.ParetoK, m2.ParetoKDraws, want)
+	if want, ess := m2.paretoK(tg, 10000, s.Seed, 1); m2.ParetoKDraws != 10000 || !sameBits(m2.ParetoK, want) || !sameBits(m2.ParetoRelESS, ess) {
+		t.Errorf("mixture: k̂ %v (relative ESS %v) from %d draws; its 10 000 draws give %v (%v)", m2.ParetoK, m2.ParetoRelESS, m2.ParetoKDraws, want, ess)
 	}
 	if !sameBits(m2.ELBO, m1.ELBO) {
 		t.Errorf("mixture: ELBO %v, without the second estimate %v", m2.ELBO, m1.ELBO)

@@ -1,0 +1,140 @@
+package sgvb
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestParetoDiagnostics: the relative ESS of equal weights is 1, of one
+// weight carrying all 1/S; it is never above the raw weights' or the
+// smoothed ones', and reweighting the draws by the raw weights moves the
+// mean of any function by at most cv·sd, cv from the relative ESS (the
+// bound NegligibleCV reads).
+func TestParetoDiagnostics(t *testing.T) {
+	const S = 1000
+	lw := make([]float64, S)
+	if k, r := ParetoDiagnostics(lw); !math.IsInf(k, -1) || math.Abs(r-1) > 1e-12 {
+		t.Errorf("equal weights: k̂ %v, relative ESS %v, want -Inf and 1", k, r)
+	}
+	for i := range lw {
+		lw[i] = -50
+	}
+	lw[7] = 0
+	if _, r := ParetoDiagnostics(lw); math.Abs(r*S-1) > 1e-12 {
+		t.Errorf("one weight: relative ESS %v, want 1/%d", r, S)
+	}
+	lw[3], lw[5] = math.NaN(), math.Inf(-1) // not counted
+	if _, r := ParetoDiagnostics(lw); math.Abs(r*(S-2)-1) > 1e-12 {
+		t.Errorf("one weight of %d finite: relative ESS %v", S-2, r)
+	}
+	if _, r := ParetoDiagnostics([]float64{math.NaN(), math.Inf(1)}); !math.IsNaN(r) {
+		t.Errorf("no finite weight: relative ESS %v, want NaN", r)
+	}
+
+	rng := rand.New(rand.NewPCG(5, 6))
+	h := make([]float64, S)
+	for _, spread := range []float64{0.05, 0.5, 2} {
+		for i := range lw {
+			x := rng.NormFloat64()
+			lw[i] = spread*x + 0.3*spread*x*x // a right tail
+		}
+		k, r := ParetoDiagnostics(lw)
+		lws, _ := PSIS(lw)
+		mx := math.Inf(-1)
+		for _, v := range lw {
+			mx = math.Max(mx, v)
+		}
+		w := make([]float64, S)
+		s, s2, t2 := 0.0, 0.0, 0.0
+		for i, v := range lw {
+			w[i] = math.Exp(v - mx)
+			s += w[i]
+			s2 += w[i] * w[i]
+			t2 += math.Exp(2 * lws[i])
+		}
+		if raw, sm := s*s/s2/S, 1/(S*t2); math.Abs(r-math.Min(raw, sm)) > 1e-12 {
+			t.Errorf("spread %g: relative ESS %v, want the smaller of raw %v and smoothed %v", spread, r, raw, sm)
+		}
+		cv := WeightsCV(r)
+		for range 200 {
+			a, b := rng.NormFloat64(), rng.NormFloat64()
+			mean, m2, iw := 0.0, 0.0, 0.0
+			for i := range h {
+				h[i] = a*float64(i%7) + b*lw[i] + rng.NormFloat64()
+				mean += h[i] / S
+				m2 += h[i] * h[i] / S
+				iw += w[i] / s * h[i]
+			}
+			sd := math.Sqrt(m2 - mean*mean)
+			if d := math.Abs(iw - mean); d > cv*sd*(1+1e-9) {
+				t.Fatalf("spread %g (k̂ %.2f, cv %.3g): reweighting moved a mean by %.4g sd", spread, k, cv, d/sd)
+			}
+		}
+	}
+}
+
+// TestTailNegligible: one Pareto tail of shape 0.9, 1 + δ·P with P
+// Pareto, has the same k̂ at every scale δ (the tail fit is
+// scale-free), so k̂ alone cannot tell an accurate q whose ratios p/q
+// grow without bound far out from a poor one. At δ = 10⁻³ the weights
+// vary by a few percent and the reading is NegligibleReading, with no
+// warning and no alarm; at δ = 1 the draws are dominated by a few and it
+// stays "unreliable", with the warning. Then the threshold's edges.
+func TestTailNegligible(t *testing.T) {
+	const S = 1000
+	tail := func(delta float64) []float64 {
+		lw := make([]float64, S)
+		for i := range lw {
+			u := (float64((i*389)%S) + 0.5) / S // every quantile once, shuffled
+			lw[i] = math.Log1p(delta * (math.Pow(1-u, -0.9) - 1))
+		}
+		return lw
+	}
+	kSmall, rSmall := ParetoDiagnostics(tail(1e-3))
+	kBig, rBig := ParetoDiagnostics(tail(1))
+	t.Logf("δ 1e-3: k̂ %.4f, relative ESS %.5f (cv %.3g); δ 1: k̂ %.4f, relative ESS %.4f (cv %.3g)",
+		kSmall, rSmall, WeightsCV(rSmall), kBig, rBig, WeightsCV(rBig))
+	if !(kSmall > 0.7) || math.Abs(kSmall-kBig) > 1e-6 {
+		t.Fatalf("k̂ %v at δ 1e-3 and %v at δ 1: want one k̂ above 0.7", kSmall, kBig)
+	}
+	if !TailNegligible(kSmall, rSmall) || ParetoAlarm(kSmall, rSmall) || TailReading(kSmall, rSmall) != NegligibleReading ||
+		ParetoWarning(kSmall, rSmall, "q") != "" {
+		t.Errorf("δ 1e-3 (relative ESS %v): negligible %v, alarm %v, reading %q, warning %q", rSmall,
+			TailNegligible(kSmall, rSmall), ParetoAlarm(kSmall, rSmall), TailReading(kSmall, rSmall), ParetoWarning(kSmall, rSmall, "q"))
+	}
+	if TailNegligible(kBig, rBig) || !ParetoAlarm(kBig, rBig) || TailReading(kBig, rBig) != "unreliable" ||
+		ParetoWarning(kBig, rBig, "q") == "" {
+		t.Errorf("δ 1 (relative ESS %v): negligible %v, alarm %v, reading %q", rBig,
+			TailNegligible(kBig, rBig), ParetoAlarm(kBig, rBig), TailReading(kBig, rBig))
+	}
+
+	ess := func(cv float64) float64 { return 1 / (1 + cv*cv) }
+	for _, c := range []struct {
+		k, r              float64
+		negligible, alarm bool
+		reading           string
+	}{
+		{0.71, ess(0.19), true, false, NegligibleReading},
+		{3.7, ess(0.05), true, false, NegligibleReading},
+		{0.71, ess(0.21), false, true, "unreliable"},
+		{3.7, ess(3), false, true, "unreliable"},
+		{0.7, 1, false, false, "ok"},                  // not above 0.7: no alarm to soften
+		{0.3, ess(5), false, false, "good"},           // k̂ alone decides below 0.7
+		{1.2, math.NaN(), false, true, "unreliable"},  // no ESS: the alarm stands
+		{1.2, 0, false, true, "unreliable"},           // a zero value
+		{math.NaN(), math.NaN(), false, false, "n/a"}, // no k̂
+		{math.Inf(-1), 1, false, false, "good"},       // a flat tail
+		{math.NaN(), ess(0.01), false, false, "n/a"},  // no k̂, whatever the weights
+		{0.9, 1 + 1e-9, false, true, "unreliable"},    // not a relative ESS
+		{0.9, ess(0.999 * NegligibleCV), true, false, NegligibleReading},
+		{0.9, ess(1.001 * NegligibleCV), false, true, "unreliable"},
+	} {
+		if n, a, rd := TailNegligible(c.k, c.r), ParetoAlarm(c.k, c.r), TailReading(c.k, c.r); n != c.negligible || a != c.alarm || rd != c.reading {
+			t.Errorf("k̂ %v, relative ESS %v: negligible %v, alarm %v, reading %q; want %v, %v, %q", c.k, c.r, n, a, rd, c.negligible, c.alarm, c.reading)
+		}
+		if w := ParetoWarning(c.k, c.r, "q"); (w != "") != c.alarm {
+			t.Errorf("k̂ %v, relative ESS %v: warning %q", c.k, c.r, w)
+		}
+	}
+}
