@@ -300,18 +300,33 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 			c := in.Table.Column(d.Name)
 			var cols *Table
 			var names []string
-			if len(d.Dims) == 2 {
+			if len(d.Dims) == 1 || len(d.Dims) == 2 {
 				var err *ast.Error
-				if cols, names, err = in.Table.Indexed(d.Name); err != nil {
+				if cols, names, err = in.Table.Indexed(d.Name, len(d.Dims) == 1); err != nil {
 					b.errs = append(b.errs, err)
 					return nil, false
 				}
 			}
+			what := "columns"
+			if len(d.Dims) == 1 {
+				what = "elements"
+			}
 			switch {
 			case c != nil && cols != nil:
 				j := slices.Index(in.Table.Columns, c)
-				b.errs.Add(in.Table.header(j), "the header has both a column %q and columns %s numbering the columns of `%s` (declared %s at %s): rename one, or select with %s=%s:COL1,COL2", d.Name, spanNames(names), d.Name, d.TypeString(), d.Pos, d.Name, in.File)
+				b.errs.Add(in.Table.header(j), "the header has both a column %q and columns %s numbering the %s of `%s` (declared %s at %s): rename one, or select with %s=%s:COL1,COL2", d.Name, spanNames(names), what, d.Name, d.TypeString(), d.Pos, d.Name, in.File)
 				return nil, false
+			case cols != nil && len(d.Dims) == 1:
+				// x.1, x.2, ... (or x[1], ...) of a file of one row, as R
+				// writes a vector as a wide row: the elements of vector x
+				if cols.Rows != 1 {
+					b.errs.Add(in.Table.header(slices.Index(in.Table.Columns, cols.Columns[0])), "columns %s number the elements of `%s` (declared %s at %s), a vector, which takes them from a file of one row; %s has %d rows: a column %q of one value per row, or a matrix declaration, reads them", spanNames(names), d.Name, d.TypeString(), d.Pos, in.File, cols.Rows, d.Name)
+					return nil, false
+				}
+				v := cols.Matrix(d.Name)
+				v.Shape = []int{len(names)}
+				cands = append(cands, candidate{v, fmt.Sprintf("columns %s of %s", spanNames(names), in.File)})
+				b.named[in.Table] = append(b.named[in.Table], names...)
 			case cols != nil:
 				// X.1, X.2, ... (or X[1], ...): the columns of matrix X
 				cands = append(cands, candidate{cols.Matrix(d.Name), fmt.Sprintf("columns %s of %s", spanNames(names), in.File)})

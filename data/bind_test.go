@@ -406,6 +406,30 @@ func TestBindErrors(t *testing.T) {
 		{"no matrix, numbered columns named", "data X: real[N, K]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "a.csv", "a\n1\n"), csvInput(t, "", "b.csv", "b\n2\n")}
 		}, nil, "m.gpp:1:6: no data for `X` (real[N, K]): expected a JSON key \"X\", CSV columns X.1, X.2, ..., X=FILE.csv"},
+		{"a vector's numbered columns with a gap", "data x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x.1,x.3\n1,2\n")}
+		}, nil, "d.csv:1:5: column \"x.3\": the header has no x.2 before it; the elements of x are numbered x.1, x.2, ... with none left out\x00"},
+		{"a vector's numbered columns from 0", "data x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x[0],x[1]\n1,2\n")}
+		}, nil, "d.csv:1:1: column \"x[0]\": the elements of x are numbered from 1 (x[1], x[2], ..., as draws.csv numbers a vector's), not from 0\x00"},
+		{"a vector's element numbered twice", "data x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x.1,x.2,x[1]\n1,2,3\n")}
+		}, nil, "d.csv:1:9: column \"x[1]\" numbers element 1 of x again, as \"x.1\" at d.csv:1:1 does\x00"},
+		{"a column named as the vector and numbered ones", "data x: real[3]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x,x.1,x.2,x.3\n1,2,3,4\n")}
+		}, nil, "d.csv:1:1: the header has both a column \"x\" and columns x.1 ... x.3 numbering the elements of `x` (declared real[3] at m.gpp:1:6): rename one, or select with x=d.csv:COL1,COL2\x00"},
+		{"a vector's numbered columns in a file of rows", "data x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "a,x.2,x.1\n1,2,3\n4,5,6\n")}
+		}, nil, "d.csv:1:7: columns x.1, x.2 number the elements of `x` (declared real[N] at m.gpp:1:6), a vector, which takes them from a file of one row; d.csv has 2 rows: a column \"x\" of one value per row, or a matrix declaration, reads them\x00"},
+		{"a vector's row of the wrong length", "data x: real[3]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x.1,x.2\n1,2\n")}
+		}, nil, "d.csv:2:1: x has 2 elements, but `x` is declared real[3] at m.gpp:1:6\x00"},
+		{"a bad cell of a vector's row", "data x: real<lower=0>[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "x.2,a,x.1\n1,2,-3\n")}
+		}, nil, "d.csv:2:5: x: value -3 is not >= 0"},
+		{"a vector's row and its column in two files", "data x: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "a.csv", "x\n1\n2\n"), csvInput(t, "", "b.csv", "x.1,x.2\n1,2\n")}
+		}, nil, "m.gpp:1:6: data `x` is given more than once: column \"x\" of a.csv; columns x.1, x.2 of b.csv\x00"},
 		{"JSON size of another type", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"y": [1], "N": "one"}`)}
 		}, nil, "d.json:1:17: \"N\": expected a number, found the string \"one\"\x00"},
@@ -620,5 +644,64 @@ func TestBindIndexedColumns(t *testing.T) {
 	_, err = Bind(info, []Input{csvInput(t, "", "d.csv", "a,X.1,X.2,b\n1,2,3,4\n")}, nil)
 	if want := "m.gpp:2:6: `W` would take every column of d.csv, including columns \"X.1\", \"X.2\", which are bound by name: give `W` its columns, as W=d.csv:a,b"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+// TestBindIndexedVector: a vector declaration x binds a positional CSV
+// file of one row from its columns x.1, x.2, ... (or x[1], ...) in the
+// order of their numbers, as R writes a vector as a wide row, beside
+// columns it does not read; its size is their count, an int vector's
+// values are ints, each element is located at its own cell, and the file
+// is not reported as giving nothing the model reads. A missing cell of a
+// vector the model observes is fitted, its note naming line:column.
+func TestBindIndexedVector(t *testing.T) {
+	info := checked(t, "data x: real[N]\ndata k: int[M]\nparam mu: real ~ Normal(0, 1)\nx ~ Normal(mu, 1)\n")
+	// header: note, x.10, x.1 ... x.9, then k[2], k[1]; cell x.j is 10 j
+	order := []int{0, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	var head, row []string
+	for _, j := range order {
+		if j == 0 {
+			head, row = append(head, "note"), append(row, "text")
+			continue
+		}
+		head, row = append(head, fmt.Sprintf("x.%d", j)), append(row, fmt.Sprint(10*j))
+	}
+	src := strings.Join(append(head, "k[2]", "k[1]"), ",") + "\n" + strings.Join(append(row, "7", "5"), ",") + "\n"
+	in := csvInput(t, "", "row.csv", src)
+	out, err := Bind(info, []Input{in}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := out["x"]
+	if len(x.Shape) != 1 || x.Shape[0] != 10 || out["N"].Values[0] != 10 {
+		t.Fatalf("x has shape %v, N = %v; want [10], 10", x.Shape, out["N"].Values)
+	}
+	for j := 1; j <= 10; j++ {
+		if v := x.Values[j-1]; v != float64(10*j) {
+			t.Errorf("x[%d] = %v, want %d (column x.%d)", j-1, v, 10*j, j)
+		}
+	}
+	if k := out["k"]; !slices.Equal(k.Values, []float64{5, 7}) || !k.Int || out["M"].Values[0] != 2 {
+		t.Errorf("k = %v (int %v), M = %v; want [5 7], int, 2", k.Values, k.Int, out["M"].Values)
+	}
+	// x.10 is the header's second column, x.1 its third
+	if p := x.Locate(9); p.Line != 2 || p.Col != len("text,")+1 {
+		t.Errorf("x[9] located at %v, want 2:6", p)
+	}
+	if p := x.Locate(0); p.Line != 2 || p.Col != len("text,100,")+1 {
+		t.Errorf("x[0] located at %v, want 2:10", p)
+	}
+	if w := Unused(info, []Input{in}); len(w) != 0 {
+		t.Errorf("warnings %q, want none", w)
+	}
+
+	in = csvInput(t, "", "m.csv", "x[2],x[1],x[3]\n2,1.5,NA\n")
+	out, err = Bind(info, []Input{in, csvInput(t, "", "k.csv", "k\n1\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := MissingNotes(info, out)
+	if want := "x: 1 missing value (m.csv 2:7) is fitted as the latent x_missing"; len(notes) != 1 || notes[0] != want {
+		t.Errorf("notes %q, want %q", notes, want)
 	}
 }

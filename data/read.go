@@ -193,8 +193,13 @@ func (t *Table) header(j int) ast.Pos {
 // (name[1], name[2], ...), in the order of their numbers (name.10 after
 // name.9), with their names; nil when the header has none. The numbers must
 // run from 1 with none missing or given twice: else the error is at the
-// header's column that breaks the run, naming the file.
-func (t *Table) Indexed(name string) (*Table, []string, *ast.Error) {
+// header's column that breaks the run, naming the file. For a vector
+// (vector true) the columns number its elements, which the errors say.
+func (t *Table) Indexed(name string, vector bool) (*Table, []string, *ast.Error) {
+	what, one := "columns", "column"
+	if vector {
+		what, one = "elements", "element"
+	}
 	type numbered struct{ k, j int }
 	var cols []numbered
 	for j, c := range t.Columns {
@@ -214,16 +219,16 @@ func (t *Table) Indexed(name string) (*Table, []string, *ast.Error) {
 		at := t.header(c.j)
 		switch {
 		case c.k == 0:
-			return nil, nil, ast.Errorf(at, "column %q: the columns of %s are numbered from 1 (%s, %s, ..., as draws.csv numbers a vector's), not from 0", names[i], name, numberedLike(names[i], name, 1), numberedLike(names[i], name, 2))
+			return nil, nil, ast.Errorf(at, "column %q: the %s of %s are numbered from 1 (%s, %s, ..., as draws.csv numbers a vector's), not from 0", names[i], what, name, numberedLike(names[i], name, 1), numberedLike(names[i], name, 2))
 		case i > 0 && c.k == cols[i-1].k:
 			prev := cols[i-1].j
-			return nil, nil, ast.Errorf(at, "column %q numbers column %d of %s again, as %q at %s does", names[i], c.k, name, t.Columns[prev].Name, t.header(prev))
+			return nil, nil, ast.Errorf(at, "column %q numbers %s %d of %s again, as %q at %s does", names[i], one, c.k, name, t.Columns[prev].Name, t.header(prev))
 		case c.k != i+1:
 			gap := numberedLike(names[i], name, i+1)
 			if c.k > i+2 {
 				gap += " to " + numberedLike(names[i], name, c.k-1)
 			}
-			return nil, nil, ast.Errorf(at, "column %q: the header has no %s before it; the columns of %s are numbered %s, %s, ... with none left out", names[i], gap, name, numberedLike(names[i], name, 1), numberedLike(names[i], name, 2))
+			return nil, nil, ast.Errorf(at, "column %q: the header has no %s before it; the %s of %s are numbered %s, %s, ... with none left out", names[i], gap, what, name, numberedLike(names[i], name, 1), numberedLike(names[i], name, 2))
 		}
 	}
 	return t.sub(index), names, nil

@@ -43,7 +43,7 @@ func Unused(info *check.Info, inputs []Input) []string {
 		for _, n := range names {
 			s := info.Lookup(n)
 			switch {
-			case info.DataVar(n) != nil:
+			case info.DataVar(n) != nil, in.Table != nil && numbersVector(info, n):
 				reads = true
 			case s != nil && s.Kind != check.LoopVar:
 				how := "it is ignored"
@@ -58,6 +58,18 @@ func Unused(info *check.Info, inputs []Input) []string {
 		}
 	}
 	return warns
+}
+
+// numbersVector reports whether the column named col numbers an element
+// of a vector data declaration (x.1 or x[1] of x), which a file of one
+// row binds.
+func numbersVector(info *check.Info, col string) bool {
+	for _, d := range info.Data {
+		if _, ok := columnIndex(col, d.Name); ok && len(d.Dims) == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // listNames joins up to limit names, with a count of the rest, their
@@ -85,7 +97,9 @@ func MissingNotes(info *check.Info, bound map[string]*Array) []string {
 		file := ""
 		// a cell of a CSV column by its line; of a matrix or JSON by
 		// line:column
-		byLine := len(a.Shape) == 1 && !strings.HasSuffix(strings.ToLower(a.Locate(0).File), ".json")
+		// line:column (a vector read from a row of x.1, x.2, ... too)
+		byLine := len(a.Shape) == 1 && !strings.HasSuffix(strings.ToLower(a.Locate(0).File), ".json") &&
+			(a.Shape[0] < 2 || a.Locate(0).Line != a.Locate(1).Line)
 		for _, i := range a.Missing[:min(len(a.Missing), most)] {
 			p := a.Locate(i)
 			file = p.File

@@ -221,6 +221,55 @@ type Univariate struct {
 	// log P(X > x) (LogCDF), rather than a log density, so that errors name
 	// what is not finite.
 	LogProb bool
+	// CDFTail marks the kernel of a log CDF: −1 for log P(X ≤ x)
+	// (logcdf), +1 for log P(X > x) (logccdf), 0 for any other. Its −Inf
+	// at the lower (−1) or upper (+1) end of the closed support (Ends),
+	// the log of a probability that is 0 there, is a value rather than a
+	// failure: Stan's weibull_lcdf(0 | k, λ) is log 0 without an error.
+	CDFTail int
+}
+
+// Ends returns the ends of the closure of u's support for the parameters
+// p: lo and hi, −Inf or +Inf on a side where it is unbounded. The bounds
+// of Interval, BoundedCount (n, the first parameter) and LowerArg are
+// read from p. Ordered, Simplex and matrix supports have no ends.
+func (u *Univariate) Ends(p []float64) (lo, hi float64) {
+	lo, hi = math.Inf(-1), math.Inf(1)
+	switch u.Support {
+	case Positive, NonNegative, Count:
+		lo = 0
+	case Unit, Binary:
+		lo, hi = 0, 1
+	case Interval:
+		if len(p) >= 2 {
+			lo, hi = p[0], p[1]
+		}
+	case BoundedCount:
+		lo = 0
+		if len(p) >= 1 {
+			hi = p[0]
+		}
+	}
+	if u.LowerArg > 0 && u.LowerArg <= len(p) {
+		lo = p[u.LowerArg-1]
+	}
+	return lo, hi
+}
+
+// ZeroAtEnd reports whether lp, a value of u's kernel at x with the
+// parameters p, is the log of a probability that is 0 at an end of the
+// closed support: −Inf from a log CDF (CDFTail) at the end of its tail.
+// Such a −Inf is a value, where one at a value outside the support, or
+// inside it, is a failure to report.
+func (u *Univariate) ZeroAtEnd(x float64, p []float64, lp float64) bool {
+	if u.CDFTail == 0 || !math.IsInf(lp, -1) {
+		return false
+	}
+	lo, hi := u.Ends(p)
+	if u.CDFTail < 0 {
+		return x == lo
+	}
+	return x == hi
 }
 
 // Prepared is a kernel split into its parameter-only part (Prepare, once per

@@ -355,3 +355,98 @@ func TestLogCDFMoreAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestLogCDFSupportEnds: every family's log CDF at the ends of its closed
+// support is the limit there, computed rather than refused: log P(X ≤ lo)
+// = −Inf and log P(X > lo) = 0 at the lower end of a continuous family
+// (a discrete family's lower end has its mass), log P(X ≤ hi) = 0 and
+// log P(X > hi) = −Inf at a finite upper end, with zero partials, and
+// ZeroAtEnd takes exactly those −Inf for values; one just outside the
+// support is not.
+func TestLogCDFSupportEnds(t *testing.T) {
+	inf := math.Inf(1)
+	cases := []struct {
+		name   string
+		p      []float64
+		lo, hi float64
+	}{
+		{"Normal", []float64{0, 1}, -inf, inf}, {"HalfNormal", []float64{1}, 0, inf}, {"LogNormal", []float64{0, 1}, 0, inf},
+		{"Cauchy", []float64{0, 1}, -inf, inf}, {"HalfCauchy", []float64{1}, 0, inf}, {"StudentT", []float64{3, 0, 1}, -inf, inf},
+		{"Laplace", []float64{0, 1}, -inf, inf}, {"Exponential", []float64{2}, 0, inf}, {"Weibull", []float64{1.5, 2}, 0, inf},
+		{"Weibull", []float64{0.5, 2}, 0, inf}, {"Gamma", []float64{2, 3}, 0, inf}, {"Gamma", []float64{0.3, 3}, 0, inf},
+		{"InvGamma", []float64{2, 1}, 0, inf}, {"Beta", []float64{2, 3}, 0, 1}, {"Beta", []float64{0.5, 0.5}, 0, 1},
+		{"BetaProportion", []float64{0.3, 5}, 0, 1}, {"Uniform", []float64{-1, 2}, -1, 2}, {"Logistic", []float64{0, 1}, -inf, inf},
+		{"Gumbel", []float64{0, 1}, -inf, inf}, {"ChiSquare", []float64{3}, 0, inf}, {"InvChiSquare", []float64{3}, 0, inf},
+		{"ScaledInvChiSquare", []float64{3, 1}, 0, inf}, {"Rayleigh", []float64{1}, 0, inf}, {"Pareto", []float64{1.5, 2}, 1.5, inf},
+		{"ParetoType2", []float64{1, 2, 3}, 1, inf}, {"Frechet", []float64{2, 1}, 0, inf}, {"LogLogistic", []float64{1, 2}, 0, inf},
+		{"ExpModNormal", []float64{0, 1, 2}, -inf, inf}, {"SkewNormal", []float64{0, 1, 2}, -inf, inf},
+		{"VonMises", []float64{0.5, 2}, -inf, inf}, {"SkewDoubleExponential", []float64{0, 1, 0.3}, -inf, inf},
+		{"Poisson", []float64{2}, 0, inf}, {"PoissonLog", []float64{0.5}, 0, inf}, {"Bernoulli", []float64{0.3}, 0, 1},
+		{"BernoulliLogit", []float64{0.3}, 0, 1}, {"Binomial", []float64{5, 0.3}, 0, 5}, {"BinomialLogit", []float64{5, 0.3}, 0, 5},
+		{"BetaBinomial", []float64{5, 2, 3}, 0, 5}, {"NegBinomial", []float64{3, 2}, 0, inf}, {"NegBinomialLog", []float64{1, 2}, 0, inf},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		seen[c.name] = true
+		u, _ := LookupUnivariate(c.name)
+		if lo, hi := u.Ends(c.p); lo != c.lo || hi != c.hi {
+			t.Errorf("%s%v: ends [%g, %g], want [%g, %g]", c.name, c.p, lo, hi, c.lo, c.hi)
+		}
+		discrete := u.Support.Discrete()
+		for _, upper := range []bool{false, true} {
+			k, _ := LogCDF(c.name, upper)
+			cu := *u
+			cu.CDFTail = -1
+			if upper {
+				cu.CDFTail = 1
+			}
+			at := func(x float64) (float64, []float64) {
+				dp := make([]float64, len(c.p))
+				lp, dx := k(x, c.p, dp)
+				return lp, append(dp, dx)
+			}
+			for _, e := range []struct {
+				x    float64
+				want float64 // NaN: finite (a discrete family's mass at its lower end)
+			}{{c.lo, map[bool]float64{false: math.Inf(-1), true: 0}[upper]}, {c.hi, map[bool]float64{false: 0, true: math.Inf(-1)}[upper]}} {
+				if discrete && e.x == c.lo {
+					e.want = math.NaN()
+				}
+				lp, d := at(e.x)
+				switch {
+				case math.IsNaN(e.want):
+					if math.IsNaN(lp) || math.IsInf(lp, 0) || lp >= 0 {
+						t.Errorf("%s%v at its lower end %g, upper %v: %g, want the log of its mass", c.name, c.p, e.x, upper, lp)
+					}
+					continue
+				case lp != e.want:
+					t.Errorf("%s%v at the end %g, upper %v: %g, want %g", c.name, c.p, e.x, upper, lp, e.want)
+				}
+				for i, v := range d {
+					if v != 0 {
+						t.Errorf("%s%v at the end %g, upper %v: partial %d is %g, want 0", c.name, c.p, e.x, upper, i, v)
+					}
+				}
+				if got := cu.ZeroAtEnd(e.x, c.p, lp); got != math.IsInf(lp, -1) {
+					t.Errorf("%s%v at the end %g, upper %v: ZeroAtEnd %v for %g", c.name, c.p, e.x, upper, got, lp)
+				}
+			}
+			// Just outside the lower end, log P(X ≤ x) is −Inf too, but
+			// not a value at an end: the value is outside the support.
+			if !math.IsInf(c.lo, 0) && !upper {
+				x := c.lo - 0.5
+				if lp, _ := at(x); !math.IsInf(lp, -1) || cu.ZeroAtEnd(x, c.p, lp) {
+					t.Errorf("%s%v below its support at %g: %g, ZeroAtEnd %v", c.name, c.p, x, lp, cu.ZeroAtEnd(x, c.p, lp))
+				}
+			}
+			if u.ZeroAtEnd(c.lo, c.p, math.Inf(-1)) {
+				t.Errorf("%s: ZeroAtEnd true for a density's kernel", c.name)
+			}
+		}
+	}
+	for _, name := range LogCDFNames() {
+		if !seen[name] {
+			t.Errorf("%s: log CDF not checked at its support's ends", name)
+		}
+	}
+}

@@ -195,7 +195,9 @@ of its elements, a covariance matrix) is an error at its declaration.
 Data: a CSV file binds its columns to data declarations by name; a matrix
 declaration X takes the columns X.1, X.2, ... (or X[1], X[2], ...; 1-based, as
 draws.csv names them, in the order of their numbers) of a positional CSV, or
-else all columns of the one positional CSV. NAME=file.csv binds a whole file to
+else all columns of the one positional CSV; a vector declaration x takes the
+columns x.1, x.2, ... of a positional CSV of one row (a wide row, as R writes
+a vector). NAME=file.csv binds a whole file to
 NAME, NAME=file.csv:a,b,c its columns a, b and c in that order (one column for
 a vector), a .json file is a Stan-style data object, and --set NAME=VALUE gives
 constants and scalar data. Missing values (an empty cell, NA,
@@ -1045,7 +1047,11 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		n := 0
 		for _, lat := range m.Latents {
 			if lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
-				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%s) keeps its own factor, outside the joint full-rank one", lat.Name, lat.Support))
+				own := "its own factor"
+				if lat.Support == dist.Simplex {
+					own = "its Dirichlet factor (a full-rank normal over a simplex is not implemented)"
+				}
+				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%s) keeps %s, outside the joint full-rank one", lat.Name, lat.Support, own))
 				continue
 			}
 			group = append(group, lat.Name)

@@ -1279,6 +1279,32 @@ func TestFitOutputNotFinite(t *testing.T) {
 	}
 }
 
+// An output at the closed end of a support, logcdf(0, Weibull(k, lam)),
+// is log 0 = -Inf (Stan's weibull_lcdf(0 | k, lam)) and its logccdf 0:
+// the fit writes them as they are, without a warning. Before, every draw
+// warned "value 0 outside the support of logcdf(Weibull)".
+func TestFitOutputLogCDFAtSupportEnd(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", "param k: positive ~ Gamma(2, 2)\noutput a = logcdf(0, Weibull(k, 1.5))\noutput b = logccdf(0, Weibull(k, 1.5))\n")
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--iter", "2000", "--output-draws", "50", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("stderr %q, want no warning", stderr)
+	}
+	_, header, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if got := strings.Join(header, ","); got != "lp__,log_p__,log_g__,k,a,b" {
+		t.Fatalf("header %s", got)
+	}
+	for _, r := range rows {
+		if !math.IsInf(r[4], -1) || r[5] != 0 {
+			t.Fatalf("a = %g, b = %g, want -Inf and 0", r[4], r[5])
+		}
+	}
+}
+
 // A model with bounded params fits from the command line, with the
 // default settings and in either gamma coordinates: every draw of each param lies within its bounds, no
 // draw is non-finite, fit.json records the map from the factor's support,

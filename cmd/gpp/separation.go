@@ -13,12 +13,13 @@ import (
 var linkFuncs = map[string]bool{"inv_logit": true, "Phi": true, "Phi_approx": true, "inv_cloglog": true}
 
 // separationWarnings returns a positioned warning for each
-// y ~ BernoulliLogit(eta) on 0/1 data y whose every observation lies on
+// y ~ BernoulliLogit(eta), or target += logpdf(y, BernoulliLogit(eta)),
+// on 0/1 data y whose every observation lies on
 // the side of 0 that eta gives at q's mean (eta > 0 where y = 1, < 0
 // where y = 0), and likewise for y ~ Bernoulli(p) with p an inverse link
 // (linkFuncs) of a predictor, on the side of 1/2 that p gives; a ~ in a
-// for loop (y[i] ~ BernoulliLogit(eta[i])) is judged on all its
-// iterations together. No value of the params classifies data that are
+// for loop (y[i] ~ BernoulliLogit(eta[i]), or its logpdf) is judged on
+// all its iterations together. No value of the params classifies data that are
 // not separated so, so such data are (completely) separated: the
 // likelihood grows without bound along some direction of the params, their
 // posterior there is the prior's tail, and a normal q, which cannot follow
@@ -32,15 +33,18 @@ var linkFuncs = map[string]bool{"inv_logit": true, "Phi": true, "Phi_approx": tr
 func separationWarnings(obs []compile.Observed) []*ast.Error {
 	var warns []*ast.Error
 	for _, o := range obs {
-		t := o.Stmt
-		if t == nil || t.Trunc != nil || t.Dist == nil || len(t.Dist.Args) != 1 {
+		if o.Stmt == nil && o.Call == nil {
+			continue
+		}
+		d := o.Dist()
+		if o.Truncated() || d == nil || len(d.Args) != 1 {
 			continue
 		}
 		var cut float64
-		switch call, _ := t.Dist.Args[0].(*ast.CallExpr); {
-		case t.Dist.Fun.Name == "BernoulliLogit":
+		switch call, _ := d.Args[0].(*ast.CallExpr); {
+		case d.Fun.Name == "BernoulliLogit":
 			cut = 0
-		case t.Dist.Fun.Name == "Bernoulli" && call != nil && len(call.Args) == 1 && linkFuncs[call.Fun.Name]:
+		case d.Fun.Name == "Bernoulli" && call != nil && len(call.Args) == 1 && linkFuncs[call.Fun.Name]:
 			// a probability through a link of a predictor that may grow
 			// without bound; not a unit param, which cannot
 			cut = 0.5
@@ -64,8 +68,8 @@ func separationWarnings(obs []compile.Observed) []*ast.Error {
 		if !sep {
 			continue
 		}
-		yName, etaText := ast.FormatExpr(t.LHS), ast.FormatExpr(t.Dist.Args[0])
-		warns = append(warns, &ast.Error{Pos: t.Pos(), Msg: fmt.Sprintf(
+		yName, etaText := ast.FormatExpr(o.Value()), ast.FormatExpr(d.Args[0])
+		warns = append(warns, &ast.Error{Pos: o.Pos(), Msg: fmt.Sprintf(
 			"every observation of %s (%d ones, %d zeros) is on the side of %g that %s gives at q's mean: the data are separated, "+
 				"so the likelihood does not bound the params along some direction and there the prior alone decides how large "+
 				"they are (R's glm: fitted probabilities numerically 0 or 1); a normal q follows a Normal prior's tail but not "+

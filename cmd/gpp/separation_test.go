@@ -15,6 +15,8 @@ import (
 // same data with three outcomes flipped (not separated) get none; a
 // Bernoulli(inv_logit(...)) likelihood gets it at 1/2, and a Bernoulli of
 // a unit param (bounded: nothing grows without bound), all ones, none.
+// So do the target += logpdf(y, ...) forms of the likelihood, and a
+// minibatch fit.
 func TestFitSeparationWarning(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a model")
@@ -115,6 +117,41 @@ param b2: real ~ Cauchy(0, 2.5)
 		if code != 0 || strings.Contains(stderr, "separated") {
 			t.Errorf("%s not separated: exit %d, stderr\n%s", lp.name, code, stderr)
 		}
+	}
+	// Stan's target += bernoulli_logit_lpmf(y | eta) form, vectorised and
+	// in a loop, warns at the logpdf as the ~ does; an output log_lik of
+	// the same logpdf adds no second warning.
+	for k, lp := range []struct{ name, body, expr, cut, at string }{
+		{"tv.gpp", "target += logpdf(y, BernoulliLogit(alpha + b1 * x1 + b2 * x2))\noutput log_lik = logpdf(y, BernoulliLogit(alpha + b1 * x1 + b2 * x2))\n",
+			"    target += logpdf(y, BernoulliLogit(alpha + b1 * x1 + b2 * x2))\n              ^", "y (%d ones, %d zeros) is on the side of 0 that alpha + b1 * x1 + b2 * x2", "tv.gpp:7:11"},
+		{"tl.gpp", "for i in 0:N {\n    target += logpdf(y[i], Bernoulli(inv_logit(alpha + b1 * x1[i] + b2 * x2[i])))\n}\n",
+			"        target += logpdf(y[i], Bernoulli(inv_logit(alpha + b1 * x1[i] + b2 * x2[i])))\n                  ^", "y[i] (%d ones, %d zeros) is on the side of 0.5 that inv_logit(alpha + b1 * x1[i] + b2 * x2[i])", "tl.gpp:8:15"},
+	} {
+		m := writeFile(t, dir, lp.name, `data x1: real[N]
+data x2: real[N]
+data y: int<lower=0, upper=1>[N]
+param alpha: real ~ Cauchy(0, 10)
+param b1: real ~ Cauchy(0, 2.5)
+param b2: real ~ Cauchy(0, 2.5)
+`+lp.body)
+		code, _, stderr = runSafe(t, "fit", m, filepath.Join(dir, "sep.csv"), "--quiet", "--out", filepath.Join(dir, fmt.Sprintf("t%d", k)))
+		want := lp.at + ": warning: every observation of " + fmt.Sprintf(lp.cut, ones, 40-ones) + " gives at q's mean"
+		if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, lp.expr) || strings.Count(stderr, "separated") != 1 {
+			t.Errorf("%s separated: exit %d, stderr\n%s\nwant once\n%s", lp.name, code, stderr, want)
+		}
+		code, _, stderr = runSafe(t, "fit", m, filepath.Join(dir, "mixed.csv"), "--quiet", "--out", filepath.Join(dir, fmt.Sprintf("tm%d", k)))
+		if code != 0 || strings.Contains(stderr, "separated") {
+			t.Errorf("%s not separated: exit %d, stderr\n%s", lp.name, code, stderr)
+		}
+	}
+	// A minibatch fit judges the full data at q's mean, as its draws do.
+	code, _, stderr = runSafe(t, "fit", model, filepath.Join(dir, "sep.csv"), "--minibatch", "N=10", "--iter", "20000", "--quiet", "--out", filepath.Join(dir, "mb"))
+	if want := fmt.Sprintf("s.gpp:7:1: warning: every observation of y (%d ones, %d zeros)", ones, 40-ones); code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("--minibatch separated: exit %d, stderr\n%s\nwant\n%s", code, stderr, want)
+	}
+	code, _, stderr = runSafe(t, "fit", model, filepath.Join(dir, "mixed.csv"), "--minibatch", "N=10", "--iter", "20000", "--quiet", "--out", filepath.Join(dir, "mbm"))
+	if code != 0 || strings.Contains(stderr, "separated") {
+		t.Errorf("--minibatch not separated: exit %d, stderr\n%s", code, stderr)
 	}
 	unit := writeFile(t, dir, "u.gpp", "data y: int<lower=0, upper=1>[N]\nparam p: unit ~ Beta(1, 1)\ny ~ Bernoulli(p)\n")
 	code, _, stderr = runSafe(t, "fit", unit, writeFile(t, dir, "ones.csv", "y\n1\n1\n1\n1\n"), "--quiet", "--out", filepath.Join(dir, "d"))

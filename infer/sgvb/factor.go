@@ -177,7 +177,17 @@ const MaxFullRank = 100
 // have a full-rank factor (FamilyFullRank), or nil if it can.
 func CheckFullRank(s dist.Support, n int) error {
 	if s != dist.Real && s != dist.Positive && s != dist.Unit && !s.IsMatrix() {
-		return fmt.Errorf("full-rank factors are for real, positive, unit (bounded on both sides), cholesky_factor_corr, corr_matrix, cholesky_factor_cov and cov_matrix latents, not %v ones", s)
+		why := ""
+		if s == dist.Simplex {
+			// Stan's fullrank ADVI is normal on a simplex's K − 1
+			// unconstrained coordinates; the engine's blocks map each
+			// element to one coordinate, and a simplex's K coordinates are
+			// log z on the simplex (its Dirichlet factor's), so it would
+			// need the draws, gradients and log q of a block transformed
+			// in groups of K.
+			why = ": a simplex keeps its Dirichlet factor (a joint normal over its K - 1 unconstrained coordinates, Stan's fullrank ADVI, is not implemented: docs/inference.md)"
+		}
+		return fmt.Errorf("full-rank factors are for real, positive, unit (bounded on both sides), cholesky_factor_corr, corr_matrix, cholesky_factor_cov and cov_matrix latents, not %v ones%s", s, why)
 	}
 	if n > MaxFullRank {
 		return fmt.Errorf("%d elements; full-rank factors are for latents of at most %d elements: larger ones do not converge in a default fit (docs/inference.md)", n, MaxFullRank)

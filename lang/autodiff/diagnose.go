@@ -542,9 +542,44 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+g(x)+" and "+g(y), el)
 }
 
+// infIsValue reports whether the non-finite values of node i, which only
+// kept nodes read and whose op succeeded, are values rather than failures:
+// the −Inf of a log CDF at the end of the closed support where its
+// probability is 0 (dist.Univariate.ZeroAtEnd: logcdf(0, Weibull(k, λ))),
+// or infinities, never NaN, of a node that reads such a value (2 ·
+// logcdf(0, D), a sum of them). Stan computes such a log CDF without an
+// error; an output that is one is written as it is, without a warning.
+func (p *Program) infIsValue(i int32) bool {
+	n := &p.nodes[i]
+	v := p.val[n.off : n.off+n.n]
+	for _, x := range v {
+		if math.IsNaN(x) {
+			return false
+		}
+	}
+	if n.op == OpLogPDF && n.dist.CDFTail != 0 {
+		ok := true
+		p.densityTerms(n, func(_ int, x float64, par []float64, lp, _ float64, _ []float64) bool {
+			if (math.IsNaN(lp) || math.IsInf(lp, 0)) && !n.dist.ZeroAtEnd(x, par, lp) {
+				ok = false
+			}
+			return ok
+		})
+		return ok
+	}
+	for _, a := range n.args {
+		an := &p.nodes[a]
+		if firstBad(p.val[an.off:an.off+an.n]) >= 0 && p.infIsValue(a) {
+			return true
+		}
+	}
+	return false
+}
+
 // densityError finds the first element whose log density is not finite and
-// explains it: an argument outside its support, or a value outside the
-// support of the distribution.
+// explains it: an argument outside its support, a value outside the
+// support of the distribution, or a log CDF's log 0 at an end of the
+// support (ZeroAtEnd), which the log joint cannot take.
 func (p *Program) densityError(n *node) error {
 	d := n.dist
 	bc := n.bc
@@ -579,8 +614,16 @@ func (p *Program) densityError(n *node) error {
 			cell = fmt.Sprintf(cellNote+"%s's at %s", src.name, at)
 		}
 		if math.IsInf(lp, -1) {
-			if _, ok := d.Support.Admits(x); !ok {
+			if _, ok := d.Support.Admits(x); !ok && !d.ZeroAtEnd(x, par, lp) {
 				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s is -Inf: value %g outside the support of %s", quantity(d), x, d.Name), el), cell)
+				return false
+			}
+			if d.ZeroAtEnd(x, par, lp) { // a value, which the log joint cannot take
+				end, prob := "lower", "P(X <= x)"
+				if d.CDFTail > 0 {
+					end, prob = "upper", "P(X > x)"
+				}
+				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s is -Inf: value %g is the %s end of the support of %s, where %s is 0", quantity(d), x, end, d.Name, prob), el), cell)
 				return false
 			}
 		}

@@ -142,7 +142,9 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		}
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
 			if !n.joint {
-				p.outputFailed(int32(i), ok, &p.dataOutErr)
+				if !ok || !p.infIsValue(int32(i)) {
+					p.outputFailed(int32(i), ok, &p.dataOutErr)
+				}
 				continue
 			}
 			return nil, p.nodeError(int32(i), ok)
@@ -419,7 +421,8 @@ func (p *Program) DataStates() int { return len(p.dstate) }
 // or to fail (a matrix that is not positive definite), stops the pass with
 // an *ast.Error at that node's position. A node that only kept nodes read
 // (an output) keeps its value (NaN where its op failed) and the pass goes
-// on; OutputErr explains the first such node.
+// on; OutputErr explains the first such node, except infinities that are
+// values (infIsValue: logcdf(0, Weibull(k, λ)) is log 0).
 func (p *Program) Forward(x []float64) (float64, error) { return p.forward(x, false) }
 
 // ForwardAll is Forward that goes on past a node of the log joint that
@@ -444,7 +447,9 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
 			switch {
 			case !n.joint:
-				p.outputFailed(i, ok, &p.outErr)
+				if !ok || !p.infIsValue(i) {
+					p.outputFailed(i, ok, &p.outErr)
+				}
 				continue
 			case all:
 				p.outputFailed(i, ok, &jointErr)

@@ -325,8 +325,10 @@ type lowerer struct {
 	loops  []*check.Symbol
 	loopAt ast.Pos
 	// watch, in an evaluator's build, records in watched the ~ statements
-	// on data that Evaluator.Observed reports (watchTilde).
+	// on data, and the logpdf calls of a target += on data (inTarget),
+	// that Evaluator.Observed reports (watchTilde, watchLogPDF).
 	watch     bool
+	inTarget  bool
 	watched   []watchPiece
 	terms     []autodiff.ID
 	termPos   []ast.Pos

@@ -159,12 +159,19 @@ func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) auto
 		}
 		c := *u
 		c.Name, c.Kernel, c.Prepared, c.Hoisted, c.DataHoisted, c.LogProb = fn+"("+d.Name+")", k, nil, nil, nil, true
+		c.CDFTail = -1
+		if fn == "logccdf" {
+			c.CDFTail = 1
+		}
 		u = &c
 	}
 	val := arg(e.Args[0])
 	args := make([]autodiff.ID, len(call.Args))
 	for i, a := range call.Args {
 		args[i] = arg(a)
+	}
+	if e.Fun.Name == "logpdf" && len(args) > 0 {
+		l.watchLogPDF(e, d.Name, val, args[0])
 	}
 	if at != nil {
 		defer at(append([]autodiff.ID{val}, args...)...)()

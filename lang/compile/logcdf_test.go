@@ -96,3 +96,58 @@ target += logcdf(-t_cens, StudentT(nu, mu, s))
 `, nil, data.Input{File: "d.json", JSON: js})
 	checkGradient(t, m, 7, 1)
 }
+
+// TestLogCDFAtSupportEnds: a log CDF at an end of the closed support
+// where its probability is 0 (logcdf at 0 of a positive family, logccdf at
+// a Binomial's n) is a value in an output, written without an output
+// error, as is an infinity computed from it; one strictly outside the
+// support, or a NaN made from such infinities, is still reported, and in
+// the log joint log 0 is an error at the logcdf that says which end.
+func TestLogCDFAtSupportEnds(t *testing.T) {
+	const decls = "param k: positive ~ Gamma(2, 2)\nparam p: unit ~ Beta(2, 2)\n"
+	for _, c := range []struct{ name, src, want string }{
+		{"Weibull at 0", "output a = logcdf(0, Weibull(k, 1.5))\noutput b = logccdf(0, Weibull(k, 1.5))\n", ""},
+		{"of data alone", "output a = logcdf(0, Gamma(2, 3))\n", ""},
+		{"Beta at 0 and 1", "output a = logcdf([0, 1], Beta(k, 2))\noutput b = logccdf([0, 1], Beta(k, 2))\n", ""},
+		{"Uniform at its bounds", "output a = logcdf(-1, Uniform(-1, k))\noutput b = logccdf(k, Uniform(-1, k))\n", ""},
+		{"Pareto at y_min", "output a = logcdf(k, Pareto(k, 2))\n", ""},
+		{"Binomial at n", "output a = logccdf(5, Binomial(5, p))\noutput b = logccdf(1, Bernoulli(p))\n", ""},
+		{"an infinity computed from one", "output a = 2 * logcdf(0, Exponential(k)) + 1\noutput b = sum(logcdf([0, 0], Exponential(k)))\n", ""},
+		{"below the support", "output a = logcdf(-1, Weibull(k, 1.5))\n",
+			"m.gpp:3:12: log probability is -Inf: value -1 outside the support of logcdf(Weibull)"},
+		{"below Pareto's y_min", "output a = logcdf(k / 2, Pareto(k, 2))\n",
+			"m.gpp:3:12: logcdf(Pareto): log probability is -Inf at value 0.5 (y_min 1, alpha 2)"},
+		{"a NaN from two", "output a = logcdf(0, Exponential(k)) - logcdf(0, Gamma(k, 1))\n",
+			"m.gpp:3:38: sub: result is NaN (arguments -Inf and -Inf)"},
+	} {
+		m := compileSrc(t, "m.gpp", decls+c.src, nil)
+		ev, err := m.NewEvaluator()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, outs, err := ev.Eval([]float64{0, 0}) // k = 1, p = 1/2
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := ""
+		if err := ev.OutputErr(); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: output error %q, want %q", c.name, got, c.want)
+		}
+		if c.want == "" && !math.IsInf(outs[0][0], -1) {
+			t.Errorf("%s: output %v, want -Inf first", c.name, outs[0])
+		}
+	}
+	for _, c := range []struct{ src, want string }{
+		{"target += logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:11: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0"},
+		{"target += logccdf(5, Binomial(5, p))\n", "m.gpp:3:11: log probability is -Inf: value 5 is the upper end of the support of logccdf(Binomial), where P(X > x) is 0"},
+		{"target += logcdf(-2, Exponential(k))\n", "m.gpp:3:11: log probability is -Inf: value -2 outside the support of logcdf(Exponential)"},
+	} {
+		m := compileSrc(t, "m.gpp", decls+c.src, nil)
+		if _, err := m.LogJoint([]float64{0, 0}, make([]float64, 2)); err == nil || err.Error() != c.want {
+			t.Errorf("%s: log joint error %v, want %s", strings.TrimSpace(c.src), err, c.want)
+		}
+	}
+}

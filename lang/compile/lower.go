@@ -84,7 +84,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 	case *ast.LetStmt:
 		l.env[l.info.Defs[s.Name]] = l.expr(s.Value)
 	case *ast.TargetStmt:
+		l.inTarget = true // its logpdf terms on data are watched
 		v := l.node(l.expr(s.Value), s.Value.Pos())
+		l.inTarget = false
 		if !l.b.Shape(v).IsScalar() {
 			v = l.b.Sum(v, s.Value.Pos())
 		}

@@ -28,8 +28,10 @@ func observedInput(n int) data.Input {
 // BernoulliLogit or Bernoulli with the observations paired with the
 // argument, the same whether the ~ is vectorised, in a loop lowered as
 // vectors, in a loop unrolled or split by an if (its branches' rows, each
-// branch a statement); a ~ on a param or under another family is not
-// reported, a scalar argument is repeated per observation, and keeping
+// branch a statement), and for a logpdf of such a family on the data in a
+// target += (Stan's target += bernoulli_logit_lpmf(y | eta)), alone, in a
+// sum or in a loop; a ~ on a param or under another family, and a logpdf
+// in an output (log_lik), are not reported, a scalar argument is repeated per observation, and keeping
 // the arguments leaves the log joint bit for bit as the fit's.
 func TestEvaluatorObserved(t *testing.T) {
 	const head = `data x: real[N]
@@ -52,6 +54,11 @@ param p: unit ~ Beta(2, 2)
 		{"link", "for i in 0:N {\n    y[i] ~ Bernoulli(inv_logit(a + b * x[i]))\n}\n", invLogitRef, 1, false},
 		{"branches", "for i in 0:N {\n    if x[i] > 0 {\n        y[i] ~ BernoulliLogit(a + b * x[i])\n    } else {\n        y[i] ~ BernoulliLogit(a + b * x[i])\n    }\n}\n", nil, 2, true},
 		{"others", "b ~ Normal(0, 2)\ny ~ Poisson(exp(a + b * x))\ny ~ BernoulliLogit(a + b * x)\n", nil, 1, false},
+		{"logpdf", "target += logpdf(y, BernoulliLogit(a + b * x))\n", nil, 1, false},
+		{"logpdf summed", "target += 2 * sum(logpdf(y, BernoulliLogit(a + b * x))) / 2\n", nil, 1, false},
+		{"logpdf loop", "for i in 0:N {\n    target += logpdf(y[i], Bernoulli(inv_logit(a + b * x[i])))\n}\n", invLogitRef, 1, false},
+		{"logpdf branches", "for i in 0:N {\n    if x[i] > 0 {\n        target += logpdf(y[i], BernoulliLogit(a + b * x[i]))\n    } else {\n        y[i] ~ BernoulliLogit(a + b * x[i])\n    }\n}\n", nil, 2, true},
+		{"logpdf in an output", "output ll = logpdf(y, BernoulliLogit(a + b * x))\ntarget += logpdf(x, Normal(0, 1))\ny ~ BernoulliLogit(a + b * x)\n", nil, 1, false},
 	}
 	for _, f := range forms {
 		for _, unroll := range []bool{false, true} {
