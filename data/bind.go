@@ -651,7 +651,16 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	// Rank: a single-column matrix serves a vector, a [n] vector of length
 	// one a scalar only when declared so.
 	if len(a.Shape) != len(d.Dims) {
-		b.errs.Add(a.Pos, "%s has %s, but %s", a.Name, shapeWords(a.Shape), decl)
+		hint := ""
+		if len(a.Shape) == 0 && len(d.Dims) == 1 && len(a.Values) == 1 && strings.HasSuffix(strings.ToLower(a.Pos.File), ".json") {
+			// cmdstanr writes an R vector of length one so
+			v := a.text(0, a.Values[0])
+			if a.isMissing(0) {
+				v = "null"
+			}
+			hint = fmt.Sprintf(" (a vector of one element is written [%s]; from R, pass array(x, dim = 1) to write_stan_json)", v)
+		}
+		b.errs.Add(a.Pos, "%s has %s, but %s%s", a.Name, shapeWords(a.Shape), decl, hint)
 		b.skipSizes(d)
 		return
 	}
@@ -801,7 +810,7 @@ func shapeWords(s []int) string {
 	case 0:
 		return "a single value"
 	case 1:
-		return fmt.Sprintf("a vector of %d values", s[0])
+		return fmt.Sprintf("a vector of %d value%s", s[0], plural(s[0]))
 	}
 	return fmt.Sprintf("a %d×%d matrix", s[0], s[1])
 }

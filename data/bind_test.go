@@ -335,7 +335,13 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "d.json:1:23: N is 5 here but the data has 3 elements of y (d.json:1:7)"},
 		{"JSON size not a scalar", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"y": [1], "N": [1]}`)}
-		}, nil, "d.json:1:17: N is a size, bound to 1 by the elements of y (d.json:1:7), but here has a vector of 1 values"},
+		}, nil, "d.json:1:17: N is a size, bound to 1 by the elements of y (d.json:1:7), but here has a vector of 1 value"},
+		{"JSON scalar for a vector", "data y: real[N]\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"N": 1, "y": 2.5}`)}
+		}, nil, "d.json:1:15: y has a single value, but `y` is declared real[N] at m.gpp:1:6 (a vector of one element is written [2.5]; from R, pass array(x, dim = 1) to write_stan_json)\x00"},
+		{"JSON null for a vector", "data y: real[N]\nparam m: real\ny ~ Normal(m, 1)\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"y": null}`)}
+		}, nil, "d.json:1:7: y has a single value, but `y` is declared real[N] at m.gpp:1:6 (a vector of one element is written [null];"},
 		{"--set size disagrees", "data Y: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
 		}, map[string]string{"D": "3"}, "d.csv:2:1: size D is 2 here (columns of Y), but --set D=3\x00"},

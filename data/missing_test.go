@@ -34,7 +34,7 @@ func TestMissingBound(t *testing.T) {
 	}
 	notes := MissingNotes(info, bound)
 	want := []string{
-		"y: 4 missing values (y.csv lines 3, 4, 6, 7) are fitted as the latent y_missing",
+		"y: 4 missing values (y.csv lines 3, 4, 6, 7) are fitted as the latent y_missing; the last is a blank line at the end of y.csv: delete it if it is not a missing value",
 		"Y: 2 missing values (d.json 1:12, 1:20) are fitted as the latent Y_missing",
 	}
 	if !slices.Equal(notes, want) {
@@ -76,5 +76,32 @@ func TestMissingErrors(t *testing.T) {
 				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
 			}
 		})
+	}
+}
+
+// TestMissingBlankTail: blank lines at the end of a one-column file are
+// missing values, as pandas writes a missing last value, but an editor
+// leaves them too: the note that fits them and the error that refuses
+// them say which are at the end, and to delete them if they are no
+// missing values; a blank line before the last value is not.
+func TestMissingBlankTail(t *testing.T) {
+	info := checked(t, "data y: real[N]\nparam mu: real\ny ~ Normal(mu, 1)\n")
+	for _, c := range []struct{ src, want string }{
+		{"y\n1\n\n2\n", "y: 1 missing value (y.csv line 3) is fitted as the latent y_missing"},
+		{"y\r\n1\r\n2\r\n\r\n", "y: 1 missing value (y.csv line 4) is fitted as the latent y_missing; the last is a blank line at the end of y.csv: delete it if it is not a missing value"},
+		{"y\n1\n\n2\n\n \n", "y: 3 missing values (y.csv lines 3, 5, 6) are fitted as the latent y_missing; the last 2 are blank lines at the end of y.csv: delete them if they are not missing values"},
+	} {
+		bound, err := Bind(info, []Input{csvInput(t, "", "y.csv", c.src)}, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		if notes := MissingNotes(info, bound); len(notes) != 1 || notes[0] != c.want {
+			t.Errorf("%q: notes %q, want %q", c.src, notes, c.want)
+		}
+	}
+	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\n")
+	_, err := Bind(info, []Input{csvInput(t, "", "k.csv", "k\n1\n0\n\n")}, nil)
+	if want := `k.csv:4:1: column "k": line 4 is blank, an empty cell in a one-column file (a blank line at the end: delete it if it is not a missing value): ` + "`k` is int data"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v\nwant %s...", err, want)
 	}
 }

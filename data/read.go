@@ -51,6 +51,10 @@ type Array struct {
 	// first is an error (missErr, with why).
 	Missing []int
 	missErr *ast.Error
+	// blankTail counts the missing elements that are blank lines at the
+	// end of a one-column CSV file (the last of Missing), for the note
+	// that fits them (MissingNotes).
+	blankTail int
 }
 
 // problem is the first problem of the value, bad or its first missing
@@ -338,11 +342,13 @@ func encodingError(file string, head []byte) error {
 // that the model reads, so that a file may carry columns of names or notes
 // beside the data. A missing cell (empty, NA, NaN, a blank line of a
 // one-column file) is NaN in Array.Missing, an error unless the model fits
-// it (Bind).
+// it (Bind). A logical cell, TRUE or FALSE in any case, is the int 1 or 0.
 func ReadCSV(file string, r io.Reader) (*Table, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(textenc.Sample); textenc.Wide(head) != "" {
 		return nil, encodingError(file, head)
+	} else if kind := textenc.Binary(head); kind != "" {
+		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s: save the data as a CSV file (text)", kind)
 	}
 	if b, _ := br.Peek(len(bom)); string(b) == bom {
 		br.Discard(len(bom)) // Excel's "CSV UTF-8" starts with one
@@ -354,6 +360,16 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	if bytes.IndexByte(src, '\n') < 0 && bytes.Count(src, []byte("\r")) > 1 {
 		// The CSV reader would see one line, a header and no rows.
 		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the lines end with a carriage return alone (old Mac line endings): save the file with LF or CRLF line endings")
+	}
+	if first, _, _ := bytes.Cut(src, []byte("\n")); bytes.HasPrefix(first, []byte("sep=")) {
+		// Excel's separator line: "sep=," is read as a comment, keeping
+		// the lines' numbers; another separator is not read.
+		sep := string(bytes.TrimRight(first[len("sep="):], "\r"))
+		if sep != "," {
+			return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file says its cells are separated by %q (Excel's sep= line); gpp reads comma-separated files: save it as CSV with commas", sep)
+		}
+		src = slices.Clone(src)
+		src[0] = '#'
 	}
 	cr := csv.NewReader(bytes.NewReader(src))
 	cr.Comment = '#'
@@ -379,8 +395,11 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		pos := ast.Pos{File: file, Line: line, Col: col}
 		if h == "" {
 			hint := ""
-			if j == 0 && len(header) > 1 {
-				hint = " (a row index, as pandas writes by default? write the file with to_csv(..., index=False))"
+			switch {
+			case j == 0 && len(header) > 1:
+				hint = " (a row index, as pandas and R write by default? write the file with to_csv(..., index=False) in pandas, write.csv(..., row.names = FALSE) in R)"
+			case j > 0 && strings.TrimSpace(strings.Join(header[j:], "")) == "":
+				hint = " (a comma at the end of the line, as spreadsheets write after the last column? remove it, or name the column)"
 			}
 			return nil, ast.Errorf(pos, "column %d has an empty name in the header%s", j+1, hint)
 		}
@@ -403,11 +422,23 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		lines = bytes.Split(src, []byte("\n"))
 	}
 	prevEnd := headerLine
+	const atEnd = " (a blank line at the end: delete it if it is not a missing value)"
+	lastText := len(lines) // the last line that is not blank
+	for lastText > 0 && len(bytes.TrimSpace(lines[lastText-1])) == 0 {
+		lastText--
+	}
 	blanks := func(upTo int) { // blank lines after prevEnd, before line upTo
 		c := t.Columns[0]
 		for l := prevEnd + 1; l < upTo && l <= len(lines); l++ {
 			if len(bytes.TrimSpace(lines[l-1])) == 0 && l < len(lines) {
-				c.miss(len(c.Values), ast.Errorf(ast.Pos{File: file, Line: l, Col: 1}, "column %q: line %d is blank, an empty cell in a one-column file", header[0], l))
+				// A blank line at the end is a missing last value as
+				// pandas writes it, or an editor's: the message says both.
+				at := ""
+				if l > lastText {
+					at = atEnd
+					c.blankTail++
+				}
+				c.miss(len(c.Values), ast.Errorf(ast.Pos{File: file, Line: l, Col: 1}, "column %q: line %d is blank, an empty cell in a one-column file%s", header[0], l, at))
 				c.Values = append(c.Values, math.NaN())
 				t.rowLine = append(t.rowLine, l)
 				t.cellCol = append(t.cellCol, []int{1})
@@ -426,7 +457,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		if err != nil {
 			if errors.Is(err, csv.ErrFieldCount) && rec != nil { // Read returns the row with this error
 				line, _ := cr.FieldPos(0)
-				return nil, ast.Errorf(ast.Pos{File: file, Line: line, Col: 1}, "this row has %d cells, the header %d", len(rec), len(header))
+				return nil, ast.Errorf(ast.Pos{File: file, Line: line, Col: 1}, "this row has %d cell%s, the header %d%s", len(rec), plural(len(rec)), len(header), countHint(header, rec))
 			}
 			return nil, csvError(file, err)
 		}
@@ -446,12 +477,18 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 				what := "empty cell"
 				if text != "" {
 					what = strconv.Quote(text) + ", a missing value"
+				} else if len(header) == 1 && line > lastText { // spaces alone
+					what += atEnd
+					c.blankTail++
 				}
 				c.miss(len(c.Values), ast.Errorf(pos, "column %q: %s", header[j], what))
 				c.Values = append(c.Values, math.NaN())
 				continue
 			}
 			v, isInt, exact, err := parseNumber(text)
+			if b, ok := logicalText(text); ok {
+				v, isInt, exact, err = b, true, true, nil
+			}
 			if err != nil {
 				if c.bad == nil {
 					c.bad = ast.Errorf(pos, "column %q: %v%s", header[j], err, cellHint(header, cell))
@@ -482,13 +519,87 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	return t, nil
 }
 
-// cellHint explains the two common causes of a cell that is not a number: a
-// file separated by semicolons or tabs (see sepHint) and a missing value.
+// cellHint explains the common causes of a cell that is not a number: a
+// file separated by semicolons or tabs (see sepHint), Stata's and SAS's
+// missing value ".", and a number written with a thousands separator or a
+// decimal comma in a quoted cell ("1,000", "1,5").
 func cellHint(header []string, cell string) string {
 	if h := sepHint(header); h != "" {
 		return h
 	}
+	text := strings.TrimSpace(cell)
+	if strings.ContainsRune(text, '\u2212') {
+		return fmt.Sprintf(" (the minus sign \u2212 of typeset text? write %s)", strings.ReplaceAll(text, "\u2212", "-"))
+	}
+	if text == "." {
+		return " (a missing value, as Stata and SAS write it? write NA or leave the cell empty)"
+	}
+	if !strings.Contains(text, ",") {
+		return ""
+	}
+	plain := strings.ReplaceAll(text, ",", "")
+	if _, err := strconv.ParseFloat(plain, 64); err != nil || strings.ContainsAny(plain, "_xXnN") {
+		return ""
+	}
+	if thousands(text) {
+		return fmt.Sprintf(" (a thousands separator? write %s)", plain)
+	}
+	if strings.Count(text, ",") == 1 && !strings.Contains(text, ".") {
+		return fmt.Sprintf(" (a decimal comma? write %s)", strings.Replace(text, ",", ".", 1))
+	}
 	return ""
+}
+
+// thousands reports whether s is an integer part grouped by commas in
+// threes (1,000 or -12,345,678.5), as spreadsheets format numbers.
+func thousands(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	s, _, _ = strings.Cut(s, ".")
+	groups := strings.Split(s, ",")
+	if len(groups[0]) < 1 || len(groups[0]) > 3 {
+		return false
+	}
+	for _, g := range groups[1:] {
+		if len(g) != 3 {
+			return false
+		}
+	}
+	return true
+}
+
+// countHint explains a row of more cells than a one-column header has:
+// a file separated by semicolons or tabs (sepHint), whose decimal commas
+// split its numbers, or a one-column file of decimal commas (1,5).
+func countHint(header, rec []string) string {
+	if h := sepHint(header); h != "" {
+		return h
+	}
+	if len(header) != 1 || len(rec) < 2 {
+		return ""
+	}
+	for i, cell := range rec {
+		cell = strings.TrimSpace(cell)
+		if i == 0 {
+			cell = strings.TrimLeft(cell, "+-")
+		}
+		if cell == "" || strings.Trim(cell, "0123456789") != "" {
+			return ""
+		}
+	}
+	return fmt.Sprintf(" (decimal commas, as in %s? gpp reads numbers with a decimal point, %s)", strings.Join(rec, ","), strings.Join(rec, "."))
+}
+
+// logicalText reads a logical cell as R's write.csv (TRUE, FALSE) and
+// pandas' to_csv (True, False) write it: 1 or 0, an int, as R's
+// as.integer and NumPy read it.
+func logicalText(s string) (float64, bool) {
+	switch strings.ToLower(s) {
+	case "true":
+		return 1, true
+	case "false":
+		return 0, true
+	}
+	return 0, false
 }
 
 // isMissingText reports whether a cell's text marks a missing value: empty,
@@ -546,7 +657,7 @@ func parseNumber(s string) (v float64, isInt, exact bool, err error) {
 		return 0, false, false, fmt.Errorf("%q is not a number", s)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, false, false, fmt.Errorf("%q: NaN and infinite values are not allowed in data", s)
+		return 0, false, false, errors.New(infError(s))
 	}
 	isInt = !strings.ContainsAny(s, ".eEnN") && v == math.Trunc(v)
 	exact = true
@@ -554,6 +665,22 @@ func parseNumber(s string) (v float64, isInt, exact bool, err error) {
 		_, exact = check.IntegerText(s, v)
 	}
 	return v, isInt, exact, nil
+}
+
+// isInfText reports whether s writes an infinity as CmdStan's JSON strings
+// do: Inf, Infinity, +inf, -Infinity, ... in any case.
+func isInfText(s string) bool {
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case "inf", "infinity":
+		return len(s) <= len("-infinity") && strings.IndexAny(s[1:], "+-") < 0
+	}
+	return false
+}
+
+// infError is the error for a value written as an infinity (or as a NaN
+// that is not a missing value's marker, "+NaN").
+func infError(s string) string {
+	return fmt.Sprintf("%q: infinite values are not allowed in data", s)
 }
 
 // ReadJSON reads a Stan-style JSON object mapping names to numbers, arrays of
@@ -569,9 +696,13 @@ func ReadJSON(file string, r io.Reader) (map[string]*Array, error) {
 	}
 	if head := src[:min(len(src), textenc.Sample)]; textenc.Wide(head) != "" {
 		return nil, encodingError(file, head)
+	} else if kind := textenc.Binary(head); kind != "" {
+		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s: save the data as a JSON file (text)", kind)
 	}
 	src = bytes.TrimPrefix(src, []byte(bom))
-	p := &jsonReader{file: file, src: src, dec: json.NewDecoder(bytes.NewReader(src))}
+	p := &jsonReader{file: file, src: src}
+	p.text = p.quoteAtoms()
+	p.dec = json.NewDecoder(bytes.NewReader(p.text))
 	p.dec.UseNumber()
 	return p.object()
 }
@@ -580,6 +711,67 @@ type jsonReader struct {
 	file string
 	src  []byte
 	dec  *json.Decoder
+	text []byte // what dec reads: src with its atoms quoted
+	// atoms holds the bare NaN, Infinity and -Infinity values of the
+	// file, by offset: CmdStan reads them, though JSON has no such tokens.
+	atoms map[int64]string
+}
+
+// quoteAtoms returns the source with each bare NaN, Infinity and
+// -Infinity in a value's place (after '[', ',' or ':', outside strings)
+// replaced by a string of the same length, so that the decoder reads it
+// and every offset stays the file's; p.atoms records them. The value
+// reader reads them as CmdStan does: NaN as a missing value, the
+// infinities as the error that data are finite.
+func (p *jsonReader) quoteAtoms() []byte {
+	var out []byte
+	inString, escaped := false, false
+	prev := byte('{') // the last byte outside strings that is not a space
+	for i := 0; i < len(p.src); i++ {
+		c := p.src[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString = true
+		case c == 'N' || c == 'I' || c == '-':
+			if prev != '[' && prev != ',' && prev != ':' {
+				break
+			}
+			for _, atom := range []string{"NaN", "Infinity", "-Infinity"} {
+				end := i + len(atom)
+				if !bytes.HasPrefix(p.src[i:], []byte(atom)) || end < len(p.src) && !bytes.ContainsRune([]byte(" \t\r\n,]}"), rune(p.src[end])) {
+					continue
+				}
+				if out == nil {
+					out = slices.Clone(p.src)
+					p.atoms = map[int64]string{}
+				}
+				p.atoms[int64(i)] = atom
+				out[i], out[end-1] = '"', '"'
+				for k := i + 1; k < end-1; k++ {
+					out[k] = 'x'
+				}
+				i = end - 1
+				break
+			}
+		}
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			prev = c
+		}
+	}
+	if out == nil {
+		return p.src
+	}
+	return out
 }
 
 // pos converts a byte offset into a position.
@@ -619,7 +811,7 @@ func (p *jsonReader) syntaxError(err error, off int64) error {
 		return p.eofError()
 	}
 	var se *json.SyntaxError
-	if errors.As(err, &se) && errors.As(json.Unmarshal(p.src, new(json.RawMessage)), &se) {
+	if errors.As(err, &se) && errors.As(json.Unmarshal(p.text, new(json.RawMessage)), &se) {
 		// se.Offset bytes were read, the last the offending one.
 		return ast.Errorf(p.pos(se.Offset-1), "invalid JSON: %v", se)
 	}
@@ -722,16 +914,30 @@ func (p *jsonReader) value(name string) (*Array, error) {
 		return a, nil
 	}
 	add := func(tok json.Token, off int64) *ast.Error {
+		what := describe(tok)
+		if atom, ok := p.atoms[off]; ok {
+			tok, what = atom, atom // a bare NaN reads as "NaN", an infinity as its string
+		}
+		if str, isStr := tok.(string); isStr && isInfText(str) {
+			return ast.Errorf(p.pos(off), "%q: %s", name, infError(str))
+		}
 		if str, isStr := tok.(string); tok == nil || isStr && str == "NaN" {
-			// a missing value: null, or CmdStan's "NaN"
-			a.miss(len(a.Values), ast.Errorf(p.pos(off), "%q: %s, a missing value", name, describe(tok)))
+			// a missing value: null, or CmdStan's "NaN" or NaN
+			a.miss(len(a.Values), ast.Errorf(p.pos(off), "%q: %s, a missing value", name, what))
 			a.Values = append(a.Values, math.NaN())
 			offs = append(offs, off)
 			return nil
 		}
 		n, ok := tok.(json.Number)
 		if !ok {
-			return ast.Errorf(p.pos(off), "%q: expected a number, found %s", name, describe(tok))
+			hint := ""
+			if _, isBool := tok.(bool); isBool {
+				hint = " (a logical? write 1 and 0, as cmdstanr's write_stan_json does)"
+			}
+			if tok == json.Delim('[') && depth == 2 {
+				hint = " (an array of three or more dimensions: data are scalars, vectors and matrices)"
+			}
+			return ast.Errorf(p.pos(off), "%q: expected a number, found %s%s", name, describe(tok), hint)
 		}
 		v, isInt, exact, err := parseNumber(string(n))
 		if err != nil {

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,14 +101,25 @@ func TestReadErrors(t *testing.T) {
 		{"csv UTF-16LE without a mark", "a.csv", "y\x00,\x00z\x00\n\x001\x00,\x002\x00\n\x00", "a.csv:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"csv UTF-16BE without a mark", "a.csv", "\x00y\x00\n\x001\x00\n", "a.csv:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"csv UTF-32LE", "a.csv", "\xff\xfe\x00\x00y\x00\x00\x00\n\x00\x00\x00", "a.csv:1:1: the file is UTF-32 encoded; save it as UTF-8\x00"},
+		{"csv gzip", "a.csv", "\x1f\x8b\x08\x00\x00\x00", "a.csv:1:1: the file is gzip-compressed: save the data as a CSV file (text)\x00"},
+		{"csv xlsx", "a.csv", "PK\x03\x04\x14\x00\x06\x00", "a.csv:1:1: the file is a zip archive (an Excel .xlsx or OpenDocument .ods workbook?): save the data as a CSV file (text)\x00"},
+		{"json binary", "a.json", "{\"y\": [1, \x00]}", "a.json:1:1: the file is binary, not text: save the data as a JSON file (text)\x00"},
 		{"json UTF-16LE", "a.json", "\xff\xfe{\x00}\x00", "a.json:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"json UTF-16BE without a mark", "a.json", "\x00{\x00}", "a.json:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"csv ragged", "a.csv", "x,y\n1,2,3\n", "a.csv:2:1: this row has 3 cells, the header 2\x00"},
 		{"csv ragged beside words", "a.csv", "x,name\n1,foo\n2,bar,baz\n", "a.csv:3:1: this row has 3 cells, the header 2\x00"},
 		{"csv short row", "a.csv", "x,y,z\n1,2,3\n4,5\n", "a.csv:3:1: this row has 2 cells, the header 3\x00"},
 		{"csv CR line endings", "a.csv", "x,y\r1,2\r3,4\r", "a.csv:1:1: the lines end with a carriage return alone"},
-		{"csv pandas index", "a.csv", ",x\n0,1.5\n", "a.csv:1:1: column 1 has an empty name in the header (a row index, as pandas writes by default? write the file with to_csv(..., index=False))"},
-		{"csv empty name", "a.csv", "x,\n0,1.5\n", "a.csv:1:3: column 2 has an empty name in the header\x00"},
+		{"csv pandas index", "a.csv", ",x\n0,1.5\n", "a.csv:1:1: column 1 has an empty name in the header (a row index, as pandas and R write by default? write the file with to_csv(..., index=False) in pandas, write.csv(..., row.names = FALSE) in R)"},
+		{"csv R row names", "a.csv", "\"\",\"x\"\n\"1\",1.5\n", "a.csv:1:1: column 1 has an empty name in the header (a row index, as pandas and R write by default?"},
+		{"csv one cell short", "a.csv", "x,y\n1,2\n3\n", "a.csv:3:1: this row has 1 cell, the header 2\x00"},
+		{"csv semicolons, decimal commas", "a.csv", "x;y\n1,5;2\n", `a.csv:2:1: this row has 2 cells, the header 1 (the file looks separated by ";"; gpp reads comma-separated files)`},
+		{"csv decimal commas", "a.csv", "x\n1\n-1,5\n", `a.csv:3:1: this row has 2 cells, the header 1 (decimal commas, as in -1,5? gpp reads numbers with a decimal point, -1.5)`},
+		{"csv words in a one-column file", "a.csv", "x\n1,a\n", "a.csv:2:1: this row has 2 cells, the header 1\x00"},
+		{"csv empty name", "a.csv", "x,,y\n0,1.5,2\n", "a.csv:1:3: column 2 has an empty name in the header\x00"},
+		{"csv trailing comma", "a.csv", "x,\n0,\n", "a.csv:1:3: column 2 has an empty name in the header (a comma at the end of the line, as spreadsheets write after the last column? remove it, or name the column)"},
+		{"csv trailing commas", "a.csv", "x, ,\n0,,\n", "a.csv:1:4: column 2 has an empty name in the header (a comma at the end of the line"},
+		{"csv Excel sep=;", "a.csv", "sep=;\r\nx;y\r\n1;2\r\n", `a.csv:1:1: the file says its cells are separated by ";" (Excel's sep= line); gpp reads comma-separated files: save it as CSV with commas`},
 		{"csv bad quote beside words", "a.csv", "x,name\n1,\"fo\"o\n", `a.csv:2:6: extraneous or missing " in quoted-field`},
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},
 		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
@@ -137,15 +149,71 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
+// TestReadJSONAtoms: CmdStan's JSON reads the bare atoms NaN, Infinity and
+// -Infinity (cmdstanpy's json.dump writes them) and the strings "NaN",
+// "Inf", "+inf", "-Infinity", ...: a NaN is a missing value and an
+// infinity an error at its position, as in a CSV cell; the same words
+// inside strings are text.
+func TestReadJSONAtoms(t *testing.T) {
+	src := "{\"note\": \"NaN, \\\"Infinity\\\"\", \"y\": [1.5, NaN,\n  2],\n \"X\": [[NaN, 4], [5, NaN]], \"s\": NaN}"
+	set, err := ReadJSON("d.json", strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := set["y"]
+	if y.Err() == nil || len(y.Values) != 3 || y.Values[0] != 1.5 || y.Values[2] != 2 || !slices.Equal(y.Missing, []int{1}) {
+		t.Errorf("y = %+v, want [1.5, missing, 2]", y)
+	}
+	if err := y.Err(); !strings.HasPrefix(err.Error(), `d.json:1:42: "y": NaN, a missing value`) {
+		t.Errorf("y: error %v", err)
+	}
+	if got := y.Locate(1).String(); got != "d.json:1:42" {
+		t.Errorf("y's NaN at %s, want d.json:1:42", got)
+	}
+	if x := set["X"]; len(x.Shape) != 2 || x.Values[1] != 4 || x.Values[2] != 5 || !slices.Equal(x.Missing, []int{0, 3}) {
+		t.Errorf("X = %+v, want [[missing, 4], [5, missing]]", x)
+	}
+	if s := set["s"]; s.Shape != nil || !slices.Equal(s.Missing, []int{0}) {
+		t.Errorf("s = %+v, want a missing scalar", s)
+	}
+	if note := set["note"]; note.Err() == nil || !strings.Contains(note.Err().Error(), `the string "NaN, \"Infinity\""`) {
+		t.Errorf("note: error %v, want the string kept", note.Err())
+	}
+	for _, c := range []struct{ src, want string }{
+		{`{"y": [1, Infinity]}`, `d.json:1:11: "y": "Infinity": infinite values are not allowed in data`},
+		{`{"y": [1,-Infinity ]}`, `d.json:1:10: "y": "-Infinity": infinite values`},
+		{"{\"y\":\n-Infinity}", `d.json:2:1: "y": "-Infinity": infinite values`},
+		{`{"y": [1, "+inf"]}`, `d.json:1:11: "y": "+inf": infinite values`},
+		{`{"y": [[1, "-Inf"]]}`, `d.json:1:12: "y": "-Inf": infinite values`},
+		{`{"y": "Infinity"}`, `d.json:1:7: "y": "Infinity": infinite values`},
+		{`{"y": "+-inf"}`, `d.json:1:7: "y": expected a number, found the string "+-inf"`},
+	} {
+		set, err := ReadJSON("d.json", strings.NewReader(c.src))
+		if err != nil {
+			t.Fatalf("ReadJSON(%q): %v", c.src, err)
+		}
+		if err := set["y"].Err(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("ReadJSON(%q): y's error\n got %v\nwant %s", c.src, err, c.want)
+		}
+	}
+}
+
 // TestReadJSONSyntaxPos: a syntax error is at the offending byte of the
 // file, wherever it lies: inside a value, between values, on a later line,
 // in a nested array, in a value the model does not read.
 func TestReadJSONSyntaxPos(t *testing.T) {
 	cases := []struct{ src, want string }{
-		{`{"x":[1,2,3],"y":[2,NaN,6.1]}`, "d.json:1:21: invalid JSON: invalid character 'N' looking for beginning of value"},
+		{`{"x":[1,2,3],"y":[2,NA,6.1]}`, "d.json:1:21: invalid JSON: invalid character 'N' looking for beginning of value"},
 		{`{"x":[1,2,3],"y":[2,-,6.1]}`, "d.json:1:22: invalid JSON: invalid character ',' in numeric literal"},
-		{`{"x":[1,2,3],"y":[2,3.9,6.1],"z":[1,2,NaN]}`, "d.json:1:39: invalid JSON: invalid character 'N'"},
-		{"{\"x\":[1,2,3],\n\"y\":[2,\nNaN,6.1]}", "d.json:3:1: invalid JSON: invalid character 'N'"},
+		{`{"x":[1,2,3],"y":[2,3.9,6.1],"z":[1,2,NA]}`, "d.json:1:39: invalid JSON: invalid character 'N'"},
+		{"{\"x\":[1,2,3],\n\"y\":[2,\nNA,6.1]}", "d.json:3:1: invalid JSON: invalid character 'N'"},
+		// CmdStan's bare NaN and infinities are values (TestReadJSONAtoms),
+		// but only whole and in a value's place; a syntax error after one
+		// is still at its own byte.
+		{`{"x":[1,NaNa]}`, "d.json:1:9: invalid JSON: invalid character 'N' looking for beginning of value"},
+		{`{"x":[1,-Inf]}`, "d.json:1:10: invalid JSON: invalid character 'I' in numeric literal"},
+		{`{NaN: [1]}`, "d.json:1:2: invalid JSON: invalid character 'N' looking for beginning of object key string"},
+		{`{"x":[NaN,Infinity,-Infinity}`, "d.json:1:29: invalid JSON: invalid character '}' after array element"},
 		{"{\n  \"x\": [1, 2, 3],\n  \"y\": [2, 3.9, 6.1e],\n  \"z\": 1\n}\n", "d.json:3:21: invalid JSON: invalid character ']' in exponent of numeric literal"},
 		{"{\n  \"X\": [\n    [1, 2],\n    [3, tru]\n  ]\n}\n", "d.json:4:12: invalid JSON: invalid character ']' in literal true (expecting 'e')"},
 		{`{"X": [[1, 2], [3 4]]}`, "d.json:1:19: invalid JSON: invalid character '4' after array element"},
@@ -182,7 +250,7 @@ func TestReadValueErrors(t *testing.T) {
 	}{
 		{"csv non-numeric", "a.csv", "x,y\n1,2\n3,abc\n", "y", `a.csv:3:3: column "y": "abc" is not a number`},
 		{"csv nan", "a.csv", "x\n1\nNaN\n", "x", `a.csv:3:1: column "x": "NaN", a missing value`},
-		{"csv inf", "a.csv", "x\n-Inf\n", "x", `a.csv:2:1: column "x": "-Inf": NaN and infinite values`},
+		{"csv inf", "a.csv", "x\n-Inf\n", "x", `a.csv:2:1: column "x": "-Inf": infinite values are not allowed in data`},
 		{"csv empty cell", "a.csv", "x,y\n1,\n", "y", `a.csv:2:3: column "y": empty cell`},
 		// A blank line in a one-column file is a missing value (pandas
 		// writes NaN so); the CSV reader skipped it and N was one short.
@@ -197,6 +265,12 @@ func TestReadValueErrors(t *testing.T) {
 		{"csv word", "a.csv", "x\nmany\n", "x", `a.csv:2:1: column "x": "many" is not a number` + "\x00"},
 		{"csv first of a column", "a.csv", "x\n1\nNA\nfoo\n", "x", `a.csv:3:1: column "x": "NA"`},
 		{"csv matrix, first in the file", "a.csv", "a,b,c\n1,2,x\n3,y,4\n", "", `a.csv:2:5: column "c": "x" is not a number`},
+		{"csv Unicode minus", "a.csv", "x\n\u22121.5\n", "x", `a.csv:2:1: column "x": "−1.5" is not a number (the minus sign − of typeset text? write -1.5)`},
+		{"csv Stata missing", "a.csv", "x\n1\n.\n", "x", `a.csv:3:1: column "x": "." is not a number (a missing value, as Stata and SAS write it? write NA or leave the cell empty)`},
+		{"csv thousands", "a.csv", "x\n\"-12,345.5\"\n", "x", `a.csv:2:1: column "x": "-12,345.5" is not a number (a thousands separator? write -12345.5)`},
+		{"csv quoted decimal comma", "a.csv", "x,y\n1,\"2,75\"\n", "y", `a.csv:2:3: column "y": "2,75" is not a number (a decimal comma? write 2.75)`},
+		{"csv words with a comma", "a.csv", "x,y\n1,\"a,b\"\n", "y", `a.csv:2:3: column "y": "a,b" is not a number` + "\x00"},
+		{"csv true beside numbers", "a.csv", "x\n1\nyes\n", "x", `a.csv:3:1: column "x": "yes" is not a number` + "\x00"},
 		{"json string value", "a.json", "{\"N\": \"ten\"}", "N", `a.json:1:7: "N": expected a number, found the string "ten"`},
 		{"json object value", "a.json", "{\"N\": {\"a\": [1]}}", "N", `a.json:1:7: "N": expected a number, found "{"`},
 		{"json ragged", "a.json", "{\"X\": [[1,2],[3]]}", "X", `a.json:1:14: "X": row 2 has 1 elements, the rows before it 2`},
@@ -204,6 +278,8 @@ func TestReadValueErrors(t *testing.T) {
 		{"json number then row", "a.json", "{\"X\": [1, [2]]}", "X", `a.json:1:11: "X" mixes numbers and arrays`},
 		{"json empty row then number", "a.json", "{\"X\": [[], 2]}", "X", `a.json:1:12: "X" mixes numbers and arrays`},
 		{"json object in a row", "a.json", "{\"X\": [[1, {\"b\": [2]}], [3, 4]]}", "X", `a.json:1:12: "X": expected a number, found "{"`},
+		{"json 3-D array", "a.json", "{\"A\": [[[1, 2]], [[3, 4]]]}", "A", `a.json:1:9: "A": expected a number, found "[" (an array of three or more dimensions: data are scalars, vectors and matrices)`},
+		{"json logical", "a.json", "{\"k\": [1, false]}", "k", `a.json:1:11: "k": expected a number, found false (a logical? write 1 and 0, as cmdstanr's write_stan_json does)`},
 		{"json out of range", "a.json", "{\"x\": [1, 1e400]}", "x", `a.json:1:11: "x": "1e400" is out of range`},
 	}
 	for _, c := range cases {
@@ -232,6 +308,41 @@ func TestReadValueErrors(t *testing.T) {
 				t.Errorf("error %q\nwant it to contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestReadExcelSep: Excel's "sep=," line before the header is skipped,
+// and the lines keep their numbers in positions.
+func TestReadExcelSep(t *testing.T) {
+	tab, err := ReadCSV("d.csv", strings.NewReader("sep=,\r\nx,y\r\n1,2\r\n3,abc\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := tab.Column("x"); x == nil || len(tab.Columns) != 2 || !slices.Equal(x.Values, []float64{1, 3}) || x.Pos.String() != "d.csv:3:1" {
+		t.Fatalf("columns %+v, want x = [1, 3] from d.csv:3:1", tab.Columns)
+	}
+	if err := tab.Column("y").Err(); err == nil || !strings.HasPrefix(err.Error(), `d.csv:4:3: column "y": "abc"`) {
+		t.Errorf("y: error %v, want it at d.csv:4:3", err)
+	}
+}
+
+// TestReadLogical: the logical cells of R's write.csv (TRUE, FALSE) and
+// pandas' to_csv (True, False) are the ints 1 and 0, as int<lower=0,
+// upper=1> data of a Bernoulli read them, where they were not numbers.
+func TestReadLogical(t *testing.T) {
+	tab, err := ReadCSV("d.csv", strings.NewReader("k,y,b\nTRUE,1.5,True\nFALSE,2,false\n\"TRUE\",3,NA\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := tab.Column("k"); k.Err() != nil || !k.Int || !slices.Equal(k.Values, []float64{1, 0, 1}) {
+		t.Errorf("k = %+v, want the ints 1, 0, 1", k)
+	}
+	if y := tab.Column("y"); y.Int || y.Values[2] != 3 {
+		t.Errorf("y = %+v", y)
+	}
+	b := tab.Column("b")
+	if !b.Int || b.Values[0] != 1 || b.Values[1] != 0 || !slices.Equal(b.Missing, []int{2}) {
+		t.Errorf("b = %+v, want 1, 0 and a missing value", b)
 	}
 }
 

@@ -122,8 +122,15 @@ func MissingNotes(info *check.Info, bound map[string]*Array) []string {
 				where = "lines "
 			}
 		}
-		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s %s%s) %s fitted as the latent %s_missing",
-			d.Name, len(a.Missing), what, file, where, strings.Join(cells, ", "), are, d.Name))
+		tail := ""
+		switch {
+		case a.blankTail == 1:
+			tail = fmt.Sprintf("; the last is a blank line at the end of %s: delete it if it is not a missing value", file)
+		case a.blankTail > 1:
+			tail = fmt.Sprintf("; the last %d are blank lines at the end of %s: delete them if they are not missing values", a.blankTail, file)
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s %s%s) %s fitted as the latent %s_missing%s",
+			d.Name, len(a.Missing), what, file, where, strings.Join(cells, ", "), are, d.Name, tail))
 	}
 	return notes
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
@@ -106,6 +107,49 @@ func flagMessage(line string) string {
 	return strings.Replace(line, "flag needs an argument: -", "flag needs an argument: --", 1)
 }
 
+// flagTypeMessage replaces the flag package's "parse error" in line, the
+// error of a value that is no number of the flag's type ("invalid value
+// "-1" for flag --seed: parse error"), by what the flag takes.
+func flagTypeMessage(fs *flag.FlagSet, line string) string {
+	if b, ok := strings.CutPrefix(line, "invalid boolean value "); ok {
+		if v, name, ok := strings.Cut(b, " for -"); ok {
+			line = "invalid value " + v + " for flag --" + name // as other flags' errors read
+		}
+	}
+	rest, ok := strings.CutSuffix(line, ": parse error")
+	if !ok {
+		return line
+	}
+	_, name, ok := strings.Cut(rest, " for flag --")
+	if !ok {
+		return line
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return line
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return line
+	}
+	var want string
+	switch g.Get().(type) {
+	case int, int64:
+		want = "a whole number"
+	case uint, uint64:
+		want = "a whole number, 0 or more"
+	case float64:
+		want = "a number"
+	case bool:
+		want = "true or false"
+	case time.Duration:
+		want = "a duration, as 30s or 5m"
+	default:
+		return line
+	}
+	return rest + ": want " + want
+}
+
 // parseFlags parses args allowing flags after positional arguments (as in
 // `gpp check model.gpp --set K=3`) and returns the positional arguments.
 // -h and --help print the whole usage; a bad flag prints its error and a
@@ -152,6 +196,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				full()
 			} else {
 				line := flagMessage(strings.TrimSpace(msg.String()))
+				line = flagTypeMessage(fs, line)
 				if name := flagSuggestion(fs, err); name != "" {
 					line += "; did you mean --" + name + "?"
 				}

@@ -175,6 +175,58 @@ func TestStagedAfterHardExit(t *testing.T) {
 	}
 }
 
+// TestHardExitRemovesMadeDir: a hard exit (predict's interrupt, a fit's
+// second Ctrl-C) removes the output directory that the run created when
+// nothing was written there, and leaves one that holds other files, or
+// that existed before, in place.
+func TestHardExitRemovesMadeDir(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range []struct {
+		name        string
+		exists      bool   // the directory is there before the run
+		other       string // a file put there meanwhile
+		wantRemoved bool
+	}{
+		{"made, empty", false, "", true},
+		{"made, a file added", false, "notes.txt", false},
+		{"existing", true, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := &fitConfig{out: filepath.Join(root, strings.ReplaceAll(c.name, " ", "")), temps: &tempFiles{}}
+			if c.exists {
+				if err := os.Mkdir(cfg.out, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var stderr bytes.Buffer
+			lock, _, ok := openOutDir(cfg, newConsole(&stderr, false, false, false))
+			if !ok {
+				t.Fatalf("openOutDir: %s", &stderr)
+			}
+			defer lock.release()
+			s := &staged{dir: cfg.out, temps: cfg.temps}
+			if err := s.write(summaryFile, func(w io.Writer) error { _, err := io.WriteString(w, "x\n"); return err }); err != nil {
+				t.Fatal(err)
+			}
+			if c.other != "" {
+				if err := os.WriteFile(filepath.Join(cfg.out, c.other), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg.temps.removeAll()
+			_, err := os.Stat(cfg.out)
+			if removed := os.IsNotExist(err); removed != c.wantRemoved {
+				t.Errorf("directory removed %v, want %v (entries %v)", removed, c.wantRemoved, dirEntries(t, cfg.out))
+			}
+			if !c.wantRemoved {
+				if got := strings.Join(dirEntries(t, cfg.out), " "); got != c.other {
+					t.Errorf("left %q, want %q", got, c.other)
+				}
+			}
+		})
+	}
+}
+
 // TestFitOutDirLocked: a fit into a directory that another fit is writing
 // fails before fitting, naming the directory and the other fit's pid; a
 // lock file left by a process that died blocks nothing; the REPL's

@@ -80,7 +80,19 @@ type tempFiles struct {
 	commit sync.Mutex // held by staged.commit; removeAll waits for it
 	mu     sync.Mutex
 	paths  map[string]bool
-	closed bool // removeAll has run
+	dirs   []string // output directories this run created, removed if empty
+	closed bool     // removeAll has run
+}
+
+// madeDir records that this run created the directory dir, so that
+// removeAll removes it when nothing was written there.
+func (t *tempFiles) madeDir(dir string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dirs = append(t.dirs, dir)
 }
 
 // errExiting is the error of a file operation refused because gpp is
@@ -156,7 +168,10 @@ func (t *tempFiles) removeAll() {
 	for p := range t.paths {
 		os.Remove(p)
 	}
-	t.paths = nil
+	for _, d := range t.dirs {
+		os.Remove(d) // only succeeds when nothing is left in it
+	}
+	t.paths, t.dirs = nil, nil
 	t.closed = true
 }
 
@@ -417,8 +432,12 @@ func sameFile(a, b string) bool {
 // prepareOutDir creates the output directory if needed and checks that
 // files can be created in it. created reports whether it did not exist.
 func prepareOutDir(dir string) (created bool, err error) {
-	if _, statErr := os.Stat(dir); errors.Is(statErr, os.ErrNotExist) {
+	fi, statErr := os.Stat(dir)
+	if errors.Is(statErr, os.ErrNotExist) {
 		created = true
+	}
+	if statErr == nil && !fi.IsDir() {
+		return false, fmt.Errorf("--out %s is a file, not a directory: give a directory for the outputs (it is made if need be)", dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("cannot create output directory: %w", err)

@@ -114,8 +114,11 @@ output with the 99 % band of a uniform bin's count. The console reads each
 element at the 1 % level: "q shifted high" (ranks too low: q's draws above
 the truth), "q shifted low", "q too narrow" (too many ranks in the outer
 10 %: a ∪ shape), "q too wide" (too few: a ∩), "not uniform" (the chi-square
-test alone), or "calibrated". Exit 0: done; 1: an error in the model or the
-design, or every fit failed; 2: a bad command line.
+test alone), or "calibrated". The output directory is created and locked
+before the first simulation, so that an --out that cannot take the files fails
+at once. Ctrl-C (SIGINT) or SIGTERM stops the simulations without writing
+(exit 130). Exit 0: done; 1: an error in the model or the design, or every fit
+failed; 2: a bad command line.
 `
 
 // sbcConfig is a parsed gpp sbc command line.
@@ -792,6 +795,14 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 	if len(su.unranked) > 0 {
 		con.info("note: output%s not ranked: %s", plural(len(su.unranked)), strings.Join(su.unranked, ", "))
 	}
+	// Held from before the simulations until the outputs are written, as a
+	// fit holds it: an --out that cannot be written (a file, a directory
+	// another run is writing) fails now, not after hours of simulations.
+	lock, removeIfEmpty, okDir := openOutDir(cfg, con)
+	if !okDir {
+		return exitError
+	}
+	defer lock.release()
 	L := cfg.outputDraws
 	con.info("sbc of %s: %d simulations, each a fit of %s, ranked among %d draws of q; seed %d, %d workers",
 		su.l.Path, sc.sims, describeFactors(cfg.settings, &pipeline.Loaded{Model: su.base}), L, cfg.settings.Seed, min(sc.workers, sc.sims))
@@ -799,6 +810,8 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 	res, err := runSims(ctx, su, sc.sims, sc.workers, cfg.settings, L, func(s int, r simResult) {
 		finished++
 		switch {
+		case r.err != nil && ctx.Err() != nil:
+			// stopped by the interrupt, not a failure of its own
 		case r.err != nil:
 			con.info("simulation %d failed: %v", s+1, firstLine(r.err))
 		case cfg.verbose:
@@ -808,6 +821,7 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 		}
 	})
 	if err != nil {
+		removeIfEmpty()
 		if ctx.Err() != nil {
 			con.note("interrupted: no output written")
 			return exitInterrupted
@@ -822,17 +836,12 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 		}
 	}
 	if len(ok) == 0 {
+		removeIfEmpty()
 		con.note("every fit failed; the first (simulation 1):")
 		printError(con, res[0].err, srcs)
 		return exitError
 	}
 	rows := sbcSummaries(su, res, ok, L)
-
-	lock, removeIfEmpty, okDir := openOutDir(cfg, con)
-	if !okDir {
-		return exitError
-	}
-	defer lock.release()
 	files := []outputFile{
 		{sbcRanksFile, func(w io.Writer) error { return writeRanksCSV(w, su, res, L) }},
 		{summaryFile, func(w io.Writer) error { return writeSBCSummaryCSV(w, rows, L) }},

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"image/png"
 	"math"
@@ -412,5 +414,69 @@ func TestSBCGivenDataNote(t *testing.T) {
 	}
 	if want := "note: y is not in the data: drawn from its likelihood in each simulation"; !strings.Contains(stderr, want) || strings.Count(stderr, "note: y ") != 1 {
 		t.Errorf("y left out: stderr\n%s\nwant the one note %q", stderr, want)
+	}
+}
+
+// TestSBCInterrupted: an interrupt during the simulations writes nothing
+// and exits 130, and the fits it stopped are not reported as failed
+// simulations ("simulation 3 failed: context canceled"). The interrupt
+// comes when the first simulation is reported done, while the other
+// worker fits.
+func TestSBCInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	model := writeSBCModel(t, dir, "n.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\n")
+	out := filepath.Join(dir, "out")
+	var stdout bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOnWrite{match: "1 of 8 simulations done", cancel: cancel}
+	sc, code, ok := parseSBCArgs([]string{model, "--set", "N=3", "--sims", "8", "--workers", "2", "--iter", "20000", "--tol", "1e-12", "--out", out}, &stdout, stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, &stderr.buf)
+	}
+	sc.fit.temps = &tempFiles{}
+	if code := runSBC(ctx, sc, &stdout, newConsole(stderr, false, false, false)); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, &stderr.buf)
+	}
+	if msg := stderr.buf.String(); !strings.Contains(msg, "interrupted: no output written") || strings.Contains(msg, "failed") {
+		t.Errorf("stderr:\n%s\nwant the interrupt and no failed simulation", msg)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the output directory %s exists (%v)", out, err)
+	}
+}
+
+// cancelOnWrite keeps what is written and calls cancel when it first holds
+// match.
+type cancelOnWrite struct {
+	buf    bytes.Buffer
+	match  string
+	cancel func()
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	n, err := w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.match) {
+		w.cancel()
+	}
+	return n, err
+}
+
+// TestSBCOutChecked: an --out that cannot take the outputs, a regular
+// file, fails before the first simulation, as gpp fit's does before the
+// fit, not after the simulations have all run.
+func TestSBCOutChecked(t *testing.T) {
+	dir := t.TempDir()
+	model := writeSBCModel(t, dir, "n.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\n")
+	file := filepath.Join(dir, "taken")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runSafe(t, "sbc", model, "--set", "N=3", "--sims", "4", "--iter", "200", "--out", file)
+	if code != exitError || !strings.Contains(stderr, "--out "+file+" is a file, not a directory") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and the --out error", code, stderr)
+	}
+	if strings.Contains(stderr, "simulations done") || strings.Contains(stderr, "sbc of") {
+		t.Errorf("the simulations ran before the --out error:\n%s", stderr)
 	}
 }

@@ -89,6 +89,13 @@ func FuzzPipeline(f *testing.F) {
 		"y ~ MvNormal(0, K)\ny ~ MvNormalCholesky(0, chol(add_diag(gp_matern32_cov(X, alpha, rho) + gp_periodic_cov(x, 1, rho, 2), sigma * [1, 2, 3])))\n"+
 		"z ~ MvNormal(0, add_diag(gp_exp_quad_cov(z, alpha, rho), 0.1))\noutput y_rep ~ MvNormal(0, K)\n",
 		`{"x": [0.1, -0.4, 1.2], "X": [[0, 1], [0.5, 0.2], [-1, 0.3]], "y": [0.3, -0.2, 0.8]}`, "")
+	// CmdStan's bare NaN and infinities in JSON, logical cells and Excel's
+	// separator line in a CSV, a blank last line of a one-column CSV
+	f.Add("data y: real[N]\ndata k: int<lower=0, upper=1>[N]\nparam mu: real ~ Normal(0, 5)\nparam p: unit ~ Beta(1, 1)\n"+
+		"y ~ Normal(mu, 1)\nk ~ Bernoulli(p)\n", `{"y": [1.5, NaN, -0.2], "k": [1, 0, 1], "X": [[Infinity, -Infinity]], "note": "NaN"}`, "")
+	f.Add("data y: real[N]\ndata k: int<lower=0, upper=1>[N]\nparam mu: real ~ Normal(0, 5)\nparam p: unit ~ Beta(1, 1)\n"+
+		"y ~ Normal(mu, 1)\nk ~ Bernoulli(p)\n", "sep=,\r\ny,k\r\n1.5,TRUE\r\nNA,FALSE\r\n-0.2,True\r\n", "")
+	f.Add("data y: real[N]\nparam mu: real ~ Normal(0, 5)\ny ~ Normal(mu, 1)\n", "y\n1.5\n\n-0.2\n\n", "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {

@@ -127,7 +127,7 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 		ext := strings.ToLower(filepath.Ext(file))
 		if ext != ".csv" && ext != ".json" {
 			// Checked before reading: /dev/zero would be read forever.
-			return nil, fmt.Errorf("data file %s: expected a .csv or .json file", file)
+			return nil, fmt.Errorf("data file %s: expected a .csv or .json file%s", file, extHint(ext))
 		}
 		if cols != nil && name == "" {
 			return nil, fmt.Errorf("%s: a column selection binds one declaration: write NAME=%s", arg, arg)
@@ -154,6 +154,22 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 		inputs = append(inputs, in)
 	}
 	return inputs, nil
+}
+
+// extHint says what to do with a data file of extension ext that gpp
+// does not read, when there is a common answer.
+func extHint(ext string) string {
+	switch ext {
+	case ".r", ".rdump":
+		return ` (R's dump format is not read: write the data as JSON, with cmdstanr's write_stan_json(data, "data.json"), or as CSV)`
+	case ".tsv", ".txt", ".dat":
+		return " (gpp reads comma-separated files: save it as CSV)"
+	case ".gpp":
+		return " (a model: give one model, then its data files)"
+	case ".xlsx", ".xls", ".ods":
+		return " (a spreadsheet: save the sheet as CSV)"
+	}
+	return ""
 }
 
 // Load parses and checks the model, reads and binds its data and compiles

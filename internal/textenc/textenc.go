@@ -41,6 +41,35 @@ func Wide(head []byte) string {
 	return ""
 }
 
+// Binary names the kind of a file that starts with head when it is no
+// text at all, as a data file saved in a spreadsheet's, R's or NumPy's
+// own format, or compressed, would be: "a zip archive (an Excel .xlsx
+// workbook?)", ...; "" for text. It goes by the formats' magic numbers,
+// and else by a NUL byte, which no text but UTF-16 or UTF-32 (Wide) has.
+func Binary(head []byte) string {
+	for _, m := range []struct{ magic, kind string }{
+		{"PK\x03\x04", "a zip archive (an Excel .xlsx or OpenDocument .ods workbook?)"},
+		{"\xd0\xcf\x11\xe0", "an old Excel .xls workbook"},
+		{"\x1f\x8b", "gzip-compressed"},
+		{"BZh", "bzip2-compressed"},
+		{"\xfd7zXZ\x00", "xz-compressed"},
+		{"(\xb5/\xfd", "zstd-compressed"},
+		{"RDX", "an R data file (saveRDS/save)"},
+		{"PAR1", "a Parquet file"},
+		{"ARROW1", "an Arrow/Feather file"},
+		{"\x93NUMPY", "a NumPy .npy file"},
+		{"\x89HDF", "an HDF5 file"},
+	} {
+		if bytes.HasPrefix(head, []byte(m.magic)) {
+			return m.kind
+		}
+	}
+	if Wide(head) == "" && bytes.IndexByte(head, 0) >= 0 {
+		return "binary, not text"
+	}
+	return ""
+}
+
 // IsBidi reports whether r is a bidirectional control character: the
 // embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069, and
 // the marks U+200E and U+200F. Printed raw they make a terminal reorder the

@@ -37,3 +37,23 @@ func TestEscapeBidi(t *testing.T) {
 		}
 	}
 }
+
+func TestBinary(t *testing.T) {
+	for _, c := range []struct{ head, want string }{
+		{"PK\x03\x04\x14\x00\x06\x00", "a zip archive (an Excel .xlsx or OpenDocument .ods workbook?)"},
+		{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel .xls workbook"},
+		{"\x1f\x8b\x08\x00", "gzip-compressed"},
+		{"RDX3\nX\n", "an R data file (saveRDS/save)"},
+		{"\x93NUMPY\x01\x00", "a NumPy .npy file"},
+		{"y,z\n1,\x002\n", "binary, not text"},
+		{"y,z\n1,2\n", ""},
+		{"\ufeffy,z\n", ""},
+		{"y\x00,\x00z\x00", ""}, // UTF-16: Wide's error, not this one
+		{"PK,x\n1,2\n", ""},     // a column named PK
+		{"", ""},
+	} {
+		if got := Binary([]byte(c.head)); got != c.want {
+			t.Errorf("Binary(%q) = %q, want %q", c.head, got, c.want)
+		}
+	}
+}
