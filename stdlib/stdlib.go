@@ -97,6 +97,8 @@ const (
 	RowsDot                             // [n, m], [n, m] → [n]: the dot product of each row; [n], [n] → [n]
 	Sized                               // int n, ... → [n]: a vector whose length is argument 0
 	ColsDot                             // [n, m], [n, m] → [1, m]: the dot product of each column; [n], [n] → [1, 1]
+	HMM                                 // [N, K], [K, K], [K] → scalar: hmm_marginal
+	HMMStates                           // [N, K], [K, K], [K] → [N, K]: hmm_hidden_state_prob
 )
 
 var shapeText = [...]string{
@@ -134,6 +136,8 @@ var shapeText = [...]string{
 	RowsDot:        "[n, m], [n, m] → [n]; [n], [n] → [n]",
 	Sized:          "int n, ... → [n]",
 	ColsDot:        "[n, m], [n, m] → [1, m]; [n], [n] → [1, 1]",
+	HMM:            "[N, K], [K, K], [K] → scalar",
+	HMMStates:      "[N, K], [K, K], [K] → [N, K]",
 }
 
 // String describes the rule in words, as in the docs.
@@ -334,6 +338,10 @@ type Func struct {
 	// gp_exp_quad_cov(x1, x2, alpha, rho) beside gp_exp_quad_cov(x, alpha,
 	// rho)). Its own arguments, shape rule and doc apply.
 	Alt *Func
+	// OutputOnly, when not empty, says why the function has no derivative:
+	// on params only an output may call it (the checker refuses it in the
+	// log joint, as a comparison of params); on data it is computed once.
+	OutputOnly string
 }
 
 // Form returns the form of f that a call with n arguments takes: Alt when

@@ -438,6 +438,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.mvCholError(n)
 		case OpWishart:
 			return p.wishartError(n)
+		case OpHMMMarginal, OpHMMStateProb:
+			return p.hmmError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}

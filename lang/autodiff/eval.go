@@ -78,6 +78,10 @@ func (p *Program) eval(n *node) bool {
 			s += v
 			z[i] = s
 		}
+	case op == OpHMMMarginal:
+		return p.evalHMM(n)
+	case op == OpHMMStateProb:
+		return p.evalHMMStateProb(n)
 	case op == OpARFilter:
 		arFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
 	case op == OpMatMul:

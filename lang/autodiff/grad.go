@@ -73,6 +73,8 @@ func (p *Program) grad(n *node) {
 		}
 	case op == OpARFilter:
 		p.gradARFilter(n, g)
+	case op == OpHMMMarginal:
+		p.gradHMM(n, g[0])
 	case op == OpMatMul:
 		p.gradMatMul(n, g)
 	case op == OpTranspose:
@@ -239,6 +241,9 @@ func (p *Program) grad(n *node) {
 	case op == OpOrdered:
 		x := p.arg(n, 0)
 		gradOrdered(p.a(x), p.v(x), g, n.i0 == 1)
+	case op == OpHMMStateProb:
+		// No derivative: the checker lets it into the log joint only on
+		// data, whose nodes have no adjoint.
 	case op.isStep():
 		// A step function: its derivative is zero wherever it exists, so
 		// it adds nothing to its operands' adjoints.

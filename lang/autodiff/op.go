@@ -92,6 +92,12 @@ const (
 	// the recursive filter of each column of e [T] or [T, K] by phi (a
 	// scalar or [p]): h_t = e_t + Σ_k phi_{k−1} h_{t−k}, h_{<0} = 0
 	OpARFilter
+	// the log marginal likelihood of a hidden Markov model (Stan's
+	// hmm_marginal) from log_omega [N, K], Gamma [K, K] and rho [K]
+	OpHMMMarginal
+	// the posterior probabilities of the states, [N, K], for the same
+	// arguments (Stan's hmm_hidden_state_prob); no derivative: outputs only
+	OpHMMStateProb
 
 	// Linear algebra.
 	OpMatMul
@@ -205,7 +211,7 @@ var opNames = [numOps]string{
 	OpAtanh: "atanh", OpErf: "erf", OpErfc: "erfc", OpExp2: "exp2", OpLog2: "log2", OpLog10: "log10", OpCbrt: "cbrt",
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpARFilter: "ar_filter",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

@@ -75,7 +75,7 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 			ok = false
 			continue
 		}
-		if !satisfies(p.Support, a) && !(univariate && c.computedFromData(arg, a)) {
+		if !satisfies(p.Support, a) && !(univariate && (c.computedFromData(arg, a) || c.scaledByData(arg, p.Support))) {
 			c.errorf(arg.Pos(), "%s expects %s argument %d (%s); %s%s",
 				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), logitHint(d, c.supportHint(p.Support, arg, a)))
 			ok = false
@@ -113,31 +113,114 @@ func (c *checker) distArity(call *ast.CallExpr, d *stdlib.Dist) bool {
 	return false
 }
 
-// computedFromData reports whether arg is computed from data inputs
-// alone (not a bare name, not only literals, consts and sizes), such as
-// `sqrt(variance(y))` as a prior's scale. Its values are known once the
-// data load, and the compiled tape checks them against the argument's
-// support before any fit (autodiff.Program.checkDataValues), so for an
-// elementwise family a support the checker cannot show is left to that
-// check rather than being an error. A data name's support is its
+// computedFromData reports whether arg is computed from data inputs and
+// their sizes (not a data name, not only literals and consts), such as
+// `sqrt(variance(y))` as a prior's scale, or a let of such a value (Stan's
+// transformed data, `let s_y = sqrt(variance(y))`). Its values are known
+// once the data load, and the compiled tape checks them against the
+// argument's support before any fit (autodiff.Program.checkDataValues),
+// so for an elementwise family a support the checker cannot show is left
+// to that check rather than being an error. A data name's support is its
 // declaration's, the user's to state, and stays checked here.
 func (c *checker) computedFromData(arg ast.Expr, t Type) bool {
 	if !t.DataOnly || t.Const != nil {
 		return false
 	}
-	if _, name := ast.Unparen(arg).(*ast.Ident); name {
-		return false
+	if id, name := ast.Unparen(arg).(*ast.Ident); name {
+		sym := c.info.Uses[id]
+		if sym == nil || sym.Kind != Let {
+			return false
+		}
+		let, ok := sym.Decl.(*ast.LetStmt)
+		return ok && c.readsData(let.Value)
 	}
+	return c.readsData(arg)
+}
+
+// readsData reports whether e reads a data declaration or a size bound
+// from one (whose values are known once the data load), directly or
+// through lets.
+func (c *checker) readsData(e ast.Expr) bool {
 	data := false
-	ast.Inspect(arg, func(n ast.Node) bool {
+	ast.Inspect(e, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok {
-			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data {
+			switch sym := c.info.Uses[id]; {
+			case sym == nil:
+			case sym.Kind == Data || sym.Kind == Size:
 				data = true
+			case sym.Kind == Let:
+				if let, ok := sym.Decl.(*ast.LetStmt); ok && c.readsData(let.Value) {
+					data = true
+				}
 			}
 		}
 		return !data
 	})
 	return data
+}
+
+// scaledByData reports whether arg, which reads params, is positive once
+// the data-only values it multiplies or divides by are: a product or
+// quotient (*, .*, /) each of whose operands is positive, computed from
+// data alone (computedFromData), or such a product itself — a scale from
+// the data times a param, `tau0 * sigma` with `let tau0 = p0 / (P - p0) /
+// sqrt(N)`, or `sigma / sqrt(N)`, whose sign the checker cannot show from
+// the data's declarations (N may be 0, P − p0 negative). Those data-only
+// operands are recorded in Info.PositiveData, and the compiler checks
+// that their values are > 0 when the model compiles with its data; the
+// argument is also checked at every evaluation, as any is. Only for a
+// positive argument: a scale or a rate.
+func (c *checker) scaledByData(arg ast.Expr, req dist.Support) bool {
+	if req != dist.Positive {
+		return false
+	}
+	var deferred []ast.Expr
+	var walk func(e ast.Expr) bool
+	walk = func(e ast.Expr) bool {
+		be, ok := ast.Unparen(e).(*ast.BinaryExpr)
+		if !ok || be.Op != ast.Mul && be.Op != ast.EMul && be.Op != ast.Div {
+			return false
+		}
+		for _, x := range []ast.Expr{be.X, be.Y} {
+			t := c.info.Types[x]
+			switch {
+			case !t.Valid():
+				return false
+			case satisfies(dist.Positive, t):
+			case c.computedFromData(x, t) && !c.dataRef(x):
+				deferred = append(deferred, x)
+			case t.DataOnly || !walk(x):
+				return false
+			}
+		}
+		return true
+	}
+	if c.info.Types[arg].DataOnly || !walk(arg) || len(deferred) == 0 {
+		return false
+	}
+	for _, x := range deferred {
+		c.info.PositiveData[x] = true
+	}
+	return true
+}
+
+// dataRef reports whether e is a data name, or its transpose or an
+// element, slice or gather of it: values whose support the declaration
+// states.
+func (c *checker) dataRef(e ast.Expr) bool {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.TransposeExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.Ident:
+			sym := c.info.Uses[x]
+			return sym != nil && sym.Kind == Data
+		default:
+			return false
+		}
+	}
 }
 
 // distShape applies the distribution's shape rule.

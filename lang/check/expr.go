@@ -1038,8 +1038,38 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{one, moreInformative(x[1], y[1])}, true
 	case stdlib.Filter: // the ranks were checked; any p and T go together
 		return args[1].Shape, true
+	case stdlib.HMM:
+		return nil, c.hmmShape(e, args)
+	case stdlib.HMMStates:
+		return args[0].Shape, c.hmmShape(e, args)
 	}
 	panic("check: unknown shape rule " + f.Shape.String())
+}
+
+// hmmShape checks the shapes of hmm_marginal and hmm_hidden_state_prob:
+// log_omega [N, K] (a row per observation, the transpose of Stan's),
+// Gamma [K, K] and rho [K].
+func (c *checker) hmmShape(e *ast.CallExpr, args []Type) bool {
+	so, sg, sr := args[0].Shape, args[1].Shape, args[2].Shape
+	k := so[1]
+	if compareDims(sg[0], sg[1]) == dimDiffer {
+		c.errorf(e.Args[1].Pos(), "%s expects a square Gamma [K, K]; `%s` is %s", e.Fun.Name, exprString(e.Args[1]), sg.String())
+		return false
+	}
+	g := moreInformative(sg[0], sg[1])
+	if compareDims(k, g) == dimDiffer {
+		hint := ""
+		if compareDims(so[0], g) == dimEqual {
+			hint = " (gpp's log_omega has a row per observation, the transpose of Stan's [K, N]: write `" + exprString(e.Args[0]) + "'`)"
+		}
+		c.errorf(e.Args[0].Pos(), "%s: `%s` is %s but Gamma is %s: log_omega needs a column per state%s", e.Fun.Name, exprString(e.Args[0]), so.String(), sg.String(), hint)
+		return false
+	}
+	if compareDims(sr[0], moreInformative(k, g)) == dimDiffer {
+		c.errorf(e.Args[2].Pos(), "%s: `%s` is %s but Gamma is %s: rho needs one element per state", e.Fun.Name, exprString(e.Args[2]), sr.String(), sg.String())
+		return false
+	}
+	return true
 }
 
 // dimOf resolves an int scalar argument used as a size (I(n)). The rank and

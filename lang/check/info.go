@@ -41,6 +41,11 @@ type Info struct {
 	// whose family is a user density NAME to the call NAME_lpdf(value,
 	// args...) that the checker built and expanded: its sum is the term.
 	UserDensities map[*ast.CallExpr]*ast.CallExpr
+	// PositiveData holds the data-only factors of a positive distribution
+	// argument that also reads params (`tau0 * sigma`, `sigma / sqrt(N)`):
+	// the checker cannot show their sign, so the compiler checks that
+	// their values are > 0 (scaledByData).
+	PositiveData map[ast.Expr]bool
 
 	Symbols []*Symbol    // top-level names in declaration order, size names included
 	Latents []*Latent    // params in declaration order

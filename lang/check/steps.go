@@ -55,6 +55,10 @@ func (c *checker) stepsOf(e ast.Expr) []stepUse {
 				}
 				return false
 			}
+			if f := c.info.Calls[x]; f != nil && f.OutputOnly != "" && !c.info.Types[x].DataOnly {
+				found = append(found, stepUse{op: x})
+				return false
+			}
 		case *ast.Ident:
 			for _, s := range c.letSteps(c.info.Uses[x]) {
 				found = append(found, stepUse{op: s.op, via: x})
@@ -141,6 +145,10 @@ func (c *checker) refuseSteps(es ...ast.Expr) bool {
 // operator, naming the operand that depends on a param and, when it is
 // read through a let, where.
 func (c *checker) stepError(s stepUse) {
+	if call, ok := s.op.(*ast.CallExpr); ok {
+		c.outputOnlyError(call, s)
+		return
+	}
 	var opPos ast.Pos
 	var operands []ast.Expr
 	what := "a comparison"
@@ -177,4 +185,27 @@ func (c *checker) stepError(s stepUse) {
 	}
 	c.errorf(opPos, "%s needs operands known before the fit%s, and `%s` %s: its value would be a step function of the params, whose derivative is zero almost everywhere, so the fit gets no gradient from it (Stan allows it; gpp does not); write the condition on data, constants and loop variables; in an output it is allowed: `output p = mu > 0` gives P(mu > 0) as its mean%s",
 		what, through, exprString(culprit), c.dependsOnParam(culprit), calls)
+}
+
+// outputOnlyError reports a call of a function without a derivative
+// (stdlib's OutputOnly) on params in the log joint or before the fit.
+func (c *checker) outputOnlyError(call *ast.CallExpr, s stepUse) {
+	f := c.info.Calls[call]
+	culprit := ast.Expr(call)
+	for _, a := range call.Args {
+		if !c.info.Types[a].DataOnly {
+			culprit = a
+			break
+		}
+	}
+	through := ""
+	if s.via != nil {
+		through = " (it is read through the let `" + s.via.Name + "` at " + s.via.NamePos.String() + ")"
+	}
+	calls := ""
+	for _, in := range s.in {
+		calls += fmt.Sprintf(" (in the call of %s at %s)", in.Fn.Name.Name, in.Call.Fun.NamePos)
+	}
+	c.errorf(call.Fun.NamePos, "%s has no derivative, so the log joint cannot read it%s where its arguments depend on params (`%s` %s): %s; an output may call it%s",
+		f.Name, through, exprString(culprit), c.dependsOnParam(culprit), f.OutputOnly, calls)
 }

@@ -218,7 +218,40 @@ func (l *lowerer) expr(e ast.Expr) value {
 	if v.node && l.info.Types[e].DataOnly {
 		l.dataNodes = append(l.dataNodes, v.id)
 	}
+	if l.info.PositiveData[e] {
+		l.checkPositiveData(e, v)
+	}
 	return v
+}
+
+// checkPositiveData reports a value ≤ 0 (or NaN) of e, a data-only factor
+// of a positive distribution argument that also reads params (check's
+// scaledByData), at e: the checker took the argument as positive on the
+// condition that e's values are.
+func (l *lowerer) checkPositiveData(e ast.Expr, v value) {
+	var vals []float64
+	switch {
+	case v.node:
+		known, ok := l.b.Known(v.id)
+		if !ok {
+			return // checked with the argument at every evaluation
+		}
+		vals = known
+	case v.isInt:
+		for _, i := range v.ints {
+			vals = append(vals, float64(i))
+		}
+	}
+	for k, x := range vals {
+		if !(x > 0) {
+			el := ""
+			if len(vals) > 1 {
+				el = fmt.Sprintf(" (element [%d])", k)
+			}
+			l.errorf(e.Pos(), "`%s` is %g%s, not > 0: it scales a positive distribution argument, and depends on the data alone, so no fit can change it", ast.FormatExpr(e), x, el)
+			return
+		}
+	}
 }
 
 func (l *lowerer) expr1(e ast.Expr) value {
@@ -696,6 +729,10 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		id = b.CumSum(args[0], pos)
 	case "ar_filter":
 		id = b.ARFilter(args[0], args[1], pos)
+	case "hmm_marginal":
+		id = b.HMMMarginal(args[0], args[1], args[2], pos)
+	case "hmm_hidden_state_prob":
+		id = b.HMMStateProb(args[0], args[1], args[2], pos)
 	case "variance":
 		// Σ (x − mean)² / (n − 1), from the deviations: no cancellation
 		n := b.Shape(args[0]).Len()

@@ -1,0 +1,303 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// The marginal log likelihood of a hidden Markov model, OpHMMMarginal
+// (Stan's hmm_marginal), by the forward algorithm in scaled form. With
+// log_omega [N, K] (row t: log p(y_t | state k)), Gamma [K, K] (row i:
+// P(next state | state i)) and rho [K] (the first state's distribution),
+// w_t = exp(log_omega_t − m_t) with m_t the row's largest entry, and
+//
+//	ã_0 = rho ⊙ w_0,                 c_t = Σ_k ã_t[k],  â_t = ã_t / c_t
+//	ã_t = (Γ' â_{t−1}) ⊙ w_t         log p(y) = Σ_t (m_t + log c_t)
+//
+// Reverse, with the backward variables scaled by the same c,
+// β̂_{N−1} = 1, β̂_t = Γ (w_{t+1} ⊙ β̂_{t+1}) / c_{t+1}:
+//
+//	∂/∂log_omega_t[k] = â_t[k] β̂_t[k]                   (P(state k at t | y))
+//	∂/∂Γ[i, j]        = Σ_{t≥1} â_{t−1}[i] w_t[j] β̂_t[j] / c_t
+//	∂/∂rho[k]         = w_0[k] β̂_0[k] / c_0
+//
+// each in O(N·K²), nothing overflowing: the â sum to 1 and every w_t has
+// an entry 1. The scratch holds â [N, K], m [N], c [N] and two [K] rows.
+
+// hmmTol is how far a row of Gamma or rho may sum from 1 (Stan's
+// CONSTRAINT_TOLERANCE).
+const hmmTol = 1e-8
+
+// HMMMarginal returns the log marginal likelihood of a K-state hidden
+// Markov model: logOmega [N, K] holds the log emission density of
+// observation t under state k in row t, gamma [K, K] the transition
+// matrix (each row a simplex: row i is the distribution of the state after
+// state i) and rho [K] the initial state's distribution.
+func (b *Builder) HMMMarginal(logOmega, gamma, rho ID, pos ast.Pos) ID {
+	return b.hmm(OpHMMMarginal, logOmega, gamma, rho, pos)
+}
+
+// HMMStateProb returns the posterior probability of each hidden state at
+// each observation given all of them, [N, K] (Stan's
+// hmm_hidden_state_prob, transposed as log_omega is), for the arguments of
+// HMMMarginal. It has no derivative: outputs only (the checker refuses it
+// in the log joint unless its arguments are data).
+func (b *Builder) HMMStateProb(logOmega, gamma, rho ID, pos ast.Pos) ID {
+	return b.hmm(OpHMMStateProb, logOmega, gamma, rho, pos)
+}
+
+func (b *Builder) hmm(op Op, logOmega, gamma, rho ID, pos ast.Pos) ID {
+	args, ok := b.operands(logOmega, gamma, rho)
+	if !ok {
+		return b.invalid(pos)
+	}
+	name := op.String()
+	so, sg, sr := b.shapeOf(args[0]), b.shapeOf(args[1]), b.shapeOf(args[2])
+	if so.Rank != 2 {
+		return b.fail(pos, "%s: log_omega must be a matrix [N, K], got %s", name, so)
+	}
+	k := so.Cols
+	if k == 0 {
+		return b.fail(pos, "%s: log_omega [%d, 0] has no states: it needs a column per state", name, so.Rows)
+	}
+	if sg.Rank == 2 && sg.Rows == sg.Cols && sg.Rows == so.Rows && so.Rows != so.Cols {
+		return b.fail(pos, "%s: log_omega is %s and Gamma %s: log_omega has a row per observation and a column per state, the transpose of Stan's [K, N] (transpose it with ')", name, so, sg)
+	}
+	if sg.Rank != 2 || sg.Rows != k || sg.Cols != k {
+		return b.fail(pos, "%s: Gamma must be [%d, %d], one row and column per column of log_omega, got %s", name, k, k, sg)
+	}
+	if sr.Len() != k || sr.Rank == 2 && sr.Cols != 1 && sr.Rows != 1 {
+		return b.fail(pos, "%s: rho must be a vector [%d], got %s", name, k, sr)
+	}
+	shape := Scalar()
+	if op == OpHMMStateProb {
+		shape = so
+	}
+	n := so.Rows
+	return b.push(node{op: op, args: args, shape: shape, pos: pos, nscr: n*k + 2*n + 2*k})
+}
+
+// hmmScratch splits an OpHMMMarginal node's scratch.
+func (p *Program) hmmScratch(n *node) (ahat, m, c, u, w []float64) {
+	o := p.arg(n, 0)
+	rows, k := o.shape.Rows, o.shape.Cols
+	s := p.s(n)
+	return s[:rows*k], s[rows*k : rows*k+rows], s[rows*k+rows : rows*k+2*rows], s[rows*k+2*rows : rows*k+2*rows+k], s[rows*k+2*rows+k:]
+}
+
+// hmmCheck returns the index of the first entry of Gamma (or, past K², of
+// rho) that is negative or NaN or that ends a row not summing to 1, or −1.
+func hmmCheck(gamma, rho []float64, k int) int {
+	for i := 0; i <= k; i++ {
+		row, off := rho, k*k
+		if i < k {
+			row, off = gamma[i*k:i*k+k], i*k
+		}
+		s := 0.0
+		for j, v := range row {
+			if !(v >= 0) {
+				return off + j
+			}
+			s += v
+		}
+		if !(math.Abs(s-1) <= hmmTol) {
+			return off + k - 1
+		}
+	}
+	return -1
+}
+
+// evalHMM is OpHMMMarginal's forward rule; false (p.fail the entry) when
+// Gamma or rho is not stochastic.
+func (p *Program) evalHMM(n *node) bool {
+	o, g, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
+	gv, rv := p.v(g), p.v(r)
+	k := o.shape.Cols
+	if i := hmmCheck(gv, rv, k); i >= 0 {
+		p.fail = i
+		return false
+	}
+	ahat, m, c, _, _ := p.hmmScratch(n)
+	p.v(n)[0] = hmmForward(p.v(o), gv, rv, k, ahat, m, c)
+	return true
+}
+
+// hmmForward runs the scaled forward recursion over the rows of lo [N, K],
+// filling ahat, m and c, and returns log p(y). A row whose states are all
+// impossible (or hold a NaN) ends it: the result is then −∞ (or NaN), and
+// the rows after it are not filled.
+func hmmForward(lo, gamma, rho []float64, k int, ahat, m, c []float64) float64 {
+	rows := len(m)
+	lp := 0.0
+	for t := 0; t < rows; t++ {
+		lt, at := lo[t*k:t*k+k], ahat[t*k:t*k+k]
+		mt := math.Inf(-1)
+		for _, v := range lt {
+			mt = max(mt, v)
+		}
+		m[t] = mt
+		if math.IsInf(mt, -1) || math.IsNaN(mt) {
+			return mt
+		}
+		if t == 0 {
+			copy(at, rho)
+		} else {
+			clear(at)
+			for i, a := range ahat[(t-1)*k : t*k] {
+				if a == 0 {
+					continue
+				}
+				for j, gij := range gamma[i*k : i*k+k] {
+					at[j] += a * gij
+				}
+			}
+		}
+		ct := 0.0
+		for j := range at {
+			at[j] *= math.Exp(lt[j] - mt)
+			ct += at[j]
+		}
+		c[t] = ct
+		if !(ct > 0) {
+			return math.Inf(-1)
+		}
+		for j := range at {
+			at[j] /= ct
+		}
+		lp += mt + math.Log(ct)
+	}
+	return lp
+}
+
+// evalHMMStateProb is OpHMMStateProb's forward rule: the forward
+// recursion, then the backward one, P(state k at t | y) = â_t[k] β̂_t[k].
+// Where the likelihood is 0 or NaN every probability is NaN.
+func (p *Program) evalHMMStateProb(n *node) bool {
+	o, g, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
+	ov, gv, rv := p.v(o), p.v(g), p.v(r)
+	k := o.shape.Cols
+	if i := hmmCheck(gv, rv, k); i >= 0 {
+		p.fail = i
+		return false
+	}
+	z := p.v(n)
+	ahat, m, c, beta, wb := p.hmmScratch(n)
+	if lp := hmmForward(ov, gv, rv, k, ahat, m, c); math.IsInf(lp, 0) || math.IsNaN(lp) {
+		for i := range z {
+			z[i] = math.NaN()
+		}
+		return true
+	}
+	for j := range beta {
+		beta[j] = 1
+	}
+	for t := len(m) - 1; t >= 0; t-- {
+		for j, a := range ahat[t*k : t*k+k] {
+			z[t*k+j] = a * beta[j]
+		}
+		if t == 0 {
+			break
+		}
+		for j := range wb {
+			wb[j] = math.Exp(ov[t*k+j]-m[t]) * beta[j] / c[t]
+		}
+		for i := range beta {
+			s := 0.0
+			for j, v := range gv[i*k : i*k+k] {
+				s += v * wb[j]
+			}
+			beta[i] = s
+		}
+	}
+	return true
+}
+
+// gradHMM adds the contributions of the result's adjoint g to those of
+// log_omega, Gamma and rho, by the scaled backward recursion.
+func (p *Program) gradHMM(n *node, g float64) {
+	o, gm, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
+	ov, gv := p.v(o), p.v(gm)
+	rows, k := o.shape.Rows, o.shape.Cols
+	ahat, m, c, beta, wb := p.hmmScratch(n)
+	var ao, ag, ar []float64
+	if o.aoff >= 0 {
+		ao = p.a(o)
+	}
+	if gm.aoff >= 0 {
+		ag = p.a(gm)
+	}
+	if r.aoff >= 0 {
+		ar = p.a(r)
+	}
+	for j := range beta {
+		beta[j] = 1
+	}
+	for t := rows - 1; t >= 0; t-- {
+		lo, at := ov[t*k:t*k+k], ahat[t*k:t*k+k]
+		if ao != nil {
+			for j, a := range at {
+				ao[t*k+j] += g * a * beta[j]
+			}
+		}
+		// wb = w_t ⊙ β̂_t / c_t: what both Γ's and the earlier β̂'s terms use
+		for j := range wb {
+			wb[j] = math.Exp(lo[j]-m[t]) * beta[j] / c[t]
+		}
+		if t == 0 {
+			if ar != nil {
+				for j, v := range wb {
+					ar[j] += g * v
+				}
+			}
+			break
+		}
+		prev := ahat[(t-1)*k : t*k]
+		if ag != nil {
+			for i, a := range prev {
+				if a == 0 {
+					continue
+				}
+				row := ag[i*k : i*k+k]
+				for j, v := range wb {
+					row[j] += g * a * v
+				}
+			}
+		}
+		// β̂_{t−1} = Γ wb
+		for i := range beta {
+			s := 0.0
+			for j, v := range gv[i*k : i*k+k] {
+				s += v * wb[j]
+			}
+			beta[i] = s
+		}
+	}
+}
+
+// hmmError describes a Gamma or rho that is not stochastic (p.fail the
+// entry, rho's past K²).
+func (p *Program) hmmError(n *node) error {
+	k := p.arg(n, 0).shape.Cols
+	gv, rv := p.v(p.arg(n, 1)), p.v(p.arg(n, 2))
+	name, i := n.op.String(), p.fail
+	what, row, el := "Gamma", gv, fmt.Sprintf("[%d, %d]", i/k, i%k)
+	if i >= k*k {
+		what, row, el = "rho", rv, fmt.Sprintf("[%d]", i-k*k)
+		i -= k * k
+	} else {
+		row = gv[i/k*k : i/k*k+k]
+	}
+	if v := row[i%k]; !(v >= 0) {
+		return ast.Errorf(n.pos, "%s: %s%s is %g; the probabilities must be >= 0", name, what, el, v)
+	}
+	s := 0.0
+	for _, v := range row {
+		s += v
+	}
+	if what == "rho" {
+		return ast.Errorf(n.pos, "%s: rho sums to %.17g, not 1: it is the first state's distribution, a simplex", name, s)
+	}
+	return ast.Errorf(n.pos, "%s: row %d of Gamma sums to %.17g, not 1: row i is the distribution of the state after state i, a simplex (a matrix whose columns sum to 1 is the transpose of Stan's and gpp's Gamma)", name, i/k, s)
+}
