@@ -635,6 +635,37 @@ func (b *Builder) CumSum(x ID, pos ast.Pos) ID {
 	return b.push(node{op: OpCumSum, args: args, shape: s, pos: pos})
 }
 
+// RowCumSum returns the running sums along each row of a matrix [n, m]
+// (a vector as CumSum's): the rows of a loop's cumsum of a vector per
+// iteration, side by side.
+func (b *Builder) RowCumSum(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank == 0 {
+		return b.fail(pos, "cumsum: needs a vector or a matrix, got %s", s)
+	}
+	return b.push(node{op: OpCumSum, args: args, shape: s, pos: pos})
+}
+
+// RowMax returns the largest element of each row of a matrix [n, m], a
+// vector [n] (−∞ of a row of none, as Max); its derivative is 1 at each
+// row's first largest element. A vector is returned unchanged (as a copy).
+func (b *Builder) RowMax(x ID, pos ast.Pos) ID {
+	return b.reduce(OpRowMax, x, func(s Shape) (Shape, bool) {
+		return Vector(s.Rows), s.Rank > 0
+	}, pos)
+}
+
+// RowMin returns the smallest element of each row, as RowMax the largest.
+func (b *Builder) RowMin(x ID, pos ast.Pos) ID {
+	return b.reduce(OpRowMin, x, func(s Shape) (Shape, bool) {
+		return Vector(s.Rows), s.Rank > 0
+	}, pos)
+}
+
 // ARFilter returns the recursive (autoregressive) filter of e by the
 // coefficients phi, R's filter(e, phi, method = "recursive"): for e a
 // vector [T], h_t = e_t + Σ_{k=1..p} phi_{k−1} h_{t−k} with the terms
@@ -740,6 +771,22 @@ func (b *Builder) Outer(x, y ID, pos ast.Pos) ID {
 		return b.fail(pos, "outer: needs two vectors, got %s and %s", sx, sy)
 	}
 	return b.push(node{op: OpOuter, args: args, shape: Matrix(sx.Rows, sy.Rows), pos: pos})
+}
+
+// RowOuter returns, for each row x_i of a matrix [n, k], its outer
+// product x_i x_i' laid out flat as row i of a matrix [n, k·k]: the
+// Outer(c, c) of an unrolled loop's vector per iteration, its rows side by
+// side (named outer in errors, as that one is).
+func (b *Builder) RowOuter(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 2 {
+		return b.fail(pos, "outer: needs a matrix of rows, got %s", s)
+	}
+	return b.push(node{op: OpRowOuter, args: args, shape: Matrix(s.Rows, s.Cols*s.Cols), pos: pos})
 }
 
 // Diag turns a vector into a diagonal matrix and a square matrix into the

@@ -147,7 +147,7 @@ func (p *Program) loopError(k int, ok bool) error {
 		if !m.rows || m.iter == 0 || p.iters[m.iter-1].Loop != loop {
 			continue
 		}
-		if !p.perRow(m) && !p.argsFinite(m) {
+		if !p.perRow(m) && !p.obsPerRow(m) && !p.argsFinite(m) {
 			continue // a sum of failed rows, say: not where they failed
 		}
 		r := p.failRow(m, mok)
@@ -208,10 +208,25 @@ func (p *Program) iterBefore(m *node, r int, n *node, s int) bool {
 // or of the failing observation of a Categorical over a loop's rows,
 // one observation per row.
 func (p *Program) failRow(n *node, ok bool) int {
-	if n.op == OpCategorical && n.rows && n.iter > 0 && p.arg(n, 0).n == p.iters[n.iter-1].rows() {
+	if p.obsPerRow(n) {
 		return max(p.categoricalObs(n, ok), 0)
 	}
 	return p.iterRow(n, p.badElem(n, ok))
+}
+
+// obsRows reports whether o, an operand of a Categorical over a loop's
+// rows (obsPerRow), is a matrix of one row per observation: the rows'
+// vectors of probabilities or log-odds, side by side.
+func obsRows(o *node, rows int) bool {
+	return o.shape.Rank == 2 && o.shape.Rows == rows
+}
+
+// obsPerRow reports whether node n is a Categorical over a loop's rows,
+// one observation per row: its failing row is that of the first
+// observation that fails, whatever the other rows' probabilities are (a
+// NaN of a row that failed before it, say).
+func (p *Program) obsPerRow(n *node) bool {
+	return n.op == OpCategorical && n.rows && n.iter > 0 && p.arg(n, 0).n == p.iters[n.iter-1].rows()
 }
 
 // iterRow returns the row of node n's iterations (Builder.AtIter) that
@@ -442,6 +457,10 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.hmmError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
+	}
+	if n.op == OpRowSum && n.rows && n.iter > 0 && !n.whole {
+		// a loop's sum of a vector per row: the unrolled loop's sum
+		name = OpSum.String()
 	}
 	z := p.v(n)
 	k := firstBad(z)
@@ -700,13 +719,25 @@ func (p *Program) backwardError() error {
 		// adjoint, fails in the unrolled loop's last iteration first.
 		perRow := !n.rows || n.iter == 0 || p.perRow(n)
 		fresh := perRow || firstBad(p.a(n)) < 0
+		// After a failure, an operand whose adjoint was not finite before
+		// n's contribution is not n's failure (a param that the failed
+		// rows' terms reached already).
+		var before []bool
+		if bn != nil {
+			before = make([]bool, len(n.args))
+			for a := range n.args {
+				if o := p.arg(n, a); o.aoff >= 0 {
+					before[a] = firstBad(p.a(o)) >= 0
+				}
+			}
+		}
 		p.grad(n)
 		if bn != nil && !fresh {
 			continue
 		}
 		for a := range n.args {
 			o := p.arg(n, a)
-			if o.aoff < 0 {
+			if o.aoff < 0 || before != nil && before[a] {
 				continue
 			}
 			ga := p.a(o)
@@ -716,6 +747,12 @@ func (p *Program) backwardError() error {
 			}
 			row := 0
 			switch {
+			case p.obsPerRow(n) && obsRows(o, p.iters[n.iter-1].rows()):
+				// a Categorical's theta, a row per observation: the
+				// last failing row, its first failing element
+				c := o.shape.Cols
+				row = lastBad(ga) / c
+				e = row*c + firstBad(ga[row*c:row*c+c])
 			case n.rows && !perRow:
 				e = lastBad(ga)
 				row = p.iters[n.iter-1].rows() - 1
@@ -847,6 +884,10 @@ func (p *Program) eachFirstBad(n *node, a, e, row int, ga []float64) (int, int) 
 // iterations are vectors (Iters.Each) when o has them too, none when o is
 // one value per iteration; elemPart otherwise.
 func (p *Program) operandElemPart(n, o *node, e int) string {
+	if p.obsPerRow(n) && obsRows(o, p.iters[n.iter-1].rows()) {
+		// each row's vector of probabilities, as the unrolled loop's
+		return elemPart(Vector(o.shape.Cols), e%max(o.shape.Cols, 1))
+	}
 	if n.rows && n.each.Rank > 0 {
 		m := n.each.Len()
 		if o.n == n.n || o.n == m && o.shape.Rank == 2 && o.shape.Rows == 1 {

@@ -73,10 +73,30 @@ func (p *Program) eval(n *node) bool {
 			}
 		}
 	case op == OpCumSum:
-		s := 0.0
-		for i, v := range p.v(p.arg(n, 0)) {
-			s += v
-			z[i] = s
+		x := p.arg(n, 0)
+		xv, c := p.v(x), x.shape.Len()
+		if x.shape.Rank == 2 {
+			c = x.shape.Cols
+		}
+		for r := 0; r < len(xv); r += c {
+			s := 0.0
+			for i, v := range xv[r : r+c] {
+				s += v
+				z[r+i] = s
+			}
+		}
+	case op == OpRowMax || op == OpRowMin:
+		x := p.arg(n, 0)
+		xv, c := p.v(x), x.shape.Cols
+		for i := range z {
+			switch {
+			case c > 0:
+				z[i] = xv[i*c+extremeIndex(xv[i*c:i*c+c], op == OpRowMax)]
+			case op == OpRowMax:
+				z[i] = math.Inf(-1)
+			default:
+				z[i] = math.Inf(1)
+			}
 		}
 	case op == OpHMMMarginal:
 		return p.evalHMM(n)
@@ -92,6 +112,17 @@ func (p *Program) eval(n *node) bool {
 		for i := 0; i < r; i++ {
 			for j := 0; j < c; j++ {
 				z[j*r+i] = xv[i*c+j]
+			}
+		}
+	case op == OpRowOuter:
+		x := p.arg(n, 0)
+		xv, k := p.v(x), x.shape.Cols
+		for r := 0; r < x.shape.Rows; r++ {
+			xr, zr := xv[r*k:r*k+k], z[r*k*k:(r+1)*k*k]
+			for a, xa := range xr {
+				for c, xc := range xr {
+					zr[a*k+c] = xa * xc
+				}
 			}
 		}
 	case op == OpOuter:

@@ -65,11 +65,26 @@ func (p *Program) grad(n *node) {
 				ar[j] += g[j]
 			}
 		}
-	case op == OpCumSum: // x_j reaches every z_i with i ≥ j
-		ax, s := p.a(p.arg(n, 0)), 0.0
-		for i := len(g) - 1; i >= 0; i-- {
-			s += g[i]
-			ax[i] += s
+	case op == OpCumSum: // x_j reaches every z_i with i ≥ j of its row
+		x := p.arg(n, 0)
+		ax, c := p.a(x), x.shape.Len()
+		if x.shape.Rank == 2 {
+			c = x.shape.Cols
+		}
+		for r := 0; r < len(g); r += c {
+			s := 0.0
+			for i := r + c - 1; i >= r; i-- {
+				s += g[i]
+				ax[i] += s
+			}
+		}
+	case op == OpRowMax || op == OpRowMin:
+		x := p.arg(n, 0)
+		ax, xv, c := p.a(x), p.v(x), x.shape.Cols
+		if c > 0 {
+			for i, gi := range g {
+				ax[i*c+extremeIndex(xv[i*c:i*c+c], op == OpRowMax)] += gi
+			}
 		}
 	case op == OpARFilter:
 		p.gradARFilter(n, g)
@@ -83,6 +98,18 @@ func (p *Program) grad(n *node) {
 		for i := 0; i < r; i++ {
 			for j := 0; j < c; j++ {
 				ax[i*c+j] += g[j*r+i]
+			}
+		}
+	case op == OpRowOuter: // x_ra reaches z_r[a, c] and z_r[c, a]
+		x := p.arg(n, 0)
+		ax, xv, k := p.a(x), p.v(x), x.shape.Cols
+		for r := 0; r < x.shape.Rows; r++ {
+			xr, gr, ar := xv[r*k:r*k+k], g[r*k*k:(r+1)*k*k], ax[r*k:r*k+k]
+			for a := range xr {
+				ar[a] += dot(gr[a*k:a*k+k], xr)
+				for c, xc := range xr {
+					ar[a] += gr[c*k+a] * xc
+				}
 			}
 		}
 	case op == OpOuter:

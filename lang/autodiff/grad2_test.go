@@ -413,6 +413,23 @@ func TestGradCumSum(t *testing.T) {
 		{name: "row", args: func(r *rand.Rand) []arg { _, m, _ := dims(r); return []arg{in(Matrix(1, m), real)} }, build: build, ref: ref},
 		{name: "one", args: func(*rand.Rand) []arg { return []arg{in(Vector(1), real)} }, build: build, ref: ref},
 	})
+	// RowCumSum: the running sums along each row of a matrix, apart.
+	runCases(t, []gradCase{
+		{name: "rows", args: func(r *rand.Rand) []arg { n, m, _ := dims(r); return []arg{in(Matrix(n, m), real)} },
+			build: func(b *Builder, x []ID) ID { return b.RowCumSum(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				out, c := make([]float64, len(v[0])), s[0].Cols
+				for i := range out {
+					out[i] = v[0][i]
+					if i%c > 0 {
+						out[i] += out[i-1]
+					}
+				}
+				return out
+			}},
+		{name: "vector", args: func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} },
+			build: func(b *Builder, x []ID) ID { return b.RowCumSum(x[0], testPos) }, ref: ref},
+	})
 	b := NewBuilder()
 	b.CumSum(b.Input("A", Matrix(2, 3), testPos), testPos)
 	if _, err := b.Finish(b.Scalar(0, testPos)); err == nil || !strings.Contains(err.Error(), "cumsum: needs a vector or a row") {

@@ -462,6 +462,37 @@ func TestGradReductions(t *testing.T) {
 			}},
 		{name: "rowsum/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.RowSum(x[0], testPos) },
 			ref: func(v [][]float64, _ []Shape) []float64 { return v[0] }},
+		{name: "rowmax/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowMax(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				res := make([]float64, s[0].Rows)
+				for i := range res {
+					res[i] = slices.Max(v[0][i*s[0].Cols : (i+1)*s[0].Cols])
+				}
+				return res
+			}},
+		{name: "rowmin/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowMin(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				res := make([]float64, s[0].Rows)
+				for i := range res {
+					res[i] = slices.Min(v[0][i*s[0].Cols : (i+1)*s[0].Cols])
+				}
+				return res
+			}},
+		{name: "rowouter", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowOuter(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				var res []float64
+				k := s[0].Cols
+				for i := 0; i < s[0].Rows; i++ {
+					for a := range k {
+						for c := range k {
+							res = append(res, v[0][i*k+a]*v[0][i*k+c])
+						}
+					}
+				}
+				return res
+			}},
+		{name: "rowmax/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.RowMax(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return v[0] }},
 		{name: "colsum/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.ColSum(x[0], testPos) },
 			ref: func(v [][]float64, s []Shape) []float64 {
 				res := make([]float64, s[0].Cols)

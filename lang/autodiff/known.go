@@ -65,8 +65,8 @@ func knownOp(op Op) bool {
 		return true
 	}
 	switch op {
-	case OpSum, OpProd, OpMean, OpLogSumExp, OpMax, OpMin, OpRowLogSumExp, OpRowSum, OpColSum, OpCumSum, OpARFilter,
-		OpMatMul, OpTranspose, OpOuter, OpDiagMatrix, OpDiagVector, OpTrace,
+	case OpSum, OpProd, OpMean, OpLogSumExp, OpMax, OpMin, OpRowLogSumExp, OpRowSum, OpColSum, OpCumSum, OpRowMax, OpRowMin, OpARFilter,
+		OpMatMul, OpTranspose, OpOuter, OpRowOuter, OpDiagMatrix, OpDiagVector, OpTrace,
 		OpSlice, OpCol, OpGather, OpStack, OpConcat, OpInside, OpOrdered, OpCholCorr, OpCholCorrJac, OpCorrFromChol, OpCholCov, OpCholCovJac, OpCovFromChol:
 		return true
 	}

@@ -88,7 +88,9 @@ const (
 	OpRowLogSumExp // [n, m] → [n], log Σ_j exp(x_ij) per row
 	OpRowSum       // [n, m] → [n]
 	OpColSum       // [n, m] → [1, m]
-	OpCumSum       // running sums of a vector or row: z_i = x_0 + ... + x_i
+	OpCumSum       // running sums of a vector, or along each row of a matrix: z_i = x_0 + ... + x_i
+	OpRowMax       // [n, m] → [n], the largest element of each row (its adjoint goes to the first such)
+	OpRowMin       // [n, m] → [n], the smallest element of each row (likewise)
 	// the recursive filter of each column of e [T] or [T, K] by phi (a
 	// scalar or [p]): h_t = e_t + Σ_k phi_{k−1} h_{t−k}, h_{<0} = 0
 	OpARFilter
@@ -103,6 +105,7 @@ const (
 	OpMatMul
 	OpTranspose
 	OpOuter
+	OpRowOuter   // [n, k] → [n, k·k]: each row's outer product with itself, flat
 	OpDiagMatrix // vector → diagonal matrix
 	OpDiagVector // square matrix → its diagonal
 	OpTrace
@@ -211,8 +214,8 @@ var opNames = [numOps]string{
 	OpAtanh: "atanh", OpErf: "erf", OpErfc: "erfc", OpExp2: "exp2", OpLog2: "log2", OpLog10: "log10", OpCbrt: "cbrt",
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob",
-	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpDiagMatrix: "diag",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob",
+	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",

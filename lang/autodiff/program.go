@@ -199,7 +199,7 @@ func (p *Program) checkDataValues() error {
 					if c, at, ok := p.cellOf(n.args[0], k); ok {
 						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs", c.name, x, want, n.dist.Name, n.pos)
 					}
-					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), p.nodeElemPart(n, y.shape, k)))
+					return p.dataIter(n, k, ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), p.nodeElemPart(n, y.shape, k))))
 				}
 			}
 		case OpMultinomial:
@@ -220,7 +220,11 @@ func (p *Program) checkDataValues() error {
 					if c, at, ok := p.cellOf(n.args[0], j); ok {
 						return ast.Errorf(at, "%s: value %g is not a category 0..%d, as %s at %s needs", c.name, x, k-1, name, n.pos)
 					}
-					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k-1), elemPart(y.shape, j)))
+					el := elemPart(y.shape, j)
+					if p.obsPerRow(n) { // a loop's observation per row, a scalar unrolled
+						el = ""
+					}
+					return p.dataIter(n, j, ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k-1), el)))
 				}
 			}
 		case OpOrderedLogistic:
@@ -253,12 +257,29 @@ func (p *Program) checkDataArgs(n *node) error {
 		par := n.dist.Params[i]
 		for k, v := range p.v(x) {
 			if want, ok := par.Support.Admits(v); !ok {
-				return ast.Errorf(x.pos, "%s", msg(fmt.Sprintf("%s argument %d (%s) is %g, not %s; it depends on the data alone, so no fit can change it",
-					n.dist.Name, i+1, par.Name, v, want), p.nodeElemPart(n, x.shape, k)))
+				return p.dataIter(n, k, ast.Errorf(x.pos, "%s", msg(fmt.Sprintf("%s argument %d (%s) is %g, not %s; it depends on the data alone, so no fit can change it",
+					n.dist.Name, i+1, par.Name, v, want), p.nodeElemPart(n, x.shape, k))))
 			}
 		}
 	}
 	return nil
+}
+
+// dataIter appends to err, the error of a data value or argument of density
+// node n at its element k, found before the fit, the loop iteration it is
+// in (atIter): k's own row when n's elements are the rows of a loop
+// lowered as vectors, else the first. A value named at its data cell
+// needs none.
+func (p *Program) dataIter(n *node, k int, err error) error {
+	if n.iter == 0 {
+		return err
+	}
+	r := 0
+	if (p.perRow(n) || p.obsPerRow(n)) && k < p.iters[n.iter-1].rows() {
+		r = k
+	}
+	p.atIter(n, r, err)
+	return err
 }
 
 // cellOf follows element k of node i back through indexing (slices,

@@ -467,6 +467,13 @@ func (l *lowerer) failed() int { return l.failures + l.b.Fails() }
 // body's error comes once, not per iteration), and up to ast.MaxErrors, then
 // one saying the rest was not reported.
 func (l *lowerer) errorf(pos ast.Pos, format string, args ...any) {
+	l.rowErrorf(0, pos, format, args...)
+}
+
+// rowErrorf is errorf for an error in a loop found at row k of the rows a
+// loop lowered as vectors lowers now (0 when it is not about one row): the
+// message names the loop's iteration (iterText), as a fit-time error does.
+func (l *lowerer) rowErrorf(k int, pos ast.Pos, format string, args ...any) {
 	l.failures++
 	if l.at[pos] || len(l.errs) > ast.MaxErrors {
 		return
@@ -479,7 +486,31 @@ func (l *lowerer) errorf(pos ast.Pos, format string, args ...any) {
 		l.errs.Add(pos, "too many errors; the rest are not reported")
 		return
 	}
-	l.errs.Add(pos, format, args...)
+	l.errs.Add(pos, "%s%s", fmt.Sprintf(format, args...), l.iterText(k))
+}
+
+// iterText names the loop iteration of row k of the current rows, " at i
+// = 7, j = 0", from the loop variables' values: one each in an unrolled
+// loop, one per row in a loop lowered as vectors; "" outside loops and in
+// a batch build's loop over the rows, whose rows are the batch's.
+func (l *lowerer) iterText(k int) string {
+	if len(l.loops) == 0 || l.batch != nil && l.batch.rowLoop > 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, sym := range l.loops {
+		v, ok := l.env[sym]
+		if !ok || !v.isInt || len(v.ints) == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString(" at ")
+		} else {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s = %d", sym.Name, v.ints[min(k, len(v.ints)-1)])
+	}
+	return b.String()
 }
 
 // total returns the sum of the log density terms.

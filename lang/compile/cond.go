@@ -91,11 +91,14 @@ func (l *lowerer) known(v value, e ast.Expr) ([]float64, autodiff.Shape, bool) {
 	}
 	for k, x := range vals {
 		if math.IsNaN(x) {
-			where := ""
-			if len(vals) > 1 && l.vec == nil { // in a loop lowered as vectors, one per iteration (as unrolled)
+			where, row := "", 0
+			switch {
+			case l.vec != nil && l.depends(e): // one per iteration (as unrolled)
+				row = k
+			case len(vals) > 1:
 				where = " (element " + shapeElem(shape, k) + ")"
 			}
-			l.errorf(e.Pos(), "`%s` is NaN with these data%s, which no comparison or condition can use", ast.FormatExpr(e), where)
+			l.rowErrorf(row, e.Pos(), "`%s` is NaN with these data%s, which no comparison or condition can use", ast.FormatExpr(e), where)
 			return nil, autodiff.Shape{}, false
 		}
 	}

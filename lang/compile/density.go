@@ -22,9 +22,20 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		return nil
 	}
 	pos := call.Fun.Pos()
+	// X[i] ~ MvNormal(mu, Sigma) in a loop lowered as vectors: the rows
+	// (looprows.go), their means one per row or broadcast along them
+	e, rowMv := lhs.(ast.Expr)
+	rowMv = rowMv && l.vec != nil && d.Name == "MvNormal" && l.depends(e)
+	if rowMv {
+		v = value{id: l.rowMatrix(e), node: true}
+	}
 	val := l.node(v, lhs.Pos())
 	args := make([]autodiff.ID, len(call.Args))
 	for i, a := range call.Args {
+		if rowMv && i == 0 {
+			args[i] = l.rowOperand(a)
+			continue
+		}
 		if l.vec != nil && l.depends(a) && l.rowVecScan().rowVec(a) {
 			args[i] = l.rowMatrix(a) // a Categorical's rows (looprows.go)
 			continue
@@ -33,6 +44,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	}
 	switch d.Name {
 	case "MvNormal", "MvNormalRows":
+		if rowMv {
+			l.gaussLoop(val, args[0], args[1], pos)
+			break
+		}
 		l.gauss(call, lhs, val, args[0], args[1], pos)
 	case "Dirichlet":
 		l.dirichlet(val, args[0], lat, pos)

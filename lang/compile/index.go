@@ -34,11 +34,15 @@ func (l *lowerer) inRange(s sel, n int) bool {
 			continue
 		}
 		hint := oneBasedHint(s.many, n)
+		row := 0
+		if s.row { // one index per row of a loop lowered as vectors
+			row = k
+		}
 		switch {
 		case s.at != nil:
-			l.errorf(s.at(k), "%d is out of range [0, %d) as an index (used at %s)%s", i, n, s.pos, hint)
+			l.rowErrorf(row, s.at(k), "%d is out of range [0, %d) as an index (used at %s)%s", i, n, s.pos, hint)
 		default:
-			l.errorf(s.pos, "index %d out of range [0, %d) (element %d of the index vector)%s", i, n, k, hint)
+			l.rowErrorf(row, s.pos, "index %d out of range [0, %d) (element %d of the index vector)%s", i, n, k, hint)
 		}
 		return false
 	}
@@ -64,10 +68,16 @@ func oneBasedHint(many []int, n int) string {
 // naming what it indexes and saying indices count from 0 (a loop written
 // for i in 1:N+1, from Stan's 1-based for (i in 1:N), ends here).
 func (l *lowerer) oneInRange(e *ast.IndexExpr, s sel, n, axis int) bool {
+	return l.oneInRangeRow(e, s, n, axis, 0)
+}
+
+// oneInRangeRow is oneInRange for the index of row k of a loop lowered as
+// vectors (vecIndexInRange), whose error names that row's iteration.
+func (l *lowerer) oneInRangeRow(e *ast.IndexExpr, s sel, n, axis, k int) bool {
 	if s.kind != selOne || s.one >= 0 && s.one < n {
 		return true
 	}
-	l.errorf(s.pos, "index %d out of range [0, %d) along axis %d of `%s` (indices are 0-based)",
+	l.rowErrorf(k, s.pos, "index %d out of range [0, %d) along axis %d of `%s` (indices are 0-based)",
 		s.one, n, axis, ast.FormatExpr(e.X))
 	return false
 }
@@ -125,6 +135,9 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 
 // index lowers X[i], X[i, j], slices and gathers.
 func (l *lowerer) index(e *ast.IndexExpr) value {
+	if l.vec != nil && l.depends(e) && l.rowVecScan().rowElem(e) {
+		return l.rowElem(e) // v[0] of a vector per iteration (looprows.go)
+	}
 	x := l.expr(e.X)
 	sels := make([]sel, len(e.Indices))
 	for i, ix := range e.Indices {

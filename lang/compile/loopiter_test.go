@@ -98,6 +98,18 @@ param s: positive ~ Exponential(1)
 			"m.gpp:13:13: log: argument -0.5 < 0 at i = 1"},
 		{"nested gradient", "for i in 0:N {\n  for j in 0:2 {\n    target += sqrt((c[i] + j) * s)\n  }\n}", 0,
 			"m.gpp:13:15: sqrt: gradient is +Inf with respect to argument 1 (value 0) at i = 4, j = 0"},
+		// The forms looprows.go lowers as the rows' matrix: an element
+		// of a row, a row's max, its running sums, a row under MvNormal.
+		{"element of a row", "for i in 0:N {\n  let v = log(X[i] - a)\n  target += v[1] + max(v)\n}", 0,
+			"m.gpp:12:11: log: argument -9 < 0 (element [1]) at i = 3"},
+		// |z| * 1e307 three times overflows in row 1 (9e307 twice)
+		{"running sums", "for i in 0:N {\n  target += -0.1 * sum(cumsum(X[i] * (abs(z[i]) * (a + 1)) * 1e307))\n}", 0,
+			"m.gpp:12:24: cumsum: result is +Inf (element [1]) at i = 1"},
+		{"mvnormal mean", "for i in 0:N {\n  X[i] ~ MvNormal(sqrt(X[i] - a), I(3) * s)\n}", 0,
+			"m.gpp:12:19: sqrt: argument -9 < 0 (element [1]) at i = 3"},
+		// the centred row's outer product overflows in row 1 (8.1e154²)
+		{"mvnormal outer", "for i in 0:N {\n  X[i] ~ MvNormal(X[i] * square(z[i]) * 1e153 * (a + 1), I(3) * s)\n}", 0,
+			"m.gpp:12:10: outer: result is +Inf (element [0, 0]) at i = 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := head + tc.body + "\n"
@@ -180,5 +192,143 @@ func TestMinibatchLoopErrorNoIteration(t *testing.T) {
 	}
 	if _, err := bt.LogJoint(x, g); err == nil || strings.Contains(err.Error(), " at i = ") {
 		t.Errorf("batch: error %v, want one naming no iteration", err)
+	}
+}
+
+// TestLoopCompileErrorsNameIteration: an error found when compiling a
+// loop's body (an index out of range, a NaN condition, a data argument
+// outside its support, a category that is not one) names the iteration it
+// is found in, as a fit-time error does, the same whether the loop is
+// lowered as vectors or unrolled: the unrolled loop's first failing one.
+func TestLoopCompileErrorsNameIteration(t *testing.T) {
+	const head = `data N: int
+data x: real[N]
+data z: real[N]
+data k: int[N]
+data X: real[N, 3]
+param a: real ~ Normal(0, 1)
+param s: positive ~ Exponential(1)
+param u: real[3] ~ Normal(0, 1)
+`
+	in := iterData()
+	in.JSON["k"].Int = true
+	for _, tc := range []struct{ name, body, want string }{
+		// k + 2 passes u's 3 elements where k is 1: rows 1, 2 and 5
+		{"index", "for i in 0:N {\n  target += u[k[i] + 2]\n}",
+			"m.gpp:10:15: index 3 out of range [0, 3) along axis 0 of `u` (indices are 0-based) at i = 1"},
+		{"second index", "for i in 0:N {\n  for j in 0:4 {\n    target += X[i, j] * a\n  }\n}",
+			"m.gpp:11:20: index 3 out of range [0, 3) along axis 1 of `X` (indices are 0-based) at i = 0, j = 3"},
+		// x + z is NaN in no row; log(x) in rows 3 and 4
+		{"NaN condition", "for i in 0:N {\n  if log(x[i]) > 0 {\n    target += a\n  }\n}",
+			"m.gpp:10:6: `log(x[i])` is NaN with these data, which no comparison or condition can use at i = 3"},
+		// inv_logit(|z| * 100) rounds to 1 in every row; the branch
+		// k == 1 takes rows 1, 2 and 5
+		{"data argument", "for i in 0:N {\n  if k[i] == 1 {\n    k[i] ~ Bernoulli(inv_logit(abs(z[i]) * 100))\n  }\n}",
+			"m.gpp:11:22: Bernoulli argument 1 (p) is 1, not in (0, 1); it depends on the data alone, so no fit can change it at i = 1"},
+		{"data argument 0", "for i in 0:N {\n  if k[i] == 1 {\n    k[i] ~ Bernoulli(inv_logit(z[i] * 100))\n  }\n}",
+			"m.gpp:11:12: Bernoulli: p must be in (0, 1) (got 0) at i = 1"},
+		// category 3 * k of 3 categories: rows 1, 2 and 5
+		{"category", "for i in 0:N {\n  3 * k[i] ~ CategoricalLogit(X[i] * a)\n}",
+			"m.gpp:10:14: CategoricalLogit: value 3 is not a category 0..2 at i = 1"},
+		// an element of a vector per iteration past its end: the first
+		{"element of a row", "for i in 0:N {\n  let v = X[i] * a\n  target += v[k[0] + 3]\n}",
+			"m.gpp:11:15: index 3 out of range [0, 3) along axis 0 of `v` (indices are 0-based) at i = 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			var errs [2]error
+			for f, unroll := range []bool{false, true} {
+				unrollLoops = unroll
+				_, errs[f] = compileSrcErr(t, "m.gpp", src, nil, in)
+				unrollLoops = false
+			}
+			if errs[0] == nil || errs[1] == nil {
+				t.Fatalf("no error: %v as vectors, %v unrolled", errs[0], errs[1])
+			}
+			if errs[0].Error() != tc.want || errs[1].Error() != tc.want {
+				t.Errorf("error as vectors:\n  %v\nunrolled:\n  %v\nwant:\n  %s", errs[0], errs[1], tc.want)
+			}
+		})
+	}
+}
+
+// TestLoopCategoricalGradientRow: a Categorical of a vector per row whose
+// probability at the observed category is denormal in rows 1 and 3 (its
+// log's gradient 1/theta is +Inf) names the last such row, and the element
+// within the row's vector, as the unrolled loop's reverse sweep does.
+func TestLoopCategoricalGradientRow(t *testing.T) {
+	src := `data N: int
+data X: real[N, 3]
+data k: int[N]
+param a: real ~ Normal(0, 1)
+for i in 0:N {
+  k[i] ~ Categorical(softmax(X[i] * (a + 1)))
+}
+`
+	in := data.Input{JSON: map[string]*data.Array{
+		"N": {Name: "N", Values: []float64{6}},
+		"k": {Name: "k", Shape: []int{6}, Values: []float64{0, 0, 0, 0, 0, 0}, Int: true},
+		"X": {Name: "X", Shape: []int{6, 3}, Values: []float64{
+			0, 1, 1,
+			0, 720, 1, // softmax's element 0 is about e^-720, denormal
+			0, 1, 1,
+			0, 1, 725,
+			0, 1, 1,
+			0, 1, 2,
+		}},
+	}}
+	const want = "m.gpp:6:10: Categorical: gradient is +Inf with respect to theta (value 1.36930634e-315, element [0]) at i = 3"
+	for _, unroll := range []bool{false, true} {
+		unrollLoops = unroll
+		m, err := compileSrcErr(t, "m.gpp", src, nil, in)
+		unrollLoops = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, m.Dim)
+		if _, err := m.LogJoint(x, make([]float64, m.Dim)); err == nil || err.Error() != want {
+			t.Errorf("unrolled %v: error %v, want %s", unroll, err, want)
+		}
+	}
+}
+
+// TestLoopRowOverflowNamed: a sum of a row's products that overflows
+// (rows 1 and 3 hold 1e308) is the unrolled loop's sum's error, and a
+// product that overflows names its argument order and element, whether
+// the loop is lowered as vectors (a dot product as the rows' sums of
+// products, a row's sum as a rowsum) or unrolled.
+func TestLoopRowOverflowNamed(t *testing.T) {
+	in := data.Input{JSON: map[string]*data.Array{
+		"N": {Name: "N", Values: []float64{4}},
+		"X": {Name: "X", Shape: []int{4, 3}, Values: []float64{
+			1, 1, 1,
+			1e308, 1e308, 1,
+			1, 1, 1,
+			1e308, 1e308, 1,
+		}},
+	}}
+	for _, tc := range []struct{ body, want string }{
+		{"target += dot_product(X[i], beta)", "m.gpp:6:13: sum: result is +Inf at i = 1"},
+		{"target += sum(X[i] .* beta)", "m.gpp:6:13: sum: result is +Inf at i = 1"},
+		{"target += dot_product(beta * 1e8, X[i])", "m.gpp:6:13: mul: result is +Inf (arguments 1e+08 and 1e+308, element [0]) at i = 1"},
+		{"target += sum(X[i]' * B)", "m.gpp:6:23: matmul: result is +Inf (element [0, 0]) at i = 1"},
+		{"target += max(X[i] .* beta * 2)", "m.gpp:6:30: mul: result is +Inf (arguments 1e+308 and 2, element [0]) at i = 1"},
+	} {
+		src := "data N: int\ndata X: real[N, 3]\nparam B: real[3, 2] ~ Normal(0, 1)\nparam beta: real[3] ~ Normal(0, 1)\nfor i in 0:N {\n  " + tc.body + "\n}\n"
+		for _, unroll := range []bool{false, true} {
+			unrollLoops = unroll
+			m, err := compileSrcErr(t, "m.gpp", src, nil, in)
+			unrollLoops = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := make([]float64, m.Dim)
+			for j := range x {
+				x[j] = 1
+			}
+			if _, err := m.LogJoint(x, make([]float64, m.Dim)); err == nil || err.Error() != tc.want {
+				t.Errorf("%s, unrolled %v: error %v, want %s", tc.body, unroll, err, tc.want)
+			}
+		}
 	}
 }

@@ -13,10 +13,13 @@ import (
 // sum of X[i] .* beta. The rows side by side are then a matrix [n, K], one
 // row per iteration, and each per-iteration operation is the matrix
 // operation over them: X[i]' * B is row i of X * B, sum and log_sum_exp
-// of a row are rowsum and rowlogsumexp, softmax of a row is exp(v −
-// rowlogsumexp(v)), and y[i] ~ CategoricalLogit(v) takes the matrix as
-// one row per observation. Only these shapes are lowered so (rowVec);
-// a per-iteration vector anywhere else leaves the loop unrolled.
+// of a row are rowsum and rowlogsumexp, max and min of a row rowmax and
+// rowmin, softmax of a row is exp(v − rowlogsumexp(v)), cumsum of a row
+// the running sums along each row, v[k] at a k of no row the column k,
+// y[i] ~ CategoricalLogit(v) takes the matrix as one row per observation,
+// and X[i] ~ MvNormal(mu, S) sums the centred rows' outer products into
+// one scatter matrix (gaussLoop). Only these shapes are lowered so
+// (rowVec); a per-iteration vector anywhere else leaves the loop unrolled.
 
 // rowVec reports whether e is a vector per iteration that the lowering
 // keeps as a matrix of rows: X[i] of a matrix X, its transpose, a literal
@@ -83,7 +86,8 @@ func (c *vecScan) rowVec1(e ast.Expr) bool {
 		if info.Inlines[e] != nil || f == nil {
 			return false
 		}
-		if f.Name == "softmax" || f.Name == "log_softmax" {
+		if f.Name == "softmax" || f.Name == "log_softmax" || f.Name == "cumsum" {
+			// mixing a row's elements only: the rows' softmaxes, running sums
 			return len(e.Args) == 1 && c.rowVec(e.Args[0])
 		}
 		if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
@@ -181,7 +185,7 @@ func (c *vecScan) rowReduce(e ast.Expr) bool {
 		switch f.Name {
 		case "sum":
 			return len(e.Args) == 1 && c.rowVec(e.Args[0])
-		case "log_sum_exp", "logsumexp":
+		case "log_sum_exp", "logsumexp", "max", "min":
 			return len(e.Args) == 1 && c.rowVec(e.Args[0])
 		case "dot_product":
 			return len(e.Args) == 2 && c.rowOperand(e.Args[0]) && c.rowOperand(e.Args[1]) &&
@@ -202,6 +206,43 @@ func (c *vecScan) rowCategorical(s *ast.TildeStmt) bool {
 	t := c.l.info.Types[s.LHS]
 	dep, ok := c.expr(s.LHS, false)
 	return dep && ok && t.Valid() && t.Shape.Rank() == 0
+}
+
+// rowMvNormal recognises X[i] ~ MvNormal(mu, Sigma) of a vector per
+// iteration X[i] (looprows.go's rows), a mean mu that is a scalar, a
+// vector of no row or one per row, and a covariance Sigma of no row: the
+// rows' independent multivariate normals (gaussLoop).
+func (c *vecScan) rowMvNormal(s *ast.TildeStmt) bool {
+	info := c.l.info
+	d := info.Dists[s.Dist]
+	if d == nil || d.Name != "MvNormal" || len(s.Dist.Args) != 2 || c.mentions(s.Dist.Args[1]) {
+		return false
+	}
+	t := info.Types[s.LHS]
+	return t.Valid() && t.Shape.Rank() == 1 && c.rowVec(s.LHS) && c.rowOperand(s.Dist.Args[0])
+}
+
+// gaussLoop adds the log density of rows y [n, k], each MvNormal(mu, cov)
+// with mu as rowOperand lowers it (a scalar, a vector of no row, one scalar
+// per row, or the rows' means [n, k]), as the sum of
+// the unrolled loop's terms: each row centred and its outer product taken
+// (errors name the row's iteration, as the unrolled loop's Sub and Outer
+// do), their sum the scatter of one GaussRowsSS over the n rows.
+func (l *lowerer) gaussLoop(y, mu, cov autodiff.ID, pos ast.Pos) {
+	b := l.b
+	k := b.Shape(y).Cols
+	done := l.iterEach(autodiff.Vector(k))
+	c := b.Sub(y, mu, pos)
+	done()
+	done = l.iterEach(autodiff.Matrix(k, k))
+	o := b.RowOuter(c, pos)
+	done()
+	// The sums over the rows are no row's (however many their elements
+	// are): a covariance that fails names the first iteration, as the
+	// unrolled loop's first GaussRowsSS does.
+	defer b.Whole()()
+	ss := b.Reshape(b.ColSum(o, pos), autodiff.Matrix(k, k), pos)
+	l.add(b.GaussRowsSS(cov, ss, float64(b.Shape(y).Rows), pos), pos)
 }
 
 // rowVecScan is a vecScan over the current vectorised loop's lets.
@@ -248,11 +289,7 @@ func (l *lowerer) rowMatrix(e ast.Expr) autodiff.ID {
 		if !ok || !l.rowsInRange(e, x, []sel{s}) {
 			return b.Scalar(0, e.Pos()) // the error is reported
 		}
-		id := l.node(x, e.X.Pos())
-		if !identityRows(s, b.Shape(id).Rows) {
-			id = b.Gather(id, s.many, s.pos)
-		}
-		return id
+		return l.gatherRows(l.node(x, e.X.Pos()), s)
 	case *ast.BinaryExpr:
 		c := l.rowVecScan()
 		if e.Op == ast.Mul && !c.rowScaled(e) {
@@ -283,6 +320,11 @@ func (l *lowerer) rowMatrix(e ast.Expr) autodiff.ID {
 		return id
 	case *ast.CallExpr:
 		f, pos := l.info.Calls[e], e.Fun.Pos()
+		if f.Name == "cumsum" { // the running sums of each row
+			x := l.rowMatrix(e.Args[0])
+			defer l.iterCols(e, l.rowWidth(x))()
+			return b.RowCumSum(x, pos)
+		}
 		if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
 			v := l.logpdfOf(e, pos, l.rowOperand, func(ids ...autodiff.ID) func() {
 				return l.iterCols(e, l.rowWidth(ids...))
@@ -308,6 +350,20 @@ func (l *lowerer) rowMatrix(e ast.Expr) autodiff.ID {
 	}
 	l.errorf(e.Pos(), "compile: not a per-row vector")
 	return b.Scalar(0, e.Pos())
+}
+
+// gatherRows picks the rows s.many of id for the rows of a loop lowered
+// as vectors, as index does: all of them in order as they are, and by the
+// batch's int data (u[g[i]] in a minibatch build) through GatherSub, whose
+// indices follow the batch.
+func (l *lowerer) gatherRows(id autodiff.ID, s sel) autodiff.ID {
+	switch {
+	case identityRows(s, l.b.Shape(id).Rows):
+		return id
+	case s.rows != nil:
+		return l.b.GatherSub(id, s.many, s.data, s.rows, s.pos)
+	}
+	return l.b.Gather(id, s.many, s.pos)
 }
 
 // rowProduct is x * m for the rows x [n, K] of a loop, the lowering of
@@ -351,10 +407,48 @@ func (l *lowerer) rowScalar(e *ast.CallExpr) value {
 		p := b.Mul(x, y, pos)
 		done()
 		id = b.RowSum(p, pos)
+	case "max":
+		id = b.RowMax(l.rowMatrix(e.Args[0]), pos)
+	case "min":
+		id = b.RowMin(l.rowMatrix(e.Args[0]), pos)
 	default: // log_sum_exp
 		id = b.RowLogSumExp(l.rowMatrix(e.Args[0]), pos)
 	}
 	return value{id: id, node: true}
+}
+
+// rowElem recognises v[k], an element of a per-row vector v (a vector per
+// iteration) at an index k that does not depend on the loop: per
+// iteration a scalar, the rows' column k.
+func (c *vecScan) rowElem(e *ast.IndexExpr) bool {
+	info := c.l.info
+	if len(e.Indices) != 1 || c.mentions(e.Indices[0]) {
+		return false
+	}
+	if _, isSlice := e.Indices[0].(*ast.SliceExpr); isSlice {
+		return false
+	}
+	tx, tk := info.Types[e.X], info.Types[e.Indices[0]]
+	return tx.Valid() && tx.Shape.Rank() == 1 && tk.Valid() && tk.Shape.Rank() == 0 && c.rowVec(e.X)
+}
+
+// rowElem lowers v[k] of a per-row vector v (vecScan.rowElem) as column k
+// of v's rows, checking k as the unrolled loop checked it in each
+// iteration.
+func (l *lowerer) rowElem(e *ast.IndexExpr) value {
+	m := l.rowMatrix(e.X)
+	s, ok := l.resolve(e.Indices[0])
+	if !ok {
+		return value{}
+	}
+	if s.kind != selOne {
+		l.errorf(e.Indices[0].Pos(), "index must be int data")
+		return value{}
+	}
+	if !l.oneInRange(e, s, l.b.Shape(m).Cols, 0) {
+		return value{}
+	}
+	return value{id: l.b.Col(m, s.one, s.pos), node: true}
 }
 
 // rowWidth returns the number of elements per iteration of an

@@ -341,8 +341,8 @@ func identityRows(s sel, n int) bool {
 // the loop variable as the unrolled loop checked each iteration's scalar
 // index (oneInRange): the first out of range is reported at the index.
 func (l *lowerer) vecIndexInRange(e *ast.IndexExpr, s sel, n, axis int) bool {
-	for _, i := range s.many {
-		if !l.oneInRange(e, sel{kind: selOne, one: i, pos: s.pos}, n, axis) {
+	for k, i := range s.many {
+		if !l.oneInRangeRow(e, sel{kind: selOne, one: i, pos: s.pos}, n, axis, k) {
 			return false
 		}
 	}
@@ -365,7 +365,7 @@ func (c *vecScan) stmt(s ast.Stmt) bool {
 		if s.Trunc != nil || info.UserDensities[s.Dist] != nil || slices.Contains(info.OrderedIID, s) {
 			return false
 		}
-		if c.rowCategorical(s) {
+		if c.rowCategorical(s) || c.rowMvNormal(s) {
 			return true
 		}
 		if !c.univariate(s.Dist) {
@@ -442,6 +442,10 @@ func (c *vecScan) expr1(e ast.Expr, cond bool) (dep, ok bool) {
 		return c.dep[info.Uses[e]], true
 	case *ast.ParenExpr:
 		return c.expr(e.X, cond)
+	case *ast.TransposeExpr:
+		if t := info.Types[e.X]; t.Valid() && t.Shape.Rank() == 0 {
+			return c.expr(e.X, cond) // a scalar's transpose is itself
+		}
 	case *ast.UnaryExpr:
 		if e.Op == ast.Not && !cond {
 			return false, !c.mentions(e)
@@ -482,7 +486,7 @@ func (c *vecScan) expr1(e ast.Expr, cond bool) (dep, ok bool) {
 			return true, true
 		}
 		if f.Name == "dot_product" {
-			if _, _, ok := c.rowDot(e); ok {
+			if _, _, _, ok := c.rowDot(e); ok {
 				return true, true
 			}
 		}
@@ -499,6 +503,9 @@ func (c *vecScan) expr1(e ast.Expr, cond bool) (dep, ok bool) {
 		}
 		return true, true
 	case *ast.IndexExpr:
+		if c.rowElem(e) { // v[0] of a vector per iteration
+			return true, true
+		}
 		if dx, ok := c.expr(e.X, cond); dx || !ok {
 			return dx, false
 		}
@@ -523,11 +530,12 @@ func (c *vecScan) expr1(e ast.Expr, cond bool) (dep, ok bool) {
 // rowDot recognises dot_product(X[i], beta) (either way round) with a
 // matrix X and a vector beta that do not depend on the loop: per
 // iteration a row of X times beta, which the rows side by side make the
-// matrix-vector product X[rows] * beta. It returns the row and the vector.
-func (c *vecScan) rowDot(e *ast.CallExpr) (row *ast.IndexExpr, v ast.Expr, ok bool) {
+// rows' sums of X[rows] .* beta'. It returns the row, the vector and the
+// row's argument (0 or 1).
+func (c *vecScan) rowDot(e *ast.CallExpr) (row *ast.IndexExpr, v ast.Expr, k int, ok bool) {
 	info := c.l.info
 	if len(e.Args) != 2 {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	for k := range 2 {
 		r, isIndex := ast.Unparen(e.Args[k]).(*ast.IndexExpr)
@@ -537,31 +545,41 @@ func (c *vecScan) rowDot(e *ast.CallExpr) (row *ast.IndexExpr, v ast.Expr, ok bo
 		}
 		tx, tv := info.Types[r.X], info.Types[other]
 		if tx.Valid() && tx.Shape.Rank() == 2 && tv.Valid() && tv.Shape.Rank() == 1 {
-			return r, other, true
+			return r, other, k, true
 		}
 	}
-	return nil, nil, false
+	return nil, nil, 0, false
 }
 
-// rowDot lowers dot_product(X[i], beta) in a vectorised loop as X[rows] *
-// beta (vecScan.rowDot).
+// rowDot lowers dot_product(X[i], beta) in a vectorised loop
+// (vecScan.rowDot) as the unrolled loop's sum of the products, a row at a
+// time: rowsum(X[rows] .* beta'), the products' node a vector per row, so
+// that an overflow names its row and element as the unrolled loop's does.
 func (l *lowerer) rowDot(e *ast.CallExpr) (value, bool) {
 	c := l.rowVecScan()
-	r, v, ok := c.rowDot(e)
+	r, v, k, ok := c.rowDot(e)
 	if !ok {
 		return value{}, false
 	}
+	b, pos := l.b, e.Fun.Pos()
 	x := l.expr(r.X)
 	s, ok := l.resolve(r.Indices[0])
 	if !ok || !l.rowsInRange(r, x, []sel{s}) {
 		return value{}, true
 	}
-	id := l.node(x, r.X.Pos())
-	if !identityRows(s, l.b.Shape(id).Rows) {
-		id = l.b.Gather(id, s.many, s.pos)
-	}
+	id := l.gatherRows(l.node(x, r.X.Pos()), s)
 	w := l.node(l.expr(v), v.Pos())
-	return value{id: l.b.MatMul(id, w, e.Fun.Pos()), node: true}, true
+	cols := b.Shape(w).Rows
+	w = b.Reshape(w, autodiff.Matrix(1, cols), v.Pos())
+	done := l.iterEach(autodiff.Vector(cols))
+	var p autodiff.ID
+	if k == 0 {
+		p = b.Mul(id, w, pos)
+	} else {
+		p = b.Mul(w, id, pos)
+	}
+	done()
+	return value{id: b.RowSum(p, pos), node: true}, true
 }
 
 // univariate reports whether call is an elementwise distribution, whose

@@ -98,3 +98,38 @@ func BenchmarkLoopForm(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoopRowForms is BenchmarkLoopForm for the per-row forms that
+// looprows.go lowers as the rows' matrix (an element of a row, a row's
+// max, its running sums, a row under MvNormal), at N = 2000 rows of
+// fuzzLoopHead's model, unrolled (as before) and lowered as vectors:
+//
+//	go test -run '^$' -bench 'LoopRowForms' -benchmem ./lang/compile/
+func BenchmarkLoopRowForms(b *testing.B) {
+	for _, form := range []struct{ name, body string }{
+		{"element", "for i in 0:N {\n    let v = B' * X[i]\n    y[i] ~ Normal(v[0] + v[2], s)\n}"},
+		{"max", "for i in 0:N {\n    y[i] ~ Normal(max(X[i]' * B), s)\n}"},
+		{"cumsum", "for i in 0:N {\n    y[i] ~ Normal(sum(cumsum(X[i] .* beta)), s)\n}"},
+		{"mvnormal", "for i in 0:N {\n    X[i] ~ MvNormal(beta * x[i], I(3) * s)\n}"},
+	} {
+		for _, unroll := range []bool{true, false} {
+			name := form.name + "/loop"
+			if unroll {
+				name = form.name + "/unrolled"
+			}
+			b.Run(name, func(b *testing.B) {
+				unrollLoops = unroll
+				m := compileSrc(b, "loop.gpp", fuzzLoopHead+form.body+"\n", nil, fuzzLoopData(2000))
+				unrollLoops = false
+				x := randomPoint(m, 1)
+				grad := make([]float64, m.Dim)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := m.LogJoint(x, grad); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -49,8 +49,9 @@ type loopGen struct {
 	vscope map[int][]string
 	inner  bool // inside the nested loop over j
 	depth  int  // expression depth
-	// fallback records a shape the lowering must unroll (y[i − 1], &&, a
-	// reduction, a range depending on i), so that the tape may grow with N.
+	// fallback records a shape the lowering must unroll (y[i − 1], &&,
+	// prod of a row, a range depending on i), so that the tape may grow
+	// with N.
 	fallback bool
 }
 
@@ -106,15 +107,19 @@ func (g *loopGen) real() string {
 	case 7:
 		return fmt.Sprintf("beta[%d]", g.pick(3))
 	case 8:
-		// Shapes the lowering must leave unrolled.
-		g.fallback = true
-		switch g.pick(3) {
+		switch g.pick(4) {
 		case 0:
+			// a shape the lowering must leave unrolled
+			g.fallback = true
 			return "y[i - 1]"
 		case 1:
 			return "sum(cumsum(" + g.vec(3) + "))"
+		case 2:
+			// an element of a vector per iteration: a column of the rows
+			k := 2 + g.pick(3)
+			return fmt.Sprintf("(%s)[%d]", g.vec(k), g.pick(k))
 		default:
-			return "max(" + g.vec(2+g.pick(3)) + ")"
+			return []string{"max(", "min("}[g.pick(2)] + g.vec(2+g.pick(3)) + ")"
 		}
 	case 9, 10, 11:
 		return "(" + g.real() + []string{" + ", " - ", " * ", " * "}[g.pick(4)] + g.real() + ")"
@@ -148,7 +153,7 @@ func (g *loopGen) real() string {
 	case 17:
 		// more shapes the lowering must leave unrolled
 		g.fallback = true
-		return []string{"u[g[i] + 0]", "(x[i] > 0) * a", "x[N - 1 - i]", "max(X[i])", "u[G - 1 - g[i]]"}[g.pick(5)]
+		return []string{"u[g[i] + 0]", "(x[i] > 0) * a", "x[N - 1 - i]", "prod(X[i])", "u[G - 1 - g[i]]"}[g.pick(5)]
 	default:
 		return "-" + g.real()
 	}
@@ -203,7 +208,7 @@ func (g *loopGen) vec(k int) string {
 	case 4:
 		return "(" + g.vec(k) + " / " + g.pos() + ")"
 	case 5:
-		f := []string{"tanh", "square", "exp", "inv_logit", "softmax", "log_softmax", "-", "log"}[g.pick(8)]
+		f := []string{"tanh", "square", "exp", "inv_logit", "softmax", "log_softmax", "-", "log", "cumsum"}[g.pick(9)]
 		arg := g.vec(k)
 		if f == "exp" {
 			arg = "0.1 * " + arg
@@ -283,10 +288,9 @@ func (g *loopGen) tilde(indent int, lhsKind int) {
 	switch lhsKind {
 	case 0:
 		if g.pick(6) == 0 {
-			// a row under a multivariate normal: unrolled (its
-			// overflows are per row, the rows' scatter's are not)
-			g.fallback = true
-			g.printf(indent, "X[i] ~ MvNormal(%s, I(3) * s)", g.vec(3))
+			// a row under a multivariate normal: the rows' outer
+			// products, summed into one scatter
+			g.printf(indent, "X[i] ~ MvNormal(%s, %s)", g.vec(3), []string{"I(3) * s", "crossprod(B') + I(3)"}[g.pick(2)])
 			return
 		}
 		lhs := "y[i]"

@@ -289,6 +289,9 @@ func (l *lowerer) expr1(e ast.Expr) value {
 	case *ast.BinaryExpr:
 		return l.binary(e)
 	case *ast.TransposeExpr:
+		if l.vec != nil && l.info.Types[e.X].Shape.Rank() == 0 && l.depends(e) {
+			return l.expr(e.X) // a scalar per row, its own transpose: the rows' vector
+		}
 		x := l.expr(e.X)
 		if x.isInt {
 			return l.transposeInts(e, x)

@@ -188,7 +188,7 @@ func TestTruncatedElements(t *testing.T) {
 		{"data m: real[N]\nparam x: positive[3] ~ Normal(m, 1)\n",
 			"m.gpp:2:31: Normal truncated to the positive support of x: argument `m` is [2], which does not broadcast to the [3] the ~ covers"},
 		{"data m: real[N]\nparam x: positive[3]\nfor i in 0:3 {\n  x[i] ~ Normal(m[i], 1)\n}\n",
-			"m.gpp:4:19: index 2 out of range [0, 2) along axis 0 of `m` (indices are 0-based)"},
+			"m.gpp:4:19: index 2 out of range [0, 2) along axis 0 of `m` (indices are 0-based) at i = 2"},
 	} {
 		if _, err := compileSrcErr(t, "m.gpp", c.src, nil, in); err == nil || err.Error() != c.want {
 			t.Errorf("error %v, want %q", err, c.want)

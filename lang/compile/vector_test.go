@@ -130,12 +130,12 @@ func TestVectorLitForms(t *testing.T) {
 func TestVectorLitIndexRange(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
 		{"loop variable", "data y: real[3]\nparam a: real\nfor i in 0:3 {\n  target += a * sum(y[[i, i + 1]])\n}\n",
-			"m.gpp:4:27: 3 is out of range [0, 3) as an index (used at m.gpp:4:23)"},
+			"m.gpp:4:27: 3 is out of range [0, 3) as an index (used at m.gpp:4:23) at i = 2"},
 		{"int data", "data y: real[3]\ndata k: int\nparam a: real\ntarget += a * sum(y[[0, k]])\n",
 			"d.json:2:7: 5 is out of range [0, 3) as an index (used at m.gpp:4:21)"},
 		// The one error: the index that idx[3] feeds is not also "not int data".
 		{"nested", "data idx: int[M]\nparam w: real[3]\nfor i in 0:M+1 { target += w[idx[i]] }\n",
-			"\x00m.gpp:3:34: index 3 out of range [0, 3) along axis 0 of `idx` (indices are 0-based)\x00"},
+			"\x00m.gpp:3:34: index 3 out of range [0, 3) along axis 0 of `idx` (indices are 0-based) at i = 3\x00"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := parser.ParseFile("m.gpp", []byte(c.src))
@@ -286,7 +286,7 @@ func TestTruncatedArgs(t *testing.T) {
 // a compile reports at most ast.MaxErrors errors and then says so.
 func TestErrorFlood(t *testing.T) {
 	_, err := compileSrcErr(t, "m.gpp", "param w: real[3]\nfor i in 0:1000000 {\n  target += w[i]\n}\n", nil)
-	if want := "m.gpp:3:15: index 3 out of range [0, 3) along axis 0 of `w` (indices are 0-based)"; err == nil || err.Error() != want {
+	if want := "m.gpp:3:15: index 3 out of range [0, 3) along axis 0 of `w` (indices are 0-based) at i = 3"; err == nil || err.Error() != want {
 		t.Errorf("loop: error %v, want just %q", err, want)
 	}
 	src := "data N: int\nparam m: real\n" + strings.Repeat("target += sum(rep(m, N - 1))\n", 25)
