@@ -547,7 +547,11 @@ func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Lat
 		t = &table{}
 		for _, o := range info.Outputs {
 			if o.Stmt != nil && o.Stmt.Dist != nil {
-				t.row("  "+o.Name, shapeString(o.Dims), "replicate ~ "+o.Stmt.Dist.Fun.Name)
+				what := "replicate ~ " + o.Stmt.Dist.Fun.Name
+				if tr := o.Stmt.Trunc; tr != nil { // " truncated to [0, ∞)", as truncated data reads
+					what += strings.TrimPrefix(check.TruncationString(&ast.TildeStmt{Dist: o.Stmt.Dist, Trunc: tr}), ast.FormatExpr(o.Stmt.Dist))
+				}
+				t.row("  "+o.Name, shapeString(o.Dims), what)
 				continue
 			}
 			t.row("  "+o.Name, shapeString(o.Dims))

@@ -51,8 +51,9 @@ const ppcMinValues = 2
 // data, at most one per data declaration, in the order of the outputs. A
 // replicate `output NAME ~ D(args)` mirrors data y of the same shape (at
 // least ppcMinValues elements) when the model observes y whole with the
-// same distribution expression, `y ~ D(args)` at the top level (not
-// truncated), or when NAME is y_rep, y_pred or y_sim. Of several
+// same distribution expression and truncation, `y ~ D(args)` or `y ~
+// D(args) T[L, U]` at the top level, or when NAME is y_rep, y_pred or
+// y_sim. Of several
 // replicates of one y the first counts. Int data with an int replicate (a
 // discrete family) are counts; missing cells of y are left out of the
 // observed values, since they are imputed, not observed.
@@ -60,7 +61,7 @@ func findReplicates(l *pipeline.Loaded) []ppcMatch {
 	observed := map[string][]string{} // data name → the distribution texts of its top-level ~'s
 	for _, s := range l.File.Stmts {
 		t, ok := s.(*ast.TildeStmt)
-		if !ok || t.Trunc != nil {
+		if !ok {
 			continue
 		}
 		id, ok := t.LHS.(*ast.Ident)
@@ -68,7 +69,7 @@ func findReplicates(l *pipeline.Loaded) []ppcMatch {
 			continue
 		}
 		if sym := l.Info.Uses[id]; sym != nil && sym.Kind == check.Data {
-			observed[id.Name] = append(observed[id.Name], ast.FormatExpr(t.Dist))
+			observed[id.Name] = append(observed[id.Name], distText(t.Dist, t.Trunc))
 		}
 	}
 	shapes := map[string][]int{}
@@ -85,7 +86,7 @@ func findReplicates(l *pipeline.Loaded) []ppcMatch {
 		if !ok {
 			continue
 		}
-		text := ast.FormatExpr(o.Stmt.Dist)
+		text := distText(o.Stmt.Dist, o.Stmt.Trunc)
 		var best *check.DataVar
 		for _, d := range l.Info.Data {
 			a := l.Data[d.Name]
@@ -692,4 +693,20 @@ func (l verticalLine) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	px := c.Min.X + vg.Length(x)*(c.Max.X-c.Min.X)
 	c.StrokeLine2(l.style, px, c.Min.Y, px, c.Max.Y)
+}
+
+// distText writes a distribution and its truncation (nil: none) as
+// findReplicates compares them: "Normal(mu, s) T[0, ]".
+func distText(call *ast.CallExpr, t *ast.Truncation) string {
+	s := ast.FormatExpr(call)
+	if t == nil {
+		return s
+	}
+	end := func(e ast.Expr) string {
+		if e == nil {
+			return ""
+		}
+		return ast.FormatExpr(e)
+	}
+	return s + " T[" + end(t.Lower) + ", " + end(t.Upper) + "]"
 }

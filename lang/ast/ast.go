@@ -430,7 +430,7 @@ type OutputStmt struct {
 	Value  Expr        // nil in the short and predictive forms
 	Tilde  Pos         // of `~` in the predictive form
 	Dist   *CallExpr   // the predictive form's distribution, else nil
-	Trunc  *Truncation // a T[...] after Dist (refused by the checker), else nil
+	Trunc  *Truncation // a T[...] after Dist, else nil
 }
 
 // FnDecl is a user function, `fn Name(Params...) = Body`, or the block

@@ -416,7 +416,7 @@ func (c *checker) outputStmt(s *ast.OutputStmt) {
 		if s.Dist != nil { // a predictive replicate
 			out.Type = c.predictive(s.Dist)
 			if s.Trunc != nil {
-				c.refuseTruncation(s.Trunc)
+				c.replicateTruncation(s, out.Type)
 			}
 		} else {
 			out.Value = s.Value

@@ -225,8 +225,8 @@ var otherDists = map[string]string{
 	"negativebinomial": "gpp calls it NegBinomial(mu, phi), PyMC's NegativeBinomial(mu, alpha) with phi = alpha (NegBinomialLog(eta, phi) takes eta = log mu)",
 	"halfstudentt":     "give a positive param StudentT(nu, 0, sigma), which is truncated to (0, ∞): param s: positive ~ StudentT(nu, 0, sigma)",
 	"censored":         "a censored observation adds its log probability with logcdf or logccdf, target += logccdf(y_cens, Weibull(k, s)) (docs/language.md §3, Censored data)",
-	"truncated":        "a ~ on data truncates with T[L, U], y ~ Normal(mu, s) T[0, ], and a param's bounds truncate its prior, param x: real<lower=0> ~ Normal(mu, s)",
-	"truncatednormal":  "a ~ on data truncates with T[L, U], y ~ Normal(mu, s) T[0, ], and a param's bounds truncate its prior, param x: real<lower=0> ~ Normal(mu, s)",
+	"truncated":        "a ~ on data truncates with T[L, U], y ~ Normal(mu, s) T[0, ], as does a replicate, output y_rep ~ Normal(mu, s) T[0, ], and a param's bounds truncate its prior, param x: real<lower=0> ~ Normal(mu, s)",
+	"truncatednormal":  "a ~ on data truncates with T[L, U], y ~ Normal(mu, s) T[0, ], as does a replicate, output y_rep ~ Normal(mu, s) T[0, ], and a param's bounds truncate its prior, param x: real<lower=0> ~ Normal(mu, s)",
 	"mixture":          "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
 	"normalmixture":    "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
 }

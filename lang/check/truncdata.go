@@ -55,14 +55,28 @@ func (c *checker) truncation(s *ast.TildeStmt, lt Type, d *stdlib.Dist, mentione
 		c.errorf(t.T, "T[, ] truncates nothing: give a lower bound, an upper bound or both (T[L, ], T[, U], T[L, U])")
 		return
 	}
+	if c.truncBounds(t, types, valid && !steps, lt.Shape, d, exprString(s.LHS), "") {
+		c.info.Truncations = append(c.info.Truncations, s)
+	}
+}
+
+// truncBounds checks the T[L, U] t of distribution d on values of shape
+// vs (named lhs in messages), whose bounds have types types (valid when
+// they and their checks so far are): d has a log CDF, a discrete d's
+// bounds are ints, each bound is a scalar or of shape vs, and constant
+// bounds are in order.
+func (c *checker) truncBounds(t *ast.Truncation, types []Type, valid bool, vs Shape, d *stdlib.Dist, lhs, hint string) bool {
+	bounds := []struct {
+		e    ast.Expr
+		name string
+	}{{t.Lower, "lower"}, {t.Upper, "upper"}}
 	if _, ok := dist.LogCDF(d.Name, false); !ok {
 		c.errorf(t.T, "T[...] needs the log CDF of %s, which gpp does not have; it has those of %s", d.Name, strings.Join(dist.LogCDFNames(), ", "))
-		return
+		return false
 	}
-	if !valid || steps {
-		return
+	if !valid {
+		return false
 	}
-	vs := lt.Shape
 	for i, b := range bounds {
 		if b.e == nil {
 			continue
@@ -74,13 +88,13 @@ func (c *checker) truncation(s *ast.TildeStmt, lt Type, d *stdlib.Dist, mentione
 			continue
 		}
 		if r := broadcast(vs, bt.Shape); r.Err != "" || r.AStretch || !sameShape(r.Shape, vs) {
-			c.errorf(b.e.Pos(), "the %s bound of T[...], `%s`, is %s, which does not broadcast to the shape %s of `%s`: a bound is a scalar or one per element",
-				b.name, exprString(b.e), bt.Shape.describe(), vs.String(), exprString(s.LHS))
+			c.errorf(b.e.Pos(), "the %s bound of T[...], `%s`, is %s, which does not broadcast to the shape %s of `%s`: a bound is a scalar or one per element%s",
+				b.name, exprString(b.e), bt.Shape.describe(), vs.String(), lhs, hint)
 			valid = false
 		}
 	}
 	if !valid {
-		return
+		return false
 	}
 	if d.Name == "VonMises" { // its CDF is on [−π, π], as Stan's and scipy's
 		for i, b := range bounds {
@@ -90,22 +104,48 @@ func (c *checker) truncation(s *ast.TildeStmt, lt Type, d *stdlib.Dist, mentione
 			}
 		}
 		if !valid {
-			return
+			return false
 		}
 	}
 	if t.Lower != nil && t.Upper != nil {
 		if lo, hi := types[0].Const, types[1].Const; lo != nil && hi != nil && *lo >= *hi {
 			c.errorf(t.Lower.Pos(), "T[L, U] needs L < U; found L = %g, U = %g", *lo, *hi)
-			return
+			return false
 		}
 	}
-	c.info.Truncations = append(c.info.Truncations, s)
+	return true
 }
 
-// refuseTruncation reports the T[...] of a replicate: gpp has no sampler
-// for a truncated distribution.
-func (c *checker) refuseTruncation(t *ast.Truncation) {
-	c.errorf(t.T, "T[...] on a replicate is not supported: gpp draws replicates from the untruncated distribution only (T[L, U] truncates the density of a ~ statement on data); a truncated Normal replicate can be drawn by inverting its CDF, with Uniform and inv_Phi (docs/language.md, Truncated data)")
+// replicateTruncation checks the T[L, U] of the replicate output s, whose
+// draws have type rt: an elementwise distribution with a log CDF, drawn
+// truncated (dist.TruncRand, as PyMC's pm.Truncated), its bounds as a ~'s
+// on data of the replicate's shape (which its arguments give: a bound
+// does not stretch it).
+func (c *checker) replicateTruncation(s *ast.OutputStmt, rt Type) {
+	t := s.Trunc
+	types := make([]Type, 2)
+	valid := true
+	for i, e := range []ast.Expr{t.Lower, t.Upper} {
+		if e != nil {
+			types[i] = c.expr(e)
+			valid = valid && types[i].Valid()
+		}
+	}
+	steps := c.refuseSteps(t.Lower, t.Upper)
+	d := c.info.Dists[s.Dist]
+	if d == nil || !rt.Valid() {
+		return
+	}
+	switch {
+	case d.Shape != stdlib.DistElementwise:
+		c.errorf(t.T, "T[...] truncates an elementwise distribution; %s is not one", d.Name)
+		return
+	case t.Lower == nil && t.Upper == nil:
+		c.errorf(t.T, "T[, ] truncates nothing: give a lower bound, an upper bound or both (T[L, ], T[, U], T[L, U])")
+		return
+	}
+	c.truncBounds(t, types, valid && !steps, rt.Shape, d, s.Name.Name,
+		"; a replicate has the shape of its distribution's arguments, so give one of them the bound's shape (Normal(rep(mu, N), s))")
 }
 
 // TruncationString describes the truncated distribution of s for gpp

@@ -227,7 +227,9 @@ func (l *lowerer) logpdfPerObservation(e *ast.CallExpr, call *ast.CallExpr, d *s
 // when not nil, is the shape of the data that a ~ observes and predict
 // draws (drawTilde): the arguments are broadcast to it as the density
 // broadcasts them (a scalar mean of y [N], a shared row of Y [N, D]).
-func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want []int) value {
+// trunc, when not nil, is the T[L, U] of the replicate or of the ~: the
+// draw is truncated to it (dist.TruncRand), each element to its bounds.
+func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want []int, trunc *ast.Truncation) value {
 	d := l.info.Dists[call]
 	args := make([]autodiff.ID, len(call.Args))
 	lower := func() {
@@ -272,7 +274,17 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want 
 		return value{}
 	}
 	lower()
-	return value{id: l.b.Rand(*u, args, pos), node: true}
+	if trunc == nil {
+		return value{id: l.b.Rand(*u, args, pos), node: true}
+	}
+	bound := func(e ast.Expr) *autodiff.ID {
+		if e == nil {
+			return nil
+		}
+		id := l.node(l.expr(e), e.Pos())
+		return &id
+	}
+	return value{id: l.b.RandTrunc(*u, args, bound(trunc.Lower), bound(trunc.Upper), pos), node: true}
 }
 
 // gauss lowers MvNormal and MvNormalRows through the scatter matrix, so a

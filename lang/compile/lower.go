@@ -145,7 +145,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		var v value
 		switch {
 		case s.Dist != nil:
-			v = l.predictive(s.Dist, ov != nil && len(ov.Dims) == 1, s.Tilde, nil)
+			v = l.predictive(s.Dist, ov != nil && len(ov.Dims) == 1, s.Tilde, nil, s.Trunc)
 		case ov != nil && ov.Let != nil:
 			v = l.env[ov.Let]
 		default:

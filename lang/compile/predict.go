@@ -128,12 +128,18 @@ func planPredict(f *ast.File, info *check.Info, draw map[*ast.TildeStmt]*check.D
 			scan(s.LHS)
 			skip = nil
 			scan(s.Dist)
+			if s.Trunc != nil { // its bounds, drawn within
+				scan(s.Trunc)
+			}
 		case *ast.OutputStmt:
 			if s.Value != nil {
 				scan(s.Value)
 			}
 			if s.Dist != nil {
 				scan(s.Dist)
+			}
+			if s.Trunc != nil {
+				scan(s.Trunc)
 			}
 			for _, o := range info.Outputs {
 				if o.Stmt == s && o.Let != nil && lets[o.Let] != nil {

@@ -149,9 +149,6 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 		if dd := info.Dists[t.Dist]; dd != nil && dd.Shape == stdlib.DistMultinomial && len(t.Dist.Args) < 2 {
 			return nil, fmt.Sprintf("its ~ at %s leaves out %s's number of trials n (the counts' totals gave it); write %s(theta, n) to draw the counts", t.Pos(), dd.Name, dd.Name)
 		}
-		if t.Trunc != nil {
-			return nil, fmt.Sprintf("its ~ at %s is truncated (T[...] at %s), and gpp has no truncated sampler; draw it by inverting the CDF (docs/language.md, Truncated data)", t.Pos(), t.Trunc.T)
-		}
 	}
 	shape := make([]int, len(d.Dims))
 	for i, dim := range d.Dims {
@@ -248,7 +245,7 @@ func (l *lowerer) drawTilde(s *ast.TildeStmt, d *check.DataVar) {
 		return // an index error, reported
 	}
 	l.b.AltRand(true) // the data's stream (Evaluator.SetDrawRand)
-	v := l.predictive(s.Dist, len(tr.shape) == 1, s.Tilde, tr.shape)
+	v := l.predictive(s.Dist, len(tr.shape) == 1, s.Tilde, tr.shape, s.Trunc)
 	l.b.AltRand(false)
 	if !v.node {
 		return

@@ -19,13 +19,16 @@ import (
 )
 
 // Limits of the draws of a truncated prior, by rejection: a prior that
-// puts less than minPriorMass of its mass on the param's values is an
-// error at the draw, and an element is tried at most maxPriorTries times
+// puts less than minPriorMass of its mass on the param's values is drawn
+// by inversion of its log CDF instead (dist.TruncInvert, as truncated
+// replicates are), and an element is tried at most maxPriorTries times
 // (with the mass at least minPriorMass, all of them fail with a
-// probability below e⁻¹⁰⁰).
+// probability below e⁻¹⁰⁰), then inverted; an inverted draw on an end of
+// the open interval is drawn again, at most maxInvertTries times.
 const (
-	minPriorMass  = 1e-4
-	maxPriorTries = 1_000_000
+	minPriorMass   = 1e-4
+	maxPriorTries  = 1_000_000
+	maxInvertTries = 100
 )
 
 // PriorSampler draws the params of a model from their priors, each after
@@ -633,16 +636,27 @@ func (sp *priorSpec) drawElem(rng *rand.Rand, k int, r check.Interval) (float64,
 	if !ok {
 		return 0, ast.Errorf(sp.call.Fun.Pos(), "prior draws: %s has no CDF in gpp to truncate it to the values of `%s`, (%g, %g)", sp.name, sp.lat.Name, r.Lo, r.Hi)
 	}
-	if !(logP >= math.Log(minPriorMass)) {
-		return 0, ast.Errorf(sp.call.Fun.Pos(), "prior draws: %s puts only %.3g of its mass on the values of `%s`, (%g, %g), at a draw; gpp draws a truncated prior by rejection, which needs at least %g",
-			priorText(sp.name, p), math.Exp(logP), sp.lat.Name, r.Lo, r.Hi, minPriorMass)
+	if logP >= math.Log(minPriorMass) {
+		for range maxPriorTries {
+			if v = sp.u.Rand(p, rng); inside(v) {
+				return v, nil
+			}
+		}
 	}
-	for range maxPriorTries {
-		if v = sp.u.Rand(p, rng); inside(v) {
+	// too little mass for rejection: the truncated draw of replicates,
+	// by inversion of the log CDF (an end, which inversion may give once
+	// in 2⁵³, is outside the open interval: drawn again)
+	for range maxInvertTries {
+		v, err := dist.TruncInvert(sp.u, p, r.Lo, r.Hi, rng)
+		if err != nil {
+			return 0, ast.Errorf(sp.call.Fun.Pos(), "prior draws: %s puts %.3g of its mass on the values of `%s`, (%g, %g), at a draw: %v",
+				priorText(sp.name, p), math.Exp(logP), sp.lat.Name, r.Lo, r.Hi, err)
+		}
+		if inside(v) {
 			return v, nil
 		}
 	}
-	return 0, ast.Errorf(sp.call.Fun.Pos(), "prior draws: no draw of %s in %d fell inside the values of `%s`", priorText(sp.name, p), maxPriorTries, sp.lat.Name)
+	return 0, ast.Errorf(sp.call.Fun.Pos(), "prior draws: no draw of %s fell inside the values of `%s`, (%g, %g)", priorText(sp.name, p), sp.lat.Name, r.Lo, r.Hi)
 }
 
 // priorText writes a distribution with its argument values: "Normal(0, 1)".
