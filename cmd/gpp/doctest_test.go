@@ -32,6 +32,8 @@ import (
 //	```console        a session: commands after a "$ " prompt, then output;
 //	                  a REPL's ">>> :fit" line is checked as gpp fit
 //	```text, ```csv, ```json   output, data or syntax: not run
+//	```text output    output that TestDocOutput compares with the real
+//	```console output one (docrun_test.go)
 //
 // In sh and console blocks every gpp command (gpp, ./gpp or go run
 // ./cmd/gpp) must name a real subcommand and flags its own flag set takes,
@@ -114,6 +116,7 @@ func docBlocks(file string, src []byte) ([]docBlock, error) {
 var knownKinds = map[string]bool{
 	"gpp": true, "gpp continued": true, "gpp fragment": true, "gpp error": true,
 	"sh": true, "console": true, "text": true, "csv": true, "json": true,
+	"text output": true, "console output": true, // docrun_test.go
 }
 
 func TestDocBlocks(t *testing.T) {
@@ -135,7 +138,7 @@ func TestDocBlocks(t *testing.T) {
 			case b.lang == "":
 				t.Errorf("%s: untagged block: tag it ```gpp, ```gpp fragment, ```gpp error, ```sh, ```console, ```text or ```csv", b)
 			case !knownKinds[b.info()]:
-				t.Errorf("%s: unknown kind of block (want one of ```gpp, ```gpp fragment, ```gpp error, ```sh, ```console, ```text, ```csv, ```json)", b)
+				t.Errorf("%s: unknown kind of block (want one of ```gpp, ```gpp fragment, ```gpp error, ```sh, ```console, ```text, ```text output, ```console output, ```csv, ```json)", b)
 			case b.lang == "gpp":
 				var next *docBlock
 				if i+1 < len(blocks) && blocks[i+1].lang == "text" && onlyBlank(src, b, blocks[i+1]) {
