@@ -621,7 +621,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("warning: %s", w)
 	}
 	if ro != nil {
-		if w := resampleWarning(*ro); w != "" {
+		if w := resampleWarning(*ro, cfg.fullRank); w != "" {
 			con.note("warning: %s", w)
 		}
 	}

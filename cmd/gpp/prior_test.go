@@ -163,6 +163,7 @@ func TestFitPriorExamples(t *testing.T) {
 		{"cultivar.gpp", ex + "wine_std.csv", "cultivar=" + ex + "wine_cultivar.csv"},
 		{"ordinal.gpp", ex + "ordinal.csv"},
 		{"varying.gpp", ex + "varying.csv"},
+		{"seeds.gpp", ex + "seeds.csv"},
 		{"survival.gpp", ex + "survival.csv"},
 		{"epm.gpp", "links=" + ex + "football_train.csv", "unknown=" + ex + "football_heldout.csv", "--set", "N=115"},
 		{"pmf.gpp", ex + "digits300.csv", "train=" + ex + "digits300_train.csv"},

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -117,15 +118,20 @@ func resampleLine(o resampleOutcome, S int) string {
 }
 
 // resampleWarning is the warning of a resampling whose weights are
-// unreliable ("" otherwise).
-func resampleWarning(o resampleOutcome) string {
+// unreliable ("" otherwise); fullRank is the fit's --fullrank, so that a
+// fit already of one joint normal is not told to try it.
+func resampleWarning(o resampleOutcome, fullRank string) string {
 	rs := o.rs
 	switch {
 	case math.IsNaN(rs.K):
 		return fmt.Sprintf("--psis-resample: %d of %d draws of q have a non-finite log joint, leaving too few weights to smooth: draws.csv and the summary hold q's own draws, not resampled", rs.Bad, rs.Candidates)
 	case !o.used:
-		return fmt.Sprintf("--psis-resample: Pareto k̂ = %s > 0.7 and ESS %.0f on %d draws of q: the importance weights p/q are too heavy-tailed to correct q (resampled draws would be copies of a few candidates), so draws.csv and the summary hold q's own draws, not resampled; q misses much of the posterior: try --fullrank, or a reparameterisation",
-			num3(rs.K), rs.ESS, rs.Candidates)
+		try := ": try --fullrank, or a reparameterisation"
+		if strings.TrimSpace(fullRank) == "all" {
+			try = " even as one joint normal (--fullrank all), and its sds are likely too small where the posterior is skewed or heavy-tailed (a hierarchical scale of few groups): try a reparameterisation, or compare with MCMC"
+		}
+		return fmt.Sprintf("--psis-resample: Pareto k̂ = %s > 0.7 and ESS %.0f on %d draws of q: the importance weights p/q are too heavy-tailed to correct q (resampled draws would be copies of a few candidates), so draws.csv and the summary hold q's own draws, not resampled; q misses much of the posterior%s",
+			num3(rs.K), rs.ESS, rs.Candidates, try)
 	case !rs.Reliable():
 		return fmt.Sprintf("--psis-resample: Pareto k̂ = %s > 0.7 on %d draws of q: the importance weights p/q are heavy-tailed, so the resampled draws (ESS %.0f, at least the %d draws; %d distinct) are not reliable either, although they are resampled; compare them with q's own (the fit without --psis-resample)",
 			num3(rs.K), rs.Candidates, rs.ESS, len(rs.Index), o.distinct)

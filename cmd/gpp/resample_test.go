@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 const (
@@ -356,5 +358,23 @@ func TestPSISResampleMissing(t *testing.T) {
 		if got := r["ybar"][i]; math.Abs(got-want) > 1e-5 {
 			t.Fatalf("draw %d: ybar = %v, want %v from its y_missing", i, got, want)
 		}
+	}
+}
+
+// TestResampleWarningFullRank: a resampling refused for heavy-tailed
+// weights tells a mean-field fit to try --fullrank, and a fit already of
+// --fullrank all not to (the BUGS Dyes model, whose between-batch sd of
+// six batches no joint normal follows, was told to try it).
+func TestResampleWarningFullRank(t *testing.T) {
+	o := resampleOutcome{rs: &sgvb.Resampling{K: 0.82, ESS: 279, Candidates: 10000}}
+	if w := resampleWarning(o, ""); !strings.Contains(w, "try --fullrank") {
+		t.Errorf("mean-field: %q lacks the --fullrank hint", w)
+	}
+	w := resampleWarning(o, "all")
+	if strings.Contains(w, "try --fullrank") || !strings.Contains(w, "even as one joint normal (--fullrank all)") {
+		t.Errorf("--fullrank all: %q", w)
+	}
+	if w := resampleWarning(o, "alpha+beta"); !strings.Contains(w, "try --fullrank") {
+		t.Errorf("--fullrank of a group: %q lacks the hint (all may join more)", w)
 	}
 }

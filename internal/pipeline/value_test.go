@@ -29,6 +29,7 @@ var valueExamples = []struct {
 	{"sv.gpp", []string{"sv.csv"}, nil},
 	{"survival.gpp", []string{"survival.csv"}, nil},
 	{"varying.gpp", []string{"varying.csv"}, nil},
+	{"seeds.gpp", []string{"seeds.csv"}, nil},
 	{"epm.gpp", []string{"links=../../examples/football_train.csv", "unknown=../../examples/football_heldout.csv"}, map[string]string{"N": "115"}},
 	{"pmf.gpp", []string{"digits300.csv", "train=../../examples/digits300_train.csv"}, nil},
 }
