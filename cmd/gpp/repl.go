@@ -432,11 +432,17 @@ func init() {
 		{"predict", "[NAME=]FILE ...", "the outputs at the last fit's draws on new data, as gpp predict",
 			`Evaluates the outputs of the session's model at the last fit's draws of q on the data files given (written as :data takes them), as gpp predict does: the data that only the log density reads, such as the observed y of y ~ ..., may be left out, while the data an output reads must be given; observed data left out is drawn from its ~ at each draw (a note says so) and its rows follow the outputs', as gpp predict's do. It uses the fit's --seed and --output-draws, so that on the fit's own data the outputs are the fit's, and prints their table. The session's model, data and fit stay as they are, and nothing is written; the params must be those of the fit (a param added, dropped or resized since needs a :fit).`,
 			(*repl).predict},
+		{"type", "EXPR", "the type of an expression: kind, support, shape, and whether it needs a fit",
+			`Prints the type the checker gives EXPR in the session's model, as its errors name types: the element kind (real or int), the support when narrower than real (positive, unit, ...), the shape in the model's size names (real[N, K]), the value of a compile-time constant, and whether it depends on the params (typing it evaluates it on draws of the last fit) or on data and constants only (evaluated directly). Nothing is evaluated, so no fit or data are needed.`,
+			func(r *repl, a []string) { r.typeOf(strings.Join(a, " ")) }},
 		{"list", "", "the model with line numbers (<repl>:LINE:COL)",
 			`Prints the session's model with line numbers: an error at <repl>:LINE:COL is in line LINE of it.`,
 			func(r *repl, a []string) { r.list() }},
+		{"del", "LINE|NAME ...", "delete statements: the one on LINE of :list, or the declaration of NAME",
+			`Takes statements out of the session's model: LINE the statement on that line of :list (with any other statement on its lines, as a; b), NAME the top-level declaration of NAME (data, const, param, let, output or fn). They go all together or not at all: the model without them must check and bind to the data, as after an input, so a let that a ~ still reads stays (:del both, or type the let again: a declaration of a name the model already declares replaces the old one where it stands, a note says so). One step of :undo.`,
+			(*repl).del},
 		{"undo", "", "take back the last change to the model, the data or the values set",
-			`Takes back the last command that changed the session, as a whole: an input's statements (all of them), :load, :data, :drop, :set, :unset or :fit --set. The model, the data and the :set values become what they were before it, so :undo after :load gives back the data and values the load dropped. A plain :fit, queries, :check and the listings change none of these and are not taken back, but a fit belongs to the session it was made in: :undo past a :fit drops that fit, and the session gets back the fit it had before the command undone, or none (a note says which). :undo again goes further back, up to 100 steps: to bound the memory a long session holds, older steps are forgotten, and so are steps whose data files, other than the session's own, pass 256 MB (the last step is always kept); the fits of steps more than 10 back are let go, so such an :undo leaves the session without a fit (run :fit). :undo past the oldest step kept says so; there is no redo.`,
+			`Takes back the last command that changed the session, as a whole: an input's statements (all of them, or the declaration one replaced), :del, :load, :data, :drop, :set, :unset or :fit --set. The model, the data and the :set values become what they were before it, so :undo after :load gives back the data and values the load dropped. A plain :fit, queries, :check and the listings change none of these and are not taken back, but a fit belongs to the session it was made in: :undo past a :fit drops that fit, and the session gets back the fit it had before the command undone, or none (a note says which). :undo again goes further back, up to 100 steps: to bound the memory a long session holds, older steps are forgotten, and so are steps whose data files, other than the session's own, pass 256 MB (the last step is always kept); the fits of steps more than 10 back are let go, so such an :undo leaves the session without a fit (run :fit). :undo past the oldest step kept says so; there is no redo.`,
 			func(r *repl, a []string) { r.undo() }},
 		{"save", "FILE", "write the model as canonical source (no comments) to a .gpp file",
 			`Writes the session's model to FILE as canonical source (comments are not kept), replacing FILE at once. FILE must end in .gpp and may not be a data file of the session; the model file :load read may be saved over.`,
@@ -451,6 +457,14 @@ func init() {
 					r.errorf(":help takes one name")
 				case strings.HasPrefix(a[0], ":") || lookupCommand(commandName(a[0])) != nil:
 					r.commandHelp(a[0])
+				case replQueryHelp[a[0]] != "":
+					fmt.Fprint(r.out, wrapText(replQueryHelp[a[0]], 76, ""))
+					if a[0] == "mean" { // also the language's built-in
+						fmt.Fprintln(r.out)
+						if cmdHelp(a, r.out, r.err) != exitOK {
+							r.failed = true
+						}
+					}
 				case cmdHelp(a, r.out, r.err) != exitOK:
 					r.failed = true
 				}
@@ -461,9 +475,21 @@ func init() {
 	}
 }
 
+// replQueryHelp is :help NAME for the queries that only the REPL has
+// (evalExpr): mean, sd and quantile around a whole input.
+var replQueryHelp = map[string]string{
+	"mean":     "mean(x) around a whole input at the prompt is the posterior mean of each element of x: exact for a param's name (its factor's mean), else over the draws of the last fit; for data and constants, x itself. Inside an expression mean is the language's built-in below; type (mean(x)) to get that at the top level.",
+	"sd":       "sd(x) around a whole input at the prompt is the posterior sd of each element of x: exact for a param's name (its factor's sd), else over the draws of the last fit; for data and constants, 0. It is the REPL's only: a model writes sqrt(variance(x)).",
+	"quantile": "quantile(x, p) around a whole input at the prompt is the posterior p-quantile of each element of x over the draws of the last fit (R's type 7, as the 5 %, 50 % and 95 % columns of a query's table, whose draws it uses), for a number p in [0, 1], as quantile(beta, 0.9); for data and constants, x itself. It is the REPL's only: a model cannot call it.",
+}
+
 // command runs a :command line, its words split by splitArgs. A command
 // that takes no arguments refuses any.
 func (r *repl) command(line string) {
+	if word, rest, _ := strings.Cut(line, " "); word == ":type" {
+		r.typeOf(strings.TrimSpace(rest)) // an expression, not words: x' is a transpose
+		return
+	}
 	fields, err := splitArgs(line)
 	if err != nil {
 		r.errorf("%s: %v", strings.Fields(line)[0], err)
@@ -561,13 +587,15 @@ line, or the lines that continue it) is added whole or not at all: if any of
 its statements fails, the errors are printed and none of them is added. So
 are the files of a :data, the values of a :set and the model of a :load: the
 model is checked against the data whenever either changes, and a change that
-fails is refused. Each input or command that changes the session is one step
-of :undo (:help undo). An input goes on over several lines ("..." prompt)
-while a bracket is open or a line ends with an operator; a blank line (except
-inside an open { block) or a :command submits it as it is. After an if's
-closing }, the next line is read first: one that starts with else goes on
-with the if, a blank line submits it, and any other line submits it and
-starts the next input.
+fails is refused. A declaration (let, param, data, const, output, fn) of a
+name the model declares replaces the old one where it stands (a note says
+so), and :del takes statements out. Each input or command that changes the
+session is one step of :undo (:help undo). An input goes on over several
+lines ("..." prompt) while a bracket is open or a line ends with an
+operator; a blank line (except inside an open { block) or a :command
+submits it as it is. After an if's closing }, the next line is read first:
+one that starts with else goes on with the if, a blank line submits it, and
+any other line submits it and starts the next input.
 
 Commands:
 `)
@@ -601,7 +629,8 @@ Any other input that parses as an expression is evaluated:
     mean or sd of x, element by element (exact for a param name, else over
     the draws; for data, x itself and 0). Inside an expression mean is the
     language's built-in, the mean of all elements: type (mean(x)) to get it
-    at the top level.
+    at the top level. quantile(x, p) around a whole input is the posterior
+    p-quantile of each element over the draws, e.g. quantile(beta, 0.9).
 Elements are named with the language's 0-based indices, as in W[0, 1] (files
 written by :fit --out keep gpp fit's 1-based names). An element that is NaN
 in a draw is left out of its own summary, and one that is +Inf or -Inf is

@@ -558,9 +558,10 @@ func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
 type replMode int
 
 const (
-	modeSummary replMode = iota // mean, sd and quantiles of each element
-	modeMean                    // mean(x): the posterior mean of each element
-	modeSD                      // sd(x): the posterior sd of each element
+	modeSummary  replMode = iota // mean, sd and quantiles of each element
+	modeMean                     // mean(x): the posterior mean of each element
+	modeSD                       // sd(x): the posterior sd of each element
+	modeQuantile                 // quantile(x, p): the posterior p-quantile of each element
 )
 
 // evalExpr evaluates an expression typed at the prompt (see :help).
@@ -582,6 +583,15 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 			x = call.Args[0]
 		}
 	}
+	var prob float64 // quantile(x, p)'s p
+	if call, ok := x.(*ast.CallExpr); ok && call.Fun.Name == "quantile" && !r.declaresFn("quantile") {
+		var err error
+		if x, prob, err = quantileArgs(call); err != nil {
+			r.printError(err, srcs)
+			return
+		}
+		mode = modeQuantile
+	}
 	f, err := parser.ParseFile(replModel, []byte(r.src))
 	if err != nil {
 		r.printError(err, srcs)
@@ -597,6 +607,9 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	full := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], out)}
 	info, err := check.Check(full, &check.Config{Overrides: r.sets})
 	if err != nil {
+		if list, ok := ast.Positioned(err); ok && len(list) > 0 && list[0].Msg == "unknown function `quantile`" {
+			err = ast.Errorf(list[0].Pos, "quantile(x, p) is the REPL's posterior p-quantile of x around a whole input, as quantile(beta, 0.9), not a function of the language")
+		}
 		r.printError(r.missingNameHint(err, x), srcs)
 		return
 	}
@@ -625,7 +638,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	r.noteStale()
 	oi := len(m.Outputs) - 1
 	shape := m.Outputs[oi].Shape
-	if id, ok := x.(*ast.Ident); ok && mode != modeSummary {
+	if id, ok := x.(*ast.Ident); ok && (mode == modeMean || mode == modeSD) {
 		if fac := res.Factor(id.Name); fac != nil && !fac.Support.IsMatrix() { // exact moments of q (a factor's are of its coordinates)
 			v := fac.Mean()
 			if mode == modeSD {
@@ -686,6 +699,16 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 			r.afterDraw(ctx)
 		}
 	}
+	if mode == modeQuantile {
+		qs := make(map[int]float64, len(shown))
+		for j, k := range shown {
+			qs[k] = drawQuantile(cols[j], prob)
+		}
+		printValue(r.out, shape, func(k int) float64 { return qs[k] }, num3)
+		nan.warn(r.err, n, "a NaN value, left out of its element's quantile")
+		inf.warn(r.err, n, "an infinite value, kept in its element's quantile")
+		return
+	}
 	st := make(map[int]stats, len(shown))
 	for j, k := range shown {
 		st[k] = summarise(cols[j])
@@ -715,6 +738,91 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	}
 	nan.warn(r.err, n, "a NaN value, left out of its element's summary")
 	inf.warn(r.err, n, "an infinite value, kept in its element's summary (as :fit's table keeps it)")
+}
+
+// typeOf prints :type EXPR: the type the checker gives an expression typed
+// at the prompt (element kind, support, shape in the model's size names),
+// its value when it is a compile-time constant, and whether it depends on
+// the params (a query of it needs a fit) or on data and constants only.
+func (r *repl) typeOf(text string) {
+	if text == "" {
+		r.errorf(":type takes an expression (usage: :type EXPR)")
+		return
+	}
+	srcs := sources{"": []byte(text), replModel: []byte(r.src)}
+	x, err := parser.ParseExpr(text)
+	if err != nil {
+		r.printError(err, srcs)
+		return
+	}
+	f, err := parser.ParseFile(replModel, []byte(r.src))
+	if err != nil {
+		r.printError(err, srcs)
+		return
+	}
+	x = substOutputs(x, outputValues(f))
+	out := &ast.OutputStmt{Output: x.Pos(), Name: &ast.Ident{NamePos: x.Pos(), Name: replExprName}, Value: x}
+	full := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], out)}
+	info, err := check.Check(full, &check.Config{Overrides: r.sets})
+	if err != nil {
+		r.printError(err, srcs)
+		return
+	}
+	t := info.Types[x]
+	desc := t.String()
+	if t.Const != nil {
+		desc += " = " + formatNum(*t.Const)
+	}
+	if t.DataOnly {
+		desc += " (data and constants only)"
+	} else {
+		desc += " (depends on the params: evaluated on draws of q)"
+	}
+	fmt.Fprintf(r.out, "%s: %s\n", text, desc)
+}
+
+// declaresFn reports whether the session's model declares a function
+// name, which then takes precedence over the REPL's query of that name.
+func (r *repl) declaresFn(name string) bool {
+	for _, f := range r.info.Functions {
+		if f.Name.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// quantileArgs reads the REPL's quantile(x, p): the expression x and the
+// probability p, a number in [0, 1].
+func quantileArgs(call *ast.CallExpr) (ast.Expr, float64, error) {
+	if len(call.Args) != 2 {
+		return nil, 0, ast.Errorf(call.Fun.NamePos, "quantile(x, p) at the prompt takes an expression and a probability, as quantile(beta, 0.9)")
+	}
+	lit, ok := ast.Unparen(call.Args[1]).(*ast.NumberLit)
+	if !ok {
+		return nil, 0, ast.Errorf(call.Args[1].Pos(), "quantile(x, p) takes a number p between 0 and 1, as quantile(beta, 0.9)")
+	}
+	p, err := strconv.ParseFloat(lit.Raw, 64)
+	if err != nil || p < 0 || p > 1 {
+		return nil, 0, ast.Errorf(call.Args[1].Pos(), "quantile(x, p) takes a number p between 0 and 1, got %s", lit.Raw)
+	}
+	return call.Args[0], p, nil
+}
+
+// drawQuantile returns the p-quantile of draws (R's type 7, as :fit's
+// table's 5 % and 95 %), leaving NaNs out; NaN when all are.
+func drawQuantile(draws []float64, p float64) float64 {
+	v := make([]float64, 0, len(draws))
+	for _, x := range draws {
+		if !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(v)
+	return quantile(v, p)
 }
 
 // replMaxKept bounds the numbers a query keeps: the draws of the elements

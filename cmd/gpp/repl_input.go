@@ -42,12 +42,13 @@ func (r *repl) complete(line string, pos int) ([]string, int) {
 			}
 		} else if cmd[0] == ":show" {
 			pool = r.latentNames()
+		} else if cmd[0] == ":del" {
+			pool = r.declaredNames()
+		} else if cmd[0] == ":type" {
+			pool = r.exprNames()
 		}
 	default:
-		pool = append(pool, parser.Keywords()...)
-		pool = append(pool, stdlib.Names()...)
-		pool = append(pool, "sd")
-		pool = append(pool, r.declaredNames()...)
+		pool = r.exprNames()
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -59,6 +60,14 @@ func (r *repl) complete(line string, pos int) ([]string, int) {
 	}
 	sort.Strings(out)
 	return out, len(word)
+}
+
+// exprNames returns the words an input may use: keywords, built-ins, the
+// REPL's own queries and the model's names.
+func (r *repl) exprNames() []string {
+	pool := append(parser.Keywords(), stdlib.Names()...)
+	pool = append(pool, "sd", "quantile") // the REPL's own (evalExpr)
+	return append(pool, r.declaredNames()...)
 }
 
 // isWordByte reports whether c can be part of a name (language.md §1).

@@ -148,6 +148,11 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 		r.printError(err, r.sources(input))
 		return
 	}
+	old := redefinition(f, stmts)
+	if old >= 0 {
+		r.replaceStmt(input, f, stmts[0], old)
+		return
+	}
 	all := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], stmts...)}
 	info, err := check.Check(all, &check.Config{Overrides: r.sets})
 	atStart := false
@@ -158,6 +163,9 @@ func (r *repl) addStmts(input string, stmts []ast.Stmt) {
 		r.refuse(err, atStart, r.sources(input))
 		if !errors.Is(err, errStepStopped) {
 			r.noteNoneAdded(input, len(stmts))
+		}
+		if old == -2 {
+			errorf(r.err, "note: a declaration typed again replaces the old one only when that has its lines to itself: :del %s takes out the statements of its line, to type them again", declName(stmts[0]))
 		}
 		return
 	}

@@ -175,10 +175,12 @@ func TestReplComplete(t *testing.T) {
 		{"lam", []string{"lambda", "lambda2"}, 3},                                 // declared names
 		{"mean(la", []string{"lambda", "lambda2"}, 2},                             // inside a call
 		{"s", []string{"sd", "segment", "simplex", "sin", "sinh", "softmax", "softplus", "solve", "sqrt", "sqrt2", "square", "sum"}, 1}, // REPL sd
-		{":fi", []string{":fit"}, 3},                  // command
-		{":s", []string{":save", ":set", ":show"}, 2}, // commands
-		{":show la", []string{"lambda"}, 2},           // latent names only
-		{"zzz", nil, 3},                               // nothing
+		{":fi", []string{":fit"}, 3},                                    // command
+		{":s", []string{":save", ":set", ":show"}, 2},                   // commands
+		{":show la", []string{"lambda"}, 2},                             // latent names only
+		{":del la", []string{"lambda", "lambda2"}, 2},                   // declared names
+		{"qua", []string{"quad_form", "quad_form_diag", "quantile"}, 3}, // REPL quantile
+		{"zzz", nil, 3}, // nothing
 	}
 	for _, tt := range tests {
 		got, n := r.complete(tt.line, len(tt.line))
@@ -429,7 +431,9 @@ func TestReplErrors(t *testing.T) {
 	})
 	t.Run("dropped statement", func(t *testing.T) {
 		r, _, errb := newTestRepl()
-		typeIn(r, "param x: positive ~ Gamma(1, 1)", "param x: real", "let y = x +* 2")
+		// A declaration typed again alone replaces the old one (TestReplEdit);
+		// in an input of two statements it is a redeclaration.
+		typeIn(r, "param x: positive ~ Gamma(1, 1)", "param x: real; let z = 1", "let y = x +* 2")
 		e := errb.String()
 		if !strings.Contains(e, "<input>:1:7: `x` redeclared; first declared at <repl>:1:7") {
 			t.Errorf("errors:\n%s", e)
@@ -1614,5 +1618,118 @@ func TestReplShowArrowhead(t *testing.T) {
 	}
 	if !strings.Contains(got, "sigma: the marginals of one arrowhead factor with the chain beta (--fullrank beta+sigma --band 1)") {
 		t.Errorf(":show has no note of the arrowhead:\n%s", got)
+	}
+}
+
+// TestReplEdit: testdata/repl_edit.in, as TestReplSession. A declaration
+// of a name the model declares (a let, a param's prior, a block fn) takes
+// the old one's place and lines, and is refused whole when the model with
+// it fails (an undeclared name, a negative Poisson rate at the data); one
+// that shares its line with another statement is a redeclaration; :del
+// LINE|NAME takes statements out together, refuses what leaves a name
+// undeclared, and each edit is one step of :undo.
+func TestReplEdit(t *testing.T) {
+	replTranscript(t, "repl_edit", exitError)
+}
+
+// TestReplQuantile: quantile(x, p) around a whole input is the posterior
+// p-quantile of each element over the same draws as the summary table, so
+// at p = 0.05, 0.5 and 0.95 it prints the table's columns; of data it is
+// the data; a p outside [0, 1], a p that is not a number, a missing p and
+// quantile inside an expression are positioned errors.
+func TestReplQuantile(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv", ":fit --quiet --seed 3 --iter 2000")
+	if r.fit == nil {
+		t.Fatalf("no fit: %s", errb.String())
+	}
+	out.Reset()
+	typeIn(r, "[lambda, twice]")
+	table := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(table) != 3 {
+		t.Fatalf("table:\n%s", out.String())
+	}
+	for _, p := range []struct {
+		p   string
+		col int // in a row: name, mean, sd, 5%, 50%, 95%
+	}{{"0.05", 3}, {"0.5", 4}, {"0.95", 5}} {
+		out.Reset()
+		typeIn(r, "quantile([lambda, twice], "+p.p+")")
+		want := fmt.Sprintf("[%s, %s]", strings.Fields(table[1])[p.col], strings.Fields(table[2])[p.col])
+		if got := strings.TrimSpace(out.String()); got != want {
+			t.Errorf("quantile([lambda, twice], %s) = %s, want the table's %s", p.p, got, want)
+		}
+	}
+	out.Reset()
+	typeIn(r, "quantile(y[0:3], 0.3)")
+	if got := strings.TrimSpace(out.String()); got != "[3, 5, 2]" {
+		t.Errorf("quantile(y[0:3], 0.3) = %q, want the data [3, 5, 2]", got)
+	}
+	if errb.Len() > 0 {
+		t.Fatalf("errors:\n%s", errb.String())
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"quantile(lambda, 1.5)", "<input>:1:18: quantile(x, p) takes a number p between 0 and 1, got 1.5"},
+		{"quantile(lambda, a)", "<input>:1:18: quantile(x, p) takes a number p between 0 and 1"},
+		{"quantile(lambda)", "<input>:1:1: quantile(x, p) at the prompt takes an expression and a probability"},
+		{"2 * quantile(lambda, 0.5)", "<input>:1:5: quantile(x, p) is the REPL's posterior p-quantile of x around a whole input"},
+	} {
+		errb.Reset()
+		out.Reset()
+		typeIn(r, tt.in)
+		if !strings.HasPrefix(errb.String(), tt.want) || out.Len() > 0 {
+			t.Errorf("%s: errors %q, output %q; want %q", tt.in, errb.String(), out.String(), tt.want)
+		}
+	}
+	// :help names the REPL's queries; a model's fn quantile is called as
+	// declared.
+	out.Reset()
+	errb.Reset()
+	typeIn(r, ":help quantile", ":help sd")
+	if h := out.String(); !strings.HasPrefix(h, "quantile(x, p) around a whole input") || !strings.Contains(h, "\nsd(x) around a whole input") || errb.Len() > 0 {
+		t.Errorf(":help quantile, :help sd: output\n%s\nerrors\n%s", h, errb.String())
+	}
+	out.Reset()
+	typeIn(r, "fn quantile(u, v) = u + v", "quantile(1, 2)")
+	if got := strings.TrimSpace(out.String()); got != "3" || errb.Len() > 0 {
+		t.Errorf("a model's fn quantile(1, 2) = %q, want 3; errors:\n%s", got, errb.String())
+	}
+}
+
+// TestReplType: :type EXPR prints the checker's type of an expression of
+// the session's model (support, shape in size names, a constant's value)
+// and whether a query of it needs a fit, without data or a fit; the rest
+// of the line is the expression (x' is a transpose, not a quote), and its
+// errors are positioned in it.
+func TestReplType(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "data y: int<lower=0>[N]", "const K = 3", "param lambda: positive ~ Gamma(2, 0.5)",
+		"param w: real[K] ~ Normal(0, 1)", "let rate = lambda * y", "output o = w' * w")
+	for _, tt := range []struct{ in, want string }{
+		{":type lambda", "lambda: positive real (depends on the params: evaluated on draws of q)"},
+		{":type rate", "rate: non-negative real[N] (depends on the params: evaluated on draws of q)"},
+		{":type y", "y: count int[N] (data and constants only)"},
+		{":type K * 2", "K * 2: positive int = 6 (data and constants only)"},
+		{":type w[0:2]", "w[0:2]: real[2] (depends on the params: evaluated on draws of q)"},
+		{":type w' * w", "w' * w: real[1] (depends on the params: evaluated on draws of q)"},
+		{":type o", "o: real[1] (depends on the params: evaluated on draws of q)"},
+	} {
+		out.Reset()
+		typeIn(r, tt.in)
+		if got := strings.TrimSpace(out.String()); got != tt.want || errb.Len() > 0 {
+			t.Errorf("%s: %q, want %q; errors:\n%s", tt.in, got, tt.want, errb.String())
+		}
+	}
+	for _, tt := range []struct{ in, want string }{
+		{":type lambda + nope", "<input>:1:10: undeclared name `nope`"},
+		{":type 1 +", "<input>:1:4: expected an expression after"},
+		{":type", "gpp: :type takes an expression"},
+	} {
+		out.Reset()
+		errb.Reset()
+		typeIn(r, tt.in)
+		if !strings.HasPrefix(errb.String(), tt.want) || out.Len() > 0 {
+			t.Errorf("%s: errors %q, output %q; want %q", tt.in, errb.String(), out.String(), tt.want)
+		}
 	}
 }
