@@ -58,7 +58,7 @@ type node struct {
 
 	// Integer attributes: i0 is the input's offset in x, the matmul flags,
 	// the density's element count or 1 for a categorical on log-odds; i1 is the slice start, the column,
-	// or the inner dimension of a matmul.
+	// or the inner dimension of a matmul, or a GatherSubCells' row stride.
 	i0, i1 int
 	f0, f1 float64   // GaussRowsSS row count; Inside's ends
 	idx    []int     // gather indices; rows of the first operand of a RowSumProd
@@ -655,6 +655,15 @@ func (b *Builder) RowCumSum(x ID, pos ast.Pos) ID {
 // row's first largest element. A vector is returned unchanged (as a copy).
 func (b *Builder) RowMax(x ID, pos ast.Pos) ID {
 	return b.reduce(OpRowMax, x, func(s Shape) (Shape, bool) {
+		return Vector(s.Rows), s.Rank > 0
+	}, pos)
+}
+
+// RowProd returns the product of the elements of each row of a matrix
+// [n, m] (1 of a row of none, as Prod), a vector [n] unchanged (as a
+// copy): Prod of each row, side by side, its derivative Prod's per row.
+func (b *Builder) RowProd(x ID, pos ast.Pos) ID {
+	return b.reduce(OpRowProd, x, func(s Shape) (Shape, bool) {
 		return Vector(s.Rows), s.Rank > 0
 	}, pos)
 }

@@ -85,6 +85,16 @@ func (p *Program) eval(n *node) bool {
 				z[r+i] = s
 			}
 		}
+	case op == OpRowProd:
+		x := p.arg(n, 0)
+		xv, c := p.v(x), x.shape.Cols
+		for i := range z {
+			s := 1.0
+			for _, v := range xv[i*c : i*c+c] {
+				s *= v
+			}
+			z[i] = s
+		}
 	case op == OpRowMax || op == OpRowMin:
 		x := p.arg(n, 0)
 		xv, c := p.v(x), x.shape.Cols

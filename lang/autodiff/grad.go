@@ -78,6 +78,12 @@ func (p *Program) grad(n *node) {
 				ax[i] += s
 			}
 		}
+	case op == OpRowProd: // each row as Prod's
+		x := p.arg(n, 0)
+		ax, xv, c := p.a(x), p.v(x), x.shape.Cols
+		for i, gi := range g {
+			gradProd(ax[i*c:i*c+c], xv[i*c:i*c+c], gi)
+		}
 	case op == OpRowMax || op == OpRowMin:
 		x := p.arg(n, 0)
 		ax, xv, c := p.a(x), p.v(x), x.shape.Cols
@@ -262,7 +268,7 @@ func (p *Program) grad(n *node) {
 	case op == OpLKJCorrChol:
 		p.gradLKJ(n, g[0])
 	case op == OpMvNormalChol:
-		p.gradMvNormalChol(n, g[0])
+		p.gradMvNormalChol(n, g)
 	case op == OpWishart:
 		p.gradWishart(n, g[0])
 	case op == OpOrdered:

@@ -491,6 +491,19 @@ func TestGradReductions(t *testing.T) {
 				}
 				return res
 			}},
+		{name: "rowprod/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowProd(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				res := make([]float64, s[0].Rows)
+				for i := range res {
+					res[i] = 1
+					for _, x := range v[0][i*s[0].Cols : (i+1)*s[0].Cols] {
+						res[i] *= x
+					}
+				}
+				return res
+			}},
+		{name: "rowprod/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.RowProd(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return v[0] }},
 		{name: "rowmax/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.RowMax(x[0], testPos) },
 			ref: func(v [][]float64, _ []Shape) []float64 { return v[0] }},
 		{name: "colsum/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.ColSum(x[0], testPos) },

@@ -21,6 +21,20 @@ import (
 // ignored and get no adjoint. A diagonal entry that is not > 0 (or not
 // finite) fails the evaluation with an error at pos.
 func (b *Builder) MvNormalCholesky(y, mu, l ID, pos ast.Pos) ID {
+	return b.mvNormalCholesky(y, mu, l, false, pos)
+}
+
+// MvNormalCholeskyRows is MvNormalCholesky per row: the log density of
+// each row of y [n, d], a vector [n] (X[i] ~ MvNormalCholesky(mu, L) in a
+// loop lowered as vectors, whose terms are the rows'), so that a row whose
+// term is not finite is found as the unrolled loop's would be.
+func (b *Builder) MvNormalCholeskyRows(y, mu, l ID, pos ast.Pos) ID {
+	return b.mvNormalCholesky(y, mu, l, true, pos)
+}
+
+// mvNormalCholesky adds an OpMvNormalChol node; perRow (i1 = 1) keeps a
+// term per row of y instead of their sum.
+func (b *Builder) mvNormalCholesky(y, mu, l ID, perRow bool, pos ast.Pos) ID {
 	args, ok := b.operands(y, mu, l)
 	if !ok {
 		return b.invalid(pos)
@@ -46,8 +60,11 @@ func (b *Builder) MvNormalCholesky(y, mu, l ID, pos ast.Pos) ID {
 		return b.fail(pos, "MvNormalCholesky: mu must be a scalar, a vector [%d], a row [1, %d] or a matrix of the value's shape, got %s", d, d, ms)
 	}
 	// scratch: the solved rows U = (y − mu) L⁻ᵀ, then V = U L⁻¹ and Vᵀ U
-	return b.push(node{op: OpMvNormalChol, args: args, shape: Scalar(), pos: pos, i0: rows,
-		nscr: 2*rows*d + d*d})
+	nd := node{op: OpMvNormalChol, args: args, shape: Scalar(), pos: pos, i0: rows, nscr: 2*rows*d + d*d}
+	if perRow {
+		nd.shape, nd.i1 = Vector(rows), 1
+	}
+	return b.push(nd)
 }
 
 // mvCholScratch splits an MvNormalCholesky node's scratch into U and V
@@ -92,6 +109,14 @@ func (p *Program) evalMvNormalChol(n *node) bool {
 	for i := 0; i < d; i++ {
 		logDiag += math.Log(lv[i*d+i])
 	}
+	if n.i1 == 1 { // a term per row
+		z := p.v(n)
+		for r := range z {
+			ur := u[r*d : r*d+d]
+			z[r] = -0.5*float64(d)*log2Pi - logDiag - 0.5*dot(ur, ur)
+		}
+		return true
+	}
 	nr := float64(rows)
 	p.v(n)[0] = -0.5*nr*float64(d)*log2Pi - nr*logDiag - 0.5*dot(u, u)
 	return true
@@ -100,18 +125,27 @@ func (p *Program) evalMvNormalChol(n *node) bool {
 // gradMvNormalChol: with u_r = L⁻¹(y_r − mu_r) and v_r = L⁻ᵀ u_r, y_r gets
 // −v_r and mu_r +v_r (summed where mu is shared), and L gets
 // tril(Σ_r v_r u_rᵀ) − n·diag(1/L_ii): from d(L⁻¹) = −L⁻¹ dL L⁻¹,
-// d(−½‖u‖²) = v' dL u.
-func (p *Program) gradMvNormalChol(n *node, g float64) {
+// d(−½‖u‖²) = v' dL u. Each row's terms are scaled by its adjoint g_r
+// (one g for the sum).
+func (p *Program) gradMvNormalChol(n *node, g []float64) {
 	y, mu, l := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	d, rows := l.shape.Rows, n.i0
 	lv := p.v(l)
 	u, v, w := p.mvCholScratch(n)
 	copy(v, u)
 	solveUpperRows(lv, d, v, rows) // row r: (L⁻ᵀ u_r)'
+	gsum := 0.0                    // Σ_r g_r
+	for r := 0; r < rows; r++ {
+		gr := g[min(r, len(g)-1)]
+		gsum += gr
+		for j := range v[r*d : r*d+d] {
+			v[r*d+j] *= gr
+		}
+	}
 	if y.aoff >= 0 {
 		ay := p.a(y)
 		for k, x := range v {
-			ay[k] -= g * x
+			ay[k] -= x
 		}
 	}
 	if mu.aoff >= 0 {
@@ -119,18 +153,18 @@ func (p *Program) gradMvNormalChol(n *node, g float64) {
 		rstep, cstep := mvSteps(mu.shape, d)
 		for r := 0; r < rows; r++ {
 			for j := 0; j < d; j++ {
-				am[r*rstep+j*cstep] += g * v[r*d+j]
+				am[r*rstep+j*cstep] += v[r*d+j]
 			}
 		}
 	}
 	if l.aoff >= 0 {
-		gemm(true, false, d, d, rows, 1, v, d, u, d, 0, w, d) // Σ_r v_r u_r'
-		al, nr := p.a(l), float64(rows)
+		gemm(true, false, d, d, rows, 1, v, d, u, d, 0, w, d) // Σ_r g_r v_r u_r'
+		al := p.a(l)
 		for i := 0; i < d; i++ {
 			for j := 0; j < i; j++ {
-				al[i*d+j] += g * w[i*d+j]
+				al[i*d+j] += w[i*d+j]
 			}
-			al[i*d+i] += g * (w[i*d+i] - nr/lv[i*d+i])
+			al[i*d+i] += w[i*d+i] - gsum/lv[i*d+i]
 		}
 	}
 }
@@ -171,6 +205,25 @@ func (p *Program) mvCholError(n *node) error {
 	d := l.shape.Rows
 	if why := cholFactorBad(p.v(l), d); why != "" {
 		return ast.Errorf(n.pos, "MvNormalCholesky: %s", why)
+	}
+	if n.i1 == 1 { // a term per row: the first that is not finite, alone
+		r := max(firstBad(p.v(n)), 0)
+		yr := p.v(y)[r*d : r*d+d]
+		mr := p.v(mu)
+		if rstep, _ := mvSteps(mu.shape, d); rstep > 0 {
+			mr = mr[r*rstep : r*rstep+d]
+		}
+		mshape := mu.shape
+		if mshape.Rank == 2 {
+			mshape = Vector(d)
+		}
+		if k := firstBad(mr); k >= 0 {
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("MvNormalCholesky: mu is %s", kind(mr[k])), elemPart(mshape, k)))
+		}
+		if k := firstBad(yr); k >= 0 {
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("MvNormalCholesky: the value is %s", kind(yr[k])), elemPart(Vector(d), k)))
+		}
+		return ast.Errorf(n.pos, "MvNormalCholesky: log density is %s", kind(p.v(n)[r]))
 	}
 	if k := firstBad(p.v(mu)); k >= 0 {
 		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("MvNormalCholesky: mu is %s", kind(p.v(mu)[k])), elemPart(mu.shape, k)))

@@ -97,6 +97,42 @@ func TestGradMvNormalCholesky(t *testing.T) {
 		},
 		build: build, ref: ref,
 	}})
+	// MvNormalCholeskyRows: a term per row, each the density of its row.
+	rowsRef := func(v [][]float64, s []Shape) []float64 {
+		out := make([]float64, s[0].Rows)
+		rstep, _ := mvSteps(s[1], d)
+		for r := range out {
+			mu, ms := v[1], s[1]
+			if rstep > 0 {
+				mu, ms = v[1][r*d:r*d+d], Vector(d)
+			}
+			out[r] = mvCholRef(v[0][r*d:r*d+d], mu, v[2], ms, d)
+		}
+		return out
+	}
+	rows := func(b *Builder, x []ID) ID { return b.MvNormalCholeskyRows(x[0], x[1], x[2], testPos) }
+	runCases(t, []gradCase{{
+		name: "per-row/mu-per-row",
+		args: func(r *rand.Rand) []arg {
+			size(r)
+			return []arg{in(Matrix(n, d), real), in(Matrix(n, d), real), in(Matrix(d, d), cholf)}
+		},
+		build: rows, ref: rowsRef,
+	}, {
+		name: "per-row/mu-vector",
+		args: func(r *rand.Rand) []arg {
+			size(r)
+			return []arg{in(Matrix(n, d), real), in(Vector(d), real), in(Matrix(d, d), cholf)}
+		},
+		build: rows, ref: rowsRef,
+	}, {
+		name: "per-row/mu-scalar",
+		args: func(r *rand.Rand) []arg {
+			size(r)
+			return []arg{in(Matrix(n, d), real), in(Scalar(), real), in(Matrix(d, d), cholf)}
+		},
+		build: rows, ref: rowsRef,
+	}})
 }
 
 // The density equals MvNormal's with covariance L L' built on the tape

@@ -91,6 +91,7 @@ const (
 	OpCumSum       // running sums of a vector, or along each row of a matrix: z_i = x_0 + ... + x_i
 	OpRowMax       // [n, m] → [n], the largest element of each row (its adjoint goes to the first such)
 	OpRowMin       // [n, m] → [n], the smallest element of each row (likewise)
+	OpRowProd      // [n, m] → [n], the product of each row's elements
 	// the recursive filter of each column of e [T] or [T, K] by phi (a
 	// scalar or [p]): h_t = e_t + Σ_k phi_{k−1} h_{t−k}, h_{<0} = 0
 	OpARFilter
@@ -214,7 +215,7 @@ var opNames = [numOps]string{
 	OpAtanh: "atanh", OpErf: "erf", OpErfc: "erfc", OpExp2: "exp2", OpLog2: "log2", OpLog10: "log10", OpCbrt: "cbrt",
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowOuter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

@@ -38,12 +38,36 @@ func (b *Builder) GatherSub(x ID, idx []int, name string, offs []int, pos ast.Po
 	return id
 }
 
+// GatherSubCells is GatherSub for a cell of each row: the elements
+// x[k, idx[k]] of a matrix x [n, m] (v[c[i]] of a per-row vector v in a
+// loop over the batch's rows), idx read from subsampled int data as
+// GatherSub's, a vector [n]. Its slot's Stride is m: index k gathers
+// element k·m + idx[k] of x's elements.
+func (b *Builder) GatherSubCells(x ID, idx []int, name string, offs []int, pos ast.Pos) ID {
+	sh := b.Shape(x)
+	if sh.Rank != 2 || len(idx) != sh.Rows {
+		return b.fail(pos, "gather: needs a matrix of a row per index, got %s", sh)
+	}
+	flat := make([]int, len(idx))
+	for k, i := range idx {
+		flat[k] = k*sh.Cols + i
+	}
+	id := b.GatherSub(b.Reshape(x, Vector(sh.Len()), pos), flat, name, offs, pos)
+	if i := b.index(id); b.nodes[i].op == OpGather {
+		b.nodes[i].i1 = sh.Cols
+	}
+	return id
+}
+
 // GatherSlot is one live GatherSub node of a program.
 type GatherSlot struct {
 	Name string  // the subsampled int data
 	Offs []int32 // index k is the batch's value at Offs[k] (read-only)
 	Rows int     // the gathered axis' length: an index must be in [0, Rows)
-	Pos  ast.Pos
+	// Stride, when not 0, makes index k the cell k·Stride + the batch's
+	// value of a flat matrix (GatherSubCells), the value in [0, Stride).
+	Stride int
+	Pos    ast.Pos
 }
 
 // SubGathers returns the program's live GatherSub nodes, in build order;
@@ -52,7 +76,10 @@ func (p *Program) SubGathers() []GatherSlot {
 	out := make([]GatherSlot, len(p.subGather))
 	for k, i := range p.subGather {
 		n := &p.nodes[i]
-		out[k] = GatherSlot{Name: n.name, Offs: n.soff, Rows: p.arg(n, 0).shape.Rows, Pos: n.pos}
+		out[k] = GatherSlot{Name: n.name, Offs: n.soff, Rows: p.arg(n, 0).shape.Rows, Stride: n.i1, Pos: n.pos}
+		if n.i1 > 0 {
+			out[k].Rows = n.i1
+		}
 	}
 	return out
 }

@@ -475,6 +475,22 @@ func (l *lowerer) errorf(pos ast.Pos, format string, args ...any) {
 // message names the loop's iteration (iterText), as a fit-time error does.
 func (l *lowerer) rowErrorf(k int, pos ast.Pos, format string, args ...any) {
 	l.failures++
+	if l.vec != nil {
+		// held until the loop ends (vecFor), which keeps the first
+		// failing iteration's, as the unrolled loop stops after it
+		it := 0
+		if v, ok := l.env[l.vec.sym]; ok && v.isInt && len(v.ints) > 0 {
+			it = v.ints[min(k, len(v.ints)-1)]
+		}
+		l.vec.errs = append(l.vec.errs, rowErr{it: it, pos: pos, msg: fmt.Sprintf(format, args...) + l.iterText(k)})
+		return
+	}
+	l.report(pos, "%s", fmt.Sprintf(format, args...)+l.iterText(k))
+}
+
+// report adds the error at pos once (the first at a position), up to
+// ast.MaxErrors of them.
+func (l *lowerer) report(pos ast.Pos, format string, args ...any) {
 	if l.at[pos] || len(l.errs) > ast.MaxErrors {
 		return
 	}
@@ -486,7 +502,7 @@ func (l *lowerer) rowErrorf(k int, pos ast.Pos, format string, args ...any) {
 		l.errs.Add(pos, "too many errors; the rest are not reported")
 		return
 	}
-	l.errs.Add(pos, "%s%s", fmt.Sprintf(format, args...), l.iterText(k))
+	l.errs.Add(pos, format, args...)
 }
 
 // iterText names the loop iteration of row k of the current rows, " at i

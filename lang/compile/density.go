@@ -25,7 +25,14 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	// X[i] ~ MvNormal(mu, Sigma) in a loop lowered as vectors: the rows
 	// (looprows.go), their means one per row or broadcast along them
 	e, rowMv := lhs.(ast.Expr)
-	rowMv = rowMv && l.vec != nil && d.Name == "MvNormal" && l.depends(e)
+	rowMv = rowMv && l.vec != nil && l.depends(e)
+	rowChol := rowMv && d.Name == "MvNormalCholesky"
+	if rowChol {
+		// X[i] ~ MvNormalCholesky(mu, L): the rows [n, d] as one value,
+		// mu shared or a row each (vecScan.rowMvNormalChol)
+		v = value{id: l.rowMatrix(e), node: true}
+	}
+	rowMv = rowMv && d.Name == "MvNormal"
 	if rowMv {
 		v = value{id: l.rowMatrix(e), node: true}
 	}
@@ -65,6 +72,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	case "LKJCorr": // the checker made the value a corr_matrix param
 		l.add(l.b.LKJCorr(val, args[0], pos), pos)
 	case "MvNormalCholesky":
+		if rowChol { // a term per row, as the unrolled loop's
+			l.add(l.b.Sum(l.b.MvNormalCholeskyRows(val, args[0], args[1], pos), pos), pos)
+			break
+		}
 		l.add(l.b.MvNormalCholesky(val, args[0], args[1], pos), pos)
 	case "Wishart", "InvWishart": // the checker made the value a cov_matrix param or data
 		l.add(l.b.Wishart(val, args[0], args[1], d.Name == "InvWishart", pos), pos)

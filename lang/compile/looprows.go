@@ -13,12 +13,15 @@ import (
 // sum of X[i] .* beta. The rows side by side are then a matrix [n, K], one
 // row per iteration, and each per-iteration operation is the matrix
 // operation over them: X[i]' * B is row i of X * B, sum and log_sum_exp
-// of a row are rowsum and rowlogsumexp, max and min of a row rowmax and
-// rowmin, softmax of a row is exp(v − rowlogsumexp(v)), cumsum of a row
-// the running sums along each row, v[k] at a k of no row the column k,
-// y[i] ~ CategoricalLogit(v) takes the matrix as one row per observation,
-// and X[i] ~ MvNormal(mu, S) sums the centred rows' outer products into
-// one scatter matrix (gaussLoop). Only these shapes are lowered so
+// of a row are rowsum and rowlogsumexp, max, min and prod of a row
+// rowmax, rowmin and rowprod, mean of a row its rowsum over its length,
+// softmax of a row is exp(v − rowlogsumexp(v)), cumsum of a row the
+// running sums along each row, v[k] at a k of no row the column k and
+// v[c[i]] at the row's int data each row's cell, gathered, y[i] ~
+// CategoricalLogit(v) takes the matrix as one row per observation, X[i] ~
+// MvNormal(mu, S) sums the centred rows' outer products into one scatter
+// matrix (gaussLoop), and X[i] ~ MvNormalCholesky(mu, L) is one node over
+// the rows, a term each. Only these shapes are lowered so
 // (rowVec); a per-iteration vector anywhere else leaves the loop unrolled.
 
 // rowVec reports whether e is a vector per iteration that the lowering
@@ -185,7 +188,7 @@ func (c *vecScan) rowReduce(e ast.Expr) bool {
 		switch f.Name {
 		case "sum":
 			return len(e.Args) == 1 && c.rowVec(e.Args[0])
-		case "log_sum_exp", "logsumexp", "max", "min":
+		case "log_sum_exp", "logsumexp", "max", "min", "prod", "mean":
 			return len(e.Args) == 1 && c.rowVec(e.Args[0])
 		case "dot_product":
 			return len(e.Args) == 2 && c.rowOperand(e.Args[0]) && c.rowOperand(e.Args[1]) &&
@@ -220,6 +223,21 @@ func (c *vecScan) rowMvNormal(s *ast.TildeStmt) bool {
 	}
 	t := info.Types[s.LHS]
 	return t.Valid() && t.Shape.Rank() == 1 && c.rowVec(s.LHS) && c.rowOperand(s.Dist.Args[0])
+}
+
+// rowMvNormalChol recognises X[i] ~ MvNormalCholesky(mu, L) of a vector
+// per iteration X[i], a mean mu of no row or a vector per row, and a
+// factor L of no row: MvNormalCholesky takes the rows as a matrix [n, d]
+// of independent rows, their means shared or one row each.
+func (c *vecScan) rowMvNormalChol(s *ast.TildeStmt) bool {
+	info := c.l.info
+	d := info.Dists[s.Dist]
+	if d == nil || d.Name != "MvNormalCholesky" || len(s.Dist.Args) != 2 || c.mentions(s.Dist.Args[1]) {
+		return false
+	}
+	t := info.Types[s.LHS]
+	mu := s.Dist.Args[0]
+	return t.Valid() && t.Shape.Rank() == 1 && c.rowVec(s.LHS) && (!c.mentions(mu) || c.rowVec(mu))
 }
 
 // gaussLoop adds the log density of rows y [n, k], each MvNormal(mu, cov)
@@ -411,6 +429,11 @@ func (l *lowerer) rowScalar(e *ast.CallExpr) value {
 		id = b.RowMax(l.rowMatrix(e.Args[0]), pos)
 	case "min":
 		id = b.RowMin(l.rowMatrix(e.Args[0]), pos)
+	case "prod":
+		id = b.RowProd(l.rowMatrix(e.Args[0]), pos)
+	case "mean": // as Mean: the sum, then divided by the count
+		x := l.rowMatrix(e.Args[0])
+		id = b.Div(b.RowSum(x, pos), b.Scalar(float64(l.rowWidth(x)), pos), pos)
 	default: // log_sum_exp
 		id = b.RowLogSumExp(l.rowMatrix(e.Args[0]), pos)
 	}
@@ -418,11 +441,12 @@ func (l *lowerer) rowScalar(e *ast.CallExpr) value {
 }
 
 // rowElem recognises v[k], an element of a per-row vector v (a vector per
-// iteration) at an index k that does not depend on the loop: per
-// iteration a scalar, the rows' column k.
+// iteration) at an index k that does not depend on the loop (per
+// iteration a scalar, the rows' column k) or that is the row's int data
+// (v[c[i]]: each row's own column, gathered).
 func (c *vecScan) rowElem(e *ast.IndexExpr) bool {
 	info := c.l.info
-	if len(e.Indices) != 1 || c.mentions(e.Indices[0]) {
+	if len(e.Indices) != 1 || c.mentions(e.Indices[0]) && !c.rowIndex(e.Indices[0]) {
 		return false
 	}
 	if _, isSlice := e.Indices[0].(*ast.SliceExpr); isSlice {
@@ -440,6 +464,24 @@ func (l *lowerer) rowElem(e *ast.IndexExpr) value {
 	s, ok := l.resolve(e.Indices[0])
 	if !ok {
 		return value{}
+	}
+	cols := l.rowWidth(m)
+	if s.kind == selMany && s.row { // v[c[i]]: row k's element c_k
+		if !l.vecIndexInRange(e, s, cols, 0) {
+			return value{}
+		}
+		if l.b.Shape(m).Rank != 2 { // one element per row: v[0] of each
+			m = l.b.Reshape(m, autodiff.Matrix(len(s.many), 1), s.pos)
+		}
+		if s.rows != nil { // the batch's, rewritten with each batch
+			return value{id: l.b.GatherSubCells(m, s.many, s.data, s.rows, s.pos), node: true}
+		}
+		flat := make([]int, len(s.many))
+		for k, c := range s.many {
+			flat[k] = k*cols + c
+		}
+		v := l.b.Reshape(m, autodiff.Vector(l.b.Shape(m).Len()), s.pos)
+		return value{id: l.b.Gather(v, flat, s.pos), node: true}
 	}
 	if s.kind != selOne {
 		l.errorf(e.Indices[0].Pos(), "index must be int data")

@@ -76,6 +76,32 @@ for i in 0:N {
     k[i] ~ CategoricalLogit(c4 - max(c4))
     target += 0.1 * cumsum(log(w) + logpdf(y[i], Normal(m, s)))[1]
 }`},
+	{"prod-mean", `for i in 0:N {
+    y[i] ~ Normal(prod(X[i]) - 0.5 * mean(X[i]' * B), s)
+    target += 0.1 * prod(inv_logit(B' * X[i])) + mean(log(w) + logpdf(y[i], Normal(m, s)))
+    k[i] ~ CategoricalLogit((X[i]' * B)' - mean(X[i] .* beta) * prod([1, x[i], a]))
+}`},
+	{"element-per-row", `for i in 0:N {
+    let v = B' * X[i]
+    y[i] ~ Normal(v[k[i]] - 0.5 * (X[i] .* beta)[z[i]], s)
+    target += -0.1 * square(log_softmax(v)[k[i]] + softmax(v)[k[i]])
+    for j in 0:2 {
+        target += 0.01 * (X[i] * (j + 1))[z[i]]
+    }
+}`},
+	{"mvnormal-cholesky", `for i in 0:N {
+    X[i] ~ MvNormalCholesky(beta, chol(crossprod(B') + I(3)))
+    X[i] ~ MvNormalCholesky(B * (X[i]' * B)' * 0.1 + a, diag([1, 2, s]))
+    X[i] ~ MvNormalCholesky(0.5, chol(I(3) * s + 0.5))
+}`},
+	{"truncated", `for i in 0:N {
+    y[i] ~ Normal(a + b * x[i], s) T[-30, 30]
+    c[i] ~ Poisson(exp(0.3 * x[i] + a)) T[0, c[i] + 3]
+    p[i] ~ Gamma(2, exp(b)) T[, p[i] + s]
+    y[i] ~ StudentT(4, a, s) T[y[i] - exp(u[g[i]]), ]
+    x[i] ~ Normal(y[i] * b, 2) T[x[i] - 1, x[i] + square(a) + 0.5]
+    y[i] ~ Normal(a, s) T[-30, 30]
+}`},
 }
 
 // The per-row idioms are lowered as vectors: the same log joint and

@@ -28,9 +28,11 @@ import (
 // branch, each lowered over its rows; a nested for over a fixed range
 // makes each row as many rows, one per inner iteration. Stan's per-row
 // vectors (X[i]' * B, softmax, log_sum_exp of a row) are the rows'
-// matrix (looprows.go). Anything else — an inner range that depends on i,
-// user functions, other uses of a vector per iteration, truncation, a ~
-// that does not depend on i — is unrolled as before (vecScan decides).
+// matrix (looprows.go). A truncated ~ whose bounds are scalars per
+// iteration is the vector truncation over the rows (truncData). Anything
+// else — an inner range that depends on i, user functions, other uses of
+// a vector per iteration, a ~ that does not depend on i — is unrolled as
+// before (vecScan decides).
 
 // unrollLoops turns vecFor off: the tests compare the two lowerings.
 var unrollLoops = false
@@ -41,6 +43,34 @@ type vecLoop struct {
 	rows map[*check.Symbol]bool // the lets of dep that are a vector per iteration (looprows.go)
 	memo map[ast.Expr]bool      // vecScan.rowVec's answers
 	n    int                    // rows lowered now: the range, or a branch's part of it
+	sym  *check.Symbol          // the loop variable
+	errs []rowErr               // the errors found in the rows, until the loop ends
+}
+
+// rowErr is an error found at a row of a loop lowered as vectors: its
+// iteration it (the loop variable's value) and the error.
+type rowErr struct {
+	it  int
+	pos ast.Pos
+	msg string
+}
+
+// flushErrs reports the errors of the first iteration that has any, in
+// the order found (the body's order): the unrolled loop reports that
+// iteration's and stops.
+func (l *lowerer) flushErrs(errs []rowErr) {
+	if len(errs) == 0 {
+		return
+	}
+	first := errs[0].it
+	for _, e := range errs {
+		first = min(first, e.it)
+	}
+	for _, e := range errs {
+		if e.it == first {
+			l.report(e.pos, "%s", e.msg)
+		}
+	}
 }
 
 // vecScan checks that a loop body can be lowered as vectors, collecting
@@ -68,8 +98,12 @@ func (l *lowerer) vecFor(s *ast.ForStmt, lo, hi int) bool {
 	for k := range rows {
 		rows[k] = lo + k
 	}
-	l.vec = &vecLoop{dep: c.dep, rows: c.rows, memo: c.memo, n: len(rows)}
-	defer func() { l.vec = nil }()
+	l.vec = &vecLoop{dep: c.dep, rows: c.rows, memo: c.memo, n: len(rows), sym: sym}
+	defer func() {
+		errs := l.vec.errs
+		l.vec = nil
+		l.flushErrs(errs)
+	}()
 	defer l.b.InLoop(true)()
 	defer l.inLoop(s, sym)()
 	l.env[sym] = value{ints: rows, shape: []int{len(rows)}, isInt: true}
@@ -362,10 +396,13 @@ func (c *vecScan) stmt(s ast.Stmt) bool {
 	info := c.l.info
 	switch s := s.(type) {
 	case *ast.TildeStmt:
-		if s.Trunc != nil || info.UserDensities[s.Dist] != nil || slices.Contains(info.OrderedIID, s) {
+		if info.UserDensities[s.Dist] != nil || slices.Contains(info.OrderedIID, s) {
 			return false
 		}
-		if c.rowCategorical(s) || c.rowMvNormal(s) {
+		if s.Trunc != nil && !c.truncBounds(s.Trunc) {
+			return false
+		}
+		if s.Trunc == nil && (c.rowCategorical(s) || c.rowMvNormal(s) || c.rowMvNormalChol(s)) {
 			return true
 		}
 		if !c.univariate(s.Dist) {
@@ -416,6 +453,25 @@ func (c *vecScan) stmt(s ast.Stmt) bool {
 		return s.ElseBody == nil || c.stmts(s.ElseBody.Stmts)
 	}
 	return false
+}
+
+// truncBounds reports whether the bounds of a truncation T[L, U] in a
+// loop can be lowered as vectors: each a scalar per iteration (a bound of
+// the row, lo[i], or of none), so that truncData's normaliser takes the
+// rows' bounds side by side as it takes a vector ~'s.
+func (c *vecScan) truncBounds(t *ast.Truncation) bool {
+	for _, b := range []ast.Expr{t.Lower, t.Upper} {
+		if b == nil {
+			continue
+		}
+		if _, ok := c.expr(b, false); !ok {
+			return false
+		}
+		if tb := c.l.info.Types[b]; !tb.Valid() || tb.Shape.Rank() != 0 {
+			return false // a vector bound is the unrolled loop's error
+		}
+	}
+	return true
 }
 
 // expr reports whether e depends on the loop variable (dep) and whether it

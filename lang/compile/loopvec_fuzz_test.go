@@ -50,7 +50,7 @@ type loopGen struct {
 	inner  bool // inside the nested loop over j
 	depth  int  // expression depth
 	// fallback records a shape the lowering must unroll (y[i − 1], &&,
-	// prod of a row, a range depending on i), so that the tape may grow
+	// prod of a slice of a row, a range depending on i), so that the tape may grow
 	// with N.
 	fallback bool
 }
@@ -117,6 +117,12 @@ func (g *loopGen) real() string {
 		case 2:
 			// an element of a vector per iteration: a column of the rows
 			k := 2 + g.pick(3)
+			if g.pick(2) == 0 {
+				// at the row's int data: each row's own element, or
+				// (c[i] up to 4) out of range in some rows
+				ix := map[int][]string{2: {"z[i]", "c[i]"}, 3: {"z[i]", "c[i]"}, 4: {"k[i]", "c[i]"}}[k]
+				return fmt.Sprintf("(%s)[%s]", g.vec(k), ix[g.pick(2)])
+			}
 			return fmt.Sprintf("(%s)[%d]", g.vec(k), g.pick(k))
 		default:
 			return []string{"max(", "min("}[g.pick(2)] + g.vec(2+g.pick(3)) + ")"
@@ -153,7 +159,7 @@ func (g *loopGen) real() string {
 	case 17:
 		// more shapes the lowering must leave unrolled
 		g.fallback = true
-		return []string{"u[g[i] + 0]", "(x[i] > 0) * a", "x[N - 1 - i]", "prod(X[i])", "u[G - 1 - g[i]]"}[g.pick(5)]
+		return []string{"u[g[i] + 0]", "(x[i] > 0) * a", "x[N - 1 - i]", "prod(X[i, 0:2])", "u[G - 1 - g[i]]"}[g.pick(5)]
 	default:
 		return "-" + g.real()
 	}
@@ -163,9 +169,11 @@ func (g *loopGen) real() string {
 // (looprows.go): a sum, a log_sum_exp, a dot product.
 func (g *loopGen) rowScalar() string {
 	k := 2 + g.pick(3)
-	switch g.pick(7) {
+	switch g.pick(8) {
 	case 0:
 		return "sum(" + g.vec(k) + ")"
+	case 7:
+		return []string{"prod(", "mean("}[g.pick(2)] + g.vec(k) + ")"
 	case 1:
 		return "log_sum_exp(" + g.vec(k) + ")"
 	case 2:
@@ -290,6 +298,13 @@ func (g *loopGen) tilde(indent int, lhsKind int) {
 		if g.pick(6) == 0 {
 			// a row under a multivariate normal: the rows' outer
 			// products, summed into one scatter
+			if g.pick(2) == 0 {
+				// or by a Cholesky factor of no row, into one node over
+				// the rows (diag([1, a, 2]) fails where a ≤ 0)
+				mu := []string{g.vec(3), "beta", "0.5"}[g.pick(3)]
+				g.printf(indent, "X[i] ~ MvNormalCholesky(%s, %s)", mu, []string{"diag([1, 2, s])", "chol(crossprod(B') + I(3))", "diag([1, a, 2])"}[g.pick(3)])
+				return
+			}
 			g.printf(indent, "X[i] ~ MvNormal(%s, %s)", g.vec(3), []string{"I(3) * s", "crossprod(B') + I(3)"}[g.pick(2)])
 			return
 		}
@@ -297,18 +312,22 @@ func (g *loopGen) tilde(indent int, lhsKind int) {
 		if g.inner {
 			lhs = []string{"y[i]", "X[i, j]"}[g.pick(2)]
 		}
+		// a truncation: bounds of no row, of the row's data or params,
+		// some that a value passes (the same error in both lowerings)
+		tr := g.trunc([]string{"", "", "", " T[-30, 30]", " T[" + lhs + " - exp(u[g[i]]), ]", " T[, " + lhs + " + s]", " T[a, ]", " T[x[i], ]", " T[" + lhs + " - 1, " + lhs + " + square(b) + 0.5]"})
 		switch g.pick(4) {
 		case 0:
-			g.printf(indent, "%s ~ Normal(%s, %s)", lhs, g.real(), g.pos())
+			g.printf(indent, "%s ~ Normal(%s, %s)%s", lhs, g.real(), g.pos(), tr)
 		case 1:
-			g.printf(indent, "%s ~ StudentT(%s, %s, %s)", lhs, []string{"4", "p[i] + 1"}[g.pick(2)], g.real(), g.pos())
+			g.printf(indent, "%s ~ StudentT(%s, %s, %s)%s", lhs, []string{"4", "p[i] + 1"}[g.pick(2)], g.real(), g.pos(), tr)
 		case 2:
-			g.printf(indent, "%s ~ Cauchy(%s, %s)", lhs, g.real(), g.pos())
+			g.printf(indent, "%s ~ Cauchy(%s, %s)%s", lhs, g.real(), g.pos(), tr)
 		default:
-			g.printf(indent, "%s ~ Logistic(%s, %s)", lhs, g.real(), g.pos())
+			g.printf(indent, "%s ~ Logistic(%s, %s)%s", lhs, g.real(), g.pos(), tr)
 		}
 	case 1:
-		g.printf(indent, "c[i] ~ Poisson(exp(0.3 * %s))", g.real())
+		// T[1, ] is a hurdle's positive part (c has zeros: an error)
+		g.printf(indent, "c[i] ~ Poisson(exp(0.3 * %s))%s", g.real(), g.trunc([]string{"", "", " T[0, c[i] + 3]", " T[1, ]", " T[, 2]", " T[c[i], ]"}))
 	case 2:
 		if g.pick(3) == 0 {
 			// a vector of 4 per iteration: one row of the classes' logits
@@ -322,9 +341,12 @@ func (g *loopGen) tilde(indent int, lhsKind int) {
 		}
 		g.printf(indent, "z[i] ~ Bernoulli(inv_logit(%s))", g.real())
 	default:
-		g.printf(indent, "p[i] ~ Gamma(%s, %s)", g.pos(), g.pos())
+		g.printf(indent, "p[i] ~ Gamma(%s, %s)%s", g.pos(), g.pos(), g.trunc([]string{"", "", " T[, p[i] + s]", " T[0.5, ]", " T[p[i] * 0.5, p[i] * 2]"}))
 	}
 }
+
+// trunc returns one of the truncations ts ("" for none).
+func (g *loopGen) trunc(ts []string) string { return ts[g.pick(len(ts))] }
 
 // stmts writes a block of n statements; its lets go out of scope after it.
 func (g *loopGen) stmts(indent, n int) {

@@ -240,9 +240,9 @@ func TestLoopUnrolledFallback(t *testing.T) {
 		"for i in 1:N {\n    y[i] ~ Normal(a + b * y[i - 1], s)\n}",
 		"for i in 1:N {\n    let prev = y[i - 1]\n    let mu = a + b * prev\n    y[i] ~ Normal(mu, s)\n}",
 		"for i in 1:N {\n    y[i] ~ Normal(a + b * x[i], s)\n    if i > 0 && y[i - 1] > 0 {\n        target += 0.1 * a\n    }\n}",
-		// a vector per iteration where looprows.go lowers none: prod is
-		// no row form, nor an element at an index computed from the row
-		"for i in 0:N {\n    y[i] ~ Normal(prod(X[i]' * beta), s)\n}",
+		// a vector per iteration where looprows.go lowers none: a slice
+		// of a row, an element at an index computed from the row
+		"for i in 0:N {\n    y[i] ~ Normal(prod(X[i, 0:2]), s)\n}",
 		"for i in 0:N {\n    let v = X[i] .* beta\n    y[i] ~ Normal(v[c[i] - c[i]], s)\n}",
 		"for i in 0:N {\n    if x[i] < 0.5 && N > 3 {\n        y[i] ~ Normal(a, s)\n    }\n}",
 		"for i in 0:N {\n    for j in 0:c[i] {\n        target += 0.01 * j * a * X[i, 0]\n    }\n}",

@@ -119,12 +119,13 @@ type Batch struct {
 // batchGather is one autodiff.GatherSub slot: index k is the value at
 // offset offs[k] of the batch of the full data src, w values a row.
 type batchGather struct {
-	src  []float64
-	w    int
-	offs []int32
-	rows int // an index must be in [0, rows)
-	name string
-	pos  ast.Pos
+	src    []float64
+	w      int
+	offs   []int32
+	rows   int // an index must be in [0, rows)
+	stride int // index k is cell k·stride + the value (autodiff.GatherSlot)
+	name   string
+	pos    ast.Pos
 }
 
 // Minibatch compiles the batch model of m for the size name size and b
@@ -244,7 +245,7 @@ func (m *Model) Minibatch(size string, b int) (*Batch, error) {
 	}
 	for _, slot := range prog.SubGathers() {
 		a := m.data[slot.Name]
-		bt.gathers = append(bt.gathers, batchGather{src: a.Values, w: len(a.Values) / n, offs: slot.Offs, rows: slot.Rows, name: slot.Name, pos: slot.Pos})
+		bt.gathers = append(bt.gathers, batchGather{src: a.Values, w: len(a.Values) / n, offs: slot.Offs, rows: slot.Rows, stride: slot.Stride, name: slot.Name, pos: slot.Pos})
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -353,7 +354,7 @@ func (bt *Batch) fill() {
 				bt.err = ast.Errorf(g.pos, "--minibatch: %s's row %d holds %d, out of range [0, %d) as an index", g.name, bt.rows[r], v, g.rows)
 				return
 			}
-			idx[e] = v
+			idx[e] = e*g.stride + v
 		}
 	}
 	bt.err = bt.prog.Refresh()

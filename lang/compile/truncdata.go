@@ -112,11 +112,21 @@ func (l *lowerer) checkTruncData(s *ast.TildeStmt, y autodiff.ID, bnodes []autod
 			hi = kv
 		}
 	}
+	// In a loop lowered as vectors, y holds one value per row: an error
+	// names the row's iteration, as the unrolled loop's scalar y does.
+	perRow := l.vec != nil && ys.Len() == l.vec.n
 	elem := func(k int) string {
-		if ys.Len() == 1 {
+		if ys.Len() == 1 || perRow {
 			return ""
 		}
 		return " (element " + shapeElem(ys, k) + ")"
+	}
+	errorf := func(k int, at ast.Pos, format string, args ...any) {
+		if perRow {
+			l.rowErrorf(k, at, format, args...)
+		} else {
+			l.errorf(at, format, args...)
+		}
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for k := range yv {
@@ -129,7 +139,7 @@ func (l *lowerer) checkTruncData(s *ast.TildeStmt, y autodiff.ID, bnodes []autod
 						at = cell
 					}
 				}
-				l.errorf(at, "T[L, U] needs L < U; found L = %s, U = %s%s", num(a), num(b), elem(k))
+				errorf(k, at, "T[L, U] needs L < U; found L = %s, U = %s%s", num(a), num(b), elem(k))
 				return false, true
 			}
 		}
@@ -146,9 +156,9 @@ func (l *lowerer) checkTruncData(s *ast.TildeStmt, y autodiff.ID, bnodes []autod
 			continue
 		}
 		if name, at, ok := l.b.Cell(y, k); ok {
-			l.errorf(at, "%s: value %s is %s of T[...] at %s, where its density is 0", name, num(v), why, t.T)
+			errorf(k, at, "%s: value %s is %s of T[...] at %s, where its density is 0", name, num(v), why, t.T)
 		} else {
-			l.errorf(t.T, "`%s`%s is %s, %s of T[...], where its density is 0", ast.FormatExpr(s.LHS), elem(k), num(v), why)
+			errorf(k, t.T, "`%s`%s is %s, %s of T[...], where its density is 0", ast.FormatExpr(s.LHS), elem(k), num(v), why)
 		}
 		return false, true
 	}
