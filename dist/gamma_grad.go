@@ -82,10 +82,16 @@ func gammaSeriesD(a, x float64) (s, ds float64, ok bool) {
 		s += t
 		ds -= t * h
 		// Tail bounds: Σ_{j>k} t_j ≤ t·r/(1−r), and Σ_{j>k} t_j·H_j is below
-		// t·r/(1−r)·(h + 1/((a+k)(1−r))).
-		q := t * r / (1 - r)
-		if r < 1 && q <= seriesTol*s && q*(h+inv/(1-r)) <= -seriesTol*ds {
-			return s, ds, true
+		// t·r/(1−r)·(h + 1/((a+k)(1−r))). The test first asks, without a
+		// division, whether t·r ≤ 2·tol·s·(1−r), which holds whenever
+		// the exact test below does (the factor 2 exceeds the test's
+		// rounding), so the series stops at the same term as with the exact
+		// test alone; most terms fail it and skip the two divisions.
+		if r < 1 && t*r <= 2*seriesTol*s*(1-r) {
+			q := t * r / (1 - r)
+			if q <= seriesTol*s && q*(h+inv/(1-r)) <= -seriesTol*ds {
+				return s, ds, true
+			}
 		}
 	}
 	return s, ds, false

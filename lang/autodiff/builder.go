@@ -1317,6 +1317,7 @@ func (b *Builder) densityNode(op Op, d dist.Univariate, value ID, args []ID, pos
 	// hoisted state, so it takes both or neither.
 	if dh := d.DataHoisted; dh != nil && (d.Hoisted == nil || n.hoist != nil) && b.fixedData(ops, dh.DataArgs()) {
 		n.dhoist = dh
+		n.nscr += dataRunScratch(op, dh, na, m)
 	}
 	return n, 0
 }

@@ -603,19 +603,22 @@ func (p *Program) evalDensity(n *node) {
 		elems = p.v(n)
 	}
 	sum := 0.0
-	if run, ok := dh.(dist.DataRun); ok && na == 1 { // a row per call
-		po, pr, pc := bc[3], bc[4], bc[5]
-		for i := 0; i < n.gr; i++ {
-			k := i * n.gc
-			var lp []float64
-			if elems != nil {
-				lp = elems[k : k+n.gc]
-			}
-			sum = run.EvalDataRun(sum, val[xo+i*xr:], xc, val[po+i*pr:], pc, ds[k*sl:], lp, dxs[k:k+n.gc], dps[k:k+n.gc])
+	if run, ok := dh.(dist.DataRun); ok && na == 1 {
+		p.dt = dataRunTask{p: p, n: n, run: run, elems: elems}
+		p.share(&p.dt, m*dataRunElemCost)
+		t := p.dt
+		p.dt = dataRunTask{}
+		if elems != nil {
+			return
 		}
-		if elems == nil {
-			p.v(n)[0] = sum
+		if t.whole { // one part: its sum is the serial loop's
+			p.v(n)[0] = t.sum
+			return
 		}
+		for _, v := range dataRunLP(n, scr) { // the parts' log densities, added in order
+			sum += v
+		}
+		p.v(n)[0] = sum
 		return
 	}
 	k := 0

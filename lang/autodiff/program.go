@@ -42,12 +42,13 @@ type Program struct {
 	rng *rand.Rand // the stream of Rand nodes (nil: they give NaN)
 	// rngAlt is the stream of the Rand nodes built under Builder.AltRand.
 	rngAlt *rand.Rand
-	team   par.Team  // lends goroutines to large products (nil: none)
-	gt     gemmTask  // the product being shared
-	lt     lrRows    // the low-rank gradient being shared
-	rt     rspTask   // the RowSumProd being shared
-	ut     unaryTask // the elementwise op being shared
-	pt     prepTask  // the prepared density being shared
+	team   par.Team    // lends goroutines to large products (nil: none)
+	gt     gemmTask    // the product being shared
+	lt     lrRows      // the low-rank gradient being shared
+	rt     rspTask     // the RowSumProd being shared
+	ut     unaryTask   // the elementwise op being shared
+	pt     prepTask    // the prepared density being shared
+	dt     dataRunTask // the data-run density being shared
 
 	// subConst are the live DataConst nodes of subsampled data and
 	// subOrder the data-only nodes that read them (Refresh).
