@@ -120,7 +120,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", resampleFactor, minCandidates))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
-	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory) (default: none)")
+	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path) (default: none)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, a heatmap NAME_mean.png of every matrix latent, and for\nevery data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's) (default false)")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
@@ -286,6 +286,13 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		}
 	default:
 		return fmt.Sprintf("--family %q: want gamma, lognormal or map", cfg.family)
+	}
+	if cfg.init == initPath { // the literal path; a file of that name is ./path
+		if s.Method == sgvb.MAP {
+			return "--init path starts SGVB from an L-BFGS path; MAP is L-BFGS from the default start: not with --family map"
+		}
+		s.InitPath = true
+		cfg.init = ""
 	}
 	if cfg.minibatch != "" {
 		name, b, found := strings.Cut(cfg.minibatch, "=")
@@ -554,6 +561,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		r, err = sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
 	}
 	con.finish()
+	if err == nil && r != nil && mix == nil {
+		pathNote(con, "", r.Path)
+	}
 	if err != nil {
 		var re *sgvb.RestartError
 		if errors.As(err, &re) {
@@ -762,6 +772,19 @@ func noOutputClash(cfg *fitConfig, l *pipeline.Loaded, con *console) bool {
 	return true
 }
 
+// initPath is the --init value that starts q from an L-BFGS path
+// (sgvb.Settings.InitPath).
+const initPath = "path"
+
+// pathNote prints which point of the L-BFGS path a fit started from
+// (--init path); nothing for other starts.
+func pathNote(con *console, who string, ps *sgvb.PathStart) {
+	if ps == nil {
+		return
+	}
+	con.info("%sstarted from point %d of the L-BFGS path (%d iterations, %d points scored): ELBO estimate %.6g ± %.2g", who, ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
+}
+
 // describeFit summarises the fit's settings for the start line.
 func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 	s := cfg.settings
@@ -778,9 +801,16 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 		case cfg.jitter == 0:
 			starts = "all from the same start"
 		}
+		if s.InitPath {
+			starts = "each from its own L-BFGS path, " + starts
+		}
 		return fmt.Sprintf("%s, %d restarts (r = 0–%d) of SGVB with %s, %s, seeds %d + r·2³², %s, at most %d iterations each", what, cfg.restarts, cfg.restarts-1, describeFactors(s, l), s.Optimizer, s.Seed, starts, s.MaxIter)
 	}
-	return fmt.Sprintf("%s, SGVB%s with %s, %s, seed %d, at most %d iterations", what, describeBatch(cfg, l), describeFactors(s, l), s.Optimizer, s.Seed, s.MaxIter)
+	from := ""
+	if s.InitPath {
+		from = ", from an L-BFGS path"
+	}
+	return fmt.Sprintf("%s, SGVB%s with %s, %s, seed %d%s, at most %d iterations", what, describeBatch(cfg, l), describeFactors(s, l), s.Optimizer, s.Seed, from, s.MaxIter)
 }
 
 // describeBatch says how a minibatch fit subsamples: " on minibatches of

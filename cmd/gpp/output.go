@@ -1645,7 +1645,7 @@ func newFitFile(h drawsHeader) *fitFile {
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
 			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
-			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: c.init, FullRank: c.fullRank, Rank: c.rank, Band: c.band,
+			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: initSetting(c), FullRank: c.fullRank, Rank: c.rank, Band: c.band,
 			PSISResample: c.resample,
 			Minibatch:    minibatchSetting(c),
 			Anneal:       annealSetting(c),
@@ -2194,4 +2194,12 @@ func findPos(path string, src []byte, text string) ast.Pos {
 		return ast.Pos{File: path, Line: 1, Col: 1}
 	}
 	return offsetPos(path, src, i+1)
+}
+
+// initSetting is fit.json's record of --init: the file, path, or "".
+func initSetting(c *fitConfig) string {
+	if c.settings.InitPath {
+		return initPath
+	}
+	return c.init
 }

@@ -546,6 +546,18 @@ type Settings struct {
 	// Restarts.Jitter).
 	InitJitter float64
 
+	// InitPath starts q from an optimisation path, as Pathfinder does
+	// (Zhang et al. 2022): L-BFGS from the default start (at most
+	// PathIters iterations) on the log density of the coordinates smoothed
+	// by a normal of sd PathSmoothSD, q's locations at up to PathPoints of
+	// its iterates with spreads from the Hessian's diagonal there, and the
+	// start the one whose ELBO estimate (PathDraws draws, the seed's own
+	// stream) is highest (Result.Path says which). For posteriors far
+	// from the default start (means of 0, 1, 0.5), which the steps from
+	// there do not reach. Not with Init; InitJitter then moves the chosen
+	// start. MAP ignores it.
+	InitPath bool
+
 	// Minibatch, when not nil, is the target of every step and of the ELBO
 	// estimates during the fit (data-subsampled SVI, Hoffman et al. 2013):
 	// each draw evaluates it on the batch that its stream, iteration and

@@ -60,7 +60,19 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 	if s.Method == MAP {
 		return e.fitMAP(ctx)
 	}
-	return e.fitSGVB(ctx)
+	if !s.InitPath {
+		return e.fitSGVB(ctx)
+	}
+	ps, err := e.pathStart(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.jitterStart()
+	r, err := e.fitSGVB(ctx)
+	if r != nil {
+		r.Path = ps
+	}
+	return r, err
 }
 
 type engine struct {
@@ -352,12 +364,11 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	if !(s.InitJitter >= 0) || math.IsInf(s.InitJitter, 0) {
 		return nil, fmt.Errorf("sgvb: InitJitter must be a finite number ≥ 0, got %v", s.InitJitter)
 	}
-	if s.InitJitter > 0 {
-		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamJitter, 0, 0)))
-		for i := range e.blocks {
-			b := &e.blocks[i]
-			b.jitter(e.theta[b.poff:b.poff+b.np()], rng, s.InitJitter)
-		}
+	if s.InitPath && s.Init != nil {
+		return nil, errors.New("sgvb: InitPath and Init are two starts; give one")
+	}
+	if !s.InitPath || s.Method == MAP { // a path start is jittered after it is chosen (Fit)
+		e.jitterStart()
 	}
 	if s.Method == MAP {
 		return e, nil
@@ -415,6 +426,18 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// jitterStart moves the start by Settings.InitJitter (block.jitter), from
+// the seed's own stream.
+func (e *engine) jitterStart() {
+	if e.s.InitJitter > 0 {
+		rng := rand.New(rand.NewPCG(streamSeed(e.s.Seed, streamJitter, 0, 0)))
+		for i := range e.blocks {
+			b := &e.blocks[i]
+			b.jitter(e.theta[b.poff:b.poff+b.np()], rng, e.s.InitJitter)
+		}
+	}
 }
 
 // close stops the helper goroutines.

@@ -52,6 +52,10 @@ type Result struct {
 	// KBandHigh); 0 if not computed.
 	ParetoKDraws int
 
+	// Path is the start taken from an optimisation path
+	// (Settings.InitPath); nil otherwise.
+	Path *PathStart
+
 	Warnings []string
 	Seconds  float64
 

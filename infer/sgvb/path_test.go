@@ -1,0 +1,66 @@
+package sgvb
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// TestPathStartFarNormal starts q from the path on a normal posterior
+// hundreds of sds from the default start: the chosen start has each mean
+// within 0.1 sd of the posterior's and, from the Hessian's diagonal,
+// each sd within 2 % of it (a diagonal Σ, where mean-field's optimum is
+// exact), for a mean-field factor and a full-rank one; the default start
+// stays at 0 with sd 0.1.
+func TestPathStartFarNormal(t *testing.T) {
+	m := []float64{500, -300}
+	sd := []float64{2, 0.5}
+	sigma := mat.NewSymDense(2, []float64{sd[0] * sd[0], 0, 0, sd[1] * sd[1]})
+	for _, fam := range []Family{FamilyNormal, FamilyFullRank} {
+		tg := newMVGauss(m, sigma, false)
+		lats := []Latent{{Name: "beta", Size: 2, Shape: []int{2}, Support: dist.Real}}
+		for _, path := range []bool{false, true} {
+			s := Settings{Seed: 3, InitPath: path, Families: map[string]Family{"beta": fam}}.withDefaults()
+			e, err := newEngine(tg, lats, &s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !path {
+				if e.theta[0] != 0 || e.theta[1] != 0 || math.Abs(softplus(e.theta[2])-initSD) > 1e-12 {
+					t.Errorf("%v: default start %v, want means 0 and sd %v", fam, e.theta[:4], initSD)
+				}
+				e.close()
+				continue
+			}
+			ps, err := e.pathStart(context.Background())
+			e.close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%v: point %d of %d (converged %v), ELBO %.4g ± %.2g", fam, ps.Iterate, ps.Iterates, ps.Converged, ps.ELBO, ps.SE)
+			for i := range m {
+				mu, s := e.theta[i], softplus(e.theta[2+i])
+				if math.Abs(mu-m[i]) > 0.1*sd[i] || math.Abs(s/sd[i]-1) > 0.02 {
+					t.Errorf("%v: element %d starts at mean %.4f, sd %.4f; the posterior's %v, %v", fam, i, mu, s, m[i], sd[i])
+				}
+			}
+			if ps.Iterate == 0 {
+				t.Errorf("%v: the default start was chosen", fam)
+			}
+		}
+	}
+}
+
+// TestPathStartNotWithInit: a path start and a warm start are two
+// starts.
+func TestPathStartNotWithInit(t *testing.T) {
+	tg := newMVGauss([]float64{1}, mat.NewSymDense(1, []float64{1}), false)
+	lats := []Latent{{Name: "beta", Size: 1, Shape: []int{1}, Support: dist.Real}}
+	if _, err := Fit(context.Background(), tg, lats, Settings{Seed: 1, InitPath: true, Init: &Result{}}); err == nil {
+		t.Error("InitPath with Init: no error")
+	}
+}
