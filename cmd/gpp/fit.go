@@ -638,6 +638,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h := softplusHint(s, l.Model, r, mix); h != "" {
 		con.note("hint: %s", h)
 	}
+	if h := farStartHint(s, r, mix); h != "" {
+		con.note("hint: %s", h)
+	}
 	if h := labelSwitchHint(ds); h != "" {
 		con.note("hint: %s", h)
 	}

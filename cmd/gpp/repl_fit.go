@@ -300,6 +300,9 @@ func (r *repl) fitCmd(args []string) {
 	if h := softplusHint(s, l.Model, res, nil); h != "" {
 		con.note("hint: %s", h)
 	}
+	if h := farStartHint(s, res, nil); h != "" {
+		con.note("hint: %s", h)
+	}
 	centred := centredHints(l.Info, res.ParetoK, res.ParetoRelESS)
 	for _, h := range centred {
 		con.note("hint: %s", h)

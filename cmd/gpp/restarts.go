@@ -98,25 +98,67 @@ func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.M
 	for _, lat := range m.Latents {
 		positive = positive || lat.Support == dist.Positive || lat.Support == dist.PositiveOrdered
 	}
-	// Not converged, and not because the log density overflows (an
-	// improper posterior has its own warning).
-	stalled := func(r *sgvb.Result) bool {
-		return r != nil && !r.Converged && !r.Interrupted && !math.IsInf(r.ELBO+r.ELBOSE, 0) && !math.IsNaN(r.ELBO+r.ELBOSE)
-	}
-	slow := stalled(r)
-	if mix != nil {
-		slow = false
-		for _, c := range mix.Components {
-			slow = slow || stalled(c)
-		}
-	}
-	if !positive || !slow {
+	if !positive || !stalledFit(r, mix) {
 		return ""
 	}
 	return "gamma factors behind the softplus are slow to become tight, so this fit stopped before it converged; " +
 		"where positive latents are well identified, the default --gamma-param log-mean-shape usually converges an " +
 		"order of magnitude sooner, while on a small sparse model such as examples/epm.gpp's football network " +
 		"softplus may keep more components: compare the two, or give softplus more --iter (docs/inference.md)"
+}
+
+// stalled reports a fit that stopped before it converged, and not because
+// the log density overflows (an improper posterior has its own warning)
+// or the user interrupted it.
+func stalled(r *sgvb.Result) bool {
+	return r != nil && !r.Converged && !r.Interrupted && !math.IsInf(r.ELBO+r.ELBOSE, 0) && !math.IsNaN(r.ELBO+r.ELBOSE)
+}
+
+// stalledFit is stalled for r, or for any restart of a mixture.
+func stalledFit(r *sgvb.Result, mix *sgvb.Mixture) bool {
+	if mix == nil {
+		return stalled(r)
+	}
+	for _, c := range mix.Components {
+		if stalled(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// farLocation is the |mean| of a mean-field normal factor's element above
+// which farStartHint takes a stalled fit's posterior to lie far from q's
+// start at 0: BUGS's Rats in grams stopped at alpha_c 20.5 on its way to
+// 240 (docs/inference.md, Data far from 0).
+const farLocation = 10
+
+// farStartHint returns advice for an SGVB fit from the default start that
+// stopped before it converged while a real latent's normal factor has a
+// mean beyond ±farLocation: q starts every location at 0, and one that
+// must travel hundreds of units takes very many steps, so --init path
+// (an L-BFGS path's best point) or rescaled data is the cure. "" otherwise.
+func farStartHint(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture) string {
+	if s.Method == sgvb.MAP || s.InitPath || s.Init != nil || s.Tol < 0 || !stalledFit(r, mix) {
+		return ""
+	}
+	name, far := "", 0.0
+	for _, f := range r.Factors {
+		if f.Family != sgvb.FamilyNormal || f.Support != dist.Real || len(f.Params) == 0 {
+			continue
+		}
+		for _, m := range f.Params[0] {
+			if math.Abs(m) > far {
+				name, far = f.Name, math.Abs(m)
+			}
+		}
+	}
+	if far <= farLocation {
+		return ""
+	}
+	return fmt.Sprintf("this fit stopped before it converged with %s's mean at %.3g from q's start at 0: "+
+		"where the posterior lies far from 0 (data in large units), --init path starts q at the best point "+
+		"of an L-BFGS path, or rescale the data (docs/inference.md, Data far from 0)", name, far)
 }
 
 // meanFieldHint returns advice for a mean-field SGVB fit (no --fullrank)
