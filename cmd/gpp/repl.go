@@ -102,8 +102,34 @@ func (r *repl) run() (interactive bool) {
 		}
 	}
 	defer lines.close()
+	r.interactive = interactive
 	r.loop(lines)
 	return interactive
+}
+
+// eofAction is what the end of the input does to the input being read.
+type eofAction int
+
+const (
+	eofEnd       eofAction = iota // end the session: nothing was typed
+	eofSubmitEnd                  // run what was typed so far, then end the session
+	eofDiscard                    // drop what was typed, and prompt again
+)
+
+// atEOF decides what the end of the input does: read from a terminal
+// (Ctrl-D), at a continuation prompt ("... ") it drops the unfinished
+// input and gives back the main prompt, as Python's and IPython's REPLs
+// do, so that a stray Ctrl-D in a for loop does not end the session and
+// lose its model; at the main prompt it ends the session. A script (a
+// pipe or a file) runs its last input, unfinished or not, and ends.
+func atEOF(interactive, continuing bool) eofAction {
+	switch {
+	case !continuing:
+		return eofEnd
+	case interactive:
+		return eofDiscard
+	}
+	return eofSubmitEnd
 }
 
 // defaultHistoryPath returns where the history is kept:
@@ -134,6 +160,11 @@ type repl struct {
 	input     string     // the input or :command line being run, which a step records
 	dataReads int        // data files read so far, which numbers them (replInput.read)
 	quit      bool       // :quit was typed
+	// interactive says the input is a terminal, read with readline (atEOF).
+	interactive bool
+	// savedSrc is the model as the last :save wrote it or :load read it,
+	// for the note at the end of a session (unsavedNote).
+	savedSrc string
 	// failed records that an error was reported: a statement, command or
 	// expression failed. A session read from a non-terminal then exits 1.
 	failed bool
@@ -265,7 +296,16 @@ func (t *termLines) readLine(prompt string) (string, error) {
 func (t *termLines) close() { t.rl.Close() }
 
 // loop reads and runs inputs until :quit or the end of the input.
+// At a terminal, a model changed since the last :save or :load gets a
+// note as the session ends (unsavedNote); a script can be run again.
 func (r *repl) loop(lines lineSource) {
+	defer func() {
+		if r.interactive {
+			if note := r.unsavedNote(); note != "" {
+				errorf(r.err, "%s", note)
+			}
+		}
+	}()
 	for !r.quit {
 		input, err := r.readInput(lines)
 		if strings.TrimSpace(input) != "" {
@@ -286,7 +326,8 @@ func (r *repl) loop(lines lineSource) {
 // rather than waited on, unless a "{" block is open (a blank line inside a
 // for loop's body is part of it); so do a line that names a :command and a
 // line that starts with a statement keyword outside braces (that line then
-// starts the next input); Ctrl-C drops it. A complete if waits for one more
+// starts the next input); Ctrl-C drops it, and so does Ctrl-D at a
+// terminal, where a script's end runs it (atEOF). A complete if waits for one more
 // line, which goes on with it when it starts with else and otherwise ends
 // it (a blank line, or the next input).
 func (r *repl) readInput(lines lineSource) (string, error) {
@@ -301,6 +342,9 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 			line, err = lines.readLine(prompt)
 		}
 		if errors.Is(err, errInterrupt) {
+			return "", nil
+		}
+		if errors.Is(err, io.EOF) && atEOF(r.interactive, len(buf) > 0) == eofDiscard {
 			return "", nil
 		}
 		if err != nil {
@@ -340,6 +384,8 @@ func (r *repl) readInput(lines lineSource) (string, error) {
 			switch {
 			case errors.Is(err, errInterrupt):
 				return "", nil
+			case errors.Is(err, io.EOF) && atEOF(r.interactive, true) == eofDiscard:
+				return text, nil // the if is complete: run it, and prompt again
 			case err != nil:
 				return text, err
 			case parser.LeadingKeyword(next) == "else":
@@ -470,7 +516,7 @@ func init() {
 				}
 			}},
 		{"quit", "", "end the session (also Ctrl-D)",
-			`Ends the session, as :q, :exit and Ctrl-D (the end of the input) do.`,
+			`Ends the session, as :q, :exit and Ctrl-D (the end of the input) at the ">>> " prompt do; at the "... " prompt of an unfinished input, Ctrl-D at a terminal drops that input instead, as Ctrl-C does. When the model changed since the last :save or :load, a note as the session ends says how many statements, and that :save FILE.gpp keeps them; a session read from a pipe or a file gets none.`,
 			func(r *repl, a []string) { r.quit = true }},
 	}
 }

@@ -368,6 +368,7 @@ func (r *repl) load(path string) {
 		errorf(r.err, "note: dropped :data %s: the model has no data %s", quoteArg(d.arg), d.in.Name)
 	}
 	r.commit(replState{src: src, info: info, data: kept, sets: sets})
+	r.savedSrc = src
 	fmt.Fprintf(r.out, "loaded %s: %s\n", path, describeModel(info))
 }
 
@@ -858,7 +859,65 @@ func (r *repl) save(path string) {
 		return
 	}
 	n := len(f.Stmts)
+	r.savedSrc = r.src
 	fmt.Fprintf(r.out, "saved %s (%d statement%s)\n", path, n, plural(n))
+}
+
+// unsavedNote returns the note a session prints as it ends when its model
+// changed since the last :save or :load (or was typed and never saved),
+// "" when it did not: how many statements would be lost, and how to keep
+// them. It does not block: the session ends either way.
+func (r *repl) unsavedNote() string {
+	if r.src == r.savedSrc || strings.TrimSpace(r.src) == "" { // an empty model loses nothing
+		return ""
+	}
+	now, saved := stmtTexts(r.src), stmtTexts(r.savedSrc)
+	left := map[string]int{}
+	for _, s := range saved {
+		left[s]++
+	}
+	changed := 0
+	for _, s := range now {
+		if left[s] > 0 {
+			left[s]--
+		} else {
+			changed++
+		}
+	}
+	removed := 0
+	for _, n := range left {
+		removed += n
+	}
+	var what string
+	switch {
+	case changed > 0 && removed > 0:
+		what = fmt.Sprintf("%d statement%s new or changed and %d removed", changed, plural(changed), removed)
+	case changed > 0:
+		what = fmt.Sprintf("%d statement%s new or changed", changed, plural(changed))
+	case removed > 0:
+		what = fmt.Sprintf("%d statement%s removed", removed, plural(removed))
+	default:
+		return "" // the same statements, only written differently
+	}
+	since := "since the last :save or :load"
+	if r.savedSrc == "" {
+		since = "and was never saved"
+	}
+	return fmt.Sprintf("note: the model has %s %s; the changes end with the session (:save FILE.gpp keeps them)", what, since)
+}
+
+// stmtTexts returns the canonical text of each statement of src (nil when
+// it does not parse, which a session's model always does).
+func stmtTexts(src string) []string {
+	f, err := parser.ParseFile(replModel, []byte(src))
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(f.Stmts))
+	for i, s := range f.Stmts {
+		out[i] = ast.FormatStmt(s)
+	}
+	return out
 }
 
 // declaredNames returns the model's top-level names, for completion.

@@ -1,8 +1,10 @@
 package autodiff
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -63,6 +65,35 @@ func kind(v float64) string {
 }
 
 func g(v float64) string { return fmt.Sprintf("%g", v) }
+
+// short formats v with 6 significant digits, or as many more (up to the
+// shortest exact form) as keep it on the same side of each of the others,
+// the bounds the message compares it with, and apart from them: "log:
+// argument -2.59577 < 0", but "argument 1.0000000000000002 > 1" and
+// "non-integer exponent 2.0000001", where 6 digits would read 1 or 2.
+func short(v float64, others ...float64) string {
+	exact := g(v) // the shortest form that reads back as v
+	for prec := 6; prec < 17; prec++ {
+		s := strconv.FormatFloat(v, 'g', prec, 64)
+		if len(s) >= len(exact) { // 1e-320, a subnormal, not 9.99989e-321
+			break
+		}
+		if r, err := strconv.ParseFloat(s, 64); err == nil && sameSides(v, r, others) {
+			return s
+		}
+	}
+	return exact
+}
+
+// sameSides reports whether r compares with each of others as v does.
+func sameSides(v, r float64, others []float64) bool {
+	for _, o := range others {
+		if cmp.Compare(v, o) != cmp.Compare(r, o) {
+			return false
+		}
+	}
+	return true
+}
 
 // operandAt returns the value of operand a of an elementwise node n at
 // output element k.
@@ -208,6 +239,9 @@ func (p *Program) iterBefore(m *node, r int, n *node, s int) bool {
 // or of the failing observation of a Categorical over a loop's rows,
 // one observation per row.
 func (p *Program) failRow(n *node, ok bool) int {
+	if p.obsPerRow(n) && n.op == OpMultinomial {
+		return max(p.multinomialObs(n, ok), 0)
+	}
 	if p.obsPerRow(n) {
 		return max(p.categoricalObs(n, ok), 0)
 	}
@@ -221,12 +255,23 @@ func obsRows(o *node, rows int) bool {
 	return o.shape.Rank == 2 && o.shape.Rows == rows
 }
 
-// obsPerRow reports whether node n is a Categorical over a loop's rows,
-// one observation per row: its failing row is that of the first
-// observation that fails, whatever the other rows' probabilities are (a
-// NaN of a row that failed before it, say).
+// obsPerRow reports whether node n is a Categorical or Multinomial over a
+// loop's rows, one observation per row (a category, or a row of counts):
+// its failing row is that of the first observation that fails, whatever
+// the other rows' probabilities are (a NaN of a row that failed before
+// it, say).
 func (p *Program) obsPerRow(n *node) bool {
-	return n.op == OpCategorical && n.rows && n.iter > 0 && p.arg(n, 0).n == p.iters[n.iter-1].rows()
+	if !n.rows || n.iter == 0 {
+		return false
+	}
+	rows, y := p.iters[n.iter-1].rows(), p.arg(n, 0)
+	switch n.op {
+	case OpCategorical:
+		return y.n == rows
+	case OpMultinomial:
+		return y.shape.Rank == 2 && y.shape.Rows == rows
+	}
+	return false
 }
 
 // iterRow returns the row of node n's iterations (Builder.AtIter) that
@@ -504,63 +549,63 @@ func unaryMessage(op Op, x float64, bad, el string) string {
 	name := op.String()
 	switch {
 	case (op == OpLog || op == OpSqrt || op == OpLog1mexp) && x < 0:
-		return msg(fmt.Sprintf("%s: argument %g < 0", name, x), el)
+		return msg(fmt.Sprintf("%s: argument %s < 0", name, short(x, 0)), el)
 	case op == OpLog1p && x < -1:
-		return msg(fmt.Sprintf("log1p: argument %g < -1", x), el)
+		return msg(fmt.Sprintf("log1p: argument %s < -1", short(x, -1)), el)
 	case (op == OpLog || op == OpLog1mexp) && x == 0, op == OpLog1p && x == -1:
 		return msg(fmt.Sprintf("%s: argument %g gives -Inf", name, x), el)
 	case (op == OpLgamma || op == OpDigamma || op == OpTrigamma || op == OpTgamma) && x <= 0 && x == math.Floor(x):
 		return msg(fmt.Sprintf("%s: argument %g is a pole", name, x), el)
 	case op == OpLog1m && x > 1:
-		return msg(fmt.Sprintf("log1m: argument %g > 1", x), el)
+		return msg(fmt.Sprintf("log1m: argument %s > 1", short(x, 1)), el)
 	case op == OpLog1m && x == 1, op == OpInvPhi && (x == 0 || x == 1):
 		return msg(fmt.Sprintf("%s: argument %g gives %s", name, x, bad), el)
 	case op == OpInvPhi && !(x > 0 && x < 1):
-		return msg(fmt.Sprintf("inv_Phi: argument %g is outside [0, 1]", x), el)
+		return msg(fmt.Sprintf("inv_Phi: argument %s is outside [0, 1]", short(x, 0, 1)), el)
 	case (op == OpAsin || op == OpAcos || op == OpAtanh) && !(x >= -1 && x <= 1):
-		return msg(fmt.Sprintf("%s: argument %g is outside [-1, 1]", name, x), el)
+		return msg(fmt.Sprintf("%s: argument %s is outside [-1, 1]", name, short(x, -1, 1)), el)
 	case op == OpAtanh && (x == 1 || x == -1):
 		return msg(fmt.Sprintf("atanh: argument %g gives %s", x, bad), el)
 	case op == OpAcosh && x < 1:
-		return msg(fmt.Sprintf("acosh: argument %g < 1", x), el)
+		return msg(fmt.Sprintf("acosh: argument %s < 1", short(x, 1)), el)
 	case (op == OpLog2 || op == OpLog10) && x < 0:
-		return msg(fmt.Sprintf("%s: argument %g < 0", name, x), el)
+		return msg(fmt.Sprintf("%s: argument %s < 0", name, short(x, 0)), el)
 	case (op == OpLog2 || op == OpLog10) && x == 0:
 		return msg(fmt.Sprintf("%s: argument 0 gives -Inf", name), el)
 	}
-	return msg(fmt.Sprintf("%s: result is %s", name, bad), "argument "+g(x), el)
+	return msg(fmt.Sprintf("%s: result is %s", name, bad), "argument "+short(x), el)
 }
 
 func binaryMessage(op Op, x, y float64, bad, el string) string {
 	switch {
 	case op == OpDiv && y == 0:
-		return msg(fmt.Sprintf("div: division by zero (%g / 0)", x), el)
+		return msg(fmt.Sprintf("div: division by zero (%s / 0)", short(x)), el)
 	case op == OpPow && x < 0 && y != math.Trunc(y):
-		return msg(fmt.Sprintf("pow: negative base %g with non-integer exponent %g", x, y), el)
+		return msg(fmt.Sprintf("pow: negative base %s with non-integer exponent %s", short(x, 0), short(y, math.Round(y))), el)
 	case op == OpPow && x == 0 && y < 0:
-		return msg(fmt.Sprintf("pow: 0 to the negative power %g", y), el)
+		return msg(fmt.Sprintf("pow: 0 to the negative power %s", short(y, 0)), el)
 	case op == OpLbeta && !(x > 0 && y > 0):
-		return msg(fmt.Sprintf("lbeta: arguments %g and %g must be > 0", x, y), el)
+		return msg(fmt.Sprintf("lbeta: arguments %s and %s must be > 0", short(x, 0), short(y, 0)), el)
 	case op == OpLogDiffExp && x < y:
-		return msg(fmt.Sprintf("log_diff_exp: argument 1 (%g) < argument 2 (%g): the difference would be negative", x, y), el)
+		return msg(fmt.Sprintf("log_diff_exp: argument 1 (%s) < argument 2 (%s): the difference would be negative", short(x, y), short(y, x)), el)
 	case op == OpLogDiffExp && x == y:
 		return msg(fmt.Sprintf("log_diff_exp: equal arguments (%g) give -Inf, the log of 0", x), el)
 	case op == OpLogInvLogitDiff && x < y:
-		return msg(fmt.Sprintf("log_inv_logit_diff: argument 1 (%g) < argument 2 (%g): the difference would be negative", x, y), el)
+		return msg(fmt.Sprintf("log_inv_logit_diff: argument 1 (%s) < argument 2 (%s): the difference would be negative", short(x, y), short(y, x)), el)
 	case op == OpLogInvLogitDiff && x == y:
 		return msg(fmt.Sprintf("log_inv_logit_diff: equal arguments (%g) give -Inf, the log of 0", x), el)
 	case op == OpLogFallingFactorial && !(x-y+1 > 0 && y > -1):
 		return msg(fmt.Sprintf("log_falling_factorial: arguments %g and %g need x - n + 1 > 0 and n > -1", x, y), el)
 	case op == OpLmultiply && y < 0:
-		return msg(fmt.Sprintf("lmultiply: argument 2 (%g) < 0", y), el)
+		return msg(fmt.Sprintf("lmultiply: argument 2 (%s) < 0", short(y, 0)), el)
 	case op == OpLmultiply && y == 0:
 		return msg(fmt.Sprintf("lmultiply: argument 2 is 0 with argument 1 %g: gives %s (only 0 log 0 is 0)", x, bad), el)
 	case op == OpBinaryLogLoss && !(y >= 0 && y <= 1):
-		return msg(fmt.Sprintf("binary_log_loss: argument 2 (%g) is outside [0, 1]", y), el)
+		return msg(fmt.Sprintf("binary_log_loss: argument 2 (%s) is outside [0, 1]", short(y, 0, 1)), el)
 	case op == OpBinaryLogLoss:
 		return msg(fmt.Sprintf("binary_log_loss: argument 2 (%g) gives +Inf for outcome %g", y, x), el)
 	}
-	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+g(x)+" and "+g(y), el)
+	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+short(x)+" and "+short(y), el)
 }
 
 // infIsValue reports whether the non-finite values of node i, which only

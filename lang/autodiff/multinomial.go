@@ -179,25 +179,58 @@ func (p *Program) multinomialError(n *node, ok bool) error {
 	yv, tv := p.v(y), p.v(t)
 	name := multinomialName(n.i0 == 1)
 	k, step := catCols(y.shape), catStep(t.shape)
+	// Over a loop's rows, an observation per row (obsPerRow), an element
+	// is named within its row, as the unrolled loop's vector of it.
+	part := elemPart
+	if p.obsPerRow(n) {
+		part = func(s Shape, e int) string {
+			if s.Rank == 2 && s.Rows > 1 {
+				return elemPart(Vector(s.Cols), e%s.Cols)
+			}
+			return elemPart(s, e)
+		}
+	}
 	if !ok {
-		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a count", name, yv[p.fail]), elemPart(y.shape, p.fail)))
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a count", name, yv[p.fail]), part(y.shape, p.fail)))
 	}
 	if n.i0 == 1 {
-		if e := firstBad(tv); e >= 0 {
-			return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, tv[e], withComma(elemPart(t.shape, e)))
+		if r := p.multinomialObs(n, ok); r >= 0 {
+			e := r*step + firstBad(tv[r*step:r*step+k])
+			return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, tv[e], withComma(part(t.shape, e)))
 		}
 		return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
 	}
-	for i, c := range yv {
-		if c == 0 {
-			continue
-		}
-		j := (i/k)*step + i%k
-		if x := tv[j]; !(x > 0) || math.IsInf(x, 1) {
-			return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at a category with a positive count (got %g%s)", name, x, withComma(elemPart(t.shape, j)))
+	if r := p.multinomialObs(n, ok); r >= 0 {
+		for i, c := range yv[r*k : r*k+k] {
+			if x := tv[r*step+i]; c > 0 && (!(x > 0) || math.IsInf(x, 1)) {
+				return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at a category with a positive count (got %g%s)", name, x, withComma(part(t.shape, r*step+i)))
+			}
 		}
 	}
 	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
+}
+
+// multinomialObs returns the row of counts at which Multinomial node n
+// failed (multinomialError): a value that is not a count, a non-finite
+// log-odds of the row, a probability outside (0, 1] at a positive count;
+// −1 if none is found.
+func (p *Program) multinomialObs(n *node, ok bool) int {
+	y, t := p.arg(n, 0), p.arg(n, 1)
+	yv, tv := p.v(y), p.v(t)
+	k, step := catCols(y.shape), catStep(t.shape)
+	if !ok {
+		return p.fail / max(k, 1)
+	}
+	for i, c := range yv {
+		x := tv[(i/k)*step+i%k]
+		if n.i0 == 1 && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			return i / k
+		}
+		if n.i0 == 0 && c > 0 && (!(x > 0) || math.IsInf(x, 1)) {
+			return i / k
+		}
+	}
+	return -1
 }
 
 // RandMultinomial adds a draw of counts from Multinomial(theta) (logit

@@ -43,6 +43,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 			Inlines:       map[*ast.CallExpr]*Inline{},
 			UserDensities: map[*ast.CallExpr]*ast.CallExpr{},
 			PositiveData:  map[ast.Expr]bool{},
+			CountData:     map[ast.Expr]string{},
 		},
 		fns:        map[string]*fnDef{},
 		top:        map[string]*Symbol{},

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -75,7 +76,8 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 			ok = false
 			continue
 		}
-		if !satisfies(p.Support, a) && !(univariate && (c.computedFromData(arg, a) || c.scaledByData(arg, p.Support))) {
+		if !satisfies(p.Support, a) && !c.unsignedCountData(arg, a, p.Support, fmt.Sprintf("%s argument %d (%s)", d.Name, i+1, p.Name)) &&
+			!(univariate && (c.computedFromData(arg, a) || c.scaledByData(arg, p.Support))) {
 			c.errorf(arg.Pos(), "%s expects %s argument %d (%s); %s%s",
 				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), logitHint(d, c.supportHint(p.Support, arg, a)))
 			ok = false
@@ -157,6 +159,24 @@ func (c *checker) readsData(e ast.Expr) bool {
 		return !data
 	})
 	return data
+}
+
+// unsignedCountData reports whether arg, a count argument (Binomial's,
+// BinomialLogit's or BetaBinomial's n, Multinomial's n), is int data, or
+// an element, slice or gather of it, whose sign the checker cannot show
+// (`data n: int[N]`) but whose values may all be counts: Stan accepts it
+// and checks the values when they arrive, and so does gpp, when the model
+// compiles with its data (Info.CountData), at the data cell. Data whose
+// declared range holds no count (`int<upper=-1>`) stays an error here.
+func (c *checker) unsignedCountData(arg ast.Expr, t Type, req dist.Support, what string) bool {
+	if req != dist.Count || t.Elem != Int || !t.DataOnly || t.Const != nil || !c.dataRef(arg) {
+		return false
+	}
+	if r := t.Range.norm(); r.Hi < 0 {
+		return false
+	}
+	c.info.CountData[arg] = what
+	return true
 }
 
 // scaledByData reports whether arg, which reads params, is positive once

@@ -46,6 +46,12 @@ type Info struct {
 	// the checker cannot show their sign, so the compiler checks that
 	// their values are > 0 (scaledByData).
 	PositiveData map[ast.Expr]bool
+	// CountData holds the count arguments (Binomial's n, Multinomial's n)
+	// that are int data of a sign the checker cannot show (`data n:
+	// int[N]`): the compiler checks that their values are counts when the
+	// model compiles with its data, at the data cell (unsignedCountData).
+	// Each names the argument for messages: "Binomial argument 1 (n)".
+	CountData map[ast.Expr]string
 
 	Symbols []*Symbol    // top-level names in declaration order, size names included
 	Latents []*Latent    // params in declaration order

@@ -32,6 +32,13 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		// mu shared or a row each (vecScan.rowMvNormalChol)
 		v = value{id: l.rowMatrix(e), node: true}
 	}
+	rowDir := rowMv && d.Name == "Dirichlet"
+	if rowMv && (d.Shape == stdlib.DistMultinomial || rowDir) {
+		// Y[i] ~ Multinomial(theta): the count rows [n, k], an
+		// observation per row (vecScan.rowMultinomial); W[i] ~
+		// Dirichlet(alpha): the simplex rows (vecScan.rowDirichlet)
+		v = value{id: l.rowMatrix(e), node: true}
+	}
 	rowMv = rowMv && d.Name == "MvNormal"
 	if rowMv {
 		v = value{id: l.rowMatrix(e), node: true}
@@ -57,6 +64,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		}
 		l.gauss(call, lhs, val, args[0], args[1], pos)
 	case "Dirichlet":
+		if rowDir {
+			l.dirichletRows(val, args[0], pos)
+			break
+		}
 		l.dirichlet(val, args[0], lat, pos)
 	case "Categorical", "CategoricalLogit":
 		l.add(l.b.Categorical(val, args[0], d.Name == "CategoricalLogit", pos), pos)
@@ -434,7 +445,7 @@ func (l *lowerer) multinomialTotals(d *stdlib.Dist, y, n autodiff.ID, nExpr ast.
 			total += c
 		}
 		want := nv[min(r, len(nv)-1)]
-		if !counts || total == want {
+		if !counts || total == want || want < 0 { // a negative n is checkCountData's
 			continue
 		}
 		what, nName := "the counts", "n"

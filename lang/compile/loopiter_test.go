@@ -332,3 +332,101 @@ func TestLoopRowOverflowNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopMultinomialErrorsNameRow: Y[i] ~ Multinomial(theta) over a
+// loop's rows, one node over the count rows when lowered as vectors, names
+// the row that fails and the element within its theta as the unrolled
+// loop does: a probability that underflows to 0 at a positive count (rows
+// 1 and 4) names the first such row, unless a later statement fails in an
+// earlier row; one that is denormal there (its log's gradient is +Inf, row
+// 2) names that row and element.
+func TestLoopMultinomialErrorsNameRow(t *testing.T) {
+	const head = `data N: int
+data X: real[N, 3]
+data Y: int<lower=0>[N, 3]
+param a: real ~ Normal(0, 1)
+`
+	in := data.Input{JSON: map[string]*data.Array{
+		"N": {Name: "N", Values: []float64{6}},
+		"Y": {Name: "Y", Shape: []int{6, 3}, Int: true, Values: []float64{
+			1, 0, 2,
+			0, 3, 1,
+			2, 2, 0,
+			1, 1, 1,
+			0, 0, 4,
+			3, 0, 0,
+		}},
+		"X": {Name: "X", Shape: []int{6, 3}, Values: []float64{
+			0, 0, 0,
+			0, -9, 0, // theta[1] = 0 at count 3 (times 100)
+			0, 1, 720, // theta[0] denormal at count 2
+			0, 0, 0,
+			0, 0, -9, // theta[2] = 0 at count 4
+			0, 0, 0,
+		}},
+	}}
+	for _, tc := range []struct{ name, body, want string }{
+		{"value", "for i in 0:N {\n  Y[i] ~ Multinomial(softmax(X[i] * 100 * (a + 1)))\n}",
+			"m.gpp:6:10: Multinomial: theta must be in (0, 1] at a category with a positive count (got 0, element [1]) at i = 1"},
+		{"value, later statement", "for i in 0:N {\n  Y[i] ~ Multinomial(softmax(X[i] * 100 * (a + 1)))\n  target += log(Y[i, 1] - 0.5 + a)\n}",
+			"m.gpp:7:13: log: argument -0.5 < 0 at i = 0"},
+		{"gradient", "for i in 0:N {\n  Y[i] ~ Multinomial(softmax(X[i] * (a + 1)))\n}",
+			"m.gpp:6:10: Multinomial: gradient is +Inf with respect to theta (value 2.0322308024e-313, element [0]) at i = 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, unroll := range []bool{false, true} {
+				unrollLoops = unroll
+				m, err := compileSrcErr(t, "m.gpp", head+tc.body+"\n", nil, in)
+				unrollLoops = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := make([]float64, m.Dim)
+				if _, err := m.LogJoint(x, make([]float64, m.Dim)); err == nil || err.Error() != tc.want {
+					t.Errorf("unrolled %v: error %v, want %s", unroll, err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestLoopDirichletErrorsNameRow: W[i] ~ Dirichlet(alpha) over a loop's
+// rows, lowered as the rows' matrix, names the row and the element within
+// it that fails as the unrolled loop does: alpha = exp(100·X[i])
+// underflows to 0 in rows 3 (element 1), 4 and 5, where lgamma(alpha) is
+// +Inf; a shared alpha that does fails in the first row, before a later
+// statement's row 3.
+func TestLoopDirichletErrorsNameRow(t *testing.T) {
+	const head = `data N: int
+data X: real[N, 3]
+data Q: simplex[N, 3]
+param a: real ~ Normal(0, 1)
+`
+	in := iterData()
+	q := make([]float64, 18)
+	for k := range q {
+		q[k] = float64(k%3+1) / 6
+	}
+	in.JSON["Q"] = &data.Array{Name: "Q", Shape: []int{6, 3}, Values: q}
+	for _, tc := range []struct{ name, body, want string }{
+		{"per-row alpha", "for i in 0:N {\n  Q[i] ~ Dirichlet(exp(X[i] * 100 * (a + 1)))\n}",
+			"m.gpp:6:10: lgamma: argument 0 is a pole (element [1]) at i = 3"},
+		{"shared alpha", "for i in 0:N {\n  Q[i] ~ Dirichlet([1, 2, exp(-1000 * (a + 1))])\n  target += log(X[i, 1] + 8.5 + a)\n}",
+			"m.gpp:6:10: lgamma: argument 0 is a pole (element [2]) at i = 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, unroll := range []bool{false, true} {
+				unrollLoops = unroll
+				m, err := compileSrcErr(t, "m.gpp", head+tc.body+"\n", nil, in)
+				unrollLoops = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := make([]float64, m.Dim)
+				if _, err := m.LogJoint(x, make([]float64, m.Dim)); err == nil || err.Error() != tc.want {
+					t.Errorf("unrolled %v: error %v, want %s", unroll, err, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -18,7 +18,9 @@ import (
 // softmax of a row is exp(v − rowlogsumexp(v)), cumsum of a row the
 // running sums along each row, v[k] at a k of no row the column k and
 // v[c[i]] at the row's int data each row's cell, gathered, y[i] ~
-// CategoricalLogit(v) takes the matrix as one row per observation, X[i] ~
+// CategoricalLogit(v) and Y[i] ~ Multinomial(theta) (Y's count rows
+// [n, K]) take the matrix as one row per observation, W[i] ~
+// Dirichlet(alpha) is the rows' terms over the matrix W (dirichletRows), X[i] ~
 // MvNormal(mu, S) sums the centred rows' outer products into one scatter
 // matrix (gaussLoop), and X[i] ~ MvNormalCholesky(mu, L) is one node over
 // the rows, a term each. Only these shapes are lowered so
@@ -211,6 +213,56 @@ func (c *vecScan) rowCategorical(s *ast.TildeStmt) bool {
 	return dep && ok && t.Valid() && t.Shape.Rank() == 0
 }
 
+// rowMultinomial recognises Y[i] ~ Multinomial(theta) and
+// MultinomialLogit(eta) of the counts Y[i], a row of an int data matrix,
+// and an argument that is a vector per row or of no row, without a number
+// of trials: Multinomial takes the count rows [n, k] as one value, one
+// observation per row (rowCounts).
+func (c *vecScan) rowMultinomial(s *ast.TildeStmt) bool {
+	d := c.l.info.Dists[s.Dist]
+	if d == nil || d.Shape != stdlib.DistMultinomial || len(s.Dist.Args) != 1 || !c.rowCounts(s.LHS) {
+		return false
+	}
+	a := s.Dist.Args[0]
+	t := c.l.info.Types[a]
+	return c.rowVec(a) || !c.mentions(a) && t.Valid() && t.Shape.Rank() == 1
+}
+
+// rowDirichlet recognises W[i] ~ Dirichlet(alpha) of a row W[i] of a
+// simplex matrix (data or param) and a
+// concentration alpha of no row (a scalar or a vector) or a vector per
+// row: the rows' independent Dirichlets (dirichletRows).
+func (c *vecScan) rowDirichlet(s *ast.TildeStmt) bool {
+	info := c.l.info
+	d := info.Dists[s.Dist]
+	if d == nil || d.Name != "Dirichlet" || len(s.Dist.Args) != 1 {
+		return false
+	}
+	t, a := info.Types[s.LHS], s.Dist.Args[0]
+	ta := info.Types[a]
+	if _, ok := ast.Unparen(s.LHS).(*ast.IndexExpr); !ok {
+		return false // a value computed per row: lower.go's expr of it is one iteration's
+	}
+	if !t.Valid() || t.Shape.Rank() != 1 || !c.rowVec(s.LHS) || !ta.Valid() {
+		return false
+	}
+	if c.mentions(a) {
+		return ta.Shape.Rank() == 1 && c.rowVec(a)
+	}
+	return ta.Shape.Rank() <= 1
+}
+
+// rowCounts reports whether e is Y[i], a row of an int data matrix Y at
+// the loop's rows: a vector of counts per iteration.
+func (c *vecScan) rowCounts(e ast.Expr) bool {
+	ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+	if !ok || len(ix.Indices) != 1 || c.mentions(ix.X) || !c.rowIndex(ix.Indices[0]) {
+		return false
+	}
+	tx := c.l.info.Types[ix.X]
+	return tx.Valid() && tx.Shape.Rank() == 2 && tx.Elem == check.Int
+}
+
 // rowMvNormal recognises X[i] ~ MvNormal(mu, Sigma) of a vector per
 // iteration X[i] (looprows.go's rows), a mean mu that is a scalar, a
 // vector of no row or one per row, and a covariance Sigma of no row: the
@@ -261,6 +313,54 @@ func (l *lowerer) gaussLoop(y, mu, cov autodiff.ID, pos ast.Pos) {
 	defer b.Whole()()
 	ss := b.Reshape(b.ColSum(o, pos), autodiff.Matrix(k, k), pos)
 	l.add(b.GaussRowsSS(cov, ss, float64(b.Shape(y).Rows), pos), pos)
+}
+
+// dirichletRows adds the log density of rows z [n, k], each
+// Dirichlet(alpha) with alpha a scalar or vector [k] of no row or the
+// rows' [n, k]: the unrolled loop's terms, Σ_j (alpha_j − 1)·log z_j +
+// lgamma(Σ_j alpha_j) − Σ_j lgamma(alpha_j) per row, the per-row nodes
+// naming the row's iteration and the element within it as the unrolled
+// loop's vectors do.
+func (l *lowerer) dirichletRows(z, alpha autodiff.ID, pos ast.Pos) {
+	b := l.b
+	zs, as := b.Shape(z), b.Shape(alpha)
+	n, k := zs.Rows, zs.Cols
+	perRow := as.Rank == 2 && as.Rows == n && n != 1
+	if as.Rank == 0 { // the same alpha for each of the k components
+		v := make([]float64, k)
+		for i := range v {
+			v[i] = 1
+		}
+		alpha = b.Mul(alpha, b.Const(v, autodiff.Vector(k), pos), pos)
+	}
+	// the concentrations of every row: the rows' own, or alpha as a row
+	rows := alpha
+	if !perRow {
+		rows = b.Reshape(alpha, autodiff.Matrix(1, k), pos)
+	}
+	done := l.iterEach(autodiff.Vector(k))
+	logz := b.Log(z, pos)
+	kern := b.Mul(b.Sub(rows, b.Scalar(1, pos), pos), logz, pos)
+	var lgAlpha autodiff.ID
+	if perRow {
+		lgAlpha = b.Lgamma(alpha, pos)
+	}
+	done()
+	var norm autodiff.ID
+	if perRow { // a normaliser per row
+		norm = b.Sub(b.Lgamma(b.RowSum(alpha, pos), pos), b.RowSum(lgAlpha, pos), pos)
+	} else { // one, as the unrolled loop's first iteration's
+		norm = b.Sub(b.Lgamma(b.Sum(alpha, pos), pos), b.Sum(b.Lgamma(alpha, pos), pos), pos)
+	}
+	// The sums over the rows are no row's (Builder.Whole), as in gaussLoop.
+	defer b.Whole()()
+	total := b.Sum(kern, pos)
+	if perRow {
+		total = b.Add(total, b.Sum(norm, pos), pos)
+	} else {
+		total = b.Add(total, b.Mul(b.Scalar(float64(n), pos), norm, pos), pos)
+	}
+	l.add(total, pos)
 }
 
 // rowVecScan is a vecScan over the current vectorised loop's lets.

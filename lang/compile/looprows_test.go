@@ -94,6 +94,24 @@ for i in 0:N {
     X[i] ~ MvNormalCholesky(B * (X[i]' * B)' * 0.1 + a, diag([1, 2, s]))
     X[i] ~ MvNormalCholesky(0.5, chol(I(3) * s + 0.5))
 }`},
+	{"multinomial", `for i in 0:N {
+    Y[i] ~ Multinomial(softmax(B' * X[i]))
+    Y[i] ~ MultinomialLogit((X[i]' * B)' * 0.5 + a)
+    Y[i] ~ Multinomial(softmax([0.1, 0.2, 0.3, 0.4] * a))
+    Y[i] ~ MultinomialLogit(B' * [1, -1, 0.5] * s)
+}`},
+	{"dirichlet", `param W: simplex[N, 4]
+for i in 0:N {
+    W[i] ~ Dirichlet(2)
+    W[i] ~ Dirichlet(exp(m[0]) + [1, 2, 0.5, 1])
+    W[i] ~ Dirichlet(exp(B' * X[i] * 0.3))
+    y[i] ~ Normal(a + 0.5 * W[i, 1] + dot_product(W[i], [1, 0, -1, 2]), s)
+}`},
+	{"dirichlet-data", `for i in 0:N {
+    Q[i] ~ Dirichlet(1.5)
+    Q[i] ~ Dirichlet(exp(beta) + 0.5)
+    Q[i] ~ Dirichlet(exp(X[i] * a))
+}`},
 	{"truncated", `for i in 0:N {
     y[i] ~ Normal(a + b * x[i], s) T[-30, 30]
     c[i] ~ Poisson(exp(0.3 * x[i] + a)) T[0, c[i] + 3]
@@ -145,7 +163,7 @@ func TestLoopRowFormsAsVectors(t *testing.T) {
 // gradient averaged over every batch are the full model's.
 func TestMinibatchRowLoopForms(t *testing.T) {
 	for _, m := range rowLoopModels {
-		if m.name == "in-branch" || m.name == "mvnormal-param" {
+		if m.name == "in-branch" || m.name == "mvnormal-param" || m.name == "dirichlet" {
 			continue // --minibatch refuses a condition on the rows, and a param per row
 		}
 		t.Run(m.name, func(t *testing.T) {

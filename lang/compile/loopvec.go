@@ -402,7 +402,7 @@ func (c *vecScan) stmt(s ast.Stmt) bool {
 		if s.Trunc != nil && !c.truncBounds(s.Trunc) {
 			return false
 		}
-		if s.Trunc == nil && (c.rowCategorical(s) || c.rowMvNormal(s) || c.rowMvNormalChol(s)) {
+		if s.Trunc == nil && (c.rowCategorical(s) || c.rowMultinomial(s) || c.rowDirichlet(s) || c.rowMvNormal(s) || c.rowMvNormalChol(s)) {
 			return true
 		}
 		if !c.univariate(s.Dist) {

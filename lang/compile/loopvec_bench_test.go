@@ -111,6 +111,9 @@ func BenchmarkLoopRowForms(b *testing.B) {
 		{"max", "for i in 0:N {\n    y[i] ~ Normal(max(X[i]' * B), s)\n}"},
 		{"cumsum", "for i in 0:N {\n    y[i] ~ Normal(sum(cumsum(X[i] .* beta)), s)\n}"},
 		{"mvnormal", "for i in 0:N {\n    X[i] ~ MvNormal(beta * x[i], I(3) * s)\n}"},
+		{"multinomial", "for i in 0:N {\n    Y[i] ~ Multinomial(softmax(B' * X[i]))\n}"},
+		{"multinomial-logit", "for i in 0:N {\n    Y[i] ~ MultinomialLogit(B' * X[i])\n}"},
+		{"dirichlet", "for i in 0:N {\n    Q[i] ~ Dirichlet(exp(beta))\n}"},
 	} {
 		for _, unroll := range []bool{true, false} {
 			name := form.name + "/loop"

@@ -17,9 +17,10 @@ import (
 // for Categorical, and the weights B [3, 4] of a multi-output product
 // and w, m of a two-component mixture.
 const fuzzLoopHead = loopHead + "data z: int<lower=0, upper=1>[N]\ndata p: positive[N]\n" +
-	"data k: int<lower=0, upper=3>[N]\nparam B: real[3, 4] ~ Normal(0, 1)\nparam w: simplex[2] ~ Dirichlet(2)\nparam m: real[2] ~ Normal(0, 1)\n"
+	"data k: int<lower=0, upper=3>[N]\ndata Y: int<lower=0>[N, 4]\ndata Q: simplex[N, 3]\nparam B: real[3, 4] ~ Normal(0, 1)\nparam w: simplex[2] ~ Dirichlet(2)\nparam m: real[2] ~ Normal(0, 1)\n"
 
-// fuzzLoopData is loopData(n) with z and p.
+// fuzzLoopData is loopData(n) with z, p, k, the counts Y and the simplex
+// rows Q.
 func fuzzLoopData(n int) data.Input {
 	in := loopData(n)
 	r := rand.New(rand.NewPCG(uint64(n), 13))
@@ -34,6 +35,23 @@ func fuzzLoopData(n int) data.Input {
 	in.JSON["z"] = &data.Array{Name: "z", Shape: []int{n}, Values: z}
 	in.JSON["p"] = &data.Array{Name: "p", Shape: []int{n}, Values: p}
 	in.JSON["k"] = &data.Array{Name: "k", Shape: []int{n}, Values: k}
+	cy := make([]float64, 4*n) // counts of 4 categories per row
+	for i := range cy {
+		cy[i] = float64(r.IntN(4))
+	}
+	in.JSON["Y"] = &data.Array{Name: "Y", Shape: []int{n, 4}, Values: cy}
+	q := make([]float64, 3*n) // rows on the simplex
+	for i := 0; i < n; i++ {
+		s := 0.0
+		for j := range 3 {
+			q[3*i+j] = r.ExpFloat64()
+			s += q[3*i+j]
+		}
+		for j := range 3 {
+			q[3*i+j] /= s
+		}
+	}
+	in.JSON["Q"] = &data.Array{Name: "Q", Shape: []int{n, 3}, Values: q}
 	return in
 }
 
@@ -298,14 +316,20 @@ func (g *loopGen) tilde(indent int, lhsKind int) {
 		if g.pick(6) == 0 {
 			// a row under a multivariate normal: the rows' outer
 			// products, summed into one scatter
-			if g.pick(2) == 0 {
+			switch g.pick(3) {
+			case 0:
 				// or by a Cholesky factor of no row, into one node over
 				// the rows (diag([1, a, 2]) fails where a ≤ 0)
 				mu := []string{g.vec(3), "beta", "0.5"}[g.pick(3)]
 				g.printf(indent, "X[i] ~ MvNormalCholesky(%s, %s)", mu, []string{"diag([1, 2, s])", "chol(crossprod(B') + I(3))", "diag([1, a, 2])"}[g.pick(3)])
-				return
+			case 1:
+				g.printf(indent, "X[i] ~ MvNormal(%s, %s)", g.vec(3), []string{"I(3) * s", "crossprod(B') + I(3)"}[g.pick(2)])
+			default:
+				// a simplex row under a Dirichlet of no row or of the
+				// row (a concentration that underflows to 0 fails)
+				alpha := []string{"2", "exp(beta) + 0.5", "[1, 2, exp(-1000 * a)]", "exp(" + g.vec(3) + ")"}[g.pick(4)]
+				g.printf(indent, "Q[i] ~ Dirichlet(%s)", alpha)
 			}
-			g.printf(indent, "X[i] ~ MvNormal(%s, %s)", g.vec(3), []string{"I(3) * s", "crossprod(B') + I(3)"}[g.pick(2)])
 			return
 		}
 		lhs := "y[i]"
@@ -330,12 +354,18 @@ func (g *loopGen) tilde(indent int, lhsKind int) {
 		g.printf(indent, "c[i] ~ Poisson(exp(0.3 * %s))%s", g.real(), g.trunc([]string{"", "", " T[0, c[i] + 3]", " T[1, ]", " T[, 2]", " T[c[i], ]"}))
 	case 2:
 		if g.pick(3) == 0 {
-			// a vector of 4 per iteration: one row of the classes' logits
-			if g.pick(2) == 0 {
+			// a vector of 4 per iteration: one row of the classes'
+			// logits, of a category k[i] or the counts Y[i]
+			switch g.pick(4) {
+			case 0:
 				g.printf(indent, "k[i] ~ CategoricalLogit(%s)", g.vec(4))
-			} else {
+			case 1:
 				// scaled far apart, a probability may underflow to 0
 				g.printf(indent, "k[i] ~ Categorical(softmax(%s * %s))", g.vec(4), []string{"1", "300 * c[i]", "1e3 * x[i]"}[g.pick(3)])
+			case 2:
+				g.printf(indent, "Y[i] ~ MultinomialLogit(%s)", g.vec(4))
+			default:
+				g.printf(indent, "Y[i] ~ Multinomial(softmax(%s * %s))", g.vec(4), []string{"1", "300 * c[i]", "1e3 * x[i]"}[g.pick(3)])
 			}
 			return
 		}
@@ -483,7 +513,9 @@ func FuzzLoopLowering(f *testing.F) {
 	for _, m := range rowLoopModels {
 		f.Add(m.body, []byte(nil))
 	}
-	for _, seed := range []string{"\x00", "\x01\x03\x07\x02\x05\x09\x0b", "\x00\x02\x08\x09\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b", "\x01\x00\x03\x07\x07\x01\x02\x03\x05\x09\x09\x02\x04\x06"} {
+	for _, seed := range []string{"\x00", "\x01\x03\x07\x02\x05\x09\x0b", "\x00\x02\x08\x09\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b", "\x01\x00\x03\x07\x07\x01\x02\x03\x05\x09\x09\x02\x04\x06",
+		// Y[i] ~ Multinomial(softmax(...)), Q[i] ~ Dirichlet(exp(X[i]))
+		"\x00\x01\x00\x00\x00\x00\x02\x00\x03\x00\x00\x01", "\x00\x01\x00\x00\x00\x00\x00\x00\x02\x00\x03"} {
 		f.Add("", []byte(seed))
 	}
 	f.Fuzz(fuzzLoopOne)

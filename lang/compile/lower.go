@@ -221,7 +221,58 @@ func (l *lowerer) expr(e ast.Expr) value {
 	if l.info.PositiveData[e] {
 		l.checkPositiveData(e, v)
 	}
+	if what := l.info.CountData[e]; what != "" {
+		l.checkCountData(e, v, what)
+	}
 	return v
+}
+
+// checkCountData reports a value of e that is not a count: e is int data
+// of a sign the checker cannot show (`data n: int[N]`) used as a count
+// argument (check's unsignedCountData), which Stan also checks only when
+// the values arrive. The error is at the value's data cell where it has
+// one, and suggests the declaration that has the data load check it.
+func (l *lowerer) checkCountData(e ast.Expr, v value, what string) {
+	vals := make([]float64, len(v.ints))
+	for i, x := range v.ints {
+		vals[i] = float64(x)
+	}
+	if v.node {
+		known, ok := l.b.Known(v.id)
+		if !ok {
+			return
+		}
+		vals = known
+	}
+	row := 0 // k's own row in a loop lowered as vectors, for the iteration
+	perRow := l.vec != nil && l.depends(e)
+	for k, x := range vals {
+		if x >= 0 {
+			continue
+		}
+		if perRow {
+			row = k
+		}
+		fix := "declare the data int<lower=0> to have its values checked when they load"
+		var at ast.Pos
+		name, ok := "", false
+		switch {
+		case v.node:
+			name, at, ok = l.b.Cell(v.id, k)
+		case v.data != "" && v.at != nil:
+			name, at, ok = v.data, v.at(k), true
+		}
+		if ok {
+			l.rowErrorf(row, at, "%s: value %g is not a count, as %s at %s needs; %s", name, x, what, e.Pos(), fix)
+			return
+		}
+		el := ""
+		if len(vals) > 1 && !perRow {
+			el = fmt.Sprintf(" (element [%d])", k)
+		}
+		l.rowErrorf(row, e.Pos(), "`%s` is %g%s, not a count, as %s needs; %s", ast.FormatExpr(e), x, el, what, fix)
+		return
+	}
 }
 
 // checkPositiveData reports a value ≤ 0 (or NaN) of e, a data-only factor
