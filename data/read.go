@@ -726,7 +726,8 @@ type jsonReader struct {
 func (p *jsonReader) quoteAtoms() []byte {
 	var out []byte
 	inString, escaped := false, false
-	prev := byte('{') // the last byte outside strings that is not a space
+	prev := byte('{')   // the last byte outside strings that is not a space
+	var inObject []bool // the open '{' (true) and '[' (false), innermost last
 	for i := 0; i < len(p.src); i++ {
 		c := p.src[i]
 		switch {
@@ -742,8 +743,16 @@ func (p *jsonReader) quoteAtoms() []byte {
 			continue
 		case c == '"':
 			inString = true
+		case c == '{' || c == '[':
+			inObject = append(inObject, c == '{')
+		case c == '}' || c == ']':
+			if len(inObject) > 0 {
+				inObject = inObject[:len(inObject)-1]
+			}
 		case c == 'N' || c == 'I' || c == '-':
-			if prev != '[' && prev != ',' && prev != ':' {
+			// a value's place: not an object's key, after its '{' or ','
+			key := prev == ',' && len(inObject) > 0 && inObject[len(inObject)-1]
+			if prev != '[' && prev != ',' && prev != ':' || key {
 				break
 			}
 			for _, atom := range []string{"NaN", "Infinity", "-Infinity"} {

@@ -213,6 +213,8 @@ func TestReadJSONSyntaxPos(t *testing.T) {
 		{`{"x":[1,NaNa]}`, "d.json:1:9: invalid JSON: invalid character 'N' looking for beginning of value"},
 		{`{"x":[1,-Inf]}`, "d.json:1:10: invalid JSON: invalid character 'I' in numeric literal"},
 		{`{NaN: [1]}`, "d.json:1:2: invalid JSON: invalid character 'N' looking for beginning of object key string"},
+		{`{"x": [1], NaN : [2]}`, "d.json:1:12: invalid JSON: invalid character 'N' looking for beginning of object key string"},
+		{`{"x": [1], "y": {"a": 1, NaN }}`, "d.json:1:26: invalid JSON: invalid character 'N' looking for beginning of object key string"},
 		{`{"x":[NaN,Infinity,-Infinity}`, "d.json:1:29: invalid JSON: invalid character '}' after array element"},
 		{"{\n  \"x\": [1, 2, 3],\n  \"y\": [2, 3.9, 6.1e],\n  \"z\": 1\n}\n", "d.json:3:21: invalid JSON: invalid character ']' in exponent of numeric literal"},
 		{"{\n  \"X\": [\n    [1, 2],\n    [3, tru]\n  ]\n}\n", "d.json:4:12: invalid JSON: invalid character ']' in literal true (expecting 'e')"},

@@ -575,6 +575,10 @@ func (b *Builder) reduce(op Op, x ID, out func(Shape) (Shape, bool), pos ast.Pos
 
 func toScalar(Shape) (Shape, bool) { return Scalar(), true }
 
+// toRows is the shape of a reduction of each row: a vector [n] of a
+// matrix [n, m] or a vector [n].
+func toRows(s Shape) (Shape, bool) { return Vector(s.Rows), s.Rank > 0 }
+
 // Sum returns the sum of all elements of x.
 func (b *Builder) Sum(x ID, pos ast.Pos) ID { return b.reduce(OpSum, x, toScalar, pos) }
 
@@ -600,17 +604,13 @@ func (b *Builder) Min(x ID, pos ast.Pos) ID { return b.reduce(OpMin, x, toScalar
 // copy). It is the log-likelihood of a mixture from its [n, k] table of
 // log weights plus component log densities.
 func (b *Builder) RowLogSumExp(x ID, pos ast.Pos) ID {
-	return b.reduce(OpRowLogSumExp, x, func(s Shape) (Shape, bool) {
-		return Vector(s.Rows), s.Rank > 0
-	}, pos)
+	return b.reduce(OpRowLogSumExp, x, toRows, pos)
 }
 
 // RowSum sums each row of a matrix [n, m] into a vector [n]; a vector is
 // returned unchanged (as a copy).
 func (b *Builder) RowSum(x ID, pos ast.Pos) ID {
-	return b.reduce(OpRowSum, x, func(s Shape) (Shape, bool) {
-		return Vector(s.Rows), s.Rank > 0
-	}, pos)
+	return b.reduce(OpRowSum, x, toRows, pos)
 }
 
 // ColSum sums each column of a matrix [n, m] into a row [1, m]; a vector
@@ -654,25 +654,19 @@ func (b *Builder) RowCumSum(x ID, pos ast.Pos) ID {
 // vector [n] (−∞ of a row of none, as Max); its derivative is 1 at each
 // row's first largest element. A vector is returned unchanged (as a copy).
 func (b *Builder) RowMax(x ID, pos ast.Pos) ID {
-	return b.reduce(OpRowMax, x, func(s Shape) (Shape, bool) {
-		return Vector(s.Rows), s.Rank > 0
-	}, pos)
+	return b.reduce(OpRowMax, x, toRows, pos)
 }
 
 // RowProd returns the product of the elements of each row of a matrix
 // [n, m] (1 of a row of none, as Prod), a vector [n] unchanged (as a
 // copy): Prod of each row, side by side, its derivative Prod's per row.
 func (b *Builder) RowProd(x ID, pos ast.Pos) ID {
-	return b.reduce(OpRowProd, x, func(s Shape) (Shape, bool) {
-		return Vector(s.Rows), s.Rank > 0
-	}, pos)
+	return b.reduce(OpRowProd, x, toRows, pos)
 }
 
 // RowMin returns the smallest element of each row, as RowMax the largest.
 func (b *Builder) RowMin(x ID, pos ast.Pos) ID {
-	return b.reduce(OpRowMin, x, func(s Shape) (Shape, bool) {
-		return Vector(s.Rows), s.Rank > 0
-	}, pos)
+	return b.reduce(OpRowMin, x, toRows, pos)
 }
 
 // ARFilter returns the recursive (autoregressive) filter of e by the

@@ -48,12 +48,6 @@ func (c *checker) truncation(s *ast.TildeStmt, lt Type, d *stdlib.Dist, mentione
 		c.errorf(t.T, "T[...] truncates data, and the left side `%s` is not data: %s; a param is truncated by its declared bounds (real<lower=L, upper=U>)",
 			exprString(s.LHS), c.paramCulprit(s.LHS))
 		return
-	case d.Shape != stdlib.DistElementwise:
-		c.errorf(t.T, "T[...] truncates an elementwise distribution; %s is not one", d.Name)
-		return
-	case t.Lower == nil && t.Upper == nil:
-		c.errorf(t.T, "T[, ] truncates nothing: give a lower bound, an upper bound or both (T[L, ], T[, U], T[L, U])")
-		return
 	}
 	if c.truncBounds(t, types, valid && !steps, lt.Shape, d, exprString(s.LHS), "") {
 		c.info.Truncations = append(c.info.Truncations, s)
@@ -62,10 +56,18 @@ func (c *checker) truncation(s *ast.TildeStmt, lt Type, d *stdlib.Dist, mentione
 
 // truncBounds checks the T[L, U] t of distribution d on values of shape
 // vs (named lhs in messages), whose bounds have types types (valid when
-// they and their checks so far are): d has a log CDF, a discrete d's
-// bounds are ints, each bound is a scalar or of shape vs, and constant
-// bounds are in order.
+// they and their checks so far are): d is elementwise with a log CDF, t
+// has a bound, a discrete d's bounds are ints, each bound is a scalar or
+// of shape vs, and constant bounds are in order.
 func (c *checker) truncBounds(t *ast.Truncation, types []Type, valid bool, vs Shape, d *stdlib.Dist, lhs, hint string) bool {
+	switch {
+	case d.Shape != stdlib.DistElementwise:
+		c.errorf(t.T, "T[...] truncates an elementwise distribution; %s is not one", d.Name)
+		return false
+	case t.Lower == nil && t.Upper == nil:
+		c.errorf(t.T, "T[, ] truncates nothing: give a lower bound, an upper bound or both (T[L, ], T[, U], T[L, U])")
+		return false
+	}
 	bounds := []struct {
 		e    ast.Expr
 		name string
@@ -134,14 +136,6 @@ func (c *checker) replicateTruncation(s *ast.OutputStmt, rt Type) {
 	steps := c.refuseSteps(t.Lower, t.Upper)
 	d := c.info.Dists[s.Dist]
 	if d == nil || !rt.Valid() {
-		return
-	}
-	switch {
-	case d.Shape != stdlib.DistElementwise:
-		c.errorf(t.T, "T[...] truncates an elementwise distribution; %s is not one", d.Name)
-		return
-	case t.Lower == nil && t.Upper == nil:
-		c.errorf(t.T, "T[, ] truncates nothing: give a lower bound, an upper bound or both (T[L, ], T[, U], T[L, U])")
 		return
 	}
 	c.truncBounds(t, types, valid && !steps, rt.Shape, d, s.Name.Name,
