@@ -67,14 +67,26 @@ func rankLess(a, b ranked) bool { return a.v < b.v || (a.v == b.v && a.i < b.i) 
 // Pareto-smoothed ones' (PSIS): the raw weights are p/q at the draws,
 // whose single far draw smoothing damps, while where k̂ is above 1 the
 // smoothed tail is pushed up to the largest raw weight, a tail heavier
-// than the draws show. NaN for no finite weight.
+// than the draws show. NaN for no finite weight; where some but not all are +Inf, their share of
+// the draws (they carry all the weight).
 func ParetoDiagnostics(lw []float64) (k, relESS float64) {
 	lws, k := PSIS(lw)
-	mx := math.Inf(-1)
+	mx, inf, n := math.Inf(-1), 0, 0
 	for _, v := range lw {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+		switch {
+		case math.IsInf(v, 1):
+			inf++
+			n++
+		case !math.IsNaN(v) && !math.IsInf(v, 0):
 			mx = math.Max(mx, v)
+			n++
 		}
+	}
+	switch {
+	case inf == n:
+		return k, math.NaN()
+	case inf > 0: // p/q infinite at a draw (q's density underflowed where p's did not): those draws carry all the weight
+		return k, float64(inf) / float64(n)
 	}
 	S, s, s2, t2 := 0, 0.0, 0.0, 0.0
 	for i, v := range lw {

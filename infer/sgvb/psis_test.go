@@ -31,6 +31,13 @@ func TestParetoDiagnostics(t *testing.T) {
 	if _, r := ParetoDiagnostics([]float64{math.NaN(), math.Inf(1)}); !math.IsNaN(r) {
 		t.Errorf("no finite weight: relative ESS %v, want NaN", r)
 	}
+	for i := range lw {
+		lw[i] = 0
+	}
+	lw[11] = math.Inf(1) // q's density underflowed at one draw: it carries all the weight
+	if k, r := ParetoDiagnostics(lw); math.Abs(r*S-1) > 1e-12 || TailNegligible(math.Max(k, 0.8), r) {
+		t.Errorf("one infinite weight among equal ones: k̂ %v, relative ESS %v, want 1/%d", k, r, S)
+	}
 
 	rng := rand.New(rand.NewPCG(5, 6))
 	h := make([]float64, S)
