@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,5 +46,29 @@ func TestFarStartHint(t *testing.T) {
 	mix := &sgvb.Mixture{Components: []*sgvb.Result{res(true, false, 240), res(false, false, 240)}}
 	if h := farStartHint(sgvb.Settings{}, res(true, false, 240), mix); h == "" {
 		t.Error("a mixture with a stalled restart: no hint")
+	}
+}
+
+// TestFitFarStartHint fits a centred hierarchy whose data sit near 500:
+// from the default start it stops at 10⁴ steps with theta's means near 37
+// and gets the far-start hint, not the centred-hierarchy hint (non-centring
+// does not help a q still on its way); --init path converges near the
+// data, with neither hint.
+func TestFitFarStartHint(t *testing.T) {
+	d := t.TempDir()
+	model, data := "testdata/far_start.gpp", "testdata/far_start.csv"
+	code, _, stderr := runSafe(t, "fit", model, data, "--output-draws", "20", "--out", filepath.Join(d, "default"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "did not converge") || !strings.Contains(stderr, "hint: this fit stopped before it converged with theta's mean at") {
+		t.Errorf("default start: no far-start hint:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "centred hierarchy") || strings.Contains(stderr, "--fullrank all") {
+		t.Errorf("default start: a centred or mean-field hint beside the far-start one:\n%s", stderr)
+	}
+	code, _, stderr = runSafe(t, "fit", model, data, "--init", "path", "--output-draws", "20", "--out", filepath.Join(d, "path"))
+	if code != 0 || strings.Contains(stderr, "did not converge") || strings.Contains(stderr, "hint:") {
+		t.Errorf("--init path: exit %d, stderr:\n%s", code, stderr)
 	}
 }

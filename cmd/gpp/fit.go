@@ -638,8 +638,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h := softplusHint(s, l.Model, r, mix); h != "" {
 		con.note("hint: %s", h)
 	}
-	if h := farStartHint(s, r, mix); h != "" {
-		con.note("hint: %s", h)
+	far := farStartHint(s, r, mix)
+	if far != "" {
+		con.note("hint: %s", far)
 	}
 	if h := labelSwitchHint(ds); h != "" {
 		con.note("hint: %s", h)
@@ -648,11 +649,17 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if mix != nil {
 		k, ess = mix.ParetoK, mix.ParetoRelESS
 	}
-	centred := centredHints(l.Info, k, ess)
+	// A q that stopped on its way from a far start says nothing yet about
+	// the parameterisation or the family (Rats in grams: non-centring,
+	// which the centred hint suggested, fitted worse).
+	var centred []string
+	if far == "" {
+		centred = centredHints(l.Info, k, ess)
+	}
 	for _, h := range centred {
 		con.note("hint: %s", h)
 	}
-	if h := meanFieldHint(s, l.Model, k, ess); h != "" && len(centred) == 0 {
+	if h := meanFieldHint(s, l.Model, k, ess); h != "" && len(centred) == 0 && far == "" {
 		con.note("hint: %s", h)
 	}
 	if mix == nil && s.Method != sgvb.MAP {

@@ -300,14 +300,18 @@ func (r *repl) fitCmd(args []string) {
 	if h := softplusHint(s, l.Model, res, nil); h != "" {
 		con.note("hint: %s", h)
 	}
-	if h := farStartHint(s, res, nil); h != "" {
-		con.note("hint: %s", h)
+	far := farStartHint(s, res, nil)
+	if far != "" {
+		con.note("hint: %s", far)
 	}
-	centred := centredHints(l.Info, res.ParetoK, res.ParetoRelESS)
+	var centred []string
+	if far == "" { // as gpp fit: a q stopped on its way from a far start
+		centred = centredHints(l.Info, res.ParetoK, res.ParetoRelESS)
+	}
 	for _, h := range centred {
 		con.note("hint: %s", h)
 	}
-	if h := meanFieldHint(s, l.Model, res.ParetoK, res.ParetoRelESS); h != "" && len(centred) == 0 {
+	if h := meanFieldHint(s, l.Model, res.ParetoK, res.ParetoRelESS); h != "" && len(centred) == 0 && far == "" {
 		con.note("hint: %s", h)
 	}
 	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {
