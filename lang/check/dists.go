@@ -623,6 +623,15 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			// A param simplex's entries are positive; data's may be 0.
 			return is + " (" + kind + " declared at " + sym.Pos.String() + "; data may hold zeros, a simplex param's entries are positive)"
 		}
+		if d, ok := sym.Decl.(*ast.DataDecl); ok && req == dist.Positive && t.Support == dist.Real && d.Name.Name == x.Name &&
+			d.Type.Kind == ast.Real && d.Type.Lower == nil && d.Type.Upper == nil {
+			// Data declared real deep in an expression that must be
+			// positive (pow(population, b) as a Poisson rate): Stan's and
+			// PyMC's users leave data undeclared or real<lower=0>.
+			dt := *d.Type
+			dt.Kind = ast.Positive
+			return is + " (data declared at " + sym.Pos.String() + "; if its values are positive, declare it `data " + x.Name + ": " + ast.FormatType(&dt) + "`, checked when it loads)"
+		}
 		return is + " (" + kind + " declared at " + sym.Pos.String() + ")"
 	case *ast.UnaryExpr:
 		if x.Op == ast.Not {
