@@ -159,6 +159,8 @@ type repl struct {
 	undoData  int        // bytes of data files :undo's history may hold (replUndoData; tests lower it)
 	input     string     // the input or :command line being run, which a step records
 	dataReads int        // data files read so far, which numbers them (replInput.read)
+	fits      int        // fits made so far, which numbers them (replFit.n)
+	slowRefit float64    // seconds of a fit from the default start before a hint suggests --init last (replSlowRefit; tests lower it)
 	quit      bool       // :quit was typed
 	// interactive says the input is a terminal, read with readline (atEOF).
 	interactive bool
@@ -200,6 +202,7 @@ func newRepl(in io.Reader, out, err io.Writer) *repl {
 	r := &repl{in: in, out: out, err: err}
 	r.sets = setFlags{}
 	r.undoData = replUndoData
+	r.slowRefit = replSlowRefit
 	r.notify = func(c chan<- os.Signal) func() {
 		signal.Notify(c, os.Interrupt)
 		return func() { signal.Stop(c) }
@@ -470,7 +473,7 @@ func init() {
 			`Prints gpp check's summary of the session's model: its params and their factors, data and constants. With the data loaded, or when the model reads none, it also binds and compiles the model and tries its log density at a fit's start, as a fit would begin, so that sizes, indices and data values are checked too; it prints their errors instead. Ctrl-C stops it.`,
 			func(r *repl, a []string) { r.check() }},
 		{"fit", "[flags]", "fit, with gpp fit's flags (see :fit --help)",
-			`Fits the session's model to its data with gpp fit's flags (:fit --help lists them), prints the table of the fitted params and the fit's diagnostics, and keeps the fitted q for :show and the expressions typed after it. Files are written only with --out. --set NAME=VALUE sets the value for the session, as :set does, so that the fit is of the session's model and can be queried; if the fit fails, the values go back to what they were (a note says so), as a :set that fails keeps the old ones. Ctrl-C stops the fit; the session keeps the q reached, and the --set values with it.`,
+			`Fits the session's model to its data with gpp fit's flags (:fit --help lists them), prints the table of the fitted params and the fit's diagnostics, and keeps the fitted q for :show and the expressions typed after it. Files are written only with --out. --set NAME=VALUE sets the value for the session, as :set does, so that the fit is of the session's model and can be queried; if the fit fails, the values go back to what they were (a note says so), as a :set that fails keeps the old ones. Ctrl-C stops the fit; the session keeps the q reached, and the --set values with it. A fit starts from the default start, so the same flags give the same fit; --init last starts from the q of the session's last fit instead (after a changed prior, a refit takes fewer iterations): its params of the same name, shape and support keep their q, and the others (new, or of another shape or support) start from the default, named by a note. --init FILE|DIR and --init path start as gpp fit's do (a file named last or path is ./last, ./path). The summary's start line says where q started, naming the session's fits by number (fit 2 warm-started from q of fit 1); a fit from the default start that took more than 10 s, after a fit sharing params with it, ends with a hint to use --init last.`,
 			(*repl).fitCmd},
 		{"show", "[NAME]", "fitted factors: family, parameters, mean, sd",
 			`Prints the last fit's factors: family, parameters, mean and sd of each element, of every param (at most 20 elements each) or of the params named (all their elements). A full-rank factor's parameters are each element's own marginal, a normal on the unconstrained scale (the log of a positive param), also for the members of a joint factor (:fit --fullrank a+b), which a note names.`,
@@ -658,7 +661,8 @@ Commands:
 	}
 	b.WriteString(`
 Without arguments, :data and :set list what they hold; :fit --set sets
-values for the session, as :set does, if the fit succeeds. :help COMMAND
+values for the session, as :set does, if the fit succeeds; :fit --init last
+starts from the last fit's q (a refit after a changed prior). :help COMMAND
 describes a command.
 Ctrl-C stops a running :fit (the session keeps the q reached), query or
 :check, or the checks of a change (which is then not made), or drops the

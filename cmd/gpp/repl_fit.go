@@ -29,6 +29,7 @@ import (
 // replFit is the session's last fit.
 type replFit struct {
 	res   *sgvb.Result
+	n     int       // the fit's number in the session (repl.fits), which a warm start names
 	seed  uint64    // --seed: seeds the draws of expressions too
 	draws int       // --output-draws: draws per expression
 	made  [3]string // the model source, the data files read and the values set (fitOf)
@@ -106,8 +107,13 @@ const replExprName = "__repl"
 // written unless --out is given.
 func (r *repl) fitCmd(args []string) {
 	if isHelp(args) {
-		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out. --set sets values for the session, as :set does,\nonce the fit succeeds; a fit that fails keeps the session's values.\n\n")
+		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out. --set sets values for the session, as :set does,\nonce the fit succeeds; a fit that fails keeps the session's values.\n--init last starts from the q of the session's last fit (params of the same\nname, shape and support), the others from the default start.\n\n")
 		parseFitArgs([]string{"--help"}, r.out, r.err)
+		return
+	}
+	args, last := takeInitLast(args)
+	if last && r.fit == nil {
+		r.errorf(":fit --init last starts from the session's last fit, and there is none yet: run :fit first")
 		return
 	}
 	var msgs strings.Builder
@@ -199,6 +205,7 @@ func (r *repl) fitCmd(args []string) {
 		errorf(r.err, "%s", n)
 	}
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
+	start := "" // where q started, for the summary: "" for the default start
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)
 		if err != nil {
@@ -221,6 +228,20 @@ func (r *repl) fitCmd(args []string) {
 			con.note("warning: %s", w)
 		}
 		cfg.settings.Init = init
+		start = "warm-started from " + cfg.init
+	}
+	if last {
+		init, fresh := warmFrom(r.fit.res, l.Model)
+		if len(init.Factors) == 0 {
+			r.errorf(":fit --init last: no param of the model is in fit %d, the session's last (%s start from the default): run :fit without --init", r.fit.n, joinAnd(fresh))
+			return
+		}
+		cfg.settings.Init = init
+		start = fmt.Sprintf("warm-started from q of fit %d, the session's last (%s)", r.fit.n, fitMeasure(r.fit.res))
+		if len(fresh) > 0 {
+			errorf(r.err, "note: --init last: %s not in fit %d; from the default start", joinAnd(fresh), r.fit.n)
+			start += "; " + joinAnd(fresh) + " from the default"
+		}
 	}
 	writeFiles := hasFlag(args, "out")
 	if cfg.plots && !writeFiles {
@@ -292,8 +313,18 @@ func (r *repl) fitCmd(args []string) {
 			con.note("no output written")
 		}
 	}
-	r.fit = &replFit{res: res, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets)}
-	printReplFit(r.out, cfg, res, ds, st, written)
+	r.fits++
+	prev := r.fit
+	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets)}
+	if ps := res.Path; ps != nil {
+		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
+	}
+	printReplFit(r.out, cfg, res, ds, st, written, r.fits, start)
+	if start == "" && prev != nil && res.Seconds >= r.slowRefit && !res.Interrupted {
+		if init, _ := warmFrom(prev.res, l.Model); len(init.Factors) > 0 {
+			con.note("hint: this fit took %.3g s from the default start; :fit --init last starts from q of fit %d, the session's last, where the params it shares keep their q", res.Seconds, prev.n)
+		}
+	}
 	for _, w := range res.Warnings {
 		con.note("warning: %s", w)
 	}
@@ -390,8 +421,9 @@ func (r *repl) dataHashes() []string {
 }
 
 // printReplFit prints a fit's summary: gpp fit's table with the REPL's
-// 0-based element names in row-major order, then the diagnostics.
-func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st []stats, written []string) {
+// 0-based element names in row-major order, then the diagnostics, with
+// where q started unless it was the default start: fit n's start line.
+func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st []stats, written []string, n int, start string) {
 	t := &table{right: []bool{false, false, true, true, true, true, true}}
 	t.row("name", "family", "mean", "sd", "5%", "50%", "95%")
 	for _, v := range ds.vars {
@@ -410,7 +442,97 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st
 	}
 	t.print(w)
 	fmt.Fprintln(w)
+	if start != "" {
+		fmt.Fprintf(w, "start        fit %d %s\n", n, start)
+	}
 	printFitStatus(w, cfg, res, nil, ds.loo, written)
+}
+
+// fitMeasure identifies a fit by its ELBO, or by its log joint at a MAP
+// estimate, as its summary printed them.
+func fitMeasure(res *sgvb.Result) string {
+	if res.Method == sgvb.MAP {
+		return fmt.Sprintf("log joint %.6g", res.ELBO)
+	}
+	return fmt.Sprintf("ELBO %.6g ± %.2g", res.ELBO, res.ELBOSE)
+}
+
+// replSlowRefit is how many seconds a :fit from the default start takes,
+// when the session has fitted a model sharing params with it, before a hint
+// suggests --init last (repl.slowRefit; tests lower it).
+const replSlowRefit = 10
+
+// initLast is :fit's --init value that warm-starts from the session's
+// last fit (warmFrom); a file named last is ./last.
+const initLast = "last"
+
+// takeInitLast returns :fit's args without their --init flags when the
+// last of them is --init last, and whether it is.
+func takeInitLast(args []string) ([]string, bool) {
+	val, last := "", false
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, v, hasV := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "init" {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasV && i+1 < len(args) {
+			i++
+			v = args[i]
+		}
+		val = v
+	}
+	last = val == initLast
+	if !last {
+		return args, false
+	}
+	return rest, true
+}
+
+// warmFrom returns the start of :fit --init last: the factors of prev, the
+// session's last fit, whose latent the model m still has with the same
+// name, shape and support, moved to the latent's coordinates and bounds in
+// m (the params are of the value on the support, as a fit file's, which
+// initResult matches by name and size), and prev's joint groups whose
+// members all match. fresh names the latents that start from the default,
+// new or of another shape or support: "sigma (new)", "mu (real[3], was
+// real[2])".
+func warmFrom(prev *sgvb.Result, m *compile.Model) (init *sgvb.Result, fresh []string) {
+	init = &sgvb.Result{Method: prev.Method, Dim: m.Dim}
+	for i := range m.Latents {
+		lat := &m.Latents[i]
+		f := prev.Factor(lat.Name)
+		switch {
+		case f == nil:
+			fresh = append(fresh, lat.Name+" (new)")
+			continue
+		case !slices.Equal(f.Shape, lat.Shape) || f.Support != lat.Support:
+			fresh = append(fresh, fmt.Sprintf("%s (%s, was %s)", lat.Name,
+				latentType(lat.Support, lat.Shape, 0, 0), latentType(f.Support, f.Shape, 0, 0)))
+			continue
+		}
+		g := *f
+		g.Offset, g.Loc, g.Scale, g.LocV, g.ScaleV = lat.Offset, lat.Loc, lat.Scale, lat.LocV, lat.ScaleV
+		g.Parts = slices.Clone(f.Parts)
+		off := lat.Offset
+		for k := range g.Parts {
+			g.Parts[k].Offset = off
+			off += g.Parts[k].Size
+		}
+		init.Factors = append(init.Factors, g)
+	}
+	for _, g := range prev.Groups {
+		if !slices.ContainsFunc(g.Names, func(n string) bool { return init.Factor(n) == nil }) {
+			init.Groups = append(init.Groups, g)
+		}
+	}
+	return init, fresh
 }
 
 // replElemName names element k (row-major) of a value of the given shape
