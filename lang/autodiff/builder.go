@@ -103,6 +103,11 @@ type node struct {
 	// element's state into the program's dstate from doff on.
 	dhoist dist.DataHoisted
 	doff   int
+	// mdata marks a Multinomial whose counts are data fixed for the
+	// program's life under a theta that changes: Finish prepares each
+	// count's log y! and each row's log m! and m into dstate from doff on
+	// (prepareMultinomial), so an evaluation does no Lgamma.
+	mdata bool
 
 	scr, nscr int // scratch range
 }

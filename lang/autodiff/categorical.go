@@ -222,7 +222,7 @@ func (p *Program) categoricalError(n *node, ok bool) error {
 	}
 	if i := p.categoricalObs(n, ok); i >= 0 {
 		e := i*step + int(yv[i])
-		return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at an observed category (got %g%s)", name, tv[e], withComma(p.nodeElemPart(t, t.shape, e)))
+		return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at an observed category (got %s%s)", name, short(tv[e], 0, 1), withComma(p.nodeElemPart(t, t.shape, e)))
 	}
 	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
 }

@@ -85,6 +85,45 @@ func short(v float64, others ...float64) string {
 	return exact
 }
 
+// shortPair formats two values that the message sets against each other
+// (a matrix's [i, j] and [j, i], consecutive cutpoints) with the fewest
+// digits, 6 or more, at which both still compare as they do: [0, 1] is
+// 1.2345678, [1, 0] is 1.2345679, not 1.23457. Each is never longer than
+// its shortest exact form.
+func shortPair(x, y float64) (string, string) {
+	ex, ey := g(x), g(y)
+	for prec := 6; prec < 17; prec++ {
+		sx, sy := strconv.FormatFloat(x, 'g', prec, 64), strconv.FormatFloat(y, 'g', prec, 64)
+		if len(sx) >= len(ex) {
+			sx = ex
+		}
+		if len(sy) >= len(ey) {
+			sy = ey
+		}
+		rx, errx := strconv.ParseFloat(sx, 64)
+		ry, erry := strconv.ParseFloat(sy, 64)
+		if errx == nil && erry == nil && cmp.Compare(rx, ry) == cmp.Compare(x, y) {
+			return sx, sy
+		}
+	}
+	return ex, ey
+}
+
+// shortAdmits formats a parameter's value v that support s does not admit
+// ("sigma must be > 0 (got ...)"): by short, on its side of s's bounds, and
+// in full where s asks for an integer, so that 2.0000001 does not read 2.
+func shortAdmits(s dist.Support, v float64) string {
+	switch s {
+	case dist.Positive, dist.NonNegative:
+		return short(v, 0)
+	case dist.Unit:
+		return short(v, 0, 1)
+	case dist.Real:
+		return short(v)
+	}
+	return g(v)
+}
+
 // sameSides reports whether r compares with each of others as v does.
 func sameSides(v, r float64, others []float64) bool {
 	for _, o := range others {
@@ -476,7 +515,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 				d := a.shape.Rows
 				i, j := (-p.fail-1)/d, (-p.fail-1)%d
 				v := p.v(a)
-				return ast.Errorf(n.pos, "%s is not symmetric: element [%d, %d] is %g, [%d, %d] is %g", what, i, j, v[i*d+j], j, i, v[j*d+i])
+				sa, sb := shortPair(v[i*d+j], v[j*d+i])
+				return ast.Errorf(n.pos, "%s is not symmetric: element [%d, %d] is %s, [%d, %d] is %s", what, i, j, sa, j, i, sb)
 			}
 			if n.op == OpChol && p.jitterHelps(n) {
 				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta", what, p.fail)
@@ -553,19 +593,19 @@ func unaryMessage(op Op, x float64, bad, el string) string {
 	case op == OpLog1p && x < -1:
 		return msg(fmt.Sprintf("log1p: argument %s < -1", short(x, -1)), el)
 	case (op == OpLog || op == OpLog1mexp) && x == 0, op == OpLog1p && x == -1:
-		return msg(fmt.Sprintf("%s: argument %g gives -Inf", name, x), el)
+		return msg(fmt.Sprintf("%s: argument %s gives -Inf", name, short(x)), el)
 	case (op == OpLgamma || op == OpDigamma || op == OpTrigamma || op == OpTgamma) && x <= 0 && x == math.Floor(x):
-		return msg(fmt.Sprintf("%s: argument %g is a pole", name, x), el)
+		return msg(fmt.Sprintf("%s: argument %s is a pole", name, short(x)), el)
 	case op == OpLog1m && x > 1:
 		return msg(fmt.Sprintf("log1m: argument %s > 1", short(x, 1)), el)
 	case op == OpLog1m && x == 1, op == OpInvPhi && (x == 0 || x == 1):
-		return msg(fmt.Sprintf("%s: argument %g gives %s", name, x, bad), el)
+		return msg(fmt.Sprintf("%s: argument %s gives %s", name, short(x), bad), el)
 	case op == OpInvPhi && !(x > 0 && x < 1):
 		return msg(fmt.Sprintf("inv_Phi: argument %s is outside [0, 1]", short(x, 0, 1)), el)
 	case (op == OpAsin || op == OpAcos || op == OpAtanh) && !(x >= -1 && x <= 1):
 		return msg(fmt.Sprintf("%s: argument %s is outside [-1, 1]", name, short(x, -1, 1)), el)
 	case op == OpAtanh && (x == 1 || x == -1):
-		return msg(fmt.Sprintf("atanh: argument %g gives %s", x, bad), el)
+		return msg(fmt.Sprintf("atanh: argument %s gives %s", short(x, -1, 1), bad), el)
 	case op == OpAcosh && x < 1:
 		return msg(fmt.Sprintf("acosh: argument %s < 1", short(x, 1)), el)
 	case (op == OpLog2 || op == OpLog10) && x < 0:
@@ -589,21 +629,21 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 	case op == OpLogDiffExp && x < y:
 		return msg(fmt.Sprintf("log_diff_exp: argument 1 (%s) < argument 2 (%s): the difference would be negative", short(x, y), short(y, x)), el)
 	case op == OpLogDiffExp && x == y:
-		return msg(fmt.Sprintf("log_diff_exp: equal arguments (%g) give -Inf, the log of 0", x), el)
+		return msg(fmt.Sprintf("log_diff_exp: equal arguments (%s) give -Inf, the log of 0", short(x)), el)
 	case op == OpLogInvLogitDiff && x < y:
 		return msg(fmt.Sprintf("log_inv_logit_diff: argument 1 (%s) < argument 2 (%s): the difference would be negative", short(x, y), short(y, x)), el)
 	case op == OpLogInvLogitDiff && x == y:
-		return msg(fmt.Sprintf("log_inv_logit_diff: equal arguments (%g) give -Inf, the log of 0", x), el)
+		return msg(fmt.Sprintf("log_inv_logit_diff: equal arguments (%s) give -Inf, the log of 0", short(x)), el)
 	case op == OpLogFallingFactorial && !(x-y+1 > 0 && y > -1):
-		return msg(fmt.Sprintf("log_falling_factorial: arguments %g and %g need x - n + 1 > 0 and n > -1", x, y), el)
+		return msg(fmt.Sprintf("log_falling_factorial: arguments %s and %s need x - n + 1 > 0 and n > -1", short(x, y-1), short(y, -1, x+1)), el)
 	case op == OpLmultiply && y < 0:
 		return msg(fmt.Sprintf("lmultiply: argument 2 (%s) < 0", short(y, 0)), el)
 	case op == OpLmultiply && y == 0:
-		return msg(fmt.Sprintf("lmultiply: argument 2 is 0 with argument 1 %g: gives %s (only 0 log 0 is 0)", x, bad), el)
+		return msg(fmt.Sprintf("lmultiply: argument 2 is 0 with argument 1 %s: gives %s (only 0 log 0 is 0)", short(x, 0), bad), el)
 	case op == OpBinaryLogLoss && !(y >= 0 && y <= 1):
 		return msg(fmt.Sprintf("binary_log_loss: argument 2 (%s) is outside [0, 1]", short(y, 0, 1)), el)
 	case op == OpBinaryLogLoss:
-		return msg(fmt.Sprintf("binary_log_loss: argument 2 (%g) gives +Inf for outcome %g", y, x), el)
+		return msg(fmt.Sprintf("binary_log_loss: argument 2 (%s) gives +Inf for outcome %s", short(y, 0, 1), short(x, 0, 1)), el)
 	}
 	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+short(x)+" and "+short(y), el)
 }
@@ -667,7 +707,7 @@ func (p *Program) densityError(n *node) error {
 		for a, v := range par {
 			if a < len(d.Params) {
 				if need, ok := d.Params[a].Support.Admits(v); !ok {
-					err = ast.Errorf(n.pos, "%s: %s must be %s (got %g%s)", d.Name, paramName(d, a), need, v, withComma(el))
+					err = ast.Errorf(n.pos, "%s: %s must be %s (got %s%s)", d.Name, paramName(d, a), need, shortAdmits(d.Params[a].Support, v), withComma(el))
 					return false
 				}
 			}
@@ -693,7 +733,7 @@ func (p *Program) densityError(n *node) error {
 				return false
 			}
 		}
-		err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s is %s at value %g", d.Name, quantity(d), kind(lp), x), paramList(d, par), el), cell)
+		err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s is %s at value %s", d.Name, quantity(d), kind(lp), short(x)), paramList(d, par), el), cell)
 		return false
 	})
 	if err != nil {
@@ -724,7 +764,7 @@ func withComma(s string) string {
 func paramList(d *dist.Univariate, par []float64) string {
 	var parts []string
 	for a, v := range par {
-		parts = append(parts, fmt.Sprintf("%s %g", paramName(d, a), v))
+		parts = append(parts, paramName(d, a)+" "+short(v))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -842,7 +882,7 @@ func (p *Program) gradError(i int32, a, e, row int) error {
 	}
 	err := ast.Errorf(pos, "%s", msg(
 		fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(p.a(o)[e]), p.operandName(n, a)),
-		"value "+g(p.v(o)[e]), p.operandElemPart(n, o, e)))
+		"value "+short(p.v(o)[e]), p.operandElemPart(n, o, e)))
 	if row >= 0 {
 		p.atIter(n, row, err)
 	}

@@ -516,7 +516,7 @@ func (p *Program) rowSumProdError(n *node, k int, bad string) error {
 		a, b := xv[i*m+l], yv[j*m+l]
 		if t := a * b * wl; firstBad([]float64{t}) >= 0 {
 			return ast.Errorf(n.pos, "%s", msg("rowsum: result is "+bad, el,
-				fmt.Sprintf("product %g * %g * %g at column %d is %s", a, b, wl, l, kind(t))))
+				fmt.Sprintf("product %s * %s * %s at column %d is %s", short(a), short(b), short(wl), l, kind(t))))
 		}
 	}
 	return ast.Errorf(n.pos, "%s", msg("rowsum: result is "+bad, el, "the sum of the products overflows"))

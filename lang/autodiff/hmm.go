@@ -290,7 +290,7 @@ func (p *Program) hmmError(n *node) error {
 		row = gv[i/k*k : i/k*k+k]
 	}
 	if v := row[i%k]; !(v >= 0) {
-		return ast.Errorf(n.pos, "%s: %s%s is %g; the probabilities must be >= 0", name, what, el, v)
+		return ast.Errorf(n.pos, "%s: %s%s is %s; the probabilities must be >= 0", name, what, el, short(v, 0))
 	}
 	s := 0.0
 	for _, v := range row {

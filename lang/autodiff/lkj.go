@@ -152,12 +152,12 @@ func (p *Program) lkjError(n *node) error {
 		name = "LKJCorr"
 	}
 	if !(eta > 0) || math.IsInf(eta, 1) {
-		return ast.Errorf(n.pos, name+": eta must be > 0 and finite (got %g)", eta)
+		return ast.Errorf(n.pos, name+": eta must be > 0 and finite (got %s)", short(eta, 0))
 	}
 	k, lv := l.shape.Rows, p.v(l)
 	for i := 1; i < k; i++ {
 		if d := lv[i*k+i]; !(d > 0) || math.IsInf(d, 0) {
-			return ast.Errorf(n.pos, name+": the diagonal of the factor must be > 0 (got %g at [%d, %d])", d, i, i)
+			return ast.Errorf(n.pos, name+": the diagonal of the factor must be > 0 (got %s at [%d, %d])", short(d, 0), i, i)
 		}
 	}
 	return ast.Errorf(n.pos, name+": log density is %s", kind(p.v(n)[0]))

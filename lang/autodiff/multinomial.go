@@ -16,7 +16,9 @@ import (
 // computed stably (Stan's multinomial_logit). The log mass of a row of
 // total m is log m! − Σ_j log y_j! + Σ_j y_j·log theta_j, a category with
 // count 0 contributing nothing whatever its probability. A value that is
-// not a count fails the evaluation with an error naming the element.
+// not a count fails the evaluation with an error naming the element. Where
+// y is data no minibatch changes and theta is not data, Finish computes
+// log y! and log m! once, for every evaluation.
 func (b *Builder) Multinomial(y, theta ID, logit bool, pos ast.Pos) ID {
 	return b.multinomial(y, theta, logit, false, pos)
 }
@@ -69,6 +71,9 @@ func (b *Builder) multinomial(y, theta ID, logit, perObs bool, pos ast.Pos) ID {
 		nd.i0 = 1
 		nd.nscr = catRows(ts) // the log normaliser of each row of eta
 	}
+	// Counts of data a minibatch does not change, under a theta that an
+	// evaluation does (else Finish evaluates the node once).
+	nd.mdata = !b.nodes[args[0]].sub && b.nodes[args[1]].dyn
 	return b.push(nd)
 }
 
@@ -86,6 +91,10 @@ func (p *Program) evalMultinomial(n *node) bool {
 	y, t := p.arg(n, 0), p.arg(n, 1)
 	yv, tv := p.v(y), p.v(t)
 	k, step := catCols(y.shape), catStep(t.shape)
+	if n.mdata {
+		p.evalMultinomialData(n, yv, tv, k, step)
+		return true
+	}
 	for i, v := range yv {
 		if !(v >= 0 && v == math.Trunc(v) && v < math.Inf(1)) {
 			p.fail = i
@@ -132,6 +141,86 @@ func (p *Program) evalMultinomial(n *node) bool {
 		z[0] = sum
 	}
 	return true
+}
+
+// multinomialStateLen is the length of a Multinomial's data state for
+// counts yv of k categories: log y! per count, then (log m!, m) per row of
+// total m.
+func multinomialStateLen(ny, k int) int { return ny + 2*(ny/max(k, 1)) }
+
+// prepareMultinomial writes node n's data state (multinomialStateLen) into
+// ds, with the Lgamma calls evalMultinomial makes in the same order, so
+// that evalMultinomialData returns its numbers bit for bit. It reports
+// false, leaving the node to evalMultinomial and its error, if a value is
+// not a count.
+func (p *Program) prepareMultinomial(n *node, ds []float64) bool {
+	y := p.arg(n, 0)
+	yv := p.v(y)
+	k := catCols(y.shape)
+	for _, v := range yv {
+		if !(v >= 0 && v == math.Trunc(v) && v < math.Inf(1)) {
+			return false
+		}
+	}
+	rows := ds[len(yv):]
+	for r := 0; r*k < len(yv); r++ {
+		total := 0.0
+		for j, c := range yv[r*k : r*k+k] {
+			if c == 0 {
+				continue
+			}
+			total += c
+			ds[r*k+j], _ = math.Lgamma(c + 1)
+		}
+		rows[2*r], _ = math.Lgamma(total + 1)
+		rows[2*r+1] = total
+	}
+	return true
+}
+
+// evalMultinomialData is evalMultinomial for counts with a data state
+// (node.mdata): the same sums in the same order, each Lgamma replaced by
+// its prepared value.
+func (p *Program) evalMultinomialData(n *node, yv, tv []float64, k, step int) {
+	ds := p.dstate[n.doff : n.doff+multinomialStateLen(len(yv), k)]
+	rows := ds[len(yv):]
+	logit := n.i0 == 1
+	var lse []float64
+	if logit {
+		lse = p.s(n)
+		for r := range lse {
+			lse[r] = logSumExp(tv[r*k : r*k+k])
+		}
+	}
+	z, per := p.v(n), n.i1 == 1
+	sum := 0.0
+	for r := 0; r*k < len(yv); r++ {
+		yr, tr, lf := yv[r*k:r*k+k], tv[r*step:r*step+k], ds[r*k:r*k+k]
+		if per {
+			sum = 0
+		}
+		for j, c := range yr {
+			if c == 0 {
+				continue
+			}
+			sum -= lf[j]
+			if logit {
+				sum += c * tr[j]
+			} else {
+				sum += c * logx(tr[j])
+			}
+		}
+		sum += rows[2*r]
+		if total := rows[2*r+1]; logit && total > 0 {
+			sum -= total * lse[r*step/k]
+		}
+		if per {
+			z[r] = sum
+		}
+	}
+	if !per {
+		z[0] = sum
+	}
 }
 
 // gradMultinomial: ∂/∂theta[r, j] = y_rj / theta[r, j] (0 where y_rj is 0);
@@ -203,7 +292,7 @@ func (p *Program) multinomialError(n *node, ok bool) error {
 	if r := p.multinomialObs(n, ok); r >= 0 {
 		for i, c := range yv[r*k : r*k+k] {
 			if x := tv[r*step+i]; c > 0 && (!(x > 0) || math.IsInf(x, 1)) {
-				return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at a category with a positive count (got %g%s)", name, x, withComma(part(t.shape, r*step+i)))
+				return ast.Errorf(n.pos, "%s: theta must be in (0, 1] at a category with a positive count (got %s%s)", name, short(x, 0, 1), withComma(part(t.shape, r*step+i)))
 			}
 		}
 	}

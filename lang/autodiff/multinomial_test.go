@@ -167,16 +167,20 @@ func TestMultinomialErrors(t *testing.T) {
 	}
 }
 
-// A steady-state evaluation of both forms makes no allocations.
+// A steady-state evaluation of both forms, with their counts' log y!
+// prepared (mdata), makes no allocations.
 func TestMultinomialZeroAllocs(t *testing.T) {
 	b := NewBuilder()
 	y := b.Const([]float64{0, 2, 1, 2, 5, 0, 1, 1}, Matrix(4, 2), testPos)
 	theta := b.Exp(b.Input("log_theta", Vector(2), testPos), testPos)
 	eta := b.Input("eta", Matrix(4, 2), testPos)
-	root := b.Add(b.Multinomial(y, theta, false, testPos), b.Multinomial(y, eta, true, testPos), testPos)
-	p, err := b.Finish(root)
+	m1, m2 := b.Multinomial(y, theta, false, testPos), b.Multinomial(y, eta, true, testPos)
+	p, err := b.Finish(b.Add(m1, m2, testPos))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !p.nodes[p.index(m1)].mdata || !p.nodes[p.index(m2)].mdata {
+		t.Error("counts of data: log y! not prepared")
 	}
 	x := make([]float64, p.Dim())
 	for i := range x {

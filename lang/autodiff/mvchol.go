@@ -238,7 +238,7 @@ func (p *Program) mvCholError(n *node) error {
 // factor (a diagonal entry not > 0, an entry not finite), or "".
 func cholFactorBad(l []float64, d int) string {
 	if i := cholDiagBad(l, d); i >= 0 {
-		return fmt.Sprintf("the diagonal of L must be > 0 (got %g at L[%d, %d])", l[i*d+i], i, i)
+		return fmt.Sprintf("the diagonal of L must be > 0 (got %s at L[%d, %d])", short(l[i*d+i], 0), i, i)
 	}
 	for i := 0; i < d; i++ {
 		for j := 0; j < i; j++ {

@@ -216,7 +216,8 @@ func (p *Program) orderedError(n *node, ok bool) error {
 			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k), elemPart(y.shape, p.fail)))
 		}
 		j := -1 - p.fail
-		return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing: c[%d] = %g is not above c[%d] = %g", name, j, cv[j], j-1, cv[j-1])
+		sa, sb := shortPair(cv[j], cv[j-1])
+		return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing: c[%d] = %s is not above c[%d] = %s", name, j, sa, j-1, sb)
 	}
 	if i := firstBad(ev); i >= 0 {
 		return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, ev[i], withComma(elemPart(e.shape, i)))

@@ -326,7 +326,17 @@ func scatterDensity(a, ds []float64, gr, gc, rs, cs int, g float64) {
 func (p *Program) prepareData() {
 	total := 0
 	for i := range p.nodes {
-		if n := &p.nodes[i]; n.dhoist != nil {
+		n := &p.nodes[i]
+		if n.mdata {
+			if !n.live {
+				n.mdata = false
+				continue
+			}
+			y := p.arg(n, 0)
+			n.doff = total
+			total += multinomialStateLen(y.n, catCols(y.shape))
+		}
+		if n.dhoist != nil {
 			if !n.live {
 				n.dhoist = nil
 				continue
@@ -341,6 +351,11 @@ func (p *Program) prepareData() {
 	p.dstate = make([]float64, total)
 	for i := range p.nodes {
 		n := &p.nodes[i]
+		if n.mdata {
+			y := p.arg(n, 0)
+			n.mdata = p.prepareMultinomial(n, p.dstate[n.doff:n.doff+multinomialStateLen(y.n, catCols(y.shape))])
+			continue
+		}
 		if n.dhoist == nil {
 			continue
 		}

@@ -149,7 +149,8 @@ func sigmaBad(sv []float64, d int) string {
 		}
 	}
 	if i, j, ok := asymmetric(sv, d); !ok {
-		return fmt.Sprintf("Sigma is not symmetric: element [%d, %d] is %g, [%d, %d] is %g", i, j, sv[i*d+j], j, i, sv[j*d+i])
+		sa, sb := shortPair(sv[i*d+j], sv[j*d+i])
+		return fmt.Sprintf("Sigma is not symmetric: element [%d, %d] is %s, [%d, %d] is %s", i, j, sa, j, i, sb)
 	}
 	l := make([]float64, d*d)
 	symLower(l, sv, d)

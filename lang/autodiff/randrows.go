@@ -382,8 +382,9 @@ func (p *Program) randRowsError(n *node, k int, el string) error {
 			if math.IsNaN(cv[j]) || math.IsInf(cv[j], 0) {
 				return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: cutpoint c[%d] is %g, not finite", name, j, cv[j]), el))
 			}
-			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: the cutpoints must be strictly increasing: c[%d] = %g is not above c[%d] = %g",
-				name, j, cv[j], j-1, cv[j-1]), el))
+			sa, sb := shortPair(cv[j], cv[j-1])
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: the cutpoints must be strictly increasing: c[%d] = %s is not above c[%d] = %s",
+				name, j, sa, j-1, sb), el))
 		}
 		if e := ev[min(k, len(ev)-1)]; math.IsNaN(e) || math.IsInf(e, 0) {
 			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: eta = %g is not finite", name, e), el))

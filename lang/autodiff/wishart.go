@@ -208,7 +208,7 @@ func (p *Program) wishartError(n *node) error {
 	k, nu := x.shape.Rows, p.v(e)[0]
 	name := wishartForm(n.i0).Name()
 	if !(nu > float64(k-1)) || math.IsInf(nu, 1) {
-		return ast.Errorf(n.pos, "%s: nu must be > K − 1 = %d and finite (got %g)", name, k-1, nu)
+		return ast.Errorf(n.pos, "%s: nu must be > K − 1 = %d and finite (got %s)", name, k-1, short(nu, float64(k-1)))
 	}
 	sName := "S"
 	if n.i0&wishartSFull == 0 {
@@ -239,7 +239,8 @@ func wishartMatrixBad(v []float64, k int, full bool, what string) string {
 		}
 	}
 	if i, j, ok := asymmetric(v, k); !ok {
-		return fmt.Sprintf("%s is not symmetric: element [%d, %d] is %g, [%d, %d] is %g", what, i, j, v[i*k+j], j, i, v[j*k+i])
+		sa, sb := shortPair(v[i*k+j], v[j*k+i])
+		return fmt.Sprintf("%s is not symmetric: element [%d, %d] is %s, [%d, %d] is %s", what, i, j, sa, j, i, sb)
 	}
 	l := make([]float64, k*k)
 	symLower(l, v, k)
@@ -257,7 +258,7 @@ func (p *Program) wishartDataBad(n *node) error {
 	k := x.shape.Rows
 	name := wishartForm(n.i0).Name()
 	if nu := p.v(e)[0]; !e.dyn && (!(nu > float64(k-1)) || math.IsInf(nu, 1)) {
-		return ast.Errorf(e.pos, "%s argument 1 (nu) is %g, not > K − 1 = %d; it depends on the data alone, so no fit can change it", name, nu, k-1)
+		return ast.Errorf(e.pos, "%s argument 1 (nu) is %s, not > K − 1 = %d; it depends on the data alone, so no fit can change it", name, short(nu, float64(k-1)), k-1)
 	}
 	full := n.i0&wishartSFull != 0
 	if !s.dyn {
@@ -344,7 +345,7 @@ func (p *Program) wishartRandError(n *node, name, el string) error {
 	e, s := p.arg(n, 0), p.arg(n, 1)
 	k, nu := s.shape.Rows, p.v(e)[0]
 	if !(nu > float64(k-1)) || math.IsInf(nu, 1) {
-		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: nu must be > K − 1 = %d and finite (got %g)", name, k-1, nu), el))
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: nu must be > K − 1 = %d and finite (got %s)", name, k-1, short(nu, float64(k-1))), el))
 	}
 	what := "S"
 	if n.i1&wishartSFull == 0 {

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -559,9 +560,36 @@ func supportWord(t Type) string {
 		case dist.Binary:
 			return "a 0/1 int"
 		}
+		if w := intRangeWord(t); w != "" {
+			return w
+		}
 		return "an int of any sign"
 	}
 	return t.Support.String()
+}
+
+// intRangeWord names the declared or derived range of an int whose support
+// says no sign ("an int ≤ -1" for data int<upper=-1>, "an int in [-5,
+// 5]"), or returns "" if nothing is known of it.
+func intRangeWord(t Type) string {
+	if t.Elem != Int || t.Support == dist.Count || t.Support == dist.Positive || t.Support == dist.Binary {
+		return ""
+	}
+	r := t.Range.norm()
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	switch {
+	case r.whole():
+		return ""
+	case math.IsInf(r.Lo, -1) && r.HiIn:
+		return "an int ≤ " + num(r.Hi)
+	case math.IsInf(r.Lo, -1):
+		return "an int < " + num(r.Hi)
+	case math.IsInf(r.Hi, 1) && r.LoIn:
+		return "an int ≥ " + num(r.Lo)
+	case math.IsInf(r.Hi, 1):
+		return "an int > " + num(r.Lo)
+	}
+	return "an int in " + r.String()
 }
 
 // describe says what an expression is, pointing at its declaration when it
@@ -599,7 +627,9 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 	switch ast.Unparen(e).(type) {
 	case *ast.BinaryExpr, *ast.CallExpr, *ast.UnaryExpr:
 		if r := t.Range.norm(); r != supportInterval(t.Support).norm() {
-			is += ", with values in " + r.String()
+			if intRangeWord(t) == "" { // else supportWord said it
+				is += ", with values in " + r.String()
+			}
 			ranged = true
 		}
 	}

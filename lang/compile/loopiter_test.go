@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -277,7 +278,7 @@ for i in 0:N {
 			0, 1, 2,
 		}},
 	}}
-	const want = "m.gpp:6:10: Categorical: gradient is +Inf with respect to theta (value 1.36930634e-315, element [0]) at i = 3"
+	const want = "m.gpp:6:10: Categorical: gradient is +Inf with respect to theta (value 1.36931e-315, element [0]) at i = 3"
 	for _, unroll := range []bool{false, true} {
 		unrollLoops = unroll
 		m, err := compileSrcErr(t, "m.gpp", src, nil, in)
@@ -371,7 +372,7 @@ param a: real ~ Normal(0, 1)
 		{"value, later statement", "for i in 0:N {\n  Y[i] ~ Multinomial(softmax(X[i] * 100 * (a + 1)))\n  target += log(Y[i, 1] - 0.5 + a)\n}",
 			"m.gpp:7:13: log: argument -0.5 < 0 at i = 0"},
 		{"gradient", "for i in 0:N {\n  Y[i] ~ Multinomial(softmax(X[i] * (a + 1)))\n}",
-			"m.gpp:6:10: Multinomial: gradient is +Inf with respect to theta (value 2.0322308024e-313, element [0]) at i = 2"},
+			"m.gpp:6:10: Multinomial: gradient is +Inf with respect to theta (value 2.03223e-313, element [0]) at i = 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, unroll := range []bool{false, true} {
@@ -387,6 +388,39 @@ param a: real ~ Normal(0, 1)
 				}
 			}
 		})
+	}
+}
+
+// TestLoopMultinomialDataState: the row loop's Multinomial and
+// MultinomialLogit of data counts, lowered as the rows' matrix or
+// unrolled, prepare log y! per count and (log m!, m) per row once at
+// Finish: 6·3 + 2·6 values.
+func TestLoopMultinomialDataState(t *testing.T) {
+	const src = `data N: int
+data X: real[N, 3]
+data Y: int<lower=0>[N, 3]
+param a: real ~ Normal(0, 1)
+for i in 0:N {
+  Y[i] ~ %s(%s)
+}
+`
+	in := data.Input{JSON: map[string]*data.Array{
+		"N": {Name: "N", Values: []float64{6}},
+		"Y": {Name: "Y", Shape: []int{6, 3}, Int: true, Values: []float64{1, 0, 2, 0, 3, 1, 2, 2, 0, 1, 1, 1, 0, 0, 4, 3, 0, 0}},
+		"X": {Name: "X", Shape: []int{6, 3}, Values: []float64{0, 1, 2, 0, -1, 0, 0, 1, 1, 0, 0, 0, 2, 0, -1, 0, 0, 1}},
+	}}
+	for _, c := range [][2]string{{"Multinomial", "softmax(X[i] * a)"}, {"MultinomialLogit", "X[i] * a"}} {
+		for _, unroll := range []bool{false, true} {
+			unrollLoops = unroll
+			m, err := compileSrcErr(t, "m.gpp", fmt.Sprintf(src, c[0], c[1]), nil, in)
+			unrollLoops = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.prog.DataStates(); got != 6*3+2*6 {
+				t.Errorf("%s (unrolled %v): %d data-state values, want %d", c[0], unroll, got, 6*3+2*6)
+			}
+		}
 	}
 }
 
