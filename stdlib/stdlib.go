@@ -136,8 +136,8 @@ var shapeText = [...]string{
 	RowsDot:        "[n, m], [n, m] → [n]; [n], [n] → [n]",
 	Sized:          "int n, ... → [n]",
 	ColsDot:        "[n, m], [n, m] → [1, m]; [n], [n] → [1, 1]",
-	HMM:            "[N, K], [K, K], [K] → scalar",
-	HMMStates:      "[N, K], [K, K], [K] → [N, K]",
+	HMM:            "[N, K], [K, K], [K] → scalar; [N], [1, 1], [1] → scalar",
+	HMMStates:      "[N, K], [K, K], [K] → [N, K]; [N], [1, 1], [1] → [N, 1]",
 }
 
 // String describes the rule in words, as in the docs.

@@ -64,6 +64,11 @@ func (s Shape) elem(k int) string {
 	return fmt.Sprintf("[%d, %d]", k/c, k%c)
 }
 
+// Broadcast returns the common shape of operands of the given shapes
+// combined elementwise, as the elementwise nodes do (broadcast), and
+// whether they combine.
+func Broadcast(shapes ...Shape) (Shape, bool) { return broadcast(shapes...) }
+
 // broadcast returns the common shape of operands combined elementwise:
 // a scalar goes with anything; otherwise a vector [n] is viewed as [n, 1]
 // and each dimension must be equal or 1 on one side. The result is a vector

@@ -1041,22 +1041,36 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 	case stdlib.HMM:
 		return nil, c.hmmShape(e, args)
 	case stdlib.HMMStates:
-		return args[0].Shape, c.hmmShape(e, args)
+		so := args[0].Shape
+		if so.Rank() == 1 { // one state's column, as hmmShape reads it
+			so = Shape{so[0], one}
+		}
+		return so, c.hmmShape(e, args)
 	}
 	panic("check: unknown shape rule " + f.Shape.String())
 }
 
 // hmmShape checks the shapes of hmm_marginal and hmm_hidden_state_prob:
 // log_omega [N, K] (a row per observation, the transpose of Stan's),
-// Gamma [K, K] and rho [K].
+// Gamma [K, K] and rho [K]. A vector [N] is the log_omega [N, 1] of one
+// state: logpdf(y, Normal(mu', sigma)) of a mu [1] is one (§5, rule 4).
 func (c *checker) hmmShape(e *ast.CallExpr, args []Type) bool {
 	so, sg, sr := args[0].Shape, args[1].Shape, args[2].Shape
+	vec := so.Rank() == 1
+	if vec {
+		so = Shape{so[0], one}
+	}
 	k := so[1]
 	if compareDims(sg[0], sg[1]) == dimDiffer {
 		c.errorf(e.Args[1].Pos(), "%s expects a square Gamma [K, K]; `%s` is %s", e.Fun.Name, exprString(e.Args[1]), sg.String())
 		return false
 	}
 	g := moreInformative(sg[0], sg[1])
+	if vec && compareDims(k, g) == dimDiffer {
+		c.errorf(e.Args[0].Pos(), "%s: `%s` is a vector %s, the log_omega [N, 1] of one state, but Gamma is %s: log_omega needs a column per state",
+			e.Fun.Name, exprString(e.Args[0]), args[0].Shape.String(), sg.String())
+		return false
+	}
 	if compareDims(k, g) == dimDiffer {
 		hint := ""
 		if compareDims(so[0], g) == dimEqual {

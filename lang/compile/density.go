@@ -164,13 +164,15 @@ func (l *lowerer) orderedNormaliser(lat *check.Latent, pos ast.Pos) {
 // element (the checker made D an elementwise distribution), and logcdf and
 // logccdf to the same node with D's log CDF or log survival function.
 func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
-	return l.logpdfOf(e, pos, func(a ast.Expr) autodiff.ID { return l.node(l.expr(a), a.Pos()) }, nil)
+	return l.logpdfOf(e, pos, func(a ast.Expr) autodiff.ID { return l.node(l.expr(a), a.Pos()) }, nil, nil)
 }
 
 // logpdfOf is logpdf with the value and the arguments of an elementwise
 // distribution lowered by arg, and the density node built between at's
-// call on them and its done (per-row vectors: looprows.go).
-func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) autodiff.ID, at func(ids ...autodiff.ID) (done func())) value {
+// call on them and its done, or by mismatch when they do not broadcast
+// (per-row vectors: looprows.go's rowMismatch).
+func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) autodiff.ID, at func(ids ...autodiff.ID) (done func()),
+	mismatch func(es []ast.Expr, ids []autodiff.ID, asCol bool, build func(ids ...autodiff.ID) autodiff.ID) (autodiff.ID, bool)) value {
 	call, _ := ast.Unparen(e.Args[1]).(*ast.CallExpr)
 	var d *stdlib.Dist
 	if call != nil {
@@ -209,6 +211,13 @@ func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) auto
 	}
 	if e.Fun.Name == "logpdf" && len(args) > 0 {
 		l.watchLogPDF(e, d.Name, val, args[0])
+	}
+	if mismatch != nil {
+		if bad, ok := mismatch(append([]ast.Expr{e.Args[0]}, call.Args...), append([]autodiff.ID{val}, args...), false, func(ids ...autodiff.ID) autodiff.ID {
+			return l.b.LogPDF(*u, ids[0], ids[1:], pos)
+		}); ok {
+			return value{id: bad, node: true}
+		}
 	}
 	if at != nil {
 		defer at(append([]autodiff.ID{val}, args...)...)()

@@ -422,18 +422,22 @@ func (l *lowerer) rowMatrix(e ast.Expr) autodiff.ID {
 			return l.rowProduct(e, y, b.Transpose(m, e.OpPos))
 		}
 		x, y := l.rowOperand(e.X), l.rowOperand(e.Y)
-		var id autodiff.ID
-		done := l.iterCols(e, l.rowWidth(x, y))
+		op := autodiff.OpMul // .* or * by a scalar
 		switch e.Op {
 		case ast.Add:
-			id = b.Add(x, y, e.OpPos)
+			op = autodiff.OpAdd
 		case ast.Sub:
-			id = b.Sub(x, y, e.OpPos)
+			op = autodiff.OpSub
 		case ast.Div:
-			id = b.Div(x, y, e.OpPos)
-		default: // .* or * by a scalar
-			id = b.Mul(x, y, e.OpPos)
+			op = autodiff.OpDiv
 		}
+		if bad, ok := l.rowMismatch([]ast.Expr{e.X, e.Y}, []autodiff.ID{x, y}, false, func(ids ...autodiff.ID) autodiff.ID {
+			return b.Binary(op, ids[0], ids[1], e.OpPos)
+		}); ok {
+			return bad
+		}
+		done := l.iterCols(e, l.rowWidth(x, y))
+		id := b.Binary(op, x, y, e.OpPos)
 		done()
 		return id
 	case *ast.CallExpr:
@@ -446,13 +450,18 @@ func (l *lowerer) rowMatrix(e ast.Expr) autodiff.ID {
 		if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
 			v := l.logpdfOf(e, pos, l.rowOperand, func(ids ...autodiff.ID) func() {
 				return l.iterCols(e, l.rowWidth(ids...))
-			})
+			}, l.rowMismatch)
 			return l.node(v, pos)
 		}
 		if f.Name != "softmax" && f.Name != "log_softmax" { // elementwise
 			args := make([]autodiff.ID, len(e.Args))
 			for k, a := range e.Args {
 				args[k] = l.rowOperand(a)
+			}
+			if bad, ok := l.rowMismatch(e.Args, args, false, func(ids ...autodiff.ID) autodiff.ID {
+				return l.node(l.apply(e, f, ids, pos), pos)
+			}); ok {
+				return bad
 			}
 			defer l.iterCols(e, l.rowWidth(args...))()
 			return l.node(l.apply(e, f, args, pos), pos)
@@ -511,6 +520,49 @@ func (l *lowerer) rowOperand(e ast.Expr) autodiff.ID {
 	return id
 }
 
+// rowMismatch reports whether the operands es of an elementwise node,
+// lowered as ids beside per-row vectors (rowOperand), fail to broadcast
+// in one iteration (iterShape; as columns, dot_product's, when asCol).
+// If so it builds the node by build over zero constants of those shapes,
+// so that the builder's error names each iteration's shapes, as the
+// unrolled loop's does, not the rows' side by side, and returns that
+// invalid node.
+func (l *lowerer) rowMismatch(es []ast.Expr, ids []autodiff.ID, asCol bool, build func(ids ...autodiff.ID) autodiff.ID) (autodiff.ID, bool) {
+	shapes := make([]autodiff.Shape, len(ids))
+	for k, id := range ids {
+		shapes[k] = l.iterShape(es[k], id)
+		if asCol && shapes[k].Rank == 2 {
+			shapes[k] = autodiff.Vector(shapes[k].Len())
+		}
+	}
+	if _, ok := autodiff.Broadcast(shapes...); ok {
+		return 0, false
+	}
+	one := make([]autodiff.ID, len(ids))
+	for k, s := range shapes {
+		one[k] = l.b.Const(make([]float64, s.Len()), s, es[k].Pos())
+	}
+	return build(one...), true
+}
+
+// iterShape returns the shape that operand e, lowered beside per-row
+// vectors as id (rowOperand), has in one iteration: a per-row vector's
+// [K] or row [1, K] (its type's), a scalar per iteration's scalar, and a
+// value of no row its own.
+func (l *lowerer) iterShape(e ast.Expr, id autodiff.ID) autodiff.Shape {
+	s, t := l.b.Shape(id), l.info.Types[e]
+	if l.depends(e) && !l.rowVecScan().rowVec(e) {
+		return autodiff.Scalar()
+	}
+	if s.Rank == 2 && t.Valid() && t.Shape.Rank() == 1 { // as a row [1, K] or rows [n, K]
+		return autodiff.Vector(s.Cols)
+	}
+	if s.Rank == 2 {
+		return autodiff.Matrix(1, s.Cols)
+	}
+	return s
+}
+
 // rowScalar lowers a scalar per iteration made from a per-row vector
 // (vecScan.rowReduce) as the vector [n] of its rows.
 func (l *lowerer) rowScalar(e *ast.CallExpr) value {
@@ -521,6 +573,11 @@ func (l *lowerer) rowScalar(e *ast.CallExpr) value {
 		id = b.RowSum(l.rowMatrix(e.Args[0]), pos)
 	case "dot_product": // as vecCall's: the sum of the products
 		x, y := l.rowOperand(e.Args[0]), l.rowOperand(e.Args[1])
+		if bad, ok := l.rowMismatch(e.Args, []autodiff.ID{x, y}, true, func(ids ...autodiff.ID) autodiff.ID {
+			return b.Mul(ids[0], ids[1], pos)
+		}); ok {
+			return value{id: bad, node: true}
+		}
 		done := l.iterEach(autodiff.Vector(l.rowWidth(x, y)))
 		p := b.Mul(x, y, pos)
 		done()

@@ -783,10 +783,16 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		id = b.CumSum(args[0], pos)
 	case "ar_filter":
 		id = b.ARFilter(args[0], args[1], pos)
-	case "hmm_marginal":
-		id = b.HMMMarginal(args[0], args[1], args[2], pos)
-	case "hmm_hidden_state_prob":
-		id = b.HMMStateProb(args[0], args[1], args[2], pos)
+	case "hmm_marginal", "hmm_hidden_state_prob":
+		lo := args[0]
+		if s := b.Shape(lo); s.Rank == 1 { // one state's column (check.hmmShape)
+			lo = b.Reshape(lo, autodiff.Matrix(s.Rows, 1), pos)
+		}
+		if f.Name == "hmm_marginal" {
+			id = b.HMMMarginal(lo, args[1], args[2], pos)
+		} else {
+			id = b.HMMStateProb(lo, args[1], args[2], pos)
+		}
 	case "variance":
 		// Σ (x − mean)² / (n − 1), from the deviations: no cancellation
 		n := b.Shape(args[0]).Len()
