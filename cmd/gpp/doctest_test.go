@@ -273,7 +273,11 @@ func docCommands(b docBlock) (cmds []docCommand, models []docBlock) {
 		text, line := body[i], b.first+i
 		if b.lang == "console" {
 			if args, ok := strings.CutPrefix(text, ">>> :fit"); ok && (args == "" || args[0] == ' ') {
-				// the REPL's :fit takes gpp fit's flags
+				// the REPL's :fit takes gpp fit's flags, less its own
+				// --init last (which gpp fit refuses without a file last)
+				if rest, last := takeInitLast(strings.Fields(args)); last {
+					args = strings.TrimRight(" "+strings.Join(rest, " "), " ")
+				}
 				cmds = append(cmds, docCommand{line: line, text: "gpp fit session.gpp" + args})
 				continue
 			}
@@ -646,10 +650,11 @@ func TestDocBlockParsing(t *testing.T) {
 		"    data.csv --seed 2 # a comment\n" + // 13
 		"output line\n" + // 14
 		">>> :fit --iter 10\n" + // 15
-		"$ cat > m.gpp <<'END'\n" + // 16
-		"param a: real ~ Normal(0, 1)\n" + // 17
-		"END\n" + // 18
-		"~~~\n" // 19
+		">>> :fit --quiet --init last\n" + // 16
+		"$ cat > m.gpp <<'END'\n" + // 17
+		"param a: real ~ Normal(0, 1)\n" + // 18
+		"END\n" + // 19
+		"~~~\n" // 20
 	blocks, err := docBlocks("doc.md", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -672,12 +677,13 @@ func TestDocBlockParsing(t *testing.T) {
 	want := []docCommand{
 		{12, "gpp fit model.gpp  data.csv --seed 2 # a comment"},
 		{15, "gpp fit session.gpp --iter 10"},
-		{16, "cat > m.gpp <<'END'"},
+		{16, "gpp fit session.gpp --quiet"}, // --init last is the REPL's
+		{17, "cat > m.gpp <<'END'"},
 	}
 	if fmt.Sprint(cmds) != fmt.Sprint(want) {
 		t.Errorf("commands: got %v, want %v", cmds, want)
 	}
-	if len(models) != 1 || models[0].first != 17 || strings.Join(models[0].body, "|") != "param a: real ~ Normal(0, 1)" {
+	if len(models) != 1 || models[0].first != 18 || strings.Join(models[0].body, "|") != "param a: real ~ Normal(0, 1)" {
 		t.Errorf("here-document: got %+v", models)
 	}
 	if got := shellWords(`go run ./cmd/gpp fit "a b.gpp" 'x=1' --out d # note`); fmt.Sprint(got) != "[go run ./cmd/gpp fit a b.gpp x=1 --out d]" {

@@ -120,7 +120,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", resampleFactor, minCandidates))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
-	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path) (default: none)")
+	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, a heatmap NAME_mean.png of every matrix latent, and for\nevery data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's) (default false)")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
@@ -257,6 +257,10 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	}
 	if msg := applyFitFlags(cfg, v, set); msg != "" {
 		return usageErr("%s", msg)
+	}
+	if _, err := os.Stat(cfg.init); cfg.init == initLast && errors.Is(err, os.ErrNotExist) {
+		// gpp repl's value; a file of that name is read, as ./last
+		return usageErr("--init last: no file or directory named last; last is gpp repl's (:fit --init last starts from the session's last fit): gpp fit takes an earlier fit's output directory, its fit.json, or path")
 	}
 	if fi, err := os.Stat(cfg.init); cfg.init != "" && err == nil && fi.IsDir() {
 		// a fit's output directory, as gpp predict takes it

@@ -36,3 +36,35 @@ func TestFitInitPath(t *testing.T) {
 		t.Errorf("--init ./path: exit %d, want 1 reading the file; stderr:\n%s", code, stderr)
 	}
 }
+
+// TestFitInitLast: --init last is gpp repl's value; gpp fit says so, and
+// what it takes, when no file is named last, and reads a file (or a fit's
+// directory) that is, as ./last or last.
+func TestFitInitLast(t *testing.T) {
+	model, err := filepath.Abs(poissonModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := filepath.Abs(poissonData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := t.TempDir()
+	t.Chdir(d)
+	code, _, stderr := runSafe(t, "fit", model, data, "--init", "last", "--out", "out")
+	if want := "gpp: --init last: no file or directory named last; last is gpp repl's (:fit --init last starts from the session's last fit): gpp fit takes an earlier fit's output directory, its fit.json, or path\n"; code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("no file last: exit %d, stderr:\n%s\nwant exit 2 and %s", code, stderr, want)
+	}
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--iter", "200", "--out", "last"); code != 0 {
+		t.Fatalf("first fit: exit %d: %s", code, stderr)
+	}
+	for _, init := range []string{"last", "./last", "last/fit.json"} {
+		code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--iter", "200", "--init", init, "--out", "again")
+		if code != 0 || strings.Contains(stderr, "repl") {
+			t.Errorf("--init %s with a directory named last: exit %d, stderr:\n%s", init, code, stderr)
+		}
+		if ff := readFit(t, filepath.Join("again", "fit.json")); ff.Settings.Init != filepath.Join("last", "fit.json") {
+			t.Errorf("--init %s: fit.json records --init %q, want last/fit.json", init, ff.Settings.Init)
+		}
+	}
+}

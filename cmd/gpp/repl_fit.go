@@ -116,6 +116,12 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit --init last starts from the session's last fit, and there is none yet: run :fit first")
 		return
 	}
+	if last && sgvb.Overflows(r.fit.res.ELBO, r.fit.res.ELBOSE) {
+		// An overflowing ELBO's q is no approximation (see the end of
+		// fitCmd): kept to be looked at, not to start another fit from.
+		r.errorf(":fit --init last: fit %d, the session's last, failed (its ELBO overflows): it is kept for inspection only, not as a start; run :fit without --init, or with --init path", r.fit.n)
+		return
+	}
 	var msgs strings.Builder
 	cfg, _, ok := parseFitArgs(append([]string{replModel}, args...), r.out, &msgs)
 	if !ok {
@@ -320,7 +326,7 @@ func (r *repl) fitCmd(args []string) {
 		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
 	}
 	printReplFit(r.out, cfg, res, ds, st, written, r.fits, start)
-	if start == "" && prev != nil && res.Seconds >= r.slowRefit && !res.Interrupted {
+	if start == "" && prev != nil && res.Seconds >= r.slowRefit && !res.Interrupted && !sgvb.Overflows(prev.res.ELBO, prev.res.ELBOSE) {
 		if init, _ := warmFrom(prev.res, l.Model); len(init.Factors) > 0 {
 			con.note("hint: this fit took %.3g s from the default start; :fit --init last starts from q of fit %d, the session's last, where the params it shares keep their q", res.Seconds, prev.n)
 		}

@@ -1742,6 +1742,32 @@ func TestReplInit(t *testing.T) {
 	replTranscript(t, "repl_init", exitError) // :fit --init last before any fit
 }
 
+// TestReplInitOverflow: testdata/repl_init_overflow.in. A fit whose ELBO
+// overflows is kept for inspection only: :fit --init last refuses to start
+// from it, naming the fit and why.
+func TestReplInitOverflow(t *testing.T) {
+	replTranscript(t, "repl_init_overflow", exitError)
+}
+
+// TestReplInitOverflowHint: a slow fit after one whose ELBO overflowed
+// gives no hint to warm-start from that fit, which --init last refuses.
+func TestReplInitOverflowHint(t *testing.T) {
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load testdata/fit_improper.gpp", ":fit --quiet --iter 200")
+	if r.fit == nil || !sgvb.Overflows(r.fit.res.ELBO, r.fit.res.ELBOSE) {
+		t.Fatalf("the first fit does not overflow: %s", errb.String())
+	}
+	r.slowRefit = 0 // every fit from the default start is slow
+	// :del 2 takes out the target that overflows
+	typeIn(r, ":del 2", ":fit --quiet --iter 200")
+	if r.fit == nil || r.fit.n != 2 || sgvb.Overflows(r.fit.res.ELBO, r.fit.res.ELBOSE) {
+		t.Fatalf("no second fit with a finite ELBO: %s", errb.String())
+	}
+	if strings.Contains(errb.String(), "hint: this fit took") {
+		t.Errorf("a hint to warm-start from a fit whose ELBO overflowed:\n%s", errb.String())
+	}
+}
+
 // TestReplInitLastRefit: after a prior is replaced, :fit --init last
 // starts from the last fit's q and converges in fewer iterations than a
 // fit from the default start, to the same q within the fits' noise; for

@@ -78,7 +78,7 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 			continue
 		}
 		if !satisfies(p.Support, a) && !c.unsignedCountData(arg, a, p.Support, fmt.Sprintf("%s argument %d (%s)", d.Name, i+1, p.Name)) &&
-			!(univariate && (c.computedFromData(arg, a) || c.scaledByData(arg, p.Support))) {
+			!(univariate && !noCounts(p.Support, a) && (c.computedFromData(arg, a) || c.scaledByData(arg, p.Support))) {
 			c.errorf(arg.Pos(), "%s expects %s argument %d (%s); %s%s",
 				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), logitHint(d, c.supportHint(p.Support, arg, a)))
 			ok = false
@@ -173,11 +173,24 @@ func (c *checker) unsignedCountData(arg ast.Expr, t Type, req dist.Support, what
 	if req != dist.Count || t.Elem != Int || !t.DataOnly || t.Const != nil || !c.dataRef(arg) {
 		return false
 	}
-	if r := t.Range.norm(); r.Hi < 0 {
+	if noCounts(req, t) {
 		return false
 	}
 	c.info.CountData[arg] = what
 	return true
+}
+
+// noCounts reports whether t, an int argument where req asks for a count,
+// has a declared or derived range that holds no count (`int<upper=-1>`
+// data, `m - 1` of it): an error at check, for a data name or an
+// expression alike, where a range that holds counts is left to the check
+// of the values when the model compiles with its data.
+func noCounts(req dist.Support, t Type) bool {
+	if req != dist.Count && req != dist.BoundedCount || t.Elem != Int {
+		return false
+	}
+	r := t.Range.norm()
+	return r.Hi < 0 || r.Hi == 0 && !r.HiIn
 }
 
 // scaledByData reports whether arg, which reads params, is positive once
@@ -679,7 +692,7 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			}
 		}
 	case *ast.BinaryExpr:
-		if x.Op == ast.Sub && t.Support == dist.Real {
+		if r := t.Range.norm(); x.Op == ast.Sub && t.Support == dist.Real && r.Lo < 0 && r.Hi > 0 {
 			return is + ": a difference can have either sign"
 		}
 		if ranged {
