@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +67,25 @@ func TestFitInitLast(t *testing.T) {
 		if ff := readFit(t, filepath.Join("again", "fit.json")); ff.Settings.Init != filepath.Join("last", "fit.json") {
 			t.Errorf("--init %s: fit.json records --init %q, want last/fit.json", init, ff.Settings.Init)
 		}
+	}
+}
+
+// TestFitInitOverflowed: a fit whose ELBO overflowed (fit_improper.gpp:
+// written for inspection, exit 1) is refused as a --init start, at its
+// fit.json's elbo_se, with exit 1 and no output directory.
+func TestFitInitOverflowed(t *testing.T) {
+	d := t.TempDir()
+	bad := filepath.Join(d, "bad")
+	if code, _, stderr := runSafe(t, "fit", "testdata/fit_improper.gpp", "--output-draws", "20", "--out", bad); code != 1 {
+		t.Fatalf("improper fit: exit %d, want 1: %s", code, stderr)
+	}
+	out := filepath.Join(d, "warm")
+	code, _, stderr := runSafe(t, "fit", "testdata/fit_improper.gpp", "--init", bad, "--out", out)
+	want := filepath.Join(bad, "fit.json") + `:25:3: --init: this fit failed (its ELBO's standard error overflows)`
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("--init from an overflowed fit: exit %d, stderr:\n%s\nwant %q", code, stderr, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
 	}
 }

@@ -225,6 +225,10 @@ func (r *repl) fitCmd(args []string) {
 			r.printError(err, srcs)
 			return
 		}
+		if err := initOverflowed(cfg.init, ff, srcs); err != nil {
+			r.printError(err, srcs)
+			return
+		}
 		if len(ff.Restarts) > 0 {
 			r.errorf("%s holds a mixture of %d restarts, and :fit keeps one q: warm-start it with gpp fit --restarts %d", cfg.init, len(ff.Restarts), len(ff.Restarts))
 			return

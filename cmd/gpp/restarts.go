@@ -19,6 +19,9 @@ import (
 // from a single fit (for every restart), or one start per restart from a
 // fit of as many restarts.
 func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, srcs sources) error {
+	if err := initOverflowed(cfg.init, ff, srcs); err != nil {
+		return err
+	}
 	warnAll := func(ws []string) {
 		for _, w := range ws {
 			con.note("warning: %s", w)
@@ -42,6 +45,22 @@ func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, src
 		cfg.inits = append(cfg.inits, init)
 	}
 	return nil
+}
+
+// initOverflowed refuses a fit file whose ELBO overflowed as a warm start
+// (an error at its "elbo", or "elbo_se" where only that overflowed): such a fit's outputs are written for
+// inspection only, its q no result (gpp fit exits 1 for it), as the REPL's
+// :fit --init last refuses the session's overflowed fit.
+func initOverflowed(path string, ff *fitFile, srcs sources) error {
+	if !sgvb.Overflows(float64(ff.ELBO), float64(ff.ELBOSE)) {
+		return nil
+	}
+	key, what := `"elbo"`, "its ELBO overflows"
+	if !math.IsInf(float64(ff.ELBO), 0) {
+		key, what = `"elbo_se"`, "its ELBO's standard error overflows"
+	}
+	return &ast.Error{Pos: findPos(path, srcs[path], key),
+		Msg: "--init: this fit failed (" + what + "): its outputs were written for inspection only, not as a start; fit without --init, or with --init path"}
 }
 
 // fitRestarts runs cfg.restarts fits side by side, reporting their progress
