@@ -70,33 +70,23 @@ func (l *lowerer) knownExpr(e ast.Expr) ([]float64, autodiff.Shape, bool) {
 // if it has no ints. A NaN is an error: a comparison with it would be
 // false whatever the operator, which is never what was meant.
 func (l *lowerer) known(v value, e ast.Expr) ([]float64, autodiff.Shape, bool) {
-	var vals []float64
-	var shape autodiff.Shape
-	switch {
-	case v.isInt:
-		vals, shape = make([]float64, len(v.ints)), shapeOf(v.shape)
-		for i, x := range v.ints {
-			vals[i] = float64(x)
-		}
-	case v.node:
-		var ok bool
-		vals, ok = l.b.Known(v.id)
-		if !ok {
-			l.errorf(e.Pos(), "`%s` cannot be evaluated before the fit: a condition or a comparison may use data, constants, loop variables, arithmetic, indexing and the elementwise, reduction and matrix built-ins, but not densities or factorisations", ast.FormatExpr(e))
-			return nil, autodiff.Shape{}, false
-		}
-		shape = l.b.Shape(v.id)
-	default:
+	if !v.isInt && !v.node {
 		return nil, autodiff.Shape{}, false // an error was reported
+	}
+	vals, ok := l.knownValues(v)
+	if !ok {
+		l.errorf(e.Pos(), "`%s` cannot be evaluated before the fit: a condition or a comparison may use data, constants, loop variables, arithmetic, indexing and the elementwise, reduction and matrix built-ins, but not densities or factorisations", ast.FormatExpr(e))
+		return nil, autodiff.Shape{}, false
+	}
+	shape := shapeOf(v.shape)
+	if !v.isInt {
+		shape = l.b.Shape(v.id)
 	}
 	for k, x := range vals {
 		if math.IsNaN(x) {
-			where, row := "", 0
-			switch {
-			case l.vec != nil && l.depends(e): // one per iteration (as unrolled)
-				row = k
-			case len(vals) > 1:
-				where = " (element " + shapeElem(shape, k) + ")"
+			row, where := l.elemAt(e, len(vals), shape, k)
+			if where != "" {
+				where = " (element " + where + ")"
 			}
 			l.rowErrorf(row, e.Pos(), "`%s` is NaN with these data%s, which no comparison or condition can use", ast.FormatExpr(e), where)
 			return nil, autodiff.Shape{}, false

@@ -231,6 +231,11 @@ param u: real[3] ~ Normal(0, 1)
 		// category 3 * k of 3 categories: rows 1, 2 and 5
 		{"category", "for i in 0:N {\n  3 * k[i] ~ CategoricalLogit(X[i] * a)\n}",
 			"m.gpp:10:14: CategoricalLogit: value 3 is not a category 0..2 at i = 1"},
+		// a data factor of a positive argument, checked when the model
+		// compiles: x² − 1 is 0 in rows 0 and 5 (it named an element, not the
+		// iteration, as vectors)
+		{"positive data factor", "for i in 0:N {\n  z[i] ~ Normal(0, s * (x[i] * x[i] - 1))\n}",
+			"m.gpp:10:24: `(x[i] * x[i] - 1)` is 0, not > 0: it scales a positive distribution argument, and depends on the data alone, so no fit can change it at i = 0"},
 		// an element of a vector per iteration past its end: the first
 		{"element of a row", "for i in 0:N {\n  let v = X[i] * a\n  target += v[k[0] + 3]\n}",
 			"m.gpp:11:15: index 3 out of range [0, 3) along axis 0 of `v` (indices are 0-based) at i = 0"},

@@ -233,25 +233,17 @@ func (l *lowerer) expr(e ast.Expr) value {
 // the values arrive. The error is at the value's data cell where it has
 // one, and suggests the declaration that has the data load check it.
 func (l *lowerer) checkCountData(e ast.Expr, v value, what string) {
-	vals := make([]float64, len(v.ints))
-	for i, x := range v.ints {
-		vals[i] = float64(x)
+	vals, ok := l.knownValues(v)
+	if !ok {
+		return
 	}
-	if v.node {
-		known, ok := l.b.Known(v.id)
-		if !ok {
-			return
-		}
-		vals = known
-	}
-	row := 0 // k's own row in a loop lowered as vectors, for the iteration
-	perRow := l.vec != nil && l.depends(e)
 	for k, x := range vals {
 		if x >= 0 {
 			continue
 		}
-		if perRow {
-			row = k
+		row, el := l.elemAt(e, len(vals), autodiff.Vector(len(vals)), k)
+		if el != "" {
+			el = " (element [" + el + "])"
 		}
 		fix := "declare the data int<lower=0> to have its values checked when they load"
 		var at ast.Pos
@@ -266,10 +258,6 @@ func (l *lowerer) checkCountData(e ast.Expr, v value, what string) {
 			l.rowErrorf(row, at, "%s: value %g is not a count, as %s at %s needs; %s", name, x, what, e.Pos(), fix)
 			return
 		}
-		el := ""
-		if len(vals) > 1 && !perRow {
-			el = fmt.Sprintf(" (element [%d])", k)
-		}
 		l.rowErrorf(row, e.Pos(), "`%s` is %g%s, not a count, as %s needs; %s", ast.FormatExpr(e), x, el, what, fix)
 		return
 	}
@@ -278,31 +266,53 @@ func (l *lowerer) checkCountData(e ast.Expr, v value, what string) {
 // checkPositiveData reports a value ≤ 0 (or NaN) of e, a data-only factor
 // of a positive distribution argument that also reads params (check's
 // scaledByData), at e: the checker took the argument as positive on the
-// condition that e's values are.
+// condition that e's values are. A value not known before the fit is
+// checked with the argument at every evaluation.
 func (l *lowerer) checkPositiveData(e ast.Expr, v value) {
-	var vals []float64
-	switch {
-	case v.node:
-		known, ok := l.b.Known(v.id)
-		if !ok {
-			return // checked with the argument at every evaluation
-		}
-		vals = known
-	case v.isInt:
-		for _, i := range v.ints {
-			vals = append(vals, float64(i))
-		}
+	vals, ok := l.knownValues(v)
+	if !ok {
+		return
 	}
 	for k, x := range vals {
 		if !(x > 0) {
-			el := ""
-			if len(vals) > 1 {
-				el = fmt.Sprintf(" (element [%d])", k)
+			row, el := l.elemAt(e, len(vals), autodiff.Vector(len(vals)), k)
+			if el != "" {
+				el = " (element [" + el + "])"
 			}
-			l.errorf(e.Pos(), "`%s` is %g%s, not > 0: it scales a positive distribution argument, and depends on the data alone, so no fit can change it", ast.FormatExpr(e), x, el)
+			l.rowErrorf(row, e.Pos(), "`%s` is %g%s, not > 0: it scales a positive distribution argument, and depends on the data alone, so no fit can change it", ast.FormatExpr(e), x, el)
 			return
 		}
 	}
+}
+
+// knownValues returns the values of v when they are known before the fit:
+// its ints, or its node's value where Known evaluates it.
+func (l *lowerer) knownValues(v value) ([]float64, bool) {
+	switch {
+	case v.isInt:
+		vals := make([]float64, len(v.ints))
+		for i, x := range v.ints {
+			vals[i] = float64(x)
+		}
+		return vals, true
+	case v.node:
+		return l.b.Known(v.id)
+	}
+	return nil, false
+}
+
+// elemAt says where element k of the n values of e lies for an error: in a
+// loop lowered as vectors, where e depends on the loop, the row (one per
+// iteration, named as the unrolled loop names it); otherwise the element
+// ("3", "2, 0") when e has more than one value, "" when it has one.
+func (l *lowerer) elemAt(e ast.Expr, n int, shape autodiff.Shape, k int) (row int, elem string) {
+	switch {
+	case l.vec != nil && l.depends(e):
+		return k, ""
+	case n > 1:
+		return 0, shapeElem(shape, k)
+	}
+	return 0, ""
 }
 
 func (l *lowerer) expr1(e ast.Expr) value {
