@@ -17,6 +17,36 @@ import (
 // when the log joint is not finite there (Stan tries 100 random inits).
 const MAPStartTries = 100
 
+// statusInterrupted is the custom optimize.Status of an L-BFGS run
+// (MAP, the --init path) stopped because its context was cancelled.
+const statusInterrupted = optimize.MethodConverge + 100
+
+// lbfgsProblem is the minimisation of f, with gradient grad, that stops
+// with statusInterrupted when ctx is cancelled.
+func lbfgsProblem(ctx context.Context, f func(x []float64) float64, grad func(g, x []float64)) optimize.Problem {
+	return optimize.Problem{
+		Func: f,
+		Grad: grad,
+		Status: func() (optimize.Status, error) {
+			if ctx.Err() != nil {
+				return statusInterrupted, nil
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+}
+
+// lbfgsSettings runs at most iters major iterations, each reported to
+// rec, and stops where f has changed by less than 1e-12 (absolute and
+// relative) over 20 of them.
+func lbfgsSettings(iters int, rec optimize.Recorder) *optimize.Settings {
+	return &optimize.Settings{
+		MajorIterations: iters,
+		Recorder:        rec,
+		Converger:       &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 20},
+	}
+}
+
 // fitMAP maximises the log joint over the coordinates with gonum's L-BFGS.
 // Because the Target's density is that of z (no Jacobian), the maximiser in
 // the coordinates is the mode of p(z | data) itself.
@@ -68,24 +98,11 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		return cacheF
 	}
 	rec := &mapRecorder{start: start, last: start, r: r, progress: s.Progress}
-	problem := optimize.Problem{
-		Func: eval,
-		Grad: func(grad, x []float64) {
-			eval(x)
-			copy(grad, cacheG)
-		},
-		Status: func() (optimize.Status, error) {
-			if ctx.Err() != nil {
-				return optimize.MethodConverge + 100, nil // a custom status: interrupted
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
-	settings := &optimize.Settings{
-		MajorIterations: s.MaxIter,
-		Recorder:        rec,
-		Converger:       &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 20},
-	}
+	problem := lbfgsProblem(ctx, eval, func(grad, x []float64) {
+		eval(x)
+		copy(grad, cacheG)
+	})
+	settings := lbfgsSettings(s.MaxIter, rec)
 	if math.IsInf(eval(x), 1) {
 		// As Stan's optimizer does with its random inits: up to
 		// MAPStartTries points with every coordinate moved by
@@ -111,7 +128,7 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 	}
 	r.Iterations = res.Stats.MajorIterations
 	switch {
-	case res.Status == optimize.MethodConverge+100:
+	case res.Status == statusInterrupted:
 		r.Interrupted = true
 	case res.Status == optimize.IterationLimit:
 		r.warn("MAP did not converge in %d iterations", res.Stats.MajorIterations)

@@ -187,24 +187,10 @@ func (e *engine) pathStart(ctx context.Context) (*PathStart, error) {
 		return nil, fmt.Errorf("--init path: the log joint is not finite at some of the %d points around the start the path smooths it over: %w", PathSmoothDraws, errNonFinite(0, 1))
 	}
 	rec := &pathRecorder{path: [][]float64{append([]float64(nil), x...)}, f: []float64{-fs(x, nil)}}
-	problem := optimize.Problem{
-		Func: func(x []float64) float64 { return fs(x, nil) },
-		Grad: func(grad, x []float64) { fs(x, grad) },
-		Status: func() (optimize.Status, error) {
-			if ctx.Err() != nil {
-				return optimize.MethodConverge + 100, nil
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
-	settings := &optimize.Settings{
-		MajorIterations: PathIters,
-		Recorder:        rec,
-		Converger:       &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 20},
-	}
-	res, _ := optimize.Minimize(problem, x, settings, &optimize.LBFGS{})
+	problem := lbfgsProblem(ctx, func(x []float64) float64 { return fs(x, nil) }, func(grad, x []float64) { fs(x, grad) })
+	res, _ := optimize.Minimize(problem, x, lbfgsSettings(PathIters, rec), &optimize.LBFGS{})
 	ps.Iterates = len(rec.path) - 1
-	ps.Converged = res != nil && res.Status != optimize.IterationLimit && res.Status != optimize.MethodConverge+100 && allFinite(res.X)
+	ps.Converged = res != nil && res.Status != optimize.IterationLimit && res.Status != statusInterrupted && allFinite(res.X)
 	// the points scored: evenly spaced over the path, its ends included
 	n := len(rec.path)
 	idx := []int{}
