@@ -64,3 +64,23 @@ func TestPathStartNotWithInit(t *testing.T) {
 		t.Error("InitPath with Init: no error")
 	}
 }
+
+// A path start runs once before the fit: the steps and ELBO evaluations
+// after it allocate nothing, as without it.
+func TestPathStartThenZeroAllocStep(t *testing.T) {
+	for _, fam := range []Family{FamilyNormal, FamilyFullRank} {
+		tg := newMVGauss([]float64{50, -30}, mat.NewSymDense(2, []float64{4, 0.3, 0.3, 0.25}), false)
+		lats := []Latent{{Name: "beta", Size: 2, Shape: []int{2}, Support: dist.Real}}
+		s := Settings{Seed: 3, InitPath: true, Families: map[string]Family{"beta": fam}}.withDefaults()
+		e, err := newEngine(tg, lats, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.pathStart(context.Background()); err != nil {
+			e.close()
+			t.Fatal(err)
+		}
+		checkZeroAllocs(t, e, fam.String())
+		e.close()
+	}
+}

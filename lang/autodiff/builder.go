@@ -575,7 +575,11 @@ func (b *Builder) reduce(op Op, x ID, out func(Shape) (Shape, bool), pos ast.Pos
 	if !ok {
 		return b.fail(pos, "%s: needs a vector or a matrix, got %s", op, s)
 	}
-	return b.push(node{op: op, args: args, shape: o, pos: pos})
+	nd := node{op: op, args: args, shape: o, pos: pos}
+	if op == OpRowMax || op == OpRowMin { // each row's extreme's index, for the reverse pass
+		nd.nscr = o.Len()
+	}
+	return b.push(nd)
 }
 
 func toScalar(Shape) (Shape, bool) { return Scalar(), true }

@@ -97,11 +97,13 @@ func (p *Program) eval(n *node) bool {
 		}
 	case op == OpRowMax || op == OpRowMin:
 		x := p.arg(n, 0)
-		xv, c := p.v(x), x.shape.Cols
+		xv, c, at := p.v(x), x.shape.Cols, p.s(n)
 		for i := range z {
 			switch {
 			case c > 0:
-				z[i] = xv[i*c+extremeIndex(xv[i*c:i*c+c], op == OpRowMax)]
+				k := extremeIndex(xv[i*c:i*c+c], op == OpRowMax)
+				at[i] = float64(k)
+				z[i] = xv[i*c+k]
 			case op == OpRowMax:
 				z[i] = math.Inf(-1)
 			default:

@@ -86,10 +86,10 @@ func (p *Program) grad(n *node) {
 		}
 	case op == OpRowMax || op == OpRowMin:
 		x := p.arg(n, 0)
-		ax, xv, c := p.a(x), p.v(x), x.shape.Cols
+		ax, c, at := p.a(x), x.shape.Cols, p.s(n)
 		if c > 0 {
-			for i, gi := range g {
-				ax[i*c+extremeIndex(xv[i*c:i*c+c], op == OpRowMax)] += gi
+			for i, gi := range g { // at: the forward pass's indices
+				ax[i*c+int(at[i])] += gi
 			}
 		}
 	case op == OpARFilter:

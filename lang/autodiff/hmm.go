@@ -24,7 +24,9 @@ import (
 //	∂/∂rho[k]         = w_0[k] β̂_0[k] / c_0
 //
 // each in O(N·K²), nothing overflowing: the â sum to 1 and every w_t has
-// an entry 1. The scratch holds â [N, K], m [N], c [N] and two [K] rows.
+// an entry 1. The scratch holds â [N, K], w [N, K] (the forward pass's
+// exponentials, which the backward pass reads rather than recomputes), m
+// [N], c [N] and two [K] rows.
 
 // hmmTol is how far a row of Gamma or rho may sum from 1 (Stan's
 // CONSTRAINT_TOLERANCE).
@@ -76,15 +78,19 @@ func (b *Builder) hmm(op Op, logOmega, gamma, rho ID, pos ast.Pos) ID {
 		shape = so
 	}
 	n := so.Rows
-	return b.push(node{op: op, args: args, shape: shape, pos: pos, nscr: n*k + 2*n + 2*k})
+	return b.push(node{op: op, args: args, shape: shape, pos: pos, nscr: 2*n*k + 2*n + 2*k})
 }
 
 // hmmScratch splits an OpHMMMarginal node's scratch.
-func (p *Program) hmmScratch(n *node) (ahat, m, c, u, w []float64) {
+func (p *Program) hmmScratch(n *node) (ahat, w, m, c, u, v []float64) {
 	o := p.arg(n, 0)
 	rows, k := o.shape.Rows, o.shape.Cols
 	s := p.s(n)
-	return s[:rows*k], s[rows*k : rows*k+rows], s[rows*k+rows : rows*k+2*rows], s[rows*k+2*rows : rows*k+2*rows+k], s[rows*k+2*rows+k:]
+	ahat, s = s[:rows*k], s[rows*k:]
+	w, s = s[:rows*k], s[rows*k:]
+	m, s = s[:rows], s[rows:]
+	c, s = s[:rows], s[rows:]
+	return ahat, w, m, c, s[:k], s[k : 2*k]
 }
 
 // hmmCheck returns the index of the first entry of Gamma (or, past K², of
@@ -119,16 +125,17 @@ func (p *Program) evalHMM(n *node) bool {
 		p.fail = i
 		return false
 	}
-	ahat, m, c, _, _ := p.hmmScratch(n)
-	p.v(n)[0] = hmmForward(p.v(o), gv, rv, k, ahat, m, c)
+	ahat, w, m, c, _, _ := p.hmmScratch(n)
+	p.v(n)[0] = hmmForward(p.v(o), gv, rv, k, ahat, w, m, c)
 	return true
 }
 
 // hmmForward runs the scaled forward recursion over the rows of lo [N, K],
-// filling ahat, m and c, and returns log p(y). A row whose states are all
+// filling ahat, w (exp(lo_t − m_t)), m and c, and returns log p(y). A row
+// whose states are all
 // impossible (or hold a NaN) ends it: the result is then −∞ (or NaN), and
 // the rows after it are not filled.
-func hmmForward(lo, gamma, rho []float64, k int, ahat, m, c []float64) float64 {
+func hmmForward(lo, gamma, rho []float64, k int, ahat, w, m, c []float64) float64 {
 	rows := len(m)
 	lp := 0.0
 	for t := 0; t < rows; t++ {
@@ -155,8 +162,10 @@ func hmmForward(lo, gamma, rho []float64, k int, ahat, m, c []float64) float64 {
 			}
 		}
 		ct := 0.0
+		wt := w[t*k : t*k+k]
 		for j := range at {
-			at[j] *= math.Exp(lt[j] - mt)
+			wt[j] = math.Exp(lt[j] - mt)
+			at[j] *= wt[j]
 			ct += at[j]
 		}
 		c[t] = ct
@@ -183,8 +192,8 @@ func (p *Program) evalHMMStateProb(n *node) bool {
 		return false
 	}
 	z := p.v(n)
-	ahat, m, c, beta, wb := p.hmmScratch(n)
-	if lp := hmmForward(ov, gv, rv, k, ahat, m, c); math.IsInf(lp, 0) || math.IsNaN(lp) {
+	ahat, w, m, c, beta, wb := p.hmmScratch(n)
+	if lp := hmmForward(ov, gv, rv, k, ahat, w, m, c); math.IsInf(lp, 0) || math.IsNaN(lp) {
 		for i := range z {
 			z[i] = math.NaN()
 		}
@@ -200,8 +209,8 @@ func (p *Program) evalHMMStateProb(n *node) bool {
 		if t == 0 {
 			break
 		}
-		for j := range wb {
-			wb[j] = math.Exp(ov[t*k+j]-m[t]) * beta[j] / c[t]
+		for j, wj := range w[t*k : t*k+k] {
+			wb[j] = wj * beta[j] / c[t]
 		}
 		for i := range beta {
 			s := 0.0
@@ -218,9 +227,9 @@ func (p *Program) evalHMMStateProb(n *node) bool {
 // log_omega, Gamma and rho, by the scaled backward recursion.
 func (p *Program) gradHMM(n *node, g float64) {
 	o, gm, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
-	ov, gv := p.v(o), p.v(gm)
+	gv := p.v(gm)
 	rows, k := o.shape.Rows, o.shape.Cols
-	ahat, m, c, beta, wb := p.hmmScratch(n)
+	ahat, w, _, c, beta, wb := p.hmmScratch(n)
 	var ao, ag, ar []float64
 	if o.aoff >= 0 {
 		ao = p.a(o)
@@ -235,15 +244,15 @@ func (p *Program) gradHMM(n *node, g float64) {
 		beta[j] = 1
 	}
 	for t := rows - 1; t >= 0; t-- {
-		lo, at := ov[t*k:t*k+k], ahat[t*k:t*k+k]
+		wt, at := w[t*k:t*k+k], ahat[t*k:t*k+k]
 		if ao != nil {
 			for j, a := range at {
 				ao[t*k+j] += g * a * beta[j]
 			}
 		}
 		// wb = w_t ⊙ β̂_t / c_t: what both Γ's and the earlier β̂'s terms use
-		for j := range wb {
-			wb[j] = math.Exp(lo[j]-m[t]) * beta[j] / c[t]
+		for j, wj := range wt {
+			wb[j] = wj * beta[j] / c[t]
 		}
 		if t == 0 {
 			if ar != nil {

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -281,6 +282,37 @@ func TestHMMStateProb(t *testing.T) {
 	for i, v := range p.Value(out) {
 		if !math.IsNaN(v) {
 			t.Errorf("no possible path: element %d is %v, want NaN", i, v)
+		}
+	}
+}
+
+// TestHMMStateProbZeroAllocs checks that hmm_hidden_state_prob as an
+// output (its forward and backward recursions) allocates nothing per
+// evaluation and gives the same probabilities again.
+func TestHMMStateProbZeroAllocs(t *testing.T) {
+	const n, k = 50, 3
+	b := NewBuilder()
+	g, r := hmmSoftmax(b, b.Input("u", Matrix(k, k), testPos), b.Input("v", Vector(k), testPos))
+	out := b.HMMStateProb(b.Input("lo", Matrix(n, k), testPos), g, r, testPos)
+	p, err := b.Finish(b.Sum(b.Scalar(0, testPos), testPos), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := make([]float64, p.Dim())
+	for i := range x {
+		x[i] = -2 + 4*rng.Float64()
+	}
+	if _, err := p.ForwardAll(x); err != nil {
+		t.Fatal(err)
+	}
+	first := slices.Clone(p.Value(out))
+	if a := testing.AllocsPerRun(20, func() { p.ForwardAll(x) }); a != 0 {
+		t.Errorf("%v allocations per ForwardAll, want 0", a)
+	}
+	for i, v := range p.Value(out) {
+		if v != first[i] || !(v > 0 && v < 1) {
+			t.Fatalf("P(state %d at %d) = %v after repeated evaluations, %v at the first", i%k, i/k, v, first[i])
 		}
 	}
 }

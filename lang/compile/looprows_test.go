@@ -174,3 +174,32 @@ func TestMinibatchRowLoopForms(t *testing.T) {
 		})
 	}
 }
+
+// An evaluation of the log joint and its gradient of each per-row idiom
+// lowered as vectors (the rows' outer products of MvNormal, the row
+// reductions, MvNormalCholesky's rows, Multinomial's and Dirichlet's rows)
+// makes no allocations, and gives the same numbers again.
+func TestLoopRowFormsZeroAllocs(t *testing.T) {
+	for _, m := range rowLoopModels {
+		t.Run(m.name, func(t *testing.T) {
+			mod := compileSrc(t, "loop.gpp", fuzzLoopHead+m.body+"\n", nil, fuzzLoopData(300))
+			x := randomPoint(mod, 1)
+			g1, g2 := make([]float64, mod.Dim), make([]float64, mod.Dim)
+			v1, err := mod.LogJoint(x, g1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(10, func() { mod.LogJoint(x, g2) }); a != 0 {
+				t.Errorf("%v allocations per LogJoint, want 0", a)
+			}
+			if v2, _ := mod.LogJoint(x, g2); v2 != v1 {
+				t.Errorf("log joint %.17g again, %.17g at first", v2, v1)
+			}
+			for k := range g1 {
+				if g1[k] != g2[k] {
+					t.Fatalf("gradient[%d] %.17g again, %.17g at first", k, g2[k], g1[k])
+				}
+			}
+		})
+	}
+}
