@@ -40,7 +40,8 @@ const defaultPredictOut = "gpp-predict"
 const predictHelpText = `Evaluates the outputs of model.gpp at draws of the q that an earlier gpp fit
 saved, on the data given here: posterior predictions at new inputs, Stan's
 standalone generated quantities, PyMC's set_data + sample_posterior_predictive.
-FIT is the fit's output directory (its --out) or the fit.json in it. Nothing
+FIT is the fit's output directory (its --out) or the fit.json in it (not one
+whose ELBO overflowed: its outputs are for inspection only). Nothing
 is fitted and the log density is not evaluated: the priors, each ~ on data,
 T[...] and target += are left out.
 
@@ -217,6 +218,9 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	}
 	srcs[path] = src
 	ff, err := readFitJSON(path, src)
+	if err == nil {
+		err = fitOverflowed(path, ff, srcs, "predict", "not to predict from: its q approximates no posterior; refit the model (see the fit's warning)")
+	}
 	if err != nil {
 		printError(con, err, srcs)
 		return exitError

@@ -357,3 +357,24 @@ y ~ Normal(mu + u[g], 1)
 		t.Errorf("predict with --set S=3: exit %d, stdout\n%s\nstderr %q", code, stdout, stderr)
 	}
 }
+
+// TestPredictOverflowed: a fit whose ELBO overflowed (fit_improper.gpp:
+// written for inspection, exit 1) is refused by gpp predict, at its
+// fit.json's elbo_se, with exit 1 and no output directory: its q
+// approximates no posterior.
+func TestPredictOverflowed(t *testing.T) {
+	d := t.TempDir()
+	bad := filepath.Join(d, "bad")
+	if code, _, stderr := runSafe(t, "fit", "testdata/fit_improper.gpp", "--output-draws", "20", "--out", bad); code != 1 {
+		t.Fatalf("improper fit: exit %d, want 1: %s", code, stderr)
+	}
+	out := filepath.Join(d, "pred")
+	code, _, stderr := runSafe(t, "predict", bad, "testdata/fit_improper.gpp", "--out", out)
+	want := filepath.Join(bad, "fit.json") + `:25:3: predict: this fit failed (its ELBO's standard error overflows): its outputs were written for inspection only, not to predict from`
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("predict from an overflowed fit: exit %d, stderr:\n%s\nwant %q", code, stderr, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
+	}
+}

@@ -107,7 +107,7 @@ const replExprName = "__repl"
 // written unless --out is given.
 func (r *repl) fitCmd(args []string) {
 	if isHelp(args) {
-		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out. --set sets values for the session, as :set does,\nonce the fit succeeds; a fit that fails keeps the session's values.\n--init last starts from the q of the session's last fit (params of the same\nname, shape and support), the others from the default start.\n\n")
+		fmt.Fprint(r.out, "The session's model is fitted to its data with gpp fit's flags; files are\nwritten only with --out. --set sets values for the session, as :set does,\nonce the fit succeeds; a fit that fails keeps the session's values.\n--init last starts from the q of the session's last fit (params of the same\nname, shape and support), the others from the default start; a fit whose\nELBO overflowed is kept for inspection only, not as a start.\n\n")
 		parseFitArgs([]string{"--help"}, r.out, r.err)
 		return
 	}

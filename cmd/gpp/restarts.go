@@ -52,6 +52,14 @@ func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, src
 // inspection only, its q no result (gpp fit exits 1 for it), as the REPL's
 // :fit --init last refuses the session's overflowed fit.
 func initOverflowed(path string, ff *fitFile, srcs sources) error {
+	return fitOverflowed(path, ff, srcs, "--init", "not as a start; fit without --init, or with --init path")
+}
+
+// fitOverflowed is the error of a use (--init, predict) of a saved fit
+// whose ELBO or its standard error overflowed, at that key of its
+// fit.json; nil when neither did. use names the use, advice ends the
+// message.
+func fitOverflowed(path string, ff *fitFile, srcs sources, use, advice string) error {
 	if !sgvb.Overflows(float64(ff.ELBO), float64(ff.ELBOSE)) {
 		return nil
 	}
@@ -60,7 +68,7 @@ func initOverflowed(path string, ff *fitFile, srcs sources) error {
 		key, what = `"elbo_se"`, "its ELBO's standard error overflows"
 	}
 	return &ast.Error{Pos: findPos(path, srcs[path], key),
-		Msg: "--init: this fit failed (" + what + "): its outputs were written for inspection only, not as a start; fit without --init, or with --init path"}
+		Msg: use + ": this fit failed (" + what + "): its outputs were written for inspection only, " + advice}
 }
 
 // fitRestarts runs cfg.restarts fits side by side, reporting their progress
