@@ -20,7 +20,7 @@ type Input struct {
 	Name  string            // "" for a positional input
 	File  string            // for messages
 	Table *Table            // a CSV file (its selected columns, with Columns), or nil
-	JSON  map[string]*Array // a JSON file, or nil
+	JSON  map[string]*Array // a JSON or R dump file (its names), or nil
 	// Columns are the columns selected by NAME=FILE.csv:a,b (Table holds
 	// only those, in that order), or nil for every column.
 	Columns []string
@@ -216,7 +216,7 @@ func (b *binder) givenSize(n string) (sizeBinding, bool) {
 		return sizeBinding{}, false
 	}
 	a := given[0]
-	if a.problem() != nil || len(a.Shape) != 0 || !a.Int {
+	if a.problem() != nil || len(a.Shape) != 0 && !a.rLength1 || !a.Int {
 		return sizeBinding{}, false
 	}
 	sz := sizeBinding{n: int(a.Values[0]), pos: a.Pos, what: n}
@@ -293,7 +293,7 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 			}
 			cands = append(cands, candidate{a, in.from()})
 		case in.Name == d.Name && in.JSON != nil:
-			b.errs.Add(ast.Pos{File: in.File}, "%s=%s: a JSON file is bound by its keys; give it without the name", d.Name, in.File)
+			b.errs.Add(ast.Pos{File: in.File}, "%s=%s: a JSON or R dump file is bound by its names; give it without the name", d.Name, in.File)
 			return nil, false
 		case in.Name == "" && in.Table != nil:
 			positional = append(positional, in.Table)
@@ -553,7 +553,7 @@ func (b *binder) checkSize(d *check.DataVar, sz sizeBinding) {
 			b.errs = append(b.errs, err)
 			continue
 		}
-		if len(a.Shape) != 0 {
+		if len(a.Shape) != 0 && !a.rLength1 {
 			b.errs.Add(a.Pos, "%s is a size, bound to %d by the %s (%s), but here has %s", d.Name, sz.n, sz.what, sz.pos, shapeWords(a.Shape))
 		} else if v := a.Values[0]; v != float64(sz.n) && !a.Pos.IsValid() && sz.pos.IsValid() {
 			// A --set value has no place in a file: the error is at the data.
@@ -647,6 +647,16 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		a = &e
 		b.empty = append(b.empty, emptyMatrix{d, a})
 		b.unread[d.Dims[1].Name] = true // reported by emptyColumns if nothing binds it
+	}
+	// R has no scalars: an R dump value of one element serves a scalar
+	// and a vector of one element alike.
+	if a.rLength1 && len(a.Shape) != len(d.Dims) && len(d.Dims) <= 1 {
+		e := *a
+		e.Shape = nil
+		if len(d.Dims) == 1 {
+			e.Shape = []int{1}
+		}
+		a = &e
 	}
 	// Rank: a single-column matrix serves a vector, a [n] vector of length
 	// one a scalar only when declared so.

@@ -19,6 +19,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -55,6 +56,10 @@ type Array struct {
 	// end of a one-column CSV file (the last of Missing), for the note
 	// that fits them (MissingNotes).
 	blankTail int
+	// rLength1 marks an R dump value of one element written bare or
+	// with c(...): R has no scalars, so it binds a scalar and a vector of
+	// one element alike.
+	rLength1 bool
 }
 
 // problem is the first problem of the value, bad or its first missing
@@ -715,6 +720,7 @@ type jsonReader struct {
 	// atoms holds the bare NaN, Infinity and -Infinity values of the
 	// file, by offset: CmdStan reads them, though JSON has no such tokens.
 	atoms map[int64]string
+	lines lineIndex // built at the first position asked for
 }
 
 // quoteAtoms returns the source with each bare NaN, Infinity and
@@ -785,16 +791,32 @@ func (p *jsonReader) quoteAtoms() []byte {
 
 // pos converts a byte offset into a position.
 func (p *jsonReader) pos(off int64) ast.Pos {
-	line, col := 1, 1
-	for _, c := range p.src[:min(int(off), len(p.src))] {
+	if p.lines == nil {
+		p.lines = newLineIndex(p.src)
+	}
+	return p.lines.pos(p.file, min(max(int(off), 0), len(p.src)))
+}
+
+// lineIndex holds the offsets at which a file's lines start, so that a
+// position costs a binary search, not a scan from the file's start (a
+// reader asks one for each missing value).
+type lineIndex []int
+
+func newLineIndex(src []byte) lineIndex {
+	l := lineIndex{0}
+	for i, c := range src {
 		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
+			l = append(l, i+1)
 		}
 	}
-	return ast.Pos{File: p.file, Line: line, Col: col}
+	return l
+}
+
+// pos returns the position of byte offset off (0 <= off <= the file's
+// length): its line and its column in bytes, both from 1.
+func (l lineIndex) pos(file string, off int) ast.Pos {
+	line := sort.SearchInts(l, off+1) - 1 // the last line start <= off
+	return ast.Pos{File: file, Line: line + 1, Col: off - l[line] + 1}
 }
 
 // next returns the next token and the offset where it starts.

@@ -137,8 +137,10 @@ func TestFitBadInputs(t *testing.T) {
 		{"--draws too many", fit(poissonModel, poissonData, "--draws", "100000000000"), 1, "--draws 100000000000: a step keeps about 4 numbers per draw for 1 coordinate, more than 536870912 numbers (4 GiB) in all; ask for at most 134217728"},
 		{"JSON of the wrong type", fit(poissonModel, csvFile("wt.json", `{"y": "abc"}`)), 1, `wt.json:1:7: "y": expected a number`},
 		{"truncated JSON", fit(poissonModel, csvFile("trunc.json", `{"y": [1,2`)), 1, "trunc.json:1:"},
-		{"unknown extension", fit(poissonModel, csvFile("data.txt", "y\n1\n")), 1, "expected a .csv or .json file"},
-		{"R dump file", fit(poissonModel, csvFile("data.R", "y <- c(1, 2)\n")), 1, `data.R: expected a .csv or .json file (R's dump format is not read: write the data as JSON, with cmdstanr's write_stan_json(data, "data.json"), or as CSV)`},
+		{"unknown extension", fit(poissonModel, csvFile("data.txt", "y\n1\n")), 1, "expected a .csv, .json or .R (R dump) file"},
+		{"R binary file", fit(poissonModel, csvFile("data.rds", "X\n")), 1, `data.rds: expected a .csv, .json or .R (R dump) file (R's binary format: write the data with dump(c("N", "y"), "data.R"), or as JSON with cmdstanr's write_stan_json(data, "data.json"))`},
+		{"R dump count not an integer", fit(poissonModel, csvFile("data.R", "y <- c(1, 2.5)\n")), 1, "data.R:1:11: y: 2.5 is not an integer, but `y` is declared int<lower=0>[N]"},
+		{"R dump syntax", fit(poissonModel, csvFile("bad.R", "y <- c(1, 2\n")), 1, "bad.R:2:1: expected `,` or `)` in c(...), found the end of the file"},
 		{"JSON bare Infinity", fit(poissonModel, csvFile("inf.json", "{\"y\": [1,\n Infinity]}")), 1, `inf.json:2:2: "y": "Infinity": infinite values are not allowed in data`},
 		{"semicolons and decimal commas", fit(poissonModel, csvFile("eu.csv", "y;x\n1;0,5\n")), 1, `eu.csv:2:1: this row has 2 cells, the header 1 (the file looks separated by ";"; gpp reads comma-separated files)`},
 		{"name=file for an undeclared name", fit(poissonModel, "z="+poissonData), 1, `no data named "z"`},
@@ -163,7 +165,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"--step-size word", fit(poissonModel, poissonData, "--step-size", "big"), 2, `invalid value "big" for flag --step-size: want a number` + "\n"},
 		{"--quiet=maybe", fit(poissonModel, poissonData, "--quiet=maybe"), 2, `invalid value "maybe" for flag --quiet: want true or false` + "\n"},
 		{"--iter too large", fit(poissonModel, poissonData, "--iter", "99999999999999999999"), 2, `invalid value "99999999999999999999" for flag --iter: value out of range` + "\n"},
-		{"a model given as data", fit(poissonModel, poissonModel), 1, "poisson.gpp: expected a .csv or .json file (a model: give one model, then its data files)"},
+		{"a model given as data", fit(poissonModel, poissonModel), 1, "poisson.gpp: expected a .csv, .json or .R (R dump) file (a model: give one model, then its data files)"},
 		{"--optimizer foo", fit(poissonModel, poissonData, "--optimizer", "foo"), 2, `--optimizer "foo"`},
 		{"--family bogus", fit(poissonModel, poissonData, "--family", "bogus"), 2, `--family "bogus"`},
 		{"--gamma-grad x", fit(poissonModel, poissonData, "--gamma-grad", "x"), 2, `--gamma-grad "x"`},
@@ -1874,6 +1876,37 @@ func TestFullRankBounded(t *testing.T) {
 		}
 		if _, final, warm := warmStart(t, out, second); math.Abs(warm-final) > 1e-6*math.Abs(final) {
 			t.Errorf("--fullrank %s --rank %s: warm start ELBO %g, the first fit's final %g", c.fullrank, c.rank, warm, final)
+		}
+	}
+}
+
+// TestFitRDump: the same data as CSV, JSON and an R dump file (Stan's
+// example-models ship data.R) give the same fit, byte for byte.
+func TestFitRDump(t *testing.T) {
+	d := t.TempDir()
+	files := map[string]string{
+		"d.csv":  "y\n3\n5\n2\n",
+		"d.json": `{"y": [3, 5, 2]}`,
+		"d.R":    "# counts\ny <-\nc(3L, 5L, 2L)\nN <- 3L\n",
+	}
+	var first []byte
+	for _, name := range []string{"d.csv", "d.json", "d.R"} {
+		p := filepath.Join(d, name)
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(d, "out"+filepath.Ext(name))
+		if code, _, stderr := runSafe(t, "fit", poissonModel, p, "--quiet", "--seed", "3", "--out", out); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		got, err := os.ReadFile(filepath.Join(out, "summary.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = got
+		} else if string(got) != string(first) {
+			t.Errorf("%s: summary.csv\n%s\nwant (from d.csv)\n%s", name, got, first)
 		}
 	}
 }

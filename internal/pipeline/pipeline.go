@@ -102,7 +102,7 @@ func DataArg(arg string) (name, file string) {
 // columns selected (nil: every column). A selection follows the last ':'
 // of NAME=FILE.csv:a,b,c, and only there: when the text before that ':'
 // ends in .csv and the text after it is not empty. A data file's name ends
-// in .csv or .json, so a ':' elsewhere in a path (runs:3/wine.csv, C:\)
+// in .csv, .json or .R, so a ':' elsewhere in a path (runs:3/wine.csv, C:\)
 // is part of it. The names are checked against the header when the file
 // is read (data.Table.Select).
 func SplitDataArg(arg string) (name, file string, cols []string) {
@@ -125,9 +125,9 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 	for _, arg := range args {
 		name, file, cols := SplitDataArg(arg)
 		ext := strings.ToLower(filepath.Ext(file))
-		if ext != ".csv" && ext != ".json" {
+		if ext != ".csv" && ext != ".json" && ext != ".r" && ext != ".rdump" {
 			// Checked before reading: /dev/zero would be read forever.
-			return nil, fmt.Errorf("data file %s: expected a .csv or .json file%s", file, extHint(ext))
+			return nil, fmt.Errorf("data file %s: expected a .csv, .json or .R (R dump) file%s", file, extHint(ext))
 		}
 		if cols != nil && name == "" {
 			return nil, fmt.Errorf("%s: a column selection binds one declaration: write NAME=%s", arg, arg)
@@ -145,8 +145,10 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 			if err == nil && cols != nil {
 				in.Table, err = in.Table.Select(cols, arg)
 			}
-		} else {
+		} else if ext == ".json" {
 			in.JSON, err = data.ReadJSON(file, bytes.NewReader(src))
+		} else {
+			in.JSON, err = data.ReadRDump(file, bytes.NewReader(src))
 		}
 		if err != nil {
 			return nil, err
@@ -160,8 +162,8 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 // does not read, when there is a common answer.
 func extHint(ext string) string {
 	switch ext {
-	case ".r", ".rdump":
-		return ` (R's dump format is not read: write the data as JSON, with cmdstanr's write_stan_json(data, "data.json"), or as CSV)`
+	case ".rda", ".rdata", ".rds":
+		return ` (R's binary format: write the data with dump(c("N", "y"), "data.R"), or as JSON with cmdstanr's write_stan_json(data, "data.json"))`
 	case ".tsv", ".txt", ".dat":
 		return " (gpp reads comma-separated files: save it as CSV)"
 	case ".gpp":
