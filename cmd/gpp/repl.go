@@ -19,7 +19,7 @@ import (
 	"github.com/gpplang/gpp/lang/parser"
 )
 
-const replSynopsis = "repl [model.gpp [data.csv|data.json|NAME=file.csv ...]] [--set NAME=VALUE ...] [--history FILE]"
+const replSynopsis = "repl [model.gpp [data.csv|data.json|data.R|NAME=file.csv ...]] [--set NAME=VALUE ...] [--history FILE]"
 
 const replHelpText = `Starts an interactive session: declarations and statements typed at the >>>
 prompt build up a model, :fit fits it, and expressions are evaluated on the
@@ -457,7 +457,7 @@ func init() {
 		{"load", "FILE", "replace the model with the one in FILE",
 			`The model in FILE replaces the session's once it checks and the session's data bind to it as they would in gpp fit; else the errors are printed, positioned in FILE and the data files, and the session stays as it was (:drop the data to load a model without them), as it does when Ctrl-C stops the checks. The data stay, but a NAME=FILE entry whose NAME the new model does not declare is dropped, as are the :set values that name nothing in it (a note says which); the last fit is forgotten. :undo gives back the session before: its model, the data and values dropped, and its fit.`,
 			oneArg(":load takes one model file", (*repl).load)},
-		{"data", "[NAME=]FILE ...", "add .csv or .json data (NAME=FILE binds a whole file)",
+		{"data", "[NAME=]FILE ...", "add .csv, .json or .R (R dump) data (NAME=FILE binds a whole file)",
 			`Each file is read and added to the session's data: a CSV file's columns and a JSON file's keys give the data of their names, and NAME=FILE gives the data NAME a whole CSV file, NAME=FILE.csv:a,b its columns a and b in that order (one column for a vector). A file given again, by any path to it, or a NAME= given again replaces its entry. The files are added all together or not at all: the whole model is bound to the data with them, as gpp fit would bind it, and when every data it reads is given, compiled and tried at a fit's start, as :check does; a file that cannot be read, a value outside a declared support or a family's, a size or shape that disagrees, a data given twice, an index out of range or a log density that fails at the start is printed with its position in the file or the model, and the data stay as they were. Data the model reads that no file gives yet are no error, and NAME=FILE for a NAME the model does not declare yet is added, with a note: it waits for the declaration, and :fit, :check and queries fail on it until then. Ctrl-C stops the checks, and the data stay as they were. Without arguments :data lists the entries, as :drop takes them. A path with a blank is written my\ y.csv or "my y.csv".`,
 			(*repl).addData},
 		{"drop", "FILE|NAME ...", "drop data added by :data (by the file, or the NAME of a NAME=FILE)",
