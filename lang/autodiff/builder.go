@@ -108,6 +108,10 @@ type node struct {
 	// count's log y! and each row's log m! and m into dstate from doff on
 	// (prepareMultinomial), so an evaluation does no Lgamma.
 	mdata bool
+	// cfix marks a GaussRowsSS whose covariance is data fixed for the
+	// program's life under a scatter that changes: Finish factors it once
+	// (factorDataCov) into the scratch, which an evaluation only reads.
+	cfix bool
 
 	scr, nscr int // scratch range
 }
@@ -801,6 +805,26 @@ func (b *Builder) RowOuter(x ID, pos ast.Pos) ID {
 	return b.push(node{op: OpRowOuter, args: args, shape: Matrix(s.Rows, s.Cols*s.Cols), pos: pos})
 }
 
+// RowScatter returns the scatter Σ_i x_i x_i' [k, k] of the rows x_i of a
+// matrix [n, k], X'X: the column sum of RowOuter's rows as one symmetric
+// rank-n update, with no [n, k·k] of outer products, and the same sums in
+// the same order (row by row), so the same numbers. Built in a
+// loop's rows with Iters.Each [k, k] (each iteration's outer product), a
+// row whose outer product overflows is named as RowOuter names it: outer,
+// the element and the row's iteration.
+func (b *Builder) RowScatter(x ID, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 2 {
+		return b.fail(pos, "outer: needs a matrix of rows, got %s", s)
+	}
+	// scratch: G + G' of the reverse sweep
+	return b.push(node{op: OpRowScatter, args: args, shape: Matrix(s.Cols, s.Cols), pos: pos, nscr: s.Cols * s.Cols})
+}
+
 // Diag turns a vector into a diagonal matrix and a square matrix into the
 // vector of its diagonal.
 func (b *Builder) Diag(x ID, pos ast.Pos) ID {
@@ -988,7 +1012,7 @@ func (b *Builder) gaussRows(pos ast.Pos, n float64, ids ...ID) ID {
 			return b.gaussRowsLR(x, s, args[1], n, pos)
 		}
 	}
-	scr := 4 * d * d // factor, inverse, two products
+	scr := 4*d*d + 1 // factor, inverse, two products; log det C (cfix)
 	if len(args) > 2 {
 		scr += d*d + d // centred scatter, C⁻¹ times a vector
 	}

@@ -253,6 +253,8 @@ func (p *Program) badElem(n *node, ok bool) int {
 	case !ok:
 	case n.op == OpDensity || n.op == OpLogPDF:
 		k, _ = p.densityBad(n)
+	case n.op == OpRowScatter:
+		k, _ = p.rowScatterBad(n)
 	default:
 		k = firstBad(p.v(n))
 	}
@@ -372,6 +374,9 @@ func (it *Iters) rows() int {
 func (p *Program) elems(n *node) int {
 	if n.op == OpDensity || n.op == OpLogPDF {
 		return n.gr * n.gc
+	}
+	if n.op == OpRowScatter { // the rows' outer products it sums
+		return p.arg(n, 0).shape.Rows * n.n
 	}
 	return n.n
 }
@@ -542,6 +547,10 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.hmmError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
+	}
+	if n.op == OpRowScatter {
+		k, v := p.rowScatterBad(n)
+		return ast.Errorf(n.pos, "%s", msg(name+": result is "+kind(v), p.nodeElemPart(n, n.shape, k)))
 	}
 	if n.op == OpRowSum && n.rows && n.iter > 0 && !n.whole {
 		// a loop's sum of a vector per row: the unrolled loop's sum
@@ -981,4 +990,26 @@ func (p *Program) operandElemPart(n, o *node, e int) string {
 		return ""
 	}
 	return p.nodeElemPart(n, o.shape, e)
+}
+
+// rowScatterBad returns the first element, in RowOuter's layout [n, k·k]
+// (row r's outer product from r·k·k on), of the outer products that
+// RowScatter n sums that is not finite, and its value; when each is
+// finite and their sum is not, the first element of the sum that is not.
+func (p *Program) rowScatterBad(n *node) (int, float64) {
+	x := p.arg(n, 0)
+	xv, k := p.v(x), x.shape.Cols
+	for r := 0; r < x.shape.Rows; r++ {
+		xr := xv[r*k : r*k+k]
+		for a, xa := range xr {
+			for c, xc := range xr {
+				if v := xa * xc; math.IsNaN(v) || math.IsInf(v, 0) {
+					return r*k*k + a*k + c, v
+				}
+			}
+		}
+	}
+	z := p.v(n)
+	k0 := max(firstBad(z), 0)
+	return k0, z[k0]
 }

@@ -19,8 +19,9 @@
 // time are reported as an *ast.Error at that position.
 //
 // Fused ops do in one node what a chain of elementwise nodes would do in
-// many passes: GaussRowsSS (Gaussian rows through their scatter matrix),
-// RowSumProd (rowsum(x .* y .* w) reading gathered rows in place, EPM's
+// many passes: GaussRowsSS (Gaussian rows through their scatter matrix;
+// a covariance of fixed data is factored once, in Finish), RowScatter (the
+// rows' outer products summed in one pass), RowSumProd (rowsum(x .* y .* w) reading gathered rows in place, EPM's
 // rates) and DensityPrepared (a density whose kernel does its
 // parameter-only work once per distinct parameter set); a density of
 // fixed data with a DataHoisted kernel does the work in the data alone

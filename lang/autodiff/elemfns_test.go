@@ -183,6 +183,41 @@ func TestProdZeros(t *testing.T) {
 	}
 }
 
+// TestRowProdZeros: RowProd's derivative per row, which divides the
+// forward pass's product by each element where it is not 0: exact at a
+// lone 0 (the product of the rest), 0 with two zeros, and where the
+// product underflows to 0 the same as Prod's; then no allocation.
+func TestRowProdZeros(t *testing.T) {
+	x := []float64{
+		2, 3, 4, // 12, 8, 6
+		2, 0, 4, // 0, 8, 0
+		0, 3, 0, // 0, 0, 0
+		-1.5, 0.5, 2, // 1, -3, -0.75
+		1e-200, 1e-200, 5, // underflows to 0: 0, 0, 0
+	}
+	want := []float64{12, 8, 6, 0, 8, 0, 0, 0, 0, 1, -3, -0.75, 0, 0, 0}
+	b := NewBuilder()
+	in := b.Input("x", Matrix(5, 3), testPos)
+	w := b.Const([]float64{1, 1, 1, 1, 1}, Vector(5), testPos)
+	p, err := b.Finish(b.Sum(b.Mul(b.RowProd(in, testPos), w, testPos), testPos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := make([]float64, len(x))
+	if _, err := p.LogJoint(x, g); err != nil {
+		t.Fatal(err)
+	}
+	for i := range g {
+		if g[i] != want[i] {
+			t.Errorf("gradient %v, want %v", g, want)
+			break
+		}
+	}
+	if a := testing.AllocsPerRun(10, func() { p.LogJoint(x, g) }); a != 0 {
+		t.Errorf("%v allocations per LogJoint, want 0", a)
+	}
+}
+
 // TestStanFuncsNoAllocs: a step through every op of elemfns.go and prod
 // allocates nothing.
 func TestStanFuncsNoAllocs(t *testing.T) {

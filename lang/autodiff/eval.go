@@ -137,6 +137,9 @@ func (p *Program) eval(n *node) bool {
 				}
 			}
 		}
+	case op == OpRowScatter:
+		x := p.arg(n, 0)
+		rowScatter(z, p.v(x), x.shape.Rows, x.shape.Cols)
 	case op == OpOuter:
 		xv, yv := p.v(p.arg(n, 0)), p.v(p.arg(n, 1))
 		m := len(yv)
@@ -656,9 +659,37 @@ func (p *Program) evalDensity(n *node) {
 }
 
 // evalGaussRows factors C, forms C⁻¹ and the (centred) scatter matrix, and
-// evaluates the log density of the rows.
+// evaluates the log density of the rows. A covariance of data (cfix) was
+// factored by Finish: its inverse and log det are read from the scratch.
 func (p *Program) evalGaussRows(n *node) bool {
 	c, s := p.arg(n, 0), p.arg(n, 1)
+	d := c.shape.Rows
+	dd := d * d
+	scr := p.s(n)
+	ci := scr[dd : 2*dd]
+	if !n.cfix && !p.factorCov(n) {
+		return false
+	}
+	sm := p.v(s)
+	if len(n.args) > 2 {
+		sm = scr[4*dd : 5*dd]
+		centredScatter(sm, scr[5*dd:5*dd+d], p.v(s), p.v(p.arg(n, 2)), p.v(p.arg(n, 3)), n.f0)
+	}
+	tr := 0.0
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			tr += ci[i*d+j] * sm[j*d+i]
+		}
+	}
+	p.v(n)[0] = -0.5*n.f0*(float64(d)*log2Pi+scr[len(scr)-1]) - 0.5*tr
+	return true
+}
+
+// factorCov sets the scratch of GaussRowsSS node n to the Cholesky factor
+// of its covariance C, C⁻¹ and log det C (the last cell); false (p.fail
+// set as for OpChol) when C is not symmetric or not positive definite.
+func (p *Program) factorCov(n *node) bool {
+	c := p.arg(n, 0)
 	d := c.shape.Rows
 	dd := d * d
 	scr := p.s(n)
@@ -673,19 +704,31 @@ func (p *Program) evalGaussRows(n *node) bool {
 		return false
 	}
 	cholInverse(ci, l, d)
-	sm := p.v(s)
-	if len(n.args) > 2 {
-		sm = scr[4*dd : 5*dd]
-		centredScatter(sm, scr[5*dd:5*dd+d], p.v(s), p.v(p.arg(n, 2)), p.v(p.arg(n, 3)), n.f0)
-	}
-	tr := 0.0
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			tr += ci[i*d+j] * sm[j*d+i]
-		}
-	}
-	p.v(n)[0] = -0.5*n.f0*(float64(d)*log2Pi+logDetChol(l, d)) - 0.5*tr
+	scr[len(scr)-1] = logDetChol(l, d)
 	return true
+}
+
+// factorDataCov factors, once, the covariance of each GaussRowsSS of the
+// log joint whose covariance is data fixed for the program's life (not
+// subsampled) and whose scatter changes (cfix), so that an evaluation
+// costs O(d²) instead of a factorisation's O(d³). A covariance that is not
+// positive definite is the error the first evaluation would have given,
+// at the same node, found before any.
+func (p *Program) factorDataCov() error {
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if n.op != OpGaussRowsSS || !n.live || !n.joint || !n.dyn {
+			continue
+		}
+		if c := p.arg(n, 0); c.dyn || c.sub {
+			continue
+		}
+		if !p.factorCov(n) {
+			return p.nodeError(int32(i), false)
+		}
+		n.cfix = true
+	}
+	return nil
 }
 
 const log2Pi = 1.8378770664093454835606594728112352797227949472755668
@@ -764,5 +807,26 @@ func insideEach(z, x, lo, hi []float64) {
 			h = hi[i]
 		}
 		z[i] = dist.Inside(v, l, h)
+	}
+}
+
+// rowScatter sets z [k, k] to Σ_r x_r x_r' for the rows x_r of x [n, k]:
+// the lower triangle summed row by row, as ColSum sums RowOuter's rows,
+// then mirrored (x_a x_c = x_c x_a exactly).
+func rowScatter(z, x []float64, n, k int) {
+	clear(z)
+	for r := 0; r < n; r++ {
+		xr := x[r*k : r*k+k]
+		for a, xa := range xr {
+			za := z[a*k : a*k+a+1]
+			for c := range za {
+				za[c] += xa * xr[c]
+			}
+		}
+	}
+	for a := 0; a < k; a++ {
+		for c := a + 1; c < k; c++ {
+			z[a*k+c] = z[c*k+a]
+		}
 	}
 }

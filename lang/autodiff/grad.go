@@ -29,7 +29,7 @@ func (p *Program) grad(n *node) {
 		}
 	case op == OpProd:
 		x := p.arg(n, 0)
-		gradProd(p.a(x), p.v(x), g[0])
+		gradProd(p.a(x), p.v(x), p.v(n)[0], g[0])
 	case op == OpLogSumExp:
 		x := p.arg(n, 0)
 		ax, xv, z := p.a(x), p.v(x), p.v(n)[0]
@@ -82,7 +82,7 @@ func (p *Program) grad(n *node) {
 		x := p.arg(n, 0)
 		ax, xv, c := p.a(x), p.v(x), x.shape.Cols
 		for i, gi := range g {
-			gradProd(ax[i*c:i*c+c], xv[i*c:i*c+c], gi)
+			gradProd(ax[i*c:i*c+c], xv[i*c:i*c+c], p.v(n)[i], gi)
 		}
 	case op == OpRowMax || op == OpRowMin:
 		x := p.arg(n, 0)
@@ -104,6 +104,26 @@ func (p *Program) grad(n *node) {
 		for i := 0; i < r; i++ {
 			for j := 0; j < c; j++ {
 				ax[i*c+j] += g[j*r+i]
+			}
+		}
+	case op == OpRowScatter: // gX = X (G + G'), row by row
+		x := p.arg(n, 0)
+		k := x.shape.Cols
+		h := p.s(n)
+		for a := 0; a < k; a++ {
+			for c := 0; c < k; c++ {
+				h[a*k+c] = g[a*k+c] + g[c*k+a]
+			}
+		}
+		xv, ax := p.v(x), p.a(x)
+		for r := 0; r < x.shape.Rows; r++ {
+			xr, ar := xv[r*k:r*k+k], ax[r*k:r*k+k]
+			for a := range ar {
+				ha, s := h[a*k:a*k+k], 0.0
+				for c, v := range xr {
+					s += ha[c] * v
+				}
+				ar[a] += s
 			}
 		}
 	case op == OpRowOuter: // x_ra reaches z_r[a, c] and z_r[c, a]
@@ -671,10 +691,17 @@ func (p *Program) gradMatMul(n *node, g []float64) {
 }
 
 // gradProd adds g times the product of the other elements to each adjoint
-// of a product's elements x: by division when no element is 0; else only
-// a lone 0 gets a term (the product of the rest), recomputed, and with two
-// or more zeros every partial is 0.
-func gradProd(ax, x []float64, g float64) {
+// of a product's elements x, given the forward pass's product z: z / x_i
+// when z is not 0 (no element is); else only a lone 0 gets a term (the
+// product of the rest, computed here), and with two or more zeros every
+// partial is 0 (as it is, z / x_i = 0, when z underflowed).
+func gradProd(ax, x []float64, z, g float64) {
+	if z != 0 { // no x_i is 0: z, the forward pass's product, over x_i
+		for i, v := range x {
+			ax[i] += g * (z / v)
+		}
+		return
+	}
 	zero, zeros := -1, 0
 	prod := 1.0
 	for i, v := range x {

@@ -478,6 +478,21 @@ func TestGradReductions(t *testing.T) {
 				}
 				return res
 			}},
+		// RowScatter against the sum of the rows' outer products taken
+		// one by one (the column sum of RowOuter's rows).
+		{name: "rowscatter", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowScatter(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				k := s[0].Cols
+				res := make([]float64, k*k)
+				for i := 0; i < s[0].Rows; i++ {
+					for a := range k {
+						for c := range k {
+							res[a*k+c] += v[0][i*k+a] * v[0][i*k+c]
+						}
+					}
+				}
+				return res
+			}},
 		{name: "rowouter", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowOuter(x[0], testPos) },
 			ref: func(v [][]float64, s []Shape) []float64 {
 				var res []float64

@@ -93,10 +93,22 @@ func (p *Program) hmmScratch(n *node) (ahat, w, m, c, u, v []float64) {
 	return ahat, w, m, c, s[:k], s[k : 2*k]
 }
 
+// hmmKnownGamma and hmmKnownRho, in an HMM node's i0, mark Gamma and rho
+// as data fixed for the program's life that Finish found stochastic
+// (checkHMMData): an evaluation does not check them again.
+const (
+	hmmKnownGamma = 1 << iota
+	hmmKnownRho
+)
+
 // hmmCheck returns the index of the first entry of Gamma (or, past K², of
-// rho) that is negative or NaN or that ends a row not summing to 1, or −1.
-func hmmCheck(gamma, rho []float64, k int) int {
+// rho) that is negative or NaN or that ends a row not summing to 1, or −1,
+// skipping the arguments that known marks (hmmKnownGamma, hmmKnownRho).
+func hmmCheck(gamma, rho []float64, k, known int) int {
 	for i := 0; i <= k; i++ {
+		if i < k && known&hmmKnownGamma != 0 || i == k && known&hmmKnownRho != 0 {
+			continue
+		}
 		row, off := rho, k*k
 		if i < k {
 			row, off = gamma[i*k:i*k+k], i*k
@@ -115,13 +127,50 @@ func hmmCheck(gamma, rho []float64, k int) int {
 	return -1
 }
 
+// checkHMMData checks, once, the Gamma and rho of each HMM node that
+// changes between evaluations whose Gamma or rho is data fixed for the
+// program's life (not subsampled), and marks them known (i0) so that no
+// evaluation checks them again. One of the log joint that is not
+// stochastic is the error its first evaluation would have given, at the
+// node, found before any; one that only outputs read is left to the
+// evaluation, which reports it and goes on.
+func (p *Program) checkHMMData() error {
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if n.op != OpHMMMarginal && n.op != OpHMMStateProb || !n.live || !n.dyn {
+			continue
+		}
+		g, r := p.arg(n, 1), p.arg(n, 2)
+		known := 0
+		if !g.dyn && !g.sub {
+			known |= hmmKnownGamma
+		}
+		if !r.dyn && !r.sub {
+			known |= hmmKnownRho
+		}
+		if known == 0 {
+			continue
+		}
+		// check the known ones alone: skip those that are not
+		if j := hmmCheck(p.v(g), p.v(r), p.arg(n, 0).shape.Cols, known^(hmmKnownGamma|hmmKnownRho)); j >= 0 {
+			if !n.joint {
+				continue
+			}
+			p.fail = j
+			return p.nodeError(int32(i), false)
+		}
+		n.i0 = known
+	}
+	return nil
+}
+
 // evalHMM is OpHMMMarginal's forward rule; false (p.fail the entry) when
 // Gamma or rho is not stochastic.
 func (p *Program) evalHMM(n *node) bool {
 	o, g, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	gv, rv := p.v(g), p.v(r)
 	k := o.shape.Cols
-	if i := hmmCheck(gv, rv, k); i >= 0 {
+	if i := hmmCheck(gv, rv, k, n.i0); i >= 0 {
 		p.fail = i
 		return false
 	}
@@ -187,7 +236,7 @@ func (p *Program) evalHMMStateProb(n *node) bool {
 	o, g, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	ov, gv, rv := p.v(o), p.v(g), p.v(r)
 	k := o.shape.Cols
-	if i := hmmCheck(gv, rv, k); i >= 0 {
+	if i := hmmCheck(gv, rv, k, n.i0); i >= 0 {
 		p.fail = i
 		return false
 	}

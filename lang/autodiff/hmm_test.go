@@ -122,7 +122,7 @@ func TestHMMMarginalValues(t *testing.T) {
 		out := b.HMMMarginal(b.Input("lo", Matrix(n, k), testPos), b.Const(gamma, Matrix(k, k), testPos), b.Const(rho, Vector(k), testPos), testPos)
 		p, err := b.Finish(out)
 		if err != nil {
-			t.Fatal(err)
+			return 0, err
 		}
 		return p.LogJoint(lo, make([]float64, len(lo)))
 	}
@@ -144,10 +144,72 @@ func TestHMMMarginalValues(t *testing.T) {
 		{[]float64{0.9, 0.2, 0.1, 0.8}, []float64{0.5, 0.5}, "row 0 of Gamma sums to 1.1000000000000001, not 1"},
 		{[]float64{1.1, -0.1, 0.2, 0.8}, []float64{0.5, 0.5}, "Gamma[0, 1] is -0.1; the probabilities must be >= 0"},
 	} {
-		_, err := eval(lo, 2, 2, c.gamma, c.rho)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Gamma %v, rho %v: error %v, want %q", c.gamma, c.rho, err, c.want)
+		// Data Gamma and rho are checked once, by Finish, which fails
+		// with the error that the first evaluation gives where they
+		// change (read a param z, at 0: Gamma + 0·z, rho + 0·z).
+		for _, dyn := range []bool{false, true} {
+			b := NewBuilder()
+			gm, rh := b.Const(c.gamma, Matrix(2, 2), testPos), b.Const(c.rho, Vector(2), testPos)
+			if dyn {
+				z := b.Mul(b.Scalar(0, testPos), b.Input("z", Scalar(), testPos), testPos)
+				gm, rh = b.Add(gm, z, testPos), b.Add(rh, z, testPos)
+			}
+			p, err := b.Finish(b.HMMMarginal(b.Input("lo", Matrix(2, 2), testPos), gm, rh, testPos))
+			if dyn {
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = p.LogJoint(append(lo[:4:4], 0), make([]float64, 5))
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Gamma %v, rho %v (params %v): error %v, want %q", c.gamma, c.rho, dyn, err, c.want)
+			}
 		}
+	}
+}
+
+// TestHMMDataChecked: Finish checks a data Gamma and rho once and marks
+// them (i0), so that an evaluation checks only those that change; a
+// subsampled one is checked at each evaluation.
+func TestHMMDataChecked(t *testing.T) {
+	gamma, rho := []float64{0.9, 0.1, 0.2, 0.8}, []float64{0.5, 0.5}
+	for _, tc := range []struct {
+		name             string
+		dynGamma, dynRho bool
+		known            int
+	}{
+		{"both data", false, false, hmmKnownGamma | hmmKnownRho},
+		{"Gamma data", false, true, hmmKnownGamma},
+		{"rho data", true, false, hmmKnownRho},
+		{"neither", true, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBuilder()
+			z := b.Mul(b.Scalar(0, testPos), b.Input("z", Scalar(), testPos), testPos)
+			gm, rh := b.Const(gamma, Matrix(2, 2), testPos), b.Const(rho, Vector(2), testPos)
+			if tc.dynGamma {
+				gm = b.Add(gm, z, testPos)
+			}
+			if tc.dynRho {
+				rh = b.Add(rh, z, testPos)
+			}
+			out := b.HMMMarginal(b.Input("lo", Matrix(3, 2), testPos), gm, rh, testPos)
+			p, err := b.Finish(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.nodes[p.index(out)].i0; got != tc.known {
+				t.Errorf("known %b, want %b", got, tc.known)
+			}
+			x := []float64{0, -1, -2, -0.5, -3, -1, -2}
+			g := make([]float64, len(x))
+			if _, err := p.LogJoint(x, g); err != nil {
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(20, func() { p.LogJoint(x, g) }); a != 0 {
+				t.Errorf("%v allocations per LogJoint, want 0", a)
+			}
+		})
 	}
 }
 

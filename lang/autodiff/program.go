@@ -154,6 +154,12 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	if err := p.checkDataValues(); err != nil {
 		return nil, err
 	}
+	if err := p.factorDataCov(); err != nil {
+		return nil, err
+	}
+	if err := p.checkHMMData(); err != nil {
+		return nil, err
+	}
 	p.prepareData()
 	p.indexSubsampled()
 	return p, nil

@@ -320,6 +320,13 @@ type lowerer struct {
 	env  map[*check.Symbol]value
 	// vec is the loop being lowered as vector operations, or nil (vecFor).
 	vec *vecLoop
+	// truncPair, while the truncated ~ of data whose distribution is
+	// truncCall is lowered, collects its family's log density and its
+	// truncation's normaliser per element (LogPDF nodes) instead of adding
+	// their sums, so that addTruncPair adds each element's two together
+	// first (truncdata.go).
+	truncPair *[]autodiff.ID
+	truncCall *ast.CallExpr
 	// loops are the variables of the loops being lowered, outer first,
 	// and loopAt the outermost loop's position (iterAt).
 	loops  []*check.Symbol

@@ -104,6 +104,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			l.add(l.b.Density(dist.LogScale(u), l.coords[l.latentIndex(lat)], args, pos), pos)
 			break
 		}
+		if l.truncPair != nil && l.truncCall == call {
+			*l.truncPair = append(*l.truncPair, l.b.LogPDF(*u, val, args, pos))
+			break
+		}
 		l.add(l.b.Density(*u, val, args, pos), pos)
 	}
 	// A prior truncated to the latent's values, on the whole latent or on

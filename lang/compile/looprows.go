@@ -295,9 +295,11 @@ func (c *vecScan) rowMvNormalChol(s *ast.TildeStmt) bool {
 // gaussLoop adds the log density of rows y [n, k], each MvNormal(mu, cov)
 // with mu as rowOperand lowers it (a scalar, a vector of no row, one scalar
 // per row, or the rows' means [n, k]), as the sum of
-// the unrolled loop's terms: each row centred and its outer product taken
-// (errors name the row's iteration, as the unrolled loop's Sub and Outer
-// do), their sum the scatter of one GaussRowsSS over the n rows.
+// the unrolled loop's terms: each row centred (errors name the row's
+// iteration, as the unrolled loop's Sub does) and the sum of the rows'
+// outer products formed in one symmetric rank-n update (RowScatter, whose
+// overflow names the row as the unrolled loop's Outer does), the scatter
+// of one GaussRowsSS over the n rows.
 func (l *lowerer) gaussLoop(y, mu, cov autodiff.ID, pos ast.Pos) {
 	b := l.b
 	k := b.Shape(y).Cols
@@ -305,13 +307,12 @@ func (l *lowerer) gaussLoop(y, mu, cov autodiff.ID, pos ast.Pos) {
 	c := b.Sub(y, mu, pos)
 	done()
 	done = l.iterEach(autodiff.Matrix(k, k))
-	o := b.RowOuter(c, pos)
+	ss := b.RowScatter(c, pos)
 	done()
-	// The sums over the rows are no row's (however many their elements
-	// are): a covariance that fails names the first iteration, as the
-	// unrolled loop's first GaussRowsSS does.
+	// The density over the rows is no row's: a covariance that fails
+	// names the first iteration, as the unrolled loop's first GaussRowsSS
+	// does.
 	defer b.Whole()()
-	ss := b.Reshape(b.ColSum(o, pos), autodiff.Matrix(k, k), pos)
 	l.add(b.GaussRowsSS(cov, ss, float64(b.Shape(y).Rows), pos), pos)
 }
 

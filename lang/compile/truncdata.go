@@ -68,8 +68,21 @@ func (l *lowerer) truncData(s *ast.TildeStmt, y autodiff.ID, args []autodiff.ID)
 		Kernel: k.kernel, Hoisted: k, LogProb: true}
 	if !checked {
 		k.checkY = true
+		if l.truncCall == s.Dist && len(*l.truncPair) == 1 {
+			*l.truncPair = append(*l.truncPair, l.b.LogPDF(nu, y, ps, t.T))
+			return
+		}
 		l.add(l.b.Density(nu, y, ps, t.T), t.T)
 		return
+	}
+	if l.truncCall == s.Dist && len(*l.truncPair) == 1 {
+		// the normaliser over the broadcast of the arguments and bounds,
+		// which addTruncPair broadcasts to the elements of y
+		norm := l.b.LogPDF(nu, l.b.Scalar(0, t.T), ps, t.T)
+		if ns, ds := l.b.Shape(norm), l.b.Shape((*l.truncPair)[0]); ns.Len() == 1 || ns == ds {
+			*l.truncPair = append(*l.truncPair, norm)
+			return
+		}
 	}
 	rows, cols := 1, 1 // the broadcast of the arguments and bounds
 	for _, p := range ps {
@@ -81,6 +94,29 @@ func (l *lowerer) truncData(s *ast.TildeStmt, y autodiff.ID, args []autodiff.ID)
 		norm = l.b.Mul(l.b.Scalar(float64(n), t.T), norm, t.T)
 	}
 	l.add(norm, t.T)
+}
+
+// addTruncPair adds the terms that lowering the truncated ~ s collected
+// (lowerer.truncPair): its family's log density per element and the
+// truncation's normaliser per element (or one for all), added element by
+// element and then summed, one term. Near a tail far from the rate (a
+// Poisson of rate 2e12 truncated to a few counts) each element's log mass
+// and normaliser nearly cancel: adding them first keeps the digits that
+// summing each over the elements would lose, and makes the terms the same
+// whether the loop is unrolled (a scalar each) or lowered as vectors.
+func (l *lowerer) addTruncPair(pair []autodiff.ID, s *ast.TildeStmt) {
+	if len(pair) == 0 {
+		return
+	}
+	pos := s.Dist.Fun.Pos()
+	t := pair[0]
+	if len(pair) == 2 {
+		t = l.b.Add(t, pair[1], s.Trunc.T)
+	}
+	if !l.b.Shape(t).IsScalar() {
+		t = l.b.Sum(t, pos)
+	}
+	l.add(t, pos)
 }
 
 // checkTruncData checks, as far as their values are known before the fit,

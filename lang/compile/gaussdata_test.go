@@ -1,0 +1,47 @@
+package compile
+
+import (
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+)
+
+// TestGaussDataCovAtCompile: a covariance of data (here a let of data)
+// that is not positive definite, under X[i] ~ MvNormal in a loop (lowered
+// as vectors or unrolled) or under MvNormalRows, is found when the model
+// is built, factored once there, with the words and position that its
+// first evaluation gave, and the loop's first iteration.
+func TestGaussDataCovAtCompile(t *testing.T) {
+	const n = 6
+	in := loopData(n)
+	in.JSON["S"] = &data.Array{Name: "S", Shape: []int{3, 3}, Values: []float64{1, 0, 0, 0, -1, 0, 0, 0, 1}}
+	head := loopHead + "data S: real[3, 3]\nlet Sig = S * 2\n"
+	paramHead := loopHead + "data S: real[3, 3]\nlet Sig = S * (2 + 0 * a)\n"
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"loop", "for i in 0:N {\n  X[i] ~ MvNormal(a, Sig)\n}",
+			"m.gpp:20:10: MvNormalRows: covariance matrix is not positive definite (leading minor 2) at i = 0"},
+		{"rows", "X ~ MvNormalRows(a, Sig)",
+			"m.gpp:19:5: MvNormalRows: covariance matrix is not positive definite (leading minor 2)"},
+	} {
+		for _, unroll := range []bool{false, true} {
+			unrollLoops = unroll
+			_, err := compileSrcErr(t, "m.gpp", head+tc.body+"\n", nil, in)
+			// the same covariance through a param (S * (2 + 0·a)):
+			// factored at each evaluation, its error at the first
+			m, errParam := compileSrcErr(t, "m.gpp", paramHead+tc.body+"\n", nil, in)
+			unrollLoops = false
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("%s (unrolled %v): compile error %v, want %q", tc.name, unroll, err, tc.want)
+			}
+			if errParam != nil {
+				t.Fatal(errParam)
+			}
+			_, err = m.LogJoint(make([]float64, m.Dim), make([]float64, m.Dim))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("%s (unrolled %v): error of a covariance of params %v, want %q", tc.name, unroll, err, tc.want)
+			}
+		}
+	}
+}
