@@ -24,6 +24,13 @@ func fold2(f func(x, y float64) float64) func([]float64) float64 {
 	return func(a []float64) float64 { return f(a[0], a[1]) }
 }
 
+// The domains of the Increasing functions whose Fold is NaN beyond a
+// finite end (Func.Domain).
+var (
+	unitBallDomain = &[2]float64{-1, 1}
+	acoshDomain    = &[2]float64{1, math.Inf(1)}
+)
+
 var stanFuncs = []*Func{
 	{Name: "log_diff_exp", Args: argAB, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "log_diff_exp",
 		Doc: "log(exp(a) - exp(b)) for a ≥ b, elementwise with broadcasting, as a + log1mexp(a - b): no overflow, full accuracy when b is close to a; -∞ at a = b, a when b = -∞", Example: "log_diff_exp(logcdf(u, D), logcdf(l, D))",
@@ -43,7 +50,7 @@ var stanFuncs = []*Func{
 		Doc: "the angle of the point (x, y) in (-π, π], elementwise with broadcasting; the derivative at (0, 0) is taken as 0", Example: "atan2(s, c)", Fold: fold2(math.Atan2)},
 	{Name: "tan", Args: argX, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "tan",
 		Doc: "tangent (radians)", Example: "tan(theta)", Fold: fold1(math.Tan)},
-	{Name: "asin", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "asin",
+	{Name: "asin", Range: Increasing, Domain: unitBallDomain, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "asin",
 		Doc: "arc sine of x in [-1, 1], in [-π/2, π/2]", Example: "asin(r)", Fold: fold1(dist.Asin)},
 	{Name: "acos", Args: argX, Shape: Elementwise1, Support: nonNegRule, Elem: RealResult, Op: "acos",
 		Doc: "arc cosine of x in [-1, 1], in [0, π]", Example: "acos(r)", Fold: fold1(dist.Acos)},
@@ -53,9 +60,9 @@ var stanFuncs = []*Func{
 		Doc: "hyperbolic cosine, ≥ 1", Example: "cosh(z)", Fold: fold1(dist.Cosh)},
 	{Name: "asinh", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "asinh",
 		Doc: "inverse hyperbolic sine", Example: "asinh(y)", Fold: fold1(math.Asinh)},
-	{Name: "acosh", Range: Increasing, Args: argX, Shape: Elementwise1, Support: nonNegRule, Elem: RealResult, Op: "acosh",
+	{Name: "acosh", Range: Increasing, Domain: acoshDomain, Args: argX, Shape: Elementwise1, Support: nonNegRule, Elem: RealResult, Op: "acosh",
 		Doc: "inverse hyperbolic cosine of x ≥ 1", Example: "acosh(c)", Fold: fold1(math.Acosh)},
-	{Name: "atanh", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "atanh",
+	{Name: "atanh", Range: Increasing, Domain: unitBallDomain, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "atanh",
 		Doc: "inverse hyperbolic tangent of x in (-1, 1) (Fisher's z of a correlation); accurate near ±1", Example: "atanh(rho)", Fold: fold1(math.Atanh)},
 	{Name: "erf", Range: Increasing, Args: argX, Shape: Elementwise1, Elem: RealResult, Op: "erf",
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{{If: dist.Positive, Then: dist.Unit}, {If: dist.NonNegative, Then: dist.NonNegative}}},

@@ -324,6 +324,12 @@ type Func struct {
 	Support SupportRule
 	Elem    ElemRule
 	Range   RangeRule
+	// Domain, when set, holds the closed interval [Domain[0], Domain[1]]
+	// of the arguments where an Increasing function is defined: the
+	// checker clips the argument's interval to it before taking the
+	// function's ends, since a value outside gives NaN, a positioned error
+	// at fit time (asin of a positive x is in (0, π/2], not unknown).
+	Domain *[2]float64
 	// Op names the autodiff operation that implements the function; the
 	// compiler maps it to the tape's op enum.
 	Op      string

@@ -587,6 +587,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			// The log density fails where gpp check tries it too: the cause
 			// is in the model or its data, not in where the fit wandered.
 			con.note("%s; gpp check finds this before a fit", startNote)
+		} else if gammaBadSteps(r) {
+			con.note("%s", gammaBadNote)
 		}
 		con.note("the fit failed: no output written")
 		removeIfEmpty()
@@ -1196,4 +1198,26 @@ func latentNamed(m *compile.Model, name string) *compile.Latent {
 		}
 	}
 	return nil
+}
+
+// gammaBadNote follows a fit that stopped at non-finite steps with gamma
+// factors: a gamma factor starts at shape 1, an exponential, whose draws
+// near 0 can make the log density non-finite where the posterior puts no
+// mass (a scale so small that a probability rounds to 1, as in Stan's golf
+// model's 2 * Phi(z) - 1); a start from the L-BFGS path, or a lognormal
+// factor (sdlog 0.1), starts narrow.
+const gammaBadNote = "hint: a gamma factor starts as wide as an exponential (shape 1), whose draws near 0 can make the log density non-finite; --init path (a start near the mode) or --family lognormal (sdlog 0.1) starts narrower"
+
+// gammaBadSteps reports whether r stopped with non-finite steps while some
+// latent had a gamma factor.
+func gammaBadSteps(r *sgvb.Result) bool {
+	if r == nil || r.BadSteps == 0 {
+		return false
+	}
+	for _, f := range r.Factors {
+		if f.Family == sgvb.FamilyGamma {
+			return true
+		}
+	}
+	return false
 }

@@ -324,8 +324,9 @@ func (c *checker) forStmt(s *ast.ForStmt) {
 	c.intScalar(s.Hi, hi, "loop bound")
 	// A bound that depends on a param can only hold a comparison on it,
 	// reported here; the loop variable is then taken as known, so that its
-	// uses in the body raise no further errors.
-	known := c.refuseSteps(s.Lo, s.Hi) || lo.DataOnly && hi.DataOnly
+	// uses in the body raise no further errors. So it is after a bound
+	// whose error is reported already (`0:I`, I being the identity).
+	known := c.refuseSteps(s.Lo, s.Hi) || lo.DataOnly && hi.DataOnly || !lo.Valid() || !hi.Valid()
 	sup := dist.Real
 	if lo.Valid() && lo.Const != nil && *lo.Const >= 0 {
 		sup = dist.Count

@@ -275,8 +275,13 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 				argErr(i, "`%s` is %s, a column, which would stretch along the rows of %s (%s) only if %s had %s rows; a vector is a column: write `%s'` for one value per column",
 					exprString(call.Args[i]), a.Shape.String(), valName, vs.String(), valName, a.Shape[0].String(), exprString(call.Args[i]))
 			case b.Err != "" || b.AStretch || !sameShape(b.Shape, vs):
-				argErr(i, "`%s` is %s, which does not broadcast to the shape %s of %s",
-					exprString(call.Args[i]), a.Shape.String(), vs.String(), valName)
+				hint := ""
+				if len(vs) == 0 && len(a.Shape) == 1 && a.Shape[0].isOne() {
+					// X[n]' * beta, a row times a vector, is [1]
+					hint = "; a vector [1] is not a scalar: take its element with [0] (a row [1, K] times a vector [K] is a vector [1]; dot_product(x, y) is a scalar)"
+				}
+				argErr(i, "`%s` is %s, which does not broadcast to the shape %s of %s%s",
+					exprString(call.Args[i]), a.Shape.String(), vs.String(), valName, hint)
 			}
 		}
 	case stdlib.DistCategorical:
@@ -511,6 +516,12 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 	}
 	switch req {
 	case dist.Unit:
+		if q, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && q.Op == ast.Div {
+			// Stan's Lincoln–Petersen binomial(C, M / N) with N above M:
+			// a relation between two values, which intervals do not keep.
+			a, b := exprString(q.X), exprString(q.Y)
+			return fmt.Sprintf("; that a quotient's numerator is below its denominator is a relation the checker does not track: on the logit scale, `%s` is log(%s) - log(%s - %s), an argument of BinomialLogit or BernoulliLogit", exprString(e), a, b, a)
+		}
 		return "; map a real to (0, 1) with inv_logit, or use BernoulliLogit"
 	case dist.Simplex:
 		if id, ok := ast.Unparen(e).(*ast.Ident); ok {

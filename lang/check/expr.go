@@ -106,7 +106,7 @@ func (c *checker) undeclared(id *ast.Ident) {
 	c.reported[name] = true
 	switch {
 	case builtinKind(name) == "function":
-		c.errorf(id.NamePos, "`%s` is a built-in function; call it as %s", name, stdlib.LookupFunc(name).Signature())
+		c.errorf(id.NamePos, "`%s` is a built-in function; call it as %s (built-in names are reserved: give a size or a value of your own another name)", name, stdlib.LookupFunc(name).Signature())
 	case builtinKind(name) == "distribution":
 		c.errorf(id.NamePos, "`%s` is a distribution; use it on the right of ~ as %s", name, stdlib.LookupDist(name).Signature())
 	case c.fns[name] != nil:
@@ -186,7 +186,14 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 		default:
 			xs = "(" + xs + ")"
 		}
-		c.errorf(e.OpPos, "%s", vectorProduct(xs, exprString(e.Y), x.Shape, y.Shape))
+		msg := vectorProduct(xs, exprString(e.Y), x.Shape, y.Shape)
+		if ix, ok := e.X.(*ast.IndexExpr); ok && len(ix.Indices) == 1 && c.info.Types[ix.X].Shape.Rank() == 2 && c.info.Types[ix.Indices[0]].Shape.Rank() == 0 {
+			// Stan's regression loop, X[n] * beta: there X[n] is a
+			// row_vector and the product a dot product.
+			msg += fmt.Sprintf("; `%s` is a row of %s, which gpp takes as a vector: Stan's %s * %s (a row_vector times a vector) is dot_product(%s, %s)",
+				xs, exprString(ix.X), xs, exprString(e.Y), xs, exprString(e.Y))
+		}
+		c.errorf(e.OpPos, "%s", msg)
 		return invalid
 	}
 	if e.Op == ast.Mul && x.Shape.Rank() > 0 && y.Shape.Rank() > 0 {

@@ -126,6 +126,18 @@ var stanSpellings = map[string]string{
 	"distance":                          "sqrt(dot_self(x - y))",
 	"norm2":                             "sqrt(dot_self(x))",
 	"norm1":                             "sum(abs(x))",
+	"step":                              "x >= 0 (Stan's step(0) is 1), a comparison: 0 or 1, on data or in an output",
+	"int_step":                          "x > 0 (Stan's int_step(0) is 0), a comparison: 0 or 1, on data or in an output",
+	"logical_eq":                        "x == y",
+	"logical_neq":                       "x != y",
+	"logical_lt":                        "x < y",
+	"logical_lte":                       "x <= y",
+	"logical_gt":                        "x > y",
+	"logical_gte":                       "x >= y",
+	"logical_and":                       "x && y",
+	"logical_or":                        "x || y",
+	"logical_negation":                  "!x",
+	"choose":                            "exp(lchoose(n, k))",
 }
 
 // stanNotes are Stan functions that gpp needs no call for, with what to
@@ -136,6 +148,8 @@ var stanNotes = map[string]string{
 	"rows":         "use the size names of X's declaration (data X: real[N, K] gives N and K)",
 	"cols":         "use the size names of X's declaration (data X: real[N, K] gives N and K)",
 	"to_array_1d":  "a real[N] is a vector already: write X itself",
+	"is_inf":       "data are finite (an infinity is an error where the data load), and a fit stops at a non-finite value, naming it",
+	"is_nan":       "data are finite (NaN is a missing value, section 3 of docs/language.md), and a fit stops at a non-finite value, naming it",
 }
 
 // stanHint returns how gpp writes the Stan function name, or "": a

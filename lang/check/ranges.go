@@ -296,8 +296,10 @@ func absInterval(a Interval) Interval {
 // increasing maps the interval through an increasing function f; an end
 // where f is not defined (NaN) leaves nothing known. An end is moved
 // outwards by an ulp (and opened) unless f took it from an infinite end or
-// from an integer to an integer (exp(0) = 1, log(1) = 0, sqrt(4) = 2: the
-// math library's results there are exact).
+// from an integer to an integer (exp(0) = 1, log(1) = 0, sqrt(4) = 2), or
+// from 0 to a half-integer (Phi(0) = inv_logit(0) = 0.5): the math
+// library's results there are exact, and Stan's golf model's
+// 2 * Phi(z) - 1 of a positive z is then in (0, 1), a probability.
 func increasing(a Interval, f func(float64) float64) Interval {
 	a = a.norm()
 	lo, hi := f(a.Lo), f(a.Hi)
@@ -305,7 +307,7 @@ func increasing(a Interval, f func(float64) float64) Interval {
 		return wholeLine()
 	}
 	exact := func(x, y float64) bool {
-		return math.IsInf(x, 0) || math.IsInf(y, 0) || x == math.Trunc(x) && y == math.Trunc(y)
+		return math.IsInf(x, 0) || math.IsInf(y, 0) || x == math.Trunc(x) && y == math.Trunc(y) || x == 0 && 2*y == math.Trunc(2*y)
 	}
 	r := Interval{Lo: lo, Hi: hi, LoIn: a.LoIn, HiIn: a.HiIn, Known: true}
 	if !exact(a.Lo, lo) {
@@ -470,6 +472,9 @@ func (c *checker) rangeOf(e ast.Expr, t Type) Interval {
 		switch f.Range {
 		case stdlib.Increasing:
 			if f.Fold != nil {
+				if d := f.Domain; d != nil {
+					x = intersect(x, Interval{Lo: d[0], Hi: d[1], LoIn: true, HiIn: true, Known: true})
+				}
 				return increasing(x, func(v float64) float64 { return f.Fold([]float64{v}) })
 			}
 		case stdlib.ElementRange:
