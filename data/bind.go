@@ -796,6 +796,24 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 			}
 		}
 	}
+	if d.Kind == ast.SumToZero && len(a.Values) > 0 {
+		if !b.sumsToZero(a, "its elements sum", 0, 1, len(a.Values), "a sum_to_zero_vector", decl) {
+			return false
+		}
+	}
+	if d.Kind == ast.SumToZeroMatrix && len(a.Shape) == 2 && len(a.Values) > 0 {
+		m, n := a.Shape[0], a.Shape[1]
+		for r := range m {
+			if !b.sumsToZero(a, fmt.Sprintf("row %d sums", r), r*n, 1, n, "a sum_to_zero_matrix", decl) {
+				return false
+			}
+		}
+		for c := range n {
+			if !b.sumsToZero(a, fmt.Sprintf("column %d sums", c), c, n, m, "a sum_to_zero_matrix", decl) {
+				return false
+			}
+		}
+	}
 	if d.Kind == ast.Simplex && len(a.Values) > 0 {
 		k := a.Shape[len(a.Shape)-1]
 		for r := 0; r < len(a.Values)/k; r++ {
@@ -812,8 +830,31 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 	return true
 }
 
+// sumsToZero checks that the n values of a from off on, stride apart, sum
+// to zero within sumToZeroTol, reporting the error at the first of them
+// (what: "row 2 sums").
+func (b *binder) sumsToZero(a *Array, what string, off, stride, n int, need, decl string) bool {
+	var s, abs float64
+	for k := range n {
+		v := a.Values[off+k*stride]
+		s += v
+		abs += math.Abs(v)
+	}
+	if math.Abs(s) > sumToZeroTol*max(1, abs) {
+		b.errs.Add(a.Locate(off), "%s: %s to %g, not 0 (to within %g times the sum of their absolute values), as %s needs; %s",
+			a.Name, what, s, sumToZeroTol, need, decl)
+		return false
+	}
+	return true
+}
+
 // simplexTol is how far from 1 a simplex row of data may sum.
 const simplexTol = 1e-8
+
+// sumToZeroTol is how far from 0 a sum_to_zero_vector of data (a row or
+// column of a sum_to_zero_matrix) may sum, relative to the sum of its
+// absolute values (at least 1).
+const sumToZeroTol = 1e-8
 
 func shapeWords(s []int) string {
 	switch len(s) {

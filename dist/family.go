@@ -56,6 +56,15 @@ const (
 	// (CovMatrixValues). No distribution has it; no scalar support
 	// contains it.
 	CovMatrix
+	// SumToZero is a vector of reals summing to zero (a declared
+	// sum_to_zero_vector[K]), made from K−1 unconstrained coordinates
+	// (SumToZeroValues); as a set of scalars it is Real.
+	SumToZero
+	// SumToZeroMatrix is an M×N matrix of reals whose rows and columns
+	// sum to zero (a declared sum_to_zero_matrix[M, N]), made from
+	// (M−1)(N−1) unconstrained coordinates (SumToZeroMatrixValues); as a
+	// set of scalars it is Real.
+	SumToZeroMatrix
 )
 
 var supportText = [...]string{
@@ -63,7 +72,7 @@ var supportText = [...]string{
 	Interval: "interval", Simplex: "simplex", Count: "count", Binary: "binary",
 	BoundedCount: "bounded count", Ordered: "ordered", CholCorr: "cholesky_factor_corr",
 	PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix", CholCov: "cholesky_factor_cov",
-	CovMatrix: "cov_matrix",
+	CovMatrix: "cov_matrix", SumToZero: "sum_to_zero_vector", SumToZeroMatrix: "sum_to_zero_matrix",
 }
 
 // IsCorr reports whether s is CholCorr or CorrMatrix: a K×K matrix
@@ -79,14 +88,26 @@ func (s Support) IsOrdered() bool { return s == Ordered || s == PositiveOrdered 
 // unconstrained coordinates, on which its variational factor is normal.
 func (s Support) IsMatrix() bool { return s.IsCorr() || s.IsCov() }
 
+// IsCoords reports whether s is IsMatrix or SumToZero: a param whose
+// values are a transform of unconstrained coordinates of another shape,
+// on which its variational factor is normal (its natural scale).
+func (s Support) IsCoords() bool { return s.IsMatrix() || s.IsSumToZero() }
+
+// IsSumToZero reports whether s is SumToZero or SumToZeroMatrix.
+func (s Support) IsSumToZero() bool { return s == SumToZero || s == SumToZeroMatrix }
+
 // IsCov reports whether s is CholCov or CovMatrix, made from K(K+1)/2
 // unconstrained coordinates.
 func (s Support) IsCov() bool { return s == CholCov || s == CovMatrix }
 
 // MatrixSize returns the number of unconstrained coordinates of a K×K
 // param of support s (IsMatrix): K(K+1)/2 for CholCov and CovMatrix,
-// K(K−1)/2 for the correlation supports.
+// K(K−1)/2 for the correlation supports; and K−1 for a SumToZero vector
+// of K.
 func (s Support) MatrixSize(k int) int {
+	if s == SumToZero {
+		return k - 1
+	}
 	if s.IsCov() {
 		return CholCovSize(k)
 	}
@@ -94,10 +115,13 @@ func (s Support) MatrixSize(k int) int {
 }
 
 // MatrixValues writes the K×K value (row-major) of a param of support s
-// (IsMatrix) from its coordinates y into dst; scratch (len K·K) holds the
-// factor of a CorrMatrix or a CovMatrix and is unused otherwise.
+// (IsMatrix) from its coordinates y into dst, or the K values of a
+// SumToZero vector; scratch (len K·K) holds the factor of a CorrMatrix or
+// a CovMatrix and is unused otherwise.
 func MatrixValues(s Support, dst, scratch, y []float64, k int) {
 	switch s {
+	case SumToZero:
+		SumToZeroValues(dst, y)
 	case CholCov:
 		CholCovValues(dst, y, k)
 	case CovMatrix:
@@ -151,7 +175,7 @@ func (s Support) Contains(inner Support) bool {
 	}
 	switch s {
 	case Real:
-		return inner != Simplex && inner != Interval && !inner.IsMatrix() // every scalar support is real, and ordered elements
+		return inner != Simplex && inner != Interval && !inner.IsMatrix() // every scalar support is real, and ordered and sum-to-zero elements
 	case NonNegative:
 		return inner == Positive || inner == Unit || inner == Count || inner == Binary || inner == BoundedCount || inner == PositiveOrdered
 	case Positive:

@@ -498,6 +498,18 @@ func printSummary(w io.Writer, path string, info *check.Info, lats []compile.Lat
 			}
 			family = l.Family + " on " + l.Support.String()
 		}
+		if l.Support == dist.SumToZero && len(l.Dims) == 1 { // the factor is of the K−1 isometric coordinates
+			family = l.Family + " on " + l.Dims[0].String() + "−1 coordinates"
+			if k := l.Dims[0].N; k >= 0 {
+				family = fmt.Sprintf("%s on %d coordinate%s", l.Family, k-1, plural(k-1))
+			}
+		}
+		if l.Support == dist.SumToZeroMatrix && len(l.Dims) == 2 { // the factor is of the (M−1)(N−1) isometric coordinates
+			family = fmt.Sprintf("%s on (%s−1)(%s−1) coordinates", l.Family, l.Dims[0], l.Dims[1])
+			if m, n := l.Dims[0].N, l.Dims[1].N; m >= 0 && n >= 0 {
+				family = fmt.Sprintf("%s on %d coordinate%s", l.Family, (m-1)*(n-1), plural((m-1)*(n-1)))
+			}
+		}
 		if l.Support.IsMatrix() && len(l.Dims) == 2 { // the factor is of L's (or Ω's factor's) unconstrained coordinates
 			sign := "−"
 			if l.Support.IsCov() {

@@ -156,6 +156,8 @@ func coordNames(m *compile.Model) []coordName {
 			kind = "log"
 		case dist.Unit:
 			kind = "logit"
+		case dist.SumToZero, dist.SumToZeroMatrix: // the isometric coordinates, not the values
+			kind = "coordinate"
 		}
 		for k := range l.Size {
 			out[l.Offset+k] = coordName{elemName(l.Name, l.Shape, k), kind}

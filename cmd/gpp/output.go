@@ -531,7 +531,9 @@ type variable struct {
 	// cholesky_factor_cov[K] or cov_matrix[K] latent (corrSupport its
 	// support; corrL holds a corr_matrix's or cov_matrix's factor), reported as its K×K value (a factor L with
 	// its upper zeros, as CmdStan, or Ω = L L') made from its coordinates
-	// by dist.MatrixValues into corr; else 0.
+	// by dist.MatrixValues into corr; else 0. A sum_to_zero_vector[K]'s
+	// and a sum_to_zero_matrix[M, N]'s (K and M) are reported as their
+	// values likewise.
 	corrK       int
 	corrSupport dist.Support
 	corrL       []float64
@@ -564,7 +566,7 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 			family = partsFamily(f)
 		}
 		var value []int
-		if f.Support.IsMatrix() {
+		if f.Support.IsCoords() {
 			for _, l := range m.Latents {
 				if l.Name == f.Name && l.Value != nil {
 					value = l.Value
@@ -759,6 +761,12 @@ func (ds *drawSet) fill(z []float64, outs [][]float64, set func(c int, v float64
 		for j, k := range v.elems {
 			val := math.NaN()
 			switch {
+			case v.corrK > 0 && v.corrSupport == dist.SumToZeroMatrix:
+				if j == 0 {
+					m, n := v.shape[0], v.shape[1]
+					dist.SumToZeroMatrixValues(v.corr, z[v.off:v.off+(m-1)*(n-1)], m, n)
+				}
+				val = v.corr[k]
 			case v.corrK > 0:
 				if j == 0 {
 					dist.MatrixValues(v.corrSupport, v.corr, v.corrL, z[v.off:v.off+v.corrSupport.MatrixSize(v.corrK)], v.corrK)
@@ -1787,6 +1795,7 @@ func writeFitJSON(w io.Writer, ff *fitFile) error {
 var supports = map[string]dist.Support{
 	"real": dist.Real, "positive": dist.Positive, "unit": dist.Unit, "simplex": dist.Simplex,
 	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr, "positive_ordered": dist.PositiveOrdered, "corr_matrix": dist.CorrMatrix, "cholesky_factor_cov": dist.CholCov, "cov_matrix": dist.CovMatrix,
+	"sum_to_zero_vector": dist.SumToZero, "sum_to_zero_matrix": dist.SumToZeroMatrix,
 }
 
 // readFitJSON reads a fit.json for --init and checks it. Errors are

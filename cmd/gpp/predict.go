@@ -519,7 +519,10 @@ func typeText(sup dist.Support, shape []int, loc, scale float64, elemBounds bool
 	case scale < 0:
 		kind = fmt.Sprintf("real<upper=%s>", formatNum(loc))
 	}
-	if sup.IsMatrix() && len(shape) == 1 {
+	if sup == dist.SumToZeroMatrix && len(shape) == 2 {
+		return fmt.Sprintf("%s[%d, %d]", kind, shape[0]+1, shape[1]+1)
+	}
+	if sup.IsCoords() && len(shape) == 1 {
 		for k := 1; sup.MatrixSize(k) <= shape[0]; k++ {
 			if sup.MatrixSize(k) == shape[0] {
 				return fmt.Sprintf("%s[%d]", kind, k)

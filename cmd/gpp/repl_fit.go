@@ -644,6 +644,8 @@ func (r *repl) show(args []string) {
 				if i == j {
 					name = "log " + name
 				}
+			case f.Support.IsSumToZero(): // the factor is of the K−1 ((M−1)(N−1)) isometric coordinates
+				name = fmt.Sprintf("%s coordinate %d", f.Name, k)
 			case f.Support.IsCorr(): // the factor is of atanh of L[i, j]'s partial correlation (Ω's factor's for a corr_matrix)
 				i, j := dist.CholCorrEntry(k)
 				name = fmt.Sprintf("atanh pcor %s[%d, %d]", f.Name, i, j)
@@ -778,7 +780,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	oi := len(m.Outputs) - 1
 	shape := m.Outputs[oi].Shape
 	if id, ok := x.(*ast.Ident); ok && (mode == modeMean || mode == modeSD) {
-		if fac := res.Factor(id.Name); fac != nil && !fac.Support.IsMatrix() { // exact moments of q (a factor's are of its coordinates)
+		if fac := res.Factor(id.Name); fac != nil && !fac.Support.IsCoords() { // exact moments of q (a factor's are of its coordinates)
 			v := fac.Mean()
 			if mode == modeSD {
 				v = fac.SD()
@@ -1096,7 +1098,10 @@ func latentChange(lats []compile.Latent, dim int, sized bool, res *sgvb.Result) 
 func latentType(s dist.Support, shape []int, loc, scale float64) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	t := s.String()
-	if s.IsMatrix() && len(shape) == 1 && shape[0] >= 0 { // K from its K(K−1)/2 (K(K+1)/2) coordinates
+	if s == dist.SumToZeroMatrix && len(shape) == 2 { // M×N from its (M−1)×(N−1) coordinates
+		shape = []int{shape[0] + 1, shape[1] + 1}
+	}
+	if s.IsCoords() && len(shape) == 1 && shape[0] >= 0 { // K from its K(K−1)/2 (K(K+1)/2, K−1) coordinates
 		k := 1
 		for s.MatrixSize(k) < shape[0] {
 			k++
@@ -1170,7 +1175,13 @@ func (r *repl) modelLatents() (lats []compile.Latent, dim int, sized bool) {
 		for _, d := range c.Dims {
 			shape = append(shape, d.N)
 		}
-		if c.Support.IsMatrix() && len(c.Dims) > 0 { // the fit's factor is of its K(K−1)/2 (K(K+1)/2) coordinates
+		if c.Support == dist.SumToZeroMatrix && len(shape) == 2 { // the fit's factor is of its (M−1)×(N−1) coordinates
+			for i, n := range shape {
+				if n >= 0 {
+					shape[i] = n - 1
+				}
+			}
+		} else if c.Support.IsCoords() && len(c.Dims) > 0 { // the fit's factor is of its K(K−1)/2 (K(K+1)/2, K−1) coordinates
 			shape = []int{-1}
 			if k := c.Dims[0].N; k >= 0 {
 				shape[0] = c.Support.MatrixSize(k)

@@ -71,7 +71,7 @@ type Latent struct {
 	Name         string
 	Offset, Size int          // slice x[Offset:Offset+Size] of the coordinate vector
 	Shape        []int        // for reporting; for Simplex the last axis is the simplex
-	Support      dist.Support // dist.Real, dist.Positive, dist.Unit, dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr, dist.CorrMatrix, dist.CholCov or dist.CovMatrix (their coordinates y: real, a normal factor)
+	Support      dist.Support // dist.Real, dist.Positive, dist.Unit, dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix, dist.SumToZero or dist.SumToZeroMatrix (their coordinates y: real, a normal factor)
 	// Init is an optional initial mean per element on the natural scale of
 	// the support (for dist.Ordered and dist.PositiveOrdered, increasing
 	// values x); nil = default.

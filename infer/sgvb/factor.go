@@ -176,7 +176,7 @@ const MaxFullRank = 100
 // CheckFullRank returns why a latent of support s and n elements cannot
 // have a full-rank factor (FamilyFullRank), or nil if it can.
 func CheckFullRank(s dist.Support, n int) error {
-	if s != dist.Real && s != dist.Positive && s != dist.Unit && !s.IsMatrix() {
+	if s != dist.Real && s != dist.Positive && s != dist.Unit && !s.IsCoords() {
 		why := ""
 		if s == dist.Simplex {
 			// Stan's fullrank ADVI is normal on a simplex's K − 1
@@ -187,7 +187,7 @@ func CheckFullRank(s dist.Support, n int) error {
 			// in groups of K.
 			why = ": a simplex keeps its Dirichlet factor (a joint normal over its K - 1 unconstrained coordinates, Stan's fullrank ADVI, is not implemented: docs/inference.md)"
 		}
-		return fmt.Errorf("full-rank factors are for real, positive, unit (bounded on both sides), cholesky_factor_corr, corr_matrix, cholesky_factor_cov and cov_matrix latents, not %v ones%s", s, why)
+		return fmt.Errorf("full-rank factors are for real, positive, unit (bounded on both sides), cholesky_factor_corr, corr_matrix, cholesky_factor_cov, cov_matrix, sum_to_zero_vector and sum_to_zero_matrix latents, not %v ones%s", s, why)
 	}
 	if n > MaxFullRank {
 		return fmt.Errorf("%d elements; full-rank factors are for latents of at most %d elements: larger ones do not converge in a default fit (docs/inference.md)", n, MaxFullRank)
@@ -350,7 +350,7 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 		}
 		return FamilyOrdered, nil
 	}
-	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.CholCorr: FamilyNormal, dist.CorrMatrix: FamilyNormal, dist.CholCov: FamilyNormal, dist.CovMatrix: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
+	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.CholCorr: FamilyNormal, dist.CorrMatrix: FamilyNormal, dist.CholCov: FamilyNormal, dist.CovMatrix: FamilyNormal, dist.SumToZero: FamilyNormal, dist.SumToZeroMatrix: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
 	if named && f == FamilyFullRank {
 		if err := CheckFullRank(l.Support, l.Size); err != nil {
 			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
@@ -369,7 +369,7 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 			return FamilyLognormal, nil
 		}
 		return 0, fmt.Errorf("sgvb: latent %s: family %v is not available for a positive latent", l.Name, over)
-	case dist.Real, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix: // a cholesky_factor_corr, corr_matrix, cholesky_factor_cov or cov_matrix latent's coordinates are real
+	case dist.Real, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix, dist.SumToZero, dist.SumToZeroMatrix: // a cholesky_factor_corr, corr_matrix, cholesky_factor_cov, cov_matrix, sum_to_zero_vector or sum_to_zero_matrix latent's coordinates are real
 		return FamilyNormal, nil
 	case dist.Unit:
 		return FamilyBeta, nil

@@ -183,7 +183,7 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 func (e *engine) edgeWarning(r *Result, x []float64) {
 	for bi := range e.blocks {
 		b := &e.blocks[bi]
-		if b.support == dist.Real || b.support == dist.Simplex || b.support.IsMatrix() {
+		if b.support == dist.Real || b.support == dist.Simplex || b.support.IsCoords() {
 			continue
 		}
 		for i, v := range x[b.off : b.off+b.n] {

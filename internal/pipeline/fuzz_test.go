@@ -89,6 +89,10 @@ func FuzzPipeline(f *testing.F) {
 		"y ~ MvNormal(0, K)\ny ~ MvNormalCholesky(0, chol(add_diag(gp_matern32_cov(X, alpha, rho) + gp_periodic_cov(x, 1, rho, 2), sigma * [1, 2, 3])))\n"+
 		"z ~ MvNormal(0, add_diag(gp_exp_quad_cov(z, alpha, rho), 0.1))\noutput y_rep ~ MvNormal(0, K)\n",
 		`{"x": [0.1, -0.4, 1.2], "X": [[0, 1], [0.5, 0.2], [-1, 0.3]], "y": [0.3, -0.2, 0.8]}`, "")
+	f.Add("data node1: int[E]\ndata node2: int[E]\ndata y: int<lower=0>[N]\ndata z: sum_to_zero_vector[3]\nparam sigma: positive ~ HalfNormal(1)\n"+
+		"param phi: sum_to_zero_vector[N]\nparam a: sum_to_zero_vector[3] ~ Normal(0, sigma)\ntarget += -0.5 * dot_self(phi[node1] - phi[node2])\n"+
+		"y ~ Poisson(exp(sigma * phi))\nz ~ Normal(a, 1)\nparam A: sum_to_zero_matrix[2, 3] ~ Normal(0, 1)\ndata Z: sum_to_zero_matrix[2, 3]\nZ ~ Normal(A, sigma)\noutput s = sum(phi)\n",
+		`{"node1": [0, 1, 2, 3], "node2": [1, 2, 3, 0], "y": [3, 0, 5, 2], "z": [0.5, -1, 0.5], "Z": [[1, -0.5, -0.5], [-1, 0.5, 0.5]]}`, "")
 	// CmdStan's bare NaN and infinities in JSON, logical cells and Excel's
 	// separator line in a CSV, a blank last line of a one-column CSV
 	f.Add("data y: real[N]\ndata k: int<lower=0, upper=1>[N]\nparam mu: real ~ Normal(0, 5)\nparam p: unit ~ Beta(1, 1)\n"+

@@ -262,7 +262,7 @@ func (*SliceExpr) exprNode()     {}
 type ElemKind int
 
 // Element kinds. Int and Real are the data types; Positive, Unit, Simplex,
-// Ordered, PositiveOrdered, CholCorr, CorrMatrix, CholCov and CovMatrix are real with a support constraint (and decide a
+// Ordered, PositiveOrdered, CholCorr, CorrMatrix, CholCov, CovMatrix, SumToZero and SumToZeroMatrix are real with a support constraint (and decide a
 // latent's variational family).
 const (
 	Int             ElemKind = iota + 1 // int
@@ -276,9 +276,11 @@ const (
 	CorrMatrix                          // corr_matrix: a correlation matrix
 	CholCov                             // cholesky_factor_cov: the Cholesky factor of a covariance matrix
 	CovMatrix                           // cov_matrix: a covariance matrix
+	SumToZero                           // sum_to_zero_vector: a vector whose elements sum to zero
+	SumToZeroMatrix                     // sum_to_zero_matrix: a matrix whose rows and columns sum to zero
 )
 
-var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr", PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix", CholCov: "cholesky_factor_cov", CovMatrix: "cov_matrix"}
+var elemText = [...]string{Int: "int", Real: "real", Positive: "positive", Unit: "unit", Simplex: "simplex", Ordered: "ordered", CholCorr: "cholesky_factor_corr", PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix", CholCov: "cholesky_factor_cov", CovMatrix: "cov_matrix", SumToZero: "sum_to_zero_vector", SumToZeroMatrix: "sum_to_zero_matrix"}
 
 // IsCorr reports whether k is CholCorr or CorrMatrix, a K×K param made
 // from K(K−1)/2 unconstrained coordinates.
@@ -288,6 +290,9 @@ func (k ElemKind) IsCorr() bool { return k == CholCorr || k == CorrMatrix }
 // CovMatrix, a K×K param made from unconstrained coordinates, declared
 // with one dimension.
 func (k ElemKind) IsMatrix() bool { return k.IsCorr() || k == CholCov || k == CovMatrix }
+
+// IsSumToZero reports whether k is SumToZero or SumToZeroMatrix.
+func (k ElemKind) IsSumToZero() bool { return k == SumToZero || k == SumToZeroMatrix }
 
 // IsOrdered reports whether k is Ordered or PositiveOrdered, a vector of
 // strictly increasing values.

@@ -280,6 +280,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalMvNormalChol(n)
 	case op == OpWishart:
 		return p.evalWishart(n)
+	case op == OpSumToZero:
+		p.evalSumToZero(n, z)
 	case op == OpOrdered:
 		evalOrdered(z, p.v(p.arg(n, 0)), n.i0 == 1)
 	case op == OpNot:

@@ -291,6 +291,8 @@ func (p *Program) grad(n *node) {
 		p.gradMvNormalChol(n, g)
 	case op == OpWishart:
 		p.gradWishart(n, g[0])
+	case op == OpSumToZero:
+		p.gradSumToZero(n, g)
 	case op == OpOrdered:
 		x := p.arg(n, 0)
 		gradOrdered(p.a(x), p.v(x), g, n.i0 == 1)

@@ -155,6 +155,11 @@ const (
 	// a cov_matrix[K] param's values L L' from its factor L (an OpCholCov
 	// node): exactly symmetric
 	OpCovFromChol
+	// a sum_to_zero_vector[K] param's values from its K−1 coordinates by
+	// the isometric basis (dist.SumToZeroValues): linear, unit Jacobian;
+	// i0 is 1 for a sum_to_zero_matrix[M, N]'s from its (M−1)×(N−1)
+	// coordinates (dist.SumToZeroMatrixValues)
+	OpSumToZero
 
 	// Densities.
 	OpDensity // Σ log p(value | args), elementwise with broadcasting
@@ -220,7 +225,7 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpSumToZero: "sum_to_zero_vector", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpWishart: "Wishart", OpMultinomial: "multinomial", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }

@@ -470,7 +470,7 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	if dv.Lower != nil && dv.Upper != nil && *dv.Lower > *dv.Upper {
 		c.errorf(t.Upper.Pos(), "upper bound %g is below the lower bound %g", *dv.Upper, *dv.Lower)
 	}
-	if (t.Kind == ast.Simplex || t.Kind.IsOrdered()) && (t.Lower != nil || t.Upper != nil) {
+	if (t.Kind == ast.Simplex || t.Kind.IsOrdered() || t.Kind.IsSumToZero()) && (t.Lower != nil || t.Upper != nil) {
 		pos := t.KindPos
 		if t.Lower != nil {
 			pos = t.Lower.Pos()
@@ -481,6 +481,9 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	}
 	if t.Kind.IsOrdered() {
 		c.orderedDims(t)
+	}
+	if t.Kind.IsSumToZero() {
+		c.sumToZeroDims(t, dv.Dims) // the sums are checked when the data load
 	}
 	if t.Kind.IsMatrix() {
 		c.errorf(t.KindPos, "%s is a param type: data `%s` cannot be declared one; declare the data real[K, K]", t.Kind, dv.Name)
@@ -664,6 +667,13 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 			t = &ast.TypeExpr{Kind: t.Kind, KindPos: t.KindPos, Dims: t.Dims}
 		}
 	}
+	if t.Kind.IsSumToZero() {
+		c.sumToZeroDims(t, lat.Dims)
+		if t.Lower != nil || t.Upper != nil {
+			c.errorf(t.KindPos, "bounds are not allowed on a %s param: its elements are reals that sum to zero", t.Kind)
+			t = &ast.TypeExpr{Kind: t.Kind, KindPos: t.KindPos, Dims: t.Dims}
+		}
+	}
 	if t.Lower != nil || t.Upper != nil {
 		c.paramBounds(lat, t)
 	}
@@ -696,11 +706,15 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		lat.Support, lat.Family = dist.CholCov, "normal" // on the K(K+1)/2 coordinates
 	case lat.Kind == ast.CovMatrix:
 		lat.Support, lat.Family = dist.CovMatrix, "normal" // on the K(K+1)/2 coordinates of its factor
+	case lat.Kind == ast.SumToZero:
+		lat.Support, lat.Family = dist.SumToZero, "normal" // on the K−1 isometric coordinates
+	case lat.Kind == ast.SumToZeroMatrix:
+		lat.Support, lat.Family = dist.SumToZeroMatrix, "normal" // on the (M−1)(N−1) isometric coordinates
 	default:
 		lat.Support, lat.Family = dist.Real, "normal"
 	}
 	support := lat.Support
-	if lat.Bounded() || support == dist.Ordered || support.IsMatrix() { // the values' support follows from the bounds, not the factor's; ordered elements and a factor's or correlation matrix's entries are reals
+	if lat.Bounded() || support == dist.Ordered || support.IsMatrix() || support.IsSumToZero() { // the values' support follows from the bounds, not the factor's; ordered and sum-to-zero elements and a factor's or correlation matrix's entries are reals
 		support = dist.Real
 	}
 	if support == dist.PositiveOrdered { // its elements are positive reals
@@ -767,6 +781,46 @@ func (c *checker) cholCorrDims(t *ast.TypeExpr, dims Shape) Shape {
 		c.errorf(t.Dims[0].Pos(), "%s[%s] needs K ≥ 2 (got %d): %s is the constant 1", t.Kind, exprString(t.Dims[0]), dims[0].N, what)
 	}
 	return Shape{dims[0], dims[0]}
+}
+
+// sumToZeroDims checks that a sum_to_zero_vector type is a vector of at
+// least 2 elements, sum_to_zero_vector[K], and a sum_to_zero_matrix one a
+// matrix of at least 2 rows and 2 columns, sum_to_zero_matrix[M, N]. One
+// element (one row or column) would be the constant 0, nothing to infer.
+func (c *checker) sumToZeroDims(t *ast.TypeExpr, dims Shape) {
+	if t.Kind == ast.SumToZeroMatrix {
+		if len(t.Dims) != 2 {
+			c.errorf(t.KindPos, "sum_to_zero_matrix is a matrix whose rows and columns sum to zero: declare it sum_to_zero_matrix[M, N] with two dimensions (it has %d)", len(t.Dims))
+			return
+		}
+		for i, d := range dims {
+			if i < len(t.Dims) && d.Known() && d.N < 2 {
+				c.errorf(t.Dims[i].Pos(), "%s", SumToZeroTooShort(t.Kind, exprString(t.Dims[i]), d.N))
+			}
+		}
+		return
+	}
+	if len(t.Dims) != 1 {
+		c.errorf(t.KindPos, "sum_to_zero_vector is a vector whose elements sum to zero: declare it sum_to_zero_vector[K] with one dimension (it has %d)", len(t.Dims))
+		return
+	}
+	if len(dims) == 1 && dims[0].Known() && dims[0].N < 2 {
+		c.errorf(t.Dims[0].Pos(), "%s", SumToZeroTooShort(t.Kind, exprString(t.Dims[0]), dims[0].N))
+	}
+}
+
+// SumToZeroTooShort is the error for a sum_to_zero_vector[K] whose K, or a
+// sum_to_zero_matrix[M, N] whose M or N, written dim, is n < 2. The checker
+// reports it for a constant size, the compiler for a size the data give.
+func SumToZeroTooShort(kind ast.ElemKind, dim string, n int) string {
+	msg := "a sum_to_zero_vector needs at least 2 elements (one is the constant 0)"
+	if kind == ast.SumToZeroMatrix {
+		msg = "a sum_to_zero_matrix needs at least 2 rows and 2 columns (one is the constant 0)"
+	}
+	if dim == strconv.Itoa(n) {
+		return fmt.Sprintf("%s; this one has %d", msg, n)
+	}
+	return fmt.Sprintf("%s; `%s` is %d", msg, dim, n)
 }
 
 // orderedDims checks that an ordered or positive_ordered type is a
@@ -951,6 +1005,9 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 		own := lat.Support
 		if own == dist.PositiveOrdered { // restricted to the positive half line as a positive param's, then to the increasing vectors (orderedPrior)
 			own = dist.Positive
+		}
+		if own.IsSumToZero() { // a real density on the zero-sum vectors, unnormalised there as in Stan
+			own = dist.Real
 		}
 		if d.Support != own && lat.Support != dist.Ordered { // a real prior restricted to the ordered set: orderedPrior
 			lat.Truncated = true

@@ -23,7 +23,11 @@
 // (dist.CorrMatrixValues), with the log Jacobian of y → Ω, and for a
 // cholesky_factor_cov[K] latent of K(K+1)/2 coordinates
 // (dist.CholCovValues), with that of y → L, Σ y_ii, and for a
-// cov_matrix[K] latent Σ = L L' of them (dist.CovMatrixValues).
+// cov_matrix[K] latent Σ = L L' of them (dist.CovMatrixValues). A
+// sum_to_zero_vector[K] latent's normal factor is on its K−1 isometric
+// coordinates y (dist.SumToZeroValues), whose map has constant Jacobian:
+// nothing is added; and so a sum_to_zero_matrix[M, N] latent's on its
+// (M−1)×(N−1) coordinates (dist.SumToZeroMatrixValues).
 package compile
 
 import (
@@ -48,7 +52,7 @@ type Latent struct {
 	Pos          ast.Pos
 	Offset, Size int
 	Shape        []int        // nil for a scalar
-	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered, CholCorr, CorrMatrix, CholCov or CovMatrix
+	Support      dist.Support // Real, Positive, Unit, Simplex, Ordered, PositiveOrdered, CholCorr, CorrMatrix, CholCov, CovMatrix, SumToZero or SumToZeroMatrix
 	Family       string       // the variational family the checker chose
 	// Value is the shape of the param's values where it is not Shape, the
 	// shape of its coordinates: a cholesky_factor_corr[K] latent has Size
@@ -56,8 +60,11 @@ type Latent struct {
 	// [K, K], dist.CholCorrValues), and so has a corr_matrix[K] latent
 	// (dist.CorrMatrixValues), and a cholesky_factor_cov[K] latent of
 	// K(K+1)/2 coordinates (dist.CholCovValues), and so has a
-	// cov_matrix[K] latent (dist.CovMatrixValues). nil for every other
-	// latent.
+	// cov_matrix[K] latent (dist.CovMatrixValues), and a
+	// sum_to_zero_vector[K] latent has K−1 coordinates and a value [K]
+	// (dist.SumToZeroValues), a sum_to_zero_matrix[M, N] latent
+	// (M−1)×(N−1) coordinates (Shape [M−1, N−1]) and a value [M, N]
+	// (dist.SumToZeroMatrixValues). nil for every other latent.
 	Value []int
 	// Init is the prior mean per element when the prior's arguments are
 	// constants (a starting point for the fit), else nil; for a bounded
@@ -593,6 +600,34 @@ func (l *lowerer) addLatent(lat *check.Latent, shape []int) error {
 		size = lat.Support.MatrixSize(shape[0])
 		shape = []int{size}
 	}
+	if lat.Support == dist.SumToZero {
+		// K−1 coordinates for a zero-sum vector of K
+		if len(shape) != 1 {
+			return ast.Errorf(lat.Pos, "`%s`: a sum_to_zero_vector param is a vector", lat.Name)
+		}
+		if shape[0] < 2 {
+			d := lat.Decl.Type.Dims[0]
+			return ast.Errorf(d.Pos(), "%s", check.SumToZeroTooShort(ast.SumToZero, ast.FormatExpr(d), shape[0]))
+		}
+		valShape = []int{shape[0]}
+		size = shape[0] - 1
+		shape = []int{size}
+	}
+	if lat.Support == dist.SumToZeroMatrix {
+		// (M−1)×(N−1) coordinates for a matrix M×N
+		if len(shape) != 2 {
+			return ast.Errorf(lat.Pos, "`%s`: a sum_to_zero_matrix param is a matrix", lat.Name)
+		}
+		for i, n := range shape {
+			if n < 2 {
+				d := lat.Decl.Type.Dims[i]
+				return ast.Errorf(d.Pos(), "%s", check.SumToZeroTooShort(ast.SumToZeroMatrix, ast.FormatExpr(d), n))
+			}
+		}
+		valShape = []int{shape[0], shape[1]}
+		shape = []int{shape[0] - 1, shape[1] - 1}
+		size = shape[0] * shape[1]
+	}
 	if size == 0 {
 		return ast.Errorf(lat.Pos, "`%s` would have %s elements: a param needs at least one", lat.Name, dimsText(shape))
 	}
@@ -636,6 +671,13 @@ func (l *lowerer) addLatent(lat *check.Latent, shape []int) error {
 			return ast.Errorf(lat.Pos, "`%s`: a positive_ordered param is a vector", lat.Name)
 		}
 		z = l.b.PositiveOrdered(coord, pos)
+	case dist.SumToZero:
+		// z = V y by the isometric basis: |z| = |y|, a constant
+		// Jacobian, so nothing is added and the density is that of y
+		z = l.b.SumToZero(coord, pos)
+	case dist.SumToZeroMatrix:
+		// Z = V_M Y V_N', an isometry as well: nothing is added
+		z = l.b.SumToZeroMatrix(coord, pos)
 	case dist.CholCorr:
 		// L from the coordinates y, and log |dL/dy| so that the log
 		// joint is the density of y, on which the factor is normal
@@ -785,7 +827,7 @@ func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
 		if !(m > 0 && m < 1) {
 			return nil
 		}
-	case dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix: // a mean per element is no point of these
+	case dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix, dist.SumToZero, dist.SumToZeroMatrix: // a mean per element is no point of these
 		return nil
 	}
 	init := make([]float64, size)

@@ -183,6 +183,21 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 		if d.Name != "Dirichlet" {
 			return errf("a simplex param is drawn from a Dirichlet prior, not %s", ast.FormatExpr(sp.call))
 		}
+	case dist.SumToZero, dist.SumToZeroMatrix:
+		// iid Normal(mu, s) restricted to the zero-sum plane is ∝
+		// exp(−|z|²/2s²) there whatever the scalar mu (z ⊥ 1), so its
+		// isometric coordinates are iid Normal(0, s)
+		scalar := d.Name == "Normal"
+		for _, a := range sp.call.Args {
+			if t, ok := m.info.Types[a]; !ok || t.Shape.Rank() != 0 {
+				scalar = false
+			}
+		}
+		u, ok := dist.LookupUnivariate(d.Name)
+		if !scalar || !ok {
+			return errf("a %s param is drawn from a Normal prior with scalar arguments (its isometric coordinates iid Normal(0, s)), not %s", lat.Support, ast.FormatExpr(sp.call))
+		}
+		sp.u = u // the arguments' supports
 	case dist.CholCorr, dist.CorrMatrix:
 		if d.Shape != stdlib.DistLKJ {
 			return errf("a %s param is drawn from an LKJ prior, not %s", lat.Support, ast.FormatExpr(sp.call))
@@ -516,6 +531,12 @@ func (sp *priorSpec) draw(rng *rand.Rand, ml *Latent, xs, zs []float64) error {
 		for k, v := range zs {
 			xs[k] = math.Log(max(v, math.SmallestNonzeroFloat64))
 		}
+		return nil
+	case dist.SumToZero, dist.SumToZeroMatrix:
+		for k := range xs {
+			xs[k] = sp.buf[1][k] * rng.NormFloat64()
+		}
+		copy(zs, xs) // reported as the values of these coordinates
 		return nil
 	case dist.Ordered, dist.PositiveOrdered:
 		lo := check.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}

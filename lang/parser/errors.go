@@ -381,7 +381,7 @@ func stanPrint(toks []lexer.Token, i int) bool {
 var stanDeclTypes = map[string]bool{
 	"real": true, "int": true, "vector": true, "row_vector": true, "matrix": true, "array": true,
 	"simplex": true, "ordered": true, "positive_ordered": true, "unit_vector": true,
-	"sum_to_zero_vector": true, "corr_matrix": true, "cov_matrix": true,
+	"sum_to_zero_vector": true, "sum_to_zero_matrix": true, "corr_matrix": true, "cov_matrix": true,
 	"cholesky_factor_corr": true, "cholesky_factor_cov": true,
 }
 

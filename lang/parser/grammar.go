@@ -154,7 +154,7 @@ type outputStmt struct {
 // for duplicates when lowered.
 type typeExpr struct {
 	Pos    lexer.Position
-	Kind   string   `parser:"@('int' | 'real' | 'positive' | 'unit' | 'simplex' | 'ordered' | 'cholesky_factor_corr' | 'positive_ordered' | 'corr_matrix' | 'cholesky_factor_cov' | 'cov_matrix')"`
+	Kind   string   `parser:"@('int' | 'real' | 'positive' | 'unit' | 'simplex' | 'ordered' | 'cholesky_factor_corr' | 'positive_ordered' | 'corr_matrix' | 'cholesky_factor_cov' | 'cov_matrix' | 'sum_to_zero_vector' | 'sum_to_zero_matrix')"`
 	Bounds []*bound `parser:"('<' @@ (',' @@)* '>')?"`
 	Dims   []*expr  `parser:"('[' @@ (',' @@)* ']')?"`
 	Tokens []lexer.Token

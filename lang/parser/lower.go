@@ -153,7 +153,8 @@ func (l *lowerer) ident(id *ident) *ast.Ident {
 var kinds = map[string]ast.ElemKind{
 	"int": ast.Int, "real": ast.Real, "positive": ast.Positive, "unit": ast.Unit, "simplex": ast.Simplex, "ordered": ast.Ordered,
 	"cholesky_factor_corr": ast.CholCorr, "positive_ordered": ast.PositiveOrdered, "corr_matrix": ast.CorrMatrix,
-	"cholesky_factor_cov": ast.CholCov, "cov_matrix": ast.CovMatrix,
+	"cholesky_factor_cov": ast.CholCov, "cov_matrix": ast.CovMatrix, "sum_to_zero_vector": ast.SumToZero,
+	"sum_to_zero_matrix": ast.SumToZeroMatrix,
 }
 
 func (l *lowerer) typeExpr(t *typeExpr) *ast.TypeExpr {

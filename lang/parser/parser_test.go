@@ -193,6 +193,8 @@ var stmtTests = []struct{ src, want string }{
 	{`data theta: simplex[K]`, `(data theta (type simplex (dims (ident K))))`},
 	{`data u: unit[N, K]`, `(data u (type unit (dims (ident N) (ident K))))`},
 	{`param c: ordered[K] ~ Normal(0, 5)`, `(param c (type ordered (dims (ident K))) (call Normal (int 0) (int 5)))`},
+	{`param A: sum_to_zero_matrix[3, 4]`, `(param A (type sum_to_zero_matrix (dims (int 3) (int 4))))`},
+	{`param phi: sum_to_zero_vector[5] ~ Normal(0, 1)`, `(param phi (type sum_to_zero_vector (dims (int 5))) (call Normal (int 0) (int 1)))`},
 	{`param r: positive_ordered[2] ~ Gamma(2, 0.5)`, `(param r (type positive_ordered (dims (int 2))) (call Gamma (int 2) (real 0.5)))`},
 	{`param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(2)`, `(param L (type cholesky_factor_corr (dims (int 2))) (call LKJCorrCholesky (int 2)))`},
 	{`param Omega: corr_matrix[K] ~ LKJCorr(2)`, `(param Omega (type corr_matrix (dims (ident K))) (call LKJCorr (int 2)))`},

@@ -31,7 +31,7 @@ var keywords = map[string]bool{
 	"target": true, "for": true, "in": true, "if": true, "else": true,
 	"int": true, "real": true, "positive": true, "unit": true, "simplex": true,
 	"ordered": true, "cholesky_factor_corr": true, "positive_ordered": true, "corr_matrix": true,
-	"cholesky_factor_cov": true, "cov_matrix": true, "fn": true, "return": true,
+	"cholesky_factor_cov": true, "cov_matrix": true, "sum_to_zero_vector": true, "sum_to_zero_matrix": true, "fn": true, "return": true,
 }
 
 // Keywords returns the reserved words, sorted (for the REPL's completion).
@@ -337,7 +337,7 @@ func canEnd(t lexer.Token, closes bool) bool {
 
 // typeKinds are the keywords a type starts with; a "<" right after one
 // opens the type's bounds.
-var typeKinds = map[string]bool{"int": true, "real": true, "positive": true, "unit": true, "simplex": true, "ordered": true, "cholesky_factor_corr": true, "positive_ordered": true, "corr_matrix": true, "cholesky_factor_cov": true, "cov_matrix": true}
+var typeKinds = map[string]bool{"int": true, "real": true, "positive": true, "unit": true, "simplex": true, "ordered": true, "cholesky_factor_corr": true, "positive_ordered": true, "corr_matrix": true, "cholesky_factor_cov": true, "cov_matrix": true, "sum_to_zero_vector": true, "sum_to_zero_matrix": true}
 
 // boundsTracker tells a ">" that closes a type's bounds from a comparison:
 // the first ">" after the "<" that follows a type keyword closes them
