@@ -99,6 +99,7 @@ const (
 	ColsDot                             // [n, m], [n, m] → [1, m]: the dot product of each column; [n], [n] → [1, 1]
 	HMM                                 // [N, K], [K, K], [K] → scalar: hmm_marginal
 	HMMStates                           // [N, K], [K, K], [K] → [N, K]: hmm_hidden_state_prob
+	ODE                                 // f, y0 [D], t0, ts [T], ... → [T, D]: ode_rk45 (variadic; the checker types it)
 )
 
 var shapeText = [...]string{
@@ -138,6 +139,7 @@ var shapeText = [...]string{
 	ColsDot:        "[n, m], [n, m] → [1, m]; [n], [n] → [1, 1]",
 	HMM:            "[N, K], [K, K], [K] → scalar; [N], [1, 1], [1] → scalar",
 	HMMStates:      "[N, K], [K, K], [K] → [N, K]; [N], [1, 1], [1] → [N, 1]",
+	ODE:            "y0 [D], ts [T] → [T, D]: row i is y(ts[i])",
 }
 
 // String describes the rule in words, as in the docs.

@@ -14,6 +14,12 @@ var (
 	argArray = []Arg{{Name: "x", Ranks: Vector | Matrix}}
 	argVec   = []Arg{{Name: "x", Ranks: Vector}}
 
+	// odeArgs are ode_rk45's: "..." stands for the arguments passed on to f.
+	odeData    = "the solver's times and settings are fixed, as in Stan"
+	odeArgs    = []Arg{{Name: "f"}, {Name: "y0", Ranks: Vector}, {Name: "t0", Ranks: Scalar, Data: odeData}, {Name: "ts", Ranks: Vector, Data: odeData}, {Name: "..."}}
+	odeTolArgs = []Arg{odeArgs[0], odeArgs[1], odeArgs[2], odeArgs[3],
+		{Name: "rel_tol", Ranks: Scalar, Data: odeData}, {Name: "abs_tol", Ranks: Scalar, Data: odeData}, {Name: "max_num_steps", Ranks: Scalar, Int: true, Data: odeData}, {Name: "..."}}
+
 	realRule     = SupportRule{Kind: Fixed, Default: dist.Real}
 	positiveRule = SupportRule{Kind: Fixed, Default: dist.Positive}
 	// sumRule: sums of positive (non-negative, count) values keep the sign.
@@ -189,6 +195,10 @@ var funcs = []*Func{
 	{Name: "hmm_hidden_state_prob", Args: []Arg{{Name: "log_omega", Ranks: Vector | Matrix}, {Name: "Gamma", Ranks: Matrix, Support: dist.NonNegative}, {Name: "rho", Ranks: Vector, Support: dist.NonNegative}}, Shape: HMMStates, Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "hmm_hidden_state_prob",
 		Doc: "the posterior probability of each hidden state at each observation given all of them, [N, K] (Stan's hmm_hidden_state_prob, transposed as log_omega is), by the forward-backward algorithm, for the arguments of hmm_marginal; each row sums to 1; no derivative, so on params only an output may call it", Example: "output p_state = hmm_hidden_state_prob(logpdf(y, Normal(mu', sigma)), A, rho)",
 		OutputOnly: "it is a posterior summary with no derivative, for outputs (hmm_marginal is the log likelihood)"},
+	{Name: "ode_rk45", Args: odeArgs, Shape: ODE, Support: realRule, Elem: RealResult, Op: "ode_rk45",
+		Doc: "the solution of the ODE y' = f(t, y, ...) from y(t0) = y0 at the increasing output times ts (each > t0; t0 and ts known before the fit), row i being y(ts[i]) (Stan's ode_rk45 returns an array of vectors); f names a user function fn f(t, y, ...) returning a vector as long as y, and the arguments after ts are passed to it (params, data, lets); Dormand–Prince 5(4) with relative and absolute tolerances 1e-6 and at most 1e6 steps in all, its gradient by forward sensitivities (section 3, Ordinary differential equations)", Example: "ode_rk45(sir, y0, 0, ts, beta, gamma)"},
+	{Name: "ode_rk45_tol", Args: odeTolArgs, Shape: ODE, Support: realRule, Elem: RealResult, Op: "ode_rk45",
+		Doc: "ode_rk45 with the solver's settings (Stan's ode_rk45_tol): rel_tol and abs_tol > 0, max_num_steps a positive int, all known before the fit", Example: "ode_rk45_tol(sir, y0, 0, ts, 1e-8, 1e-8, 100000, beta, gamma)"},
 	{Name: "variance", Args: argArray, Shape: ReduceScalar, Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "variance",
 		Doc: "sample variance of all elements, over n - 1 (Stan's variance); 0 for one element. Stan's sd(x) is sqrt(variance(x)): sd stays free as a name", Example: "(y - mean(y)) / sqrt(variance(y))"},
 	{Name: "I", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}}, Shape: Identity,

@@ -112,6 +112,9 @@ type node struct {
 	// program's life under a scatter that changes: Finish factors it once
 	// (factorDataCov) into the scratch, which an evaluation only reads.
 	cfix bool
+	// ode is an OpODE node's right-hand side and settings; i1 indexes
+	// the program's odeRun.
+	ode *odeSpec
 
 	scr, nscr int // scratch range
 }

@@ -545,6 +545,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.wishartError(n)
 		case OpHMMMarginal, OpHMMStateProb:
 			return p.hmmError(n)
+		case OpODE:
+			return p.odeError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}

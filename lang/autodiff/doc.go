@@ -31,6 +31,10 @@
 // pass forms the row sums its reverse pass reuses. See BENCHMARKS.md for
 // what they buy.
 //
+// An ODE node (OpODE, ode.go) solves y' = f(t, y, args) at given times
+// with a small Program of its own for f, compiled from a user function's
+// body, and carries forward sensitivities for its reverse pass.
+//
 // Comparison and logical nodes (Logical, Not) are step functions, 0 or 1
 // per element: evaluated forward like any op, with no allocation, but
 // passing no adjoint, their derivative being zero wherever it exists. gpp's

@@ -114,6 +114,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalHMM(n)
 	case op == OpHMMStateProb:
 		return p.evalHMMStateProb(n)
+	case op == OpODE:
+		return p.evalODE(n)
 	case op == OpARFilter:
 		arFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
 	case op == OpMatMul:

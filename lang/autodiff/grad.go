@@ -96,6 +96,8 @@ func (p *Program) grad(n *node) {
 		p.gradARFilter(n, g)
 	case op == OpHMMMarginal:
 		p.gradHMM(n, g[0])
+	case op == OpODE:
+		p.gradODE(n, g)
 	case op == OpMatMul:
 		p.gradMatMul(n, g)
 	case op == OpTranspose:

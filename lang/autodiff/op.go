@@ -101,6 +101,9 @@ const (
 	// the posterior probabilities of the states, [N, K], for the same
 	// arguments (Stan's hmm_hidden_state_prob); no derivative: outputs only
 	OpHMMStateProb
+	// the solution of an ODE y' = f(t, y, args) at given times, [T, D],
+	// from y0 and the args (Stan's ode_rk45; ode.go)
+	OpODE
 
 	// Linear algebra.
 	OpMatMul
@@ -221,7 +224,7 @@ var opNames = [numOps]string{
 	OpAtanh: "atanh", OpErf: "erf", OpErfc: "erfc", OpExp2: "exp2", OpLog2: "log2", OpLog10: "log10", OpCbrt: "cbrt",
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpODE: "ode_rk45",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

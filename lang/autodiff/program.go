@@ -56,6 +56,9 @@ type Program struct {
 	// subGather are the live gathers whose indices are subsampled int
 	// data (GatherSub); a clone has its own copies of their indices.
 	subGather []int32
+	// odes are the solver states of the live OpODE nodes (node.i1): a
+	// clone has its own.
+	odes []*odeRun
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the
@@ -127,6 +130,12 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		}
 	}
 	p.jorder = p.jointOrder()
+	for i := range p.nodes {
+		if n := &p.nodes[i]; n.live && n.op == OpODE {
+			n.i1 = len(p.odes)
+			p.odes = append(p.odes, newODERun(n.ode, n, p.nodes))
+		}
+	}
 	p.adj = make([]float64, nadj)
 	p.scr = make([]float64, nscr)
 	p.fillOnes()
@@ -391,6 +400,11 @@ func (p *Program) Clone() *Program {
 		c.nodes = slices.Clone(p.nodes)
 		for _, i := range p.subGather {
 			c.nodes[i].idx = slices.Clone(p.nodes[i].idx)
+		}
+	}
+	for i := range p.nodes {
+		if n := &p.nodes[i]; n.live && n.op == OpODE {
+			c.odes = append(c.odes, p.odes[n.i1].clone(n, p.nodes))
 		}
 	}
 	for i := range p.nodes {

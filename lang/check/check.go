@@ -41,6 +41,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 			Dists: map[*ast.CallExpr]*stdlib.Dist{},
 
 			Inlines:       map[*ast.CallExpr]*Inline{},
+			ODEs:          map[*ast.CallExpr]*ODECall{},
 			UserDensities: map[*ast.CallExpr]*ast.CallExpr{},
 			PositiveData:  map[ast.Expr]bool{},
 			CountData:     map[ast.Expr]string{},

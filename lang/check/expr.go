@@ -414,10 +414,20 @@ func (c *checker) vectorLit(e *ast.VectorLit) Type {
 
 func (c *checker) call(e *ast.CallExpr) Type {
 	name := e.Fun.Name
+	f := stdlib.LookupFunc(name)
+	if f != nil && f.Shape == stdlib.ODE {
+		return c.odeCall(e, f)
+	}
 	if fd := c.fns[name]; fd != nil {
 		return c.inline(e, fd)
 	}
-	f := stdlib.LookupFunc(name)
+	if why, ok := odeRefused[name]; ok && f == nil {
+		for _, a := range e.Args[min(1, len(e.Args)):] {
+			c.expr(a)
+		}
+		c.errorf(e.Fun.NamePos, "%s", why)
+		return invalid
+	}
 	if f != nil && f.Shape == stdlib.LogPDF {
 		return c.logpdf(e, f)
 	}

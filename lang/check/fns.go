@@ -144,6 +144,9 @@ func (c *checker) fnBodyNames(s *ast.FnDecl, e ast.Expr, visible map[string]ast.
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			funs[n.Fun] = true
+			if id, ok := odeFnArg(n); ok && c.fns[id.Name] != nil && c.fns[id.Name].decl != s {
+				funs[id] = true // ode_rk45(g, ...) names the function g
+			}
 			f := n.Fun.Name
 			if builtinKind(f) != "" || c.fns[f] != nil && c.fns[f].decl != s || calls[f] {
 				return true
@@ -244,12 +247,34 @@ func (c *checker) inline(e *ast.CallExpr, fd *fnDef) Type {
 	if !ok {
 		return invalid
 	}
+	in, t := c.expand(e, d, args, e.Args, fmt.Sprintf(" (in the call of %s at %s)", d.Name.Name, e.Fun.NamePos))
+	if in == nil {
+		return invalid
+	}
+	c.info.Inlines[e] = in
+	return t
+}
+
+// odeFnArg returns the identifier an ODE call names its function with.
+func odeFnArg(e *ast.CallExpr) (*ast.Ident, bool) {
+	if !isODECall(e) || len(e.Args) == 0 {
+		return nil, false
+	}
+	id, ok := ast.Unparen(e.Args[0]).(*ast.Ident)
+	return id, ok
+}
+
+// expand checks the body of d at call e with its parameters bound to
+// values of the types args (hidden lets), and returns the expansion and
+// the body's type; where is appended to the errors found in the body. It
+// returns nil past maxInlined expansions.
+func (c *checker) expand(e *ast.CallExpr, d *ast.FnDecl, args []Type, values []ast.Expr, where string) (*Inline, Type) {
 	if c.inlined >= maxInlined {
 		if c.inlined == maxInlined {
 			c.errorf(e.Fun.NamePos, "the calls of user functions expand to more than %d copies of their bodies; call fewer, or nest them less", maxInlined)
 		}
 		c.inlined = maxInlined + 1
-		return invalid
+		return nil, invalid
 	}
 	c.inlined++
 	in := &Inline{Fn: d, Call: e}
@@ -264,7 +289,7 @@ func (c *checker) inline(e *ast.CallExpr, fd *fnDef) Type {
 		in.Binds = append(in.Binds, Bind{Sym: sym, Value: v})
 	}
 	for i, p := range d.Params {
-		bind(p, e.Args[i].Pos(), e.Args[i], args[i])
+		bind(p, values[i].Pos(), values[i], args[i])
 	}
 	defining := c.defining
 	c.defining = ""
@@ -277,10 +302,9 @@ func (c *checker) inline(e *ast.CallExpr, fd *fnDef) Type {
 	c.defining = defining
 	c.pop()
 	for _, err := range c.errs[nerr:] {
-		err.Msg += fmt.Sprintf(" (in the call of %s at %s)", d.Name.Name, e.Fun.NamePos)
+		err.Msg += where
 	}
-	c.info.Inlines[e] = in
-	return t
+	return in, t
 }
 
 // maxInlined bounds the expanded calls of a file: a call of g, whose body

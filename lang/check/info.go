@@ -37,6 +37,9 @@ type Info struct {
 	Dists map[*ast.CallExpr]*stdlib.Dist
 	// Inlines maps each call of a user function to its expansion (fns.go).
 	Inlines map[*ast.CallExpr]*Inline
+	// ODEs maps each call of ode_rk45 or ode_rk45_tol to its checked
+	// parts and its right-hand side's expanded body (ode.go).
+	ODEs map[*ast.CallExpr]*ODECall
 	// UserDensities maps the distribution of a ~ (or a param's prior)
 	// whose family is a user density NAME to the call NAME_lpdf(value,
 	// args...) that the checker built and expanded: its sum is the term.

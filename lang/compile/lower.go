@@ -645,6 +645,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if in := l.info.Inlines[e]; in != nil {
 		return l.inline(in)
 	}
+	if oc := l.info.ODEs[e]; oc != nil {
+		return l.ode(oc)
+	}
 	f := l.info.Calls[e]
 	if f == nil {
 		l.errorf(e.Pos(), "compile: %s is not a built-in function here", e.Fun.Name)

@@ -1,0 +1,541 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// Ordinary differential equations, OpODE (Stan's ode_rk45). The node
+// solves y' = f(t, y, θ) from y(t0) = y0 and holds y at the output times
+// ts, a matrix [T, D] whose row i is y(ts[i]). f is an RHS: a small
+// Program of its own, compiled from the user function's body, whose
+// inputs are t, y and the arguments the op passes on from the tape.
+//
+// The solver is Dormand–Prince 5(4) with adaptive steps (first same as
+// last: the last stage of a step is the first of the next), the error of
+// each step measured in the max norm over the coupled system, each
+// component against abs_tol + rel_tol · max(|z_i| before, after), as
+// boost's odeint (Stan's rk45) does. It steps to each output time exactly
+// (a step is shortened to end on it), so no interpolation enters the
+// values or their derivatives.
+//
+// Gradients are forward sensitivities: with θ the scalars of y0 and of
+// the arguments that depend on an input (data need none), S = ∂y/∂θ
+// [D, P] obeys S' = J_y S + J_θ, S(t0) = [I | 0] (the I when y0 depends
+// on an input). The op integrates y and S together, N = D·(1 + P)
+// numbers, with the error control over all of them, and keeps S at each
+// output time; the reverse pass contracts the output's adjoint with
+// them. J_y and J_θ come from D reverse sweeps of f's program, one per
+// component of f (seeded with e_i), after one forward pass.
+//
+// Everything the solve needs is allocated when the program is finished
+// (odeRun), so an evaluation allocates nothing. A step whose later stages
+// fail (f not finite, or a domain error in its body) is retried at a
+// quarter of the size; a failure at a step's first stage, the state the
+// solve has reached, is reported at once. The solve fails, with the time
+// reached, after max_num_steps steps in all (Stan counts them between two
+// output times; a bound on the whole solve bounds what one evaluation at a
+// wild draw of q can cost) or when the step size falls below the rounding
+// of t.
+
+// ODE solver defaults (Stan's).
+const (
+	ODERelTol   = 1e-6
+	ODEAbsTol   = 1e-6
+	ODEMaxSteps = 1000000
+)
+
+// RHS is the right-hand side f(t, y, args...) of an ODE: a program whose
+// first input is the scalar t, whose second is the vector y [D], and
+// whose further inputs are the arguments passed on by the op, in order.
+// It is read-only once finished: each program that evaluates an OpODE
+// node runs a clone of it.
+type RHS struct {
+	p    *Program
+	f    int32 // f's value, a vector [D]
+	fpos int   // f's index in p.order, −1 when f depends on no input
+	d    int
+	args []Shape // the inputs after t and y
+	offs []int   // their offsets in p's latent vector
+}
+
+// D returns the length of y.
+func (r *RHS) D() int { return r.d }
+
+// FinishRHS completes b, whose first inputs are t (a scalar) and y (a
+// vector [D]), then those of the arguments, as the right-hand side f of
+// an ODE: f must be a vector [D] (a [D, 1] is taken as one).
+func (b *Builder) FinishRHS(f ID, pos ast.Pos) (*RHS, error) {
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	var ins []int32
+	for i := range b.nodes {
+		if b.nodes[i].op == OpInput {
+			ins = append(ins, int32(i))
+		}
+	}
+	if len(ins) < 2 || !b.nodes[ins[0]].shape.IsScalar() || b.nodes[ins[1]].shape.Rank != 1 {
+		panic("autodiff: FinishRHS needs the inputs t (a scalar) and y (a vector) first")
+	}
+	d := b.nodes[ins[1]].shape.Rows
+	fi := b.index(f)
+	if s := b.nodes[fi].shape; s.Len() != d || s.Cols != 1 || s.Rank == 0 && d != 1 {
+		return nil, ast.Errorf(pos, "the right-hand side returns %s; it must be a vector [%d], as long as y", s, d)
+	}
+	r := &RHS{d: d}
+	for _, i := range ins[2:] {
+		r.args = append(r.args, b.nodes[i].shape)
+		r.offs = append(r.offs, b.nodes[i].i0)
+	}
+	root := b.Sum(f, pos)
+	p, err := b.Finish(root, f)
+	if err != nil {
+		return nil, err
+	}
+	r.p, r.f, r.fpos = p, fi, -1
+	for k, i := range p.order {
+		if i == fi {
+			r.fpos = k
+		}
+	}
+	return r, nil
+}
+
+// ODETol holds an ODE's solver settings (zero values: Stan's defaults).
+type ODETol struct {
+	Rel, Abs float64
+	MaxSteps int
+}
+
+// odeSpec is what an OpODE node fixes when it is built.
+type odeSpec struct {
+	rhs *RHS
+	t0  float64
+	ts  []float64
+	tol ODETol
+	// name is the function's name for errors ("ode_rk45"), and fn the
+	// user function's.
+	name, fn string
+}
+
+// ODE returns the solution of y' = f(t, y, args...) from y(t0) = y0 at
+// the increasing output times ts (each > t0): a matrix [len(ts), D] whose
+// row i is y(ts[i]). args are the tape's values of f's inputs after t and
+// y, in order and of the same shapes. name and fn name the call and the
+// function in errors.
+func (b *Builder) ODE(f *RHS, y0 ID, t0 float64, ts []float64, tol ODETol, args []ID, name, fn string, pos ast.Pos) ID {
+	ops, ok := b.operands(append([]ID{y0}, args...)...)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if s := b.shapeOf(ops[0]); s.Len() != f.d || s.Cols != 1 {
+		return b.fail(pos, "%s: y0 is %s; the right-hand side takes a vector [%d]", name, s, f.d)
+	}
+	if len(args) != len(f.args) {
+		return b.fail(pos, "%s: %d arguments for a right-hand side of %d", name, len(args), len(f.args))
+	}
+	for k, a := range ops[1:] {
+		if s := b.shapeOf(a); s != f.args[k] {
+			return b.fail(pos, "%s: argument %d is %s; the right-hand side was built for %s", name, k+1, s, f.args[k])
+		}
+	}
+	if len(ts) == 0 {
+		return b.fail(pos, "%s: no output times", name)
+	}
+	if math.IsNaN(t0) || math.IsInf(t0, 0) {
+		return b.fail(pos, "%s: t0 is %g; it must be finite", name, t0)
+	}
+	prev := t0
+	for i, t := range ts {
+		if !(t > prev) || math.IsInf(t, 0) {
+			what := fmt.Sprintf("ts[%d] = %g", i-1, prev)
+			if i == 0 {
+				what = fmt.Sprintf("t0 = %g", t0)
+			}
+			return b.fail(pos, "%s: the output times must be finite and increase from t0: ts[%d] = %g is not > %s", name, i, t, what)
+		}
+		prev = t
+	}
+	if tol.Rel == 0 {
+		tol.Rel = ODERelTol
+	}
+	if tol.Abs == 0 {
+		tol.Abs = ODEAbsTol
+	}
+	if tol.MaxSteps == 0 {
+		tol.MaxSteps = ODEMaxSteps
+	}
+	if !(tol.Rel > 0) || !(tol.Abs > 0) || tol.MaxSteps < 0 || math.IsInf(tol.Rel, 0) || math.IsInf(tol.Abs, 0) {
+		return b.fail(pos, "%s: rel_tol and abs_tol must be finite and > 0, max_num_steps > 0", name)
+	}
+	spec := &odeSpec{rhs: f, t0: t0, ts: append([]float64(nil), ts...), tol: tol, name: name, fn: fn}
+	return b.push(node{op: OpODE, args: ops, shape: Matrix(len(ts), f.d), pos: pos, ode: spec})
+}
+
+// odeRun is one program's state for one OpODE node: its clone of f's
+// program and the solver's buffers, allocated once.
+type odeRun struct {
+	spec *odeSpec
+	f    *Program
+	x, g []float64 // f's latent vector (t, y, args) and gradient
+	seed []float64 // e_i for the reverse sweeps
+	p    int       // sensitivity columns
+	cols []int     // the first column of each operand's (y0, args), −1 without
+	// The coupled state z = (y, S row-major [D, P]), the stages, the
+	// proposal and the Jacobians.
+	z, znew, tmp []float64
+	k            [7][]float64
+	jy, jp       []float64 // [D, D], [D, P]
+	sens         []float64 // S at each output time, [T, D, P]
+	err          error     // why the last evaluation failed
+}
+
+func newODERun(spec *odeSpec, n *node, nodes []node) *odeRun {
+	r := &odeRun{spec: spec, f: spec.rhs.p.Clone()}
+	d := spec.rhs.d
+	r.cols = make([]int, len(n.args))
+	for a, i := range n.args {
+		r.cols[a] = -1
+		if nodes[i].dyn {
+			r.cols[a] = r.p
+			r.p += nodes[i].n
+		}
+	}
+	nz := d * (1 + r.p)
+	r.x = make([]float64, r.f.dim)
+	r.g = make([]float64, r.f.dim)
+	r.seed = make([]float64, d)
+	r.z, r.znew, r.tmp = make([]float64, nz), make([]float64, nz), make([]float64, nz)
+	for i := range r.k {
+		r.k[i] = make([]float64, nz)
+	}
+	r.jy, r.jp = make([]float64, d*d), make([]float64, d*r.p)
+	r.sens = make([]float64, len(spec.ts)*d*r.p)
+	return r
+}
+
+// clone returns a run for another program (Program.Clone).
+func (r *odeRun) clone(n *node, nodes []node) *odeRun { return newODERun(r.spec, n, nodes) }
+
+// Dormand–Prince 5(4): the nodes c, the matrix a (row i: stage i+1's
+// weights of stages 0..i) and the error weights e = b − b̂ (b is a's last
+// row: the stage-7 point is the step's result).
+var (
+	dpC = [7]float64{0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1}
+	dpA = [6][6]float64{
+		{1.0 / 5},
+		{3.0 / 40, 9.0 / 40},
+		{44.0 / 45, -56.0 / 15, 32.0 / 9},
+		{19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+		{9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+		{35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84},
+	}
+	dpE = [7]float64{71.0 / 57600, 0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200, 22.0 / 525, -1.0 / 40}
+)
+
+// Step size control: the new step is h·0.9·err^(−1/5), at least a fifth and
+// at most five times the old (no growth right after a rejection); a failed
+// stage quarters it.
+const (
+	odeSafety  = 0.9
+	odeFacMin  = 0.2
+	odeFacMax  = 5
+	odeFailFac = 0.25
+	epsilon    = 0x1p-52
+)
+
+// rhs writes the coupled system's derivative at (t, z) into dz: f, and
+// J_y S + J_θ. It returns an error from f's program, or one saying which
+// value is not finite.
+func (r *odeRun) rhs(t float64, z, dz []float64) error {
+	f, d, np := r.spec.rhs, r.spec.rhs.d, r.p
+	r.x[0] = t
+	copy(r.x[1:1+d], z[:d])
+	if _, err := r.f.Forward(r.x); err != nil {
+		return err
+	}
+	fv := r.f.val[r.f.nodes[f.f].off:][:d]
+	copy(dz[:d], fv)
+	if np == 0 {
+		return nil
+	}
+	clear(r.jp)
+	for i := range d {
+		clear(r.seed)
+		r.seed[i] = 1
+		r.f.vjp(f.f, f.fpos, r.seed, r.g)
+		copy(r.jy[i*d:i*d+d], r.g[1:1+d])
+		jp := r.jp[i*np : i*np+np]
+		for a, c := range r.cols[1:] {
+			if c >= 0 {
+				copy(jp[c:c+f.args[a].Len()], r.g[f.offs[a]:])
+			}
+		}
+	}
+	if k := firstBad(r.jy); k >= 0 {
+		return fmt.Errorf("∂f[%d]/∂y[%d] is %s", k/d, k%d, kind(r.jy[k]))
+	}
+	if k := firstBad(r.jp); k >= 0 {
+		return fmt.Errorf("the derivative of f[%d] in the arguments is %s", k/np, kind(r.jp[k]))
+	}
+	s, ds := z[d:], dz[d:]
+	for i := range d {
+		row := ds[i*np : i*np+np]
+		copy(row, r.jp[i*np:i*np+np])
+		for k, j := range r.jy[i*d : i*d+d] {
+			if j == 0 {
+				continue
+			}
+			for c, v := range s[k*np : k*np+np] {
+				row[c] += j * v
+			}
+		}
+	}
+	return nil
+}
+
+// vjp writes into g (of length Dim) the gradient of seed · (the value of
+// node f), f at index fpos of p.order (−1: f depends on no input), at the
+// point of the last successful Forward.
+func (p *Program) vjp(f int32, fpos int, seed, g []float64) {
+	clear(p.adj)
+	if fpos >= 0 {
+		copy(p.a(&p.nodes[f]), seed)
+		for k := fpos; k >= 0; k-- {
+			if n := &p.nodes[p.order[k]]; n.joint {
+				p.grad(n)
+			}
+		}
+	}
+	for _, i := range p.inputs {
+		n := &p.nodes[i]
+		copy(g[n.i0:n.i0+n.n], p.adj[n.aoff:n.aoff+n.n])
+	}
+}
+
+// evalODE is OpODE's forward rule; false (with r.err) when the solve
+// fails.
+func (p *Program) evalODE(n *node) bool {
+	r := p.odes[n.i1]
+	r.err = nil
+	spec, d, np := r.spec, r.spec.rhs.d, r.p
+	// The arguments are fixed for the solve.
+	for a, off := range spec.rhs.offs {
+		copy(r.x[off:], p.v(p.arg(n, a+1)))
+	}
+	z := r.z
+	clear(z)
+	copy(z[:d], p.v(p.arg(n, 0)))
+	if c := r.cols[0]; c >= 0 { // S(t0) = [I | 0]
+		for i := range d {
+			z[d+i*np+c+i] = 1
+		}
+	}
+	out := p.v(n)
+	t := spec.t0
+	if err := r.rhs(t, r.z, r.k[0]); err != nil {
+		r.err = r.failAt(n, t, err)
+		return false
+	}
+	h := r.initialStep(t, spec.ts[0]-t)
+	steps := 0 // of the whole solve: one evaluation's work is bounded
+	for i, target := range spec.ts {
+		var stageErr error // the last failed stage since the last accepted step
+		for t < target {
+			if steps >= spec.tol.MaxSteps {
+				r.err = ast.Errorf(n.pos, "%s: max_num_steps %d reached at t = %.6g before ts[%d] = %g (a stiff system needs more steps than an explicit solver can take: raise max_num_steps with %s_tol, or rescale the system)",
+					spec.name, spec.tol.MaxSteps, t, i, target, spec.name)
+				return false
+			}
+			steps++
+			hstep, last := h, false
+			if t+1.01*h >= target { // end on target (no sliver of a step after)
+				hstep, last = target-t, true
+			}
+			if !(hstep > 4*epsilon*max(math.Abs(t), math.Abs(target))) {
+				if stageErr != nil {
+					r.err = r.failAt(n, t, stageErr)
+					return false
+				}
+				r.err = ast.Errorf(n.pos, "%s: the step size fell to %.3g at t = %.6g before ts[%d] = %g: the solution cannot be followed there (it may blow up, or the system be too stiff for an explicit solver)", spec.name, hstep, t, i, target)
+				return false
+			}
+			errNorm, err := r.step(t, hstep)
+			switch {
+			case err != nil:
+				h, stageErr = hstep*odeFailFac, err
+				continue
+			case math.IsNaN(errNorm):
+				h = hstep * odeFailFac
+				continue
+			case errNorm > 1:
+				h = hstep * max(odeFacMin, odeSafety*math.Pow(errNorm, -0.2))
+				continue
+			}
+			stageErr = nil
+			fac := float64(odeFacMax)
+			if errNorm > 0 {
+				fac = min(odeFacMax, odeSafety*math.Pow(errNorm, -0.2))
+			}
+			hprop := h
+			h = hstep * max(fac, odeFacMin)
+			if last {
+				t = target
+				if fac >= 1 { // a step cut short to end on target says little about the next
+					h = max(h, hprop)
+				}
+			} else {
+				t += hstep
+			}
+			r.z, r.znew = r.znew, r.z
+			r.k[0], r.k[6] = r.k[6], r.k[0] // first same as last
+		}
+		copy(out[i*d:i*d+d], r.z[:d])
+		copy(r.sens[i*d*np:(i+1)*d*np], r.z[d:])
+	}
+	return true
+}
+
+// step takes one Dormand–Prince step of size h from (t, r.z), whose
+// derivative is in r.k[0], into r.znew, with r.k[6] the derivative there;
+// it returns the error's scaled max norm, or the failure of a stage.
+func (r *odeRun) step(t, h float64) (float64, error) {
+	z, y, tmp := r.z, r.znew, r.tmp
+	for s := 1; s < 7; s++ {
+		dst := tmp
+		if s == 6 {
+			dst = y // the 5th-order result
+		}
+		copy(dst, z)
+		for j, a := range dpA[s-1][:s] {
+			if a == 0 {
+				continue
+			}
+			ha, kj := h*a, r.k[j]
+			for i := range dst {
+				dst[i] += ha * kj[i]
+			}
+		}
+		if err := r.rhs(t+dpC[s]*h, dst, r.k[s]); err != nil {
+			return 0, err
+		}
+	}
+	tol := r.spec.tol
+	worst := 0.0
+	for i := range z {
+		e := 0.0
+		for j, c := range dpE {
+			if c != 0 {
+				e += c * r.k[j][i]
+			}
+		}
+		sc := tol.Abs + tol.Rel*max(math.Abs(z[i]), math.Abs(y[i]))
+		q := math.Abs(h*e) / sc
+		if !(q <= worst) {
+			worst = q // NaN sticks
+			if math.IsNaN(q) {
+				break
+			}
+		}
+	}
+	return worst, nil
+}
+
+// initialStep guesses the first step (Hairer, Nørsett and Wanner's
+// heuristic, from f at the start and after an Euler step), at most span.
+func (r *odeRun) initialStep(t, span float64) float64 {
+	tol := r.spec.tol
+	z, f0 := r.z, r.k[0]
+	d0, d1 := 0.0, 0.0
+	for i := range z {
+		sc := tol.Abs + tol.Rel*math.Abs(z[i])
+		d0 += (z[i] / sc) * (z[i] / sc)
+		d1 += (f0[i] / sc) * (f0[i] / sc)
+	}
+	d0, d1 = math.Sqrt(d0/float64(len(z))), math.Sqrt(d1/float64(len(z)))
+	h0 := 1e-6
+	if d0 >= 1e-5 && d1 >= 1e-5 {
+		h0 = 0.01 * d0 / d1
+	}
+	h0 = min(h0, span)
+	for i := range z {
+		r.tmp[i] = z[i] + h0*f0[i]
+	}
+	if err := r.rhs(t+h0, r.tmp, r.k[1]); err != nil {
+		return h0
+	}
+	d2 := 0.0
+	for i := range z {
+		sc := tol.Abs + tol.Rel*math.Abs(z[i])
+		q := (r.k[1][i] - f0[i]) / sc
+		d2 += q * q
+	}
+	d2 = math.Sqrt(d2/float64(len(z))) / h0
+	h1 := max(1e-6, h0*1e-3)
+	if m := max(d1, d2); m > 1e-15 {
+		h1 = math.Pow(0.01/m, 0.2)
+	}
+	h := min(100*h0, h1, span)
+	if !(h > 0) {
+		h = span
+	}
+	return h
+}
+
+// failAt turns a failure of f at time t into the op's error: f's own
+// (positioned in its body) with the time and the call appended.
+func (r *odeRun) failAt(n *node, t float64, err error) error {
+	where := fmt.Sprintf(" (in the right-hand side %s of %s at %s, at t = %.6g)", r.spec.fn, r.spec.name, n.pos, t)
+	if e, ok := err.(*ast.Error); ok {
+		return &ast.Error{Pos: e.Pos, Msg: e.Msg + where}
+	}
+	return ast.Errorf(n.pos, "%s: %s%s", r.spec.name, err, where)
+}
+
+// gradODE adds the contributions of n's adjoint g [T, D] to the adjoints
+// of y0 and the arguments: g contracted with the sensitivities.
+func (p *Program) gradODE(n *node, g []float64) {
+	r := p.odes[n.i1]
+	d, np := r.spec.rhs.d, r.p
+	if np == 0 {
+		return
+	}
+	gt := r.tmp[:np]
+	clear(gt)
+	for i := range r.spec.ts {
+		s := r.sens[i*d*np : (i+1)*d*np]
+		for k, gk := range g[i*d : i*d+d] {
+			if gk == 0 {
+				continue
+			}
+			for c, v := range s[k*np : k*np+np] {
+				gt[c] += gk * v
+			}
+		}
+	}
+	for a, c := range r.cols {
+		if c < 0 {
+			continue
+		}
+		x := p.arg(n, a)
+		ax := p.a(x)
+		for j := range ax {
+			ax[j] += gt[c+j]
+		}
+	}
+}
+
+// odeError is the failure of OpODE node n's last evaluation.
+func (p *Program) odeError(n *node) error {
+	if r := p.odes[n.i1]; r.err != nil {
+		if e, ok := r.err.(*ast.Error); ok {
+			c := *e // the caller appends the call context and loop iteration
+			return &c
+		}
+		return r.err
+	}
+	return ast.Errorf(n.pos, "%s: evaluation failed", n.op)
+}

@@ -1,0 +1,198 @@
+package check
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// Ordinary differential equations (language.md §3, *Ordinary
+// differential equations*). ode_rk45(f, y0, t0, ts, args...) names a user
+// function f(t, y, args...), the right-hand side: the checker expands its
+// body once, with t a real scalar, y a real vector of y0's length and each
+// further parameter bound to its argument, and checks that it returns a
+// vector as long as y. The compiler compiles that body into a program of
+// its own, which the solver evaluates (autodiff.RHS).
+
+// ODECall is a checked call of ode_rk45 or ode_rk45_tol.
+type ODECall struct {
+	Call *ast.CallExpr
+	Fn   *ast.FnDecl
+	// Y0, T0 and Ts are the call's arguments; RelTol, AbsTol and MaxSteps
+	// those of ode_rk45_tol (nil for ode_rk45: Stan's defaults).
+	Y0, T0, Ts               ast.Expr
+	RelTol, AbsTol, MaxSteps ast.Expr
+	// Args are the arguments passed on to f after t and y.
+	Args []ast.Expr
+	// Body is f's body expanded for the call: Body.Binds[0] and [1] are
+	// t and y (their Values are t0 and y0, for the analyses that follow a
+	// let to what it reads; the compiler binds them to the solver's
+	// inputs), then one per argument, then the local lets.
+	Body *Inline
+}
+
+// odeRefused are Stan's ODE solvers that gpp does not have, each with
+// what to write instead.
+var odeRefused = map[string]string{
+	"ode_bdf":             "gpp has no stiff solver (ode_bdf): use ode_rk45, or ode_rk45_tol with a larger max_num_steps; a stiff system takes many small steps there",
+	"ode_bdf_tol":         "gpp has no stiff solver (ode_bdf_tol): use ode_rk45_tol, with a larger max_num_steps; a stiff system takes many small steps there",
+	"ode_adams":           "gpp has no Adams–Moulton solver (ode_adams): use ode_rk45",
+	"ode_adams_tol":       "gpp has no Adams–Moulton solver (ode_adams_tol): use ode_rk45_tol",
+	"ode_ckrk":            "gpp has no Cash–Karp solver (ode_ckrk): use ode_rk45",
+	"ode_ckrk_tol":        "gpp has no Cash–Karp solver (ode_ckrk_tol): use ode_rk45_tol",
+	"ode_adjoint_tol_ctl": "gpp has no adjoint ODE solver (ode_adjoint_tol_ctl): use ode_rk45_tol, whose gradient is by forward sensitivities",
+	"integrate_ode_rk45":  "integrate_ode_rk45 is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector (the result is a matrix [T, D], a row per output time)",
+	"integrate_ode_bdf":   "integrate_ode_bdf is Stan's removed interface, and gpp has no stiff solver: write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector",
+	"integrate_ode_adams": "integrate_ode_adams is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector",
+}
+
+// isODECall reports whether e calls ode_rk45 or ode_rk45_tol.
+func isODECall(e *ast.CallExpr) bool {
+	f := stdlib.LookupFunc(e.Fun.Name)
+	return f != nil && f.Shape == stdlib.ODE
+}
+
+// odeCall checks a call of ode_rk45 or ode_rk45_tol (f its table entry).
+func (c *checker) odeCall(e *ast.CallExpr, f *stdlib.Func) Type {
+	c.info.Calls[e] = f
+	name := f.Name
+	fixed := len(f.Args) - 1 // before the "..."
+	if len(e.Args) < fixed {
+		for _, a := range e.Args[min(1, len(e.Args)):] {
+			c.expr(a)
+		}
+		c.errorf(e.Rparen, "too few arguments to %s: expected at least %d (%s), found %d", name, fixed, f.Signature(), len(e.Args))
+		return invalid
+	}
+	types := make([]Type, len(e.Args))
+	ok := true
+	for i, a := range e.Args[1:] {
+		types[i+1] = c.expr(a)
+		ok = ok && types[i+1].Valid()
+	}
+	fd := c.odeFn(e, name)
+	if fd == nil || !ok {
+		return invalid
+	}
+	y0, t0, ts := types[1], types[2], types[3]
+	for i, spec := range f.Args[1:fixed] {
+		a, arg := types[i+1], e.Args[i+1]
+		switch {
+		case a.Shape.Rank() != rankOf(spec.Ranks):
+			c.errorf(arg.Pos(), "%s expects a %s as argument %d (%s); `%s` is %s", name, spec.Ranks, i+2, spec.Name, exprString(arg), a.Shape.describe())
+			ok = false
+		case spec.Int && a.Elem != Int:
+			c.errorf(arg.Pos(), "%s expects an int argument %d (%s); `%s` is real", name, i+2, spec.Name, exprString(arg))
+			ok = false
+		case spec.Data != "" && !a.DataOnly:
+			c.errorf(arg.Pos(), "%s needs argument %d (%s) known before the fit (data, constants and lets of them); `%s` %s: %s",
+				name, i+2, spec.Name, exprString(arg), c.dependsOnParam(arg), spec.Data)
+			ok = false
+		}
+	}
+	if !ok || !c.odeTimes(name, e.Args[3], t0) {
+		return invalid
+	}
+	call := &ODECall{Call: e, Fn: fd.decl, Y0: e.Args[1], T0: e.Args[2], Ts: e.Args[3], Args: e.Args[fixed:]}
+	if fixed == 7 {
+		call.RelTol, call.AbsTol, call.MaxSteps = e.Args[4], e.Args[5], e.Args[6]
+	}
+	d := fd.decl
+	if want := 2 + len(call.Args); len(d.Params) != want {
+		c.errorf(e.Args[0].Pos(), "%s calls %s(t, y, ...) with %s after t and y; %s takes %s, %s (declared at %s)",
+			name, d.Name.Name, plural(len(call.Args), "argument"), d.Name.Name, plural(len(d.Params), "argument"), fnSignature(d), d.Name.NamePos)
+		return invalid
+	}
+	if !fd.ok {
+		return invalid
+	}
+	// f(t, y, args...): t a real scalar and y a real vector, values of the
+	// solve that no analysis can know before the fit.
+	tType := Type{Elem: Real, Support: dist.Real}
+	yType := Type{Elem: Real, Shape: y0.Shape, Support: dist.Real}
+	argTypes := append([]Type{tType, yType}, types[fixed:]...)
+	values := append([]ast.Expr{call.T0, call.Y0}, call.Args...)
+	where := fmt.Sprintf(" (in the right-hand side %s of %s at %s)", d.Name.Name, name, e.Fun.NamePos)
+	in, body := c.expand(e, d, argTypes, values, where)
+	if in == nil || !body.Valid() {
+		return invalid
+	}
+	call.Body = in
+	if body.Shape.Rank() != 1 || compareDims(body.Shape[0], y0.Shape[0]) == dimDiffer {
+		c.errorf(e.Args[0].Pos(), "the right-hand side %s returns %s; %s needs a vector as long as y0 %s (the derivative of each element of y)",
+			d.Name.Name, body.Shape.describe(), name, y0.Shape)
+		return invalid
+	}
+	c.info.ODEs[e] = call
+	t := Type{Elem: Real, Support: dist.Real, Shape: Shape{ts.Shape[0], y0.Shape[0]}, DataOnly: y0.DataOnly && t0.DataOnly}
+	for _, a := range types[fixed:] {
+		t.DataOnly = t.DataOnly && a.DataOnly
+	}
+	return t
+}
+
+// rankOf is the rank of a set of one rank.
+func rankOf(r stdlib.Ranks) int {
+	for k := range 3 {
+		if r.Has(k) {
+			return k
+		}
+	}
+	return -1
+}
+
+// odeFn returns the user function that argument 1 of ODE call e names, or
+// reports why it names none and returns nil.
+func (c *checker) odeFn(e *ast.CallExpr, name string) *fnDef {
+	id, isId := ast.Unparen(e.Args[0]).(*ast.Ident)
+	if !isId {
+		c.errorf(e.Args[0].Pos(), "%s expects argument 1 (f) to name a user function fn f(t, y, ...) that returns the derivative of y; `%s` is an expression", name, exprString(e.Args[0]))
+		return nil
+	}
+	if fd := c.fns[id.Name]; fd != nil {
+		return fd
+	}
+	switch k := builtinKind(id.Name); {
+	case k != "":
+		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn f(t, y, ...); `%s` is a built-in %s", name, id.Name, k)
+	case c.fnLater(id.Name) != nil:
+		c.errorf(id.NamePos, "function `%s` used before its declaration at %s", id.Name, c.fnLater(id.Name).Name.NamePos)
+	case c.lookup(id.Name) != nil:
+		sym := c.lookup(id.Name)
+		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn f(t, y, ...) that returns the derivative of y; `%s` is %s (declared at %s)", name, id.Name, sym.Kind.Phrase(), sym.Pos)
+	default:
+		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn f(t, y, ...); there is no function `%s`%s", name, id.Name, suggest(id.Name, c.fnNames()))
+	}
+	return nil
+}
+
+// odeTimes checks output times written as a vector of constants (and a
+// constant t0) now: finite, increasing from t0. Others are checked when
+// the model compiles with its data.
+func (c *checker) odeTimes(name string, tse ast.Expr, t0 Type) bool {
+	lit, isLit := ast.Unparen(tse).(*ast.VectorLit)
+	if !isLit || t0.Const == nil {
+		return true
+	}
+	prev := *t0.Const
+	for i, x := range lit.Elems {
+		v := c.info.Types[x].Const
+		if v == nil {
+			return true
+		}
+		if *v > prev && !math.IsInf(*v, 0) {
+			prev = *v
+			continue
+		}
+		what := fmt.Sprintf("ts[%d] = %g", i-1, prev)
+		if i == 0 {
+			what = fmt.Sprintf("t0 = %g", prev)
+		}
+		c.errorf(x.Pos(), "%s: the output times must be finite and increase from t0: ts[%d] = %g is not > %s", name, i, *v, what)
+		return false
+	}
+	return true
+}
