@@ -1,14 +1,12 @@
 package data
 
 import (
-	"bytes"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -27,16 +25,10 @@ import (
 // the model reads the name, as for JSON; invalid syntax ends the read at
 // its position.
 func ReadRDump(file string, r io.Reader) (map[string]*Array, error) {
-	src, err := io.ReadAll(r)
+	src, err := readText(file, r, "an R dump file is text (R's dump() or rstan's stan_rdump writes one)")
 	if err != nil {
-		return nil, ast.Errorf(ast.Pos{File: file}, "%v", err)
+		return nil, err
 	}
-	if head := src[:min(len(src), textenc.Sample)]; textenc.Wide(head) != "" {
-		return nil, encodingError(file, head)
-	} else if kind := textenc.Binary(head); kind != "" {
-		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s: an R dump file is text (R's dump() or rstan's stan_rdump writes one)", kind)
-	}
-	src = bytes.TrimPrefix(src, []byte(bom))
 	p := &rReader{file: file, src: src}
 	p.advance()
 	return p.statements()
@@ -499,7 +491,11 @@ func (p *rReader) scalar(v *rValue) {
 			v.vals = append(v.vals, math.NaN())
 			v.offs = append(v.offs, at)
 		case "TRUE", "T":
-			v.add(1, true, at)
+			one := 1.0
+			if neg { // R's -TRUE is -1L
+				one = -1
+			}
+			v.add(one, true, at)
 		case "FALSE", "F":
 			v.add(0, true, at)
 		case "Inf":

@@ -293,3 +293,15 @@ func TestReadRDumpExpandLimit(t *testing.T) {
 		t.Errorf("1001 numbers: %v, want %s", err, want)
 	}
 }
+
+// TestReadRDumpNegatedLogical: a sign before TRUE negates it as R does
+// (-TRUE is -1L, - -TRUE is 1L, -FALSE is 0L).
+func TestReadRDumpNegatedLogical(t *testing.T) {
+	set, err := ReadRDump("d.R", strings.NewReader("b <- c(-TRUE, - -T, -FALSE, +TRUE)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := set["b"]; !slices.Equal(b.Values, []float64{-1, 1, 0, 1}) || !b.Int {
+		t.Errorf("b = %v (int %v), want [-1 1 0 1] (int)", b.Values, b.Int)
+	}
+}

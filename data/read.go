@@ -335,6 +335,22 @@ func (t *Table) Matrix(name string) *Array {
 // at the start of a file; the readers skip it.
 const bom = "\ufeff"
 
+// readText reads a whole text data file (JSON, an R dump) without its
+// byte-order mark; a file in a wide encoding or a binary one is an error
+// at its start, advice saying what to write instead of a binary file.
+func readText(file string, r io.Reader, advice string) ([]byte, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, ast.Errorf(ast.Pos{File: file}, "%v", err)
+	}
+	if head := src[:min(len(src), textenc.Sample)]; textenc.Wide(head) != "" {
+		return nil, encodingError(file, head)
+	} else if kind := textenc.Binary(head); kind != "" {
+		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s: %s", kind, advice)
+	}
+	return bytes.TrimPrefix(src, []byte(bom)), nil
+}
+
 // encodingError is the error for a file in a wide encoding (textenc.Wide).
 func encodingError(file string, head []byte) error {
 	return ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s encoded; save it as UTF-8", textenc.Wide(head))
@@ -695,16 +711,10 @@ func infError(s string) string {
 // (Array.Err) instead: it is an error only for a key that the model reads,
 // as CmdStan ignores the keys a model does not use.
 func ReadJSON(file string, r io.Reader) (map[string]*Array, error) {
-	src, err := io.ReadAll(r)
+	src, err := readText(file, r, "save the data as a JSON file (text)")
 	if err != nil {
-		return nil, ast.Errorf(ast.Pos{File: file}, "%v", err)
+		return nil, err
 	}
-	if head := src[:min(len(src), textenc.Sample)]; textenc.Wide(head) != "" {
-		return nil, encodingError(file, head)
-	} else if kind := textenc.Binary(head); kind != "" {
-		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s: save the data as a JSON file (text)", kind)
-	}
-	src = bytes.TrimPrefix(src, []byte(bom))
 	p := &jsonReader{file: file, src: src}
 	p.text = p.quoteAtoms()
 	p.dec = json.NewDecoder(bytes.NewReader(p.text))

@@ -237,8 +237,9 @@ var (
 )
 
 // Step size control: the new step is h·0.9·err^(−1/5), at least a fifth and
-// at most five times the old (no growth right after a rejection); a failed
-// stage quarters it.
+// at most five times the old (growth right after a rejection is allowed,
+// unlike Hairer's DOPRI5, which caps that step at the rejected size); a
+// failed stage quarters it.
 const (
 	odeSafety  = 0.9
 	odeFacMin  = 0.2

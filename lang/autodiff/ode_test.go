@@ -1,6 +1,7 @@
 package autodiff
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -315,5 +316,142 @@ func TestODEErrors(t *testing.T) {
 	bad.Input("y", Vector(3), testPos)
 	if _, err := bad.FinishRHS(bad.Scalar(1, testPos), testPos); err == nil || !strings.Contains(err.Error(), "it must be a vector [3]") {
 		t.Errorf("scalar f: %v", err)
+	}
+}
+
+// TestODEClonesConcurrent evaluates clones of one ODE program at different
+// points from parallel goroutines (as sgvb's workers do) and checks each
+// value and gradient against the same point evaluated alone: under -race
+// it also finds any solver state the clones share.
+func TestODEClonesConcurrent(t *testing.T) {
+	ts := []float64{0.5, 1, 2, 3.5, 5}
+	p, _, _ := odeProgram(t, lotkaVolterraRHS(t), ts, ODETol{}, [][]float64{{10, 5}, {0.55, 0.028, 0.8, 0.024}}, []Shape{Vector(2), Vector(4)}, []bool{false, false}, nil)
+	const workers, rounds = 4, 20
+	points := make([][]float64, workers)
+	wantV := make([]float64, workers)
+	wantG := make([][]float64, workers)
+	for w := range points {
+		s := 1 + 0.05*float64(w)
+		points[w] = []float64{10 * s, 5 / s, 0.55 * s, 0.028, 0.8 / s, 0.024 * s}
+		wantG[w] = make([]float64, p.Dim())
+		v, err := p.LogJoint(points[w], wantG[w])
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantV[w] = v
+	}
+	clones := make([]*Program, workers)
+	for w := range clones {
+		clones[w] = p.Clone()
+	}
+	errs := make(chan error, workers)
+	for w := range clones {
+		go func() {
+			g := make([]float64, p.Dim())
+			for range rounds {
+				v, err := clones[w].LogJoint(points[w], g)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if v != wantV[w] {
+					errs <- fmt.Errorf("worker %d: value %v, alone %v", w, v, wantV[w])
+					return
+				}
+				for i := range g {
+					if g[i] != wantG[w][i] {
+						errs <- fmt.Errorf("worker %d: gradient[%d] %v, alone %v", w, i, g[i], wantG[w][i])
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clones {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestDormandPrinceTableau checks the solver's coefficients against the
+// order conditions: each stage's weights sum to its node c_i; the result's
+// weights b (dpA's last row) meet the quadrature conditions Σ b_i c_i^(q−1)
+// = 1/q to q = 5 and Σ b_i a_ij c_j = 1/6, Σ b_i c_i a_ij c_j = 1/8,
+// Σ b_i a_ij c_j² = 1/12 (order 4 and 5 trees); the embedded weights
+// b̂ = b − e meet the quadrature conditions to q = 4 and Σ b̂_i a_ij c_j =
+// 1/6, and Σ e = 0 (a 5(4) pair).
+func TestDormandPrinceTableau(t *testing.T) {
+	const tol = 1e-15
+	a := func(i, j int) float64 { // stage i's weight of stage j, 0-based
+		if i == 0 || j >= i {
+			return 0
+		}
+		return dpA[i-1][j]
+	}
+	for i := 1; i < 7; i++ {
+		s := 0.0
+		for j := range i {
+			s += a(i, j)
+		}
+		if math.Abs(s-dpC[i]) > tol {
+			t.Errorf("stage %d: weights sum to %.17g, c = %.17g", i, s, dpC[i])
+		}
+	}
+	var b, bh [7]float64
+	for i := range 6 {
+		b[i] = dpA[5][i]
+	}
+	sumE := 0.0
+	for i := range b {
+		bh[i] = b[i] - dpE[i]
+		sumE += dpE[i]
+	}
+	if math.Abs(sumE) > tol {
+		t.Errorf("Σ e = %g, want 0", sumE)
+	}
+	quad := func(w [7]float64, q int) float64 {
+		s := 0.0
+		for i := range w {
+			s += w[i] * math.Pow(dpC[i], float64(q-1))
+		}
+		return s
+	}
+	// Σ_i w_i g(c_i) Σ_j a_ij c_j^p
+	tree := func(w [7]float64, ci, p int) float64 {
+		s := 0.0
+		for i := range w {
+			in := 0.0
+			for j := range 7 {
+				in += a(i, j) * math.Pow(dpC[j], float64(p))
+			}
+			s += w[i] * math.Pow(dpC[i], float64(ci)) * in
+		}
+		return s
+	}
+	for q := 1; q <= 5; q++ {
+		if got := quad(b, q); math.Abs(got-1/float64(q)) > tol {
+			t.Errorf("Σ b c^%d = %.17g, want 1/%d", q-1, got, q)
+		}
+		if q <= 4 {
+			if got := quad(bh, q); math.Abs(got-1/float64(q)) > tol {
+				t.Errorf("Σ b̂ c^%d = %.17g, want 1/%d", q-1, got, q)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		w     [7]float64
+		ci, p int
+		want  float64
+	}{
+		{"Σ b a c", b, 0, 1, 1.0 / 6}, {"Σ b c a c", b, 1, 1, 1.0 / 8}, {"Σ b a c²", b, 0, 2, 1.0 / 12},
+		{"Σ b c² a c", b, 2, 1, 1.0 / 10}, {"Σ b a c³", b, 0, 3, 1.0 / 20}, {"Σ b c a c²", b, 1, 2, 1.0 / 15},
+		{"Σ b̂ a c", bh, 0, 1, 1.0 / 6}, {"Σ b̂ c a c", bh, 1, 1, 1.0 / 8}, {"Σ b̂ a c²", bh, 0, 2, 1.0 / 12},
+	} {
+		if got := tree(c.w, c.ci, c.p); math.Abs(got-c.want) > tol {
+			t.Errorf("%s = %.17g, want %.17g", c.name, got, c.want)
+		}
 	}
 }
