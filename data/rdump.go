@@ -391,6 +391,11 @@ func (p *rReader) elements(v *rValue) {
 		case "as.integer", "as.numeric", "as.double":
 			p.elements(v)
 			p.expect(")", "`)` closing "+fn+"(")
+		case "list", "data.frame":
+			// dump() of a data frame or list writes it whole, as
+			// structure(list(x = ..., y = ...), .Names = ..., class =
+			// "data.frame"): its columns are the data
+			p.fail(at, "%s(...): a list or data frame is not one value; dump its columns under names of their own (in R, dump(names(d), \"data.R\", envir = list2env(d)))", fn)
 		default:
 			p.fail(at, "%s(...): an R dump file's values are numbers, c(...), a:b and structure(c(...), .Dim = c(n, m))", fn)
 		}
