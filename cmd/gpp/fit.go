@@ -103,7 +103,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
-	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive or bounded latents whose factor is a\nmultivariate normal with a full covariance (on the logs of a positive latent's\nvalues, the logits of one bounded on both sides): it captures the correlations\nbetween a latent's elements, such as regression coefficients written as one\nvector, that the default mean-field factors miss. Names joined by +\n(alpha+tau+z) share one joint factor, which also captures the correlations\nbetween them, as hierarchical models need;\n\"all\" is the joint factor of every real, positive, bounded and matrix latent,\nStan's fullrank ADVI (the others keep their factors, with a note). At most %d\nelements a factor (\"all\" takes the smallest latents that fit), moved by\nnatural-gradient steps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
+	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive, bounded or simplex latents whose factor\nis a multivariate normal with a full covariance (on the logs of a positive\nlatent's values, the logits of one bounded on both sides, a simplex[K]'s K - 1\nstick-breaking coordinates): it captures the correlations between a latent's\nelements, such as regression coefficients written as one vector, that the\ndefault mean-field factors miss. Names joined by + (alpha+tau+z) share one\njoint factor, which also captures the correlations between them, as\nhierarchical models need; \"all\" is the joint factor of every real, positive,\nbounded, simplex and matrix latent, Stan's fullrank ADVI (the others keep\ntheir factors, with a note). At most %d elements a factor (\"all\" takes the\nsmallest latents that fit), moved by natural-gradient steps whatever\n--optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
 	fs.IntVar(&cfg.band, "band", 0, fmt.Sprintf("with --fullrank: every param it names (a vector of states, one param a factor)\nhas a Gauss–Markov normal factor whose precision is banded, N(mean, (LLᵀ)⁻¹)\nwith L lower-triangular of bandwidth `K` (1: tridiagonal precision, each state\ncorrelated with its neighbours through the chain), in place of a full\ncovariance: the exact posterior family of a linear-Gaussian AR(1) or random\nwalk, at O(n·K) cost a step, for time series and state-space models of any\nlength, moved by --optimizer's steps; the other params keep their factors.\nJoined names (h+mu+sigma) make one arrowhead factor: the first the chain,\nthe others a few global params (at most %d elements) whose rows of L are\ndense, coupled to every state. At most %d; not with --rank or all (default\n0: none)", sgvb.MaxArrow, sgvb.MaxBand))
 	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive and matrix param), moved by\n--optimizer's steps; at most %d entries n·R. 0: full rank (better for up to 100\nstrongly correlated elements: it converges faster there)", sgvb.MaxLowRank))
 	fs.StringVar(&cfg.minibatch, "minibatch", "", "`N=B`: minibatch SGVB (stochastic variational inference): each step evaluates\nthe model on B rows, drawn without replacement, of the data whose first dimension\nis the size N, and scales each term that reads them by N/B, an unbiased estimate\nof the full log joint at 1/(N/B) of its cost. Priors are not scaled, nor the\nparts of a target += that read no row (prior + sum(...)); the final\nELBO, k̂ and the output draws use the full data. Refused (with the reason) for\nparams sized by N, missing values and uses of the data that mix rows (see\ndocs/inference.md) (default: the full data at every step)")
@@ -1065,11 +1065,11 @@ func num3(v float64) string {
 // its group effects), and the others, each in declaration order.
 func allGroup(m *compile.Model, group []string) (in, left []string) {
 	bySize := slices.Clone(group)
-	slices.SortStableFunc(bySize, func(a, b string) int { return latentNamed(m, a).Size - latentNamed(m, b).Size })
+	slices.SortStableFunc(bySize, func(a, b string) int { return fullRankElems(latentNamed(m, a)) - fullRankElems(latentNamed(m, b)) })
 	take := map[string]bool{}
 	n := 0
 	for _, name := range bySize {
-		if size := latentNamed(m, name).Size; n+size <= sgvb.MaxFullRank {
+		if size := fullRankElems(latentNamed(m, name)); n+size <= sgvb.MaxFullRank {
 			take[name] = true
 			n += size
 		}
@@ -1082,6 +1082,17 @@ func allGroup(m *compile.Model, group []string) (in, left []string) {
 		}
 	}
 	return in, left
+}
+
+// fullRankElems returns the number of elements of lat in a full-rank
+// factor: its size, or K − 1 per row of K of a simplex (its stick-breaking
+// coordinates).
+func fullRankElems(lat *compile.Latent) int {
+	if lat.Support == dist.Simplex && len(lat.Shape) > 0 && lat.Shape[len(lat.Shape)-1] >= 2 {
+		k := lat.Shape[len(lat.Shape)-1]
+		return lat.Size / k * (k - 1)
+	}
+	return lat.Size
 }
 
 // checkFullRank checks the latents that --fullrank names: each must be a
@@ -1098,15 +1109,15 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		n := 0
 		for _, lat := range m.Latents {
 			if lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
-				own := "its own factor"
-				if lat.Support == dist.Simplex {
-					own = "its Dirichlet factor (a full-rank normal over a simplex is not implemented)"
-				}
-				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%s) keeps %s, outside the joint full-rank one", lat.Name, lat.Support, own))
+				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%s) keeps its own factor, outside the joint full-rank one", lat.Name, lat.Support))
+				continue
+			}
+			if lat.Support == dist.Simplex && (s.Rank > 0 || s.Band > 0) {
+				notes = append(notes, fmt.Sprintf("--fullrank all: %s (simplex) keeps its Dirichlet factor: a simplex joins full-rank factors, not low-rank or banded ones", lat.Name))
 				continue
 			}
 			group = append(group, lat.Name)
-			n += lat.Size
+			n += fullRankElems(&lat)
 		}
 		delete(s.Families, "all")
 		if s.Rank > 0 { // every one: a low-rank factor has no MaxFullRank
@@ -1123,7 +1134,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 			var left []string
 			group, left = allGroup(m, group)
 			for _, name := range left {
-				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%d elements) keeps its own factor: the joint full-rank one holds at most %d elements, the smallest params first; name a group to choose (--fullrank a+b)", name, latentNamed(m, name).Size, sgvb.MaxFullRank))
+				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%d elements) keeps its own factor: the joint full-rank one holds at most %d elements, the smallest params first; name a group to choose (--fullrank a+b)", name, fullRankElems(latentNamed(m, name)), sgvb.MaxFullRank))
 			}
 		}
 		switch {
@@ -1157,14 +1168,17 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		if lat.Support.IsOrdered() {
 			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are not for ordered latents", name)}
 		}
-		checkSize := lat.Size
+		checkSize := fullRankElems(lat)
 		if s.Rank > 0 || s.Band > 0 { // the support alone: a low-rank or banded factor has no MaxFullRank
 			checkSize = 1
+			if lat.Support == dist.Simplex {
+				return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: a simplex joins full-rank factors only (its stick-breaking coordinates are not implemented for low-rank or banded ones)", name)}
+			}
 		}
 		if err := sgvb.CheckFullRank(lat.Support, checkSize); err != nil {
 			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: %v", name, err)}
 		}
-		size[name] = lat.Size
+		size[name] = fullRankElems(lat)
 	}
 	for _, g := range s.FullRankGroups {
 		n := 0

@@ -1456,10 +1456,11 @@ func TestFitFullRank(t *testing.T) {
 	if want := fmt.Sprintf("%s:1:7: --fullrank z: %d elements; full-rank factors are for latents of at most %d", big, n, sgvb.MaxFullRank); code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, stderr)
 	}
-	// A simplex cannot join one; the error says which can.
+	// A simplex joins full-rank factors (on its stick-breaking
+	// coordinates), not low-rank ones; the error is at its declaration.
 	w := writeFile(t, d, "w.gpp", "param w: simplex[3] ~ Dirichlet(2)\n")
-	code, _, stderr = runSafe(t, "fit", w, "--fullrank", "w", "--quiet", "--out", filepath.Join(d, "out"))
-	if want := w + ":1:7: --fullrank w: full-rank factors are for real, positive, unit (bounded on both sides),"; code != 1 || !strings.Contains(stderr, want) {
+	code, _, stderr = runSafe(t, "fit", w, "--fullrank", "w", "--rank", "1", "--quiet", "--out", filepath.Join(d, "out"))
+	if want := w + ":1:7: --fullrank w: a simplex joins full-rank factors only"; code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, stderr)
 	}
 }

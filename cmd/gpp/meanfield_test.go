@@ -15,7 +15,9 @@ import (
 
 // TestMeanFieldHint: a mean-field fit with k̂ above 0.7 and from two to
 // sgvb.MaxFullRank coordinates a joint factor can take is pointed at
-// --fullrank all (a simplex, which no joint factor takes, not counted); a
+// --fullrank all (a simplex counted at its K − 1 stick-breaking
+// coordinates a row, which the joint factor takes, but not as a normal
+// factor: its Dirichlet is not one); a
 // k̂ of 0.7 or less or NaN, MAP, a fit that already has a joint or
 // full-rank factor, and a model with one such coordinate or more than
 // sgvb.MaxFullRank get none.
@@ -23,10 +25,10 @@ func TestMeanFieldHint(t *testing.T) {
 	m := &compile.Model{Latents: []compile.Latent{
 		{Name: "a", Support: dist.Real, Size: 2},
 		{Name: "s", Support: dist.Positive, Size: 2},
-		{Name: "w", Support: dist.Simplex, Size: 3},
+		{Name: "w", Support: dist.Simplex, Size: 3, Shape: []int{3}},
 	}}
 	h := meanFieldHint(sgvb.Settings{}, m, 0.9, math.NaN())
-	if !strings.Contains(h, "q is mean-field") || !strings.Contains(h, "--fullrank all (4 elements) fits them jointly") {
+	if !strings.Contains(h, "q is mean-field") || !strings.Contains(h, "--fullrank all (6 elements) fits them jointly") {
 		t.Errorf("hint %q", h)
 	}
 	big := &compile.Model{Latents: []compile.Latent{

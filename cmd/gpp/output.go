@@ -1896,14 +1896,15 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 			if f == nil || f.Family != want.String() {
 				return errf("%s is not a %s factor of the fit", n, want)
 			}
+			elems := sgvb.FactorElems(want, supports[f.Support], f.Shape)
 			if k == 0 {
-				nc = shapeLen(f.Shape)
+				nc = elems
 			}
 			if seen[n] {
 				return errf("%s is in two groups, or twice in one", n)
 			}
 			seen[n] = true
-			size += shapeLen(f.Shape)
+			size += elems
 		}
 		if g.Rank > size {
 			return errf("rank %d above its %d elements", g.Rank, size)
@@ -1970,6 +1971,7 @@ func checkFactor(path string, src []byte, f *fitFactor) error {
 	if fam == sgvb.FamilyOrdered {
 		return checkOrderedParts(path, src, f, size, errf)
 	}
+	size = sgvb.FactorElems(fam, supports[f.Support], f.Shape) // a simplex's full-rank factor: K − 1 a row
 	names := fitParamNames(fam, size, f.Params)
 	if fam == sgvb.FamilyLowRank && len(f.Params.names) != len(names) {
 		return errf("a lowrank factor has the parameters mean, d and B[1] … B[R]")
@@ -2069,9 +2071,10 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 		var keep []bool   // per coordinate of the group
 		for _, name := range g.Names {
 			if f := r.Factor(name); f != nil {
-				size += f.Size
+				n := sgvb.FactorElems(f.Family, f.Support, f.Shape) // a simplex's: K − 1 a row
+				size += n
 				kept = append(kept, name)
-				keep = append(keep, slices.Repeat([]bool{true}, f.Size)...)
+				keep = append(keep, slices.Repeat([]bool{true}, n)...)
 				continue
 			}
 			// a fit's missing values, which a model compiled to predict
@@ -2091,7 +2094,7 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 		sg := sgvb.Group{Names: append([]string(nil), g.Names...), Rank: g.Rank, Band: g.Band}
 		glob := 0 // an arrowhead's global elements: all but the first member's
 		if k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == g.Names[0] }); g.Band > 0 && k >= 0 {
-			glob = size - shapeLen(factors[k].Shape)
+			glob = size - shapeLen(factors[k].Shape) // no simplex: banded factors take none
 		}
 		for _, n := range groupParamNames(g.Rank, g.Band, size, glob) {
 			vals, _ := g.Params.get(n)
@@ -2130,7 +2133,7 @@ func factorOf(f fitFactor, off int, loc, scale float64) sgvb.Factor {
 	size := shapeLen(f.Shape)
 	fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: off, Size: size,
 		Shape: append([]int(nil), f.Shape...), Loc: loc, Scale: scale}
-	for _, n := range fitParamNames(fam, size, f.Params) {
+	for _, n := range fitParamNames(fam, sgvb.FactorElems(fam, fac.Support, f.Shape), f.Params) {
 		vals, _ := f.Params.get(n)
 		p := make([]float64, len(vals))
 		for i, v := range vals {

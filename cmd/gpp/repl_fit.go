@@ -624,7 +624,14 @@ func (r *repl) show(args []string) {
 				// The element's own marginal, a normal on its unconstrained
 				// coordinate, not the columns of L or B (internal, and of the
 				// whole group's coordinates under --fullrank a+b).
-				m, s := f.CoordMarginal(k)
+				c := k
+				if f.Support == dist.Simplex { // K − 1 stick-breaking coordinates a row
+					if c = f.StickCoord(k); c < 0 {
+						ps = append(ps, "the stick left")
+						break
+					}
+				}
+				m, s := f.CoordMarginal(c)
 				ps = append(ps, "mean "+num3(m), "sd "+num3(s))
 			default:
 				for j, p := range f.Params {

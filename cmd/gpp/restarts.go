@@ -213,7 +213,10 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64) s
 	n, normal := 0, 0
 	for _, lat := range m.Latents {
 		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) == nil {
-			n += lat.Size
+			n += fullRankElems(&lat)
+			if lat.Support == dist.Simplex { // a Dirichlet factor, not a normal one (it joins --fullrank all)
+				continue
+			}
 			if lat.Support != dist.Positive || s.Family == sgvb.FamilyLognormal || s.Families[lat.Name] == sgvb.FamilyLognormal {
 				normal += lat.Size
 			}

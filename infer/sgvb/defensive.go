@@ -91,6 +91,9 @@ func (r *Result) Defensive() *Defensive {
 				d.scale[b.off+i] = math.Sqrt(dist.Trigamma(a) + dist.Trigamma(bb))
 			}
 		case FamilyFullRank: // the marginals: the mean, and the norm of row i of L
+			if b.sticks != nil { // a simplex's y are not its coordinates: q kept as it is
+				continue
+			}
 			for i := range n {
 				ss := val[p+n+i] * val[p+n+i]
 				for j := range i {

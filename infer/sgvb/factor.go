@@ -58,18 +58,25 @@ type block struct {
 	mem    []member
 	coords []int
 	kind   []elKind
+	// sticks are the simplex rows of a full-rank block whose elements
+	// are their stick-breaking coordinates (elStick, stick.go); nil
+	// without simplex latents.
+	sticks []stick
 }
 
 // elKind is what an element of a normal-based block (full-rank, low-rank)
 // is of its latent's value z: z itself (a real latent), log z (a positive
-// one) or logit z (a unit one: a param bounded on both sides, z its
-// place between the bounds), Stan's unconstrained coordinate.
+// one), logit z (a unit one: a param bounded on both sides, z its
+// place between the bounds) or a stick-breaking coordinate of a simplex
+// row (a full-rank block's only: stick.go), Stan's unconstrained
+// coordinate.
 type elKind int8
 
 const (
 	elValue elKind = iota
 	elLog
 	elLogit
+	elStick
 )
 
 // kindOf returns the element kind of a latent of support s.
@@ -79,6 +86,8 @@ func kindOf(s dist.Support) elKind {
 		return elLog
 	case dist.Unit:
 		return elLogit
+	case dist.Simplex:
+		return elStick
 	}
 	return elValue
 }
@@ -123,10 +132,19 @@ func (b *block) logitAt(i int) bool {
 
 // logJacAt returns the log Jacobian of element i's transform at the draw
 // x: log z = x for the log of a positive latent z, logitJac's for the
-// logit of a unit one, 0 for a real one. A density of q on the elements'
-// own scales subtracts it from the normal's.
+// logit of a unit one, 0 for a real one; for the stick-breaking
+// coordinate y_j of a simplex row, log x_j, and with the row's last y the
+// log of its last entry too, so that a row's elements sum to its
+// dist.StickBreakLogJac. A density of q on the elements' own scales
+// subtracts it from the normal's.
 func (b *block) logJacAt(x []float64, i int) float64 {
 	switch {
+	case b.kind != nil && b.kind[i] == elStick:
+		c := b.at(i)
+		if i+1 == b.n || b.kind[i+1] != elStick || b.at(i+1) != c+1 { // the row's last y: x's last entry follows it
+			return x[c] + x[c+1]
+		}
+		return x[c]
 	case b.logAt(i):
 		return x[b.at(i)]
 	case b.logitAt(i):
@@ -176,23 +194,25 @@ const MaxFullRank = 100
 // CheckFullRank returns why a latent of support s and n elements cannot
 // have a full-rank factor (FamilyFullRank), or nil if it can.
 func CheckFullRank(s dist.Support, n int) error {
-	if s != dist.Real && s != dist.Positive && s != dist.Unit && !s.IsCoords() {
-		why := ""
-		if s == dist.Simplex {
-			// Stan's fullrank ADVI is normal on a simplex's K − 1
-			// unconstrained coordinates; the engine's blocks map each
-			// element to one coordinate, and a simplex's K coordinates are
-			// log z on the simplex (its Dirichlet factor's), so it would
-			// need the draws, gradients and log q of a block transformed
-			// in groups of K.
-			why = ": a simplex keeps its Dirichlet factor (a joint normal over its K - 1 unconstrained coordinates, Stan's fullrank ADVI, is not implemented: docs/inference.md)"
-		}
-		return fmt.Errorf("full-rank factors are for real, positive, unit (bounded on both sides), cholesky_factor_corr, corr_matrix, cholesky_factor_cov, cov_matrix, sum_to_zero_vector and sum_to_zero_matrix latents, not %v ones%s", s, why)
+	if s != dist.Real && s != dist.Positive && s != dist.Unit && s != dist.Simplex && !s.IsCoords() {
+		return fmt.Errorf("full-rank factors are for real, positive, unit (bounded on both sides), simplex, cholesky_factor_corr, corr_matrix, cholesky_factor_cov, cov_matrix, sum_to_zero_vector and sum_to_zero_matrix latents, not %v ones", s)
 	}
 	if n > MaxFullRank {
 		return fmt.Errorf("%d elements; full-rank factors are for latents of at most %d elements: larger ones do not converge in a default fit (docs/inference.md)", n, MaxFullRank)
 	}
 	return nil
+}
+
+// errStickJoint says why a simplex joins no low-rank or banded factor.
+const errStickJoint = "a simplex joins full-rank factors only (its stick-breaking coordinates are not implemented for low-rank or banded ones)"
+
+// latentElems returns the number of elements of l in a full-rank factor:
+// its size, or K − 1 per row of K of a simplex (stick.go).
+func latentElems(l Latent) int {
+	if l.Support == dist.Simplex && len(l.Shape) > 0 && l.Shape[len(l.Shape)-1] >= 2 {
+		return stickElems(l.Size, l.Shape[len(l.Shape)-1])
+	}
+	return l.Size
 }
 
 // Full-rank factors (FamilyFullRank) lay out theta as the n means, the n
@@ -328,6 +348,9 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 		if err := CheckFullRank(l.Support, 1); err != nil {
 			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
 		}
+		if l.Support == dist.Simplex && (s.Band > 0 || s.Rank > 0) {
+			return 0, fmt.Errorf("sgvb: latent %s: %s", l.Name, errStickJoint)
+		}
 		if s.Band > 0 {
 			return FamilyBanded, nil
 		}
@@ -352,7 +375,7 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	}
 	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.CholCorr: FamilyNormal, dist.CorrMatrix: FamilyNormal, dist.CholCov: FamilyNormal, dist.CovMatrix: FamilyNormal, dist.SumToZero: FamilyNormal, dist.SumToZeroMatrix: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
 	if named && f == FamilyFullRank {
-		if err := CheckFullRank(l.Support, l.Size); err != nil {
+		if err := CheckFullRank(l.Support, latentElems(l)); err != nil {
 			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
 		}
 		return FamilyFullRank, nil
@@ -428,6 +451,9 @@ func (b *block) initTheta(l *Latent, th []float64) {
 		for i := 0; i < n; i++ {
 			th[i] = startCoord(l, i, 1) // real, or the logs of a positive latent
 			th[n+i] = softplusInv(initSD)
+		}
+		if b.sticks != nil {
+			stickStart(l, b.k, th[:n])
 		}
 		clear(th[2*n:])
 	case FamilyBeta:
@@ -922,6 +948,7 @@ func (b *block) sampleSpan(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, 
 			}
 			x[b.at(i)] = v
 		}
+		b.breakSticks(x)
 	case FamilyLowRank: // x = μ + d⊙(Cε₁ + ε₂), the whole block
 		b.lowRankSample(val, rng, x, aux)
 	case FamilyBanded: // x = μ + D⁻¹U⁻ᵀε, the whole block
@@ -1169,6 +1196,7 @@ func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []f
 			grad[p+n+i] += gi * e
 		}
 	case FamilyFullRank:
+		b.stickGrad(x, g)
 		b.fullRankBackprop(c, stl, g, aux, grad, b.natRec(d))
 	case FamilyLowRank:
 		b.lowRankBackprop(val, stl, x, g, aux, grad)
@@ -1293,6 +1321,10 @@ func (f *Factor) moments(mean, sd []float64) {
 		copy(mean, p[0])
 		copy(sd, p[1])
 	case FamilyFullRank, FamilyLowRank, FamilyBanded:
+		if f.Support == dist.Simplex && len(mean) != len(p[0]) { // the values of K − 1 stick-breaking coordinates a row
+			f.stickMoments(mean, sd)
+			break
+		}
 		var sds []float64
 		if f.Family == FamilyBanded {
 			sds = bandedSDs(p)
@@ -1392,8 +1424,10 @@ func (b *block) fullRankLogq(val, x, aux []float64) float64 {
 		e = aux[p : p+n]
 	} else {
 		e = make([]float64, n)
+		y := make([]float64, n) // the elements: x, or y of a simplex row
+		b.elems(y, x)
 		for i := range n {
-			r := x[b.at(i)] - val[p+i]
+			r := y[i] - val[p+i]
 			for j := range i {
 				r -= val[p+lowIdx(n, i, j)] * e[j]
 			}

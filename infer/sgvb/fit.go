@@ -88,6 +88,11 @@ type engine struct {
 	// as the logits of unit values (block.logitAt): each draw's log p and
 	// log q get their Jacobian (addLogitJac). Nil when there are none.
 	logits []int
+	// stickLogs are the log x coordinates of the simplex rows that
+	// full-rank blocks hold by their stick-breaking coordinates
+	// (stick.go): the log Jacobian of each row is their sum, added to each
+	// draw's log p and log q with the logits'. Nil when there are none.
+	stickLogs []int
 
 	theta, delta, backup []float64
 	iterate              []float64 // the iterate while the averaged q is evaluated
@@ -310,6 +315,10 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 				return nil, fmt.Errorf("sgvb: latent %s: simplex needs a last axis of length ≥ 2 dividing its size (shape %v, size %d)", l.Name, l.Shape, l.Size)
 			}
 			b.k = l.Shape[len(l.Shape)-1]
+			if fam == FamilyFullRank { // normal on the K − 1 stick-breaking coordinates of each row
+				b.n = stickElems(l.Size, b.k)
+				b.addSticks(l.Offset, l.Size, b.k)
+			}
 		}
 		if fam == FamilyFullRank {
 			b.nat, b.natS = natScratch(b.n, s.DrawsPerStep), s.DrawsPerStep
@@ -331,6 +340,11 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		for i := range b.n {
 			if b.logitAt(i) {
 				e.logits = append(e.logits, b.at(i))
+			}
+		}
+		for _, st := range b.sticks {
+			for c := st.off; c < st.off+st.k; c++ {
+				e.stickLogs = append(e.stickLogs, c)
 			}
 		}
 	}
@@ -461,7 +475,7 @@ func (e *engine) warmStart(r *Result) {
 		}
 		for _, ff := range flat {
 			f := ff.f
-			if f.Name != b.name || f.Size != b.n || ff.part != b.part {
+			if f.Name != b.name || f.Size != b.coordSize() || ff.part != b.part {
 				continue
 			}
 			th := e.theta[b.poff : b.poff+b.np()]
@@ -778,6 +792,10 @@ func (e *engine) addLogitJac(x, g []float64) float64 {
 		s += j
 		g[c] += dj
 	}
+	for _, c := range e.stickLogs { // Σ log x of each simplex row (dist.StickBreakLogJac)
+		s += x[c]
+		g[c]++
+	}
 	return s
 }
 
@@ -787,6 +805,9 @@ func (e *engine) logitJac(x []float64) float64 {
 	for _, c := range e.logits {
 		j, _ := logitJac(x[c])
 		s += j
+	}
+	for _, c := range e.stickLogs {
+		s += x[c]
 	}
 	return s
 }
@@ -1631,7 +1652,7 @@ func (e *engine) blockFactors() []Factor {
 			continue
 		}
 		fs[i] = Factor{
-			Name: b.name, Family: b.fam, Support: b.support, Offset: b.off, Size: b.n,
+			Name: b.name, Family: b.fam, Support: b.support, Offset: b.off, Size: b.coordSize(),
 			Shape:  append([]int(nil), b.shape...),
 			Params: b.params(e.theta[b.poff : b.poff+b.np()]),
 			Loc:    b.loc, Scale: b.scale, LocV: b.locV, ScaleV: b.scaleV,

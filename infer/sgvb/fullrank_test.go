@@ -281,13 +281,14 @@ func TestFullRankLogQ(t *testing.T) {
 	}
 }
 
-// TestFullRankSize: a latent of more than MaxFullRank elements, or of a
-// simplex support, cannot have a full-rank factor; a unit one can (on its
-// logits).
+// TestFullRankSize: a latent of more than MaxFullRank elements (a simplex
+// of more than MaxFullRank + 1, K − 1 coordinates) cannot have a
+// full-rank factor; a unit one can (on its logits), and a simplex of
+// MaxFullRank + 1 (on its stick-breaking coordinates).
 func TestFullRankSize(t *testing.T) {
 	for _, l := range []Latent{
 		{Name: "beta", Size: MaxFullRank + 1, Support: dist.Real},
-		{Name: "beta", Size: 3, Shape: []int{3}, Support: dist.Simplex},
+		{Name: "beta", Size: MaxFullRank + 2, Shape: []int{MaxFullRank + 2}, Support: dist.Simplex},
 	} {
 		s := Settings{Families: map[string]Family{"beta": FamilyFullRank}}.withDefaults()
 		if _, err := newEngine(&mvGauss{}, []Latent{l}, &s); err == nil {
@@ -297,7 +298,8 @@ func TestFullRankSize(t *testing.T) {
 		}
 	}
 	s := Settings{Families: map[string]Family{"beta": FamilyFullRank}}.withDefaults()
-	for _, l := range []Latent{{Name: "beta", Size: MaxFullRank, Support: dist.Real}, {Name: "beta", Size: 2, Support: dist.Unit}} {
+	for _, l := range []Latent{{Name: "beta", Size: MaxFullRank, Support: dist.Real}, {Name: "beta", Size: 2, Support: dist.Unit},
+		{Name: "beta", Size: MaxFullRank + 1, Shape: []int{MaxFullRank + 1}, Support: dist.Simplex}} {
 		e, err := newEngine(&mvGauss{}, []Latent{l}, &s)
 		if err != nil {
 			t.Fatal(err)

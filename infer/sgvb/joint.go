@@ -60,10 +60,13 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 				if err := CheckFullRank(l.Support, 1); err != nil {
 					return nil, fmt.Errorf("sgvb: latent %s: %w", name, err)
 				}
+				if l.Support == dist.Simplex && (s.Band > 0 || s.Rank > 0) {
+					return nil, fmt.Errorf("sgvb: latent %s: %s", name, errStickJoint)
+				}
 				found = true
-				n += l.Size
+				n += latentElems(l)
 				if name == g[0] {
-					n0 = l.Size
+					n0 = latentElems(l)
 				}
 			}
 			if !found {
@@ -122,12 +125,17 @@ func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band i
 		if b.mem == nil {
 			b.lat, b.off = i, l.Offset
 		}
-		b.mem = append(b.mem, member{name: l.Name, lat: i, lo: b.n, n: l.Size})
-		for j := range l.Size {
-			b.coords = append(b.coords, l.Offset+j)
-			b.kind = append(b.kind, kindOf(l.Support))
+		m := latentElems(*l)
+		b.mem = append(b.mem, member{name: l.Name, lat: i, lo: b.n, n: m})
+		if l.Support == dist.Simplex {
+			b.addSticks(l.Offset, l.Size, l.Shape[len(l.Shape)-1])
+		} else {
+			for j := range l.Size {
+				b.coords = append(b.coords, l.Offset+j)
+				b.kind = append(b.kind, kindOf(l.Support))
+			}
 		}
-		b.n += l.Size
+		b.n += m
 		names = append(names, l.Name)
 	}
 	b.name = strings.Join(names, "+")
@@ -155,6 +163,10 @@ func (b *block) names() []string {
 func (b *block) initJoint(latents []Latent, th []float64) {
 	n := b.n
 	for _, m := range b.mem {
+		if l := &latents[m.lat]; l.Support == dist.Simplex {
+			stickStart(l, l.Shape[len(l.Shape)-1], th[m.lo:m.lo+m.n])
+			continue
+		}
 		for j := range m.n {
 			th[m.lo+j] = startCoord(&latents[m.lat], j, 1)
 		}
@@ -316,12 +328,22 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 		if f == nil || f.Family == FamilyOrdered {
 			return block{}, false
 		}
-		b.mem = append(b.mem, member{name: name, lo: b.n, n: f.Size})
-		for j := range f.Size {
-			b.coords = append(b.coords, f.Offset+j)
-			b.kind = append(b.kind, kindOf(f.Support))
+		m := f.Size
+		if f.Support == dist.Simplex {
+			if len(f.Shape) == 0 || f.Shape[len(f.Shape)-1] < 2 || g.Rank > 0 || g.Band > 0 {
+				return block{}, false
+			}
+			k := f.Shape[len(f.Shape)-1]
+			m = stickElems(f.Size, k)
+			b.addSticks(f.Offset, f.Size, k)
+		} else {
+			for j := range f.Size {
+				b.coords = append(b.coords, f.Offset+j)
+				b.kind = append(b.kind, kindOf(f.Support))
+			}
 		}
-		b.n += f.Size
+		b.mem = append(b.mem, member{name: name, lo: b.n, n: m})
+		b.n += m
 	}
 	want := b.n + 1
 	if b.rank > 0 {

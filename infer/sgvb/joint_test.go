@@ -266,7 +266,8 @@ func TestFullRankGroupZeroAllocs(t *testing.T) {
 	}
 }
 
-// TestFullRankGroupErrors checks the groups Fit refuses.
+// TestFullRankGroupErrors checks the groups Fit refuses; a simplex joins
+// full-rank groups, not low-rank or banded ones.
 func TestFullRankGroupErrors(t *testing.T) {
 	lats := []Latent{{Name: "a", Offset: 0, Size: 1, Support: dist.Real}, {Name: "w", Offset: 1, Size: 3, Shape: []int{3}, Support: dist.Simplex},
 		{Name: "u", Offset: 4, Size: 1, Support: dist.Unit}, {Name: "o", Offset: 5, Size: 2, Shape: []int{2}, Support: dist.Ordered},
@@ -275,16 +276,19 @@ func TestFullRankGroupErrors(t *testing.T) {
 		groups [][]string
 		fams   map[string]Family
 		want   string
+		rank   int
+		band   int
 	}{
-		{[][]string{{"a", "w"}}, nil, "latent w: full-rank factors are for real"},
-		{[][]string{{"a", "o"}}, nil, "latent o: full-rank factors are not for ordered latents"},
-		{[][]string{{"a"}}, nil, "a group needs two or more latents"},
-		{[][]string{{"a", "a"}}, nil, "latent a is named twice"},
-		{[][]string{{"a", "zz"}}, nil, `names no latent: "zz"`},
-		{[][]string{{"a", "big"}}, nil, "group a+big: 101 elements"},
-		{[][]string{{"a", "big"}}, map[string]Family{"a": FamilyFullRank}, "latent a is in FullRankGroups and in Families"},
+		{[][]string{{"a", "w"}}, nil, "latent w: a simplex joins full-rank factors only", 1, 0},
+		{[][]string{{"w", "a"}}, nil, "latent w: a simplex joins full-rank factors only", 0, 1},
+		{[][]string{{"a", "o"}}, nil, "latent o: full-rank factors are not for ordered latents", 0, 0},
+		{[][]string{{"a"}}, nil, "a group needs two or more latents", 0, 0},
+		{[][]string{{"a", "a"}}, nil, "latent a is named twice", 0, 0},
+		{[][]string{{"a", "zz"}}, nil, `names no latent: "zz"`, 0, 0},
+		{[][]string{{"a", "big"}}, nil, "group a+big: 101 elements", 0, 0},
+		{[][]string{{"a", "big"}}, map[string]Family{"a": FamilyFullRank}, "latent a is in FullRankGroups and in Families", 0, 0},
 	} {
-		s := Settings{FullRankGroups: c.groups, Families: c.fams}.withDefaults()
+		s := Settings{FullRankGroups: c.groups, Families: c.fams, Rank: c.rank, Band: c.band}.withDefaults()
 		_, err := newEngine(&mvGauss{}, lats, &s)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("groups %v: error %v, want %q", c.groups, err, c.want)

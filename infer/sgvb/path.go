@@ -279,6 +279,8 @@ func (e *engine) locateAt(x, sd []float64) {
 		k := 1
 		if b := &e.blocks[e.latBlock[i]]; b.mem == nil {
 			k = b.k
+		} else if l.Support == dist.Simplex && len(l.Shape) > 0 {
+			k = l.Shape[len(l.Shape)-1]
 		}
 		l.Init = make([]float64, l.Size)
 		natural(l.Support, k, l.Init, x[l.Offset:l.Offset+l.Size])
@@ -294,6 +296,9 @@ func (e *engine) locateAt(x, sd []float64) {
 			}
 			if b.fam == FamilyFullRank && sd != nil {
 				for _, m := range b.mem {
+					if lats[m.lat].Support == dist.Simplex { // sd is of log x, not of y
+						continue
+					}
 					for j := range m.n {
 						if v := sd[lats[m.lat].Offset+j]; v > 0 && finite(v) {
 							th[b.n+m.lo+j] = softplusInv(math.Max(v, minParam))
@@ -305,7 +310,7 @@ func (e *engine) locateAt(x, sd []float64) {
 		}
 		l := &lats[b.lat]
 		b.initTheta(l, th)
-		if sd == nil {
+		if sd == nil || b.sticks != nil {
 			continue
 		}
 		n := b.n

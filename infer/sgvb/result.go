@@ -176,7 +176,33 @@ func (f *Factor) ParamNames() []string {
 	if f.Family == FamilyBanded {
 		return BandedParamNames(max(len(f.Params)-2, 0), 0)
 	}
-	return f.Family.ParamNames(f.Size)
+	return f.Family.ParamNames(FactorElems(f.Family, f.Support, f.Shape))
+}
+
+// StickCoord returns the element of a full-rank factor of a simplex (its
+// stick-breaking coordinates, K − 1 a row) that value element k breaks
+// off, or −1 for the last entry of a row, the stick left.
+func (f *Factor) StickCoord(k int) int {
+	K := f.Shape[len(f.Shape)-1]
+	if k%K == K-1 {
+		return -1
+	}
+	return k/K*(K-1) + k%K
+}
+
+// FactorElems returns the number of elements of each of the Params of a
+// factor of family fam over a latent of support s and shape shape: its
+// size, but K − 1 per row of K for a full-rank factor of a simplex (normal
+// on the stick-breaking coordinates, stick.go).
+func FactorElems(fam Family, s dist.Support, shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	if fam == FamilyFullRank && s == dist.Simplex && len(shape) > 0 && shape[len(shape)-1] >= 2 {
+		return stickElems(n, shape[len(shape)-1])
+	}
+	return n
 }
 
 // SD returns the standard deviation of each element on the natural scale.
@@ -257,6 +283,10 @@ func (r *Result) prepare() {
 				logMS: f.Family == FamilyGamma, part: ff.part}
 			if f.Support == dist.Simplex && len(f.Shape) > 0 {
 				b.k = f.Shape[len(f.Shape)-1]
+				if f.Family == FamilyFullRank && b.k >= 2 { // normal on K − 1 stick-breaking coordinates a row
+					b.n = stickElems(f.Size, b.k)
+					b.addSticks(f.Offset, f.Size, b.k)
+				}
 			}
 			if f.Family == FamilyLowRank {
 				b.rank = len(f.Params) - 2
