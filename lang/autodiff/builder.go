@@ -67,7 +67,11 @@ type node struct {
 	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
 	sumOf  int32     // a summed RowSumProd: 1 + the index of the one it sums (see fuseSums)
 	dist   *dist.Univariate
-	alt    bool // a Rand node that draws from the second stream (Builder.AltRand)
+	// norm marks a density whose last operand is a normaliser added to
+	// every element's log density before the sum (Builder.DensityNorm):
+	// normOne for one value, normEach for one per element.
+	norm int
+	alt  bool // a Rand node that draws from the second stream (Builder.AltRand)
 	// rows: the node's elements are the iterations of a loop lowered as
 	// vectors (Builder.InLoop), so its errors name no element, as the
 	// unrolled loop's scalar nodes did not, but the iteration (iter).
@@ -1298,6 +1302,60 @@ func (b *Builder) density(d dist.Univariate, prep Prepared, value ID, args []ID,
 		}
 	}
 	return b.push(*n)
+}
+
+// DensityNorm is Density with a normaliser: Σ_k (log p(value_k | args_k) +
+// norm_k), each element's log density and normaliser added before the
+// sum, in one pass (a truncation's −log P(L ≤ X ≤ U), which may all but
+// cancel an element's log mass). norm is a scalar, for every element, or
+// has the broadcast shape of value and args, one per element; for another
+// shape it returns false and adds nothing. The family's hoisted constants
+// are kept; its Prepared form is not taken.
+func (b *Builder) DensityNorm(d dist.Univariate, value ID, args []ID, norm ID, pos ast.Pos) (ID, bool) {
+	ops, ok := b.operands(norm)
+	if !ok {
+		return b.invalid(pos), true
+	}
+	ns := b.nodes[ops[0]].shape
+	n, bad := b.densityNode(OpDensity, d, value, args, pos)
+	if n == nil {
+		return bad, true
+	}
+	switch {
+	case ns.Len() == 1:
+		n.norm = normOne
+	case ns == b.densityShape(n.args):
+		n.norm = normEach // element k of the pass is element k of norm
+	default:
+		return 0, false
+	}
+	n.args = append(n.args, ops[0])
+	return b.push(*n), true
+}
+
+// densityShape is the broadcast shape of a density's operands ops.
+func (b *Builder) densityShape(ops []int32) Shape {
+	shapes := make([]Shape, len(ops))
+	for i, a := range ops {
+		shapes[i] = b.shapeOf(a)
+	}
+	out, _ := broadcast(shapes...)
+	return out
+}
+
+// The normaliser of a density node (node.norm).
+const (
+	normOne  = 1
+	normEach = 2
+)
+
+// nparams returns the number of a density node's family arguments: its
+// operands but the value and any normaliser.
+func (n *node) nparams() int {
+	if n.norm != 0 {
+		return len(n.args) - 2
+	}
+	return len(n.args) - 1
 }
 
 // LogPDF returns log p(value | args) of d for each element of the shape

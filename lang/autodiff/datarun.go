@@ -34,7 +34,7 @@ func (t *dataRunTask) RunPart(part, parts int) {
 	scr := p.s(n)
 	dxs, dps := scr[2:2+m], scr[2+m:2+2*m]
 	lps := t.elems
-	if lps == nil && parts > 1 {
+	if lps == nil && (parts > 1 || n.norm != 0) { // a normaliser is added to each after the run (evalDensity)
 		lps = dataRunLP(n, scr)
 	}
 	bc, val := n.bc, p.val

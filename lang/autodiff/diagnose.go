@@ -220,6 +220,11 @@ func (p *Program) loopError(k int, ok bool) error {
 		if !p.perRow(m) && !p.obsPerRow(m) && !p.argsFinite(m) {
 			continue // a sum of failed rows, say: not where they failed
 		}
+		if m.norm != 0 && mok {
+			if e, _ := p.densityBad(m); e < 0 {
+				continue // its normaliser failed, not its terms
+			}
+		}
 		r := p.failRow(m, mok)
 		if p.iterBefore(m, r, &p.nodes[best], bestRow) {
 			best, bestRow, bestOK = j, r, mok
@@ -399,7 +404,7 @@ func (p *Program) densityBad(n *node) (k int, lp float64) {
 // x, parameters par, log density lp and partials dx and dpar, until f
 // returns false.
 func (p *Program) densityTerms(n *node, f func(e int, x float64, par []float64, lp, dx float64, dpar []float64) bool) {
-	na := len(n.args) - 1
+	na := n.nparams()
 	par, dpar := make([]float64, na), make([]float64, na)
 	bc := n.bc
 	for i := 0; i < n.gr; i++ {
@@ -447,6 +452,9 @@ func (p *Program) badRows(n *node, a int) []bool {
 		bad = make([]bool, n.gr*n.gc)
 		p.densityTerms(n, func(e int, _ float64, _ []float64, _, dx float64, dpar []float64) bool {
 			d := dx
+			if a > len(dpar) { // the normaliser's: 1 in each element, finite
+				return false
+			}
 			if a > 0 {
 				d = dpar[a-1]
 			}
@@ -924,6 +932,9 @@ func (p *Program) operandName(n *node, a int) string {
 	if n.op == OpDensity || n.op == OpLogPDF {
 		if a == 0 {
 			return "the value"
+		}
+		if a > n.nparams() {
+			return "the normaliser"
 		}
 		return paramName(n.dist, a-1)
 	}

@@ -583,7 +583,7 @@ func (p *Program) evalDensity(n *node) {
 		p.evalPrepared(n)
 		return
 	}
-	na := len(n.args) - 1
+	na := n.nparams()
 	m := n.i0
 	scr := p.s(n)
 	par, dpar := scr[:na:na], scr[na:2*na:2*na]
@@ -611,6 +611,16 @@ func (p *Program) evalDensity(n *node) {
 	if n.op == OpLogPDF {
 		elems = p.v(n)
 	}
+	// A normaliser (Builder.DensityNorm) is added to each element's log
+	// density before the sum: nv[k*ns], ns 0 for one normaliser.
+	var nv []float64
+	ns := 0
+	if n.norm != 0 {
+		nv = p.v(p.arg(n, na+1))
+		if n.norm == normEach {
+			ns = 1
+		}
+	}
 	sum := 0.0
 	if run, ok := dh.(dist.DataRun); ok && na == 1 {
 		p.dt = dataRunTask{p: p, n: n, run: run, elems: elems}
@@ -620,15 +630,27 @@ func (p *Program) evalDensity(n *node) {
 		if elems != nil {
 			return
 		}
-		if t.whole { // one part: its sum is the serial loop's
+		if t.whole && nv == nil { // one part: its sum is the serial loop's
 			p.v(n)[0] = t.sum
 			return
 		}
-		for _, v := range dataRunLP(n, scr) { // the parts' log densities, added in order
+		for k, v := range dataRunLP(n, scr) { // the parts' log densities, added in order
+			if nv != nil {
+				v += nv[k*ns]
+			}
 			sum += v
 		}
 		p.v(n)[0] = sum
 		return
+	}
+	var c float64 // the normaliser for every element, or each's
+	var each []float64
+	if nv != nil {
+		if ns == 0 {
+			c = nv[0]
+		} else {
+			each = nv[:m]
+		}
 	}
 	k := 0
 	for i := 0; i < n.gr; i++ {
@@ -646,7 +668,14 @@ func (p *Program) evalDensity(n *node) {
 			default:
 				lp, dx = kern(val[xo+i*xr+j*xc], par, dpar)
 			}
-			sum += lp
+			switch {
+			case each != nil:
+				sum += lp + each[k]
+			case nv != nil:
+				sum += lp + c
+			default:
+				sum += lp
+			}
 			if elems != nil {
 				elems[k] = lp
 			}

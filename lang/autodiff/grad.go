@@ -627,11 +627,23 @@ func (p *Program) gradDensity(n *node, g []float64) {
 		p.gradPrepared(n, g[0])
 		return
 	}
-	na := len(n.args) - 1
+	na := n.nparams()
 	m := n.i0
 	scr := p.s(n)
 	dxs, dps := scr[2*na:2*na+m], scr[2*na+m:]
-	for a := range n.args {
+	if n.norm != 0 { // the normaliser's partial is 1 in each element
+		if o := p.arg(n, na+1); o.aoff >= 0 {
+			ao := p.a(o)
+			if n.norm == normOne {
+				ao[0] += float64(m) * g[0]
+			} else {
+				for k := range ao {
+					ao[k] += g[0]
+				}
+			}
+		}
+	}
+	for a := range na + 1 {
 		o := p.arg(n, a)
 		if o.aoff < 0 {
 			continue

@@ -359,7 +359,7 @@ func (p *Program) prepareData() {
 		if n.dhoist == nil {
 			continue
 		}
-		na, sl, mask := len(n.args)-1, n.dhoist.DataStateLen(), n.dhoist.DataArgs()
+		na, sl, mask := n.nparams(), n.dhoist.DataStateLen(), n.dhoist.DataArgs()
 		par := make([]float64, na)
 		for a := range par {
 			par[a] = math.NaN() // an argument the state does not read

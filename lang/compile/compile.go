@@ -329,10 +329,10 @@ type lowerer struct {
 	vec *vecLoop
 	// truncPair, while the truncated ~ of data whose distribution is
 	// truncCall is lowered, collects its family's log density and its
-	// truncation's normaliser per element (LogPDF nodes) instead of adding
-	// their sums, so that addTruncPair adds each element's two together
-	// first (truncdata.go).
-	truncPair *[]autodiff.ID
+	// truncation's normaliser per element instead of adding their sums,
+	// so that addTruncPair adds each element's two together first
+	// (truncdata.go).
+	truncPair *truncTerms
 	truncCall *ast.CallExpr
 	// loops are the variables of the loops being lowered, outer first,
 	// and loopAt the outermost loop's position (iterAt).

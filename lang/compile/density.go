@@ -105,7 +105,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			break
 		}
 		if l.truncPair != nil && l.truncCall == call {
-			*l.truncPair = append(*l.truncPair, l.b.LogPDF(*u, val, args, pos))
+			l.truncPair.family(l.b, u, val, args, pos)
 			break
 		}
 		l.add(l.b.Density(*u, val, args, pos), pos)

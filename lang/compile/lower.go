@@ -78,14 +78,14 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			break
 		}
 		y := l.node(v, s.LHS.Pos()) // one node for the density and the truncation
-		var pair []autodiff.ID
+		var pair truncTerms
 		prev, prevCall := l.truncPair, l.truncCall
 		l.truncPair, l.truncCall = &pair, s.Dist
 		if args := l.density(s.Dist, s.LHS, value{id: y, node: true}, lat); args != nil {
 			l.truncData(s, y, args)
 		}
 		l.truncPair, l.truncCall = prev, prevCall
-		l.addTruncPair(pair, s)
+		l.addTruncPair(&pair, s)
 	case *ast.LetStmt:
 		l.env[l.info.Defs[s.Name]] = l.expr(s.Value)
 	case *ast.TargetStmt:

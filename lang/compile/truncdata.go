@@ -68,19 +68,20 @@ func (l *lowerer) truncData(s *ast.TildeStmt, y autodiff.ID, args []autodiff.ID)
 		Kernel: k.kernel, Hoisted: k, LogProb: true}
 	if !checked {
 		k.checkY = true
-		if l.truncCall == s.Dist && len(*l.truncPair) == 1 {
-			*l.truncPair = append(*l.truncPair, l.b.LogPDF(nu, y, ps, t.T))
+		if l.truncCall == s.Dist && l.truncPair.awaitsNorm() {
+			l.truncPair.norm = l.b.LogPDF(nu, y, ps, t.T)
+			l.truncPair.hasNorm = true
 			return
 		}
 		l.add(l.b.Density(nu, y, ps, t.T), t.T)
 		return
 	}
-	if l.truncCall == s.Dist && len(*l.truncPair) == 1 {
+	if l.truncCall == s.Dist && l.truncPair.awaitsNorm() {
 		// the normaliser over the broadcast of the arguments and bounds,
 		// which addTruncPair broadcasts to the elements of y
 		norm := l.b.LogPDF(nu, l.b.Scalar(0, t.T), ps, t.T)
-		if ns, ds := l.b.Shape(norm), l.b.Shape((*l.truncPair)[0]); ns.Len() == 1 || ns == ds {
-			*l.truncPair = append(*l.truncPair, norm)
+		if ns := l.b.Shape(norm); ns.Len() == 1 || ns == l.truncPair.shape {
+			l.truncPair.norm, l.truncPair.hasNorm = norm, true
 			return
 		}
 	}
@@ -96,6 +97,47 @@ func (l *lowerer) truncData(s *ast.TildeStmt, y autodiff.ID, args []autodiff.ID)
 	l.add(norm, t.T)
 }
 
+// fuseTrunc is false only in tests, which compare the fused density of a
+// truncated ~ with the family's LogPDF and the normaliser added and summed.
+var fuseTrunc = true
+
+// truncTerms collects what lowering a truncated ~ of data adds
+// (lowerer.truncPair): its family's log density, per element, and the
+// truncation's normaliser, one per element or one for all.
+type truncTerms struct {
+	fam     *dist.Univariate // the family, when its density is pending
+	val     autodiff.ID
+	args    []autodiff.ID
+	pos     ast.Pos
+	shape   autodiff.Shape // the broadcast of val and args
+	lp      autodiff.ID    // the family's LogPDF, built (hasLP)
+	hasLP   bool
+	norm    autodiff.ID
+	hasNorm bool
+}
+
+// family records the family's density of the value val at the arguments
+// args, added by addTruncPair with the normaliser. When their shapes do
+// not broadcast or the arguments are not the family's, its LogPDF is
+// built now, for the error at pos in its place among the statement's.
+func (tt *truncTerms) family(b *autodiff.Builder, u *dist.Univariate, val autodiff.ID, args []autodiff.ID, pos ast.Pos) {
+	shapes := []autodiff.Shape{b.Shape(val)}
+	for _, a := range args {
+		shapes = append(shapes, b.Shape(a))
+	}
+	sh, ok := autodiff.Broadcast(shapes...)
+	if !ok || len(args) != len(u.Params) {
+		tt.lp, tt.hasLP = b.LogPDF(*u, val, args, pos), true
+		tt.shape = b.Shape(tt.lp)
+		return
+	}
+	tt.fam, tt.val, tt.args, tt.pos, tt.shape = u, val, args, pos, sh
+}
+
+// awaitsNorm reports whether the family's density was collected and no
+// normaliser yet.
+func (tt *truncTerms) awaitsNorm() bool { return (tt.fam != nil || tt.hasLP) && !tt.hasNorm }
+
 // addTruncPair adds the terms that lowering the truncated ~ s collected
 // (lowerer.truncPair): its family's log density per element and the
 // truncation's normaliser per element (or one for all), added element by
@@ -103,15 +145,31 @@ func (l *lowerer) truncData(s *ast.TildeStmt, y autodiff.ID, args []autodiff.ID)
 // Poisson of rate 2e12 truncated to a few counts) each element's log mass
 // and normaliser nearly cancel: adding them first keeps the digits that
 // summing each over the elements would lose, and makes the terms the same
-// whether the loop is unrolled (a scalar each) or lowered as vectors.
-func (l *lowerer) addTruncPair(pair []autodiff.ID, s *ast.TildeStmt) {
-	if len(pair) == 0 {
+// whether the loop is unrolled (a scalar each) or lowered as vectors. The
+// two are one density node (Builder.DensityNorm), which adds them in its
+// one pass with the family's hoisted constants; a normaliser of another
+// shape is added to the family's LogPDF elementwise and summed.
+func (l *lowerer) addTruncPair(tt *truncTerms, s *ast.TildeStmt) {
+	pos := s.Dist.Fun.Pos()
+	if tt.fam != nil {
+		if !tt.hasNorm {
+			l.add(l.b.Density(*tt.fam, tt.val, tt.args, tt.pos), pos)
+			return
+		}
+		if fuseTrunc {
+			if id, ok := l.b.DensityNorm(*tt.fam, tt.val, tt.args, tt.norm, tt.pos); ok {
+				l.add(id, pos)
+				return
+			}
+		}
+		tt.lp, tt.hasLP = l.b.LogPDF(*tt.fam, tt.val, tt.args, tt.pos), true
+	}
+	if !tt.hasLP {
 		return
 	}
-	pos := s.Dist.Fun.Pos()
-	t := pair[0]
-	if len(pair) == 2 {
-		t = l.b.Add(t, pair[1], s.Trunc.T)
+	t := tt.lp
+	if tt.hasNorm {
+		t = l.b.Add(t, tt.norm, s.Trunc.T)
 	}
 	if !l.b.Shape(t).IsScalar() {
 		t = l.b.Sum(t, pos)
