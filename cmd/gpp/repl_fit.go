@@ -1251,6 +1251,11 @@ func (r *repl) evalFixed(ctx context.Context, full *ast.File, info *check.Info, 
 		return
 	}
 	oi := len(m.Outputs) - 1
+	if oerr := ev.OutputErr(); oerr != nil && !allFinite(outs[oi]) {
+		// a failure the value shows (an ODE solve that stopped): say why
+		r.printError(oerr, srcs)
+		return
+	}
 	v := append([]float64(nil), outs[oi]...)
 	if mode == modeSD {
 		for k := range v {

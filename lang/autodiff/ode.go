@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -347,8 +348,8 @@ func (p *Program) evalODE(n *node) bool {
 		var stageErr error // the last failed stage since the last accepted step
 		for t < target {
 			if steps >= spec.tol.MaxSteps {
-				r.err = ast.Errorf(n.pos, "%s: max_num_steps %d reached at t = %.6g before ts[%d] = %g (a stiff system needs more steps than an explicit solver can take: raise max_num_steps with %s_tol, or rescale the system)",
-					spec.name, spec.tol.MaxSteps, t, i, target, spec.name)
+				r.err = ast.Errorf(n.pos, "%s: max_num_steps %d reached at t = %.6g before ts[%d] = %g (a stiff system needs more steps than an explicit solver can take: raise max_num_steps with %s, or rescale the system)",
+					spec.name, spec.tol.MaxSteps, t, i, target, tolName(spec.name))
 				return false
 			}
 			steps++
@@ -398,6 +399,15 @@ func (p *Program) evalODE(n *node) bool {
 		copy(r.sens[i*d*np:(i+1)*d*np], r.z[d:])
 	}
 	return true
+}
+
+// tolName is the name of the call that sets the solver's settings: name
+// itself when it already does (ode_rk45_tol), else name + "_tol".
+func tolName(name string) string {
+	if strings.HasSuffix(name, "_tol") {
+		return name
+	}
+	return name + "_tol"
 }
 
 // step takes one Dormand–Prince step of size h from (t, r.z), whose
