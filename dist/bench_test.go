@@ -59,6 +59,37 @@ func BenchmarkGammaShape(b *testing.B) {
 	}
 }
 
+// BenchmarkGammaShapeDeferred measures SGVB's shared step's divided path
+// per shape: NewGammaShapeDraw and SampleLogX, then the polygammas and the
+// derivative by Finish and DLogXDA ("finish") or by FinishDLogXDA ("lazy",
+// which skips the digammas the derivative does not read).
+func BenchmarkGammaShapeDeferred(b *testing.B) {
+	for _, lazy := range []bool{false, true} {
+		name := "finish"
+		if lazy {
+			name = "lazy"
+		}
+		for _, a := range benchShapes {
+			b.Run(name+"/a="+strconv.FormatFloat(a, 'g', -1, 64), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				b.ReportAllocs()
+				for b.Loop() {
+					g := NewGammaShapeDraw(a)
+					l, x := g.SampleLogX(rng)
+					var d float64
+					if lazy {
+						d = g.FinishDLogXDA(l, x)
+					} else {
+						g.Finish()
+						d = g.DLogXDA(l, x)
+					}
+					benchSink += d + g.Trigamma
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkGammaShapeValue measures a draw from a prepared shape without
 // its shape derivative (SampleLogValue, the ELBO estimates' draws), beside
 // BenchmarkGammaShape's draw/a=… with it.

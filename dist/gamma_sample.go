@@ -120,9 +120,19 @@ type GammaShape struct {
 // GammaShape whose draws are SampleGammaLog's (NaN or +Inf) with a NaN
 // derivative.
 func NewGammaShape(a float64) GammaShape {
+	g := NewGammaShapeDraw(a)
+	g.Finish()
+	return g
+}
+
+// NewGammaShapeDraw prepares shape a for draws alone (SampleLogX): the
+// sampler's constants without the polygammas, which only the shape
+// derivative and Trigamma need. Finish then completes it to NewGammaShape(a)
+// bit for bit. SGVB's shared step draws first and computes the polygammas
+// and derivatives later, while the log joint runs on another goroutine.
+func NewGammaShapeDraw(a float64) GammaShape {
 	g := GammaShape{A: a}
 	if !(a > 0) || math.IsInf(a, 1) {
-		g.Trigamma = Trigamma(a)
 		return g
 	}
 	g.ok = true
@@ -131,16 +141,26 @@ func NewGammaShape(a float64) GammaShape {
 	} else {
 		g.mt = mtConsts(a)
 	}
+	return g
+}
+
+// Finish computes the polygammas of a GammaShape made by NewGammaShapeDraw
+// (ψ(A), ψ(A+1) for the derivative, and Trigamma).
+func (g *GammaShape) Finish() {
+	a := g.A
+	if !g.ok {
+		g.Trigamma = Trigamma(a)
+		return
+	}
 	if a >= polygammaShift {
 		g.c0, g.c1 = digammaAsymp(a), digammaAsymp(a+1)
 		g.Trigamma = Trigamma(a)
-		return g
+		return
 	}
 	g.c0, g.c1, g.Trigamma = polygammaTriple(a)
 	if a+1 >= polygammaShift {
 		g.c1 = digammaAsymp(a + 1)
 	}
-	return g
 }
 
 // SampleLog returns log x for a draw x ~ Gamma(A, 1) and d(log x)/dA, as
@@ -151,6 +171,53 @@ func (g *GammaShape) SampleLog(rng *rand.Rand) (logx, dlogxda float64) {
 	}
 	logx, x := sampleGammaLogX(g.A, g.mt, rng)
 	return logx, gammaDLogXDA(g.A, logx, x, g)
+}
+
+// SampleLogX returns SampleLog's log x, bit for bit and from the same draws
+// of rng, with what DLogXDA needs to give its derivative later: x itself
+// (which the sampler forms without an exp; not meaningful for an invalid
+// shape). It needs only NewGammaShapeDraw's constants.
+func (g *GammaShape) SampleLogX(rng *rand.Rand) (logx, x float64) {
+	if !g.ok {
+		return SampleGammaLog(g.A, rng), math.NaN()
+	}
+	return sampleGammaLogX(g.A, g.mt, rng)
+}
+
+// DLogXDA returns SampleLog's d(log x)/dA for the draw that SampleLogX
+// returned as (logx, x), bit for bit; g must be finished (NewGammaShape, or
+// Finish after NewGammaShapeDraw).
+func (g *GammaShape) DLogXDA(logx, x float64) float64 {
+	if !g.ok {
+		return math.NaN()
+	}
+	return gammaDLogXDA(g.A, logx, x, g)
+}
+
+// FinishDLogXDA is Finish followed by DLogXDA(logx, x) for a GammaShape made
+// by NewGammaShapeDraw: the same Trigamma and the same derivative, bit for
+// bit. From A = polygammaShift on it computes only the digamma that the
+// derivative's branch reads (none where Temme's expansion applies, which
+// reads neither), so g is left without the other and must not be used for
+// another derivative. SGVB's shared step needs one derivative per shape.
+func (g *GammaShape) FinishDLogXDA(logx, x float64) float64 {
+	a := g.A
+	if !g.ok || a < polygammaShift {
+		g.Finish()
+		return g.DLogXDA(logx, x)
+	}
+	g.Trigamma = Trigamma(a)
+	if a >= temmeMinA {
+		if eta := temmeEta(a, x); math.Abs(eta) <= temmeMaxEta {
+			return temmeDLogXDA(a, eta)
+		}
+	}
+	if useGammaSeries(a, x) {
+		g.c1 = digammaAsymp(a + 1)
+	} else {
+		g.c0 = digammaAsymp(a)
+	}
+	return gammaDLogXDA(a, logx, x, g)
 }
 
 // SampleLogValue returns SampleLog's log x, bit for bit and from the same

@@ -731,6 +731,40 @@ func TestGammaShape(t *testing.T) {
 	}
 }
 
+// TestGammaShapeDeferred checks the divided path that SGVB's shared step
+// takes: NewGammaShapeDraw then Finish is NewGammaShape field for field,
+// and SampleLogX on a NewGammaShapeDraw shape, with DLogXDA after Finish,
+// gives SampleLog's draw and derivative bit for bit from the same stream,
+// as does FinishDLogXDA, on valid shapes across every branch (series,
+// continued fraction, Temme, the polygamma shift's edges) and on invalid
+// ones.
+func TestGammaShapeDeferred(t *testing.T) {
+	same := func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
+	}
+	for _, a := range []float64{1e-6, 1e-3, 0.3, 1, 2.5, polygammaShift - 1, math.Nextafter(polygammaShift-1, 0), polygammaShift, 15, temmeMinA, 55, 1e3, 1e6, 0, -1, math.NaN(), math.Inf(1)} {
+		want := NewGammaShape(a)
+		g := NewGammaShapeDraw(a)
+		g.Finish()
+		if !same(g.A, want.A) || !same(g.Trigamma, want.Trigamma) || g.mt != want.mt || !same(g.c0, want.c0) || !same(g.c1, want.c1) || g.ok != want.ok {
+			t.Errorf("a=%v: NewGammaShapeDraw+Finish %+v, NewGammaShape %+v", a, g, want)
+		}
+		d := NewGammaShapeDraw(a)
+		r1, r2 := rand.New(rand.NewPCG(5, 1)), rand.New(rand.NewPCG(5, 1))
+		for i := range 500 {
+			l, x := d.SampleLogX(r1)
+			wl, wd := want.SampleLog(r2)
+			if dd := g.DLogXDA(l, x); !same(l, wl) || !same(dd, wd) {
+				t.Fatalf("a=%v draw %d: divided (%v, %v), SampleLog (%v, %v)", a, i, l, dd, wl, wd)
+			}
+			f := NewGammaShapeDraw(a)
+			if dd := f.FinishDLogXDA(l, x); !same(dd, wd) || !same(f.Trigamma, want.Trigamma) {
+				t.Fatalf("a=%v draw %d: FinishDLogXDA %v with trigamma %v, SampleLog %v with %v", a, i, dd, f.Trigamma, wd, want.Trigamma)
+			}
+		}
+	}
+}
+
 // TestGammaTemme checks d log x/da against the mpmath references of
 // testdata/gamma_temme.csv around the Temme branch: a from 14.5 (below
 // temmeMinA) to 1e6, x from −8 to 8 standard deviations about a, and at

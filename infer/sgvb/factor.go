@@ -821,6 +821,13 @@ func (b *block) slots(i int) (int, int) {
 
 // fillRange fills the cache for elements [lo, hi) of block b.
 func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
+	c.fillSpan(b, th, lo, hi, false)
+}
+
+// fillSpan is fillRange; with later, for a deferrable block, each gamma
+// shape gets only its sampler's constants (dist.NewGammaShapeDraw), and
+// finishGamma does the rest (polygammas, psi1, fisher) after the draw.
+func (c *stepCache) fillSpan(b *block, th []float64, lo, hi int, later bool) {
 	n, p := b.n, b.poff
 	if b.fam == FamilyFullRank { // the whole block: means and L
 		for j := p; j < p+b.np(); j++ {
@@ -851,6 +858,10 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 			c.val[p+i] = math.Exp(la)
 			c.logb[p+n+i] = la - th[p+n+i]
 			c.val[p+n+i] = math.Exp(c.logb[p+n+i])
+			if later && c.shape != nil {
+				c.shape[p+i] = dist.NewGammaShapeDraw(c.val[p+i])
+				continue
+			}
 			c.gammaShape(p + i)
 			if c.fisher != nil {
 				a := c.val[p+i]
@@ -880,6 +891,10 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 		switch b.fam {
 		case FamilyGamma:
 			c.logb[p+n+i] = math.Log(c.val[p+n+i])
+			if later && c.shape != nil {
+				c.shape[p+i] = dist.NewGammaShapeDraw(c.val[p+i])
+				continue
+			}
 			c.gammaShape(p + i)
 		case FamilyBeta:
 			c.psi1[p+i] = dist.Trigamma(c.val[p+i])
@@ -887,6 +902,39 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 		case FamilyDirichlet:
 			c.psi1[p+i] = dist.Trigamma(c.val[p+i])
 		}
+	}
+}
+
+// finishGamma does what fillSpan and sampleGammaLater left of elements
+// [lo, hi) of a deferrable block: the shapes' polygammas, psi1 and the
+// Fisher information, as fillRange computes them, and each draw's shape
+// derivative into aux from its log x and x in lx and xs, as SampleLog
+// computes it (dist.GammaShape.FinishDLogXDA: of the digammas only the
+// one the derivative reads; nothing reads a step's shapes after it).
+func (c *stepCache) finishGamma(b *block, lo, hi int, lx, xs, aux []float64) {
+	n, p := b.n, b.poff
+	for j := p + lo; j < p+hi; j++ {
+		sh := &c.shape[j]
+		aux[j] = sh.FinishDLogXDA(lx[j], xs[j])
+		c.psi1[j] = sh.Trigamma
+		if b.logMS && c.fisher != nil {
+			a := c.val[j]
+			c.fisher[j] = a * (a*c.psi1[j] - 1)
+			c.fisher[n+j] = a
+		}
+	}
+}
+
+// sampleGammaLater is sampleRange for elements [lo, hi) of a deferrable
+// block whose shapes have their sampler's constants alone: it draws x as
+// sampleRange does, from the same random numbers, and keeps each log x and
+// x in lx and xs for finishGamma instead of writing the derivative.
+func (b *block) sampleGammaLater(c *stepCache, rng *rand.Rand, x, lx, xs []float64, lo, hi int) {
+	n, p := b.n, b.poff
+	for i := lo; i < hi; i++ {
+		l, v := c.shape[p+i].SampleLogX(rng)
+		x[b.off+i] = l - c.logb[p+n+i]
+		lx[p+i], xs[p+i] = l, v
 	}
 }
 

@@ -100,6 +100,7 @@ type engine struct {
 	snapOK               bool
 	snapBad              int // the fit's BadSteps at snap
 	cache                stepCache
+	dfr                  deferred // a split step's deferred gamma work
 	grad                 []float64
 	cv, hmean            []float64 // control variate (EntropyCV)
 	cvSet                bool
@@ -360,6 +361,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	e.grad = make([]float64, np)
 	_, implicit := s.Gamma.(dist.Implicit)
 	e.cache = newStepCache(np, implicit)
+	e.initDeferred()
 	for i := range e.blocks {
 		b := &e.blocks[i]
 		if b.mem != nil {
@@ -433,7 +435,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		e.workers = append(e.workers, wk)
 	}
 	if W > 1 {
-		e.crew = newCrew(W, W <= runtime.GOMAXPROCS(0), e.work)
+		e.crew = newCrew(W, W <= runtime.GOMAXPROCS(0), e.work, e.idle)
 		if tt, ok := t.(TeamTarget); ok {
 			e.team = &team{e: e}
 			tt.SetTeam(e.team)
@@ -553,7 +555,9 @@ func (e *engine) run(j job) {
 		e.crew.start(j, W-1)
 	}
 	e.work(0, j)
-	if W > 1 {
+	if W > 1 && j.kind == jobSplitSample { // the drawn segments' deferred work while waiting
+		e.crew.waitIdle(e.idle)
+	} else if W > 1 {
 		e.crew.wait()
 	}
 }
@@ -610,6 +614,13 @@ func (e *engine) splitSample(w int, j job) {
 	for si := e.claimSeg(); si < len(e.segs); si = e.claimSeg() {
 		sg := e.segs[si]
 		b := &e.blocks[sg.b]
+		if e.cache.deferrable(b) { // the derivatives later (deferred)
+			e.cache.fillSpan(b, e.theta, sg.lo, sg.hi, true)
+			wk.pcg.Seed(segSeed(e.s.Seed, j.stream, j.iter, 0, si))
+			b.sampleGammaLater(&e.cache, wk.rng, w0.x, e.dfr.lx, e.dfr.x, sg.lo, sg.hi)
+			e.drawn(si)
+			continue
+		}
 		e.cache.fillRange(b, e.theta, sg.lo, sg.hi)
 		wk.pcg.Seed(segSeed(e.s.Seed, j.stream, j.iter, 0, si))
 		b.sampleRange(&e.cache, e.s.Gamma, wk.rng, w0.x, w0.aux, sg.lo, sg.hi)
@@ -617,25 +628,45 @@ func (e *engine) splitSample(w int, j job) {
 }
 
 // splitBackprop computes the step's gradient (what gradient makes of a
-// single draw) for the segments the calling worker claims: backpropagation,
-// the entropy term unless STL, the chain rule to theta.
+// single draw) for the units (deferred.units) the calling worker claims,
+// each after its deferred gamma work (settle): backpropagation, the entropy
+// term unless STL, the chain rule to theta. A unit with a chunk that a
+// helper is still working on waits until the worker's other units are
+// done (up to a few such units; a helper works on one chunk at a time), so
+// that a helper that lost its CPU mid-chunk holds up as little as it can.
 func (e *engine) splitBackprop() {
+	var later [4]int
+	nl := 0
+	for ui := e.claimSeg(); ui < len(e.dfr.units); ui = e.claimSeg() {
+		if nl < len(later) && !e.trySettle(e.dfr.unitChunks[ui], e.dfr.unitChunks[ui+1]) {
+			later[nl] = ui
+			nl++
+			continue
+		}
+		e.backpropUnit(ui)
+	}
+	for _, ui := range later[:nl] {
+		e.backpropUnit(ui)
+	}
+}
+
+// backpropUnit is splitBackprop's work on unit ui.
+func (e *engine) backpropUnit(ui int) {
 	w0, g, stl := e.workers[0], e.grad, e.s.Estimator.stl()
 	h, cv := e.drawCV(0)
-	for si := e.claimSeg(); si < len(e.segs); si = e.claimSeg() {
-		sg := e.segs[si]
-		b := &e.blocks[sg.b]
-		a0, a1, b0, b1 := b.spans(sg.lo, sg.hi)
-		clear(g[a0:a1])
-		clear(g[b0:b1])
-		b.backpropRange(&e.cache, stl, w0.x, w0.gx, w0.aux, g, h, cv, 0, sg.lo, sg.hi)
-		if !stl {
-			b.entropyGradRange(&e.cache, g, sg.lo, sg.hi)
-		}
-		e.cache.chainRange(b, g, sg.lo, sg.hi)
-		if !allFinite(g[a0:a1]) || !allFinite(g[b0:b1]) {
-			e.segBad.Store(true)
-		}
+	sg := e.dfr.units[ui]
+	b := &e.blocks[sg.b]
+	e.settle(e.dfr.unitChunks[ui], e.dfr.unitChunks[ui+1])
+	a0, a1, b0, b1 := b.spans(sg.lo, sg.hi)
+	clear(g[a0:a1])
+	clear(g[b0:b1])
+	b.backpropRange(&e.cache, stl, w0.x, w0.gx, w0.aux, g, h, cv, 0, sg.lo, sg.hi)
+	if !stl {
+		b.entropyGradRange(&e.cache, g, sg.lo, sg.hi)
+	}
+	e.cache.chainRange(b, g, sg.lo, sg.hi)
+	if !allFinite(g[a0:a1]) || !allFinite(g[b0:b1]) {
+		e.segBad.Store(true)
 	}
 }
 
@@ -656,11 +687,11 @@ func (e *engine) blockDelta(b *block, eta float64, lo, hi int) {
 }
 
 // splitUpdate takes the optimizer step (after e.opt.begin) on the
-// parameters of the segments the calling worker claims, keeping their old
-// values in e.backup, and flags a non-finite result.
+// parameters of the units (deferred.units) the calling worker claims,
+// keeping their old values in e.backup, and flags a non-finite result.
 func (e *engine) splitUpdate(eta float64) {
-	for si := e.claimSeg(); si < len(e.segs); si = e.claimSeg() {
-		sg := e.segs[si]
+	for ui := e.claimSeg(); ui < len(e.dfr.units); ui = e.claimSeg() {
+		sg := e.dfr.units[ui]
 		b := &e.blocks[sg.b]
 		a0, a1, b0, b1 := b.spans(sg.lo, sg.hi)
 		for _, r := range [2][2]int{{a0, a1}, {b0, b1}} {
@@ -697,6 +728,7 @@ func (e *engine) stepSplit(stream uint64, iter int) {
 	lp += e.addLogitJac(w0.x, w0.gx)
 	e.lp[0], e.errs[0] = lp, err
 	if math.IsNaN(lp) || math.IsInf(lp, 0) || !allFinite(w0.gx) {
+		e.settle(0, len(e.dfr.chunks)) // no chunk in flight past the step
 		e.ok[0] = false
 		return
 	}

@@ -39,6 +39,10 @@ type crew struct {
 	helpers []*helper // helpers[w] serves worker w; helpers[0] is nil
 	spin    bool      // spin before blocking
 	work    func(w int, j job)
+	// idle, if not nil, does a piece of background work and reports
+	// whether there was one; a spinning helper calls it instead of
+	// yielding (see spinUntil).
+	idle func() bool
 
 	// The engine's own state (only its goroutine uses it).
 	n        int  // the helpers of the job in hand (start's n)
@@ -89,8 +93,8 @@ const jobQuit jobKind = -1
 
 // newCrew starts helpers for workers 1..W-1, running work. With spin false
 // nobody spins (the engine's choice when there are more workers than Ps).
-func newCrew(W int, spin bool, work func(w int, j job)) *crew {
-	c := &crew{helpers: make([]*helper, W), spin: spin, work: work, done: make(chan struct{}, 1)}
+func newCrew(W int, spin bool, work func(w int, j job), idle func() bool) *crew {
+	c := &crew{helpers: make([]*helper, W), spin: spin, work: work, idle: idle, done: make(chan struct{}, 1)}
 	for w := 1; w < W; w++ {
 		h := &helper{wake: make(chan struct{}, 1)}
 		c.helpers[w] = h
@@ -105,7 +109,7 @@ func newCrew(W int, spin bool, work func(w int, j job)) *crew {
 func (c *crew) serve(w int, h *helper, work func(w int, j job)) {
 	for last := uint32(0); ; {
 		posted := func() bool { return h.seq.Load() != last }
-		if !c.spinUntil(helperSpin, posted) {
+		if !c.spinUntil(helperSpin, posted, c.idle) {
 			h.parked.Store(true)
 			if !posted() || !h.parked.CompareAndSwap(true, false) {
 				<-h.wake
@@ -194,7 +198,11 @@ func (c *crew) post(w int, j job) {
 // wait returns when the job posted by start is finished: it does the
 // parts that no helper has taken yet itself, then waits for the helpers
 // that took theirs.
-func (c *crew) wait() {
+func (c *crew) wait() { c.waitIdle(nil) }
+
+// waitIdle is wait that does idle's pieces of work while it waits for the
+// helpers (see spinUntil).
+func (c *crew) waitIdle(idle func() bool) {
 	if c.solo {
 		for w := 1; w <= c.n; w++ {
 			c.work(w, c.soloJob)
@@ -212,7 +220,7 @@ func (c *crew) wait() {
 		}
 	}
 	c.account(c.n, r)
-	if c.spinUntil(engineSpin, func() bool { return c.pending.Load() == 0 }) {
+	if c.spinUntil(engineSpin, func() bool { return c.pending.Load() == 0 }, idle) {
 		return
 	}
 	c.waiting.Store(true)
@@ -234,8 +242,11 @@ func (c *crew) stop() {
 // slowing the thread it waits for when the CPUs are oversubscribed; every
 // spinYield it also yields to other goroutines, as the one it waits for may
 // be queued behind it on its P (a goroutine woken from a channel is queued
-// on the waker's P).
-func (c *crew) spinUntil(d time.Duration, cond func() bool) bool {
+// on the waker's P). With idle, it does idle's pieces of work instead of
+// yielding while there are any (a helper waiting for its next job while
+// worker 0 computes the log joint: see deferred), and the time d counts
+// from the last piece.
+func (c *crew) spinUntil(d time.Duration, cond func() bool, idle func() bool) bool {
 	if cond() {
 		return true
 	}
@@ -246,6 +257,10 @@ func (c *crew) spinUntil(d time.Duration, cond func() bool) bool {
 	for y := spinYield; ; {
 		if cond() {
 			return true
+		}
+		if idle != nil && idle() {
+			t0, y = time.Now(), spinYield
+			continue
 		}
 		osYield()
 		if t := time.Since(t0); t >= d {

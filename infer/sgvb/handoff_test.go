@@ -26,7 +26,7 @@ func TestCrewJobs(t *testing.T) {
 			if j.iter%7 == 0 { // a slow helper: the engine blocks
 				time.Sleep(time.Duration(j.iter%3) * engineSpin)
 			}
-		})
+		}, nil)
 		want := int64(0)
 		for i := 1; i <= jobs; i++ {
 			c.start(job{iter: uint64(i)}, W-1)
@@ -64,7 +64,7 @@ func TestCrewRevokes(t *testing.T) {
 		if goid() == engine {
 			byEngine.Add(1)
 		}
-	})
+	}, nil)
 	for i := 1; i <= jobs; i++ {
 		c.start(job{iter: uint64(i)}, 1)
 		c.wait()
@@ -85,7 +85,7 @@ func TestCrewRevokes(t *testing.T) {
 func TestCrewSolo(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var ran atomic.Int64
-	c := newCrew(2, false, func(w int, j job) { ran.Add(1) })
+	c := newCrew(2, false, func(w int, j job) { ran.Add(1) }, nil)
 	defer c.stop()
 	var soloAt []int // the parts after which the crew went solo
 	posted := uint32(0)
@@ -164,7 +164,7 @@ func BenchmarkCrew(b *testing.B) {
 	}
 	for _, spin := range []bool{true, false} {
 		b.Run(fmt.Sprintf("spin=%v", spin), func(b *testing.B) {
-			c := newCrew(2, spin, func(int, job) { busy(20 * time.Microsecond) })
+			c := newCrew(2, spin, func(int, job) { busy(20 * time.Microsecond) }, nil)
 			defer c.stop()
 			for b.Loop() {
 				busy(100 * time.Microsecond)
