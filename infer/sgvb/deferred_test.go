@@ -95,3 +95,55 @@ func TestDeferredSameNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A split step's update moves the control variate by ranges (splitUpdate);
+// a step whose update is turned back (a non-finite parameter) leaves the
+// control variate and the parameters as they were, bit for bit, and the
+// next steps are those of one worker.
+func TestSplitCVTurnedBack(t *testing.T) {
+	var want []float64
+	for _, workers := range []int{1, 2} {
+		pg, lat := newPoissonGamma(1200, 0.1, 1)
+		s := Settings{Seed: 5, Workers: workers, GammaParam: GammaLogMeanShape}.withDefaults()
+		e, err := newEngine(pg, lat, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.cv == nil || (workers > 1) != e.split() {
+			t.Fatalf("%d workers: cv %v, split %v", workers, e.cv != nil, e.split())
+		}
+		for it := range 3 {
+			if ok, _ := e.step(streamStep, it, s.StepSize); !ok {
+				t.Fatalf("%d workers: step %d turned back", workers, it)
+			}
+		}
+		cv0, th0 := append([]float64(nil), e.cv...), append([]float64(nil), e.theta...)
+		v, ms, msx := e.opt.v[7], e.opt.ms[7], e.opt.msx[7]
+		e.opt.ms[7] = math.NaN() // the update of coordinate 7 is NaN
+		if ok, _ := e.step(streamStep, 3, s.StepSize); ok {
+			t.Fatalf("%d workers: a NaN update was taken", workers)
+		}
+		for i := range cv0 {
+			if math.Float64bits(e.cv[i]) != math.Float64bits(cv0[i]) || math.Float64bits(e.theta[i]) != math.Float64bits(th0[i]) {
+				t.Fatalf("%d workers: [%d] cv %v theta %v after the turned-back step, before %v, %v", workers, i, e.cv[i], e.theta[i], cv0[i], th0[i])
+			}
+		}
+		e.opt.v[7], e.opt.ms[7], e.opt.msx[7] = v, ms, msx // the NaN's trail
+		for it := 4; it < 7; it++ {
+			if ok, _ := e.step(streamStep, it, s.StepSize); !ok {
+				t.Fatalf("%d workers: step %d turned back", workers, it)
+			}
+		}
+		e.close()
+		got := append(append([]float64(nil), e.theta...), e.cv...)
+		if want == nil {
+			want = got
+			continue
+		}
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("2 workers: [%d] = %v, one worker %v", i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -103,6 +103,7 @@ type engine struct {
 	dfr                  deferred // a split step's deferred gamma work
 	grad                 []float64
 	cv, hmean            []float64 // control variate (EntropyCV)
+	cvOld                []float64 // cv before a split step's update, for a turned-back step
 	cvSet                bool
 	opt                  *optim
 	// natDecay is the step-size decay d(t) of the step being taken (1
@@ -392,6 +393,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	if s.Estimator.cv() {
 		e.cv = make([]float64, np)
 		e.hmean = make([]float64, np)
+		e.cvOld = make([]float64, np)
 	}
 	e.opt = newOptim(s.Optimizer, np, s.Rho, s.MomentumWeight)
 	if s.Optimizer == AdaDelta || s.Optimizer == AdaDeltaMomentum {
@@ -707,6 +709,13 @@ func (e *engine) splitUpdate(eta float64) {
 			if !allFinite(e.theta[lo:hi]) {
 				e.segBad.Store(true)
 			}
+			if e.cvSet { // updateCV's running mean, on this range
+				h := e.dh[0]
+				copy(e.cvOld[lo:hi], e.cv[lo:hi])
+				for i := lo; i < hi; i++ {
+					e.cv[i] += cvRate * (h[i] - e.cv[i])
+				}
+			}
 		}
 	}
 }
@@ -856,31 +865,41 @@ func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
 		return false, err
 	}
 	if e.split() {
+		// Once the control variate is set, the update job also moves its
+		// running mean (updateCV's arithmetic, by ranges) rather than
+		// worker 0 alone after it while the helpers wait.
+		cvDone := e.cvSet
 		e.opt.begin()
 		e.segBad.Store(false)
 		e.run(job{kind: jobSplitUpdate, eta: eta})
 		if e.segBad.Load() {
 			copy(e.theta, e.backup)
-			return false, nil
-		}
-	} else {
-		e.opt.begin()
-		for bi := range e.blocks {
-			b := &e.blocks[bi]
-			e.blockDelta(b, eta, b.poff, b.poff+b.np())
-		}
-		copy(e.backup, e.theta)
-		for bi := range e.blocks {
-			b := &e.blocks[bi]
-			for j := range b.np() {
-				i := b.poff + j
-				e.theta[i] = b.clamp(j, e.theta[i]+e.delta[i])
+			if cvDone {
+				copy(e.cv, e.cvOld)
 			}
-		}
-		if !allFinite(e.theta) {
-			copy(e.theta, e.backup)
 			return false, nil
 		}
+		if !cvDone {
+			e.updateCV()
+		}
+		return true, nil
+	}
+	e.opt.begin()
+	for bi := range e.blocks {
+		b := &e.blocks[bi]
+		e.blockDelta(b, eta, b.poff, b.poff+b.np())
+	}
+	copy(e.backup, e.theta)
+	for bi := range e.blocks {
+		b := &e.blocks[bi]
+		for j := range b.np() {
+			i := b.poff + j
+			e.theta[i] = b.clamp(j, e.theta[i]+e.delta[i])
+		}
+	}
+	if !allFinite(e.theta) {
+		copy(e.theta, e.backup)
+		return false, nil
 	}
 	e.updateCV()
 	return true, nil

@@ -802,6 +802,12 @@ func (p *Program) evalMatMul(n *node) {
 		p.gemm(tA, tB, r, c, k, 1, a, lda, b, ldb, 0, z, c)
 		return
 	}
+	if !tA && k > 0 && p.team != nil {
+		p.grt = gramTask{r: r, k: k, x: a, ldx: lda, c: z}
+		p.share(&p.grt, r*(r+1)/2*k)
+		p.grt = gramTask{}
+		return
+	}
 	syrk(tA, r, k, a, lda, z)
 }
 

@@ -122,6 +122,43 @@ func syrk(tX bool, r, k int, x []float64, ldx int, c []float64) {
 	}
 }
 
+// gramTask is the Gram product X X' (X r×k, k ≥ 1) of evalMatMul cut into
+// ranges of rows of its lower triangle, each part mirroring its rows into
+// the upper one. Each element is the dot product that gonum's Dsyrk forms
+// for it (alpha·Ddot of the two rows, alpha = 1, beta = 0, the dot's
+// operands in Dsyrk's order), so the numbers are syrk's bit for bit
+// however the rows are shared (TestGramTaskSameBits).
+type gramTask struct {
+	r, k int
+	x    []float64
+	ldx  int
+	c    []float64
+}
+
+// gramRow returns the first row of part i of parts: the rows are cut so
+// that each part has about the same share of the triangle's r(r+1)/2
+// elements (row i has i+1).
+func gramRow(r, i, parts int) int {
+	if i >= parts {
+		return r
+	}
+	return int(math.Sqrt(float64(r) * float64(r) * float64(i) / float64(parts)))
+}
+
+func (t *gramTask) RunPart(i, parts int) {
+	lo, hi := gramRow(t.r, i, parts), gramRow(t.r, i+1, parts)
+	impl := blas64.Implementation()
+	r, k, x, c := t.r, t.k, t.x, t.c
+	for a := lo; a < hi; a++ {
+		xa := x[a*t.ldx : a*t.ldx+k]
+		for b := 0; b <= a; b++ {
+			v := impl.Ddot(k, x[b*t.ldx:b*t.ldx+k], 1, xa, 1)
+			c[a*r+b] = v
+			c[b*r+a] = v
+		}
+	}
+}
+
 // trsm solves op(L) X = B (left) or X op(L) = B (right) in place of the
 // d×m (left) or m×d (right) matrix b, for a lower triangular d×d l.
 func trsm(right, tL bool, l []float64, d int, b []float64, m int) {

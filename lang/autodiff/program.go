@@ -46,6 +46,7 @@ type Program struct {
 	gt     gemmTask    // the product being shared
 	lt     lrRows      // the low-rank gradient being shared
 	rt     rspTask     // the RowSumProd being shared
+	grt    gramTask    // the Gram product being shared
 	ut     unaryTask   // the elementwise op being shared
 	pt     prepTask    // the prepared density being shared
 	dt     dataRunTask // the data-run density being shared

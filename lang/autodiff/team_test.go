@@ -57,10 +57,10 @@ func sameWithTeam(t *testing.T, build func() *Program, x0 []float64, v0 float64,
 // With a team, the products and the low-rank gradient are shared by rows
 // and the value and gradient are bit for bit those without one, for the
 // low-rank path (D = 50, K = 10: S W and the gradient's rows) and the
-// dense one (D = 42, K = 40: the Gaussian's two gradient products and W's
-// from W W'); no allocations.
+// dense one (D = 42, K = 40: the Gram product W W', the Gaussian's two
+// gradient products and W's from W W'); no allocations.
 func TestTeamSameNumbers(t *testing.T) {
-	for _, sz := range []struct{ d, k, tasks int }{{50, 10, 2}, {42, 40, 3}} {
+	for _, sz := range []struct{ d, k, tasks int }{{50, 10, 2}, {42, 40, 4}} {
 		t.Run(fmt.Sprintf("d%dk%d", sz.d, sz.k), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(sz.d), 7))
 			d, k := sz.d, sz.k
@@ -279,5 +279,61 @@ func TestTeamDensityPrepared(t *testing.T) {
 				sameWithTeam(t, build, x0, v0, g0, size, c.tasks)
 			}
 		})
+	}
+}
+
+// The Gram product X X' cut into ranges of rows (gramTask) gives syrk's
+// numbers bit for bit for any number of parts, the rows' magnitudes and
+// signs varied so that the dot products round; both triangles are written
+// (the matrix starts as NaN).
+func TestGramTaskSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 11))
+	for _, sz := range []struct{ r, k int }{{1, 1}, {2, 3}, {7, 5}, {42, 40}, {50, 10}, {65, 70}} {
+		ldx := sz.k + 2 // a stride wider than a row
+		x := make([]float64, sz.r*ldx)
+		for i := range x {
+			x[i] = r.NormFloat64() * math.Exp(3*r.NormFloat64())
+		}
+		want := make([]float64, sz.r*sz.r)
+		syrk(false, sz.r, sz.k, x, ldx, want)
+		for parts := 1; parts <= 4; parts++ {
+			c := make([]float64, sz.r*sz.r)
+			for i := range c {
+				c[i] = math.NaN()
+			}
+			g := gramTask{r: sz.r, k: sz.k, x: x, ldx: ldx, c: c}
+			for i := parts - 1; i >= 0; i-- {
+				g.RunPart(i, parts)
+			}
+			for i := range c {
+				if math.Float64bits(c[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("r %d k %d, %d parts: c[%d] = %.17g, syrk %.17g", sz.r, sz.k, parts, i, c[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// gramRow cuts the rows into contiguous, covering ranges with about equal
+// shares of the triangle.
+func TestGramRow(t *testing.T) {
+	for _, r := range []int{1, 2, 5, 42, 100} {
+		for parts := 1; parts <= 4; parts++ {
+			if gramRow(r, 0, parts) != 0 || gramRow(r, parts, parts) != r {
+				t.Fatalf("r %d, %d parts: ends %d, %d", r, parts, gramRow(r, 0, parts), gramRow(r, parts, parts))
+			}
+			for i := range parts {
+				lo, hi := gramRow(r, i, parts), gramRow(r, i+1, parts)
+				if hi < lo {
+					t.Fatalf("r %d, %d parts: part %d is [%d, %d)", r, parts, i, lo, hi)
+				}
+				if r >= 40 {
+					share := float64(hi*(hi+1)-lo*(lo+1)) / float64(r*(r+1))
+					if math.Abs(share-1/float64(parts)) > 0.05 {
+						t.Errorf("r %d, %d parts: part %d has %.3f of the triangle", r, parts, i, share)
+					}
+				}
+			}
+		}
 	}
 }
