@@ -3,6 +3,7 @@ package sgvb
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpplang/gpp/dist"
@@ -52,6 +53,18 @@ func logJointValue(t Target, x, grad []float64) (float64, error) {
 type TeamTarget interface {
 	Target
 	SetTeam(par.Team)
+}
+
+// StopTarget is a Target whose log joint can take long in one evaluation
+// (a compiled model's ODE solve, of up to a million steps): Fit sets a
+// flag on it and on each worker's clone that cancelling the context
+// turns true, and the evaluation under way then fails soon instead of
+// running to its end. Fit reads such a failure, with the context
+// cancelled, as the interruption: neither a bad step nor a model error.
+// The flag is removed (SetStop(nil)) when Fit returns.
+type StopTarget interface {
+	Target
+	SetStop(*atomic.Bool)
 }
 
 // MinibatchTarget is a Target whose log joint is an unbiased estimate of

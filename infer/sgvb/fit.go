@@ -57,6 +57,7 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 		return nil, err
 	}
 	defer e.close()
+	defer e.stopOn(ctx)()
 	if s.Method == MAP {
 		return e.fitMAP(ctx)
 	}
@@ -64,6 +65,11 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 		return e.fitSGVB(ctx)
 	}
 	ps, err := e.pathStart(ctx)
+	if err != nil && ctx.Err() != nil {
+		// interrupted on the path (its evaluations cut short, as with a
+		// StopTarget, fail): the fit stops at once with q at its start
+		return e.fitSGVB(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -454,6 +460,42 @@ func (e *engine) jitterStart() {
 		for i := range e.blocks {
 			b := &e.blocks[i]
 			b.jitter(e.theta[b.poff:b.poff+b.np()], rng, e.s.InitJitter)
+		}
+	}
+}
+
+// stopOn makes cancelling ctx set a stop flag on the workers' targets
+// that are StopTargets, so that a long evaluation under way fails soon
+// (each fails then with the context cancelled, which the fit reads as the
+// interruption). The returned function removes the flag.
+func (e *engine) stopOn(ctx context.Context) func() {
+	var set []StopTarget
+	if st, ok := e.target.(StopTarget); ok { // MAP's, which has no workers
+		set = append(set, st)
+	}
+	for w, wk := range e.workers {
+		ts := [...]Target{wk.t, wk.bt}
+		if w == 0 { // wk.t is e.target
+			ts[0] = nil
+		}
+		for _, t := range ts {
+			if st, ok := t.(StopTarget); ok {
+				set = append(set, st)
+			}
+		}
+	}
+	if len(set) == 0 {
+		return func() {}
+	}
+	stop := new(atomic.Bool)
+	for _, st := range set {
+		st.SetStop(stop)
+	}
+	unhook := context.AfterFunc(ctx, func() { stop.Store(true) })
+	return func() {
+		unhook()
+		for _, st := range set {
+			st.SetStop(nil)
 		}
 	}
 }
@@ -1109,7 +1151,7 @@ func (e *engine) searchStepSize(ctx context.Context, r *Result) float64 {
 		e.opt.reset()
 		e.cvSet = false
 		bad, cur := 0, eta
-		for it := 0; it < s.SearchIters && bad < s.MaxBadSteps; it++ {
+		for it := 0; it < s.SearchIters && bad < s.MaxBadSteps && ctx.Err() == nil; it++ {
 			if ok, _ := e.step(streamSearch+2*uint64(ti), it, cur); ok {
 				bad = 0
 				cur = math.Min(eta, cur*stepRecover)
@@ -1193,6 +1235,11 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		if ok {
 			consec = 0
 			eta = math.Min(eta0, eta*stepRecover)
+		} else if ctx.Err() != nil {
+			// a draw cut short by the interruption (StopTarget): not a
+			// bad step; q is unchanged
+			r.Interrupted = true
+			break
 		} else {
 			consec++
 			r.BadSteps++
@@ -1255,6 +1302,15 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			avg.endBlock()
 		} else {
 			elbo, se, bad = e.eval(streamEval, it, s.ELBODraws)
+		}
+		if bad > 0 && ctx.Err() != nil {
+			// draws cut short by the interruption (StopTarget): no
+			// estimate; the fit stops with the q of its steps
+			if avg != nil {
+				copy(e.theta, e.iterate)
+			}
+			r.Interrupted = true
+			break
 		}
 		evalBad += bad
 		for bi := range e.blocks {

@@ -82,7 +82,9 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 			lastErr = err
 		}
 		if math.IsNaN(lp) || math.IsInf(lp, 0) || !allFinite(cacheG) {
-			r.BadSteps++
+			if ctx.Err() == nil { // else cut short by the interruption (StopTarget)
+				r.BadSteps++
+			}
 			cacheF = math.Inf(1)
 			return cacheF
 		}
@@ -103,6 +105,18 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		copy(grad, cacheG)
 	})
 	settings := lbfgsSettings(s.MaxIter, rec)
+	// stopAt ends a fit interrupted before L-BFGS ran (an evaluation of
+	// the start cut short, as with a StopTarget): q is the start.
+	stopAt := func() (*Result, error) {
+		r.Interrupted = true
+		r.ELBO, r.ELBOSE = math.NaN(), 0
+		r.Factors = e.factors() // e.theta holds the start
+		r.Seconds = time.Since(start).Seconds()
+		return r, nil
+	}
+	if math.IsInf(eval(x), 1) && ctx.Err() != nil {
+		return stopAt()
+	}
 	if math.IsInf(eval(x), 1) {
 		// As Stan's optimizer does with its random inits: up to
 		// MAPStartTries points with every coordinate moved by
@@ -111,7 +125,10 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		firstErr := lastErr
 		x0 := append([]float64(nil), x...)
 		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamMAPStart, 0, 0)))
-		try := TryNear(x0, x, 2, MAPStartTries, rng, func(x []float64) bool { return !math.IsInf(eval(x), 1) })
+		try := TryNear(x0, x, 2, MAPStartTries, rng, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
+		if ctx.Err() != nil {
+			return stopAt()
+		}
 		if try == 0 {
 			r.warn("MAP: the log joint is not finite at the default start, nor at %d points moved by U(−2, 2) around it", MAPStartTries)
 			r.Factors = e.factors()
@@ -128,7 +145,9 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 	}
 	r.Iterations = res.Stats.MajorIterations
 	switch {
-	case res.Status == statusInterrupted:
+	case res.Status == statusInterrupted || ctx.Err() != nil:
+		// stopped by the context, or by an evaluation it cut short
+		// (StopTarget) that ended the line search
 		r.Interrupted = true
 	case res.Status == optimize.IterationLimit:
 		r.warn("MAP did not converge in %d iterations", res.Stats.MajorIterations)

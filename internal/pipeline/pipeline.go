@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -311,6 +312,10 @@ func (t Target) LogJointValue(x []float64) (float64, error) { return t.M.LogJoin
 // SetTeam lets the engine lend its idle workers to the log joint (see
 // sgvb.Target).
 func (t Target) SetTeam(tm par.Team) { t.M.SetTeam(tm) }
+
+// SetStop implements sgvb.StopTarget: the fit's cancellation interrupts
+// a running ODE solve.
+func (t Target) SetStop(stop *atomic.Bool) { t.M.SetStop(stop) }
 
 // Clone implements sgvb.Target.
 func (t Target) Clone() sgvb.Target { return Target{t.M.Clone()} }

@@ -39,7 +39,8 @@ import (
 // reached, after max_num_steps steps in all (Stan counts them between two
 // output times; a bound on the whole solve bounds what one evaluation at a
 // wild draw of q can cost) or when the step size falls below the rounding
-// of t.
+// of t. It also fails, as interrupted, when the program's stop flag is
+// set (Program.SetStop), read every odeStopEvery steps.
 
 // ODE solver defaults (Stan's).
 const (
@@ -249,6 +250,12 @@ const (
 	epsilon    = 0x1p-52
 )
 
+// odeStopEvery is how many steps a solve takes between two reads of the
+// program's stop flag: a read costs nothing next to that many steps (each
+// of 6 evaluations of f and its Jacobians), and a solve stops within a
+// few milliseconds of the flag.
+const odeStopEvery = 256
+
 // rhs writes the coupled system's derivative at (t, z) into dz: f, and
 // J_y S + J_θ. It returns an error from f's program, or one saying which
 // value is not finite.
@@ -350,6 +357,10 @@ func (p *Program) evalODE(n *node) bool {
 			if steps >= spec.tol.MaxSteps {
 				r.err = ast.Errorf(n.pos, "%s: max_num_steps %d reached at t = %.6g before ts[%d] = %g (a stiff system needs more steps than an explicit solver can take: raise max_num_steps with %s, or rescale the system)",
 					spec.name, spec.tol.MaxSteps, t, i, target, tolName(spec.name))
+				return false
+			}
+			if steps%odeStopEvery == 0 && p.stopped() {
+				r.err = ast.Errorf(n.pos, "%s: interrupted at t = %.6g before ts[%d] = %g", spec.name, t, i, target)
 				return false
 			}
 			steps++

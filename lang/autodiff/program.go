@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/internal/par"
@@ -60,12 +61,26 @@ type Program struct {
 	// odes are the solver states of the live OpODE nodes (node.i1): a
 	// clone has its own.
 	odes []*odeRun
+	// stop, when set, interrupts the ops that can run long (an ODE solve)
+	// once it reads true: the evaluation fails (SetStop).
+	stop *atomic.Bool
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the
 // goroutines t lends (nil: none). The numbers do not change: each row is
 // computed as it would be in one piece.
 func (p *Program) SetTeam(t par.Team) { p.team = t }
+
+// SetStop makes the ops of p that can run long, an ODE solve of up to
+// max_num_steps steps, check stop every few hundred steps and fail with an
+// "interrupted" error once it reads true (nil: never), so that a cancelled
+// fit need not wait for a solve to end. The caller sets it and reads the
+// cause from its own context; the values of an evaluation stop does not
+// interrupt do not change. Clones do not inherit it.
+func (p *Program) SetStop(stop *atomic.Bool) { p.stop = stop }
+
+// stopped reports whether p's stop flag is set.
+func (p *Program) stopped() bool { return p.stop != nil && p.stop.Load() }
 
 // Finish completes the tape with root as the log joint (a scalar). Nodes that
 // neither root nor keep depend on are dropped; nodes that depend on no input

@@ -37,6 +37,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
@@ -153,6 +154,11 @@ func (m *Model) LogJointValue(x []float64) (float64, error) {
 // SetTeam lends the model's larger matrix products the goroutines of t
 // (nil: none); see autodiff.Program.SetTeam. Clones do not inherit it.
 func (m *Model) SetTeam(t par.Team) { m.prog.SetTeam(t) }
+
+// SetStop makes a long op of the log joint (an ODE solve) fail as
+// interrupted once stop reads true (nil: never); see
+// autodiff.Program.SetStop. Clones do not inherit it.
+func (m *Model) SetStop(stop *atomic.Bool) { m.prog.SetStop(stop) }
 
 // Clone returns an independent copy of the model with its own buffers.
 func (m *Model) Clone() *Model {
