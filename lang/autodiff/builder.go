@@ -796,29 +796,12 @@ func (b *Builder) Outer(x, y ID, pos ast.Pos) ID {
 	return b.push(node{op: OpOuter, args: args, shape: Matrix(sx.Rows, sy.Rows), pos: pos})
 }
 
-// RowOuter returns, for each row x_i of a matrix [n, k], its outer
-// product x_i x_i' laid out flat as row i of a matrix [n, k·k]: the
-// Outer(c, c) of an unrolled loop's vector per iteration, its rows side by
-// side (named outer in errors, as that one is).
-func (b *Builder) RowOuter(x ID, pos ast.Pos) ID {
-	args, ok := b.operands(x)
-	if !ok {
-		return b.invalid(pos)
-	}
-	s := b.shapeOf(args[0])
-	if s.Rank != 2 {
-		return b.fail(pos, "outer: needs a matrix of rows, got %s", s)
-	}
-	return b.push(node{op: OpRowOuter, args: args, shape: Matrix(s.Rows, s.Cols*s.Cols), pos: pos})
-}
-
 // RowScatter returns the scatter Σ_i x_i x_i' [k, k] of the rows x_i of a
-// matrix [n, k], X'X: the column sum of RowOuter's rows as one symmetric
-// rank-n update, with no [n, k·k] of outer products, and the same sums in
-// the same order (row by row), so the same numbers. Built in a
+// matrix [n, k], X'X, as one symmetric rank-n update summed row by row,
+// with no [n, k·k] of outer products. Built in a
 // loop's rows with Iters.Each [k, k] (each iteration's outer product), a
-// row whose outer product overflows is named as RowOuter names it: outer,
-// the element and the row's iteration.
+// row whose outer product overflows is named as an unrolled loop's Outer
+// names it: outer, the element and the row's iteration.
 func (b *Builder) RowScatter(x ID, pos ast.Pos) ID {
 	args, ok := b.operands(x)
 	if !ok {

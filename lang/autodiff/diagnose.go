@@ -1005,7 +1005,7 @@ func (p *Program) operandElemPart(n, o *node, e int) string {
 	return p.nodeElemPart(n, o.shape, e)
 }
 
-// rowScatterBad returns the first element, in RowOuter's layout [n, k·k]
+// rowScatterBad returns the first element, in the layout [n, k·k] of the rows' outer products
 // (row r's outer product from r·k·k on), of the outer products that
 // RowScatter n sums that is not finite, and its value; when each is
 // finite and their sum is not, the first element of the sum that is not.

@@ -128,17 +128,6 @@ func (p *Program) eval(n *node) bool {
 				z[j*r+i] = xv[i*c+j]
 			}
 		}
-	case op == OpRowOuter:
-		x := p.arg(n, 0)
-		xv, k := p.v(x), x.shape.Cols
-		for r := 0; r < x.shape.Rows; r++ {
-			xr, zr := xv[r*k:r*k+k], z[r*k*k:(r+1)*k*k]
-			for a, xa := range xr {
-				for c, xc := range xr {
-					zr[a*k+c] = xa * xc
-				}
-			}
-		}
 	case op == OpRowScatter:
 		x := p.arg(n, 0)
 		rowScatter(z, p.v(x), x.shape.Rows, x.shape.Cols)
@@ -850,7 +839,7 @@ func insideEach(z, x, lo, hi []float64) {
 }
 
 // rowScatter sets z [k, k] to Σ_r x_r x_r' for the rows x_r of x [n, k]:
-// the lower triangle summed row by row, as ColSum sums RowOuter's rows,
+// the lower triangle summed row by row,
 // then mirrored (x_a x_c = x_c x_a exactly).
 func rowScatter(z, x []float64, n, k int) {
 	clear(z)

@@ -128,18 +128,6 @@ func (p *Program) grad(n *node) {
 				ar[a] += s
 			}
 		}
-	case op == OpRowOuter: // x_ra reaches z_r[a, c] and z_r[c, a]
-		x := p.arg(n, 0)
-		ax, xv, k := p.a(x), p.v(x), x.shape.Cols
-		for r := 0; r < x.shape.Rows; r++ {
-			xr, gr, ar := xv[r*k:r*k+k], g[r*k*k:(r+1)*k*k], ax[r*k:r*k+k]
-			for a := range xr {
-				ar[a] += dot(gr[a*k:a*k+k], xr)
-				for c, xc := range xr {
-					ar[a] += gr[c*k+a] * xc
-				}
-			}
-		}
 	case op == OpOuter:
 		x, y := p.arg(n, 0), p.arg(n, 1)
 		xv, yv := p.v(x), p.v(y)

@@ -479,7 +479,7 @@ func TestGradReductions(t *testing.T) {
 				return res
 			}},
 		// RowScatter against the sum of the rows' outer products taken
-		// one by one (the column sum of RowOuter's rows).
+		// one by one.
 		{name: "rowscatter", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowScatter(x[0], testPos) },
 			ref: func(v [][]float64, s []Shape) []float64 {
 				k := s[0].Cols
@@ -488,19 +488,6 @@ func TestGradReductions(t *testing.T) {
 					for a := range k {
 						for c := range k {
 							res[a*k+c] += v[0][i*k+a] * v[0][i*k+c]
-						}
-					}
-				}
-				return res
-			}},
-		{name: "rowouter", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowOuter(x[0], testPos) },
-			ref: func(v [][]float64, s []Shape) []float64 {
-				var res []float64
-				k := s[0].Cols
-				for i := 0; i < s[0].Rows; i++ {
-					for a := range k {
-						for c := range k {
-							res = append(res, v[0][i*k+a]*v[0][i*k+c])
 						}
 					}
 				}
