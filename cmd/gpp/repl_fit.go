@@ -891,7 +891,8 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 // typeOf prints :type EXPR: the type the checker gives an expression typed
 // at the prompt (element kind, support, shape in the model's size names),
 // its value when it is a compile-time constant, and whether it depends on
-// the params (a query of it needs a fit) or on data and constants only.
+// the params (a query of it needs a fit) or on data and constants only;
+// for a constrained param's name, its declared type.
 func (r *repl) typeOf(text string) {
 	if text == "" {
 		r.errorf(":type takes an expression (usage: :type EXPR)")
@@ -926,7 +927,31 @@ func (r *repl) typeOf(text string) {
 	} else {
 		desc += " (depends on the params: evaluated on draws of q)"
 	}
+	if d := constrainedParam(f, x); d != nil && !strings.HasPrefix(desc, d.Type.Kind.String()) {
+		desc += "; declared " + ast.FormatType(d.Type)
+	}
 	fmt.Fprintf(r.out, "%s: %s\n", text, desc)
+}
+
+// constrainedParam returns the declaration of the param that x names when
+// its declared type says more than the checker's type of its value: a
+// simplex, ordered, correlation, covariance or sum-to-zero param, whose
+// value may be a plain real vector or matrix to the checker. Otherwise nil.
+func constrainedParam(f *ast.File, x ast.Expr) *ast.ParamDecl {
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	for _, s := range f.Stmts {
+		if d, ok := s.(*ast.ParamDecl); ok && d.Name.Name == id.Name {
+			switch d.Type.Kind {
+			case ast.Real, ast.Positive, ast.Unit, ast.Int:
+				return nil
+			}
+			return d
+		}
+	}
+	return nil
 }
 
 // declaresFn reports whether the session's model declares a function

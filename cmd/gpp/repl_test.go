@@ -1704,7 +1704,8 @@ func TestReplQuantile(t *testing.T) {
 func TestReplType(t *testing.T) {
 	r, out, errb := newTestRepl()
 	typeIn(r, "data y: int<lower=0>[N]", "const K = 3", "param lambda: positive ~ Gamma(2, 0.5)",
-		"param w: real[K] ~ Normal(0, 1)", "let rate = lambda * y", "output o = w' * w")
+		"param w: real[K] ~ Normal(0, 1)", "let rate = lambda * y", "output o = w' * w",
+		"param phi: sum_to_zero_vector[K] ~ Normal(0, 1)", "param p: simplex[K]", "param c: ordered[2]")
 	for _, tt := range []struct{ in, want string }{
 		{":type lambda", "lambda: positive real (depends on the params: evaluated on draws of q)"},
 		{":type rate", "rate: non-negative real[N] (depends on the params: evaluated on draws of q)"},
@@ -1713,6 +1714,10 @@ func TestReplType(t *testing.T) {
 		{":type w[0:2]", "w[0:2]: real[2] (depends on the params: evaluated on draws of q)"},
 		{":type w' * w", "w' * w: real[1] (depends on the params: evaluated on draws of q)"},
 		{":type o", "o: real[1] (depends on the params: evaluated on draws of q)"},
+		{":type phi", "phi: real[K] (depends on the params: evaluated on draws of q); declared sum_to_zero_vector[K]"},
+		{":type (p)", "(p): simplex real[K] (depends on the params: evaluated on draws of q)"},
+		{":type c", "c: real[2] (depends on the params: evaluated on draws of q); declared ordered[2]"},
+		{":type phi[0]", "phi[0]: real (depends on the params: evaluated on draws of q)"},
 	} {
 		out.Reset()
 		typeIn(r, tt.in)
