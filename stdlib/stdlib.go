@@ -99,6 +99,7 @@ const (
 	ColsDot                             // [n, m], [n, m] → [1, m]: the dot product of each column; [n], [n] → [1, 1]
 	HMM                                 // [N, K], [K, K], [K] → scalar: hmm_marginal
 	HMMStates                           // [N, K], [K, K], [K] → [N, K]: hmm_hidden_state_prob
+	HMMPath                             // [N, K], [K, K], [K] → int [N]: hmm_latent_rng
 	ODE                                 // f, y0 [D], t0, ts [T], ... → [T, D]: ode_rk45 (variadic; the checker types it)
 )
 
@@ -139,6 +140,7 @@ var shapeText = [...]string{
 	ColsDot:        "[n, m], [n, m] → [1, m]; [n], [n] → [1, 1]",
 	HMM:            "[N, K], [K, K], [K] → scalar; [N], [1, 1], [1] → scalar",
 	HMMStates:      "[N, K], [K, K], [K] → [N, K]; [N], [1, 1], [1] → [N, 1]",
+	HMMPath:        "[N, K], [K, K], [K] → int [N]",
 	ODE:            "y0 [D], ts [T] → [T, D]: row i is y(ts[i])",
 }
 
@@ -291,6 +293,7 @@ type ElemRule int
 const (
 	RealResult  ElemRule = iota + 1 // always real
 	IntIfAllInt                     // int when every argument is int, else real
+	IntResult                       // always int
 )
 
 // RangeRule says how the interval holding a function's values follows
@@ -350,6 +353,10 @@ type Func struct {
 	// on params only an output may call it (the checker refuses it in the
 	// log joint, as a comparison of params); on data it is computed once.
 	OutputOnly string
+	// Random marks a random draw (Stan's _rng functions): only an output
+	// may call it, whatever its arguments, and each draw of q gets a new
+	// draw (never computed once on data).
+	Random bool
 }
 
 // Form returns the form of f that a call with n arguments takes: Alt when

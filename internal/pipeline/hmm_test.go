@@ -22,6 +22,7 @@ param A: simplex[K, K] ~ Dirichlet(rep(1, K))
 param rho: simplex[K] ~ Dirichlet(rep(1, K))
 target += hmm_marginal(logpdf(y, Normal(mu', sigma)), A, rho)
 output p_state = hmm_hidden_state_prob(logpdf(y, Normal(mu', sigma)), A, rho)
+output z = hmm_latent_rng(logpdf(y, Normal(mu', sigma)), A, rho)
 `
 
 // The truth hmmData simulates from.
@@ -76,7 +77,8 @@ func hmmLogLik(y []float64, mu [2]float64, sigma float64, a [2][2]float64, rho [
 // within 0.03 sd and 10 % of the reference; a forward recursion that
 // transposed A fails on three params. lang/autodiff's TestGradHMMMarginal
 // checks the op against the sum over every path.) It also checks hmm_hidden_state_prob's
-// state probabilities against the simulated states.
+// state probabilities against the simulated states, and hmm_latent_rng's
+// draws against them.
 func TestHMMReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a model and runs a Metropolis reference")
@@ -119,5 +121,17 @@ func TestHMMReference(t *testing.T) {
 	t.Logf("hmm_hidden_state_prob: %d of %d states classified", right, len(states))
 	if right < 180 {
 		t.Errorf("hmm_hidden_state_prob classifies %d of %d simulated states, want at least 180", right, len(states))
+	}
+	// A path drawn at each draw of q has, at each t, state 1 with the
+	// smoothed probability of that draw: over the 4000 draws the mean of
+	// z[t] − p_state[t, 2] has sd at most √(¼/4000) = 0.008.
+	worst := 0.0
+	for i := range states {
+		z, p1 := mf[fmt.Sprintf("z[%d]", i+1)], mf[fmt.Sprintf("p_state[%d,2]", i+1)]
+		worst = max(worst, math.Abs(z.mean-p1.mean))
+	}
+	t.Logf("hmm_latent_rng: largest |mean z[t] - mean p_state[t,2]| %.4f", worst)
+	if !(worst <= 5*math.Sqrt(0.25/4000)) {
+		t.Errorf("hmm_latent_rng's states: a mean is %.4f from the smoothed probability's, more than 5 sd (%.4f)", worst, 5*math.Sqrt(0.25/4000))
 	}
 }

@@ -58,8 +58,8 @@ func posteriorSummary(t *testing.T, model, dataDir string, s sgvb.Settings) map[
 }
 
 // fitSummary loads model with its data files, fits it with s, and returns
-// the mean and sd over 4000 draws of q of every latent and output element,
-// keyed by Stan's 1-based names.
+// the mean and sd over 4000 draws of q of every latent and output element
+// (a replicate drawn at each), keyed by Stan's 1-based names.
 func fitSummary(t *testing.T, model string, dataArgs []string, s sgvb.Settings) map[string]refRow {
 	t.Helper()
 	l, err := pipeline.Load(model, dataArgs, nil)
@@ -77,6 +77,7 @@ func fitSummary(t *testing.T, model string, dataArgs []string, s sgvb.Settings) 
 	}
 	const draws = 4000
 	rng := rand.New(rand.NewPCG(7, 7))
+	ev.SetRand(rand.New(rand.NewPCG(7, 8))) // the replicates' stream
 	x := make([]float64, l.Model.Dim)
 	z := make([]float64, l.Model.Dim)
 	sum, sum2 := map[string]float64{}, map[string]float64{}

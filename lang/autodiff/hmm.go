@@ -55,30 +55,38 @@ func (b *Builder) hmm(op Op, logOmega, gamma, rho ID, pos ast.Pos) ID {
 	if !ok {
 		return b.invalid(pos)
 	}
-	name := op.String()
-	so, sg, sr := b.shapeOf(args[0]), b.shapeOf(args[1]), b.shapeOf(args[2])
-	if so.Rank != 2 {
-		return b.fail(pos, "%s: log_omega must be a matrix [N, K], got %s", name, so)
-	}
-	k := so.Cols
-	if k == 0 {
-		return b.fail(pos, "%s: log_omega [%d, 0] has no states: it needs a column per state", name, so.Rows)
-	}
-	if sg.Rank == 2 && sg.Rows == sg.Cols && sg.Rows == so.Rows && so.Rows != so.Cols {
-		return b.fail(pos, "%s: log_omega is %s and Gamma %s: log_omega has a row per observation and a column per state, the transpose of Stan's [K, N] (transpose it with ')", name, so, sg)
-	}
-	if sg.Rank != 2 || sg.Rows != k || sg.Cols != k {
-		return b.fail(pos, "%s: Gamma must be [%d, %d], one row and column per column of log_omega, got %s", name, k, k, sg)
-	}
-	if sr.Len() != k || sr.Rank == 2 && sr.Cols != 1 && sr.Rows != 1 {
-		return b.fail(pos, "%s: rho must be a vector [%d], got %s", name, k, sr)
+	so := b.shapeOf(args[0])
+	if why := hmmShapeError(op.String(), so, b.shapeOf(args[1]), b.shapeOf(args[2])); why != "" {
+		return b.fail(pos, "%s", why)
 	}
 	shape := Scalar()
 	if op == OpHMMStateProb {
 		shape = so
 	}
-	n := so.Rows
+	n, k := so.Rows, so.Cols
 	return b.push(node{op: op, args: args, shape: shape, pos: pos, nscr: 2*n*k + 2*n + 2*k})
+}
+
+// hmmShapeError says what is wrong with the shapes of the arguments
+// log_omega [N, K], Gamma [K, K] and rho [K] of the function name, or "".
+func hmmShapeError(name string, so, sg, sr Shape) string {
+	if so.Rank != 2 {
+		return fmt.Sprintf("%s: log_omega must be a matrix [N, K], got %s", name, so)
+	}
+	k := so.Cols
+	if k == 0 {
+		return fmt.Sprintf("%s: log_omega [%d, 0] has no states: it needs a column per state", name, so.Rows)
+	}
+	if sg.Rank == 2 && sg.Rows == sg.Cols && sg.Rows == so.Rows && so.Rows != so.Cols {
+		return fmt.Sprintf("%s: log_omega is %s and Gamma %s: log_omega has a row per observation and a column per state, the transpose of Stan's [K, N] (transpose it with ')", name, so, sg)
+	}
+	if sg.Rank != 2 || sg.Rows != k || sg.Cols != k {
+		return fmt.Sprintf("%s: Gamma must be [%d, %d], one row and column per column of log_omega, got %s", name, k, k, sg)
+	}
+	if sr.Len() != k || sr.Rank == 2 && sr.Cols != 1 && sr.Rows != 1 {
+		return fmt.Sprintf("%s: rho must be a vector [%d], got %s", name, k, sr)
+	}
+	return ""
 }
 
 // hmmScratch splits an OpHMMMarginal node's scratch.

@@ -31,6 +31,7 @@ const (
 	randWishart // the form's flags in i1 (wishart.go)
 	randMultinomial
 	randMultinomialLogit
+	randHMMLatent // hmm_latent_rng (hmmlatent.go)
 )
 
 // simplexDrawTol is how far from 1, per category, a probability row of a
@@ -53,6 +54,8 @@ func randRowsName(kind int) string {
 		return categoricalName(kind == randCategoricalLogit)
 	case randMultinomial, randMultinomialLogit:
 		return multinomialName(kind == randMultinomialLogit)
+	case randHMMLatent:
+		return "hmm_latent_rng"
 	}
 	return orderedName(kind == randOrderedProbit)
 }
@@ -169,6 +172,8 @@ func (p *Program) evalRandRows(n *node) {
 		p.drawWishart(n, z)
 	case randMultinomial, randMultinomialLogit:
 		p.drawMultinomial(n, z)
+	case randHMMLatent:
+		p.drawHMMLatent(n, z)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		av, k := p.v(a), catCols(a.shape)
@@ -337,6 +342,9 @@ func drawOrdered(eta float64, c []float64, probit bool, u float64) float64 {
 // randRowsError explains NaN element k of a row-wise Rand node.
 func (p *Program) randRowsError(n *node, k int, el string) error {
 	name := randRowsName(n.i0) + " draw"
+	if n.i0 == randHMMLatent {
+		name = randRowsName(n.i0)
+	}
 	if n.i0 == randWishart {
 		name = wishartForm(n.i1).Name() + " draw"
 	}
@@ -350,6 +358,8 @@ func (p *Program) randRowsError(n *node, k int, el string) error {
 		return p.wishartRandError(n, name, el)
 	case randMultinomial, randMultinomialLogit:
 		return p.multinomialRandError(n, k, name, el)
+	case randHMMLatent:
+		return p.hmmLatentError(n, name, el)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		kc := catCols(a.shape)

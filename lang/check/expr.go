@@ -504,8 +504,11 @@ func (c *checker) call(e *ast.CallExpr) Type {
 	if !ok {
 		return invalid
 	}
-	if f.Elem == stdlib.IntIfAllInt && allInt {
+	if f.Elem == stdlib.IntIfAllInt && allInt || f.Elem == stdlib.IntResult {
 		t.Elem = Int
+	}
+	if f.Random {
+		t.DataOnly = false // a new draw at each draw of q, never computed once
 	}
 	shape, good := c.callShape(e, f, args)
 	if !good {
@@ -1063,11 +1066,14 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 			so = Shape{so[0], one}
 		}
 		return so, c.hmmShape(e, args)
+	case stdlib.HMMPath:
+		return Shape{args[0].Shape[0]}, c.hmmShape(e, args)
 	}
 	panic("check: unknown shape rule " + f.Shape.String())
 }
 
-// hmmShape checks the shapes of hmm_marginal and hmm_hidden_state_prob:
+// hmmShape checks the shapes of hmm_marginal, hmm_hidden_state_prob and
+// hmm_latent_rng:
 // log_omega [N, K] (a row per observation, the transpose of Stan's),
 // Gamma [K, K] and rho [K]. A vector [N] is the log_omega [N, 1] of one
 // state: logpdf(y, Normal(mu', sigma)) of a mu [1] is one (§5, rule 4).

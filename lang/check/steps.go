@@ -206,6 +206,11 @@ func (c *checker) outputOnlyError(call *ast.CallExpr, s stepUse) {
 	for _, in := range s.in {
 		calls += fmt.Sprintf(" (in the call of %s at %s)", in.Fn.Name.Name, in.Call.Fun.NamePos)
 	}
+	if f.Random {
+		c.errorf(call.Fun.NamePos, "%s is a random draw, so the log joint cannot read it%s, nor a loop's range or an if's condition: %s; an output may call it (Stan's _rng functions are for generated quantities)%s",
+			f.Name, through, f.OutputOnly, calls)
+		return
+	}
 	c.errorf(call.Fun.NamePos, "%s has no derivative, so the log joint cannot read it%s where its arguments depend on params (`%s` %s): %s; an output may call it%s",
 		f.Name, through, exprString(culprit), c.dependsOnParam(culprit), f.OutputOnly, calls)
 }

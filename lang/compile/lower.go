@@ -811,6 +811,12 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		} else {
 			id = b.HMMStateProb(lo, args[1], args[2], pos)
 		}
+	case "hmm_latent_rng":
+		lo := args[0]
+		if s := b.Shape(lo); s.Rank == 1 {
+			lo = b.Reshape(lo, autodiff.Matrix(s.Rows, 1), pos)
+		}
+		id = b.RandHMMLatent(lo, args[1], args[2], pos)
 	case "variance":
 		// Σ (x − mean)² / (n − 1), from the deviations: no cancellation
 		n := b.Shape(args[0]).Len()
