@@ -77,6 +77,7 @@ func (d *DataVar) MissingLatent(n int) *Latent {
 func (c *checker) missingData() {
 	type observation struct {
 		narrow  []dist.Support // the supports of the families observing it
+		trunc   []Interval     // the constant bounds of the truncated ~ on it
 		why     string         // a reason a ~ on it cannot fit missing cells
 		readPos ast.Pos        // the first mention in an expression
 	}
@@ -116,8 +117,6 @@ func (c *checker) missingData() {
 		case o.why != "":
 		case c.info.UserDensities[s.Dist] != nil || d == nil:
 			o.why = fmt.Sprintf("`%s` is observed by a user density at %s", sym.Name, s.Dist.Fun.Pos())
-		case s.Trunc != nil:
-			o.why = fmt.Sprintf("`%s` is observed by a truncated ~ at %s", sym.Name, s.Dist.Fun.Pos())
 		default:
 			sup := d.Support
 			if u, ok := dist.LookupUnivariate(d.Name); ok {
@@ -128,6 +127,13 @@ func (c *checker) missingData() {
 				o.narrow = append(o.narrow, sup)
 			default:
 				o.why = fmt.Sprintf("`%s` is observed by %s at %s, %s", sym.Name, d.Name, s.Dist.Fun.Pos(), supportWords(sup))
+			}
+			if s.Trunc != nil && o.why == "" {
+				if r, bad := c.constantTruncation(s.Trunc); bad != nil {
+					o.why = fmt.Sprintf("`%s` is observed by a ~ truncated at %s by `%s`, which is not a constant", sym.Name, s.Trunc.T, exprString(bad))
+				} else {
+					o.trunc = append(o.trunc, r)
+				}
 			}
 		}
 		return true
@@ -157,12 +163,12 @@ func (c *checker) missingData() {
 		case o.readPos.Line != 0:
 			d.NoMissing = fmt.Sprintf("`%s` is read in an expression at %s (a covariate), and only data that the model just observes, on the left of `~`, has its missing values fitted: a missing covariate needs a model of its own", d.Name, o.readPos)
 		case o.why != "":
-			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, untruncated"
+			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, truncated by constants if at all"
 		case len(o.narrow) == 0:
 			d.NoMissing = fmt.Sprintf("`%s` is not observed by any ~, so its missing values would have no distribution", d.Name)
 			d.Unused = !mentioned[d.Symbol]
 		default:
-			d.Missing = missingBounds(d, o.narrow)
+			d.Missing = missingBounds(d, o.narrow, o.trunc)
 		}
 	}
 }
@@ -180,7 +186,7 @@ func ObservedIdent(e ast.Expr) *ast.Ident {
 
 // missingBounds is the range of d's missing values: its declared bounds
 // and kind's, narrowed to each support in narrow.
-func missingBounds(d *DataVar, narrow []dist.Support) *MissingFit {
+func missingBounds(d *DataVar, narrow []dist.Support, trunc []Interval) *MissingFit {
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if d.Lower != nil {
 		lo = *d.Lower
@@ -205,6 +211,9 @@ func missingBounds(d *DataVar, narrow []dist.Support) *MissingFit {
 			clip(0, 1)
 		}
 	}
+	for _, r := range trunc {
+		clip(r.Lo, r.Hi)
+	}
 	m := &MissingFit{}
 	if !math.IsInf(lo, -1) {
 		m.Lower = &lo
@@ -224,4 +233,25 @@ func supportWords(s dist.Support) string {
 		return "bounded by its arguments"
 	}
 	return "of " + s.String() + " values"
+}
+
+// constantTruncation returns the interval of a truncation T[L, U] whose
+// bounds are scalar constants (an empty side unbounded), or the first
+// bound that is not one.
+func (c *checker) constantTruncation(t *ast.Truncation) (Interval, ast.Expr) {
+	r := Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
+	for _, b := range []struct {
+		e   ast.Expr
+		set *float64
+	}{{t.Lower, &r.Lo}, {t.Upper, &r.Hi}} {
+		if b.e == nil {
+			continue
+		}
+		ty := c.info.Types[b.e]
+		if ty.Const == nil || ty.Shape.Rank() != 0 {
+			return r, b.e
+		}
+		*b.set = *ty.Const
+	}
+	return r, nil
 }

@@ -83,6 +83,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		l.truncPair, l.truncCall = &pair, s.Dist
 		if args := l.density(s.Dist, s.LHS, value{id: y, node: true}, lat); args != nil {
 			l.truncData(s, y, args)
+			if l.prior && lat == nil {
+				l.tildeArgs[s] = args // the missing values' draws (truncated to their range)
+			}
 		}
 		l.truncPair, l.truncCall = prev, prevCall
 		l.addTruncPair(&pair, s)

@@ -26,7 +26,10 @@ func jsonData(t *testing.T, src string) data.Input {
 // joint and gradient at (params, missing values) are those of the model on
 // the data with the cells filled in by those values, bit for bit, for a
 // matrix (row-major order), for a vector observed element by element in a
-// loop, and for data with a lower bound (a positive factor on y − 1). An
+// loop, for data with a lower bound (a positive factor on y − 1), and for
+// data of a ~ truncated by constants, the truncated density normalised
+// (a positive factor on y for T[0, ], a bounded one on (−1, 2) for
+// T[−1, 2], whose density is that of (y + 1)/3, log 3 more per cell). An
 // output that reads the data sees the filled-in values.
 func TestMissingDataFilledIn(t *testing.T) {
 	for _, c := range []struct {
@@ -37,16 +40,23 @@ func TestMissingDataFilledIn(t *testing.T) {
 		loc, scale   float64
 		value        func(x float64) float64 // a missing value from its coordinate
 		wantOutputAt []int                   // elements of output Z that are the missing values
+		trunc        bool                    // a truncated ~
 	}{
 		{"matrix", "data Y: real[N, K]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\nY ~ Normal(m, s)\noutput Z = Y\n",
 			`{"Y": [[1, null, 2], [null, 0.5, 3]]}`, `{"Y": [[1, %v, 2], [%v, 0.5, 3]]}`,
-			dist.Real, 0, 0, func(x float64) float64 { return x }, []int{1, 3}},
+			dist.Real, 0, 0, func(x float64) float64 { return x }, []int{1, 3}, false},
 		{"loop", "data y: real[N]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\nfor i in 0:N {\n  y[i] ~ Normal(m + i, s)\n}\noutput Z = y\n",
 			`{"y": [0.3, null, null, 4.5]}`, `{"y": [0.3, %v, %v, 4.5]}`,
-			dist.Real, 0, 0, func(x float64) float64 { return x }, []int{1, 2}},
+			dist.Real, 0, 0, func(x float64) float64 { return x }, []int{1, 2}, false},
 		{"lower bound", "data y: real<lower=1>[N]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ LogNormal(m, s)\noutput Z = y\n",
 			`{"y": ["NaN", 1.5, 2.5, null]}`, `{"y": [%v, 1.5, 2.5, %v]}`,
-			dist.Positive, 1, 1, func(x float64) float64 { return 1 + math.Exp(x) }, []int{0, 3}},
+			dist.Positive, 1, 1, func(x float64) float64 { return 1 + math.Exp(x) }, []int{0, 3}, false},
+		{"truncated", "data y: real[N]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ Normal(m, s) T[0, ]\noutput Z = y\n",
+			`{"y": [0.3, null, null, 4.5]}`, `{"y": [0.3, %v, %v, 4.5]}`,
+			dist.Positive, 0, 0, math.Exp, []int{1, 2}, true},
+		{"truncated both sides in a loop", "data y: real<lower=-3>[N]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\nfor i in 0:N {\n  y[i] ~ StudentT(4, m, s) T[-1, 2]\n}\noutput Z = y\n",
+			`{"y": [0.3, null, 1.5, null]}`, `{"y": [0.3, %v, 1.5, %v]}`,
+			dist.Unit, -1, 3, func(x float64) float64 { return -1 + 3/(1+math.Exp(-x)) }, []int{1, 3}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compileSrc(t, "m.gpp", c.src, nil, jsonData(t, c.withNull))
@@ -65,7 +75,15 @@ func TestMissingDataFilledIn(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, x := range [][]float64{{0.2, -0.3, 1.7, -0.4}, {-1, 0.5, 0.01, 2.5}} {
-				v1, v2 := c.value(x[2]), c.value(x[3])
+				_, outs, err := ev.Eval(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				z := outs[0]
+				v1, v2 := z[c.wantOutputAt[0]], z[c.wantOutputAt[1]]
+				if w1, w2 := c.value(x[2]), c.value(x[3]); math.Abs(v1-w1) > 1e-15*math.Abs(w1) || math.Abs(v2-w2) > 1e-15*math.Abs(w2) {
+					t.Errorf("at %v: output Z = %v, want %v and %v at elements %v", x, z, w1, w2, c.wantOutputAt)
+				}
 				full := compileSrc(t, "m.gpp", c.src, nil, jsonData(t, fmtFloats(c.filled, v1, v2)))
 				g, gf := make([]float64, 4), make([]float64, 2)
 				lp, err := m.LogJoint(x, g)
@@ -76,16 +94,19 @@ func TestMissingDataFilledIn(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if lp != lpf || g[0] != gf[0] || g[1] != gf[1] {
+				// a bounded factor's density is that of (y − lo)/scale
+				if c.scale > 1 {
+					lpf += 2 * math.Log(c.scale)
+				}
+				same := func(a, b float64) bool { return a == b }
+				if c.trunc {
+					// with data alone the truncated ~ is fused (truncdata.go),
+					// with the missing cells it is not: the same terms,
+					// summed in another order
+					same = func(a, b float64) bool { return math.Abs(a-b) <= 1e-14*math.Abs(b) }
+				}
+				if !same(lp, lpf) || !same(g[0], gf[0]) || !same(g[1], gf[1]) {
 					t.Errorf("at %v: log joint %.17g, gradient %v; with the cells filled in %.17g, %v", x, lp, g[:2], lpf, gf)
-				}
-				_, outs, err := ev.Eval(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				z := outs[0]
-				if z[c.wantOutputAt[0]] != v1 || z[c.wantOutputAt[1]] != v2 {
-					t.Errorf("at %v: output Z = %v, want %v and %v at elements %v", x, z, v1, v2, c.wantOutputAt)
 				}
 			}
 		})
@@ -160,7 +181,7 @@ func TestMissingScalarAndName(t *testing.T) {
 // coordinates as they are, draws the missing values from their ~ at them
 // and returns their log density, truncated by the data's bound where it
 // cuts the family's support (y: real<lower=1> under a Normal: the density
-// over P(Y > 1)); a model whose missing values --prior cannot draw (a ~ in
+// over P(Y > 1)) or by the ~'s truncation (T[1, ], the same); a model whose missing values --prior cannot draw (a ~ in
 // a loop) has none.
 func TestMissingSampler(t *testing.T) {
 	normal := func(v, mu, s float64) float64 {
@@ -174,6 +195,8 @@ func TestMissingSampler(t *testing.T) {
 	}{
 		{"real", "data y: real[N]\nparam m: real\ny ~ Normal(m, 2)\n", func(x float64) float64 { return x }, 0},
 		{"lower bound", "data y: real<lower=1>[N]\nparam m: real\ny ~ Normal(m, 2)\n", func(x float64) float64 { return 1 + math.Exp(x) },
+			math.Log(0.5 * math.Erfc((1-0.7)/(2*math.Sqrt2)))},
+		{"truncated", "data y: real[N]\nparam m: real\ny ~ Normal(m, 2) T[1, ]\n", func(x float64) float64 { return 1 + math.Exp(x) },
 			math.Log(0.5 * math.Erfc((1-0.7)/(2*math.Sqrt2)))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
