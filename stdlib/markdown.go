@@ -41,6 +41,9 @@ func Markdown() string {
 // is int.
 func (f *Func) ShapeDoc() string {
 	s := f.Shape.String()
+	if f.Elem == IntResult {
+		return s + "; int"
+	}
 	if f.Elem == IntIfAllInt {
 		// the arguments that may be real decide
 		var free []string

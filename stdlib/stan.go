@@ -18,6 +18,9 @@ var (
 	// roundWhy says why the rounding functions take data only.
 	roundWhy = "rounding is a step function, whose derivative is 0 wherever it exists, so a param's gradient through it would be lost"
 	argRound = []Arg{{Name: "x", Ranks: AnyRank, Data: roundWhy}}
+	// sortIndexWhy says why the index functions take data only.
+	sortIndexWhy = "an index or a rank is an int, a step function of x with no derivative"
+	countRule    = SupportRule{Kind: Fixed, Default: dist.Count}
 )
 
 func fold2(f func(x, y float64) float64) func([]float64) float64 {
@@ -115,6 +118,36 @@ var stanFuncs = []*Func{
 		Doc: "log |det A| of a square matrix, by LU with partial pivoting (Stan's log_determinant); for a symmetric positive-definite A, logdet(A) is cheaper (a Cholesky factor)", Example: "log_determinant(J)"},
 	{Name: "mdivide_left_tri_low", Args: []Arg{{Name: "L", Ranks: Matrix}, {Name: "B", Ranks: Vector | Matrix}}, Shape: Solve, Support: realRule, Elem: RealResult, Op: "mdivide_left_tri_low",
 		Doc: "L⁻¹ B for a lower-triangular L (its upper triangle is not read), by forward substitution: a whitened residual L⁻¹ (y - mu) from a Cholesky factor", Example: "mdivide_left_tri_low(chol(K), y - mu)"},
+	{Name: "mdivide_right_tri_low", Args: []Arg{{Name: "B", Ranks: Matrix}, {Name: "L", Ranks: Matrix}}, Shape: SolveRight, Support: realRule, Elem: RealResult, Op: "mdivide_right_tri_low",
+		Doc: "B L⁻¹ for a lower-triangular L (its upper triangle is not read), by substitution; B a matrix or a row, b' [1, n]", Example: "mdivide_right_tri_low(y', chol(K))"},
+	{Name: "matrix_exp", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "matrix_exp",
+		Doc: "exp(A) = Σ Aᵏ/k! of a square matrix, by scaling and squaring with the [13/13] Padé approximant (Higham 2005); the solution of the linear ODE y' = A y is y(t) = matrix_exp(t * A) * y0. Its derivative is the Fréchet derivative, from the exponential of a 2n × 2n block matrix", Example: "matrix_exp(t * K)"},
+	{Name: "matrix_exp_multiply", Args: []Arg{{Name: "A", Ranks: Matrix}, {Name: "B", Ranks: Vector | Matrix}}, Shape: Solve, Support: realRule, Elem: RealResult, Op: "matrix_exp_multiply",
+		Doc: "matrix_exp(A) * B (Stan's matrix_exp_multiply)", Example: "matrix_exp_multiply(K, y0)"},
+	{Name: "scale_matrix_exp_multiply", Args: []Arg{{Name: "t", Ranks: Scalar}, {Name: "A", Ranks: Matrix}, {Name: "B", Ranks: Vector | Matrix}}, Shape: ScaleSolve, Support: realRule, Elem: RealResult, Op: "scale_matrix_exp_multiply",
+		Doc: "matrix_exp(t * A) * B (Stan's scale_matrix_exp_multiply): the state at time t of the linear ODE y' = A y from y(0) = B; t may be a param", Example: "scale_matrix_exp_multiply(ts[i], K, y0)"},
+	{Name: "matrix_power", Args: []Arg{{Name: "A", Ranks: Matrix}, {Name: "k", Ranks: Scalar, Int: true, Data: "the number of products is fixed when the model compiles"}}, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "matrix_power",
+		Doc: "Aᵏ of a square matrix for an int k ≥ 0 (I for k = 0), by repeated squaring: about 2 log₂ k matrix products", Example: "matrix_power(P, 3)"},
+	{Name: "eigenvalues_sym", Args: argMat, Shape: SquareToVector, Support: realRule, Elem: RealResult, Op: "eigenvalues_sym",
+		Doc: "the eigenvalues of a symmetric matrix (symmetric to 1e-8, as for chol), in ascending order (LAPACK's dsyev); the derivative of λ_i is v_iᵀ dA v_i", Example: "eigenvalues_sym(Sigma)"},
+	{Name: "eigenvectors_sym", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "eigenvectors_sym",
+		Doc: "the eigenvectors of a symmetric matrix as the columns of a matrix, in the order of eigenvalues_sym, each signed so that its largest element is positive (Stan leaves the sign to the solver); the derivative needs distinct eigenvalues", Example: "eigenvectors_sym(Sigma)"},
+	{Name: "singular_values", Args: argMat, Shape: SingularVals, Support: nonNegRule, Elem: RealResult, Op: "singular_values",
+		Doc: "the singular values of a matrix [m, n], min(m, n) of them in descending order, by one-sided Jacobi rotations (within 2e-14 relative of LAPACK's dgesvd, the smallest too, over 8 orders of magnitude); the derivative of σ_i is u_iᵀ dA v_i, for distinct, non-zero values", Example: "singular_values(X)"},
+	{Name: "sort_asc", Range: ElementRange, Args: argVec, Shape: Permute, Support: elementRule, Elem: IntIfAllInt, Op: "sort_asc",
+		Doc: "the elements of a vector in ascending order; of a param too, its derivative following the permutation (a sort is continuous, its derivative exact except at ties)", Example: "sort_asc(x)"},
+	{Name: "sort_desc", Range: ElementRange, Args: argVec, Shape: Permute, Support: elementRule, Elem: IntIfAllInt, Op: "sort_desc",
+		Doc: "the elements of a vector in descending order, as sort_asc", Example: "sort_desc(x)"},
+	{Name: "reverse", Range: ElementRange, Args: argVec, Shape: Permute, Support: elementRule, Elem: IntIfAllInt, Op: "reverse",
+		Doc: "the elements of a vector in reverse order, x[n - 1], ..., x[0]", Example: "reverse(x)"},
+	{Name: "sort_indices_asc", Args: []Arg{{Name: "x", Ranks: Vector, Data: sortIndexWhy}}, Shape: Permute, Support: countRule, Elem: IntResult, Op: "sort_indices_asc",
+		Doc: "the 0-based indices that sort a vector ascending, x[sort_indices_asc(x)] = sort_asc(x), ties in index order (Stan's count from 1); of data and constants", Example: "x[sort_indices_asc(t)]"},
+	{Name: "sort_indices_desc", Args: []Arg{{Name: "x", Ranks: Vector, Data: sortIndexWhy}}, Shape: Permute, Support: countRule, Elem: IntResult, Op: "sort_indices_desc",
+		Doc: "the 0-based indices that sort a vector descending, ties in index order (Stan's count from 1); of data and constants", Example: "x[sort_indices_desc(w)]"},
+	{Name: "rank", Args: []Arg{{Name: "x", Ranks: Vector, Data: sortIndexWhy}, {Name: "s", Ranks: Scalar, Int: true, Data: sortIndexWhy}}, Shape: ReduceScalar, Support: countRule, Elem: IntResult, Op: "rank",
+		Doc: "the number of elements of x less than x[s], s 0-based (Stan's s counts from 1); of data and constants", Example: "rank(x, 0)"},
+	{Name: "to_matrix", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}}, Shape: ToMatrix, Support: elementRule, Elem: IntIfAllInt, Op: "to_matrix",
+		Doc: "the matrix [m, n] filled column by column (column-major, as Stan) with the elements of x, a vector or a matrix read column by column (as to_vector reads it); m and n are constants, sizes or int data", Example: "to_matrix(theta, K, K)"},
 	{Name: "linspaced_vector", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
 		Doc: "the vector [n] of n evenly spaced values from lo to hi, lo + (hi - lo) * i / (n - 1) (hi alone for n = 1); n is a constant, a size or int data, lo and hi may be params", Example: "linspaced_vector(K, 0, 1)"},
 	{Name: "one_hot_vector", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",

@@ -101,6 +101,12 @@ const (
 	HMMStates                           // [N, K], [K, K], [K] → [N, K]: hmm_hidden_state_prob
 	HMMPath                             // [N, K], [K, K], [K] → int [N]: hmm_latent_rng
 	ODE                                 // f, y0 [D], t0, ts [T], ... → [T, D]: ode_rk45 (variadic; the checker types it)
+	ScaleSolve                          // scalar t, [n, n], [n] → [n]; t, [n, n], [n, m] → [n, m]
+	SolveRight                          // [m, n], [n, n] → [m, n]
+	SquareToVector                      // [n, n] → [n]
+	SingularVals                        // [m, n] → [min(m, n)]
+	ToMatrix                            // x [k] or [r, c], int m, int n → [m, n], m·n = k (or r·c)
+	Permute                             // [n] → [n]: the elements reordered (not elementwise: a loop is not vectorised through it)
 )
 
 var shapeText = [...]string{
@@ -140,8 +146,14 @@ var shapeText = [...]string{
 	ColsDot:        "[n, m], [n, m] → [1, m]; [n], [n] → [1, 1]",
 	HMM:            "[N, K], [K, K], [K] → scalar; [N], [1, 1], [1] → scalar",
 	HMMStates:      "[N, K], [K, K], [K] → [N, K]; [N], [1, 1], [1] → [N, 1]",
-	HMMPath:        "[N, K], [K, K], [K] → int [N]",
+	HMMPath:        "[N, K], [K, K], [K] → [N]",
 	ODE:            "y0 [D], ts [T] → [T, D]: row i is y(ts[i])",
+	ScaleSolve:     "t scalar, [n, n], [n] → [n]; t scalar, [n, n], [n, m] → [n, m]",
+	SolveRight:     "[m, n], [n, n] → [m, n]",
+	SquareToVector: "[n, n] → [n]",
+	SingularVals:   "[m, n] → [min(m, n)]",
+	ToMatrix:       "x [k] or [r, c], int m, int n → [m, n], filled column by column (m·n = k or r·c)",
+	Permute:        "[n] → [n]",
 }
 
 // String describes the rule in words, as in the docs.
@@ -293,7 +305,7 @@ type ElemRule int
 const (
 	RealResult  ElemRule = iota + 1 // always real
 	IntIfAllInt                     // int when every argument is int, else real
-	IntResult                       // always int
+	IntResult                       // always int (an index, a rank, a drawn state)
 )
 
 // RangeRule says how the interval holding a function's values follows

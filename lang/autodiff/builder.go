@@ -924,6 +924,24 @@ func (b *Builder) TriSolve(l, rhs ID, pos ast.Pos) ID {
 	return b.push(node{op: OpTriSolve, args: args, shape: sb, pos: pos, nscr: sb.Len()})
 }
 
+// TriSolveRight returns B L⁻¹ for a matrix B [m, d] and a lower
+// triangular L [d, d] (only its lower triangle is read): Stan's
+// mdivide_right_tri_low.
+func (b *Builder) TriSolveRight(rhs, l ID, pos ast.Pos) ID {
+	args, ok := b.operands(l, rhs)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(OpTriSolve, "factor", args[0], pos) {
+		return b.invalid(pos)
+	}
+	sl, sb := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if sb.Rank != 2 || sb.Cols != sl.Rows {
+		return b.fail(pos, "mdivide_right_tri_low: left-hand side %s does not match the %s matrix", sb, sl)
+	}
+	return b.push(node{op: OpTriSolve, args: args, shape: sb, pos: pos, i0: 1, nscr: sb.Len()})
+}
+
 // LU returns a function of a general square matrix through its LU
 // factors with partial pivoting: op is OpInverse (A⁻¹), OpDeterminant
 // (det A) or OpLogAbsDet (log |det A|). The factors and pivots are kept in

@@ -535,6 +535,17 @@ func (p *Program) forwardError(i int32, ok bool) error {
 				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta", what, p.fail)
 			}
 			return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)", what, p.fail)
+		case OpEigvalsSym, OpEigvecsSym:
+			a := p.arg(n, 0)
+			if d := a.shape.Rows; p.fail < 0 { // asymmetric's pair, as for chol
+				i, j := (-p.fail-1)/d, (-p.fail-1)%d
+				v := p.v(a)
+				sa, sb := shortPair(v[i*d+j], v[j*d+i])
+				return ast.Errorf(n.pos, "%s: matrix is not symmetric: element [%d, %d] is %s, [%d, %d] is %s", name, i, j, sa, j, i, sb)
+			}
+			return ast.Errorf(n.pos, "%s: the eigenvalue iteration did not converge", name)
+		case OpSingularVal:
+			return ast.Errorf(n.pos, "%s: the SVD iteration did not converge", name)
 		case OpInverse, OpLogAbsDet:
 			return ast.Errorf(n.pos, "%s: matrix is singular (no pivot in column %d of its LU factorisation)", name, p.fail-1)
 		case OpGaussRowsLR:
@@ -924,6 +935,12 @@ func (p *Program) label(n *node) string {
 	}
 	if n.op == OpWishart {
 		return wishartForm(n.i0).Name()
+	}
+	if n.op == OpSort {
+		return [...]string{"sort_asc", "sort_desc"}[n.i0]
+	}
+	if n.op == OpTriSolve && n.i0 == 1 {
+		return "mdivide_right_tri_low"
 	}
 	return n.op.String()
 }

@@ -241,6 +241,12 @@ func TestNaNProvenance(t *testing.T) {
 		{"log_determinant of a singular matrix", []float64{0, 0, 0, 1}, func(b *Builder) ID {
 			return b.LU(OpLogAbsDet, b.Input("A", Matrix(2, 2), at(1, 1)), at(5, 3))
 		}, "model.gpp:5:3: log_determinant: matrix is singular (no pivot in column 0 of its LU factorisation)"},
+		{"eigenvalues_sym of an asymmetric matrix", []float64{1, 2, 2.5, 4}, func(b *Builder) ID {
+			return b.Sum(b.EigenSym(OpEigvalsSym, b.Input("A", Matrix(2, 2), at(1, 1)), at(5, 3)), at(5, 1))
+		}, "model.gpp:5:3: eigenvalues_sym: matrix is not symmetric: element [1, 0] is 2.5, [0, 1] is 2"},
+		{"matrix_exp overflow", []float64{800, 0, 0, 1}, func(b *Builder) ID {
+			return b.Sum(b.MatrixExp(b.Input("A", Matrix(2, 2), at(1, 1)), at(5, 3)), at(5, 1))
+		}, "model.gpp:5:3: matrix_exp: result is +Inf (element [0, 0])"},
 		{"exp overflow", []float64{1000}, func(b *Builder) ID {
 			return b.Exp(b.Input("x", Scalar(), at(1, 1)), at(5, 1))
 		}, "model.gpp:5:1: exp: result is +Inf (argument 1000)"},

@@ -180,9 +180,27 @@ func (p *Program) eval(n *node) bool {
 	case op == OpTriSolve:
 		l, rhs := p.arg(n, 0), p.arg(n, 1)
 		copy(z, p.v(rhs))
+		if n.i0 == 1 { // B L⁻¹, B [m, d]
+			trsm(true, false, p.v(l), l.shape.Rows, z, rhs.shape.Rows)
+			break
+		}
 		trsm(false, false, p.v(l), l.shape.Rows, z, rhs.shape.Cols)
 	case op == OpInverse || op == OpDeterminant || op == OpLogAbsDet:
 		return p.evalLU(n, z)
+	case op == OpMatrixExp:
+		a := p.arg(n, 0)
+		expm(z, p.v(a), a.shape.Rows, p.s(n))
+	case op == OpSort:
+		x, scr := p.v(p.arg(n, 0)), p.s(n)
+		perm := scr[:len(x)]
+		sortPerm(perm, scr[len(x):], x, n.i0 == 1)
+		for i, k := range perm {
+			z[i] = x[int(k)]
+		}
+	case op == OpEigvalsSym || op == OpEigvecsSym:
+		return p.evalEigenSym(n, z)
+	case op == OpSingularVal:
+		return p.evalSingularValues(n, z)
 	case op == OpGaussRowsSS:
 		return p.evalGaussRows(n)
 	case op == OpGaussRowsLR:

@@ -176,6 +176,19 @@ func (p *Program) grad(n *node) {
 		p.gradTriSolve(n, g)
 	case op == OpInverse || op == OpDeterminant || op == OpLogAbsDet:
 		p.gradLU(n, g)
+	case op == OpMatrixExp:
+		if a := p.arg(n, 0); a.aoff >= 0 {
+			gradExpm(p.a(a), g, p.v(a), a.shape.Rows, p.s(n))
+		}
+	case op == OpSort:
+		ax, perm := p.a(p.arg(n, 0)), p.s(n)
+		for i, gi := range g {
+			ax[int(perm[i])] += gi
+		}
+	case op == OpEigvalsSym || op == OpEigvecsSym:
+		p.gradEigenSym(n, g)
+	case op == OpSingularVal:
+		p.gradSingularValues(n, g)
 	case op == OpGaussRowsSS:
 		p.gradGaussRows(n, g[0])
 	case op == OpGaussRowsLR:
@@ -729,6 +742,10 @@ func gradProd(ax, x []float64, z, g float64) {
 // on and below the diagonal (the upper triangle is not read).
 func (p *Program) gradTriSolve(n *node, g []float64) {
 	l, rhs := p.arg(n, 0), p.arg(n, 1)
+	if n.i0 == 1 {
+		p.gradTriSolveRight(n, g)
+		return
+	}
 	d, m := l.shape.Rows, rhs.shape.Cols
 	gb := p.s(n)[:d*m]
 	copy(gb, g)
@@ -746,6 +763,35 @@ func (p *Program) gradTriSolve(n *node, g []float64) {
 	for i := 0; i < d; i++ {
 		for j := 0; j <= i; j++ {
 			al[i*d+j] -= dot(gb[i*m:i*m+m], x[j*m:j*m+m])
+		}
+	}
+}
+
+// gradTriSolveRight: for X = B L⁻¹ (B [m, d]), B's adjoint is Ḡ = G L⁻ᵀ
+// and L's is −Xᵀ Ḡ on and below the diagonal.
+func (p *Program) gradTriSolveRight(n *node, g []float64) {
+	l, rhs := p.arg(n, 0), p.arg(n, 1)
+	d, m := l.shape.Rows, rhs.shape.Rows
+	gb := p.s(n)[:d*m]
+	copy(gb, g)
+	trsm(true, true, p.v(l), d, gb, m)
+	if rhs.aoff >= 0 {
+		ab := p.a(rhs)
+		for i, v := range gb {
+			ab[i] += v
+		}
+	}
+	if l.aoff < 0 {
+		return
+	}
+	x, al := p.v(n), p.a(l)
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			s := 0.0
+			for r := 0; r < m; r++ {
+				s += x[r*d+i] * gb[r*d+j]
+			}
+			al[i*d+j] -= s
 		}
 	}
 }

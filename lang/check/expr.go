@@ -953,6 +953,55 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 			return nil, false
 		}
 		return b, true
+	case stdlib.ScaleSolve: // t, A, B
+		n, ok := square(1)
+		if !ok {
+			return nil, false
+		}
+		b := args[2].Shape
+		if compareDims(n, b[0]) == dimDiffer {
+			c.errorf(e.Args[2].Pos(), "%s: `%s` has %s rows but the matrix `%s` is %s", f.Name, exprString(e.Args[2]), b[0], exprString(e.Args[1]), args[1].Shape)
+			return nil, false
+		}
+		return b, true
+	case stdlib.SolveRight: // B [m, n], L [n, n]
+		n, ok := square(1)
+		if !ok {
+			return nil, false
+		}
+		b := args[0].Shape
+		if compareDims(n, b[1]) == dimDiffer {
+			c.errorf(e.Args[0].Pos(), "%s: `%s` has %s columns but the matrix `%s` is %s", f.Name, exprString(e.Args[0]), b[1], exprString(e.Args[1]), args[1].Shape)
+			return nil, false
+		}
+		return Shape{b[0], moreInformative(n, b[1])}, true
+	case stdlib.Permute:
+		return args[0].Shape, true
+	case stdlib.SquareToVector:
+		n, ok := square(0)
+		return Shape{n}, ok
+	case stdlib.SingularVals:
+		s := args[0].Shape
+		switch {
+		case compareDims(s[0], s[1]) == dimEqual:
+			return Shape{moreInformative(s[0], s[1])}, true
+		case s[0].Known() && s[1].Known():
+			return Shape{knownDim(min(s[0].N, s[1].N))}, true
+		}
+		return Shape{derivedDim("min(" + s[0].String() + ", " + s[1].String() + ")")}, true
+	case stdlib.ToMatrix:
+		m := c.dimOf(e.Args[1], args[1], f.Name+"'s rows")
+		n := c.dimOf(e.Args[2], args[2], f.Name+"'s columns")
+		s := args[0].Shape
+		k := s[0]
+		if s.Rank() == 2 {
+			k = mulDim(s[0], s[1])
+		}
+		if mn := mulDim(m, n); k.Known() && mn.Known() && k.N != mn.N {
+			c.errorf(e.Args[0].Pos(), "%s: `%s` has %d elements but [%s, %s] holds %d", f.Name, exprString(e.Args[0]), k.N, m, n, mn.N)
+			return nil, false
+		}
+		return Shape{m, n}, true
 	case stdlib.Outer:
 		return Shape{args[0].Shape[0], args[1].Shape[0]}, true
 	case stdlib.DiagPre, stdlib.DiagPost:

@@ -696,6 +696,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if f.Name == "linspaced_vector" || f.Name == "one_hot_vector" {
 		return l.sized(e, pos)
 	}
+	if v, ok := l.matCall(e, f.Name, pos); ok {
+		return v
+	}
 	if v, ok := l.vecCall(e, f.Name, pos); ok {
 		return v
 	}
@@ -847,6 +850,22 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		id = b.LU(autodiff.OpLogAbsDet, args[0], pos)
 	case "mdivide_left_tri_low":
 		id = b.TriSolve(args[0], args[1], pos)
+	case "mdivide_right_tri_low":
+		id = b.TriSolveRight(args[0], args[1], pos)
+	case "matrix_exp":
+		id = b.MatrixExp(args[0], pos)
+	case "matrix_exp_multiply":
+		id = b.MatMul(b.MatrixExp(args[0], pos), args[1], pos)
+	case "scale_matrix_exp_multiply": // t may be a param: exp(t A) of the scaled matrix
+		id = b.MatMul(b.MatrixExp(b.Mul(args[0], args[1], pos), pos), args[2], pos)
+	case "eigenvalues_sym":
+		id = b.EigenSym(autodiff.OpEigvalsSym, args[0], pos)
+	case "eigenvectors_sym":
+		id = b.EigenSym(autodiff.OpEigvecsSym, args[0], pos)
+	case "singular_values":
+		id = b.SingularValues(args[0], pos)
+	case "sort_asc", "sort_desc":
+		id = b.Sort(args[0], f.Name == "sort_desc", pos)
 	case "trace":
 		id = b.Trace(args[0], pos)
 	case "outer":

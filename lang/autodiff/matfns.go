@@ -1,0 +1,497 @@
+package autodiff
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/lang/ast"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/gonum"
+)
+
+// Stan's matrix functions beyond factorisations: the matrix exponential
+// (linear ODEs, compartment models), sorting, and the symmetric
+// eigendecomposition and singular values. Each keeps what its reverse
+// sweep needs in the node's scratch, so a step allocates nothing.
+
+// pade13 are the coefficients b_0 … b_13 of the [13/13] Padé approximant
+// of exp (Higham 2005, "The scaling and squaring method for the matrix
+// exponential revisited", SIAM J. Matrix Anal. Appl. 26(4), table 2.3).
+var pade13 = [14]float64{
+	64764752532480000, 32382376266240000, 7771770303897600, 1187353796428800,
+	129060195264000, 10559470521600, 670442572800, 33522128640,
+	1323241920, 40840800, 960960, 16380, 182, 1,
+}
+
+// theta13 is the largest 1-norm of 2⁻ˢA for which the [13/13] approximant
+// has backward error below the unit roundoff (Higham 2005, table 2.3).
+const theta13 = 5.371920351148152
+
+// expmWork is the scratch expm needs for an n×n matrix.
+func expmWork(n int) int { return 7*n*n + n }
+
+// norm1 returns the 1-norm (largest column sum of magnitudes) of the n×n
+// matrix a.
+func norm1(a []float64, n int) float64 {
+	m := 0.0
+	for j := 0; j < n; j++ {
+		s := 0.0
+		for i := 0; i < n; i++ {
+			s += math.Abs(a[i*n+j])
+		}
+		if !(s <= m) { // a NaN column wins
+			m = s
+		}
+	}
+	return m
+}
+
+// expm sets z = exp(a) for the n×n matrix a by scaling and squaring:
+// exp(A) = r(2⁻ˢA)^(2ˢ) with r the [13/13] Padé approximant, s the least
+// that brings the 1-norm to theta13 (Higham 2005, algorithm 2.3, with its
+// largest degree only). w holds expmWork(n) values. A non-finite a gives
+// a NaN z.
+func expm(z, a []float64, n int, w []float64) {
+	nn := n * n
+	if n == 0 {
+		return
+	}
+	norm := norm1(a, n)
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		for i := range z[:nn] {
+			z[i] = math.NaN()
+		}
+		return
+	}
+	a1, a2, a4, a6, u, v, t := w[:nn], w[nn:2*nn], w[2*nn:3*nn], w[3*nn:4*nn], w[4*nn:5*nn], w[5*nn:6*nn], w[6*nn:7*nn]
+	piv := w[7*nn : 7*nn+n]
+	s := 0
+	if norm > theta13 {
+		s = int(math.Ceil(math.Log2(norm / theta13)))
+	}
+	scale := math.Ldexp(1, -s)
+	for i, x := range a[:nn] {
+		a1[i] = x * scale
+	}
+	gemm(false, false, n, n, n, 1, a1, n, a1, n, 0, a2, n)
+	gemm(false, false, n, n, n, 1, a2, n, a2, n, 0, a4, n)
+	gemm(false, false, n, n, n, 1, a4, n, a2, n, 0, a6, n)
+	b := &pade13
+	// U = A [A6 (b13 A6 + b11 A4 + b9 A2) + b7 A6 + b5 A4 + b3 A2 + b1 I]
+	for i := range t {
+		t[i] = b[13]*a6[i] + b[11]*a4[i] + b[9]*a2[i]
+	}
+	gemm(false, false, n, n, n, 1, a6, n, t, n, 0, v, n)
+	for i := range v {
+		v[i] += b[7]*a6[i] + b[5]*a4[i] + b[3]*a2[i]
+	}
+	for i := 0; i < n; i++ {
+		v[i*n+i] += b[1]
+	}
+	gemm(false, false, n, n, n, 1, a1, n, v, n, 0, u, n)
+	// V = A6 (b12 A6 + b10 A4 + b8 A2) + b6 A6 + b4 A4 + b2 A2 + b0 I
+	for i := range t {
+		t[i] = b[12]*a6[i] + b[10]*a4[i] + b[8]*a2[i]
+	}
+	gemm(false, false, n, n, n, 1, a6, n, t, n, 0, v, n)
+	for i := range v {
+		v[i] += b[6]*a6[i] + b[4]*a4[i] + b[2]*a2[i]
+	}
+	for i := 0; i < n; i++ {
+		v[i*n+i] += b[0]
+	}
+	// r = (V − U)⁻¹ (V + U)
+	for i := range v {
+		z[i] = v[i] + u[i]
+		v[i] -= u[i]
+	}
+	if _, zero := luFactor(v, n, piv); zero > 0 {
+		for i := range z[:nn] {
+			z[i] = math.NaN()
+		}
+		return
+	}
+	luSolve(v, n, piv, z, n)
+	for ; s > 0; s-- {
+		gemm(false, false, n, n, n, 1, z, n, z, n, 0, t, n)
+		copy(z[:nn], t)
+	}
+}
+
+// expmGradWork is the scratch gradExpm needs for an n×n matrix.
+func expmGradWork(n int) int { return 8*n*n + expmWork(2*n) }
+
+// gradExpm adds to ga the adjoint of A for Z = exp(A) given Z's adjoint g:
+// the Fréchet derivative of exp at Aᵀ in the direction G, read off the
+// upper right block of exp([[Aᵀ, G], [0, Aᵀ]]) (Najfeld and Havel 1995;
+// Higham, "Functions of Matrices" 2008, thm. 3.6 and eq. 10.43). G is
+// scaled to A's norm first, L being linear in G, so that the block's
+// scaling suits A.
+func gradExpm(ga, g, a []float64, n int, w []float64) {
+	na, ng := norm1(a, n), norm1(g, n)
+	if ng == 0 {
+		return
+	}
+	c := 1.0
+	if na > 0 && !math.IsInf(ng, 0) && !math.IsNaN(ng) {
+		c = na / ng
+	}
+	m := 2 * n
+	blk, e := w[:m*m], w[m*m:2*m*m]
+	clear(blk)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			at := a[j*n+i]
+			blk[i*m+j] = at
+			blk[(n+i)*m+n+j] = at
+			blk[i*m+n+j] = c * g[i*n+j]
+		}
+	}
+	expm(e, blk, m, w[2*m*m:])
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			ga[i*n+j] += e[i*m+n+j] / c
+		}
+	}
+}
+
+// MatrixExp returns exp(A) of a square matrix (Stan's matrix_exp).
+func (b *Builder) MatrixExp(a ID, pos ast.Pos) ID {
+	args, ok := b.operands(a)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(OpMatrixExp, "matrix", args[0], pos) {
+		return b.invalid(pos)
+	}
+	n := b.shapeOf(args[0]).Rows
+	return b.push(node{op: OpMatrixExp, args: args, shape: Matrix(n, n), pos: pos, nscr: max(expmWork(n), expmGradWork(n))})
+}
+
+// Sort returns the elements of the vector x in ascending order, or
+// descending when desc is set (Stan's sort_asc and sort_desc); ties keep
+// their order. The derivative follows the permutation.
+func (b *Builder) Sort(x ID, desc bool, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 1 {
+		return b.fail(pos, "sort: needs a vector, got %s", s)
+	}
+	i0 := 0
+	if desc {
+		i0 = 1
+	}
+	return b.push(node{op: OpSort, args: args, shape: s, pos: pos, i0: i0, nscr: 2 * s.Rows})
+}
+
+// sortPerm sets perm to the stable ordering of x, ascending or descending:
+// x[perm[0]], x[perm[1]], … is sorted. The indices are held as float64s
+// (scratch is float64); tmp has len(x) values. A bottom-up merge sort, so
+// nothing is allocated.
+func sortPerm(perm, tmp, x []float64, desc bool) {
+	n := len(x)
+	for i := range perm[:n] {
+		perm[i] = float64(i)
+	}
+	before := func(i, j float64) bool { // i goes strictly before j
+		if desc {
+			return x[int(i)] > x[int(j)]
+		}
+		return x[int(i)] < x[int(j)]
+	}
+	for w := 1; w < n; w *= 2 {
+		for lo := 0; lo < n; lo += 2 * w {
+			mid, hi := min(lo+w, n), min(lo+2*w, n)
+			i, j, k := lo, mid, lo
+			for i < mid && j < hi {
+				if before(perm[j], perm[i]) {
+					tmp[k] = perm[j]
+					j++
+				} else {
+					tmp[k] = perm[i]
+					i++
+				}
+				k++
+			}
+			k += copy(tmp[k:], perm[i:mid])
+			copy(tmp[k:], perm[j:hi])
+		}
+		copy(perm[:n], tmp[:n])
+	}
+}
+
+// symEigen sets w to the eigenvalues, ascending, and the columns of v to
+// the eigenvectors of the symmetric n×n matrix whose lower triangle is in
+// v, each eigenvector signed so that its largest element (the first of
+// equal magnitude) is positive, which makes the result a function of A.
+// work holds lwork values. It reports false when LAPACK's QR iteration
+// does not converge.
+func symEigen(v, w []float64, n int, work []float64) bool {
+	if n == 0 {
+		return true
+	}
+	if !(gonum.Implementation{}).Dsyev(lapack.EVCompute, blas.Lower, n, v, n, w, work, len(work)) {
+		return false
+	}
+	for j := 0; j < n; j++ {
+		big := 0
+		for i := 1; i < n; i++ {
+			if math.Abs(v[i*n+j]) > math.Abs(v[big*n+j]) {
+				big = i
+			}
+		}
+		if v[big*n+j] < 0 {
+			for i := 0; i < n; i++ {
+				v[i*n+j] = -v[i*n+j]
+			}
+		}
+	}
+	return true
+}
+
+// syevWork is LAPACK's least work size for dsyev of order n. The least,
+// not the optimal: with it dsytrd and dorgtr run unblocked, whereas their
+// blocked forms (n past about 128) call gonum's Dgemm on blocks large
+// enough for it to start goroutines, which allocates at every step.
+func syevWork(n int) int { return max(1, 3*n-1) }
+
+// EigenSym returns the eigenvalues (op OpEigvalsSym, a vector, ascending)
+// or the eigenvectors (OpEigvecsSym, a matrix whose column j belongs to
+// eigenvalue j) of the symmetric matrix A (Stan's eigenvalues_sym and
+// eigenvectors_sym). A must be symmetric (as for chol); the derivative is
+// that of a function of sym(A) = (A + Aᵀ)/2. The eigenvectors' derivative
+// needs distinct eigenvalues.
+func (b *Builder) EigenSym(op Op, a ID, pos ast.Pos) ID {
+	args, ok := b.operands(a)
+	if !ok {
+		return b.invalid(pos)
+	}
+	if !b.square(op, "matrix", args[0], pos) {
+		return b.invalid(pos)
+	}
+	n := b.shapeOf(args[0]).Rows
+	shape := Vector(n)
+	if op == OpEigvecsSym {
+		shape = Matrix(n, n)
+	}
+	lw := syevWork(n)
+	// [vectors or values | work]; the eigenvectors' reverse sweep also
+	// needs two n×n products, which reuse the work after it
+	nscr := n*n + n + max(lw, 2*n*n)
+	return b.push(node{op: op, args: args, shape: shape, pos: pos, i1: lw, nscr: nscr})
+}
+
+// evalEigenSym evaluates OpEigvalsSym and OpEigvecsSym: scratch holds
+// [vectors n² | values n | work].
+func (p *Program) evalEigenSym(n *node, z []float64) bool {
+	a := p.arg(n, 0)
+	d := a.shape.Rows
+	if i, j, ok := asymmetric(p.v(a), d); !ok {
+		p.fail = -(i*d + j + 1)
+		return false
+	}
+	scr := p.s(n)
+	vec, val, work := scr[:d*d], scr[d*d:d*d+d], scr[d*d+d:d*d+d+n.i1]
+	symLower(vec, p.v(a), d)
+	if !symEigen(vec, val, d, work) {
+		p.fail = 1
+		return false
+	}
+	if n.op == OpEigvalsSym {
+		copy(z, val)
+	} else {
+		copy(z, vec)
+	}
+	return true
+}
+
+// gradEigenSym adds A's adjoint: for the eigenvalues V diag(g) Vᵀ (dλ_i =
+// v_iᵀ dA v_i); for the eigenvectors V (F ∘ (Vᵀ G)) Vᵀ with F_ij =
+// 1/(λ_j − λ_i) off the diagonal and 0 on it (dV = V (F ∘ (Vᵀ dA V))),
+// symmetrised, A entering through sym(A).
+func (p *Program) gradEigenSym(n *node, g []float64) {
+	a := p.arg(n, 0)
+	if a.aoff < 0 {
+		return
+	}
+	d := a.shape.Rows
+	scr := p.s(n)
+	vec, val := scr[:d*d], scr[d*d:d*d+d]
+	ga := p.a(a)
+	if n.op == OpEigvalsSym {
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				s := 0.0
+				for k := 0; k < d; k++ {
+					s += vec[i*d+k] * g[k] * vec[j*d+k]
+				}
+				ga[i*d+j] += s
+			}
+		}
+		return
+	}
+	t, u := scr[d*d+d:2*d*d+d], scr[2*d*d+d:3*d*d+d]
+	gemm(true, false, d, d, d, 1, vec, d, g, d, 0, t, d) // t = Vᵀ G
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			if i == j {
+				t[i*d+j] = 0
+			} else {
+				t[i*d+j] /= val[j] - val[i]
+			}
+		}
+	}
+	gemm(false, false, d, d, d, 1, vec, d, t, d, 0, u, d) // u = V (F ∘ t)
+	gemm(false, true, d, d, d, 1, u, d, vec, d, 0, t, d)  // t = u Vᵀ
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			ga[i*d+j] += 0.5 * (t[i*d+j] + t[j*d+i])
+		}
+	}
+}
+
+// SingularValues returns the min(m, n) singular values of A [m, n], in
+// descending order (Stan's singular_values). The derivative, dσ_i =
+// u_iᵀ dA v_i, needs distinct, non-zero singular values.
+func (b *Builder) SingularValues(a ID, pos ast.Pos) ID {
+	args, ok := b.operands(a)
+	if !ok {
+		return b.invalid(pos)
+	}
+	s := b.shapeOf(args[0])
+	if s.Rank != 2 {
+		return b.fail(pos, "singular_values: needs a matrix, got %s", s)
+	}
+	r, k := max(s.Rows, s.Cols), min(s.Rows, s.Cols)
+	return b.push(node{op: OpSingularVal, args: args, shape: Vector(k), pos: pos, nscr: r*k + k*k + 3*k})
+}
+
+// jacobiSVD computes the thin SVD of the r×k matrix w (r ≥ k, row-major)
+// by one-sided Jacobi rotations (Hestenes 1958; Demmel and Veselić 1992,
+// whose relative accuracy LAPACK's dgesvj also has): plane rotations of
+// pairs of columns, accumulated in the k×k matrix v (set to them), until
+// every pair is orthogonal to rounding. On return w's columns are
+// U Σ (σ_j = ‖w_j‖) and A = w vᵀ. Nothing is allocated, as gonum's
+// blocked dgesvd would above order 128.
+func jacobiSVD(w []float64, r, k int, v []float64) {
+	clear(v[:k*k])
+	for i := 0; i < k; i++ {
+		v[i*k+i] = 1
+	}
+	const tol = 1e-15
+	for sweep := 0; sweep < 60; sweep++ {
+		rotated := false
+		for p := 0; p < k-1; p++ {
+			for q := p + 1; q < k; q++ {
+				alpha, beta, gamma := 0.0, 0.0, 0.0
+				for i := 0; i < r; i++ {
+					x, y := w[i*k+p], w[i*k+q]
+					alpha += x * x
+					beta += y * y
+					gamma += x * y
+				}
+				if gamma == 0 || math.Abs(gamma) <= tol*math.Sqrt(alpha*beta) {
+					continue
+				}
+				rotated = true
+				zeta := (beta - alpha) / (2 * gamma)
+				t := 1 / (math.Abs(zeta) + math.Sqrt(1+zeta*zeta))
+				if zeta < 0 {
+					t = -t
+				}
+				c := 1 / math.Sqrt(1+t*t)
+				sn := c * t
+				for i := 0; i < r; i++ {
+					x, y := w[i*k+p], w[i*k+q]
+					w[i*k+p], w[i*k+q] = c*x-sn*y, sn*x+c*y
+				}
+				for i := 0; i < k; i++ {
+					x, y := v[i*k+p], v[i*k+q]
+					v[i*k+p], v[i*k+q] = c*x-sn*y, sn*x+c*y
+				}
+			}
+		}
+		if !rotated {
+			return
+		}
+	}
+}
+
+// svdParts splits OpSingularVal's scratch: w (r×k, the tall orientation's
+// U after evaluation), v (k×k), the permutation that sorts the values
+// descending, merge room, and the values in w's column order.
+func svdParts(scr []float64, r, k int) (w, v, perm, tmp, sig []float64) {
+	return scr[:r*k], scr[r*k : r*k+k*k], scr[r*k+k*k : r*k+k*k+k], scr[r*k+k*k+k : r*k+k*k+2*k], scr[r*k+k*k+2*k : r*k+k*k+3*k]
+}
+
+func (p *Program) evalSingularValues(n *node, z []float64) bool {
+	a := p.arg(n, 0)
+	m, nc := a.shape.Rows, a.shape.Cols
+	r, k := max(m, nc), min(m, nc)
+	w, v, perm, tmp, sig := svdParts(p.s(n), r, k)
+	av := p.v(a)
+	if m >= nc {
+		copy(w, av)
+	} else { // the SVD of Aᵀ: A = V Σ Uᵀ
+		for i := 0; i < m; i++ {
+			for j := 0; j < nc; j++ {
+				w[j*k+i] = av[i*nc+j]
+			}
+		}
+	}
+	jacobiSVD(w, r, k, v)
+	for j := 0; j < k; j++ {
+		s := 0.0
+		for i := 0; i < r; i++ {
+			s += w[i*k+j] * w[i*k+j]
+		}
+		s = math.Sqrt(s)
+		sig[j] = s
+		if s > 0 {
+			for i := 0; i < r; i++ {
+				w[i*k+j] /= s
+			}
+		}
+	}
+	sortPerm(perm, tmp, sig, true)
+	for i, j := range perm {
+		z[i] = sig[int(j)]
+	}
+	return true
+}
+
+// gradSingularValues adds U diag(g) Vᵀ to A's adjoint, column perm[l] of
+// the factors belonging to the l-th largest value.
+func (p *Program) gradSingularValues(n *node, g []float64) {
+	a := p.arg(n, 0)
+	if a.aoff < 0 {
+		return
+	}
+	m, nc := a.shape.Rows, a.shape.Cols
+	r, k := max(m, nc), min(m, nc)
+	w, v, perm, _, _ := svdParts(p.s(n), r, k)
+	u, vv := w, v // A = u diag(σ) vvᵀ; in the wide case A = v diag(σ) wᵀ
+	if m < nc {
+		u, vv = v, w
+	}
+	ga := p.a(a)
+	for l, jf := range perm {
+		j, gl := int(jf), g[l]
+		if gl == 0 {
+			continue
+		}
+		for i := 0; i < m; i++ {
+			ui := gl * u[i*k+j]
+			if ui == 0 {
+				continue
+			}
+			row := ga[i*nc : i*nc+nc]
+			for c := range row {
+				row[c] += ui * vv[c*k+j]
+			}
+		}
+	}
+}
