@@ -313,6 +313,22 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return BetaBinomial{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
+		Name: "Hypergeometric", Params: []Param{{"N", Count}, {"a", Count}, {"b", Count}},
+		Support: BoundedCount, Doc: "successes in N draws without replacement from a successes and b failures",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Hypergeometric{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Hypergeometric{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
+		Name: "BetaNegBinomial", Params: []Param{{"r", Positive}, {"alpha", Positive}, {"beta", Positive}},
+		Support: Count, Doc: "failures before the r-th success with a success probability drawn from Beta(alpha, beta)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return BetaNegBinomial{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return BetaNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
 		Name: "NegBinomial", Params: []Param{{"mu", Positive}, {"phi", Positive}},
 		Support: Count, Doc: "negative binomial counts with mean mu and dispersion phi (variance mu + mu^2/phi)",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {

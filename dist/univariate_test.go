@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 37    // families in the registry
+	univariateNo = 39    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -40,6 +40,7 @@ type uniCase struct {
 	gonum    func(p []float64) func(x float64) float64 // reference log density, or nil
 	moments  [][]float64                               // parameter sets for the Rand test
 	intParam int                                       // index of an integer parameter (partial 0), or −1
+	allInt   bool                                      // every parameter is an integer (Hypergeometric)
 }
 
 func unif(rng *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
@@ -343,6 +344,25 @@ var uniCases = []uniCase{
 		moments: [][]float64{{10, 0.5, 0.5}, {40, 3, 7}, {200, 60, 30}, {5, 1e4, 2e4}}, intParam: 0,
 	},
 	{
+		name: "Hypergeometric", newDist: func(p []float64) uniDist { return Hypergeometric{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 {
+			a, b := float64(r.IntN(30)), float64(r.IntN(30))
+			return []float64{float64(r.IntN(int(a+b) + 1)), a, b}
+		},
+		value: func(p []float64, r *rand.Rand) float64 {
+			return Hypergeometric{p[0], p[1], p[2]}.Rand(r)
+		},
+		moments: [][]float64{{10, 20, 15}, {40, 30, 100}, {1, 3, 4}}, intParam: 0, allInt: true,
+	},
+	{
+		name: "BetaNegBinomial", newDist: func(p []float64) uniDist { return BetaNegBinomial{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 20), unif(r, 0.5, 20), unif(r, 0.2, 20)} },
+		value: func(p []float64, r *rand.Rand) float64 {
+			return BetaNegBinomial{p[0], p[1], p[2]}.Rand(r)
+		},
+		moments: [][]float64{{3, 12, 4}, {0.7, 30, 10}, {50, 9, 0.5}}, intParam: -1,
+	},
+	{
 		name: "NegBinomial", newDist: func(p []float64) uniDist { return NegBinomial{p[0], p[1]} },
 		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 40), unif(r, 0.2, 20)} },
 		value: func(p []float64, r *rand.Rand) float64 {
@@ -365,7 +385,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential", "Poisson", "PoissonLog", "Bernoulli",
-		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "NegBinomial", "NegBinomialLog"}
+		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
 	}
@@ -449,7 +469,7 @@ func TestUnivariatePartials(t *testing.T) {
 				if score[j] != dp[j] {
 					t.Errorf("%s: Score[%d] = %v, kernel dp = %v", c.name, j, score[j], dp[j])
 				}
-				if j == c.intParam {
+				if j == c.intParam || c.allInt {
 					if dp[j] != 0 {
 						t.Errorf("%s: partial in integer parameter %d = %v, want 0", c.name, j, dp[j])
 					}
@@ -586,6 +606,7 @@ func TestDiscreteSamplersChiSquare(t *testing.T) {
 		{"Binomial(1000, 0.02)", Binomial{1000, 0.02}}, {"Binomial(300, 0.93)", Binomial{300, 0.93}},
 		{"Binomial(1e6, 0.5)", Binomial{1e6, 0.5}},
 		{"NegBinomial(3, 0.5)", NegBinomial{3, 0.5}}, {"NegBinomial(40, 4)", NegBinomial{40, 4}},
+		{"BetaNegBinomial(2, 9, 3)", BetaNegBinomial{2, 9, 3}}, {"BetaNegBinomial(0.5, 12, 6)", BetaNegBinomial{0.5, 12, 6}},
 	} {
 		counts := map[float64]int{}
 		for range n {

@@ -440,19 +440,32 @@ const (
 	// [n, k] (row i for the value's row i); the optional number of trials
 	// a scalar or [n].
 	DistMultinomial
+	// DistMultiStudentT: value [d] or [n, d] (independent rows); nu a
+	// scalar; the location scalar, [d], [1, d] or (for a matrix value)
+	// [n, d], a row per row; the scale matrix Sigma [d, d].
+	DistMultiStudentT
+	// DistMultiStudentTChol: DistMultiStudentT with the lower Cholesky
+	// factor L [d, d] of the scale matrix.
+	DistMultiStudentTChol
+	// DistMvNormalPrec: DistMvNormalChol's shapes with the precision
+	// matrix Omega [d, d].
+	DistMvNormalPrec
 )
 
 var distShapeText = [...]string{
-	DistElementwise:  "elementwise; arguments broadcast to the value's shape",
-	DistMvNormal:     "value [d] or [n, d] (rows); mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
-	DistMvNormalRows: "value [n, d], iid rows; mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
-	DistDirichlet:    "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
-	DistCategorical:  "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
-	DistOrdinal:      "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
-	DistLKJ:          "value the param it models (cholesky_factor_corr[K] for LKJCorrCholesky, corr_matrix[K] for LKJCorr), whole ([K, K]); eta scalar",
-	DistMvNormalChol: "value [d] or [n, d] (independent rows); mean scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the covariance: its diagonal must be > 0, the entries above it are ignored",
-	DistMultinomial:  "value int [k] (counts) or [n, k] (a row of counts per observation); argument [k] or [1, k] (shared) or [n, k] (row i for the value's row i); the number of trials a scalar or [n] (one per row), each equal to its row's total; a replicate is [k] of a shared argument and a scalar number of trials, else a row of counts per row of the argument or element of the number of trials",
-	DistWishart:      "value a cov_matrix[K] param (cholesky_factor_cov[K] for the Cholesky forms), whole, or data [K, K]; nu scalar > K − 1; scale [K, K]: S symmetric positive definite, or its lower Cholesky factor L_S (diagonal > 0, entries above it ignored)",
+	DistElementwise:       "elementwise; arguments broadcast to the value's shape",
+	DistMvNormal:          "value [d] or [n, d] (rows); mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
+	DistMvNormalRows:      "value [n, d], iid rows; mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
+	DistDirichlet:         "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
+	DistCategorical:       "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
+	DistOrdinal:           "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
+	DistLKJ:               "value the param it models (cholesky_factor_corr[K] for LKJCorrCholesky, corr_matrix[K] for LKJCorr), whole ([K, K]); eta scalar",
+	DistMvNormalChol:      "value [d] or [n, d] (independent rows); mean scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the covariance: its diagonal must be > 0, the entries above it are ignored",
+	DistMultinomial:       "value int [k] (counts) or [n, k] (a row of counts per observation); argument [k] or [1, k] (shared) or [n, k] (row i for the value's row i); the number of trials a scalar or [n] (one per row), each equal to its row's total; a replicate is [k] of a shared argument and a scalar number of trials, else a row of counts per row of the argument or element of the number of trials",
+	DistMultiStudentT:     "value [d] or [n, d] (independent rows); nu scalar; mu scalar, [d], [1, d] or [n, d] (a row per row of the value); Sigma [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
+	DistMultiStudentTChol: "value [d] or [n, d] (independent rows); nu scalar; mu scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the scale matrix: its diagonal must be > 0, the entries above it are ignored",
+	DistMvNormalPrec:      "value [d] or [n, d] (independent rows); mu scalar, [d], [1, d] or [n, d] (a row per row of the value); Omega [d, d], the precision matrix (the covariance's inverse), symmetric (to 1e-8 of √(Ω_ii Ω_jj)) and positive definite",
+	DistWishart:           "value a cov_matrix[K] param (cholesky_factor_cov[K] for the Cholesky forms), whole, or data [K, K]; nu scalar > K − 1; scale [K, K]: S symmetric positive definite, or its lower Cholesky factor L_S (diagonal > 0, entries above it ignored)",
 }
 
 // String describes the rule in words.

@@ -283,7 +283,7 @@ var funcs = []*Func{
 		Doc: "x beside y: matrices (vectors as columns) with equal rows; two vectors [n] give [n, 2]", Example: "append_col(rep(1, N), X)"},
 	{Name: "logpdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,
 		Support: realRule, Elem: RealResult, Op: "logpdf",
-		Doc: "log density (or mass) of an elementwise distribution per element: what value ~ dist sums; of Categorical, CategoricalLogit, OrderedLogistic and OrderedProbit the log probability per observation (the value's shape), of Multinomial and MultinomialLogit per row of counts ([n] of counts [n, k], a scalar of [k]), the value data: an output log_lik", Example: "logpdf(y, Normal(mu', sigma'))"},
+		Doc: "log density (or mass) of an elementwise distribution per element: what value ~ dist sums; of Categorical, CategoricalLogit, OrderedLogistic and OrderedProbit the log probability per observation (the value's shape), of Multinomial, MultinomialLogit and DirichletMultinomial per row of counts ([n] of counts [n, k], a scalar of [k]), the value data: an output log_lik", Example: "logpdf(y, Normal(mu', sigma'))"},
 	{Name: "logcdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,
 		Support: realRule, Elem: RealResult, Op: "logcdf",
 		Doc: "log P(X <= value) per element (Stan's _lcdf), for data censored from above: Normal, HalfNormal, LogNormal, Cauchy, HalfCauchy, StudentT, Laplace, Exponential, Weibull, Gamma, InvGamma, Beta, BetaProportion, Uniform, Logistic, Gumbel, ChiSquare, InvChiSquare, ScaledInvChiSquare, Rayleigh, Pareto, ParetoType2, Frechet, LogLogistic, ExpModNormal, SkewNormal, VonMises (on [−π, π]), SkewDoubleExponential, Poisson, PoissonLog, Bernoulli, BernoulliLogit, Binomial, BinomialLogit, BetaBinomial, NegBinomial, NegBinomialLog", Example: "target += logcdf(y_cens, Normal(mu, sigma))"},
@@ -301,6 +301,8 @@ var (
 	cholMv = Param{Name: "L", Support: dist.Real, Ranks: Matrix}
 	// nuWishart: the degrees of freedom, > K − 1 (checked with K)
 	nuWishart = Param{Name: "nu", Support: dist.Positive, Ranks: Scalar}
+	// nuMv: MultiStudentT's degrees of freedom, one for all elements
+	nuMv = Param{Name: "nu", Support: dist.Positive, Ranks: Scalar}
 )
 
 func named(p Param, name string) Param { p.Name = name; return p }
@@ -376,6 +378,10 @@ var dists = []*Dist{
 		Doc: "successes in n trials with success probability inv_logit(eta) (Stan's binomial_logit), stable for large |eta|", Example: "y ~ BinomialLogit(n, alpha + X * beta)"},
 	{Name: "BetaBinomial", Params: []Param{{Name: "n", Support: dist.Count, Ranks: AnyRank, Int: true}, named(pos1, "a"), named(pos1, "b")}, Support: dist.BoundedCount, Int: true, Shape: DistElementwise,
 		Doc: "successes in n trials with a success probability drawn from Beta(a, b) (Stan's beta_binomial): overdispersed binomial counts with mean n a / (a + b)", Example: "y ~ BetaBinomial(n, mu * kappa, (1 - mu) * kappa)"},
+	{Name: "Hypergeometric", Params: []Param{{Name: "N", Support: dist.Count, Ranks: AnyRank, Int: true}, {Name: "a", Support: dist.Count, Ranks: AnyRank, Int: true}, {Name: "b", Support: dist.Count, Ranks: AnyRank, Int: true}}, Support: dist.BoundedCount, Int: true, Shape: DistElementwise,
+		Doc: "successes in N draws without replacement from an urn of a successes and b failures (Stan's hypergeometric), N ≤ a + b: C(a, y) C(b, N − y) / C(a + b, N); its arguments are ints, so data or constants (a model's params are real); a draw costs O(N); no logcdf", Example: "y ~ Hypergeometric(N, a, b)"},
+	{Name: "BetaNegBinomial", Params: []Param{named(pos1, "r"), named(pos1, "alpha"), named(pos1, "beta")}, Support: dist.Count, Int: true, Shape: DistElementwise,
+		Doc: "failures before the r-th success when the success probability is drawn from Beta(alpha, beta) (Stan's beta_neg_binomial): counts with a polynomial tail, mean r beta / (alpha − 1) for alpha > 1; no logcdf", Example: "y ~ BetaNegBinomial(r, alpha, beta)"},
 	{Name: "NegBinomial", Params: []Param{named(pos1, "mu"), named(pos1, "phi")}, Support: dist.Count, Int: true, Shape: DistElementwise,
 		Doc: "overdispersed counts with mean mu and variance mu + mu² / phi", Example: "y ~ NegBinomial(mu, phi)"},
 	{Name: "NegBinomialLog", Params: []Param{named(real1, "eta"), named(pos1, "phi")}, Support: dist.Count, Int: true, Shape: DistElementwise,
@@ -386,6 +392,12 @@ var dists = []*Dist{
 		Doc: "iid rows of a matrix, each MvNormal(mu, Sigma); uses the data's sufficient statistics", Example: "Y ~ MvNormalRows(0, W * W' + I(D) / prec)"},
 	{Name: "MvNormalCholesky", Params: []Param{meanMv, cholMv}, Support: dist.Real, Shape: DistMvNormalChol,
 		Doc: "multivariate normal with mean mu and covariance L * L' given its lower Cholesky factor L (Stan's multi_normal_cholesky): one triangular solve, no factorisation; a matrix value has independent rows", Example: "b ~ MvNormalCholesky(0, diag_pre_multiply(tau, L))"},
+	{Name: "MvNormalPrec", Params: []Param{meanMv, {Name: "Omega", Support: dist.Real, Ranks: Matrix}}, Support: dist.Real, Shape: DistMvNormalPrec,
+		Doc: "multivariate normal with mean mu and precision matrix Omega, the covariance's inverse (Stan's multi_normal_prec): no inverse taken, a Cholesky factor of Omega for its log determinant; a matrix value has independent rows", Example: "x ~ MvNormalPrec(0, tau * (D - alpha * W))"},
+	{Name: "MultiStudentT", Params: []Param{nuMv, meanMv, covMv}, Support: dist.Real, Shape: DistMultiStudentT,
+		Doc: "multivariate Student t with nu degrees of freedom, location mu and scale matrix Sigma (Stan's multi_student_t), covariance nu / (nu − 2) Sigma for nu > 2: robust multivariate data, heavy-tailed effects; a matrix value has independent rows, each with its own scale draw", Example: "Y ~ MultiStudentT(nu, mu', Sigma)"},
+	{Name: "MultiStudentTCholesky", Params: []Param{nuMv, meanMv, cholMv}, Support: dist.Real, Shape: DistMultiStudentTChol,
+		Doc: "MultiStudentT with scale matrix L * L' given its lower Cholesky factor L (Stan's multi_student_t_cholesky): one triangular solve, no factorisation; a matrix value has independent rows", Example: "b ~ MultiStudentTCholesky(4, 0, diag_pre_multiply(tau, L))"},
 	{Name: "Dirichlet", Params: []Param{named(pos1, "alpha")}, Support: dist.Simplex, Shape: DistDirichlet,
 		Doc: "Dirichlet on the simplex (each row of a matrix value)", Example: "param theta: simplex[K] ~ Dirichlet(1)"},
 	{Name: "Categorical", Params: []Param{{Name: "theta", Support: dist.Simplex, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistCategorical,
@@ -396,6 +408,8 @@ var dists = []*Dist{
 		Doc: "counts of K categories in n independent draws with probabilities theta (a simplex, or one per row): a vector of counts, or a row of counts per observation (Stan's multinomial). n, the number of draws (a scalar, or one per row), may be left out of a likelihood, whose rows' totals give it, and must equal them where given; a replicate needs it (Stan's multinomial_rng(theta, N))", Example: "output y_rep ~ Multinomial(theta, n)"},
 	{Name: "MultinomialLogit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Vector | Matrix}, trialsMultinomial}, Support: dist.Count, Int: true, Shape: DistMultinomial,
 		Doc: "Multinomial with probabilities softmax(eta) (of each row), stable for large eta (Stan's multinomial_logit); n as Multinomial's", Example: "y ~ MultinomialLogit(X * B)"},
+	{Name: "DirichletMultinomial", Params: []Param{{Name: "alpha", Support: dist.Positive, Ranks: Vector | Matrix}, trialsMultinomial}, Support: dist.Count, Int: true, Shape: DistMultinomial,
+		Doc: "counts of K categories in n draws with probabilities theta ~ Dirichlet(alpha) integrated out (Stan's dirichlet_multinomial): overdispersed counts, a vector or a row per observation (each its own theta), mean n alpha / sum(alpha); computed with log_falling_factorial, which keeps its digits for large alpha, where it nears Multinomial(alpha / sum(alpha)); n as Multinomial's (a replicate needs it, Stan's dirichlet_multinomial_rng(alpha, N))", Example: "Y ~ DirichletMultinomial(kappa * p)"},
 	{Name: "OrderedLogistic", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Scalar | Vector}, {Name: "c", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistOrdinal,
 		Doc: "ordinal categories 0..K with P(y = k) = inv_logit(eta − c[k−1]) − inv_logit(eta − c[k]) for the K increasing cutpoints c (Stan's ordered_logistic, whose categories are 1..K+1), computed in log space: ordinal regression", Example: "y ~ OrderedLogistic(x * beta, c)"},
 	{Name: "OrderedProbit", Params: []Param{{Name: "eta", Support: dist.Real, Ranks: Scalar | Vector}, {Name: "c", Support: dist.Real, Ranks: Vector | Matrix}}, Support: dist.Count, Int: true, Shape: DistOrdinal,

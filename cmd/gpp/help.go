@@ -107,6 +107,10 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if h := check.StanHint(topic); h != "" {
+		errorf(stderr, "no help topic %q; %s", topic, h)
+		return exitUsage
+	}
 	if best := check.Suggest(topic, helpTopics()); best != "" {
 		errorf(stderr, "no help topic %q; did you mean %q?", topic, best)
 		return exitUsage

@@ -577,6 +577,12 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		// a loop's sum of a vector per row: the unrolled loop's sum
 		name = OpSum.String()
 	}
+	if n.op == OpLogDetChol { // a factor given whole (MultiStudentTCholesky's L)
+		l := p.arg(n, 0)
+		if why := cholFactorBad(p.v(l), l.shape.Rows); why != "" {
+			return ast.Errorf(n.pos, "%s: %s", name, why)
+		}
+	}
 	z := p.v(n)
 	k := firstBad(z)
 	el := p.nodeElemPart(n, n.shape, k)

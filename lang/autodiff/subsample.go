@@ -270,8 +270,10 @@ func (b *Builder) additiveTerms(x ID, row bool, emit func(ID, bool)) {
 		}
 		for k := range 2 {
 			// A scalar added to each element of a value of the rows is
-			// part of each row's term.
-			rowsOf := reps[k] > 1 && b.nodes[n.args[1-k]].sub
+			// part of each row's term, also where a batch of one row
+			// makes that value one element (a scalar broadcast to [1]
+			// or [1, 1]: the same term as for a larger batch).
+			rowsOf := b.nodes[n.args[k]].shape != out && b.nodes[n.args[1-k]].sub
 			rep, neg := reps[k], k == 1 && op == OpSub
 			b.additiveTerms(arg(k), rowsOf, func(t ID, r bool) {
 				if rep > 1 {

@@ -294,8 +294,10 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		if vs.Rank() != 2 || compareDims(vs[0], vs[1]) == dimDiffer {
 			c.errorf(valPos, "%s models a %s[K] param (K×K); %s is %s", d.Name, d.Support, valName, vs.describe())
 		}
-	case stdlib.DistMvNormalChol:
-		c.mvCholShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
+	case stdlib.DistMvNormalChol, stdlib.DistMvNormalPrec:
+		c.mvCholShape(call, d, vs, args, 0, valPos, valName)
+	case stdlib.DistMultiStudentT, stdlib.DistMultiStudentTChol:
+		c.mvCholShape(call, d, vs, args, 1, valPos, valName) // after nu
 	case stdlib.DistWishart:
 		c.wishartShape(call, d, vs, args, valPos, valName)
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
@@ -339,10 +341,20 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 	}
 }
 
-// mvCholShape checks MvNormalCholesky's shapes: a vector value [d] or a
-// matrix [n, d] of independent rows; mu a scalar, [d] or [1, d] shared by
-// every row, or [n, d] with a row per row of the value; L [d, d].
-func (c *checker) mvCholShape(call *ast.CallExpr, d *stdlib.Dist, vs, ms, ls Shape, valPos ast.Pos, valName string) {
+// mvCholShape checks the shapes of MvNormalCholesky, MvNormalPrec,
+// MultiStudentT and MultiStudentTCholesky: a vector value [d] or a matrix
+// [n, d] of independent rows; mu, argument i, a scalar, [d] or [1, d]
+// shared by every row, or [n, d] with a row per row of the value; the
+// next argument [d, d] (L, Sigma or Omega).
+func (c *checker) mvCholShape(call *ast.CallExpr, d *stdlib.Dist, vs Shape, args []Type, i int, valPos ast.Pos, valName string) {
+	ms, ls := args[i].Shape, args[i+1].Shape
+	what := "the Cholesky factor"
+	switch d.Shape {
+	case stdlib.DistMultiStudentT:
+		what = "the scale matrix"
+	case stdlib.DistMvNormalPrec:
+		what = "the precision matrix"
+	}
 	if vs.Rank() < 1 {
 		c.errorf(valPos, "%s models a vector [d] or a matrix [n, d] of independent rows; %s is %s", d.Name, valName, vs.describe())
 		return
@@ -360,12 +372,12 @@ func (c *checker) mvCholShape(call *ast.CallExpr, d *stdlib.Dist, vs, ms, ls Sha
 		if vs.Rank() == 2 {
 			want = "a scalar, [" + k.String() + "], [1, " + k.String() + "] or " + vs.String() + " (a row per row)"
 		}
-		c.errorf(call.Args[0].Pos(), "%s argument 1 (mu): `%s` is %s; for %s of shape %s it must be %s",
-			d.Name, exprString(call.Args[0]), ms.String(), valName, vs.String(), want)
+		c.errorf(call.Args[i].Pos(), "%s argument %d (mu): `%s` is %s; for %s of shape %s it must be %s",
+			d.Name, i+1, exprString(call.Args[i]), ms.String(), valName, vs.String(), want)
 	}
 	if compareDims(ls[0], k) == dimDiffer || compareDims(ls[1], k) == dimDiffer {
-		c.errorf(call.Args[1].Pos(), "%s argument 2 (L): `%s` is %s; for %s of shape %s the Cholesky factor must be [%s, %s]",
-			d.Name, exprString(call.Args[1]), ls.String(), valName, vs.String(), k, k)
+		c.errorf(call.Args[i+1].Pos(), "%s argument %d (%s): `%s` is %s; for %s of shape %s %s must be [%s, %s]",
+			d.Name, i+2, d.Params[i+1].Name, exprString(call.Args[i+1]), ls.String(), valName, vs.String(), what, k, k)
 	}
 }
 

@@ -580,7 +580,7 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		}
 		c.errorf(call.Fun.NamePos, "%s has no replicate: it is a prior on a %s param; %s", d.Name, d.Support, hint)
 		return invalid
-	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol:
+	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol, stdlib.DistMvNormalPrec, stdlib.DistMultiStudentT, stdlib.DistMultiStudentTChol:
 		return c.mvPredictive(call, d, args, t)
 	case stdlib.DistWishart:
 		return c.wishartPredictive(call, d, args, t)
@@ -642,22 +642,33 @@ func (c *checker) multinomialPredictive(call *ast.CallExpr, d *stdlib.Dist, args
 	return t
 }
 
-// mvPredictive checks the arguments of an MvNormal or MvNormalRows
-// replicate, which the likelihood's value would otherwise fix: Sigma
+// mvPredictive checks the arguments of an MvNormal, MvNormalRows,
+// MvNormalCholesky, MvNormalPrec, MultiStudentT or MultiStudentTCholesky
+// replicate (mu and the matrix after MultiStudentT's nu), which the
+// likelihood's value would otherwise fix: the matrix (Sigma, L or Omega)
 // square [d, d], and mu a scalar or [d] (MvNormal: one vector [d]), a row
 // [1, d] (one row) or a matrix [n, d] (a draw per row with its mean: Stan's
 // multi_normal_rng of an array of means). The replicate has mu's shape;
 // MvNormalRows needs a matrix mu, which alone says how many rows to draw.
 func (c *checker) mvPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, t Type) Type {
-	cov, m := args[1].Shape, args[0].Shape
-	arg := func(i int) string { return exprString(call.Args[i]) }
+	im := 0 // mu's index: after MultiStudentT's nu
+	what := "the covariance"
+	switch d.Shape {
+	case stdlib.DistMvNormalChol, stdlib.DistMultiStudentTChol:
+		what = "the Cholesky factor"
+	case stdlib.DistMultiStudentT:
+		what = "the scale matrix"
+	case stdlib.DistMvNormalPrec:
+		what = "the precision matrix"
+	}
+	if d.Shape == stdlib.DistMultiStudentT || d.Shape == stdlib.DistMultiStudentTChol {
+		im = 1
+	}
+	cov, m := args[im+1].Shape, args[im].Shape
+	arg := func(i int) string { return exprString(call.Args[im+i]) }
 	if compareDims(cov[0], cov[1]) == dimDiffer {
-		what := "the covariance"
-		if d.Shape == stdlib.DistMvNormalChol {
-			what = "the Cholesky factor"
-		}
-		c.errorf(call.Args[1].Pos(), "%s argument 2 (%s): `%s` is %s; %s must be square [d, d]",
-			d.Name, d.Params[1].Name, arg(1), cov.String(), what)
+		c.errorf(call.Args[im+1].Pos(), "%s argument %d (%s): `%s` is %s; %s must be square [d, d]",
+			d.Name, im+2, d.Params[im+1].Name, arg(1), cov.String(), what)
 		return invalid
 	}
 	k := cov[0]
@@ -683,12 +694,8 @@ func (c *checker) mvPredictive(call *ast.CallExpr, d *stdlib.Dist, args []Type, 
 		if d.Shape == stdlib.DistMvNormalRows {
 			want = "[n, " + k.String() + "] (a draw per row)"
 		}
-		what := "the covariance"
-		if d.Shape == stdlib.DistMvNormalChol {
-			what = "the Cholesky factor"
-		}
-		c.errorf(call.Args[0].Pos(), "%s argument 1 (mu): `%s` is %s; with %s `%s` %s it must be %s",
-			d.Name, arg(0), m.String(), what, arg(1), cov.String(), want)
+		c.errorf(call.Args[im].Pos(), "%s argument %d (mu): `%s` is %s; with %s `%s` %s it must be %s",
+			d.Name, im+1, arg(0), m.String(), what, arg(1), cov.String(), want)
 		return invalid
 	}
 	t.Shape = Shape{moreInformative(last, k)}
@@ -755,7 +762,7 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	if d.Shape != stdlib.DistElementwise {
 		also := ""
 		if f.Name == "logpdf" {
-			also = "; logpdf takes Categorical, Multinomial, OrderedLogistic and their logit and probit forms too, a term per observation"
+			also = "; logpdf takes Categorical, Multinomial, DirichletMultinomial, OrderedLogistic and their logit and probit forms too, a term per observation"
 		}
 		c.errorf(call.Fun.NamePos, "%s takes an elementwise distribution; %s is multivariate (use it with ~)%s", f.Name, d.Name, also)
 		return invalid
@@ -777,8 +784,9 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 
 // perObservationFamily reports whether logpdf takes d, not elementwise,
 // with one log probability per observation: Categorical and
-// CategoricalLogit (per category), Multinomial and MultinomialLogit (per
-// row of counts), OrderedLogistic and OrderedProbit (per category).
+// CategoricalLogit (per category), Multinomial, MultinomialLogit and
+// DirichletMultinomial (per row of counts), OrderedLogistic and
+// OrderedProbit (per category).
 func perObservationFamily(d *stdlib.Dist) bool {
 	switch d.Shape {
 	case stdlib.DistCategorical, stdlib.DistMultinomial, stdlib.DistOrdinal:

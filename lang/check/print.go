@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -103,6 +104,7 @@ var stanSpellings = map[string]string{
 	"fdim":                              "fmax(x - y, 0)",
 	"std_normal_cdf":                    "Phi(x)",
 	"std_normal_log_qf":                 "inv_Phi(exp(x))",
+	"std_normal_qf":                     "inv_Phi(x)",
 	"inv_erfc":                          "-inv_Phi(x / 2) / sqrt(2)",
 	"log1p_exp":                         "softplus(x)",
 	"multiply_log":                      "lmultiply(x, y) (Stan's newer name)",
@@ -170,6 +172,9 @@ func stanHint(name, arg string) string {
 	if s, ok := stanNotes[name]; ok {
 		return strings.Replace(s, "X", "`"+arg+"`", 1)
 	}
+	if h := stanReparamHint(name); h != "" {
+		return h
+	}
 	for _, c := range []struct{ suffix, form string }{{"_lcdf", "logcdf(y, %s(...))"}, {"_lccdf", "logccdf(y, %s(...))"}, {"_cdf", "exp(logcdf(y, %s(...)))"}} {
 		base, ok := strings.CutSuffix(name, c.suffix)
 		if !ok {
@@ -223,8 +228,10 @@ var stanDists = map[string]string{
 	"rayleigh": "Rayleigh", "pareto": "Pareto", "paretotype2": "ParetoType2", "wishart": "Wishart", "invwishart": "InvWishart", "wishartcholesky": "WishartCholesky", "invwishartcholesky": "InvWishartCholesky", "lkjcorr": "LKJCorr",
 	"lkjcorrcholesky": "LKJCorrCholesky", "multinomial": "Multinomial", "multinomiallogit": "MultinomialLogit", "orderedlogistic": "OrderedLogistic (categories 0..K, not 1..K+1)", "orderedprobit": "OrderedProbit (categories 0..K, not 1..K+1)",
 	"chisquare": "ChiSquare", "invchisquare": "InvChiSquare", "scaledinvchisquare": "ScaledInvChiSquare", "expmodnormal": "ExpModNormal",
-	"multistudentt": "", "hypergeometric": "", "skewdoubleexponential": "SkewDoubleExponential", "loglogistic": "LogLogistic",
-	"betaproportion": "BetaProportion", "discreterange": "", "multinormalcholesky": "MvNormalCholesky", "multigp": "",
+	"multistudentt": "MultiStudentT", "hypergeometric": "Hypergeometric", "skewdoubleexponential": "SkewDoubleExponential", "loglogistic": "LogLogistic",
+	"betaproportion": "BetaProportion", "multinormalcholesky": "MvNormalCholesky", "multigp": "",
+	"multigpcholesky": "", "multinormalprec": "MvNormalPrec", "multistudenttcholesky": "MultiStudentTCholesky", "dirichletmultinomial": "DirichletMultinomial", "betanegbinomial": "BetaNegBinomial",
+	"gaussiandlmobs": "", "wiener": "", "poissonbinomial": "", "lkjcov": "",
 }
 
 // stanGLMs are Stan's GLM distributions, which gpp writes as the family
@@ -233,6 +240,7 @@ var stanDists = map[string]string{
 var stanGLMs = map[string]string{
 	"bernoullilogitglm":   "bernoulli_logit_glm(x, alpha, beta) as BernoulliLogit(alpha + x * beta)",
 	"poissonlogglm":       "poisson_log_glm(x, alpha, beta) as PoissonLog(alpha + x * beta)",
+	"binomiallogitglm":    "binomial_logit_glm(N, x, alpha, beta) as BinomialLogit(N, alpha + x * beta)",
 	"negbinomial2logglm":  "neg_binomial_2_log_glm(x, alpha, beta, phi) as NegBinomialLog(alpha + x * beta, phi)",
 	"normalidglm":         "normal_id_glm(x, alpha, beta, sigma) as Normal(alpha + x * beta, sigma)",
 	"categoricallogitglm": "categorical_logit_glm(x, alpha, beta) as CategoricalLogit(alpha' + x * beta), categories 0..K-1",
@@ -243,6 +251,7 @@ var stanGLMs = map[string]string{
 // another name or writes otherwise, with what to write, for the error at a
 // model ported from PyMC. Keys are lower case without underscores.
 var otherDists = map[string]string{
+	"discreterange":    "its log mass on data (lo and hi are ints, so data) is the constant −log(hi − lo + 1) per element, which does not move the fit: leave it out, and declare the data int<lower=lo, upper=hi> to check the range",
 	"negativebinomial": "gpp calls it NegBinomial(mu, phi), PyMC's NegativeBinomial(mu, alpha) with phi = alpha (NegBinomialLog(eta, phi) takes eta = log mu)",
 	"halfstudentt":     "give a positive param StudentT(nu, 0, sigma), which is truncated to (0, ∞): param s: positive ~ StudentT(nu, 0, sigma)",
 	"censored":         "a censored observation adds its log probability with logcdf or logccdf, target += logccdf(y_cens, Weibull(k, s)) (docs/language.md §3, Censored data)",
@@ -255,6 +264,17 @@ var otherDists = map[string]string{
 // zeroInflated is the hint at a zero-inflated or hurdle family, which gpp
 // writes as the two cases' log densities.
 const zeroInflated = "gpp has no zero-inflated or hurdle families: add each case's log density in an if on the data, if y[i] == 0 { target += log_mix(theta, 0, logpdf(0, Poisson(lambda))) } else { ... } (docs/language.md §3, Conditions)"
+
+// StanHint returns what the checker says of a name of Stan's (or PyMC's)
+// that gpp writes otherwise, a distribution (neg_binomial) or a function
+// (std_normal_lpdf, fabs), or "": gpp help says it for a topic it does not
+// know, rather than suggest a name that merely shares letters.
+func StanHint(name string) string {
+	if h := stanDistHint(name); h != "" {
+		return h
+	}
+	return stanHint(name, "x")
+}
 
 // stanDistHint returns what to say of a Stan (or PyMC) distribution name
 // unknown to gpp, or "".
@@ -269,6 +289,9 @@ func stanDistHint(name string) string {
 	if strings.HasPrefix(key, "zeroinflated") || strings.HasPrefix(key, "hurdle") {
 		return zeroInflated
 	}
+	if r, ok := stanReparams[key]; ok {
+		return "gpp writes Stan's " + r.stanCall(name, "") + " as " + r.gpp + r.because()
+	}
 	g, ok := stanDists[key]
 	switch {
 	case !ok:
@@ -277,4 +300,70 @@ func stanDistHint(name string) string {
 		return "gpp has no such distribution (docs/language.md lists those it has); target += can add any log density written out"
 	}
 	return "gpp calls it " + g
+}
+
+// stanReparam is a Stan distribution that gpp writes as one of its own
+// with other arguments, or with its value coded otherwise: never a bare
+// rename, which would give a silently different model.
+type stanReparam struct {
+	args string // Stan's argument names, "alpha, beta"
+	gpp  string // the gpp call with the same density, in those names
+	note string // why, or ""
+}
+
+// stanReparams are the Stan distributions whose gpp equivalent is not the
+// same call under gpp's name. Keys are lower case without underscores.
+var stanReparams = map[string]stanReparam{
+	"stdnormal": {gpp: "Normal(0, 1)"},
+	"negbinomial": {args: "alpha, beta", gpp: "NegBinomial(alpha / beta, alpha)",
+		note: "Stan's neg_binomial is the gamma–Poisson with shape alpha and rate beta, mean alpha / beta; gpp's NegBinomial(mu, phi) is Stan's neg_binomial_2(mu, phi)"},
+	"categorical":      {args: "theta", gpp: "Categorical(theta)", note: "gpp's categories are 0..K−1, Stan's 1..K"},
+	"categoricallogit": {args: "beta", gpp: "CategoricalLogit(beta)", note: "gpp's categories are 0..K−1, Stan's 1..K"},
+}
+
+// stanCall is Stan's call of the distribution named base, with its
+// density suffix (neg_binomial_lpmf(y | alpha, beta)) or not
+// (neg_binomial(alpha, beta)).
+func (r stanReparam) stanCall(base, suffix string) string {
+	switch {
+	case suffix == "" || suffix == "_rng":
+		return base + suffix + "(" + r.args + ")"
+	case r.args == "":
+		return base + suffix + "(y)"
+	}
+	return base + suffix + "(y | " + r.args + ")"
+}
+
+func (r stanReparam) because() string {
+	if r.note == "" {
+		return ""
+	}
+	return " (" + r.note + ")"
+}
+
+// stanReparamHint returns how gpp writes the density, CDF or draw of a
+// distribution of stanReparams (neg_binomial_lpmf, std_normal_rng), or "".
+func stanReparamHint(name string) string {
+	for _, c := range []struct{ suffix, form string }{
+		{"_lpdf", "logpdf(y, %[1]s), or y ~ %[1]s in the log density"}, {"_lupdf", "logpdf(y, %[1]s), or y ~ %[1]s in the log density"},
+		{"_lpmf", "logpdf(y, %[1]s), or y ~ %[1]s in the log density"}, {"_lupmf", "logpdf(y, %[1]s), or y ~ %[1]s in the log density"},
+		{"_lcdf", "logcdf(y, %s)"}, {"_lccdf", "logccdf(y, %s)"}, {"_cdf", "exp(logcdf(y, %s))"}, {"_rng", "output y_rep ~ %s"},
+	} {
+		base, ok := strings.CutSuffix(name, c.suffix)
+		if !ok {
+			continue
+		}
+		r, ok := stanReparams[strings.ToLower(strings.ReplaceAll(base, "_", ""))]
+		if !ok {
+			return ""
+		}
+		if strings.Contains(c.suffix, "cdf") && !slices.Contains(dist.LogCDFNames(), r.gpp[:strings.Index(r.gpp, "(")]) {
+			return "" // Stan has no categorical_lcdf either
+		}
+		if c.suffix == "_rng" {
+			return "gpp draws from it in an output: " + fmt.Sprintf(c.form, r.gpp) + r.because()
+		}
+		return "gpp writes Stan's " + r.stanCall(base, c.suffix) + " as " + fmt.Sprintf(c.form, r.gpp) + r.because()
+	}
+	return ""
 }

@@ -76,6 +76,11 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			return nil
 		}
 		l.add(l.b.Multinomial(val, args[0], d.Name == "MultinomialLogit", pos), pos)
+	case "DirichletMultinomial":
+		if len(args) > 1 && !l.multinomialTotals(d, val, args[1], call.Args[1], pos) {
+			return nil
+		}
+		l.add(l.b.Sum(l.dirichletMultinomial(val, args[0], pos), pos), pos)
 	case "OrderedLogistic", "OrderedProbit":
 		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
 	case "LKJCorrCholesky": // the checker made the value a cholesky_factor_corr param
@@ -88,6 +93,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			break
 		}
 		l.add(l.b.MvNormalCholesky(val, args[0], args[1], pos), pos)
+	case "MvNormalPrec":
+		l.mvNormalPrec(val, args[0], args[1], pos)
+	case "MultiStudentT", "MultiStudentTCholesky":
+		l.multiStudentT(val, args[0], args[1], args[2], d.Name == "MultiStudentTCholesky", pos)
 	case "Wishart", "InvWishart": // the checker made the value a cov_matrix param or data
 		l.add(l.b.Wishart(val, args[0], args[1], d.Name == "InvWishart", pos), pos)
 	case "WishartCholesky", "InvWishartCholesky": // a cholesky_factor_cov param or data
@@ -249,6 +258,11 @@ func (l *lowerer) logpdfPerObservation(e *ast.CallExpr, call *ast.CallExpr, d *s
 			return value{}
 		}
 		return value{id: l.b.MultinomialLogPDF(val, args[0], d.Name == "MultinomialLogit", dpos), node: true}
+	case "DirichletMultinomial":
+		if len(args) > 1 && !l.multinomialTotals(d, val, args[1], call.Args[1], dpos) {
+			return value{}
+		}
+		return value{id: l.dirichletMultinomial(val, args[0], dpos), node: true}
 	case "OrderedLogistic", "OrderedProbit":
 		return value{id: l.b.OrderedLogPDF(val, args[0], args[1], d.Name == "OrderedProbit", dpos), node: true}
 	}
@@ -288,6 +302,9 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want 
 			return value{id: l.b.RandDirichlet(args[0], pos), node: true}
 		case stdlib.DistMultinomial: // the checker asked for the trials n
 			lower()
+			if d.Name == "DirichletMultinomial" {
+				return value{id: l.randDirichletMultinomial(args[0], args[1], pos), node: true}
+			}
 			return value{id: l.b.RandMultinomial(args[0], args[1], d.Name == "MultinomialLogit", pos), node: true}
 		case stdlib.DistMvNormal, stdlib.DistMvNormalRows:
 			lower()
@@ -295,6 +312,14 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want 
 		case stdlib.DistMvNormalChol:
 			lower()
 			return value{id: l.b.RandMvNormalCholesky(args[0], args[1], pos), node: true}
+		case stdlib.DistMvNormalPrec: // the covariance Omega⁻¹ through Omega's factor
+			lower()
+			b := l.b
+			cov := b.CholSolve(b.Chol(args[1], pos), b.Identity(b.Shape(args[1]).Rows, pos), pos)
+			return value{id: b.RandMvNormal(args[0], cov, false, pos), node: true}
+		case stdlib.DistMultiStudentT, stdlib.DistMultiStudentTChol:
+			lower()
+			return value{id: l.randMultiStudentT(args[0], args[1], args[2], d.Shape == stdlib.DistMultiStudentTChol, pos), node: true}
 		case stdlib.DistWishart:
 			lower()
 			return value{id: l.b.RandWishart(args[0], args[1], strings.HasPrefix(d.Name, "Inv"), strings.HasSuffix(d.Name, "Cholesky"), pos), node: true}
@@ -371,6 +396,174 @@ func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID
 		c := b.Sub(y, mu, pos)
 		l.add(b.GaussRowsSS(cov, b.MatMul(b.Transpose(c, pos), c, pos), n, pos), pos)
 	}
+}
+
+// mvNormalPrec adds log MvNormal(y | mu, Omega⁻¹) for a vector y [d] or
+// the independent rows of y [n, d], given the precision matrix Omega:
+//
+//	Σ_r −d/2·log 2π + ½·log det Omega − ½·(y_r − mu_r)' Omega (y_r − mu_r)
+//
+// (each row's term whole, so that a minibatch scales all of it),
+// the quadratic forms as one product C·Omega of the centred rows C, no
+// inverse; Omega's Cholesky factor (Chol, which checks it symmetric and
+// positive definite) gives the log determinant.
+func (l *lowerer) mvNormalPrec(y, mu, omega autodiff.ID, pos ast.Pos) {
+	b := l.b
+	ys, ms := b.Shape(y), b.Shape(mu)
+	d := b.Shape(omega).Rows
+	var c autodiff.ID
+	if ys.Rank == 1 {
+		if ms.Rank == 2 { // a row [1, d]
+			mu = b.Reshape(mu, autodiff.Vector(d), pos)
+		}
+		c = b.Reshape(b.Sub(y, mu, pos), autodiff.Matrix(1, d), pos)
+	} else {
+		if ms.Rank == 1 {
+			mu = b.Reshape(mu, autodiff.Matrix(1, d), pos)
+		}
+		c = b.Sub(y, mu, pos)
+	}
+	q := b.RowSum(b.Mul(b.MatMul(c, omega, pos), c, pos), pos) // q_r, [n]
+	norm := b.Sub(b.Mul(b.Scalar(0.5, pos), b.LogDetChol(b.Chol(omega, pos), pos), pos), b.Scalar(float64(d)/2*math.Log(2*math.Pi), pos), pos)
+	// the sum of the terms of the rows, the shared part added to each (so
+	// that a minibatch scales it with them)
+	l.add(b.Sum(b.Sub(norm, b.Mul(b.Scalar(0.5, pos), q, pos), pos), pos), pos)
+}
+
+// multiStudentT adds log MultiStudentT(y | nu, mu, S) for a vector y [d]
+// or the independent rows of y [n, d], S the scale matrix Sigma or (chol)
+// its lower Cholesky factor L, as tape nodes whose gradients are each
+// checked: with z_r = L⁻¹(y_r − mu_r) (one triangular solve for all rows)
+// and q_r = |z_r|², the sum over the rows of
+//
+//	lgamma((ν+d)/2) − lgamma(ν/2) − d/2·log(νπ) − Σ_i log L_ii − (ν+d)/2·log1p(q_r/ν)
+//
+// (each row's term whole, so that a minibatch scales all of it)
+// the lgammas' difference as log_falling_factorial((ν+d)/2 − 1, d/2),
+// which keeps its digits for large ν (dist.MultiStudentTNorm). Sigma's
+// factor is Chol's, shared with any other use of the same Sigma.
+func (l *lowerer) multiStudentT(y, nu, mu, s autodiff.ID, chol bool, pos ast.Pos) {
+	b := l.b
+	lf := s
+	if !chol {
+		lf = b.Chol(s, pos)
+	}
+	ys, ms := b.Shape(y), b.Shape(mu)
+	d := b.Shape(lf).Rows
+	var q autodiff.ID // q_r, a scalar or a row [1, n]
+	if ys.Rank == 1 {
+		if ms.Rank == 2 { // a row [1, d]
+			mu = b.Reshape(mu, autodiff.Vector(d), pos)
+		}
+		q = b.Sum(b.Square(b.TriSolve(lf, b.Sub(y, mu, pos), pos), pos), pos)
+	} else {
+		if ms.Rank == 1 {
+			mu = b.Reshape(mu, autodiff.Matrix(1, d), pos)
+		}
+		z := b.TriSolve(lf, b.Transpose(b.Sub(y, mu, pos), pos), pos) // [d, n]
+		q = b.ColSum(b.Square(z, pos), pos)
+	}
+	h := float64(d) / 2
+	half := b.Mul(nu, b.Scalar(0.5, pos), pos)
+	norm := b.Sub(b.Binary(autodiff.OpLogFallingFactorial, b.Add(half, b.Scalar(h-1, pos), pos), b.Scalar(h, pos), pos),
+		b.Mul(b.Scalar(h, pos), b.Log(b.Mul(nu, b.Scalar(math.Pi, pos), pos), pos), pos), pos)
+	logdet := b.Mul(b.Scalar(0.5, pos), b.LogDetChol(lf, pos), pos)
+	kernel := b.Mul(b.Add(half, b.Scalar(h, pos), pos), b.Log1p(b.Div(q, nu, pos), pos), pos)
+	// the sum of the terms of the rows, the shared part added to each (so
+	// that a minibatch scales it with them)
+	l.add(b.Sum(b.Sub(b.Sub(norm, logdet, pos), kernel, pos), pos), pos)
+}
+
+// randMultiStudentT draws a MultiStudentT(nu, mu, S) replicate of mu's
+// shape (a vector [d] for a scalar mu), S the scale matrix or (chol) its
+// Cholesky factor: mu + x / √u for x ~ MvNormal(0, S) and u ~ Gamma(nu/2,
+// nu/2) (nu·u is ChiSquare(nu)), one u per row.
+func (l *lowerer) randMultiStudentT(nu, mu, s autodiff.ID, chol bool, pos ast.Pos) autodiff.ID {
+	b := l.b
+	ms := b.Shape(mu)
+	shape := ms
+	if ms.Rank == 0 {
+		shape = autodiff.Vector(b.Shape(s).Rows)
+	}
+	zero := b.Const(make([]float64, shape.Len()), shape, pos)
+	var x autodiff.ID
+	if chol {
+		x = b.RandMvNormalCholesky(zero, s, pos)
+	} else {
+		x = b.RandMvNormal(zero, s, false, pos)
+	}
+	half := b.Mul(nu, b.Scalar(0.5, pos), pos)
+	shapeArg := half
+	if shape.Rank == 2 && shape.Rows > 1 { // a u per row: a vector [n], a column against the rows
+		shapeArg = b.Mul(half, b.Const(ones(shape.Rows), autodiff.Vector(shape.Rows), pos), pos)
+	}
+	gamma, _ := dist.LookupUnivariate("Gamma")
+	u := b.Rand(*gamma, []autodiff.ID{shapeArg, half}, pos)
+	return b.Add(mu, b.Div(x, b.Sqrt(u, pos), pos), pos)
+}
+
+// dirichletMultinomial returns the log probability of each row of counts
+// of y (a vector [k]: a scalar; a matrix [n, k]: a vector [n]) under
+// DirichletMultinomial(alpha), alpha [k] or [1, k] shared by the rows or
+// [n, k], a row each: with m the row's total and a0 the sum of its alpha,
+//
+//	Σ_k lff(y_k + alpha_k − 1, y_k) − lff(m + a0 − 1, m) + lgamma(m + 1) − Σ_k lgamma(y_k + 1)
+//
+// for lff = log_falling_factorial (lgamma(x + 1) − lgamma(x − n + 1)),
+// which keeps the digits of each lgamma difference where alpha is large
+// and the counts small. All of it is tape nodes: the counts' terms are
+// data-only, computed once (or per minibatch), and alpha's gradient
+// ψ(y_k + alpha_k) − ψ(alpha_k) − ψ(m + a0) + ψ(a0) is the op's.
+func (l *lowerer) dirichletMultinomial(y, alpha autodiff.ID, pos ast.Pos) autodiff.ID {
+	b := l.b
+	ys, as := b.Shape(y), b.Shape(alpha)
+	one := b.Scalar(1, pos)
+	var m, a0, lff, lfact autodiff.ID
+	lffOf := func(x, n autodiff.ID) autodiff.ID {
+		return b.Binary(autodiff.OpLogFallingFactorial, b.Sub(b.Add(n, x, pos), one, pos), n, pos)
+	}
+	if ys.Rank == 1 {
+		if as.Rank == 2 { // a row [1, k]
+			alpha = b.Reshape(alpha, autodiff.Vector(ys.Rows), pos)
+		}
+		m, a0 = b.Sum(y, pos), b.Sum(alpha, pos)
+		lff = b.Sum(lffOf(alpha, y), pos)
+		lfact = b.Sum(b.Lgamma(b.Add(y, one, pos), pos), pos)
+	} else {
+		if as.Rank == 1 {
+			alpha = b.Reshape(alpha, autodiff.Matrix(1, as.Rows), pos)
+			as = b.Shape(alpha)
+		}
+		m = b.RowSum(y, pos)
+		if as.Rows == 1 {
+			a0 = b.Sum(alpha, pos)
+		} else {
+			a0 = b.RowSum(alpha, pos)
+		}
+		lff = b.RowSum(lffOf(alpha, y), pos)
+		lfact = b.RowSum(b.Lgamma(b.Add(y, one, pos), pos), pos)
+	}
+	norm := b.Sub(b.Lgamma(b.Add(m, one, pos), pos), lfact, pos)
+	return b.Add(b.Sub(lff, lffOf(a0, m), pos), norm, pos)
+}
+
+// randDirichletMultinomial draws a DirichletMultinomial(alpha, n)
+// replicate, the checker's shape: a theta ~ Dirichlet per row of the draw
+// (alpha broadcast to a row per element of a vector n), then the counts
+// from Multinomial(theta, n).
+func (l *lowerer) randDirichletMultinomial(alpha, n autodiff.ID, pos ast.Pos) autodiff.ID {
+	b := l.b
+	as, ns := b.Shape(alpha), b.Shape(n)
+	if ns.Rank == 1 && (as.Rank == 1 || as.Rows == 1) {
+		k := as.Rows
+		if as.Rank == 2 {
+			k = as.Cols
+		} else {
+			alpha = b.Reshape(alpha, autodiff.Matrix(1, k), pos)
+		}
+		alpha = b.Add(alpha, b.Const(make([]float64, ns.Rows*k), autodiff.Matrix(ns.Rows, k), pos), pos)
+	}
+	return b.RandMultinomial(b.RandDirichlet(alpha, pos), n, false, pos)
 }
 
 // dirichlet adds log Dirichlet(z | alpha) for a simplex vector z [k] or rows
@@ -476,4 +669,13 @@ func (l *lowerer) multinomialTotals(d *stdlib.Dist, y, n autodiff.ID, nExpr ast.
 		return false
 	}
 	return true
+}
+
+// ones returns n ones.
+func ones(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
 }

@@ -147,7 +147,7 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 			return nil, fmt.Sprintf("its ~ at %s is the user density %s, which has no sampler; write output %s_rep ~ D(...) with a built-in distribution to draw one", t.Pos(), t.Dist.Fun.Name, d.Name)
 		}
 		if dd := info.Dists[t.Dist]; dd != nil && dd.Shape == stdlib.DistMultinomial && len(t.Dist.Args) < 2 {
-			return nil, fmt.Sprintf("its ~ at %s leaves out %s's number of trials n (the counts' totals gave it); write %s(theta, n) to draw the counts", t.Pos(), dd.Name, dd.Name)
+			return nil, fmt.Sprintf("its ~ at %s leaves out %s's number of trials n (the counts' totals gave it); write %s(%s, n) to draw the counts", t.Pos(), dd.Name, dd.Name, dd.Params[0].Name)
 		}
 	}
 	shape := make([]int, len(d.Dims))
@@ -409,11 +409,17 @@ func (l *lowerer) broadcastDraw(d *stdlib.Dist, args []autodiff.ID, want []int, 
 			}
 		}
 		args[0] = to(args[0], want)
-	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol, stdlib.DistDirichlet:
+	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol, stdlib.DistMvNormalPrec, stdlib.DistDirichlet:
 		if len(want) == 2 {
 			args[0] = to(row(args[0]), want)
 		} else {
 			args[0] = to(args[0], want)
+		}
+	case stdlib.DistMultiStudentT, stdlib.DistMultiStudentTChol: // mu after nu
+		if len(want) == 2 {
+			args[1] = to(row(args[1]), want)
+		} else {
+			args[1] = to(args[1], want)
 		}
 	case stdlib.DistCategorical:
 		if len(want) == 1 && b.Shape(args[0]).Rank == 1 { // a shared row for each of y [N]
