@@ -57,7 +57,7 @@ func TestTable(t *testing.T) {
 		log_diff_exp log_sum_exp fma hypot atan2 tan asin acos sinh cosh asinh acosh atanh erf erfc exp2 cbrt
 		tgamma trigamma lmultiply binary_log_loss log_inv_logit_diff log_falling_factorial prod floor ceil round trunc
 		rows_dot_product columns_dot_product inverse inverse_spd determinant log_determinant mdivide_left_tri_low
-		linspaced_vector one_hot_vector hmm_marginal hmm_hidden_state_prob hmm_latent_rng ode_rk45 ode_rk45_tol
+		linspaced_vector one_hot_vector hmm_marginal hmm_hidden_state_prob hmm_latent_rng ode_rk45 ode_rk45_tol ode_bdf ode_bdf_tol
 		mdivide_right_tri_low matrix_exp matrix_exp_multiply scale_matrix_exp_multiply matrix_power eigenvalues_sym
 		eigenvectors_sym singular_values sort_asc sort_desc reverse sort_indices_asc sort_indices_desc rank to_matrix`)
 	for _, name := range want {

@@ -33,7 +33,9 @@
 //
 // An ODE node (OpODE, ode.go) solves y' = f(t, y, args) at given times
 // with a small Program of its own for f, compiled from a user function's
-// body, and carries forward sensitivities for its reverse pass.
+// body, and carries forward sensitivities for its reverse pass; its
+// solver is Dormand–Prince 5(4) or, for stiff systems, the Rosenbrock-W
+// method ROS34PW2 (odestiff.go).
 //
 // Comparison and logical nodes (Logical, Not) are step functions, 0 or 1
 // per element: evaluated forward like any op, with no allocation, but

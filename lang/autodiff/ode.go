@@ -8,7 +8,8 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 )
 
-// Ordinary differential equations, OpODE (Stan's ode_rk45). The node
+// Ordinary differential equations, OpODE (Stan's ode_rk45, and ode_bdf
+// with the stiff solver of odestiff.go: ODETol.Method). The node
 // solves y' = f(t, y, θ) from y(t0) = y0 and holds y at the output times
 // ts, a matrix [T, D] whose row i is y(ts[i]). f is an RHS: a small
 // Program of its own, compiled from the user function's body, whose
@@ -40,13 +41,32 @@ import (
 // output times; a bound on the whole solve bounds what one evaluation at a
 // wild draw of q can cost) or when the step size falls below the rounding
 // of t. It also fails, as interrupted, when the program's stop flag is
-// set (Program.SetStop), read every odeStopEvery steps.
+// set (Program.SetStop), read every odeStopEvery steps. The stiff solver
+// shares this loop, the landing on output times, the sensitivities and the
+// error control; only its step (stiffStep) and the exponent of the step
+// size control differ.
 
-// ODE solver defaults (Stan's).
+// ODE solver defaults (Stan's): ode_rk45's, and ode_bdf's (Stan's CVODES
+// defaults, which gpp's stiff solver keeps).
 const (
 	ODERelTol   = 1e-6
 	ODEAbsTol   = 1e-6
 	ODEMaxSteps = 1000000
+
+	ODEStiffRelTol   = 1e-10
+	ODEStiffAbsTol   = 1e-10
+	ODEStiffMaxSteps = 100000000
+)
+
+// ODEMethod is an ODE solver.
+type ODEMethod int
+
+const (
+	// ODERK45 is Dormand–Prince 5(4), explicit (Stan's ode_rk45).
+	ODERK45 ODEMethod = iota
+	// ODERosW is the Rosenbrock-W method ROS34PW2, linearly implicit, for
+	// stiff systems (gpp's ode_bdf; odestiff.go).
+	ODERosW
 )
 
 // RHS is the right-hand side f(t, y, args...) of an ODE: a program whose
@@ -106,10 +126,12 @@ func (b *Builder) FinishRHS(f ID, pos ast.Pos) (*RHS, error) {
 	return r, nil
 }
 
-// ODETol holds an ODE's solver settings (zero values: Stan's defaults).
+// ODETol holds an ODE's solver and its settings (zero values: ode_rk45
+// with Stan's defaults; ODERosW's zero settings are ode_bdf's defaults).
 type ODETol struct {
 	Rel, Abs float64
 	MaxSteps int
+	Method   ODEMethod
 }
 
 // odeSpec is what an OpODE node fixes when it is built.
@@ -161,14 +183,18 @@ func (b *Builder) ODE(f *RHS, y0 ID, t0 float64, ts []float64, tol ODETol, args 
 		}
 		prev = t
 	}
+	rel, abs, steps := ODERelTol, ODEAbsTol, ODEMaxSteps
+	if tol.Method == ODERosW {
+		rel, abs, steps = ODEStiffRelTol, ODEStiffAbsTol, ODEStiffMaxSteps
+	}
 	if tol.Rel == 0 {
-		tol.Rel = ODERelTol
+		tol.Rel = rel
 	}
 	if tol.Abs == 0 {
-		tol.Abs = ODEAbsTol
+		tol.Abs = abs
 	}
 	if tol.MaxSteps == 0 {
-		tol.MaxSteps = ODEMaxSteps
+		tol.MaxSteps = steps
 	}
 	if !(tol.Rel > 0) || !(tol.Abs > 0) || tol.MaxSteps < 0 || math.IsInf(tol.Rel, 0) || math.IsInf(tol.Abs, 0) {
 		return b.fail(pos, "%s: rel_tol and abs_tol must be finite and > 0, max_num_steps > 0", name)
@@ -193,6 +219,10 @@ type odeRun struct {
 	jy, jp       []float64 // [D, D], [D, P]
 	sens         []float64 // S at each output time, [T, D, P]
 	err          error     // why the last evaluation failed
+	steps        int       // the steps of the last solve (tried, as counted against max_num_steps)
+	// ODERosW's: J_y at the step's start [D, D], the LU factors of
+	// I/(γh) − J_y [D, D] and their row swaps [D].
+	jw, lu, piv []float64
 }
 
 func newODERun(spec *odeSpec, n *node, nodes []node) *odeRun {
@@ -216,6 +246,9 @@ func newODERun(spec *odeSpec, n *node, nodes []node) *odeRun {
 	}
 	r.jy, r.jp = make([]float64, d*d), make([]float64, d*r.p)
 	r.sens = make([]float64, len(spec.ts)*d*r.p)
+	if spec.tol.Method == ODERosW {
+		r.jw, r.lu, r.piv = make([]float64, d*d), make([]float64, d*d), make([]float64, d)
+	}
 	return r
 }
 
@@ -257,9 +290,10 @@ const (
 const odeStopEvery = 256
 
 // rhs writes the coupled system's derivative at (t, z) into dz: f, and
-// J_y S + J_θ. It returns an error from f's program, or one saying which
-// value is not finite.
-func (r *odeRun) rhs(t float64, z, dz []float64) error {
+// J_y S + J_θ, with J_y in r.jy (also without sensitivities when needJ).
+// It returns an error from f's program, or one saying which value is not
+// finite.
+func (r *odeRun) rhs(t float64, z, dz []float64, needJ bool) error {
 	f, d, np := r.spec.rhs, r.spec.rhs.d, r.p
 	r.x[0] = t
 	copy(r.x[1:1+d], z[:d])
@@ -268,7 +302,7 @@ func (r *odeRun) rhs(t float64, z, dz []float64) error {
 	}
 	fv := r.f.val[r.f.nodes[f.f].off:][:d]
 	copy(dz[:d], fv)
-	if np == 0 {
+	if np == 0 && !needJ {
 		return nil
 	}
 	clear(r.jp)
@@ -289,6 +323,9 @@ func (r *odeRun) rhs(t float64, z, dz []float64) error {
 	}
 	if k := firstBad(r.jp); k >= 0 {
 		return fmt.Errorf("the derivative of f[%d] in the arguments is %s", k/np, kind(r.jp[k]))
+	}
+	if np == 0 {
+		return nil
 	}
 	s, ds := z[d:], dz[d:]
 	for i := range d {
@@ -345,25 +382,39 @@ func (p *Program) evalODE(n *node) bool {
 	}
 	out := p.v(n)
 	t := spec.t0
-	if err := r.rhs(t, r.z, r.k[0]); err != nil {
+	stiff := spec.tol.Method == ODERosW
+	if err := r.rhs(t, r.z, r.k[0], stiff); err != nil {
 		r.err = r.failAt(n, t, err)
 		return false
 	}
+	if stiff {
+		copy(r.jw, r.jy)
+	}
 	h := r.initialStep(t, spec.ts[0]-t)
-	steps := 0 // of the whole solve: one evaluation's work is bounded
+	// The step size control: the error estimate is of order 5 (rk45) or 3
+	// (the Rosenbrock-W method's embedded solution of order 2).
+	expo := -0.2
+	if stiff {
+		expo = -1.0 / 3
+	}
+	r.steps = 0 // of the whole solve: one evaluation's work is bounded
 	for i, target := range spec.ts {
 		var stageErr error // the last failed stage since the last accepted step
 		for t < target {
-			if steps >= spec.tol.MaxSteps {
-				r.err = ast.Errorf(n.pos, "%s: max_num_steps %d reached at t = %.6g before ts[%d] = %g (a stiff system needs more steps than an explicit solver can take: raise max_num_steps with %s, or rescale the system)",
-					spec.name, spec.tol.MaxSteps, t, i, target, tolName(spec.name))
+			if r.steps >= spec.tol.MaxSteps {
+				advice := "a stiff system needs more steps than an explicit solver can take: raise max_num_steps with %s, or rescale the system, or use ode_bdf"
+				if stiff {
+					advice = "raise max_num_steps with %s, or rescale the system"
+				}
+				r.err = ast.Errorf(n.pos, "%s: max_num_steps %d reached at t = %.6g before ts[%d] = %g (%s)",
+					spec.name, spec.tol.MaxSteps, t, i, target, fmt.Sprintf(advice, tolName(spec.name)))
 				return false
 			}
-			if steps%odeStopEvery == 0 && p.stopped() {
+			if r.steps%odeStopEvery == 0 && p.stopped() {
 				r.err = ast.Errorf(n.pos, "%s: interrupted at t = %.6g before ts[%d] = %g", spec.name, t, i, target)
 				return false
 			}
-			steps++
+			r.steps++
 			hstep, last := h, false
 			if t+1.01*h >= target { // end on target (no sliver of a step after)
 				hstep, last = target-t, true
@@ -373,10 +424,20 @@ func (p *Program) evalODE(n *node) bool {
 					r.err = r.failAt(n, t, stageErr)
 					return false
 				}
-				r.err = ast.Errorf(n.pos, "%s: the step size fell to %.3g at t = %.6g before ts[%d] = %g: the solution cannot be followed there (it may blow up, or the system be too stiff for an explicit solver)", spec.name, hstep, t, i, target)
+				why := "it may blow up, or the system be too stiff for an explicit solver: try ode_bdf"
+				if stiff {
+					why = "it may blow up"
+				}
+				r.err = ast.Errorf(n.pos, "%s: the step size fell to %.3g at t = %.6g before ts[%d] = %g: the solution cannot be followed there (%s)", spec.name, hstep, t, i, target, why)
 				return false
 			}
-			errNorm, err := r.step(t, hstep)
+			var errNorm float64
+			var err error
+			if stiff {
+				errNorm, err = r.stiffStep(t, hstep)
+			} else {
+				errNorm, err = r.step(t, hstep)
+			}
 			switch {
 			case err != nil:
 				h, stageErr = hstep*odeFailFac, err
@@ -385,13 +446,13 @@ func (p *Program) evalODE(n *node) bool {
 				h = hstep * odeFailFac
 				continue
 			case errNorm > 1:
-				h = hstep * max(odeFacMin, odeSafety*math.Pow(errNorm, -0.2))
+				h = hstep * max(odeFacMin, odeSafety*math.Pow(errNorm, expo))
 				continue
 			}
 			stageErr = nil
 			fac := float64(odeFacMax)
 			if errNorm > 0 {
-				fac = min(odeFacMax, odeSafety*math.Pow(errNorm, -0.2))
+				fac = min(odeFacMax, odeSafety*math.Pow(errNorm, expo))
 			}
 			hprop := h
 			h = hstep * max(fac, odeFacMin)
@@ -405,6 +466,9 @@ func (p *Program) evalODE(n *node) bool {
 			}
 			r.z, r.znew = r.znew, r.z
 			r.k[0], r.k[6] = r.k[6], r.k[0] // first same as last
+			if stiff {
+				copy(r.jw, r.jy) // J_y at the new start, from the step's last evaluation
+			}
 		}
 		copy(out[i*d:i*d+d], r.z[:d])
 		copy(r.sens[i*d*np:(i+1)*d*np], r.z[d:])
@@ -441,7 +505,7 @@ func (r *odeRun) step(t, h float64) (float64, error) {
 				dst[i] += ha * kj[i]
 			}
 		}
-		if err := r.rhs(t+dpC[s]*h, dst, r.k[s]); err != nil {
+		if err := r.rhs(t+dpC[s]*h, dst, r.k[s], false); err != nil {
 			return 0, err
 		}
 	}
@@ -486,7 +550,7 @@ func (r *odeRun) initialStep(t, span float64) float64 {
 	for i := range z {
 		r.tmp[i] = z[i] + h0*f0[i]
 	}
-	if err := r.rhs(t+h0, r.tmp, r.k[1]); err != nil {
+	if err := r.rhs(t+h0, r.tmp, r.k[1], false); err != nil {
 		return h0
 	}
 	d2 := 0.0

@@ -52,7 +52,7 @@ func oscillatorRHS(t *testing.T) *RHS {
 
 // odeProgram builds sum(w .* ode(...)) with y0 and the args inputs (or
 // constants where data[i]), and returns the program and the ODE node.
-func odeProgram(t *testing.T, rhs *RHS, ts []float64, tol ODETol, vals [][]float64, shapes []Shape, data []bool, w []float64) (*Program, ID, []float64) {
+func odeProgram(t testing.TB, rhs *RHS, ts []float64, tol ODETol, vals [][]float64, shapes []Shape, data []bool, w []float64) (*Program, ID, []float64) {
 	t.Helper()
 	b := NewBuilder()
 	ids := make([]ID, len(vals))
@@ -65,7 +65,11 @@ func odeProgram(t *testing.T, rhs *RHS, ts []float64, tol ODETol, vals [][]float
 			x = append(x, v...)
 		}
 	}
-	out := b.ODE(rhs, ids[0], 0, ts, tol, ids[1:], "ode_rk45", "f", testPos)
+	name := "ode_rk45"
+	if tol.Method == ODERosW {
+		name = "ode_bdf"
+	}
+	out := b.ODE(rhs, ids[0], 0, ts, tol, ids[1:], name, "f", testPos)
 	s := b.Shape(out)
 	if w == nil {
 		w = make([]float64, s.Len())
@@ -158,7 +162,7 @@ func TestODEDecayAndOscillator(t *testing.T) {
 
 // lotkaVolterraRHS is f(t, y, th) = (th0 y0 − th1 y0 y1, th3 y0 y1 − th2 y1)
 // with th [4].
-func lotkaVolterraRHS(t *testing.T) *RHS {
+func lotkaVolterraRHS(t testing.TB) *RHS {
 	t.Helper()
 	b := NewBuilder()
 	b.Input("t", Scalar(), testPos)

@@ -102,7 +102,8 @@ const (
 	// arguments (Stan's hmm_hidden_state_prob); no derivative: outputs only
 	OpHMMStateProb
 	// the solution of an ODE y' = f(t, y, args) at given times, [T, D],
-	// from y0 and the args (Stan's ode_rk45; ode.go)
+	// from y0 and the args (Stan's ode_rk45 and ode_bdf; ode.go,
+	// odestiff.go)
 	OpODE
 
 	// Linear algebra.

@@ -37,7 +37,7 @@ type Info struct {
 	Dists map[*ast.CallExpr]*stdlib.Dist
 	// Inlines maps each call of a user function to its expansion (fns.go).
 	Inlines map[*ast.CallExpr]*Inline
-	// ODEs maps each call of ode_rk45 or ode_rk45_tol to its checked
+	// ODEs maps each call of an ODE solver (ode_rk45, ode_bdf) to its checked
 	// parts and its right-hand side's expanded body (ode.go).
 	ODEs map[*ast.CallExpr]*ODECall
 	// UserDensities maps the distribution of a ~ (or a param's prior)

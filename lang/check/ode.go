@@ -10,19 +10,20 @@ import (
 )
 
 // Ordinary differential equations (language.md §3, *Ordinary
-// differential equations*). ode_rk45(f, y0, t0, ts, args...) names a user
+// differential equations*). ode_rk45(f, y0, t0, ts, args...) (or
+// ode_bdf, and their _tol forms: they differ in the solver) names a user
 // function f(t, y, args...), the right-hand side: the checker expands its
 // body once, with t a real scalar, y a real vector of y0's length and each
 // further parameter bound to its argument, and checks that it returns a
 // vector as long as y. The compiler compiles that body into a program of
 // its own, which the solver evaluates (autodiff.RHS).
 
-// ODECall is a checked call of ode_rk45 or ode_rk45_tol.
+// ODECall is a checked call of ode_rk45, ode_bdf or their _tol forms.
 type ODECall struct {
 	Call *ast.CallExpr
 	Fn   *ast.FnDecl
 	// Y0, T0 and Ts are the call's arguments; RelTol, AbsTol and MaxSteps
-	// those of ode_rk45_tol (nil for ode_rk45: Stan's defaults).
+	// those of ode_rk45_tol or ode_bdf_tol (nil without: Stan's defaults).
 	Y0, T0, Ts               ast.Expr
 	RelTol, AbsTol, MaxSteps ast.Expr
 	// Args are the arguments passed on to f after t and y.
@@ -37,25 +38,24 @@ type ODECall struct {
 // odeRefused are Stan's ODE solvers that gpp does not have, each with
 // what to write instead.
 var odeRefused = map[string]string{
-	"ode_bdf":             "gpp has no stiff solver (ode_bdf): use ode_rk45, or ode_rk45_tol with a larger max_num_steps; a stiff system takes many small steps there",
-	"ode_bdf_tol":         "gpp has no stiff solver (ode_bdf_tol): use ode_rk45_tol, with a larger max_num_steps; a stiff system takes many small steps there",
-	"ode_adams":           "gpp has no Adams–Moulton solver (ode_adams): use ode_rk45",
-	"ode_adams_tol":       "gpp has no Adams–Moulton solver (ode_adams_tol): use ode_rk45_tol",
-	"ode_ckrk":            "gpp has no Cash–Karp solver (ode_ckrk): use ode_rk45",
-	"ode_ckrk_tol":        "gpp has no Cash–Karp solver (ode_ckrk_tol): use ode_rk45_tol",
-	"ode_adjoint_tol_ctl": "gpp has no adjoint ODE solver (ode_adjoint_tol_ctl): use ode_rk45_tol, whose gradient is by forward sensitivities",
+	"ode_adams":           "gpp has no Adams–Moulton solver (ode_adams): use ode_rk45, or ode_bdf for a stiff system",
+	"ode_adams_tol":       "gpp has no Adams–Moulton solver (ode_adams_tol): use ode_rk45_tol, or ode_bdf_tol for a stiff system",
+	"ode_ckrk":            "gpp has no Cash–Karp solver (ode_ckrk): use ode_rk45, or ode_bdf for a stiff system",
+	"ode_ckrk_tol":        "gpp has no Cash–Karp solver (ode_ckrk_tol): use ode_rk45_tol, or ode_bdf_tol for a stiff system",
+	"ode_adjoint_tol_ctl": "gpp has no adjoint ODE solver (ode_adjoint_tol_ctl): use ode_bdf_tol (or ode_rk45_tol), whose gradient is by forward sensitivities",
 	"integrate_ode_rk45":  "integrate_ode_rk45 is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector (the result is a matrix [T, D], a row per output time)",
-	"integrate_ode_bdf":   "integrate_ode_bdf is Stan's removed interface, and gpp has no stiff solver: write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector",
-	"integrate_ode_adams": "integrate_ode_adams is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector",
+	"integrate_ode_bdf":   "integrate_ode_bdf is Stan's removed interface: write ode_bdf(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector (the result is a matrix [T, D], a row per output time)",
+	"integrate_ode_adams": "integrate_ode_adams is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) (or ode_bdf for a stiff system) with fn f(t, y, args...) returning a vector",
 }
 
-// isODECall reports whether e calls ode_rk45 or ode_rk45_tol.
+// isODECall reports whether e calls an ODE solver (ode_rk45, ode_bdf or
+// their _tol forms).
 func isODECall(e *ast.CallExpr) bool {
 	f := stdlib.LookupFunc(e.Fun.Name)
 	return f != nil && f.Shape == stdlib.ODE
 }
 
-// odeCall checks a call of ode_rk45 or ode_rk45_tol (f its table entry).
+// odeCall checks a call of an ODE solver (f its table entry).
 func (c *checker) odeCall(e *ast.CallExpr, f *stdlib.Func) Type {
 	c.info.Calls[e] = f
 	name := f.Name

@@ -10,7 +10,8 @@ import (
 	"github.com/gpplang/gpp/lang/check"
 )
 
-// ode lowers ode_rk45(f, y0, t0, ts, args...) (or ode_rk45_tol): f's
+// ode lowers ode_rk45(f, y0, t0, ts, args...) (or ode_rk45_tol, or
+// ode_bdf and ode_bdf_tol, the stiff solver autodiff.ODERosW): f's
 // body, expanded by the checker, is compiled once into a program of its
 // own (autodiff.RHS) whose inputs are t, y and the arguments that are not
 // known before the fit; arguments known before the fit are constants
@@ -26,6 +27,9 @@ func (l *lowerer) ode(oc *check.ODECall) value {
 	tsv := l.expr(oc.Ts)
 	ts, ok1 := l.odeKnown(oc.Ts, name, "ts")
 	var tol autodiff.ODETol
+	if name == "ode_bdf" || name == "ode_bdf_tol" {
+		tol.Method = autodiff.ODERosW
+	}
 	ok2 := true
 	if oc.RelTol != nil {
 		rel, okr := l.odeKnown(oc.RelTol, name, "rel_tol")
@@ -47,7 +51,7 @@ func (l *lowerer) ode(oc *check.ODECall) value {
 			ok2 = false
 		}
 		if ok2 {
-			tol = autodiff.ODETol{Rel: rel[0], Abs: abs[0], MaxSteps: int(steps[0])}
+			tol.Rel, tol.Abs, tol.MaxSteps = rel[0], abs[0], int(steps[0])
 		}
 	}
 	args := make([]value, len(oc.Args))

@@ -147,6 +147,50 @@ obs ~ Normal(y, 0.3)
 	}
 }
 
+// TestODEStiffDecayModel is TestODEDecayModel's comparison with the
+// closed form for ode_bdf at Stan's defaults, and for ode_bdf_tol.
+func TestODEStiffDecayModel(t *testing.T) {
+	const head = `data ts: real[T]
+data obs: real[T, 2]
+data w: real[2]
+param y0: real[2] ~ Normal(0, 3)
+param k: positive ~ Gamma(2, 2)
+`
+	closed := head + `let y = exp(-k * (ts - 0.5) * w') .* (rep(1, T) * y0')
+obs ~ Normal(y, 0.3)
+`
+	rng := rand.New(rand.NewPCG(5, 5))
+	rows := make([][]float64, 12)
+	for i := range rows {
+		ti := 0.5 + 0.4*float64(i+1)
+		rows[i] = []float64{ti, 2*math.Exp(-0.7*ti) + 0.3*rng.NormFloat64(), -1*math.Exp(-1.4*ti) + 0.3*rng.NormFloat64()}
+	}
+	in := []data.Input{{File: "d.csv", Table: csvTable(t, "d.csv", "ts,obs.1,obs.2", rows)}, {File: "w.csv", Table: csvTable(t, "w.csv", "w", [][]float64{{1}, {2}})}}
+	mc := compileSrc(t, "closed.gpp", closed, nil, in...)
+	for _, call := range []string{"ode_bdf(decay, y0, 0.5, ts, k, w)", "ode_bdf_tol(decay, y0, 0.5, ts, 1e-11, 1e-11, 100000, k, w)"} {
+		mo := compileSrc(t, "ode.gpp", head+"fn decay(t, y, k, w) = -k * w .* y\nlet y = "+call+"\nobs ~ Normal(y, 0.3)\n", nil, in...)
+		go1, gc := make([]float64, mo.Dim), make([]float64, mc.Dim)
+		for _, x := range randomPoints(3, 3, mo.Dim) {
+			lo, err := mo.LogJoint(x, go1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc, err := mc.LogJoint(x, gc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(lo-lc) > odeClosedTol*max(1, math.Abs(lc)) {
+				t.Errorf("%s at %v: log joint %.15g, %.15g closed form", call, x, lo, lc)
+			}
+			for i := range gc {
+				if math.Abs(go1[i]-gc[i]) > odeClosedTol*max(1, math.Abs(gc[i])) {
+					t.Errorf("%s at %v: gradient[%d] %.15g, %.15g closed form", call, x, i, go1[i], gc[i])
+				}
+			}
+		}
+	}
+}
+
 // TestODEInLoop solves one ODE per subject in a loop (a population
 // pharmacokinetic model's shape) and compares it with the loop unrolled
 // by hand.
@@ -201,6 +245,14 @@ func TestODECompileErrors(t *testing.T) {
 			"ts,y0\n1,1\n2,2\n", "m.gpp:5:18: the right-hand side returns [3]; it must be a vector [2], as long as y (in the right-hand side g of ode_rk45 at m.gpp:5:9)"},
 		{"tol", decay + "data ts: real[T]\nparam k: positive ~ Gamma(2, 2)\nlet y = ode_rk45_tol(f, [1], 0, ts, 0, 1e-6, 100, k)\ntarget += sum(y)\n",
 			"ts\n1\n", "m.gpp:4:37: ode_rk45_tol: rel_tol is 0; it must be finite and > 0"},
+		{"bdf-rel", decay + "data ts: real[T]\nparam k: positive ~ Gamma(2, 2)\nlet y = ode_bdf_tol(f, [1], 0, ts, -1e-6, 1e-6, 100, k)\ntarget += sum(y)\n",
+			"ts\n1\n", "m.gpp:4:36: ode_bdf_tol: rel_tol is -1e-06; it must be finite and > 0"},
+		{"bdf-abs", decay + "data ts: real[T]\nparam k: positive ~ Gamma(2, 2)\nlet y = ode_bdf_tol(f, [1], 0, ts, 1e-6, -1, 100, k)\ntarget += sum(y)\n",
+			"ts\n1\n", "m.gpp:4:42: ode_bdf_tol: abs_tol is -1; it must be finite and > 0"},
+		{"bdf-steps", decay + "data ts: real[T]\nparam k: positive ~ Gamma(2, 2)\nlet y = ode_bdf_tol(f, [1], 0, ts, 1e-6, 1e-6, 0, k)\ntarget += sum(y)\n",
+			"ts\n1\n", "m.gpp:4:48: ode_bdf_tol: max_num_steps is 0; it must be a positive int (at most 2147483647)"},
+		{"bdf-ts", decay + "data ts: real[T]\nparam k: positive ~ Gamma(2, 2)\nlet y = ode_bdf(f, [1], 0, ts, k)\ntarget += sum(y)\n",
+			"ts\n1\n1\n", "m.gpp:4:28: ode_bdf: the output times must be finite and increase from t0: ts[1] = 1 (ts at ts.csv:3:1) is not > ts[0] = 1"},
 	} {
 		in := data.Input{File: "ts.csv", Table: csvTable(t, "ts.csv", strings.SplitN(c.csv, "\n", 2)[0], parseRows(c.csv))}
 		_, err := compileSrcErr(t, "m.gpp", c.src, nil, in)
@@ -225,6 +277,22 @@ func TestODECompileErrors(t *testing.T) {
 	advice := "raise max_num_steps with ode_rk45_tol, or rescale" // not ode_rk45_tol_tol
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), advice) {
 		t.Errorf("step limit: %v, want %q", err, want)
+	}
+	// the same with the stiff solver, and a domain error in its f
+	src = strings.Replace(src, "ode_rk45_tol(f, [1], 0, ts, 1e-6, 1e-6, 20, k)", "ode_bdf_tol(f, [1], 0, ts, 1e-6, 1e-6, 5, k)", 1)
+	m = compileSrc(t, "m.gpp", src, nil, data.Input{File: "ts.csv", Table: csvTable(t, "ts.csv", "ts", [][]float64{{1}, {100}})})
+	_, err = m.LogJoint([]float64{math.Log(30)}, make([]float64, 1))
+	want = "m.gpp:4:9: ode_bdf_tol: max_num_steps 5 reached at t = "
+	advice = "(raise max_num_steps with ode_bdf_tol, or rescale the system)"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), advice) {
+		t.Errorf("ode_bdf step limit: %v, want %q", err, want)
+	}
+	src = "fn f(t, y, k) = log(k) * y\ndata ts: real[T]\nparam k: real ~ Normal(0, 1)\nlet y = ode_bdf(f, [1], 0, ts, k)\ntarget += sum(y)\n"
+	m = compileSrc(t, "m.gpp", src, nil, data.Input{File: "ts.csv", Table: csvTable(t, "ts.csv", "ts", [][]float64{{1}, {2}})})
+	_, err = m.LogJoint([]float64{-2}, make([]float64, 1))
+	want = "m.gpp:1:17: log: argument -2 < 0 (in the right-hand side f of ode_bdf at m.gpp:4:9, at t = 0)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("log(-2) in ode_bdf's f: %v, want %q", err, want)
 	}
 }
 
