@@ -247,3 +247,26 @@ func BenchmarkHoistedKernel(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGammaFinishDLogXDA measures FinishDLogXDA alone (SGVB's deferred
+// gamma work per element: the polygammas and the shape derivative) on
+// draws made beforehand, by shape.
+func BenchmarkGammaFinishDLogXDA(b *testing.B) {
+	for _, a := range benchShapes {
+		b.Run("a="+strconv.FormatFloat(a, 'g', -1, 64), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			g := NewGammaShapeDraw(a)
+			var lx, xs [1024]float64
+			for i := range lx {
+				lx[i], xs[i] = g.SampleLogX(rng)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				f := NewGammaShapeDraw(a)
+				benchSink += f.FinishDLogXDA(lx[i&1023], xs[i&1023]) + f.Trigamma
+				i++
+			}
+		})
+	}
+}

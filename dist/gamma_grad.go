@@ -34,7 +34,7 @@ const (
 // branch; the cap leaves a factor of six of headroom. Shapes above about 1e12
 // hit the cap and give NaN.
 func gammaMaxIter(a float64) int {
-	return 1000 + int(50*math.Sqrt(math.Min(a, 1e12)))
+	return 1000 + int(50*math.Sqrt(min(a, 1e12))) // min: math.Min's value, inlined
 }
 
 // useGammaSeries reports whether the gradient uses the series branch at
@@ -44,7 +44,7 @@ func gammaMaxIter(a float64) int {
 // that its two terms start to cancel (log x − ψ(a+1) turns positive), and
 // for a ≥ 4 the fraction is faster as soon as x > a (measured against
 // mpmath; see TestGammaBranchesAgree and the grid test).
-func useGammaSeries(a, x float64) bool { return x <= a || x <= math.Min(a+2, 4) }
+func useGammaSeries(a, x float64) bool { return x <= a || x <= min(a+2, 4) }
 
 // useCDFSeries reports whether the quantile evaluates P by its series at
 // (a, x); otherwise it evaluates Q by the continued fraction. The quantile
@@ -192,24 +192,29 @@ func gammaDLogXDA(a, logx, x float64, sh *GammaShape) float64 {
 		}
 	}
 	if useGammaSeries(a, x) {
-		s, ds, ok := gammaSeriesD(a, x)
-		if !ok {
-			return math.NaN()
-		}
-		var l float64
 		if sh != nil {
-			l = logMinusDigammaC(logx, x, a+1, sh.c1)
-		} else {
-			l = logMinusDigamma(logx, x, a+1)
+			return seriesDLogXDA(a, x, logMinusDigammaC(logx, x, a+1, sh.c1))
 		}
-		return -(l*s + ds) / a
+		return seriesDLogXDA(a, x, logMinusDigamma(logx, x, a+1))
 	}
-	var l float64
 	if sh != nil {
-		l = logMinusDigammaC(logx, x, a, sh.c0)
-	} else {
-		l = logMinusDigamma(logx, x, a)
+		return cfDLogXDA(a, x, logMinusDigammaC(logx, x, a, sh.c0))
 	}
+	return cfDLogXDA(a, x, logMinusDigamma(logx, x, a))
+}
+
+// seriesDLogXDA is gammaDLogXDA's series branch, given l = log x − ψ(a+1).
+func seriesDLogXDA(a, x, l float64) float64 {
+	s, ds, ok := gammaSeriesD(a, x)
+	if !ok {
+		return math.NaN()
+	}
+	return -(l*s + ds) / a
+}
+
+// cfDLogXDA is gammaDLogXDA's continued-fraction branch, given
+// l = log x − ψ(a).
+func cfDLogXDA(a, x, l float64) float64 {
 	f, df, ok := gammaCFD(a, x, l)
 	if !ok {
 		return math.NaN()

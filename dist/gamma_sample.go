@@ -131,9 +131,18 @@ func NewGammaShape(a float64) GammaShape {
 // bit for bit. SGVB's shared step draws first and computes the polygammas
 // and derivatives later, while the log joint runs on another goroutine.
 func NewGammaShapeDraw(a float64) GammaShape {
-	g := GammaShape{A: a}
+	var g GammaShape
+	g.PrepareDraw(a)
+	return g
+}
+
+// PrepareDraw makes g NewGammaShapeDraw(a) in place. SGVB prepares every
+// shape of a step in an array; writing the fields there directly avoids
+// copying the returned struct through the stack, which stalled the loop.
+func (g *GammaShape) PrepareDraw(a float64) {
+	*g = GammaShape{A: a}
 	if !(a > 0) || math.IsInf(a, 1) {
-		return g
+		return
 	}
 	g.ok = true
 	if a < 1 {
@@ -141,7 +150,6 @@ func NewGammaShapeDraw(a float64) GammaShape {
 	} else {
 		g.mt = mtConsts(a)
 	}
-	return g
 }
 
 // Finish computes the polygammas of a GammaShape made by NewGammaShapeDraw
@@ -196,17 +204,33 @@ func (g *GammaShape) DLogXDA(logx, x float64) float64 {
 
 // FinishDLogXDA is Finish followed by DLogXDA(logx, x) for a GammaShape made
 // by NewGammaShapeDraw: the same Trigamma and the same derivative, bit for
-// bit. From A = polygammaShift on it computes only the digamma that the
-// derivative's branch reads (none where Temme's expansion applies, which
-// reads neither), so g is left without the other and must not be used for
+// bit. It chooses the derivative's branch first and computes only the
+// digamma that branch reads (none where Temme's expansion applies), below
+// A = polygammaShift from a shift loop that sums that digamma alone beside
+// the trigamma, so g is left without the other and must not be used for
 // another derivative. SGVB's shared step needs one derivative per shape.
 func (g *GammaShape) FinishDLogXDA(logx, x float64) float64 {
 	a := g.A
-	if !g.ok || a < polygammaShift {
+	if !g.ok {
 		g.Finish()
 		return g.DLogXDA(logx, x)
 	}
-	g.Trigamma = Trigamma(a)
+	if a < polygammaShift {
+		series := useGammaSeries(a, x)
+		psi, tri := digammaTrigamma(a, series)
+		g.Trigamma = tri
+		switch {
+		case !series:
+			g.c0 = psi
+			return cfDLogXDA(a, x, logMinusDigammaC(logx, x, a, psi))
+		case a+1 >= polygammaShift:
+			psi = digammaAsymp(a + 1) // as Finish
+		}
+		g.c1 = psi
+		return seriesDLogXDA(a, x, logMinusDigammaC(logx, x, a+1, psi))
+	}
+	// Trigamma(a) from a = polygammaShift on: its shift loop does not run.
+	g.Trigamma = trigammaAsymp(a)
 	if a >= temmeMinA {
 		if eta := temmeEta(a, x); math.Abs(eta) <= temmeMaxEta {
 			return temmeDLogXDA(a, eta)
@@ -214,10 +238,10 @@ func (g *GammaShape) FinishDLogXDA(logx, x float64) float64 {
 	}
 	if useGammaSeries(a, x) {
 		g.c1 = digammaAsymp(a + 1)
-	} else {
-		g.c0 = digammaAsymp(a)
+		return seriesDLogXDA(a, x, logMinusDigammaC(logx, x, a+1, g.c1))
 	}
-	return gammaDLogXDA(a, logx, x, g)
+	g.c0 = digammaAsymp(a)
+	return cfDLogXDA(a, x, logMinusDigammaC(logx, x, a, g.c0))
 }
 
 // SampleLogValue returns SampleLog's log x, bit for bit and from the same

@@ -79,11 +79,21 @@ func temmeDLogXDA(a, eta float64) float64 {
 	}
 	cut := &temmeCuts[ai][ei]
 	var s, t float64
-	for k := int(cut.nk) - 1; k >= 0; k-- {
-		row := temmeD[k][:cut.nn[k]]
+	k := int(cut.nk) - 1
+	// Rows two at a time (horner2): their Horner chains are independent
+	// and overlap in one loop, which also has one exit (often mispredicted)
+	// per pair of rows instead of per row.
+	for ; k >= 1; k -= 2 {
+		hi, lo := horner2(temmeD[k][:cut.nn[k]], temmeD[k-1][:cut.nn[k-1]], eta)
+		s = s*ia + hi
+		t = t*ia + float64(k)*hi
+		s = s*ia + lo
+		t = t*ia + float64(k-1)*lo
+	}
+	if k == 0 { // an odd number of rows
 		ck := 0.0
-		for n := len(row) - 1; n >= 0; n-- {
-			ck = ck*eta + row[n]
+		for n := int(cut.nn[0]) - 1; n >= 0; n-- {
+			ck = ck*eta + temmeD[0][n]
 		}
 		s = s*ia + ck
 		t = t*ia + float64(k)*ck
@@ -93,6 +103,29 @@ func temmeDLogXDA(a, eta float64) float64 {
 		g = g*ia + temmeG[k]
 	}
 	return ia * (1 + g*(-0.5*eta-(0.5*eta*eta+0.5*ia)*s-ia*t))
+}
+
+// horner2 returns the polynomials with coefficients p and q (lowest power
+// first) at eta, each by Horner's rule from its highest coefficient, bit
+// for bit as two separate loops would: the longer one's extra terms first,
+// then both in step.
+func horner2(p, q []float64, eta float64) (pv, qv float64) {
+	swap := len(q) > len(p)
+	if swap {
+		p, q = q, p
+	}
+	n := len(p) - 1
+	for ; n >= len(q); n-- {
+		pv = pv*eta + p[n]
+	}
+	for ; n >= 0; n-- {
+		pv = pv*eta + p[n]
+		qv = qv*eta + q[n]
+	}
+	if swap {
+		return qv, pv
+	}
+	return pv, qv
 }
 
 // Truncation of the expansion: shapes fall into buckets from each lower

@@ -687,15 +687,21 @@ func TestGammaAllocs(t *testing.T) {
 }
 
 // TestGammaShape checks the prepared path: polygammaTriple's digammas equal
-// Digamma bit for bit, NewGammaShape(a).SampleLog gives Implicit{}.SampleLog's
+// Digamma bit for bit, and digammaTrigamma's equal polygammaTriple's, NewGammaShape(a).SampleLog gives Implicit{}.SampleLog's
 // draw and derivative bit for bit on the same stream, and its ψ₁(a) is
 // Trigamma(a) to rounding.
 func TestGammaShape(t *testing.T) {
 	for _, a := range []float64{1e-6, 1e-3, 0.01, 0.3, 0.999, 1, 1.4616321449683622, 2.5, 8.7, 9, 9.2, 9.999, 10, 10.5, 100, 1e3, 1e4} {
 		if a < polygammaShift {
-			p0, p1, _ := polygammaTriple(a)
+			p0, p1, tri := polygammaTriple(a)
 			if p0 != Digamma(a) || p1 != Digamma(a+1) {
 				t.Errorf("polygammaTriple(%v) = %v, %v; Digamma gives %v, %v", a, p0, p1, Digamma(a), Digamma(a+1))
+			}
+			d0, t0 := digammaTrigamma(a, false)
+			d1, t1 := digammaTrigamma(a, true)
+			bits := math.Float64bits
+			if bits(d0) != bits(p0) || bits(t0) != bits(tri) || bits(d1) != bits(p1) || bits(t1) != bits(tri) {
+				t.Errorf("digammaTrigamma(%v) = (%v, %v), (%v, %v); polygammaTriple gives %v, %v, %v", a, d0, t0, d1, t1, p0, p1, tri)
 			}
 		}
 		g := NewGammaShape(a)
@@ -742,7 +748,7 @@ func TestGammaShapeDeferred(t *testing.T) {
 	same := func(x, y float64) bool {
 		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
 	}
-	for _, a := range []float64{1e-6, 1e-3, 0.3, 1, 2.5, polygammaShift - 1, math.Nextafter(polygammaShift-1, 0), polygammaShift, 15, temmeMinA, 55, 1e3, 1e6, 0, -1, math.NaN(), math.Inf(1)} {
+	for _, a := range []float64{1e-6, 1e-3, 0.3, 1, 2.5, polygammaShift - 1, math.Nextafter(polygammaShift-1, 0), 9.5, math.Nextafter(polygammaShift, 0), polygammaShift, 15, temmeMinA, 55, 1e3, 1e6, 0, -1, math.NaN(), math.Inf(1)} {
 		want := NewGammaShape(a)
 		g := NewGammaShapeDraw(a)
 		g.Finish()
@@ -760,6 +766,16 @@ func TestGammaShapeDeferred(t *testing.T) {
 			f := NewGammaShapeDraw(a)
 			if dd := f.FinishDLogXDA(l, x); !same(dd, wd) || !same(f.Trigamma, want.Trigamma) {
 				t.Fatalf("a=%v draw %d: FinishDLogXDA %v with trigamma %v, SampleLog %v with %v", a, i, dd, f.Trigamma, wd, want.Trigamma)
+			}
+		}
+		// Points that draws rarely reach: far tails, and both sides of
+		// Temme's |η| = temmeMaxEta (λ = x/a ≈ 0.24 and 2.3).
+		for _, lam := range []float64{1e-30, 1e-3, 0.1, 0.2, 0.24, 0.25, 0.5, 0.999, 1, 1.001, 2, 2.3, 2.4, 4, 30} {
+			x := a * lam
+			l := math.Log(x)
+			f := NewGammaShapeDraw(a)
+			if dd, wd := f.FinishDLogXDA(l, x), want.DLogXDA(l, x); !same(dd, wd) || !same(f.Trigamma, want.Trigamma) {
+				t.Fatalf("a=%v x=%v: FinishDLogXDA %v with trigamma %v, DLogXDA %v with %v", a, x, dd, f.Trigamma, wd, want.Trigamma)
 			}
 		}
 	}
@@ -798,6 +814,64 @@ func TestGammaTemme(t *testing.T) {
 		t.Fatalf("read %d rows, %d in the Temme branch; want 153 and 107", len(rows), inside)
 	}
 	t.Logf("Temme branch: worst relative error %.2e over %d points", worst, inside)
+}
+
+// TestTemmeRowPairs checks that temmeDLogXDA, which sums the rows of the
+// table two at a time (horner2), gives bit for bit the row-by-row sum of
+// each row by Horner's rule, in every bucket of the truncation table and
+// at its edges.
+func TestTemmeRowPairs(t *testing.T) {
+	rowByRow := func(a, eta float64) float64 {
+		ia := 1 / a
+		ai := len(temmeABounds) - 1
+		for a < temmeABounds[ai] {
+			ai--
+		}
+		ei := 0
+		for math.Abs(eta) > temmeEtaBounds[ei] {
+			ei++
+		}
+		cut := &temmeCuts[ai][ei]
+		var s, tt float64
+		for k := int(cut.nk) - 1; k >= 0; k-- {
+			ck := 0.0
+			for n := int(cut.nn[k]) - 1; n >= 0; n-- {
+				ck = ck*eta + temmeD[k][n]
+			}
+			s = s*ia + ck
+			tt = tt*ia + float64(k)*ck
+		}
+		g := 0.0
+		for k := int(cut.ng); k >= 0; k-- {
+			g = g*ia + temmeG[k]
+		}
+		return ia * (1 + g*(-0.5*eta-(0.5*eta*eta+0.5*ia)*s-ia*tt))
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	n := 0
+	for _, amin := range temmeABounds {
+		for _, a := range []float64{amin, amin * 1.3, math.Nextafter(amin, math.Inf(1))} {
+			etas := []float64{0, -1, 1}
+			for _, e := range temmeEtaBounds {
+				etas = append(etas, e, -e, math.Nextafter(e, 0), math.Nextafter(e, 2))
+			}
+			for range 200 {
+				etas = append(etas, 2*rng.Float64()-1)
+			}
+			for _, eta := range etas {
+				if math.Abs(eta) > temmeMaxEta {
+					continue
+				}
+				n++
+				if got, want := temmeDLogXDA(a, eta), rowByRow(a, eta); math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("a=%v η=%v: temmeDLogXDA %v, row by row %v", a, eta, got, want)
+				}
+			}
+		}
+	}
+	if n < 5000 {
+		t.Fatalf("only %d points", n)
+	}
 }
 
 // GammaLogCDF against mpmath at 60 digits, in both tails where P or Q

@@ -111,6 +111,29 @@ func polygammaTriple(a float64) (psiA, psiA1, tri float64) {
 	return psiA, psiA1, tri + trigammaAsymp(x)
 }
 
+// digammaTrigamma returns polygammaTriple(a)'s ψ(a) (plus1 false) or ψ(a+1)
+// (plus1 true) and its trigamma, bit for bit, for 0 < a < polygammaShift:
+// the same shift loop with only the one digamma's two-sum, for the
+// implicit gamma gradient, whose branch reads only one of them.
+func digammaTrigamma(a float64, plus1 bool) (psi, tri float64) {
+	x := a
+	inv := 1 / x
+	tri = inv * inv
+	var shift, comp float64
+	if !plus1 {
+		shift, comp = twoSum(0, inv)
+	}
+	for x++; x < polygammaShift; x++ {
+		inv = 1 / x
+		var e float64
+		shift, e = twoSum(shift, inv)
+		comp += e
+		tri += inv * inv
+	}
+	hi, lo := twoSum(math.Log(x), -shift)
+	return hi + (lo - comp + digammaAsymp(x)), tri + trigammaAsymp(x)
+}
+
 // twoSum returns s = fl(a+b) and the rounding error e with a+b = s+e exactly
 // (Knuth's branch-free two-sum).
 func twoSum(a, b float64) (s, e float64) {

@@ -246,18 +246,53 @@ func (b *block) positive(j int) bool {
 // and concentrations (the shapes of the gamma draws that build beta and
 // Dirichlet factors) at or below maxShape.
 func (b *block) clamp(j int, v float64) float64 {
+	lo, hi := b.clampBounds(j)
+	return min(max(v, lo), hi)
+}
+
+// clampBounds returns the interval that clamp(j, ·) keeps values in,
+// with ±Inf for a free side (min and max then return v itself, NaN
+// included).
+func (b *block) clampBounds(j int) (lo, hi float64) {
 	shape := b.fam == FamilyGamma && j < b.n
 	switch {
 	case b.logMS && shape, b.logConc():
-		return min(max(v, logMinParam), logMaxShape)
+		return logMinParam, logMaxShape
 	case b.fam == FamilyBanded && j >= b.n && j < 2*b.n: // log d: an sd in [minParam, 1/minParam]
-		return min(max(v, logMinParam), -logMinParam)
+		return logMinParam, -logMinParam
 	case shape:
-		return min(max(v, minRaw), maxShape) // softplus(r) = r above 35
+		return minRaw, maxShape // softplus(r) = r above 35
 	case b.positive(j):
-		return max(v, minRaw)
+		return minRaw, math.Inf(1)
 	}
-	return v
+	return math.Inf(-1), math.Inf(1)
+}
+
+// stepClamped sets theta[i] = clamp(i−poff, theta[i]+delta[i]) for the
+// block's indices i in [lo, hi). In the elementwise families a slot's
+// bounds depend only on its half (the first parameter or the second), so
+// they are looked up once per half instead of once per element, which
+// cost as much as the addition and the clamp themselves.
+func (b *block) stepClamped(theta, delta []float64, lo, hi int) {
+	switch b.fam {
+	case FamilyGamma, FamilyNormal, FamilyLognormal, FamilyBeta, FamilyDirichlet, FamilyPoint:
+	default:
+		for i := lo; i < hi; i++ {
+			theta[i] = b.clamp(i-b.poff, theta[i]+delta[i])
+		}
+		return
+	}
+	for lo < hi {
+		end := hi
+		if mid := b.poff + b.n; lo < mid && mid < hi {
+			end = mid
+		}
+		l, u := b.clampBounds(lo - b.poff)
+		for i := lo; i < end; i++ {
+			theta[i] = min(max(theta[i]+delta[i], l), u)
+		}
+		lo = end
+	}
 }
 
 // maxShape caps the shape of gamma factors. A draw's shape derivative sums
@@ -784,8 +819,10 @@ func newStepCache(np int, prepared bool) stepCache {
 // gammaShape records the step's shape a of gamma slot i and its trigamma.
 func (c *stepCache) gammaShape(i int) {
 	if c.shape != nil {
-		c.shape[i] = dist.NewGammaShape(c.val[i])
-		c.psi1[i] = c.shape[i].Trigamma
+		sh := &c.shape[i] // dist.NewGammaShape in place (see PrepareDraw)
+		sh.PrepareDraw(c.val[i])
+		sh.Finish()
+		c.psi1[i] = sh.Trigamma
 		return
 	}
 	c.psi1[i] = dist.Trigamma(c.val[i])
@@ -825,7 +862,7 @@ func (c *stepCache) fillRange(b *block, th []float64, lo, hi int) {
 }
 
 // fillSpan is fillRange; with later, for a deferrable block, each gamma
-// shape gets only its sampler's constants (dist.NewGammaShapeDraw), and
+// shape gets only its sampler's constants (dist.GammaShape.PrepareDraw), and
 // finishGamma does the rest (polygammas, psi1, fisher) after the draw.
 func (c *stepCache) fillSpan(b *block, th []float64, lo, hi int, later bool) {
 	n, p := b.n, b.poff
@@ -859,7 +896,7 @@ func (c *stepCache) fillSpan(b *block, th []float64, lo, hi int, later bool) {
 			c.logb[p+n+i] = la - th[p+n+i]
 			c.val[p+n+i] = math.Exp(c.logb[p+n+i])
 			if later && c.shape != nil {
-				c.shape[p+i] = dist.NewGammaShapeDraw(c.val[p+i])
+				c.shape[p+i].PrepareDraw(c.val[p+i])
 				continue
 			}
 			c.gammaShape(p + i)
@@ -892,7 +929,7 @@ func (c *stepCache) fillSpan(b *block, th []float64, lo, hi int, later bool) {
 		case FamilyGamma:
 			c.logb[p+n+i] = math.Log(c.val[p+n+i])
 			if later && c.shape != nil {
-				c.shape[p+i] = dist.NewGammaShapeDraw(c.val[p+i])
+				c.shape[p+i].PrepareDraw(c.val[p+i])
 				continue
 			}
 			c.gammaShape(p + i)

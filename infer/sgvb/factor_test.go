@@ -186,3 +186,55 @@ func TestResultSampleSmallRate(t *testing.T) {
 		}
 	}
 }
+
+// stepClamped adds the step and clamps each slot bit for bit as the
+// per-slot rule (clampRef, the rule written out) does, whole blocks and
+// ranges within and across their halves, on values inside, outside and at
+// the bounds, NaN, ±Inf and −0.
+func TestStepClamped(t *testing.T) {
+	clampRef := func(b *block, j int, v float64) float64 {
+		shape := b.fam == FamilyGamma && j < b.n
+		switch {
+		case b.logMS && shape, b.logConc():
+			return min(max(v, logMinParam), logMaxShape)
+		case b.fam == FamilyBanded && j >= b.n && j < 2*b.n:
+			return min(max(v, logMinParam), -logMinParam)
+		case shape:
+			return min(max(v, minRaw), maxShape)
+		case b.positive(j):
+			return max(v, minRaw)
+		}
+		return v
+	}
+	const n, poff = 6, 5
+	special := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 1e300, -1e300,
+		logMinParam, logMaxShape, minRaw, maxShape, -40, 40, 3.5, -0.25}
+	for _, b := range []block{
+		{fam: FamilyGamma, n: n}, {fam: FamilyGamma, n: n, logMS: true}, {fam: FamilyLognormal, n: n},
+		{fam: FamilyNormal, n: n}, {fam: FamilyBeta, n: n}, {fam: FamilyDirichlet, n: n, k: 3},
+		{fam: FamilyPoint, n: n, support: dist.Real}, {fam: FamilyFullRank, n: n}, {fam: FamilyLowRank, n: n, rank: 2},
+	} {
+		b.poff = poff
+		np := b.np()
+		rng := rand.New(rand.NewPCG(3, uint64(b.fam)))
+		for _, r := range [][2]int{{0, np}, {0, min(n, np)}, {min(n, np), np}, {1, np - 1}, {n - 2, min(n+2, np)}} {
+			th := make([]float64, poff+np+3)
+			delta := make([]float64, len(th))
+			for i := range th {
+				th[i] = special[rng.IntN(len(special))]
+				delta[i] = special[rng.IntN(len(special))]
+			}
+			want := append([]float64(nil), th...)
+			lo, hi := poff+r[0], poff+r[1]
+			for i := lo; i < hi; i++ {
+				want[i] = clampRef(&b, i-poff, th[i]+delta[i])
+			}
+			b.stepClamped(th, delta, lo, hi)
+			for i := range th {
+				if math.Float64bits(th[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%v logMS=%v range %v: slot %d = %v, want %v", b.fam, b.logMS, r, i-poff, th[i], want[i])
+				}
+			}
+		}
+	}
+}

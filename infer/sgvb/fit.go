@@ -745,9 +745,7 @@ func (e *engine) splitUpdate(eta float64) {
 			}
 			e.blockDelta(b, eta, lo, hi)
 			copy(e.backup[lo:hi], e.theta[lo:hi])
-			for i := lo; i < hi; i++ {
-				e.theta[i] = b.clamp(i-b.poff, e.theta[i]+e.delta[i])
-			}
+			b.stepClamped(e.theta, e.delta, lo, hi)
 			if !allFinite(e.theta[lo:hi]) {
 				e.segBad.Store(true)
 			}
@@ -934,10 +932,7 @@ func (e *engine) step(stream uint64, iter int, eta float64) (bool, error) {
 	copy(e.backup, e.theta)
 	for bi := range e.blocks {
 		b := &e.blocks[bi]
-		for j := range b.np() {
-			i := b.poff + j
-			e.theta[i] = b.clamp(j, e.theta[i]+e.delta[i])
-		}
+		b.stepClamped(e.theta, e.delta, b.poff, b.poff+b.np())
 	}
 	if !allFinite(e.theta) {
 		copy(e.theta, e.backup)
