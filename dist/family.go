@@ -245,6 +245,9 @@ type Univariate struct {
 	// log P(X > x) (LogCDF), rather than a log density, so that errors name
 	// what is not finite.
 	LogProb bool
+	// Quantity, when set, names what Kernel computes where it is neither a
+	// log density nor a log probability (inc_beta's "value"), for errors.
+	Quantity string
 	// CDFTail marks the kernel of a log CDF: −1 for log P(X ≤ x)
 	// (logcdf), +1 for log P(X > x) (logccdf), 0 for any other. Its −Inf
 	// at the lower (−1) or upper (+1) end of the closed support (Ends),

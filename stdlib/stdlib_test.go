@@ -55,7 +55,8 @@ func TestTable(t *testing.T) {
 		pi e sqrt2 log2 log10 positive_infinity negative_infinity not_a_number machine_precision
 		gp_exp_quad_cov gp_exponential_cov gp_matern32_cov gp_matern52_cov gp_periodic_cov add_diag
 		log_diff_exp log_sum_exp fma hypot atan2 tan asin acos sinh cosh asinh acosh atanh erf erfc exp2 cbrt
-		tgamma trigamma lmultiply binary_log_loss log_inv_logit_diff log_falling_factorial prod floor ceil round trunc
+		tgamma trigamma lmultiply binary_log_loss log_inv_logit_diff log_falling_factorial gamma_p gamma_q inc_beta inv_inc_beta log_modified_bessel_first_kind modified_bessel_first_kind
+		bessel_first_kind bessel_second_kind modified_bessel_second_kind lambert_w0 lambert_wm1 owens_t log_rising_factorial rising_factorial falling_factorial prod floor ceil round trunc
 		rows_dot_product columns_dot_product inverse inverse_spd determinant log_determinant mdivide_left_tri_low
 		linspaced_vector one_hot_vector hmm_marginal hmm_hidden_state_prob hmm_latent_rng ode_rk45 ode_rk45_tol ode_bdf ode_bdf_tol
 		mdivide_right_tri_low matrix_exp matrix_exp_multiply scale_matrix_exp_multiply matrix_power eigenvalues_sym
@@ -270,6 +271,24 @@ func TestFold(t *testing.T) {
 		{"log_inv_logit_diff", []float64{1, -1}, math.Log(1/(1+math.Exp(-1)) - 1/(1+math.Exp(1)))},
 		{"log_falling_factorial", []float64{5, 2}, math.Log(20)},
 		{"log_falling_factorial", []float64{5, 0}, 0},
+		{"gamma_p", []float64{1, 2}, -math.Expm1(-2)},
+		{"gamma_q", []float64{1, 700}, math.Exp(-700)},
+		{"gamma_q", []float64{0.5, 2}, math.Erfc(math.Sqrt(2))},
+		{"inc_beta", []float64{2, 3, 0.5}, 11.0 / 16},
+		{"inc_beta", []float64{1, 4, 0.25}, 1 - math.Pow(0.75, 4)},
+		{"inv_inc_beta", []float64{2, 3, 11.0 / 16}, 0.5},
+		{"log_modified_bessel_first_kind", []float64{0.5, 2}, math.Log(math.Sinh(2) * math.Sqrt(2/(math.Pi*2)))}, // I_½(z) = √(2/(πz)) sinh z
+		{"modified_bessel_first_kind", []float64{0, 0}, 1},
+		{"modified_bessel_first_kind", []float64{1, -1}, -0.56515910399248502721}, // mpmath besseli(1, -1)
+		{"bessel_first_kind", []float64{1, 2}, math.J1(2)},
+		{"bessel_second_kind", []float64{0, 3}, math.Y0(3)},
+		{"modified_bessel_second_kind", []float64{0, 1}, 0.42102443824070833334}, // mpmath besselk(0, 1)
+		{"lambert_w0", []float64{math.E}, 1},
+		{"lambert_wm1", []float64{-2 * math.Exp(-2)}, -2},
+		{"owens_t", []float64{0, 1}, 0.125},
+		{"log_rising_factorial", []float64{2, 3}, math.Log(24)},
+		{"rising_factorial", []float64{2, 3}, 24},
+		{"falling_factorial", []float64{5, 3}, 60},
 		{"tgamma", []float64{-0.5}, -2 * math.Sqrt(math.Pi)},
 		{"trigamma", []float64{1}, math.Pi * math.Pi / 6},
 		{"acos", []float64{-1}, math.Pi},

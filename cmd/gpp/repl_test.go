@@ -172,8 +172,8 @@ func TestReplComplete(t *testing.T) {
 		{"pos", []string{"positive", "positive_infinity", "positive_ordered"}, 3}, // type keywords, a constant
 		{"y ~ Poi", []string{"Poisson", "PoissonLog"}, 3},                         // distribution
 		{"sof", []string{"softmax", "softplus"}, 3},                               // built-in
-		{"lam", []string{"lambda", "lambda2"}, 3},                                 // declared names
-		{"mean(la", []string{"lambda", "lambda2"}, 2},                             // inside a call
+		{"lambd", []string{"lambda", "lambda2"}, 5},                               // declared names ("lam" would add lambert_w0)
+		{"mean(lambd", []string{"lambda", "lambda2"}, 5},                          // inside a call
 		{"s", []string{"scale_matrix_exp_multiply", "sd", "segment", "simplex", "sin", "singular_values", "sinh", "softmax", "softplus", "solve", "sort_asc", "sort_desc", "sort_indices_asc", "sort_indices_desc", "sqrt", "sqrt2", "square", "sum", "sum_to_zero_matrix", "sum_to_zero_vector"}, 1}, // REPL sd
 		{":fi", []string{":fit"}, 3},                                    // command
 		{":s", []string{":save", ":set", ":show"}, 2},                   // commands

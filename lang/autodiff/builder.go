@@ -520,7 +520,7 @@ func (b *Builder) Div(x, y ID, pos ast.Pos) ID { return b.Binary(OpDiv, x, y, po
 // Pow returns x .^ y.
 func (b *Builder) Pow(x, y ID, pos ast.Pos) ID { return b.Binary(OpPow, x, y, pos) }
 
-// Unary adds an elementwise unary node (OpNeg through OpTrunc).
+// Unary adds an elementwise unary node (OpNeg through OpLambertWm1).
 func (b *Builder) Unary(op Op, x ID, pos ast.Pos) ID {
 	if !op.isUnary() {
 		panic(errNotUnary)

@@ -646,6 +646,10 @@ func unaryMessage(op Op, x float64, bad, el string) string {
 		return msg(fmt.Sprintf("acosh: argument %s < 1", short(x, 1)), el)
 	case (op == OpLog2 || op == OpLog10) && x < 0:
 		return msg(fmt.Sprintf("%s: argument %s < 0", name, short(x, 0)), el)
+	case op == OpLambertW0 && x < -1/math.E:
+		return msg(fmt.Sprintf("lambert_w0: argument %s < -1/e", short(x, -1/math.E)), el)
+	case op == OpLambertWm1 && !(x >= -1/math.E && x < 0):
+		return msg(fmt.Sprintf("lambert_wm1: argument %s is outside [-1/e, 0)", short(x, -1/math.E, 0)), el)
 	case (op == OpLog2 || op == OpLog10) && x == 0:
 		return msg(fmt.Sprintf("%s: argument 0 gives -Inf", name), el)
 	}
@@ -672,6 +676,18 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 		return msg(fmt.Sprintf("log_inv_logit_diff: equal arguments (%s) give -Inf, the log of 0", short(x)), el)
 	case op == OpLogFallingFactorial && !(x-y+1 > 0 && y > -1):
 		return msg(fmt.Sprintf("log_falling_factorial: arguments %s and %s need x - n + 1 > 0 and n > -1", short(x, y-1), short(y, -1, x+1)), el)
+	case (op == OpGammaP || op == OpGammaQ) && !(x > 0 && x < math.Inf(1)):
+		return msg(fmt.Sprintf("%s: argument 1 (%s) must be > 0 and finite", op, short(x, 0)), el)
+	case (op == OpGammaP || op == OpGammaQ) && !(y >= 0):
+		return msg(fmt.Sprintf("%s: argument 2 (%s) must be >= 0", op, short(y, 0)), el)
+	case op == OpLogBesselI && !(x >= -1):
+		return msg(fmt.Sprintf("log_modified_bessel_first_kind: argument 1 (%s) must be >= -1", short(x, -1)), el)
+	case (op == OpLogBesselI && !(y >= 0)) || ((op == OpRisingFactorial || op == OpFallingFactorial) && !(y >= 0)):
+		return msg(fmt.Sprintf("%s: argument 2 (%s) must be >= 0", op, short(y, 0)), el)
+	case (op == OpBesselY || op == OpBesselK) && !(y > 0):
+		return msg(fmt.Sprintf("%s: argument 2 (%s) must be > 0", op, short(y, 0)), el)
+	case op == OpLogRisingFactorial && !(x > 0 && x+y > 0):
+		return msg(fmt.Sprintf("log_rising_factorial: arguments %s and %s need x > 0 and x + n > 0", short(x, 0), short(y, -x)), el)
 	case op == OpLmultiply && y < 0:
 		return msg(fmt.Sprintf("lmultiply: argument 2 (%s) < 0", short(y, 0)), el)
 	case op == OpLmultiply && y == 0:
@@ -756,6 +772,12 @@ func (p *Program) densityError(n *node) error {
 			cell = fmt.Sprintf(cellNote+"%s's at %s", src.name, at)
 		}
 		if math.IsInf(lp, -1) {
+			if _, ok := d.Support.Admits(x); !ok && d.Quantity != "" { // a function's argument outside its domain
+				lo, hi := d.Ends(par)
+				cell = strings.Replace(cell, cellNote, fmt.Sprintf("; argument %d is ", len(par)+1), 1) // the value is the last argument
+				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: argument %d (%s) is outside [%g, %g]", d.Name, len(par)+1, short(x, lo, hi), lo, hi), el), cell)
+				return false
+			}
 			if _, ok := d.Support.Admits(x); !ok && !d.ZeroAtEnd(x, par, lp) {
 				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s is -Inf: value %g outside the support of %s", quantity(d), x, d.Name), el), cell)
 				return false
@@ -784,6 +806,9 @@ func (p *Program) densityError(n *node) error {
 // quantity names what d's kernel computes: a log density, or the log
 // probability of logcdf and logccdf.
 func quantity(d *dist.Univariate) string {
+	if d.Quantity != "" {
+		return d.Quantity
+	}
 	if d.LogProb {
 		return "log probability"
 	}

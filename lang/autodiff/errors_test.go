@@ -211,6 +211,12 @@ func TestNaNProvenance(t *testing.T) {
 		{"log_falling_factorial past x + 1", []float64{4}, func(b *Builder) ID {
 			return b.Binary(OpLogFallingFactorial, b.Scalar(2.5, at(1, 1)), b.Input("n", Scalar(), at(1, 1)), at(7, 4))
 		}, "model.gpp:7:4: log_falling_factorial: arguments 2.5 and 4 need x - n + 1 > 0 and n > -1"},
+		{"gamma_p of a negative shape", []float64{1, -0.5}, func(b *Builder) ID {
+			return b.Sum(b.Binary(OpGammaP, b.Input("a", Vector(2), at(1, 1)), b.Scalar(2, at(1, 1)), at(7, 4)), at(7, 1))
+		}, "model.gpp:7:4: gamma_p: argument 1 (-0.5) must be > 0 and finite (element [1])"},
+		{"gamma_q of a negative z", []float64{-3}, func(b *Builder) ID {
+			return b.Binary(OpGammaQ, b.Scalar(2, at(1, 1)), b.Input("z", Scalar(), at(1, 1)), at(7, 4))
+		}, "model.gpp:7:4: gamma_q: argument 2 (-3) must be >= 0"},
 		{"asin outside [-1, 1]", []float64{0.5, -1.25}, func(b *Builder) ID {
 			return b.Sum(b.Unary(OpAsin, b.Input("r", Vector(2), at(1, 1)), at(3, 8)), at(3, 1))
 		}, "model.gpp:3:8: asin: argument -1.25 is outside [-1, 1] (element [1])"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpplang/gpp/lang/ast"
 	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/mathext"
 )
 
 // Tolerances of the finite-difference checks: |ad - fd| <= abs + rel*max(|ad|, |fd|).
@@ -38,6 +39,7 @@ const (
 	prob                  // U(0.05, 0.95): a probability, away from 0 and 1
 	count                 // an integer in 0..20
 	prec                  // U(5, 50): a beta regression's precision, and shapes above 2
+	order                 // an integer in 0..4: a Bessel order, a factorial's count
 )
 
 // arg describes one operand of an op under test.
@@ -83,6 +85,10 @@ func randValues(r *rand.Rand, a arg) []float64 {
 	case count:
 		for i := range v {
 			v[i] = float64(r.IntN(21))
+		}
+	case order:
+		for i := range v {
+			v[i] = float64(r.IntN(5))
 		}
 	case prec:
 		for i := range v {
@@ -281,6 +287,18 @@ func TestGradBinary(t *testing.T) {
 			return a - b
 		}},
 		{OpLogInvLogitDiff, pos, negFrac, func(x, y float64) float64 { return math.Log(1/(1+math.Exp(-x)) - 1/(1+math.Exp(-y))) }},
+		{OpGammaP, pos, pos, mathext.GammaIncReg},
+		{OpGammaP, prec, prec, mathext.GammaIncReg},
+		{OpGammaQ, pos, pos, mathext.GammaIncRegComp},
+		{OpGammaQ, prec, pos, mathext.GammaIncRegComp},
+		{OpLogBesselI, pos, pos, logBesselIRef},
+		{OpLogBesselI, negFrac, prec, logBesselIRef},
+		{OpOwensT, real, real, owensTRef},
+		{OpLogRisingFactorial, pos, pos, func(x, n float64) float64 {
+			a, _ := math.Lgamma(x + n)
+			b, _ := math.Lgamma(x)
+			return a - b
+		}},
 	}
 	var cases []gradCase
 	for _, o := range ops {
@@ -312,6 +330,47 @@ func TestGradBinary(t *testing.T) {
 				return -math.Log(1 - x[1])
 			}),
 		})
+	}
+	// Stan's functions of an int order or count (data) and a real.
+	for _, o := range []struct {
+		op      Op
+		intLeft bool
+		dom     domain
+		f       func(n, x float64) float64
+	}{
+		{OpBesselI, true, real, nil},
+		{OpBesselJ, true, real, func(n, x float64) float64 { return math.Jn(int(n), x) }},
+		{OpBesselY, true, prec, func(n, x float64) float64 { return math.Yn(int(n), x) }},
+		{OpBesselK, true, pos, nil},
+		{OpRisingFactorial, false, real, func(n, x float64) float64 { return math.Gamma(x+n) / math.Gamma(x) }},
+		{OpFallingFactorial, false, prec, func(n, x float64) float64 { return math.Gamma(x+1) / math.Gamma(x-n+1) }},
+	} {
+		for _, pat := range []string{"vector-vector", "data-scalar"} {
+			cases = append(cases, gradCase{
+				name: o.op.String() + "/" + pat,
+				args: func(r *rand.Rand) []arg {
+					n, _, _ := dims(r)
+					x := in(Vector(n), o.dom)
+					if pat == "data-scalar" {
+						x = in(Scalar(), o.dom)
+					}
+					if o.intLeft {
+						return []arg{data(Vector(n), order), x}
+					}
+					return []arg{x, data(Vector(n), order)}
+				},
+				build: func(b *Builder, x []ID) ID { return b.Binary(o.op, x[0], x[1], testPos) },
+			})
+			if o.f != nil && o.op != OpRisingFactorial { // Γ's poles at the real x of rising_factorial
+				f, left := o.f, o.intLeft
+				cases[len(cases)-1].ref = elementwiseRef(func(x []float64) float64 {
+					if left {
+						return f(x[0], x[1])
+					}
+					return f(x[1], x[0])
+				})
+			}
+		}
 	}
 	// The same node on both sides: adjoints must add up.
 	cases = append(cases, gradCase{
@@ -378,6 +437,8 @@ func TestGradUnary(t *testing.T) {
 		{OpFloor, prob, func(float64) float64 { return 0 }},
 		{OpCeil, prob, func(float64) float64 { return 1 }},
 		{OpTrunc, negFrac, func(float64) float64 { return 0 }},
+		{OpLambertW0, pos, nil},
+		{OpLambertW0, prob, nil},
 	}
 	var cases []gradCase
 	for _, o := range ops {
@@ -398,7 +459,39 @@ func TestGradUnary(t *testing.T) {
 			})
 		}
 	}
+	// lambert_wm1 on (-1/e, 0): of -0.35·x, x in (0.05, 0.95).
+	cases = append(cases, gradCase{
+		name: "lambert_wm1/vector",
+		args: func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), prob)} },
+		build: func(b *Builder, x []ID) ID {
+			return b.Unary(OpLambertWm1, b.Mul(b.Scalar(-0.35, testPos), x[0], testPos), testPos)
+		},
+	})
 	runCases(t, cases)
+}
+
+// logBesselIRef is log I_v(z) by the plain power series
+// Σ (z/2)^(2k+v)/(k! Γ(k+v+1)), for moderate z.
+func logBesselIRef(v, z float64) float64 {
+	s := 0.0
+	for k := 0.0; k < 200; k++ {
+		lg, _ := math.Lgamma(k + v + 1)
+		lk, _ := math.Lgamma(k + 1)
+		s += math.Exp((2*k+v)*math.Log(z/2) - lk - lg)
+	}
+	return math.Log(s)
+}
+
+// owensTRef is Owen's T by Simpson's rule on its integral, 2000 panels.
+func owensTRef(h, a float64) float64 {
+	f := func(x float64) float64 { return math.Exp(-h*h*(1+x*x)/2) / (1 + x*x) }
+	const n = 2000
+	w := a / n
+	s := f(0) + f(a)
+	for i := 1; i < n; i++ {
+		s += float64(2+2*(i%2)) * f(float64(i)*w)
+	}
+	return s * w / 3 / (2 * math.Pi)
 }
 
 func sumRef(v [][]float64, _ []Shape) []float64 {

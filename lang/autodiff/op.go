@@ -30,6 +30,18 @@ const (
 	OpBinaryLogLoss       // -log p for y != 0, -log(1 - p) for y = 0 (y the first operand)
 	OpLogInvLogitDiff     // log(inv_logit(x) - inv_logit(y)), x > y
 	OpLogFallingFactorial // lgamma(x + 1) - lgamma(x - n + 1), x - n + 1 > 0, n > -1
+	// Stan's special functions of two arguments (elemfns.go, specialfns.go).
+	OpGammaP             // P(a, z), the regularised lower incomplete gamma function, a > 0, z >= 0
+	OpGammaQ             // Q(a, z) = 1 - P(a, z), computed as itself
+	OpLogBesselI         // log I_v(z), v >= -1, z >= 0
+	OpBesselI            // I_v(z), v an int (data)
+	OpBesselJ            // J_v(x), v an int (data)
+	OpBesselY            // Y_v(x), v an int (data), x > 0
+	OpBesselK            // K_v(z), v an int (data), z > 0
+	OpOwensT             // Owen's T(h, a)
+	OpLogRisingFactorial // lgamma(x + n) - lgamma(x), x > 0, x + n > 0
+	OpRisingFactorial    // x (x + 1) ... (x + n - 1), n an int >= 0 (data)
+	OpFallingFactorial   // x (x - 1) ... (x - n + 1), n an int >= 0 (data)
 
 	// Elementwise unary.
 	OpNeg
@@ -77,6 +89,9 @@ const (
 	OpCeil
 	OpRound // half away from zero
 	OpTrunc
+	// Lambert's W (elemfns.go)
+	OpLambertW0  // W₀(x), x >= -1/e
+	OpLambertWm1 // W₋₁(x), -1/e <= x < 0
 
 	// Reductions.
 	OpSum          // to a scalar
@@ -222,6 +237,9 @@ var opNames = [numOps]string{
 	OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpPow: "pow",
 	OpFmin: "fmin", OpFmax: "fmax", OpLbeta: "lbeta", OpLogAddExp: "log_sum_exp",
 	OpLogDiffExp: "log_diff_exp", OpHypot: "hypot", OpAtan2: "atan2", OpLmultiply: "lmultiply", OpBinaryLogLoss: "binary_log_loss", OpLogInvLogitDiff: "log_inv_logit_diff", OpLogFallingFactorial: "log_falling_factorial",
+	OpGammaP: "gamma_p", OpGammaQ: "gamma_q", OpLogBesselI: "log_modified_bessel_first_kind", OpBesselI: "modified_bessel_first_kind",
+	OpBesselJ: "bessel_first_kind", OpBesselY: "bessel_second_kind", OpBesselK: "modified_bessel_second_kind", OpOwensT: "owens_t", OpLogRisingFactorial: "log_rising_factorial",
+	OpRisingFactorial: "rising_factorial", OpFallingFactorial: "falling_factorial",
 	OpNeg: "neg", OpExp: "exp", OpLog: "log", OpLog1p: "log1p", OpExpm1: "expm1",
 	OpLog1mexp: "log1mexp", OpSoftplus: "softplus", OpSqrt: "sqrt", OpSquare: "square",
 	OpAbs: "abs", OpLgamma: "lgamma", OpDigamma: "digamma", OpInvLogit: "inv_logit",
@@ -230,6 +248,7 @@ var opNames = [numOps]string{
 	OpTan: "tan", OpAsin: "asin", OpAcos: "acos", OpSinh: "sinh", OpCosh: "cosh", OpAsinh: "asinh", OpAcosh: "acosh",
 	OpAtanh: "atanh", OpErf: "erf", OpErfc: "erfc", OpExp2: "exp2", OpLog2: "log2", OpLog10: "log10", OpCbrt: "cbrt",
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
+	OpLambertW0: "lambert_w0", OpLambertWm1: "lambert_wm1",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
 	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpODE: "ode_rk45",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
@@ -247,8 +266,11 @@ func (o Op) String() string {
 	return "?"
 }
 
-func (o Op) isBinary() bool { return o >= OpAdd && o <= OpLogFallingFactorial }
-func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpTrunc }
+func (o Op) isBinary() bool { return o >= OpAdd && o <= lastBinary }
+func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpLambertWm1 }
+
+// lastBinary is the last elementwise op of two operands.
+const lastBinary = OpFallingFactorial
 
 // isStep reports a comparison or logical op (OpLt through OpNot);
 // isStepBinary those of two operands (OpLt through OpOr).

@@ -108,6 +108,7 @@ var stanSpellings = map[string]string{
 	"inv_erfc":                          "-inv_Phi(x / 2) / sqrt(2)",
 	"log1p_exp":                         "softplus(x)",
 	"multiply_log":                      "lmultiply(x, y) (Stan's newer name)",
+	"binomial_coefficient_log":          "lchoose(n, k) (Stan's newer name)",
 	"cholesky_decompose":                "chol(A)",
 	"cov_exp_quad":                      "gp_exp_quad_cov(x, alpha, rho) (Stan's current name)",
 	"mdivide_left":                      "solve(A, B)",

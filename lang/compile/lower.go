@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
@@ -791,6 +792,10 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		id = b.ColSum(b.Mul(args[0], args[1], pos), pos)
 	case "prod":
 		id = b.Prod(args[0], pos)
+	case "inc_beta": // a node of I_x(a, b) per element, laid out as a density's: its three arguments broadcast
+		id = b.LogPDF(dist.IncBetaFn, args[2], args[:2], pos)
+	case "inv_inc_beta":
+		id = b.LogPDF(dist.InvIncBetaFn, args[2], args[:2], pos)
 	case "fma": // x * y + z: two roundings on the tape
 		id = b.Add(b.Mul(args[0], args[1], pos), args[2], pos)
 	case "max":
@@ -914,18 +919,31 @@ var unaryOps = map[string]autodiff.Op{
 	"ceil":        autodiff.OpCeil,
 	"round":       autodiff.OpRound,
 	"trunc":       autodiff.OpTrunc,
+	"lambert_w0":  autodiff.OpLambertW0,
+	"lambert_wm1": autodiff.OpLambertWm1,
 }
 
 // binaryOps are the built-ins that are one elementwise binary op of the
 // tape, with broadcasting.
 var binaryOps = map[string]autodiff.Op{
-	"log_diff_exp":          autodiff.OpLogDiffExp,
-	"hypot":                 autodiff.OpHypot,
-	"atan2":                 autodiff.OpAtan2,
-	"lmultiply":             autodiff.OpLmultiply,
-	"binary_log_loss":       autodiff.OpBinaryLogLoss,
-	"log_inv_logit_diff":    autodiff.OpLogInvLogitDiff,
-	"log_falling_factorial": autodiff.OpLogFallingFactorial,
+	"log_diff_exp":                   autodiff.OpLogDiffExp,
+	"hypot":                          autodiff.OpHypot,
+	"atan2":                          autodiff.OpAtan2,
+	"lmultiply":                      autodiff.OpLmultiply,
+	"binary_log_loss":                autodiff.OpBinaryLogLoss,
+	"log_inv_logit_diff":             autodiff.OpLogInvLogitDiff,
+	"log_falling_factorial":          autodiff.OpLogFallingFactorial,
+	"gamma_p":                        autodiff.OpGammaP,
+	"gamma_q":                        autodiff.OpGammaQ,
+	"log_modified_bessel_first_kind": autodiff.OpLogBesselI,
+	"modified_bessel_first_kind":     autodiff.OpBesselI,
+	"bessel_first_kind":              autodiff.OpBesselJ,
+	"bessel_second_kind":             autodiff.OpBesselY,
+	"modified_bessel_second_kind":    autodiff.OpBesselK,
+	"owens_t":                        autodiff.OpOwensT,
+	"log_rising_factorial":           autodiff.OpLogRisingFactorial,
+	"rising_factorial":               autodiff.OpRisingFactorial,
+	"falling_factorial":              autodiff.OpFallingFactorial,
 }
 
 // inline lowers a call of a user function, expanded by the checker: each

@@ -167,6 +167,24 @@ func TestStanFuncs(t *testing.T) {
 			"target += -sum(b .* log(inv_logit(a * x)) + (1 - b) .* log(1 - inv_logit(a * x)))\n"},
 		{"log_inv_logit_diff", "target += sum(log_inv_logit_diff(a + 2.5, a + x))\n", "target += sum(log(inv_logit(a + 2.5) - inv_logit(a + x)))\n"},
 		{"log_falling_factorial", "target += sum(log_falling_factorial(s + 10, abs(x)))\n", "target += sum(lgamma(s + 11) - lgamma(s + 11 - abs(x)))\n"},
+		{"gamma_p", "target += sum(gamma_p(s + 1, s + abs(x)))\n", "target += sum(exp(logcdf(s + abs(x), Gamma(s + 1, 1))))\n"},
+		{"gamma_q", "target += sum(gamma_q(s + abs(x), 2 * s))\n", "target += sum(exp(logccdf(2 * s, Gamma(s + abs(x), 1))))\n"},
+		{"inc_beta", "target += sum(inc_beta(s + 1, s + abs(x), u))\n", "target += sum(exp(logcdf(u, Beta(s + 1, s + abs(x)))))\n"},
+		{"inc_beta of a vector x", "target += sum(inc_beta(s, 2.5, u * abs(x) / 3))\n", "target += sum(exp(logcdf(u * abs(x) / 3, Beta(s, 2.5))))\n"},
+		{"inv_inc_beta", "target += sum(inc_beta(s + 1, 2, inv_inc_beta(s + 1, 2, u * abs(x) / 3)))\n", "target += sum(u * abs(x) / 3)\n"},
+		{"inv_inc_beta of shapes", "target += sum(inv_inc_beta(s + abs(x), s + 2, u))\n", ""},
+		{"log_modified_bessel_first_kind", "target += sum(log_modified_bessel_first_kind(s + abs(x), s + 1))\n", ""},
+		{"modified_bessel_first_kind", "target += sum(modified_bessel_first_kind(b, s * abs(x)))\n", "target += sum(exp(log_modified_bessel_first_kind(b, s * abs(x))))\n"},
+		{"modified_bessel_first_kind of any sign", "target += sum(modified_bessel_first_kind(b, a * x))\n", ""},
+		{"bessel_first_kind", "target += sum(bessel_first_kind(b, a * x))\n", ""},
+		{"bessel_second_kind", "target += sum(bessel_second_kind(b, s + abs(x)))\n", ""},
+		{"modified_bessel_second_kind", "target += sum(modified_bessel_second_kind(b, s + abs(x)))\n", ""},
+		{"lambert_w0", "target += sum(lambert_w0(s * abs(x)))\n", ""},
+		{"lambert_wm1", "target += sum(lambert_wm1(-0.3 * u * abs(x) / 2))\n", ""},
+		{"owens_t", "target += sum(owens_t(a + x, s * x))\n", ""},
+		{"log_rising_factorial", "target += sum(log_rising_factorial(s + abs(x), s))\n", "target += sum(lgamma(s + abs(x) + s) - lgamma(s + abs(x)))\n"},
+		{"rising_factorial", "target += sum(rising_factorial(a + x, b))\n", "target += sum(1 - b + b .* (a + x))\n"},
+		{"falling_factorial", "target += sum(falling_factorial(s + x, b))\n", "target += sum(1 - b + b .* (s + x))\n"},
 		{"prod", "target += prod(s + x)\n", "target += (s + x[0]) * (s + x[1]) * (s + x[2])\n"},
 		{"rows_dot_product", "target += sum(rows_dot_product(a * outer(x, x), outer(x, n)))\n", "target += sum(rowsum(a * outer(x, x) .* outer(x, n)))\n"},
 		{"columns_dot_product", "target += sum(columns_dot_product(a * outer(x, x), outer(x, k)))\n", "target += sum(colsum(a * outer(x, x) .* outer(x, k)))\n"},
@@ -196,6 +214,8 @@ func TestStanFuncsTails(t *testing.T) {
 		{"log_inv_logit_diff(40, 39)", "target += log_inv_logit_diff(t[2], t[2] - 1)\n", -39.458675145387081907},
 		{"erfc(20)", "target += erfc(t[2] / 2) * 1e175\n", 0.53958656116079009289},
 		{"log_falling_factorial(1e10, 3)", "target += log_falling_factorial(n[1], k[1])\n", 69.077552789521370521},
+		// mpmath: gammainc(2, 40, inf, regularized=True) * 1e16
+		{"gamma_q(2, 40)", "target += gamma_q(2, t[2]) * 1e16\n", 1.7418252446695514881},
 	} {
 		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
 		got, err := m.LogJoint([]float64{0, 0, 0}, make([]float64, 3))
@@ -218,6 +238,11 @@ func TestStanFuncsErrors(t *testing.T) {
 		{"target += sum(log_diff_exp(x, s))\n", "a.gpp:9:15: log_diff_exp: argument 1 (-1.5) < argument 2 (1): the difference would be negative (element [0]); argument 1 is x's at d.json:1:8"},
 		{"target += sum(acosh(s * x))\n", "a.gpp:9:15: acosh: argument -1.5 < 1 (element [0])"},
 		{"target += sum(atanh(s * x / 2))\n", "a.gpp:9:15: atanh: argument 1 gives +Inf (element [2])"},
+		{"target += sum(inc_beta(s, 2, x))\n", "a.gpp:9:15: inc_beta: argument 3 (-1.5) is outside [0, 1] (element [0]); argument 3 is x's at d.json:1:8"},
+		{"target += sum(inc_beta(a, 2, u))\n", "a.gpp:9:15: inc_beta: a must be > 0 (got 0)"},
+		{"target += sum(gamma_q(s, x))\n", "a.gpp:9:15: gamma_q: argument 2 (-1.5) must be >= 0 (element [0]); argument 2 is x's at d.json:1:8"},
+		{"target += sum(log_modified_bessel_first_kind(s, x))\n", "a.gpp:9:15: log_modified_bessel_first_kind: argument 2 (-1.5) must be >= 0 (element [0]); argument 2 is x's at d.json:1:8"},
+		{"target += sum(lambert_wm1(s * x))\n", "a.gpp:9:15: lambert_wm1: argument -1.5 is outside [-1/e, 0) (element [0])"},
 		{"target += sum(lmultiply(s, x))\n", "a.gpp:9:15: lmultiply: argument 2 (-1.5) < 0 (element [0]); argument 2 is x's at d.json:1:8"},
 	} {
 		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)

@@ -3,7 +3,7 @@
 # Run: python3 stanfuncs.py > stanfuncs.csv
 # Columns: op, x, y, value, d/dx, d/dy (0 where unused).
 from mpmath import mp, mpf, exp, log, log1p, expm1, sqrt, pi, tan, sec, asin, acos, sinh, cosh, asinh, \
-    acosh, atanh, erf, erfc, cbrt, gamma, loggamma, psi, atan2, hypot, nstr, isinf
+    acosh, atanh, erf, erfc, cbrt, gamma, loggamma, psi, atan2, hypot, nstr, isinf, gammainc, diff, lambertw, quad, rf, ff, besselj, bessely, besseli, besselk
 
 mp.dps = 60
 rows = []
@@ -88,6 +88,73 @@ b("log_inv_logit_diff", [(1.0, 0.0), (-800.0, -801.0), (40.0, 39.0), (40.0, -40.
 b("log_falling_factorial", [(5.0, 2.0), (1e10, 3.0), (10.0, 0.0), (0.5, -0.5), (3.5, 4.25), (100.25, 1e-3), (1e5, 99999.5)],
   lambda x, n: loggamma(x + 1) - loggamma(x - n + 1), lambda x, n: psi(0, x + 1) - psi(0, x - n + 1),
   lambda x, n: psi(0, x - n + 1))
+
+
+# The regularised incomplete gamma functions; the partials in a by mpmath's
+# numerical differentiation, at 400 digits so that P or Q near 1 keeps
+# the digits of its distance from 1 (Q(50, 1) = 1 - 1.2e-65).
+def hi(f):
+    def g(*args):
+        with mp.workdps(400):
+            return +f(*args)
+    return g
+
+
+def gp(a, z):
+    return gammainc(a, 0, z, regularized=True)
+
+
+def gq(a, z):
+    return gammainc(a, z, mp.inf, regularized=True)
+
+
+gamma_pts = [(0.5, 1e-10), (1e-3, 0.5), (0.5, 0.5), (2.0, 1.0), (2.0, 30.0), (2.0, 700.0), (10.0, 3.0), (10.0, 25.0),
+             (100.0, 90.0), (100.0, 130.0), (1e4, 9900.0), (3.5, 1e-5), (0.1, 50.0), (50.0, 1.0), (1.0, 0.0), (3.0, 0.0)]
+b("gamma_p", gamma_pts, gp, hi(lambda a, z: diff(lambda s: gp(s, z), a)),
+  lambda a, z: exp(-z) * z ** (a - 1) / gamma(a) if z > 0 else (1 if a == 1 else 0))
+b("gamma_q", gamma_pts, gq, hi(lambda a, z: diff(lambda s: gq(s, z), a)),
+  lambda a, z: -exp(-z) * z ** (a - 1) / gamma(a) if z > 0 else (-1 if a == 1 else 0))
+
+# Lambert's W: W/(x(1 + W)) (1 at 0 on W0). Near the branch point -1/e
+# the condition x W'/W is about 1e8.
+u("lambert_w0", [-0.3678794411714422, -0.3678794411714, -0.3, -0.1, -1e-10, 1e-300, 1e-8, 0.5, 1.0, 2.718281828459045,
+                 10.0, 1e5, 1e300], lambda x: lambertw(x, 0).real,
+  lambda x: (lambertw(x, 0) / (x * (1 + lambertw(x, 0)))).real if x != 0 else mpf(1))
+u("lambert_wm1", [-0.3678794411714422, -0.3678794411714, -0.3, -0.25, -0.1, -1e-5, -1e-100, -1e-300],
+  lambda x: lambertw(x, -1).real, lambda x: (lambertw(x, -1) / (x * (1 + lambertw(x, -1)))).real)
+
+
+def owens(h, a):
+    return quad(lambda x: exp(-h * h * (1 + x * x) / 2) / (1 + x * x), [0, a]) / (2 * pi)
+
+
+b("owens_t", [(0.5, 0.5), (0.0, 2.0), (1.0, 1.0), (2.0, 0.1), (-3.0, 0.7), (10.0, 0.3), (5.0, 5.0), (0.3, -20.0),
+              (30.0, 1e-3), (1e-3, 1e3), (8.0, 3.0), (1.5, 1.0000001)], owens,
+  lambda h, a: -exp(-h * h / 2) / sqrt(2 * pi) * erf(a * h / sqrt(2)) / 2,
+  lambda h, a: exp(-h * h * (1 + a * a) / 2) / (2 * pi * (1 + a * a)))
+b("log_rising_factorial", [(1e-10, 3.0), (0.5, 0.5), (2.0, 5.0), (1e10, 3.0), (100.25, 1e-3), (3.5, -2.25), (1e5, 1e5),
+                           (7.0, 0.0)],
+  lambda x, n: loggamma(x + n) - loggamma(x), lambda x, n: psi(0, x + n) - psi(0, x), lambda x, n: psi(0, x + n))
+b("rising_factorial", [(2.5, 3.0), (-3.5, 4.0), (-2.0, 5.0), (1e-10, 2.0), (0.5, 40.0), (10.0, 100.0), (-0.5, 0.0)],
+  rf, lambda x, n: mp.diff(lambda s: rf(s, n), x), lambda x, n: 0)
+b("falling_factorial", [(5.0, 2.0), (2.5, 3.0), (-1.5, 4.0), (3.0, 5.0), (100.5, 40.0), (1e10, 3.0), (4.0, 0.0)],
+  ff, lambda x, n: mp.diff(lambda s: ff(s, n), x), lambda x, n: 0)
+b("bessel_first_kind", [(0.0, 1.0), (1.0, 0.5), (2.0, 10.0), (5.0, 3.0), (-3.0, 2.5), (0.0, 100.0), (10.0, 1e-3)],
+  besselj, lambda n, x: 0, lambda n, x: (besselj(n - 1, x) - besselj(n + 1, x)) / 2)
+b("bessel_second_kind", [(0.0, 1.0), (1.0, 0.5), (2.0, 10.0), (5.0, 3.0), (0.0, 100.0), (3.0, 1e-3)],
+  bessely, lambda n, x: 0, lambda n, x: (bessely(n - 1, x) - bessely(n + 1, x)) / 2)
+b("modified_bessel_second_kind", [(0.0, 1.0), (5.0, 1e-3), (0.0, 700.0), (1.0, 0.5), (3.0, 20.0), (10.0, 2.0), (0.0, 1e-10),
+                                  (50.0, 30.0), (2.0, 300.0), (-2.0, 3.5)],
+  besselk, lambda n, x: 0, lambda n, x: -(besselk(n - 1, x) + besselk(n + 1, x)) / 2)
+b("modified_bessel_first_kind", [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, -2.0), (2.0, -2.0), (3.0, 30.0), (-2.0, 0.5),
+                                 (5.0, 700.0), (0.0, 1e-5)],
+  besseli, lambda n, x: 0, lambda n, x: (besseli(n - 1, x) + besseli(n + 1, x)) / 2)
+b("log_modified_bessel_first_kind", [(0.0, 1.0), (0.5, 30.0), (3.5, 100.0), (10.0, 24.0), (10.0, 26.0), (100.0, 50.0),
+                                     (-0.5, 2.0), (0.0, 1e-5), (2.0, 700.0), (0.0, 1e4), (30.0, 800.0), (1.0, 30.0),
+                                     (1.0, 24.999), (5.0, 25.0), (-0.999, 0.5), (1e3, 1.0), (7.5, 1e6), (2.0, 0.001),
+                                     (50.0, 2600.0)],
+  lambda v, z: log(besseli(v, z)), lambda v, z: diff(lambda s: log(besseli(s, z)), v),
+  lambda v, z: besseli(v + 1, z) / besseli(v, z) + v / z)
 
 print("# op,x,y,value,d/dx,d/dy (mpmath 60 digits; see stanfuncs.py)")
 for r in rows:
