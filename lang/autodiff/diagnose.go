@@ -973,6 +973,9 @@ func (p *Program) label(n *node) string {
 	if n.op == OpTriSolve && n.i0 == 1 {
 		return "mdivide_right_tri_low"
 	}
+	if n.op == OpODE && n.ode != nil && n.ode.tol.Method == ODERosW {
+		return "ode_bdf"
+	}
 	return n.op.String()
 }
 

@@ -484,3 +484,26 @@ func BenchmarkODEStiff(b *testing.B) {
 		}
 	}
 }
+
+// Messages name a stiff solve's node ode_bdf, a non-stiff one's ode_rk45
+// (the op is the same): a gradient that is not finite says which call.
+func TestODELabel(t *testing.T) {
+	for _, c := range []struct {
+		m    ODEMethod
+		want string
+	}{{ODERosW, "ode_bdf"}, {ODERK45, "ode_rk45"}} {
+		p, _, _ := odeProgram(t, decayRHS(t, 2), []float64{1}, ODETol{Method: c.m}, [][]float64{{1, 1}, {0.5}}, []Shape{Vector(2), Scalar()}, []bool{false, false}, nil)
+		found := false
+		for i := range p.nodes {
+			if n := &p.nodes[i]; n.op == OpODE {
+				found = true
+				if got := p.label(n); got != c.want {
+					t.Errorf("label %q, want %q", got, c.want)
+				}
+			}
+		}
+		if !found {
+			t.Fatal("no ODE node")
+		}
+	}
+}
