@@ -346,8 +346,12 @@ func (p *Program) gradHMM(n *node, g float64) {
 // entry, rho's past K²).
 func (p *Program) hmmError(n *node) error {
 	k := p.arg(n, 0).shape.Cols
-	gv, rv := p.v(p.arg(n, 1)), p.v(p.arg(n, 2))
-	name, i := n.op.String(), p.fail
+	return ast.Errorf(n.pos, "%s", hmmArgWhy(n.op.String(), p.v(p.arg(n, 1)), p.v(p.arg(n, 2)), k, p.fail))
+}
+
+// hmmArgWhy says why entry i of Gamma (rho's past K², as hmmCheck
+// returns them) makes it or rho not stochastic, for the function name.
+func hmmArgWhy(name string, gv, rv []float64, k, i int) string {
 	what, row, el := "Gamma", gv, fmt.Sprintf("[%d, %d]", i/k, i%k)
 	if i >= k*k {
 		what, row, el = "rho", rv, fmt.Sprintf("[%d]", i-k*k)
@@ -356,14 +360,14 @@ func (p *Program) hmmError(n *node) error {
 		row = gv[i/k*k : i/k*k+k]
 	}
 	if v := row[i%k]; !(v >= 0) {
-		return ast.Errorf(n.pos, "%s: %s%s is %s; the probabilities must be >= 0", name, what, el, short(v, 0))
+		return fmt.Sprintf("%s: %s%s is %s; the probabilities must be >= 0", name, what, el, short(v, 0))
 	}
 	s := 0.0
 	for _, v := range row {
 		s += v
 	}
 	if what == "rho" {
-		return ast.Errorf(n.pos, "%s: rho sums to %.17g, not 1: it is the first state's distribution, a simplex", name, s)
+		return fmt.Sprintf("%s: rho sums to %.17g, not 1: it is the first state's distribution, a simplex", name, s)
 	}
-	return ast.Errorf(n.pos, "%s: row %d of Gamma sums to %.17g, not 1: row i is the distribution of the state after state i, a simplex (a matrix whose columns sum to 1 is the transpose of Stan's and gpp's Gamma)", name, i/k, s)
+	return fmt.Sprintf("%s: row %d of Gamma sums to %.17g, not 1: row i is the distribution of the state after state i, a simplex (a matrix whose columns sum to 1 is the transpose of Stan's and gpp's Gamma)", name, i/k, s)
 }

@@ -1,7 +1,6 @@
 package autodiff
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -20,7 +19,8 @@ import (
 // observations after t. As the other row-wise draws, it takes one uniform
 // per element of the result, drawn first in element order (t = 0, 1, …)
 // whatever the arguments, and the states are 0-based. The scratch holds
-// the forward pass's â [N, K], w [N, K], m [N], c [N] and a row [K].
+// the forward pass's â [N, K], w [N, K], m [N], c [N] and a row [K]
+// (hmmScratch's layout, its second row unused).
 
 // RandHMMLatent adds a draw of the hidden states [N] (ints 0..K−1 as
 // reals) for hmm_marginal's arguments: logOmega [N, K], gamma [K, K],
@@ -35,7 +35,7 @@ func (b *Builder) RandHMMLatent(logOmega, gamma, rho ID, pos ast.Pos) ID {
 		return b.fail(pos, "%s", why)
 	}
 	n, k := so.Rows, so.Cols
-	return b.randNode(node{op: OpRand, args: args, shape: Vector(n), pos: pos, i0: randHMMLatent, nscr: 2*n*k + 2*n + k})
+	return b.randNode(node{op: OpRand, args: args, shape: Vector(n), pos: pos, i0: randHMMLatent, nscr: 2*n*k + 2*n + 2*k}) // hmmScratch's layout
 }
 
 // drawHMMLatent fills z with a draw of the state path; NaN everywhere when
@@ -48,7 +48,7 @@ func (p *Program) drawHMMLatent(n *node, z []float64) {
 	o, g, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	gv := p.v(g)
 	rows, k := o.shape.Rows, o.shape.Cols
-	ahat, w, m, c, row := hmmLatentScratch(p.s(n), rows, k)
+	ahat, w, m, c, row, _ := p.hmmScratch(n)
 	if hmmCheck(gv, p.v(r), k, 0) >= 0 {
 		fillNaN(z)
 		return
@@ -72,26 +72,13 @@ func (p *Program) drawHMMLatent(n *node, z []float64) {
 	}
 }
 
-// hmmLatentScratch splits a randHMMLatent node's scratch.
-func hmmLatentScratch(s []float64, rows, k int) (ahat, w, m, c, row []float64) {
-	ahat, s = s[:rows*k], s[rows*k:]
-	w, s = s[:rows*k], s[rows*k:]
-	m, s = s[:rows], s[rows:]
-	c, s = s[:rows], s[rows:]
-	return ahat, w, m, c, s[:k]
-}
-
 // hmmLatentError explains a NaN state path: Gamma or rho not stochastic,
 // or observations impossible under every path.
 func (p *Program) hmmLatentError(n *node, name, el string) error {
 	o, g, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	k := o.shape.Cols
 	if j := hmmCheck(p.v(g), p.v(r), k, 0); j >= 0 {
-		what := fmt.Sprintf("Gamma row %d", j/k)
-		if j >= k*k {
-			what = "rho"
-		}
-		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: %s is not a probability row (entries ≥ 0 summing to 1)", name, what), el))
+		return ast.Errorf(n.pos, "%s", msg(hmmArgWhy(name, p.v(g), p.v(r), k, j), el))
 	}
 	return ast.Errorf(n.pos, "%s", msg(name+": the observations have probability 0 (or a NaN log density) under every state path", el))
 }

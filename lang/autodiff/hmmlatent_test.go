@@ -139,8 +139,8 @@ func TestRandHMMLatentInvalid(t *testing.T) {
 		lo, gamma, rho []float64
 		want           string
 	}{
-		{[]float64{0, 0, 0, 0}, []float64{0.5, 0.6, 0.5, 0.5}, []float64{0.5, 0.5}, "Gamma row 0 is not a probability row"},
-		{[]float64{0, 0, 0, 0}, []float64{0.5, 0.5, 0.5, 0.5}, []float64{0.2, 0.5}, "rho is not a probability row"},
+		{[]float64{0, 0, 0, 0}, []float64{0.5, 0.6, 0.5, 0.5}, []float64{0.5, 0.5}, "row 0 of Gamma sums to 1.1000000000000001, not 1"},
+		{[]float64{0, 0, 0, 0}, []float64{0.5, 0.5, 0.5, 0.5}, []float64{0.2, 0.5}, "rho sums to 0.69999999999999996, not 1"},
 		// state 0 at t = 0, stuck there, and impossible at t = 1
 		{[]float64{0, -1e300, -1e300, 0}, []float64{1, 0, 0, 1}, []float64{1, 0}, "probability 0"},
 	} {
