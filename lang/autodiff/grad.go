@@ -738,18 +738,19 @@ func gradProd(ax, x []float64, z, g float64) {
 	}
 }
 
-// gradTriSolve: for X = L⁻¹ B, B's adjoint is Ḡ = L⁻ᵀ G and L's is −Ḡ Xᵀ
-// on and below the diagonal (the upper triangle is not read).
+// gradTriSolve: for X = L⁻¹ B, B's adjoint is Ḡ = L⁻ᵀ G and L's is −Ḡ Xᵀ;
+// for X = B L⁻¹ (i0 1, B [m, d]), Ḡ = G L⁻ᵀ and L's is −Xᵀ Ḡ; L's on and
+// below the diagonal only (the upper triangle is not read).
 func (p *Program) gradTriSolve(n *node, g []float64) {
 	l, rhs := p.arg(n, 0), p.arg(n, 1)
-	if n.i0 == 1 {
-		p.gradTriSolveRight(n, g)
-		return
-	}
+	right := n.i0 == 1
 	d, m := l.shape.Rows, rhs.shape.Cols
+	if right {
+		m = rhs.shape.Rows
+	}
 	gb := p.s(n)[:d*m]
 	copy(gb, g)
-	trsm(false, true, p.v(l), d, gb, m)
+	trsm(right, true, p.v(l), d, gb, m)
 	if rhs.aoff >= 0 {
 		ab := p.a(rhs)
 		for i, v := range gb {
@@ -759,37 +760,18 @@ func (p *Program) gradTriSolve(n *node, g []float64) {
 	if l.aoff < 0 {
 		return
 	}
+	// L's [i, j] sums row i of Ḡ times row j of X (left), or column i of
+	// X times column j of Ḡ (right): u's line i times w's line j.
 	x, al := p.v(n), p.a(l)
-	for i := 0; i < d; i++ {
-		for j := 0; j <= i; j++ {
-			al[i*d+j] -= dot(gb[i*m:i*m+m], x[j*m:j*m+m])
-		}
+	u, w, line, step := gb, x, m, 1
+	if right {
+		u, w, line, step = x, gb, 1, d
 	}
-}
-
-// gradTriSolveRight: for X = B L⁻¹ (B [m, d]), B's adjoint is Ḡ = G L⁻ᵀ
-// and L's is −Xᵀ Ḡ on and below the diagonal.
-func (p *Program) gradTriSolveRight(n *node, g []float64) {
-	l, rhs := p.arg(n, 0), p.arg(n, 1)
-	d, m := l.shape.Rows, rhs.shape.Rows
-	gb := p.s(n)[:d*m]
-	copy(gb, g)
-	trsm(true, true, p.v(l), d, gb, m)
-	if rhs.aoff >= 0 {
-		ab := p.a(rhs)
-		for i, v := range gb {
-			ab[i] += v
-		}
-	}
-	if l.aoff < 0 {
-		return
-	}
-	x, al := p.v(n), p.a(l)
 	for i := 0; i < d; i++ {
 		for j := 0; j <= i; j++ {
 			s := 0.0
-			for r := 0; r < m; r++ {
-				s += x[r*d+i] * gb[r*d+j]
+			for k := 0; k < m; k++ {
+				s += u[i*line+k*step] * w[j*line+k*step]
 			}
 			al[i*d+j] -= s
 		}

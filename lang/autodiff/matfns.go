@@ -165,7 +165,8 @@ func (b *Builder) MatrixExp(a ID, pos ast.Pos) ID {
 		return b.invalid(pos)
 	}
 	n := b.shapeOf(args[0]).Rows
-	return b.push(node{op: OpMatrixExp, args: args, shape: Matrix(n, n), pos: pos, nscr: max(expmWork(n), expmGradWork(n))})
+	// expmGradWork covers the forward pass's expmWork
+	return b.push(node{op: OpMatrixExp, args: args, shape: Matrix(n, n), pos: pos, nscr: expmGradWork(n)})
 }
 
 // Sort returns the elements of the vector x in ascending order, or
@@ -277,11 +278,10 @@ func (b *Builder) EigenSym(op Op, a ID, pos ast.Pos) ID {
 	if op == OpEigvecsSym {
 		shape = Matrix(n, n)
 	}
-	lw := syevWork(n)
-	// [vectors or values | work]; the eigenvectors' reverse sweep also
-	// needs two n×n products, which reuse the work after it
-	nscr := n*n + n + max(lw, 2*n*n)
-	return b.push(node{op: op, args: args, shape: shape, pos: pos, i1: lw, nscr: nscr})
+	// [vectors | values | work]; the reverse sweep also needs one n×n
+	// product (two for the eigenvectors), which reuse the work
+	nscr := n*n + n + max(syevWork(n), 2*n*n)
+	return b.push(node{op: op, args: args, shape: shape, pos: pos, nscr: nscr})
 }
 
 // evalEigenSym evaluates OpEigvalsSym and OpEigvecsSym: scratch holds
@@ -294,7 +294,7 @@ func (p *Program) evalEigenSym(n *node, z []float64) bool {
 		return false
 	}
 	scr := p.s(n)
-	vec, val, work := scr[:d*d], scr[d*d:d*d+d], scr[d*d+d:d*d+d+n.i1]
+	vec, val, work := scr[:d*d], scr[d*d:d*d+d], scr[d*d+d:d*d+d+syevWork(d)]
 	symLower(vec, p.v(a), d)
 	if !symEigen(vec, val, d, work) {
 		p.fail = 1
@@ -321,19 +321,17 @@ func (p *Program) gradEigenSym(n *node, g []float64) {
 	scr := p.s(n)
 	vec, val := scr[:d*d], scr[d*d:d*d+d]
 	ga := p.a(a)
+	t := scr[d*d+d : 2*d*d+d]
 	if n.op == OpEigvalsSym {
-		for i := 0; i < d; i++ {
-			for j := 0; j < d; j++ {
-				s := 0.0
-				for k := 0; k < d; k++ {
-					s += vec[i*d+k] * g[k] * vec[j*d+k]
-				}
-				ga[i*d+j] += s
+		for i := 0; i < d; i++ { // t = V diag(g)
+			for k := 0; k < d; k++ {
+				t[i*d+k] = vec[i*d+k] * g[k]
 			}
 		}
+		gemm(false, true, d, d, d, 1, t, d, vec, d, 1, ga, d) // ga += t Vᵀ
 		return
 	}
-	t, u := scr[d*d+d:2*d*d+d], scr[2*d*d+d:3*d*d+d]
+	u := scr[2*d*d+d : 3*d*d+d]
 	gemm(true, false, d, d, d, 1, vec, d, g, d, 0, t, d) // t = Vᵀ G
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
