@@ -166,8 +166,8 @@ func BesselIGrad(v, z float64) float64 {
 		}
 		return 0
 	}
-	_, dz := LogBesselIGrad(n, math.Abs(z))
-	d := math.Exp(LogBesselI(n, math.Abs(z))) * dz
+	l, _, dz := logBesselI(n, math.Abs(z), true) // one sum for both
+	d := math.Exp(l) * dz
 	if z < 0 && math.Mod(n, 2) == 0 { // I_v(z) = ±I_v(|z|), d|z|/dz = −1
 		d = -d
 	}
@@ -255,7 +255,8 @@ func besselK(v, z float64, grad bool) (k, dk float64) {
 			w = 0.5
 		}
 		sh := math.Sinh(t / 2)
-		f := 0.5 * (math.Exp(e(t)-ep) + math.Exp(-n*t-2*z*sh*sh-ep))
+		c := 2 * z * sh * sh // z (cosh t − 1), as in e
+		f := 0.5 * (math.Exp(n*t-c-ep) + math.Exp(-n*t-c-ep))
 		s += w * f
 		if grad {
 			sd += w * f * math.Cosh(t)

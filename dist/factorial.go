@@ -93,10 +93,14 @@ func factorial(x, n, step float64, grad bool) (p, d float64) {
 		var l, dl float64
 		if step > 0 {
 			l = LogRisingFactorial(x, n)
-			dl, _ = LogRisingFactorialGrad(x, n)
+			if grad {
+				dl, _ = LogRisingFactorialGrad(x, n)
+			}
 		} else {
 			l = LogFallingFactorial(x, n)
-			dl, _ = LogFallingFactorialGrad(x, n)
+			if grad {
+				dl, _ = LogFallingFactorialGrad(x, n)
+			}
 		}
 		p = math.Exp(l)
 		return p, p * dl

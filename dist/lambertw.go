@@ -81,16 +81,19 @@ func lambertW(x float64, m1 bool) float64 {
 	switch {
 	case !m1 && x > eHi: // w + log w = log x
 		l := math.Log(x)
-		w = l - math.Log(l) + math.Log(l)/l
+		ll := math.Log(l)
+		w = l - ll + ll/l
 		return lambertLogNewton(w, l, 1)
 	case m1 && x > -0.25: // w + log(−w) = log(−x), w ≤ −2.15
 		l := math.Log(-x)
-		w = l - math.Log(-l) + math.Log(-l)/l
+		ll := math.Log(-l)
+		w = l - ll + ll/l
 		return lambertLogNewton(w, l, -1)
 	case !m1 && x < -0.25, m1:
 		w = -1 + p - p*p/3 + 11.0/72*p*p*p // the series' start near the branch point
 	default:
-		w = math.Log1p(x) * (1 - math.Log1p(math.Log1p(x))/(2+math.Log1p(x))) // Winitzki's start
+		l := math.Log1p(x)
+		w = l * (1 - math.Log1p(l)/(2+l)) // Winitzki's start
 	}
 	return lambertHalley(w, x)
 }

@@ -14,7 +14,7 @@ import "math"
 // (t = 9/s) and summed by 20-point Gauss–Legendre (skewnormal_cdf.go's rule) on panels of s·t width
 // at most 1.5. For a > 1 it is Owen's identity (h ≥ 0)
 // T(h, a) = ½(Q(h) + Q(ah)) − Q(h)·Q(ah) − T(ah, 1/a), Q the standard
-// normal upper tail, each term positive and computed as itself.
+// normal upper tail (Phi(−x)), each term positive and computed as itself.
 
 // OwensT returns Owen's T function T(h, a) for real h and a (NaN for a NaN
 // argument): arctan(a)/(2π) at h = 0, ±Q(|h|)/2 as a → ±∞.
@@ -36,14 +36,14 @@ func owensT(h, a float64) float64 {
 	case a == 0:
 		return 0
 	case math.IsInf(a, 1):
-		return normalQ(h) / 2
+		return Phi(-h) / 2
 	case h == 0:
 		return math.Atan(a) / (2 * math.Pi)
 	case a <= 1:
 		return owensTIntegral(h, a)
 	}
 	ah := a * h
-	qh, qah := normalQ(h), normalQ(ah)
+	qh, qah := Phi(-h), Phi(-ah) // the upper tails Q
 	return 0.5*(qh+qah) - qh*qah - owensTIntegral(ah, 1/a)
 }
 
@@ -69,16 +69,12 @@ func owensTIntegral(h, a float64) float64 {
 	return a / (2 * math.Pi) * math.Exp(-h*h/2) * sum * 0.5 * width
 }
 
-// normalQ is the standard normal upper tail P(Z > x), erfc(x/√2)/2.
-func normalQ(x float64) float64 { return math.Erfc(x/math.Sqrt2) / 2 }
-
 // OwensTGrad returns ∂T/∂h and ∂T/∂a.
 func OwensTGrad(h, a float64) (dh, da float64) {
 	if math.IsNaN(h) || math.IsNaN(a) {
 		return math.NaN(), math.NaN()
 	}
-	phi := math.Exp(-h*h/2) / math.Sqrt(2*math.Pi)
-	dh = -phi * math.Erf(a*h/math.Sqrt2) / 2
+	dh = -NormalDensity(h) * math.Erf(a*h/math.Sqrt2) / 2
 	if math.IsInf(a, 0) {
 		return dh, 0
 	}

@@ -65,16 +65,8 @@ func gammaPQGrad(a, z float64, upper bool) (da, dz float64) {
 // Near x = 1, where I is near 1, it is 1 − I_{1−x}(b, a) of the side that
 // keeps its digits.
 func IncBeta(a, b, x float64) float64 {
-	switch {
-	case !(a > 0 && b > 0 && x >= 0 && x <= 1) || math.IsInf(a, 1) || math.IsInf(b, 1):
-		return math.NaN()
-	case x == 0:
-		return 0
-	case x == 1:
-		return 1
-	}
-	l, _, _, _ := logIncBetaD(a, b, x, 1-x)
-	return math.Exp(l)
+	v, _, _, _ := incBeta(a, b, x, false)
+	return v
 }
 
 // IncBetaGrad returns the partials of IncBeta in a, b and x: I times those
@@ -83,18 +75,28 @@ func IncBeta(a, b, x float64) float64 {
 // shape partials are 0 and the x partial is the density's limit (+Inf
 // where the exponent is negative).
 func IncBetaGrad(a, b, x float64) (da, db, dx float64) {
+	_, da, db, dx = incBeta(a, b, x, true)
+	return da, db, dx
+}
+
+// incBeta is IncBeta and, when grad, IncBetaGrad from one evaluation of
+// the log and its partials.
+func incBeta(a, b, x float64, grad bool) (v, da, db, dx float64) {
 	switch {
 	case !(a > 0 && b > 0 && x >= 0 && x <= 1) || math.IsInf(a, 1) || math.IsInf(b, 1):
-		return math.NaN(), math.NaN(), math.NaN()
+		return math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	case x == 0:
-		return 0, 0, endDensity(a, b)
+		return 0, 0, 0, endDensity(a, b)
 	case x == 1:
-		return 0, 0, endDensity(b, a)
+		return 1, 0, 0, endDensity(b, a)
 	}
 	l, la, lb, _ := logIncBetaD(a, b, x, 1-x)
-	i := math.Exp(l)
-	dx = math.Exp(betaLogDensity(a, b, x, logx(x), math.Log1p(-x)))
-	return i * la, i * lb, dx
+	v = math.Exp(l)
+	if grad {
+		da, db = v*la, v*lb
+		dx = math.Exp(betaLogDensity(a, b, x, logx(x), math.Log1p(-x)))
+	}
+	return v, da, db, dx
 }
 
 // endDensity is the limit of the Beta(s, t) density at 0 (of Beta(t, s)
@@ -124,13 +126,20 @@ var IncBetaFn = Univariate{
 	Quantity: "value",
 }
 
-func incBetaKernel(x float64, p, dp []float64) (v, dx float64) {
+func incBetaKernel(x float64, p, dp []float64) (float64, float64) {
+	return unitShapeKernel(x, p, dp, incBeta)
+}
+
+// unitShapeKernel is the kernel of IncBetaFn and InvIncBetaFn: f's value
+// at an argument x in [0, 1] with shapes p = (a, b), its shape partials
+// stored in dp (when non-nil) and its partial in x returned; −Inf
+// (outside) for x outside [0, 1] with valid shapes.
+func unitShapeKernel(x float64, p, dp []float64, f func(a, b, x float64, grad bool) (v, da, db, dx float64)) (float64, float64) {
 	a, b := p[0], p[1]
 	if !(x >= 0 && x <= 1) && !math.IsNaN(x) && a > 0 && b > 0 {
 		return outside(dp)
 	}
-	v = IncBeta(a, b, x)
-	da, db, dx := IncBetaGrad(a, b, x)
+	v, da, db, dx := f(a, b, x, true)
 	if dp != nil {
 		dp[0], dp[1] = da, db
 	}
@@ -281,14 +290,6 @@ var InvIncBetaFn = Univariate{
 	Quantity: "value",
 }
 
-func invIncBetaKernel(p float64, q, dq []float64) (x, dp float64) {
-	a, b := q[0], q[1]
-	if !(p >= 0 && p <= 1) && !math.IsNaN(p) && a > 0 && b > 0 {
-		return outside(dq)
-	}
-	x, da, db, dp := invIncBeta(a, b, p, true)
-	if dq != nil {
-		dq[0], dq[1] = da, db
-	}
-	return x, dp
+func invIncBetaKernel(p float64, q, dq []float64) (float64, float64) {
+	return unitShapeKernel(p, q, dq, invIncBeta)
 }
