@@ -84,10 +84,7 @@ func (p *rReader) expand(n float64, off int) bool {
 
 // pos converts a byte offset into a position.
 func (p *rReader) pos(off int) ast.Pos {
-	if p.lines == nil {
-		p.lines = newLineIndex(p.src)
-	}
-	return p.lines.pos(p.file, min(max(off, 0), len(p.src)))
+	return p.lines.posIn(p.file, p.src, off)
 }
 
 // advance scans the next token into p.tok; a character R dump files do not
@@ -432,22 +429,26 @@ func (p *rReader) elements(v *rValue) {
 	}
 }
 
-// peekParen reports whether a '(' follows the current token.
-func (p *rReader) peekParen() bool {
+// peek returns the offset of the first byte after the current token that
+// is not white space (len(src) at the end).
+func (p *rReader) peek() int {
 	i := p.off
 	for i < len(p.src) && strings.IndexByte(" \t\r\n", p.src[i]) >= 0 {
 		i++
 	}
+	return i
+}
+
+// peekParen reports whether a '(' follows the current token.
+func (p *rReader) peekParen() bool {
+	i := p.peek()
 	return i < len(p.src) && p.src[i] == '('
 }
 
 // peekAssign reports whether a single '=' (not '==') follows the current
 // token.
 func (p *rReader) peekAssign() bool {
-	i := p.off
-	for i < len(p.src) && strings.IndexByte(" \t\r\n", p.src[i]) >= 0 {
-		i++
-	}
+	i := p.peek()
 	return i < len(p.src) && p.src[i] == '=' && (i+1 >= len(p.src) || p.src[i+1] != '=')
 }
 

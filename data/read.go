@@ -801,10 +801,7 @@ func (p *jsonReader) quoteAtoms() []byte {
 
 // pos converts a byte offset into a position.
 func (p *jsonReader) pos(off int64) ast.Pos {
-	if p.lines == nil {
-		p.lines = newLineIndex(p.src)
-	}
-	return p.lines.pos(p.file, min(max(int(off), 0), len(p.src)))
+	return p.lines.posIn(p.file, p.src, int(off))
 }
 
 // lineIndex holds the offsets at which a file's lines start, so that a
@@ -820,6 +817,15 @@ func newLineIndex(src []byte) lineIndex {
 		}
 	}
 	return l
+}
+
+// posIn returns the position of byte offset off of src, clamped to
+// [0, len(src)], building the index of src at the first call.
+func (l *lineIndex) posIn(file string, src []byte, off int) ast.Pos {
+	if *l == nil {
+		*l = newLineIndex(src)
+	}
+	return l.pos(file, min(max(off, 0), len(src)))
 }
 
 // pos returns the position of byte offset off (0 <= off <= the file's

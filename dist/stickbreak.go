@@ -70,18 +70,10 @@ func StickBreakGrad(g, logx []float64) {
 	stick := logx[k-1] // log of the stick left after j
 	for j := k - 2; j >= 0; j-- {
 		next := stick
-		stick = logAddExp(logx[j], next)
+		stick = LogAddExp(logx[j], next)
 		z, z1 := math.Exp(logx[j]-stick), math.Exp(next-stick)
 		gj := g[j]
 		g[j] = gj*z1 - z*after
 		after += gj
 	}
-}
-
-// logAddExp returns log(e^a + e^b).
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	return a + math.Log1p(math.Exp(b-a))
 }

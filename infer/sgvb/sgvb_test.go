@@ -1048,6 +1048,25 @@ func TestZeroAllocStep(t *testing.T) {
 	}
 }
 
+// A split step (one draw shared by two workers) with deferred gamma work
+// (deferred.go) and, for EntropyCV, the control variate moved by ranges
+// (splitUpdate) allocates nothing either.
+func TestZeroAllocSplitStep(t *testing.T) {
+	for _, est := range []Estimator{STL, EntropyCV} {
+		tg, lat := newPoissonGamma(500, 0.1, 1)
+		s := Settings{Seed: 1, Workers: 2, Estimator: est}.withDefaults()
+		e, err := newEngine(tg, lat, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !e.split() || len(e.dfr.chunks) == 0 {
+			t.Fatalf("%v: split %v with %d deferred chunks, want a split step with some", est, e.split(), len(e.dfr.chunks))
+		}
+		checkZeroAllocs(t, e, est.String())
+		e.close()
+	}
+}
+
 // checkZeroAllocs fails the test when a step or an ELBO evaluation of e
 // allocates.
 func checkZeroAllocs(t *testing.T, e *engine, label string) {

@@ -12,17 +12,11 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 )
 
-// iid Normal(0, 1) on a sum_to_zero_vector[5], Stan's phi ~ normal(0, 1):
-// the density restricted to the zero-sum plane, whose elements have sd
-// √(4/5) and correlation −1/4. The fit is exact (its normal factors on the
-// isometric coordinates are Normal(0, 1)); 8000 of its draws give every
-// element's sd within 5 Monte Carlo standard errors of √(4/5), every
-// covariance within 5 of −1/5, and every draw sums to zero.
-func TestSumToZeroIIDNormal(t *testing.T) {
-	const k = 5
-	dir := t.TempDir()
-	path := dir + "/stz.gpp"
-	if err := os.WriteFile(path, []byte("param phi: sum_to_zero_vector[5] ~ Normal(0, 1)\noutput v = phi\n"), 0o644); err != nil {
+// fitNoData loads the data-free model src and fits it with seed 1.
+func fitNoData(t *testing.T, src string) (*pipeline.Loaded, *sgvb.Result) {
+	t.Helper()
+	path := t.TempDir() + "/model.gpp"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, err := pipeline.Load(path, nil, nil)
@@ -33,6 +27,18 @@ func TestSumToZeroIIDNormal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l, res
+}
+
+// iid Normal(0, 1) on a sum_to_zero_vector[5], Stan's phi ~ normal(0, 1):
+// the density restricted to the zero-sum plane, whose elements have sd
+// √(4/5) and correlation −1/4. The fit is exact (its normal factors on the
+// isometric coordinates are Normal(0, 1)); 8000 of its draws give every
+// element's sd within 5 Monte Carlo standard errors of √(4/5), every
+// covariance within 5 of −1/5, and every draw sums to zero.
+func TestSumToZeroIIDNormal(t *testing.T) {
+	const k = 5
+	l, res := fitNoData(t, "param phi: sum_to_zero_vector[5] ~ Normal(0, 1)\noutput v = phi\n")
 	if l.Model.Dim != k-1 {
 		t.Fatalf("%d coordinates, want %d", l.Model.Dim, k-1)
 	}
@@ -117,7 +123,7 @@ func TestSumToZeroICARReference(t *testing.T) {
 	for i := range n {
 		n1, n2 = append(n1, i), append(n2, (i+1)%n)
 	}
-	dat := fmt.Sprintf(`{"node1": %s, "node2": %s, "y": %s}`, jsonInts(n1), jsonInts(n2), jsonInts(counts))
+	dat := mustJSON(t, map[string][]int{"node1": n1, "node2": n2, "y": counts})
 	phiOf := func(u []float64) []float64 {
 		phi := make([]float64, n)
 		s := 0.0
@@ -150,23 +156,12 @@ func TestSumToZeroICARReference(t *testing.T) {
 	for i := range n {
 		names = append(names, fmt.Sprintf("v[%d]", i+1))
 	}
-	fr := fitSource(t, icarModel, "ring.json", []byte(dat), sgvb.Settings{Seed: 1, FullRankGroups: [][]string{{"beta0", "sigma", "phi"}}})
+	fr := fitSource(t, icarModel, "ring.json", dat, sgvb.Settings{Seed: 1, FullRankGroups: [][]string{{"beta0", "sigma", "phi"}}})
 	compareRef(t, "full-rank", fr, names[2:], mean[2:], sd[2:], 0.25, 0.8, 1.2)
 	compareRef(t, "full-rank", fr, names[:1], mean[:1], sd[:1], 0.25, 0.8, 1.2)
 	compareRef(t, "full-rank", fr, names[1:2], mean[1:2], sd[1:2], 0.35, 0.6, 1.2)
-	mf := fitSource(t, icarModel, "ring.json", []byte(dat), sgvb.Settings{Seed: 1})
+	mf := fitSource(t, icarModel, "ring.json", dat, sgvb.Settings{Seed: 1})
 	compareRef(t, "mean-field", mf, names, mean, sd, 0.35, 0, math.Inf(1))
-}
-
-func jsonInts(v []int) string {
-	s := "["
-	for i, x := range v {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprint(x)
-	}
-	return s + "]"
 }
 
 // iid Normal(0, 1) on a sum_to_zero_matrix[3, 4] (Stan 2.37): restricted
@@ -178,19 +173,7 @@ func jsonInts(v []int) string {
 // sums to zero.
 func TestSumToZeroMatrixIIDNormal(t *testing.T) {
 	const m, n = 3, 4
-	dir := t.TempDir()
-	path := dir + "/stzm.gpp"
-	if err := os.WriteFile(path, []byte("param A: sum_to_zero_matrix[3, 4] ~ Normal(0, 1)\noutput v = A\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := pipeline.Load(path, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), sgvb.Settings{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, res := fitNoData(t, "param A: sum_to_zero_matrix[3, 4] ~ Normal(0, 1)\noutput v = A\n")
 	if want := -3 * math.Log(2*math.Pi); math.Abs(res.ELBO-want) > 1e-6 {
 		t.Errorf("ELBO %.8f, want %.8f", res.ELBO, want)
 	}

@@ -467,7 +467,7 @@ func (p *Program) evalODE(n *node) bool {
 			r.z, r.znew = r.znew, r.z
 			r.k[0], r.k[6] = r.k[6], r.k[0] // first same as last
 			if stiff {
-				copy(r.jw, r.jy) // J_y at the new start, from the step's last evaluation
+				r.jw, r.jy = r.jy, r.jw // J_y at the new start, from the step's last evaluation
 			}
 		}
 		copy(out[i*d:i*d+d], r.z[:d])
@@ -497,29 +497,33 @@ func (r *odeRun) step(t, h float64) (float64, error) {
 		}
 		copy(dst, z)
 		for j, a := range dpA[s-1][:s] {
-			if a == 0 {
-				continue
-			}
-			ha, kj := h*a, r.k[j]
-			for i := range dst {
-				dst[i] += ha * kj[i]
+			if a != 0 {
+				axpy(h*a, r.k[j], dst)
 			}
 		}
 		if err := r.rhs(t+dpC[s]*h, dst, r.k[s], false); err != nil {
 			return 0, err
 		}
 	}
+	return r.errNorm(h, dpE[:], r.k[:]), nil
+}
+
+// errNorm is a step's error, h·Σ_j e_j k_j, in the max norm scaled
+// componentwise by abs_tol + rel_tol·max(|z_i|, |znew_i|): the error
+// control of both solvers. A NaN is returned at once.
+func (r *odeRun) errNorm(h float64, e []float64, k [][]float64) float64 {
 	tol := r.spec.tol
+	z, y := r.z, r.znew
 	worst := 0.0
 	for i := range z {
-		e := 0.0
-		for j, c := range dpE {
+		ei := 0.0
+		for j, c := range e {
 			if c != 0 {
-				e += c * r.k[j][i]
+				ei += c * k[j][i]
 			}
 		}
 		sc := tol.Abs + tol.Rel*max(math.Abs(z[i]), math.Abs(y[i]))
-		q := math.Abs(h*e) / sc
+		q := math.Abs(h*ei) / sc
 		if !(q <= worst) {
 			worst = q // NaN sticks
 			if math.IsNaN(q) {
@@ -527,7 +531,7 @@ func (r *odeRun) step(t, h float64) (float64, error) {
 			}
 		}
 	}
-	return worst, nil
+	return worst
 }
 
 // initialStep guesses the first step (Hairer, Nørsett and Wanner's

@@ -197,22 +197,55 @@ func TestODEGradFD(t *testing.T) {
 	y0, th := []float64{10, 5}, []float64{0.55, 0.028, 0.8, 0.024}
 	for _, data := range [][]bool{{false, false}, {true, false}, {false, true}} {
 		p, _, x := odeProgram(t, lotkaVolterraRHS(t), ts, tol, [][]float64{y0, th}, []Shape{Vector(2), Vector(4)}, data, w)
-		g := make([]float64, p.Dim())
-		if _, err := p.LogJoint(x, g); err != nil {
+		checkGradFD(t, p, x, 1e-5, fmt.Sprintf("data %v", data))
+	}
+}
+
+// checkZeroAllocsClone checks that p's value and gradient at x allocate
+// nothing once warm (over runs evaluations) and that a clone of p and a
+// second evaluation give the same numbers; it returns the value.
+func checkZeroAllocsClone(t *testing.T, p *Program, x []float64, runs int) float64 {
+	t.Helper()
+	g1, g2, g3 := make([]float64, p.Dim()), make([]float64, p.Dim()), make([]float64, p.Dim())
+	v1, err := p.LogJoint(x, g1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(runs, func() { p.LogJoint(x, g2) }); a != 0 {
+		t.Errorf("%v allocations per LogJoint, want 0", a)
+	}
+	v3, err := p.Clone().LogJoint(x, g3)
+	if err != nil || v3 != v1 {
+		t.Errorf("clone: %v, %v; want %v", v3, err, v1)
+	}
+	for i := range g1 {
+		if g1[i] != g2[i] || g1[i] != g3[i] {
+			t.Fatalf("gradient[%d]: %v, again %v, clone %v", i, g1[i], g2[i], g3[i])
+		}
+	}
+	return v1
+}
+
+// checkGradFD checks p's gradient at x against central differences of
+// its value with step h, to odeFDTol relative to max(1, |fd|); label
+// starts each error.
+func checkGradFD(t *testing.T, p *Program, x []float64, h float64, label string) {
+	t.Helper()
+	g := make([]float64, p.Dim())
+	if _, err := p.LogJoint(x, g); err != nil {
+		t.Fatal(err)
+	}
+	f := func(x []float64) float64 {
+		v, err := p.Forward(x)
+		if err != nil {
 			t.Fatal(err)
 		}
-		f := func(x []float64) float64 {
-			v, err := p.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return v
-		}
-		want := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: 1e-5})
-		for i := range want {
-			if d := math.Abs(g[i] - want[i]); d > odeFDTol*max(1, math.Abs(want[i])) {
-				t.Errorf("data %v: grad[%d] = %.10g, fd %.10g", data, i, g[i], want[i])
-			}
+		return v
+	}
+	want := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: h})
+	for i := range want {
+		if d := math.Abs(g[i] - want[i]); d > odeFDTol*max(1, math.Abs(want[i])) {
+			t.Errorf("%s: grad[%d] = %.10g, fd %.10g", label, i, g[i], want[i])
 		}
 	}
 }
@@ -223,24 +256,7 @@ func TestODEGradFD(t *testing.T) {
 func TestODEZeroAllocs(t *testing.T) {
 	ts := []float64{1, 2, 3, 4, 5}
 	p, _, x := odeProgram(t, lotkaVolterraRHS(t), ts, ODETol{}, [][]float64{{10, 5}, {0.55, 0.028, 0.8, 0.024}}, []Shape{Vector(2), Vector(4)}, []bool{false, false}, nil)
-	g1, g2, g3 := make([]float64, p.Dim()), make([]float64, p.Dim()), make([]float64, p.Dim())
-	v1, err := p.LogJoint(x, g1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := testing.AllocsPerRun(10, func() { p.LogJoint(x, g2) }); a != 0 {
-		t.Errorf("%v allocations per LogJoint, want 0", a)
-	}
-	c := p.Clone()
-	v3, err := c.LogJoint(x, g3)
-	if err != nil || v3 != v1 {
-		t.Errorf("clone: %v, %v; want %v", v3, err, v1)
-	}
-	for i := range g1 {
-		if g1[i] != g2[i] || g1[i] != g3[i] {
-			t.Fatalf("gradient[%d]: %v, again %v, clone %v", i, g1[i], g2[i], g3[i])
-		}
-	}
+	checkZeroAllocsClone(t, p, x, 10)
 
 	// all data: evaluated once
 	p, out, _ := odeProgram(t, decayRHS(t, 1), ts, ODETol{}, [][]float64{{2}, {0.5}}, []Shape{Vector(1), Scalar()}, []bool{true, true}, nil)

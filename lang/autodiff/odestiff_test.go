@@ -241,24 +241,8 @@ func TestODEStiffGradFD(t *testing.T) {
 	tol = ODETol{Rel: 1e-10, Abs: 1e-10, Method: ODERosW}
 	for _, data := range [][]bool{{false, false}, {false, true}} {
 		p, _, x := odeProgram(t, lotkaVolterraRHS(t), ts, tol, [][]float64{{10, 5}, {0.55, 0.028, 0.8, 0.024}}, []Shape{Vector(2), Vector(4)}, data, w)
-		g := make([]float64, p.Dim())
-		if _, err := p.LogJoint(x, g); err != nil {
-			t.Fatal(err)
-		}
-		f := func(x []float64) float64 {
-			v, err := p.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return v
-		}
-		want := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: 1e-4})
+		checkGradFD(t, p, x, 1e-4, fmt.Sprintf("Lotka–Volterra, data %v", data))
 		t.Logf("Lotka–Volterra: %d steps", p.odes[0].steps)
-		for i := range want {
-			if d := math.Abs(g[i] - want[i]); d > odeFDTol*max(1, math.Abs(want[i])) {
-				t.Errorf("Lotka–Volterra, data %v: grad[%d] = %.10g, fd %.10g", data, i, g[i], want[i])
-			}
-		}
 	}
 }
 
@@ -372,23 +356,7 @@ const rosOrderTol = 0.25
 func TestODEStiffZeroAllocsAndErrors(t *testing.T) {
 	ts := []float64{0.4, 4, 40}
 	p, _, x := odeProgram(t, robertsonRHS(t), ts, ODETol{Rel: 1e-6, Abs: 1e-10, Method: ODERosW}, [][]float64{{1, 0, 0}, robertsonK}, []Shape{Vector(3), Vector(3)}, []bool{false, false}, nil)
-	g1, g2, g3 := make([]float64, p.Dim()), make([]float64, p.Dim()), make([]float64, p.Dim())
-	v1, err := p.LogJoint(x, g1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := testing.AllocsPerRun(5, func() { p.LogJoint(x, g2) }); a != 0 {
-		t.Errorf("%v allocations per LogJoint, want 0", a)
-	}
-	v3, err := p.Clone().LogJoint(x, g3)
-	if err != nil || v3 != v1 {
-		t.Errorf("clone: %v, %v; want %v", v3, err, v1)
-	}
-	for i := range g1 {
-		if g1[i] != g2[i] || g1[i] != g3[i] {
-			t.Fatalf("gradient[%d]: %v, again %v, clone %v", i, g1[i], g2[i], g3[i])
-		}
-	}
+	v1, g2 := checkZeroAllocsClone(t, p, x, 5), make([]float64, p.Dim())
 
 	solve := func(rhs *RHS, k float64, ts []float64, tol ODETol) error {
 		tol.Method = ODERosW
@@ -397,7 +365,7 @@ func TestODEStiffZeroAllocsAndErrors(t *testing.T) {
 		return err
 	}
 	// the step limit
-	err = solve(decayRHS(t, 1), 50, []float64{1000}, ODETol{MaxSteps: 10})
+	err := solve(decayRHS(t, 1), 50, []float64{1000}, ODETol{MaxSteps: 10})
 	if want := "test.gpp:1:1: ode_bdf: max_num_steps 10 reached at t = "; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "(raise max_num_steps with ode_bdf_tol, or rescale the system)") {
 		t.Errorf("step limit: %v, want %q", err, want)
 	}
