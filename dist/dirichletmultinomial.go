@@ -13,8 +13,10 @@ import (
 //
 //	lgamma(a0) − lgamma(m + a0) + Σ_k (lgamma(y_k + α_k) − lgamma(α_k)) + log m! − Σ_k log y_k!
 //
-// each lgamma difference as LogFallingFactorial, which keeps its digits
-// for large Alpha (where the distribution nears Multinomial). The
+// each lgamma difference as LogRisingFactorial(α_k, y_k) (and (a0, m)),
+// which keeps its digits for large Alpha (where the distribution nears
+// Multinomial) and for tiny Alpha (α + y − 1, the falling factorial's
+// argument, would round α away: 3e-4 of the value at α = 1e-12). The
 // compiler writes the same sum with tape nodes; this type is its
 // reference.
 type DirichletMultinomial struct {
@@ -37,11 +39,11 @@ func (d DirichletMultinomial) LogProb(y []float64) float64 {
 			return math.Inf(-1)
 		}
 		lf, _ := math.Lgamma(c + 1)
-		lp += LogFallingFactorial(c+a-1, c) - lf
+		lp += LogRisingFactorial(a, c) - lf
 		m, a0 = m+c, a0+a
 	}
 	lm, _ := math.Lgamma(m + 1)
-	return lp - LogFallingFactorial(m+a0-1, m) + lm
+	return lp - LogRisingFactorial(a0, m) + lm
 }
 
 // Rand writes a draw of the K counts in N draws into dst (length K) and

@@ -15,7 +15,8 @@ const dirMultRefTol = 1e-14
 // mpmath (lgamma(a0) − lgamma(m + a0) + Σ (lgamma(y + α) − lgamma(α)) +
 // lgamma(m + 1) − Σ lgamma(y + 1) at 40 digits): small and large
 // concentrations (α = 1e9, where the lgamma differences computed apart
-// lose 8 digits), zero counts, one category, a zero total.
+// lose 8 digits) and tiny ones (α = 1e-12), zero counts, one category,
+// a zero total.
 func TestDirichletMultinomialReference(t *testing.T) {
 	for _, c := range []struct {
 		alpha, y []float64
@@ -28,6 +29,14 @@ func TestDirichletMultinomialReference(t *testing.T) {
 		{[]float64{1, 1, 1, 1}, []float64{0, 0, 0, 0}, 0},
 		{[]float64{1e9, 1e9}, []float64{10, 0}, -6.931471783099453201},
 		{[]float64{0.5, 4, 7.5}, []float64{120, 33, 800}, -16.170126335854756336},
+		// tiny concentrations: α + y − 1 would round α away (3e-6 of the
+		// value, before LogRisingFactorial); a0 = 0.5 + 1e-12 rounds, so
+		// the last, a difference of two lgamma differences of about 6.6,
+		// keeps its digits only to 1e-15 of them
+		{[]float64{1e-12, 2.5, 3e-12}, []float64{1, 4, 0}, -27.893385380401013684},
+		{[]float64{1e-12, 1e-12}, []float64{3, 0}, -0.69314718056144530942},
+		{[]float64{1e-12, 2e-12, 5e-13}, []float64{1, 2, 7}, -56.851277436980353772},
+		{[]float64{1e-12, 0.5}, []float64{0, 6}, -3.756421356418972087e-12},
 	} {
 		got := DirichletMultinomial{Alpha: c.alpha}.LogProb(c.y)
 		var m float64

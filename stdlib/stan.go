@@ -21,7 +21,10 @@ var (
 	// sortIndexWhy says why the index functions take data only.
 	sortIndexWhy = "an index or a rank is an int, a step function of x with no derivative"
 	countRule    = SupportRule{Kind: Fixed, Default: dist.Count}
-	argAZ        = []Arg{{Name: "a", Ranks: AnyRank}, {Name: "z", Ranks: AnyRank}}
+	// csrWhy and csrExtractWhy say why a sparse matrix's pattern is data.
+	csrWhy        = "the sparsity pattern is fixed, and its indices checked, when the model compiles"
+	csrExtractWhy = "which elements are non-zero is fixed when the model compiles"
+	argAZ         = []Arg{{Name: "a", Ranks: AnyRank}, {Name: "z", Ranks: AnyRank}}
 )
 
 func fold2(f func(x, y float64) float64) func([]float64) float64 {
@@ -194,6 +197,18 @@ var stanFuncs = []*Func{
 		Doc: "the number of elements of x less than x[s], s 0-based (Stan's s counts from 1); of data and constants", Example: "rank(x, 0)"},
 	{Name: "to_matrix", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}}, Shape: ToMatrix, Support: elementRule, Elem: IntIfAllInt, Op: "to_matrix",
 		Doc: "the matrix [m, n] filled column by column (column-major, as Stan) with the elements of x, a vector or a matrix read column by column (as to_vector reads it); m and n are constants, sizes or int data", Example: "to_matrix(theta, K, K)"},
+	{Name: "csr_matrix_times_vector", Args: []Arg{{Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}, {Name: "w", Ranks: Vector},
+		{Name: "v", Ranks: Vector, Int: true, Data: csrWhy}, {Name: "u", Ranks: Vector, Int: true, Data: csrWhy}, {Name: "b", Ranks: Vector}}, Shape: CSRTimes, Support: realRule, Elem: RealResult, Op: "csr_matrix_times_vector",
+		Doc: "A b for the m × n sparse matrix A in compressed sparse row form, in O(size(w)) with its gradient (Stan's csr_matrix_times_vector): w holds A's non-zeros row by row, v their columns and u [m + 1] where each row starts in w, then size(w), all 0-based (Stan's v and u count from 1: pass v - 1 and u - 1); w and b may be params, v and u are int data or constants, checked when the model compiles; repeated columns in a row add", Example: "csr_matrix_times_vector(N, K, w, v, u, beta)"},
+	{Name: "csr_to_dense_matrix", Args: []Arg{{Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}, {Name: "w", Ranks: Vector},
+		{Name: "v", Ranks: Vector, Int: true, Data: csrWhy}, {Name: "u", Ranks: Vector, Int: true, Data: csrWhy}}, Shape: CSRToDense, Support: realRule, Elem: RealResult, Op: "csr_to_dense_matrix",
+		Doc: "the m × n matrix of the compressed sparse row form w, v, u (as for csr_matrix_times_vector; 0-based v and u), zeros elsewhere; w may be a param; repeated columns in a row add", Example: "csr_to_dense_matrix(N, K, w, v, u)"},
+	{Name: "csr_extract_w", Range: ElementRange, Args: []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}, Shape: CSRNonZeros, Support: elementRule, Elem: IntIfAllInt, Op: "csr_extract_w",
+		Doc: "the non-zero elements of a matrix, row by row: the w of its compressed sparse row form (Stan's csr_extract_w); of data and constants", Example: "csr_extract_w(X)"},
+	{Name: "csr_extract_v", Args: []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}, Shape: CSRNonZeros, Support: countRule, Elem: IntResult, Op: "csr_extract_v",
+		Doc: "the 0-based column of each element of csr_extract_w(A) (Stan's count from 1); of data and constants", Example: "csr_extract_v(X)"},
+	{Name: "csr_extract_u", Args: []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}, Shape: CSRRowStarts, Support: countRule, Elem: IntResult, Op: "csr_extract_u",
+		Doc: "where each row of A starts in csr_extract_w(A), 0-based, then the number of non-zeros: [m + 1] (Stan's count from 1); of data and constants", Example: "csr_extract_u(X)"},
 	{Name: "linspaced_vector", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
 		Doc: "the vector [n] of n evenly spaced values from lo to hi, lo + (hi - lo) * i / (n - 1) (hi alone for n = 1); n is a constant, a size or int data, lo and hi may be params", Example: "linspaced_vector(K, 0, 1)"},
 	{Name: "one_hot_vector", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",

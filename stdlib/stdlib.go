@@ -107,6 +107,10 @@ const (
 	SingularVals                        // [m, n] → [min(m, n)]
 	ToMatrix                            // x [k] or [r, c], int m, int n → [m, n], m·n = k (or r·c)
 	Permute                             // [n] → [n]: the elements reordered (not elementwise: a loop is not vectorised through it)
+	CSRTimes                            // int m, int n, w [nnz], v int [nnz], u int [m + 1], b [n] → [m]
+	CSRToDense                          // int m, int n, w [nnz], v int [nnz], u int [m + 1] → [m, n]
+	CSRNonZeros                         // [m, n] → [nnz]: one element per non-zero (its value or its column)
+	CSRRowStarts                        // [m, n] → [m + 1]
 )
 
 var shapeText = [...]string{
@@ -154,6 +158,10 @@ var shapeText = [...]string{
 	SingularVals:   "[m, n] → [min(m, n)]",
 	ToMatrix:       "x [k] or [r, c], int m, int n → [m, n], filled column by column (m·n = k or r·c)",
 	Permute:        "[n] → [n]",
+	CSRTimes:       "int m, int n, w [nnz], v [nnz], u [m + 1], b [n] → [m]",
+	CSRToDense:     "int m, int n, w [nnz], v [nnz], u [m + 1] → [m, n]",
+	CSRNonZeros:    "[m, n] → [nnz], nnz the number of non-zeros",
+	CSRRowStarts:   "[m, n] → [m + 1]",
 }
 
 // String describes the rule in words, as in the docs.

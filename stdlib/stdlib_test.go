@@ -60,7 +60,8 @@ func TestTable(t *testing.T) {
 		rows_dot_product columns_dot_product inverse inverse_spd determinant log_determinant mdivide_left_tri_low
 		linspaced_vector one_hot_vector hmm_marginal hmm_hidden_state_prob hmm_latent_rng ode_rk45 ode_rk45_tol ode_bdf ode_bdf_tol
 		mdivide_right_tri_low matrix_exp matrix_exp_multiply scale_matrix_exp_multiply matrix_power eigenvalues_sym
-		eigenvectors_sym singular_values sort_asc sort_desc reverse sort_indices_asc sort_indices_desc rank to_matrix`)
+		eigenvectors_sym singular_values sort_asc sort_desc reverse sort_indices_asc sort_indices_desc rank to_matrix
+		csr_matrix_times_vector csr_to_dense_matrix csr_extract_w csr_extract_v csr_extract_u`)
 	for _, name := range want {
 		f := LookupFunc(name)
 		if f == nil {

@@ -545,7 +545,12 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			}
 			return ast.Errorf(n.pos, "%s: the eigenvalue iteration did not converge", name)
 		case OpSingularVal:
-			return ast.Errorf(n.pos, "%s: the SVD iteration did not converge", name)
+			if p.fail < 0 { // a non-finite element, as −(k + 1)
+				a := p.arg(n, 0)
+				k := -p.fail - 1
+				return ast.Errorf(n.pos, "%s: element [%d, %d] of the matrix is %v", name, k/a.shape.Cols, k%a.shape.Cols, p.v(a)[k])
+			}
+			return ast.Errorf(n.pos, "%s: the SVD iteration did not converge in %d sweeps", name, svdSweeps)
 		case OpInverse, OpLogAbsDet:
 			return ast.Errorf(n.pos, "%s: matrix is singular (no pivot in column %d of its LU factorisation)", name, p.fail-1)
 		case OpGaussRowsLR:
@@ -972,6 +977,9 @@ func (p *Program) label(n *node) string {
 	}
 	if n.op == OpTriSolve && n.i0 == 1 {
 		return "mdivide_right_tri_low"
+	}
+	if n.op == OpCSRMatVec && n.i0 == 1 {
+		return "csr_to_dense_matrix"
 	}
 	if n.op == OpODE && n.ode != nil && n.ode.tol.Method == ODERosW {
 		return "ode_bdf"

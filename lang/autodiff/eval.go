@@ -201,6 +201,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalEigenSym(n, z)
 	case op == OpSingularVal:
 		return p.evalSingularValues(n, z)
+	case op == OpCSRMatVec:
+		p.evalCSR(n, z)
 	case op == OpGaussRowsSS:
 		return p.evalGaussRows(n)
 	case op == OpGaussRowsLR:

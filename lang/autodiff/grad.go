@@ -189,6 +189,8 @@ func (p *Program) grad(n *node) {
 		p.gradEigenSym(n, g)
 	case op == OpSingularVal:
 		p.gradSingularValues(n, g)
+	case op == OpCSRMatVec:
+		p.gradCSR(n, g)
 	case op == OpGaussRowsSS:
 		p.gradGaussRows(n, g[0])
 	case op == OpGaussRowsLR:

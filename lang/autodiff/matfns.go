@@ -373,14 +373,17 @@ func (b *Builder) SingularValues(a ID, pos ast.Pos) ID {
 // pairs of columns, accumulated in the k×k matrix v (set to them), until
 // every pair is orthogonal to rounding. On return w's columns are
 // U Σ (σ_j = ‖w_j‖) and A = w vᵀ. Nothing is allocated, as gonum's
-// blocked dgesvd would above order 128.
-func jacobiSVD(w []float64, r, k int, v []float64) {
+// blocked dgesvd would above order 128. It reports whether the rotations
+// ended within maxSweeps sweeps (svdSweeps: random matrices of order 300
+// take 14, tall ones of 10⁵ rows fewer); w must be finite, as a NaN never
+// stops rotating.
+func jacobiSVD(w []float64, r, k int, v []float64, maxSweeps int) bool {
 	clear(v[:k*k])
 	for i := 0; i < k; i++ {
 		v[i*k+i] = 1
 	}
 	const tol = 1e-15
-	for sweep := 0; sweep < 60; sweep++ {
+	for sweep := 0; sweep < maxSweeps; sweep++ {
 		rotated := false
 		for p := 0; p < k-1; p++ {
 			for q := p + 1; q < k; q++ {
@@ -413,10 +416,15 @@ func jacobiSVD(w []float64, r, k int, v []float64) {
 			}
 		}
 		if !rotated {
-			return
+			return true
 		}
 	}
+	return false
 }
+
+// svdSweeps bounds jacobiSVD's sweeps: past it the iteration is reported
+// as not converged.
+const svdSweeps = 60
 
 // svdParts splits OpSingularVal's scratch: w (r×k, the tall orientation's
 // U after evaluation), v (k×k), the permutation that sorts the values
@@ -431,6 +439,12 @@ func (p *Program) evalSingularValues(n *node, z []float64) bool {
 	r, k := max(m, nc), min(m, nc)
 	w, v, perm, tmp, sig := svdParts(p.s(n), r, k)
 	av := p.v(a)
+	for i, x := range av {
+		if math.IsNaN(x) || math.IsInf(x, 0) { // named at once (forwardError), not 60 sweeps of NaN
+			p.fail = -(i + 1)
+			return false
+		}
+	}
 	if m >= nc {
 		copy(w, av)
 	} else { // the SVD of Aᵀ: A = V Σ Uᵀ
@@ -440,7 +454,10 @@ func (p *Program) evalSingularValues(n *node, z []float64) bool {
 			}
 		}
 	}
-	jacobiSVD(w, r, k, v)
+	if !jacobiSVD(w, r, k, v, svdSweeps) {
+		p.fail = 1
+		return false
+	}
 	for j := 0; j < k; j++ {
 		s := 0.0
 		for i := 0; i < r; i++ {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -481,4 +482,48 @@ func TestMatrixExpGradReference(t *testing.T) {
 		}
 	}
 	t.Logf("worst error relative to the largest element: %.2g", worst)
+}
+
+// TestSingularValuesNonFinite: a NaN or an infinity in the matrix (which
+// reaches singular_values in an output, after a failed op upstream) is
+// reported at once, naming the element, instead of 60 sweeps of NaN
+// rotations; and jacobiSVD reports a sweep limit it reaches.
+func TestSingularValuesNonFinite(t *testing.T) {
+	b := NewBuilder()
+	a := b.Input("A", Matrix(2, 3), testPos)
+	s := b.SingularValues(a, at(5, 3))
+	p, err := b.Finish(b.Sum(s, testPos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Forward([]float64{1, 2, 3, 4, 5, 6.5}); err != nil {
+		t.Fatal(err)
+	}
+	i := p.index(s)
+	n := &p.nodes[i]
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{math.NaN(), "NaN"}, {math.Inf(1), "+Inf"}} {
+		p.v(p.arg(n, 0))[4] = c.x
+		if p.eval(n) {
+			t.Fatalf("singular_values of a matrix with %v: evaluated", c.x)
+		}
+		want := "model.gpp:5:3: singular_values: element [1, 1] of the matrix is " + c.want
+		if err := p.forwardError(i, false); err == nil || err.Error() != want {
+			t.Errorf("error %v, want %s", err, want)
+		}
+	}
+
+	r := rand.New(rand.NewPCG(17, 0x5eed))
+	w, v := make([]float64, 30), make([]float64, 9)
+	for i := range w {
+		w[i] = r.NormFloat64()
+	}
+	if jacobiSVD(slices.Clone(w), 10, 3, v, 1) {
+		t.Error("jacobiSVD of a random 10 × 3 matrix converged in one sweep")
+	}
+	if !jacobiSVD(w, 10, 3, v, svdSweeps) {
+		t.Errorf("jacobiSVD of a random 10 × 3 matrix did not converge in %d sweeps", svdSweeps)
+	}
 }

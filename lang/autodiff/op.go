@@ -143,6 +143,9 @@ const (
 	OpEigvalsSym  // the eigenvalues of sym(A), ascending (a vector)
 	OpEigvecsSym  // the eigenvectors of sym(A), as columns in the eigenvalues' order
 	OpSingularVal // the singular values of A [m, n], min(m, n) of them, descending
+	// A x for a sparse A in compressed sparse row form: w and x the
+	// operands, idx the non-zeros' columns, idy the rows' starts (sparse.go)
+	OpCSRMatVec
 	OpGaussRowsSS // Σ_i log N(y_i | μ, C) from a scatter matrix
 	OpGaussRowsLR // Σ_i log N(y_i | 0, W W' + s I) from a scatter matrix, k < d
 
@@ -253,7 +256,7 @@ var opNames = [numOps]string{
 	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpODE: "ode_rk45",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
-	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
+	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpCSRMatVec: "csr_matrix_times_vector", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpSumToZero: "sum_to_zero_vector", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpWishart: "Wishart", OpMultinomial: "multinomial", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",

@@ -985,6 +985,16 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{b[0], moreInformative(n, b[1])}, true
 	case stdlib.Permute:
 		return args[0].Shape, true
+	case stdlib.CSRTimes:
+		m, _, ok := c.csrShape(e, f, args)
+		return Shape{m}, ok
+	case stdlib.CSRToDense:
+		m, n, ok := c.csrShape(e, f, args)
+		return Shape{m, n}, ok
+	case stdlib.CSRNonZeros:
+		return Shape{csrNonZeros(e.Args[0])}, true
+	case stdlib.CSRRowStarts:
+		return Shape{addDim(args[0].Shape[0], one)}, true
 	case stdlib.SquareToVector:
 		n, ok := square(0)
 		return Shape{n}, ok

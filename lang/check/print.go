@@ -113,6 +113,7 @@ var stanSpellings = map[string]string{
 	"cov_exp_quad":                      "gp_exp_quad_cov(x, alpha, rho) (Stan's current name)",
 	"mdivide_left":                      "solve(A, B)",
 	"mdivide_left_spd":                  "solve(A, B) (A symmetric positive definite, through its Cholesky factor)",
+	"csr_extract":                       "csr_extract_w(A), csr_extract_v(A) and csr_extract_u(A) for Stan's tuple (gpp has no tuples; v and u 0-based)",
 	"mdivide_right_spd":                 "solve(A, B')' for B A⁻¹ (A symmetric, so B A⁻¹ = (A⁻¹ B')')",
 	"log_determinant_spd":               "logdet(A)",
 	"trace_quad_form":                   "trace(quad_form(A, B)), trace(B' * A * B)",

@@ -50,6 +50,9 @@ func TestDirichletMultinomial(t *testing.T) {
 	big := func(_ int, x []float64) []float64 {
 		return []float64{1e7 * math.Exp(x[0]), 1e7 * math.Exp(x[1]), 1e7 * math.Exp(x[2])}
 	}
+	tiny := func(_ int, x []float64) []float64 {
+		return []float64{1e-12 * math.Exp(x[0]), 1e-12 * math.Exp(x[1]), 1e-12 * math.Exp(x[2])}
+	}
 	for _, c := range []struct {
 		name, src string
 		want      func(x []float64) float64
@@ -64,6 +67,7 @@ func TestDirichletMultinomial(t *testing.T) {
 		{"a loop, a row each", "for i in 0:4 {\n  Y[i] ~ DirichletMultinomial(exp(A[i]))\n}\n", ref(perRow, Y)},
 		{"logpdf per row", "target += sum(logpdf(Y, DirichletMultinomial(exp(A))))\n", ref(perRow, Y)},
 		{"large alpha", "Y ~ DirichletMultinomial(1e7 * exp(a))\n", ref(big, Y)},
+		{"tiny alpha", "Y ~ DirichletMultinomial(1e-12 * exp(a))\n", ref(tiny, Y)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compileSrc(t, "dm.gpp", decls+c.src, nil, in)

@@ -507,27 +507,28 @@ func (l *lowerer) randMultiStudentT(nu, mu, s autodiff.ID, chol bool, pos ast.Po
 // DirichletMultinomial(alpha), alpha [k] or [1, k] shared by the rows or
 // [n, k], a row each: with m the row's total and a0 the sum of its alpha,
 //
-//	Σ_k lff(y_k + alpha_k − 1, y_k) − lff(m + a0 − 1, m) + lgamma(m + 1) − Σ_k lgamma(y_k + 1)
+//	Σ_k lrf(alpha_k, y_k) − lrf(a0, m) + lgamma(m + 1) − Σ_k lgamma(y_k + 1)
 //
-// for lff = log_falling_factorial (lgamma(x + 1) − lgamma(x − n + 1)),
-// which keeps the digits of each lgamma difference where alpha is large
-// and the counts small. All of it is tape nodes: the counts' terms are
+// for lrf = log_rising_factorial (lgamma(x + n) − lgamma(x)), which keeps
+// the digits of each lgamma difference where alpha is large and the counts
+// small, and where alpha is tiny (alpha + y − 1 would round it away). All
+// of it is tape nodes: the counts' terms are
 // data-only, computed once (or per minibatch), and alpha's gradient
 // ψ(y_k + alpha_k) − ψ(alpha_k) − ψ(m + a0) + ψ(a0) is the op's.
 func (l *lowerer) dirichletMultinomial(y, alpha autodiff.ID, pos ast.Pos) autodiff.ID {
 	b := l.b
 	ys, as := b.Shape(y), b.Shape(alpha)
 	one := b.Scalar(1, pos)
-	var m, a0, lff, lfact autodiff.ID
-	lffOf := func(x, n autodiff.ID) autodiff.ID {
-		return b.Binary(autodiff.OpLogFallingFactorial, b.Sub(b.Add(n, x, pos), one, pos), n, pos)
+	var m, a0, lrf, lfact autodiff.ID
+	lrfOf := func(x, n autodiff.ID) autodiff.ID {
+		return b.Binary(autodiff.OpLogRisingFactorial, x, n, pos)
 	}
 	if ys.Rank == 1 {
 		if as.Rank == 2 { // a row [1, k]
 			alpha = b.Reshape(alpha, autodiff.Vector(ys.Rows), pos)
 		}
 		m, a0 = b.Sum(y, pos), b.Sum(alpha, pos)
-		lff = b.Sum(lffOf(alpha, y), pos)
+		lrf = b.Sum(lrfOf(alpha, y), pos)
 		lfact = b.Sum(b.Lgamma(b.Add(y, one, pos), pos), pos)
 	} else {
 		if as.Rank == 1 {
@@ -540,11 +541,11 @@ func (l *lowerer) dirichletMultinomial(y, alpha autodiff.ID, pos ast.Pos) autodi
 		} else {
 			a0 = b.RowSum(alpha, pos)
 		}
-		lff = b.RowSum(lffOf(alpha, y), pos)
+		lrf = b.RowSum(lrfOf(alpha, y), pos)
 		lfact = b.RowSum(b.Lgamma(b.Add(y, one, pos), pos), pos)
 	}
 	norm := b.Sub(b.Lgamma(b.Add(m, one, pos), pos), lfact, pos)
-	return b.Add(b.Sub(lff, lffOf(a0, m), pos), norm, pos)
+	return b.Add(b.Sub(lrf, lrfOf(a0, m), pos), norm, pos)
 }
 
 // randDirichletMultinomial draws a DirichletMultinomial(alpha, n)

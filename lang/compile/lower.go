@@ -697,6 +697,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if f.Name == "linspaced_vector" || f.Name == "one_hot_vector" {
 		return l.sized(e, pos)
 	}
+	if v, ok := l.csrCall(e, f.Name, pos); ok {
+		return v
+	}
 	if v, ok := l.matCall(e, f.Name, pos); ok {
 		return v
 	}

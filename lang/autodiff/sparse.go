@@ -1,0 +1,132 @@
+package autodiff
+
+import (
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// CSRMatVec returns A x for the m × n sparse matrix A in compressed sparse
+// row form (Stan's csr_matrix_times_vector): w [nnz] holds its non-zeros
+// row by row, v[k] the 0-based column of w[k], and row i's entries are
+// w[u[i]:u[i+1]], so u has m + 1 elements, u[0] = 0 and u[m] = nnz. A
+// column repeated in a row adds. w and x may be inputs; v and u are fixed,
+// so a value and its gradient cost O(nnz) and allocate nothing. The
+// compiler checks v and u with their data's positions first; a pattern
+// that is not valid here is a programmer's error, reported at pos.
+func (b *Builder) CSRMatVec(w, x ID, v, u []int, pos ast.Pos) ID {
+	return b.csr(w, x, v, u, 0, pos)
+}
+
+// CSRToDense returns the m × n matrix of the compressed sparse row form
+// w, v, u of an m × n matrix, as for CSRMatVec (Stan's
+// csr_to_dense_matrix), repeated columns adding. It is the product S w
+// for the 0/1 matrix S [m·n, nnz] that puts each non-zero in its cell, so
+// one op serves both, and w may be an input.
+func (b *Builder) CSRToDense(w ID, n int, v, u []int, pos ast.Pos) ID {
+	m := len(u) - 1
+	if m < 0 || n < 0 || !csrValid(v, u, n) {
+		return b.fail(pos, "csr_to_dense_matrix: invalid sparsity pattern for a [%d, %d] matrix", m, n)
+	}
+	// S's rows are the cells, row-major; count each cell's entries, then
+	// place the entries in cell order (stable, so each cell lists its
+	// entries in their order in w).
+	su := make([]int, m*n+1)
+	for i := 0; i < m; i++ {
+		for _, c := range v[u[i]:u[i+1]] {
+			su[i*n+c+1]++
+		}
+	}
+	for r := 1; r < len(su); r++ {
+		su[r] += su[r-1]
+	}
+	sv, next := make([]int, len(v)), append([]int(nil), su[:m*n]...)
+	for i := 0; i < m; i++ {
+		for k := u[i]; k < u[i+1]; k++ {
+			cell := i*n + v[k]
+			sv[next[cell]] = k
+			next[cell]++
+		}
+	}
+	ones := make([]float64, len(v))
+	for k := range ones {
+		ones[k] = 1
+	}
+	z := b.csr(b.Const(ones, Vector(len(v)), pos), w, sv, su, 1, pos)
+	return b.Reshape(z, Matrix(m, n), pos)
+}
+
+// csr pushes the product node; form 1 labels it csr_to_dense_matrix.
+func (b *Builder) csr(w, x ID, v, u []int, form int, pos ast.Pos) ID {
+	args, ok := b.operands(w, x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sw, sx := b.shapeOf(args[0]), b.shapeOf(args[1])
+	name := [...]string{"csr_matrix_times_vector", "csr_to_dense_matrix"}[form]
+	switch {
+	case sw.Rank == 2 || sx.Rank == 2:
+		return b.fail(pos, "%s: w is %s and b %s; both must be vectors", name, sw, sx)
+	case len(u) == 0 || !csrValid(v, u, sx.Len()):
+		return b.fail(pos, "%s: invalid sparsity pattern for %d columns", name, sx.Len())
+	case sw.Len() != len(v):
+		return b.fail(pos, "%s: w has %d elements, v %d", name, sw.Len(), len(v))
+	}
+	return b.push(node{op: OpCSRMatVec, args: args, shape: Vector(len(u) - 1), pos: pos, i0: form,
+		idx: append([]int(nil), v...), idy: append([]int(nil), u...)})
+}
+
+// csrValid reports whether v and u are a compressed sparse row pattern
+// with n columns: u starts at 0, does not decrease and ends at len(v), and
+// every column is in [0, n).
+func csrValid(v, u []int, n int) bool {
+	if len(u) == 0 || u[0] != 0 || u[len(u)-1] != len(v) {
+		return false
+	}
+	for i := 1; i < len(u); i++ {
+		if u[i] < u[i-1] {
+			return false
+		}
+	}
+	for _, c := range v {
+		if c < 0 || c >= n {
+			return false
+		}
+	}
+	return true
+}
+
+// evalCSR computes z_i = Σ_{k in row i} w_k x_{v_k}.
+func (p *Program) evalCSR(n *node, z []float64) {
+	w, x := p.v(p.arg(n, 0)), p.v(p.arg(n, 1))
+	v, u := n.idx, n.idy
+	for i := range z {
+		s := 0.0
+		for k := u[i]; k < u[i+1]; k++ {
+			s += w[k] * x[v[k]]
+		}
+		z[i] = s
+	}
+}
+
+// gradCSR adds w̄_k += ḡ_i x_{v_k} and x̄_{v_k} += ḡ_i w_k for each entry
+// k of row i (a scatter into x̄), to the operands that have adjoints.
+func (p *Program) gradCSR(n *node, g []float64) {
+	wn, xn := p.arg(n, 0), p.arg(n, 1)
+	w, x := p.v(wn), p.v(xn)
+	v, u := n.idx, n.idy
+	if wn.aoff >= 0 {
+		aw := p.a(wn)
+		for i, gi := range g {
+			for k := u[i]; k < u[i+1]; k++ {
+				aw[k] += gi * x[v[k]]
+			}
+		}
+	}
+	if xn.aoff >= 0 {
+		ax := p.a(xn)
+		for i, gi := range g {
+			for k := u[i]; k < u[i+1]; k++ {
+				ax[v[k]] += gi * w[k]
+			}
+		}
+	}
+}
