@@ -422,6 +422,22 @@ func jacobiSVD(w []float64, r, k int, v []float64, maxSweeps int) bool {
 	return false
 }
 
+// svdScale returns the power of two by which singular_values divides a
+// matrix before its rotations: 0 while the largest element is within
+// 2^±200 (the squared norms of up to 2^100 rows and their products stay
+// finite and normal), else that element's binary exponent.
+func svdScale(a []float64) int {
+	mx := 0.0
+	for _, x := range a {
+		mx = max(mx, math.Abs(x))
+	}
+	if mx == 0 || mx >= 0x1p-200 && mx <= 0x1p200 {
+		return 0
+	}
+	_, e := math.Frexp(mx)
+	return e
+}
+
 // svdSweeps bounds jacobiSVD's sweeps: past it the iteration is reported
 // as not converged.
 const svdSweeps = 60
@@ -445,12 +461,19 @@ func (p *Program) evalSingularValues(n *node, z []float64) bool {
 			return false
 		}
 	}
+	// A matrix whose largest element is far from 1 is scaled by a power
+	// of two (exactly) first, so that the columns' squared norms and
+	// their products neither overflow nor underflow; others are not
+	// scaled, which keeps their values bit for bit.
+	e := svdScale(av)
 	if m >= nc {
-		copy(w, av)
+		for i, x := range av {
+			w[i] = math.Ldexp(x, -e)
+		}
 	} else { // the SVD of Aᵀ: A = V Σ Uᵀ
 		for i := 0; i < m; i++ {
 			for j := 0; j < nc; j++ {
-				w[j*k+i] = av[i*nc+j]
+				w[j*k+i] = math.Ldexp(av[i*nc+j], -e)
 			}
 		}
 	}
@@ -464,7 +487,7 @@ func (p *Program) evalSingularValues(n *node, z []float64) bool {
 			s += w[i*k+j] * w[i*k+j]
 		}
 		s = math.Sqrt(s)
-		sig[j] = s
+		sig[j] = math.Ldexp(s, e)
 		if s > 0 {
 			for i := 0; i < r; i++ {
 				w[i*k+j] /= s

@@ -527,3 +527,33 @@ func TestSingularValuesNonFinite(t *testing.T) {
 		t.Errorf("jacobiSVD of a random 10 × 3 matrix did not converge in %d sweeps", svdSweeps)
 	}
 }
+
+// TestSingularValuesExtremeScale: a matrix whose elements are near the
+// ends of the double range (1e±300, where the columns' squared norms
+// overflow or underflow) has the singular values of its unscaled self
+// times the scale, tall and wide, to the rounding of the scale itself
+// (before the scaling by a power of two, 1e300 did not converge).
+func TestSingularValuesExtremeScale(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 0x5ca1e))
+	for _, sh := range [][2]int{{5, 3}, {3, 5}} {
+		m, n := sh[0], sh[1]
+		a := make([]float64, m*n)
+		for i := range a {
+			a[i] = r.NormFloat64()
+		}
+		build := func(b *Builder, x []ID) ID { return b.SingularValues(x[0], testPos) }
+		want := evalOne(t, build, [][]float64{a}, []Shape{Matrix(m, n)})
+		for _, scale := range []float64{1e300, 1e-300, 0x1p1000, 0x1p-1000} {
+			as := make([]float64, len(a))
+			for i, x := range a {
+				as[i] = x * scale
+			}
+			got := evalOne(t, build, [][]float64{as}, []Shape{Matrix(m, n)})
+			for j := range want {
+				if e := math.Abs(got[j]/scale-want[j]) / want[j]; !(e <= 1e-14) {
+					t.Errorf("[%d, %d] × %g: σ_%d = %.17g, want %.17g × scale (relative error %.2g)", m, n, scale, j, got[j], want[j]*scale, e)
+				}
+			}
+		}
+	}
+}
