@@ -458,6 +458,19 @@ const (
 	// DistMvNormalPrec: DistMvNormalChol's shapes with the precision
 	// matrix Omega [d, d].
 	DistMvNormalPrec
+	// DistPoissonBinomial: value a scalar or [n] of int counts 0..N;
+	// theta [N] or [1, N] shared by every element, or [n, N], row i for
+	// element i (DistCategorical's rule).
+	DistPoissonBinomial
+	// DistMultiGP: value [K, N], rows independent; Sigma [N, N]; w [K], a
+	// positive precision per row (row i ~ MvNormal(0, Sigma / w[i])).
+	DistMultiGP
+	// DistMultiGPChol: DistMultiGP with the lower Cholesky factor L
+	// [N, N] of Sigma.
+	DistMultiGPChol
+	// DistGaussianDLM: value [r, T], a column per time; F [n, r], G
+	// [n, n], V [r, r] or [r] (variances), W [n, n], m0 [n], C0 [n, n].
+	DistGaussianDLM
 )
 
 var distShapeText = [...]string{
@@ -473,6 +486,10 @@ var distShapeText = [...]string{
 	DistMultiStudentT:     "value [d] or [n, d] (independent rows); nu scalar; mu scalar, [d], [1, d] or [n, d] (a row per row of the value); Sigma [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
 	DistMultiStudentTChol: "value [d] or [n, d] (independent rows); nu scalar; mu scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the scale matrix: its diagonal must be > 0, the entries above it are ignored",
 	DistMvNormalPrec:      "value [d] or [n, d] (independent rows); mu scalar, [d], [1, d] or [n, d] (a row per row of the value); Omega [d, d], the precision matrix (the covariance's inverse), symmetric (to 1e-8 of √(Ω_ii Ω_jj)) and positive definite",
+	DistPoissonBinomial:   "value int scalar or [n], counts 0..N; theta [N] or [1, N] (shared) or [n, N] (row i for y[i]), each entry in [0, 1]",
+	DistMultiGP:           "value [K, N], rows independent; Sigma [N, N], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite; w [K], row i's precision",
+	DistMultiGPChol:       "value [K, N], rows independent; L [N, N], the lower Cholesky factor of Sigma: its diagonal must be > 0, the entries above it are ignored; w [K], row i's precision",
+	DistGaussianDLM:       "value [r, T], a column of r observations per time; F [n, r] (y_t has mean F' theta_t); G [n, n]; V [r, r], or [r] the variances of a diagonal V; W [n, n]; m0 [n]; C0 [n, n]; V, W and C0 symmetric positive definite (W and C0 semi-definite where the filter's covariances stay definite)",
 	DistWishart:           "value a cov_matrix[K] param (cholesky_factor_cov[K] for the Cholesky forms), whole, or data [K, K]; nu scalar > K − 1; scale [K, K]: S symmetric positive definite, or its lower Cholesky factor L_S (diagonal > 0, entries above it ignored)",
 }
 

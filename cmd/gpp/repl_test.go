@@ -170,7 +170,7 @@ func TestReplComplete(t *testing.T) {
 	}{
 		{"par", []string{"param"}, 3}, // keyword
 		{"pos", []string{"positive", "positive_infinity", "positive_ordered"}, 3}, // type keywords, a constant
-		{"y ~ Poi", []string{"Poisson", "PoissonLog"}, 3},                         // distribution
+		{"y ~ Poi", []string{"Poisson", "PoissonBinomial", "PoissonLog"}, 3},      // distribution
 		{"sof", []string{"softmax", "softplus"}, 3},                               // built-in
 		{"lambd", []string{"lambda", "lambda2"}, 5},                               // declared names ("lam" would add lambert_w0)
 		{"mean(lambd", []string{"lambda", "lambda2"}, 5},                          // inside a call
@@ -190,8 +190,8 @@ func TestReplComplete(t *testing.T) {
 	}
 	// readline's adapter returns the missing suffixes.
 	sfx, n := replCompleter{r}.Do([]rune("y ~ Poi"), 7)
-	if n != 3 || len(sfx) != 2 || string(sfx[0]) != "sson" || string(sfx[1]) != "ssonLog" {
-		t.Errorf("Do = %q, %d; want [sson ssonLog], 3", sfx, n)
+	if n != 3 || len(sfx) != 3 || string(sfx[0]) != "sson" || string(sfx[1]) != "ssonBinomial" || string(sfx[2]) != "ssonLog" {
+		t.Errorf("Do = %q, %d; want [sson ssonBinomial ssonLog], 3", sfx, n)
 	}
 }
 

@@ -559,6 +559,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.categoricalError(n, false)
 		case OpMultinomial:
 			return p.multinomialError(n, false)
+		case OpPoissonBinomial:
+			return p.poissonBinomialError(n, false)
 		case OpOrderedLogistic:
 			return p.orderedError(n, false)
 		case OpLKJCorrChol:
@@ -605,6 +607,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.categoricalError(n, true)
 	case op == OpMultinomial:
 		return p.multinomialError(n, true)
+	case op == OpPoissonBinomial:
+		return p.poissonBinomialError(n, true)
 	case op == OpOrderedLogistic:
 		return p.orderedError(n, true)
 	case op == OpLKJCorrChol:
@@ -966,6 +970,9 @@ func (p *Program) label(n *node) string {
 	if n.op == OpMultinomial {
 		return multinomialName(n.i0 == 1)
 	}
+	if n.op == OpPoissonBinomial {
+		return poissonBinomialName(n.i0 - 1)
+	}
 	if n.op == OpOrderedLogistic {
 		return orderedName(n.i0 == 1)
 	}
@@ -1008,6 +1015,9 @@ func (p *Program) operandName(n *node, a int) string {
 			return "L_S"
 		}
 		return [...]string{"the value", "nu", "S"}[a]
+	}
+	if n.op == OpPoissonBinomial && a == 1 {
+		return "theta"
 	}
 	if (n.op == OpCategorical || n.op == OpMultinomial) && a == 1 {
 		if n.i0 == 1 {

@@ -267,6 +267,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalCategorical(n)
 	case op == OpMultinomial:
 		return p.evalMultinomial(n)
+	case op == OpPoissonBinomial:
+		return p.evalPoissonBinomial(n)
 	case op == OpOrderedLogistic:
 		return p.evalOrderedLogistic(n)
 	case op == OpCholCorr:

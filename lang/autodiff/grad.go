@@ -267,6 +267,8 @@ func (p *Program) grad(n *node) {
 		p.gradCategorical(n, g)
 	case op == OpMultinomial:
 		p.gradMultinomial(n, g)
+	case op == OpPoissonBinomial:
+		p.gradPoissonBinomial(n, g)
 	case op == OpOrderedLogistic:
 		p.gradOrderedLogistic(n, g)
 	case op == OpCholCorr:

@@ -244,6 +244,17 @@ func (p *Program) checkDataValues() error {
 					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a count", name, x), elemPart(y.shape, j)))
 				}
 			}
+		case OpPoissonBinomial:
+			k := catCols(p.arg(n, 1).shape)
+			for j, x := range p.v(y) {
+				if pbCount(x, k) < 0 {
+					name := poissonBinomialName(n.i0 - 1)
+					if c, at, ok := p.cellOf(n.args[0], j); ok {
+						return ast.Errorf(at, "%s: value %g is not a count of successes 0..%d, as %s at %s needs (theta has %d trials)", c.name, x, k, name, n.pos, k)
+					}
+					return p.dataIter(n, j, ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a count of successes 0..%d (theta has %d trials)", name, x, k, k), elemPart(y.shape, j))))
+				}
+			}
 		case OpCategorical:
 			k := catCols(p.arg(n, 1).shape)
 			for j, x := range p.v(y) {

@@ -31,7 +31,8 @@ const (
 	randWishart // the form's flags in i1 (wishart.go)
 	randMultinomial
 	randMultinomialLogit
-	randHMMLatent // hmm_latent_rng (hmmlatent.go)
+	randHMMLatent       // hmm_latent_rng (hmmlatent.go)
+	randPoissonBinomial // a count of successes per row of probabilities (poissonbinomial.go)
 )
 
 // simplexDrawTol is how far from 1, per category, a probability row of a
@@ -56,6 +57,8 @@ func randRowsName(kind int) string {
 		return multinomialName(kind == randMultinomialLogit)
 	case randHMMLatent:
 		return "hmm_latent_rng"
+	case randPoissonBinomial:
+		return "PoissonBinomial"
 	}
 	return orderedName(kind == randOrderedProbit)
 }
@@ -174,6 +177,8 @@ func (p *Program) evalRandRows(n *node) {
 		p.drawMultinomial(n, z)
 	case randHMMLatent:
 		p.drawHMMLatent(n, z)
+	case randPoissonBinomial:
+		p.drawPoissonBinomial(n, z)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		av, k := p.v(a), catCols(a.shape)
@@ -360,6 +365,8 @@ func (p *Program) randRowsError(n *node, k int, el string) error {
 		return p.multinomialRandError(n, k, name, el)
 	case randHMMLatent:
 		return p.hmmLatentError(n, name, el)
+	case randPoissonBinomial:
+		return p.poissonBinomialRandError(n, k, name, el)
 	case randDirichlet:
 		a := p.arg(n, 0)
 		kc := catCols(a.shape)

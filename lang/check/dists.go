@@ -284,7 +284,7 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 					exprString(call.Args[i]), a.Shape.String(), vs.String(), valName, hint)
 			}
 		}
-	case stdlib.DistCategorical:
+	case stdlib.DistCategorical, stdlib.DistPoissonBinomial:
 		c.categoricalShape(call, d, vs, args[0].Shape, valPos, valName)
 	case stdlib.DistMultinomial:
 		c.multinomialShape(call, d, vs, args, valPos, valName)
@@ -300,6 +300,10 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		c.mvCholShape(call, d, vs, args, 1, valPos, valName) // after nu
 	case stdlib.DistWishart:
 		c.wishartShape(call, d, vs, args, valPos, valName)
+	case stdlib.DistMultiGP, stdlib.DistMultiGPChol:
+		c.multiGPShape(call, d, vs, args, valPos, valName)
+	case stdlib.DistGaussianDLM:
+		c.dlmShape(call, d, vs, args, valPos, valName)
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
 		minRank := 1
 		what := "a vector or matrix"
@@ -381,12 +385,78 @@ func (c *checker) mvCholShape(call *ast.CallExpr, d *stdlib.Dist, vs Shape, args
 	}
 }
 
-// categoricalShape checks a categorical value (a scalar or [n]) against
-// its argument: [k] or [1, k] shared by every element, or [n, k] with a
-// row per element.
+// dlmShape checks GaussianDLMObs's shapes (Stan's): the value y [r, T];
+// F [n, r], G [n, n], V [r, r] or [r], W [n, n], m0 [n], C0 [n, n], n
+// taken from G (or F).
+func (c *checker) dlmShape(call *ast.CallExpr, d *stdlib.Dist, vs Shape, args []Type, valPos ast.Pos, valName string) {
+	if vs.Rank() != 2 {
+		c.errorf(valPos, "%s models a matrix [r, T], a column of r observations per time (Stan's y of gaussian_dlm_obs); %s is %s", d.Name, valName, vs.describe())
+		return
+	}
+	r := vs[0]
+	n := args[1].Shape[0] // G's rows
+	bad := func(i int, want string) {
+		c.errorf(call.Args[i].Pos(), "%s argument %d (%s): `%s` is %s; for %s of shape %s it must be %s",
+			d.Name, i+1, d.Params[i].Name, exprString(call.Args[i]), args[i].Shape.String(), valName, vs.String(), want)
+	}
+	same := func(a, b Dim) bool { return compareDims(a, b) != dimDiffer }
+	fs := args[0].Shape
+	if !same(fs[1], r) {
+		bad(0, "[n, "+r.String()+"], a column per row of "+valName)
+		return
+	}
+	if gs := args[1].Shape; !same(gs[0], gs[1]) || !same(gs[0], fs[0]) {
+		bad(1, "square ["+fs[0].String()+", "+fs[0].String()+"], a row and a column per row of F (the states)")
+		return
+	}
+	if v := args[2].Shape; v.Rank() == 1 && !same(v[0], r) || v.Rank() == 2 && (!same(v[0], r) || !same(v[1], r)) {
+		bad(2, "["+r.String()+", "+r.String()+"], or ["+r.String()+"] (the variances of a diagonal V)")
+	}
+	sq := "[" + n.String() + ", " + n.String() + "]"
+	if w := args[3].Shape; !same(w[0], n) || !same(w[1], n) {
+		bad(3, sq)
+	}
+	if m := args[4].Shape; !same(m[0], n) {
+		bad(4, "["+n.String()+"]")
+	}
+	if c0 := args[5].Shape; !same(c0[0], n) || !same(c0[1], n) {
+		bad(5, sq)
+	}
+}
+
+// multiGPShape checks the shapes of MultiGP and MultiGPCholesky: the value
+// a matrix [K, N] of K rows of N values; Sigma (or its factor L) [N, N];
+// w [K], a precision per row.
+func (c *checker) multiGPShape(call *ast.CallExpr, d *stdlib.Dist, vs Shape, args []Type, valPos ast.Pos, valName string) {
+	if vs.Rank() != 2 {
+		c.errorf(valPos, "%s models a matrix [K, N], K rows of N values (Stan's matrix y of multi_gp); %s is %s", d.Name, valName, vs.describe())
+		return
+	}
+	k, n := vs[0], vs[1]
+	what := "Sigma"
+	if d.Shape == stdlib.DistMultiGPChol {
+		what = "the Cholesky factor"
+	}
+	if ss := args[0].Shape; compareDims(ss[0], n) == dimDiffer || compareDims(ss[1], n) == dimDiffer {
+		c.errorf(call.Args[0].Pos(), "%s argument 1 (%s): `%s` is %s; for %s of shape %s %s must be [%s, %s], a row and a column per column of %s",
+			d.Name, d.Params[0].Name, exprString(call.Args[0]), ss.String(), valName, vs.String(), what, n, n, valName)
+	}
+	if ws := args[1].Shape; compareDims(ws[0], k) == dimDiffer {
+		c.errorf(call.Args[1].Pos(), "%s argument 2 (w): `%s` is %s; for %s of shape %s it must be [%s], a precision per row",
+			d.Name, exprString(call.Args[1]), ws.String(), valName, vs.String(), k)
+	}
+}
+
+// categoricalShape checks a categorical value (a scalar or [n]), or a
+// PoissonBinomial count, against its argument: [k] or [1, k] shared by
+// every element, or [n, k] with a row per element.
 func (c *checker) categoricalShape(call *ast.CallExpr, d *stdlib.Dist, vs, as Shape, valPos ast.Pos, valName string) {
 	if vs.Rank() > 1 {
-		c.errorf(valPos, "%s models a scalar or a vector of categories; %s is %s", d.Name, valName, vs.describe())
+		what := "categories"
+		if d.Shape == stdlib.DistPoissonBinomial {
+			what = "counts of successes (with theta [n, N], a row of probabilities per count)"
+		}
+		c.errorf(valPos, "%s models a scalar or a vector of %s; %s is %s", d.Name, what, valName, vs.describe())
 		return
 	}
 	if as.Rank() != 2 || as[0].isOne() {
@@ -513,8 +583,11 @@ func satisfies(req dist.Support, t Type) bool {
 }
 
 // logitHint points a Multinomial's hint at MultinomialLogit, not at
-// CategoricalLogit.
+// CategoricalLogit; PoissonBinomial's has no logit form to point at.
 func logitHint(d *stdlib.Dist, hint string) string {
+	if d.Shape == stdlib.DistPoissonBinomial && strings.Contains(hint, "Logit") {
+		return "; map a real to (0, 1) with inv_logit"
+	}
 	if d.Shape == stdlib.DistMultinomial {
 		return strings.ReplaceAll(hint, "CategoricalLogit", "MultinomialLogit")
 	}

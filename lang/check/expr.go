@@ -584,6 +584,17 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		return c.mvPredictive(call, d, args, t)
 	case stdlib.DistWishart:
 		return c.wishartPredictive(call, d, args, t)
+	case stdlib.DistGaussianDLM:
+		c.errorf(call.Fun.NamePos, "%s has no replicate in gpp (its arguments do not give the number of times T): to draw observations, write the states as a param (theta_0 ~ MvNormal(m0, C0), theta_t ~ MvNormal(G theta_{t-1}, W)) and the replicate as output y_rep ~ MvNormal(F' theta_t, V)", d.Name)
+		return invalid
+	case stdlib.DistMultiGP, stdlib.DistMultiGPChol: // [K, N]: a row per element of w
+		ss := args[0].Shape
+		if compareDims(ss[0], ss[1]) == dimDiffer {
+			c.errorf(call.Args[0].Pos(), "%s argument 1 (%s): `%s` is %s; it must be square [N, N]", d.Name, d.Params[0].Name, exprString(call.Args[0]), ss.String())
+			return invalid
+		}
+		t.Shape = Shape{args[1].Shape[0], moreInformative(ss[0], ss[1])}
+		return t
 	case stdlib.DistDirichlet:
 		if args[0].Shape.Rank() == 0 {
 			c.errorf(call.Args[0].Pos(), "a Dirichlet replicate has alpha's shape, so alpha must be a vector [k] or a matrix [n, k]; `%s` is a scalar: write rep(%s, K) for one simplex of K",
@@ -594,7 +605,7 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		return t
 	case stdlib.DistMultinomial:
 		return c.multinomialPredictive(call, d, args, t)
-	case stdlib.DistCategorical:
+	case stdlib.DistCategorical, stdlib.DistPoissonBinomial:
 		if as := args[0].Shape; as.Rank() == 2 && !as[0].isOne() {
 			t.Shape = Shape{as[0]}
 		}
@@ -753,7 +764,7 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		return invalid
 	}
 	_, args, ok := c.distArgs(call) // the arguments as for ~; the shapes below
-	if f.Name == "logpdf" && perObservationFamily(d) {
+	if (f.Name == "logpdf" || d.Shape == stdlib.DistPoissonBinomial) && perObservationFamily(d) {
 		if !ok || !val.Valid() {
 			return invalid
 		}
@@ -762,13 +773,13 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	if d.Shape != stdlib.DistElementwise {
 		also := ""
 		if f.Name == "logpdf" {
-			also = "; logpdf takes Categorical, Multinomial, DirichletMultinomial, OrderedLogistic and their logit and probit forms too, a term per observation"
+			also = "; logpdf takes Categorical, Multinomial, DirichletMultinomial, OrderedLogistic and their logit and probit forms too, and PoissonBinomial, a term per observation"
 		}
 		c.errorf(call.Fun.NamePos, "%s takes an elementwise distribution; %s is multivariate (use it with ~)%s", f.Name, d.Name, also)
 		return invalid
 	}
 	if _, ok := dist.LogCDF(d.Name, false); f.Name != "logpdf" && !ok {
-		c.errorf(call.Fun.NamePos, "%s knows %s; not %s", f.Name, strings.Join(dist.LogCDFNames(), ", "), d.Name)
+		c.errorf(call.Fun.NamePos, "%s knows %s; not %s", f.Name, strings.Join(logCDFFamilies(), ", "), d.Name)
 		return invalid
 	}
 	if !ok || !val.Valid() {
@@ -786,29 +797,30 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 // with one log probability per observation: Categorical and
 // CategoricalLogit (per category), Multinomial, MultinomialLogit and
 // DirichletMultinomial (per row of counts), OrderedLogistic and
-// OrderedProbit (per category).
+// OrderedProbit (per category), PoissonBinomial (per count; logcdf and
+// logccdf too).
 func perObservationFamily(d *stdlib.Dist) bool {
 	switch d.Shape {
-	case stdlib.DistCategorical, stdlib.DistMultinomial, stdlib.DistOrdinal:
+	case stdlib.DistCategorical, stdlib.DistMultinomial, stdlib.DistOrdinal, stdlib.DistPoissonBinomial:
 		return true
 	}
 	return false
 }
 
 // logpdfPerObservation checks logpdf(value, D(args)) for a family of
-// perObservationFamily: the value and arguments as for value ~ D(args),
+// perObservationFamily (and logcdf and logccdf for PoissonBinomial): the value and arguments as for value ~ D(args),
 // the value data, as the ~ needs. The type is real, one element per
 // observation: the value's shape for categories, a scalar for one vector
 // of counts [k] and [n] for a matrix [n, k] of count rows.
 func (c *checker) logpdfPerObservation(e *ast.CallExpr, d *stdlib.Dist, call *ast.CallExpr, val Type, args []Type) Type {
 	v := e.Args[0]
 	if d.Int && val.Elem != Int {
-		c.errorf(v.Pos(), "%s is discrete: the value of logpdf must be int; %s", d.Name, c.describe(v))
+		c.errorf(v.Pos(), "%s is discrete: the value of %s must be int; %s", d.Name, e.Fun.Name, c.describe(v))
 		return invalid
 	}
 	if !val.DataOnly {
-		c.errorf(v.Pos(), "logpdf of %s needs a value known before the fit (data, constants and lets of them), as y ~ %s does; `%s` %s",
-			d.Name, d.Name, exprString(v), c.dependsOnParam(v))
+		c.errorf(v.Pos(), "%s of %s needs a value known before the fit (data, constants and lets of them), as y ~ %s does; `%s` %s",
+			e.Fun.Name, d.Name, d.Name, exprString(v), c.dependsOnParam(v))
 		return invalid
 	}
 	nerr := len(c.errs)

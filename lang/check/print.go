@@ -177,18 +177,25 @@ func stanHint(name, arg string) string {
 	if h := stanReparamHint(name); h != "" {
 		return h
 	}
+	for _, suffix := range []string{"_lpdf", "_lupdf", "_lcdf", "_lccdf", "_cdf", "_rng", "_log"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok {
+			if h, ok := stanLacks[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; ok {
+				return h
+			}
+		}
+	}
 	for _, c := range []struct{ suffix, form string }{{"_lcdf", "logcdf(y, %s(...))"}, {"_lccdf", "logccdf(y, %s(...))"}, {"_cdf", "exp(logcdf(y, %s(...)))"}} {
 		base, ok := strings.CutSuffix(name, c.suffix)
 		if !ok {
 			continue
 		}
 		key := strings.ToLower(strings.ReplaceAll(base, "_", ""))
-		for _, d := range dist.LogCDFNames() {
+		for _, d := range logCDFFamilies() {
 			if key == strings.ToLower(d) || stanDists[key] == d { // neg_binomial_2
 				return fmt.Sprintf("gpp writes Stan's %s(y | ...) as "+c.form, name, d)
 			}
 		}
-		return "gpp's logcdf and logccdf know " + strings.Join(dist.LogCDFNames(), ", ")
+		return "gpp's logcdf and logccdf know " + strings.Join(logCDFFamilies(), ", ")
 	}
 	for _, suffix := range []string{"_lpdf", "_lupdf", "_lpmf", "_lupmf", "_rng"} {
 		base, ok := strings.CutSuffix(name, suffix)
@@ -200,6 +207,8 @@ func stanHint(name, arg string) string {
 		}
 		if g := stanDists[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; stdlib.LookupDist(g) != nil {
 			switch d := stdlib.LookupDist(g); {
+			case suffix == "_rng" && d.Shape == stdlib.DistGaussianDLM:
+				return fmt.Sprintf("%s has no replicate in gpp (its arguments do not give the number of times T): write the states as a param and draw output y_rep ~ MvNormal(F' theta_t, V)", g)
 			case suffix == "_rng":
 				return fmt.Sprintf("gpp draws from %s in an output: output y_rep ~ %s(...)", g, g) // multi_normal_rng
 			case d.Shape != stdlib.DistElementwise && !perObservationFamily(d):
@@ -220,6 +229,11 @@ func stanHint(name, arg string) string {
 	return ""
 }
 
+// logCDFFamilies are the families of logcdf and logccdf: the elementwise
+// ones with a log CDF (dist.LogCDFNames) and PoissonBinomial, a term per
+// count.
+func logCDFFamilies() []string { return append(dist.LogCDFNames(), "PoissonBinomial") }
+
 // stanDists are Stan's distributions under gpp's name where gpp has one
 // that Suggest would not find, and "" for those gpp lacks (so that it does
 // not suggest another that merely shares letters, as NegBinomial for
@@ -231,9 +245,9 @@ var stanDists = map[string]string{
 	"lkjcorrcholesky": "LKJCorrCholesky", "multinomial": "Multinomial", "multinomiallogit": "MultinomialLogit", "orderedlogistic": "OrderedLogistic (categories 0..K, not 1..K+1)", "orderedprobit": "OrderedProbit (categories 0..K, not 1..K+1)",
 	"chisquare": "ChiSquare", "invchisquare": "InvChiSquare", "scaledinvchisquare": "ScaledInvChiSquare", "expmodnormal": "ExpModNormal",
 	"multistudentt": "MultiStudentT", "hypergeometric": "Hypergeometric", "skewdoubleexponential": "SkewDoubleExponential", "loglogistic": "LogLogistic",
-	"betaproportion": "BetaProportion", "multinormalcholesky": "MvNormalCholesky", "multigp": "",
-	"multigpcholesky": "", "multinormalprec": "MvNormalPrec", "multistudenttcholesky": "MultiStudentTCholesky", "dirichletmultinomial": "DirichletMultinomial", "betanegbinomial": "BetaNegBinomial",
-	"gaussiandlmobs": "", "wiener": "", "poissonbinomial": "", "lkjcov": "",
+	"betaproportion": "BetaProportion", "multinormalcholesky": "MvNormalCholesky", "multigp": "MultiGP",
+	"multigpcholesky": "MultiGPCholesky", "multinormalprec": "MvNormalPrec", "multistudenttcholesky": "MultiStudentTCholesky", "dirichletmultinomial": "DirichletMultinomial", "betanegbinomial": "BetaNegBinomial",
+	"gaussiandlmobs": "GaussianDLMObs", "poissonbinomial": "PoissonBinomial",
 }
 
 // stanGLMs are Stan's GLM distributions, which gpp writes as the family
@@ -263,6 +277,14 @@ var otherDists = map[string]string{
 	"normalmixture":    "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
 }
 
+// stanLacks are Stan distributions gpp has no family for, with what to
+// write instead; said at the name under ~ and at its _lpdf, _rng and
+// other functions.
+var stanLacks = map[string]string{
+	"wiener": "gpp has no Wiener first-passage-time density (Stan's wiener, the drift-diffusion model of reaction times and choices, whose density is an infinite series): no built-in computes it, so a model needs its log density written out with target +=",
+	"lkjcov": "Stan's lkj_cov is deprecated, and gpp has no such family: put the prior on the correlation matrix and the scales apart, param Omega: corr_matrix[K] ~ LKJCorr(eta) and param tau: positive[K] ~ LogNormal(mu, sigma) (lkj_cov's lognormal scales), with Sigma = quad_form_diag(Omega, tau); or LKJCorrCholesky on a cholesky_factor_corr[K] L and diag_pre_multiply(tau, L) as the factor of Sigma",
+}
+
 // zeroInflated is the hint at a zero-inflated or hurdle family, which gpp
 // writes as the two cases' log densities.
 const zeroInflated = "gpp has no zero-inflated or hurdle families: add each case's log density in an if on the data, if y[i] == 0 { target += log_mix(theta, 0, logpdf(0, Poisson(lambda))) } else { ... } (docs/language.md §3, Conditions)"
@@ -286,6 +308,9 @@ func stanDistHint(name string) string {
 		return "gpp writes Stan's " + g
 	}
 	if h, ok := otherDists[key]; ok {
+		return h
+	}
+	if h, ok := stanLacks[key]; ok {
 		return h
 	}
 	if strings.HasPrefix(key, "zeroinflated") || strings.HasPrefix(key, "hurdle") {
@@ -359,7 +384,7 @@ func stanReparamHint(name string) string {
 		if !ok {
 			return ""
 		}
-		if strings.Contains(c.suffix, "cdf") && !slices.Contains(dist.LogCDFNames(), r.gpp[:strings.Index(r.gpp, "(")]) {
+		if strings.Contains(c.suffix, "cdf") && !slices.Contains(logCDFFamilies(), r.gpp[:strings.Index(r.gpp, "(")]) {
 			return "" // Stan has no categorical_lcdf either
 		}
 		if c.suffix == "_rng" {

@@ -83,6 +83,8 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.add(l.b.Sum(l.dirichletMultinomial(val, args[0], pos), pos), pos)
 	case "OrderedLogistic", "OrderedProbit":
 		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
+	case "PoissonBinomial":
+		l.add(l.b.PoissonBinomial(val, args[0], 0, false, pos), pos)
 	case "LKJCorrCholesky": // the checker made the value a cholesky_factor_corr param
 		l.add(l.b.LKJCorrCholesky(val, args[0], pos), pos)
 	case "LKJCorr": // the checker made the value a corr_matrix param
@@ -95,6 +97,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.add(l.b.MvNormalCholesky(val, args[0], args[1], pos), pos)
 	case "MvNormalPrec":
 		l.mvNormalPrec(val, args[0], args[1], pos)
+	case "GaussianDLMObs":
+		l.gaussianDLM(val, args, pos)
+	case "MultiGP", "MultiGPCholesky":
+		l.multiGP(val, args[0], args[1], d.Name == "MultiGPCholesky", pos)
 	case "MultiStudentT", "MultiStudentTCholesky":
 		l.multiStudentT(val, args[0], args[1], args[2], d.Name == "MultiStudentTCholesky", pos)
 	case "Wishart", "InvWishart": // the checker made the value a cov_matrix param or data
@@ -239,7 +245,8 @@ func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) auto
 }
 
 // logpdfPerObservation lowers logpdf(value, D(args)) for a categorical,
-// multinomial or ordinal D (the checker allowed no other) to the node of
+// multinomial or ordinal D or PoissonBinomial (the checker allowed no
+// other; for PoissonBinomial logcdf and logccdf too) to the node of
 // the density that value ~ D(args) adds, keeping a term per observation
 // (per row of counts): the same kernel, so the terms sum to the ~'s term.
 // Multinomial's number of trials is checked against the counts as for ~.
@@ -265,6 +272,9 @@ func (l *lowerer) logpdfPerObservation(e *ast.CallExpr, call *ast.CallExpr, d *s
 		return value{id: l.dirichletMultinomial(val, args[0], dpos), node: true}
 	case "OrderedLogistic", "OrderedProbit":
 		return value{id: l.b.OrderedLogPDF(val, args[0], args[1], d.Name == "OrderedProbit", dpos), node: true}
+	case "PoissonBinomial": // logpdf, logcdf or logccdf, a term per count
+		tail := map[string]int{"logpdf": 0, "logcdf": -1, "logccdf": 1}[e.Fun.Name]
+		return value{id: l.b.PoissonBinomial(val, args[0], tail, true, dpos), node: true}
 	}
 	l.errorf(pos, "compile: logpdf does not take %s", d.Name)
 	return value{}
@@ -294,6 +304,9 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want 
 		case stdlib.DistCategorical:
 			lower()
 			return value{id: l.b.RandCategorical(args[0], d.Name == "CategoricalLogit", perRow, pos), node: true}
+		case stdlib.DistPoissonBinomial:
+			lower()
+			return value{id: l.b.RandPoissonBinomial(args[0], pos), node: true}
 		case stdlib.DistOrdinal:
 			lower()
 			return value{id: l.b.RandOrdered(args[0], args[1], d.Name == "OrderedProbit", pos), node: true}
@@ -317,6 +330,9 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want 
 			b := l.b
 			cov := b.CholSolve(b.Chol(args[1], pos), b.Identity(b.Shape(args[1]).Rows, pos), pos)
 			return value{id: b.RandMvNormal(args[0], cov, false, pos), node: true}
+		case stdlib.DistMultiGP, stdlib.DistMultiGPChol:
+			lower()
+			return value{id: l.randMultiGP(args[0], args[1], d.Shape == stdlib.DistMultiGPChol, pos), node: true}
 		case stdlib.DistMultiStudentT, stdlib.DistMultiStudentTChol:
 			lower()
 			return value{id: l.randMultiStudentT(args[0], args[1], args[2], d.Shape == stdlib.DistMultiStudentTChol, pos), node: true}
@@ -472,6 +488,121 @@ func (l *lowerer) multiStudentT(y, nu, mu, s autodiff.ID, chol bool, pos ast.Pos
 	// the sum of the terms of the rows, the shared part added to each (so
 	// that a minibatch scales it with them)
 	l.add(b.Sum(b.Sub(b.Sub(norm, logdet, pos), kernel, pos), pos), pos)
+}
+
+// multiGP adds log MultiGP(y | S, w) for y [K, N], S Sigma [N, N] or
+// (chol) its lower Cholesky factor L, w [K]: row i of y is MvNormal(0,
+// Sigma / w_i). With z = L⁻¹ y' (one triangular solve for all rows) and
+// q_i = |z_i|² the sum over the rows of
+//
+//	−N/2·log 2π − ½·log det Sigma + N/2·log w_i − w_i/2·q_i
+//
+// (each row's term whole, so that a minibatch of rows scales all of it),
+// as tape nodes whose gradients are each checked: Sigma's factor is
+// Chol's (which checks it symmetric and positive definite), shared with
+// any other use of the same Sigma.
+func (l *lowerer) multiGP(y, s, w autodiff.ID, chol bool, pos ast.Pos) {
+	b := l.b
+	lf := s
+	if !chol {
+		lf = b.Chol(s, pos)
+	}
+	n := b.Shape(lf).Rows
+	k := b.Shape(w).Len()
+	if ys := b.Shape(y); ys.Rows != k || ys.Cols != n || b.Shape(s).Cols != n {
+		// the sizes the checker could not compare (data dimensions), now known
+		l.errorf(pos, "%s: y is %v, the kernel matrix %v and w [%d]: y must be [%d, %d], a row per element of w and a column per row of the kernel",
+			map[bool]string{false: "MultiGP", true: "MultiGPCholesky"}[chol], ys, b.Shape(s), k, k, n)
+		return
+	}
+	z := b.TriSolve(lf, b.Transpose(y, pos), pos) // [N, K]
+	q := b.ColSum(b.Square(z, pos), pos)          // [1, K]
+	wr := b.Reshape(w, autodiff.Matrix(1, k), pos)
+	h := float64(n) / 2
+	norm := b.Add(b.Mul(b.Scalar(0.5, pos), b.LogDetChol(lf, pos), pos), b.Scalar(h*math.Log(2*math.Pi), pos), pos)
+	rows := b.Sub(b.Mul(b.Scalar(h, pos), b.Log(wr, pos), pos), b.Mul(b.Mul(b.Scalar(0.5, pos), wr, pos), q, pos), pos)
+	l.add(b.Sum(b.Sub(rows, norm, pos), pos), pos)
+}
+
+// gaussianDLM adds log GaussianDLMObs(y | F, G, V, W, m0, C0) for y
+// [r, T] by the Kalman filter, written as tape nodes (about 20 per time,
+// each op's gradient checked, so the reverse sweep is the filter's exact
+// adjoint): from m = m0, C = C0, at each time t
+//
+//	a = G m,  R = G C G' + W,  B = F' R,  Q = B F + V,  L = chol(Q)
+//	e = y_t − F' a,  z = L⁻¹ e,  K = L⁻¹ B
+//	log p(y_t | y_<t) = −r/2·log 2π − ½·log det Q − ½·|z|²
+//	m = a + K' z,  C = R − K' K
+//
+// (B' Q⁻¹ B as K' K: symmetric by construction, no inverse taken). V
+// may be the vector of a diagonal V's variances. A Q that is not
+// positive definite is Chol's error at the distribution, naming the
+// element.
+func (l *lowerer) gaussianDLM(y autodiff.ID, args []autodiff.ID, pos ast.Pos) {
+	b := l.b
+	f, g, v, w, m, c := args[0], args[1], args[2], args[3], args[4], args[5]
+	ys := b.Shape(y)
+	r, steps := ys.Rows, ys.Cols
+	// the sizes the checker could not compare (data dimensions), now known
+	n := b.Shape(g).Rows
+	sq := func(s autodiff.Shape, k int) bool { return s.Rank == 2 && s.Rows == k && s.Cols == k }
+	names := [...]string{"F", "G", "V", "W", "m0", "C0"}
+	for i, ok := range [...]bool{
+		b.Shape(f).Rank == 2 && b.Shape(f).Rows == n && b.Shape(f).Cols == r, sq(b.Shape(g), n),
+		sq(b.Shape(v), r) || b.Shape(v).Rank == 1 && b.Shape(v).Rows == r, sq(b.Shape(w), n),
+		b.Shape(m).Rank == 1 && b.Shape(m).Rows == n, sq(b.Shape(c), n),
+	} {
+		if !ok {
+			l.errorf(pos, "GaussianDLMObs: %s is %v; with y %v (r = %d) and G's %d states it must be %s", names[i], b.Shape(args[i]), ys, r, n,
+				[...]string{fmt.Sprintf("[%d, %d]", n, r), fmt.Sprintf("[%d, %d]", n, n), fmt.Sprintf("[%d, %d] or [%d]", r, r, r), fmt.Sprintf("[%d, %d]", n, n), fmt.Sprintf("[%d]", n), fmt.Sprintf("[%d, %d]", n, n)}[i])
+			return
+		}
+	}
+	if b.Shape(v).Rank == 1 {
+		v = b.Diag(v, pos)
+	}
+	ft, gt := b.Transpose(f, pos), b.Transpose(g, pos)
+	var lp autodiff.ID
+	for t := range steps {
+		a := b.MatMul(g, m, pos)
+		rr := b.Add(b.MatMul(b.MatMul(g, c, pos), gt, pos), w, pos)
+		bm := b.MatMul(ft, rr, pos)
+		q := b.Add(b.MatMul(bm, f, pos), v, pos)
+		lq := b.Chol(q, pos)
+		e := b.Sub(b.Col(y, t, pos), b.MatMul(ft, a, pos), pos)
+		z := b.TriSolve(lq, e, pos)
+		k := b.TriSolve(lq, bm, pos)
+		term := b.Add(b.Mul(b.Scalar(0.5, pos), b.LogDetChol(lq, pos), pos), b.Mul(b.Scalar(0.5, pos), b.Sum(b.Square(z, pos), pos), pos), pos)
+		if t == 0 {
+			lp = term
+		} else {
+			lp = b.Add(lp, term, pos)
+		}
+		if t+1 < steps {
+			kt := b.Transpose(k, pos)
+			m = b.Add(a, b.MatMul(kt, z, pos), pos)
+			c = b.Sub(rr, b.MatMul(kt, k, pos), pos)
+		}
+	}
+	if steps == 0 {
+		return
+	}
+	l.add(b.Neg(b.Add(lp, b.Scalar(float64(r*steps)/2*math.Log(2*math.Pi), pos), pos), pos), pos)
+}
+
+// randMultiGP draws a MultiGP(S, w) replicate [K, N]: row i is L x_i /
+// √w_i for x_i ~ MvNormal(0, I), S Sigma or (chol) its factor L.
+func (l *lowerer) randMultiGP(s, w autodiff.ID, chol bool, pos ast.Pos) autodiff.ID {
+	b := l.b
+	k, n := b.Shape(w).Len(), b.Shape(s).Rows
+	zero := b.Const(make([]float64, k*n), autodiff.Matrix(k, n), pos)
+	var x autodiff.ID
+	if chol {
+		x = b.RandMvNormalCholesky(zero, s, pos)
+	} else {
+		x = b.RandMvNormal(zero, s, false, pos)
+	}
+	return b.Div(x, b.Sqrt(b.Reshape(w, autodiff.Matrix(k, 1), pos), pos), pos)
 }
 
 // randMultiStudentT draws a MultiStudentT(nu, mu, S) replicate of mu's

@@ -98,7 +98,7 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 				continue
 			}
 			if d := stdlib.LookupDist(s.Dist.Fun.Name); d != nil && d.Shape != stdlib.DistElementwise &&
-				d.Shape != stdlib.DistCategorical && d.Shape != stdlib.DistOrdinal && d.Shape != stdlib.DistMvNormalRows {
+				d.Shape != stdlib.DistCategorical && d.Shape != stdlib.DistOrdinal && d.Shape != stdlib.DistPoissonBinomial && d.Shape != stdlib.DistMvNormalRows {
 				if t, ok := c.info.Types[s.LHS]; !ok || t.Shape.Rank() != 2 {
 					c.errorf(s.Dist.Fun.Pos(), "%s here is one density over all the rows (a vector whose elements are the rows), not a term per row: it cannot be subsampled", s.Dist.Fun.Name)
 				}

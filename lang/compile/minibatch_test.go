@@ -614,3 +614,13 @@ func checkBatchTapeConstant(t *testing.T, m *Model) {
 		t.Errorf("batch model not lowered as vectors: %d nodes at B = 5, %d at B = 300", small.prog.Len(), large.prog.Len())
 	}
 }
+
+// PoissonBinomial of counts with a row of probabilities each, vectorised
+// and in a loop over the rows, is a term per row: the batch log joint and
+// gradient averaged over every batch are the full ones.
+func TestMinibatchUnbiasedPoissonBinomial(t *testing.T) {
+	const n = 7
+	head := strings.Join(strings.Split(rowFormsModel, "\n")[:10], "\n") + "\n"
+	src := head + "k ~ PoissonBinomial(inv_logit(X * B))\nfor i in 0:N {\n  k[i] ~ PoissonBinomial(inv_logit(B' * X[i] + a))\n}\n"
+	testUnbiased(t, compileSrc(t, "pb.gpp", src, nil, rowFormsInput(n, 3)), n)
+}

@@ -426,6 +426,10 @@ func (l *lowerer) broadcastDraw(d *stdlib.Dist, args []autodiff.ID, want []int, 
 			k := b.Shape(args[0]).Rows
 			args[0] = to(row(args[0]), []int{want[0], k})
 		}
+	case stdlib.DistPoissonBinomial:
+		if s := b.Shape(args[0]); len(want) == 1 && (s.Rank == 1 || s.Rows == 1) { // a shared theta for each of y [N]
+			args[0] = to(row(args[0]), []int{want[0], s.Len()})
+		}
 	case stdlib.DistMultinomial:
 		if len(want) == 2 {
 			args[0] = to(row(args[0]), want)

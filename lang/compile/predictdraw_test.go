@@ -388,3 +388,43 @@ Y ~ MvNormalRows(mu', I(2))
 		t.Errorf("MvNormalRows with a missing cell: %v, outputs %+v, notes %q", err, m.Outputs, m.Notes)
 	}
 }
+
+// TestPredictDrawsPoissonBinomial: a left-out y [N] of a PoissonBinomial
+// with a shared theta is drawn per element (theta broadcast to a row
+// each), and with theta a row each, per row: means Σθ, sds √Σθ(1 − θ).
+func TestPredictDrawsPoissonBinomial(t *testing.T) {
+	const src = `data y: int[N]
+data k: int[2]
+param a: real[3] ~ Normal(0, 1)
+y ~ PoissonBinomial(inv_logit(a))
+k ~ PoissonBinomial(inv_logit(append_row(a', -a')))
+`
+	m, err := compilePredictSrc(t, src, nil, map[string]string{"N": "4"}, PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range m.Outputs {
+		got = append(got, fmt.Sprint(o.Name, o.Shape))
+	}
+	if want := []string{"y[4]", "k[2]"}; !slices.Equal(got, want) {
+		t.Fatalf("outputs %v, want %v", got, want)
+	}
+	x := []float64{-1, 0.5, 2}
+	moments := func(sign float64) (float64, float64) {
+		mu, v := 0.0, 0.0
+		for _, a := range x {
+			p := 1 / (1 + math.Exp(-sign*a))
+			mu += p
+			v += p * (1 - p)
+		}
+		return mu, math.Sqrt(v)
+	}
+	const n = 20000
+	mu, s := moments(1)
+	mean, sd := drawMoments(t, m, 0, x, n)
+	checkDrawMoments(t, "y", mean, sd, []float64{mu, mu, mu, mu}, []float64{s, s, s, s}, n)
+	mu2, s2 := moments(-1)
+	mean, sd = drawMoments(t, m, 1, x, n)
+	checkDrawMoments(t, "k", mean, sd, []float64{mu, mu2}, []float64{s, s2}, n)
+}
