@@ -101,6 +101,7 @@ const (
 	HMMStates                           // [N, K], [K, K], [K] → [N, K]: hmm_hidden_state_prob
 	HMMPath                             // [N, K], [K, K], [K] → int [N]: hmm_latent_rng
 	ODE                                 // f, y0 [D], t0, ts [T], ... → [T, D]: ode_rk45 (variadic; the checker types it)
+	Algebra                             // f, y_guess [D], ... → [D]: solve_newton (variadic; the checker types it)
 	ScaleSolve                          // scalar t, [n, n], [n] → [n]; t, [n, n], [n, m] → [n, m]
 	SolveRight                          // [m, n], [n, n] → [m, n]
 	SquareToVector                      // [n, n] → [n]
@@ -152,6 +153,7 @@ var shapeText = [...]string{
 	HMMStates:      "[N, K], [K, K], [K] → [N, K]; [N], [1, 1], [1] → [N, 1]",
 	HMMPath:        "[N, K], [K, K], [K] → [N]",
 	ODE:            "y0 [D], ts [T] → [T, D]: row i is y(ts[i])",
+	Algebra:        "y_guess [D] → [D]: the root",
 	ScaleSolve:     "t scalar, [n, n], [n] → [n]; t scalar, [n, n], [n, m] → [n, m]",
 	SolveRight:     "[m, n], [n, n] → [m, n]",
 	SquareToVector: "[n, n] → [n]",

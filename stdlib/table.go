@@ -20,6 +20,13 @@ var (
 	odeTolArgs = []Arg{odeArgs[0], odeArgs[1], odeArgs[2], odeArgs[3],
 		{Name: "rel_tol", Ranks: Scalar, Data: odeData}, {Name: "abs_tol", Ranks: Scalar, Data: odeData}, {Name: "max_num_steps", Ranks: Scalar, Int: true, Data: odeData}, {Name: "..."}}
 
+	// algArgs are solve_newton's; algNewtonTol and algPowellTol the _tol
+	// forms'.
+	algData      = "the solver's settings are fixed, as in Stan"
+	algArgs      = []Arg{{Name: "f"}, {Name: "y_guess", Ranks: Vector}, {Name: "..."}}
+	algNewtonTol = []Arg{algArgs[0], algArgs[1], {Name: "scaling_step", Ranks: Scalar, Data: algData}, {Name: "f_tol", Ranks: Scalar, Data: algData}, {Name: "max_steps", Ranks: Scalar, Int: true, Data: algData}, {Name: "..."}}
+	algPowellTol = []Arg{algArgs[0], algArgs[1], {Name: "rel_tol", Ranks: Scalar, Data: algData}, {Name: "f_tol", Ranks: Scalar, Data: algData}, {Name: "max_steps", Ranks: Scalar, Int: true, Data: algData}, {Name: "..."}}
+
 	realRule     = SupportRule{Kind: Fixed, Default: dist.Real}
 	positiveRule = SupportRule{Kind: Fixed, Default: dist.Positive}
 	// sumRule: sums of positive (non-negative, count) values keep the sign.
@@ -206,6 +213,14 @@ var funcs = []*Func{
 		Doc: "ode_rk45's solution by a solver for stiff systems (Stan's ode_bdf, its arguments and defaults: relative and absolute tolerances 1e-10, at most 1e8 steps in all); not CVODES's variable-order BDF but the Rosenbrock-W method ROS34PW2, one-step, linearly implicit, of order 3: for a system whose fast decaying components make ode_rk45 take tiny steps (chemical kinetics, fast absorption), its gradient by forward sensitivities; at tolerances of 1e-10 an order-3 method takes many steps, and ode_bdf_tol with 1e-6 to 1e-8 is much faster (section 3, Ordinary differential equations)", Example: "ode_bdf(rober, [1, 0, 0], 0, ts, k)"},
 	{Name: "ode_bdf_tol", Args: odeTolArgs, Shape: ODE, Support: realRule, Elem: RealResult, Op: "ode_bdf",
 		Doc: "ode_bdf with the solver's settings (Stan's ode_bdf_tol): rel_tol and abs_tol > 0, max_num_steps a positive int, all known before the fit", Example: "ode_bdf_tol(rober, [1, 0, 0], 0, ts, 1e-6, 1e-10, 100000, k)"},
+	{Name: "solve_newton", Args: algArgs, Shape: Algebra, Support: realRule, Elem: RealResult, Op: "solve_newton",
+		Doc: "the root y of f(y, ...) = 0 that Newton's method with a line search reaches from y_guess (Stan's solve_newton); f names a user function fn f(y, ...) returning a vector as long as y, and the arguments after y_guess are passed to it (params, data, lets); it stops when max |f| ≤ 1e-6 and a further Newton step changes y by less than 1e-10 of it, fails after 200 steps or at a singular Jacobian; the gradient by the implicit function theorem, none in y_guess (section 3, Algebraic equations)", Example: "solve_newton(steady, [1, 1], k)"},
+	{Name: "solve_newton_tol", Args: algNewtonTol, Shape: Algebra, Support: realRule, Elem: RealResult, Op: "solve_newton",
+		Doc: "solve_newton with the solver's settings (Stan's solve_newton_tol): scaling_step (the shortest step the line search may take, relative to y; default 1e-3) and f_tol > 0, max_steps a positive int, all known before the fit", Example: "solve_newton_tol(steady, [1, 1], 1e-3, 1e-8, 100, k)"},
+	{Name: "solve_powell", Args: algArgs, Shape: Algebra, Support: realRule, Elem: RealResult, Op: "solve_powell",
+		Doc: "solve_newton's root by Powell's dogleg, a trust region between the Newton step and steepest descent, more robust from a poor y_guess or through a singular Jacobian (Stan's solve_powell): it stops when max |f| ≤ 1e-6 and the step is below 1e-10 relative to y, fails after 200 steps (section 3, Algebraic equations)", Example: "solve_powell(steady, [1, 1], k)"},
+	{Name: "solve_powell_tol", Args: algPowellTol, Shape: Algebra, Support: realRule, Elem: RealResult, Op: "solve_powell",
+		Doc: "solve_powell with the solver's settings (Stan's solve_powell_tol): rel_tol (the relative step that ends the solve; default 1e-10) and f_tol > 0, max_steps a positive int, all known before the fit", Example: "solve_powell_tol(steady, [1, 1], 1e-10, 1e-8, 100, k)"},
 	{Name: "variance", Args: argArray, Shape: ReduceScalar, Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "variance",
 		Doc: "sample variance of all elements, over n - 1 (Stan's variance); 0 for one element. Stan's sd(x) is sqrt(variance(x)): sd stays free as a name", Example: "(y - mean(y)) / sqrt(variance(y))"},
 	{Name: "I", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}}, Shape: Identity,

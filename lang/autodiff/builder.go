@@ -119,6 +119,9 @@ type node struct {
 	// ode is an OpODE node's right-hand side and settings; i1 indexes
 	// the program's odeRun.
 	ode *odeSpec
+	// alg is an OpAlgebraSolve node's system and settings; i1 indexes
+	// the program's algRun.
+	alg *algSpec
 
 	scr, nscr int // scratch range
 }

@@ -573,6 +573,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.hmmError(n)
 		case OpODE:
 			return p.odeError(n)
+		case OpAlgebraSolve:
+			return p.algebraError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}
@@ -990,6 +992,9 @@ func (p *Program) label(n *node) string {
 	}
 	if n.op == OpODE && n.ode != nil && n.ode.tol.Method == ODERosW {
 		return "ode_bdf"
+	}
+	if n.op == OpAlgebraSolve && n.alg != nil && n.alg.tol.Method == AlgebraPowell {
+		return "solve_powell"
 	}
 	return n.op.String()
 }

@@ -35,7 +35,10 @@
 // with a small Program of its own for f, compiled from a user function's
 // body, and carries forward sensitivities for its reverse pass; its
 // solver is Dormand–Prince 5(4) or, for stiff systems, the Rosenbrock-W
-// method ROS34PW2 (odestiff.go).
+// method ROS34PW2 (odestiff.go). An algebraic solve (OpAlgebraSolve,
+// algebra.go) finds a root of f(y, args) = 0 the same way, f a small
+// Program of its own, by Newton's method with a line search or Powell's
+// dogleg, and its reverse pass follows the implicit function theorem.
 //
 // Comparison and logical nodes (Logical, Not) are step functions, 0 or 1
 // per element: evaluated forward like any op, with no allocation, but

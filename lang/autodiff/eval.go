@@ -116,6 +116,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalHMMStateProb(n)
 	case op == OpODE:
 		return p.evalODE(n)
+	case op == OpAlgebraSolve:
+		return p.evalAlgebra(n)
 	case op == OpARFilter:
 		arFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
 	case op == OpMatMul:

@@ -98,6 +98,8 @@ func (p *Program) grad(n *node) {
 		p.gradHMM(n, g[0])
 	case op == OpODE:
 		p.gradODE(n, g)
+	case op == OpAlgebraSolve:
+		p.gradAlgebra(n, g)
 	case op == OpMatMul:
 		p.gradMatMul(n, g)
 	case op == OpTranspose:

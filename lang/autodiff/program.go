@@ -61,6 +61,9 @@ type Program struct {
 	// odes are the solver states of the live OpODE nodes (node.i1): a
 	// clone has its own.
 	odes []*odeRun
+	// algs are the solver states of the live OpAlgebraSolve nodes
+	// (node.i1): a clone has its own.
+	algs []*algRun
 	// stop, when set, interrupts the ops that can run long (an ODE solve)
 	// once it reads true: the evaluation fails (SetStop).
 	stop *atomic.Bool
@@ -150,6 +153,10 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		if n := &p.nodes[i]; n.live && n.op == OpODE {
 			n.i1 = len(p.odes)
 			p.odes = append(p.odes, newODERun(n.ode, n, p.nodes))
+		}
+		if n := &p.nodes[i]; n.live && n.op == OpAlgebraSolve {
+			n.i1 = len(p.algs)
+			p.algs = append(p.algs, newAlgRun(n.alg, n, p.nodes))
 		}
 	}
 	p.adj = make([]float64, nadj)
@@ -432,6 +439,9 @@ func (p *Program) Clone() *Program {
 	for i := range p.nodes {
 		if n := &p.nodes[i]; n.live && n.op == OpODE {
 			c.odes = append(c.odes, p.odes[n.i1].clone(n, p.nodes))
+		}
+		if n := &p.nodes[i]; n.live && n.op == OpAlgebraSolve {
+			c.algs = append(c.algs, p.algs[n.i1].clone(n, p.nodes))
 		}
 	}
 	for i := range p.nodes {

@@ -42,6 +42,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 
 			Inlines:       map[*ast.CallExpr]*Inline{},
 			ODEs:          map[*ast.CallExpr]*ODECall{},
+			Algebras:      map[*ast.CallExpr]*AlgebraCall{},
 			UserDensities: map[*ast.CallExpr]*ast.CallExpr{},
 			PositiveData:  map[ast.Expr]bool{},
 			CountData:     map[ast.Expr]string{},

@@ -418,8 +418,14 @@ func (c *checker) call(e *ast.CallExpr) Type {
 	if f != nil && f.Shape == stdlib.ODE {
 		return c.odeCall(e, f)
 	}
+	if f != nil && f.Shape == stdlib.Algebra {
+		return c.algebraCall(e, f)
+	}
 	if fd := c.fns[name]; fd != nil {
 		return c.inline(e, fd)
+	}
+	if (name == "algebra_solver" || name == "algebra_solver_newton") && f == nil && (len(e.Args) == 5 || len(e.Args) == 8) {
+		return c.removedAlgebra(e)
 	}
 	if why, ok := odeRefused[name]; ok && f == nil {
 		for _, a := range e.Args[min(1, len(e.Args)):] {

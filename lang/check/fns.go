@@ -145,7 +145,7 @@ func (c *checker) fnBodyNames(s *ast.FnDecl, e ast.Expr, visible map[string]ast.
 		case *ast.CallExpr:
 			funs[n.Fun] = true
 			if id, ok := odeFnArg(n); ok && c.fns[id.Name] != nil && c.fns[id.Name].decl != s {
-				funs[id] = true // ode_rk45(g, ...) names the function g
+				funs[id] = true // ode_rk45(g, ...), solve_newton(g, ...) name the function g
 			}
 			f := n.Fun.Name
 			if builtinKind(f) != "" || c.fns[f] != nil && c.fns[f].decl != s || calls[f] {
@@ -255,9 +255,10 @@ func (c *checker) inline(e *ast.CallExpr, fd *fnDef) Type {
 	return t
 }
 
-// odeFnArg returns the identifier an ODE call names its function with.
+// odeFnArg returns the identifier an ODE or algebraic solver's call names
+// its function with.
 func odeFnArg(e *ast.CallExpr) (*ast.Ident, bool) {
-	if !isODECall(e) || len(e.Args) == 0 {
+	if !takesFn(e) || len(e.Args) == 0 {
 		return nil, false
 	}
 	id, ok := ast.Unparen(e.Args[0]).(*ast.Ident)

@@ -40,6 +40,10 @@ type Info struct {
 	// ODEs maps each call of an ODE solver (ode_rk45, ode_bdf) to its checked
 	// parts and its right-hand side's expanded body (ode.go).
 	ODEs map[*ast.CallExpr]*ODECall
+	// Algebras maps each call of an algebraic solver (solve_newton,
+	// solve_powell) to its checked parts and its system's expanded body
+	// (algebra.go).
+	Algebras map[*ast.CallExpr]*AlgebraCall
 	// UserDensities maps the distribution of a ~ (or a param's prior)
 	// whose family is a user density NAME to the call NAME_lpdf(value,
 	// args...) that the checker built and expanded: its sum is the term.

@@ -35,8 +35,8 @@ type ODECall struct {
 	Body *Inline
 }
 
-// odeRefused are Stan's ODE solvers that gpp does not have, each with
-// what to write instead.
+// odeRefused are Stan's ODE and algebraic solvers that gpp does not have
+// (removed interfaces among them), each with what to write instead.
 var odeRefused = map[string]string{
 	"ode_adams":           "gpp has no Adams–Moulton solver (ode_adams): use ode_rk45, or ode_bdf for a stiff system",
 	"ode_adams_tol":       "gpp has no Adams–Moulton solver (ode_adams_tol): use ode_rk45_tol, or ode_bdf_tol for a stiff system",
@@ -46,13 +46,9 @@ var odeRefused = map[string]string{
 	"integrate_ode_rk45":  "integrate_ode_rk45 is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector (the result is a matrix [T, D], a row per output time)",
 	"integrate_ode_bdf":   "integrate_ode_bdf is Stan's removed interface: write ode_bdf(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector (the result is a matrix [T, D], a row per output time)",
 	"integrate_ode_adams": "integrate_ode_adams is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) (or ode_bdf for a stiff system) with fn f(t, y, args...) returning a vector",
-}
-
-// isODECall reports whether e calls an ODE solver (ode_rk45, ode_bdf or
-// their _tol forms).
-func isODECall(e *ast.CallExpr) bool {
-	f := stdlib.LookupFunc(e.Fun.Name)
-	return f != nil && f.Shape == stdlib.ODE
+	// Stan's deprecated algebraic solvers (f(y, theta, x_r, x_i)).
+	"algebra_solver":        "algebra_solver is Stan's removed interface: write solve_powell(f, y_guess, theta, x_r, x_i) with fn f(y, theta, x_r, x_i) returning a vector (the arguments after y_guess are passed on as they are, any number of any shape; its rel_tol, f_tol and max_steps go to solve_powell_tol(f, y_guess, rel_tol, f_tol, max_steps, args...))",
+	"algebra_solver_newton": "algebra_solver_newton is Stan's removed interface: write solve_newton(f, y_guess, theta, x_r, x_i) with fn f(y, theta, x_r, x_i) returning a vector (the arguments after y_guess are passed on as they are, any number of any shape; its scaling_step, f_tol and max_steps go to solve_newton_tol(f, y_guess, scaling_step, f_tol, max_steps, args...))",
 }
 
 // odeCall checks a call of an ODE solver (f its table entry).
@@ -73,7 +69,7 @@ func (c *checker) odeCall(e *ast.CallExpr, f *stdlib.Func) Type {
 		types[i+1] = c.expr(a)
 		ok = ok && types[i+1].Valid()
 	}
-	fd := c.odeFn(e, name)
+	fd := c.odeFn(e, name, "f(t, y, ...)", "that returns the derivative of y")
 	if fd == nil || !ok {
 		return invalid
 	}
@@ -144,12 +140,14 @@ func rankOf(r stdlib.Ranks) int {
 	return -1
 }
 
-// odeFn returns the user function that argument 1 of ODE call e names, or
-// reports why it names none and returns nil.
-func (c *checker) odeFn(e *ast.CallExpr, name string) *fnDef {
+// odeFn returns the user function that argument 1 of call e (of an ODE
+// or algebraic solver) names, or reports why it names none and returns
+// nil. sig is the function's form ("f(t, y, ...)") and role what it
+// returns, for the messages.
+func (c *checker) odeFn(e *ast.CallExpr, name, sig, role string) *fnDef {
 	id, isId := ast.Unparen(e.Args[0]).(*ast.Ident)
 	if !isId {
-		c.errorf(e.Args[0].Pos(), "%s expects argument 1 (f) to name a user function fn f(t, y, ...) that returns the derivative of y; `%s` is an expression", name, exprString(e.Args[0]))
+		c.errorf(e.Args[0].Pos(), "%s expects argument 1 (f) to name a user function fn %s %s; `%s` is an expression", name, sig, role, exprString(e.Args[0]))
 		return nil
 	}
 	if fd := c.fns[id.Name]; fd != nil {
@@ -157,14 +155,14 @@ func (c *checker) odeFn(e *ast.CallExpr, name string) *fnDef {
 	}
 	switch k := builtinKind(id.Name); {
 	case k != "":
-		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn f(t, y, ...); `%s` is a built-in %s", name, id.Name, k)
+		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn %s; `%s` is a built-in %s", name, sig, id.Name, k)
 	case c.fnLater(id.Name) != nil:
 		c.errorf(id.NamePos, "function `%s` used before its declaration at %s", id.Name, c.fnLater(id.Name).Name.NamePos)
 	case c.lookup(id.Name) != nil:
 		sym := c.lookup(id.Name)
-		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn f(t, y, ...) that returns the derivative of y; `%s` is %s (declared at %s)", name, id.Name, sym.Kind.Phrase(), sym.Pos)
+		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn %s %s; `%s` is %s (declared at %s)", name, sig, role, id.Name, sym.Kind.Phrase(), sym.Pos)
 	default:
-		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn f(t, y, ...); there is no function `%s`%s", name, id.Name, suggest(id.Name, c.fnNames()))
+		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn %s; there is no function `%s`%s", name, sig, id.Name, suggest(id.Name, c.fnNames()))
 	}
 	return nil
 }

@@ -652,6 +652,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if oc := l.info.ODEs[e]; oc != nil {
 		return l.ode(oc)
 	}
+	if ac := l.info.Algebras[e]; ac != nil {
+		return l.algebra(ac)
+	}
 	f := l.info.Calls[e]
 	if f == nil {
 		l.errorf(e.Pos(), "compile: %s is not a built-in function here", e.Fun.Name)

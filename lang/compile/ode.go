@@ -72,15 +72,36 @@ func (l *lowerer) ode(oc *check.ODECall) value {
 	in := oc.Body
 	l.env[in.Binds[0].Sym] = value{id: sb.Input("t", autodiff.Scalar(), pos), node: true}
 	l.env[in.Binds[1].Sym] = value{id: sb.Input("y", autodiff.Vector(d), pos), node: true}
+	where := fmt.Sprintf(" (in the right-hand side %s of %s at %s)", fn, name, pos)
+	f, inputs, ok := l.fnBody(sb, in, 2, len(oc.Fn.Params), args, oc.Args, where)
+	if !ok {
+		return value{}
+	}
+	rhs, err := sb.FinishRHS(f, e.Args[0].Pos())
+	if err != nil {
+		l.subErr(err, pos, where)
+		return value{}
+	}
+	return value{id: l.b.ODE(rhs, y0, t0[0], ts, tol, inputs, name, fn, pos), node: true}
+}
+
+// fnBody lowers the body of in, a user function expanded for an ODE or
+// algebraic solver, into sb, whose inputs for the first lead parameters
+// (t and y, or y) the caller has bound: each argument not known before the
+// fit becomes an input of sb (inputs are their values on the model's
+// tape, in order), a known one a constant there (ints stay ints, for sizes
+// and indices). np is the function's parameter count; where is appended
+// to the errors found in the body. It returns the body's value in sb.
+func (l *lowerer) fnBody(sb *autodiff.Builder, in *check.Inline, lead, np int, args []value, argExprs []ast.Expr, where string) (autodiff.ID, []autodiff.ID, bool) {
 	var inputs []autodiff.ID
 	for i, v := range args {
-		sym := in.Binds[2+i].Sym
-		a := oc.Args[i]
+		sym := in.Binds[lead+i].Sym
+		a := argExprs[i]
 		switch {
 		case v.isInt && v.rows == nil:
 			l.env[sym] = value{ints: v.ints, shape: v.shape, isInt: true, at: v.at, data: v.data}
 		case !v.node:
-			return value{} // an error was reported
+			return 0, nil, false // an error was reported
 		default:
 			s := l.b.Shape(v.id)
 			if vals, ok := l.b.Known(v.id); ok {
@@ -91,14 +112,13 @@ func (l *lowerer) ode(oc *check.ODECall) value {
 			inputs = append(inputs, v.id)
 		}
 	}
-	where := fmt.Sprintf(" (in the right-hand side %s of %s at %s)", fn, name, pos)
 	nerr := len(l.errs)
 	// The body's nodes are sb's: nothing of the model's build (its data
 	// nodes, a loop lowered as vectors, the logpdf terms an evaluator
 	// watches) may record them.
 	b, vec, dataNodes, inTarget := l.b, l.vec, l.dataNodes, l.inTarget
 	l.b, l.vec, l.inTarget = sb, nil, false
-	for _, bind := range in.Binds[len(oc.Fn.Params):] {
+	for _, bind := range in.Binds[np:] {
 		l.env[bind.Sym] = l.expr(bind.Value)
 	}
 	f := l.node(l.expr(in.Body), in.Body.Pos())
@@ -106,26 +126,24 @@ func (l *lowerer) ode(oc *check.ODECall) value {
 	for _, err := range l.errs[nerr:] {
 		err.Msg += where
 	}
-	if len(l.errs) > nerr {
-		return value{}
-	}
-	rhs, err := sb.FinishRHS(f, e.Args[0].Pos())
-	if err != nil {
-		var list ast.ErrorList
-		var one *ast.Error
-		switch {
-		case errors.As(err, &list):
-			for _, x := range list {
-				l.errorf(x.Pos, "%s%s", x.Msg, where)
-			}
-		case errors.As(err, &one):
-			l.errorf(one.Pos, "%s%s", one.Msg, where)
-		default:
-			l.errorf(pos, "%s%s", err, where)
+	return f, inputs, len(l.errs) == nerr
+}
+
+// subErr reports err, from finishing a function's program, with where
+// appended.
+func (l *lowerer) subErr(err error, pos ast.Pos, where string) {
+	var list ast.ErrorList
+	var one *ast.Error
+	switch {
+	case errors.As(err, &list):
+		for _, x := range list {
+			l.errorf(x.Pos, "%s%s", x.Msg, where)
 		}
-		return value{}
+	case errors.As(err, &one):
+		l.errorf(one.Pos, "%s%s", one.Msg, where)
+	default:
+		l.errorf(pos, "%s%s", err, where)
 	}
-	return value{id: l.b.ODE(rhs, y0, t0[0], ts, tol, inputs, name, fn, pos), node: true}
 }
 
 // odeKnown returns the values of e, an argument of an ODE call that the
