@@ -248,6 +248,11 @@ type Univariate struct {
 	// Quantity, when set, names what Kernel computes where it is neither a
 	// log density nor a log probability (inc_beta's "value"), for errors.
 	Quantity string
+	// Why, when set, explains a NaN value of a function's Kernel at x and
+	// p (the series of hypergeometric_2F1 that cannot keep its digits),
+	// for the error at fit time, which calls the value z; "" where it has
+	// nothing to add.
+	Why func(x float64, p []float64) string
 	// CDFTail marks the kernel of a log CDF: −1 for log P(X ≤ x)
 	// (logcdf), +1 for log P(X > x) (logccdf), 0 for any other. Its −Inf
 	// at the lower (−1) or upper (+1) end of the closed support (Ends),

@@ -25,6 +25,10 @@ var (
 	csrWhy        = "the sparsity pattern is fixed, and its indices checked, when the model compiles"
 	csrExtractWhy = "which elements are non-zero is fixed when the model compiles"
 	argAZ         = []Arg{{Name: "a", Ranks: AnyRank}, {Name: "z", Ranks: AnyRank}}
+	// The sized constructors' arguments: a length, an index and a range.
+	argN         = []Arg{{Name: "n", Ranks: Scalar, Int: true}}
+	argNK        = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}
+	argLinspaced = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}
 )
 
 func fold2(f func(x, y float64) float64) func([]float64) float64 {
@@ -141,6 +145,23 @@ var stanFuncs = []*Func{
 	{Name: "falling_factorial", Args: []Arg{{Name: "x", Ranks: AnyRank}, {Name: "n", Ranks: AnyRank, Int: true}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "falling_factorial",
 		Doc: "the falling factorial x (x - 1) ... (x - n + 1) of real x and an int n ≥ 0 (1 at n = 0), elementwise with broadcasting: the product for n ≤ 30 or x - n + 1 ≤ 0, else exp(log_falling_factorial(x, n)); derivative in x", Example: "falling_factorial(N, k)",
 		Fold: fold2(dist.FallingFactorial)},
+	{Name: "fmod", Args: argXY, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "fmod",
+		Doc: "the remainder x − trunc(x/y)·y of x/y, with the sign of x (C's fmod), elementwise with broadcasting; derivatives 1 in x and −trunc(x/y) in y (the remainder jumps at multiples of y); y = 0 is an error", Example: "fmod(t, 24)",
+		Fold: fold2(dist.Fmod)},
+	{Name: "ldexp", Args: []Arg{{Name: "x", Ranks: AnyRank}, {Name: "n", Ranks: AnyRank, Int: true}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "ldexp",
+		Doc: "x·2ⁿ for an int n, exact unless it overflows or underflows, elementwise with broadcasting; derivative 2ⁿ in x", Example: "ldexp(m, e)",
+		Fold: fold2(dist.Ldexp)},
+	{Name: "lmgamma", Args: []Arg{{Name: "k", Ranks: AnyRank, Int: true}, {Name: "x", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "lmgamma",
+		Doc: "log Γ_k(x), the log of the multivariate gamma function of an int dimension k ≥ 0, k(k − 1)/4 log π + Σ_{j=1..k} lgamma(x + (1 − j)/2), for x > (k − 1)/2, elementwise with broadcasting (the normaliser of a Wishart density); derivative Σ digamma(x + (1 − j)/2) in x", Example: "lmgamma(K, nu / 2)",
+		Fold: fold2(dist.Lmgamma)},
+	{Name: "hypergeometric_2F1", Args: []Arg{{Name: "a", Ranks: AnyRank}, {Name: "b", Ranks: AnyRank}, {Name: "c", Ranks: AnyRank}, {Name: "z", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "hypergeometric_2F1",
+		Doc: "Gauss's hypergeometric function ₂F₁(a, b; c; z) = Σₖ (a)ₖ(b)ₖ/(c)ₖ zᵏ/k! for real z < 1, elementwise with broadcasting: the series for z ≥ 0, Pfaff's transformation (1 − z)^(−a) ₂F₁(a, c − b; c; z/(z − 1)) for z < 0, any z where a or b is an int ≤ 0 (a polynomial); derivatives in a, b, c and z from the series differentiated term by term; an error (naming the argument and the reason) at c an int ≤ 0, z ≥ 1, and where the series would lose digits (its terms cancel, or more than 200000 of them are needed: z within about 3e-4 of 1 or below about −4000)", Example: "hypergeometric_2F1(a, b, c, -x / s)",
+		Fold:    func(a []float64) float64 { return dist.Hypergeometric2F1(a[0], a[1], a[2], a[3]) },
+		FoldWhy: func(a []float64) string { return dist.Hyp2F1Fn.Why(a[3], a[:3]) }},
+	{Name: "hypergeometric_pFq", Args: []Arg{{Name: "a", Ranks: Vector}, {Name: "b", Ranks: Vector}, {Name: "z", Ranks: Scalar}}, Shape: ReduceScalar, Support: realRule, Elem: RealResult, Op: "hypergeometric_pFq",
+		Doc: "the generalized hypergeometric function pFq(a; b; z) = Σₖ Πᵢ(aᵢ)ₖ / Πⱼ(bⱼ)ₖ zᵏ/k! of p = size(a) and q = size(b) ≤ 8 parameters by its series: any z where p ≤ q, |z| < 1 where p = q + 1 (for p = 2, q = 1 any z < 1, as hypergeometric_2F1), any z where an aᵢ is an int ≤ 0 (a polynomial); derivatives in every aᵢ, bⱼ and z; an error where the series diverges, at a bⱼ that is an int ≤ 0, and where it would lose digits (cancelling terms: 2F2(1, 1; 2, 2; −60) is one, with terms of 1e20; write such a case with another identity); ₁F₁ of z < 0 by Kummer's transformation e^z ₁F₁(b − a; b; −z), which does not cancel", Example: "hypergeometric_pFq([a, b], [c], z)"},
+	{Name: "hypergeometric_3F2", Args: []Arg{{Name: "a", Ranks: Vector}, {Name: "b", Ranks: Vector}, {Name: "z", Ranks: Scalar}}, Shape: ReduceScalar, Support: realRule, Elem: RealResult, Op: "hypergeometric_3F2",
+		Doc: "hypergeometric_pFq(a, b, z) with a [3] and b [2] (Stan's hypergeometric_3F2): |z| < 1, or any z where an aᵢ is an int ≤ 0; Stan's z = 1 (beta-binomial CDFs) is an error, its series converging too slowly to sum", Example: "hypergeometric_3F2([1, a, b], [c, d], z)"},
 	{Name: "prod", Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Elem: RealResult, Op: "prod",
 		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
 			{If: dist.Unit, Then: dist.Unit}, {If: dist.Positive, Then: dist.Positive}, {If: dist.NonNegative, Then: dist.NonNegative}}},
@@ -209,8 +230,38 @@ var stanFuncs = []*Func{
 		Doc: "the 0-based column of each element of csr_extract_w(A) (Stan's count from 1); of data and constants", Example: "csr_extract_v(X)"},
 	{Name: "csr_extract_u", Args: []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}, Shape: CSRRowStarts, Support: countRule, Elem: IntResult, Op: "csr_extract_u",
 		Doc: "where each row of A starts in csr_extract_w(A), 0-based, then the number of non-zeros: [m + 1] (Stan's count from 1); of data and constants", Example: "csr_extract_u(X)"},
-	{Name: "linspaced_vector", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
+	{Name: "linspaced_vector", Args: argLinspaced, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
 		Doc: "the vector [n] of n evenly spaced values from lo to hi, lo + (hi - lo) * i / (n - 1) (hi alone for n = 1); n is a constant, a size or int data, lo and hi may be params", Example: "linspaced_vector(K, 0, 1)"},
-	{Name: "one_hot_vector", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",
+	{Name: "one_hot_vector", Args: argNK, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",
 		Doc: "the vector [n] of zeros with a 1 at index k, 0-based (Stan's k counts from 1); n and k known before the fit", Example: "one_hot_vector(K, 0)"},
+	{Name: "linspaced_array", Args: argLinspaced, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
+		Doc: "linspaced_vector(n, lo, hi) under Stan's array name (gpp's real[n] is a vector)", Example: "linspaced_array(T, 0, 1)"},
+	{Name: "linspaced_row_vector", Args: argLinspaced, Shape: SizedRow, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
+		Doc: "linspaced_vector(n, lo, hi)' as a row [1, n]", Example: "linspaced_row_vector(K, 0, 1)"},
+	{Name: "linspaced_int_array", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar, Int: true}, {Name: "hi", Ranks: Scalar, Int: true}}, Shape: Sized, Support: realRule, Elem: IntResult, Op: "linspaced_int_array",
+		Doc: "the int [n] from lo to hi ≥ lo as Stan (Eigen's integer LinSpaced) spaces it: lo + i·⌊(hi − lo)/(n − 1)⌋ when hi − lo + 1 ≥ n (hi lowered to fit), else each value repeated, lo + ⌊i/d⌋ with d = ⌊(n + hi − lo)/(hi − lo + 1)⌋; hi alone for n = 1; all arguments known when the model compiles", Example: "linspaced_int_array(5, 0, 8)"},
+	{Name: "one_hot_array", Args: argNK, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",
+		Doc: "one_hot_vector(n, k) under Stan's array name, k 0-based (Stan's counts from 1)", Example: "one_hot_array(K, 0)"},
+	{Name: "one_hot_int_array", Args: argNK, Shape: Sized, Support: countRule, Elem: IntResult, Op: "one_hot_int_array",
+		Doc: "the int [n] of zeros with a 1 at index k, 0-based (Stan's k counts from 1); n and k known when the model compiles", Example: "one_hot_int_array(K, k)"},
+	{Name: "one_hot_row_vector", Args: argNK, Shape: SizedRow, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",
+		Doc: "one_hot_vector(n, k)' as a row [1, n], k 0-based (Stan's counts from 1)", Example: "one_hot_row_vector(K, 0)"},
+	{Name: "ones_vector", Args: argN, Shape: Sized, Support: positiveRule, Elem: RealResult, Op: "ones_vector",
+		Doc: "the vector [n] of ones, rep(1.0, n)", Example: "ones_vector(N)"},
+	{Name: "ones_array", Args: argN, Shape: Sized, Support: positiveRule, Elem: RealResult, Op: "ones_vector",
+		Doc: "the real [n] of ones, rep(1.0, n) (Stan's array name)", Example: "ones_array(N)"},
+	{Name: "ones_int_array", Args: argN, Shape: Sized, Support: countRule, Elem: IntResult, Op: "ones_int_array",
+		Doc: "the int [n] of ones, rep(1, n)", Example: "ones_int_array(N)"},
+	{Name: "ones_row_vector", Args: argN, Shape: SizedRow, Support: positiveRule, Elem: RealResult, Op: "ones_vector",
+		Doc: "the row [1, n] of ones, rep(1.0, n)'", Example: "ones_row_vector(K)"},
+	{Name: "zeros_vector", Args: argN, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "zeros_vector",
+		Doc: "the vector [n] of zeros, rep(0.0, n)", Example: "zeros_vector(K)"},
+	{Name: "zeros_array", Args: argN, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "zeros_vector",
+		Doc: "the real [n] of zeros, rep(0.0, n) (Stan's array name)", Example: "zeros_array(K)"},
+	{Name: "zeros_int_array", Args: argN, Shape: Sized, Support: countRule, Elem: IntResult, Op: "zeros_int_array",
+		Doc: "the int [n] of zeros, rep(0, n)", Example: "zeros_int_array(K)"},
+	{Name: "zeros_row_vector", Args: argN, Shape: SizedRow, Support: nonNegRule, Elem: RealResult, Op: "zeros_vector",
+		Doc: "the row [1, n] of zeros, rep(0.0, n)'", Example: "zeros_row_vector(K)"},
+	{Name: "uniform_simplex", Args: argN, Shape: Sized, Support: positiveRule, Elem: RealResult, Op: "uniform_simplex",
+		Doc: "the simplex [n] with every element 1/n, n ≥ 1", Example: "uniform_simplex(K)"},
 }

@@ -112,6 +112,7 @@ const (
 	CSRToDense                          // int m, int n, w [nnz], v int [nnz], u int [m + 1] → [m, n]
 	CSRNonZeros                         // [m, n] → [nnz]: one element per non-zero (its value or its column)
 	CSRRowStarts                        // [m, n] → [m + 1]
+	SizedRow                            // int n, ... → [1, n]: a row whose length is argument 0
 )
 
 var shapeText = [...]string{
@@ -164,6 +165,7 @@ var shapeText = [...]string{
 	CSRToDense:     "int m, int n, w [nnz], v [nnz], u [m + 1] → [m, n]",
 	CSRNonZeros:    "[m, n] → [nnz], nnz the number of non-zeros",
 	CSRRowStarts:   "[m, n] → [m + 1]",
+	SizedRow:       "int n, ... → [1, n]",
 }
 
 // String describes the rule in words, as in the docs.
@@ -365,6 +367,9 @@ type Func struct {
 	// Fold evaluates the function on scalar constants, for constant folding
 	// in the checker and the REPL; nil if the function does not fold.
 	Fold func(args []float64) float64
+	// FoldWhy, when set, says why Fold is NaN at args, for the error at a
+	// call of constants ("" where it has nothing to add).
+	FoldWhy func(args []float64) string
 	// Alt is a second form of the function under the same name, taken by a
 	// call with len(Alt.Args) arguments, or nil: the two-input
 	// cross-covariance of a GP covariance function (Stan's

@@ -697,6 +697,14 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 		return msg(fmt.Sprintf("%s: argument 2 (%s) must be >= 0", op, short(y, 0)), el)
 	case (op == OpBesselY || op == OpBesselK) && !(y > 0):
 		return msg(fmt.Sprintf("%s: argument 2 (%s) must be > 0", op, short(y, 0)), el)
+	case op == OpFmod && y == 0:
+		return msg("fmod: argument 2 is 0", el)
+	case op == OpFmod && math.IsInf(x, 0):
+		return msg(fmt.Sprintf("fmod: argument 1 is %g", x), el)
+	case op == OpLmgamma && !(x >= 0 && x == math.Trunc(x)):
+		return msg(fmt.Sprintf("lmgamma: argument 1 (%s) must be an int >= 0", short(x, 0)), el)
+	case op == OpLmgamma && !(y > (x-1)/2):
+		return msg(fmt.Sprintf("lmgamma: argument 2 (%s) must be > (k - 1)/2 = %g", short(y, (x-1)/2), (x-1)/2), el)
 	case op == OpLogRisingFactorial && !(x > 0 && x+y > 0):
 		return msg(fmt.Sprintf("log_rising_factorial: arguments %s and %s need x > 0 and x + n > 0", short(x, 0), short(y, -x)), el)
 	case op == OpLmultiply && y < 0:
@@ -781,6 +789,12 @@ func (p *Program) densityError(n *node) error {
 		i, j := k/n.gc, k%n.gc
 		if src, at, ok := p.cellOf(n.args[0], i*bc[1]+j*bc[2]); ok {
 			cell = fmt.Sprintf(cellNote+"%s's at %s", src.name, at)
+		}
+		if d.Why != nil && math.IsNaN(lp) {
+			if w := d.Why(x, par); w != "" { // a function's series that cannot keep its digits
+				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s", d.Name, w), paramList(d, par), "z "+short(x), el), cell)
+				return false
+			}
 		}
 		if math.IsInf(lp, -1) {
 			if _, ok := d.Support.Admits(x); !ok && d.Quantity != "" { // a function's argument outside its domain

@@ -9,7 +9,7 @@ import (
 // Stan's scalar functions that are one scalar function per element: the
 // value f and the derivative d, given the argument x and the value z
 // (OpTan through OpTrunc, OpLambertW0, OpLambertWm1, OpLogDiffExp through
-// OpFallingFactorial; dist holds the functions). Each
+// OpLmgamma; dist holds the functions). Each
 // derivative is written to keep its digits where the textbook form
 // cancels ((1 − x)(1 + x) for 1 − x², hypot for √(1 + x²)).
 type unaryFn struct {
@@ -81,6 +81,9 @@ var binaryFns = [numOps]binaryFn{
 	OpLogRisingFactorial:  {dist.LogRisingFactorial, func(x, n, _ float64) (float64, float64) { return dist.LogRisingFactorialGrad(x, n) }},
 	OpRisingFactorial:     {dist.RisingFactorial, func(x, n, _ float64) (float64, float64) { return dist.RisingFactorialGrad(x, n), 0 }}, // n an int
 	OpFallingFactorial:    {dist.FallingFactorial, func(x, n, _ float64) (float64, float64) { return dist.FallingFactorialGrad(x, n), 0 }},
+	OpFmod:                {dist.Fmod, func(x, y, _ float64) (float64, float64) { return dist.FmodGrad(x, y) }},
+	OpLdexp:               {dist.Ldexp, func(x, n, _ float64) (float64, float64) { return dist.LdexpGrad(x, n), 0 }},     // n an int
+	OpLmgamma:             {dist.Lmgamma, func(k, x, _ float64) (float64, float64) { return 0, dist.LmgammaGrad(k, x) }}, // k an int
 	OpBinaryLogLoss: {dist.BinaryLogLoss, func(y, p, _ float64) (float64, float64) {
 		return 0, dist.BinaryLogLossGrad(y, p) // y is an int outcome
 	}},

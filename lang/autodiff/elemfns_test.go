@@ -329,7 +329,7 @@ func TestStanFuncsNoAllocs(t *testing.T) {
 	}
 	for op := OpLogDiffExp; op <= lastBinary; op++ {
 		l, r := one, x
-		if op == OpRisingFactorial || op == OpFallingFactorial { // an int count on the right
+		if op == OpRisingFactorial || op == OpFallingFactorial || op == OpLdexp { // an int count on the right
 			l, r = x, one
 		}
 		terms = append(terms, b.Sum(b.Binary(op, l, r, testPos), testPos))

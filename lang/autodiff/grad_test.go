@@ -294,6 +294,7 @@ func TestGradBinary(t *testing.T) {
 		{OpLogBesselI, pos, pos, logBesselIRef},
 		{OpLogBesselI, negFrac, prec, logBesselIRef},
 		{OpOwensT, real, real, owensTRef},
+		{OpFmod, real, pos, math.Mod},
 		{OpLogRisingFactorial, pos, pos, func(x, n float64) float64 {
 			a, _ := math.Lgamma(x + n)
 			b, _ := math.Lgamma(x)
@@ -344,6 +345,15 @@ func TestGradBinary(t *testing.T) {
 		{OpBesselK, true, pos, nil},
 		{OpRisingFactorial, false, real, func(n, x float64) float64 { return math.Gamma(x+n) / math.Gamma(x) }},
 		{OpFallingFactorial, false, prec, func(n, x float64) float64 { return math.Gamma(x+1) / math.Gamma(x-n+1) }},
+		{OpLdexp, false, real, func(n, x float64) float64 { return x * math.Pow(2, n) }},
+		{OpLmgamma, true, prec, func(k, x float64) float64 { // Γ_k(x) = π^(k(k−1)/4) Π Γ(x + (1 − j)/2)
+			s := k * (k - 1) / 4 * math.Log(math.Pi)
+			for j := 1.0; j <= k; j++ {
+				lg, _ := math.Lgamma(x + (1-j)/2)
+				s += lg
+			}
+			return s
+		}},
 	} {
 		for _, pat := range []string{"vector-vector", "data-scalar"} {
 			cases = append(cases, gradCase{

@@ -42,6 +42,9 @@ const (
 	OpLogRisingFactorial // lgamma(x + n) - lgamma(x), x > 0, x + n > 0
 	OpRisingFactorial    // x (x + 1) ... (x + n - 1), n an int >= 0 (data)
 	OpFallingFactorial   // x (x - 1) ... (x - n + 1), n an int >= 0 (data)
+	OpFmod               // x - trunc(x/y) y, y != 0
+	OpLdexp              // x 2^n, n an int (data)
+	OpLmgamma            // log Γ_k(x), k an int (data), x > (k - 1)/2
 
 	// Elementwise unary.
 	OpNeg
@@ -252,6 +255,7 @@ var opNames = [numOps]string{
 	OpGammaP: "gamma_p", OpGammaQ: "gamma_q", OpLogBesselI: "log_modified_bessel_first_kind", OpBesselI: "modified_bessel_first_kind",
 	OpBesselJ: "bessel_first_kind", OpBesselY: "bessel_second_kind", OpBesselK: "modified_bessel_second_kind", OpOwensT: "owens_t", OpLogRisingFactorial: "log_rising_factorial",
 	OpRisingFactorial: "rising_factorial", OpFallingFactorial: "falling_factorial",
+	OpFmod: "fmod", OpLdexp: "ldexp", OpLmgamma: "lmgamma",
 	OpNeg: "neg", OpExp: "exp", OpLog: "log", OpLog1p: "log1p", OpExpm1: "expm1",
 	OpLog1mexp: "log1mexp", OpSoftplus: "softplus", OpSqrt: "sqrt", OpSquare: "square",
 	OpAbs: "abs", OpLgamma: "lgamma", OpDigamma: "digamma", OpInvLogit: "inv_logit",
@@ -282,7 +286,7 @@ func (o Op) isBinary() bool { return o >= OpAdd && o <= lastBinary }
 func (o Op) isUnary() bool  { return o >= OpNeg && o <= OpLambertWm1 }
 
 // lastBinary is the last elementwise op of two operands.
-const lastBinary = OpFallingFactorial
+const lastBinary = OpLmgamma
 
 // isStep reports a comparison or logical op (OpLt through OpNot);
 // isStepBinary those of two operands (OpLt through OpOr).

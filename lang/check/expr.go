@@ -532,7 +532,13 @@ func (c *checker) call(e *ast.CallExpr) Type {
 		}
 		v := f.Fold(vals)
 		if math.IsNaN(v) && f.Shape != stdlib.Constant { // not_a_number() asks for it
-			c.errorf(e.Fun.NamePos, "`%s` is not a number", exprString(e))
+			why := ""
+			if f.FoldWhy != nil {
+				if w := f.FoldWhy(vals); w != "" {
+					why = ": " + w
+				}
+			}
+			c.errorf(e.Fun.NamePos, "`%s` is not a number%s", exprString(e), why)
 			return invalid
 		}
 		if t.Elem == Int && math.Abs(v) > MaxInt { // as for a literal or an operator
@@ -953,6 +959,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{c.dimOf(e.Args[1], args[1], f.Name+"'s length")}, true
 	case stdlib.Sized:
 		return Shape{c.dimOf(e.Args[0], args[0], f.Name+"'s length")}, true
+	case stdlib.SizedRow:
+		return Shape{one, c.dimOf(e.Args[0], args[0], f.Name+"'s length")}, true
 	case stdlib.RepMatrix:
 		return Shape{c.dimOf(e.Args[1], args[1], f.Name+"'s rows"), c.dimOf(e.Args[2], args[2], f.Name+"'s columns")}, true
 	case stdlib.DiagRule:

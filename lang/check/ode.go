@@ -43,6 +43,7 @@ var odeRefused = map[string]string{
 	"ode_ckrk":            "gpp has no Cash–Karp solver (ode_ckrk): use ode_rk45, or ode_bdf for a stiff system",
 	"ode_ckrk_tol":        "gpp has no Cash–Karp solver (ode_ckrk_tol): use ode_rk45_tol, or ode_bdf_tol for a stiff system",
 	"ode_adjoint_tol_ctl": "gpp has no adjoint ODE solver (ode_adjoint_tol_ctl): use ode_bdf_tol (or ode_rk45_tol), whose gradient is by forward sensitivities",
+	"integrate_ode":       "integrate_ode is Stan's removed interface (its first name): write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector (the result is a matrix [T, D], a row per output time)",
 	"integrate_ode_rk45":  "integrate_ode_rk45 is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector (the result is a matrix [T, D], a row per output time)",
 	"integrate_ode_bdf":   "integrate_ode_bdf is Stan's removed interface: write ode_bdf(f, y0, t0, ts, args...) with fn f(t, y, args...) returning a vector (the result is a matrix [T, D], a row per output time)",
 	"integrate_ode_adams": "integrate_ode_adams is Stan's removed interface: write ode_rk45(f, y0, t0, ts, args...) (or ode_bdf for a stiff system) with fn f(t, y, args...) returning a vector",

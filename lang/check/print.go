@@ -96,9 +96,8 @@ var stanSpellings = map[string]string{
 	"sd":                                "sqrt(variance(x))",
 	"cumulative_sum":                    "cumsum(x)",
 	"rep_vector":                        "rep(x, n)",
-	"rep_array":                         "rep(x, n)",
-	"ones_vector":                       "rep(1, n)",
-	"zeros_vector":                      "rep(0, n)",
+	"rep_array":                         "rep(x, n), and Stan's rep_array(x, m, n) rep_matrix(x, m, n)",
+	"beta":                              "exp(lbeta(a, b)) (the name beta stays free for a model's params; Beta is the distribution)",
 	"fabs":                              "abs(x)",
 	"log1m_exp":                         "log1mexp(-x) (gpp's log1mexp(x) is log(1 - exp(-x)))",
 	"fdim":                              "fmax(x - y, 0)",
@@ -151,16 +150,50 @@ var stanSpellings = map[string]string{
 	"choose":                            "exp(lchoose(n, k))",
 }
 
+// parallelNote is the note at Stan's parallel map and reduce: the
+// computation itself, which gpp compiles vectorised and parallelises.
+func parallelNote(call, what string) string {
+	return "gpp writes Stan's " + call + " as " + what + ": gpp vectorises loops and shares each step between its workers itself, with bit-identical results for any number of them (docs/inference.md, Determinism and parallelism)"
+}
+
+// noComplex is the note at Stan's complex-number functions, noFFT at its
+// Fourier transforms.
+const (
+	noComplex = "gpp has no complex numbers (Stan's complex, complex_vector and complex_matrix): write a complex value as its real and imaginary parts, two reals or two vectors"
+	noFFT     = "gpp has no complex numbers, so no fft, inv_fft, fft2 or inv_fft2 (a discrete Fourier transform of real data is a product with the cosine and sine matrices, two real matrices known before the fit)"
+)
+
 // stanNotes are Stan functions that gpp needs no call for, with what to
 // write instead; X stands for the call's argument.
 var stanNotes = map[string]string{
-	"num_elements": "use the size names of X's declaration (data y: real[N] gives N)",
-	"size":         "use the size names of X's declaration (data y: real[N] gives N)",
-	"rows":         "use the size names of X's declaration (data X: real[N, K] gives N and K)",
-	"cols":         "use the size names of X's declaration (data X: real[N, K] gives N and K)",
-	"to_array_1d":  "a real[N] is a vector already: write X itself",
-	"is_inf":       "data are finite (an infinity is an error where the data load), and a fit stops at a non-finite value, naming it",
-	"is_nan":       "data are finite (NaN is a missing value, section 3 of docs/language.md), and a fit stops at a non-finite value, naming it",
+	"num_elements":              "use the size names of X's declaration (data y: real[N] gives N)",
+	"size":                      "use the size names of X's declaration (data y: real[N] gives N)",
+	"rows":                      "use the size names of X's declaration (data X: real[N, K] gives N and K)",
+	"cols":                      "use the size names of X's declaration (data X: real[N, K] gives N and K)",
+	"to_array_1d":               "a real[N] is a vector already: write X itself",
+	"to_array_2d":               "a real[N, K] is a matrix already: write X itself",
+	"dims":                      "use the size names of X's declaration (data X: real[N, K] gives N and K)",
+	"get_lp":                    "gpp has no get_lp() or target(): the log density is not a value a model reads; gpp fit reports the ELBO, and output log_lik = logpdf(y, ...) each observation's term",
+	"to_complex":                noComplex,
+	"get_real":                  noComplex,
+	"get_imag":                  noComplex,
+	"conj":                      noComplex,
+	"polar":                     noComplex,
+	"proj":                      noComplex,
+	"norm":                      noComplex + " (norm(z) = re² + im²)",
+	"arg":                       noComplex + " (arg(z) = atan2(im, re))",
+	"fft":                       noFFT,
+	"inv_fft":                   noFFT,
+	"fft2":                      noFFT,
+	"inv_fft2":                  noFFT,
+	"complex_schur_decompose":   noComplex,
+	"complex_schur_decompose_t": noComplex,
+	"complex_schur_decompose_u": noComplex,
+	"map_rect":                  parallelNote("map_rect(f, phi, thetas, x_rs, x_is)", "the shards' results directly (a loop over the shards, or one vectorised expression)"),
+	"reduce_sum":                parallelNote("reduce_sum(f, x, grainsize, ...)", "the sum itself, target += sum(...) or a loop of ~ statements over x"),
+	"reduce_sum_static":         parallelNote("reduce_sum_static(f, x, grainsize, ...)", "the sum itself, target += sum(...) or a loop of ~ statements over x"),
+	"is_inf":                    "data are finite (an infinity is an error where the data load), and a fit stops at a non-finite value, naming it",
+	"is_nan":                    "data are finite (NaN is a missing value, section 3 of docs/language.md), and a fit stops at a non-finite value, naming it",
 }
 
 // stanHint returns how gpp writes the Stan function name, or "": a

@@ -445,19 +445,29 @@ func (l *lowerer) vectorLit(e *ast.VectorLit) value {
 	return value{id: l.b.Stack(ids, pos), node: true}
 }
 
-// sized lowers linspaced_vector(n, lo, hi), lo + (hi − lo)·t for the
-// constant t_i = i/(n − 1) (so lo and hi may be params), and
-// one_hot_vector(n, k), a constant with k 0-based.
-func (l *lowerer) sized(e *ast.CallExpr, pos ast.Pos) value {
-	nint := 1 // linspaced_vector's n; one_hot_vector's n and k
-	if e.Fun.Name == "one_hot_vector" {
+// sized lowers the constructors whose length is argument 0 (Shape Sized
+// or SizedRow, a row the transpose of the vector): linspaced_vector(n, lo,
+// hi), lo + (hi − lo)·t for the constant t_i = i/(n − 1) (so lo and hi
+// may be params), and the constants one_hot_vector(n, k) with k 0-based,
+// ones_vector(n), zeros_vector(n), uniform_simplex(n) and their int forms
+// (f.Op names the vector each lowers to).
+func (l *lowerer) sized(e *ast.CallExpr, f *stdlib.Func, pos ast.Pos) value {
+	nint := 1 // the int arguments known when compiling
+	switch f.Op {
+	case "one_hot_vector", "one_hot_int_array":
 		nint = 2
+	case "linspaced_int_array":
+		nint = 3
 	}
 	var ints []int
-	for _, a := range e.Args[:nint] {
+	for i, a := range e.Args[:nint] {
 		v := l.expr(a)
-		if !v.isInt || len(v.ints) != 1 || v.ints[0] < 0 {
-			l.errorf(a.Pos(), "%s needs a non-negative int constant here", e.Fun.Name)
+		if !v.isInt || len(v.ints) != 1 || i == 0 && v.ints[0] < 0 {
+			what := "a non-negative int constant"
+			if i > 0 {
+				what = "an int constant"
+			}
+			l.errorf(a.Pos(), "%s needs %s here", e.Fun.Name, what)
 			return value{}
 		}
 		ints = append(ints, v.ints[0])
@@ -467,25 +477,124 @@ func (l *lowerer) sized(e *ast.CallExpr, pos ast.Pos) value {
 		l.errorf(e.Args[0].Pos(), "%s", msg)
 		return value{}
 	}
+	shape := autodiff.Vector(n)
+	row := func(id autodiff.ID) autodiff.ID { // the vector, or its row [1, n]
+		if f.Shape == stdlib.SizedRow {
+			return l.b.Transpose(id, pos)
+		}
+		return id
+	}
 	t := make([]float64, n)
-	if e.Fun.Name == "one_hot_vector" {
+	switch f.Op {
+	case "linspaced_vector":
+		for i := range t {
+			t[i] = float64(i) / float64(n-1)
+		}
+		if n == 1 {
+			t[0] = 1 // hi alone, as Stan
+		}
+		lo, hi := l.node(l.expr(e.Args[1]), e.Args[1].Pos()), l.node(l.expr(e.Args[2]), e.Args[2].Pos())
+		b := l.b
+		return value{id: row(b.Add(lo, b.Mul(b.Sub(hi, lo, pos), b.Const(t, shape, pos), pos), pos)), node: true}
+	case "one_hot_vector", "one_hot_int_array":
 		k := ints[1]
-		if k >= n {
-			l.errorf(e.Args[1].Pos(), "one_hot_vector: index %d is out of range for length %d (k counts from 0)", k, n)
+		if k < 0 || k >= n {
+			l.errorf(e.Args[1].Pos(), "%s: index %d is out of range for length %d (k counts from 0)", e.Fun.Name, k, n)
 			return value{}
 		}
 		t[k] = 1
-		return value{id: l.b.Const(t, autodiff.Vector(n), pos), node: true}
+	case "ones_vector", "ones_int_array":
+		for i := range t {
+			t[i] = 1
+		}
+	case "uniform_simplex":
+		if n == 0 {
+			l.errorf(e.Args[0].Pos(), "uniform_simplex: a simplex needs n >= 1")
+			return value{}
+		}
+		for i := range t {
+			t[i] = 1 / float64(n)
+		}
+	case "linspaced_int_array":
+		lo, hi := ints[1], ints[2]
+		if hi < lo {
+			l.errorf(e.Args[2].Pos(), "linspaced_int_array: hi (%d) is below lo (%d)", hi, lo)
+			return value{}
+		}
+		for i, v := range linspacedInts(n, lo, hi) {
+			t[i] = float64(v)
+		}
 	}
-	for i := range t {
-		t[i] = float64(i) / float64(n-1)
+	v := value{id: row(l.b.Const(t, shape, pos)), node: true}
+	if f.Elem == stdlib.IntResult {
+		v.ints, v.shape, v.isInt = make([]int, n), dimsOf(shape), true
+		for i, x := range t {
+			v.ints[i] = int(x)
+		}
 	}
-	if n == 1 {
-		t[0] = 1 // hi alone, as Stan
+	return v
+}
+
+// linspacedInts returns Stan's linspaced_int_array(n, lo, hi), for hi ≥
+// lo: Eigen's integer LinSpaced, lo + i·⌊(hi − lo)/(n − 1)⌋ where the
+// range holds n distinct values (hi lowered to a multiple of the step),
+// else lo + ⌊i/d⌋ with d = ⌊(n + hi − lo)/(hi − lo + 1)⌋ (each value
+// repeated); hi alone for n = 1.
+func linspacedInts(n, lo, hi int) []int {
+	v := make([]int, n)
+	switch span := hi - lo; {
+	case n == 1:
+		v[0] = hi
+	case span+1 < n:
+		d := (n + span) / (span + 1)
+		for i := range v {
+			v[i] = lo + i/d
+		}
+	default:
+		step := span / max(n-1, 1)
+		for i := range v {
+			v[i] = lo + i*step
+		}
 	}
-	lo, hi := l.node(l.expr(e.Args[1]), e.Args[1].Pos()), l.node(l.expr(e.Args[2]), e.Args[2].Pos())
+	return v
+}
+
+// pfq lowers hypergeometric_pFq(a, b, z) and hypergeometric_3F2(a, b, z):
+// one node of pFq over z whose parameters are a's p elements and b's q (as
+// hypergeometric_2F1 is over its four arguments). The elements of a
+// vector literal are lowered one by one, so that a constant among params,
+// [-2, s], stays a constant: no partial is asked of it (the partial in an
+// upper parameter that is an int ≤ 0 is a series that diverges for |z| ≥
+// 1, where the value is a polynomial).
+func (l *lowerer) pfq(e *ast.CallExpr, name string, pos ast.Pos) value {
 	b := l.b
-	return value{id: b.Add(lo, b.Mul(b.Sub(hi, lo, pos), b.Const(t, autodiff.Vector(n), pos), pos), pos), node: true}
+	elems := func(a ast.Expr) []autodiff.ID {
+		if lit, ok := a.(*ast.VectorLit); ok {
+			ids := make([]autodiff.ID, len(lit.Elems))
+			for i, el := range lit.Elems {
+				ids[i] = l.node(l.expr(el), el.Pos())
+			}
+			return ids
+		}
+		v := l.node(l.expr(a), a.Pos())
+		ids := make([]autodiff.ID, b.Shape(v).Len())
+		for i := range ids {
+			ids[i] = b.Elem(v, i, a.Pos())
+		}
+		return ids
+	}
+	ea, eb := elems(e.Args[0]), elems(e.Args[1])
+	z := l.node(l.expr(e.Args[2]), e.Args[2].Pos())
+	p, q := len(ea), len(eb)
+	switch {
+	case name == "hypergeometric_3F2" && (p != 3 || q != 2):
+		l.errorf(pos, "hypergeometric_3F2 takes a [3] and b [2], got a [%d] and b [%d] (hypergeometric_pFq takes any sizes)", p, q)
+		return value{}
+	case p > dist.MaxPFQ || q > dist.MaxPFQ:
+		l.errorf(pos, "%s takes at most %d upper and %d lower parameters, got a [%d] and b [%d]", name, dist.MaxPFQ, dist.MaxPFQ, p, q)
+		return value{}
+	}
+	return value{id: b.LogPDF(dist.PFQFn(name, p, q), z, append(ea, eb...), pos), node: true}
 }
 
 // rep lowers rep(x, n) and rep_matrix(x, n, m): x times a constant vector
@@ -697,8 +806,11 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if f.Name == "rep" || f.Name == "rep_matrix" {
 		return l.rep(e, pos)
 	}
-	if f.Name == "linspaced_vector" || f.Name == "one_hot_vector" {
-		return l.sized(e, pos)
+	if f.Shape == stdlib.Sized || f.Shape == stdlib.SizedRow {
+		return l.sized(e, f, pos)
+	}
+	if f.Name == "hypergeometric_pFq" || f.Name == "hypergeometric_3F2" {
+		return l.pfq(e, f.Name, pos)
 	}
 	if v, ok := l.csrCall(e, f.Name, pos); ok {
 		return v
@@ -802,6 +914,8 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		id = b.LogPDF(dist.IncBetaFn, args[2], args[:2], pos)
 	case "inv_inc_beta":
 		id = b.LogPDF(dist.InvIncBetaFn, args[2], args[:2], pos)
+	case "hypergeometric_2F1": // as inc_beta: a node per element, z the value
+		id = b.LogPDF(dist.Hyp2F1Fn, args[3], args[:3], pos)
 	case "fma": // x * y + z: two roundings on the tape
 		id = b.Add(b.Mul(args[0], args[1], pos), args[2], pos)
 	case "max":
@@ -950,6 +1064,9 @@ var binaryOps = map[string]autodiff.Op{
 	"log_rising_factorial":           autodiff.OpLogRisingFactorial,
 	"rising_factorial":               autodiff.OpRisingFactorial,
 	"falling_factorial":              autodiff.OpFallingFactorial,
+	"fmod":                           autodiff.OpFmod,
+	"ldexp":                          autodiff.OpLdexp,
+	"lmgamma":                        autodiff.OpLmgamma,
 }
 
 // inline lowers a call of a user function, expanded by the checker: each

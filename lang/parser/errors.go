@@ -279,7 +279,9 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 	case tok.Type == tokKeyword && tok.Value == "else":
 		return "an else follows the \"}\" of its if: if COND { ... } else { ... }"
 	case stanPrint(toks, i):
-		return "gpp has no print or reject: output NAME = EXPR reports a value at every draw, and gpp repl evaluates expressions on a fit"
+		return "gpp has no print, reject or fatal_error: output NAME = EXPR reports a value at every draw, and gpp repl evaluates expressions on a fit; a value outside its domain stops the fit with an error that names it"
+	case tok.Type == tokKeyword && tok.Value == "target" && i+1 < len(toks) && toks[i+1].Value == "(":
+		return "gpp has no target() or get_lp(): the log density is not a value a model reads; gpp fit reports the ELBO, and output log_lik = logpdf(y, ...) each observation's term"
 	case stanFunc(toks, i):
 		return "a Stan function is declared in gpp without types or a functions block: fn f(x, y) = EXPR, or fn f(x) { let u = ...; return EXPR }"
 	case stanDecl(toks, i):
@@ -368,13 +370,13 @@ func fnStarts(toks []lexer.Token, k int) bool {
 }
 
 // stanPrint reports whether token i, which did not parse, is in a
-// statement that calls Stan's print or reject.
+// statement that calls Stan's print, reject or fatal_error.
 func stanPrint(toks []lexer.Token, i int) bool {
 	j := i
 	for j > 0 && toks[j-1].Type != tokTerminator {
 		j--
 	}
-	return j+1 < len(toks) && toks[j].Type == tokIdent && (toks[j].Value == "print" || toks[j].Value == "reject") && toks[j+1].Value == "("
+	return j+1 < len(toks) && toks[j].Type == tokIdent && (toks[j].Value == "print" || toks[j].Value == "reject" || toks[j].Value == "fatal_error") && toks[j+1].Value == "("
 }
 
 // stanDeclTypes are the type names that start a Stan declaration.

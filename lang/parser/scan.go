@@ -269,7 +269,7 @@ func (s *scanner) punct() {
 		what = "invalid character '.' (gpp's ^ is elementwise already: Stan's x .^ 2 is x ^ 2)"
 	case r == '"':
 		// A string is one error, up to its closing quote on the line.
-		what = "invalid character '\"' (gpp has no strings: Stan's print and reject have no counterpart; output NAME = EXPR reports a value at every draw)"
+		what = "invalid character '\"' (gpp has no strings: Stan's print, reject and fatal_error have no counterpart; output NAME = EXPR reports a value at every draw)"
 		rest := s.src[s.off+1:]
 		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
 			rest = rest[:nl]

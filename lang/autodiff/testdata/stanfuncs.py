@@ -156,6 +156,19 @@ b("log_modified_bessel_first_kind", [(0.0, 1.0), (0.5, 30.0), (3.5, 100.0), (10.
   lambda v, z: log(besseli(v, z)), lambda v, z: diff(lambda s: log(besseli(s, z)), v),
   lambda v, z: besseli(v + 1, z) / besseli(v, z) + v / z)
 
+b("fmod", [(7.5, 2.0), (-7.5, 2.0), (1e10 + 0.5, 3.0), (0.3, 0.1), (5.0, -3.0), (-1e-300, 1.0), (2.5, 1e-3)],
+  lambda x, y: x - mp.sign(x / y) * mp.floor(abs(x / y)) * y, lambda x, y: 1, lambda x, y: -mp.sign(x / y) * mp.floor(abs(x / y)))
+b("ldexp", [(3.0, 4.0), (-1.5, -3.0), (1e-300, -20.0), (0.75, 1000.0), (2.0, 0.0)],
+  lambda x, n: x * mpf(2) ** n, lambda x, n: mpf(2) ** n, lambda x, n: 0)
+
+
+def lmg(k, x):
+    return k * (k - 1) / 4 * log(pi) + sum(loggamma(x + (1 - j) / mpf(2)) for j in range(1, int(k) + 1))
+
+
+b("lmgamma", [(1.0, 0.5), (2.0, 0.7), (3.0, 1.2), (4.0, 10.5), (10.0, 40.0), (3.0, 1e3), (0.0, 2.0), (5.0, 2.0000001)],
+  lmg, lambda k, x: 0, lambda k, x: sum(psi(0, x + (1 - j) / mpf(2)) for j in range(1, int(k) + 1)))
+
 print("# op,x,y,value,d/dx,d/dy (mpmath 60 digits; see stanfuncs.py)")
 for r in rows:
     print(",".join([r[0]] + [nstr(mpf(v), 20) for v in r[1:]]))
