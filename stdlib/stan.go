@@ -29,6 +29,9 @@ var (
 	argN         = []Arg{{Name: "n", Ranks: Scalar, Int: true}}
 	argNK        = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}
 	argLinspaced = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}
+	// fatQRWhy and quantileWhy say why those functions take data only.
+	fatQRWhy    = "the columns of the fat Q past min(m, n) are one orthonormal basis among many, not a function of A with a derivative; qr_thin_Q and qr_thin_R take a param"
+	quantileWhy = "a sample quantile is computed once, when the model compiles, as Stan's takes data only"
 )
 
 func fold2(f func(x, y float64) float64) func([]float64) float64 {
@@ -204,6 +207,32 @@ var stanFuncs = []*Func{
 		Doc: "the eigenvectors of a symmetric matrix as the columns of a matrix, in the order of eigenvalues_sym, each signed so that its largest element is positive (Stan leaves the sign to the solver); the derivative needs distinct eigenvalues", Example: "eigenvectors_sym(Sigma)"},
 	{Name: "singular_values", Args: argMat, Shape: SingularVals, Support: nonNegRule, Elem: RealResult, Op: "singular_values",
 		Doc: "the singular values of a matrix [m, n], min(m, n) of them in descending order, by one-sided Jacobi rotations (within 2e-14 relative of LAPACK's dgesvd, the smallest too, over 8 orders of magnitude); the derivative of σ_i is u_iᵀ dA v_i, for distinct, non-zero values", Example: "singular_values(X)"},
+	{Name: "qr_thin_Q", Args: argMat, Shape: MinCols, Support: realRule, Elem: RealResult, Op: "qr_thin_Q",
+		Doc: "the orthonormal factor Q [m, min(m, n)] of the thin QR decomposition A = Q R (Householder), signed as Stan signs it so that R's diagonal is non-negative: the QR reparameterisation of a regression, Q_ast = qr_thin_Q(x) * sqrt(N - 1); of a param too, for A of full rank", Example: "qr_thin_Q(x) * sqrt(N - 1)"},
+	{Name: "qr_thin_R", Args: argMat, Shape: MinRows, Support: realRule, Elem: RealResult, Op: "qr_thin_R",
+		Doc: "the upper-triangular factor R [min(m, n), n] of the thin QR decomposition, its diagonal non-negative (Stan's convention); of a param too, for A of full rank", Example: "qr_thin_R(x) / sqrt(N - 1)"},
+	{Name: "qr_Q", Args: []Arg{{Name: "A", Ranks: Matrix, Data: fatQRWhy}}, Shape: RowsSquare, Support: realRule, Elem: RealResult, Op: "qr_Q",
+		Doc: "the orthogonal factor Q [m, m] of the fat QR decomposition; its first min(m, n) columns are qr_thin_Q's, the others an orthonormal basis of the rest (Householder's, as Stan's); of data", Example: "qr_Q(x)"},
+	{Name: "qr_R", Args: []Arg{{Name: "A", Ranks: Matrix, Data: fatQRWhy}}, Shape: SameMatrix, Support: realRule, Elem: RealResult, Op: "qr_R",
+		Doc: "the upper-triangular factor R [m, n] of the fat QR decomposition, qr_thin_R's rows above rows of zeros; of data (qr_thin_R takes a param)", Example: "qr_R(x)"},
+	{Name: "svd_U", Args: argMat, Shape: MinCols, Support: realRule, Elem: RealResult, Op: "svd_U",
+		Doc: "the left singular vectors of A [m, n], the columns of U [m, min(m, n)] in the order of singular_values (descending), each pair (u, v) signed so that u's largest element is positive (Stan leaves the sign to the solver); a zero singular value gets a unit u orthogonal to the others; the derivative needs distinct, non-zero singular values", Example: "svd_U(X)"},
+	{Name: "svd_V", Args: argMat, Shape: ColsByMin, Support: realRule, Elem: RealResult, Op: "svd_V",
+		Doc: "the right singular vectors of A [m, n], the columns of V [n, min(m, n)], so that A = svd_U(A) * diag(singular_values(A)) * svd_V(A)'; signed and differentiable as svd_U", Example: "svd_V(X)"},
+	{Name: "chol2inv", Args: []Arg{{Name: "L", Ranks: Matrix}}, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "chol2inv",
+		Doc: "(L L')⁻¹ from a Cholesky factor L (lower triangular with a positive diagonal, else an error at the call), by one triangular solve: the precision matrix of a covariance given by its factor", Example: "chol2inv(L_Sigma)"},
+	{Name: "generalized_inverse", Args: argMat, Shape: Transposed, Support: realRule, Elem: RealResult, Op: "generalized_inverse",
+		Doc: "the Moore-Penrose inverse A⁺ [n, m] of A [m, n]: of data of any rank, by its SVD (singular values below max(m, n)·ε·σ_max count as zero), as Stan's; of a param's matrix of full rank, differentiable, by Stan's formulas (A'A)⁻¹A' for m > n, A'(AA')⁻¹ for m < n (Cholesky solves), inverse(A) for a square A; a param's rank-deficient matrix is an error at the call", Example: "generalized_inverse(X)"},
+	{Name: "symmetrize_from_lower_tri", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "symmetrize_from_lower_tri",
+		Doc: "the symmetric matrix whose lower triangle (and diagonal) is A's: element [i, j] is A[max(i, j), min(i, j)]", Example: "symmetrize_from_lower_tri(S)"},
+	{Name: "trace_gen_quad_form", Args: []Arg{{Name: "D", Ranks: Matrix}, {Name: "A", Ranks: Matrix}, {Name: "B", Ranks: Matrix}}, Shape: TraceGenQuad, Support: realRule, Elem: RealResult, Op: "trace_gen_quad_form",
+		Doc: "trace(D * B' * A * B) for D [k, k], A [n, n] and B [n, k] (Stan's trace_gen_quad_form)", Example: "trace_gen_quad_form(D, A, B)"},
+	{Name: "quantile", Args: []Arg{{Name: "x", Ranks: Vector, Data: quantileWhy}, {Name: "p", Ranks: Scalar | Vector, Data: quantileWhy}}, Shape: QuantileRule, Support: realRule, Elem: RealResult, Op: "quantile",
+		Doc: "the sample quantile of x at probability p (a scalar, or a vector of them) in [0, 1], R's default (type 7) as Stan's: with h = (n - 1) p, x₍⌊h⌋₎ + (h - ⌊h⌋)(x₍⌊h⌋+1₎ - x₍⌊h⌋₎) over the sorted x; of data, computed when the model compiles", Example: "quantile(y, 0.9)"},
+	{Name: "rows_dot_self", Args: []Arg{{Name: "x", Ranks: Matrix}}, Shape: RowSum, Support: nonNegRule, Elem: RealResult, Op: "rows_dot_self",
+		Doc: "the dot product of each row of a matrix with itself, rowsum(x .* x)", Example: "rows_dot_self(X)"},
+	{Name: "columns_dot_self", Args: []Arg{{Name: "x", Ranks: Matrix}}, Shape: ColSum, Support: nonNegRule, Elem: RealResult, Op: "columns_dot_self",
+		Doc: "the dot product of each column of a matrix with itself, colsum(x .* x): a row [1, n]", Example: "columns_dot_self(W)"},
 	{Name: "sort_asc", Range: ElementRange, Args: argVec, Shape: Permute, Support: elementRule, Elem: IntIfAllInt, Op: "sort_asc",
 		Doc: "the elements of a vector in ascending order; of a param too, its derivative following the permutation (a sort is continuous, its derivative exact except at ties)", Example: "sort_asc(x)"},
 	{Name: "sort_desc", Range: ElementRange, Args: argVec, Shape: Permute, Support: elementRule, Elem: IntIfAllInt, Op: "sort_desc",

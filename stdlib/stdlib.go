@@ -113,6 +113,14 @@ const (
 	CSRNonZeros                         // [m, n] → [nnz]: one element per non-zero (its value or its column)
 	CSRRowStarts                        // [m, n] → [m + 1]
 	SizedRow                            // int n, ... → [1, n]: a row whose length is argument 0
+	MinCols                             // [m, n] → [m, min(m, n)]: qr_thin_Q, svd_U
+	MinRows                             // [m, n] → [min(m, n), n]: qr_thin_R
+	ColsByMin                           // [m, n] → [n, min(m, n)]: svd_V
+	RowsSquare                          // [m, n] → [m, m]: qr_Q
+	SameMatrix                          // [m, n] → [m, n] (not elementwise): qr_R
+	Transposed                          // [m, n] → [n, m]: generalized_inverse
+	TraceGenQuad                        // [k, k], [n, n], [n, k] → scalar: trace_gen_quad_form
+	QuantileRule                        // [n], scalar → scalar; [n], [k] → [k]
 )
 
 var shapeText = [...]string{
@@ -166,6 +174,14 @@ var shapeText = [...]string{
 	CSRNonZeros:    "[m, n] → [nnz], nnz the number of non-zeros",
 	CSRRowStarts:   "[m, n] → [m + 1]",
 	SizedRow:       "int n, ... → [1, n]",
+	MinCols:        "[m, n] → [m, min(m, n)]",
+	MinRows:        "[m, n] → [min(m, n), n]",
+	ColsByMin:      "[m, n] → [n, min(m, n)]",
+	RowsSquare:     "[m, n] → [m, m]",
+	SameMatrix:     "[m, n] → [m, n]",
+	Transposed:     "[m, n] → [n, m]",
+	TraceGenQuad:   "D [k, k], A [n, n], B [n, k] → scalar",
+	QuantileRule:   "x [n], p scalar → scalar; x [n], p [k] → [k]",
 }
 
 // String describes the rule in words, as in the docs.

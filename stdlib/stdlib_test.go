@@ -64,7 +64,9 @@ func TestTable(t *testing.T) {
 		csr_matrix_times_vector csr_to_dense_matrix csr_extract_w csr_extract_v csr_extract_u
 		fmod ldexp lmgamma hypergeometric_2F1 hypergeometric_pFq hypergeometric_3F2
 		linspaced_array linspaced_row_vector linspaced_int_array one_hot_array one_hot_int_array one_hot_row_vector
-		ones_vector ones_array ones_int_array ones_row_vector zeros_vector zeros_array zeros_int_array zeros_row_vector uniform_simplex`)
+		ones_vector ones_array ones_int_array ones_row_vector zeros_vector zeros_array zeros_int_array zeros_row_vector uniform_simplex
+		qr_thin_Q qr_thin_R qr_Q qr_R svd_U svd_V chol2inv generalized_inverse symmetrize_from_lower_tri trace_gen_quad_form quantile
+		rows_dot_self columns_dot_self`)
 	for _, name := range want {
 		f := LookupFunc(name)
 		if f == nil {

@@ -508,7 +508,7 @@ func init() {
 					r.commandHelp(a[0])
 				case replQueryHelp[a[0]] != "":
 					fmt.Fprint(r.out, wrapText(replQueryHelp[a[0]], 76, ""))
-					if a[0] == "mean" { // also the language's built-in
+					if a[0] == "mean" || a[0] == "quantile" { // also the language's built-in
 						fmt.Fprintln(r.out)
 						if cmdHelp(a, r.out, r.err) != exitOK {
 							r.failed = true
@@ -529,7 +529,7 @@ func init() {
 var replQueryHelp = map[string]string{
 	"mean":     "mean(x) around a whole input at the prompt is the posterior mean of each element of x: exact for a param's name (its factor's mean), else over the draws of the last fit; for data and constants, x itself. Inside an expression mean is the language's built-in below; type (mean(x)) to get that at the top level.",
 	"sd":       "sd(x) around a whole input at the prompt is the posterior sd of each element of x: exact for a param's name (its factor's sd), else over the draws of the last fit; for data and constants, 0. It is the REPL's only: a model writes sqrt(variance(x)).",
-	"quantile": "quantile(x, p) around a whole input at the prompt is the posterior p-quantile of each element of x over the draws of the last fit (R's type 7, as the 5 %, 50 % and 95 % columns of a query's table, whose draws it uses), for a number p in [0, 1], as quantile(beta, 0.9); for data and constants, x itself. It is the REPL's only: a model cannot call it.",
+	"quantile": "quantile(x, p) around a whole input at the prompt is the posterior p-quantile of each element of x over the draws of the last fit (R's type 7, as the 5 %, 50 % and 95 % columns of a query's table, whose draws it uses), for a number p in [0, 1], as quantile(beta, 0.9); for data and constants, x itself. Inside an expression quantile is the language's built-in below, the sample quantile of data (R's type 7); type (quantile(y, 0.5)) to get that at the top level.",
 }
 
 // command runs a :command line, its words split by splitArgs. A command

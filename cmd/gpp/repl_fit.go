@@ -732,7 +732,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		}
 	}
 	var prob float64 // quantile(x, p)'s p
-	if call, ok := x.(*ast.CallExpr); ok && call.Fun.Name == "quantile" && !r.declaresFn("quantile") {
+	if call, ok := x.(*ast.CallExpr); ok && call.Fun.Name == "quantile" {
 		var err error
 		if x, prob, err = quantileArgs(call); err != nil {
 			r.printError(err, srcs)
@@ -755,8 +755,9 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	full := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], out)}
 	info, err := check.Check(full, &check.Config{Overrides: r.sets})
 	if err != nil {
-		if list, ok := ast.Positioned(err); ok && len(list) > 0 && list[0].Msg == "unknown function `quantile`" {
-			err = ast.Errorf(list[0].Pos, "quantile(x, p) is the REPL's posterior p-quantile of x around a whole input, as quantile(beta, 0.9), not a function of the language")
+		if list, ok := ast.Positioned(err); ok && len(list) > 0 && strings.HasPrefix(list[0].Msg, "quantile ") {
+			// the language's quantile, of data, inside an expression
+			err = ast.Errorf(list[0].Pos, "%s; at the prompt, quantile(x, p) around a whole input is the REPL's posterior p-quantile of x, as quantile(beta, 0.9)", list[0].Msg)
 		}
 		r.printError(r.missingNameHint(err, x), srcs)
 		return
@@ -952,17 +953,6 @@ func constrainedParam(f *ast.File, x ast.Expr) *ast.ParamDecl {
 		}
 	}
 	return nil
-}
-
-// declaresFn reports whether the session's model declares a function
-// name, which then takes precedence over the REPL's query of that name.
-func (r *repl) declaresFn(name string) bool {
-	for _, f := range r.info.Functions {
-		if f.Name.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // quantileArgs reads the REPL's quantile(x, p): the expression x and the

@@ -66,7 +66,7 @@ func (r *repl) complete(line string, pos int) ([]string, int) {
 // REPL's own queries and the model's names.
 func (r *repl) exprNames() []string {
 	pool := append(parser.Keywords(), stdlib.Names()...)
-	pool = append(pool, "sd", "quantile") // the REPL's own (evalExpr)
+	pool = append(pool, "sd") // the REPL's own (evalExpr); quantile is a built-in too
 	return append(pool, r.declaredNames()...)
 }
 

@@ -174,7 +174,7 @@ func TestReplComplete(t *testing.T) {
 		{"sof", []string{"softmax", "softplus"}, 3},                               // built-in
 		{"lambd", []string{"lambda", "lambda2"}, 5},                               // declared names ("lam" would add lambert_w0)
 		{"mean(lambd", []string{"lambda", "lambda2"}, 5},                          // inside a call
-		{"s", []string{"scale_matrix_exp_multiply", "sd", "segment", "simplex", "sin", "singular_values", "sinh", "softmax", "softplus", "solve", "solve_newton", "solve_newton_tol", "solve_powell", "solve_powell_tol", "sort_asc", "sort_desc", "sort_indices_asc", "sort_indices_desc", "sqrt", "sqrt2", "square", "sum", "sum_to_zero_matrix", "sum_to_zero_vector"}, 1}, // REPL sd
+		{"s", []string{"scale_matrix_exp_multiply", "sd", "segment", "simplex", "sin", "singular_values", "sinh", "softmax", "softplus", "solve", "solve_newton", "solve_newton_tol", "solve_powell", "solve_powell_tol", "sort_asc", "sort_desc", "sort_indices_asc", "sort_indices_desc", "sqrt", "sqrt2", "square", "sum", "sum_to_zero_matrix", "sum_to_zero_vector", "svd_U", "svd_V", "symmetrize_from_lower_tri"}, 1}, // REPL sd
 		{":fi", []string{":fit"}, 3},                                    // command
 		{":s", []string{":save", ":set", ":show"}, 2},                   // commands
 		{":show la", []string{"lambda"}, 2},                             // latent names only
@@ -1672,7 +1672,8 @@ func TestReplQuantile(t *testing.T) {
 		{"quantile(lambda, 1.5)", "<input>:1:18: quantile(x, p) takes a number p between 0 and 1, got 1.5"},
 		{"quantile(lambda, a)", "<input>:1:18: quantile(x, p) takes a number p between 0 and 1"},
 		{"quantile(lambda)", "<input>:1:1: quantile(x, p) at the prompt takes an expression and a probability"},
-		{"2 * quantile(lambda, 0.5)", "<input>:1:5: quantile(x, p) is the REPL's posterior p-quantile of x around a whole input"},
+		{"2 * quantile(lambda, 0.5)", "<input>:1:14: quantile expects a vector as argument 1 (x); `lambda` is a scalar; at the prompt, quantile(x, p) around a whole input is the REPL's posterior p-quantile of x"},
+		{"2 * quantile([lambda, 1], 0.5)", "<input>:1:14: quantile needs argument 1 (x) known before the fit"},
 	} {
 		errb.Reset()
 		out.Reset()
@@ -1681,18 +1682,22 @@ func TestReplQuantile(t *testing.T) {
 			t.Errorf("%s: errors %q, output %q; want %q", tt.in, errb.String(), out.String(), tt.want)
 		}
 	}
-	// :help names the REPL's queries; a model's fn quantile is called as
-	// declared.
+	// :help names the REPL's queries, and the language's quantile after
+	// the REPL's; in parentheses quantile is the language's sample
+	// quantile of data (R's type 7: [3, 5, 2] at 0.3 is 2.6).
 	out.Reset()
 	errb.Reset()
 	typeIn(r, ":help quantile", ":help sd")
 	if h := out.String(); !strings.HasPrefix(h, "quantile(x, p) around a whole input") || !strings.Contains(h, "\nsd(x) around a whole input") || errb.Len() > 0 {
 		t.Errorf(":help quantile, :help sd: output\n%s\nerrors\n%s", h, errb.String())
 	}
+	if h := out.String(); !strings.Contains(h, "\nquantile(x, p) — the sample quantile") {
+		t.Errorf(":help quantile: no built-in's help in\n%s", h)
+	}
 	out.Reset()
-	typeIn(r, "fn quantile(u, v) = u + v", "quantile(1, 2)")
-	if got := strings.TrimSpace(out.String()); got != "3" || errb.Len() > 0 {
-		t.Errorf("a model's fn quantile(1, 2) = %q, want 3; errors:\n%s", got, errb.String())
+	typeIn(r, "(quantile(y[0:3], 0.3))")
+	if got := strings.TrimSpace(out.String()); got != "2.6" || errb.Len() > 0 {
+		t.Errorf("(quantile(y[0:3], 0.3)) = %q, want 2.6; errors:\n%s", got, errb.String())
 	}
 }
 

@@ -544,13 +544,25 @@ func (p *Program) forwardError(i int32, ok bool) error {
 				return ast.Errorf(n.pos, "%s: matrix is not symmetric: element [%d, %d] is %s, [%d, %d] is %s", name, i, j, sa, j, i, sb)
 			}
 			return ast.Errorf(n.pos, "%s: the eigenvalue iteration did not converge", name)
-		case OpSingularVal:
-			if p.fail < 0 { // a non-finite element, as −(k + 1)
+		case OpSingularVal, OpSVDVec:
+			name = p.label(n) // svd_U or svd_V
+			if p.fail < 0 {   // a non-finite element, as −(k + 1)
 				a := p.arg(n, 0)
 				k := -p.fail - 1
 				return ast.Errorf(n.pos, "%s: element [%d, %d] of the matrix is %v", name, k/a.shape.Cols, k%a.shape.Cols, p.v(a)[k])
 			}
 			return ast.Errorf(n.pos, "%s: the SVD iteration did not converge in %d sweeps", name, svdSweeps)
+		case OpQR:
+			return ast.Errorf(n.pos, "%s: matrix is rank-deficient (R[%d, %d] is zero to rounding), so the factor has no derivative: a param's matrix needs full rank min(rows, columns)", p.label(n), p.fail-1, p.fail-1)
+		case OpChol2Inv:
+			a := p.arg(n, 0)
+			d, v := a.shape.Rows, p.v(a)
+			if p.fail < 0 {
+				i, j := (-p.fail-1)/d, (-p.fail-1)%d
+				return ast.Errorf(n.pos, "%s: L is not lower triangular: element [%d, %d] above the diagonal is %s", name, i, j, short(v[i*d+j]))
+			}
+			i := p.fail - 1
+			return ast.Errorf(n.pos, "%s: L's diagonal element [%d, %d] is %s, not positive: not a Cholesky factor", name, i, i, short(v[i*d+i]))
 		case OpInverse, OpLogAbsDet:
 			return ast.Errorf(n.pos, "%s: matrix is singular (no pivot in column %d of its LU factorisation)", name, p.fail-1)
 		case OpGaussRowsLR:
@@ -1003,6 +1015,12 @@ func (p *Program) label(n *node) string {
 	}
 	if n.op == OpCSRMatVec && n.i0 == 1 {
 		return "csr_to_dense_matrix"
+	}
+	if n.op == OpQR {
+		return qrNames[n.i0]
+	}
+	if n.op == OpSVDVec {
+		return [...]string{"svd_U", "svd_V"}[n.i0]
 	}
 	if n.op == OpODE && n.ode != nil && n.ode.tol.Method == ODERosW {
 		return "ode_bdf"

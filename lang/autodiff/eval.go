@@ -205,6 +205,12 @@ func (p *Program) eval(n *node) bool {
 		return p.evalSingularValues(n, z)
 	case op == OpCSRMatVec:
 		p.evalCSR(n, z)
+	case op == OpQR:
+		return p.evalQR(n, z)
+	case op == OpSVDVec:
+		return p.evalSVDVectors(n, z)
+	case op == OpChol2Inv:
+		return p.evalChol2Inv(n, z)
 	case op == OpGaussRowsSS:
 		return p.evalGaussRows(n)
 	case op == OpGaussRowsLR:

@@ -193,6 +193,12 @@ func (p *Program) grad(n *node) {
 		p.gradSingularValues(n, g)
 	case op == OpCSRMatVec:
 		p.gradCSR(n, g)
+	case op == OpQR:
+		p.gradQR(n, g)
+	case op == OpChol2Inv:
+		p.gradChol2Inv(n, g)
+	case op == OpSVDVec:
+		p.gradSVDVectors(n, g)
 	case op == OpGaussRowsSS:
 		p.gradGaussRows(n, g[0])
 	case op == OpGaussRowsLR:

@@ -451,14 +451,32 @@ func svdParts(scr []float64, r, k int) (w, v, perm, tmp, sig []float64) {
 
 func (p *Program) evalSingularValues(n *node, z []float64) bool {
 	a := p.arg(n, 0)
+	k := min(a.shape.Rows, a.shape.Cols)
+	_, _, perm, _, sig, ok := p.svdFactor(n)
+	if !ok {
+		return false
+	}
+	for i, j := range perm[:k] {
+		z[i] = sig[int(j)]
+	}
+	return true
+}
+
+// svdFactor runs the Jacobi SVD of node n's argument into the node's
+// scratch (svdParts): the unit columns of the tall orientation's U in
+// w (a zero column for a zero value), V in v, the values and their
+// descending order; false (p.fail set) for a non-finite element or no
+// convergence.
+func (p *Program) svdFactor(n *node) (w, v, perm, tmp, sig []float64, ok bool) {
+	a := p.arg(n, 0)
 	m, nc := a.shape.Rows, a.shape.Cols
 	r, k := max(m, nc), min(m, nc)
-	w, v, perm, tmp, sig := svdParts(p.s(n), r, k)
+	w, v, perm, tmp, sig = svdParts(p.s(n), r, k)
 	av := p.v(a)
 	for i, x := range av {
 		if math.IsNaN(x) || math.IsInf(x, 0) { // named at once (forwardError), not 60 sweeps of NaN
 			p.fail = -(i + 1)
-			return false
+			return nil, nil, nil, nil, nil, false
 		}
 	}
 	// A matrix whose largest element is far from 1 is scaled by a power
@@ -479,7 +497,7 @@ func (p *Program) evalSingularValues(n *node, z []float64) bool {
 	}
 	if !jacobiSVD(w, r, k, v, svdSweeps) {
 		p.fail = 1
-		return false
+		return nil, nil, nil, nil, nil, false
 	}
 	for j := 0; j < k; j++ {
 		s := 0.0
@@ -495,10 +513,7 @@ func (p *Program) evalSingularValues(n *node, z []float64) bool {
 		}
 	}
 	sortPerm(perm, tmp, sig, true)
-	for i, j := range perm {
-		z[i] = sig[int(j)]
-	}
-	return true
+	return w, v, perm, tmp, sig, true
 }
 
 // gradSingularValues adds U diag(g) Vᵀ to A's adjoint, column perm[l] of

@@ -923,6 +923,18 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// minDim is min(m, n) of a matrix's shape [m, n]: one of them when they
+// are equal or both known, else a derived size.
+func minDim(s Shape) Dim {
+	switch {
+	case compareDims(s[0], s[1]) == dimEqual:
+		return moreInformative(s[0], s[1])
+	case s[0].Known() && s[1].Known():
+		return knownDim(min(s[0].N, s[1].N))
+	}
+	return derivedDim("min(" + s[0].String() + ", " + s[1].String() + ")")
+}
+
 func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape, bool) {
 	square := func(i int) (Dim, bool) {
 		s := args[i].Shape
@@ -1025,14 +1037,38 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		n, ok := square(0)
 		return Shape{n}, ok
 	case stdlib.SingularVals:
+		return Shape{minDim(args[0].Shape)}, true
+	case stdlib.MinCols:
 		s := args[0].Shape
-		switch {
-		case compareDims(s[0], s[1]) == dimEqual:
-			return Shape{moreInformative(s[0], s[1])}, true
-		case s[0].Known() && s[1].Known():
-			return Shape{knownDim(min(s[0].N, s[1].N))}, true
+		return Shape{s[0], minDim(s)}, true
+	case stdlib.MinRows:
+		s := args[0].Shape
+		return Shape{minDim(s), s[1]}, true
+	case stdlib.ColsByMin:
+		s := args[0].Shape
+		return Shape{s[1], minDim(s)}, true
+	case stdlib.RowsSquare:
+		s := args[0].Shape
+		return Shape{s[0], s[0]}, true
+	case stdlib.SameMatrix:
+		return args[0].Shape, true
+	case stdlib.Transposed:
+		s := args[0].Shape
+		return Shape{s[1], s[0]}, true
+	case stdlib.TraceGenQuad: // D [k, k], A [n, n], B [n, k]
+		k, ok1 := square(0)
+		n, ok2 := square(1)
+		if !ok1 || !ok2 {
+			return nil, false
 		}
-		return Shape{derivedDim("min(" + s[0].String() + ", " + s[1].String() + ")")}, true
+		b := args[2].Shape
+		if compareDims(n, b[0]) == dimDiffer || compareDims(k, b[1]) == dimDiffer {
+			c.errorf(e.Args[2].Pos(), "%s: `%s` is %s but needs [%s, %s] (the rows of A, the columns of D)", f.Name, exprString(e.Args[2]), b, n, k)
+			return nil, false
+		}
+		return nil, true
+	case stdlib.QuantileRule:
+		return args[1].Shape, true
 	case stdlib.ToMatrix:
 		m := c.dimOf(e.Args[1], args[1], f.Name+"'s rows")
 		n := c.dimOf(e.Args[2], args[2], f.Name+"'s columns")

@@ -120,8 +120,6 @@ var stanSpellings = map[string]string{
 	"sub_col":                           "A[i:i+n, j] for Stan's sub_col(A, i, j, n), with 0-based i and j (a vector)",
 	"sub_row":                           "A[i, j:j+n]' for Stan's sub_row(A, i, j, n), with 0-based i and j (A[i, j:j+n] is a vector, its ' the row)",
 	"quad_form_sym":                     "quad_form(A, v)",
-	"rows_dot_self":                     "rowsum(x .* x)",
-	"columns_dot_self":                  "colsum(x .* x)",
 	"to_row_vector":                     "x' (a row [1, n]), or to_vector(x)' for a matrix",
 	"multiply_lower_tri_self_transpose": "tcrossprod(L) (L * L')",
 	"diag_matrix":                       "diag(v)",
@@ -148,6 +146,12 @@ var stanSpellings = map[string]string{
 	"logical_or":                        "x || y",
 	"logical_negation":                  "!x",
 	"choose":                            "exp(lchoose(n, k))",
+	// Stan's tuple-returning functions: gpp has no tuples, one call a part
+	"eigendecompose_sym": "eigenvalues_sym(A) and eigenvectors_sym(A), one call for each part of Stan's tuple (gpp has no tuples)",
+	"eigendecompose":     "eigenvalues_sym(A) and eigenvectors_sym(A) for a symmetric A, one call for each part (gpp has no tuples, nor complex eigenvalues of a general matrix)",
+	"svd":                "svd_U(A), singular_values(A) and svd_V(A), one call for each part of Stan's tuple (U, singular values, V) (gpp has no tuples)",
+	"qr_thin":            "qr_thin_Q(A) and qr_thin_R(A), one call for each part of Stan's tuple (gpp has no tuples)",
+	"qr":                 "qr_Q(A) and qr_R(A), one call for each part of Stan's tuple (gpp has no tuples); qr_thin_Q and qr_thin_R take a param",
 }
 
 // parallelNote is the note at Stan's parallel map and reduce: the
@@ -186,7 +190,6 @@ var stanNotes = map[string]string{
 	"inv_fft":                   noFFT,
 	"fft2":                      noFFT,
 	"inv_fft2":                  noFFT,
-	"complex_schur_decompose":   noComplex,
 	"complex_schur_decompose_t": noComplex,
 	"complex_schur_decompose_u": noComplex,
 	"map_rect":                  parallelNote("map_rect(f, phi, thetas, x_rs, x_is)", "the shards' results directly (a loop over the shards, or one vectorised expression)"),
@@ -194,6 +197,7 @@ var stanNotes = map[string]string{
 	"reduce_sum_static":         parallelNote("reduce_sum_static(f, x, grainsize, ...)", "the sum itself, target += sum(...) or a loop of ~ statements over x"),
 	"is_inf":                    "data are finite (an infinity is an error where the data load), and a fit stops at a non-finite value, naming it",
 	"is_nan":                    "data are finite (NaN is a missing value, section 3 of docs/language.md), and a fit stops at a non-finite value, naming it",
+	"complex_schur_decompose":   "gpp has no complex numbers (nor tuples); for a symmetric matrix, eigenvectors_sym gives its Schur vectors and eigenvalues_sym the diagonal",
 }
 
 // stanHint returns how gpp writes the Stan function name, or "": a

@@ -991,6 +991,23 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		id = b.SingularValues(args[0], pos)
 	case "sort_asc", "sort_desc":
 		id = b.Sort(args[0], f.Name == "sort_desc", pos)
+	case "qr_thin_Q", "qr_thin_R", "qr_Q", "qr_R":
+		id = b.QR(qrForms[f.Name], args[0], pos)
+	case "svd_U", "svd_V":
+		id = b.SVDVectors(f.Name == "svd_V", args[0], pos)
+	case "chol2inv":
+		id = b.Chol2Inv(args[0], pos)
+	case "generalized_inverse":
+		id = generalizedInverse(b, args[0], pos)
+	case "symmetrize_from_lower_tri":
+		id = symmetrizeLower(b, args[0], pos)
+	case "trace_gen_quad_form": // trace(D B' A B)
+		d, a, bm := args[0], args[1], args[2]
+		id = b.Trace(b.MatMul(d, b.MatMul(b.Transpose(bm, pos), b.MatMul(a, bm, pos), pos), pos), pos)
+	case "rows_dot_self":
+		id = b.RowSum(b.Mul(args[0], args[0], pos), pos)
+	case "columns_dot_self":
+		id = b.ColSum(b.Mul(args[0], args[0], pos), pos)
 	case "trace":
 		id = b.Trace(args[0], pos)
 	case "outer":

@@ -1,16 +1,20 @@
 package compile
 
 import (
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
+	"gonum.org/v1/gonum/mat"
 )
 
 // matCall lowers the matrix and array built-ins whose ints are read when
 // the model compiles: matrix_power's exponent, to_matrix's sizes, and the
 // index functions of data (sort_indices_asc, sort_indices_desc, rank),
-// which give ints; reverse is a gather. ok is false for another function.
+// which give ints; reverse is a gather; quantile of data is a constant.
+// ok is false for another function.
 func (l *lowerer) matCall(e *ast.CallExpr, name string, pos ast.Pos) (v value, ok bool) {
 	switch name {
 	case "reverse":
@@ -52,6 +56,8 @@ func (l *lowerer) matCall(e *ast.CallExpr, name string, pos ast.Pos) (v value, o
 		}
 		// column-major: the row-major [n, m] of the elements, transposed
 		return l.knownInts(e, value{id: b.Transpose(b.Reshape(x, autodiff.Matrix(n, m), pos), pos), node: true}), true
+	case "quantile":
+		return l.quantile(e), true
 	case "sort_indices_asc", "sort_indices_desc", "rank":
 		vals, ok := l.knownValues(l.expr(e.Args[0]))
 		if !ok {
@@ -136,4 +142,139 @@ func (l *lowerer) matrixPower(a autodiff.ID, k int, pos ast.Pos) autodiff.ID {
 		}
 		sq = b.MatMul(sq, sq, pos)
 	}
+}
+
+// qrForms maps the QR functions to their autodiff form.
+var qrForms = map[string]int{"qr_thin_Q": autodiff.QRThinQ, "qr_thin_R": autodiff.QRThinR, "qr_Q": autodiff.QRFatQ, "qr_R": autodiff.QRFatR}
+
+// generalizedInverse returns the Moore-Penrose inverse of A [m, n] of full
+// rank as Stan computes it: inverse(A) when square, (AᵀA)⁻¹Aᵀ when tall,
+// Aᵀ(AAᵀ)⁻¹ = (solve(AAᵀ, A))ᵀ when wide; the LU or Cholesky solve fails,
+// at the call, for a rank-deficient A.
+//
+// A known before the fit (data, constants) gets the Moore-Penrose inverse
+// of any rank instead, as Stan's does, from its SVD: V Σ⁺ Uᵀ, singular
+// values below max(m, n)·ε·σ_max counted as zero (numpy's pinv rule).
+func generalizedInverse(b *autodiff.Builder, a autodiff.ID, pos ast.Pos) autodiff.ID {
+	s := b.Shape(a)
+	if vals, ok := b.Known(a); ok && s.Rank == 2 && s.Len() > 0 {
+		if pinv, ok := pseudoInverse(vals, s.Rows, s.Cols); ok {
+			return b.Const(pinv, autodiff.Matrix(s.Cols, s.Rows), pos)
+		}
+	}
+	defer b.InCall(" (in generalized_inverse, which needs a param's matrix of full rank)")()
+	switch {
+	case s.Rank != 2 || s.Rows == s.Cols:
+		return b.LU(autodiff.OpInverse, a, pos)
+	case s.Rows > s.Cols:
+		at := b.Transpose(a, pos)
+		return b.Solve(b.MatMul(at, a, pos), at, pos)
+	}
+	return b.Transpose(b.Solve(b.MatMul(a, b.Transpose(a, pos), pos), a, pos), pos)
+}
+
+// pseudoInverse returns the Moore-Penrose inverse [n, m] of the m×n
+// matrix a by its SVD; ok is false when the SVD fails (a non-finite a).
+func pseudoInverse(a []float64, m, n int) ([]float64, bool) {
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(m, n, slices.Clone(a)), mat.SVDThin) {
+		return nil, false
+	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	sig := svd.Values(nil)
+	tol := float64(max(m, n)) * 0x1p-52 * sig[0]
+	out := make([]float64, n*m)
+	for k, sk := range sig {
+		if !(sk > tol) {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			vik := v.At(i, k) / sk
+			for j := 0; j < m; j++ {
+				out[i*m+j] += vik * u.At(j, k)
+			}
+		}
+	}
+	return out, true
+}
+
+// symmetrizeLower returns the symmetric matrix of A's lower triangle, a
+// gather of A's elements: [i, j] is A[max(i, j), min(i, j)].
+func symmetrizeLower(b *autodiff.Builder, a autodiff.ID, pos ast.Pos) autodiff.ID {
+	s := b.Shape(a)
+	if !s.IsSquare() {
+		return b.Trace(a, pos) // the checker took care; the builder reports it
+	}
+	n := s.Rows
+	idx := make([]int, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			idx[i*n+j] = max(i, j)*n + min(i, j)
+		}
+	}
+	flat := b.Gather(b.Reshape(a, autodiff.Vector(n*n), pos), idx, pos)
+	return b.Reshape(flat, autodiff.Matrix(n, n), pos)
+}
+
+// quantile lowers quantile(x, p) of data to its constant value: R's type
+// 7 (Hyndman and Fan 1996), as Stan's, h = (n − 1) p into the sorted x,
+// linear between its neighbours. x must not be empty or hold NaN, and p
+// must lie in [0, 1].
+func (l *lowerer) quantile(e *ast.CallExpr) value {
+	x, ok1 := l.knownValues(l.expr(e.Args[0]))
+	pv := l.expr(e.Args[1])
+	p, ok2 := l.knownValues(pv)
+	pos := e.Pos()
+	switch {
+	case !ok1:
+		l.errorf(e.Args[0].Pos(), "quantile needs values known when the model compiles (data and constants)")
+		return value{}
+	case !ok2:
+		l.errorf(e.Args[1].Pos(), "quantile needs values known when the model compiles (data and constants)")
+		return value{}
+	case len(x) == 0:
+		l.errorf(e.Args[0].Pos(), "quantile: x has no elements")
+		return value{}
+	}
+	for i, v := range x {
+		if math.IsNaN(v) {
+			l.errorf(e.Args[0].Pos(), "quantile: x[%d] is NaN", i)
+			return value{}
+		}
+	}
+	sorted := slices.Clone(x)
+	slices.Sort(sorted)
+	out := make([]float64, len(p))
+	for i, pi := range p {
+		if !(pi >= 0 && pi <= 1) {
+			l.errorf(e.Args[1].Pos(), "quantile: p %s is outside [0, 1]", elemNote(pi, i, len(p)))
+			return value{}
+		}
+		out[i] = quantile7(sorted, pi)
+	}
+	shape := autodiff.Scalar()
+	if pv.isInt && len(pv.shape) == 1 || pv.node && l.b.Shape(pv.id).Rank == 1 {
+		shape = autodiff.Vector(len(p))
+	}
+	return value{id: l.b.Const(out, shape, pos), node: true}
+}
+
+// elemNote writes v, and its index when p is a vector of n > 1 values.
+func elemNote(v float64, i, n int) string {
+	if n > 1 {
+		return fmt.Sprintf("%g (element %d)", v, i)
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// quantile7 is the type-7 sample quantile of the sorted values at p.
+func quantile7(sorted []float64, p float64) float64 {
+	h := float64(len(sorted)-1) * p
+	lo := int(math.Floor(h))
+	if lo >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
