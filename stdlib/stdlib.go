@@ -121,6 +121,7 @@ const (
 	Transposed                          // [m, n] → [n, m]: generalized_inverse
 	TraceGenQuad                        // [k, k], [n, n], [n, k] → scalar: trace_gen_quad_form
 	QuantileRule                        // [n], scalar → scalar; [n], [k] → [k]
+	Integrate1D                         // f, a, b, ... → scalar: integrate_1d (variadic; the checker types it)
 )
 
 var shapeText = [...]string{
@@ -182,6 +183,7 @@ var shapeText = [...]string{
 	Transposed:     "[m, n] → [n, m]",
 	TraceGenQuad:   "D [k, k], A [n, n], B [n, k] → scalar",
 	QuantileRule:   "x [n], p scalar → scalar; x [n], p [k] → [k]",
+	Integrate1D:    "scalar a, b (either may be infinite) → scalar",
 }
 
 // String describes the rule in words, as in the docs.

@@ -26,6 +26,10 @@ var (
 	algArgs      = []Arg{{Name: "f"}, {Name: "y_guess", Ranks: Vector}, {Name: "..."}}
 	algNewtonTol = []Arg{algArgs[0], algArgs[1], {Name: "scaling_step", Ranks: Scalar, Data: algData}, {Name: "f_tol", Ranks: Scalar, Data: algData}, {Name: "max_steps", Ranks: Scalar, Int: true, Data: algData}, {Name: "..."}}
 	algPowellTol = []Arg{algArgs[0], algArgs[1], {Name: "rel_tol", Ranks: Scalar, Data: algData}, {Name: "f_tol", Ranks: Scalar, Data: algData}, {Name: "max_steps", Ranks: Scalar, Int: true, Data: algData}, {Name: "..."}}
+	// integArgs are integrate_1d's: theta, x_r and x_i are passed on to f,
+	// and the last two and relative_tolerance may be left out.
+	integArgs = []Arg{{Name: "f"}, {Name: "a", Ranks: Scalar}, {Name: "b", Ranks: Scalar}, {Name: "theta"}, {Name: "x_r"}, {Name: "x_i"},
+		{Name: "relative_tolerance", Ranks: Scalar, Data: "the quadrature's tolerance is fixed, as in Stan"}}
 
 	realRule     = SupportRule{Kind: Fixed, Default: dist.Real}
 	positiveRule = SupportRule{Kind: Fixed, Default: dist.Positive}
@@ -221,6 +225,8 @@ var funcs = []*Func{
 		Doc: "solve_newton's root by Powell's dogleg, a trust region between the Newton step and steepest descent, more robust from a poor y_guess or through a singular Jacobian (Stan's solve_powell): it stops when max |f| ≤ 1e-6 and the step is below 1e-10 relative to y, fails after 200 steps (section 3, Algebraic equations)", Example: "solve_powell(steady, [1, 1], k)"},
 	{Name: "solve_powell_tol", Args: algPowellTol, Shape: Algebra, Support: realRule, Elem: RealResult, Op: "solve_powell",
 		Doc: "solve_powell with the solver's settings (Stan's solve_powell_tol): rel_tol (the relative step that ends the solve; default 1e-10) and f_tol > 0, max_steps a positive int, all known before the fit", Example: "solve_powell_tol(steady, [1, 1], 1e-10, 1e-8, 100, k)"},
+	{Name: "integrate_1d", Args: integArgs, Shape: Integrate1D, Support: realRule, Elem: RealResult, Op: "integrate_1d",
+		Doc: "∫ f(x, xc, theta, x_r, x_i) dx from a to b (Stan's integrate_1d): f names a user function fn f(x, xc, theta, x_r, x_i) returning a scalar, whose theta, x_r and x_i are the call's, passed on as they are (any shapes; params, data, lets); x_r and x_i may be left out, with f then taking fewer arguments (gpp has no empty-array literal: rep(0, 0) is one); a and b scalars with a ≤ b, either may be a param or infinite (negative_infinity(), positive_infinity()); xc is b − x near b and a − x near a, exact where x rounds to the bound, and NaN when a bound is infinite; relative_tolerance (default √ε ≈ 1.5e-8) is known before the fit. Double-exponential quadrature as Stan's (tanh-sinh, exp-sinh, sinh-sinh; split at 0), its gradient in theta by integrating ∂f/∂theta on the same nodes, in a and b from f at the bound (section 3, One-dimensional integrals)", Example: "integrate_1d(kernel, 0, 1, ab)"},
 	{Name: "variance", Args: argArray, Shape: ReduceScalar, Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "variance",
 		Doc: "sample variance of all elements, over n - 1 (Stan's variance); 0 for one element. Stan's sd(x) is sqrt(variance(x)): sd stays free as a name", Example: "(y - mean(y)) / sqrt(variance(y))"},
 	{Name: "I", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}}, Shape: Identity,

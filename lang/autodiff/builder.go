@@ -122,6 +122,9 @@ type node struct {
 	// alg is an OpAlgebraSolve node's system and settings; i1 indexes
 	// the program's algRun.
 	alg *algSpec
+	// integ is an OpIntegrate node's integrand and settings; i1 indexes
+	// the program's integRun.
+	integ *integSpec
 
 	scr, nscr int // scratch range
 }

@@ -587,6 +587,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.odeError(n)
 		case OpAlgebraSolve:
 			return p.algebraError(n)
+		case OpIntegrate:
+			return p.integError(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}

@@ -118,6 +118,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalODE(n)
 	case op == OpAlgebraSolve:
 		return p.evalAlgebra(n)
+	case op == OpIntegrate:
+		return p.evalIntegrate(n)
 	case op == OpARFilter:
 		arFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
 	case op == OpMatMul:

@@ -100,6 +100,8 @@ func (p *Program) grad(n *node) {
 		p.gradODE(n, g)
 	case op == OpAlgebraSolve:
 		p.gradAlgebra(n, g)
+	case op == OpIntegrate:
+		p.gradIntegrate(n, g[0])
 	case op == OpMatMul:
 		p.gradMatMul(n, g)
 	case op == OpTranspose:

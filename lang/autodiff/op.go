@@ -126,6 +126,9 @@ const (
 	// the root y* [D] of an algebraic system f(y, args) = 0 from a guess
 	// (Stan's solve_newton and solve_powell; algebra.go)
 	OpAlgebraSolve
+	// ∫_a^b f(x, xc, args) dx, a scalar, from the finite bounds and the
+	// args (Stan's integrate_1d; integrate.go)
+	OpIntegrate
 
 	// Linear algebra.
 	OpMatMul
@@ -269,7 +272,7 @@ var opNames = [numOps]string{
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
 	OpLambertW0: "lambert_w0", OpLambertWm1: "lambert_wm1",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton", OpIntegrate: "integrate_1d",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpCSRMatVec: "csr_matrix_times_vector", OpQR: "qr_thin_Q", OpSVDVec: "svd_U", OpChol2Inv: "chol2inv", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

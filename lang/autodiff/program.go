@@ -64,6 +64,9 @@ type Program struct {
 	// algs are the solver states of the live OpAlgebraSolve nodes
 	// (node.i1): a clone has its own.
 	algs []*algRun
+	// integs are the quadrature states of the live OpIntegrate nodes
+	// (node.i1), likewise.
+	integs []*integRun
 	// stop, when set, interrupts the ops that can run long (an ODE solve)
 	// once it reads true: the evaluation fails (SetStop).
 	stop *atomic.Bool
@@ -157,6 +160,10 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		if n := &p.nodes[i]; n.live && n.op == OpAlgebraSolve {
 			n.i1 = len(p.algs)
 			p.algs = append(p.algs, newAlgRun(n.alg, n, p.nodes))
+		}
+		if n := &p.nodes[i]; n.live && n.op == OpIntegrate {
+			n.i1 = len(p.integs)
+			p.integs = append(p.integs, newIntegRun(n.integ, n, p.nodes))
 		}
 	}
 	p.adj = make([]float64, nadj)
@@ -442,6 +449,9 @@ func (p *Program) Clone() *Program {
 		}
 		if n := &p.nodes[i]; n.live && n.op == OpAlgebraSolve {
 			c.algs = append(c.algs, p.algs[n.i1].clone(n, p.nodes))
+		}
+		if n := &p.nodes[i]; n.live && n.op == OpIntegrate {
+			c.integs = append(c.integs, p.integs[n.i1].clone(n, p.nodes))
 		}
 	}
 	for i := range p.nodes {

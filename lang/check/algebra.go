@@ -34,10 +34,10 @@ type AlgebraCall struct {
 }
 
 // takesFn reports whether e calls a built-in whose first argument names
-// a user function (an ODE or algebraic solver).
+// a user function (an ODE or algebraic solver, integrate_1d).
 func takesFn(e *ast.CallExpr) bool {
 	f := stdlib.LookupFunc(e.Fun.Name)
-	return f != nil && (f.Shape == stdlib.ODE || f.Shape == stdlib.Algebra)
+	return f != nil && (f.Shape == stdlib.ODE || f.Shape == stdlib.Algebra || f.Shape == stdlib.Integrate1D)
 }
 
 // algebraCall checks a call of an algebraic solver (f its table entry).

@@ -43,6 +43,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 			Inlines:       map[*ast.CallExpr]*Inline{},
 			ODEs:          map[*ast.CallExpr]*ODECall{},
 			Algebras:      map[*ast.CallExpr]*AlgebraCall{},
+			Integrals:     map[*ast.CallExpr]*IntegralCall{},
 			UserDensities: map[*ast.CallExpr]*ast.CallExpr{},
 			PositiveData:  map[ast.Expr]bool{},
 			CountData:     map[ast.Expr]string{},

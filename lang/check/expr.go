@@ -421,6 +421,9 @@ func (c *checker) call(e *ast.CallExpr) Type {
 	if f != nil && f.Shape == stdlib.Algebra {
 		return c.algebraCall(e, f)
 	}
+	if f != nil && f.Shape == stdlib.Integrate1D {
+		return c.integrateCall(e, f)
+	}
 	if fd := c.fns[name]; fd != nil {
 		return c.inline(e, fd)
 	}

@@ -44,6 +44,8 @@ type Info struct {
 	// solve_powell) to its checked parts and its system's expanded body
 	// (algebra.go).
 	Algebras map[*ast.CallExpr]*AlgebraCall
+	// Integrals maps each call of integrate_1d to its checked form.
+	Integrals map[*ast.CallExpr]*IntegralCall
 	// UserDensities maps the distribution of a ~ (or a param's prior)
 	// whose family is a user density NAME to the call NAME_lpdf(value,
 	// args...) that the checker built and expanded: its sum is the term.

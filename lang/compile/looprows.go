@@ -88,7 +88,7 @@ func (c *vecScan) rowVec1(e ast.Expr) bool {
 		}
 	case *ast.CallExpr:
 		f := info.Calls[e]
-		if info.Inlines[e] != nil || info.ODEs[e] != nil || info.Algebras[e] != nil || f == nil {
+		if info.Inlines[e] != nil || info.ODEs[e] != nil || info.Algebras[e] != nil || info.Integrals[e] != nil || f == nil {
 			return false
 		}
 		if f.Name == "softmax" || f.Name == "log_softmax" || f.Name == "cumsum" {
@@ -184,7 +184,7 @@ func (c *vecScan) rowReduce(e ast.Expr) bool {
 	info := c.l.info
 	if e, ok := e.(*ast.CallExpr); ok {
 		f := info.Calls[e]
-		if info.Inlines[e] != nil || info.ODEs[e] != nil || info.Algebras[e] != nil || f == nil {
+		if info.Inlines[e] != nil || info.ODEs[e] != nil || info.Algebras[e] != nil || info.Integrals[e] != nil || f == nil {
 			return false
 		}
 		switch f.Name {

@@ -522,7 +522,7 @@ func (c *vecScan) expr1(e ast.Expr, cond bool) (dep, ok bool) {
 			return false, true
 		}
 		f := info.Calls[e]
-		if info.Inlines[e] != nil || info.ODEs[e] != nil || info.Algebras[e] != nil || f == nil {
+		if info.Inlines[e] != nil || info.ODEs[e] != nil || info.Algebras[e] != nil || info.Integrals[e] != nil || f == nil {
 			return true, false
 		}
 		if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {

@@ -764,6 +764,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if ac := l.info.Algebras[e]; ac != nil {
 		return l.algebra(ac)
 	}
+	if ic := l.info.Integrals[e]; ic != nil {
+		return l.integrate(ic)
+	}
 	f := l.info.Calls[e]
 	if f == nil {
 		l.errorf(e.Pos(), "compile: %s is not a built-in function here", e.Fun.Name)
