@@ -551,6 +551,18 @@ func (b *Builder) Exp(x ID, pos ast.Pos) ID { return b.Unary(OpExp, x, pos) }
 // Log returns log(x).
 func (b *Builder) Log(x ID, pos ast.Pos) ID { return b.Unary(OpLog, x, pos) }
 
+// LogArg returns log(x) for x a distribution's parameter that must be
+// > 0, named by what ("MultiGP: w"), so that a value ≤ 0 is reported as
+// that parameter's ("MultiGP: w must be > 0 (got 0, element [1])"), not
+// as log's argument.
+func (b *Builder) LogArg(x ID, what string, pos ast.Pos) ID {
+	id := b.Log(x, pos)
+	if i := b.index(id); b.nodes[i].op == OpLog {
+		b.nodes[i].name = what
+	}
+	return id
+}
+
 // Log1p returns log(1 + x).
 func (b *Builder) Log1p(x ID, pos ast.Pos) ID { return b.Unary(OpLog1p, x, pos) }
 

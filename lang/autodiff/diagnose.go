@@ -637,6 +637,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.sumRowSumProdError(n, bad)
 	case op == OpRowSumProd:
 		return p.rowSumProdError(n, k, bad)
+	case op == OpLog && n.name != "": // a distribution's parameter (Builder.LogArg)
+		return ast.Errorf(n.pos, "%s", msg(n.name+" must be > 0", "got "+short(p.v(p.arg(n, 0))[k], 0), el))
 	case op.isUnary():
 		return ast.Errorf(n.pos, "%s", unaryMessage(op, p.v(p.arg(n, 0))[k], bad, el))
 	case op.isBinary():
@@ -979,6 +981,11 @@ func (p *Program) gradError(i int32, a, e, row int) error {
 	pos := n.pos
 	if n.sumOf > 0 {
 		pos = p.nodes[n.sumOf-1].pos // the rowsum's, as unfused
+	}
+	if n.op == OpSVDVec {
+		if why := p.svdGradError(n); why != "" {
+			return ast.Errorf(pos, "%s", why)
+		}
 	}
 	err := ast.Errorf(pos, "%s", msg(
 		fmt.Sprintf("%s: gradient is %s with respect to %s", p.label(n), kind(p.a(o)[e]), p.operandName(n, a)),

@@ -360,7 +360,7 @@ func (b *Builder) SingularValues(a ID, pos ast.Pos) ID {
 		return b.invalid(pos)
 	}
 	s := b.shapeOf(args[0])
-	if s.Rank != 2 {
+	if s.Rank == 0 { // a vector is a column [n, 1], as the tape keeps to_matrix(x, n, 1)
 		return b.fail(pos, "singular_values: needs a matrix, got %s", s)
 	}
 	r, k := max(s.Rows, s.Cols), min(s.Rows, s.Cols)

@@ -186,7 +186,10 @@ func (p *Program) poissonBinomialError(n *node, ok bool) error {
 				hi++
 			}
 		}
-		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: log probability is -Inf: %g successes are impossible when theta has %d entries of 1 and %d above 0", name, yv[i], lo, hi), p.nodeElemPart(y, y.shape, i)))
+		// the counts of positive probability are lo..hi; name the event
+		// the value stands for: y itself, at most y, or more than y
+		what := [...]string{"at most %g successes are", "%g successes are", "more than %g successes are"}[n.i0]
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: log probability is -Inf: "+what+" impossible when theta has %d entries of 1 and %d above 0", name, yv[i], lo, hi), p.nodeElemPart(y, y.shape, i)))
 	}
 	return ast.Errorf(n.pos, "%s: log probability is %s", name, kind(badValue(p.v(n))))
 }

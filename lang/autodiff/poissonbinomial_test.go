@@ -113,6 +113,14 @@ func TestPoissonBinomialErrors(t *testing.T) {
 			y := b.Const([]float64{1, 3}, Vector(2), at(1, 1))
 			return b.PoissonBinomial(y, b.Input("theta", Vector(3), at(1, 1)), 0, false, at(7, 3))
 		}, "model.gpp:7:3: PoissonBinomial: log probability is -Inf: 3 successes are impossible when theta has 1 entries of 1 and 2 above 0 (element [1])"},
+		{"impossible CDF", []float64{1, 1, 0.5}, func(b *Builder) ID {
+			y := b.Const([]float64{1}, Scalar(), at(1, 1))
+			return b.PoissonBinomial(y, b.Input("theta", Vector(3), at(1, 1)), -1, true, at(8, 3))
+		}, "model.gpp:8:3: logcdf(PoissonBinomial): log probability is -Inf: at most 1 successes are impossible when theta has 2 entries of 1 and 3 above 0"},
+		{"impossible CCDF", []float64{0, 0.3, 0.5}, func(b *Builder) ID {
+			y := b.Const([]float64{2}, Scalar(), at(1, 1))
+			return b.PoissonBinomial(y, b.Input("theta", Vector(3), at(1, 1)), 1, true, at(9, 3))
+		}, "model.gpp:9:3: logccdf(PoissonBinomial): log probability is -Inf: more than 2 successes are impossible when theta has 0 entries of 1 and 2 above 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) { wantPositioned(t, runOne(t, c.x, c.build), c.want) })
 	}

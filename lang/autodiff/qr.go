@@ -1,6 +1,7 @@
 package autodiff
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -56,7 +57,7 @@ func (b *Builder) QR(form int, a ID, pos ast.Pos) ID {
 		return b.invalid(pos)
 	}
 	s := b.shapeOf(args[0])
-	if s.Rank != 2 {
+	if s.Rank == 0 { // a vector is a column [n, 1], as the tape keeps to_matrix(x, n, 1)
 		return b.fail(pos, "%s: needs a matrix, got %s", qrNames[form], s)
 	}
 	m, n := s.Rows, s.Cols
@@ -78,6 +79,15 @@ func (b *Builder) QR(form int, a ID, pos ast.Pos) ID {
 		nscr += qrGradWork(m, n)
 	}
 	return b.push(node{op: OpQR, args: args, shape: shape, pos: pos, i0: form, nscr: nscr})
+}
+
+// qrSign is the sign Stan gives row i of R and column i of Q: −1 where
+// the Householder factorisation f (n columns) left R[i, i] negative.
+func qrSign(f []float64, n, i int) float64 {
+	if f[i*n+i] < 0 {
+		return -1
+	}
+	return 1
 }
 
 // qrRankTol is the relative size below which a diagonal element of R
@@ -107,15 +117,21 @@ func (p *Program) evalQR(n *node, z []float64) bool {
 			return true // the NaN is reported at z, naming the argument
 		}
 	}
+	if k == 0 { // an empty A: no reflectors (LAPACK refuses a zero leading dimension)
+		clear(z)
+		if n.i0 == QRFatQ {
+			for i := 0; i < m; i++ {
+				z[i*m+i] = 1
+			}
+		}
+		return true
+	}
 	impl := gonum.Implementation{}
 	impl.Dgeqr2(m, nc, f, nc, tau, work)
 	if n.i0 == QRThinR || n.i0 == QRFatR {
 		clear(z)
 		for i := 0; i < k; i++ {
-			sg := 1.0
-			if f[i*nc+i] < 0 {
-				sg = -1
-			}
+			sg := qrSign(f, nc, i)
 			for j := i; j < nc; j++ {
 				z[i*nc+j] = sg * f[i*nc+j]
 			}
@@ -147,7 +163,7 @@ func (p *Program) evalQR(n *node, z []float64) bool {
 	}
 	impl.Dorg2r(m, qc, k, q, qc, tau, work)
 	for j := 0; j < k; j++ {
-		if f[j*nc+j] < 0 {
+		if qrSign(f, nc, j) < 0 {
 			for i := 0; i < m; i++ {
 				q[i*qc+j] = -q[i*qc+j]
 			}
@@ -173,16 +189,16 @@ func (p *Program) gradQR(n *node, g []float64) {
 	}
 	m, nc := a.shape.Rows, a.shape.Cols
 	k := min(m, nc)
+	if k == 0 { // an empty factor: nothing flows back
+		return
+	}
 	f, _, _, q, rest := qrParts(p.s(n), m, nc, k)
 	rb, qb, bb := rest[:k*nc], rest[k*nc:k*nc+m*k], rest[k*nc+m*k:k*nc+2*m*k]
 	mm, rt := rest[k*nc+2*m*k:k*nc+2*m*k+k*k], rest[k*nc+2*m*k+k*k:k*nc+2*m*k+2*k*k]
 	// R's leading k×k block, transposed into rt (lower), with Stan's signs
 	clear(rt)
 	for i := 0; i < k; i++ {
-		sg := 1.0
-		if f[i*nc+i] < 0 {
-			sg = -1
-		}
+		sg := qrSign(f, nc, i)
 		for j := i; j < k; j++ {
 			rt[j*k+i] = sg * f[i*nc+j]
 		}
@@ -251,7 +267,7 @@ func (b *Builder) SVDVectors(v bool, a ID, pos ast.Pos) ID {
 		return b.invalid(pos)
 	}
 	s := b.shapeOf(args[0])
-	if s.Rank != 2 {
+	if s.Rank == 0 { // a vector is a column [n, 1], as the tape keeps to_matrix(x, n, 1)
 		return b.fail(pos, "%s: needs a matrix, got %s", [...]string{"svd_U", "svd_V"}[b2i(v)], s)
 	}
 	r, k := max(s.Rows, s.Cols), min(s.Rows, s.Cols)
@@ -341,6 +357,55 @@ func (p *Program) evalSVDVectors(n *node, z []float64) bool {
 		}
 	}
 	return true
+}
+
+// svdDegenerate returns 0 when the singular values sig (descending
+// in the order perm) are distinct and, with zero a concern (a
+// non-square A, whose singular vectors' derivative divides by σ),
+// non-zero, all to tol; else 2 + 2l for the l-th and next being equal,
+// 3 + 2l for the l-th being zero (svdDegenerateMsg says which). The
+// value is fine there; the gradient is not finite.
+func svdDegenerate(sig, perm []float64, tol float64, zero bool) int {
+	for l, j := range perm {
+		s := sig[int(j)]
+		if zero && !(s > tol) {
+			return 3 + 2*l
+		}
+		if l+1 < len(perm) && !(s-sig[int(perm[l+1])] > tol) {
+			return 2 + 2*l
+		}
+	}
+	return 0
+}
+
+// svdGradError explains a gradient of OpSVDVec node n that is not
+// finite by its singular values, or returns "" if they are distinct and
+// non-zero.
+func (p *Program) svdGradError(n *node) string {
+	a := p.arg(n, 0)
+	r, k := max(a.shape.Rows, a.shape.Cols), min(a.shape.Rows, a.shape.Cols)
+	_, _, perm, _, sig := svdParts(p.s(n), r, k)
+	top := 0.0
+	for _, s := range sig {
+		top = max(top, s)
+	}
+	f := svdDegenerate(sig, perm, float64(r)*0x1p-52*top, r > k)
+	if f == 0 {
+		return ""
+	}
+	return svdDegenerateMsg(p.label(n), f, sig, perm)
+}
+
+// svdDegenerateMsg explains svdDegenerate's f for the singular values
+// sig in the order perm.
+func svdDegenerateMsg(name string, f int, sig, perm []float64) string {
+	l := (f - 2) / 2
+	s := short(sig[int(perm[l])])
+	if f%2 == 1 {
+		return fmt.Sprintf("%s: singular value %d (%s) is zero to rounding, so the singular vectors have no derivative: a param's matrix needs distinct, non-zero singular values", name, l, s)
+	}
+	return fmt.Sprintf("%s: singular values %d and %d are equal to rounding (%s and %s), so the singular vectors have no derivative: a param's matrix needs distinct, non-zero singular values",
+		name, l, l+1, s, short(sig[int(perm[l+1])]))
 }
 
 // orthoResidual removes from x [r] its components along the columns l ≠ j

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -312,6 +313,14 @@ func TestQRErrors(t *testing.T) {
 		{"chol2inv of an upper element", []float64{1, 0.25, 0.5, 2}, func(b *Builder) ID {
 			return b.Sum(b.Chol2Inv(b.Input("L", Matrix(2, 2), at(1, 1)), at(6, 3)), at(6, 1))
 		}, "model.gpp:6:3: chol2inv: L is not lower triangular: element [0, 1] above the diagonal is 0.25"},
+		// once a NaN gradient: the singular vectors of equal or (of a
+		// non-square A) zero singular values have no derivative
+		{"svd_U of equal singular values", []float64{0, 2, 2, 0}, func(b *Builder) ID {
+			return b.Sum(b.SVDVectors(false, b.Input("A", Matrix(2, 2), at(1, 1)), at(7, 3)), at(7, 1))
+		}, "model.gpp:7:3: svd_U: singular values 0 and 1 are equal to rounding (2 and 2), so the singular vectors have no derivative"},
+		{"svd_V of a zero singular value", []float64{1, 0, 2, 0, 3, 0}, func(b *Builder) ID {
+			return b.Sum(b.SVDVectors(true, b.Input("A", Matrix(3, 2), at(1, 1)), at(8, 3)), at(8, 1))
+		}, "model.gpp:8:3: svd_V: singular value 1 (0) is zero to rounding, so the singular vectors have no derivative"},
 	}
 	for _, c := range cases {
 		b := NewBuilder()
@@ -336,6 +345,38 @@ func TestQRErrors(t *testing.T) {
 	}
 	if v := p.Value(rr); math.Abs(v[3]) > 1e-14 || math.Abs(v[0]-math.Sqrt(14)) > 1e-14 {
 		t.Errorf("R of rank-deficient data = %v, want [√14 2√14; 0 0]", v)
+	}
+}
+
+// TestQREmpty: the factors of an empty matrix are empty, qr_Q of an
+// [m, 0] matrix the identity (LAPACK refuses the zero leading dimension,
+// so these once panicked), and a param's empty thin factor sends back no
+// gradient.
+func TestQREmpty(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols, form int
+		want             []float64
+	}{
+		{3, 0, QRFatQ, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}},
+		{3, 0, QRFatR, nil},
+		{3, 0, QRThinQ, nil},
+		{0, 2, QRThinR, nil},
+		{0, 0, QRFatQ, nil},
+	} {
+		b := NewBuilder()
+		x := b.Input("A", Matrix(c.rows, c.cols), testPos)
+		f := b.QR(c.form, x, testPos)
+		p, err := b.Finish(b.Add(b.Sum(f, testPos), b.Scalar(1, testPos), testPos))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := p.LogJoint(nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Value(f); v != 1+float64(len(c.want)/max(1, c.rows)) || !slices.Equal(got, c.want) && len(got)+len(c.want) > 0 {
+			t.Errorf("%s of [%d, %d]: %v (sum + 1 = %v), want %v", qrNames[c.form], c.rows, c.cols, got, v, c.want)
+		}
 	}
 }
 

@@ -70,23 +70,7 @@ func TestDirichletMultinomial(t *testing.T) {
 		{"tiny alpha", "Y ~ DirichletMultinomial(1e-12 * exp(a))\n", ref(tiny, Y)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := compileSrc(t, "dm.gpp", decls+c.src, nil, in)
-			rng := rand.New(rand.NewPCG(3, 17))
-			x, g := make([]float64, m.Dim), make([]float64, m.Dim)
-			for trial := range 3 {
-				fillNormal(x, rng, 0, 0.8)
-				got, err := m.LogJoint(x, g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := c.want(x); math.Abs(got-want) > dirMultTol*max(1, math.Abs(want)) {
-					t.Errorf("trial %d: log joint %.17g, dist.DirichletMultinomial %.17g", trial, got, want)
-				}
-			}
-			checkGradient(t, m, 9, 0.8)
-			if a := testing.AllocsPerRun(10, func() { m.LogJoint(x, g) }); a != 0 {
-				t.Errorf("LogJoint allocates %v times per call, want 0", a)
-			}
+			checkLogJoint(t, compileSrc(t, "dm.gpp", decls+c.src, nil, in), c.want, "dist.DirichletMultinomial", dirMultTol, 0.8)
 		})
 	}
 	// logpdf keeps a term per row: [4] of Y [4, 3], a scalar of y [3]
@@ -95,6 +79,30 @@ func TestDirichletMultinomial(t *testing.T) {
 		if got := fmt.Sprint(m.Outputs[i].Shape); got != want {
 			t.Errorf("%s: shape %s, want %s", m.Outputs[i].Name, got, want)
 		}
+	}
+}
+
+// checkLogJoint checks m's log joint at three draws of its coordinates
+// (normal, sd scale, a fixed seed) against want, named ref in failures,
+// within tol·max(1, |want|); its gradient against finite differences; and
+// that a call allocates nothing.
+func checkLogJoint(t *testing.T, m *Model, want func(x []float64) float64, ref string, tol, scale float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 17))
+	x, g := make([]float64, m.Dim), make([]float64, m.Dim)
+	for trial := range 3 {
+		fillNormal(x, rng, 0, scale)
+		got, err := m.LogJoint(x, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want(x); math.Abs(got-w) > tol*max(1, math.Abs(w)) {
+			t.Errorf("trial %d: log joint %.17g, %s %.17g", trial, got, ref, w)
+		}
+	}
+	checkGradient(t, m, 9, scale)
+	if a := testing.AllocsPerRun(10, func() { m.LogJoint(x, g) }); a != 0 {
+		t.Errorf("LogJoint allocates %v times per call, want 0", a)
 	}
 }
 

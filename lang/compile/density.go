@@ -509,18 +509,24 @@ func (l *lowerer) multiGP(y, s, w autodiff.ID, chol bool, pos ast.Pos) {
 	}
 	n := b.Shape(lf).Rows
 	k := b.Shape(w).Len()
+	name := "MultiGP"
+	if chol {
+		name = "MultiGPCholesky"
+	}
 	if ys := b.Shape(y); ys.Rows != k || ys.Cols != n || b.Shape(s).Cols != n {
 		// the sizes the checker could not compare (data dimensions), now known
 		l.errorf(pos, "%s: y is %v, the kernel matrix %v and w [%d]: y must be [%d, %d], a row per element of w and a column per row of the kernel",
-			map[bool]string{false: "MultiGP", true: "MultiGPCholesky"}[chol], ys, b.Shape(s), k, k, n)
+			name, ys, b.Shape(s), k, k, n)
 		return
 	}
 	z := b.TriSolve(lf, b.Transpose(y, pos), pos) // [N, K]
 	q := b.ColSum(b.Square(z, pos), pos)          // [1, K]
 	wr := b.Reshape(w, autodiff.Matrix(1, k), pos)
+	// log w before the reshape, so that a w ≤ 0 names its element of w
+	logw := b.Reshape(b.LogArg(w, name+": w", pos), autodiff.Matrix(1, k), pos)
 	h := float64(n) / 2
 	norm := b.Add(b.Mul(b.Scalar(0.5, pos), b.LogDetChol(lf, pos), pos), b.Scalar(h*math.Log(2*math.Pi), pos), pos)
-	rows := b.Sub(b.Mul(b.Scalar(h, pos), b.Log(wr, pos), pos), b.Mul(b.Mul(b.Scalar(0.5, pos), wr, pos), q, pos), pos)
+	rows := b.Sub(b.Mul(b.Scalar(h, pos), logw, pos), b.Mul(b.Mul(b.Scalar(0.5, pos), wr, pos), q, pos), pos)
 	l.add(b.Sum(b.Sub(rows, norm, pos), pos), pos)
 }
 

@@ -157,6 +157,10 @@ var qrForms = map[string]int{"qr_thin_Q": autodiff.QRThinQ, "qr_thin_R": autodif
 // values below max(m, n)·ε·σ_max counted as zero (numpy's pinv rule).
 func generalizedInverse(b *autodiff.Builder, a autodiff.ID, pos ast.Pos) autodiff.ID {
 	s := b.Shape(a)
+	if s.Rank == 1 { // a single column (to_matrix(x, n, 1)) as the tape holds it
+		s = autodiff.Matrix(s.Rows, 1)
+		a = b.Reshape(a, s, pos)
+	}
 	if vals, ok := b.Known(a); ok && s.Rank == 2 && s.Len() > 0 {
 		if pinv, ok := pseudoInverse(vals, s.Rows, s.Cols); ok {
 			return b.Const(pinv, autodiff.Matrix(s.Cols, s.Rows), pos)
@@ -170,7 +174,10 @@ func generalizedInverse(b *autodiff.Builder, a autodiff.ID, pos ast.Pos) autodif
 		at := b.Transpose(a, pos)
 		return b.Solve(b.MatMul(at, a, pos), at, pos)
 	}
-	return b.Transpose(b.Solve(b.MatMul(a, b.Transpose(a, pos), pos), a, pos), pos)
+	// a single row's transpose is a vector, and A Aᵀ with it: keep the
+	// Gram matrix [m, m] and the result [n, m] matrices
+	gram := b.Reshape(b.MatMul(a, b.Transpose(a, pos), pos), autodiff.Matrix(s.Rows, s.Rows), pos)
+	return b.Reshape(b.Transpose(b.Solve(gram, a, pos), pos), autodiff.Matrix(s.Cols, s.Rows), pos)
 }
 
 // pseudoInverse returns the Moore-Penrose inverse [n, m] of the m×n

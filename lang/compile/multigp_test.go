@@ -68,23 +68,7 @@ func TestMultiGP(t *testing.T) {
 		{"a param value, Cholesky", "param Z: real[3, 4]\nZ ~ MultiGPCholesky(chol(exp(a) * S0 + I(4)), exp(c))\n", ref(true)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := compileSrc(t, "gp.gpp", decls+c.src, nil, in)
-			rng := rand.New(rand.NewPCG(3, 17))
-			x, g := make([]float64, m.Dim), make([]float64, m.Dim)
-			for trial := range 3 {
-				fillNormal(x, rng, 0, 0.8)
-				got, err := m.LogJoint(x, g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := c.want(x); math.Abs(got-want) > multiGPTol*max(1, math.Abs(want)) {
-					t.Errorf("trial %d: log joint %.17g, gonum %.17g", trial, got, want)
-				}
-			}
-			checkGradient(t, m, 9, 0.8)
-			if a := testing.AllocsPerRun(10, func() { m.LogJoint(x, g) }); a != 0 {
-				t.Errorf("LogJoint allocates %v times per call, want 0", a)
-			}
+			checkLogJoint(t, compileSrc(t, "gp.gpp", decls+c.src, nil, in), c.want, "gonum", multiGPTol, 0.8)
 		})
 	}
 }
@@ -171,4 +155,24 @@ func TestMultiGPFactorParam(t *testing.T) {
 	}
 	checkGradient(t, full, 4, 0.5)
 	checkGradient(t, chol, 4, 0.5)
+}
+
+// A w that reaches 0 at fit time (exp underflowing) is reported as
+// MultiGP's w, naming its element, not as the log the density takes of it.
+func TestMultiGPWError(t *testing.T) {
+	js, err := data.ReadJSON("d.json", strings.NewReader(`{"Y": [[0.3, -1.2], [1.1, 0.4]]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := data.Input{File: "d.json", JSON: js}
+	for _, c := range []struct{ dist, want string }{
+		{"MultiGP(I(2), exp(-1000 * c))", "gp.gpp:3:5: MultiGP: w must be > 0 (got 0, element [1])"},
+		{"MultiGPCholesky(I(2), exp(-1000 * c))", "gp.gpp:3:5: MultiGPCholesky: w must be > 0 (got 0, element [1])"},
+	} {
+		m := compileSrc(t, "gp.gpp", "data Y: real[2, 2]\nparam c: real[2]\nY ~ "+c.dist+"\n", nil, in)
+		_, err := m.LogJoint([]float64{0.5, 0.9}, make([]float64, m.Dim))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", c.dist, err, c.want)
+		}
+	}
 }

@@ -80,23 +80,7 @@ func TestPoissonBinomial(t *testing.T) {
 		{"equal probabilities are Binomial", "y ~ PoissonBinomial(rep(inv_logit(b), 4))\n", binom},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := compileSrc(t, "pb.gpp", decls+c.src, nil, in)
-			rng := rand.New(rand.NewPCG(3, 17))
-			x, g := make([]float64, m.Dim), make([]float64, m.Dim)
-			for trial := range 3 {
-				fillNormal(x, rng, 0, 1.5)
-				got, err := m.LogJoint(x, g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := c.want(x); math.Abs(got-want) > pbTol*max(1, math.Abs(want)) {
-					t.Errorf("trial %d: log joint %.17g, reference %.17g", trial, got, want)
-				}
-			}
-			checkGradient(t, m, 9, 1.5)
-			if a := testing.AllocsPerRun(10, func() { m.LogJoint(x, g) }); a != 0 {
-				t.Errorf("LogJoint allocates %v times per call, want 0", a)
-			}
+			checkLogJoint(t, compileSrc(t, "pb.gpp", decls+c.src, nil, in), c.want, "reference", pbTol, 1.5)
 		})
 	}
 	// logpdf keeps a term per count: [4] of y [4], a scalar of c
@@ -164,5 +148,41 @@ func TestPoissonBinomialDataError(t *testing.T) {
 	const want = "d.json:1:11: y: value 5 is not a count of successes 0..4, as PoissonBinomial at pb.gpp:3:5 needs (theta has 4 trials)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// BenchmarkPoissonBinomial times a log joint and gradient of 1000 counts
+// of 50 trials, theta shared by all counts (one forward pass, a backward
+// pass per distinct count) or a row of theta [1000, 50] per count: the
+// figures docs/language.md quotes.
+func BenchmarkPoissonBinomial(b *testing.B) {
+	rng := rand.New(rand.NewPCG(4, 9))
+	var sb strings.Builder
+	sb.WriteString(`{"y": [`)
+	for i := range 1000 {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprint(&sb, rng.IntN(51))
+	}
+	sb.WriteString(`]}`)
+	js, err := data.ReadJSON("d.json", strings.NewReader(sb.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, src string }{
+		{"shared", "param a: real[50] ~ Normal(0, 1)\ny ~ PoissonBinomial(inv_logit(a))\n"},
+		{"row each", "param A: real[1000, 50] ~ Normal(0, 1)\ny ~ PoissonBinomial(inv_logit(A))\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m := compileSrc(b, "pb.gpp", "data y: int[1000]\n"+c.src, nil, data.Input{File: "d.json", JSON: js})
+			x, g := make([]float64, m.Dim), make([]float64, m.Dim)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.LogJoint(x, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

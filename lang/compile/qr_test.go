@@ -40,6 +40,18 @@ func TestQRFuncsModel(t *testing.T) {
 		{"generalized_inverse tall", "target += sum(generalized_inverse(T) .* W')\n", "target += sum(inverse(crossprod(T)) * T' .* W')\n"},
 		{"generalized_inverse wide", "target += sum(generalized_inverse(T') .* W)\n", "target += sum(T * inverse(crossprod(T)) .* W)\n"},
 		{"generalized_inverse square", "target += sum(generalized_inverse(M) .* M)\n", "target += sum(inverse(M) .* M)\n"},
+		// a single row or column: A⁺ = Aᵀ / |A|², a matrix [3, 1] or [1, 3]
+		{"generalized_inverse of a param row", "target += sum(generalized_inverse(a') .* to_matrix([1, -2, 0.5], 3, 1))\n",
+			"target += dot_product(a / dot_self(a), [1, -2, 0.5])\n"},
+		{"generalized_inverse of a param column", "target += sum(generalized_inverse(to_matrix(a, 3, 1)) .* [1, -2, 0.5]')\n",
+			"target += dot_product(a / dot_self(a), [1, -2, 0.5])\n"},
+		// a single column (one predictor's regression), which the tape
+		// holds as a vector
+		{"qr_thin of a param column", "target += sum(qr_thin_Q(to_matrix(a, 3, 1)) * qr_thin_R(to_matrix(a, 3, 1)) .* to_matrix([1, -2, 0.5], 3, 1))\n",
+			"target += dot_product(a, [1, -2, 0.5])\n"},
+		{"qr_R of a data column", "target += s * sum(qr_Q(to_matrix(x, 5, 1)) * qr_R(to_matrix(x, 5, 1)) .* to_matrix(x, 5, 1))\n", "target += s * dot_self(x)\n"},
+		{"svd of a param column", "target += sum(svd_U(to_matrix(a, 3, 1)) * diag(singular_values(to_matrix(a, 3, 1))) * svd_V(to_matrix(a, 3, 1))' .* to_matrix([1, -2, 0.5], 3, 1))\n",
+			"target += dot_product(a, [1, -2, 0.5])\n"},
 		{"generalized_inverse of data", "target += sum(generalized_inverse(X) .* (a[0:2] * [1, 2, 3, 4, 5]'))\n",
 			"target += sum(inverse(crossprod(X)) * X' .* (a[0:2] * [1, 2, 3, 4, 5]'))\n"},
 		// rank 1: D = u v', D⁺ = D' / ‖D‖² = D' / 70, so sum(D⁺ .* D') = 1
