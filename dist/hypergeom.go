@@ -71,12 +71,16 @@ func pfq(a, b []float64, z float64, da, db []float64) (f, dz float64, st hypStat
 			}
 		}
 	}
+	poleAfter := false // a lower parameter's zero factor past the end: the ending partial is infinite
 	for _, bj := range b {
 		if math.IsNaN(bj) || math.IsInf(bj, 0) {
 			return math.NaN(), math.NaN(), hypNaN
 		}
-		if mj, ok := nonPosInt(bj); ok && (i0 < 0 || mj < m) {
-			return math.NaN(), math.NaN(), hypPoleB // (bⱼ)ₖ is 0 before the series ends
+		if mj, ok := nonPosInt(bj); ok {
+			if i0 < 0 || mj < m {
+				return math.NaN(), math.NaN(), hypPoleB // (bⱼ)ₖ is 0 before the series ends
+			}
+			poleAfter = true
 		}
 	}
 	for i := range da {
@@ -139,7 +143,7 @@ func pfq(a, b []float64, z float64, da, db []float64) (f, dz float64, st hypStat
 			if !grad || tie {
 				break
 			}
-			if diverges {
+			if diverges || poleAfter {
 				da[i0] = math.NaN()
 				break
 			}
@@ -147,10 +151,7 @@ func pfq(a, b []float64, z float64, da, db []float64) (f, dz float64, st hypStat
 		} else if t == 0 {
 			u *= r
 		}
-		rr := math.Abs(r)
-		if p == q+1 {
-			rr = max(rr, math.Abs(z))
-		}
+		rr := ratioBound(a, b, z, j)
 		if t != 0 {
 			t *= r
 			if math.IsInf(t, 0) || math.IsNaN(t) {
@@ -177,7 +178,8 @@ func pfq(a, b []float64, z float64, da, db []float64) (f, dz float64, st hypStat
 				continue
 			}
 			// each term of the partials is this one times at most
-			// k/|z| + Σ|s|, the tail at most |t| rr/(1 − rr)
+			// k/|z| + Σ|s|, the tail at most |t| rr/(1 − rr) with rr
+			// a bound on every later ratio
 			w := fk / math.Abs(z)
 			if grad {
 				for i := range a {
@@ -209,6 +211,43 @@ func pfq(a, b []float64, z float64, da, db []float64) (f, dz float64, st hypStat
 		return math.NaN(), math.NaN(), hypCancels
 	}
 	return sum, dz, hypOK
+}
+
+// ratioBound bounds |ratio of term j' + 1 to term j'| for every j' ≥ j,
+// so that the tail past a term is at most the term times rr/(1 − rr). The
+// ratio is |z| Π|aᵢ + j'| / (Π|bᵢ + j'| (j' + 1)). Once every lower
+// parameter plus j is positive, each |aᵢ + j'| / (bᵢ + j') (the last upper
+// parameter of p = q + 1 over j' + 1) falls while aᵢ + j' < 0 and then
+// moves monotonically towards 1, so it is at most the larger of 1 and its
+// value at j; an unpaired 1/(bᵢ + j') or 1/(j' + 1) only falls. Before
+// that (+Inf) a lower parameter's factor may still pass near 0. The
+// current ratio alone is no bound: ₁F₁(1e-20; 1; 100) = 2.7e21 has a
+// first term of 1e-18, and the ratios grow after it.
+func ratioBound(a, b []float64, z, j float64) float64 {
+	p, q := len(a), len(b)
+	if p > q+1 {
+		return math.Inf(1)
+	}
+	for _, bi := range b {
+		if !(bi+j > 0) {
+			return math.Inf(1)
+		}
+	}
+	r := math.Abs(z)
+	for i, ai := range a {
+		d := j + 1 // the last upper parameter of p = q + 1 pairs with k
+		if i < q {
+			d = b[i] + j
+		}
+		r *= max(1, math.Abs(ai+j)/d)
+	}
+	for _, bi := range b[min(p, q):] {
+		r /= bi + j
+	}
+	if p <= q {
+		r /= j + 1
+	}
+	return r
 }
 
 // HypergeometricPFQ returns pFq(a; b; z) for p = len(a), q = len(b) ≤

@@ -148,6 +148,15 @@ func TestHypPFQDomain(t *testing.T) {
 	if math.Abs(f-(1-2*5.0/3)) > 1e-15 || !math.IsNaN(da[0]) || math.IsNaN(da[1]) {
 		t.Errorf("2F1(-1, 2; 3; 5) = %g, partials %v %v", f, da, db)
 	}
+	// c = a = -3: the polynomial ends at k = 3, before (c)ₖ's zero factor,
+	// so the value is Σ_{k≤3} (1)ₖ/k! 0.5ᵏ = 1.875 (mpmath's) and the
+	// partial in b that of the same sum, 0.5 + 3(0.25)/2 + 11(0.125)/6;
+	// only the ending partial in a is infinite (NaN), not the value
+	var d [3]float64
+	f, _ = Hyp2F1Fn.Kernel(0.5, []float64{-3, 1, -3}, d[:])
+	if f != 1.875 || !math.IsNaN(d[0]) || math.Abs(d[1]-(0.5+0.375+11*0.125/6)) > 1e-15 {
+		t.Errorf("2F1(-3, 1; -3; 0.5) = %g, partials %v, want 1.875, NaN in a and %g in b", f, d, 0.5+0.375+11*0.125/6)
+	}
 }
 
 // TestStanMiscFuncs checks fmod's and ldexp's values and partials.
@@ -163,5 +172,9 @@ func TestStanMiscFuncs(t *testing.T) {
 	}
 	if !math.IsNaN(Lmgamma(3, 0.9)) || Lmgamma(0, 1) != 0 {
 		t.Errorf("lmgamma outside x > (k-1)/2: %g", Lmgamma(3, 0.9))
+	}
+	// Γ₀ is an empty product: 1 for every x, as Stan's lmgamma(0, x) = 0
+	if Lmgamma(0, -3) != 0 || LmgammaGrad(0, -3) != 0 || !math.IsNaN(Lmgamma(0, math.NaN())) {
+		t.Errorf("lmgamma(0, -3) = %g, partial %g", Lmgamma(0, -3), LmgammaGrad(0, -3))
 	}
 }

@@ -39,9 +39,10 @@ func LdexpGrad(x, n float64) float64 { return Ldexp(1, n) }
 
 // Lmgamma returns log Γ_k(x), the log of the multivariate gamma function
 // of an integer dimension k ≥ 0, k(k − 1)/4 log π + Σ_{j=1..k} lgamma(x +
-// (1 − j)/2), for x > (k − 1)/2 (NaN elsewhere; 0 at k = 0).
+// (1 − j)/2), for x > (k − 1)/2 (NaN elsewhere; 0 at k = 0, an empty
+// product, for any x but NaN, as Stan's).
 func Lmgamma(k, x float64) float64 {
-	if !(k >= 0 && k == math.Trunc(k) && k <= 1e7) || !(x > (k-1)/2) {
+	if !lmgammaDomain(k, x) {
 		return math.NaN()
 	}
 	s := k * (k - 1) / 4 * math.Log(math.Pi)
@@ -55,7 +56,7 @@ func Lmgamma(k, x float64) float64 {
 // LmgammaGrad returns the partial of Lmgamma in x, Σ_{j=1..k} ψ(x + (1 −
 // j)/2) (k is an int: no partial).
 func LmgammaGrad(k, x float64) float64 {
-	if !(k >= 0 && k == math.Trunc(k) && k <= 1e7) || !(x > (k-1)/2) {
+	if !lmgammaDomain(k, x) {
 		return math.NaN()
 	}
 	s := 0.0
@@ -63,4 +64,13 @@ func LmgammaGrad(k, x float64) float64 {
 		s += Digamma(x + (1-j)/2)
 	}
 	return s
+}
+
+// lmgammaDomain reports whether Lmgamma(k, x) is defined: k an int in [0,
+// 1e7] and x > (k − 1)/2, or k = 0 and x not NaN.
+func lmgammaDomain(k, x float64) bool {
+	if !(k >= 0 && k == math.Trunc(k) && k <= 1e7) || math.IsNaN(x) {
+		return false
+	}
+	return k == 0 || x > (k-1)/2
 }

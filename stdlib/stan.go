@@ -30,6 +30,13 @@ var (
 	argNK        = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}
 	argLinspaced = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}
 	// fatQRWhy and quantileWhy say why those functions take data only.
+	// argFatQR, argCSRExtract and argCSR are the arguments of the fat QR
+	// factors, of the csr_extract functions and of a sparse matrix's
+	// compressed sparse row form m, n, w, v, u.
+	argFatQR      = []Arg{{Name: "A", Ranks: Matrix, Data: fatQRWhy}}
+	argCSRExtract = []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}
+	argCSR        = []Arg{{Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}, {Name: "w", Ranks: Vector},
+		{Name: "v", Ranks: Vector, Int: true, Data: csrWhy}, {Name: "u", Ranks: Vector, Int: true, Data: csrWhy}}
 	fatQRWhy    = "the columns of the fat Q past min(m, n) are one orthonormal basis among many, not a function of A with a derivative; qr_thin_Q and qr_thin_R take a param"
 	quantileWhy = "a sample quantile is computed once, when the model compiles, as Stan's takes data only"
 )
@@ -155,7 +162,7 @@ var stanFuncs = []*Func{
 		Doc: "x·2ⁿ for an int n, exact unless it overflows or underflows, elementwise with broadcasting; derivative 2ⁿ in x", Example: "ldexp(m, e)",
 		Fold: fold2(dist.Ldexp)},
 	{Name: "lmgamma", Args: []Arg{{Name: "k", Ranks: AnyRank, Int: true}, {Name: "x", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "lmgamma",
-		Doc: "log Γ_k(x), the log of the multivariate gamma function of an int dimension k ≥ 0, k(k − 1)/4 log π + Σ_{j=1..k} lgamma(x + (1 − j)/2), for x > (k − 1)/2, elementwise with broadcasting (the normaliser of a Wishart density); derivative Σ digamma(x + (1 − j)/2) in x", Example: "lmgamma(K, nu / 2)",
+		Doc: "log Γ_k(x), the log of the multivariate gamma function of an int dimension k ≥ 0, k(k − 1)/4 log π + Σ_{j=1..k} lgamma(x + (1 − j)/2), for x > (k − 1)/2 (any x at k = 0: 0), elementwise with broadcasting (the normaliser of a Wishart density); derivative Σ digamma(x + (1 − j)/2) in x", Example: "lmgamma(K, nu / 2)",
 		Fold: fold2(dist.Lmgamma)},
 	{Name: "hypergeometric_2F1", Args: []Arg{{Name: "a", Ranks: AnyRank}, {Name: "b", Ranks: AnyRank}, {Name: "c", Ranks: AnyRank}, {Name: "z", Ranks: AnyRank}}, Shape: Elementwise2, Support: realRule, Elem: RealResult, Op: "hypergeometric_2F1",
 		Doc: "Gauss's hypergeometric function ₂F₁(a, b; c; z) = Σₖ (a)ₖ(b)ₖ/(c)ₖ zᵏ/k! for real z < 1, elementwise with broadcasting: the series for z ≥ 0, Pfaff's transformation (1 − z)^(−a) ₂F₁(a, c − b; c; z/(z − 1)) for z < 0, any z where a or b is an int ≤ 0 (a polynomial); derivatives in a, b, c and z from the series differentiated term by term; an error (naming the argument and the reason) at c an int ≤ 0, z ≥ 1, and where the series would lose digits (its terms cancel, or more than 200000 of them are needed: z within about 3e-4 of 1 or below about −4000)", Example: "hypergeometric_2F1(a, b, c, -x / s)",
@@ -211,9 +218,9 @@ var stanFuncs = []*Func{
 		Doc: "the orthonormal factor Q [m, min(m, n)] of the thin QR decomposition A = Q R (Householder), signed as Stan signs it so that R's diagonal is non-negative: the QR reparameterisation of a regression, Q_ast = qr_thin_Q(x) * sqrt(N - 1); of a param too, for A of full rank", Example: "qr_thin_Q(x) * sqrt(N - 1)"},
 	{Name: "qr_thin_R", Args: argMat, Shape: MinRows, Support: realRule, Elem: RealResult, Op: "qr_thin_R",
 		Doc: "the upper-triangular factor R [min(m, n), n] of the thin QR decomposition, its diagonal non-negative (Stan's convention); of a param too, for A of full rank", Example: "qr_thin_R(x) / sqrt(N - 1)"},
-	{Name: "qr_Q", Args: []Arg{{Name: "A", Ranks: Matrix, Data: fatQRWhy}}, Shape: RowsSquare, Support: realRule, Elem: RealResult, Op: "qr_Q",
+	{Name: "qr_Q", Args: argFatQR, Shape: RowsSquare, Support: realRule, Elem: RealResult, Op: "qr_Q",
 		Doc: "the orthogonal factor Q [m, m] of the fat QR decomposition; its first min(m, n) columns are qr_thin_Q's, the others an orthonormal basis of the rest (Householder's, as Stan's); of data", Example: "qr_Q(x)"},
-	{Name: "qr_R", Args: []Arg{{Name: "A", Ranks: Matrix, Data: fatQRWhy}}, Shape: SameMatrix, Support: realRule, Elem: RealResult, Op: "qr_R",
+	{Name: "qr_R", Args: argFatQR, Shape: SameMatrix, Support: realRule, Elem: RealResult, Op: "qr_R",
 		Doc: "the upper-triangular factor R [m, n] of the fat QR decomposition, qr_thin_R's rows above rows of zeros; of data (qr_thin_R takes a param)", Example: "qr_R(x)"},
 	{Name: "svd_U", Args: argMat, Shape: MinCols, Support: realRule, Elem: RealResult, Op: "svd_U",
 		Doc: "the left singular vectors of A [m, n], the columns of U [m, min(m, n)] in the order of singular_values (descending), each pair (u, v) signed so that u's largest element is positive (Stan leaves the sign to the solver); a zero singular value gets a unit u orthogonal to the others; the derivative needs distinct, non-zero singular values", Example: "svd_U(X)"},
@@ -247,17 +254,15 @@ var stanFuncs = []*Func{
 		Doc: "the number of elements of x less than x[s], s 0-based (Stan's s counts from 1); of data and constants", Example: "rank(x, 0)"},
 	{Name: "to_matrix", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}}, Shape: ToMatrix, Support: elementRule, Elem: IntIfAllInt, Op: "to_matrix",
 		Doc: "the matrix [m, n] filled column by column (column-major, as Stan) with the elements of x, a vector or a matrix read column by column (as to_vector reads it); m and n are constants, sizes or int data", Example: "to_matrix(theta, K, K)"},
-	{Name: "csr_matrix_times_vector", Args: []Arg{{Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}, {Name: "w", Ranks: Vector},
-		{Name: "v", Ranks: Vector, Int: true, Data: csrWhy}, {Name: "u", Ranks: Vector, Int: true, Data: csrWhy}, {Name: "b", Ranks: Vector}}, Shape: CSRTimes, Support: realRule, Elem: RealResult, Op: "csr_matrix_times_vector",
+	{Name: "csr_matrix_times_vector", Args: append(argCSR[:5:5], Arg{Name: "b", Ranks: Vector}), Shape: CSRTimes, Support: realRule, Elem: RealResult, Op: "csr_matrix_times_vector",
 		Doc: "A b for the m × n sparse matrix A in compressed sparse row form, in O(size(w)) with its gradient (Stan's csr_matrix_times_vector): w holds A's non-zeros row by row, v their columns and u [m + 1] where each row starts in w, then size(w), all 0-based (Stan's v and u count from 1: pass v - 1 and u - 1); w and b may be params, v and u are int data or constants, checked when the model compiles; repeated columns in a row add", Example: "csr_matrix_times_vector(N, K, w, v, u, beta)"},
-	{Name: "csr_to_dense_matrix", Args: []Arg{{Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}, {Name: "w", Ranks: Vector},
-		{Name: "v", Ranks: Vector, Int: true, Data: csrWhy}, {Name: "u", Ranks: Vector, Int: true, Data: csrWhy}}, Shape: CSRToDense, Support: realRule, Elem: RealResult, Op: "csr_to_dense_matrix",
+	{Name: "csr_to_dense_matrix", Args: argCSR, Shape: CSRToDense, Support: realRule, Elem: RealResult, Op: "csr_to_dense_matrix",
 		Doc: "the m × n matrix of the compressed sparse row form w, v, u (as for csr_matrix_times_vector; 0-based v and u), zeros elsewhere; w may be a param; repeated columns in a row add", Example: "csr_to_dense_matrix(N, K, w, v, u)"},
-	{Name: "csr_extract_w", Range: ElementRange, Args: []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}, Shape: CSRNonZeros, Support: elementRule, Elem: IntIfAllInt, Op: "csr_extract_w",
+	{Name: "csr_extract_w", Range: ElementRange, Args: argCSRExtract, Shape: CSRNonZeros, Support: elementRule, Elem: IntIfAllInt, Op: "csr_extract_w",
 		Doc: "the non-zero elements of a matrix, row by row: the w of its compressed sparse row form (Stan's csr_extract_w); of data and constants", Example: "csr_extract_w(X)"},
-	{Name: "csr_extract_v", Args: []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}, Shape: CSRNonZeros, Support: countRule, Elem: IntResult, Op: "csr_extract_v",
+	{Name: "csr_extract_v", Args: argCSRExtract, Shape: CSRNonZeros, Support: countRule, Elem: IntResult, Op: "csr_extract_v",
 		Doc: "the 0-based column of each element of csr_extract_w(A) (Stan's count from 1); of data and constants", Example: "csr_extract_v(X)"},
-	{Name: "csr_extract_u", Args: []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}, Shape: CSRRowStarts, Support: countRule, Elem: IntResult, Op: "csr_extract_u",
+	{Name: "csr_extract_u", Args: argCSRExtract, Shape: CSRRowStarts, Support: countRule, Elem: IntResult, Op: "csr_extract_u",
 		Doc: "where each row of A starts in csr_extract_w(A), 0-based, then the number of non-zeros: [m + 1] (Stan's count from 1); of data and constants", Example: "csr_extract_u(X)"},
 	{Name: "linspaced_vector", Args: argLinspaced, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
 		Doc: "the vector [n] of n evenly spaced values from lo to hi, lo + (hi - lo) * i / (n - 1) (hi alone for n = 1); n is a constant, a size or int data, lo and hi may be params", Example: "linspaced_vector(K, 0, 1)"},

@@ -96,7 +96,7 @@ var stanSpellings = map[string]string{
 	"sd":                                "sqrt(variance(x))",
 	"cumulative_sum":                    "cumsum(x)",
 	"rep_vector":                        "rep(x, n)",
-	"rep_array":                         "rep(x, n), and Stan's rep_array(x, m, n) rep_matrix(x, m, n)",
+	"rep_array":                         "rep(x, n) for Stan's rep_array(x, n), and rep_matrix(x, m, n) for rep_array(x, m, n) (a real[m, n] is a matrix)",
 	"beta":                              "exp(lbeta(a, b)) (the name beta stays free for a model's params; Beta is the distribution)",
 	"fabs":                              "abs(x)",
 	"log1m_exp":                         "log1mexp(-x) (gpp's log1mexp(x) is log(1 - exp(-x)))",
@@ -105,6 +105,7 @@ var stanSpellings = map[string]string{
 	"std_normal_log_qf":                 "inv_Phi(exp(x))",
 	"std_normal_qf":                     "inv_Phi(x)",
 	"inv_erfc":                          "-inv_Phi(x / 2) / sqrt(2)",
+	"log_inc_beta":                      "log(inc_beta(a, b, x))",
 	"log1p_exp":                         "softplus(x)",
 	"multiply_log":                      "lmultiply(x, y) (Stan's newer name)",
 	"binomial_coefficient_log":          "lchoose(n, k) (Stan's newer name)",
@@ -177,7 +178,7 @@ var stanNotes = map[string]string{
 	"to_array_1d":               "a real[N] is a vector already: write X itself",
 	"to_array_2d":               "a real[N, K] is a matrix already: write X itself",
 	"dims":                      "use the size names of X's declaration (data X: real[N, K] gives N and K)",
-	"get_lp":                    "gpp has no get_lp() or target(): the log density is not a value a model reads; gpp fit reports the ELBO, and output log_lik = logpdf(y, ...) each observation's term",
+	"get_lp":                    "gpp has no get_lp() or target(): the log density is not a value a model reads; gpp fit reports the ELBO, and output log_lik = logpdf(y, ...) gives each observation's term",
 	"to_complex":                noComplex,
 	"get_real":                  noComplex,
 	"get_imag":                  noComplex,
@@ -212,6 +213,9 @@ func stanHint(name, arg string) string {
 		return strings.Replace(s, "X", "`"+arg+"`", 1)
 	}
 	if h := stanReparamHint(name); h != "" {
+		return h
+	}
+	if h := hypPFQHint(name); h != "" {
 		return h
 	}
 	for _, suffix := range []string{"_lpdf", "_lupdf", "_lcdf", "_lccdf", "_cdf", "_rng", "_log"} {
@@ -264,6 +268,25 @@ func stanHint(name, arg string) string {
 		}
 	}
 	return ""
+}
+
+// hypPFQHint returns the hint at a hypergeometric function of fixed sizes
+// other than gpp's 2F1 and 3F2 (Stan Math's hypergeometric_1F0, or a guess
+// such as hypergeometric_2F2), which Suggest would take for
+// hypergeometric_2F1.
+func hypPFQHint(name string) string {
+	r, ok := strings.CutPrefix(name, "hypergeometric_")
+	if !ok || len(r) != 3 || r[1] != 'F' || r[0] < '0' || r[0] > '9' || r[2] < '0' || r[2] > '9' {
+		return ""
+	}
+	if r == "1F0" {
+		return "gpp writes it pow(1 - z, -a), which 1F0(a; ; z) is, for any z < 1"
+	}
+	b := fmt.Sprintf("b [%c]", r[2])
+	if r[2] == '0' {
+		b = "b = rep(0.0, 0)"
+	}
+	return fmt.Sprintf("gpp writes it hypergeometric_pFq(a, b, z) with a [%c] and %s", r[0], b)
 }
 
 // logCDFFamilies are the families of logcdf and logccdf: the elementwise

@@ -18,7 +18,7 @@ func TestLogCDFNode(t *testing.T) {
 	}
 	in := data.Input{File: "d.json", JSON: js}
 	const decls = "data tc: positive[3]\ndata k: int<lower=0>[3]\nparam a: positive\nparam s: positive\nparam c: positive\n"
-	for _, c := range []struct{ name, cdf, plain string }{
+	for _, c := range []plainCase{
 		{"Weibull survival", "target += logccdf(tc, Weibull(a, s))\n", "target += -sum(pow(tc / s, a))\n"},
 		{"Weibull CDF", "target += logcdf(tc, Weibull(a, s))\n", "target += sum(log1mexp(pow(tc / s, a)))\n"},
 		{"Exponential survival of a param", "target += logccdf(c, Exponential(a))\n", "target += -a * c\n"},
@@ -40,9 +40,7 @@ func TestLogCDFNode(t *testing.T) {
 		{"NegBinomial at 0", "target += logcdf(k[0], NegBinomial(a, s))\n", "target += -s * log1p(a / s)\n"},
 		{"PoissonLog is Poisson", "target += logccdf(k, PoissonLog(log(a)))\n", "target += logccdf(k, Poisson(a))\n"},
 	} {
-		cdf := compileSrc(t, "a.gpp", decls+c.cdf, nil, in)
-		plain := compileSrc(t, "b.gpp", decls+c.plain, nil, in)
-		wantSameLogJoint(t, c.name, cdf, plain)
+		wantSamePlain(t, decls, in, nil, c)
 	}
 }
 
@@ -54,6 +52,57 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Ab
 func wantSameLogJoint(t *testing.T, name string, a, plain *Model) {
 	t.Helper()
 	wantSameLogJointAt(t, name, a, plain, [][]float64{{0.1, 0.4, -1.2}, {-0.5, 0.9, 0.3}})
+}
+
+// plainCase is a model's statements f and the same quantity written
+// plainly with older built-ins ("" where there is none).
+type plainCase struct{ name, f, plain string }
+
+// wantSamePlain compiles decls+c.f and decls+c.plain and holds them to the
+// same log joint and gradient at the points zs (wantSameLogJoint's for
+// nil); it returns c.f's model for further checks.
+func wantSamePlain(t *testing.T, decls string, in data.Input, zs [][]float64, c plainCase) *Model {
+	t.Helper()
+	m := compileSrc(t, "a.gpp", decls+c.f, nil, in)
+	if c.plain == "" {
+		return m
+	}
+	plain := compileSrc(t, "b.gpp", decls+c.plain, nil, in)
+	if zs == nil {
+		wantSameLogJoint(t, c.name, m, plain)
+	} else {
+		wantSameLogJointAt(t, c.name, m, plain, zs)
+	}
+	return m
+}
+
+// srcWant is a model's statements and the error they must give.
+type srcWant struct{ src, want string }
+
+// wantFitErrors compiles name with decls+c.src for each case and holds
+// the log joint at the origin to fail with exactly c.want: a domain error
+// found at fit time, positioned at its call.
+func wantFitErrors(t *testing.T, name, decls string, in data.Input, cases []srcWant) {
+	t.Helper()
+	for _, c := range cases {
+		m := compileSrc(t, name, decls+c.src, nil, in)
+		_, err := m.LogJoint(make([]float64, m.Dim), make([]float64, m.Dim))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", strings.TrimSpace(c.src), err, c.want)
+		}
+	}
+}
+
+// wantCompileErrors holds name with decls+c.src to fail to compile with an
+// error that contains c.want, for each case.
+func wantCompileErrors(t *testing.T, name, decls string, in data.Input, cases []srcWant) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := compileSrcErr(t, name, decls+c.src, nil, in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", strings.TrimSpace(c.src), err, c.want)
+		}
+	}
 }
 
 // wantSameLogJointAt is wantSameLogJoint at the points zs.

@@ -149,13 +149,8 @@ func TestMatrixFuncsCompileErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := data.Input{File: "d.json", JSON: js}
-	for _, c := range []struct{ src, want string }{
+	wantCompileErrors(t, "m.gpp", "", in, []srcWant{
 		{"data x: real[N]\nparam a: real\ntarget += a * sum(to_matrix(x, 2, 3))\n", "m.gpp:3:29: to_matrix: x has 5 elements but [2, 3] holds 6"},
 		{"data x: real[N]\nparam a: real\ntarget += a * rank(x, N)\n", "m.gpp:3:23: rank: index 5 is out of range for length 5 (s counts from 0)"},
-	} {
-		_, err := compileSrcErr(t, "m.gpp", c.src, nil, in)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
-		}
-	}
+	})
 }

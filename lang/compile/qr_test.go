@@ -23,7 +23,7 @@ func TestQRFuncsModel(t *testing.T) {
 		"let M = append_col(append_col(a, [s, a[0], 1]), [0.5, -a[2], s])\n" +
 		"let T = append_row(M, [a[1], 2, -s]')\n" + // [4, 3], a param
 		"let W = [0.3, -1.2, 0.8, 2.0] * [1.5, -0.4, 0.7]'\n"
-	for _, c := range []struct{ name, f, plain string }{
+	for _, c := range []plainCase{
 		{"qr_thin Q R", "target += sum(qr_thin_Q(T) * qr_thin_R(T) .* W)\n", "target += sum(T .* W)\n"},
 		{"qr_thin_R norm", "target += dot_self(to_vector(qr_thin_R(T)))\n", "target += dot_self(to_vector(T))\n"},
 		{"qr_thin_R Gram", "target += sum(crossprod(qr_thin_R(T)) .* M)\n", "target += sum(crossprod(T) .* M)\n"},
@@ -63,9 +63,7 @@ func TestQRFuncsModel(t *testing.T) {
 		{"columns_dot_self", "target += sum(columns_dot_self(T) .* [1, -2, 3]')\n", "target += sum(colsum(T .* T) .* [1, -2, 3]')\n"},
 		{"quantile", "target += s * quantile(x, 0.3) + dot_product(a, quantile(x, [0, 0.9, 1]))\n", "target += s * 0.1 + dot_product(a, [-1.5, 1.75, 2.25])\n"},
 	} {
-		m := compileSrc(t, "a.gpp", decls+c.f, nil, in)
-		plain := compileSrc(t, "b.gpp", decls+c.plain, nil, in)
-		wantSameLogJointAt(t, c.name, m, plain, [][]float64{{0.1, 0.4, -1.2, 0.3}, {-0.5, 0.9, 0.3, -0.2}})
+		m := wantSamePlain(t, decls, in, [][]float64{{0.1, 0.4, -1.2, 0.3}, {-0.5, 0.9, 0.3, -0.2}}, c)
 		checkGradient(t, m, 7, 0.5)
 	}
 }
@@ -80,15 +78,10 @@ func TestQRFuncsCompileErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := data.Input{File: "d.json", JSON: js}
-	for _, c := range []struct{ src, want string }{
+	wantCompileErrors(t, "m.gpp", "", in, []srcWant{
 		{"data x: real[N]\nparam a: real\ntarget += a * quantile(x, 1.5)\n", "m.gpp:3:27: quantile: p 1.5 is outside [0, 1]"},
 		{"data x: real[N]\nparam a: real\ntarget += a * sum(quantile(x, [0.5, -0.1]))\n", "m.gpp:3:31: quantile: p -0.1 (element 1) is outside [0, 1]"},
-	} {
-		_, err := compileSrcErr(t, "m.gpp", c.src, nil, in)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
-		}
-	}
+	})
 	for _, c := range []struct{ src, want string }{
 		{"param a: real\nlet A = [a, 2 * a]'\ntarget += sum(generalized_inverse(append_row(A, A)))\n", "m.gpp:3:15: "},
 		{"param a: real\ntarget += sum(chol2inv(diag([1, a])))\n", "m.gpp:2:15: chol2inv: L's diagonal element [1, 1] is -0.5, not positive"},

@@ -28,7 +28,7 @@ const scalarFuncsDecls = "data x: real[3]\ndata n: real[3]\ndata k: real[3]\ndat
 // and each model's gradient against finite differences.
 func TestScalarFuncs(t *testing.T) {
 	in := scalarFuncsInput(t)
-	for _, c := range []struct{ name, f, plain string }{
+	for _, c := range []plainCase{
 		{"log1m", "target += sum(log1m(u * x / 2))\n", "target += sum(log(1 - u * x / 2))\n"},
 		{"log_inv_logit", "target += sum(log_inv_logit(a * x))\n", "target += sum(log(inv_logit(a * x)))\n"},
 		{"log1m_inv_logit", "target += sum(log1m_inv_logit(a * x))\n", "target += sum(log(1 - inv_logit(a * x)))\n"},
@@ -50,10 +50,7 @@ func TestScalarFuncs(t *testing.T) {
 		{"log_mix", "target += sum(log_mix(u, a * x, -square(x - s)))\n", "target += sum(log(u * exp(a * x) + (1 - u) * exp(-square(x - s))))\n"},
 		{"log_mix broadcasting a scalar", "target += sum(log_mix(u, a * x, s))\n", "target += sum(log(u * exp(a * x) + (1 - u) * exp(s)))\n"},
 	} {
-		m := compileSrc(t, "a.gpp", scalarFuncsDecls+c.f, nil, in)
-		plain := compileSrc(t, "b.gpp", scalarFuncsDecls+c.plain, nil, in)
-		wantSameLogJoint(t, c.name, m, plain)
-		checkGradient(t, m, 7, 0.5)
+		checkGradient(t, wantSamePlain(t, scalarFuncsDecls, in, nil, c), 7, 0.5)
 	}
 }
 
@@ -91,32 +88,21 @@ func TestScalarFuncsTails(t *testing.T) {
 // call, and an argument read from a data file is named at its cell.
 func TestScalarFuncsErrors(t *testing.T) {
 	in := scalarFuncsInput(t)
-	for _, c := range []struct{ f, want string }{
+	wantFitErrors(t, "a.gpp", scalarFuncsDecls, in, []srcWant{
 		{"target += sum(log1m(x + s))\n", "a.gpp:8:15: log1m: argument 1.25 > 1 (element [1])"},
 		{"target += sum(inv_Phi(s * x))\n", "a.gpp:8:15: inv_Phi: argument -1.5 is outside [0, 1] (element [0])"},
 		{"target += sum(lbeta(s, x))\n", "a.gpp:8:15: lbeta: arguments 1 and -1.5 must be > 0 (element [0]); argument 2 is x's at d.json:1:8"},
-	} {
-		m := compileSrc(t, "a.gpp", scalarFuncsDecls+c.f, nil, in)
-		_, err := m.LogJoint([]float64{0, 0, 0}, make([]float64, 3))
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%s: error %q, want %q", strings.TrimSpace(c.f), err, c.want)
-		}
-	}
+	})
 }
 
 // TestScalarFuncsDataErrors: on data alone the error comes at compile
 // time, positioned likewise.
 func TestScalarFuncsDataErrors(t *testing.T) {
 	in := scalarFuncsInput(t)
-	for _, c := range []struct{ f, want string }{
+	wantCompileErrors(t, "a.gpp", scalarFuncsDecls, in, []srcWant{
 		{"target += sum(log1m(x + 0.5))\n", "a.gpp:8:15: log1m: argument 2.5 > 1 (element [2])"},
 		{"target += sum(inv_Phi(x))\n", "a.gpp:8:15: inv_Phi: argument -1.5 is outside [0, 1] (element [0])"},
-	} {
-		_, err := compileSrcErr(t, "a.gpp", scalarFuncsDecls+c.f, nil, in)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %q, want %q", strings.TrimSpace(c.f), err, c.want)
-		}
-	}
+	})
 }
 
 // stanFuncsInput is scalarFuncsInput with b, binary outcomes.
@@ -234,7 +220,7 @@ func TestStanFuncsTails(t *testing.T) {
 // alone it comes when the model compiles.
 func TestStanFuncsErrors(t *testing.T) {
 	in := stanFuncsInput(t)
-	for _, c := range []struct{ f, want string }{
+	wantFitErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{
 		{"target += sum(log_diff_exp(x, s))\n", "a.gpp:9:15: log_diff_exp: argument 1 (-1.5) < argument 2 (1): the difference would be negative (element [0]); argument 1 is x's at d.json:1:8"},
 		{"target += sum(acosh(s * x))\n", "a.gpp:9:15: acosh: argument -1.5 < 1 (element [0])"},
 		{"target += sum(atanh(s * x / 2))\n", "a.gpp:9:15: atanh: argument 1 gives +Inf (element [2])"},
@@ -244,22 +230,11 @@ func TestStanFuncsErrors(t *testing.T) {
 		{"target += sum(log_modified_bessel_first_kind(s, x))\n", "a.gpp:9:15: log_modified_bessel_first_kind: argument 2 (-1.5) must be >= 0 (element [0]); argument 2 is x's at d.json:1:8"},
 		{"target += sum(lambert_wm1(s * x))\n", "a.gpp:9:15: lambert_wm1: argument -1.5 is outside [-1/e, 0) (element [0])"},
 		{"target += sum(lmultiply(s, x))\n", "a.gpp:9:15: lmultiply: argument 2 (-1.5) < 0 (element [0]); argument 2 is x's at d.json:1:8"},
-	} {
-		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
-		_, err := m.LogJoint([]float64{0, 0, 0}, make([]float64, 3))
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%s: error %q, want %q", strings.TrimSpace(c.f), err, c.want)
-		}
-	}
-	for _, c := range []struct{ f, want string }{
+	})
+	wantCompileErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{
 		{"target += a * sum(asin(x))\n", "a.gpp:9:19: asin: argument -1.5 is outside [-1, 1] (element [0])"},
 		{"target += a * sum(log10(x))\n", "a.gpp:9:19: log10: argument -1.5 < 0 (element [0])"},
-	} {
-		_, err := compileSrcErr(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %q, want %q", strings.TrimSpace(c.f), err, c.want)
-		}
-	}
+	})
 }
 
 // TestStanMatrixFuncs checks inverse, inverse_spd, determinant,
@@ -302,16 +277,13 @@ func TestStanMatrixFuncs(t *testing.T) {
 // at an index past the end.
 func TestSizedVectors(t *testing.T) {
 	in := stanFuncsInput(t)
-	for _, c := range []struct{ name, f, plain string }{
+	for _, c := range []plainCase{
 		{"linspaced_vector", "target += sum(linspaced_vector(5, a, s) .* linspaced_vector(5, -1, 1))\n",
 			"target += -a - (a + (s - a) / 4) / 2 + (a + 3 * (s - a) / 4) / 2 + s\n"},
 		{"linspaced_vector of one", "target += sum(linspaced_vector(1, a, s))\n", "target += s\n"},
 		{"one_hot_vector", "target += dot_product(one_hot_vector(3, 2), x) * a\n", "target += x[2] * a\n"},
 	} {
-		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
-		plain := compileSrc(t, "b.gpp", stanFuncsDecls+c.plain, nil, in)
-		wantSameLogJoint(t, c.name, m, plain)
-		checkGradient(t, m, 7, 0.5)
+		checkGradient(t, wantSamePlain(t, stanFuncsDecls, in, nil, c), 7, 0.5)
 	}
 	_, err := compileSrcErr(t, "a.gpp", stanFuncsDecls+"target += a * sum(one_hot_vector(3, 3))\n", nil, in)
 	if want := "a.gpp:9:37: one_hot_vector: index 3 is out of range for length 3 (k counts from 0)"; err == nil || !strings.Contains(err.Error(), want) {

@@ -49,17 +49,14 @@ func TestCSRExtract(t *testing.T) {
 func TestCSRModel(t *testing.T) {
 	in := csrInput(t)
 	dense := "target += -0.5 * dot_self(A * b - [1, -2, 0.5, 3]) / s + dot_product(s * b, [1, 2, 3, 4])\n"
-	for _, c := range []struct{ name, f, plain string }{
+	for _, c := range []plainCase{
 		{"Stan's data", "target += -0.5 * dot_self(csr_matrix_times_vector(M, N, w, v - 1, u - 1, b) - [1, -2, 0.5, 3]) / s + dot_product(s * b, [1, 2, 3, 4])\n", dense},
 		{"extracts", "let W = csr_extract_w(A)\nlet V = csr_extract_v(A)\nlet U = csr_extract_u(A)\ntarget += -0.5 * dot_self(csr_matrix_times_vector(M, N, W, V, U, b) - [1, -2, 0.5, 3]) / s + dot_product(s * b, [1, 2, 3, 4])\n", dense},
 		{"to dense of data", "target += -0.5 * dot_self(csr_to_dense_matrix(M, N, w, v - 1, u - 1) * b - [1, -2, 0.5, 3]) / s + dot_product(s * b, [1, 2, 3, 4])\n", dense},
 		{"w a param", "target += sum(csr_matrix_times_vector(M, N, s * w, v - 1, u - 1, b))\n", "target += s * sum(A * b)\n"},
 		{"to dense of a param", "target += sum(csr_to_dense_matrix(M, N, s * w, v - 1, u - 1) .* (exp(b[0:M]) * b'))\n", "target += s * sum(A .* (exp(b[0:M]) * b'))\n"},
 	} {
-		m := compileSrc(t, "a.gpp", csrDecls+c.f, nil, in)
-		plain := compileSrc(t, "b.gpp", csrDecls+c.plain, nil, in)
-		wantSameLogJointAt(t, c.name, m, plain, [][]float64{{0.1, 0.4, -1.2, 0.3, 0.2}, {-0.5, 0.9, 0.3, -0.2, -1}})
-		checkGradient(t, m, 7, 0.5)
+		checkGradient(t, wantSamePlain(t, csrDecls, in, [][]float64{{0.1, 0.4, -1.2, 0.3, 0.2}, {-0.5, 0.9, 0.3, -0.2, -1}}, c), 7, 0.5)
 	}
 }
 

@@ -1,9 +1,6 @@
 package compile
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestStanMiscFuncs checks fmod, ldexp, lmgamma and the hypergeometric
 // functions through the compiled model against closed forms they reduce
@@ -13,8 +10,8 @@ import (
 // parameters), and each model's gradient against finite differences.
 func TestStanMiscFuncs(t *testing.T) {
 	in := stanFuncsInput(t)
-	for _, c := range []struct{ name, f, plain string }{
-		{"fmod", "target += sum(fmod(a * x, s + 3.5))\n", ""},
+	for _, c := range []plainCase{
+		{"fmod", "target += sum(fmod(a * x + 10, s + 2.5))\n", ""}, // quotients 1 to 4: the partial in y is not 0
 		{"fmod of a negative divisor", "target += sum(fmod(s + x + 5, -2 - u))\n", ""},
 		{"ldexp", "target += sum(ldexp(a * x, b))\n", "target += sum(a * x .* exp2(b))\n"},
 		{"ldexp of an int constant", "target += ldexp(s, -3)\n", "target += s / 8\n"},
@@ -30,14 +27,13 @@ func TestStanMiscFuncs(t *testing.T) {
 		{"hypergeometric_pFq 2F1 past z = -1", "target += hypergeometric_pFq([s, a], [u + 1], -3 * s)\n", "target += hypergeometric_2F1(s, a, u + 1, -3 * s)\n"},
 		{"hypergeometric_2F1 polynomial past z = 1", "target += hypergeometric_2F1(-2, s, 3, 1.5)\n", "target += 1 - s + s * (s + 1) * 0.1875\n"},
 		{"hypergeometric_pFq polynomial past |z| = 1, a constant among params", "target += hypergeometric_pFq([-1, s, 2], [3], 4.5 * s)\n", "target += 1 - 3 * s * s\n"},
+		// c = a = -3: the polynomial ends before (c)ₖ's zero; only the partial in the constant a is infinite
+		{"hypergeometric_2F1 of c = a = -3", "target += hypergeometric_2F1(-3, s, -3, 0.5)\n",
+			"target += 1 + 0.5 * s + 0.125 * s * (s + 1) + 0.125 / 6 * s * (s + 1) * (s + 2)\n"},
 		{"hypergeometric_pFq of a vector", "target += hypergeometric_pFq(x / 4, [3, s], 0.9 * u)\n", ""},
 		{"hypergeometric_pFq of params", "target += hypergeometric_pFq([s, a, 0.5], [s + 2, u + 1.5], -0.6)\n", ""},
 	} {
-		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
-		if c.plain != "" {
-			plain := compileSrc(t, "b.gpp", stanFuncsDecls+c.plain, nil, in)
-			wantSameLogJoint(t, c.name, m, plain)
-		}
+		m := wantSamePlain(t, stanFuncsDecls, in, nil, c)
 		checkGradient(t, m, 7, 0.5)
 		x, g := []float64{0.1, 0.4, -1.2}, make([]float64, 3)
 		if _, err := m.LogJoint(x, g); err != nil {
@@ -54,7 +50,7 @@ func TestStanMiscFuncs(t *testing.T) {
 // checked when the model compiles.
 func TestStanMiscErrors(t *testing.T) {
 	in := stanFuncsInput(t)
-	for _, c := range []struct{ f, want string }{
+	wantFitErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{
 		{"target += sum(fmod(s, x - x))\n", "a.gpp:9:15: fmod: argument 2 is 0 (element [0])"},
 		{"target += sum(lmgamma(3, s * x))\n", "a.gpp:9:15: lmgamma: argument 2 (-1.5) must be > (k - 1)/2 = 1 (element [0])"},
 		{"target += sum(hypergeometric_2F1(s, 1, 2, s + x))\n",
@@ -67,29 +63,18 @@ func TestStanMiscErrors(t *testing.T) {
 			"a.gpp:9:11: hypergeometric_pFq: |z| must be < 1 where p = q + 1 (a[0] 1, a[1] 2, a[2] 1, b[0] 3, b[1] 4, z 1)"},
 		{"target += hypergeometric_pFq([s, 2], [3], s)\n",
 			"a.gpp:9:11: hypergeometric_pFq: z must be < 1 (the series and Pfaff's transformation converge there; past 1 lies ₂F₁'s branch cut) (a[0] 1, a[1] 2, b[0] 3, z 1)"},
-	} {
-		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
-		_, err := m.LogJoint([]float64{0, 0, 0}, make([]float64, 3))
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%s: error %q, want %q", strings.TrimSpace(c.f), err, c.want)
-		}
-	}
-	for _, c := range []struct{ f, want string }{
+	})
+	wantCompileErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{
 		{"target += a * hypergeometric_3F2([1, 2], [3, 4], 0.5)\n", "a.gpp:9:15: hypergeometric_3F2 takes a [3] and b [2], got a [2] and b [2]"},
 		{"target += a * hypergeometric_pFq(rep(1.0, 9), [3], 0.5)\n", "a.gpp:9:15: hypergeometric_pFq takes at most 8 upper and 8 lower parameters, got a [9] and b [1]"},
-	} {
-		_, err := compileSrcErr(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %q, want %q", strings.TrimSpace(c.f), err, c.want)
-		}
-	}
+	})
 }
 
 // TestSizedConstructors: Stan's array, row and int forms of the sized
 // constructors, against the same values written out, and their errors.
 func TestSizedConstructors(t *testing.T) {
 	in := stanFuncsInput(t)
-	for _, c := range []struct{ name, f, plain string }{
+	for _, c := range []plainCase{
 		{"linspaced_array", "target += dot_product(linspaced_array(3, a, s), x)\n", "target += dot_product(a + (s - a) * [0, 0.5, 1], x)\n"},
 		{"linspaced_row_vector", "target += sum(linspaced_row_vector(3, a, s) * x)\n", "target += dot_product(a + (s - a) * [0, 0.5, 1], x)\n"},
 		{"linspaced_int_array repeating", "target += a * sum(linspaced_int_array(8, 1, 4) .* [1, 2, 3, 4, 5, 6, 7, 8])\n",
@@ -107,20 +92,12 @@ func TestSizedConstructors(t *testing.T) {
 			"target += 14 * a\n"},
 		{"uniform_simplex", "target += dot_product(uniform_simplex(4), [s, a, 1, 2])\n", "target += (s + a + 3) / 4\n"},
 	} {
-		m := compileSrc(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
-		plain := compileSrc(t, "b.gpp", stanFuncsDecls+c.plain, nil, in)
-		wantSameLogJoint(t, c.name, m, plain)
-		checkGradient(t, m, 7, 0.5)
+		checkGradient(t, wantSamePlain(t, stanFuncsDecls, in, nil, c), 7, 0.5)
 	}
-	for _, c := range []struct{ f, want string }{
+	wantCompileErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{
 		{"target += a * sum(one_hot_int_array(3, 3))\n", "a.gpp:9:40: one_hot_int_array: index 3 is out of range for length 3 (k counts from 0)"},
 		{"target += a * sum(one_hot_row_vector(3, -1))\n", "a.gpp:9:41: one_hot_row_vector: index -1 is out of range for length 3 (k counts from 0)"},
 		{"target += a * sum(linspaced_int_array(3, 4, 2))\n", "a.gpp:9:45: linspaced_int_array: hi (2) is below lo (4)"},
 		{"target += a * sum(uniform_simplex(0))\n", "a.gpp:9:35: uniform_simplex: a simplex needs n >= 1"},
-	} {
-		_, err := compileSrcErr(t, "a.gpp", stanFuncsDecls+c.f, nil, in)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want %q", strings.TrimSpace(c.f), err, c.want)
-		}
-	}
+	})
 }

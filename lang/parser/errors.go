@@ -281,7 +281,7 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 	case stanPrint(toks, i):
 		return "gpp has no print, reject or fatal_error: output NAME = EXPR reports a value at every draw, and gpp repl evaluates expressions on a fit; a value outside its domain stops the fit with an error that names it"
 	case tok.Type == tokKeyword && tok.Value == "target" && i+1 < len(toks) && toks[i+1].Value == "(":
-		return "gpp has no target() or get_lp(): the log density is not a value a model reads; gpp fit reports the ELBO, and output log_lik = logpdf(y, ...) each observation's term"
+		return "gpp has no target() or get_lp(): the log density is not a value a model reads; gpp fit reports the ELBO, and output log_lik = logpdf(y, ...) gives each observation's term"
 	case stanFunc(toks, i):
 		return "a Stan function is declared in gpp without types or a functions block: fn f(x, y) = EXPR, or fn f(x) { let u = ...; return EXPR }"
 	case stanDecl(toks, i):

@@ -117,7 +117,7 @@ var syntaxErrorTests = []struct {
 	{"x[3] ~ Normal(0, 1) y", []string{`1:21: expected newline or ";" after ")", found "y"`}},
 	{"print(mu);", []string{`1:10: expected "~" after ")", found ";"; gpp has no print, reject or fatal_error: output NAME = EXPR reports a value at every draw, and gpp repl evaluates expressions on a fit; a value outside its domain stops the fit with an error that names it`}},
 	{"fatal_error(mu);", []string{`1:16: expected "~" after ")", found ";"; gpp has no print, reject or fatal_error: output NAME = EXPR reports a value at every draw, and gpp repl evaluates expressions on a fit; a value outside its domain stops the fit with an error that names it`}},
-	{"output lp = target()", []string{`1:13: expected an expression after "=", found keyword "target"; gpp has no target() or get_lp(): the log density is not a value a model reads; gpp fit reports the ELBO, and output log_lik = logpdf(y, ...) each observation's term`}},
+	{"output lp = target()", []string{`1:13: expected an expression after "=", found keyword "target"; gpp has no target() or get_lp(): the log density is not a value a model reads; gpp fit reports the ELBO, and output log_lik = logpdf(y, ...) gives each observation's term`}},
 	{"reject(\"bad\")", []string{`1:8: a string (gpp has no strings: Stan's print, reject and fatal_error have no counterpart; output NAME = EXPR reports a value at every draw)`}},
 	{"print(\"mu = \", mu)\nlet a = \"x", []string{`1:7: a string (gpp has no strings: Stan's print, reject and fatal_error have no counterpart; output NAME = EXPR reports a value at every draw)`,
 		`2:9: invalid character '"' (gpp has no strings: Stan's print, reject and fatal_error have no counterpart; output NAME = EXPR reports a value at every draw)`}},
