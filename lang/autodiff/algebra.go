@@ -78,56 +78,17 @@ type AlgebraTol struct {
 // System is an algebraic system f(y, args...): a program whose first
 // input is the vector y [D] and whose further inputs are the arguments
 // passed on by the op, in order. It is read-only once finished.
-type System struct {
-	p    *Program
-	f    int32 // f's value, a vector [D]
-	fpos int   // f's index in p.order, −1 when f depends on no input
-	d    int
-	args []Shape
-	offs []int
-}
-
-// D returns the length of y.
-func (s *System) D() int { return s.d }
+type System struct{ subProgram }
 
 // FinishSystem completes b, whose first input is y (a vector [D]), then
 // those of the arguments, as an algebraic system: f must be a vector [D]
 // (a [D, 1] is taken as one).
 func (b *Builder) FinishSystem(f ID, pos ast.Pos) (*System, error) {
-	if err := b.Err(); err != nil {
-		return nil, err
-	}
-	var ins []int32
-	for i := range b.nodes {
-		if b.nodes[i].op == OpInput {
-			ins = append(ins, int32(i))
-		}
-	}
-	if len(ins) < 1 || b.nodes[ins[0]].shape.Rank != 1 {
-		panic("autodiff: FinishSystem needs the input y (a vector) first")
-	}
-	d := b.nodes[ins[0]].shape.Rows
-	fi := b.index(f)
-	if s := b.nodes[fi].shape; s.Len() != d || s.Cols != 1 || s.Rank == 0 && d != 1 {
-		return nil, ast.Errorf(pos, "the system returns %s; it must be a vector [%d], as long as y", s, d)
-	}
-	s := &System{d: d}
-	for _, i := range ins[1:] {
-		s.args = append(s.args, b.nodes[i].shape)
-		s.offs = append(s.offs, b.nodes[i].i0)
-	}
-	root := b.Sum(f, pos)
-	p, err := b.Finish(root, f)
+	s, err := b.finishVector(f, 1, "system", pos)
 	if err != nil {
 		return nil, err
 	}
-	s.p, s.f, s.fpos = p, fi, -1
-	for k, i := range p.order {
-		if i == fi {
-			s.fpos = k
-		}
-	}
-	return s, nil
+	return &System{s}, nil
 }
 
 // algSpec is what an OpAlgebraSolve node fixes when it is built.
@@ -151,13 +112,8 @@ func (b *Builder) AlgebraSolve(f *System, guess ID, tol AlgebraTol, args []ID, n
 	if s := b.shapeOf(ops[0]); s.Len() != f.d || s.Cols != 1 {
 		return b.fail(pos, "%s: y_guess is %s; the system takes a vector [%d]", name, s, f.d)
 	}
-	if len(args) != len(f.args) {
-		return b.fail(pos, "%s: %d arguments for a system of %d", name, len(args), len(f.args))
-	}
-	for k, a := range ops[1:] {
-		if s := b.shapeOf(a); s != f.args[k] {
-			return b.fail(pos, "%s: argument %d is %s; the system was built for %s", name, k+1, s, f.args[k])
-		}
+	if id, ok := b.checkArgs(&f.subProgram, args, ops[1:], name, pos); !ok {
+		return id
 	}
 	if tol.Step == 0 {
 		tol.Step = AlgebraScalingStep
@@ -182,35 +138,24 @@ func (b *Builder) AlgebraSolve(f *System, guess ID, tol AlgebraTol, args []ID, n
 // f's program and the solver's buffers, allocated once.
 type algRun struct {
 	spec *algSpec
-	f    *Program
-	x, g []float64 // f's latent vector (y, args) and gradient
-	seed []float64
-	p    int   // the columns of J_θ
-	cols []int // the first column of each argument's (operands 1...), −1 without
+	// f's program, latent vector (y, args), gradient, and the columns of
+	// J_θ (np): those of each argument (operands 1...) that depends on an
+	// input; err is why the last evaluation failed.
+	subRun
 	// The iterate and its f, a trial point and its f, the step, the
 	// steepest descent direction and a scratch vector, all [D].
 	y, fy, yt, ft, step, sd, tmp []float64
 	jy, jp                       []float64 // [D, D], [D, P]
 	lu, piv                      []float64 // LU factors of J_y (of J_yᵀ after a solve), row swaps
-	err                          error
-	steps                        int // the iterations of the last solve
+	steps                        int       // the iterations of the last solve
 }
 
 func newAlgRun(spec *algSpec, n *node, nodes []node) *algRun {
-	r := &algRun{spec: spec, f: spec.sys.p.Clone()}
+	r := &algRun{spec: spec, subRun: newSubRun(&spec.sys.subProgram, n, nodes, false)}
 	d := spec.sys.d
-	r.cols = make([]int, len(n.args))
-	for a, i := range n.args {
-		r.cols[a] = -1
-		if a > 0 && nodes[i].dyn {
-			r.cols[a] = r.p
-			r.p += nodes[i].n
-		}
-	}
-	r.x, r.g = make([]float64, r.f.dim), make([]float64, r.f.dim)
 	vec := func() []float64 { return make([]float64, d) }
-	r.seed, r.y, r.fy, r.yt, r.ft, r.step, r.sd, r.tmp, r.piv = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
-	r.jy, r.lu, r.jp = make([]float64, d*d), make([]float64, d*d), make([]float64, d*r.p)
+	r.y, r.fy, r.yt, r.ft, r.step, r.sd, r.tmp, r.piv = vec(), vec(), vec(), vec(), vec(), vec(), vec(), vec()
+	r.jy, r.lu, r.jp = make([]float64, d*d), make([]float64, d*d), make([]float64, d*r.np)
 	return r
 }
 
@@ -219,38 +164,20 @@ func (r *algRun) clone(n *node, nodes []node) *algRun { return newAlgRun(r.spec,
 // eval writes f(y) into fv; with jac, J_y into r.jy and J_θ into r.jp. It
 // returns f's program's error, or one saying which value is not finite.
 func (r *algRun) eval(y, fv []float64, jac bool) error {
-	s, d, np := r.spec.sys, r.spec.sys.d, r.p
-	copy(r.x[:d], y)
-	if _, err := r.f.Forward(r.x); err != nil {
+	s := &r.spec.sys.subProgram
+	copy(r.x[:s.d], y)
+	v, err := r.forward(s)
+	if err != nil {
 		return err
 	}
-	copy(fv, r.f.val[r.f.nodes[s.f].off:][:d])
+	copy(fv, v)
 	if k := firstBad(fv); k >= 0 {
 		return fmt.Errorf("f[%d] is %s", k, kind(fv[k]))
 	}
 	if !jac {
 		return nil
 	}
-	clear(r.jp)
-	for i := range d {
-		clear(r.seed)
-		r.seed[i] = 1
-		r.f.vjp(s.f, s.fpos, r.seed, r.g)
-		copy(r.jy[i*d:i*d+d], r.g[:d])
-		jp := r.jp[i*np : i*np+np]
-		for a, c := range r.cols[1:] {
-			if c >= 0 {
-				copy(jp[c:c+s.args[a].Len()], r.g[s.offs[a]:])
-			}
-		}
-	}
-	if k := firstBad(r.jy); k >= 0 {
-		return fmt.Errorf("∂f[%d]/∂y[%d] is %s", k/d, k%d, kind(r.jy[k]))
-	}
-	if k := firstBad(r.jp); k >= 0 {
-		return fmt.Errorf("the derivative of f[%d] in the arguments is %s", k/np, kind(r.jp[k]))
-	}
-	return nil
+	return r.jacobians(s, 0, r.jy, r.jp)
 }
 
 // factor LU-factors J_y (transposed with trans) into r.lu; false when it
@@ -286,9 +213,7 @@ func (p *Program) evalAlgebra(n *node) bool {
 	r := p.algs[n.i1]
 	r.err = nil
 	spec := r.spec
-	for a, off := range spec.sys.offs {
-		copy(r.x[off:], p.v(p.arg(n, a+1)))
-	}
+	r.setArgs(p, n, &spec.sys.subProgram)
 	copy(r.y, p.v(p.arg(n, 0)))
 	if err := r.eval(r.y, r.fy, true); err != nil {
 		r.err = r.failAt(n, "at y_guess", err)
@@ -306,7 +231,7 @@ func (p *Program) evalAlgebra(n *node) bool {
 	}
 	// r.jy and r.jp are at y*: keep J_yᵀ's factors for the reverse pass
 	// (none without arguments that depend on an input).
-	if r.p > 0 && !r.factor(true) {
+	if r.np > 0 && !r.factor(true) {
 		r.err = ast.Errorf(n.pos, "%s: the Jacobian of %s is singular at the root y = %s: the root does not determine its derivative (the system's equations are not independent there)", spec.name, spec.fn, vecString(r.y))
 		return false
 	}
@@ -604,17 +529,14 @@ func vecString(v []float64) string {
 // (positioned in its body) with the point and the call appended.
 func (r *algRun) failAt(n *node, at string, err error) error {
 	where := fmt.Sprintf(" (in the system %s of %s at %s, %s)", r.spec.fn, r.spec.name, n.pos, at)
-	if e, ok := err.(*ast.Error); ok {
-		return &ast.Error{Pos: e.Pos, Msg: e.Msg + where}
-	}
-	return ast.Errorf(n.pos, "%s: %s%s", r.spec.name, err, where)
+	return inBody(err, where, r.spec.name, n.pos)
 }
 
 // gradAlgebra adds the contributions of n's adjoint g [D] to the
 // arguments' adjoints: −J_θᵀ λ with J_yᵀ λ = g.
 func (p *Program) gradAlgebra(n *node, g []float64) {
 	r := p.algs[n.i1]
-	d, np := r.spec.sys.d, r.p
+	d, np := r.spec.sys.d, r.np
 	if np == 0 {
 		return
 	}
@@ -635,16 +557,4 @@ func (p *Program) gradAlgebra(n *node, g []float64) {
 			}
 		}
 	}
-}
-
-// algebraError is the failure of OpAlgebraSolve node n's last evaluation.
-func (p *Program) algebraError(n *node) error {
-	if r := p.algs[n.i1]; r.err != nil {
-		if e, ok := r.err.(*ast.Error); ok {
-			c := *e
-			return &c
-		}
-		return r.err
-	}
-	return ast.Errorf(n.pos, "%s: evaluation failed", n.op)
 }

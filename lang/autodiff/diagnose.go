@@ -584,11 +584,11 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		case OpHMMMarginal, OpHMMStateProb:
 			return p.hmmError(n)
 		case OpODE:
-			return p.odeError(n)
+			return p.odes[n.i1].failure(n)
 		case OpAlgebraSolve:
-			return p.algebraError(n)
+			return p.algs[n.i1].failure(n)
 		case OpIntegrate:
-			return p.integError(n)
+			return p.integs[n.i1].failure(n)
 		}
 		return ast.Errorf(n.pos, "%s: evaluation failed", name)
 	}

@@ -74,12 +74,8 @@ const (
 // is read-only once finished: each program that evaluates an OpIntegrate
 // node runs a clone of it.
 type Integrand struct {
-	p      *Program
-	f      int32 // f's value, a scalar
-	fpos   int   // f's index in p.order, −1 when f depends on no input
-	readXC bool  // f's value reads xc
-	args   []Shape
-	offs   []int
+	subProgram      // f's value is a scalar (D = 1)
+	readXC     bool // f's value reads xc
 }
 
 // FinishIntegrand completes b, whose first inputs are the scalars x and xc,
@@ -88,12 +84,7 @@ func (b *Builder) FinishIntegrand(f ID, pos ast.Pos) (*Integrand, error) {
 	if err := b.Err(); err != nil {
 		return nil, err
 	}
-	var ins []int32
-	for i := range b.nodes {
-		if b.nodes[i].op == OpInput {
-			ins = append(ins, int32(i))
-		}
-	}
+	ins := b.inputIndices()
 	if len(ins) < 2 || !b.nodes[ins[0]].shape.IsScalar() || !b.nodes[ins[1]].shape.IsScalar() {
 		panic("autodiff: FinishIntegrand needs the inputs x and xc (scalars) first")
 	}
@@ -101,24 +92,11 @@ func (b *Builder) FinishIntegrand(f ID, pos ast.Pos) (*Integrand, error) {
 	if s := b.nodes[fi].shape; s.Len() != 1 {
 		return nil, ast.Errorf(pos, "the integrand returns %s; it must be a scalar", s)
 	}
-	in := &Integrand{}
-	for _, i := range ins[2:] {
-		in.args = append(in.args, b.nodes[i].shape)
-		in.offs = append(in.offs, b.nodes[i].i0)
-	}
-	xc := ins[1]
-	p, err := b.Finish(b.Sum(f, pos), f)
+	s, err := b.finishSub(f, fi, ins, 2, 1, "integrand", pos)
 	if err != nil {
 		return nil, err
 	}
-	in.p, in.f, in.fpos = p, fi, -1
-	in.readXC = p.nodes[xc].live
-	for k, i := range p.order {
-		if i == fi {
-			in.fpos = k
-		}
-	}
-	return in, nil
+	return &Integrand{subProgram: s, readXC: s.p.nodes[ins[1]].live}, nil
 }
 
 // ReadsXC reports whether the integrand's value depends on xc.
@@ -178,13 +156,8 @@ func (b *Builder) Integrate(f *Integrand, a, bd Limit, rel float64, args []ID, f
 			return b.fail(pos, "%s: a bound is %s; it must be a scalar", name, s)
 		}
 	}
-	if len(args) != len(f.args) {
-		return b.fail(pos, "%s: %d arguments for an integrand of %d", name, len(args), len(f.args))
-	}
-	for k, o := range ops[nb:] {
-		if s := b.shapeOf(o); s != f.args[k] {
-			return b.fail(pos, "%s: argument %d is %s; the integrand was built for %s", name, k+1, s, f.args[k])
-		}
+	if id, ok := b.checkArgs(&f.subProgram, args, ops[nb:], name, pos); !ok {
+		return id
 	}
 	if (spec.lo < 0 || spec.hi < 0) && f.readXC {
 		return b.fail(pos, "%s: the integrand %s reads xc, which is NaN when a bound is infinite (as in Stan): write it in x alone", name, fn)
@@ -202,11 +175,11 @@ func (b *Builder) Integrate(f *Integrand, a, bd Limit, rel float64, args []ID, f
 // f's program and the sums, allocated once.
 type integRun struct {
 	spec *integSpec
-	f    *Program
-	x, g []float64 // f's latent vector (x, xc, args) and gradient
-	seed []float64 // [1]
-	np   int       // the partials' count: of the arguments that depend on an input
-	cols []int     // the first partial of each argument operand, −1 without
+	// f's program, latent vector (x, xc, args), gradient, and the
+	// partials' count (np) and columns: those of each argument that
+	// depends on an input (the bounds have none); err is why the last
+	// evaluation failed.
+	subRun
 	// The current piece's sums at this level and the last: the value's
 	// and the partials' (index 0 the value, then np), and of their
 	// absolute values.
@@ -214,24 +187,12 @@ type integRun struct {
 	dfx            []float64 // the partials at one node: ∂f/∂args
 	tot            []float64 // the integral and its partials over all pieces
 	dlo, dhi       float64   // ∂I/∂a, ∂I/∂b
-	err            error
-	evals          int // of f, in all (for benchmarks)
+	evals          int       // of f, in all (for benchmarks)
 }
 
 func newIntegRun(spec *integSpec, n *node, nodes []node) *integRun {
-	r := &integRun{spec: spec, f: spec.f.p.Clone()}
-	nb := len(n.args) - len(spec.f.args)
-	r.cols = make([]int, len(spec.f.args))
-	for k := range spec.f.args {
-		r.cols[k] = -1
-		if nodes[n.args[nb+k]].dyn {
-			r.cols[k] = r.np
-			r.np += nodes[n.args[nb+k]].n
-		}
-	}
-	r.x = make([]float64, r.f.dim)
-	r.g = make([]float64, r.f.dim)
-	r.seed = []float64{1}
+	r := &integRun{spec: spec, subRun: newSubRun(&spec.f.subProgram, n, nodes, false)}
+	r.seed[0] = 1
 	m := 1 + r.np
 	r.sum, r.abs, r.prev, r.tot = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
 	r.dfx = make([]float64, m)
@@ -327,23 +288,19 @@ func pieces(lo, hi float64, buf *[2]integPiece) []integPiece {
 // eval evaluates f and, with partials, its gradient in the arguments at
 // (x, xc) into r.dfx (index 0 f, then the partials).
 func (r *integRun) eval(x, xc float64, partials bool) error {
-	in := r.spec.f
+	in := &r.spec.f.subProgram
 	r.evals++
 	r.x[0], r.x[1] = x, xc
-	if _, err := r.f.Forward(r.x); err != nil {
+	fv, err := r.forward(in)
+	if err != nil {
 		return err
 	}
-	fv := r.f.val[r.f.nodes[in.f].off]
-	r.dfx[0] = fv
+	r.dfx[0] = fv[0]
 	if !partials || r.np == 0 {
 		return nil
 	}
 	r.f.vjp(in.f, in.fpos, r.seed, r.g)
-	for a, c := range r.cols {
-		if c >= 0 {
-			copy(r.dfx[1+c:1+c+in.args[a].Len()], r.g[in.offs[a]:])
-		}
-	}
+	r.argPartials(in, r.dfx[1:])
 	if k := firstBad(r.dfx[1:]); k >= 0 {
 		return fmt.Errorf("the integrand's derivative in its arguments is %s", kind(r.dfx[1+k]))
 	}
@@ -474,10 +431,7 @@ func (r *integRun) failAt(x, xc float64, err error) error {
 		}
 	}
 	where += ")"
-	if e, ok := err.(*ast.Error); ok {
-		return &ast.Error{Pos: e.Pos, Msg: e.Msg + where}
-	}
-	return fmt.Errorf("%s%s", err, where)
+	return inBody(err, where, "integrate_1d", r.spec.pos)
 }
 
 // evalIntegrate is OpIntegrate's forward rule; false (with r.err) when
@@ -486,10 +440,7 @@ func (p *Program) evalIntegrate(n *node) bool {
 	r := p.integs[n.i1]
 	r.err = nil
 	spec := r.spec
-	nb := len(n.args) - len(spec.f.args)
-	for a, off := range spec.f.offs {
-		copy(r.x[off:], p.v(p.arg(n, nb+a)))
-	}
+	r.setArgs(p, n, &spec.f.subProgram)
 	lo, hi := spec.loInf, spec.hiInf
 	if spec.lo >= 0 {
 		lo = p.v(p.arg(n, spec.lo))[0]
@@ -562,26 +513,13 @@ func (p *Program) gradIntegrate(n *node, g float64) {
 			p.a(x)[0] += g * r.dhi
 		}
 	}
-	nb := len(n.args) - len(spec.f.args)
 	for a, c := range r.cols {
 		if c < 0 {
 			continue
 		}
-		ax := p.a(p.arg(n, nb+a))
+		ax := p.a(p.arg(n, a))
 		for j := range ax {
 			ax[j] += g * r.tot[1+c+j]
 		}
 	}
-}
-
-// integError is the failure of OpIntegrate node n's last evaluation.
-func (p *Program) integError(n *node) error {
-	if r := p.integs[n.i1]; r.err != nil {
-		if e, ok := r.err.(*ast.Error); ok {
-			c := *e
-			return &c
-		}
-		return r.err
-	}
-	return ast.Errorf(n.pos, "integrate_1d: evaluation failed")
 }

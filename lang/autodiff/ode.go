@@ -74,56 +74,17 @@ const (
 // whose further inputs are the arguments passed on by the op, in order.
 // It is read-only once finished: each program that evaluates an OpODE
 // node runs a clone of it.
-type RHS struct {
-	p    *Program
-	f    int32 // f's value, a vector [D]
-	fpos int   // f's index in p.order, −1 when f depends on no input
-	d    int
-	args []Shape // the inputs after t and y
-	offs []int   // their offsets in p's latent vector
-}
-
-// D returns the length of y.
-func (r *RHS) D() int { return r.d }
+type RHS struct{ subProgram }
 
 // FinishRHS completes b, whose first inputs are t (a scalar) and y (a
 // vector [D]), then those of the arguments, as the right-hand side f of
 // an ODE: f must be a vector [D] (a [D, 1] is taken as one).
 func (b *Builder) FinishRHS(f ID, pos ast.Pos) (*RHS, error) {
-	if err := b.Err(); err != nil {
-		return nil, err
-	}
-	var ins []int32
-	for i := range b.nodes {
-		if b.nodes[i].op == OpInput {
-			ins = append(ins, int32(i))
-		}
-	}
-	if len(ins) < 2 || !b.nodes[ins[0]].shape.IsScalar() || b.nodes[ins[1]].shape.Rank != 1 {
-		panic("autodiff: FinishRHS needs the inputs t (a scalar) and y (a vector) first")
-	}
-	d := b.nodes[ins[1]].shape.Rows
-	fi := b.index(f)
-	if s := b.nodes[fi].shape; s.Len() != d || s.Cols != 1 || s.Rank == 0 && d != 1 {
-		return nil, ast.Errorf(pos, "the right-hand side returns %s; it must be a vector [%d], as long as y", s, d)
-	}
-	r := &RHS{d: d}
-	for _, i := range ins[2:] {
-		r.args = append(r.args, b.nodes[i].shape)
-		r.offs = append(r.offs, b.nodes[i].i0)
-	}
-	root := b.Sum(f, pos)
-	p, err := b.Finish(root, f)
+	s, err := b.finishVector(f, 2, "right-hand side", pos)
 	if err != nil {
 		return nil, err
 	}
-	r.p, r.f, r.fpos = p, fi, -1
-	for k, i := range p.order {
-		if i == fi {
-			r.fpos = k
-		}
-	}
-	return r, nil
+	return &RHS{s}, nil
 }
 
 // ODETol holds an ODE's solver and its settings (zero values: ode_rk45
@@ -158,13 +119,8 @@ func (b *Builder) ODE(f *RHS, y0 ID, t0 float64, ts []float64, tol ODETol, args 
 	if s := b.shapeOf(ops[0]); s.Len() != f.d || s.Cols != 1 {
 		return b.fail(pos, "%s: y0 is %s; the right-hand side takes a vector [%d]", name, s, f.d)
 	}
-	if len(args) != len(f.args) {
-		return b.fail(pos, "%s: %d arguments for a right-hand side of %d", name, len(args), len(f.args))
-	}
-	for k, a := range ops[1:] {
-		if s := b.shapeOf(a); s != f.args[k] {
-			return b.fail(pos, "%s: argument %d is %s; the right-hand side was built for %s", name, k+1, s, f.args[k])
-		}
+	if id, ok := b.checkArgs(&f.subProgram, args, ops[1:], name, pos); !ok {
+		return id
 	}
 	if len(ts) == 0 {
 		return b.fail(pos, "%s: no output times", name)
@@ -207,18 +163,16 @@ func (b *Builder) ODE(f *RHS, y0 ID, t0 float64, ts []float64, tol ODETol, args 
 // program and the solver's buffers, allocated once.
 type odeRun struct {
 	spec *odeSpec
-	f    *Program
-	x, g []float64 // f's latent vector (t, y, args) and gradient
-	seed []float64 // e_i for the reverse sweeps
-	p    int       // sensitivity columns
-	cols []int     // the first column of each operand's (y0, args), −1 without
+	// f's program, latent vector (t, y, args), gradient, and the
+	// sensitivities' columns (np): those of each operand (y0, args)
+	// that depends on an input; err is why the last evaluation failed.
+	subRun
 	// The coupled state z = (y, S row-major [D, P]), the stages, the
 	// proposal and the Jacobians.
 	z, znew, tmp []float64
 	k            [7][]float64
 	jy, jp       []float64 // [D, D], [D, P]
 	sens         []float64 // S at each output time, [T, D, P]
-	err          error     // why the last evaluation failed
 	steps        int       // the steps of the last solve (tried, as counted against max_num_steps)
 	// ODERosW's: J_y at the step's start [D, D], the LU factors of
 	// I/(γh) − J_y [D, D] and their row swaps [D].
@@ -226,26 +180,15 @@ type odeRun struct {
 }
 
 func newODERun(spec *odeSpec, n *node, nodes []node) *odeRun {
-	r := &odeRun{spec: spec, f: spec.rhs.p.Clone()}
+	r := &odeRun{spec: spec, subRun: newSubRun(&spec.rhs.subProgram, n, nodes, true)}
 	d := spec.rhs.d
-	r.cols = make([]int, len(n.args))
-	for a, i := range n.args {
-		r.cols[a] = -1
-		if nodes[i].dyn {
-			r.cols[a] = r.p
-			r.p += nodes[i].n
-		}
-	}
-	nz := d * (1 + r.p)
-	r.x = make([]float64, r.f.dim)
-	r.g = make([]float64, r.f.dim)
-	r.seed = make([]float64, d)
+	nz := d * (1 + r.np)
 	r.z, r.znew, r.tmp = make([]float64, nz), make([]float64, nz), make([]float64, nz)
 	for i := range r.k {
 		r.k[i] = make([]float64, nz)
 	}
-	r.jy, r.jp = make([]float64, d*d), make([]float64, d*r.p)
-	r.sens = make([]float64, len(spec.ts)*d*r.p)
+	r.jy, r.jp = make([]float64, d*d), make([]float64, d*r.np)
+	r.sens = make([]float64, len(spec.ts)*d*r.np)
 	if spec.tol.Method == ODERosW {
 		r.jw, r.lu, r.piv = make([]float64, d*d), make([]float64, d*d), make([]float64, d)
 	}
@@ -294,35 +237,19 @@ const odeStopEvery = 256
 // It returns an error from f's program, or one saying which value is not
 // finite.
 func (r *odeRun) rhs(t float64, z, dz []float64, needJ bool) error {
-	f, d, np := r.spec.rhs, r.spec.rhs.d, r.p
+	f, d, np := &r.spec.rhs.subProgram, r.spec.rhs.d, r.np
 	r.x[0] = t
 	copy(r.x[1:1+d], z[:d])
-	if _, err := r.f.Forward(r.x); err != nil {
+	fv, err := r.forward(f)
+	if err != nil {
 		return err
 	}
-	fv := r.f.val[r.f.nodes[f.f].off:][:d]
 	copy(dz[:d], fv)
 	if np == 0 && !needJ {
 		return nil
 	}
-	clear(r.jp)
-	for i := range d {
-		clear(r.seed)
-		r.seed[i] = 1
-		r.f.vjp(f.f, f.fpos, r.seed, r.g)
-		copy(r.jy[i*d:i*d+d], r.g[1:1+d])
-		jp := r.jp[i*np : i*np+np]
-		for a, c := range r.cols[1:] {
-			if c >= 0 {
-				copy(jp[c:c+f.args[a].Len()], r.g[f.offs[a]:])
-			}
-		}
-	}
-	if k := firstBad(r.jy); k >= 0 {
-		return fmt.Errorf("∂f[%d]/∂y[%d] is %s", k/d, k%d, kind(r.jy[k]))
-	}
-	if k := firstBad(r.jp); k >= 0 {
-		return fmt.Errorf("the derivative of f[%d] in the arguments is %s", k/np, kind(r.jp[k]))
+	if err := r.jacobians(f, 1, r.jy, r.jp); err != nil {
+		return err
 	}
 	if np == 0 {
 		return nil
@@ -343,35 +270,13 @@ func (r *odeRun) rhs(t float64, z, dz []float64, needJ bool) error {
 	return nil
 }
 
-// vjp writes into g (of length Dim) the gradient of seed · (the value of
-// node f), f at index fpos of p.order (−1: f depends on no input), at the
-// point of the last successful Forward.
-func (p *Program) vjp(f int32, fpos int, seed, g []float64) {
-	clear(p.adj)
-	if fpos >= 0 {
-		copy(p.a(&p.nodes[f]), seed)
-		for k := fpos; k >= 0; k-- {
-			if n := &p.nodes[p.order[k]]; n.joint {
-				p.grad(n)
-			}
-		}
-	}
-	for _, i := range p.inputs {
-		n := &p.nodes[i]
-		copy(g[n.i0:n.i0+n.n], p.adj[n.aoff:n.aoff+n.n])
-	}
-}
-
 // evalODE is OpODE's forward rule; false (with r.err) when the solve
 // fails.
 func (p *Program) evalODE(n *node) bool {
 	r := p.odes[n.i1]
 	r.err = nil
-	spec, d, np := r.spec, r.spec.rhs.d, r.p
-	// The arguments are fixed for the solve.
-	for a, off := range spec.rhs.offs {
-		copy(r.x[off:], p.v(p.arg(n, a+1)))
-	}
+	spec, d, np := r.spec, r.spec.rhs.d, r.np
+	r.setArgs(p, n, &spec.rhs.subProgram) // fixed for the solve
 	z := r.z
 	clear(z)
 	copy(z[:d], p.v(p.arg(n, 0)))
@@ -579,17 +484,14 @@ func (r *odeRun) initialStep(t, span float64) float64 {
 // (positioned in its body) with the time and the call appended.
 func (r *odeRun) failAt(n *node, t float64, err error) error {
 	where := fmt.Sprintf(" (in the right-hand side %s of %s at %s, at t = %.6g)", r.spec.fn, r.spec.name, n.pos, t)
-	if e, ok := err.(*ast.Error); ok {
-		return &ast.Error{Pos: e.Pos, Msg: e.Msg + where}
-	}
-	return ast.Errorf(n.pos, "%s: %s%s", r.spec.name, err, where)
+	return inBody(err, where, r.spec.name, n.pos)
 }
 
 // gradODE adds the contributions of n's adjoint g [T, D] to the adjoints
 // of y0 and the arguments: g contracted with the sensitivities.
 func (p *Program) gradODE(n *node, g []float64) {
 	r := p.odes[n.i1]
-	d, np := r.spec.rhs.d, r.p
+	d, np := r.spec.rhs.d, r.np
 	if np == 0 {
 		return
 	}
@@ -616,16 +518,4 @@ func (p *Program) gradODE(n *node, g []float64) {
 			ax[j] += gt[c+j]
 		}
 	}
-}
-
-// odeError is the failure of OpODE node n's last evaluation.
-func (p *Program) odeError(n *node) error {
-	if r := p.odes[n.i1]; r.err != nil {
-		if e, ok := r.err.(*ast.Error); ok {
-			c := *e // the caller appends the call context and loop iteration
-			return &c
-		}
-		return r.err
-	}
-	return ast.Errorf(n.pos, "%s: evaluation failed", n.op)
 }

@@ -114,7 +114,7 @@ func newRosTableau() rosTableau {
 // error's scaled max norm (NaN when W is singular), or the failure of an
 // evaluation. r.k[1..4] hold the stages u, r.k[5] a stage's derivative.
 func (r *odeRun) stiffStep(t, h float64) (float64, error) {
-	d, np := r.spec.rhs.d, r.p
+	d, np := r.spec.rhs.d, r.np
 	lu := r.lu
 	for i := range lu {
 		lu[i] = -r.jw[i]

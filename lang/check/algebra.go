@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -33,51 +32,12 @@ type AlgebraCall struct {
 	Body *Inline
 }
 
-// takesFn reports whether e calls a built-in whose first argument names
-// a user function (an ODE or algebraic solver, integrate_1d).
-func takesFn(e *ast.CallExpr) bool {
-	f := stdlib.LookupFunc(e.Fun.Name)
-	return f != nil && (f.Shape == stdlib.ODE || f.Shape == stdlib.Algebra || f.Shape == stdlib.Integrate1D)
-}
-
 // algebraCall checks a call of an algebraic solver (f its table entry).
 func (c *checker) algebraCall(e *ast.CallExpr, f *stdlib.Func) Type {
 	c.info.Calls[e] = f
 	name := f.Name
-	fixed := len(f.Args) - 1 // before the "..."
-	if len(e.Args) < fixed {
-		for _, a := range e.Args[min(1, len(e.Args)):] {
-			c.expr(a)
-		}
-		c.errorf(e.Rparen, "too few arguments to %s: expected at least %d (%s), found %d", name, fixed, f.Signature(), len(e.Args))
-		return invalid
-	}
-	types := make([]Type, len(e.Args))
-	ok := true
-	for i, a := range e.Args[1:] {
-		types[i+1] = c.expr(a)
-		ok = ok && types[i+1].Valid()
-	}
-	fd := c.odeFn(e, name, "f(y, ...)", "that returns the system's value")
-	if fd == nil || !ok {
-		return invalid
-	}
-	for i, spec := range f.Args[1:fixed] {
-		a, arg := types[i+1], e.Args[i+1]
-		switch {
-		case a.Shape.Rank() != rankOf(spec.Ranks):
-			c.errorf(arg.Pos(), "%s expects a %s as argument %d (%s); `%s` is %s", name, spec.Ranks, i+2, spec.Name, exprString(arg), a.Shape.describe())
-			ok = false
-		case spec.Int && a.Elem != Int:
-			c.errorf(arg.Pos(), "%s expects an int argument %d (%s); `%s` is real", name, i+2, spec.Name, exprString(arg))
-			ok = false
-		case spec.Data != "" && !a.DataOnly:
-			c.errorf(arg.Pos(), "%s needs argument %d (%s) known before the fit (data, constants and lets of them); `%s` %s: %s",
-				name, i+2, spec.Name, exprString(arg), c.dependsOnParam(arg), spec.Data)
-			ok = false
-		}
-	}
-	if !ok {
+	types, fd, fixed := c.solverArgs(e, f, "f(y, ...)", "that returns the system's value")
+	if fd == nil {
 		return invalid
 	}
 	guess := types[1]
@@ -99,9 +59,8 @@ func (c *checker) algebraCall(e *ast.CallExpr, f *stdlib.Func) Type {
 	yType := Type{Elem: Real, Shape: guess.Shape, Support: dist.Real}
 	argTypes := append([]Type{yType}, types[fixed:]...)
 	values := append([]ast.Expr{call.Guess}, call.Args...)
-	where := fmt.Sprintf(" (in the system %s of %s at %s)", d.Name.Name, name, e.Fun.NamePos)
-	in, body := c.expand(e, d, argTypes, values, where)
-	if in == nil || !body.Valid() {
+	in, body := c.expandFn(e, name, d, "system", "compare y only, or data", 1, argTypes, values)
+	if in == nil {
 		return invalid
 	}
 	call.Body = in

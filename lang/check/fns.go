@@ -255,8 +255,8 @@ func (c *checker) inline(e *ast.CallExpr, fd *fnDef) Type {
 	return t
 }
 
-// odeFnArg returns the identifier an ODE or algebraic solver's call names
-// its function with.
+// odeFnArg returns the identifier a call of takesFn (an ODE or algebraic
+// solver, integrate_1d) names its function with.
 func odeFnArg(e *ast.CallExpr) (*ast.Ident, bool) {
 	if !takesFn(e) || len(e.Args) == 0 {
 		return nil, false

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gpplang/gpp/dist"
@@ -46,16 +45,11 @@ func (c *checker) integrateCall(e *ast.CallExpr, f *stdlib.Func) Type {
 		c.errorf(e.Rparen, "%s takes 4 to 7 arguments, %s (x_r, x_i and relative_tolerance may be left out, from the end); found %d", name, f.Signature(), len(e.Args))
 		return invalid
 	}
-	types := make([]Type, len(e.Args))
-	ok := true
-	for i, a := range e.Args[1:] {
-		types[i+1] = c.expr(a)
-		ok = ok && types[i+1].Valid()
-	}
-	fd := c.odeFn(e, name, "f(x, xc, theta, x_r, x_i)", "that returns the integrand's value")
-	if fd == nil || !ok {
+	types, fd := c.fnCallArgs(e, name, "f(x, xc, theta, x_r, x_i)", "that returns the integrand's value")
+	if fd == nil {
 		return invalid
 	}
+	ok := true
 	call := &IntegralCall{Call: e, Fn: fd.decl, A: e.Args[1], B: e.Args[2], Args: e.Args[3:min(len(e.Args), 6)]}
 	for i, spec := range f.Args[1:3] {
 		if a := types[i+1]; a.Shape.Rank() != 0 {
@@ -104,15 +98,11 @@ func (c *checker) integrateCall(e *ast.CallExpr, f *stdlib.Func) Type {
 	xcType := Type{Elem: Real, Support: dist.Real}
 	argTypes := append([]Type{xType, xcType}, types[3:3+len(call.Args)]...)
 	values := append([]ast.Expr{call.A, call.B}, call.Args...)
-	where := fmt.Sprintf(" (in the integrand %s of %s at %s)", d.Name.Name, name, e.Fun.NamePos)
-	in, body := c.expand(e, d, argTypes, values, where)
-	if in == nil || !body.Valid() {
+	in, body := c.expandFn(e, name, d, "integrand", "compare x or xc only (Stan's if (x > 0.5)), or data", 2, argTypes, values)
+	if in == nil {
 		return invalid
 	}
 	call.Body = in
-	if !c.integrandSteps(in, name, types[3:3+len(call.Args)]) {
-		return invalid
-	}
 	if body.Shape.Rank() != 0 {
 		c.errorf(e.Args[0].Pos(), "the integrand %s returns %s; %s needs a scalar, the integrand's value at x", d.Name.Name, body.Shape.describe(), name)
 		return invalid
@@ -131,83 +121,4 @@ func (c *checker) integrateCall(e *ast.CallExpr, f *stdlib.Func) Type {
 		t.Support = dist.NonNegative
 	}
 	return t
-}
-
-// integrandSteps reports each comparison or logical operator in the
-// expanded integrand in that reads an argument that depends on a param
-// (its derivative there would be zero), and returns whether there is none.
-// Those that read x, xc and data alone are the integrand's pieces (Stan's
-// if (x > 0.5)), which the integral smooths.
-func (c *checker) integrandSteps(in *Inline, name string, args []Type) bool {
-	bad := map[*Symbol]bool{}   // arguments that depend on a param
-	fixed := map[*Symbol]bool{} // x, xc and the data arguments: read no further
-	for i, b := range in.Binds[:2+len(args)] {
-		if i >= 2 && !args[i-2].DataOnly {
-			bad[b.Sym] = true
-		} else {
-			fixed[b.Sym] = true
-		}
-	}
-	memo := map[*Symbol]*ast.Ident{}
-	// reads returns the argument identifier e reads a bad argument
-	// through (following the lets of the body and of the functions it
-	// calls), or nil.
-	var reads func(e ast.Expr) *ast.Ident
-	reads = func(e ast.Expr) *ast.Ident {
-		var found *ast.Ident
-		ast.Inspect(e, func(n ast.Node) bool {
-			if found != nil {
-				return false
-			}
-			if call, ok := n.(*ast.CallExpr); ok {
-				if inl := c.info.Inlines[call]; inl != nil {
-					found = reads(inl.Body)
-					return found == nil
-				}
-			}
-			id, ok := n.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			sym := c.info.Uses[id]
-			switch {
-			case sym == nil || fixed[sym]:
-			case bad[sym]:
-				found = id
-			case sym.Kind == Let && sym.Fn != nil:
-				if r, done := memo[sym]; done {
-					found = r
-					break
-				}
-				memo[sym] = nil
-				if let, ok := sym.Decl.(*ast.LetStmt); ok {
-					memo[sym] = reads(let.Value)
-					found = memo[sym]
-				}
-			}
-			return true
-		})
-		return found
-	}
-	ok := true
-	for _, s := range c.stepsOf(in.Body) {
-		var pos ast.Pos
-		var operands []ast.Expr
-		switch x := s.op.(type) {
-		case *ast.BinaryExpr:
-			pos, operands = x.OpPos, []ast.Expr{x.X, x.Y}
-		case *ast.UnaryExpr:
-			pos, operands = x.OpPos, []ast.Expr{x.X}
-		default:
-			continue
-		}
-		for _, o := range operands {
-			if id := reads(o); id != nil {
-				c.errorf(pos, "%s: a comparison or logical operator in the integrand %s reads `%s`, which depends on a param: its derivative would be zero; compare x or xc only (Stan's if (x > 0.5)), or data", name, in.Fn.Name.Name, id.Name)
-				ok = false
-				break
-			}
-		}
-	}
-	return ok
 }

@@ -56,41 +56,12 @@ var odeRefused = map[string]string{
 func (c *checker) odeCall(e *ast.CallExpr, f *stdlib.Func) Type {
 	c.info.Calls[e] = f
 	name := f.Name
-	fixed := len(f.Args) - 1 // before the "..."
-	if len(e.Args) < fixed {
-		for _, a := range e.Args[min(1, len(e.Args)):] {
-			c.expr(a)
-		}
-		c.errorf(e.Rparen, "too few arguments to %s: expected at least %d (%s), found %d", name, fixed, f.Signature(), len(e.Args))
-		return invalid
-	}
-	types := make([]Type, len(e.Args))
-	ok := true
-	for i, a := range e.Args[1:] {
-		types[i+1] = c.expr(a)
-		ok = ok && types[i+1].Valid()
-	}
-	fd := c.odeFn(e, name, "f(t, y, ...)", "that returns the derivative of y")
-	if fd == nil || !ok {
+	types, fd, fixed := c.solverArgs(e, f, "f(t, y, ...)", "that returns the derivative of y")
+	if fd == nil {
 		return invalid
 	}
 	y0, t0, ts := types[1], types[2], types[3]
-	for i, spec := range f.Args[1:fixed] {
-		a, arg := types[i+1], e.Args[i+1]
-		switch {
-		case a.Shape.Rank() != rankOf(spec.Ranks):
-			c.errorf(arg.Pos(), "%s expects a %s as argument %d (%s); `%s` is %s", name, spec.Ranks, i+2, spec.Name, exprString(arg), a.Shape.describe())
-			ok = false
-		case spec.Int && a.Elem != Int:
-			c.errorf(arg.Pos(), "%s expects an int argument %d (%s); `%s` is real", name, i+2, spec.Name, exprString(arg))
-			ok = false
-		case spec.Data != "" && !a.DataOnly:
-			c.errorf(arg.Pos(), "%s needs argument %d (%s) known before the fit (data, constants and lets of them); `%s` %s: %s",
-				name, i+2, spec.Name, exprString(arg), c.dependsOnParam(arg), spec.Data)
-			ok = false
-		}
-	}
-	if !ok || !c.odeTimes(name, e.Args[3], t0) {
+	if !c.odeTimes(name, e.Args[3], t0) {
 		return invalid
 	}
 	call := &ODECall{Call: e, Fn: fd.decl, Y0: e.Args[1], T0: e.Args[2], Ts: e.Args[3], Args: e.Args[fixed:]}
@@ -112,9 +83,8 @@ func (c *checker) odeCall(e *ast.CallExpr, f *stdlib.Func) Type {
 	yType := Type{Elem: Real, Shape: y0.Shape, Support: dist.Real}
 	argTypes := append([]Type{tType, yType}, types[fixed:]...)
 	values := append([]ast.Expr{call.T0, call.Y0}, call.Args...)
-	where := fmt.Sprintf(" (in the right-hand side %s of %s at %s)", d.Name.Name, name, e.Fun.NamePos)
-	in, body := c.expand(e, d, argTypes, values, where)
-	if in == nil || !body.Valid() {
+	in, body := c.expandFn(e, name, d, "right-hand side", "compare t or y only, or data", 2, argTypes, values)
+	if in == nil {
 		return invalid
 	}
 	call.Body = in
@@ -139,33 +109,6 @@ func rankOf(r stdlib.Ranks) int {
 		}
 	}
 	return -1
-}
-
-// odeFn returns the user function that argument 1 of call e (of an ODE
-// or algebraic solver) names, or reports why it names none and returns
-// nil. sig is the function's form ("f(t, y, ...)") and role what it
-// returns, for the messages.
-func (c *checker) odeFn(e *ast.CallExpr, name, sig, role string) *fnDef {
-	id, isId := ast.Unparen(e.Args[0]).(*ast.Ident)
-	if !isId {
-		c.errorf(e.Args[0].Pos(), "%s expects argument 1 (f) to name a user function fn %s %s; `%s` is an expression", name, sig, role, exprString(e.Args[0]))
-		return nil
-	}
-	if fd := c.fns[id.Name]; fd != nil {
-		return fd
-	}
-	switch k := builtinKind(id.Name); {
-	case k != "":
-		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn %s; `%s` is a built-in %s", name, sig, id.Name, k)
-	case c.fnLater(id.Name) != nil:
-		c.errorf(id.NamePos, "function `%s` used before its declaration at %s", id.Name, c.fnLater(id.Name).Name.NamePos)
-	case c.lookup(id.Name) != nil:
-		sym := c.lookup(id.Name)
-		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn %s %s; `%s` is %s (declared at %s)", name, sig, role, id.Name, sym.Kind.Phrase(), sym.Pos)
-	default:
-		c.errorf(id.NamePos, "%s expects argument 1 (f) to name a user function fn %s; there is no function `%s`%s", name, sig, id.Name, suggest(id.Name, c.fnNames()))
-	}
-	return nil
 }
 
 // odeTimes checks output times written as a vector of constants (and a

@@ -1,9 +1,6 @@
 package compile
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
@@ -27,27 +24,9 @@ func (l *lowerer) algebra(ac *check.AlgebraCall) value {
 	}
 	ok := true
 	if ac.Step != nil {
-		step, oks := l.odeKnown(ac.Step, name, stepName)
-		ftol, okf := l.odeKnown(ac.FTol, name, "f_tol")
-		steps, okm := l.odeKnown(ac.MaxSteps, name, "max_steps")
-		ok = oks && okf && okm
-		for _, s := range []struct {
-			what string
-			at   ast.Expr
-			v    []float64
-		}{{stepName, ac.Step, step}, {"f_tol", ac.FTol, ftol}} {
-			if ok && !(s.v[0] > 0 && s.v[0] < math.Inf(1)) {
-				l.errorf(s.at.Pos(), "%s: %s is %g; it must be finite and > 0", name, s.what, s.v[0])
-				ok = false
-			}
-		}
-		if ok && !(steps[0] >= 1 && steps[0] <= math.MaxInt32) {
-			l.errorf(ac.MaxSteps.Pos(), "%s: max_steps is %g; it must be a positive int (at most %d)", name, steps[0], math.MaxInt32)
-			ok = false
-		}
-		if ok {
-			tol.Step, tol.FTol, tol.MaxSteps = step[0], ftol[0], int(steps[0])
-		}
+		var t [2]float64
+		t, tol.MaxSteps, ok = l.solverTols(name, [2]ast.Expr{ac.Step, ac.FTol}, ac.MaxSteps, [3]string{stepName, "f_tol", "max_steps"})
+		tol.Step, tol.FTol = t[0], t[1]
 	}
 	args := make([]value, len(ac.Args))
 	for i, a := range ac.Args {
@@ -62,17 +41,9 @@ func (l *lowerer) algebra(ac *check.AlgebraCall) value {
 		return value{}
 	}
 	// f's program: y, then the arguments not known before the fit.
-	sb := autodiff.NewBuilder()
-	in := ac.Body
-	l.env[in.Binds[0].Sym] = value{id: sb.Input("y", autodiff.Vector(d), pos), node: true}
-	where := fmt.Sprintf(" (in the system %s of %s at %s)", fn, name, pos)
-	f, inputs, ok := l.fnBody(sb, in, 1, len(ac.Fn.Params), args, ac.Args, where)
+	leads := []lead{{"y", autodiff.Vector(d)}}
+	sys, inputs, ok := fnProgram(l, e, ac.Fn, ac.Body, "system", leads, args, ac.Args, (*autodiff.Builder).FinishSystem)
 	if !ok {
-		return value{}
-	}
-	sys, err := sb.FinishSystem(f, e.Args[0].Pos())
-	if err != nil {
-		l.subErr(err, pos, where)
 		return value{}
 	}
 	return value{id: l.b.AlgebraSolve(sys, guess, tol, inputs, name, fn, pos), node: true}

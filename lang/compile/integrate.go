@@ -1,8 +1,6 @@
 package compile
 
 import (
-	"errors"
-	"fmt"
 	"math"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -57,59 +55,9 @@ func (l *lowerer) integrate(ic *check.IntegralCall) value {
 	}
 
 	// f's program: x, xc, then the arguments not known before the fit.
-	sb := autodiff.NewBuilder()
-	in := ic.Body
-	l.env[in.Binds[0].Sym] = value{id: sb.Input("x", autodiff.Scalar(), pos), node: true}
-	l.env[in.Binds[1].Sym] = value{id: sb.Input("xc", autodiff.Scalar(), pos), node: true}
-	var inputs []autodiff.ID
-	for i, v := range args {
-		sym := in.Binds[2+i].Sym
-		a := ic.Args[i]
-		switch {
-		case v.isInt && v.rows == nil:
-			l.env[sym] = value{ints: v.ints, shape: v.shape, isInt: true, at: v.at, data: v.data}
-		case !v.node:
-			return value{} // an error was reported
-		default:
-			s := l.b.Shape(v.id)
-			if vals, ok := l.b.Known(v.id); ok {
-				l.env[sym] = value{id: sb.Const(vals, s, a.Pos()), node: true}
-				continue
-			}
-			l.env[sym] = value{id: sb.Input(sym.Name, s, a.Pos()), node: true}
-			inputs = append(inputs, v.id)
-		}
-	}
-	where := fmt.Sprintf(" (in the integrand %s of %s at %s)", fn, name, pos)
-	nerr := len(l.errs)
-	// The body's nodes are sb's (see ode).
-	b, vec, dataNodes, inTarget := l.b, l.vec, l.dataNodes, l.inTarget
-	l.b, l.vec, l.inTarget = sb, nil, false
-	for _, bind := range in.Binds[len(ic.Fn.Params):] {
-		l.env[bind.Sym] = l.expr(bind.Value)
-	}
-	f := l.node(l.expr(in.Body), in.Body.Pos())
-	l.b, l.vec, l.dataNodes, l.inTarget = b, vec, dataNodes, inTarget
-	for _, err := range l.errs[nerr:] {
-		err.Msg += where
-	}
-	if len(l.errs) > nerr {
-		return value{}
-	}
-	integrand, err := sb.FinishIntegrand(f, e.Args[0].Pos())
-	if err != nil {
-		var list ast.ErrorList
-		var one *ast.Error
-		switch {
-		case errors.As(err, &list):
-			for _, x := range list {
-				l.errorf(x.Pos, "%s%s", x.Msg, where)
-			}
-		case errors.As(err, &one):
-			l.errorf(one.Pos, "%s%s", one.Msg, where)
-		default:
-			l.errorf(pos, "%s%s", err, where)
-		}
+	leads := []lead{{"x", autodiff.Scalar()}, {"xc", autodiff.Scalar()}}
+	integrand, inputs, ok := fnProgram(l, e, ic.Fn, ic.Body, "integrand", leads, args, ic.Args, (*autodiff.Builder).FinishIntegrand)
+	if !ok {
 		return value{}
 	}
 	return value{id: l.b.Integrate(integrand, lims[0], lims[1], rel, inputs, fn, pos), node: true}

@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -32,27 +31,9 @@ func (l *lowerer) ode(oc *check.ODECall) value {
 	}
 	ok2 := true
 	if oc.RelTol != nil {
-		rel, okr := l.odeKnown(oc.RelTol, name, "rel_tol")
-		abs, oka := l.odeKnown(oc.AbsTol, name, "abs_tol")
-		steps, oks := l.odeKnown(oc.MaxSteps, name, "max_num_steps")
-		ok2 = okr && oka && oks
-		for _, s := range []struct {
-			what string
-			at   ast.Expr
-			v    []float64
-		}{{"rel_tol", oc.RelTol, rel}, {"abs_tol", oc.AbsTol, abs}} {
-			if ok2 && !(s.v[0] > 0 && s.v[0] < math.Inf(1)) {
-				l.errorf(s.at.Pos(), "%s: %s is %g; it must be finite and > 0", name, s.what, s.v[0])
-				ok2 = false
-			}
-		}
-		if ok2 && !(steps[0] >= 1 && steps[0] <= math.MaxInt32) {
-			l.errorf(oc.MaxSteps.Pos(), "%s: max_num_steps is %g; it must be a positive int (at most %d)", name, steps[0], math.MaxInt32)
-			ok2 = false
-		}
-		if ok2 {
-			tol.Rel, tol.Abs, tol.MaxSteps = rel[0], abs[0], int(steps[0])
-		}
+		var t [2]float64
+		t, tol.MaxSteps, ok2 = l.solverTols(name, [2]ast.Expr{oc.RelTol, oc.AbsTol}, oc.MaxSteps, [3]string{"rel_tol", "abs_tol", "max_num_steps"})
+		tol.Rel, tol.Abs = t[0], t[1]
 	}
 	args := make([]value, len(oc.Args))
 	for i, a := range oc.Args {
@@ -68,82 +49,37 @@ func (l *lowerer) ode(oc *check.ODECall) value {
 	}
 
 	// f's program: t, y, then the arguments not known before the fit.
-	sb := autodiff.NewBuilder()
-	in := oc.Body
-	l.env[in.Binds[0].Sym] = value{id: sb.Input("t", autodiff.Scalar(), pos), node: true}
-	l.env[in.Binds[1].Sym] = value{id: sb.Input("y", autodiff.Vector(d), pos), node: true}
-	where := fmt.Sprintf(" (in the right-hand side %s of %s at %s)", fn, name, pos)
-	f, inputs, ok := l.fnBody(sb, in, 2, len(oc.Fn.Params), args, oc.Args, where)
+	leads := []lead{{"t", autodiff.Scalar()}, {"y", autodiff.Vector(d)}}
+	rhs, inputs, ok := fnProgram(l, e, oc.Fn, oc.Body, "right-hand side", leads, args, oc.Args, (*autodiff.Builder).FinishRHS)
 	if !ok {
-		return value{}
-	}
-	rhs, err := sb.FinishRHS(f, e.Args[0].Pos())
-	if err != nil {
-		l.subErr(err, pos, where)
 		return value{}
 	}
 	return value{id: l.b.ODE(rhs, y0, t0[0], ts, tol, inputs, name, fn, pos), node: true}
 }
 
-// fnBody lowers the body of in, a user function expanded for an ODE or
-// algebraic solver, into sb, whose inputs for the first lead parameters
-// (t and y, or y) the caller has bound: each argument not known before the
-// fit becomes an input of sb (inputs are their values on the model's
-// tape, in order), a known one a constant there (ints stay ints, for sizes
-// and indices). np is the function's parameter count; where is appended
-// to the errors found in the body. It returns the body's value in sb.
-func (l *lowerer) fnBody(sb *autodiff.Builder, in *check.Inline, lead, np int, args []value, argExprs []ast.Expr, where string) (autodiff.ID, []autodiff.ID, bool) {
-	var inputs []autodiff.ID
-	for i, v := range args {
-		sym := in.Binds[lead+i].Sym
-		a := argExprs[i]
-		switch {
-		case v.isInt && v.rows == nil:
-			l.env[sym] = value{ints: v.ints, shape: v.shape, isInt: true, at: v.at, data: v.data}
-		case !v.node:
-			return 0, nil, false // an error was reported
-		default:
-			s := l.b.Shape(v.id)
-			if vals, ok := l.b.Known(v.id); ok {
-				l.env[sym] = value{id: sb.Const(vals, s, a.Pos()), node: true}
-				continue
-			}
-			l.env[sym] = value{id: sb.Input(sym.Name, s, a.Pos()), node: true}
-			inputs = append(inputs, v.id)
+// solverTols returns the values of a solver's settings, arguments the
+// checker found known before the fit: two tolerances (finite and > 0) and
+// a count of steps (a positive int), named in errors by what.
+func (l *lowerer) solverTols(name string, tols [2]ast.Expr, steps ast.Expr, what [3]string) ([2]float64, int, bool) {
+	var t [2]float64
+	t0, ok0 := l.odeKnown(tols[0], name, what[0])
+	t1, ok1 := l.odeKnown(tols[1], name, what[1])
+	n, okn := l.odeKnown(steps, name, what[2])
+	if !ok0 || !ok1 || !okn {
+		return t, 0, false
+	}
+	for k, v := range [2][]float64{t0, t1} {
+		if !(v[0] > 0 && v[0] < math.Inf(1)) {
+			l.errorf(tols[k].Pos(), "%s: %s is %g; it must be finite and > 0", name, what[k], v[0])
+			return t, 0, false
 		}
+		t[k] = v[0]
 	}
-	nerr := len(l.errs)
-	// The body's nodes are sb's: nothing of the model's build (its data
-	// nodes, a loop lowered as vectors, the logpdf terms an evaluator
-	// watches) may record them.
-	b, vec, dataNodes, inTarget := l.b, l.vec, l.dataNodes, l.inTarget
-	l.b, l.vec, l.inTarget = sb, nil, false
-	for _, bind := range in.Binds[np:] {
-		l.env[bind.Sym] = l.expr(bind.Value)
+	if !(n[0] >= 1 && n[0] <= math.MaxInt32) {
+		l.errorf(steps.Pos(), "%s: %s is %g; it must be a positive int (at most %d)", name, what[2], n[0], math.MaxInt32)
+		return t, 0, false
 	}
-	f := l.node(l.expr(in.Body), in.Body.Pos())
-	l.b, l.vec, l.dataNodes, l.inTarget = b, vec, dataNodes, inTarget
-	for _, err := range l.errs[nerr:] {
-		err.Msg += where
-	}
-	return f, inputs, len(l.errs) == nerr
-}
-
-// subErr reports err, from finishing a function's program, with where
-// appended.
-func (l *lowerer) subErr(err error, pos ast.Pos, where string) {
-	var list ast.ErrorList
-	var one *ast.Error
-	switch {
-	case errors.As(err, &list):
-		for _, x := range list {
-			l.errorf(x.Pos, "%s%s", x.Msg, where)
-		}
-	case errors.As(err, &one):
-		l.errorf(one.Pos, "%s%s", one.Msg, where)
-	default:
-		l.errorf(pos, "%s%s", err, where)
-	}
+	return t, int(n[0]), true
 }
 
 // odeKnown returns the values of e, an argument of an ODE call that the
