@@ -253,6 +253,13 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return SkewDoubleExponential{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
+		Name: "Wiener", LowerArg: 2, Params: []Param{{"alpha", Positive}, {"tau", NonNegative}, {"beta", Unit}, {"delta", Real}},
+		Support: Positive, Doc: "first-passage time at the upper boundary of a Wiener diffusion with boundary separation alpha, non-decision time tau, bias beta and drift delta (log density −Inf at or below tau)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Wiener{p[0], p[1], p[2], p[3]}.eval(x, dp)
+		},
+	},
+	{
 		Name: "Poisson", Params: []Param{{"rate", Positive}},
 		Support: Count, Doc: "Poisson counts with mean rate",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {

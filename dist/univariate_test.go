@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 39    // families in the registry
+	univariateNo = 40    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -42,6 +42,15 @@ type uniCase struct {
 	intParam int                                       // index of an integer parameter (partial 0), or −1
 	allInt   bool                                      // every parameter is an integer (Hypergeometric)
 }
+
+// wienerNoRand is Wiener as a uniDist: it has no sampler, mean or
+// variance (the registry's Rand is nil), which no test with moments asks
+// of it.
+type wienerNoRand struct{ Wiener }
+
+func (wienerNoRand) Rand(*rand.Rand) float64 { panic("Wiener has no sampler") }
+func (wienerNoRand) Mean() float64           { panic("Wiener has no mean") }
+func (wienerNoRand) Variance() float64       { panic("Wiener has no variance") }
 
 func unif(rng *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
 
@@ -282,6 +291,15 @@ var uniCases = []uniCase{
 		moments: [][]float64{{-1, 1.5, 0.2}, {2, 0.5, 0.5}, {0, 1, 0.93}}, intParam: -1,
 	},
 	{
+		// no moments, no sampler: the density of the upper responses only
+		name: "Wiener", newDist: func(p []float64) uniDist { return wienerNoRand{Wiener{p[0], p[1], p[2], p[3]}} },
+		params: func(r *rand.Rand) []float64 {
+			return []float64{unif(r, 0.5, 3), unif(r, 0, 0.5), unif(r, 0.05, 0.95), unif(r, -4, 4)}
+		},
+		value:    func(p []float64, r *rand.Rand) float64 { return p[1] + p[0]*p[0]*unif(r, 0.02, 3) },
+		intParam: -1,
+	},
+	{
 		name: "Poisson", newDist: func(p []float64) uniDist { return Poisson{p[0]} },
 		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 50)} },
 		value:  func(p []float64, r *rand.Rand) float64 { return poissonDraw(p[0], r) },
@@ -384,7 +402,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
 		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
-		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential", "Poisson", "PoissonLog", "Bernoulli",
+		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential", "Wiener", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
@@ -396,7 +414,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 		if got, ok := LookupUnivariate(u.Name); !ok || got != u {
 			t.Errorf("LookupUnivariate(%q) failed", u.Name)
 		}
-		if u.Doc == "" || strings.Contains(u.Doc, "\n") || u.Kernel == nil || u.Rand == nil {
+		if u.Doc == "" || strings.Contains(u.Doc, "\n") || u.Kernel == nil || (u.Rand == nil) != (u.Name == "Wiener") {
 			t.Errorf("%s: missing Doc, Kernel or Rand", u.Name)
 			continue
 		}
@@ -407,7 +425,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 		// Rand is the struct's sampler with the parameters in order
 		r1, r2 := rand.New(rand.NewPCG(2, uint64(i))), rand.New(rand.NewPCG(2, uint64(i)))
 		d := uniCases[i].newDist(p)
-		for k := 0; k < 5; k++ {
+		for k := 0; k < 5 && u.Rand != nil; k++ {
 			if got, want := u.Rand(p, r1), d.Rand(r2); got != want {
 				t.Errorf("%s%v: Rand draw %d = %g, the struct's %g", u.Name, p, k, got, want)
 			}

@@ -832,7 +832,12 @@ func (p *Program) densityError(n *node) error {
 				return false
 			}
 		}
-		err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s is %s at value %s", d.Name, quantity(d), kind(lp), short(x)), paramList(d, par), el), cell)
+		what := fmt.Sprintf("%s: %s is %s at value %s", d.Name, quantity(d), kind(lp), short(x))
+		if la := d.LowerArg; la > 0 && la <= len(par) && !d.LogProb && math.IsInf(lp, -1) && x <= par[la-1] {
+			// below the argument where the support starts (Pareto's y_min, Wiener's tau)
+			what += fmt.Sprintf(", not above %s, where %s's support starts", paramName(d, la-1), d.Name)
+		}
+		err = ast.Errorf(n.pos, "%s%s", msg(what, paramList(d, par), el), cell)
 		return false
 	})
 	if err != nil {

@@ -1160,6 +1160,11 @@ func (c *checker) tildeStmt(s *ast.TildeStmt) {
 		return
 	}
 	c.dataUse(s, d)
+	if d.Name == "Wiener" && !lt.DataOnly { // its support starts at tau, and it has no CDF to normalise a prior by
+		c.errorf(s.LHS.Pos(), "Wiener models reaction times known before the fit (data, constants and lets of them); `%s` %s",
+			exprString(s.LHS), c.dependsOnParam(s.LHS))
+		return
+	}
 	if d.Int {
 		switch {
 		case len(mentioned) > 0:

@@ -583,6 +583,10 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 	if d == nil || !ok {
 		return invalid
 	}
+	if d.Name == "Wiener" {
+		c.errorf(call.Fun.NamePos, "Wiener has no replicate in gpp (no sampler of its first-passage times); for a posterior predictive check, simulate the diffusion outside gpp from the draws; output log_lik = logpdf(rt, Wiener(...)) gives each observation's log likelihood for gpp compare")
+		return invalid
+	}
 	t := Type{Elem: Real, Support: d.Support}
 	if d.Int {
 		t.Elem = Int

@@ -250,6 +250,8 @@ func stanHint(name, arg string) string {
 			switch d := stdlib.LookupDist(g); {
 			case suffix == "_rng" && d.Shape == stdlib.DistGaussianDLM:
 				return fmt.Sprintf("%s has no replicate in gpp (its arguments do not give the number of times T): write the states as a param and draw output y_rep ~ MvNormal(F' theta_t, V)", g)
+			case suffix == "_rng" && g == "Wiener":
+				return "Wiener has no replicate in gpp (no sampler of its first-passage times): simulate the diffusion outside gpp from the draws"
 			case suffix == "_rng":
 				return fmt.Sprintf("gpp draws from %s in an output: output y_rep ~ %s(...)", g, g) // multi_normal_rng
 			case d.Shape != stdlib.DistElementwise && !perObservationFamily(d):
@@ -307,7 +309,7 @@ var stanDists = map[string]string{
 	"multistudentt": "MultiStudentT", "hypergeometric": "Hypergeometric", "skewdoubleexponential": "SkewDoubleExponential", "loglogistic": "LogLogistic",
 	"betaproportion": "BetaProportion", "multinormalcholesky": "MvNormalCholesky", "multigp": "MultiGP",
 	"multigpcholesky": "MultiGPCholesky", "multinormalprec": "MvNormalPrec", "multistudenttcholesky": "MultiStudentTCholesky", "dirichletmultinomial": "DirichletMultinomial", "betanegbinomial": "BetaNegBinomial",
-	"gaussiandlmobs": "GaussianDLMObs", "poissonbinomial": "PoissonBinomial",
+	"gaussiandlmobs": "GaussianDLMObs", "poissonbinomial": "PoissonBinomial", "wiener": "Wiener",
 }
 
 // stanGLMs are Stan's GLM distributions, which gpp writes as the family
@@ -341,7 +343,6 @@ var otherDists = map[string]string{
 // write instead; said at the name under ~ and at its _lpdf, _rng and
 // other functions.
 var stanLacks = map[string]string{
-	"wiener": "gpp has no Wiener first-passage-time density (Stan's wiener, the drift-diffusion model of reaction times and choices, whose density is an infinite series): no built-in computes it, so a model needs its log density written out with target +=",
 	"lkjcov": "Stan's lkj_cov is deprecated, and gpp has no such family: put the prior on the correlation matrix and the scales apart, param Omega: corr_matrix[K] ~ LKJCorr(eta) and param tau: positive[K] ~ LogNormal(mu, sigma) (lkj_cov's lognormal scales), with Sigma = quad_form_diag(Omega, tau); or LKJCorrCholesky on a cholesky_factor_corr[K] L and diag_pre_multiply(tau, L) as the factor of Sigma",
 }
 
