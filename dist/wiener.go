@@ -88,7 +88,8 @@ const wienerTail = 1e-20
 // x = −(2j + 2 − w) (distance 2b), so a start near the far boundary
 // (w → 1, g → 0) keeps relative digits. Large time: g = π Σ_{k≥1} k
 // e^(−k²π²t/2) sin(kπw), the sines taken of the smaller of w and b.
-// The partials are the series' own, term by term.
+// The partials are the series' own, the small-time ones summed in the
+// same pairs.
 func wienerLogG(t, w, b float64) (lg, gt, gw float64) {
 	if t > wienerSmall {
 		// m is the smaller of w and b; sin(kπw) = ±sin(kπm), cos likewise.
@@ -121,55 +122,57 @@ func wienerLogG(t, w, b float64) (lg, gt, gw float64) {
 		gw = math.Pi * pw / p
 		return lg, gt, gw
 	}
-	// p: √(2πt³)·g / (w e^(−w²/2t)), by pairs; the partials from the
-	// unpaired terms r_k = (x_k/w) e^(−2k(k+w)/t), k ≠ 0:
-	// ∂ log g/∂t = −3/(2t) + w²/(2t²) + Σ r_k·2k(k+w)/t² / p and
-	// ∂ log g/∂w = 1/w − w/t − Σ_k 2k e^(−2k(k+w)/t)(1/w² + x_k/(w t)) / p.
-	p := 1.0
+	// With S_n = Σ_k x_k^n e^(−x_k²/2t), √(2πt³)·g = S_1, ∂S_1/∂t = S_3/2t²
+	// and ∂S_1/∂w = S_0 − S_2/t. p, p3 and pD are S_1, S_3 and w(S_0 −
+	// S_2/t), each relative to the k = 0 term w e^(−w²/2t) and summed by
+	// the same pairs: the odd S_1 and S_3 as differences through expm1, the
+	// even S_0 and S_2 as sums, so no partial cancels either (β near 0 or 1
+	// included).
+	var p, p3, pD float64
 	if w <= 0.5 {
+		p, p3, pD = 1, w*w, 1-w*w/t
 		for j := 1; j < 100; j++ {
 			fj := float64(j)
-			a := 2*fj - w
-			r := a / w * math.Exp(-2*fj*(fj-w)/t) * math.Expm1(math.Log1p(2*w/a)-4*fj*w/t)
-			p += r
-			if math.Abs(r) < wienerTail*math.Abs(p) && 2*fj*(fj-w) > 2*t {
+			a, c := 2*fj-w, 2*fj+w
+			em, ep := math.Exp(-2*fj*(fj-w)/t), math.Exp(-2*fj*(fj+w)/t)
+			l, q := math.Log1p(2*w/a), 4*fj*w/t
+			r := a / w * em * math.Expm1(l-q)
+			r3 := a * a * a / w * em * math.Expm1(3*l-q)
+			rD := em*(1-a*a/t) + ep*(1-c*c/t)
+			p, p3, pD = p+r, p3+r3, pD+rD
+			if wienerDone(r, r3, rD, p, p3, pD, t) && 2*fj*(fj-w) > 2*t {
 				break
 			}
 		}
 	} else {
-		// pairs j ≥ 0: h(w + 2j) − h(2j + 2 − w), relative to h(w):
-		// ((w + 2j)/w) e^(−2j(j+w)/t) · −expm1(log1p(2b/(w+2j)) − 2b(2j+1)/t)
-		p = 0
+		// pairs j ≥ 0: x = w + 2j and x = −(2j + 2 − w), at distance 2b.
 		for j := 0; j < 100; j++ {
 			fj := float64(j)
 			a := w + 2*fj
-			r := -a / w * math.Exp(-2*fj*(fj+w)/t) * math.Expm1(math.Log1p(2*b/a)-2*b*(2*fj+1)/t)
-			p += r
-			if j > 0 && math.Abs(r) < wienerTail*math.Abs(p) && 2*fj*(fj+w) > 2*t {
+			c := a + 2*b
+			ea, ec := math.Exp(-2*fj*(fj+w)/t), math.Exp(-2*(fj+1)*(fj+b)/t)
+			l, q := math.Log1p(2*b/a), 2*b*(2*fj+1)/t
+			r := -a / w * ea * math.Expm1(l-q)
+			r3 := -a * a * a / w * ea * math.Expm1(3*l-q)
+			rD := ea*(1-a*a/t) + ec*(1-c*c/t)
+			p, p3, pD = p+r, p3+r3, pD+rD
+			if j > 0 && wienerDone(r, r3, rD, p, p3, pD, t) && 2*fj*(fj+w) > 2*t {
 				break
 			}
 		}
 	}
-	var st, sw float64
-	for k := 1; k < 100; k++ {
-		done := true
-		for _, fk := range [2]float64{float64(k), -float64(k)} {
-			x := w + 2*fk
-			q := 2 * fk * (fk + w) / t // (x² − w²)/2t, > 0
-			ex := math.Exp(-q)
-			st += x / w * ex * q / t
-			dw := 2 * fk * ex * (1/(w*w) + x/(w*t))
-			sw += dw
-			if math.Abs(x/w*ex*q/t) > wienerTail*math.Abs(p)/t || math.Abs(dw) > wienerTail*math.Abs(p)/(w*w) {
-				done = false
-			}
-		}
-		if done && float64(k) > 1 {
-			break
-		}
-	}
 	lg = -0.5*(ln2Pi+3*math.Log(t)) + math.Log(w) - w*w/(2*t) + math.Log(p)
-	gt = -1.5/t + w*w/(2*t*t) + st/p
-	gw = 1/w - w/t - sw/p
+	gt = -1.5/t + p3/(2*t*t*p)
+	gw = pD / (w * p)
 	return lg, gt, gw
+}
+
+// wienerDone reports whether the latest pair terms (r, r3, rD) of the
+// small-time sums (p, p3, pD) are below wienerTail of what they add to:
+// p3 enters ∂/∂t beside −3/2t, so its scale is at least t·p; pD enters
+// ∂/∂w beside 1/w, so its scale is at least p.
+func wienerDone(r, r3, rD, p, p3, pD, t float64) bool {
+	return math.Abs(r) < wienerTail*math.Abs(p) &&
+		math.Abs(r3) < wienerTail*(math.Abs(p3)+t*math.Abs(p)) &&
+		math.Abs(rD) < wienerTail*(math.Abs(pD)+math.Abs(p))
 }

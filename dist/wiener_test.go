@@ -25,11 +25,13 @@ type wienerRow struct {
 }
 
 // TestWienerReference checks the log density and its partials in the
-// value and the four parameters against 50-digit mpmath over 525 points:
+// value and the four parameters against 50-digit mpmath over 551 points:
 // standardised times t = (y − τ)/α² from 0.001 to 8 (either side of the
 // switch between the small- and large-time series at ½), β from 0.001 to
-// 0.999, δ from −5 to 5 and α from 0.5 to 3: the density within 1e-12 of
-// its value however small (down to e^−961 here).
+// 0.999, δ from −5 to 5 and α from 0.5 to 3, and extremes (y − τ = 1e-10,
+// α = 10, |δ| = 20, β = 1e-9 and 1 − 1e-9, where the unpaired small-time
+// partials lost 8 digits): the density within 1e-12 of its value however
+// small (down to e^−961 here; e^−1.25e9 at y − τ = 1e-10).
 func TestWienerReference(t *testing.T) {
 	b, err := os.ReadFile("testdata/wiener.json")
 	if err != nil {

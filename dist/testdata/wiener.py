@@ -60,4 +60,24 @@ for a in [0.5, 1.3, 3.0]:
                     d.append(float(mp.diff(f, args[i])))
                 rows.append({"y": y, "alpha": a, "tau": tau, "beta": b, "delta": v,
                              "lp": float(lp), "dy": d[0], "dp": d[1:]})
+# extremes: y - tau of 1e-10 (alpha 1) and 1e-8 (alpha 10, t = 1e-10),
+# |delta| 20, beta 1e-9 and 1 - 1e-9 on both sides of the series switch;
+# steps scaled to y - tau and to the nearer end of beta
+for y, a, tau, b, v in [(0.25 + 1e-10, 1.0, 0.25, 0.5, 1.0), (0.25 + 1e-8, 10.0, 0.25, 0.5, 1.0),
+                        (30.25, 10.0, 0.25, 0.5, 1.0), (60.25, 10.0, 0.25, 0.3, 2.0),
+                        (0.55, 1.0, 0.25, 0.4, 20.0), (0.95, 1.0, 0.25, 0.4, -20.0)] + [
+        (0.25 + t, 1.0, 0.25, b, v) for t in [0.05, 0.3, 0.45, 0.7, 3.0]
+        for b in [1e-9, 1 - 1e-9] for v in [1.0, -1.0]]:
+    args = [mp.mpf(y), mp.mpf(a), mp.mpf(tau), mp.mpf(b), mp.mpf(v)]
+    steps = [(args[0] - args[2]) * mp.mpf("1e-15"), None, (args[0] - args[2]) * mp.mpf("1e-15"),
+             min(args[3], 1 - args[3]) * mp.mpf("1e-15"), None]
+    d = []
+    for i in range(5):
+        def f(x, i=i):
+            xs = list(args)
+            xs[i] = x
+            return logp(*xs)
+        d.append(float(mp.diff(f, args[i], h=steps[i])))
+    rows.append({"y": y, "alpha": a, "tau": tau, "beta": b, "delta": v,
+                 "lp": float(logp(*args)), "dy": d[0], "dp": d[1:]})
 print(json.dumps(rows, indent=0))
