@@ -514,7 +514,7 @@ var distShapeText = [...]string{
 	DistPoissonBinomial:   "value int scalar or [n], counts 0..N; theta [N] or [1, N] (shared) or [n, N] (row i for y[i]), each entry in [0, 1]",
 	DistMultiGP:           "value [K, N], rows independent; Sigma [N, N], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite; w [K], row i's precision",
 	DistMultiGPChol:       "value [K, N], rows independent; L [N, N], the lower Cholesky factor of Sigma: its diagonal must be > 0, the entries above it are ignored; w [K], row i's precision",
-	DistGaussianDLM:       "value [r, T], a column of r observations per time; F [n, r] (y_t has mean F' theta_t); G [n, n]; V [r, r], or [r] the variances of a diagonal V; W [n, n]; m0 [n]; C0 [n, n]; V, W and C0 symmetric positive definite (W and C0 semi-definite where the filter's covariances stay definite)",
+	DistGaussianDLM:       "value [r, T], a column of r observations per time; F [n, r] (y_t has mean F' theta_t); G [n, n]; V [r, r], or [r] the variances of a diagonal V; W [n, n]; m0 [n]; C0 [n, n]; V, W and C0 symmetric, V and C0 positive definite and W semi-definite as in Stan; gpp does not check them: it factors each step's one-step covariance F' R F + V, whose failure is an error at the distribution, so an indefinite V or C0 whose covariances stay definite is not caught (Stan rejects it)",
 	DistWishart:           "value a cov_matrix[K] param (cholesky_factor_cov[K] for the Cholesky forms), whole, or data [K, K]; nu scalar > K − 1; scale [K, K]: S symmetric positive definite, or its lower Cholesky factor L_S (diagonal > 0, entries above it ignored)",
 }
 
