@@ -3,6 +3,7 @@ package compile
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -10,6 +11,7 @@ import (
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/stdlib"
+	"gonum.org/v1/gonum/mat"
 )
 
 // density adds the log density of call at the value v of lhs. lat is the
@@ -564,6 +566,9 @@ func (l *lowerer) gaussianDLM(y autodiff.ID, args []autodiff.ID, pos ast.Pos) {
 			return
 		}
 	}
+	if !l.dlmCovariances(v, c, pos) {
+		return
+	}
 	if b.Shape(v).Rank == 1 {
 		v = b.Diag(v, pos)
 	}
@@ -594,6 +599,50 @@ func (l *lowerer) gaussianDLM(y autodiff.ID, args []autodiff.ID, pos ast.Pos) {
 		return
 	}
 	l.add(b.Neg(b.Add(lp, b.Scalar(float64(r*steps)/2*math.Log(2*math.Pi), pos), pos), pos), pos)
+}
+
+// dlmCovariances checks GaussianDLMObs's V and C0 where they are known
+// when the model compiles (data, constants): V's variances > 0, or V and
+// C0 symmetric and positive definite, as Stan requires. The filter only
+// factors each step's one-step covariance, which an indefinite V or C0
+// can leave definite, so without this a bad one would give a wrong log
+// likelihood and no error. A param V or C0 is not checked (docs).
+func (l *lowerer) dlmCovariances(v, c autodiff.ID, pos ast.Pos) bool {
+	b := l.b
+	if vals, ok := b.Known(v); ok && b.Shape(v).Rank == 1 {
+		for i, x := range vals {
+			if !(x > 0) {
+				l.errorf(pos, "GaussianDLMObs: V's variance [%d] is %v, not > 0", i, x)
+				return false
+			}
+		}
+	}
+	for _, a := range [...]struct {
+		name string
+		id   autodiff.ID
+	}{{"V", v}, {"C0", c}} {
+		vals, ok := b.Known(a.id)
+		sh := b.Shape(a.id)
+		if !ok || sh.Rank != 2 {
+			continue
+		}
+		k := sh.Rows
+		for i := 0; i < k; i++ {
+			for j := 0; j < i; j++ {
+				x, y := vals[i*k+j], vals[j*k+i]
+				if math.Abs(x-y) > 1e-8*math.Sqrt(math.Abs(vals[i*k+i]*vals[j*k+j])) {
+					l.errorf(pos, "GaussianDLMObs: %s is not symmetric: element [%d, %d] is %v, [%d, %d] is %v", a.name, i, j, x, j, i, y)
+					return false
+				}
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(mat.NewSymDense(k, slices.Clone(vals))) {
+			l.errorf(pos, "GaussianDLMObs: %s is not positive definite (its Cholesky factorisation fails), as Stan requires", a.name)
+			return false
+		}
+	}
+	return true
 }
 
 // randMultiGP draws a MultiGP(S, w) replicate [K, N]: row i is L x_i /

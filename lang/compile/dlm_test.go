@@ -198,3 +198,29 @@ y ~ GaussianDLMObs(F, G, rep(1.0, 2), I(N), rep(0.0, N), I(N))
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+// A V or C0 known when the model compiles must be a covariance, as Stan
+// requires: the filter factors only each step's F' R F + V, which an
+// indefinite C0 (here diag(1, -0.5), with V = I keeping every step's
+// covariance definite) would leave definite, giving a wrong log
+// likelihood and no error; and a vector V's variances must be > 0.
+func TestGaussianDLMObsCovariances(t *testing.T) {
+	js, err := data.ReadJSON("d.json", strings.NewReader(`{"R": 2, "T": 2, "N": 2, "y": [[1, 2], [3, 4]], "F": [[1, 0], [0, 1]], "G": [[1, 0], [0, 1]]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ v, c0, want string }{
+		{"I(2)", "diag([1, -0.5])", "dlm.gpp:4:5: GaussianDLMObs: C0 is not positive definite (its Cholesky factorisation fails), as Stan requires"},
+		{"I(2) + [0, 0.5] * [1, 0]'", "I(2)", "dlm.gpp:4:5: GaussianDLMObs: V is not symmetric: element [1, 0] is 0.5, [0, 1] is 0"},
+		{"[1.0, 0]", "I(2)", "dlm.gpp:4:5: GaussianDLMObs: V's variance [1] is 0, not > 0"},
+	} {
+		_, err = compileSrcErr(t, "dlm.gpp", `data y: real[R, T]
+data F: real[N, R]
+data G: real[N, N]
+y ~ GaussianDLMObs(F, G, `+c.v+`, I(N), rep(0.0, N), `+c.c0+`)
+`, nil, data.Input{File: "d.json", JSON: js})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("V %s, C0 %s: got %v, want %s", c.v, c.c0, err, c.want)
+		}
+	}
+}
