@@ -511,6 +511,14 @@ func (p *Program) jitterHelps(n *node) bool {
 	return cholesky(l, d) == 0
 }
 
+// notSymmetric says that the d×d matrix v, named what, is not symmetric
+// at asymmetric's pair, given as fail = −(i·d + j + 1).
+func notSymmetric(what string, v []float64, d, fail int) string {
+	i, j := (-fail-1)/d, (-fail-1)%d
+	sa, sb := shortPair(v[i*d+j], v[j*d+i])
+	return fmt.Sprintf("%s is not symmetric: element [%d, %d] is %s, [%d, %d] is %s", what, i, j, sa, j, i, sb)
+}
+
 // forwardError describes the failure of node i: either eval reported one
 // (ok false), or its value has a NaN or an infinity.
 func (p *Program) forwardError(i int32, ok bool) error {
@@ -525,23 +533,15 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			}
 			if p.fail < 0 { // asymmetric's pair, as −(i·d + j + 1)
 				a := p.arg(n, 0)
-				d := a.shape.Rows
-				i, j := (-p.fail-1)/d, (-p.fail-1)%d
-				v := p.v(a)
-				sa, sb := shortPair(v[i*d+j], v[j*d+i])
-				return ast.Errorf(n.pos, "%s is not symmetric: element [%d, %d] is %s, [%d, %d] is %s", what, i, j, sa, j, i, sb)
+				return ast.Errorf(n.pos, "%s", notSymmetric(what, p.v(a), a.shape.Rows, p.fail))
 			}
 			if n.op == OpChol && p.jitterHelps(n) {
 				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta", what, p.fail)
 			}
 			return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)", what, p.fail)
 		case OpEigvalsSym, OpEigvecsSym:
-			a := p.arg(n, 0)
-			if d := a.shape.Rows; p.fail < 0 { // asymmetric's pair, as for chol
-				i, j := (-p.fail-1)/d, (-p.fail-1)%d
-				v := p.v(a)
-				sa, sb := shortPair(v[i*d+j], v[j*d+i])
-				return ast.Errorf(n.pos, "%s: matrix is not symmetric: element [%d, %d] is %s, [%d, %d] is %s", name, i, j, sa, j, i, sb)
+			if a := p.arg(n, 0); p.fail < 0 { // asymmetric's pair, as for chol
+				return ast.Errorf(n.pos, "%s", notSymmetric(name+": matrix", p.v(a), a.shape.Rows, p.fail))
 			}
 			return ast.Errorf(n.pos, "%s: the eigenvalue iteration did not converge", name)
 		case OpSingularVal, OpSVDVec:

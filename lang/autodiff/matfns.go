@@ -238,19 +238,29 @@ func symEigen(v, w []float64, n int, work []float64) bool {
 		return false
 	}
 	for j := 0; j < n; j++ {
-		big := 0
-		for i := 1; i < n; i++ {
-			if math.Abs(v[i*n+j]) > math.Abs(v[big*n+j]) {
-				big = i
-			}
-		}
-		if v[big*n+j] < 0 {
+		if colSign(v, n, n, j) < 0 {
 			for i := 0; i < n; i++ {
 				v[i*n+j] = -v[i*n+j]
 			}
 		}
 	}
 	return true
+}
+
+// colSign returns the sign (±1) of the largest element, the first of
+// equal magnitude, of column j of the rows × ld matrix a: the sign rule
+// that makes eigenvectors and singular vectors functions of A.
+func colSign(a []float64, rows, ld, j int) float64 {
+	big := 0
+	for i := 1; i < rows; i++ {
+		if math.Abs(a[i*ld+j]) > math.Abs(a[big*ld+j]) {
+			big = i
+		}
+	}
+	if rows > 0 && a[big*ld+j] < 0 {
+		return -1
+	}
+	return 1
 }
 
 // syevWork is LAPACK's least work size for dsyev of order n. The least,

@@ -342,16 +342,7 @@ func (p *Program) evalSVDVectors(n *node, z []float64) bool {
 	}
 	for l, jf := range perm {
 		j := int(jf)
-		big := 0
-		for i := 1; i < m; i++ {
-			if math.Abs(u[i*k+j]) > math.Abs(u[big*k+j]) {
-				big = i
-			}
-		}
-		sgn[l] = 1
-		if u[big*k+j] < 0 {
-			sgn[l] = -1
-		}
+		sgn[l] = colSign(u, m, k, j)
 		for i := 0; i < rows; i++ {
 			z[i*k+l] = sgn[l] * out[i*k+j]
 		}
@@ -497,9 +488,9 @@ func (p *Program) gradSVDVectors(n *node, g []float64) {
 }
 
 // Chol2Inv returns (L Lᵀ)⁻¹ from a lower-triangular L with a positive
-// diagonal (Stan's chol2inv): L⁻ᵀ L⁻¹ by one triangular solve and one
-// product. A non-zero element above the diagonal, or a diagonal element
-// that is not positive, is an error at the call.
+// diagonal (Stan's chol2inv), by cholInverse. A non-zero element above
+// the diagonal, or a diagonal element that is not positive, is an error
+// at the call.
 func (b *Builder) Chol2Inv(l ID, pos ast.Pos) ID {
 	args, ok := b.operands(l)
 	if !ok {
@@ -509,7 +500,7 @@ func (b *Builder) Chol2Inv(l ID, pos ast.Pos) ID {
 		return b.invalid(pos)
 	}
 	d := b.shapeOf(args[0]).Rows
-	return b.push(node{op: OpChol2Inv, args: args, shape: Matrix(d, d), pos: pos, nscr: 2 * d * d})
+	return b.push(node{op: OpChol2Inv, args: args, shape: Matrix(d, d), pos: pos, nscr: 2 * d * d}) // gradChol2Inv's products
 }
 
 // evalChol2Inv: fail is i + 1 for a diagonal element L[i, i] ≤ 0 and
@@ -530,13 +521,7 @@ func (p *Program) evalChol2Inv(n *node, z []float64) bool {
 			}
 		}
 	}
-	li := p.s(n)[:d*d]
-	clear(li)
-	for i := 0; i < d; i++ {
-		li[i*d+i] = 1
-	}
-	trsm(false, false, lv, d, li, d)                     // L⁻¹
-	gemm(true, false, d, d, d, 1, li, d, li, d, 0, z, d) // L⁻ᵀ L⁻¹
+	cholInverse(z, lv, d)
 	return true
 }
 
