@@ -220,7 +220,7 @@ func stanHint(name, arg string) string {
 	}
 	for _, suffix := range []string{"_lpdf", "_lupdf", "_lcdf", "_lccdf", "_cdf", "_rng", "_log"} {
 		if base, ok := strings.CutSuffix(name, suffix); ok {
-			if h, ok := stanLacks[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; ok {
+			if h, ok := stanLacks[stanKey(base)]; ok {
 				return h
 			}
 		}
@@ -230,7 +230,7 @@ func stanHint(name, arg string) string {
 		if !ok {
 			continue
 		}
-		key := strings.ToLower(strings.ReplaceAll(base, "_", ""))
+		key := stanKey(base)
 		for _, d := range logCDFFamilies() {
 			if key == strings.ToLower(d) || stanDists[key] == d { // neg_binomial_2
 				return fmt.Sprintf("gpp writes Stan's %s(y | ...) as "+c.form, name, d)
@@ -243,10 +243,10 @@ func stanHint(name, arg string) string {
 		if !ok {
 			continue
 		}
-		if g, ok := stanGLMs[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; ok {
+		if g, ok := stanGLMs[stanKey(base)]; ok {
 			return "gpp writes Stan's " + g + ", in logpdf(y, ...), y ~ ... or output y_rep ~ ..."
 		}
-		if g := stanDists[strings.ToLower(strings.ReplaceAll(base, "_", ""))]; stdlib.LookupDist(g) != nil {
+		if g := stanDists[stanKey(base)]; stdlib.LookupDist(g) != nil {
 			switch d := stdlib.LookupDist(g); {
 			case suffix == "_rng" && d.Shape == stdlib.DistGaussianDLM:
 				return fmt.Sprintf("%s has no replicate in gpp (its arguments do not give the number of times T): write the states as a param and draw output y_rep ~ MvNormal(F' theta_t, V)", g)
@@ -271,6 +271,10 @@ func stanHint(name, arg string) string {
 	}
 	return ""
 }
+
+// stanKey is a Stan name as the tables of Stan's names key it: lower
+// case, without underscores (neg_binomial_2 → negbinomial2).
+func stanKey(name string) string { return strings.ToLower(strings.ReplaceAll(name, "_", "")) }
 
 // hypPFQHint returns the hint at a hypergeometric function of fixed sizes
 // other than gpp's 2F1 and 3F2 (Stan Math's hypergeometric_1F0, or a guess
@@ -364,7 +368,7 @@ func StanHint(name string) string {
 // stanDistHint returns what to say of a Stan (or PyMC) distribution name
 // unknown to gpp, or "".
 func stanDistHint(name string) string {
-	key := strings.ToLower(strings.ReplaceAll(name, "_", ""))
+	key := stanKey(name)
 	if g, ok := stanGLMs[key]; ok {
 		return "gpp writes Stan's " + g
 	}
@@ -429,19 +433,21 @@ func (r stanReparam) because() string {
 	return " (" + r.note + ")"
 }
 
+// densityForm is how gpp writes a density of stanReparamHint.
+const densityForm = "logpdf(y, %[1]s), or y ~ %[1]s in the log density"
+
 // stanReparamHint returns how gpp writes the density, CDF or draw of a
 // distribution of stanReparams (neg_binomial_lpmf, std_normal_rng), or "".
 func stanReparamHint(name string) string {
 	for _, c := range []struct{ suffix, form string }{
-		{"_lpdf", "logpdf(y, %[1]s), or y ~ %[1]s in the log density"}, {"_lupdf", "logpdf(y, %[1]s), or y ~ %[1]s in the log density"},
-		{"_lpmf", "logpdf(y, %[1]s), or y ~ %[1]s in the log density"}, {"_lupmf", "logpdf(y, %[1]s), or y ~ %[1]s in the log density"},
+		{"_lpdf", densityForm}, {"_lupdf", densityForm}, {"_lpmf", densityForm}, {"_lupmf", densityForm},
 		{"_lcdf", "logcdf(y, %s)"}, {"_lccdf", "logccdf(y, %s)"}, {"_cdf", "exp(logcdf(y, %s))"}, {"_rng", "output y_rep ~ %s"},
 	} {
 		base, ok := strings.CutSuffix(name, c.suffix)
 		if !ok {
 			continue
 		}
-		r, ok := stanReparams[strings.ToLower(strings.ReplaceAll(base, "_", ""))]
+		r, ok := stanReparams[stanKey(base)]
 		if !ok {
 			return ""
 		}

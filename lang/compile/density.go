@@ -11,7 +11,6 @@ import (
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/stdlib"
-	"gonum.org/v1/gonum/mat"
 )
 
 // density adds the log density of call at the value v of lhs. lat is the
@@ -636,8 +635,7 @@ func (l *lowerer) dlmCovariances(v, c autodiff.ID, pos ast.Pos) bool {
 				}
 			}
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(mat.NewSymDense(k, slices.Clone(vals))) {
+		if dist.CholLower(slices.Clone(vals), k) > 0 {
 			l.errorf(pos, "GaussianDLMObs: %s is not positive definite (its Cholesky factorisation fails), as Stan requires", a.name)
 			return false
 		}
@@ -650,14 +648,18 @@ func (l *lowerer) dlmCovariances(v, c autodiff.ID, pos ast.Pos) bool {
 func (l *lowerer) randMultiGP(s, w autodiff.ID, chol bool, pos ast.Pos) autodiff.ID {
 	b := l.b
 	k, n := b.Shape(w).Len(), b.Shape(s).Rows
-	zero := b.Const(make([]float64, k*n), autodiff.Matrix(k, n), pos)
-	var x autodiff.ID
-	if chol {
-		x = b.RandMvNormalCholesky(zero, s, pos)
-	} else {
-		x = b.RandMvNormal(zero, s, false, pos)
-	}
+	x := l.randMvZero(s, autodiff.Matrix(k, n), chol, pos)
 	return b.Div(x, b.Sqrt(b.Reshape(w, autodiff.Matrix(k, 1), pos), pos), pos)
+}
+
+// randMvZero draws MvNormal(0, S) of shape (a vector, or a matrix of
+// independent rows), S the covariance or (chol) its Cholesky factor.
+func (l *lowerer) randMvZero(s autodiff.ID, shape autodiff.Shape, chol bool, pos ast.Pos) autodiff.ID {
+	zero := l.b.Const(make([]float64, shape.Len()), shape, pos)
+	if chol {
+		return l.b.RandMvNormalCholesky(zero, s, pos)
+	}
+	return l.b.RandMvNormal(zero, s, false, pos)
 }
 
 // randMultiStudentT draws a MultiStudentT(nu, mu, S) replicate of mu's
@@ -671,13 +673,7 @@ func (l *lowerer) randMultiStudentT(nu, mu, s autodiff.ID, chol bool, pos ast.Po
 	if ms.Rank == 0 {
 		shape = autodiff.Vector(b.Shape(s).Rows)
 	}
-	zero := b.Const(make([]float64, shape.Len()), shape, pos)
-	var x autodiff.ID
-	if chol {
-		x = b.RandMvNormalCholesky(zero, s, pos)
-	} else {
-		x = b.RandMvNormal(zero, s, false, pos)
-	}
+	x := l.randMvZero(s, shape, chol, pos)
 	half := b.Mul(nu, b.Scalar(0.5, pos), pos)
 	shapeArg := half
 	if shape.Rank == 2 && shape.Rows > 1 { // a u per row: a vector [n], a column against the rows

@@ -1008,9 +1008,9 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		d, a, bm := args[0], args[1], args[2]
 		id = b.Trace(b.MatMul(d, b.MatMul(b.Transpose(bm, pos), b.MatMul(a, bm, pos), pos), pos), pos)
 	case "rows_dot_self":
-		id = b.RowSum(b.Mul(args[0], args[0], pos), pos)
+		id = b.RowSum(b.Square(args[0], pos), pos)
 	case "columns_dot_self":
-		id = b.ColSum(b.Mul(args[0], args[0], pos), pos)
+		id = b.ColSum(b.Square(args[0], pos), pos)
 	case "trace":
 		id = b.Trace(args[0], pos)
 	case "outer":
