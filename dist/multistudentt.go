@@ -46,11 +46,11 @@ func (m MultiStudentT) LogProb(x []float64, w *MvWork) (float64, error) {
 // MultiStudentTNorm is the log normalising constant of a d-dimensional
 // MultiStudentT with nu degrees of freedom and an identity scale:
 // lgamma((ν+d)/2) − lgamma(ν/2) − d/2·log(νπ), the difference of the
-// lgammas as LogFallingFactorial((ν+d)/2 − 1, d/2), which keeps its digits
-// for large ν.
+// lgammas as LogRisingFactorial(ν/2, d/2), which keeps its digits for
+// large ν (and, unlike the falling factorial of (ν+d)/2 − 1, for tiny ν).
 func MultiStudentTNorm(nu float64, d int) float64 {
 	h := float64(d) / 2
-	return LogFallingFactorial(nu/2+h-1, h) - h*math.Log(nu*math.Pi)
+	return LogRisingFactorial(nu/2, h) - h*math.Log(nu*math.Pi)
 }
 
 // Rand writes a draw Mu + L·z / √u (Sigma = LL', z standard normal, u ~

@@ -482,7 +482,7 @@ func (l *lowerer) multiStudentT(y, nu, mu, s autodiff.ID, chol bool, pos ast.Pos
 	}
 	h := float64(d) / 2
 	half := b.Mul(nu, b.Scalar(0.5, pos), pos)
-	norm := b.Sub(b.Binary(autodiff.OpLogFallingFactorial, b.Add(half, b.Scalar(h-1, pos), pos), b.Scalar(h, pos), pos),
+	norm := b.Sub(b.Binary(autodiff.OpLogRisingFactorial, half, b.Scalar(h, pos), pos),
 		b.Mul(b.Scalar(h, pos), b.Log(b.Mul(nu, b.Scalar(math.Pi, pos), pos), pos), pos), pos)
 	logdet := b.Mul(b.Scalar(0.5, pos), b.LogDetChol(lf, pos), pos)
 	kernel := b.Mul(b.Add(half, b.Scalar(h, pos), pos), b.Log1p(b.Div(q, nu, pos), pos), pos)
