@@ -59,16 +59,7 @@ func atanSystem(t *testing.T) *System {
 func algProgram(t testing.TB, sys *System, guess []float64, tol AlgebraTol, vals [][]float64, shapes []Shape, data []bool, w []float64) (*Program, ID, []float64) {
 	t.Helper()
 	b := NewBuilder()
-	ids := make([]ID, len(vals))
-	var x []float64
-	for i, v := range vals {
-		if data[i] {
-			ids[i] = b.Const(v, shapes[i], testPos)
-		} else {
-			ids[i] = b.Input("x", shapes[i], testPos)
-			x = append(x, v...)
-		}
-	}
+	ids, x := testOperands(b, vals, shapes, data)
 	name := "solve_newton"
 	if tol.Method == AlgebraPowell {
 		name = "solve_powell"

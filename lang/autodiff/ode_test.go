@@ -55,16 +55,7 @@ func oscillatorRHS(t *testing.T) *RHS {
 func odeProgram(t testing.TB, rhs *RHS, ts []float64, tol ODETol, vals [][]float64, shapes []Shape, data []bool, w []float64) (*Program, ID, []float64) {
 	t.Helper()
 	b := NewBuilder()
-	ids := make([]ID, len(vals))
-	var x []float64
-	for i, v := range vals {
-		if data[i] {
-			ids[i] = b.Const(v, shapes[i], testPos)
-		} else {
-			ids[i] = b.Input("x", shapes[i], testPos)
-			x = append(x, v...)
-		}
-	}
+	ids, x := testOperands(b, vals, shapes, data)
 	name := "ode_rk45"
 	if tol.Method == ODERosW {
 		name = "ode_bdf"
@@ -82,6 +73,21 @@ func odeProgram(t testing.TB, rhs *RHS, ts []float64, tol ODETol, vals [][]float
 		t.Fatal(err)
 	}
 	return p, out, x
+}
+
+// testOperands returns an operand of b for each of vals: an input, or a
+// constant where data[i]; x holds the inputs' values, in order.
+func testOperands(b *Builder, vals [][]float64, shapes []Shape, data []bool) (ids []ID, x []float64) {
+	ids = make([]ID, len(vals))
+	for i, v := range vals {
+		if data[i] {
+			ids[i] = b.Const(v, shapes[i], testPos)
+		} else {
+			ids[i] = b.Input("x", shapes[i], testPos)
+			x = append(x, v...)
+		}
+	}
+	return ids, x
 }
 
 // TestODEDecayAndOscillator checks the solutions against the closed forms

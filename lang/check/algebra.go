@@ -46,9 +46,7 @@ func (c *checker) algebraCall(e *ast.CallExpr, f *stdlib.Func) Type {
 		call.Step, call.FTol, call.MaxSteps = e.Args[2], e.Args[3], e.Args[4]
 	}
 	d := fd.decl
-	if want := 1 + len(call.Args); len(d.Params) != want {
-		c.errorf(e.Args[0].Pos(), "%s calls %s(y, ...) with %s after y; %s takes %s, %s (declared at %s)",
-			name, d.Name.Name, plural(len(call.Args), "argument"), d.Name.Name, plural(len(d.Params), "argument"), fnSignature(d), d.Name.NamePos)
+	if !c.fnArity(e, name, d, "y", "y", 1, len(call.Args)) {
 		return invalid
 	}
 	if !fd.ok {

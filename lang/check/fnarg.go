@@ -203,3 +203,15 @@ func (c *checker) paramSteps(in *Inline, name, role, compare string, lead int, a
 	}
 	return ok
 }
+
+// fnArity reports whether d, the function that call e of name passes
+// nargs arguments after its lead parameters (leads, "after" them), takes
+// that many; if not it reports the error at the function argument.
+func (c *checker) fnArity(e *ast.CallExpr, name string, d *ast.FnDecl, leads, after string, lead, nargs int) bool {
+	if len(d.Params) == lead+nargs {
+		return true
+	}
+	c.errorf(e.Args[0].Pos(), "%s calls %s(%s, ...) with %s after %s; %s takes %s, %s (declared at %s)",
+		name, d.Name.Name, leads, plural(nargs, "argument"), after, d.Name.Name, plural(len(d.Params), "argument"), fnSignature(d), d.Name.NamePos)
+	return false
+}

@@ -69,9 +69,7 @@ func (c *checker) odeCall(e *ast.CallExpr, f *stdlib.Func) Type {
 		call.RelTol, call.AbsTol, call.MaxSteps = e.Args[4], e.Args[5], e.Args[6]
 	}
 	d := fd.decl
-	if want := 2 + len(call.Args); len(d.Params) != want {
-		c.errorf(e.Args[0].Pos(), "%s calls %s(t, y, ...) with %s after t and y; %s takes %s, %s (declared at %s)",
-			name, d.Name.Name, plural(len(call.Args), "argument"), d.Name.Name, plural(len(d.Params), "argument"), fnSignature(d), d.Name.NamePos)
+	if !c.fnArity(e, name, d, "t, y", "t and y", 2, len(call.Args)) {
 		return invalid
 	}
 	if !fd.ok {

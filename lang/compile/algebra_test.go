@@ -134,22 +134,7 @@ param mu: real[2, 2] ~ Normal(0, 1)
 	unrolled := lhead + "mu[0] ~ Normal(solve_newton(system, [1, 1], theta[0]), 1)\nmu[1] ~ Normal(solve_newton(system, [1, 1], theta[1]), 1)\n"
 	ml := compileSrc(t, "loop.gpp", loop, nil)
 	mu := compileSrc(t, "unrolled.gpp", unrolled, nil)
-	gl, gu := make([]float64, ml.Dim), make([]float64, mu.Dim)
-	for _, x := range randomPoints(7, 3, ml.Dim) {
-		ll, err1 := ml.LogJoint(x, gl)
-		lu, err2 := mu.LogJoint(x, gu)
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		if ll != lu {
-			t.Errorf("at %v: log joint %v in a loop, %v unrolled", x, ll, lu)
-		}
-		for i := range gl {
-			if gl[i] != gu[i] {
-				t.Errorf("at %v: gradient[%d] %v in a loop, %v unrolled", x, i, gl[i], gu[i])
-			}
-		}
-	}
+	sameAsUnrolled(t, ml, mu, randomPoints(7, 3, ml.Dim))
 }
 
 // TestAlgebraCompileErrors checks the settings' errors found when the

@@ -104,3 +104,48 @@ func TestIntegrateCompileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSubprogramDataHoisted fails if an integral or an algebraic solve of
+// data alone is computed per evaluation rather than once when the model is
+// built: each must be a data-only node, evaluated at most once in 5 calls.
+func TestSubprogramDataHoisted(t *testing.T) {
+	src := `fn f(x, xc, k) = exp(-k[0] * x)
+fn g(y, c) = [y[0] * y[0] - c[0]]
+data w: positive[1]
+data y: real[N]
+param s: positive ~ Gamma(2, 2)
+let A = integrate_1d(f, 0, 1, w)
+let r = solve_newton(g, [1], w)
+y ~ Normal(A * r[0], s)
+`
+	in := []data.Input{{File: "y.csv", Table: csvTable(t, "y.csv", "y", [][]float64{{0.5}, {1.5}})}, {File: "w.csv", Table: csvTable(t, "w.csv", "w", [][]float64{{2}})}}
+	m := compileSrc(t, "m.gpp", src, nil, in...)
+	x, g := make([]float64, m.Dim), make([]float64, m.Dim)
+	for range 5 {
+		if _, err := m.LogJoint(x, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ∫₀¹ exp(−2x) dx and √2
+	want := map[float64]bool{(1 - math.Exp(-2)) / 2: false, math.Sqrt2: false}
+	for _, id := range m.dataNodes {
+		if n := m.prog.Evals(id); n > 1 {
+			t.Errorf("data-only node %v evaluated %d times in 5 calls, want at most once", id, n)
+		}
+		if m.prog.Evals(id) == 0 {
+			continue // a constant, or a node folded into another
+		}
+		if v := m.prog.Value(id); len(v) == 1 {
+			for w := range want {
+				if math.Abs(v[0]-w) < 1e-12 {
+					want[w] = true
+				}
+			}
+		}
+	}
+	for w, seen := range want {
+		if !seen {
+			t.Errorf("no data-only node of value %.17g (the integral or the root)", w)
+		}
+	}
+}

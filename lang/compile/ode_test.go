@@ -98,8 +98,9 @@ func TestODELotkaVolterraGradient(t *testing.T) {
 // TestODEDecayModel compares a model whose mean is an ODE's solution with
 // the same model written with the closed form y0 exp(−k t), log joint and
 // gradient, with y0 a param and the rate per component data times a
-// param: data arguments pass through f as constants. The value alone
-// (LogJointValue) is LogJoint's bit for bit.
+// param: data arguments pass through f as constants. It does so for
+// ode_rk45_tol, ode_bdf at Stan's defaults and ode_bdf_tol. The value
+// alone (LogJointValue) is LogJoint's bit for bit.
 func TestODEDecayModel(t *testing.T) {
 	const head = `data ts: real[T]
 data obs: real[T, 2]
@@ -107,55 +108,6 @@ data w: real[2]
 param y0: real[2] ~ Normal(0, 3)
 param k: positive ~ Gamma(2, 2)
 `
-	ode := head + `fn decay(t, y, k, w) = -k * w .* y
-let y = ode_rk45_tol(decay, y0, 0.5, ts, 1e-11, 1e-11, 100000, k, w)
-obs ~ Normal(y, 0.3)
-`
-	closed := head + `let y = exp(-k * (ts - 0.5) * w') .* (rep(1, T) * y0')
-obs ~ Normal(y, 0.3)
-`
-	rng := rand.New(rand.NewPCG(5, 5))
-	rows := make([][]float64, 12)
-	for i := range rows {
-		ti := 0.5 + 0.4*float64(i+1)
-		rows[i] = []float64{ti, 2*math.Exp(-0.7*ti) + 0.3*rng.NormFloat64(), -1*math.Exp(-1.4*ti) + 0.3*rng.NormFloat64()}
-	}
-	in := []data.Input{{File: "d.csv", Table: csvTable(t, "d.csv", "ts,obs.1,obs.2", rows)}, {File: "w.csv", Table: csvTable(t, "w.csv", "w", [][]float64{{1}, {2}})}}
-	mo := compileSrc(t, "ode.gpp", ode, nil, in...)
-	mc := compileSrc(t, "closed.gpp", closed, nil, in...)
-	go1, gc := make([]float64, mo.Dim), make([]float64, mc.Dim)
-	for _, x := range randomPoints(3, 3, mo.Dim) {
-		lo, err := mo.LogJoint(x, go1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lc, err := mc.LogJoint(x, gc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v, err := mo.LogJointValue(x); err != nil || math.Float64bits(v) != math.Float64bits(lo) {
-			t.Errorf("at %v: LogJointValue %v (%v), LogJoint %v", x, v, err, lo)
-		}
-		if math.Abs(lo-lc) > odeClosedTol*max(1, math.Abs(lc)) {
-			t.Errorf("at %v: log joint %.15g with ode_rk45, %.15g closed form", x, lo, lc)
-		}
-		for i := range gc {
-			if math.Abs(go1[i]-gc[i]) > odeClosedTol*max(1, math.Abs(gc[i])) {
-				t.Errorf("at %v: gradient[%d] %.15g with ode_rk45, %.15g closed form", x, i, go1[i], gc[i])
-			}
-		}
-	}
-}
-
-// TestODEStiffDecayModel is TestODEDecayModel's comparison with the
-// closed form for ode_bdf at Stan's defaults, and for ode_bdf_tol.
-func TestODEStiffDecayModel(t *testing.T) {
-	const head = `data ts: real[T]
-data obs: real[T, 2]
-data w: real[2]
-param y0: real[2] ~ Normal(0, 3)
-param k: positive ~ Gamma(2, 2)
-`
 	closed := head + `let y = exp(-k * (ts - 0.5) * w') .* (rep(1, T) * y0')
 obs ~ Normal(y, 0.3)
 `
@@ -167,7 +119,7 @@ obs ~ Normal(y, 0.3)
 	}
 	in := []data.Input{{File: "d.csv", Table: csvTable(t, "d.csv", "ts,obs.1,obs.2", rows)}, {File: "w.csv", Table: csvTable(t, "w.csv", "w", [][]float64{{1}, {2}})}}
 	mc := compileSrc(t, "closed.gpp", closed, nil, in...)
-	for _, call := range []string{"ode_bdf(decay, y0, 0.5, ts, k, w)", "ode_bdf_tol(decay, y0, 0.5, ts, 1e-11, 1e-11, 100000, k, w)"} {
+	for _, call := range []string{"ode_rk45_tol(decay, y0, 0.5, ts, 1e-11, 1e-11, 100000, k, w)", "ode_bdf(decay, y0, 0.5, ts, k, w)", "ode_bdf_tol(decay, y0, 0.5, ts, 1e-11, 1e-11, 100000, k, w)"} {
 		mo := compileSrc(t, "ode.gpp", head+"fn decay(t, y, k, w) = -k * w .* y\nlet y = "+call+"\nobs ~ Normal(y, 0.3)\n", nil, in...)
 		go1, gc := make([]float64, mo.Dim), make([]float64, mc.Dim)
 		for _, x := range randomPoints(3, 3, mo.Dim) {
@@ -178,6 +130,9 @@ obs ~ Normal(y, 0.3)
 			lc, err := mc.LogJoint(x, gc)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if v, err := mo.LogJointValue(x); err != nil || math.Float64bits(v) != math.Float64bits(lo) {
+				t.Errorf("%s at %v: LogJointValue %v (%v), LogJoint %v", call, x, v, err, lo)
 			}
 			if math.Abs(lo-lc) > odeClosedTol*max(1, math.Abs(lc)) {
 				t.Errorf("%s at %v: log joint %.15g, %.15g closed form", call, x, lo, lc)
@@ -212,22 +167,7 @@ c[:, 1] ~ Normal(ode_rk45(one, [100, 0], 0, ts, ka[1], ke[1])[:, 1], 1)
 	in := data.Input{File: "c.csv", Table: csvTable(t, "c.csv", "ts,c.1,c.2", rows)}
 	ml := compileSrc(t, "loop.gpp", loop, nil, in)
 	mu := compileSrc(t, "unrolled.gpp", unrolled, nil, in)
-	gl, gu := make([]float64, ml.Dim), make([]float64, mu.Dim)
-	for _, x := range randomPoints(4, 2, ml.Dim) {
-		ll, err1 := ml.LogJoint(x, gl)
-		lu, err2 := mu.LogJoint(x, gu)
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		if ll != lu {
-			t.Errorf("at %v: log joint %v in a loop, %v unrolled", x, ll, lu)
-		}
-		for i := range gl {
-			if gl[i] != gu[i] {
-				t.Errorf("at %v: gradient[%d] %v in a loop, %v unrolled", x, i, gl[i], gu[i])
-			}
-		}
-	}
+	sameAsUnrolled(t, ml, mu, randomPoints(4, 2, ml.Dim))
 }
 
 // TestODECompileErrors checks the errors found when the model compiles
@@ -336,6 +276,28 @@ cases ~ PoissonLog(log(1000 * y[:, 1]))
 	for b.Loop() {
 		if _, err := m.LogJoint(x, g); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// sameAsUnrolled holds ml, a model whose loop calls a solver, and mu, the
+// same loop unrolled, to bitwise the same log joint and gradient at xs.
+func sameAsUnrolled(t *testing.T, ml, mu *Model, xs [][]float64) {
+	t.Helper()
+	gl, gu := make([]float64, ml.Dim), make([]float64, mu.Dim)
+	for _, x := range xs {
+		ll, err1 := ml.LogJoint(x, gl)
+		lu, err2 := mu.LogJoint(x, gu)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if ll != lu {
+			t.Errorf("at %v: log joint %v in a loop, %v unrolled", x, ll, lu)
+		}
+		for i := range gl {
+			if gl[i] != gu[i] {
+				t.Errorf("at %v: gradient[%d] %v in a loop, %v unrolled", x, i, gl[i], gu[i])
+			}
 		}
 	}
 }
