@@ -55,6 +55,7 @@ type fitConfig struct {
 	quiet       bool
 	verbose     bool
 	prior       bool   // --prior: draws from the priors instead of a fit (prior.go)
+	sample      bool   // gpp sample: NUTS draws instead of a fit (sample.go)
 	resample    bool   // --psis-resample: the output draws are q's, importance-resampled (resample.go)
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings

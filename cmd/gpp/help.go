@@ -18,6 +18,7 @@ commands:
   check     check a model: print its latents, families, data and constants, or its errors
   fit       fit a model to data by SGVB (or MAP) and write summary, draws and fit files;
             with --prior, draw from the priors instead (a prior predictive check)
+  sample    sample the posterior by NUTS, Stan's sampler, to check a fit against MCMC
   diagnose  check a model's gradient against finite differences at random points
   compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo)
   predict   evaluate a model's outputs at draws of a saved fit on new data (predictions)
@@ -57,6 +58,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdCompare([]string{"--help"}, stdout, stdout)
 	case "predict":
 		return cmdPredict([]string{"--help"}, stdout, stdout)
+	case "sample":
+		return cmdSample([]string{"--help"}, stdout, stdout)
 	case "sbc":
 		return cmdSBC([]string{"--help"}, stdout, stdout)
 	case "version":
@@ -122,7 +125,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 // helpTopics lists what gpp help takes: commands, the two tables, and every
 // distribution and function name.
 func helpTopics() []string {
-	topics := []string{"check", "fit", "repl", "diagnose", "compare", "predict", "version", "help", "distributions", "functions"}
+	topics := []string{"check", "fit", "sample", "repl", "diagnose", "compare", "predict", "version", "help", "distributions", "functions"}
 	for _, d := range stdlib.Dists() {
 		topics = append(topics, d.Name)
 	}

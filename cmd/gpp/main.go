@@ -3,6 +3,7 @@
 //
 //	gpp check model.gpp          check a model and print its latents and data
 //	gpp fit model.gpp data.csv   fit a model to data by SGVB and write the results
+//	gpp sample model.gpp data    sample the posterior by NUTS (Stan's sampler), to check a fit
 //	gpp diagnose model.gpp data  check the model's gradient against finite differences
 //	gpp compare DIR1 DIR2 ...    rank fits by leave-one-out cross-validation (elpd_loo)
 //	gpp predict FIT model data   evaluate the outputs at draws of a saved fit on new data
@@ -53,6 +54,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdCompare(rest, stdout, stderr)
 	case "predict":
 		return cmdPredict(rest, stdout, stderr)
+	case "sample":
+		return cmdSample(rest, stdout, stderr)
 	case "sbc":
 		return cmdSBC(rest, stdout, stderr)
 	case "repl":

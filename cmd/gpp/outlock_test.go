@@ -48,6 +48,13 @@ func runHelper(mode string, args []string) int {
 		}
 		cfg.beforeCommit = pause
 		return fitWithSignals(cfg, os.Stdout, os.Stderr)
+	case "sample":
+		sc, code, ok := parseSampleArgs(args, os.Stdout, os.Stderr)
+		if !ok {
+			return code
+		}
+		sc.cfg.beforeCommit = pause
+		return sampleWithSignals(sc, os.Stdout, os.Stderr)
 	case "repl": // args: model, data, out
 		r := newRepl(strings.NewReader(""), os.Stdout, os.Stderr)
 		r.beforeCommit = pause

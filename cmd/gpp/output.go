@@ -359,7 +359,7 @@ func staleOutputs(dir string, names []string) []string {
 // plannedOutputs returns the names of the files that a fit of m writes
 // with cfg, as writeOutputs and plotFiles name them.
 func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
-	if cfg.prior || cfg.predict != "" {
+	if cfg.prior || cfg.predict != "" || cfg.sample {
 		names := []string{summaryFile, drawsFile}
 		if cfg.plots {
 			names = append(names, ppcNames(cfg.ppc)...)

@@ -1,0 +1,713 @@
+package main
+
+// gpp sample: the posterior by NUTS (infer/nuts, Stan's default sampler),
+// to check a fit's q against MCMC as Stan's and PyMC's users do. It takes
+// fit's inputs (a model, its data, --set) and writes through fit's output
+// directory machinery (the lock, the atomic commit, the removal of an
+// earlier run's files) summary.csv and draws.csv, their layouts fit's with
+// MCMC's columns added. The sampler moves on the unconstrained coordinates
+// of sgvb.NewUnconstrained; the draws are written as the model's values.
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+const sampleSynopsis = "sample model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] [flags]"
+
+// defaultSampleOut is --out's default for gpp sample, apart from a fit's so
+// that sampling does not replace the fit's files it is to be checked against.
+const defaultSampleOut = "gpp-sample"
+
+// initStream seeds chain c's random start (stream initStream + c).
+const initStream = 0x696e697473212121
+
+// sampleConfig is a parsed gpp sample command line: fit's inputs and
+// output settings (cfg) and the sampler's.
+type sampleConfig struct {
+	cfg    *fitConfig
+	nuts   nuts.Settings
+	metric string
+}
+
+// Thresholds of Stan's warnings after sampling (CmdStan's diagnose,
+// Vehtari et al. 2021).
+const (
+	ebfmiWarn     = 0.3 // a chain's E-BFMI below it
+	essPerChain   = 100 // bulk or tail ESS below this many per chain
+	shortWarmup   = 150 // fewer warm-up iterations than Stan's three adaptation windows
+	worstNamed    = 5   // elements named in a warning
+	progressSteps = 10  // progress lines without a terminal
+)
+
+const sampleHelpText = `Samples the posterior of the model by the No-U-Turn sampler (NUTS), Stan's
+default: --chains independent chains, each --warmup iterations of adaptation
+(step size and --metric) and then --draws kept iterations, every --thin-th
+written. Use it to check a fit's q against MCMC (gpp fit's summary against
+this one's). The sampler moves on unconstrained coordinates, as Stan's does:
+the logs of positive params, the logits of bounded ones, the stick-breaking
+coordinates of a simplex, and the log density includes the Jacobian of that
+map (docs/inference.md, "gpp sample").
+
+It writes to --out (default gpp-sample), each file atomically, under fit's
+lock: summary.csv (fit's columns, then mcse_mean, ess_bulk, ess_tail and
+rhat of every param and output element: rank-normalised split R̂ and ESS as
+Stan ≥ 2.30 and the posterior package report them) and draws.csv (CmdStan's
+sample layout: comment lines with the settings, the columns chain__, draw__,
+lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and
+energy__, then the params and outputs as gpp fit names them; each chain's
+adapted step size and inverse metric as comment lines after the header). An
+output that draws (output y_rep ~ D(args)) is drawn at every draw from a
+stream of --seed. lp__ is the log density of the unconstrained coordinates,
+Jacobian included, with the model's constants.
+
+After the summary come Stan's warnings: divergent transitions after
+warm-up, iterations at the maximum tree depth, chains with E-BFMI below 0.3,
+elements with R̂ above 1.01 or a bulk or tail ESS below 100 per chain (the
+worst named), and a warm-up shorter than 150 iterations.
+
+Results do not depend on --workers: chain c's numbers come from --seed and
+c alone. Missing data are sampled as the params NAME_missing, as gpp fit
+fits them. The flags that steer SGVB (--iter, --family, --fullrank, ...)
+are refused.
+
+Ctrl-C (SIGINT) or SIGTERM stops the chains and writes the draws kept so far
+(the first N of each chain, N the shortest chain's), marked interrupted
+(exit 130), or nothing when a chain has fewer than 2; a second one exits at
+once without writing. Exit 0: sampled (warnings do not change it); 1: an
+error in the model or the data, or no finite start; 2: a bad command line.
+`
+
+// sampleFlagRefusal is the refusal of a flag of gpp fit that gpp sample lacks.
+func sampleFlagRefusal(name string) string {
+	switch name {
+	case "iter":
+		return "--iter is gpp fit's SGVB iteration limit: gpp sample takes --warmup and --draws (iterations per chain)"
+	case "output-draws":
+		return "--output-draws is gpp fit's: gpp sample writes --chains × --draws / --thin draws"
+	case "plots":
+		return "--plots: gpp sample writes no plots yet; plot draws.csv (CmdStan's layout) with your usual tools"
+	case "prior":
+		return "--prior is gpp fit's prior predictive check (gpp fit --prior): gpp sample samples the posterior"
+	}
+	return fmt.Sprintf("--%s steers gpp fit's SGVB: not with gpp sample (NUTS takes --chains, --warmup, --draws, --thin, --max-depth, --adapt-delta, --metric)", name)
+}
+
+// parseSampleArgs parses gpp sample's command line; it returns the exit
+// code to use when the command must stop (help or a usage error).
+func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, int, bool) {
+	fs := newFlagSet("sample", sampleSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n", sampleSynopsis)
+		fmt.Fprint(w, sampleHelpText)
+		fmt.Fprint(w, "\nflags:\n")
+		printFlags(fs)
+	}
+	cfg := &fitConfig{sets: setFlags{}}
+	sc := &sampleConfig{cfg: cfg}
+	s := &sc.nuts
+	fs.IntVar(&s.Chains, "chains", 4, "independent chains")
+	fs.IntVar(&s.Warmup, "warmup", 1000, "warm-up iterations per chain, adapting the step size and the metric (not\nwritten); 0: none, the step size 1 and the unit metric as they are")
+	fs.IntVar(&s.Draws, "draws", 1000, "iterations per chain after warm-up")
+	fs.IntVar(&s.Thin, "thin", 1, "keep every `N`-th iteration after warm-up")
+	fs.Uint64Var(&s.Seed, "seed", 1, "seed of every random stream: the same seed gives the same draws")
+	fs.IntVar(&s.MaxDepth, "max-depth", 10, "maximum tree depth: at most 2^depth leapfrog steps an iteration")
+	fs.Float64Var(&s.Delta, "adapt-delta", 0.8, "target acceptance statistic of the step-size adaptation, in (0, 1): higher\ngives smaller steps and fewer divergences")
+	fs.StringVar(&sc.metric, "metric", "diag", "the inverse metric warm-up adapts: diag (Stan's diag_e), dense (dense_e) or\nunit (unit_e, not adapted)")
+	fs.IntVar(&s.Workers, "workers", 0, "goroutines running the chains; 0: the number of CPUs, at most --chains\n(results do not depend on it)")
+	fs.StringVar(&cfg.out, "out", defaultSampleOut, "output `directory` (created if needed)")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
+	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
+	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
+		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
+	}
+	if !isHelp(args) {
+		fitFS, _, _ := newFitFlags(io.Discard)
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			name, ok := strings.CutPrefix(a, "-")
+			if !ok {
+				continue
+			}
+			name, _, _ = strings.Cut(strings.TrimPrefix(name, "-"), "=")
+			if fs.Lookup(name) == nil && fitFS.Lookup(name) != nil {
+				return usageErr("%s", sampleFlagRefusal(name))
+			}
+		}
+	}
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return nil, code, false
+	}
+	if len(pos) == 0 {
+		return usageErr("sample needs a model file")
+	}
+	cfg.model, cfg.data = pos[0], pos[1:]
+	cfg.sample = true
+	switch sc.metric {
+	case "diag":
+		s.Metric = nuts.DiagE
+	case "dense":
+		s.Metric = nuts.DenseE
+	case "unit":
+		s.Metric = nuts.UnitE
+	default:
+		return usageErr("--metric %q: want diag, dense or unit", sc.metric)
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"chains", s.Chains}, {"draws", s.Draws}, {"thin", s.Thin}, {"max-depth", s.MaxDepth}} {
+		if c.v < 1 {
+			return usageErr("--%s must be at least 1, got %d", c.name, c.v)
+		}
+	}
+	switch {
+	case s.Warmup < 0:
+		return usageErr("--warmup must be at least 0, got %d", s.Warmup)
+	case !(s.Delta > 0 && s.Delta < 1):
+		return usageErr("--adapt-delta must be in (0, 1), got %v", s.Delta)
+	case s.Workers < 0:
+		return usageErr("--workers must be at least 0 (0: the number of CPUs), got %d", s.Workers)
+	case s.Draws/s.Thin < 2:
+		return usageErr("--draws %d --thin %d keeps %d draw%s a chain: the summary's sd and R̂ need at least 2", s.Draws, s.Thin, s.Draws/s.Thin, plural(s.Draws/s.Thin))
+	case cfg.out == "":
+		return usageErr("--out needs a directory")
+	case cfg.quiet && cfg.verbose:
+		return usageErr("--quiet and --verbose exclude each other")
+	}
+	if s.Workers == 0 {
+		s.Workers = min(max(runtime.NumCPU(), 1), s.Chains)
+	}
+	cfg.settings.Seed = s.Seed
+	cfg.outputDraws = s.Chains * (s.Draws / s.Thin)
+	return sc, 0, true
+}
+
+// cmdSample runs gpp sample, with Ctrl-C and SIGTERM stopping the chains:
+// the first signal writes the draws kept so far, a second exits at once.
+func cmdSample(args []string, stdout, stderr io.Writer) int {
+	sc, code, ok := parseSampleArgs(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	return sampleWithSignals(sc, stdout, stderr)
+}
+
+// sampleWithSignals samples with Ctrl-C and SIGTERM stopping the chains.
+func sampleWithSignals(sc *sampleConfig, stdout, stderr io.Writer) int {
+	cfg := sc.cfg
+	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
+	cfg.temps = &tempFiles{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	stop := watchInterrupts(sigs, cancel,
+		func() {
+			con.note("interrupted: stopping the chains and writing the draws kept so far (Ctrl-C again to quit at once)")
+		},
+		func() {
+			cfg.temps.removeAll()
+			con.note("interrupted again: exiting without writing outputs")
+			os.Exit(exitInterrupted)
+		}, time.Now)
+	defer stop()
+	return runSample(ctx, sc, stdout, con)
+}
+
+// sampleDraws is a drawSet of MCMC draws with the sampler's columns: draw
+// d is draw[d] of chain chain[d].
+type sampleDraws struct {
+	ds          *drawSet
+	chain, draw []int
+	accept      []float64
+	stepSize    []float64
+	depth       []int
+	leapfrogs   []int
+	divergent   []bool
+	energy      []float64
+	n           int // draws per chain
+	res         *nuts.Result
+	interrupted bool
+}
+
+// mcmcStats are the MCMC diagnostics of one column.
+type mcmcStats struct{ mcse, essBulk, essTail, rhat float64 }
+
+// runSample loads the model, samples, writes the outputs and prints the
+// summary and Stan's warnings.
+func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *console) int {
+	cfg, s := sc.cfg, sc.nuts
+	l, ok := loadModel(cfg, con, "sample", 1)
+	if !ok {
+		return exitError
+	}
+	srcs := sources(l.Sources)
+	m := l.Model
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	dens := make([]nuts.Density, s.Chains)
+	inits := make([][]float64, s.Chains)
+	stopFlag := &atomic.Bool{} // an ODE solve under way stops on Ctrl-C
+	for c := range s.Chains {
+		d := u.Clone()
+		d.SetStop(stopFlag)
+		dens[c], inits[c] = d, make([]float64, u.Dim())
+		if err := d.Init(rand.New(rand.NewPCG(s.Seed, initStream+uint64(c))), inits[c]); err != nil {
+			con.note("chain %d: no finite log density at %d random starts, each unconstrained coordinate uniform on (-2, 2) (Stan's initialisation)", c+1, sgvb.InitTries)
+			if last := errors.Unwrap(err); last != nil {
+				con.note("the last start's error:")
+				printError(con, last, srcs)
+			}
+			if startError(context.Background(), m) != nil {
+				con.note("%s; gpp check finds this before sampling", startNote)
+			}
+			con.note("no output written")
+			return exitError
+		}
+	}
+	if !noOutputClash(cfg, l, con) {
+		return exitError
+	}
+	lock, removeIfEmpty, ok := openOutDir(cfg, con)
+	if !ok {
+		return exitError
+	}
+	defer lock.release()
+
+	con.info("sampling %s: %d param%s (%d unconstrained coordinate%s), NUTS with %s metric, %d chain%s of %d warm-up + %d iterations (thin %d), seed %d",
+		l.Path, len(m.Latents), plural(len(m.Latents)), u.Dim(), plural(u.Dim()), metricName(s.Metric), s.Chains, plural(s.Chains), s.Warmup, s.Draws, s.Thin, s.Seed)
+	s.Progress = sampleProgress(con, s)
+	go func() {
+		<-ctx.Done()
+		stopFlag.Store(true)
+	}()
+	start := time.Now()
+	res, err := nuts.Sample(ctx, dens, inits, s)
+	con.finish()
+	if err != nil {
+		printError(con, err, srcs)
+		con.note("no output written")
+		removeIfEmpty()
+		return exitError
+	}
+	sd, err := makeSampleDraws(u, m, res, s.Seed)
+	if err != nil {
+		printError(con, err, srcs)
+		removeIfEmpty()
+		return exitError
+	}
+	if sd.n < 2 {
+		con.note("interrupted before a chain kept 2 draws: no output written")
+		removeIfEmpty()
+		return exitInterrupted
+	}
+	st, ms := summariseChains(sd)
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
+		missing: data.MissingCells(l.Info, l.Data)}
+	written, err := writeSampleOutputs(cfg, sc, h, sd, st, ms)
+	if err != nil {
+		con.note("%v", err)
+		con.note("no output written")
+		removeIfEmpty()
+		return exitError
+	}
+	lock.release()
+
+	printSampleTable(stdout, cfg, sd, st, ms)
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "draws        %d chains × %d (warm-up %d, thin %d), NUTS, seed %d\n", s.Chains, sd.n, s.Warmup, s.Thin, s.Seed)
+	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	for _, w := range sampleWarnings(sd, s, ms) {
+		con.note("warning: %s", w)
+	}
+	for i, ch := range res.Chains {
+		if ch.FirstErr != nil {
+			con.info("note: chain %d rejected a point where the log density failed (as Stan, the trajectory ends there); the first: %v", i+1, ch.FirstErr)
+			break
+		}
+	}
+	if w := badDrawsWarning(sd.ds, "draws had an output that is not finite (written as it is)"); w != "" {
+		con.note("warning: %s", w)
+	}
+	for _, w := range nanWarnings(sd.ds, st) {
+		con.note("warning: %s", w)
+	}
+	for _, w := range inexactWarnings(sd.ds, l.Info) {
+		con.note("warning: %s", w)
+	}
+	con.info("sampling took %.3g s", time.Since(start).Seconds())
+	if sd.interrupted {
+		con.note("interrupted: the outputs hold the first %d draws of each chain and are marked interrupted", sd.n)
+		return exitInterrupted
+	}
+	return exitOK
+}
+
+func metricName(m nuts.Metric) string {
+	switch m {
+	case nuts.DenseE:
+		return "dense_e"
+	case nuts.UnitE:
+		return "unit_e"
+	}
+	return "diag_e"
+}
+
+// sampleProgress returns the sampler's progress callback: a line at every
+// tenth of all chains' iterations (with --verbose, of each chain's).
+func sampleProgress(con *console, s nuts.Settings) func(chain, iter int, warmup bool) {
+	per := s.Warmup + s.Draws
+	total := int64(per * s.Chains)
+	var done atomic.Int64
+	var mu sync.Mutex
+	next := total / progressSteps
+	return func(chain, iter int, warmup bool) {
+		n := done.Add(1)
+		if con.verbose {
+			if step := max(per/progressSteps, 1); iter%step == 0 || iter == per {
+				phase := "sampling"
+				if warmup {
+					phase = "warm-up"
+				}
+				con.info("chain %d: iteration %d/%d (%s)", chain+1, iter, per, phase)
+			}
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if n >= next && next > 0 {
+			con.info("%3.0f%% of %d iterations (%d chains)", 100*float64(n)/float64(total), total, s.Chains)
+			next += max(total/progressSteps, 1)
+		}
+	}
+}
+
+// makeSampleDraws evaluates the model's values and outputs at every kept
+// draw, chain by chain, the outputs' draws from one stream of seed. An
+// interrupted run keeps the first n draws of each chain, n the shortest
+// chain's.
+func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, seed uint64) (*sampleDraws, error) {
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		return nil, err
+	}
+	n := math.MaxInt
+	for _, ch := range res.Chains {
+		n = min(n, len(ch.LogP))
+	}
+	if len(res.Chains) == 0 {
+		n = 0
+	}
+	var vars []variable
+	ncol := 0
+	for i, lat := range m.Latents {
+		v := latentVariable(lat.Name, "nuts", lat.Shape, i, lat.Offset, ncol, lat.Value, lat.Support)
+		ncol += len(v.elems)
+		vars = append(vars, v)
+	}
+	vars, ncol = withOutputs(vars, ncol, m)
+	total := n * len(res.Chains)
+	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
+		logp: make([]float64, total), logq: make([]float64, total), R: 1}
+	for c := range ds.cols {
+		ds.cols[c] = make([]float64, total)
+	}
+	sd := &sampleDraws{ds: ds, n: n, res: res, interrupted: res.Interrupted,
+		chain: make([]int, total), draw: make([]int, total), accept: make([]float64, total), stepSize: make([]float64, total),
+		depth: make([]int, total), leapfrogs: make([]int, total), divergent: make([]bool, total), energy: make([]float64, total)}
+	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
+	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
+	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	d := 0
+	for c, ch := range res.Chains {
+		for i := range n {
+			u.Coords(ch.Draws[i*res.Dim:(i+1)*res.Dim], x)
+			_, outs, err := ev.Eval(x)
+			if err == nil {
+				err = ev.OutputErr()
+			}
+			if err != nil {
+				ds.bad++
+				if ds.badErr == nil {
+					ds.badErr = err
+				}
+			}
+			u.Values(z, x)
+			ds.fill(z, outs, func(col int, v float64) { ds.cols[col][d] = v })
+			ds.logp[d] = ch.LogP[i]
+			sd.chain[d], sd.draw[d] = c+1, i+1
+			sd.accept[d], sd.stepSize[d], sd.depth[d], sd.leapfrogs[d] = ch.Accept[i], ch.StepSize, ch.Depth[i], ch.Leapfrogs[i]
+			sd.divergent[d], sd.energy[d] = ch.Divergent[i], ch.Energy[i]
+			d++
+		}
+	}
+	return sd, nil
+}
+
+// byChain splits a column of sd's draws into its chains.
+func (sd *sampleDraws) byChain(col []float64) [][]float64 {
+	out := make([][]float64, len(sd.res.Chains))
+	for c := range out {
+		out[c] = col[c*sd.n : (c+1)*sd.n]
+	}
+	return out
+}
+
+// summariseChains summarises every column over all chains (fit's
+// statistics) and gives its MCMC diagnostics.
+func summariseChains(sd *sampleDraws) ([]stats, []mcmcStats) {
+	st := summariseColumns(sd.ds)
+	ms := make([]mcmcStats, len(st))
+	for c, col := range sd.ds.cols {
+		ch := sd.byChain(col)
+		ms[c] = mcmcStats{nuts.MCSEMean(ch), nuts.ESSBulk(ch), nuts.ESSTail(ch), nuts.Rhat(ch)}
+		st[c].rhat = ms[c].rhat
+	}
+	return st, ms
+}
+
+// printSampleTable prints the summary table with the MCMC columns.
+func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, ms []mcmcStats) {
+	t := &table{right: []bool{false, true, true, true, true, true, true, true, true, true}}
+	t.row("name", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "R̂")
+	for _, v := range sd.ds.vars {
+		for j, k := range v.elems {
+			if j == maxTableRows && !cfg.verbose {
+				t.note(fmt.Sprintf("... %d more elements of %s (all in %s)", len(v.elems)-j, v.name, filepath.Join(cfg.out, summaryFile)))
+				break
+			}
+			s, m := st[v.first+j], ms[v.first+j]
+			t.row(elemName(v.name, v.shape, k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
+				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))
+		}
+	}
+	t.print(w)
+}
+
+// essText formats an ESS as a whole number (NaN as it is).
+func essText(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return formatNum(v)
+	}
+	return strconv.Itoa(int(math.Round(v)))
+}
+
+// sampleWarnings returns Stan's warnings after sampling.
+func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats) []string {
+	var out []string
+	total := len(sd.divergent)
+	div, maxed := 0, 0
+	for d := range total {
+		if sd.divergent[d] {
+			div++
+		}
+		if sd.depth[d] >= s.MaxDepth {
+			maxed++
+		}
+	}
+	pct := func(n int) string { return fmt.Sprintf("%d of %d (%.2g%%)", n, total, 100*float64(n)/float64(total)) }
+	if div > 0 {
+		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model (non-centred)", pct(div), s.Delta))
+	}
+	if maxed > 0 {
+		out = append(out, fmt.Sprintf("%s transitions hit the maximum tree depth %d (2^%d leapfrog steps): exploration is slow; try a larger --max-depth", pct(maxed), s.MaxDepth, s.MaxDepth))
+	}
+	var low []string
+	for c := range sd.res.Chains {
+		if e := nuts.EBFMI(sd.energy[c*sd.n : (c+1)*sd.n]); e < ebfmiWarn {
+			low = append(low, fmt.Sprintf("chain %d: %.2f", c+1, e))
+		}
+	}
+	if len(low) > 0 {
+		out = append(out, fmt.Sprintf("E-BFMI below %.1f (%s): the energy varies too little between iterations to explore the posterior's tails; try reparameterising the model", ebfmiWarn, strings.Join(low, ", ")))
+	}
+	type bad struct {
+		name string
+		v    float64
+	}
+	var hiRhat, loESS []bad
+	minESS := float64(essPerChain * len(sd.res.Chains))
+	for _, v := range sd.ds.vars {
+		for j, k := range v.elems {
+			m := ms[v.first+j]
+			name := elemName(v.name, v.shape, k)
+			if m.rhat > rhatWarn {
+				hiRhat = append(hiRhat, bad{name, m.rhat})
+			}
+			if e := math.Min(m.essBulk, m.essTail); e < minESS {
+				loESS = append(loESS, bad{name, e})
+			}
+		}
+	}
+	list := func(bs []bad, desc bool, f string) string {
+		sort.SliceStable(bs, func(i, j int) bool { return (bs[i].v > bs[j].v) == desc })
+		var parts []string
+		for i, b := range bs {
+			if i == worstNamed {
+				parts = append(parts, fmt.Sprintf("and %d more", len(bs)-i))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s "+f, b.name, b.v))
+		}
+		return strings.Join(parts, ", ")
+	}
+	if len(hiRhat) > 0 {
+		out = append(out, fmt.Sprintf("%d element%s with R̂ above %.2f, the chains disagree (the worst: %s): run longer chains, or reparameterise the model", len(hiRhat), plural(len(hiRhat)), rhatWarn, list(hiRhat, true, "%.3f")))
+	}
+	if len(loESS) > 0 {
+		out = append(out, fmt.Sprintf("%d element%s with a bulk or tail ESS below %d per chain (%.0f in all; the worst: %s): their means and quantiles are unreliable; run longer chains", len(loESS), plural(len(loESS)), essPerChain, minESS, list(loESS, false, "%.0f")))
+	}
+	if s.Warmup < shortWarmup {
+		out = append(out, fmt.Sprintf("--warmup %d is shorter than %d iterations, too short for Stan's three adaptation windows (75 + 25 + 50): the step size and metric may be poorly adapted", s.Warmup, shortWarmup))
+	}
+	return out
+}
+
+// writeSampleOutputs stages summary.csv and draws.csv and commits them
+// together, removing an earlier run's files as a fit does.
+func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sampleDraws, st []stats, ms []mcmcStats) ([]string, error) {
+	files := []outputFile{
+		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},
+		{drawsFile, func(w io.Writer) error { return writeSampleDrawsCSV(w, sc, h, sd) }},
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.name)
+	}
+	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: staleOutputs(cfg.out, names)}
+	for _, f := range files {
+		if err := sw.write(f.name, f.render); err != nil {
+			sw.abort()
+			return nil, err
+		}
+	}
+	if cfg.beforeCommit != nil {
+		cfg.beforeCommit()
+	}
+	if err := sw.commit(); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// writeSampleSummaryCSV writes summary.csv: fit's columns, then the MCMC
+// diagnostics.
+func writeSampleSummaryCSV(w io.Writer, sd *sampleDraws, st []stats, ms []mcmcStats) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"name", "family", "mean", "sd", "q5", "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat"})
+	for _, v := range sd.ds.vars {
+		for j, k := range v.elems {
+			s, m := st[v.first+j], ms[v.first+j]
+			cw.Write([]string{elemName(v.name, v.shape, k), v.family,
+				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95),
+				formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeSampleDrawsCSV writes draws.csv in CmdStan's sample layout, all
+// chains in one file with a column chain__.
+func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampleDraws) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
+	s := sc.nuts
+	p("# gpp_version = %s", version)
+	p("# model = %s", h.model)
+	p("# model_sha256 = %s", h.modelHash)
+	for _, m := range h.missing {
+		p("# %s = %s at %s", m.Latent, m.Data, strings.Join(cellTexts(m.Cells), ", "))
+	}
+	p("# method = sample (Default)")
+	p("#   sample")
+	p("#     num_samples = %d", s.Draws)
+	p("#     num_warmup = %d", s.Warmup)
+	p("#     save_warmup = 0")
+	p("#     thin = %d", s.Thin)
+	p("#     adapt")
+	p("#       engaged = %d", b2i(s.Warmup > 0))
+	p("#       delta = %s", formatNum(s.Delta))
+	p("#     algorithm = hmc")
+	p("#       hmc")
+	p("#         engine = nuts")
+	p("#           nuts")
+	p("#             max_depth = %d", s.MaxDepth)
+	p("#         metric = %s", metricName(s.Metric))
+	p("#     num_chains = %d", s.Chains)
+	writeRunHeader(p, h)
+	p("# interrupted = %d", b2i(sd.interrupted))
+	if sd.interrupted {
+		p("# INTERRUPTED: the chains were stopped by Ctrl-C; these are the first %d draws of each", sd.n)
+	}
+	bw.WriteString("chain__,draw__,lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__")
+	for _, v := range sd.ds.vars {
+		for _, k := range v.elems {
+			bw.WriteByte(',')
+			bw.WriteString(csvName(v.name, v.shape, k))
+		}
+	}
+	bw.WriteByte('\n')
+	for c, ch := range sd.res.Chains {
+		p("# chain %d: Adaptation terminated", c+1)
+		p("# chain %d: Step size = %s", c+1, formatExact(ch.StepSize))
+		what := "Diagonal elements of inverse mass matrix"
+		if s.Metric == nuts.DenseE {
+			what = "Elements of inverse mass matrix (row-major)"
+		}
+		p("# chain %d: %s:", c+1, what)
+		vals := make([]string, len(ch.InvMetric))
+		for i, v := range ch.InvMetric {
+			vals[i] = formatExact(v)
+		}
+		p("# %s", strings.Join(vals, ", "))
+	}
+	for d := range sd.ds.logp {
+		fmt.Fprintf(bw, "%d,%d,%s,%s,%s,%d,%d,%d,%s", sd.chain[d], sd.draw[d], formatExact(sd.ds.logp[d]), formatNum(sd.accept[d]),
+			formatNum(sd.stepSize[d]), sd.depth[d], sd.leapfrogs[d], b2i(sd.divergent[d]), formatExact(sd.energy[d]))
+		for c := range sd.ds.cols {
+			bw.WriteByte(',')
+			bw.WriteString(formatNum(sd.ds.cols[c][d]))
+		}
+		bw.WriteByte('\n')
+	}
+	p("#")
+	for c, ch := range sd.res.Chains {
+		p("# chain %d: Elapsed Time: %.3f seconds (Warm-up)", c+1, ch.Warmup.Seconds())
+		p("# chain %d:               %.3f seconds (Sampling)", c+1, ch.Sampling.Seconds())
+	}
+	return bw.Flush()
+}

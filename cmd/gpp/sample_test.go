@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/shareddata"
+)
+
+// runGpp runs gpp with args and returns its exit code, stdout and stderr.
+func runGpp(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// withoutTimes drops draws.csv's elapsed-time lines, the one part of it
+// that is not a function of the seed.
+func withoutTimes(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, "seconds (") && !strings.HasPrefix(l, "#   file = ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestSampleDeterministic: the same seed gives the same draws.csv and
+// summary.csv with one worker and with two (each chain's numbers come from
+// the seed and the chain alone), and another seed gives other draws.
+func TestSampleDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	read := func(out string) (string, string) {
+		d, err := os.ReadFile(filepath.Join(out, drawsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := os.ReadFile(filepath.Join(out, summaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return withoutTimes(string(d)), string(s)
+	}
+	var draws, sums []string
+	for i, c := range []struct{ workers, seed string }{{"1", "3"}, {"2", "3"}, {"1", "4"}} {
+		out := filepath.Join(dir, strconv.Itoa(i))
+		code, _, stderr := runGpp("sample", poissonModel, poissonData, "--chains", "2", "--warmup", "100", "--draws", "100",
+			"--workers", c.workers, "--seed", c.seed, "--quiet", "--out", out)
+		if code != exitOK {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+		d, s := read(out)
+		draws, sums = append(draws, d), append(sums, s)
+	}
+	if draws[0] != draws[1] || sums[0] != sums[1] {
+		t.Errorf("--workers 1 and 2 with the same seed wrote different draws.csv or summary.csv")
+	}
+	if draws[0] == draws[2] {
+		t.Errorf("seeds 3 and 4 wrote the same draws.csv")
+	}
+	// the layout: 2 chains × 100 draws, Stan's columns first
+	r := csv.NewReader(strings.NewReader(stripComments(draws[0])))
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "chain__,draw__,lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,lambda,twice"
+	if got := strings.Join(rows[0], ","); got != want {
+		t.Errorf("draws.csv header %q, want %q", got, want)
+	}
+	if len(rows) != 1+200 {
+		t.Errorf("draws.csv has %d rows of draws, want 200", len(rows)-1)
+	}
+	for _, row := range rows[1:] {
+		l, _ := strconv.ParseFloat(row[9], 64)
+		tw, _ := strconv.ParseFloat(row[10], 64)
+		if !(l > 0) || math.Abs(tw-2*l) > 1e-5*tw {
+			t.Fatalf("row %v: lambda %v not positive or the output twice %v not 2·lambda", row, l, tw)
+		}
+	}
+}
+
+// stripComments drops CSV comment lines (#).
+func stripComments(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "#") && l != "" {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestSampleMissingData: a missing value of real data is sampled as the
+// param NAME_missing, as gpp fit fits it, and draws.csv's header says which
+// cell it is.
+func TestSampleMissingData(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.gpp")
+	csvPath := filepath.Join(dir, "d.csv")
+	os.WriteFile(model, []byte("data y: real[N]\nparam mu: real ~ Normal(0, 10)\ny ~ Normal(mu, 1)\n"), 0o644)
+	os.WriteFile(csvPath, []byte("y\n1.0\n\n2.0\n1.5\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runGpp("sample", model, csvPath, "--chains", "2", "--warmup", "200", "--draws", "200", "--quiet", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "y_missing") {
+		t.Errorf("no y_missing in the summary:\n%s", stdout)
+	}
+	d, _ := os.ReadFile(filepath.Join(out, drawsFile))
+	if !strings.Contains(string(d), "# y_missing = y at ") {
+		t.Errorf("draws.csv does not say which cell y_missing is:\n%s", d[:min(len(d), 600)])
+	}
+}
+
+// TestSampleWarnings: Stan's warnings from the sampler's columns, on
+// made-up draws: divergences, the maximum tree depth, a low E-BFMI, a high
+// R̂ and a low ESS (the worst named), a short warm-up.
+func TestSampleWarnings(t *testing.T) {
+	const chains, n = 2, 100
+	total := chains * n
+	sd := &sampleDraws{n: n, res: &nuts.Result{Chains: make([]nuts.Chain, chains)},
+		divergent: make([]bool, total), depth: make([]int, total), energy: make([]float64, total)}
+	sd.ds = &drawSet{vars: []variable{{name: "a", elems: []int{0}}, {name: "b", shape: []int{2}, elems: []int{0, 1}, first: 1}}, ncol: 3}
+	for d := range total {
+		sd.divergent[d] = d%50 == 0           // 4
+		sd.depth[d] = 3 + 7*b2iInt(d%20 == 0) // 10 at 10 draws
+		sd.energy[d] = float64(d % 2)         // chain 1 and 2 alternate: E-BFMI 2
+	}
+	for d := n; d < total; d++ {
+		sd.energy[d] = float64(d) // chain 2 drifts: E-BFMI near 0
+	}
+	ms := []mcmcStats{{rhat: 1.002, essBulk: 900, essTail: 800}, {rhat: 1.08, essBulk: 150, essTail: 90}, {rhat: 1.02, essBulk: 500, essTail: 300}}
+	got := strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 100}, ms), "\n")
+	for _, want := range []string{
+		"4 of 200 (2%) transitions after warm-up ended with a divergence",
+		"10 of 200 (5%) transitions hit the maximum tree depth 10",
+		"E-BFMI below 0.3 (chain 2: ",
+		"2 elements with R̂ above 1.01, the chains disagree (the worst: b[1] 1.080, b[2] 1.020)",
+		"1 element with a bulk or tail ESS below 100 per chain (200 in all; the worst: b[1] 90)",
+		"--warmup 100 is shorter than 150 iterations",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q; got:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "chain 1:") {
+		t.Errorf("chain 1's E-BFMI is fine, but warned of:\n%s", got)
+	}
+}
+
+func b2iInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestSampleHardExitKeepsEarlier: gpp sample's outputs are written whole
+// or not at all. With the new files staged, a second SIGTERM exits at once:
+// the earlier run's summary.csv and draws.csv are left as they were, and
+// no temporary file or lock.
+func TestSampleHardExitKeepsEarlier(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"sample", poissonModel, poissonData, "--chains", "2", "--warmup", "50", "--draws", "50", "--quiet", "--out", out}
+	if code, _, stderr := runGpp(args...); code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	before := map[string]string{}
+	for _, f := range []string{summaryFile, drawsFile} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = string(b)
+	}
+	cmd, stderr, interrupted := startHelper(t, "sample", append(args[1:], "--seed", "9")...)
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-interrupted:
+	case <-time.After(30 * time.Second):
+	}
+	time.Sleep(interruptGrace + 100*time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitCode(t, cmd); code != exitInterrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr)
+	}
+	got := dirEntries(t, out)
+	if strings.Join(got, " ") != "draws.csv summary.csv" {
+		t.Errorf("left in %s: %v, want the earlier run's draws.csv and summary.csv alone", out, got)
+	}
+	for f, b := range before {
+		a, _ := os.ReadFile(filepath.Join(out, f))
+		if string(a) != b {
+			t.Errorf("%s changed although the run was stopped before its commit", f)
+		}
+	}
+}
+
+// The posteriordb references: NUTS reference summaries of 10 000 draws
+// (posteriordb's reference posteriors, thinned to near-independent draws).
+const refDraws = 10000
+
+// samplePosteriorDB samples a posteriordb model with gpp sample's defaults
+// (4 chains of 1000 after 1000 warm-up iterations) and compares every
+// reference element: its mean within 3 standard errors of the difference,
+// √(mcse² + ref_sd²/10000) (ours and the reference's Monte Carlo errors),
+// and its sd within 10 % (the relative error of an sd estimate from an
+// ESS of 400 or more is at most 1/√(2·400) = 3.5 %, so 10 % is about 3 of
+// them).
+func samplePosteriorDB(t *testing.T, model, dataDir string) {
+	if testing.Short() {
+		t.Skip("samples a model")
+	}
+	ref := shareddata.Path(t, "posteriordb", dataDir, "reference_summary.csv")
+	dataPath := shareddata.Path(t, "posteriordb", dataDir, "data.json")
+	out := t.TempDir()
+	code, _, stderr := runGpp("sample", filepath.Join("../../examples/posteriordb", model), dataPath, "--quiet", "--out", out, "--seed", "1")
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	t.Logf("stderr:\n%s", stderr)
+	got := readSummaryCSV(t, filepath.Join(out, summaryFile))
+	refRows := readSummaryCSV(t, ref)
+	for name, r := range refRows {
+		g, ok := got[name]
+		if !ok {
+			t.Errorf("%s: not in summary.csv", name)
+			continue
+		}
+		se := math.Sqrt(g["mcse_mean"]*g["mcse_mean"] + r["sd"]*r["sd"]/refDraws)
+		t.Logf("%-9s mean %9.4f ± %.4f (NUTS ref %9.4f)  sd %8.4f (ref %8.4f)  ess_bulk %.0f  R̂ %.3f", name, g["mean"], g["mcse_mean"], r["mean"], g["sd"], r["sd"], g["ess_bulk"], g["rhat"])
+		if !(math.Abs(g["mean"]-r["mean"]) <= 3*se) {
+			t.Errorf("%s: mean %.4f, reference %.4f: %.1f standard errors (%.4f) off, want at most 3", name, g["mean"], r["mean"], math.Abs(g["mean"]-r["mean"])/se, se)
+		}
+		if ratio := g["sd"] / r["sd"]; !(math.Abs(ratio-1) <= 0.1) {
+			t.Errorf("%s: sd %.4f, reference %.4f (ratio %.3f), want within 10 %%", name, g["sd"], r["sd"], ratio)
+		}
+	}
+}
+
+// readSummaryCSV reads a summary.csv (gpp's, or a posteriordb reference
+// whose first column is param) into name → column → value.
+func readSummaryCSV(t *testing.T, path string) map[string]map[string]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]float64{}
+	for _, r := range rows[1:] {
+		m := map[string]float64{}
+		for j, h := range rows[0] {
+			if v, err := strconv.ParseFloat(r[j], 64); err == nil {
+				m[h] = v
+			}
+		}
+		out[r[0]] = m
+	}
+	return out
+}
+
+// TestSampleEightSchoolsNonCentered needs the real infer/nuts.
+func TestSampleEightSchoolsNonCentered(t *testing.T) {
+	samplePosteriorDB(t, "eight_schools_noncentered.gpp", "eight_schools-eight_schools_noncentered")
+}
+
+// TestSampleKidIQ needs the real infer/nuts.
+func TestSampleKidIQ(t *testing.T) {
+	samplePosteriorDB(t, "kidiq_momiq.gpp", "kidiq-kidscore_momiq")
+}
+
+// TestSampleDrawsInterrupted: the draws of an interrupted run are the
+// first N of each chain, N the shortest chain's, marked interrupted, in
+// chain order with their draw numbers; the values are the model's (a
+// positive param's exp of its coordinate) and the outputs are evaluated at
+// each.
+func TestSampleDrawsInterrupted(t *testing.T) {
+	l, err := pipeline.Load(poissonModel, []string{poissonData}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := func(us ...float64) nuts.Chain {
+		n := len(us)
+		return nuts.Chain{Draws: us, LogP: make([]float64, n), Accept: make([]float64, n), Depth: make([]int, n),
+			Leapfrogs: make([]int, n), Divergent: make([]bool, n), Energy: make([]float64, n)}
+	}
+	res := &nuts.Result{Dim: 1, Interrupted: true, Chains: []nuts.Chain{chain(0, 1, 2), chain(-1, -2)}}
+	sd, err := makeSampleDraws(u, l.Model, res, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd.n != 2 || !sd.interrupted || len(sd.ds.logp) != 4 {
+		t.Fatalf("n %d, interrupted %v, %d draws; want 2, true, 4", sd.n, sd.interrupted, len(sd.ds.logp))
+	}
+	wantChain, wantDraw, wantU := []int{1, 1, 2, 2}, []int{1, 2, 1, 2}, []float64{0, 1, -1, -2}
+	for d := range 4 {
+		lam, twice := sd.ds.cols[0][d], sd.ds.cols[1][d]
+		if sd.chain[d] != wantChain[d] || sd.draw[d] != wantDraw[d] || math.Abs(lam-math.Exp(wantU[d])) > 1e-12 || math.Abs(twice-2*lam) > 1e-12 {
+			t.Errorf("draw %d: chain %d draw %d lambda %v twice %v; want chain %d draw %d lambda %v", d, sd.chain[d], sd.draw[d], lam, twice,
+				wantChain[d], wantDraw[d], math.Exp(wantU[d]))
+		}
+	}
+	var b bytes.Buffer
+	sc := &sampleConfig{cfg: &fitConfig{out: "o"}, nuts: nuts.Settings{Chains: 2, Draws: 3, Thin: 1, MaxDepth: 10, Delta: 0.8}}
+	if err := writeSampleDrawsCSV(&b, sc, drawsHeader{cfg: sc.cfg}, sd); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "# interrupted = 1\n# INTERRUPTED:") {
+		t.Errorf("draws.csv not marked interrupted:\n%s", b.String())
+	}
+}

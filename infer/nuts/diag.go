@@ -1,0 +1,342 @@
+package nuts
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The diagnostics follow Vehtari, Gelman, Simpson, Carpenter & Bürkner
+// (2021), "Rank-normalization, folding, and localization: an improved R̂",
+// as the R package posterior computes them: split chains (the middle draw of
+// an odd length dropped), rank normalisation z = Φ⁻¹((r − 3/8)/(S + 1/4))
+// with average ranks for ties, and autocorrelations from the chains' pooled
+// variance truncated by Geyer's initial positive sequence made monotone,
+// with posterior's "antithetic" adjustment (the first negative pair's even
+// term kept, τ̂ at least 1/log10(S)).
+
+// Rhat is the rank-normalised split-R̂: the larger of the bulk R̂ (of the
+// rank-normalised draws) and the tail R̂ (of the rank-normalised |x − median|).
+func Rhat(chains [][]float64) float64 {
+	x := split(chains)
+	if x == nil || badDraws(x) {
+		return math.NaN()
+	}
+	bulk := rhatBasic(zScale(x))
+	med := median(chains)
+	f := make([][]float64, len(chains))
+	for c, ch := range chains {
+		f[c] = make([]float64, len(ch))
+		for i, v := range ch {
+			f[c][i] = math.Abs(v - med)
+		}
+	}
+	fx := split(f)
+	if badDraws(fx) {
+		return bulk
+	}
+	return math.Max(bulk, rhatBasic(zScale(fx)))
+}
+
+// ESSBulk is the effective sample size of the rank-normalised split chains.
+func ESSBulk(chains [][]float64) float64 {
+	x := split(chains)
+	if x == nil || badDraws(x) {
+		return math.NaN()
+	}
+	return ess(zScale(x))
+}
+
+// ESSTail is the smaller of the effective sample sizes of the indicators
+// I(x ≤ q) of the 5 % and 95 % quantiles q (R's type-7 quantiles of the
+// split draws).
+func ESSTail(chains [][]float64) float64 {
+	x := split(chains)
+	if x == nil || badDraws(x) {
+		return math.NaN()
+	}
+	all := flatten(x)
+	sort.Float64s(all)
+	e := math.Inf(1)
+	for _, p := range []float64{0.05, 0.95} {
+		q := quantile7(all, p)
+		ind := make([][]float64, len(x))
+		for c, ch := range x {
+			ind[c] = make([]float64, len(ch))
+			for i, v := range ch {
+				if v <= q {
+					ind[c][i] = 1
+				}
+			}
+		}
+		if badDraws(ind) {
+			return math.NaN()
+		}
+		e = math.Min(e, ess(ind))
+	}
+	return e
+}
+
+// MCSEMean is the Monte Carlo standard error of the mean: the sd of all
+// draws over the square root of the ESS of the raw (not rank-normalised)
+// split chains.
+func MCSEMean(chains [][]float64) float64 {
+	x := split(chains)
+	if x == nil || badDraws(x) {
+		return math.NaN()
+	}
+	all := flatten(chains)
+	m := 0.0
+	for _, v := range all {
+		m += v
+	}
+	m /= float64(len(all))
+	ss := 0.0
+	for _, v := range all {
+		ss += (v - m) * (v - m)
+	}
+	sd := math.Sqrt(ss / float64(len(all)-1))
+	return sd / math.Sqrt(ess(x))
+}
+
+// EBFMI is the energy Bayesian fraction of missing information of one
+// chain's energy__: Σ(E_n − E_{n−1})² / Σ(E_n − Ē)² (Betancourt 2016; Stan
+// warns below 0.3). NaN for fewer than 2 draws, non-finite or constant
+// energies.
+func EBFMI(energy []float64) float64 {
+	n := len(energy)
+	if n < 2 {
+		return math.NaN()
+	}
+	m := 0.0
+	for _, e := range energy {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			return math.NaN()
+		}
+		m += e
+	}
+	m /= float64(n)
+	num, den := 0.0, 0.0
+	for i, e := range energy {
+		if i > 0 {
+			d := e - energy[i-1]
+			num += d * d
+		}
+		den += (e - m) * (e - m)
+	}
+	if den == 0 {
+		return math.NaN()
+	}
+	return num / den
+}
+
+// split returns the chains cut in halves, the middle draw of an odd length
+// dropped; nil when the chains are empty or of different lengths.
+func split(chains [][]float64) [][]float64 {
+	if len(chains) == 0 {
+		return nil
+	}
+	n := len(chains[0])
+	for _, ch := range chains {
+		if len(ch) != n {
+			return nil
+		}
+	}
+	h := n / 2
+	if h < 1 {
+		return nil
+	}
+	out := make([][]float64, 0, 2*len(chains))
+	for _, ch := range chains {
+		out = append(out, ch[:h], ch[n-h:])
+	}
+	return out
+}
+
+// badDraws says whether x has a non-finite value or is constant (as
+// posterior's should_return_NA).
+func badDraws(x [][]float64) bool {
+	first := x[0][0]
+	constant := true
+	for _, ch := range x {
+		for _, v := range ch {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return true
+			}
+			if v != first {
+				constant = false
+			}
+		}
+	}
+	return constant
+}
+
+func flatten(x [][]float64) []float64 {
+	var all []float64
+	for _, ch := range x {
+		all = append(all, ch...)
+	}
+	return all
+}
+
+func median(chains [][]float64) float64 {
+	all := flatten(chains)
+	sort.Float64s(all)
+	return quantile7(all, 0.5)
+}
+
+// quantile7 is R's default (type 7) quantile of the sorted s.
+func quantile7(s []float64, p float64) float64 {
+	h := float64(len(s)-1) * p
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (h-lo)*(s[i+1]-s[i])
+}
+
+// zScale rank-normalises x over all chains: ranks r (ties averaged) mapped
+// to Φ⁻¹((r − 3/8)/(S + 1/4)), Blom's normal scores.
+func zScale(x [][]float64) [][]float64 {
+	type item struct {
+		v    float64
+		c, i int
+	}
+	var items []item
+	for c, ch := range x {
+		for i, v := range ch {
+			items = append(items, item{v, c, i})
+		}
+	}
+	sort.Slice(items, func(a, b int) bool { return items[a].v < items[b].v })
+	S := float64(len(items))
+	out := make([][]float64, len(x))
+	for c, ch := range x {
+		out[c] = make([]float64, len(ch))
+	}
+	std := distuv.UnitNormal
+	for a := 0; a < len(items); {
+		b := a
+		for b+1 < len(items) && items[b+1].v == items[a].v {
+			b++
+		}
+		r := float64(a+b)/2 + 1 // the average 1-based rank of the ties
+		z := std.Quantile((r - 3.0/8) / (S + 0.25))
+		for k := a; k <= b; k++ {
+			out[items[k].c][items[k].i] = z
+		}
+		a = b + 1
+	}
+	return out
+}
+
+func meanVar(x []float64) (m, v float64) {
+	for _, a := range x {
+		m += a
+	}
+	m /= float64(len(x))
+	for _, a := range x {
+		v += (a - m) * (a - m)
+	}
+	return m, v / float64(len(x)-1)
+}
+
+// rhatBasic is the classic potential scale reduction of the chains x.
+func rhatBasic(x [][]float64) float64 {
+	n := float64(len(x[0]))
+	if n < 2 {
+		return math.NaN()
+	}
+	means := make([]float64, len(x))
+	w := 0.0
+	for c, ch := range x {
+		m, v := meanVar(ch)
+		means[c] = m
+		w += v
+	}
+	w /= float64(len(x))
+	_, vm := meanVar(means)
+	if len(x) == 1 {
+		vm = 0
+	}
+	b := n * vm
+	return math.Sqrt((b/w + n - 1) / n)
+}
+
+// ess is the effective sample size of the chains x (posterior's .ess):
+// autocorrelations ρ̂_t = 1 − (W − mean_c acov_c(t)) / var⁺ with acov the
+// biased autocovariance of each chain, summed over Geyer's initial positive
+// sequence made monotone. Autocovariances are computed lag by lag, only as
+// far as the sequence needs.
+func ess(x [][]float64) float64 {
+	m := len(x)
+	n := len(x[0])
+	if n < 3 {
+		return math.NaN()
+	}
+	nf := float64(n)
+	centred := make([][]float64, m)
+	means := make([]float64, m)
+	for c, ch := range x {
+		mu, _ := meanVar(ch)
+		means[c] = mu
+		centred[c] = make([]float64, n)
+		for i, v := range ch {
+			centred[c][i] = v - mu
+		}
+	}
+	// acov(t): the mean over chains of the biased lag-t autocovariance.
+	acov := func(t int) float64 {
+		s := 0.0
+		for _, y := range centred {
+			a := 0.0
+			for i := 0; i+t < n; i++ {
+				a += y[i] * y[i+t]
+			}
+			s += a / nf
+		}
+		return s / float64(m)
+	}
+	meanVarW := acov(0) * nf / (nf - 1)
+	varPlus := meanVarW * (nf - 1) / nf
+	if m > 1 {
+		_, vm := meanVar(means)
+		varPlus += vm
+	}
+	rho := make([]float64, n)
+	rho[0] = 1
+	even, odd := 1.0, 1-(meanVarW-acov(1))/varPlus
+	rho[1] = odd
+	t := 0
+	for t < n-5 && !math.IsNaN(even+odd) && even+odd > 0 {
+		t += 2
+		even = 1 - (meanVarW-acov(t))/varPlus
+		odd = 1 - (meanVarW-acov(t+1))/varPlus
+		if even+odd >= 0 {
+			rho[t] = even
+			rho[t+1] = odd
+		}
+	}
+	maxT := t
+	if even > 0 {
+		rho[maxT] = even
+	}
+	// Initial monotone sequence.
+	for t = 0; t <= maxT-4; {
+		t += 2
+		if rho[t]+rho[t+1] > rho[t-2]+rho[t-1] {
+			rho[t] = (rho[t-2] + rho[t-1]) / 2
+			rho[t+1] = rho[t]
+		}
+	}
+	S := float64(m * n)
+	tau := -1.0
+	for i := 0; i < max(maxT, 1); i++ { // R's rho[1:max_t] is rho[1] when max_t is 0
+		tau += 2 * rho[i]
+	}
+	tau += rho[maxT]
+	tau = math.Max(tau, 1/math.Log10(S))
+	return S / tau
+}

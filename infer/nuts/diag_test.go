@@ -1,0 +1,221 @@
+package nuts
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// refDraws makes the draws of testdata/posterior_ref.py's draws(): AR(1)
+// chains with φ = 0.7 from a 32-bit LCG, chain c's innovations shifted by
+// shift·c, rounded down to multiples of 0.05 (so there are ties).
+func refDraws(chains, n int, shift float64) [][]float64 {
+	state := uint64(12345)
+	out := make([][]float64, chains)
+	for c := range out {
+		y := 0.0
+		out[c] = make([]float64, n)
+		for i := range out[c] {
+			state = (1664525*state + 1013904223) % (1 << 32)
+			u := float64(state) / (1 << 32)
+			y = 0.7*y + (u - 0.5) + shift*float64(c)
+			out[c][i] = math.Floor(y*20) / 20
+		}
+	}
+	return out
+}
+
+// TestDiagnosticsReference pins the diagnostics to the values of
+// testdata/posterior_ref.py, an independent plain-Python transcription of
+// the formulas (rank normalisation with ties, split chains with an odd
+// length, Geyer's monotone sequence, type-7 quantiles) run with python3.
+func TestDiagnosticsReference(t *testing.T) {
+	for _, ref := range []struct{ shift, rhat, bulk, tail, mcse float64 }{
+		{0, 1.1350508492530702, 28.822939418905417, 142.09524130493409, 0.068634898615442544},
+		{0.1, 1.5613971664773807, 7.8453077330693617, 37.211414994627994, 0.18499297062802833},
+	} {
+		x := refDraws(4, 101, ref.shift)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"Rhat", Rhat(x), ref.rhat},
+			{"ESSBulk", ESSBulk(x), ref.bulk},
+			{"ESSTail", ESSTail(x), ref.tail},
+			{"MCSEMean", MCSEMean(x), ref.mcse},
+		} {
+			if math.Abs(c.got-c.want) > 1e-10*math.Abs(c.want) {
+				t.Errorf("shift %g: %s = %.17g, reference %.17g", ref.shift, c.name, c.got, c.want)
+			}
+		}
+	}
+}
+
+func TestDiagnosticsByHand(t *testing.T) {
+	// Two chains 1,2,3 and 4,5,6: W = 1, B = 3·var(2, 5) = 13.5,
+	// R̂ = √((13.5 + 2)/3).
+	if got, want := rhatBasic([][]float64{{1, 2, 3}, {4, 5, 6}}), math.Sqrt(15.5/3); math.Abs(got-want) > 1e-15 {
+		t.Errorf("rhatBasic %v, want %v", got, want)
+	}
+	// Ranks of 1, 2, 2, 3 are 1, 2.5, 2.5, 4; S + 1/4 = 4.25.
+	z := zScale([][]float64{{1, 2}, {2, 3}})
+	for k, r := range []float64{1, 2.5, 2.5, 4} {
+		want := distuv.UnitNormal.Quantile((r - 0.375) / 4.25)
+		if got := z[k/2][k%2]; math.Abs(got-want) > 1e-15 {
+			t.Errorf("zScale rank %v: %v, want %v", r, got, want)
+		}
+	}
+	// Split of an odd chain drops the middle draw.
+	s := split([][]float64{{1, 2, 3, 4, 5}})
+	if len(s) != 2 || s[0][0] != 1 || s[0][1] != 2 || s[1][0] != 4 || s[1][1] != 5 {
+		t.Errorf("split %v", s)
+	}
+	// EBFMI of 1, 2, 3, 4: Σ diff² = 3, Σ (E − 2.5)² = 5.
+	if got := EBFMI([]float64{1, 2, 3, 4}); math.Abs(got-0.6) > 1e-15 {
+		t.Errorf("EBFMI %v, want 0.6", got)
+	}
+}
+
+func gaussChains(rng *rand.Rand, chains, n int, f func(c int) (mu, sd float64)) [][]float64 {
+	x := make([][]float64, chains)
+	for c := range x {
+		mu, sd := f(c)
+		x[c] = make([]float64, n)
+		for i := range x[c] {
+			x[c][i] = mu + sd*rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+func TestDiagnosticsBehaviour(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const chains, n = 4, 1000
+	S := float64(chains * n)
+
+	iid := gaussChains(rng, chains, n, func(int) (float64, float64) { return 0, 1 })
+	if r := Rhat(iid); !(r < 1.01) {
+		t.Errorf("iid: Rhat %v", r)
+	}
+	for _, e := range []struct {
+		name string
+		v    float64
+	}{{"ESSBulk", ESSBulk(iid)}, {"ESSTail", ESSTail(iid)}} {
+		// The ESS estimate of S iid draws has a relative sd of a few %.
+		if e.v < 0.85*S || e.v > 1.15*S {
+			t.Errorf("iid: %s %v of %v draws", e.name, e.v, S)
+		}
+	}
+	// MCSE of the mean of iid unit normals: 1/√S.
+	if m := MCSEMean(iid); math.Abs(m*math.Sqrt(S)-1) > 0.1 {
+		t.Errorf("iid: MCSEMean %v, want ≈ %v", m, 1/math.Sqrt(S))
+	}
+
+	shifted := gaussChains(rng, chains, n, func(c int) (float64, float64) { return float64(c), 1 })
+	if r := Rhat(shifted); !(r > 1.3) {
+		t.Errorf("shifted means: Rhat %v", r)
+	}
+
+	// One chain with three times the sd: the bulk R̂ barely sees it, the
+	// folded one does.
+	wide := gaussChains(rng, chains, n, func(c int) (float64, float64) {
+		if c == 0 {
+			return 0, 3
+		}
+		return 0, 1
+	})
+	bulk := rhatBasic(zScale(split(wide)))
+	if r := Rhat(wide); !(bulk < 1.02 && r > 1.05) {
+		t.Errorf("one wide chain: bulk R̂ %v, Rhat %v", bulk, r)
+	}
+
+	// AR(1), φ = 0.9: ESS = S(1 − φ)/(1 + φ).
+	const phi = 0.9
+	ar := make([][]float64, chains)
+	const nar = 10000
+	for c := range ar {
+		ar[c] = make([]float64, nar)
+		y := rng.NormFloat64() / math.Sqrt(1-phi*phi)
+		for i := range ar[c] {
+			y = phi*y + rng.NormFloat64()
+			ar[c][i] = y
+		}
+	}
+	want := float64(chains*nar) * (1 - phi) / (1 + phi)
+	arESS := ESSBulk(ar)
+	if math.Abs(arESS/want-1) > 0.15 {
+		t.Errorf("AR(1) φ 0.9: ESSBulk %v, want ≈ %v", arESS, want)
+	}
+	// MCSE of the mean: the AR(1)'s sd/√ESS.
+	sd := 1 / math.Sqrt(1-phi*phi)
+	if m := MCSEMean(ar); math.Abs(m/(sd/math.Sqrt(want))-1) > 0.15 {
+		t.Errorf("AR(1): MCSEMean %v, want ≈ %v", m, sd/math.Sqrt(want))
+	}
+
+	// Heavy tails: iid Cauchy draws. The rank-based ESS are near S; the
+	// tail ESS is finite and near S too, while the raw draws' MCSE of the
+	// mean means nothing (no mean exists), which is why ESSTail exists.
+	cauchy := make([][]float64, chains)
+	for c := range cauchy {
+		cauchy[c] = make([]float64, n)
+		for i := range cauchy[c] {
+			cauchy[c][i] = math.Tan(math.Pi * (rng.Float64() - 0.5))
+		}
+	}
+	if e := ESSTail(cauchy); e < 0.85*S || e > 1.15*S {
+		t.Errorf("Cauchy: ESSTail %v of %v", e, S)
+	}
+	if e := ESSBulk(cauchy); e < 0.85*S || e > 1.15*S {
+		t.Errorf("Cauchy: ESSBulk %v of %v", e, S)
+	}
+	// Heavy-tailed AR(1) (t₃ innovations, φ = 0.9): the tail ESS is the
+	// ESS of quantile indicators, lower than S but positive.
+	for c := range ar {
+		y := 0.0
+		for i := range ar[c] {
+			chi2 := 0.0
+			for k := 0; k < 3; k++ {
+				g := rng.NormFloat64()
+				chi2 += g * g
+			}
+			y = phi*y + rng.NormFloat64()/math.Sqrt(chi2/3)
+			ar[c][i] = y
+		}
+	}
+	et, eb := ESSTail(ar), ESSBulk(ar)
+	t.Logf("t₃ AR(1): ESSTail %.0f, ESSBulk %.0f of %d", et, eb, chains*nar)
+	t.Logf("iid: Rhat %.4f ESSBulk %.0f ESSTail %.0f of %v; shifted: Rhat %.3f; one wide chain: bulk %.4f, Rhat %.3f; AR(1): ESSBulk %.0f (theory %.0f); Cauchy: ESSTail %.0f",
+		Rhat(iid), ESSBulk(iid), ESSTail(iid), S, Rhat(shifted), bulk, Rhat(wide), arESS, want, ESSTail(cauchy))
+	if !(et > 0 && et < float64(chains*nar)/2) {
+		t.Errorf("heavy-tailed AR(1): ESSTail %v", et)
+	}
+
+	// Energies: iid gives E-BFMI ≈ 2, a random walk ≈ 0.
+	if e := EBFMI(iid[0]); math.Abs(e-2) > 0.2 {
+		t.Errorf("iid energies: EBFMI %v, want ≈ 2", e)
+	}
+	if e := EBFMI(ar[0]); !(e < 0.3) {
+		t.Errorf("AR(1) energies: EBFMI %v, want < 0.3", e)
+	}
+}
+
+func TestDiagnosticsNaN(t *testing.T) {
+	constant := [][]float64{{1, 1, 1, 1}, {1, 1, 1, 1}}
+	withNaN := [][]float64{{1, 2, math.NaN(), 4}, {1, 2, 3, 4}}
+	withInf := [][]float64{{1, 2, math.Inf(1), 4}, {1, 2, 3, 4}}
+	ragged := [][]float64{{1, 2, 3, 4}, {1, 2, 3}}
+	for name, x := range map[string][][]float64{"constant": constant, "NaN": withNaN, "Inf": withInf, "ragged": ragged, "empty": nil, "one draw": {{1}, {2}}} {
+		for fn, f := range map[string]func([][]float64) float64{"Rhat": Rhat, "ESSBulk": ESSBulk, "ESSTail": ESSTail, "MCSEMean": MCSEMean} {
+			if v := f(x); !math.IsNaN(v) {
+				t.Errorf("%s of %s draws: %v, want NaN", fn, name, v)
+			}
+		}
+	}
+	for name, e := range map[string][]float64{"constant": {2, 2, 2}, "NaN": {1, math.NaN(), 2}, "short": {1}} {
+		if v := EBFMI(e); !math.IsNaN(v) {
+			t.Errorf("EBFMI of %s energies: %v, want NaN", name, v)
+		}
+	}
+}

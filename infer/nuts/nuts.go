@@ -1,0 +1,242 @@
+package nuts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Density is one chain's log density on R^d (unnormalised) and its gradient.
+// LogDensity writes ∂/∂x into grad (len(grad) == len(x)) and returns log p(x).
+// A non-finite value or a non-nil error rejects the point (the trajectory ends
+// there as a divergence, as Stan treats an exception); the first error met is
+// kept in Chain.FirstErr for the report.
+type Density interface {
+	LogDensity(x, grad []float64) (float64, error)
+}
+
+// Metric is the form of the inverse metric (mass matrix) that warm-up adapts.
+type Metric int
+
+const (
+	DiagE  Metric = iota // a diagonal inverse metric (Stan's default, diag_e)
+	DenseE               // a dense one (dense_e)
+	UnitE                // the identity, not adapted (unit_e)
+)
+
+// String returns Stan's name of the metric.
+func (m Metric) String() string {
+	switch m {
+	case DiagE:
+		return "diag_e"
+	case DenseE:
+		return "dense_e"
+	case UnitE:
+		return "unit_e"
+	}
+	return fmt.Sprintf("Metric(%d)", int(m))
+}
+
+// The defaults of Settings' fields. Warmup's zero value means no warm-up
+// (the API says so), so DefaultWarmup is what a caller passes for Stan's
+// default.
+const (
+	DefaultChains   = 4
+	DefaultWarmup   = 1000
+	DefaultDraws    = 1000
+	DefaultMaxDepth = 10
+	DefaultDelta    = 0.8
+)
+
+// Settings of a run. Zero values take the defaults in brackets.
+type Settings struct {
+	Chains   int     // [4]
+	Warmup   int     // warm-up iterations per chain [1000]; 0 = no adaptation at all
+	Draws    int     // kept iterations per chain [1000]
+	Thin     int     // keep every Thin-th iteration [1]
+	MaxDepth int     // maximum tree depth [10]
+	Delta    float64 // target acceptance statistic of the step-size adaptation [0.8]
+	StepSize float64 // initial step size [1]
+	Metric   Metric  // [DiagE]
+	Seed     uint64
+	Workers  int // chains run on this many goroutines [1]; every result is independent of it
+	// Progress, when not nil, is called after each iteration of each chain
+	// (from the chain's goroutine: it must be safe for concurrent use).
+	// iter counts from 1 over warm-up and sampling together, as Stan's
+	// "Iteration: 100 / 2000" lines do; warmup says which phase it was in.
+	Progress func(chain, iter int, warmup bool)
+}
+
+// Chain is what one chain produced. Per-draw slices have Draws/Thin entries
+// (fewer when interrupted: then all have the same length N).
+type Chain struct {
+	Draws            []float64 // N×Dim, row-major: the kept positions
+	LogP             []float64 // lp__: log density at each draw
+	Accept           []float64 // accept_stat__
+	Depth            []int     // treedepth__
+	Leapfrogs        []int     // n_leapfrog__
+	Divergent        []bool    // divergent__
+	Energy           []float64 // energy__ (the Hamiltonian at the draw)
+	StepSize         float64   // the adapted step size
+	InvMetric        []float64 // the adapted inverse metric: Dim entries (DiagE, UnitE) or Dim×Dim row-major (DenseE)
+	FirstErr         error     // the first error LogDensity returned, nil if none
+	Warmup, Sampling time.Duration
+}
+
+// Result of a run: Dim and one Chain per chain, in chain order.
+type Result struct {
+	Dim         int
+	Chains      []Chain
+	Interrupted bool // ctx was cancelled: each chain holds the draws kept so far (possibly none)
+}
+
+// stream is the PCG stream of chain c: the seed's other half.
+func stream(c int) uint64 { return 0x4e555453<<32 | uint64(c) }
+
+// withDefaults fills the zero fields of s.
+func (s Settings) withDefaults() Settings {
+	if s.Chains == 0 {
+		s.Chains = DefaultChains
+	}
+	if s.Draws == 0 {
+		s.Draws = DefaultDraws
+	}
+	if s.Thin == 0 {
+		s.Thin = 1
+	}
+	if s.MaxDepth == 0 {
+		s.MaxDepth = DefaultMaxDepth
+	}
+	if s.Delta == 0 {
+		s.Delta = DefaultDelta
+	}
+	if s.StepSize == 0 {
+		s.StepSize = 1
+	}
+	if s.Workers == 0 {
+		s.Workers = 1
+	}
+	return s
+}
+
+func (s Settings) check() error {
+	switch {
+	case s.Chains < 1:
+		return fmt.Errorf("nuts: Chains must be ≥ 1 (got %d)", s.Chains)
+	case s.Warmup < 0:
+		return fmt.Errorf("nuts: Warmup must be ≥ 0 (got %d)", s.Warmup)
+	case s.Draws < 0:
+		return fmt.Errorf("nuts: Draws must be ≥ 0 (got %d)", s.Draws)
+	case s.Thin < 1:
+		return fmt.Errorf("nuts: Thin must be ≥ 1 (got %d)", s.Thin)
+	case s.MaxDepth < 1 || s.MaxDepth > 30:
+		return fmt.Errorf("nuts: MaxDepth must be in [1, 30] (got %d)", s.MaxDepth)
+	case !(s.Delta > 0 && s.Delta < 1):
+		return fmt.Errorf("nuts: Delta must be in (0, 1) (got %g)", s.Delta)
+	case !(s.StepSize > 0) || math.IsInf(s.StepSize, 1):
+		return fmt.Errorf("nuts: StepSize must be positive and finite (got %g)", s.StepSize)
+	case s.Metric != DiagE && s.Metric != DenseE && s.Metric != UnitE:
+		return fmt.Errorf("nuts: unknown metric %d", int(s.Metric))
+	case s.Workers < 1:
+		return fmt.Errorf("nuts: Workers must be ≥ 1 (got %d)", s.Workers)
+	}
+	return nil
+}
+
+// Sample runs len(dens) == len(inits) == s.Chains chains, chain c on density
+// dens[c] (each its own, for concurrency) from inits[c] (len Dim). Chain c's
+// random numbers come from rand.NewPCG(s.Seed, stream(c)), so results depend on
+// Seed and c only. An error only for bad arguments or a start where the log
+// density is not finite (the error names the chain); a cancelled ctx returns
+// the partial Result with Interrupted set and a nil error.
+//
+// Chains are numbered from 0 (as dens, inits and Result.Chains are) in
+// errors and in Progress. With Thin > 1 the kept iterations are sampling's
+// Thin-th, 2·Thin-th, ….
+func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) (*Result, error) {
+	s = s.withDefaults()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if len(dens) != s.Chains || len(inits) != s.Chains {
+		return nil, fmt.Errorf("nuts: %d chains but %d densities and %d initial points", s.Chains, len(dens), len(inits))
+	}
+	dim := len(inits[0])
+	if dim == 0 {
+		return nil, errors.New("nuts: the initial points have no coordinates")
+	}
+	for c := range inits {
+		if len(inits[c]) != dim {
+			return nil, fmt.Errorf("nuts: chain %d: initial point has %d coordinates, chain 0's has %d", c, len(inits[c]), dim)
+		}
+		if dens[c] == nil {
+			return nil, fmt.Errorf("nuts: chain %d: nil density", c)
+		}
+	}
+	// Check every start before any chain runs.
+	grad := make([]float64, dim)
+	for c := range inits {
+		lp, err := dens[c].LogDensity(inits[c], grad)
+		if err != nil {
+			return nil, fmt.Errorf("nuts: chain %d: log density at the initial point: %w", c, err)
+		}
+		if math.IsNaN(lp) || math.IsInf(lp, 0) {
+			return nil, fmt.Errorf("nuts: chain %d: log density at the initial point is %g", c, lp)
+		}
+		for i, g := range grad {
+			if math.IsNaN(g) || math.IsInf(g, 0) {
+				return nil, fmt.Errorf("nuts: chain %d: gradient at the initial point is %g in coordinate %d", c, g, i)
+			}
+		}
+	}
+
+	res := &Result{Dim: dim, Chains: make([]Chain, s.Chains)}
+	kept := make([]int, s.Chains)
+	next := make(chan int, s.Chains)
+	for c := 0; c < s.Chains; c++ {
+		next <- c
+	}
+	close(next)
+	workers := min(s.Workers, s.Chains)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				ch := newChain(dens[c], inits[c], s, rand.New(rand.NewPCG(s.Seed, stream(c))))
+				kept[c] = ch.run(ctx, c, &res.Chains[c])
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		res.Interrupted = true
+		n := kept[0]
+		for _, k := range kept {
+			n = min(n, k)
+		}
+		for c := range res.Chains {
+			res.Chains[c].truncate(n, dim)
+		}
+	}
+	return res, nil
+}
+
+// truncate keeps the first n draws of ch.
+func (ch *Chain) truncate(n, dim int) {
+	ch.Draws = ch.Draws[:n*dim]
+	ch.LogP = ch.LogP[:n]
+	ch.Accept = ch.Accept[:n]
+	ch.Depth = ch.Depth[:n]
+	ch.Leapfrogs = ch.Leapfrogs[:n]
+	ch.Divergent = ch.Divergent[:n]
+	ch.Energy = ch.Energy[:n]
+}

@@ -1,0 +1,249 @@
+package sgvb
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// The unconstrained density of a Target, for MCMC (gpp sample, infer/nuts).
+// A sampler on R^d needs the posterior density of unconstrained
+// coordinates u, Jacobian included, where the Target's log joint is the
+// density of the model's values z in the Target's coordinates x with no
+// Jacobian (the package documentation). Per latent support:
+//
+//	real, the matrix and zero-sum supports   u = x   nothing added (a matrix latent's log joint already holds its Jacobian)
+//	positive (and real<lower>, real<upper>)  u = x = log b            + Σ u
+//	unit (real<lower, upper>)                u = x = logit b          + Σ log σ(u) + log σ(−u) (+ log |U − L|)
+//	simplex[K]                               u = K − 1 stick-breaking y a row, x = log z (dist.StickBreakLog)   + Σ log z over the row
+//	ordered[K]                               u = x = (z_0, log d_k)   + Σ_{k≥1} u_k
+//	positive_ordered[K]                      u = x = (log z_0, log d_k) + Σ u_k
+//
+// so that the result is Stan's: the density of u is log p(z(u)) + log
+// |dz/du|, as Stan's sampler sees it.
+
+// Kinds of coordinate an element of u is.
+const (
+	uReal    int8 = iota // x = u, nothing added
+	uLog                 // x = u is a log: + u
+	uLogit               // x = u is a logit: + log σ(u) + log σ(−u)
+	uSimplex             // a simplex latent: rows of K − 1 y
+)
+
+// useg is one latent's stretch of u and of x.
+type useg struct {
+	kind       int8
+	uoff, xoff int
+	n          int // elements of u
+	k          int // a simplex's K (kind uSimplex)
+	// first says the segment's first element is real (an ordered
+	// latent's z_0) although the others are logs.
+	first bool
+}
+
+// Unconstrained is the log density of a Target's latents on R^Dim, the
+// Jacobian of the map to the Target's coordinates included: what an MCMC
+// sampler moves on. Its buffers are its own: use one per goroutine
+// (Clone).
+type Unconstrained struct {
+	t       Target
+	segs    []useg
+	dim, n  int       // len(u), len(x)
+	logJac  float64   // the constant part of the Jacobian: Σ log |Scale| of unit latents with two bounds
+	factors []Factor  // per latent, for Values: support, shape and bounds
+	x, gx   []float64 // the Target's coordinates and gradient
+}
+
+// NewUnconstrained returns the unconstrained density of t over its latents
+// lats, or an error naming a latent whose support has no transform here.
+func NewUnconstrained(t Target, lats []Latent) (*Unconstrained, error) {
+	d := &Unconstrained{t: t}
+	for _, l := range lats {
+		if l.Size < 0 || l.Offset < 0 {
+			return nil, fmt.Errorf("sgvb: latent %s: bad offset or size", l.Name)
+		}
+		bounded := l.Scale != 0 || l.ScaleV != nil
+		s := useg{uoff: d.dim, xoff: l.Offset, n: l.Size}
+		switch l.Support {
+		case dist.Real:
+			s.kind = uReal
+		case dist.Positive:
+			s.kind = uLog
+		case dist.Unit:
+			s.kind = uLogit
+			if l.ScaleV != nil {
+				for _, v := range l.ScaleV {
+					d.logJac += math.Log(math.Abs(v))
+				}
+			} else if l.Scale != 0 {
+				d.logJac += float64(l.Size) * math.Log(math.Abs(l.Scale))
+			}
+		case dist.Simplex:
+			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
+				return nil, fmt.Errorf("sgvb: latent %s: a simplex needs at least 2 components on its last axis", l.Name)
+			}
+			s.kind, s.k = uSimplex, l.Shape[len(l.Shape)-1]
+			s.n = l.Size / s.k * (s.k - 1)
+		case dist.Ordered, dist.PositiveOrdered:
+			if bounded {
+				return nil, fmt.Errorf("sgvb: latent %s: an %v latent has no bounds", l.Name, l.Support)
+			}
+			s.kind, s.first = uLog, l.Support == dist.Ordered
+		case dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix, dist.SumToZero, dist.SumToZeroMatrix:
+			if bounded {
+				return nil, fmt.Errorf("sgvb: latent %s: a %v latent has no bounds", l.Name, l.Support)
+			}
+			s.kind = uReal
+		default:
+			return nil, fmt.Errorf("sgvb: latent %s: no unconstrained transform for support %v", l.Name, l.Support)
+		}
+		if bounded && l.Support == dist.Real {
+			return nil, fmt.Errorf("sgvb: latent %s: a bounded latent is positive or unit, not real", l.Name)
+		}
+		if l.ScaleV != nil && (len(l.ScaleV) != l.Size || len(l.LocV) != l.Size) {
+			return nil, fmt.Errorf("sgvb: latent %s: LocV and ScaleV need %d elements", l.Name, l.Size)
+		}
+		d.segs = append(d.segs, s)
+		d.dim += s.n
+		d.n = max(d.n, l.Offset+l.Size)
+		d.factors = append(d.factors, Factor{Name: l.Name, Support: l.Support, Offset: l.Offset, Size: l.Size, Shape: l.Shape,
+			Loc: l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV})
+	}
+	d.x, d.gx = make([]float64, d.n), make([]float64, d.n)
+	return d, nil
+}
+
+// Dim is the number of unconstrained coordinates.
+func (d *Unconstrained) Dim() int { return d.dim }
+
+// TargetDim is the number of the Target's coordinates (len of Coords' x).
+func (d *Unconstrained) TargetDim() int { return d.n }
+
+// Clone returns a copy with its own buffers and its own clone of the
+// Target, for another goroutine.
+func (d *Unconstrained) Clone() *Unconstrained {
+	c := *d
+	c.t = d.t.Clone()
+	c.x, c.gx = make([]float64, d.n), make([]float64, d.n)
+	return &c
+}
+
+// SetStop passes the flag to the Target when it is a StopTarget (a long
+// ODE solve then stops when the flag turns true); else nothing.
+func (d *Unconstrained) SetStop(stop *atomic.Bool) {
+	if st, ok := d.t.(StopTarget); ok {
+		st.SetStop(stop)
+	}
+}
+
+// Coords writes the Target's coordinates x (len TargetDim) of u (len Dim).
+func (d *Unconstrained) Coords(u, x []float64) {
+	for _, s := range d.segs {
+		if s.kind != uSimplex {
+			copy(x[s.xoff:s.xoff+s.n], u[s.uoff:s.uoff+s.n])
+			continue
+		}
+		for r := 0; r < s.n/(s.k-1); r++ {
+			dist.StickBreakLog(x[s.xoff+r*s.k:s.xoff+(r+1)*s.k], u[s.uoff+r*(s.k-1):s.uoff+(r+1)*(s.k-1)])
+		}
+	}
+}
+
+// Values writes the model's values z (len TargetDim, laid out as x: a
+// matrix latent's stay its coordinates) of the Target's coordinates x,
+// bounds applied, as Result.Natural does for a fit (z may be x).
+func (d *Unconstrained) Values(z, x []float64) {
+	for i := range d.factors {
+		f := &d.factors[i]
+		zz, xx := z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size]
+		if f.Support.IsOrdered() {
+			orderedNatural(zz, xx, f.Support == dist.PositiveOrdered)
+			continue
+		}
+		k := 1
+		if f.Support == dist.Simplex {
+			k = f.Shape[len(f.Shape)-1]
+		}
+		natural(f.Support, k, zz, xx)
+		f.affine(zz)
+	}
+}
+
+// LogDensity returns log p(z(u)) + log |dz/du| at u and writes its
+// gradient into grad (both len Dim): nuts.Density. A non-finite value
+// comes with the Target's error, if it gave one. It allocates nothing.
+func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
+	x, gx := d.x, d.gx
+	d.Coords(u, x)
+	lp, err := d.t.LogJoint(x, gx)
+	if err != nil {
+		return lp, err
+	}
+	lp += d.logJac
+	for _, s := range d.segs {
+		uu, g := u[s.uoff:s.uoff+s.n], grad[s.uoff:s.uoff+s.n]
+		switch s.kind {
+		case uReal:
+			copy(g, gx[s.xoff:s.xoff+s.n])
+		case uLog:
+			copy(g, gx[s.xoff:s.xoff+s.n])
+			for i, v := range uu {
+				if i == 0 && s.first {
+					continue
+				}
+				lp += v
+				g[i]++
+			}
+		case uLogit:
+			for i, v := range uu {
+				// log σ(v) + log σ(−v); its derivative σ(−v) − σ(v)
+				lp -= dist.Softplus(-v) + dist.Softplus(v)
+				g[i] = gx[s.xoff+i] + 1 - 2*sigmoid(v)
+			}
+		case uSimplex:
+			for r := 0; r < s.n/(s.k-1); r++ {
+				lx, gr := x[s.xoff+r*s.k:s.xoff+(r+1)*s.k], gx[s.xoff+r*s.k:s.xoff+(r+1)*s.k]
+				lp += dist.StickBreakLogJac(lx)
+				for j := range gr {
+					gr[j]++ // ∂/∂log z_j of the Jacobian Σ log z
+				}
+				dist.StickBreakGrad(gr, lx)
+				copy(g[r*(s.k-1):(r+1)*(s.k-1)], gr[:s.k-1])
+			}
+		}
+	}
+	return lp, nil
+}
+
+// InitTries is how many random starts Init tries, as Stan does.
+const InitTries = 100
+
+// Init draws a start u (len Dim) as Stan does: each coordinate uniform on
+// (−2, 2), drawn again, up to InitTries times, while the log density or
+// its gradient is not finite. It returns the error of the last try when
+// none was finite.
+func (d *Unconstrained) Init(rng *rand.Rand, u []float64) error {
+	grad := make([]float64, d.dim)
+	var last error
+	for range InitTries {
+		for i := range u {
+			u[i] = 4*rng.Float64() - 2
+		}
+		lp, err := d.LogDensity(u, grad)
+		ok := err == nil && finite(lp)
+		for _, g := range grad {
+			ok = ok && finite(g)
+		}
+		if ok {
+			return nil
+		}
+		last = err
+	}
+	if last != nil {
+		return fmt.Errorf("no finite log density at %d random starts uniform on (-2, 2); the last: %w", InitTries, last)
+	}
+	return fmt.Errorf("no finite log density at %d random starts uniform on (-2, 2)", InitTries)
+}
