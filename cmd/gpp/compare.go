@@ -25,9 +25,9 @@ const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--csv FILE]"
 
 const compareHelpText = `Compares fits by their estimated leave-one-out predictive accuracy,
 elpd_loo, as R's loo::loo_compare and ArviZ's compare do. Each FIT is an
-output directory of gpp fit (its --out) or the loo.csv in one: gpp fit
-writes loo.csv when the model has an output log_lik (each observation's log
-likelihood). The fits must be of the same observations: their loo.csv files
+output directory of gpp fit or gpp sample (its --out) or the loo.csv in one:
+both write loo.csv when the model has an output log_lik (each observation's
+log likelihood), gpp sample's from the NUTS draws. The fits must be of the same observations: their loo.csv files
 must name the same observations in the same order.
 
 The table ranks the fits by elpd_loo, best first. elpd_diff is a fit's
@@ -37,7 +37,8 @@ observations' elpd_loo (Vehtari, Gelman and Gabry 2017). A difference
 smaller than about 2·se_diff, or than 4 nats, is not a clear preference.
 p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
 observations whose elpd_loo is unreliable. The model column is the model
-file (and --set values) from the fit.json beside loo.csv. A warning says
+file (and --set values) from the fit.json beside loo.csv (for a sample,
+from its draws.csv, marked "(NUTS)"). A warning says
 when two fits' fit.json record other data: files of other contents (by
 their sha256, so one file named by two paths is the same data) or bound
 otherwise.
@@ -182,6 +183,9 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ff == nil {
+		ff = readSampleMeta(filepath.Join(filepath.Dir(path), drawsFile), src)
+	}
 	if ff != nil && (len(ff.Files) == 0 || slices.Contains(ff.Files, looFile)) {
 		f.model = ff.Model
 		for _, k := range sortedKeys(ff.Sets) {
@@ -198,11 +202,62 @@ func noLOOError(dir string) error {
 	ff, err := readFitMeta(filepath.Join(dir, fitFileName), sources{})
 	switch {
 	case err != nil || ff == nil:
-		return fmt.Errorf("%s has no %s: give gpp fit's output directory (--out) of a model with an output log_lik", dir, looFile)
+		return fmt.Errorf("%s has no %s: give the output directory (--out) of gpp fit or gpp sample of a model with an output log_lik", dir, looFile)
 	case ff.Method == "map":
 		return fmt.Errorf("%s has no %s: a MAP fit has no draws to weight for leave-one-out; fit a distribution (--family)", dir, looFile)
 	}
 	return fmt.Errorf("%s has no %s: the model %s has no output %s (each observation's log likelihood, from which gpp fit estimates LOO)", dir, looFile, ff.Model, looOutput)
+}
+
+// readSampleMeta reads what gpp compare needs of the header of a gpp
+// sample's draws.csv at path (writeSampleDrawsCSV): the model, with
+// " (NUTS)" after it, the --set values and the data files (one argument
+// each, as the header separates them by spaces). nil when path is not a
+// sample's draws.csv.
+func readSampleMeta(path string, src sources) *fitMeta {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, 1<<16)
+	n, _ := io.ReadFull(f, head)
+	lines := strings.Split(string(head[:n]), "\n")
+	if n == len(head) {
+		lines = lines[:len(lines)-1] // the last may be cut
+	}
+	ff := &fitMeta{Sets: map[string]string{}}
+	sample, inData := false, false
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "#") {
+			break
+		}
+		switch {
+		case strings.HasPrefix(l, "# model = "):
+			ff.Model = strings.TrimPrefix(l, "# model = ") + " (NUTS)"
+		case strings.HasPrefix(l, "# method = sample"):
+			sample = true
+		case l == "# data":
+			inData = true
+			continue
+		case inData && strings.HasPrefix(l, "#   file = "):
+			ff.Data = strings.Fields(strings.TrimPrefix(l, "#   file = "))
+			continue
+		case inData && strings.HasPrefix(l, "#   set "):
+			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   set "), " = "); ok {
+				ff.Sets[k] = v
+			}
+			continue
+		}
+		if !strings.HasPrefix(l, "#  ") {
+			inData = false
+		}
+	}
+	if !sample || ff.Model == "" {
+		return nil
+	}
+	src[path] = head[:n]
+	return ff
 }
 
 // fitMeta is what gpp compare reads of a fit.json.

@@ -56,6 +56,7 @@ type fitConfig struct {
 	verbose     bool
 	prior       bool   // --prior: draws from the priors instead of a fit (prior.go)
 	sample      bool   // gpp sample: NUTS draws instead of a fit (sample.go)
+	against     string // gpp sample --against: the fit compared with the draws (against.go)
 	resample    bool   // --psis-resample: the output draws are q's, importance-resampled (resample.go)
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings

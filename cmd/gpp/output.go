@@ -361,6 +361,18 @@ func staleOutputs(dir string, names []string) []string {
 func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 	if cfg.prior || cfg.predict != "" || cfg.sample {
 		names := []string{summaryFile, drawsFile}
+		if cfg.sample {
+			names = append(names, coordsFile)
+			if cfg.plots {
+				names = append(names, tracePlot)
+			}
+		}
+		if cfg.sample && wantsLOO(m, sgvb.SGVB) {
+			names = append(names, looFile)
+		}
+		if cfg.against != "" {
+			names = append(names, againstFile)
+		}
 		if cfg.plots {
 			names = append(names, ppcNames(cfg.ppc)...)
 		}

@@ -86,6 +86,16 @@ ppc_stat_y.png: the held-out y against its predictions. A fit with --psis-resamp
 stored q, and predict draws from q, not resampled (the weights need the
 log density of the fit's data), with a note. Exit 0: written; 1: an
 error in the model, the data or the fit file; 2: a bad command line.
+
+FIT may also be the output directory of a gpp sample (or its coords.csv):
+the outputs are then evaluated at each of the sample's draws, read to full
+precision from its coords.csv, in its order (--output-draws is refused),
+with the replicates and left-out data drawn from the streams of --seed
+(default: the sample's), so that with the sample's model, data and seed the
+outputs are the sample's own, bit for bit. Its params must be the sample's
+(name, type and shape). draws.csv keeps the sample's chain__ and draw__
+columns and summary.csv has the sample's columns (mcse_mean, ess_bulk,
+ess_tail, rhat by chain).
 `
 
 // predictFlags are gpp fit's flags that gpp predict takes.
@@ -204,6 +214,9 @@ func fitPath(arg string) (string, error) {
 // runPredict reads the fit, loads the model in predict mode, matches its
 // params to the fit's, draws, writes the outputs and prints the summary.
 func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bool, stdout io.Writer, con *console) int {
+	if dir := sampleDir(fitArg); dir != "" {
+		return runPredictSample(cfg, dir, v, set, stdout, con)
+	}
 	path, err := fitPath(fitArg)
 	if err != nil {
 		con.note("%v", err)
@@ -351,7 +364,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 // factor a param (matchFit).
 func predictQ(ff *fitFile, path string, src []byte, sets setFlags, model string, m *compile.Model) (r *sgvb.Result, mix *sgvb.Mixture, err error) {
 	if len(ff.Restarts) == 0 {
-		if err := matchFit(ff.Factors, path, src, ff.Sets, sets, model, m); err != nil {
+		if err := matchFit(ff.Factors, path, src, ff.Sets, sets, model, m, predictNeeds); err != nil {
 			return nil, nil, err
 		}
 		r, _ = initResult(ff, ff.Factors, ff.Groups, m)
@@ -359,7 +372,7 @@ func predictQ(ff *fitFile, path string, src []byte, sets setFlags, model string,
 	}
 	mix = &sgvb.Mixture{}
 	for i, rs := range ff.Restarts {
-		if err := matchFit(rs.Factors, path, src, ff.Sets, sets, model, m); err != nil {
+		if err := matchFit(rs.Factors, path, src, ff.Sets, sets, model, m, predictNeeds); err != nil {
 			return nil, nil, err
 		}
 		c, _ := initResult(ff, rs.Factors, rs.Groups, m)
@@ -370,18 +383,23 @@ func predictQ(ff *fitFile, path string, src []byte, sets setFlags, model string,
 	return mix.Components[0], mix, nil
 }
 
+// predictNeeds ends matchFit's messages for gpp predict.
+var predictNeeds = [2]string{"predict draws every param from the fitted q", "predict needs the fitted model's params"}
+
 // matchFit checks that the params of m are the factors of a fit, one each:
 // the same names, supports, bounds and shapes. A param that differs, or
 // that the fit lacks, is an error at its declaration; a factor that no
 // param takes is an error in the fit file, but for the fitted missing
-// values of data, which predict, fitting nothing, does not lay out.
-func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]string, sets setFlags, model string, m *compile.Model) error {
+// values of data, which predict, fitting nothing, does not lay out. need
+// ends the messages of a param missing on either side: why the command
+// needs the fitted model's params.
+func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]string, sets setFlags, model string, m *compile.Model, need [2]string) error {
 	hint := setsHint(fitSets, sets)
 	for i := range m.Latents {
 		lat := &m.Latents[i]
 		k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == lat.Name })
 		if k < 0 {
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the fit at %s (its params: %s): predict draws every param from the fitted q", lat.Name, path, factorNames(factors))}
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the fit at %s (its params: %s): %s", lat.Name, path, factorNames(factors), need[0])}
 		}
 		f := factors[k]
 		if !sameFactorType(f, lat) {
@@ -396,7 +414,7 @@ func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]s
 	for _, f := range factors {
 		if latentNamed(m, f.Name) == nil && !m.MissingName(f.Name) {
 			return &ast.Error{Pos: findPos(path, src, fmt.Sprintf("%q: %q", "name", f.Name)),
-				Msg: fmt.Sprintf("the fit has param %s, which %s does not declare: predict needs the fitted model's params", f.Name, model)}
+				Msg: fmt.Sprintf("the fit has param %s, which %s does not declare: %s", f.Name, model, need[1])}
 		}
 	}
 	return nil

@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,10 +80,27 @@ Stan ≥ 2.30 and the posterior package report them) and draws.csv (CmdStan's
 sample layout: comment lines with the settings, the columns chain__, draw__,
 lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and
 energy__, then the params and outputs as gpp fit names them; each chain's
-adapted step size and inverse metric as comment lines after the header). An
+adapted step size and inverse metric as comment lines after the header) and
+coords.csv (each draw's coordinates to full precision: gpp predict evaluates
+outputs at them, as Stan's standalone generated quantities); with --plots,
+trace.png (the first 4 param elements' draws, chain by chain) and gpp fit's
+predictive checks ppc_y.png and ppc_stat_y.png. An
 output that draws (output y_rep ~ D(args)) is drawn at every draw from a
 stream of --seed. lp__ is the log density of the unconstrained coordinates,
 Jacobian included, with the model's constants.
+
+--against FIT compares a gpp fit's q (FIT: its output directory, or its
+summary.csv or fit.json; a fit of this model: its params by name, type and
+shape, as gpp predict checks them) with the draws, element by element: q's
+mean and sd (from the fit's summary), NUTS's mean, sd and mcse, z = (q mean −
+mean) / sd and the sd ratio q sd / sd, with a reading: "q too narrow" (or
+"too wide") when the ratio is off 1 by more than 0.1 and by more than 3
+Monte Carlo standard errors (of NUTS's sd, from the smaller ESS, and of the
+fit's, from its output draws), "q shifted above" (or "below") when |z| is
+above 0.1 and 3 standard errors (NUTS's mcse, q's sd/√draws), "agrees"
+when both are within 0.1, and "within Monte Carlo error" otherwise. A
+summary line counts the elements within 0.1 sd, gives the median sd ratio
+and names the worst; against.csv holds the table.
 
 After the summary come Stan's warnings: divergent transitions after
 warm-up, iterations at the maximum tree depth, chains with E-BFMI below 0.3,
@@ -108,8 +126,6 @@ func sampleFlagRefusal(name string) string {
 		return "--iter is gpp fit's SGVB iteration limit: gpp sample takes --warmup and --draws (iterations per chain)"
 	case "output-draws":
 		return "--output-draws is gpp fit's: gpp sample writes --chains × --draws / --thin draws"
-	case "plots":
-		return "--plots: gpp sample writes no plots yet; plot draws.csv (CmdStan's layout) with your usual tools"
 	case "prior":
 		return "--prior is gpp fit's prior predictive check (gpp fit --prior): gpp sample samples the posterior"
 	}
@@ -143,6 +159,8 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain)\nand gpp fit's predictive checks ppc_y.png and ppc_stat_y.png of every data y\nthat a replicate output mirrors (default false)")
+	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
 		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
 	}
@@ -256,8 +274,13 @@ type sampleDraws struct {
 	divergent   []bool
 	energy      []float64
 	n           int // draws per chain
-	res         *nuts.Result
+	chains      int
+	res         *nuts.Result // nil for gpp predict's evaluation of a sample (predictsample.go)
 	interrupted bool
+	// coords holds each draw's Target coordinates x (xdim each), which
+	// coords.csv keeps to full precision for gpp predict.
+	coords []float64
+	xdim   int
 }
 
 // mcmcStats are the MCMC diagnostics of one column.
@@ -273,6 +296,21 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	}
 	srcs := sources(l.Sources)
 	m := l.Model
+	if cfg.plots {
+		cfg.ppc = findReplicates(l)
+	}
+	var af *againstFit
+	if cfg.against != "" {
+		var err error
+		if af, err = readAgainst(cfg.against, l, cfg.sets, cfg.data, srcs, con); err != nil {
+			printError(con, err, srcs)
+			return exitError
+		}
+		if sameFile(cfg.out, filepath.Dir(af.fitJSON)) {
+			con.note("--out %s is the fit's own directory (--against): its files would be replaced; give another --out directory", cfg.out)
+			return exitError
+		}
+	}
 	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
 	if err != nil {
 		printError(con, err, srcs)
@@ -335,9 +373,15 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		return exitInterrupted
 	}
 	st, ms := summariseChains(sd)
+	sampleLOO(sd, m)
+	var against []againstRow
+	missing := 0
+	if af != nil {
+		against, missing = compareAgainst(af, sd, st, ms)
+	}
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
 		missing: data.MissingCells(l.Info, l.Data)}
-	written, err := writeSampleOutputs(cfg, sc, h, sd, st, ms)
+	written, err := writeSampleOutputs(cfg, sc, h, sd, st, ms, against, m)
 	if err != nil {
 		con.note("%v", err)
 		con.note("no output written")
@@ -349,8 +393,15 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	printSampleTable(stdout, cfg, sd, st, ms)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "draws        %d chains × %d (warm-up %d, thin %d), NUTS, seed %d\n", s.Chains, sd.n, s.Warmup, s.Thin, s.Seed)
+	printLOO(stdout, sd.ds.loo)
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	if af != nil {
+		printAgainst(stdout, cfg, af, sd, against, missing)
+	}
 	for _, w := range sampleWarnings(sd, s, ms) {
+		con.note("warning: %s", w)
+	}
+	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), true, false); w != "" {
 		con.note("warning: %s", w)
 	}
 	for i, ch := range res.Chains {
@@ -445,7 +496,8 @@ func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, 
 	for c := range ds.cols {
 		ds.cols[c] = make([]float64, total)
 	}
-	sd := &sampleDraws{ds: ds, n: n, res: res, interrupted: res.Interrupted,
+	sd := &sampleDraws{ds: ds, n: n, chains: len(res.Chains), res: res, interrupted: res.Interrupted,
+		coords: make([]float64, total*u.TargetDim()), xdim: u.TargetDim(),
 		chain: make([]int, total), draw: make([]int, total), accept: make([]float64, total), stepSize: make([]float64, total),
 		depth: make([]int, total), leapfrogs: make([]int, total), divergent: make([]bool, total), energy: make([]float64, total)}
 	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
@@ -455,6 +507,7 @@ func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, 
 	for c, ch := range res.Chains {
 		for i := range n {
 			u.Coords(ch.Draws[i*res.Dim:(i+1)*res.Dim], x)
+			copy(sd.coords[d*sd.xdim:], x)
 			_, outs, err := ev.Eval(x)
 			if err == nil {
 				err = ev.OutputErr()
@@ -479,7 +532,7 @@ func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, 
 
 // byChain splits a column of sd's draws into its chains.
 func (sd *sampleDraws) byChain(col []float64) [][]float64 {
-	out := make([][]float64, len(sd.res.Chains))
+	out := make([][]float64, sd.chains)
 	for c := range out {
 		out[c] = col[c*sd.n : (c+1)*sd.n]
 	}
@@ -598,16 +651,26 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats) []string {
 
 // writeSampleOutputs stages summary.csv and draws.csv and commits them
 // together, removing an earlier run's files as a fit does.
-func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sampleDraws, st []stats, ms []mcmcStats) ([]string, error) {
+func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sampleDraws, st []stats, ms []mcmcStats, against []againstRow, m *compile.Model) ([]string, error) {
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeSampleDrawsCSV(w, sc, h, sd) }},
+		{coordsFile, func(w io.Writer) error { return writeCoordsCSV(w, h, sd, m) }},
+	}
+	if sd.ds.loo != nil {
+		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, sd.ds) }})
+	}
+	if cfg.against != "" {
+		files = append(files, outputFile{againstFile, func(w io.Writer) error { return writeAgainstCSV(w, against) }})
+	}
+	if cfg.plots {
+		files = append(files, samplePlotFiles(cfg, sd)...)
 	}
 	var names []string
 	for _, f := range files {
 		names = append(names, f.name)
 	}
-	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: staleOutputs(cfg.out, names)}
+	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: staleSampleOutputs(cfg.out, names)}
 	for _, f := range files {
 		if err := sw.write(f.name, f.render); err != nil {
 			sw.abort()
@@ -708,6 +771,75 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 	for c, ch := range sd.res.Chains {
 		p("# chain %d: Elapsed Time: %.3f seconds (Warm-up)", c+1, ch.Warmup.Seconds())
 		p("# chain %d:               %.3f seconds (Sampling)", c+1, ch.Sampling.Seconds())
+	}
+	return bw.Flush()
+}
+
+// sampleOptional are the files that a gpp sample writes only with some
+// settings.
+var sampleOptional = []string{looFile, againstFile}
+
+// staleSampleOutputs returns the optional files of an earlier gpp sample
+// in dir (its draws.csv says "method = sample") that this one, writing
+// names, does not write: they would be left looking like its own. A
+// directory of another kind gives staleOutputs' answer.
+func staleSampleOutputs(dir string, names []string) []string {
+	if stale := staleOutputs(dir, names); stale != nil {
+		return stale
+	}
+	f, err := os.Open(filepath.Join(dir, drawsFile))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	if !strings.Contains(string(head[:n]), "\n# method = sample") {
+		return nil
+	}
+	stale := stalePlots(dir, names)
+	for _, o := range sampleOptional {
+		if _, err := os.Stat(filepath.Join(dir, o)); err == nil && !slices.Contains(names, o) {
+			stale = append(stale, o)
+		}
+	}
+	return stale
+}
+
+// coordsFile holds a sample's draws as the coordinates the model's
+// evaluator reads, for gpp predict (predictsample.go).
+const coordsFile = "coords.csv"
+
+// writeCoordsCSV writes coords.csv: the model's hash and each param's
+// type as comment lines ("# param NAME = TYPE"), then per draw chain__,
+// draw__ and the Target coordinates x of every param (NAME.1, NAME.2, ...
+// in its coordinates' order: the log of a positive param, a matrix
+// param's own coordinates, as sgvb.Unconstrained's Coords gives them), to
+// full precision, so that gpp predict evaluates the outputs at exactly
+// the sampled points.
+func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Model) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# gpp_version = %s\n# model = %s\n# model_sha256 = %s\n", version, h.model, h.modelHash)
+	for i := range m.Latents {
+		fmt.Fprintf(bw, "# param %s = %s\n", m.Latents[i].Name, latentTypeText(&m.Latents[i]))
+	}
+	bw.WriteString("chain__,draw__")
+	for _, l := range m.Latents {
+		for k := range l.Size {
+			fmt.Fprintf(bw, ",%s.%d", l.Name, k+1)
+		}
+	}
+	bw.WriteByte('\n')
+	for d := range sd.ds.logp {
+		fmt.Fprintf(bw, "%d,%d", sd.chain[d], sd.draw[d])
+		x := sd.coords[d*sd.xdim : (d+1)*sd.xdim]
+		for _, l := range m.Latents {
+			for _, v := range x[l.Offset : l.Offset+l.Size] {
+				bw.WriteByte(',')
+				bw.WriteString(formatExact(v))
+			}
+		}
+		bw.WriteByte('\n')
 	}
 	return bw.Flush()
 }

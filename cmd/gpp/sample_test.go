@@ -171,8 +171,8 @@ func b2iInt(b bool) int {
 
 // TestSampleHardExitKeepsEarlier: gpp sample's outputs are written whole
 // or not at all. With the new files staged, a second SIGTERM exits at once:
-// the earlier run's summary.csv and draws.csv are left as they were, and
-// no temporary file or lock.
+// the earlier run's summary.csv, draws.csv and coords.csv are left as they
+// were, and no temporary file or lock.
 func TestSampleHardExitKeepsEarlier(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	args := []string{"sample", poissonModel, poissonData, "--chains", "2", "--warmup", "50", "--draws", "50", "--quiet", "--out", out}
@@ -180,7 +180,7 @@ func TestSampleHardExitKeepsEarlier(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 	before := map[string]string{}
-	for _, f := range []string{summaryFile, drawsFile} {
+	for _, f := range []string{summaryFile, drawsFile, coordsFile} {
 		b, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
@@ -199,8 +199,8 @@ func TestSampleHardExitKeepsEarlier(t *testing.T) {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr)
 	}
 	got := dirEntries(t, out)
-	if strings.Join(got, " ") != "draws.csv summary.csv" {
-		t.Errorf("left in %s: %v, want the earlier run's draws.csv and summary.csv alone", out, got)
+	if strings.Join(got, " ") != "coords.csv draws.csv summary.csv" {
+		t.Errorf("left in %s: %v, want the earlier run's coords.csv, draws.csv and summary.csv alone", out, got)
 	}
 	for f, b := range before {
 		a, _ := os.ReadFile(filepath.Join(out, f))

@@ -78,6 +78,25 @@ func ESSTail(chains [][]float64) float64 {
 	return e
 }
 
+// ESS is the plain effective sample size of the chains as given, neither
+// split nor rank-normalised: Stan's before 2.30, and the one the loo
+// package's relative_eff divides by the number of draws for PSIS-LOO.
+// NaN for ragged, too short, constant or non-finite chains.
+func ESS(chains [][]float64) float64 {
+	if len(chains) == 0 || len(chains[0]) == 0 {
+		return math.NaN()
+	}
+	for _, c := range chains {
+		if len(c) != len(chains[0]) {
+			return math.NaN()
+		}
+	}
+	if badDraws(chains) {
+		return math.NaN()
+	}
+	return ess(chains)
+}
+
 // MCSEMean is the Monte Carlo standard error of the mean: the sd of all
 // draws over the square root of the ESS of the raw (not rank-normalised)
 // split chains.

@@ -148,6 +148,10 @@ func TestDiagnosticsBehaviour(t *testing.T) {
 	if math.Abs(arESS/want-1) > 0.15 {
 		t.Errorf("AR(1) φ 0.9: ESSBulk %v, want ≈ %v", arESS, want)
 	}
+	// The plain ESS of the unsplit raw chains estimates the same.
+	if e := ESS(ar); math.Abs(e/want-1) > 0.15 {
+		t.Errorf("AR(1) φ 0.9: ESS %v, want ≈ %v", e, want)
+	}
 	// MCSE of the mean: the AR(1)'s sd/√ESS.
 	sd := 1 / math.Sqrt(1-phi*phi)
 	if m := MCSEMean(ar); math.Abs(m/(sd/math.Sqrt(want))-1) > 0.15 {
@@ -207,7 +211,7 @@ func TestDiagnosticsNaN(t *testing.T) {
 	withInf := [][]float64{{1, 2, math.Inf(1), 4}, {1, 2, 3, 4}}
 	ragged := [][]float64{{1, 2, 3, 4}, {1, 2, 3}}
 	for name, x := range map[string][][]float64{"constant": constant, "NaN": withNaN, "Inf": withInf, "ragged": ragged, "empty": nil, "one draw": {{1}, {2}}} {
-		for fn, f := range map[string]func([][]float64) float64{"Rhat": Rhat, "ESSBulk": ESSBulk, "ESSTail": ESSTail, "MCSEMean": MCSEMean} {
+		for fn, f := range map[string]func([][]float64) float64{"Rhat": Rhat, "ESSBulk": ESSBulk, "ESSTail": ESSTail, "MCSEMean": MCSEMean, "ESS": ESS} {
 			if v := f(x); !math.IsNaN(v) {
 				t.Errorf("%s of %s draws: %v, want NaN", fn, name, v)
 			}

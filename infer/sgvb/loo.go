@@ -19,19 +19,20 @@ import (
 // NaN; a flat tail (k̂ −Inf) needs no smoothing.
 func PSIS(lw []float64) (lws []float64, k float64) {
 	lws = make([]float64, len(lw))
-	return lws, psisInto(lws, lw, nil)
+	return lws, psisInto(lws, lw, nil, 1)
 }
 
 // psisInto is PSIS writing the smoothed log weights to lws (len(lw)),
-// with the tail fit's buffers in sc (nil: allocated afresh).
-func psisInto(lws, lw []float64, sc *psisScratch) (k float64) {
+// with the tail fit's buffers in sc (nil: allocated afresh) and the
+// draws' relative efficiency reff (fitTail).
+func psisInto(lws, lw []float64, sc *psisScratch, reff float64) (k float64) {
 	for i, v := range lw {
 		lws[i] = v
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			lws[i] = math.Inf(-1)
 		}
 	}
-	t, ok := fitTail(lw, sc)
+	t, ok := fitTail(lw, sc, reff)
 	k = math.NaN()
 	if ok {
 		k = t.k
@@ -119,7 +120,25 @@ func (l *LOO) BadK() int {
 // observation's numbers are computed as they would be alone and the totals
 // summed in order, so the result does not depend on the split.
 func PSISLOO(logRatio []float64, logLik [][]float64) *LOO {
-	return psisLOO(logRatio, logLik, min(runtime.GOMAXPROCS(0), looMaxWorkers))
+	return psisLOO(logRatio, logLik, nil, min(runtime.GOMAXPROCS(0), looMaxWorkers))
+}
+
+// PSISLOOMCMC is PSISLOO for S draws of the posterior itself from Markov
+// chains (logRatio 0: observation i's weights are 1/p(y_i | θ_s)), as the
+// loo package's loo(log_lik, r_eff) computes it: reff[i] is the relative
+// efficiency ESS/S of the draws of exp(logLik[i]), by which the smoothed
+// tail is M = ⌈min(S/5, 3√(S/reff[i]))⌉ weights long rather than
+// independent draws' ⌈min(S/5, 3√S)⌉. A reff[i] that is not a positive
+// number counts as 1. QK is −Inf (the draws' own weights are equal).
+func PSISLOOMCMC(logLik [][]float64, reff []float64) *LOO {
+	if len(reff) != len(logLik) {
+		panic(fmt.Sprintf("sgvb: PSISLOOMCMC: %d relative efficiencies for %d observations", len(reff), len(logLik)))
+	}
+	S := 0
+	if len(logLik) > 0 {
+		S = len(logLik[0])
+	}
+	return psisLOO(make([]float64, S), logLik, reff, min(runtime.GOMAXPROCS(0), looMaxWorkers))
 }
 
 // looMaxWorkers is the most goroutines PSISLOO shares its observations
@@ -129,8 +148,9 @@ const (
 	looChunk      = 32
 )
 
-// psisLOO is PSISLOO on at most workers goroutines.
-func psisLOO(logRatio []float64, logLik [][]float64, workers int) *LOO {
+// psisLOO is PSISLOO on at most workers goroutines, with observation i's
+// tail by the relative efficiency reff[i] (reff nil: 1 for all).
+func psisLOO(logRatio []float64, logLik [][]float64, reff []float64, workers int) *LOO {
 	S := len(logRatio)
 	for i, ll := range logLik {
 		if len(ll) != S {
@@ -150,7 +170,11 @@ func psisLOO(logRatio []float64, logLik [][]float64, workers int) *LOO {
 				return
 			}
 			for i := c * looChunk; i < min((c+1)*looChunk, len(logLik)); i++ {
-				out.Points[i] = sc.point(logRatio, full, logLik[i])
+				r := 1.0
+				if reff != nil && reff[i] > 0 && !math.IsInf(reff[i], 1) {
+					r = reff[i]
+				}
+				out.Points[i] = sc.point(logRatio, full, logLik[i], r)
 			}
 		}
 	}
@@ -183,13 +207,14 @@ type looScratch struct {
 }
 
 // point is one observation's LOOPoint from its log likelihoods ll at the
-// draws, with full the smoothed log weights of the whole data.
-func (sc *looScratch) point(logRatio, full, ll []float64) LOOPoint {
+// draws, with full the smoothed log weights of the whole data and reff the
+// draws' relative efficiency for ll (fitTail).
+func (sc *looScratch) point(logRatio, full, ll []float64, reff float64) LOOPoint {
 	lr, tmp := sc.lr, sc.tmp
 	for s := range lr {
 		lr[s] = logRatio[s] - ll[s]
 	}
-	k := psisInto(sc.lws, lr, &sc.tail)
+	k := psisInto(sc.lws, lr, &sc.tail, reff)
 	for s := range tmp {
 		tmp[s] = sc.lws[s] + ll[s]
 		if math.IsNaN(tmp[s]) {

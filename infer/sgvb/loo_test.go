@@ -284,7 +284,7 @@ func TestPSISLOOParallel(t *testing.T) {
 		t.Fatalf("the input has %d observations with k̂ NaN and %d with a flat tail, want some of each", nanK, flatK)
 	}
 	for _, w := range []int{1, 2, 3, 4, 7} {
-		got := psisLOO(lr, ll, w)
+		got := psisLOO(lr, ll, nil, w)
 		if !sameBits(got.ELPD, want.ELPD) || !sameBits(got.SE, want.SE) || !sameBits(got.P, want.P) || !sameBits(got.QK, want.QK) {
 			t.Errorf("%d workers: elpd %v ± %v, p %v, k̂ %v; serial %v ± %v, p %v, k̂ %v",
 				w, got.ELPD, got.SE, got.P, got.QK, want.ELPD, want.SE, want.P, want.QK)
@@ -313,7 +313,7 @@ func TestFitTailOrder(t *testing.T) {
 		lw[i] = math.Round(r.NormFloat64()*3) / 3 // many ties
 	}
 	lw[10], lw[20] = math.NaN(), math.Inf(1)
-	tail, ok := fitTail(lw, nil)
+	tail, ok := fitTail(lw, nil, 1)
 	if !ok {
 		t.Fatal("no tail fitted")
 	}
@@ -326,5 +326,47 @@ func TestFitTailOrder(t *testing.T) {
 	sort.SliceStable(want, func(a, b int) bool { return lw[want[a]] < lw[want[b]] })
 	if tail.S != len(want) || !slices.Equal(tail.tail, want[len(want)-tail.M:]) {
 		t.Errorf("tail order differs from a stable sort's")
+	}
+}
+
+// TestPSISLOOMCMC: LOO from posterior draws is PSISLOO with log ratios 0
+// when every relative efficiency is 1, and a relative efficiency r
+// lengthens the smoothed tail to ⌈min(S/5, 3√(S/r))⌉ as the loo package's
+// does; for a light tail every observation's elpd is then close to plain
+// importance sampling's log(S / Σ_s 1/p(y_i | θ_s)).
+func TestPSISLOOMCMC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const S, n = 2000, 5
+	ll := make([][]float64, n)
+	for i := range ll {
+		ll[i] = make([]float64, S)
+		for s := range ll[i] {
+			ll[i][s] = -1 - 0.2*rng.NormFloat64()
+		}
+	}
+	ones := []float64{1, 1, 1, 1, 1}
+	a, b := PSISLOOMCMC(ll, ones), PSISLOO(make([]float64, S), ll)
+	if a.ELPD != b.ELPD || a.P != b.P || a.Points[2] != b.Points[2] {
+		t.Errorf("reff 1: elpd %v p %v, PSISLOO with ratios 0: %v %v", a.ELPD, a.P, b.ELPD, b.P)
+	}
+	for _, r := range []float64{1, 0.25, 0.01} {
+		tl, ok := fitTail(ll[0], nil, r)
+		if want := int(math.Ceil(math.Min(0.2*S, 3*math.Sqrt(S/r)))); !ok || tl.M != want {
+			t.Errorf("reff %v: tail of %d, want %d", r, tl.M, want)
+		}
+	}
+	lo := PSISLOOMCMC(ll, []float64{0.3, 0.3, 0.3, 0.3, 0.3})
+	for i, p := range lo.Points {
+		inv := make([]float64, S)
+		for s := range inv {
+			inv[s] = -ll[i][s]
+		}
+		is := math.Log(S) - logSumExp(inv)
+		if !(p.K < 0.5) || math.Abs(p.ELPD-is) > 1e-3 {
+			t.Errorf("observation %d: elpd %v k̂ %v, plain IS %v", i, p.ELPD, p.K, is)
+		}
+	}
+	if !math.IsInf(lo.QK, -1) {
+		t.Errorf("QK %v, want -Inf (equal weights)", lo.QK)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // it, where the fit's shape would be the shape of rounding and optimizer
 // noise).
 func ParetoK(lw []float64) float64 {
-	t, ok := fitTail(lw, nil)
+	t, ok := fitTail(lw, nil, 1)
 	switch {
 	case !ok:
 		return math.NaN()
@@ -149,14 +149,17 @@ func TailNegligible(k, relESS float64) bool {
 func ParetoAlarm(k, relESS float64) bool { return k > 0.7 && !TailNegligible(k, relESS) }
 
 // fitTail fits the tail of lw as ParetoK describes; false for fewer than 10
-// finite weights (a tail of fewer than 5). The tail's indices are sc's
+// finite weights (a tail of fewer than 5). reff is the relative efficiency
+// of the draws (ESS/S; 1 for independent draws of q): correlated MCMC
+// draws take the longer tail M = ⌈min(S/5, 3√(S/reff))⌉, as the loo
+// package does. The tail's indices are sc's
 // buffer, valid until sc's next use.
 //
 // Only the M + 1 largest weights are ordered: a min-heap keeps the largest
 // seen in one pass over lw (most weights are below its least and cost one
 // comparison), and they are then sorted, in the order a stable sort of all
 // the weights leaves them.
-func fitTail(lw []float64, sc *psisScratch) (t paretoTail, ok bool) {
+func fitTail(lw []float64, sc *psisScratch, reff float64) (t paretoTail, ok bool) {
 	if sc == nil {
 		sc = &psisScratch{}
 	}
@@ -169,7 +172,7 @@ func fitTail(lw []float64, sc *psisScratch) (t paretoTail, ok bool) {
 	if S < 10 {
 		return t, false
 	}
-	M := int(math.Ceil(math.Min(0.2*float64(S), 3*math.Sqrt(float64(S)))))
+	M := int(math.Ceil(math.Min(0.2*float64(S), 3*math.Sqrt(float64(S)/reff))))
 	if M < 5 {
 		return t, false
 	}

@@ -1,0 +1,331 @@
+package main
+
+// gpp sample --against FIT: a variational fit's q set beside the NUTS
+// draws, element by element: the point of sampling a model gpp fits. q's
+// mean and sd come from the fit's summary.csv (its output draws), NUTS's
+// from the chains; each difference is read against both Monte Carlo
+// errors, so that a reading names what the draws show and not their noise.
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// againstFile is the comparison's CSV, written beside the sample's files.
+const againstFile = "against.csv"
+
+// Tolerances of the readings: a difference is read as q's only when it
+// exceeds both the practical tolerance and againstMC Monte Carlo standard
+// errors (of NUTS's estimate and of the fit's summary, from its draws).
+const (
+	againstZ     = 0.1 // |q mean − NUTS mean| / NUTS sd that counts as agreeing
+	againstSD    = 0.1 // |q sd / NUTS sd − 1| that counts as agreeing
+	againstMC    = 3   // Monte Carlo standard errors a difference must exceed
+	againstWorst = 3   // elements named in the summary line
+)
+
+// againstNeeds ends matchFit's messages for --against.
+var againstNeeds = [2]string{"--against compares a fit of this model, param by param", "--against compares a fit of this model, param by param"}
+
+// againstFit is the fit that --against names: its fit.json and summary.
+type againstFit struct {
+	summary, fitJSON string
+	ff               *fitFile
+	names            []string // summary.csv's elements, in order
+	mean, sd         map[string]float64
+}
+
+// againstRow compares one element.
+type againstRow struct {
+	name                   string
+	qMean, qSD             float64
+	mean, sd, mcse         float64
+	z, ratio, seZ, seRatio float64
+	reading                string
+	flagged                bool
+}
+
+// locateAgainst returns the summary.csv and fit.json of the fit that arg
+// names: its output directory, its summary.csv or its fit.json.
+func locateAgainst(arg string) (summary, fitJSON string, err error) {
+	fi, err := os.Stat(arg)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("--against %s: no such file or directory (give gpp fit's output directory, its %s or its %s)", arg, summaryFile, fitFileName)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("--against: %v", err)
+	}
+	dir := arg
+	if !fi.IsDir() {
+		dir = filepath.Dir(arg)
+		if filepath.Base(arg) != fitFileName && filepath.Base(arg) != summaryFile {
+			return "", "", fmt.Errorf("--against %s: give gpp fit's output directory, its %s or its %s", arg, summaryFile, fitFileName)
+		}
+	}
+	summary, fitJSON = filepath.Join(dir, summaryFile), filepath.Join(dir, fitFileName)
+	if _, err := os.Stat(fitJSON); errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("--against %s: %s has no %s: give the output directory of a gpp fit (a sample's or prior draws' has none)", arg, dir, fitFileName)
+	}
+	if _, err := os.Stat(summary); errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("--against %s: %s has no %s beside its %s: the fit's q is compared by its summary", arg, dir, summaryFile, fitFileName)
+	}
+	return summary, fitJSON, nil
+}
+
+// readAgainst reads the fit that --against names and checks that it is a
+// fit of the model l (its params by name, type, bounds and shape, as gpp
+// predict checks them); the files read are added to srcs. Notes on what
+// differs but is allowed (an edited model, other data) go to con.
+func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, data []string, srcs sources, con *console) (*againstFit, error) {
+	summary, fitJSON, err := locateAgainst(arg)
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.ReadFile(fitJSON)
+	if err != nil {
+		return nil, fmt.Errorf("--against: cannot read the fit: %v", err)
+	}
+	srcs[fitJSON] = src
+	ff, err := readFitJSON(fitJSON, src)
+	if err == nil {
+		err = fitOverflowed(fitJSON, ff, srcs, "--against", "not to compare: its q approximates no posterior")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ff.Method == sgvb.MAP.String() {
+		return nil, &ast.Error{Pos: findPos(fitJSON, src, `"method"`), Msg: "--against: a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB fit"}
+	}
+	factors := ff.Factors
+	if len(ff.Restarts) > 0 {
+		factors = ff.Restarts[0].Factors
+	}
+	if err := matchFit(factors, fitJSON, src, ff.Sets, sets, l.Path, l.Model, againstNeeds); err != nil {
+		return nil, err
+	}
+	if ff.ModelSHA256 != modelHash(l.Source) {
+		con.note("note: --against: the fit at %s is of another model file (%s, other contents) whose params match this one's", fitJSON, ff.Model)
+	}
+	if h := dataHashes(data, srcs); ff.DataSHA256 != nil && h != nil && !slices.Equal(h, ff.DataSHA256) {
+		con.note("warning: --against: the fit at %s read other data (%s): its q approximates another posterior", fitJSON, strings.Join(ff.Data, " "))
+	}
+	af := &againstFit{summary: summary, fitJSON: fitJSON, ff: ff, mean: map[string]float64{}, sd: map[string]float64{}}
+	if err := af.readSummary(srcs); err != nil {
+		return nil, err
+	}
+	return af, nil
+}
+
+// readSummary reads the name, mean and sd columns of the fit's summary.csv.
+func (af *againstFit) readSummary(srcs sources) error {
+	src, err := os.ReadFile(af.summary)
+	if err != nil {
+		return fmt.Errorf("--against: cannot read the fit's summary: %v", err)
+	}
+	srcs[af.summary] = src
+	r := csv.NewReader(strings.NewReader(string(src)))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil {
+		return fmt.Errorf("%s: not a gpp summary: %v", af.summary, err)
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("%s: empty: not a gpp summary", af.summary)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, need := range []string{"name", "mean", "sd"} {
+		if _, ok := col[need]; !ok {
+			return &ast.Error{Pos: offsetPos(af.summary, src, 0), Msg: fmt.Sprintf("no column %s: not a gpp fit's summary", need)}
+		}
+	}
+	for i, row := range rows[1:] {
+		if len(row) != len(rows[0]) {
+			return &ast.Error{Pos: ast.Pos{File: af.summary, Line: i + 2, Col: 1}, Msg: fmt.Sprintf("%d fields, the header has %d", len(row), len(rows[0]))}
+		}
+		name := row[col["name"]]
+		m, err1 := strconv.ParseFloat(row[col["mean"]], 64)
+		s, err2 := strconv.ParseFloat(row[col["sd"]], 64)
+		if err1 != nil || err2 != nil {
+			return &ast.Error{Pos: ast.Pos{File: af.summary, Line: i + 2, Col: 1}, Msg: fmt.Sprintf("%s: the mean or sd is not a number", name)}
+		}
+		af.names = append(af.names, name)
+		af.mean[name], af.sd[name] = m, s
+	}
+	return nil
+}
+
+// compareAgainst compares every element of the sample that the fit's
+// summary has too, in the sample's order; missing counts the sample's
+// elements that the fit lacks.
+func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats) (rows []againstRow, missing int) {
+	qDraws := float64(af.ff.Settings.OutputDraws)
+	for _, v := range sd.ds.vars {
+		for j, k := range v.elems {
+			name := elemName(v.name, v.shape, k)
+			qm, ok := af.mean[name]
+			if !ok {
+				missing++
+				continue
+			}
+			c := v.first + j
+			rows = append(rows, againstElem(name, qm, af.sd[name], qDraws, st[c].mean, st[c].sd, ms[c]))
+		}
+	}
+	return rows, missing
+}
+
+// againstElem reads one element: z = (q mean − NUTS mean)/NUTS sd and the
+// sd ratio q sd / NUTS sd, with their Monte Carlo standard errors. z's
+// error is that of the two means (NUTS's mcse, q's sd/√S of the fit's S
+// output draws) over NUTS's sd. An sd estimated from n effective draws has
+// a relative error of about 1/√(2n) (exact for normal draws); NUTS's n is
+// the smaller of the bulk and tail ESS, q's the fit's output draws.
+func againstElem(name string, qm, qs, qDraws, m, s float64, mc mcmcStats) againstRow {
+	r := againstRow{name: name, qMean: qm, qSD: qs, mean: m, sd: s, mcse: mc.mcse}
+	r.z, r.ratio = (qm-m)/s, qs/s
+	ess := math.Min(mc.essBulk, mc.essTail)
+	if !(qDraws > 1) {
+		qDraws = math.Inf(1)
+	}
+	r.seZ = math.Sqrt(mc.mcse*mc.mcse+qs*qs/qDraws) / s
+	r.seRatio = r.ratio * math.Sqrt(1/(2*ess)+1/(2*qDraws))
+	switch {
+	case !(s > 0) || math.IsInf(s, 0) || math.IsNaN(qm) || math.IsNaN(qs) || math.IsNaN(r.seZ) || math.IsNaN(r.seRatio):
+		r.reading = "not compared (an sd is 0 or a value not finite)"
+		return r
+	}
+	var say []string
+	if math.Abs(r.z) > againstZ && math.Abs(r.z) > againstMC*r.seZ {
+		dir := "above"
+		if r.z < 0 {
+			dir = "below"
+		}
+		say = append(say, "q shifted "+dir)
+	}
+	switch {
+	case r.ratio < 1-againstSD && 1-r.ratio > againstMC*r.seRatio:
+		say = append(say, "q too narrow")
+	case r.ratio > 1+againstSD && r.ratio-1 > againstMC*r.seRatio:
+		say = append(say, "q too wide")
+	}
+	switch {
+	case len(say) > 0:
+		r.reading, r.flagged = strings.Join(say, ", "), true
+	case math.Abs(r.z) <= againstZ && math.Abs(r.ratio-1) <= againstSD:
+		r.reading = "agrees"
+	default:
+		r.reading = "within Monte Carlo error (longer chains or more --output-draws would tell)"
+	}
+	return r
+}
+
+// badness orders the elements for the summary line: the larger of |z| and
+// the sd ratio's distance from 1 on the log scale.
+func (r againstRow) badness() float64 {
+	b := math.Max(math.Abs(r.z), math.Abs(math.Log(r.ratio)))
+	if math.IsNaN(b) {
+		return -1
+	}
+	return b
+}
+
+// againstSummary is the line after the comparison: how many elements are
+// within againstZ sd, the median sd ratio and the worst flagged elements.
+func againstSummary(rows []againstRow) string {
+	within, flagged := 0, 0
+	var ratios []float64
+	for _, r := range rows {
+		if math.Abs(r.z) <= againstZ {
+			within++
+		}
+		if r.flagged {
+			flagged++
+		}
+		if !math.IsNaN(r.ratio) {
+			ratios = append(ratios, r.ratio)
+		}
+	}
+	med := math.NaN()
+	if n := len(ratios); n > 0 {
+		sort.Float64s(ratios)
+		med = (ratios[(n-1)/2] + ratios[n/2]) / 2
+	}
+	s := fmt.Sprintf("%d of %d element%s within %.1f sd of NUTS's mean, median sd ratio %s", within, len(rows), plural(len(rows)), againstZ, num3(med))
+	if flagged == 0 {
+		return s + "; no element's q differs beyond tolerance and Monte Carlo error"
+	}
+	worst := slices.Clone(rows)
+	sort.SliceStable(worst, func(i, j int) bool { return worst[i].badness() > worst[j].badness() })
+	var parts []string
+	for _, r := range worst {
+		if !r.flagged {
+			continue
+		}
+		if len(parts) == againstWorst {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (z %s, sd ratio %s)", r.name, num3(r.z), num3(r.ratio)))
+	}
+	return s + fmt.Sprintf("; %d differ%s, the worst: %s", flagged, map[bool]string{true: "s", false: ""}[flagged == 1], strings.Join(parts, ", "))
+}
+
+// printAgainst prints the comparison table (at most maxTableRows elements
+// of each variable without --verbose) and its summary line.
+func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, rows []againstRow, missing int) {
+	fmt.Fprintf(w, "\nq of the fit at %s against NUTS (z = (q mean − mean)/sd, sd ratio = q sd / sd):\n", filepath.Dir(af.fitJSON))
+	t := &table{right: []bool{false, true, true, true, true, true, true, true, false}}
+	t.row("name", "q mean", "q sd", "mean", "sd", "mcse", "z", "sd ratio", "reading")
+	byName := map[string]againstRow{}
+	for _, r := range rows {
+		byName[r.name] = r
+	}
+	for _, v := range sd.ds.vars {
+		shown := 0
+		for _, k := range v.elems {
+			r, ok := byName[elemName(v.name, v.shape, k)]
+			if !ok {
+				continue
+			}
+			if shown == maxTableRows && !cfg.verbose {
+				t.note(fmt.Sprintf("... more elements of %s (all in %s)", v.name, filepath.Join(cfg.out, againstFile)))
+				break
+			}
+			shown++
+			t.row(r.name, num3(r.qMean), num3(r.qSD), num3(r.mean), num3(r.sd), num3(r.mcse), num3(r.z), num3(r.ratio), r.reading)
+		}
+	}
+	t.print(w)
+	fmt.Fprintf(w, "against      %s\n", againstSummary(rows))
+	if missing > 0 {
+		fmt.Fprintf(w, "             %d element%s of the sample not in the fit's summary (outputs the fit's model lacks)\n", missing, plural(missing))
+	}
+}
+
+// writeAgainstCSV writes against.csv: one row per compared element.
+func writeAgainstCSV(w io.Writer, rows []againstRow) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"name", "q_mean", "q_sd", "mean", "sd", "mcse_mean", "z", "sd_ratio", "se_z", "se_sd_ratio", "reading"})
+	for _, r := range rows {
+		cw.Write([]string{r.name, formatNum(r.qMean), formatNum(r.qSD), formatNum(r.mean), formatNum(r.sd), formatNum(r.mcse),
+			formatNum(r.z), formatNum(r.ratio), formatNum(r.seZ), formatNum(r.seRatio), r.reading})
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,413 @@
+package main
+
+// gpp predict SAMPLE: Stan's standalone generated quantities over the
+// draws of a gpp sample. The outputs of the model (in predict mode, as for
+// a fit) are evaluated at each saved draw, read to full precision from the
+// sample's coords.csv, so that with the sample's model, data and seed they
+// are the sample's own outputs bit for bit; left-out observed data are
+// drawn as predict draws them for a fit.
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+// sampleDir returns the output directory of a gpp sample that arg names
+// (the directory, or its coords.csv or draws.csv), or "" when arg is not
+// one (a fit's directory has a fit.json).
+func sampleDir(arg string) string {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return ""
+	}
+	dir := arg
+	if !fi.IsDir() {
+		if b := filepath.Base(arg); b != coordsFile && b != drawsFile {
+			return ""
+		}
+		dir = filepath.Dir(arg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, fitFileName)); err == nil {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(dir, coordsFile)); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// sampleCoords is a sample's coords.csv: per draw its chain and draw
+// numbers and, per param, its coordinates.
+type sampleCoords struct {
+	path        string
+	src         []byte
+	model, hash string
+	types       map[string]string // param name → type text (latentTypeText)
+	params      []string          // in the file's order
+	cols        map[string][]int  // param name → its columns
+	chain, draw []int
+	rows        [][]float64
+}
+
+// readSampleCoords reads coords.csv at path. Errors are positioned in it.
+func readSampleCoords(path string) (*sampleCoords, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the sample: %v", err)
+	}
+	sc := &sampleCoords{path: path, src: src, types: map[string]string{}, cols: map[string][]int{}}
+	lines := strings.Split(string(src), "\n")
+	at := func(i int, format string, args ...any) error {
+		return &ast.Error{Pos: ast.Pos{File: path, Line: i + 1, Col: 1}, Msg: fmt.Sprintf(format, args...)}
+	}
+	i := 0
+	for ; i < len(lines) && strings.HasPrefix(lines[i], "#"); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "# model = "):
+			sc.model = strings.TrimPrefix(l, "# model = ")
+		case strings.HasPrefix(l, "# model_sha256 = "):
+			sc.hash = strings.TrimPrefix(l, "# model_sha256 = ")
+		case strings.HasPrefix(l, "# param "):
+			name, typ, ok := strings.Cut(strings.TrimPrefix(l, "# param "), " = ")
+			if !ok {
+				return nil, at(i, "a param line without its type")
+			}
+			sc.types[name] = typ
+			sc.params = append(sc.params, name)
+		}
+	}
+	if i == len(lines) {
+		return nil, at(i-1, "no header: not a gpp sample's %s", coordsFile)
+	}
+	head := strings.Split(lines[i], ",")
+	if len(head) < 2 || head[0] != "chain__" || head[1] != "draw__" {
+		return nil, at(i, "the header does not start chain__,draw__: not a gpp sample's %s", coordsFile)
+	}
+	for c, h := range head[2:] {
+		k := strings.LastIndexByte(h, '.')
+		if k < 0 || sc.types[h[:k]] == "" {
+			return nil, at(i, "column %s is no param's coordinate", h)
+		}
+		sc.cols[h[:k]] = append(sc.cols[h[:k]], c)
+	}
+	r := csv.NewReader(strings.NewReader(strings.Join(lines[i+1:], "\n")))
+	r.FieldsPerRecord = len(head)
+	r.ReuseRecord = true
+	for line := i + 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, at(line-1, "%v", err)
+		}
+		c, err1 := strconv.Atoi(rec[0])
+		d, err2 := strconv.Atoi(rec[1])
+		row := make([]float64, len(rec)-2)
+		for j, f := range rec[2:] {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				err1 = err
+			}
+			row[j] = v
+		}
+		if err1 != nil || err2 != nil {
+			return nil, at(line-1, "not a number in this row")
+		}
+		sc.chain, sc.draw, sc.rows = append(sc.chain, c), append(sc.draw, d), append(sc.rows, row)
+	}
+	if len(sc.rows) < 2 {
+		return nil, at(len(lines)-1, "%d draws: the summary needs at least 2", len(sc.rows))
+	}
+	return sc, nil
+}
+
+// sampleNeeds ends matchSample's messages.
+const sampleNeeds = "predict evaluates the outputs at the sample's draws of every param"
+
+// match checks that the params of m are the sample's, one each, of the
+// same type and number of coordinates; the sample's params that m lacks
+// must be the missing values of data that it sampled (NAME_missing).
+func (sc *sampleCoords) match(m *compile.Model, model string) error {
+	for i := range m.Latents {
+		lat := &m.Latents[i]
+		typ, ok := sc.types[lat.Name]
+		switch {
+		case !ok:
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the sample at %s (its params: %s): %s", lat.Name, sc.path, strings.Join(sc.params, ", "), sampleNeeds)}
+		case typ != latentTypeText(lat) || len(sc.cols[lat.Name]) != lat.Size:
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is %s here, but the sample at %s has %s: %s", lat.Name, latentTypeText(lat), sc.path, typ, sampleNeeds)}
+		}
+	}
+	for _, p := range sc.params {
+		if latentNamed(m, p) == nil && !m.MissingName(p) {
+			return &ast.Error{Pos: findPos(sc.path, sc.src, "# param "+p+" "),
+				Msg: fmt.Sprintf("the sample has param %s, which %s does not declare: %s", p, model, sampleNeeds)}
+		}
+	}
+	return nil
+}
+
+// sampleSetsAndSeed reads the --set values and the seed of a sample from
+// its draws.csv header (writeRunHeader); seed 0 and no sets when there is
+// none to read.
+func sampleSetsAndSeed(dir string) (map[string]string, uint64) {
+	meta := readSampleMeta(filepath.Join(dir, drawsFile), sources{})
+	var sets map[string]string
+	if meta != nil {
+		sets = meta.Sets
+	}
+	b, err := os.ReadFile(filepath.Join(dir, drawsFile))
+	if err != nil {
+		return sets, 0
+	}
+	for _, l := range strings.Split(string(b[:min(len(b), 1<<16)]), "\n") {
+		if v, ok := strings.CutPrefix(l, "#   seed = "); ok {
+			s, _ := strconv.ParseUint(v, 10, 64)
+			return sets, s
+		}
+	}
+	return sets, 0
+}
+
+// runPredictSample is gpp predict over the draws of the gpp sample in dir.
+func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string]bool, stdout io.Writer, con *console) int {
+	path := filepath.Join(dir, coordsFile)
+	if set["output-draws"] {
+		con.note("--output-draws: the draws of a sample are its rows (%s): give --output-draws only with a fit", path)
+		return exitError
+	}
+	sc, err := readSampleCoords(path)
+	srcs := sources{}
+	if sc != nil {
+		srcs[path] = sc.src
+	}
+	if err != nil {
+		printError(con, err, sources{path: mustRead(path)})
+		return exitError
+	}
+	cfg.predict = path
+	sets, seed := sampleSetsAndSeed(dir)
+	for _, k := range inheritSets(cfg, &fitFile{Sets: sets}) {
+		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
+	}
+	opt, _ := v.drawOptions(set["draw"])
+	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt)
+	for k, b := range sourcesOf(l) {
+		srcs[k] = b
+	}
+	if err != nil {
+		printError(con, fitSetsNoData(err, sets, cfg.sets), srcs)
+		return exitError
+	}
+	printLoadWarnings(con, l)
+	if cfg.plots {
+		cfg.ppc = findReplicates(l)
+		if len(cfg.ppc) == 0 {
+			con.note("note: --plots: no predictive check to draw: no data that the new data give (held-out y, two or more values) is mirrored by a replicate output (output y_rep ~ D(...))")
+		}
+	}
+	m := l.Model
+	if len(m.Latents) == 0 {
+		con.note("%s: the model has no params to draw", cfg.model)
+		return exitError
+	}
+	if err := sc.match(m, l.Path); err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	cfg.settings.Seed = seed
+	if set["seed"] {
+		cfg.settings.Seed = v.seed
+	}
+	cfg.outputDraws = len(sc.rows)
+	if sameFile(cfg.out, dir) {
+		con.note("--out %s is the sample's own directory: its files would be replaced; give another --out directory", cfg.out)
+		return exitError
+	}
+	inputs := []inputFile{{"the model", l.Path}, {"the sample's coordinates", path}}
+	for _, arg := range cfg.data {
+		_, file := pipeline.DataArg(arg)
+		inputs = append(inputs, inputFile{"the data file", file})
+	}
+	if err := outputClash(cfg, m, inputs); err != nil {
+		con.note("%v", err)
+		return exitError
+	}
+	if len(m.Outputs) == 0 {
+		con.note("warning: %s has no outputs: the draws hold the params alone", cfg.model)
+	}
+	lock, removeIfEmpty, ok := openOutDir(cfg, con)
+	if !ok {
+		return exitError
+	}
+	defer lock.release()
+	for _, n := range m.Drawn {
+		con.info("gpp: note: %s", n)
+	}
+	con.info("evaluating the outputs of %s at the %d draws of the sample in %s, seed %d", l.Path, len(sc.rows), dir, cfg.settings.Seed)
+	sd, err := evalSampleCoords(sc, m, cfg.settings.Seed)
+	if err != nil {
+		printError(con, err, srcs)
+		removeIfEmpty()
+		return exitError
+	}
+	st, ms := summariseChains(sd)
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
+	files := []outputFile{
+		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},
+		{drawsFile, func(w io.Writer) error { return writePredictSampleDrawsCSV(w, h, sd) }},
+	}
+	if cfg.plots {
+		files = append(files, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check on new data")...)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.name)
+	}
+	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: staleOutputs(cfg.out, names)}
+	for _, f := range files {
+		if err := sw.write(f.name, f.render); err != nil {
+			sw.abort()
+			con.note("%v", err)
+			removeIfEmpty()
+			return exitError
+		}
+	}
+	if err := sw.commit(); err != nil {
+		con.note("%v", err)
+		removeIfEmpty()
+		return exitError
+	}
+	lock.release()
+	printSampleTable(stdout, cfg, sd, st, ms)
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "predicted    %d chain%s × %d draws of the sample in %s (seed %d): the outputs on this data, nothing sampled\n", sd.chains, plural(sd.chains), sd.n, dir, cfg.settings.Seed)
+	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(names, " "))
+	if w := badDrawsWarning(sd.ds, "draws had an output that is not finite (written as it is)"); w != "" {
+		con.note("warning: %s", w)
+	}
+	for _, w := range nanWarnings(sd.ds, st) {
+		con.note("warning: %s", w)
+	}
+	for _, w := range inexactWarnings(sd.ds, l.Info) {
+		con.note("warning: %s", w)
+	}
+	return exitOK
+}
+
+// mustRead returns the file at path, or nil.
+func mustRead(path string) []byte {
+	b, _ := os.ReadFile(path)
+	return b
+}
+
+// evalSampleCoords evaluates m's outputs at every row of sc, in the order
+// of the rows (chain after chain, as gpp sample evaluates them), the
+// replicates and drawn data from the streams of seed that gpp sample uses.
+// The chains must be of equal length, each numbered from 1.
+func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64) (*sampleDraws, error) {
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		return nil, err
+	}
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
+	if err != nil {
+		return nil, err
+	}
+	total := len(sc.rows)
+	chains := sc.chain[total-1]
+	n := total / chains
+	for d := range total {
+		if sc.chain[d] != d/n+1 || sc.draw[d] != d%n+1 {
+			return nil, &ast.Error{Pos: findPos(sc.path, sc.src, "chain__"), Msg: fmt.Sprintf("row %d is chain %d draw %d, want chain %d draw %d: the chains must follow each other, of equal length", d+1, sc.chain[d], sc.draw[d], d/n+1, d%n+1)}
+		}
+	}
+	var vars []variable
+	ncol := 0
+	for i, lat := range m.Latents {
+		v := latentVariable(lat.Name, "nuts", lat.Shape, i, lat.Offset, ncol, lat.Value, lat.Support)
+		ncol += len(v.elems)
+		vars = append(vars, v)
+	}
+	vars, ncol = withOutputs(vars, ncol, m)
+	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
+		logp: make([]float64, total), logq: make([]float64, total), R: 1}
+	for c := range ds.cols {
+		ds.cols[c] = make([]float64, total)
+	}
+	sd := &sampleDraws{ds: ds, n: n, chains: chains, chain: sc.chain, draw: sc.draw}
+	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
+	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
+	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	for d, row := range sc.rows {
+		for _, lat := range m.Latents {
+			for k, c := range sc.cols[lat.Name] {
+				x[lat.Offset+k] = row[c]
+			}
+		}
+		_, outs, err := ev.Eval(x)
+		if err == nil {
+			err = ev.OutputErr()
+		}
+		if err != nil {
+			ds.bad++
+			if ds.badErr == nil {
+				ds.badErr = err
+			}
+		}
+		u.Values(z, x)
+		ds.fill(z, outs, func(col int, v float64) { ds.cols[col][d] = v })
+		ds.logp[d] = math.NaN()
+	}
+	return sd, nil
+}
+
+// writePredictSampleDrawsCSV writes the draws.csv of predictions over a
+// sample: CmdStan's standalone generated quantities, chain__ and draw__
+// then the params and outputs.
+func writePredictSampleDrawsCSV(w io.Writer, h drawsHeader, sd *sampleDraws) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
+	p("# gpp_version = %s", version)
+	p("# model = %s", h.model)
+	p("# model_sha256 = %s", h.modelHash)
+	p("# method = generate_quantities")
+	p("#   generate_quantities")
+	p("#     fitted_params = %s", h.cfg.predict)
+	p("#     gpp_method = predict")
+	writeRunHeader(p, h)
+	p("# PREDICTIONS: each row's params are a draw of the sample in fitted_params (nothing sampled) and its outputs are")
+	p("# evaluated at it on this run's data.")
+	bw.WriteString("chain__,draw__")
+	for _, v := range sd.ds.vars {
+		for _, k := range v.elems {
+			bw.WriteByte(',')
+			bw.WriteString(csvName(v.name, v.shape, k))
+		}
+	}
+	bw.WriteByte('\n')
+	for d := range sd.ds.logp {
+		fmt.Fprintf(bw, "%d,%d", sd.chain[d], sd.draw[d])
+		for c := range sd.ds.cols {
+			bw.WriteByte(',')
+			bw.WriteString(formatNum(sd.ds.cols[c][d]))
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
