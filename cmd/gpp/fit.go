@@ -947,22 +947,9 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 		files = append(files, plotFiles(h, ds)...)
 	}
 	for _, f := range files {
-		names = append(names, f.name)
+		names = append(names, f.name) // before the commit: fit.json lists them
 	}
-	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: staleOutputs(cfg.out, names)}
-	for _, f := range files {
-		if err := sw.write(f.name, f.render); err != nil {
-			sw.abort()
-			return nil, err
-		}
-	}
-	if cfg.beforeCommit != nil {
-		cfg.beforeCommit()
-	}
-	if err := sw.commit(); err != nil {
-		return nil, err
-	}
-	return names, nil
+	return commitFiles(cfg, files, func(names []string) []string { return staleOutputs(cfg.out, names) })
 }
 
 // maxTableRows is how many elements of one variable the console table

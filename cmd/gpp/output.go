@@ -191,6 +191,32 @@ type staged struct {
 
 type stagedFile struct{ tmp, final string }
 
+// commitFiles writes files into cfg.out as one staged set: each rendered
+// to a temporary file, all renamed into place once every one is written,
+// the files that stale names (an earlier run's that this set does not
+// replace) removed with the commit. It returns the names written; on an
+// error nothing of the set is left behind.
+func commitFiles(cfg *fitConfig, files []outputFile, stale func(names []string) []string) ([]string, error) {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.name
+	}
+	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: stale(names)}
+	for _, f := range files {
+		if err := sw.write(f.name, f.render); err != nil {
+			sw.abort()
+			return nil, err
+		}
+	}
+	if cfg.beforeCommit != nil {
+		cfg.beforeCommit()
+	}
+	if err := sw.commit(); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
 // write stages file name (relative to the directory) with the bytes that
 // fill produces.
 func (s *staged) write(name string, fill func(w io.Writer) error) error {

@@ -275,20 +275,8 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	if cfg.plots {
 		files = append(files, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check on new data")...)
 	}
-	var names []string
-	for _, f := range files {
-		names = append(names, f.name)
-	}
-	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: staleOutputs(cfg.out, names)}
-	for _, f := range files {
-		if err := sw.write(f.name, f.render); err != nil {
-			sw.abort()
-			con.note("%v", err)
-			removeIfEmpty()
-			return exitError
-		}
-	}
-	if err := sw.commit(); err != nil {
+	names, err := commitFiles(cfg, files, func(names []string) []string { return staleOutputs(cfg.out, names) })
+	if err != nil {
 		con.note("%v", err)
 		removeIfEmpty()
 		return exitError

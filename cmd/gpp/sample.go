@@ -666,24 +666,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 	if cfg.plots {
 		files = append(files, samplePlotFiles(cfg, sd)...)
 	}
-	var names []string
-	for _, f := range files {
-		names = append(names, f.name)
-	}
-	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: staleSampleOutputs(cfg.out, names)}
-	for _, f := range files {
-		if err := sw.write(f.name, f.render); err != nil {
-			sw.abort()
-			return nil, err
-		}
-	}
-	if cfg.beforeCommit != nil {
-		cfg.beforeCommit()
-	}
-	if err := sw.commit(); err != nil {
-		return nil, err
-	}
-	return names, nil
+	return commitFiles(cfg, files, func(names []string) []string { return staleSampleOutputs(cfg.out, names) })
 }
 
 // writeSampleSummaryCSV writes summary.csv: fit's columns, then the MCMC

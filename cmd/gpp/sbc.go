@@ -852,20 +852,8 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 	if cfg.plots {
 		files = append(files, sbcPlotFiles(su, res, L)...)
 	}
-	var names []string
-	for _, f := range files {
-		names = append(names, f.name)
-	}
-	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: sbcStale(cfg, su, names)}
-	for _, f := range files {
-		if err := sw.write(f.name, f.render); err != nil {
-			sw.abort()
-			con.note("%v", err)
-			removeIfEmpty()
-			return exitError
-		}
-	}
-	if err := sw.commit(); err != nil {
+	names, err := commitFiles(cfg, files, func(names []string) []string { return sbcStale(cfg, su, names) })
+	if err != nil {
 		con.note("%v", err)
 		removeIfEmpty()
 		return exitError
