@@ -8,7 +8,8 @@
 //	gpp-experiments [flags] gpfa-synthetic  GPFA loadings recovery, Amari error vs N (experiment 2)
 //	gpp-experiments [flags] gpfa-cytof      GPFA test perplexity on CyTOF vs n (experiment 3)
 //	gpp-experiments [flags] pmf             Poisson matrix factorisation of the UCI digits (beyond the paper)
-//	gpp-experiments [flags] all             all five
+//	gpp-experiments [flags] vi-nuts         SGVB against NUTS on the bundled examples and posteriordb (beyond the paper)
+//	gpp-experiments [flags] all             all six
 //
 // Flags: --out DIR (default docs/results), --quick (a small smoke run),
 // --quiet (no progress lines).
@@ -25,6 +26,7 @@ import (
 	"github.com/gpplang/gpp/experiments/epm"
 	"github.com/gpplang/gpp/experiments/gpfa"
 	"github.com/gpplang/gpp/experiments/pmf"
+	"github.com/gpplang/gpp/experiments/vinuts"
 )
 
 func main() {
@@ -55,9 +57,13 @@ var experiments = map[string]func(ctx context.Context, out string, quick bool, l
 		_, err := pmf.Run(ctx, pmf.Options{Out: out, Quick: quick, Log: log})
 		return err
 	},
+	"vi-nuts": func(ctx context.Context, out string, quick bool, log io.Writer) error {
+		_, err := vinuts.Run(ctx, vinuts.Options{Out: out, Quick: quick, Log: log})
+		return err
+	},
 }
 
-var order = []string{"epm", "optimizers", "gpfa-synthetic", "gpfa-cytof", "pmf"}
+var order = []string{"epm", "optimizers", "gpfa-synthetic", "gpfa-cytof", "pmf", "vi-nuts"}
 
 func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gpp-experiments", flag.ContinueOnError)
@@ -66,7 +72,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	quick := fs.Bool("quick", false, "a small smoke run instead of the full experiment")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] epm|optimizers|gpfa-synthetic|gpfa-cytof|pmf|all\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] epm|optimizers|gpfa-synthetic|gpfa-cytof|pmf|vi-nuts|all\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

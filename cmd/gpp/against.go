@@ -44,6 +44,7 @@ var againstNeeds = [2]string{"--against compares a fit of this model, param by p
 // againstFit is the fit that --against names: its fit.json and summary.
 type againstFit struct {
 	summary, fitJSON string
+	label            string // what the table's title calls the fit: "fit 2" (the REPL's), else "the fit at DIR"
 	ff               *fitFile
 	names            []string // summary.csv's elements, in order
 	mean, sd         map[string]float64
@@ -289,7 +290,11 @@ func againstSummary(rows []againstRow) string {
 // printAgainst prints the comparison table (at most maxTableRows elements
 // of each variable without --verbose) and its summary line.
 func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, rows []againstRow, missing int) {
-	fmt.Fprintf(w, "\nq of the fit at %s against NUTS (z = (q mean − mean)/sd, sd ratio = q sd / sd):\n", filepath.Dir(af.fitJSON))
+	label := af.label
+	if label == "" {
+		label = "the fit at " + filepath.Dir(af.fitJSON)
+	}
+	fmt.Fprintf(w, "\nq of %s against NUTS (z = (q mean − mean)/sd, sd ratio = q sd / sd):\n", label)
 	t := &table{right: []bool{false, true, true, true, true, true, true, true, false}}
 	t.row("name", "q mean", "q sd", "mean", "sd", "mcse", "z", "sd ratio", "reading")
 	byName := map[string]againstRow{}

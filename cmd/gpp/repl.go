@@ -22,14 +22,14 @@ import (
 const replSynopsis = "repl [model.gpp [data.csv|data.json|data.R|NAME=file.csv ...]] [--set NAME=VALUE ...] [--history FILE]"
 
 const replHelpText = `Starts an interactive session: declarations and statements typed at the >>>
-prompt build up a model, :fit fits it, and expressions are evaluated on the
-fitted q. A model file and data files given on the command line are loaded
+prompt build up a model, :fit fits it (:sample samples it by NUTS), and
+expressions are evaluated on the fitted q (or the draws of the last :sample). A model file and data files given on the command line are loaded
 first (as :load and :data do). Type :help in the session for its commands.
 
 On a terminal, lines are edited with readline: history (kept in --history,
 by default $XDG_STATE_HOME/gpp/history, or ~/.gpp_history when XDG_STATE_HOME
 is not set), tab completion, and Ctrl-C to drop the line being typed or to
-stop a running :fit, query or :check, or the checks of a change to the
+stop a running :fit, :sample, query or :check, or the checks of a change to the
 model, data or values (the change is then not made). Otherwise gpp repl
 reads lines from stdin and writes a transcript: each line read is echoed
 after its prompt, and no history is kept. Ctrl-D (end of input) or :quit ends the session. An
@@ -160,6 +160,7 @@ type repl struct {
 	input     string     // the input or :command line being run, which a step records
 	dataReads int        // data files read so far, which numbers them (replInput.read)
 	fits      int        // fits made so far, which numbers them (replFit.n)
+	samples   int        // :samples made so far, which numbers them (replSample.n)
 	slowRefit float64    // seconds of a fit from the default start before a hint suggests --init last (replSlowRefit; tests lower it)
 	quit      bool       // :quit was typed
 	// interactive says the input is a terminal, read with readline (atEOF).
@@ -188,6 +189,9 @@ type repl struct {
 	// afterDraw is called after each draw of a query, with the context
 	// that Ctrl-C cancels (tests).
 	afterDraw func(ctx context.Context)
+	// afterSampleIter is called after each iteration of a :sample's chains
+	// (tests).
+	afterSampleIter func(chain, iter int)
 }
 
 // replModel is the file name of the session's model in positions:
@@ -475,6 +479,9 @@ func init() {
 		{"fit", "[flags]", "fit, with gpp fit's flags (see :fit --help)",
 			`Fits the session's model to its data with gpp fit's flags (:fit --help lists them), prints the table of the fitted params and the fit's diagnostics, and keeps the fitted q for :show and the expressions typed after it. Files are written only with --out. --set NAME=VALUE sets the value for the session, as :set does, so that the fit is of the session's model and can be queried; if the fit fails, the values go back to what they were (a note says so), as a :set that fails keeps the old ones. Ctrl-C stops the fit; the session keeps the q reached, and the --set values with it. A fit starts from the default start, so the same flags give the same fit; --init last starts from the q of the session's last fit instead (after a changed prior, a refit takes fewer iterations): its params of the same name, shape and support keep their q, and the others (new, or of another shape or support) start from the default, named by a note; a fit whose ELBO overflowed is kept for inspection only and refused as a start. --init FILE|DIR and --init path start as gpp fit's do (a file named last or path is ./last, ./path). The summary's start line says where q started, naming the session's fits by number (fit 2 warm-started from q of fit 1); a fit from the default start that took more than 10 s, after a fit sharing params with it, ends with a hint to use --init last.`,
 			(*repl).fitCmd},
+		{"sample", "[flags]", "sample the posterior by NUTS, with gpp sample's flags (see :sample --help)",
+			`Samples the session's model on its data by NUTS, as gpp sample does, with its flags (:sample --help lists them: --chains, --warmup, --draws, --seed, --adapt-delta, --metric, --max-depth, ...), and prints gpp sample's table (with the REPL's 0-based names) and Stan's warnings: divergences, tree depth, E-BFMI, R̂ and ESS. The draws answer the expressions typed after it and :show, whichever of :fit and :sample ran last (:show's title says which); :predict needs a fit's q (gpp predict takes a sample written by :sample --out DIR). Files are written only with --out. The model is sampled with the session's :set values (--set is refused: use :set). --against last compares the q of the session's last fit with the draws (its table with z and the sd ratio, as --against FIT), --init last starts chain c from draw c of that q instead of Stan's uniform(-2, 2) starts (a start in the posterior's bulk shortens warm-up); --against FIT and --init FIT name a fit's output directory or fit.json, a fit of this model. The same flags give the same draws. Ctrl-C stops the chains: the session keeps the first draws of each chain, as many as the shortest has (at least 2), or its previous fit or sample.`,
+			(*repl).sampleCmd},
 		{"show", "[NAME]", "fitted factors: family, parameters, mean, sd",
 			`Prints the last fit's factors: family, parameters, mean and sd of each element, of every param (at most 20 elements each) or of the params named (all their elements). A full-rank factor's parameters are each element's own marginal, a normal on the unconstrained scale (the log of a positive param), also for the members of a joint factor (:fit --fullrank a+b), which a note names.`,
 			(*repl).show},
@@ -662,14 +669,17 @@ Commands:
 	b.WriteString(`
 Without arguments, :data and :set list what they hold; :fit --set sets
 values for the session, as :set does, if the fit succeeds; :fit --init last
-starts from the last fit's q (a refit after a changed prior). :help COMMAND
-describes a command.
-Ctrl-C stops a running :fit (the session keeps the q reached), query or
-:check, or the checks of a change (which is then not made), or drops the
-line being typed.
+starts from the last fit's q (a refit after a changed prior). :sample draws
+from the posterior by NUTS, as gpp sample; --against last compares the last
+fit's q with its draws, --init last starts the chains from that q.
+:help COMMAND describes a command.
+Ctrl-C stops a running :fit (the session keeps the q reached), :sample (it
+keeps the draws so far), query or :check, or the checks of a change (which
+is then not made), or drops the line being typed.
 
 Any other input that parses as an expression is evaluated:
-  - on 1000 draws of the fitted q (:fit --output-draws changes the number):
+  - on 1000 draws of the fitted q (:fit --output-draws changes the number),
+    or on the draws of the last :sample when it ran after the last :fit:
     mean, sd and 5/50/95 % quantiles of each element (at most 20 shown),
     e.g. lambda * 2, W[0, 1], r' * r; a comparison is 0 or 1 per draw, so
     mean(mu > 0) is P(mu > 0);

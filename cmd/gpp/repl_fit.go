@@ -50,14 +50,21 @@ func (r *repl) fitOf(sets setFlags) [3]string {
 // session changed since that fit.
 func (r *repl) noteStale() {
 	now := r.fitOf(r.sets)
+	var made [3]string
+	what := ":fit; this answer is from that fit"
+	if r.sample != nil {
+		made, what = r.sample.made, ":sample; this answer is from its draws"
+	} else {
+		made = r.fit.made
+	}
 	var changed []string
 	for i, what := range [3]string{"the model", "the data", "the values set"} {
-		if now[i] != r.fit.made[i] && (i != 0 || !onlyAdded(r.fit.made[0], now[0])) {
+		if now[i] != made[i] && (i != 0 || !onlyAdded(made[0], now[0])) {
 			changed = append(changed, what)
 		}
 	}
 	if len(changed) > 0 {
-		errorf(r.err, "note: %s changed since the last :fit; this answer is from that fit", joinAnd(changed))
+		errorf(r.err, "note: %s changed since the last %s", joinAnd(changed), what)
 	}
 }
 
@@ -326,6 +333,7 @@ func (r *repl) fitCmd(args []string) {
 	r.fits++
 	prev := r.fit
 	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets)}
+	r.sample = nil // the queries answer from this fit, not an earlier :sample
 	if ps := res.Path; ps != nil {
 		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
 	}
@@ -478,7 +486,12 @@ const initLast = "last"
 
 // takeInitLast returns :fit's args without their --init flags when the
 // last of them is --init last, and whether it is.
-func takeInitLast(args []string) ([]string, bool) {
+func takeInitLast(args []string) ([]string, bool) { return takeLast(args, "init") }
+
+// takeLast returns args without their --name flags when the last of them
+// is --name last (:fit and :sample's --init last, :sample's --against
+// last), and whether it is.
+func takeLast(args []string, flag string) ([]string, bool) {
 	val, last := "", false
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -488,7 +501,7 @@ func takeInitLast(args []string) ([]string, bool) {
 			break
 		}
 		name, v, hasV := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "init" {
+		if !strings.HasPrefix(a, "-") || name != flag {
 			rest = append(rest, a)
 			continue
 		}
@@ -563,6 +576,10 @@ func replElemName(name string, shape []int, k int) string {
 // family, parameters, mean and sd of each element (at most replMaxElems
 // per latent when all are shown).
 func (r *repl) show(args []string) {
+	if r.sample != nil {
+		r.showSample(args)
+		return
+	}
 	if r.fit == nil {
 		r.errorf("no fit yet: run :fit")
 		return
@@ -591,6 +608,7 @@ func (r *repl) show(args []string) {
 		}
 	}
 	r.noteStale()
+	fmt.Fprintf(r.out, "q of fit %d, the session's last result:\n", r.fit.n)
 	t := &table{right: []bool{false, false, false, true, true}}
 	t.row("name", "family", "parameters", "mean", "sd")
 	for i := range factors {
@@ -766,8 +784,8 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		r.evalFixed(ctx, full, info, out, mode, srcs)
 		return
 	}
-	if r.fit == nil {
-		r.errorf("no fit yet: run :fit (the expression depends on params)")
+	if r.fit == nil && r.sample == nil {
+		r.errorf("no fit yet: run :fit or :sample (the expression depends on params)")
 		return
 	}
 	bound, err := data.Bind(info, r.inputs(), r.sets)
@@ -780,14 +798,23 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		r.printError(err, srcs)
 		return
 	}
-	res := r.fit.res
-	if r.staleParams(latentChange(m.Latents, m.Dim, true, res)) {
-		return
+	var res *sgvb.Result    // the fit's q, or nil for the sample's draws
+	n, seed := 0, uint64(0) // draws, and the seed of an output's draws
+	if smp := r.sample; smp != nil {
+		if r.staleParams(latentChange(m.Latents, m.Dim, true, latentsResult(smp.lats, smp.dim))) {
+			return
+		}
+		n, seed = len(smp.run.sd.ds.logp), smp.seed
+	} else {
+		res, n, seed = r.fit.res, r.fit.draws, r.fit.seed
+		if r.staleParams(latentChange(m.Latents, m.Dim, true, res)) {
+			return
+		}
 	}
 	r.noteStale()
 	oi := len(m.Outputs) - 1
 	shape := m.Outputs[oi].Shape
-	if id, ok := x.(*ast.Ident); ok && (mode == modeMean || mode == modeSD) {
+	if id, ok := x.(*ast.Ident); ok && res != nil && (mode == modeMean || mode == modeSD) {
 		if fac := res.Factor(id.Name); fac != nil && !fac.Support.IsCoords() { // exact moments of q (a factor's are of its coordinates)
 			v := fac.Mean()
 			if mode == modeSD {
@@ -805,7 +832,6 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	// Only the elements printed are kept, every draw of each for its
 	// quantiles, so that a huge value (rep(x, 1e7)) costs time, which
 	// Ctrl-C stops, not memory.
-	n := r.fit.draws
 	size := shapeLen(shape)
 	shown := shownElems(shape, mode)
 	if len(shown) > replMaxKept/max(n, 1) {
@@ -817,8 +843,8 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	for j := range cols {
 		cols[j] = make([]float64, n)
 	}
-	rng := rand.New(rand.NewPCG(r.fit.seed, replStream))
-	ev.SetRand(rand.New(rand.NewPCG(r.fit.seed, replStream+1)))
+	rng := rand.New(rand.NewPCG(seed, replStream))
+	ev.SetRand(rand.New(rand.NewPCG(seed, replStream+1)))
 	coords := make([]float64, m.Dim)
 	var nan, inf nonFiniteDraws
 	for d := range n {
@@ -826,7 +852,12 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 			r.interrupted(fmt.Sprintf("the query stopped at draw %d of %d", d+1, n))
 			return
 		}
-		res.SampleCoords(rng, coords)
+		if res != nil {
+			res.SampleCoords(rng, coords)
+		} else { // the sample's draw d, at the coordinates it was evaluated at
+			sd := r.sample.run.sd
+			copy(coords, sd.coords[d*sd.xdim:(d+1)*sd.xdim])
+		}
 		// A draw counts by its value alone, as in draws.csv: a log joint
 		// that fails there spoils only the values that read the failure.
 		// An element that is NaN is left out of its own summary only, and
@@ -1169,14 +1200,23 @@ func elemBoundsType(s dist.Support, shape []int, locs, scales []float64) string 
 	return strings.Replace(t, "real", "real<upper=per element>", 1)
 }
 
-// staleParams reports, and refuses, a fit made for other latents than the
-// session's model has now (latentChange): its answers would be wrong, not
-// just old. It reports whether it refused.
+// staleParams reports, and refuses, a fit or sample (the session's last
+// result) made for other latents than the session's model has now
+// (latentChange): its answers would be wrong, not just old. It reports
+// whether it refused.
 func (r *repl) staleParams(change string) bool {
+	if r.sample != nil {
+		return r.staleOf(change, "sample")
+	}
+	return r.staleOf(change, "fit")
+}
+
+// staleOf is staleParams for the session's last fit or sample (what).
+func (r *repl) staleOf(change, what string) bool {
 	if change == "" {
 		return false
 	}
-	r.errorf("the model's params changed since the last :fit (%s): the fit is of another model; run :fit again", change)
+	r.errorf("the model's params changed since the last :%s (%s): the %s is of another model; run :%s again", what, change, what, what)
 	return true
 }
 
@@ -1456,7 +1496,7 @@ func (r *repl) readsMissing(info *check.Info, x ast.Expr) bool {
 // missing values (y_missing), which are no name of the model, how to
 // read them.
 func (r *repl) missingNameHint(err error, x ast.Expr) error {
-	if r.fit == nil {
+	if r.fit == nil || r.sample != nil {
 		return err
 	}
 	var hint error

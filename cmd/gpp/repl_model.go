@@ -33,6 +33,9 @@ type replState struct {
 	data []replInput // data files, in the order given
 	sets setFlags    // :set values
 	fit  *replFit    // the last fit, or nil
+	// sample is the last :sample when it came after the last :fit (a :fit
+	// sets it to nil): queries and :show answer from its draws.
+	sample *replSample
 }
 
 // replStep is one step that :undo takes back: the state before it, and
@@ -92,8 +95,16 @@ func (r *repl) trimSteps() {
 		r.steps = slices.Delete(r.steps, 0, drop)
 	}
 	kept := map[*replFit]bool{r.fit: true}
+	keptSample := map[*replSample]bool{r.sample: true}
 	for i := len(r.steps) - 1; i >= 0; i-- {
 		s := &r.steps[i]
+		switch { // a sample's draws are let go as a fit is
+		case s.before.sample == nil:
+		case i >= len(r.steps)-replFitSteps || keptSample[s.before.sample]:
+			keptSample[s.before.sample] = true
+		default:
+			s.before.sample, s.fitDropped = nil, true
+		}
 		switch {
 		case s.before.fit == nil:
 		case i >= len(r.steps)-replFitSteps || kept[s.before.fit]:
@@ -768,9 +779,16 @@ func (r *repl) undo() {
 	step := r.steps[len(r.steps)-1]
 	r.steps[len(r.steps)-1] = replStep{} // the state is the session's now, not the history's
 	r.steps = r.steps[:len(r.steps)-1]
-	fit := r.fit
+	fit, sample := r.fit, r.sample
 	r.replState = step.before
 	fmt.Fprintf(r.out, "undid %s\n", describeStep(step.what))
+	switch {
+	case sample == r.sample || step.fitDropped:
+	case r.sample == nil:
+		errorf(r.err, "note: the last :sample, made after it, goes too")
+	default:
+		errorf(r.err, "note: the last :sample, made after it, goes too: sample %d the session had before is back", r.sample.n)
+	}
 	switch {
 	case step.fitDropped:
 		errorf(r.err, "note: the fit the session had before it is no longer kept (:undo keeps the fits of the last %d steps): run :fit", replFitSteps)

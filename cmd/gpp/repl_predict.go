@@ -29,6 +29,11 @@ func (r *repl) predict(args []string) {
 			return
 		}
 	}
+	if r.sample != nil {
+		// gpp predict SAMPLE evaluates a sample's draws from its coords.csv
+		r.errorf(":predict evaluates the outputs at draws of a fit's q, and the session's last result is sample %d (NUTS draws): write it with :sample --out DIR and run gpp predict DIR on the new data, or :fit to predict from q", r.sample.n)
+		return
+	}
 	if r.fit == nil {
 		r.errorf("no fit yet: :predict evaluates the outputs at draws of the last fit's q; run :fit first")
 		return

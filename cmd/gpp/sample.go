@@ -52,6 +52,11 @@ type sampleConfig struct {
 	cfg    *fitConfig
 	nuts   nuts.Settings
 	metric string
+	init   string   // --init FIT: start chain c from draw c of the fit's q
+	start  *initFit // the fit read for --init (or the REPL's last fit)
+	// afterIter is called after each iteration of each chain, as
+	// nuts.Settings.Progress (tests).
+	afterIter func(chain, iter int)
 }
 
 // Thresholds of Stan's warnings after sampling (CmdStan's diagnose,
@@ -101,6 +106,14 @@ above 0.1 and 3 standard errors (NUTS's mcse, q's sd/√draws), "agrees"
 when both are within 0.1, and "within Monte Carlo error" otherwise. A
 summary line counts the elements within 0.1 sd, gives the median sd ratio
 and names the worst; against.csv holds the table.
+
+--init FIT starts chain c from draw c of a gpp fit's q (FIT as for
+--against, a fit of this model, checked as --against checks it; draw c of
+its draws.csv, after the row of q's mean), mapped to the unconstrained
+coordinates, instead of Stan's uniform(−2, 2) starts. As Stan's users start
+NUTS from ADVI or Pathfinder, a start in the posterior's bulk shortens the
+way warm-up must go, most where the posterior is far from 0 (data in the
+hundreds); warm-up still adapts the step size and the metric.
 
 After the summary come Stan's warnings: divergent transitions after
 warm-up, iterations at the maximum tree depth, chains with E-BFMI below 0.3,
@@ -160,6 +173,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain)\nand gpp fit's predictive checks ppc_y.png and ppc_stat_y.png of every data y\nthat a replicate output mirrors (default false)")
+	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json (default: each unconstrained coordinate uniform on\n(-2, 2), as Stan)")
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
 		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
@@ -289,13 +303,12 @@ type mcmcStats struct{ mcse, essBulk, essTail, rhat float64 }
 // runSample loads the model, samples, writes the outputs and prints the
 // summary and Stan's warnings.
 func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *console) int {
-	cfg, s := sc.cfg, sc.nuts
+	cfg := sc.cfg
 	l, ok := loadModel(cfg, con, "sample", 1)
 	if !ok {
 		return exitError
 	}
 	srcs := sources(l.Sources)
-	m := l.Model
 	if cfg.plots {
 		cfg.ppc = findReplicates(l)
 	}
@@ -311,18 +324,83 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 			return exitError
 		}
 	}
+	if sc.init != "" {
+		start, err := readInitFit(sc.init, l, cfg.sets, srcs)
+		if err != nil {
+			printError(con, err, srcs)
+			return exitError
+		}
+		sc.start = start
+	}
+	open := func() (func(), func(), bool) {
+		if !noOutputClash(cfg, l, con) {
+			return nil, nil, false
+		}
+		lock, removeIfEmpty, ok := openOutDir(cfg, con)
+		if !ok {
+			return nil, nil, false
+		}
+		return lock.release, removeIfEmpty, true
+	}
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
+		missing: data.MissingCells(l.Info, l.Data)}
+	run, code := sampleLoaded(ctx, sc, l, srcs, af, h, con, open)
+	if run == nil {
+		return code
+	}
+	printSampleReport(stdout, con, sc, l, af, run, func() { printSampleTable(stdout, cfg, run.sd, run.st, run.ms) })
+	if run.sd.interrupted {
+		con.note("interrupted: the outputs hold the first %d draws of each chain and are marked interrupted", run.sd.n)
+		return exitInterrupted
+	}
+	return exitOK
+}
+
+// sampleRun is what sampleLoaded made: the draws, their summary and
+// diagnostics, the --against comparison and the files written.
+type sampleRun struct {
+	sd      *sampleDraws
+	st      []stats
+	ms      []mcmcStats
+	against []againstRow
+	missing int // elements the --against fit lacks
+	written []string
+	start   time.Time
+}
+
+// sampleLoaded samples the loaded model l and, when open is not nil,
+// writes the outputs into the directory that open locks (it returns the
+// lock's release and the removal of a directory it created empty); gpp
+// sample and the REPL's :sample share it. It returns nil and the exit code
+// when nothing was sampled.
+func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, srcs sources, af *againstFit, h drawsHeader,
+	con *console, open func() (release, removeIfEmpty func(), ok bool)) (*sampleRun, int) {
+	cfg, s := sc.cfg, sc.nuts
+	m := l.Model
 	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
 	if err != nil {
 		printError(con, err, srcs)
-		return exitError
+		return nil, exitError
 	}
 	dens := make([]nuts.Density, s.Chains)
 	inits := make([][]float64, s.Chains)
 	stopFlag := &atomic.Bool{} // an ODE solve under way stops on Ctrl-C
+	var starts func(c int, dst []float64) error
+	if sc.start != nil {
+		starts = sc.start.starts(u)
+	}
 	for c := range s.Chains {
 		d := u.Clone()
 		d.SetStop(stopFlag)
 		dens[c], inits[c] = d, make([]float64, u.Dim())
+		if starts != nil {
+			if err := starts(c, inits[c]); err != nil {
+				con.note("chain %d: %v", c+1, err)
+				con.note("no output written")
+				return nil, exitError
+			}
+			continue
+		}
 		if err := d.Init(rand.New(rand.NewPCG(s.Seed, initStream+uint64(c))), inits[c]); err != nil {
 			con.note("chain %d: no finite log density at %d random starts, each unconstrained coordinate uniform on (-2, 2) (Stan's initialisation)", c+1, sgvb.InitTries)
 			if last := errors.Unwrap(err); last != nil {
@@ -333,78 +411,100 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 				con.note("%s; gpp check finds this before sampling", startNote)
 			}
 			con.note("no output written")
-			return exitError
+			return nil, exitError
 		}
 	}
-	if !noOutputClash(cfg, l, con) {
-		return exitError
+	release, removeIfEmpty := func() {}, func() {}
+	if open != nil {
+		var ok bool
+		if release, removeIfEmpty, ok = open(); !ok {
+			return nil, exitError
+		}
 	}
-	lock, removeIfEmpty, ok := openOutDir(cfg, con)
-	if !ok {
-		return exitError
-	}
-	defer lock.release()
+	defer release()
 
-	con.info("sampling %s: %d param%s (%d unconstrained coordinate%s), NUTS with %s metric, %d chain%s of %d warm-up + %d iterations (thin %d), seed %d",
-		l.Path, len(m.Latents), plural(len(m.Latents)), u.Dim(), plural(u.Dim()), metricName(s.Metric), s.Chains, plural(s.Chains), s.Warmup, s.Draws, s.Thin, s.Seed)
-	s.Progress = sampleProgress(con, s)
+	from := ""
+	if sc.start != nil {
+		from = ", chains from " + sc.start.what
+	}
+	con.info("sampling %s: %d param%s (%d unconstrained coordinate%s), NUTS with %s metric, %d chain%s of %d warm-up + %d iterations (thin %d), seed %d%s",
+		l.Path, len(m.Latents), plural(len(m.Latents)), u.Dim(), plural(u.Dim()), metricName(s.Metric), s.Chains, plural(s.Chains), s.Warmup, s.Draws, s.Thin, s.Seed, from)
+	progress := sampleProgress(con, s)
+	s.Progress = progress
+	if sc.afterIter != nil {
+		s.Progress = func(chain, iter int, warmup bool) {
+			progress(chain, iter, warmup)
+			sc.afterIter(chain, iter)
+		}
+	}
 	go func() {
 		<-ctx.Done()
 		stopFlag.Store(true)
 	}()
-	start := time.Now()
+	run := &sampleRun{start: time.Now()}
 	res, err := nuts.Sample(ctx, dens, inits, s)
 	con.finish()
 	if err != nil {
 		printError(con, err, srcs)
 		con.note("no output written")
 		removeIfEmpty()
-		return exitError
+		return nil, exitError
 	}
 	sd, err := makeSampleDraws(u, m, res, s.Seed)
 	if err != nil {
 		printError(con, err, srcs)
 		removeIfEmpty()
-		return exitError
+		return nil, exitError
 	}
 	if sd.n < 2 {
 		con.note("interrupted before a chain kept 2 draws: no output written")
 		removeIfEmpty()
-		return exitInterrupted
+		return nil, exitInterrupted
 	}
-	st, ms := summariseChains(sd)
+	run.sd = sd
+	run.st, run.ms = summariseChains(sd)
 	sampleLOO(sd, m)
-	var against []againstRow
-	missing := 0
 	if af != nil {
-		against, missing = compareAgainst(af, sd, st, ms)
+		run.against, run.missing = compareAgainst(af, sd, run.st, run.ms)
 	}
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data)}
-	written, err := writeSampleOutputs(cfg, sc, h, sd, st, ms, against, m)
-	if err != nil {
-		con.note("%v", err)
-		con.note("no output written")
-		removeIfEmpty()
-		return exitError
+	if open != nil {
+		run.written, err = writeSampleOutputs(cfg, sc, h, sd, run.st, run.ms, run.against, m)
+		if err != nil {
+			con.note("%v", err)
+			con.note("no output written")
+			removeIfEmpty()
+			return nil, exitError
+		}
 	}
-	lock.release()
+	release()
+	return run, exitOK
+}
 
-	printSampleTable(stdout, cfg, sd, st, ms)
+// printSampleReport prints a sample's summary (table prints its table),
+// its draws, the files written, the --against comparison and Stan's
+// warnings.
+func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipeline.Loaded, af *againstFit, run *sampleRun, table func()) {
+	cfg, s, sd := sc.cfg, sc.nuts, run.sd
+	table()
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "draws        %d chains × %d (warm-up %d, thin %d), NUTS, seed %d\n", s.Chains, sd.n, s.Warmup, s.Thin, s.Seed)
+	if sc.start != nil {
+		fmt.Fprintf(stdout, "start        chain c from draw c of %s\n", sc.start.what)
+	}
 	printLOO(stdout, sd.ds.loo)
-	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
+	if run.written != nil {
+		fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(run.written, " "))
+	}
 	if af != nil {
-		printAgainst(stdout, cfg, af, sd, against, missing)
+		printAgainst(stdout, cfg, af, sd, run.against, run.missing)
 	}
-	for _, w := range sampleWarnings(sd, s, ms) {
+	for _, w := range sampleWarnings(sd, s, run.ms) {
 		con.note("warning: %s", w)
 	}
-	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), true, false); w != "" {
+	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false); w != "" {
 		con.note("warning: %s", w)
 	}
-	for i, ch := range res.Chains {
+	for i, ch := range sd.res.Chains {
 		if ch.FirstErr != nil {
 			con.info("note: chain %d rejected a point where the log density failed (as Stan, the trajectory ends there); the first: %v", i+1, ch.FirstErr)
 			break
@@ -413,18 +513,13 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	if w := badDrawsWarning(sd.ds, "draws had an output that is not finite (written as it is)"); w != "" {
 		con.note("warning: %s", w)
 	}
-	for _, w := range nanWarnings(sd.ds, st) {
+	for _, w := range nanWarnings(sd.ds, run.st) {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(sd.ds, l.Info) {
 		con.note("warning: %s", w)
 	}
-	con.info("sampling took %.3g s", time.Since(start).Seconds())
-	if sd.interrupted {
-		con.note("interrupted: the outputs hold the first %d draws of each chain and are marked interrupted", sd.n)
-		return exitInterrupted
-	}
-	return exitOK
+	con.info("sampling took %.3g s", time.Since(run.start).Seconds())
 }
 
 func metricName(m nuts.Metric) string {

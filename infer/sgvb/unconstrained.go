@@ -247,3 +247,18 @@ func (d *Unconstrained) Init(rng *rand.Rand, u []float64) error {
 	}
 	return fmt.Errorf("no finite log density at %d random starts uniform on (-2, 2)", InitTries)
 }
+
+// UCoords writes the unconstrained coordinates u (len Dim) of the Target's
+// coordinates x (len TargetDim): the inverse of Coords, to start a chain
+// at a point given in x (a draw of a fit's q, gpp sample --init).
+func (d *Unconstrained) UCoords(x, u []float64) {
+	for _, s := range d.segs {
+		if s.kind != uSimplex {
+			copy(u[s.uoff:s.uoff+s.n], x[s.xoff:s.xoff+s.n])
+			continue
+		}
+		for r := 0; r < s.n/(s.k-1); r++ {
+			dist.StickBreakCoords(u[s.uoff+r*(s.k-1):s.uoff+(r+1)*(s.k-1)], x[s.xoff+r*s.k:s.xoff+(r+1)*s.k])
+		}
+	}
+}
