@@ -66,6 +66,7 @@ const (
 	essPerChain   = 100 // bulk or tail ESS below this many per chain
 	shortWarmup   = 150 // fewer warm-up iterations than Stan's three adaptation windows
 	worstNamed    = 5   // elements named in a warning
+	stuckMinDraws = 20  // draws a chain needs before stuckChains judges it
 	progressSteps = 10  // progress lines without a terminal
 )
 
@@ -118,7 +119,9 @@ hundreds); warm-up still adapts the step size and the metric.
 After the summary come Stan's warnings: divergent transitions after
 warm-up, iterations at the maximum tree depth, chains with E-BFMI below 0.3,
 elements with R̂ above 1.01 or a bulk or tail ESS below 100 per chain (the
-worst named), and a warm-up shorter than 150 iterations.
+worst named), and a warm-up shorter than 150 iterations; and, beyond Stan's,
+a chain whose lp__ never reaches the other chains' (stuck where its start
+left it: --init FIT starts the chains from a fit instead).
 
 Results do not depend on --workers: chain c's numbers come from --seed and
 c alone. Missing data are sampled as the params NAME_missing, as gpp fit
@@ -702,6 +705,7 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats) []string {
 	if len(low) > 0 {
 		out = append(out, fmt.Sprintf("E-BFMI below %.1f (%s): the energy varies too little between iterations to explore the posterior's tails; try reparameterising the model", ebfmiWarn, strings.Join(low, ", ")))
 	}
+	out = append(out, stuckChains(sd)...)
 	type bad struct {
 		name string
 		v    float64
@@ -740,6 +744,37 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats) []string {
 	}
 	if s.Warmup < shortWarmup {
 		out = append(out, fmt.Sprintf("--warmup %d is shorter than %d iterations, too short for Stan's three adaptation windows (75 + 25 + 50): the step size and metric may be poorly adapted", s.Warmup, shortWarmup))
+	}
+	return out
+}
+
+// stuckChains warns of each chain whose every lp__ is below every lp__ of
+// all the others (with at least stuckMinDraws draws a chain): a chain left
+// in a region of low density or a minor mode by its start (an ODE model's
+// epidemic that never takes off), which the R̂ warning shows only as
+// disagreement.
+func stuckChains(sd *sampleDraws) []string {
+	C := len(sd.res.Chains)
+	if C < 2 || sd.n < stuckMinDraws || len(sd.ds.logp) != C*sd.n {
+		return nil
+	}
+	lo, hi := make([]float64, C), make([]float64, C)
+	for c := range C {
+		lp := sd.ds.logp[c*sd.n : (c+1)*sd.n]
+		lo[c], hi[c] = slices.Min(lp), slices.Max(lp)
+	}
+	var out []string
+	for c := range C {
+		othersLo := math.Inf(1)
+		for o := range C {
+			if o != c {
+				othersLo = math.Min(othersLo, lo[o])
+			}
+		}
+		if hi[c] < othersLo {
+			out = append(out, fmt.Sprintf("chain %d never reached the log density of the other chains (its lp__ at most %s, theirs at least %s): it is stuck in a region of low density or a minor mode, and the chains' disagreement comes from it; start the chains from a fit (--init FIT) or warm up longer",
+				c+1, num3(hi[c]), num3(othersLo)))
+		}
 	}
 	return out
 }

@@ -162,6 +162,34 @@ func TestSampleWarnings(t *testing.T) {
 	}
 }
 
+// TestSampleStuckChain: a chain whose every lp__ lies below all of the
+// others' is named (the SIR model's chain that stays where the epidemic
+// never takes off); chains whose lp__ overlap, however far apart their
+// means, and chains too short to judge are not.
+func TestSampleStuckChain(t *testing.T) {
+	const chains, n = 3, 40
+	sd := &sampleDraws{n: n, res: &nuts.Result{Chains: make([]nuts.Chain, chains)}, ds: &drawSet{logp: make([]float64, chains*n)}}
+	for d := range sd.ds.logp {
+		sd.ds.logp[d] = -74 + float64(d%7)/3 // chains 1 and 3 between -74 and -72
+	}
+	for d := n; d < 2*n; d++ {
+		sd.ds.logp[d] = -30493 + float64(d%5) // chain 2 far below
+	}
+	got := stuckChains(sd)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "chain 2 never reached the log density of the other chains (its lp__ at most -30489, theirs at least -74)") {
+		t.Errorf("stuck chain 2: got %q", got)
+	}
+	sd.ds.logp[n] = -73 // one draw of chain 2 among the others': not stuck
+	if got := stuckChains(sd); len(got) != 0 {
+		t.Errorf("overlapping chains: got %q", got)
+	}
+	sd.ds.logp[n] = -30493
+	short := &sampleDraws{n: 5, res: sd.res, ds: &drawSet{logp: sd.ds.logp[:3*5]}}
+	if got := stuckChains(short); len(got) != 0 {
+		t.Errorf("chains of 5 draws: got %q", got)
+	}
+}
+
 func b2iInt(b bool) int {
 	if b {
 		return 1
