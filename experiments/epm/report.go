@@ -233,6 +233,7 @@ func linkPredMarkdown(rep *Report) string {
 	if s := rep.Find(0, KatzIndex); s != nil {
 		p("* Katz (reference): %s.\n", pm(s.AUCROC, s.AUCROCSD, 3))
 	}
+	p("* NUTS (the paper's HMC baseline, as Stan samples): run apart by `gpp-experiments epm-nuts` (`RunNUTS`, minutes a split) on the same splits; its table, divergences and R̂ are in `epm_nuts.md`.\n")
 	p("\n## Files\n\n")
 	p("* `epm_linkpred.csv`: one row per split, K and method (`split,K,method,auc_roc,auc_pr,seconds,elbo,avg_precision,seed,iterations,note,component_auc_roc`; Katz rows have K = 0; component_auc_roc is the mean AUC-ROC of a gamma-mixture's components alone).\n")
 	p("* `epm_linkpred.png`: AUC-ROC against K (mean ± 1 sd; Katz dashed with a ±1 sd band); `epm_linkpred_pr.png`: the same for AUC-PR.\n")

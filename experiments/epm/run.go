@@ -38,6 +38,9 @@ type Options struct {
 	SplitsPerK map[int]int
 	// Fit are the fit settings; zero: DefaultFitSettings().
 	Fit FitSettings
+	// NUTS are RunNUTS's sampler settings; zero fields:
+	// DefaultNUTSSettings().
+	NUTS NUTSSettings
 	// Network is the network's name in index.csv; default "nips234".
 	Network string
 	// DataDir is the shared networks folder; default
