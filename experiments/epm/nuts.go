@@ -161,9 +161,16 @@ func (nr *NUTSResult) summarise(l *pipeline.Loaded, u *sgvb.Unconstrained, lat [
 	}
 	nc := len(res.Chains)
 	nd := len(res.Chains[0].LogP)
+	size := 1
+	for _, e := range l.Model.Outputs[out].Shape {
+		size *= e
+	}
 	// pc[c][i*nd+d]: p_unknown element i, chain c, draw d
-	var pc [][]float64
-	var sumP []float64
+	pc := make([][]float64, nc)
+	for c := range pc {
+		pc[c] = make([]float64, size*nd)
+	}
+	sumP := make([]float64, size)
 	good := 0
 	x := make([]float64, u.TargetDim())
 	var steps float64
@@ -185,33 +192,16 @@ func (nr *NUTSResult) summarise(l *pipeline.Loaded, u *sgvb.Unconstrained, lat [
 			if err != nil {
 				// left out of P; NaN in the R̂ columns
 				nr.Redrawn++
-				vals = nil
-			}
-			if pc == nil {
-				pc = make([][]float64, nc)
-				size := 1
-				for _, e := range l.Model.Outputs[out].Shape {
-					size *= e
-				}
-				sumP = make([]float64, size)
-			}
-			if pc[c] == nil {
-				pc[c] = make([]float64, len(sumP)*nd)
-			}
-			if vals == nil {
 				for i := range sumP {
 					pc[c][i*nd+d] = math.NaN()
 				}
 				continue
 			}
-			p := vals[out]
-			for i, v := range p {
+			for i, v := range vals[out] {
 				pc[c][i*nd+d] = v
-			}
-			good++
-			for i, v := range p {
 				sumP[i] += v
 			}
+			good++
 		}
 	}
 	nr.Draws = nc * nd
