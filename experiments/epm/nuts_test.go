@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/experiments/metrics"
@@ -115,9 +116,14 @@ func TestSampleNUTSPlanted(t *testing.T) {
 }
 
 // RunNUTS with the Quick settings on NIPS234 writes epm_nuts.csv (one row,
-// AUCs in [0, 1], its draws counted) and epm_nuts.md.
+// AUCs in [0, 1], its draws counted) and epm_nuts.md, replacing an earlier
+// run's tables and keeping its hand-written reading.
 func TestRunNUTSQuick(t *testing.T) {
 	out := t.TempDir()
+	reading := nutsReadingMarker + "\n## Reading\n\nby hand\n"
+	if err := os.WriteFile(filepath.Join(out, "epm_nuts.md"), []byte("an old table\n\n"+reading), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := RunNUTS(context.Background(), Options{Out: out, Quick: true, DataDir: networksDir(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -144,4 +150,11 @@ func TestRunNUTSQuick(t *testing.T) {
 		}
 	}
 	checkOutputs(t, out, nil, "epm_nuts.md", "| K | splits | AUC-ROC", "2 chains of 40 warm-up and 20 kept", "Quick smoke-test")
+	md, err := os.ReadFile(filepath.Join(out, "epm_nuts.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(md), reading) || strings.Contains(string(md), "an old table") {
+		t.Errorf("epm_nuts.md does not end with the earlier reading, or keeps the old table:\n%s", md)
+	}
 }

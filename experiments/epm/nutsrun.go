@@ -147,12 +147,23 @@ splits:
 	}
 	rep.Finished, rep.Interrupted = time.Now(), runErr != nil
 	md := filepath.Join(o.Out, "epm_nuts.md")
-	if err := os.WriteFile(md, []byte(nutsMarkdown(rep)), 0o644); err != nil {
+	reading := "" // the hand-written reading below the marker survives a re-run
+	if old, err := os.ReadFile(md); err == nil {
+		if i := strings.Index(string(old), nutsReadingMarker); i >= 0 {
+			reading = "\n" + string(old[i:])
+		}
+	}
+	if err := os.WriteFile(md, []byte(nutsMarkdown(rep)+reading), 0o644); err != nil {
 		return rep, err
 	}
 	rep.Files = append(rep.Files, md)
 	return rep, runErr
 }
+
+// nutsReadingMarker starts the hand-written reading of epm_nuts.md, which
+// a new run keeps below its regenerated tables (to be checked against the
+// new numbers).
+const nutsReadingMarker = "<!-- reading: written by hand, kept by a re-run; check it against the tables above -->"
 
 // NUTSSummary is the mean and sd over splits of NUTS at one K.
 type NUTSSummary struct {
