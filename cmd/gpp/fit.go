@@ -456,6 +456,25 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 // the first signal writes the q reached, a second exits at once, leaving no
 // temporary file.
 func fitWithSignals(cfg *fitConfig, stdout, stderr io.Writer) int {
+	return withSignals(cfg, stderr, func(con *console) {
+		if cfg.prior {
+			con.note("interrupted: stopping the prior draws, writing nothing")
+			return
+		}
+		con.note("interrupted: stopping the fit and writing the q reached (Ctrl-C again to quit at once)")
+	}, func(ctx context.Context, con *console) int {
+		if cfg.prior {
+			return runPrior(ctx, cfg, stdout, con)
+		}
+		return runFit(ctx, cfg, stdout, con)
+	})
+}
+
+// withSignals runs run (gpp fit's or gpp sample's) with Ctrl-C and SIGTERM
+// cancelling its context: the first signal prints first's note and lets
+// run write what it has, a second exits at once, leaving no temporary
+// file.
+func withSignals(cfg *fitConfig, stderr io.Writer, first func(con *console), run func(ctx context.Context, con *console) int) int {
 	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
 	cfg.temps = &tempFiles{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -464,23 +483,14 @@ func fitWithSignals(cfg *fitConfig, stdout, stderr io.Writer) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	stop := watchInterrupts(sigs, cancel,
-		func() {
-			if cfg.prior {
-				con.note("interrupted: stopping the prior draws, writing nothing")
-				return
-			}
-			con.note("interrupted: stopping the fit and writing the q reached (Ctrl-C again to quit at once)")
-		},
+		func() { first(con) },
 		func() {
 			cfg.temps.removeAll()
 			con.note("interrupted again: exiting without writing outputs")
 			os.Exit(exitInterrupted)
 		}, time.Now)
 	defer stop()
-	if cfg.prior {
-		return runPrior(ctx, cfg, stdout, con)
-	}
-	return runFit(ctx, cfg, stdout, con)
+	return run(ctx, con)
 }
 
 // runFit loads the model and its data, fits, writes the outputs and prints

@@ -18,7 +18,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -27,7 +26,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/gpplang/gpp/data"
@@ -68,6 +66,7 @@ const (
 	worstNamed    = 5   // elements named in a warning
 	stuckMinDraws = 20  // draws a chain needs before stuckChains judges it
 	progressSteps = 10  // progress lines without a terminal
+	maxTreeDepth  = 30  // the largest --max-depth, nuts.Settings' limit
 )
 
 const sampleHelpText = `Samples the posterior of the model by the No-U-Turn sampler (NUTS), Stan's
@@ -227,6 +226,8 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	switch {
 	case s.Warmup < 0:
 		return usageErr("--warmup must be at least 0, got %d", s.Warmup)
+	case s.MaxDepth > maxTreeDepth:
+		return usageErr("--max-depth must be at most %d (2^%d leapfrog steps an iteration), got %d", maxTreeDepth, maxTreeDepth, s.MaxDepth)
 	case !(s.Delta > 0 && s.Delta < 1):
 		return usageErr("--adapt-delta must be in (0, 1), got %v", s.Delta)
 	case s.Workers < 0:
@@ -258,25 +259,11 @@ func cmdSample(args []string, stdout, stderr io.Writer) int {
 
 // sampleWithSignals samples with Ctrl-C and SIGTERM stopping the chains.
 func sampleWithSignals(sc *sampleConfig, stdout, stderr io.Writer) int {
-	cfg := sc.cfg
-	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
-	cfg.temps = &tempFiles{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	stop := watchInterrupts(sigs, cancel,
-		func() {
-			con.note("interrupted: stopping the chains and writing the draws kept so far (Ctrl-C again to quit at once)")
-		},
-		func() {
-			cfg.temps.removeAll()
-			con.note("interrupted again: exiting without writing outputs")
-			os.Exit(exitInterrupted)
-		}, time.Now)
-	defer stop()
-	return runSample(ctx, sc, stdout, con)
+	return withSignals(sc.cfg, stderr, func(con *console) {
+		con.note("interrupted: stopping the chains and writing the draws kept so far (Ctrl-C again to quit at once)")
+	}, func(ctx context.Context, con *console) int {
+		return runSample(ctx, sc, stdout, con)
+	})
 }
 
 // sampleDraws is a drawSet of MCMC draws with the sampler's columns: draw
