@@ -200,17 +200,6 @@ func (c *chain) leapfrog(z *point, eps float64) {
 	}
 }
 
-// criterion is the generalised no-U-turn criterion: both ends' p♯ point the
-// way of rho.
-func criterion(pSharpMinus, pSharpPlus, rho []float64) bool {
-	a, b := 0.0, 0.0
-	for i, r := range rho {
-		a += pSharpPlus[i] * r
-		b += pSharpMinus[i] * r
-	}
-	return a > 0 && b > 0
-}
-
 // noUTurn is the generalised no-U-turn criterion on a trajectory made of a
 // left and a right part, as Stan (≥ 2.26) checks it: over the whole
 // (ρ = ρ_left + ρ_right, p♯ at its two ends), and across the junction twice,
@@ -225,8 +214,8 @@ func noUTurn(sBeg, sLeftEnd, sRightBeg, sEnd, rhoLeft, rhoRight, pLeftEnd, pRigh
 		criterionSum(sLeftEnd, sEnd, rhoRight, pLeftEnd)
 }
 
-// criterionSum is criterion(pSharpMinus, pSharpPlus, a + b) without
-// forming the sum.
+// criterionSum is the generalised no-U-turn criterion with rho = a + b
+// (not formed): both ends' p♯ point the way of rho.
 func criterionSum(pSharpMinus, pSharpPlus, a, b []float64) bool {
 	x, y := 0.0, 0.0
 	for i, v := range a {

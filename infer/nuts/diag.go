@@ -49,14 +49,14 @@ func ESSBulk(chains [][]float64) float64 {
 }
 
 // ESSTail is the smaller of the effective sample sizes of the indicators
-// I(x ≤ q) of the 5 % and 95 % quantiles q (R's type-7 quantiles of the
-// split draws).
+// I(x ≤ q) of the 5 % and 95 % quantiles q, split: as posterior, q is R's
+// type-7 quantile of all the draws (an odd chain's middle draw included).
 func ESSTail(chains [][]float64) float64 {
 	x := split(chains)
 	if x == nil || badDraws(x) {
 		return math.NaN()
 	}
-	all := flatten(x)
+	all := flatten(chains)
 	sort.Float64s(all)
 	e := math.Inf(1)
 	for _, p := range []float64{0.05, 0.95} {

@@ -492,7 +492,7 @@ func TestNoUTurnJunction(t *testing.T) {
 	// three: (−5, 0), (7, 0), (1, 0.3); ρ sums each part's momenta.
 	pLeftBeg, pLeftEnd, pRightBeg, pRightEnd := v(1, 0.2), v(1, -0.1), v(-5, 0), v(1, 0.3)
 	rhoLeft, rhoRight := v(2, 0.1), v(3, 0.3)
-	if !criterion(pLeftBeg, pRightEnd, v(5, 0.4)) {
+	if !criterionSum(pLeftBeg, pRightEnd, rhoLeft, rhoRight) {
 		t.Fatal("the whole trajectory should pass the classic criterion")
 	}
 	if noUTurn(pLeftBeg, pLeftEnd, pRightBeg, pRightEnd, rhoLeft, rhoRight, pLeftEnd, pRightBeg) {

@@ -102,7 +102,7 @@ def rhat(x):
 
 def ess_tail(x):
     sx = split(x)
-    flat = [v for ch in sx for v in ch]
+    flat = [v for ch in x for v in ch]  # posterior: quantile of all draws, then split
     res = []
     for p in (0.05, 0.95):
         q = quantile7(flat, p)
