@@ -121,6 +121,9 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, data []string, s
 	if ff.ModelSHA256 != modelHash(l.Source) {
 		con.note("note: --against: the fit at %s is of another model file (%s, other contents) whose params match this one's", fitJSON, ff.Model)
 	}
+	if ff.Resample != nil && ff.Resample.Resampled {
+		con.note("note: --against: the fit at %s resampled its draws (--psis-resample): its summary, compared here as q's, is of the resampled draws, not of q itself", fitJSON)
+	}
 	if h := dataHashes(data, srcs); ff.DataSHA256 != nil && h != nil && !slices.Equal(h, ff.DataSHA256) {
 		con.note("warning: --against: the fit at %s read other data (%s): its q approximates another posterior", fitJSON, strings.Join(ff.Data, " "))
 	}
@@ -176,7 +179,7 @@ func (af *againstFit) readSummary(srcs sources) error {
 // summary has too, in the sample's order; missing counts the sample's
 // elements that the fit lacks.
 func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats) (rows []againstRow, missing int) {
-	qDraws := float64(af.ff.Settings.OutputDraws)
+	qDraws := againstDraws(af.ff)
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
 			name := elemName(v.name, v.shape, k)
@@ -190,6 +193,19 @@ func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats)
 		}
 	}
 	return rows, missing
+}
+
+// againstDraws is the number of independent draws that the Monte Carlo
+// error of the fit's summary counts: its S output draws, or, when they
+// were importance-resampled (--psis-resample) from candidates whose
+// weights have an ESS of E, 1/(1/S + 1/E): resampling with replacement
+// adds the error of S draws to that of the weighted candidates.
+func againstDraws(ff *fitFile) float64 {
+	s := float64(ff.Settings.OutputDraws)
+	if rs := ff.Resample; rs != nil && rs.Resampled && rs.ESS > 0 && s > 0 {
+		return 1 / (1/s + 1/float64(rs.ESS))
+	}
+	return s
 }
 
 // againstElem reads one element: z = (q mean − NUTS mean)/NUTS sd and the

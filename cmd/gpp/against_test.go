@@ -56,6 +56,24 @@ func TestAgainstReadings(t *testing.T) {
 	}
 }
 
+// TestAgainstDraws: the fit's summary counts its output draws, and fewer
+// when they were resampled from weighted candidates (--psis-resample).
+func TestAgainstDraws(t *testing.T) {
+	ff := &fitFile{}
+	ff.Settings.OutputDraws = 1000
+	if got := againstDraws(ff); got != 1000 {
+		t.Errorf("%v draws, want the 1000 output draws", got)
+	}
+	ff.Resample = &fitResample{ESS: 250}
+	if got := againstDraws(ff); got != 1000 {
+		t.Errorf("%v draws with draws not resampled, want 1000", got)
+	}
+	ff.Resample.Resampled = true
+	if got := againstDraws(ff); got != 200 {
+		t.Errorf("%v draws resampled from candidates of ESS 250, want 1/(1/1000 + 1/250) = 200", got)
+	}
+}
+
 // TestAgainstSummary: the summary line counts the elements within 0.1 sd,
 // takes the median sd ratio and names the worst flagged elements first.
 func TestAgainstSummary(t *testing.T) {

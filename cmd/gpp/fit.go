@@ -786,10 +786,11 @@ func openOutDir(cfg *fitConfig, con *console) (lock *outLock, removeIfEmpty func
 	}, true
 }
 
-// noOutputClash reports whether writing cfg's outputs leaves the model and
-// its data files alone, noting the clash if not (outputClash).
-func noOutputClash(cfg *fitConfig, l *pipeline.Loaded, con *console) bool {
-	inputs := []inputFile{{"the model", l.Path}}
+// noOutputClash reports whether writing cfg's outputs leaves the model,
+// the more inputs (a fit file that predict reads, say) and the data files
+// alone, noting the clash if not (outputClash).
+func noOutputClash(cfg *fitConfig, l *pipeline.Loaded, con *console, more ...inputFile) bool {
+	inputs := append([]inputFile{{"the model", l.Path}}, more...)
 	for _, arg := range cfg.data {
 		_, file := pipeline.DataArg(arg)
 		inputs = append(inputs, inputFile{"the data file", file})

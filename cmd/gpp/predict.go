@@ -291,13 +291,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.note("--out %s is the fit's own directory: its files would be replaced; give another --out directory", cfg.out)
 		return exitError
 	}
-	inputs := []inputFile{{"the model", l.Path}, {"the fit file", path}}
-	for _, arg := range cfg.data {
-		_, file := pipeline.DataArg(arg)
-		inputs = append(inputs, inputFile{"the data file", file})
-	}
-	if err := outputClash(cfg, m, inputs); err != nil {
-		con.note("%v", err)
+	if !noOutputClash(cfg, l, con, inputFile{"the fit file", path}) {
 		return exitError
 	}
 	if len(m.Outputs) == 0 {

@@ -239,13 +239,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		con.note("--out %s is the sample's own directory: its files would be replaced; give another --out directory", cfg.out)
 		return exitError
 	}
-	inputs := []inputFile{{"the model", l.Path}, {"the sample's coordinates", path}}
-	for _, arg := range cfg.data {
-		_, file := pipeline.DataArg(arg)
-		inputs = append(inputs, inputFile{"the data file", file})
-	}
-	if err := outputClash(cfg, m, inputs); err != nil {
-		con.note("%v", err)
+	if !noOutputClash(cfg, l, con, inputFile{"the sample's coordinates", path}) {
 		return exitError
 	}
 	if len(m.Outputs) == 0 {
@@ -325,19 +319,7 @@ func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64) (*sampleD
 			return nil, &ast.Error{Pos: findPos(sc.path, sc.src, "chain__"), Msg: fmt.Sprintf("row %d is chain %d draw %d, want chain %d draw %d: the chains must follow each other, of equal length", d+1, sc.chain[d], sc.draw[d], d/n+1, d%n+1)}
 		}
 	}
-	var vars []variable
-	ncol := 0
-	for i, lat := range m.Latents {
-		v := latentVariable(lat.Name, "nuts", lat.Shape, i, lat.Offset, ncol, lat.Value, lat.Support)
-		ncol += len(v.elems)
-		vars = append(vars, v)
-	}
-	vars, ncol = withOutputs(vars, ncol, m)
-	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
-		logp: make([]float64, total), logq: make([]float64, total), R: 1}
-	for c := range ds.cols {
-		ds.cols[c] = make([]float64, total)
-	}
+	ds := modelDrawSet(m, "nuts", total)
 	sd := &sampleDraws{ds: ds, n: n, chains: chains, chain: sc.chain, draw: sc.draw}
 	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
@@ -348,18 +330,7 @@ func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64) (*sampleD
 				x[lat.Offset+k] = row[c]
 			}
 		}
-		_, outs, err := ev.Eval(x)
-		if err == nil {
-			err = ev.OutputErr()
-		}
-		if err != nil {
-			ds.bad++
-			if ds.badErr == nil {
-				ds.badErr = err
-			}
-		}
-		u.Values(z, x)
-		ds.fill(z, outs, func(col int, v float64) { ds.cols[col][d] = v })
+		ds.evalDraw(ev, u, x, z, d)
 		ds.logp[d] = math.NaN()
 	}
 	return sd, nil

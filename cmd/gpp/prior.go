@@ -156,19 +156,7 @@ func makePriorDraws(ctx context.Context, ps *compile.PriorSampler, m *compile.Mo
 	if err != nil {
 		return nil, err
 	}
-	var vars []variable
-	ncol := 0
-	for i, l := range m.Latents {
-		v := latentVariable(l.Name, "prior", l.Shape, i, l.Offset, ncol, l.Value, l.Support)
-		ncol += len(v.elems)
-		vars = append(vars, v)
-	}
-	vars, ncol = withOutputs(vars, ncol, m)
-	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
-		logp: make([]float64, n), logq: make([]float64, n), R: 1}
-	for c := range ds.cols {
-		ds.cols[c] = make([]float64, n)
-	}
+	ds := modelDrawSet(m, "prior", n)
 	x, z := make([]float64, m.Dim), make([]float64, m.Dim)
 	rng := rand.New(rand.NewPCG(seed, priorStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
@@ -194,6 +182,26 @@ func makePriorDraws(ctx context.Context, ps *compile.PriorSampler, m *compile.Mo
 		ds.fill(z, outs, func(c int, v float64) { ds.cols[c][d] = v })
 	}
 	return ds, nil
+}
+
+// modelDrawSet lays out a drawSet of n draws of m's params, whose summary
+// names family, and of its outputs, its columns allocated (gpp prior,
+// gpp sample and gpp predict over a sample).
+func modelDrawSet(m *compile.Model, family string, n int) *drawSet {
+	var vars []variable
+	ncol := 0
+	for i, l := range m.Latents {
+		v := latentVariable(l.Name, family, l.Shape, i, l.Offset, ncol, l.Value, l.Support)
+		ncol += len(v.elems)
+		vars = append(vars, v)
+	}
+	vars, ncol = withOutputs(vars, ncol, m)
+	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
+		logp: make([]float64, n), logq: make([]float64, n), R: 1}
+	for c := range ds.cols {
+		ds.cols[c] = make([]float64, n)
+	}
+	return ds
 }
 
 // printPriorSummary prints the summary table of prior draws and the

@@ -39,12 +39,13 @@ type replState struct {
 }
 
 // replStep is one step that :undo takes back: the state before it, and
-// the input or :command line that made it. fitDropped says that the fit
-// of the state before it was let go (trimSteps).
+// the input or :command line that made it. fitDropped and sampleDropped
+// say that the fit or sample of the state before it was let go
+// (trimSteps).
 type replStep struct {
-	before     replState
-	what       string
-	fitDropped bool
+	before                    replState
+	what                      string
+	fitDropped, sampleDropped bool
 }
 
 // The bounds of :undo's history (trimSteps): a session of any length
@@ -103,7 +104,7 @@ func (r *repl) trimSteps() {
 		case i >= len(r.steps)-replFitSteps || keptSample[s.before.sample]:
 			keptSample[s.before.sample] = true
 		default:
-			s.before.sample, s.fitDropped = nil, true
+			s.before.sample, s.sampleDropped = nil, true
 		}
 		switch {
 		case s.before.fit == nil:
@@ -783,7 +784,14 @@ func (r *repl) undo() {
 	r.replState = step.before
 	fmt.Fprintf(r.out, "undid %s\n", describeStep(step.what))
 	switch {
-	case sample == r.sample || step.fitDropped:
+	case step.sampleDropped:
+		errorf(r.err, "note: the sample the session had before it is no longer kept (:undo keeps the samples of the last %d steps): run :sample", replFitSteps)
+	case sample == r.sample:
+	case sample == nil: // only a :fit after the step sets its sample aside
+		errorf(r.err, "note: the last :fit, made after it, goes too: sample %d the session had before is back", r.sample.n)
+		if !step.fitDropped {
+			return
+		}
 	case r.sample == nil:
 		errorf(r.err, "note: the last :sample, made after it, goes too")
 	default:

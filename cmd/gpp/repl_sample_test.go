@@ -345,3 +345,44 @@ func TestReplSampleOut(t *testing.T) {
 		t.Errorf("gpp predict's lambda %v, the sample's %v", got["lambda"], want["lambda"])
 	}
 }
+
+// TestReplSampleFitUndo checks :undo of a step followed by :sample and then
+// :fit: the sample made before the step comes back, and the notes say that
+// the :fit goes, not the :sample.
+func TestReplSampleFitUndo(t *testing.T) {
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv",
+		":sample --quiet --chains 2 --warmup 100 --draws 100 --seed 1",
+		"param extra: real ~ Normal(0, 1)", ":fit --quiet --seed 1")
+	errb.Reset()
+	typeIn(r, ":undo")
+	if r.sample == nil || r.sample.n != 1 || r.fit != nil {
+		t.Fatalf("after :undo: sample %v, fit %v; errors:\n%s", r.sample, r.fit, errb)
+	}
+	if want := "note: the last :fit, made after it, goes too: sample 1 the session had before is back\n"; !strings.HasSuffix(errb.String(), want) || strings.Contains(errb.String(), ":sample, made after it") {
+		t.Errorf(":undo notes:\n%s\nwant only %q", errb, want)
+	}
+}
+
+// TestReplSampleDropped checks that :undo's history lets go of a sample
+// more than replFitSteps steps back, as of a fit, and that :undo to it
+// says the sample (not a fit) is no longer kept.
+func TestReplSampleDropped(t *testing.T) {
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv",
+		":sample --quiet --chains 2 --warmup 100 --draws 100 --seed 1",
+		"let q1 = lambda", ":fit --quiet --seed 1")
+	for i := range replFitSteps {
+		typeIn(r, fmt.Sprintf("let b%d = lambda", i))
+	}
+	if s := r.steps[len(r.steps)-replFitSteps-1]; s.before.sample != nil || !s.sampleDropped || s.fitDropped {
+		t.Fatalf("step %q: sample %v, dropped %v, fit dropped %v; errors:\n%s", s.what, s.before.sample, s.sampleDropped, s.fitDropped, errb)
+	}
+	errb.Reset()
+	for range replFitSteps + 1 {
+		typeIn(r, ":undo")
+	}
+	if want := "gpp: note: the sample the session had before it is no longer kept (:undo keeps the samples of the last 10 steps): run :sample\n"; r.sample != nil || !strings.HasPrefix(errb.String(), want) || strings.Contains(errb.String(), "the fit the session had before it is no longer kept") {
+		t.Errorf("sample %v, errors:\n%s\nwant first:\n%s", r.sample, errb, want)
+	}
+}

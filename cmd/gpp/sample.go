@@ -101,9 +101,10 @@ mean and sd (from the fit's summary), NUTS's mean, sd and mcse, z = (q mean −
 mean) / sd and the sd ratio q sd / sd, with a reading: "q too narrow" (or
 "too wide") when the ratio is off 1 by more than 0.1 and by more than 3
 Monte Carlo standard errors (of NUTS's sd, from the smaller ESS, and of the
-fit's, from its output draws), "q shifted above" (or "below") when |z| is
-above 0.1 and 3 standard errors (NUTS's mcse, q's sd/√draws), "agrees"
-when both are within 0.1, and "within Monte Carlo error" otherwise. A
+fit's, from its output draws, fewer when --psis-resample resampled them),
+"q shifted above" (or "below") when |z| is above 0.1 and 3 standard errors
+(NUTS's mcse, q's sd/√draws), "agrees" when both are within 0.1, and
+"within Monte Carlo error" otherwise. A
 summary line counts the elements within 0.1 sd, gives the median sd ratio
 and names the worst; against.csv holds the table.
 
@@ -551,6 +552,24 @@ func sampleProgress(con *console, s nuts.Settings) func(chain, iter int, warmup 
 	}
 }
 
+// evalDraw fills draw d of ds from the coordinates x: the params' values
+// (z is scratch) and the outputs that ev evaluates there; a failing log
+// joint or output counts the draw as bad, its values written as they are.
+func (ds *drawSet) evalDraw(ev *compile.Evaluator, u *sgvb.Unconstrained, x, z []float64, d int) {
+	_, outs, err := ev.Eval(x)
+	if err == nil {
+		err = ev.OutputErr()
+	}
+	if err != nil {
+		ds.bad++
+		if ds.badErr == nil {
+			ds.badErr = err
+		}
+	}
+	u.Values(z, x)
+	ds.fill(z, outs, func(col int, v float64) { ds.cols[col][d] = v })
+}
+
 // makeSampleDraws evaluates the model's values and outputs at every kept
 // draw, chain by chain, the outputs' draws from one stream of seed. An
 // interrupted run keeps the first n draws of each chain, n the shortest
@@ -567,20 +586,8 @@ func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, 
 	if len(res.Chains) == 0 {
 		n = 0
 	}
-	var vars []variable
-	ncol := 0
-	for i, lat := range m.Latents {
-		v := latentVariable(lat.Name, "nuts", lat.Shape, i, lat.Offset, ncol, lat.Value, lat.Support)
-		ncol += len(v.elems)
-		vars = append(vars, v)
-	}
-	vars, ncol = withOutputs(vars, ncol, m)
 	total := n * len(res.Chains)
-	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
-		logp: make([]float64, total), logq: make([]float64, total), R: 1}
-	for c := range ds.cols {
-		ds.cols[c] = make([]float64, total)
-	}
+	ds := modelDrawSet(m, "nuts", total)
 	sd := &sampleDraws{ds: ds, n: n, chains: len(res.Chains), res: res, interrupted: res.Interrupted,
 		coords: make([]float64, total*u.TargetDim()), xdim: u.TargetDim(),
 		chain: make([]int, total), draw: make([]int, total), accept: make([]float64, total), stepSize: make([]float64, total),
@@ -593,18 +600,7 @@ func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, 
 		for i := range n {
 			u.Coords(ch.Draws[i*res.Dim:(i+1)*res.Dim], x)
 			copy(sd.coords[d*sd.xdim:], x)
-			_, outs, err := ev.Eval(x)
-			if err == nil {
-				err = ev.OutputErr()
-			}
-			if err != nil {
-				ds.bad++
-				if ds.badErr == nil {
-					ds.badErr = err
-				}
-			}
-			u.Values(z, x)
-			ds.fill(z, outs, func(col int, v float64) { ds.cols[col][d] = v })
+			ds.evalDraw(ev, u, x, z, d)
 			ds.logp[d] = ch.LogP[i]
 			sd.chain[d], sd.draw[d] = c+1, i+1
 			sd.accept[d], sd.stepSize[d], sd.depth[d], sd.leapfrogs[d] = ch.Accept[i], ch.StepSize, ch.Depth[i], ch.Leapfrogs[i]
