@@ -41,11 +41,11 @@ output r = L[2, 1]
 // relative to 1 + |value|.
 const gradTol = 1e-5
 
-// TestUnconstrainedGradient checks the unconstrained density of a model
-// with every support, Jacobians included, against finite differences at
-// random points, and that it allocates nothing.
-func TestUnconstrainedGradient(t *testing.T) {
-	l, err := pipeline.ParseSource("every.gpp", []byte(everySupport), nil)
+// unconstrained parses and binds the model src (which reads no data) and
+// returns it with its unconstrained density.
+func unconstrained(t *testing.T, name, src string) (*pipeline.Loaded, *sgvb.Unconstrained) {
+	t.Helper()
+	l, err := pipeline.ParseSource(name, []byte(src), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +56,14 @@ func TestUnconstrainedGradient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l, u
+}
+
+// TestUnconstrainedGradient checks the unconstrained density of a model
+// with every support, Jacobians included, against finite differences at
+// random points, and that it allocates nothing.
+func TestUnconstrainedGradient(t *testing.T) {
+	l, u := unconstrained(t, "every.gpp", everySupport)
 	// p has 3 coordinates for the Target (log p) and 2 here
 	if u.Dim() != l.Model.Dim-1 || u.TargetDim() != l.Model.Dim {
 		t.Fatalf("Dim %d, TargetDim %d; want %d and %d", u.Dim(), u.TargetDim(), l.Model.Dim-1, l.Model.Dim)
@@ -100,17 +108,7 @@ func TestUnconstrainedGradient(t *testing.T) {
 // TestUnconstrainedValues checks that Values of Coords puts every value
 // inside its support and bounds, and that the seeded Init repeats.
 func TestUnconstrainedValues(t *testing.T) {
-	l, err := pipeline.ParseSource("every.gpp", []byte(everySupport), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Bind(nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, u := unconstrained(t, "every.gpp", everySupport)
 	a, b := make([]float64, u.Dim()), make([]float64, u.Dim())
 	u.Init(rand.New(rand.NewPCG(9, 1)), a)
 	u.Init(rand.New(rand.NewPCG(9, 1)), b)
@@ -173,17 +171,7 @@ const mcseSigmas = 4
 // (nuts.MCSEMean of the draws and of the squared deviations).
 func sampleMoments(t *testing.T, src string, checks []exactMoment) {
 	t.Helper()
-	l, err := pipeline.ParseSource("m.gpp", []byte(src), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Bind(nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, u := unconstrained(t, "m.gpp", src)
 	const chains = 4
 	dens := make([]nuts.Density, chains)
 	inits := make([][]float64, chains)
