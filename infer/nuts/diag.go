@@ -33,7 +33,7 @@ func Rhat(chains [][]float64) float64 {
 		}
 	}
 	fx := split(f)
-	if badDraws(fx) {
+	if badDraws(fx) { // |x − median| constant (x two-valued and symmetric): the bulk R̂ alone, where posterior gives NA
 		return bulk
 	}
 	return math.Max(bulk, rhatBasic(zScale(fx)))

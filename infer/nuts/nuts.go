@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
@@ -217,12 +218,10 @@ func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) 
 		}()
 	}
 	wg.Wait()
-	if ctx.Err() != nil {
+	// Interrupted only when a chain was cut short: a ctx cancelled after
+	// every chain ended leaves the result whole.
+	if n := slices.Min(kept); n < s.Draws/s.Thin {
 		res.Interrupted = true
-		n := kept[0]
-		for _, k := range kept {
-			n = min(n, k)
-		}
 		for c := range res.Chains {
 			res.Chains[c].truncate(n, dim)
 		}

@@ -689,6 +689,27 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// TestCancelAfterEnd: a ctx cancelled once every chain has run to its end
+// leaves the result whole, not Interrupted.
+func TestCancelAfterEnd(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := Settings{Chains: 2, Warmup: 50, Draws: 50, Seed: 1, Workers: 1,
+		Progress: func(chain, iter int, warmup bool) {
+			if chain == 1 && iter == 100 { // the last chain's last iteration
+				cancel()
+			}
+		}}
+	sd := []float64{1, 2}
+	r, err := Sample(ctx, replicate(diagNormal{sd}, 2), jittered(2, sd, 3), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Interrupted || len(r.Chains[0].LogP) != 50 || len(r.Chains[1].LogP) != 50 {
+		t.Errorf("Interrupted %v, draws %d and %d, want a whole result of 50 a chain", r.Interrupted, len(r.Chains[0].LogP), len(r.Chains[1].LogP))
+	}
+}
+
 func TestTransitionAllocs(t *testing.T) {
 	for _, m := range []Metric{DiagE, DenseE} {
 		sd := []float64{1, 2, 3, 4}

@@ -129,7 +129,8 @@ func PSISLOO(logRatio []float64, logLik [][]float64) *LOO {
 // efficiency ESS/S of the draws of exp(logLik[i]), by which the smoothed
 // tail is M = ⌈min(S/5, 3√(S/reff[i]))⌉ weights long rather than
 // independent draws' ⌈min(S/5, 3√S)⌉. A reff[i] that is not a positive
-// number counts as 1. QK is −Inf (the draws' own weights are equal).
+// number counts as 1. QK is −Inf (the draws' own weights are equal), NaN
+// below 10 draws, where no tail can be fitted.
 func PSISLOOMCMC(logLik [][]float64, reff []float64) *LOO {
 	if len(reff) != len(logLik) {
 		panic(fmt.Sprintf("sgvb: PSISLOOMCMC: %d relative efficiencies for %d observations", len(reff), len(logLik)))
