@@ -83,6 +83,12 @@ func pbThetaBad(row []float64) int {
 	return -1
 }
 
+// pbThetaMsg says that element e of theta t is outside [0, 1], for the
+// density's and the draw's errors.
+func (p *Program) pbThetaMsg(name string, t *node, e int) string {
+	return fmt.Sprintf("%s: theta must be in [0, 1] (got %s%s)", name, short(p.v(t)[e], 0, 1), withComma(p.nodeElemPart(t, t.shape, e)))
+}
+
 // evalPoissonBinomial fails (p.fail the element) on a value that is not a
 // count in 0..N; a row of theta with an entry outside [0, 1] gives NaN.
 func (p *Program) evalPoissonBinomial(n *node) bool {
@@ -137,9 +143,7 @@ func (p *Program) gradPoissonBinomial(n *node, g []float64) {
 	if step == 0 && len(yv) > 1 {
 		m := dist.PoissonBinomialScratch(k)
 		scr, c := scr[:m], scr[m:m+k+1]
-		for j := range c {
-			c[j] = 0
-		}
+		clear(c)
 		for i, v := range yv {
 			c[int(v)] += g[i*gs]
 		}
@@ -171,8 +175,7 @@ func (p *Program) poissonBinomialError(n *node, ok bool) error {
 	}
 	for i := range yv {
 		if j := pbThetaBad(tv[i*step : i*step+k]); j >= 0 {
-			e := i*step + j
-			return ast.Errorf(n.pos, "%s: theta must be in [0, 1] (got %s%s)", name, short(tv[e], 0, 1), withComma(p.nodeElemPart(t, t.shape, e)))
+			return ast.Errorf(n.pos, "%s", p.pbThetaMsg(name, t, i*step+j))
 		}
 	}
 	if i := p.poissonBinomialObs(n, ok); i >= 0 {
@@ -266,7 +269,7 @@ func (p *Program) poissonBinomialRandError(n *node, k int, name, el string) erro
 	kc, step := catCols(t.shape), catStep(t.shape)
 	row := p.v(t)[k*step : k*step+kc]
 	if j := pbThetaBad(row); j >= 0 {
-		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: theta must be in [0, 1] (got %s%s)", name, short(row[j], 0, 1), withComma(p.nodeElemPart(t, t.shape, k*step+j))), el))
+		return ast.Errorf(n.pos, "%s", msg(p.pbThetaMsg(name, t, k*step+j), el))
 	}
 	return ast.Errorf(n.pos, "%s", msg(name+": result is NaN", el))
 }

@@ -68,11 +68,7 @@ func (c *checker) algebraCall(e *ast.CallExpr, f *stdlib.Func) Type {
 		return invalid
 	}
 	c.info.Algebras[e] = call
-	t := Type{Elem: Real, Support: dist.Real, Shape: Shape{guess.Shape[0]}, DataOnly: guess.DataOnly}
-	for _, a := range types[fixed:] {
-		t.DataOnly = t.DataOnly && a.DataOnly
-	}
-	return t
+	return Type{Elem: Real, Support: dist.Real, Shape: Shape{guess.Shape[0]}, DataOnly: guess.DataOnly && allData(types[fixed:])}
 }
 
 // removedAlgebra reports a call of Stan's removed algebra_solver(f,

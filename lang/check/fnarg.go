@@ -215,3 +215,14 @@ func (c *checker) fnArity(e *ast.CallExpr, name string, d *ast.FnDecl, leads, af
 		name, d.Name.Name, leads, plural(nargs, "argument"), after, d.Name.Name, plural(len(d.Params), "argument"), fnSignature(d), d.Name.NamePos)
 	return false
 }
+
+// allData says whether every argument of ts is known before the fit: a
+// solver's result is data when all it reads is.
+func allData(ts []Type) bool {
+	for _, t := range ts {
+		if !t.DataOnly {
+			return false
+		}
+	}
+	return true
+}

@@ -108,10 +108,7 @@ func (c *checker) integrateCall(e *ast.CallExpr, f *stdlib.Func) Type {
 		return invalid
 	}
 	c.info.Integrals[e] = call
-	t := Type{Elem: Real, Support: dist.Real, DataOnly: types[1].DataOnly && types[2].DataOnly}
-	for _, a := range types[3 : 3+len(call.Args)] {
-		t.DataOnly = t.DataOnly && a.DataOnly
-	}
+	t := Type{Elem: Real, Support: dist.Real, DataOnly: types[1].DataOnly && types[2].DataOnly && allData(types[3:3+len(call.Args)])}
 	// A positive integrand over an interval known to be non-empty has a
 	// positive integral; a non-negative one a non-negative integral.
 	switch s := body.Support; {

@@ -92,11 +92,7 @@ func (c *checker) odeCall(e *ast.CallExpr, f *stdlib.Func) Type {
 		return invalid
 	}
 	c.info.ODEs[e] = call
-	t := Type{Elem: Real, Support: dist.Real, Shape: Shape{ts.Shape[0], y0.Shape[0]}, DataOnly: y0.DataOnly && t0.DataOnly}
-	for _, a := range types[fixed:] {
-		t.DataOnly = t.DataOnly && a.DataOnly
-	}
-	return t
+	return Type{Elem: Real, Support: dist.Real, Shape: Shape{ts.Shape[0], y0.Shape[0]}, DataOnly: y0.DataOnly && t0.DataOnly && allData(types[fixed:])}
 }
 
 // rankOf is the rank of a set of one rank.
