@@ -91,12 +91,13 @@ type NUTSResult struct {
 	// latents' R̂ is not invariant to the relabelling of communities;
 	// p_unknown's is.
 	RhatLatents, RhatR, RhatP, RhatLP float64
-	// MinESSP is the smallest bulk ESS over p_unknown.
+	// MinESSP is the smallest bulk ESS over p_unknown, NaNs left out
+	// (NaN if every one is).
 	MinESSP float64
 	// StepSize is the mean over chains of the adapted step size,
 	// MeanLeapfrogs the mean leapfrog steps per kept iteration.
 	StepSize, MeanLeapfrogs float64
-	Redrawn                 int // kept draws whose p_unknown failed to evaluate (left out of P)
+	Dropped                 int // kept draws whose p_unknown failed to evaluate (left out of P)
 	Result                  *nuts.Result
 }
 
@@ -191,7 +192,7 @@ func (nr *NUTSResult) summarise(l *pipeline.Loaded, u *sgvb.Unconstrained, lat [
 			}
 			if err != nil {
 				// left out of P; NaN in the R̂ columns
-				nr.Redrawn++
+				nr.Dropped++
 				for i := range sumP {
 					pc[c][i*nd+d] = math.NaN()
 				}
@@ -214,12 +215,13 @@ func (nr *NUTSResult) summarise(l *pipeline.Loaded, u *sgvb.Unconstrained, lat [
 		nr.P[i] /= float64(good)
 	}
 	chains := make([][]float64, nc)
+	nr.MinESSP = math.NaN()
 	for i := range sumP {
 		for c := range chains {
 			chains[c] = pc[c][i*nd : (i+1)*nd]
 		}
 		nr.RhatP = maxNaN(nr.RhatP, nuts.Rhat(chains))
-		if e := nuts.ESSBulk(chains); i == 0 || e < nr.MinESSP {
+		if e := nuts.ESSBulk(chains); !math.IsNaN(e) && !(e >= nr.MinESSP) {
 			nr.MinESSP = e
 		}
 	}

@@ -55,8 +55,8 @@ func TestSampleNUTSPlanted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nr.Draws != 60 || len(nr.P) != len(missing) || nr.Redrawn != 0 {
-		t.Fatalf("%d draws, %d predictions (want 60, %d), %d failed", nr.Draws, len(nr.P), len(missing), nr.Redrawn)
+	if nr.Draws != 60 || len(nr.P) != len(missing) || nr.Dropped != 0 {
+		t.Fatalf("%d draws, %d predictions (want 60, %d), %d failed", nr.Draws, len(nr.P), len(missing), nr.Dropped)
 	}
 	// P from the draws: the EPM's unconstrained coordinates are the logs
 	// of its latents, laid out in the model's order.

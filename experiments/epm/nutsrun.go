@@ -2,7 +2,6 @@ package epm
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -77,24 +76,17 @@ func RunNUTS(ctx context.Context, o Options) (*NUTSReport, error) {
 	if o.Quick {
 		o.NUTS.Chains, o.NUTS.Warmup, o.NUTS.Draws = 2, 40, 20
 	}
-	g, err := LoadNetwork(o.DataDir, o.Network)
-	if err != nil {
-		return nil, err
-	}
-	model, err := o.model()
+	g, model, err := o.load()
 	if err != nil {
 		return nil, err
 	}
 	rep := &NUTSReport{Network: g.Name, N: g.N, Links: len(g.Links), TestPairs: NumTest(g.N, TestFraction), ModelPath: model.Path, Options: o, Started: time.Now()}
 	csvPath := filepath.Join(o.Out, "epm_nuts.csv")
-	f, err := os.Create(csvPath)
+	f, w, err := createCSV(csvPath, nutsHeader)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	w := csv.NewWriter(f)
-	w.Write(nutsHeader)
-	w.Flush()
 	rep.Files = append(rep.Files, csvPath)
 	var runErr error
 splits:
@@ -131,8 +123,8 @@ splits:
 				r.Seconds, r.Divergent, r.MaxDepth, r.Draws = nr.Seconds, nr.Divergent, nr.MaxDepth, nr.Draws
 				r.RhatLatents, r.RhatR, r.RhatP, r.RhatLP, r.MinESSP = nr.RhatLatents, nr.RhatR, nr.RhatP, nr.RhatLP, nr.MinESSP
 				r.StepSize, r.MeanLeapfrogs = nr.StepSize, nr.MeanLeapfrogs
-				if nr.Redrawn > 0 {
-					r.Note = fmt.Sprintf("%d draws with a non-finite p_unknown left out", nr.Redrawn)
+				if nr.Dropped > 0 {
+					r.Note = fmt.Sprintf("%d draws with a non-finite p_unknown left out", nr.Dropped)
 				}
 			}
 			rep.Rows = append(rep.Rows, r)

@@ -180,11 +180,7 @@ func RunOptimizers(ctx context.Context, o Options) (*OptimizerReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := LoadNetwork(o.DataDir, o.Network)
-	if err != nil {
-		return nil, err
-	}
-	model, err := o.model()
+	g, model, err := o.load()
 	if err != nil {
 		return nil, err
 	}

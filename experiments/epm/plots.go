@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/gpplang/gpp/internal/figure"
@@ -37,7 +36,7 @@ var methodColors = []color.RGBA{
 func savePNG(p *plot.Plot, path string) error {
 	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
 	p.Draw(draw.New(c))
-	return writePNG(c, path)
+	return figure.WritePNG(c, path)
 }
 
 // legendWidth is the strip right of the axes that savePNGLegendRight
@@ -47,19 +46,7 @@ const legendWidth = 4.5 * vg.Centimeter
 // savePNGLegendRight is savePNG with the legend in a strip right of the
 // axes instead of inside them, where it would hide the lines.
 func savePNGLegendRight(p *plot.Plot, path string) error {
-	return writePNG(figure.LegendRight(p, plotWidth, plotHeight, legendWidth, plotDPI, 3*vg.Millimeter), path)
-}
-
-func writePNG(c *vgimg.Canvas, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return figure.WritePNG(figure.LegendRight(p, plotWidth, plotHeight, legendWidth, plotDPI, 3*vg.Millimeter), path)
 }
 
 // errPoints are points with symmetric y errors.

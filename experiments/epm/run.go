@@ -140,11 +140,35 @@ func (o Options) splitsFor(k int) int {
 	return o.Splits
 }
 
-func (o Options) model() (*Model, error) {
-	if o.ModelPath != "" {
-		return ReadModel(o.ModelPath)
+// load reads the network and the model o names: the set-up every
+// experiment shares.
+func (o Options) load() (*Network, *Model, error) {
+	g, err := LoadNetwork(o.DataDir, o.Network)
+	if err != nil {
+		return nil, nil, err
 	}
-	return FindModel()
+	var model *Model
+	if o.ModelPath != "" {
+		model, err = ReadModel(o.ModelPath)
+	} else {
+		model, err = FindModel()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, model, nil
+}
+
+// createCSV creates the CSV file path and writes its header, flushed.
+func createCSV(path string, header []string) (*os.File, *csv.Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := csv.NewWriter(f)
+	w.Write(header)
+	w.Flush()
+	return f, w, nil
 }
 
 // Row is the result of one method on one split.
@@ -225,24 +249,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := LoadNetwork(o.DataDir, o.Network)
-	if err != nil {
-		return nil, err
-	}
-	model, err := o.model()
+	g, model, err := o.load()
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{Network: g.Name, N: g.N, Links: len(g.Links), TestPairs: NumTest(g.N, TestFraction), ModelPath: model.Path, Options: o, Started: time.Now()}
 	csvPath := filepath.Join(o.Out, "epm_linkpred.csv")
-	f, err := os.Create(csvPath)
+	f, w, err := createCSV(csvPath, linkPredHeader)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	w := csv.NewWriter(f)
-	w.Write(linkPredHeader)
-	w.Flush()
 	rep.Files = append(rep.Files, csvPath)
 	add := func(r Row) {
 		rep.Rows = append(rep.Rows, r)

@@ -159,11 +159,7 @@ func TuneWith(ctx context.Context, o Options, cases []TuneCase, base, title stri
 	if err != nil {
 		return nil, err
 	}
-	g, err := LoadNetwork(o.DataDir, o.Network)
-	if err != nil {
-		return nil, err
-	}
-	model, err := o.model()
+	g, model, err := o.load()
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"sort"
 
+	"github.com/gpplang/gpp/internal/figure"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -53,19 +53,7 @@ func colorOf(m string) color.Color {
 func savePNG(p *plot.Plot, path string, w, h vg.Length) error {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI))
 	p.Draw(draw.New(c))
-	return writePNG(c, path)
-}
-
-func writePNG(c *vgimg.Canvas, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return figure.WritePNG(c, path)
 }
 
 // amariFloor keeps zero errors on a log axis.
@@ -228,7 +216,7 @@ func plotLoadings(path string, pic *loadingsPicture) error {
 	left.Draw(canvases[0][0])
 	right.Draw(canvases[0][1])
 	leg.Draw(draw.Crop(dc, w-cbw+vg.Centimeter*0.5, 0, 0, 0))
-	return writePNG(c, path)
+	return figure.WritePNG(c, path)
 }
 
 // plotCyTOF draws the test NLL against n (log x) per method and baseline.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpplang/gpp/internal/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -38,6 +39,17 @@ var (
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
+// writeCSV writes header and recs as the CSV file path.
+func writeCSV(path string, header []string, recs [][]string) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(header)
+	if err := w.WriteAll(recs); err != nil { // flushes
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
 // write writes the CSVs, the PNG and the Markdown fragment into dir.
 func (r *Report) write(dir string) error {
 	if dir == "" {
@@ -46,32 +58,26 @@ func (r *Report) write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write(ElementsHeader)
+	var recs [][]string
 	for _, e := range r.Elems {
 		kind := "output"
 		if e.Param {
 			kind = "param"
 		}
-		w.Write([]string{e.Case, e.Fit, e.Name, kind, fmtF(e.QMean), fmtF(e.QSD), fmtF(e.Mean), fmtF(e.SD), fmtF(e.Z), fmtF(e.SDRatio),
-			fmtF(e.Rhat), fmtF(e.ESSBulk), e.Reading})
+		recs = append(recs, []string{e.Case, e.Fit, e.Name, kind, fmtF(e.QMean), fmtF(e.QSD), fmtF(e.Mean), fmtF(e.SD), fmtF(e.Z), fmtF(e.SDRatio),
+			fmtF(e.Rhat), fmtF(e.ESSMin), e.Reading})
 	}
-	w.Flush()
-	if err := os.WriteFile(filepath.Join(dir, ElementsFile), b.Bytes(), 0o644); err != nil {
+	if err := writeCSV(filepath.Join(dir, ElementsFile), ElementsHeader, recs); err != nil {
 		return err
 	}
-	b.Reset()
-	w = csv.NewWriter(&b)
-	w.Write(ModelsHeader)
+	recs = recs[:0]
 	for _, x := range r.Rows {
-		w.Write([]string{x.Case, x.Fit, strconv.Itoa(x.Chains), strconv.Itoa(x.Warmup), strconv.Itoa(x.Draws), strconv.Itoa(x.Elements),
+		recs = append(recs, []string{x.Case, x.Fit, strconv.Itoa(x.Chains), strconv.Itoa(x.Warmup), strconv.Itoa(x.Draws), strconv.Itoa(x.Elements),
 			fmtF(x.Within), fmtF(x.MedianAbsZ), fmtF(x.WorstAbsZ), x.WorstName, fmtF(x.MedianRatio), fmtF(x.MinRatio), x.MinRatioName,
 			strconv.Itoa(x.Divergences), fmtF(x.MaxRhat), fmtF(x.MinESS),
 			strconv.FormatFloat(x.FitSeconds, 'f', 2, 64), strconv.FormatFloat(x.NUTSSeconds, 'f', 2, 64), x.Void, x.Err})
 	}
-	w.Flush()
-	if err := os.WriteFile(filepath.Join(dir, ModelsFile), b.Bytes(), 0o644); err != nil {
+	if err := writeCSV(filepath.Join(dir, ModelsFile), ModelsHeader, recs); err != nil {
 		return err
 	}
 	if err := r.plot(filepath.Join(dir, PlotFile)); err != nil {
@@ -191,15 +197,7 @@ func (r *Report) plot(path string) error {
 			plots[i][j].Draw(canvases[i][j])
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return figure.WritePNG(c, path)
 }
 
 // cellF formats a table number: NaN as —.

@@ -140,8 +140,10 @@ type Elem struct {
 	QMean, QSD      float64
 	Mean, SD        float64
 	Z, SDRatio      float64
-	Rhat, ESSBulk   float64
-	Reading         string
+	Rhat            float64
+	// ESSMin is min(bulk ESS, tail ESS), the figure Stan warns on.
+	ESSMin  float64
+	Reading string
 }
 
 // Row is one fit's summary over its param elements.
@@ -394,7 +396,7 @@ func readComparison(caseName, fit, fitDir, sampleDir string) ([]Elem, error) {
 		elems = append(elems, Elem{Case: caseName, Fit: fit, Name: name, Param: family[name] != "output",
 			QMean: num(r["q_mean"]), QSD: num(r["q_sd"]), Mean: num(r["mean"]), SD: num(r["sd"]),
 			Z: num(r["z"]), SDRatio: num(r["sd_ratio"]), Rhat: num(d["rhat"]),
-			ESSBulk: math.Min(num(d["ess_bulk"]), num(d["ess_tail"])), Reading: r["reading"]})
+			ESSMin: math.Min(num(d["ess_bulk"]), num(d["ess_tail"])), Reading: r["reading"]})
 	}
 	return elems, nil
 }
@@ -438,8 +440,8 @@ func summarise(row *Row, elems []Elem) {
 		if !math.IsNaN(e.Rhat) && !(e.Rhat <= row.MaxRhat) {
 			row.MaxRhat = e.Rhat
 		}
-		if !math.IsNaN(e.ESSBulk) && !(e.ESSBulk >= row.MinESS) {
-			row.MinESS = e.ESSBulk
+		if !math.IsNaN(e.ESSMin) && !(e.ESSMin >= row.MinESS) {
+			row.MinESS = e.ESSMin
 		}
 	}
 	row.Elements = len(zs)

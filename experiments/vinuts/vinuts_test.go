@@ -114,11 +114,11 @@ func readAll(t *testing.T, path string) [][]string {
 // extremes are over the rest.
 func TestSummarise(t *testing.T) {
 	elems := []Elem{
-		{Name: "a", Param: true, Z: 0.05, SDRatio: 1.0, Rhat: 1.001, ESSBulk: 900},
-		{Name: "b", Param: true, Z: -0.3, SDRatio: 0.5, Rhat: 1.02, ESSBulk: 300},
-		{Name: "c", Param: true, Z: 0.1, SDRatio: 0.8, Rhat: 1.0, ESSBulk: 500},
-		{Name: "d", Param: true, Z: math.NaN(), SDRatio: math.NaN(), Rhat: 2, ESSBulk: 1},
-		{Name: "y_rep", Param: false, Z: 5, SDRatio: 0.01, Rhat: 3, ESSBulk: 1},
+		{Name: "a", Param: true, Z: 0.05, SDRatio: 1.0, Rhat: 1.001, ESSMin: 900},
+		{Name: "b", Param: true, Z: -0.3, SDRatio: 0.5, Rhat: 1.02, ESSMin: 300},
+		{Name: "c", Param: true, Z: 0.1, SDRatio: 0.8, Rhat: 1.0, ESSMin: 500},
+		{Name: "d", Param: true, Z: math.NaN(), SDRatio: math.NaN(), Rhat: 2, ESSMin: 1},
+		{Name: "y_rep", Param: false, Z: 5, SDRatio: 0.01, Rhat: 3, ESSMin: 1},
 	}
 	var row Row
 	summarise(&row, elems)

@@ -3,6 +3,8 @@
 package figure
 
 import (
+	"os"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -23,4 +25,17 @@ func LegendRight(p *plot.Plot, width, height, legend vg.Length, dpi int, inset v
 	leg.Draw(draw.Crop(dc, width, 0, 0, 0))
 	p.Legend = leg
 	return c
+}
+
+// WritePNG writes c as a PNG file at path.
+func WritePNG(c *vgimg.Canvas, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
