@@ -19,11 +19,17 @@ import (
 const looOutput = check.LogLikOutput
 
 // wantsLOO reports whether a fit of m by method estimates leave-one-out
-// cross-validation: m has an output named log_lik and q is a distribution
-// (a MAP point has no draws to weight), and m has its log density (not
-// gpp predict's model of new data).
+// cross-validation: m has LOO's output (hasLOOOutput) and q is a
+// distribution (a MAP point has no draws to weight).
 func wantsLOO(m *compile.Model, method sgvb.Method) bool {
-	if method == sgvb.MAP || m.Predict() {
+	return method != sgvb.MAP && hasLOOOutput(m)
+}
+
+// hasLOOOutput reports whether draws of m give leave-one-out
+// cross-validation: m has an output named log_lik and its log density
+// (not gpp predict's model of new data).
+func hasLOOOutput(m *compile.Model) bool {
+	if m.Predict() {
 		return false
 	}
 	for _, o := range m.Outputs {
@@ -32,6 +38,16 @@ func wantsLOO(m *compile.Model, method sgvb.Method) bool {
 		}
 	}
 	return false
+}
+
+// looVar returns the log_lik output's columns of ds (false: it has none).
+func (ds *drawSet) looVar() (variable, bool) {
+	for _, v := range ds.vars {
+		if v.output && v.name == looOutput {
+			return v, true
+		}
+	}
+	return variable{}, false
 }
 
 // looWeights gathers the draws PSIS-LOO weights: q's output draws and, for
@@ -74,11 +90,7 @@ func newLOOWeights(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Mo
 		return nil
 	}
 	w := &looWeights{}
-	for _, v := range ds.vars {
-		if v.output && v.name == looOutput {
-			w.v = v
-		}
-	}
+	w.v, _ = ds.looVar()
 	if mix == nil {
 		w.def = r.Defensive()
 	}
@@ -234,10 +246,7 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 		formatNum(lo.ELPD), formatNum(lo.SE), formatNum(lo.P), lo.BadK(), len(lo.Points))
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"name", "elpd_loo", "p_loo", "pareto_k"})
-	for _, v := range ds.vars {
-		if !v.output || v.name != looOutput {
-			continue
-		}
+	if v, ok := ds.looVar(); ok {
 		for i, j := range ds.looObs {
 			p := lo.Points[i]
 			cw.Write([]string{elemName(v.name, v.shape, v.elems[j]), formatExact(p.ELPD), formatExact(p.P), formatNum(p.K)})
@@ -262,10 +271,8 @@ func printLOO(w io.Writer, lo *sgvb.LOO) {
 // declaration (check.logLik), and the fit need not say it again.
 func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool) string {
 	w := looWarning(ds.loo, fitK, fitESS, listed, joint)
-	for _, v := range ds.vars {
-		if v.output && v.name == looOutput && len(v.shape) == 0 && ds.loo != nil && len(ds.loo.Points) == 1 {
-			return ""
-		}
+	if v, ok := ds.looVar(); ok && len(v.shape) == 0 && ds.loo != nil && len(ds.loo.Points) == 1 {
+		return ""
 	}
 	return w
 }

@@ -393,7 +393,7 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 				names = append(names, tracePlot)
 			}
 		}
-		if cfg.sample && wantsLOO(m, sgvb.SGVB) {
+		if cfg.sample && hasLOOOutput(m) {
 			names = append(names, looFile)
 		}
 		if cfg.against != "" {
@@ -518,6 +518,18 @@ func csvName(name string, shape []int, k int) string {
 		b.WriteString(strconv.Itoa(v + 1))
 	}
 	return b.String()
+}
+
+// writeColumnNames ends a draws CSV's header line: a comma and the CmdStan
+// column name (csvName) of every element of vars, then the newline.
+func writeColumnNames(bw *bufio.Writer, vars []variable) {
+	for _, v := range vars {
+		for _, k := range v.elems {
+			bw.WriteByte(',')
+			bw.WriteString(csvName(v.name, v.shape, k))
+		}
+	}
+	bw.WriteByte('\n')
 }
 
 // unravel turns a row-major index into 0-based indices.
@@ -1125,13 +1137,7 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	if ds.comp != nil {
 		bw.WriteString(",restart__")
 	}
-	for _, v := range ds.vars {
-		for _, k := range v.elems {
-			bw.WriteByte(',')
-			bw.WriteString(csvName(v.name, v.shape, k))
-		}
-	}
-	bw.WriteByte('\n')
+	writeColumnNames(bw, ds.vars)
 	if r != nil {
 		p("# Stepsize adaptation complete.")
 		p("# eta = %s", formatNum(h.stepSize))

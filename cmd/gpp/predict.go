@@ -242,27 +242,12 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
-	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt)
-	for k, b := range sourcesOf(l) {
-		srcs[k] = b
-	}
-	if err != nil {
-		printError(con, fitSetsNoData(err, ff.Sets, cfg.sets), srcs)
+	// --plots writes nothing else in predict: say why
+	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, srcs, "; data drawn because the new data leave them out have no observed values to check")
+	if !ok {
 		return exitError
-	}
-	printLoadWarnings(con, l)
-	if cfg.plots {
-		cfg.ppc = findReplicates(l)
-		if len(cfg.ppc) == 0 {
-			// --plots writes nothing else in predict: say why
-			con.note("note: --plots: no predictive check to draw: no data that the new data give (held-out y, two or more values) is mirrored by a replicate output (output y_rep ~ D(...)); data drawn because the new data leave them out have no observed values to check")
-		}
 	}
 	m := l.Model
-	if len(m.Latents) == 0 {
-		con.note("%s: the model has no params to draw", cfg.model)
-		return exitError
-	}
 	r, mix, err := predictQ(ff, path, src, cfg.sets, l.Path, m)
 	if err != nil {
 		printError(con, err, srcs)
@@ -436,6 +421,34 @@ func inheritSets(cfg *fitConfig, ff *fitFile) []string {
 		}
 	}
 	return got
+}
+
+// loadPredictModel loads cfg's model in predict mode on the new data, as
+// gpp predict does from a fit or a sample whose --set consts were fitSets,
+// adding its sources to srcs; with --plots it finds the predictive checks
+// (noPPC ends the note that there are none). It prints any error, and
+// refuses a model with no params to draw.
+func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, srcs sources, noPPC string) (*pipeline.Loaded, bool) {
+	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt)
+	for k, b := range sourcesOf(l) {
+		srcs[k] = b
+	}
+	if err != nil {
+		printError(con, fitSetsNoData(err, fitSets, cfg.sets), srcs)
+		return nil, false
+	}
+	printLoadWarnings(con, l)
+	if cfg.plots {
+		cfg.ppc = findReplicates(l)
+		if len(cfg.ppc) == 0 {
+			con.note("note: --plots: no predictive check to draw: no data that the new data give (held-out y, two or more values) is mirrored by a replicate output (output y_rep ~ D(...))%s", noPPC)
+		}
+	}
+	if len(l.Model.Latents) == 0 {
+		con.note("%s: the model has no params to draw", cfg.model)
+		return nil, false
+	}
+	return l, true
 }
 
 // fitSetsNoData adds to each error "no data for `NAME`" the fit's --set

@@ -206,26 +206,11 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"])
-	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt)
-	for k, b := range sourcesOf(l) {
-		srcs[k] = b
-	}
-	if err != nil {
-		printError(con, fitSetsNoData(err, sets, cfg.sets), srcs)
+	l, ok := loadPredictModel(con, cfg, opt, sets, srcs, "")
+	if !ok {
 		return exitError
-	}
-	printLoadWarnings(con, l)
-	if cfg.plots {
-		cfg.ppc = findReplicates(l)
-		if len(cfg.ppc) == 0 {
-			con.note("note: --plots: no predictive check to draw: no data that the new data give (held-out y, two or more values) is mirrored by a replicate output (output y_rep ~ D(...))")
-		}
 	}
 	m := l.Model
-	if len(m.Latents) == 0 {
-		con.note("%s: the model has no params to draw", cfg.model)
-		return exitError
-	}
 	if err := sc.match(m, l.Path); err != nil {
 		printError(con, err, srcs)
 		return exitError
@@ -353,13 +338,7 @@ func writePredictSampleDrawsCSV(w io.Writer, h drawsHeader, sd *sampleDraws) err
 	p("# PREDICTIONS: each row's params are a draw of the sample in fitted_params (nothing sampled) and its outputs are")
 	p("# evaluated at it on this run's data.")
 	bw.WriteString("chain__,draw__")
-	for _, v := range sd.ds.vars {
-		for _, k := range v.elems {
-			bw.WriteByte(',')
-			bw.WriteString(csvName(v.name, v.shape, k))
-		}
-	}
-	bw.WriteByte('\n')
+	writeColumnNames(bw, sd.ds.vars)
 	for d := range sd.ds.logp {
 		fmt.Fprintf(bw, "%d,%d", sd.chain[d], sd.draw[d])
 		for c := range sd.ds.cols {

@@ -833,13 +833,7 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 		p("# INTERRUPTED: the chains were stopped by Ctrl-C; these are the first %d draws of each", sd.n)
 	}
 	bw.WriteString("chain__,draw__,lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__")
-	for _, v := range sd.ds.vars {
-		for _, k := range v.elems {
-			bw.WriteByte(',')
-			bw.WriteString(csvName(v.name, v.shape, k))
-		}
-	}
-	bw.WriteByte('\n')
+	writeColumnNames(bw, sd.ds.vars)
 	for c, ch := range sd.res.Chains {
 		p("# chain %d: Adaptation terminated", c+1)
 		p("# chain %d: Step size = %s", c+1, formatExact(ch.StepSize))

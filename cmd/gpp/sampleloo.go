@@ -17,16 +17,11 @@ import (
 // one: every element an observation but those at a missing cell of data
 // (looObservations), each with its relative efficiency from the chains.
 func sampleLOO(sd *sampleDraws, m *compile.Model) {
-	if !wantsLOO(m, sgvb.SGVB) {
+	if !hasLOOOutput(m) {
 		return
 	}
 	ds := sd.ds
-	var v variable
-	for _, w := range ds.vars {
-		if w.output && w.name == looOutput {
-			v = w
-		}
-	}
+	v, _ := ds.looVar()
 	obs := looObservations(v, m)
 	ll := make([][]float64, len(obs))
 	reff := make([]float64, len(obs))
