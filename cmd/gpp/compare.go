@@ -211,9 +211,9 @@ func noLOOError(dir string) error {
 
 // readSampleMeta reads what gpp compare needs of the header of a gpp
 // sample's draws.csv at path (writeSampleDrawsCSV): the model, with
-// " (NUTS)" after it, the --set values and the data files (one argument
-// each, as the header separates them by spaces). nil when path is not a
-// sample's draws.csv.
+// " (NUTS)" after it, the --set values and the data arguments (as
+// writeRunHeader writes them; nil, unknown, when the line does not read).
+// nil when path is not a sample's draws.csv.
 func readSampleMeta(path string, src sources) *fitMeta {
 	f, err := os.Open(path)
 	if err != nil {
@@ -241,7 +241,9 @@ func readSampleMeta(path string, src sources) *fitMeta {
 			inData = true
 			continue
 		case inData && strings.HasPrefix(l, "#   file = "):
-			ff.Data = strings.Fields(strings.TrimPrefix(l, "#   file = "))
+			if args, err := splitArgs(strings.TrimPrefix(l, "#   file = ")); err == nil {
+				ff.Data = append([]string{}, args...) // no data, not unknown
+			}
 			continue
 		case inData && strings.HasPrefix(l, "#   set "):
 			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   set "), " = "); ok {

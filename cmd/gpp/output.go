@@ -390,7 +390,7 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.sample {
 			names = append(names, coordsFile)
 			if cfg.plots {
-				names = append(names, tracePlot)
+				names = append(names, tracePlot, rankPlot)
 			}
 		}
 		if cfg.sample && hasLOOOutput(m) {
@@ -1174,12 +1174,17 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 
 // writeRunHeader writes the comment lines of draws.csv that a fit and
 // prior draws share: the seed, the data files and --set values, the file.
+// The data arguments share one line, separated by spaces, as the REPL's
+// :data reads them (quoteArgs: a space in a path escaped, my\ data/y.csv),
+// so that gpp compare reads them back one by one (readSampleMeta); a line
+// of plain paths is CmdStan's, and reads as the lines written before the
+// escaping did.
 func writeRunHeader(p func(string, ...any), h drawsHeader) {
 	c := h.cfg
 	p("# random")
 	p("#   seed = %d", c.settings.Seed)
 	p("# data")
-	p("#   file = %s", strings.Join(h.data, " "))
+	p("#   file = %s", quoteArgs(h.data))
 	for _, k := range sortedKeys(c.sets) {
 		p("#   set %s = %s", k, c.sets[k])
 	}

@@ -242,13 +242,12 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
-	// --plots writes nothing else in predict: say why
-	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, srcs, "; data drawn because the new data leave them out have no observed values to check")
+	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, srcs)
 	if !ok {
 		return exitError
 	}
 	m := l.Model
-	r, mix, err := predictQ(ff, path, src, cfg.sets, l.Path, m)
+	r, mix, err := fitQ(ff, path, src, cfg.sets, l.Path, m, predictNeeds)
 	if err != nil {
 		printError(con, err, srcs)
 		return exitError
@@ -337,13 +336,14 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	return exitOK
 }
 
-// predictQ makes the fit's q for the model m from the fit file: one fit's
+// fitQ makes the fit's q for the model m from the fit file: one fit's
 // Result, or a mixture's (mix not nil; r its restart 0). Each of m's params
 // must match a factor of the fit in name, type, bounds and shape, and each
-// factor a param (matchFit).
-func predictQ(ff *fitFile, path string, src []byte, sets setFlags, model string, m *compile.Model) (r *sgvb.Result, mix *sgvb.Mixture, err error) {
+// factor a param (matchFit, need ending its messages); gpp predict and
+// gpp sample --init read q so.
+func fitQ(ff *fitFile, path string, src []byte, sets setFlags, model string, m *compile.Model, need [2]string) (r *sgvb.Result, mix *sgvb.Mixture, err error) {
 	if len(ff.Restarts) == 0 {
-		if err := matchFit(ff.Factors, path, src, ff.Sets, sets, model, m, predictNeeds); err != nil {
+		if err := matchFit(ff.Factors, path, src, ff.Sets, sets, model, m, need); err != nil {
 			return nil, nil, err
 		}
 		r, _ = initResult(ff, ff.Factors, ff.Groups, m)
@@ -351,7 +351,7 @@ func predictQ(ff *fitFile, path string, src []byte, sets setFlags, model string,
 	}
 	mix = &sgvb.Mixture{}
 	for i, rs := range ff.Restarts {
-		if err := matchFit(rs.Factors, path, src, ff.Sets, sets, model, m, predictNeeds); err != nil {
+		if err := matchFit(rs.Factors, path, src, ff.Sets, sets, model, m, need); err != nil {
 			return nil, nil, err
 		}
 		c, _ := initResult(ff, rs.Factors, rs.Groups, m)
@@ -425,10 +425,11 @@ func inheritSets(cfg *fitConfig, ff *fitFile) []string {
 
 // loadPredictModel loads cfg's model in predict mode on the new data, as
 // gpp predict does from a fit or a sample whose --set consts were fitSets,
-// adding its sources to srcs; with --plots it finds the predictive checks
-// (noPPC ends the note that there are none). It prints any error, and
-// refuses a model with no params to draw.
-func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, srcs sources, noPPC string) (*pipeline.Loaded, bool) {
+// adding its sources to srcs; with --plots it finds the predictive checks,
+// or notes that there are none and why (--plots writes nothing else in
+// predict). It prints any error, and refuses a model with no params to
+// draw.
+func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, srcs sources) (*pipeline.Loaded, bool) {
 	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt)
 	for k, b := range sourcesOf(l) {
 		srcs[k] = b
@@ -441,7 +442,7 @@ func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, 
 	if cfg.plots {
 		cfg.ppc = findReplicates(l)
 		if len(cfg.ppc) == 0 {
-			con.note("note: --plots: no predictive check to draw: no data that the new data give (held-out y, two or more values) is mirrored by a replicate output (output y_rep ~ D(...))%s", noPPC)
+			con.note("note: --plots: no predictive check to draw: no data that the new data give (held-out y, two or more values) is mirrored by a replicate output (output y_rep ~ D(...)); data drawn because the new data leave them out have no observed values to check")
 		}
 	}
 	if len(l.Model.Latents) == 0 {

@@ -166,19 +166,27 @@ func TestPredictDrawsGPFA(t *testing.T) {
 }
 
 // TestPredictPlotsNothingToCheck checks that predict --plots says why it
-// wrote no plot when the held-out y is left out (drawn) rather than given.
+// wrote no plot when the held-out y is left out (drawn) rather than given,
+// in the same words from a fit and from a sample.
 func TestPredictPlotsNothingToCheck(t *testing.T) {
 	dir := t.TempDir()
 	fit := fitRegression(t, dir)
-	out := filepath.Join(dir, "pred")
-	code, _, stderr := runSafe(t, "predict", fit, "testdata/predict_new.gpp", "testdata/predict_new.csv", "--plots", "--out", out)
-	if code != 0 {
-		t.Fatalf("predict: exit %d: %s", code, stderr)
+	sample := filepath.Join(dir, "sample")
+	if code, _, stderr := runSafe(t, "sample", regressionModel, regressionData, "--chains", "2", "--warmup", "150", "--draws", "50", "--quiet", "--out", sample); code != 0 {
+		t.Fatalf("sample: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "gpp: note: --plots: no predictive check to draw") {
-		t.Errorf("stderr %q lacks the note that --plots drew nothing", stderr)
-	}
-	if pngs, _ := filepath.Glob(filepath.Join(out, "*.png")); len(pngs) > 0 {
-		t.Errorf("plots written: %v", pngs)
+	const want = "gpp: note: --plots: no predictive check to draw: no data that the new data give (held-out y, two or more values) is mirrored by a replicate output (output y_rep ~ D(...)); data drawn because the new data leave them out have no observed values to check\n"
+	for i, from := range []string{fit, sample} {
+		out := filepath.Join(dir, fmt.Sprint("pred", i))
+		code, _, stderr := runSafe(t, "predict", from, "testdata/predict_new.gpp", "testdata/predict_new.csv", "--plots", "--out", out)
+		if code != 0 {
+			t.Fatalf("predict %s: exit %d: %s", from, code, stderr)
+		}
+		if !strings.Contains(stderr, want) {
+			t.Errorf("predict %s: stderr %q lacks the note that --plots drew nothing, and why", from, stderr)
+		}
+		if pngs, _ := filepath.Glob(filepath.Join(out, "*.png")); len(pngs) > 0 {
+			t.Errorf("predict %s: plots written: %v", from, pngs)
+		}
 	}
 }

@@ -206,7 +206,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"])
-	l, ok := loadPredictModel(con, cfg, opt, sets, srcs, "")
+	l, ok := loadPredictModel(con, cfg, opt, sets, srcs)
 	if !ok {
 		return exitError
 	}

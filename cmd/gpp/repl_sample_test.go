@@ -386,3 +386,69 @@ func TestReplSampleDropped(t *testing.T) {
 		t.Errorf("sample %v, errors:\n%s\nwant first:\n%s", r.sample, errb, want)
 	}
 }
+
+// TestSampleInitRestarts checks gpp sample --init from a fit of restarts:
+// chain c starts at draw c of the fit's draws.csv, which is of restart
+// (c − 1) mod 2 (its restart__ column); at seed 1 the mixture example's
+// two restarts found the components in the two orders, so chains 1 and 2
+// start in different labellings, and the sample's R̂ warning names the
+// label switching that keeps them there.
+func TestSampleInitRestarts(t *testing.T) {
+	dir := t.TempDir()
+	model, data := filepath.Join("..", "..", "examples", "mixture.gpp"), filepath.Join("..", "..", "examples", "wine_std.csv")
+	fitDir := filepath.Join(dir, "fit")
+	if code, _, e := runGpp("fit", model, data, "--quiet", "--restarts", "2", "--seed", "1", "--out", fitDir); code != 0 {
+		t.Fatalf("fit: exit %d\n%s", code, e)
+	}
+	l, err := pipeline.Load(model, []string{data}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := readInitFit(fitDir, l, nil, sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if start.mix == nil || len(start.mix.Components) != 2 {
+		t.Fatalf("--init read no mixture of 2 restarts: %+v", start)
+	}
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := latentNamed(l.Model, "mu")
+	rows := readDrawsCSV(t, filepath.Join(fitDir, drawsFile))
+	starts := start.starts(u)
+	z, x := make([]float64, u.Dim()), make([]float64, u.TargetDim())
+	var first [][2]float64 // mu at chain c's start
+	for c := range 4 {
+		if err := starts(c, z); err != nil {
+			t.Fatal(err)
+		}
+		u.Coords(z, x)
+		row := rows[c+1] // row 0 is the mixture's mean
+		if got := int(row["restart__"]); got != c%2 || start.component(c) != c%2 {
+			t.Errorf("chain %d: draw %d of the fit is of restart %d, the start of component %d; want %d", c+1, c+1, got, start.component(c), c%2)
+		}
+		m := [2]float64{x[mu.Offset], x[mu.Offset+1]}
+		for k, v := range m {
+			want := row[fmt.Sprintf("mu.%d", k+1)]
+			if math.Abs(v-want) > 1e-5*math.Max(1, math.Abs(want)) {
+				t.Errorf("chain %d starts with mu[%d] %v, want draw %d of the fit's draws.csv: %v", c+1, k+1, v, c+1, want)
+			}
+		}
+		first = append(first, m)
+	}
+	if (first[0][0] < first[0][1]) == (first[1][0] < first[1][1]) || (first[0][0] < first[0][1]) != (first[2][0] < first[2][1]) {
+		t.Errorf("the chains' starts of mu %v: want chains 1 and 3 in one order (restart 0), 2 and 4 in the other (restart 1)", first)
+	}
+	code, stdout, e := runGpp("sample", model, data, "--quiet", "--warmup", "150", "--draws", "150", "--init", fitDir, "--out", filepath.Join(dir, "s"))
+	if code != 0 {
+		t.Fatalf("sample: exit %d\n%s", code, e)
+	}
+	if want := "\nstart        chain c from draw c of the mixture of 2 restarts of the fit at " + fitDir + ", of restart (c − 1) mod 2\n"; !strings.Contains(stdout, want) {
+		t.Errorf("no line %q:\n%s", want, stdout)
+	}
+	if !strings.Contains(e, "(label switching: chain 2 holds chain 1's in another order") {
+		t.Errorf("chains started in the two labellings, but no label switching named:\n%s", e)
+	}
+}

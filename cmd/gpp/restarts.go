@@ -330,12 +330,15 @@ func restartMoments(ds *drawSet, first, K int) (mean, sd [][]float64) {
 // (sds s0) in another order: apart element by element (by more than
 // switchApart joint sds somewhere) and within switchMatch joint sds
 // everywhere after some permutation other than the identity.
-func orderOf(m0, s0, m, s []float64) bool {
+func orderOf(m0, s0, m, s []float64) bool { return orderApart(m0, s0, m, s, switchApart) }
+
+// orderApart is orderOf with apartSD in place of switchApart.
+func orderApart(m0, s0, m, s []float64, apartSD float64) bool {
 	K := len(m0)
 	z := func(i, j int) float64 { return math.Abs(m0[i]-m[j]) / math.Hypot(s0[i], s[j]) }
 	apart := false
 	for k := range K {
-		apart = apart || z(k, k) > switchApart
+		apart = apart || z(k, k) > apartSD
 	}
 	if !apart {
 		return false

@@ -88,7 +88,9 @@ energy__, then the params and outputs as gpp fit names them; each chain's
 adapted step size and inverse metric as comment lines after the header) and
 coords.csv (each draw's coordinates to full precision: gpp predict evaluates
 outputs at them, as Stan's standalone generated quantities); with --plots,
-trace.png (the first 4 param elements' draws, chain by chain) and gpp fit's
+trace.png (the first 4 param elements' draws, chain by chain), rank.png
+(their rank histograms, chain by chain, as ArviZ's plot_rank: each chain's
+ranks among all draws, uniform where the chains mix) and gpp fit's
 predictive checks ppc_y.png and ppc_stat_y.png. An
 output that draws (output y_rep ~ D(args)) is drawn at every draw from a
 stream of --seed. lp__ is the log density of the unconstrained coordinates,
@@ -114,14 +116,20 @@ its draws.csv, after the row of q's mean), mapped to the unconstrained
 coordinates, instead of Stan's uniform(−2, 2) starts. As Stan's users start
 NUTS from ADVI or Pathfinder, a start in the posterior's bulk shortens the
 way warm-up must go, most where the posterior is far from 0 (data in the
-hundreds); warm-up still adapts the step size and the metric.
+hundreds); warm-up still adapts the step size and the metric. From a fit
+of --restarts R (a mixture), draw c, and so chain c's start, is of restart
+(c − 1) mod R, as the fit's draws.csv says (restart__): the chains start in
+the restarts' modes in turn, to see whether they leave them and agree.
 
 After the summary come Stan's warnings: divergent transitions after
 warm-up, iterations at the maximum tree depth, chains with E-BFMI below 0.3,
 elements with R̂ above 1.01 or a bulk or tail ESS below 100 per chain (the
 worst named), and a warm-up shorter than 150 iterations; and, beyond Stan's,
 a chain whose lp__ never reaches the other chains' (stuck where its start
-left it: --init FIT starts the chains from a fit instead).
+left it: --init FIT starts the chains from a fit instead), and in the R̂
+warning label switching: chains that found a vector param's values (a
+mixture's components) in different orders, which longer chains do not
+mend; an ordered[K] param identifies the components.
 
 Results do not depend on --workers: chain c's numbers come from --seed and
 c alone. Missing data are sampled as the params NAME_missing, as gpp fit
@@ -175,8 +183,8 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
-	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain)\nand gpp fit's predictive checks ppc_y.png and ppc_stat_y.png of every data y\nthat a replicate output mirrors (default false)")
-	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json (default: each unconstrained coordinate uniform on\n(-2, 2), as Stan)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors\n(default false)")
+	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R\n(default: each unconstrained coordinate uniform on (-2, 2), as Stan)")
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
 		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
@@ -480,7 +488,11 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "draws        %d chains × %d (warm-up %d, thin %d), NUTS, seed %d\n", s.Chains, sd.n, s.Warmup, s.Thin, s.Seed)
 	if sc.start != nil {
-		fmt.Fprintf(stdout, "start        chain c from draw c of %s\n", sc.start.what)
+		restart := ""
+		if mix := sc.start.mix; mix != nil {
+			restart = fmt.Sprintf(", of restart (c − 1) mod %d", len(mix.Components))
+		}
+		fmt.Fprintf(stdout, "start        chain c from draw c of %s%s\n", sc.start.what, restart)
 	}
 	printLOO(stdout, sd.ds.loo)
 	if run.written != nil {
@@ -489,7 +501,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	if af != nil {
 		printAgainst(stdout, cfg, af, sd, run.against, run.missing)
 	}
-	for _, w := range sampleWarnings(sd, s, run.ms) {
+	for _, w := range sampleWarnings(sd, s, run.ms, l.Model) {
 		con.note("warning: %s", w)
 	}
 	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false); w != "" {
@@ -659,8 +671,11 @@ func essText(v float64) string {
 	return strconv.Itoa(int(math.Round(v)))
 }
 
-// sampleWarnings returns Stan's warnings after sampling.
-func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats) []string {
+// sampleWarnings returns Stan's warnings after sampling, the R̂ warning
+// with the advice for label switching (labelSwitchAdvice) when the chains
+// found a mixture's components in different orders; m (nil: unknown) is
+// the model sampled.
+func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile.Model) []string {
 	var out []string
 	total := len(sd.divergent)
 	div, maxed := 0, 0
@@ -720,7 +735,11 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats) []string {
 		return strings.Join(parts, ", ")
 	}
 	if len(hiRhat) > 0 {
-		out = append(out, fmt.Sprintf("%d element%s with R̂ above %.2f, the chains disagree (the worst: %s): run longer chains, or reparameterise the model", len(hiRhat), plural(len(hiRhat)), rhatWarn, list(hiRhat, true, "%.3f")))
+		advice := labelSwitchAdvice(sd, ms, m)
+		if advice == "" {
+			advice = "run longer chains, or reparameterise the model"
+		}
+		out = append(out, fmt.Sprintf("%d element%s with R̂ above %.2f, the chains disagree (the worst: %s): %s", len(hiRhat), plural(len(hiRhat)), rhatWarn, list(hiRhat, true, "%.3f"), advice))
 	}
 	if len(loESS) > 0 {
 		out = append(out, fmt.Sprintf("%d element%s with a bulk or tail ESS below %d per chain (%.0f in all; the worst: %s): their means and quantiles are unreliable; run longer chains", len(loESS), plural(len(loESS)), essPerChain, minESS, list(loESS, false, "%.0f")))

@@ -24,10 +24,25 @@ var initNeeds = [2]string{"--init starts the chains from a fit of this model, pa
 // initFit is the q the chains start from: chain c from draw c of q, drawn
 // as the fit drew its output draws (its seed, drawStream), so that chain
 // c starts at draw c of the fit's draws.csv (after its row of q's mean).
+// For a mixture of restarts (mix not nil) draw c is of restart c mod R, as
+// the fit drew its draws, so that chains cycle through the restarts: the
+// modes they found, which Stan's users start chains from on purpose to
+// see whether the chains leave them and agree (draws from the mixture's
+// weights, equal, could put every chain in one restart).
 type initFit struct {
 	res  *sgvb.Result
+	mix  *sgvb.Mixture
 	seed uint64
 	what string // "q of the fit at DIR", "q of fit 2" (the REPL's)
+}
+
+// component returns the restart that draw c (chain c+1's start) is of,
+// or -1 for one q.
+func (f *initFit) component(c int) int {
+	if f.mix == nil {
+		return -1
+	}
+	return c % len(f.mix.Components)
 }
 
 // starts returns the start of chain c: draw c of q mapped to u's
@@ -40,7 +55,11 @@ func (f *initFit) starts(u *sgvb.Unconstrained) func(c int, dst []float64) error
 	var drawn [][]float64 // the draws so far, chain by chain
 	return func(c int, dst []float64) error {
 		for len(drawn) <= c {
-			f.res.SampleCoords(rng, x)
+			q := f.res
+			if r := f.component(len(drawn)); r >= 0 {
+				q = f.mix.Components[r]
+			}
+			q.SampleCoords(rng, x)
 			z := make([]float64, u.Dim())
 			u.UCoords(x, z)
 			drawn = append(drawn, z)
@@ -93,12 +112,13 @@ func readInitFit(arg string, l *pipeline.Loaded, sets setFlags, srcs sources) (*
 	if err != nil {
 		return nil, err
 	}
-	if len(ff.Restarts) > 0 {
-		return nil, fmt.Errorf("--init %s: the fit is a mixture of %d restarts: start from a fit of one q (gpp fit without --restarts)", arg, len(ff.Restarts))
-	}
-	if err := matchFit(ff.Factors, path, src, ff.Sets, sets, l.Path, l.Model, initNeeds); err != nil {
+	res, mix, err := fitQ(ff, path, src, sets, l.Path, l.Model, initNeeds)
+	if err != nil {
 		return nil, err
 	}
-	res, _ := initResult(ff, ff.Factors, ff.Groups, l.Model)
-	return &initFit{res: res, seed: ff.Settings.Seed, what: "q of the fit at " + filepath.Dir(path)}, nil
+	what := "q of the fit at " + filepath.Dir(path)
+	if mix != nil {
+		what = fmt.Sprintf("the mixture of %d restarts of the fit at %s", len(mix.Components), filepath.Dir(path))
+	}
+	return &initFit{res: res, mix: mix, seed: ff.Settings.Seed, what: what}, nil
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -107,5 +109,87 @@ func TestSampleLOO(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "reg.gpp (NUTS)") || !strings.Contains(stdout, fit+" ") || strings.Contains(stderr, "warning") {
 		t.Errorf("compare:\n%s%s", stdout, stderr)
+	}
+}
+
+// TestRunHeaderData: draws.csv's data line reads back argument by
+// argument, a space or a quote in a path included; plain paths are
+// written as they are (CmdStan's line, and the lines written before the
+// escaping, read alike).
+func TestRunHeaderData(t *testing.T) {
+	line := func(data []string) string {
+		var b strings.Builder
+		writeRunHeader(func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) },
+			drawsHeader{data: data, cfg: &fitConfig{sets: setFlags{}}})
+		for _, l := range strings.Split(b.String(), "\n") {
+			if v, ok := strings.CutPrefix(l, "#   file = "); ok {
+				return v
+			}
+		}
+		t.Fatalf("no data line in\n%s", b.String())
+		return ""
+	}
+	for _, data := range [][]string{
+		{},
+		{"data.csv"},
+		{`C:\data\x.csv`, "y=b.csv"},
+		{"my data/x.csv", "y=other dir/b.csv:2,3"},
+		{`"quoted".csv`, "it's.csv", `back\ slash`},
+	} {
+		l := line(data)
+		got, err := splitArgs(l)
+		if err != nil || !slices.Equal(got, data) {
+			t.Errorf("%q: wrote %q, read back %q (%v)", data, l, got, err)
+		}
+	}
+	if got := line([]string{"a.csv", `C:\b.csv`}); got != `a.csv C:\b.csv` {
+		t.Errorf("plain paths written as %q", got)
+	}
+}
+
+// TestCompareSampleDataWithSpace: a sample of data in a directory whose
+// name has a space records its data as one argument, so gpp compare finds
+// that a fit of the same file read the same data (no warning) and names
+// another file whole when a second sample read it; gpp predict of such a
+// sample reads its --set values and seed.
+func TestCompareSampleDataWithSpace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my data")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	var a, b strings.Builder
+	a.WriteString("x,y\n")
+	b.WriteString("x,y\n")
+	for range 30 {
+		x := r.NormFloat64()
+		fmt.Fprintf(&a, "%.5f,%.5f\n", x, 1+0.5*x+0.7*r.NormFloat64())
+		fmt.Fprintf(&b, "%.5f,%.5f\n", x, 1+0.5*x+0.7*r.NormFloat64())
+	}
+	dataA, dataB := writeFile(t, dir, "a b.csv", a.String()), writeFile(t, dir, "other.csv", b.String())
+	model := writeFile(t, dir, "reg.gpp", looRegression)
+	fit, s1, s2 := filepath.Join(dir, "fit out"), filepath.Join(dir, "sample 1"), filepath.Join(dir, "sample 2")
+	if code, _, stderr := runGpp("fit", model, dataA, "--quiet", "--out", fit); code != exitOK {
+		t.Fatalf("fit: exit %d:\n%s", code, stderr)
+	}
+	for _, c := range []struct{ data, out string }{{dataA, s1}, {dataB, s2}} {
+		if code, _, stderr := runGpp("sample", model, c.data, "--chains", "2", "--warmup", "150", "--draws", "100", "--quiet", "--out", c.out); code != exitOK {
+			t.Fatalf("sample: exit %d:\n%s", code, stderr)
+		}
+	}
+	if meta := readSampleMeta(filepath.Join(s1, drawsFile), sources{}); meta == nil || !slices.Equal(meta.Data, []string{dataA}) {
+		t.Errorf("the sample's data read back as %v, want [%s]", meta, dataA)
+	}
+	code, stdout, stderr := runGpp("compare", fit, s1)
+	if code != exitOK || strings.Contains(stderr, "LOO compares fits of the same data") {
+		t.Errorf("compare of a fit and a sample of one file: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runGpp("compare", s1, s2)
+	if want := fmt.Sprintf("%s read %s, %s read %s", s1, dataA, s2, dataB); code != exitOK || !strings.Contains(stderr, want) {
+		t.Errorf("compare of samples of two files: exit %d, want a warning %q:\n%s%s", code, want, stdout, stderr)
+	}
+	code, _, stderr = runGpp("predict", s1, model, dataA, "--quiet", "--out", filepath.Join(dir, "pred out"))
+	if code != exitOK {
+		t.Errorf("predict of the sample: exit %d:\n%s", code, stderr)
 	}
 }

@@ -1,9 +1,11 @@
 package main
 
-// gpp sample --plots: trace plots of the first params' elements, chain by
-// chain, and fit's predictive checks (ppc.go) of the draws.
+// gpp sample --plots: trace plots and rank histograms (Vehtari et al.
+// 2021, ArviZ's plot_rank) of the first params' elements, chain by chain,
+// and fit's predictive checks (ppc.go) of the draws.
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
@@ -20,11 +22,17 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// tracePlot is the file of the trace plots, and traceElems the most
-// elements it shows (the params' first, in summary order).
+// tracePlot is the file of the trace plots, rankPlot that of the rank
+// histograms, and traceElems the most elements they show (the params'
+// first, in summary order). rankBins is the most bins of a rank
+// histogram: ArviZ's default for 4 chains of 1000 draws is 20 (Sturges'
+// rule, doubled), and a bin then holds 50 of a chain's draws on average,
+// so that a chain's excess of a few tens in some bins is plain.
 const (
 	tracePlot  = "trace.png"
+	rankPlot   = "rank.png"
 	traceElems = 4
+	rankBins   = 20
 )
 
 // chainColors colour the chains of a trace plot, named in its title (a
@@ -39,10 +47,14 @@ var chainColors = []struct {
 	{"pink", color.RGBA{R: 227, G: 119, B: 194, A: 255}}, {"grey", color.RGBA{R: 127, G: 127, B: 127, A: 255}},
 }
 
-// samplePlotFiles lists the plots of gpp sample --plots: trace.png and the
-// predictive checks of every data y that a replicate mirrors.
+// samplePlotFiles lists the plots of gpp sample --plots: trace.png,
+// rank.png and the predictive checks of every data y that a replicate
+// mirrors.
 func samplePlotFiles(cfg *fitConfig, sd *sampleDraws) []outputFile {
-	out := []outputFile{{tracePlot, func(w io.Writer) error { return plotTrace(w, sd) }}}
+	out := []outputFile{
+		{tracePlot, func(w io.Writer) error { return plotTrace(w, sd) }},
+		{rankPlot, func(w io.Writer) error { return plotChainRanks(w, sd) }},
+	}
 	return append(out, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check (NUTS)")...)
 }
 
@@ -79,11 +91,7 @@ func plotTrace(w io.Writer, sd *sampleDraws) error {
 		p := plot.New()
 		p.Y.Label.Text = e.name
 		if i == 0 {
-			var names []string
-			for c := range min(sd.chains, len(chainColors)) {
-				names = append(names, chainColors[c].name)
-			}
-			p.Title.Text = fmt.Sprintf("traces of %d chain%s × %d draws after warm-up (chains %s)", sd.chains, plural(sd.chains), sd.n, strings.Join(names, ", "))
+			p.Title.Text = fmt.Sprintf("traces of %d chain%s × %d draws after warm-up (chains %s)", sd.chains, plural(sd.chains), sd.n, chainNames(sd.chains))
 		}
 		if i == len(elems)-1 {
 			p.X.Label.Text = "draw"
@@ -110,7 +118,22 @@ func plotTrace(w io.Writer, sd *sampleDraws) error {
 		p.X.Min, p.X.Max = 1, float64(sd.n)
 		plots[i] = []*plot.Plot{p}
 	}
-	ht := max(vg.Length(len(elems))*4*vg.Centimeter, 6*vg.Centimeter)
+	return writePanels(w, plots)
+}
+
+// chainNames names the chains' colours, for a plot's title.
+func chainNames(chains int) string {
+	var names []string
+	for c := range min(chains, len(chainColors)) {
+		names = append(names, chainColors[c].name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// writePanels draws plots as one column of panels, 4 cm each, and writes
+// the PNG to w.
+func writePanels(w io.Writer, plots [][]*plot.Plot) error {
+	ht := max(vg.Length(len(plots))*4*vg.Centimeter, 6*vg.Centimeter)
 	c := vgimg.NewWith(vgimg.UseWH(plotWidth, ht), vgimg.UseDPI(plotDPI))
 	dc := draw.New(c)
 	if len(plots) > 0 {
@@ -123,9 +146,105 @@ func plotTrace(w io.Writer, sd *sampleDraws) error {
 	return err
 }
 
-// samplePlotName matches the plots gpp sample writes: trace.png and the
-// predictive checks.
-var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
+// pooledRanks returns the rank of every draw of chains among all the
+// chains' draws pooled, 1 to S (S draws in all), ties given their average
+// rank (as scipy's rankdata, which ArviZ uses); a NaN ranks below every
+// number.
+func pooledRanks(chains [][]float64) [][]float64 {
+	type draw struct{ c, i int }
+	var all []draw
+	for c, ch := range chains {
+		for i := range ch {
+			all = append(all, draw{c, i})
+		}
+	}
+	val := func(d draw) float64 { return chains[d.c][d.i] }
+	slices.SortStableFunc(all, func(a, b draw) int { return cmp.Compare(val(a), val(b)) })
+	ranks := make([][]float64, len(chains))
+	for c, ch := range chains {
+		ranks[c] = make([]float64, len(ch))
+	}
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && cmp.Compare(val(all[j]), val(all[i])) == 0 {
+			j++
+		}
+		r := float64(i+j+1) / 2 // the average of ranks i+1 … j
+		for _, d := range all[i:j] {
+			ranks[d.c][d.i] = r
+		}
+		i = j
+	}
+	return ranks
+}
+
+// rankCounts returns the rank histogram of each chain: the counts of its
+// draws whose pooled rank (pooledRanks) falls in each of bins equal
+// ranges of 1 … S. Where the chains sample one distribution, every
+// chain's ranks are uniform and each bin holds about n/bins of its n
+// draws; a chain above or below the others piles its draws at one end.
+func rankCounts(chains [][]float64, bins int) [][]int {
+	S := 0
+	for _, ch := range chains {
+		S += len(ch)
+	}
+	out := make([][]int, len(chains))
+	for c, rs := range pooledRanks(chains) {
+		out[c] = make([]int, bins)
+		for _, r := range rs {
+			out[c][min(int((r-1)*float64(bins)/float64(S)), bins-1)]++
+		}
+	}
+	return out
+}
+
+// plotChainRanks draws rank.png: a panel per element (traceElements), each
+// chain's rank histogram (rankCounts, at most rankBins bins) as a step
+// line in its colour, against the pooled rank, and the count a bin holds
+// when the chains mix (n/bins) dashed.
+func plotChainRanks(w io.Writer, sd *sampleDraws) error {
+	elems := traceElements(sd)
+	bins := min(rankBins, sd.n)
+	S := float64(sd.chains * sd.n)
+	plots := make([][]*plot.Plot, len(elems))
+	for i, e := range elems {
+		p := plot.New()
+		p.Y.Label.Text = e.name
+		if i == 0 {
+			p.Title.Text = fmt.Sprintf("rank histograms, %d chain%s × %d draws (%s); dashed: uniform", sd.chains, plural(sd.chains), sd.n, chainNames(sd.chains))
+		}
+		if i == len(elems)-1 {
+			p.X.Label.Text = "rank of the draw among all chains' draws"
+		}
+		p.Add(plotter.NewGrid())
+		even, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(sd.n) / float64(bins)}, {X: S, Y: float64(sd.n) / float64(bins)}})
+		if err != nil {
+			return err
+		}
+		even.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+		p.Add(even)
+		for c, counts := range rankCounts(sd.byChain(sd.ds.cols[e.col]), bins) {
+			xy := make(plotter.XYs, 0, 2*bins)
+			for b, k := range counts {
+				xy = append(xy, plotter.XY{X: float64(b) * S / float64(bins), Y: float64(k)}, plotter.XY{X: float64(b+1) * S / float64(bins), Y: float64(k)})
+			}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return err
+			}
+			l.Color = chainColors[c%len(chainColors)].c
+			l.Width = vg.Points(0.8)
+			p.Add(l)
+		}
+		p.X.Min, p.X.Max, p.Y.Min = 0, S, 0
+		plots[i] = []*plot.Plot{p}
+	}
+	return writePanels(w, plots)
+}
+
+// samplePlotName matches the plots gpp sample writes: trace.png, rank.png
+// and the predictive checks.
+var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
 
 // stalePlots returns the plots of an earlier sample in dir that names does
 // not hold.

@@ -2,13 +2,18 @@ package main
 
 import (
 	"image/png"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/pipeline"
 )
 
-// TestSamplePlots: --plots writes trace.png, a panel per element of the
+// TestSamplePlots: --plots writes trace.png and rank.png, a panel per element of the
 // first params (4 at most, no outputs), and fit's predictive checks of
 // the data a replicate mirrors; a later sample without --plots into the
 // same directory removes them. Holds for any sampler.
@@ -20,10 +25,10 @@ func TestSamplePlots(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "trace.png ppc_y.png ppc_stat_y.png") {
+	if !strings.Contains(stdout, "trace.png rank.png ppc_y.png ppc_stat_y.png") {
 		t.Errorf("written line:\n%s", stdout)
 	}
-	for _, name := range []string{tracePlot, "ppc_y.png", "ppc_stat_y.png"} {
+	for _, name := range []string{tracePlot, rankPlot, "ppc_y.png", "ppc_stat_y.png"} {
 		f, err := os.Open(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)
@@ -37,6 +42,16 @@ func TestSamplePlots(t *testing.T) {
 			t.Errorf("%s: %v", name, b)
 		}
 	}
+	// rank.png is among the files --out would be written, which an input
+	// there must not be
+	l, err := pipeline.Load("testdata/fit_predictive.gpp", []string{"testdata/fit_predictive.csv"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &fitConfig{out: out, sample: true, plots: true}
+	if err := outputClash(cfg, l.Model, []inputFile{{"the data file", filepath.Join(out, rankPlot)}}); err == nil || !strings.Contains(err.Error(), "overwritten by the output rank.png") {
+		t.Errorf("an input at %s: %v", filepath.Join(out, rankPlot), err)
+	}
 	// gpp predict over the sample draws the same checks
 	pred := filepath.Join(dir, "p")
 	if code, _, stderr := runGpp("predict", out, "testdata/fit_predictive.gpp", "testdata/fit_predictive.csv", "--plots", "--quiet", "--out", pred); code != exitOK {
@@ -48,7 +63,7 @@ func TestSamplePlots(t *testing.T) {
 	if code, _, stderr := runGpp(args...); code != exitOK {
 		t.Fatalf("without --plots: exit %d:\n%s", code, stderr)
 	}
-	for _, name := range []string{tracePlot, "ppc_y.png", "ppc_stat_y.png"} {
+	for _, name := range []string{tracePlot, rankPlot, "ppc_y.png", "ppc_stat_y.png"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
 			t.Errorf("%s of the earlier sample left in %s", name, out)
 		}
@@ -73,5 +88,64 @@ func TestTraceElements(t *testing.T) {
 	sd.ds.vars = sd.ds.vars[2:]
 	if e := traceElements(sd); len(e) != 0 {
 		t.Errorf("outputs alone: %v, want none", e)
+	}
+}
+
+// TestPooledRanks: ranks among all chains' draws, 1 to S, ties at their
+// average rank and a NaN below every number.
+func TestPooledRanks(t *testing.T) {
+	got := pooledRanks([][]float64{{3, 1, 2}, {2, 5, math.NaN()}})
+	want := [][]float64{{5, 2, 3.5}, {3.5, 6, 1}}
+	for c := range want {
+		if !slices.Equal(got[c], want[c]) {
+			t.Errorf("chain %d: ranks %v, want %v", c+1, got[c], want[c])
+		}
+	}
+}
+
+// TestRankCounts: each chain's rank histogram counts all its draws; chains
+// of one distribution fill every bin about evenly (within 5 binomial sds
+// of n/bins), while a chain shifted up by 2 sds piles its draws in the top
+// bins and leaves the bottom ones to the others.
+func TestRankCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const n, bins = 1000, 20
+	chains := make([][]float64, 4)
+	for c := range chains {
+		chains[c] = make([]float64, n)
+		for i := range n {
+			chains[c][i] = rng.NormFloat64()
+		}
+	}
+	even := float64(n) / bins
+	sd := math.Sqrt(n * (1.0 / bins) * (1 - 1.0/bins))
+	for c, counts := range rankCounts(chains, bins) {
+		total := 0
+		for b, k := range counts {
+			total += k
+			if math.Abs(float64(k)-even) > 5*sd {
+				t.Errorf("mixed chain %d, bin %d: %d draws, want about %v", c+1, b, k, even)
+			}
+		}
+		if total != n {
+			t.Errorf("chain %d: %d draws counted, want %d", c+1, total, n)
+		}
+	}
+	for i := range chains[3] {
+		chains[3][i] += 2
+	}
+	counts := rankCounts(chains, bins)
+	top, bottom := 0, 0
+	for b := range 5 {
+		bottom += counts[3][b]
+		top += counts[3][bins-1-b]
+	}
+	if total := func(ks []int) (s int) {
+		for _, k := range ks {
+			s += k
+		}
+		return s
+	}(counts[3]); total != n || !(top > n/2) || !(bottom < n/50) {
+		t.Errorf("shifted chain: %d draws counted, %d in the top 5 bins, %d in the bottom 5: %v", total, top, bottom, counts[3])
 	}
 }

@@ -1,0 +1,158 @@
+package main
+
+// Label switching between NUTS chains: a mixture's components are
+// exchangeable, so its posterior has one mode per order of their labels,
+// and each chain settles in one. The chains then disagree (R̂ far above 1)
+// about values they all found, only in different orders, and running
+// longer does not help: the components need an order.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+// chainMoments returns the mean and sd of each of elems' columns (per
+// chain) in chain c, over its finite draws.
+func chainMoments(elems [][][]float64, c int) (mean, sd []float64) {
+	mean, sd = make([]float64, len(elems)), make([]float64, len(elems))
+	for k, chains := range elems {
+		n, m, m2 := 0.0, 0.0, 0.0
+		for _, x := range chains[c] {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				continue
+			}
+			n++
+			delta := x - m
+			m += delta / n
+			m2 += delta * (x - m)
+		}
+		mean[k], sd[k] = m, math.NaN()
+		if n > 1 {
+			sd[k] = math.Sqrt(m2 / (n - 1))
+		}
+		if n == 0 {
+			mean[k] = math.NaN()
+		}
+	}
+	return mean, sd
+}
+
+// permutedChains returns the first pair of chains (a < b) whose means of
+// a vector's elements are one another's in another order: elems[k][c] are
+// the draws of element k in chain c. The test is the restarts' (orderOf):
+// apart element by element by more than apartSD sds (the two chains' sds
+// joined) somewhere, and within switchMatch sds everywhere after a
+// permutation. An sd is the loose scale of "agree": two chains in one
+// mode have means a few MCSE apart, which with a few hundred effective
+// draws a chain is a tenth of an sd, while chains in modes that are not
+// one another's permutation are sds apart somewhere; MCSEs would be too
+// tight a tolerance, as a mixture's pooled ESS is a handful (chains in
+// permuted modes) and the chains' own MCSEs vary. ok is false when no
+// pair is.
+func permutedChains(elems [][][]float64, apartSD float64) (a, b int, ok bool) {
+	if len(elems) < 2 || len(elems) > switchMaxLen {
+		return 0, 0, false
+	}
+	C := len(elems[0])
+	mean, sd := make([][]float64, C), make([][]float64, C)
+	for c := range C {
+		mean[c], sd[c] = chainMoments(elems, c)
+	}
+	for a := range C {
+		for b := a + 1; b < C; b++ {
+			if orderApart(mean[a], sd[a], mean[b], sd[b], apartSD) {
+				return a, b, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// switchedParams returns the vector params (2 to switchMaxLen elements,
+// not outputs) with an element whose R̂ is above rhatWarn and whose chains
+// found one another's values in another order (permutedChains, apart by
+// switchApart sds), and the first such pair of chains (numbered from 1).
+// When there is one, the others with such an R̂ whose chains' means match
+// in another order and not in their own by switchMatch sds join them: a
+// mixture's weights switch with its means, but two chains' weights of
+// 0.4 and 0.6 (sd 0.07) are not two sds apart.
+func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int) {
+	if sd.chains < 2 || len(sd.ds.cols) == 0 {
+		return nil, 0, 0
+	}
+	type cand struct {
+		name  string
+		elems [][][]float64
+	}
+	var cands []cand
+	for _, v := range sd.ds.vars {
+		if v.output || v.corrK != 0 || len(v.shape) != 1 || v.shape[0] < 2 || v.shape[0] > switchMaxLen {
+			continue
+		}
+		K := v.shape[0]
+		if v.first+K > len(sd.ds.cols) || !slices.ContainsFunc(ms[v.first:v.first+K], func(m mcmcStats) bool { return m.rhat > rhatWarn }) {
+			continue
+		}
+		elems := make([][][]float64, K)
+		for k := range K {
+			elems[k] = sd.byChain(sd.ds.cols[v.first+k])
+		}
+		cands = append(cands, cand{v.name, elems})
+	}
+	switched := make([]bool, len(cands))
+	for i, c := range cands {
+		if ca, cb, ok := permutedChains(c.elems, switchApart); ok {
+			if names == nil {
+				a, b = ca+1, cb+1
+			}
+			switched[i] = true
+			names = append(names, c.name)
+		}
+	}
+	if names == nil {
+		return nil, 0, 0
+	}
+	names = names[:0]
+	for i, c := range cands {
+		if _, _, ok := permutedChains(c.elems, switchMatch); switched[i] || ok {
+			names = append(names, c.name)
+		}
+	}
+	return names, a, b
+}
+
+// labelSwitchAdvice ends the R̂ warning when switchedParams finds params
+// whose chains are in permuted modes: what happened and how to identify
+// the components (an ordered param, by the first of names that can be
+// one in m; m nil gives the general advice). "" when there are none.
+func labelSwitchAdvice(sd *sampleDraws, ms []mcmcStats, m *compile.Model) string {
+	names, a, b := switchedParams(sd, ms)
+	if len(names) == 0 {
+		return ""
+	}
+	list := strings.Join(names, ", ")
+	fix := "give the components an order (an ordered[K] param of theirs) to identify them"
+	if m != nil {
+		for _, n := range names {
+			l := latentNamed(m, n)
+			if l == nil || l.Scale != 0 {
+				continue
+			}
+			if l.Support == dist.Real {
+				fix = fmt.Sprintf("declare %s ordered[%d] (param %s: ordered[%d]), or put another order constraint on the components, to identify them", n, l.Size, n, l.Size)
+				break
+			}
+			if l.Support == dist.Positive {
+				fix = fmt.Sprintf("declare %s positive_ordered[%d] (param %s: positive_ordered[%d]), or put another order constraint on the components, to identify them", n, l.Size, n, l.Size)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("chains found the same values of %s in different orders (label switching: chain %d holds chain %d's in another order; a mixture's components are exchangeable, so the posterior has a mode per order of their labels, and longer chains do not help): %s",
+		list, b, a, fix)
+}
