@@ -257,6 +257,7 @@ var stanFlags = map[string]string{
 	"init-file":      "init",
 	"map":            "family map",
 	"optimize":       "family map",
+	"laplace":        "family laplace",
 	"cores":          "workers",
 	"threads":        "workers",
 	"num-threads":    "workers",

@@ -99,12 +99,12 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	}
 	cfg := &fitConfig{sets: setFlags{}}
 	v := &fitFlagValues{}
-	fs.IntVar(&v.iter, "iter", defaultIter, "iteration limit: SGVB steps, or L-BFGS iterations with --family map (whose default is 1000); with --minibatch 200000")
+	fs.IntVar(&v.iter, "iter", defaultIter, "iteration limit: SGVB steps, or L-BFGS iterations with --family map or laplace\n(whose default is 1000); with --minibatch 200000")
 	fs.IntVar(&v.draws, "draws", 1, "draws of q per gradient step")
 	fs.StringVar(&v.optimizer, "optimizer", sgvb.AdaDeltaMomentum.String(), "gradient ascent rule: adadelta-momentum, adadelta, adam, rmsprop, adagrad, momentum or sgd")
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
-	fs.StringVar(&cfg.family, "family", "gamma", "variational family of positive latents: gamma, lognormal, or map for a MAP\npoint estimate by L-BFGS instead of SGVB")
+	fs.StringVar(&cfg.family, "family", "gamma", fmt.Sprintf("variational family of positive latents: gamma, lognormal; or map for a MAP\npoint estimate by L-BFGS instead of SGVB; or laplace for Stan's Laplace\napproximation: q is the normal N(mode, (-H)^-1) on the unconstrained\ncoordinates of every param (logs of positive ones, logits of bounded ones,\nstick-breaking coordinates of simplexes), at the mode of their density with\nthe Jacobian (Stan's jacobian=true; map's mode is jacobian=false) and H its\nHessian there by central differences of the gradient; fast, exact where the\nposterior is normal, poor on skewed or funnel-shaped ones, which k̂ flags.\nAt most %d coordinates; no ordered params (docs/inference.md)", sgvb.MaxLaplace))
 	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive, bounded or simplex latents whose factor\nis a multivariate normal with a full covariance (on the logs of a positive\nlatent's values, the logits of one bounded on both sides, a simplex[K]'s K - 1\nstick-breaking coordinates): it captures the correlations between a latent's\nelements, such as regression coefficients written as one vector, that the\ndefault mean-field factors miss. Names joined by + (alpha+tau+z) share one\njoint factor, which also captures the correlations between them, as\nhierarchical models need; \"all\" is the joint factor of every real, positive,\nbounded, simplex and matrix latent, Stan's fullrank ADVI (the others keep\ntheir factors, with a note). At most %d elements a factor (\"all\" takes the\nsmallest latents that fit), moved by natural-gradient steps whatever\n--optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
 	fs.IntVar(&cfg.band, "band", 0, fmt.Sprintf("with --fullrank: every param it names (a vector of states, one param a factor)\nhas a Gauss–Markov normal factor whose precision is banded, N(mean, (LLᵀ)⁻¹)\nwith L lower-triangular of bandwidth `K` (1: tridiagonal precision, each state\ncorrelated with its neighbours through the chain), in place of a full\ncovariance: the exact posterior family of a linear-Gaussian AR(1) or random\nwalk, at O(n·K) cost a step, for time series and state-space models of any\nlength, moved by --optimizer's steps; the other params keep their factors.\nJoined names (h+mu+sigma) make one arrowhead factor: the first the chain,\nthe others a few global params (at most %d elements) whose rows of L are\ndense, coupled to every state. At most %d; not with --rank or all (default\n0: none)", sgvb.MaxArrow, sgvb.MaxBand))
 	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive and matrix param), moved by\n--optimizer's steps; at most %d entries n·R. 0: full rank (better for up to 100\nstrongly correlated elements: it converges faster there)", sgvb.MaxLowRank))
@@ -142,7 +142,9 @@ type fitFlagValues struct {
 }
 
 const fitHelpText = `Fits q to the posterior of the model by stochastic gradient variational Bayes
-(or a MAP point estimate), then writes to the output directory, each file
+(or a MAP point estimate, or with --family laplace Stan's Laplace
+approximation: the normal at the mode of the unconstrained density with
+(-H)^-1 as covariance), then writes to the output directory, each file
 atomically: summary.csv (mean, sd, 5/50/95 % quantiles of every latent and
 output element), draws.csv (CmdStan's variational CSV: the mean of q, then
 --output-draws draws), elbo.csv (the ELBO trace), fit.json (q's parameters,
@@ -291,8 +293,25 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		if !set["iter"] {
 			v.iter = defaultMAPIter
 		}
+	case "laplace":
+		s.Method = sgvb.Laplace
+		if !set["iter"] {
+			v.iter = defaultMAPIter
+		}
 	default:
-		return fmt.Sprintf("--family %q: want gamma, lognormal or map", cfg.family)
+		return fmt.Sprintf("--family %q: want gamma, lognormal, map or laplace", cfg.family)
+	}
+	if s.Method == sgvb.Laplace {
+		// q is one joint normal on the unconstrained coordinates of every
+		// param: no other factors, no SGVB start, the exact log density
+		for _, f := range []struct {
+			on   bool
+			flag string
+		}{{cfg.init == initPath, "--init path"}, {cfg.minibatch != "", "--minibatch"}, {cfg.fullRank != "", "--fullrank"}, {cfg.restarts > 1, "--restarts"}} {
+			if f.on {
+				return fmt.Sprintf("%s is not for --family laplace, whose q is one joint normal over every param at the mode of the exact log density", f.flag)
+			}
+		}
 	}
 	if cfg.init == initPath { // the literal path; a file of that name is ./path
 		if s.Method == sgvb.MAP {
@@ -557,7 +576,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	defer lock.release()
 
 	s := cfg.settings
-	con.start(s.MaxIter, s.EvalEvery, cfg.restarts, s.Method == sgvb.MAP)
+	con.start(s.MaxIter, s.EvalEvery, cfg.restarts, pointObjective(s.Method))
 	con.info("fitting %s: %s", l.Path, describeFit(cfg, l))
 	var (
 		r   *sgvb.Result
@@ -576,6 +595,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			}
 		}
 		r, err = sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+		err = laplacePos(err, l.Model)
 	}
 	con.finish()
 	if err == nil && r != nil && mix == nil {
@@ -822,6 +842,9 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 	what := fmt.Sprintf("%d latent%s (%d coordinate%s)", n, plural(n), l.Model.Dim, plural(l.Model.Dim))
 	if s.Method == sgvb.MAP {
 		return fmt.Sprintf("%s, MAP by L-BFGS, at most %d iterations", what, s.MaxIter)
+	}
+	if s.Method == sgvb.Laplace {
+		return fmt.Sprintf("%s, Laplace: the mode by L-BFGS (at most %d iterations), the Hessian there by differences of the gradient", what, s.MaxIter)
 	}
 	if cfg.restarts > 1 {
 		starts := fmt.Sprintf("restarts r ≥ 1 from starts jittered by U(−%s, %s)", formatNum(cfg.jitter), formatNum(cfg.jitter))
@@ -1104,6 +1127,9 @@ func fullRankElems(lat *compile.Latent) int {
 // with a note. Errors about a param are positioned at its
 // declaration.
 func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err error) {
+	if s.Method == sgvb.Laplace {
+		return nil, checkLaplace(m)
+	}
 	if _, all := s.Families["all"]; all && len(s.Families) == 1 && len(s.FullRankGroups) == 0 && latentNamed(m, "all") == nil {
 		var group []string
 		n := 0
@@ -1202,6 +1228,41 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		}
 	}
 	return nil, nil
+}
+
+// checkLaplace checks that every param of m can take part in the joint
+// normal of a Laplace fit (sgvb.Laplace), an error positioned at the
+// declaration of one that cannot, and that they have at most
+// sgvb.MaxLaplace unconstrained coordinates in all.
+func checkLaplace(m *compile.Model) error {
+	n := 0
+	for _, lat := range m.Latents {
+		if lat.Support.IsOrdered() {
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--family laplace: %s is %s; the Laplace approximation is not implemented for ordered params (SGVB, the default, and gpp sample fit them)", lat.Name, lat.Support)}
+		}
+		if err := sgvb.CheckFullRank(lat.Support, 1); err != nil {
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--family laplace: %s: %v", lat.Name, err)}
+		}
+		n += fullRankElems(&lat)
+	}
+	if n > sgvb.MaxLaplace {
+		return fmt.Errorf("--family laplace: the model has %d unconstrained coordinates; the Laplace approximation takes at most %d (its Hessian costs 2 gradients a coordinate and its Cholesky factor O(n³)): fit it by SGVB, the default", n, sgvb.MaxLaplace)
+	}
+	return nil
+}
+
+// laplacePos positions a Laplace fit's error about the Hessian
+// (sgvb.LaplaceError) at the declaration of the param it names; any other
+// error is returned as it is.
+func laplacePos(err error, m *compile.Model) error {
+	var le *sgvb.LaplaceError
+	if !errors.As(err, &le) {
+		return err
+	}
+	if lat := latentNamed(m, le.Latent); lat != nil {
+		return &ast.Error{Pos: lat.Pos, Msg: le.Error()}
+	}
+	return err
 }
 
 // latentNamed returns the model's latent of that name, or nil.

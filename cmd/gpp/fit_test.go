@@ -972,7 +972,7 @@ func TestConsole(t *testing.T) {
 	p := sgvb.Progress{Iter: 100, ELBO: -12.5, SE: 0.1, RelChange: math.NaN(), Elapsed: time.Second}
 	var b bytes.Buffer
 	c := newConsole(&b, true, false, false)
-	c.start(1000, 100, 1, false)
+	c.start(1000, 100, 1, "")
 	c.progress("", p)
 	p.Iter, p.RelChange, p.Elapsed = 200, 0.01, 1010*time.Millisecond
 	c.progress("", p) // too soon: not drawn
@@ -986,7 +986,7 @@ func TestConsole(t *testing.T) {
 
 	b.Reset()
 	c = newConsole(&b, false, false, false)
-	c.start(100000, 100, 1, false) // 1000 evaluations: a line every 100th, and the first
+	c.start(100000, 100, 1, "") // 1000 evaluations: a line every 100th, and the first
 	for i := 1; i <= 1000; i++ {
 		p.Iter = 100 * i
 		c.progress("", p)
@@ -995,7 +995,7 @@ func TestConsole(t *testing.T) {
 		t.Errorf("%d plain lines:\n%s", n, b.String())
 	}
 	b.Reset()
-	c.start(100000, 100, 1, false) // a slow fit: a line at least every plainEvery
+	c.start(100000, 100, 1, "") // a slow fit: a line at least every plainEvery
 	for i := 1; i <= 3; i++ {
 		p.Iter, p.Elapsed = 100*i, time.Duration(i)*plainEvery
 		c.progress("", p)
@@ -1007,7 +1007,7 @@ func TestConsole(t *testing.T) {
 	// A MAP fit's objective is the log joint, with no standard error.
 	b.Reset()
 	c = newConsole(&b, false, false, false)
-	c.start(1000, 100, 1, true)
+	c.start(1000, 100, 1, "log joint")
 	p.Iter, p.SE = 7, 0
 	c.progress("", p)
 	if got := b.String(); !strings.HasPrefix(got, "iter    7/1000  log joint -12.5  rel. change") {
@@ -1016,7 +1016,7 @@ func TestConsole(t *testing.T) {
 
 	b.Reset()
 	c = newConsole(&b, true, true, false)
-	c.start(1000, 100, 1, false)
+	c.start(1000, 100, 1, "")
 	c.progress("", p)
 	c.info("x")
 	c.finish()

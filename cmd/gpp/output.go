@@ -1067,8 +1067,12 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
 // traces of all of them, after a column restart.
 func writeElboCSV(w io.Writer, h drawsHeader) error {
 	cw := csv.NewWriter(w)
-	if h.mix == nil && h.r.Method == sgvb.MAP { // L-BFGS's iterates
-		cw.Write([]string{"iter", "log_joint", "seconds"})
+	if h.mix == nil && h.r.Method != sgvb.SGVB { // L-BFGS's iterates
+		obj := "log_joint"
+		if h.r.Method == sgvb.Laplace { // of the unconstrained coordinates, Jacobian included
+			obj = "log_density"
+		}
+		cw.Write([]string{"iter", obj, "seconds"})
 		for _, t := range h.r.Trace {
 			cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
 		}
@@ -1204,6 +1208,20 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		p("#     algorithm = lbfgs")
 		p("#     jacobian = 0")
 		p("#     iter = %d", c.settings.MaxIter)
+	} else if r.Method == sgvb.Laplace {
+		// CmdStan's laplace header; the rows keep gpp's variational layout
+		// (lp__ = 0, the mean row first), as every gpp fit's draws.csv
+		p("# method = laplace")
+		p("#   laplace")
+		p("#     jacobian = 1")
+		p("#     draws = %d", c.outputDraws)
+		p("#     gpp_mode = lbfgs")
+		p("#     gpp_hessian = central differences of the gradient")
+		p("#     iter = %d", c.settings.MaxIter)
+		p("#     output_samples = %d", c.outputDraws)
+		if c.resample {
+			p("#     psis_resample = 1")
+		}
 	} else {
 		p("# method = variational")
 		p("#   variational")

@@ -125,6 +125,10 @@ func plotELBO(w io.Writer, r *sgvb.Result) error {
 		p.Title.Text = "log joint (MAP)"
 		p.Y.Label.Text = "log joint"
 	}
+	if r.Method == sgvb.Laplace {
+		p.Title.Text = "log density (Laplace's mode search)"
+		p.Y.Label.Text = "log density (unconstrained, with the Jacobian)"
+	}
 	p.X.Label.Text = "iteration"
 	p.Add(plotter.NewGrid())
 	var line, upper, lower plotter.XYs

@@ -31,10 +31,10 @@ type console struct {
 
 	maxIter   int
 	evalEvery int
-	point     bool // a MAP fit: the objective is the log joint, exact
-	every     int  // without a terminal, print every every-th evaluation
-	n         int  // evaluations seen
-	live      bool // a \r line is on screen
+	point     string // the exact objective of an L-BFGS fit (MAP: "log joint"); "": the ELBO
+	every     int    // without a terminal, print every every-th evaluation
+	n         int    // evaluations seen
+	live      bool   // a \r line is on screen
 	liveLen   int
 	last      time.Duration // fit time of the last line shown
 }
@@ -65,9 +65,9 @@ const (
 
 // start prepares the progress display of fits (restarts, reporting to the
 // same console) of up to maxIter iterations each with an ELBO evaluation
-// every evalEvery; point is true for a MAP fit, whose objective is the log
-// joint.
-func (c *console) start(maxIter, evalEvery, fits int, point bool) {
+// every evalEvery; point names the exact objective of an L-BFGS fit (MAP,
+// Laplace's mode search: pointObjective), "" for SGVB's ELBO.
+func (c *console) start(maxIter, evalEvery, fits int, point string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.maxIter, c.evalEvery, c.n, c.last, c.point = maxIter, max(evalEvery, 1), 0, 0, point
@@ -103,10 +103,22 @@ func (c *console) progress(prefix string, p sgvb.Progress) {
 	}
 }
 
+// pointObjective returns the name of the exact objective an L-BFGS fit
+// of method m reports per iteration, "" for SGVB.
+func pointObjective(m sgvb.Method) string {
+	switch m {
+	case sgvb.MAP:
+		return "log joint"
+	case sgvb.Laplace:
+		return "log density"
+	}
+	return ""
+}
+
 // progressLine formats a progress report: iteration, ELBO ± SE (the log
-// joint of a MAP fit, point), relative change, speed and the time left to
-// the iteration limit.
-func progressLine(p sgvb.Progress, maxIter int, point bool) string {
+// joint of a MAP fit, or another exact objective point), relative change,
+// speed and the time left to the iteration limit.
+func progressLine(p sgvb.Progress, maxIter int, point string) string {
 	rel := "—"
 	if !math.IsNaN(p.RelChange) {
 		rel = fmt.Sprintf("%.1e", p.RelChange)
@@ -122,8 +134,8 @@ func progressLine(p sgvb.Progress, maxIter int, point bool) string {
 		eta = "0s"
 	}
 	objective := fmt.Sprintf("ELBO %.6g ± %.2g", p.ELBO, p.SE)
-	if point {
-		objective = fmt.Sprintf("log joint %.6g", p.ELBO)
+	if point != "" {
+		objective = fmt.Sprintf("%s %.6g", point, p.ELBO)
 	}
 	return fmt.Sprintf("iter %*d/%d  %s  rel. change %s  %.0f it/s  ETA %s",
 		len(fmt.Sprint(maxIter)), p.Iter, maxIter, objective, rel, speed, eta)

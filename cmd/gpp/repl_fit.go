@@ -291,7 +291,7 @@ func (r *repl) fitCmd(args []string) {
 	defer stop()
 
 	s := cfg.settings
-	con.start(s.MaxIter, s.EvalEvery, 1, s.Method == sgvb.MAP)
+	con.start(s.MaxIter, s.EvalEvery, 1, pointObjective(s.Method))
 	con.info("fitting the session's model: %s", describeFit(cfg, l))
 	s.Progress = func(p sgvb.Progress) {
 		con.progress("", p)
@@ -300,6 +300,7 @@ func (r *repl) fitCmd(args []string) {
 		}
 	}
 	res, err := sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+	err = laplacePos(err, l.Model)
 	con.finish()
 	if err != nil {
 		r.printError(err, srcs)

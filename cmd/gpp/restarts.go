@@ -118,7 +118,7 @@ func fitEnd(cfg *fitConfig, r *sgvb.Result) string {
 // steps), and the default log shape/log mean coordinates are the usual
 // cure. "" otherwise.
 func softplusHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.Mixture) string {
-	if s.Method == sgvb.MAP || s.Family != sgvb.FamilyGamma || s.GammaParam == sgvb.GammaLogMeanShape || s.Tol < 0 {
+	if s.Method != sgvb.SGVB || s.Family != sgvb.FamilyGamma || s.GammaParam == sgvb.GammaLogMeanShape || s.Tol < 0 {
 		return ""
 	}
 	positive := false
@@ -166,7 +166,7 @@ const farLocation = 10
 // must travel hundreds of units takes very many steps, so --init path
 // (an L-BFGS path's best point) or rescaled data is the cure. "" otherwise.
 func farStartHint(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture) string {
-	if s.Method == sgvb.MAP || s.InitPath || s.Init != nil || s.Tol < 0 || !stalledFit(r, mix) {
+	if s.Method != sgvb.SGVB || s.InitPath || s.Init != nil || s.Tol < 0 || !stalledFit(r, mix) {
 		return ""
 	}
 	name, far := "", 0.0
@@ -202,7 +202,7 @@ func farStartHint(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture) string {
 // its ELBO is 155 nats below mean-field's), and with fewer than two
 // elements held by normal factors (gamma factors would become log-normal).
 func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64) string {
-	if s.Method == sgvb.MAP || !sgvb.ParetoAlarm(paretoK, relESS) || len(s.FullRankGroups) > 0 {
+	if s.Method != sgvb.SGVB || !sgvb.ParetoAlarm(paretoK, relESS) || len(s.FullRankGroups) > 0 {
 		return ""
 	}
 	for _, f := range s.Families {

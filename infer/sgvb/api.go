@@ -113,6 +113,11 @@ type Method int
 const (
 	SGVB Method = iota // stochastic-gradient variational Bayes (the default)
 	MAP                // maximum a posteriori point estimate by L-BFGS
+	// Laplace is Stan's laplace method: q is the normal N(mode, (−H)⁻¹)
+	// on the unconstrained coordinates, at the mode of their density with
+	// the Jacobian and H its Hessian there by central differences of the
+	// gradient (laplace.go). One joint full-rank factor over every latent.
+	Laplace
 )
 
 func (m Method) String() string {
@@ -121,6 +126,8 @@ func (m Method) String() string {
 		return "sgvb"
 	case MAP:
 		return "map"
+	case Laplace:
+		return "laplace"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -279,13 +286,15 @@ func ParseFamily(s string) (Family, error) {
 	return 0, fmt.Errorf("sgvb: unknown family %q", s)
 }
 
-// ParseMethod returns the method named s ("sgvb" or "map").
+// ParseMethod returns the method named s ("sgvb", "map" or "laplace").
 func ParseMethod(s string) (Method, error) {
 	switch s {
 	case "sgvb":
 		return SGVB, nil
 	case "map":
 		return MAP, nil
+	case "laplace":
+		return Laplace, nil
 	}
 	return 0, fmt.Errorf("sgvb: unknown method %q", s)
 }
@@ -424,7 +433,7 @@ func (e Estimator) cv() bool  { return e == EntropyCV || e == STLCV || e == Esti
 // Settings controls a fit. The zero value gives the documented defaults;
 // where a negative value is allowed it disables the feature.
 type Settings struct {
-	Method Method // SGVB (default) or MAP
+	Method Method // SGVB (default), MAP or Laplace
 
 	// Family overrides the family of positive latents: FamilyAuto or
 	// FamilyGamma (the default) or FamilyLognormal ("NormSGVB").
@@ -463,7 +472,7 @@ type Settings struct {
 
 	Seed uint64 // of every random stream of the fit
 
-	MaxIter      int                // iteration limit; default 10000 (MAP: L-BFGS iterations, default 1000)
+	MaxIter      int                // iteration limit; default 10000 (MAP, Laplace: L-BFGS iterations, default 1000)
 	DrawsPerStep int                // draws S per gradient step; default 1
 	Workers      int                // goroutines sharing a step's draws (one draw: its segments, gradient, optimizer step and, for a TeamTarget, parts of its log joint) and the ELBO draws; default min(GOMAXPROCS, 4); results do not depend on it
 	Gamma        dist.GammaGradient // gamma draws and shape derivatives; nil = dist.Implicit{}
@@ -631,7 +640,7 @@ const (
 
 func (s Settings) withDefaults() Settings {
 	if s.MaxIter <= 0 {
-		if s.Method == MAP {
+		if s.Method == MAP || s.Method == Laplace {
 			s.MaxIter = defaultMAPIter
 		} else if s.Minibatch != nil {
 			s.MaxIter = defaultMinibatchIter

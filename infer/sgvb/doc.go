@@ -1,8 +1,9 @@
 // Package sgvb is gpp's inference engine: stochastic-gradient variational
 // Bayes (SGVB) with a mean-field q whose factors follow each latent's
 // support, after Knowles (2015), "Stochastic gradient variational Bayes for
-// gamma approximating distributions"; a MAP point estimate is the
-// alternative.
+// gamma approximating distributions"; a MAP point estimate and the
+// Laplace approximation (Stan's laplace: a normal at the mode of the
+// unconstrained density, laplace.go) are the alternatives.
 //
 // Place in the pipeline: lang/parser → lang/ast → lang/check → compile →
 // lang/autodiff → infer/sgvb. The compiled model reaches this package as a

@@ -410,7 +410,11 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	}
 	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.CholCorr: FamilyNormal, dist.CorrMatrix: FamilyNormal, dist.CholCov: FamilyNormal, dist.CovMatrix: FamilyNormal, dist.SumToZero: FamilyNormal, dist.SumToZeroMatrix: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
 	if named && f == FamilyFullRank {
-		if err := CheckFullRank(l.Support, latentElems(l)); err != nil {
+		n := latentElems(l)
+		if s.Method == Laplace { // MaxLaplace, checked by laplaceSettings
+			n = 1
+		}
+		if err := CheckFullRank(l.Support, n); err != nil {
 			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
 		}
 		return FamilyFullRank, nil

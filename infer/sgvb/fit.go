@@ -52,6 +52,12 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 	if s.Method == MAP && s.Minibatch != nil {
 		return nil, errors.New("sgvb: MAP (L-BFGS) needs the exact objective, not a minibatch estimate")
 	}
+	if s.Method == Laplace {
+		var err error
+		if s, err = laplaceSettings(latents, s); err != nil {
+			return nil, err
+		}
+	}
 	e, err := newEngine(t, latents, &s)
 	if err != nil {
 		return nil, err
@@ -60,6 +66,9 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 	defer e.stopOn(ctx)()
 	if s.Method == MAP {
 		return e.fitMAP(ctx)
+	}
+	if s.Method == Laplace {
+		return e.fitLaplace(ctx)
 	}
 	if !s.InitPath {
 		return e.fitSGVB(ctx)
@@ -1053,6 +1062,33 @@ func (e *engine) paretoKFrom(N int) (k, relESS float64) {
 	return ParetoDiagnostics(lw)
 }
 
+// finalEstimate sets r's ELBO and its Pareto k̂ of p/q from the final
+// stream's Settings.PSISDraws draws of q (more where k̂ is near 0.7:
+// paretoKFrom).
+func (e *engine) finalEstimate(r *Result) {
+	s := e.s
+	n := s.PSISDraws
+	elbo, se, bad := e.eval(streamFinal, 0, n)
+	r.ELBO, r.ELBOSE = elbo, se
+	lw := make([]float64, 0, n)
+	for d := 0; d < n; d++ {
+		if e.ok[d] {
+			lw = append(lw, e.lp[d]-e.lq[d])
+		}
+	}
+	if bad > 0 {
+		r.warn("%d of %d final draws had a non-finite log joint", bad, n)
+	}
+	r.ParetoK, r.ParetoRelESS = ParetoDiagnostics(lw)
+	if !math.IsNaN(r.ParetoK) {
+		r.ParetoKDraws = n
+	}
+	if N := s.ParetoKDraws; N > n && r.ParetoK >= KBandLow && r.ParetoK <= KBandHigh {
+		r.ParetoK, r.ParetoRelESS = e.paretoKFrom(N)
+		r.ParetoKDraws = N
+	}
+}
+
 // fillLogq0 sets e.lq0 from the cache's parameters (allocating it at the
 // first estimate with gamma factors).
 func (e *engine) fillLogq0() {
@@ -1415,26 +1451,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		r.ELBO, r.ELBOSE = last.ELBO, last.SE
 	}
 	if !r.Interrupted && s.PSISDraws > 0 {
-		n := s.PSISDraws
-		elbo, se, bad := e.eval(streamFinal, 0, n)
-		r.ELBO, r.ELBOSE = elbo, se
-		lw := make([]float64, 0, n)
-		for d := 0; d < n; d++ {
-			if e.ok[d] {
-				lw = append(lw, e.lp[d]-e.lq[d])
-			}
-		}
-		if bad > 0 {
-			r.warn("%d of %d final draws had a non-finite log joint", bad, n)
-		}
-		r.ParetoK, r.ParetoRelESS = ParetoDiagnostics(lw)
-		if !math.IsNaN(r.ParetoK) {
-			r.ParetoKDraws = n
-		}
-		if N := s.ParetoKDraws; N > n && r.ParetoK >= KBandLow && r.ParetoK <= KBandHigh {
-			r.ParetoK, r.ParetoRelESS = e.paretoKFrom(N)
-			r.ParetoKDraws = N
-		}
+		e.finalEstimate(r)
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {

@@ -85,6 +85,12 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 			}
 			continue
 		}
+		if s.Method == Laplace {
+			if n > MaxLaplace {
+				return nil, fmt.Errorf("sgvb: Laplace: %d unconstrained coordinates; the Laplace approximation takes at most %d (MaxLaplace)", n, MaxLaplace)
+			}
+			continue
+		}
 		if n > MaxFullRank {
 			return nil, fmt.Errorf("sgvb: full-rank group %s: %d elements; a joint full-rank factor has at most %d (MaxFullRank)", strings.Join(g, "+"), n, MaxFullRank)
 		}

@@ -232,7 +232,7 @@ const edgeCoord = 30
 // mode reports that they all did in the last round.
 func (e *engine) escapeSaddle(ctx context.Context, r *Result, problem optimize.Problem, settings *optimize.Settings, res *optimize.Result) (_ *optimize.Result, mode bool) {
 	rng := rand.New(rand.NewPCG(streamSeed(e.s.Seed, streamMAPSaddle, 0, 0)))
-	x := make([]float64, e.dim)
+	x := make([]float64, len(res.X)) // e.dim for MAP; the unconstrained coordinates for Laplace
 	f0 := res.F
 	for range saddleRounds {
 		best, back := res, 0
@@ -262,7 +262,11 @@ func (e *engine) escapeSaddle(ctx context.Context, r *Result, problem optimize.P
 		r.Iterations += res.Stats.MajorIterations
 	}
 	if res.F < f0 {
-		r.warn("MAP: L-BFGS first stopped at a stationary point that is not a mode (log joint %.6g), a saddle such as where interchangeable components coincide; restarts from points around it reached %.6g", -f0, -res.F)
+		what, obj := "MAP", "log joint"
+		if r.Method == Laplace {
+			what, obj = "Laplace", "log density"
+		}
+		r.warn("%s: L-BFGS first stopped at a stationary point that is not a mode (%s %.6g), a saddle such as where interchangeable components coincide; restarts from points around it reached %.6g", what, obj, -f0, -res.F)
 	}
 	return res, mode
 }

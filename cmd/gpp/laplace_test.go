@@ -1,0 +1,185 @@
+package main
+
+import (
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// laplaceCLITol is the tolerance of a Laplace fit's mean and covariance,
+// read back from fit.json (17 significant digits), against the exact
+// posterior where it is normal.
+const laplaceCLITol = 1e-6
+
+// regPosterior returns the exact posterior mean and covariance of beta in
+// testdata/resample_reg.gpp: y ~ N(beta₀x1 + beta₁x2, 1), beta ~ N(0, 10²).
+func regPosterior(t *testing.T) ([]float64, *mat.SymDense) {
+	t.Helper()
+	rows := readCSV(t, "testdata/resample_reg.csv")
+	P := mat.NewSymDense(2, []float64{0.01, 0, 0, 0.01})
+	v := mat.NewVecDense(2, nil)
+	for _, r := range rows[1:] {
+		var x [3]float64
+		for i := range x {
+			f, err := strconv.ParseFloat(r[i], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x[i] = f
+		}
+		for i := range 2 {
+			v.SetVec(i, v.AtVec(i)+x[i]*x[2])
+			for j := i; j < 2; j++ {
+				P.SetSym(i, j, P.At(i, j)+x[i]*x[j])
+			}
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(P) {
+		t.Fatal("posterior precision not positive definite")
+	}
+	var S mat.SymDense
+	if err := ch.InverseTo(&S); err != nil {
+		t.Fatal(err)
+	}
+	var m mat.VecDense
+	m.MulVec(&S, v)
+	return []float64{m.AtVec(0), m.AtVec(1)}, &S
+}
+
+// laplaceFactor returns the mean and covariance LLᵀ of the full-rank
+// factor of beta in a fit.json.
+func laplaceFactor(t *testing.T, ff map[string]any) ([]float64, [2][2]float64) {
+	t.Helper()
+	fs := ff["factors"].([]any)
+	if len(fs) != 1 {
+		t.Fatalf("factors %v, want beta's", fs)
+	}
+	f := fs[0].(map[string]any)
+	if f["family"] != "fullrank" {
+		t.Fatalf("beta's family %v, want fullrank", f["family"])
+	}
+	p := f["params"].(map[string]any)
+	vec := func(name string) []float64 {
+		var out []float64
+		for _, v := range p[name].([]any) {
+			out = append(out, v.(float64))
+		}
+		return out
+	}
+	L := [2][]float64{vec("L[1]"), vec("L[2]")} // columns
+	var cov [2][2]float64
+	for i := range 2 {
+		for j := range 2 {
+			for k := range 2 {
+				cov[i][j] += L[k][i] * L[k][j]
+			}
+		}
+	}
+	return vec("mean"), cov
+}
+
+// TestFitLaplace: where the posterior is normal (a regression with a known
+// noise sd) the Laplace fit is the posterior itself, mean, sds and
+// correlation; log_p__ − log_g__ is the same at every draw (k̂ −∞); the
+// outputs say laplace, carry loo.csv, and fit.json starts another fit
+// (--init) and gpp predict.
+func TestFitLaplace(t *testing.T) {
+	const model, data = "testdata/resample_reg.gpp", "testdata/resample_reg.csv"
+	d := t.TempDir()
+	first := filepath.Join(d, "first")
+	code, stdout, stderr := runSafe(t, "fit", model, data, "--family", "laplace", "--quiet", "--output-draws", "200", "--out", first)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Pareto k̂") || !strings.Contains(stdout, "(converged)") {
+		t.Errorf("summary lacks k̂ or convergence:\n%s", stdout)
+	}
+	if files := strings.Join(dirEntries(t, first), " "); files != "draws.csv elbo.csv fit.json loo.csv summary.csv" {
+		t.Errorf("files %s", files)
+	}
+	ff := readJSONObject(t, filepath.Join(first, "fit.json"))
+	if ff["method"] != "laplace" || ff["converged"] != true {
+		t.Errorf("fit.json: method %v, converged %v", ff["method"], ff["converged"])
+	}
+	if k, _ := ff["pareto_k"].(string); k != "-inf" {
+		t.Errorf("fit.json: pareto_k %v, want -inf (p/q constant)", ff["pareto_k"])
+	}
+	m, S := regPosterior(t)
+	mean, cov := laplaceFactor(t, ff)
+	for i := range 2 {
+		if math.Abs(mean[i]-m[i]) > laplaceCLITol {
+			t.Errorf("mean[%d] %.9g, want %.9g", i, mean[i], m[i])
+		}
+		if sd, want := math.Sqrt(cov[i][i]), math.Sqrt(S.At(i, i)); math.Abs(sd-want) > laplaceCLITol {
+			t.Errorf("sd[%d] %.9g, want %.9g", i, sd, want)
+		}
+	}
+	if c, want := cov[0][1]/math.Sqrt(cov[0][0]*cov[1][1]), S.At(0, 1)/math.Sqrt(S.At(0, 0)*S.At(1, 1)); math.Abs(c-want) > laplaceCLITol {
+		t.Errorf("correlation %.9g, want %.9g", c, want)
+	}
+
+	comments, header, rows := readStanCSV(t, filepath.Join(first, "draws.csv"))
+	for _, c := range []string{"# method = laplace", "#     jacobian = 1"} {
+		if !containsLine(comments, c) {
+			t.Errorf("draws.csv lacks %q", c)
+		}
+	}
+	if header[1] != "log_p__" || header[2] != "log_g__" || len(rows) != 201 {
+		t.Fatalf("draws.csv header %v, %d rows", header[:3], len(rows))
+	}
+	// q is the posterior: log p − log q is log p(y) at every draw
+	lw0 := rows[1][1] - rows[1][2]
+	for _, r := range rows[2:] {
+		if lw := r[1] - r[2]; math.Abs(lw-lw0) > 1e-6 {
+			t.Fatalf("log_p__ - log_g__ %.9g and %.9g: want one value", lw0, lw)
+		}
+	}
+
+	// --init from it: L-BFGS starts at the mode, and the fit is the same
+	second := filepath.Join(d, "second")
+	if code, _, stderr := runSafe(t, "fit", model, data, "--family", "laplace", "--quiet", "--init", first, "--out", second); code != 0 || strings.Contains(stderr, "warning") {
+		t.Fatalf("--init: exit %d: %s", code, stderr)
+	}
+	ff2 := readJSONObject(t, filepath.Join(second, "fit.json"))
+	mean2, cov2 := laplaceFactor(t, ff2)
+	for i := range 2 {
+		if math.Abs(mean2[i]-mean[i]) > laplaceCLITol || math.Abs(cov2[i][i]-cov[i][i]) > laplaceCLITol {
+			t.Errorf("--init: element %d mean %.9g var %.9g, first fit %.9g, %.9g", i, mean2[i], cov2[i][i], mean[i], cov[i][i])
+		}
+	}
+	if it, it1 := ff2["iterations"].(float64), ff["iterations"].(float64); !(it < it1) {
+		t.Errorf("--init from the mode: %v L-BFGS iterations, as many as from the default start (%v)", it, it1)
+	}
+	// and SGVB from it
+	if code, _, stderr := runSafe(t, "fit", model, data, "--fullrank", "beta", "--quiet", "--iter", "200", "--init", first, "--out", filepath.Join(d, "sgvb")); code != 0 || strings.Contains(stderr, "warning: --init") {
+		t.Errorf("SGVB --init from a Laplace fit: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "predict", first, model, data, "--quiet", "--out", filepath.Join(d, "pred")); code != 0 {
+		t.Errorf("predict: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "compare", first, second); code != 0 {
+		t.Errorf("compare: exit %d: %s", code, stderr)
+	}
+}
+
+// TestFitLaplaceSkewed: a Laplace fit of a posterior far from normal on
+// the unconstrained scale (eight schools: log tau) is flagged by k̂ above
+// 0.7, its warning printed (testdata/laplace_eight_schools.json is
+// posteriordb's eight_schools data).
+func TestFitLaplaceSkewed(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runSafe(t, "fit", "../../examples/posteriordb/eight_schools_noncentered.gpp",
+		"testdata/laplace_eight_schools.json", "--family", "laplace", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	k, _ := readJSONObject(t, filepath.Join(out, "fit.json"))["pareto_k"].(float64)
+	if !(k > 0.7) || !strings.Contains(stderr, "Pareto k̂") || !strings.Contains(stdout, "unreliable") {
+		t.Errorf("k̂ %v, want > 0.7 with a warning:\n%s\n%s", k, stdout, stderr)
+	}
+}

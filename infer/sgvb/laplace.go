@@ -1,0 +1,388 @@
+package sgvb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/gpplang/gpp/dist"
+)
+
+// The Laplace approximation (Settings.Method Laplace), as Stan's laplace
+// method gives it: q is the normal N(m, (−H)⁻¹) on the unconstrained
+// coordinates u of every latent (NewUnconstrained: the logs of positive
+// values, the logits of bounded ones, the K − 1 stick-breaking
+// coordinates of each simplex row, a matrix latent's coordinates), where m
+// is the mode of the density of u, the Jacobian of u → z included (Stan's
+// optimize jacobian=true; MAP's mode, of p(z) itself, is jacobian=false),
+// and H is the Hessian of that log density at m, by central differences
+// of its gradient. Those are the coordinates and the Jacobians of a joint
+// full-rank factor (joint.go, stick.go), so q is written as one: the
+// draws, the ELBO and the Pareto k̂ of p/q are the engine's own, and the
+// log importance ratio of a draw is that of Stan's log_p__ − log_g__.
+
+// MaxLaplace is the most unconstrained coordinates a Laplace fit takes:
+// its Hessian costs 2n gradients, its Cholesky factors O(n³) and each
+// draw of q O(n²). MaxFullRank's cap is about the convergence of SGVB
+// steps, which a Laplace fit does not take.
+const MaxLaplace = 1000
+
+// laplaceStep is the relative step of the Hessian's central differences,
+// ε^(1/3): h_j = laplaceStep·max(1, |m_j|) balances the O(h²) truncation
+// error against the O(ε/h) rounding of the gradients.
+var laplaceStep = math.Cbrt(0x1p-52)
+
+// LaplaceError says where the Hessian of the log density at the mode of a
+// Laplace fit is not negative definite (or not finite): Latent's element
+// Elem (−1 for a scalar) is the unconstrained coordinate with the largest
+// part in the direction of the Hessian's largest eigenvalue Eigen (≥ 0).
+type LaplaceError struct {
+	Latent string
+	Elem   int
+	Eigen  float64
+	// Stick says Elem counts the K − 1 stick-breaking coordinates of a
+	// simplex, not its values.
+	Stick bool
+}
+
+// where names the unconstrained coordinate of e.
+func (e *LaplaceError) where() string {
+	switch {
+	case e.Stick:
+		return fmt.Sprintf("%s's stick-breaking coordinate %d", e.Latent, e.Elem)
+	case e.Elem >= 0:
+		return fmt.Sprintf("%s[%d]", e.Latent, e.Elem)
+	}
+	return e.Latent
+}
+
+func (e *LaplaceError) Error() string {
+	where := e.where()
+	what := fmt.Sprintf("is not negative definite (its largest eigenvalue is %.3g, not below 0, its eigenvector largest at %s)", e.Eigen, where)
+	if math.IsNaN(e.Eigen) {
+		what = fmt.Sprintf("is not finite (at %s)", where)
+	}
+	return fmt.Sprintf("Laplace: the Hessian of the log density at the mode %s: there is no normal approximation there (a saddle, a ridge, or a density that grows without bound); Stan's laplace fails here too (SGVB, the default, and gpp sample need no Hessian)", what)
+}
+
+// laplaceSettings returns s with every latent in one joint full-rank
+// factor (a single latent's own, Families), or an error naming a latent
+// that has no place in one.
+func laplaceSettings(latents []Latent, s Settings) (Settings, error) {
+	if s.Minibatch != nil {
+		return s, errors.New("sgvb: Laplace needs the exact log density, not a minibatch estimate")
+	}
+	if len(s.FullRankGroups) > 0 || s.Rank != 0 || s.Band != 0 || s.InitPath {
+		return s, errors.New("sgvb: Laplace makes its own joint full-rank factor: not with FullRankGroups, Rank, Band or InitPath")
+	}
+	var names []string
+	n := 0
+	for _, l := range latents {
+		if l.Support.IsOrdered() {
+			return s, fmt.Errorf("sgvb: latent %s: the Laplace approximation is not implemented for %v latents", l.Name, l.Support)
+		}
+		if err := CheckFullRank(l.Support, 1); err != nil {
+			return s, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
+		}
+		names = append(names, l.Name)
+		n += latentElems(l)
+	}
+	if n > MaxLaplace {
+		return s, fmt.Errorf("sgvb: Laplace: %d unconstrained coordinates; the Laplace approximation takes at most %d (MaxLaplace): its Hessian costs 2n gradients and O(n³)", n, MaxLaplace)
+	}
+	s.Families = map[string]Family{}
+	if len(names) == 1 {
+		s.Families[names[0]] = FamilyFullRank
+	} else if len(names) > 1 {
+		s.FullRankGroups = [][]string{names}
+	}
+	return s, nil
+}
+
+// fitLaplace finds the mode of the unconstrained density by L-BFGS from
+// q's start (the default start, or Settings.Init's mean), takes the
+// Hessian there and sets q to N(mode, (−H)⁻¹); then the final ELBO and k̂
+// as SGVB's. Its Trace is L-BFGS's, the log density per iteration.
+func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
+	s := e.s
+	start := time.Now()
+	r := &Result{Method: Laplace, Dim: e.dim, ParetoK: math.NaN(), ParetoRelESS: math.NaN(), ELBO: math.NaN(), ELBOSE: math.NaN()}
+	if len(e.blocks) != 1 || e.blocks[0].fam != FamilyFullRank {
+		panic("sgvb: a Laplace fit needs one full-rank block")
+	}
+	b := &e.blocks[0]
+	n := b.n
+	ud, err := NewUnconstrained(e.target, e.latents)
+	if err != nil {
+		return nil, err
+	}
+	if ud.Dim() != n {
+		panic("sgvb: Laplace: the unconstrained coordinates are not the block's")
+	}
+	th := e.theta[b.poff : b.poff+b.np()]
+	u := append([]float64(nil), th[:n]...)
+
+	var lastErr error
+	cacheX, cacheG := make([]float64, n), make([]float64, n)
+	cacheF, cached := 0.0, false
+	bestX, bestF := make([]float64, n), math.Inf(1)
+	eval := func(x []float64) float64 {
+		if cached && floats.Equal(x, cacheX) {
+			return cacheF
+		}
+		copy(cacheX, x)
+		cached = true
+		lp, err := ud.LogDensity(x, cacheG)
+		if err != nil {
+			lastErr = err
+		}
+		if !finite(lp) || !allFinite(cacheG) {
+			if ctx.Err() == nil {
+				r.BadSteps++
+			}
+			cacheF = math.Inf(1)
+			return cacheF
+		}
+		floats.Scale(-1, cacheG)
+		cacheF = -lp
+		if cacheF < bestF {
+			bestF = cacheF
+			copy(bestX, x)
+		}
+		return cacheF
+	}
+	stopAt := func() (*Result, error) {
+		r.Interrupted = true
+		r.Factors, r.Groups = e.factors(), e.groups()
+		r.Seconds = time.Since(start).Seconds()
+		return r, nil
+	}
+	if math.IsInf(eval(u), 1) {
+		if ctx.Err() != nil {
+			return stopAt()
+		}
+		firstErr := lastErr
+		u0 := append([]float64(nil), u...)
+		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamMAPStart, 0, 0)))
+		try := TryNear(u0, u, 2, MAPStartTries, rng, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
+		if ctx.Err() != nil {
+			return stopAt()
+		}
+		if try == 0 {
+			if firstErr == nil {
+				firstErr = errNonFinite(0, 1)
+			}
+			return nil, fmt.Errorf("Laplace: the log density is not finite at the start nor at %d points moved by U(−2, 2) around it: %w", MAPStartTries, firstErr)
+		}
+		r.warn("Laplace: the log density is not finite at the default start; started from a point moved by U(−2, 2) per coordinate (try %d)", try)
+	}
+	rec := &mapRecorder{start: start, last: start, r: r, progress: s.Progress}
+	problem := lbfgsProblem(ctx, eval, func(grad, x []float64) {
+		eval(x)
+		copy(grad, cacheG)
+	})
+	settings := lbfgsSettings(s.MaxIter, rec)
+	res, lbfgsErr := optimize.Minimize(problem, u, settings, &optimize.LBFGS{})
+	if res == nil {
+		return nil, lbfgsErr
+	}
+	r.Iterations = res.Stats.MajorIterations
+	if res.Status == statusInterrupted || ctx.Err() != nil {
+		return stopAt()
+	}
+	if res.Status != optimize.IterationLimit && allFinite(res.X) {
+		// as MAP: a symmetric start (a mixture's components) stops L-BFGS
+		// at a saddle, which restarts from points around it escape
+		settings.Recorder = nil
+		res, _ = e.escapeSaddle(ctx, r, problem, settings, res)
+		if ctx.Err() != nil {
+			return stopAt()
+		}
+	}
+	copy(u, res.X)
+	if !allFinite(u) || !(res.F <= bestF) {
+		copy(u, bestX)
+	}
+	if math.IsInf(bestF, 1) {
+		return nil, errors.New("Laplace: L-BFGS found no point with a finite log density")
+	}
+	H, err := e.laplaceHessian(ctx, ud, u)
+	if ctx.Err() != nil {
+		return stopAt()
+	}
+	if err != nil {
+		return nil, err
+	}
+	L, err := e.laplaceCov(H)
+	if err != nil {
+		return nil, err
+	}
+	// L-BFGS's line search often fails at the mode, where no step gains
+	// more than rounding: the test of the mode is the Newton step
+	// Σ∇ log p from where it stopped, at most laplaceModeTol sds of q in
+	// every coordinate.
+	step, worst := e.newtonStep(ud, u, L)
+	r.Converged = step <= laplaceModeTol
+	if !r.Converged {
+		why := fmt.Sprintf("stopped at iteration %d", res.Stats.MajorIterations)
+		if res.Status == optimize.IterationLimit {
+			why = fmt.Sprintf("did not converge in %d iterations", res.Stats.MajorIterations)
+		} else if lbfgsErr != nil {
+			why += ": " + lbfgsErr.Error()
+		}
+		r.warn("Laplace: L-BFGS %s, not at the mode: a Newton step from there moves %s by %.3g sds of q; the normal is centred where it stopped", why, worst, step)
+	}
+	p := make([][]float64, n+1)
+	p[0] = u
+	for j := range n {
+		p[1+j] = make([]float64, n)
+		for i := j; i < n; i++ {
+			p[1+j][i] = L.At(i, j)
+		}
+	}
+	b.thetaFrom(p, th)
+	if ctx.Err() != nil {
+		return stopAt()
+	}
+	if s.PSISDraws > 0 {
+		e.finalEstimate(r)
+	}
+	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
+	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
+	r.Factors, r.Groups = e.factors(), e.groups()
+	r.Seconds = time.Since(start).Seconds()
+	return r, nil
+}
+
+// laplaceModeTol is the largest Newton step, in sds of q, at which a
+// Laplace fit's centre counts as the mode.
+const laplaceModeTol = 1e-3
+
+// newtonStep returns the largest element of the Newton step Σ∇ log p at u
+// (Σ = LLᵀ, the inverse of −H), each in sds of q, and the name of its
+// coordinate (+Inf where the gradient is not finite).
+func (e *engine) newtonStep(ud *Unconstrained, u []float64, L *mat.TriDense) (float64, string) {
+	n := len(u)
+	g := make([]float64, n)
+	if lp, _ := ud.LogDensity(u, g); !finite(lp) || !allFinite(g) {
+		return math.Inf(1), "every coordinate"
+	}
+	var t, d mat.VecDense // d = L Lᵀ g
+	t.MulVec(L.T(), mat.NewVecDense(n, g))
+	d.MulVec(L, &t)
+	max, at := 0.0, 0
+	for i := range n {
+		sd := 0.0
+		for j := 0; j <= i; j++ {
+			sd = math.Hypot(sd, L.At(i, j))
+		}
+		if v := math.Abs(d.AtVec(i)) / sd; v > max {
+			max, at = v, i
+		}
+	}
+	return max, e.laplaceError(at, 0).(*LaplaceError).where()
+}
+
+// laplaceHessian returns the Hessian of ud's log density at u by central
+// differences of its gradient, column j from u ± h_j e_j with h_j =
+// laplaceStep·max(1, |u_j|), symmetrised; a LaplaceError where an entry
+// is not finite. Cancelling ctx stops it (nil, ctx's error).
+func (e *engine) laplaceHessian(ctx context.Context, ud *Unconstrained, u []float64) (*mat.SymDense, error) {
+	n := len(u)
+	H := mat.NewDense(n, n, nil)
+	x := append([]float64(nil), u...)
+	gp, gm := make([]float64, n), make([]float64, n)
+	for j := range n {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		h := laplaceStep * math.Max(1, math.Abs(u[j]))
+		x[j] = u[j] + h
+		lp, _ := ud.LogDensity(x, gp)
+		x[j] = u[j] - h
+		lm, _ := ud.LogDensity(x, gm)
+		x[j] = u[j]
+		if !finite(lp) || !finite(lm) || !allFinite(gp) || !allFinite(gm) {
+			return nil, e.laplaceError(j, math.NaN())
+		}
+		// the step between the two points as rounded, not 2h
+		d := (u[j] + h) - (u[j] - h)
+		for i := range n {
+			H.Set(i, j, (gp[i]-gm[i])/d)
+		}
+	}
+	S := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			S.SetSym(i, j, (H.At(i, j)+H.At(j, i))/2)
+		}
+	}
+	return S, nil
+}
+
+// laplaceCov returns the lower Cholesky factor of (−H)⁻¹, or a
+// LaplaceError naming the coordinate along which −H is least positive
+// when it is not positive definite.
+func (e *engine) laplaceCov(H *mat.SymDense) (*mat.TriDense, error) {
+	n, _ := H.Dims()
+	A := mat.NewSymDense(n, nil)
+	A.ScaleSym(-1, H)
+	var ch mat.Cholesky
+	if !ch.Factorize(A) {
+		var eig mat.EigenSym
+		if !eig.Factorize(A, true) {
+			return nil, e.laplaceError(0, math.NaN())
+		}
+		vals := eig.Values(nil) // ascending
+		var vecs mat.Dense
+		eig.VectorsTo(&vecs)
+		worst := 0
+		for i := range n {
+			if math.Abs(vecs.At(i, 0)) > math.Abs(vecs.At(worst, 0)) {
+				worst = i
+			}
+		}
+		return nil, e.laplaceError(worst, math.Max(-vals[0], 0))
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		return nil, e.laplaceError(0, 0)
+	}
+	var cs mat.Cholesky
+	if !cs.Factorize(&inv) {
+		return nil, e.laplaceError(0, 0)
+	}
+	var L mat.TriDense
+	cs.LTo(&L)
+	return &L, nil
+}
+
+// laplaceError returns the LaplaceError at element i of the Laplace block.
+func (e *engine) laplaceError(i int, eigen float64) error {
+	b := &e.blocks[0]
+	mems := b.mem
+	if mems == nil {
+		mems = []member{{name: e.latents[b.lat].Name, lat: b.lat, n: b.n}}
+	}
+	for _, m := range mems {
+		if i < m.lo || i >= m.lo+m.n {
+			continue
+		}
+		l := e.latents[m.lat]
+		le := &LaplaceError{Latent: m.name, Elem: i - m.lo, Eigen: eigen, Stick: l.Support == dist.Simplex}
+		if l.Size == 1 && len(l.Shape) == 0 {
+			le.Elem = -1
+		}
+		return le
+	}
+	return &LaplaceError{Latent: b.name, Elem: i, Eigen: eigen}
+}
