@@ -21,6 +21,7 @@ type NUTSRow struct {
 	Split                       int
 	Seed                        uint64
 	K                           int
+	Chains, Warmup              int // the sampler's (Draws are the kept draws of all chains)
 	AUCROC, AUCPR, AvgPrecision float64
 	Seconds                     float64
 	Divergent, MaxDepth, Draws  int
@@ -32,13 +33,13 @@ type NUTSRow struct {
 
 // nutsHeader is the header of epm_nuts.csv.
 var nutsHeader = []string{"split", "K", "method", "auc_roc", "auc_pr", "avg_precision", "seconds", "divergent", "max_treedepth",
-	"draws", "rhat_max_latents", "rhat_max_r", "rhat_max_p_unknown", "rhat_lp", "ess_bulk_min_p_unknown", "step_size", "mean_leapfrogs", "seed", "note"}
+	"draws", "rhat_max_latents", "rhat_max_r", "rhat_max_p_unknown", "rhat_lp", "ess_bulk_min_p_unknown", "step_size", "mean_leapfrogs", "seed", "note", "chains", "warmup"}
 
 func (r NUTSRow) record() []string {
 	return []string{strconv.Itoa(r.Split), strconv.Itoa(r.K), string(NUTS), ftoa(r.AUCROC), ftoa(r.AUCPR), ftoa(r.AvgPrecision),
 		strconv.FormatFloat(r.Seconds, 'f', 3, 64), strconv.Itoa(r.Divergent), strconv.Itoa(r.MaxDepth), strconv.Itoa(r.Draws),
 		ftoa(r.RhatLatents), ftoa(r.RhatR), ftoa(r.RhatP), ftoa(r.RhatLP), ftoa(r.MinESSP), ftoa(r.StepSize), ftoa(r.MeanLeapfrogs),
-		strconv.FormatUint(r.Seed, 10), r.Note}
+		strconv.FormatUint(r.Seed, 10), r.Note, strconv.Itoa(r.Chains), strconv.Itoa(r.Warmup)}
 }
 
 // NUTSReport is the outcome of RunNUTS.
@@ -62,8 +63,10 @@ type NUTSReport struct {
 // with the sampler's diagnostics (divergences, R̂, ESS). o.Methods and
 // o.Fit are ignored; o.Quick is 1 split at K = 5 with 2 chains of 40
 // warm-up and 20 draws. It writes epm_nuts.csv (rows as splits finish) and
-// epm_nuts.md into o.Out; on cancellation it writes what it has and
-// returns the partial report with ctx.Err().
+// epm_nuts.md into o.Out, and rewrites the NUTS line of the
+// epm_linkpred.md there (if Run wrote one) from that CSV, as Run writes
+// it; on cancellation it writes what it has and returns the partial
+// report with ctx.Err().
 func RunNUTS(ctx context.Context, o Options) (*NUTSReport, error) {
 	if len(o.Ks) == 0 {
 		o.Ks = []int{10}
@@ -101,7 +104,7 @@ splits:
 				runErr = err
 				break splits
 			}
-			r := NUTSRow{Split: si, Seed: seed, K: k, AUCROC: math.NaN(), AUCPR: math.NaN(), AvgPrecision: math.NaN()}
+			r := NUTSRow{Split: si, Seed: seed, K: k, Chains: o.NUTS.Chains, Warmup: o.NUTS.Warmup, AUCROC: math.NaN(), AUCPR: math.NaN(), AvgPrecision: math.NaN()}
 			ns, begin := o.NUTS, time.Now()
 			ns.Progress = func(c, iter int, warmup bool) {
 				if iter%100 == 0 {
@@ -149,6 +152,11 @@ splits:
 		return rep, err
 	}
 	rep.Files = append(rep.Files, md)
+	// epm_linkpred.md's NUTS line, as Run writes it, from the CSV just
+	// written.
+	if err := updateLinkPredNUTS(o.Out); err != nil {
+		return rep, err
+	}
 	return rep, runErr
 }
 

@@ -91,8 +91,14 @@ func writeLinkPredOutputs(rep *Report) ([]string, error) {
 	if err != nil {
 		return files, err
 	}
+	nuts, err := linkPredNUTSLine(o.Out)
+	if err != nil {
+		// The fits are done: write their report, with the line of NUTS
+		// not run, rather than lose it over a bad epm_nuts.csv.
+		fmt.Fprintf(o.Log, "epm: the NUTS line of epm_linkpred.md left without numbers: %v\n", err)
+	}
 	md := filepath.Join(o.Out, "epm_linkpred.md")
-	if err := os.WriteFile(md, []byte(linkPredMarkdown(rep)), 0o644); err != nil {
+	if err := os.WriteFile(md, []byte(linkPredMarkdown(rep, nuts)), 0o644); err != nil {
 		return files, err
 	}
 	return append(files, md), nil
@@ -151,7 +157,8 @@ func PlotLinkPred(dir, network string) error {
 	return err
 }
 
-func linkPredMarkdown(rep *Report) string {
+// linkPredMarkdown is epm_linkpred.md; nuts is its NUTS line (nutsLine).
+func linkPredMarkdown(rep *Report, nuts string) string {
 	o := rep.Options
 	gov, cpu := machine()
 	var b strings.Builder
@@ -233,7 +240,7 @@ func linkPredMarkdown(rep *Report) string {
 	if s := rep.Find(0, KatzIndex); s != nil {
 		p("* Katz (reference): %s.\n", pm(s.AUCROC, s.AUCROCSD, 3))
 	}
-	p("* NUTS (the paper's HMC baseline, as Stan samples): run apart by `gpp-experiments epm-nuts` (`RunNUTS`, minutes a split) on the same splits; its table, divergences and R̂ are in `epm_nuts.md`.\n")
+	b.WriteString(nuts)
 	p("\n## Files\n\n")
 	p("* `epm_linkpred.csv`: one row per split, K and method (`split,K,method,auc_roc,auc_pr,seconds,elbo,avg_precision,seed,iterations,note,component_auc_roc`; Katz rows have K = 0; component_auc_roc is the mean AUC-ROC of a gamma-mixture's components alone).\n")
 	p("* `epm_linkpred.png`: AUC-ROC against K (mean ± 1 sd; Katz dashed with a ±1 sd band); `epm_linkpred_pr.png`: the same for AUC-PR.\n")

@@ -34,7 +34,7 @@ const (
 var (
 	ElementsHeader = []string{"model", "fit", "name", "kind", "q_mean", "q_sd", "nuts_mean", "nuts_sd", "z", "sd_ratio", "rhat", "ess_min", "reading"}
 	ModelsHeader   = []string{"model", "fit", "chains", "warmup", "draws", "elements", "share_abs_z_le_0.1", "median_abs_z", "worst_abs_z", "worst_z_element",
-		"median_sd_ratio", "min_sd_ratio", "min_sd_ratio_element", "divergences", "max_rhat", "min_ess", "fit_seconds", "nuts_seconds", "void", "error"}
+		"median_sd_ratio", "min_sd_ratio", "min_sd_ratio_element", "divergences", "max_rhat", "min_ess", "fit_seconds", "nuts_seconds", "nuts_init", "default_start_error", "void", "error"}
 )
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
@@ -75,7 +75,7 @@ func (r *Report) write(dir string) error {
 		recs = append(recs, []string{x.Case, x.Fit, strconv.Itoa(x.Chains), strconv.Itoa(x.Warmup), strconv.Itoa(x.Draws), strconv.Itoa(x.Elements),
 			fmtF(x.Within), fmtF(x.MedianAbsZ), fmtF(x.WorstAbsZ), x.WorstName, fmtF(x.MedianRatio), fmtF(x.MinRatio), x.MinRatioName,
 			strconv.Itoa(x.Divergences), fmtF(x.MaxRhat), fmtF(x.MinESS),
-			strconv.FormatFloat(x.FitSeconds, 'f', 2, 64), strconv.FormatFloat(x.NUTSSeconds, 'f', 2, 64), x.Void, x.Err})
+			strconv.FormatFloat(x.FitSeconds, 'f', 2, 64), strconv.FormatFloat(x.NUTSSeconds, 'f', 2, 64), x.Init, x.DefaultErr, x.Void, x.Err})
 	}
 	if err := writeCSV(filepath.Join(dir, ModelsFile), ModelsHeader, recs); err != nil {
 		return err
@@ -200,6 +200,20 @@ func (r *Report) plot(path string) error {
 	return figure.WritePNG(c, path)
 }
 
+// initMark marks the table's rows whose chains started from a fit.
+const initMark = "init from fit†"
+
+// initCases lists the cases whose NUTS started from a fit, with the fit.
+func (r *Report) initCases() []string {
+	var out []string
+	for _, x := range r.Rows {
+		if c := fmt.Sprintf("%s (from the `%s` fit)", x.Case, x.Init); x.Init != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // cellF formats a table number: NaN as —.
 func cellF(format string, v float64) string {
 	if math.IsNaN(v) {
@@ -219,6 +233,12 @@ func (r *Report) markdown() string {
 	}
 	b.WriteString(".\n\n")
 	b.WriteString("**Method.** Each model is fitted by `gpp fit … --seed 1` as examples/README.md runs it: with gpp's defaults (mean-field SGVB) and, where the docs recommend one, with the richer family named in the *fit* column. It is sampled by `gpp sample … --seed 1 --workers 1` (NUTS as Stan runs it; chains × draws after warm-up as in the table) with `--against` the fit, which compares q with the draws element by element. Over the **param** elements (outputs left out: a replicate's sd is mostly the likelihood's noise, which would flatter q), z = (q mean − NUTS mean)/NUTS sd and the sd ratio q sd / NUTS sd; *within* is the share with |z| ≤ 0.1. R̂ is the rank-normalised split R̂, ESS the smaller of bulk and tail. Times are wall-clock on one core of a loaded machine, including loading the model; NUTS's time is that of one sampling run (every run of a model draws the same chains).\n\n")
+	fmt.Fprintf(&b, "**Starts.** NUTS starts from gpp's default, Stan's: every unconstrained coordinate uniform on (−2, 2). Where that run fails, does not finish in %v, or leaves a chain stuck (every lp__ of one chain below every lp__ of the others, gpp sample's warning that suggests `--init`; label switching leaves lp__ alone, so the mixture's chains are not stuck), the model is sampled again with `--init` its richer fit (the last in the *fit* column), as a Stan user starts NUTS from Pathfinder or ADVI: chain c starts from draw c of that fit's q (independent draws, spread over q, not q's mean), and every fit of the model is compared with those chains. Such rows are marked *init from fit* (†) and their R̂, ESS and divergences are reported as for the others; the draws kept after warm-up do not depend on the start when the chains mix, and R̂ still compares chains started apart, but chains started inside q cannot find a mode that q does not reach, so on those rows the check for multimodality is weaker than from the default start. ", r.Options.SampleTimeout)
+	if inits := r.initCases(); len(inits) == 0 {
+		b.WriteString("Every model here was sampled from the default start.\n\n")
+	} else {
+		fmt.Fprintf(&b, "Started from a fit: %s; every other model from the default start.\n\n", strings.Join(inits, ", "))
+	}
 	b.WriteString("| model | fit | elements | within \\|z\\| ≤ 0.1 | median \\|z\\| | worst \\|z\\| | median sd ratio | min sd ratio | NUTS chains × draws (warm-up) | divergences | max R̂ | min ESS | fit s | NUTS s |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
 	for _, x := range r.Rows {
@@ -226,19 +246,37 @@ func (r *Report) markdown() string {
 		if x.Void != "" {
 			name += " (void)"
 		}
+		start := ""
+		if x.Init != "" {
+			start = ", " + initMark
+		}
 		if x.Err != "" {
-			fmt.Fprintf(&b, "| %s | %s | error: %s |||||||||||\n", name, x.Fit, strings.SplitN(x.Err, "\n", 2)[0])
+			fmt.Fprintf(&b, "| %s | %s | error%s: %s |||||||||||\n", name, x.Fit, start, strings.SplitN(x.Err, "\n", 2)[0])
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s (%s) | %s | %s (%s) | %d × %d (%d) | %d | %s | %s | %.1f | %.1f |\n",
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s (%s) | %s | %s (%s) | %d × %d (%d)%s | %d | %s | %s | %.1f | %.1f |\n",
 			name, x.Fit, x.Elements, cellF("%.0f %%", 100*x.Within), cellF("%.3f", x.MedianAbsZ), cellF("%.2f", x.WorstAbsZ), x.WorstName,
-			cellF("%.2f", x.MedianRatio), cellF("%.2f", x.MinRatio), x.MinRatioName, x.Chains, x.Draws, x.Warmup,
+			cellF("%.2f", x.MedianRatio), cellF("%.2f", x.MinRatio), x.MinRatioName, x.Chains, x.Draws, x.Warmup, start,
 			x.Divergences, cellF("%.3f", x.MaxRhat), cellF("%.0f", x.MinESS), x.FitSeconds, x.NUTSSeconds)
 	}
 	b.WriteString("\n")
+	seen := map[string]bool{}
 	for _, x := range r.Rows {
-		if x.Void != "" && x.Fit == meanField.Label {
-			fmt.Fprintf(&b, "*%s*: the comparison is void: %s.\n\n", x.Case, x.Void)
+		if seen[x.Case] {
+			continue
+		}
+		seen[x.Case] = true
+		if x.Init != "" {
+			fmt.Fprintf(&b, "† *%s*: from the default start, %s; its %d chains started instead from draws 1–%d of the `%s` fit's q (`gpp sample --init`).\n\n",
+				x.Case, strings.SplitN(x.DefaultErr, "\n", 2)[0], x.Chains, x.Chains, x.Init)
+		}
+		if x.Void != "" {
+			fmt.Fprintf(&b, "*%s*: the comparison is void: %s.", x.Case, x.Void)
+			if x.Err == "" {
+				fmt.Fprintf(&b, " Its max R̂ %s and min ESS %s measure that: chains that settled in different labellings disagree, and NUTS's element means average the labellings, so its |z| and sd ratios say nothing about q; they are not a failure of NUTS on one mode, and the model is left as it is (an ordering constraint would remove the second labelling).",
+					cellF("%.2f", x.MaxRhat), cellF("%.0f", x.MinESS))
+			}
+			b.WriteString("\n\n")
 		}
 	}
 	if len(r.Skipped) > 0 {

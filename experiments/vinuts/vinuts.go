@@ -4,7 +4,9 @@
 // default, and with the richer family the docs recommend where they
 // recommend one), sampled by `gpp sample`, and compared element by element
 // by `gpp sample --against`: z = (q mean − NUTS mean)/NUTS sd and the sd
-// ratio q sd / NUTS sd.
+// ratio q sd / NUTS sd. NUTS starts from Stan's random start, and from
+// draws of the model's richer fit (`gpp sample --init`) only where that
+// start fails, times out or leaves a chain stuck (see Case).
 //
 // It drives the gpp command itself (built from this module, or
 // Options.GPP), so that the fits, the sampler and the comparison are
@@ -24,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +48,10 @@ type Options struct {
 	// 4 minutes): NUTS stalls on some models (tiny steps at the maximum
 	// tree depth), and the table then says so instead of waiting.
 	SampleTimeout time.Duration
+
+	// run runs gpp with args in Root and returns its wall time; nil =
+	// the binary GPP. Tests replace it by a fake.
+	run func(ctx context.Context, args []string) (float64, error)
 }
 
 // Fit is one variational fit of a Case: its label and the flags added to
@@ -55,6 +62,13 @@ type Fit struct {
 }
 
 // Case is one model: its data, its fits and NUTS's settings.
+//
+// NUTS starts from gpp's default (Stan's: every unconstrained coordinate
+// uniform on (−2, 2)). If that run fails, does not finish in the time
+// budget or leaves a chain stuck below the others' log density, it is run
+// again with --init the case's last fit (the richer one where there are
+// two), whose q's draws start the chains; every fit of the case is then
+// compared with those chains.
 type Case struct {
 	Name  string
 	Model string   // relative to the module root, or absolute
@@ -159,8 +173,14 @@ type Row struct {
 	Divergences             int
 	MaxRhat, MinESS         float64 // over param elements: R̂ and the smaller of bulk and tail ESS
 	FitSeconds, NUTSSeconds float64
-	Void                    string
-	Err                     string
+	// Init is the label of the fit whose q's draws started NUTS's chains
+	// (gpp sample --init); "" = gpp's default start.
+	Init string
+	// DefaultErr says why NUTS from the default start was given up
+	// (Init != ""): its failure, time-out or stuck chain.
+	DefaultErr string
+	Void       string
+	Err        string
 }
 
 // Report is what Run measured.
@@ -191,7 +211,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	if o.GPP == "" {
+	if o.GPP == "" && o.run == nil {
 		o.GPP = filepath.Join(tmp, "gpp")
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", o.GPP, "./cmd/gpp")
 		cmd.Dir = o.Root
@@ -210,27 +230,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				continue
 			}
 		}
-		nutsErr := ""
+		cr := &caseRun{o: o, tmp: tmp, c: c, fits: map[string]*fitRun{}}
 		for _, f := range c.Fits {
-			var row Row
-			var elems []Elem
-			if nutsErr != "" {
-				// The case's chains are the same for every fit: do not
-				// wait for a stalled sampler twice.
-				row = Row{Case: c.Name, Fit: f.Label, Chains: c.Chains, Warmup: c.Warmup, Draws: c.Draws, Void: c.Void, Err: nutsErr}
-			} else {
-				row, elems = runFit(ctx, o, tmp, c, f)
-				if strings.HasPrefix(row.Err, nutsFailed) {
-					nutsErr = row.Err
-				}
-			}
+			row, elems := cr.row(ctx, f)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			rep.Rows = append(rep.Rows, row)
 			rep.Elems = append(rep.Elems, elems...)
-			logf(o.Log, "vi-nuts: %s %s: %d elements, %.0f%% within 0.1 sd, median sd ratio %.3g, max R̂ %.3g, %d divergences, fit %.1f s, NUTS %.1f s %s",
-				c.Name, f.Label, row.Elements, 100*row.Within, row.MedianRatio, row.MaxRhat, row.Divergences, row.FitSeconds, row.NUTSSeconds, row.Err)
+			from := "default start"
+			if row.Init != "" {
+				from = "init from " + row.Init + " fit"
+			}
+			logf(o.Log, "vi-nuts: %s %s: %d elements, %.0f%% within 0.1 sd, median sd ratio %.3g, max R̂ %.3g, %d divergences, fit %.1f s, NUTS %.1f s (%s) %s",
+				c.Name, f.Label, row.Elements, 100*row.Within, row.MedianRatio, row.MaxRhat, row.Divergences, row.FitSeconds, row.NUTSSeconds, from, row.Err)
 		}
 	}
 	// NUTS's time and diagnostics are the first fit's run (every run of a
@@ -273,8 +286,12 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// gpp runs the gpp binary in the module root and returns its wall time.
+// gpp runs gpp (o.run, or the binary o.GPP in the module root) and
+// returns its wall time.
 func gpp(ctx context.Context, o Options, args ...string) (float64, error) {
+	if o.run != nil {
+		return o.run(ctx, args)
+	}
 	cmd := exec.CommandContext(ctx, o.GPP, args...)
 	cmd.Dir = o.Root
 	start := time.Now()
@@ -286,34 +303,142 @@ func gpp(ctx context.Context, o Options, args ...string) (float64, error) {
 	return secs, nil
 }
 
-// runFit fits c by f, samples c with --against the fit and reads the
-// comparison.
-func runFit(ctx context.Context, o Options, tmp string, c Case, f Fit) (Row, []Elem) {
-	row := Row{Case: c.Name, Fit: f.Label, Chains: c.Chains, Warmup: c.Warmup, Draws: c.Draws, Void: c.Void}
-	slug := c.Name + "-" + strconv.Itoa(len(f.Flags)) + strings.NewReplacer(" ", "", "-", "", "+", "").Replace(f.Label)
-	fitDir, sampleDir := filepath.Join(tmp, slug+"-fit"), filepath.Join(tmp, slug+"-nuts")
-	args := append([]string{"fit", c.Model}, c.Data...)
-	args = append(args, "--seed", "1", "--quiet", "--out", fitDir)
-	args = append(args, f.Flags...)
-	var err error
-	if row.FitSeconds, err = gpp(ctx, o, args...); err != nil {
-		row.Err = err.Error()
-		return row, nil
+// fitRun is one fit of a case: its output directory, time and error.
+type fitRun struct {
+	dir     string
+	seconds float64
+	err     error
+}
+
+// caseRun runs one case's fits and samples: each fit once (the retry from
+// a fit may need the richer fit before its row), and NUTS from the default
+// start until that fails, then from the init fit.
+type caseRun struct {
+	o    Options
+	tmp  string
+	c    Case
+	fits map[string]*fitRun
+	// init is the fit NUTS starts from after the default start failed
+	// (defaultErr says how); nutsErr ends the case's sampling: NUTS
+	// failed from every start tried, so later fits are not sampled.
+	init                *Fit
+	defaultErr, nutsErr string
+}
+
+// fit runs `gpp fit` for f once and returns the run.
+func (cr *caseRun) fit(ctx context.Context, f Fit) *fitRun {
+	if r := cr.fits[f.Label]; r != nil {
+		return r
 	}
-	args = append([]string{"sample", c.Model}, c.Data...)
+	slug := cr.c.Name + "-" + strconv.Itoa(len(f.Flags)) + strings.NewReplacer(" ", "", "-", "", "+", "").Replace(f.Label)
+	r := &fitRun{dir: filepath.Join(cr.tmp, slug+"-fit")}
+	args := append([]string{"fit", cr.c.Model}, cr.c.Data...)
+	args = append(args, "--seed", "1", "--quiet", "--out", r.dir)
+	args = append(args, f.Flags...)
+	r.seconds, r.err = gpp(ctx, cr.o, args...)
+	cr.fits[f.Label] = r
+	return r
+}
+
+// sample runs `gpp sample --against` the fit at fitDir into sampleDir,
+// from the default start or (init != "") from the fit at init, and
+// returns its wall time and, on failure, Row.Err's text.
+func (cr *caseRun) sample(ctx context.Context, fitDir, sampleDir, init string) (float64, string) {
+	c := cr.c
+	args := append([]string{"sample", c.Model}, c.Data...)
 	args = append(args, "--seed", "1", "--quiet", "--workers", "1", "--out", sampleDir, "--against", fitDir,
 		"--chains", strconv.Itoa(c.Chains), "--warmup", strconv.Itoa(c.Warmup), "--draws", strconv.Itoa(c.Draws))
-	sctx, cancel := context.WithTimeout(ctx, o.SampleTimeout)
+	if init != "" {
+		args = append(args, "--init", init)
+	}
+	sctx, cancel := context.WithTimeout(ctx, cr.o.SampleTimeout)
 	defer cancel()
-	if row.NUTSSeconds, err = gpp(sctx, o, args...); err != nil {
-		if sctx.Err() != nil && ctx.Err() == nil {
-			row.Err = fmt.Sprintf("%s: gpp sample did not finish in %v", nutsFailed, o.SampleTimeout)
-		} else {
-			row.Err = nutsFailed + ": " + err.Error()
-		}
+	secs, err := gpp(sctx, cr.o, args...)
+	switch {
+	case err == nil:
+		return secs, ""
+	case sctx.Err() != nil && ctx.Err() == nil:
+		return secs, fmt.Sprintf("%s: gpp sample did not finish in %v", nutsFailed, cr.o.SampleTimeout)
+	default:
+		return secs, nutsFailed + ": " + err.Error()
+	}
+}
+
+// row fits the case by f, samples it with --against the fit (from the
+// default start, or from the init fit once the default start failed) and
+// reads the comparison.
+func (cr *caseRun) row(ctx context.Context, f Fit) (Row, []Elem) {
+	c := cr.c
+	row := Row{Case: c.Name, Fit: f.Label, Chains: c.Chains, Warmup: c.Warmup, Draws: c.Draws, Void: c.Void}
+	fr := cr.fit(ctx, f)
+	row.FitSeconds = fr.seconds
+	if fr.err != nil {
+		row.Err = fr.err.Error()
 		return row, nil
 	}
-	elems, err := readComparison(c.Name, f.Label, fitDir, sampleDir)
+	if cr.nutsErr != "" {
+		// NUTS failed from every start tried: do not wait for a stalled
+		// sampler again (the chains are the same for every fit).
+		row.Err, row.Init, row.DefaultErr = cr.nutsErr, cr.initLabel(), cr.defaultErr
+		return row, nil
+	}
+	sampleDir := strings.TrimSuffix(fr.dir, "-fit") + "-nuts"
+	var msg string
+	if cr.init == nil {
+		row.NUTSSeconds, msg = cr.sample(ctx, fr.dir, sampleDir, "")
+		stuck := ""
+		if msg == "" {
+			var err error
+			if stuck, err = stuckChain(filepath.Join(sampleDir, "draws.csv")); err != nil {
+				msg = err.Error()
+			}
+		}
+		if stuck == "" && (msg == "" || !strings.HasPrefix(msg, nutsFailed) || ctx.Err() != nil) {
+			return cr.finish(row, fr.dir, sampleDir, msg)
+		}
+		// The default start failed: start from the case's last fit.
+		if stuck != "" {
+			msg = fmt.Sprintf("%s: %s (in %.0f s)", nutsStuck, stuck, row.NUTSSeconds)
+		}
+		cr.defaultErr = msg
+		last := c.Fits[len(c.Fits)-1]
+		cr.init = &last
+		logf(cr.o.Log, "vi-nuts: %s %s: %s; again with --init the %s fit", c.Name, f.Label, msg, last.Label)
+	}
+	row.Init, row.DefaultErr = cr.initLabel(), cr.defaultErr
+	ir := cr.fit(ctx, *cr.init)
+	if ir.err != nil {
+		cr.nutsErr = fmt.Sprintf("%s; the %s fit to start from failed: %v", cr.defaultErr, cr.init.Label, ir.err)
+		row.Err = cr.nutsErr
+		return row, nil
+	}
+	sampleDir += "-init"
+	row.NUTSSeconds, msg = cr.sample(ctx, fr.dir, sampleDir, ir.dir)
+	if msg != "" {
+		cr.nutsErr = msg + " (from the " + cr.init.Label + " fit; from the default start: " + strings.TrimPrefix(cr.defaultErr, nutsFailed+": ") + ")"
+		msg = cr.nutsErr
+	}
+	return cr.finish(row, fr.dir, sampleDir, msg)
+}
+
+func (cr *caseRun) initLabel() string {
+	if cr.init == nil {
+		return ""
+	}
+	return cr.init.Label
+}
+
+// finish reads the comparison of a sample into row, or records msg, the
+// sample's failure (a NUTS failure also ends the case's sampling).
+func (cr *caseRun) finish(row Row, fitDir, sampleDir, msg string) (Row, []Elem) {
+	if msg != "" {
+		if strings.HasPrefix(msg, nutsFailed) {
+			cr.nutsErr = msg
+		}
+		row.Err = msg
+		return row, nil
+	}
+	elems, err := readComparison(row.Case, row.Fit, fitDir, sampleDir)
 	if err == nil {
 		row.Divergences, err = countDivergences(filepath.Join(sampleDir, "draws.csv"))
 	}
@@ -327,6 +452,59 @@ func runFit(ctx context.Context, o Options, tmp string, c Case, f Fit) (Row, []E
 
 // nutsFailed begins a Row.Err of a failed or stopped gpp sample.
 const nutsFailed = "NUTS failed"
+
+// nutsStuck begins a Row.DefaultErr of a sample with a stuck chain.
+const nutsStuck = "NUTS stuck"
+
+// stuckMinDraws is the number of draws a chain needs before stuckChain
+// judges it (gpp sample's threshold).
+const stuckMinDraws = 20
+
+// stuckChain reads a sample's draws.csv and says which chains were stuck
+// ("" if none): a chain whose every lp__ is below every lp__ of all the
+// others, the criterion of gpp sample's warning that suggests --init. Its
+// start left it in a region of low density (an ODE model's epidemic that
+// never takes off), not in another labelling of the same density, which
+// leaves lp__ alone: a mixture's label switching is not a stuck chain.
+func stuckChain(path string) (string, error) {
+	rows, err := readCSV(path)
+	if err != nil {
+		return "", err
+	}
+	var lps [][]float64
+	for _, r := range rows {
+		c, err := strconv.Atoi(r["chain__"])
+		lp := num(r["lp__"])
+		if err != nil || c < 1 || math.IsNaN(lp) {
+			return "", fmt.Errorf("%s: a draw without chain__ or lp__", path)
+		}
+		for len(lps) < c {
+			lps = append(lps, nil)
+		}
+		lps[c-1] = append(lps[c-1], lp)
+	}
+	if len(lps) < 2 {
+		return "", nil
+	}
+	for _, lp := range lps {
+		if len(lp) < stuckMinDraws {
+			return "", nil
+		}
+	}
+	var out []string
+	for c, lp := range lps {
+		othersLo := math.Inf(1)
+		for o, olp := range lps {
+			if o != c {
+				othersLo = math.Min(othersLo, slices.Min(olp))
+			}
+		}
+		if hi := slices.Max(lp); hi < othersLo {
+			out = append(out, fmt.Sprintf("chain %d's lp__ never reached the other chains' (at most %.4g, theirs at least %.4g)", c+1, hi, othersLo))
+		}
+	}
+	return strings.Join(out, "; "), nil
+}
 
 // readCSV reads a CSV with a header into rows keyed by column name.
 func readCSV(path string) ([]map[string]string, error) {
