@@ -211,18 +211,25 @@ func againstDraws(ff *fitFile) float64 {
 // againstElem reads one element: z = (q mean − NUTS mean)/NUTS sd and the
 // sd ratio q sd / NUTS sd, with their Monte Carlo standard errors. z's
 // error is that of the two means (NUTS's mcse, q's sd/√S of the fit's S
-// output draws) over NUTS's sd. An sd estimated from n effective draws has
-// a relative error of about 1/√(2n) (exact for normal draws); NUTS's n is
-// the smaller of the bulk and tail ESS, q's the fit's output draws.
+// output draws) over NUTS's sd. The ratio's relative error adds NUTS's
+// sd's, mcse_sd/sd (posterior's, from the ESS of the squared centred draws
+// and their 4th moment, so right for heavy tails, where the normal
+// 1/√(2·ESS) is too small: half the size for Student-t ν = 5), and q's,
+// 1/√(2S) (normal tails: q's draws are not at hand, only its summary).
+// Without an mcse_sd (NaN) NUTS's side falls back to 1/√(2n), n the
+// smaller of the bulk and tail ESS.
 func againstElem(name string, qm, qs, qDraws, m, s float64, mc mcmcStats) againstRow {
 	r := againstRow{name: name, qMean: qm, qSD: qs, mean: m, sd: s, mcse: mc.mcse}
 	r.z, r.ratio = (qm-m)/s, qs/s
-	ess := math.Min(mc.essBulk, mc.essTail)
 	if !(qDraws > 1) {
 		qDraws = math.Inf(1)
 	}
 	r.seZ = math.Sqrt(mc.mcse*mc.mcse+qs*qs/qDraws) / s
-	r.seRatio = r.ratio * math.Sqrt(1/(2*ess)+1/(2*qDraws))
+	relSD := mc.mcseSD / s
+	if math.IsNaN(relSD) {
+		relSD = 1 / math.Sqrt(2*math.Min(mc.essBulk, mc.essTail))
+	}
+	r.seRatio = r.ratio * math.Sqrt(relSD*relSD+1/(2*qDraws))
 	switch {
 	case !(s > 0) || math.IsInf(s, 0) || math.IsNaN(qm) || math.IsNaN(qs) || math.IsNaN(r.seZ) || math.IsNaN(r.seRatio):
 		r.reading = "not compared (an sd is 0 or a value not finite)"

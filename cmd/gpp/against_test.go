@@ -3,11 +3,15 @@ package main
 import (
 	"encoding/csv"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/infer/nuts"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestAgainstReadings: the reading of an element takes both the practical
@@ -17,8 +21,8 @@ import (
 // 0.5 sd off is "q shifted" when its error is small, and a difference
 // below the tolerance is "agrees" however precise the draws.
 func TestAgainstReadings(t *testing.T) {
-	precise := mcmcStats{mcse: 0.01, essBulk: 2000, essTail: 2000}
-	noisy := mcmcStats{mcse: 0.3, essBulk: 20, essTail: 20}
+	precise := mcmcStats{mcse: 0.01, essBulk: 2000, essTail: 2000, mcseSD: 1 / math.Sqrt(4000)}
+	noisy := mcmcStats{mcse: 0.3, essBulk: 20, essTail: 20, mcseSD: 1 / math.Sqrt(40)}
 	for _, c := range []struct {
 		name           string
 		qm, qs, qDraws float64
@@ -47,12 +51,81 @@ func TestAgainstReadings(t *testing.T) {
 		}
 	}
 	// z's error: the two means' errors over NUTS's sd
-	r := againstElem("x", 1, 2, 100, 0, 4, mcmcStats{mcse: 0.3, essBulk: 50, essTail: 80})
+	r := againstElem("x", 1, 2, 100, 0, 4, mcmcStats{mcse: 0.3, essBulk: 50, essTail: 80, mcseSD: 0.6})
 	if want := math.Sqrt(0.09+4.0/100) / 4; math.Abs(r.seZ-want) > 1e-15 || r.z != 0.25 || r.ratio != 0.5 {
 		t.Errorf("z %v ± %v, ratio %v; want 0.25 ± %v, 0.5", r.z, r.seZ, r.ratio, want)
 	}
+	if want := 0.5 * math.Sqrt(0.15*0.15+1.0/200); math.Abs(r.seRatio-want) > 1e-15 {
+		t.Errorf("the sd ratio's error %v, want %v (NUTS's mcse_sd/sd 0.15, q's 1/√200)", r.seRatio, want)
+	}
+	// without an mcse_sd, NUTS's side is normal's, from the smaller ESS
+	r = againstElem("x", 1, 2, 100, 0, 4, mcmcStats{mcse: 0.3, essBulk: 50, essTail: 80, mcseSD: math.NaN()})
 	if want := 0.5 * math.Sqrt(1.0/100+1.0/200); math.Abs(r.seRatio-want) > 1e-15 {
 		t.Errorf("the sd ratio's error %v, want %v (from the smaller ESS, 50)", r.seRatio, want)
+	}
+}
+
+// Coverage bounds of TestAgainstHeavyTails: of ±2 standard errors, 0.954
+// for a right error; 400 replicates give the coverage a binomial sd of
+// about 0.011, and the normal formula's for t₅ draws is 0.72–0.80 (seeds
+// 1–3).
+const (
+	againstCoverLo    = 0.91
+	againstCoverHi    = 0.99
+	againstCoverOldHi = 0.85
+)
+
+// TestAgainstHeavyTails: the sd ratio's error has NUTS's sd's from
+// mcse_sd, which sees the tails. 400 replicates of 4 chains of 100 iid
+// draws play NUTS's, a q with the exact sd (and exact: no q draws) the
+// fit's. For Student-t ν = 5 draws (kurtosis 9) the sd's error is about
+// twice the normal 1/√(2n): ±2 of the normal formula's errors cover the
+// ratio 1 in under 85 % of the replicates, ±2 of mcse_sd's in about 95 %;
+// for normal draws both are right.
+func TestAgainstHeavyTails(t *testing.T) {
+	const reps, chains, n = 400, 4, 100
+	for _, c := range []struct {
+		name  string
+		draw  func() float64
+		sigma float64
+		heavy bool
+	}{
+		{"t5", distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 5, Src: rand.New(rand.NewPCG(1, 9))}.Rand, math.Sqrt(5.0 / 3), true},
+		{"normal", distuv.Normal{Mu: 0, Sigma: 1, Src: rand.New(rand.NewPCG(1, 9))}.Rand, 1, false},
+	} {
+		cover, coverOld := 0, 0
+		for range reps {
+			x := make([][]float64, chains)
+			var all []float64
+			for k := range x {
+				x[k] = make([]float64, n)
+				for i := range x[k] {
+					x[k][i] = c.draw()
+				}
+				all = append(all, x[k]...)
+			}
+			s := summarise(all)
+			N := float64(len(all))
+			mc := mcmcStats{mcse: s.sd / math.Sqrt(N), essBulk: N, essTail: N, mcseSD: nuts.MCSESD(x)}
+			if r := againstElem("x", 0, c.sigma, 0, s.mean, s.sd, mc); math.Abs(r.ratio-1) <= 2*r.seRatio {
+				cover++
+			}
+			mc.mcseSD = math.NaN() // the normal formula, 1/√(2n)
+			if r := againstElem("x", 0, c.sigma, 0, s.mean, s.sd, mc); math.Abs(r.ratio-1) <= 2*r.seRatio {
+				coverOld++
+			}
+		}
+		got, old := float64(cover)/reps, float64(coverOld)/reps
+		t.Logf("%s: ±2 se cover the sd ratio 1 in %.3f of the replicates (normal formula %.3f)", c.name, got, old)
+		if got < againstCoverLo || got > againstCoverHi {
+			t.Errorf("%s: mcse_sd's ±2 se cover the ratio in %.3f of the replicates, want about 0.95", c.name, got)
+		}
+		if c.heavy && old > againstCoverOldHi {
+			t.Errorf("%s: the normal formula's ±2 se cover the ratio in %.3f, want it too tight (below %.2f)", c.name, old, againstCoverOldHi)
+		}
+		if !c.heavy && (old < againstCoverLo || old > againstCoverHi) {
+			t.Errorf("%s: the normal formula's ±2 se cover the ratio in %.3f, want about 0.95 for normal draws", c.name, old)
+		}
 	}
 }
 

@@ -95,7 +95,7 @@ with the replicates and left-out data drawn from the streams of --seed
 outputs are the sample's own, bit for bit. Its params must be the sample's
 (name, type and shape). draws.csv keeps the sample's chain__ and draw__
 columns and summary.csv has the sample's columns (mcse_mean, ess_bulk,
-ess_tail, rhat by chain).
+ess_tail, rhat, mcse_sd, the quantiles' mcse and mad, by chain).
 `
 
 // predictFlags are gpp fit's flags that gpp predict takes.

@@ -81,7 +81,10 @@ map (docs/inference.md, "gpp sample").
 It writes to --out (default gpp-sample), each file atomically, under fit's
 lock: summary.csv (fit's columns, then mcse_mean, ess_bulk, ess_tail and
 rhat of every param and output element: rank-normalised split R̂ and ESS as
-Stan ≥ 2.30 and the posterior package report them) and draws.csv (CmdStan's
+Stan ≥ 2.30 and the posterior package report them; then mcse_sd, mcse_q5,
+mcse_q50, mcse_q95 and mad, the posterior package's Monte Carlo errors of
+the sd and the quantiles and the median absolute deviation × 1.4826; the
+printed table shows mcse_mean only) and draws.csv (CmdStan's
 sample layout: comment lines with the settings, the columns chain__, draw__,
 lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and
 energy__, then the params and outputs as gpp fit names them; each chain's
@@ -102,8 +105,9 @@ shape, as gpp predict checks them) with the draws, element by element: q's
 mean and sd (from the fit's summary), NUTS's mean, sd and mcse, z = (q mean −
 mean) / sd and the sd ratio q sd / sd, with a reading: "q too narrow" (or
 "too wide") when the ratio is off 1 by more than 0.1 and by more than 3
-Monte Carlo standard errors (of NUTS's sd, from the smaller ESS, and of the
-fit's, from its output draws, fewer when --psis-resample resampled them),
+Monte Carlo standard errors (of NUTS's sd, its mcse_sd, which heavy tails
+widen, and of the fit's, from its output draws, fewer when --psis-resample
+resampled them),
 "q shifted above" (or "below") when |z| is above 0.1 and 3 standard errors
 (NUTS's mcse, q's sd/√draws), "agrees" when both are within 0.1, and
 "within Monte Carlo error" otherwise. A
@@ -296,8 +300,15 @@ type sampleDraws struct {
 	xdim   int
 }
 
-// mcmcStats are the MCMC diagnostics of one column.
-type mcmcStats struct{ mcse, essBulk, essTail, rhat float64 }
+// mcmcStats are the MCMC diagnostics of one column: the Monte Carlo
+// standard errors of its mean, sd and 5, 50 and 95 % quantiles, its ESS
+// and R̂, and its MAD (posterior's summarise_draws columns).
+type mcmcStats struct {
+	mcse, essBulk, essTail, rhat float64
+	mcseSD                       float64
+	mcseQ                        [3]float64 // of q5, q50 and q95
+	mad                          float64
+}
 
 // runSample loads the model, samples, writes the outputs and prints the
 // summary and Stan's warnings.
@@ -639,7 +650,11 @@ func summariseChains(sd *sampleDraws) ([]stats, []mcmcStats) {
 	ms := make([]mcmcStats, len(st))
 	for c, col := range sd.ds.cols {
 		ch := sd.byChain(col)
-		ms[c] = mcmcStats{nuts.MCSEMean(ch), nuts.ESSBulk(ch), nuts.ESSTail(ch), nuts.Rhat(ch)}
+		ms[c] = mcmcStats{mcse: nuts.MCSEMean(ch), essBulk: nuts.ESSBulk(ch), essTail: nuts.ESSTail(ch), rhat: nuts.Rhat(ch),
+			mcseSD: nuts.MCSESD(ch), mad: nuts.MAD(ch)}
+		for k, p := range []float64{0.05, 0.5, 0.95} {
+			ms[c].mcseQ[k] = nuts.MCSEQuantile(ch, p)
+		}
 		st[c].rhat = ms[c].rhat
 	}
 	return st, ms
@@ -802,16 +817,20 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 }
 
 // writeSampleSummaryCSV writes summary.csv: fit's columns, then the MCMC
-// diagnostics.
+// diagnostics, then the further Monte Carlo errors and the MAD after them
+// (added later: the first 11 columns keep their places for readers by
+// position).
 func writeSampleSummaryCSV(w io.Writer, sd *sampleDraws, st []stats, ms []mcmcStats) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"name", "family", "mean", "sd", "q5", "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat"})
+	cw.Write([]string{"name", "family", "mean", "sd", "q5", "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat",
+		"mcse_sd", "mcse_q5", "mcse_q50", "mcse_q95", "mad"})
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
 			s, m := st[v.first+j], ms[v.first+j]
 			cw.Write([]string{elemName(v.name, v.shape, k), v.family,
 				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95),
-				formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat)})
+				formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
+				formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad)})
 		}
 	}
 	cw.Flush()

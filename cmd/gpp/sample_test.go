@@ -360,3 +360,59 @@ func TestSampleDrawsInterrupted(t *testing.T) {
 		t.Errorf("draws.csv not marked interrupted:\n%s", b.String())
 	}
 }
+
+// TestSampleSummaryMCSE: summary.csv keeps its first 11 columns in their
+// places and adds posterior's mcse_sd, mcse_q5, mcse_q50, mcse_q95 and mad,
+// each that of the element's draws in draws.csv split by chain (draws.csv
+// has 6 digits, hence the tolerance).
+func TestSampleSummaryMCSE(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s")
+	code, _, stderr := runGpp("sample", poissonModel, poissonData, "--chains", "2", "--warmup", "100", "--draws", "150",
+		"--seed", "5", "--quiet", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	rows := readCSV(t, filepath.Join(out, summaryFile))
+	want := "name,family,mean,sd,q5,q50,q95,mcse_mean,ess_bulk,ess_tail,rhat,mcse_sd,mcse_q5,mcse_q50,mcse_q95,mad"
+	if got := strings.Join(rows[0], ","); got != want {
+		t.Fatalf("summary.csv header %q, want %q", got, want)
+	}
+	draws, err := os.ReadFile(filepath.Join(out, drawsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr, err := csv.NewReader(strings.NewReader(stripComments(string(draws)))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := readSummaryCSV(t, filepath.Join(out, summaryFile))
+	for j, name := range dr[0] {
+		s, ok := sum[name]
+		if !ok {
+			continue
+		}
+		ch := make([][]float64, 2)
+		for _, r := range dr[1:] {
+			c, _ := strconv.Atoi(r[0])
+			v, _ := strconv.ParseFloat(r[j], 64)
+			ch[c-1] = append(ch[c-1], v)
+		}
+		for _, c := range []struct {
+			col  string
+			want float64
+		}{
+			{"mcse_sd", nuts.MCSESD(ch)},
+			{"mcse_q5", nuts.MCSEQuantile(ch, 0.05)},
+			{"mcse_q50", nuts.MCSEQuantile(ch, 0.5)},
+			{"mcse_q95", nuts.MCSEQuantile(ch, 0.95)},
+			{"mad", nuts.MAD(ch)},
+		} {
+			if got := s[c.col]; !(math.Abs(got-c.want) <= 1e-4*math.Abs(c.want)) {
+				t.Errorf("%s: %s %v, from draws.csv %v", name, c.col, got, c.want)
+			}
+		}
+	}
+	if len(sum) != 2 {
+		t.Errorf("summary.csv has %d elements, want lambda and twice", len(sum))
+	}
+}

@@ -37,7 +37,8 @@
 // cores, loaded): the vector work of the leapfrog step and the tree,
 // ~10 passes over d numbers per gradient, beside 0.13 µs for that density.
 //
-// The diagnostics (Rhat, ESSBulk, ESSTail, MCSEMean, EBFMI) are those of
-// Vehtari et al. (2021) as the R package posterior computes them, pinned to
-// an independent Python transcription in the tests.
+// The diagnostics (Rhat, ESSBulk, ESSTail, MCSEMean, MCSESD, MCSEQuantile,
+// EBFMI) and MAD are those of Vehtari et al. (2021) as the R package
+// posterior computes them, pinned to an independent Python transcription
+// in the tests.
 package nuts

@@ -116,3 +116,70 @@ def mcse_mean(x):
 for shift in (0.0, 0.1):
     x = draws(4, 101, shift)
     print("{%g, %.17g, %.17g, %.17g, %.17g}," % (shift, rhat(x), ess(zscale(split(x))), ess_tail(x), mcse_mean(x)))
+
+# --- mcse.go: posterior's mcse_sd, mcse_quantile and R's mad, transcribed
+# from their definitions; the beta quantile is mpmath's regularised
+# incomplete beta inverted by bisection at 50 digits (gonum's cephes
+# inversion on the Go side).
+import mpmath
+
+def qbeta(p, a, b):
+    mpmath.mp.dps = 50
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mpmath.betainc(a, b, 0, mid, regularized=True) < p:
+            lo = mid
+        else:
+            hi = mid
+    return float((lo + hi) / 2)
+
+def mcse_sd(x):
+    flat = [v for ch in x for v in ch]
+    m = mean(flat)
+    c2 = [[(v - m) ** 2 for v in ch] for ch in x]
+    e = ess(split(c2))
+    evar = mean([(v - m) ** 2 for v in flat])
+    varvar = (mean([(v - m) ** 4 for v in flat]) - evar ** 2) / e
+    return math.sqrt(varvar / evar / 4)
+
+def mcse_quantile(x, p):
+    flat = [v for ch in x for v in ch]
+    q = quantile7(flat, p)
+    e = ess([[1.0 if v <= q else 0.0 for v in ch] for ch in split(x)])
+    a1 = qbeta(0.1586553, e * p + 1, e * (1 - p) + 1)
+    a2 = qbeta(0.8413447, e * p + 1, e * (1 - p) + 1)
+    s = sorted(flat); S = len(s)
+    th1 = s[max(math.floor(a1 * S), 1) - 1]  # R's 1-based index
+    th2 = s[min(math.ceil(a2 * S), S) - 1]
+    return (th2 - th1) / 2
+
+def mad(x):
+    flat = [v for ch in x for v in ch]
+    med = quantile7(flat, 0.5)
+    return 1.4826 * quantile7([abs(v - med) for v in flat], 0.5)
+
+print()
+for shift in (0.0, 0.1):
+    x = draws(4, 101, shift)
+    print("{%g, %.17g, %.17g, %.17g, %.17g, %.17g}," % (shift, mcse_sd(x), mcse_quantile(x, 0.05), mcse_quantile(x, 0.5), mcse_quantile(x, 0.95), mad(x)))
+
+# The same chains unrounded (no ties), where the quantile MCSEs are
+# differences of distinct order statistics.
+def draws_unrounded(chains, n, shift):
+    state = 12345
+    out = []
+    for c in range(chains):
+        y = 0.0
+        ch = []
+        for i in range(n):
+            state = (1664525 * state + 1013904223) % 2**32
+            y = 0.7 * y + (state / 2**32 - 0.5) + shift * c
+            ch.append(y)
+        out.append(ch)
+    return out
+
+print()
+for shift in (0.0, 0.1):
+    x = draws_unrounded(4, 101, shift)
+    print("{%g, %.17g, %.17g, %.17g, %.17g, %.17g}," % (shift, mcse_sd(x), mcse_quantile(x, 0.05), mcse_quantile(x, 0.5), mcse_quantile(x, 0.95), mad(x)))
