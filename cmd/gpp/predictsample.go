@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -245,7 +246,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		removeIfEmpty()
 		return exitError
 	}
-	st, ms := summariseChains(sd)
+	st, ms := summariseChains(sd, runtime.NumCPU())
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},

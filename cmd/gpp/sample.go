@@ -182,7 +182,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.IntVar(&s.MaxDepth, "max-depth", 10, "maximum tree depth: at most 2^depth leapfrog steps an iteration")
 	fs.Float64Var(&s.Delta, "adapt-delta", 0.8, "target acceptance statistic of the step-size adaptation, in (0, 1): higher\ngives smaller steps and fewer divergences")
 	fs.StringVar(&sc.metric, "metric", "diag", "the inverse metric warm-up adapts: diag (Stan's diag_e), dense (dense_e) or\nunit (unit_e, not adapted)")
-	fs.IntVar(&s.Workers, "workers", 0, "goroutines running the chains; 0: the number of CPUs, at most --chains\n(results do not depend on it)")
+	fs.IntVar(&s.Workers, "workers", 0, "goroutines running the chains, then the columns' diagnostics; 0: the number of\nCPUs, at most --chains (results do not depend on it)")
 	fs.StringVar(&cfg.out, "out", defaultSampleOut, "output `directory` (created if needed)")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
@@ -472,7 +472,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		return nil, exitInterrupted
 	}
 	run.sd = sd
-	run.st, run.ms = summariseChains(sd)
+	run.st, run.ms = summariseChains(sd, s.Workers)
 	sampleLOO(sd, m)
 	if af != nil {
 		run.against, run.missing = compareAgainst(af, sd, run.st, run.ms)
@@ -644,17 +644,31 @@ func (sd *sampleDraws) byChain(col []float64) [][]float64 {
 }
 
 // summariseChains summarises every column over all chains (fit's
-// statistics) and gives its MCMC diagnostics.
-func summariseChains(sd *sampleDraws) ([]stats, []mcmcStats) {
+// statistics) and gives its MCMC diagnostics, the columns' diagnostics on
+// workers goroutines (each column's its own: the numbers do not depend on
+// workers).
+func summariseChains(sd *sampleDraws, workers int) ([]stats, []mcmcStats) {
 	st := summariseColumns(sd.ds)
 	ms := make([]mcmcStats, len(st))
-	for c, col := range sd.ds.cols {
-		ch := sd.byChain(col)
-		ms[c] = mcmcStats{mcse: nuts.MCSEMean(ch), essBulk: nuts.ESSBulk(ch), essTail: nuts.ESSTail(ch), rhat: nuts.Rhat(ch),
-			mcseSD: nuts.MCSESD(ch), mad: nuts.MAD(ch)}
-		for k, p := range []float64{0.05, 0.5, 0.95} {
-			ms[c].mcseQ[k] = nuts.MCSEQuantile(ch, p)
-		}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), len(ms)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := int(next.Add(1) - 1); c < len(ms); c = int(next.Add(1) - 1) {
+				ch := sd.byChain(sd.ds.cols[c])
+				dg := nuts.Diagnose(ch)
+				ms[c] = mcmcStats{mcse: dg.MCSEMean, essBulk: dg.ESSBulk, essTail: dg.ESSTail, rhat: dg.Rhat,
+					mcseSD: nuts.MCSESD(ch), mad: nuts.MAD(ch)}
+				for k, p := range []float64{0.05, 0.5, 0.95} {
+					ms[c].mcseQ[k] = nuts.MCSEQuantile(ch, p)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for c := range st {
 		st[c].rhat = ms[c].rhat
 	}
 	return st, ms

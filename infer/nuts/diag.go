@@ -2,8 +2,11 @@ package nuts
 
 import (
 	"math"
+	"math/bits"
+	"slices"
 	"sort"
 
+	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -16,6 +19,40 @@ import (
 // with posterior's "antithetic" adjustment (the first negative pair's even
 // term kept, τ̂ at least 1/log10(S)).
 
+// Diagnostics are one quantity's MCMC diagnostics, as Rhat, ESSBulk,
+// ESSTail and MCSEMean give them.
+type Diagnostics struct {
+	Rhat, ESSBulk, ESSTail, MCSEMean float64
+}
+
+// Diagnose returns Rhat, ESSBulk, ESSTail and MCSEMean of the chains, the
+// same numbers bit for bit, computed together: one sort of all the draws
+// (the median, the tail quantiles and, for chains of even length, the
+// ranks) and one rank normalisation (the bulk R̂ and the bulk ESS)
+// instead of two. gpp sample calls it for each column.
+func Diagnose(chains [][]float64) Diagnostics {
+	x := split(chains)
+	if x == nil || badDraws(x) {
+		nan := math.NaN()
+		return Diagnostics{nan, nan, nan, nan}
+	}
+	all := flatten(chains)
+	sorted := slices.Clone(all)
+	sort.Float64s(sorted)
+	var zx [][]float64
+	if len(chains[0])%2 == 0 { // the split chains hold every draw
+		zx = zScaleSorted(x, sorted)
+	} else {
+		zx = zScale(x)
+	}
+	return Diagnostics{
+		Rhat:     rhat(chains, zx, quantile7(sorted, 0.5)),
+		ESSBulk:  ess(zx),
+		ESSTail:  essTail(x, sorted),
+		MCSEMean: mcseMean(x, all),
+	}
+}
+
 // Rhat is the rank-normalised split-R̂: the larger of the bulk R̂ (of the
 // rank-normalised draws) and the tail R̂ (of the rank-normalised |x − median|).
 func Rhat(chains [][]float64) float64 {
@@ -23,8 +60,13 @@ func Rhat(chains [][]float64) float64 {
 	if x == nil || badDraws(x) {
 		return math.NaN()
 	}
-	bulk := rhatBasic(zScale(x))
-	med := median(chains)
+	return rhat(chains, zScale(x), median(chains))
+}
+
+// rhat is Rhat of the chains whose split chains have the rank-normalised
+// draws zx, med the median of all draws.
+func rhat(chains, zx [][]float64, med float64) float64 {
+	bulk := rhatBasic(zx)
 	f := make([][]float64, len(chains))
 	for c, ch := range chains {
 		f[c] = make([]float64, len(ch))
@@ -58,6 +100,11 @@ func ESSTail(chains [][]float64) float64 {
 	}
 	all := flatten(chains)
 	sort.Float64s(all)
+	return essTail(x, all)
+}
+
+// essTail is ESSTail of the split chains x, all every draw, sorted.
+func essTail(x [][]float64, all []float64) float64 {
 	e := math.Inf(1)
 	for _, p := range []float64{0.05, 0.95} {
 		q := quantile7(all, p)
@@ -105,7 +152,12 @@ func MCSEMean(chains [][]float64) float64 {
 	if x == nil || badDraws(x) {
 		return math.NaN()
 	}
-	all := flatten(chains)
+	return mcseMean(x, flatten(chains))
+}
+
+// mcseMean is MCSEMean of the split chains x, all the draws in chain
+// order.
+func mcseMean(x [][]float64, all []float64) float64 {
 	m := 0.0
 	for _, v := range all {
 		m += v
@@ -219,34 +271,33 @@ func quantile7(s []float64, p float64) float64 {
 // zScale rank-normalises x over all chains: ranks r (ties averaged) mapped
 // to Φ⁻¹((r − 3/8)/(S + 1/4)), Blom's normal scores.
 func zScale(x [][]float64) [][]float64 {
-	type item struct {
-		v    float64
-		c, i int
-	}
-	var items []item
-	for c, ch := range x {
-		for i, v := range ch {
-			items = append(items, item{v, c, i})
-		}
-	}
-	sort.Slice(items, func(a, b int) bool { return items[a].v < items[b].v })
-	S := float64(len(items))
-	out := make([][]float64, len(x))
-	for c, ch := range x {
-		out[c] = make([]float64, len(ch))
-	}
+	s := flatten(x)
+	slices.Sort(s)
+	return zScaleSorted(x, s)
+}
+
+// zScaleSorted is zScale with s the draws of x, sorted: the normal score
+// of each run of ties once, then each draw's by a binary search for the
+// first of its run (no sort of (value, chain, index) records).
+func zScaleSorted(x [][]float64, s []float64) [][]float64 {
+	S := float64(len(s))
+	z := make([]float64, len(s)) // at the first index of each run of ties
 	std := distuv.UnitNormal
-	for a := 0; a < len(items); {
+	for a := 0; a < len(s); {
 		b := a
-		for b+1 < len(items) && items[b+1].v == items[a].v {
+		for b+1 < len(s) && s[b+1] == s[a] {
 			b++
 		}
 		r := float64(a+b)/2 + 1 // the average 1-based rank of the ties
-		z := std.Quantile((r - 3.0/8) / (S + 0.25))
-		for k := a; k <= b; k++ {
-			out[items[k].c][items[k].i] = z
-		}
+		z[a] = std.Quantile((r - 3.0/8) / (S + 0.25))
 		a = b + 1
+	}
+	out := make([][]float64, len(x))
+	for c, ch := range x {
+		out[c] = make([]float64, len(ch))
+		for i, v := range ch {
+			out[c][i] = z[sort.SearchFloat64s(s, v)]
+		}
 	}
 	return out
 }
@@ -287,52 +338,35 @@ func rhatBasic(x [][]float64) float64 {
 // ess is the effective sample size of the chains x (posterior's .ess):
 // autocorrelations ρ̂_t = 1 − (W − mean_c acov_c(t)) / var⁺ with acov the
 // biased autocovariance of each chain, summed over Geyer's initial positive
-// sequence made monotone. Autocovariances are computed lag by lag, only as
-// far as the sequence needs.
-func ess(x [][]float64) float64 {
+// sequence made monotone. The autocovariances come from acov: the first
+// lags summed directly, the rest, when the sequence runs that far, by FFT.
+func ess(x [][]float64) float64 { return essLags(x, directLags(len(x[0]))) }
+
+// essLags is ess with the lags below direct summed directly, the others
+// by FFT (tests compare all of one kind with all of the other).
+func essLags(x [][]float64, direct int) float64 {
 	m := len(x)
 	n := len(x[0])
 	if n < 3 {
 		return math.NaN()
 	}
 	nf := float64(n)
-	centred := make([][]float64, m)
-	means := make([]float64, m)
-	for c, ch := range x {
-		mu, _ := meanVar(ch)
-		means[c] = mu
-		centred[c] = make([]float64, n)
-		for i, v := range ch {
-			centred[c][i] = v - mu
-		}
-	}
-	// acov(t): the mean over chains of the biased lag-t autocovariance.
-	acov := func(t int) float64 {
-		s := 0.0
-		for _, y := range centred {
-			a := 0.0
-			for i := 0; i+t < n; i++ {
-				a += y[i] * y[i+t]
-			}
-			s += a / nf
-		}
-		return s / float64(m)
-	}
-	meanVarW := acov(0) * nf / (nf - 1)
+	ac := newAutocov(x, direct)
+	meanVarW := ac.at(0) * nf / (nf - 1)
 	varPlus := meanVarW * (nf - 1) / nf
 	if m > 1 {
-		_, vm := meanVar(means)
+		_, vm := meanVar(ac.means)
 		varPlus += vm
 	}
 	rho := make([]float64, n)
 	rho[0] = 1
-	even, odd := 1.0, 1-(meanVarW-acov(1))/varPlus
+	even, odd := 1.0, 1-(meanVarW-ac.at(1))/varPlus
 	rho[1] = odd
 	t := 0
 	for t < n-5 && !math.IsNaN(even+odd) && even+odd > 0 {
 		t += 2
-		even = 1 - (meanVarW-acov(t))/varPlus
-		odd = 1 - (meanVarW-acov(t+1))/varPlus
+		even = 1 - (meanVarW-ac.at(t))/varPlus
+		odd = 1 - (meanVarW-ac.at(t+1))/varPlus
 		if even+odd >= 0 {
 			rho[t] = even
 			rho[t+1] = odd
@@ -358,4 +392,112 @@ func ess(x [][]float64) float64 {
 	tau += rho[maxT]
 	tau = math.Max(tau, 1/math.Log10(S))
 	return S / tau
+}
+
+// autocov gives the mean over chains of the biased lag-t autocovariance
+// (1/n) Σ_i y_i y_{i+t} of the centred chains y, as posterior's
+// autocovariance() (which takes it from an FFT). Geyer's sequence reads
+// lags in increasing order and mostly stops after a few, so the lags
+// below direct are summed directly, O(n) each; a lag from direct on takes
+// every lag of every chain from one FFT each, O(n log n), so that a
+// slowly mixing chain (τ in the hundreds) costs O(n log n), not O(n²).
+// Both are the same sums to rounding (TestAutocovFFT).
+type autocov struct {
+	centred [][]float64
+	means   []float64
+	n       int
+	direct  int       // lags below it are summed directly
+	fft     []float64 // every lag by FFT, once a lag ≥ direct was asked
+}
+
+func newAutocov(x [][]float64, direct int) *autocov {
+	n := len(x[0])
+	a := &autocov{centred: make([][]float64, len(x)), means: make([]float64, len(x)), n: n, direct: direct}
+	for c, ch := range x {
+		mu, _ := meanVar(ch)
+		a.means[c] = mu
+		a.centred[c] = make([]float64, n)
+		for i, v := range ch {
+			a.centred[c][i] = v - mu
+		}
+	}
+	return a
+}
+
+// directLags is how many lags autocov sums directly for chains of n
+// draws: about what one FFT of 2n points costs (BenchmarkAutocov: an FFT
+// of 8 chains costs 40–110 lags of direct sums for n from 500 to 50 000).
+func directLags(n int) int { return 4 * bits.Len(uint(2*n)) }
+
+// at returns the autocovariance at lag t (0 ≤ t < n).
+func (a *autocov) at(t int) float64 {
+	if t < a.direct {
+		return acovDirect(a.centred, t)
+	}
+	if a.fft == nil {
+		a.fft = acovFFT(a.centred)
+	}
+	return a.fft[t]
+}
+
+// acovDirect is the mean over the centred chains y of (1/n) Σ_i y_i y_{i+t}.
+func acovDirect(y [][]float64, t int) float64 {
+	n := len(y[0])
+	nf := float64(n)
+	s := 0.0
+	for _, ch := range y {
+		a := 0.0
+		for i := 0; i+t < n; i++ {
+			a += ch[i] * ch[i+t]
+		}
+		s += a / nf
+	}
+	return s / float64(len(y))
+}
+
+// acovFFT is acovDirect at every lag t < n, each chain's sums from one
+// real FFT of the chain padded with zeros to a length L ≥ 2n − 1 (so
+// that the circular correlation is the linear one), L's factors 2, 3 and
+// 5: the inverse transform of |Y|² is L times the sums.
+func acovFFT(y [][]float64) []float64 {
+	n := len(y[0])
+	nf := float64(n)
+	l := fftSize(2*n - 1)
+	f := fourier.NewFFT(l)
+	buf := make([]float64, l)
+	coef := make([]complex128, l/2+1)
+	sums := make([]float64, l)
+	out := make([]float64, n)
+	for _, ch := range y {
+		copy(buf, ch)
+		clear(buf[n:])
+		f.Coefficients(coef, buf)
+		for k, c := range coef {
+			coef[k] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
+		}
+		f.Sequence(sums, coef)
+		for t := range out {
+			out[t] += sums[t] / float64(l) / nf
+		}
+	}
+	for t := range out {
+		out[t] /= float64(len(y))
+	}
+	return out
+}
+
+// fftSize is the smallest 2^a·3^b·5^c ≥ n (n ≥ 1), a length the FFT
+// handles fast.
+func fftSize(n int) int {
+	best := math.MaxInt
+	for p5 := 1; p5 < best; p5 *= 5 {
+		for p35 := p5; p35 < best; p35 *= 3 {
+			p := p35
+			for p < n {
+				p *= 2
+			}
+			best = min(best, p)
+		}
+	}
+	return best
 }

@@ -95,9 +95,117 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 			if tB {
 				bs = b[j0*ldb:]
 			}
+			if (!tA && tB && k <= smallGemmLen) || (!(!tA && tB) && nj <= smallGemmLen) {
+				gemmSmall(tA, tB, mi, nj, k, alpha, as, lda, bs, ldb, beta, c[i0*ldc+j0:], ldc)
+				continue
+			}
 			impl.Dgemm(trans(tA), trans(tB), mi, nj, k, alpha, as, lda, bs, ldb, beta, c[i0*ldc+j0:], ldc)
 		}
 	}
+}
+
+// smallGemmLen is the longest inner loop that gemmSmall takes over from
+// gonum's Dgemm: a row of c for the forms that add rows of op(b) (all but
+// a·bᵀ), a row of a for a·bᵀ, which takes dot products. Dgemm calls an
+// assembly kernel per such loop, whose call costs more than a short
+// loop's work: a [N, 1] × [1, 3] product (cultivar's alcohol * B[0]') is
+// 3N kernel calls of one or three multiply-adds.
+const smallGemmLen = 8
+
+// gemmSmall is gonum's Dgemm (c = alpha op(a) op(b) + beta c, serial, as
+// gemm's tiles always are) written out in Go for short inner loops: the
+// same operations in the same order as gonum's serial kernels
+// (dgemmSerial*, with f64.AxpyUnitary, AxpyInc and DotUnitary's four
+// partial sums), so the same bits (TestGemmSmallMatchesGonum), without a
+// call per row. float64(x*y) keeps a product from being fused into an FMA,
+// as gonum's SSE2 kernels do not fuse.
+func gemmSmall(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if (alpha == 0 || k == 0) && beta == 1 {
+		return
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			cr := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(cr)
+				continue
+			}
+			for j := range cr {
+				cr[j] *= beta
+			}
+		}
+	}
+	switch {
+	case !tA && !tB:
+		for i := 0; i < m; i++ {
+			cr := c[i*ldc : i*ldc+n]
+			for l, v := range a[i*lda : i*lda+k] {
+				if t := alpha * v; t != 0 {
+					for j, x := range b[l*ldb : l*ldb+n] {
+						cr[j] += float64(t * x)
+					}
+				}
+			}
+		}
+	case tA && !tB:
+		for l := 0; l < k; l++ {
+			br := b[l*ldb : l*ldb+n]
+			for i, v := range a[l*lda : l*lda+m] {
+				if t := alpha * v; t != 0 {
+					cr := c[i*ldc : i*ldc+n]
+					for j, x := range br {
+						cr[j] += float64(t * x)
+					}
+				}
+			}
+		}
+	case !tA && tB && k == 1: // an outer product: dotUnitary of one element is 0 + x·y
+		for i := 0; i < m; i++ {
+			av := a[i*lda]
+			cr := c[i*ldc : i*ldc+n]
+			for j := range cr {
+				cr[j] += float64(alpha * (0 + float64(av*b[j*ldb])))
+			}
+		}
+	case !tA && tB:
+		for i := 0; i < m; i++ {
+			ar := a[i*lda : i*lda+k]
+			cr := c[i*ldc : i*ldc+n]
+			for j := range cr {
+				cr[j] += float64(alpha * dotUnitary(ar, b[j*ldb:j*ldb+k]))
+			}
+		}
+	default:
+		for l := 0; l < k; l++ {
+			for i, v := range a[l*lda : l*lda+m] {
+				if t := alpha * v; t != 0 {
+					cr := c[i*ldc : i*ldc+n]
+					for j := range cr {
+						cr[j] += float64(t * b[l+j*ldb])
+					}
+				}
+			}
+		}
+	}
+}
+
+// dotUnitary is gonum's f64.DotUnitary on amd64: four partial sums over
+// the elements by their index mod 4, the tail added to the first, then
+// (s0 + s2) + (s1 + s3).
+func dotUnitary(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i] * y[i])
+		s1 += float64(x[i+1] * y[i+1])
+		s2 += float64(x[i+2] * y[i+2])
+		s3 += float64(x[i+3] * y[i+3])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i] * y[i])
+	}
+	return (s0 + s2) + (s1 + s3)
 }
 
 // syrk sets the r×r matrix c to X X' (tX false, X r×k) or X' X (tX true,

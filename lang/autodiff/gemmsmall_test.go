@@ -1,0 +1,65 @@
+package autodiff
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// gemmSmall gives gonum's Dgemm bit for bit, for all four transpositions,
+// inner loops of 1 to smallGemmLen + 3 elements (the four partial sums of
+// a dot product and their tails), alpha and beta 0, 1 and others, zeros in
+// a (which Dgemm's kernels skip), signed zeros and infinities in b and c,
+// and leading dimensions wider than the matrices.
+func TestGemmSmallMatchesGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	val := func() float64 {
+		switch r.IntN(12) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		case 2:
+			return math.Inf(1 - 2*r.IntN(2))
+		}
+		return r.NormFloat64() * math.Pow(10, float64(r.IntN(7)-3))
+	}
+	impl := blas64.Implementation()
+	cases := 0
+	for range 3000 {
+		tA, tB := r.IntN(2) == 1, r.IntN(2) == 1
+		m, n, k := 1+r.IntN(9), 1+r.IntN(smallGemmLen+3), 1+r.IntN(smallGemmLen+3)
+		alpha := []float64{1, 0, -0.7, 2.5}[r.IntN(4)]
+		beta := []float64{0, 1, 0.3, -1}[r.IntN(4)]
+		ar, ac := m, k
+		if tA {
+			ar, ac = k, m
+		}
+		br, bc := k, n
+		if tB {
+			br, bc = n, k
+		}
+		lda, ldb, ldc := ac+r.IntN(3), bc+r.IntN(3), n+r.IntN(3)
+		a, b, c := make([]float64, ar*lda), make([]float64, br*ldb), make([]float64, m*ldc)
+		for _, s := range [][]float64{a, b, c} {
+			for i := range s {
+				s[i] = val()
+			}
+		}
+		want := append([]float64(nil), c...)
+		impl.Dgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
+		got := append([]float64(nil), c...)
+		gemmSmall(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, got, ldc)
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+				t.Fatalf("tA %v tB %v m %d n %d k %d alpha %v beta %v: c[%d] = %v, Dgemm %v", tA, tB, m, n, k, alpha, beta, i, got[i], want[i])
+			}
+		}
+		cases++
+	}
+	if cases == 0 {
+		t.Fatal("no case ran")
+	}
+}
