@@ -306,10 +306,11 @@ func pfqAny(a, b []float64, z float64, da, db []float64) (f, dz float64, st hypS
 	return pfq(a, b, z, da, db)
 }
 
-// Hypergeometric2F1 returns Gauss's ₂F₁(a, b; c; z) for real z < 1 (and
-// any z where a or b is an integer ≤ 0): the series for 0 ≤ z < 1, for z
-// < 0 Pfaff's transformation (1 − z)^(−a) ₂F₁(a, c − b; c; z/(z − 1)),
-// whose argument is in [0, 1). NaN where c is an integer ≤ 0 and where
+// Hypergeometric2F1 returns Gauss's ₂F₁(a, b; c; z) for real z < 1, z = 1
+// where c − a − b > 0 (Gauss's theorem) and any z where a or b is an
+// integer ≤ 0: the series for 0 ≤ z ≤ 0.999, the series in 1 − z above
+// (hyp2F1Reflect), for z < 0 Pfaff's transformation (1 − z)^(−a) ₂F₁(a,
+// c − b; c; z/(z − 1)), whose argument is in [0, 1). NaN where c is an integer ≤ 0 and where
 // the series cannot keep its digits (Hyp2F1Why).
 func Hypergeometric2F1(a, b, c, z float64) float64 {
 	var d [3]float64
@@ -327,6 +328,18 @@ func hyp2F1(a, b, c, z float64, d []float64, grad bool) (f, dz float64, st hypSt
 		dap, dbp = nil, nil
 	}
 	if z >= 0 {
+		_, pa := nonPosInt(a)
+		_, pb := nonPosInt(b)
+		_, pc := nonPosInt(c)
+		poly := pa || pb
+		switch {
+		case z == 1 && !poly && !pc:
+			return hyp2F1Gauss(a, b, c, d, grad)
+		case z > hypNearOne && !poly && !pc && c-a-b != math.Round(c-a-b):
+			if f, dz, st := hyp2F1Reflect(a, b, c, z, d, grad); st == hypOK {
+				return f, dz, st
+			}
+		}
 		up := [2]float64{a, b}
 		lo := [1]float64{c}
 		f, dz, st = pfq(up[:], lo[:], z, dap, dbp)
@@ -354,6 +367,135 @@ func hyp2F1(a, b, c, z float64, d []float64, grad bool) (f, dz float64, st hypSt
 	}
 	if math.IsInf(f, 0) {
 		return math.NaN(), math.NaN(), hypOverflow
+	}
+	return f, dz, hypOK
+}
+
+// hypNearOne is the z above which ₂F₁ comes from the series in 1 − z
+// (hyp2F1Reflect): the series in z needs about 37/(1 − z) terms, 4e5 at
+// 1 − z = 1e-4, past hypMaxTerms; below it the series in z is kept.
+const hypNearOne = 0.999
+
+// hypReflectCancel bounds the cancellation of hyp2F1Reflect's two terms,
+// (|first| + |second|)/|sum|: near an integer c − a − b = n they grow like
+// w^n/|c − a − b − n| with opposite signs. Past it (and at an integer) the
+// series in z is summed as before, an error where it cannot converge.
+const hypReflectCancel = 100
+
+// hyp2F1Gauss returns ₂F₁(a, b; c; 1) by Gauss's theorem, Γ(c)Γ(c−a−b) /
+// (Γ(c−a)Γ(c−b)) for c − a − b > 0, where the series converges (Stan's
+// hypergeometric_2F1 at z = 1); the partials are the value times digamma
+// differences, ψ(c−a) − ψ(s) in a, ψ(c−b) − ψ(s) in b and ψ(c) + ψ(s) −
+// ψ(c−a) − ψ(c−b) in c, s = c − a − b. The z partial, ab/c·₂F₁(a+1, b+1;
+// c+1; 1), is finite for s > 1 and +Inf (in the value's sign) below.
+// Where s ≤ 0 the series diverges: NaN, hypDomainZ.
+func hyp2F1Gauss(a, b, c float64, d []float64, grad bool) (f, dz float64, st hypStatus) {
+	s := c - a - b
+	if !(s > 0) {
+		return math.NaN(), math.NaN(), hypDomainZ
+	}
+	f, g := gammaRatio(c, s, c-a, c-b)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return math.NaN(), math.NaN(), hypOverflow
+	}
+	if grad {
+		// g[i] = ∂f/∂(argument i) of Γ(x0)Γ(x1)/(Γ(x2)Γ(x3))
+		d[0] = -g[1] - g[2]
+		d[1] = -g[1] - g[3]
+		d[2] = g[0] + g[1] + g[2] + g[3]
+	}
+	switch {
+	case s > 1: // Γ(c+1)Γ(s−1)/(Γ(c−a)Γ(c−b)), by Gauss again
+		fz, _ := gammaRatio(c+1, s-1, c-a, c-b)
+		dz = a * b / c * fz
+	case a*b*f == 0:
+		dz = 0
+	default:
+		dz = math.Copysign(math.Inf(1), a*b/c*f)
+	}
+	return f, dz, hypOK
+}
+
+// gammaRatio returns Γ(x0)Γ(x1)/(Γ(x2)Γ(x3)) for x0, x1 not integers ≤ 0,
+// from log-gammas and their signs, and its partials in the four arguments:
+// the value times ψ(x0), ψ(x1), −ψ(x2), −ψ(x3). A denominator argument that
+// is an integer −n ≤ 0 makes the value 0 and its partial in that argument
+// the rest times (1/Γ)'(−n) = (−1)^n n!.
+func gammaRatio(x0, x1, x2, x3 float64) (float64, [4]float64) {
+	var g [4]float64
+	n2, p2 := nonPosInt(x2)
+	n3, p3 := nonPosInt(x3)
+	l0, s0 := math.Lgamma(x0)
+	l1, s1 := math.Lgamma(x1)
+	switch {
+	case p2 && p3:
+		return 0, g
+	case p2 || p3:
+		n, other := n2, x3
+		i := 2
+		if p3 {
+			n, other, i = n3, x2, 3
+		}
+		lo, so := math.Lgamma(other)
+		lf, _ := math.Lgamma(float64(n) + 1)
+		v := float64(s0*s1*so) * math.Exp(l0+l1-lo+lf)
+		if n%2 == 1 {
+			v = -v
+		}
+		g[i] = v
+		return 0, g
+	}
+	l2, s2 := math.Lgamma(x2)
+	l3, s3 := math.Lgamma(x3)
+	f := float64(s0*s1*s2*s3) * math.Exp(l0+l1-l2-l3)
+	g = [4]float64{f * Digamma(x0), f * Digamma(x1), -f * Digamma(x2), -f * Digamma(x3)}
+	return f, g
+}
+
+// hyp2F1Reflect returns ₂F₁(a, b; c; z) for z near 1 by the connection
+// formula in w = 1 − z (Abramowitz & Stegun 15.3.6), for s = c − a − b
+// not an integer:
+//
+//	₂F₁(a, b; c; z) = A·₂F₁(a, b; 1−s; w) + B·w^s·₂F₁(c−a, c−b; 1+s; w),
+//	A = Γ(c)Γ(s)/(Γ(c−a)Γ(c−b)),  B = Γ(c)Γ(−s)/(Γ(a)Γ(b)),
+//
+// both series in w < 1e-3 converging in a few terms; the partials by the
+// product rule from gammaRatio's and the two series'. hypCancels where the
+// two terms cancel more than hypReflectCancel.
+func hyp2F1Reflect(a, b, c, z float64, d []float64, grad bool) (f, dz float64, st hypStatus) {
+	w := 1 - z
+	s := c - a - b
+	A, gA := gammaRatio(c, s, c-a, c-b)
+	B, gB := gammaRatio(c, -s, a, b)
+	var d1, d2 [3]float64
+	f1, f1w, st1 := hyp2F1(a, b, 1-s, w, d1[:], grad)
+	f2, f2w, st2 := hyp2F1(c-a, c-b, 1+s, w, d2[:], grad)
+	if st1 != hypOK {
+		return math.NaN(), math.NaN(), st1
+	}
+	if st2 != hypOK {
+		return math.NaN(), math.NaN(), st2
+	}
+	lw := math.Log(w)
+	ws := math.Exp(s * lw)
+	f = A*f1 + B*ws*f2
+	dz = -(A*f1w + B*(s*ws/w*f2+ws*f2w))
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return math.NaN(), math.NaN(), hypOverflow
+	}
+	if !(math.Abs(A*f1)+math.Abs(B*ws*f2) <= hypReflectCancel*math.Abs(f)) {
+		return math.NaN(), math.NaN(), hypCancels
+	}
+	if grad {
+		// ∂/∂a, ∂/∂b, ∂/∂c of A, B, 1 − s = a + b − c + 1, 1 + s and w^s
+		dA := [3]float64{-gA[1] - gA[2], -gA[1] - gA[3], gA[0] + gA[1] + gA[2] + gA[3]}
+		dB := [3]float64{gB[1] + gB[2], gB[1] + gB[3], gB[0] - gB[1]}
+		df1 := [3]float64{d1[0] + d1[2], d1[1] + d1[2], -d1[2]}
+		df2 := [3]float64{-d2[0] - d2[2], -d2[1] - d2[2], d2[0] + d2[1] + d2[2]}
+		dws := [3]float64{-lw * ws, -lw * ws, lw * ws}
+		for i := range 3 {
+			d[i] = dA[i]*f1 + A*df1[i] + dB[i]*ws*f2 + B*dws[i]*f2 + B*ws*df2[i]
+		}
 	}
 	return f, dz, hypOK
 }
@@ -400,7 +542,7 @@ func hyp2F1Why(z float64, p []float64) string {
 	var d [3]float64
 	_, _, st := hyp2F1(p[0], p[1], p[2], z, d[:], true)
 	if st == hypDomainZ {
-		return "z must be < 1 (the series and Pfaff's transformation converge there; past 1 lies ₂F₁'s branch cut)"
+		return "z must be < 1, or 1 where c - a - b > 0 (Gauss's theorem); past 1 lies ₂F₁'s branch cut"
 	}
 	return hypWhy(st, "c")
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
 )
 
 // hypTol is the relative tolerance of the hypergeometric functions and
@@ -111,6 +113,7 @@ func TestHypPFQDomain(t *testing.T) {
 		why        string
 	}{
 		{1, 1, 2, 1, "z must be < 1"},
+		{0.5, 0.3, 0.7, 1, "c - a - b > 0"},
 		{1, 1, 2, 1.5, "z must be < 1"},
 		{1, 1, -2, 0.5, "pole"},
 		{1, 1, 2, 0.9999999, "not converged"},
@@ -176,5 +179,68 @@ func TestStanMiscFuncs(t *testing.T) {
 	// Γ₀ is an empty product: 1 for every x, as Stan's lmgamma(0, x) = 0
 	if Lmgamma(0, -3) != 0 || LmgammaGrad(0, -3) != 0 || !math.IsNaN(Lmgamma(0, math.NaN())) {
 		t.Errorf("lmgamma(0, -3) = %g, partial %g", Lmgamma(0, -3), LmgammaGrad(0, -3))
+	}
+}
+
+// TestHyp2F1NearOne checks ₂F₁ at z = 1 (Gauss's theorem, c − a − b > 0)
+// and near it (1 − z from 1e-12 to 5e-4, by the connection formula in
+// 1 − z), values and partials, against testdata/hyp2f1_near1.csv (mpmath,
+// hyp2f1_near1.py), within hypTol relative; the z partial at 1 is +Inf
+// where c − a − b ≤ 1.
+func TestHyp2F1NearOne(t *testing.T) {
+	rows := readRefCSV(t, "testdata/hyp2f1_near1.csv", 9)
+	if len(rows) < 40 {
+		t.Fatalf("%d reference rows", len(rows))
+	}
+	worst := 0.0
+	for _, x := range rows {
+		a, b, c, z := x[0], x[1], x[2], x[3]
+		var d [3]float64
+		f, dz := Hyp2F1Fn.Kernel(z, []float64{a, b, c}, d[:])
+		got := []float64{Hypergeometric2F1(a, b, c, z), f, d[0], d[1], d[2], dz}
+		want := []float64{x[4], x[4], x[5], x[6], x[7], x[8]}
+		for i, name := range []string{"value", "kernel value", "∂/∂a", "∂/∂b", "∂/∂c", "∂/∂z"} {
+			if math.IsInf(want[i], 1) {
+				if got[i] != want[i] {
+					t.Errorf("2F1(%g, %g; %g; %.17g): %s = %g, want +Inf", a, b, c, z, name, got[i])
+				}
+				continue
+			}
+			e := relErr(got[i], want[i])
+			worst = max(worst, e)
+			if !(e <= hypTol) {
+				t.Errorf("2F1(%g, %g; %g; %.17g): %s = %.17g, want %.17g (rel %.2g)", a, b, c, z, name, got[i], want[i], e)
+			}
+		}
+	}
+	t.Logf("worst relative error %.2g over %d rows", worst, len(rows))
+}
+
+// TestHyp2F1NearOneFD checks the partials at and near z = 1 against
+// central differences, including c − a and c − b below 0 (Γ of negative
+// arguments) and c − a an integer ≤ 0, where Gauss's value is 0 and its a
+// partial comes from 1/Γ's derivative at the pole.
+func TestHyp2F1NearOneFD(t *testing.T) {
+	for _, c := range [][4]float64{
+		{0.5, 0.3, 1.7, 1}, {0.5, -1.3, 0.4, 1}, {2.5, 0.5, 1.5, 1 - 1e-6}, {0.3, 0.4, 2.75, 1 - 1e-9},
+		{-0.7, 1.3, 2.2, 1}, {2.7, -1.5, 1.7, 1}, {3.3, 1.1, 2.05, 0.9999},
+	} {
+		var d [3]float64
+		f, _ := Hyp2F1Fn.Kernel(c[3], c[:3], d[:])
+		if math.IsNaN(f) {
+			t.Errorf("2F1%v = NaN", c)
+			continue
+		}
+		for i := range 3 {
+			g := func(v float64) float64 {
+				p := []float64{c[0], c[1], c[2]}
+				p[i] = v
+				return Hypergeometric2F1(p[0], p[1], p[2], c[3])
+			}
+			want := fd.Derivative(g, c[i], &fd.Settings{Formula: fd.Central, Step: 1e-6})
+			if e := math.Abs(d[i]-want) / math.Max(1, math.Abs(want)); !(e <= 1e-7) {
+				t.Errorf("2F1%v: partial %d = %.12g, finite difference %.12g", c, i, d[i], want)
+			}
+		}
 	}
 }

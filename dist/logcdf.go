@@ -47,7 +47,7 @@ func LogCDFNames() []string {
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal", "SkewNormal",
 		"VonMises", "SkewDoubleExponential", "Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
-		"NegBinomial", "NegBinomialLog"}
+		"NegBinomial", "NegBinomialLog", "BetaNegBinomial"}
 }
 
 // logCDF is a family's log CDF (upper false) or log survival function
@@ -81,6 +81,8 @@ var logCDFs = map[string]logCDF{
 	"BetaBinomial":   betaBinomialLogCDF,
 	"NegBinomial":    negBinomialLogCDF,
 	"NegBinomialLog": negBinomialLogLogCDF,
+
+	"BetaNegBinomial": betaNegBinomialLogCDF, // betanegbinomial_cdf.go
 
 	// logistic.go, chisquare.go, pareto.go, frechet.go
 	"Logistic":              logisticLogCDF,

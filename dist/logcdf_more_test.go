@@ -384,6 +384,7 @@ func TestLogCDFSupportEnds(t *testing.T) {
 		{"Poisson", []float64{2}, 0, inf}, {"PoissonLog", []float64{0.5}, 0, inf}, {"Bernoulli", []float64{0.3}, 0, 1},
 		{"BernoulliLogit", []float64{0.3}, 0, 1}, {"Binomial", []float64{5, 0.3}, 0, 5}, {"BinomialLogit", []float64{5, 0.3}, 0, 5},
 		{"BetaBinomial", []float64{5, 2, 3}, 0, 5}, {"NegBinomial", []float64{3, 2}, 0, inf}, {"NegBinomialLog", []float64{1, 2}, 0, inf},
+		{"BetaNegBinomial", []float64{2.5, 0.5, 3}, 0, inf},
 	}
 	seen := map[string]bool{}
 	for _, c := range cases {

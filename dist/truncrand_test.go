@@ -89,6 +89,8 @@ var truncCases = []truncCase{
 	{"NegBinomial", []float64{4, 2}, 1, 10},
 	{"NegBinomial", []float64{4, 2}, 150, inf},
 	{"NegBinomialLog", []float64{1, 5}, 0, 3},
+	{"BetaNegBinomial", []float64{2.5, 1.5, 3}, 2, 30},
+	{"BetaNegBinomial", []float64{2.5, 0.5, 3}, 100, inf},
 }
 
 // truncCDF returns the truncated CDF P(X ≤ x | lo ≤ X ≤ hi) from the log

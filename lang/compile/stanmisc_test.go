@@ -54,7 +54,7 @@ func TestStanMiscErrors(t *testing.T) {
 		{"target += sum(fmod(s, x - x))\n", "a.gpp:9:15: fmod: argument 2 is 0 (element [0])"},
 		{"target += sum(lmgamma(3, s * x))\n", "a.gpp:9:15: lmgamma: argument 2 (-1.5) must be > (k - 1)/2 = 1 (element [0])"},
 		{"target += sum(hypergeometric_2F1(s, 1, 2, s + x))\n",
-			"a.gpp:9:15: hypergeometric_2F1: z must be < 1 (the series and Pfaff's transformation converge there; past 1 lies ₂F₁'s branch cut) (a 1, b 1, c 2, z 1.25, element [1])"},
+			"a.gpp:9:15: hypergeometric_2F1: z must be < 1, or 1 where c - a - b > 0 (Gauss's theorem); past 1 lies ₂F₁'s branch cut (a 1, b 1, c 2, z 1.25, element [1])"},
 		{"target += sum(hypergeometric_2F1(s, 1, -2 * s, x / 4))\n",
 			"a.gpp:9:15: hypergeometric_2F1: a lower parameter (c) is an integer <= 0, a pole (a 1, b 1, c -2, z -0.375, element [0])"},
 		{"target += hypergeometric_pFq([s, 1], [s + 1, 2], -60 * s)\n",
@@ -62,7 +62,7 @@ func TestStanMiscErrors(t *testing.T) {
 		{"target += hypergeometric_pFq([s, 2, 1], [3, 4], s)\n",
 			"a.gpp:9:11: hypergeometric_pFq: |z| must be < 1 where p = q + 1 (a[0] 1, a[1] 2, a[2] 1, b[0] 3, b[1] 4, z 1)"},
 		{"target += hypergeometric_pFq([s, 2], [3], s)\n",
-			"a.gpp:9:11: hypergeometric_pFq: z must be < 1 (the series and Pfaff's transformation converge there; past 1 lies ₂F₁'s branch cut) (a[0] 1, a[1] 2, b[0] 3, z 1)"},
+			"a.gpp:9:11: hypergeometric_pFq: z must be < 1, or 1 where c - a - b > 0 (Gauss's theorem); past 1 lies ₂F₁'s branch cut (a[0] 1, a[1] 2, b[0] 3, z 1)"},
 	})
 	wantCompileErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{
 		{"target += a * hypergeometric_3F2([1, 2], [3, 4], 0.5)\n", "a.gpp:9:15: hypergeometric_3F2 takes a [3] and b [2], got a [2] and b [2]"},
