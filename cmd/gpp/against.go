@@ -45,6 +45,7 @@ var againstNeeds = [2]string{"--against compares a fit of this model, param by p
 type againstFit struct {
 	summary, fitJSON string
 	label            string // what the table's title calls the fit: "fit 2" (the REPL's), else "the fit at DIR"
+	repl             bool   // printed in the REPL: elements named 0-based, as its other tables name them
 	ff               *fitFile
 	names            []string // summary.csv's elements, in order
 	mean, sd         map[string]float64
@@ -109,7 +110,7 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, data []string, s
 		return nil, err
 	}
 	if ff.Method == sgvb.MAP.String() {
-		return nil, &ast.Error{Pos: findPos(fitJSON, src, `"method"`), Msg: "--against: a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB fit"}
+		return nil, &ast.Error{Pos: findPos(fitJSON, src, `"method"`), Msg: "--against: a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB or a --family laplace fit"}
 	}
 	factors := ff.Factors
 	if len(ff.Restarts) > 0 {
@@ -311,8 +312,9 @@ func againstSummary(rows []againstRow) string {
 }
 
 // printAgainst prints the comparison table (at most maxTableRows elements
-// of each variable without --verbose) and its summary line.
-func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, rows []againstRow, missing int) {
+// of each variable without --verbose) and its summary line; written says
+// whether against.csv, which has every element, was written.
+func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, rows []againstRow, missing int, written bool) {
 	label := af.label
 	if label == "" {
 		label = "the fit at " + filepath.Dir(af.fitJSON)
@@ -320,22 +322,31 @@ func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, 
 	fmt.Fprintf(w, "\nq of %s against NUTS (z = (q mean − mean)/sd, sd ratio = q sd / sd):\n", label)
 	t := &table{right: []bool{false, true, true, true, true, true, true, true, false}}
 	t.row("name", "q mean", "q sd", "mean", "sd", "mcse", "z", "sd ratio", "reading")
-	byName := map[string]againstRow{}
-	for _, r := range rows {
-		byName[r.name] = r
+	byName := map[string]int{}
+	for i, r := range rows {
+		byName[r.name] = i
 	}
+	rows = slices.Clone(rows) // renamed for the REPL below, not in against.csv
 	for _, v := range sd.ds.vars {
-		shown := 0
+		var idx []int // the rows of v's elements, in its order
 		for _, k := range v.elems {
-			r, ok := byName[elemName(v.name, v.shape, k)]
-			if !ok {
-				continue
+			if i, ok := byName[elemName(v.name, v.shape, k)]; ok {
+				if af.repl {
+					rows[i].name = replElemName(v.name, v.shape, k)
+				}
+				idx = append(idx, i)
 			}
+		}
+		for shown, i := range idx {
 			if shown == maxTableRows && !cfg.verbose {
-				t.note(fmt.Sprintf("... more elements of %s (all in %s)", v.name, filepath.Join(cfg.out, againstFile)))
+				where := "all in " + filepath.Join(cfg.out, againstFile)
+				if !written {
+					where = ":sample --verbose shows all" // the REPL's, without --out
+				}
+				t.note(fmt.Sprintf("... %d more elements of %s (%s)", len(idx)-shown, v.name, where))
 				break
 			}
-			shown++
+			r := rows[i]
 			t.row(r.name, num3(r.qMean), num3(r.qSD), num3(r.mean), num3(r.sd), num3(r.mcse), num3(r.z), num3(r.ratio), r.reading)
 		}
 	}

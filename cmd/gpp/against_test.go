@@ -272,3 +272,39 @@ func parseNum(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// TestSampleAgainstMoreElements: the comparison table's note for a
+// variable cut at maxTableRows counts the elements left out, as the
+// summary's note does, and names the against.csv that has them.
+func TestSampleAgainstMoreElements(t *testing.T) {
+	dir := t.TempDir()
+	model, data := "../../examples/regression.gpp", "../../examples/wine_std.csv"
+	fit, out := filepath.Join(dir, "fit"), filepath.Join(dir, "sample")
+	if code, _, stderr := runGpp("fit", model, data, "--quiet", "--out", fit); code != exitOK {
+		t.Fatalf("fit: exit %d:\n%s", code, stderr)
+	}
+	code, stdout, stderr := runGpp("sample", model, data, "--quiet", "--chains", "2", "--warmup", "150", "--draws", "150", "--out", out, "--against", fit)
+	if code != exitOK {
+		t.Fatalf("sample --against: exit %d:\n%s", code, stderr)
+	}
+	_, vs, _ := strings.Cut(stdout, "\nq of the fit at ")
+	if want := "\n... 158 more elements of proline_rep (all in " + filepath.Join(out, againstFile) + ")\n"; !strings.Contains(vs, want) {
+		t.Errorf("no %q in\n%s", want, vs)
+	}
+}
+
+// TestSampleAgainstMAP: a MAP fit is refused at fit.json's "method", with
+// the fits that --against takes.
+func TestSampleAgainstMAP(t *testing.T) {
+	dir := t.TempDir()
+	model, data := "../../examples/regression.gpp", "../../examples/wine_std.csv"
+	fit := filepath.Join(dir, "map")
+	if code, _, stderr := runGpp("fit", model, data, "--quiet", "--family", "map", "--out", fit); code != exitOK {
+		t.Fatalf("fit: exit %d:\n%s", code, stderr)
+	}
+	code, _, stderr := runGpp("sample", model, data, "--quiet", "--out", filepath.Join(dir, "s"), "--against", fit)
+	want := filepath.Join(fit, "fit.json") + ":"
+	if code != exitError || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB or a --family laplace fit") {
+		t.Errorf("exit %d, want %d and an error at %s:\n%s", code, exitError, want, stderr)
+	}
+}

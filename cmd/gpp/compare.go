@@ -27,8 +27,9 @@ const compareHelpText = `Compares fits by their estimated leave-one-out predicti
 elpd_loo, as R's loo::loo_compare and ArviZ's compare do. Each FIT is an
 output directory of gpp fit or gpp sample (its --out) or the loo.csv in one:
 both write loo.csv when the model has an output log_lik (each observation's
-log likelihood), gpp sample's from the NUTS draws. The fits must be of the same observations: their loo.csv files
-must name the same observations in the same order.
+log likelihood), gpp sample's from the NUTS draws. The fits must be of
+the same observations: their loo.csv files must name the same observations
+in the same order.
 
 The table ranks the fits by elpd_loo, best first. elpd_diff is a fit's
 elpd_loo less the best's (0 for the best) and se_diff its standard error,
@@ -37,11 +38,11 @@ observations' elpd_loo (Vehtari, Gelman and Gabry 2017). A difference
 smaller than about 2·se_diff, or than 4 nats, is not a clear preference.
 p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
 observations whose elpd_loo is unreliable. The model column is the model
-file (and --set values) from the fit.json beside loo.csv (for a sample,
-from its draws.csv, marked "(NUTS)"). A warning says
-when two fits' fit.json record other data: files of other contents (by
-their sha256, so one file named by two paths is the same data) or bound
-otherwise.
+file (and --set values) from the fit.json beside loo.csv, marked
+"(Laplace)" for a fit of --family laplace (for a sample, from its
+draws.csv, marked "(NUTS)"). A warning says when two fits' fit.json
+record other data: files of other contents (by their sha256, so one file
+named by two paths is the same data) or bound otherwise.
 `
 
 // looFit is one fit's leave-one-out estimate as gpp compare reads it from
@@ -188,6 +189,9 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 	}
 	if ff != nil && (len(ff.Files) == 0 || slices.Contains(ff.Files, looFile)) {
 		f.model = ff.Model
+		if ff.Method == "laplace" { // as a sample's "(NUTS)": its q is not SGVB's
+			f.model += " (Laplace)"
+		}
 		for _, k := range sortedKeys(ff.Sets) {
 			f.model += " " + k + "=" + ff.Sets[k]
 		}

@@ -147,7 +147,8 @@ approximation: the normal at the mode of the unconstrained density with
 (-H)^-1 as covariance), then writes to the output directory, each file
 atomically: summary.csv (mean, sd, 5/50/95 % quantiles of every latent and
 output element), draws.csv (CmdStan's variational CSV: the mean of q, then
---output-draws draws), elbo.csv (the ELBO trace), fit.json (q's parameters,
+--output-draws draws), elbo.csv (the ELBO trace; for map and laplace, the
+log density at L-BFGS's iterations), fit.json (q's parameters,
 readable by --init, listing the files written), with an output named log_lik
 (Stan's convention: each observation's log likelihood) loo.csv (PSIS
 leave-one-out cross-validation from the draws, each weighted by p/q, with a
@@ -1031,9 +1032,12 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 // the log joint at a MAP estimate), the iterations with how the fit ended,
 // the Pareto k̂ and the files written.
 func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, lo *sgvb.LOO, written []string) {
-	if r.Method == sgvb.MAP {
+	switch r.Method {
+	case sgvb.MAP:
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
-	} else {
+	case sgvb.Laplace: // q's ELBO by its draws, as an SGVB fit's: the two compare
+		fmt.Fprintf(w, "ELBO         %.6g ± %.2g (of q = N(mode, (-H)^-1), from its draws)\n", r.ELBO, r.ELBOSE)
+	default:
 		fmt.Fprintf(w, "ELBO         %.6g ± %.2g\n", r.ELBO, r.ELBOSE)
 	}
 	end := fitEnd(cfg, r)
@@ -1065,9 +1069,18 @@ func paretoLine(k float64, reading string, relESS float64) string {
 		return "-Inf (" + reading + ": the largest importance ratios are equal, so they have no tail)"
 	case sgvb.TailNegligible(k, relESS):
 		return fmt.Sprintf("%s (%s: ESS %.3g %%; reweighting by p/q moves no mean of q by more than %.2g sd)",
-			num3(k), reading, 100*relESS, sgvb.WeightsCV(relESS))
+			kText(k), reading, 100*relESS, sgvb.WeightsCV(relESS))
 	}
-	return num3(k) + " (" + reading + ")"
+	return kText(k) + " (" + reading + ")"
+}
+
+// kText is num3 for a Pareto k̂, with more digits where 3 would round it
+// onto the 0.5 or 0.7 that its reading compares it with (sgvb.FormatK).
+func kText(k float64) string {
+	if s, ok := formatWhole(k); ok {
+		return s
+	}
+	return sgvb.FormatK(k, 'g', 3)
 }
 
 // num3 formats a number for the console with 3 significant digits, as

@@ -1010,8 +1010,21 @@ func TestConsole(t *testing.T) {
 	c.start(1000, 100, 1, "log joint")
 	p.Iter, p.SE = 7, 0
 	c.progress("", p)
-	if got := b.String(); !strings.HasPrefix(got, "iter    7/1000  log joint -12.5  rel. change") {
-		t.Errorf("MAP progress %q", got)
+	if got := b.String(); !strings.HasPrefix(got, "iter    7/1000  log joint -12.5  ") || strings.Contains(got, "rel. change") {
+		t.Errorf("MAP progress %q", got) // L-BFGS has no relative change to show
+	}
+
+	// L-BFGS reports every iteration, whatever --eval-every says: a fit of
+	// all its 1000 iterations prints about plainLines lines, not 1000.
+	b.Reset()
+	c = newConsole(&b, false, false, false)
+	c.start(1000, 100, 1, "log density")
+	for i := 1; i <= 1000; i++ {
+		p.Iter, p.Elapsed = i, time.Duration(i)*time.Millisecond
+		c.progress("", p)
+	}
+	if n := strings.Count(b.String(), "\n"); n != plainLines+1 {
+		t.Errorf("L-BFGS: %d plain lines:\n%s", n, b.String())
 	}
 
 	b.Reset()

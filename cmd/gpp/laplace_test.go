@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,6 +84,9 @@ func laplaceFactor(t *testing.T, ff map[string]any) ([]float64, [2][2]float64) {
 	return vec("mean"), cov
 }
 
+// laplaceRow matches a summary table's row of beta[1] whose family is laplace.
+var laplaceRow = regexp.MustCompile(`(?m)^beta\[1\] +laplace +`)
+
 // TestFitLaplace: where the posterior is normal (a regression with a known
 // noise sd) the Laplace fit is the posterior itself, mean, sds and
 // correlation; log_p__ − log_g__ is the same at every draw (k̂ −∞); the
@@ -101,6 +105,16 @@ func TestFitLaplace(t *testing.T) {
 	}
 	if files := strings.Join(dirEntries(t, first), " "); files != "draws.csv elbo.csv fit.json loo.csv summary.csv" {
 		t.Errorf("files %s", files)
+	}
+	// the summary names the method, as MAP's "point"; fit.json keeps the
+	// full-rank factor that --init, predict and --against read (laplaceFactor)
+	if !laplaceRow.MatchString(stdout) || !strings.Contains(stdout, "\nELBO  ") || !strings.Contains(stdout, "(of q = N(mode, (-H)^-1), from its draws)") {
+		t.Errorf("console summary lacks the laplace family or its ELBO's reading:\n%s", stdout)
+	}
+	for _, r := range readCSV(t, filepath.Join(first, "summary.csv"))[1:] {
+		if strings.HasPrefix(r[0], "beta[") && r[1] != "laplace" {
+			t.Errorf("summary.csv: %s's family %q, want laplace", r[0], r[1])
+		}
 	}
 	ff := readJSONObject(t, filepath.Join(first, "fit.json"))
 	if ff["method"] != "laplace" || ff["converged"] != true {
@@ -159,11 +173,11 @@ func TestFitLaplace(t *testing.T) {
 	if code, _, stderr := runSafe(t, "fit", model, data, "--fullrank", "beta", "--quiet", "--iter", "200", "--init", first, "--out", filepath.Join(d, "sgvb")); code != 0 || strings.Contains(stderr, "warning: --init") {
 		t.Errorf("SGVB --init from a Laplace fit: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := runSafe(t, "predict", first, model, data, "--quiet", "--out", filepath.Join(d, "pred")); code != 0 {
-		t.Errorf("predict: exit %d: %s", code, stderr)
+	if code, stdout, stderr := runSafe(t, "predict", first, model, data, "--quiet", "--out", filepath.Join(d, "pred")); code != 0 || !laplaceRow.MatchString(stdout) {
+		t.Errorf("predict: exit %d: %s%s", code, stdout, stderr)
 	}
-	if code, _, stderr := runSafe(t, "compare", first, second); code != 0 {
-		t.Errorf("compare: exit %d: %s", code, stderr)
+	if code, stdout, stderr := runSafe(t, "compare", first, second); code != 0 || strings.Count(stdout, model+" (Laplace)") != 2 {
+		t.Errorf("compare: exit %d, want both fits marked (Laplace): %s%s", code, stdout, stderr)
 	}
 }
 

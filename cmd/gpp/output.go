@@ -605,14 +605,20 @@ func partsFamily(f *sgvb.Factor) string {
 	return f.Parts[0].Family.String()
 }
 
-// reportVariables lists the latents and then the outputs of a model.
+// reportVariables lists the latents and then the outputs of a model. The
+// family a summary shows is the factor's, except for a Laplace fit, whose
+// one joint full-rank factor (as fit.json keeps it, for --init, predict
+// and --against) is shown as "laplace", the method, as MAP's is "point".
 func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 	var vars []variable
 	ncol := 0
 	for i := range r.Factors {
 		f := &r.Factors[i]
 		family := f.Family.String()
-		if f.Family == sgvb.FamilyOrdered {
+		switch {
+		case r.Method == sgvb.Laplace:
+			family = "laplace"
+		case f.Family == sgvb.FamilyOrdered:
 			family = partsFamily(f)
 		}
 		var value []int

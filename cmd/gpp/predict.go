@@ -196,7 +196,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 func fitPath(arg string) (string, error) {
 	fi, err := os.Stat(arg)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s: no such file or directory (give gpp fit's output directory or its %s)", arg, fitFileName)
+		return "", fmt.Errorf("%s: no such file or directory (give the output directory of gpp fit or gpp sample, or a fit's %s)", arg, fitFileName)
 	}
 	if err != nil {
 		return "", err

@@ -66,10 +66,15 @@ const (
 // start prepares the progress display of fits (restarts, reporting to the
 // same console) of up to maxIter iterations each with an ELBO evaluation
 // every evalEvery; point names the exact objective of an L-BFGS fit (MAP,
-// Laplace's mode search: pointObjective), "" for SGVB's ELBO.
+// Laplace's mode search: pointObjective), "" for SGVB's ELBO. An L-BFGS
+// fit reports every iteration whatever --eval-every says, so its lines are
+// paced by iterations.
 func (c *console) start(maxIter, evalEvery, fits int, point string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if point != "" {
+		evalEvery = 1
+	}
 	c.maxIter, c.evalEvery, c.n, c.last, c.point = maxIter, max(evalEvery, 1), 0, 0, point
 	evals := max(maxIter/c.evalEvery, 1) * max(fits, 1)
 	c.every = max((evals+plainLines-1)/plainLines, 1)
@@ -116,8 +121,9 @@ func pointObjective(m sgvb.Method) string {
 }
 
 // progressLine formats a progress report: iteration, ELBO ± SE (the log
-// joint of a MAP fit, or another exact objective point), relative change,
-// speed and the time left to the iteration limit.
+// joint of a MAP fit, or another exact objective point), relative change
+// (SGVB's convergence rule; L-BFGS has none to show), speed and the time
+// left to the iteration limit.
 func progressLine(p sgvb.Progress, maxIter int, point string) string {
 	rel := "—"
 	if !math.IsNaN(p.RelChange) {
@@ -133,12 +139,12 @@ func progressLine(p sgvb.Progress, maxIter int, point string) string {
 	} else if maxIter <= p.Iter {
 		eta = "0s"
 	}
-	objective := fmt.Sprintf("ELBO %.6g ± %.2g", p.ELBO, p.SE)
+	objective := fmt.Sprintf("ELBO %.6g ± %.2g  rel. change %s", p.ELBO, p.SE, rel)
 	if point != "" {
 		objective = fmt.Sprintf("%s %.6g", point, p.ELBO)
 	}
-	return fmt.Sprintf("iter %*d/%d  %s  rel. change %s  %.0f it/s  ETA %s",
-		len(fmt.Sprint(maxIter)), p.Iter, maxIter, objective, rel, speed, eta)
+	return fmt.Sprintf("iter %*d/%d  %s  %.0f it/s  ETA %s",
+		len(fmt.Sprint(maxIter)), p.Iter, maxIter, objective, speed, eta)
 }
 
 // endLive ends the live line, if any (caller holds mu).

@@ -686,8 +686,9 @@ func (r *repl) show(args []string) {
 }
 
 // fullRankNotes says, below :show's table, how to read its full-rank rows:
-// which shown latents share a joint factor (--fullrank a+b), and that the
-// parameters are each element's marginal normal.
+// which shown latents share a joint factor (--fullrank a+b, or a Laplace
+// fit's one normal), and that the parameters are each element's marginal
+// normal.
 func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
 	shown := map[string]bool{}
 	var banded []string
@@ -710,6 +711,10 @@ func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
 		for _, n := range g.Names {
 			if shown[n] && g.Band > 0 {
 				notes = append(notes, fmt.Sprintf("%s: the marginals of one arrowhead factor with the chain %s (--fullrank %s --band %d)", strings.Join(g.Names[1:], ", "), g.Names[0], strings.Join(g.Names, "+"), g.Band))
+				break
+			}
+			if shown[n] && res.Method == sgvb.Laplace { // not a --fullrank fit, which laplace refuses
+				notes = append(notes, fmt.Sprintf("%s: one joint normal N(mode, (-H)^-1), the Laplace approximation (--family laplace)", strings.Join(g.Names, ", ")))
 				break
 			}
 			if shown[n] {

@@ -141,6 +141,12 @@ func (r *repl) sampleCmd(args []string) {
 			return
 		}
 	}
+	if af != nil {
+		af.repl = true
+	}
+	if vsLast {
+		cfg.against = againstLast // --out writes against.csv, as for --against FIT
+	}
 	switch {
 	case initLast:
 		sc.start = &initFit{res: r.fit.res, seed: r.fit.seed, what: fmt.Sprintf("q of fit %d, the session's last", r.fit.n)}

@@ -452,3 +452,60 @@ func TestSampleInitRestarts(t *testing.T) {
 		t.Errorf("chains started in the two labellings, but no label switching named:\n%s", e)
 	}
 }
+
+// TestReplSampleAgainstNames checks that :sample --against last names
+// elements 0-based, as the REPL's other tables do (beta[0], beta[1]; the
+// 1-based names of gpp sample's table would show a beta[2] the model lacks),
+// also in its summary line, and that the rows it leaves out point to
+// --verbose, since no against.csv is written.
+func TestReplSampleAgainstNames(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load ../../examples/regression.gpp", ":data ../../examples/wine_std.csv", ":fit --quiet")
+	out.Reset()
+	typeIn(r, ":sample --quiet --chains 2 --warmup 150 --draws 150 --against last")
+	if r.sample == nil {
+		t.Fatalf("no sample; errors:\n%s", errb)
+	}
+	_, vs, ok := strings.Cut(out.String(), "\nq of fit 1, the session's last, against NUTS")
+	if !ok {
+		t.Fatalf("no comparison in\n%s", out)
+	}
+	for _, want := range []string{"\nbeta[0] ", "\nbeta[1] ", "\nproline_rep[0] ", "\n... 158 more elements of proline_rep (:sample --verbose shows all)\n"} {
+		if !strings.Contains(vs, want) {
+			t.Errorf("no %q in\n%s", want, vs)
+		}
+	}
+	if strings.Contains(vs, "beta[2]") || strings.Contains(vs, "proline_rep[178]") || strings.Contains(vs, "against.csv") {
+		t.Errorf("1-based names or a file not written in\n%s", vs)
+	}
+
+	// with --out, against.csv is written as gpp sample --against writes it
+	// (CmdStan's 1-based names), and the note names it
+	dir := filepath.Join(t.TempDir(), "s")
+	out.Reset()
+	typeIn(r, ":sample --quiet --chains 2 --warmup 150 --draws 150 --against last --out "+dir)
+	rows := readCSV(t, filepath.Join(dir, againstFile))
+	if len(rows) != 185 || rows[2][0] != "beta[1]" || rows[3][0] != "beta[2]" {
+		t.Errorf("against.csv: %d rows, names %v", len(rows), rows[1:4])
+	}
+	if want := "(all in " + filepath.Join(dir, againstFile) + ")"; !strings.Contains(out.String(), want) {
+		t.Errorf("no %q in\n%s", want, out)
+	}
+}
+
+// TestReplShowLaplace: :show after :fit --family laplace says the params'
+// joint normal is the Laplace approximation, not a --fullrank fit (which
+// --family laplace refuses), and :fit's table names the family laplace.
+func TestReplShowLaplace(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load ../../examples/regression.gpp", ":data ../../examples/wine_std.csv", ":fit --quiet --family laplace")
+	if !laplaceRow.MatchString(out.String()) {
+		t.Errorf(":fit's table lacks the family laplace:\n%s%s", out, errb)
+	}
+	out.Reset()
+	typeIn(r, ":show")
+	got := out.String()
+	if !strings.Contains(got, "\nalpha, beta, sigma: one joint normal N(mode, (-H)^-1), the Laplace approximation (--family laplace)\n") || strings.Contains(got, "--fullrank") {
+		t.Errorf(":show after a Laplace fit:\n%s%s", got, errb)
+	}
+}

@@ -510,7 +510,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(run.written, " "))
 	}
 	if af != nil {
-		printAgainst(stdout, cfg, af, sd, run.against, run.missing)
+		printAgainst(stdout, cfg, af, sd, run.against, run.missing, slices.Contains(run.written, againstFile))
 	}
 	for _, w := range sampleWarnings(sd, s, run.ms, l.Model) {
 		con.note("warning: %s", w)

@@ -143,12 +143,16 @@ func labelSwitchAdvice(sd *sampleDraws, ms []mcmcStats, m *compile.Model) string
 			if l == nil || l.Scale != 0 {
 				continue
 			}
+			at := "" // where to change it
+			if l.Pos.IsValid() {
+				at = " at " + l.Pos.String()
+			}
 			if l.Support == dist.Real {
-				fix = fmt.Sprintf("declare %s ordered[%d] (param %s: ordered[%d]), or put another order constraint on the components, to identify them", n, l.Size, n, l.Size)
+				fix = fmt.Sprintf("declare %s ordered[%d] (param %s: ordered[%d])%s, or put another order constraint on the components, to identify them", n, l.Size, n, l.Size, at)
 				break
 			}
 			if l.Support == dist.Positive {
-				fix = fmt.Sprintf("declare %s positive_ordered[%d] (param %s: positive_ordered[%d]), or put another order constraint on the components, to identify them", n, l.Size, n, l.Size)
+				fix = fmt.Sprintf("declare %s positive_ordered[%d] (param %s: positive_ordered[%d])%s, or put another order constraint on the components, to identify them", n, l.Size, n, l.Size, at)
 				break
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -105,11 +106,11 @@ func TestLabelSwitchWarning(t *testing.T) {
 		ms[i].essBulk, ms[i].essTail = 1e4, 1e4
 	}
 	sd := make3([][]float64{{-1, 2}, {-1, 2}, {2, -1}, {-1, 2}})
-	m := &compile.Model{Latents: []compile.Latent{{Name: "w", Support: dist.Simplex, Size: 1}, {Name: "mu", Support: dist.Real, Size: 2}}}
+	m := &compile.Model{Latents: []compile.Latent{{Name: "w", Support: dist.Simplex, Size: 1}, {Name: "mu", Support: dist.Real, Size: 2, Pos: ast.Pos{File: "m.gpp", Line: 3, Col: 7}}}}
 	got := strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, m), "\n")
 	for _, want := range []string{
 		"chains found the same values of w, mu in different orders (label switching: chain 3 holds chain 1's in another order",
-		"declare mu ordered[2] (param mu: ordered[2])",
+		"declare mu ordered[2] (param mu: ordered[2]) at m.gpp:3:7, or", // where to change it
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %q; got:\n%s", want, got)

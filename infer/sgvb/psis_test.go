@@ -3,6 +3,7 @@ package sgvb
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -143,5 +144,35 @@ func TestTailNegligible(t *testing.T) {
 		if w := ParetoWarning(c.k, c.r, "q"); (w != "") != c.alarm {
 			t.Errorf("k̂ %v, relative ESS %v: warning %q", c.k, c.r, w)
 		}
+	}
+}
+
+// TestFormatK: a k̂ that its digits would round onto the 0.5 or 0.7 its
+// reading compares it with gets the digits that keep it off; others are
+// formatted as asked. ParetoWarning uses it.
+func TestFormatK(t *testing.T) {
+	for _, c := range []struct {
+		k      float64
+		format byte
+		prec   int
+		want   string
+	}{
+		{0.7004, 'f', 2, "0.7004"},
+		{0.70004, 'f', 2, "0.70004"},
+		{0.6996, 'f', 2, "0.6996"},
+		{0.7, 'f', 2, "0.70"},
+		{0.7004, 'g', 3, "0.7004"},
+		{0.5002, 'g', 3, "0.5002"},
+		{0.4999, 'g', 3, "0.4999"},
+		{0.7123, 'g', 3, "0.712"},
+		{1.304, 'f', 2, "1.30"},
+		{0.674, 'g', 3, "0.674"},
+	} {
+		if got := FormatK(c.k, c.format, c.prec); got != c.want {
+			t.Errorf("FormatK(%v, %c, %d) = %q, want %q", c.k, c.format, c.prec, got, c.want)
+		}
+	}
+	if w := ParetoWarning(0.7004, 0.5, "q"); !strings.HasPrefix(w, "Pareto k̂ = 0.7004 > 0.7: ") {
+		t.Errorf("ParetoWarning(0.7004) = %q", w)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 
 	"github.com/gpplang/gpp/dist"
@@ -426,7 +427,21 @@ func ParetoWarning(k, relESS float64, what string) string {
 	if !ParetoAlarm(k, relESS) {
 		return ""
 	}
-	return fmt.Sprintf("Pareto k̂ = %.2f > 0.7: %s is not a reliable approximation of the posterior for importance sampling", k, what)
+	return fmt.Sprintf("Pareto k̂ = %s > 0.7: %s is not a reliable approximation of the posterior for importance sampling", FormatK(k, 'f', 2), what)
+}
+
+// FormatK formats a Pareto k̂ as strconv.FormatFloat(k, format, prec, 64)
+// does, with more digits where those would round it onto a threshold its
+// reading compares it with (0.5, 0.7) that it is not on: 0.7003 is
+// "0.7003", not "0.70", which would read as not above 0.7.
+func FormatK(k float64, format byte, prec int) string {
+	for p := prec; p < 17; p++ {
+		s := strconv.FormatFloat(k, format, p, 64)
+		if v, err := strconv.ParseFloat(s, 64); err != nil || v == k || (v != 0.5 && v != 0.7) {
+			return s
+		}
+	}
+	return strconv.FormatFloat(k, format, -1, 64)
 }
 
 // Overflows reports whether an ELBO estimate or its standard error is
