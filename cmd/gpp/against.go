@@ -308,7 +308,7 @@ func againstSummary(rows []againstRow) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (z %s, sd ratio %s)", r.name, num3(r.z), num3(r.ratio)))
 	}
-	return s + fmt.Sprintf("; %d differ%s, the worst: %s", flagged, map[bool]string{true: "s", false: ""}[flagged == 1], strings.Join(parts, ", "))
+	return s + fmt.Sprintf("; %d differ%s in mean or sd beyond tolerance and Monte Carlo error, the worst: %s", flagged, map[bool]string{true: "s", false: ""}[flagged == 1], strings.Join(parts, ", "))
 }
 
 // printAgainst prints the comparison table (at most maxTableRows elements

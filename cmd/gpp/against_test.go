@@ -157,7 +157,7 @@ func TestAgainstSummary(t *testing.T) {
 		{name: "d", z: -0.2, ratio: 1.2},
 	}
 	got := againstSummary(rows)
-	want := "2 of 4 elements within 0.1 sd of NUTS's mean, median sd ratio 0.95; 2 differ, the worst: c (z 1.5, sd ratio 1), a (z 0.05, sd ratio 0.5)"
+	want := "2 of 4 elements within 0.1 sd of NUTS's mean, median sd ratio 0.95; 2 differ in mean or sd beyond tolerance and Monte Carlo error, the worst: c (z 1.5, sd ratio 1), a (z 0.05, sd ratio 0.5)"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
