@@ -158,8 +158,14 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 		}
 		return cacheF
 	}
+	// stopAt ends an interrupted fit: as MAP's, q is centred at the best
+	// point evaluated (the start's covariance kept, there being no
+	// Hessian yet), or is the start before any point was finite.
 	stopAt := func() (*Result, error) {
 		r.Interrupted = true
+		if !math.IsInf(bestF, 1) {
+			copy(th[:n], bestX)
+		}
 		r.Factors, r.Groups = e.factors(), e.groups()
 		r.Seconds = time.Since(start).Seconds()
 		return r, nil
@@ -255,6 +261,9 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 		e.finalEstimate(r)
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
+	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" { // the CLI's "the fit failed" refers to it
+		r.Warnings = append(r.Warnings, w)
+	}
 	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
@@ -331,39 +340,40 @@ func (e *engine) laplaceHessian(ctx context.Context, ud *Unconstrained, u []floa
 
 // laplaceCov returns the lower Cholesky factor of (−H)⁻¹, or a
 // LaplaceError naming the coordinate along which −H is least positive
-// when it is not positive definite.
+// when it is not positive definite (or so near singular, condition
+// number above 10¹⁶, that its inverse is not one).
 func (e *engine) laplaceCov(H *mat.SymDense) (*mat.TriDense, error) {
 	n, _ := H.Dims()
 	A := mat.NewSymDense(n, nil)
 	A.ScaleSym(-1, H)
-	var ch mat.Cholesky
-	if !ch.Factorize(A) {
-		var eig mat.EigenSym
-		if !eig.Factorize(A, true) {
-			return nil, e.laplaceError(0, math.NaN())
-		}
-		vals := eig.Values(nil) // ascending
-		var vecs mat.Dense
-		eig.VectorsTo(&vecs)
-		worst := 0
-		for i := range n {
-			if math.Abs(vecs.At(i, 0)) > math.Abs(vecs.At(worst, 0)) {
-				worst = i
-			}
-		}
-		return nil, e.laplaceError(worst, math.Max(-vals[0], 0))
-	}
+	var ch, cs mat.Cholesky
 	var inv mat.SymDense
-	if err := ch.InverseTo(&inv); err != nil {
-		return nil, e.laplaceError(0, 0)
-	}
-	var cs mat.Cholesky
-	if !cs.Factorize(&inv) {
-		return nil, e.laplaceError(0, 0)
+	if !ch.Factorize(A) || ch.InverseTo(&inv) != nil || !cs.Factorize(&inv) {
+		return nil, e.notDefinite(A)
 	}
 	var L mat.TriDense
 	cs.LTo(&L)
 	return &L, nil
+}
+
+// notDefinite returns the LaplaceError of −H = A that has no Cholesky
+// factor or none of its inverse: the coordinate where the eigenvector of
+// A's smallest eigenvalue (H's largest) is largest.
+func (e *engine) notDefinite(A *mat.SymDense) error {
+	var eig mat.EigenSym
+	if !eig.Factorize(A, true) {
+		return e.laplaceError(0, math.NaN())
+	}
+	vals := eig.Values(nil) // ascending
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	worst := 0
+	for i := range len(vals) {
+		if math.Abs(vecs.At(i, 0)) > math.Abs(vecs.At(worst, 0)) {
+			worst = i
+		}
+	}
+	return e.laplaceError(worst, math.Max(-vals[0], 0))
 }
 
 // laplaceError returns the LaplaceError at element i of the Laplace block.

@@ -227,18 +227,61 @@ func (flat) LogJoint(z, grad []float64) (float64, error) {
 
 func (flat) Clone() Target { return flat{} }
 
-// Where −H is not positive definite the fit fails with a LaplaceError
-// naming the coordinate of the direction along which the density does
-// not curve down.
+// nearlyFlat is a ~ N(0, 1) and b ~ N(0, 10⁹²): −H is positive definite,
+// but its condition number, 10¹⁸, leaves no usable inverse.
+type nearlyFlat struct{}
+
+func (nearlyFlat) LogJoint(z, grad []float64) (float64, error) {
+	grad[0], grad[1] = -z[0], -1e-18*z[1]
+	return -z[0]*z[0]/2 - 1e-18*z[1]*z[1]/2, nil
+}
+
+func (nearlyFlat) Clone() Target { return nearlyFlat{} }
+
+// Where −H is not positive definite, or too near singular to invert, the
+// fit fails with a LaplaceError naming the coordinate of the direction
+// along which the density does not curve down.
 func TestLaplaceNotDefinite(t *testing.T) {
 	lats := []Latent{{Name: "a", Offset: 0, Size: 1, Support: dist.Real}, {Name: "b", Offset: 1, Size: 1, Support: dist.Real}}
-	r, err := Fit(context.Background(), flat{}, lats, Settings{Method: Laplace, Seed: 1})
-	var le *LaplaceError
-	if !errors.As(err, &le) {
-		t.Fatalf("result %v, error %v; want a LaplaceError", r, err)
+	for _, g := range []Target{flat{}, nearlyFlat{}} {
+		r, err := Fit(context.Background(), g, lats, Settings{Method: Laplace, Seed: 1})
+		var le *LaplaceError
+		if !errors.As(err, &le) {
+			t.Fatalf("%T: result %v, error %v; want a LaplaceError", g, r, err)
+		}
+		if le.Latent != "b" || le.Elem != -1 || le.Eigen != 0 {
+			t.Errorf("%T: error at %s[%d], eigenvalue %v; want b, 0", g, le.Latent, le.Elem, le.Eigen)
+		}
 	}
-	if le.Latent != "b" || le.Elem != -1 || le.Eigen != 0 {
-		t.Errorf("error at %s[%d], eigenvalue %v; want b, 0", le.Latent, le.Elem, le.Eigen)
+}
+
+// A Laplace fit cancelled during L-BFGS is marked interrupted, and q is
+// centred, as an interrupted MAP fit, at the best point reached, not at
+// the start.
+func TestLaplaceInterrupted(t *testing.T) {
+	g := &regression2{x: []float64{-1, 0.5, 1, 2, 3}, y: []float64{9.2, 11.1, 11.4, 12.9, 13.2}, tau: 100}
+	lats := []Latent{{Name: "b0", Offset: 0, Size: 1, Support: dist.Real}, {Name: "b1", Offset: 1, Size: 1, Support: dist.Real}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last float64
+	calls := 0
+	r, err := Fit(ctx, g, lats, Settings{Method: Laplace, Seed: 1, Progress: func(p Progress) {
+		last = p.ELBO
+		if calls++; calls == 2 {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || r.Converged {
+		t.Fatalf("interrupted %v, converged %v", r.Interrupted, r.Converged)
+	}
+	mean := r.Groups[0].Params[0]
+	lp, _ := g.LogJoint(mean, make([]float64, 2))
+	start, _ := g.LogJoint([]float64{0, 0}, make([]float64, 2))
+	if !(lp >= last) || !(lp > start) {
+		t.Errorf("q's centre %v: log density %g, at the start %g, at the last iteration reported %g", mean, lp, start, last)
 	}
 }
 
