@@ -207,7 +207,7 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 		// as MAP: a symmetric start (a mixture's components) stops L-BFGS
 		// at a saddle, which restarts from points around it escape
 		settings.Recorder = nil
-		res, _ = e.escapeSaddle(ctx, r, problem, settings, res)
+		res, _ = e.escapeSaddle(ctx, r, start, problem, settings, res)
 		if ctx.Err() != nil {
 			return stopAt()
 		}

@@ -165,7 +165,7 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		// (at a mode to rounding, or at a saddle): the saddle test tells
 		settings.Recorder = nil
 		var mode bool
-		res, mode = e.escapeSaddle(ctx, r, problem, settings, res)
+		res, mode = e.escapeSaddle(ctx, r, start, problem, settings, res)
 		r.Converged = err == nil || mode
 		if !r.Converged {
 			r.warn("MAP stopped at iteration %d: %v", res.Stats.MajorIterations, err)
@@ -229,8 +229,10 @@ const edgeCoord = 30
 // the seed's own); one that ends higher by more than a relative 10⁻⁶
 // shows res was no mode, and the search goes on from the best, for at
 // most saddleRounds rounds. At a mode every restart comes back to it, and
-// mode reports that they all did in the last round.
-func (e *engine) escapeSaddle(ctx context.Context, r *Result, problem optimize.Problem, settings *optimize.Settings, res *optimize.Result) (_ *optimize.Result, mode bool) {
+// mode reports that they all did in the last round. When the restarts
+// moved it, r's trace gains a point at the result (iteration
+// r.Iterations, counting the restarts' own), so that it ends where q is.
+func (e *engine) escapeSaddle(ctx context.Context, r *Result, start time.Time, problem optimize.Problem, settings *optimize.Settings, res *optimize.Result) (_ *optimize.Result, mode bool) {
 	rng := rand.New(rand.NewPCG(streamSeed(e.s.Seed, streamMAPSaddle, 0, 0)))
 	x := make([]float64, len(res.X)) // e.dim for MAP; the unconstrained coordinates for Laplace
 	f0 := res.F
@@ -267,6 +269,8 @@ func (e *engine) escapeSaddle(ctx context.Context, r *Result, problem optimize.P
 			what, obj = "Laplace", "log density"
 		}
 		r.warn("%s: L-BFGS first stopped at a stationary point that is not a mode (%s %.6g), a saddle such as where interchangeable components coincide; restarts from points around it reached %.6g", what, obj, -f0, -res.F)
+		// the trace (elbo.csv) ends where the result is, at the iterations counted
+		r.Trace = append(r.Trace, TracePoint{Iter: r.Iterations, ELBO: -res.F, Seconds: time.Since(start).Seconds()})
 	}
 	return res, mode
 }

@@ -601,6 +601,10 @@ func TestMAPSaddle(t *testing.T) {
 	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "a stationary point that is not a mode") {
 		t.Errorf("warnings %q", r.Warnings)
 	}
+	// the trace (elbo.csv) ends at the restarts' mode, not at the saddle
+	if n := len(r.Trace); n == 0 || r.Trace[n-1].Iter != r.Iterations || r.Trace[n-1].ELBO != r.ELBO {
+		t.Errorf("trace ends at %+v, want iteration %d, log joint %g", r.Trace[max(n-1, 0):], r.Iterations, r.ELBO)
+	}
 	c := gpCases[0]
 	gp := newGammaPoisson(c.y, c.a0, c.b0)
 	r, err = Fit(context.Background(), gp, gp.latents(), Settings{Method: MAP, Seed: 1})
