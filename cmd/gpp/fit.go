@@ -282,6 +282,10 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 // applyFitFlags checks gpp fit's flags that steer the fit (and gpp sbc's,
 // which are the same) and sets cfg.settings from them. It returns the
 // usage error, or "" when they are good.
+// sgvbOnlyFlags are the fit flags that only SGVB's steps read: with
+// --family map or laplace they are usage errors.
+var sgvbOnlyFlags = []string{"anneal", "draws", "estimator", "eval-every", "gamma-grad", "gamma-param", "last-iterate", "optimizer", "step-size", "tol"}
+
 func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string {
 	s := &cfg.settings
 	switch cfg.family {
@@ -301,6 +305,15 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		}
 	default:
 		return fmt.Sprintf("--family %q: want gamma, lognormal, map or laplace", cfg.family)
+	}
+	if s.Method == sgvb.MAP || s.Method == sgvb.Laplace {
+		// SGVB's own settings: L-BFGS reads none of them, and a flag that
+		// silently does nothing reads as if it did
+		for _, f := range sgvbOnlyFlags {
+			if set[f] {
+				return fmt.Sprintf("--%s steers SGVB's steps; --family %s runs L-BFGS, which does not read it (--iter bounds its iterations)", f, cfg.family)
+			}
+		}
 	}
 	if s.Method == sgvb.Laplace {
 		// q is one joint normal on the unconstrained coordinates of every
