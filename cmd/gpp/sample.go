@@ -660,10 +660,7 @@ func summariseChains(sd *sampleDraws, workers int) ([]stats, []mcmcStats) {
 				ch := sd.byChain(sd.ds.cols[c])
 				dg := nuts.Diagnose(ch)
 				ms[c] = mcmcStats{mcse: dg.MCSEMean, essBulk: dg.ESSBulk, essTail: dg.ESSTail, rhat: dg.Rhat,
-					mcseSD: nuts.MCSESD(ch), mad: nuts.MAD(ch)}
-				for k, p := range []float64{0.05, 0.5, 0.95} {
-					ms[c].mcseQ[k] = nuts.MCSEQuantile(ch, p)
-				}
+					mcseSD: dg.MCSESD, mcseQ: dg.MCSEQuantile, mad: dg.MAD}
 			}
 		}()
 	}

@@ -91,9 +91,10 @@ func TestFFTSize(t *testing.T) {
 	}
 }
 
-// Diagnose gives Rhat, ESSBulk, ESSTail and MCSEMean bit for bit, on
-// chains of odd and even lengths, with ties, and NaN for all four where
-// they are NaN.
+// Diagnose gives Rhat, ESSBulk, ESSTail, MCSEMean, MCSESD, MCSEQuantile
+// and MAD bit for bit, on chains of odd and even lengths, with ties, and
+// NaN where they are NaN (the MAD of constant, short or infinite draws
+// is a number).
 func TestDiagnose(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	cases := map[string][][]float64{
@@ -104,6 +105,7 @@ func TestDiagnose(t *testing.T) {
 		"nan":      {{1, 2, math.NaN(), 4}, {1, 2, 3, 4}},
 		"short":    {{1}, {2}},
 		"ragged":   {{1, 2, 3}, {1, 2}},
+		"inf":      {{1, 2, math.Inf(1), 4}, {1, 2, 3, 4}},
 	}
 	ints := make([][]float64, 3)
 	for c := range ints {
@@ -114,8 +116,13 @@ func TestDiagnose(t *testing.T) {
 	cases["three values"] = ints
 	for name, x := range cases {
 		got := Diagnose(x)
-		want := Diagnostics{Rhat(x), ESSBulk(x), ESSTail(x), MCSEMean(x)}
-		for _, p := range [][2]float64{{got.Rhat, want.Rhat}, {got.ESSBulk, want.ESSBulk}, {got.ESSTail, want.ESSTail}, {got.MCSEMean, want.MCSEMean}} {
+		want := Diagnostics{Rhat(x), ESSBulk(x), ESSTail(x), MCSEMean(x), MCSESD(x), [3]float64{}, MAD(x)}
+		for i, p := range DiagnoseProbs {
+			want.MCSEQuantile[i] = MCSEQuantile(x, p)
+		}
+		for _, p := range [][2]float64{{got.Rhat, want.Rhat}, {got.ESSBulk, want.ESSBulk}, {got.ESSTail, want.ESSTail}, {got.MCSEMean, want.MCSEMean},
+			{got.MCSESD, want.MCSESD}, {got.MCSEQuantile[0], want.MCSEQuantile[0]}, {got.MCSEQuantile[1], want.MCSEQuantile[1]},
+			{got.MCSEQuantile[2], want.MCSEQuantile[2]}, {got.MAD, want.MAD}} {
 			if math.Float64bits(p[0]) != math.Float64bits(p[1]) && !(math.IsNaN(p[0]) && math.IsNaN(p[1])) {
 				t.Errorf("%s: Diagnose %+v, one by one %+v", name, got, want)
 				break

@@ -20,37 +20,54 @@ import (
 // term kept, τ̂ at least 1/log10(S)).
 
 // Diagnostics are one quantity's MCMC diagnostics, as Rhat, ESSBulk,
-// ESSTail and MCSEMean give them.
+// ESSTail, MCSEMean, MCSESD, MCSEQuantile (at DiagnoseProbs) and MAD give
+// them: posterior's default convergence and MCSE measures.
 type Diagnostics struct {
 	Rhat, ESSBulk, ESSTail, MCSEMean float64
+	MCSESD                           float64
+	MCSEQuantile                     [3]float64 // at DiagnoseProbs
+	MAD                              float64
 }
 
-// Diagnose returns Rhat, ESSBulk, ESSTail and MCSEMean of the chains, the
-// same numbers bit for bit, computed together: one sort of all the draws
-// (the median, the tail quantiles and, for chains of even length, the
-// ranks) and one rank normalisation (the bulk R̂ and the bulk ESS)
-// instead of two. gpp sample calls it for each column.
+// DiagnoseProbs are the probabilities of Diagnose's MCSEQuantile: the
+// quantiles gpp sample's summary reports (posterior's default_mcse_measures).
+var DiagnoseProbs = [3]float64{0.05, 0.5, 0.95}
+
+// Diagnose returns all of Diagnostics of the chains, the same numbers bit
+// for bit as the functions one by one, computed together: one sort of all
+// the draws (the median, the quantiles, the MAD and, for chains of even
+// length, the ranks), one rank normalisation (the bulk R̂ and the bulk
+// ESS) instead of two, and the 5 % and 95 % indicators' ESS shared by
+// ESSTail and MCSEQuantile. gpp sample calls it for each column.
 func Diagnose(chains [][]float64) Diagnostics {
-	x := split(chains)
-	if x == nil || badDraws(x) {
-		nan := math.NaN()
-		return Diagnostics{nan, nan, nan, nan}
-	}
 	all := flatten(chains)
 	sorted := slices.Clone(all)
 	sort.Float64s(sorted)
+	x := split(chains)
+	if x == nil || badDraws(x) {
+		nan := math.NaN()
+		return Diagnostics{nan, nan, nan, nan, nan, [3]float64{nan, nan, nan}, madSorted(sorted)}
+	}
 	var zx [][]float64
 	if len(chains[0])%2 == 0 { // the split chains hold every draw
 		zx = zScaleSorted(x, sorted)
 	} else {
 		zx = zScale(x)
 	}
-	return Diagnostics{
+	d := Diagnostics{
 		Rhat:     rhat(chains, zx, quantile7(sorted, 0.5)),
 		ESSBulk:  ess(zx),
-		ESSTail:  essTail(x, sorted),
 		MCSEMean: mcseMean(x, all),
+		MCSESD:   mcseSD(chains, all),
+		MAD:      madSorted(sorted),
 	}
+	var e [3]float64
+	for i, p := range DiagnoseProbs {
+		e[i] = essQuantile(x, sorted, p)
+		d.MCSEQuantile[i] = mcseQuantile(sorted, p, e[i])
+	}
+	d.ESSTail = math.Min(e[0], e[2]) // essTail's
+	return d
 }
 
 // Rhat is the rank-normalised split-R̂: the larger of the bulk R̂ (of the
@@ -103,26 +120,10 @@ func ESSTail(chains [][]float64) float64 {
 	return essTail(x, all)
 }
 
-// essTail is ESSTail of the split chains x, all every draw, sorted.
+// essTail is ESSTail of the split chains x, all every draw, sorted: NaN
+// when either indicator is constant.
 func essTail(x [][]float64, all []float64) float64 {
-	e := math.Inf(1)
-	for _, p := range []float64{0.05, 0.95} {
-		q := quantile7(all, p)
-		ind := make([][]float64, len(x))
-		for c, ch := range x {
-			ind[c] = make([]float64, len(ch))
-			for i, v := range ch {
-				if v <= q {
-					ind[c][i] = 1
-				}
-			}
-		}
-		if badDraws(ind) {
-			return math.NaN()
-		}
-		e = math.Min(e, ess(ind))
-	}
-	return e
+	return math.Min(essQuantile(x, all, 0.05), essQuantile(x, all, 0.95))
 }
 
 // ESS is the plain effective sample size of the chains as given, neither

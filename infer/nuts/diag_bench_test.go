@@ -23,9 +23,9 @@ func ar1Chains(m, n int, rho float64, seed uint64) [][]float64 {
 	return out
 }
 
-// BenchmarkDiagnostics times the four diagnostics of one quantity (R̂,
-// bulk and tail ESS, MCSE of the mean) by Diagnose, as gpp sample computes
-// them for each column, on 4 chains of a strongly autocorrelated AR(1)
+// BenchmarkDiagnostics times the diagnostics of one quantity (R̂, bulk
+// and tail ESS, the MCSE of the mean, sd and quantiles, the MAD) by
+// Diagnose, as gpp sample computes them for each column, on 4 chains of a strongly autocorrelated AR(1)
 // series (ρ = 0.99, τ ≈ 200: Geyer's sequence runs to a lag of several
 // hundred).
 func BenchmarkDiagnostics(b *testing.B) {
@@ -35,7 +35,7 @@ func BenchmarkDiagnostics(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				d := Diagnose(x)
-				sink += d.Rhat + d.ESSBulk + d.ESSTail + d.MCSEMean
+				sink += d.Rhat + d.ESSBulk + d.ESSTail + d.MCSEMean + d.MCSESD + d.MCSEQuantile[1] + d.MAD
 			}
 		})
 	}

@@ -12,6 +12,11 @@ import (
 // chains with φ = 0.7 from a 32-bit LCG, chain c's innovations shifted by
 // shift·c, rounded down to multiples of 0.05 (so there are ties).
 func refDraws(chains, n int, shift float64) [][]float64 {
+	return lcgAR1(chains, n, shift, func(y float64) float64 { return math.Floor(y*20) / 20 })
+}
+
+// lcgAR1 is refDraws with each draw y recorded as keep(y).
+func lcgAR1(chains, n int, shift float64, keep func(float64) float64) [][]float64 {
 	state := uint64(12345)
 	out := make([][]float64, chains)
 	for c := range out {
@@ -21,7 +26,7 @@ func refDraws(chains, n int, shift float64) [][]float64 {
 			state = (1664525*state + 1013904223) % (1 << 32)
 			u := float64(state) / (1 << 32)
 			y = 0.7*y + (u - 0.5) + shift*float64(c)
-			out[c][i] = math.Floor(y*20) / 20
+			out[c][i] = keep(y)
 		}
 	}
 	return out

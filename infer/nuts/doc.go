@@ -39,8 +39,8 @@
 // leapfrog step and the tree, beside 0.13 µs for that density.
 //
 // The diagnostics (Rhat, ESSBulk, ESSTail, MCSEMean, MCSESD, MCSEQuantile,
-// EBFMI; Diagnose for the first four at once) and MAD are those of Vehtari
-// et al. (2021) as the R package posterior computes them, pinned to an
+// EBFMI) and MAD, Diagnose giving all but EBFMI at once, are those of
+// Vehtari et al. (2021) as the R package posterior computes them, pinned to an
 // independent Python transcription in the tests; the autocovariances of a
 // slowly mixing chain come from an FFT, O(n log n).
 package nuts

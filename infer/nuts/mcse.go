@@ -34,7 +34,12 @@ func MCSESD(chains [][]float64) float64 {
 	if x == nil || badDraws(x) {
 		return math.NaN()
 	}
-	all := flatten(chains)
+	return mcseSD(chains, flatten(chains))
+}
+
+// mcseSD is MCSESD of the chains, good ones, all their draws in chain
+// order.
+func mcseSD(chains [][]float64, all []float64) float64 {
 	m := 0.0
 	for _, v := range all {
 		m += v
@@ -77,7 +82,12 @@ func MCSEQuantile(chains [][]float64, p float64) float64 {
 	}
 	all := flatten(chains)
 	sort.Float64s(all)
-	e := essQuantile(x, all, p)
+	return mcseQuantile(all, p, essQuantile(x, all, p))
+}
+
+// mcseQuantile is MCSEQuantile of the sorted draws all, e the ESS of the
+// indicator at their p-quantile (essQuantile; NaN gives NaN).
+func mcseQuantile(all []float64, p, e float64) float64 {
 	if math.IsNaN(e) {
 		return math.NaN()
 	}
@@ -114,19 +124,21 @@ func essQuantile(x [][]float64, all []float64, p float64) float64 {
 // there are none.
 func MAD(chains [][]float64) float64 {
 	all := flatten(chains)
-	if len(all) == 0 {
+	sort.Float64s(all)
+	return madSorted(all)
+}
+
+// madSorted is MAD of the sorted draws s (a NaN sorts first), s left as
+// it is.
+func madSorted(s []float64) float64 {
+	if len(s) == 0 || math.IsNaN(s[0]) {
 		return math.NaN()
 	}
-	for _, v := range all {
-		if math.IsNaN(v) {
-			return math.NaN()
-		}
+	med := quantile7(s, 0.5)
+	dev := make([]float64, len(s))
+	for i, v := range s {
+		dev[i] = math.Abs(v - med)
 	}
-	sort.Float64s(all)
-	med := quantile7(all, 0.5)
-	for i, v := range all {
-		all[i] = math.Abs(v - med)
-	}
-	sort.Float64s(all)
-	return madScale * quantile7(all, 0.5)
+	sort.Float64s(dev)
+	return madScale * quantile7(dev, 0.5)
 }

@@ -11,18 +11,7 @@ import (
 // refDrawsUnrounded makes testdata/posterior_ref.py's draws_unrounded():
 // refDraws's chains without the rounding, so without ties.
 func refDrawsUnrounded(chains, n int, shift float64) [][]float64 {
-	state := uint64(12345)
-	out := make([][]float64, chains)
-	for c := range out {
-		y := 0.0
-		out[c] = make([]float64, n)
-		for i := range out[c] {
-			state = (1664525*state + 1013904223) % (1 << 32)
-			y = 0.7*y + (float64(state)/(1<<32) - 0.5) + shift*float64(c)
-			out[c][i] = y
-		}
-	}
-	return out
+	return lcgAR1(chains, n, shift, func(y float64) float64 { return y })
 }
 
 // TestMCSEReference pins MCSESD, MCSEQuantile and MAD to the values of

@@ -80,11 +80,7 @@ func Resample(t Target, q Proposal, dim, M, n int, seed uint64, par int) *Resamp
 	lw := make([]float64, M)
 	par = max(1, min(par, M))
 	var wg sync.WaitGroup
-	for w := range par {
-		tw := t
-		if w > 0 {
-			tw = t.Clone()
-		}
+	for w, tw := range workerTargets(t, par) {
 		wg.Go(func() {
 			x := make([]float64, dim)
 			g := make([]float64, dim)
@@ -141,4 +137,18 @@ func PSISResampleIndex(lw []float64, n int, rng *rand.Rand) (idx []int, k, ess f
 		idx[j] = min(i, last) // u rounded up to s
 	}
 	return idx, k, ess
+}
+
+// workerTargets returns t and n−1 clones of it, one per worker goroutine,
+// all cloned before any goroutine starts: cloning t copies its buffers,
+// which a goroutine already evaluating t would be writing (a data race).
+func workerTargets(t Target, n int) []Target {
+	out := make([]Target, max(n, 0))
+	for w := range out {
+		out[w] = t
+		if w > 0 {
+			out[w] = t.Clone()
+		}
+	}
+	return out
 }

@@ -131,11 +131,7 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	start := time.Now()
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := range par {
-		tw := t
-		if w > 0 {
-			tw = t.Clone()
-		}
+	for _, tw := range workerTargets(t, par) {
 		wg.Go(func() {
 			for r := range next {
 				sr := s
@@ -339,11 +335,7 @@ func (m *Mixture) weights(t Target, n int, seed uint64, par int) (lw, gap []floa
 	lw, gap = make([]float64, n), make([]float64, n)
 	ok = make([]bool, n)
 	var wg sync.WaitGroup
-	for w := range min(par, n) {
-		tw := t
-		if w > 0 {
-			tw = t.Clone()
-		}
+	for w, tw := range workerTargets(t, min(par, n)) {
 		wg.Go(func() {
 			x := make([]float64, m.Dim())
 			g := make([]float64, m.Dim())

@@ -14,6 +14,9 @@ import (
 // a (which Dgemm's kernels skip), signed zeros and infinities in b and c,
 // and leading dimensions wider than the matrices.
 func TestGemmSmallMatchesGonum(t *testing.T) {
+	if !gemmSmallOK {
+		t.Skip("gonum's pure Go kernels here: gemm leaves every product to Dgemm")
+	}
 	r := rand.New(rand.NewPCG(21, 22))
 	val := func() float64 {
 		switch r.IntN(12) {
@@ -61,5 +64,52 @@ func TestGemmSmallMatchesGonum(t *testing.T) {
 	}
 	if cases == 0 {
 		t.Fatal("no case ran")
+	}
+}
+
+// gemm, its tiles and its choice between gemmSmall and Dgemm, and a
+// team's parts of it (gemmTask), give one Dgemm call's bits, for shapes on both sides of smallGemmLen and across
+// gemmRows and gemmCols. Inner dimensions stay within gonum's block of 64,
+// so that a Dgemm that goes parallel sums each dot product in one piece,
+// as its serial kernels do.
+func TestGemmTilesMatchGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	impl := blas64.Implementation()
+	for range 200 {
+		tA, tB := r.IntN(2) == 1, r.IntN(2) == 1
+		m, n, k := 1+r.IntN(2*gemmRows+3), 1+[]int{r.IntN(smallGemmLen + 2), r.IntN(gemmCols + 10)}[r.IntN(2)], 1+r.IntN(64)
+		alpha := []float64{1, -0.7}[r.IntN(2)]
+		beta := []float64{0, 1, 0.3}[r.IntN(3)]
+		ar, ac := m, k
+		if tA {
+			ar, ac = k, m
+		}
+		br, bc := k, n
+		if tB {
+			br, bc = n, k
+		}
+		lda, ldb, ldc := ac+r.IntN(2), bc+r.IntN(2), n+r.IntN(2)
+		a, b, c := make([]float64, ar*lda), make([]float64, br*ldb), make([]float64, m*ldc)
+		for _, s := range [][]float64{a, b, c} {
+			for i := range s {
+				if r.IntN(8) > 0 {
+					s[i] = r.NormFloat64()
+				}
+			}
+		}
+		want := append([]float64(nil), c...)
+		impl.Dgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
+		got := append([]float64(nil), c...)
+		gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, got, ldc)
+		parts := append([]float64(nil), c...) // a team's rows of c, 3 parts
+		g := gemmTask{tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, parts, ldc}
+		for i := range 3 {
+			g.RunPart(i, 3)
+		}
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float64bits(parts[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("tA %v tB %v m %d n %d k %d alpha %v beta %v: c[%d] = %v (in parts %v), Dgemm %v", tA, tB, m, n, k, alpha, beta, i, got[i], parts[i], want[i])
+			}
+		}
 	}
 }

@@ -60,9 +60,11 @@ func (g *gemmTask) RunPart(i, parts int) {
 	if lo == hi {
 		return
 	}
-	a := g.a[lo*g.lda:]
+	var a []float64 // op(a)'s rows lo…, as in gemm
 	if g.tA {
 		a = g.a[lo:]
+	} else {
+		a = g.a[lo*g.lda:]
 	}
 	gemm(g.tA, g.tB, hi-lo, g.n, g.k, g.alpha, a, g.lda, g.b, g.ldb, g.beta, g.c[lo*g.ldc:], g.ldc)
 }
@@ -85,9 +87,11 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 	impl := blas64.Implementation()
 	for i0 := 0; i0 < m; i0 += gemmRows {
 		mi := min(gemmRows, m-i0)
-		as := a[i0*lda:]
+		var as []float64 // op(a)'s rows i0…: a's columns when tA (a[i0*lda:] may be past a's end)
 		if tA {
 			as = a[i0:]
+		} else {
+			as = a[i0*lda:]
 		}
 		for j0 := 0; j0 < n; j0 += gemmCols {
 			nj := min(gemmCols, n-j0)
@@ -95,7 +99,7 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 			if tB {
 				bs = b[j0*ldb:]
 			}
-			if (!tA && tB && k <= smallGemmLen) || (!(!tA && tB) && nj <= smallGemmLen) {
+			if gemmSmallOK && ((!tA && tB && k <= smallGemmLen) || (!(!tA && tB) && nj <= smallGemmLen)) {
 				gemmSmall(tA, tB, mi, nj, k, alpha, as, lda, bs, ldb, beta, c[i0*ldc+j0:], ldc)
 				continue
 			}
