@@ -130,10 +130,11 @@ func bnbLower(k, r, a, b float64) (float64, [3]float64) {
 func bnbUpper(k, r, a, b float64) (float64, [3]float64) {
 	m := bnbSplit(k, r, b)
 	var g [3]float64
-	j := k + 1
-	lp := bnbStart(j, r, a, b, g[:])
+	lp := bnbStart(k+1, r, a, b, g[:])
 	acc := newLogSum()
-	for ; j <= m; j++ {
+	// Counted, not j ≤ m: past 2^53 k + 1 rounds to k and j++ to j.
+	for i := 0.0; i < m-k; i++ {
+		j := k + 1 + i
 		acc.add(lp, g)
 		s := a + b + r + j
 		lp += math.Log((j+r)*(b+j)) - math.Log((j+1)*s)

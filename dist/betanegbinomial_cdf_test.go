@@ -174,3 +174,23 @@ func BenchmarkBetaNegBinomialLogCCDF(b *testing.B) {
 		})
 	}
 }
+
+// TestBetaNegBinomialHugeCount checks both tails against the closed form
+// of BetaNegBinomial(1, 1, 1), whose masses 1/((j+1)(j+2)) telescope to
+// P(Y > k) = 1/(k+2), out to counts past 2^53, where k + 1 rounds to k
+// (a loop over j ≤ m never ended there).
+func TestBetaNegBinomialHugeCount(t *testing.T) {
+	lc, _ := LogCDF("BetaNegBinomial", false)
+	lcc, _ := LogCDF("BetaNegBinomial", true)
+	p, dp := []float64{1, 1, 1}, make([]float64, 3)
+	for _, k := range []float64{0, 5, 1e6, 1 << 53, 1e17, 1e300} {
+		want := -math.Log(k + 2)
+		if u, _ := lcc(k, p, dp); math.Abs(u-want) > 1e-13*math.Abs(want) {
+			t.Errorf("log P(Y > %g) = %.17g, want %.17g", k, u, want)
+		}
+		want = math.Log1p(-1 / (k + 2))
+		if l, _ := lc(k, p, dp); math.Abs(l-want) > 1e-13*math.Abs(want) {
+			t.Errorf("log P(Y ≤ %g) = %.17g, want %.17g", k, l, want)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *c
 			}
 			pathNote(con, fmt.Sprintf("restart %d: ", r), res.Path)
 			con.info("restart %d (seed %d): ELBO %.6g ± %.2g, %d iterations (%s), Pareto k̂ %s, %.3g s",
-				r, sgvb.RestartSeed(cfg.settings.Seed, r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), num3(res.ParetoK), res.Seconds)
+				r, sgvb.RestartSeed(cfg.settings.Seed, r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), kText(res.ParetoK), res.Seconds)
 		}}
 	return sgvb.FitRestarts(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), cfg.settings, rs)
 }
@@ -476,7 +476,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 			continue
 		}
 		c := m.Components[i]
-		t.row(fmt.Sprint(m.Restarts[i]), fmt.Sprint(m.Seeds[i]), fmt.Sprintf("%.6g", c.ELBO), fmt.Sprint(c.Iterations), "("+fitEnd(cfg, c)+")", num3(c.ParetoK))
+		t.row(fmt.Sprint(m.Restarts[i]), fmt.Sprint(m.Seeds[i]), fmt.Sprintf("%.6g", c.ELBO), fmt.Sprint(c.Iterations), "("+fitEnd(cfg, c)+")", kText(c.ParetoK))
 		sum += c.ELBO
 		i++
 	}

@@ -83,7 +83,10 @@ func readNUTSRows(dir string) ([]NUTSRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) == 0 || !slices.Equal(recs[0], nutsHeader) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: empty, not a file written by RunNUTS", path)
+	}
+	if !slices.Equal(recs[0], nutsHeader) {
 		return nil, fmt.Errorf("%s: not a file written by RunNUTS (header %v)", path, recs[0])
 	}
 	rows := make([]NUTSRow, 0, len(recs)-1)

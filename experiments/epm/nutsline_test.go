@@ -107,6 +107,12 @@ func TestNUTSRowsRoundTrip(t *testing.T) {
 	if _, err := readNUTSRows(dir); err == nil {
 		t.Error("a CSV of another header read without an error")
 	}
+	if err := os.WriteFile(filepath.Join(dir, "epm_nuts.csv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readNUTSRows(dir); err == nil { // it indexed the missing header before
+		t.Error("an empty CSV read without an error")
+	}
 }
 
 // TestCommittedNUTSLine checks that docs/results/epm_linkpred.md holds

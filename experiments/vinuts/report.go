@@ -260,17 +260,17 @@ func (r *Report) markdown() string {
 			x.Divergences, cellF("%.3f", x.MaxRhat), cellF("%.0f", x.MinESS), x.FitSeconds, x.NUTSSeconds)
 	}
 	b.WriteString("\n")
-	seen := map[string]bool{}
+	// One note of each kind a case, from its first row with one (a row whose fit
+	// failed has no Init, though the case's later rows may).
+	initNoted, voidNoted := map[string]bool{}, map[string]bool{}
 	for _, x := range r.Rows {
-		if seen[x.Case] {
-			continue
-		}
-		seen[x.Case] = true
-		if x.Init != "" {
+		if x.Init != "" && !initNoted[x.Case] {
+			initNoted[x.Case] = true
 			fmt.Fprintf(&b, "† *%s*: from the default start, %s; its %d chains started instead from draws 1–%d of the `%s` fit's q (`gpp sample --init`).\n\n",
 				x.Case, strings.SplitN(x.DefaultErr, "\n", 2)[0], x.Chains, x.Chains, x.Init)
 		}
-		if x.Void != "" {
+		if x.Void != "" && !voidNoted[x.Case] {
+			voidNoted[x.Case] = true
 			fmt.Fprintf(&b, "*%s*: the comparison is void: %s.", x.Case, x.Void)
 			if x.Err == "" {
 				fmt.Fprintf(&b, " Its max R̂ %s and min ESS %s measure that: chains that settled in different labellings disagree, and NUTS's element means average the labellings, so its |z| and sd ratios say nothing about q; they are not a failure of NUTS on one mode, and the model is left as it is (an ordering constraint would remove the second labelling).",

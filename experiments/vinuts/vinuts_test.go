@@ -304,3 +304,15 @@ func flagsOf(args []string) []string {
 	i := slices.Index(args, "--out")
 	return args[i+2:]
 }
+
+// TestInitNoteAfterFailedFit: the † note of a case started from a fit is
+// written though the case's first row, whose fit failed, has no Init.
+func TestInitNoteAfterFailedFit(t *testing.T) {
+	r := &Report{Rows: []Row{
+		{Case: "m", Fit: meanField.Label, Err: "exit status 1"},
+		{Case: "m", Fit: "--fullrank all", Init: "--fullrank all", DefaultErr: "NUTS failed: exit status 1", Chains: 4},
+	}}
+	if md := r.markdown(); !strings.Contains(md, "† *m*: from the default start, NUTS failed: exit status 1;") {
+		t.Errorf("no † note for m:\n%s", md)
+	}
+}

@@ -167,6 +167,10 @@ func TestFormatK(t *testing.T) {
 		{0.7123, 'g', 3, "0.712"},
 		{1.304, 'f', 2, "1.30"},
 		{0.674, 'g', 3, "0.674"},
+		{0.66, 'f', 0, "0.66"}, // "1" and "0.7" would read as above 0.7
+		{0.46, 'f', 0, "0"},
+		{0.5, 'f', 0, "0.5"},
+		{0.96, 'f', 0, "1"},
 	} {
 		if got := FormatK(c.k, c.format, c.prec); got != c.want {
 			t.Errorf("FormatK(%v, %c, %d) = %q, want %q", c.k, c.format, c.prec, got, c.want)

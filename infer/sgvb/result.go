@@ -431,18 +431,21 @@ func ParetoWarning(k, relESS float64, what string) string {
 }
 
 // FormatK formats a Pareto k̂ as strconv.FormatFloat(k, format, prec, 64)
-// does, with more digits where those would round it onto a threshold its
-// reading compares it with (0.5, 0.7) that it is not on: 0.7003 is
+// does, with more digits where those would put it on the other side of, or
+// onto, a threshold its reading compares it with (0.5, 0.7): 0.7003 is
 // "0.7003", not "0.70", which would read as not above 0.7.
 func FormatK(k float64, format byte, prec int) string {
 	for p := prec; p < 17; p++ {
 		s := strconv.FormatFloat(k, format, p, 64)
-		if v, err := strconv.ParseFloat(s, 64); err != nil || v == k || (v != 0.5 && v != 0.7) {
+		if v, err := strconv.ParseFloat(s, 64); err != nil || sameSide(v, k, 0.5) && sameSide(v, k, 0.7) {
 			return s
 		}
 	}
 	return strconv.FormatFloat(k, format, -1, 64)
 }
+
+// sameSide reports whether v and k compare alike with t (NaNs alike).
+func sameSide(v, k, t float64) bool { return (v < t) == (k < t) && (v > t) == (k > t) }
 
 // Overflows reports whether an ELBO estimate or its standard error is
 // infinite: the approximation it is of is not usable (overflowWarning).
