@@ -81,6 +81,21 @@ func traceElements(sd *sampleDraws) []traceElem {
 	return out
 }
 
+// elemPanel is panel i of n of a stacked figure, one element's (its name
+// the y label): the title on the first, the x label on the last, a grid.
+func elemPanel(name string, i, n int, title, xLabel string) *plot.Plot {
+	p := plot.New()
+	p.Y.Label.Text = name
+	if i == 0 {
+		p.Title.Text = title
+	}
+	if i == n-1 {
+		p.X.Label.Text = xLabel
+	}
+	p.Add(plotter.NewGrid())
+	return p
+}
+
 // plotTrace draws trace.png: a panel per element (traceElements), each
 // chain's draws against their number in its colour; a non-finite draw is
 // left out of its line.
@@ -88,15 +103,7 @@ func plotTrace(w io.Writer, sd *sampleDraws) error {
 	elems := traceElements(sd)
 	plots := make([][]*plot.Plot, len(elems))
 	for i, e := range elems {
-		p := plot.New()
-		p.Y.Label.Text = e.name
-		if i == 0 {
-			p.Title.Text = fmt.Sprintf("traces of %d chain%s × %d draws after warm-up (chains %s)", sd.chains, plural(sd.chains), sd.n, chainNames(sd.chains))
-		}
-		if i == len(elems)-1 {
-			p.X.Label.Text = "draw"
-		}
-		p.Add(plotter.NewGrid())
+		p := elemPanel(e.name, i, len(elems), fmt.Sprintf("traces of %d chain%s × %d draws after warm-up (chains %s)", sd.chains, plural(sd.chains), sd.n, chainNames(sd.chains)), "draw")
 		for c, ch := range sd.byChain(sd.ds.cols[e.col]) {
 			xy := make(plotter.XYs, 0, len(ch))
 			for d, v := range ch {
@@ -208,15 +215,7 @@ func plotChainRanks(w io.Writer, sd *sampleDraws) error {
 	S := float64(sd.chains * sd.n)
 	plots := make([][]*plot.Plot, len(elems))
 	for i, e := range elems {
-		p := plot.New()
-		p.Y.Label.Text = e.name
-		if i == 0 {
-			p.Title.Text = fmt.Sprintf("rank histograms, %d chain%s × %d draws (%s); dashed: uniform", sd.chains, plural(sd.chains), sd.n, chainNames(sd.chains))
-		}
-		if i == len(elems)-1 {
-			p.X.Label.Text = "rank of the draw among all chains' draws"
-		}
-		p.Add(plotter.NewGrid())
+		p := elemPanel(e.name, i, len(elems), fmt.Sprintf("rank histograms, %d chain%s × %d draws (%s); dashed: uniform", sd.chains, plural(sd.chains), sd.n, chainNames(sd.chains)), "rank of the draw among all chains' draws")
 		even, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(sd.n) / float64(bins)}, {X: S, Y: float64(sd.n) / float64(bins)}})
 		if err != nil {
 			return err
