@@ -113,3 +113,21 @@ func TestGemmTilesMatchGonum(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmEmptyInner: with no inner dimension c = beta·c, and beta 0
+// clears c as BLAS does, a stale NaN or Inf included.
+func TestGemmEmptyInner(t *testing.T) {
+	for _, beta := range []float64{0, 2} {
+		c := []float64{math.NaN(), math.Inf(1), 1, 3}
+		gemm(false, false, 2, 2, 0, 1, nil, 0, nil, 2, beta, c, 2)
+		for i, v := range c {
+			want := 0.0
+			if beta != 0 {
+				want = beta * []float64{math.NaN(), math.Inf(1), 1, 3}[i]
+			}
+			if !(v == want || math.IsNaN(v) && math.IsNaN(want)) {
+				t.Errorf("beta %g: c[%d] = %g, want %g", beta, i, v, want)
+			}
+		}
+	}
+}

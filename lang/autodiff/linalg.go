@@ -75,11 +75,15 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 {
+	if k == 0 { // c = beta c; beta 0 clears c, as BLAS does (0·NaN would stay NaN)
 		for i := 0; i < m; i++ {
 			cr := c[i*ldc : i*ldc+n]
 			for j := range cr {
-				cr[j] *= beta
+				if beta == 0 {
+					cr[j] = 0
+				} else {
+					cr[j] *= beta
+				}
 			}
 		}
 		return
