@@ -390,7 +390,7 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.sample {
 			names = append(names, coordsFile)
 			if cfg.plots {
-				names = append(names, tracePlot, rankPlot)
+				names = append(names, tracePlot, rankPlot, pairsPlot)
 			}
 		}
 		if cfg.sample && hasLOOOutput(m) {
@@ -588,6 +588,11 @@ type variable struct {
 	corrSupport dist.Support
 	corrL       []float64
 	corr        []float64
+	// logScale marks a param whose elements are positive with no shift (a
+	// positive or positive_ordered param, or real<lower=0>), which the
+	// pairs plot shows on the log scale that NUTS moves on (set by
+	// modelDrawSet).
+	logScale bool
 }
 
 // partsFamily names the family of an ordered factor by its parts': the

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -192,6 +193,7 @@ func modelDrawSet(m *compile.Model, family string, n int) *drawSet {
 	ncol := 0
 	for i, l := range m.Latents {
 		v := latentVariable(l.Name, family, l.Shape, i, l.Offset, ncol, l.Value, l.Support)
+		v.logScale = (l.Support == dist.Positive || l.Support == dist.PositiveOrdered) && l.Value == nil && (!l.Bounded() || l.ScaleV == nil && l.Loc == 0 && l.Scale > 0)
 		ncol += len(v.elems)
 		vars = append(vars, v)
 	}

@@ -93,8 +93,11 @@ coords.csv (each draw's coordinates to full precision: gpp predict evaluates
 outputs at them, as Stan's standalone generated quantities); with --plots,
 trace.png (the first 4 param elements' draws, chain by chain), rank.png
 (their rank histograms, chain by chain, as ArviZ's plot_rank: each chain's
-ranks among all draws, uniform where the chains mix) and gpp fit's
-predictive checks ppc_y.png and ppc_stat_y.png. An
+ranks among all draws, uniform where the chains mix), pairs.png (the
+scatter of every pair of those elements, with the elements whose divergent
+draws differ most from the rest in place of the last, the divergent
+transitions in red on top, positive params as their log, at most 4000
+draws) and gpp fit's predictive checks ppc_y.png and ppc_stat_y.png. An
 output that draws (output y_rep ~ D(args)) is drawn at every draw from a
 stream of --seed. lp__ is the log density of the unconstrained coordinates,
 Jacobian included, with the model's constants.
@@ -187,7 +190,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
-	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors\n(default false)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors\n(default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R\n(default: each unconstrained coordinate uniform on (-2, 2), as Stan)")
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {

@@ -2,6 +2,7 @@ package main
 
 // gpp sample --plots: trace plots and rank histograms (Vehtari et al.
 // 2021, ArviZ's plot_rank) of the first params' elements, chain by chain,
+// a pairs plot with the divergent transitions marked (samplepairs.go),
 // and fit's predictive checks (ppc.go) of the draws.
 
 import (
@@ -48,37 +49,43 @@ var chainColors = []struct {
 }
 
 // samplePlotFiles lists the plots of gpp sample --plots: trace.png,
-// rank.png and the predictive checks of every data y that a replicate
+// rank.png, pairs.png (samplepairs.go) and the predictive checks of every data y that a replicate
 // mirrors.
 func samplePlotFiles(cfg *fitConfig, sd *sampleDraws) []outputFile {
 	out := []outputFile{
 		{tracePlot, func(w io.Writer) error { return plotTrace(w, sd) }},
 		{rankPlot, func(w io.Writer) error { return plotChainRanks(w, sd) }},
+		{pairsPlot, func(w io.Writer) error { return plotPairs(w, sd) }},
 	}
 	return append(out, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check (NUTS)")...)
 }
 
-// traceElem is an element shown in the trace plot: its name and column.
+// traceElem is an element shown in the trace plot: its name and column,
+// and whether the pairs plot shows its log (its param's logScale).
 type traceElem struct {
 	name string
 	col  int
+	log  bool
 }
 
-// traceElements returns the first traceElems elements of the params.
-func traceElements(sd *sampleDraws) []traceElem {
+// paramElements returns the elements of the params, in summary order.
+func paramElements(sd *sampleDraws) []traceElem {
 	var out []traceElem
 	for _, v := range sd.ds.vars {
 		if v.output {
 			continue
 		}
 		for j, k := range v.elems {
-			if len(out) == traceElems {
-				return out
-			}
-			out = append(out, traceElem{elemName(v.name, v.shape, k), v.first + j})
+			out = append(out, traceElem{elemName(v.name, v.shape, k), v.first + j, v.logScale})
 		}
 	}
 	return out
+}
+
+// traceElements returns the first traceElems elements of the params.
+func traceElements(sd *sampleDraws) []traceElem {
+	e := paramElements(sd)
+	return e[:min(len(e), traceElems)]
 }
 
 // elemPanel is panel i of n of a stacked figure, one element's (its name
@@ -241,9 +248,9 @@ func plotChainRanks(w io.Writer, sd *sampleDraws) error {
 	return writePanels(w, plots)
 }
 
-// samplePlotName matches the plots gpp sample writes: trace.png, rank.png
-// and the predictive checks.
-var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
+// samplePlotName matches the plots gpp sample writes: trace.png, rank.png,
+// pairs.png and the predictive checks.
+var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|` + regexp.QuoteMeta(pairsPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
 
 // stalePlots returns the plots of an earlier sample in dir that names does
 // not hold.

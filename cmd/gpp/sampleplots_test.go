@@ -13,7 +13,7 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 )
 
-// TestSamplePlots: --plots writes trace.png and rank.png, a panel per element of the
+// TestSamplePlots: --plots writes trace.png, rank.png and pairs.png, a panel per element of the
 // first params (4 at most, no outputs), and fit's predictive checks of
 // the data a replicate mirrors; a later sample without --plots into the
 // same directory removes them. Holds for any sampler.
@@ -25,10 +25,10 @@ func TestSamplePlots(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "trace.png rank.png ppc_y.png ppc_stat_y.png") {
+	if !strings.Contains(stdout, "trace.png rank.png pairs.png ppc_y.png ppc_stat_y.png") {
 		t.Errorf("written line:\n%s", stdout)
 	}
-	for _, name := range []string{tracePlot, rankPlot, "ppc_y.png", "ppc_stat_y.png"} {
+	for _, name := range []string{tracePlot, rankPlot, pairsPlot, "ppc_y.png", "ppc_stat_y.png"} {
 		f, err := os.Open(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)
@@ -42,15 +42,17 @@ func TestSamplePlots(t *testing.T) {
 			t.Errorf("%s: %v", name, b)
 		}
 	}
-	// rank.png is among the files --out would be written, which an input
+	// rank.png and pairs.png are among the files --out would be written, which an input
 	// there must not be
 	l, err := pipeline.Load("testdata/fit_predictive.gpp", []string{"testdata/fit_predictive.csv"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := &fitConfig{out: out, sample: true, plots: true}
-	if err := outputClash(cfg, l.Model, []inputFile{{"the data file", filepath.Join(out, rankPlot)}}); err == nil || !strings.Contains(err.Error(), "overwritten by the output rank.png") {
-		t.Errorf("an input at %s: %v", filepath.Join(out, rankPlot), err)
+	for _, name := range []string{rankPlot, pairsPlot} {
+		if err := outputClash(cfg, l.Model, []inputFile{{"the data file", filepath.Join(out, name)}}); err == nil || !strings.Contains(err.Error(), "overwritten by the output "+name) {
+			t.Errorf("an input at %s: %v", filepath.Join(out, name), err)
+		}
 	}
 	// gpp predict over the sample draws the same checks
 	pred := filepath.Join(dir, "p")
@@ -63,7 +65,7 @@ func TestSamplePlots(t *testing.T) {
 	if code, _, stderr := runGpp(args...); code != exitOK {
 		t.Fatalf("without --plots: exit %d:\n%s", code, stderr)
 	}
-	for _, name := range []string{tracePlot, rankPlot, "ppc_y.png", "ppc_stat_y.png"} {
+	for _, name := range []string{tracePlot, rankPlot, pairsPlot, "ppc_y.png", "ppc_stat_y.png"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
 			t.Errorf("%s of the earlier sample left in %s", name, out)
 		}
@@ -147,5 +149,139 @@ func TestRankCounts(t *testing.T) {
 		return s
 	}(counts[3]); total != n || !(top > n/2) || !(bottom < n/50) {
 		t.Errorf("shifted chain: %d draws counted, %d in the top 5 bins, %d in the bottom 5: %v", total, top, bottom, counts[3])
+	}
+}
+
+// funnelDraws returns n draws of a, b[3] and a positive tau (columns 0 to
+// 4) and an output, divergent where log tau < -1.5: a hierarchy's
+// divergences in the funnel's neck, at tau's small values.
+func funnelDraws(n int) *sampleDraws {
+	rng := rand.New(rand.NewPCG(41, 42))
+	sd := &sampleDraws{n: n, chains: 1, divergent: make([]bool, n), ds: &drawSet{vars: []variable{
+		{name: "a", first: 0, elems: []int{0}},
+		{name: "b", shape: []int{3}, first: 1, elems: []int{0, 1, 2}},
+		{name: "tau", first: 4, elems: []int{0}, logScale: true},
+		{name: "o", output: true, first: 5, elems: []int{0}},
+	}}}
+	sd.ds.cols = make([][]float64, 6)
+	for c := range sd.ds.cols {
+		sd.ds.cols[c] = make([]float64, n)
+	}
+	for d := range n {
+		for c := range 4 {
+			sd.ds.cols[c][d] = rng.NormFloat64()
+		}
+		lt := rng.NormFloat64()
+		sd.ds.cols[4][d], sd.ds.cols[5][d] = math.Exp(lt), 100*lt
+		sd.divergent[d] = lt < -1.5
+	}
+	return sd
+}
+
+// TestPairsElements: with divergences at tau's small values the pairs plot
+// shows tau (on the log scale), which the trace's first 4 elements leave
+// out, with 3 of those, in summary order, and never the output; with 2
+// divergences whose shift is below the noise floor, without divergences,
+// or with every draw divergent, it shows the trace's.
+func TestPairsElements(t *testing.T) {
+	sd := funnelDraws(2000)
+	names := func(es []traceElem) string {
+		var out []string
+		for _, e := range es {
+			out = append(out, pairsLabel(e))
+		}
+		return strings.Join(out, " ")
+	}
+	got := pairsElements(sd)
+	if len(got) != traceElems || got[len(got)-1].name != "tau" || pairsLabel(got[len(got)-1]) != "log tau" ||
+		!slices.IsSortedFunc(got, func(a, b traceElem) int { return a.col - b.col }) {
+		t.Errorf("with divergences at small tau: %s", names(got))
+	}
+	if s := divergenceShift(pairsValues(sd, got[len(got)-1]), sd.divergent); !(s > 1) {
+		t.Errorf("tau's shift %v, want > 1 sd", s)
+	}
+	// 2 divergent draws near every element's mean but for log tau = 0.3,
+	// a shift below the noise floor: the trace's
+	for d := range sd.divergent {
+		sd.divergent[d] = d < 2
+		if d < 2 {
+			for c := range 4 {
+				sd.ds.cols[c][d] = 0
+			}
+			sd.ds.cols[4][d] = math.Exp(0.3)
+		}
+	}
+	if got, want := names(pairsElements(sd)), names(traceElements(sd)); got != want {
+		t.Errorf("2 divergences near the means: %s, want %s", got, want)
+	}
+	for _, all := range []bool{false, true} {
+		for d := range sd.divergent {
+			sd.divergent[d] = all
+		}
+		if got, want := names(pairsElements(sd)), names(traceElements(sd)); got != want || want != "a b[1] b[2] b[3]" {
+			t.Errorf("divergent %v everywhere: %s, want %s", all, got, want)
+		}
+	}
+}
+
+// TestPairsDraws: up to the limit every draw is shown; beyond it the
+// non-divergent ones are thinned evenly (a gap of n/limit) and every
+// divergent one is kept, in order.
+func TestPairsDraws(t *testing.T) {
+	div := make([]bool, 10000)
+	ndiv := 0
+	for d := range div {
+		if d%37 == 5 || d >= 5000 && d < 5020 {
+			div[d] = true
+			ndiv++
+		}
+	}
+	if got := pairsDraws(div[:800], 1000); len(got) != 800 || got[799] != 799 {
+		t.Errorf("800 draws, limit 1000: %d shown", len(got))
+	}
+	got := pairsDraws(div, 1000)
+	if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) || len(got) > 1000+ndiv {
+		t.Fatalf("%d draws shown, not sorted and distinct, or more than 1000 + %d divergent", len(got), ndiv)
+	}
+	kept := 0
+	for _, d := range got {
+		if div[d] {
+			kept++
+		}
+	}
+	for d := range div {
+		if want := div[d] || d%10 == 0; slices.Contains(got, d) != want {
+			t.Fatalf("draw %d (divergent %v) shown %v", d, div[d], !want)
+		}
+	}
+	if kept != ndiv {
+		t.Errorf("%d of %d divergent draws kept", kept, ndiv)
+	}
+}
+
+// TestLogScale: the pairs plot takes the log of a positive param, a
+// real<lower=0> and a positive_ordered, not of a real, a shifted lower
+// bound or a simplex.
+func TestLogScale(t *testing.T) {
+	src := "data y: real[1]\nparam a: positive ~ Gamma(2, 2)\nparam b: real<lower=0> ~ Normal(0, 1)\nparam c: positive_ordered[2] ~ Gamma(2, 2)\nparam r: real ~ Normal(0, 1)\nparam l: real<lower=1> ~ Normal(0, 1)\nparam s: simplex[3] ~ Dirichlet(rep(1, 3))\ny ~ Normal(a + b + c[1] + r + l + s[1], 1)\n"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.gpp"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte("y\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := pipeline.Load(filepath.Join(dir, "m.gpp"), []string{filepath.Join(dir, "d.csv")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range modelDrawSet(l.Model, "nuts", 1).vars {
+		if v.logScale {
+			got = append(got, v.name)
+		}
+	}
+	if strings.Join(got, " ") != "a b c" {
+		t.Errorf("log scale: %v, want a b c", got)
 	}
 }
