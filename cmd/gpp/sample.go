@@ -516,6 +516,9 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		printAgainst(stdout, cfg, af, sd, run.against, run.missing, slices.Contains(run.written, againstFile))
 	}
 	for _, w := range sampleWarnings(sd, s, run.ms, l.Model) {
+		if slices.Contains(run.written, pairsPlot) && strings.Contains(w, "ended with a divergence") {
+			w += fmt.Sprintf("; %s shows where the divergent draws lie (red)", filepath.Join(cfg.out, pairsPlot))
+		}
 		con.note("warning: %s", w)
 	}
 	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false); w != "" {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -283,5 +284,35 @@ func TestLogScale(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "a b c" {
 		t.Errorf("log scale: %v, want a b c", got)
+	}
+}
+
+// TestSampleDivergencePairsNote: with --plots, the divergence warning of
+// a centred eight schools (which diverges in its funnel's neck) points to
+// pairs.png; without, it does not name a file it did not write.
+func TestSampleDivergencePairsNote(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "centred.gpp")
+	src := "data J: int\ndata y: real[J]\ndata sigma: positive[J]\nparam mu: real ~ Normal(0, 5)\nparam tau: positive ~ Cauchy(0, 5)\nparam theta: real[J] ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n"
+	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, plots := range []bool{true, false} {
+		out := filepath.Join(dir, strconv.FormatBool(plots))
+		args := []string{"sample", model, "testdata/laplace_eight_schools.json", "--quiet", "--seed", "1", "--warmup", "200", "--draws", "200", "--out", out}
+		if plots {
+			args = append(args, "--plots")
+		}
+		code, _, stderr := runGpp(args...)
+		if code != exitOK {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+		if !strings.Contains(stderr, "ended with a divergence") {
+			t.Fatalf("no divergence warning (the test needs one):\n%s", stderr)
+		}
+		note := filepath.Join(out, pairsPlot) + " shows where the divergent draws lie"
+		if got := strings.Contains(stderr, note); got != plots {
+			t.Errorf("--plots %v: the note %q present %v:\n%s", plots, note, got, stderr)
+		}
 	}
 }
