@@ -279,13 +279,13 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	return cfg, 0, true
 }
 
-// applyFitFlags checks gpp fit's flags that steer the fit (and gpp sbc's,
-// which are the same) and sets cfg.settings from them. It returns the
-// usage error, or "" when they are good.
 // sgvbOnlyFlags are the fit flags that only SGVB's steps read: with
 // --family map or laplace they are usage errors.
 var sgvbOnlyFlags = []string{"anneal", "draws", "estimator", "eval-every", "gamma-grad", "gamma-param", "last-iterate", "optimizer", "step-size", "tol"}
 
+// applyFitFlags checks gpp fit's flags that steer the fit (and gpp sbc's,
+// which are the same) and sets cfg.settings from them. It returns the
+// usage error, or "" when they are good.
 func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string {
 	s := &cfg.settings
 	switch cfg.family {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -313,6 +314,61 @@ func TestSampleDivergencePairsNote(t *testing.T) {
 		note := filepath.Join(out, pairsPlot) + " shows where the divergent draws lie"
 		if got := strings.Contains(stderr, note); got != plots {
 			t.Errorf("--plots %v: the note %q present %v:\n%s", plots, note, got, stderr)
+		}
+	}
+}
+
+// TestPlotPairsEdges: pairs.png is drawn, a decodable PNG, from draws a
+// run can give: a real<lower=0> whose draws include exact zeros (log 0 =
+// −Inf) or are all zero, NaN draws, a constant element, one element, one
+// draw, none, no params, every draw divergent; the axes span only the
+// finite values (an infinite one hangs the ticks).
+func TestPlotPairsEdges(t *testing.T) {
+	const n = 50
+	zeros, nan, cst, lin := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	div, alldiv := make([]bool, n), make([]bool, n)
+	for i := range n {
+		nan[i], cst[i], lin[i] = math.NaN(), 3, float64(i)
+		if i%2 == 1 {
+			zeros[i] = float64(i)
+		}
+		div[i], alldiv[i] = i < 5, true
+	}
+	two := func(a variable, ca, cb []float64, div []bool) *sampleDraws {
+		b := variable{name: "b", first: 1, elems: []int{0}}
+		return &sampleDraws{n: len(div), chains: 1, divergent: div, ds: &drawSet{vars: []variable{a, b}, cols: [][]float64{ca, cb}}}
+	}
+	a := variable{name: "a", elems: []int{0}}
+	pos := variable{name: "a", elems: []int{0}, logScale: true}
+	cases := map[string]*sampleDraws{
+		"zeros":         two(pos, zeros, lin, div),
+		"all zero":      two(pos, make([]float64, n), lin, div),
+		"NaN":           two(a, nan, lin, div),
+		"constant":      two(a, cst, lin, div),
+		"all divergent": two(a, cst, lin, alldiv),
+		"one draw":      two(a, []float64{1}, []float64{2}, []bool{true}),
+		"no draws":      two(a, nil, nil, nil),
+		"one element":   {n: n, chains: 1, divergent: div, ds: &drawSet{vars: []variable{a}, cols: [][]float64{lin}}},
+		"no params":     {n: n, chains: 1, divergent: div, ds: &drawSet{}},
+	}
+	for name, sd := range cases {
+		for _, e := range pairsElements(sd) {
+			if lo, hi, ok := finiteRange(pairsValues(sd, e), pairsDraws(sd.divergent, pairsMaxDraws)); ok && (math.IsInf(lo, 0) || math.IsInf(hi, 0) || !(lo < hi)) {
+				t.Errorf("%s: %s's axis [%g, %g]", name, e.name, lo, hi)
+			}
+		}
+	}
+	if t.Failed() {
+		t.FailNow() // an infinite axis would hang plotPairs
+	}
+	for name, sd := range cases {
+		var b bytes.Buffer
+		if err := plotPairs(&b, sd); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if _, err := png.Decode(&b); err != nil {
+			t.Errorf("%s: pairs.png does not decode: %v", name, err)
 		}
 	}
 }
