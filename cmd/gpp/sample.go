@@ -97,7 +97,7 @@ ranks among all draws, uniform where the chains mix), pairs.png (the
 scatter of every pair of those elements, with the elements whose divergent
 draws differ most from the rest in place of the last, the divergent
 transitions in red on top, positive params as their log, at most 4000
-draws) and gpp fit's predictive checks ppc_y.png and ppc_stat_y.png. An
+draws evenly thinned, every divergent one kept) and gpp fit's predictive checks ppc_y.png and ppc_stat_y.png. An
 output that draws (output y_rep ~ D(args)) is drawn at every draw from a
 stream of --seed. lp__ is the log density of the unconstrained coordinates,
 Jacobian included, with the model's constants.
