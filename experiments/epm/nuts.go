@@ -225,15 +225,19 @@ func (nr *NUTSResult) summarise(l *pipeline.Loaded, u *sgvb.Unconstrained, lat [
 			nr.MinESSP = e
 		}
 	}
+	// col gathers coordinate j's draws into buffers reused across j
+	// (nuts.Rhat keeps no reference to them).
+	buf := make([][]float64, nc)
+	for c := range buf {
+		buf[c] = make([]float64, nd)
+	}
 	col := func(j int) [][]float64 {
-		for c := range chains {
-			v := make([]float64, nd)
+		for c, v := range buf {
 			for d := range v {
 				v[d] = res.Chains[c].Draws[d*res.Dim+j]
 			}
-			chains[c] = v
 		}
-		return chains
+		return buf
 	}
 	// The EPM's latents are all positive: u's coordinate j is the log of
 	// the latent element at the Target's offset j.
