@@ -43,8 +43,8 @@ func Diagnose(chains [][]float64) Diagnostics {
 	all := flatten(chains)
 	sorted := slices.Clone(all)
 	sort.Float64s(sorted)
-	x := split(chains)
-	if x == nil || badDraws(x) {
+	x := goodSplit(chains)
+	if x == nil {
 		nan := math.NaN()
 		return Diagnostics{nan, nan, nan, nan, nan, [3]float64{nan, nan, nan}, madSorted(sorted)}
 	}
@@ -73,8 +73,8 @@ func Diagnose(chains [][]float64) Diagnostics {
 // Rhat is the rank-normalised split-R̂: the larger of the bulk R̂ (of the
 // rank-normalised draws) and the tail R̂ (of the rank-normalised |x − median|).
 func Rhat(chains [][]float64) float64 {
-	x := split(chains)
-	if x == nil || badDraws(x) {
+	x := goodSplit(chains)
+	if x == nil {
 		return math.NaN()
 	}
 	return rhat(chains, zScale(x), median(chains))
@@ -100,8 +100,8 @@ func rhat(chains, zx [][]float64, med float64) float64 {
 
 // ESSBulk is the effective sample size of the rank-normalised split chains.
 func ESSBulk(chains [][]float64) float64 {
-	x := split(chains)
-	if x == nil || badDraws(x) {
+	x := goodSplit(chains)
+	if x == nil {
 		return math.NaN()
 	}
 	return ess(zScale(x))
@@ -111,8 +111,8 @@ func ESSBulk(chains [][]float64) float64 {
 // I(x ≤ q) of the 5 % and 95 % quantiles q, split: as posterior, q is R's
 // type-7 quantile of all the draws (an odd chain's middle draw included).
 func ESSTail(chains [][]float64) float64 {
-	x := split(chains)
-	if x == nil || badDraws(x) {
+	x := goodSplit(chains)
+	if x == nil {
 		return math.NaN()
 	}
 	all := flatten(chains)
@@ -149,8 +149,8 @@ func ESS(chains [][]float64) float64 {
 // draws over the square root of the ESS of the raw (not rank-normalised)
 // split chains.
 func MCSEMean(chains [][]float64) float64 {
-	x := split(chains)
-	if x == nil || badDraws(x) {
+	x := goodSplit(chains)
+	if x == nil {
 		return math.NaN()
 	}
 	return mcseMean(x, flatten(chains))
@@ -159,17 +159,8 @@ func MCSEMean(chains [][]float64) float64 {
 // mcseMean is MCSEMean of the split chains x, all the draws in chain
 // order.
 func mcseMean(x [][]float64, all []float64) float64 {
-	m := 0.0
-	for _, v := range all {
-		m += v
-	}
-	m /= float64(len(all))
-	ss := 0.0
-	for _, v := range all {
-		ss += (v - m) * (v - m)
-	}
-	sd := math.Sqrt(ss / float64(len(all)-1))
-	return sd / math.Sqrt(ess(x))
+	_, v := meanVar(all)
+	return math.Sqrt(v) / math.Sqrt(ess(x))
 }
 
 // EBFMI is the energy Bayesian fraction of missing information of one
@@ -224,6 +215,16 @@ func split(chains [][]float64) [][]float64 {
 		out = append(out, ch[:h], ch[n-h:])
 	}
 	return out
+}
+
+// goodSplit is split of the chains, nil also when they have a non-finite
+// draw or are constant (badDraws): the chains every diagnostic needs.
+func goodSplit(chains [][]float64) [][]float64 {
+	x := split(chains)
+	if x == nil || badDraws(x) {
+		return nil
+	}
+	return x
 }
 
 // badDraws says whether x has a non-finite value or is constant (as
@@ -303,15 +304,22 @@ func zScaleSorted(x [][]float64, s []float64) [][]float64 {
 	return out
 }
 
+// meanVar is the mean and the sample variance of x.
 func meanVar(x []float64) (m, v float64) {
-	for _, a := range x {
-		m += a
-	}
-	m /= float64(len(x))
+	m = meanOf(x)
 	for _, a := range x {
 		v += (a - m) * (a - m)
 	}
 	return m, v / float64(len(x)-1)
+}
+
+// meanOf is the mean of x.
+func meanOf(x []float64) float64 {
+	m := 0.0
+	for _, a := range x {
+		m += a
+	}
+	return m / float64(len(x))
 }
 
 // rhatBasic is the classic potential scale reduction of the chains x.

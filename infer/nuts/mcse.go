@@ -30,8 +30,8 @@ var mcseQuantileProbs = [2]float64{0.1586553, 0.8413447}
 // tails make it larger. NaN for ragged, too short, constant or non-finite
 // chains.
 func MCSESD(chains [][]float64) float64 {
-	x := split(chains)
-	if x == nil || badDraws(x) {
+	x := goodSplit(chains)
+	if x == nil {
 		return math.NaN()
 	}
 	return mcseSD(chains, flatten(chains))
@@ -40,11 +40,7 @@ func MCSESD(chains [][]float64) float64 {
 // mcseSD is MCSESD of the chains, good ones, all their draws in chain
 // order.
 func mcseSD(chains [][]float64, all []float64) float64 {
-	m := 0.0
-	for _, v := range all {
-		m += v
-	}
-	m /= float64(len(all))
+	m := meanOf(all)
 	m2, m4 := 0.0, 0.0
 	sq := make([][]float64, len(chains))
 	for c, ch := range chains {
@@ -76,8 +72,8 @@ func mcseSD(chains [][]float64, all []float64) float64 {
 // non-finite chains, or an indicator that is constant (a p-quantile at the
 // draws' minimum or maximum).
 func MCSEQuantile(chains [][]float64, p float64) float64 {
-	x := split(chains)
-	if x == nil || badDraws(x) || !(p > 0 && p < 1) {
+	x := goodSplit(chains)
+	if x == nil || !(p > 0 && p < 1) {
 		return math.NaN()
 	}
 	all := flatten(chains)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
@@ -175,9 +174,7 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 			return stopAt()
 		}
 		firstErr := lastErr
-		u0 := append([]float64(nil), u...)
-		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamMAPStart, 0, 0)))
-		try := TryNear(u0, u, 2, MAPStartTries, rng, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
+		try := tryStarts(s.Seed, u, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
 		if ctx.Err() != nil {
 			return stopAt()
 		}
@@ -298,7 +295,7 @@ func (e *engine) newtonStep(ud *Unconstrained, u []float64, L *mat.TriDense) (fl
 			max, at = v, i
 		}
 	}
-	return max, e.laplaceError(at, 0).(*LaplaceError).where()
+	return max, e.laplaceError(at, 0).where()
 }
 
 // laplaceHessian returns the Hessian of ud's log density at u by central
@@ -377,7 +374,7 @@ func (e *engine) notDefinite(A *mat.SymDense) error {
 }
 
 // laplaceError returns the LaplaceError at element i of the Laplace block.
-func (e *engine) laplaceError(i int, eigen float64) error {
+func (e *engine) laplaceError(i int, eigen float64) *LaplaceError {
 	b := &e.blocks[0]
 	mems := b.mem
 	if mems == nil {

@@ -17,6 +17,17 @@ import (
 // when the log joint is not finite there (Stan tries 100 random inits).
 const MAPStartTries = 100
 
+// tryStarts moves the start x, where the log density is not finite, as
+// Stan's optimizer does with its random inits: up to MAPStartTries points
+// with every coordinate moved by U(−2, 2) from it, from the seed's own
+// stream; x is left at the first where ok holds, and the try returned (0
+// when none did). MAP, Laplace and --init path share it.
+func tryStarts(seed uint64, x []float64, ok func(x []float64) bool) int {
+	x0 := append([]float64(nil), x...)
+	rng := rand.New(rand.NewPCG(streamSeed(seed, streamMAPStart, 0, 0)))
+	return TryNear(x0, x, 2, MAPStartTries, rng, ok)
+}
+
 // statusInterrupted is the custom optimize.Status of an L-BFGS run
 // (MAP, the --init path) stopped because its context was cancelled.
 const statusInterrupted = optimize.MethodConverge + 100
@@ -118,14 +129,8 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 		return stopAt()
 	}
 	if math.IsInf(eval(x), 1) {
-		// As Stan's optimizer does with its random inits: up to
-		// MAPStartTries points with every coordinate moved by
-		// U(−2, 2) from the start, from the seed's own stream; the first
-		// where the log joint is finite is the start.
 		firstErr := lastErr
-		x0 := append([]float64(nil), x...)
-		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamMAPStart, 0, 0)))
-		try := TryNear(x0, x, 2, MAPStartTries, rng, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
+		try := tryStarts(s.Seed, x, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
 		if ctx.Err() != nil {
 			return stopAt()
 		}

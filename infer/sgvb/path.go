@@ -134,9 +134,7 @@ func (e *engine) pathStart(ctx context.Context) (*PathStart, error) {
 		return -lp
 	}
 	if math.IsInf(f(x, nil), 1) { // MAP's fallback starts
-		x0 := append([]float64(nil), x...)
-		rng := rand.New(rand.NewPCG(streamSeed(s.Seed, streamMAPStart, 0, 0)))
-		ps.StartTries = TryNear(x0, x, 2, MAPStartTries, rng, func(x []float64) bool { return !math.IsInf(f(x, nil), 1) })
+		ps.StartTries = tryStarts(s.Seed, x, func(x []float64) bool { return !math.IsInf(f(x, nil), 1) })
 		if ps.StartTries == 0 {
 			if lastErr == nil {
 				lastErr = errNonFinite(0, 1)

@@ -75,17 +75,8 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 { // c = beta c; beta 0 clears c, as BLAS does (0·NaN would stay NaN)
-		for i := 0; i < m; i++ {
-			cr := c[i*ldc : i*ldc+n]
-			for j := range cr {
-				if beta == 0 {
-					cr[j] = 0
-				} else {
-					cr[j] *= beta
-				}
-			}
-		}
+	if k == 0 {
+		scaleC(m, n, beta, c, ldc)
 		return
 	}
 	impl := blas64.Implementation()
@@ -103,7 +94,11 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 			if tB {
 				bs = b[j0*ldb:]
 			}
-			if gemmSmallOK && ((!tA && tB && k <= smallGemmLen) || (!(!tA && tB) && nj <= smallGemmLen)) {
+			inner := nj // gemmSmall's inner loop: a row of c, or of a for a·bᵀ
+			if !tA && tB {
+				inner = k
+			}
+			if gemmSmallOK && inner <= smallGemmLen {
 				gemmSmall(tA, tB, mi, nj, k, alpha, as, lda, bs, ldb, beta, c[i0*ldc+j0:], ldc)
 				continue
 			}
@@ -132,16 +127,7 @@ func gemmSmall(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b 
 		return
 	}
 	if beta != 1 {
-		for i := 0; i < m; i++ {
-			cr := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(cr)
-				continue
-			}
-			for j := range cr {
-				cr[j] *= beta
-			}
-		}
+		scaleC(m, n, beta, c, ldc)
 	}
 	switch {
 	case !tA && !tB:
@@ -193,6 +179,21 @@ func gemmSmall(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b 
 					}
 				}
 			}
+		}
+	}
+}
+
+// scaleC sets the m×n matrix c to beta c; beta 0 clears it, as BLAS does
+// (0·NaN would stay NaN).
+func scaleC(m, n int, beta float64, c []float64, ldc int) {
+	for i := 0; i < m; i++ {
+		cr := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(cr)
+			continue
+		}
+		for j := range cr {
+			cr[j] *= beta
 		}
 	}
 }
