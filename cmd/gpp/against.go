@@ -97,15 +97,7 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, data []string, s
 	if err != nil {
 		return nil, err
 	}
-	src, err := os.ReadFile(fitJSON)
-	if err != nil {
-		return nil, fmt.Errorf("--against: cannot read the fit: %v", err)
-	}
-	srcs[fitJSON] = src
-	ff, err := readFitJSON(fitJSON, src)
-	if err == nil {
-		err = fitOverflowed(fitJSON, ff, srcs, "--against", "not to compare: its q approximates no posterior")
-	}
+	ff, src, err := readUsedFit(fitJSON, srcs, "--against", "not to compare: its q approximates no posterior")
 	if err != nil {
 		return nil, err
 	}

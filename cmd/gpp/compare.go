@@ -219,15 +219,9 @@ func noLOOError(dir string) error {
 // writeRunHeader writes them; nil, unknown, when the line does not read).
 // nil when path is not a sample's draws.csv.
 func readSampleMeta(path string, src sources) *fitMeta {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	head := make([]byte, 1<<16)
-	n, _ := io.ReadFull(f, head)
-	lines := strings.Split(string(head[:n]), "\n")
-	if n == len(head) {
+	head := fileHead(path)
+	lines := strings.Split(string(head), "\n")
+	if len(head) == headMax {
 		lines = lines[:len(lines)-1] // the last may be cut
 	}
 	ff := &fitMeta{Sets: map[string]string{}}
@@ -262,8 +256,25 @@ func readSampleMeta(path string, src sources) *fitMeta {
 	if !sample || ff.Model == "" {
 		return nil
 	}
-	src[path] = head[:n]
+	src[path] = head
 	return ff
+}
+
+// headMax is the most of a file fileHead reads: enough for the comment
+// header of a draws.csv.
+const headMax = 1 << 16
+
+// fileHead returns the first headMax bytes of the file at path (all of a
+// shorter one), nil when it cannot be read.
+func fileHead(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, headMax)
+	n, _ := io.ReadFull(f, head)
+	return head[:n]
 }
 
 // fitMeta is what gpp compare reads of a fit.json.

@@ -820,6 +820,24 @@ func openOutDir(cfg *fitConfig, con *console) (lock *outLock, removeIfEmpty func
 	}, true
 }
 
+// predictOutOK reports whether predict's cfg.out may take its draws:
+// neither dir, the directory of its input in (whose names it, "the
+// fit's"), nor a clash (noOutputClash); it warns when the model has no
+// outputs, as the draws then hold its params alone.
+func predictOutOK(cfg *fitConfig, l *pipeline.Loaded, con *console, whose, dir string, in inputFile) bool {
+	if sameFile(cfg.out, dir) {
+		con.note("--out %s is %s own directory: its files would be replaced; give another --out directory", cfg.out, whose)
+		return false
+	}
+	if !noOutputClash(cfg, l, con, in) {
+		return false
+	}
+	if len(l.Model.Outputs) == 0 {
+		con.note("warning: %s has no outputs: the draws hold the params alone", cfg.model)
+	}
+	return true
+}
+
 // noOutputClash reports whether writing cfg's outputs leaves the model,
 // the more inputs (a fit file that predict reads, say) and the data files
 // alone, noting the clash if not (outputClash).

@@ -271,15 +271,8 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.note("%v", err)
 		return exitError
 	}
-	if sameFile(cfg.out, filepath.Dir(path)) {
-		con.note("--out %s is the fit's own directory: its files would be replaced; give another --out directory", cfg.out)
+	if !predictOutOK(cfg, l, con, "the fit's", filepath.Dir(path), inputFile{"the fit file", path}) {
 		return exitError
-	}
-	if !noOutputClash(cfg, l, con, inputFile{"the fit file", path}) {
-		return exitError
-	}
-	if len(m.Outputs) == 0 {
-		con.note("warning: %s has no outputs: the draws hold the params alone", cfg.model)
 	}
 	if ff.Interrupted {
 		con.note("warning: the fit at %s was interrupted: the draws are from the q it had reached", path)

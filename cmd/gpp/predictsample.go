@@ -221,15 +221,8 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		cfg.settings.Seed = v.seed
 	}
 	cfg.outputDraws = len(sc.rows)
-	if sameFile(cfg.out, dir) {
-		con.note("--out %s is the sample's own directory: its files would be replaced; give another --out directory", cfg.out)
+	if !predictOutOK(cfg, l, con, "the sample's", dir, inputFile{"the sample's coordinates", path}) {
 		return exitError
-	}
-	if !noOutputClash(cfg, l, con, inputFile{"the sample's coordinates", path}) {
-		return exitError
-	}
-	if len(m.Outputs) == 0 {
-		con.note("warning: %s has no outputs: the draws hold the params alone", cfg.model)
 	}
 	lock, removeIfEmpty, ok := openOutDir(cfg, con)
 	if !ok {

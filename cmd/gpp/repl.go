@@ -221,6 +221,15 @@ func (r *repl) errorf(format string, args ...any) {
 	errorf(r.err, format, args...)
 }
 
+// flagError reports the first line of msgs, a command's flag parser's
+// complaint, and where cmd's flags are listed, and marks the session
+// failed.
+func (r *repl) flagError(cmd string, msgs *strings.Builder) {
+	r.failed = true
+	first, _, _ := strings.Cut(msgs.String(), "\n")
+	fmt.Fprintf(r.err, "%s\n%s --help lists the flags\n", first, cmd)
+}
+
 // printError reports err, as printError does, and marks the session failed.
 func (r *repl) printError(err error, src sources) {
 	r.failed = true

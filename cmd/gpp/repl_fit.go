@@ -132,9 +132,7 @@ func (r *repl) fitCmd(args []string) {
 	var msgs strings.Builder
 	cfg, _, ok := parseFitArgs(append([]string{replModel}, args...), r.out, &msgs)
 	if !ok {
-		first, _, _ := strings.Cut(msgs.String(), "\n")
-		r.failed = true
-		fmt.Fprintf(r.err, "%s\n:fit --help lists the flags\n", first)
+		r.flagError(":fit", &msgs)
 		return
 	}
 	if len(cfg.data) > 0 {

@@ -86,9 +86,7 @@ func (r *repl) sampleCmd(args []string) {
 	var msgs strings.Builder
 	sc, _, ok := parseSampleArgs(append([]string{replModel}, args...), r.out, &msgs)
 	if !ok {
-		first, _, _ := strings.Cut(msgs.String(), "\n")
-		r.failed = true
-		fmt.Fprintf(r.err, "%s\n:sample --help lists the flags\n", first)
+		r.flagError(":sample", &msgs)
 		return
 	}
 	cfg := sc.cfg

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -52,8 +53,11 @@ func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, src
 // inspection only, its q no result (gpp fit exits 1 for it), as the REPL's
 // :fit --init last refuses the session's overflowed fit.
 func initOverflowed(path string, ff *fitFile, srcs sources) error {
-	return fitOverflowed(path, ff, srcs, "--init", "not as a start; fit without --init, or with --init path")
+	return fitOverflowed(path, ff, srcs, "--init", initAdvice)
 }
+
+// initAdvice ends the error of an overflowed fit given to --init.
+const initAdvice = "not as a start; fit without --init, or with --init path"
 
 // fitOverflowed is the error of a use (--init, predict) of a saved fit
 // whose ELBO or its standard error overflowed, at that key of its
@@ -69,6 +73,25 @@ func fitOverflowed(path string, ff *fitFile, srcs sources, use, advice string) e
 	}
 	return &ast.Error{Pos: findPos(path, srcs[path], key),
 		Msg: use + ": this fit failed (" + what + "): its outputs were written for inspection only, " + advice}
+}
+
+// readUsedFit reads the saved fit at path for a use (--init, --against)
+// and adds its source to srcs: an error if it cannot be read or parsed,
+// or if it overflowed (fitOverflowed, with use and advice).
+func readUsedFit(path string, srcs sources, use, advice string) (*fitFile, []byte, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: cannot read the fit: %v", use, err)
+	}
+	srcs[path] = src
+	ff, err := readFitJSON(path, src)
+	if err == nil {
+		err = fitOverflowed(path, ff, srcs, use, advice)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return ff, src, nil
 }
 
 // fitRestarts runs cfg.restarts fits side by side, reporting their progress

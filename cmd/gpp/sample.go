@@ -450,10 +450,8 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 			sc.afterIter(chain, iter)
 		}
 	}
-	go func() {
-		<-ctx.Done()
-		stopFlag.Store(true)
-	}()
+	stopAfter := context.AfterFunc(ctx, func() { stopFlag.Store(true) })
+	defer stopAfter()
 	run := &sampleRun{start: time.Now()}
 	res, err := nuts.Sample(ctx, dens, inits, s)
 	con.finish()
@@ -542,6 +540,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	con.info("sampling took %.3g s", time.Since(run.start).Seconds())
 }
 
+// metricName is the name of the metric m, as Stan's --metric gives it.
 func metricName(m nuts.Metric) string {
 	switch m {
 	case nuts.DenseE:
@@ -621,14 +620,14 @@ func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, 
 		coords: make([]float64, total*u.TargetDim()), xdim: u.TargetDim(),
 		chain: make([]int, total), draw: make([]int, total), accept: make([]float64, total), stepSize: make([]float64, total),
 		depth: make([]int, total), leapfrogs: make([]int, total), divergent: make([]bool, total), energy: make([]float64, total)}
-	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
+	z := make([]float64, u.TargetDim())
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
 	d := 0
 	for c, ch := range res.Chains {
 		for i := range n {
+			x := sd.coords[d*sd.xdim : (d+1)*sd.xdim]
 			u.Coords(ch.Draws[i*res.Dim:(i+1)*res.Dim], x)
-			copy(sd.coords[d*sd.xdim:], x)
 			ds.evalDraw(ev, u, x, z, d)
 			ds.logp[d] = ch.LogP[i]
 			sd.chain[d], sd.draw[d] = c+1, i+1
@@ -932,14 +931,7 @@ func staleSampleOutputs(dir string, names []string) []string {
 	if stale := staleOutputs(dir, names); stale != nil {
 		return stale
 	}
-	f, err := os.Open(filepath.Join(dir, drawsFile))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	if !strings.Contains(string(head[:n]), "\n# method = sample") {
+	if !strings.Contains(string(fileHead(filepath.Join(dir, drawsFile))), "\n# method = sample") {
 		return nil
 	}
 	stale := stalePlots(dir, names)

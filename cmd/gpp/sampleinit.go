@@ -100,15 +100,7 @@ func readInitFit(arg string, l *pipeline.Loaded, sets setFlags, srcs sources) (*
 	case filepath.Base(arg) != fitFileName:
 		return nil, fmt.Errorf("--init %s: give gpp fit's output directory or its %s", arg, fitFileName)
 	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--init: cannot read the fit: %v", err)
-	}
-	srcs[path] = src
-	ff, err := readFitJSON(path, src)
-	if err == nil {
-		err = initOverflowed(path, ff, srcs)
-	}
+	ff, src, err := readUsedFit(path, srcs, "--init", initAdvice)
 	if err != nil {
 		return nil, err
 	}

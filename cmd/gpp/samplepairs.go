@@ -18,7 +18,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // pairsPlot is the file of the pairs plot. It shows traceElems elements
@@ -253,26 +252,7 @@ func plotPairs(w io.Writer, sd *sampleDraws) error {
 		}
 	}
 	side := max(plotWidth, vg.Length(k)*4*vg.Centimeter)
-	ht := side + vg.Centimeter
-	c := vgimg.NewWith(vgimg.UseWH(side, ht), vgimg.UseDPI(plotDPI))
-	dc := draw.New(c)
-	head := plot.New()
-	head.Title.Text = title
-	head.HideAxes()
-	head.Draw(draw.Crop(dc, 0, 0, ht-vg.Centimeter, 0))
-	dc = draw.Crop(dc, 0, 0, 0, -vg.Centimeter)
-	if k > 0 {
-		canvases := plot.Align(plots, draw.Tiles{Rows: k, Cols: k, PadX: vg.Millimeter, PadY: vg.Millimeter}, dc)
-		for i := range plots {
-			for j, p := range plots[i] {
-				if p != nil {
-					p.Draw(canvases[i][j])
-				}
-			}
-		}
-	}
-	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
-	return err
+	return writeTiles(w, plots, side, side+vg.Centimeter, title)
 }
 
 // addPairsHist adds the histogram of the finite values of x at the draws

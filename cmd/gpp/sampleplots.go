@@ -19,8 +19,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // tracePlot is the file of the trace plots, rankPlot that of the rank
@@ -121,18 +119,27 @@ func plotTrace(w io.Writer, sd *sampleDraws) error {
 			if len(xy) == 0 {
 				continue
 			}
-			l, err := plotter.NewLine(xy)
-			if err != nil {
+			if err := addChainLine(p, xy, c, vg.Points(0.6)); err != nil {
 				return err
 			}
-			l.Color = chainColors[c%len(chainColors)].c
-			l.Width = vg.Points(0.6)
-			p.Add(l)
 		}
 		p.X.Min, p.X.Max = 1, float64(sd.n)
 		plots[i] = []*plot.Plot{p}
 	}
 	return writePanels(w, plots)
+}
+
+// addChainLine adds to p the line through xy of width wd in chain c's
+// colour.
+func addChainLine(p *plot.Plot, xy plotter.XYs, c int, wd vg.Length) error {
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return err
+	}
+	l.Color = chainColors[c%len(chainColors)].c
+	l.Width = wd
+	p.Add(l)
+	return nil
 }
 
 // chainNames names the chains' colours, for a plot's title.
@@ -148,16 +155,7 @@ func chainNames(chains int) string {
 // the PNG to w.
 func writePanels(w io.Writer, plots [][]*plot.Plot) error {
 	ht := max(vg.Length(len(plots))*4*vg.Centimeter, 6*vg.Centimeter)
-	c := vgimg.NewWith(vgimg.UseWH(plotWidth, ht), vgimg.UseDPI(plotDPI))
-	dc := draw.New(c)
-	if len(plots) > 0 {
-		canvases := plot.Align(plots, draw.Tiles{Rows: len(plots), Cols: 1, PadX: vg.Millimeter, PadY: vg.Millimeter}, dc)
-		for i := range plots {
-			plots[i][0].Draw(canvases[i][0])
-		}
-	}
-	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
-	return err
+	return writeTiles(w, plots, plotWidth, ht, "")
 }
 
 // pooledRanks returns the rank of every draw of chains among all the
@@ -234,13 +232,9 @@ func plotChainRanks(w io.Writer, sd *sampleDraws) error {
 			for b, k := range counts {
 				xy = append(xy, plotter.XY{X: float64(b) * S / float64(bins), Y: float64(k)}, plotter.XY{X: float64(b+1) * S / float64(bins), Y: float64(k)})
 			}
-			l, err := plotter.NewLine(xy)
-			if err != nil {
+			if err := addChainLine(p, xy, c, vg.Points(0.8)); err != nil {
 				return err
 			}
-			l.Color = chainColors[c%len(chainColors)].c
-			l.Width = vg.Points(0.8)
-			p.Add(l)
 		}
 		p.X.Min, p.X.Max, p.Y.Min = 0, S, 0
 		plots[i] = []*plot.Plot{p}

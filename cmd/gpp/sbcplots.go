@@ -137,25 +137,35 @@ func plotRanks(w io.Writer, title string, names []string, ranks [][]int, L int) 
 		p.Y.Min, p.Y.Max = 0, 1.05*ymax
 		plots[e/cols][e%cols] = p
 	}
-	wd, ht := plotWidth, plotHeight
+	wd, ht, head := plotWidth, plotHeight, ""
 	if n > 1 {
 		wd, ht = vg.Length(cols)*7*vg.Centimeter, vg.Length(rows)*5*vg.Centimeter+vg.Centimeter
+		head = fmt.Sprintf("%s: ranks of %d simulations, 99 %% band of uniform ranks", title, len(ranks[0]))
 	}
+	return writeTiles(w, plots, wd, ht, head)
+}
+
+// writeTiles draws plots, rows of equal length, as a grid of aligned
+// panels (a nil one left blank) on a wd × ht canvas, under the title
+// head in its top centimetre unless head is "", and writes the PNG to w.
+func writeTiles(w io.Writer, plots [][]*plot.Plot, wd, ht vg.Length, head string) error {
 	c := vgimg.NewWith(vgimg.UseWH(wd, ht), vgimg.UseDPI(plotDPI))
 	dc := draw.New(c)
-	if n > 1 {
-		head := plot.New()
-		head.Title.Text = fmt.Sprintf("%s: ranks of %d simulations, 99 %% band of uniform ranks", title, len(ranks[0]))
-		head.HideAxes()
-		head.Draw(draw.Crop(dc, 0, 0, ht-vg.Centimeter, 0))
+	if head != "" {
+		hp := plot.New()
+		hp.Title.Text = head
+		hp.HideAxes()
+		hp.Draw(draw.Crop(dc, 0, 0, ht-vg.Centimeter, 0))
 		dc = draw.Crop(dc, 0, 0, 0, -vg.Centimeter)
 	}
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter, PadY: vg.Millimeter}
-	canvases := plot.Align(plots, tiles, dc)
-	for i := range plots {
-		for j, p := range plots[i] {
-			if p != nil {
-				p.Draw(canvases[i][j])
+	if len(plots) > 0 && len(plots[0]) > 0 {
+		tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Millimeter, PadY: vg.Millimeter}
+		canvases := plot.Align(plots, tiles, dc)
+		for i := range plots {
+			for j, p := range plots[i] {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
 			}
 		}
 	}
