@@ -131,6 +131,22 @@ func TestDiagnose(t *testing.T) {
 	}
 }
 
+// TestDiagnoseTailIndependentOfProbs: Diagnose's tail ESS is ESSTail's
+// whatever quantiles DiagnoseProbs asks MCSEQuantile for (it reused the
+// ESS at DiagnoseProbs' first and last entries, taking them for 5 % and 95 %).
+func TestDiagnoseTailIndependentOfProbs(t *testing.T) {
+	saved := DiagnoseProbs
+	defer func() { DiagnoseProbs = saved }()
+	x := ar1Chains(4, 400, 0.7, 9)
+	want := ESSTail(x)
+	for _, probs := range [][3]float64{{0.1, 0.5, 0.9}, {0.95, 0.5, 0.05}, {0.25, 0.5, 0.75}} {
+		DiagnoseProbs = probs
+		if got := Diagnose(x).ESSTail; got != want {
+			t.Errorf("DiagnoseProbs %v: ESSTail %v, want %v", probs, got, want)
+		}
+	}
+}
+
 // BenchmarkAutocov times ten lags of direct sums against the FFT of every
 // lag, on 8 chains (4 split) of n draws: directLags's crossover.
 func BenchmarkAutocov(b *testing.B) {

@@ -61,12 +61,22 @@ func Diagnose(chains [][]float64) Diagnostics {
 		MCSESD:   mcseSD(chains, all),
 		MAD:      madSorted(sorted),
 	}
-	var e [3]float64
+	tail := [2]float64{math.NaN(), math.NaN()}
 	for i, p := range DiagnoseProbs {
-		e[i] = essQuantile(x, sorted, p)
-		d.MCSEQuantile[i] = mcseQuantile(sorted, p, e[i])
+		e := essQuantile(x, sorted, p)
+		d.MCSEQuantile[i] = mcseQuantile(sorted, p, e)
+		for j, q := range tailProbs {
+			if p == q {
+				tail[j] = e
+			}
+		}
 	}
-	d.ESSTail = math.Min(e[0], e[2]) // essTail's
+	for j, q := range tailProbs {
+		if math.IsNaN(tail[j]) {
+			tail[j] = essQuantile(x, sorted, q) // not among DiagnoseProbs
+		}
+	}
+	d.ESSTail = math.Min(tail[0], tail[1]) // essTail's
 	return d
 }
 
@@ -123,8 +133,13 @@ func ESSTail(chains [][]float64) float64 {
 // essTail is ESSTail of the split chains x, all every draw, sorted: NaN
 // when either indicator is constant.
 func essTail(x [][]float64, all []float64) float64 {
-	return math.Min(essQuantile(x, all, 0.05), essQuantile(x, all, 0.95))
+	return math.Min(essQuantile(x, all, tailProbs[0]), essQuantile(x, all, tailProbs[1]))
 }
+
+// tailProbs are the quantiles whose indicators' ESS ESSTail takes the
+// smaller of (posterior's ess_tail). Diagnose reuses the ESS computed for
+// MCSEQuantile where DiagnoseProbs hold them.
+var tailProbs = [2]float64{0.05, 0.95}
 
 // ESS is the plain effective sample size of the chains as given, neither
 // split nor rank-normalised: Stan's before 2.30, and the one the loo
