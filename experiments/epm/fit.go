@@ -15,6 +15,7 @@ import (
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/modroot"
 	"github.com/gpplang/gpp/internal/pipeline"
 )
 
@@ -190,20 +191,11 @@ type Model struct {
 // FindModel reads examples/epm.gpp of the module that contains the working
 // directory (found by walking up to go.mod).
 func FindModel() (*Model, error) {
-	dir, err := os.Getwd()
+	root, err := modroot.Find()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("epm: %w; set Options.ModelPath", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return ReadModel(filepath.Join(dir, "examples", "epm.gpp"))
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return nil, errors.New("epm: go.mod not found above the working directory; set Options.ModelPath")
-		}
-		dir = parent
-	}
+	return ReadModel(filepath.Join(root, "examples", "epm.gpp"))
 }
 
 // ReadModel reads a model file.

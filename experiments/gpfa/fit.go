@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/modroot"
 	"github.com/gpplang/gpp/internal/pipeline"
 )
 
@@ -41,30 +41,14 @@ func examplePath(override, name, field string) (string, error) {
 	if override != "" {
 		return override, nil
 	}
-	cwd, err := os.Getwd()
+	p, err := modroot.Example(name)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("gpfa: examples/%s not found (%w); set %s", name, err, field)
 	}
-	for dir := cwd; ; {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "examples", name)
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("gpfa: %s not found", p)
-			}
-			// Relative to the working directory (examples/NAME from the
-			// repository root), so that positions in errors and reports
-			// do not carry this machine's paths.
-			if rel, err := filepath.Rel(cwd, p); err == nil {
-				return rel, nil
-			}
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("gpfa: examples/%s not found (no go.mod above the working directory); set %s", name, field)
-		}
-		dir = parent
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("gpfa: %s not found", p)
 	}
+	return p, nil
 }
 
 // loadModel parses examples/gpfa.gpp with K overridden and binds the N×D

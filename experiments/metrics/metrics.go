@@ -231,6 +231,17 @@ func MeanSD(x []float64) (mean, sd float64) {
 	return mean, math.Sqrt(sd / float64(n-1))
 }
 
+// Median returns the median of x (the mean of the two middle values for an
+// even length), sorting x in place; NaN for none.
+func Median(x []float64) float64 {
+	n := len(x)
+	if n == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(x)
+	return (x[(n-1)/2] + x[n/2]) / 2
+}
+
 // Misuse panics.
 const (
 	errLen = "metrics: scores and labels differ in length"

@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -187,4 +188,19 @@ func sortedCopy(x []float64, desc bool) []float64 {
 		}
 	}
 	return y
+}
+
+// TestMedian: odd and even lengths, unsorted input, none.
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		x    []float64
+		want float64
+	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{7}, 7}, {[]float64{-1, 5}, 2}} {
+		if got := Median(slices.Clone(c.x)); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+	if got := Median(nil); !math.IsNaN(got) {
+		t.Errorf("Median(nil) = %v, want NaN", got)
+	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/modroot"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/internal/shareddata"
 )
@@ -254,22 +255,11 @@ func ModelPath(override string) (string, error) {
 	if override != "" {
 		return override, nil
 	}
-	cwd, err := os.Getwd()
+	p, err := modroot.Example("pmf.gpp")
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("pmf: examples/pmf.gpp not found (%w); set Options.Model", err)
 	}
-	for dir := cwd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "examples", "pmf.gpp")
-			if rel, err := filepath.Rel(cwd, p); err == nil {
-				p = rel
-			}
-			return p, nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", errors.New("pmf: examples/pmf.gpp not found (no go.mod above the working directory); set Options.Model")
-		}
-	}
+	return p, nil
 }
 
 // Load parses the model with K components and binds x as X and mask as

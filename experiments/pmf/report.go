@@ -8,10 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpplang/gpp/experiments/metrics"
 )
 
 // CSVHeader is the header of pmf_digits.csv.
@@ -64,20 +65,13 @@ func (r *Report) cell(method string, k int) cell {
 		return c
 	}
 	c.pred, c.predSD = meanSD(q)
-	c.plug, c.elbo = median(p), median(e)
+	c.plug, c.elbo = metrics.Median(p), metrics.Median(e)
 	c.secs /= float64(c.n)
 	return c
 }
 
-// median returns the median of v (which it sorts).
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	if n := len(v); n%2 == 0 {
-		return (v[n/2-1] + v[n/2]) / 2
-	}
-	return v[len(v)/2]
-}
-
+// meanSD returns the mean and the sample sd (n − 1) of v; a NaN makes both
+// NaN, where metrics.MeanSD would skip it.
 func meanSD(v []float64) (mean, sd float64) {
 	for _, x := range v {
 		mean += x / float64(len(v))

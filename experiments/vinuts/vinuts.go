@@ -19,7 +19,6 @@ package vinuts
 import (
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -27,11 +26,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gpplang/gpp/experiments/metrics"
+	"github.com/gpplang/gpp/internal/modroot"
 	"github.com/gpplang/gpp/internal/shareddata"
 )
 
@@ -270,20 +270,11 @@ func logf(w io.Writer, format string, args ...any) {
 
 // moduleRoot walks up from the working directory to go.mod.
 func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
+	root, err := modroot.Find()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("vi-nuts: %w: run from the gpp module or set Options.Root", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("vi-nuts: no go.mod above the working directory: run from the gpp module or set Options.Root")
-		}
-		dir = up
-	}
+	return root, nil
 }
 
 // gpp runs gpp (o.run, or the binary o.GPP in the module root) and
@@ -628,12 +619,5 @@ func summarise(row *Row, elems []Elem) {
 		return
 	}
 	row.Within = float64(within) / float64(len(zs))
-	row.MedianAbsZ, row.MedianRatio = median(zs), median(ratios)
-}
-
-// median returns the median of v (which it sorts).
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	n := len(v)
-	return (v[(n-1)/2] + v[n/2]) / 2
+	row.MedianAbsZ, row.MedianRatio = metrics.Median(zs), metrics.Median(ratios)
 }
