@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 // maxDeltaH is Stan's divergence threshold on H − H0.
@@ -272,19 +274,6 @@ func criterionSum(pSharpMinus, pSharpPlus, a, b []float64) bool {
 	return x > 0 && y > 0
 }
 
-func logSumExp(a, b float64) float64 {
-	if math.IsInf(a, -1) {
-		return b
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	if a > b {
-		return a + math.Log1p(math.Exp(b-a))
-	}
-	return b + math.Log1p(math.Exp(a-b))
-}
-
 func zero(v []float64) {
 	for i := range v {
 		v[i] = 0
@@ -348,7 +337,7 @@ func (c *chain) transition() {
 		} else if c.rng.Float64() < math.Exp(lswSubtree-logSumWeight) {
 			c.sample.set(&c.propose)
 		}
-		logSumWeight = logSumExp(logSumWeight, lswSubtree)
+		logSumWeight = dist.LogAddExp(logSumWeight, lswSubtree)
 		add(c.rho, c.rhoBck, c.rhoFwd)
 		if !noUTurn(c.pSharpBckBck, c.pSharpBckFwd, c.pSharpFwdBck, c.pSharpFwdFwd, c.rhoBck, c.rhoFwd, c.pBckFwd, c.pFwdBck) {
 			break
@@ -377,7 +366,7 @@ func (c *chain) buildTree(depth int, propose *point, pSharpBeg, pSharpEnd, rho, 
 		if h-h0 > maxDeltaH {
 			c.divergent = true
 		}
-		*logSumWeight = logSumExp(*logSumWeight, h0-h)
+		*logSumWeight = dist.LogAddExp(*logSumWeight, h0-h)
 		if h0-h > 0 {
 			c.sumMetro++
 		} else {
@@ -409,8 +398,8 @@ func (c *chain) buildTree(depth int, propose *point, pSharpBeg, pSharpEnd, rho, 
 	if !c.buildTree(depth-1, final, l.pSharpFinalBeg, pSharpEnd, l.rhoFinal, l.pFinalBeg, pEnd, h0, eps, &lswFinal) {
 		return false
 	}
-	lswSubtree := logSumExp(lswInit, lswFinal)
-	*logSumWeight = logSumExp(*logSumWeight, lswSubtree)
+	lswSubtree := dist.LogAddExp(lswInit, lswFinal)
+	*logSumWeight = dist.LogAddExp(*logSumWeight, lswSubtree)
 	// Uniform progressive sampling within the subtree.
 	if lswFinal > lswSubtree {
 		propose.set(final)
@@ -469,7 +458,8 @@ func (c *chain) initStepSize() {
 // keeping the old one when a dense m is not positive definite.
 func (c *chain) setMetric(m []float64) bool {
 	if c.metric == DenseE {
-		if !cholesky(c.cholBuf, m, c.d) {
+		copy(c.cholBuf, m)
+		if dist.CholLower(c.cholBuf, c.d) != 0 {
 			return false
 		}
 		copy(c.chol, c.cholBuf)
@@ -479,31 +469,6 @@ func (c *chain) setMetric(m []float64) bool {
 	for i, v := range m {
 		c.minv[i] = v
 		c.isd[i] = 1 / math.Sqrt(v)
-	}
-	return true
-}
-
-// cholesky writes the lower Cholesky factor of the d×d symmetric a into l,
-// returning false when a is not positive definite.
-func cholesky(l, a []float64, d int) bool {
-	zero(l)
-	for j := 0; j < d; j++ {
-		s := a[j*d+j]
-		for k := 0; k < j; k++ {
-			s -= l[j*d+k] * l[j*d+k]
-		}
-		if !(s > 0) {
-			return false
-		}
-		ljj := math.Sqrt(s)
-		l[j*d+j] = ljj
-		for i := j + 1; i < d; i++ {
-			s := a[i*d+j]
-			for k := 0; k < j; k++ {
-				s -= l[i*d+k] * l[j*d+k]
-			}
-			l[i*d+j] = s / ljj
-		}
 	}
 	return true
 }

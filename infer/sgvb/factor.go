@@ -345,14 +345,6 @@ func sigmoid(r float64) float64 {
 	return e / (1 + e)
 }
 
-// logSumExp2 returns log(e^a + e^b).
-func logSumExp2(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	return a + math.Log1p(math.Exp(b-a))
-}
-
 func lgamma(x float64) float64 {
 	v, _ := math.Lgamma(x)
 	return v
@@ -608,8 +600,8 @@ func (b *block) jitter(th []float64, rng *rand.Rand, h float64) {
 	case FamilyBeta:
 		for i := range n {
 			la, lb := th[i], th[n+i]
-			lc := logSumExp2(la, lb) // log(α+β)
-			m := la - lb + u()       // the mean's logit
+			lc := dist.LogAddExp(la, lb) // log(α+β)
+			m := la - lb + u()           // the mean's logit
 			th[i], th[n+i] = lc-softplus(-m), lc-softplus(m)
 		}
 	case FamilyDirichlet:

@@ -21,7 +21,7 @@ func (t *twoModes) LogJoint(x, grad []float64) (float64, error) {
 	zl, zh := (x[0]-t.lo)/t.sd, (x[0]-t.hi)/t.sd
 	a := -0.5*zl*zl - halfLog2Pi - math.Log(t.sd)
 	b := -0.5*zh*zh - halfLog2Pi - math.Log(t.sd)
-	l := logSumExp2(a, b) - math.Ln2
+	l := dist.LogAddExp(a, b) - math.Ln2
 	wa := math.Exp(a - math.Ln2 - l) // posterior weight of the left mode at x
 	grad[0] = -(wa*zl + (1-wa)*zh) / t.sd
 	return l, nil

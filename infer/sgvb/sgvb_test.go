@@ -572,7 +572,7 @@ func (m symMixture) LogJoint(x, grad []float64) (float64, error) {
 	lp -= (x[0]*x[0] + x[1]*x[1]) / 18
 	for _, y := range m.y {
 		a, b := -0.5*(y-x[0])*(y-x[0]), -0.5*(y-x[1])*(y-x[1])
-		l := logSumExp2(a, b)
+		l := dist.LogAddExp(a, b)
 		wa := math.Exp(a - l)
 		lp += l
 		grad[0] += wa * (y - x[0])
