@@ -40,9 +40,10 @@ p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
 observations whose elpd_loo is unreliable. The model column is the model
 file (and --set values) from the fit.json beside loo.csv, marked
 "(Laplace)" for a fit of --family laplace (for a sample, from its
-draws.csv, marked "(NUTS)"). A warning says when two fits' fit.json
-record other data: files of other contents (by their sha256, so one file
-named by two paths is the same data) or bound otherwise.
+draws.csv, marked "(NUTS)"). A warning says when two fits' fit.json (or
+a sample's draws.csv header) record other data: files of other contents
+(by their sha256, so one file named by two paths is the same data) or
+bound otherwise.
 `
 
 // looFit is one fit's leave-one-out estimate as gpp compare reads it from
@@ -215,8 +216,11 @@ func noLOOError(dir string) error {
 
 // readSampleMeta reads what gpp compare needs of the header of a gpp
 // sample's draws.csv at path (writeSampleDrawsCSV): the model, with
-// " (NUTS)" after it, the --set values and the data arguments (as
-// writeRunHeader writes them; nil, unknown, when the line does not read).
+// " (NUTS)" after it, the --set values, the data arguments (as
+// writeRunHeader writes them; nil, unknown, when the line does not read)
+// and the sha256 of each data file's contents (nil in an older header
+// without them: sameData then compares the paths, as for an older
+// fit.json).
 // nil when path is not a sample's draws.csv.
 func readSampleMeta(path string, src sources) *fitMeta {
 	head := fileHead(path)
@@ -242,6 +246,9 @@ func readSampleMeta(path string, src sources) *fitMeta {
 			if args, err := splitArgs(strings.TrimPrefix(l, "#   file = ")); err == nil {
 				ff.Data = append([]string{}, args...) // no data, not unknown
 			}
+			continue
+		case inData && strings.HasPrefix(l, "#   file_sha256 = "):
+			ff.DataSHA256 = append(ff.DataSHA256, strings.TrimPrefix(l, "#   file_sha256 = "))
 			continue
 		case inData && strings.HasPrefix(l, "#   set "):
 			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   set "), " = "); ok {

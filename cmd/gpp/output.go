@@ -1200,6 +1200,11 @@ func writeRunHeader(p func(string, ...any), h drawsHeader) {
 	p("#   seed = %d", c.settings.Seed)
 	p("# data")
 	p("#   file = %s", quoteArgs(h.data))
+	if len(h.dataHash) == len(h.data) { // as fit.json's data_sha256: gpp compare reads them (readSampleMeta)
+		for _, x := range h.dataHash {
+			p("#   file_sha256 = %s", x)
+		}
+	}
 	for _, k := range sortedKeys(c.sets) {
 		p("#   set %s = %s", k, c.sets[k])
 	}
@@ -1943,8 +1948,8 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		errf := func(format string, args ...any) error {
 			return &ast.Error{Pos: pos, Msg: fmt.Sprintf("group %s: ", name) + fmt.Sprintf(format, args...)}
 		}
-		if len(g.Names) < 2 && !((g.Rank > 0 || g.Band > 0) && len(g.Names) == 1) {
-			return errf("a group has two or more factors (one, with a rank or a band)")
+		if len(g.Names) < 2 && !((g.Rank > 0 || g.Band > 0) && len(g.Names) == 1) && !(len(g.Names) == 1 && jointOrdered(fs, g.Names[0])) {
+			return errf("a group has two or more factors (one, with a rank or a band, or an ordered one's full-rank parts)")
 		}
 		if g.Rank < 0 {
 			return errf("bad rank %d", g.Rank)
@@ -1971,10 +1976,10 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 			if g.Band > 0 && k > 0 { // an arrowhead's globals: their full-rank marginals
 				want = sgvb.FamilyFullRank
 			}
-			if f == nil || f.Family != want.String() {
+			if f == nil || f.Family != want.String() && !(want == sgvb.FamilyFullRank && g.Band == 0 && jointOrdered(fs, n)) {
 				return errf("%s is not a %s factor of the fit", n, want)
 			}
-			elems := sgvb.FactorElems(want, supports[f.Support], f.Shape)
+			elems := sgvb.FactorElems(want, supports[f.Support], f.Shape) // an ordered one's: its size
 			if k == 0 {
 				nc = elems
 			}
@@ -2017,6 +2022,23 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		}
 	}
 	return nil
+}
+
+// jointOrdered reports whether fs's factor name is an ordered one whose
+// parts are full-rank marginals: a member of a Laplace fit's group, by
+// its coordinates.
+func jointOrdered(fs []fitFactor, name string) bool {
+	for _, f := range fs {
+		if f.Name != name {
+			continue
+		}
+		ok := f.Family == sgvb.FamilyOrdered.String() && len(f.Parts) > 0
+		for _, p := range f.Parts {
+			ok = ok && p.Family == sgvb.FamilyFullRank.String()
+		}
+		return ok
+	}
+	return false
 }
 
 // checkFactor validates one factor of a fit file.

@@ -85,7 +85,10 @@ Stan ≥ 2.30 and the posterior package report them; then mcse_sd, mcse_q5,
 mcse_q50, mcse_q95 and mad, the posterior package's Monte Carlo errors of
 the sd and the quantiles and the median absolute deviation × 1.4826; the
 printed table shows mcse_mean only) and draws.csv (CmdStan's
-sample layout: comment lines with the settings, the columns chain__, draw__,
+sample layout: comment lines with the settings, the model's sha256 and each
+data file's ("#   file_sha256 = ...", in the order the data are given, as
+fit.json's data_sha256: gpp compare tells the same data by them), the
+columns chain__, draw__,
 lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and
 energy__, then the params and outputs as gpp fit names them; each chain's
 adapted step size and inverse metric as comment lines after the header) and

@@ -147,6 +147,22 @@ func TestRunHeaderData(t *testing.T) {
 	}
 }
 
+// twoRegressionData returns two data files' contents for looRegression,
+// 30 rows each of y = 1 + 0.5x + N(0, 0.7²) at the same x, from seed (s1,
+// s2).
+func twoRegressionData(s1, s2 uint64) (string, string) {
+	r := rand.New(rand.NewPCG(s1, s2))
+	var a, b strings.Builder
+	a.WriteString("x,y\n")
+	b.WriteString("x,y\n")
+	for range 30 {
+		x := r.NormFloat64()
+		fmt.Fprintf(&a, "%.5f,%.5f\n", x, 1+0.5*x+0.7*r.NormFloat64())
+		fmt.Fprintf(&b, "%.5f,%.5f\n", x, 1+0.5*x+0.7*r.NormFloat64())
+	}
+	return a.String(), b.String()
+}
+
 // TestCompareSampleDataWithSpace: a sample of data in a directory whose
 // name has a space records its data as one argument, so gpp compare finds
 // that a fit of the same file read the same data (no warning) and names
@@ -157,16 +173,8 @@ func TestCompareSampleDataWithSpace(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(13, 14))
-	var a, b strings.Builder
-	a.WriteString("x,y\n")
-	b.WriteString("x,y\n")
-	for range 30 {
-		x := r.NormFloat64()
-		fmt.Fprintf(&a, "%.5f,%.5f\n", x, 1+0.5*x+0.7*r.NormFloat64())
-		fmt.Fprintf(&b, "%.5f,%.5f\n", x, 1+0.5*x+0.7*r.NormFloat64())
-	}
-	dataA, dataB := writeFile(t, dir, "a b.csv", a.String()), writeFile(t, dir, "other.csv", b.String())
+	a, b := twoRegressionData(13, 14)
+	dataA, dataB := writeFile(t, dir, "a b.csv", a), writeFile(t, dir, "other.csv", b)
 	model := writeFile(t, dir, "reg.gpp", looRegression)
 	fit, s1, s2 := filepath.Join(dir, "fit out"), filepath.Join(dir, "sample 1"), filepath.Join(dir, "sample 2")
 	if code, _, stderr := runGpp("fit", model, dataA, "--quiet", "--out", fit); code != exitOK {
@@ -191,5 +199,65 @@ func TestCompareSampleDataWithSpace(t *testing.T) {
 	code, _, stderr = runGpp("predict", s1, model, dataA, "--quiet", "--out", filepath.Join(dir, "pred out"))
 	if code != exitOK {
 		t.Errorf("predict of the sample: exit %d:\n%s", code, stderr)
+	}
+}
+
+// TestCompareSampleDataByHash: a sample's draws.csv records each data
+// file's sha256 as fit.json does, and gpp compare reads them: samples of
+// one file's contents under two paths compare without a warning, a sample
+// of other contents with one, as fits do; a header written before the
+// lines (none) compares the paths, silent for the same path.
+func TestCompareSampleDataByHash(t *testing.T) {
+	dir := t.TempDir()
+	a, b := twoRegressionData(15, 16)
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dataA, copyA, dataB := writeFile(t, dir, "a.csv", a), writeFile(t, filepath.Join(dir, "sub"), "copy.csv", a), writeFile(t, dir, "b.csv", b)
+	model := writeFile(t, dir, "reg.gpp", looRegression)
+	out := map[string]string{}
+	for i, data := range []string{dataA, copyA, dataB} {
+		out[data] = filepath.Join(dir, fmt.Sprint("sample", i))
+		if code, _, stderr := runGpp("sample", model, data, "--chains", "1", "--warmup", "100", "--draws", "100", "--quiet", "--out", out[data]); code != exitOK {
+			t.Fatalf("sample: exit %d:\n%s", code, stderr)
+		}
+	}
+	if meta := readSampleMeta(filepath.Join(out[dataA], drawsFile), sources{}); meta == nil || !slices.Equal(meta.DataSHA256, []string{modelHash([]byte(a))}) {
+		t.Errorf("the sample's data_sha256 read back as %v, want the sha256 of %s", meta, dataA)
+	}
+	warns := func(x, y string) bool {
+		code, stdout, stderr := runGpp("compare", x, y)
+		if code != exitOK {
+			t.Fatalf("compare %s %s: exit %d:\n%s%s", x, y, code, stdout, stderr)
+		}
+		return strings.Contains(stderr, "LOO compares fits of the same data")
+	}
+	if warns(out[dataA], out[copyA]) {
+		t.Errorf("samples of one file's contents under two paths: a warning")
+	}
+	if !warns(out[dataA], out[dataB]) {
+		t.Errorf("samples of other contents: no warning")
+	}
+	// an older header: the same path, no file_sha256 lines
+	old := filepath.Join(dir, "old")
+	if err := os.CopyFS(old, os.DirFS(out[dataA])); err != nil {
+		t.Fatal(err)
+	}
+	draws, err := os.ReadFile(filepath.Join(old, drawsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(string(draws), "\n") {
+		if !strings.HasPrefix(l, "#   file_sha256 = ") {
+			keep = append(keep, l)
+		}
+	}
+	writeFile(t, old, drawsFile, strings.Join(keep, "\n"))
+	if meta := readSampleMeta(filepath.Join(old, drawsFile), sources{}); meta == nil || meta.DataSHA256 != nil {
+		t.Fatalf("the older header read as %v, want no sha256", meta)
+	}
+	if warns(out[dataA], old) {
+		t.Errorf("an older header of the same path: a warning")
 	}
 }

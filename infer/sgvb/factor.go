@@ -93,10 +93,12 @@ func kindOf(s dist.Support) elKind {
 }
 
 // member is one latent of a joint full-rank block: elements [lo, lo+n) of
-// the block, latent lat of the engine.
+// the block, latent lat of the engine; part is the part of an ordered
+// latent it is (a Laplace fit's group holds both, expandOrdered).
 type member struct {
 	name       string
 	lat, lo, n int
+	part       int
 }
 
 // at returns the coordinate of element i of the block.

@@ -1724,8 +1724,25 @@ func (g *guard) from() string {
 }
 
 // factors returns the fitted factors, one per latent: an ordered latent's
-// parts made one.
-func (e *engine) factors() []Factor { return e.merged(e.blockFactors()) }
+// parts made one, with the marginal of its coordinates under a joint
+// factor (a Laplace fit's) that its moments need.
+func (e *engine) factors() []Factor {
+	fs := e.merged(e.blockFactors())
+	for i := range e.blocks {
+		b := &e.blocks[i]
+		for _, m := range b.mem {
+			if m.part != partFirst && m.part != partPositive {
+				continue
+			}
+			for k := range fs {
+				if f := &fs[k]; f.Name == m.name && f.Family == FamilyOrdered {
+					f.joint = marginal(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, f.Size)
+				}
+			}
+		}
+	}
+	return fs
+}
 
 // merged makes the block factors fs (blockFactors) one per latent.
 func (e *engine) merged(fs []Factor) []Factor {

@@ -37,7 +37,7 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 	}
 	groupOf := map[string]int{}
 	for gi, g := range s.FullRankGroups {
-		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) && s.Band == 0 {
+		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) && s.Band == 0 && s.Method != Laplace {
 			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a group needs two or more latents, got %d (one latent: Families)", gi, len(g))
 		}
 		n, n0 := 0, 0
@@ -54,7 +54,7 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 				if l.Name != name {
 					continue
 				}
-				if l.part != partNone {
+				if l.part != partNone && s.Method != Laplace { // Laplace's group holds the parts' coordinates
 					return nil, fmt.Errorf("sgvb: latent %s: full-rank factors are not for ordered latents", name)
 				}
 				if err := CheckFullRank(l.Support, 1); err != nil {
@@ -114,7 +114,6 @@ func inGroup(s *Settings, name string) bool {
 // group's first name), its first member, the others its globals.
 func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band int, chain string) block {
 	b := block{fam: FamilyFullRank, support: dist.Real, poff: poff, k: 1}
-	var names []string
 	order := make([]int, 0, len(latents))
 	for i := range latents {
 		if band > 0 && latents[i].Name == chain {
@@ -132,7 +131,7 @@ func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band i
 			b.lat, b.off = i, l.Offset
 		}
 		m := latentElems(*l)
-		b.mem = append(b.mem, member{name: l.Name, lat: i, lo: b.n, n: m})
+		b.mem = append(b.mem, member{name: l.Name, lat: i, lo: b.n, n: m, part: l.part})
 		if l.Support == dist.Simplex {
 			b.addSticks(l.Offset, l.Size, l.Shape[len(l.Shape)-1])
 		} else {
@@ -142,9 +141,8 @@ func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band i
 			}
 		}
 		b.n += m
-		names = append(names, l.Name)
 	}
-	b.name = strings.Join(names, "+")
+	b.name = strings.Join(b.names(), "+")
 	if rank > 0 {
 		b.fam, b.rank = FamilyLowRank, min(rank, b.n)
 		b.lr = lowRankScratch(b.rank)
@@ -155,11 +153,14 @@ func jointBlock(latents []Latent, groupOf map[string]int, gi, poff, rank, band i
 	return b
 }
 
-// names returns the names of a joint block's latents.
+// names returns the names of a joint block's latents (an ordered
+// latent's parts, consecutive members, once).
 func (b *block) names() []string {
-	out := make([]string, len(b.mem))
+	var out []string
 	for i, m := range b.mem {
-		out[i] = m.name
+		if i == 0 || m.part != partIncrements {
+			out = append(out, m.name)
+		}
 	}
 	return out
 }
@@ -331,11 +332,18 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 	}
 	for _, name := range g.Names {
 		f := r.Factor(name)
-		if f == nil || f.Family == FamilyOrdered {
+		if f == nil || f.Family == FamilyOrdered && (g.Rank > 0 || g.Band > 0) {
 			return block{}, false
 		}
 		m := f.Size
-		if f.Support == dist.Simplex {
+		if f.Family == FamilyOrdered { // a Laplace fit's: its parts' coordinates, x_0 and the log increments
+			for _, p := range f.Parts {
+				for j := range p.Size {
+					b.coords = append(b.coords, p.Offset+j)
+					b.kind = append(b.kind, kindOf(p.Support))
+				}
+			}
+		} else if f.Support == dist.Simplex {
 			if len(f.Shape) == 0 || f.Shape[len(f.Shape)-1] < 2 || g.Rank > 0 || g.Band > 0 {
 				return block{}, false
 			}
@@ -423,7 +431,7 @@ func (b *block) memberFactors(r *Result) iter.Seq2[member, *Factor] {
 		fs := flatten(r.Factors)
 		for _, m := range b.mem {
 			for _, ff := range fs {
-				if f := ff.f; f.Name == m.name && f.Size == m.n && ff.part == partNone && !yield(m, f) {
+				if f := ff.f; f.Name == m.name && f.Size == m.n && ff.part == m.part && !yield(m, f) {
 					return
 				}
 			}

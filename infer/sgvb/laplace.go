@@ -18,7 +18,9 @@ import (
 // method gives it: q is the normal N(m, (−H)⁻¹) on the unconstrained
 // coordinates u of every latent (NewUnconstrained: the logs of positive
 // values, the logits of bounded ones, the K − 1 stick-breaking
-// coordinates of each simplex row, a matrix latent's coordinates), where m
+// coordinates of each simplex row, a matrix latent's coordinates, an
+// ordered latent's x_0 and log increments, its two parts as
+// expandOrdered makes them, both members of the group), where m
 // is the mode of the density of u, the Jacobian of u → z included (Stan's
 // optimize jacobian=true; MAP's mode, of p(z) itself, is jacobian=false),
 // and H is the Hessian of that log density at m, by central differences
@@ -49,6 +51,10 @@ type LaplaceError struct {
 	// Stick says Elem counts the K − 1 stick-breaking coordinates of a
 	// simplex, not its values.
 	Stick bool
+	// Ordered says Elem counts the coordinates of an ordered latent, x_0
+	// (or log x_0, positive_ordered) then the log increments, not its
+	// values.
+	Ordered bool
 }
 
 // where names the unconstrained coordinate of e.
@@ -56,6 +62,8 @@ func (e *LaplaceError) where() string {
 	switch {
 	case e.Stick:
 		return fmt.Sprintf("%s's stick-breaking coordinate %d", e.Latent, e.Elem)
+	case e.Ordered:
+		return fmt.Sprintf("%s's ordered coordinate %d", e.Latent, e.Elem)
 	case e.Elem >= 0:
 		return fmt.Sprintf("%s[%d]", e.Latent, e.Elem)
 	}
@@ -82,12 +90,11 @@ func laplaceSettings(latents []Latent, s Settings) (Settings, error) {
 		return s, errors.New("sgvb: Laplace makes its own joint full-rank factor: not with FullRankGroups, Rank, Band or InitPath")
 	}
 	var names []string
-	n := 0
+	n, ordered := 0, false
 	for _, l := range latents {
-		if l.Support.IsOrdered() {
-			return s, fmt.Errorf("sgvb: latent %s: the Laplace approximation is not implemented for %v latents", l.Name, l.Support)
-		}
-		if err := CheckFullRank(l.Support, 1); err != nil {
+		if l.Support.IsOrdered() { // its parts join the group (expandOrdered, fullRankGroups)
+			ordered = true
+		} else if err := CheckFullRank(l.Support, 1); err != nil {
 			return s, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
 		}
 		names = append(names, l.Name)
@@ -97,7 +104,7 @@ func laplaceSettings(latents []Latent, s Settings) (Settings, error) {
 		return s, fmt.Errorf("sgvb: Laplace: %d unconstrained coordinates; the Laplace approximation takes at most %d (MaxLaplace): its Hessian costs 2n gradients and O(n³)", n, MaxLaplace)
 	}
 	s.Families = map[string]Family{}
-	if len(names) == 1 {
+	if len(names) == 1 && !ordered {
 		s.Families[names[0]] = FamilyFullRank
 	} else if len(names) > 1 {
 		s.FullRankGroups = [][]string{names}
@@ -385,7 +392,10 @@ func (e *engine) laplaceError(i int, eigen float64) *LaplaceError {
 			continue
 		}
 		l := e.latents[m.lat]
-		le := &LaplaceError{Latent: m.name, Elem: i - m.lo, Eigen: eigen, Stick: l.Support == dist.Simplex}
+		le := &LaplaceError{Latent: m.name, Elem: i - m.lo, Eigen: eigen, Stick: l.Support == dist.Simplex, Ordered: m.part != partNone}
+		if m.part == partIncrements { // after x_0
+			le.Elem++
+		}
 		if l.Size == 1 && len(l.Shape) == 0 {
 			le.Elem = -1
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gpplang/gpp/dist"
@@ -285,12 +286,12 @@ func TestLaplaceInterrupted(t *testing.T) {
 	}
 }
 
-// Laplace takes no ordered latent and no more than MaxLaplace
-// coordinates, with an error naming why.
+// Laplace takes no more than MaxLaplace coordinates, with an error naming
+// why.
 func TestLaplaceSettingsErrors(t *testing.T) {
 	for _, lats := range [][]Latent{
-		{{Name: "c", Offset: 0, Size: 3, Shape: []int{3}, Support: dist.Ordered}},
 		{{Name: "big", Offset: 0, Size: MaxLaplace + 1, Shape: []int{MaxLaplace + 1}, Support: dist.Real}},
+		{{Name: "c", Offset: 0, Size: MaxLaplace + 1, Shape: []int{MaxLaplace + 1}, Support: dist.Ordered}},
 	} {
 		if _, err := laplaceSettings(lats, Settings{Method: Laplace}); err == nil {
 			t.Errorf("%s: no error", lats[0].Name)
@@ -299,8 +300,10 @@ func TestLaplaceSettingsErrors(t *testing.T) {
 }
 
 // mixedSupports is a ~ N(0, 1), s ~ Gamma(3, 2), w = 1 + 3b with
-// b ~ Beta(2, 3), p ~ Dirichlet(2, 3, 4): the log density of z in the
-// Target's coordinates (log s, logit b, log p), no Jacobian.
+// b ~ Beta(2, 3), p ~ Dirichlet(2, 3, 4), an ordered o[3] with o_k ~
+// N(k − 1, 1), a positive_ordered v[2] with v_k ~ Exponential(1): the log
+// density of z in the Target's coordinates (log s, logit b, log p, o_0
+// and log increments, log v_0 and log v_1 − v_0), no Jacobian.
 type mixedSupports struct{}
 
 func (mixedSupports) LogJoint(x, grad []float64) (float64, error) {
@@ -312,6 +315,21 @@ func (mixedSupports) LogJoint(x, grad []float64) (float64, error) {
 		lp += (alpha - 1) * x[3+k]
 		grad[3+k] = alpha - 1
 	}
+	o, v := make([]float64, 3), make([]float64, 2)
+	dist.OrderedValues(o, x[6:9])
+	dist.PositiveOrderedValues(v, x[9:11])
+	back := 0.0 // Σ_{k≥j} ∂ log p/∂o_k, from the last element down
+	for k := 2; k >= 0; k-- {
+		r := o[k] - float64(k-1)
+		lp -= r * r / 2
+		back -= r
+		grad[6+k] = back
+		if k > 0 {
+			grad[6+k] *= math.Exp(x[6+k])
+		}
+	}
+	lp -= v[0] + v[1]
+	grad[9], grad[10] = -2*math.Exp(x[9]), -math.Exp(x[10])
 	return lp, nil
 }
 
@@ -321,14 +339,28 @@ func (mixedSupports) Clone() Target { return mixedSupports{} }
 // densities of the values that gpp reports (log_p__ − log_g__), differs
 // from the unconstrained density (Jacobian included) less the normal's
 // log density of u by one constant for every draw, for real, positive,
-// scaled unit and simplex latents: the full-rank factor's coordinates and
-// Jacobians are NewUnconstrained's.
+// scaled unit, simplex, ordered and positive_ordered latents: the
+// full-rank factor's coordinates and Jacobians are NewUnconstrained's. Its
+// mean is the mode of that density (Stan's jacobian=true), and the
+// factors' moments are those of the draws.
 func TestLaplaceWeightsAreStans(t *testing.T) {
+	const laplaceGradTol = 1e-6 // central differences of step 1e-6 on a smooth density of O(1)
 	lats := []Latent{
 		{Name: "a", Offset: 0, Size: 1, Support: dist.Real},
 		{Name: "s", Offset: 1, Size: 1, Support: dist.Positive},
 		{Name: "w", Offset: 2, Size: 1, Support: dist.Unit, Loc: 1, Scale: 3},
 		{Name: "p", Offset: 3, Size: 3, Shape: []int{3}, Support: dist.Simplex},
+		{Name: "o", Offset: 6, Size: 3, Shape: []int{3}, Support: dist.Ordered},
+		{Name: "v", Offset: 9, Size: 2, Shape: []int{2}, Support: dist.PositiveOrdered},
+	}
+	x0 := []float64{0.3, -0.2, 0.5, -1, 0.2, 0.1, -0.4, 0.3, -0.6, 0.2, -0.1}
+	g0 := make([]float64, 11)
+	mixedSupports{}.LogJoint(x0, g0)
+	fg := fd.Gradient(nil, func(x []float64) float64 { lp, _ := mixedSupports{}.LogJoint(x, make([]float64, 11)); return lp }, x0, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+	for i := range g0 {
+		if math.Abs(g0[i]-fg[i]) > laplaceGradTol {
+			t.Fatalf("mixedSupports: ∂/∂x_%d = %g, finite differences %g", i, g0[i], fg[i])
+		}
 	}
 	r, err := Fit(context.Background(), mixedSupports{}, lats, Settings{Method: Laplace, Seed: 4, PSISDraws: 200})
 	if err != nil {
@@ -359,8 +391,18 @@ func TestLaplaceWeightsAreStans(t *testing.T) {
 		}
 		return s
 	}
+	if _, err := ud.LogDensity(p[0], make([]float64, n)); err != nil {
+		t.Fatal(err)
+	}
+	gm := make([]float64, n)
+	ud.LogDensity(p[0], gm)
+	for i, v := range gm {
+		if math.Abs(v) > laplaceGradTol {
+			t.Errorf("∂/∂u_%d of the log density with Jacobian at q's mean = %g, not 0: not its mode", i, v)
+		}
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	x, g, u, gu := make([]float64, 6), make([]float64, 6), make([]float64, n), make([]float64, n)
+	x, g, u, gu := make([]float64, 11), make([]float64, 11), make([]float64, n), make([]float64, n)
 	c0 := math.NaN()
 	for d := range 20 {
 		logq := r.SampleCoords(rng, x)
@@ -373,6 +415,31 @@ func TestLaplaceWeightsAreStans(t *testing.T) {
 		}
 		if math.Abs(c-c0) > 1e-8 {
 			t.Fatalf("draw %d: log p − log q − (log p_u − log N) = %.12g, draw 0 %.12g", d, c, c0)
+		}
+	}
+	// the exact moments of an ordered latent under the joint q (its
+	// parts correlated) against those of S draws: within 5 standard
+	// errors, the sd's taken as sd·√(2/S)·2 for the lognormal's tails
+	const S = 20000
+	sum, sum2 := make([]float64, 11), make([]float64, 11)
+	z := make([]float64, 11)
+	for range S {
+		r.Sample(rng, z)
+		for i, v := range z {
+			sum[i] += v
+			sum2[i] += v * v
+		}
+	}
+	for _, name := range []string{"o", "v"} {
+		f := r.Factor(name)
+		mean, sd := f.Mean(), f.SD()
+		for k := range f.Size {
+			i := f.Offset + k
+			m := sum[i] / S
+			sdDraws := math.Sqrt(sum2[i]/S - m*m)
+			if math.Abs(mean[k]-m) > 5*sdDraws/math.Sqrt(S) || math.Abs(sd[k]-sdDraws) > 5*2*sdDraws*math.Sqrt(2.0/S) {
+				t.Errorf("%s[%d]: factor's mean %.4g sd %.4g, draws' %.4g %.4g", name, k, mean[k], sd[k], m, sdDraws)
+			}
 		}
 	}
 }

@@ -154,6 +154,10 @@ func flatten(fs []Factor) []flatFactor {
 // sum of the means of x_0 and d_1 … d_k and its variance the sum of their
 // variances.
 func (f *Factor) orderedMoments(mean, sd []float64) {
+	if f.joint != nil {
+		jointOrderedMoments(f.joint, f.Support == dist.PositiveOrdered, mean, sd)
+		return
+	}
 	off := 0
 	for j := range f.Parts {
 		p := &f.Parts[j]
@@ -167,6 +171,51 @@ func (f *Factor) orderedMoments(mean, sd []float64) {
 			mean[k] += mean[k-1]
 		}
 		sd[k] = math.Sqrt(v)
+	}
+}
+
+// jointOrderedMoments writes the mean and sd of each element x_k = Σ_{j≤k}
+// t_j of an ordered latent whose coordinates y are N(μ, Σ) (p: the mean,
+// then the columns of Σ's Cholesky factor): t_0 = y_0 (e^{y_0} when
+// positive), t_j = e^{y_j}. With e_j = E e^{y_j} = e^{μ_j + Σ_jj/2},
+// Cov(y_0, e^{y_j}) = Σ_0j·e_j (Stein's lemma) and Cov(e^{y_i}, e^{y_j}) =
+// e_i·e_j·(e^{Σ_ij} − 1).
+func jointOrderedMoments(p [][]float64, positive bool, mean, sd []float64) {
+	K := len(mean)
+	cov := func(i, j int) float64 {
+		s := 0.0
+		for c := 0; c <= min(i, j); c++ {
+			s += p[1+c][i] * p[1+c][j]
+		}
+		return s
+	}
+	real := func(j int) bool { return j == 0 && !positive }
+	e := make([]float64, K) // E t_j
+	for j := range K {
+		e[j] = p[0][j]
+		if !real(j) {
+			e[j] = math.Exp(p[0][j] + cov(j, j)/2)
+		}
+	}
+	m, v := 0.0, 0.0
+	for k := range K {
+		m += e[k]
+		for i := 0; i <= k; i++ { // the terms of Var x_k new at k: Cov(t_i, t_k), twice off the diagonal
+			var c float64
+			switch {
+			case real(i) && real(k):
+				c = cov(i, k)
+			case real(i):
+				c = cov(i, k) * e[k]
+			default:
+				c = e[i] * e[k] * math.Expm1(cov(i, k))
+			}
+			if i < k {
+				c *= 2
+			}
+			v += c
+		}
+		mean[k], sd[k] = m, math.Sqrt(math.Max(v, 0))
 	}
 }
 
