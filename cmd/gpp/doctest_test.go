@@ -519,7 +519,7 @@ func checkGoTest(line int, args []string) error {
 }
 
 // flagCommands are the subcommands that take flags.
-var flagCommands = []string{"check", "fit", "sample", "diagnose", "compare", "predict", "sbc", "repl"}
+var flagCommands = []string{"check", "fit", "sample", "diagnose", "compare", "predict", "sensitivity", "sbc", "repl"}
 
 var helpFlagRE = regexp.MustCompile(`(?m)^  --([\w-]+)`)
 

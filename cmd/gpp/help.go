@@ -22,6 +22,8 @@ commands:
   diagnose  check a model's gradient against finite differences at random points
   compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo)
   predict   evaluate a model's outputs at draws of a saved fit on new data (predictions)
+  sensitivity
+            how sensitive a saved posterior is to its prior and to its likelihood
   sbc       simulation-based calibration: is q calibrated for this model and design?
   repl      an interactive session: build a model line by line, fit it, query the fit
   version   print the gpp version
@@ -58,6 +60,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdCompare([]string{"--help"}, stdout, stdout)
 	case "predict":
 		return cmdPredict([]string{"--help"}, stdout, stdout)
+	case "sensitivity":
+		return cmdSensitivity([]string{"--help"}, stdout, stdout)
 	case "sample":
 		return cmdSample([]string{"--help"}, stdout, stdout)
 	case "sbc":
@@ -125,7 +129,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 // helpTopics lists what gpp help takes: commands, the two tables, and every
 // distribution and function name.
 func helpTopics() []string {
-	topics := []string{"check", "fit", "sample", "repl", "diagnose", "compare", "predict", "version", "help", "distributions", "functions"}
+	topics := []string{"check", "fit", "sample", "repl", "diagnose", "compare", "predict", "sensitivity", "version", "help", "distributions", "functions"}
 	for _, d := range stdlib.Dists() {
 		topics = append(topics, d.Name)
 	}

@@ -7,6 +7,7 @@
 //	gpp diagnose model.gpp data  check the model's gradient against finite differences
 //	gpp compare DIR1 DIR2 ...    rank fits by leave-one-out cross-validation (elpd_loo)
 //	gpp predict FIT model data   evaluate the outputs at draws of a saved fit on new data
+//	gpp sensitivity FIT          power-scaling sensitivity of a posterior to its prior and likelihood
 //	gpp sbc model.gpp [design]   simulation-based calibration of the fit for a model and design
 //	gpp repl [model.gpp [data]]  an interactive session: build, check, fit and query a model
 //	gpp version                  print the version
@@ -54,6 +55,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdCompare(rest, stdout, stderr)
 	case "predict":
 		return cmdPredict(rest, stdout, stderr)
+	case "sensitivity":
+		return cmdSensitivity(rest, stdout, stderr)
 	case "sample":
 		return cmdSample(rest, stdout, stderr)
 	case "sbc":

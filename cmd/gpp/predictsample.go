@@ -137,27 +137,28 @@ func readSampleCoords(path string) (*sampleCoords, error) {
 	return sc, nil
 }
 
-// sampleNeeds ends matchSample's messages.
+// sampleNeeds ends match's messages for gpp predict.
 const sampleNeeds = "predict evaluates the outputs at the sample's draws of every param"
 
 // match checks that the params of m are the sample's, one each, of the
 // same type and number of coordinates; the sample's params that m lacks
-// must be the missing values of data that it sampled (NAME_missing).
-func (sc *sampleCoords) match(m *compile.Model, model string) error {
+// must be the missing values of data that it sampled (NAME_missing). need
+// ends the messages: why the command needs the sampled params.
+func (sc *sampleCoords) match(m *compile.Model, model, need string) error {
 	for i := range m.Latents {
 		lat := &m.Latents[i]
 		typ, ok := sc.types[lat.Name]
 		switch {
 		case !ok:
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the sample at %s (its params: %s): %s", lat.Name, sc.path, strings.Join(sc.params, ", "), sampleNeeds)}
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the sample at %s (its params: %s): %s", lat.Name, sc.path, strings.Join(sc.params, ", "), need)}
 		case typ != latentTypeText(lat) || len(sc.cols[lat.Name]) != lat.Size:
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is %s here, but the sample at %s has %s: %s", lat.Name, latentTypeText(lat), sc.path, typ, sampleNeeds)}
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is %s here, but the sample at %s has %s: %s", lat.Name, latentTypeText(lat), sc.path, typ, need)}
 		}
 	}
 	for _, p := range sc.params {
 		if latentNamed(m, p) == nil && !m.MissingName(p) {
 			return &ast.Error{Pos: findPos(sc.path, sc.src, "# param "+p+" "),
-				Msg: fmt.Sprintf("the sample has param %s, which %s does not declare: %s", p, model, sampleNeeds)}
+				Msg: fmt.Sprintf("the sample has param %s, which %s does not declare: %s", p, model, need)}
 		}
 	}
 	return nil
@@ -212,7 +213,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		return exitError
 	}
 	m := l.Model
-	if err := sc.match(m, l.Path); err != nil {
+	if err := sc.match(m, l.Path, sampleNeeds); err != nil {
 		printError(con, err, srcs)
 		return exitError
 	}

@@ -71,7 +71,7 @@ func TestPredictSampleExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sc.match(lp.Model, model); err != nil {
+	if err := sc.match(lp.Model, model, sampleNeeds); err != nil {
 		t.Fatal(err)
 	}
 	got, err := evalSampleCoords(sc, lp.Model, seed)

@@ -237,6 +237,7 @@ const (
 	buildJoint   buildMode = iota // the log joint
 	buildOutputs                  // the log joint, keeping the outputs
 	buildPrior                    // the log prior, keeping the priors' arguments (prior.go)
+	buildSplit                    // the log prior and the log likelihood, both kept (split.go)
 )
 
 // build lowers the model onto a new tape. It returns the kept nodes: the
@@ -260,6 +261,9 @@ func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*auto
 		l.priorArgs = map[int][]autodiff.ID{}
 		l.tildeArgs = map[*ast.TildeStmt][]autodiff.ID{}
 	}
+	if mode == buildSplit {
+		l.part = partJacobian // the terms of latents: the coordinates' log Jacobians
+	}
 	first := m.Latents == nil
 	if err := l.latents(); err != nil {
 		return nil, nil, nil, err
@@ -279,6 +283,13 @@ func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*auto
 	root := l.total()
 	var keep []autodiff.ID
 	switch mode {
+	case buildSplit:
+		// root is the log prior's total; the log likelihood's is made of
+		// its own terms, and the program's root is their sum
+		l.terms, l.termPos = l.likTerms, l.likPos
+		lik := l.total()
+		keep = []autodiff.ID{root, lik}
+		root = l.b.Add(root, lik, ast.Pos{})
 	case buildOutputs:
 		keep = watchIDs(slices.Clip(l.outIDs), l.watched)
 	case buildPrior:
@@ -298,7 +309,7 @@ func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*auto
 		m.dataNodes = l.dataNodes
 		m.Drawn, m.Notes = l.drawnNotes, append(m.Notes, l.undrawnNotes...)
 	}
-	if mode == buildPrior {
+	if mode == buildPrior || mode == buildSplit {
 		return prog, keep, nil, nil
 	}
 	return prog, l.outIDs, l.watched, nil
@@ -373,6 +384,13 @@ type lowerer struct {
 	// priorArgs records each latent's prior's argument nodes by index.
 	prior, collect bool
 	priorArgs      map[int][]autodiff.ID
+	// part, in a split build (buildSplit), says which part of the log
+	// joint add gives a term to (split.go): partPrior keeps it in terms,
+	// partLikelihood in likTerms (likPos its positions), partJacobian
+	// drops it; partJoint in every other build.
+	part     int
+	likTerms []autodiff.ID
+	likPos   []ast.Pos
 	// tildeArgs records, in the same build, the argument nodes of each ~
 	// on data, whose missing values are drawn from it (missingSpec).
 	tildeArgs map[*ast.TildeStmt][]autodiff.ID

@@ -163,6 +163,7 @@ func (l *lowerer) vecStmts(body []ast.Stmt) {
 				break
 			}
 			// The same term in every row: added once per row.
+			restore := l.splitPart(t)
 			v := l.node(l.expr(t.Value), t.Value.Pos())
 			if !l.b.Shape(v).IsScalar() {
 				v = l.b.Sum(v, t.Value.Pos())
@@ -172,6 +173,7 @@ func (l *lowerer) vecStmts(body []ast.Stmt) {
 				v = l.b.Neg(v, t.OpPos)
 			}
 			l.add(v, t.Target)
+			restore()
 		default:
 			l.stmt(t)
 		}

@@ -17,6 +17,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 	if l.predict != nil && !l.predict.keep[s] {
 		return // a density, or what only a density reads
 	}
+	defer l.splitPart(s)()
 	switch s := s.(type) {
 	case *ast.DataDecl, *ast.ConstDecl, *ast.FnDecl:
 	case *ast.ParamDecl:
@@ -179,6 +180,14 @@ func (l *lowerer) add(term autodiff.ID, pos ast.Pos) {
 	}
 	term, ok := l.scaleTerm(term, pos)
 	if !ok {
+		return
+	}
+	switch l.part {
+	case partJacobian:
+		return
+	case partLikelihood:
+		l.likTerms = append(l.likTerms, term)
+		l.likPos = append(l.likPos, pos)
 		return
 	}
 	l.terms = append(l.terms, term)

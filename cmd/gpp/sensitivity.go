@@ -1,0 +1,641 @@
+package main
+
+// gpp sensitivity: power-scaling prior and likelihood sensitivity
+// (Kallioinen, Paananen, Bürkner and Vehtari 2024; the R package
+// priorsense's powerscale_sensitivity, ArviZ's psens) of a saved posterior:
+// the draws of a gpp sample, or of a fit's q weighted towards the
+// posterior by p/q. gpp knows which terms of the log joint are priors
+// (compile.Split), so that, unlike in Stan, the model needs no lprior or
+// log_lik written out.
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+const sensitivitySynopsis = "sensitivity FIT [model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...]] [flags]"
+
+const sensitivityHelpText = `Power-scaling sensitivity of a saved posterior to its prior and to its
+likelihood, as the R package priorsense's powerscale_sensitivity and ArviZ's
+psens compute it (Kallioinen, Paananen, Bürkner and Vehtari 2024). FIT is the
+output directory of a gpp sample (its draws, read to full precision from its
+coords.csv) or of a gpp fit (its q's draws, weighted towards the posterior by
+their Pareto-smoothed importance ratios p/q); not a MAP fit, which has no
+draws.
+
+The prior raised to a power α, p(θ)^α p(y|θ), or the likelihood, p(θ) p(y|θ)^α,
+reweights the posterior's draws by exp((α − 1)·log p(θ)) or
+exp((α − 1)·log p(y|θ)), Pareto-smoothed (PSIS), at α = 0.99 and 1.01. For
+every element of every param and output, the cumulative Jensen–Shannon
+distance between its draws' distribution and the reweighted one (priorsense's
+cjs_dist), per unit of log₂ α, is its sensitivity to the prior and to the
+likelihood: (d(0.99) + d(1.01)) / (2 log₂ 1.01), as priorsense's. At or above
+--threshold (0.05) for both: "potential prior-data conflict"; above for the
+prior and below for the likelihood: "potential strong prior / weak
+likelihood"; else "-". A likelihood sensitivity alone is the usual case: the
+data inform the posterior.
+
+The prior is every density of a param: a declaration's ~ D, a ~ whose left
+side is a param, an element or a slice of one (theta[i] ~ Normal(mu, tau) in a
+loop) or a let of params that reads no data, and every target += that reads
+no data. The likelihood is every ~ on data (their truncations and missing
+values included) and every target += that reads data. The log Jacobians of
+the coordinates are in neither: they cancel.
+
+The sensitivities are of the posterior that was sampled or fitted: the model
+and the data default to those recorded in the sample's header or in
+fit.json. Given here, they must be the same: a model of other contents (by
+its sha256) is an error; so are other data for a fit or a sample that
+recorded their sha256, and, for a sample, a log density lp__ that these
+data (and --set values) do not give at its draws.
+
+Prints a table of the elements (the first 20 of each param or output without
+--verbose) and the Pareto k̂ of the four sets of weights: above
+min(1 − 1/log₁₀ S, 0.7) for S draws their sensitivities are unreliable (a
+warning; priorsense would moment-match). For a fit the draws are --draws
+draws of q (default: the fit's --output-draws) from --seed (default: the
+fit's), and a k̂ of p/q above 0.7 warns that the base posterior itself is
+unreliable. --csv FILE writes every row. Exit 0: printed; 1: an error in the
+model, the data or the fit; 2: a bad command line.
+`
+
+// sensNeeds ends matchFit's and match's messages for gpp sensitivity.
+var sensNeeds = [2]string{"sensitivity evaluates the prior and the likelihood at the fitted draws of every param", "sensitivity needs the fitted model's params"}
+
+// sensConfig is a parsed gpp sensitivity command line.
+type sensConfig struct {
+	model     string
+	data      []string
+	sets      setFlags
+	threshold float64
+	csv       string
+	verbose   bool
+	seed      uint64
+	draws     int
+	set       map[string]bool // the flags given
+}
+
+// sensBase is the posterior power-scaled: its draws' values (every
+// param's and output's elements, as summary.csv names them), the log
+// prior and log likelihood at each draw, and for a fit's q the draws'
+// Pareto-smoothed log weights towards the posterior.
+type sensBase struct {
+	what          string   // the base draws, for the console
+	ds            *drawSet // the values
+	lprior, llik  []float64
+	lwBase        []float64 // normalised smoothed log weights (nil: equal)
+	kBase         float64   // the Pareto k̂ of p/q (NaN for a sample)
+	inputs        []string  // files a --csv must not replace
+	noPrior, noLL bool      // the part has no term (constant at every draw)
+}
+
+// sensRow is one element's sensitivities.
+type sensRow struct {
+	name       string
+	prior, lik float64
+	diagnosis  string
+}
+
+// cmdSensitivity runs gpp sensitivity.
+func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("sensitivity", sensitivitySynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", sensitivitySynopsis, sensitivityHelpText)
+		printFlags(fs)
+	}
+	cfg := &sensConfig{sets: setFlags{}, set: map[string]bool{}}
+	fs.Float64Var(&cfg.threshold, "threshold", 0.05, "the sensitivity that flags an element (priorsense's sensitivity_threshold)")
+	fs.StringVar(&cfg.csv, "csv", "", "also write every row to `FILE` as CSV")
+	fs.BoolVar(&cfg.verbose, "verbose", false, "every element in the table, not the first 20 of each (default false)")
+	fs.Uint64Var(&cfg.seed, "seed", 0, "a fit's: seed of the draws of q (default: the fit's)")
+	fs.IntVar(&cfg.draws, "draws", 0, "a fit's: the draws of q to weight (default: the fit's --output-draws)")
+	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; default: the fit's)")
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return code
+	}
+	fs.Visit(func(f *flag.Flag) { cfg.set[f.Name] = true })
+	usageErr := func(format string, args ...any) int {
+		return usageError(stderr, "sensitivity", sensitivitySynopsis, format, args...)
+	}
+	switch {
+	case len(pos) == 0:
+		return usageErr("sensitivity needs the output directory of a gpp sample or gpp fit")
+	case strings.EqualFold(filepath.Ext(pos[0]), ".gpp"):
+		return usageErr("%s is a model: the fit comes first, as in gpp sensitivity gpp-sample %s data.csv", pos[0], pos[0])
+	case len(pos) > 1 && !strings.EqualFold(filepath.Ext(pos[1]), ".gpp"):
+		return usageErr("%s is not a model file (.gpp): give the model before its data, or neither", pos[1])
+	case !(cfg.threshold > 0) || math.IsInf(cfg.threshold, 0):
+		return usageErr("--threshold must be a positive number, got %g", cfg.threshold)
+	case cfg.set["draws"] && cfg.draws < 10:
+		return usageErr("--draws must be at least 10 (Pareto smoothing fits a tail of the weights), got %d", cfg.draws)
+	}
+	if len(pos) > 1 {
+		cfg.model, cfg.data = pos[1], pos[2:]
+	}
+	con := newConsole(stderr, false, false, cfg.verbose)
+	srcs := sources{}
+	var b *sensBase
+	var err error
+	if dir := sampleDir(pos[0]); dir != "" {
+		if cfg.set["seed"] || cfg.set["draws"] {
+			con.note("--seed and --draws are a fit's: the draws of the sample in %s are its own", dir)
+			return exitError
+		}
+		b, err = sensFromSample(cfg, dir, srcs, con)
+	} else {
+		b, err = sensFromFit(cfg, pos[0], srcs, con)
+	}
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	if cfg.csv != "" {
+		for _, in := range b.inputs {
+			if sameFile(cfg.csv, in) {
+				con.note("--csv %s would overwrite an input", cfg.csv)
+				return exitError
+			}
+		}
+	}
+	rows, ks := powerScale(b, cfg.threshold)
+	printSensitivity(stdout, cfg, b, rows, ks)
+	for _, w := range sensWarnings(b, ks) {
+		con.note("warning: %s", w)
+	}
+	if cfg.csv != "" {
+		if err := writeSensitivityCSV(cfg.csv, rows); err != nil {
+			con.note("%v", err)
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// sensInputs fills in the model, the data and the --set values recorded
+// with a fit or a sample where the command line gives none.
+func sensInputs(cfg *sensConfig, model string, data []string, sets map[string]string) {
+	if cfg.model == "" {
+		cfg.model, cfg.data = model, data
+	}
+	for k, v := range sets {
+		if _, given := cfg.sets[k]; !given {
+			cfg.sets[k] = v
+		}
+	}
+}
+
+// sensLoad loads the model on the data, adding the files read to srcs.
+func sensLoad(cfg *sensConfig, srcs sources, con *console) (*pipeline.Loaded, error) {
+	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+	for k, b := range sourcesOf(l) {
+		srcs[k] = b
+	}
+	if err != nil {
+		return nil, err
+	}
+	printLoadWarnings(con, l)
+	return l, nil
+}
+
+// sensModelHash checks the model l against the sha256 that the fit or
+// sample recorded (at hashPos in the file that recorded it; what says
+// whose it is, "the fit at PATH is of"), after its
+// params matched: a model of the same params but other densities would
+// give the sensitivities of another posterior.
+func sensModelHash(l *pipeline.Loaded, hash string, hashPos ast.Pos, what string) error {
+	if hash != "" && hash != modelHash(l.Source) {
+		return &ast.Error{Pos: hashPos, Msg: fmt.Sprintf("%s a model of other contents than %s (their sha256 differ): the sensitivities are of that model's posterior; give its model", what, l.Path)}
+	}
+	return nil
+}
+
+// sensFromSample reads the draws of the gpp sample in dir, checks that
+// the model and data are the sample's and evaluates the prior and
+// likelihood at every draw.
+func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*sensBase, error) {
+	path := filepath.Join(dir, coordsFile)
+	sc, err := readSampleCoords(path)
+	if sc != nil {
+		srcs[path] = sc.src
+	} else {
+		srcs[path] = mustRead(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	drawsPath := filepath.Join(dir, drawsFile)
+	var data, dataHash []string
+	if meta := readSampleMeta(drawsPath, sources{}); meta != nil {
+		data, dataHash = meta.Data, meta.DataSHA256
+	}
+	sets, seed := sampleSetsAndSeed(dir)
+	if cfg.model == "" && sc.model == "" {
+		return nil, fmt.Errorf("%s records no model: give the sampled model and its data after %s", path, dir)
+	}
+	sensInputs(cfg, sc.model, data, sets)
+	l, err := sensLoad(cfg, srcs, con)
+	if err != nil {
+		return nil, err
+	}
+	m := l.Model
+	if err := sc.match(m, l.Path, sensNeeds[0]); err != nil {
+		return nil, err
+	}
+	if err := sensModelHash(l, sc.hash, findPos(path, sc.src, "# model_sha256"), "the sample at "+dir+" was drawn from"); err != nil {
+		return nil, err
+	}
+	if h := dataHashes(cfg.data, sourcesOf(l)); dataHash != nil && h != nil && !slices.Equal(h, dataHash) {
+		srcs[drawsPath] = mustRead(drawsPath) // to quote the line
+		return nil, &ast.Error{Pos: findPos(drawsPath, srcs[drawsPath], "#   file_sha256"), Msg: fmt.Sprintf("the sample read data of other contents (%s) than %s: the sensitivities are of the sampled posterior; give the sampled data",
+			strings.Join(data, " "), quoteArgs(cfg.data))}
+	}
+	sd, err := evalSampleCoords(sc, m, seed)
+	if err != nil {
+		return nil, err
+	}
+	lp, lpSrc, err := readSampleLP(drawsPath, len(sc.rows))
+	if err != nil {
+		return nil, err
+	}
+	split, err := m.NewSplit()
+	if err != nil {
+		return nil, err
+	}
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
+	if err != nil {
+		return nil, err
+	}
+	S := len(sc.rows)
+	b := &sensBase{ds: sd.ds, lprior: make([]float64, S), llik: make([]float64, S), kBase: math.NaN(),
+		what:   fmt.Sprintf("%d chain%s × %d draws of the sample in %s", sd.chains, plural(sd.chains), sd.n, dir),
+		inputs: []string{path, drawsPath, l.Path}}
+	x := make([]float64, u.TargetDim())
+	uc, grad := make([]float64, u.Dim()), make([]float64, u.Dim())
+	for d, row := range sc.rows {
+		for _, lat := range m.Latents {
+			for k, c := range sc.cols[lat.Name] {
+				x[lat.Offset+k] = row[c]
+			}
+		}
+		// the sample's lp__ against this model and data's log density at
+		// the draw: other data (or --set) give another
+		u.UCoords(x, uc)
+		got, err := u.LogDensity(uc, grad)
+		if !(math.Abs(got-lp[d]) <= sensLPTol*max(1, math.Abs(lp[d]))) {
+			if err != nil {
+				return nil, err
+			}
+			srcs[drawsPath] = mustRead(drawsPath) // to quote the cell
+			return nil, &ast.Error{Pos: lpSrc[d], Msg: fmt.Sprintf("lp__ of chain %d draw %d is %s, but %s and the data %s give %s at its draw: the data (or --set) are not the sample's; give the sampled data",
+				sd.chain[d], sd.draw[d], formatNum(lp[d]), l.Path, quoteArgs(cfg.data), formatNum(got))}
+		}
+		b.lprior[d], b.llik[d], err = split.Eval(x)
+		if err != nil {
+			b.lprior[d], b.llik[d] = math.NaN(), math.NaN()
+		}
+	}
+	return b, nil
+}
+
+// sensLPTol is the relative tolerance of a sample's lp__ (written to full
+// precision) against the log density recomputed at its draw, whose
+// unconstrained coordinates come back from coords.csv's through a log or
+// a logit: a few ulps.
+const sensLPTol = 1e-8
+
+// readSampleLP reads the lp__ column of a sample's draws.csv (n rows) and
+// the position of each row's value.
+func readSampleLP(path string, n int) ([]float64, []ast.Pos, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read the sample's %s: %v", drawsFile, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<30)
+	col := -1
+	var lp []float64
+	var at []ast.Pos
+	for line := 1; sc.Scan(); line++ {
+		t := sc.Text()
+		if strings.HasPrefix(t, "#") || t == "" {
+			continue
+		}
+		fields := strings.Split(t, ",")
+		if col < 0 {
+			col = slices.Index(fields, "lp__")
+			if col < 0 {
+				return nil, nil, &ast.Error{Pos: ast.Pos{File: path, Line: line, Col: 1}, Msg: "no lp__ column: not a gpp sample's " + drawsFile}
+			}
+			continue
+		}
+		if col >= len(fields) {
+			return nil, nil, &ast.Error{Pos: ast.Pos{File: path, Line: line, Col: 1}, Msg: "a row without its lp__"}
+		}
+		v, err := strconv.ParseFloat(fields[col], 64)
+		if err != nil {
+			v = math.NaN()
+		}
+		c := 1
+		for _, fl := range fields[:col] {
+			c += len(fl) + 1
+		}
+		lp, at = append(lp, v), append(at, ast.Pos{File: path, Line: line, Col: c})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("cannot read the sample's %s: %v", drawsFile, err)
+	}
+	if len(lp) != n {
+		return nil, nil, fmt.Errorf("%s has %d draws, its %s %d: not one sample's files", path, len(lp), coordsFile, n)
+	}
+	return lp, at, nil
+}
+
+// sensFromFit draws from the q of the fit at arg (its directory or
+// fit.json), weights the draws by p/q and evaluates the prior and
+// likelihood at each.
+func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sensBase, error) {
+	fi, err := os.Stat(arg)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such file or directory (give the output directory of gpp sample or gpp fit)", arg)
+	case err != nil:
+		return nil, err
+	}
+	path := arg
+	if fi.IsDir() {
+		path = filepath.Join(arg, fitFileName)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is not the output directory of gpp sample or gpp fit: it has neither %s nor %s", arg, coordsFile, fitFileName)
+		}
+	} else if filepath.Base(path) != fitFileName {
+		return nil, fmt.Errorf("%s: give the output directory of gpp sample or gpp fit (or a fit's %s)", arg, fitFileName)
+	}
+	ff, src, err := readUsedFit(path, srcs, "sensitivity", "not to power-scale: its q approximates no posterior")
+	if err != nil {
+		return nil, err
+	}
+	if ff.Method == sgvb.MAP.String() {
+		return nil, &ast.Error{Pos: findPos(path, src, `"method"`), Msg: "a MAP fit has no draws to power-scale: sensitivity reweights draws of the posterior; give a gpp sample, or a fit of a distribution (an SGVB or --family laplace fit)"}
+	}
+	if cfg.model == "" && ff.Model == "" {
+		return nil, fmt.Errorf("%s records no model: give the fitted model and its data after %s", path, arg)
+	}
+	sensInputs(cfg, ff.Model, ff.Data, ff.Sets)
+	l, err := sensLoad(cfg, srcs, con)
+	if err != nil {
+		return nil, err
+	}
+	m := l.Model
+	r, mix, err := fitQ(ff, path, src, cfg.sets, l.Path, m, sensNeeds)
+	if err != nil {
+		return nil, err
+	}
+	if err := sensModelHash(l, ff.ModelSHA256, findPos(path, src, `"model_sha256"`), "the fit at "+path+" is of"); err != nil {
+		return nil, err
+	}
+	if h := dataHashes(cfg.data, sourcesOf(l)); ff.DataSHA256 != nil && h != nil && !slices.Equal(h, ff.DataSHA256) {
+		return nil, &ast.Error{Pos: findPos(path, src, `"data_sha256"`), Msg: fmt.Sprintf("the fit read data of other contents (%s) than %s: the sensitivities are of the fitted posterior; give the fitted data",
+			strings.Join(ff.Data, " "), quoteArgs(cfg.data))}
+	}
+	var q sgvb.Proposal = r
+	if mix != nil {
+		q = mix
+	}
+	seed, S := ff.Settings.Seed, max(ff.Settings.OutputDraws, 10)
+	if cfg.set["seed"] {
+		seed = cfg.seed
+	}
+	if cfg.set["draws"] {
+		S = cfg.draws
+	}
+	if err := checkDrawsSize(S, 1, m); err != nil {
+		return nil, err
+	}
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		return nil, err
+	}
+	split, err := m.NewSplit()
+	if err != nil {
+		return nil, err
+	}
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
+	if err != nil {
+		return nil, err
+	}
+	ds := modelDrawSet(m, "q", S)
+	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S),
+		what:   fmt.Sprintf("%d draws of the q in %s (seed %d), weighted by p/q", S, path, seed),
+		inputs: []string{path, l.Path}}
+	lw := make([]float64, S)
+	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
+	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
+	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	for d := range S {
+		logq := q.Candidate(seed, d, x)
+		lp, outs, err := ev.Eval(x)
+		lw[d] = lp - logq
+		if err != nil || math.IsInf(lw[d], 0) {
+			lw[d] = math.NaN() // weight 0
+		}
+		u.Values(z, x)
+		ds.fill(z, outs, func(c int, v float64) { ds.cols[c][d] = v })
+		b.lprior[d], b.llik[d], err = split.Eval(x)
+		if err != nil {
+			b.lprior[d], b.llik[d] = math.NaN(), math.NaN()
+		}
+	}
+	b.lwBase, b.kBase = sgvb.PSIS(lw)
+	return b, nil
+}
+
+// powerScale computes every element's sensitivities, and returns them
+// with the Pareto k̂ of the four sets of power-scaling weights: the prior's
+// at α = 0.99 and 1.01, then the likelihood's.
+func powerScale(b *sensBase, threshold float64) ([]sensRow, [4]float64) {
+	S := len(b.lprior)
+	var base []float64
+	if b.lwBase != nil {
+		base = make([]float64, S)
+		for s, v := range b.lwBase {
+			base[s] = math.Exp(v)
+		}
+	}
+	var ks [4]float64
+	var w [4][]float64
+	for p, comp := range [][]float64{b.lprior, b.llik} {
+		constant := true
+		for _, v := range comp {
+			constant = constant && v == comp[0]
+		}
+		if p == 0 {
+			b.noPrior = constant
+		} else {
+			b.noLL = constant
+		}
+		for j, alpha := range []float64{sgvb.PowerScaleLower, sgvb.PowerScaleUpper} {
+			lr := make([]float64, S)
+			for s, v := range comp {
+				lr[s] = (alpha - 1) * v // NaN, weight 0, where the part is not finite
+			}
+			lws, k := sgvb.PSIS(lr)
+			ks[2*p+j] = k
+			// the power-scaling weights times the base's, normalised by
+			// CJSDist
+			ws := make([]float64, S)
+			for s, v := range lws {
+				if b.lwBase != nil {
+					v += b.lwBase[s]
+				}
+				ws[s] = math.Exp(v)
+			}
+			w[2*p+j] = ws
+		}
+	}
+	var rows []sensRow
+	for _, v := range b.ds.vars {
+		for j, k := range v.elems {
+			col := b.ds.cols[v.first+j]
+			row := sensRow{name: elemName(v.name, v.shape, k), prior: math.NaN(), lik: math.NaN(), diagnosis: "-"}
+			finite := true
+			for _, x := range col {
+				finite = finite && !math.IsNaN(x) && !math.IsInf(x, 0)
+			}
+			if finite {
+				d := sgvb.CJSDists(col, base, w[:])
+				row.prior = sgvb.PowerScaleSensitivity(d[0], d[1])
+				row.lik = sgvb.PowerScaleSensitivity(d[2], d[3])
+				row.diagnosis = sgvb.PowerScaleDiagnosis(row.prior, row.lik, threshold)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, ks
+}
+
+// printSensitivity prints the table (at most maxTableRows elements of a
+// variable without --verbose) and the lines after it.
+func printSensitivity(w io.Writer, cfg *sensConfig, b *sensBase, rows []sensRow, ks [4]float64) {
+	t := &table{right: []bool{false, true, true, false}}
+	t.row("variable", "prior", "likelihood", "diagnosis")
+	i := 0
+	for _, v := range b.ds.vars {
+		for j := range v.elems {
+			if j == maxTableRows && !cfg.verbose {
+				more := "with --verbose"
+				if cfg.csv != "" {
+					more = "in " + cfg.csv
+				}
+				t.note(fmt.Sprintf("... %d more elements of %s (all %s)", len(v.elems)-j, v.name, more))
+				i += len(v.elems) - j
+				break
+			}
+			r := rows[i]
+			t.row(r.name, sensNum(r.prior), sensNum(r.lik), r.diagnosis)
+			i++
+		}
+	}
+	t.print(w)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "power-scaled the prior and the likelihood by α = %g and %g (cjs_dist per unit of log₂ α; threshold %g)\n",
+		sgvb.PowerScaleLower, sgvb.PowerScaleUpper, cfg.threshold)
+	fmt.Fprintf(w, "draws        %s\n", b.what)
+	if !math.IsNaN(b.kBase) || b.lwBase != nil {
+		fmt.Fprintf(w, "Pareto k̂     p/q %s\n", kText(b.kBase))
+	}
+	fmt.Fprintf(w, "Pareto k̂     prior %s, %s; likelihood %s, %s (unreliable above %s for %d draws)\n",
+		kText(ks[0]), kText(ks[1]), kText(ks[2]), kText(ks[3]), num3(sgvb.PowerScaleKThreshold(len(b.lprior))), len(b.lprior))
+	if cfg.csv != "" {
+		fmt.Fprintf(w, "written      %s\n", cfg.csv)
+	}
+}
+
+// sensNum formats a sensitivity as priorsense prints it, to 3 decimals.
+func sensNum(v float64) string {
+	if math.IsNaN(v) {
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// sensWarnings are the warnings after the table: unreliable weights, a
+// part of the model with no term, elements left out.
+func sensWarnings(b *sensBase, ks [4]float64) []string {
+	var out []string
+	S := len(b.lprior)
+	if b.lwBase != nil && !(b.kBase <= 0.7) {
+		out = append(out, fmt.Sprintf("the fit's importance weights p/q have Pareto k̂ %s > 0.7: its q is far from the posterior, so the base draws, weighted by them, and every sensitivity are unreliable; check with gpp sample", kText(b.kBase)))
+	}
+	kt := sgvb.PowerScaleKThreshold(S)
+	names := [4]string{"the prior by 0.99", "the prior by 1.01", "the likelihood by 0.99", "the likelihood by 1.01"}
+	for i, k := range ks {
+		if k > kt || math.IsNaN(k) && S >= 10 {
+			out = append(out, fmt.Sprintf("the weights power-scaling %s have Pareto k̂ %s, above %s for %d draws: the %s sensitivities are unreliable (priorsense would moment-match; more draws may help)",
+				names[i], kText(k), num3(kt), S, strings.Fields(names[i])[1]))
+		}
+	}
+	if b.noPrior {
+		out = append(out, "the model's prior is constant at every draw (flat priors, or none): every prior sensitivity is 0")
+	}
+	if b.noLL {
+		out = append(out, "the model's likelihood is constant at every draw (no ~ on data and no target += of data): every likelihood sensitivity is 0")
+	}
+	bad := 0
+	for _, v := range b.ds.vars {
+		for j := range v.elems {
+			for _, x := range b.ds.cols[v.first+j] {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					bad++
+					break
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		out = append(out, fmt.Sprintf("%d elements have a draw that is not finite: their sensitivities are NaN", bad))
+	}
+	return out
+}
+
+// writeSensitivityCSV writes every row to path, atomically.
+func writeSensitivityCSV(path string, rows []sensRow) error {
+	s := &staged{dir: filepath.Dir(path)}
+	err := s.write(filepath.Base(path), func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		bw.WriteString("variable,prior,likelihood,diagnosis\n")
+		for _, r := range rows {
+			fmt.Fprintf(bw, "%s,%s,%s,%s\n", csvQuote(r.name), formatNum(r.prior), formatNum(r.lik), r.diagnosis)
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return err
+	}
+	return s.commit()
+}
+
+// csvQuote quotes a CSV field that holds a comma (an element name W[1,2]).
+func csvQuote(s string) string {
+	if strings.ContainsAny(s, ",\"") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sensModel is the conjugate normal model of gpp sensitivity's tests:
+// y_i ~ Normal(mu, 1), mu ~ Normal(m0, s0), m0 and s0 set per case.
+const sensModel = "testdata/sensitivity/normal.gpp"
+
+// sensCases are the three readings of the conjugate normal model: a weak
+// prior and 100 observations (the likelihood alone sensitive), a tight
+// prior far from those data (both: a prior-data conflict), a tight prior
+// at 2 observations' mean (the prior alone).
+var sensCases = []struct {
+	name      string
+	args      []string
+	diagnosis string
+	prior     bool // the prior sensitivity at or above 0.05
+	lik       bool // the likelihood's
+}{
+	{"weak prior", []string{"testdata/sensitivity/y100.csv"}, "-", false, true},
+	{"conflict", []string{"testdata/sensitivity/y100.csv", "--set", "m0=6", "--set", "s0=0.3"}, "potential prior-data conflict", true, true},
+	{"strong prior", []string{"testdata/sensitivity/y2.csv", "--set", "m0=1", "--set", "s0=0.1"}, "potential strong prior / weak likelihood", true, false},
+}
+
+// sensRowOf returns the prior and likelihood sensitivities and the
+// diagnosis of the table row of variable name in gpp sensitivity's stdout.
+func sensRowOf(t *testing.T, out, name string) (prior, lik float64, diagnosis string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[0] != name {
+			continue
+		}
+		p, err1 := strconv.ParseFloat(f[1], 64)
+		l, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("row %q: not numbers", line)
+		}
+		return p, l, strings.Join(f[3:], " ")
+	}
+	t.Fatalf("no row %s in:\n%s", name, out)
+	return 0, 0, ""
+}
+
+// TestSensitivityConjugate: on draws of a gpp sample and of a gpp fit,
+// each case of the conjugate normal model gets its reading, its
+// sensitivities on the side of 0.05 that makes it, and --csv the rows of
+// the table.
+func TestSensitivityConjugate(t *testing.T) {
+	for _, c := range sensCases {
+		for _, kind := range []string{"sample", "fit"} {
+			t.Run(c.name+"/"+kind, func(t *testing.T) {
+				dir := t.TempDir()
+				out := filepath.Join(dir, kind)
+				args := append([]string{kind, sensModel}, c.args...)
+				args = append(args, "--seed", "3", "--out", out, "--quiet")
+				if kind == "sample" {
+					args = append(args, "--chains", "2", "--draws", "500", "--warmup", "500")
+				}
+				if code, _, stderr := runGpp(args...); code != 0 {
+					t.Fatalf("gpp %s: exit %d: %s", kind, code, stderr)
+				}
+				csv := filepath.Join(dir, "sens.csv")
+				code, stdout, stderr := runGpp("sensitivity", out, "--csv", csv)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				prior, lik, diag := sensRowOf(t, stdout, "mu")
+				if diag != c.diagnosis {
+					t.Errorf("diagnosis %q, want %q (prior %g, likelihood %g)", diag, c.diagnosis, prior, lik)
+				}
+				if (prior >= 0.05) != c.prior || (lik >= 0.05) != c.lik {
+					t.Errorf("prior %g, likelihood %g: want the prior above 0.05 %v, the likelihood %v", prior, lik, c.prior, c.lik)
+				}
+				b, err := os.ReadFile(csv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+				if len(lines) != 2 || lines[0] != "variable,prior,likelihood,diagnosis" {
+					t.Fatalf("--csv:\n%s", b)
+				}
+				f := strings.Split(lines[1], ",")
+				p, _ := strconv.ParseFloat(f[1], 64)
+				l, _ := strconv.ParseFloat(f[2], 64)
+				if f[0] != "mu" || strconv.FormatFloat(p, 'f', 3, 64) != strconv.FormatFloat(prior, 'f', 3, 64) ||
+					strconv.FormatFloat(l, 'f', 3, 64) != strconv.FormatFloat(lik, 'f', 3, 64) || f[3] != diag {
+					t.Errorf("--csv row %q, table mu %g %g %s", lines[1], prior, lik, diag)
+				}
+			})
+		}
+	}
+}
+
+// TestSensitivityErrors: what gpp sensitivity refuses, each error with
+// its exit code and its text (testdata/sensitivity/*.stderr, $TMP for the
+// temporary directory; -update rewrites them).
+func TestSensitivityErrors(t *testing.T) {
+	tmp := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		if code, _, stderr := runGpp(args...); code != 0 {
+			t.Fatalf("gpp %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	sample, fit, mapFit := filepath.Join(tmp, "s"), filepath.Join(tmp, "f"), filepath.Join(tmp, "map")
+	y := "testdata/sensitivity/y100.csv"
+	run("sample", sensModel, y, "--chains", "2", "--draws", "100", "--warmup", "100", "--seed", "1", "--out", sample, "--quiet")
+	run("fit", sensModel, y, "--seed", "1", "--out", fit, "--quiet")
+	run("fit", sensModel, y, "--family", "map", "--out", mapFit, "--quiet")
+	other := writeFile(t, tmp, "other.gpp", "data y: real[N]\nparam m: real ~ Normal(0, 1)\ny ~ Normal(m, 1)\n")
+	edited := writeFile(t, tmp, "edited.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\n")
+	y2 := "testdata/sensitivity/y2.csv"
+	for _, c := range []struct {
+		name string
+		args []string
+		exit int
+	}{
+		{"not_fit", []string{"testdata/sensitivity"}, 1},
+		{"missing", []string{filepath.Join(tmp, "none")}, 1},
+		{"map", []string{mapFit}, 1},
+		{"params_sample", []string{sample, other, y}, 1},
+		{"params_fit", []string{fit, other, y}, 1},
+		{"edited_sample", []string{sample, edited, y}, 1},
+		{"edited_fit", []string{fit, edited, y}, 1},
+		{"data_sample", []string{sample, sensModel, y2}, 1},
+		{"sets_sample", []string{sample, "--set", "m0=6"}, 1}, // by its lp__
+		{"data_fit", []string{fit, sensModel, y2}, 1},
+		{"sample_seed", []string{sample, "--seed", "2"}, 1},
+		{"threshold", []string{sample, "--threshold", "-1"}, 2},
+		{"model_first", []string{sensModel, sample}, 2},
+		{"bad_flag", []string{sample, "--alpha", "0.9"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runGpp(append([]string{"sensitivity"}, c.args...)...)
+			if code != c.exit {
+				t.Errorf("exit %d, want %d: %s", code, c.exit, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			got := strings.ReplaceAll(stderr, tmp, "$TMP")
+			path := filepath.Join("testdata/sensitivity", c.name+".stderr")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
