@@ -26,6 +26,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 const sensitivitySynopsis = "sensitivity FIT [model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...]] [flags]"
@@ -55,7 +56,13 @@ side is a param, an element or a slice of one (theta[i] ~ Normal(mu, tau) in a
 loop) or a let of params that reads no data, and every target += that reads
 no data. The likelihood is every ~ on data (their truncations and missing
 values included) and every target += that reads data. The log Jacobians of
-the coordinates are in neither: they cancel.
+the coordinates are in neither: they cancel. --prior NAMES narrows the prior
+to the priors of those params, --likelihood NAMES the likelihood to the
+terms of those data (priorsense's prior_selection and likelihood_selection);
+the rest is in neither part. In a hierarchical model, name the top-level
+params (--prior mu,tau for theta ~ Normal(mu, tau)), as brms's lprior does:
+the group effects' distribution is the model's structure, not a prior
+choice.
 
 The sensitivities are of the posterior that was sampled or fitted: the model
 and the data default to those recorded in the sample's header or in
@@ -87,7 +94,11 @@ type sensConfig struct {
 	verbose   bool
 	seed      uint64
 	draws     int
-	set       map[string]bool // the flags given
+	// prior and likelihood are --prior's and --likelihood's names,
+	// comma-separated; sel the selection they make.
+	prior, likelihood string
+	sel               compile.Selection
+	set               map[string]bool // the flags given
 }
 
 // sensBase is the posterior power-scaled: its draws' values (every
@@ -126,6 +137,8 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&cfg.seed, "seed", 0, "a fit's: seed of the draws of q (default: the fit's)")
 	fs.IntVar(&cfg.draws, "draws", 0, "a fit's: the draws of q to weight (default: the fit's --output-draws)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; default: the fit's)")
+	fs.Var(listFlag{&cfg.prior}, "prior", "power-scale only the priors of these params, as comma-separated `NAMES`\n(priorsense's prior_selection; repeatable; default: every prior)")
+	fs.Var(listFlag{&cfg.likelihood}, "likelihood", "power-scale only the likelihood terms of these data, as comma-separated `NAMES`\n(priorsense's likelihood_selection; repeatable; default: every term)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -145,6 +158,20 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--threshold must be a positive number, got %g", cfg.threshold)
 	case cfg.set["draws"] && cfg.draws < 10:
 		return usageErr("--draws must be at least 10 (Pareto smoothing fits a tail of the weights), got %d", cfg.draws)
+	}
+	for _, f := range []struct {
+		list string
+		dst  *[]string
+	}{{cfg.prior, &cfg.sel.Prior}, {cfg.likelihood, &cfg.sel.Likelihood}} {
+		if f.list == "" {
+			continue
+		}
+		for _, n := range strings.Split(f.list, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				return usageErr("--prior and --likelihood take comma-separated names, got %q", f.list)
+			}
+			*f.dst = append(*f.dst, n)
+		}
 	}
 	if len(pos) > 1 {
 		cfg.model, cfg.data = pos[1], pos[2:]
@@ -274,7 +301,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 	if err != nil {
 		return nil, err
 	}
-	split, err := m.NewSplit()
+	split, err := m.NewSplit(cfg.sel)
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +460,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	if err != nil {
 		return nil, err
 	}
-	split, err := m.NewSplit()
+	split, err := m.NewSplit(cfg.sel)
 	if err != nil {
 		return nil, err
 	}
@@ -555,8 +582,14 @@ func printSensitivity(w io.Writer, cfg *sensConfig, b *sensBase, rows []sensRow,
 	}
 	t.print(w)
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "power-scaled the prior and the likelihood by α = %g and %g (cjs_dist per unit of log₂ α; threshold %g)\n",
-		sgvb.PowerScaleLower, sgvb.PowerScaleUpper, cfg.threshold)
+	of := func(names []string) string {
+		if names == nil {
+			return ""
+		}
+		return " of " + strings.Join(names, ", ")
+	}
+	fmt.Fprintf(w, "power-scaled the prior%s and the likelihood%s by α = %g and %g (cjs_dist per unit of log₂ α; threshold %g)\n",
+		of(cfg.sel.Prior), of(cfg.sel.Likelihood), sgvb.PowerScaleLower, sgvb.PowerScaleUpper, cfg.threshold)
 	fmt.Fprintf(w, "draws        %s\n", b.what)
 	if !math.IsNaN(b.kBase) || b.lwBase != nil {
 		fmt.Fprintf(w, "Pareto k̂     p/q %s\n", kText(b.kBase))

@@ -130,6 +130,8 @@ func TestSensitivityErrors(t *testing.T) {
 		{"edited_sample", []string{sample, edited, y}, 1},
 		{"edited_fit", []string{fit, edited, y}, 1},
 		{"data_sample", []string{sample, sensModel, y2}, 1},
+		{"prior_name", []string{sample, "--prior", "nosuch"}, 1},
+		{"empty_name", []string{sample, "--likelihood", "y,"}, 2},
 		{"sets_sample", []string{sample, "--set", "m0=6"}, 1}, // by its lp__
 		{"data_fit", []string{fit, sensModel, y2}, 1},
 		{"sample_seed", []string{sample, "--seed", "2"}, 1},
@@ -161,5 +163,55 @@ func TestSensitivityErrors(t *testing.T) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
 			}
 		})
+	}
+}
+
+// TestSensitivitySelection: on eight schools (non-centred), power-scaling
+// every prior moves the standardised school effects theta_trans (their
+// N(0, 1) is a prior too) past 0.05; --prior mu,tau, brms's lprior,
+// leaves their population distribution alone, and their prior
+// sensitivities fall below 0.05 while tau's stays above; the table's note
+// names the selection, and --likelihood y is the whole likelihood here.
+func TestSensitivitySelection(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "eight.json", `{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`)
+	out := filepath.Join(dir, "s")
+	if code, _, stderr := runGpp("sample", "../../examples/posteriordb/eight_schools_noncentered.gpp", data, "--chains", "2", "--draws", "1000",
+		"--seed", "1", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("gpp sample: exit %d: %s", code, stderr)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runGpp(append([]string{"sensitivity", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("gpp sensitivity %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	all, sel := run(), run("--prior", "mu,tau", "--likelihood", "y")
+	maxTrans := func(out string) float64 {
+		m := 0.0
+		for j := 1; j <= 8; j++ {
+			p, _, _ := sensRowOf(t, out, "theta_trans["+strconv.Itoa(j)+"]")
+			m = max(m, p)
+		}
+		return m
+	}
+	if m := maxTrans(all); !(m >= 0.05) {
+		t.Errorf("every prior: theta_trans's largest prior sensitivity %g, want at least 0.05", m)
+	}
+	if m := maxTrans(sel); !(m < 0.05) {
+		t.Errorf("--prior mu,tau: theta_trans's largest prior sensitivity %g, want below 0.05", m)
+	}
+	if p, _, _ := sensRowOf(t, sel, "tau"); !(p >= 0.05) {
+		t.Errorf("--prior mu,tau: tau's prior sensitivity %g, want at least 0.05", p)
+	}
+	_, lAll, _ := sensRowOf(t, all, "mu")
+	_, lSel, _ := sensRowOf(t, sel, "mu")
+	if lAll != lSel {
+		t.Errorf("--likelihood y: mu's likelihood sensitivity %g, every term's %g", lSel, lAll)
+	}
+	if !strings.Contains(sel, "power-scaled the prior of mu, tau and the likelihood of y by") {
+		t.Errorf("the note does not name the selection:\n%s", sel)
 	}
 }

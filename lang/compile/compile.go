@@ -252,7 +252,13 @@ func (m *Model) build(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.
 // buildWatch is build, also returning in a buildOutputs build the pieces
 // of the ~ statements that Evaluator.Observed reports (their nodes kept).
 func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, []watchPiece, error) {
-	l := &lowerer{info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch}
+	return m.buildSel(mode, Selection{}, priorTildes...)
+}
+
+// buildSel is buildWatch with, in a buildSplit build, the terms of the two
+// parts narrowed to sel.
+func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, []watchPiece, error) {
+	l := &lowerer{sel: sel, info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch}
 	if m.batch != nil {
 		l.b.Subsample(m.batch.names)
 	}
@@ -391,6 +397,7 @@ type lowerer struct {
 	part     int
 	likTerms []autodiff.ID
 	likPos   []ast.Pos
+	sel      Selection // a split build's selection (Model.NewSplit)
 	// tildeArgs records, in the same build, the argument nodes of each ~
 	// on data, whose missing values are drawn from it (missingSpec).
 	tildeArgs map[*ast.TildeStmt][]autodiff.ID

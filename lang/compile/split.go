@@ -19,6 +19,10 @@ package compile
 // two add up to the log joint less those terms.
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
@@ -39,13 +43,148 @@ type Split struct {
 	prior, lik autodiff.ID
 }
 
-// NewSplit builds the split of m's log joint.
-func (m *Model) NewSplit() (*Split, error) {
-	prog, ids, err := m.build(buildSplit)
+// Selection narrows a split to some of the prior's and the likelihood's
+// terms, as priorsense's prior_selection and likelihood_selection do: nil
+// keeps every term of that part. Prior names params: a prior term belongs
+// to the params that its left side reads (a declaration's, the param of a
+// ~ on it or on its elements), a target += of params to the params it
+// reads. Likelihood names data: a term belongs to the data that the ~'s
+// left side reads, a target += to the data it reads. A term of none of the
+// names is in neither part (a power-scaled posterior keeps it as it is).
+// In a hierarchical model, selecting the top-level params (mu and tau of
+// theta ~ Normal(mu, tau)) power-scales only their priors, as brms's lprior
+// does, leaving the population distribution of the group effects alone.
+type Selection struct {
+	Prior, Likelihood []string
+}
+
+// NewSplit builds the split of m's log joint, its parts narrowed to sel. A
+// name of sel that no term of that part belongs to is an error.
+func (m *Model) NewSplit(sel Selection) (*Split, error) {
+	if err := m.checkSelection(sel); err != nil {
+		return nil, err
+	}
+	prog, ids, _, err := m.buildSel(buildSplit, sel)
 	if err != nil {
 		return nil, err
 	}
 	return &Split{prog: prog, prior: ids[0], lik: ids[1]}, nil
+}
+
+// checkSelection reports a name of sel that no prior (Prior) or
+// likelihood (Likelihood) term of m belongs to, with the names that some
+// term does.
+func (m *Model) checkSelection(sel Selection) error {
+	if sel.Prior == nil && sel.Likelihood == nil {
+		return nil
+	}
+	l := &lowerer{info: m.info}
+	var priors, liks []string
+	for _, s := range m.file.Stmts {
+		l.collectOwners(s, &priors, &liks)
+	}
+	for _, c := range []struct {
+		flag, what  string
+		names, have []string
+	}{{"prior", "param with a prior term", sel.Prior, priors}, {"likelihood", "data name with a likelihood term", sel.Likelihood, liks}} {
+		for _, n := range c.names {
+			if !slices.Contains(c.have, n) {
+				if len(c.have) == 0 {
+					return fmt.Errorf("--%s %s: the model has no %s", c.flag, n, c.what)
+				}
+				return fmt.Errorf("--%s %s: not a %s (those are %s)", c.flag, n, c.what, strings.Join(c.have, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// collectOwners adds to priors and liks the names that the prior and
+// likelihood terms of statement s (and of the statements in its body)
+// belong to, each once.
+func (l *lowerer) collectOwners(s ast.Stmt, priors, liks *[]string) {
+	add := func(dst *[]string, names []string) {
+		for _, n := range names {
+			if !slices.Contains(*dst, n) {
+				*dst = append(*dst, n)
+			}
+		}
+	}
+	switch s := s.(type) {
+	case *ast.ParamDecl, *ast.TildeStmt, *ast.TargetStmt:
+		prior, names := l.owners(s)
+		if prior {
+			add(priors, names)
+		} else {
+			add(liks, names)
+		}
+	}
+	ast.Inspect(s, func(n ast.Node) bool {
+		if t, ok := n.(ast.Stmt); ok && t != s {
+			l.collectOwners(t, priors, liks)
+			return false
+		}
+		return true
+	})
+}
+
+// owners returns whether statement s (a param declaration, a ~ or a
+// target +=) gives terms to the prior, and the names they belong to
+// (Selection).
+func (l *lowerer) owners(s ast.Stmt) (prior bool, names []string) {
+	switch s := s.(type) {
+	case *ast.ParamDecl:
+		if s.Prior == nil {
+			return true, nil
+		}
+		return true, []string{s.Name.Name}
+	case *ast.TildeStmt:
+		if l.priorLHS(s.LHS) {
+			return true, l.paramNames(s.LHS)
+		}
+		return false, l.dataNames(s.LHS)
+	case *ast.TargetStmt:
+		if l.readsData(s.Value) {
+			return false, l.dataNames(s.Value)
+		}
+		return true, l.paramNames(s.Value)
+	}
+	return false, nil
+}
+
+// paramNames returns the names of the params that e reads, through lets.
+func (l *lowerer) paramNames(e ast.Expr) []string {
+	var out []string
+	for _, i := range paramDeps(l.info, []ast.Expr{e}) {
+		out = append(out, l.info.Latents[i].Name)
+	}
+	return out
+}
+
+// dataNames returns the names of the data that e reads, through lets.
+func (l *lowerer) dataNames(e ast.Expr) []string {
+	var out []string
+	l.visitReads(e, func(sym *check.Symbol) bool {
+		if sym.Kind == check.Data && !slices.Contains(out, sym.Name) {
+			out = append(out, sym.Name)
+		}
+		return false
+	})
+	return out
+}
+
+// selected reports whether a term of the names belongs to the selection
+// list sel (nil: every term does).
+func selected(sel, names []string) bool {
+	if sel == nil {
+		return true
+	}
+	for _, n := range names {
+		if slices.Contains(sel, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // Eval returns the log prior and the log likelihood at coordinates x (as
@@ -65,18 +204,16 @@ func (l *lowerer) splitPart(s ast.Stmt) (restore func()) {
 		return func() {}
 	}
 	prev := l.part
-	switch s := s.(type) {
-	case *ast.ParamDecl:
-		l.part = partPrior
-	case *ast.TildeStmt:
-		l.part = partLikelihood
-		if l.priorLHS(s.LHS) {
+	switch s.(type) {
+	case *ast.ParamDecl, *ast.TildeStmt, *ast.TargetStmt:
+		prior, names := l.owners(s)
+		switch {
+		case prior && selected(l.sel.Prior, names):
 			l.part = partPrior
-		}
-	case *ast.TargetStmt:
-		l.part = partPrior
-		if l.readsData(s.Value) {
+		case !prior && selected(l.sel.Likelihood, names):
 			l.part = partLikelihood
+		default:
+			l.part = partJacobian // not selected: in neither part
 		}
 	}
 	return func() { l.part = prev }
@@ -114,31 +251,40 @@ func (l *lowerer) priorLHS(lhs ast.Expr) bool {
 // readsData reports whether e reads data (or a size bound from data),
 // through the lets it reads.
 func (l *lowerer) readsData(e ast.Expr) bool {
+	found := false
+	l.visitReads(e, func(sym *check.Symbol) bool {
+		found = sym.Kind == check.Data || sym.Kind == check.Size
+		return found
+	})
+	return found
+}
+
+// visitReads calls f with each symbol that e reads, through the lets it
+// reads (each once), until f returns true.
+func (l *lowerer) visitReads(e ast.Expr, f func(*check.Symbol) bool) {
 	seen := map[*check.Symbol]bool{}
-	var reads func(e ast.Expr) bool
-	reads = func(e ast.Expr) bool {
-		found := false
+	stop := false
+	var visit func(e ast.Expr)
+	visit = func(e ast.Expr) {
 		ast.Inspect(e, func(n ast.Node) bool {
 			id, ok := n.(*ast.Ident)
-			if found || !ok {
-				return !found
+			if stop || !ok {
+				return !stop
 			}
 			sym := l.info.Uses[id]
 			if sym == nil || seen[sym] {
 				return true
 			}
 			seen[sym] = true
-			switch sym.Kind {
-			case check.Data, check.Size:
-				found = true
-			case check.Let:
-				if ls, ok := sym.Decl.(*ast.LetStmt); ok && reads(ls.Value) {
-					found = true
-				}
+			if f(sym) {
+				stop = true
+				return false
 			}
-			return !found
+			if ls, ok := sym.Decl.(*ast.LetStmt); ok && sym.Kind == check.Let {
+				visit(ls.Value)
+			}
+			return !stop
 		})
-		return found
 	}
-	return reads(e)
+	visit(e)
 }

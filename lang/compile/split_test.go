@@ -37,7 +37,7 @@ func coordJacobian(m *Model) float64 {
 // coordinates' log Jacobian at random points near 0.
 func checkSplitSum(t *testing.T, m *Model, seed uint64) {
 	t.Helper()
-	s, err := m.NewSplit()
+	s, err := m.NewSplit(Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestSplitByHand(t *testing.T) {
 		rows[i] = []float64{y[i], float64(g[i])}
 	}
 	m := compileSrc(t, "split.gpp", splitModel, nil, data.Input{File: "d.csv", Table: csvTable(t, "d.csv", "y,g", rows)})
-	s, err := m.NewSplit()
+	s, err := m.NewSplit(Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestSplitMissingTruncated(t *testing.T) {
 	if m.Dim != 3 {
 		t.Fatalf("dim %d, want m, s and one missing value", m.Dim)
 	}
-	s, err := m.NewSplit()
+	s, err := m.NewSplit(Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,4 +214,80 @@ func TestSplitMissingTruncated(t *testing.T) {
 		}
 	}
 	checkSplitSum(t, m, 9)
+}
+
+// TestSplitSelection: --prior mu,tau keeps the priors of mu and tau and the
+// target += of mu, not theta's population prior theta[j] ~ Normal(mu, tau)
+// (a prior of theta, whatever its arguments read) nor s's; --likelihood z
+// keeps z's terms (its truncation's normaliser too), not y's nor the
+// missing value's; a name that no term of the part belongs to is an error.
+func TestSplitSelection(t *testing.T) {
+	y := []float64{0.3, -1.2, 2.5, 0.7, 1.1}
+	g := []int{0, 1, 2, 0, 2}
+	rows := make([][]float64, len(y))
+	for i := range y {
+		rows[i] = []float64{y[i], float64(g[i])}
+	}
+	m := compileSrc(t, "split.gpp", splitModel, nil, data.Input{File: "d.csv", Table: csvTable(t, "d.csv", "y,g", rows)})
+	s, err := m.NewSplit(Selection{Prior: []string{"mu", "tau"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	normal := func(x, mu, sd float64) float64 {
+		return -0.5*math.Log(2*math.Pi) - math.Log(sd) - 0.5*(x-mu)*(x-mu)/(sd*sd)
+	}
+	all, err := m.NewSplit(Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{0.4, -0.3, 0.2, -0.5, 1.1, 0.3}
+	mu, tau := x[0], math.Exp(x[1])
+	want := normal(mu, 0, 10) + math.Log(2) + normal(tau, 0, 1) - 0.5*(mu-1)*(mu-1) // not s's Uniform(1, 3)
+	lp, ll, err := s.Eval(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, llAll, _ := all.Eval(x)
+	if math.Abs(lp-want) > splitTol*math.Abs(want) || ll != llAll {
+		t.Errorf("--prior mu,tau: log prior %.12g, log lik %.12g; want %.12g, %.12g", lp, ll, want, llAll)
+	}
+
+	src := "data y: real[N]\ndata z: real[M]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ Normal(m, s)\nz ~ Normal(m, s) T[0, ]\n"
+	mt := compileSrc(t, "m.gpp", src, nil, jsonData(t, `{"y": [0.3, null, 1.2], "z": [0.5, 2.0]}`))
+	sz, err := mt.NewSplit(Selection{Likelihood: []string{"z"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allT, err := mt.NewSplit(Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xt := []float64{0.2, -0.3, 1.7}
+	ms, sd := xt[0], math.Exp(xt[1])
+	wantZ := 0.0
+	for _, z := range []float64{0.5, 2.0} {
+		wantZ += normal(z, ms, sd) - math.Log(0.5*math.Erfc(-ms/sd/math.Sqrt2))
+	}
+	lpz, llz, err := sz.Eval(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lpAll, _, _ := allT.Eval(xt)
+	if math.Abs(llz-wantZ) > splitTol*math.Abs(wantZ) || lpz != lpAll {
+		t.Errorf("--likelihood z: log prior %.12g, log lik %.12g; want %.12g, %.12g", lpz, llz, lpAll, wantZ)
+	}
+
+	for _, c := range []struct {
+		m    *Model
+		sel  Selection
+		want string
+	}{
+		{m, Selection{Prior: []string{"mu", "g"}}, "--prior g: not a param with a prior term (those are mu, tau, s, theta)"},
+		{m, Selection{Likelihood: []string{"mu"}}, "--likelihood mu: not a data name with a likelihood term (those are y)"},
+		{mt, Selection{Likelihood: []string{"N"}}, "--likelihood N: not a data name with a likelihood term (those are y, z)"},
+	} {
+		if _, err := c.m.NewSplit(c.sel); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: error %v, want %q", c.sel, err, c.want)
+		}
+	}
 }
