@@ -105,9 +105,9 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", fmt.Sprintf("variational family of positive latents: gamma, lognormal; or map for a MAP\npoint estimate by L-BFGS instead of SGVB; or laplace for Stan's Laplace\napproximation: q is the normal N(mode, (-H)^-1) on the unconstrained\ncoordinates of every param (logs of positive ones, logits of bounded ones,\nstick-breaking coordinates of simplexes, first element and log increments of\nordered ones), at the mode of their density with\nthe Jacobian (Stan's jacobian=true; map's mode is jacobian=false) and H its\nHessian there by central differences of the gradient; fast, exact where the\nposterior is normal, poor on skewed or funnel-shaped ones, which k̂ flags.\nAt most %d coordinates (docs/inference.md)", sgvb.MaxLaplace))
-	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive, bounded or simplex latents whose factor\nis a multivariate normal with a full covariance (on the logs of a positive\nlatent's values, the logits of one bounded on both sides, a simplex[K]'s K - 1\nstick-breaking coordinates): it captures the correlations between a latent's\nelements, such as regression coefficients written as one vector, that the\ndefault mean-field factors miss. Names joined by + (alpha+tau+z) share one\njoint factor, which also captures the correlations between them, as\nhierarchical models need; \"all\" is the joint factor of every real, positive,\nbounded, simplex and matrix latent, Stan's fullrank ADVI (the others keep\ntheir factors, with a note). At most %d elements a factor (\"all\" takes the\nsmallest latents that fit), moved by natural-gradient steps whatever\n--optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
+	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive, bounded, simplex or ordered latents\nwhose factor is a multivariate normal with a full covariance (on the logs of a\npositive latent's values, the logits of one bounded on both sides, a\nsimplex[K]'s K - 1 stick-breaking coordinates, an ordered one's first element\nand log increments): it captures the correlations between a latent's\nelements, such as regression coefficients written as one vector, that the\ndefault mean-field factors miss. Names joined by + (alpha+tau+z) share one\njoint factor, which also captures the correlations between them, as\nhierarchical models need; \"all\" is the joint factor of every real,\npositive, bounded, simplex, ordered and matrix latent, Stan's fullrank ADVI\n(the others keep their factors, with a note). At most %d elements a factor\n(\"all\" takes the smallest latents that fit), moved by natural-gradient\nsteps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
 	fs.IntVar(&cfg.band, "band", 0, fmt.Sprintf("with --fullrank: every param it names (a vector of states, one param a factor)\nhas a Gauss–Markov normal factor whose precision is banded, N(mean, (LLᵀ)⁻¹)\nwith L lower-triangular of bandwidth `K` (1: tridiagonal precision, each state\ncorrelated with its neighbours through the chain), in place of a full\ncovariance: the exact posterior family of a linear-Gaussian AR(1) or random\nwalk, at O(n·K) cost a step, for time series and state-space models of any\nlength, moved by --optimizer's steps; the other params keep their factors.\nJoined names (h+mu+sigma) make one arrowhead factor: the first the chain,\nthe others a few global params (at most %d elements) whose rows of L are\ndense, coupled to every state. At most %d; not with --rank or all (default\n0: none)", sgvb.MaxArrow, sgvb.MaxBand))
-	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive and matrix param), moved by\n--optimizer's steps; at most %d entries n·R. 0: full rank (better for up to 100\nstrongly correlated elements: it converges faster there)", sgvb.MaxLowRank))
+	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive, bounded, ordered and\nmatrix param), moved by --optimizer's steps; at most %d entries n·R. 0:\nfull rank (better for up to 100 strongly correlated elements: it converges\nfaster there)", sgvb.MaxLowRank))
 	fs.StringVar(&cfg.minibatch, "minibatch", "", "`N=B`: minibatch SGVB (stochastic variational inference): each step evaluates\nthe model on B rows, drawn without replacement, of the data whose first dimension\nis the size N, and scales each term that reads them by N/B, an unbiased estimate\nof the full log joint at 1/(N/B) of its cost. Priors are not scaled, nor the\nparts of a target += that read no row (prior + sum(...)); the final\nELBO, k̂ and the output draws use the full data. Refused (with the reason) for\nparams sized by N, missing values and uses of the data that mix rows (see\ndocs/inference.md) (default: the full data at every step)")
 	fs.IntVar(&v.anneal, "anneal", defaultAnneal, "with --minibatch: halve the step size this many times, each time the\nconvergence rule is met, averaging twice as many steps after each: the batches'\ngradient noise leaves a bias of the order of the step in q (sds off by a factor\n2–4 at N/B = 1000) that each halving halves; 0: none (faster)")
 	fs.StringVar(&cfg.gammaGrad, "gamma-grad", "implicit", "gamma draws and their shape derivative: implicit (exact implicit\nreparameterisation), paper (Knowles 2015's inverse-CDF scheme, done accurately)\nor paper-knowles (with the paper's own approximations)")
@@ -1178,7 +1178,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		var group []string
 		n := 0
 		for _, lat := range m.Latents {
-			if lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
+			if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) != nil { // an ordered one by its coordinates, x_0 (or log x_0) and the log increments
 				notes = append(notes, fmt.Sprintf("--fullrank all: %s (%s) keeps its own factor, outside the joint full-rank one", lat.Name, lat.Support))
 				continue
 			}
@@ -1192,7 +1192,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		delete(s.Families, "all")
 		if s.Rank > 0 { // every one: a low-rank factor has no MaxFullRank
 			if len(group) == 0 {
-				return nil, fmt.Errorf("--fullrank all: the model has no real, positive, bounded or matrix params for a low-rank factor")
+				return nil, fmt.Errorf("--fullrank all: the model has no real, positive, bounded, ordered or matrix params for a low-rank factor")
 			}
 			if err := sgvb.CheckLowRank(n, s.Rank); err != nil {
 				return nil, fmt.Errorf("--fullrank all --rank %d: %v", s.Rank, err)
@@ -1235,8 +1235,8 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 			}
 			return nil, fmt.Errorf("--fullrank %s: the model has no param %s (its params: %s)", name, name, strings.Join(have, ", "))
 		}
-		if lat.Support.IsOrdered() {
-			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: full-rank factors are not for ordered latents", name)}
+		if lat.Support.IsOrdered() && s.Band > 0 {
+			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s --band %d: an ordered param joins full-rank and low-rank factors, not banded ones (a chain of states and a few globals)", name, s.Band)}
 		}
 		checkSize := fullRankElems(lat)
 		if s.Rank > 0 || s.Band > 0 { // the support alone: a low-rank or banded factor has no MaxFullRank
@@ -1245,7 +1245,11 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 				return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: a simplex joins full-rank factors only (its stick-breaking coordinates are not implemented for low-rank or banded ones)", name)}
 			}
 		}
-		if err := sgvb.CheckFullRank(lat.Support, checkSize); err != nil {
+		sup := lat.Support
+		if sup.IsOrdered() { // by its coordinates, x_0 (or log x_0) and the log increments: its size only
+			sup = dist.Real
+		}
+		if err := sgvb.CheckFullRank(sup, checkSize); err != nil {
 			return nil, &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--fullrank %s: %v", name, err)}
 		}
 		size[name] = fullRankElems(lat)

@@ -1948,7 +1948,7 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 		errf := func(format string, args ...any) error {
 			return &ast.Error{Pos: pos, Msg: fmt.Sprintf("group %s: ", name) + fmt.Sprintf(format, args...)}
 		}
-		if len(g.Names) < 2 && !((g.Rank > 0 || g.Band > 0) && len(g.Names) == 1) && !(len(g.Names) == 1 && jointOrdered(fs, g.Names[0])) {
+		if len(g.Names) < 2 && !((g.Rank > 0 || g.Band > 0) && len(g.Names) == 1) && !(len(g.Names) == 1 && jointOrdered(fs, g.Names[0], sgvb.FamilyFullRank)) {
 			return errf("a group has two or more factors (one, with a rank or a band, or an ordered one's full-rank parts)")
 		}
 		if g.Rank < 0 {
@@ -1976,7 +1976,7 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 			if g.Band > 0 && k > 0 { // an arrowhead's globals: their full-rank marginals
 				want = sgvb.FamilyFullRank
 			}
-			if f == nil || f.Family != want.String() && !(want == sgvb.FamilyFullRank && g.Band == 0 && jointOrdered(fs, n)) {
+			if f == nil || f.Family != want.String() && !(g.Band == 0 && jointOrdered(fs, n, want)) {
 				return errf("%s is not a %s factor of the fit", n, want)
 			}
 			elems := sgvb.FactorElems(want, supports[f.Support], f.Shape) // an ordered one's: its size
@@ -2025,16 +2025,16 @@ func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
 }
 
 // jointOrdered reports whether fs's factor name is an ordered one whose
-// parts are full-rank marginals: a member of a Laplace fit's group, by
-// its coordinates.
-func jointOrdered(fs []fitFactor, name string) bool {
+// parts are marginals of family fam (full-rank or low-rank): a member of
+// a group (--fullrank, --family laplace), by its coordinates.
+func jointOrdered(fs []fitFactor, name string, fam sgvb.Family) bool {
 	for _, f := range fs {
 		if f.Name != name {
 			continue
 		}
 		ok := f.Family == sgvb.FamilyOrdered.String() && len(f.Parts) > 0
 		for _, p := range f.Parts {
-			ok = ok && p.Family == sgvb.FamilyFullRank.String()
+			ok = ok && p.Family == fam.String()
 		}
 		return ok
 	}
@@ -2223,6 +2223,7 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 			warns = append(warns, fmt.Sprintf("--init: latent %s has no factor in the fit file; it starts from the default", l.Name))
 		}
 	}
+	r.LinkOrdered() // an ordered member's moments, from its coordinates' marginal under its group
 	return r, warns
 }
 

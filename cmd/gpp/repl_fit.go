@@ -626,8 +626,13 @@ func (r *repl) show(args []string) {
 			var ps []string
 			if f.Family == sgvb.FamilyOrdered { // element 0 from its normal, the rest by their increments' factor
 				part, j := orderedPart(f, k)
-				for i, n := range part.Family.ParamNames(part.Size) {
-					ps = append(ps, n+" "+num3(part.Params[i][j]))
+				if part.Family == sgvb.FamilyFullRank || part.Family == sgvb.FamilyLowRank { // a joint factor's marginal: the coordinate's normal, as below
+					m, s := part.CoordMarginal(j)
+					ps = append(ps, "mean "+num3(m), "sd "+num3(s))
+				} else {
+					for i, n := range part.Family.ParamNames(part.Size) {
+						ps = append(ps, n+" "+num3(part.Params[i][j]))
+					}
 				}
 				what := "first"
 				if k > 0 {

@@ -205,6 +205,21 @@ func CheckFullRank(s dist.Support, n int) error {
 	return nil
 }
 
+// errOrderedJoint says why an ordered latent joins no banded factor.
+const errOrderedJoint = "an ordered or positive_ordered latent joins full-rank and low-rank factors, not banded ones (a chain of states and its globals; its first element and log increments are two members)"
+
+// orderedJoint returns the family of the joint factor of ordered latent
+// l's parts under s: full-rank, low-rank with s.Rank, none with s.Band.
+func orderedJoint(l Latent, s *Settings) (Family, error) {
+	switch {
+	case s.Band > 0:
+		return 0, fmt.Errorf("sgvb: latent %s: %s", l.Name, errOrderedJoint)
+	case s.Rank > 0:
+		return FamilyLowRank, nil
+	}
+	return FamilyFullRank, nil
+}
+
 // errStickJoint says why a simplex joins no low-rank or banded factor.
 const errStickJoint = "a simplex joins full-rank factors only (its stick-breaking coordinates are not implemented for low-rank or banded ones)"
 
@@ -371,8 +386,8 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 		return FamilyPoint, nil
 	}
 	if l.part == partNone && inGroup(s, l.Name) { // a joint factor's member
-		if l.Support.IsOrdered() {
-			return 0, fmt.Errorf("sgvb: latent %s: full-rank factors are not for ordered latents", l.Name)
+		if l.Support.IsOrdered() { // its parts join the group (expandOrdered)
+			return orderedJoint(l, s)
 		}
 		if err := CheckFullRank(l.Support, 1); err != nil {
 			return 0, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
@@ -392,8 +407,8 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	case l.part == partFirst: // an ordered latent's x_0: always normal
 		return FamilyNormal, nil
 	case l.Support.IsOrdered(): // as the parts resolve
-		if named && f == FamilyFullRank {
-			return 0, fmt.Errorf("sgvb: latent %s: full-rank factors are not for ordered latents", l.Name)
+		if named && f == FamilyFullRank { // its parts' joint factor (expandOrdered)
+			return orderedJoint(l, s)
 		}
 		inc := l
 		inc.Support, inc.part = dist.Positive, partIncrements

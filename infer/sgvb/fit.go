@@ -1468,6 +1468,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	fs := e.blockFactors()
 	r.Factors = e.merged(fs)
 	r.Groups = e.groups()
+	linkOrdered(r.Factors, r.Groups)
 	fb := make([]block, len(fs))
 	for i := range fs {
 		fb[i] = e.blocks[e.latBlock[i]]
@@ -1725,22 +1726,10 @@ func (g *guard) from() string {
 
 // factors returns the fitted factors, one per latent: an ordered latent's
 // parts made one, with the marginal of its coordinates under a joint
-// factor (a Laplace fit's) that its moments need.
+// factor that its moments need (linkOrdered).
 func (e *engine) factors() []Factor {
 	fs := e.merged(e.blockFactors())
-	for i := range e.blocks {
-		b := &e.blocks[i]
-		for _, m := range b.mem {
-			if m.part != partFirst && m.part != partPositive {
-				continue
-			}
-			for k := range fs {
-				if f := &fs[k]; f.Name == m.name && f.Family == FamilyOrdered {
-					f.joint = marginal(b.params(e.theta[b.poff:b.poff+b.np()]), m.lo, f.Size)
-				}
-			}
-		}
-	}
+	linkOrdered(fs, e.groups())
 	return fs
 }
 

@@ -37,7 +37,7 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 	}
 	groupOf := map[string]int{}
 	for gi, g := range s.FullRankGroups {
-		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) && s.Band == 0 && s.Method != Laplace {
+		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) && s.Band == 0 && s.Method != Laplace && !orderedLatent(latents, g) {
 			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a group needs two or more latents, got %d (one latent: Families)", gi, len(g))
 		}
 		n, n0 := 0, 0
@@ -54,8 +54,8 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 				if l.Name != name {
 					continue
 				}
-				if l.part != partNone && s.Method != Laplace { // Laplace's group holds the parts' coordinates
-					return nil, fmt.Errorf("sgvb: latent %s: full-rank factors are not for ordered latents", name)
+				if l.part != partNone && s.Band > 0 { // a full-rank or low-rank group holds the parts' coordinates
+					return nil, fmt.Errorf("sgvb: latent %s: %s", name, errOrderedJoint)
 				}
 				if err := CheckFullRank(l.Support, 1); err != nil {
 					return nil, fmt.Errorf("sgvb: latent %s: %w", name, err)
@@ -96,6 +96,17 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 		}
 	}
 	return groupOf, nil
+}
+
+// orderedLatent reports whether group g is one ordered latent's parts
+// (expandOrdered), which make a full-rank group on their own.
+func orderedLatent(latents []Latent, g []string) bool {
+	for _, l := range latents {
+		if len(g) == 1 && l.Name == g[0] && l.part != partNone {
+			return true
+		}
+	}
+	return false
 }
 
 // inGroup reports whether latent name is in one of s.FullRankGroups.
@@ -273,16 +284,43 @@ func (b *block) spreadJoint(th []float64, i int, m, s float64) {
 // elements [lo, lo+m) under the full-rank params p: their means and the
 // Cholesky factor of their block of LLᵀ.
 func marginal(p [][]float64, lo, m int) [][]float64 {
+	return cholMarginal(p[0][lo:lo+m], func(a, d int) float64 {
+		s := 0.0
+		for k := 0; k <= lo+d; k++ {
+			s += p[1+k][lo+a] * p[1+k][lo+d]
+		}
+		return s
+	})
+}
+
+// lowRankMarginal returns the full-rank params (mean, columns of L) of the
+// marginal of elements [lo, lo+m) under the low-rank params p (mean, d,
+// columns of B): their means and the Cholesky factor of their block of
+// BBᵀ + diag(d²).
+func lowRankMarginal(p [][]float64, lo, m int) [][]float64 {
+	return cholMarginal(p[0][lo:lo+m], func(a, d int) float64 {
+		s := 0.0
+		if a == d {
+			s = p[1][lo+a] * p[1][lo+a]
+		}
+		for _, col := range p[2:] {
+			s += col[lo+a] * col[lo+d]
+		}
+		return s
+	})
+}
+
+// cholMarginal returns the full-rank params of the normal of the given
+// mean whose covariance has entries cov(a, d), d ≤ a: the mean, then the
+// columns of its Cholesky factor.
+func cholMarginal(mean []float64, cov func(a, d int) float64) [][]float64 {
+	m := len(mean)
 	out := make([][]float64, m+1)
-	out[0] = append([]float64(nil), p[0][lo:lo+m]...)
-	c := make([]float64, m*m) // the block of LLᵀ, then its Cholesky factor, lower triangles
+	out[0] = append([]float64(nil), mean...)
+	c := make([]float64, m*m) // the covariance, then its Cholesky factor, lower triangles
 	for a := range m {
 		for d := 0; d <= a; d++ {
-			s := 0.0
-			for k := 0; k <= lo+d; k++ {
-				s += p[1+k][lo+a] * p[1+k][lo+d]
-			}
-			c[a*m+d] = s
+			c[a*m+d] = cov(a, d)
 		}
 	}
 	for j := range m {
@@ -332,11 +370,11 @@ func (r *Result) groupBlock(gi, poff int) (block, bool) {
 	}
 	for _, name := range g.Names {
 		f := r.Factor(name)
-		if f == nil || f.Family == FamilyOrdered && (g.Rank > 0 || g.Band > 0) {
+		if f == nil || f.Family == FamilyOrdered && g.Band > 0 {
 			return block{}, false
 		}
 		m := f.Size
-		if f.Family == FamilyOrdered { // a Laplace fit's: its parts' coordinates, x_0 and the log increments
+		if f.Family == FamilyOrdered { // its parts' coordinates, x_0 (or log x_0) and the log increments
 			for _, p := range f.Parts {
 				for j := range p.Size {
 					b.coords = append(b.coords, p.Offset+j)

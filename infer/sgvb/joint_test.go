@@ -281,7 +281,7 @@ func TestFullRankGroupErrors(t *testing.T) {
 	}{
 		{[][]string{{"a", "w"}}, nil, "latent w: a simplex joins full-rank factors only", 1, 0},
 		{[][]string{{"w", "a"}}, nil, "latent w: a simplex joins full-rank factors only", 0, 1},
-		{[][]string{{"a", "o"}}, nil, "latent o: full-rank factors are not for ordered latents", 0, 0},
+		{[][]string{{"o", "a"}}, nil, "latent o: " + errOrderedJoint, 0, 1},
 		{[][]string{{"a"}}, nil, "a group needs two or more latents", 0, 0},
 		{[][]string{{"a", "a"}}, nil, "latent a is named twice", 0, 0},
 		{[][]string{{"a", "zz"}}, nil, `names no latent: "zz"`, 0, 0},

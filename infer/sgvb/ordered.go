@@ -2,7 +2,9 @@ package sgvb
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/gpplang/gpp/dist"
 )
@@ -35,7 +37,10 @@ const (
 )
 
 // expandOrdered returns the latents with each ordered one replaced by its
-// two parts (one, for K = 1), or lats itself when there is none.
+// two parts (one, for K = 1), or lats itself when there is none. An
+// ordered latent that s.Families makes full-rank becomes a group of its
+// own in s (new Families and FullRankGroups, the caller's left alone):
+// one full-rank factor over both parts' coordinates.
 func expandOrdered(lats []Latent, s *Settings) ([]Latent, error) {
 	has := false
 	for _, l := range lats {
@@ -50,8 +55,11 @@ func expandOrdered(lats []Latent, s *Settings) ([]Latent, error) {
 			out = append(out, l)
 			continue
 		}
-		if f, ok := s.Families[l.Name]; ok && f == FamilyFullRank {
-			return nil, fmt.Errorf("sgvb: latent %s: %w", l.Name, CheckFullRank(l.Support, l.Size))
+		if f, ok := s.Families[l.Name]; ok && f == FamilyFullRank { // one full-rank factor of its parts: their group
+			fams := maps.Clone(s.Families)
+			delete(fams, l.Name)
+			s.Families = fams
+			s.FullRankGroups = append(slices.Clone(s.FullRankGroups), []string{l.Name})
 		}
 		if l.Scale != 0 || l.ScaleV != nil {
 			return nil, fmt.Errorf("sgvb: latent %s: an %v latent has no bounds", l.Name, l.Support)
@@ -150,9 +158,10 @@ func flatten(fs []Factor) []flatFactor {
 }
 
 // orderedMoments writes the mean and sd of each element x_k of an ordered
-// factor: the parts are independent under q, so the mean of x_k is the
-// sum of the means of x_0 and d_1 … d_k and its variance the sum of their
-// variances.
+// factor: under a joint full-rank factor from its coordinates' marginal
+// (linkOrdered); else the parts are independent under q, so the mean of
+// x_k is the sum of the means of x_0 and d_1 … d_k and its variance the
+// sum of their variances.
 func (f *Factor) orderedMoments(mean, sd []float64) {
 	if f.joint != nil {
 		jointOrderedMoments(f.joint, f.Support == dist.PositiveOrdered, mean, sd)
@@ -173,6 +182,45 @@ func (f *Factor) orderedMoments(mean, sd []float64) {
 		sd[k] = math.Sqrt(v)
 	}
 }
+
+// linkOrdered gives each ordered factor of fs that is a member of a
+// full-rank or low-rank group of gs the marginal of its coordinates under
+// the group as full-rank params (x_0 or log x_0, then the log
+// increments), which its moments need (jointOrderedMoments): its parts
+// are marginals, without the correlations between them. A fit's factors
+// and those read back from a file (Result.LinkOrdered) get it here alike.
+func linkOrdered(fs []Factor, gs []Group) {
+	for _, g := range gs {
+		if g.Band > 0 || len(g.Params) == 0 || g.Rank == 0 && len(g.Params) != len(g.Params[0])+1 || g.Rank > 0 && len(g.Params) != g.Rank+2 {
+			continue
+		}
+		lo := 0
+		for _, name := range g.Names {
+			k := slices.IndexFunc(fs, func(f Factor) bool { return f.Name == name })
+			if k < 0 {
+				break
+			}
+			f := &fs[k]
+			n := FactorElems(f.Family, f.Support, f.Shape)
+			if lo+n > len(g.Params[0]) {
+				break
+			}
+			switch {
+			case f.Family == FamilyOrdered && g.Rank > 0:
+				f.joint = lowRankMarginal(g.Params, lo, n)
+			case f.Family == FamilyOrdered:
+				f.joint = marginal(g.Params, lo, n)
+			}
+			lo += n
+		}
+	}
+}
+
+// LinkOrdered gives the ordered factors that are members of r's full-rank
+// and low-rank groups the joint marginal of their coordinates, so that their Mean and
+// SD include the correlations between x_0 and the increments. Fit does it;
+// a Result built by hand from a fit file, Factors then Groups, needs it.
+func (r *Result) LinkOrdered() { linkOrdered(r.Factors, r.Groups) }
 
 // jointOrderedMoments writes the mean and sd of each element x_k = Σ_{j≤k}
 // t_j of an ordered latent whose coordinates y are N(μ, Σ) (p: the mean,

@@ -65,8 +65,11 @@ func TestExpandPositiveOrdered(t *testing.T) {
 			t.Errorf("Init %v, want [0.5 1.5 0.25]", out[0].Init)
 		}
 	}
-	if _, err := expandOrdered([]Latent{{Name: "r", Size: 3, Shape: []int{3}, Support: dist.PositiveOrdered}}, &Settings{Families: map[string]Family{"r": FamilyFullRank}}); err == nil {
-		t.Error("a full-rank positive_ordered latent was accepted")
+	// a full-rank one: the group of its part, in settings of its own
+	fams := map[string]Family{"r": FamilyFullRank}
+	s := &Settings{Families: fams}
+	if _, err := expandOrdered([]Latent{{Name: "r", Size: 3, Shape: []int{3}, Support: dist.PositiveOrdered}}, s); err != nil || len(s.Families) != 0 || len(s.FullRankGroups) != 1 || s.FullRankGroups[0][0] != "r" || len(fams) != 1 {
+		t.Errorf("full-rank positive_ordered: %v, Families %v, FullRankGroups %v, the caller's %v", err, s.Families, s.FullRankGroups, fams)
 	}
 }
 

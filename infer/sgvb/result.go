@@ -99,10 +99,11 @@ type Factor struct {
 	// dist.PositiveOrdered) has one part: the positive factor of x_0,
 	// d_1, …, d_{K−1}, a positive latent of Size elements.
 	Parts []Factor
-	// joint is, for an ordered latent under a joint full-rank factor (a
-	// Laplace fit's), the full-rank params of the marginal of its
-	// coordinates (x_0 or log x_0, then log d_k), whose correlations its
-	// moments need and its Parts, each a marginal, do not hold.
+	// joint is, for an ordered latent under a joint full-rank or low-rank
+	// factor, the
+	// full-rank params of the marginal of its coordinates (x_0 or log x_0,
+	// then log d_k), whose correlations its moments need and its Parts,
+	// each a marginal, do not hold (linkOrdered).
 	joint [][]float64
 }
 
@@ -111,7 +112,7 @@ type Factor struct {
 // coordinates of the latents Names, in that order, each latent's elements
 // in turn: the values of a real latent, the logs of a positive one, the
 // logits of a unit one, an ordered one's x_0 (or log x_0) and log
-// increments (a Laplace fit's; the name once for them all).
+// increments (the name once for them all; not in banded groups).
 // Params are as a FamilyFullRank factor's: the mean, then the columns
 // L[1] … L[n] of the lower-triangular L. With Rank > 0 (Settings.Rank)
 // the group is a FamilyLowRank factor, N(mean, BBᵀ + diag(sd²)), and
