@@ -49,6 +49,9 @@ type againstFit struct {
 	ff               *fitFile
 	names            []string // summary.csv's elements, in order
 	mean, sd         map[string]float64
+	// qDraws gives the fit's draws of elements by their summary names, for
+	// intervals.png (--plots): its draws.csv's, or the REPL's fit's.
+	qDraws func(elems []intervalElem) (map[string][]float64, error)
 }
 
 // againstRow compares one element.
@@ -121,6 +124,9 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, data []string, s
 		con.note("warning: --against: the fit at %s read other data (%s): its q approximates another posterior", fitJSON, strings.Join(ff.Data, " "))
 	}
 	af := &againstFit{summary: summary, fitJSON: fitJSON, ff: ff, mean: map[string]float64{}, sd: map[string]float64{}}
+	af.qDraws = func(elems []intervalElem) (map[string][]float64, error) {
+		return readDrawsColumns(filepath.Join(filepath.Dir(fitJSON), drawsFile), elems)
+	}
 	if err := af.readSummary(srcs); err != nil {
 		return nil, err
 	}

@@ -762,10 +762,10 @@ func TestFitPlots(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "elbo.png W_mean.png H_mean.png") {
+	if !strings.Contains(stdout, "elbo.png intervals.png W_mean.png H_mean.png") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
-	for _, name := range []string{"elbo.png", "W_mean.png", "H_mean.png"} {
+	for _, name := range []string{"elbo.png", "intervals.png", "W_mean.png", "H_mean.png"} {
 		f, err := os.Open(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)
@@ -796,7 +796,7 @@ func TestFitStaleOutputs(t *testing.T) {
 		}
 	}
 	fit("--plots")
-	if got := readFit(t, filepath.Join(out, "fit.json")).Files; strings.Join(got, " ") != "summary.csv draws.csv elbo.csv fit.json elbo.png W_mean.png H_mean.png" {
+	if got := readFit(t, filepath.Join(out, "fit.json")).Files; strings.Join(got, " ") != "summary.csv draws.csv elbo.csv fit.json elbo.png intervals.png W_mean.png H_mean.png" {
 		t.Errorf("fit.json files: %v", got)
 	}
 	writeFile(t, out, "notes.txt", "mine")

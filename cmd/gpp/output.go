@@ -348,11 +348,11 @@ const (
 )
 
 // outputName matches the names of the files gpp fit writes: the fixed
-// files, loo.csv, elbo.png, the heatmap of a matrix latent (meanPlotName)
-// and the predictive checks (ppcPlotName, ppcStatName).
+// files, loo.csv, elbo.png, intervals.png, the heatmap of a matrix latent
+// (meanPlotName) and the predictive checks (ppcPlotName, ppcStatName).
 var outputName = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(summaryFile), regexp.QuoteMeta(drawsFile), regexp.QuoteMeta(elboFile),
-	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(elboPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
+	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(elboPlot), regexp.QuoteMeta(intervalsPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
 }, "|") + `)$`)
 
 // staleOutputs returns the files that the fit.json in dir says were
@@ -390,7 +390,7 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.sample {
 			names = append(names, coordsFile)
 			if cfg.plots {
-				names = append(names, tracePlot, rankPlot, pairsPlot)
+				names = append(names, tracePlot, rankPlot, pairsPlot, intervalsPlot)
 			}
 		}
 		if cfg.sample && hasLOOOutput(m) {
@@ -409,7 +409,7 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		names = append(names, looFile)
 	}
 	if cfg.plots {
-		names = append(names, elboPlot)
+		names = append(names, elboPlot, intervalsPlot)
 		for _, l := range m.Latents {
 			if len(l.Shape) == 2 {
 				names = append(names, meanPlotName(l.Name))

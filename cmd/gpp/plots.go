@@ -31,7 +31,8 @@ const (
 	plotDPI    = 120
 )
 
-// plotFiles lists the plots of a fit: elbo.png, NAME_mean.png for every
+// plotFiles lists the plots of a fit: elbo.png, intervals.png (the forest
+// plot of the params' draws, intervals.go), NAME_mean.png for every
 // matrix latent (with restarts: the traces of all, and the mixture's means),
 // and the predictive checks ppc_y.png and ppc_stat_y.png of every data y
 // that a replicate mirrors (ppc.go). Prior draws and predictions have the
@@ -44,7 +45,7 @@ func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 		return ppcFiles(h.cfg.ppc, ds, "posterior predictive check on new data")
 	}
 	r := h.r
-	out := []outputFile{{elboPlot, func(w io.Writer) error { return plotELBO(w, r) }}}
+	out := []outputFile{{elboPlot, func(w io.Writer) error { return plotELBO(w, r) }}, fitIntervalsFile(h, ds)}
 	var means []float64
 	if h.mix != nil {
 		out[0].render = func(w io.Writer) error { return plotELBOs(w, h.mix) }

@@ -273,10 +273,10 @@ func TestFitPPCPlots(t *testing.T) {
 	}
 	stdout := fit(out, "--plots")
 	checks := []string{"ppc_y.png", "ppc_stat_y.png", "ppc_c.png", "ppc_stat_c.png"}
-	if !strings.Contains(stdout, "elbo.png "+strings.Join(checks, " ")+"\n") {
+	if !strings.Contains(stdout, "elbo.png intervals.png "+strings.Join(checks, " ")+"\n") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
-	if got := readFit(t, filepath.Join(out, "fit.json")).Files; strings.Join(got, " ") != "summary.csv draws.csv elbo.csv fit.json elbo.png "+strings.Join(checks, " ") {
+	if got := readFit(t, filepath.Join(out, "fit.json")).Files; strings.Join(got, " ") != "summary.csv draws.csv elbo.csv fit.json elbo.png intervals.png "+strings.Join(checks, " ") {
 		t.Errorf("fit.json files: %v", got)
 	}
 	wantW, wantH := int(math.Round(float64((plotWidth+ppcLegend)/vg.Inch)*plotDPI)), int(math.Round(float64(plotHeight/vg.Inch)*plotDPI))

@@ -226,13 +226,16 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 	af := &againstFit{label: fmt.Sprintf("fit %d, the session's last,", r.fit.n), ff: &fitFile{},
 		mean: map[string]float64{}, sd: map[string]float64{}}
 	af.ff.Settings.OutputDraws = r.fit.draws
+	cols := map[string][]float64{}
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			name := elemName(v.name, v.shape, k)
 			af.names = append(af.names, name)
 			af.mean[name], af.sd[name] = st[v.first+j].mean, st[v.first+j].sd
+			cols[name] = ds.cols[v.first+j]
 		}
 	}
+	af.qDraws = func([]intervalElem) (map[string][]float64, error) { return cols, nil }
 	return af, nil
 }
 

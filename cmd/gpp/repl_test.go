@@ -319,7 +319,7 @@ func TestReplErrors(t *testing.T) {
 			t.Errorf(":fit --plots without --out: errors:\n%s\nwant %s", errb.String(), want)
 		}
 		typeIn(r, ":fit --quiet --iter 300 --plots --out "+dir)
-		for _, f := range []string{"elbo.png", "ppc_y.png", "ppc_stat_y.png"} {
+		for _, f := range []string{"elbo.png", "intervals.png", "ppc_y.png", "ppc_stat_y.png"} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Errorf(":fit --plots --out: %v; errors:\n%s\n%s", err, errb.String(), out.String())
 			}

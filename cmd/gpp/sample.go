@@ -100,7 +100,10 @@ ranks among all draws, uniform where the chains mix), pairs.png (the
 scatter of every pair of those elements, with the elements whose divergent
 draws differ most from the rest in place of the last, the divergent
 transitions in red on top, positive params as their log, at most 4000
-draws evenly thinned, every divergent one kept) and gpp fit's predictive checks ppc_y.png and ppc_stat_y.png. An
+draws evenly thinned, every divergent one kept), intervals.png (gpp fit's
+forest plot of the pooled draws; with --against, q's intervals beside
+NUTS's in each row, q's orange, so that a q too narrow shows) and gpp fit's
+predictive checks ppc_y.png and ppc_stat_y.png. An
 output that draws (output y_rep ~ D(args)) is drawn at every draw from a
 stream of --seed. lp__ is the log density of the unconstrained coordinates,
 Jacobian included, with the model's constants.
@@ -193,7 +196,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
-	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors\n(default false)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors\n(default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R\n(default: each unconstrained coordinate uniform on (-2, 2), as Stan)")
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
@@ -482,7 +485,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		run.against, run.missing = compareAgainst(af, sd, run.st, run.ms)
 	}
 	if open != nil {
-		run.written, err = writeSampleOutputs(cfg, sc, h, sd, run.st, run.ms, run.against, m)
+		run.written, err = writeSampleOutputs(cfg, sc, h, sd, run.st, run.ms, af, run.against, m)
 		if err != nil {
 			con.note("%v", err)
 			con.note("no output written")
@@ -817,7 +820,7 @@ func stuckChains(sd *sampleDraws) []string {
 
 // writeSampleOutputs stages summary.csv and draws.csv and commits them
 // together, removing an earlier run's files as a fit does.
-func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sampleDraws, st []stats, ms []mcmcStats, against []againstRow, m *compile.Model) ([]string, error) {
+func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sampleDraws, st []stats, ms []mcmcStats, af *againstFit, against []againstRow, m *compile.Model) ([]string, error) {
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeSampleDrawsCSV(w, sc, h, sd) }},
@@ -830,7 +833,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 		files = append(files, outputFile{againstFile, func(w io.Writer) error { return writeAgainstCSV(w, against) }})
 	}
 	if cfg.plots {
-		files = append(files, samplePlotFiles(cfg, sd)...)
+		files = append(files, samplePlotFiles(cfg, sd, af)...)
 	}
 	return commitFiles(cfg, files, func(names []string) []string { return staleSampleOutputs(cfg.out, names) })
 }

@@ -47,13 +47,15 @@ var chainColors = []struct {
 }
 
 // samplePlotFiles lists the plots of gpp sample --plots: trace.png,
-// rank.png, pairs.png (samplepairs.go) and the predictive checks of every data y that a replicate
-// mirrors.
-func samplePlotFiles(cfg *fitConfig, sd *sampleDraws) []outputFile {
+// rank.png, pairs.png (samplepairs.go), intervals.png (intervals.go; with
+// --against, af not nil, q's intervals beside NUTS's) and the predictive
+// checks of every data y that a replicate mirrors.
+func samplePlotFiles(cfg *fitConfig, sd *sampleDraws, af *againstFit) []outputFile {
 	out := []outputFile{
 		{tracePlot, func(w io.Writer) error { return plotTrace(w, sd) }},
 		{rankPlot, func(w io.Writer) error { return plotChainRanks(w, sd) }},
 		{pairsPlot, func(w io.Writer) error { return plotPairs(w, sd) }},
+		sampleIntervalsFile(sd, af),
 	}
 	return append(out, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check (NUTS)")...)
 }
@@ -243,8 +245,8 @@ func plotChainRanks(w io.Writer, sd *sampleDraws) error {
 }
 
 // samplePlotName matches the plots gpp sample writes: trace.png, rank.png,
-// pairs.png and the predictive checks.
-var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|` + regexp.QuoteMeta(pairsPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
+// pairs.png, intervals.png and the predictive checks.
+var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|` + regexp.QuoteMeta(pairsPlot) + `|` + regexp.QuoteMeta(intervalsPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
 
 // stalePlots returns the plots of an earlier sample in dir that names does
 // not hold.

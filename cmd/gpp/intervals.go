@@ -1,0 +1,488 @@
+package main
+
+// intervals.png, the forest plot (bayesplot's mcmc_intervals, ArviZ's
+// plot_forest) of gpp fit --plots and gpp sample --plots: a row per
+// element of the params, in declaration order, with the median as a
+// point, the central 50 % interval as a thick line and the 90 % one as a
+// thin line. Each param has its own panel and x axis, so that params on
+// different scales (a hierarchy's scale beside its effects, a loading
+// beside a noise precision) do not hide each other. With gpp sample
+// --against FIT each row holds two sets of intervals, q's and NUTS's.
+
+import (
+	"bufio"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// intervalsPlot is the forest plot's file. It shows intervalMaxRows
+// elements and intervalMaxPanels params at most (intervalGroups), so that a
+// model with a matrix of thousands of elements still gives a readable
+// figure (summary.csv has every element).
+const (
+	intervalsPlot     = "intervals.png"
+	intervalMaxRows   = 60
+	intervalMaxPanels = 24
+)
+
+// Layout of intervals.png: the height of a row (of a pair of rows with
+// --against), of a panel's axis and label, and of the heading.
+const (
+	intervalRowHt     = 0.5 * vg.Centimeter
+	intervalPairRowHt = 0.7 * vg.Centimeter
+	intervalPanelHt   = 1.6 * vg.Centimeter
+	intervalHeadHt    = 1.6 * vg.Centimeter
+	intervalLegendHt  = 1.1 * vg.Centimeter
+	intervalWidth     = 18 * vg.Centimeter
+)
+
+// interval is the summary of one element's draws that a row draws: the
+// 5, 25, 50, 75 and 95 % quantiles (R's type 7, as summary.csv's) of its
+// n finite draws; dropped counts the NaN and infinite draws left out.
+// With no finite draw the quantiles are NaN.
+type interval struct {
+	q5, q25, q50, q75, q95 float64
+	n, dropped             int
+}
+
+// intervalOf summarises xs for a row of the forest plot.
+func intervalOf(xs []float64) interval {
+	v := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			v = append(v, x)
+		}
+	}
+	iv := interval{n: len(v), dropped: len(xs) - len(v)}
+	if len(v) == 0 {
+		nan := math.NaN()
+		iv.q5, iv.q25, iv.q50, iv.q75, iv.q95 = nan, nan, nan, nan, nan
+		return iv
+	}
+	slices.Sort(v)
+	scale := 1.0
+	if math.IsInf(v[len(v)-1]-v[0], 0) { // draws near ±1e308, whose differences overflow
+		scale = max(-v[0], v[len(v)-1])
+		for i := range v {
+			v[i] /= scale
+		}
+	}
+	iv.q5, iv.q25, iv.q50 = scale*quantile(v, 0.05), scale*quantile(v, 0.25), scale*quantile(v, 0.5)
+	iv.q75, iv.q95 = scale*quantile(v, 0.75), scale*quantile(v, 0.95)
+	return iv
+}
+
+// intervalElem is a row of the plot: an element's summary.csv name and
+// its column among the draws.
+type intervalElem struct {
+	name string
+	col  int
+	// v and k are the element's variable and row-major index, by which
+	// the fit's draws.csv names it (--against)
+	v *variable
+	k int
+}
+
+// intervalGroup is a panel: the first elements of a param (all of them
+// unless it has more than its share of rows) and its number of elements.
+type intervalGroup struct {
+	param string
+	elems []intervalElem
+	total int
+}
+
+// intervalGroups chooses the rows of the plot: the params of vars (no
+// outputs) in declaration order, the first maxPanels of them, and of each
+// its first elements in summary order. When the params have more than
+// maxRows elements in all, the rows are shared out as water fills vessels:
+// a param with fewer elements than an even share shows all of them, and
+// the rest is shared evenly among the larger ones (each at least one row).
+// params is how many params there are in all.
+func intervalGroups(vars []variable, maxRows, maxPanels int) (groups []intervalGroup, params int) {
+	var ps []*variable
+	for i := range vars {
+		if !vars[i].output {
+			ps = append(ps, &vars[i])
+		}
+	}
+	params = len(ps)
+	ps = ps[:min(len(ps), maxPanels)]
+	share := make([]int, len(ps))
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(ps[a].elems) - len(ps[b].elems) })
+	rem := maxRows
+	for left, i := range order {
+		share[i] = min(len(ps[i].elems), max(rem/(len(ps)-left), 1))
+		rem -= share[i]
+	}
+	for i, v := range ps {
+		g := intervalGroup{param: v.name, total: len(v.elems)}
+		for j, k := range v.elems[:share[i]] {
+			g.elems = append(g.elems, intervalElem{elemName(v.name, v.shape, k), v.first + j, v, k})
+		}
+		groups = append(groups, g)
+	}
+	return groups, params
+}
+
+// intervalSeries is one set of intervals: its legend label, colour and
+// the draws of an element (nil: it has none of that element).
+type intervalSeries struct {
+	label string
+	color color.Color
+	draws func(e intervalElem) []float64
+}
+
+// Colours of the series: the plot's own draws blue, with --against q's
+// orange (the trace plot's first two chain colours).
+var (
+	intervalColor  = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	intervalQColor = color.RGBA{R: 255, G: 127, B: 14, A: 255}
+)
+
+// intervalTitle is the plot's heading: what the draws are, and how many
+// of the params and elements the plot shows.
+func intervalTitle(what string, groups []intervalGroup, params int) string {
+	shown, total := 0, 0
+	for _, g := range groups {
+		shown += len(g.elems)
+		total += g.total
+	}
+	s := what + "\npoint: median, thick: 50 % interval, thin: 90 %"
+	if len(groups) < params {
+		s += fmt.Sprintf("; the first %d of %d params", len(groups), params)
+	}
+	if shown < total {
+		s += fmt.Sprintf("; %d of their %d elements (all in %s)", shown, total, summaryFile)
+	}
+	return s
+}
+
+// panelLabel is a panel's x label: the param, and which of its elements
+// the panel shows when not all.
+func panelLabel(g intervalGroup) string {
+	if len(g.elems) < g.total {
+		return fmt.Sprintf("%s: first %d of %d elements", g.param, len(g.elems), g.total)
+	}
+	return g.param
+}
+
+// plotIntervals draws intervals.png: a panel per group, a row per element
+// (the first at the top) holding each series' intervals (intervalOf),
+// offset from each other, with a legend in the heading when there are
+// several. An element's non-finite draws are left out and its row's label
+// says so; a row with no finite draw is left empty. An interval of zero
+// width shows as its point.
+func plotIntervals(w io.Writer, title string, groups []intervalGroup, series []intervalSeries) error {
+	rowHt := intervalRowHt
+	offsets := []float64{0}
+	if len(series) > 1 {
+		rowHt = intervalPairRowHt
+		offsets = make([]float64, len(series))
+		for s := range offsets {
+			offsets[s] = 0.2 - 0.4*float64(s)/float64(len(series)-1)
+		}
+	}
+	plots := make([]*plot.Plot, len(groups))
+	heights := make([]vg.Length, len(groups))
+	for i, g := range groups {
+		p := plot.New()
+		p.X.Label.Text = panelLabel(g)
+		grid := plotter.NewGrid()
+		grid.Horizontal.Width = 0
+		p.Add(grid)
+		n := len(g.elems)
+		ticks := make([]plot.Tick, n)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for r, e := range g.elems {
+			y := float64(n - 1 - r)
+			label, note := e.name, ""
+			for s, ser := range series {
+				xs := ser.draws(e)
+				if xs == nil {
+					continue
+				}
+				iv := intervalOf(xs)
+				switch {
+				case iv.n == 0:
+					note = " (no finite draws)"
+					continue
+				case iv.dropped > 0 && note == "":
+					note = fmt.Sprintf(" (%d non-finite left out)", iv.dropped)
+				}
+				if err := addInterval(p, iv, y+offsets[s], ser.color); err != nil {
+					return err
+				}
+				lo, hi = math.Min(lo, iv.q5), math.Max(hi, iv.q95)
+			}
+			ticks[r] = plot.Tick{Value: y, Label: label + note}
+		}
+		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+		p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+		p.Y.Padding = 0
+		p.X.Min, p.X.Max = intervalRange(lo, hi)
+		plots[i] = p
+		heights[i] = vg.Length(n)*rowHt + intervalPanelHt
+	}
+	headHt := intervalHeadHt
+	if len(series) > 1 {
+		headHt += intervalLegendHt
+	}
+	ht := headHt
+	for _, h := range heights {
+		ht += h
+	}
+	c := vgimg.NewWith(vgimg.UseWH(intervalWidth, ht), vgimg.UseDPI(plotDPI))
+	dc := draw.New(c)
+	head := plot.New()
+	head.Title.Text = title
+	head.HideAxes()
+	head.Draw(draw.Crop(dc, 0, 0, ht-intervalHeadHt, 0))
+	if len(series) > 1 { // the legend below the heading, at the right
+		leg := plot.NewLegend()
+		for _, ser := range series {
+			l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+			if err != nil {
+				return err
+			}
+			l.Color, l.Width = ser.color, vg.Points(4)
+			leg.Add(ser.label, l)
+		}
+		leg.Top = true
+		leg.Draw(draw.Crop(dc, 0, -4*vg.Millimeter, ht-headHt, -intervalHeadHt))
+	}
+	stackPanels(draw.Crop(dc, 0, 0, 0, -headHt), plots, heights)
+	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+	return err
+}
+
+// addInterval adds an interval's marks to p at height y in colour c: the
+// 90 % line, the 50 % line over it and the median as a white point ringed
+// in c, seen on the thick line.
+func addInterval(p *plot.Plot, iv interval, y float64, c color.Color) error {
+	for _, seg := range []struct {
+		a, b  float64
+		width vg.Length
+	}{{iv.q5, iv.q95, vg.Points(1)}, {iv.q25, iv.q75, vg.Points(4)}} {
+		l, err := plotter.NewLine(plotter.XYs{{X: seg.a, Y: y}, {X: seg.b, Y: y}})
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width = c, seg.width
+		p.Add(l)
+	}
+	pt, err := plotter.NewScatter(plotter.XYs{{X: iv.q50, Y: y}})
+	if err != nil {
+		return err
+	}
+	pt.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3.4), Shape: draw.CircleGlyph{}}
+	hole, err := plotter.NewScatter(plotter.XYs{{X: iv.q50, Y: y}})
+	if err != nil {
+		return err
+	}
+	hole.GlyphStyle = draw.GlyphStyle{Color: color.White, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
+	p.Add(pt, hole)
+	return nil
+}
+
+// intervalRange is a panel's x range for intervals spanning lo … hi,
+// padded by 5 %; a point gets a range around it, and no interval at all
+// the range 0 … 1. The range stays within ±MaxFloat64/2, so that its
+// width is finite for values near ±1e308: gonum's ticks loop for ever on
+// an infinite width (the marks beyond are clipped).
+func intervalRange(lo, hi float64) (float64, float64) {
+	var d float64
+	switch {
+	case lo > hi:
+		return 0, 1
+	case lo == hi:
+		d = math.Abs(lo) * 0.1
+		if d == 0 {
+			d = 1
+		}
+	default:
+		d = 0.05*hi - 0.05*lo
+	}
+	const most = math.MaxFloat64 / 2
+	lo, hi = max(lo-d, -most), min(hi+d, most)
+	if lo >= hi { // both clamped to one end
+		if lo > 0 {
+			return most / 2, most
+		}
+		return -most, -most / 2
+	}
+	return lo, hi
+}
+
+// stackPanels draws plots one above the other in dc, the first at the top,
+// each of its height (scaled to fill dc), with their axes' left and right
+// edges aligned as plot.Align aligns tiles.
+func stackPanels(dc draw.Canvas, plots []*plot.Plot, heights []vg.Length) {
+	var sum vg.Length
+	for _, h := range heights {
+		sum += h
+	}
+	if sum <= 0 {
+		return
+	}
+	scale := (dc.Max.Y - dc.Min.Y) / sum
+	canvases := make([]draw.Canvas, len(plots))
+	var left, right vg.Length
+	top := dc.Max.Y
+	for i, p := range plots {
+		c := dc
+		c.Max.Y, c.Min.Y = top, top-heights[i]*scale
+		top = c.Min.Y
+		canvases[i] = draw.Crop(c, 0, 0, vg.Millimeter, -vg.Millimeter)
+		d := p.DataCanvas(canvases[i])
+		left = max(left, d.Min.X-canvases[i].Min.X)
+		right = max(right, canvases[i].Max.X-d.Max.X)
+	}
+	for i, p := range plots {
+		c := canvases[i]
+		d := p.DataCanvas(c)
+		p.Draw(draw.Crop(c, left-(d.Min.X-c.Min.X), -(right - (c.Max.X - d.Max.X)), 0, 0))
+	}
+}
+
+// fitIntervalsWhat says what a fit's draws are, for intervals.png's
+// heading.
+func fitIntervalsWhat(h drawsHeader, ds *drawSet) string {
+	n := len(ds.logp)
+	q := "q (" + map[string]string{"sgvb": "SGVB", "laplace": "Laplace", "map": "MAP: a point"}[h.r.Method.String()] + ")"
+	if h.mix != nil {
+		q = fmt.Sprintf("the mixture of %d restarts' q", len(h.mix.Components))
+	}
+	what := fmt.Sprintf("intervals of %d draw%s of %s", n, plural(n), q)
+	if h.resample != nil && h.resample.used {
+		what = fmt.Sprintf("intervals of %d draw%s of %s, importance-resampled (--psis-resample)", n, plural(n), q)
+	}
+	return what
+}
+
+// fitIntervalsFile is a fit's intervals.png, of the draws its summary.csv
+// summarises.
+func fitIntervalsFile(h drawsHeader, ds *drawSet) outputFile {
+	return outputFile{intervalsPlot, func(w io.Writer) error {
+		groups, params := intervalGroups(ds.vars, intervalMaxRows, intervalMaxPanels)
+		ser := intervalSeries{"q", intervalColor, func(e intervalElem) []float64 { return ds.cols[e.col] }}
+		return plotIntervals(w, intervalTitle(fitIntervalsWhat(h, ds), groups, params), groups, []intervalSeries{ser})
+	}}
+}
+
+// sampleIntervalsFile is a sample's intervals.png, of its chains' draws
+// pooled; with --against (af not nil) q's intervals of the fit's draws
+// beside NUTS's.
+func sampleIntervalsFile(sd *sampleDraws, af *againstFit) outputFile {
+	return outputFile{intervalsPlot, func(w io.Writer) error {
+		groups, params := intervalGroups(sd.ds.vars, intervalMaxRows, intervalMaxPanels)
+		what, series := sampleIntervalSeries(sd, af, groups)
+		return plotIntervals(w, intervalTitle(what, groups, params), groups, series)
+	}}
+}
+
+// sampleIntervalSeries returns the series of a sample's intervals.png and
+// what they are: NUTS's draws, after q's of the rows' elements when af is
+// not nil. The fit's draws unreadable (its draws.csv removed since), the
+// plot shows NUTS's alone and its heading says why.
+func sampleIntervalSeries(sd *sampleDraws, af *againstFit, groups []intervalGroup) (string, []intervalSeries) {
+	what := fmt.Sprintf("intervals of NUTS's %d chain%s × %d draws", sd.chains, plural(sd.chains), sd.n)
+	nuts := intervalSeries{"NUTS", intervalColor, func(e intervalElem) []float64 { return sd.ds.cols[e.col] }}
+	if af == nil || af.qDraws == nil {
+		return what, []intervalSeries{nuts}
+	}
+	var elems []intervalElem
+	for _, g := range groups {
+		elems = append(elems, g.elems...)
+	}
+	q, err := af.qDraws(elems)
+	if err != nil {
+		return what + fmt.Sprintf(" (q's left out: %v)", err), []intervalSeries{nuts}
+	}
+	label := af.qLabel()
+	return fmt.Sprintf("%s against NUTS's %d chain%s × %d draws", label, sd.chains, plural(sd.chains), sd.n),
+		[]intervalSeries{{label, intervalQColor, func(e intervalElem) []float64 { return q[e.name] }}, nuts}
+}
+
+// qLabel names the fit's q in the plot's legend: "SGVB q", or "Laplace q"
+// for a --family laplace fit.
+func (af *againstFit) qLabel() string {
+	if af.ff != nil && af.ff.Method == "laplace" {
+		return "Laplace q"
+	}
+	return "SGVB q"
+}
+
+// readDrawsColumns reads the draws of elems from a fit's draws.csv (its
+// rows after the mean row), keyed by their summary names. An element the
+// file lacks has none.
+func readDrawsColumns(path string, elems []intervalElem) (map[string][]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	want := map[string]string{} // CSV column → summary name
+	for _, e := range elems {
+		want[csvName(e.v.name, e.v.shape, e.k)] = e.name
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
+	var cols []int
+	var names []string
+	out := map[string][]float64{}
+	rows := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fields := strings.Split(line, ",")
+		if names == nil {
+			names = []string{}
+			for i, h := range fields {
+				if n, ok := want[h]; ok {
+					cols = append(cols, i)
+					names = append(names, n)
+				}
+			}
+			continue
+		}
+		rows++
+		if rows == 1 {
+			continue // the mean row
+		}
+		for j, i := range cols {
+			if i >= len(fields) {
+				return nil, fmt.Errorf("%s: row %d has %d fields", path, rows, len(fields))
+			}
+			x, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s is not a number", path, fields[i])
+			}
+			out[names[j]] = append(out[names[j]], x)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if names == nil {
+		return nil, fmt.Errorf("%s: no header", path)
+	}
+	return out, nil
+}

@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+)
+
+// TestIntervalOf: a row's numbers are the 5, 25, 50, 75 and 95 %
+// quantiles of the finite draws, R's type 7 (numpy's default): of
+// {1, 2, 3, 4, 10} 1.2, 2, 3, 4 and 8.8; of 0 … 100 the percentages
+// themselves. NaN and infinite draws are left out and counted.
+func TestIntervalOf(t *testing.T) {
+	const quantileTol = 1e-15 // 4 + (3.8 − 3)·6 rounds to 8.799999999999999
+	check := func(name string, got interval, want [5]float64, n, dropped int) {
+		t.Helper()
+		q := [5]float64{got.q5, got.q25, got.q50, got.q75, got.q95}
+		for i := range q {
+			if !(math.Abs(q[i]-want[i]) <= quantileTol*math.Abs(want[i])) && !(math.IsNaN(q[i]) && math.IsNaN(want[i])) {
+				t.Errorf("%s: quantiles %v, want %v", name, q, want)
+				break
+			}
+		}
+		if got.n != n || got.dropped != dropped {
+			t.Errorf("%s: n %d, dropped %d; want %d, %d", name, got.n, got.dropped, n, dropped)
+		}
+	}
+	check("five", intervalOf([]float64{10, math.NaN(), 3, 1, math.Inf(1), 4, 2, math.Inf(-1)}), [5]float64{1.2, 2, 3, 4, 8.8}, 5, 3)
+	hundred := make([]float64, 101)
+	for i := range hundred {
+		hundred[i] = float64((i * 37) % 101) // 0 … 100 shuffled
+	}
+	check("0 … 100", intervalOf(hundred), [5]float64{5, 25, 50, 75, 95}, 101, 0)
+	check("near ±1e308", intervalOf([]float64{1.5e308, -1.5e308, 0}), [5]float64{-1.35e308, -0.75e308, 0, 0.75e308, 1.35e308}, 3, 0)
+	check("one draw", intervalOf([]float64{2.5}), [5]float64{2.5, 2.5, 2.5, 2.5, 2.5}, 1, 0)
+	check("constant", intervalOf([]float64{-3, -3, -3}), [5]float64{-3, -3, -3, -3, -3}, 3, 0)
+	nan := math.NaN()
+	check("no finite draw", intervalOf([]float64{nan, math.Inf(1)}), [5]float64{nan, nan, nan, nan, nan}, 0, 2)
+}
+
+// TestIntervalRange: a panel's x range pads the intervals' span by 5 %,
+// puts a point in a range around it, and always has a finite, positive
+// width: gonum's ticks never end on an infinite one.
+func TestIntervalRange(t *testing.T) {
+	for _, c := range []struct{ lo, hi, wantLo, wantHi float64 }{
+		{2, 4, 1.9, 4.1}, {3, 3, 2.7, 3.3}, {0, 0, -1, 1}, {math.Inf(1), math.Inf(-1), 0, 1},
+		{-1.7e308, 1.7e308, -math.MaxFloat64 / 2, math.MaxFloat64 / 2},
+		{1.7e308, 1.7e308, math.MaxFloat64 / 4, math.MaxFloat64 / 2},
+		{-1.7e308, -1.7e308, -math.MaxFloat64 / 2, -math.MaxFloat64 / 4},
+	} {
+		lo, hi := intervalRange(c.lo, c.hi)
+		if math.Abs(lo-c.wantLo) > 1e-12*math.Abs(c.wantLo) || math.Abs(hi-c.wantHi) > 1e-12*math.Abs(c.wantHi) || !(hi-lo > 0) || math.IsInf(hi-lo, 0) {
+			t.Errorf("intervalRange(%g, %g) = %g, %g; want %g, %g", c.lo, c.hi, lo, hi, c.wantLo, c.wantHi)
+		}
+	}
+}
+
+// scalarVars returns variables of the given numbers of elements (in
+// their summary order), named p0, p1, …, their columns one after
+// another, and an output after them.
+func scalarVars(sizes ...int) []variable {
+	var vars []variable
+	first := 0
+	for i, n := range sizes {
+		v := variable{name: "p" + string(rune('0'+i%10)) + strings.Repeat("x", i/10), shape: []int{n}, first: first}
+		for k := range n {
+			v.elems = append(v.elems, k)
+		}
+		first += n
+		vars = append(vars, v)
+	}
+	return append(vars, variable{name: "out", output: true, elems: []int{0}, first: first})
+}
+
+// TestIntervalGroups: the rows of intervals.png are the params' (no
+// output), at most intervalMaxRows of them shared out so that small
+// params show every element and large ones their first few, and at most
+// intervalMaxPanels params; the heading and the panels' labels say what is
+// left out.
+func TestIntervalGroups(t *testing.T) {
+	groups, params := intervalGroups(scalarVars(1, 1, 8, 100, 4000), intervalMaxRows, intervalMaxPanels)
+	var shares []int
+	rows := 0
+	for _, g := range groups {
+		shares = append(shares, len(g.elems))
+		rows += len(g.elems)
+	}
+	if params != 5 || len(groups) != 5 || rows != intervalMaxRows || fmt.Sprint(shares) != "[1 1 8 25 25]" {
+		t.Fatalf("%d of %d params, shares %v (%d rows), want 1 1 8 25 25", len(groups), params, shares, rows)
+	}
+	big := groups[4]
+	if big.elems[0].name != "p4[1]" || big.elems[24].name != "p4[25]" || big.elems[24].col != 1+1+8+100+24 {
+		t.Errorf("the large param's rows: %v … %v", big.elems[0], big.elems[24])
+	}
+	if got := panelLabel(big); got != "p4: first 25 of 4000 elements" {
+		t.Errorf("label %q", got)
+	}
+	if got := panelLabel(groups[2]); got != "p2" {
+		t.Errorf("label %q", got)
+	}
+	if got := intervalTitle("draws", groups, params); !strings.Contains(got, "; 60 of their 4110 elements (all in summary.csv)") || strings.Contains(got, "params") {
+		t.Errorf("title %q", got)
+	}
+
+	// every element when they fit
+	groups, params = intervalGroups(scalarVars(1, 1, 8), intervalMaxRows, intervalMaxPanels)
+	if len(groups) != 3 || params != 3 || len(groups[2].elems) != 8 || strings.Contains(intervalTitle("draws", groups, params), "of") {
+		t.Errorf("3 small params: %d groups, title %q", len(groups), intervalTitle("draws", groups, params))
+	}
+
+	// more params than panels: the first intervalMaxPanels, a row each at least
+	sizes := make([]int, 30)
+	for i := range sizes {
+		sizes[i] = 5
+	}
+	groups, params = intervalGroups(scalarVars(sizes...), intervalMaxRows, intervalMaxPanels)
+	rows = 0
+	for _, g := range groups {
+		rows += len(g.elems)
+		if len(g.elems) == 0 {
+			t.Errorf("%s has no row", g.param)
+		}
+	}
+	if len(groups) != intervalMaxPanels || params != 30 || rows != intervalMaxRows {
+		t.Errorf("30 params: %d panels, %d rows", len(groups), rows)
+	}
+	if got := intervalTitle("draws", groups, params); !strings.Contains(got, "the first 24 of 30 params; 60 of their 120 elements") {
+		t.Errorf("title %q", got)
+	}
+}
+
+// intervalsPNGSize is the pixel size of intervals.png with panels of the
+// given numbers of rows, with one series or with two (--against).
+func intervalsPNGSize(rows []int, pair bool) (int, int) {
+	ht, rowHt := intervalHeadHt, intervalRowHt
+	if pair {
+		ht, rowHt = ht+intervalLegendHt, intervalPairRowHt
+	}
+	for _, n := range rows {
+		ht += vg.Length(n)*rowHt + intervalPanelHt
+	}
+	px := func(l vg.Length) int { return int(math.Round(float64(l/vg.Inch) * plotDPI)) }
+	return px(intervalWidth), px(ht)
+}
+
+// countColor counts the pixels of img's panels (below its heading and
+// legend) of exactly colour c: an interval's thick line is solid in its
+// series' colour inside.
+func countColor(img image.Image, c interface{ RGBA() (r, g, b, a uint32) }, pair bool) int {
+	n := 0
+	r0, g0, b0, a0 := c.RGBA()
+	bd := img.Bounds()
+	ht := intervalHeadHt
+	if pair {
+		ht += intervalLegendHt
+	}
+	head := int(math.Ceil(float64(ht/vg.Inch) * plotDPI))
+	for y := bd.Min.Y + head; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			r, g, b, a := img.At(x, y).RGBA()
+			if r == r0 && g == g0 && b == b0 && a == a0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestPlotIntervalsEdges: intervals.png is drawn, a decodable PNG of the
+// size its rows ask for, from the draws a run can give: NaN and infinite
+// draws among finite ones (left out, the row says so), none finite (the
+// row left empty), a constant element (its point), one draw, integer
+// draws (an int output's), values near ±1e308, no params; with two series (--against) each
+// row holds both, in their colours.
+func TestPlotIntervalsEdges(t *testing.T) {
+	const n = 50
+	mixed, nan, cst, ints, lin := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range n {
+		mixed[i], nan[i], cst[i], ints[i], lin[i] = float64(i), math.NaN(), 3, float64(i%4), float64(i)/10
+		if i%7 == 0 {
+			mixed[i] = math.Inf(1)
+		}
+		if i%11 == 0 {
+			mixed[i] = math.NaN()
+		}
+	}
+	ds := &drawSet{vars: scalarVars(1, 1, 1, 1, 3), cols: [][]float64{mixed, nan, cst, ints, lin, lin, lin, {1}}}
+	one := &drawSet{vars: scalarVars(2), cols: [][]float64{{1}, {-2}, {5}}}
+	huge := &drawSet{vars: scalarVars(2, 1), cols: [][]float64{{-1.7e308, 1.7e308}, {1e308, -1e308}, {1.7e308, 1.7e308}, {0}}}
+	none := &drawSet{}
+	for _, c := range []struct {
+		name string
+		ds   *drawSet
+		rows []int
+	}{{"edges", ds, []int{1, 1, 1, 1, 3}}, {"one draw", one, []int{2}}, {"near ±1e308", huge, []int{2, 1}}, {"no params", none, nil}} {
+		for _, pair := range []bool{false, true} {
+			groups, params := intervalGroups(c.ds.vars, intervalMaxRows, intervalMaxPanels)
+			series := []intervalSeries{{"NUTS", intervalColor, func(e intervalElem) []float64 { return c.ds.cols[e.col] }}}
+			if pair {
+				series = append([]intervalSeries{{"SGVB q", intervalQColor, func(e intervalElem) []float64 {
+					xs := c.ds.cols[e.col]
+					out := make([]float64, len(xs))
+					for i, x := range xs {
+						out[i] = x + 1
+					}
+					return out
+				}}}, series...)
+			}
+			var b bytes.Buffer
+			if err := plotIntervals(&b, intervalTitle(c.name, groups, params), groups, series); err != nil {
+				t.Errorf("%s (pair %v): %v", c.name, pair, err)
+				continue
+			}
+			img, err := png.Decode(&b)
+			if err != nil {
+				t.Errorf("%s (pair %v): does not decode: %v", c.name, pair, err)
+				continue
+			}
+			w, h := intervalsPNGSize(c.rows, pair)
+			if bd := img.Bounds(); bd.Dx() != w || bd.Dy() != h {
+				t.Errorf("%s (pair %v): %dx%d, want %dx%d", c.name, pair, bd.Dx(), bd.Dy(), w, h)
+			}
+			if c.name != "edges" {
+				continue
+			}
+			blue, orange := countColor(img, intervalColor, pair), countColor(img, intervalQColor, pair)
+			if blue < 100 || (orange < 100) != !pair {
+				t.Errorf("%s (pair %v): %d pixels of the first series' colour, %d of q's", c.name, pair, blue, orange)
+			}
+		}
+	}
+}
+
+// TestIntervalsFiles: gpp fit --plots and gpp sample --plots write
+// intervals.png, fit.json listing it; a sample --against the fit draws
+// q's intervals beside NUTS's, from the fit's draws.csv (its draws, not
+// the mean row); a sample without --plots removes it.
+func TestIntervalsFiles(t *testing.T) {
+	dir := t.TempDir()
+	fitOut, sampleOut := filepath.Join(dir, "fit"), filepath.Join(dir, "sample")
+	code, stdout, stderr := runGpp("fit", "testdata/fit_predictive.gpp", "testdata/fit_predictive.csv", "--quiet", "--iter", "300", "--output-draws", "200", "--plots", "--out", fitOut)
+	if code != exitOK {
+		t.Fatalf("fit: exit %d:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "elbo.png intervals.png") {
+		t.Errorf("fit's written line:\n%s", stdout)
+	}
+	if got := readFit(t, filepath.Join(fitOut, "fit.json")).Files; !strings.Contains(strings.Join(got, " "), " elbo.png intervals.png") {
+		t.Errorf("fit.json files: %v", got)
+	}
+	ds := loadIntervalsPNG(t, filepath.Join(fitOut, intervalsPlot))
+	if countColor(ds, intervalColor, false) < 100 || countColor(ds, intervalQColor, false) != 0 {
+		t.Errorf("fit's intervals.png: not one series")
+	}
+
+	args := []string{"sample", "testdata/fit_predictive.gpp", "testdata/fit_predictive.csv", "--quiet", "--chains", "2", "--warmup", "50", "--draws", "40", "--out", sampleOut}
+	code, stdout, stderr = runGpp(append(args, "--plots", "--against", fitOut)...)
+	if code != exitOK {
+		t.Fatalf("sample: exit %d:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "pairs.png intervals.png") {
+		t.Errorf("sample's written line:\n%s", stdout)
+	}
+	img := loadIntervalsPNG(t, filepath.Join(sampleOut, intervalsPlot))
+	if countColor(img, intervalColor, true) < 100 || countColor(img, intervalQColor, true) < 100 {
+		t.Errorf("sample --against's intervals.png: not both series")
+	}
+
+	// q's draws are the fit's 200 draws, after its mean row, of a param
+	// and of an int output's element
+	lambda, yRep := &variable{name: "lambda"}, &variable{name: "y_rep", shape: []int{10}}
+	elems := []intervalElem{{name: "lambda", v: lambda}, {name: "y_rep[2]", v: yRep, k: 1}}
+	q, err := readDrawsColumns(filepath.Join(fitOut, drawsFile), elems)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q) != len(elems) {
+		t.Fatalf("%d of %d elements read", len(q), len(elems))
+	}
+	for _, e := range elems {
+		if len(q[e.name]) != 200 {
+			t.Errorf("%s: %d draws, want 200", e.name, len(q[e.name]))
+		}
+	}
+	if iv := intervalOf(q["lambda"]); !(iv.q5 > 0 && iv.q5 < iv.q95) || iv.dropped != 0 {
+		t.Errorf("lambda's q interval %+v", iv)
+	}
+
+	if code, _, stderr := runGpp(args...); code != exitOK {
+		t.Fatalf("without --plots: exit %d:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(sampleOut, intervalsPlot)); err == nil {
+		t.Errorf("%s of the earlier sample left in %s", intervalsPlot, sampleOut)
+	}
+}
+
+// loadIntervalsPNG decodes a written intervals.png.
+func loadIntervalsPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img
+}
