@@ -114,7 +114,7 @@ func Cases(quick bool) []Case {
 		{Name: "cultivar_small", Model: "examples/cultivar_small.gpp", Data: []string{"examples/wine_std.csv", "cultivar=examples/wine_cultivar.csv"},
 			Fits: []Fit{meanField, fr}, Chains: 4, Warmup: 1000, Draws: 1000},
 		{Name: "ordinal", Model: "examples/ordinal.gpp", Data: []string{"examples/ordinal.csv"},
-			Fits: []Fit{meanField}, Chains: 4, Warmup: 1000, Draws: 1000},
+			Fits: []Fit{meanField, fr}, Chains: 4, Warmup: 1000, Draws: 1000},
 		{Name: "varying", Model: "examples/varying.gpp", Data: []string{"examples/varying.csv"},
 			Fits: []Fit{meanField, fr}, Chains: 4, Warmup: 1000, Draws: 1000},
 		{Name: "seeds", Model: "examples/seeds.gpp", Data: []string{"examples/seeds.csv"},
