@@ -554,6 +554,13 @@ const kdeCutoff = 5
 // nothing, its share of the density being off the grid. h below the grid
 // step is taken as the step, which binning cannot resolve.
 func kde(dst []float64, lo, hi float64, values []float64, h float64) {
+	weightedKDE(dst, lo, hi, values, nil, h)
+}
+
+// weightedKDE is kde with value i weighing w[i] (nil: 1 each; a weight
+// that is not positive or not finite counts as 0), the density normalised
+// by the total weight.
+func weightedKDE(dst []float64, lo, hi float64, values, w []float64, h float64) {
 	g := len(dst)
 	clear(dst)
 	if g < 2 || len(values) == 0 || !(hi > lo) {
@@ -562,21 +569,39 @@ func kde(dst []float64, lo, hi float64, values []float64, h float64) {
 	step := (hi - lo) / float64(g-1)
 	h = max(h, step)
 	weight := make([]float64, g)
-	for _, v := range values {
+	total := float64(len(values))
+	if w != nil {
+		total = 0
+		for _, wi := range w {
+			if wi > 0 && !math.IsInf(wi, 1) {
+				total += wi
+			}
+		}
+		if !(total > 0) {
+			return
+		}
+	}
+	for k, v := range values {
+		wk := 1.0
+		if w != nil {
+			if wk = w[k]; !(wk > 0) || math.IsInf(wk, 1) {
+				continue
+			}
+		}
 		if !(v >= lo && v <= hi) {
 			continue
 		}
 		t := (v - lo) / step
 		i := min(int(t), g-2)
 		f := t - float64(i)
-		weight[i] += 1 - f
-		weight[i+1] += f
+		weight[i] += wk * (1 - f)
+		weight[i+1] += wk * f
 	}
 	reach := min(int(math.Ceil(kdeCutoff*h/step)), g-1)
 	kern := make([]float64, reach+1)
 	for j := range kern {
 		u := float64(j) * step / h
-		kern[j] = math.Exp(-u*u/2) / (math.Sqrt(2*math.Pi) * h * float64(len(values)))
+		kern[j] = math.Exp(-u*u/2) / (math.Sqrt(2*math.Pi) * h * total)
 	}
 	for i, wt := range weight {
 		if wt == 0 {

@@ -1229,14 +1229,21 @@ func (r *repl) staleOf(change, what string) bool {
 	return true
 }
 
-// modelLatents returns the latents of the session's model: compiled with
-// the session's data when it binds (sized), else as the checker sees them,
-// with -1 for a size it does not know.
-func (r *repl) modelLatents() (lats []compile.Latent, dim int, sized bool) {
+// boundModel parses the session's model with its :set values and binds it
+// to its data, as :sample and :sensitivity run it.
+func (r *repl) boundModel() (*pipeline.Loaded, error) {
 	l, err := pipeline.ParseSource(replModel, []byte(r.src), r.sets)
 	if err == nil {
 		err = l.Bind(r.inputs(), r.sets)
 	}
+	return l, err
+}
+
+// modelLatents returns the latents of the session's model: compiled with
+// the session's data when it binds (sized), else as the checker sees them,
+// with -1 for a size it does not know.
+func (r *repl) modelLatents() (lats []compile.Latent, dim int, sized bool) {
+	l, err := r.boundModel()
 	if err == nil {
 		return l.Model.Latents, l.Model.Dim, true
 	}

@@ -40,7 +40,7 @@ func (r *repl) complete(line string, pos int) ([]string, int) {
 			for _, c := range replCommands {
 				pool = append(pool, ":"+c.name)
 			}
-		} else if cmd[0] == ":show" {
+		} else if cmd[0] == ":show" || cmd[0] == ":sensitivity" {
 			pool = r.latentNames()
 		} else if cmd[0] == ":del" {
 			pool = r.declaredNames()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
-	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -105,10 +104,7 @@ func (r *repl) sampleCmd(args []string) {
 	}
 	cfg.sets = r.sets
 	srcs := r.sources("")
-	l, err := pipeline.ParseSource(replModel, []byte(r.src), r.sets)
-	if err == nil {
-		err = l.Bind(r.inputs(), r.sets)
-	}
+	l, err := r.boundModel()
 	if err != nil {
 		r.printError(err, srcs)
 		return

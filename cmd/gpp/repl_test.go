@@ -175,11 +175,12 @@ func TestReplComplete(t *testing.T) {
 		{"lambd", []string{"lambda", "lambda2"}, 5},                               // declared names ("lam" would add lambert_w0)
 		{"mean(lambd", []string{"lambda", "lambda2"}, 5},                          // inside a call
 		{"s", []string{"scale_matrix_exp_multiply", "sd", "segment", "simplex", "sin", "singular_values", "sinh", "softmax", "softplus", "solve", "solve_newton", "solve_newton_tol", "solve_powell", "solve_powell_tol", "sort_asc", "sort_desc", "sort_indices_asc", "sort_indices_desc", "sqrt", "sqrt2", "square", "sum", "sum_to_zero_matrix", "sum_to_zero_vector", "svd_U", "svd_V", "symmetrize_from_lower_tri"}, 1}, // REPL sd
-		{":fi", []string{":fit"}, 3},                                    // command
-		{":s", []string{":sample", ":save", ":set", ":show"}, 2},        // commands
-		{":show la", []string{"lambda"}, 2},                             // latent names only
-		{":del la", []string{"lambda", "lambda2"}, 2},                   // declared names
-		{"qua", []string{"quad_form", "quad_form_diag", "quantile"}, 3}, // REPL quantile
+		{":fi", []string{":fit"}, 3}, // command
+		{":s", []string{":sample", ":save", ":sensitivity", ":set", ":show"}, 2}, // commands
+		{":sensitivity --prior la", []string{"lambda"}, 2},                       // latent names
+		{":show la", []string{"lambda"}, 2},                                      // latent names only
+		{":del la", []string{"lambda", "lambda2"}, 2},                            // declared names
+		{"qua", []string{"quad_form", "quad_form_diag", "quantile"}, 3},          // REPL quantile
 		{"zzz", nil, 3}, // nothing
 	}
 	for _, tt := range tests {

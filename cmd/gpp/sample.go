@@ -654,6 +654,25 @@ func (sd *sampleDraws) byChain(col []float64) [][]float64 {
 	return out
 }
 
+// parallelFor calls f(i) for i in 0 … n−1 on workers goroutines (at least
+// one, at most n), each i taken whole by one of them, and returns when all
+// are done: f(i) writing only its own results makes them independent of
+// workers.
+func parallelFor(n, workers int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // summariseChains summarises every column over all chains (fit's
 // statistics) and gives its MCMC diagnostics, the columns' diagnostics on
 // workers goroutines (each column's its own: the numbers do not depend on
@@ -661,21 +680,11 @@ func (sd *sampleDraws) byChain(col []float64) [][]float64 {
 func summariseChains(sd *sampleDraws, workers int) ([]stats, []mcmcStats) {
 	st := summariseColumns(sd.ds)
 	ms := make([]mcmcStats, len(st))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(max(workers, 1), len(ms)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := int(next.Add(1) - 1); c < len(ms); c = int(next.Add(1) - 1) {
-				ch := sd.byChain(sd.ds.cols[c])
-				dg := nuts.Diagnose(ch)
-				ms[c] = mcmcStats{mcse: dg.MCSEMean, essBulk: dg.ESSBulk, essTail: dg.ESSTail, rhat: dg.Rhat,
-					mcseSD: dg.MCSESD, mcseQ: dg.MCSEQuantile, mad: dg.MAD}
-			}
-		}()
-	}
-	wg.Wait()
+	parallelFor(len(ms), workers, func(c int) {
+		dg := nuts.Diagnose(sd.byChain(sd.ds.cols[c]))
+		ms[c] = mcmcStats{mcse: dg.MCSEMean, essBulk: dg.ESSBulk, essTail: dg.ESSTail, rhat: dg.Rhat,
+			mcseSD: dg.MCSESD, mcseQ: dg.MCSEQuantile, mad: dg.MAD}
+	})
 	for c := range st {
 		st[c].rhat = ms[c].rhat
 	}

@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,7 +78,13 @@ min(1 − 1/log₁₀ S, 0.7) for S draws their sensitivities are unreliable (a
 warning; priorsense would moment-match). For a fit the draws are --draws
 draws of q (default: the fit's --output-draws) from --seed (default: the
 fit's), and a k̂ of p/q above 0.7 warns that the base posterior itself is
-unreliable. --csv FILE writes every row. Exit 0: printed; 1: an error in the
+unreliable. --csv FILE writes every row. --plots DIR writes DIR/sensitivity.png
+(priorsense's powerscale_plot_dens): for the 6 elements of largest
+sensitivity, the density of the draws and of the draws power-scaled by
+α = 0.8 and 1.25, the prior's in the top row and the likelihood's below; a
+curve whose weights' k̂ is above the threshold is dashed. The elements are
+shared among --workers goroutines; the numbers do not depend on them. In gpp
+repl, :sensitivity does all this for the session's last sample or fit. Exit 0: printed; 1: an error in the
 model, the data or the fit; 2: a bad command line.
 `
 
@@ -91,9 +98,11 @@ type sensConfig struct {
 	sets      setFlags
 	threshold float64
 	csv       string
+	plots     string // --plots DIR
 	verbose   bool
 	seed      uint64
 	draws     int
+	workers   int
 	// prior and likelihood are --prior's and --likelihood's names,
 	// comma-separated; sel the selection they make.
 	prior, likelihood string
@@ -113,6 +122,9 @@ type sensBase struct {
 	kBase         float64   // the Pareto k̂ of p/q (NaN for a sample)
 	inputs        []string  // files a --csv must not replace
 	noPrior, noLL bool      // the part has no term (constant at every draw)
+	// elemName names an element in the table (nil: elemName, 1-based;
+	// the REPL's are 0-based)
+	elemName func(name string, shape []int, k int) string
 }
 
 // sensRow is one element's sensitivities.
@@ -130,15 +142,7 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", sensitivitySynopsis, sensitivityHelpText)
 		printFlags(fs)
 	}
-	cfg := &sensConfig{sets: setFlags{}, set: map[string]bool{}}
-	fs.Float64Var(&cfg.threshold, "threshold", 0.05, "the sensitivity that flags an element (priorsense's sensitivity_threshold)")
-	fs.StringVar(&cfg.csv, "csv", "", "also write every row to `FILE` as CSV")
-	fs.BoolVar(&cfg.verbose, "verbose", false, "every element in the table, not the first 20 of each (default false)")
-	fs.Uint64Var(&cfg.seed, "seed", 0, "a fit's: seed of the draws of q (default: the fit's)")
-	fs.IntVar(&cfg.draws, "draws", 0, "a fit's: the draws of q to weight (default: the fit's --output-draws)")
-	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; default: the fit's)")
-	fs.Var(listFlag{&cfg.prior}, "prior", "power-scale only the priors of these params, as comma-separated `NAMES`\n(priorsense's prior_selection; repeatable; default: every prior)")
-	fs.Var(listFlag{&cfg.likelihood}, "likelihood", "power-scale only the likelihood terms of these data, as comma-separated `NAMES`\n(priorsense's likelihood_selection; repeatable; default: every term)")
+	cfg := sensFlags(fs)
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -154,24 +158,11 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
 		return usageErr("%s is a model: the fit comes first, as in gpp sensitivity gpp-sample %s data.csv", pos[0], pos[0])
 	case len(pos) > 1 && !strings.EqualFold(filepath.Ext(pos[1]), ".gpp"):
 		return usageErr("%s is not a model file (.gpp): give the model before its data, or neither", pos[1])
-	case !(cfg.threshold > 0) || math.IsInf(cfg.threshold, 0):
-		return usageErr("--threshold must be a positive number, got %g", cfg.threshold)
 	case cfg.set["draws"] && cfg.draws < 10:
 		return usageErr("--draws must be at least 10 (Pareto smoothing fits a tail of the weights), got %d", cfg.draws)
 	}
-	for _, f := range []struct {
-		list string
-		dst  *[]string
-	}{{cfg.prior, &cfg.sel.Prior}, {cfg.likelihood, &cfg.sel.Likelihood}} {
-		if f.list == "" {
-			continue
-		}
-		for _, n := range strings.Split(f.list, ",") {
-			if n = strings.TrimSpace(n); n == "" {
-				return usageErr("--prior and --likelihood take comma-separated names, got %q", f.list)
-			}
-			*f.dst = append(*f.dst, n)
-		}
+	if err := cfg.check(); err != nil {
+		return usageErr("%v", err)
 	}
 	if len(pos) > 1 {
 		cfg.model, cfg.data = pos[1], pos[2:]
@@ -193,15 +184,25 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
 		printError(con, err, srcs)
 		return exitError
 	}
+	if !sensReport(stdout, con, cfg, b) {
+		return exitError
+	}
+	return exitOK
+}
+
+// sensReport power-scales b and prints the table and its warnings, and
+// writes --csv and --plots (gpp sensitivity's and :sensitivity's); it
+// reports whether all went well, having printed what did not.
+func sensReport(stdout io.Writer, con *console, cfg *sensConfig, b *sensBase) bool {
 	if cfg.csv != "" {
 		for _, in := range b.inputs {
 			if sameFile(cfg.csv, in) {
 				con.note("--csv %s would overwrite an input", cfg.csv)
-				return exitError
+				return false
 			}
 		}
 	}
-	rows, ks := powerScale(b, cfg.threshold)
+	rows, ks := powerScale(b, cfg.threshold, cfg.workers)
 	printSensitivity(stdout, cfg, b, rows, ks)
 	for _, w := range sensWarnings(b, ks) {
 		con.note("warning: %s", w)
@@ -209,10 +210,63 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
 	if cfg.csv != "" {
 		if err := writeSensitivityCSV(cfg.csv, rows); err != nil {
 			con.note("%v", err)
-			return exitError
+			return false
 		}
 	}
-	return exitOK
+	if cfg.plots != "" {
+		if err := writeSensitivityPlots(cfg.plots, b, rows); err != nil {
+			con.note("%v", err)
+			return false
+		}
+		fmt.Fprintf(stdout, "written      %s\n", filepath.Join(cfg.plots, sensPlotFile))
+	}
+	return true
+}
+
+// sensFlags registers gpp sensitivity's flags on fs (gpp sensitivity's and
+// the REPL's :sensitivity's) and returns the config they fill.
+func sensFlags(fs *flag.FlagSet) *sensConfig {
+	cfg := &sensConfig{sets: setFlags{}, set: map[string]bool{}}
+	fs.Float64Var(&cfg.threshold, "threshold", 0.05, "the sensitivity that flags an element (priorsense's sensitivity_threshold)")
+	fs.StringVar(&cfg.plots, "plots", "", "also write sensitivity.png to `DIR` (created if needed): the densities of the\n6 most sensitive elements, power-scaled by α = 0.8 and 1.25 (default: none)")
+	fs.StringVar(&cfg.csv, "csv", "", "also write every row to `FILE` as CSV")
+	fs.BoolVar(&cfg.verbose, "verbose", false, "every element in the table, not the first 20 of each (default false)")
+	fs.Uint64Var(&cfg.seed, "seed", 0, "a fit's: seed of the draws of q (default: the fit's)")
+	fs.IntVar(&cfg.draws, "draws", 0, "a fit's: the draws of q to weight (default: the fit's --output-draws)")
+	fs.IntVar(&cfg.workers, "workers", 0, "goroutines computing the elements' sensitivities; 0: the number of CPUs\n(results do not depend on it)")
+	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; default: the fit's)")
+	fs.Var(listFlag{&cfg.prior}, "prior", "power-scale only the priors of these params, as comma-separated `NAMES`\n(priorsense's prior_selection; repeatable; default: every prior)")
+	fs.Var(listFlag{&cfg.likelihood}, "likelihood", "power-scale only the likelihood terms of these data, as comma-separated `NAMES`\n(priorsense's likelihood_selection; repeatable; default: every term)")
+	return cfg
+}
+
+// check checks --threshold and --workers (0: GOMAXPROCS) and reads
+// --prior's and --likelihood's names into sel.
+func (cfg *sensConfig) check() error {
+	switch {
+	case !(cfg.threshold > 0) || math.IsInf(cfg.threshold, 0):
+		return fmt.Errorf("--threshold must be a positive number, got %g", cfg.threshold)
+	case cfg.workers < 0:
+		return fmt.Errorf("--workers must be at least 0 (0: the number of CPUs), got %d", cfg.workers)
+	}
+	if cfg.workers == 0 {
+		cfg.workers = runtime.GOMAXPROCS(0)
+	}
+	for _, f := range []struct {
+		list string
+		dst  *[]string
+	}{{cfg.prior, &cfg.sel.Prior}, {cfg.likelihood, &cfg.sel.Likelihood}} {
+		if f.list == "" {
+			continue
+		}
+		for _, n := range strings.Split(f.list, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				return fmt.Errorf("--prior and --likelihood take comma-separated names, got %q", f.list)
+			}
+			*f.dst = append(*f.dst, n)
+		}
+	}
+	return nil
 }
 
 // sensInputs fills in the model, the data and the --set values recorded
@@ -301,21 +355,15 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 	if err != nil {
 		return nil, err
 	}
-	split, err := m.NewSplit(cfg.sel)
-	if err != nil {
-		return nil, err
-	}
 	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
 	if err != nil {
 		return nil, err
 	}
-	S := len(sc.rows)
-	b := &sensBase{ds: sd.ds, lprior: make([]float64, S), llik: make([]float64, S), kBase: math.NaN(),
-		what:   fmt.Sprintf("%d chain%s × %d draws of the sample in %s", sd.chains, plural(sd.chains), sd.n, dir),
-		inputs: []string{path, drawsPath, l.Path}}
-	x := make([]float64, u.TargetDim())
+	xdim := u.TargetDim()
+	coords := make([]float64, len(sc.rows)*xdim)
 	uc, grad := make([]float64, u.Dim()), make([]float64, u.Dim())
 	for d, row := range sc.rows {
+		x := coords[d*xdim : (d+1)*xdim]
 		for _, lat := range m.Latents {
 			for k, c := range sc.cols[lat.Name] {
 				x[lat.Offset+k] = row[c]
@@ -333,7 +381,24 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 			return nil, &ast.Error{Pos: lpSrc[d], Msg: fmt.Sprintf("lp__ of chain %d draw %d is %s, but %s and the data %s give %s at its draw: the data (or --set) are not the sample's; give the sampled data",
 				sd.chain[d], sd.draw[d], formatNum(lp[d]), l.Path, quoteArgs(cfg.data), formatNum(got))}
 		}
-		b.lprior[d], b.llik[d], err = split.Eval(x)
+	}
+	what := fmt.Sprintf("%d chain%s × %d draws of the sample in %s", sd.chains, plural(sd.chains), sd.n, dir)
+	return sensFromDraws(cfg, m, sd.ds, coords, xdim, what, []string{path, drawsPath, l.Path})
+}
+
+// sensFromDraws evaluates the prior and the likelihood of m at each draw
+// of a sample, whose values are ds and whose Target coordinates are
+// coords (xdim each): gpp sensitivity's of a saved sample, :sensitivity's
+// of the session's.
+func sensFromDraws(cfg *sensConfig, m *compile.Model, ds *drawSet, coords []float64, xdim int, what string, inputs []string) (*sensBase, error) {
+	split, err := m.NewSplit(cfg.sel)
+	if err != nil {
+		return nil, err
+	}
+	S := len(coords) / max(xdim, 1)
+	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), kBase: math.NaN(), what: what, inputs: inputs}
+	for d := range S {
+		b.lprior[d], b.llik[d], err = split.Eval(coords[d*xdim : (d+1)*xdim])
 		if err != nil {
 			b.lprior[d], b.llik[d] = math.NaN(), math.NaN()
 		}
@@ -456,6 +521,13 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	if err := checkDrawsSize(S, 1, m); err != nil {
 		return nil, err
 	}
+	return sensFromQ(cfg, m, q, seed, S, fmt.Sprintf("%d draws of the q in %s (seed %d), weighted by p/q", S, path, seed), []string{path, l.Path})
+}
+
+// sensFromQ draws S draws of q from seed, as gpp predict draws a fit's,
+// weights them by p/q and evaluates the prior and the likelihood of m at
+// each: gpp sensitivity's of a saved fit, :sensitivity's of the session's.
+func sensFromQ(cfg *sensConfig, m *compile.Model, q sgvb.Proposal, seed uint64, S int, what string, inputs []string) (*sensBase, error) {
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil, err
@@ -469,9 +541,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 		return nil, err
 	}
 	ds := modelDrawSet(m, "q", S)
-	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S),
-		what:   fmt.Sprintf("%d draws of the q in %s (seed %d), weighted by p/q", S, path, seed),
-		inputs: []string{path, l.Path}}
+	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), what: what, inputs: inputs}
 	lw := make([]float64, S)
 	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
@@ -494,18 +564,12 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	return b, nil
 }
 
-// powerScale computes every element's sensitivities, and returns them
-// with the Pareto k̂ of the four sets of power-scaling weights: the prior's
-// at α = 0.99 and 1.01, then the likelihood's.
-func powerScale(b *sensBase, threshold float64) ([]sensRow, [4]float64) {
-	S := len(b.lprior)
-	var base []float64
-	if b.lwBase != nil {
-		base = make([]float64, S)
-		for s, v := range b.lwBase {
-			base[s] = math.Exp(v)
-		}
-	}
+// powerScale computes every element's sensitivities on workers
+// goroutines (each element's its own: the numbers do not depend on
+// workers), and returns them with the Pareto k̂ of the four sets of
+// power-scaling weights: the prior's at α = 0.99 and 1.01, then the
+// likelihood's.
+func powerScale(b *sensBase, threshold float64, workers int) ([]sensRow, [4]float64) {
 	var ks [4]float64
 	var w [4][]float64
 	for p, comp := range [][]float64{b.lprior, b.llik} {
@@ -519,43 +583,70 @@ func powerScale(b *sensBase, threshold float64) ([]sensRow, [4]float64) {
 			b.noLL = constant
 		}
 		for j, alpha := range []float64{sgvb.PowerScaleLower, sgvb.PowerScaleUpper} {
-			lr := make([]float64, S)
-			for s, v := range comp {
-				lr[s] = (alpha - 1) * v // NaN, weight 0, where the part is not finite
-			}
-			lws, k := sgvb.PSIS(lr)
-			ks[2*p+j] = k
-			// the power-scaling weights times the base's, normalised by
-			// CJSDist
-			ws := make([]float64, S)
-			for s, v := range lws {
-				if b.lwBase != nil {
-					v += b.lwBase[s]
-				}
-				ws[s] = math.Exp(v)
-			}
-			w[2*p+j] = ws
+			w[2*p+j], ks[2*p+j] = powerScaleWeights(comp, alpha, b.lwBase)
 		}
 	}
-	var rows []sensRow
+	base := baseWeights(b)
+	type elem struct {
+		name string
+		col  []float64
+	}
+	name := b.elemName
+	if name == nil {
+		name = elemName
+	}
+	var elems []elem
 	for _, v := range b.ds.vars {
 		for j, k := range v.elems {
-			col := b.ds.cols[v.first+j]
-			row := sensRow{name: elemName(v.name, v.shape, k), prior: math.NaN(), lik: math.NaN(), diagnosis: "-"}
-			finite := true
-			for _, x := range col {
-				finite = finite && !math.IsNaN(x) && !math.IsInf(x, 0)
-			}
-			if finite {
-				d := sgvb.CJSDists(col, base, w[:])
-				row.prior = sgvb.PowerScaleSensitivity(d[0], d[1])
-				row.lik = sgvb.PowerScaleSensitivity(d[2], d[3])
-				row.diagnosis = sgvb.PowerScaleDiagnosis(row.prior, row.lik, threshold)
-			}
-			rows = append(rows, row)
+			elems = append(elems, elem{name(v.name, v.shape, k), b.ds.cols[v.first+j]})
 		}
 	}
+	rows := make([]sensRow, len(elems))
+	parallelFor(len(elems), workers, func(i int) {
+		e := elems[i]
+		row := sensRow{name: e.name, prior: math.NaN(), lik: math.NaN(), diagnosis: "-"}
+		if allFinite(e.col) {
+			d := sgvb.CJSDists(e.col, base, w[:])
+			row.prior = sgvb.PowerScaleSensitivity(d[0], d[1])
+			row.lik = sgvb.PowerScaleSensitivity(d[2], d[3])
+			row.diagnosis = sgvb.PowerScaleDiagnosis(row.prior, row.lik, threshold)
+		}
+		rows[i] = row
+	})
 	return rows, ks
+}
+
+// baseWeights are the base draws' weights (nil: equal, a sample's).
+func baseWeights(b *sensBase) []float64 {
+	if b.lwBase == nil {
+		return nil
+	}
+	base := make([]float64, len(b.lwBase))
+	for s, v := range b.lwBase {
+		base[s] = math.Exp(v)
+	}
+	return base
+}
+
+// powerScaleWeights are the weights of the draws power-scaled by alpha in
+// the part of the model whose log density at each draw is comp:
+// exp((α − 1)·comp) Pareto-smoothed (PSIS), times the base's (lwBase, nil
+// for equal), unnormalised; and the Pareto k̂ of the smoothing. A draw
+// whose comp is not finite weighs 0.
+func powerScaleWeights(comp []float64, alpha float64, lwBase []float64) ([]float64, float64) {
+	lr := make([]float64, len(comp))
+	for s, v := range comp {
+		lr[s] = (alpha - 1) * v // NaN, weight 0, where the part is not finite
+	}
+	lws, k := sgvb.PSIS(lr)
+	ws := make([]float64, len(comp))
+	for s, v := range lws {
+		if lwBase != nil {
+			v += lwBase[s]
+		}
+		ws[s] = math.Exp(v)
+	}
+	return ws, k
 }
 
 // printSensitivity prints the table (at most maxTableRows elements of a
@@ -634,11 +725,8 @@ func sensWarnings(b *sensBase, ks [4]float64) []string {
 	bad := 0
 	for _, v := range b.ds.vars {
 		for j := range v.elems {
-			for _, x := range b.ds.cols[v.first+j] {
-				if math.IsNaN(x) || math.IsInf(x, 0) {
-					bad++
-					break
-				}
+			if !allFinite(b.ds.cols[v.first+j]) {
+				bad++
 			}
 		}
 	}

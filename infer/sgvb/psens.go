@@ -1,8 +1,9 @@
 package sgvb
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Power-scaling sensitivity (Kallioinen, Paananen, Bürkner and Vehtari,
@@ -37,78 +38,130 @@ func CJSDist(x, wp, wq []float64) float64 {
 	return CJSDists(x, wp, [][]float64{wq})[0]
 }
 
-// CJSDists returns CJSDist(x, wp, wq) for each wq of wqs, sorting x once.
+// CJSDists returns CJSDist(x, wp, wq) for each wq of wqs, sorting x once:
+// the sort, the gaps and the base's ECDFs (both ways) serve every wq.
 func CJSDists(x, wp []float64, wqs [][]float64) []float64 {
 	out := make([]float64, len(wqs))
 	n := len(x)
 	if n < 2 {
 		return out
 	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+	ord := make([]sortedDraw, n)
+	for i, v := range x {
+		ord[i] = sortedDraw{v, i}
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
-	// gap[k] = x_(k+1) − x_(k); p and q the weights in sorted order
-	buf := make([]float64, 3*n)
-	gap, p, q := buf[:n-1], buf[n:2*n], buf[2*n:]
-	for k := range n - 1 {
-		gap[k] = x[idx[k+1]] - x[idx[k]]
-	}
-	for k, i := range idx {
-		p[k] = 1
-		if wp != nil {
-			p[k] = wp[i]
+	// by value, ties by index: the order (and so every sum) is the same
+	// whatever the sort does with equal keys
+	slices.SortFunc(ord, func(a, b sortedDraw) int {
+		if c := cmp.Compare(a.x, b.x); c != 0 {
+			return c
 		}
+		return cmp.Compare(a.i, b.i)
+	})
+	// gap[k] = x_(k+1) − x_(k); pUp[j] and pDown[j] the base's ECDF after
+	// j+1 draws from the smallest and from the largest
+	buf := make([]float64, 4*n)
+	gap, pUp, pDown, q := buf[:n-1], buf[n:2*n], buf[2*n:3*n], buf[3*n:]
+	for k := range n - 1 {
+		gap[k] = ord[k+1].x - ord[k].x
+	}
+	weight := func(w []float64, i int) float64 {
+		if w == nil {
+			return 1
+		}
+		return w[i]
+	}
+	sp := 0.0
+	for _, o := range ord {
+		sp += weight(wp, o.i)
+	}
+	var P, pIntUp, pIntDown float64
+	for k, o := range ord {
+		P += weight(wp, o.i) / sp
+		pUp[k] = P
+	}
+	P = 0
+	for j := range n {
+		P += weight(wp, ord[n-1-j].i) / sp
+		pDown[j] = P
+	}
+	for j := range n - 1 {
+		pIntUp += gap[j] * pUp[j]
+		pIntDown += gap[n-2-j] * pDown[j]
 	}
 	for j, wq := range wqs {
-		for k, i := range idx {
-			q[k] = 1
-			if wq != nil {
-				q[k] = wq[i]
-			}
+		sq := 0.0
+		for k, o := range ord {
+			q[k] = weight(wq, o.i)
+			sq += q[k]
 		}
-		out[j] = max(cjsSorted(gap, p, q, false), cjsSorted(gap, p, q, true))
+		var Q, jsUp, qIntUp, jsDown, qIntDown float64
+		for k := range n - 1 {
+			Q += q[k] / sq
+			qIntUp += gap[k] * Q
+			jsUp += gap[k] * jsPoint(pUp[k], Q)
+		}
+		Q = 0
+		for j := range n - 1 {
+			d := gap[n-2-j]
+			Q += q[n-1-j] / sq
+			qIntDown += d * Q
+			jsDown += d * jsPoint(pDown[j], Q)
+		}
+		out[j] = max(jsDist(jsUp, pIntUp+qIntUp), jsDist(jsDown, pIntDown+qIntDown))
 	}
 	return out
 }
 
-// cjsSorted is the signed distance of CJSDist from the weights p and q of
-// the sorted draws, whose gaps are gap: the ECDFs accumulated from the
-// smallest draw, or from the largest (down, the draws −x).
-func cjsSorted(gap, p, q []float64, down bool) float64 {
-	n := len(p)
-	sp, sq := 0.0, 0.0
-	for k := range n {
-		sp += p[k]
-		sq += q[k]
-	}
-	var P, Q, pInt, qInt, pq, qp float64
-	for j := range n - 1 {
-		k, d := j, gap[j]
-		if down {
-			k, d = n-1-j, gap[n-2-j]
-		}
-		P += p[k] / sp
-		Q += q[k] / sq
-		pInt += d * P
-		qInt += d * Q
-		lm := math.Log2(0.5*P + 0.5*Q)
-		if P > 0 {
-			pq += d * P * (math.Log2(P) - lm)
-		}
-		if Q > 0 {
-			qp += d * Q * (math.Log2(Q) - lm)
-		}
-	}
-	bound := pInt + qInt
+// sortedDraw is a draw and its index, sorted by CJSDists.
+type sortedDraw struct {
+	x float64
+	i int
+}
+
+// jsDist is the distance of CJSDist from Σ Δ_i js(P_i, Q_i) (jsPoint) and
+// its bound Σ Δ_i (P_i + Q_i). The sum is CJS(P‖Q) + CJS(Q‖P) in nats:
+// their terms (Σ Δ_i Q_i − Σ Δ_i P_i)/(2 ln 2) cancel.
+func jsDist(js, bound float64) float64 {
 	if !(bound > 0) {
 		return 0
 	}
-	pq += 0.5 / math.Ln2 * (qInt - pInt)
-	qp += 0.5 / math.Ln2 * (pInt - qInt)
-	return math.Sqrt(max(0, (pq+qp)/bound))
+	return math.Sqrt(max(0, js/math.Ln2/bound))
 }
+
+// jsPoint is P ln(P/M) + Q ln(Q/M), M = (P + Q)/2, written as
+// (P+Q)/2 · f(u) with u = (Q − P)/(P + Q) and
+// f(u) = (1−u) ln(1−u) + (1+u) ln(1+u): for the small u of power-scaling
+// weights, f's series Σ u^2k / (k(2k−1)) needs no logarithm and loses
+// nothing to the cancellation of the two logs.
+func jsPoint(P, Q float64) float64 {
+	s := P + Q
+	if !(s > 0) {
+		return 0
+	}
+	u := (Q - P) / s
+	var f float64
+	if a := math.Abs(u); a <= jsSeriesMax {
+		u2 := u * u
+		// Horner over the 9 terms, u2^9/153 < 1e-18 relative
+		for k := len(jsSeries) - 1; k >= 0; k-- {
+			f = (f + jsSeries[k]) * u2
+		}
+	} else {
+		if a < 1 {
+			f = (1 - a) * math.Log1p(-a)
+		}
+		f += (1 + a) * math.Log1p(a)
+	}
+	return 0.5 * s * f
+}
+
+// jsSeries are the coefficients 1/(k(2k−1)) of f's series, k = 1 … 9.
+var jsSeries = [9]float64{1, 1.0 / 6, 1.0 / 15, 1.0 / 28, 1.0 / 45, 1.0 / 66, 1.0 / 91, 1.0 / 120, 1.0 / 153}
+
+// jsSeriesMax is the largest |u| that jsPoint sums f's series for: u² ≤
+// 0.01, so 9 terms leave less than 1e-18 of f.
+const jsSeriesMax = 0.1
 
 // PowerScaleSensitivity combines the distances dLower and dUpper of the
 // posterior power-scaled by PowerScaleLower and PowerScaleUpper from the

@@ -3,7 +3,9 @@ package sgvb
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
+	"sort"
 	"testing"
 )
 
@@ -90,6 +92,33 @@ func TestCJSDistEdges(t *testing.T) {
 	}
 }
 
+// TestJSPoint: jsPoint's series (small |u|) and its logarithms (larger
+// |u|, one ECDF at 0) against P ln(P/M) + Q ln(Q/M) computed directly,
+// on both sides of jsSeriesMax.
+func TestJSPoint(t *testing.T) {
+	direct := func(P, Q float64) float64 {
+		M := (P + Q) / 2
+		v := 0.0
+		if P > 0 {
+			v += P * math.Log(P/M)
+		}
+		if Q > 0 {
+			v += Q * math.Log(Q/M)
+		}
+		return v
+	}
+	for _, c := range [][2]float64{{0.5, 0.5}, {0.3, 0.31}, {0.2, 0.24}, {0.2, 0.2444}, {0.2, 0.2445}, {0.6, 0.4}, {0.9, 0.01}, {0, 0.3}, {0.7, 0}, {0, 0}} {
+		got, want := jsPoint(c[0], c[1]), direct(c[0], c[1])
+		// the direct form cancels two logs: its error is some ulps of P ln 2
+		if math.Abs(got-want) > 1e-15*(c[0]+c[1]) {
+			t.Errorf("jsPoint(%g, %g) = %.17g, directly %.17g", c[0], c[1], got, want)
+		}
+		if got2 := jsPoint(c[1], c[0]); got2 != got {
+			t.Errorf("jsPoint(%g, %g) = %.17g, swapped %.17g", c[0], c[1], got, got2)
+		}
+	}
+}
+
 func TestPowerScaleDiagnosis(t *testing.T) {
 	for _, c := range []struct {
 		prior, lik float64
@@ -132,5 +161,83 @@ func BenchmarkCJSDists(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		CJSDists(x, nil, ws)
+	}
+}
+
+// cjsDirect is CJSDist as priorsense writes it, term by term: each
+// sign's CJS(P‖Q) and CJS(Q‖P) with their three log₂ per point.
+func cjsDirect(x, wp, wq []float64) float64 {
+	n := len(x)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	w := func(v []float64, i int) float64 {
+		if v == nil {
+			return 1
+		}
+		return v[i]
+	}
+	var sp, sq float64
+	for i := range n {
+		sp, sq = sp+w(wp, i), sq+w(wq, i)
+	}
+	dist := func(down bool) float64 {
+		var P, Q, pInt, qInt, pq, qp float64
+		for j := range n - 1 {
+			a, b := idx[j], idx[j+1]
+			if down {
+				a, b = idx[n-1-j], idx[n-2-j]
+			}
+			d := math.Abs(x[b] - x[a])
+			P += w(wp, a) / sp
+			Q += w(wq, a) / sq
+			pInt, qInt = pInt+d*P, qInt+d*Q
+			lm := math.Log2((P + Q) / 2)
+			if P > 0 {
+				pq += d * P * (math.Log2(P) - lm)
+			}
+			if Q > 0 {
+				qp += d * Q * (math.Log2(Q) - lm)
+			}
+		}
+		if !(pInt+qInt > 0) {
+			return 0
+		}
+		pq += (qInt - pInt) / (2 * math.Ln2)
+		qp += (pInt - qInt) / (2 * math.Ln2)
+		return math.Sqrt(max(0, (pq+qp)/(pInt+qInt)))
+	}
+	return max(dist(false), dist(true))
+}
+
+// TestCJSDistsDirect: CJSDists over 4000 draws (ties among them) with the
+// weights of power-scaling at α = 0.99 and 1.01, weighted and not, against
+// the term-by-term cjsDirect, to the reference tests' tolerance.
+func TestCJSDistsDirect(t *testing.T) {
+	const S = 4000
+	rng := rand.New(rand.NewPCG(4, 2))
+	x, c, base := make([]float64, S), make([]float64, S), make([]float64, S)
+	for s := range x {
+		x[s] = math.Round(100*rng.NormFloat64()) / 20 // ties
+		c[s] = -x[s]*x[s]/2 + rng.NormFloat64()
+		base[s] = math.Exp(0.2 * rng.NormFloat64())
+	}
+	var wqs [][]float64
+	for _, alpha := range []float64{PowerScaleLower, PowerScaleUpper, 0.8} {
+		w := make([]float64, S)
+		for s, v := range c {
+			w[s] = math.Exp((alpha - 1) * v)
+		}
+		wqs = append(wqs, w)
+	}
+	for _, wp := range [][]float64{nil, base} {
+		got := CJSDists(x, wp, wqs)
+		for j, wq := range wqs {
+			if want := cjsDirect(x, wp, wq); relErr(got[j], want) > psensTol {
+				t.Errorf("weighted %v, set %d: CJSDists %.15g, directly %.15g", wp != nil, j, got[j], want)
+			}
+		}
 	}
 }
