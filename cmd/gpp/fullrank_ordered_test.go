@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -102,6 +105,70 @@ func TestFitFullRankOrdered(t *testing.T) {
 		}
 		if p := summaryStats(t, pred); math.Abs(p["c[3]"][1]/got["c[3]"][1]-1) > 0.1 {
 			t.Errorf("%s: predict: c[3] sd %.4g, the fit's %.4g", what, p["c[3]"][1], got["c[3]"][1])
+		}
+	}
+}
+
+// TestFitFileOrderedGroupErrors: a hand-edited fit.json whose group holds
+// an ordered latent with a part missing, with mean-field parts, or alone
+// with mean-field parts is an error at the factor or the group (file,
+// line and column), exit 1, not a panic.
+func TestFitFileOrderedGroupErrors(t *testing.T) {
+	const model, data = "../../examples/ordinal.gpp", "../../examples/ordinal.csv"
+	d := t.TempDir()
+	fr := filepath.Join(d, "fr")
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--fullrank", "all", "--iter", "300", "--plots=false", "--out", fr); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	src, err := os.ReadFile(filepath.Join(fr, "fit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meanField := []any{
+		map[string]any{"name": "c", "family": "normal", "support": "real", "shape": []int{1}, "params": map[string]any{"mean": []float64{-1}, "sd": []float64{0.2}}},
+		map[string]any{"name": "c", "family": "gamma", "support": "positive", "shape": []int{2}, "params": map[string]any{"shape": []float64{3, 3}, "rate": []float64{2, 2}}},
+	}
+	for _, c := range []struct {
+		name string
+		edit func(ff map[string]any, c map[string]any)
+		want string
+	}{
+		{"a part missing", func(_, c map[string]any) { c["parts"] = c["parts"].([]any)[:1] }, `:\d+:\d+: factor c: an ordered factor of 3 elements has 1 parts, want 2`},
+		{"mean-field parts", func(_, c map[string]any) { c["parts"] = meanField }, `:\d+:\d+: group beta\+c: c is not a fullrank factor of the fit`},
+		{"alone, mean-field", func(ff, c map[string]any) {
+			c["parts"] = meanField
+			g := ff["groups"].([]any)[0].(map[string]any)
+			g["names"] = []string{"c"}
+		}, `:\d+:\d+: group c: a group has two or more factors`},
+	} {
+		var ff map[string]any
+		if err := json.Unmarshal(src, &ff); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ff["factors"].([]any) {
+			if f := f.(map[string]any); f["name"] == "c" {
+				c.edit(ff, f)
+			}
+		}
+		out, err := json.MarshalIndent(ff, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(d, strings.ReplaceAll(c.name, " ", "_"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "fit.json"), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"fit", model, data, "--quiet", "--fullrank", "all", "--iter", "10", "--init", filepath.Join(dir, "fit.json"), "--out", filepath.Join(d, "again")},
+			{"predict", dir, model, data, "--quiet", "--out", filepath.Join(d, "pred")},
+		} {
+			code, _, stderr := runSafe(t, args...)
+			if re := regexp.MustCompile(regexp.QuoteMeta(filepath.Join(dir, "fit.json")) + c.want); code != 1 || !re.MatchString(stderr) {
+				t.Errorf("%s: gpp %s: exit %d: %s; want %s", c.name, args[0], code, stderr, re)
+			}
 		}
 	}
 }

@@ -54,8 +54,8 @@ data inform the posterior.
 
 The prior is every density of a param: a declaration's ~ D, a ~ whose left
 side is a param, an element or a slice of one (theta[i] ~ Normal(mu, tau) in a
-loop) or a let of params that reads no data, and every target += that reads
-no data. The likelihood is every ~ on data (their truncations and missing
+loop) or an expression or a let of params that reads no data (log(sigma) ~
+Normal(0, 1)), and every target += that reads no data. The likelihood is every ~ on data (their truncations and missing
 values included) and every target += that reads data. The log Jacobians of
 the coordinates are in neither: they cancel. --prior NAMES narrows the prior
 to the priors of those params, --likelihood NAMES the likelihood to the

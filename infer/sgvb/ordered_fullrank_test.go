@@ -124,40 +124,7 @@ func TestFullRankOrdered(t *testing.T) {
 			t.Errorf("%s: family %v, parts %v", name, f.Family, f.Parts)
 		}
 	}
-	// a Result read back from a file: the factors (their joint marginal
-	// lost on the way) and the group, linked again
-	back := &Result{Method: r.Method, Dim: r.Dim, Groups: r.Groups}
-	for _, f := range r.Factors {
-		f.joint = nil
-		back.Factors = append(back.Factors, f)
-	}
-	back.LinkOrdered()
-	const S = 20000
-	rng := rand.New(rand.NewPCG(9, 10))
-	sum, sum2, z := make([]float64, 6), make([]float64, 6), make([]float64, 6)
-	for range S {
-		r.Sample(rng, z)
-		for i, v := range z {
-			sum[i] += v
-			sum2[i] += v * v
-		}
-	}
-	for what, res := range map[string]*Result{"fitted": r, "reloaded": back} {
-		for _, name := range []string{"o", "v"} {
-			f := res.Factor(name)
-			mean, sd := f.Mean(), f.SD()
-			for k := range f.Size {
-				i := f.Offset + k
-				m := sum[i] / S
-				sdDraws := math.Sqrt(sum2[i]/S - m*m)
-				// 5 standard errors, that of an sd taken as sd·√(2/S)
-				// doubled for the lognormal increments' tails
-				if math.Abs(mean[k]-m) > 5*sdDraws/math.Sqrt(S) || math.Abs(sd[k]-sdDraws) > 5*2*sdDraws*math.Sqrt(2.0/S) {
-					t.Errorf("%s %s[%d]: factor's mean %.4f sd %.4f, draws' %.4f %.4f", what, name, k, mean[k], sd[k], m, sdDraws)
-				}
-			}
-		}
-	}
+	checkOrderedMoments(t, r, 9, 10)
 }
 
 // An ordered latent alone under Families (FamilyFullRank) is the group of
@@ -221,6 +188,15 @@ func TestLowRankOrdered(t *testing.T) {
 			}
 		}
 	}
+	checkOrderedMoments(t, r, 11, 12)
+}
+
+// checkOrderedMoments checks the means and sds of r's ordered factors o
+// and v against 20000 draws of q (seeded by s1, s2), as fitted and as a
+// Result read back from a file: the factors (their joint marginal lost on
+// the way) and the groups, linked again (LinkOrdered).
+func checkOrderedMoments(t *testing.T, r *Result, s1, s2 uint64) {
+	t.Helper()
 	back := &Result{Method: r.Method, Dim: r.Dim, Groups: r.Groups}
 	for _, f := range r.Factors {
 		f.joint = nil
@@ -228,8 +204,8 @@ func TestLowRankOrdered(t *testing.T) {
 	}
 	back.LinkOrdered()
 	const S = 20000
-	rng := rand.New(rand.NewPCG(11, 12))
-	sum, sum2, z := make([]float64, 6), make([]float64, 6), make([]float64, 6)
+	rng := rand.New(rand.NewPCG(s1, s2))
+	sum, sum2, z := make([]float64, r.Dim), make([]float64, r.Dim), make([]float64, r.Dim)
 	for range S {
 		back.Sample(rng, z)
 		for i, v := range z {
@@ -245,6 +221,8 @@ func TestLowRankOrdered(t *testing.T) {
 				i := f.Offset + k
 				m := sum[i] / S
 				sdDraws := math.Sqrt(sum2[i]/S - m*m)
+				// 5 standard errors, that of an sd taken as sd·√(2/S)
+				// doubled for the lognormal increments' tails
 				if math.Abs(mean[k]-m) > 5*sdDraws/math.Sqrt(S) || math.Abs(sd[k]-sdDraws) > 5*2*sdDraws*math.Sqrt(2.0/S) {
 					t.Errorf("%s %s[%d]: factor's mean %.4f sd %.4f, draws' %.4f %.4f", what, name, k, mean[k], sd[k], m, sdDraws)
 				}

@@ -7,10 +7,11 @@ package compile
 //
 // The log prior is every term of a density whose left side is a param: a
 // declaration's ~ D, a ~ on the whole param, on an element or a slice of
-// it (theta[i] ~ Normal(mu, tau) in a loop) or on a let of params that
-// reads no data, with a truncation's normaliser and an ordered param's
-// sorting constant; and a target += that reads no data (a soft constraint
-// or a hand-written prior on params). The log likelihood is every other
+// it (theta[i] ~ Normal(mu, tau) in a loop) or on an expression or a let
+// of params that reads no data (log(sigma) ~ D, sum(phi) ~ D), with a
+// truncation's normaliser and an ordered param's sorting constant; and a
+// target += that reads no data (a soft constraint or a hand-written prior
+// on params). The log likelihood is every other
 // term: each ~ whose left side reads data (the observed values, with their
 // truncations and the missing values of data) and each target += that
 // reads data. The log Jacobians of the coordinates (a bounded param's
@@ -220,8 +221,9 @@ func (l *lowerer) splitPart(s ast.Stmt) (restore func()) {
 }
 
 // priorLHS reports whether a ~ on lhs is a prior: lhs is a param, an
-// element or slice of one (whatever its indices read), or a let of params
-// that reads no data.
+// element or slice of one (whatever its indices read), or an expression
+// or a let of params that reads no data (log(sigma) ~ Normal(0, 1), the
+// soft constraint sum(phi) ~ Normal(0, 0.001 * N), whose arguments may).
 func (l *lowerer) priorLHS(lhs ast.Expr) bool {
 	e := ast.Unparen(lhs)
 	for {
@@ -231,29 +233,21 @@ func (l *lowerer) priorLHS(lhs ast.Expr) bool {
 		}
 		e = ast.Unparen(ix.X)
 	}
-	id, ok := e.(*ast.Ident)
-	if !ok {
-		return false
+	if id, ok := e.(*ast.Ident); ok {
+		if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Param {
+			return true
+		}
 	}
-	sym := l.info.Uses[id]
-	switch {
-	case sym == nil:
-		return false
-	case sym.Kind == check.Param:
-		return true
-	case sym.Kind == check.Let:
-		ls, ok := sym.Decl.(*ast.LetStmt)
-		return ok && len(paramDeps(l.info, []ast.Expr{ls.Value})) > 0 && !l.readsData(ls.Value)
-	}
-	return false
+	return len(paramDeps(l.info, []ast.Expr{e})) > 0 && !l.readsData(e)
 }
 
-// readsData reports whether e reads data (or a size bound from data),
-// through the lets it reads.
+// readsData reports whether e reads data values, through the lets it
+// reads. A size (N of data y: real[N]) is not one: it scales priors, as
+// in the soft constraint target += logpdf(sum(phi), Normal(0, 0.001 * N)).
 func (l *lowerer) readsData(e ast.Expr) bool {
 	found := false
 	l.visitReads(e, func(sym *check.Symbol) bool {
-		found = sym.Kind == check.Data || sym.Kind == check.Size
+		found = sym.Kind == check.Data
 		return found
 	})
 	return found

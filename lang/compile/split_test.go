@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/data"
@@ -31,6 +32,11 @@ func coordJacobian(m *Model) float64 {
 		}
 	}
 	return jac
+}
+
+// normalLog is the log density of Normal(mu, sd) at x, written out.
+func normalLog(x, mu, sd float64) float64 {
+	return -0.5*math.Log(2*math.Pi) - math.Log(sd) - 0.5*(x-mu)*(x-mu)/(sd*sd)
 }
 
 // checkSplitSum checks log prior + log likelihood = log joint − the
@@ -131,23 +137,25 @@ for i in 0:N {
 }
 `
 
-// TestSplitByHand checks each part of splitModel against its densities
-// written out: a ~ on an element of a param and a target += of params
-// count as prior, a ~ on data as likelihood.
-func TestSplitByHand(t *testing.T) {
-	y := []float64{0.3, -1.2, 2.5, 0.7, 1.1}
-	g := []int{0, 1, 2, 0, 2}
+// splitModelData compiles splitModel on five rows of y and g, returned.
+func splitModelData(t *testing.T) (m *Model, y []float64, g []int) {
+	y = []float64{0.3, -1.2, 2.5, 0.7, 1.1}
+	g = []int{0, 1, 2, 0, 2}
 	rows := make([][]float64, len(y))
 	for i := range y {
 		rows[i] = []float64{y[i], float64(g[i])}
 	}
-	m := compileSrc(t, "split.gpp", splitModel, nil, data.Input{File: "d.csv", Table: csvTable(t, "d.csv", "y,g", rows)})
+	return compileSrc(t, "split.gpp", splitModel, nil, data.Input{File: "d.csv", Table: csvTable(t, "d.csv", "y,g", rows)}), y, g
+}
+
+// TestSplitByHand checks each part of splitModel against its densities
+// written out: a ~ on an element of a param and a target += of params
+// count as prior, a ~ on data as likelihood.
+func TestSplitByHand(t *testing.T) {
+	m, y, g := splitModelData(t)
 	s, err := m.NewSplit(Selection{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	normal := func(x, mu, sd float64) float64 {
-		return -0.5*math.Log(2*math.Pi) - math.Log(sd) - 0.5*(x-mu)*(x-mu)/(sd*sd)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := make([]float64, m.Dim)
@@ -159,13 +167,13 @@ func TestSplitByHand(t *testing.T) {
 		mu, tau := x[0], math.Exp(x[1])
 		theta := x[2:5]
 		sv := 1 + 2/(1+math.Exp(-x[5]))
-		wantPrior := normal(mu, 0, 10) + math.Log(2) + normal(tau, 0, 1) + math.Log(0.5) - 0.5*(mu-1)*(mu-1)
+		wantPrior := normalLog(mu, 0, 10) + math.Log(2) + normalLog(tau, 0, 1) + math.Log(0.5) - 0.5*(mu-1)*(mu-1)
 		for _, th := range theta {
-			wantPrior += normal(th, mu, tau)
+			wantPrior += normalLog(th, mu, tau)
 		}
 		wantLik := 0.0
 		for i := range y {
-			wantLik += normal(y[i], theta[g[i]], sv)
+			wantLik += normalLog(y[i], theta[g[i]], sv)
 		}
 		lp, ll, err := s.Eval(x)
 		if err != nil {
@@ -194,16 +202,13 @@ func TestSplitMissingTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	normal := func(x, mu, sd float64) float64 {
-		return -0.5*math.Log(2*math.Pi) - math.Log(sd) - 0.5*(x-mu)*(x-mu)/(sd*sd)
-	}
 	for _, x := range [][]float64{{0.2, -0.3, 1.7}, {-1, 0.5, 0.01}} {
 		mu, sd := x[0], math.Exp(x[1])
-		wantPrior := normal(mu, 0, 1) + 2*math.Log(2) + math.Log(sd) - 2*sd
-		wantLik := normal(0.3, mu, sd) + normal(x[2], mu, sd) + normal(1.2, mu, sd)
+		wantPrior := normalLog(mu, 0, 1) + 2*math.Log(2) + math.Log(sd) - 2*sd
+		wantLik := normalLog(0.3, mu, sd) + normalLog(x[2], mu, sd) + normalLog(1.2, mu, sd)
 		for _, z := range []float64{0.5, 2.0} {
 			// log P(Z > 0) = log Φ(mu/sd)
-			wantLik += normal(z, mu, sd) - math.Log(0.5*math.Erfc(-mu/sd/math.Sqrt2))
+			wantLik += normalLog(z, mu, sd) - math.Log(0.5*math.Erfc(-mu/sd/math.Sqrt2))
 		}
 		lp, ll, err := s.Eval(x)
 		if err != nil {
@@ -222,19 +227,10 @@ func TestSplitMissingTruncated(t *testing.T) {
 // keeps z's terms (its truncation's normaliser too), not y's nor the
 // missing value's; a name that no term of the part belongs to is an error.
 func TestSplitSelection(t *testing.T) {
-	y := []float64{0.3, -1.2, 2.5, 0.7, 1.1}
-	g := []int{0, 1, 2, 0, 2}
-	rows := make([][]float64, len(y))
-	for i := range y {
-		rows[i] = []float64{y[i], float64(g[i])}
-	}
-	m := compileSrc(t, "split.gpp", splitModel, nil, data.Input{File: "d.csv", Table: csvTable(t, "d.csv", "y,g", rows)})
+	m, _, _ := splitModelData(t)
 	s, err := m.NewSplit(Selection{Prior: []string{"mu", "tau"}})
 	if err != nil {
 		t.Fatal(err)
-	}
-	normal := func(x, mu, sd float64) float64 {
-		return -0.5*math.Log(2*math.Pi) - math.Log(sd) - 0.5*(x-mu)*(x-mu)/(sd*sd)
 	}
 	all, err := m.NewSplit(Selection{})
 	if err != nil {
@@ -242,7 +238,7 @@ func TestSplitSelection(t *testing.T) {
 	}
 	x := []float64{0.4, -0.3, 0.2, -0.5, 1.1, 0.3}
 	mu, tau := x[0], math.Exp(x[1])
-	want := normal(mu, 0, 10) + math.Log(2) + normal(tau, 0, 1) - 0.5*(mu-1)*(mu-1) // not s's Uniform(1, 3)
+	want := normalLog(mu, 0, 10) + math.Log(2) + normalLog(tau, 0, 1) - 0.5*(mu-1)*(mu-1) // not s's Uniform(1, 3)
 	lp, ll, err := s.Eval(x)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +262,7 @@ func TestSplitSelection(t *testing.T) {
 	ms, sd := xt[0], math.Exp(xt[1])
 	wantZ := 0.0
 	for _, z := range []float64{0.5, 2.0} {
-		wantZ += normal(z, ms, sd) - math.Log(0.5*math.Erfc(-ms/sd/math.Sqrt2))
+		wantZ += normalLog(z, ms, sd) - math.Log(0.5*math.Erfc(-ms/sd/math.Sqrt2))
 	}
 	lpz, llz, err := sz.Eval(xt)
 	if err != nil {
@@ -290,4 +286,40 @@ func TestSplitSelection(t *testing.T) {
 			t.Errorf("%+v: error %v, want %q", c.sel, err, c.want)
 		}
 	}
+}
+
+// TestSplitExpressionLHS: a ~ on an expression of params that reads no
+// data is a prior of the params it reads (log(s) ~ D, and the soft
+// sum-to-zero constraint sum(th) ~ D whose scale reads the size N), as a ~
+// on a let of them is; a ~ whose left side reads data is the likelihood.
+func TestSplitExpressionLHS(t *testing.T) {
+	src := "data y: real[N]\nparam th: real[2]\nparam s: positive\nlog(s) ~ Normal(0, 1)\nsum(th) ~ Normal(0, 0.01 * N)\ntarget += logpdf(th[0] - th[1], Normal(0, 0.1 * N))\ny - th[0] ~ Normal(th[1], s)\n"
+	y := []float64{0.3, -0.4, 0.9}
+	m := compileSrc(t, "e.gpp", src, nil, jsonData(t, `{"y": [0.3, -0.4, 0.9]}`))
+	splits := map[string]*Split{}
+	for _, sel := range []Selection{{}, {Prior: []string{"th"}}, {Prior: []string{"s"}}} {
+		s, err := m.NewSplit(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		splits[strings.Join(sel.Prior, ",")] = s
+	}
+	for _, x := range [][]float64{{0.2, -0.3, 0.4}, {-1, 0.05, -0.7}} {
+		th0, th1, sd := x[0], x[1], math.Exp(x[2])
+		priorS, priorTh := normalLog(x[2], 0, 1), normalLog(th0+th1, 0, 0.01*3)+normalLog(th0-th1, 0, 0.1*3) // N a size, not data
+		wantLik := 0.0
+		for _, v := range y {
+			wantLik += normalLog(v-th0, th1, sd)
+		}
+		for sel, want := range map[string]float64{"": priorS + priorTh, "th": priorTh, "s": priorS} {
+			lp, ll, err := splits[sel].Eval(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(lp-want) > splitTol*math.Max(1, math.Abs(want)) || math.Abs(ll-wantLik) > splitTol*math.Max(1, math.Abs(wantLik)) {
+				t.Errorf("--prior %q at %v: log prior %.12g, log lik %.12g; want %.12g, %.12g", sel, x, lp, ll, want, wantLik)
+			}
+		}
+	}
+	checkSplitSum(t, m, 11)
 }
