@@ -1213,7 +1213,7 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		}
 		switch {
 		case len(group) == 0:
-			return nil, fmt.Errorf("--fullrank all: the model has no real, positive, bounded or matrix params for a full-rank factor of at most %d elements", sgvb.MaxFullRank)
+			return nil, fmt.Errorf("--fullrank all: the model has no real, positive, bounded, simplex, ordered or matrix params for a full-rank factor of at most %d elements", sgvb.MaxFullRank)
 		case len(group) == 1:
 			s.Families[group[0]] = sgvb.FamilyFullRank
 		default:

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/infer/sgvb"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -275,10 +276,7 @@ func plotIntervals(w io.Writer, title string, groups []intervalGroup, series []i
 // 90 % line, the 50 % line over it and the median as a white point ringed
 // in c, seen on the thick line.
 func addInterval(p *plot.Plot, iv interval, y float64, c color.Color) error {
-	for _, seg := range []struct {
-		a, b  float64
-		width vg.Length
-	}{{iv.q5, iv.q95, vg.Points(1)}, {iv.q25, iv.q75, vg.Points(4)}} {
+	for _, seg := range intervalSegments(iv) {
 		l, err := plotter.NewLine(plotter.XYs{{X: seg.a, Y: y}, {X: seg.b, Y: y}})
 		if err != nil {
 			return err
@@ -298,6 +296,18 @@ func addInterval(p *plot.Plot, iv interval, y float64, c color.Color) error {
 	hole.GlyphStyle = draw.GlyphStyle{Color: color.White, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
 	p.Add(pt, hole)
 	return nil
+}
+
+// intervalSeg is a line of a row: from a to b, width wide.
+type intervalSeg struct {
+	a, b  float64
+	width vg.Length
+}
+
+// intervalSegments are the lines of an interval's row, in drawing order:
+// the thin 90 % line (q5 … q95), then the thick 50 % one (q25 … q75) over it.
+func intervalSegments(iv interval) [2]intervalSeg {
+	return [2]intervalSeg{{iv.q5, iv.q95, vg.Points(1)}, {iv.q25, iv.q75, vg.Points(4)}}
 }
 
 // intervalRange is a panel's x range for intervals spanning lo … hi,
@@ -420,9 +430,9 @@ func sampleIntervalSeries(sd *sampleDraws, af *againstFit, groups []intervalGrou
 }
 
 // qLabel names the fit's q in the plot's legend: "SGVB q", or "Laplace q"
-// for a --family laplace fit.
+// for a --family laplace fit (a fit.json's, or the REPL's last fit's).
 func (af *againstFit) qLabel() string {
-	if af.ff != nil && af.ff.Method == "laplace" {
+	if af.ff != nil && af.ff.Method == sgvb.Laplace.String() {
 		return "Laplace q"
 	}
 	return "SGVB q"

@@ -46,6 +46,17 @@ func TestIntervalOf(t *testing.T) {
 	check("no finite draw", intervalOf([]float64{nan, math.Inf(1)}), [5]float64{nan, nan, nan, nan, nan}, 0, 2)
 }
 
+// TestIntervalSegments: a row's thin line spans the 90 % interval and its
+// thick line, drawn over it, the 50 % one.
+func TestIntervalSegments(t *testing.T) {
+	iv := intervalOf([]float64{1, 2, 3, 4, 10})
+	got := intervalSegments(iv)
+	want := [2]intervalSeg{{iv.q5, iv.q95, vg.Points(1)}, {iv.q25, iv.q75, vg.Points(4)}}
+	if got != want || !(want[0].width < want[1].width) {
+		t.Errorf("segments %+v, want %+v", got, want)
+	}
+}
+
 // TestIntervalRange: a panel's x range pads the intervals' span by 5 %,
 // puts a point in a range around it, and always has a finite, positive
 // width: gonum's ticks never end on an infinite one.

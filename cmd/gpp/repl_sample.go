@@ -222,6 +222,7 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 	af := &againstFit{label: fmt.Sprintf("fit %d, the session's last,", r.fit.n), ff: &fitFile{},
 		mean: map[string]float64{}, sd: map[string]float64{}}
 	af.ff.Settings.OutputDraws = r.fit.draws
+	af.ff.Method = r.fit.res.Method.String() // intervals.png's legend: "Laplace q" after :fit --family laplace
 	cols := map[string][]float64{}
 	for _, v := range ds.vars {
 		for j, k := range v.elems {

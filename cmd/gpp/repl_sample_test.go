@@ -509,3 +509,31 @@ func TestReplShowLaplace(t *testing.T) {
 		t.Errorf(":show after a Laplace fit:\n%s%s", got, errb)
 	}
 }
+
+// TestReplAgainstLastLabel: :sample --against last names the session's
+// last fit's q in intervals.png's legend as gpp sample --against FIT does,
+// "Laplace q" after :fit --family laplace and "SGVB q" after a default fit.
+func TestReplAgainstLastLabel(t *testing.T) {
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load ../../examples/regression.gpp", ":data ../../examples/wine_std.csv")
+	for _, c := range []struct{ fit, want string }{{":fit --quiet --family laplace", "Laplace q"}, {":fit --quiet", "SGVB q"}} {
+		typeIn(r, c.fit)
+		if r.fit == nil {
+			t.Fatalf("%s: no fit; errors:\n%s", c.fit, errb)
+		}
+		l, err := pipeline.ParseSource(replModel, []byte(r.src), r.sets)
+		if err == nil {
+			err = l.Bind(r.inputs(), r.sets)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		af, err := r.againstLastFit(l.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := af.qLabel(); got != c.want {
+			t.Errorf("after %s: q labelled %q, want %q", c.fit, got, c.want)
+		}
+	}
+}

@@ -232,7 +232,8 @@ func MeanSD(x []float64) (mean, sd float64) {
 }
 
 // Median returns the median of x (the mean of the two middle values for an
-// even length), sorting x in place; NaN for none.
+// even length), sorting x in place; NaN for none. Unlike MeanSD it does not
+// skip NaNs: they sort first and count as values, so callers drop them.
 func Median(x []float64) float64 {
 	n := len(x)
 	if n == 0 {
