@@ -58,6 +58,25 @@ type interval struct {
 	n, dropped             int
 }
 
+// note says, for a row's label, what of its draws was left out: "" when
+// none, "no finite draws", or "k non-finite left out", after "who: "
+// when who (the series) is not "".
+func (iv interval) note(who string) string {
+	var n string
+	switch {
+	case iv.n == 0:
+		n = "no finite draws"
+	case iv.dropped > 0:
+		n = fmt.Sprintf("%d non-finite left out", iv.dropped)
+	default:
+		return ""
+	}
+	if who != "" {
+		n = who + ": " + n
+	}
+	return n
+}
+
 // intervalOf summarises xs for a row of the forest plot.
 func intervalOf(xs []float64) interval {
 	v := make([]float64, 0, len(xs))
@@ -212,26 +231,33 @@ func plotIntervals(w io.Writer, title string, groups []intervalGroup, series []i
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for r, e := range g.elems {
 			y := float64(n - 1 - r)
-			label, note := e.name, ""
+			var notes []string
 			for s, ser := range series {
 				xs := ser.draws(e)
 				if xs == nil {
 					continue
 				}
 				iv := intervalOf(xs)
-				switch {
-				case iv.n == 0:
-					note = " (no finite draws)"
+				who := "" // which series a note is about, when there are two
+				if len(series) > 1 {
+					who = ser.label
+				}
+				if note := iv.note(who); note != "" {
+					notes = append(notes, note)
+				}
+				if iv.n == 0 {
 					continue
-				case iv.dropped > 0 && note == "":
-					note = fmt.Sprintf(" (%d non-finite left out)", iv.dropped)
 				}
 				if err := addInterval(p, iv, y+offsets[s], ser.color); err != nil {
 					return err
 				}
 				lo, hi = math.Min(lo, iv.q5), math.Max(hi, iv.q95)
 			}
-			ticks[r] = plot.Tick{Value: y, Label: label + note}
+			label := e.name
+			if len(notes) > 0 {
+				label += " (" + strings.Join(notes, "; ") + ")"
+			}
+			ticks[r] = plot.Tick{Value: y, Label: label}
 		}
 		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 		p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4

@@ -327,3 +327,24 @@ func loadIntervalsPNG(t *testing.T, path string) image.Image {
 	}
 	return img
 }
+
+// TestIntervalNote: a row's label says what was left out, and of which
+// series when q and NUTS share the row.
+func TestIntervalNote(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		xs   []float64
+		who  string
+		want string
+	}{
+		{[]float64{1, 2, 3}, "", ""},
+		{[]float64{1, nan, 3, inf}, "", "2 non-finite left out"},
+		{[]float64{1, nan, 3}, "NUTS", "NUTS: 1 non-finite left out"},
+		{[]float64{nan, inf}, "SGVB q", "SGVB q: no finite draws"},
+		{[]float64{nan}, "", "no finite draws"},
+	} {
+		if got := intervalOf(c.xs).note(c.who); got != c.want {
+			t.Errorf("%v, %q: note %q, want %q", c.xs, c.who, got, c.want)
+		}
+	}
+}
