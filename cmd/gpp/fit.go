@@ -197,8 +197,8 @@ the likelihood (a ~ on data, T[...], target +=) is ignored, and the outputs
 are evaluated at each draw, so that output y_rep ~ D(args) is a draw from the
 prior predictive distribution (PyMC's sample_prior_predictive). It writes
 summary.csv and draws.csv, marked as prior draws, into --out (default
-gpp-prior), with --plots the prior predictive checks ppc_y.png and
-ppc_stat_y.png; a param without a prior to draw from (a flat prior, a ~ on some
+gpp-prior), with --plots the params' prior intervals intervals.png and the
+prior predictive checks ppc_y.png and ppc_stat_y.png; a param without a prior to draw from (a flat prior, a ~ on some
 of its elements, a covariance matrix) is an error at its declaration.
 
 Data: a CSV file binds its columns to data declarations by name; a matrix

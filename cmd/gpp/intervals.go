@@ -411,6 +411,23 @@ func fitIntervalsWhat(h drawsHeader, ds *drawSet) string {
 	return what
 }
 
+// priorIntervalsFile is gpp fit --prior's intervals.png: the params'
+// intervals under their priors, of the prior draws (PyMC's plot of a
+// prior predictive sample's parameters), to see the scales the priors
+// allow before the data.
+func priorIntervalsFile(ds *drawSet) outputFile {
+	return outputFile{intervalsPlot, func(w io.Writer) error {
+		groups, params := intervalGroups(ds.vars, intervalMaxRows, intervalMaxPanels)
+		n := 0
+		if len(ds.cols) > 0 {
+			n = len(ds.cols[0])
+		}
+		ser := intervalSeries{"prior", intervalColor, func(e intervalElem) []float64 { return ds.cols[e.col] }}
+		what := fmt.Sprintf("intervals of %d prior draw%s", n, plural(n))
+		return plotIntervals(w, intervalTitle(what, groups, params), groups, []intervalSeries{ser})
+	}}
+}
+
 // fitIntervalsFile is a fit's intervals.png, of the draws its summary.csv
 // summarises.
 func fitIntervalsFile(h drawsHeader, ds *drawSet) outputFile {

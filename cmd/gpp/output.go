@@ -393,6 +393,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 				names = append(names, tracePlot, rankPlot, pairsPlot, intervalsPlot)
 			}
 		}
+		if cfg.prior && cfg.plots {
+			names = append(names, intervalsPlot)
+		}
 		if cfg.sample && hasLOOOutput(m) {
 			names = append(names, looFile)
 		}

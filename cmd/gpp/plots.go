@@ -40,7 +40,7 @@ const (
 func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 	switch {
 	case h.cfg.prior:
-		return ppcFiles(h.cfg.ppc, ds, "prior predictive check")
+		return append([]outputFile{priorIntervalsFile(ds)}, ppcFiles(h.cfg.ppc, ds, "prior predictive check")...)
 	case h.cfg.predict != "":
 		return ppcFiles(h.cfg.ppc, ds, "posterior predictive check on new data")
 	}

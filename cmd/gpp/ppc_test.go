@@ -336,8 +336,11 @@ func TestFitPPCPlots(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--prior: exit %d: %s", code, stderr)
 	}
-	if got := strings.Join(dirEntries(t, prior), " "); got != "draws.csv ppc_c.png ppc_stat_c.png ppc_stat_y.png ppc_y.png summary.csv" {
+	if got := strings.Join(dirEntries(t, prior), " "); got != "draws.csv intervals.png ppc_c.png ppc_stat_c.png ppc_stat_y.png ppc_y.png summary.csv" {
 		t.Errorf("--prior --plots wrote %s\n%s", got, stdout)
+	}
+	if !strings.Contains(stdout, "intervals.png") {
+		t.Errorf("--prior --plots: the written line does not list intervals.png:\n%s", stdout)
 	}
 }
 
