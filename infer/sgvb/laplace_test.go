@@ -417,31 +417,9 @@ func TestLaplaceWeightsAreStans(t *testing.T) {
 			t.Fatalf("draw %d: log p − log q − (log p_u − log N) = %.12g, draw 0 %.12g", d, c, c0)
 		}
 	}
-	// the exact moments of an ordered latent under the joint q (its
-	// parts correlated) against those of S draws: within 5 standard
-	// errors, the sd's taken as sd·√(2/S)·2 for the lognormal's tails
-	const S = 20000
-	sum, sum2 := make([]float64, 11), make([]float64, 11)
-	z := make([]float64, 11)
-	for range S {
-		r.Sample(rng, z)
-		for i, v := range z {
-			sum[i] += v
-			sum2[i] += v * v
-		}
-	}
-	for _, name := range []string{"o", "v"} {
-		f := r.Factor(name)
-		mean, sd := f.Mean(), f.SD()
-		for k := range f.Size {
-			i := f.Offset + k
-			m := sum[i] / S
-			sdDraws := math.Sqrt(sum2[i]/S - m*m)
-			if math.Abs(mean[k]-m) > 5*sdDraws/math.Sqrt(S) || math.Abs(sd[k]-sdDraws) > 5*2*sdDraws*math.Sqrt(2.0/S) {
-				t.Errorf("%s[%d]: factor's mean %.4g sd %.4g, draws' %.4g %.4g", name, k, mean[k], sd[k], m, sdDraws)
-			}
-		}
-	}
+	// the exact moments of the ordered latents under the joint q (their
+	// parts correlated), fitted and read back, against draws
+	checkOrderedMoments(t, r, 7, 8)
 }
 
 // regressionP is y_i ~ N(x_i·β, 1), β ~ N(0, I), with P coefficients and
