@@ -78,7 +78,8 @@ min(1 − 1/log₁₀ S, 0.7) for S draws their sensitivities are unreliable (a
 warning; priorsense would moment-match). For a fit the draws are --draws
 draws of q (default: the fit's --output-draws) from --seed (default: the
 fit's), and a k̂ of p/q above 0.7 warns that the base posterior itself is
-unreliable. --csv FILE writes every row. --plots DIR writes DIR/sensitivity.png
+unreliable. --csv FILE writes every row (never over the model, the data or
+a file of FIT). --plots DIR writes DIR/sensitivity.png
 (priorsense's powerscale_plot_dens): for the 6 elements of largest
 sensitivity, the density of the draws and of the draws power-scaled by
 α = 0.8 and 1.25, the prior's in the top row and the likelihood's below; a
@@ -201,6 +202,11 @@ func sensReport(stdout io.Writer, con *console, cfg *sensConfig, b *sensBase) bo
 				return false
 			}
 		}
+		// before the table: a --csv that cannot be written fails alone
+		if dir := filepath.Dir(cfg.csv); !sensIsDir(dir) {
+			con.note("--csv %s: %s is not a directory", cfg.csv, dir)
+			return false
+		}
 	}
 	rows, ks := powerScale(b, cfg.threshold, cfg.workers)
 	printSensitivity(stdout, cfg, b, rows, ks)
@@ -221,6 +227,12 @@ func sensReport(stdout io.Writer, con *console, cfg *sensConfig, b *sensBase) bo
 		fmt.Fprintf(stdout, "written      %s\n", filepath.Join(cfg.plots, sensPlotFile))
 	}
 	return true
+}
+
+// sensIsDir reports whether path is a directory.
+func sensIsDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // sensFlags registers gpp sensitivity's flags on fs (gpp sensitivity's and
@@ -383,7 +395,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 		}
 	}
 	what := fmt.Sprintf("%d chain%s × %d draws of the sample in %s", sd.chains, plural(sd.chains), sd.n, dir)
-	return sensFromDraws(cfg, m, sd.ds, coords, xdim, what, []string{path, drawsPath, l.Path})
+	return sensFromDraws(cfg, m, sd.ds, coords, xdim, what, sensInputFiles(dir, l))
 }
 
 // sensFromDraws evaluates the prior and the likelihood of m at each draw
@@ -521,7 +533,21 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	if err := checkDrawsSize(S, 1, m); err != nil {
 		return nil, err
 	}
-	return sensFromQ(cfg, m, q, seed, S, fmt.Sprintf("%d draws of the q in %s (seed %d), weighted by p/q", S, path, seed), []string{path, l.Path})
+	return sensFromQ(cfg, m, q, seed, S, fmt.Sprintf("%d draws of the q in %s (seed %d), weighted by p/q", S, path, seed), sensInputFiles(filepath.Dir(path), l))
+}
+
+// sensInputFiles are the files that a --csv must not replace: the files
+// of the sample's or fit's output directory dir and the model and data
+// files that l read.
+func sensInputFiles(dir string, l *pipeline.Loaded) []string {
+	var in []string
+	for _, f := range []string{summaryFile, drawsFile, coordsFile, elboFile, fitFileName, looFile, againstFile} {
+		in = append(in, filepath.Join(dir, f))
+	}
+	for path := range l.Sources {
+		in = append(in, path)
+	}
+	return in
 }
 
 // sensFromQ draws S draws of q from seed, as gpp predict draws a fit's,
@@ -609,6 +635,14 @@ func powerScale(b *sensBase, threshold float64, workers int) ([]sensRow, [4]floa
 			d := sgvb.CJSDists(e.col, base, w[:])
 			row.prior = sgvb.PowerScaleSensitivity(d[0], d[1])
 			row.lik = sgvb.PowerScaleSensitivity(d[2], d[3])
+			// a part constant at every draw reweights nothing: 0, not the
+			// rounding of its equal weights' normalisation
+			if b.noPrior {
+				row.prior = 0
+			}
+			if b.noLL {
+				row.lik = 0
+			}
 			row.diagnosis = sgvb.PowerScaleDiagnosis(row.prior, row.lik, threshold)
 		}
 		rows[i] = row
@@ -709,6 +743,9 @@ func sensWarnings(b *sensBase, ks [4]float64) []string {
 		out = append(out, fmt.Sprintf("the fit's importance weights p/q have Pareto k̂ %s > 0.7: its q is far from the posterior, so the base draws, weighted by them, and every sensitivity are unreliable; check with gpp sample", kText(b.kBase)))
 	}
 	kt := sgvb.PowerScaleKThreshold(S)
+	if S < 10 {
+		out = append(out, fmt.Sprintf("%d draws are too few to Pareto-smooth the power-scaling weights (PSIS fits a tail of at least 10): every sensitivity rests on the raw weights and is unreliable", S))
+	}
 	names := [4]string{"the prior by 0.99", "the prior by 1.01", "the likelihood by 0.99", "the likelihood by 1.01"}
 	for i, k := range ks {
 		if k > kt || math.IsNaN(k) && S >= 10 {

@@ -117,6 +117,7 @@ func TestSensitivityErrors(t *testing.T) {
 	other := writeFile(t, tmp, "other.gpp", "data y: real[N]\nparam m: real ~ Normal(0, 1)\ny ~ Normal(m, 1)\n")
 	edited := writeFile(t, tmp, "edited.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\n")
 	y2 := "testdata/sensitivity/y2.csv"
+	yCopy := writeFile(t, tmp, "y100.csv", string(mustRead(y))) // the sampled data, which a --csv must not replace
 	for _, c := range []struct {
 		name string
 		args []string
@@ -138,6 +139,9 @@ func TestSensitivityErrors(t *testing.T) {
 		{"threshold", []string{sample, "--threshold", "-1"}, 2},
 		{"model_first", []string{sensModel, sample}, 2},
 		{"bad_flag", []string{sample, "--alpha", "0.9"}, 2},
+		{"csv_data", []string{sample, sensModel, yCopy, "--csv", yCopy}, 1},
+		{"csv_summary", []string{fit, "--csv", filepath.Join(fit, summaryFile)}, 1},
+		{"csv_nodir", []string{sample, "--csv", filepath.Join(tmp, "none", "s.csv")}, 1}, // before the table
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := runGpp(append([]string{"sensitivity"}, c.args...)...)

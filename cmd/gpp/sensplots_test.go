@@ -37,6 +37,16 @@ func sensTestBase(n, S int, seed uint64) *sensBase {
 	return b
 }
 
+// sensTestWeights gives b's draws a fit's base log weights, draw s's
+// step·(s mod period) less log S.
+func sensTestWeights(b *sensBase, step float64, period int) {
+	S := len(b.lprior)
+	b.lwBase = make([]float64, S)
+	for s := range b.lwBase {
+		b.lwBase[s] = step*float64(s%period) - math.Log(float64(S))
+	}
+}
+
 // TestSensPlotChoice: the figure's elements are the 6 of largest
 // max(prior, likelihood), ties in table order, NaN rows left out.
 func TestSensPlotChoice(t *testing.T) {
@@ -215,10 +225,7 @@ func TestPowerScaleWorkers(t *testing.T) {
 	for _, weighted := range []bool{false, true} {
 		b := sensTestBase(40, 1000, 11)
 		if weighted {
-			b.lwBase = make([]float64, 1000)
-			for s := range b.lwBase {
-				b.lwBase[s] = 0.01*float64(s%17) - math.Log(1000)
-			}
+			sensTestWeights(b, 0.01, 17)
 		}
 		one, ks1 := powerScale(b, 0.05, 1)
 		for _, w := range []int{2, 5} {
@@ -250,5 +257,37 @@ func BenchmarkPowerScale(b *testing.B) {
 				powerScale(base, 0.05, w)
 			}
 		})
+	}
+}
+
+// TestPowerScaleConstantPart: a part constant at every draw (flat priors,
+// no data) gives sensitivities of exactly 0, with a base weighted or not,
+// and its warning; the other part's are unchanged. Below 10 draws, which
+// PSIS cannot smooth, a warning says the sensitivities are unreliable.
+func TestPowerScaleConstantPart(t *testing.T) {
+	for _, weighted := range []bool{false, true} {
+		b := sensTestBase(3, 500, 5)
+		if weighted {
+			sensTestWeights(b, 0.03, 7)
+		}
+		before, _ := powerScale(b, 0.05, 1)
+		for s := range b.lprior {
+			b.lprior[s] = -1.7 // a flat prior's constant
+		}
+		rows, _ := powerScale(b, 0.05, 1)
+		for i, r := range rows {
+			if r.prior != 0 || math.Float64bits(r.lik) != math.Float64bits(before[i].lik) || r.lik == 0 {
+				t.Errorf("weighted %v, row %d: %+v (likelihood before %g)", weighted, i, r, before[i].lik)
+			}
+		}
+		var ks [4]float64
+		if w := strings.Join(sensWarnings(b, ks), "\n"); !strings.Contains(w, "prior is constant") {
+			t.Errorf("weighted %v: warnings %q", weighted, w)
+		}
+	}
+	b := sensTestBase(2, 6, 5)
+	_, ks := powerScale(b, 0.05, 1)
+	if w := strings.Join(sensWarnings(b, ks), "\n"); !strings.Contains(w, "6 draws are too few to Pareto-smooth") {
+		t.Errorf("6 draws: warnings %q", w)
 	}
 }

@@ -33,7 +33,8 @@ const (
 // √((CJS(P‖Q) + CJS(Q‖P)) / (Σ Δ_i P_i + Σ Δ_i Q_i)), the sum normalised
 // by its upper bound. As priorsense's default (unsigned), it is the larger
 // of the distances of x and of −x, whose ECDFs accumulate from the other
-// end. Draws that are all equal are at distance 0.
+// end. Draws that are all equal are at distance 0; weights that sum to 0
+// (or are NaN) give NaN.
 func CJSDist(x, wp, wq []float64) float64 {
 	return CJSDists(x, wp, [][]float64{wq})[0]
 }
@@ -121,8 +122,13 @@ type sortedDraw struct {
 
 // jsDist is the distance of CJSDist from Σ Δ_i js(P_i, Q_i) (jsPoint) and
 // its bound Σ Δ_i (P_i + Q_i). The sum is CJS(P‖Q) + CJS(Q‖P) in nats:
-// their terms (Σ Δ_i Q_i − Σ Δ_i P_i)/(2 ln 2) cancel.
+// their terms (Σ Δ_i Q_i − Σ Δ_i P_i)/(2 ln 2) cancel. A NaN bound (a
+// weighting with no positive weight, which priorsense's cjs_dist gives NA)
+// is NaN; a bound of 0 (draws all equal) is at distance 0.
 func jsDist(js, bound float64) float64 {
+	if math.IsNaN(bound) {
+		return math.NaN()
+	}
 	if !(bound > 0) {
 		return 0
 	}

@@ -76,7 +76,7 @@ func TestPowerScaleReference(t *testing.T) {
 
 // TestCJSDistEdges: equal weightings are at distance 0, as are draws
 // that are all equal; the distance is symmetric in the two weightings
-// and unchanged by scaling either.
+// and unchanged by scaling either; weights all 0 give NaN.
 func TestCJSDistEdges(t *testing.T) {
 	x := []float64{0.3, -1, 2, 0.5, 0.1}
 	w := []float64{1, 2, 0.5, 1, 3}
@@ -85,6 +85,9 @@ func TestCJSDistEdges(t *testing.T) {
 	}
 	if d := CJSDist([]float64{2, 2, 2}, nil, []float64{1, 5, 2}); d != 0 {
 		t.Errorf("equal draws: %g, want 0", d)
+	}
+	if d := CJSDist(x, nil, make([]float64, len(x))); !math.IsNaN(d) {
+		t.Errorf("zero weights: %g, want NaN (priorsense's NA)", d)
 	}
 	w2 := []float64{2, 4, 1, 2, 6}
 	if d := CJSDist(x, nil, w2); relErr(d, CJSDist(x, w2, nil)) > 1e-14 || relErr(d, CJSDist(x, nil, w)) > 1e-14 {
