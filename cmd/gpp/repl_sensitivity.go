@@ -95,6 +95,9 @@ func (r *repl) sensitivityCmd(args []string) {
 		}
 		if err = checkDrawsSize(S, 1, m); err == nil {
 			b, err = sensFromQ(cfg, m, r.fit.res, seed, S, fmt.Sprintf("%d draws of the q of fit %d (seed %d), weighted by p/q", S, r.fit.n, seed), nil)
+			if b != nil {
+				b.kFit = r.fit.res.ParetoK // the fit's own estimate, as fit.json's
+			}
 		}
 	}
 	if err != nil {

@@ -116,13 +116,17 @@ type sensConfig struct {
 // prior and log likelihood at each draw, and for a fit's q the draws'
 // Pareto-smoothed log weights towards the posterior.
 type sensBase struct {
-	what          string   // the base draws, for the console
-	ds            *drawSet // the values
-	lprior, llik  []float64
-	lwBase        []float64 // normalised smoothed log weights (nil: equal)
-	kBase         float64   // the Pareto k̂ of p/q (NaN for a sample)
-	inputs        []string  // files a --csv must not replace
-	noPrior, noLL bool      // the part has no term (constant at every draw)
+	what         string   // the base draws, for the console
+	ds           *drawSet // the values
+	lprior, llik []float64
+	lwBase       []float64 // normalised smoothed log weights (nil: equal)
+	kBase        float64   // the Pareto k̂ of p/q (NaN for a sample)
+	// kFit is the k̂ of p/q that gpp fit reported (fit.json's pareto_k,
+	// from 10 000 draws where 1000 gave 0.5–1; NaN for a sample or when
+	// not recorded): the judge of the base, kBase being of fewer draws.
+	kFit          float64
+	inputs        []string // files a --csv must not replace
+	noPrior, noLL bool     // the part has no term (constant at every draw)
 	// elemName names an element in the table (nil: elemName, 1-based;
 	// the REPL's are 0-based)
 	elemName func(name string, shape []int, k int) string
@@ -408,7 +412,7 @@ func sensFromDraws(cfg *sensConfig, m *compile.Model, ds *drawSet, coords []floa
 		return nil, err
 	}
 	S := len(coords) / max(xdim, 1)
-	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), kBase: math.NaN(), what: what, inputs: inputs}
+	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), kBase: math.NaN(), kFit: math.NaN(), what: what, inputs: inputs}
 	for d := range S {
 		b.lprior[d], b.llik[d], err = split.Eval(coords[d*xdim : (d+1)*xdim])
 		if err != nil {
@@ -533,7 +537,11 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	if err := checkDrawsSize(S, 1, m); err != nil {
 		return nil, err
 	}
-	return sensFromQ(cfg, m, q, seed, S, fmt.Sprintf("%d draws of the q in %s (seed %d), weighted by p/q", S, path, seed), sensInputFiles(filepath.Dir(path), l))
+	b, err := sensFromQ(cfg, m, q, seed, S, fmt.Sprintf("%d draws of the q in %s (seed %d), weighted by p/q", S, path, seed), sensInputFiles(filepath.Dir(path), l))
+	if b != nil {
+		b.kFit = float64(ff.ParetoK)
+	}
+	return b, err
 }
 
 // sensInputFiles are the files that a --csv must not replace: the files
@@ -567,7 +575,7 @@ func sensFromQ(cfg *sensConfig, m *compile.Model, q sgvb.Proposal, seed uint64, 
 		return nil, err
 	}
 	ds := modelDrawSet(m, "q", S)
-	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), what: what, inputs: inputs}
+	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), kFit: math.NaN(), what: what, inputs: inputs}
 	lw := make([]float64, S)
 	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
@@ -717,7 +725,11 @@ func printSensitivity(w io.Writer, cfg *sensConfig, b *sensBase, rows []sensRow,
 		of(cfg.sel.Prior), of(cfg.sel.Likelihood), sgvb.PowerScaleLower, sgvb.PowerScaleUpper, cfg.threshold)
 	fmt.Fprintf(w, "draws        %s\n", b.what)
 	if !math.IsNaN(b.kBase) || b.lwBase != nil {
-		fmt.Fprintf(w, "Pareto k̂     p/q %s\n", kText(b.kBase))
+		fit := ""
+		if !math.IsNaN(b.kFit) {
+			fit = fmt.Sprintf(" of these draws; %s as gpp fit estimated it", kText(b.kFit))
+		}
+		fmt.Fprintf(w, "Pareto k̂     p/q %s%s\n", kText(b.kBase), fit)
 	}
 	fmt.Fprintf(w, "Pareto k̂     prior %s, %s; likelihood %s, %s (unreliable above %s for %d draws)\n",
 		kText(ks[0]), kText(ks[1]), kText(ks[2]), kText(ks[3]), num3(sgvb.PowerScaleKThreshold(len(b.lprior))), len(b.lprior))
@@ -739,8 +751,14 @@ func sensNum(v float64) string {
 func sensWarnings(b *sensBase, ks [4]float64) []string {
 	var out []string
 	S := len(b.lprior)
-	if b.lwBase != nil && !(b.kBase <= 0.7) {
-		out = append(out, fmt.Sprintf("the fit's importance weights p/q have Pareto k̂ %s > 0.7: its q is far from the posterior, so the base draws, weighted by them, and every sensitivity are unreliable; check with gpp sample", kText(b.kBase)))
+	// the fit's own k̂ judges q where fit.json has it: it is of up to
+	// 10 000 draws, kBase of --draws (1000 by default), noisier
+	k := b.kBase
+	if !math.IsNaN(b.kFit) {
+		k = b.kFit
+	}
+	if b.lwBase != nil && !(k <= 0.7) {
+		out = append(out, fmt.Sprintf("the fit's importance weights p/q have Pareto k̂ %s > 0.7: its q is far from the posterior, so the base draws, weighted by them, and every sensitivity are unreliable; check with gpp sample", kText(k)))
 	}
 	kt := sgvb.PowerScaleKThreshold(S)
 	if S < 10 {

@@ -29,7 +29,7 @@ func sensTestBase(n, S int, seed uint64) *sensBase {
 		}
 		ds.cols = append(ds.cols, col)
 	}
-	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), kBase: math.NaN(), what: "test draws"}
+	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), kBase: math.NaN(), kFit: math.NaN(), what: "test draws"}
 	for s, x := range ds.cols[0] {
 		b.lprior[s] = -x * x / 2
 		b.llik[s] = -(x - 1) * (x - 1) / 0.5
@@ -289,5 +289,25 @@ func TestPowerScaleConstantPart(t *testing.T) {
 	_, ks := powerScale(b, 0.05, 1)
 	if w := strings.Join(sensWarnings(b, ks), "\n"); !strings.Contains(w, "6 draws are too few to Pareto-smooth") {
 		t.Errorf("6 draws: warnings %q", w)
+	}
+}
+
+// TestSensWarningsFitK: whether a fit's q is reliable enough for a base is
+// judged by the k̂ that gpp fit reported (of up to 10 000 draws), not by the
+// noisier k̂ of the --draws weighted here, which is judged only when the
+// fit's is unknown.
+func TestSensWarningsFitK(t *testing.T) {
+	for _, c := range []struct {
+		kBase, kFit float64
+		warn        bool
+	}{{0.9, 0.4, false}, {0.4, 0.9, true}, {0.9, math.NaN(), true}, {0.4, math.NaN(), false}} {
+		b := sensTestBase(2, 200, 3)
+		sensTestWeights(b, 0.01, 5)
+		b.kBase, b.kFit = c.kBase, c.kFit
+		_, ks := powerScale(b, 0.05, 1)
+		w := strings.Join(sensWarnings(b, ks), "\n")
+		if got := strings.Contains(w, "importance weights p/q have Pareto"); got != c.warn {
+			t.Errorf("k̂ %g here, %g the fit's: warned %v, want %v (%q)", c.kBase, c.kFit, got, c.warn, w)
+		}
 	}
 }
