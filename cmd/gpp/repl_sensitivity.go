@@ -86,7 +86,7 @@ func (r *repl) sensitivityCmd(args []string) {
 		sd := s.run.sd
 		b, err = sensFromDraws(cfg, m, sd.ds, sd.coords, sd.xdim, s.describe(), nil)
 	} else {
-		seed, S := r.fit.seed, max(r.fit.draws, 10)
+		seed, S := r.fit.seed, max(r.fit.draws, sensFitDraws)
 		if cfg.set["seed"] {
 			seed = cfg.seed
 		}

@@ -24,7 +24,7 @@ func TestReplSensitivity(t *testing.T) {
 	}
 	for _, c := range []struct{ cmd, used string }{
 		{":sample --quiet --chains 2 --warmup 300 --draws 500 --seed 3 --out " + filepath.Join(dir, "sample"), "NUTS draws of sample 1 (2 chains × 500)"},
-		{":fit --quiet --seed 2 --out " + filepath.Join(dir, "fit"), "1000 draws of the q of fit 1 (seed 2), weighted by p/q"},
+		{":fit --quiet --seed 2 --out " + filepath.Join(dir, "fit"), "4000 draws of the q of fit 1 (seed 2), weighted by p/q"},
 	} {
 		kind := strings.TrimPrefix(strings.Fields(c.cmd)[0], ":")
 		typeIn(r, c.cmd)

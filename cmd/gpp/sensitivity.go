@@ -76,7 +76,9 @@ Prints a table of the elements (the first 20 of each param or output without
 --verbose) and the Pareto k̂ of the four sets of weights: above
 min(1 − 1/log₁₀ S, 0.7) for S draws their sensitivities are unreliable (a
 warning; priorsense would moment-match). For a fit the draws are --draws
-draws of q (default: the fit's --output-draws) from --seed (default: the
+draws of q (default: 4000, as many as a default gpp sample keeps, or the
+fit's --output-draws if more: the distances read high on few draws) from
+--seed (default: the
 fit's), and a k̂ of p/q above 0.7 warns that the base posterior itself is
 unreliable. --csv FILE writes every row (never over the model, the data or
 a file of FIT). --plots DIR writes DIR/sensitivity.png
@@ -88,6 +90,12 @@ shared among --workers goroutines; the numbers do not depend on them. In gpp
 repl, :sensitivity does all this for the session's last sample or fit. Exit 0: printed; 1: an error in the
 model, the data or the fit; 2: a bad command line.
 `
+
+// sensFitDraws is the least number of draws of a fit's q that gpp
+// sensitivity weights by default: a default gpp sample's 4 × 1000, as the
+// distances read high on few draws (1000 of eight schools' q give τ's
+// likelihood sensitivity 0.104, 20 000 give 0.043).
+const sensFitDraws = 4000
 
 // sensNeeds ends matchFit's and match's messages for gpp sensitivity.
 var sensNeeds = [2]string{"sensitivity evaluates the prior and the likelihood at the fitted draws of every param", "sensitivity needs the fitted model's params"}
@@ -248,7 +256,7 @@ func sensFlags(fs *flag.FlagSet) *sensConfig {
 	fs.StringVar(&cfg.csv, "csv", "", "also write every row to `FILE` as CSV")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "every element in the table, not the first 20 of each (default false)")
 	fs.Uint64Var(&cfg.seed, "seed", 0, "a fit's: seed of the draws of q (default: the fit's)")
-	fs.IntVar(&cfg.draws, "draws", 0, "a fit's: the draws of q to weight (default: the fit's --output-draws)")
+	fs.IntVar(&cfg.draws, "draws", 0, fmt.Sprintf("a fit's: the draws of q to weight (default: %d, or the fit's --output-draws if more)", sensFitDraws))
 	fs.IntVar(&cfg.workers, "workers", 0, "goroutines computing the elements' sensitivities; 0: the number of CPUs\n(results do not depend on it)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; default: the fit's)")
 	fs.Var(listFlag{&cfg.prior}, "prior", "power-scale only the priors of these params, as comma-separated `NAMES`\n(priorsense's prior_selection; repeatable; default: every prior)")
@@ -527,7 +535,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	if mix != nil {
 		q = mix
 	}
-	seed, S := ff.Settings.Seed, max(ff.Settings.OutputDraws, 10)
+	seed, S := ff.Settings.Seed, max(ff.Settings.OutputDraws, sensFitDraws)
 	if cfg.set["seed"] {
 		seed = cfg.seed
 	}
@@ -752,7 +760,7 @@ func sensWarnings(b *sensBase, ks [4]float64) []string {
 	var out []string
 	S := len(b.lprior)
 	// the fit's own k̂ judges q where fit.json has it: it is of up to
-	// 10 000 draws, kBase of --draws (1000 by default), noisier
+	// 10 000 draws, kBase of --draws (4000 by default), noisier
 	k := b.kBase
 	if !math.IsNaN(b.kFit) {
 		k = b.kFit
