@@ -504,7 +504,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	cfg, s, sd := sc.cfg, sc.nuts, run.sd
 	table()
 	fmt.Fprintln(stdout)
-	fmt.Fprintf(stdout, "draws        %d chains × %d (warm-up %d, thin %d), NUTS, seed %d\n", s.Chains, sd.n, s.Warmup, s.Thin, s.Seed)
+	fmt.Fprintf(stdout, "draws        %d chain%s × %d (warm-up %d, thin %d), NUTS, seed %d\n", s.Chains, plural(s.Chains), sd.n, s.Warmup, s.Thin, s.Seed)
 	if sc.start != nil {
 		restart := ""
 		if mix := sc.start.mix; mix != nil {
