@@ -76,10 +76,16 @@ type looWeights struct {
 	// draws' as they were) evaluates log p and log_lik at the redrawn
 	// point x, and ll is then the LOO draws' own.
 	miss *compile.MissingSampler
-	ev   *compile.Evaluator
-	rng  *rand.Rand
-	x    []float64
-	r    *sgvb.Result
+	// rep holds, for each output of log_lik's shape but log_lik (a
+	// replicate the LOO-PIT may weigh, loopit.go), its elements in
+	// log_lik's order at the LOO draws that are no output draws: the
+	// defensive draws, or every draw where miss redraws the missing
+	// values. Output index → element → draw.
+	rep map[int][][]float64
+	ev  *compile.Evaluator
+	rng *rand.Rand
+	x   []float64
+	r   *sgvb.Result
 }
 
 // newLOOWeights returns the LOO draws of ds (nil: the model has no
@@ -99,6 +105,14 @@ func newLOOWeights(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Mo
 	w.ll = make([][]float64, len(w.v.elems))
 	if mix == nil {
 		w.marginal(r, m, seed)
+	}
+	if w.def != nil || w.miss != nil {
+		w.rep = map[int][][]float64{}
+		for _, u := range ds.vars {
+			if u.output && u.name != looOutput && sameShape(u.shape, w.v.shape) {
+				w.rep[u.index] = make([][]float64, len(w.v.elems))
+			}
+		}
 	}
 	for j := range w.ll {
 		if w.miss != nil {
@@ -184,6 +198,15 @@ func (w *looWeights) appendLL(outs [][]float64) {
 		}
 		w.ll[j] = append(w.ll[j], v)
 	}
+	for o, cols := range w.rep {
+		for j, k := range w.v.elems {
+			v := math.NaN()
+			if outs != nil && o < len(outs) && k < len(outs[o]) {
+				v = outs[o][k]
+			}
+			cols[j] = append(cols[j], v)
+		}
+	}
 }
 
 // defensiveDraws adds n draws from g (none for a mixture of restarts).
@@ -212,6 +235,38 @@ func (w *looWeights) loo() *sgvb.LOO {
 		ll[i] = w.ll[j]
 	}
 	return sgvb.PSISLOO(w.lr, ll)
+}
+
+// pitDraws returns the LOO draws of ds for the LOO-PIT (loopit.go): their
+// log weights, the observations' log likelihoods, and the replicates'
+// values at them: the output draws' own columns of ds, then those w
+// recorded at the defensive draws (all of w's where it redrew the
+// missing values). It shares ds's columns, which a resampling of the
+// draws (resample.go) leaves as they are.
+func (w *looWeights) pitDraws(ds *drawSet) *looDraws {
+	d := &looDraws{lr: w.lr, ll: make([][]float64, len(w.obs))}
+	for i, j := range w.obs {
+		d.ll[i] = w.ll[j]
+	}
+	d.rep = map[string][][]float64{}
+	for _, u := range ds.vars {
+		if !u.output || u.name == looOutput || !sameShape(u.shape, w.v.shape) {
+			continue
+		}
+		all := ds.cols[u.first : u.first+len(u.elems) : u.first+len(u.elems)]
+		if cols, ok := w.rep[u.index]; ok {
+			all = make([][]float64, len(cols))
+			for j, c := range cols {
+				if w.miss == nil {
+					all[j] = append(slices.Clip(ds.cols[u.first+j]), c...)
+				} else {
+					all[j] = c
+				}
+			}
+		}
+		d.rep[u.name] = all
+	}
+	return d
 }
 
 // looObservations returns the j of the elements v.elems[j] of the log_lik

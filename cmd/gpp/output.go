@@ -349,10 +349,12 @@ const (
 
 // outputName matches the names of the files gpp fit writes: the fixed
 // files, loo.csv, elbo.png, intervals.png, the heatmap of a matrix latent
-// (meanPlotName) and the predictive checks (ppcPlotName, ppcStatName).
+// (meanPlotName), the predictive checks (ppcPlotName, ppcStatName) and
+// the LOO-PIT checks (pitPlotName).
 var outputName = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(summaryFile), regexp.QuoteMeta(drawsFile), regexp.QuoteMeta(elboFile),
 	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(elboPlot), regexp.QuoteMeta(intervalsPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
+	`loo_pit_[A-Za-z_][A-Za-z0-9_]*\.png`,
 }, "|") + `)$`)
 
 // staleOutputs returns the files that the fit.json in dir says were
@@ -405,6 +407,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.plots {
 			names = append(names, ppcNames(cfg.ppc)...)
 		}
+		if cfg.sample && cfg.plots {
+			names = append(names, pitNames(cfg.ppc, m)...)
+		}
 		return names
 	}
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
@@ -419,6 +424,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 			}
 		}
 		names = append(names, ppcNames(cfg.ppc)...)
+		if wantsLOO(m, cfg.settings.Method) {
+			names = append(names, pitNames(cfg.ppc, m)...)
+		}
 	}
 	return names
 }
@@ -687,6 +695,10 @@ type drawSet struct {
 	badErr error       // the first such error
 	loo    *sgvb.LOO   // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
 	looObs []int       // the log_lik elements (j of its v.elems) that loo's Points are, in order
+	// pitDraws are loo's draws for the LOO-PIT (loopit.go; nil: no LOO),
+	// and pits its checks once made (pitChecks).
+	pitDraws *looDraws
+	pits     []pitCheck
 	// observed holds the Bernoulli ~ statements on data at the mean row
 	// (compile.Evaluator.Observed), which separationWarnings reads.
 	observed []compile.Observed
@@ -814,6 +826,7 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 	if lw != nil {
 		lw.defensiveDraws(ev, x, n, seed)
 		ds.loo, ds.looObs = lw.loo(), lw.obs
+		ds.pitDraws = lw.pitDraws(ds)
 	}
 	return ds, nil
 }

@@ -35,7 +35,8 @@ const (
 // plot of the params' draws, intervals.go), NAME_mean.png for every
 // matrix latent (with restarts: the traces of all, and the mixture's means),
 // and the predictive checks ppc_y.png and ppc_stat_y.png of every data y
-// that a replicate mirrors (ppc.go). Prior draws and predictions have the
+// that a replicate mirrors (ppc.go), with the LOO-PIT check loo_pit_y.png of
+// those that log_lik has a term per element of (loopit.go). Prior draws and predictions have the
 // checks alone.
 func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 	switch {
@@ -64,7 +65,8 @@ func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 			return plotHeatmap(w, fmt.Sprintf("posterior mean of %s (%s)", f.Name, what), f.Shape[0], f.Shape[1], mean)
 		}})
 	}
-	return append(out, ppcFiles(h.cfg.ppc, ds, "posterior predictive check")...)
+	out = append(out, ppcFiles(h.cfg.ppc, ds, "posterior predictive check")...)
+	return append(out, pitFiles(h.cfg.ppc, ds, h.cfg.settings.Seed, "SGVB")...)
 }
 
 // meanPlotName names the heatmap of a matrix latent's posterior mean.

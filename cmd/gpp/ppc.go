@@ -31,6 +31,7 @@ type ppcMatch struct {
 	data    string    // the observed data's name
 	output  string    // the replicate's name
 	obs     []float64 // the observed values, row-major, missing cells left out
+	values  []float64 // all of y's cells, row-major, NaN at the missing ones
 	missing int       // missing cells left out of obs (fitted as NAME_missing)
 	count   bool      // int data and an int replicate: counts per value
 }
@@ -108,10 +109,12 @@ func findReplicates(l *pipeline.Loaded) []ppcMatch {
 		m := ppcMatch{data: best.Name, output: o.Name, count: best.Kind == ast.Int && o.Type.Elem == check.Int}
 		a := l.Data[best.Name]
 		miss := a.Missing // increasing
+		m.values = slices.Clone(a.Values)
 		for i, v := range a.Values {
 			if len(miss) > 0 && miss[0] == i {
 				miss = miss[1:]
 				m.missing++
+				m.values[i] = math.NaN()
 				continue
 			}
 			if math.IsNaN(v) {

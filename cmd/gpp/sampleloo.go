@@ -34,6 +34,7 @@ func sampleLOO(sd *sampleDraws, m *compile.Model) {
 		reff[i] = relativeEff(sd.byChain(lik))
 	}
 	ds.loo, ds.looObs = sgvb.PSISLOOMCMC(ll, reff), obs
+	ds.pitDraws = &looDraws{ll: ll, reff: reff}
 }
 
 // relativeEff is the relative efficiency ESS/S of the S draws in chains,

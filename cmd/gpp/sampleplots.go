@@ -49,7 +49,8 @@ var chainColors = []struct {
 // samplePlotFiles lists the plots of gpp sample --plots: trace.png,
 // rank.png, pairs.png (samplepairs.go), intervals.png (intervals.go; with
 // --against, af not nil, q's intervals beside NUTS's) and the predictive
-// checks of every data y that a replicate mirrors.
+// checks of every data y that a replicate mirrors, with their LOO-PIT
+// checks (loopit.go).
 func samplePlotFiles(cfg *fitConfig, sd *sampleDraws, af *againstFit) []outputFile {
 	out := []outputFile{
 		{tracePlot, func(w io.Writer) error { return plotTrace(w, sd) }},
@@ -57,7 +58,8 @@ func samplePlotFiles(cfg *fitConfig, sd *sampleDraws, af *againstFit) []outputFi
 		{pairsPlot, func(w io.Writer) error { return plotPairs(w, sd) }},
 		sampleIntervalsFile(sd, af),
 	}
-	return append(out, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check (NUTS)")...)
+	out = append(out, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check (NUTS)")...)
+	return append(out, pitFiles(cfg.ppc, sd.ds, cfg.settings.Seed, "NUTS")...)
 }
 
 // traceElem is an element shown in the trace plot: its name and column,
@@ -245,8 +247,8 @@ func plotChainRanks(w io.Writer, sd *sampleDraws) error {
 }
 
 // samplePlotName matches the plots gpp sample writes: trace.png, rank.png,
-// pairs.png, intervals.png and the predictive checks.
-var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|` + regexp.QuoteMeta(pairsPlot) + `|` + regexp.QuoteMeta(intervalsPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
+// pairs.png, intervals.png, the predictive checks and the LOO-PIT checks.
+var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|` + regexp.QuoteMeta(pairsPlot) + `|` + regexp.QuoteMeta(intervalsPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png|loo_pit_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
 
 // stalePlots returns the plots of an earlier sample in dir that names does
 // not hold.

@@ -232,3 +232,29 @@ func (sc *looScratch) point(logRatio, full, ll []float64, reff float64) LOOPoint
 	lpd := logSumExp(tmp)
 	return LOOPoint{ELPD: elpd, P: lpd - elpd, K: k}
 }
+
+// LOOLogWeights returns observation i's Pareto-smoothed log importance
+// weights, normalised to sum to 1 on the exponential scale, as PSISLOO
+// (logRatio the draws' log p − log q; nil: 0 for all, draws of the
+// posterior itself) and PSISLOOMCMC (reff the draws' relative efficiency;
+// not a positive number: 1) weight its draws: exp(logRatio[s] − logLik[s])
+// smoothed by PSIS. The LOO probability integral transform weights the
+// draws of a replicate with them.
+func LOOLogWeights(logRatio, logLik []float64, reff float64) []float64 {
+	if logRatio != nil && len(logRatio) != len(logLik) {
+		panic(fmt.Sprintf("sgvb: LOOLogWeights: %d log likelihoods for %d draws", len(logLik), len(logRatio)))
+	}
+	if !(reff > 0) || math.IsInf(reff, 1) {
+		reff = 1
+	}
+	lr := make([]float64, len(logLik))
+	for s, l := range logLik {
+		lr[s] = -l
+		if logRatio != nil {
+			lr[s] += logRatio[s]
+		}
+	}
+	lws := make([]float64, len(lr))
+	psisInto(lws, lr, nil, reff)
+	return lws
+}

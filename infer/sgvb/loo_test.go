@@ -370,3 +370,43 @@ func TestPSISLOOMCMC(t *testing.T) {
 		t.Errorf("QK %v, want -Inf (equal weights)", lo.QK)
 	}
 }
+
+// TestLOOLogWeights: an observation's weights are those its elpd_loo sums
+// over: log Σ_s w_s·p(y_i | θ_s) is PSISLOO's elpd_i, for draws of q
+// (logRatio) and of the posterior (nil, with a relative efficiency).
+func TestLOOLogWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const S, n = 200, 3
+	lr := make([]float64, S)
+	ll := make([][]float64, n)
+	for s := range lr {
+		lr[s] = 0.3 * rng.NormFloat64()
+	}
+	for i := range ll {
+		ll[i] = make([]float64, S)
+		for s := range ll[i] {
+			ll[i][s] = -1 - rng.ExpFloat64()
+		}
+	}
+	reff := []float64{0.5, 1, 2}
+	for _, c := range []struct {
+		lr   []float64
+		reff []float64
+		lo   *LOO
+	}{{lr, nil, PSISLOO(lr, ll)}, {nil, reff, PSISLOOMCMC(ll, reff)}} {
+		for i := range ll {
+			r := 1.0
+			if c.reff != nil {
+				r = c.reff[i]
+			}
+			lw := LOOLogWeights(c.lr, ll[i], r)
+			sum := 0.0
+			for s := range lw {
+				sum += math.Exp(lw[s] + ll[i][s])
+			}
+			if got, want := math.Log(sum), c.lo.Points[i].ELPD; math.Abs(got-want) > 1e-12 {
+				t.Errorf("observation %d: log Σ w·p = %v, elpd_i %v", i, got, want)
+			}
+		}
+	}
+}

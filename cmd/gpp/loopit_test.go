@@ -1,0 +1,261 @@
+package main
+
+import (
+	"fmt"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// logWeights returns the log of the weights ws normalised.
+func logWeights(ws ...float64) []float64 {
+	t := 0.0
+	for _, w := range ws {
+		t += w
+	}
+	out := make([]float64, len(ws))
+	for i, w := range ws {
+		out[i] = math.Log(w / t)
+	}
+	return out
+}
+
+// TestLooPIT: the weighted PIT on cases worked by hand.
+func TestLooPIT(t *testing.T) {
+	cases := []struct {
+		name     string
+		lw, rep  []float64
+		y        float64
+		discrete bool
+		u        float64
+		want     float64
+	}{
+		// weights ½, ¼, ⅛, ⅛ at 1, 2, 3, 4: P(ỹ ≤ 2.5) = ¾
+		{"weighted", logWeights(4, 2, 1, 1), []float64{1, 2, 3, 4}, 2.5, false, 0, 0.75},
+		// a tie counts as ≤: P(ỹ ≤ 2) = ¾
+		{"tie", logWeights(4, 2, 1, 1), []float64{1, 2, 3, 4}, 2, false, 0, 0.75},
+		// discrete: P(ỹ < 2) + u·P(ỹ = 2) = ½ + 0.3·¼
+		{"discrete", logWeights(4, 2, 1, 1), []float64{1, 2, 3, 4}, 2, true, 0.3, 0.5 + 0.3*0.25},
+		// all weight on one draw, at 3: P(ỹ ≤ 2.5) = 0, P(ỹ ≤ 3) = 1
+		{"one draw below", []float64{math.Inf(-1), math.Inf(-1), 0, math.Inf(-1)}, []float64{1, 2, 3, 4}, 2.5, false, 0, 0},
+		{"one draw at", []float64{math.Inf(-1), math.Inf(-1), 0, math.Inf(-1)}, []float64{1, 2, 3, 4}, 3, false, 0, 1},
+		{"one draw discrete", []float64{math.Inf(-1), math.Inf(-1), 0, math.Inf(-1)}, []float64{1, 2, 3, 4}, 3, true, 0.6, 0.6},
+		// a NaN replicate leaves the draw out: weights 4, 1, 1 over 1, 3, 4
+		{"nan", logWeights(4, 2, 1, 1), []float64{1, math.NaN(), 3, 4}, 3.5, false, 0, 5.0 / 6},
+	}
+	for _, c := range cases {
+		if got := looPIT(c.lw, c.rep, c.y, c.discrete, c.u); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: looPIT = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if got := looPIT([]float64{0}, []float64{math.Inf(1)}, 1, false, 0); !math.IsNaN(got) {
+		t.Errorf("no finite replicate: %v, want NaN", got)
+	}
+}
+
+// sortedSample returns n sorted draws of d.
+func sortedSample(n int, d interface{ Rand() float64 }) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = d.Rand()
+	}
+	slices.Sort(x)
+	return x
+}
+
+// TestPITBand: for uniform samples the ECDF stays inside the band in about
+// 95 % of seeded replicates (each replicate's band simulated afresh: 400
+// replicates, 378 expected, binomial sd ≈ 4.4 plus the band's own Monte
+// Carlo error), and a sample from a too-narrow predictive, Beta(0.5, 0.5)
+// PIT values, leaves it.
+func TestPITBand(t *testing.T) {
+	const n, reps = 100, 400
+	rng := rand.New(rand.NewPCG(7, 8))
+	b := newPITBand(n, pitBandSims, rng)
+	for k := range b.z {
+		if b.lo[k] > b.hi[k] || b.lo[k] < 0 || b.hi[k] > n {
+			t.Fatalf("band at %v: %d..%d", b.z[k], b.lo[k], b.hi[k])
+		}
+	}
+	// The simultaneous band is wider than a pointwise 95 % interval at the middle.
+	if mid := len(b.z) / 2; b.hi[mid]-b.lo[mid] <= 20 {
+		t.Errorf("band at %v: %d..%d, no wider than the pointwise 50 ± 1.96·5", b.z[mid], b.lo[mid], b.hi[mid])
+	}
+	inside := 0
+	u := distuv.Uniform{Min: 0, Max: 1, Src: rand.New(rand.NewPCG(9, 10))}
+	for range reps {
+		x := sortedSample(n, u)
+		if b.inside(b.counts(x)) {
+			inside++
+		}
+	}
+	t.Logf("uniform samples inside the band: %d of %d", inside, reps)
+	if inside < 360 || inside > 394 {
+		t.Errorf("uniform samples inside the band: %d of %d, want about 95 %%", inside, reps)
+	}
+	narrow := distuv.Beta{Alpha: 0.5, Beta: 0.5, Src: rand.New(rand.NewPCG(11, 12))}
+	x := sortedSample(n, narrow)
+	if b.inside(b.counts(x)) {
+		t.Error("Beta(0.5, 0.5) PIT values stay inside the band")
+	}
+}
+
+// TestPITShape: the verdict on synthetic PIT sets of known miscalibration.
+func TestPITShape(t *testing.T) {
+	src := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		d    distuv.Beta
+		want string
+	}{
+		{distuv.Beta{Alpha: 0.5, Beta: 0.5, Src: src}, "too narrow"},
+		{distuv.Beta{Alpha: 3, Beta: 3, Src: src}, "too wide"},
+		{distuv.Beta{Alpha: 1, Beta: 3, Src: src}, "too high"},
+		{distuv.Beta{Alpha: 3, Beta: 1, Src: src}, "too low"},
+	} {
+		if got := pitShape(sortedSample(200, c.d)); !strings.Contains(got, c.want) {
+			t.Errorf("Beta(%v, %v): %q, want %q", c.d.Alpha, c.d.Beta, got, c.want)
+		}
+	}
+}
+
+// pitModel is a normal regression with a replicate and log_lik; %s is
+// sigma's declaration: a param, or a constant far too small for the data.
+const pitModel = `data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 10)
+param b: real ~ Normal(0, 10)
+%s
+y ~ Normal(a + b * x, sigma)
+output log_lik = logpdf(y, Normal(a + b * x, sigma))
+output y_rep ~ Normal(a + b * x, sigma)
+`
+
+// pitData writes n values of x, standard normal, and y = x/2 + a
+// standard normal error to a CSV in d.
+func pitData(t *testing.T, d string, n int) string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for range n {
+		x := rng.NormFloat64()
+		fmt.Fprintf(&b, "%.6f,%.6f\n", x, x/2+rng.NormFloat64())
+	}
+	return writeFile(t, d, "pit.csv", b.String())
+}
+
+// TestLooPITPlots: gpp fit and gpp sample --plots write loo_pit_y.png for
+// a model with a replicate and log_lik, list it in fit.json and on the
+// console (and for the bundled examples/ordinal.gpp, int data); a model whose sigma is fixed far too small gets the "too
+// narrow" note; without --plots the file is removed.
+func TestLooPITPlots(t *testing.T) {
+	d := t.TempDir()
+	good := writeFile(t, d, "good.gpp", fmt.Sprintf(pitModel, "param sigma: positive ~ HalfNormal(5)"))
+	bad := writeFile(t, d, "bad.gpp", fmt.Sprintf(pitModel, "let sigma = 0.25"))
+	data := pitData(t, d, 80)
+	run := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runSafe(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	decode := func(path string) {
+		t.Helper()
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := png.Decode(f); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	fitArgs := []string{"--quiet", "--iter", "400", "--output-draws", "400", "--plots"}
+	sampleArgs := []string{"--quiet", "--chains", "2", "--warmup", "200", "--draws", "200", "--plots"}
+	for _, how := range []struct {
+		cmd  string
+		args []string
+	}{{"fit", fitArgs}, {"sample", sampleArgs}} {
+		out := filepath.Join(d, how.cmd)
+		stdout := run(append([]string{how.cmd, good, data, "--out", out}, how.args...)...)
+		if !strings.Contains(stdout, " loo_pit_y.png") {
+			t.Errorf("%s: written line:\n%s", how.cmd, stdout)
+		}
+		if strings.Contains(stdout, "LOO-PIT") {
+			t.Errorf("%s: a calibrated model has a LOO-PIT note:\n%s", how.cmd, stdout)
+		}
+		decode(filepath.Join(out, "loo_pit_y.png"))
+		if how.cmd == "fit" {
+			if got := readFit(t, filepath.Join(out, "fit.json")).Files; !slices.Contains(got, "loo_pit_y.png") {
+				t.Errorf("fit.json files: %v", got)
+			}
+		}
+		badOut := filepath.Join(d, how.cmd+"-bad")
+		stdout = run(append([]string{how.cmd, bad, data, "--out", badOut}, how.args...)...)
+		if !strings.Contains(stdout, "LOO-PIT of y leaves the 95 % band: the predictive distributions are too narrow") {
+			t.Errorf("%s: too small a sigma, no note:\n%s", how.cmd, stdout)
+		}
+		decode(filepath.Join(badOut, "loo_pit_y.png"))
+		if how.cmd == "fit" {
+			// a bundled model of int data: the randomised PIT
+			ord := filepath.Join(d, "ordinal")
+			run("fit", filepath.Join("..", "..", "examples", "ordinal.gpp"), filepath.Join("..", "..", "examples", "ordinal.csv"), "--quiet", "--plots", "--out", ord)
+			decode(filepath.Join(ord, "loo_pit_y.png"))
+		}
+		// without --plots the check goes with the other plots
+		run(append([]string{how.cmd, good, data, "--out", out}, how.args[:len(how.args)-1]...)...)
+		if _, err := os.Stat(filepath.Join(out, "loo_pit_y.png")); !os.IsNotExist(err) {
+			t.Errorf("%s without --plots: loo_pit_y.png left behind (%v)", how.cmd, err)
+		}
+	}
+}
+
+// TestPITChecksWeights: pitChecks weights each observation's replicate
+// draws by exp(lr − ll) (fewer than 10 draws: normalised, not smoothed),
+// reading y at log_lik's elements, and notes a log_lik of another shape.
+func TestPITChecksWeights(t *testing.T) {
+	l := math.Log
+	ds := &drawSet{
+		vars: []variable{
+			{name: looOutput, output: true, shape: []int{2}, elems: []int{0, 1}, first: 0},
+			{name: "y_rep", output: true, shape: []int{2}, elems: []int{0, 1}, first: 2},
+		},
+		cols: [][]float64{
+			{l(1), l(2), l(4), l(4)}, {0, 0, 0, 0}, // log_lik
+			{1, 2, 3, 4}, {4, 3, 2, 1}, // y_rep
+		},
+		loo:    &sgvb.LOO{},
+		looObs: []int{0, 1},
+	}
+	ds.pitDraws = &looDraws{lr: []float64{l(2), 0, 0, 0}, ll: [][]float64{ds.cols[0], ds.cols[1]}}
+	m := ppcMatch{data: "y", output: "y_rep", values: []float64{2.5, 1.5}}
+	cs := pitChecks([]ppcMatch{m}, ds, 1)
+	if len(cs) != 1 || cs[0].note != "" {
+		t.Fatalf("checks: %+v", cs)
+	}
+	// y[1] = 2.5: weights ∝ 2/1, 1/2, 1/4, 1/4 = 2/3, 1/6, 1/12, 1/12 on 1, 2, 3, 4: 5/6.
+	// y[2] = 1.5: weights ∝ 2, 1, 1, 1 on 4, 3, 2, 1: 1/5.
+	want := []float64{1.0 / 5, 5.0 / 6}
+	for i, p := range cs[0].pit {
+		if math.Abs(p-want[i]) > 1e-12 {
+			t.Errorf("pit %v, want %v", cs[0].pit, want)
+			break
+		}
+	}
+
+	ds.pits = nil
+	ds.vars[0].shape, ds.vars[0].elems = []int{}, []int{0}
+	cs = pitChecks([]ppcMatch{m}, ds, 1)
+	if len(cs) != 1 || !strings.Contains(cs[0].note, "no LOO-PIT of y: log_lik has 1 element of shape (scalar), y 2 of shape [2]") {
+		t.Errorf("scalar log_lik: %+v", cs)
+	}
+}
