@@ -172,20 +172,26 @@ func TestPosteriordbGradient(t *testing.T) {
 		{"kidiq_momiq.gpp", "kidiq-kidscore_momiq"},
 	} {
 		t.Run(c.model, func(t *testing.T) {
-			path := shareddata.Path(t, "posteriordb", c.data, "data.json")
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			js, err := data.ReadJSON(path, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := compileFile(t, filepath.Join("../../examples/posteriordb", c.model), nil, data.Input{File: path, JSON: js})
-			checkGradient(t, m, 3, 0.3)
+			checkGradient(t, posteriordbModel(t, c.model, c.data), 3, 0.3)
 		})
 	}
+}
+
+// posteriordbModel compiles examples/posteriordb/model with the data of
+// the posteriordb posterior dir in the shared data (skipping without it).
+func posteriordbModel(t *testing.T, model, dir string) *Model {
+	t.Helper()
+	path := shareddata.Path(t, "posteriordb", dir, "data.json")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	js, err := data.ReadJSON(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compileFile(t, filepath.Join("../../examples/posteriordb", model), nil, data.Input{File: path, JSON: js})
 }
 
 // TestHoisting fails if a data-only node (GPFA's Y'Y, EPM's gathers'

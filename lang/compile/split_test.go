@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
-	"github.com/gpplang/gpp/internal/shareddata"
 )
 
 // splitTol is the relative tolerance of the split's two parts against
@@ -103,18 +102,7 @@ func TestSplitExamples(t *testing.T) {
 		})
 	}
 	t.Run("eight_schools", func(t *testing.T) {
-		path := shareddata.Path(t, "posteriordb", "eight_schools-eight_schools_noncentered", "data.json")
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		js, err := data.ReadJSON(path, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := compileFile(t, "../../examples/posteriordb/eight_schools_noncentered.gpp", nil, data.Input{File: path, JSON: js})
-		checkSplitSum(t, m, 2)
+		checkSplitSum(t, posteriordbModel(t, "eight_schools_noncentered.gpp", "eight_schools-eight_schools_noncentered"), 2)
 	})
 }
 
