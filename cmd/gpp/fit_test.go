@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1185,6 +1186,15 @@ func TestReadFitJSONRoundTrip(t *testing.T) {
 	var raw map[string]any
 	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
 		t.Errorf("fit.json is not plain JSON: %v", err)
+	}
+	// a fit.json without pareto_k (an older one) reads it as unknown, NaN,
+	// not as 0, which gpp sensitivity would take for a good q
+	old := regexp.MustCompile(`"pareto_k": *"-inf",?`).ReplaceAll(b.Bytes(), nil)
+	if bytes.Equal(old, b.Bytes()) {
+		t.Fatalf("no pareto_k in\n%s", b.Bytes())
+	}
+	if got, err := readFitJSON("fit.json", old); err != nil || !math.IsNaN(float64(got.ParetoK)) {
+		t.Errorf("fit.json without pareto_k: k %v, err %v", got.ParetoK, err)
 	}
 }
 

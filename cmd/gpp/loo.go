@@ -248,23 +248,20 @@ func (w *looWeights) pitDraws(ds *drawSet) *looDraws {
 	for i, j := range w.obs {
 		d.ll[i] = w.ll[j]
 	}
-	d.rep = map[string][][]float64{}
+	d.rep = map[string]pitRep{}
 	for _, u := range ds.vars {
 		if !u.output || u.name == looOutput || !sameShape(u.shape, w.v.shape) {
 			continue
 		}
-		all := ds.cols[u.first : u.first+len(u.elems) : u.first+len(u.elems)]
+		own := ds.cols[u.first : u.first+len(u.elems) : u.first+len(u.elems)]
 		if cols, ok := w.rep[u.index]; ok {
-			all = make([][]float64, len(cols))
-			for j, c := range cols {
-				if w.miss == nil {
-					all[j] = append(slices.Clip(ds.cols[u.first+j]), c...)
-				} else {
-					all[j] = c
-				}
+			if w.miss != nil {
+				own = nil
 			}
+			d.rep[u.name] = pitRep{own: own, extra: cols}
+		} else {
+			d.rep[u.name] = pitRep{extra: own}
 		}
-		d.rep[u.name] = all
 	}
 	return d
 }

@@ -39,10 +39,25 @@ type looDraws struct {
 	lr   []float64   // log p − log proposal per draw (nil: 0, draws of the posterior)
 	ll   [][]float64 // ll[i]: observation i's (drawSet.looObs[i]) log likelihood per draw
 	reff []float64   // the draws' relative efficiency per observation (nil: 1)
-	// rep holds the replicates' values at the draws: output name →
-	// element (log_lik's order) → draw; an output absent has the
-	// drawSet's own columns.
-	rep map[string][][]float64
+	// rep holds the replicates' values at the draws by output name; an
+	// output absent has the drawSet's own columns.
+	rep map[string]pitRep
+}
+
+// pitRep is a replicate's values at the LOO draws, element j's (log_lik's
+// order) being own[j] then extra[j] (own nil: extra[j] alone). own shares
+// the output draws' columns, so that the LOO-PIT copies no more than one
+// element's draws at a time.
+type pitRep struct {
+	own, extra [][]float64
+}
+
+// column returns element j's values at the LOO draws, in buf's storage.
+func (r pitRep) column(j int, buf []float64) []float64 {
+	if r.own == nil {
+		return r.extra[j]
+	}
+	return append(append(buf[:0], r.own[j]...), r.extra[j]...)
 }
 
 // pitCheck is the LOO-PIT check of one replicate's data.
@@ -104,7 +119,7 @@ func pitChecks(ms []ppcMatch, ds *drawSet, seed uint64) []pitCheck {
 				u = w
 			}
 		}
-		c := pitCheck{m: m, discrete: m.count}
+		c := pitCheck{m: m, discrete: m.intRep}
 		if !sameShape(u.shape, v.shape) {
 			c.note = fmt.Sprintf("no LOO-PIT of %s: log_lik has %d element%s of shape %s, %s %d of shape %s; give log_lik a term per element of %s",
 				m.data, len(v.elems), plural(len(v.elems)), shapeText(v.shape), m.data, len(u.elems), shapeText(u.shape), m.data)
@@ -113,9 +128,11 @@ func pitChecks(ms []ppcMatch, ds *drawSet, seed uint64) []pitCheck {
 		}
 		rep, ok := ds.pitDraws.rep[m.output]
 		if !ok {
-			rep = ds.cols[u.first : u.first+len(u.elems)]
+			rep = pitRep{extra: ds.cols[u.first : u.first+len(u.elems)]}
 		}
-		if len(rep) != len(v.elems) || len(ds.looObs) > 0 && len(rep[0]) != len(ds.pitDraws.ll[0]) {
+		var buf []float64
+		if len(rep.extra) != len(v.elems) || rep.own != nil && len(rep.own) != len(v.elems) ||
+			len(ds.looObs) > 0 && len(rep.column(0, buf)) != len(ds.pitDraws.ll[0]) {
 			// a replicate not recorded at every LOO draw (a fit's defensive draws)
 			c.note = fmt.Sprintf("no LOO-PIT of %s: %s is not known at the LOO draws", m.data, m.output)
 			ds.pits = append(ds.pits, c)
@@ -131,7 +148,8 @@ func pitChecks(ms []ppcMatch, ds *drawSet, seed uint64) []pitCheck {
 				reff = ds.pitDraws.reff[i]
 			}
 			lw := sgvb.LOOLogWeights(ds.pitDraws.lr, ds.pitDraws.ll[i], reff)
-			if p := looPIT(lw, rep[j], y, c.discrete, rng.Float64()); !math.IsNaN(p) {
+			buf = rep.column(j, buf)
+			if p := looPIT(lw, buf, y, c.discrete, rng.Float64()); !math.IsNaN(p) {
 				c.pit = append(c.pit, p)
 			}
 		}
@@ -155,7 +173,8 @@ func pitChecks(ms []ppcMatch, ds *drawSet, seed uint64) []pitCheck {
 // looPIT returns the LOO-PIT of the observed value y from the draws rep of
 // its replicate weighted by the normalised log weights lw: Σ_s w_s·I(rep_s
 // ≤ y). For discrete data it is randomised, P(ỹ < y) + u·P(ỹ = y) with u
-// uniform on (0, 1), so that it is uniform for a calibrated model.
+// uniform on (0, 1), so that it is uniform for a calibrated model
+// (pitChecks: for an int replicate, whatever y's type).
 // Draws whose replicate is not finite are left out and the weights of the
 // others renormalised; NaN when none has weight.
 func looPIT(lw, rep []float64, y float64, discrete bool, u float64) float64 {
@@ -200,7 +219,8 @@ const (
 // uniformity and its applications in goodness-of-fit evaluation and
 // multiple sample comparison", Stat. Comput. 2022) simulation method:
 // the count at z[k] is Binomial(n, z[k]); the pointwise intervals
-// [F⁻¹(γ/2), F⁻¹(1 − γ/2)] of those binomials hold all at once with
+// [F⁻¹(γ/2), F⁻¹(1 − γ/2)] of those binomials (the counts both of whose
+// tail probabilities are at least γ/2) hold all at once with
 // probability 1 − α for the γ/2 that is the α-quantile, over simulated
 // uniform samples, of each sample's smallest tail probability min_k
 // min(F_k(c_k), 1 − F_k(c_k − 1)). With 1000 samples the band's coverage
@@ -247,19 +267,25 @@ func newPITBand(n, sims int, rng *rand.Rand) pitBand {
 	slices.Sort(tails)
 	g := tails[int(pitAlpha*float64(sims))]
 	b.lo, b.hi = make([]int, len(b.z)), make([]int, len(b.z))
+	// lo..hi are the counts whose tail probabilities, computed as above,
+	// are both at least γ: a simulated sample is inside exactly when its
+	// smallest is, ties at γ included on either side (with few values
+	// they are common, and an upper bound by 1 − γ would drop them)
 	for k := range b.z {
-		b.lo[k] = binomialQuantile(bins[k], n, g)
-		b.hi[k] = binomialQuantile(bins[k], n, 1-g)
+		d := bins[k]
+		b.lo[k] = firstCount(n, func(c int) bool { return d.CDF(float64(c)) >= g })
+		b.hi[k] = firstCount(n, func(c int) bool { return 1-d.CDF(float64(c)) < g }) // 1 − F(c) the tail of c + 1
 	}
 	return b
 }
 
-// binomialQuantile is the smallest c in 0…n with F(c) ≥ p.
-func binomialQuantile(d distuv.Binomial, n int, p float64) int {
+// firstCount is the smallest c in 0…n for which ok holds, ok false then
+// true as c grows (n when it holds nowhere below n).
+func firstCount(n int, ok func(c int) bool) int {
 	lo, hi := 0, n
 	for lo < hi {
 		c := (lo + hi) / 2
-		if d.CDF(float64(c)) >= p {
+		if ok(c) {
 			hi = c
 		} else {
 			lo = c + 1

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -105,6 +107,25 @@ func TestPITBand(t *testing.T) {
 	x := sortedSample(n, narrow)
 	if b.inside(b.counts(x)) {
 		t.Error("Beta(0.5, 0.5) PIT values stay inside the band")
+	}
+}
+
+// TestPITBandSmall: the band keeps its level where the counts are few
+// and their tail probabilities tie (n = 5): a sample whose smallest tail
+// probability equals γ is inside on either side, as the simulation that
+// chose γ counted it (2000 uniform samples, sd of the share ≈ 0.005).
+func TestPITBandSmall(t *testing.T) {
+	const n, reps = 5, 2000
+	b := newPITBand(n, pitBandSims, rand.New(rand.NewPCG(1, 2)))
+	u := distuv.Uniform{Min: 0, Max: 1, Src: rand.New(rand.NewPCG(3, 4))}
+	inside := 0
+	for range reps {
+		if b.inside(b.counts(sortedSample(n, u))) {
+			inside++
+		}
+	}
+	if share := float64(inside) / reps; share < 0.94 {
+		t.Errorf("n = %d: %.4f of uniform samples inside the band, want at least 0.95 (band %v..%v)", n, share, b.lo, b.hi)
 	}
 }
 
@@ -257,5 +278,56 @@ func TestPITChecksWeights(t *testing.T) {
 	cs = pitChecks([]ppcMatch{m}, ds, 1)
 	if len(cs) != 1 || !strings.Contains(cs[0].note, "no LOO-PIT of y: log_lik has 1 element of shape (scalar), y 2 of shape [2]") {
 		t.Errorf("scalar log_lik: %+v", cs)
+	}
+}
+
+// TestPITChecksIntReplicate: an int replicate's PIT is randomised whatever
+// y's type (a tie at y falls between P(ỹ < y) and P(ỹ ≤ y), not at the
+// latter), and a fit's replicate reads its output draws then the values
+// recorded at the defensive draws (pitRep).
+func TestPITChecksIntReplicate(t *testing.T) {
+	ds := &drawSet{
+		vars: []variable{
+			{name: looOutput, output: true, shape: []int{2}, elems: []int{0, 1}, first: 0},
+			{name: "y_rep", output: true, shape: []int{2}, elems: []int{0, 1}, first: 2},
+		},
+		cols: [][]float64{
+			{0, 0}, {0, 0}, // log_lik at the output draws
+			{1, 2}, {2, 2}, // y_rep at the output draws
+		},
+		loo:    &sgvb.LOO{},
+		looObs: []int{0, 1},
+	}
+	ll := []float64{0, 0, 0, 0} // two output draws, two defensive ones: equal weights
+	ds.pitDraws = &looDraws{lr: make([]float64, 4), ll: [][]float64{ll, ll},
+		rep: map[string]pitRep{"y_rep": {own: ds.cols[2:4], extra: [][]float64{{3, 4}, {3, 3}}}}}
+	// y real, replicate int: y[0] = 2 over 1, 2, 3, 4 lies in (¼, ½);
+	// y[1] = 2 over 2, 2, 3, 3 in (0, ½).
+	m := ppcMatch{data: "y", output: "y_rep", values: []float64{2, 2}, intRep: true}
+	cs := pitChecks([]ppcMatch{m}, ds, 1)
+	if len(cs) != 1 || cs[0].note != "" || len(cs[0].pit) != 2 {
+		t.Fatalf("checks: %+v", cs)
+	}
+	p0, p1 := cs[0].pit[0], cs[0].pit[1]
+	okA := p0 > 0 && p0 < 0.5 && p1 > 0.25 && p1 < 0.5
+	okB := p1 > 0 && p1 < 0.5 && p0 > 0.25 && p0 < 0.5
+	if !okA && !okB || p0 == 0.5 || p1 == 0.5 {
+		t.Errorf("int replicate's PIT %v: want randomised in (¼, ½) and (0, ½)", cs[0].pit)
+	}
+}
+
+// TestCheckDrawsSizeReplicates: a replicate of log_lik's shape counts
+// twice, as log_lik does (the LOO-PIT keeps it at the defensive draws).
+func TestCheckDrawsSizeReplicates(t *testing.T) {
+	m := &compile.Model{Dim: 1, Outputs: []compile.Output{
+		{Name: looOutput, Shape: []int{10}}, {Name: "y_rep", Shape: []int{10}}, {Name: "s", Shape: nil},
+	}}
+	// 1 + 2 + 2·10 + 2·10 + 1 = 44 columns
+	err := checkDrawsSize(autodiff.MaxElements/44+1, 1, m)
+	if err == nil || !strings.Contains(err.Error(), "draws of 44 columns") {
+		t.Errorf("err %v, want 44 columns", err)
+	}
+	if err := checkDrawsSize(autodiff.MaxElements/44, 1, m); err != nil {
+		t.Error(err)
 	}
 }

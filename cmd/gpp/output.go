@@ -717,9 +717,18 @@ func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 			cols += shapeLen(l.Value) - l.Size
 		}
 	}
+	var loo []int
+	hasLOO := false
+	for _, o := range m.Outputs {
+		if o.Name == looOutput {
+			loo, hasLOO = o.Shape, true
+		}
+	}
 	for _, o := range m.Outputs {
 		cols += shapeLen(o.Shape)
-		if o.Name == looOutput { // PSIS-LOO's draws of the companion of q: as many again
+		// PSIS-LOO's draws of the companion of q: as many again of log_lik,
+		// and of the replicates of its shape, which the LOO-PIT weighs
+		if hasLOO && sameShape(o.Shape, loo) {
 			cols += shapeLen(o.Shape)
 		}
 	}
@@ -1900,7 +1909,8 @@ var supports = map[string]dist.Support{
 // readFitJSON reads a fit.json for --init and checks it. Errors are
 // *ast.Error positioned in the file.
 func readFitJSON(path string, src []byte) (*fitFile, error) {
-	var ff fitFile
+	// pareto_k absent (an older fit.json) is unknown, not 0
+	ff := fitFile{fitOutcome: fitOutcome{ParetoK: jsonFloat(math.NaN())}}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&ff); err != nil {
 		return nil, jsonError(path, src, err)

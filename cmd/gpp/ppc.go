@@ -34,6 +34,7 @@ type ppcMatch struct {
 	values  []float64 // all of y's cells, row-major, NaN at the missing ones
 	missing int       // missing cells left out of obs (fitted as NAME_missing)
 	count   bool      // int data and an int replicate: counts per value
+	intRep  bool      // an int replicate: its LOO-PIT is randomised
 }
 
 // replicateSuffixes name a replicate of data y by the usual conventions:
@@ -106,7 +107,8 @@ func findReplicates(l *pipeline.Loaded) []ppcMatch {
 		if best == nil {
 			continue
 		}
-		m := ppcMatch{data: best.Name, output: o.Name, count: best.Kind == ast.Int && o.Type.Elem == check.Int}
+		intRep := o.Type.Elem == check.Int
+		m := ppcMatch{data: best.Name, output: o.Name, count: best.Kind == ast.Int && intRep, intRep: intRep}
 		a := l.Data[best.Name]
 		miss := a.Missing // increasing
 		m.values = slices.Clone(a.Values)
