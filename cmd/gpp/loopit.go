@@ -336,8 +336,10 @@ func pitShape(sorted []float64) string {
 		return "the predictive distributions are too wide (PIT values pile up in the middle)"
 	case a+b > 0:
 		return "the predictive distributions are biased: too high (PIT values pile up near 0)"
-	default:
+	case a+b < 0:
 		return "the predictive distributions are biased: too low (PIT values pile up near 1)"
+	default:
+		return "the PIT values are not uniform, with no simple shape at their quartiles (see the plot)"
 	}
 }
 

@@ -145,6 +145,11 @@ func TestPITShape(t *testing.T) {
 			t.Errorf("Beta(%v, %v): %q, want %q", c.d.Alpha, c.d.Beta, got, c.want)
 		}
 	}
+	// uniform at both quartiles, clumped between them: no shape to name
+	clumped := []float64{0.1, 0.2, 0.26, 0.27, 0.28, 0.29, 0.76, 0.8}
+	if got := pitShape(clumped); !strings.Contains(got, "no simple shape") {
+		t.Errorf("ECDF − u 0 at both quartiles: %q", got)
+	}
 }
 
 // pitModel is a normal regression with a replicate and log_lik; %s is
