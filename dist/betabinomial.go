@@ -144,7 +144,7 @@ func betaBinomialLogCDF(x float64, p, dp []float64, upper bool) (float64, float6
 // of the tail, from the one next to k outwards, each from the one before
 // by the ratio p_(j+1)/p_j = (n−j)(j+a)/((j+1)(n−j−1+b)), their partials
 // carried along (∂ log p_(j+1) − ∂ log p_j is 1/(j+a) in a, −1/(n−j−1+b)
-// in b), and summed relative to the largest so far.
+// in b), and summed relative to the largest so far (logSum).
 func betaBinomialSum(k, n, a, b float64, upper bool) (l, da, db float64) {
 	j := k
 	if upper {
@@ -153,15 +153,9 @@ func betaBinomialSum(k, n, a, b float64, upper bool) (l, da, db float64) {
 	var first [3]float64
 	lpj, _ := BetaBinomial{n, a, b}.eval(j, first[:])
 	ga, gb := first[1], first[2]
-	// Σ e^(lp_j − m), Σ e^(lp_j − m)·∂a, Σ e^(lp_j − m)·∂b.
-	m, s, sa, sb := lpj, 0.0, 0.0, 0.0
+	sum := newLogSum()
 	for {
-		if lpj > m {
-			r := math.Exp(m - lpj)
-			m, s, sa, sb = lpj, s*r, sa*r, sb*r
-		}
-		w := math.Exp(lpj - m)
-		s, sa, sb = s+w, sa+w*ga, sb+w*gb
+		sum.add(lpj, [3]float64{ga, gb})
 		if upper {
 			if j == n {
 				break
@@ -181,6 +175,6 @@ func betaBinomialSum(k, n, a, b float64, upper bool) (l, da, db float64) {
 			j--
 		}
 	}
-	// A sum of nearly all the mass may round above 1.
-	return min(m+math.Log(s), 0), sa / s, sb / s
+	l, g := sum.result()
+	return l, g[0], g[1]
 }

@@ -33,7 +33,7 @@ func bnbSplit(k, r, b float64) float64 {
 	return math.Max(k, math.Ceil(math.Max(bnbMinSplit, 4*math.Max(r, b))))
 }
 
-// logSum accumulates Σ e^(l_i) and Σ e^(l_i)·g_i for three partials g_i,
+// logSum accumulates Σ e^(l_i) and Σ e^(l_i)·g_i for up to three partials g_i,
 // relative to the largest l_i so far.
 type logSum struct {
 	m, s float64

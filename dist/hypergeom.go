@@ -309,9 +309,9 @@ func pfqAny(a, b []float64, z float64, da, db []float64) (f, dz float64, st hypS
 // Hypergeometric2F1 returns Gauss's ₂F₁(a, b; c; z) for real z < 1, z = 1
 // where c − a − b > 0 (Gauss's theorem) and any z where a or b is an
 // integer ≤ 0: the series for 0 ≤ z ≤ 0.999, the series in 1 − z above
-// (hyp2F1Reflect), for z < 0 Pfaff's transformation (1 − z)^(−a) ₂F₁(a,
-// c − b; c; z/(z − 1)), whose argument is in [0, 1). NaN where c is an integer ≤ 0 and where
-// the series cannot keep its digits (Hyp2F1Why).
+// (hyp2F1Reflect), for z < 0 Pfaff's transformation (1 − z)^(−a)
+// ₂F₁(a, c − b; c; z/(z − 1)), whose argument is in [0, 1). NaN where c is
+// an integer ≤ 0 and where the series cannot keep its digits (Hyp2F1Why).
 func Hypergeometric2F1(a, b, c, z float64) float64 {
 	var d [3]float64
 	f, _, _ := hyp2F1(a, b, c, z, d[:], false)

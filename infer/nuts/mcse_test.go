@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// refDrawsUnrounded makes testdata/posterior_ref.py's draws_unrounded():
+// refDrawsUnrounded makes testdata/posterior_ref.py's draws(rounded=False):
 // refDraws's chains without the rounding, so without ties.
 func refDrawsUnrounded(chains, n int, shift float64) [][]float64 {
 	return lcgAR1(chains, n, shift, func(y float64) float64 { return y })

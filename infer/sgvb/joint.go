@@ -85,10 +85,7 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 			}
 			continue
 		}
-		if s.Method == Laplace {
-			if n > MaxLaplace {
-				return nil, fmt.Errorf("sgvb: Laplace: %d unconstrained coordinates; the Laplace approximation takes at most %d (MaxLaplace)", n, MaxLaplace)
-			}
+		if s.Method == Laplace { // MaxLaplace, checked by laplaceSettings
 			continue
 		}
 		if n > MaxFullRank {
@@ -101,8 +98,11 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 // orderedLatent reports whether group g is one ordered latent's parts
 // (expandOrdered), which make a full-rank group on their own.
 func orderedLatent(latents []Latent, g []string) bool {
+	if len(g) != 1 {
+		return false
+	}
 	for _, l := range latents {
-		if len(g) == 1 && l.Name == g[0] && l.part != partNone {
+		if l.Name == g[0] && l.part != partNone {
 			return true
 		}
 	}

@@ -217,9 +217,10 @@ func linkOrdered(fs []Factor, gs []Group) {
 }
 
 // LinkOrdered gives the ordered factors that are members of r's full-rank
-// and low-rank groups the joint marginal of their coordinates, so that their Mean and
-// SD include the correlations between x_0 and the increments. Fit does it;
-// a Result built by hand from a fit file, Factors then Groups, needs it.
+// and low-rank groups the joint marginal of their coordinates, so that
+// their Mean and SD include the correlations between x_0 and the
+// increments. Fit does it; a Result built by hand from a fit file, Factors
+// then Groups, needs it.
 func (r *Result) LinkOrdered() { linkOrdered(r.Factors, r.Groups) }
 
 // jointOrderedMoments writes the mean and sd of each element x_k = Σ_{j≤k}

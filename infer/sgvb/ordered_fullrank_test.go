@@ -2,6 +2,7 @@ package sgvb
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -228,5 +229,32 @@ func checkOrderedMoments(t *testing.T, r *Result, s1, s2 uint64) {
 				}
 			}
 		}
+	}
+}
+
+// TestOrderedGroupZeroAllocs: an SGVB step and an ELBO evaluation of a
+// full-rank and a low-rank group holding ordered latents' parts allocate
+// nothing.
+func TestOrderedGroupZeroAllocs(t *testing.T) {
+	for _, rank := range []int{0, 2} {
+		tg := newOrderedGauss()
+		s := Settings{Seed: 1, Rank: rank, FullRankGroups: [][]string{{"a", "o", "v"}}}.withDefaults()
+		e, err := newEngine(tg, tg.latents(), &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := 0
+		for _, b := range e.blocks {
+			for _, m := range b.mem {
+				if m.part != partNone {
+					parts++
+				}
+			}
+		}
+		if parts != 3 { // o's x_0 and its increments, v's one positive part
+			t.Fatalf("rank %d: %d ordered parts in the engine's groups, want 3", rank, parts)
+		}
+		checkZeroAllocs(t, e, fmt.Sprintf("ordered latents in a group, rank %d", rank))
+		e.close()
 	}
 }

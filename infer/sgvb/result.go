@@ -100,10 +100,9 @@ type Factor struct {
 	// d_1, …, d_{K−1}, a positive latent of Size elements.
 	Parts []Factor
 	// joint is, for an ordered latent under a joint full-rank or low-rank
-	// factor, the
-	// full-rank params of the marginal of its coordinates (x_0 or log x_0,
-	// then log d_k), whose correlations its moments need and its Parts,
-	// each a marginal, do not hold (linkOrdered).
+	// factor, the full-rank params of the marginal of its coordinates (x_0
+	// or log x_0, then log d_k), whose correlations its moments need and
+	// its Parts, each a marginal, do not hold (linkOrdered).
 	joint [][]float64
 }
 

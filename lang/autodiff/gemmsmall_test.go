@@ -36,21 +36,7 @@ func TestGemmSmallMatchesGonum(t *testing.T) {
 		m, n, k := 1+r.IntN(9), 1+r.IntN(smallGemmLen+3), 1+r.IntN(smallGemmLen+3)
 		alpha := []float64{1, 0, -0.7, 2.5}[r.IntN(4)]
 		beta := []float64{0, 1, 0.3, -1}[r.IntN(4)]
-		ar, ac := m, k
-		if tA {
-			ar, ac = k, m
-		}
-		br, bc := k, n
-		if tB {
-			br, bc = n, k
-		}
-		lda, ldb, ldc := ac+r.IntN(3), bc+r.IntN(3), n+r.IntN(3)
-		a, b, c := make([]float64, ar*lda), make([]float64, br*ldb), make([]float64, m*ldc)
-		for _, s := range [][]float64{a, b, c} {
-			for i := range s {
-				s[i] = val()
-			}
-		}
+		a, b, c, lda, ldb, ldc := gemmOperands(r, tA, tB, m, n, k, 3, val)
 		want := append([]float64(nil), c...)
 		impl.Dgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
 		got := append([]float64(nil), c...)
@@ -80,23 +66,12 @@ func TestGemmTilesMatchGonum(t *testing.T) {
 		m, n, k := 1+r.IntN(2*gemmRows+3), 1+[]int{r.IntN(smallGemmLen + 2), r.IntN(gemmCols + 10)}[r.IntN(2)], 1+r.IntN(64)
 		alpha := []float64{1, -0.7}[r.IntN(2)]
 		beta := []float64{0, 1, 0.3}[r.IntN(3)]
-		ar, ac := m, k
-		if tA {
-			ar, ac = k, m
-		}
-		br, bc := k, n
-		if tB {
-			br, bc = n, k
-		}
-		lda, ldb, ldc := ac+r.IntN(2), bc+r.IntN(2), n+r.IntN(2)
-		a, b, c := make([]float64, ar*lda), make([]float64, br*ldb), make([]float64, m*ldc)
-		for _, s := range [][]float64{a, b, c} {
-			for i := range s {
-				if r.IntN(8) > 0 {
-					s[i] = r.NormFloat64()
-				}
+		a, b, c, lda, ldb, ldc := gemmOperands(r, tA, tB, m, n, k, 2, func() float64 {
+			if r.IntN(8) > 0 {
+				return r.NormFloat64()
 			}
-		}
+			return 0
+		})
 		want := append([]float64(nil), c...)
 		impl.Dgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
 		got := append([]float64(nil), c...)
@@ -112,6 +87,28 @@ func TestGemmTilesMatchGonum(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gemmOperands makes the a, b and c of an m×n product over k, a and b
+// transposed as tA and tB say, each leading dimension its matrix's width
+// plus r.IntN(pad), every element from val.
+func gemmOperands(r *rand.Rand, tA, tB bool, m, n, k, pad int, val func() float64) (a, b, c []float64, lda, ldb, ldc int) {
+	ar, ac := m, k
+	if tA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB {
+		br, bc = n, k
+	}
+	lda, ldb, ldc = ac+r.IntN(pad), bc+r.IntN(pad), n+r.IntN(pad)
+	a, b, c = make([]float64, ar*lda), make([]float64, br*ldb), make([]float64, m*ldc)
+	for _, s := range [][]float64{a, b, c} {
+		for i := range s {
+			s[i] = val()
+		}
+	}
+	return a, b, c, lda, ldb, ldc
 }
 
 // TestGemmEmptyInner: with no inner dimension c = beta·c, and beta 0

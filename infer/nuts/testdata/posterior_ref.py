@@ -6,7 +6,7 @@
 import math
 from statistics import NormalDist
 
-def draws(chains, n, shift):
+def draws(chains, n, shift, rounded=True):
     state = 12345
     out = []
     for c in range(chains):
@@ -16,7 +16,7 @@ def draws(chains, n, shift):
             state = (1664525 * state + 1013904223) % 2**32
             u = state / 2**32
             y = 0.7 * y + (u - 0.5) + shift * c
-            ch.append(math.floor(y * 20) / 20)  # ties
+            ch.append(math.floor(y * 20) / 20 if rounded else y)  # rounded: ties
         out.append(ch)
     return out
 
@@ -170,20 +170,7 @@ for shift in (0.0, 0.1):
 
 # The same chains unrounded (no ties), where the quantile MCSEs are
 # differences of distinct order statistics.
-def draws_unrounded(chains, n, shift):
-    state = 12345
-    out = []
-    for c in range(chains):
-        y = 0.0
-        ch = []
-        for i in range(n):
-            state = (1664525 * state + 1013904223) % 2**32
-            y = 0.7 * y + (state / 2**32 - 0.5) + shift * c
-            ch.append(y)
-        out.append(ch)
-    return out
-
 print()
 for shift in (0.0, 0.1):
-    x = draws_unrounded(4, 101, shift)
+    x = draws(4, 101, shift, rounded=False)
     print("{%g, %.17g, %.17g, %.17g, %.17g, %.17g}," % (shift, mcse_sd(x), mcse_quantile(x, 0.05), mcse_quantile(x, 0.5), mcse_quantile(x, 0.95), mad(x)))
