@@ -94,8 +94,9 @@ func locateAgainst(arg string) (summary, fitJSON string, err error) {
 // readAgainst reads the fit that --against names and checks that it is a
 // fit of the model l (its params by name, type, bounds and shape, as gpp
 // predict checks them); the files read are added to srcs. Notes on what
-// differs but is allowed (an edited model, other data) go to con.
-func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, data []string, srcs sources, con *console) (*againstFit, error) {
+// differs but is allowed (an edited model, other data: dataHash, the
+// sha256 of the data read, dataHashes's, nil when unknown) go to con.
+func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, dataHash []string, srcs sources, con *console) (*againstFit, error) {
 	summary, fitJSON, err := locateAgainst(arg)
 	if err != nil {
 		return nil, err
@@ -120,7 +121,7 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, data []string, s
 	if ff.Resample != nil && ff.Resample.Resampled {
 		con.note("note: --against: the fit at %s resampled its draws (--psis-resample): its summary, compared here as q's, is of the resampled draws, not of q itself", fitJSON)
 	}
-	if h := dataHashes(data, srcs); ff.DataSHA256 != nil && h != nil && !slices.Equal(h, ff.DataSHA256) {
+	if ff.DataSHA256 != nil && dataHash != nil && !slices.Equal(dataHash, ff.DataSHA256) {
 		con.note("warning: --against: the fit at %s read other data (%s): its q approximates another posterior", fitJSON, strings.Join(ff.Data, " "))
 	}
 	af := &againstFit{summary: summary, fitJSON: fitJSON, ff: ff, mean: map[string]float64{}, sd: map[string]float64{}}

@@ -240,6 +240,35 @@ func TestSampleAgainstStale(t *testing.T) {
 	}
 }
 
+// TestSampleAgainstOtherData: --against a fit of data of other contents
+// warns that its q approximates another posterior; the same contents under
+// another path (the data's sha256 in fit.json) do not.
+func TestSampleAgainstOtherData(t *testing.T) {
+	dir := t.TempDir()
+	fit := filepath.Join(dir, "fit")
+	if code, _, stderr := runGpp("fit", poissonModel, poissonData, "--quiet", "--out", fit); code != exitOK {
+		t.Fatalf("fit: exit %d:\n%s", code, stderr)
+	}
+	src, err := os.ReadFile(poissonData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, other := filepath.Join(dir, "same.csv"), filepath.Join(dir, "other.csv")
+	if os.WriteFile(same, src, 0o644) != nil || os.WriteFile(other, append(src, "7\n"...), 0o644) != nil {
+		t.Fatal("cannot write the data")
+	}
+	const warn = "read other data"
+	for _, c := range []struct {
+		data string
+		warn bool
+	}{{same, false}, {other, true}} {
+		code, _, stderr := runGpp("sample", poissonModel, c.data, "--quiet", "--chains", "1", "--warmup", "50", "--draws", "50", "--out", filepath.Join(dir, "s"), "--against", fit)
+		if code != exitOK || strings.Contains(stderr, warn) != c.warn {
+			t.Errorf("sample %s --against: exit %d, want a warning %q: %v; stderr:\n%s", c.data, code, warn, c.warn, stderr)
+		}
+	}
+}
+
 // readCSVRows reads a CSV file with a header into one map per row.
 func readCSVRows(t *testing.T, path string) []map[string]string {
 	t.Helper()

@@ -182,10 +182,7 @@ func (r *repl) fitCmd(args []string) {
 	sets := r.sets
 	cfg.sets = sets
 	srcs := r.sources("")
-	l, err := pipeline.ParseSource(replModel, []byte(r.src), sets)
-	if err == nil {
-		err = l.Bind(r.inputs(), sets)
-	}
+	l, err := r.boundModel()
 	if err != nil {
 		r.printError(err, srcs)
 		return

@@ -217,16 +217,13 @@ func farModel(t *testing.T, dir string) (model, data string, mean float64) {
 	return model, data, mean
 }
 
-// TestSampleInitStarts checks gpp sample --init FIT: chain c starts at
-// draw c of the fit's draws.csv (after its row of q's mean), on the unconstrained scale (mu as it is,
-// log sigma); from there a 60-iteration warm-up converges (R̂ below 1.05,
-// mu's mean within 4 MCSE of the data's mean, which the wide prior hardly
-// moves), and the same seed gives the same draws.
-func TestSampleInitStarts(t *testing.T) {
-	dir := t.TempDir()
-	model, data, ybar := farModel(t, dir)
-	fitDir := filepath.Join(dir, "fit")
-	if code, _, e := runGpp("fit", model, data, "--quiet", "--init", "path", "--seed", "2", "--out", fitDir); code != 0 {
+// fitInitStart fits model to data with fitArgs into fitDir and reads the
+// fit back as gpp sample --init does: the model loaded, the fit's starts,
+// the unconstrained coordinates they are in, and the fit's draws.csv rows.
+func fitInitStart(t *testing.T, model, data, fitDir string, fitArgs ...string) (*pipeline.Loaded, *initFit, *sgvb.Unconstrained, []map[string]float64) {
+	t.Helper()
+	args := append([]string{"fit", model, data, "--quiet", "--out", fitDir}, fitArgs...)
+	if code, _, e := runGpp(args...); code != 0 {
 		t.Fatalf("fit: exit %d\n%s", code, e)
 	}
 	l, err := pipeline.Load(model, []string{data}, nil)
@@ -241,7 +238,19 @@ func TestSampleInitStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := readDrawsCSV(t, filepath.Join(fitDir, drawsFile))
+	return l, start, u, readDrawsCSV(t, filepath.Join(fitDir, drawsFile))
+}
+
+// TestSampleInitStarts checks gpp sample --init FIT: chain c starts at
+// draw c of the fit's draws.csv (after its row of q's mean), on the unconstrained scale (mu as it is,
+// log sigma); from there a 60-iteration warm-up converges (R̂ below 1.05,
+// mu's mean within 4 MCSE of the data's mean, which the wide prior hardly
+// moves), and the same seed gives the same draws.
+func TestSampleInitStarts(t *testing.T) {
+	dir := t.TempDir()
+	model, data, ybar := farModel(t, dir)
+	fitDir := filepath.Join(dir, "fit")
+	_, start, u, rows := fitInitStart(t, model, data, fitDir, "--init", "path", "--seed", "2")
 	if rows[0]["lp__"] != 0 || rows[1]["log_p__"] == 0 {
 		t.Fatalf("the fit's draws.csv does not start with the mean's row: %v", rows[:2])
 	}
@@ -397,26 +406,11 @@ func TestSampleInitRestarts(t *testing.T) {
 	dir := t.TempDir()
 	model, data := filepath.Join("..", "..", "examples", "mixture.gpp"), filepath.Join("..", "..", "examples", "wine_std.csv")
 	fitDir := filepath.Join(dir, "fit")
-	if code, _, e := runGpp("fit", model, data, "--quiet", "--restarts", "2", "--seed", "1", "--out", fitDir); code != 0 {
-		t.Fatalf("fit: exit %d\n%s", code, e)
-	}
-	l, err := pipeline.Load(model, []string{data}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start, err := readInitFit(fitDir, l, nil, sources{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, start, u, rows := fitInitStart(t, model, data, fitDir, "--restarts", "2", "--seed", "1")
 	if start.mix == nil || len(start.mix.Components) != 2 {
 		t.Fatalf("--init read no mixture of 2 restarts: %+v", start)
 	}
-	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
-	if err != nil {
-		t.Fatal(err)
-	}
 	mu := latentNamed(l.Model, "mu")
-	rows := readDrawsCSV(t, filepath.Join(fitDir, drawsFile))
 	starts := start.starts(u)
 	z, x := make([]float64, u.Dim()), make([]float64, u.TargetDim())
 	var first [][2]float64 // mu at chain c's start
@@ -521,10 +515,7 @@ func TestReplAgainstLastLabel(t *testing.T) {
 		if r.fit == nil {
 			t.Fatalf("%s: no fit; errors:\n%s", c.fit, errb)
 		}
-		l, err := pipeline.ParseSource(replModel, []byte(r.src), r.sets)
-		if err == nil {
-			err = l.Bind(r.inputs(), r.sets)
-		}
+		l, err := r.boundModel()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -332,10 +332,12 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	if cfg.plots {
 		cfg.ppc = findReplicates(l)
 	}
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
+		missing: data.MissingCells(l.Info, l.Data)}
 	var af *againstFit
 	if cfg.against != "" {
 		var err error
-		if af, err = readAgainst(cfg.against, l, cfg.sets, cfg.data, srcs, con); err != nil {
+		if af, err = readAgainst(cfg.against, l, cfg.sets, h.dataHash, srcs, con); err != nil {
 			printError(con, err, srcs)
 			return exitError
 		}
@@ -362,8 +364,6 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		}
 		return lock.release, removeIfEmpty, true
 	}
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data)}
 	run, code := sampleLoaded(ctx, sc, l, srcs, af, h, con, open)
 	if run == nil {
 		return code

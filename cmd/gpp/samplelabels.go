@@ -105,19 +105,18 @@ func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int) 
 		cands = append(cands, cand{v.name, elems})
 	}
 	switched := make([]bool, len(cands))
+	found := false
 	for i, c := range cands {
 		if ca, cb, ok := permutedChains(c.elems, switchApart); ok {
-			if names == nil {
-				a, b = ca+1, cb+1
+			if !found {
+				a, b, found = ca+1, cb+1, true
 			}
 			switched[i] = true
-			names = append(names, c.name)
 		}
 	}
-	if names == nil {
+	if !found {
 		return nil, 0, 0
 	}
-	names = names[:0]
 	for i, c := range cands {
 		if _, _, ok := permutedChains(c.elems, switchMatch); switched[i] || ok {
 			names = append(names, c.name)
@@ -147,12 +146,9 @@ func labelSwitchAdvice(sd *sampleDraws, ms []mcmcStats, m *compile.Model) string
 			if l.Pos.IsValid() {
 				at = " at " + l.Pos.String()
 			}
-			if l.Support == dist.Real {
-				fix = fmt.Sprintf("declare %s ordered[%d] (param %s: ordered[%d])%s, or put another order constraint on the components, to identify them", n, l.Size, n, l.Size, at)
-				break
-			}
-			if l.Support == dist.Positive {
-				fix = fmt.Sprintf("declare %s positive_ordered[%d] (param %s: positive_ordered[%d])%s, or put another order constraint on the components, to identify them", n, l.Size, n, l.Size, at)
+			ordered := map[dist.Support]string{dist.Real: "ordered", dist.Positive: "positive_ordered"}[l.Support]
+			if ordered != "" {
+				fix = fmt.Sprintf("declare %s %s[%d] (param %s: %s[%d])%s, or put another order constraint on the components, to identify them", n, ordered, l.Size, n, ordered, l.Size, at)
 				break
 			}
 		}

@@ -119,6 +119,11 @@ func TestLabelSwitchWarning(t *testing.T) {
 	if strings.Contains(got, "run longer chains, or reparameterise") {
 		t.Errorf("label switching advises longer chains:\n%s", got)
 	}
+	m.Latents[1].Support = dist.Positive // a positive vector: its ordered type
+	got = strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, m), "\n")
+	if want := "declare mu positive_ordered[2] (param mu: positive_ordered[2]) at m.gpp:3:7, or"; !strings.Contains(got, want) {
+		t.Errorf("warnings lack %q; got:\n%s", want, got)
+	}
 	got = strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, nil), "\n")
 	if !strings.Contains(got, "give the components an order") {
 		t.Errorf("without the model, the advice is not the general one:\n%s", got)

@@ -412,6 +412,8 @@ func (cr *caseRun) row(ctx context.Context, f Fit) (Row, []Elem) {
 	return cr.finish(row, fr.dir, sampleDir, msg)
 }
 
+// initLabel is the label of the fit NUTS starts from, "" while it
+// starts from the default.
 func (cr *caseRun) initLabel() string {
 	if cr.init == nil {
 		return ""

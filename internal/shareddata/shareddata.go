@@ -7,34 +7,27 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/modroot"
 )
 
 // Root returns the absolute path of the shared data folder, or "" when it
 // cannot be found. GPP_SHARED_DATA overrides the search; otherwise the folder
 // is ../shared/data relative to the module root (the directory holding
-// go.mod), found by walking up from the working directory.
+// go.mod, modroot.Find), found by walking up from the working directory.
 func Root() string {
 	if d := os.Getenv("GPP_SHARED_DATA"); d != "" {
 		return d
 	}
-	dir, err := os.Getwd()
+	root, err := modroot.Find()
 	if err != nil {
 		return ""
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(dir, "..", "shared", "data")
-			if st, err := os.Stat(d); err == nil && st.IsDir() {
-				return filepath.Clean(d)
-			}
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
+	d := filepath.Join(root, "..", "shared", "data")
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		return filepath.Clean(d)
 	}
+	return ""
 }
 
 // Path returns the absolute path of a file under the shared data folder
