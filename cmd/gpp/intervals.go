@@ -79,12 +79,7 @@ func (iv interval) note(who string) string {
 
 // intervalOf summarises xs for a row of the forest plot.
 func intervalOf(xs []float64) interval {
-	v := make([]float64, 0, len(xs))
-	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			v = append(v, x)
-		}
-	}
+	v := finite(xs) // a copy, sorted and scaled below
 	iv := interval{n: len(v), dropped: len(xs) - len(v)}
 	if len(v) == 0 {
 		nan := math.NaN()
@@ -171,8 +166,8 @@ type intervalSeries struct {
 // Colours of the series: the plot's own draws blue, with --against q's
 // orange (the trace plot's first two chain colours).
 var (
-	intervalColor  = color.RGBA{R: 31, G: 119, B: 180, A: 255}
-	intervalQColor = color.RGBA{R: 255, G: 127, B: 14, A: 255}
+	intervalColor  = chainColors[0].c
+	intervalQColor = chainColors[1].c
 )
 
 // intervalTitle is the plot's heading: what the draws are, and how many

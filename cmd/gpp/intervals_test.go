@@ -267,7 +267,7 @@ func TestIntervalsFiles(t *testing.T) {
 	if got := readFit(t, filepath.Join(fitOut, "fit.json")).Files; !strings.Contains(strings.Join(got, " "), " elbo.png intervals.png") {
 		t.Errorf("fit.json files: %v", got)
 	}
-	ds := loadIntervalsPNG(t, filepath.Join(fitOut, intervalsPlot))
+	ds := decodePNG(t, filepath.Join(fitOut, intervalsPlot))
 	if countColor(ds, intervalColor, false) < 100 || countColor(ds, intervalQColor, false) != 0 {
 		t.Errorf("fit's intervals.png: not one series")
 	}
@@ -280,7 +280,7 @@ func TestIntervalsFiles(t *testing.T) {
 	if !strings.Contains(stdout, "pairs.png intervals.png") {
 		t.Errorf("sample's written line:\n%s", stdout)
 	}
-	img := loadIntervalsPNG(t, filepath.Join(sampleOut, intervalsPlot))
+	img := decodePNG(t, filepath.Join(sampleOut, intervalsPlot))
 	if countColor(img, intervalColor, true) < 100 || countColor(img, intervalQColor, true) < 100 {
 		t.Errorf("sample --against's intervals.png: not both series")
 	}
@@ -313,8 +313,8 @@ func TestIntervalsFiles(t *testing.T) {
 	}
 }
 
-// loadIntervalsPNG decodes a written intervals.png.
-func loadIntervalsPNG(t *testing.T, path string) image.Image {
+// decodePNG decodes the PNG file at path, failing the test if it is not one.
+func decodePNG(t *testing.T, path string) image.Image {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

@@ -11,7 +11,6 @@ package main
 
 import (
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -400,12 +399,10 @@ func plotPIT(w io.Writer, c pitCheck, kind string) error {
 	}
 	hi := pts(func(k int) float64 { return float64(c.band.hi[k]) / n })
 	lo := pts(func(k int) float64 { return float64(c.band.lo[k]) / n })
-	band := append(slices.Clone(hi), reversed(lo)...)
-	poly, err := plotter.NewPolygon(band)
+	poly, err := bandPolygon(hi, lo, ppcFill)
 	if err != nil {
 		return err
 	}
-	poly.Color, poly.LineStyle.Width = color.RGBA{R: 179, G: 205, B: 224, A: 255}, 0
 	p.Add(poly)
 	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
 	if err != nil {
@@ -433,11 +430,4 @@ func plotPIT(w io.Writer, c pitCheck, kind string) error {
 	p.Draw(draw.New(c2.Canvas))
 	_, err = c2.WriteTo(w)
 	return err
-}
-
-// reversed returns xy in reverse order.
-func reversed(xy plotter.XYs) plotter.XYs {
-	out := slices.Clone(xy)
-	slices.Reverse(out)
-	return out
 }

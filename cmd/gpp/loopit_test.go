@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -194,17 +193,6 @@ func TestLooPITPlots(t *testing.T) {
 		}
 		return stdout
 	}
-	decode := func(path string) {
-		t.Helper()
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := png.Decode(f); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-	}
 	fitArgs := []string{"--quiet", "--iter", "400", "--output-draws", "400", "--plots"}
 	sampleArgs := []string{"--quiet", "--chains", "2", "--warmup", "200", "--draws", "200", "--plots"}
 	for _, how := range []struct {
@@ -219,7 +207,7 @@ func TestLooPITPlots(t *testing.T) {
 		if strings.Contains(stdout, "LOO-PIT") {
 			t.Errorf("%s: a calibrated model has a LOO-PIT note:\n%s", how.cmd, stdout)
 		}
-		decode(filepath.Join(out, "loo_pit_y.png"))
+		decodePNG(t, filepath.Join(out, "loo_pit_y.png"))
 		if how.cmd == "fit" {
 			if got := readFit(t, filepath.Join(out, "fit.json")).Files; !slices.Contains(got, "loo_pit_y.png") {
 				t.Errorf("fit.json files: %v", got)
@@ -230,12 +218,12 @@ func TestLooPITPlots(t *testing.T) {
 		if !strings.Contains(stdout, "LOO-PIT of y leaves the 95 % band: the predictive distributions are too narrow") {
 			t.Errorf("%s: too small a sigma, no note:\n%s", how.cmd, stdout)
 		}
-		decode(filepath.Join(badOut, "loo_pit_y.png"))
+		decodePNG(t, filepath.Join(badOut, "loo_pit_y.png"))
 		if how.cmd == "fit" {
 			// a bundled model of int data: the randomised PIT
 			ord := filepath.Join(d, "ordinal")
 			run("fit", filepath.Join("..", "..", "examples", "ordinal.gpp"), filepath.Join("..", "..", "examples", "ordinal.csv"), "--quiet", "--plots", "--out", ord)
-			decode(filepath.Join(ord, "loo_pit_y.png"))
+			decodePNG(t, filepath.Join(ord, "loo_pit_y.png"))
 		}
 		// without --plots the check goes with the other plots
 		run(append([]string{how.cmd, good, data, "--out", out}, how.args[:len(how.args)-1]...)...)

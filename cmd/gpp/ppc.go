@@ -201,10 +201,13 @@ func (r replicates) draw(d int, buf []float64) []float64 {
 // ones of draws.csv.
 const ppcOverlayDraws = 50
 
-// Colours of the checks, bayesplot's: the data dark, the replicates light.
+// Colours of the checks, bayesplot's: the data dark, the replicates light,
+// and the fill of the replicates' bars and histograms and of the LOO-PIT's
+// band.
 var (
 	ppcDark  = color.RGBA{R: 1, G: 31, B: 75, A: 255}
 	ppcLight = color.RGBA{R: 122, G: 162, B: 204, A: 255}
+	ppcFill  = color.RGBA{R: 179, G: 205, B: 224, A: 255}
 )
 
 // A check's picture is plotWidth + ppcLegend wide (and plotHeight high):
@@ -439,7 +442,7 @@ func ppcBars(p *plot.Plot, m ppcMatch, rep replicates, lo, hi int) ([]string, in
 	if err != nil {
 		return nil, 0, err
 	}
-	poly.Color = color.RGBA{R: 179, G: 205, B: 224, A: 255}
+	poly.Color = ppcFill
 	poly.LineStyle.Color, poly.LineStyle.Width = ppcDark, vg.Points(0.5)
 	p.Add(poly)
 	var pts plotter.XYs
@@ -691,7 +694,7 @@ func plotPPCStat(w io.Writer, m ppcMatch, rep replicates, kind string) error {
 			if err != nil {
 				return err
 			}
-			hist.FillColor = color.RGBA{R: 179, G: 205, B: 224, A: 255}
+			hist.FillColor = ppcFill
 			hist.LineStyle.Color, hist.LineStyle.Width = ppcLight, vg.Points(0.5)
 			p.Add(hist)
 			lo, hi := min(slices.Min(ts), panel.t), max(slices.Max(ts), panel.t)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -281,16 +280,7 @@ func TestFitPPCPlots(t *testing.T) {
 	}
 	wantW, wantH := int(math.Round(float64((plotWidth+ppcLegend)/vg.Inch)*plotDPI)), int(math.Round(float64(plotHeight/vg.Inch)*plotDPI))
 	for _, name := range checks {
-		f, err := os.Open(filepath.Join(out, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if b := img.Bounds(); b.Dx() != wantW || b.Dy() != wantH {
+		if b := decodePNG(t, filepath.Join(out, name)).Bounds(); b.Dx() != wantW || b.Dy() != wantH {
 			t.Errorf("%s: %d×%d, want %d×%d", name, b.Dx(), b.Dy(), wantW, wantH)
 		}
 	}

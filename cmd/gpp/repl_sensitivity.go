@@ -37,9 +37,6 @@ func (r *repl) sensitivityCmd(args []string) {
 	case len(cfg.sets) > 0:
 		r.errorf(":sensitivity power-scales the posterior of the session's values: set them with :set, then :sample or :fit again")
 		return
-	case cfg.set["draws"] && cfg.draws < 10:
-		r.errorf("--draws must be at least 10 (Pareto smoothing fits a tail of the weights), got %d", cfg.draws)
-		return
 	}
 	if err := cfg.check(); err != nil {
 		r.errorf("%v", err)

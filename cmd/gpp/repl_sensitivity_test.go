@@ -47,6 +47,7 @@ func TestReplSensitivity(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{":sensitivity --threshold 0", "--threshold must be a positive number"},
+		{":sensitivity --draws 9", "--draws must be at least 10"},
 		{":sensitivity --bogus", ":sensitivity --help lists the flags"},
 		{":sensitivity mu", ":sensitivity takes flags only, not mu"},
 		{":sensitivity --set a=3", "set them with :set"},

@@ -35,7 +35,7 @@ const (
 // in a translucent blue, the divergent ones, drawn on top, in red.
 var (
 	pairsDrawColor = color.NRGBA{R: 31, G: 119, B: 180, A: 110}
-	pairsDivColor  = color.RGBA{R: 214, G: 39, B: 40, A: 255}
+	pairsDivColor  = chainColors[3].c // red
 )
 
 // pairsValues returns the draws of e as the pairs plot shows them: the log

@@ -31,15 +31,7 @@ func TestSamplePlots(t *testing.T) {
 		t.Errorf("written line:\n%s", stdout)
 	}
 	for _, name := range []string{tracePlot, rankPlot, pairsPlot, intervalsPlot, "ppc_y.png", "ppc_stat_y.png"} {
-		f, err := os.Open(filepath.Join(out, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		img := decodePNG(t, filepath.Join(out, name))
 		minHt := 200
 		if name == intervalsPlot {
 			_, minHt = intervalsPNGSize([]int{1}, false) // one param's row: TestPlotIntervalsEdges checks the sizes

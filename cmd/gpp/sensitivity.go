@@ -171,8 +171,6 @@ func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
 		return usageErr("%s is a model: the fit comes first, as in gpp sensitivity gpp-sample %s data.csv", pos[0], pos[0])
 	case len(pos) > 1 && !strings.EqualFold(filepath.Ext(pos[1]), ".gpp"):
 		return usageErr("%s is not a model file (.gpp): give the model before its data, or neither", pos[1])
-	case cfg.set["draws"] && cfg.draws < 10:
-		return usageErr("--draws must be at least 10 (Pareto smoothing fits a tail of the weights), got %d", cfg.draws)
 	}
 	if err := cfg.check(); err != nil {
 		return usageErr("%v", err)
@@ -264,10 +262,12 @@ func sensFlags(fs *flag.FlagSet) *sensConfig {
 	return cfg
 }
 
-// check checks --threshold and --workers (0: GOMAXPROCS) and reads
-// --prior's and --likelihood's names into sel.
+// check checks --draws (when given), --threshold and --workers (0:
+// GOMAXPROCS) and reads --prior's and --likelihood's names into sel.
 func (cfg *sensConfig) check() error {
 	switch {
+	case cfg.set["draws"] && cfg.draws < 10:
+		return fmt.Errorf("--draws must be at least 10 (Pareto smoothing fits a tail of the weights), got %d", cfg.draws)
 	case !(cfg.threshold > 0) || math.IsInf(cfg.threshold, 0):
 		return fmt.Errorf("--threshold must be a positive number, got %g", cfg.threshold)
 	case cfg.workers < 0:

@@ -137,6 +137,7 @@ func TestSensitivityErrors(t *testing.T) {
 		{"data_fit", []string{fit, sensModel, y2}, 1},
 		{"sample_seed", []string{sample, "--seed", "2"}, 1},
 		{"threshold", []string{sample, "--threshold", "-1"}, 2},
+		{"few_draws", []string{fit, "--draws", "9"}, 2},
 		{"model_first", []string{sensModel, sample}, 2},
 		{"bad_flag", []string{sample, "--alpha", "0.9"}, 2},
 		{"csv_data", []string{sample, sensModel, yCopy, "--csv", yCopy}, 1},

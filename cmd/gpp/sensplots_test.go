@@ -165,15 +165,7 @@ func TestSensitivityPlotsPanels(t *testing.T) {
 			if err := writeSensitivityPlots(dir, b, rows); err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.Open(filepath.Join(dir, sensPlotFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			img, err := png.Decode(f)
-			if err != nil {
-				t.Fatalf("%s: %v", sensPlotFile, err)
-			}
+			img := decodePNG(t, filepath.Join(dir, sensPlotFile))
 			// 7 cm a column at plotDPI
 			if w, want := img.Bounds().Dx(), int(math.Round(float64(c.elems)*7/2.54*plotDPI)); math.Abs(float64(w-want)) > 1 {
 				t.Errorf("width %d px, want %d for %d columns", w, want, c.elems)
