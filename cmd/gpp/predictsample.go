@@ -173,11 +173,7 @@ func sampleSetsAndSeed(dir string) (map[string]string, uint64) {
 	if meta != nil {
 		sets = meta.Sets
 	}
-	b, err := os.ReadFile(filepath.Join(dir, drawsFile))
-	if err != nil {
-		return sets, 0
-	}
-	for _, l := range strings.Split(string(b[:min(len(b), 1<<16)]), "\n") {
+	for _, l := range strings.Split(string(fileHead(filepath.Join(dir, drawsFile))), "\n") {
 		if v, ok := strings.CutPrefix(l, "#   seed = "); ok {
 			s, _ := strconv.ParseUint(v, 10, 64)
 			return sets, s
