@@ -185,20 +185,27 @@ func psisLOO(logRatio []float64, logLik [][]float64, reff []float64, workers int
 	}
 	work()
 	wg.Wait()
-	for _, p := range out.Points {
-		out.ELPD += p.ELPD
-		out.P += p.P
+	out.Total()
+	return out
+}
+
+// Total sets l's ELPD, SE and P from its Points, in their order (after a
+// point is replaced, as moment matching does).
+func (l *LOO) Total() {
+	l.ELPD, l.P, l.SE = 0, 0, 0
+	for _, p := range l.Points {
+		l.ELPD += p.ELPD
+		l.P += p.P
 	}
-	n := float64(len(logLik))
+	n := float64(len(l.Points))
 	if n > 1 {
-		mean := out.ELPD / n
+		mean := l.ELPD / n
 		v := 0.0
-		for _, p := range out.Points {
+		for _, p := range l.Points {
 			v += (p.ELPD - mean) * (p.ELPD - mean)
 		}
-		out.SE = math.Sqrt(n * v / (n - 1))
+		l.SE = math.Sqrt(n * v / (n - 1))
 	}
-	return out
 }
 
 // looScratch holds one goroutine's buffers for PSISLOO's observations.
