@@ -58,6 +58,7 @@ type fitConfig struct {
 	sample      bool   // gpp sample: NUTS draws instead of a fit (sample.go)
 	against     string // gpp sample --against: the fit compared with the draws (against.go)
 	resample    bool   // --psis-resample: the output draws are q's, importance-resampled (resample.go)
+	momentMatch bool   // --moment-match: LOO of high-k̂ observations by moment matching (momentmatch.go)
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings
 
@@ -120,6 +121,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.IntVar(&cfg.restarts, "restarts", 1, "independent fits from seeds seed + r·2³² (restart 0 is the fit of --seed), run\nside by side; the outputs describe their equal-weight mixture, and summary.csv\ngains R̂ across the restarts")
 	fs.Float64Var(&cfg.jitter, "jitter", sgvb.DefaultJitter, "with --restarts: restarts after the first start with every element's location\nmoved by an independent draw from U(−`J`, J) on its unconstrained scale (a\npositive latent's mean by a factor e^u), as Stan's and PyMC's chains start\napart; 0: they start alike and differ only by their draws. Not used when\n--init gives each restart its own start")
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
+	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above 0.7, move the LOO draws toward its\nleave-one-out posterior and weight them again (the loo package's\nloo_moment_match); needs an output log_lik (default false)")
 	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", resampleFactor, minCandidates))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
@@ -439,6 +441,9 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 	if cfg.resample && s.Method == sgvb.MAP {
 		return "--psis-resample needs SGVB: a MAP estimate has no q to draw from and weight"
 	}
+	if cfg.momentMatch && s.Method == sgvb.MAP {
+		return "--moment-match needs SGVB: a MAP estimate has no draws, and so no PSIS-LOO to mend"
+	}
 	if cfg.restarts > 1 && s.Method == sgvb.MAP {
 		return "--restarts needs SGVB: MAP estimates are points, which cannot be mixed"
 	}
@@ -545,6 +550,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	srcs := sources(l.Sources)
+	if msg := momentMatchRefusal(cfg, l.Model); msg != "" {
+		con.note("%s", msg)
+		return exitError
+	}
 	if cfg.plots {
 		cfg.ppc = findReplicates(l)
 	}
@@ -648,7 +657,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 
-	ds, err := makeDraws(r, mix, l.Model, cfg.outputDraws, s.Seed)
+	ds, err := makeDrawsAt(r, mix, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
+	if err == nil && cfg.momentMatch {
+		ds.mm, err = momentMatchFit(ds, r, mix, l.Model, s.Workers)
+	}
 	if err != nil {
 		printError(con, err, srcs)
 		removeIfEmpty()
@@ -732,7 +744,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("warning: %s", w)
 	}
 	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0); w != "" {
-		con.note("warning: %s", w)
+		con.note("warning: %s%s", w, momentMatchAdvice(cfg, ds))
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {
 		con.note("warning: %s", w)
@@ -1036,7 +1048,7 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 	if h.mix != nil {
 		printRestartsStatus(w, cfg, h.mix, h.resample, ds, st, written)
 	} else {
-		printFitStatus(w, cfg, h.r, h.resample, ds.loo, written)
+		printFitStatus(w, cfg, h.r, h.resample, ds, written)
 	}
 	if cfg.plots {
 		pitChecks(cfg.ppc, ds, cfg.settings.Seed)
@@ -1073,7 +1085,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 // printFitStatus prints the lines after the summary table: the ELBO (or
 // the log joint at a MAP estimate), the iterations with how the fit ended,
 // the Pareto k̂ and the files written.
-func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, lo *sgvb.LOO, written []string) {
+func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, ds *drawSet, written []string) {
 	switch r.Method {
 	case sgvb.MAP:
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
@@ -1091,7 +1103,8 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 		fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(r.ParetoK, r.ParetoReading, r.ParetoRelESS))
 	}
 	printResample(w, cfg, ro)
-	printLOO(w, lo)
+	printLOO(w, ds.loo)
+	printMomentMatch(w, ds.mm)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}

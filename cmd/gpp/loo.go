@@ -86,6 +86,9 @@ type looWeights struct {
 	rng *rand.Rand
 	x   []float64
 	r   *sgvb.Result
+	// xs, when not nil (--moment-match, and no missing values redrawn),
+	// collects the coordinates of every LOO draw, r.Dim each.
+	xs []float64
 }
 
 // newLOOWeights returns the LOO draws of ds (nil: the model has no
@@ -162,6 +165,9 @@ func (w *looWeights) add(x []float64, logq, logp float64) {
 		logq = w.def.LogDensity(x)
 	}
 	w.lr = append(w.lr, logp-logq) // NaN or ±Inf: weight 0
+	if w.xs != nil {
+		w.xs = append(w.xs, x...)
+	}
 }
 
 // addMarginal records a draw whose missing values are redrawn from their
@@ -244,7 +250,7 @@ func (w *looWeights) loo() *sgvb.LOO {
 // missing values). It shares ds's columns, which a resampling of the
 // draws (resample.go) leaves as they are.
 func (w *looWeights) pitDraws(ds *drawSet) *looDraws {
-	d := &looDraws{lr: w.lr, ll: make([][]float64, len(w.obs))}
+	d := &looDraws{lr: w.lr, ll: make([][]float64, len(w.obs)), xs: w.xs, marginal: w.miss != nil}
 	for i, j := range w.obs {
 		d.ll[i] = w.ll[j]
 	}

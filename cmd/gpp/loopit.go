@@ -38,6 +38,12 @@ type looDraws struct {
 	lr   []float64   // log p − log proposal per draw (nil: 0, draws of the posterior)
 	ll   [][]float64 // ll[i]: observation i's (drawSet.looObs[i]) log likelihood per draw
 	reff []float64   // the draws' relative efficiency per observation (nil: 1)
+	// xs holds a fit's LOO draws' coordinates for --moment-match (nil:
+	// not kept), and marginal says that the draws' missing values were
+	// redrawn from their model (looWeights.miss), which moment matching
+	// does not follow.
+	xs       []float64
+	marginal bool
 	// rep holds the replicates' values at the draws by output name; an
 	// output absent has the drawSet's own columns.
 	rep map[string]pitRep

@@ -699,6 +699,8 @@ type drawSet struct {
 	// and pits its checks once made (pitChecks).
 	pitDraws *looDraws
 	pits     []pitCheck
+	// mm is what --moment-match did to loo (nil: no --moment-match).
+	mm *mmReport
 	// observed holds the Bernoulli ~ statements on data at the mean row
 	// (compile.Evaluator.Observed), which separationWarnings reads.
 	observed []compile.Observed
@@ -757,15 +759,16 @@ func shapeLen(shape []int) int {
 // mixture of restarts (mix not nil; r is its restart 0), q is the mixture
 // and draw d comes from restart d mod R.
 func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64) (*drawSet, error) {
-	return makeDrawsAt(r, mix, m, n, seed, nil)
+	return makeDrawsAt(r, mix, m, n, seed, nil, false)
 }
 
 // makeDrawsAt is makeDraws at the candidates of an importance resampling
 // (pick not nil: draw d is candidate pick[d] of sgvb.Resample with seed,
 // drawn again, and comes from restart pick[d] mod R of a mixture). Such
 // draws estimate no LOO: their duplicates would bias it, and the fit's
-// LOO is that of q's own draws (makeDraws).
-func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64, pick []int) (*drawSet, error) {
+// LOO is that of q's own draws (makeDraws). keepX keeps the coordinates of
+// the LOO draws for --moment-match (momentMatchFit).
+func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64, pick []int, keepX bool) (*drawSet, error) {
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil, err
@@ -797,6 +800,9 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 	var lw *looWeights
 	if pick == nil {
 		lw = newLOOWeights(ds, r, mix, m, n, seed)
+		if lw != nil && keepX && lw.miss == nil {
+			lw.xs = make([]float64, 0, 2*n*r.Dim)
+		}
 	}
 	rng := rand.New(rand.NewPCG(seed, drawStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))

@@ -307,7 +307,10 @@ func (r *repl) fitCmd(args []string) {
 		con.note("the fit failed; the session keeps its previous fit, if any")
 		return
 	}
-	ds, err := makeDraws(res, nil, l.Model, cfg.outputDraws, s.Seed)
+	ds, err := makeDrawsAt(res, nil, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
+	if err == nil && cfg.momentMatch {
+		ds.mm, err = momentMatchFit(ds, res, nil, l.Model, s.Workers)
+	}
 	if err != nil {
 		r.printError(err, srcs)
 		return
@@ -459,7 +462,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st
 	if start != "" {
 		fmt.Fprintf(w, "start        fit %d %s\n", n, start)
 	}
-	printFitStatus(w, cfg, res, nil, ds.loo, written)
+	printFitStatus(w, cfg, res, nil, ds, written)
 }
 
 // fitMeasure identifies a fit by its ELBO, or by its log joint at a MAP

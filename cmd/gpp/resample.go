@@ -79,7 +79,7 @@ func psisResample(cfg *fitConfig, r *sgvb.Result, mix *sgvb.Mixture, m *compile.
 	if !usable(rs, S) {
 		return ds, st, out, nil
 	}
-	rd, err := makeDrawsAt(r, mix, m, S, seed, rs.Index)
+	rd, err := makeDrawsAt(r, mix, m, S, seed, rs.Index, false)
 	if err != nil {
 		return nil, nil, out, err
 	}

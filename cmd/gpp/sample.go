@@ -52,9 +52,6 @@ type sampleConfig struct {
 	metric string
 	init   string   // --init FIT: start chain c from draw c of the fit's q
 	start  *initFit // the fit read for --init (or the REPL's last fit)
-	// momentMatch re-estimates the LOO of observations with a high k̂ by
-	// moment matching (--moment-match, sampleloo.go).
-	momentMatch bool
 	// afterIter is called after each iteration of each chain, as
 	// nuts.Settings.Progress (tests).
 	afterIter func(chain, iter int)
@@ -202,7 +199,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R\n(default: each unconstrained coordinate uniform on (-2, 2), as Stan)")
-	fs.BoolVar(&sc.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above 0.7, move the draws toward its\nleave-one-out posterior and weight them again (the loo package's\nloo_moment_match); needs an output log_lik (default false)")
+	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above 0.7, move the draws toward its\nleave-one-out posterior and weight them again (the loo package's\nloo_moment_match); needs an output log_lik (default false)")
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
 		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
@@ -388,7 +385,6 @@ type sampleRun struct {
 	ms      []mcmcStats
 	against []againstRow
 	missing int // elements the --against fit lacks
-	mm      *mmReport
 	written []string
 	start   time.Time
 }
@@ -402,8 +398,8 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	con *console, open func() (release, removeIfEmpty func(), ok bool)) (*sampleRun, int) {
 	cfg, s := sc.cfg, sc.nuts
 	m := l.Model
-	if sc.momentMatch && !hasLOOOutput(m) {
-		con.note("--moment-match needs an output %s (each observation's log likelihood, for PSIS-LOO): the model has none", looOutput)
+	if msg := momentMatchRefusal(cfg, m); msg != "" {
+		con.note("%s", msg)
 		return nil, exitError
 	}
 	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
@@ -491,8 +487,8 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	run.sd = sd
 	run.st, run.ms = summariseChains(sd, s.Workers)
 	sampleLOO(sd, m)
-	if sc.momentMatch {
-		if run.mm, err = momentMatchSample(sd, m, u, s.Workers); err != nil {
+	if cfg.momentMatch {
+		if sd.ds.mm, err = momentMatchSample(sd, m, u, s.Workers); err != nil {
 			printError(con, err, srcs)
 			removeIfEmpty()
 			return nil, exitError
@@ -530,7 +526,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		fmt.Fprintf(stdout, "start        chain c from draw c of %s%s\n", sc.start.what, restart)
 	}
 	printLOO(stdout, sd.ds.loo)
-	printMomentMatch(stdout, run.mm)
+	printMomentMatch(stdout, sd.ds.mm)
 	if run.written != nil {
 		fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(run.written, " "))
 	}
@@ -548,12 +544,9 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		con.note("warning: %s", w)
 	}
 	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false); w != "" {
-		if !sc.momentMatch && hasLOOOutput(l.Model) && sd.ds.loo.BadK() > 0 {
-			w += "; --moment-match moves the draws toward each such observation's leave-one-out posterior and often brings its k̂ down"
-		}
-		con.note("warning: %s", w)
+		con.note("warning: %s%s", w, momentMatchAdvice(cfg, sd.ds))
 	}
-	if mm := run.mm; mm != nil && mm.bad > 0 {
+	if mm := sd.ds.mm; mm != nil && mm.bad > 0 {
 		con.note("warning: moment matching: the log density or log_lik failed at %d of %d moved draws (weight 0); the first: %v", mm.bad, mm.evals, mm.firstErr)
 	}
 	for i, ch := range sd.res.Chains {

@@ -3,6 +3,7 @@ package sgvb
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -33,20 +34,27 @@ func MMThreshold(S int) float64 {
 	return math.Min(1-1/math.Log10(float64(S)), 0.7)
 }
 
-// MMDraws are the posterior draws that moment matching moves, in the
-// sampler's unconstrained coordinates.
+// MMDraws are the draws that moment matching moves, in coordinates where
+// any point is valid (the sampler's unconstrained ones), with the log
+// densities of the target and of the proposal they were drawn from in
+// those coordinates.
 type MMDraws struct {
 	Dim  int
 	X    []float64 // S draws, row s at X[s·Dim:(s+1)·Dim]
-	LogP []float64 // log p(θ_s, y), up to a constant shared by Eval's
-	Reff float64   // the draws' relative efficiency for the observation (PSISLOOMCMC's)
+	LogP []float64 // log p(θ_s, y), up to a constant shared by MMEval's
+	// LogG is the log density of the draws' proposal g (up to a constant
+	// shared by MMEval's), for draws of an approximation weighted by p/g
+	// (PSISLOO); nil: the draws are of the posterior itself, g = p.
+	LogG []float64
+	Reff float64 // the draws' relative efficiency for the observation (PSISLOOMCMC's; 1 for independent draws)
 }
 
-// MMEval evaluates the log joint density log p(x, y) (up to MMDraws.LogP's
-// constant) and the observation's log likelihood log p(y_i | x) at each of
-// the points x, row r at xs[r·Dim:(r+1)·Dim], into lp[r] and ll[r]. A point
-// where either is not finite gets weight 0.
-type MMEval func(xs, lp, ll []float64)
+// MMEval evaluates, at each of the points x (row r at xs[r·Dim:(r+1)·Dim]),
+// the log joint density log p(x, y) into lp[r], the observation's log
+// likelihood log p(y_i | x) into ll[r] and, unless lg is nil (MMDraws.LogG
+// nil), the proposal's log density into lg[r]. A point where any is not
+// finite gets weight 0.
+type MMEval func(xs, lp, ll, lg []float64)
 
 // MMResult is one observation's moment-matched PSIS-LOO estimate.
 type MMResult struct {
@@ -62,150 +70,252 @@ type MMResult struct {
 // matching the draws d, whose log likelihoods for the observation are ll,
 // evaluating moved draws by eval. It adapts while k̂ is above
 // MMThreshold(S), for at most MMMaxIter rounds; with no move accepted the
-// estimate is PSISLOOMCMC's.
+// estimate is the unmoved draws' (PSISLOOMCMC's, or PSISLOO's with log
+// ratios LogP − LogG).
 func MomentMatchLOO(d MMDraws, ll []float64, eval MMEval) MMResult {
 	S, n := len(d.LogP), d.Dim
-	if len(ll) != S || len(d.X) != S*n {
-		panic(fmt.Sprintf("sgvb: MomentMatchLOO: %d log likelihoods and %d coordinates for %d draws of dimension %d", len(ll), len(d.X), S, n))
+	if len(ll) != S || len(d.X) != S*n || (d.LogG != nil && len(d.LogG) != S) {
+		panic(fmt.Sprintf("sgvb: MomentMatchLOO: %d log likelihoods, %d coordinates and %d proposal densities for %d draws of dimension %d",
+			len(ll), len(d.X), len(d.LogG), S, n))
 	}
-	reff := d.Reff
-	if !(reff > 0) || math.IsInf(reff, 1) {
-		reff = 1
-	}
-	full, _ := PSIS(make([]float64, S)) // equal weights, as PSISLOOMCMC's lpd_i
-	lpd := logSumExp(addFinite(full, ll))
-	var res MMResult
-	// The current draws φ = T(θ) = a⊙θ + c (A·θ + c after a covariance move), their log joint and log likelihood.
-	a, c := make([]float64, n), make([]float64, n)
-	var A *mat.Dense // T's matrix once a move matched covariances (else diag(a))
-	for j := range a {
-		a[j] = 1
-	}
-	phi := append([]float64(nil), d.X...)
-	lp := append([]float64(nil), d.LogP...)
-	lli := append([]float64(nil), ll...)
-	lw, lws := make([]float64, S), make([]float64, S)
-	weigh := func(lw, lws, lpNew, llNew []float64) float64 {
-		for s := range lw {
-			lw[s] = (lpNew[s] - d.LogP[s]) - llNew[s] // −ll exactly for unmoved draws
+	m := newMMState(d, ll, eval)
+	lr := make([]float64, S) // log p − log g: 0 for posterior draws
+	if d.LogG != nil {
+		for s := range lr {
+			lr[s] = d.LogP[s] - d.LogG[s]
 		}
-		return psisInto(lws, lw, nil, reff)
 	}
-	k := weigh(lw, lws, lp, lli)
-	res.K0 = k
+	full, _ := PSIS(lr) // the full data's weights, as PSISLOO's lpd_i
+	lpd := logSumExp(addFinite(full, ll))
+	m.res.K0 = m.k
 	thr := MMThreshold(S)
-	cand := make([]float64, S*n)
-	lpC, llC, lwC, lwsC := make([]float64, S), make([]float64, S), make([]float64, S), make([]float64, S)
-	mean, wmean, sd, wsd, scale := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	try := func() bool { // evaluate cand; keep it when k̂ falls
-		eval(cand, lpC, llC)
-		res.Evals += S
-		kc := weigh(lwC, lwsC, lpC, llC)
-		if !(kc < k) {
+	for range MMMaxIter {
+		if !(m.k > thr) || !(m.shift() || m.scale() || m.covariance()) {
+			break
+		}
+	}
+	if m.res.Shifts+m.res.Scales+m.res.Covs > 0 {
+		m.k = m.split(ll)
+	}
+	elpd := logSumExp(addFinite(m.lws, m.ll))
+	m.res.Point = LOOPoint{ELPD: elpd, P: lpd - elpd, K: m.k}
+	return m.res
+}
+
+// mmState is MomentMatchLOO's state: the current draws φ = T(θ) with their
+// log joint, log likelihood and (for a proposal other than p) proposal
+// density, their log weights and k̂, and a candidate move's buffers.
+type mmState struct {
+	d                              MMDraws
+	g                              []float64 // the proposal's log density at the unmoved draws: LogG, or LogP
+	eval                           MMEval
+	reff                           float64
+	S, n                           int
+	t                              affine
+	phi, lp, ll, lg                []float64 // lg nil for posterior draws
+	lw, lws                        []float64 // log weights, raw and smoothed (normalised)
+	k                              float64
+	cand, lpC, llC, lgC, lwC, lwsC []float64
+	mean, wmean, sd, wsd           []float64
+	res                            MMResult
+}
+
+func newMMState(d MMDraws, ll []float64, eval MMEval) *mmState {
+	S, n := len(d.LogP), d.Dim
+	m := &mmState{d: d, g: d.LogG, eval: eval, reff: d.Reff, S: S, n: n,
+		t:   affine{a: make([]float64, n), c: make([]float64, n)},
+		phi: slices.Clone(d.X), lp: slices.Clone(d.LogP), ll: slices.Clone(ll),
+		lw: make([]float64, S), lws: make([]float64, S),
+		cand: make([]float64, S*n), lpC: make([]float64, S), llC: make([]float64, S),
+		lwC: make([]float64, S), lwsC: make([]float64, S),
+		mean: make([]float64, n), wmean: make([]float64, n), sd: make([]float64, n), wsd: make([]float64, n)}
+	if m.g == nil {
+		m.g = d.LogP
+	} else {
+		m.lg, m.lgC = slices.Clone(d.LogG), make([]float64, S)
+	}
+	if !(m.reff > 0) || math.IsInf(m.reff, 1) {
+		m.reff = 1
+	}
+	for j := range m.t.a {
+		m.t.a[j] = 1
+	}
+	m.k = m.weigh(m.lw, m.lws, m.lp, m.ll)
+	return m
+}
+
+// weigh writes the log weights of moved draws with log joint lp and log
+// likelihood ll into lw, smoothed into lws, and returns their k̂. A draw
+// T(θ_s) has the proposal density g(θ_s)/|det T|, whose constant cancels.
+func (m *mmState) weigh(lw, lws, lp, ll []float64) float64 {
+	for s := range lw {
+		lw[s] = (lp[s] - m.g[s]) - ll[s] // −ll exactly for unmoved posterior draws
+	}
+	return psisInto(lws, lw, nil, m.reff)
+}
+
+// try evaluates the candidate draws m.cand and keeps them when their k̂ is
+// lower than the current draws'.
+func (m *mmState) try() bool {
+	m.eval(m.cand, m.lpC, m.llC, m.lgC)
+	m.res.Evals += m.S
+	kc := m.weigh(m.lwC, m.lwsC, m.lpC, m.llC)
+	if !(kc < m.k) {
+		return false
+	}
+	m.phi, m.cand = m.cand, m.phi
+	m.lp, m.lpC = m.lpC, m.lp
+	m.ll, m.llC = m.llC, m.ll
+	m.lg, m.lgC = m.lgC, m.lg
+	m.lw, m.lwC = m.lwC, m.lw
+	m.lws, m.lwsC = m.lwsC, m.lws
+	m.k = kc
+	return true
+}
+
+// shift tries moving the draws' mean to their weighted mean.
+func (m *mmState) shift() bool {
+	S, n := m.S, m.n
+	drawMoments(m.phi, m.lws, n, m.mean, m.wmean, nil, nil)
+	for s := range S {
+		for j := range n {
+			m.cand[s*n+j] = m.phi[s*n+j] - m.mean[j] + m.wmean[j]
+		}
+	}
+	if !m.try() {
+		return false
+	}
+	for j := range m.t.c {
+		m.t.c[j] += m.wmean[j] - m.mean[j]
+	}
+	m.res.Shifts++
+	return true
+}
+
+// scale tries matching the weighted mean and marginal standard deviations.
+func (m *mmState) scale() bool {
+	S, n := m.S, m.n
+	drawMoments(m.phi, m.lws, n, m.mean, m.wmean, m.sd, m.wsd)
+	r := make([]float64, n)
+	for j := range r {
+		r[j] = m.wsd[j] / m.sd[j]
+		if !(r[j] > 0) || math.IsInf(r[j], 0) {
 			return false
 		}
-		phi, cand = cand, phi
-		lp, lpC = lpC, lp
-		lli, llC = llC, lli
-		lw, lwC = lwC, lw
-		lws, lwsC = lwsC, lws
-		k = kc
-		return true
 	}
-	for range MMMaxIter {
-		if !(k > thr) {
-			break
+	for s := range S {
+		for j := range n {
+			m.cand[s*n+j] = (m.phi[s*n+j]-m.mean[j])*r[j] + m.wmean[j]
 		}
-		drawMoments(phi, lws, n, mean, wmean, nil, nil)
-		for s := range S {
-			for j := range n {
-				cand[s*n+j] = phi[s*n+j] - mean[j] + wmean[j]
-			}
-		}
-		if try() {
-			for j := range c {
-				c[j] += wmean[j] - mean[j]
-			}
-			res.Shifts++
-			continue
-		}
-		drawMoments(phi, lws, n, mean, wmean, sd, wsd)
-		ok := true
-		for j := range scale {
-			scale[j] = wsd[j] / sd[j]
-			ok = ok && scale[j] > 0 && !math.IsInf(scale[j], 0)
-		}
-		if ok {
-			for s := range S {
-				for j := range n {
-					cand[s*n+j] = (phi[s*n+j]-mean[j])*scale[j] + wmean[j]
-				}
-			}
-			if try() {
-				for j := range c {
-					c[j] = (c[j]-mean[j])*scale[j] + wmean[j]
-				}
-				if A == nil {
-					for j := range a {
-						a[j] *= scale[j]
-					}
-				} else {
-					for j := range n {
-						row := A.RawRowView(j)
-						for l := range row {
-							row[l] *= scale[j]
-						}
-					}
-				}
-				res.Scales++
-				continue
-			}
-		}
-		if S < 10*n {
-			break
-		}
-		M, ok := covarianceMap(phi, lws, n, mean, wmean)
-		if !ok {
-			break
-		}
-		cm := mat.NewDense(S, n, cand)
-		cm.Mul(mat.NewDense(S, n, phi), M.T())
-		for s := range S {
-			for j := range n {
-				cand[s*n+j] += wmean[j]
-			}
-		}
-		var mm mat.VecDense
-		mm.MulVec(M, mat.NewVecDense(n, mean))
-		for s := range S {
-			for j := range n {
-				cand[s*n+j] -= mm.AtVec(j)
-			}
-		}
-		if try() {
-			if A == nil {
-				A = mat.NewDense(n, n, nil)
-				for j := range a {
-					A.Set(j, j, a[j])
-				}
-			}
-			A.Mul(M, mat.DenseCopyOf(A))
-			var mc mat.VecDense
-			mc.MulVec(M, mat.NewVecDense(n, c))
-			for j := range c {
-				c[j] = mc.AtVec(j) - mm.AtVec(j) + wmean[j]
-			}
-			res.Covs++
-			continue
-		}
-		break
 	}
-	if res.Shifts+res.Scales+res.Covs > 0 {
-		k = splitProposal(d, ll, eval, affine{a, A, c}, phi, lp, lli, lw, lws, reff, &res)
+	if !m.try() {
+		return false
 	}
-	elpd := logSumExp(addFinite(lws, lli))
-	res.Point = LOOPoint{ELPD: elpd, P: lpd - elpd, K: k}
-	return res
+	t := &m.t
+	for j := range t.c {
+		t.c[j] = (t.c[j]-m.mean[j])*r[j] + m.wmean[j]
+	}
+	if t.A == nil {
+		for j := range t.a {
+			t.a[j] *= r[j]
+		}
+	} else {
+		for j := range n {
+			row := t.A.RawRowView(j)
+			for l := range row {
+				row[l] *= r[j]
+			}
+		}
+	}
+	m.res.Scales++
+	return true
+}
+
+// covariance tries φ ↦ M(φ − μ) + μ_w, M = L_w·L⁻¹ (covarianceMap), which
+// matches the weighted mean and covariance; only with at least 10 draws
+// per coordinate, as loo.
+func (m *mmState) covariance() bool {
+	S, n := m.S, m.n
+	if S < 10*n {
+		return false
+	}
+	drawMoments(m.phi, m.lws, n, m.mean, m.wmean, nil, nil)
+	M, ok := covarianceMap(m.phi, m.lws, n, m.mean, m.wmean)
+	if !ok {
+		return false
+	}
+	var mu mat.VecDense // M·μ
+	mu.MulVec(M, mat.NewVecDense(n, m.mean))
+	mat.NewDense(S, n, m.cand).Mul(mat.NewDense(S, n, m.phi), M.T())
+	for s := range S {
+		for j := range n {
+			m.cand[s*n+j] += m.wmean[j] - mu.AtVec(j)
+		}
+	}
+	if !m.try() {
+		return false
+	}
+	t := &m.t
+	if t.A == nil {
+		t.A = mat.NewDense(n, n, nil)
+		for j, v := range t.a {
+			t.A.Set(j, j, v)
+		}
+	}
+	t.A.Mul(M, mat.DenseCopyOf(t.A))
+	var mc mat.VecDense
+	mc.MulVec(M, mat.NewVecDense(n, t.c))
+	for j := range t.c {
+		t.c[j] = mc.AtVec(j) - mu.AtVec(j) + m.wmean[j]
+	}
+	m.res.Covs++
+	return true
+}
+
+// split replaces the moved draws by those of even index and the unmoved
+// draws of odd index (ll their log likelihoods), weighted by the mixture
+// ½g + ½g_T of the two proposals, g_T(φ) = g(T⁻¹(φ))/|det T|, and returns
+// their k̂ (NaN when T cannot be inverted). The unmoved half needs the
+// proposal's density at T⁻¹(θ), which eval gives. Alternate draws, not
+// the first and the second half, so that each half holds draws of every
+// part of a proposal whose draws come in blocks (a fit's q, then its
+// defensive companion; a sample's chains one after another).
+func (m *mmState) split(ll []float64) float64 {
+	S, n, d := m.S, m.n, m.d
+	rest := S / 2 // the odd draws
+	odd := make([]float64, rest*n)
+	for r := range rest {
+		copy(odd[r*n:(r+1)*n], d.X[(2*r+1)*n:(2*r+2)*n])
+	}
+	inv := make([]float64, rest*n)
+	logDet, ok := m.t.inverse(inv, odd)
+	if !ok {
+		return math.NaN()
+	}
+	lpInv, llInv := make([]float64, rest), make([]float64, rest)
+	gInv := lpInv // the proposal is p, or
+	if m.lg != nil {
+		gInv = make([]float64, rest)
+		m.eval(inv, lpInv, llInv, gInv)
+	} else {
+		m.eval(inv, lpInv, llInv, nil)
+	}
+	m.res.Evals += rest
+	for s := range S {
+		var gPhi, gT float64 // log g and log g_T at the draw
+		if s%2 == 0 {
+			gPhi, gT = m.lp[s], m.g[s]-logDet
+			if m.lg != nil {
+				gPhi = m.lg[s]
+			}
+		} else {
+			copy(m.phi[s*n:(s+1)*n], d.X[s*n:(s+1)*n])
+			m.lp[s], m.ll[s] = d.LogP[s], ll[s]
+			gPhi, gT = m.g[s], gInv[s/2]-logDet
+		}
+		m.lw[s] = m.lp[s] - m.ll[s] - dist.LogAddExp(gPhi, gT)
+	}
+	return psisInto(m.lws, m.lw, nil, m.reff)
 }
 
 // affine is the map T(θ) = A·θ + c, A = diag(a) when A is nil.
@@ -250,39 +360,6 @@ func (t affine) inverse(out, xs []float64) (logDet float64, ok bool) {
 	b.Copy(xt.T())
 	logDet, _ = lu.LogDet()
 	return logDet, true
-}
-
-// splitProposal replaces the moved draws phi (= T(θ), with their log joint
-// lp and log likelihood lli) by the first half of them and the second
-// half of the unmoved draws, and writes into lw the log weights of these
-// draws under the mixture ½p + ½p_T, p_T(φ) = p(T⁻¹(φ))/|det T|, and into
-// lws the weights smoothed; it returns their k̂ (NaN when T cannot be
-// inverted). The unmoved half needs the log joint at T⁻¹(θ), which eval
-// gives.
-func splitProposal(d MMDraws, ll []float64, eval MMEval, t affine, phi, lp, lli, lw, lws []float64, reff float64, res *MMResult) float64 {
-	S, n := len(d.LogP), d.Dim
-	half := S / 2
-	rest := S - half
-	inv := make([]float64, rest*n)
-	logDet, ok := t.inverse(inv, d.X[half*n:])
-	if !ok {
-		return math.NaN()
-	}
-	lpInv, llInv := make([]float64, rest), make([]float64, rest)
-	eval(inv, lpInv, llInv)
-	res.Evals += rest
-	for s := range S {
-		var lpT float64 // log p_T at the draw, up to the constant of LogP
-		if s < half {
-			lpT = d.LogP[s] - logDet
-		} else {
-			copy(phi[s*n:(s+1)*n], d.X[s*n:(s+1)*n])
-			lp[s], lli[s] = d.LogP[s], ll[s]
-			lpT = lpInv[s-half] - logDet
-		}
-		lw[s] = lp[s] - lli[s] - dist.LogAddExp(lp[s], lpT)
-	}
-	return psisInto(lws, lw, nil, reff)
 }
 
 // covarianceMap returns M = L_w·L⁻¹, L and L_w the Cholesky factors of the
