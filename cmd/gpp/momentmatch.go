@@ -230,8 +230,11 @@ func printMomentMatch(w io.Writer, mm *mmReport) {
 // sgvb.Defensive, or the mixture of restarts mix), weighted by p/g, moved
 // in the unconstrained coordinates of sgvb.Unconstrained, where g's density
 // is g's at the Target's coordinates times the Jacobian of the map. A fit
-// that redraws missing values for its LOO, or a model with a param that
-// has no unconstrained map, is left as it is, the report saying why.
+// whose draws' own weights p/g are heavy-tailed (k̂ above the threshold:
+// q misses the posterior, and every observation's weights inherit it), a
+// fit that redraws missing values for its LOO, and a model with a param
+// that has no unconstrained map are left as they are, the report saying
+// why.
 func momentMatchFit(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, workers int) (*mmReport, error) {
 	lo, pd := ds.loo, ds.pitDraws
 	if lo == nil || pd == nil {
@@ -242,6 +245,10 @@ func momentMatchFit(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.M
 	todo := highK(lo, rep.thr)
 	switch {
 	case len(todo) == 0:
+		return rep, nil
+	case lo.QK > rep.thr:
+		rep.skipped = fmt.Sprintf("the LOO draws' own weights p/q have k̂ %s, so every observation's weights inherit their tail (%d of %d are above %.2g), which moving the draws observation by observation does not mend; a q closer to the posterior (--fullrank all) or gpp sample --moment-match does",
+			num3(lo.QK), len(todo), len(lo.Points), rep.thr)
 		return rep, nil
 	case pd.marginal:
 		rep.skipped = "the fit imputes missing values, which its LOO draws anew from their model at each draw of the params; gpp sample --moment-match moves the posterior draws of both"

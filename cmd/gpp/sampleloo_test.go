@@ -348,3 +348,36 @@ func TestMomentMatch(t *testing.T) {
 		t.Errorf("fit --family map --moment-match: exit %d:\n%s", code, stderr)
 	}
 }
+
+// TestFitMomentMatchBadQ: a mean-field fit of a regression on x far from
+// 0 misses the correlation of intercept and slope, so the LOO draws' own
+// weights p/q are heavy-tailed and every observation's k̂ is above 0.7;
+// --moment-match then says why it does nothing and leaves loo.csv as it
+// was.
+func TestFitMomentMatchBadQ(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	var data strings.Builder
+	data.WriteString("x,y\n")
+	for range 30 {
+		x := 10 + r.NormFloat64()
+		fmt.Fprintf(&data, "%.4f,%.4f\n", x, 1+0.5*x+0.5*r.NormFloat64())
+	}
+	csvPath := writeFile(t, dir, "xy.csv", data.String())
+	model := writeFile(t, dir, "reg.gpp", looRegression)
+	var loo [2][][]string
+	for i, args := range [][]string{nil, {"--moment-match"}} {
+		out := filepath.Join(dir, fmt.Sprint("fit", i))
+		code, stdout, stderr := runGpp(append([]string{"fit", model, csvPath, "--quiet", "--out", out}, args...)...)
+		if code != exitOK {
+			t.Fatalf("fit %v: exit %d:\n%s", args, code, stderr)
+		}
+		loo[i] = readCSV(t, filepath.Join(out, looFile))
+		if i == 1 && !strings.Contains(stdout, "moment match not done: the LOO draws' own weights p/q have k̂") {
+			t.Errorf("fit --moment-match on a q that misses the posterior:\n%s", stdout)
+		}
+	}
+	if !slices.EqualFunc(loo[0], loo[1], slices.Equal) {
+		t.Errorf("loo.csv changed:\n%v\n%v", loo[0], loo[1])
+	}
+}
