@@ -9,9 +9,11 @@ package compile
 // declaration's ~ D, a ~ on the whole param, on an element or a slice of
 // it (theta[i] ~ Normal(mu, tau) in a loop) or on an expression or a let
 // of params that reads no data (log(sigma) ~ D, sum(phi) ~ D), with a
-// truncation's normaliser and an ordered param's sorting constant; and a
-// target += that reads no data (a soft constraint or a hand-written prior
-// on params). The log likelihood is every other
+// truncation's normaliser and an ordered param's sorting constant; a ~ on
+// a constant whose distribution reads params and no data (the soft
+// constraint 0 ~ Normal(sum(phi), 0.001 * N)); and a target += that reads
+// no data (a soft constraint or a hand-written prior on params). The log
+// likelihood is every other
 // term: each ~ whose left side reads data (the observed values, with their
 // truncations and the missing values of data) and each target += that
 // reads data. The log Jacobians of the coordinates (a bounded param's
@@ -142,6 +144,17 @@ func (l *lowerer) owners(s ast.Stmt) (prior bool, names []string) {
 	case *ast.TildeStmt:
 		if l.priorLHS(s.LHS) {
 			return true, l.paramNames(s.LHS)
+		}
+		if len(paramDeps(l.info, []ast.Expr{s.LHS})) == 0 && !l.readsData(s.LHS) {
+			// A constant on the left (0 ~ Normal(sum(phi), 0.001 * N), a
+			// soft constraint written as an observation of 0): the
+			// distribution's arguments decide, as a target +='s value.
+			if l.readsData(s.Dist) {
+				return false, l.dataNames(s.Dist)
+			}
+			if names := l.paramNames(s.Dist); len(names) > 0 {
+				return true, names
+			}
 		}
 		return false, l.dataNames(s.LHS)
 	case *ast.TargetStmt:

@@ -279,9 +279,11 @@ func TestSplitSelection(t *testing.T) {
 // TestSplitExpressionLHS: a ~ on an expression of params that reads no
 // data is a prior of the params it reads (log(s) ~ D, and the soft
 // sum-to-zero constraint sum(th) ~ D whose scale reads the size N), as a ~
-// on a let of them is; a ~ whose left side reads data is the likelihood.
+// on a let of them is; a ~ on a constant is a prior when its distribution
+// reads params alone (0 ~ Normal(th[0] + 2·th[1], 0.5)) and the likelihood
+// when it reads data; a ~ whose left side reads data is the likelihood.
 func TestSplitExpressionLHS(t *testing.T) {
-	src := "data y: real[N]\nparam th: real[2]\nparam s: positive\nlog(s) ~ Normal(0, 1)\nsum(th) ~ Normal(0, 0.01 * N)\ntarget += logpdf(th[0] - th[1], Normal(0, 0.1 * N))\ny - th[0] ~ Normal(th[1], s)\n"
+	src := "data y: real[N]\nparam th: real[2]\nparam s: positive\nlog(s) ~ Normal(0, 1)\nsum(th) ~ Normal(0, 0.01 * N)\ntarget += logpdf(th[0] - th[1], Normal(0, 0.1 * N))\n0 ~ Normal(th[0] + 2 * th[1], 0.5)\n0 ~ Normal(y[1] - th[1], 2)\ny - th[0] ~ Normal(th[1], s)\n"
 	y := []float64{0.3, -0.4, 0.9}
 	m := compileSrc(t, "e.gpp", src, nil, jsonData(t, `{"y": [0.3, -0.4, 0.9]}`))
 	splits := map[string]*Split{}
@@ -294,8 +296,10 @@ func TestSplitExpressionLHS(t *testing.T) {
 	}
 	for _, x := range [][]float64{{0.2, -0.3, 0.4}, {-1, 0.05, -0.7}} {
 		th0, th1, sd := x[0], x[1], math.Exp(x[2])
-		priorS, priorTh := normalLog(x[2], 0, 1), normalLog(th0+th1, 0, 0.01*3)+normalLog(th0-th1, 0, 0.1*3) // N a size, not data
-		wantLik := 0.0
+		// N is a size, not data; 0 ~ D(params) is a prior, 0 ~ D(data) a likelihood term.
+		priorS := normalLog(x[2], 0, 1)
+		priorTh := normalLog(th0+th1, 0, 0.01*3) + normalLog(th0-th1, 0, 0.1*3) + normalLog(0, th0+2*th1, 0.5)
+		wantLik := normalLog(0, y[1]-th1, 2)
 		for _, v := range y {
 			wantLik += normalLog(v-th0, th1, sd)
 		}
