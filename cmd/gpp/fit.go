@@ -746,6 +746,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0); w != "" {
 		con.note("warning: %s%s", w, momentMatchAdvice(cfg, ds))
 	}
+	if w := momentMatchWarning(ds.mm); w != "" {
+		con.note("warning: %s", w)
+	}
 	for _, w := range inexactWarnings(ds, l.Info) {
 		con.note("warning: %s", w)
 	}

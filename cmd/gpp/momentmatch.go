@@ -208,6 +208,15 @@ func momentMatchSample(sd *sampleDraws, m *compile.Model, u *sgvb.Unconstrained,
 	return rep, nil
 }
 
+// momentMatchWarning is the warning of a --moment-match whose moved draws
+// had a failed log density or log_lik somewhere ("" otherwise).
+func momentMatchWarning(mm *mmReport) string {
+	if mm == nil || mm.bad == 0 {
+		return ""
+	}
+	return fmt.Sprintf("moment matching: the log density or log_lik failed at %d of %d moved draws (weight 0); the first: %v", mm.bad, mm.evals, mm.firstErr)
+}
+
 // printMomentMatch prints the console line of --moment-match (nothing for
 // nil: no --moment-match).
 func printMomentMatch(w io.Writer, mm *mmReport) {
@@ -270,6 +279,9 @@ func momentMatchFit(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.M
 	}
 	n := u.Dim()
 	d := sgvb.MMDraws{Dim: n, X: make([]float64, S*n), LogP: make([]float64, S), LogG: make([]float64, S)}
+	if mix != nil {
+		d.Period = ds.R // draw s is restart s mod R's (makeDrawsAt)
+	}
 	for s := range S {
 		u.UCoords(pd.xs[s*r.Dim:(s+1)*r.Dim], d.X[s*n:(s+1)*n])
 	}

@@ -369,6 +369,9 @@ func (r *repl) fitCmd(args []string) {
 		con.note("warning: %s", w)
 	}
 	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, slices.Contains(written, looFile), len(res.Groups) > 0); w != "" {
+		con.note("warning: %s%s", w, momentMatchAdvice(cfg, ds))
+	}
+	if w := momentMatchWarning(ds.mm); w != "" {
 		con.note("warning: %s", w)
 	}
 	for _, w := range inexactWarnings(ds, l.Info) {

@@ -546,8 +546,8 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false); w != "" {
 		con.note("warning: %s%s", w, momentMatchAdvice(cfg, sd.ds))
 	}
-	if mm := sd.ds.mm; mm != nil && mm.bad > 0 {
-		con.note("warning: moment matching: the log density or log_lik failed at %d of %d moved draws (weight 0); the first: %v", mm.bad, mm.evals, mm.firstErr)
+	if w := momentMatchWarning(sd.ds.mm); w != "" {
+		con.note("warning: %s", w)
 	}
 	for i, ch := range sd.res.Chains {
 		if ch.FirstErr != nil {

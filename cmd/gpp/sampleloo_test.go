@@ -381,3 +381,27 @@ func TestFitMomentMatchBadQ(t *testing.T) {
 		t.Errorf("loo.csv changed:\n%v\n%v", loo[0], loo[1])
 	}
 }
+
+// TestFitMomentMatchLine: gpp fit --moment-match prints what it did (the
+// "moment match" line) with --psis-resample, whose output draws are
+// resampled but whose LOO is q's draws' (and moment matched), and with
+// --restarts, whose status lines are the mixture's.
+func TestFitMomentMatchLine(t *testing.T) {
+	dir := t.TempDir()
+	var data strings.Builder
+	data.WriteString("y\n")
+	for _, v := range mmOutlierY {
+		fmt.Fprintf(&data, "%g\n", v)
+	}
+	csvPath := writeFile(t, dir, "y.csv", data.String())
+	model := writeFile(t, dir, "out.gpp", mmOutlier)
+	for i, args := range [][]string{{"--psis-resample"}, {"--restarts", "2"}} {
+		code, stdout, stderr := runGpp(append([]string{"fit", model, csvPath, "--quiet", "--moment-match", "--out", filepath.Join(dir, fmt.Sprint(i))}, args...)...)
+		if code != exitOK {
+			t.Fatalf("fit %v: exit %d:\n%s", args, code, stderr)
+		}
+		if !strings.Contains(stdout, "\nmoment match ") {
+			t.Errorf("fit --moment-match %v: no moment match line:\n%s", args, stdout)
+		}
+	}
+}

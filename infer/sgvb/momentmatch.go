@@ -47,6 +47,10 @@ type MMDraws struct {
 	// (PSISLOO); nil: the draws are of the posterior itself, g = p.
 	LogG []float64
 	Reff float64 // the draws' relative efficiency for the observation (PSISLOOMCMC's; 1 for independent draws)
+	// Period is R when draw s comes from component s mod R of a proposal
+	// (a mixture of R restarts), so that the split moves draws of every
+	// component; 0 or 1: the draws come in blocks, or from one proposal.
+	Period int
 }
 
 // MMEval evaluates, at each of the points x (row r at xs[r·Dim:(r+1)·Dim]),
@@ -279,13 +283,24 @@ func (m *mmState) covariance() bool {
 // proposal's density at T⁻¹(θ), which eval gives. Alternate draws, not
 // the first and the second half, so that each half holds draws of every
 // part of a proposal whose draws come in blocks (a fit's q, then its
-// defensive companion; a sample's chains one after another).
+// defensive companion; a sample's chains one after another); for draws
+// that cycle through R components (MMDraws.Period), the index counts
+// whole cycles, s/R, so that an even R does not put the even components'
+// draws in one half and the odd ones' in the other.
 func (m *mmState) split(ll []float64) float64 {
 	S, n, d := m.S, m.n, m.d
-	rest := S / 2 // the odd draws
+	p := max(d.Period, 1)
+	moved := func(s int) bool { return (s/p)%2 == 0 }
+	var keep []int // the unmoved draws
+	for s := range S {
+		if !moved(s) {
+			keep = append(keep, s)
+		}
+	}
+	rest := len(keep)
 	odd := make([]float64, rest*n)
-	for r := range rest {
-		copy(odd[r*n:(r+1)*n], d.X[(2*r+1)*n:(2*r+2)*n])
+	for r, s := range keep {
+		copy(odd[r*n:(r+1)*n], d.X[s*n:(s+1)*n])
 	}
 	inv := make([]float64, rest*n)
 	logDet, ok := m.t.inverse(inv, odd)
@@ -301,9 +316,10 @@ func (m *mmState) split(ll []float64) float64 {
 		m.eval(inv, lpInv, llInv, nil)
 	}
 	m.res.Evals += rest
+	r := 0
 	for s := range S {
 		var gPhi, gT float64 // log g and log g_T at the draw
-		if s%2 == 0 {
+		if moved(s) {
 			gPhi, gT = m.lp[s], m.g[s]-logDet
 			if m.lg != nil {
 				gPhi = m.lg[s]
@@ -311,7 +327,8 @@ func (m *mmState) split(ll []float64) float64 {
 		} else {
 			copy(m.phi[s*n:(s+1)*n], d.X[s*n:(s+1)*n])
 			m.lp[s], m.ll[s] = d.LogP[s], ll[s]
-			gPhi, gT = m.g[s], gInv[s/2]-logDet
+			gPhi, gT = m.g[s], gInv[r]-logDet
+			r++
 		}
 		m.lw[s] = m.lp[s] - m.ll[s] - dist.LogAddExp(gPhi, gT)
 	}
