@@ -659,7 +659,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 
 	ds, err := makeDrawsAt(r, mix, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
 	if err == nil && cfg.momentMatch {
-		ds.mm, err = momentMatchFit(ds, r, mix, l.Model, s.Workers)
+		ds.mm, err = momentMatchFit(ctx, ds, r, mix, l.Model, s.Workers)
 	}
 	if err != nil {
 		printError(con, err, srcs)

@@ -7,6 +7,7 @@ package main
 // coordinates.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -30,6 +31,7 @@ type mmReport struct {
 	bad      int     // points where the log density or log_lik failed
 	firstErr error   // the first such failure
 	skipped  string  // why a fit's LOO could not be matched ("": it was)
+	left     int     // observations left unmatched by an interruption (Ctrl-C)
 }
 
 // momentMatchRefusal says why --moment-match cannot run on m, or is "".
@@ -146,10 +148,14 @@ func (e *mmEvaluator) eval(elem int) sgvb.MMEval {
 // threshold for its draws d (ll[i] observation i's log likelihoods, reff
 // its relative efficiency; nil: 1), replaces its point and the totals,
 // and fills rep.
-func (e *mmEvaluator) matchLOO(lo *sgvb.LOO, obs []int, d sgvb.MMDraws, ll [][]float64, reff []float64, todo []int) {
+func (e *mmEvaluator) matchLOO(ctx context.Context, lo *sgvb.LOO, obs []int, d sgvb.MMDraws, ll [][]float64, reff []float64, todo []int) {
 	rep := e.rep
 	rep.matched, rep.worst = len(todo), math.Inf(-1)
-	for _, i := range todo {
+	for n, i := range todo {
+		if ctx.Err() != nil { // Ctrl-C: the rest keep their PSIS estimates
+			rep.matched, rep.left = n, len(todo)-n
+			break
+		}
 		d.Reff = 1
 		if reff != nil {
 			d.Reff = reff[i]
@@ -182,7 +188,7 @@ func highK(lo *sgvb.LOO, thr float64) []int {
 // sampler's unconstrained coordinates u and evaluating the log density and
 // log_lik at the moved points on workers goroutines. With no observation
 // to match, the report says so.
-func momentMatchSample(sd *sampleDraws, m *compile.Model, u *sgvb.Unconstrained, workers int) (*mmReport, error) {
+func momentMatchSample(ctx context.Context, sd *sampleDraws, m *compile.Model, u *sgvb.Unconstrained, workers int) (*mmReport, error) {
 	lo, pd := sd.ds.loo, sd.ds.pitDraws
 	if lo == nil || pd == nil {
 		return nil, nil
@@ -204,7 +210,7 @@ func momentMatchSample(sd *sampleDraws, m *compile.Model, u *sgvb.Unconstrained,
 		d.X = append(d.X, ch.Draws[:sd.n*dim]...)
 		d.LogP = append(d.LogP, ch.LogP[:sd.n]...)
 	}
-	e.matchLOO(lo, sd.ds.looObs, d, pd.ll, pd.reff, todo)
+	e.matchLOO(ctx, lo, sd.ds.looObs, d, pd.ll, pd.reff, todo)
 	return rep, nil
 }
 
@@ -226,12 +232,19 @@ func printMomentMatch(w io.Writer, mm *mmReport) {
 	case mm.skipped != "":
 		fmt.Fprintf(w, "moment match not done: %s\n", mm.skipped)
 		return
+	case mm.matched == 0 && mm.left > 0:
+		fmt.Fprintf(w, "moment match interrupted before its first observation: the %d with k̂ above %.2g keep their PSIS estimates\n", mm.left, mm.thr)
+		return
 	case mm.matched == 0:
 		fmt.Fprintf(w, "moment match none: no observation's k̂ is above %.2g\n", mm.thr)
 		return
 	}
-	fmt.Fprintf(w, "moment match %d observation%s with k̂ above %.2g: k̂ still above it for %d (the largest now %s); elpd_loo before %.6g; %d draws evaluated\n",
-		mm.matched, plural(mm.matched), mm.thr, mm.still, num3(mm.worst), mm.elpd0, mm.evals)
+	left := ""
+	if mm.left > 0 {
+		left = fmt.Sprintf("; interrupted: %d more keep their PSIS estimates", mm.left)
+	}
+	fmt.Fprintf(w, "moment match %d observation%s with k̂ above %.2g: k̂ still above it for %d (the largest now %s); elpd_loo before %.6g; %d draws evaluated%s\n",
+		mm.matched, plural(mm.matched), mm.thr, mm.still, num3(mm.worst), mm.elpd0, mm.evals, left)
 }
 
 // momentMatchFit is momentMatchSample for a fit's LOO draws (kept by
@@ -244,7 +257,7 @@ func printMomentMatch(w io.Writer, mm *mmReport) {
 // fit that redraws missing values for its LOO, and a model with a param
 // that has no unconstrained map are left as they are, the report saying
 // why.
-func momentMatchFit(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, workers int) (*mmReport, error) {
+func momentMatchFit(ctx context.Context, ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, workers int) (*mmReport, error) {
 	lo, pd := ds.loo, ds.pitDraws
 	if lo == nil || pd == nil {
 		return nil, nil
@@ -289,6 +302,6 @@ func momentMatchFit(ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.M
 	// coordinates: log p − log g is the draws' log ratio lr again.
 	e.eval(v.elems[ds.looObs[todo[0]]])(d.X, d.LogP, make([]float64, S), d.LogG)
 	rep.evals += S
-	e.matchLOO(lo, ds.looObs, d, pd.ll, nil, todo)
+	e.matchLOO(ctx, lo, ds.looObs, d, pd.ll, nil, todo)
 	return rep, nil
 }

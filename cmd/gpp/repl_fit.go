@@ -309,7 +309,7 @@ func (r *repl) fitCmd(args []string) {
 	}
 	ds, err := makeDrawsAt(res, nil, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
 	if err == nil && cfg.momentMatch {
-		ds.mm, err = momentMatchFit(ds, res, nil, l.Model, s.Workers)
+		ds.mm, err = momentMatchFit(ctx, ds, res, nil, l.Model, s.Workers)
 	}
 	if err != nil {
 		r.printError(err, srcs)

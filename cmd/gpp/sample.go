@@ -488,7 +488,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	run.st, run.ms = summariseChains(sd, s.Workers)
 	sampleLOO(sd, m)
 	if cfg.momentMatch {
-		if sd.ds.mm, err = momentMatchSample(sd, m, u, s.Workers); err != nil {
+		if sd.ds.mm, err = momentMatchSample(ctx, sd, m, u, s.Workers); err != nil {
 			printError(con, err, srcs)
 			removeIfEmpty()
 			return nil, exitError

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // TestRelativeEff: the plain ESS of the loo package's relative_eff, on
@@ -403,5 +406,32 @@ func TestFitMomentMatchLine(t *testing.T) {
 		if !strings.Contains(stdout, "\nmoment match ") {
 			t.Errorf("fit --moment-match %v: no moment match line:\n%s", args, stdout)
 		}
+	}
+}
+
+// TestMomentMatchInterrupted: after Ctrl-C (a cancelled context) moment
+// matching matches no more observations; those left keep their PSIS
+// estimates, and the console line says how many.
+func TestMomentMatchInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep := &mmReport{thr: 0.7}
+	e := &mmEvaluator{rep: rep}
+	pts := []sgvb.LOOPoint{{ELPD: -1, P: 0.1, K: 0.9}, {ELPD: -2, P: 0.2, K: 1.1}}
+	lo := &sgvb.LOO{Points: slices.Clone(pts)}
+	e.matchLOO(ctx, lo, nil, sgvb.MMDraws{}, nil, nil, []int{0, 1})
+	if rep.matched != 0 || rep.left != 2 || !slices.Equal(lo.Points, pts) {
+		t.Errorf("matched %d, left %d, points %v: want 0, 2 and the points as they were", rep.matched, rep.left, lo.Points)
+	}
+	var b strings.Builder
+	printMomentMatch(&b, rep)
+	if want := "moment match interrupted before its first observation: the 2 with k̂ above 0.7 keep their PSIS estimates\n"; b.String() != want {
+		t.Errorf("console line %q, want %q", b.String(), want)
+	}
+	rep.matched, rep.left, rep.worst = 3, 2, 0.5
+	b.Reset()
+	printMomentMatch(&b, rep)
+	if !strings.Contains(b.String(), "; interrupted: 2 more keep their PSIS estimates\n") {
+		t.Errorf("console line %q", b.String())
 	}
 }
