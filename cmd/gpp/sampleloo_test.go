@@ -59,6 +59,18 @@ y ~ Normal(a + b * x, sigma)
 output log_lik = logpdf(y, Normal(a + b * x, sigma))
 `
 
+// lineCSV returns n rows x,y of y = 1 + 0.5x + N(0, noise²), x ~
+// N(x0, 1), from r.
+func lineCSV(r *rand.Rand, n int, x0, noise float64) string {
+	var data strings.Builder
+	data.WriteString("x,y\n")
+	for range n {
+		x := x0 + r.NormFloat64()
+		fmt.Fprintf(&data, "%.5f,%.5f\n", x, 1+0.5*x+noise*r.NormFloat64())
+	}
+	return data.String()
+}
+
 // TestSampleLOO: on a well-specified regression, gpp sample's PSIS-LOO
 // (from the draws of the posterior) is within 0.5 nats of a full-rank
 // fit's (importance weighting q's draws), observation by observation
@@ -67,14 +79,7 @@ output log_lik = logpdf(y, Normal(a + b * x, sigma))
 // infer/nuts.
 func TestSampleLOO(t *testing.T) {
 	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(11, 12))
-	var data strings.Builder
-	data.WriteString("x,y\n")
-	for range 40 {
-		x := r.NormFloat64()
-		fmt.Fprintf(&data, "%.5f,%.5f\n", x, 1+0.5*x+0.7*r.NormFloat64())
-	}
-	csvPath := writeFile(t, dir, "xy.csv", data.String())
+	csvPath := writeFile(t, dir, "xy.csv", lineCSV(rand.New(rand.NewPCG(11, 12)), 40, 0, 0.7))
 	model := writeFile(t, dir, "reg.gpp", looRegression)
 	fit, sample := filepath.Join(dir, "fit"), filepath.Join(dir, "sample")
 	if code, _, stderr := runGpp("fit", model, csvPath, "--fullrank", "all", "--quiet", "--out", fit); code != exitOK {
@@ -277,6 +282,17 @@ output log_lik = logpdf(y, Normal(mu, sigma))
 
 var mmOutlierY = []float64{0.3, -0.5, 0.1, 0.9, -0.2, 0.4, -0.7, 0.2, 12}
 
+// writeOutlier writes mmOutlier and its data into dir.
+func writeOutlier(t *testing.T, dir string) (csvPath, model string) {
+	t.Helper()
+	var data strings.Builder
+	data.WriteString("y\n")
+	for _, v := range mmOutlierY {
+		fmt.Fprintf(&data, "%g\n", v)
+	}
+	return writeFile(t, dir, "y.csv", data.String()), writeFile(t, dir, "out.gpp", mmOutlier)
+}
+
 // mmOutlierExact is log p(y_9 | y_−9) of mmOutlier: μ integrated out
 // analytically, σ by mpmath's quadrature at 30 digits (as sgvb's
 // TestMomentMatchLOODefensive).
@@ -290,13 +306,7 @@ const mmOutlierExact = -16.9709012533570
 // and a model without log_lik is refused before sampling or fitting.
 func TestMomentMatch(t *testing.T) {
 	dir := t.TempDir()
-	var data strings.Builder
-	data.WriteString("y\n")
-	for _, v := range mmOutlierY {
-		fmt.Fprintf(&data, "%g\n", v)
-	}
-	csvPath := writeFile(t, dir, "y.csv", data.String())
-	model := writeFile(t, dir, "out.gpp", mmOutlier)
+	csvPath, model := writeOutlier(t, dir)
 	noLL := writeFile(t, dir, "nol.gpp", strings.Replace(mmOutlier, "output log_lik", "output ll", 1))
 	for _, cmd := range []string{"sample", "fit"} {
 		run := func(out string, args ...string) ([][]string, string, string) {
@@ -359,14 +369,7 @@ func TestMomentMatch(t *testing.T) {
 // was.
 func TestFitMomentMatchBadQ(t *testing.T) {
 	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(3, 4))
-	var data strings.Builder
-	data.WriteString("x,y\n")
-	for range 30 {
-		x := 10 + r.NormFloat64()
-		fmt.Fprintf(&data, "%.4f,%.4f\n", x, 1+0.5*x+0.5*r.NormFloat64())
-	}
-	csvPath := writeFile(t, dir, "xy.csv", data.String())
+	csvPath := writeFile(t, dir, "xy.csv", lineCSV(rand.New(rand.NewPCG(3, 4)), 30, 10, 0.5))
 	model := writeFile(t, dir, "reg.gpp", looRegression)
 	var loo [2][][]string
 	for i, args := range [][]string{nil, {"--moment-match"}} {
@@ -391,13 +394,7 @@ func TestFitMomentMatchBadQ(t *testing.T) {
 // --restarts, whose status lines are the mixture's.
 func TestFitMomentMatchLine(t *testing.T) {
 	dir := t.TempDir()
-	var data strings.Builder
-	data.WriteString("y\n")
-	for _, v := range mmOutlierY {
-		fmt.Fprintf(&data, "%g\n", v)
-	}
-	csvPath := writeFile(t, dir, "y.csv", data.String())
-	model := writeFile(t, dir, "out.gpp", mmOutlier)
+	csvPath, model := writeOutlier(t, dir)
 	for i, args := range [][]string{{"--psis-resample"}, {"--restarts", "2"}} {
 		code, stdout, stderr := runGpp(append([]string{"fit", model, csvPath, "--quiet", "--moment-match", "--out", filepath.Join(dir, fmt.Sprint(i))}, args...)...)
 		if code != exitOK {
