@@ -59,6 +59,7 @@ type looFit struct {
 	elpd     []float64
 	p        []float64
 	k        []float64
+	matched  int // observations moment matched (loo.csv's comment line)
 }
 
 // looRank is a fit's row of a comparison.
@@ -122,7 +123,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, r := range ranks {
 		if r.badK > 0 {
-			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; a mean-field q often flags many, check with more --output-draws or --fullrank all)", r.fit.label, r.badK, r.nObserve)
+			advice := "; --moment-match may bring them down"
+			if r.fit.matched > 0 {
+				advice = fmt.Sprintf("; moment matching already ran on %d observation%s", r.fit.matched, plural(r.fit.matched))
+			}
+			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; a mean-field q often flags many, check with more --output-draws or --fullrank all%s)", r.fit.label, r.badK, r.nObserve, advice)
 		}
 	}
 	printComparison(stdout, ranks)
@@ -317,7 +322,7 @@ func readFitMeta(path string, src sources) (*fitMeta, error) {
 }
 
 // looComment matches the first line of a loo.csv (writeLOOCSV).
-var looComment = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)\r?$`)
+var looComment = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?\r?$`)
 
 // looColumns are the columns of a loo.csv, in writeLOOCSV's order.
 var looColumns = []string{"name", "elpd_loo", "p_loo", "pareto_k"}
@@ -338,9 +343,13 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 	}
 	declared, declaredCol := -1, 1 // observations the comment line counts, and where
 	first, _, _ := bytes.Cut(b, []byte("\n"))
+	matched := 0 // observations moment matched (--moment-match)
 	if m := looComment.FindSubmatchIndex(first); m != nil {
 		declared, _ = strconv.Atoi(string(first[m[2]:m[3]]))
 		declaredCol = m[2] + 1
+		if m[4] >= 0 {
+			matched, _ = strconv.Atoi(string(first[m[4]:m[5]]))
+		}
 	}
 	r := csv.NewReader(bytes.NewReader(b))
 	r.Comment = '#'
@@ -366,7 +375,7 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 			return nil, at(hline, 1, "no column %s: want a loo.csv written by gpp fit, with the columns %s", name, strings.Join(looColumns, ","))
 		}
 	}
-	f := &looFit{path: path}
+	f := &looFit{path: path, matched: matched}
 	seen := map[string]int{} // name → line
 	for {
 		rec, err := r.Read()

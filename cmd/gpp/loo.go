@@ -300,8 +300,12 @@ func looObservations(v variable, m *compile.Model) []int {
 // its Pareto k̂.
 func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	lo := ds.loo
-	fmt.Fprintf(w, "# elpd_loo = %s, se = %s, p_loo = %s, pareto_k above 0.7: %d of %d\n",
-		formatNum(lo.ELPD), formatNum(lo.SE), formatNum(lo.P), lo.BadK(), len(lo.Points))
+	matched := ""
+	if ds.mm != nil && ds.mm.matched > 0 {
+		matched = fmt.Sprintf(" (moment matched: %d)", ds.mm.matched) // no comma: the line has as many fields as the header
+	}
+	fmt.Fprintf(w, "# elpd_loo = %s, se = %s, p_loo = %s, pareto_k above 0.7: %d of %d%s\n",
+		formatNum(lo.ELPD), formatNum(lo.SE), formatNum(lo.P), lo.BadK(), len(lo.Points), matched)
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"name", "elpd_loo", "p_loo", "pareto_k"})
 	if v, ok := ds.looVar(); ok {

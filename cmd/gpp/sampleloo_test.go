@@ -349,7 +349,19 @@ func TestMomentMatch(t *testing.T) {
 		if total := parseNum(t, strings.TrimPrefix(mm1[0][0], "# elpd_loo = ")); math.Abs(total-sum) > 1e-3 { // the header rounds to 6 digits
 			t.Errorf("%s: loo.csv's elpd_loo %v, its rows sum to %v", cmd, total, sum)
 		}
-		code, _, stderr := runGpp(cmd, noLL, csvPath, "--moment-match", "--out", filepath.Join(dir, cmd+"nol"))
+		if head := strings.Join(mm1[0], ","); !strings.HasSuffix(head, " (moment matched: 1)") {
+			t.Errorf("%s: loo.csv's first line %q does not count the observation moment matched", cmd, head)
+		}
+		// gpp compare reads the count: a fit not matched gets the advice,
+		// one matched whose k̂ stays high is said to have been.
+		code, _, stderr := runGpp("compare", filepath.Join(dir, cmd+"plain"), filepath.Join(dir, cmd+"mm1"))
+		if code != exitOK || !strings.Contains(stderr, cmd+"plain: Pareto k̂ above 0.7 for 1 of 9 observations") ||
+			!strings.Contains(stderr, "--moment-match may bring them down") ||
+			strings.Contains(stderr, "mm1: Pareto") != (mk > 0.7) ||
+			strings.Contains(stderr, "moment matching already ran on 1 observation)") != (mk > 0.7) {
+			t.Errorf("%s: compare: exit %d:\n%s", cmd, code, stderr)
+		}
+		code, _, stderr = runGpp(cmd, noLL, csvPath, "--moment-match", "--out", filepath.Join(dir, cmd+"nol"))
 		if code != exitError || !strings.Contains(stderr, "--moment-match needs an output log_lik") {
 			t.Errorf("%s: a model without log_lik: exit %d:\n%s", cmd, code, stderr)
 		}
