@@ -13,15 +13,16 @@ import (
 // Moment matching for PSIS-LOO (Paananen, Piironen, Bürkner and Vehtari,
 // "Implicitly adaptive importance sampling", 2021; the loo package's
 // loo_moment_match). Where observation i's weights 1/p(y_i | θ_s) have a
-// Pareto k̂ too high to trust, the posterior draws θ_s are moved by an
-// affine map T, chosen so that their mean and then their marginal
-// variances match those the weights give, and weighted again; a move is
-// kept when it lowers k̂. The moved draws T(θ_s) have the density
-// p(θ_s | y)/|det T|, so their log weights for the leave-one-out
-// posterior are log p(T(θ_s), y) − log p(y_i | T(θ_s)) − log p(θ_s, y) up
-// to a constant. The final estimate weights half the draws moved and half
-// not by the deterministic mixture ½p + ½p_T of both proposals, which
-// keeps it consistent although T was adapted on the same draws.
+// Pareto k̂ too high to trust, the draws θ_s (of the posterior, or of a
+// proposal g weighted by p/g) are moved by an affine map T, chosen so
+// that their mean, then their marginal variances, then their covariance
+// match those the weights give, and weighted again; a move is kept when
+// it lowers k̂. The moved draws T(θ_s) have the density g(θ_s)/|det T|, so
+// their log weights for the leave-one-out posterior are
+// log p(T(θ_s), y) − log p(y_i | T(θ_s)) − log g(θ_s) up to a constant.
+// The final estimate weights half the draws moved and half not by the
+// deterministic mixture ½g + ½g_T of both proposals, which keeps it
+// consistent although T was adapted on the same draws.
 
 // MMMaxIter is the most adapting rounds moment matching runs for one
 // observation (loo's max_iters).
