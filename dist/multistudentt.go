@@ -57,8 +57,11 @@ func MultiStudentTNorm(nu float64, d int) float64 {
 // Gamma(Nu/2, Nu/2), so that Nu·u is ChiSquare(Nu)) into dst (allocated if
 // nil) and returns it.
 func (m MultiStudentT) Rand(dst []float64, w *MvWork, rng *rand.Rand) ([]float64, error) {
-	zero := make([]float64, len(m.Mu))
-	dst, err := MvNormal{Mu: zero, Sigma: m.Sigma}.Rand(dst, w, rng)
+	// A zero mean held in dst itself: MvNormal.Rand reads each element of
+	// its mean before it writes that element of dst, and nothing after.
+	dst = scoreDst(dst, len(m.Mu))
+	clear(dst)
+	dst, err := MvNormal{Mu: dst, Sigma: m.Sigma}.Rand(dst, w, rng)
 	if err != nil {
 		return dst, err
 	}

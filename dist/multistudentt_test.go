@@ -106,3 +106,27 @@ func TestMultiStudentTRand(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiStudentTRandNoAlloc: with dst and the work given, a draw
+// allocates nothing, and it is the draw the zero-mean MvNormal gives
+// shifted and scaled (the same streams, bit for bit).
+func TestMultiStudentTRandNoAlloc(t *testing.T) {
+	m := MultiStudentT{Nu: 5, Mu: []float64{1, -2, 0.5}, Sigma: []float64{2, 0.6, 0, 0.6, 1, 0.2, 0, 0.2, 1.5}}
+	x, w := make([]float64, 3), NewMvWork(3)
+	rng := rand.New(rand.NewPCG(4, 4))
+	if n := testing.AllocsPerRun(100, func() { m.Rand(x, w, rng) }); n != 0 {
+		t.Errorf("%v allocations a draw, want 0", n)
+	}
+	r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+	got, err := m.Rand(nil, nil, r1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := MvNormal{Mu: make([]float64, 3), Sigma: m.Sigma}.Rand(nil, nil, r2)
+	s := 1 / math.Sqrt(Gamma{m.Nu / 2, m.Nu / 2}.Rand(r2))
+	for i := range want {
+		if want[i] = m.Mu[i] + s*want[i]; got[i] != want[i] {
+			t.Errorf("element %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
