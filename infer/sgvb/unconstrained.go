@@ -218,6 +218,34 @@ func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
 	return lp, nil
 }
 
+// LogJacobian returns log |dz/du| at u, x being Coords(u): LogDensity(u)
+// less the Target's log joint at x, without the gradient, for evaluating
+// many points by value (moment matching's moved draws). The sum runs in
+// another order than LogDensity's, so the two agree to rounding.
+func (d *Unconstrained) LogJacobian(u, x []float64) float64 {
+	j := d.logJac
+	for _, s := range d.segs {
+		uu := u[s.uoff : s.uoff+s.n]
+		switch s.kind {
+		case uLog:
+			for i, v := range uu {
+				if i > 0 || !s.first {
+					j += v
+				}
+			}
+		case uLogit:
+			for _, v := range uu {
+				j -= dist.Softplus(-v) + dist.Softplus(v)
+			}
+		case uSimplex:
+			for r := 0; r < s.n/(s.k-1); r++ {
+				j += dist.StickBreakLogJac(x[s.xoff+r*s.k : s.xoff+(r+1)*s.k])
+			}
+		}
+	}
+	return j
+}
+
 // InitTries is how many random starts Init tries, as Stan does.
 const InitTries = 100
 

@@ -105,6 +105,34 @@ func TestUnconstrainedGradient(t *testing.T) {
 	}
 }
 
+// TestUnconstrainedLogJacobian: LogJacobian is LogDensity less the
+// Target's log joint, to rounding, on the model with every support
+// (positive, ordered and positive_ordered, bounded, simplex and matrix
+// coordinates), at random points.
+func TestUnconstrainedLogJacobian(t *testing.T) {
+	l, u := unconstrained(t, "every.gpp", everySupport)
+	rng := rand.New(rand.NewPCG(5, 3))
+	z, g := make([]float64, u.Dim()), make([]float64, u.Dim())
+	x, gx := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
+	for range 10 {
+		if err := u.Init(rng, z); err != nil {
+			t.Fatal(err)
+		}
+		lp, err := u.LogDensity(z, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Coords(z, x)
+		lj, err := l.Model.LogJoint(x, gx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := u.LogJacobian(z, x), lp-lj; math.Abs(got-want) > 1e-12*(1+math.Abs(lp)) {
+			t.Errorf("u = %v: LogJacobian %.15g, LogDensity − log joint %.15g", z, got, want)
+		}
+	}
+}
+
 // TestUnconstrainedValues checks that Values of Coords puts every value
 // inside its support and bounds, and that the seeded Init repeats.
 func TestUnconstrainedValues(t *testing.T) {
