@@ -77,6 +77,27 @@ func logSumExp(v []float64) float64 {
 	return mx + math.Log(s)
 }
 
+// logSumExpSum returns log Σ_s exp(u[s] + v[s]), a NaN sum counting as −Inf
+// (weight 0), with tmp (len(u)) holding the sums.
+func logSumExpSum(tmp, u, v []float64) float64 {
+	for s := range tmp {
+		tmp[s] = u[s] + v[s]
+		if math.IsNaN(tmp[s]) {
+			tmp[s] = math.Inf(-1)
+		}
+	}
+	return logSumExp(tmp)
+}
+
+// relEff is a relative efficiency for fitTail: r, or 1 when r is not a
+// positive finite number.
+func relEff(r float64) float64 {
+	if !(r > 0) || math.IsInf(r, 1) {
+		return 1
+	}
+	return r
+}
+
 // LOO holds approximate leave-one-out cross-validation from draws of q
 // (see PSISLOO).
 type LOO struct {
@@ -172,8 +193,8 @@ func psisLOO(logRatio []float64, logLik [][]float64, reff []float64, workers int
 			}
 			for i := c * looChunk; i < min((c+1)*looChunk, len(logLik)); i++ {
 				r := 1.0
-				if reff != nil && reff[i] > 0 && !math.IsInf(reff[i], 1) {
-					r = reff[i]
+				if reff != nil {
+					r = relEff(reff[i])
 				}
 				out.Points[i] = sc.point(logRatio, full, logLik[i], r)
 			}
@@ -218,25 +239,13 @@ type looScratch struct {
 // draws, with full the smoothed log weights of the whole data and reff the
 // draws' relative efficiency for ll (fitTail).
 func (sc *looScratch) point(logRatio, full, ll []float64, reff float64) LOOPoint {
-	lr, tmp := sc.lr, sc.tmp
+	lr := sc.lr
 	for s := range lr {
 		lr[s] = logRatio[s] - ll[s]
 	}
 	k := psisInto(sc.lws, lr, &sc.tail, reff)
-	for s := range tmp {
-		tmp[s] = sc.lws[s] + ll[s]
-		if math.IsNaN(tmp[s]) {
-			tmp[s] = math.Inf(-1)
-		}
-	}
-	elpd := logSumExp(tmp)
-	for s := range tmp {
-		tmp[s] = full[s] + ll[s]
-		if math.IsNaN(tmp[s]) {
-			tmp[s] = math.Inf(-1)
-		}
-	}
-	lpd := logSumExp(tmp)
+	elpd := logSumExpSum(sc.tmp, sc.lws, ll)
+	lpd := logSumExpSum(sc.tmp, full, ll)
 	return LOOPoint{ELPD: elpd, P: lpd - elpd, K: k}
 }
 
@@ -251,9 +260,6 @@ func LOOLogWeights(logRatio, logLik []float64, reff float64) []float64 {
 	if logRatio != nil && len(logRatio) != len(logLik) {
 		panic(fmt.Sprintf("sgvb: LOOLogWeights: %d log likelihoods for %d draws", len(logLik), len(logRatio)))
 	}
-	if !(reff > 0) || math.IsInf(reff, 1) {
-		reff = 1
-	}
 	lr := make([]float64, len(logLik))
 	for s, l := range logLik {
 		lr[s] = -l
@@ -262,6 +268,6 @@ func LOOLogWeights(logRatio, logLik []float64, reff float64) []float64 {
 		}
 	}
 	lws := make([]float64, len(lr))
-	psisInto(lws, lr, nil, reff)
+	psisInto(lws, lr, nil, relEff(reff))
 	return lws
 }

@@ -84,14 +84,14 @@ func MomentMatchLOO(d MMDraws, ll []float64, eval MMEval) MMResult {
 			len(ll), len(d.X), len(d.LogG), S, n))
 	}
 	m := newMMState(d, ll, eval)
-	lr := make([]float64, S) // log p − log g: 0 for posterior draws
+	lr := make([]float64, S) // log p − log g (0 for posterior draws), then logSumExpSum's scratch
 	if d.LogG != nil {
 		for s := range lr {
 			lr[s] = d.LogP[s] - d.LogG[s]
 		}
 	}
 	full, _ := PSIS(lr) // the full data's weights, as PSISLOO's lpd_i
-	lpd := logSumExp(addFinite(full, ll))
+	lpd := logSumExpSum(lr, full, ll)
 	m.res.K0 = m.k
 	thr := MMThreshold(S)
 	for range MMMaxIter {
@@ -102,7 +102,7 @@ func MomentMatchLOO(d MMDraws, ll []float64, eval MMEval) MMResult {
 	if m.res.Shifts+m.res.Scales+m.res.Covs > 0 {
 		m.k = m.split(ll)
 	}
-	elpd := logSumExp(addFinite(m.lws, m.ll))
+	elpd := logSumExpSum(lr, m.lws, m.ll)
 	m.res.Point = LOOPoint{ELPD: elpd, P: lpd - elpd, K: m.k}
 	return m.res
 }
@@ -122,12 +122,13 @@ type mmState struct {
 	k                              float64
 	cand, lpC, llC, lgC, lwC, lwsC []float64
 	mean, wmean, sd, wsd           []float64
+	tail                           psisScratch // PSIS's tail buffers, kept between weighings
 	res                            MMResult
 }
 
 func newMMState(d MMDraws, ll []float64, eval MMEval) *mmState {
 	S, n := len(d.LogP), d.Dim
-	m := &mmState{d: d, g: d.LogG, eval: eval, reff: d.Reff, S: S, n: n,
+	m := &mmState{d: d, g: d.LogG, eval: eval, reff: relEff(d.Reff), S: S, n: n,
 		t:   affine{a: make([]float64, n), c: make([]float64, n)},
 		phi: slices.Clone(d.X), lp: slices.Clone(d.LogP), ll: slices.Clone(ll),
 		lw: make([]float64, S), lws: make([]float64, S),
@@ -138,9 +139,6 @@ func newMMState(d MMDraws, ll []float64, eval MMEval) *mmState {
 		m.g = d.LogP
 	} else {
 		m.lg, m.lgC = slices.Clone(d.LogG), make([]float64, S)
-	}
-	if !(m.reff > 0) || math.IsInf(m.reff, 1) {
-		m.reff = 1
 	}
 	for j := range m.t.a {
 		m.t.a[j] = 1
@@ -156,7 +154,7 @@ func (m *mmState) weigh(lw, lws, lp, ll []float64) float64 {
 	for s := range lw {
 		lw[s] = (lp[s] - m.g[s]) - ll[s] // −ll exactly for unmoved posterior draws
 	}
-	return psisInto(lws, lw, nil, m.reff)
+	return psisInto(lws, lw, &m.tail, m.reff)
 }
 
 // try evaluates the candidate draws m.cand and keeps them when their k̂ is
@@ -309,12 +307,13 @@ func (m *mmState) split(ll []float64) float64 {
 		return math.NaN()
 	}
 	lpInv, llInv := make([]float64, rest), make([]float64, rest)
-	gInv := lpInv // the proposal is p, or
+	var gInv []float64 // the proposal's log density; nil while it is p
 	if m.lg != nil {
 		gInv = make([]float64, rest)
-		m.eval(inv, lpInv, llInv, gInv)
-	} else {
-		m.eval(inv, lpInv, llInv, nil)
+	}
+	m.eval(inv, lpInv, llInv, gInv)
+	if gInv == nil {
+		gInv = lpInv
 	}
 	m.res.Evals += rest
 	r := 0
@@ -333,7 +332,7 @@ func (m *mmState) split(ll []float64) float64 {
 		}
 		m.lw[s] = m.lp[s] - m.ll[s] - dist.LogAddExp(gPhi, gT)
 	}
-	return psisInto(m.lws, m.lw, nil, m.reff)
+	return psisInto(m.lws, m.lw, &m.tail, m.reff)
 }
 
 // affine is the map T(θ) = A·θ + c, A = diag(a) when A is nil.
@@ -448,16 +447,4 @@ func drawMoments(xs, lws []float64, n int, mean, wmean, sd, wsd []float64) {
 		sd[j] = math.Sqrt(sd[j] / float64(S))
 		wsd[j] = math.Sqrt(wsd[j])
 	}
-}
-
-// addFinite returns u + v elementwise, a NaN sum as −Inf (weight 0).
-func addFinite(u, v []float64) []float64 {
-	out := make([]float64, len(u))
-	for i := range u {
-		out[i] = u[i] + v[i]
-		if math.IsNaN(out[i]) {
-			out[i] = math.Inf(-1)
-		}
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -513,5 +514,30 @@ func TestMomentMatchAffine(t *testing.T) {
 			t.Fatalf("move %d (%s) not kept", i, mv.name)
 		}
 		check(fmt.Sprintf("after move %d (%s)", i, mv.name))
+	}
+}
+
+// TestLOOReffDefault: a relative efficiency that is not a positive finite
+// number counts as 1, in PSISLOOMCMC, LOOLogWeights and MomentMatchLOO
+// alike (relEff).
+func TestLOOReffDefault(t *testing.T) {
+	m := normalMM{y: []float64{-0.4, 0.3, 0.1, -0.2, 0.5, 0, -0.1, 0.2, 9}}
+	i := len(m.y) - 1
+	d, ll := m.draws(1000, 2)
+	l := ll(i)
+	d.Reff = 1
+	want, wantMM := PSISLOOMCMC([][]float64{l}, []float64{1}).Points[0], MomentMatchLOO(d, l, m.eval(i))
+	wantW := LOOLogWeights(nil, l, 1)
+	for _, r := range []float64{0, -2, math.NaN(), math.Inf(1)} {
+		if got := PSISLOOMCMC([][]float64{l}, []float64{r}).Points[0]; got != want {
+			t.Errorf("reff %v: PSISLOOMCMC %+v, want reff 1's %+v", r, got, want)
+		}
+		if got := LOOLogWeights(nil, l, r); !slices.Equal(got, wantW) {
+			t.Errorf("reff %v: LOOLogWeights differ from reff 1's", r)
+		}
+		d.Reff = r
+		if got := MomentMatchLOO(d, l, m.eval(i)); got != wantMM {
+			t.Errorf("reff %v: MomentMatchLOO %+v, want reff 1's %+v", r, got, wantMM)
+		}
 	}
 }
