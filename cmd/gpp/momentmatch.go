@@ -67,9 +67,9 @@ type mmEvaluator struct {
 }
 
 type mmWorker struct {
-	u     *sgvb.Unconstrained
-	ev    *compile.Evaluator
-	x, gr []float64
+	u  *sgvb.Unconstrained
+	ev *compile.Evaluator
+	x  []float64
 }
 
 func newMMEvaluator(m *compile.Model, u *sgvb.Unconstrained, v variable, workers int, logq func([]float64) float64, rep *mmReport) (*mmEvaluator, error) {
@@ -82,26 +82,23 @@ func newMMEvaluator(m *compile.Model, u *sgvb.Unconstrained, v variable, workers
 		if err != nil {
 			return nil, err
 		}
-		e.ws[w] = &mmWorker{u: u.Clone(), ev: ev, x: make([]float64, u.TargetDim()), gr: make([]float64, u.Dim())}
+		e.ws[w] = &mmWorker{u: u.Clone(), ev: ev, x: make([]float64, u.TargetDim())}
 	}
 	return e, nil
 }
 
 // point evaluates the unconstrained point z: the log density there (the
-// Jacobian included), log_lik's element elem and, with a logq, the
+// evaluator's log joint, computed with the outputs, plus the Jacobian as
+// LogDensity adds it), log_lik's element elem and, with a logq, the
 // proposal's log density in z's coordinates, logq(x(z)) plus the same
-// Jacobian (the log density less the Target's log joint at x(z)).
+// Jacobian.
 func (e *mmEvaluator) point(w *mmWorker, z []float64, elem int) (lp, ll, lg float64) {
 	lp, ll, lg = math.NaN(), math.NaN(), math.NaN()
-	l, err := w.u.LogDensity(z, w.gr)
-	var lx float64
+	w.u.Coords(z, w.x)
+	lx, outs, err := w.ev.Eval(w.x) // the log joint with the outputs
+	l := w.u.LogDensityAt(z, lx)
 	if err == nil {
-		w.u.Coords(z, w.x)
-		var outs [][]float64
-		lx, outs, err = w.ev.Eval(w.x)
-		if err == nil {
-			lp, ll = l, outs[e.v.index][elem]
-		}
+		lp, ll = l, outs[e.v.index][elem]
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -191,6 +191,10 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf("the model has no params to fit")
 		return
 	}
+	if msg := momentMatchRefusal(cfg, l.Model); msg != "" {
+		r.errorf("%s", msg)
+		return
+	}
 	printLoadWarnings(r.err, l)
 	if err := checkDrawsSize(cfg.outputDraws, cfg.settings.DrawsPerStep, l.Model); err != nil {
 		r.errorf("%v", err)

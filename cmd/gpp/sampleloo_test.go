@@ -444,3 +444,20 @@ func TestMomentMatchInterrupted(t *testing.T) {
 		t.Errorf("console line %q", b.String())
 	}
 }
+
+// TestReplFitMomentMatch: the session's :fit --moment-match refuses a
+// model without log_lik, as gpp fit does, keeping no fit, and on one with
+// it prints what moment matching did.
+func TestReplFitMomentMatch(t *testing.T) {
+	r, out, errb := newTestRepl()
+	typeIn(r, "param mu: real ~ Normal(0, 10)", ":fit --quiet --seed 1 --moment-match")
+	if r.fit != nil || !r.failed || !strings.Contains(errb.String(), "--moment-match needs an output log_lik") {
+		t.Errorf(":fit --moment-match without log_lik: fit kept %v; errors:\n%s", r.fit != nil, errb.String())
+	}
+	errb.Reset()
+	typeIn(r, "let y = [0.3, -0.5, 0.1, 0.9, -0.2, 12]", "y ~ Normal(mu, 1)", "output log_lik = logpdf(y, Normal(mu, 1))",
+		":fit --quiet --seed 1 --moment-match")
+	if r.fit == nil || !strings.Contains(out.String(), "\nmoment match ") {
+		t.Errorf(":fit --moment-match: output:\n%s\nerrors:\n%s", out.String(), errb.String())
+	}
+}

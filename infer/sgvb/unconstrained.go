@@ -182,7 +182,7 @@ func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
 	if err != nil {
 		return lp, err
 	}
-	lp += d.logJac
+	lp = d.addLogJac(lp, u)
 	for _, s := range d.segs {
 		uu, g := u[s.uoff:s.uoff+s.n], grad[s.uoff:s.uoff+s.n]
 		switch s.kind {
@@ -190,23 +190,20 @@ func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
 			copy(g, gx[s.xoff:s.xoff+s.n])
 		case uLog:
 			copy(g, gx[s.xoff:s.xoff+s.n])
-			for i, v := range uu {
+			for i := range uu {
 				if i == 0 && s.first {
 					continue
 				}
-				lp += v
 				g[i]++
 			}
 		case uLogit:
 			for i, v := range uu {
-				// log σ(v) + log σ(−v); its derivative σ(−v) − σ(v)
-				lp -= dist.Softplus(-v) + dist.Softplus(v)
+				// the derivative of log σ(v) + log σ(−v): σ(−v) − σ(v)
 				g[i] = gx[s.xoff+i] + 1 - 2*sigmoid(v)
 			}
 		case uSimplex:
 			for r := 0; r < s.n/(s.k-1); r++ {
 				lx, gr := x[s.xoff+r*s.k:s.xoff+(r+1)*s.k], gx[s.xoff+r*s.k:s.xoff+(r+1)*s.k]
-				lp += dist.StickBreakLogJac(lx)
 				for j := range gr {
 					gr[j]++ // ∂/∂log z_j of the Jacobian Σ log z
 				}
@@ -218,32 +215,42 @@ func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
 	return lp, nil
 }
 
-// LogJacobian returns log |dz/du| at u, x being Coords(u): LogDensity(u)
-// less the Target's log joint at x, without the gradient, for evaluating
-// many points by value (moment matching's moved draws). The sum runs in
-// another order than LogDensity's, so the two agree to rounding.
-func (d *Unconstrained) LogJacobian(u, x []float64) float64 {
-	j := d.logJac
+// LogDensityAt returns LogDensity's value at u from the Target's log joint
+// lp at Coords(u), computed elsewhere (gpp's --moment-match evaluates the
+// outputs at its moved draws, and the log joint with them), adding the
+// Jacobian as LogDensity does: given LogDensity's lp, its value bit for
+// bit. No gradient, no allocation.
+func (d *Unconstrained) LogDensityAt(u []float64, lp float64) float64 {
+	d.Coords(u, d.x)
+	return d.addLogJac(lp, u)
+}
+
+// addLogJac returns lp plus log |dz/du| at u, whose Target coordinates
+// d.x Coords has written, the terms added in one order for LogDensity and
+// LogDensityValue alike.
+func (d *Unconstrained) addLogJac(lp float64, u []float64) float64 {
+	lp += d.logJac
 	for _, s := range d.segs {
 		uu := u[s.uoff : s.uoff+s.n]
 		switch s.kind {
 		case uLog:
 			for i, v := range uu {
-				if i > 0 || !s.first {
-					j += v
+				if i == 0 && s.first {
+					continue
 				}
+				lp += v
 			}
 		case uLogit:
 			for _, v := range uu {
-				j -= dist.Softplus(-v) + dist.Softplus(v)
+				lp -= dist.Softplus(-v) + dist.Softplus(v) // log σ(v) + log σ(−v)
 			}
 		case uSimplex:
 			for r := 0; r < s.n/(s.k-1); r++ {
-				j += dist.StickBreakLogJac(x[s.xoff+r*s.k : s.xoff+(r+1)*s.k])
+				lp += dist.StickBreakLogJac(d.x[s.xoff+r*s.k : s.xoff+(r+1)*s.k])
 			}
 		}
 	}
-	return j
+	return lp
 }
 
 // InitTries is how many random starts Init tries, as Stan does.

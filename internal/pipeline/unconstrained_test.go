@@ -61,7 +61,8 @@ func unconstrained(t *testing.T, name, src string) (*pipeline.Loaded, *sgvb.Unco
 
 // TestUnconstrainedGradient checks the unconstrained density of a model
 // with every support, Jacobians included, against finite differences at
-// random points, and that it allocates nothing.
+// random points, that LogDensityAt gives its value bit for bit from the
+// Target's log joint, and that neither allocates.
 func TestUnconstrainedGradient(t *testing.T) {
 	l, u := unconstrained(t, "every.gpp", everySupport)
 	// p has 3 coordinates for the Target (log p) and 2 here
@@ -83,8 +84,15 @@ func TestUnconstrainedGradient(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: 1e-5})
-		if _, err := u.LogDensity(x, g); err != nil {
+		lp, err := u.LogDensity(x, g)
+		if err != nil {
 			t.Fatal(err)
+		}
+		tx, tg := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
+		u.Coords(x, tx)
+		lj, err := pipeline.Target{M: l.Model}.LogJoint(tx, tg)
+		if v := u.LogDensityAt(x, lj); v != lp || err != nil {
+			t.Errorf("u = %v: LogDensityAt %v (log joint's error %v), LogDensity %v", x, v, err, lp)
 		}
 		for i := range want {
 			if math.Abs(g[i]-want[i]) > gradTol*(1+math.Abs(want[i])) {
@@ -95,6 +103,9 @@ func TestUnconstrainedGradient(t *testing.T) {
 	if n := testing.AllocsPerRun(20, func() { u.LogDensity(x, g) }); n != 0 {
 		t.Errorf("LogDensity: %v allocations per call, want 0", n)
 	}
+	if n := testing.AllocsPerRun(20, func() { u.LogDensityAt(x, 0) }); n != 0 {
+		t.Errorf("LogDensityAt: %v allocations per call, want 0", n)
+	}
 	// a clone gives the same value from its own buffers
 	c := u.Clone()
 	g2 := make([]float64, len(g))
@@ -102,34 +113,6 @@ func TestUnconstrainedGradient(t *testing.T) {
 	b, _ := c.LogDensity(x, g2)
 	if a != b {
 		t.Errorf("clone: log density %v, original %v", b, a)
-	}
-}
-
-// TestUnconstrainedLogJacobian: LogJacobian is LogDensity less the
-// Target's log joint, to rounding, on the model with every support
-// (positive, ordered and positive_ordered, bounded, simplex and matrix
-// coordinates), at random points.
-func TestUnconstrainedLogJacobian(t *testing.T) {
-	l, u := unconstrained(t, "every.gpp", everySupport)
-	rng := rand.New(rand.NewPCG(5, 3))
-	z, g := make([]float64, u.Dim()), make([]float64, u.Dim())
-	x, gx := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
-	for range 10 {
-		if err := u.Init(rng, z); err != nil {
-			t.Fatal(err)
-		}
-		lp, err := u.LogDensity(z, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.Coords(z, x)
-		lj, err := l.Model.LogJoint(x, gx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := u.LogJacobian(z, x), lp-lj; math.Abs(got-want) > 1e-12*(1+math.Abs(lp)) {
-			t.Errorf("u = %v: LogJacobian %.15g, LogDensity − log joint %.15g", z, got, want)
-		}
 	}
 }
 
