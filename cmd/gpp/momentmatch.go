@@ -232,6 +232,11 @@ func printMomentMatch(w io.Writer, mm *mmReport) {
 	case mm.matched == 0 && mm.left > 0:
 		fmt.Fprintf(w, "moment match interrupted before its first observation: the %d with k̂ above %.2g keep their PSIS estimates\n", mm.left, mm.thr)
 		return
+	case mm.matched == 0 && !(mm.thr > 0):
+		// loo's threshold 1 − 1/log₁₀ S is not positive below 10 draws,
+		// where PSIS fits no tail and no k̂ exists.
+		fmt.Fprintf(w, "moment match none: under 10 draws no Pareto k̂ can be estimated\n")
+		return
 	case mm.matched == 0:
 		fmt.Fprintf(w, "moment match none: no observation's k̂ is above %.2g\n", mm.thr)
 		return

@@ -422,7 +422,8 @@ func TestFitMomentMatchLine(t *testing.T) {
 
 // TestMomentMatchInterrupted: after Ctrl-C (a cancelled context) moment
 // matching matches no more observations; those left keep their PSIS
-// estimates, and the console line says how many.
+// estimates, and the console line says how many (and, below 10 draws,
+// why nothing was matched).
 func TestMomentMatchInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -444,6 +445,12 @@ func TestMomentMatchInterrupted(t *testing.T) {
 	printMomentMatch(&b, rep)
 	if !strings.Contains(b.String(), "; interrupted: 2 more keep their PSIS estimates\n") {
 		t.Errorf("console line %q", b.String())
+	}
+	// Nine draws: loo's threshold is −0.048, and no k̂ exists.
+	b.Reset()
+	printMomentMatch(&b, &mmReport{thr: sgvb.MMThreshold(9)})
+	if want := "moment match none: under 10 draws no Pareto k̂ can be estimated\n"; b.String() != want {
+		t.Errorf("console line %q, want %q", b.String(), want)
 	}
 }
 
