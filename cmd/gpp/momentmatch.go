@@ -297,13 +297,15 @@ func momentMatchFit(ctx context.Context, ds *drawSet, r *sgvb.Result, mix *sgvb.
 	if mix != nil {
 		d.Period = ds.R // draw s is restart s mod R's (makeDrawsAt)
 	}
-	for s := range S {
-		u.UCoords(pd.xs[s*r.Dim:(s+1)*r.Dim], d.X[s*n:(s+1)*n])
-	}
 	// The densities at the draws themselves, in the unconstrained
-	// coordinates: log p − log g is the draws' log ratio lr again.
-	e.eval(v.elems[ds.looObs[todo[0]]])(d.X, d.LogP, make([]float64, S), d.LogG)
-	rep.evals += S
+	// coordinates, from their log ratio lr = log p − log g: log g plus the
+	// Jacobian, and lr on top (no model evaluation).
+	for s := range S {
+		x, z := pd.xs[s*r.Dim:(s+1)*r.Dim], d.X[s*n:(s+1)*n]
+		u.UCoords(x, z)
+		d.LogG[s] = u.LogDensityAt(z, logq(x))
+		d.LogP[s] = d.LogG[s] + pd.lr[s]
+	}
 	e.matchLOO(ctx, lo, ds.looObs, d, pd.ll, nil, todo)
 	return rep, nil
 }
