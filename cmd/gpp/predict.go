@@ -224,16 +224,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	}
 	cfg.predict = path
 	srcs := sources{}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		con.note("cannot read the fit: %v", err)
-		return exitError
-	}
-	srcs[path] = src
-	ff, err := readFitJSON(path, src)
-	if err == nil {
-		err = fitOverflowed(path, ff, srcs, "predict", "not to predict from: its q approximates no posterior; refit the model (see the fit's warning)")
-	}
+	ff, src, err := readUsedFit(path, srcs, "predict", "not to predict from: its q approximates no posterior; refit the model (see the fit's warning)")
 	if err != nil {
 		printError(con, err, srcs)
 		return exitError

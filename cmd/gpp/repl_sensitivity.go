@@ -83,13 +83,7 @@ func (r *repl) sensitivityCmd(args []string) {
 		sd := s.run.sd
 		b, err = sensFromDraws(cfg, m, sd.ds, sd.coords, sd.xdim, s.describe(), nil)
 	} else {
-		seed, S := r.fit.seed, max(r.fit.draws, sensFitDraws)
-		if cfg.set["seed"] {
-			seed = cfg.seed
-		}
-		if cfg.set["draws"] {
-			S = cfg.draws
-		}
+		seed, S := cfg.fitDraws(r.fit.seed, r.fit.draws)
 		if err = checkDrawsSize(S, 1, m); err == nil {
 			b, err = sensFromQ(cfg, m, r.fit.res, seed, S, fmt.Sprintf("%d draws of the q of fit %d (seed %d), weighted by p/q", S, r.fit.n, seed), nil)
 			if b != nil {

@@ -10,6 +10,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -217,6 +218,11 @@ func sensReport(stdout io.Writer, con *console, cfg *sensConfig, b *sensBase) bo
 			con.note("--csv %s: %s is not a directory", cfg.csv, dir)
 			return false
 		}
+	}
+	// likewise a --plots that names a file
+	if fi, err := os.Stat(cfg.plots); cfg.plots != "" && err == nil && !fi.IsDir() {
+		con.note("--plots %s is not a directory", cfg.plots)
+		return false
 	}
 	rows, ks := powerScale(b, cfg.threshold, cfg.workers)
 	printSensitivity(stdout, cfg, b, rows, ks)
@@ -535,13 +541,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	if mix != nil {
 		q = mix
 	}
-	seed, S := ff.Settings.Seed, max(ff.Settings.OutputDraws, sensFitDraws)
-	if cfg.set["seed"] {
-		seed = cfg.seed
-	}
-	if cfg.set["draws"] {
-		S = cfg.draws
-	}
+	seed, S := cfg.fitDraws(ff.Settings.Seed, ff.Settings.OutputDraws)
 	if err := checkDrawsSize(S, 1, m); err != nil {
 		return nil, err
 	}
@@ -550,6 +550,20 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 		b.kFit = float64(ff.ParetoK)
 	}
 	return b, err
+}
+
+// fitDraws returns the seed and the number of the draws of a fit's q to
+// weight: --seed and --draws where given, else the fit's seed and the
+// larger of its output draws and sensFitDraws.
+func (cfg *sensConfig) fitDraws(seed uint64, outputDraws int) (uint64, int) {
+	S := max(outputDraws, sensFitDraws)
+	if cfg.set["seed"] {
+		seed = cfg.seed
+	}
+	if cfg.set["draws"] {
+		S = cfg.draws
+	}
+	return seed, S
 }
 
 // sensInputFiles are the files that a --csv must not replace: the files
@@ -803,23 +817,16 @@ func sensWarnings(b *sensBase, ks [4]float64) []string {
 func writeSensitivityCSV(path string, rows []sensRow) error {
 	s := &staged{dir: filepath.Dir(path)}
 	err := s.write(filepath.Base(path), func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		bw.WriteString("variable,prior,likelihood,diagnosis\n")
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"variable", "prior", "likelihood", "diagnosis"})
 		for _, r := range rows {
-			fmt.Fprintf(bw, "%s,%s,%s,%s\n", csvQuote(r.name), formatNum(r.prior), formatNum(r.lik), r.diagnosis)
+			cw.Write([]string{r.name, formatNum(r.prior), formatNum(r.lik), r.diagnosis})
 		}
-		return bw.Flush()
+		cw.Flush()
+		return cw.Error()
 	})
 	if err != nil {
 		return err
 	}
 	return s.commit()
-}
-
-// csvQuote quotes a CSV field that holds a comma (an element name W[1,2]).
-func csvQuote(s string) string {
-	if strings.ContainsAny(s, ",\"") {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
 }

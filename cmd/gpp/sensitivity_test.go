@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -143,6 +145,7 @@ func TestSensitivityErrors(t *testing.T) {
 		{"csv_data", []string{sample, sensModel, yCopy, "--csv", yCopy}, 1},
 		{"csv_summary", []string{fit, "--csv", filepath.Join(fit, summaryFile)}, 1},
 		{"csv_nodir", []string{sample, "--csv", filepath.Join(tmp, "none", "s.csv")}, 1}, // before the table
+		{"plots_file", []string{sample, "--plots", yCopy}, 1},                            // before the table
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := runGpp(append([]string{"sensitivity"}, c.args...)...)
@@ -218,5 +221,28 @@ func TestSensitivitySelection(t *testing.T) {
 	}
 	if !strings.Contains(sel, "power-scaled the prior of mu, tau and the likelihood of y by") {
 		t.Errorf("the note does not name the selection:\n%s", sel)
+	}
+}
+
+// TestSensitivityCSVQuotes checks that --csv quotes an element name with
+// a comma (W[1,2]), so that a CSV reader gets the rows' four fields back.
+func TestSensitivityCSVQuotes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.csv")
+	rows := []sensRow{{"W[1,2]", 0.25, 0.5, "-"}, {"mu", 0.125, 1, "potential prior-data conflict"}}
+	if err := writeSensitivityCSV(path, rows); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"variable", "prior", "likelihood", "diagnosis"}, {"W[1,2]", "0.25", "0.5", "-"}, {"mu", "0.125", "1", "potential prior-data conflict"}}
+	if !slices.EqualFunc(recs, want, slices.Equal) {
+		t.Errorf("read back %q, want %q", recs, want)
 	}
 }

@@ -122,6 +122,7 @@ type mmState struct {
 	k                              float64
 	cand, lpC, llC, lgC, lwC, lwsC []float64
 	mean, wmean, sd, wsd           []float64
+	ratio                          []float64   // scale's wsd/sd
 	tail                           psisScratch // PSIS's tail buffers, kept between weighings
 	res                            MMResult
 }
@@ -134,7 +135,8 @@ func newMMState(d MMDraws, ll []float64, eval MMEval) *mmState {
 		lw: make([]float64, S), lws: make([]float64, S),
 		cand: make([]float64, S*n), lpC: make([]float64, S), llC: make([]float64, S),
 		lwC: make([]float64, S), lwsC: make([]float64, S),
-		mean: make([]float64, n), wmean: make([]float64, n), sd: make([]float64, n), wsd: make([]float64, n)}
+		mean: make([]float64, n), wmean: make([]float64, n), sd: make([]float64, n), wsd: make([]float64, n),
+		ratio: make([]float64, n)}
 	if m.g == nil {
 		m.g = d.LogP
 	} else {
@@ -199,7 +201,7 @@ func (m *mmState) shift() bool {
 func (m *mmState) scale() bool {
 	S, n := m.S, m.n
 	drawMoments(m.phi, m.lws, n, m.mean, m.wmean, m.sd, m.wsd)
-	r := make([]float64, n)
+	r := m.ratio
 	for j := range r {
 		r[j] = m.wsd[j] / m.sd[j]
 		if !(r[j] > 0) || math.IsInf(r[j], 0) {

@@ -103,11 +103,11 @@ func CJSDists(x, wp []float64, wqs [][]float64) []float64 {
 			jsUp += gap[k] * jsPoint(pUp[k], Q)
 		}
 		Q = 0
-		for j := range n - 1 {
-			d := gap[n-2-j]
-			Q += q[n-1-j] / sq
+		for i := range n - 1 {
+			d := gap[n-2-i]
+			Q += q[n-1-i] / sq
 			qIntDown += d * Q
-			jsDown += d * jsPoint(pDown[j], Q)
+			jsDown += d * jsPoint(pDown[i], Q)
 		}
 		out[j] = max(jsDist(jsUp, pIntUp+qIntUp), jsDist(jsDown, pIntDown+qIntDown))
 	}
@@ -181,12 +181,10 @@ func PowerScaleSensitivity(dLower, dUpper float64) float64 {
 }
 
 // PowerScaleKThreshold is the Pareto k̂ above which power-scaling
-// weights of S draws are unreliable: min(1 − 1/log₁₀ S, 0.7), as
-// priorsense's default k_threshold (the sample-size-dependent threshold
-// of Vehtari et al.'s PSIS).
-func PowerScaleKThreshold(S int) float64 {
-	return math.Min(1-1/math.Log10(float64(S)), 0.7)
-}
+// weights of S draws are unreliable: priorsense's default k_threshold,
+// PSIS's sample-size-dependent threshold that moment matching also
+// adapts above (MMThreshold).
+func PowerScaleKThreshold(S int) float64 { return MMThreshold(S) }
 
 // PowerScaleDiagnosis is priorsense's reading of a variable's prior and
 // likelihood sensitivities against threshold: both at least threshold,

@@ -227,7 +227,7 @@ func (d *Unconstrained) LogDensityAt(u []float64, lp float64) float64 {
 
 // addLogJac returns lp plus log |dz/du| at u, whose Target coordinates
 // d.x Coords has written, the terms added in one order for LogDensity and
-// LogDensityValue alike.
+// LogDensityAt alike.
 func (d *Unconstrained) addLogJac(lp float64, u []float64) float64 {
 	lp += d.logJac
 	for _, s := range d.segs {
