@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,11 +18,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
-const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--csv FILE]"
+const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--weights METHOD] [--csv FILE]"
 
 const compareHelpText = `Compares fits by their estimated leave-one-out predictive accuracy,
 elpd_loo, as R's loo::loo_compare and ArviZ's compare do. Each FIT is an
@@ -44,6 +46,22 @@ draws.csv, marked "(NUTS)"). A warning says when two fits' fit.json (or
 a sample's draws.csv header) record other data: files of other contents
 (by their sha256, so one file named by two paths is the same data) or
 bound otherwise.
+
+The weight column weighs the fits as loo::loo_model_weights and ArviZ's
+compare do (Yao, Vehtari, Simpson and Gelman 2018), by --weights:
+stacking (the default) finds the mixture of the fits' leave-one-out
+predictive distributions that scores best, maximising
+Σ_i log Σ_k w_k exp(elpd_loo of fit k at observation i) over weights
+that sum to 1: a fit gets weight 0 when it adds nothing to the mixture
+of the others, because it predicts worse or because another predicts as
+it does, so a fit of weight 0 need not be poor on its own.
+pseudo-bma+ gives weights ∝ exp(elpd_loo) averaged over 1000
+Bayesian-bootstrap draws of the observations (--seed), which keeps weight
+on a fit not clearly worse; pseudo-bma gives the plain weights
+∝ exp(elpd_loo), which go to the best fit once the totals differ by a
+few nats. No weights
+are given (NaN, with a warning) when a fit's elpd_loo is not a number at
+some observation.
 `
 
 // looFit is one fit's leave-one-out estimate as gpp compare reads it from
@@ -68,7 +86,19 @@ type looRank struct {
 	elpd, se, p    float64 // Σ elpd_i, √n·sd(elpd_i), Σ p_i
 	diff, seDiff   float64 // elpd − the best's elpd, √n·sd(elpd_i − best_i)
 	badK, nObserve int     // observations with k̂ above 0.7 or not a number; n
+	weight         float64 // the fit's model weight (NaN: none could be computed)
 }
+
+// Model-weight methods of --weights.
+const (
+	weightsStacking  = "stacking"
+	weightsPseudoBMA = "pseudo-bma"
+	weightsBB        = "pseudo-bma+"
+)
+
+// bootstrapDraws is pseudo-BMA+'s number of Bayesian-bootstrap draws,
+// loo's default.
+const bootstrapDraws = 1000
 
 // cmdCompare runs gpp compare.
 func cmdCompare(args []string, stdout, stderr io.Writer) int {
@@ -79,12 +109,19 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		printFlags(fs)
 	}
 	csvOut := fs.String("csv", "", "also write the table to `FILE` as CSV")
+	method := fs.String("weights", weightsStacking, "the fits' weights: `METHOD` stacking, pseudo-bma+ or pseudo-bma")
+	seed := fs.Uint64("seed", 1, "seed of pseudo-bma+'s Bayesian bootstrap")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
 	}
 	if len(pos) < 2 {
 		return usageError(stderr, "compare", compareSynopsis, "compare needs at least two fits, got %d", len(pos))
+	}
+	switch *method {
+	case weightsStacking, weightsPseudoBMA, weightsBB:
+	default:
+		return usageError(stderr, "compare", compareSynopsis, "--weights %q: want stacking, pseudo-bma+ or pseudo-bma", *method)
 	}
 	src := sources{}
 	var fits []*looFit
@@ -121,6 +158,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 				fits[0].label, strings.Join(fits[0].data, " "), f.label, strings.Join(f.data, " "))
 		}
 	}
+	if err := modelWeights(ranks, *method, *seed); err != nil {
+		errorf(stderr, "warning: no model weights: %v", err)
+	}
 	for _, r := range ranks {
 		if r.badK > 0 {
 			advice := "; --moment-match may bring them down"
@@ -130,9 +170,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; a mean-field q often flags many, check with more --output-draws or --fullrank all%s)", r.fit.label, r.badK, r.nObserve, advice)
 		}
 	}
-	printComparison(stdout, ranks)
+	printComparison(stdout, ranks, *method)
 	if *csvOut != "" {
-		if err := writeComparisonCSV(*csvOut, ranks); err != nil {
+		if err := writeComparisonCSV(*csvOut, ranks, *method); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
@@ -475,6 +515,50 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 	return ranks, nil
 }
 
+// modelWeights sets the ranked fits' weights by method (one of the
+// weights constants), from their elpd_loo per observation; pseudo-bma+
+// draws its bootstrap with seed. When no weights exist (an observation's
+// elpd_loo not a number in some fit) every weight is NaN and the error
+// says why, naming the fit.
+func modelWeights(ranks []looRank, method string, seed uint64) error {
+	lpd := make([][]float64, len(ranks))
+	for k := range ranks {
+		ranks[k].weight = math.NaN()
+		f := ranks[k].fit
+		for i, v := range f.elpd {
+			if math.IsNaN(v) || math.IsInf(v, 1) {
+				return &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[i], Col: 1},
+					Msg: fmt.Sprintf("elpd_loo of %s is %s; the weights need every observation's", f.names[i], formatNum(v))}
+			}
+		}
+		lpd[k] = f.elpd
+	}
+	for i := range lpd[0] {
+		if !slices.ContainsFunc(lpd, func(v []float64) bool { return v[i] > math.Inf(-1) }) {
+			f := ranks[0].fit
+			return &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[i], Col: 1},
+				Msg: fmt.Sprintf("elpd_loo of %s is -inf in every fit; the weights need one that allows it", f.names[i])}
+		}
+	}
+	var w []float64
+	var err error
+	switch method {
+	case weightsStacking:
+		w, err = sgvb.StackingWeights(lpd)
+	case weightsPseudoBMA:
+		w, err = sgvb.PseudoBMAWeights(lpd, 0, nil)
+	default:
+		w, err = sgvb.PseudoBMAWeights(lpd, bootstrapDraws, rand.New(rand.NewPCG(seed, 0)))
+	}
+	if err != nil {
+		return err
+	}
+	for k := range ranks {
+		ranks[k].weight = w[k]
+	}
+	return nil
+}
+
 // sumSE is the standard error of Σ v_i, √n·sd(v) (NaN for fewer than two).
 func sumSE(v []float64) float64 {
 	n := float64(len(v))
@@ -501,18 +585,36 @@ func num1(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-// printComparison prints the ranked table and how to read it.
-func printComparison(w io.Writer, ranks []looRank) {
+// weightNote says how to read the weight column of method.
+var weightNote = map[string]string{
+	weightsStacking: "weight: stacking weights, the mixture of the fits whose leave-one-out predictions\n" +
+		"score best; a fit of weight 0 adds nothing to the others (it need not be poor alone).\n",
+	weightsBB: "weight: pseudo-BMA+ weights, ∝ exp(elpd_loo) averaged over 1000 Bayesian bootstrap\n" +
+		"draws of the observations.\n",
+	weightsPseudoBMA: "weight: pseudo-BMA weights, ∝ exp(elpd_loo).\n",
+}
+
+// weightNum formats a model weight with three decimals, as loo prints them.
+func weightNum(v float64) string {
+	if math.IsNaN(v) {
+		return formatNum(v)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// printComparison prints the ranked table, with weights by method, and how
+// to read it.
+func printComparison(w io.Writer, ranks []looRank, method string) {
 	withModel := slices.ContainsFunc(ranks, func(r looRank) bool { return r.fit.model != "" })
-	t := &table{right: []bool{false, true, true, true, true, true, true}}
-	head := []string{"fit", "elpd_loo", "se", "elpd_diff", "se_diff", "p_loo", "k̂ > 0.7"}
+	t := &table{right: []bool{false, true, true, true, true, true, true, true}}
+	head := []string{"fit", "elpd_loo", "se", "elpd_diff", "se_diff", "weight", "p_loo", "k̂ > 0.7"}
 	if withModel {
 		t.right = append([]bool{false}, t.right...)
 		head = slices.Insert(head, 1, "model")
 	}
 	t.row(head...)
 	for _, r := range ranks {
-		cells := []string{r.fit.label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), num1(r.p), strconv.Itoa(r.badK)}
+		cells := []string{r.fit.label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weightNum(r.weight), num1(r.p), strconv.Itoa(r.badK)}
 		if withModel {
 			cells = slices.Insert(cells, 1, r.fit.model)
 		}
@@ -522,18 +624,19 @@ func printComparison(w io.Writer, ranks []looRank) {
 	t.print(w)
 	fmt.Fprint(w, "\nelpd_diff is a fit's elpd_loo less the best's, se_diff its standard error from the\n"+
 		"paired per-observation differences; a difference smaller than about 2·se_diff (or\n"+
-		"than 4 nats) is not a clear preference.\n")
+		"than 4 nats) is not a clear preference.\n"+weightNote[method])
 }
 
-// writeComparisonCSV writes the ranked table to path as CSV, atomically.
-func writeComparisonCSV(path string, ranks []looRank) error {
+// writeComparisonCSV writes the ranked table to path as CSV, atomically,
+// with the weights' method in a column of its own.
+func writeComparisonCSV(path string, ranks []looRank, method string) error {
 	s := &staged{dir: filepath.Dir(path)}
 	err := s.write(filepath.Base(path), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"fit", "model", "elpd_loo", "se", "elpd_diff", "se_diff", "p_loo", "pareto_k_above_0.7", "n"})
+		cw.Write([]string{"fit", "model", "elpd_loo", "se", "elpd_diff", "se_diff", "weight", "p_loo", "pareto_k_above_0.7", "n", "weight_method"})
 		for _, r := range ranks {
 			cw.Write([]string{r.fit.label, r.fit.model, formatNum(r.elpd), formatNum(r.se), formatNum(r.diff),
-				formatNum(r.seDiff), formatNum(r.p), strconv.Itoa(r.badK), strconv.Itoa(r.nObserve)})
+				formatNum(r.seDiff), formatNum(r.weight), formatNum(r.p), strconv.Itoa(r.badK), strconv.Itoa(r.nObserve), method})
 		}
 		cw.Flush()
 		return cw.Error()

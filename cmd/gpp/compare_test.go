@@ -102,13 +102,16 @@ func TestCompareHand(t *testing.T) {
 		t.Errorf("no warning of worst's k̂:\n%s", stderr)
 	}
 	rows := readCSV(t, out)
-	if h := strings.Join(rows[0], ","); h != "fit,model,elpd_loo,se,elpd_diff,se_diff,p_loo,pareto_k_above_0.7,n" {
+	if h := strings.Join(rows[0], ","); h != "fit,model,elpd_loo,se,elpd_diff,se_diff,weight,p_loo,pareto_k_above_0.7,n,weight_method" {
 		t.Fatalf("--csv header %q", h)
 	}
 	if len(rows) != 4 || rows[1][0] != best || rows[2][0] != mid || rows[3][0] != worst {
 		t.Fatalf("--csv rows %q", rows[1:])
 	}
-	if r := strings.Join(rows[3][2:], ","); r != "-7,1.11355,-2,1.2,1,2,4" {
+	// best dominates: stacking gives mid and worst weight 0 (their
+	// gradients (e^0.5 + 3e^−0.5)/4 = 0.87 and (e^−0.2 + e^0.2 + 2e^−1)/4 =
+	// 0.69 are below 1 at w_best = 1).
+	if r := strings.Join(rows[3][2:], ","); r != "-7,1.11355,-2,1.2,0,1,2,4,stacking" {
 		t.Errorf("--csv row of worst %q", r)
 	}
 	if e := dirEntries(t, dir); len(e) != 4 {
@@ -116,6 +119,103 @@ func TestCompareHand(t *testing.T) {
 	}
 	if code, _, stderr := runSafe(t, "compare", best, mid, "--csv", filepath.Join(best, looFile)); code != exitError || !strings.Contains(stderr, "would overwrite an input") {
 		t.Errorf("--csv onto an input: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCompareWeights checks the weight column against closed forms. Fit a
+// predicts three observations with density 1 and the fourth with c = 0.1,
+// fit b the other way round: the stacking weight of a maximises
+// 3 log(w + (1−w)c) + log(wc + 1 − w), w = (3 − c)/(4(1 − c)) = 0.80556
+// (TestStackingTwoGroups derives it); pseudo-BMA's is 1/(1 + c²) (totals
+// log c and 3 log c); pseudo-BMA+'s Bayesian bootstrap keeps more weight on
+// b than that and is reproducible from --seed. A fit whose elpd_loo is NaN
+// at an observation leaves every weight NaN, with a warning naming the
+// row, and the comparison still runs.
+func TestCompareWeights(t *testing.T) {
+	dir := t.TempDir()
+	c := 0.1
+	lc := math.Log(c)
+	zero := []float64{0, 0, 0, 0}
+	a := looRows(t, filepath.Join(dir, "a"), []float64{0, 0, 0, lc}, zero, zero)
+	b := looRows(t, filepath.Join(dir, "b"), []float64{lc, lc, lc, 0}, zero, zero)
+	weights := func(args ...string) map[string]float64 {
+		t.Helper()
+		out := filepath.Join(dir, "w.csv")
+		code, stdout, stderr := runSafe(t, append([]string{"compare", a, b, "--csv", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		w := map[string]float64{}
+		for _, row := range readCSVRows(t, out) {
+			v, err := strconv.ParseFloat(row["weight"], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w[row["fit"]] = v
+			method := "stacking"
+			if len(args) > 1 {
+				method = args[1]
+			}
+			if row["weight_method"] != method {
+				t.Errorf("%v: weight_method %q", args, row["weight_method"])
+			}
+		}
+		if !strings.Contains(stdout, "weight:") {
+			t.Errorf("%v: no note on the weights:\n%s", args, stdout)
+		}
+		return w
+	}
+	stack := weights()
+	if want := (3 - c) / (4 * (1 - c)); math.Abs(stack[a]-want) > 1e-5 || math.Abs(stack[a]+stack[b]-1) > 1e-5 {
+		t.Errorf("stacking weights %v, want %s %.6f", stack, a, want)
+	}
+	fits := make([]*looFit, 2)
+	for i, d := range []string{a, b} {
+		f, err := readLOOFit(d, sources{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fits[i] = f
+	}
+	ranks, err := compareLOO(fits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := modelWeights(ranks, weightsStacking, 1); err != nil || math.Abs(ranks[0].weight-(3-c)/(4*(1-c))) > 1e-10 {
+		t.Errorf("modelWeights: %s %.12f (%v), want %.12f", ranks[0].fit.label, ranks[0].weight, err, (3-c)/(4*(1-c)))
+	}
+	plain := weights("--weights", "pseudo-bma")
+	if want := 1 / (1 + c*c); math.Abs(plain[a]-want) > 1e-5 {
+		t.Errorf("pseudo-BMA weights %v, want %s %.6f", plain, a, want)
+	}
+	bb := weights("--weights", "pseudo-bma+")
+	if again := weights("--weights", "pseudo-bma+", "--seed", "1"); again[a] != bb[a] {
+		t.Errorf("pseudo-BMA+ with the default seed %v, with --seed 1 %v", bb, again)
+	}
+	other := weights("--weights", "pseudo-bma+", "--seed", "2")
+	if !(bb[a] < plain[a] && bb[a] > 0.5) || other[a] == bb[a] || math.Abs(bb[a]+bb[b]-1) > 1e-5 {
+		t.Errorf("pseudo-BMA+ weights %v (seed 2: %v), plain %v", bb, other, plain)
+	}
+
+	nan := looRows(t, filepath.Join(dir, "nan"), []float64{0, math.NaN(), 0, 0}, zero, zero)
+	out := filepath.Join(dir, "nan.csv")
+	code, _, stderr := runSafe(t, "compare", a, nan, "--csv", out)
+	if code != 0 || !strings.Contains(stderr, "warning: no model weights: "+filepath.Join(nan, looFile)+":4:1: elpd_loo of log_lik[2] is NaN") {
+		t.Errorf("NaN elpd_loo: exit %d, stderr %s", code, stderr)
+	}
+	for _, row := range readCSVRows(t, out) {
+		if row["weight"] != "NaN" {
+			t.Errorf("NaN elpd_loo: %s has weight %s", row["fit"], row["weight"])
+		}
+	}
+	ruled := looRows(t, filepath.Join(dir, "ruled"), []float64{0, 0, math.Inf(-1), 0}, zero, zero)
+	ruled2 := looRows(t, filepath.Join(dir, "ruled2"), []float64{-1, -1, math.Inf(-1), -1}, zero, zero)
+	if code, _, stderr := runSafe(t, "compare", ruled, ruled2); code != 0 ||
+		!strings.Contains(stderr, "warning: no model weights: "+filepath.Join(ruled, looFile)+":5:1: elpd_loo of log_lik[3] is -inf in every fit") {
+		t.Errorf("-inf in every fit: exit %d, stderr %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "compare", a, b, "--weights", "bma"); code != exitUsage || !strings.Contains(stderr, `--weights "bma"`) {
+		t.Errorf("--weights bma: exit %d, %s", code, stderr)
 	}
 }
 
@@ -260,6 +360,9 @@ func TestCompareFits(t *testing.T) {
 			t.Fatal(err)
 		}
 		return v
+	}
+	if w := num(rows[1][6]); !(w >= 0.95) {
+		t.Errorf("the Student-t fit's stacking weight is %g, want ≥ 0.95 on data with t₂ noise", w)
 	}
 	diff, seDiff := num(rows[2][4]), num(rows[2][5])
 	if !(diff < -4 && diff < -2*seDiff) {
