@@ -29,9 +29,11 @@ const compareHelpText = `Compares fits by their estimated leave-one-out predicti
 elpd_loo, as R's loo::loo_compare and ArviZ's compare do. Each FIT is an
 output directory of gpp fit or gpp sample (its --out) or the loo.csv in one:
 both write loo.csv when the model has an output log_lik (each observation's
-log likelihood), gpp sample's from the NUTS draws. The fits must be of
-the same observations: their loo.csv files must name the same observations
-in the same order.
+log likelihood), gpp sample's from the NUTS draws. A FIT may also be gpp
+kfold's output directory or its kfold.csv: its row gives elpd_kfold, p_kfold
+and the k̂ of each held-out observation's estimate. The fits must be of
+the same observations: their files must name the same observations in the
+same order.
 
 The table ranks the fits by elpd_loo, best first. elpd_diff is a fit's
 elpd_loo less the best's (0 for the best) and se_diff its standard error,
@@ -77,7 +79,8 @@ type looFit struct {
 	elpd     []float64
 	p        []float64
 	k        []float64
-	matched  int // observations moment matched (loo.csv's comment line)
+	matched  int  // observations moment matched (loo.csv's comment line)
+	kfold    bool // a gpp kfold's kfold.csv: elpd_kfold, and k̂ of its draws' terms
 }
 
 // looRank is a fit's row of a comparison.
@@ -162,6 +165,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "warning: no model weights: %v", err)
 	}
 	for _, r := range ranks {
+		if r.badK > 0 && r.fit.kfold {
+			errorf(stderr, "warning: %s: the held-out elpd of %d of %d observations rests on a few draws (k̂ above 0.7): its elpd_kfold may be unreliable (run gpp kfold again with more --output-draws)", r.fit.label, r.badK, r.nObserve)
+			continue
+		}
 		if r.badK > 0 {
 			advice := "; --moment-match may bring them down"
 			if r.fit.matched > 0 {
@@ -213,9 +220,12 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 	if fi.IsDir() {
 		path = filepath.Join(arg, looFile)
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, noLOOError(arg)
+			path = filepath.Join(arg, kfoldFile)
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return nil, noLOOError(arg)
+			}
 		}
-	} else if filepath.Base(arg) == looFile {
+	} else if base := filepath.Base(arg); base == looFile || base == kfoldFile {
 		label = filepath.Dir(arg)
 	}
 	f, err := readLOOCSV(path, src)
@@ -223,19 +233,30 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 		return nil, err
 	}
 	f.label = label
-	if filepath.Base(path) != looFile {
+	own := looFile // the file its directory's metadata lists
+	var ff *fitMeta
+	switch filepath.Base(path) {
+	case looFile:
+		if ff, err = readFitMeta(filepath.Join(filepath.Dir(path), fitFileName), src); err != nil {
+			return nil, err
+		}
+		if ff == nil {
+			ff = readSampleMeta(filepath.Join(filepath.Dir(path), drawsFile), src)
+		}
+	case kfoldFile:
+		own = kfoldFile
+		if ff, err = readKfoldMeta(filepath.Join(filepath.Dir(path), kfoldMetaFile), src); err != nil {
+			return nil, err
+		}
+	default:
 		return f, nil // not a fit's own loo.csv: the fit.json beside it may be another's
 	}
-	ff, err := readFitMeta(filepath.Join(filepath.Dir(path), fitFileName), src)
-	if err != nil {
-		return nil, err
-	}
-	if ff == nil {
-		ff = readSampleMeta(filepath.Join(filepath.Dir(path), drawsFile), src)
-	}
-	if ff != nil && (len(ff.Files) == 0 || slices.Contains(ff.Files, looFile)) {
+	if ff != nil && (len(ff.Files) == 0 || slices.Contains(ff.Files, own)) {
 		f.model = ff.Model
-		if ff.Method == "laplace" { // as a sample's "(NUTS)": its q is not SGVB's
+		switch {
+		case own == kfoldFile:
+			f.model += " (K-fold)"
+		case ff.Method == "laplace": // as a sample's "(NUTS)": its q is not SGVB's
 			f.model += " (Laplace)"
 		}
 		for _, k := range sortedKeys(ff.Sets) {
@@ -361,14 +382,46 @@ func readFitMeta(path string, src sources) (*fitMeta, error) {
 	return &ff, nil
 }
 
-// looComment matches the first line of a loo.csv (writeLOOCSV).
-var looComment = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?\r?$`)
+// looComment matches the first line of a loo.csv (writeLOOCSV), and
+// kfoldComment that of a kfold.csv (writeKfoldCSV); each captures the count
+// of observations, then loo's count of moment-matched observations (an
+// empty group in kfoldComment, so that the indexes are alike).
+var (
+	looComment   = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?\r?$`)
+	kfoldComment = regexp.MustCompile(`^# elpd_kfold = \S+, se = \S+, p_kfold = \S+, folds = [0-9]+, observations = ([0-9]+)()\r?$`)
+)
 
-// looColumns are the columns of a loo.csv, in writeLOOCSV's order.
-var looColumns = []string{"name", "elpd_loo", "p_loo", "pareto_k"}
+// looColumns are the columns of a loo.csv, in writeLOOCSV's order, and
+// kfoldColumns those of a kfold.csv that gpp compare reads.
+var (
+	looColumns   = []string{"name", "elpd_loo", "p_loo", "pareto_k"}
+	kfoldColumns = []string{"name", "elpd_kfold", "p_kfold", "pareto_k"}
+)
 
-// readLOOCSV reads a loo.csv as writeLOOCSV writes it (its columns in any
-// order, other columns ignored). Errors are positioned in the file.
+// readKfoldMeta reads what gpp compare needs of a gpp kfold's kfold.json at
+// path, as readFitMeta reads a fit.json; nil when there is none.
+func readKfoldMeta(path string, src sources) (*fitMeta, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	src[path] = b
+	var ff fitMeta
+	if err := json.Unmarshal(b, &ff); err != nil {
+		return nil, jsonError(path, b, err)
+	}
+	if ff.Format != kfoldFormat {
+		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp kfold file (format %q, want %q)", ff.Format, kfoldFormat)}
+	}
+	return &ff, nil
+}
+
+// readLOOCSV reads a loo.csv as writeLOOCSV writes it, or a kfold.csv as
+// writeKfoldCSV does (told apart by the header; its columns in any order,
+// other columns ignored). Errors are positioned in the file.
 func readLOOCSV(path string, src sources) (*looFit, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -384,7 +437,11 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 	declared, declaredCol := -1, 1 // observations the comment line counts, and where
 	first, _, _ := bytes.Cut(b, []byte("\n"))
 	matched := 0 // observations moment matched (--moment-match)
-	if m := looComment.FindSubmatchIndex(first); m != nil {
+	m := looComment.FindSubmatchIndex(first)
+	if m == nil {
+		m = kfoldComment.FindSubmatchIndex(first)
+	}
+	if m != nil {
 		declared, _ = strconv.Atoi(string(first[m[2]:m[3]]))
 		declaredCol = m[2] + 1
 		if m[4] >= 0 {
@@ -408,14 +465,21 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 		return nil, csvErr(err)
 	}
 	hline, _ := r.FieldPos(0)
-	col := make([]int, len(looColumns))
-	for i, name := range looColumns {
+	want, kfold := looColumns, slices.Contains(header, kfoldColumns[1])
+	if kfold {
+		want = kfoldColumns
+	}
+	col := make([]int, len(want))
+	for i, name := range want {
 		col[i] = slices.Index(header, name)
 		if col[i] < 0 {
-			return nil, at(hline, 1, "no column %s: want a loo.csv written by gpp fit, with the columns %s", name, strings.Join(looColumns, ","))
+			if kfold {
+				return nil, at(hline, 1, "no column %s: want a kfold.csv written by gpp kfold, with the columns %s", name, strings.Join(want, ","))
+			}
+			return nil, at(hline, 1, "no column %s: want a loo.csv written by gpp fit, with the columns %s", name, strings.Join(want, ","))
 		}
 	}
-	f := &looFit{path: path, matched: matched}
+	f := &looFit{path: path, matched: matched, kfold: kfold}
 	seen := map[string]int{} // name → line
 	for {
 		rec, err := r.Read()
@@ -444,7 +508,7 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 			x, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
 			if err != nil {
 				l, c := r.FieldPos(col[j+1])
-				return nil, at(l, c, "%s of %s: %q is not a number", looColumns[j+1], name, cell)
+				return nil, at(l, c, "%s of %s: %q is not a number", want[j+1], name, cell)
 			}
 			v[j] = x
 		}
@@ -625,6 +689,10 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	fmt.Fprint(w, "\nelpd_diff is a fit's elpd_loo less the best's, se_diff its standard error from the\n"+
 		"paired per-observation differences; a difference smaller than about 2·se_diff (or\n"+
 		"than 4 nats) is not a clear preference.\n"+weightNote[method])
+	if slices.ContainsFunc(ranks, func(r looRank) bool { return r.fit.kfold }) {
+		fmt.Fprint(w, "A K-fold row (gpp kfold) gives elpd_kfold and p_kfold, its k̂ that of each held-out\n"+
+			"observation's estimate.\n")
+	}
 }
 
 // writeComparisonCSV writes the ranked table to path as CSV, atomically,

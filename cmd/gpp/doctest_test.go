@@ -401,7 +401,7 @@ func repoPath(arg string) (string, bool) {
 
 // checkGppCommand checks the arguments of a gpp command shown at line:
 // the subcommand, its flags and the repository files it names. The
-// command is not run: gpp fit's, gpp sample's and gpp sbc's arguments are parsed as they
+// command is not run: gpp fit's, gpp sample's, gpp sbc's and gpp kfold's arguments are parsed as they
 // parse them; another command's are parsed by its own flag set, with
 // --help added to stop it there.
 func checkGppCommand(line int, args []string) error {
@@ -425,6 +425,8 @@ func checkGppCommand(line int, args []string) error {
 		_, code, _ = parseFitArgs(args[1:], &stdout, &stderr)
 	case "sbc":
 		_, code, _ = parseSBCArgs(args[1:], &stdout, &stderr)
+	case "kfold":
+		_, code, _ = parseKfoldArgs(args[1:], &stdout, &stderr)
 	case "sample":
 		_, code, _ = parseSampleArgs(args[1:], &stdout, &stderr)
 	case "help", "version":
@@ -519,7 +521,7 @@ func checkGoTest(line int, args []string) error {
 }
 
 // flagCommands are the subcommands that take flags.
-var flagCommands = []string{"check", "fit", "sample", "diagnose", "compare", "predict", "sensitivity", "sbc", "repl"}
+var flagCommands = []string{"check", "fit", "sample", "diagnose", "compare", "predict", "sensitivity", "sbc", "kfold", "repl"}
 
 var helpFlagRE = regexp.MustCompile(`(?m)^  --([\w-]+)`)
 

@@ -21,6 +21,7 @@ commands:
   sample    sample the posterior by NUTS, Stan's sampler, to check a fit against MCMC
   diagnose  check a model's gradient against finite differences at random points
   compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo)
+  kfold     K-fold cross-validation: refit without each fold and predict it (elpd_kfold)
   predict   evaluate a model's outputs at draws of a saved fit on new data (predictions)
   sensitivity
             how sensitive a saved posterior is to its prior and to its likelihood
@@ -66,6 +67,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdSample([]string{"--help"}, stdout, stdout)
 	case "sbc":
 		return cmdSBC([]string{"--help"}, stdout, stdout)
+	case "kfold":
+		return cmdKfold([]string{"--help"}, stdout, stdout)
 	case "version":
 		fmt.Fprintln(stdout, "usage: gpp version\n\nPrints gpp's version and the Go toolchain and platform it was built with.")
 		return exitOK

@@ -385,5 +385,5 @@ func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool) string {
 	if qAlarm {
 		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior: for a mean-field q, often how the latents move together), so elpd_loo may be unreliable: check that it holds with more --output-draws, or with --fullrank all", num3(lo.QK), num3(fitK))
 	}
-	return what + ": their elpd_loo, and so the total, is unreliable; such observations are influential, and K-fold cross-validation (refitting without them) settles it"
+	return what + ": their elpd_loo, and so the total, is unreliable; such observations are influential, and K-fold cross-validation (gpp kfold, refitting without them) settles it"
 }

@@ -61,6 +61,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdSample(rest, stdout, stderr)
 	case "sbc":
 		return cmdSBC(rest, stdout, stderr)
+	case "kfold":
+		return cmdKfold(rest, stdout, stderr)
 	case "repl":
 		return cmdRepl(rest, stdin, stdout, stderr)
 	case "version", "--version", "-version":

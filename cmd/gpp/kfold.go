@@ -1,0 +1,848 @@
+package main
+
+// gpp kfold: K-fold cross-validation (loo::kfold, brms's kfold), the
+// remedy the LOO warnings name when PSIS-LOO's k̂ is high. The
+// observations, one per element of the output log_lik, are the rows of the
+// data whose first axis is their count: each fold's rows are held out, q is
+// fitted to the others, and each held-out row's elpd is log E[p(y_i | θ)]
+// under that fit, from draws of q weighted by p/q (PSIS).
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+const kfoldSynopsis = "kfold model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] [--folds K] [--group NAME] [flags]"
+
+const kfoldHelpText = `K-fold cross-validation, as R's loo::kfold and brms's kfold: the
+observations are split into K folds (--folds, default 10), and for each
+fold q is fitted to the other folds' observations and predicts the fold's.
+It estimates elpd, the expected log predictive density of a new
+observation, as PSIS-LOO does, by refitting instead of reweighting: where
+LOO's Pareto k̂ is above 0.7 (influential observations, or a q that misses
+the posterior), K-fold is the check.
+
+The model needs an output log_lik with one element per observation, as for
+LOO. Its observations are the rows of the data: every data declaration whose
+first axis is the count of log_lik's elements, a size name N bound by the
+data (a CSV file's rows, or given), is split by rows, together with N;
+other data (a design, group-level tables, --set values) are used whole. A
+param whose shape depends on N (an effect per observation) cannot be
+predicted for held-out rows, and is an error; so are missing values.
+
+Folds: observation i is in fold perm(i) mod K for a random permutation from
+--seed (balanced folds, loo's kfold_split_random); with --group NAME, the
+observations of each value of the int data NAME (one per observation) stay
+in one fold, the groups assigned as observations are (loo's
+kfold_split_grouped: leave-groups-out, for predicting new groups; their
+effects must then be sized by a count the data give whole).
+
+Each fold's fit is gpp fit's with the flags given (its --seed is --seed, so
+a fold's fit can be repeated by gpp fit on its rows), and a last fit to all
+data gives the in-sample lpd and p_kfold = lpd − elpd_kfold. The fold's
+elpd_i = log Σ_s w_s p(y_i | θ_s) over --output-draws draws θ_s of q with
+PSIS-smoothed weights w ∝ p(θ_s, y_train)/q(θ_s), which correct q toward
+the fold's posterior; the fold's k̂ of those weights is printed, with a
+warning above 0.7 (q then misses the fold's posterior; --fullrank all may
+help). Fits run side by side on --workers goroutines (default: the number
+of CPUs), each on one; the numbers do not depend on it.
+
+Into --out (default gpp-kfold) it writes kfold.csv (per observation its
+elpd_kfold, p_kfold and fold, with the totals on its first line) and
+kfold.json (the model, data, settings, and per fold its ELBO, k̂ and
+elpd); gpp compare ranks the directory beside fits and samples. Ctrl-C
+(SIGINT) or SIGTERM stops without writing (exit 130). Exit 0: done; 1: an
+error in the model or the data, or a fit that failed; 2: a bad command line.
+`
+
+// kfoldFitFlags are gpp fit's flags that gpp kfold passes to each fit.
+var kfoldFitFlags = []string{"iter", "draws", "optimizer", "step-size", "seed", "family", "fullrank", "rank", "band",
+	"gamma-grad", "estimator", "gamma-param", "tol", "last-iterate", "eval-every", "output-draws", "out",
+	"quiet", "verbose", "set"}
+
+// Files and defaults of gpp kfold.
+const (
+	kfoldFile       = "kfold.csv"
+	kfoldMetaFile   = "kfold.json"
+	kfoldFormat     = "gpp-kfold/1"
+	defaultKfoldOut = "gpp-kfold"
+	defaultFolds    = 10
+	kfoldStream     = 0x6b66 // the folds' permutation; fold k's draws use kfoldStream+1+k
+)
+
+// kfoldConfig is a parsed gpp kfold command line.
+type kfoldConfig struct {
+	fit     *fitConfig
+	folds   int
+	group   string
+	workers int
+}
+
+// parseKfoldArgs parses gpp kfold's command line: fit's flags that steer a
+// fit, and --folds, --group and --workers.
+func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int, bool) {
+	ffs, cfg, v := newFitFlags(stderr)
+	cfg.out = defaultKfoldOut
+	fs := newFlagSet("kfold", kfoldSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", kfoldSynopsis, kfoldHelpText)
+		printFlags(fs)
+	}
+	for _, name := range kfoldFitFlags {
+		f := ffs.Lookup(name)
+		usage := f.Usage
+		switch name {
+		case "output-draws":
+			usage = "draws of each fold's q that estimate its held-out elpd"
+		case "family":
+			usage = "variational family of positive latents: gamma or lognormal, or laplace"
+		case "seed":
+			usage = "seed of the folds' split and of every fit"
+		case "verbose":
+			usage = "a line per fit as it finishes (default false)"
+		}
+		fs.Var(f.Value, name, usage)
+		fs.Lookup(name).DefValue = f.DefValue
+	}
+	fs.Lookup("out").DefValue = defaultKfoldOut
+	kc := &kfoldConfig{fit: cfg}
+	fs.IntVar(&kc.folds, "folds", defaultFolds, "number of folds `K`")
+	fs.StringVar(&kc.group, "group", "", "keep the observations of each value of the int data `NAME` in one fold")
+	fs.IntVar(&kc.workers, "workers", 0, "fits run side by side; 0: the number of CPUs (GOMAXPROCS)")
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return nil, code, false
+	}
+	usageErr := func(format string, args ...any) (*kfoldConfig, int, bool) {
+		return nil, usageError(stderr, "kfold", kfoldSynopsis, format, args...), false
+	}
+	if len(pos) == 0 {
+		return usageErr("kfold needs a model file")
+	}
+	cfg.model, cfg.data = pos[0], pos[1:]
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case cfg.family == "map":
+		return usageErr("--family map: K-fold averages p(y_i | θ) over draws of q, and a MAP estimate has none (gamma, lognormal or laplace)")
+	case kc.folds < 2:
+		return usageErr("--folds must be at least 2, got %d", kc.folds)
+	case kc.workers < 0:
+		return usageErr("--workers must be at least 0 (0: the number of CPUs), got %d", kc.workers)
+	}
+	v.workers = 1 // each fit on one goroutine: the folds share the CPUs
+	if msg := applyFitFlags(cfg, v, set); msg != "" {
+		return usageErr("%s", msg)
+	}
+	if kc.workers == 0 {
+		kc.workers = runtime.GOMAXPROCS(0)
+	}
+	return kc, 0, true
+}
+
+// cmdKfold runs gpp kfold.
+func cmdKfold(args []string, stdout, stderr io.Writer) int {
+	kc, code, ok := parseKfoldArgs(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	cfg := kc.fit
+	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
+	cfg.temps = &tempFiles{}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runKfold(ctx, kc, stdout, con)
+}
+
+// kfoldSetup is the model on all data and how its observations split.
+type kfoldSetup struct {
+	l     *pipeline.Loaded
+	n     int      // observations: log_lik's elements
+	size  string   // the size name that counts them
+	split []string // the data declarations split by rows, size among them when declared
+	ll    int      // log_lik's index among the outputs
+	fold  []int    // each observation's fold
+	k     int      // folds
+}
+
+// prepareKfold loads the model on all data and finds its observations.
+func prepareKfold(kc *kfoldConfig, con *console) (*kfoldSetup, error) {
+	cfg := kc.fit
+	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+	if err != nil {
+		return &kfoldSetup{l: l}, err
+	}
+	printLoadWarnings(con, l)
+	su := &kfoldSetup{l: l, ll: -1, k: kc.folds}
+	m := l.Model
+	if len(m.Latents) == 0 {
+		return su, fmt.Errorf("%s: the model has no params to fit", cfg.model)
+	}
+	for i, o := range m.Outputs {
+		if o.Name == looOutput {
+			su.ll = i
+		}
+	}
+	if su.ll < 0 {
+		return su, fmt.Errorf("%s: the model has no output %s (each observation's log likelihood), which K-fold evaluates on the held-out observations", cfg.model, looOutput)
+	}
+	out := m.Outputs[su.ll]
+	if len(out.Shape) != 1 {
+		return su, ast.Errorf(out.Pos, "output %s has shape %s: K-fold needs a vector, one element per observation (a row of the data)", looOutput, shapeText(out.Shape))
+	}
+	su.n = out.Shape[0]
+	if cells := data.MissingCells(l.Info, l.Data); len(cells) > 0 {
+		return su, ast.Errorf(cells[0].Cells[0], "data %s has a missing value here: K-fold would hold out rows whose values the fits impute; fill or drop them", cells[0].Data)
+	}
+	if err := su.findRows(); err != nil {
+		return su, err
+	}
+	if su.n < kc.folds {
+		return su, fmt.Errorf("--folds %d: there are only %d observations", kc.folds, su.n)
+	}
+	rng := rand.New(rand.NewPCG(cfg.settings.Seed, kfoldStream))
+	if kc.group == "" {
+		su.fold = randomFolds(su.n, kc.folds, rng)
+	} else {
+		g, err := su.groups(kc.group)
+		if err != nil {
+			return su, err
+		}
+		if su.fold, err = groupedFolds(g, kc.folds, rng); err != nil {
+			return su, fmt.Errorf("--group %s: %v", kc.group, err)
+		}
+	}
+	// Every fold's models have the params of the model on all rows, or
+	// none does: a param sized by the observations differs on any subset.
+	sub, err := su.model(su.rows(0, false))
+	if err != nil {
+		return su, err
+	}
+	return su, sameParams(su.l.Model, sub, su.size)
+}
+
+// findRows finds the size name whose value is the count of observations
+// as the first axis of some data, and the data it splits.
+func (su *kfoldSetup) findRows() error {
+	l := su.l
+	var sizes []string
+	for _, d := range l.Info.Data {
+		a := l.Data[d.Name]
+		if d.Implicit || a == nil || len(d.Dims) == 0 || len(a.Shape) == 0 || a.Shape[0] != su.n {
+			continue
+		}
+		if dim := d.Dims[0]; dim.Name != "" && !dim.Derived && !slices.Contains(sizes, dim.Name) {
+			sizes = append(sizes, dim.Name)
+		}
+	}
+	switch len(sizes) {
+	case 0:
+		return fmt.Errorf("no data has %d rows, one per element of %s: K-fold splits the rows of the data whose first axis counts the observations (a size name such as N)", su.n, looOutput)
+	case 1:
+	default:
+		return fmt.Errorf("the sizes %s all count %d rows, as many as %s has elements: K-fold cannot tell which counts the observations; give the others as constants or --set", strings.Join(sizes, ", "), su.n, looOutput)
+	}
+	su.size = sizes[0]
+	if _, ok := l.Data[su.size]; !ok {
+		msg := fmt.Sprintf("the observations' count %s is a constant: K-fold refits on fewer rows, so declare it as data (or leave it to the data's rows)", su.size)
+		for _, c := range l.Info.Consts {
+			if c.Name == su.size {
+				return ast.Errorf(c.Pos, "%s", msg)
+			}
+		}
+		return errors.New(msg)
+	}
+	for _, d := range l.Info.Data {
+		if d.Implicit {
+			continue
+		}
+		for ax, dim := range d.Dims {
+			if dim.Name != su.size {
+				continue
+			}
+			if ax > 0 {
+				return ast.Errorf(d.Pos, "data %s has %s on axis %d: K-fold splits the observations' rows, the first axis", d.Name, su.size, ax+1)
+			}
+			su.split = append(su.split, d.Name)
+		}
+	}
+	return nil
+}
+
+// groups returns the value of the int data name for each observation.
+func (su *kfoldSetup) groups(name string) ([]int, error) {
+	a := su.l.Data[name]
+	d := dataVar(su.l.Info, name)
+	switch {
+	case d == nil || a == nil:
+		return nil, fmt.Errorf("--group %s: the model has no data named %s", name, name)
+	case d.Elem != check.Int || len(a.Shape) != 1 || !slices.Contains(su.split, name):
+		return nil, ast.Errorf(d.Pos, "--group %s: want int data of one value per observation, declared int[%s]", name, su.size)
+	}
+	g := make([]int, len(a.Values))
+	for i, v := range a.Values {
+		g[i] = int(v)
+	}
+	return g, nil
+}
+
+// dataVar returns the data declaration named name, or nil.
+func dataVar(info *check.Info, name string) *check.DataVar {
+	for _, d := range info.Data {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// randomFolds assigns n observations to k folds of sizes ⌊n/k⌋ or ⌈n/k⌉:
+// observation perm[j] to fold j mod k.
+func randomFolds(n, k int, rng *rand.Rand) []int {
+	fold := make([]int, n)
+	for j, i := range rng.Perm(n) {
+		fold[i] = j % k
+	}
+	return fold
+}
+
+// groupedFolds assigns the observations of each group (g[i]) to one fold,
+// the groups, in a random order, to folds j mod k.
+func groupedFolds(g []int, k int, rng *rand.Rand) ([]int, error) {
+	var values []int
+	seen := map[int]bool{}
+	for _, v := range g {
+		if !seen[v] {
+			seen[v] = true
+			values = append(values, v)
+		}
+	}
+	if len(values) < k {
+		return nil, fmt.Errorf("%d groups, fewer than the %d folds", len(values), k)
+	}
+	sort.Ints(values)
+	of := map[int]int{}
+	for j, i := range rng.Perm(len(values)) {
+		of[values[i]] = j % k
+	}
+	fold := make([]int, len(g))
+	for i, v := range g {
+		fold[i] = of[v]
+	}
+	return fold, nil
+}
+
+// rows returns the observations of fold k (held out) or of the other
+// folds, in order.
+func (su *kfoldSetup) rows(k int, heldOut bool) []int {
+	var rows []int
+	for i, f := range su.fold {
+		if (f == k) == heldOut {
+			rows = append(rows, i)
+		}
+	}
+	return rows
+}
+
+// model compiles the model on the observations rows (nil: all).
+func (su *kfoldSetup) model(rows []int) (*compile.Model, error) {
+	if rows == nil {
+		return su.l.Model.Clone(), nil
+	}
+	bound := make(map[string]*data.Array, len(su.l.Data))
+	for name, a := range su.l.Data {
+		bound[name] = a
+	}
+	bound[su.size] = &data.Array{Name: su.size, Values: []float64{float64(len(rows))}, Int: true, Pos: su.l.Data[su.size].Pos}
+	for _, name := range su.split {
+		a := su.l.Data[name]
+		if name == su.size {
+			continue
+		}
+		w := 1
+		for _, d := range a.Shape[1:] {
+			w *= d
+		}
+		sub := &data.Array{Name: a.Name, Shape: slices.Clone(a.Shape), Int: a.Int, Pos: a.Pos, Values: make([]float64, 0, len(rows)*w)}
+		sub.Shape[0] = len(rows)
+		for _, i := range rows {
+			sub.Values = append(sub.Values, a.Values[i*w:(i+1)*w]...)
+		}
+		bound[name] = sub
+	}
+	return compile.Compile(su.l.File, su.l.Info, bound)
+}
+
+// foldResult is one fit's outcome: fold k's (k < K) or the fit to all data
+// (k = K).
+type foldResult struct {
+	elbo, k    float64 // the fit's ELBO and the k̂ of the draws' weights
+	converged  bool
+	iterations int
+	elpd       []float64 // per held-out observation (all of them for the full fit: lpd)
+	kObs       []float64 // per held-out observation: the k̂ of its estimate's terms
+	rows       []int
+	bad        int // draws whose log density or log_lik was not finite
+	err        error
+}
+
+// runFold fits fold k (k = su.k: all data) and evaluates its held-out
+// observations.
+func (su *kfoldSetup) runFold(ctx context.Context, k int, s sgvb.Settings, draws int) foldResult {
+	var train, test []int
+	if k < su.k {
+		train, test = su.rows(k, false), su.rows(k, true)
+	}
+	res := foldResult{rows: test}
+	if k == su.k {
+		res.rows = make([]int, su.n)
+		for i := range res.rows {
+			res.rows[i] = i
+		}
+	}
+	mt, err := su.model(train)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	mh := mt
+	if k < su.k {
+		if mh, err = su.model(test); err != nil {
+			res.err = err
+			return res
+		}
+	}
+	s.Workers = 1
+	r, err := sgvb.Fit(ctx, pipeline.Target{M: mt}, pipeline.Latents(mt), s)
+	if err != nil {
+		res.err = laplacePos(err, mt)
+		return res
+	}
+	res.elbo, res.converged, res.iterations = r.ELBO, r.Converged, r.Iterations
+	evT, err := mt.NewEvaluator()
+	if err != nil {
+		res.err = err
+		return res
+	}
+	evH := evT
+	if mh != mt {
+		if evH, err = mh.NewEvaluator(); err != nil {
+			res.err = err
+			return res
+		}
+	}
+	// draws of q, then as many of its heavy-tailed companion g, each
+	// weighted by p over the mixture ½q + ½g (as gpp fit's LOO draws):
+	// a held-out observation far out, such as an outlier, is predicted
+	// from the posterior's tails, which q's alone reach too rarely.
+	def := r.Defensive()
+	rng := rand.New(rand.NewPCG(s.Seed, kfoldStream+1+uint64(k)))
+	x := make([]float64, r.Dim)
+	lw := make([]float64, 2*draws)
+	ll := make([][]float64, len(res.rows)) // ll[j][d]
+	for j := range ll {
+		ll[j] = make([]float64, 2*draws)
+	}
+	for d := range 2 * draws {
+		if d%64 == 0 && ctx.Err() != nil {
+			res.err = ctx.Err()
+			return res
+		}
+		if d < draws {
+			r.SampleCoords(rng, x)
+		} else {
+			def.SampleCoords(rng, x)
+		}
+		lp, _, errT := evT.Eval(x)
+		_, outs, errH := evH.Eval(x)
+		lw[d] = lp - def.LogDensity(x)
+		if errT != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+			lw[d] = math.Inf(-1)
+			res.bad++
+		}
+		var o []float64
+		if errH == nil {
+			o = outs[su.ll]
+		}
+		for j := range ll {
+			v := math.NaN()
+			if o != nil {
+				v = o[j]
+			}
+			if math.IsNaN(v) && !math.IsInf(lw[d], -1) {
+				res.bad++
+			}
+			ll[j][d] = v
+		}
+	}
+	lws, kHat := sgvb.PSIS(lw)
+	res.k = kHat
+	res.elpd = make([]float64, len(ll))
+	res.kObs = make([]float64, len(ll))
+	terms := make([]float64, len(lws))
+	for j, v := range ll {
+		res.elpd[j] = weightedLogMean(lws, v)
+		// The estimate is a mean of the terms w_s·p(y_i | θ_s): the k̂ of
+		// their tail says whether it rests on a few draws (loo's k̂ of an
+		// importance-sampling expectation).
+		for d := range terms {
+			terms[d] = lws[d] + v[d]
+		}
+		_, res.kObs[j] = sgvb.PSIS(terms)
+	}
+	return res
+}
+
+// weightedLogMean returns log Σ_d exp(lws_d + v_d) for normalised log
+// weights lws: a draw of weight 0 (−Inf) does not count, whatever v_d.
+func weightedLogMean(lws, v []float64) float64 {
+	m := math.Inf(-1)
+	for d, w := range lws {
+		if !math.IsInf(w, -1) {
+			m = math.Max(m, w+v[d])
+		}
+	}
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		return m
+	}
+	s := 0.0
+	for d, w := range lws {
+		if !math.IsInf(w, -1) {
+			s += math.Exp(w + v[d] - m)
+		}
+	}
+	return m + math.Log(s)
+}
+
+// sameParams checks that the model on all rows and on a subset of them
+// have the same params: the held-out observations are predicted at draws
+// of the training fit's q, so no param may be sized by the observations.
+func sameParams(train, test *compile.Model, size string) error {
+	for i, a := range train.Latents {
+		b := test.Latents[i]
+		if a.Size != b.Size || !slices.Equal(a.Shape, b.Shape) {
+			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on all rows, %s on a fold's training rows): K-fold predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, shapeText(a.Shape), shapeText(b.Shape))
+		}
+	}
+	return nil
+}
+
+// runFits runs the K folds' fits and the fit to all data on workers
+// goroutines, in the order fold 1..K, all; done is called (serially) as
+// each finishes.
+func (su *kfoldSetup) runFits(ctx context.Context, s sgvb.Settings, draws, workers int, done func(k int, r foldResult)) []foldResult {
+	jobs := su.k + 1
+	res := make([]foldResult, jobs)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range max(1, min(workers, jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				r := su.runFold(ctx, k, s, draws)
+				res[k] = r
+				mu.Lock()
+				done(k, r)
+				mu.Unlock()
+			}
+		}()
+	}
+loop:
+	for k := range jobs {
+		select {
+		case next <- k:
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	close(next)
+	wg.Wait()
+	return res
+}
+
+// kfoldTotals are the estimates over the observations.
+type kfoldTotals struct {
+	elpd, se, p, lpd float64
+	elpdI, pI, kI    []float64 // per observation
+}
+
+// totals gathers the folds' held-out elpd per observation and p_kfold
+// against the full fit's lpd.
+func (su *kfoldSetup) totals(res []foldResult) kfoldTotals {
+	t := kfoldTotals{elpdI: make([]float64, su.n), pI: make([]float64, su.n), kI: make([]float64, su.n)}
+	for _, r := range res[:su.k] {
+		for j, i := range r.rows {
+			t.elpdI[i], t.kI[i] = r.elpd[j], r.kObs[j]
+		}
+	}
+	full := res[su.k]
+	for i := range su.n {
+		t.pI[i] = full.elpd[i] - t.elpdI[i]
+		t.elpd += t.elpdI[i]
+		t.lpd += full.elpd[i]
+	}
+	t.p = t.lpd - t.elpd
+	t.se = sumSE(t.elpdI)
+	return t
+}
+
+// kfoldMeta is kfold.json: what was cross-validated, and per fold its fit.
+type kfoldMeta struct {
+	Format     string            `json:"format"`
+	Model      string            `json:"model"`
+	ModelHash  string            `json:"model_sha256"`
+	Data       []string          `json:"data"`
+	DataSHA256 []string          `json:"data_sha256"`
+	Sets       map[string]string `json:"sets"`
+	Method     string            `json:"method"`
+	Files      []string          `json:"files"`
+	Folds      int               `json:"folds"`
+	Group      string            `json:"group,omitempty"`
+	Seed       uint64            `json:"seed"`
+	Draws      int               `json:"draws"`
+	ELPD       float64           `json:"elpd_kfold"`
+	SE         float64           `json:"se"`
+	P          float64           `json:"p_kfold"`
+	Fits       []kfoldFitMeta    `json:"fits"`
+}
+
+// kfoldFitMeta is one fit of kfold.json.
+type kfoldFitMeta struct {
+	Fold       int     `json:"fold"` // 1..K, 0 for the fit to all data
+	HeldOut    int     `json:"held_out"`
+	ELBO       float64 `json:"elbo"`
+	ParetoK    float64 `json:"pareto_k"`
+	Converged  bool    `json:"converged"`
+	Iterations int     `json:"iterations"`
+	ELPD       float64 `json:"elpd"` // the fold's held-out elpd; the full fit's lpd
+}
+
+// jsonNum makes a number JSON can hold: NaN and ±Inf become 0 with the
+// field's meaning lost, so the writer keeps them out by construction.
+func jsonNum(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// runKfold runs gpp kfold.
+func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *console) int {
+	cfg := kc.fit
+	su, err := prepareKfold(kc, con)
+	if err != nil {
+		var srcs sources
+		if su != nil && su.l != nil {
+			srcs = sources(su.l.Sources)
+		}
+		printError(con, err, srcs)
+		return exitError
+	}
+	srcs := sources(su.l.Sources)
+	// Every fold's model has the params of the model on all rows
+	// (prepareKfold), so the factors chosen for it serve every fit.
+	notes, err := checkFullRank(&cfg.settings, su.l.Model)
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
+	}
+	for _, n := range notes {
+		con.note("note: %s", n)
+	}
+	if !noOutputClash(cfg, su.l, con) {
+		return exitError
+	}
+	lock, removeIfEmpty, ok := openOutDir(cfg, con)
+	if !ok {
+		return exitError
+	}
+	defer lock.release()
+	split := "random"
+	if kc.group != "" {
+		split = "grouped by " + kc.group
+	}
+	con.info("K-fold of %s: %d folds of %d observations (%s %s, %s), each fold a fit of %s; seed %d, %d workers",
+		su.l.Path, su.k, su.n, su.size, "rows", split, describeFactors(cfg.settings, su.l), cfg.settings.Seed, min(kc.workers, su.k+1))
+	res := su.runFits(ctx, cfg.settings, cfg.outputDraws, kc.workers, func(k int, r foldResult) {
+		switch {
+		case r.err != nil:
+		case !cfg.verbose:
+		case k == su.k:
+			con.info("fit to all data: ELBO %.6g, k̂ %s", r.elbo, num3(r.k))
+		default:
+			con.info("fold %d: %d held out, ELBO %.6g, k̂ %s", k+1, len(r.rows), r.elbo, num3(r.k))
+		}
+	})
+	if ctx.Err() != nil {
+		removeIfEmpty()
+		con.note("interrupted: no output written")
+		return exitInterrupted
+	}
+	for k, r := range res {
+		if r.err != nil {
+			what := fmt.Sprintf("fold %d's fit", k+1)
+			if k == su.k {
+				what = "the fit to all data"
+			}
+			con.note("%s failed:", what)
+			printError(con, r.err, srcs)
+			con.note("no output written")
+			removeIfEmpty()
+			return exitError
+		}
+	}
+	t := su.totals(res)
+	meta := kfoldMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: modelHash(su.l.Source), Data: orNone(cfg.data),
+		DataSHA256: dataHashes(cfg.data, srcs), Sets: cfg.sets, Method: cfg.family, Files: []string{kfoldFile, kfoldMetaFile},
+		Folds: su.k, Group: kc.group, Seed: cfg.settings.Seed, Draws: cfg.outputDraws,
+		ELPD: jsonNum(t.elpd), SE: jsonNum(t.se), P: jsonNum(t.p)}
+	for k, r := range res {
+		fm := kfoldFitMeta{Fold: k + 1, HeldOut: len(r.rows), ELBO: jsonNum(r.elbo), ParetoK: jsonNum(r.k),
+			Converged: r.converged, Iterations: r.iterations}
+		for _, v := range r.elpd {
+			fm.ELPD += v
+		}
+		if k == su.k {
+			fm.Fold, fm.HeldOut = 0, 0
+		}
+		fm.ELPD = jsonNum(fm.ELPD)
+		meta.Fits = append(meta.Fits, fm)
+	}
+	files := []outputFile{
+		{kfoldFile, func(w io.Writer) error { return writeKfoldCSV(w, su, t) }},
+		{kfoldMetaFile, func(w io.Writer) error {
+			b, err := json.MarshalIndent(meta, "", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(append(b, '\n'))
+			return err
+		}},
+	}
+	written, err := commitFiles(cfg, files, func([]string) []string { return nil })
+	if err != nil {
+		con.note("%v", err)
+		removeIfEmpty()
+		return exitError
+	}
+	lock.release()
+	printKfold(stdout, su, res, t, cfg.out, written)
+	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws) {
+		con.note("warning: %s", w)
+	}
+	for k, r := range res {
+		what := fmt.Sprintf("fold %d", k+1)
+		if k == su.k {
+			what = "the fit to all data"
+		}
+		if !r.converged {
+			con.note("warning: %s did not converge in %d iterations", what, r.iterations)
+		}
+		if r.bad > 0 {
+			con.note("warning: %s: %d draws had a log density or %s that was not a number", what, r.bad, looOutput)
+		}
+	}
+	return exitOK
+}
+
+// kfoldWarnings says which fits' draws do not estimate the held-out
+// densities reliably: folds whose q misses their posterior (the k̂ of the
+// weights p/q above 0.7), where every held-out estimate inherits the
+// weights' tail, and apart from those, observations whose estimate rests
+// on a few draws (the k̂ of its terms), which more draws settle.
+func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int) []string {
+	var out []string
+	var folds, ks []string
+	for k, r := range res[:su.k] {
+		if !(r.k <= 0.7) {
+			folds, ks = append(folds, fmt.Sprint(k+1)), append(ks, num3(r.k))
+		}
+	}
+	if len(folds) > 0 {
+		out = append(out, fmt.Sprintf("fold%s %s: the Pareto k̂ of the draws' weights p/q is above 0.7 (%s): q misses those folds' posteriors, so their held-out elpd is unreliable (--fullrank all may help)",
+			plural(len(folds)), strings.Join(folds, ", "), strings.Join(ks, ", ")))
+	}
+	if full := res[su.k]; !(full.k <= 0.7) {
+		out = append(out, fmt.Sprintf("the fit to all data: the Pareto k̂ of the draws' weights p/q is %s, above 0.7: its lpd, and so p_kfold, is unreliable", num3(full.k)))
+	}
+	bad := 0
+	for i, k := range t.kI {
+		if !(k <= 0.7) && res[su.fold[i]].k <= 0.7 {
+			bad++
+		}
+	}
+	if bad > 0 {
+		out = append(out, fmt.Sprintf("the held-out elpd of %d of %d observations rests on a few draws (the k̂ of its terms is above 0.7: an observation the other folds' posterior hardly predicts, such as an outlier): its elpd_kfold may be unreliable; --output-draws %d or more may settle it", bad, su.n, 10*draws))
+	}
+	return out
+}
+
+// orNone returns args, or an empty list for none (JSON [] rather than null).
+func orNone(args []string) []string {
+	if args == nil {
+		return []string{}
+	}
+	return args
+}
+
+// writeKfoldCSV writes kfold.csv: the totals on a comment line, then per
+// observation (log_lik's element) its elpd_kfold, p_kfold and fold (1-based).
+func writeKfoldCSV(w io.Writer, su *kfoldSetup, t kfoldTotals) error {
+	fmt.Fprintf(w, "# elpd_kfold = %s, se = %s, p_kfold = %s, folds = %d, observations = %d\n", formatNum(t.elpd), formatNum(t.se), formatNum(t.p), su.k, su.n)
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"name", "elpd_kfold", "p_kfold", "pareto_k", "fold"})
+	for i := range su.n {
+		cw.Write([]string{elemName(looOutput, []int{su.n}, i), formatExact(t.elpdI[i]), formatExact(t.pI[i]), formatNum(t.kI[i]), fmt.Sprint(su.fold[i] + 1)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// printKfold prints the folds and the estimate.
+func printKfold(w io.Writer, su *kfoldSetup, res []foldResult, t kfoldTotals, out string, written []string) {
+	tb := &table{right: []bool{true, true, true, true, true, true}}
+	tb.row("fold", "held out", "ELBO", "k̂", "converged", "elpd")
+	for k, r := range res[:su.k] {
+		e := 0.0
+		for _, v := range r.elpd {
+			e += v
+		}
+		tb.row(fmt.Sprint(k+1), fmt.Sprint(len(r.rows)), fmt.Sprintf("%.6g", r.elbo), num3(r.k), yesNo(r.converged), num1(e))
+	}
+	tb.print(w)
+	fmt.Fprintf(w, "\nK-fold       elpd_kfold %.6g ± %.3g, p_kfold %.3g (lpd %.6g of the fit to all data)\n", t.elpd, t.se, t.p, t.lpd)
+	fmt.Fprintf(w, "written      %s: %s\n", out, strings.Join(written, " "))
+}
+
+// yesNo formats a flag for a table.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
