@@ -753,8 +753,16 @@ func printSensitivity(w io.Writer, cfg *sensConfig, b *sensBase, rows []sensRow,
 		}
 		fmt.Fprintf(w, "Pareto k̂     p/q %s%s\n", kText(b.kBase), fit)
 	}
-	fmt.Fprintf(w, "Pareto k̂     prior %s, %s; likelihood %s, %s (unreliable above %s for %d draws)\n",
-		kText(ks[0]), kText(ks[1]), kText(ks[2]), kText(ks[3]), num3(sgvb.PowerScaleKThreshold(len(b.lprior))), len(b.lprior))
+	// A constant prior (or likelihood) power-scales to equal weights, whose
+	// tail PSIS reads as flat (k̂ −Inf): no k̂ to print.
+	pair := func(lo, hi float64) string {
+		if math.IsInf(lo, -1) && math.IsInf(hi, -1) {
+			return "none (equal weights)"
+		}
+		return kText(lo) + ", " + kText(hi)
+	}
+	fmt.Fprintf(w, "Pareto k̂     prior %s; likelihood %s (unreliable above %s for %d draws)\n",
+		pair(ks[0], ks[1]), pair(ks[2], ks[3]), num3(sgvb.PowerScaleKThreshold(len(b.lprior))), len(b.lprior))
 	if cfg.csv != "" {
 		fmt.Fprintf(w, "written      %s\n", cfg.csv)
 	}

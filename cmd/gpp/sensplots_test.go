@@ -276,6 +276,13 @@ func TestPowerScaleConstantPart(t *testing.T) {
 		if w := strings.Join(sensWarnings(b, ks), "\n"); !strings.Contains(w, "prior is constant") {
 			t.Errorf("weighted %v: warnings %q", weighted, w)
 		}
+		// Equal weights have no tail to fit: no k̂ (not PSIS's −Inf).
+		_, ks = powerScale(b, 0.05, 1)
+		var out strings.Builder
+		printSensitivity(&out, &sensConfig{threshold: 0.05}, b, rows, ks)
+		if !strings.Contains(out.String(), "Pareto k̂     prior none (equal weights); likelihood ") || strings.Contains(out.String(), "Inf") {
+			t.Errorf("weighted %v: the k̂ line of a constant prior:\n%s", weighted, out.String())
+		}
 	}
 	b := sensTestBase(2, 6, 5)
 	_, ks := powerScale(b, 0.05, 1)
