@@ -24,9 +24,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
@@ -69,6 +71,14 @@ warning above 0.7 (q then misses the fold's posterior; --fullrank all may
 help). Fits run side by side on --workers goroutines (default: the number
 of CPUs), each on one; the numbers do not depend on it.
 
+With --nuts each fold's posterior is sampled by NUTS instead (gpp sample's
+sampler: --chains, default 4, of --warmup 1000 warm-up and --output-draws
+kept iterations, --adapt-delta, --max-depth, the diagonal metric), the
+held-out elpd a plain mean over the draws, with the divergences and the
+largest R̂ of each fold. NUTS's draws follow the posterior but rarely reach
+its far tails: an outlier's held-out density, which lives there, is better
+estimated by the fit's defensive draws (docs/inference.md).
+
 Into --out (default gpp-kfold) it writes kfold.csv (per observation its
 elpd_kfold, p_kfold and fold, with the totals on its first line) and
 kfold.json (the model, data, settings, and per fold its ELBO, k̂ and
@@ -98,7 +108,17 @@ type kfoldConfig struct {
 	folds   int
 	group   string
 	workers int
+	nuts    bool          // --nuts: each fold sampled by NUTS instead of fitted
+	ns      nuts.Settings // with --nuts: the chains' settings
 }
+
+// kfoldSGVBFlags are the fit flags that only an SGVB fit reads, refused
+// with --nuts; kfoldNUTSFlags are the sampler's, refused without it.
+var (
+	kfoldSGVBFlags = []string{"iter", "draws", "optimizer", "step-size", "family", "fullrank", "rank", "band",
+		"gamma-grad", "estimator", "gamma-param", "tol", "last-iterate", "eval-every"}
+	kfoldNUTSFlags = []string{"chains", "warmup", "adapt-delta", "max-depth"}
+)
 
 // parseKfoldArgs parses gpp kfold's command line: fit's flags that steer a
 // fit, and --folds, --group and --workers.
@@ -116,7 +136,7 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 		usage := f.Usage
 		switch name {
 		case "output-draws":
-			usage = "draws of each fold's q that estimate its held-out elpd"
+			usage = "draws of each fold's q (and as many of its defensive companion) that estimate its\nheld-out elpd; with --nuts, each chain's kept iterations"
 		case "family":
 			usage = "variational family of positive latents: gamma or lognormal, or laplace"
 		case "seed":
@@ -132,6 +152,11 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 	fs.IntVar(&kc.folds, "folds", defaultFolds, "number of folds `K`")
 	fs.StringVar(&kc.group, "group", "", "keep the observations of each value of the int data `NAME` in one fold")
 	fs.IntVar(&kc.workers, "workers", 0, "fits run side by side; 0: the number of CPUs (GOMAXPROCS)")
+	fs.BoolVar(&kc.nuts, "nuts", false, "sample each fold's posterior by NUTS (gpp sample's sampler, with its defaults)\ninstead of fitting q: the held-out elpd is then a plain mean over the draws (default false)")
+	fs.IntVar(&kc.ns.Chains, "chains", 4, "with --nuts: chains per fold")
+	fs.IntVar(&kc.ns.Warmup, "warmup", 1000, "with --nuts: warm-up iterations per chain")
+	fs.Float64Var(&kc.ns.Delta, "adapt-delta", 0.8, "with --nuts: target acceptance statistic of the step-size adaptation, in (0, 1)")
+	fs.IntVar(&kc.ns.MaxDepth, "max-depth", 10, "with --nuts: maximum tree depth")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return nil, code, false
@@ -145,7 +170,21 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 	cfg.model, cfg.data = pos[0], pos[1:]
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range kfoldSGVBFlags {
+		if kc.nuts && set[name] {
+			return usageErr("--%s: not with --nuts, which samples each fold instead of fitting q", name)
+		}
+	}
+	for _, name := range kfoldNUTSFlags {
+		if !kc.nuts && set[name] {
+			return usageErr("--%s: only with --nuts", name)
+		}
+	}
 	switch {
+	case kc.nuts && (kc.ns.Chains < 1 || kc.ns.Warmup < 0 || kc.ns.MaxDepth < 1 || kc.ns.MaxDepth > maxTreeDepth || !(kc.ns.Delta > 0 && kc.ns.Delta < 1)):
+		return usageErr("--nuts: want --chains ≥ 1, --warmup ≥ 0, --max-depth in 1..%d and --adapt-delta in (0, 1)", maxTreeDepth)
+	case kc.nuts && cfg.outputDraws < 2:
+		return usageErr("--output-draws %d: with --nuts each chain keeps that many iterations, at least 2", cfg.outputDraws)
 	case cfg.family == "map":
 		return usageErr("--family map: K-fold averages p(y_i | θ) over draws of q, and a MAP estimate has none (gamma, lognormal or laplace)")
 	case kc.folds < 2:
@@ -160,6 +199,7 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 	if kc.workers == 0 {
 		kc.workers = runtime.GOMAXPROCS(0)
 	}
+	kc.ns.Draws, kc.ns.Thin, kc.ns.Seed, kc.ns.Workers, kc.ns.Metric = cfg.outputDraws, 1, cfg.settings.Seed, 1, nuts.DiagE
 	return kc, 0, true
 }
 
@@ -405,13 +445,16 @@ type foldResult struct {
 	elpd       []float64 // per held-out observation (all of them for the full fit: lpd)
 	kObs       []float64 // per held-out observation: the k̂ of its estimate's terms
 	rows       []int
-	bad        int // draws whose log density or log_lik was not finite
+	bad        int     // draws whose log density or log_lik was not finite
+	rhat       float64 // with --nuts: the largest R̂ of the unconstrained coordinates
+	divergent  int     // with --nuts: divergent transitions
 	err        error
 }
 
 // runFold fits fold k (k = su.k: all data) and evaluates its held-out
 // observations.
-func (su *kfoldSetup) runFold(ctx context.Context, k int, s sgvb.Settings, draws int) foldResult {
+func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldResult {
+	s, draws := kc.fit.settings, kc.fit.outputDraws
 	var train, test []int
 	if k < su.k {
 		train, test = su.rows(k, false), su.rows(k, true)
@@ -434,6 +477,9 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, s sgvb.Settings, draws
 			res.err = err
 			return res
 		}
+	}
+	if kc.nuts {
+		return su.sampleFold(ctx, k, kc.ns, mt, mh, res)
 	}
 	s.Workers = 1
 	r, err := sgvb.Fit(ctx, pipeline.Target{M: mt}, pipeline.Latents(mt), s)
@@ -500,6 +546,13 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, s sgvb.Settings, draws
 	}
 	lws, kHat := sgvb.PSIS(lw)
 	res.k = kHat
+	res.heldOut(lws, ll)
+	return res
+}
+
+// heldOut sets the held-out estimates from the draws' normalised log
+// weights lws and each observation's log_lik at them, ll[j].
+func (res *foldResult) heldOut(lws []float64, ll [][]float64) {
 	res.elpd = make([]float64, len(ll))
 	res.kObs = make([]float64, len(ll))
 	terms := make([]float64, len(lws))
@@ -513,6 +566,91 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, s sgvb.Settings, draws
 		}
 		_, res.kObs[j] = sgvb.PSIS(terms)
 	}
+}
+
+// sampleFold samples fold k's posterior (the model mt on its training rows)
+// by NUTS, as gpp sample does with settings ns (the chains' initial points
+// and streams from ns.Seed and k), and evaluates the held-out log_lik (mh)
+// at every draw: the held-out elpd is a plain mean over the draws.
+func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, mt, mh *compile.Model, res foldResult) foldResult {
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: mt}, pipeline.Latents(mt))
+	if err != nil {
+		res.err = err
+		return res
+	}
+	stop := &atomic.Bool{} // an ODE solve under way stops on Ctrl-C
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+	dens := make([]nuts.Density, ns.Chains)
+	inits := make([][]float64, ns.Chains)
+	for c := range ns.Chains {
+		d := u.Clone()
+		d.SetStop(stop)
+		dens[c], inits[c] = d, make([]float64, u.Dim())
+		if err := d.Init(rand.New(rand.NewPCG(ns.Seed, initStream+uint64(c))), inits[c]); err != nil {
+			res.err = fmt.Errorf("chain %d: no finite log density at %d random starts: %w", c+1, sgvb.InitTries, err)
+			return res
+		}
+	}
+	out, err := nuts.Sample(ctx, dens, inits, ns)
+	if err == nil && out.Interrupted {
+		err = ctx.Err()
+	}
+	if err != nil {
+		res.err = err
+		return res
+	}
+	ev, err := mh.NewEvaluator()
+	if err != nil {
+		res.err = err
+		return res
+	}
+	S := 0
+	for _, ch := range out.Chains {
+		S += len(ch.LogP)
+	}
+	ll := make([][]float64, len(res.rows))
+	for j := range ll {
+		ll[j] = make([]float64, 0, S)
+	}
+	x := make([]float64, u.TargetDim())
+	coord := make([][][]float64, out.Dim) // coord[i][c]: coordinate i's draws in chain c, for R̂
+	for i := range coord {
+		coord[i] = make([][]float64, len(out.Chains))
+	}
+	for c, ch := range out.Chains {
+		for i := range ch.Divergent {
+			if ch.Divergent[i] {
+				res.divergent++
+			}
+			draw := ch.Draws[i*out.Dim : (i+1)*out.Dim]
+			for j, v := range draw {
+				coord[j][c] = append(coord[j][c], v)
+			}
+			u.Coords(draw, x)
+			_, outs, err := ev.Eval(x)
+			for j := range ll {
+				v := math.NaN()
+				if err == nil {
+					v = outs[su.ll][j]
+				}
+				if math.IsNaN(v) {
+					res.bad++
+				}
+				ll[j] = append(ll[j], v)
+			}
+		}
+	}
+	for _, chains := range coord {
+		if r := nuts.Rhat(chains); !(r <= res.rhat) {
+			res.rhat = r
+		}
+	}
+	lws := make([]float64, S)
+	for d := range lws {
+		lws[d] = -math.Log(float64(S))
+	}
+	res.elbo, res.k, res.converged = math.NaN(), math.NaN(), true
+	res.heldOut(lws, ll)
 	return res
 }
 
@@ -553,7 +691,8 @@ func sameParams(train, test *compile.Model, size string) error {
 // runFits runs the K folds' fits and the fit to all data on workers
 // goroutines, in the order fold 1..K, all; done is called (serially) as
 // each finishes.
-func (su *kfoldSetup) runFits(ctx context.Context, s sgvb.Settings, draws, workers int, done func(k int, r foldResult)) []foldResult {
+func (su *kfoldSetup) runFits(ctx context.Context, kc *kfoldConfig, done func(k int, r foldResult)) []foldResult {
+	workers := kc.workers
 	jobs := su.k + 1
 	res := make([]foldResult, jobs)
 	next := make(chan int)
@@ -564,7 +703,7 @@ func (su *kfoldSetup) runFits(ctx context.Context, s sgvb.Settings, draws, worke
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				r := su.runFold(ctx, k, s, draws)
+				r := su.runFold(ctx, k, kc)
 				res[k] = r
 				mu.Lock()
 				done(k, r)
@@ -633,13 +772,17 @@ type kfoldMeta struct {
 
 // kfoldFitMeta is one fit of kfold.json.
 type kfoldFitMeta struct {
-	Fold       int     `json:"fold"` // 1..K, 0 for the fit to all data
-	HeldOut    int     `json:"held_out"`
-	ELBO       float64 `json:"elbo"`
-	ParetoK    float64 `json:"pareto_k"`
-	Converged  bool    `json:"converged"`
-	Iterations int     `json:"iterations"`
-	ELPD       float64 `json:"elpd"` // the fold's held-out elpd; the full fit's lpd
+	Fold    int `json:"fold"` // 1..K, 0 for the fit to all data
+	HeldOut int `json:"held_out"`
+	// An SGVB fit's ELBO, k̂ of its draws' weights, convergence and
+	// iterations; NUTS's largest R̂ and its divergent transitions.
+	ELBO       *float64 `json:"elbo,omitempty"`
+	ParetoK    *float64 `json:"pareto_k,omitempty"`
+	Converged  *bool    `json:"converged,omitempty"`
+	Iterations int      `json:"iterations,omitempty"`
+	RHat       *float64 `json:"rhat,omitempty"`
+	Divergent  *int     `json:"divergent,omitempty"`
+	ELPD       float64  `json:"elpd"` // the fold's held-out elpd; the full fit's lpd
 }
 
 // jsonNum makes a number JSON can hold: NaN and ±Inf become 0 with the
@@ -686,12 +829,20 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	if kc.group != "" {
 		split = "grouped by " + kc.group
 	}
-	con.info("K-fold of %s: %d folds of %d observations (%s %s, %s), each fold a fit of %s; seed %d, %d workers",
-		su.l.Path, su.k, su.n, su.size, "rows", split, describeFactors(cfg.settings, su.l), cfg.settings.Seed, min(kc.workers, su.k+1))
-	res := su.runFits(ctx, cfg.settings, cfg.outputDraws, kc.workers, func(k int, r foldResult) {
+	each := "a fit of " + describeFactors(cfg.settings, su.l)
+	if kc.nuts {
+		each = fmt.Sprintf("sampled by NUTS, %d chain%s of %d warm-up + %d iterations", kc.ns.Chains, plural(kc.ns.Chains), kc.ns.Warmup, kc.ns.Draws)
+	}
+	con.info("K-fold of %s: %d folds of %d observations (%s rows, %s), each fold %s; seed %d, %d workers",
+		su.l.Path, su.k, su.n, su.size, split, each, cfg.settings.Seed, min(kc.workers, su.k+1))
+	res := su.runFits(ctx, kc, func(k int, r foldResult) {
 		switch {
 		case r.err != nil:
 		case !cfg.verbose:
+		case kc.nuts && k == su.k:
+			con.info("all data: %d divergent, R̂ %.3f", r.divergent, r.rhat)
+		case kc.nuts:
+			con.info("fold %d: %d held out, %d divergent, R̂ %.3f", k+1, len(r.rows), r.divergent, r.rhat)
 		case k == su.k:
 			con.info("fit to all data: ELBO %.6g, k̂ %s", r.elbo, num3(r.k))
 		default:
@@ -718,12 +869,18 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	}
 	t := su.totals(res)
 	meta := kfoldMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: modelHash(su.l.Source), Data: orNone(cfg.data),
-		DataSHA256: dataHashes(cfg.data, srcs), Sets: cfg.sets, Method: cfg.family, Files: []string{kfoldFile, kfoldMetaFile},
+		DataSHA256: dataHashes(cfg.data, srcs), Sets: cfg.sets, Method: kfoldMethod(kc), Files: []string{kfoldFile, kfoldMetaFile},
 		Folds: su.k, Group: kc.group, Seed: cfg.settings.Seed, Draws: cfg.outputDraws,
 		ELPD: jsonNum(t.elpd), SE: jsonNum(t.se), P: jsonNum(t.p)}
 	for k, r := range res {
-		fm := kfoldFitMeta{Fold: k + 1, HeldOut: len(r.rows), ELBO: jsonNum(r.elbo), ParetoK: jsonNum(r.k),
-			Converged: r.converged, Iterations: r.iterations}
+		fm := kfoldFitMeta{Fold: k + 1, HeldOut: len(r.rows)}
+		if kc.nuts {
+			rhat, div := jsonNum(r.rhat), r.divergent
+			fm.RHat, fm.Divergent = &rhat, &div
+		} else {
+			elbo, kHat, conv := jsonNum(r.elbo), jsonNum(r.k), r.converged
+			fm.ELBO, fm.ParetoK, fm.Converged, fm.Iterations = &elbo, &kHat, &conv, r.iterations
+		}
 		for _, v := range r.elpd {
 			fm.ELPD += v
 		}
@@ -751,8 +908,8 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 		return exitError
 	}
 	lock.release()
-	printKfold(stdout, su, res, t, cfg.out, written)
-	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws) {
+	printKfold(stdout, su, kc.nuts, res, t, cfg.out, written)
+	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws, kc.nuts) {
 		con.note("warning: %s", w)
 	}
 	for k, r := range res {
@@ -760,8 +917,14 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 		if k == su.k {
 			what = "the fit to all data"
 		}
-		if !r.converged {
+		if !kc.nuts && !r.converged {
 			con.note("warning: %s did not converge in %d iterations", what, r.iterations)
+		}
+		if r.divergent > 0 {
+			con.note("warning: %s: %d divergent transitions: the draws may miss part of the posterior (raise --adapt-delta, or reparameterise)", what, r.divergent)
+		}
+		if kc.nuts && !(r.rhat <= 1.01) {
+			con.note("warning: %s: R̂ up to %.3f (above 1.01): the chains disagree; raise --warmup or --output-draws", what, r.rhat)
 		}
 		if r.bad > 0 {
 			con.note("warning: %s: %d draws had a log density or %s that was not a number", what, r.bad, looOutput)
@@ -775,11 +938,14 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 // weights p/q above 0.7), where every held-out estimate inherits the
 // weights' tail, and apart from those, observations whose estimate rests
 // on a few draws (the k̂ of its terms), which more draws settle.
-func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int) []string {
+func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int, byNUTS bool) []string {
 	var out []string
 	var folds, ks []string
+	// NUTS's draws are not weighted; a fit's k̂ that is not a number (too
+	// few finite weights) is as bad as a large one.
+	badQ := func(r foldResult) bool { return !byNUTS && !(r.k <= 0.7) }
 	for k, r := range res[:su.k] {
-		if !(r.k <= 0.7) {
+		if badQ(r) {
 			folds, ks = append(folds, fmt.Sprint(k+1)), append(ks, num3(r.k))
 		}
 	}
@@ -787,12 +953,12 @@ func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int) [
 		out = append(out, fmt.Sprintf("fold%s %s: the Pareto k̂ of the draws' weights p/q is above 0.7 (%s): q misses those folds' posteriors, so their held-out elpd is unreliable (--fullrank all may help)",
 			plural(len(folds)), strings.Join(folds, ", "), strings.Join(ks, ", ")))
 	}
-	if full := res[su.k]; !(full.k <= 0.7) {
+	if full := res[su.k]; badQ(full) {
 		out = append(out, fmt.Sprintf("the fit to all data: the Pareto k̂ of the draws' weights p/q is %s, above 0.7: its lpd, and so p_kfold, is unreliable", num3(full.k)))
 	}
 	bad := 0
 	for i, k := range t.kI {
-		if !(k <= 0.7) && res[su.fold[i]].k <= 0.7 {
+		if !(k <= 0.7) && !badQ(res[su.fold[i]]) {
 			bad++
 		}
 	}
@@ -800,6 +966,15 @@ func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int) [
 		out = append(out, fmt.Sprintf("the held-out elpd of %d of %d observations rests on a few draws (the k̂ of its terms is above 0.7: an observation the other folds' posterior hardly predicts, such as an outlier): its elpd_kfold may be unreliable; --output-draws %d or more may settle it", bad, su.n, 10*draws))
 	}
 	return out
+}
+
+// kfoldMethod names how each fold was fitted, for kfold.json: gpp fit's
+// --family, or nuts.
+func kfoldMethod(kc *kfoldConfig) string {
+	if kc.nuts {
+		return "nuts"
+	}
+	return kc.fit.family
 }
 
 // orNone returns args, or an empty list for none (JSON [] rather than null).
@@ -824,13 +999,21 @@ func writeKfoldCSV(w io.Writer, su *kfoldSetup, t kfoldTotals) error {
 }
 
 // printKfold prints the folds and the estimate.
-func printKfold(w io.Writer, su *kfoldSetup, res []foldResult, t kfoldTotals, out string, written []string) {
+func printKfold(w io.Writer, su *kfoldSetup, byNUTS bool, res []foldResult, t kfoldTotals, out string, written []string) {
 	tb := &table{right: []bool{true, true, true, true, true, true}}
-	tb.row("fold", "held out", "ELBO", "k̂", "converged", "elpd")
+	if byNUTS {
+		tb.row("fold", "held out", "divergent", "R̂", "elpd")
+	} else {
+		tb.row("fold", "held out", "ELBO", "k̂", "converged", "elpd")
+	}
 	for k, r := range res[:su.k] {
 		e := 0.0
 		for _, v := range r.elpd {
 			e += v
+		}
+		if byNUTS {
+			tb.row(fmt.Sprint(k+1), fmt.Sprint(len(r.rows)), fmt.Sprint(r.divergent), fmt.Sprintf("%.3f", r.rhat), num1(e))
+			continue
 		}
 		tb.row(fmt.Sprint(k+1), fmt.Sprint(len(r.rows)), fmt.Sprintf("%.6g", r.elbo), num3(r.k), yesNo(r.converged), num1(e))
 	}

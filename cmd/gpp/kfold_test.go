@@ -71,11 +71,11 @@ func readKfold(t *testing.T, dir string) []kfoldRow {
 }
 
 // TestKfoldExact checks gpp kfold against the exact held-out predictive
-// densities of kfoldNormal on 30 points in 5 folds: each observation's
-// elpd_kfold within 0.02 of log p(y_i | y of the other folds), its p_kfold
-// within 0.02 of log p(y_i | all y) less that, the folds balanced and
-// the numbers the same on one worker and on two; gpp compare reads the
-// directory as a K-fold row.
+// densities of kfoldNormal on 30 points in 5 folds, by SGVB and by NUTS:
+// each observation's elpd_kfold within 0.02 of log p(y_i | y of the other
+// folds), its p_kfold within 0.02 of log p(y_i | all y) less that, the
+// folds balanced and the numbers the same on one worker and on two; gpp
+// compare reads the directory as a K-fold row.
 func TestKfoldExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("12 fits")
@@ -91,10 +91,21 @@ func TestKfoldExact(t *testing.T) {
 	}
 	csvPath := writeFile(t, dir, "y.csv", b.String())
 	model := writeFile(t, dir, "norm.gpp", kfoldNormal)
+	for _, method := range []string{"sgvb", "nuts"} {
+		kfoldExact(t, dir, method, model, csvPath, ys)
+	}
+}
+
+// kfoldExact is TestKfoldExact by one method.
+func kfoldExact(t *testing.T, dir, method, model, csvPath string, ys []float64) {
 	var outs []string
 	for _, w := range []string{"1", "2"} {
-		out := filepath.Join(dir, "kf"+w)
-		code, stdout, stderr := runSafe(t, "kfold", model, csvPath, "--folds", "5", "--output-draws", "20000", "--workers", w, "--quiet", "--out", out)
+		out := filepath.Join(dir, method+w)
+		args := []string{"kfold", model, csvPath, "--folds", "5", "--output-draws", "20000", "--workers", w, "--quiet", "--out", out}
+		if method == "nuts" {
+			args = append(args[:6], "5000", "--nuts", "--workers", w, "--quiet", "--out", out) // 4 chains of 5000
+		}
+		code, stdout, stderr := runSafe(t, args...)
 		if code != exitOK {
 			t.Fatalf("--workers %s: exit %d: %s", w, code, stderr)
 		}
@@ -129,10 +140,10 @@ func TestKfoldExact(t *testing.T) {
 		total += r.elpd
 		exactTotal += exact
 		if math.Abs(r.elpd-exact) > 0.02 || math.Abs(r.p-exactP) > 0.02 || !(r.k < 0.7) {
-			t.Errorf("log_lik[%d] (fold %d): elpd_kfold %.4f, exact %.4f; p_kfold %.4f, exact %.4f; k̂ %.2f", i+1, r.fold, r.elpd, exact, r.p, exactP, r.k)
+			t.Errorf("%s: log_lik[%d] (fold %d): elpd_kfold %.4f, exact %.4f; p_kfold %.4f, exact %.4f; k̂ %.2f", method, i+1, r.fold, r.elpd, exact, r.p, exactP, r.k)
 		}
 	}
-	t.Logf("elpd_kfold %.4f, exact %.4f", total, exactTotal)
+	t.Logf("%s: elpd_kfold %.4f, exact %.4f", method, total, exactTotal)
 	for f := 1; f <= 5; f++ {
 		if size[f] != 6 {
 			t.Errorf("fold sizes %v, want 6 each", size)
@@ -146,8 +157,12 @@ func TestKfoldExact(t *testing.T) {
 	if err := json.Unmarshal(b2, &meta); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Folds != 5 || len(meta.Fits) != 6 || meta.Fits[5].Fold != 0 || math.Abs(meta.ELPD-total) > 1e-9 {
-		t.Errorf("kfold.json: %+v", meta)
+	if meta.Folds != 5 || len(meta.Fits) != 6 || meta.Fits[5].Fold != 0 || math.Abs(meta.ELPD-total) > 1e-9 ||
+		(method == "nuts") != (meta.Method == "nuts" && meta.Fits[0].RHat != nil && meta.Fits[0].ELBO == nil) {
+		t.Errorf("%s: kfold.json: %+v", method, meta)
+	}
+	if method == "nuts" {
+		return
 	}
 
 	fit := filepath.Join(dir, "fit")
