@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -58,12 +59,12 @@ that sum to 1: a fit gets weight 0 when it adds nothing to the mixture
 of the others, because it predicts worse or because another predicts as
 it does, so a fit of weight 0 need not be poor on its own.
 pseudo-bma+ gives weights ∝ exp(elpd_loo) averaged over 1000
-Bayesian-bootstrap draws of the observations (--seed), which keeps weight
-on a fit not clearly worse; pseudo-bma gives the plain weights
-∝ exp(elpd_loo), which go to the best fit once the totals differ by a
-few nats. No weights
-are given (NaN, with a warning) when a fit's elpd_loo is not a number at
-some observation.
+Bayesian-bootstrap draws of the observations (seeded by --seed, which
+only it takes), which keeps weight on a fit not clearly worse;
+pseudo-bma gives the plain weights ∝ exp(elpd_loo), which go to the
+best fit once the totals differ by a few nats. No weights are given
+(NaN, with a warning) when a fit's elpd_loo is not a number at some
+observation, or is -inf at one in every fit.
 `
 
 // looFit is one fit's leave-one-out estimate as gpp compare reads it from
@@ -113,7 +114,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	csvOut := fs.String("csv", "", "also write the table to `FILE` as CSV")
 	method := fs.String("weights", weightsStacking, "the fits' weights: `METHOD` stacking, pseudo-bma+ or pseudo-bma")
-	seed := fs.Uint64("seed", 1, "seed of pseudo-bma+'s Bayesian bootstrap")
+	seed := fs.Uint64("seed", 1, "seed of the Bayesian bootstrap of --weights pseudo-bma+")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -125,6 +126,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	case weightsStacking, weightsPseudoBMA, weightsBB:
 	default:
 		return usageError(stderr, "compare", compareSynopsis, "--weights %q: want stacking, pseudo-bma+ or pseudo-bma", *method)
+	}
+	seeded := false
+	fs.Visit(func(f *flag.Flag) { seeded = seeded || f.Name == "seed" })
+	if seeded && *method != weightsBB {
+		return usageError(stderr, "compare", compareSynopsis, "--seed needs --weights pseudo-bma+: it seeds its Bayesian bootstrap, and %s draws nothing", *method)
 	}
 	src := sources{}
 	var fits []*looFit

@@ -217,6 +217,11 @@ func TestCompareWeights(t *testing.T) {
 	if code, _, stderr := runSafe(t, "compare", a, b, "--weights", "bma"); code != exitUsage || !strings.Contains(stderr, `--weights "bma"`) {
 		t.Errorf("--weights bma: exit %d, %s", code, stderr)
 	}
+	for _, m := range []string{"stacking", "pseudo-bma"} {
+		if code, _, stderr := runSafe(t, "compare", a, b, "--weights", m, "--seed", "2"); code != exitUsage || !strings.Contains(stderr, "--seed needs --weights pseudo-bma+") {
+			t.Errorf("--weights %s --seed 2: exit %d, %s", m, code, stderr)
+		}
+	}
 }
 
 // TestCompareMismatch: fits of different observations are an error that

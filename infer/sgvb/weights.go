@@ -117,10 +117,11 @@ type stacking struct {
 	s     []float64   // s_i = Σ_k w_k p_ki at the last grad
 	n     float64
 	trial []float64
+	delta []float64 // δ_i = Σ_k d_k p_ki of step's direction
 }
 
 func newStacking(p [][]float64) *stacking {
-	return &stacking{p: p, s: make([]float64, len(p[0])), n: float64(len(p[0])), trial: make([]float64, len(p))}
+	return &stacking{p: p, s: make([]float64, len(p[0])), n: float64(len(p[0])), trial: make([]float64, len(p)), delta: make([]float64, len(p[0]))}
 }
 
 // objective returns (1/n) Σ_i log Σ_k w_k p_ki.
@@ -173,60 +174,88 @@ func (st *stacking) kkt(w, g []float64) float64 {
 func (st *stacking) optimal(w, g []float64) bool { return st.kkt(w, g) <= stackTol }
 
 // direction returns the Newton direction on the free models (positive
-// weight, or zero weight with g_k > 1) under Σ d = 0: the maximiser of
-// gᵀd + ½dᵀHd with H_kl = −(1/n) Σ_i p_ki p_li / s_i², from the bordered
-// system [H 1; 1ᵀ 0][d; −μ] = [−g; 0]. A model of zero weight that the
-// direction would push negative leaves the free set and the direction is
-// solved again. nil means no ascent direction exists.
+// weight, or zero weight with g_k > 1 and above the others') under
+// Σ d = 0: the maximiser of gᵀd + ½dᵀHd with H_kl = −(1/n) Σ_i p_ki p_li /
+// s_i². It is solved in the reduced space d_r = −Σ_{j≠r} d_j of a
+// reference model r (the free one of largest weight):
+// (1/n) Σ_i (p_j − p_r)(p_l − p_r)/s_i² · x = g_j − g_r, the differences
+// taken before the sum so that models predicting alike give small entries
+// rather than the cancellation of large ones. A ridge of 1e-12 (the
+// objective's curvature is of order 1: H_kk ≥ g_k², and g_k = 1 at the
+// optimum) bounds the step along the difference of models that predict
+// alike, where g_j − g_r is rounding and the curvature nearly 0; the
+// system is then scaled to unit diagonal, as a model that alone covers an
+// observation the others all but rule out has an entry e^{2c} times the
+// others', and gets a relative ridge of 1e-12 too. A model of zero weight
+// that the direction would push negative leaves the free set and the
+// direction is solved again. nil means no ascent direction exists.
 func (st *stacking) direction(w, g []float64) []float64 {
 	K := len(w)
+	// A model of zero weight joins when g_k > 1 and also exceeds every
+	// positive weight's gradient by stackTol/10: a duplicate of a model of
+	// positive weight has its gradient to rounding and no curvature along
+	// their difference, so it would join with a direction of ±1e12 that
+	// swaps their weights at every iteration and moves nothing else.
+	gmax := 0.0
+	for k := range w {
+		if w[k] > 0 {
+			gmax = math.Max(gmax, g[k])
+		}
+	}
 	free := make([]bool, K)
 	for k := range w {
-		free[k] = w[k] > 0 || g[k] > 1+stackTol
+		free[k] = w[k] > 0 || (g[k] > 1+stackTol && g[k] > gmax+stackTol/10)
 	}
 	for {
+		r := -1
 		var idx []int
 		for k, f := range free {
-			if f {
+			if f && (r < 0 || w[k] > w[r]) {
+				r = k
+			}
+		}
+		for k, f := range free {
+			if f && k != r {
 				idx = append(idx, k)
 			}
 		}
 		m := len(idx)
-		if m < 2 {
+		if m < 1 {
 			return nil
 		}
-		a := mat.NewDense(m+1, m+1, nil)
-		b := mat.NewVecDense(m+1, nil)
-		trace := 0.0
-		for r, k := range idx {
-			for c, l := range idx[:r+1] {
+		a := mat.NewSymDense(m, nil)
+		for j, k := range idx {
+			for l, kk := range idx[:j+1] {
 				h := 0.0
 				for i, s := range st.s {
-					h -= st.p[k][i] * st.p[l][i] / (s * s)
+					h += (st.p[k][i] - st.p[r][i]) * (st.p[kk][i] - st.p[r][i]) / (s * s)
 				}
-				h /= st.n
-				a.Set(r, c, h)
-				a.Set(c, r, h)
+				a.SetSym(j, l, h/st.n)
 			}
-			trace += a.At(r, r)
-			a.Set(r, m, 1)
-			a.Set(m, r, 1)
-			b.SetVec(r, -g[k])
 		}
-		// A ridge of 1e-12 of H's mean diagonal keeps H definite when two
-		// models predict alike (H singular along their difference).
-		ridge := 1e-12 * trace / float64(m)
-		for r := range m {
-			a.Set(r, r, a.At(r, r)+ridge)
+		scale := make([]float64, m)
+		for j := range m {
+			a.SetSym(j, j, a.At(j, j)+1e-12)
+			scale[j] = 1 / math.Sqrt(a.At(j, j))
 		}
+		b := mat.NewVecDense(m, nil)
+		for j, k := range idx {
+			for l := range idx[:j+1] {
+				a.SetSym(j, l, a.At(j, l)*scale[j]*scale[l])
+			}
+			a.SetSym(j, j, a.At(j, j)+1e-12)
+			b.SetVec(j, (g[k]-g[r])*scale[j])
+		}
+		var chol mat.Cholesky
 		var x mat.VecDense
-		if err := x.SolveVec(a, b); err != nil {
+		if !chol.Factorize(a) || chol.SolveVecTo(&x, b) != nil {
 			return nil
 		}
 		d := make([]float64, K)
 		dropped := false
-		for r, k := range idx {
-			d[k] = x.AtVec(r)
+		for j, k := range idx {
+			d[k] = x.AtVec(j) * scale[j]
+			d[r] -= d[k]
 			if w[k] == 0 && d[k] < 0 {
 				free[k] = false
 				dropped = true
@@ -240,10 +269,14 @@ func (st *stacking) direction(w, g []float64) []float64 {
 
 // step moves w along d: the full Newton step, or the longest that keeps
 // every weight non-negative (the model that reaches 0 then gets exactly
-// 0), halved until the objective rises by the Armijo amount. It reports
-// whether w moved.
+// 0), halved until the objective rises by the Armijo amount. When the
+// objective still rises at twice the full step, the step is doubled while
+// it does: a model that alone covers an observation the others all but
+// rule out (density e^−c against 1) has curvature e^{2c} at weight 0, so
+// Newton steps from there only double its weight, and it would take
+// c/log 2 of them to reach its optimum. It reports whether w moved.
 func (st *stacking) step(w, d, g []float64) bool {
-	tMax, block := 1.0, -1
+	tMax, block := math.Inf(1), -1
 	for k := range w {
 		if d[k] < 0 && -w[k]/d[k] < tMax {
 			tMax, block = -w[k]/d[k], k
@@ -256,31 +289,86 @@ func (st *stacking) step(w, d, g []float64) bool {
 		slope += (g[k] - 1) * d[k]
 	}
 	f0 := st.objective(w)
-	t := tMax
+	full := math.Min(tMax, 1)
+	if t := st.extend(d, tMax); t > 1 && st.try(w, d, t, tMax, block) > f0 {
+		st.accept(w)
+		return true
+	}
+	t := full
 	for range 60 {
-		for k := range w {
-			st.trial[k] = math.Max(w[k]+t*d[k], 0)
-		}
-		if t == tMax && block >= 0 {
-			st.trial[block] = 0
-		}
 		// Near the optimum the rise (of order the squared gradient error)
 		// is below the objective's rounding, so a full step is also taken
 		// when it lowers the gradient's error.
-		f := st.objective(st.trial)
-		if (slope > 0 && f >= f0+1e-4*t*slope) || (t == tMax && st.kkt(st.trial, st.grad(st.trial)) < st.kkt(w, g)) {
-			sum := 0.0
-			for _, v := range st.trial {
-				sum += v
-			}
-			for k := range w {
-				w[k] = st.trial[k] / sum
-			}
+		f := st.try(w, d, t, tMax, block)
+		if (slope > 0 && f >= f0+1e-4*t*slope) || (t == full && st.kkt(st.trial, st.grad(st.trial)) < st.kkt(w, g)) {
+			st.accept(w)
 			return true
 		}
 		t /= 2
 	}
 	return false
+}
+
+// extend returns the longest step t = 2^j ≤ tMax (or tMax) along d at
+// which the objective still rises, from the derivative
+// φ'(t) = Σ_i δ_i/(s_i + t δ_i), δ_i = Σ_k d_k p_ki, of the concave
+// φ(t) = Σ_i log(s_i + t δ_i); 1 when it falls at 2. st.s holds s at w.
+func (st *stacking) extend(d []float64, tMax float64) float64 {
+	if tMax <= 2 {
+		return 1
+	}
+	for i := range st.delta {
+		st.delta[i] = 0
+		for k, pk := range st.p {
+			st.delta[i] += d[k] * pk[i]
+		}
+	}
+	dphi := func(t float64) float64 {
+		v := 0.0
+		for i, s := range st.s {
+			v += st.delta[i] / (s + t*st.delta[i])
+		}
+		return v
+	}
+	t := 1.0
+	for 2*t < tMax && dphi(2*t) > 0 {
+		t *= 2
+	}
+	if t > 1 && 2*t >= tMax && dphi(tMax) > 0 {
+		t = tMax
+	}
+	return t
+}
+
+// try sets st.trial to w + t·d (the blocking models exactly 0 at t =
+// tMax, the first being block) and returns its objective.
+func (st *stacking) try(w, d []float64, t, tMax float64, block int) float64 {
+	for k := range w {
+		st.trial[k] = math.Max(w[k]+t*d[k], 0)
+	}
+	if t == tMax && block >= 0 {
+		// Every model that reaches 0 here gets exactly 0: the first, and
+		// any that ties with it to rounding (duplicates leave together),
+		// which would otherwise keep a weight of 1e-17 that blocks every
+		// later step at a length of 1e-17.
+		for k := range w {
+			if d[k] < 0 && -w[k]/d[k] <= tMax*(1+1e-9) {
+				st.trial[k] = 0
+			}
+		}
+	}
+	return st.objective(st.trial)
+}
+
+// accept sets w to st.trial normalised to sum to 1.
+func (st *stacking) accept(w []float64) {
+	sum := 0.0
+	for _, v := range st.trial {
+		sum += v
+	}
+	for k := range w {
+		w[k] = st.trial[k] / sum
+	}
 }
 
 // PseudoBMAWeights returns pseudo-BMA weights, w_k ∝ exp(Σ_i lpd[k][i])
