@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -26,6 +27,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unicode"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/nuts"
@@ -52,7 +54,11 @@ first axis is the count of log_lik's elements, a size name N bound by the
 data (a CSV file's rows, or given), is split by rows, together with N;
 other data (a design, group-level tables, --set values) are used whole. A
 param whose shape depends on N (an effect per observation) cannot be
-predicted for held-out rows, and is an error; so are missing values.
+predicted for held-out rows, and is an error; so are a param bounded by
+the split data (real<lower=max(y)>), data sized by an expression of N
+(real[N - 1]) and missing values. A let computed from the split data (a
+mean to centre x) is computed on each fit's rows and on each fold's
+held-out rows: centre such data beforehand.
 
 Folds: observation i is in fold perm(i) mod K for a random permutation from
 --seed (balanced folds, loo's kfold_split_random); with --group NAME, the
@@ -277,11 +283,28 @@ func prepareKfold(kc *kfoldConfig, con *console) (*kfoldSetup, error) {
 	}
 	// Every fold's models have the params of the model on all rows, or
 	// none does: a param sized by the observations differs on any subset.
-	sub, err := su.model(su.rows(0, false))
-	if err != nil {
-		return su, err
+	// Bounds read from the split data differ between a fold's training
+	// and held-out rows, which runFold checks on every fold; fold 1's
+	// check here says so before any fit.
+	for _, heldOut := range []bool{false, true} {
+		sub, err := su.model(su.rows(0, heldOut))
+		if err != nil {
+			con.note("%s (%d of %d observations):", foldRowsName(0, heldOut), len(su.rows(0, heldOut)), su.n)
+			return su, err
+		}
+		if err := sameParams(su.l.Model, sub, su.size, "all rows", foldRowsName(0, heldOut)); err != nil {
+			return su, err
+		}
 	}
-	return su, sameParams(su.l.Model, sub, su.size)
+	return su, nil
+}
+
+// foldRowsName names fold k's training or held-out rows in messages.
+func foldRowsName(k int, heldOut bool) string {
+	if heldOut {
+		return fmt.Sprintf("fold %d's held-out rows", k+1)
+	}
+	return fmt.Sprintf("fold %d's training rows", k+1)
 }
 
 // findRows finds the size name whose value is the count of observations
@@ -320,6 +343,9 @@ func (su *kfoldSetup) findRows() error {
 			continue
 		}
 		for ax, dim := range d.Dims {
+			if dim.Derived && mentions(dim.Name, su.size) {
+				return ast.Errorf(d.Pos, "data %s has a size %s that reads the observations' count %s: K-fold cuts %s to each fold's rows, and cannot tell which of %s's values go with them", d.Name, dim.Name, su.size, su.size, d.Name)
+			}
 			if dim.Name != su.size {
 				continue
 			}
@@ -330,6 +356,13 @@ func (su *kfoldSetup) findRows() error {
 		}
 	}
 	return nil
+}
+
+// mentions reports whether the size expression text (check.Dim's Name
+// of a derived size, such as "N - 1") reads the name.
+func mentions(text, name string) bool {
+	isIdent := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	return slices.Contains(strings.FieldsFunc(text, func(r rune) bool { return !isIdent(r) }), name)
 }
 
 // groups returns the value of the int data name for each observation.
@@ -449,6 +482,7 @@ type foldResult struct {
 	rhat       float64 // with --nuts: the largest R̂ of the unconstrained coordinates
 	divergent  int     // with --nuts: divergent transitions
 	err        error
+	where      string // the rows whose model err is about, when not the fit's
 }
 
 // runFold fits fold k (k = su.k: all data) and evaluates its held-out
@@ -468,12 +502,16 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 	}
 	mt, err := su.model(train)
 	if err != nil {
-		res.err = err
+		res.err, res.where = err, fmt.Sprintf("%s (%d of %d observations)", foldRowsName(k, false), len(train), su.n)
 		return res
 	}
 	mh := mt
 	if k < su.k {
 		if mh, err = su.model(test); err != nil {
+			res.err, res.where = err, fmt.Sprintf("%s (%d of %d observations)", foldRowsName(k, true), len(test), su.n)
+			return res
+		}
+		if err = sameParams(mt, mh, su.size, foldRowsName(k, false), foldRowsName(k, true)); err != nil {
 			res.err = err
 			return res
 		}
@@ -488,66 +526,104 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 		return res
 	}
 	res.elbo, res.converged, res.iterations = r.ELBO, r.Converged, r.Iterations
-	evT, err := mt.NewEvaluator()
+	evH, err := mh.NewEvaluator()
 	if err != nil {
 		res.err = err
 		return res
 	}
-	evH := evT
-	if mh != mt {
-		if evH, err = mh.NewEvaluator(); err != nil {
-			res.err = err
-			return res
-		}
-	}
 	// draws of q, then as many of its heavy-tailed companion g, each
 	// weighted by p over the mixture ½q + ½g (as gpp fit's LOO draws):
 	// a held-out observation far out, such as an outlier, is predicted
-	// from the posterior's tails, which q's alone reach too rarely.
+	// from the posterior's tails, which q's alone reach too rarely. A
+	// first pass weighs the draws by the training rows' log density; a
+	// second draws them again from the same stream and evaluates the
+	// held-out rows' log_lik, so that the fit to all data sums each
+	// observation's terms as they come instead of keeping n × 2S of them.
 	def := r.Defensive()
-	rng := rand.New(rand.NewPCG(s.Seed, kfoldStream+1+uint64(k)))
 	x := make([]float64, r.Dim)
-	lw := make([]float64, 2*draws)
-	ll := make([][]float64, len(res.rows)) // ll[j][d]
-	for j := range ll {
-		ll[j] = make([]float64, 2*draws)
-	}
-	for d := range 2 * draws {
-		if d%64 == 0 && ctx.Err() != nil {
-			res.err = ctx.Err()
-			return res
-		}
+	sample := func(rng *rand.Rand, d int) {
 		if d < draws {
 			r.SampleCoords(rng, x)
 		} else {
 			def.SampleCoords(rng, x)
 		}
-		lp, _, errT := evT.Eval(x)
-		_, outs, errH := evH.Eval(x)
+	}
+	lw := make([]float64, 2*draws)
+	rng := rand.New(rand.NewPCG(s.Seed, kfoldStream+1+uint64(k)))
+	for d := range lw {
+		if d%64 == 0 && ctx.Err() != nil {
+			res.err = ctx.Err()
+			return res
+		}
+		sample(rng, d)
+		lp, err := mt.LogJointValue(x)
 		lw[d] = lp - def.LogDensity(x)
-		if errT != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
 			lw[d] = math.Inf(-1)
 			res.bad++
-		}
-		var o []float64
-		if errH == nil {
-			o = outs[su.ll]
-		}
-		for j := range ll {
-			v := math.NaN()
-			if o != nil {
-				v = o[j]
-			}
-			if math.IsNaN(v) && !math.IsInf(lw[d], -1) {
-				res.bad++
-			}
-			ll[j][d] = v
 		}
 	}
 	lws, kHat := sgvb.PSIS(lw)
 	res.k = kHat
+	var ll [][]float64 // ll[j][d], a fold's held-out rows
+	var sums []logSum  // the fit to all data: log Σ_d w̃_d p(y_j | θ_d)
+	if k < su.k {
+		ll = make([][]float64, len(res.rows))
+		for j := range ll {
+			ll[j] = make([]float64, len(lw))
+		}
+	} else {
+		sums = make([]logSum, len(res.rows))
+		for j := range sums {
+			sums[j] = logSum{m: math.Inf(-1)}
+		}
+	}
+	rng = rand.New(rand.NewPCG(s.Seed, kfoldStream+1+uint64(k)))
+	for d := range lw {
+		if d%64 == 0 && ctx.Err() != nil {
+			res.err = ctx.Err()
+			return res
+		}
+		sample(rng, d)
+		if math.IsInf(lws[d], -1) { // weight 0: its log_lik does not count
+			for j := range ll {
+				ll[j][d] = math.Inf(-1)
+			}
+			continue
+		}
+		var o []float64
+		if _, outs, err := evH.Eval(x); err == nil {
+			o = outs[su.ll]
+		}
+		for j := range res.rows {
+			v := math.NaN()
+			if o != nil {
+				v = o[j]
+			}
+			if math.IsNaN(v) {
+				res.bad++
+			}
+			if ll != nil {
+				ll[j][d] = v
+			} else {
+				sums[j].add(lws[d] + v)
+			}
+		}
+	}
+	if sums != nil {
+		res.fromSums(sums)
+		return res
+	}
 	res.heldOut(lws, ll)
 	return res
+}
+
+// fromSums sets the fit to all data's lpd per observation from its sums.
+func (res *foldResult) fromSums(sums []logSum) {
+	res.elpd = make([]float64, len(sums))
+	for j := range sums {
+		res.elpd[j] = sums[j].value()
+	}
 }
 
 // heldOut sets the held-out estimates from the draws' normalised log
@@ -608,9 +684,19 @@ func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, m
 	for _, ch := range out.Chains {
 		S += len(ch.LogP)
 	}
-	ll := make([][]float64, len(res.rows))
-	for j := range ll {
-		ll[j] = make([]float64, 0, S)
+	lw := -math.Log(float64(S)) // every draw's normalised log weight
+	var ll [][]float64          // ll[j][d], a fold's held-out rows
+	var sums []logSum           // the sample of all data: summed as they come
+	if k < su.k {
+		ll = make([][]float64, len(res.rows))
+		for j := range ll {
+			ll[j] = make([]float64, 0, S)
+		}
+	} else {
+		sums = make([]logSum, len(res.rows))
+		for j := range sums {
+			sums[j] = logSum{m: math.Inf(-1)}
+		}
 	}
 	x := make([]float64, u.TargetDim())
 	coord := make([][][]float64, out.Dim) // coord[i][c]: coordinate i's draws in chain c, for R̂
@@ -628,7 +714,7 @@ func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, m
 			}
 			u.Coords(draw, x)
 			_, outs, err := ev.Eval(x)
-			for j := range ll {
+			for j := range res.rows {
 				v := math.NaN()
 				if err == nil {
 					v = outs[su.ll][j]
@@ -636,7 +722,11 @@ func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, m
 				if math.IsNaN(v) {
 					res.bad++
 				}
-				ll[j] = append(ll[j], v)
+				if ll != nil {
+					ll[j] = append(ll[j], v)
+				} else {
+					sums[j].add(lw + v)
+				}
 			}
 		}
 	}
@@ -645,13 +735,42 @@ func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, m
 			res.rhat = r
 		}
 	}
+	res.elbo, res.k, res.converged = math.NaN(), math.NaN(), true
+	if sums != nil {
+		res.fromSums(sums)
+		return res
+	}
 	lws := make([]float64, S)
 	for d := range lws {
-		lws[d] = -math.Log(float64(S))
+		lws[d] = lw
 	}
-	res.elbo, res.k, res.converged = math.NaN(), math.NaN(), true
 	res.heldOut(lws, ll)
 	return res
+}
+
+// logSum accumulates log Σ exp(v) of the values added, as they come: m
+// the largest so far and s = Σ exp(v − m). A NaN makes the sum NaN, as
+// weightedLogMean's.
+type logSum struct{ m, s float64 }
+
+func (a *logSum) add(v float64) {
+	switch {
+	case math.IsNaN(a.m) || math.IsInf(v, -1):
+	case math.IsNaN(v):
+		a.m = v
+	case v > a.m:
+		a.s = a.s*math.Exp(a.m-v) + 1
+		a.m = v
+	default:
+		a.s += math.Exp(v - a.m)
+	}
+}
+
+func (a *logSum) value() float64 {
+	if math.IsInf(a.m, 0) || math.IsNaN(a.m) {
+		return a.m
+	}
+	return a.m + math.Log(a.s)
 }
 
 // weightedLogMean returns log Σ_d exp(lws_d + v_d) for normalised log
@@ -675,14 +794,20 @@ func weightedLogMean(lws, v []float64) float64 {
 	return m + math.Log(s)
 }
 
-// sameParams checks that the model on all rows and on a subset of them
-// have the same params: the held-out observations are predicted at draws
-// of the training fit's q, so no param may be sized by the observations.
-func sameParams(train, test *compile.Model, size string) error {
-	for i, a := range train.Latents {
-		b := test.Latents[i]
+// sameParams checks that the models ma and mb, on the rows named na and
+// nb, have the same params: the held-out observations are predicted at
+// draws of the training fit's q, so no param may be sized by the
+// observations, and the same coordinates must be the same values, so no
+// bound may read the split data (real<lower=max(y)> would put a held-out
+// row's θ above its own rows' max, not the training rows').
+func sameParams(ma, mb *compile.Model, size, na, nb string) error {
+	for i, a := range ma.Latents {
+		b := mb.Latents[i]
 		if a.Size != b.Size || !slices.Equal(a.Shape, b.Shape) {
-			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on all rows, %s on a fold's training rows): K-fold predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, shapeText(a.Shape), shapeText(b.Shape))
+			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on %s, %s on %s): K-fold predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, shapeText(a.Shape), na, shapeText(b.Shape), nb)
+		}
+		if a.Support != b.Support || a.Loc != b.Loc || a.Scale != b.Scale || !slices.Equal(a.LocV, b.LocV) || !slices.Equal(a.ScaleV, b.ScaleV) {
+			return ast.Errorf(a.Pos, "param %s has bounds that read the split data (they differ between %s and %s): K-fold evaluates held-out rows at the training fit's values, which need the same bounds on both; bound it by constants or by data used whole", a.Name, na, nb)
 		}
 	}
 	return nil
@@ -817,7 +942,8 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	for _, n := range notes {
 		con.note("note: %s", n)
 	}
-	if !noOutputClash(cfg, su.l, con) {
+	if err := kfoldClash(cfg, su.l); err != nil {
+		con.note("%v", err)
 		return exitError
 	}
 	lock, removeIfEmpty, ok := openOutDir(cfg, con)
@@ -833,11 +959,17 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	if kc.nuts {
 		each = fmt.Sprintf("sampled by NUTS, %d chain%s of %d warm-up + %d iterations", kc.ns.Chains, plural(kc.ns.Chains), kc.ns.Warmup, kc.ns.Draws)
 	}
-	con.info("K-fold of %s: %d folds of %d observations (%s rows, %s), each fold %s; seed %d, %d workers",
-		su.l.Path, su.k, su.n, su.size, split, each, cfg.settings.Seed, min(kc.workers, su.k+1))
-	res := su.runFits(ctx, kc, func(k int, r foldResult) {
+	workers := min(kc.workers, su.k+1)
+	con.info("K-fold of %s: %d folds of %d observations (%s rows, %s), each fold %s; seed %d, %d worker%s",
+		su.l.Path, su.k, su.n, su.size, split, each, cfg.settings.Seed, workers, plural(workers))
+	// A failed fit writes nothing, so it stops the others (their error
+	// context.Canceled, which is not reported).
+	fitCtx, stopFits := context.WithCancel(ctx)
+	defer stopFits()
+	res := su.runFits(fitCtx, kc, func(k int, r foldResult) {
 		switch {
 		case r.err != nil:
+			stopFits()
 		case !cfg.verbose:
 		case kc.nuts && k == su.k:
 			con.info("all data: %d divergent, R̂ %.3f", r.divergent, r.rhat)
@@ -855,17 +987,26 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 		return exitInterrupted
 	}
 	for k, r := range res {
-		if r.err != nil {
+		if r.err != nil && !errors.Is(r.err, context.Canceled) {
 			what := fmt.Sprintf("fold %d's fit", k+1)
 			if k == su.k {
 				what = "the fit to all data"
 			}
-			con.note("%s failed:", what)
+			if r.where != "" {
+				con.note("%s:", r.where)
+			} else {
+				con.note("%s failed:", what)
+			}
 			printError(con, r.err, srcs)
 			con.note("no output written")
 			removeIfEmpty()
 			return exitError
 		}
+	}
+	if fitCtx.Err() != nil { // stopped by a failure reported above
+		con.note("no output written")
+		removeIfEmpty()
+		return exitError
 	}
 	t := su.totals(res)
 	meta := kfoldMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: modelHash(su.l.Source), Data: orNone(cfg.data),
@@ -975,6 +1116,25 @@ func kfoldMethod(kc *kfoldConfig) string {
 		return "nuts"
 	}
 	return kc.fit.family
+}
+
+// kfoldClash reports a model or data file that kfold.csv or kfold.json
+// would overwrite (gpp fit's check, noOutputClash, is of fit's files).
+func kfoldClash(cfg *fitConfig, l *pipeline.Loaded) error {
+	inputs := []inputFile{{"the model", l.Path}}
+	for _, arg := range cfg.data {
+		_, file := pipeline.DataArg(arg)
+		inputs = append(inputs, inputFile{"the data file", file})
+	}
+	for _, name := range []string{kfoldFile, kfoldMetaFile} {
+		out := filepath.Join(cfg.out, name)
+		for _, in := range inputs {
+			if sameFile(out, in.path) {
+				return fmt.Errorf("--out %s: %s %s would be overwritten by the output %s: give another --out directory", cfg.out, in.what, in.path, name)
+			}
+		}
+	}
+	return nil
 }
 
 // orNone returns args, or an empty list for none (JSON [] rather than null).
