@@ -1053,25 +1053,66 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws, kc.nuts) {
 		con.note("warning: %s", w)
 	}
-	for k, r := range res {
-		what := fmt.Sprintf("fold %d", k+1)
-		if k == su.k {
-			what = "the fit to all data"
-		}
-		if !kc.nuts && !r.converged {
-			con.note("warning: %s did not converge in %d iterations", what, r.iterations)
-		}
-		if r.divergent > 0 {
-			con.note("warning: %s: %d divergent transitions: the draws may miss part of the posterior (raise --adapt-delta, or reparameterise)", what, r.divergent)
-		}
-		if kc.nuts && !(r.rhat <= 1.01) {
-			con.note("warning: %s: R̂ up to %.3f (above 1.01): the chains disagree; raise --warmup or --output-draws", what, r.rhat)
-		}
-		if r.bad > 0 {
-			con.note("warning: %s: %d draws had a log density or %s that was not a number", what, r.bad, looOutput)
-		}
+	for _, w := range kfoldFitWarnings(su, res, kc.nuts) {
+		con.note("warning: %s", w)
 	}
 	return exitOK
+}
+
+// kfoldFitWarnings are the fits' own warnings, one line per kind, naming
+// the fits: SGVB's that did not converge, NUTS's divergences and R̂ above
+// 1.01 (the same across folds, as a mixture's label switching makes it,
+// they would otherwise repeat K + 1 times), and draws whose log density or
+// log_lik was not a number.
+func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
+	type kind struct {
+		bad  func(r foldResult) bool
+		text string
+		n    func(r foldResult) int // what the text counts
+	}
+	none := func(foldResult) int { return 0 }
+	kinds := []kind{
+		{func(r foldResult) bool { return !byNUTS && !r.converged }, "not converged in --iter iterations", none},
+		{func(r foldResult) bool { return r.divergent > 0 }, "divergent transitions (%s): the draws may miss part of the posterior (raise --adapt-delta, or reparameterise)",
+			func(r foldResult) int { return r.divergent }},
+		{func(r foldResult) bool { return byNUTS && !(r.rhat <= 1.01) }, "R̂ above 1.01 (up to %s): the chains disagree (a mixture's label switching, or too short chains: raise --warmup or --output-draws)", none},
+		{func(r foldResult) bool { return r.bad > 0 }, "draws whose log density or " + looOutput + " was not a number (%s)",
+			func(r foldResult) int { return r.bad }},
+	}
+	var out []string
+	for i, kd := range kinds {
+		var who []string
+		worst, count := 0.0, 0
+		for k, r := range res {
+			if !kd.bad(r) {
+				continue
+			}
+			who = append(who, fmt.Sprint(k+1))
+			if k == su.k {
+				who[len(who)-1] = "the fit to all data"
+			}
+			worst, count = max(worst, r.rhat), count+kd.n(r)
+		}
+		if len(who) == 0 {
+			continue
+		}
+		what := "folds " + strings.Join(who, ", ")
+		switch {
+		case len(who) == 1 && who[0] == "the fit to all data":
+			what = who[0]
+		case len(who) == 1:
+			what = "fold " + who[0]
+		}
+		text := kd.text
+		switch i {
+		case 1, 3:
+			text = fmt.Sprintf(text, fmt.Sprint(count))
+		case 2:
+			text = fmt.Sprintf(text, fmt.Sprintf("%.3f", worst))
+		}
+		out = append(out, what+": "+text)
+	}
+	return out
 }
 
 // kfoldWarnings says which fits' draws do not estimate the held-out

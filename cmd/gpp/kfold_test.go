@@ -387,3 +387,29 @@ func TestKfoldOutClash(t *testing.T) {
 		t.Errorf("the data file now holds %q (%v)", b, err)
 	}
 }
+
+// TestKfoldFitWarnings: the fits' warnings come one line per kind, naming
+// the folds (and the fit to all data) they are about.
+func TestKfoldFitWarnings(t *testing.T) {
+	su := &kfoldSetup{k: 3}
+	res := []foldResult{
+		{rhat: 1.2, divergent: 2, converged: true},
+		{rhat: 1.001, converged: true},
+		{rhat: 1.5, divergent: 1, bad: 4, converged: true},
+		{rhat: 1.3, converged: true},
+	}
+	got := strings.Join(kfoldFitWarnings(su, res, true), "\n")
+	for _, want := range []string{
+		"folds 1, 3: divergent transitions (3)",
+		"folds 1, 3, the fit to all data: R̂ above 1.01 (up to 1.500)",
+		"fold 3: draws whose log density or log_lik was not a number (4)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+	res[1].converged = false
+	if got := kfoldFitWarnings(su, res, false); len(got) != 3 || got[0] != "fold 2: not converged in --iter iterations" {
+		t.Errorf("SGVB warnings (R̂ not read):\n%s", strings.Join(got, "\n"))
+	}
+}
