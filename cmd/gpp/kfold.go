@@ -242,6 +242,13 @@ func prepareKfold(kc *kfoldConfig, con *console) (*kfoldSetup, error) {
 		return &kfoldSetup{l: l}, err
 	}
 	printLoadWarnings(con, l)
+	return setupKfold(l, kc, con)
+}
+
+// setupKfold finds the observations of the model loaded with all data, l,
+// and assigns them to folds.
+func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup, error) {
+	cfg := kc.fit
 	su := &kfoldSetup{l: l, ll: -1, k: kc.folds}
 	m := l.Model
 	if len(m.Latents) == 0 {
@@ -932,15 +939,8 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 		return exitError
 	}
 	srcs := sources(su.l.Sources)
-	// Every fold's model has the params of the model on all rows
-	// (prepareKfold), so the factors chosen for it serve every fit.
-	notes, err := checkFullRank(&cfg.settings, su.l.Model)
-	if err != nil {
-		printError(con, err, srcs)
+	if !kfoldFactors(cfg, su, con) {
 		return exitError
-	}
-	for _, n := range notes {
-		con.note("note: %s", n)
 	}
 	if err := kfoldClash(cfg, su.l); err != nil {
 		con.note("%v", err)
@@ -951,62 +951,15 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 		return exitError
 	}
 	defer lock.release()
-	split := "random"
-	if kc.group != "" {
-		split = "grouped by " + kc.group
-	}
-	each := "a fit of " + describeFactors(cfg.settings, su.l)
-	if kc.nuts {
-		each = fmt.Sprintf("sampled by NUTS, %d chain%s of %d warm-up + %d iterations", kc.ns.Chains, plural(kc.ns.Chains), kc.ns.Warmup, kc.ns.Draws)
-	}
-	workers := min(kc.workers, su.k+1)
-	con.info("K-fold of %s: %d folds of %d observations (%s rows, %s), each fold %s; seed %d, %d worker%s",
-		su.l.Path, su.k, su.n, su.size, split, each, cfg.settings.Seed, workers, plural(workers))
-	// A failed fit writes nothing, so it stops the others (their error
-	// context.Canceled, which is not reported).
-	fitCtx, stopFits := context.WithCancel(ctx)
-	defer stopFits()
-	res := su.runFits(fitCtx, kc, func(k int, r foldResult) {
-		switch {
-		case r.err != nil:
-			stopFits()
-		case !cfg.verbose:
-		case kc.nuts && k == su.k:
-			con.info("all data: %d divergent, R̂ %.3f", r.divergent, r.rhat)
-		case kc.nuts:
-			con.info("fold %d: %d held out, %d divergent, R̂ %.3f", k+1, len(r.rows), r.divergent, r.rhat)
-		case k == su.k:
-			con.info("fit to all data: ELBO %.6g, k̂ %s", r.elbo, num3(r.k))
-		default:
-			con.info("fold %d: %d held out, ELBO %.6g, k̂ %s", k+1, len(r.rows), r.elbo, num3(r.k))
-		}
-	})
-	if ctx.Err() != nil {
-		removeIfEmpty()
-		con.note("interrupted: no output written")
-		return exitInterrupted
-	}
-	for k, r := range res {
-		if r.err != nil && !errors.Is(r.err, context.Canceled) {
-			what := fmt.Sprintf("fold %d's fit", k+1)
-			if k == su.k {
-				what = "the fit to all data"
-			}
-			if r.where != "" {
-				con.note("%s:", r.where)
-			} else {
-				con.note("%s failed:", what)
-			}
-			printError(con, r.err, srcs)
+	res, code := crossValidate(ctx, kc, su, con)
+	if code != exitOK {
+		if code == exitInterrupted {
+			con.note("interrupted: no output written")
+		} else {
 			con.note("no output written")
-			removeIfEmpty()
-			return exitError
 		}
-	}
-	if fitCtx.Err() != nil { // stopped by a failure reported above
-		con.note("no output written")
 		removeIfEmpty()
-		return exitError
+		return code
 	}
 	t := su.totals(res)
 	meta := kfoldMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: modelHash(su.l.Source), Data: orNone(cfg.data),
@@ -1057,6 +1010,80 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 		con.note("warning: %s", w)
 	}
 	return exitOK
+}
+
+// kfoldFactors chooses the fits' factors for --fullrank on the model with
+// all data: every fold's model has its params (setupKfold), so the choice
+// serves every fit. It prints the notes, or the error and false.
+func kfoldFactors(cfg *fitConfig, su *kfoldSetup, con *console) bool {
+	notes, err := checkFullRank(&cfg.settings, su.l.Model)
+	if err != nil {
+		printError(con, err, sources(su.l.Sources))
+		return false
+	}
+	for _, n := range notes {
+		con.note("note: %s", n)
+	}
+	return true
+}
+
+// crossValidate runs the folds' fits and the fit to all data, printing
+// what it starts and, when a fit fails, why; the exit code says whether
+// they all succeeded (exitOK), one failed (exitError) or the run was
+// interrupted (exitInterrupted, not printed).
+func crossValidate(ctx context.Context, kc *kfoldConfig, su *kfoldSetup, con *console) ([]foldResult, int) {
+	split := "random"
+	if kc.group != "" {
+		split = "grouped by " + kc.group
+	}
+	each := "a fit of " + describeFactors(kc.fit.settings, su.l)
+	if kc.nuts {
+		each = fmt.Sprintf("sampled by NUTS, %d chain%s of %d warm-up + %d iterations", kc.ns.Chains, plural(kc.ns.Chains), kc.ns.Warmup, kc.ns.Draws)
+	}
+	workers := min(kc.workers, su.k+1)
+	con.info("K-fold of %s: %d folds of %d observations (%s rows, %s), each fold %s; seed %d, %d worker%s",
+		su.l.Path, su.k, su.n, su.size, split, each, kc.fit.settings.Seed, workers, plural(workers))
+	// A failed fit writes nothing, so it stops the others (their error
+	// context.Canceled, which is not reported).
+	fitCtx, stopFits := context.WithCancel(ctx)
+	defer stopFits()
+	res := su.runFits(fitCtx, kc, func(k int, r foldResult) {
+		switch {
+		case r.err != nil:
+			stopFits()
+		case !kc.fit.verbose:
+		case kc.nuts && k == su.k:
+			con.info("all data: %d divergent, R̂ %.3f", r.divergent, r.rhat)
+		case kc.nuts:
+			con.info("fold %d: %d held out, %d divergent, R̂ %.3f", k+1, len(r.rows), r.divergent, r.rhat)
+		case k == su.k:
+			con.info("fit to all data: ELBO %.6g, k̂ %s", r.elbo, num3(r.k))
+		default:
+			con.info("fold %d: %d held out, ELBO %.6g, k̂ %s", k+1, len(r.rows), r.elbo, num3(r.k))
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, exitInterrupted
+	}
+	for k, r := range res {
+		if r.err != nil && !errors.Is(r.err, context.Canceled) {
+			what := fmt.Sprintf("fold %d's fit", k+1)
+			if k == su.k {
+				what = "the fit to all data"
+			}
+			if r.where != "" {
+				con.note("%s:", r.where)
+			} else {
+				con.note("%s failed:", what)
+			}
+			printError(con, r.err, sources(su.l.Sources))
+			return nil, exitError
+		}
+	}
+	if fitCtx.Err() != nil { // stopped by a failure reported above
+		return nil, exitError
+	}
+	return res, exitOK
 }
 
 // kfoldFitWarnings are the fits' own warnings, one line per kind, naming
@@ -1199,7 +1226,8 @@ func writeKfoldCSV(w io.Writer, su *kfoldSetup, t kfoldTotals) error {
 	return cw.Error()
 }
 
-// printKfold prints the folds and the estimate.
+// printKfold prints the folds and the estimate, and the files written to
+// out (none for "": the REPL's :kfold).
 func printKfold(w io.Writer, su *kfoldSetup, byNUTS bool, res []foldResult, t kfoldTotals, out string, written []string) {
 	tb := &table{right: []bool{true, true, true, true, true, true}}
 	if byNUTS {
@@ -1220,7 +1248,9 @@ func printKfold(w io.Writer, su *kfoldSetup, byNUTS bool, res []foldResult, t kf
 	}
 	tb.print(w)
 	fmt.Fprintf(w, "\nK-fold       elpd_kfold %.6g ± %.3g, p_kfold %.3g (lpd %.6g of the fit to all data)\n", t.elpd, t.se, t.p, t.lpd)
-	fmt.Fprintf(w, "written      %s: %s\n", out, strings.Join(written, " "))
+	if out != "" {
+		fmt.Fprintf(w, "written      %s: %s\n", out, strings.Join(written, " "))
+	}
 }
 
 // yesNo formats a flag for a table.

@@ -413,3 +413,46 @@ func TestKfoldFitWarnings(t *testing.T) {
 		t.Errorf("SGVB warnings (R̂ not read):\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// TestReplKfold: :kfold cross-validates the session's model and data with
+// gpp kfold's numbers (the same kfold.csv totals as the command on the
+// same data and flags), writes nothing, leaves the session's fit alone,
+// and refuses --out, --set and data arguments.
+func TestReplKfold(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("y\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "%.3f\n", float64(i%5)/2-0.7)
+	}
+	csvPath := writeFile(t, dir, "y.csv", b.String())
+	model := writeFile(t, dir, "m.gpp", kfoldNormal)
+	out := filepath.Join(dir, "kf")
+	code, stdout, stderr := runSafe(t, "kfold", model, csvPath, "--folds", "4", "--quiet", "--out", out)
+	if code != exitOK {
+		t.Fatalf("gpp kfold: exit %d: %s", code, stderr)
+	}
+	total := stdout[strings.Index(stdout, "K-fold       "):strings.Index(stdout, "written")]
+
+	r, rout, rerr := newTestRepl()
+	typeIn(r, ":load "+model, ":data "+csvPath, ":kfold --folds 4 --quiet")
+	if r.failed || !strings.Contains(rout.String(), total) || strings.Contains(rout.String(), "written") {
+		t.Errorf(":kfold: want %q in\n%s\nerrors:\n%s", total, rout.String(), rerr.String())
+	}
+	if r.fit != nil || r.sample != nil {
+		t.Errorf(":kfold kept a fit or sample in the session")
+	}
+	for _, c := range []struct{ line, want string }{
+		{":kfold --out " + out, "writes nothing"},
+		{":kfold --set N=3", "set them with :set"},
+		{":kfold " + csvPath, "takes flags only"},
+		{":kfold --folds 13", "there are only 12 observations"},
+	} {
+		r.failed = false
+		rerr.Reset()
+		typeIn(r, c.line)
+		if !r.failed || !strings.Contains(rerr.String(), c.want) {
+			t.Errorf("%s: failed %v, errors:\n%s", c.line, r.failed, rerr.String())
+		}
+	}
+}
