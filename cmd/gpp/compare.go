@@ -24,7 +24,7 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 )
 
-const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--weights METHOD] [--csv FILE]"
+const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--weights METHOD] [--csv FILE] [--plot FILE.png]"
 
 const compareHelpText = `Compares fits by their estimated leave-one-out predictive accuracy,
 elpd_loo, as R's loo::loo_compare and ArviZ's compare do. Each FIT is an
@@ -113,6 +113,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		printFlags(fs)
 	}
 	csvOut := fs.String("csv", "", "also write the table to `FILE` as CSV")
+	plotOut := fs.String("plot", "", "also draw the comparison into `FILE.png`, as ArviZ's plot_compare: each fit's elpd_loo ± se,\nits in-sample lpd, and below the best its elpd_diff ± se_diff beside a line at the best")
 	method := fs.String("weights", weightsStacking, "the fits' weights: `METHOD` stacking, pseudo-bma+ or pseudo-bma")
 	seed := fs.Uint64("seed", 1, "seed of the Bayesian bootstrap of --weights pseudo-bma+")
 	pos, code, ok := parseCommand(fs, args, stdout)
@@ -148,10 +149,16 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		fits = append(fits, f)
 	}
-	if *csvOut != "" {
+	if *plotOut != "" && !strings.EqualFold(filepath.Ext(*plotOut), ".png") {
+		return usageError(stderr, "compare", compareSynopsis, "--plot %s: the plot is a PNG file; name it FILE.png", *plotOut)
+	}
+	for _, out := range []struct{ flag, path string }{{"--csv", *csvOut}, {"--plot", *plotOut}} {
+		if out.path == "" {
+			continue
+		}
 		for _, f := range fits {
-			if sameFile(*csvOut, f.path) {
-				errorf(stderr, "--csv %s would overwrite an input", *csvOut)
+			if sameFile(out.path, f.path) {
+				errorf(stderr, "%s %s would overwrite an input", out.flag, out.path)
 				return exitError
 			}
 		}
@@ -186,6 +193,12 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	printComparison(stdout, ranks, *method)
 	if *csvOut != "" {
 		if err := writeComparisonCSV(*csvOut, ranks, *method); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+	}
+	if *plotOut != "" {
+		if err := writeComparisonPlot(*plotOut, ranks); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"image/png"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -460,5 +461,56 @@ func TestFitRecordsDataHash(t *testing.T) {
 	sum := sha256.Sum256(src)
 	if want := hex.EncodeToString(sum[:]); len(ff.DataSHA256) != 1 || ff.DataSHA256[0] != want {
 		t.Errorf("data_sha256 %v, want [%s]", ff.DataSHA256, want)
+	}
+}
+
+// TestComparePlot: --plot draws the comparison into a PNG, taller with
+// more fits, written whole (no temporary file left); a name without .png
+// is a usage error and an input as the plot is refused, each before
+// anything is written.
+func TestComparePlot(t *testing.T) {
+	dir := t.TempDir()
+	zero := []float64{0, 0, 0, 0}
+	a := looRows(t, filepath.Join(dir, "a"), []float64{-1, -2, -1.5, -0.5}, zero, zero)
+	b := looRows(t, filepath.Join(dir, "b"), []float64{-1.2, -1.8, -2.5, -1.5}, zero, zero)
+	c := looRows(t, filepath.Join(dir, "c"), []float64{-0.5, -2.5, -2, -1}, zero, zero)
+	height := func(name string, fits ...string) int {
+		t.Helper()
+		out := filepath.Join(dir, name)
+		if code, _, stderr := runSafe(t, append(append([]string{"compare"}, fits...), "--plot", out)...); code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return img.Bounds().Dy()
+	}
+	two, three := height("two.png", a, b), height("three.png", a, b, c)
+	if !(three > two) {
+		t.Errorf("plot heights %d (2 fits) and %d (3 fits)", two, three)
+	}
+	if e := dirEntries(t, dir); len(e) != 5 {
+		t.Errorf("the directory holds %v: a temporary file left behind?", e)
+	}
+	if code, _, stderr := runSafe(t, "compare", a, b, "--plot", filepath.Join(dir, "p.svg")); code != exitUsage || !strings.Contains(stderr, "name it FILE.png") {
+		t.Errorf("--plot p.svg: exit %d, %s", code, stderr)
+	}
+	// A loo.csv may have any name, .png too.
+	src, err := os.ReadFile(filepath.Join(a, looFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onto := writeFile(t, dir, "x.png", string(src))
+	if code, _, stderr := runSafe(t, "compare", onto, b, "--plot", onto); code != exitError || !strings.Contains(stderr, "--plot "+onto+" would overwrite an input") {
+		t.Errorf("--plot onto an input: exit %d, %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(onto); string(got) != string(src) {
+		t.Errorf("the input was overwritten")
 	}
 }
