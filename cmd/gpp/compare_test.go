@@ -2,10 +2,10 @@ package main
 
 import (
 	"crypto/sha256"
-	"image/png"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
