@@ -383,6 +383,18 @@ type fitMeta struct {
 // readFitMeta reads the fit.json at path, or returns nil when there is
 // none. Errors are positioned in the file.
 func readFitMeta(path string, src sources) (*fitMeta, error) {
+	return readMeta(path, src, fitFormat, "fit")
+}
+
+// readKfoldMeta reads what gpp compare needs of a gpp kfold's kfold.json at
+// path, as readFitMeta reads a fit.json; nil when there is none.
+func readKfoldMeta(path string, src sources) (*fitMeta, error) {
+	return readMeta(path, src, kfoldFormat, "kfold")
+}
+
+// readMeta reads the JSON file at path whose "format" must be format, the
+// file of gpp command what, or returns nil when there is none.
+func readMeta(path string, src sources, format, what string) (*fitMeta, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -395,8 +407,8 @@ func readFitMeta(path string, src sources) (*fitMeta, error) {
 	if err := json.Unmarshal(b, &ff); err != nil {
 		return nil, jsonError(path, b, err)
 	}
-	if ff.Format != fitFormat {
-		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp fit file (format %q, want %q)", ff.Format, fitFormat)}
+	if ff.Format != format {
+		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp %s file (format %q, want %q)", what, ff.Format, format)}
 	}
 	return &ff, nil
 }
@@ -416,27 +428,6 @@ var (
 	looColumns   = []string{"name", "elpd_loo", "p_loo", "pareto_k"}
 	kfoldColumns = []string{"name", "elpd_kfold", "p_kfold", "pareto_k"}
 )
-
-// readKfoldMeta reads what gpp compare needs of a gpp kfold's kfold.json at
-// path, as readFitMeta reads a fit.json; nil when there is none.
-func readKfoldMeta(path string, src sources) (*fitMeta, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	src[path] = b
-	var ff fitMeta
-	if err := json.Unmarshal(b, &ff); err != nil {
-		return nil, jsonError(path, b, err)
-	}
-	if ff.Format != kfoldFormat {
-		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp kfold file (format %q, want %q)", ff.Format, kfoldFormat)}
-	}
-	return &ff, nil
-}
 
 // readLOOCSV reads a loo.csv as writeLOOCSV writes it, or a kfold.csv as
 // writeKfoldCSV does (told apart by the header; its columns in any order,

@@ -175,6 +175,12 @@ func kfoldExact(t *testing.T, dir, method, model, csvPath string, ys []float64) 
 	if code != exitOK || !strings.Contains(stdout, model+" (K-fold)") || !strings.Contains(stdout, "A K-fold row") {
 		t.Errorf("compare: exit %d:\n%s%s", code, stdout, stderr)
 	}
+	metaPath := filepath.Join(outs[1], kfoldMetaFile)
+	b3, _ := os.ReadFile(metaPath)
+	writeFile(t, outs[1], kfoldMetaFile, strings.Replace(string(b3), kfoldFormat, "gpp-fit/1", 1))
+	if code, _, stderr := runSafe(t, "compare", outs[1], fit); code != exitError || !strings.Contains(stderr, metaPath+":2:") || !strings.Contains(stderr, "not a gpp kfold file") {
+		t.Errorf("compare with a kfold.json of another format: exit %d: %s", code, stderr)
+	}
 }
 
 // TestKfoldOutlier: with as many folds as observations K-fold is
