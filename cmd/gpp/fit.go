@@ -864,12 +864,7 @@ func predictOutOK(cfg *fitConfig, l *pipeline.Loaded, con *console, whose, dir s
 // the more inputs (a fit file that predict reads, say) and the data files
 // alone, noting the clash if not (outputClash).
 func noOutputClash(cfg *fitConfig, l *pipeline.Loaded, con *console, more ...inputFile) bool {
-	inputs := append([]inputFile{{"the model", l.Path}}, more...)
-	for _, arg := range cfg.data {
-		_, file := pipeline.DataArg(arg)
-		inputs = append(inputs, inputFile{"the data file", file})
-	}
-	if err := outputClash(cfg, l.Model, inputs); err != nil {
+	if err := outputClash(cfg, l.Model, append(modelAndData(cfg, l.Path), more...)); err != nil {
 		con.note("%v", err)
 		return false
 	}

@@ -19,7 +19,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -328,12 +327,13 @@ func (su *kfoldSetup) findRows() error {
 			sizes = append(sizes, dim.Name)
 		}
 	}
+	at := l.Model.Outputs[su.ll].Pos // log_lik, whose length is the count
 	switch len(sizes) {
 	case 0:
-		return fmt.Errorf("no data has %d rows, one per element of %s: K-fold splits the rows of the data whose first axis counts the observations (a size name such as N)", su.n, looOutput)
+		return ast.Errorf(at, "no data has %d rows, one per element of %s: K-fold splits the rows of the data whose first axis counts the observations (a size name such as N)", su.n, looOutput)
 	case 1:
 	default:
-		return fmt.Errorf("the sizes %s all count %d rows, as many as %s has elements: K-fold cannot tell which counts the observations; give the others as constants or --set", strings.Join(sizes, ", "), su.n, looOutput)
+		return ast.Errorf(at, "the sizes %s all count %d rows, as many as %s has elements: K-fold cannot tell which counts the observations; give the others as constants or --set", strings.Join(sizes, ", "), su.n, looOutput)
 	}
 	su.size = sizes[0]
 	if _, ok := l.Data[su.size]; !ok {
@@ -623,6 +623,16 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 	}
 	res.heldOut(lws, ll)
 	return res
+}
+
+// total is the fit's elpd summed over its observations: a fold's held-out
+// elpd, or the fit to all data's lpd.
+func (res *foldResult) total() float64 {
+	e := 0.0
+	for _, v := range res.elpd {
+		e += v
+	}
+	return e
 }
 
 // fromSums sets the fit to all data's lpd per observation from its sums.
@@ -975,13 +985,10 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 			elbo, kHat, conv := jsonNum(r.elbo), jsonNum(r.k), r.converged
 			fm.ELBO, fm.ParetoK, fm.Converged, fm.Iterations = &elbo, &kHat, &conv, r.iterations
 		}
-		for _, v := range r.elpd {
-			fm.ELPD += v
-		}
 		if k == su.k {
 			fm.Fold, fm.HeldOut = 0, 0
 		}
-		fm.ELPD = jsonNum(fm.ELPD)
+		fm.ELPD = jsonNum(r.total())
 		meta.Fits = append(meta.Fits, fm)
 	}
 	files := []outputFile{
@@ -1092,22 +1099,31 @@ func crossValidate(ctx context.Context, kc *kfoldConfig, su *kfoldSetup, con *co
 // they would otherwise repeat K + 1 times), and draws whose log density or
 // log_lik was not a number.
 func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
+	// Each kind's text is given the count summed over its fits (n) and
+	// their largest R̂.
 	type kind struct {
 		bad  func(r foldResult) bool
-		text string
-		n    func(r foldResult) int // what the text counts
+		n    func(r foldResult) int
+		text func(count int, worstRhat float64) string
 	}
-	none := func(foldResult) int { return 0 }
 	kinds := []kind{
-		{func(r foldResult) bool { return !byNUTS && !r.converged }, "not converged in --iter iterations", none},
-		{func(r foldResult) bool { return r.divergent > 0 }, "divergent transitions (%s): the draws may miss part of the posterior (raise --adapt-delta, or reparameterise)",
-			func(r foldResult) int { return r.divergent }},
-		{func(r foldResult) bool { return byNUTS && !(r.rhat <= 1.01) }, "R̂ above 1.01 (up to %s): the chains disagree (a mixture's label switching, or too short chains: raise --warmup or --output-draws)", none},
-		{func(r foldResult) bool { return r.bad > 0 }, "draws whose log density or " + looOutput + " was not a number (%s)",
-			func(r foldResult) int { return r.bad }},
+		{func(r foldResult) bool { return !byNUTS && !r.converged }, func(foldResult) int { return 0 },
+			func(int, float64) string { return "not converged in --iter iterations" }},
+		{func(r foldResult) bool { return r.divergent > 0 }, func(r foldResult) int { return r.divergent },
+			func(n int, _ float64) string {
+				return fmt.Sprintf("divergent transitions (%d): the draws may miss part of the posterior (raise --adapt-delta, or reparameterise)", n)
+			}},
+		{func(r foldResult) bool { return byNUTS && !(r.rhat <= 1.01) }, func(foldResult) int { return 0 },
+			func(_ int, worst float64) string {
+				return fmt.Sprintf("R̂ above 1.01 (up to %.3f): the chains disagree (a mixture's label switching, or too short chains: raise --warmup or --output-draws)", worst)
+			}},
+		{func(r foldResult) bool { return r.bad > 0 }, func(r foldResult) int { return r.bad },
+			func(n int, _ float64) string {
+				return fmt.Sprintf("draws whose log density or %s was not a number (%d)", looOutput, n)
+			}},
 	}
 	var out []string
-	for i, kd := range kinds {
+	for _, kd := range kinds {
 		var who []string
 		worst, count := 0.0, 0
 		for k, r := range res {
@@ -1130,14 +1146,7 @@ func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
 		case len(who) == 1:
 			what = "fold " + who[0]
 		}
-		text := kd.text
-		switch i {
-		case 1, 3:
-			text = fmt.Sprintf(text, fmt.Sprint(count))
-		case 2:
-			text = fmt.Sprintf(text, fmt.Sprintf("%.3f", worst))
-		}
-		out = append(out, what+": "+text)
+		out = append(out, what+": "+kd.text(count, worst))
 	}
 	return out
 }
@@ -1189,20 +1198,7 @@ func kfoldMethod(kc *kfoldConfig) string {
 // kfoldClash reports a model or data file that kfold.csv or kfold.json
 // would overwrite (gpp fit's check, noOutputClash, is of fit's files).
 func kfoldClash(cfg *fitConfig, l *pipeline.Loaded) error {
-	inputs := []inputFile{{"the model", l.Path}}
-	for _, arg := range cfg.data {
-		_, file := pipeline.DataArg(arg)
-		inputs = append(inputs, inputFile{"the data file", file})
-	}
-	for _, name := range []string{kfoldFile, kfoldMetaFile} {
-		out := filepath.Join(cfg.out, name)
-		for _, in := range inputs {
-			if sameFile(out, in.path) {
-				return fmt.Errorf("--out %s: %s %s would be overwritten by the output %s: give another --out directory", cfg.out, in.what, in.path, name)
-			}
-		}
-	}
-	return nil
+	return overwriteClash(cfg.out, []string{kfoldFile, kfoldMetaFile}, modelAndData(cfg, l.Path))
 }
 
 // orNone returns args, or an empty list for none (JSON [] rather than null).
@@ -1236,10 +1232,7 @@ func printKfold(w io.Writer, su *kfoldSetup, byNUTS bool, res []foldResult, t kf
 		tb.row("fold", "held out", "ELBO", "k̂", "converged", "elpd")
 	}
 	for k, r := range res[:su.k] {
-		e := 0.0
-		for _, v := range r.elpd {
-			e += v
-		}
+		e := r.total()
 		if byNUTS {
 			tb.row(fmt.Sprint(k+1), fmt.Sprint(len(r.rows)), fmt.Sprint(r.divergent), fmt.Sprintf("%.3f", r.rhat), num1(e))
 			continue

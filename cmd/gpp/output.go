@@ -435,6 +435,31 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 // its path as given.
 type inputFile struct{ what, path string }
 
+// modelAndData are the inputs of a command on the model at path with cfg's
+// data files: what its outputs must not overwrite.
+func modelAndData(cfg *fitConfig, path string) []inputFile {
+	inputs := []inputFile{{"the model", path}}
+	for _, arg := range cfg.data {
+		_, file := pipeline.DataArg(arg)
+		inputs = append(inputs, inputFile{"the data file", file})
+	}
+	return inputs
+}
+
+// overwriteClash reports an input that writing the files names into dir
+// would overwrite.
+func overwriteClash(dir string, names []string, inputs []inputFile) error {
+	for _, name := range names {
+		out := filepath.Join(dir, name)
+		for _, in := range inputs {
+			if sameFile(out, in.path) {
+				return fmt.Errorf("--out %s: %s %s would be overwritten by the output %s: give another --out directory", dir, in.what, in.path, name)
+			}
+		}
+	}
+	return nil
+}
+
 // outputClash reports an input that a fit of m with cfg would destroy by
 // writing its outputs (plannedOutputs) into cfg.out, or by removing the
 // earlier fit's files there (staleOutputs): a data file named

@@ -878,23 +878,10 @@ func sbcPlanned(su *sbcSetup, plots bool) []string {
 // sbcClash reports a model or design file that the outputs would
 // overwrite.
 func sbcClash(cfg *fitConfig, su *sbcSetup) error {
-	inputs := []inputFile{{"the model", su.l.Path}}
-	for _, arg := range cfg.data {
-		_, file := pipeline.DataArg(arg)
-		inputs = append(inputs, inputFile{"the data file", file})
-	}
 	if _, err := os.Stat(filepath.Join(cfg.out, fitFileName)); err == nil {
 		return fmt.Errorf("--out %s holds a fit (its %s), whose %s sbc would replace: give another --out directory", cfg.out, fitFileName, summaryFile)
 	}
-	for _, name := range sbcPlanned(su, cfg.plots) {
-		out := filepath.Join(cfg.out, name)
-		for _, in := range inputs {
-			if sameFile(out, in.path) {
-				return fmt.Errorf("--out %s: %s %s would be overwritten by the output %s: give another --out directory", cfg.out, in.what, in.path, name)
-			}
-		}
-	}
-	return nil
+	return overwriteClash(cfg.out, sbcPlanned(su, cfg.plots), modelAndData(cfg, su.l.Path))
 }
 
 // sbcStale lists the files of an earlier gpp sbc in cfg.out that this one
