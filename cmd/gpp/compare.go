@@ -133,6 +133,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if seeded && *method != weightsBB {
 		return usageError(stderr, "compare", compareSynopsis, "--seed needs --weights pseudo-bma+: it seeds its Bayesian bootstrap, and %s draws nothing", *method)
 	}
+	if *plotOut != "" && !strings.EqualFold(filepath.Ext(*plotOut), ".png") {
+		return usageError(stderr, "compare", compareSynopsis, "--plot %s: the plot is a PNG file; name it FILE.png", *plotOut)
+	}
 	src := sources{}
 	var fits []*looFit
 	for _, arg := range pos {
@@ -148,9 +151,6 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		fits = append(fits, f)
-	}
-	if *plotOut != "" && !strings.EqualFold(filepath.Ext(*plotOut), ".png") {
-		return usageError(stderr, "compare", compareSynopsis, "--plot %s: the plot is a PNG file; name it FILE.png", *plotOut)
 	}
 	for _, out := range []struct{ flag, path string }{{"--csv", *csvOut}, {"--plot", *plotOut}} {
 		if out.path == "" {
@@ -224,9 +224,10 @@ func sameData(a, b *looFit) bool {
 	})
 }
 
-// readLOOFit reads the loo.csv that arg is or holds, and the model's name
-// from the fit.json beside it (when the file is named loo.csv and the
-// fit.json lists it among its files); the files read are added to src.
+// readLOOFit reads the loo.csv (or a gpp kfold's kfold.csv) that arg is or
+// holds, and the model's name from the fit.json (kfold.json) beside it
+// when the file keeps its name and the metadata lists it among its files;
+// the files read are added to src.
 func readLOOFit(arg string, src sources) (*looFit, error) {
 	fi, err := os.Stat(arg)
 	if err != nil {
@@ -292,7 +293,7 @@ func noLOOError(dir string) error {
 	ff, err := readFitMeta(filepath.Join(dir, fitFileName), sources{})
 	switch {
 	case err != nil || ff == nil:
-		return fmt.Errorf("%s has no %s: give the output directory (--out) of gpp fit or gpp sample of a model with an output log_lik", dir, looFile)
+		return fmt.Errorf("%s has no %s: give the output directory (--out) of gpp fit, gpp sample or gpp kfold of a model with an output log_lik", dir, looFile)
 	case ff.Method == "map":
 		return fmt.Errorf("%s has no %s: a MAP fit has no draws to weight for leave-one-out; fit a distribution (--family)", dir, looFile)
 	}

@@ -501,6 +501,10 @@ func TestComparePlot(t *testing.T) {
 	if code, _, stderr := runSafe(t, "compare", a, b, "--plot", filepath.Join(dir, "p.svg")); code != exitUsage || !strings.Contains(stderr, "name it FILE.png") {
 		t.Errorf("--plot p.svg: exit %d, %s", code, stderr)
 	}
+	// The name is a usage error, checked before any fit is read.
+	if code, _, stderr := runSafe(t, "compare", a, filepath.Join(dir, "nothere"), "--plot", filepath.Join(dir, "p.svg")); code != exitUsage || !strings.Contains(stderr, "name it FILE.png") {
+		t.Errorf("--plot p.svg with a missing fit: exit %d, %s", code, stderr)
+	}
 	// A loo.csv may have any name, .png too.
 	src, err := os.ReadFile(filepath.Join(a, looFile))
 	if err != nil {

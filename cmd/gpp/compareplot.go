@@ -86,7 +86,7 @@ func plotComparison(w io.Writer, ranks []looRank) error {
 	if err := bars(diffs, dLo, dHi, grey, vg.Points(1.5)); err != nil {
 		return err
 	}
-	if len(points) > 0 && isFinite(ranks[0].elpd) {
+	if isFinite(ranks[0].elpd) {
 		best, err := plotter.NewLine(plotter.XYs{{X: ranks[0].elpd, Y: -0.6}, {X: ranks[0].elpd, Y: float64(n) - 0.4}})
 		if err != nil {
 			return err

@@ -70,27 +70,14 @@ const stackMaxIter = 500
 // stackTol is the tolerance of the optimality conditions on g.
 const stackTol = 1e-10
 
-// weightInput checks lpd and returns p[k][i] = exp(lpd[k][i] − max_k
-// lpd[k][i]), in (0, 1] with a 1 in every observation (the shift by an
-// observation's constant leaves both objectives' maximisers unchanged).
+// weightInput checks lpd (checkLPD) and returns p[k][i] = exp(lpd[k][i] −
+// max_k lpd[k][i]), in (0, 1] with a 1 in every observation (the shift by
+// an observation's constant leaves both objectives' maximisers unchanged).
 func weightInput(lpd [][]float64) ([][]float64, error) {
-	if len(lpd) == 0 {
-		return nil, errors.New("model weights need at least one model")
+	if err := checkLPD(lpd); err != nil {
+		return nil, err
 	}
 	n := len(lpd[0])
-	if n == 0 {
-		return nil, errors.New("model weights need at least one observation")
-	}
-	for k, row := range lpd {
-		if len(row) != n {
-			return nil, fmt.Errorf("model %d has %d observations, model 1 has %d", k+1, len(row), n)
-		}
-		for i, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 1) {
-				return nil, fmt.Errorf("model %d's elpd at observation %d is %v", k+1, i+1, v)
-			}
-		}
-	}
 	p := make([][]float64, len(lpd))
 	for k := range p {
 		p[k] = make([]float64, n)
@@ -100,14 +87,40 @@ func weightInput(lpd [][]float64) ([][]float64, error) {
 		for k := range lpd {
 			m = math.Max(m, lpd[k][i])
 		}
-		if math.IsInf(m, -1) {
-			return nil, fmt.Errorf("every model's elpd at observation %d is -Inf", i+1)
-		}
 		for k := range lpd {
 			p[k][i] = math.Exp(lpd[k][i] - m)
 		}
 	}
 	return p, nil
+}
+
+// checkLPD checks the weights' input: at least one model and one
+// observation, models of one length, no NaN or +Inf, and in every
+// observation some model's elpd above −Inf.
+func checkLPD(lpd [][]float64) error {
+	if len(lpd) == 0 {
+		return errors.New("model weights need at least one model")
+	}
+	n := len(lpd[0])
+	if n == 0 {
+		return errors.New("model weights need at least one observation")
+	}
+	for k, row := range lpd {
+		if len(row) != n {
+			return fmt.Errorf("model %d has %d observations, model 1 has %d", k+1, len(row), n)
+		}
+		for i, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 1) {
+				return fmt.Errorf("model %d's elpd at observation %d is %v", k+1, i+1, v)
+			}
+		}
+	}
+	for i := range n {
+		if !slices.ContainsFunc(lpd, func(row []float64) bool { return row[i] > math.Inf(-1) }) {
+			return fmt.Errorf("every model's elpd at observation %d is -Inf", i+1)
+		}
+	}
+	return nil
 }
 
 // stacking holds the densities and the work buffers of the Newton
@@ -379,7 +392,7 @@ func (st *stacking) accept(w []float64) {
 // the totals and so keeps weight off a model only clearly worse. Draws come
 // from rng. The inputs are checked as StackingWeights checks them.
 func PseudoBMAWeights(lpd [][]float64, bootstrap int, rng *rand.Rand) ([]float64, error) {
-	if _, err := weightInput(lpd); err != nil {
+	if err := checkLPD(lpd); err != nil {
 		return nil, err
 	}
 	K, n := len(lpd), len(lpd[0])
@@ -395,10 +408,10 @@ func PseudoBMAWeights(lpd [][]float64, bootstrap int, rng *rand.Rand) ([]float64
 		return nil, errors.New("every model's elpd total is -Inf (each rules out some observation)")
 	}
 	if bootstrap <= 0 {
-		return softmax(z), nil
+		return softmax(make([]float64, K), z), nil
 	}
 	w := make([]float64, K)
-	alpha := make([]float64, n)
+	alpha, draw := make([]float64, n), make([]float64, K)
 	for range bootstrap {
 		sum := 0.0
 		for i := range alpha {
@@ -414,7 +427,7 @@ func PseudoBMAWeights(lpd [][]float64, bootstrap int, rng *rand.Rand) ([]float64
 			}
 			z[k] *= float64(n) / sum
 		}
-		for k, v := range softmax(z) {
+		for k, v := range softmax(draw, z) {
 			w[k] += v
 		}
 	}
@@ -424,13 +437,13 @@ func PseudoBMAWeights(lpd [][]float64, bootstrap int, rng *rand.Rand) ([]float64
 	return w, nil
 }
 
-// softmax returns exp(z_k − max z) normalised to sum to 1.
-func softmax(z []float64) []float64 {
+// softmax writes exp(z_k − max z) normalised to sum to 1 into w (of z's
+// length) and returns it.
+func softmax(w, z []float64) []float64 {
 	m := math.Inf(-1)
 	for _, v := range z {
 		m = math.Max(m, v)
 	}
-	w := make([]float64, len(z))
 	sum := 0.0
 	for k, v := range z {
 		w[k] = math.Exp(v - m)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -368,6 +369,15 @@ func TestStackingInfinite(t *testing.T) {
 			t.Errorf("%v: pseudo-BMA weights %v, want an error", bad, w)
 		}
 	}
+	// An observation every model rules out is named, not left to fail the
+	// optimisation (its shifted densities would be NaN).
+	allOut := [][]float64{{0, math.Inf(-1)}, {-1, math.Inf(-1)}}
+	if _, err := StackingWeights(allOut); err == nil || !strings.Contains(err.Error(), "observation 2 is -Inf") {
+		t.Errorf("every model -Inf at observation 2: error %v", err)
+	}
+	if _, err := PseudoBMAWeights(allOut, 0, nil); err == nil || !strings.Contains(err.Error(), "observation 2 is -Inf") {
+		t.Errorf("pseudo-BMA, every model -Inf at observation 2: error %v", err)
+	}
 	if w, err := PseudoBMAWeights([][]float64{{0, math.Inf(-1)}, {math.Inf(-1), 0}}, 0, nil); err == nil {
 		t.Errorf("both totals -Inf: weights %v, want an error", w)
 	}
@@ -411,11 +421,9 @@ func TestPseudoBMA(t *testing.T) {
 	if !slices.Equal(a, b) {
 		t.Errorf("same seed, weights %v and %v", a, b)
 	}
-	worse := 0
+	worse := 1
 	if plain[1] > plain[0] {
 		worse = 0
-	} else {
-		worse = 1
 	}
 	if !(a[worse] > plain[worse]) || math.Abs(a[0]+a[1]-1) > 1e-12 {
 		t.Errorf("pseudo-BMA+ %v against plain %v: want more weight on model %d", a, plain, worse+1)
