@@ -179,7 +179,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, r := range ranks {
 		if r.badK > 0 && r.fit.kfold {
-			errorf(stderr, "warning: %s: the held-out elpd of %d of %d observations rests on a few draws (k̂ above 0.7): its elpd_kfold may be unreliable (run gpp kfold again with more --output-draws)", r.fit.label, r.badK, r.nObserve)
+			errorf(stderr, "warning: %s: the held-out elpd of %d of %d observations rests on a few draws (k̂ above 0.7): its elpd_kfold may be unreliable (gpp kfold said why: in a fold whose q misses its posterior, --fullrank all or --nuts; for an observation the other rows hardly predict, more --output-draws)", r.fit.label, r.badK, r.nObserve)
 			continue
 		}
 		if r.badK > 0 {

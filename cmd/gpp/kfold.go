@@ -69,12 +69,16 @@ effects must then be sized by a count the data give whole).
 Each fold's fit is gpp fit's with the flags given (its --seed is --seed, so
 a fold's fit can be repeated by gpp fit on its rows), and a last fit to all
 data gives the in-sample lpd and p_kfold = lpd − elpd_kfold. The fold's
-elpd_i = log Σ_s w_s p(y_i | θ_s) over --output-draws draws θ_s of q with
-PSIS-smoothed weights w ∝ p(θ_s, y_train)/q(θ_s), which correct q toward
-the fold's posterior; the fold's k̂ of those weights is printed, with a
-warning above 0.7 (q then misses the fold's posterior; --fullrank all may
-help). Fits run side by side on --workers goroutines (default: the number
-of CPUs), each on one; the numbers do not depend on it.
+elpd_i = log Σ_s w_s p(y_i | θ_s) over --output-draws draws θ_s of q and
+as many of its heavy-tailed companion g (as gpp fit's LOO draws), with
+PSIS-smoothed weights w ∝ p(θ_s, y_train)/(½q + ½g)(θ_s), which correct
+the draws toward the fold's posterior; the fold's k̂ of those weights is
+printed, with a warning above 0.7 (q then misses the fold's posterior;
+--fullrank all may help), and a warning counts the observations whose own
+estimate rests on a few draws (the k̂ of its terms above 0.7; more
+--output-draws may settle it). Fits run side by side on --workers
+goroutines (default: the number of CPUs), each on one; the numbers do not
+depend on it.
 
 With --nuts each fold's posterior is sampled by NUTS instead (gpp sample's
 sampler: --chains, default 4, of --warmup 1000 warm-up and --output-draws
@@ -85,7 +89,8 @@ its far tails: an outlier's held-out density, which lives there, is better
 estimated by the fit's defensive draws (docs/inference.md).
 
 Into --out (default gpp-kfold) it writes kfold.csv (per observation its
-elpd_kfold, p_kfold and fold, with the totals on its first line) and
+elpd_kfold, p_kfold, pareto_k, that k̂ of its estimate, and fold, with the
+totals on its first line) and
 kfold.json (the model, data, settings, and per fold its ELBO, k̂ and
 elpd); gpp compare ranks the directory beside fits and samples. Ctrl-C
 (SIGINT) or SIGTERM stops without writing (exit 130). Exit 0: done; 1: an
@@ -1210,7 +1215,8 @@ func orNone(args []string) []string {
 }
 
 // writeKfoldCSV writes kfold.csv: the totals on a comment line, then per
-// observation (log_lik's element) its elpd_kfold, p_kfold and fold (1-based).
+// observation (log_lik's element) its elpd_kfold, p_kfold, the k̂ of its
+// estimate and fold (1-based).
 func writeKfoldCSV(w io.Writer, su *kfoldSetup, t kfoldTotals) error {
 	fmt.Fprintf(w, "# elpd_kfold = %s, se = %s, p_kfold = %s, folds = %d, observations = %d\n", formatNum(t.elpd), formatNum(t.se), formatNum(t.p), su.k, su.n)
 	cw := csv.NewWriter(w)
