@@ -419,7 +419,7 @@ func readMeta(path string, src sources, format, what string) (*fitMeta, error) {
 // of observations, then loo's count of moment-matched observations (an
 // empty group in kfoldComment, so that the indexes are alike).
 var (
-	looComment   = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?\r?$`)
+	looComment   = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?(?: \(refitted: [0-9]+\))?\r?$`)
 	kfoldComment = regexp.MustCompile(`^# elpd_kfold = \S+, se = \S+, p_kfold = \S+, folds = [0-9]+, observations = ([0-9]+)()\r?$`)
 )
 

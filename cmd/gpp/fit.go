@@ -59,6 +59,7 @@ type fitConfig struct {
 	against     string // gpp sample --against: the fit compared with the draws (against.go)
 	resample    bool   // --psis-resample: the output draws are q's, importance-resampled (resample.go)
 	momentMatch bool   // --moment-match: LOO of high-k̂ observations by moment matching (momentmatch.go)
+	reloo       bool   // --reloo: LOO of high-k̂ observations by refits without them (reloo.go)
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings
 
@@ -123,6 +124,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the LOO draws toward its leave-one-out posterior and\nweight them again (the loo package's loo_moment_match); needs an output log_lik (default false)")
 	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", resampleFactor, minCandidates))
+	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, intervals.png (the params' medians and 50 % and 90 %\nintervals, a panel per param), a heatmap NAME_mean.png of every matrix latent,\nand for every data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's), with log_lik a term per element of y, loo_pit_y.png (the LOO-PIT\nECDF less u in a 95 % simultaneous band) (default false)")
@@ -444,6 +446,12 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 	if cfg.momentMatch && s.Method == sgvb.MAP {
 		return "--moment-match needs SGVB: a MAP estimate has no draws, and so no PSIS-LOO to mend"
 	}
+	if cfg.reloo && s.Method == sgvb.MAP {
+		return "--reloo needs SGVB: a MAP estimate has no draws, and so no PSIS-LOO to mend"
+	}
+	if cfg.reloo && cfg.minibatch != "" {
+		return "--reloo refits on all rows but one, which --minibatch's batches of rows do not describe: drop one of them"
+	}
 	if cfg.restarts > 1 && s.Method == sgvb.MAP {
 		return "--restarts needs SGVB: MAP estimates are points, which cannot be mixed"
 	}
@@ -665,6 +673,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		printError(con, err, srcs)
 		removeIfEmpty()
 		return exitError
+	}
+	if cfg.reloo && ds.loo != nil {
+		con.info("reloo: refitting without each observation whose k̂ is above %.2g", relooLimit)
+		ds.rl = reloo(ctx, l, ds, relooConfig(cfg, nil, relooBridge(r, mix)), relooWorkers(s.Workers), con)
 	}
 	st := summariseColumns(ds)
 	var ro *resampleOutcome
@@ -1103,6 +1115,9 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 	printResample(w, cfg, ro)
 	printLOO(w, ds.loo)
 	printMomentMatch(w, ds.mm)
+	if ds.loo != nil {
+		printReloo(w, ds.rl, ds.loo.ELPD)
+	}
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}

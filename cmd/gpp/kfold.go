@@ -120,6 +120,11 @@ type kfoldConfig struct {
 	workers int
 	nuts    bool          // --nuts: each fold sampled by NUTS instead of fitted
 	ns      nuts.Settings // with --nuts: the chains' settings
+	// bridge, when not nil, is a fit to all the data (--reloo's): its q
+	// and companion join each fold's proposal, weighted as one mixture,
+	// so that draws reach where the held-out rows' likelihood is, which
+	// a posterior without them may hold only in a far tail.
+	bridge *sgvb.Result
 }
 
 // kfoldSGVBFlags are the fit flags that only an SGVB fit reads, refused
@@ -553,14 +558,33 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 	// observation's terms as they come instead of keeping n × 2S of them.
 	def := r.Defensive()
 	x := make([]float64, r.Dim)
+	parts := []*sgvb.Defensive{def} // the proposal: an equal mixture of these
+	if kc.bridge != nil && k < su.k {
+		parts = append(parts, kc.bridge.Defensive())
+	}
 	sample := func(rng *rand.Rand, d int) {
-		if d < draws {
+		part, own := parts[d/(2*draws)], d%(2*draws) < draws
+		switch {
+		case own && part == def:
 			r.SampleCoords(rng, x)
-		} else {
-			def.SampleCoords(rng, x)
+		case own:
+			kc.bridge.SampleCoords(rng, x)
+		default:
+			part.SampleCoords(rng, x)
 		}
 	}
-	lw := make([]float64, 2*draws)
+	logProposal := func(x []float64) float64 {
+		if len(parts) == 1 {
+			return def.LogDensity(x)
+		}
+		a, b := def.LogDensity(x), parts[1].LogDensity(x)
+		m := math.Max(a, b)
+		if math.IsInf(m, -1) {
+			return m
+		}
+		return m + math.Log(0.5*math.Exp(a-m)+0.5*math.Exp(b-m))
+	}
+	lw := make([]float64, 2*draws*len(parts))
 	rng := rand.New(rand.NewPCG(s.Seed, kfoldStream+1+uint64(k)))
 	for d := range lw {
 		if d%64 == 0 && ctx.Err() != nil {
@@ -569,7 +593,7 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 		}
 		sample(rng, d)
 		lp, err := mt.LogJointValue(x)
-		lw[d] = lp - def.LogDensity(x)
+		lw[d] = lp - logProposal(x)
 		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
 			lw[d] = math.Inf(-1)
 			res.bad++

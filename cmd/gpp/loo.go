@@ -304,6 +304,9 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	if ds.mm != nil && ds.mm.matched > 0 {
 		matched = fmt.Sprintf(" (moment matched: %d)", ds.mm.matched) // no comma: the line has as many fields as the header
 	}
+	if ds.rl != nil && ds.rl.refit > 0 {
+		matched += fmt.Sprintf(" (refitted: %d)", ds.rl.refit)
+	}
 	fmt.Fprintf(w, "# elpd_loo = %s, se = %s, p_loo = %s, pareto_k above 0.7: %d of %d%s\n",
 		formatNum(lo.ELPD), formatNum(lo.SE), formatNum(lo.P), lo.BadK(), len(lo.Points), matched)
 	cw := csv.NewWriter(w)

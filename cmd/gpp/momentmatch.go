@@ -36,17 +36,30 @@ type mmReport struct {
 
 // momentMatchRefusal says why --moment-match cannot run on m, or is "".
 func momentMatchRefusal(cfg *fitConfig, m *compile.Model) string {
-	if cfg.momentMatch && !hasLOOOutput(m) {
-		return fmt.Sprintf("--moment-match needs an output %s (each observation's log likelihood, for PSIS-LOO): the model has none", looOutput)
+	if hasLOOOutput(m) {
+		return ""
+	}
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{cfg.momentMatch, "--moment-match"}, {cfg.reloo, "--reloo"}} {
+		if f.on {
+			return fmt.Sprintf("%s needs an output %s (each observation's log likelihood, for PSIS-LOO): the model has none", f.name, looOutput)
+		}
 	}
 	return ""
 }
 
-// momentMatchAdvice is what the LOO warning adds about --moment-match
-// when it was not given and some observation's k̂ is above 0.7: "" or a
-// clause starting "; ".
+// momentMatchAdvice is what the LOO warning adds when some observation's
+// k̂ is above 0.7: about --moment-match when it was not given, or what
+// --reloo did; "" or a clause starting "; ".
 func momentMatchAdvice(cfg *fitConfig, ds *drawSet) string {
-	if cfg.momentMatch || ds.loo == nil || ds.loo.BadK() == 0 {
+	switch {
+	case ds.loo == nil || ds.loo.BadK() == 0:
+		return ""
+	case ds.rl != nil && ds.rl.refit > 0:
+		return fmt.Sprintf("; --reloo refitted %d of them, whose k̂ is now that of the refit's estimate: it rests on a few of the refit's draws", ds.rl.refit)
+	case cfg.momentMatch:
 		return ""
 	}
 	return "; --moment-match moves the draws toward each such observation's leave-one-out posterior and often brings its k̂ down"

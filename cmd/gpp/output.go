@@ -726,6 +726,8 @@ type drawSet struct {
 	pits     []pitCheck
 	// mm is what --moment-match did to loo (nil: no --moment-match).
 	mm *mmReport
+	// rl is what --reloo did to loo (nil: no --reloo).
+	rl *relooReport
 	// observed holds the Bernoulli ~ statements on data at the mean row
 	// (compile.Evaluator.Observed), which separationWarnings reads.
 	observed []compile.Observed

@@ -143,6 +143,10 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit keeps one q: fit a mixture of restarts with gpp fit --restarts")
 		return
 	}
+	if cfg.reloo {
+		r.errorf(":fit --reloo: refits are gpp fit's (gpp fit --reloo); in the session, :kfold refits by folds")
+		return
+	}
 	if cfg.prior {
 		r.errorf(":fit keeps a fitted q: draw from the priors with gpp fit --prior")
 		return

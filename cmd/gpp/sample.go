@@ -200,6 +200,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R\n(default: each unconstrained coordinate uniform on (-2, 2), as Stan)")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the draws toward its leave-one-out posterior and weight\nthem again (the loo package's loo_moment_match); needs an output log_lik (default false)")
+	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
 		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
@@ -494,6 +495,10 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 			return nil, exitError
 		}
 	}
+	if cfg.reloo && sd.ds.loo != nil {
+		con.info("reloo: sampling without each observation whose k̂ is above %.2g", relooLimit)
+		sd.ds.rl = reloo(ctx, l, sd.ds, relooConfig(cfg, &s, nil), relooWorkers(s.Workers), con)
+	}
 	if af != nil {
 		run.against, run.missing = compareAgainst(af, sd, run.st, run.ms)
 	}
@@ -527,6 +532,9 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	}
 	printLOO(stdout, sd.ds.loo)
 	printMomentMatch(stdout, sd.ds.mm)
+	if sd.ds.loo != nil {
+		printReloo(stdout, sd.ds.rl, sd.ds.loo.ELPD)
+	}
 	if run.written != nil {
 		fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(run.written, " "))
 	}
