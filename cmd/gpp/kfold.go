@@ -69,10 +69,12 @@ effects must then be sized by a count the data give whole).
 Each fold's fit is gpp fit's with the flags given (its --seed is --seed, so
 a fold's fit can be repeated by gpp fit on its rows), and a last fit to all
 data gives the in-sample lpd and p_kfold = lpd − elpd_kfold. The fold's
-elpd_i = log Σ_s w_s p(y_i | θ_s) over --output-draws draws θ_s of q and
-as many of its heavy-tailed companion g (as gpp fit's LOO draws), with
-PSIS-smoothed weights w ∝ p(θ_s, y_train)/(½q + ½g)(θ_s), which correct
-the draws toward the fold's posterior; the fold's k̂ of those weights is
+elpd_i = log Σ_s w_s p(y_i | θ_s) over --output-draws draws θ_s of q, as
+many of its heavy-tailed companion g (as gpp fit's LOO draws), and as many
+of the fit to all data's q and companion (which reach where the held-out
+rows are likely, such as an outlier's tail), with PSIS-smoothed weights w
+∝ p(θ_s, y_train) over the four's equal mixture, which correct the draws
+toward the fold's posterior; the fold's k̂ of those weights is
 printed, with a warning above 0.7 (q then misses the fold's posterior;
 --fullrank all may help), and a warning counts the observations whose own
 estimate rests on a few draws (the k̂ of its terms above 0.7; more
@@ -120,10 +122,11 @@ type kfoldConfig struct {
 	workers int
 	nuts    bool          // --nuts: each fold sampled by NUTS instead of fitted
 	ns      nuts.Settings // with --nuts: the chains' settings
-	// bridge, when not nil, is a fit to all the data (--reloo's): its q
-	// and companion join each fold's proposal, weighted as one mixture,
-	// so that draws reach where the held-out rows' likelihood is, which
-	// a posterior without them may hold only in a far tail.
+	// bridge, when not nil, is a fit to all the data (--reloo's; gpp
+	// kfold's own is kfoldSetup.full): its q and companion join each
+	// fold's proposal, weighted as one mixture, so that draws reach where
+	// the held-out rows' likelihood is, which a posterior without them may
+	// hold only in a far tail.
 	bridge *sgvb.Result
 }
 
@@ -151,7 +154,7 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 		usage := f.Usage
 		switch name {
 		case "output-draws":
-			usage = "draws of each fold's q (and as many of its defensive companion) that estimate its\nheld-out elpd; with --nuts, each chain's kept iterations"
+			usage = "draws of each fold's q (and as many of its defensive companion, and of the fit to\nall data's q and companion) that estimate its held-out elpd; with --nuts, each\nchain's kept iterations"
 		case "family":
 			usage = "variational family of positive latents: gamma or lognormal, or laplace"
 		case "seed":
@@ -239,8 +242,11 @@ type kfoldSetup struct {
 	size  string   // the size name that counts them
 	split []string // the data declarations split by rows, size among them when declared
 	ll    int      // log_lik's index among the outputs
-	fold  []int    // each observation's fold
-	k     int      // folds
+	// full, for SGVB folds, hands the fit to all data to the folds' draws
+	// as their bridge (kfoldConfig.bridge); nil: none.
+	full *fullFit
+	fold []int // each observation's fold
+	k    int   // folds
 }
 
 // prepareKfold loads the model on all data and finds its observations.
@@ -506,6 +512,9 @@ type foldResult struct {
 // observations.
 func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldResult {
 	s, draws := kc.fit.settings, kc.fit.outputDraws
+	if k == su.k && su.full != nil {
+		defer su.full.publish(nil) // a failed fit to all data releases the folds without a bridge
+	}
 	var train, test []int
 	if k < su.k {
 		train, test = su.rows(k, false), su.rows(k, true)
@@ -543,15 +552,25 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 		return res
 	}
 	res.elbo, res.converged, res.iterations = r.ELBO, r.Converged, r.Iterations
+	bridge := kc.bridge
+	switch {
+	case su.full == nil:
+	case k == su.k:
+		su.full.publish(r)
+	default:
+		bridge = su.full.wait(ctx)
+	}
 	evH, err := mh.NewEvaluator()
 	if err != nil {
 		res.err = err
 		return res
 	}
-	// draws of q, then as many of its heavy-tailed companion g, each
-	// weighted by p over the mixture ½q + ½g (as gpp fit's LOO draws):
-	// a held-out observation far out, such as an outlier, is predicted
-	// from the posterior's tails, which q's alone reach too rarely. A
+	// draws of q, then as many of its heavy-tailed companion g (as gpp
+	// fit's LOO draws), and for a fold as many of the bridge's q and its
+	// companion, each weighted by p over the proposal's density (the
+	// equal mixture of parts): a held-out observation far out, such as an
+	// outlier, is predicted from the posterior's tails, which q's alone
+	// reach too rarely and the fit to all data holds. A
 	// first pass weighs the draws by the training rows' log density; a
 	// second draws them again from the same stream and evaluates the
 	// held-out rows' log_lik, so that the fit to all data sums each
@@ -559,8 +578,8 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 	def := r.Defensive()
 	x := make([]float64, r.Dim)
 	parts := []*sgvb.Defensive{def} // the proposal: an equal mixture of these
-	if kc.bridge != nil && k < su.k {
-		parts = append(parts, kc.bridge.Defensive())
+	if bridge != nil && k < su.k {
+		parts = append(parts, bridge.Defensive())
 	}
 	sample := func(rng *rand.Rand, d int) {
 		part, own := parts[d/(2*draws)], d%(2*draws) < draws
@@ -568,7 +587,7 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 		case own && part == def:
 			r.SampleCoords(rng, x)
 		case own:
-			kc.bridge.SampleCoords(rng, x)
+			bridge.SampleCoords(rng, x)
 		default:
 			part.SampleCoords(rng, x)
 		}
@@ -859,12 +878,44 @@ func sameParams(ma, mb *compile.Model, size, na, nb string) error {
 	return nil
 }
 
+// fullFit is the fit to all data as the folds wait for it: published
+// once, when it is fitted or has failed (nil).
+type fullFit struct {
+	once sync.Once
+	done chan struct{}
+	r    *sgvb.Result
+}
+
+func newFullFit() *fullFit { return &fullFit{done: make(chan struct{})} }
+
+// publish hands r (nil: none) to the folds; later calls do nothing.
+func (f *fullFit) publish(r *sgvb.Result) {
+	f.once.Do(func() {
+		f.r = r
+		close(f.done)
+	})
+}
+
+// wait returns the fit to all data once published, or nil when ctx ends
+// first.
+func (f *fullFit) wait(ctx context.Context) *sgvb.Result {
+	select {
+	case <-f.done:
+		return f.r
+	case <-ctx.Done():
+		return nil
+	}
+}
+
 // runFits runs the K folds' fits and the fit to all data on workers
 // goroutines, in the order fold 1..K, all; done is called (serially) as
 // each finishes.
 func (su *kfoldSetup) runFits(ctx context.Context, kc *kfoldConfig, done func(k int, r foldResult)) []foldResult {
 	workers := kc.workers
 	jobs := su.k + 1
+	if !kc.nuts && kc.bridge == nil {
+		su.full = newFullFit()
+	}
 	res := make([]foldResult, jobs)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -882,8 +933,11 @@ func (su *kfoldSetup) runFits(ctx context.Context, kc *kfoldConfig, done func(k 
 			}
 		}()
 	}
+	// The fit to all data goes first, as the folds' draws wait for it
+	// (fullFit): on one worker it is done before any fold starts.
 loop:
-	for k := range jobs {
+	for j := range jobs {
+		k := (j + su.k) % jobs
 		select {
 		case next <- k:
 		case <-ctx.Done():
