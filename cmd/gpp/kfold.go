@@ -128,6 +128,9 @@ type kfoldConfig struct {
 	// the held-out rows' likelihood is, which a posterior without them may
 	// hold only in a far tail.
 	bridge *sgvb.Result
+	// reloo: the fits are --reloo's, each holding out one observation,
+	// which the messages name so.
+	reloo bool
 }
 
 // kfoldSGVBFlags are the fit flags that only an SGVB fit reads, refused
@@ -244,9 +247,10 @@ type kfoldSetup struct {
 	ll    int      // log_lik's index among the outputs
 	// full, for SGVB folds, hands the fit to all data to the folds' draws
 	// as their bridge (kfoldConfig.bridge); nil: none.
-	full *fullFit
-	fold []int // each observation's fold
-	k    int   // folds
+	full  *fullFit
+	fold  []int // each observation's fold
+	k     int   // folds
+	reloo bool  // kfoldConfig.reloo
 }
 
 // prepareKfold loads the model on all data and finds its observations.
@@ -264,7 +268,7 @@ func prepareKfold(kc *kfoldConfig, con *console) (*kfoldSetup, error) {
 // and assigns them to folds.
 func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup, error) {
 	cfg := kc.fit
-	su := &kfoldSetup{l: l, ll: -1, k: kc.folds}
+	su := &kfoldSetup{l: l, ll: -1, k: kc.folds, reloo: kc.reloo}
 	m := l.Model
 	if len(m.Latents) == 0 {
 		return su, fmt.Errorf("%s: the model has no params to fit", cfg.model)
@@ -279,11 +283,11 @@ func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup,
 	}
 	out := m.Outputs[su.ll]
 	if len(out.Shape) != 1 {
-		return su, ast.Errorf(out.Pos, "output %s has shape %s: K-fold needs a vector, one element per observation (a row of the data)", looOutput, shapeText(out.Shape))
+		return su, ast.Errorf(out.Pos, "output %s has shape %s: %s needs a vector, one element per observation (a row of the data)", looOutput, shapeText(out.Shape), su.by())
 	}
 	su.n = out.Shape[0]
 	if cells := data.MissingCells(l.Info, l.Data); len(cells) > 0 {
-		return su, ast.Errorf(cells[0].Cells[0], "data %s has a missing value here: K-fold would hold out rows whose values the fits impute; fill or drop them", cells[0].Data)
+		return su, ast.Errorf(cells[0].Cells[0], "data %s has a missing value here: %s would hold out rows whose values the fits impute; fill or drop them", cells[0].Data, su.by())
 	}
 	if err := su.findRows(); err != nil {
 		return su, err
@@ -311,19 +315,32 @@ func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup,
 	for _, heldOut := range []bool{false, true} {
 		sub, err := su.model(su.rows(0, heldOut))
 		if err != nil {
-			con.note("%s (%d of %d observations):", foldRowsName(0, heldOut), len(su.rows(0, heldOut)), su.n)
+			con.note("%s (%d of %d observations):", su.rowsName(0, heldOut), len(su.rows(0, heldOut)), su.n)
 			return su, err
 		}
-		if err := sameParams(su.l.Model, sub, su.size, "all rows", foldRowsName(0, heldOut)); err != nil {
+		if err := sameParams(su.l.Model, sub, su.by(), su.size, "all rows", su.rowsName(0, heldOut)); err != nil {
 			return su, err
 		}
 	}
 	return su, nil
 }
 
-// foldRowsName names fold k's training or held-out rows in messages.
-func foldRowsName(k int, heldOut bool) string {
-	if heldOut {
+// by names the method in messages: K-fold, or --reloo.
+func (su *kfoldSetup) by() string {
+	if su.reloo {
+		return "--reloo"
+	}
+	return "K-fold"
+}
+
+// rowsName names fold k's training or held-out rows in messages.
+func (su *kfoldSetup) rowsName(k int, heldOut bool) string {
+	switch {
+	case su.reloo && heldOut:
+		return "the held-out row"
+	case su.reloo:
+		return "the other rows"
+	case heldOut:
 		return fmt.Sprintf("fold %d's held-out rows", k+1)
 	}
 	return fmt.Sprintf("fold %d's training rows", k+1)
@@ -346,14 +363,14 @@ func (su *kfoldSetup) findRows() error {
 	at := l.Model.Outputs[su.ll].Pos // log_lik, whose length is the count
 	switch len(sizes) {
 	case 0:
-		return ast.Errorf(at, "no data has %d rows, one per element of %s: K-fold splits the rows of the data whose first axis counts the observations (a size name such as N)", su.n, looOutput)
+		return ast.Errorf(at, "no data has %d rows, one per element of %s: %s splits the rows of the data whose first axis counts the observations (a size name such as N)", su.n, looOutput, su.by())
 	case 1:
 	default:
-		return ast.Errorf(at, "the sizes %s all count %d rows, as many as %s has elements: K-fold cannot tell which counts the observations; give the others as constants or --set", strings.Join(sizes, ", "), su.n, looOutput)
+		return ast.Errorf(at, "the sizes %s all count %d rows, as many as %s has elements: %s cannot tell which counts the observations; give the others as constants or --set", strings.Join(sizes, ", "), su.n, looOutput, su.by())
 	}
 	su.size = sizes[0]
 	if _, ok := l.Data[su.size]; !ok {
-		msg := fmt.Sprintf("the observations' count %s is a constant: K-fold refits on fewer rows, so declare it as data (or leave it to the data's rows)", su.size)
+		msg := fmt.Sprintf("the observations' count %s is a constant: %s refits on fewer rows, so declare it as data (or leave it to the data's rows)", su.size, su.by())
 		for _, c := range l.Info.Consts {
 			if c.Name == su.size {
 				return ast.Errorf(c.Pos, "%s", msg)
@@ -367,13 +384,13 @@ func (su *kfoldSetup) findRows() error {
 		}
 		for ax, dim := range d.Dims {
 			if dim.Derived && mentions(dim.Name, su.size) {
-				return ast.Errorf(d.Pos, "data %s has a size %s that reads the observations' count %s: K-fold cuts %s to each fold's rows, and cannot tell which of %s's values go with them", d.Name, dim.Name, su.size, su.size, d.Name)
+				return ast.Errorf(d.Pos, "data %s has a size %s that reads the observations' count %s: %s cuts %s to each fold's rows, and cannot tell which of %s's values go with them", d.Name, dim.Name, su.size, su.by(), su.size, d.Name)
 			}
 			if dim.Name != su.size {
 				continue
 			}
 			if ax > 0 {
-				return ast.Errorf(d.Pos, "data %s has %s on axis %d: K-fold splits the observations' rows, the first axis", d.Name, su.size, ax+1)
+				return ast.Errorf(d.Pos, "data %s has %s on axis %d: %s splits the observations' rows, the first axis", d.Name, su.size, ax+1, su.by())
 			}
 			su.split = append(su.split, d.Name)
 		}
@@ -528,16 +545,16 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 	}
 	mt, err := su.model(train)
 	if err != nil {
-		res.err, res.where = err, fmt.Sprintf("%s (%d of %d observations)", foldRowsName(k, false), len(train), su.n)
+		res.err, res.where = err, fmt.Sprintf("%s (%d of %d observations)", su.rowsName(k, false), len(train), su.n)
 		return res
 	}
 	mh := mt
 	if k < su.k {
 		if mh, err = su.model(test); err != nil {
-			res.err, res.where = err, fmt.Sprintf("%s (%d of %d observations)", foldRowsName(k, true), len(test), su.n)
+			res.err, res.where = err, fmt.Sprintf("%s (%d of %d observations)", su.rowsName(k, true), len(test), su.n)
 			return res
 		}
-		if err = sameParams(mt, mh, su.size, foldRowsName(k, false), foldRowsName(k, true)); err != nil {
+		if err = sameParams(mt, mh, su.by(), su.size, su.rowsName(k, false), su.rowsName(k, true)); err != nil {
 			res.err = err
 			return res
 		}
@@ -865,14 +882,14 @@ func weightedLogMean(lws, v []float64) float64 {
 // observations, and the same coordinates must be the same values, so no
 // bound may read the split data (real<lower=max(y)> would put a held-out
 // row's θ above its own rows' max, not the training rows').
-func sameParams(ma, mb *compile.Model, size, na, nb string) error {
+func sameParams(ma, mb *compile.Model, by, size, na, nb string) error {
 	for i, a := range ma.Latents {
 		b := mb.Latents[i]
 		if a.Size != b.Size || !slices.Equal(a.Shape, b.Shape) {
-			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on %s, %s on %s): K-fold predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, shapeText(a.Shape), na, shapeText(b.Shape), nb)
+			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on %s, %s on %s): %s predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, shapeText(a.Shape), na, shapeText(b.Shape), nb, by)
 		}
 		if a.Support != b.Support || a.Loc != b.Loc || a.Scale != b.Scale || !slices.Equal(a.LocV, b.LocV) || !slices.Equal(a.ScaleV, b.ScaleV) {
-			return ast.Errorf(a.Pos, "param %s has bounds that read the split data (they differ between %s and %s): K-fold evaluates held-out rows at the training fit's values, which need the same bounds on both; bound it by constants or by data used whole", a.Name, na, nb)
+			return ast.Errorf(a.Pos, "param %s has bounds that read the split data (they differ between %s and %s): %s evaluates held-out rows at the training fit's values, which need the same bounds on both; bound it by constants or by data used whole", a.Name, na, nb, by)
 		}
 	}
 	return nil

@@ -53,14 +53,18 @@ func reloo(ctx context.Context, l *pipeline.Loaded, ds *drawSet, kc *kfoldConfig
 	if len(bad) == 0 {
 		return rep
 	}
-	kc.folds = 2 // setupKfold's split, replaced below by one fold per observation
+	if len(lo.Points) < 2 {
+		rep.skipped = "there is one observation, and so no other row to refit on"
+		return rep
+	}
+	// setupKfold checks the model's split on its fold 1, here one row
+	// (folds as many as observations), and refuses missing values, so
+	// that ds.looObs are all log_lik's elements; the refits' folds are
+	// set below.
+	kc.folds = len(lo.Points)
 	su, err := setupKfold(l, kc, con)
 	if err != nil {
 		rep.skipped = err.Error()
-		return rep
-	}
-	if len(ds.looObs) != su.n {
-		rep.skipped = "some log_lik elements are imputed missing values, which a refit would hold out with their rows"
 		return rep
 	}
 	v, _ := ds.looVar()
@@ -122,7 +126,7 @@ loop:
 // data, full (nil: none); or, for a sample, NUTS's settings with the
 // chains on one goroutine.
 func relooConfig(cfg *fitConfig, ns *nuts.Settings, full *sgvb.Result) *kfoldConfig {
-	kc := &kfoldConfig{fit: cfg, bridge: full}
+	kc := &kfoldConfig{fit: cfg, bridge: full, reloo: true}
 	if ns != nil {
 		kc.nuts, kc.ns = true, *ns
 		kc.ns.Workers = 1
@@ -140,6 +144,9 @@ func printReloo(w io.Writer, rr *relooReport, lo float64) {
 		return
 	case rr.refit == 0 && rr.left == 0:
 		fmt.Fprintf(w, "reloo        none: no observation's k̂ is above %.2g\n", relooLimit)
+		return
+	case rr.refit == 0:
+		fmt.Fprintf(w, "reloo        interrupted before its first refit: the %d with k̂ above %.2g keep their PSIS estimates\n", rr.left, relooLimit)
 		return
 	}
 	left, still := "", ""

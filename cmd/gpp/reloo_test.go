@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 )
 
 // TestReloo: gpp fit --reloo refits without the outlier of TestMomentMatch
@@ -70,7 +75,8 @@ func TestReloo(t *testing.T) {
 }
 
 // TestRelooRefused: a model whose observations cannot be refitted by rows
-// (a param per observation) keeps its PSIS estimates, and the line says why;
+// (a param per observation) keeps its PSIS estimates, and the line says why
+// in --reloo's words (a refit's rows, not gpp kfold's folds);
 // --family map and --minibatch are usage errors, and the REPL's :fit and
 // :sample refuse --reloo.
 func TestRelooRefused(t *testing.T) {
@@ -86,7 +92,8 @@ output log_lik = logpdf(y, Normal(z, 0.1))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "reloo        not done: ") || !strings.Contains(stdout, "param z has a shape that follows") {
+	if !strings.Contains(stdout, "reloo        not done: ") || !strings.Contains(stdout, "param z has a shape that follows") ||
+		!strings.Contains(stdout, "[8] on the other rows): --reloo predicts") {
 		t.Errorf("reloo's line:\n%s", stdout)
 	}
 	for _, args := range [][]string{{"--family", "map"}, {"--minibatch", "N=4"}} {
@@ -102,5 +109,41 @@ output log_lik = logpdf(y, Normal(z, 0.1))
 		if !r.failed || !strings.Contains(rerr.String(), "--reloo: refits are gpp") {
 			t.Errorf("%s: %s", line, rerr.String())
 		}
+	}
+}
+
+// TestRelooInterrupted: an interrupt before the first refit keeps every
+// observation's PSIS estimate, counts the one it would have refitted as
+// left, and the console line says so.
+func TestRelooInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, model := writeOutlier(t, dir)
+	var stdout, stderr bytes.Buffer
+	cfg, code, ok := parseFitArgs([]string{model, csvPath, "--workers", "2"}, &stdout, &stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, &stderr)
+	}
+	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elems := []int{0, 1, 2, 3, 4, 5, 6, 7, 8}
+	pts := make([]sgvb.LOOPoint, len(elems))
+	for i := range pts {
+		pts[i] = sgvb.LOOPoint{ELPD: -1 - float64(i), P: 0.1, K: 0.2}
+	}
+	pts[8].K = 1.2
+	lo := &sgvb.LOO{Points: slices.Clone(pts)}
+	ds := &drawSet{loo: lo, looObs: elems, vars: []variable{{name: looOutput, output: true, shape: []int{9}, elems: elems}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep := reloo(ctx, l, ds, relooConfig(cfg, nil, nil), 2, newConsole(&stderr, false, false, false))
+	if rep.refit != 0 || rep.left != 1 || rep.skipped != "" || !slices.Equal(lo.Points, pts) {
+		t.Errorf("refitted %d, left %d, skipped %q, points %v: want 0, 1, none and the points as they were", rep.refit, rep.left, rep.skipped, lo.Points)
+	}
+	var b strings.Builder
+	printReloo(&b, rep, lo.ELPD)
+	if want := "reloo        interrupted before its first refit: the 1 with k̂ above 0.7 keep their PSIS estimates\n"; b.String() != want {
+		t.Errorf("console line %q, want %q", b.String(), want)
 	}
 }
