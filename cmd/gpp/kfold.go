@@ -934,35 +934,17 @@ func (su *kfoldSetup) runFits(ctx context.Context, kc *kfoldConfig, done func(k 
 		su.full = newFullFit()
 	}
 	res := make([]foldResult, jobs)
-	next := make(chan int)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for range max(1, min(workers, jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				r := su.runFold(ctx, k, kc)
-				res[k] = r
-				mu.Lock()
-				done(k, r)
-				mu.Unlock()
-			}
-		}()
-	}
 	// The fit to all data goes first, as the folds' draws wait for it
 	// (fullFit): on one worker it is done before any fold starts.
-loop:
-	for j := range jobs {
+	parallelJobs(ctx, jobs, workers, func(_, j int) {
 		k := (j + su.k) % jobs
-		select {
-		case next <- k:
-		case <-ctx.Done():
-			break loop
-		}
-	}
-	close(next)
-	wg.Wait()
+		r := su.runFold(ctx, k, kc)
+		res[k] = r
+		mu.Lock()
+		done(k, r)
+		mu.Unlock()
+	})
 	return res
 }
 

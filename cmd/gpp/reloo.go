@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -70,35 +69,17 @@ func reloo(ctx context.Context, l *pipeline.Loaded, ds *drawSet, kc *kfoldConfig
 	v, _ := ds.looVar()
 	res := make([]foldResult, len(bad))
 	done := make([]bool, len(bad))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(workers, len(bad))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range next {
-				one := *su
-				one.k = 1
-				one.fold = make([]int, su.n)
-				for i := range one.fold {
-					one.fold[i] = 1
-				}
-				one.fold[v.elems[ds.looObs[bad[b]]]] = 0
-				res[b] = one.runFold(ctx, 0, kc)
-				done[b] = res[b].err == nil
-			}
-		}()
-	}
-loop:
-	for b := range bad {
-		select {
-		case next <- b:
-		case <-ctx.Done():
-			break loop
+	parallelJobs(ctx, len(bad), workers, func(_, b int) {
+		one := *su
+		one.k = 1
+		one.fold = make([]int, su.n)
+		for i := range one.fold {
+			one.fold[i] = 1
 		}
-	}
-	close(next)
-	wg.Wait()
+		one.fold[v.elems[ds.looObs[bad[b]]]] = 0
+		res[b] = one.runFold(ctx, 0, kc)
+		done[b] = res[b].err == nil
+	})
 	for b, p := range bad {
 		if !done[b] {
 			if ctx.Err() == nil && res[b].err != nil {

@@ -688,14 +688,22 @@ func (sd *sampleDraws) byChain(col []float64) [][]float64 {
 // are done: f(i) writing only its own results makes them independent of
 // workers.
 func parallelFor(n, workers int, f func(i int)) {
+	parallelJobs(context.Background(), n, workers, func(_, i int) { f(i) })
+}
+
+// parallelJobs calls f(w, i) for i = 0, …, n−1, taken in that order by
+// min(workers, n) goroutines (at least one), w the goroutine's index (for
+// state of its own), until ctx ends: no job starts after that, and it
+// returns when the jobs started have returned.
+func parallelJobs(ctx context.Context, n, workers int, f func(w, i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(max(workers, 1), n) {
+	for w := range min(max(workers, 1), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
+			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				f(w, i)
 			}
 		}()
 	}

@@ -720,8 +720,6 @@ func sbcRank(less, ties int, rng *rand.Rand) int {
 // simulation s's whatever the number of workers.
 func runSims(ctx context.Context, su *sbcSetup, sims, workers int, settings sgvb.Settings, L int, done func(s int, r simResult)) ([]simResult, error) {
 	res := make([]simResult, sims)
-	next := make(chan int)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	workers = max(1, min(workers, sims))
 	ws := make([]*sbcWorker, workers)
@@ -732,31 +730,15 @@ func runSims(ctx context.Context, su *sbcSetup, sims, workers int, settings sgvb
 		}
 		ws[i] = w
 	}
-	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range next {
-				r := w.run(ctx, s, settings, L)
-				res[s] = r
-				if done != nil {
-					mu.Lock()
-					done(s, r)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-loop:
-	for s := range sims {
-		select {
-		case next <- s:
-		case <-ctx.Done():
-			break loop
+	parallelJobs(ctx, sims, workers, func(w, s int) {
+		r := ws[w].run(ctx, s, settings, L)
+		res[s] = r
+		if done != nil {
+			mu.Lock()
+			done(s, r)
+			mu.Unlock()
 		}
-	}
-	close(next)
-	wg.Wait()
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
