@@ -389,14 +389,15 @@ func covarianceMap(xs, lws []float64, n int, mean, wmean []float64) (*mat.Dense,
 	S := len(lws)
 	cov, wcov := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
 	dx, dw := make([]float64, n), make([]float64, n)
+	vx, vw := mat.NewVecDense(n, dx), mat.NewVecDense(n, dw) // views of dx and dw
 	for s := range S {
 		w := math.Exp(lws[s])
 		for j := range n {
 			dx[j], dw[j] = xs[s*n+j]-mean[j], xs[s*n+j]-wmean[j]
 		}
-		cov.SymRankOne(cov, 1/float64(S), mat.NewVecDense(n, dx))
+		cov.SymRankOne(cov, 1/float64(S), vx)
 		if w > 0 {
-			wcov.SymRankOne(wcov, w, mat.NewVecDense(n, dw))
+			wcov.SymRankOne(wcov, w, vw)
 		}
 	}
 	var ch, wch mat.Cholesky

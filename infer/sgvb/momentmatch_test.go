@@ -25,11 +25,6 @@ func (m normalMM) logJoint(mu, nu float64) float64 {
 	return lp
 }
 
-func logNormal(x, mean, sd float64) float64 {
-	z := (x - mean) / sd
-	return -0.5*z*z - math.Log(sd) - 0.5*math.Log(2*math.Pi)
-}
-
 // posterior returns the mean and sd of μ given the observations but skip
 // (−1: none).
 func (m normalMM) posterior(skip int) (mean, sd float64) {
@@ -46,7 +41,7 @@ func (m normalMM) posterior(skip int) (mean, sd float64) {
 // exactELPD is log p(y_i | y_−i): N(y_i | m_−i, s²_−i + 1).
 func (m normalMM) exactELPD(i int) float64 {
 	mean, sd := m.posterior(i)
-	return logNormal(m.y[i], mean, math.Sqrt(sd*sd+1))
+	return normLogPDF(m.y[i], mean, math.Sqrt(sd*sd+1))
 }
 
 func (m normalMM) draws(S int, seed uint64) (MMDraws, func(i int) []float64) {
@@ -61,7 +56,7 @@ func (m normalMM) draws(S int, seed uint64) (MMDraws, func(i int) []float64) {
 	ll := func(i int) []float64 {
 		out := make([]float64, S)
 		for s := range S {
-			out[s] = logNormal(m.y[i], d.X[2*s], 1)
+			out[s] = normLogPDF(m.y[i], d.X[2*s], 1)
 		}
 		return out
 	}
@@ -72,7 +67,7 @@ func (m normalMM) eval(i int) MMEval {
 	return func(xs, lp, ll, _ []float64) {
 		for r := range lp {
 			mu, nu := xs[2*r], xs[2*r+1]
-			lp[r], ll[r] = m.logJoint(mu, nu), logNormal(m.y[i], mu, 1)
+			lp[r], ll[r] = m.logJoint(mu, nu), normLogPDF(m.y[i], mu, 1)
 		}
 	}
 }
@@ -133,10 +128,10 @@ func TestMomentMatchLOOScale(t *testing.T) {
 	const tau, S = 3.0, 4000
 	for _, sdz := range []float64{0.5, 0.2} {
 		post := 1 / math.Sqrt(1/(tau*tau)+1/(sdz*sdz))
-		exact := logNormal(0, 0, math.Sqrt(tau*tau+sdz*sdz))
+		exact := normLogPDF(0, 0, math.Sqrt(tau*tau+sdz*sdz))
 		joint := func(nu float64) (lp, ll float64) {
-			ll = logNormal(0, nu, sdz)
-			return logNormal(nu, 0, tau) + ll, ll
+			ll = normLogPDF(0, nu, sdz)
+			return normLogPDF(nu, 0, tau) + ll, ll
 		}
 		eval := func(xs, lp, ll, _ []float64) {
 			for r, x := range xs {
@@ -212,7 +207,7 @@ func TestMomentMatchLOOCovariance(t *testing.T) {
 	}
 	i := len(xs) - 1
 	mi, _, Vi := post(i)
-	exact := logNormal(ys[i], mi[0]+mi[1]*xs[i], math.Sqrt(1+Vi[0][0]+2*xs[i]*Vi[0][1]+xs[i]*xs[i]*Vi[1][1]))
+	exact := normLogPDF(ys[i], mi[0]+mi[1]*xs[i], math.Sqrt(1+Vi[0][0]+2*xs[i]*Vi[0][1]+xs[i]*xs[i]*Vi[1][1]))
 	m, L, _ := post(-1)
 	const seeds = 5
 	var errMM, errPSIS float64
@@ -299,7 +294,7 @@ func TestMomentMatchLOOProposal(t *testing.T) {
 	exact := m.exactELPD(i)
 	pm, psd := m.posterior(-1)
 	qm, qsd := pm+0.2*psd, 1.3*psd
-	logQ := func(mu, nu float64) float64 { return logNormal(mu, qm, qsd) + logNormal(nu, 0, 1.3) }
+	logQ := func(mu, nu float64) float64 { return normLogPDF(mu, qm, qsd) + normLogPDF(nu, 0, 1.3) }
 	const S, seeds = 4000, 5
 	var errMM, errPSIS float64
 	for seed := uint64(1); seed <= seeds; seed++ {
@@ -310,13 +305,13 @@ func TestMomentMatchLOOProposal(t *testing.T) {
 			mu, nu := qm+qsd*rng.NormFloat64(), 1.3*rng.NormFloat64()
 			d.X[2*s], d.X[2*s+1] = mu, nu
 			d.LogP[s], d.LogG[s] = m.logJoint(mu, nu), logQ(mu, nu)
-			ll[s], lr[s] = logNormal(m.y[i], mu, 1), d.LogP[s]-d.LogG[s]
+			ll[s], lr[s] = normLogPDF(m.y[i], mu, 1), d.LogP[s]-d.LogG[s]
 		}
 		plain := PSISLOO(lr, [][]float64{ll}).Points[0]
 		r := MomentMatchLOO(d, ll, func(xs, lp, l, lg []float64) {
 			for q := range lp {
 				mu, nu := xs[2*q], xs[2*q+1]
-				lp[q], l[q], lg[q] = m.logJoint(mu, nu), logNormal(m.y[i], mu, 1), logQ(mu, nu)
+				lp[q], l[q], lg[q] = m.logJoint(mu, nu), normLogPDF(m.y[i], mu, 1), logQ(mu, nu)
 			}
 		})
 		t.Logf("seed %d: exact %.4f; PSISLOO %.4f (k̂ %.2f); moment matched %.4f (k̂ %.2f → %.2f, %d shifts, %d scales, %d covariances)",
@@ -367,9 +362,9 @@ func momentMatchDefensive(t *testing.T, cycles bool) {
 	i := len(y) - 1
 	joint := func(mu, lsd float64) (lp, ll float64) {
 		s := math.Exp(lsd)
-		lp = logNormal(mu, 0, 10) + math.Log(s) - s + lsd // Gamma(2, 1) on σ, and the Jacobian
+		lp = normLogPDF(mu, 0, 10) + math.Log(s) - s + lsd // Gamma(2, 1) on σ, and the Jacobian
 		for j, v := range y {
-			l := logNormal(v, mu, s)
+			l := normLogPDF(v, mu, s)
 			lp += l
 			if j == i {
 				ll = l
@@ -385,7 +380,7 @@ func momentMatchDefensive(t *testing.T, cycles bool) {
 	logG := func(x []float64) float64 {
 		q, g := 0.0, 0.0
 		for j := range 2 {
-			q += logNormal(x[j], loc[j], sd[j])
+			q += normLogPDF(x[j], loc[j], sd[j])
 			g += logT3(x[j], loc[j], 2*sd[j])
 		}
 		return math.Log(0.5*math.Exp(q) + 0.5*math.Exp(g))

@@ -48,7 +48,7 @@ func StackingWeights(lpd [][]float64) ([]float64, error) {
 	st := newStacking(p)
 	for range stackMaxIter {
 		g := st.grad(w)
-		if st.optimal(w, g) {
+		if st.kkt(w, g) <= stackTol {
 			return w, nil
 		}
 		d := st.direction(w, g)
@@ -183,8 +183,6 @@ func (st *stacking) kkt(w, g []float64) float64 {
 	}
 	return v
 }
-
-func (st *stacking) optimal(w, g []float64) bool { return st.kkt(w, g) <= stackTol }
 
 // direction returns the Newton direction on the free models (positive
 // weight, or zero weight with g_k > 1 and above the others') under
