@@ -370,10 +370,12 @@ func fileHead(path string) []byte {
 	return head[:n]
 }
 
-// fitMeta is what gpp compare reads of a fit.json.
+// fitMeta is what gpp compare reads of a fit.json or a kfold.json, and
+// the head of kfold.json that gpp kfold writes (kfoldMeta).
 type fitMeta struct {
 	Format     string            `json:"format"`
 	Model      string            `json:"model"`
+	ModelHash  string            `json:"model_sha256"`
 	Data       []string          `json:"data"`
 	DataSHA256 []string          `json:"data_sha256"`
 	Sets       map[string]string `json:"sets"`

@@ -1066,6 +1066,17 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 	}
 }
 
+// printLOOLines prints the console lines of the draws' LOO: PSIS-LOO's,
+// then what --moment-match and --reloo did to it; gpp fit's (one q or a
+// mixture of restarts) and gpp sample's alike.
+func printLOOLines(w io.Writer, ds *drawSet) {
+	printLOO(w, ds.loo)
+	printMomentMatch(w, ds.mm)
+	if ds.loo != nil {
+		printReloo(w, ds.rl, ds.loo.ELPD)
+	}
+}
+
 // printTable prints the summary table: a row per element of every latent
 // and output, at most maxTableRows per variable without --verbose.
 func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) {
@@ -1113,11 +1124,7 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 		fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(r.ParetoK, r.ParetoReading, r.ParetoRelESS))
 	}
 	printResample(w, cfg, ro)
-	printLOO(w, ds.loo)
-	printMomentMatch(w, ds.mm)
-	if ds.loo != nil {
-		printReloo(w, ds.rl, ds.loo.ELPD)
-	}
+	printLOOLines(w, ds)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}

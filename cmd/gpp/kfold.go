@@ -17,15 +17,11 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/signal"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unicode"
 
 	"github.com/gpplang/gpp/data"
@@ -152,22 +148,12 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", kfoldSynopsis, kfoldHelpText)
 		printFlags(fs)
 	}
-	for _, name := range kfoldFitFlags {
-		f := ffs.Lookup(name)
-		usage := f.Usage
-		switch name {
-		case "output-draws":
-			usage = "draws of each fold's q (and as many of its defensive companion, and of the fit to\nall data's q and companion) that estimate its held-out elpd; with --nuts, each\nchain's kept iterations"
-		case "family":
-			usage = "variational family of positive latents: gamma or lognormal, or laplace"
-		case "seed":
-			usage = "seed of the folds' split and of every fit"
-		case "verbose":
-			usage = "a line per fit as it finishes (default false)"
-		}
-		fs.Var(f.Value, name, usage)
-		fs.Lookup(name).DefValue = f.DefValue
-	}
+	borrowFitFlags(fs, ffs, kfoldFitFlags, map[string]string{
+		"output-draws": "draws of each fold's q (and as many of its defensive companion, and of the fit to\nall data's q and companion) that estimate its held-out elpd; with --nuts, each\nchain's kept iterations",
+		"family":       "variational family of positive latents: gamma or lognormal, or laplace",
+		"seed":         "seed of the folds' split and of every fit",
+		"verbose":      "a line per fit as it finishes (default false)",
+	})
 	fs.Lookup("out").DefValue = defaultKfoldOut
 	kc := &kfoldConfig{fit: cfg}
 	fs.IntVar(&kc.folds, "folds", defaultFolds, "number of folds `K`")
@@ -210,15 +196,9 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 		return usageErr("--family map: K-fold averages p(y_i | θ) over draws of q, and a MAP estimate has none (gamma, lognormal or laplace)")
 	case kc.folds < 2:
 		return usageErr("--folds must be at least 2, got %d", kc.folds)
-	case kc.workers < 0:
-		return usageErr("--workers must be at least 0 (0: the number of CPUs), got %d", kc.workers)
 	}
-	v.workers = 1 // each fit on one goroutine: the folds share the CPUs
-	if msg := applyFitFlags(cfg, v, set); msg != "" {
+	if msg := applyJobsFlags(cfg, v, set, &kc.workers); msg != "" {
 		return usageErr("%s", msg)
-	}
-	if kc.workers == 0 {
-		kc.workers = runtime.GOMAXPROCS(0)
 	}
 	kc.ns.Draws, kc.ns.Thin, kc.ns.Seed, kc.ns.Workers, kc.ns.Metric = cfg.outputDraws, 1, cfg.settings.Seed, 1, nuts.DiagE
 	return kc, 0, true
@@ -230,12 +210,9 @@ func cmdKfold(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	cfg := kc.fit
-	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
-	cfg.temps = &tempFiles{}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return runKfold(ctx, kc, stdout, con)
+	return runJobs(kc.fit, stderr, func(ctx context.Context, con *console) int {
+		return runKfold(ctx, kc, stdout, con)
+	})
 }
 
 // kfoldSetup is the model on all data and how its observations split.
@@ -408,7 +385,7 @@ func mentions(text, name string) bool {
 // groups returns the value of the int data name for each observation.
 func (su *kfoldSetup) groups(name string) ([]int, error) {
 	a := su.l.Data[name]
-	d := dataVar(su.l.Info, name)
+	d := su.l.Info.DataVar(name)
 	switch {
 	case d == nil || a == nil:
 		return nil, fmt.Errorf("--group %s: the model has no data named %s", name, name)
@@ -420,16 +397,6 @@ func (su *kfoldSetup) groups(name string) ([]int, error) {
 		g[i] = int(v)
 	}
 	return g, nil
-}
-
-// dataVar returns the data declaration named name, or nil.
-func dataVar(info *check.Info, name string) *check.DataVar {
-	for _, d := range info.Data {
-		if d.Name == name {
-			return d
-		}
-	}
-	return nil
 }
 
 // randomFolds assigns n observations to k folds of sizes ⌊n/k⌋ or ⌈n/k⌉:
@@ -976,22 +943,15 @@ func (su *kfoldSetup) totals(res []foldResult) kfoldTotals {
 
 // kfoldMeta is kfold.json: what was cross-validated, and per fold its fit.
 type kfoldMeta struct {
-	Format     string            `json:"format"`
-	Model      string            `json:"model"`
-	ModelHash  string            `json:"model_sha256"`
-	Data       []string          `json:"data"`
-	DataSHA256 []string          `json:"data_sha256"`
-	Sets       map[string]string `json:"sets"`
-	Method     string            `json:"method"`
-	Files      []string          `json:"files"`
-	Folds      int               `json:"folds"`
-	Group      string            `json:"group,omitempty"`
-	Seed       uint64            `json:"seed"`
-	Draws      int               `json:"draws"`
-	ELPD       float64           `json:"elpd_kfold"`
-	SE         float64           `json:"se"`
-	P          float64           `json:"p_kfold"`
-	Fits       []kfoldFitMeta    `json:"fits"`
+	fitMeta
+	Folds int            `json:"folds"`
+	Group string         `json:"group,omitempty"`
+	Seed  uint64         `json:"seed"`
+	Draws int            `json:"draws"`
+	ELPD  jsonFloat      `json:"elpd_kfold"`
+	SE    jsonFloat      `json:"se"`
+	P     jsonFloat      `json:"p_kfold"`
+	Fits  []kfoldFitMeta `json:"fits"`
 }
 
 // kfoldFitMeta is one fit of kfold.json.
@@ -999,23 +959,15 @@ type kfoldFitMeta struct {
 	Fold    int `json:"fold"` // 1..K, 0 for the fit to all data
 	HeldOut int `json:"held_out"`
 	// An SGVB fit's ELBO, k̂ of its draws' weights, convergence and
-	// iterations; NUTS's largest R̂ and its divergent transitions.
-	ELBO       *float64 `json:"elbo,omitempty"`
-	ParetoK    *float64 `json:"pareto_k,omitempty"`
-	Converged  *bool    `json:"converged,omitempty"`
-	Iterations int      `json:"iterations,omitempty"`
-	RHat       *float64 `json:"rhat,omitempty"`
-	Divergent  *int     `json:"divergent,omitempty"`
-	ELPD       float64  `json:"elpd"` // the fold's held-out elpd; the full fit's lpd
-}
-
-// jsonNum makes a number JSON can hold: NaN and ±Inf become 0 with the
-// field's meaning lost, so the writer keeps them out by construction.
-func jsonNum(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
-	}
-	return v
+	// iterations; NUTS's largest R̂ and its divergent transitions. Numbers
+	// that are not finite are written as fit.json writes them (jsonFloat).
+	ELBO       *jsonFloat `json:"elbo,omitempty"`
+	ParetoK    *jsonFloat `json:"pareto_k,omitempty"`
+	Converged  *bool      `json:"converged,omitempty"`
+	Iterations int        `json:"iterations,omitempty"`
+	RHat       *jsonFloat `json:"rhat,omitempty"`
+	Divergent  *int       `json:"divergent,omitempty"`
+	ELPD       jsonFloat  `json:"elpd"` // the fold's held-out elpd; the full fit's lpd
 }
 
 // runKfold runs gpp kfold.
@@ -1054,23 +1006,23 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 		return code
 	}
 	t := su.totals(res)
-	meta := kfoldMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: modelHash(su.l.Source), Data: orNone(cfg.data),
-		DataSHA256: dataHashes(cfg.data, srcs), Sets: cfg.sets, Method: kfoldMethod(kc), Files: []string{kfoldFile, kfoldMetaFile},
+	meta := kfoldMeta{fitMeta: fitMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: modelHash(su.l.Source), Data: append([]string{}, cfg.data...),
+		DataSHA256: dataHashes(cfg.data, srcs), Sets: cfg.sets, Method: kfoldMethod(kc), Files: []string{kfoldFile, kfoldMetaFile}},
 		Folds: su.k, Group: kc.group, Seed: cfg.settings.Seed, Draws: cfg.outputDraws,
-		ELPD: jsonNum(t.elpd), SE: jsonNum(t.se), P: jsonNum(t.p)}
+		ELPD: jsonFloat(t.elpd), SE: jsonFloat(t.se), P: jsonFloat(t.p)}
 	for k, r := range res {
 		fm := kfoldFitMeta{Fold: k + 1, HeldOut: len(r.rows)}
 		if kc.nuts {
-			rhat, div := jsonNum(r.rhat), r.divergent
+			rhat, div := jsonFloat(r.rhat), r.divergent
 			fm.RHat, fm.Divergent = &rhat, &div
 		} else {
-			elbo, kHat, conv := jsonNum(r.elbo), jsonNum(r.k), r.converged
+			elbo, kHat, conv := jsonFloat(r.elbo), jsonFloat(r.k), r.converged
 			fm.ELBO, fm.ParetoK, fm.Converged, fm.Iterations = &elbo, &kHat, &conv, r.iterations
 		}
 		if k == su.k {
 			fm.Fold, fm.HeldOut = 0, 0
 		}
-		fm.ELPD = jsonNum(r.total())
+		fm.ELPD = jsonFloat(r.total())
 		meta.Fits = append(meta.Fits, fm)
 	}
 	files := []outputFile{
@@ -1281,14 +1233,6 @@ func kfoldMethod(kc *kfoldConfig) string {
 // would overwrite (gpp fit's check, noOutputClash, is of fit's files).
 func kfoldClash(cfg *fitConfig, l *pipeline.Loaded) error {
 	return overwriteClash(cfg.out, []string{kfoldFile, kfoldMetaFile}, modelAndData(cfg, l.Path))
-}
-
-// orNone returns args, or an empty list for none (JSON [] rather than null).
-func orNone(args []string) []string {
-	if args == nil {
-		return []string{}
-	}
-	return args
 }
 
 // writeKfoldCSV writes kfold.csv: the totals on a comment line, then per

@@ -159,7 +159,7 @@ func kfoldExact(t *testing.T, dir, method, model, csvPath string, ys []float64) 
 	if err := json.Unmarshal(b2, &meta); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Folds != 5 || len(meta.Fits) != 6 || meta.Fits[5].Fold != 0 || math.Abs(meta.ELPD-total) > 1e-9 ||
+	if meta.Folds != 5 || len(meta.Fits) != 6 || meta.Fits[5].Fold != 0 || math.Abs(float64(meta.ELPD)-total) > 1e-9 ||
 		(method == "nuts") != (meta.Method == "nuts" && meta.Fits[0].RHat != nil && meta.Fits[0].ELBO == nil) {
 		t.Errorf("%s: kfold.json: %+v", method, meta)
 	}
@@ -461,6 +461,22 @@ func TestReplKfold(t *testing.T) {
 		typeIn(r, c.line)
 		if !r.failed || !strings.Contains(rerr.String(), c.want) {
 			t.Errorf("%s: failed %v, errors:\n%s", c.line, r.failed, rerr.String())
+		}
+	}
+}
+
+// TestKfoldMetaNotFinite: kfold.json keeps a held-out elpd of −Inf (an
+// observation no draw allows) and a NaN as fit.json writes them, not as a
+// number that reads as a value.
+func TestKfoldMetaNotFinite(t *testing.T) {
+	inf := jsonFloat(math.Inf(-1))
+	b, err := json.Marshal(kfoldMeta{ELPD: inf, SE: jsonFloat(math.NaN()), P: 1, Fits: []kfoldFitMeta{{Fold: 1, ELPD: inf, ParetoK: &inf}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"elpd_kfold":"-inf"`, `"se":null`, `"p_kfold":1`, `"elpd":"-inf"`, `"pareto_k":"-inf"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("kfold.json %s: no %s", b, want)
 		}
 	}
 }

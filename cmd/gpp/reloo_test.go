@@ -60,6 +60,11 @@ func TestReloo(t *testing.T) {
 	if code, cmp, stderr := runGpp("compare", filepath.Join(dir, "reloo1"), filepath.Join(dir, "plain")); code != exitOK || !strings.Contains(cmp, "reloo1") {
 		t.Errorf("compare: exit %d\n%s%s", code, cmp, stderr)
 	}
+	// a mixture of restarts refits without a bridge, and says so on its own
+	// status lines
+	if _, stdout, _ := run("fit", "reloo-r2", "--reloo", "--restarts", "2"); !strings.Contains(stdout, "reloo        refitted") {
+		t.Errorf("fit --reloo --restarts 2: no reloo line:\n%s", stdout)
+	}
 
 	sample, stdout, stderr := run("sample", "sreloo", "--reloo", "--draws", "500")
 	if k := parseNum(t, sample[len(sample)-1][3]); !(k > 0.7) || !strings.Contains(stdout, "rests on a few of the refit's draws") || !strings.Contains(stderr, "--reloo refitted 1 of them") {

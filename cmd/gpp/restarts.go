@@ -533,8 +533,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 		}
 		fmt.Fprintf(w, "R̂            %d of %d elements above %.2f; the largest %.3g (%s%s)\n", above, n, rhatWarn, worst, name, of)
 	}
-	printLOO(w, ds.loo)
-	printMomentMatch(w, ds.mm)
+	printLOOLines(w, ds)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}

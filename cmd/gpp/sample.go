@@ -530,11 +530,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		}
 		fmt.Fprintf(stdout, "start        chain c from draw c of %s%s\n", sc.start.what, restart)
 	}
-	printLOO(stdout, sd.ds.loo)
-	printMomentMatch(stdout, sd.ds.mm)
-	if sd.ds.loo != nil {
-		printReloo(stdout, sd.ds.rl, sd.ds.loo.ELPD)
-	}
+	printLOOLines(stdout, sd.ds)
 	if run.written != nil {
 		fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(run.written, " "))
 	}

@@ -140,30 +140,16 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", sbcSynopsis, sbcHelpText)
 		printFlags(fs)
 	}
-	for _, name := range sbcFitFlags {
-		f := ffs.Lookup(name)
-		usage := f.Usage
-		switch name {
-		case "iter":
-			usage = "iteration limit of each fit: SGVB steps"
-		case "output-draws":
-			usage = "draws `L` of each fitted q among which the true value is ranked (ranks 0..L)"
-		case "out":
-			usage = "output `directory` (created if needed)"
-		case "plots":
-			usage = "also write a rank histogram NAME_ranks.png per param and ranked output (default false)"
-		case "family":
-			usage = "variational family of positive latents: gamma or lognormal"
-		case "seed":
-			usage = "seed of the simulations: simulation s draws from streams of --seed and s"
-		case "quiet":
-			usage = "no progress on stderr; warnings and errors are still printed (default false)"
-		case "verbose":
-			usage = "a line per simulation, and every param element in the table (default false)"
-		}
-		fs.Var(f.Value, name, usage)
-		fs.Lookup(name).DefValue = f.DefValue
-	}
+	borrowFitFlags(fs, ffs, sbcFitFlags, map[string]string{
+		"iter":         "iteration limit of each fit: SGVB steps",
+		"output-draws": "draws `L` of each fitted q among which the true value is ranked (ranks 0..L)",
+		"out":          "output `directory` (created if needed)",
+		"plots":        "also write a rank histogram NAME_ranks.png per param and ranked output (default false)",
+		"family":       "variational family of positive latents: gamma or lognormal",
+		"seed":         "seed of the simulations: simulation s draws from streams of --seed and s",
+		"quiet":        "no progress on stderr; warnings and errors are still printed (default false)",
+		"verbose":      "a line per simulation, and every param element in the table (default false)",
+	})
 	fs.Lookup("output-draws").DefValue = fmt.Sprint(defaultSBCDraws)
 	fs.Lookup("out").DefValue = defaultSBCOut
 	sc := &sbcConfig{fit: cfg}
@@ -186,20 +172,46 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 	if cfg.family == "map" {
 		return usageErr("--family map: sbc ranks the truth among draws of q, and a MAP estimate has none (gamma or lognormal)")
 	}
-	switch {
-	case sc.sims < 2:
+	if sc.sims < 2 {
 		return usageErr("--sims must be at least 2, got %d", sc.sims)
-	case sc.workers < 0:
-		return usageErr("--workers must be at least 0 (0: the number of CPUs), got %d", sc.workers)
 	}
-	v.workers = 1 // each fit on one goroutine: the simulations share the CPUs
-	if msg := applyFitFlags(cfg, v, set); msg != "" {
+	if msg := applyJobsFlags(cfg, v, set, &sc.workers); msg != "" {
 		return usageErr("%s", msg)
 	}
-	if sc.workers == 0 {
-		sc.workers = runtime.GOMAXPROCS(0)
-	}
 	return sc, 0, true
+}
+
+// borrowFitFlags defines on fs the fit flags names of ffs (gpp fit's, from
+// newFitFlags), sharing their values, with usage's text where it gives one:
+// gpp sbc and gpp kfold take them for each of their fits.
+func borrowFitFlags(fs, ffs *flag.FlagSet, names []string, usage map[string]string) {
+	for _, name := range names {
+		f := ffs.Lookup(name)
+		u, ok := usage[name]
+		if !ok {
+			u = f.Usage
+		}
+		fs.Var(f.Value, name, u)
+		fs.Lookup(name).DefValue = f.DefValue
+	}
+}
+
+// applyJobsFlags finishes the fit flags of a command that runs its fits
+// side by side (gpp sbc, gpp kfold): --workers at least 0, 0 read as the
+// number of CPUs, and each fit on one goroutine, since the fits share the
+// CPUs. It returns the usage error, "" when none.
+func applyJobsFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool, workers *int) string {
+	if *workers < 0 {
+		return fmt.Sprintf("--workers must be at least 0 (0: the number of CPUs), got %d", *workers)
+	}
+	v.workers = 1
+	if msg := applyFitFlags(cfg, v, set); msg != "" {
+		return msg
+	}
+	if *workers == 0 {
+		*workers = runtime.GOMAXPROCS(0)
+	}
+	return ""
 }
 
 // cmdSBC runs gpp sbc.
@@ -208,12 +220,20 @@ func cmdSBC(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	cfg := sc.fit
+	return runJobs(sc.fit, stderr, func(ctx context.Context, con *console) int {
+		return runSBC(ctx, sc, stdout, con)
+	})
+}
+
+// runJobs is how gpp sbc and gpp kfold start their fits: run gets the
+// console on stderr and a context that Ctrl-C (SIGINT) or SIGTERM cancels,
+// and cfg the temporary files of the fits.
+func runJobs(cfg *fitConfig, stderr io.Writer, run func(context.Context, *console) int) int {
 	con := newConsole(stderr, isTerminal(stderr), cfg.quiet, cfg.verbose)
 	cfg.temps = &tempFiles{}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runSBC(ctx, sc, stdout, con)
+	return run(ctx, con)
 }
 
 // sbcSetup is what every simulation shares: the model without its
