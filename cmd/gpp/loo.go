@@ -41,9 +41,12 @@ func hasLOOOutput(m *compile.Model) bool {
 }
 
 // looVar returns the log_lik output's columns of ds (false: it has none).
-func (ds *drawSet) looVar() (variable, bool) {
+func (ds *drawSet) looVar() (variable, bool) { return ds.outputVar(looOutput) }
+
+// outputVar returns the columns of ds's output name (false: it has none).
+func (ds *drawSet) outputVar(name string) (variable, bool) {
 	for _, v := range ds.vars {
-		if v.output && v.name == looOutput {
+		if v.output && v.name == name {
 			return v, true
 		}
 	}

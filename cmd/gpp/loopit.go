@@ -57,6 +57,14 @@ type pitRep struct {
 	own, extra [][]float64
 }
 
+// draws returns how many LOO draws element j has values at.
+func (r pitRep) draws(j int) int {
+	if r.own == nil {
+		return len(r.extra[j])
+	}
+	return len(r.own[j]) + len(r.extra[j])
+}
+
 // column returns element j's values at the LOO draws, in buf's storage.
 func (r pitRep) column(j int, buf []float64) []float64 {
 	if r.own == nil {
@@ -81,16 +89,6 @@ type pitCheck struct {
 // replicates ms writes: one per data y whose replicate has log_lik's
 // shape (log_lik a term per element of y).
 func pitNames(ms []ppcMatch, m *compile.Model) []string {
-	var names []string
-	for _, c := range pitMatches(ms, m) {
-		names = append(names, pitPlotName(c.data))
-	}
-	return names
-}
-
-// pitMatches returns the matches of ms that a LOO-PIT check is drawn for
-// (pitNames).
-func pitMatches(ms []ppcMatch, m *compile.Model) []ppcMatch {
 	if !hasLOOOutput(m) {
 		return nil
 	}
@@ -98,13 +96,13 @@ func pitMatches(ms []ppcMatch, m *compile.Model) []ppcMatch {
 	for _, o := range m.Outputs {
 		shapes[o.Name] = o.Shape
 	}
-	var out []ppcMatch
+	var names []string
 	for _, p := range ms {
 		if sameShape(shapes[p.output], shapes[looOutput]) {
-			out = append(out, p)
+			names = append(names, pitPlotName(p.data))
 		}
 	}
-	return out
+	return names
 }
 
 // pitChecks returns the LOO-PIT checks of ds for the replicates ms (made
@@ -118,12 +116,7 @@ func pitChecks(ms []ppcMatch, ds *drawSet, seed uint64) []pitCheck {
 	rng := rand.New(rand.NewPCG(seed, pitStream))
 	ds.pits = []pitCheck{}
 	for _, m := range ms {
-		var u variable
-		for _, w := range ds.vars {
-			if w.output && w.name == m.output {
-				u = w
-			}
-		}
+		u, _ := ds.outputVar(m.output)
 		c := pitCheck{m: m, discrete: m.intRep}
 		if !sameShape(u.shape, v.shape) {
 			c.note = fmt.Sprintf("no LOO-PIT of %s: log_lik has %d element%s of shape %s, %s %d of shape %s; give log_lik a term per element of %s",
@@ -133,16 +126,16 @@ func pitChecks(ms []ppcMatch, ds *drawSet, seed uint64) []pitCheck {
 		}
 		rep, ok := ds.pitDraws.rep[m.output]
 		if !ok {
-			rep = pitRep{extra: ds.cols[u.first : u.first+len(u.elems)]}
+			rep = pitRep{extra: replicateDraws(ds, m.output).cols}
 		}
-		var buf []float64
 		if len(rep.extra) != len(v.elems) || rep.own != nil && len(rep.own) != len(v.elems) ||
-			len(ds.looObs) > 0 && len(rep.column(0, buf)) != len(ds.pitDraws.ll[0]) {
+			len(ds.looObs) > 0 && rep.draws(0) != len(ds.pitDraws.ll[0]) {
 			// a replicate not recorded at every LOO draw (a fit's defensive draws)
 			c.note = fmt.Sprintf("no LOO-PIT of %s: %s is not known at the LOO draws", m.data, m.output)
 			ds.pits = append(ds.pits, c)
 			continue
 		}
+		var buf []float64
 		for i, j := range ds.looObs {
 			y := m.values[v.elems[j]]
 			if math.IsNaN(y) {

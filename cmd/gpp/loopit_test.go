@@ -124,7 +124,7 @@ func TestPITBandSmall(t *testing.T) {
 		}
 	}
 	if share := float64(inside) / reps; share < 0.94 {
-		t.Errorf("n = %d: %.4f of uniform samples inside the band, want at least 0.95 (band %v..%v)", n, share, b.lo, b.hi)
+		t.Errorf("n = %d: %.4f of uniform samples inside the band, want at least 0.94 (band %v..%v)", n, share, b.lo, b.hi)
 	}
 }
 

@@ -109,21 +109,21 @@ func (e *mmEvaluator) point(w *mmWorker, z []float64, elem int) (lp, ll, lg floa
 	lp, ll, lg = math.NaN(), math.NaN(), math.NaN()
 	w.u.Coords(z, w.x)
 	lx, outs, err := w.ev.Eval(w.x) // the log joint with the outputs
-	l := w.u.LogDensityAt(z, lx)
-	if err == nil {
-		lp, ll = l, outs[e.v.index][elem]
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	if err != nil {
+		e.mu.Lock()
 		e.rep.bad++
 		if e.rep.firstErr == nil {
 			e.rep.firstErr = err
 		}
+		e.mu.Unlock()
 		return lp, ll, lg
 	}
-	if e.logq != nil {
+	l := w.u.LogDensityAt(z, lx)
+	lp, ll = l, outs[e.v.index][elem]
+	if e.logq != nil { // the lock only where it guards something
+		e.mu.Lock()
 		lg = e.logq(w.x) + (l - lx)
+		e.mu.Unlock()
 	}
 	return lp, ll, lg
 }

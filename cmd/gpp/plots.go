@@ -36,8 +36,8 @@ const (
 // matrix latent (with restarts: the traces of all, and the mixture's means),
 // and the predictive checks ppc_y.png and ppc_stat_y.png of every data y
 // that a replicate mirrors (ppc.go), with the LOO-PIT check loo_pit_y.png of
-// those that log_lik has a term per element of (loopit.go). Prior draws and predictions have the
-// checks alone.
+// those that log_lik has a term per element of (loopit.go). Prior draws and
+// predictions have the checks alone.
 func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 	switch {
 	case h.cfg.prior:

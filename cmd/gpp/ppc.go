@@ -178,12 +178,11 @@ type replicates struct {
 
 // replicateDraws returns the draws of output name in ds.
 func replicateDraws(ds *drawSet, name string) replicates {
-	for _, v := range ds.vars {
-		if v.output && v.name == name {
-			return replicates{cols: ds.cols[v.first : v.first+len(v.elems)], n: len(ds.logp)}
-		}
+	v, ok := ds.outputVar(name)
+	if !ok {
+		return replicates{}
 	}
-	return replicates{}
+	return replicates{cols: ds.cols[v.first : v.first+len(v.elems)], n: len(ds.logp)}
 }
 
 // draw returns the finite values of draw d, in buf's storage.

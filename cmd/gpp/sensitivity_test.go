@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,15 +231,7 @@ func TestSensitivityCSVQuotes(t *testing.T) {
 	if err := writeSensitivityCSV(path, rows); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, path)
 	want := [][]string{{"variable", "prior", "likelihood", "diagnosis"}, {"W[1,2]", "0.25", "0.5", "-"}, {"mu", "0.125", "1", "potential prior-data conflict"}}
 	if !slices.EqualFunc(recs, want, slices.Equal) {
 		t.Errorf("read back %q, want %q", recs, want)
