@@ -24,7 +24,7 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 )
 
-const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--weights METHOD] [--csv FILE] [--plot FILE.png]"
+const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--weights METHOD | --evidence] [--csv FILE] [--plot FILE.png]"
 
 const compareHelpText = `Compares fits by their estimated leave-one-out predictive accuracy,
 elpd_loo, as R's loo::loo_compare and ArviZ's compare do. Each FIT is an
@@ -65,6 +65,14 @@ pseudo-bma gives the plain weights ∝ exp(elpd_loo), which go to the
 best fit once the totals differ by a few nats. No weights are given
 (NaN, with a warning) when a fit's elpd_loo is not a number at some
 observation, or is -inf at one in every fit.
+
+With --evidence the fits are ranked by their log evidence log p(y) from
+the evidence.json of gpp fit --evidence (importance sampling from q) or
+gpp sample --evidence (bridge sampling from the NUTS draws) instead,
+with log Bayes factors against the best and posterior model
+probabilities under equal prior odds (bridgesampling's bayes_factor and
+post_prob); they need no log_lik. Unlike LOO they depend on the priors:
+a vaguer prior lowers p(y) however well the model predicts.
 `
 
 // looFit is one fit's leave-one-out estimate as gpp compare reads it from
@@ -116,12 +124,25 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	plotOut := fs.String("plot", "", "also draw the comparison into `FILE.png`, as ArviZ's plot_compare: each fit's elpd_loo ± se,\nits in-sample lpd, and below the best its elpd_diff ± se_diff beside a line at the best")
 	method := fs.String("weights", weightsStacking, "the fits' weights: `METHOD` stacking, pseudo-bma+ or pseudo-bma")
 	seed := fs.Uint64("seed", 1, "seed of the Bayesian bootstrap of --weights pseudo-bma+")
+	evidence := fs.Bool("evidence", false, "compare the fits by their log evidence (evidence.json of gpp fit --evidence or\ngpp sample --evidence) instead of LOO: log Bayes factors against the best and\nposterior model probabilities under equal prior odds")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
 	}
 	if len(pos) < 2 {
 		return usageError(stderr, "compare", compareSynopsis, "compare needs at least two fits, got %d", len(pos))
+	}
+	if *evidence {
+		var bad []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "weights" || f.Name == "seed" || f.Name == "plot" {
+				bad = append(bad, "--"+f.Name)
+			}
+		})
+		if len(bad) > 0 {
+			return usageError(stderr, "compare", compareSynopsis, "%s: not with --evidence, whose P(model) column is the models' weight", strings.Join(bad, ", "))
+		}
+		return compareEvidence(pos, *csvOut, stdout, stderr)
 	}
 	switch *method {
 	case weightsStacking, weightsPseudoBMA, weightsBB:

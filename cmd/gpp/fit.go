@@ -60,6 +60,7 @@ type fitConfig struct {
 	resample    bool   // --psis-resample: the output draws are q's, importance-resampled (resample.go)
 	momentMatch bool   // --moment-match: LOO of high-k̂ observations by moment matching (momentmatch.go)
 	reloo       bool   // --reloo: LOO of high-k̂ observations by refits without them (reloo.go)
+	evidence    bool   // --evidence: the log evidence by importance sampling (evidence.go)
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings
 
@@ -125,6 +126,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the LOO draws toward its leave-one-out posterior and\nweight them again (the loo package's loo_moment_match); needs an output log_lik (default false)")
 	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", resampleFactor, minCandidates))
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
+	fs.BoolVar(&cfg.evidence, "evidence", false, fmt.Sprintf("estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby importance sampling: the mean of p(y, θ)/r(θ) over %d draws θ of\nr = ½q + ½g (g: q with Student-t tails), with its se and the weights' k̂\n(reliable below 0.5, unreliable above 0.7); written to evidence.json, which\ngpp compare --weights bma reads. Refused for a param with no prior on an\nunbounded support (p(y) is not defined); terms gpp cannot know to be\nnormalised (target +=, user densities) are warned about (default false)", sgvb.EvidenceDraws))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, intervals.png (the params' medians and 50 % and 90 %\nintervals, a panel per param), a heatmap NAME_mean.png of every matrix latent,\nand for every data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's), with log_lik a term per element of y, loo_pit_y.png (the LOO-PIT\nECDF less u in a 95 % simultaneous band) (default false)")
@@ -446,6 +448,9 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 	if cfg.momentMatch && s.Method == sgvb.MAP {
 		return "--moment-match needs SGVB: a MAP estimate has no draws, and so no PSIS-LOO to mend"
 	}
+	if cfg.evidence && s.Method == sgvb.MAP {
+		return "--evidence needs SGVB: a MAP estimate has no q to draw from and weight"
+	}
 	if cfg.reloo && s.Method == sgvb.MAP {
 		return "--reloo needs SGVB: a MAP estimate has no draws, and so no PSIS-LOO to mend"
 	}
@@ -564,6 +569,12 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 	if cfg.plots {
 		cfg.ppc = findReplicates(l)
+	}
+	var evNotes ast.ErrorList
+	if cfg.evidence {
+		if evNotes, ok = evidenceCaveats(l.Model, con, srcs); !ok {
+			return exitError
+		}
 	}
 	notes, err := checkFullRank(&cfg.settings, l.Model)
 	if err != nil {
@@ -704,6 +715,18 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
+	if cfg.evidence {
+		if r.Interrupted || (mix != nil && mix.Interrupted) {
+			con.note("note: --evidence: the fit was interrupted, so no evidence is estimated")
+		} else {
+			con.info("evidence: weighting %d draws of q by p/q", sgvb.EvidenceDraws)
+			if h.evidence, err = fitEvidence(cfg, h, r, mix, l.Model, evNotes); err != nil {
+				printError(con, err, srcs)
+				removeIfEmpty()
+				return exitError
+			}
+		}
+	}
 	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
 	if !ok {
 		return exitError
@@ -719,6 +742,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			con.note("warning: %s", w)
 		}
 	}
+	printEvidenceWarnings(con, h.evidence, srcs)
 	if h := softplusHint(s, l.Model, r, mix); h != "" {
 		con.note("hint: %s", h)
 	}
@@ -1038,6 +1062,9 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	if ds.loo != nil {
 		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, ds) }})
 	}
+	if h.evidence != nil {
+		files = append(files, outputFile{evidenceFile, func(w io.Writer) error { return writeEvidenceJSON(w, &h.evidence.file) }})
+	}
 	if cfg.plots {
 		files = append(files, plotFiles(h, ds)...)
 	}
@@ -1056,9 +1083,9 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 	printTable(w, cfg, h, ds, st)
 	fmt.Fprintln(w)
 	if h.mix != nil {
-		printRestartsStatus(w, cfg, h.mix, h.resample, ds, st, written)
+		printRestartsStatus(w, cfg, h.mix, h.resample, h.evidence, ds, st, written)
 	} else {
-		printFitStatus(w, cfg, h.r, h.resample, ds, written)
+		printFitStatus(w, cfg, h.r, h.resample, h.evidence, ds, written)
 	}
 	if cfg.plots {
 		pitChecks(cfg.ppc, ds, cfg.settings.Seed)
@@ -1106,7 +1133,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 // printFitStatus prints the lines after the summary table: the ELBO (or
 // the log joint at a MAP estimate), the iterations with how the fit ended,
 // the Pareto k̂ and the files written.
-func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, ds *drawSet, written []string) {
+func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, ev *evidenceOutcome, ds *drawSet, written []string) {
 	switch r.Method {
 	case sgvb.MAP:
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
@@ -1124,6 +1151,7 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 		fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(r.ParetoK, r.ParetoReading, r.ParetoRelESS))
 	}
 	printResample(w, cfg, ro)
+	printEvidenceLine(w, ev)
 	printLOOLines(w, ds)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))

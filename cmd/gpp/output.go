@@ -1177,6 +1177,9 @@ type drawsHeader struct {
 	// resample is what --psis-resample did (nil: not asked for, or the
 	// fit was interrupted).
 	resample *resampleOutcome
+	// evidence is --evidence's estimate (nil: not asked for, or the fit
+	// was interrupted).
+	evidence *evidenceOutcome
 }
 
 // writeDrawsCSV writes draws.csv in CmdStan's variational layout: comment

@@ -143,6 +143,10 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit keeps one q: fit a mixture of restarts with gpp fit --restarts")
 		return
 	}
+	if cfg.evidence {
+		r.errorf(":fit --evidence: the evidence is gpp fit's and gpp sample's (gpp fit --evidence writes evidence.json)")
+		return
+	}
 	if cfg.reloo {
 		r.errorf(":fit --reloo: refits are gpp fit's (gpp fit --reloo); in the session, :kfold refits by folds")
 		return
@@ -473,7 +477,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st
 	if start != "" {
 		fmt.Fprintf(w, "start        fit %d %s\n", n, start)
 	}
-	printFitStatus(w, cfg, res, nil, ds, written)
+	printFitStatus(w, cfg, res, nil, nil, ds, written)
 }
 
 // fitMeasure identifies a fit by its ELBO, or by its log joint at a MAP

@@ -488,7 +488,7 @@ const rhatWarn = 1.01
 // printRestartsStatus prints, after the summary table of a mixture, a line
 // per restart, the mixture's ELBO and Pareto k̂, how many elements have R̂
 // above rhatWarn, and the files written.
-func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resampleOutcome, ds *drawSet, st []stats, written []string) {
+func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resampleOutcome, ev *evidenceOutcome, ds *drawSet, st []stats, written []string) {
 	t := &table{right: []bool{true, true, true, true, false, true}}
 	t.row("restart", "seed", "ELBO", "iterations", "", "k̂")
 	sum, i, failed := 0.0, 0, m.Failed
@@ -509,6 +509,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 		m.ELBO, m.ELBOSE, sum/float64(R), R, math.Log(float64(R)))
 	fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(m.ParetoK, m.ParetoReading, m.ParetoRelESS))
 	printResample(w, cfg, ro)
+	printEvidenceLine(w, ev)
 	worst, above, n := math.NaN(), 0, 0
 	name := ""
 	for _, v := range ds.vars {

@@ -32,6 +32,7 @@ import (
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -52,6 +53,8 @@ type sampleConfig struct {
 	metric string
 	init   string   // --init FIT: start chain c from draw c of the fit's q
 	start  *initFit // the fit read for --init (or the REPL's last fit)
+	// evNotes are the model's caveats of --evidence (evidenceCaveats).
+	evNotes ast.ErrorList
 	// afterIter is called after each iteration of each chain, as
 	// nuts.Settings.Progress (tests).
 	afterIter func(chain, iter int)
@@ -201,6 +204,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R\n(default: each unconstrained coordinate uniform on (-2, 2), as Stan)")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the draws toward its leave-one-out posterior and weight\nthem again (the loo package's loo_moment_match); needs an output log_lik (default false)")
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
+	fs.BoolVar(&cfg.evidence, "evidence", false, "estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby bridge sampling (R's bridgesampling, method normal): the first half of each\nchain fits a normal proposal on the unconstrained coordinates, and the second\nhalves and as many proposal draws bridge the posterior to it; with its se\n(Frühwirth-Schnatter's relative error). Written to evidence.json, which gpp\ncompare --evidence reads. Refused for a param with no prior on an unbounded\nsupport (p(y) is not defined); terms gpp cannot know to be normalised\n(target +=, user densities) are warned about (default false)")
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
 		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
@@ -348,6 +352,11 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 			return exitError
 		}
 	}
+	if cfg.evidence {
+		if sc.evNotes, ok = evidenceCaveats(l.Model, con, srcs); !ok {
+			return exitError
+		}
+	}
 	if sc.init != "" {
 		start, err := readInitFit(sc.init, l, cfg.sets, srcs)
 		if err != nil {
@@ -386,8 +395,11 @@ type sampleRun struct {
 	ms      []mcmcStats
 	against []againstRow
 	missing int // elements the --against fit lacks
-	written []string
-	start   time.Time
+	// evidence is --evidence's estimate (nil: not asked for, interrupted
+	// or failed).
+	evidence *evidenceOutcome
+	written  []string
+	start    time.Time
 }
 
 // sampleLoaded samples the loaded model l and, when open is not nil,
@@ -502,6 +514,10 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	if af != nil {
 		run.against, run.missing = compareAgainst(af, sd, run.st, run.ms)
 	}
+	if cfg.evidence {
+		h.evidence = sampleEvidence(ctx, sc, h, res, u, m, con)
+		run.evidence = h.evidence
+	}
 	if open != nil {
 		run.written, err = writeSampleOutputs(cfg, sc, h, sd, run.st, run.ms, af, run.against, m)
 		if err != nil {
@@ -530,6 +546,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		}
 		fmt.Fprintf(stdout, "start        chain c from draw c of %s%s\n", sc.start.what, restart)
 	}
+	printEvidenceLine(stdout, run.evidence)
 	printLOOLines(stdout, sd.ds)
 	if run.written != nil {
 		fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(run.written, " "))
@@ -553,6 +570,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	if w := momentMatchWarning(sd.ds.mm); w != "" {
 		con.note("warning: %s", w)
 	}
+	printEvidenceWarnings(con, run.evidence, sources(l.Sources))
 	for i, ch := range sd.res.Chains {
 		if ch.FirstErr != nil {
 			con.info("note: chain %d rejected a point where the log density failed (as Stan, the trajectory ends there); the first: %v", i+1, ch.FirstErr)
@@ -873,6 +891,9 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 	}
 	if cfg.against != "" {
 		files = append(files, outputFile{againstFile, func(w io.Writer) error { return writeAgainstCSV(w, against) }})
+	}
+	if h.evidence != nil {
+		files = append(files, outputFile{evidenceFile, func(w io.Writer) error { return writeEvidenceJSON(w, &h.evidence.file) }})
 	}
 	if cfg.plots {
 		files = append(files, samplePlotFiles(cfg, sd, af)...)

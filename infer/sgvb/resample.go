@@ -77,24 +77,9 @@ func (rs *Resampling) Reliable() bool { return rs.K <= 0.7 }
 // with replacement with probabilities proportional to the smoothed
 // weights (PSISResampleIndex). dim is the length of the coordinates.
 func Resample(t Target, q Proposal, dim, M, n int, seed uint64, par int) *Resampling {
-	lw := make([]float64, M)
-	par = max(1, min(par, M))
-	var wg sync.WaitGroup
-	for w, tw := range workerTargets(t, par) {
-		wg.Go(func() {
-			x := make([]float64, dim)
-			g := make([]float64, dim)
-			for d := w; d < M; d += par {
-				lq := q.Candidate(seed, d, x)
-				lp, err := logJointValue(tw, x, g)
-				lw[d] = lp - lq
-				if err != nil || !finite(lw[d]) {
-					lw[d] = math.NaN()
-				}
-			}
-		})
-	}
-	wg.Wait()
+	lw := importanceLogWeights(t, dim, M, par, func(d int, x []float64) float64 {
+		return q.Candidate(seed, d, x)
+	})
 	rs := &Resampling{Candidates: M}
 	for _, v := range lw {
 		if math.IsNaN(v) {
@@ -137,6 +122,33 @@ func PSISResampleIndex(lw []float64, n int, rng *rand.Rand) (idx []int, k, ess f
 		idx[j] = min(i, last) // u rounded up to s
 	}
 	return idx, k, ess
+}
+
+// importanceLogWeights returns the log weights log p − log r of M draws of
+// a proposal r, draw(d, x) writing draw d into x (len dim) and returning
+// log r there, evaluated on par goroutines (each with a clone of t after
+// the first; the weights do not depend on par). A draw whose log joint
+// fails or is not finite has the weight NaN.
+func importanceLogWeights(t Target, dim, M, par int, draw func(d int, x []float64) float64) []float64 {
+	lw := make([]float64, M)
+	par = max(1, min(par, M))
+	var wg sync.WaitGroup
+	for w, tw := range workerTargets(t, par) {
+		wg.Go(func() {
+			x := make([]float64, dim)
+			g := make([]float64, dim)
+			for d := w; d < M; d += par {
+				lq := draw(d, x)
+				lp, err := logJointValue(tw, x, g)
+				lw[d] = lp - lq
+				if err != nil || !finite(lw[d]) {
+					lw[d] = math.NaN()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return lw
 }
 
 // workerTargets returns t and n−1 clones of it, one per worker goroutine,

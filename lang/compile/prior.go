@@ -297,11 +297,12 @@ func flatSuggestion(lat *check.Latent) string {
 		return "LKJCorrCholesky(1)"
 	case dist.CorrMatrix:
 		return "LKJCorr(1)"
-	case dist.Unit:
-		return "Uniform(0, 1)"
 	}
 	if t := lat.Decl.Type; t != nil && t.Lower != nil && t.Upper != nil {
 		return "Uniform(" + ast.FormatExpr(t.Lower) + ", " + ast.FormatExpr(t.Upper) + ")"
+	}
+	if lat.Support == dist.Unit {
+		return "Uniform(0, 1)"
 	}
 	return "Normal(0, 1)"
 }

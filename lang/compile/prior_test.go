@@ -302,6 +302,7 @@ func TestPriorDrawsErrors(t *testing.T) {
 		// A flat prior's suggestion is a prior the support takes: not
 		// Normal(0, 1) on a simplex or a correlation matrix.
 		{"param u: unit\n", "as in `param u: unit ~ Uniform(0, 1)`"},
+		{"param m: real<lower=-5, upper=5>\n", "as in `param m: real<lower=-5, upper=5> ~ Uniform(-5, 5)`"},
 		{"param s: simplex[3]\n", "it has none (a flat prior on the simplex values, uniform, which gpp draws only when it is stated); give it one, as in `param s: simplex[3] ~ Dirichlet(1)`"},
 		{"param L: cholesky_factor_corr[3]\n", "it has none (a flat prior on the cholesky_factor_corr values, uniform, which gpp draws only when it is stated); give it one, as in `param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(1)`"},
 		{"param O: corr_matrix[3]\n", "as in `param O: corr_matrix[3] ~ LKJCorr(1)`"},

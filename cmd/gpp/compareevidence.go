@@ -1,0 +1,211 @@
+package main
+
+// gpp compare --evidence: fits ranked by their log evidence (evidence.json,
+// gpp fit --evidence and gpp sample --evidence), with Bayes factors and
+// posterior model probabilities under equal prior odds (bridgesampling's
+// bayes_factor and post_prob, brms's).
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// evidenceFit is one fit's evidence.json as gpp compare reads it.
+type evidenceFit struct {
+	label, path string
+	f           evidenceJSON
+	// logBF is log p(y | this) − log p(y | best), seBF its standard error
+	// (the two estimates independent), prob the posterior probability.
+	logBF, seBF, prob float64
+}
+
+// readEvidenceFit reads the evidence.json that arg is or holds.
+func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", arg)
+		}
+		return nil, err
+	}
+	path, label := arg, arg
+	if fi.IsDir() {
+		path = filepath.Join(arg, evidenceFile)
+	} else if filepath.Base(arg) == evidenceFile {
+		label = filepath.Dir(arg)
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: run gpp fit or gpp sample with --evidence", arg, evidenceFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	src[path] = b
+	e := &evidenceFit{label: label, path: path}
+	if err := json.Unmarshal(b, &e.f); err != nil {
+		return nil, jsonError(path, b, err)
+	}
+	if e.f.Format != evidenceFormat {
+		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp evidence file (format %q, want %q)", e.f.Format, evidenceFormat)}
+	}
+	if v := float64(e.f.LogEvidence); math.IsNaN(v) || math.IsInf(v, 1) {
+		return nil, &ast.Error{Pos: findPos(path, b, `"log_evidence"`), Msg: fmt.Sprintf("log_evidence is %s: want a number or -inf", formatNum(v))}
+	}
+	return e, nil
+}
+
+// compareEvidence ranks the fits of args by log evidence and prints the
+// table (and writes it as CSV to csvOut unless it is empty).
+func compareEvidence(args []string, csvOut string, stdout, stderr io.Writer) int {
+	src := sources{}
+	var fits []*evidenceFit
+	for _, arg := range args {
+		e, err := readEvidenceFit(arg, src)
+		if err != nil {
+			printError(stderr, err, src)
+			return exitError
+		}
+		for _, g := range fits {
+			if sameFile(e.path, g.path) {
+				errorf(stderr, "%s is given twice (as %s)", e.path, g.path)
+				return exitError
+			}
+		}
+		if csvOut != "" && sameFile(csvOut, e.path) {
+			errorf(stderr, "--csv %s would overwrite an input", csvOut)
+			return exitError
+		}
+		fits = append(fits, e)
+	}
+	for _, e := range fits[1:] {
+		a, b := &looFit{data: fits[0].f.Data, dataHash: fits[0].f.DataSHA256}, &looFit{data: e.f.Data, dataHash: e.f.DataSHA256}
+		if !sameData(a, b) {
+			errorf(stderr, "warning: %s read %s, %s read %s: Bayes factors compare models of the same data",
+				fits[0].label, strings.Join(fits[0].f.Data, " "), e.label, strings.Join(e.f.Data, " "))
+		}
+	}
+	for i, e := range fits {
+		for _, g := range fits[:i] {
+			if e.f.ModelSHA256 == g.f.ModelSHA256 && maps.Equal(e.f.Sets, g.f.Sets) {
+				errorf(stderr, "warning: %s and %s are of the same model (%s): two estimates of one evidence, whose P(model) splits that model's probability", g.label, e.label, evidenceModel(e.f))
+			}
+		}
+	}
+	rankEvidence(fits)
+	for _, e := range fits {
+		if k := float64(e.f.ParetoK); k > 0.7 {
+			errorf(stderr, "warning: %s: its importance weights' k̂ is %s (above 0.7): its log evidence is unreliable, likely too small (gpp sample --evidence estimates it by bridge sampling)", e.label, kText(k))
+		}
+		if n := len(e.f.Caveats); n > 0 {
+			errorf(stderr, "warning: %s: its model has %d term%s that p(y) counts as written, perhaps unnormalised (evidence.json's caveats; the first: %s)", e.label, n, plural(n), e.f.Caveats[0])
+		}
+	}
+	printEvidenceComparison(stdout, fits)
+	if csvOut != "" {
+		if err := writeEvidenceCSV(csvOut, fits); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// rankEvidence sorts the fits by log evidence, best first (stable, so that
+// ties keep the order given), and sets each one's log Bayes factor
+// against the best with its standard error and its posterior probability
+// under equal prior odds, exp(log p_k − log-sum-exp).
+func rankEvidence(fits []*evidenceFit) {
+	sort.SliceStable(fits, func(i, j int) bool { return fits[i].f.LogEvidence > fits[j].f.LogEvidence })
+	best := fits[0].f
+	lz := make([]float64, len(fits))
+	for i, e := range fits {
+		lz[i] = float64(e.f.LogEvidence)
+	}
+	lse := math.Inf(-1)
+	if mx := lz[0]; !math.IsInf(mx, -1) {
+		s := 0.0
+		for _, v := range lz {
+			s += math.Exp(v - mx)
+		}
+		lse = mx + math.Log(s)
+	}
+	for i, e := range fits {
+		e.logBF = lz[i] - float64(best.LogEvidence)
+		e.seBF = math.Hypot(float64(e.f.SE), float64(best.SE))
+		e.prob = math.Exp(lz[i] - lse)
+		if i == 0 {
+			e.logBF, e.seBF = 0, 0
+		}
+		if math.IsInf(lse, -1) { // every evidence 0: no probabilities
+			e.logBF, e.prob = math.NaN(), math.NaN()
+		}
+	}
+}
+
+// evidenceModel is the model column: the model file and --set values,
+// with the method for a sample's bridge sampling.
+func evidenceModel(f evidenceJSON) string {
+	m := f.Model
+	if f.Method == "bridge sampling" {
+		m += " (NUTS)"
+	}
+	for _, k := range sortedKeys(f.Sets) {
+		m += " " + k + "=" + f.Sets[k]
+	}
+	return m
+}
+
+// printEvidenceComparison prints the ranked table and how to read it.
+func printEvidenceComparison(w io.Writer, fits []*evidenceFit) {
+	t := &table{right: []bool{false, false, true, true, true, true, true, false}}
+	t.row("fit", "model", "log p(y)", "se", "log BF", "se_BF", "P(model)", "method")
+	for _, e := range fits {
+		t.row(e.label, evidenceModel(e.f), num1(float64(e.f.LogEvidence)), num2(float64(e.f.SE)), num1(e.logBF), num2(e.seBF), weightNum(e.prob), e.f.Method)
+	}
+	fmt.Fprintf(w, "Evidence comparison of %d fits, best first:\n\n", len(fits))
+	t.print(w)
+	fmt.Fprint(w, "\nlog BF is a fit's log evidence less the best's, the log Bayes factor against it,\n"+
+		"se_BF its standard error; P(model) is the posterior probability of each model\n"+
+		"with equal prior odds. |log BF| above about 2.3 (a factor 10) is strong evidence\n"+
+		"(Jeffreys); both depend on the priors, as LOO does not.\n")
+}
+
+// num2 formats a standard error with two significant digits.
+func num2(v float64) string {
+	if math.IsNaN(v) {
+		return "NaN"
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+// writeEvidenceCSV writes the ranked table to path as CSV, atomically.
+func writeEvidenceCSV(path string, fits []*evidenceFit) error {
+	s := &staged{dir: filepath.Dir(path)}
+	err := s.write(filepath.Base(path), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"fit", "model", "log_evidence", "se", "log_bf", "se_bf", "posterior_probability", "method", "pareto_k"})
+		for _, e := range fits {
+			cw.Write([]string{e.label, evidenceModel(e.f), formatNum(float64(e.f.LogEvidence)), formatNum(float64(e.f.SE)),
+				formatNum(e.logBF), formatNum(e.seBF), formatNum(e.prob), e.f.Method, formatNum(float64(e.f.ParetoK))})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+	if err != nil {
+		return err
+	}
+	return s.commit()
+}

@@ -1,0 +1,439 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/gpplang/gpp/infer/nuts"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Chain is one chain's posterior draws, as nuts.Chain holds them.
+type Chain struct {
+	Draws []float64 // N×dim, row-major: positions on unconstrained coordinates
+	LogP  []float64 // log p̃ at each draw (nuts's lp__)
+}
+
+// Settings tune Estimate; zero values take the defaults in brackets.
+type Settings struct {
+	Seed          uint64  // the proposal draws' PCG seed
+	ProposalDraws int     // N2 [N1, the number of posterior draws in the bridge]
+	Tol           float64 // relative change of Ẑ that ends the iteration [1e-10]
+	MaxIter       int     // [1000]
+}
+
+// Defaults of Settings.
+const (
+	DefaultTol     = 1e-10
+	DefaultMaxIter = 1000
+)
+
+// MinHalf is the fewest draws a chain's half may hold: the bulk ESS of the
+// posterior half splits each chain's half again and needs 3 draws a piece.
+const MinHalf = 6
+
+// Result is a bridge sampling estimate of the log evidence.
+type Result struct {
+	LogZ        float64 // log Ẑ
+	SE          float64 // √re², Frühwirth-Schnatter's relative error of Ẑ ≈ the standard error of log Ẑ
+	Iterations  int     // fixed-point iterations to convergence
+	N1, N2      int     // posterior draws in the bridge (the second halves) and proposal draws
+	N1eff       float64 // the posterior draws' effective sample size (median over coordinates of the bulk ESS)
+	ZeroDensity int     // proposal draws with p̃ = 0 (log p̃ = −Inf)
+	Evals       int     // calls of the log density function: N2 and one check
+}
+
+// BayesFactor returns log(Z_a / Z_b) for two estimates and its standard
+// error, the two independent SEs combined.
+func BayesFactor(a, b Result) (logBF, se float64) {
+	return a.LogZ - b.LogZ, math.Hypot(a.SE, b.SE)
+}
+
+// proposalStream is the PCG stream of the proposal draws ("BRIDGE").
+const proposalStream = 0x425249444745
+
+// checkTol is the relative disagreement between a chain's LogP and the log
+// density function at the same draw beyond which Estimate refuses: they
+// must be the same function.
+const checkTol = 1e-8
+
+// Estimate returns the bridge sampling estimate of log ∫ p̃ from the chains'
+// draws on R^dim (every chain the same length, at least 2·MinHalf draws)
+// and logp, log p̃ at a point (called once per proposal draw, and once at a
+// posterior draw to check that it agrees with LogP; never concurrently;
+// its argument is a buffer reused from call to call).
+// It returns ctx.Err() when ctx is cancelled.
+func Estimate(ctx context.Context, chains []Chain, dim int, logp func(x []float64) (float64, error), s Settings) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := checkInput(chains, dim, logp, s); err != nil {
+		return Result{}, err
+	}
+	nc := len(chains[0].LogP)
+	nfit := nc / 2
+	niter := nc - nfit
+	n1 := len(chains) * niter
+	n2 := s.ProposalDraws
+	if n2 == 0 {
+		n2 = n1
+	}
+	tol := s.Tol
+	if tol == 0 {
+		tol = DefaultTol
+	}
+	maxIter := s.MaxIter
+	if maxIter == 0 {
+		maxIter = DefaultMaxIter
+	}
+
+	g, err := fitNormal(chains, dim, nfit)
+	if err != nil {
+		return Result{}, err
+	}
+
+	// The posterior half: l1 = log p̃ − log g, kept chain by chain.
+	l1 := make([]float64, 0, n1)
+	for _, ch := range chains {
+		for i := nfit; i < nc; i++ {
+			l1 = append(l1, ch.LogP[i]-g.logDensity(ch.Draws[i*dim:(i+1)*dim]))
+		}
+	}
+	n1eff, err := bulkESS(chains, dim, nfit)
+	if err != nil {
+		return Result{}, err
+	}
+
+	// One posterior draw through logp: the two must be the same density.
+	x0 := chains[0].Draws[nfit*dim : (nfit+1)*dim]
+	lp0, err := logp(append([]float64(nil), x0...))
+	if err != nil {
+		return Result{}, fmt.Errorf("bridge: the log density at chain 1 draw %d: %v", nfit+1, err)
+	}
+	if want := chains[0].LogP[nfit]; !(math.Abs(lp0-want) <= checkTol*math.Max(1, math.Abs(want))) {
+		return Result{}, fmt.Errorf("bridge: at chain 1 draw %d the log density function gives %g but LogP holds %g: they must be the same density, constants and Jacobian included", nfit+1, lp0, want)
+	}
+
+	// The proposal half: N2 draws from g, l2 = log p̃ − log g.
+	rng := rand.New(rand.NewPCG(s.Seed, proposalStream))
+	l2 := make([]float64, n2)
+	x := make([]float64, dim)
+	z := make([]float64, dim)
+	zero := 0
+	for j := range l2 {
+		if j%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
+		}
+		for k := range z {
+			z[k] = rng.NormFloat64()
+		}
+		lg := g.draw(x, z)
+		lp, err := logp(x)
+		switch {
+		case err != nil:
+			return Result{}, fmt.Errorf("bridge: the log density at proposal draw %d: %v", j+1, err)
+		case math.IsNaN(lp) || math.IsInf(lp, 1):
+			return Result{}, fmt.Errorf("bridge: the log density at proposal draw %d (%v) is %v", j+1, x, lp)
+		case math.IsInf(lp, -1):
+			zero++
+		}
+		l2[j] = lp - lg
+	}
+	if zero == n2 {
+		return Result{}, fmt.Errorf("bridge: the density is zero at all %d proposal draws: the normal proposal misses the posterior", n2)
+	}
+
+	logZ, iters, err := iterate(ctx, l1, l2, n1eff, tol, maxIter)
+	if err != nil {
+		return Result{}, err
+	}
+	re2 := relErr2(l1, l2, logZ, n1eff, len(chains))
+	return Result{
+		LogZ:        logZ,
+		SE:          math.Sqrt(re2),
+		Iterations:  iters,
+		N1:          n1,
+		N2:          n2,
+		N1eff:       n1eff,
+		ZeroDensity: zero,
+		Evals:       n2 + 1,
+	}, nil
+}
+
+// checkInput reports the first thing wrong with Estimate's arguments.
+func checkInput(chains []Chain, dim int, logp func([]float64) (float64, error), s Settings) error {
+	switch {
+	case dim <= 0:
+		return fmt.Errorf("bridge: the dimension is %d: there is nothing to integrate", dim)
+	case logp == nil:
+		return errors.New("bridge: no log density function")
+	case len(chains) == 0:
+		return errors.New("bridge: no chains")
+	case s.ProposalDraws < 0:
+		return fmt.Errorf("bridge: ProposalDraws is %d, must be ≥ 0", s.ProposalDraws)
+	case s.MaxIter < 0:
+		return fmt.Errorf("bridge: MaxIter is %d, must be ≥ 0", s.MaxIter)
+	case !(s.Tol >= 0) || math.IsInf(s.Tol, 1):
+		return fmt.Errorf("bridge: Tol is %v, must be finite and ≥ 0", s.Tol)
+	}
+	n := len(chains[0].LogP)
+	for c, ch := range chains {
+		if len(ch.LogP) != n {
+			return fmt.Errorf("bridge: chain %d has %d draws, chain 1 has %d: the chains must be of the same length", c+1, len(ch.LogP), n)
+		}
+		if len(ch.Draws) != n*dim {
+			return fmt.Errorf("bridge: chain %d has %d values of Draws for %d log densities of dimension %d (want %d)", c+1, len(ch.Draws), n, dim, n*dim)
+		}
+		for i, lp := range ch.LogP {
+			if math.IsNaN(lp) || math.IsInf(lp, 0) {
+				return fmt.Errorf("bridge: chain %d draw %d: the log density is %v", c+1, i+1, lp)
+			}
+		}
+		for i, v := range ch.Draws {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("bridge: chain %d draw %d coordinate %d is %v", c+1, i/dim+1, i%dim+1, v)
+			}
+		}
+	}
+	if n/2 < MinHalf {
+		return fmt.Errorf("bridge: the chains have %d draws, need at least %d (two halves of %d)", n, 2*MinHalf, MinHalf)
+	}
+	return nil
+}
+
+// normal is the proposal N(mean, L Lᵀ).
+type normal struct {
+	dim  int
+	mean []float64
+	chol []float64 // L, dim×dim row-major, lower triangular
+	c    float64   // −(dim/2) log 2π − log det L
+	buf  []float64
+}
+
+// fitNormal fits the normal to the first nfit draws of each chain: their
+// mean and sample covariance.
+func fitNormal(chains []Chain, dim, nfit int) (*normal, error) {
+	n := len(chains) * nfit
+	data := mat.NewDense(n, dim, nil)
+	r := 0
+	for _, ch := range chains {
+		for i := 0; i < nfit; i++ {
+			data.SetRow(r, ch.Draws[i*dim:(i+1)*dim])
+			r++
+		}
+	}
+	mean := make([]float64, dim)
+	for k := range mean {
+		mean[k] = mat.Sum(data.ColView(k)) / float64(n)
+	}
+	for i := 0; i < n; i++ {
+		row := data.RawRowView(i)
+		for k := range row {
+			row[k] -= mean[k]
+		}
+	}
+	var cov mat.SymDense
+	cov.SymOuterK(1/float64(n-1), data.T())
+	var ch mat.Cholesky
+	if !ch.Factorize(&cov) {
+		return nil, fmt.Errorf("bridge: the covariance of the %d draws of the first halves is not positive definite (dimension %d): a coordinate is constant or determined by others, or there are too few draws", n, dim)
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	g := &normal{dim: dim, mean: mean, chol: make([]float64, dim*dim), buf: make([]float64, dim)}
+	logDet := 0.0
+	for i := 0; i < dim; i++ {
+		for j := 0; j <= i; j++ {
+			g.chol[i*dim+j] = l.At(i, j)
+		}
+		logDet += math.Log(g.chol[i*dim+i])
+	}
+	g.c = -0.5*float64(dim)*math.Log(2*math.Pi) - logDet
+	return g, nil
+}
+
+// logDensity is log g(x).
+func (g *normal) logDensity(x []float64) float64 {
+	// Solve L u = x − mean by forward substitution.
+	u := g.buf
+	ss := 0.0
+	for i := 0; i < g.dim; i++ {
+		v := x[i] - g.mean[i]
+		row := g.chol[i*g.dim : i*g.dim+i]
+		for j, lij := range row {
+			v -= lij * u[j]
+		}
+		u[i] = v / g.chol[i*g.dim+i]
+		ss += u[i] * u[i]
+	}
+	return g.c - 0.5*ss
+}
+
+// draw sets x = mean + L z, a draw from g for z standard normal, and
+// returns log g(x).
+func (g *normal) draw(x, z []float64) float64 {
+	ss := 0.0
+	for i := 0; i < g.dim; i++ {
+		v := g.mean[i]
+		for j, lij := range g.chol[i*g.dim : i*g.dim+i+1] {
+			v += lij * z[j]
+		}
+		x[i] = v
+		ss += z[i] * z[i]
+	}
+	return g.c - 0.5*ss
+}
+
+// bulkESS is the median over coordinates of the bulk ESS of the chains'
+// second halves (from draw nfit on).
+func bulkESS(chains []Chain, dim, nfit int) (float64, error) {
+	nc := len(chains[0].LogP)
+	col := make([][]float64, len(chains))
+	ess := make([]float64, dim)
+	for k := 0; k < dim; k++ {
+		for c, ch := range chains {
+			col[c] = make([]float64, 0, nc-nfit)
+			for i := nfit; i < nc; i++ {
+				col[c] = append(col[c], ch.Draws[i*dim+k])
+			}
+		}
+		ess[k] = nuts.ESSBulk(col)
+		if math.IsNaN(ess[k]) {
+			return 0, fmt.Errorf("bridge: coordinate %d is constant in the second halves of the chains: no effective sample size", k+1)
+		}
+	}
+	return median(ess), nil
+}
+
+// median is R's median: the mean of the middle two of an even count.
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// logAddExp is log(e^a + e^b).
+func logAddExp(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// logMeanExp is log mean(e^x), scratch-free: one pass for the maximum.
+func logMeanExp(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	if math.IsInf(m, -1) {
+		return m
+	}
+	sum := 0.0
+	for _, v := range x {
+		sum += math.Exp(v - m)
+	}
+	return m + math.Log(sum/float64(len(x)))
+}
+
+// iterate runs Meng & Wong's fixed point for r = Z e^−lstar in log space
+// and returns log Ẑ and the number of iterations.
+func iterate(ctx context.Context, l1, l2 []float64, n1eff, tol float64, maxIter int) (float64, int, error) {
+	lstar := median(l1)
+	n2 := float64(len(l2))
+	ls1 := math.Log(n1eff / (n1eff + n2))
+	ls2 := math.Log(n2 / (n1eff + n2))
+	num := make([]float64, len(l2))
+	den := make([]float64, len(l1))
+	lr := 0.0 // log r, r0 = 1
+	for it := 1; it <= maxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		b := ls2 + lr
+		for j, l := range l2 {
+			num[j] = (l - lstar) - logAddExp(ls1+l-lstar, b)
+		}
+		for i, l := range l1 {
+			den[i] = -logAddExp(ls1+l-lstar, b)
+		}
+		next := logMeanExp(num) - logMeanExp(den)
+		if math.IsNaN(next) || math.IsInf(next, 0) {
+			return 0, 0, fmt.Errorf("bridge: the iteration's estimate became %v at iteration %d", next, it)
+		}
+		change := math.Abs(math.Expm1(lr - next)) // |r_new − r| / r_new
+		lr = next
+		if change < tol {
+			return lr + lstar, it, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("bridge: the iteration did not converge to a relative tolerance of %g in %d iterations", tol, maxIter)
+}
+
+// relErr2 is Frühwirth-Schnatter's approximate relative mean-squared error
+// of Ẑ = e^logZ: f1 = p/(s1 p + s2 g) at the proposal draws, f2 =
+// g/(s1 p + s2 g) at the posterior draws (p = p̃/Ẑ), the latter's
+// autocorrelation factor from the ESS of its nchains series split in halves.
+func relErr2(l1, l2 []float64, logZ, n1eff float64, nchains int) float64 {
+	n1, n2 := float64(len(l1)), float64(len(l2))
+	s1 := n1eff / (n1eff + n2)
+	s2 := n2 / (n1eff + n2)
+	// With a = log(p/g): f1 = 1/(s1 + s2 e^−a), f2 = 1/(s1 e^a + s2).
+	f1 := make([]float64, len(l2))
+	for j, l := range l2 {
+		f1[j] = 1 / (s1 + s2*math.Exp(logZ-l))
+	}
+	f2 := make([]float64, len(l1))
+	for i, l := range l1 {
+		f2[i] = 1 / (s1*math.Exp(l-logZ) + s2)
+	}
+	m1, v1 := meanVar(f1)
+	m2, v2 := meanVar(f2)
+	re2 := v1 / (n2 * m1 * m1)
+	if v2 > 0 {
+		rho := 1.0 // when the ESS is undefined: f2 constant but for an odd chain's dropped middle value
+		if e := essSplit(f2, nchains); e > 0 {
+			rho = n1 / e
+		}
+		re2 += rho * v2 / (n1 * m2 * m2)
+	}
+	return re2
+}
+
+// essSplit is nuts.ESS of the nchains equal series of f, each split in
+// halves (the middle value of an odd length dropped): posterior's ess_mean.
+func essSplit(f []float64, nchains int) float64 {
+	n := len(f) / nchains
+	h := n / 2
+	parts := make([][]float64, 0, 2*nchains)
+	for c := 0; c < nchains; c++ {
+		ch := f[c*n : (c+1)*n]
+		parts = append(parts, ch[:h], ch[n-h:])
+	}
+	return nuts.ESS(parts)
+}
+
+// meanVar is the mean and the sample variance (n − 1) of x.
+func meanVar(x []float64) (m, v float64) {
+	for _, e := range x {
+		m += e
+	}
+	m /= float64(len(x))
+	for _, e := range x {
+		v += (e - m) * (e - m)
+	}
+	return m, v / float64(len(x)-1)
+}

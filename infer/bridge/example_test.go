@@ -1,0 +1,36 @@
+package bridge_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gpplang/gpp/infer/bridge"
+)
+
+// The evidence of p̃(x) = exp(−|x|²/2) on R², 2π, from 4 chains of exact
+// draws (in gpp sample, nuts's Chain.Draws and Chain.LogP).
+func ExampleEstimate() {
+	logp := func(x []float64) (float64, error) { return -0.5 * (x[0]*x[0] + x[1]*x[1]), nil }
+	rng := rand.New(rand.NewPCG(1, 1))
+	chains := make([]bridge.Chain, 4)
+	for c := range chains {
+		for i := 0; i < 500; i++ {
+			x := []float64{rng.NormFloat64(), rng.NormFloat64()}
+			lp, _ := logp(x)
+			chains[c].Draws = append(chains[c].Draws, x...)
+			chains[c].LogP = append(chains[c].LogP, lp)
+		}
+	}
+	r, err := bridge.Estimate(context.Background(), chains, 2, logp, bridge.Settings{Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("log Z = %.3f (SE %.3f; exact %.3f)\n", r.LogZ, r.SE, math.Log(2*math.Pi))
+	fmt.Printf("%d posterior draws (ESS %.0f), %d proposal draws, %d iterations\n", r.N1, r.N1eff, r.N2, r.Iterations)
+	// Output:
+	// log Z = 1.839 (SE 0.001; exact 1.838)
+	// 1000 posterior draws (ESS 1027), 1000 proposal draws, 4 iterations
+}

@@ -1,0 +1,49 @@
+package compile
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEvidenceCaveats: where the log joint is not a normalised density
+// of params and data. A param with no prior on an unbounded support (or a
+// covariance matrix's) is an error; a flat prior on other bounds than
+// (0, 1) or on a simplex, a user density, a target += that is not a sum of
+// log densities, an ordered prior of per-element arguments and a zero-sum
+// vector's prior are notes at their place; normalised models have none.
+func TestEvidenceCaveats(t *testing.T) {
+	for _, c := range []struct{ src, errs, notes string }{
+		{"param mu: real ~ Normal(0, 1)\nparam s: positive ~ Normal(0, 1)\nparam p: unit\nparam q: real<lower=0, upper=1>\nparam c: ordered[3] ~ Normal(0, 2)\nparam w: simplex[3] ~ Dirichlet(1)\n", "", ""},
+		{"param mu: real\ntarget += logpdf(mu, Normal(0, 1)) + sum(logpdf(mu, Normal(0, 1)))\n", "", ""},
+		{"param x: real[2]\nx[0] ~ Normal(0, 1)\nx[1] ~ Normal(0, 1)\n", "", ""},
+		{"param mu: real\n", "e.gpp:1:7: param `mu` has no prior: a flat prior on the real line, improper, so p(y) is not defined; give it a proper one, as in `param mu: real ~ Normal(0, 1)`", ""},
+		{"param s: positive\nparam S: cov_matrix[2]\n", "e.gpp:1:7: param `s` has no prior: a flat prior on (0, ∞), improper, so p(y) is not defined; give it a proper one, as in `param s: positive ~ Normal(0, 1)`\n" +
+			"e.gpp:2:7: param `S` has no prior: a flat prior on the cov_matrix values is improper, so p(y) is not defined; give it a proper one, as in `param S: cov_matrix[2] ~ InvWishart(4, I(2))`", ""},
+		{"param mu: real<lower=-5, upper=5>\n", "", "e.gpp:1:7: param `mu` has no prior: its flat density enters p(y) as 1 on (-5, 5), not normalised; `~ Uniform(-5, 5)` is the normalised one"},
+		{"param w: simplex[3]\n", "", "e.gpp:1:7: param `w` has no prior: its flat density enters p(y) as 1 on the simplex values, not normalised; `~ Dirichlet(1)` is the normalised one"},
+		{"param mu: real\ntarget += -mu * mu / 2\n", "", "e.gpp:2:1: target += -mu * mu / 2 enters p(y) as written: the evidence is right only if it is a normalised log density"},
+		{"param mu: real ~ Normal(0, 1)\ntarget -= logpdf(mu, Normal(0, 1))\n", "", "e.gpp:2:1: target -= logpdf(mu, Normal(0, 1)) enters p(y) as written"},
+		{"fn n2_lpdf(y, m) = -(y - m) ^ 2\nparam mu: real ~ n2(0)\n", "", "e.gpp:2:18: the user density n2_lpdf enters p(y) as written: the evidence is right only if it is normalised"},
+		{"param c: ordered[3] ~ Normal([0, 1, 2], 1)\n", "", "e.gpp:1:7: the prior of `c`, per-element arguments restricted to increasing vectors, has no known normaliser"},
+		{"param z: sum_to_zero_vector[4] ~ Normal(0, 1)\n", "", "e.gpp:1:7: the prior of `z` is not renormalised to the zero-sum plane"},
+	} {
+		m := compileSrc(t, "e.gpp", c.src, nil)
+		errs, notes := m.EvidenceCaveats()
+		check := func(what string, got []string, want string) {
+			t.Helper()
+			g := strings.Join(got, "\n")
+			if want == "" && g != "" || want != "" && !strings.Contains(g, want) {
+				t.Errorf("%q: %s\n%s\nwant\n%s", c.src, what, g, want)
+			}
+		}
+		var es, ns []string
+		for _, e := range errs {
+			es = append(es, e.Error())
+		}
+		for _, n := range notes {
+			ns = append(ns, n.Error())
+		}
+		check("errors", es, c.errs)
+		check("notes", ns, c.notes)
+	}
+}
