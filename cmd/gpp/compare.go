@@ -442,7 +442,7 @@ func readMeta(path string, src sources, format, what string) (*fitMeta, error) {
 // of observations, then loo's count of moment-matched observations (an
 // empty group in kfoldComment, so that the indexes are alike).
 var (
-	looComment   = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?(?: \(refitted: [0-9]+\))?\r?$`)
+	looComment   = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?(?: \(refitted: [0-9]+\))?(?: \(interrupted: [0-9]+ left with (?:its|their) PSIS estimates?\))?\r?$`)
 	kfoldComment = regexp.MustCompile(`^# elpd_kfold = \S+, se = \S+, p_kfold = \S+, folds = [0-9]+, observations = ([0-9]+)()\r?$`)
 )
 
@@ -617,26 +617,12 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 // weights constants), from their elpd_loo per observation; pseudo-bma+
 // draws its bootstrap with seed. When no weights exist (an observation's
 // elpd_loo not a number in some fit) every weight is NaN and the error
-// says why, naming the fit.
+// says why, naming the fit's loo.csv line (sgvb's checks, sgvb.LPDError).
 func modelWeights(ranks []looRank, method string, seed uint64) error {
 	lpd := make([][]float64, len(ranks))
 	for k := range ranks {
 		ranks[k].weight = math.NaN()
-		f := ranks[k].fit
-		for i, v := range f.elpd {
-			if math.IsNaN(v) || math.IsInf(v, 1) {
-				return &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[i], Col: 1},
-					Msg: fmt.Sprintf("elpd_loo of %s is %s; the weights need every observation's", f.names[i], formatNum(v))}
-			}
-		}
-		lpd[k] = f.elpd
-	}
-	for i := range lpd[0] {
-		if !slices.ContainsFunc(lpd, func(v []float64) bool { return v[i] > math.Inf(-1) }) {
-			f := ranks[0].fit
-			return &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[i], Col: 1},
-				Msg: fmt.Sprintf("elpd_loo of %s is -inf in every fit; the weights need one that allows it", f.names[i])}
-		}
+		lpd[k] = ranks[k].fit.elpd
 	}
 	var w []float64
 	var err error
@@ -647,6 +633,14 @@ func modelWeights(ranks []looRank, method string, seed uint64) error {
 		w, err = sgvb.PseudoBMAWeights(lpd, 0, nil)
 	default:
 		w, err = sgvb.PseudoBMAWeights(lpd, bootstrapDraws, rand.New(rand.NewPCG(seed, 0)))
+	}
+	if le := (*sgvb.LPDError)(nil); errors.As(err, &le) {
+		f := ranks[max(le.Model, 0)].fit
+		msg := fmt.Sprintf("elpd_loo of %s is %s; the weights need every observation's", f.names[le.Obs], formatNum(le.Value))
+		if le.Model < 0 {
+			msg = fmt.Sprintf("elpd_loo of %s is -inf in every fit; the weights need one that allows it", f.names[le.Obs])
+		}
+		return &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[le.Obs], Col: 1}, Msg: msg}
 	}
 	if err != nil {
 		return err

@@ -225,7 +225,9 @@ null or NaN, R's NA) of real data that the model only observes with ~ are fitted
 the latent NAME_missing (PyMC's masked observations); elsewhere they are errors.
 
 Ctrl-C (SIGINT) or SIGTERM stops the fit and writes the q reached, marked
-interrupted (exit 130); a second one, half a second or more later, exits at
+interrupted (exit 130); after the fit, it stops --moment-match or --reloo,
+whose observations left keep their PSIS estimates in loo.csv, marked
+interrupted (exit 130). A second one, half a second or more later, exits at
 once without writing. Exit 0: fitted (not converging is a warning);
 1: an error in the model, the data or the fit; 2: a bad command line.
 `
@@ -779,7 +781,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
-	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0); w != "" {
+	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0, "--output-draws"); w != "" {
 		con.note("warning: %s%s", w, momentMatchAdvice(cfg, ds))
 	}
 	if w := momentMatchWarning(ds.mm); w != "" {
@@ -804,11 +806,19 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			con.note("interrupted: the outputs hold the mixture of the q's reached and are marked interrupted")
 			return exitInterrupted
 		}
+		if n := looInterruptedNote(ds, "fit"); n != "" {
+			con.note("%s", n)
+			return exitInterrupted
+		}
 		return exitOK
 	}
 	con.info("fit took %.3g s", r.Seconds)
 	if r.Interrupted {
 		con.note("interrupted at iteration %d: the outputs hold the q reached and are marked interrupted", r.Iterations)
+		return exitInterrupted
+	}
+	if n := looInterruptedNote(ds, "fit"); n != "" {
+		con.note("%s", n)
 		return exitInterrupted
 	}
 	return exitOK

@@ -310,6 +310,9 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	if ds.rl != nil && ds.rl.refit > 0 {
 		matched += fmt.Sprintf(" (refitted: %d)", ds.rl.refit)
 	}
+	if n, _ := looInterrupted(ds); n > 0 {
+		matched += fmt.Sprintf(" (interrupted: %d left with %s PSIS estimate%s)", n, map[bool]string{true: "its", false: "their"}[n == 1], plural(n))
+	}
 	fmt.Fprintf(w, "# elpd_loo = %s, se = %s, p_loo = %s, pareto_k above 0.7: %d of %d%s\n",
 		formatNum(lo.ELPD), formatNum(lo.SE), formatNum(lo.P), lo.BadK(), len(lo.Points), matched)
 	cw := csv.NewWriter(w)
@@ -324,21 +327,65 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	return cw.Error()
 }
 
+// looInterrupted returns how many observations that --moment-match or
+// --reloo would have re-estimated keep their PSIS estimates because Ctrl-C
+// stopped it, and the flag stopped first (0, "": none was). Once moment
+// matching is stopped, --reloo refits none: its count is then the total.
+func looInterrupted(ds *drawSet) (int, string) {
+	n, flag := 0, ""
+	if ds.mm != nil && ds.mm.left > 0 {
+		n, flag = ds.mm.left, "--moment-match"
+	}
+	if ds.rl != nil && ds.rl.left > 0 {
+		n = ds.rl.left
+		if flag == "" {
+			flag = "--reloo"
+		}
+	}
+	return n, flag
+}
+
+// looInterruptedNote is the note of a gpp fit or gpp sample (what) whose
+// --moment-match or --reloo Ctrl-C stopped, or "".
+func looInterruptedNote(ds *drawSet, what string) string {
+	n, flag := looInterrupted(ds)
+	if n == 0 {
+		return ""
+	}
+	if n == 1 {
+		return fmt.Sprintf("interrupted during %s: 1 observation keeps its PSIS estimate (loo.csv's first line says so); the %s's other outputs are complete", flag, what)
+	}
+	return fmt.Sprintf("interrupted during %s: %d observations keep their PSIS estimates (loo.csv's first line says so); the %s's other outputs are complete", flag, n, what)
+}
+
 // printLOO prints the console line of a LOO estimate (nothing for nil).
+// Observations whose k̂ could not be estimated (too few draws with a
+// finite weight) are counted apart from those above 0.7, as the warning
+// (looWarning) counts them.
 func printLOO(w io.Writer, lo *sgvb.LOO) {
 	if lo == nil {
 		return
 	}
-	n := len(lo.Points)
-	fmt.Fprintf(w, "LOO          elpd_loo %.6g ± %.3g, p_loo %.3g; Pareto k̂ above 0.7 for %d of %d observations\n",
-		lo.ELPD, lo.SE, lo.P, lo.BadK(), n)
+	n, none := len(lo.Points), lo.NoK()
+	fmt.Fprintf(w, "LOO          elpd_loo %.6g ± %.3g, p_loo %.3g; ", lo.ELPD, lo.SE, lo.P)
+	switch {
+	case none == 0:
+		fmt.Fprintf(w, "Pareto k̂ above 0.7 for %d of %d observations\n", lo.BadK(), n)
+	case none == n:
+		fmt.Fprintf(w, "Pareto k̂ not estimated for any of the %d observations (%s)\n", n, tooFewTail)
+	default:
+		fmt.Fprintf(w, "Pareto k̂ above 0.7 for %d of %d observations, not estimated for %d (%s)\n", lo.BadK()-none, n, none, tooFewTail)
+	}
 }
+
+// tooFewTail is why an observation has no k̂.
+var tooFewTail = fmt.Sprintf("fewer than %d draws with a finite weight", sgvb.PSISMinDraws)
 
 // drawsLOOWarning is looWarning for the draws' LOO, less its one-element
 // case for a log_lik declared a scalar: the check warned at the output's
 // declaration (check.logLik), and the fit need not say it again.
-func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool) string {
-	w := looWarning(ds.loo, fitK, fitESS, listed, joint)
+func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more string) string {
+	w := looWarning(ds.loo, fitK, fitESS, listed, joint, more)
 	if v, ok := ds.looVar(); ok && len(v.shape) == 0 && ds.loo != nil && len(ds.loo.Points) == 1 {
 		return ""
 	}
@@ -354,8 +401,9 @@ func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool) stri
 // draws, and either may cross 0.7 alone. listed says
 // whether loo.csv was written (a :fit without --out writes none); joint
 // whether q has joint (full- or low-rank) groups, which --fullrank all,
-// the advice for a mean-field q, would not change.
-func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool) string {
+// the advice for a mean-field q, would not change; more is the flag that
+// gives more draws (gpp fit's --output-draws, gpp sample's --draws).
+func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more string) string {
 	if lo != nil && len(lo.Points) == 1 {
 		return "LOO: log_lik has one element, so it leaves out one observation of one: give log_lik an element per observation (logpdf(y, D(...)), not its sum)"
 	}
@@ -372,9 +420,9 @@ func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool) string {
 		}
 	}
 	if math.IsNaN(lo.QK) || unfit == len(lo.Points) {
-		// Fewer than 10 draws with a finite weight: no tail to fit, so
-		// no k̂, and the weights are not smoothed.
-		return fmt.Sprintf("LOO: no Pareto k̂ for %d of %d observations: fewer than 10 draws have a finite weight, too few to fit the weights' tail, so elpd_loo is plain importance sampling and unreliable; use more --output-draws (Stan's loo wants hundreds)", unfit, len(lo.Points))
+		// Fewer than sgvb.PSISMinDraws draws with a finite weight: no
+		// tail to fit, so no k̂, and the weights are not smoothed.
+		return fmt.Sprintf("LOO: Pareto k̂ not estimated for %d of %d observations: %s, too few to fit the weights' tail, so elpd_loo is plain importance sampling and unreliable; use more %s (Stan's loo wants hundreds)", unfit, len(lo.Points), tooFewTail, more)
 	}
 	list := "loo.csv lists them"
 	if !listed {
@@ -382,7 +430,7 @@ func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool) string {
 	}
 	what := fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations (the largest %s; %s)", lo.BadK(), len(lo.Points), num3(worst), list)
 	if unfit > 0 {
-		what = fmt.Sprintf("LOO: Pareto k̂ above 0.7 or not estimated for %d of %d observations (%d without one: too few draws with a finite weight; the largest %s; %s)", lo.BadK(), len(lo.Points), unfit, num3(worst), list)
+		what = fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations and not estimated for %d (%s; the largest %s; %s)", lo.BadK()-unfit, len(lo.Points), unfit, tooFewTail, num3(worst), list)
 	}
 	qAlarm := !(lo.QK <= 0.7) || sgvb.ParetoAlarm(fitK, fitESS)
 	if qAlarm && joint {

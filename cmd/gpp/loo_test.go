@@ -202,21 +202,57 @@ func exactNormalLOO(y []float64) float64 {
 	return elpd
 }
 
-// TestFitLOOFewDraws: with 5 output draws (and 5 from the defensive
-// companion) fewer than 10 draws are left for the tail: no Pareto k̂ can be
-// fitted (NaN), and the warning says so and what to do, rather than
-// blaming q's tails with "k̂ NaN" and "the largest NaN".
+// TestFitLOOFewDraws: with 10 output draws (and 10 from the defensive
+// companion) 20 draws are left, one short of the 21 whose fifth is a tail
+// of 5: no Pareto k̂ can be fitted (NaN). The console line and the warning
+// both say that k̂ was not estimated, for all 5 observations, rather than
+// count them as above 0.7 (or blame q's tails with "k̂ NaN"), and the
+// warning names the flag that gives more draws: --output-draws for gpp
+// fit, --draws for gpp sample; --moment-match, which needs a k̂, is not
+// suggested. With 11 output draws k̂ is estimated.
 func TestFitLOOFewDraws(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := writeFile(t, dir, "y.csv", "y\n1.2\n0.4\n2.9\n1.7\n-0.3\n")
 	model := writeFile(t, dir, "loo.gpp", looModel)
-	code, _, stderr := runSafe(t, "fit", model, csvPath, "--out", filepath.Join(dir, "out"), "--output-draws", "5", "--quiet")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"fit", "--output-draws", "10"}, "--output-draws"},
+		{[]string{"sample", "--draws", "5", "--chains", "2", "--warmup", "50"}, "--draws"},
+	} {
+		args := append([]string{c.args[0], model, csvPath, "--out", filepath.Join(dir, c.args[0]), "--quiet"}, c.args[1:]...)
+		code, stdout, stderr := runSafe(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		line := "; Pareto k̂ not estimated for any of the 5 observations (fewer than 21 draws with a finite weight)\n"
+		warn := "gpp: warning: LOO: Pareto k̂ not estimated for 5 of 5 observations: fewer than 21 draws with a finite weight, too few to fit the weights' tail, so elpd_loo is plain importance sampling and unreliable; use more " + c.flag + " (Stan's loo wants hundreds)\n"
+		if !strings.Contains(stdout, line) || strings.Contains(stdout, "above 0.7") {
+			t.Errorf("%v: stdout:\n%s\nwant %q", c.args, stdout, line)
+		}
+		if !strings.Contains(stderr, warn) || strings.Contains(stderr, "NaN") || strings.Contains(stderr, "--moment-match") {
+			t.Errorf("%v: stderr:\n%s\nwant %q, and no NaN nor --moment-match", c.args, stderr, warn)
+		}
 	}
-	want := "gpp: warning: LOO: no Pareto k̂ for 5 of 5 observations: fewer than 10 draws have a finite weight"
-	if !strings.Contains(stderr, want) || strings.Contains(stderr, "NaN") {
-		t.Errorf("stderr:\n%s\nwant %q and no NaN", stderr, want)
+	code, stdout, stderr := runSafe(t, "fit", model, csvPath, "--out", filepath.Join(dir, "11"), "--output-draws", "11", "--quiet")
+	if code != 0 || !strings.Contains(stdout, "; Pareto k̂ above 0.7 for ") || strings.Contains(stdout+stderr, "not estimated") {
+		t.Errorf("--output-draws 11: exit %d:\n%s%s\nwant k̂ estimated", code, stdout, stderr)
+	}
+}
+
+// TestLOOLineUnestimated: observations without a k̂ are counted apart from
+// those above 0.7, on the console line and in the warning alike.
+func TestLOOLineUnestimated(t *testing.T) {
+	lo := &sgvb.LOO{QK: 0.3, Points: []sgvb.LOOPoint{{K: 0.2}, {K: 0.9}, {K: math.NaN()}, {K: 1.4}}}
+	var b strings.Builder
+	printLOO(&b, lo)
+	if want := "; Pareto k̂ above 0.7 for 2 of 4 observations, not estimated for 1 (fewer than 21 draws with a finite weight)\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("console line %q, want it to end %q", b.String(), want)
+	}
+	w := looWarning(lo, 0.3, 0.9, true, false, "--output-draws")
+	if want := "LOO: Pareto k̂ above 0.7 for 2 of 4 observations and not estimated for 1 (fewer than 21 draws with a finite weight; the largest 1.4;"; !strings.HasPrefix(w, want) {
+		t.Errorf("warning %q, want it to start %q", w, want)
 	}
 }
 
@@ -285,26 +321,26 @@ output log_lik = logpdf(Y, Normal(mu, 1))
 // to check the estimate across draws and seeds instead.
 func TestLOOWarningJoint(t *testing.T) {
 	lo := &sgvb.LOO{QK: 1.3, Points: []sgvb.LOOPoint{{K: 1.1}, {K: 0.9}, {K: 0.2}}}
-	mf := looWarning(lo, 1.2, 0.5, true, false)
+	mf := looWarning(lo, 1.2, 0.5, true, false, "--output-draws")
 	if !strings.Contains(mf, "2 of 3 observations") || !strings.Contains(mf, "or with --fullrank all") {
 		t.Errorf("mean-field q: %q", mf)
 	}
-	joint := looWarning(lo, 1.2, 0.5, true, true)
+	joint := looWarning(lo, 1.2, 0.5, true, true, "--output-draws")
 	if !strings.Contains(joint, "2 of 3 observations") || strings.Contains(joint, "--fullrank") || !strings.Contains(joint, "although it has joint factors") || !strings.Contains(joint, "--seed") {
 		t.Errorf("q with joint factors: %q", joint)
 	}
 	// observations flagged while q's own weights are fine: the advice does
 	// not depend on q's family
 	lo.QK = 0.3
-	if a, b := looWarning(lo, 0.4, 0.9, true, false), looWarning(lo, 0.4, 0.9, true, true); a != b || !strings.Contains(a, "K-fold") {
+	if a, b := looWarning(lo, 0.4, 0.9, true, false, "--output-draws"), looWarning(lo, 0.4, 0.9, true, true, "--output-draws"); a != b || !strings.Contains(a, "K-fold") {
 		t.Errorf("influential observations: %q, %q", a, b)
 	}
 	// q's k̂ above 0.7 blames q, unless its weights are near-uniform
 	// (relative ESS 0.998, cv 0.045: sgvb.TailNegligible)
-	if w := looWarning(lo, 1.2, 0.5, true, false); !strings.Contains(w, "or with --fullrank all") {
+	if w := looWarning(lo, 1.2, 0.5, true, false, "--output-draws"); !strings.Contains(w, "or with --fullrank all") {
 		t.Errorf("q's k̂ 1.2, relative ESS 0.5: %q", w)
 	}
-	if w := looWarning(lo, 1.2, 0.998, true, false); strings.Contains(w, "--fullrank") || !strings.Contains(w, "K-fold") {
+	if w := looWarning(lo, 1.2, 0.998, true, false, "--output-draws"); strings.Contains(w, "--fullrank") || !strings.Contains(w, "K-fold") {
 		t.Errorf("q's k̂ 1.2 of near-uniform weights: %q", w)
 	}
 }

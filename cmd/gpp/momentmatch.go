@@ -59,7 +59,9 @@ func momentMatchAdvice(cfg *fitConfig, ds *drawSet) string {
 		return ""
 	case ds.rl != nil && ds.rl.refit > 0:
 		return fmt.Sprintf("; --reloo refitted %d of them, whose k̂ is now that of the refit's estimate: it rests on a few of the refit's draws", ds.rl.refit)
-	case cfg.momentMatch:
+	case cfg.momentMatch || ds.loo.BadK() == ds.loo.NoK():
+		// given, or no observation has a k̂ that matching could bring
+		// down (too few draws to estimate one: more draws are the advice)
 		return ""
 	}
 	return "; --moment-match moves the draws toward each such observation's leave-one-out posterior and often brings its k̂ down"

@@ -152,3 +152,83 @@ func TestRelooInterrupted(t *testing.T) {
 		t.Errorf("console line %q, want %q", b.String(), want)
 	}
 }
+
+// TestRelooInterruptedExit: Ctrl-C (a cancelled context) as --reloo
+// starts, after the fit or the sample completed, leaves the outlier with
+// its PSIS estimate; gpp fit and gpp sample still write their outputs
+// whole, with loo.csv's first line marked interrupted (which gpp compare
+// reads), say so, and exit 130, as every interrupted command does.
+func TestRelooInterruptedExit(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, model := writeOutlier(t, dir)
+	for _, cmd := range []string{"fit", "sample"} {
+		out := filepath.Join(dir, cmd)
+		var stdout bytes.Buffer
+		ctx, cancel := context.WithCancel(context.Background())
+		stderr := &cancelOnWrite{match: "reloo: ", cancel: cancel}
+		args := []string{model, csvPath, "--reloo", "--out", out}
+		var code int
+		if cmd == "fit" {
+			cfg, c, ok := parseFitArgs(args, &stdout, stderr)
+			if !ok {
+				t.Fatalf("flags: exit %d: %s", c, &stderr.buf)
+			}
+			cfg.temps = &tempFiles{}
+			code = runFit(ctx, cfg, &stdout, newConsole(stderr, false, false, false))
+		} else {
+			sc, c, ok := parseSampleArgs(append(args, "--draws", "300", "--warmup", "300"), &stdout, stderr)
+			if !ok {
+				t.Fatalf("flags: exit %d: %s", c, &stderr.buf)
+			}
+			sc.cfg.temps = &tempFiles{}
+			code = runSample(ctx, sc, &stdout, newConsole(stderr, false, false, false))
+		}
+		cancel()
+		if code != exitInterrupted {
+			t.Errorf("%s: exit %d, want %d:\n%s", cmd, code, exitInterrupted, &stderr.buf)
+		}
+		want := "reloo        interrupted before its first refit: the 1 with k̂ above 0.7 keep their PSIS estimates\n"
+		note := "interrupted during --reloo: 1 observation keeps its PSIS estimate (loo.csv's first line says so); the " + cmd + "'s other outputs are complete"
+		if !strings.Contains(stdout.String(), want) || !strings.Contains(stderr.buf.String(), note) {
+			t.Errorf("%s: stdout:\n%s\nstderr:\n%s\nwant %q and %q", cmd, &stdout, &stderr.buf, want, note)
+		}
+		head, err := os.ReadFile(filepath.Join(out, looFile))
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if first := strings.SplitN(string(head), "\n", 2)[0]; !strings.HasSuffix(first, " (interrupted: 1 left with its PSIS estimate)") {
+			t.Errorf("%s: loo.csv's first line %q, want it marked interrupted", cmd, first)
+		}
+		rows := readCSV(t, filepath.Join(out, looFile))
+		if k := parseNum(t, rows[len(rows)-1][3]); !(k > 0.7) {
+			t.Errorf("%s: the outlier's k̂ %v: want its PSIS estimate's, above 0.7", cmd, k)
+		}
+		if first := strings.SplitN(string(head), "\n", 2)[0]; !looComment.MatchString(first) {
+			t.Errorf("%s: gpp compare does not read loo.csv's first line %q", cmd, first)
+		}
+	}
+}
+
+// TestLOOInterruptedNote: Ctrl-C during --moment-match leaves --reloo
+// nothing to refit; the note names the flag stopped first and counts every
+// observation left with its PSIS estimate, as loo.csv's first line does.
+func TestLOOInterruptedNote(t *testing.T) {
+	ds := &drawSet{loo: &sgvb.LOO{Points: make([]sgvb.LOOPoint, 5)}, mm: &mmReport{matched: 1, left: 2}, rl: &relooReport{left: 3}}
+	if n, flag := looInterrupted(ds); n != 3 || flag != "--moment-match" {
+		t.Errorf("looInterrupted: %d, %q; want 3, --moment-match", n, flag)
+	}
+	if got, want := looInterruptedNote(ds, "fit"), "interrupted during --moment-match: 3 observations keep their PSIS estimates (loo.csv's first line says so); the fit's other outputs are complete"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	var b strings.Builder
+	if err := writeLOOCSV(&b, ds); err != nil {
+		t.Fatal(err)
+	}
+	if first := strings.SplitN(b.String(), "\n", 2)[0]; !strings.HasSuffix(first, " (moment matched: 1) (interrupted: 3 left with their PSIS estimates)") || !looComment.MatchString(first) {
+		t.Errorf("loo.csv's first line %q", first)
+	}
+	ds.mm.left, ds.rl.left = 0, 0
+	if n, flag := looInterrupted(ds); n != 0 || flag != "" || looInterruptedNote(ds, "fit") != "" {
+		t.Errorf("nothing interrupted: %d, %q", n, flag)
+	}
+}

@@ -380,7 +380,7 @@ func (r *repl) fitCmd(args []string) {
 	for _, w := range nanWarnings(ds, st) {
 		con.note("warning: %s", w)
 	}
-	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, slices.Contains(written, looFile), len(res.Groups) > 0); w != "" {
+	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, slices.Contains(written, looFile), len(res.Groups) > 0, "--output-draws"); w != "" {
 		con.note("warning: %s%s", w, momentMatchAdvice(cfg, ds))
 	}
 	if w := momentMatchWarning(ds.mm); w != "" {

@@ -577,7 +577,7 @@ func TestReplFitLOOWarning(t *testing.T) {
 	if !strings.Contains(out.String(), "LOO          elpd_loo ") {
 		t.Errorf("no LOO line:\n%s", out.String())
 	}
-	if want := "warning: LOO: no Pareto k̂ for 5 of 5 observations"; !strings.Contains(errb.String(), want) {
+	if want := "warning: LOO: Pareto k̂ not estimated for 5 of 5 observations"; !strings.Contains(errb.String(), want) {
 		t.Errorf("stderr:\n%s\nwant %q", errb.String(), want)
 	}
 	// Flagged observations (here the outlier 12, which moves mu far when

@@ -155,7 +155,9 @@ are refused.
 
 Ctrl-C (SIGINT) or SIGTERM stops the chains and writes the draws kept so far
 (the first N of each chain, N the shortest chain's), marked interrupted
-(exit 130), or nothing when a chain has fewer than 2; a second one exits at
+(exit 130), or nothing when a chain has fewer than 2; after the chains, it
+stops --moment-match or --reloo, whose observations left keep their PSIS
+estimates in loo.csv, marked interrupted (exit 130). A second one exits at
 once without writing. Exit 0: sampled (warnings do not change it); 1: an
 error in the model or the data, or no finite start; 2: a bad command line.
 `
@@ -384,6 +386,10 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		con.note("interrupted: the outputs hold the first %d draws of each chain and are marked interrupted", run.sd.n)
 		return exitInterrupted
 	}
+	if n := looInterruptedNote(run.sd.ds, "sample"); n != "" {
+		con.note("%s", n)
+		return exitInterrupted
+	}
 	return exitOK
 }
 
@@ -564,7 +570,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		}
 		con.note("warning: %s", w)
 	}
-	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false); w != "" {
+	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false, "--draws"); w != "" {
 		con.note("warning: %s%s", w, momentMatchAdvice(cfg, sd.ds))
 	}
 	if w := momentMatchWarning(sd.ds.mm); w != "" {

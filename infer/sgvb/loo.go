@@ -15,8 +15,8 @@ import (
 // replaced by the quantiles (z − ½)/M, z = 1…M, of the generalized Pareto
 // distribution fitted to them, in the same order, and truncated at the
 // largest raw weight. A non-finite log weight has weight 0 (−Inf). With
-// fewer than 10 finite weights the weights are only normalised and k̂ is
-// NaN; a flat tail (k̂ −Inf) needs no smoothing.
+// fewer than PSISMinDraws finite weights the weights are only normalised
+// and k̂ is NaN; a flat tail (k̂ −Inf) needs no smoothing.
 func PSIS(lw []float64) (lws []float64, k float64) {
 	lws = make([]float64, len(lw))
 	return lws, psisInto(lws, lw, nil, 1)
@@ -115,11 +115,25 @@ type LOOPoint struct {
 
 // BadK counts the observations whose k̂ is above 0.7 (or not a number):
 // their elpd_i is unreliable (Vehtari et al.'s threshold for S draws large
-// enough).
+// enough). NoK counts those of them whose k̂ is not a number.
 func (l *LOO) BadK() int {
 	n := 0
 	for _, p := range l.Points {
 		if !(p.K <= 0.7) {
+			n++
+		}
+	}
+	return n
+}
+
+// NoK counts the observations whose k̂ could not be estimated (NaN): fewer
+// than PSISMinDraws of their draws have a finite weight, too few to fit a
+// tail, so their weights are not smoothed (the loo package's "not enough
+// tail samples").
+func (l *LOO) NoK() int {
+	n := 0
+	for _, p := range l.Points {
+		if math.IsNaN(p.K) {
 			n++
 		}
 	}
@@ -151,7 +165,7 @@ func PSISLOO(logRatio []float64, logLik [][]float64) *LOO {
 // tail is M = ⌈min(S/5, 3√(S/reff[i]))⌉ weights long rather than
 // independent draws' ⌈min(S/5, 3√S)⌉. A reff[i] that is not a positive
 // number counts as 1. QK is −Inf (the draws' own weights are equal), NaN
-// below 10 draws, where no tail can be fitted.
+// below PSISMinDraws draws, where no tail can be fitted.
 func PSISLOOMCMC(logLik [][]float64, reff []float64) *LOO {
 	if len(reff) != len(logLik) {
 		panic(fmt.Sprintf("sgvb: PSISLOOMCMC: %d relative efficiencies for %d observations", len(reff), len(logLik)))

@@ -12,7 +12,7 @@ import (
 // largest one by the Zhang & Stephens (2009) posterior-mean estimator, and
 // the shape is shrunk towards 0.5 with the usual weak prior (weight 10
 // pseudo-observations). Non-finite entries are ignored. It returns NaN for
-// fewer than 10 usable weights and −Inf when the tail is flat: every tail
+// fewer than PSISMinDraws usable weights and −Inf when the tail is flat: every tail
 // weight within a factor 1 + 10⁻⁶ of the largest (q = p, or q a hair from
 // it, where the fit's shape would be the shape of rounding and optimizer
 // noise).
@@ -26,6 +26,12 @@ func ParetoK(lw []float64) float64 {
 	}
 	return t.k
 }
+
+// PSISMinDraws is the fewest draws with a finite weight from which a
+// Pareto k̂ is estimated: the tail M = ⌈min(S/5, 3√(S/reff))⌉ needs at
+// least 5 weights, as the loo package's does, and S/5 reaches 5 at
+// S = 21. Below it ParetoK and PSIS's k̂ are NaN.
+const PSISMinDraws = 21
 
 // paretoTail is the generalized Pareto fit to the largest weights of a set
 // of log weights: the M largest of the S finite ones, whose indices are
@@ -148,8 +154,8 @@ func TailNegligible(k, relESS float64) bool {
 // a hierarchy, follow it.
 func ParetoAlarm(k, relESS float64) bool { return k > 0.7 && !TailNegligible(k, relESS) }
 
-// fitTail fits the tail of lw as ParetoK describes; false for fewer than 10
-// finite weights (a tail of fewer than 5). reff is the relative efficiency
+// fitTail fits the tail of lw as ParetoK describes; false for fewer than
+// PSISMinDraws finite weights (a tail of fewer than 5). reff is the relative efficiency
 // of the draws (ESS/S; 1 for independent draws of q): correlated MCMC
 // draws take the longer tail M = ⌈min(S/5, 3√(S/reff))⌉, as the loo
 // package does. The tail's indices are sc's

@@ -180,3 +180,36 @@ func TestFormatK(t *testing.T) {
 		t.Errorf("ParetoWarning(0.7004) = %q", w)
 	}
 }
+
+// TestPSISMinDraws: k̂ is estimated from PSISMinDraws finite weights, not
+// from one fewer (a tail of 4), however many non-finite weights come with
+// them; PSIS and PSISLOO's points agree with ParetoK.
+func TestPSISMinDraws(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, S := range []int{PSISMinDraws - 1, PSISMinDraws} {
+		lw := make([]float64, S, S+5)
+		for s := range lw {
+			lw[s] = rng.NormFloat64()
+		}
+		for range 5 {
+			lw = append(lw, math.Inf(-1))
+		}
+		k := ParetoK(lw)
+		_, kp := PSIS(lw)
+		lo := PSISLOO(lw, [][]float64{make([]float64, len(lw))})
+		if got := !math.IsNaN(k); got != (S >= PSISMinDraws) || math.Float64bits(k) != math.Float64bits(kp) || math.Float64bits(k) != math.Float64bits(lo.Points[0].K) {
+			t.Errorf("%d finite weights: ParetoK %v, PSIS %v, PSISLOO %v; want NaN below %d", S, k, kp, lo.Points[0].K, PSISMinDraws)
+		}
+		if want := b2n(S < PSISMinDraws); lo.NoK() != want {
+			t.Errorf("%d finite weights: NoK %d, want %d", S, lo.NoK(), want)
+		}
+	}
+}
+
+// b2n is 1 for true, 0 for false.
+func b2n(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -94,9 +94,25 @@ func weightInput(lpd [][]float64) ([][]float64, error) {
 	return p, nil
 }
 
+// LPDError is an elpd value that the model weights refuse: model Model's
+// at observation Obs (both counted from 0) is Value, NaN or +Inf; or, with
+// Model −1, every model's at Obs is −Inf. A caller that knows where the
+// values came from can say so (gpp compare names the loo.csv line).
+type LPDError struct {
+	Model, Obs int
+	Value      float64
+}
+
+func (e *LPDError) Error() string {
+	if e.Model < 0 {
+		return fmt.Sprintf("every model's elpd at observation %d is -Inf", e.Obs+1)
+	}
+	return fmt.Sprintf("model %d's elpd at observation %d is %v", e.Model+1, e.Obs+1, e.Value)
+}
+
 // checkLPD checks the weights' input: at least one model and one
 // observation, models of one length, no NaN or +Inf, and in every
-// observation some model's elpd above −Inf.
+// observation some model's elpd above −Inf (an *LPDError).
 func checkLPD(lpd [][]float64) error {
 	if len(lpd) == 0 {
 		return errors.New("model weights need at least one model")
@@ -111,13 +127,13 @@ func checkLPD(lpd [][]float64) error {
 		}
 		for i, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 1) {
-				return fmt.Errorf("model %d's elpd at observation %d is %v", k+1, i+1, v)
+				return &LPDError{Model: k, Obs: i, Value: v}
 			}
 		}
 	}
 	for i := range n {
 		if !slices.ContainsFunc(lpd, func(row []float64) bool { return row[i] > math.Inf(-1) }) {
-			return fmt.Errorf("every model's elpd at observation %d is -Inf", i+1)
+			return &LPDError{Model: -1, Obs: i, Value: math.Inf(-1)}
 		}
 	}
 	return nil

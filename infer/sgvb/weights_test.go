@@ -1,6 +1,7 @@
 package sgvb
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -447,6 +448,97 @@ func BenchmarkStackingWeights(b *testing.B) {
 	for b.Loop() {
 		if _, err := StackingWeights(lpd); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestWeightsFarValues: elpd values far from 0 are weighted as the same
+// problem near 0. Each observation's values are shifted by their largest
+// before exponentiating (a constant per observation leaves both weights'
+// maximisers unchanged), so rows around −900, whose densities e^−900
+// underflow to 0, and a model 1000 nats worse than the others at one
+// observation (e^−1000 is 0 even after the shift: the model all but rules
+// it out) give the stacking weights of the rows moved near 0, within
+// 1e-10; pseudo-BMA(+) weights of totals near −27 000 are the softmax of
+// their differences, and its bootstrap's those of the totals near 0.
+func TestWeightsFarValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	n := 30
+	near := make([][]float64, 3)
+	for k := range near {
+		near[k] = make([]float64, n)
+		for i := range near[k] {
+			near[k][i] = -1 + rng.NormFloat64()
+			if i%3 == k { // each model predicts its own third better
+				near[k][i] += 1.5
+			}
+		}
+	}
+	near[1][0] -= 1000 // model 2 all but rules out observation 1
+	near[2][4] += 1000 // model 3 alone predicts observation 5
+	far := make([][]float64, 3)
+	for k := range near {
+		far[k] = make([]float64, n)
+		for i := range far[k] {
+			far[k][i] = near[k][i] - 900 - float64(i%5)
+		}
+	}
+	w, err := StackingWeights(near)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err := StackingWeights(far)
+	if err != nil {
+		t.Fatalf("rows near −900: %v", err)
+	}
+	for k := range w {
+		if !(w[k] > 0) || !(math.Abs(wf[k]-w[k]) <= 1e-10) {
+			t.Errorf("model %d: stacking weight %v near 0, %v near −900; want them equal and positive", k+1, w[k], wf[k])
+		}
+	}
+	// Two models, totals −27 000 and −27 002: weights 1/(1 + e^−2).
+	two := [][]float64{make([]float64, n), make([]float64, n)}
+	for i := range n {
+		two[0][i] = -900 + rng.NormFloat64()
+		two[1][i] = two[0][i] - 2.0/float64(n)
+	}
+	twoNear := [][]float64{make([]float64, n), make([]float64, n)}
+	for k := range two {
+		for i := range n {
+			twoNear[k][i] = two[k][i] + 900
+		}
+	}
+	p, err := PseudoBMAWeights(two, 0, nil)
+	if want := 1 / (1 + math.Exp(-2)); err != nil || !(math.Abs(p[0]-want) <= 1e-10) || !(math.Abs(p[1]-(1-want)) <= 1e-10) {
+		t.Errorf("pseudo-BMA of totals near −27 000: %v, %v; want %v", p, err, want)
+	}
+	pb, err := PseudoBMAWeights(two, 200, rand.New(rand.NewPCG(1, 2)))
+	pn, _ := PseudoBMAWeights(twoNear, 200, rand.New(rand.NewPCG(1, 2)))
+	if err != nil || !(math.Abs(pb[0]-pn[0]) <= 1e-10) || !(math.Abs(pb[0]+pb[1]-1) <= 1e-14) {
+		t.Errorf("pseudo-BMA+ of totals near −27 000: %v, %v; near 0 %v", pb, err, pn)
+	}
+}
+
+// TestLPDError: the weights' refusals of a value say which model and
+// observation, so that a caller can point at where the value came from.
+func TestLPDError(t *testing.T) {
+	for _, c := range []struct {
+		lpd        [][]float64
+		model, obs int
+		value      float64
+	}{
+		{[][]float64{{0, 0, 0}, {0, math.NaN(), 0}}, 1, 1, math.NaN()},
+		{[][]float64{{0, 0, math.Inf(1)}, {0, 0, 0}}, 0, 2, math.Inf(1)},
+		{[][]float64{{0, math.Inf(-1)}, {0, math.Inf(-1)}}, -1, 1, math.Inf(-1)},
+	} {
+		for _, f := range []func() error{
+			func() error { _, err := StackingWeights(c.lpd); return err },
+			func() error { _, err := PseudoBMAWeights(c.lpd, 0, nil); return err },
+		} {
+			var le *LPDError
+			if err := f(); !errors.As(err, &le) || le.Model != c.model || le.Obs != c.obs || math.Float64bits(le.Value) != math.Float64bits(c.value) {
+				t.Errorf("%v: error %#v, want model %d, observation %d, value %v", c.lpd, err, c.model, c.obs, c.value)
+			}
 		}
 	}
 }
