@@ -204,8 +204,8 @@ const bridgeSEWarn = 0.5
 // importance draw's weight does, and is counted. It returns nil, noting
 // why, when the sample was interrupted or the estimate failed.
 func sampleEvidence(ctx context.Context, sc *sampleConfig, h drawsHeader, res *nuts.Result, u *sgvb.Unconstrained, m *compile.Model, con *console) *evidenceOutcome {
-	if res.Interrupted {
-		con.note("note: --evidence: the sampling was interrupted, so no evidence is estimated")
+	if res.Interrupted || ctx.Err() != nil {
+		con.note("note: --evidence: the run was interrupted, so no evidence is estimated")
 		return nil
 	}
 	con.info("evidence: bridge sampling from the draws")

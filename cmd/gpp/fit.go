@@ -718,8 +718,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
 	if cfg.evidence {
-		if r.Interrupted || (mix != nil && mix.Interrupted) {
-			con.note("note: --evidence: the fit was interrupted, so no evidence is estimated")
+		if r.Interrupted || (mix != nil && mix.Interrupted) || ctx.Err() != nil {
+			con.note("note: --evidence: the run was interrupted, so no evidence is estimated")
 		} else {
 			con.info("evidence: weighting %d draws of q by p/q", sgvb.EvidenceDraws)
 			if h.evidence, err = fitEvidence(cfg, h, r, mix, l.Model, evNotes); err != nil {

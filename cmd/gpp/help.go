@@ -20,7 +20,8 @@ commands:
             with --prior, draw from the priors instead (a prior predictive check)
   sample    sample the posterior by NUTS, Stan's sampler, to check a fit against MCMC
   diagnose  check a model's gradient against finite differences at random points
-  compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo)
+  compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo),
+            or by log evidence with Bayes factors (--evidence)
   kfold     K-fold cross-validation: refit without each fold and predict it (elpd_kfold)
   predict   evaluate a model's outputs at draws of a saved fit on new data (predictions)
   sensitivity

@@ -63,7 +63,7 @@ func (m *Model) EvidenceCaveats() (errs, notes ast.ErrorList) {
 	for _, t := range targets {
 		if t.Op != ast.Add || !m.normalisedTerm(t.Value) {
 			notes = append(notes, ast.Errorf(t.Target,
-				"target %s= %s enters p(y) as written: the evidence is right only if it is a normalised log density",
+				"target %s= %s enters p(y) as written, which gpp cannot tell is a normalised log density (a mixture's log-sum-exp of log weights and log densities is): the evidence is right only if it is",
 				t.Op, ast.FormatExpr(t.Value)))
 		}
 	}
