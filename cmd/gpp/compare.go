@@ -158,20 +158,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "compare", compareSynopsis, "--plot %s: the plot is a PNG file; name it FILE.png", *plotOut)
 	}
 	src := sources{}
-	var fits []*looFit
-	for _, arg := range pos {
-		f, err := readLOOFit(arg, src)
-		if err != nil {
-			printError(stderr, err, src)
-			return exitError
-		}
-		for _, g := range fits {
-			if sameFile(f.path, g.path) {
-				errorf(stderr, "%s is given twice (as %s)", f.path, g.path)
-				return exitError
-			}
-		}
-		fits = append(fits, f)
+	fits, ok := readCompared(pos, src, stderr, readLOOFit, func(f *looFit) string { return f.path })
+	if !ok {
+		return exitError
 	}
 	for _, out := range []struct{ flag, path string }{{"--csv", *csvOut}, {"--plot", *plotOut}} {
 		if out.path == "" {
@@ -225,6 +214,28 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// readCompared reads the file each of gpp compare's args is or holds with
+// read (whose path gives the file read), printing the error of one that
+// fails and refusing a file given twice; false when it printed one.
+func readCompared[T any](args []string, src sources, stderr io.Writer, read func(string, sources) (T, error), path func(T) string) ([]T, bool) {
+	var fits []T
+	for _, arg := range args {
+		f, err := read(arg, src)
+		if err != nil {
+			printError(stderr, err, src)
+			return nil, false
+		}
+		for _, g := range fits {
+			if sameFile(path(f), path(g)) {
+				errorf(stderr, "%s is given twice (as %s)", path(f), path(g))
+				return nil, false
+			}
+		}
+		fits = append(fits, f)
+	}
+	return fits, true
 }
 
 // sameData reports whether two fits read the same data: files of the same

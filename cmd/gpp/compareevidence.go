@@ -71,24 +71,15 @@ func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
 // table (and writes it as CSV to csvOut unless it is empty).
 func compareEvidence(args []string, csvOut string, stdout, stderr io.Writer) int {
 	src := sources{}
-	var fits []*evidenceFit
-	for _, arg := range args {
-		e, err := readEvidenceFit(arg, src)
-		if err != nil {
-			printError(stderr, err, src)
-			return exitError
-		}
-		for _, g := range fits {
-			if sameFile(e.path, g.path) {
-				errorf(stderr, "%s is given twice (as %s)", e.path, g.path)
-				return exitError
-			}
-		}
+	fits, ok := readCompared(args, src, stderr, readEvidenceFit, func(e *evidenceFit) string { return e.path })
+	if !ok {
+		return exitError
+	}
+	for _, e := range fits {
 		if csvOut != "" && sameFile(csvOut, e.path) {
 			errorf(stderr, "--csv %s would overwrite an input", csvOut)
 			return exitError
 		}
-		fits = append(fits, e)
 	}
 	for _, e := range fits[1:] {
 		a, b := &looFit{data: fits[0].f.Data, dataHash: fits[0].f.DataSHA256}, &looFit{data: e.f.Data, dataHash: e.f.DataSHA256}
