@@ -234,7 +234,7 @@ func TestLooPITPlots(t *testing.T) {
 }
 
 // TestPITChecksWeights: pitChecks weights each observation's replicate
-// draws by exp(lr − ll) (fewer than 10 draws: normalised, not smoothed),
+// draws by exp(lr − ll) (fewer than 21 draws: normalised, not smoothed),
 // reading y at log_lik's elements, and notes a log_lik of another shape.
 func TestPITChecksWeights(t *testing.T) {
 	l := math.Log

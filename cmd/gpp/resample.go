@@ -53,7 +53,7 @@ type resampleOutcome struct {
 // pre-asymptotic shape: a 1-D q whose log weight has a plateau in the bulk
 // and a slow rise in one tail had k̂ 3–5 at ESS 35–99.5 % of 10000
 // (docs/inference.md). Pathfinder resamples whatever k̂ and ESS. With
-// fewer than 10 finite weights there is no k̂ and nothing to resample.
+// fewer than sgvb.PSISMinDraws (21) finite weights there is no k̂ and nothing to resample.
 func usable(rs *sgvb.Resampling, S int) bool {
 	return rs.Index != nil && !math.IsNaN(rs.K) && (rs.Reliable() || rs.ESS >= float64(S))
 }
