@@ -67,9 +67,10 @@ type evidenceOutcome struct {
 	// detail is the console line's parenthesis, notes the caveats.
 	detail string
 	notes  ast.ErrorList
-	// failed counts bridge sampling's proposal draws whose log joint
-	// failed or was not a number (density 0).
-	failed int
+	// failed counts bridge sampling's evaluations of the log joint
+	// (at proposal draws, and under warp3 at reflections) that failed or
+	// were not a number (density 0); evals counts them all.
+	failed, evals int
 }
 
 // evidenceCaveats checks that m's evidence is defined, printing the errors
@@ -155,10 +156,10 @@ func evidenceWarnings(o *evidenceOutcome) []string {
 	}
 	if f.Method == "bridge sampling" {
 		if se := float64(f.SE); se > bridgeSEWarn {
-			ws = append(ws, fmt.Sprintf("--evidence: the bridge sampling estimate's se is %.2g nats: the normal proposal fits the posterior poorly (several modes, heavy tails or a funnel), so the estimate is imprecise", se))
+			ws = append(ws, fmt.Sprintf("--evidence: the bridge sampling estimate's se is %.2g nats: the proposal fits the posterior poorly (several modes, heavy tails or a funnel), so the estimate is imprecise", se))
 		}
 		if o.failed > 0 {
-			ws = append(ws, fmt.Sprintf("--evidence: the log joint failed or was not a number at %d of %d proposal draws, counted as density 0", o.failed, f.Draws))
+			ws = append(ws, fmt.Sprintf("--evidence: the log joint failed or was not a number at %d of its %d evaluations, counted as density 0", o.failed, o.evals))
 		}
 		return ws
 	}
@@ -228,7 +229,7 @@ func sampleEvidence(ctx context.Context, sc *sampleConfig, h drawsHeader, res *n
 		}
 		return d.LogDensityAt(v, lp), nil
 	}
-	br, err := bridge.Estimate(ctx, chains, res.Dim, logp, bridge.Settings{Seed: sc.nuts.Seed})
+	br, err := bridge.Estimate(ctx, chains, res.Dim, logp, bridge.Settings{Seed: sc.nuts.Seed, Method: sc.evMethod})
 	if err != nil {
 		con.note("warning: --evidence: no estimate: %v", err)
 		return nil
@@ -236,12 +237,17 @@ func sampleEvidence(ctx context.Context, sc *sampleConfig, h drawsHeader, res *n
 	o := &evidenceOutcome{file: newEvidenceJSON(h, "bridge sampling"), notes: sc.evNotes}
 	f := &o.file
 	f.Proposal = "a normal fitted to the first half of each chain"
+	how := "bridge sampling: %d posterior draws, ESS %.0f, and %d of a normal proposal; %d iterations"
+	if sc.evMethod == bridge.Warp3 {
+		f.Proposal = "warp3: a normal fitted to the first half of each chain, the posterior warped to symmetry"
+		how = "bridge sampling, warp3: %d posterior draws warped to symmetry, ESS %.0f, and %d of the standard normal; %d iterations"
+	}
 	f.LogEvidence, f.SE, f.Draws, f.PosteriorDraws, f.Iterations = jsonFloat(br.LogZ), jsonFloat(br.SE), br.N2, br.N1, br.Iterations
 	f.ParetoK, f.RelESS, f.ZeroWeights = jsonFloat(math.NaN()), jsonFloat(math.NaN()), br.ZeroDensity
-	o.detail = fmt.Sprintf("bridge sampling: %d posterior draws, ESS %.0f, and %d of a normal proposal; %d iterations", br.N1, br.N1eff, br.N2, br.Iterations)
+	o.detail = fmt.Sprintf(how, br.N1, br.N1eff, br.N2, br.Iterations)
 	for _, n := range sc.evNotes {
 		f.Caveats = append(f.Caveats, n.Error())
 	}
-	o.failed = failed
+	o.failed, o.evals = failed, br.Evals
 	return o
 }

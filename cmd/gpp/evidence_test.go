@@ -228,3 +228,37 @@ func TestSampleEvidence(t *testing.T) {
 		t.Errorf("compare: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// TestEvidenceWarnings: the warnings of an estimate by its method and
+// numbers: importance weights' k̂ above 0.5 and 0.7, zero weights, an
+// estimate of −∞; bridge sampling's se above bridgeSEWarn and failed
+// evaluations; none for a good estimate of either.
+func TestEvidenceWarnings(t *testing.T) {
+	is := func(k float64, zero int, logZ float64) *evidenceOutcome {
+		return &evidenceOutcome{file: evidenceJSON{Method: "importance sampling", ParetoK: jsonFloat(k), ZeroWeights: zero, Draws: 10000, LogEvidence: jsonFloat(logZ)}}
+	}
+	br := func(se float64, failed int) *evidenceOutcome {
+		return &evidenceOutcome{file: evidenceJSON{Method: "bridge sampling", ParetoK: jsonFloat(math.NaN()), SE: jsonFloat(se), Draws: 2000}, failed: failed, evals: 2001}
+	}
+	for _, c := range []struct {
+		o    *evidenceOutcome
+		want []string
+	}{
+		{is(0.3, 0, -5), nil},
+		{is(0.6, 0, -5), []string{"k̂ is 0.6 (above 0.5): their variance may be infinite"}},
+		{is(0.9, 3, -5), []string{"k̂ is 0.9 (above 0.7)", "3 of 10000 draws had a non-finite log joint"}},
+		{is(math.NaN(), 10000, math.Inf(-1)), []string{"no draw of 10000 had a finite log joint"}},
+		{br(0.01, 0), nil},
+		{br(0.7, 0), []string{"se is 0.7 nats: the proposal fits the posterior poorly"}},
+		{br(0.01, 4), []string{"failed or was not a number at 4 of its 2001 evaluations"}},
+	} {
+		got := evidenceWarnings(c.o)
+		ok := len(got) == len(c.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.Contains(got[i], c.want[i])
+		}
+		if !ok {
+			t.Errorf("%+v (failed %d): warnings %q, want %q", c.o.file, c.o.failed, got, c.want)
+		}
+	}
+}

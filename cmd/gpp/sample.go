@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -29,6 +30,7 @@ import (
 	"time"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/infer/bridge"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -55,6 +57,8 @@ type sampleConfig struct {
 	start  *initFit // the fit read for --init (or the REPL's last fit)
 	// evNotes are the model's caveats of --evidence (evidenceCaveats).
 	evNotes ast.ErrorList
+	// evMethod is --evidence-method: bridge sampling's proposal.
+	evMethod bridge.Method
 	// afterIter is called after each iteration of each chain, as
 	// nuts.Settings.Progress (tests).
 	afterIter func(chain, iter int)
@@ -206,7 +210,8 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R\n(default: each unconstrained coordinate uniform on (-2, 2), as Stan)")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the draws toward its leave-one-out posterior and weight\nthem again (the loo package's loo_moment_match); needs an output log_lik (default false)")
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
-	fs.BoolVar(&cfg.evidence, "evidence", false, "estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby bridge sampling (R's bridgesampling, method normal): the first half of each\nchain fits a normal proposal on the unconstrained coordinates, and the second\nhalves and as many proposal draws bridge the posterior to it; with its se\n(Frühwirth-Schnatter's relative error). Written to evidence.json, which gpp\ncompare --evidence reads. Refused for a param with no prior on an unbounded\nsupport (p(y) is not defined); terms gpp cannot know to be normalised\n(target +=, user densities) are warned about (default false)")
+	fs.BoolVar(&cfg.evidence, "evidence", false, "estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby bridge sampling (R's bridgesampling, method normal; --evidence-method): the\nfirst half of each chain fits a normal proposal on the unconstrained\ncoordinates, and the second halves and as many proposal draws bridge the\nposterior to it; with its se (Frühwirth-Schnatter's relative error). Written\nto evidence.json, which gpp compare --evidence reads. Refused for a param with\nno prior on an unbounded support (p(y) is not defined); terms gpp cannot know\nto be normalised (target +=, user densities) are warned about (default false)")
+	evMethod := fs.String("evidence-method", "normal", "with --evidence, bridge sampling's proposal (bridgesampling's method): normal,\nthe fitted normal, or warp3, the posterior standardised by it and warped to\nsymmetry, then bridged to the standard normal (Meng & Schilling's warp-III),\nwhich also matches a skewed posterior's third moment, for N1 + N2 more\nevaluations of the log joint")
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
 		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
@@ -236,6 +241,19 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	}
 	cfg.model, cfg.data = pos[0], pos[1:]
 	cfg.sample = true
+	switch *evMethod {
+	case "normal":
+		sc.evMethod = bridge.Normal
+	case "warp3":
+		sc.evMethod = bridge.Warp3
+	default:
+		return usageErr("--evidence-method %q: want normal or warp3", *evMethod)
+	}
+	evMethodSet := false
+	fs.Visit(func(f *flag.Flag) { evMethodSet = evMethodSet || f.Name == "evidence-method" })
+	if evMethodSet && !cfg.evidence {
+		return usageErr("--evidence-method needs --evidence: it chooses the proposal of its bridge sampling")
+	}
 	switch sc.metric {
 	case "diag":
 		s.Metric = nuts.DiagE

@@ -11,7 +11,14 @@ import (
 // independent coordinates from 4 chains of 1000 independent draws: 2000
 // proposal draws through the cheap log density, the bulk ESS of 20
 // coordinates and the iteration. The figure is the method's own cost.
-func BenchmarkEstimate(b *testing.B) {
+func BenchmarkEstimate(b *testing.B) { benchmarkEstimate(b, Normal) }
+
+// BenchmarkEstimateWarp3 is BenchmarkEstimate by warp3: 2000 more log
+// density calls at the posterior draws' reflections and 2000 at the
+// proposal draws'.
+func BenchmarkEstimateWarp3(b *testing.B) { benchmarkEstimate(b, Warp3) }
+
+func benchmarkEstimate(b *testing.B, m Method) {
 	const dim, nc, n = 20, 4, 1000
 	sd := make([]float64, dim)
 	logC := 0.0
@@ -40,7 +47,7 @@ func BenchmarkEstimate(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := Estimate(context.Background(), chains, dim, logp, Settings{Seed: 1})
+		r, err := Estimate(context.Background(), chains, dim, logp, Settings{Seed: 1, Method: m})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,8 +18,34 @@ type Chain struct {
 	LogP  []float64 // log p̃ at each draw (nuts's lp__)
 }
 
+// Method is the bridge's proposal: how the posterior is bridged to a normal.
+type Method int
+
+// The methods, bridgesampling's method = "normal" and "warp3".
+const (
+	// Normal bridges the posterior to the normal fitted to the first
+	// halves, which matches its first two moments.
+	Normal Method = iota
+	// Warp3 bridges the posterior, standardised by that normal's mean and
+	// Cholesky factor and warped to symmetry, to the standard normal,
+	// which matches its first three moments (Meng & Schilling 2002).
+	Warp3
+)
+
+// String is bridgesampling's name of the method.
+func (m Method) String() string {
+	switch m {
+	case Normal:
+		return "normal"
+	case Warp3:
+		return "warp3"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
 // Settings tune Estimate; zero values take the defaults in brackets.
 type Settings struct {
+	Method        Method  // the proposal [Normal]
 	Seed          uint64  // the proposal draws' PCG seed
 	ProposalDraws int     // N2 [N1, the number of posterior draws in the bridge]
 	Tol           float64 // relative change of Ẑ that ends the iteration [1e-10]
@@ -44,7 +70,7 @@ type Result struct {
 	N1, N2      int     // posterior draws in the bridge (the second halves) and proposal draws
 	N1eff       float64 // the posterior draws' effective sample size (median over coordinates of the bulk ESS)
 	ZeroDensity int     // proposal draws with p̃ = 0 (log p̃ = −Inf)
-	Evals       int     // calls of the log density function: N2 and one check
+	Evals       int     // calls of the log density function: N2 and one check (Warp3: N1 + 2·N2 and one)
 }
 
 // BayesFactor returns log(Z_a / Z_b) for two estimates and its standard
@@ -64,8 +90,9 @@ const checkTol = 1e-8
 // Estimate returns the bridge sampling estimate of log ∫ p̃ from the chains'
 // draws on R^dim (every chain the same length, at least 2·MinHalf draws)
 // and logp, log p̃ at a point (called once per proposal draw, and once at a
-// posterior draw to check that it agrees with LogP; never concurrently;
-// its argument is a buffer reused from call to call).
+// posterior draw to check that it agrees with LogP; Warp3 also at every
+// posterior and proposal draw's reflection; never concurrently; its
+// argument is a buffer reused from call to call).
 // It returns ctx.Err() when ctx is cancelled.
 func Estimate(ctx context.Context, chains []Chain, dim int, logp func(x []float64) (float64, error), s Settings) (Result, error) {
 	if err := ctx.Err(); err != nil {
@@ -95,18 +122,7 @@ func Estimate(ctx context.Context, chains []Chain, dim int, logp func(x []float6
 	if err != nil {
 		return Result{}, err
 	}
-
-	// The posterior half: l1 = log p̃ − log g, kept chain by chain.
-	l1 := make([]float64, 0, n1)
-	for _, ch := range chains {
-		for i := nfit; i < nc; i++ {
-			l1 = append(l1, ch.LogP[i]-g.logDensity(ch.Draws[i*dim:(i+1)*dim]))
-		}
-	}
-	n1eff, err := bulkESS(chains, dim, nfit)
-	if err != nil {
-		return Result{}, err
-	}
+	warp := s.Method == Warp3
 
 	// One posterior draw through logp: the two must be the same density.
 	x0 := chains[0].Draws[nfit*dim : (nfit+1)*dim]
@@ -118,10 +134,41 @@ func Estimate(ctx context.Context, chains []Chain, dim int, logp func(x []float6
 		return Result{}, fmt.Errorf("bridge: at chain 1 draw %d the log density function gives %g but LogP holds %g: they must be the same density, constants and Jacobian included", nfit+1, lp0, want)
 	}
 
-	// The proposal half: N2 draws from g, l2 = log p̃ − log g.
+	// The posterior half: l1 = log p̃ − log g, kept chain by chain. Warp3's
+	// l1 = log p̃_w(η) − log φ(η) at η = L⁻¹(θ − μ) is
+	// log ½(p̃(θ) + p̃(2μ − θ)) − log g(θ), since |L|φ(η) = g(θ).
+	x := make([]float64, dim)
+	l1 := make([]float64, 0, n1)
+	for c, ch := range chains {
+		for i := nfit; i < nc; i++ {
+			th := ch.Draws[i*dim : (i+1)*dim]
+			lp := ch.LogP[i]
+			if warp {
+				if len(l1)%64 == 0 {
+					if err := ctx.Err(); err != nil {
+						return Result{}, err
+					}
+				}
+				g.reflect(x, th)
+				lpr, err := density(logp, x, point{chain: c + 1, draw: i + 1, reflected: true})
+				if err != nil {
+					return Result{}, err
+				}
+				lp = logAddExp(lp, lpr) - math.Ln2
+			}
+			l1 = append(l1, lp-g.logDensity(th))
+		}
+	}
+	n1eff, err := bulkESS(chains, dim, nfit)
+	if err != nil {
+		return Result{}, err
+	}
+
+	// The proposal half: N2 draws x = μ + Lz from g, l2 = log p̃ − log g;
+	// Warp3's η = z, l2 = log ½(p̃(x) + p̃(2μ − x)) − log g(x).
 	rng := rand.New(rand.NewPCG(s.Seed, proposalStream))
 	l2 := make([]float64, n2)
-	x := make([]float64, dim)
+	xr := make([]float64, dim)
 	z := make([]float64, dim)
 	zero := 0
 	for j := range l2 {
@@ -134,19 +181,29 @@ func Estimate(ctx context.Context, chains []Chain, dim int, logp func(x []float6
 			z[k] = rng.NormFloat64()
 		}
 		lg := g.draw(x, z)
-		lp, err := logp(x)
-		switch {
-		case err != nil:
-			return Result{}, fmt.Errorf("bridge: the log density at proposal draw %d: %v", j+1, err)
-		case math.IsNaN(lp) || math.IsInf(lp, 1):
-			return Result{}, fmt.Errorf("bridge: the log density at proposal draw %d (%v) is %v", j+1, x, lp)
-		case math.IsInf(lp, -1):
+		lp, err := density(logp, x, point{draw: j + 1})
+		if err != nil {
+			return Result{}, err
+		}
+		if warp {
+			g.reflect(xr, x)
+			lpr, err := density(logp, xr, point{draw: j + 1, reflected: true})
+			if err != nil {
+				return Result{}, err
+			}
+			lp = logAddExp(lp, lpr) - math.Ln2
+		}
+		if math.IsInf(lp, -1) {
 			zero++
 		}
 		l2[j] = lp - lg
 	}
 	if zero == n2 {
-		return Result{}, fmt.Errorf("bridge: the density is zero at all %d proposal draws: the normal proposal misses the posterior", n2)
+		return Result{}, fmt.Errorf("bridge: the density is zero at all %d proposal draws: the %v proposal misses the posterior", n2, s.Method)
+	}
+	evals := n2 + 1
+	if warp {
+		evals += n1 + n2
 	}
 
 	logZ, iters, err := iterate(ctx, l1, l2, n1eff, tol, maxIter)
@@ -162,7 +219,7 @@ func Estimate(ctx context.Context, chains []Chain, dim int, logp func(x []float6
 		N2:          n2,
 		N1eff:       n1eff,
 		ZeroDensity: zero,
-		Evals:       n2 + 1,
+		Evals:       evals,
 	}, nil
 }
 
@@ -175,6 +232,8 @@ func checkInput(chains []Chain, dim int, logp func([]float64) (float64, error), 
 		return errors.New("bridge: no log density function")
 	case len(chains) == 0:
 		return errors.New("bridge: no chains")
+	case s.Method != Normal && s.Method != Warp3:
+		return fmt.Errorf("bridge: unknown %v", s.Method)
 	case s.ProposalDraws < 0:
 		return fmt.Errorf("bridge: ProposalDraws is %d, must be ≥ 0", s.ProposalDraws)
 	case s.MaxIter < 0:
@@ -288,6 +347,45 @@ func (g *normal) draw(x, z []float64) float64 {
 		ss += z[i] * z[i]
 	}
 	return g.c - 0.5*ss
+}
+
+// reflect sets dst = 2·mean − x, the reflection of x through g's mean:
+// μ − Lη for x = μ + Lη.
+func (g *normal) reflect(dst, x []float64) {
+	for i, m := range g.mean {
+		dst[i] = 2*m - x[i]
+	}
+}
+
+// point names where the log density was evaluated, for its errors: a
+// posterior draw (chain > 0) or a proposal draw, or its reflection.
+type point struct {
+	chain, draw int
+	reflected   bool
+}
+
+func (p point) String() string {
+	s := fmt.Sprintf("proposal draw %d", p.draw)
+	if p.chain > 0 {
+		s = fmt.Sprintf("chain %d draw %d", p.chain, p.draw)
+	}
+	if p.reflected {
+		s = "the reflection of " + s
+	}
+	return s
+}
+
+// density is logp(x), an error where it fails, is NaN or +Inf; −Inf
+// (p̃ = 0) is a legitimate value.
+func density(logp func([]float64) (float64, error), x []float64, at point) (float64, error) {
+	lp, err := logp(x)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("bridge: the log density at %v: %v", at, err)
+	case math.IsNaN(lp) || math.IsInf(lp, 1):
+		return 0, fmt.Errorf("bridge: the log density at %v (%v) is %v", at, x, lp)
+	}
+	return lp, nil
 }
 
 // bulkESS is the median over coordinates of the bulk ESS of the chains'
