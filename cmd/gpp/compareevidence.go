@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -164,7 +165,7 @@ func printEvidenceComparison(w io.Writer, fits []*evidenceFit) {
 	t := &table{right: []bool{false, false, true, true, true, true, true, false}}
 	t.row("fit", "model", "log p(y)", "se", "log BF", "se_BF", "P(model)", "method")
 	for _, e := range fits {
-		t.row(e.label, evidenceModel(e.f), num1(float64(e.f.LogEvidence)), num2(float64(e.f.SE)), num1(e.logBF), num2(e.seBF), weightNum(e.prob), e.f.Method)
+		t.row(e.label, evidenceModel(e.f), numEv(float64(e.f.LogEvidence)), num2(float64(e.f.SE)), numEv(e.logBF), num2(e.seBF), weightNum(e.prob), e.f.Method)
 	}
 	fmt.Fprintf(w, "Evidence comparison of %d fits, best first:\n\n", len(fits))
 	t.print(w)
@@ -172,6 +173,16 @@ func printEvidenceComparison(w io.Writer, fits []*evidenceFit) {
 		"se_BF its standard error; P(model) is the posterior probability of each model\n"+
 		"with equal prior odds. |log BF| above about 2.3 (a factor 10) is strong evidence\n"+
 		"(Jeffreys); both depend on the priors, as LOO does not.\n")
+}
+
+// numEv formats a log evidence or a log Bayes factor to 0.01 nats: their
+// standard errors are typically 0.002–0.05, where elpd's one decimal
+// (num1) would hide differences of several se.
+func numEv(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return formatNum(v)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // num2 formats a standard error with two significant digits.

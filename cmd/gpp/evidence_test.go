@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,8 +125,10 @@ func TestFitEvidence(t *testing.T) {
 	if math.Abs(lbf-want) > 1e-4*math.Abs(want) || math.Abs(p0+p1-1) > 1e-9 || math.Abs(math.Log(p1/p0)-want) > 1e-4*math.Abs(want) || parseNum(t, rows[1][4]) != 0 {
 		t.Errorf("log BF %v (want %v), probabilities %v and %v", lbf, want, p0, p1)
 	}
-	if !strings.Contains(stdout, "Evidence comparison of 2 fits") {
-		t.Errorf("stdout:\n%s", stdout)
+	// the table shows log p(y) and log BF to 0.01 nats, their se being ~0.01
+	if !strings.Contains(stdout, "Evidence comparison of 2 fits") || !strings.Contains(stdout, strconv.FormatFloat(float64(h.LogEvidence), 'f', 2, 64)) ||
+		!strings.Contains(stdout, strconv.FormatFloat(want, 'f', 2, 64)) {
+		t.Errorf("stdout (want log p(y) %.2f and log BF %.2f):\n%s", float64(h.LogEvidence), want, stdout)
 	}
 	if code, _, stderr = runGpp("compare", "--evidence", out, mf); code != exitOK || !strings.Contains(stderr, "are of the same model") {
 		t.Errorf("compare of two fits of one model: exit %d, stderr:\n%s", code, stderr)

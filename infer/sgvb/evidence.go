@@ -76,15 +76,33 @@ func EstimateEvidence(t Target, r *Result, M int, seed uint64, par int) (*Eviden
 }
 
 // EstimateEvidence estimates the log evidence of t from M draws of the
-// mixture of restarts, draw d from restart d mod R (a stratified sample),
-// as the Result's method does.
+// mixture of the restarts' defensive mixtures, (1/R) Σ_r (½q_r + ½g_r):
+// draw d from restart d mod R, from its q or its g in turn (a stratified
+// sample), as the Result's method does. Without the g's the restarts'
+// mixture alone, as light-tailed as its q's, gave k̂ 4–6 on 1-D scale
+// and bounded params.
 func (m *Mixture) EstimateEvidence(t Target, M int, seed uint64, par int) *Evidence {
+	R := len(m.Components)
+	defs := make([]*Defensive, R)
+	for r, c := range m.Components {
+		defs[r] = c.Defensive()
+	}
 	lw := importanceLogWeights(t, m.Components[0].Dim, M, par, func(d int, x []float64) float64 {
 		rng := rand.New(rand.NewPCG(streamSeed(seed, streamEvidence, 0, d)))
-		return m.SampleCoords(rng, x, d%len(m.Components))
+		r := d % R
+		if (d/R)%2 == 0 {
+			m.Components[r].SampleCoords(rng, x)
+		} else {
+			defs[r].SampleCoords(rng, x)
+		}
+		ld := make([]float64, R)
+		for k, def := range defs {
+			ld[k] = def.LogDensity(x)
+		}
+		return logSumExp(ld) - math.Log(float64(R))
 	})
 	ev := evidenceFrom(lw)
-	ev.Proposal = "the mixture of restarts"
+	ev.Proposal = "the restarts' ½q + ½g"
 	return ev
 }
 

@@ -89,7 +89,7 @@ func TestEvidenceRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := m.EstimateEvidence(tg, EvidenceDraws, 3, 2)
-	if !(math.Abs(ev.LogZ-tg.logZ()) < 4*ev.SE && ev.SE < 0.15) || ev.Proposal != "the mixture of restarts" {
+	if !(math.Abs(ev.LogZ-tg.logZ()) < 4*ev.SE && ev.SE < 0.15) || ev.Proposal != "the restarts' ½q + ½g" {
 		t.Errorf("restarts: evidence %.4f ± %.4f (%s), log Z %.4f", ev.LogZ, ev.SE, ev.Proposal, tg.logZ())
 	}
 	s.Method = MAP

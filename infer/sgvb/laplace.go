@@ -90,11 +90,10 @@ func laplaceSettings(latents []Latent, s Settings) (Settings, error) {
 		return s, errors.New("sgvb: Laplace makes its own joint full-rank factor: not with FullRankGroups, Rank, Band or InitPath")
 	}
 	var names []string
-	n, ordered := 0, false
+	n := 0
 	for _, l := range latents {
-		if l.Support.IsOrdered() { // its parts join the group (expandOrdered, fullRankGroups)
-			ordered = true
-		} else if err := CheckFullRank(l.Support, 1); err != nil {
+		// an ordered latent's parts join the group (expandOrdered, fullRankGroups)
+		if err := CheckFullRank(l.Support, 1); err != nil && !l.Support.IsOrdered() {
 			return s, fmt.Errorf("sgvb: latent %s: %w", l.Name, err)
 		}
 		names = append(names, l.Name)
@@ -104,7 +103,7 @@ func laplaceSettings(latents []Latent, s Settings) (Settings, error) {
 		return s, fmt.Errorf("sgvb: Laplace: %d unconstrained coordinates; the Laplace approximation takes at most %d (MaxLaplace): its Hessian costs 2n gradients and O(n³)", n, MaxLaplace)
 	}
 	s.Families = map[string]Family{}
-	if len(names) == 1 && !ordered {
+	if len(names) == 1 { // an ordered one: expandOrdered makes its parts a group
 		s.Families[names[0]] = FamilyFullRank
 	} else if len(names) > 1 {
 		s.FullRankGroups = [][]string{names}

@@ -491,3 +491,35 @@ func TestLaplaceNotConverged(t *testing.T) {
 		t.Errorf("converged %v, warnings %q", r.Converged, r.Warnings)
 	}
 }
+
+// loneOrdered is an ordered o[2] with o_0 ~ N(0, 1) and o_1 ~ N(3, 1),
+// the model's only latent: the density of z in the Target's coordinates
+// (o_0, log(o_1 − o_0)), no Jacobian.
+type loneOrdered struct{}
+
+func (loneOrdered) LogJoint(x, grad []float64) (float64, error) {
+	d := math.Exp(x[1])
+	o0, o1 := x[0], x[0]+d
+	grad[0] = -o0 - (o1 - 3)
+	grad[1] = -(o1 - 3) * d
+	return -o0*o0/2 - (o1-3)*(o1-3)/2, nil
+}
+
+func (loneOrdered) Clone() Target { return loneOrdered{} }
+
+// A Laplace fit of a lone ordered latent makes its parts one full-rank
+// group, as it does with other latents beside it (it panicked, finding
+// no full-rank block). The mode of the unconstrained density (Jacobian
+// + log d) has o_0 = −r with 2r² + 3r − 1 = 0, and q's mean of o_0,
+// a coordinate of q's normal, is it.
+func TestLaplaceLoneOrdered(t *testing.T) {
+	lats := []Latent{{Name: "o", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Ordered}}
+	r, err := Fit(context.Background(), loneOrdered{}, lats, Settings{Method: Laplace, Seed: 3, PSISDraws: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := -(math.Sqrt(17) - 3) / 4
+	if got := r.Factor("o").Mean()[0]; math.Abs(got-want) > laplaceTol {
+		t.Errorf("q's mean of o_0 %.9g, want the mode's %.9g", got, want)
+	}
+}

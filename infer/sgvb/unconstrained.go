@@ -2,7 +2,6 @@ package sgvb
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync/atomic"
 
@@ -17,13 +16,17 @@ import (
 //
 //	real, the matrix and zero-sum supports   u = x   nothing added (a matrix latent's log joint already holds its Jacobian)
 //	positive (and real<lower>, real<upper>)  u = x = log b            + Σ u
-//	unit (real<lower, upper>)                u = x = logit b          + Σ log σ(u) + log σ(−u) (+ log |U − L|)
+//	unit (real<lower, upper>)                u = x = logit b          + Σ log σ(u) + log σ(−u)
 //	simplex[K]                               u = K − 1 stick-breaking y a row, x = log z (dist.StickBreakLog)   + Σ log z over the row
 //	ordered[K]                               u = x = (z_0, log d_k)   + Σ_{k≥1} u_k
 //	positive_ordered[K]                      u = x = (log z_0, log d_k) + Σ u_k
 //
 // so that the result is Stan's: the density of u is log p(z(u)) + log
-// |dz/du|, as Stan's sampler sees it.
+// |dz/du|, as Stan's sampler sees it. A bounded latent's constant log
+// |dz/db| (log |U − L| per element of real<lower=L, upper=U>) is already
+// in the Target's log joint (lang/compile adds it, so that the ELBO is the
+// param's own) and is not added again: the density of u is normalised, as
+// bridge sampling's evidence needs.
 
 // Kinds of coordinate an element of u is.
 const (
@@ -52,7 +55,6 @@ type Unconstrained struct {
 	t       Target
 	segs    []useg
 	dim, n  int       // len(u), len(x)
-	logJac  float64   // the constant part of the Jacobian: Σ log |Scale| of unit latents with two bounds
 	factors []Factor  // per latent, for Values: support, shape and bounds
 	x, gx   []float64 // the Target's coordinates and gradient
 }
@@ -74,13 +76,6 @@ func NewUnconstrained(t Target, lats []Latent) (*Unconstrained, error) {
 			s.kind = uLog
 		case dist.Unit:
 			s.kind = uLogit
-			if l.ScaleV != nil {
-				for _, v := range l.ScaleV {
-					d.logJac += math.Log(math.Abs(v))
-				}
-			} else if l.Scale != 0 {
-				d.logJac += float64(l.Size) * math.Log(math.Abs(l.Scale))
-			}
 		case dist.Simplex:
 			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
 				return nil, fmt.Errorf("sgvb: latent %s: a simplex needs at least 2 components on its last axis", l.Name)
@@ -229,7 +224,6 @@ func (d *Unconstrained) LogDensityAt(u []float64, lp float64) float64 {
 // d.x Coords has written, the terms added in one order for LogDensity and
 // LogDensityAt alike.
 func (d *Unconstrained) addLogJac(lp float64, u []float64) float64 {
-	lp += d.logJac
 	for _, s := range d.segs {
 		uu := u[s.uoff : s.uoff+s.n]
 		switch s.kind {

@@ -370,3 +370,57 @@ func TestNUTSLKJ(t *testing.T) {
 		sampleMoments(t, src, []exactMoment{{name: "r", mean: 0, vr: 1.0 / 6}})
 	}
 }
+
+// TestUnconstrainedNormalised checks that the unconstrained density of a
+// prior alone integrates to 1 over u (Simpson's rule on a grid), for params
+// of each kind of bound: bridge sampling's evidence is its integral, so a
+// constant too many (a bounded latent's log |U − L| added twice: the
+// Target's log joint already holds it) is an error in log p(y).
+func TestUnconstrainedNormalised(t *testing.T) {
+	const tol = 1e-6
+	for _, src := range []string{
+		"param b: real<lower=-1, upper=3> ~ Normal(0, 1)\n",
+		"param b: real<lower=-2, upper=3> ~ Uniform(-2, 3)\n",
+		"param b: real<lower=1> ~ Normal(0, 2)\n",
+		"param b: real<upper=0.5> ~ Normal(0, 1)\n",
+		"param b: real<lower=[-1, -0.5], upper=[2, 0.5]>[2] ~ Normal(0, 1)\n",
+	} {
+		_, u := unconstrained(t, "prior.gpp", src)
+		f := func(x []float64) float64 {
+			lp, err := u.LogDensity(x, make([]float64, len(x)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return math.Exp(lp)
+		}
+		const lo, hi, n = -40.0, 40.0, 2000 // n even
+		h := (hi - lo) / n
+		w := func(i int) float64 { // Simpson's weights
+			switch {
+			case i == 0 || i == n:
+				return h / 3
+			case i%2 == 1:
+				return 4 * h / 3
+			}
+			return 2 * h / 3
+		}
+		total := 0.0
+		switch u.Dim() {
+		case 1:
+			for i := 0; i <= n; i++ {
+				total += w(i) * f([]float64{lo + float64(i)*h})
+			}
+		case 2:
+			for i := 0; i <= n; i++ {
+				for j := 0; j <= n; j++ {
+					total += w(i) * w(j) * f([]float64{lo + float64(i)*h, lo + float64(j)*h})
+				}
+			}
+		default:
+			t.Fatalf("%q: %d coordinates", src, u.Dim())
+		}
+		if math.Abs(total-1) > tol {
+			t.Errorf("%q: the unconstrained density integrates to %.9g (log %.6g), want 1", src, total, math.Log(total))
+		}
+	}
+}

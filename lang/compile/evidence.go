@@ -7,6 +7,8 @@ package compile
 // gain log K!, so most models qualify; the terms gpp adds as written do not.
 
 import (
+	"slices"
+
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -19,13 +21,19 @@ import (
 // defined); notes the terms gpp adds as written: a flat prior on a bounded
 // support other than (0, 1), a user density, a target += that is not a sum
 // of log densities and log probabilities of built-in distributions, an
-// ordered prior of per-element arguments and a prior on a zero-sum vector,
-// not renormalised to its plane.
+// ordered prior of per-element arguments, a prior on a zero-sum vector,
+// not renormalised to its plane, and a ~ on an expression of params that
+// reads no data (no Jacobian added). A ~ with data on its left is no
+// prior of the params it reads.
 func (m *Model) EvidenceCaveats() (errs, notes ast.ErrorList) {
 	var targets []*ast.TargetStmt
+	var tildes []*ast.TildeStmt
 	ast.Inspect(m.file, func(n ast.Node) bool {
-		if t, ok := n.(*ast.TargetStmt); ok {
-			targets = append(targets, t)
+		switch n := n.(type) {
+		case *ast.TargetStmt:
+			targets = append(targets, n)
+		case *ast.TildeStmt:
+			tildes = append(tildes, n)
 		}
 		return true
 	})
@@ -35,11 +43,32 @@ func (m *Model) EvidenceCaveats() (errs, notes ast.ErrorList) {
 			targetReads[i] = true
 		}
 	}
+	// A ~ on an expression of params that reads no data (log(x) ~ D, or
+	// through a let) is a density of the expression's value: of the params
+	// only with the log Jacobian of the map, which gpp does not add. A ~
+	// with data on its left is the data's density, and no prior.
+	for _, s := range tildes {
+		if m.info.SelectedLatent(s.LHS) != nil || lhsReadsData(m.info, s.LHS) {
+			continue
+		}
+		deps := paramDeps(m.info, []ast.Expr{s.LHS})
+		if len(deps) == 0 {
+			continue
+		}
+		for _, i := range deps {
+			targetReads[i] = true
+		}
+		notes = append(notes, ast.Errorf(s.Tilde,
+			"the ~ on `%s` is a density of its value, not of the params it reads: the evidence is right only if the model adds the log Jacobian of that map (as target += ...; a shift needs none)",
+			ast.FormatExpr(s.LHS)))
+	}
 	for i, lat := range m.info.Latents {
-		hasPrior := lat.Prior != nil || len(lat.Tildes) > 0
+		hasPrior := lat.Prior != nil || slices.ContainsFunc(lat.Tildes, func(s *ast.TildeStmt) bool {
+			return !lhsReadsData(m.info, s.LHS)
+		})
 		switch {
 		case !hasPrior && targetReads[i]:
-			// its density is a target += term's, noted below
+			// its density is a target += term's or a ~ on an expression's, noted
 		case !hasPrior && improperFlat(lat):
 			errs = append(errs, ast.Errorf(lat.Pos,
 				"param `%s` has no prior: %s, so p(y) is not defined; give it a proper one, as in `param %s: %s ~ %s`",
@@ -134,4 +163,40 @@ func flatDomain(lat *check.Latent) string {
 		return "the " + lat.Support.String() + " values"
 	}
 	return supportWords(lat)
+}
+
+// lhsReadsData reports whether e reads data, directly or through lets,
+// outside its indices: z[g[i]] with g data is an element of the param z.
+func lhsReadsData(info *check.Info, e ast.Expr) bool {
+	seen := map[*check.Symbol]bool{}
+	found := false
+	var visit func(e ast.Expr)
+	visit = func(e ast.Expr) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok {
+				visit(ix.X)
+				return false
+			}
+			id, ok := n.(*ast.Ident)
+			if !ok || found {
+				return !found
+			}
+			sym := info.Uses[id]
+			if sym == nil || seen[sym] {
+				return true
+			}
+			seen[sym] = true
+			switch sym.Kind {
+			case check.Data:
+				found = true
+			case check.Let:
+				if ls, ok := sym.Decl.(*ast.LetStmt); ok {
+					visit(ls.Value)
+				}
+			}
+			return !found
+		})
+	}
+	visit(e)
+	return found
 }
