@@ -179,7 +179,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	for _, f := range fits[1:] {
-		if fits[0].data != nil && f.data != nil && !sameData(fits[0], f) {
+		if fits[0].data != nil && f.data != nil && !sameData(fits[0].data, fits[0].dataHash, f.data, f.dataHash) {
 			errorf(stderr, "warning: %s read %s, %s read %s: LOO compares fits of the same data",
 				fits[0].label, strings.Join(fits[0].data, " "), f.label, strings.Join(f.data, " "))
 		}
@@ -242,18 +242,46 @@ func readCompared[T any](args []string, src sources, stderr io.Writer, read func
 // contents (by their sha256 in fit.json, so that one file named by two
 // paths, from two working directories, or a copy of it counts as the same)
 // bound as the same arguments (NAME= and a column selection); without the
-// hashes (an older fit.json), arguments that name the same files.
-func sameData(a, b *looFit) bool {
-	if len(a.dataHash) == len(a.data) && len(b.dataHash) == len(b.data) {
-		return slices.Equal(a.dataHash, b.dataHash) && slices.EqualFunc(a.data, b.data, func(x, y string) bool {
+// hashes (an older fit.json), arguments that name the same files. Each
+// fit's data are its data arguments and their hashes (nil: unknown).
+func sameData(aData, aHash, bData, bHash []string) bool {
+	if len(aHash) == len(aData) && len(bHash) == len(bData) {
+		return slices.Equal(aHash, bHash) && slices.EqualFunc(aData, bData, func(x, y string) bool {
 			nx, _, cx := pipeline.SplitDataArg(x)
 			ny, _, cy := pipeline.SplitDataArg(y)
 			return nx == ny && slices.Equal(cx, cy)
 		})
 	}
-	return slices.EqualFunc(a.data, b.data, func(x, y string) bool {
+	return slices.EqualFunc(aData, bData, func(x, y string) bool {
 		return filepath.Clean(x) == filepath.Clean(y) || sameFile(x, y)
 	})
+}
+
+// comparedFile resolves one of gpp compare's args: a file, or a fit's
+// directory and in it the first of names that exists (path "" when none
+// does). label names the fit: its directory, or the file when its name is
+// not one of names.
+func comparedFile(arg string, names ...string) (path, label string, err error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", "", fmt.Errorf("%s: no such file or directory", arg)
+		}
+		return "", "", err
+	}
+	if !fi.IsDir() {
+		if slices.Contains(names, filepath.Base(arg)) {
+			return arg, filepath.Dir(arg), nil
+		}
+		return arg, arg, nil
+	}
+	for _, name := range names {
+		path = filepath.Join(arg, name)
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			return path, arg, nil
+		}
+	}
+	return "", arg, nil
 }
 
 // readLOOFit reads the loo.csv (or a gpp kfold's kfold.csv) that arg is or
@@ -261,24 +289,12 @@ func sameData(a, b *looFit) bool {
 // when the file keeps its name and the metadata lists it among its files;
 // the files read are added to src.
 func readLOOFit(arg string, src sources) (*looFit, error) {
-	fi, err := os.Stat(arg)
+	path, label, err := comparedFile(arg, looFile, kfoldFile)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file or directory", arg)
-		}
 		return nil, err
 	}
-	path, label := arg, arg
-	if fi.IsDir() {
-		path = filepath.Join(arg, looFile)
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			path = filepath.Join(arg, kfoldFile)
-			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				return nil, noLOOError(arg)
-			}
-		}
-	} else if base := filepath.Base(arg); base == looFile || base == kfoldFile {
-		label = filepath.Dir(arg)
+	if path == "" {
+		return nil, noLOOError(arg)
 	}
 	f, err := readLOOCSV(path, src)
 	if err != nil {

@@ -8,10 +8,8 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -34,23 +32,14 @@ type evidenceFit struct {
 
 // readEvidenceFit reads the evidence.json that arg is or holds.
 func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
-	fi, err := os.Stat(arg)
+	path, label, err := comparedFile(arg, evidenceFile)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file or directory", arg)
-		}
 		return nil, err
 	}
-	path, label := arg, arg
-	if fi.IsDir() {
-		path = filepath.Join(arg, evidenceFile)
-	} else if filepath.Base(arg) == evidenceFile {
-		label = filepath.Dir(arg)
-	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if path == "" {
 		return nil, fmt.Errorf("%s has no %s: run gpp fit or gpp sample with --evidence", arg, evidenceFile)
 	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +72,7 @@ func compareEvidence(args []string, csvOut string, stdout, stderr io.Writer) int
 		}
 	}
 	for _, e := range fits[1:] {
-		a, b := &looFit{data: fits[0].f.Data, dataHash: fits[0].f.DataSHA256}, &looFit{data: e.f.Data, dataHash: e.f.DataSHA256}
-		if !sameData(a, b) {
+		if !sameData(fits[0].f.Data, fits[0].f.DataSHA256, e.f.Data, e.f.DataSHA256) {
 			errorf(stderr, "warning: %s read %s, %s read %s: Bayes factors compare models of the same data",
 				fits[0].label, strings.Join(fits[0].f.Data, " "), e.label, strings.Join(e.f.Data, " "))
 		}

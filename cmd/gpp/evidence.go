@@ -5,7 +5,7 @@ package main
 // compare (R's bridgesampling::bridge_sampler and bayes_factor, brms's
 // bayes_factor and post_prob). A fit estimates it by importance sampling
 // from its q (sgvb.EstimateEvidence), a sample by bridge sampling from its
-// draws (sampleEvidence); gpp compare --weights bma reads evidence.json.
+// draws (sampleEvidence); gpp compare --evidence reads evidence.json.
 
 import (
 	"context"
@@ -25,19 +25,13 @@ import (
 
 const (
 	evidenceFile   = "evidence.json"
-	evidenceFormat = "gpp-evidence-1"
+	evidenceFormat = "gpp-evidence/1"
 )
 
 // evidenceJSON is evidence.json: the estimate, how it was made, and what
 // was fitted, for gpp compare.
 type evidenceJSON struct {
-	Format      string            `json:"format"`
-	GppVersion  string            `json:"gpp_version"`
-	Model       string            `json:"model"`
-	ModelSHA256 string            `json:"model_sha256"`
-	Data        []string          `json:"data"`
-	DataSHA256  []string          `json:"data_sha256,omitempty"`
-	Sets        map[string]string `json:"sets,omitempty"`
+	fitHead
 	// Method is "importance sampling" (gpp fit) or "bridge sampling"
 	// (gpp sample), Proposal what drew the weighted draws.
 	Method      string    `json:"method"`
@@ -88,12 +82,7 @@ func evidenceCaveats(m *compile.Model, con *console, srcs sources) (ast.ErrorLis
 
 // newEvidenceJSON fills in what was fitted, from the fit's header.
 func newEvidenceJSON(h drawsHeader, method string) evidenceJSON {
-	ej := evidenceJSON{Format: evidenceFormat, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
-		Data: append([]string{}, h.data...), DataSHA256: h.dataHash, Method: method}
-	if len(h.cfg.sets) > 0 {
-		ej.Sets = map[string]string(h.cfg.sets)
-	}
-	return ej
+	return evidenceJSON{fitHead: newFitHead(evidenceFormat, h), Method: method}
 }
 
 // fitEvidence estimates the log evidence of the fit r (or of the mixture

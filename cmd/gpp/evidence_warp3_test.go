@@ -19,18 +19,7 @@ func TestSampleEvidenceWarp3(t *testing.T) {
 		t.Skip("samples")
 	}
 	dir := t.TempDir()
-	ys := []float64{0, 2, 1, 0, 3}
-	model := writeFile(t, dir, "pois.gpp", "data y: int[5]\nparam lambda: positive ~ Gamma(2, 0.5)\ny ~ Poisson(lambda)\n")
-	data := writeFile(t, dir, "y.csv", "y\n0\n2\n1\n0\n3\n")
-	a0, b0, sum, lf := 2.0, 0.5, 0.0, 0.0
-	for _, y := range ys {
-		sum += y
-		l, _ := math.Lgamma(y + 1)
-		lf += l
-	}
-	la, _ := math.Lgamma(a0)
-	lb, _ := math.Lgamma(a0 + sum)
-	logZ := a0*math.Log(b0) - la + lb - (a0+sum)*math.Log(b0+float64(len(ys))) - lf
+	model, data, logZ := evidencePoisson(t, dir)
 	se := map[string]float64{}
 	for _, tc := range []struct {
 		method, proposal, line string

@@ -155,6 +155,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"--init directory without a fit", fit(poissonModel, poissonData, "--init", d), 2, "--init " + d + " has no fit.json: give gpp fit's output directory"},
 		{"--init malformed", fit(poissonModel, poissonData, "--init", csvFile("bad1.json", "{\n  \"format\": \"gpp-fit/1\",\n  oops\n}")), 1, "bad1.json:3:3: malformed fit file"},
 		{"--init wrong type", fit(poissonModel, poissonData, "--init", csvFile("bad2.json", `{"format": 3}`)), 1, "bad2.json:1:12: malformed fit file: format must be string"},
+		{"--init wrong type in the outcome", fit(poissonModel, poissonData, "--init", csvFile("bad7.json", `{"format": "gpp-fit/1", "iterations": "x"}`)), 1, "bad7.json:1:41: malformed fit file: iterations must be int"},
 		{"--init not a fit", fit(poissonModel, poissonData, "--init", csvFile("bad3.json", `{}`)), 1, "not a gpp fit file"},
 		{"--init bad params", fit(poissonModel, poissonData, "--init", csvFile("bad4.json", shortParams)), 1, `factor lambda: parameter "rate" has 2 values, want 1`},
 		{"--init factor twice", fit(poissonModel, poissonData, "--init", csvFile("bad6.json", string(twiceJSON))), 1, "bad6.json:16:7: factor lambda appears twice"},
@@ -1163,7 +1164,7 @@ func TestFitNonFiniteOutputs(t *testing.T) {
 // TestReadFitJSONRoundTrip writes a fit file and reads it back, non-finite
 // numbers included.
 func TestReadFitJSONRoundTrip(t *testing.T) {
-	ff := &fitFile{Format: fitFormat, fitOutcome: fitOutcome{ELBO: jsonFloat(math.NaN()), ParetoK: jsonFloat(math.Inf(-1))},
+	ff := &fitFile{fitHead: fitHead{Format: fitFormat}, fitOutcome: fitOutcome{ELBO: jsonFloat(math.NaN()), ParetoK: jsonFloat(math.Inf(-1))},
 		Factors: []fitFactor{{Name: "W", Family: "normal", Support: "real", Shape: []int{1, 2},
 			Params: paramValues{names: []string{"mean", "sd"}, values: [][]jsonFloat{{-1, 2}, {0.5, 0.25}}}}}}
 	var b bytes.Buffer

@@ -352,10 +352,11 @@ func looInterruptedNote(ds *drawSet, what string) string {
 	if n == 0 {
 		return ""
 	}
+	keep := fmt.Sprintf("%d observations keep their PSIS estimates", n)
 	if n == 1 {
-		return fmt.Sprintf("interrupted during %s: 1 observation keeps its PSIS estimate (loo.csv's first line says so); the %s's other outputs are complete", flag, what)
+		keep = "1 observation keeps its PSIS estimate"
 	}
-	return fmt.Sprintf("interrupted during %s: %d observations keep their PSIS estimates (loo.csv's first line says so); the %s's other outputs are complete", flag, n, what)
+	return fmt.Sprintf("interrupted during %s: %s (loo.csv's first line says so); the %s's other outputs are complete", flag, keep, what)
 }
 
 // printLOO prints the console line of a LOO estimate (nothing for nil).

@@ -1450,8 +1450,9 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// fitFile is the content of fit.json.
-type fitFile struct {
+// fitHead opens fit.json and evidence.json: the file's format, the gpp
+// that wrote it, and the model, data and --set values fitted.
+type fitHead struct {
 	Format      string   `json:"format"`
 	GppVersion  string   `json:"gpp_version"`
 	Model       string   `json:"model"`
@@ -1461,8 +1462,23 @@ type fitFile struct {
 	// order of Data: gpp compare tells the same data read by other paths.
 	DataSHA256 []string          `json:"data_sha256,omitempty"`
 	Sets       map[string]string `json:"sets,omitempty"`
-	Settings   fitSettings       `json:"settings"`
-	Method     string            `json:"method"`
+}
+
+// newFitHead is the head of a file of format for the fit of h.
+func newFitHead(format string, h drawsHeader) fitHead {
+	fh := fitHead{Format: format, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
+		Data: append([]string{}, h.data...), DataSHA256: h.dataHash}
+	if len(h.cfg.sets) > 0 {
+		fh.Sets = map[string]string(h.cfg.sets)
+	}
+	return fh
+}
+
+// fitFile is the content of fit.json.
+type fitFile struct {
+	fitHead
+	Settings fitSettings `json:"settings"`
+	Method   string      `json:"method"`
 	fitOutcome
 	Factors []fitFactor `json:"factors,omitempty"`
 	// Groups are the joint full-rank factors (--fullrank a+b, all).
@@ -1791,8 +1807,7 @@ func dataHashes(args []string, srcs sources) []string {
 func newFitFile(h drawsHeader) *fitFile {
 	c, r := h.cfg, h.r
 	ff := &fitFile{
-		Format: fitFormat, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
-		Data: append([]string{}, h.data...), DataSHA256: h.dataHash, Method: r.Method.String(),
+		fitHead: newFitHead(fitFormat, h), Method: r.Method.String(),
 		Settings: fitSettings{
 			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
@@ -1803,9 +1818,6 @@ func newFitFile(h drawsHeader) *fitFile {
 			Anneal:       annealSetting(c),
 		},
 		fitOutcome: outcomeOf(r, h.stepSize),
-	}
-	if len(c.sets) > 0 {
-		ff.Sets = map[string]string(c.sets)
 	}
 	for _, m := range h.missing {
 		ff.Missing = append(ff.Missing, fitMissing{Latent: m.Latent, Data: m.Data, Cells: cellTexts(m.Cells)})
@@ -2330,7 +2342,9 @@ func jsonError(path string, src []byte, err error) error {
 	case errors.As(err, &syn):
 		return &ast.Error{Pos: offsetPos(path, src, int(syn.Offset)), Msg: "malformed fit file: " + syn.Error()}
 	case errors.As(err, &typ):
-		field := typ.Field
+		// the path less Go's names of embedded structs (fitHead,
+		// fitOutcome): the file's keys are lower case
+		field := strings.Join(slices.DeleteFunc(strings.Split(typ.Field, "."), func(k string) bool { return strings.ToLower(k) != k }), ".")
 		if field == "" {
 			field = "the fit"
 		}

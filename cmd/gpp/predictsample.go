@@ -200,7 +200,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	}
 	cfg.predict = path
 	sets, seed := sampleSetsAndSeed(dir)
-	for _, k := range inheritSets(cfg, &fitFile{Sets: sets}) {
+	for _, k := range inheritSets(cfg, &fitFile{fitHead: fitHead{Sets: sets}}) {
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"])
