@@ -9,7 +9,9 @@ import (
 	"sort"
 
 	"github.com/gpplang/gpp/infer/nuts"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Chain is one chain's posterior draws, as nuts.Chain holds them.
@@ -431,20 +433,9 @@ func logAddExp(a, b float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
-// logMeanExp is log mean(e^x), scratch-free: one pass for the maximum.
+// logMeanExp is log mean(e^x).
 func logMeanExp(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = math.Max(m, v)
-	}
-	if math.IsInf(m, -1) {
-		return m
-	}
-	sum := 0.0
-	for _, v := range x {
-		sum += math.Exp(v - m)
-	}
-	return m + math.Log(sum/float64(len(x)))
+	return floats.LogSumExp(x) - math.Log(float64(len(x)))
 }
 
 // iterate runs Meng & Wong's fixed point for r = Z e^−lstar in log space
@@ -487,28 +478,40 @@ func iterate(ctx context.Context, l1, l2 []float64, n1eff, tol float64, maxIter 
 // autocorrelation factor from the ESS of its nchains series split in halves.
 func relErr2(l1, l2 []float64, logZ, n1eff float64, nchains int) float64 {
 	n1, n2 := float64(len(l1)), float64(len(l2))
-	s1 := n1eff / (n1eff + n2)
-	s2 := n2 / (n1eff + n2)
-	// With a = log(p/g): f1 = 1/(s1 + s2 e^−a), f2 = 1/(s1 e^a + s2).
+	ls1 := math.Log(n1eff / (n1eff + n2))
+	ls2 := math.Log(n2 / (n1eff + n2))
+	// With a = log(p/g): log f1 = −log(s1 + s2 e^−a), log f2 = −log(s1 e^a + s2).
 	f1 := make([]float64, len(l2))
 	for j, l := range l2 {
-		f1[j] = 1 / (s1 + s2*math.Exp(logZ-l))
+		f1[j] = -logAddExp(ls1, ls2+logZ-l)
 	}
 	f2 := make([]float64, len(l1))
 	for i, l := range l1 {
-		f2[i] = 1 / (s1*math.Exp(l-logZ) + s2)
+		f2[i] = -logAddExp(ls1+l-logZ, ls2)
 	}
-	m1, v1 := meanVar(f1)
-	m2, v2 := meanVar(f2)
-	re2 := v1 / (n2 * m1 * m1)
-	if v2 > 0 {
+	// relVar leaves f/max f in place, as essSplit takes it (the ESS is scale free).
+	re2 := relVar(f1) / n2
+	if v2 := relVar(f2); v2 > 0 {
 		rho := 1.0 // when the ESS is undefined: f2 constant but for an odd chain's dropped middle value
 		if e := essSplit(f2, nchains); e > 0 {
 			rho = n1 / e
 		}
-		re2 += rho * v2 / (n1 * m2 * m2)
+		re2 += rho * v2 / n1
 	}
 	return re2
+}
+
+// relVar is V(f)/E(f)², the sample variance over the squared mean, of
+// f = e^lf, computed in place on f/max f: where lf is beyond exp's range at
+// every draw (p/g far from Ẑ everywhere), f itself would be 0 at every
+// draw, and its ratio 0/0.
+func relVar(lf []float64) float64 {
+	mx := floats.Max(lf)
+	for i, v := range lf {
+		lf[i] = math.Exp(v - mx)
+	}
+	m, v := stat.MeanVariance(lf, nil)
+	return v / (m * m)
 }
 
 // essSplit is nuts.ESS of the nchains equal series of f, each split in
@@ -522,16 +525,4 @@ func essSplit(f []float64, nchains int) float64 {
 		parts = append(parts, ch[:h], ch[n-h:])
 	}
 	return nuts.ESS(parts)
-}
-
-// meanVar is the mean and the sample variance (n − 1) of x.
-func meanVar(x []float64) (m, v float64) {
-	for _, e := range x {
-		m += e
-	}
-	m /= float64(len(x))
-	for _, e := range x {
-		v += (e - m) * (e - m)
-	}
-	return m, v / float64(len(x)-1)
 }

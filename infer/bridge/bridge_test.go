@@ -544,3 +544,74 @@ func TestWarp3(t *testing.T) {
 		})
 	}
 }
+
+// TestShiftOneChain: a constant c added to log p̃ adds c to log Ẑ and
+// leaves the SE as it is, with c far beyond exp's range (±2000: the
+// iteration and the error stay in log space), for one chain and N2 ≠ N1;
+// the estimate is within 4 SE of the truth.
+func TestShiftOneChain(t *testing.T) {
+	const tol = 1e-9
+	tg := nigTarget()
+	ch := tg.chains(1, 800, 0.3, 5)
+	for _, m := range []Method{Normal, Warp3} {
+		s := Settings{Seed: 2, Method: m, ProposalDraws: 250}
+		base, err := Estimate(context.Background(), ch, tg.dim, tg.logp, s)
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		if base.N1 != 400 || base.N2 != 250 {
+			t.Errorf("%v: N1 = %d, N2 = %d, want 400 and 250", m, base.N1, base.N2)
+		}
+		if !(math.Abs(base.LogZ-tg.logZ) <= 4*base.SE) || !(base.SE > 0) {
+			t.Errorf("%v: log Ẑ = %.5f, truth %.5f, SE %.2g", m, base.LogZ, tg.logZ, base.SE)
+		}
+		for _, c := range []float64{2000, -2000} {
+			sh := []Chain{{Draws: ch[0].Draws, LogP: make([]float64, len(ch[0].LogP))}}
+			for i, lp := range ch[0].LogP {
+				sh[0].LogP[i] = lp + c
+			}
+			logp := func(x []float64) (float64, error) {
+				lp, err := tg.logp(x)
+				return lp + c, err
+			}
+			r, err := Estimate(context.Background(), sh, tg.dim, logp, s)
+			if err != nil {
+				t.Fatalf("%v, shift %g: %v", m, c, err)
+			}
+			if !(math.Abs(r.LogZ-c-base.LogZ) <= tol) || !(math.Abs(r.SE-base.SE) <= tol) || r.Iterations == 0 {
+				t.Errorf("%v, shift %g: log Ẑ − c = %.12g, SE %.9g; unshifted %.12g, SE %.9g", m, c, r.LogZ-c, r.SE, base.LogZ, base.SE)
+			}
+		}
+	}
+}
+
+// TestRelErrFarProposal: where log(p/g) is beyond exp's range at every
+// draw (a proposal far off the posterior: p/g ≈ e^−D at its draws, e^D at
+// the posterior's), the error is the limit it approaches as D grows, not
+// 0/0 or a term lost to underflow.
+func TestRelErrFarProposal(t *testing.T) {
+	const tol = 1e-9
+	rng := rand.New(rand.NewPCG(1, 2))
+	n1, n2 := make([]float64, 200), make([]float64, 150)
+	for i := range n1 {
+		n1[i] = rng.NormFloat64()
+	}
+	for j := range n2 {
+		n2[j] = rng.NormFloat64()
+	}
+	const logZ = 3.0
+	re := func(d float64) float64 {
+		l1, l2 := make([]float64, len(n1)), make([]float64, len(n2))
+		for i, v := range n1 {
+			l1[i] = logZ + d + v
+		}
+		for j, v := range n2 {
+			l2[j] = logZ - d + v
+		}
+		return relErr2(l1, l2, logZ, 120, 2)
+	}
+	near, far := re(40), re(1000)
+	if !(near > 0) || !(math.Abs(far-near) <= tol*near) {
+		t.Errorf("re² at D = 40: %v, at D = 1000: %v", near, far)
+	}
+}

@@ -61,6 +61,9 @@
 // g/(s1 p + s2 g) at the posterior draws and ρ_f2(0) = N1 / ESS(f2), the
 // ESS of the f2 series of the chains split in halves (nuts.ESS, posterior's
 // ess_mean). SE = √re² is, to first order, the standard error of log Ẑ.
+// f1 and f2 are computed in log space and scaled by their maxima, which
+// re² does not depend on, so that neither underflows where the proposal
+// is far off (TestRelErrFarProposal).
 // Two departures from bridgesampling: f1 and f2 use the s1, s2 of the
 // estimator (bridgesampling's error uses N1/(N1+N2) even with use_neff),
 // and ρ_f2(0) is the normalised autocorrelation factor the formula asks for

@@ -47,7 +47,7 @@ type Evidence struct {
 	// of 0 (a draw outside the support, or a failed evaluation).
 	Zero int
 	// Proposal names the proposal: "½q + ½g" (a fit's defensive
-	// mixture) or "the mixture of restarts".
+	// mixture) or "the restarts' ½q + ½g" (a Mixture's).
 	Proposal string
 }
 
@@ -57,20 +57,10 @@ type Evidence struct {
 // goroutines; the result does not depend on par. A MAP point has no q to
 // draw from and is an error.
 func EstimateEvidence(t Target, r *Result, M int, seed uint64, par int) (*Evidence, error) {
-	def := r.Defensive()
-	if def == nil {
+	if r.Method == MAP {
 		return nil, errors.New("a MAP point has no q to draw from")
 	}
-	lw := importanceLogWeights(t, r.Dim, M, par, func(d int, x []float64) float64 {
-		rng := rand.New(rand.NewPCG(streamSeed(seed, streamEvidence, 0, d)))
-		if d%2 == 0 {
-			r.SampleCoords(rng, x)
-		} else {
-			def.SampleCoords(rng, x)
-		}
-		return def.LogDensity(x)
-	})
-	ev := evidenceFrom(lw)
+	ev := mixtureEvidence(t, []*Result{r}, M, seed, par)
 	ev.Proposal = "½q + ½g"
 	return ev, nil
 }
@@ -82,16 +72,26 @@ func EstimateEvidence(t Target, r *Result, M int, seed uint64, par int) (*Eviden
 // mixture alone, as light-tailed as its q's, gave k̂ 4–6 on 1-D scale
 // and bounded params.
 func (m *Mixture) EstimateEvidence(t Target, M int, seed uint64, par int) *Evidence {
-	R := len(m.Components)
+	ev := mixtureEvidence(t, m.Components, M, seed, par)
+	ev.Proposal = "the restarts' ½q + ½g"
+	return ev
+}
+
+// mixtureEvidence is the estimate from M draws of (1/R) Σ_r (½q_r + ½g_r)
+// over the R fits comps (none a MAP point), draw d from comps[d mod R],
+// from its q or its g in turn. For R = 1 the log density is ½q + ½g's to
+// the bit (a log-sum-exp of one term is that term).
+func mixtureEvidence(t Target, comps []*Result, M int, seed uint64, par int) *Evidence {
+	R := len(comps)
 	defs := make([]*Defensive, R)
-	for r, c := range m.Components {
+	for r, c := range comps {
 		defs[r] = c.Defensive()
 	}
-	lw := importanceLogWeights(t, m.Components[0].Dim, M, par, func(d int, x []float64) float64 {
+	lw := importanceLogWeights(t, comps[0].Dim, M, par, func(d int, x []float64) float64 {
 		rng := rand.New(rand.NewPCG(streamSeed(seed, streamEvidence, 0, d)))
 		r := d % R
 		if (d/R)%2 == 0 {
-			m.Components[r].SampleCoords(rng, x)
+			comps[r].SampleCoords(rng, x)
 		} else {
 			defs[r].SampleCoords(rng, x)
 		}
@@ -101,9 +101,7 @@ func (m *Mixture) EstimateEvidence(t Target, M int, seed uint64, par int) *Evide
 		}
 		return logSumExp(ld) - math.Log(float64(R))
 	})
-	ev := evidenceFrom(lw)
-	ev.Proposal = "the restarts' ½q + ½g"
-	return ev
+	return evidenceFrom(lw)
 }
 
 // evidenceFrom returns the estimate from the log weights lw, a non-finite

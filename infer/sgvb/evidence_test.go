@@ -76,10 +76,8 @@ func TestEvidenceConjugate(t *testing.T) {
 	}
 }
 
-// TestEvidenceRestarts estimates it from a mixture of restarts, and a
-// MAP point is refused. The mixture of two mean-field q's has no heavy-
-// tailed g, and a standard error about three times the defensive
-// mixture's.
+// TestEvidenceRestarts estimates it from a mixture of restarts (of their
+// defensive mixtures ½q_r + ½g_r), and a MAP point is refused.
 func TestEvidenceRestarts(t *testing.T) {
 	tg := newJointGauss(false)
 	s := conjugateSettings()

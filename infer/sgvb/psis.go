@@ -12,10 +12,10 @@ import (
 // largest one by the Zhang & Stephens (2009) posterior-mean estimator, and
 // the shape is shrunk towards 0.5 with the usual weak prior (weight 10
 // pseudo-observations). Non-finite entries are ignored. It returns NaN for
-// fewer than PSISMinDraws usable weights and −Inf when the tail is flat: every tail
-// weight within a factor 1 + 10⁻⁶ of the largest (q = p, or q a hair from
-// it, where the fit's shape would be the shape of rounding and optimizer
-// noise).
+// fewer than PSISMinDraws usable weights and −Inf when the tail is flat:
+// every tail weight within a factor 1 + 10⁻⁶ of the largest (q = p, or q a
+// hair from it, where the fit's shape would be the shape of rounding and
+// optimizer noise).
 func ParetoK(lw []float64) float64 {
 	t, ok := fitTail(lw, nil, 1)
 	switch {
@@ -155,10 +155,10 @@ func TailNegligible(k, relESS float64) bool {
 func ParetoAlarm(k, relESS float64) bool { return k > 0.7 && !TailNegligible(k, relESS) }
 
 // fitTail fits the tail of lw as ParetoK describes; false for fewer than
-// PSISMinDraws finite weights (a tail of fewer than 5). reff is the relative efficiency
-// of the draws (ESS/S; 1 for independent draws of q): correlated MCMC
-// draws take the longer tail M = ⌈min(S/5, 3√(S/reff))⌉, as the loo
-// package does. The tail's indices are sc's
+// PSISMinDraws finite weights or a tail of fewer than 5. reff is the
+// relative efficiency of the draws (ESS/S; 1 for independent draws of q):
+// correlated MCMC draws take the longer tail M = ⌈min(S/5, 3√(S/reff))⌉,
+// as the loo package does. The tail's indices are sc's
 // buffer, valid until sc's next use.
 //
 // Only the M + 1 largest weights are ordered: a min-heap keeps the largest
@@ -175,7 +175,7 @@ func fitTail(lw []float64, sc *psisScratch, reff float64) (t paretoTail, ok bool
 			S++
 		}
 	}
-	if S < 10 {
+	if S < PSISMinDraws {
 		return t, false
 	}
 	M := int(math.Ceil(math.Min(0.2*float64(S), 3*math.Sqrt(float64(S)/reff))))

@@ -386,8 +386,9 @@ func TestUnconstrainedNormalised(t *testing.T) {
 		"param b: real<lower=[-1, -0.5], upper=[2, 0.5]>[2] ~ Normal(0, 1)\n",
 	} {
 		_, u := unconstrained(t, "prior.gpp", src)
+		grad := make([]float64, u.Dim())
 		f := func(x []float64) float64 {
-			lp, err := u.LogDensity(x, make([]float64, len(x)))
+			lp, err := u.LogDensity(x, grad)
 			if err != nil {
 				t.Fatal(err)
 			}
