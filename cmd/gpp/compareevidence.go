@@ -6,6 +6,7 @@ package main
 // bayes_factor and post_prob, brms's).
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -45,6 +46,7 @@ func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
 	}
 	src[path] = b
 	e := &evidenceFit{label: label, path: path}
+	e.f.LogEvidence = jsonFloat(math.NaN()) // absent: no estimate, not 0
 	if err := json.Unmarshal(b, &e.f); err != nil {
 		return nil, jsonError(path, b, err)
 	}
@@ -52,7 +54,11 @@ func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
 		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp evidence file (format %q, want %q)", e.f.Format, evidenceFormat)}
 	}
 	if v := float64(e.f.LogEvidence); math.IsNaN(v) || math.IsInf(v, 1) {
-		return nil, &ast.Error{Pos: findPos(path, b, `"log_evidence"`), Msg: fmt.Sprintf("log_evidence is %s: want a number or -inf", formatNum(v))}
+		msg := fmt.Sprintf("log_evidence is %s: want a number or -inf", formatNum(v))
+		if !bytes.Contains(b, []byte(`"log_evidence"`)) {
+			msg = "no log_evidence: not an evidence.json that gpp fit or gpp sample --evidence wrote"
+		}
+		return nil, &ast.Error{Pos: findPos(path, b, `"log_evidence"`), Msg: msg}
 	}
 	return e, nil
 }

@@ -239,6 +239,11 @@ func TestEvidenceRefusals(t *testing.T) {
 	if code, _, stderr = runGpp("compare", "--evidence", "--weights", "pseudo-bma", dir, dir); code != exitUsage || !strings.Contains(stderr, "--weights: not with --evidence") {
 		t.Errorf("compare --evidence --weights: exit %d:\n%s", code, stderr)
 	}
+	bad := writeFile(t, dir, evidenceFile, `{"format": "`+evidenceFormat+`", "model": "m.gpp"}`)
+	if code, _, stderr = runGpp("compare", "--evidence", bad, filepath.Join(dir, "out")); code != exitError || !strings.Contains(stderr, bad+":1:1: no log_evidence") {
+		t.Errorf("compare of an evidence.json without its estimate: exit %d:\n%s", code, stderr)
+	}
+	os.Remove(bad)
 	if code, _, stderr = runGpp("compare", "--evidence", filepath.Join(dir, "out"), dir); code != exitError || !strings.Contains(stderr, "has no evidence.json: run gpp fit or gpp sample with --evidence") {
 		t.Errorf("compare without evidence.json: exit %d:\n%s", code, stderr)
 	}
