@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -68,13 +69,13 @@ type evidenceOutcome struct {
 }
 
 // evidenceCaveats checks that m's evidence is defined, printing the errors
-// (a param with an improper flat prior) and returning false, or returns
-// the caveats to print with the estimate.
-func evidenceCaveats(m *compile.Model, con *console, srcs sources) (ast.ErrorList, bool) {
+// (a param with an improper flat prior) with printErr and returning
+// false, or returns the caveats to print with the estimate.
+func evidenceCaveats(m *compile.Model, printErr func(error)) (ast.ErrorList, bool) {
 	errs, notes := m.EvidenceCaveats()
 	if len(errs) > 0 {
-		printError(con, errs, srcs)
-		con.note("--evidence: the model's evidence p(y) is not defined")
+		printErr(errs)
+		printErr(errors.New("--evidence: the model's evidence p(y) is not defined"))
 		return nil, false
 	}
 	return notes, true

@@ -355,3 +355,34 @@ func TestCompareEvidenceData(t *testing.T) {
 		t.Errorf("other data: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestReplEvidence: the REPL's :fit --evidence and :sample --evidence print
+// the estimate's line as gpp fit and gpp sample do (the Poisson rate's
+// exact −8.98402 within 4 se of each), and refuse a model with an improper
+// flat prior at its declaration, marking the session failed.
+func TestReplEvidence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits and samples")
+	}
+	data := writeFile(t, t.TempDir(), "y.csv", "y\n0\n2\n1\n0\n3\n")
+	r, out, rerr := newTestRepl()
+	typeIn(r, ":data "+data, "data y: int[5]", "param lambda: positive ~ Gamma(2, 0.5)", "y ~ Poisson(lambda)")
+	for _, line := range []string{":fit --evidence --quiet", ":sample --evidence --quiet"} {
+		out.Reset()
+		typeIn(r, line)
+		var z, se float64
+		i := strings.Index(out.String(), "log evidence ")
+		if i < 0 || r.failed {
+			t.Fatalf("%s: no evidence line\n%s\n%s", line, out, rerr)
+		}
+		fmt.Sscanf(out.String()[i:], "log evidence %g ± %g", &z, &se)
+		if !(math.Abs(z-(-8.98402)) < 4*se) {
+			t.Errorf("%s: %g ± %g, exact −8.98402", line, z, se)
+		}
+	}
+	r, _, rerr = newTestRepl()
+	typeIn(r, ":data "+data, "data y: int[5]", "param lambda: positive", "y ~ Poisson(lambda)", ":fit --evidence --quiet")
+	if !r.failed || !strings.Contains(rerr.String(), "<repl>:2:7: param `lambda` has no prior") {
+		t.Errorf("improper prior: failed %v:\n%s", r.failed, rerr)
+	}
+}

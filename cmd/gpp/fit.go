@@ -574,7 +574,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 	var evNotes ast.ErrorList
 	if cfg.evidence {
-		if evNotes, ok = evidenceCaveats(l.Model, con, srcs); !ok {
+		if evNotes, ok = evidenceCaveats(l.Model, func(err error) { printError(con, err, srcs) }); !ok {
 			return exitError
 		}
 	}

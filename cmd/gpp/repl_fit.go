@@ -143,10 +143,6 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit keeps one q: fit a mixture of restarts with gpp fit --restarts")
 		return
 	}
-	if cfg.evidence {
-		r.errorf(":fit --evidence: the evidence is gpp fit's and gpp sample's (gpp fit --evidence writes evidence.json)")
-		return
-	}
 	if cfg.reloo {
 		r.errorf(":fit --reloo: refits are gpp fit's (gpp fit --reloo); in the session, :kfold refits by folds")
 		return
@@ -225,6 +221,13 @@ func (r *repl) fitCmd(args []string) {
 		errorf(r.err, "%s", n)
 	}
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
+	var evNotes ast.ErrorList
+	if cfg.evidence {
+		var ok bool
+		if evNotes, ok = evidenceCaveats(l.Model, func(err error) { r.printError(err, srcs) }); !ok {
+			return
+		}
+	}
 	start := "" // where q started, for the summary: "" for the default start
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)
@@ -328,13 +331,21 @@ func (r *repl) fitCmd(args []string) {
 		return
 	}
 	st := summariseColumns(ds)
+	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
+		missing: data.MissingCells(l.Info, l.Data)}
+	if h.stepSize == 0 {
+		h.stepSize = s.Optimizer.DefaultStepSize()
+	}
+	if cfg.evidence {
+		if res.Interrupted || ctx.Err() != nil {
+			con.note("note: --evidence: the fit was interrupted, so no evidence is estimated")
+		} else if h.evidence, err = fitEvidence(cfg, h, res, nil, l.Model, evNotes); err != nil {
+			r.printError(err, srcs)
+			return
+		}
+	}
 	var written []string
 	if writeFiles {
-		h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
-			missing: data.MissingCells(l.Info, l.Data)}
-		if h.stepSize == 0 {
-			h.stepSize = s.Optimizer.DefaultStepSize()
-		}
 		written, err = writeOutputs(cfg, h, ds, st)
 		if err != nil {
 			r.errorf("%v", err)
@@ -348,7 +359,7 @@ func (r *repl) fitCmd(args []string) {
 	if ps := res.Path; ps != nil {
 		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
 	}
-	printReplFit(r.out, cfg, res, ds, st, written, r.fits, start)
+	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start)
 	if start == "" && prev != nil && res.Seconds >= r.slowRefit && !res.Interrupted && !sgvb.Overflows(prev.res.ELBO, prev.res.ELBOSE) {
 		if init, _ := warmFrom(prev.res, l.Model); len(init.Factors) > 0 {
 			con.note("hint: this fit took %.3g s from the default start; :fit --init last starts from q of fit %d, the session's last, where the params it shares keep their q", res.Seconds, prev.n)
@@ -357,6 +368,7 @@ func (r *repl) fitCmd(args []string) {
 	for _, w := range res.Warnings {
 		con.note("warning: %s", w)
 	}
+	printEvidenceWarnings(con, h.evidence, srcs)
 	if h := softplusHint(s, l.Model, res, nil); h != "" {
 		con.note("hint: %s", h)
 	}
@@ -455,7 +467,7 @@ func (r *repl) dataHashes() []string {
 // printReplFit prints a fit's summary: gpp fit's table with the REPL's
 // 0-based element names in row-major order, then the diagnostics, with
 // where q started unless it was the default start: fit n's start line.
-func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st []stats, written []string, n int, start string) {
+func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string) {
 	t := &table{right: []bool{false, false, true, true, true, true, true}}
 	t.row("name", "family", "mean", "sd", "5%", "50%", "95%")
 	for _, v := range ds.vars {
@@ -477,7 +489,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ds *drawSet, st
 	if start != "" {
 		fmt.Fprintf(w, "start        fit %d %s\n", n, start)
 	}
-	printFitStatus(w, cfg, res, nil, nil, ds, written)
+	printFitStatus(w, cfg, res, nil, ev, ds, written)
 }
 
 // fitMeasure identifies a fit by its ELBO, or by its log joint at a MAP

@@ -96,9 +96,6 @@ func (r *repl) sampleCmd(args []string) {
 	case len(cfg.sets) > 0:
 		r.errorf(":sample samples the session's model with its values: set them with :set before :sample")
 		return
-	case cfg.evidence:
-		r.errorf(":sample --evidence: the evidence is gpp sample's (gpp sample --evidence writes evidence.json)")
-		return
 	case cfg.reloo:
 		r.errorf(":sample --reloo: refits are gpp sample's (gpp sample --reloo); in the session, :kfold --nuts refits by folds")
 		return
@@ -121,6 +118,11 @@ func (r *repl) sampleCmd(args []string) {
 	}
 	printLoadWarnings(r.err, l)
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
+	if cfg.evidence {
+		if sc.evNotes, ok = evidenceCaveats(l.Model, func(err error) { r.printError(err, srcs) }); !ok {
+			return
+		}
+	}
 	if (initLast || vsLast) && r.staleOf(latentChange(l.Model.Latents, l.Model.Dim, true, r.fit.res), "fit") {
 		return
 	}

@@ -373,7 +373,7 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		}
 	}
 	if cfg.evidence {
-		if sc.evNotes, ok = evidenceCaveats(l.Model, con, srcs); !ok {
+		if sc.evNotes, ok = evidenceCaveats(l.Model, func(err error) { printError(con, err, srcs) }); !ok {
 			return exitError
 		}
 	}
