@@ -66,7 +66,12 @@ func (m *Model) EvidenceCaveats() (errs, notes ast.ErrorList) {
 		hasPrior := lat.Prior != nil || slices.ContainsFunc(lat.Tildes, func(s *ast.TildeStmt) bool {
 			return !lhsReadsData(m.info, s.LHS)
 		})
-		switch {
+		switch left := m.uncoveredElems(i, lat); {
+		case hasPrior && lat.Prior == nil && left > 0 && !targetReads[i] && improperFlat(lat):
+			// ~ statements on elements by constant indices, not on all of them
+			errs = append(errs, ast.Errorf(lat.Pos,
+				"param `%s` has a prior on some elements only (~ on constant indices): %d of its %d elements are flat on %s, so p(y) is not defined",
+				lat.Name, left, m.Latents[i].Size, supportWords(lat)))
 		case !hasPrior && targetReads[i]:
 			// its density is a target += term's or a ~ on an expression's, noted
 		case !hasPrior && improperFlat(lat):
@@ -199,4 +204,36 @@ func lhsReadsData(info *check.Info, e ast.Expr) bool {
 	}
 	visit(e)
 	return found
+}
+
+// uncoveredElems returns how many elements of latent i no ~ reaches when
+// every ~ on it has its bare name indexed by integer literals (v[0] ~ D,
+// M[1, 2] ~ D); 0 when one is on the whole param, reads data, or indexes
+// otherwise (a loop, a slice), where gpp cannot tell which elements it
+// covers.
+func (m *Model) uncoveredElems(i int, lat *check.Latent) int {
+	shape := m.Latents[i].Shape
+	if len(lat.Tildes) == 0 || len(shape) == 0 {
+		return 0
+	}
+	covered := map[int]bool{}
+	for _, s := range lat.Tildes {
+		ix, ok := ast.Unparen(s.LHS).(*ast.IndexExpr)
+		if !ok || len(ix.Indices) != len(shape) {
+			return 0
+		}
+		if id, ok := ast.Unparen(ix.X).(*ast.Ident); !ok || m.info.Uses[id] != lat.Symbol {
+			return 0
+		}
+		flat := 0
+		for d, e := range ix.Indices {
+			n, ok := ast.Unparen(e).(*ast.NumberLit)
+			if !ok || !n.IsInt || n.Value < 0 || int(n.Value) >= shape[d] {
+				return 0
+			}
+			flat = flat*shape[d] + int(n.Value)
+		}
+		covered[flat] = true
+	}
+	return m.Latents[i].Size - len(covered)
 }

@@ -19,6 +19,9 @@ func TestEvidenceCaveats(t *testing.T) {
 		{"param mu: real ~ Normal(0, 1)\nparam s: positive ~ Normal(0, 1)\nparam p: unit\nparam q: real<lower=0, upper=1>\nparam c: ordered[3] ~ Normal(0, 2)\nparam w: simplex[3] ~ Dirichlet(1)\n", "", ""},
 		{"param mu: real\ntarget += logpdf(mu, Normal(0, 1)) + sum(logpdf(mu, Normal(0, 1)))\n", "", ""},
 		{"param x: real[2]\nx[0] ~ Normal(0, 1)\nx[1] ~ Normal(0, 1)\n", "", ""},
+		{"param v: real[3]\nv[0] ~ Normal(0, 1)\nv[2] ~ Normal(0, 1)\n", "e.gpp:1:7: param `v` has a prior on some elements only (~ on constant indices): 1 of its 3 elements are flat on the real line, improper, so p(y) is not defined", ""},
+		{"param v: real[3]\nfor i in 0:2 {\n  v[i] ~ Normal(0, 1)\n}\n", "", ""},
+		{"param p: real<lower=0, upper=1>[2]\np[0] ~ Beta(2, 2)\n", "", ""},
 		{"data g: int[2]\nparam z: real[2]\nz[g] ~ Normal(0, 1)\n", "", ""},
 		{"param mu: real\n", "e.gpp:1:7: param `mu` has no prior: a flat prior on the real line, improper, so p(y) is not defined; give it a proper one, as in `param mu: real ~ Normal(0, 1)`", ""},
 		{"param s: positive\nparam S: cov_matrix[2]\n", "e.gpp:1:7: param `s` has no prior: a flat prior on (0, ∞), improper, so p(y) is not defined; give it a proper one, as in `param s: positive ~ Normal(0, 1)`\n" +
