@@ -173,36 +173,11 @@ func flatDomain(lat *check.Latent) string {
 // lhsReadsData reports whether e reads data, directly or through lets,
 // outside its indices: z[g[i]] with g data is an element of the param z.
 func lhsReadsData(info *check.Info, e ast.Expr) bool {
-	seen := map[*check.Symbol]bool{}
 	found := false
-	var visit func(e ast.Expr)
-	visit = func(e ast.Expr) {
-		ast.Inspect(e, func(n ast.Node) bool {
-			if ix, ok := n.(*ast.IndexExpr); ok {
-				visit(ix.X)
-				return false
-			}
-			id, ok := n.(*ast.Ident)
-			if !ok || found {
-				return !found
-			}
-			sym := info.Uses[id]
-			if sym == nil || seen[sym] {
-				return true
-			}
-			seen[sym] = true
-			switch sym.Kind {
-			case check.Data:
-				found = true
-			case check.Let:
-				if ls, ok := sym.Decl.(*ast.LetStmt); ok {
-					visit(ls.Value)
-				}
-			}
-			return !found
-		})
-	}
-	visit(e)
+	visitReads(info, e, false, func(sym *check.Symbol) bool {
+		found = sym.Kind == check.Data
+		return found
+	})
 	return found
 }
 

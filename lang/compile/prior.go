@@ -342,36 +342,17 @@ func supportWords(lat *check.Latent) string {
 // paramDeps returns the latents (by index) that exprs read, through lets.
 func paramDeps(info *check.Info, exprs []ast.Expr) []int {
 	var deps []int
-	seen := map[*check.Symbol]bool{}
-	var visit func(e ast.Expr)
-	visit = func(e ast.Expr) {
-		ast.Inspect(e, func(n ast.Node) bool {
-			id, ok := n.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			sym := info.Uses[id]
-			if sym == nil || seen[sym] {
-				return true
-			}
-			seen[sym] = true
-			switch sym.Kind {
-			case check.Param:
+	for _, e := range exprs {
+		visitReads(info, e, true, func(sym *check.Symbol) bool {
+			if sym.Kind == check.Param {
 				for i, lat := range info.Latents {
 					if lat.Symbol == sym && !slices.Contains(deps, i) {
 						deps = append(deps, i)
 					}
 				}
-			case check.Let:
-				if ls, ok := sym.Decl.(*ast.LetStmt); ok {
-					visit(ls.Value)
-				}
 			}
-			return true
+			return false
 		})
-	}
-	for _, e := range exprs {
-		visit(e)
 	}
 	return deps
 }

@@ -269,16 +269,27 @@ func (l *lowerer) readsData(e ast.Expr) bool {
 // visitReads calls f with each symbol that e reads, through the lets it
 // reads (each once), until f returns true.
 func (l *lowerer) visitReads(e ast.Expr, f func(*check.Symbol) bool) {
+	visitReads(l.info, e, true, f)
+}
+
+// visitReads calls f with each symbol that e reads, through the lets it
+// reads (each once), until f returns true; without indices, not those an
+// index expression's indices read (x[g[i]] reads x only).
+func visitReads(info *check.Info, e ast.Expr, indices bool, f func(*check.Symbol) bool) {
 	seen := map[*check.Symbol]bool{}
 	stop := false
 	var visit func(e ast.Expr)
 	visit = func(e ast.Expr) {
 		ast.Inspect(e, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok && !indices && !stop {
+				visit(ix.X)
+				return false
+			}
 			id, ok := n.(*ast.Ident)
 			if stop || !ok {
 				return !stop
 			}
-			sym := l.info.Uses[id]
+			sym := info.Uses[id]
 			if sym == nil || seen[sym] {
 				return true
 			}
