@@ -71,7 +71,8 @@ the evidence.json of gpp fit --evidence (importance sampling from q) or
 gpp sample --evidence (bridge sampling from the NUTS draws) instead,
 with log Bayes factors against the best and posterior model
 probabilities under equal prior odds (bridgesampling's bayes_factor and
-post_prob); they need no log_lik. Unlike LOO they depend on the priors:
+post_prob; --prior-prob P1,P2,... gives the models' prior probabilities
+in the order of the fits, equal by default); they need no log_lik. Unlike LOO they depend on the priors:
 a vaguer prior lowers p(y) however well the model predicts.
 `
 
@@ -125,6 +126,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	method := fs.String("weights", weightsStacking, "the fits' weights: `METHOD` stacking, pseudo-bma+ or pseudo-bma")
 	seed := fs.Uint64("seed", 1, "seed of the Bayesian bootstrap of --weights pseudo-bma+")
 	evidence := fs.Bool("evidence", false, "compare the fits by their log evidence (evidence.json of gpp fit --evidence or\ngpp sample --evidence) instead of LOO: log Bayes factors against the best and\nposterior model probabilities under equal prior odds")
+	priorProb := fs.String("prior-prob", "", "with --evidence, the models' prior probabilities `P1,P2,...` in the order of the\nfits given (positive; normalised to sum to 1), as bridgesampling's post_prob's\nprior_prob (default: equal)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -132,7 +134,14 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if len(pos) < 2 {
 		return usageError(stderr, "compare", compareSynopsis, "compare needs at least two fits, got %d", len(pos))
 	}
+	if *priorProb != "" && !*evidence {
+		return usageError(stderr, "compare", compareSynopsis, "--prior-prob needs --evidence: LOO's weights take no prior")
+	}
 	if *evidence {
+		prior, err := parsePriorProb(*priorProb, len(pos))
+		if err != nil {
+			return usageError(stderr, "compare", compareSynopsis, "--prior-prob %s: %v", *priorProb, err)
+		}
 		var bad []string
 		fs.Visit(func(f *flag.Flag) {
 			if f.Name == "weights" || f.Name == "seed" || f.Name == "plot" {
@@ -142,7 +151,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		if len(bad) > 0 {
 			return usageError(stderr, "compare", compareSynopsis, "%s: not with --evidence, whose P(model) column is the models' weight", strings.Join(bad, ", "))
 		}
-		return compareEvidence(pos, *csvOut, stdout, stderr)
+		return compareEvidence(pos, prior, *csvOut, stdout, stderr)
 	}
 	switch *method {
 	case weightsStacking, weightsPseudoBMA, weightsBB:

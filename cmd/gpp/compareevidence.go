@@ -15,9 +15,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -27,8 +30,9 @@ type evidenceFit struct {
 	label, path string
 	f           evidenceJSON
 	// logBF is log p(y | this) − log p(y | best), seBF its standard error
-	// (the two estimates independent), prob the posterior probability.
-	logBF, seBF, prob float64
+	// (the two estimates independent), prior the model's prior
+	// probability (--prior-prob) and prob its posterior probability.
+	logBF, seBF, prior, prob float64
 }
 
 // readEvidenceFit reads the evidence.json that arg is or holds.
@@ -63,13 +67,46 @@ func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
 	return e, nil
 }
 
+// parsePriorProb reads --prior-prob's n positive numbers, normalised to
+// sum to 1; "" gives equal ones.
+func parsePriorProb(text string, n int) ([]float64, error) {
+	p := make([]float64, n)
+	if text == "" {
+		for i := range p {
+			p[i] = 1 / float64(n)
+		}
+		return p, nil
+	}
+	parts := strings.Split(text, ",")
+	if len(parts) != n {
+		return nil, fmt.Errorf("%d probabilities for %d fits", len(parts), n)
+	}
+	sum := 0.0
+	for i, t := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 1) {
+			return nil, fmt.Errorf("%q is not a positive number", strings.TrimSpace(t))
+		}
+		p[i] = v
+		sum += v
+	}
+	for i := range p {
+		p[i] /= sum
+	}
+	return p, nil
+}
+
 // compareEvidence ranks the fits of args by log evidence and prints the
-// table (and writes it as CSV to csvOut unless it is empty).
-func compareEvidence(args []string, csvOut string, stdout, stderr io.Writer) int {
+// table (and writes it as CSV to csvOut unless it is empty); prior holds
+// the models' prior probabilities in the order of args.
+func compareEvidence(args []string, prior []float64, csvOut string, stdout, stderr io.Writer) int {
 	src := sources{}
 	fits, ok := readCompared(args, src, stderr, readEvidenceFit, func(e *evidenceFit) string { return e.path })
 	if !ok {
 		return exitError
+	}
+	for i, e := range fits {
+		e.prior = prior[i]
 	}
 	for _, e := range fits {
 		if csvOut != "" && sameFile(csvOut, e.path) {
@@ -111,25 +148,18 @@ func compareEvidence(args []string, csvOut string, stdout, stderr io.Writer) int
 
 // rankEvidence sorts the fits by log evidence, best first (stable, so that
 // ties keep the order given), and sets each one's log Bayes factor
-// against the best with its standard error and its posterior probability
-// under equal prior odds, exp(log p_k − log-sum-exp).
+// against the best with its standard error and its posterior probability,
+// π_k p_k / Σ_j π_j p_j for prior probabilities π (in log space).
 func rankEvidence(fits []*evidenceFit) {
 	sort.SliceStable(fits, func(i, j int) bool { return fits[i].f.LogEvidence > fits[j].f.LogEvidence })
 	best := fits[0].f
-	lz := make([]float64, len(fits))
+	lz := make([]float64, len(fits)) // log π_k + log p_k
 	for i, e := range fits {
-		lz[i] = float64(e.f.LogEvidence)
+		lz[i] = math.Log(e.prior) + float64(e.f.LogEvidence)
 	}
-	lse := math.Inf(-1)
-	if mx := lz[0]; !math.IsInf(mx, -1) {
-		s := 0.0
-		for _, v := range lz {
-			s += math.Exp(v - mx)
-		}
-		lse = mx + math.Log(s)
-	}
+	lse := floats.LogSumExp(lz)
 	for i, e := range fits {
-		e.logBF = lz[i] - float64(best.LogEvidence)
+		e.logBF = float64(e.f.LogEvidence) - float64(best.LogEvidence)
 		e.seBF = math.Hypot(float64(e.f.SE), float64(best.SE))
 		e.prob = math.Exp(lz[i] - lse)
 		if i == 0 {
@@ -156,17 +186,31 @@ func evidenceModel(f evidenceJSON) string {
 
 // printEvidenceComparison prints the ranked table and how to read it.
 func printEvidenceComparison(w io.Writer, fits []*evidenceFit) {
+	equal := !slices.ContainsFunc(fits, func(e *evidenceFit) bool { return math.Abs(e.prior*float64(len(fits))-1) > 1e-12 })
 	t := &table{right: []bool{false, false, true, true, true, true, true, false}}
-	t.row("fit", "model", "log p(y)", "se", "log BF", "se_BF", "P(model)", "method")
+	head := []string{"fit", "model", "log p(y)", "se", "log BF", "se_BF", "P(model)", "method"}
+	if !equal {
+		t.right = slices.Insert(t.right, 6, true)
+		head = slices.Insert(head, 6, "prior")
+	}
+	t.row(head...)
 	for _, e := range fits {
-		t.row(e.label, evidenceModel(e.f), numEv(float64(e.f.LogEvidence)), num2(float64(e.f.SE)), numEv(e.logBF), num2(e.seBF), weightNum(e.prob), e.f.Method)
+		cells := []string{e.label, evidenceModel(e.f), numEv(float64(e.f.LogEvidence)), num2(float64(e.f.SE)), numEv(e.logBF), num2(e.seBF), weightNum(e.prob), e.f.Method}
+		if !equal {
+			cells = slices.Insert(cells, 6, weightNum(e.prior))
+		}
+		t.row(cells...)
 	}
 	fmt.Fprintf(w, "Evidence comparison of %d fits, best first:\n\n", len(fits))
 	t.print(w)
+	odds := "with equal prior odds"
+	if !equal {
+		odds = "with the prior probabilities of --prior-prob"
+	}
 	fmt.Fprint(w, "\nlog BF is a fit's log evidence less the best's, the log Bayes factor against it,\n"+
 		"se_BF its standard error; P(model) is the posterior probability of each model\n"+
-		"with equal prior odds. |log BF| above about 2.3 (a factor 10) is strong evidence\n"+
-		"(Jeffreys); both depend on the priors, as LOO does not.\n")
+		odds+". |log BF| above about 2.3 (a factor 10) is strong\n"+
+		"evidence (Jeffreys); both depend on the priors, as LOO does not.\n")
 }
 
 // numEv formats a log evidence or a log Bayes factor to 0.01 nats: their
@@ -192,10 +236,10 @@ func writeEvidenceCSV(path string, fits []*evidenceFit) error {
 	s := &staged{dir: filepath.Dir(path)}
 	err := s.write(filepath.Base(path), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"fit", "model", "log_evidence", "se", "log_bf", "se_bf", "posterior_probability", "method", "pareto_k"})
+		cw.Write([]string{"fit", "model", "log_evidence", "se", "log_bf", "se_bf", "posterior_probability", "method", "pareto_k", "prior_probability"})
 		for _, e := range fits {
 			cw.Write([]string{e.label, evidenceModel(e.f), formatNum(float64(e.f.LogEvidence)), formatNum(float64(e.f.SE)),
-				formatNum(e.logBF), formatNum(e.seBF), formatNum(e.prob), e.f.Method, formatNum(float64(e.f.ParetoK))})
+				formatNum(e.logBF), formatNum(e.seBF), formatNum(e.prob), e.f.Method, formatNum(float64(e.f.ParetoK)), formatNum(e.prior)})
 		}
 		cw.Flush()
 		return cw.Error()

@@ -149,6 +149,21 @@ func TestFitEvidence(t *testing.T) {
 		!strings.Contains(stdout, strconv.FormatFloat(want, 'f', 2, 64)) {
 		t.Errorf("stdout (want log p(y) %.2f and log BF %.2f):\n%s", float64(h.LogEvidence), want, stdout)
 	}
+	// prior probabilities 1:3 in the order given (fo, out): the posterior
+	// odds are the Bayes factor times 3
+	if code, stdout, stderr = runGpp("compare", "--evidence", fo, out, "--prior-prob", "1,3", "--csv", csvPath); code != exitOK || !strings.Contains(stdout, "prior") {
+		t.Fatalf("compare --prior-prob: exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	rows = readCSV(t, csvPath)
+	p0, p1 = parseNum(t, rows[1][6]), parseNum(t, rows[2][6])
+	if math.Abs(p0+p1-1) > 1e-9 || math.Abs(math.Log(p1/p0)-(want-math.Log(3))) > 1e-4*math.Abs(want) || parseNum(t, rows[1][9]) != 0.75 {
+		t.Errorf("--prior-prob 1,3: probabilities %v and %v (log odds %v, want %v), prior %s", p0, p1, math.Log(p1/p0), want-math.Log(3), rows[1][9])
+	}
+	for _, bad := range [][]string{{"--evidence", "--prior-prob", "1"}, {"--evidence", "--prior-prob", "1,-2"}, {"--prior-prob", "1,1"}} {
+		if code, _, stderr = runGpp(append([]string{"compare", fo, out}, bad...)...); code != exitUsage || !strings.Contains(stderr, "--prior-prob") {
+			t.Errorf("compare %v: exit %d:\n%s", bad, code, stderr)
+		}
+	}
 	if code, _, stderr = runGpp("compare", "--evidence", out, mf); code != exitOK || !strings.Contains(stderr, "are of the same model") {
 		t.Errorf("compare of two fits of one model: exit %d, stderr:\n%s", code, stderr)
 	}
