@@ -72,8 +72,8 @@ gpp sample --evidence (bridge sampling from the NUTS draws) instead,
 with log Bayes factors against the best and posterior model
 probabilities under equal prior odds (bridgesampling's bayes_factor and
 post_prob; --prior-prob P1,P2,... gives the models' prior probabilities
-in the order of the fits, equal by default); they need no log_lik. Unlike LOO they depend on the priors:
-a vaguer prior lowers p(y) however well the model predicts.
+in the order of the fits); they need no log_lik. Unlike LOO they depend
+on the priors: a vaguer prior lowers p(y) however well the model predicts.
 `
 
 // looFit is one fit's leave-one-out estimate as gpp compare reads it from
