@@ -137,32 +137,61 @@ func (r *Result) Defensive() *Defensive {
 func (d *Defensive) SampleCoords(rng *rand.Rand, x []float64) {
 	r := d.r
 	aux := make([]float64, len(r.cache.val))
-	nu := float64(DefensiveDF)
 	for bi := range r.blocks {
-		b := &r.blocks[bi]
-		switch d.wide[bi] {
-		case keep:
-			b.sample(&r.cache, sampleOnly{}, rng, x, aux)
+		if d.wide[bi] == keep {
+			r.blocks[bi].sample(&r.cache, sampleOnly{}, rng, x, aux)
 			continue
-		case dirichlet: // log w from log gammas, normalised in log space
-			for v := 0; v < b.n; v += b.k {
-				c := x[b.off+v : b.off+v+b.k]
-				for j := range c {
-					c[j] = dist.SampleGammaLog(d.scale[b.off+v+j], rng)
-				}
-				lse := logSumExp(c)
-				for j := range c {
-					c[j] -= lse
-				}
+		}
+		d.sampleWide(bi, rng, x)
+	}
+}
+
+// sampleWide draws block bi, one g replaces, from g into x.
+func (d *Defensive) sampleWide(bi int, rng *rand.Rand, x []float64) {
+	b := &d.r.blocks[bi]
+	if d.wide[bi] == dirichlet { // log w from log gammas, normalised in log space
+		for v := 0; v < b.n; v += b.k {
+			c := x[b.off+v : b.off+v+b.k]
+			for j := range c {
+				c[j] = dist.SampleGammaLog(d.scale[b.off+v+j], rng)
 			}
-			continue
+			lse := logSumExp(c)
+			for j := range c {
+				c[j] -= lse
+			}
 		}
-		for i := range b.n {
-			c := b.at(i)
-			// t = N / √(χ²_ν/ν), χ²_ν = 2·Gamma(ν/2)
-			chi := 2 * math.Exp(dist.SampleGammaLog(0.5*nu, rng))
-			x[c] = d.loc[c] + d.scale[c]*rng.NormFloat64()/math.Sqrt(chi/nu)
+		return
+	}
+	nu := float64(DefensiveDF)
+	for i := range b.n {
+		c := b.at(i)
+		// t = N / √(χ²_ν/ν), χ²_ν = 2·Gamma(ν/2)
+		chi := 2 * math.Exp(dist.SampleGammaLog(0.5*nu, rng))
+		x[c] = d.loc[c] + d.scale[c]*rng.NormFloat64()/math.Sqrt(chi/nu)
+	}
+}
+
+// addWideLog adds to *acc, term by term, g's log density of block bi at x
+// on the coordinates.
+func (d *Defensive) addWideLog(acc *float64, bi int, x []float64) {
+	b := &d.r.blocks[bi]
+	if d.wide[bi] == dirichlet { // the same density as logq's, of the simplex
+		for v := 0; v < b.n; v += b.k {
+			a0 := 0.0
+			for j := b.off + v; j < b.off+v+b.k; j++ {
+				a := d.scale[j]
+				a0 += a
+				*acc += (a-1)*x[j] - lgamma(a)
+			}
+			*acc += lgamma(a0)
 		}
+		return
+	}
+	nu := float64(DefensiveDF)
+	for i := range b.n {
+		c := b.at(i)
+		t := (x[c] - d.loc[c]) / d.scale[c]
+		*acc += d.tConst - math.Log(d.scale[c]) - 0.5*(nu+1)*math.Log1p(t*t/nu)
 	}
 }
 
@@ -182,30 +211,13 @@ func (d *Defensive) MarginalLogDensity(x []float64, drop []bool) float64 {
 	lq := r.MarginalLogQCoords(x, drop)
 	// log g − log q over the blocks g replaces, on the coordinates
 	delta := 0.0
-	nu := float64(DefensiveDF)
 	for bi := range r.blocks {
 		if d.wide[bi] == keep || r.dropped(bi, drop) {
 			continue
 		}
 		b := &r.blocks[bi]
 		delta -= b.logq(&r.cache, x, nil) + b.logJacobian(x)
-		if d.wide[bi] == dirichlet { // the same density as logq's, of the simplex
-			for v := 0; v < b.n; v += b.k {
-				a0 := 0.0
-				for j := b.off + v; j < b.off+v+b.k; j++ {
-					a := d.scale[j]
-					a0 += a
-					delta += (a-1)*x[j] - lgamma(a)
-				}
-				delta += lgamma(a0)
-			}
-			continue
-		}
-		for i := range b.n {
-			c := b.at(i)
-			t := (x[c] - d.loc[c]) / d.scale[c]
-			delta += d.tConst - math.Log(d.scale[c]) - 0.5*(nu+1)*math.Log1p(t*t/nu)
-		}
+		d.addWideLog(&delta, bi, x)
 	}
 	if math.IsNaN(delta) {
 		return math.NaN()
