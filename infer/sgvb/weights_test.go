@@ -216,20 +216,12 @@ func TestStackingHard(t *testing.T) {
 			t.Errorf("trial %d (%d models, %d observations): %v", trial, K, n, err)
 			continue
 		}
-		// p_ki = exp(lpd_ki − max_j lpd_ji); the mean log score and its
+		// p_ki = exp(lpd_ki − max_j lpd_ji) (weightInput, checked against
+		// lpd itself by TestStackingOptimal); the mean log score and its
 		// gradient g_k = (1/n) Σ_i p_ki/s_i.
-		p := make([][]float64, K)
-		for k := range p {
-			p[k] = make([]float64, n)
-		}
-		for i := range n {
-			m := math.Inf(-1)
-			for k := range lpd {
-				m = math.Max(m, lpd[k][i])
-			}
-			for k := range lpd {
-				p[k][i] = math.Exp(lpd[k][i] - m)
-			}
+		p, err := weightInput(lpd)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
 		}
 		mix := func(w []float64, i int) float64 {
 			s := 0.0

@@ -131,14 +131,34 @@ func (m *Model) normalisedTerm(e ast.Expr) bool {
 // improperFlat reports whether a flat prior on lat's support is improper:
 // an unbounded support, or a covariance matrix's.
 func improperFlat(lat *check.Latent) bool {
-	switch lat.Support {
-	case dist.CholCov, dist.CovMatrix, dist.Ordered, dist.PositiveOrdered, dist.SumToZero, dist.SumToZeroMatrix:
+	switch {
+	case unboundedSupport(lat.Support):
 		return true
-	case dist.Simplex, dist.CholCorr, dist.CorrMatrix:
+	case compactSupport(lat.Support):
 		return false
 	}
 	r := lat.Range()
 	return r.Lo <= -1e308 || r.Hi >= 1e308
+}
+
+// unboundedSupport reports whether s's values are unbounded whatever the
+// declared bounds: a flat prior on them is improper.
+func unboundedSupport(s dist.Support) bool {
+	switch s {
+	case dist.CholCov, dist.CovMatrix, dist.Ordered, dist.PositiveOrdered, dist.SumToZero, dist.SumToZeroMatrix:
+		return true
+	}
+	return false
+}
+
+// compactSupport reports whether s's values form a bounded set of their
+// own (simplexes, correlation matrices): a flat prior on them is proper.
+func compactSupport(s dist.Support) bool {
+	switch s {
+	case dist.Simplex, dist.CholCorr, dist.CorrMatrix:
+		return true
+	}
+	return false
 }
 
 // unitFlat reports whether a flat prior on lat's support is the uniform
@@ -153,8 +173,7 @@ func unitFlat(lat *check.Latent) bool {
 
 // flatPriorWords describes an improper flat prior for an error.
 func flatPriorWords(lat *check.Latent) string {
-	switch lat.Support {
-	case dist.CholCov, dist.CovMatrix, dist.Ordered, dist.PositiveOrdered, dist.SumToZero, dist.SumToZeroMatrix:
+	if unboundedSupport(lat.Support) {
 		return "a flat prior on the " + lat.Support.String() + " values is improper"
 	}
 	return "a flat prior on " + supportWords(lat)
@@ -163,8 +182,7 @@ func flatPriorWords(lat *check.Latent) string {
 // flatDomain names the domain of a proper flat prior: its bounds, or its
 // kind of value.
 func flatDomain(lat *check.Latent) string {
-	switch lat.Support {
-	case dist.Simplex, dist.CholCorr, dist.CorrMatrix:
+	if compactSupport(lat.Support) {
 		return "the " + lat.Support.String() + " values"
 	}
 	return supportWords(lat)

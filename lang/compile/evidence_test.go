@@ -33,6 +33,7 @@ func TestEvidenceCaveats(t *testing.T) {
 		{"fn n2_lpdf(y, m) = -(y - m) ^ 2\nparam mu: real ~ n2(0)\n", "", "e.gpp:2:18: the user density n2_lpdf enters p(y) as written: the evidence is right only if it is normalised"},
 		{"param c: ordered[3] ~ Normal([0, 1, 2], 1)\n", "", "e.gpp:1:7: the prior of `c`, per-element arguments restricted to increasing vectors, has no known normaliser"},
 		{"param z: sum_to_zero_vector[4] ~ Normal(0, 1)\n", "", "e.gpp:1:7: the prior of `z` is not renormalised to the zero-sum plane"},
+		{"param z: sum_to_zero_vector[4]\n", "e.gpp:1:7: param `z` has no prior: a flat prior on the sum_to_zero_vector values is improper", ""},
 		// a ~ on an expression of params is a density of its value: a note,
 		// and no error for the params it reads (through a let too)
 		{"param x: positive\nlog(x) ~ Normal(0, 1)\n", "", "e.gpp:2:8: the ~ on `log(x)` is a density of its value, not of the params it reads"},

@@ -178,7 +178,7 @@ func (l *lowerer) paramNames(e ast.Expr) []string {
 // dataNames returns the names of the data that e reads, through lets.
 func (l *lowerer) dataNames(e ast.Expr) []string {
 	var out []string
-	l.visitReads(e, func(sym *check.Symbol) bool {
+	visitReads(l.info, e, true, func(sym *check.Symbol) bool {
 		if sym.Kind == check.Data && !slices.Contains(out, sym.Name) {
 			out = append(out, sym.Name)
 		}
@@ -259,17 +259,11 @@ func (l *lowerer) priorLHS(lhs ast.Expr) bool {
 // in the soft constraint target += logpdf(sum(phi), Normal(0, 0.001 * N)).
 func (l *lowerer) readsData(e ast.Expr) bool {
 	found := false
-	l.visitReads(e, func(sym *check.Symbol) bool {
+	visitReads(l.info, e, true, func(sym *check.Symbol) bool {
 		found = sym.Kind == check.Data
 		return found
 	})
 	return found
-}
-
-// visitReads calls f with each symbol that e reads, through the lets it
-// reads (each once), until f returns true.
-func (l *lowerer) visitReads(e ast.Expr, f func(*check.Symbol) bool) {
-	visitReads(l.info, e, true, f)
 }
 
 // visitReads calls f with each symbol that e reads, through the lets it
