@@ -535,18 +535,15 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 		return nil, csvErr(err)
 	}
 	hline, _ := r.FieldPos(0)
-	want, kfold := looColumns, slices.Contains(header, kfoldColumns[1])
+	want, what, kfold := looColumns, "a loo.csv written by gpp fit", slices.Contains(header, kfoldColumns[1])
 	if kfold {
-		want = kfoldColumns
+		want, what = kfoldColumns, "a kfold.csv written by gpp kfold"
 	}
 	col := make([]int, len(want))
 	for i, name := range want {
 		col[i] = slices.Index(header, name)
 		if col[i] < 0 {
-			if kfold {
-				return nil, at(hline, 1, "no column %s: want a kfold.csv written by gpp kfold, with the columns %s", name, strings.Join(want, ","))
-			}
-			return nil, at(hline, 1, "no column %s: want a loo.csv written by gpp fit, with the columns %s", name, strings.Join(want, ","))
+			return nil, at(hline, 1, "no column %s: want %s, with the columns %s", name, what, strings.Join(want, ","))
 		}
 	}
 	f := &looFit{path: path, matched: matched, kfold: kfold}

@@ -12,7 +12,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -31,6 +30,7 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
+	"gonum.org/v1/gonum/floats"
 )
 
 const kfoldSynopsis = "kfold model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] [--folds K] [--group NAME] [flags]"
@@ -164,19 +164,13 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 	fs.IntVar(&kc.ns.Warmup, "warmup", 1000, "with --nuts: warm-up iterations per chain")
 	fs.Float64Var(&kc.ns.Delta, "adapt-delta", 0.8, "with --nuts: target acceptance statistic of the step-size adaptation, in (0, 1)")
 	fs.IntVar(&kc.ns.MaxDepth, "max-depth", 10, "with --nuts: maximum tree depth")
-	pos, code, ok := parseCommand(fs, args, stdout)
+	set, code, ok := parseModelCommand(fs, cfg, args, stdout, stderr, "kfold", kfoldSynopsis)
 	if !ok {
 		return nil, code, false
 	}
 	usageErr := func(format string, args ...any) (*kfoldConfig, int, bool) {
 		return nil, usageError(stderr, "kfold", kfoldSynopsis, format, args...), false
 	}
-	if len(pos) == 0 {
-		return usageErr("kfold needs a model file")
-	}
-	cfg.model, cfg.data = pos[0], pos[1:]
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	for _, name := range kfoldSGVBFlags {
 		if kc.nuts && set[name] {
 			return usageErr("--%s: not with --nuts, which samples each fold instead of fitting q", name)
@@ -682,13 +676,14 @@ func (res *foldResult) heldOut(lws []float64, ll [][]float64) {
 	res.kObs = make([]float64, len(ll))
 	terms := make([]float64, len(lws))
 	for j, v := range ll {
-		res.elpd[j] = weightedLogMean(lws, v)
 		// The estimate is a mean of the terms w_s·p(y_i | θ_s): the k̂ of
 		// their tail says whether it rests on a few draws (loo's k̂ of an
-		// importance-sampling expectation).
+		// importance-sampling expectation). A draw of weight 0 has log_lik
+		// −Inf in ll (runFold), so its term is −Inf whatever the model.
 		for d := range terms {
 			terms[d] = lws[d] + v[d]
 		}
+		res.elpd[j] = floats.LogSumExp(terms)
 		_, res.kObs[j] = sgvb.PSIS(terms)
 	}
 }
@@ -798,8 +793,7 @@ func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, m
 }
 
 // logSum accumulates log Σ exp(v) of the values added, as they come: m
-// the largest so far and s = Σ exp(v − m). A NaN makes the sum NaN, as
-// weightedLogMean's.
+// the largest so far and s = Σ exp(v − m). A NaN makes the sum NaN.
 type logSum struct{ m, s float64 }
 
 func (a *logSum) add(v float64) {
@@ -820,27 +814,6 @@ func (a *logSum) value() float64 {
 		return a.m
 	}
 	return a.m + math.Log(a.s)
-}
-
-// weightedLogMean returns log Σ_d exp(lws_d + v_d) for normalised log
-// weights lws: a draw of weight 0 (−Inf) does not count, whatever v_d.
-func weightedLogMean(lws, v []float64) float64 {
-	m := math.Inf(-1)
-	for d, w := range lws {
-		if !math.IsInf(w, -1) {
-			m = math.Max(m, w+v[d])
-		}
-	}
-	if math.IsInf(m, 0) || math.IsNaN(m) {
-		return m
-	}
-	s := 0.0
-	for d, w := range lws {
-		if !math.IsInf(w, -1) {
-			s += math.Exp(w + v[d] - m)
-		}
-	}
-	return m + math.Log(s)
 }
 
 // sameParams checks that the models ma and mb, on the rows named na and

@@ -291,18 +291,7 @@ func TestKfoldInterrupted(t *testing.T) {
 		t.Fatalf("flags: exit %d: %s", code, &stderr.buf)
 	}
 	kc.fit.temps = &tempFiles{}
-	if code := runKfold(ctx, kc, &stdout, newConsole(stderr, false, false, true)); code != exitInterrupted {
-		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, &stderr.buf)
-	}
-	if msg := stderr.buf.String(); !strings.Contains(msg, "interrupted: no output written") || strings.Contains(msg, "failed") {
-		t.Errorf("stderr:\n%s\nwant the interrupt and no failed fit", msg)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("the output directory %s exists (%v)", out, err)
-	}
-	if stdout.Len() > 0 {
-		t.Errorf("stdout:\n%s", &stdout)
-	}
+	checkInterrupted(t, runKfold(ctx, kc, &stdout, newConsole(stderr, false, false, true)), &stdout, stderr, out)
 }
 
 // TestKfoldMatrix checks the split of a matrix data X[N, 2] beside y[N]

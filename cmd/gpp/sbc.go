@@ -156,19 +156,13 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 	fs.IntVar(&sc.sims, "sims", defaultSims, "number of simulations `S`")
 	fs.IntVar(&sc.workers, "workers", 0, "simulations run side by side; 0: the number of CPUs (GOMAXPROCS)")
 	fs.BoolVar(&sc.outputs, "outputs", true, "also rank the outputs that depend only on params and data\n(not those that draw, output y_rep ~ D(...)); false: the params only")
-	pos, code, ok := parseCommand(fs, args, stdout)
+	set, code, ok := parseModelCommand(fs, cfg, args, stdout, stderr, "sbc", sbcSynopsis)
 	if !ok {
 		return nil, code, false
 	}
 	usageErr := func(format string, args ...any) (*sbcConfig, int, bool) {
 		return nil, usageError(stderr, "sbc", sbcSynopsis, format, args...), false
 	}
-	if len(pos) == 0 {
-		return usageErr("sbc needs a model file")
-	}
-	cfg.model, cfg.data = pos[0], pos[1:]
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if cfg.family == "map" {
 		return usageErr("--family map: sbc ranks the truth among draws of q, and a MAP estimate has none (gamma or lognormal)")
 	}
@@ -179,6 +173,23 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 		return usageErr("%s", msg)
 	}
 	return sc, 0, true
+}
+
+// parseModelCommand parses the command line of gpp name, whose positional
+// arguments are the model file and then data files (into cfg), and returns
+// the flags given. ok false: stop with code (help, or a usage error printed).
+func parseModelCommand(fs *flag.FlagSet, cfg *fitConfig, args []string, stdout, stderr io.Writer, name, synopsis string) (set map[string]bool, code int, ok bool) {
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return nil, code, false
+	}
+	if len(pos) == 0 {
+		return nil, usageError(stderr, name, synopsis, "%s needs a model file", name), false
+	}
+	cfg.model, cfg.data = pos[0], pos[1:]
+	set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set, 0, true
 }
 
 // borrowFitFlags defines on fs the fit flags names of ffs (gpp fit's, from

@@ -435,14 +435,25 @@ func TestSBCInterrupted(t *testing.T) {
 		t.Fatalf("flags: exit %d: %s", code, &stderr.buf)
 	}
 	sc.fit.temps = &tempFiles{}
-	if code := runSBC(ctx, sc, &stdout, newConsole(stderr, false, false, false)); code != exitInterrupted {
+	checkInterrupted(t, runSBC(ctx, sc, &stdout, newConsole(stderr, false, false, false)), &stdout, stderr, out)
+}
+
+// checkInterrupted checks a run that stderr's cancel interrupted: exit
+// exitInterrupted, the console saying that no output was written and
+// nothing failed, no output directory out and nothing on stdout.
+func checkInterrupted(t *testing.T, code int, stdout *bytes.Buffer, stderr *cancelOnWrite, out string) {
+	t.Helper()
+	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, &stderr.buf)
 	}
 	if msg := stderr.buf.String(); !strings.Contains(msg, "interrupted: no output written") || strings.Contains(msg, "failed") {
-		t.Errorf("stderr:\n%s\nwant the interrupt and no failed simulation", msg)
+		t.Errorf("stderr:\n%s\nwant the interrupt and nothing failed", msg)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the output directory %s exists (%v)", out, err)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout:\n%s", stdout)
 	}
 }
 
