@@ -156,6 +156,8 @@ func TestFitBadInputs(t *testing.T) {
 		{"--init malformed", fit(poissonModel, poissonData, "--init", csvFile("bad1.json", "{\n  \"format\": \"gpp-fit/1\",\n  oops\n}")), 1, "bad1.json:3:3: malformed fit file"},
 		{"--init wrong type", fit(poissonModel, poissonData, "--init", csvFile("bad2.json", `{"format": 3}`)), 1, "bad2.json:1:12: malformed fit file: format must be string"},
 		{"--init wrong type in the outcome", fit(poissonModel, poissonData, "--init", csvFile("bad7.json", `{"format": "gpp-fit/1", "iterations": "x"}`)), 1, "bad7.json:1:41: malformed fit file: iterations must be int"},
+		{"--init bad number", fit(poissonModel, poissonData, "--init", csvFile("bad8.json", `{"format": "gpp-fit/1", "x": 1, "elbo": "x"}`)), 1, `bad8.json:1:41: malformed fit file: expected a number, got "x"`},
+		{"--init an array", fit(poissonModel, poissonData, "--init", csvFile("bad9.json", `[1]`)), 1, "bad9.json:1:1: malformed fit file: the file must be a JSON object, not a JSON array"},
 		{"--init not a fit", fit(poissonModel, poissonData, "--init", csvFile("bad3.json", `{}`)), 1, "not a gpp fit file"},
 		{"--init bad params", fit(poissonModel, poissonData, "--init", csvFile("bad4.json", shortParams)), 1, `factor lambda: parameter "rate" has 2 values, want 1`},
 		{"--init factor twice", fit(poissonModel, poissonData, "--init", csvFile("bad6.json", string(twiceJSON))), 1, "bad6.json:16:7: factor lambda appears twice"},

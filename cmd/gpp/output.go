@@ -1429,6 +1429,12 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
 }
 
+// badNumber is jsonFloat's error: encoding/json gives a json.Unmarshaler's
+// error no offset, so jsonError places it at the value's text.
+type badNumber struct{ text string }
+
+func (e *badNumber) Error() string { return "expected a number, got " + e.text }
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	switch string(b) {
@@ -1444,7 +1450,7 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
-		return fmt.Errorf("expected a number, got %s", b)
+		return &badNumber{string(b)}
 	}
 	*f = jsonFloat(v)
 	return nil
@@ -2346,14 +2352,41 @@ func jsonError(path string, src []byte, err error) error {
 		// fitOutcome): the file's keys are lower case
 		field := strings.Join(slices.DeleteFunc(strings.Split(typ.Field, "."), func(k string) bool { return strings.ToLower(k) != k }), ".")
 		if field == "" {
-			field = "the fit"
+			// the top level: typ.Type is a Go struct's name
+			return &ast.Error{Pos: offsetPos(path, src, int(typ.Offset)),
+				Msg: fmt.Sprintf("malformed fit file: the file must be a JSON object, not a JSON %s", typ.Value)}
 		}
 		return &ast.Error{Pos: offsetPos(path, src, int(typ.Offset)),
 			Msg: fmt.Sprintf("malformed fit file: %s must be %s, not a JSON %s", field, typ.Type, typ.Value)}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &ast.Error{Pos: offsetPos(path, src, len(src)), Msg: "malformed fit file: unexpected end of file"}
 	}
+	var num *badNumber
+	if errors.As(err, &num) {
+		if i := valueIndex(src, num.text); i >= 0 {
+			return &ast.Error{Pos: offsetPos(path, src, i+1), Msg: "malformed fit file: " + err.Error()}
+		}
+	}
 	return &ast.Error{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: "malformed fit file: " + err.Error()}
+}
+
+// valueIndex returns the offset of the first occurrence of text in src as a
+// JSON value (after a colon, a comma or a bracket, and not a key), or -1: where a bad
+// number is when two values hold the same text, a guess at the first.
+func valueIndex(src []byte, text string) int {
+	for off := 0; ; {
+		i := bytes.Index(src[off:], []byte(text))
+		if i < 0 {
+			return -1
+		}
+		i += off
+		before := bytes.TrimRight(src[:i], " \t\r\n")
+		after := bytes.TrimLeft(src[i+len(text):], " \t\r\n")
+		if len(before) > 0 && strings.IndexByte(":,[", before[len(before)-1]) >= 0 && !bytes.HasPrefix(after, []byte(":")) {
+			return i
+		}
+		off = i + 1
+	}
 }
 
 // offsetPos converts a byte offset into a 1-based line and column. An
