@@ -149,7 +149,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		if len(bad) > 0 {
-			return usageError(stderr, "compare", compareSynopsis, "%s: not with --evidence, whose P(model) column is the models' weight", strings.Join(bad, ", "))
+			return usageError(stderr, "compare", compareSynopsis, "%s: not with --evidence, whose P(model) column is the models' weight and which draws no plot", strings.Join(bad, ", "))
 		}
 		return compareEvidence(pos, prior, *csvOut, stdout, stderr)
 	}

@@ -64,6 +64,12 @@ func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
 		}
 		return nil, &ast.Error{Pos: findPos(path, b, `"log_evidence"`), Msg: msg}
 	}
+	if v := float64(e.f.SE); v < 0 || math.IsInf(v, 1) {
+		return nil, &ast.Error{Pos: findPos(path, b, `"se"`), Msg: fmt.Sprintf("se is %s: want a number at least 0", formatNum(v))}
+	}
+	if e.f.Draws < 0 {
+		return nil, &ast.Error{Pos: findPos(path, b, `"draws"`), Msg: fmt.Sprintf("draws is %d: want at least 0", e.f.Draws)}
+	}
 	return e, nil
 }
 
@@ -123,7 +129,7 @@ func compareEvidence(args []string, prior []float64, csvOut string, stdout, stde
 	for i, e := range fits {
 		for _, g := range fits[:i] {
 			if e.f.ModelSHA256 == g.f.ModelSHA256 && maps.Equal(e.f.Sets, g.f.Sets) {
-				errorf(stderr, "warning: %s and %s are of the same model (%s): two estimates of one evidence, whose P(model) splits that model's probability", g.label, e.label, evidenceModel(e.f))
+				errorf(stderr, "warning: %s and %s are of the same model (%s): two estimates of one evidence, whose P(model) splits that model's probability", g.label, e.label, e.f.Model)
 			}
 		}
 	}

@@ -254,6 +254,15 @@ func TestEvidenceRefusals(t *testing.T) {
 	if code, _, stderr = runGpp("compare", "--evidence", "--weights", "pseudo-bma", dir, dir); code != exitUsage || !strings.Contains(stderr, "--weights: not with --evidence") {
 		t.Errorf("compare --evidence --weights: exit %d:\n%s", code, stderr)
 	}
+	for _, c := range []struct{ body, want string }{
+		{`, "log_evidence": -3, "se": -1}`, ":1:68: se is -1: want a number at least 0"},
+		{`, "log_evidence": -3, "se": 0.1, "draws": -5}`, ":1:79: draws is -5: want at least 0"},
+	} {
+		f := writeFile(t, dir, evidenceFile, `{"format": "`+evidenceFormat+`", "model": "m.gpp"`+c.body)
+		if code, _, stderr = runGpp("compare", "--evidence", f, filepath.Join(dir, "out")); code != exitError || !strings.Contains(stderr, f+c.want) {
+			t.Errorf("compare of %s: exit %d:\n%s", c.body, code, stderr)
+		}
+	}
 	bad := writeFile(t, dir, evidenceFile, `{"format": "`+evidenceFormat+`", "model": "m.gpp"}`)
 	if code, _, stderr = runGpp("compare", "--evidence", bad, filepath.Join(dir, "out")); code != exitError || !strings.Contains(stderr, bad+":1:1: no log_evidence") {
 		t.Errorf("compare of an evidence.json without its estimate: exit %d:\n%s", code, stderr)
