@@ -258,6 +258,7 @@ var stanFlags = map[string]string{
 	"map":            "family map",
 	"optimize":       "family map",
 	"laplace":        "family laplace",
+	"pathfinder":     "family pathfinder",
 	"cores":          "workers",
 	"threads":        "workers",
 	"num-threads":    "workers",

@@ -44,7 +44,8 @@ smaller than about 2·se_diff, or than 4 nats, is not a clear preference.
 p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
 observations whose elpd_loo is unreliable. The model column is the model
 file (and --set values) from the fit.json beside loo.csv, marked
-"(Laplace)" for a fit of --family laplace (for a sample, from its
+"(Laplace)" for a fit of --family laplace, "(Pathfinder)" for one of
+--family pathfinder (for a sample, from its
 draws.csv, marked "(NUTS)"). A warning says when two fits' fit.json (or
 a sample's draws.csv header) record other data: files of other contents
 (by their sha256, so one file named by two paths is the same data) or
@@ -335,6 +336,8 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 			f.model += " (K-fold)"
 		case ff.Method == "laplace": // as a sample's "(NUTS)": its q is not SGVB's
 			f.model += " (Laplace)"
+		case ff.Method == "pathfinder":
+			f.model += " (Pathfinder)"
 		}
 		for _, k := range sortedKeys(ff.Sets) {
 			f.model += " " + k + "=" + ff.Sets[k]

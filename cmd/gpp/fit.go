@@ -102,12 +102,12 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	}
 	cfg := &fitConfig{sets: setFlags{}}
 	v := &fitFlagValues{}
-	fs.IntVar(&v.iter, "iter", defaultIter, "iteration limit: SGVB steps, or L-BFGS iterations with --family map or laplace\n(whose default is 1000); with --minibatch 200000")
+	fs.IntVar(&v.iter, "iter", defaultIter, "iteration limit: SGVB steps, or L-BFGS iterations with --family map, laplace or\npathfinder (whose default is 1000); with --minibatch 200000")
 	fs.IntVar(&v.draws, "draws", 1, "draws of q per gradient step")
 	fs.StringVar(&v.optimizer, "optimizer", sgvb.AdaDeltaMomentum.String(), "gradient ascent rule: adadelta-momentum, adadelta, adam, rmsprop, adagrad, momentum or sgd")
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
-	fs.StringVar(&cfg.family, "family", "gamma", fmt.Sprintf("variational family of positive latents: gamma, lognormal; or map for a MAP\npoint estimate by L-BFGS instead of SGVB; or laplace for Stan's Laplace\napproximation: q is the normal N(mode, (-H)^-1) on the unconstrained\ncoordinates of every param (logs of positive ones, logits of bounded ones,\nstick-breaking coordinates of simplexes, first element and log increments of\nordered ones), at the mode of their density with\nthe Jacobian (Stan's jacobian=true; map's mode is jacobian=false) and H its\nHessian there by central differences of the gradient; fast, exact where the\nposterior is normal, poor on skewed or funnel-shaped ones, which k̂ flags.\nAt most %d coordinates (docs/inference.md)", sgvb.MaxLaplace))
+	fs.StringVar(&cfg.family, "family", "gamma", fmt.Sprintf("variational family of positive latents: gamma, lognormal; or map for a MAP\npoint estimate by L-BFGS instead of SGVB; or laplace for Stan's Laplace\napproximation: q is the normal N(mode, (-H)^-1) on the unconstrained\ncoordinates of every param (logs of positive ones, logits of bounded ones,\nstick-breaking coordinates of simplexes, first element and log increments of\nordered ones), at the mode of their density with\nthe Jacobian (Stan's jacobian=true; map's mode is jacobian=false) and H its\nHessian there by central differences of the gradient; fast, exact where the\nposterior is normal, poor on skewed or funnel-shaped ones, which k̂ flags;\nor pathfinder for Stan's Pathfinder: L-BFGS on the same density, each\niterate's inverse-Hessian estimate (from the last 5 curvature pairs) making\na normal whose ELBO 25 draws estimate, q the best of them; gpp fit runs 4\npaths by default (--restarts 4, from jittered starts), mixed and\nresampled (--psis-resample), as Stan's num_paths = 4; --restarts 1 (and the\nREPL's :fit) one path, not resampled.\nAt most %d coordinates (docs/inference.md)", sgvb.MaxLaplace))
 	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive, bounded, simplex or ordered latents\nwhose factor is a multivariate normal with a full covariance (on the logs of a\npositive latent's values, the logits of one bounded on both sides, a\nsimplex[K]'s K - 1 stick-breaking coordinates, an ordered one's first element\nand log increments): it captures the correlations between a latent's\nelements, such as regression coefficients written as one vector, that the\ndefault mean-field factors miss. Names joined by + (alpha+tau+z) share one\njoint factor, which also captures the correlations between them, as\nhierarchical models need; \"all\" is the joint factor of every real,\npositive, bounded, simplex, ordered and matrix latent, Stan's fullrank ADVI\n(the others keep their factors, with a note). At most %d elements a factor\n(\"all\" takes the smallest latents that fit), moved by natural-gradient\nsteps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
 	fs.IntVar(&cfg.band, "band", 0, fmt.Sprintf("with --fullrank: every param it names (a vector of states, one param a factor)\nhas a Gauss–Markov normal factor whose precision is banded, N(mean, (LLᵀ)⁻¹)\nwith L lower-triangular of bandwidth `K` (1: tridiagonal precision, each state\ncorrelated with its neighbours through the chain), in place of a full\ncovariance: the exact posterior family of a linear-Gaussian AR(1) or random\nwalk, at O(n·K) cost a step, for time series and state-space models of any\nlength, moved by --optimizer's steps; the other params keep their factors.\nJoined names (h+mu+sigma) make one arrowhead factor: the first the chain,\nthe others a few global params (at most %d elements) whose rows of L are\ndense, coupled to every state. At most %d; not with --rank or all (default\n0: none)", sgvb.MaxArrow, sgvb.MaxBand))
 	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive, bounded, ordered and\nmatrix param), moved by --optimizer's steps; at most %d entries n·R. 0:\nfull rank (better for up to 100 strongly correlated elements: it converges\nfaster there)", sgvb.MaxLowRank))
@@ -150,11 +150,14 @@ type fitFlagValues struct {
 const fitHelpText = `Fits q to the posterior of the model by stochastic gradient variational Bayes
 (or a MAP point estimate, or with --family laplace Stan's Laplace
 approximation: the normal at the mode of the unconstrained density with
-(-H)^-1 as covariance), then writes to the output directory, each file
+(-H)^-1 as covariance, or with --family pathfinder Stan's Pathfinder: the
+best by ELBO of the normals along an L-BFGS path, 4 paths mixed by
+default), then writes to the output directory, each file
 atomically: summary.csv (mean, sd, 5/50/95 % quantiles of every latent and
 output element), draws.csv (CmdStan's variational CSV: the mean of q, then
 --output-draws draws), elbo.csv (the ELBO trace; for map and laplace, the
-log density at L-BFGS's iterations), fit.json (q's parameters,
+log density at L-BFGS's iterations; for pathfinder, the ELBO estimate of
+each iterate's normal), fit.json (q's parameters,
 readable by --init, listing the files written), with an output named log_lik
 (Stan's convention: each observation's log likelihood) loo.csv (PSIS
 leave-one-out cross-validation from the draws, each weighted by p/q, with a
@@ -248,6 +251,13 @@ func isHelp(args []string) bool {
 // parseFitArgs parses gpp fit's command line. It returns the exit code to
 // use when the command must stop (help or a usage error).
 func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, bool) {
+	return parseFitArgsPaths(args, stdout, stderr, pathfinderPaths)
+}
+
+// parseFitArgsPaths is parseFitArgs with paths the default --restarts of
+// --family pathfinder, with --psis-resample when above 1 (gpp repl's :fit,
+// which keeps one q, runs one path).
+func parseFitArgsPaths(args []string, stdout, stderr io.Writer, paths int) (*fitConfig, int, bool) {
 	fs, cfg, v := newFitFlags(stderr)
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
@@ -276,6 +286,16 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 			cfg.out = defaultPriorOut
 		}
 	}
+	if cfg.family == "pathfinder" && paths > 1 {
+		// Stan's multi-path default: num_paths = 4 with psis_resample;
+		// one path (num_paths = 1) is not resampled
+		if !set["restarts"] {
+			cfg.restarts = paths
+		}
+		if !set["psis-resample"] && cfg.restarts > 1 {
+			cfg.resample = true
+		}
+	}
 	if msg := applyFitFlags(cfg, v, set); msg != "" {
 		return usageErr("%s", msg)
 	}
@@ -294,8 +314,12 @@ func parseFitArgs(args []string, stdout, stderr io.Writer) (*fitConfig, int, boo
 	return cfg, 0, true
 }
 
+// pathfinderPaths is --family pathfinder's default --restarts, Stan's
+// num_paths.
+const pathfinderPaths = 4
+
 // sgvbOnlyFlags are the fit flags that only SGVB's steps read: with
-// --family map or laplace they are usage errors.
+// --family map, laplace or pathfinder they are usage errors.
 var sgvbOnlyFlags = []string{"anneal", "draws", "estimator", "eval-every", "gamma-grad", "gamma-param", "last-iterate", "optimizer", "step-size", "tol"}
 
 // applyFitFlags checks gpp fit's flags that steer the fit (and gpp sbc's,
@@ -318,10 +342,15 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		if !set["iter"] {
 			v.iter = defaultMAPIter
 		}
+	case "pathfinder":
+		s.Method = sgvb.Pathfinder
+		if !set["iter"] {
+			v.iter = defaultMAPIter
+		}
 	default:
-		return fmt.Sprintf("--family %q: want gamma, lognormal, map or laplace", cfg.family)
+		return fmt.Sprintf("--family %q: want gamma, lognormal, map, laplace or pathfinder", cfg.family)
 	}
-	if s.Method == sgvb.MAP || s.Method == sgvb.Laplace {
+	if s.Method == sgvb.MAP || s.Method == sgvb.Laplace || s.Method == sgvb.Pathfinder {
 		// SGVB's own settings: L-BFGS reads none of them, and a flag that
 		// silently does nothing reads as if it did
 		for _, f := range sgvbOnlyFlags {
@@ -339,6 +368,18 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		}{{cfg.init == initPath, "--init path"}, {cfg.minibatch != "", "--minibatch"}, {cfg.fullRank != "", "--fullrank"}, {cfg.restarts > 1, "--restarts"}} {
 			if f.on {
 				return fmt.Sprintf("%s is not for --family laplace, whose q is one joint normal over every param at the mode of the exact log density", f.flag)
+			}
+		}
+	}
+	if s.Method == sgvb.Pathfinder {
+		// as Laplace's: one joint normal over every param from L-BFGS on
+		// the exact log density (restarts are its paths)
+		for _, f := range []struct {
+			on   bool
+			flag string
+		}{{cfg.init == initPath, "--init path"}, {cfg.minibatch != "", "--minibatch"}, {cfg.fullRank != "", "--fullrank"}, {cfg.rank != 0, "--rank"}, {cfg.band != 0, "--band"}} {
+			if f.on {
+				return fmt.Sprintf("%s is not for --family pathfinder, whose q is one joint normal over every param from an L-BFGS path on the exact log density", f.flag)
 			}
 		}
 	}
@@ -651,6 +692,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	con.finish()
 	if err == nil && r != nil && mix == nil {
 		pathNote(con, "", r.Path)
+		pathfinderNote(con, "", r.Pathfinder)
 	}
 	if err != nil {
 		var re *sgvb.RestartError
@@ -930,6 +972,19 @@ func pathNote(con *console, who string, ps *sgvb.PathStart) {
 	con.info("%sstarted from point %d of the L-BFGS path (%d iterations, %d points scored): ELBO estimate %.6g ± %.2g", who, ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
 }
 
+// pathfinderNote says which normal of its L-BFGS path a Pathfinder fit
+// took; nothing for other fits.
+func pathfinderNote(con *console, who string, pf *sgvb.PathfinderPath) {
+	if pf == nil || pf.Scored == 0 {
+		return
+	}
+	end := "converged"
+	if !pf.Converged {
+		end = "not converged"
+	}
+	con.info("%sPathfinder: L-BFGS (%d iterations, %s), best of %d normals along the path: iterate %d, ELBO estimate %.6g ± %.2g", who, pf.Iterates, end, pf.Scored, pf.Iterate, pf.ELBO, pf.SE)
+}
+
 // describeFit summarises the fit's settings for the start line.
 func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 	s := cfg.settings
@@ -940,6 +995,13 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 	}
 	if s.Method == sgvb.Laplace {
 		return fmt.Sprintf("%s, Laplace: the mode by L-BFGS (at most %d iterations), the Hessian there by differences of the gradient", what, s.MaxIter)
+	}
+	if s.Method == sgvb.Pathfinder {
+		paths := "one path"
+		if cfg.restarts > 1 {
+			paths = fmt.Sprintf("%d paths (seeds %d + r·2³², starts r ≥ 1 jittered by U(−%s, %s)) mixed", cfg.restarts, s.Seed, formatNum(cfg.jitter), formatNum(cfg.jitter))
+		}
+		return fmt.Sprintf("%s, Pathfinder: %s, each L-BFGS (at most %d iterations) and the best by ELBO estimate (%d draws) of the normals along it (history %d)", what, paths, s.MaxIter, sgvb.PathfinderDraws, sgvb.PathfinderHistory)
 	}
 	if cfg.restarts > 1 {
 		starts := fmt.Sprintf("restarts r ≥ 1 from starts jittered by U(−%s, %s)", formatNum(cfg.jitter), formatNum(cfg.jitter))
@@ -1149,6 +1211,8 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
 	case sgvb.Laplace: // q's ELBO by its draws, as an SGVB fit's: the two compare
 		fmt.Fprintf(w, "ELBO         %.6g ± %.2g (of q = N(mode, (-H)^-1), from its draws)\n", r.ELBO, r.ELBOSE)
+	case sgvb.Pathfinder:
+		fmt.Fprintf(w, "ELBO         %.6g ± %.2g (of q, the normal at iterate %d of the L-BFGS path, from its draws)\n", r.ELBO, r.ELBOSE, r.Pathfinder.Iterate)
 	default:
 		fmt.Fprintf(w, "ELBO         %.6g ± %.2g\n", r.ELBO, r.ELBOSE)
 	}
@@ -1253,8 +1317,8 @@ func fullRankElems(lat *compile.Latent) int {
 // with a note. Errors about a param are positioned at its
 // declaration.
 func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err error) {
-	if s.Method == sgvb.Laplace {
-		return nil, checkLaplace(m)
+	if s.Method == sgvb.Laplace || s.Method == sgvb.Pathfinder {
+		return nil, checkLaplace(m, s.Method)
 	}
 	if _, all := s.Families["all"]; all && len(s.Families) == 1 && len(s.FullRankGroups) == 0 && latentNamed(m, "all") == nil {
 		var group []string
@@ -1361,10 +1425,10 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 }
 
 // checkLaplace checks that every param of m can take part in the joint
-// normal of a Laplace fit (sgvb.Laplace), an error positioned at the
-// declaration of one that cannot, and that they have at most
+// normal of a Laplace or Pathfinder fit (method), an error positioned at
+// the declaration of one that cannot, and that they have at most
 // sgvb.MaxLaplace unconstrained coordinates in all.
-func checkLaplace(m *compile.Model) error {
+func checkLaplace(m *compile.Model, method sgvb.Method) error {
 	n := 0
 	for _, lat := range m.Latents {
 		if lat.Support.IsOrdered() { // by its coordinates, x_0 (or log x_0) and the log increments
@@ -1372,9 +1436,12 @@ func checkLaplace(m *compile.Model) error {
 			continue
 		}
 		if err := sgvb.CheckFullRank(lat.Support, 1); err != nil {
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--family laplace: %s: %v", lat.Name, err)}
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("--family %s: %s: %v", method, lat.Name, err)}
 		}
 		n += fullRankElems(&lat)
+	}
+	if n > sgvb.MaxLaplace && method == sgvb.Pathfinder {
+		return fmt.Errorf("--family pathfinder: the model has %d unconstrained coordinates; a Pathfinder fit takes at most %d (its q is a dense normal, its factor O(n³)): fit it by SGVB, the default", n, sgvb.MaxLaplace)
 	}
 	if n > sgvb.MaxLaplace {
 		return fmt.Errorf("--family laplace: the model has %d unconstrained coordinates; the Laplace approximation takes at most %d (its Hessian costs 2 gradients a coordinate and its Cholesky factor O(n³)): fit it by SGVB, the default", n, sgvb.MaxLaplace)

@@ -395,7 +395,7 @@ func stackPanels(dc draw.Canvas, plots []*plot.Plot, heights []vg.Length) {
 // heading.
 func fitIntervalsWhat(h drawsHeader, ds *drawSet) string {
 	n := len(ds.logp)
-	q := "q (" + map[string]string{"sgvb": "SGVB", "laplace": "Laplace", "map": "MAP: a point"}[h.r.Method.String()] + ")"
+	q := "q (" + map[string]string{"sgvb": "SGVB", "laplace": "Laplace", "pathfinder": "Pathfinder", "map": "MAP: a point"}[h.r.Method.String()] + ")"
 	if h.mix != nil {
 		q = fmt.Sprintf("the mixture of %d restarts' q", len(h.mix.Components))
 	}
@@ -468,10 +468,13 @@ func sampleIntervalSeries(sd *sampleDraws, af *againstFit, groups []intervalGrou
 }
 
 // qLabel names the fit's q in the plot's legend: "SGVB q", or "Laplace q"
-// for a --family laplace fit (a fit.json's, or the REPL's last fit's).
+// for a --family laplace fit, "Pathfinder q" for a --family pathfinder one (a fit.json's, or the REPL's last fit's).
 func (af *againstFit) qLabel() string {
 	if af.ff != nil && af.ff.Method == sgvb.Laplace.String() {
 		return "Laplace q"
+	}
+	if af.ff != nil && af.ff.Method == sgvb.Pathfinder.String() {
+		return "Pathfinder q"
 	}
 	return "SGVB q"
 }

@@ -659,6 +659,8 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 		switch {
 		case r.Method == sgvb.Laplace:
 			family = "laplace"
+		case r.Method == sgvb.Pathfinder:
+			family = "pathfinder"
 		case f.Family == sgvb.FamilyOrdered:
 			family = partsFamily(f)
 		}
@@ -1136,7 +1138,12 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
 // traces of all of them, after a column restart.
 func writeElboCSV(w io.Writer, h drawsHeader) error {
 	cw := csv.NewWriter(w)
-	if h.mix == nil && h.r.Method != sgvb.SGVB { // L-BFGS's iterates
+	if h.mix == nil && h.r.Method == sgvb.Pathfinder { // each iterate's normal
+		cw.Write([]string{"iter", "elbo_estimate", "se", "seconds"})
+		for _, t := range h.r.Trace {
+			cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
+		}
+	} else if h.mix == nil && h.r.Method != sgvb.SGVB { // L-BFGS's iterates
 		obj := "log_joint"
 		if h.r.Method == sgvb.Laplace { // of the unconstrained coordinates, Jacobian included
 			obj = "log_density"
@@ -1299,6 +1306,18 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		if c.resample {
 			p("#     psis_resample = 1")
 		}
+	} else if r.Method == sgvb.Pathfinder {
+		// CmdStan's pathfinder header, its defaults gpp's; the rows keep
+		// gpp's variational layout, as Laplace's
+		p("# method = pathfinder")
+		p("#   pathfinder")
+		p("#     history_size = %d", sgvb.PathfinderHistory)
+		p("#     max_lbfgs_iters = %d", c.settings.MaxIter)
+		p("#     num_draws = %d", c.outputDraws)
+		p("#     num_elbo_draws = %d", sgvb.PathfinderDraws)
+		p("#     num_paths = %d", max(c.restarts, 1))
+		p("#     psis_resample = %d", b2i(c.resample))
+		p("#     jacobian = 1")
 	} else {
 		p("# method = variational")
 		p("#   variational")
@@ -1562,9 +1581,13 @@ type fitOutcome struct {
 	// AveragedIterates is the number of iterates whose mean is q (the
 	// engine's iterate average); 0: q is the last iterate (a mixture:
 	// see each restart).
-	AveragedIterates int       `json:"averaged_iterates"`
-	Seconds          jsonFloat `json:"seconds"`
-	Warnings         []string  `json:"warnings"`
+	AveragedIterates int `json:"averaged_iterates"`
+	// PathfinderIterate is the iterate of the L-BFGS path whose normal is
+	// q (--family pathfinder; omitted otherwise), of PathfinderIterates.
+	PathfinderIterate  *int      `json:"pathfinder_iterate,omitempty"`
+	PathfinderIterates *int      `json:"pathfinder_iterates,omitempty"`
+	Seconds            jsonFloat `json:"seconds"`
+	Warnings           []string  `json:"warnings"`
 }
 
 // outcomeOf describes how r ended, with η the step size used.
@@ -1579,6 +1602,10 @@ func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
 	if r.Method == sgvb.MAP { // the result's ELBO is the log joint at the estimate
 		lj := o.ELBO
 		o.LogJoint, o.ELBO, o.ELBOSE = &lj, jsonFloat(math.NaN()), jsonFloat(math.NaN())
+	}
+	if pf := r.Pathfinder; pf != nil && pf.Scored > 0 {
+		it, its := pf.Iterate, pf.Iterates
+		o.PathfinderIterate, o.PathfinderIterates = &it, &its
 	}
 	return o
 }

@@ -128,6 +128,10 @@ func plotELBO(w io.Writer, r *sgvb.Result) error {
 		p.Title.Text = "log joint (MAP)"
 		p.Y.Label.Text = "log joint"
 	}
+	if r.Method == sgvb.Pathfinder {
+		p.Title.Text = "ELBO estimate of each iterate's normal (Pathfinder)"
+		p.Y.Label.Text = "ELBO estimate (± 2 SE)"
+	}
 	if r.Method == sgvb.Laplace {
 		p.Title.Text = "log density (Laplace's mode search)"
 		p.Y.Label.Text = "log density (unconstrained, with the Jacobian)"

@@ -114,7 +114,7 @@ func pointObjective(m sgvb.Method) string {
 	switch m {
 	case sgvb.MAP:
 		return "log joint"
-	case sgvb.Laplace:
+	case sgvb.Laplace, sgvb.Pathfinder:
 		return "log density"
 	}
 	return ""

@@ -130,7 +130,7 @@ func (r *repl) fitCmd(args []string) {
 		return
 	}
 	var msgs strings.Builder
-	cfg, _, ok := parseFitArgs(append([]string{replModel}, args...), r.out, &msgs)
+	cfg, _, ok := parseFitArgsPaths(append([]string{replModel}, args...), r.out, &msgs, 1) // one q: one Pathfinder path
 	if !ok {
 		r.flagError(":fit", &msgs)
 		return
@@ -312,6 +312,9 @@ func (r *repl) fitCmd(args []string) {
 	res, err := sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
 	err = laplacePos(err, l.Model)
 	con.finish()
+	if err == nil {
+		pathfinderNote(con, "", res.Pathfinder)
+	}
 	if err != nil {
 		r.printError(err, srcs)
 		if res != nil {
@@ -745,6 +748,10 @@ func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
 			}
 			if shown[n] && res.Method == sgvb.Laplace { // not a --fullrank fit, which laplace refuses
 				notes = append(notes, fmt.Sprintf("%s: one joint normal N(mode, (-H)^-1), the Laplace approximation (--family laplace)", strings.Join(g.Names, ", ")))
+				break
+			}
+			if shown[n] && res.Method == sgvb.Pathfinder {
+				notes = append(notes, fmt.Sprintf("%s: one joint normal from an L-BFGS path, Pathfinder's (--family pathfinder)", strings.Join(g.Names, ", ")))
 				break
 			}
 			if shown[n] {

@@ -114,6 +114,7 @@ func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *c
 				return
 			}
 			pathNote(con, fmt.Sprintf("restart %d: ", r), res.Path)
+			pathfinderNote(con, fmt.Sprintf("restart %d: ", r), res.Pathfinder)
 			con.info("restart %d (seed %d): ELBO %.6g ± %.2g, %d iterations (%s), Pareto k̂ %s, %.3g s",
 				r, sgvb.RestartSeed(cfg.settings.Seed, r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), kText(res.ParetoK), res.Seconds)
 		}}

@@ -118,6 +118,11 @@ const (
 	// the Jacobian and H its Hessian there by central differences of the
 	// gradient (laplace.go). One joint full-rank factor over every latent.
 	Laplace
+	// Pathfinder is Stan's (single-path) pathfinder: the best by ELBO
+	// estimate of the normals the L-BFGS path to the mode of the same
+	// density passes through (pathfinder.go). One joint full-rank factor
+	// over every latent, as Laplace's.
+	Pathfinder
 )
 
 func (m Method) String() string {
@@ -128,6 +133,8 @@ func (m Method) String() string {
 		return "map"
 	case Laplace:
 		return "laplace"
+	case Pathfinder:
+		return "pathfinder"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -286,7 +293,8 @@ func ParseFamily(s string) (Family, error) {
 	return 0, fmt.Errorf("sgvb: unknown family %q", s)
 }
 
-// ParseMethod returns the method named s ("sgvb", "map" or "laplace").
+// ParseMethod returns the method named s ("sgvb", "map", "laplace" or
+// "pathfinder").
 func ParseMethod(s string) (Method, error) {
 	switch s {
 	case "sgvb":
@@ -295,6 +303,8 @@ func ParseMethod(s string) (Method, error) {
 		return MAP, nil
 	case "laplace":
 		return Laplace, nil
+	case "pathfinder":
+		return Pathfinder, nil
 	}
 	return 0, fmt.Errorf("sgvb: unknown method %q", s)
 }
@@ -433,7 +443,7 @@ func (e Estimator) cv() bool  { return e == EntropyCV || e == STLCV || e == Esti
 // Settings controls a fit. The zero value gives the documented defaults;
 // where a negative value is allowed it disables the feature.
 type Settings struct {
-	Method Method // SGVB (default), MAP or Laplace
+	Method Method // SGVB (default), MAP, Laplace or Pathfinder
 
 	// Family overrides the family of positive latents: FamilyAuto or
 	// FamilyGamma (the default) or FamilyLognormal ("NormSGVB").
@@ -472,7 +482,7 @@ type Settings struct {
 
 	Seed uint64 // of every random stream of the fit
 
-	MaxIter      int                // iteration limit; default 10000 (MAP, Laplace: L-BFGS iterations, default 1000)
+	MaxIter      int                // iteration limit; default 10000 (MAP, Laplace, Pathfinder: L-BFGS iterations, default 1000)
 	DrawsPerStep int                // draws S per gradient step; default 1
 	Workers      int                // goroutines sharing a step's draws (one draw: its segments, gradient, optimizer step and, for a TeamTarget, parts of its log joint) and the ELBO draws; default min(GOMAXPROCS, 4); results do not depend on it
 	Gamma        dist.GammaGradient // gamma draws and shape derivatives; nil = dist.Implicit{}
@@ -517,6 +527,12 @@ type Settings struct {
 	// start; the best by ELBO estimate is kept.
 	SearchStepSize bool
 	SearchIters    int // default 50
+
+	// PathfinderHistory is the number J of curvature pairs a Pathfinder
+	// fit's inverse-Hessian estimates keep; 0 = PathfinderHistory (5,
+	// Stan's history_size). PathfinderDraws is the draws of each iterate's
+	// ELBO estimate; 0 = PathfinderDraws (25, Stan's num_elbo_draws).
+	PathfinderHistory, PathfinderDraws int
 
 	// LastIterate makes q the last iterate and estimates the ELBO of the
 	// current iterate from fresh draws at each evaluation, converging by
@@ -640,7 +656,7 @@ const (
 
 func (s Settings) withDefaults() Settings {
 	if s.MaxIter <= 0 {
-		if s.Method == MAP || s.Method == Laplace {
+		if s.Method == MAP || s.Method == Laplace || s.Method == Pathfinder {
 			s.MaxIter = defaultMAPIter
 		} else if s.Minibatch != nil {
 			s.MaxIter = defaultMinibatchIter
@@ -650,6 +666,12 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.Anneal == 0 {
 		s.Anneal = defaultAnneal
+	}
+	if s.PathfinderHistory <= 0 {
+		s.PathfinderHistory = PathfinderHistory
+	}
+	if s.PathfinderDraws <= 0 {
+		s.PathfinderDraws = PathfinderDraws
 	}
 	if s.DrawsPerStep <= 0 {
 		s.DrawsPerStep = 1

@@ -1,9 +1,10 @@
 // Package sgvb is gpp's inference engine: stochastic-gradient variational
 // Bayes (SGVB) with a mean-field q whose factors follow each latent's
 // support, after Knowles (2015), "Stochastic gradient variational Bayes for
-// gamma approximating distributions"; a MAP point estimate and the
-// Laplace approximation (Stan's laplace: a normal at the mode of the
-// unconstrained density, laplace.go) are the alternatives.
+// gamma approximating distributions"; a MAP point estimate, the Laplace
+// approximation (Stan's laplace: a normal at the mode of the unconstrained
+// density, laplace.go) and Pathfinder (Stan's pathfinder: the best normal
+// along an L-BFGS path, pathfinder.go) are the alternatives.
 //
 // Place in the pipeline: lang/parser → lang/ast → lang/check → compile →
 // lang/autodiff → infer/sgvb. The compiled model reaches this package as a

@@ -52,7 +52,7 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 	if s.Method == MAP && s.Minibatch != nil {
 		return nil, errors.New("sgvb: MAP (L-BFGS) needs the exact objective, not a minibatch estimate")
 	}
-	if s.Method == Laplace {
+	if s.Method == Laplace || s.Method == Pathfinder {
 		var err error
 		if s, err = laplaceSettings(latents, s); err != nil {
 			return nil, err
@@ -69,6 +69,9 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 	}
 	if s.Method == Laplace {
 		return e.fitLaplace(ctx)
+	}
+	if s.Method == Pathfinder {
+		return e.fitPathfinder(ctx)
 	}
 	if !s.InitPath {
 		return e.fitSGVB(ctx)

@@ -81,13 +81,17 @@ func (e *LaplaceError) Error() string {
 
 // laplaceSettings returns s with every latent in one joint full-rank
 // factor (a single latent's own, Families), or an error naming a latent
-// that has no place in one.
+// that has no place in one: Laplace's and Pathfinder's q.
 func laplaceSettings(latents []Latent, s Settings) (Settings, error) {
+	what := "Laplace"
+	if s.Method == Pathfinder {
+		what = "Pathfinder"
+	}
 	if s.Minibatch != nil {
-		return s, errors.New("sgvb: Laplace needs the exact log density, not a minibatch estimate")
+		return s, fmt.Errorf("sgvb: %s needs the exact log density, not a minibatch estimate", what)
 	}
 	if len(s.FullRankGroups) > 0 || s.Rank != 0 || s.Band != 0 || s.InitPath {
-		return s, errors.New("sgvb: Laplace makes its own joint full-rank factor: not with FullRankGroups, Rank, Band or InitPath")
+		return s, fmt.Errorf("sgvb: %s makes its own joint full-rank factor: not with FullRankGroups, Rank, Band or InitPath", what)
 	}
 	var names []string
 	n := 0
@@ -100,6 +104,9 @@ func laplaceSettings(latents []Latent, s Settings) (Settings, error) {
 		n += latentElems(l)
 	}
 	if n > MaxLaplace {
+		if s.Method == Pathfinder {
+			return s, fmt.Errorf("sgvb: Pathfinder: %d unconstrained coordinates; a Pathfinder fit takes at most %d (MaxLaplace): its q is a dense n×n normal", n, MaxLaplace)
+		}
 		return s, fmt.Errorf("sgvb: Laplace: %d unconstrained coordinates; the Laplace approximation takes at most %d (MaxLaplace): its Hessian costs 2n gradients and O(n³)", n, MaxLaplace)
 	}
 	s.Families = map[string]Family{}

@@ -56,6 +56,8 @@ type Result struct {
 	// Path is the start taken from an optimisation path
 	// (Settings.InitPath); nil otherwise.
 	Path *PathStart
+	// Pathfinder is the L-BFGS path of a Pathfinder fit; nil otherwise.
+	Pathfinder *PathfinderPath
 
 	Warnings []string
 	Seconds  float64
