@@ -72,7 +72,8 @@ rows are likely, such as an outlier's tail), with PSIS-smoothed weights w
 ∝ p(θ_s, y_train) over the four's equal mixture, which correct the draws
 toward the fold's posterior; the fold's k̂ of those weights is
 printed, with a warning above 0.7 (q then misses the fold's posterior;
---fullrank all may help), and a warning counts the observations whose own
+--fullrank all may help, or for --family laplace or pathfinder the default
+SGVB fit), and a warning counts the observations whose own
 estimate rests on a few draws (the k̂ of its terms above 0.7; more
 --output-draws may settle it). Fits run side by side on --workers
 goroutines (default: the number of CPUs), each on one; the numbers do not
@@ -1017,7 +1018,7 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	}
 	lock.release()
 	printKfold(stdout, su, kc.nuts, res, t, cfg.out, written)
-	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws, kc.nuts) {
+	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws, kfoldMethod(kc)) {
 		con.note("warning: %s", w)
 	}
 	for _, w := range kfoldFitWarnings(su, res, kc.nuts) {
@@ -1051,6 +1052,12 @@ func crossValidate(ctx context.Context, kc *kfoldConfig, su *kfoldSetup, con *co
 		split = "grouped by " + kc.group
 	}
 	each := "a fit of " + describeFactors(kc.fit.settings, su.l)
+	switch kc.fit.settings.Method { // one joint normal, not the factors SGVB's would be
+	case sgvb.Laplace:
+		each = "a Laplace approximation (one joint normal at the mode)"
+	case sgvb.Pathfinder:
+		each = "one Pathfinder path (the best of the normals along its L-BFGS path)"
+	}
 	if kc.nuts {
 		each = fmt.Sprintf("sampled by NUTS, %d chain%s of %d warm-up + %d iterations", kc.ns.Chains, plural(kc.ns.Chains), kc.ns.Warmup, kc.ns.Draws)
 	}
@@ -1163,8 +1170,13 @@ func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
 // weights p/q above 0.7), where every held-out estimate inherits the
 // weights' tail, and apart from those, observations whose estimate rests
 // on a few draws (the k̂ of its terms), which more draws settle.
-func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int, byNUTS bool) []string {
+func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int, method string) []string {
 	var out []string
+	byNUTS := method == "nuts"
+	hint := "--fullrank all may help"
+	if method == "laplace" || method == "pathfinder" { // q is one joint normal already
+		hint = "the default SGVB fit, or --nuts, may do better"
+	}
 	var folds, ks []string
 	// NUTS's draws are not weighted; a fit's k̂ that is not a number (too
 	// few finite weights) is as bad as a large one.
@@ -1175,8 +1187,8 @@ func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int, b
 		}
 	}
 	if len(folds) > 0 {
-		out = append(out, fmt.Sprintf("fold%s %s: the Pareto k̂ of the draws' weights p/q is above 0.7 (%s): q misses those folds' posteriors, so their held-out elpd is unreliable (--fullrank all may help)",
-			plural(len(folds)), strings.Join(folds, ", "), strings.Join(ks, ", ")))
+		out = append(out, fmt.Sprintf("fold%s %s: the Pareto k̂ of the draws' weights p/q is above 0.7 (%s): q misses those folds' posteriors, so their held-out elpd is unreliable (%s)",
+			plural(len(folds)), strings.Join(folds, ", "), strings.Join(ks, ", "), hint))
 	}
 	if full := res[su.k]; badQ(full) {
 		out = append(out, fmt.Sprintf("the fit to all data: the Pareto k̂ of the draws' weights p/q is %s, above 0.7: its lpd, and so p_kfold, is unreliable", num3(full.k)))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -154,5 +155,65 @@ func TestFitPathfinderOrdinal(t *testing.T) {
 		if math.Abs(g[0]-w[0]) > pathfinderNUTSTol*w[1] || math.Abs(g[1]/w[1]-1) > pathfinderNUTSSDTol {
 			t.Errorf("%s: Pathfinder mean %.4g sd %.4g, NUTS %.4g %.4g", name, g[0], g[1], w[0], w[1])
 		}
+	}
+}
+
+// gpp sbc fits each simulation by one Pathfinder path with --family
+// pathfinder (q's family column says so), and its help says it takes
+// that family (and laplace), as it does.
+func TestSBCPathfinder(t *testing.T) {
+	_, help, _ := runSafe(t, "sbc", "--help")
+	if !regexp.MustCompile(`(?s)--family string\n[^-]*laplace, or\n\s*pathfinder`).MatchString(help) {
+		t.Errorf("sbc --help's --family does not name pathfinder:\n%s", help)
+	}
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ Normal(mu, s)\n")
+	code, stdout, stderr := runSafe(t, "sbc", model, "--set", "N=5", "--sims", "3", "--output-draws", "20", "--family", "pathfinder", "--quiet", "--out", filepath.Join(d, "sbc"))
+	if code != 0 || !strings.Contains(stdout, "simulations  3") {
+		t.Fatalf("exit %d:\n%s%s", code, stdout, stderr)
+	}
+}
+
+// A fold whose q misses its posterior is warned of with advice that the
+// fit can take: --fullrank all for SGVB, not for --family laplace or
+// pathfinder, whose q is one joint normal already and which refuse it.
+func TestKfoldWarningHint(t *testing.T) {
+	su := &kfoldSetup{n: 2, k: 2, fold: []int{0, 1}}
+	res := []foldResult{{k: 1.2}, {k: 0.3}, {k: 0.3}}
+	tot := kfoldTotals{kI: []float64{0.1, 0.1}}
+	for _, c := range []struct{ method, want, not string }{
+		{"gamma", "--fullrank all may help", ""},
+		{"pathfinder", "the default SGVB fit", "--fullrank"},
+		{"laplace", "the default SGVB fit", "--fullrank"},
+	} {
+		w := strings.Join(kfoldWarnings(su, res, tot, 100, c.method), "\n")
+		if !strings.Contains(w, "fold 1: the Pareto k̂") || !strings.Contains(w, c.want) || (c.not != "" && strings.Contains(w, c.not)) {
+			t.Errorf("%s: warnings %q: want %q, not %q", c.method, w, c.want, c.not)
+		}
+	}
+}
+
+// gpp kfold --family pathfinder fits each fold by one Pathfinder path and
+// says so, not "a fit of normal factors" (SGVB's description of these
+// latents); kfold.json records the method.
+func TestKfoldPathfinder(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("y\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "%.3f\n", 1+math.Sin(float64(i)))
+	}
+	data := writeFile(t, dir, "y.csv", b.String())
+	model := writeFile(t, dir, "norm.gpp", kfoldNormal)
+	out := filepath.Join(dir, "kf")
+	code, _, stderr := runSafe(t, "kfold", model, data, "--family", "pathfinder", "--folds", "2", "--output-draws", "200", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "each fold one Pathfinder path") {
+		t.Errorf("kfold does not say how it fits each fold:\n%s", stderr)
+	}
+	if kf := readJSONObject(t, filepath.Join(out, "kfold.json")); fmt.Sprint(kf["method"]) != "pathfinder" {
+		t.Errorf("kfold.json: method %v", kf["method"])
 	}
 }

@@ -141,11 +141,11 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 		printFlags(fs)
 	}
 	borrowFitFlags(fs, ffs, sbcFitFlags, map[string]string{
-		"iter":         "iteration limit of each fit: SGVB steps",
+		"iter":         "iteration limit of each fit: SGVB steps, or L-BFGS iterations with --family\nlaplace or pathfinder (whose default is 1000)",
 		"output-draws": "draws `L` of each fitted q among which the true value is ranked (ranks 0..L)",
 		"out":          "output `directory` (created if needed)",
 		"plots":        "also write a rank histogram NAME_ranks.png per param and ranked output (default false)",
-		"family":       "variational family of positive latents: gamma or lognormal",
+		"family":       "variational family of positive latents: gamma or lognormal; or laplace, or\npathfinder (one path), whose q is one joint normal over every param",
 		"seed":         "seed of the simulations: simulation s draws from streams of --seed and s",
 		"quiet":        "no progress on stderr; warnings and errors are still printed (default false)",
 		"verbose":      "a line per simulation, and every param element in the table (default false)",
@@ -164,7 +164,7 @@ func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, boo
 		return nil, usageError(stderr, "sbc", sbcSynopsis, format, args...), false
 	}
 	if cfg.family == "map" {
-		return usageErr("--family map: sbc ranks the truth among draws of q, and a MAP estimate has none (gamma or lognormal)")
+		return usageErr("--family map: sbc ranks the truth among draws of q, and a MAP estimate has none (gamma, lognormal, laplace or pathfinder)")
 	}
 	if sc.sims < 2 {
 		return usageErr("--sims must be at least 2, got %d", sc.sims)

@@ -52,7 +52,7 @@ type PathfinderPath struct {
 	Scored     int     // the iterates whose normal's ELBO was estimated
 	ELBO, SE   float64 // the chosen normal's ELBO estimate and its standard error
 	Converged  bool    // L-BFGS converged (else it hit MaxIter or stopped on a non-finite point)
-	StartTries int     // > 0: the density was not finite at the start; the try of tryStarts that was
+	StartTries int     // > 0: the density was not finite at the start, or the start was a stationary point; the try of tryStarts taken instead
 }
 
 // bfgsHistory is the state of the inverse-Hessian estimate along the
@@ -321,6 +321,24 @@ func (p *pfRecorder) Record(loc *optimize.Location, op optimize.Operation, st *o
 	return p.inner.Record(loc, op, st)
 }
 
+// last adds loc, where L-BFGS ended, to the path: gonum does not record
+// the major iteration that ends the run (converged, or at the limit), so
+// without it the last iterate would be left unscored.
+func (p *pfRecorder) last(loc *optimize.Location) {
+	if len(loc.X) == 0 || !finite(loc.F) || floats.Equal(loc.X, p.x[len(p.x)-1]) {
+		return
+	}
+	g := make([]float64, len(loc.X))
+	if loc.Gradient != nil {
+		copy(g, loc.Gradient)
+	} else {
+		p.grad(g, loc.X)
+	}
+	p.x = append(p.x, append([]float64(nil), loc.X...))
+	p.g = append(p.g, g)
+	p.f = append(p.f, loc.F)
+}
+
 // fitPathfinder runs Pathfinder's single path from q's start (the default
 // start, Settings.Init's mean, or a restart's jittered one). Its Trace is
 // the ELBO estimate of each scored iterate's normal.
@@ -407,11 +425,44 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 		r.warn("Pathfinder: the log density is not finite at the default start; started from a point moved by U(−2, 2) per coordinate (try %d)", info.StartTries)
 	}
 	rec := &pfRecorder{inner: &mapRecorder{start: start, last: start, r: r, progress: s.Progress}, grad: grad}
-	g0 := make([]float64, n)
-	grad(g0, u)
-	rec.x, rec.g, rec.f = [][]float64{append([]float64(nil), u...)}, [][]float64{g0}, []float64{eval(u)}
 	problem := lbfgsProblem(ctx, eval, grad)
-	res, lbfgsErr := optimize.Minimize(problem, u, lbfgsSettings(s.MaxIter, rec), &optimize.LBFGS{})
+	path := func() (*optimize.Result, error) {
+		g0 := make([]float64, n)
+		grad(g0, u)
+		rec.x, rec.g, rec.f = [][]float64{append([]float64(nil), u...)}, [][]float64{g0}, []float64{eval(u)}
+		// MaxIter steps, Stan's max_lbfgs_iters: gonum counts the start
+		// as a major iteration
+		res, err := optimize.Minimize(problem, u, lbfgsSettings(s.MaxIter+1, rec), &optimize.LBFGS{})
+		if res != nil {
+			rec.last(&res.Location)
+		}
+		return res, err
+	}
+	res, lbfgsErr := path()
+	if res != nil && len(rec.x) == 1 && ctx.Err() == nil && info.StartTries == 0 {
+		// L-BFGS took no step, and a path of one point has no iterate to
+		// score: most often the start is a stationary point (a data-free
+		// model's default start, its prior mean, is its mode), where the
+		// search direction is zero. Stan's random inits never land there;
+		// start again from a point moved by U(−2, 2) per coordinate, as
+		// where the density is not finite.
+		why := "L-BFGS took no step from the start"
+		if lbfgsErr != nil {
+			why += " (" + lbfgsErr.Error() + ")"
+		}
+		if floats.Norm(rec.g[0], math.Inf(1)) == 0 {
+			why = "the start is a stationary point of the log density (its gradient is zero), where L-BFGS takes no step"
+		}
+		tries := tryStarts(s.Seed, u, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
+		if ctx.Err() != nil {
+			return stopAt()
+		}
+		if tries > 0 {
+			info.StartTries = tries
+			r.warn("Pathfinder: %s; started from a point moved by U(−2, 2) per coordinate (try %d)", why, tries)
+			res, lbfgsErr = path()
+		}
+	}
 	if res == nil {
 		return nil, lbfgsErr
 	}
@@ -547,7 +598,19 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 		}
 	}
 	if s.PSISDraws > 0 {
+		nw := len(r.Warnings)
 		e.finalEstimate(r)
+		if ctx.Err() != nil {
+			// cancelled during the final draws: the stop flag failed those
+			// after it, so the ELBO and k̂ would be of the draws before it
+			// alone, not q's; q itself is whole
+			r.Interrupted = true
+			r.Warnings = r.Warnings[:nw]
+			r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws = math.NaN(), math.NaN(), math.NaN(), math.NaN(), 0
+			r.Factors, r.Groups = e.factors(), e.groups()
+			r.Seconds = time.Since(start).Seconds()
+			return r, nil
+		}
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {

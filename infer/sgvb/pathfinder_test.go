@@ -521,3 +521,115 @@ func TestPathfinderRestarts(t *testing.T) {
 		t.Errorf("mixture ELBO %v, k̂ %v", m.ELBO, m.ParetoK)
 	}
 }
+
+// stdNormal2 is x ~ N(0, I₂): the default start, 0, is its mode, where
+// the gradient is zero and L-BFGS stops before its first step.
+type stdNormal2 struct{}
+
+func (stdNormal2) LogJoint(z, grad []float64) (float64, error) {
+	copy(grad, z)
+	floats.Scale(-1, grad)
+	return -floats.Dot(z, z) / 2, nil
+}
+
+func (stdNormal2) Clone() Target { return stdNormal2{} }
+
+// A start at a stationary point of the density (a data-free model whose
+// default start, the prior mean, is the mode) gives L-BFGS no step and
+// so no iterate to score: the path starts again from a point moved by
+// U(−2, 2), as from a start where the density is not finite, and q is
+// the posterior, with a warning that says so.
+func TestPathfinderStationaryStart(t *testing.T) {
+	lats := []Latent{{Name: "x", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real}}
+	r, err := Fit(context.Background(), stdNormal2{}, lats, Settings{Method: Pathfinder, Seed: 1, PSISDraws: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Pathfinder.StartTries == 0 || r.Pathfinder.Scored == 0 || len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "stationary") {
+		t.Fatalf("path %+v, warnings %q: want a moved start, scored iterates and a warning", r.Pathfinder, r.Warnings)
+	}
+	p := r.Factors[0].Params
+	for i := range 2 {
+		sd := math.Hypot(p[1][i], p[2][i])
+		if math.Abs(p[0][i]) > 0.05 || math.Abs(sd-1) > 0.35 {
+			t.Errorf("x[%d]: mean %.4g sd %.4g, want 0 and 1", i, p[0][i], sd)
+		}
+	}
+}
+
+// pfCountingTarget is N((3, −2), I₂) that counts its evaluations (across
+// its clones) and calls cancel at evaluation number at (0: never).
+type pfCountingTarget struct {
+	calls  *int
+	at     int
+	cancel func()
+}
+
+func (c pfCountingTarget) LogJoint(z, grad []float64) (float64, error) {
+	if *c.calls++; *c.calls == c.at {
+		c.cancel()
+	}
+	lp, err := stdNormal2{}.LogJoint([]float64{z[0] - 3, z[1] + 2}, grad)
+	return lp, err
+}
+
+func (c pfCountingTarget) Clone() Target { return c }
+
+// A Pathfinder fit cancelled during its final estimate (the draws of the
+// chosen normal that give the ELBO and k̂) is marked interrupted with
+// neither number: the CLI's stop flag fails the draws after the cancel,
+// so those numbers would be of the draws before it, not q's. q is the
+// chosen normal, as uncancelled.
+func TestPathfinderInterruptedFinal(t *testing.T) {
+	lats := []Latent{{Name: "x", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real}}
+	s := Settings{Method: Pathfinder, Seed: 1, Workers: 1, PSISDraws: 200}
+	calls := 0
+	whole, err := Fit(context.Background(), pfCountingTarget{calls: &calls}, lats, s)
+	if err != nil || whole.Interrupted || !finite(whole.ELBO) {
+		t.Fatalf("uncancelled: err %v, interrupted %v, ELBO %v", err, whole.Interrupted, whole.ELBO)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	r, err := Fit(ctx, pfCountingTarget{calls: &n, at: calls - 10, cancel: cancel}, lats, s) // 10 draws before the end
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || !math.IsNaN(r.ELBO) || !math.IsNaN(r.ParetoK) {
+		t.Fatalf("interrupted %v, ELBO %v, k̂ %v: want interrupted and neither estimate", r.Interrupted, r.ELBO, r.ParetoK)
+	}
+	if !reflect.DeepEqual(r.Factors[0].Params, whole.Factors[0].Params) {
+		t.Error("q differs from the uncancelled fit's")
+	}
+	// cancelled while the path's normals are scored (in the last
+	// iterate's 25 draws, before the final 200): interrupted, q a scored
+	// normal, no final estimate
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	n = 0
+	r, err = Fit(ctx2, pfCountingTarget{calls: &n, at: calls - 200 - 10, cancel: cancel2}, lats, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || !math.IsNaN(r.ELBO) || r.Pathfinder.Scored == 0 || len(r.Factors) != 1 {
+		t.Fatalf("during scoring: interrupted %v, ELBO %v, path %+v", r.Interrupted, r.ELBO, r.Pathfinder)
+	}
+}
+
+// MaxIter is the L-BFGS steps of the path, Stan's max_lbfgs_iters, and
+// every iterate 1..L is scored, the last too (gonum counts the start as
+// a major iteration and does not record the one that ends the run).
+func TestPathfinderIterates(t *testing.T) {
+	g := newMVN5()
+	lats := []Latent{{Name: "x", Offset: 0, Size: 5, Shape: []int{5}, Support: dist.Real}}
+	for _, iters := range []int{1, 3} {
+		r, err := Fit(context.Background(), g, lats, Settings{Method: Pathfinder, Seed: 1, MaxIter: iters, PSISDraws: 100})
+		if err != nil {
+			t.Fatalf("MaxIter %d: %v", iters, err)
+		}
+		pf := r.Pathfinder
+		if pf.Iterates != iters || pf.Scored != iters || r.Converged || len(r.Trace) == 0 || r.Trace[len(r.Trace)-1].Iter != iters {
+			t.Errorf("MaxIter %d: path %+v, converged %v, trace %+v: want %d iterates, each scored", iters, pf, r.Converged, r.Trace, iters)
+		}
+	}
+}
