@@ -1065,6 +1065,25 @@ func (e *engine) paretoKFrom(N int) (k, relESS float64) {
 	return ParetoDiagnostics(lw)
 }
 
+// finalEstimateCtx is finalEstimate for a fit that ctx may cancel while
+// its draws are evaluated. The CLI's stop flag fails every log joint after
+// the cancel, so the ELBO and k̂ would be of the draws before it alone,
+// not q's: r is then marked interrupted, its ELBO and standard error
+// restored to what they were before the estimate, k̂ not estimated, and
+// the estimate's warnings dropped. It reports whether the estimate stands.
+func (e *engine) finalEstimateCtx(ctx context.Context, r *Result) bool {
+	elbo, se, nw := r.ELBO, r.ELBOSE, len(r.Warnings)
+	e.finalEstimate(r)
+	if ctx.Err() == nil {
+		return true
+	}
+	r.Interrupted = true
+	r.Warnings = r.Warnings[:nw]
+	r.ELBO, r.ELBOSE = elbo, se
+	r.ParetoK, r.ParetoRelESS, r.ParetoKDraws = math.NaN(), math.NaN(), 0
+	return false
+}
+
 // finalEstimate sets r's ELBO and its Pareto k̂ of p/q from the final
 // stream's Settings.PSISDraws draws of q (more where k̂ is near 0.7:
 // paretoKFrom).
@@ -1454,7 +1473,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		r.ELBO, r.ELBOSE = last.ELBO, last.SE
 	}
 	if !r.Interrupted && s.PSISDraws > 0 {
-		e.finalEstimate(r)
+		e.finalEstimateCtx(ctx, r)
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {

@@ -267,8 +267,10 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 	if ctx.Err() != nil {
 		return stopAt()
 	}
-	if s.PSISDraws > 0 {
-		e.finalEstimate(r)
+	if s.PSISDraws > 0 && !e.finalEstimateCtx(ctx, r) {
+		r.Factors, r.Groups = e.factors(), e.groups()
+		r.Seconds = time.Since(start).Seconds()
+		return r, nil
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" { // the CLI's "the fit failed" refers to it

@@ -597,20 +597,10 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 			r.warn("Pathfinder: L-BFGS %s and its last iterate's normal is the best: the path may not have reached the posterior (raise --iter)", why)
 		}
 	}
-	if s.PSISDraws > 0 {
-		nw := len(r.Warnings)
-		e.finalEstimate(r)
-		if ctx.Err() != nil {
-			// cancelled during the final draws: the stop flag failed those
-			// after it, so the ELBO and k̂ would be of the draws before it
-			// alone, not q's; q itself is whole
-			r.Interrupted = true
-			r.Warnings = r.Warnings[:nw]
-			r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws = math.NaN(), math.NaN(), math.NaN(), math.NaN(), 0
-			r.Factors, r.Groups = e.factors(), e.groups()
-			r.Seconds = time.Since(start).Seconds()
-			return r, nil
-		}
+	if s.PSISDraws > 0 && !e.finalEstimateCtx(ctx, r) { // q itself is whole
+		r.Factors, r.Groups = e.factors(), e.groups()
+		r.Seconds = time.Since(start).Seconds()
+		return r, nil
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {

@@ -633,3 +633,35 @@ func TestPathfinderIterates(t *testing.T) {
 		}
 	}
 }
+
+// SGVB and Laplace fits cancelled during their final estimate are marked
+// interrupted as Pathfinder's (finalEstimateCtx): no k̂ from the draws
+// before the cancel, q as uncancelled; SGVB keeps the ELBO of its last
+// evaluation.
+func TestInterruptedFinalEstimate(t *testing.T) {
+	lats := []Latent{{Name: "x", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real}}
+	for _, m := range []Method{SGVB, Laplace} {
+		s := Settings{Method: m, Seed: 1, Workers: 1, PSISDraws: 200}
+		calls := 0
+		whole, err := Fit(context.Background(), pfCountingTarget{calls: &calls}, lats, s)
+		if err != nil || whole.Interrupted || math.IsNaN(whole.ParetoK) {
+			t.Fatalf("%v uncancelled: err %v, interrupted %v, k̂ %v", m, err, whole.Interrupted, whole.ParetoK)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		n := 0
+		r, err := Fit(ctx, pfCountingTarget{calls: &n, at: calls - 10, cancel: cancel}, lats, s) // 10 draws before the end
+		cancel()
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		if !r.Interrupted || !math.IsNaN(r.ParetoK) || r.ParetoKDraws != 0 {
+			t.Errorf("%v: interrupted %v, k̂ %v from %d draws: want interrupted without k̂", m, r.Interrupted, r.ParetoK, r.ParetoKDraws)
+		}
+		if m == SGVB && !finite(r.ELBO) {
+			t.Errorf("SGVB: ELBO %v: want the last evaluation's", r.ELBO)
+		}
+		if !reflect.DeepEqual(r.Factors, whole.Factors) {
+			t.Errorf("%v: q differs from the uncancelled fit's", m)
+		}
+	}
+}
