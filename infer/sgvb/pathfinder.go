@@ -51,7 +51,7 @@ type PathfinderPath struct {
 	Iterates   int     // the L-BFGS iterations run (the path has Iterates+1 points)
 	Scored     int     // the iterates whose normal's ELBO was estimated
 	ELBO, SE   float64 // the chosen normal's ELBO estimate and its standard error
-	Converged  bool    // L-BFGS converged (else it hit MaxIter or stopped on a non-finite point)
+	Converged  bool    // L-BFGS converged (else it hit MaxIter, stopped on a non-finite point, or its line search failed away from the mode)
 	StartTries int     // > 0: the density was not finite at the start, or the start was a stationary point; the try of tryStarts taken instead
 }
 
@@ -486,7 +486,9 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 	sv, yv := make([]float64, n), make([]float64, n)
 	z, ud2, gd := make([]float64, n), make([]float64, n), make([]float64, n)
 	lw := make([]float64, 0, draws)
-	prev := -1 // the last finite iterate
+	prev := -1              // the last finite iterate
+	lastStep := math.Inf(1) // the Newton step from it, in sds of its normal
+
 	for l := range rec.x {
 		if ctx.Err() != nil {
 			break
@@ -513,6 +515,9 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 				nd, ok = newBFGSNormal(mu, alpha, beta, gamma)
 			} else {
 				ok = false
+			}
+			if ok && l == len(rec.x)-1 {
+				lastStep = newtonSDs(x, mu, covDiag(alpha, beta, gamma))
 			}
 		}
 		info.Scored++
@@ -584,6 +589,13 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 		r.Seconds = time.Since(start).Seconds()
 		return r, nil
 	}
+	if info.Converged && lbfgsErr != nil && !(lastStep <= laplaceModeTol) {
+		// gonum ends a run whose line search fails without error status:
+		// at the mode (rounding leaves no step that gains) that is
+		// convergence, and there the Newton step from the last iterate
+		// is nil; elsewhere it is not (Laplace's test of the mode)
+		info.Converged = false
+	}
 	r.Converged = info.Converged
 	if !info.Converged {
 		why := fmt.Sprintf("did not converge in %d iterations", info.Iterates)
@@ -629,6 +641,34 @@ func newtonMean(x, g, alpha []float64, beta, gamma *mat.Dense) []float64 {
 		mu[i] = x[i] - mu[i] - alpha[i]*g[i]
 	}
 	return mu
+}
+
+// covDiag returns the diagonal of diag(α) + βγβᵀ, in O(nm²).
+func covDiag(alpha []float64, beta, gamma *mat.Dense) []float64 {
+	d := append([]float64(nil), alpha...)
+	if beta == nil {
+		return d
+	}
+	var bg mat.Dense
+	bg.Mul(beta, gamma)
+	for i := range d {
+		d[i] += floats.Dot(bg.RawRowView(i), beta.RawRowView(i))
+	}
+	return d
+}
+
+// newtonSDs returns the largest |μ_i − x_i| / √v_i: the Newton step from
+// x to μ in sds of the normal of variances v (+Inf where a variance is not
+// positive).
+func newtonSDs(x, mu, v []float64) float64 {
+	worst := 0.0
+	for i := range x {
+		if !(v[i] > 0) {
+			return math.Inf(1)
+		}
+		worst = math.Max(worst, math.Abs(mu[i]-x[i])/math.Sqrt(v[i]))
+	}
+	return worst
 }
 
 // meanSE returns the mean of v and its standard error (NaN for one value).

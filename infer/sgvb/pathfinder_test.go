@@ -665,3 +665,40 @@ func TestInterruptedFinalEstimate(t *testing.T) {
 		}
 	}
 }
+
+// coarse is a correlated normal, precision [[1, 0.9], [0.9, 1]] about
+// (5, −3), whose log density carries a ripple of amplitude 0.5 that its
+// gradient leaves out, as an inexact density (an ODE solver's, a
+// numerical integral's) can: L-BFGS's line search fails after one step
+// (gonum's "no change in location"), about 0.8 sd short of the mode.
+type coarse struct{}
+
+func (coarse) LogJoint(z, grad []float64) (float64, error) {
+	a, b := z[0]-5, z[1]+3
+	grad[0], grad[1] = -(a + 0.9*b), -(0.9*a + b)
+	return -(a*a+1.8*a*b+b*b)/2 + 0.5*math.Sin(1000*(z[0]+z[1])), nil
+}
+
+func (coarse) Clone() Target { return coarse{} }
+
+// A path whose line search fails short of the mode is not converged: the
+// Newton step from its last iterate is above laplaceModeTol sds (gonum
+// ends such a run as it ends one at the mode, where rounding leaves no
+// step that gains).
+func TestPathfinderLineSearchShort(t *testing.T) {
+	lats := []Latent{{Name: "x", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real}}
+	r, err := Fit(context.Background(), coarse{}, lats, Settings{Method: Pathfinder, Seed: 1, PSISDraws: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := r.Trace[len(r.Trace)-1]
+	t.Logf("%d iterates, converged %v, last iterate %d", r.Pathfinder.Iterates, r.Pathfinder.Converged, last.Iter)
+	if r.Converged || r.Pathfinder.Converged {
+		t.Errorf("converged %v (path %v): want a failed line search short of the mode not to count", r.Converged, r.Pathfinder.Converged)
+	}
+	// and one at the mode does: the exact N((3, −2), I)
+	r, err = Fit(context.Background(), pfCountingTarget{calls: new(int)}, lats, Settings{Method: Pathfinder, Seed: 1, PSISDraws: 100})
+	if err != nil || !r.Converged {
+		t.Errorf("N((3, −2), I): err %v, converged %v: want converged", err, r.Converged)
+	}
+}
