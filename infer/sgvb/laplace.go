@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
@@ -124,86 +122,18 @@ func laplaceSettings(latents []Latent, s Settings) (Settings, error) {
 // as SGVB's. Its Trace is L-BFGS's, the log density per iteration.
 func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 	s := e.s
-	start := time.Now()
-	r := &Result{Method: Laplace, Dim: e.dim, ParetoK: math.NaN(), ParetoRelESS: math.NaN(), ELBO: math.NaN(), ELBOSE: math.NaN()}
-	if len(e.blocks) != 1 || e.blocks[0].fam != FamilyFullRank {
-		panic("sgvb: a Laplace fit needs one full-rank block")
-	}
-	b := &e.blocks[0]
-	n := b.n
-	ud, err := NewUnconstrained(e.target, e.latents)
+	f, u, err := e.newJointNormalFit(ctx, Laplace)
 	if err != nil {
 		return nil, err
 	}
-	if ud.Dim() != n {
-		panic("sgvb: Laplace: the unconstrained coordinates are not the block's")
-	}
-	th := e.theta[b.poff : b.poff+b.np()]
-	u := append([]float64(nil), th[:n]...)
-
-	var lastErr error
-	cacheX, cacheG := make([]float64, n), make([]float64, n)
-	cacheF, cached := 0.0, false
-	bestX, bestF := make([]float64, n), math.Inf(1)
-	eval := func(x []float64) float64 {
-		if cached && floats.Equal(x, cacheX) {
-			return cacheF
-		}
-		copy(cacheX, x)
-		cached = true
-		lp, err := ud.LogDensity(x, cacheG)
-		if err != nil {
-			lastErr = err
-		}
-		if !finite(lp) || !allFinite(cacheG) {
-			if ctx.Err() == nil {
-				r.BadSteps++
-			}
-			cacheF = math.Inf(1)
-			return cacheF
-		}
-		floats.Scale(-1, cacheG)
-		cacheF = -lp
-		if cacheF < bestF {
-			bestF = cacheF
-			copy(bestX, x)
-		}
-		return cacheF
-	}
-	// stopAt ends an interrupted fit: as MAP's, q is centred at the best
-	// point evaluated (the start's covariance kept, there being no
-	// Hessian yet), or is the start before any point was finite.
-	stopAt := func() (*Result, error) {
-		r.Interrupted = true
-		if !math.IsInf(bestF, 1) {
-			copy(th[:n], bestX)
-		}
-		r.Factors, r.Groups = e.factors(), e.groups()
-		r.Seconds = time.Since(start).Seconds()
-		return r, nil
-	}
-	if math.IsInf(eval(u), 1) {
-		if ctx.Err() != nil {
-			return stopAt()
-		}
-		firstErr := lastErr
-		try := tryStarts(s.Seed, u, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
-		if ctx.Err() != nil {
-			return stopAt()
-		}
-		if try == 0 {
-			if firstErr == nil {
-				firstErr = errNonFinite(0, 1)
-			}
-			return nil, fmt.Errorf("Laplace: the log density is not finite at the start nor at %d points moved by U(−2, 2) around it: %w", MAPStartTries, firstErr)
-		}
-		r.warn("Laplace: the log density is not finite at the default start; started from a point moved by U(−2, 2) per coordinate (try %d)", try)
+	r, start, obj := f.r, f.start, f.obj
+	if _, stop, err := f.finiteStart(u, "Laplace"); stop {
+		return f.stopAt()
+	} else if err != nil {
+		return nil, err
 	}
 	rec := &mapRecorder{start: start, last: start, r: r, progress: s.Progress}
-	problem := lbfgsProblem(ctx, eval, func(grad, x []float64) {
-		eval(x)
-		copy(grad, cacheG)
-	})
+	problem := lbfgsProblem(ctx, obj.eval, obj.grad)
 	settings := lbfgsSettings(s.MaxIter, rec)
 	res, lbfgsErr := optimize.Minimize(problem, u, settings, &optimize.LBFGS{})
 	if res == nil {
@@ -211,7 +141,7 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 	}
 	r.Iterations = res.Stats.MajorIterations
 	if res.Status == statusInterrupted || ctx.Err() != nil {
-		return stopAt()
+		return f.stopAt()
 	}
 	if res.Status != optimize.IterationLimit && allFinite(res.X) {
 		// as MAP: a symmetric start (a mixture's components) stops L-BFGS
@@ -219,19 +149,19 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 		settings.Recorder = nil
 		res, _ = e.escapeSaddle(ctx, r, start, problem, settings, res)
 		if ctx.Err() != nil {
-			return stopAt()
+			return f.stopAt()
 		}
 	}
 	copy(u, res.X)
-	if !allFinite(u) || !(res.F <= bestF) {
-		copy(u, bestX)
+	if !allFinite(u) || !(res.F <= obj.bestF) {
+		copy(u, obj.bestX)
 	}
-	if math.IsInf(bestF, 1) {
+	if math.IsInf(obj.bestF, 1) {
 		return nil, errors.New("Laplace: L-BFGS found no point with a finite log density")
 	}
-	H, err := e.laplaceHessian(ctx, ud, u)
+	H, err := e.laplaceHessian(ctx, obj.ud, u)
 	if ctx.Err() != nil {
-		return stopAt()
+		return f.stopAt()
 	}
 	if err != nil {
 		return nil, err
@@ -244,7 +174,7 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 	// more than rounding: the test of the mode is the Newton step
 	// Σ∇ log p from where it stopped, at most laplaceModeTol sds of q in
 	// every coordinate.
-	step, worst := e.newtonStep(ud, u, L)
+	step, worst := e.newtonStep(obj.ud, u, L)
 	r.Converged = step <= laplaceModeTol
 	if !r.Converged {
 		why := fmt.Sprintf("stopped at iteration %d", res.Stats.MajorIterations)
@@ -255,33 +185,11 @@ func (e *engine) fitLaplace(ctx context.Context) (*Result, error) {
 		}
 		r.warn("Laplace: L-BFGS %s, not at the mode: a Newton step from there moves %s by %.3g sds of q; the normal is centred where it stopped", why, worst, step)
 	}
-	p := make([][]float64, n+1)
-	p[0] = u
-	for j := range n {
-		p[1+j] = make([]float64, n)
-		for i := j; i < n; i++ {
-			p[1+j][i] = L.At(i, j)
-		}
-	}
-	b.thetaFrom(p, th)
+	f.setQ(u, L)
 	if ctx.Err() != nil {
-		return stopAt()
+		return f.stopAt()
 	}
-	if s.PSISDraws > 0 && !e.finalEstimateCtx(ctx, r) {
-		r.Factors, r.Groups = e.factors(), e.groups()
-		r.Seconds = time.Since(start).Seconds()
-		return r, nil
-	}
-	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
-	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" { // the CLI's "the fit failed" refers to it
-		r.Warnings = append(r.Warnings, w)
-	}
-	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" {
-		r.Warnings = append(r.Warnings, w)
-	}
-	r.Factors, r.Groups = e.factors(), e.groups()
-	r.Seconds = time.Since(start).Seconds()
-	return r, nil
+	return f.finish()
 }
 
 // laplaceModeTol is the largest Newton step, in sds of q, at which a

@@ -309,6 +309,12 @@ func (p *pfRecorder) Record(loc *optimize.Location, op optimize.Operation, st *o
 	if k := len(p.x); k > 0 && floats.Equal(loc.X, p.x[k-1]) {
 		return nil // gonum reports the start as an iteration: it is x_0
 	}
+	p.add(loc)
+	return p.inner.Record(loc, op, st)
+}
+
+// add appends loc to the path, with its gradient.
+func (p *pfRecorder) add(loc *optimize.Location) {
 	g := make([]float64, len(loc.X))
 	if loc.Gradient != nil {
 		copy(g, loc.Gradient)
@@ -318,7 +324,6 @@ func (p *pfRecorder) Record(loc *optimize.Location, op optimize.Operation, st *o
 	p.x = append(p.x, append([]float64(nil), loc.X...))
 	p.g = append(p.g, g)
 	p.f = append(p.f, loc.F)
-	return p.inner.Record(loc, op, st)
 }
 
 // last adds loc, where L-BFGS ended, to the path: gonum does not record
@@ -328,15 +333,7 @@ func (p *pfRecorder) last(loc *optimize.Location) {
 	if len(loc.X) == 0 || !finite(loc.F) || floats.Equal(loc.X, p.x[len(p.x)-1]) {
 		return
 	}
-	g := make([]float64, len(loc.X))
-	if loc.Gradient != nil {
-		copy(g, loc.Gradient)
-	} else {
-		p.grad(g, loc.X)
-	}
-	p.x = append(p.x, append([]float64(nil), loc.X...))
-	p.g = append(p.g, g)
-	p.f = append(p.f, loc.F)
+	p.add(loc)
 }
 
 // fitPathfinder runs Pathfinder's single path from q's start (the default
@@ -344,85 +341,19 @@ func (p *pfRecorder) last(loc *optimize.Location) {
 // the ELBO estimate of each scored iterate's normal.
 func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 	s := e.s
-	start := time.Now()
-	r := &Result{Method: Pathfinder, Dim: e.dim, ParetoK: math.NaN(), ParetoRelESS: math.NaN(), ELBO: math.NaN(), ELBOSE: math.NaN()}
-	if len(e.blocks) != 1 || e.blocks[0].fam != FamilyFullRank {
-		panic("sgvb: a Pathfinder fit needs one full-rank block")
-	}
-	b := &e.blocks[0]
-	n := b.n
-	ud, err := NewUnconstrained(e.target, e.latents)
+	f, u, err := e.newJointNormalFit(ctx, Pathfinder)
 	if err != nil {
 		return nil, err
 	}
-	if ud.Dim() != n {
-		panic("sgvb: Pathfinder: the unconstrained coordinates are not the block's")
-	}
-	th := e.theta[b.poff : b.poff+b.np()]
-	u := append([]float64(nil), th[:n]...)
+	r, start, obj, n := f.r, f.start, f.obj, f.n
+	eval, grad, ud := obj.eval, obj.grad, obj.ud
 	info := &PathfinderPath{ELBO: math.NaN(), SE: math.NaN()}
 	r.Pathfinder = info
-
-	var lastErr error
-	cacheX, cacheG := make([]float64, n), make([]float64, n)
-	cacheF, cached := 0.0, false
-	bestX, bestF := make([]float64, n), math.Inf(1)
-	eval := func(x []float64) float64 {
-		if cached && floats.Equal(x, cacheX) {
-			return cacheF
-		}
-		copy(cacheX, x)
-		cached = true
-		lp, err := ud.LogDensity(x, cacheG)
-		if err != nil {
-			lastErr = err
-		}
-		if !finite(lp) || !allFinite(cacheG) {
-			if ctx.Err() == nil {
-				r.BadSteps++
-			}
-			cacheF = math.Inf(1)
-			return cacheF
-		}
-		floats.Scale(-1, cacheG)
-		cacheF = -lp
-		if cacheF < bestF {
-			bestF = cacheF
-			copy(bestX, x)
-		}
-		return cacheF
-	}
-	grad := func(g, x []float64) {
-		eval(x)
-		copy(g, cacheG)
-	}
-	// stopAt ends an interrupted fit as Laplace's: q centred at the best
-	// point evaluated with the start's covariance.
-	stopAt := func() (*Result, error) {
-		r.Interrupted = true
-		if !math.IsInf(bestF, 1) {
-			copy(th[:n], bestX)
-		}
-		r.Factors, r.Groups = e.factors(), e.groups()
-		r.Seconds = time.Since(start).Seconds()
-		return r, nil
-	}
-	if math.IsInf(eval(u), 1) {
-		if ctx.Err() != nil {
-			return stopAt()
-		}
-		firstErr := lastErr
-		info.StartTries = tryStarts(s.Seed, u, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
-		if ctx.Err() != nil {
-			return stopAt()
-		}
-		if info.StartTries == 0 {
-			if firstErr == nil {
-				firstErr = errNonFinite(0, 1)
-			}
-			return nil, fmt.Errorf("Pathfinder: the log density is not finite at the start nor at %d points moved by U(−2, 2) around it: %w", MAPStartTries, firstErr)
-		}
-		r.warn("Pathfinder: the log density is not finite at the default start; started from a point moved by U(−2, 2) per coordinate (try %d)", info.StartTries)
+	var stop bool
+	if info.StartTries, stop, err = f.finiteStart(u, "Pathfinder"); stop {
+		return f.stopAt()
+	} else if err != nil {
+		return nil, err
 	}
 	rec := &pfRecorder{inner: &mapRecorder{start: start, last: start, r: r, progress: s.Progress}, grad: grad}
 	problem := lbfgsProblem(ctx, eval, grad)
@@ -455,7 +386,7 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 		}
 		tries := tryStarts(s.Seed, u, func(x []float64) bool { return ctx.Err() != nil || !math.IsInf(eval(x), 1) })
 		if ctx.Err() != nil {
-			return stopAt()
+			return f.stopAt()
 		}
 		if tries > 0 {
 			info.StartTries = tries
@@ -469,7 +400,7 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 	r.Iterations = len(rec.x) - 1
 	info.Iterates = r.Iterations
 	if res.Status == statusInterrupted || ctx.Err() != nil {
-		return stopAt()
+		return f.stopAt()
 	}
 	info.Converged = res.Status != optimize.IterationLimit && allFinite(res.X)
 	r.Trace = nil // the L-BFGS objective's; the ELBO estimates' instead
@@ -556,14 +487,14 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 	}
 	if best.nd == nil {
 		if ctx.Err() != nil {
-			return stopAt()
+			return f.stopAt()
 		}
 		what := "not positive definite or no finite draw of its normal"
 		if info.Scored == 0 {
 			what = "no iterate to score: L-BFGS took no step from the start"
 		}
-		if lastErr != nil && info.Scored > 0 {
-			return nil, fmt.Errorf("Pathfinder: no normal along the L-BFGS path (%d iterations) had a finite ELBO estimate (%s): %w", info.Iterates, what, lastErr)
+		if obj.lastErr != nil && info.Scored > 0 {
+			return nil, fmt.Errorf("Pathfinder: no normal along the L-BFGS path (%d iterations) had a finite ELBO estimate (%s): %w", info.Iterates, what, obj.lastErr)
 		}
 		return nil, fmt.Errorf("Pathfinder: no normal along the L-BFGS path (%d iterations) had a finite ELBO estimate (%s)", info.Iterates, what)
 	}
@@ -574,20 +505,10 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 	}
 	var L mat.TriDense
 	ch.LTo(&L)
-	p := make([][]float64, n+1)
-	p[0] = best.nd.mu
-	for j := range n {
-		p[1+j] = make([]float64, n)
-		for i := j; i < n; i++ {
-			p[1+j][i] = L.At(i, j)
-		}
-	}
-	b.thetaFrom(p, th)
-	if ctx.Err() != nil {
+	f.setQ(best.nd.mu, &L)
+	if ctx.Err() != nil { // q is the chosen normal, whole
 		r.Interrupted = true
-		r.Factors, r.Groups = e.factors(), e.groups()
-		r.Seconds = time.Since(start).Seconds()
-		return r, nil
+		return f.done()
 	}
 	if info.Converged && lbfgsErr != nil && !(lastStep <= laplaceModeTol) {
 		// gonum ends a run whose line search fails without error status:
@@ -609,21 +530,7 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 			r.warn("Pathfinder: L-BFGS %s and its last iterate's normal is the best: the path may not have reached the posterior (raise --iter)", why)
 		}
 	}
-	if s.PSISDraws > 0 && !e.finalEstimateCtx(ctx, r) { // q itself is whole
-		r.Factors, r.Groups = e.factors(), e.groups()
-		r.Seconds = time.Since(start).Seconds()
-		return r, nil
-	}
-	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
-	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {
-		r.Warnings = append(r.Warnings, w)
-	}
-	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" {
-		r.Warnings = append(r.Warnings, w)
-	}
-	r.Factors, r.Groups = e.factors(), e.groups()
-	r.Seconds = time.Since(start).Seconds()
-	return r, nil
+	return f.finish()
 }
 
 // newtonMean returns μ = x + Σ∇log p(x) = x − Σg, g being the gradient
