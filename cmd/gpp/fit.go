@@ -359,27 +359,22 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 			}
 		}
 	}
-	if s.Method == sgvb.Laplace {
+	if jointNormal(s.Method) {
 		// q is one joint normal on the unconstrained coordinates of every
 		// param: no other factors, no SGVB start, the exact log density
-		for _, f := range []struct {
-			on   bool
-			flag string
-		}{{cfg.init == initPath, "--init path"}, {cfg.minibatch != "", "--minibatch"}, {cfg.fullRank != "", "--fullrank"}, {cfg.restarts > 1, "--restarts"}} {
-			if f.on {
-				return fmt.Sprintf("%s is not for --family laplace, whose q is one joint normal over every param at the mode of the exact log density", f.flag)
-			}
+		// (a Pathfinder fit's restarts are its paths; a Laplace fit has
+		// one mode)
+		what := "at the mode of the exact log density"
+		if s.Method == sgvb.Pathfinder {
+			what = "from an L-BFGS path on the exact log density"
 		}
-	}
-	if s.Method == sgvb.Pathfinder {
-		// as Laplace's: one joint normal over every param from L-BFGS on
-		// the exact log density (restarts are its paths)
 		for _, f := range []struct {
 			on   bool
 			flag string
-		}{{cfg.init == initPath, "--init path"}, {cfg.minibatch != "", "--minibatch"}, {cfg.fullRank != "", "--fullrank"}, {cfg.rank != 0, "--rank"}, {cfg.band != 0, "--band"}} {
+		}{{cfg.init == initPath, "--init path"}, {cfg.minibatch != "", "--minibatch"}, {cfg.fullRank != "", "--fullrank"}, {cfg.rank != 0, "--rank"}, {cfg.band != 0, "--band"},
+			{cfg.restarts > 1 && s.Method == sgvb.Laplace, "--restarts"}} {
 			if f.on {
-				return fmt.Sprintf("%s is not for --family pathfinder, whose q is one joint normal over every param from an L-BFGS path on the exact log density", f.flag)
+				return fmt.Sprintf("%s is not for --family %s, whose q is one joint normal over every param %s", f.flag, s.Method, what)
 			}
 		}
 	}
@@ -506,8 +501,12 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 	if cfg.restarts > 1 && cfg.outputDraws < 2*cfg.restarts {
 		// The draws are dealt to the restarts in turn; R̂ compares their
 		// spreads, and a restart with one draw has none.
-		return fmt.Sprintf("--output-draws %d is too few for --restarts %d: R̂ needs at least 2 draws from each restart (--output-draws %d or more)",
-			cfg.outputDraws, cfg.restarts, 2*cfg.restarts)
+		paths := ""
+		if !set["restarts"] { // pathfinder's default paths, not the user's --restarts
+			paths = fmt.Sprintf("; --family %s runs %d paths unless --restarts says otherwise", s.Method, cfg.restarts)
+		}
+		return fmt.Sprintf("--output-draws %d is too few for --restarts %d: R̂ needs at least 2 draws from each restart (--output-draws %d or more%s)",
+			cfg.outputDraws, cfg.restarts, 2*cfg.restarts, paths)
 	}
 	if !(cfg.jitter >= 0) || math.IsInf(cfg.jitter, 0) {
 		return fmt.Sprintf("--jitter must be a finite number ≥ 0, got %v", cfg.jitter)
@@ -782,7 +781,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("warning: %s", w)
 	}
 	if ro != nil {
-		if w := resampleWarning(*ro, cfg.fullRank); w != "" {
+		if w := resampleWarning(*ro, jointFlag(cfg)); w != "" {
 			con.note("warning: %s", w)
 		}
 	}
@@ -1317,7 +1316,7 @@ func fullRankElems(lat *compile.Latent) int {
 // with a note. Errors about a param are positioned at its
 // declaration.
 func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err error) {
-	if s.Method == sgvb.Laplace || s.Method == sgvb.Pathfinder {
+	if jointNormal(s.Method) {
 		return nil, checkLaplace(m, s.Method)
 	}
 	if _, all := s.Families["all"]; all && len(s.Families) == 1 && len(s.FullRankGroups) == 0 && latentNamed(m, "all") == nil {
@@ -1424,6 +1423,13 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 	return nil, nil
 }
 
+// jointNormal reports whether method's q is one joint normal over every
+// param from L-BFGS on the exact log density (Laplace and Pathfinder):
+// SGVB's factor flags do not apply to it, and --fullrank cannot improve it.
+func jointNormal(method sgvb.Method) bool {
+	return method == sgvb.Laplace || method == sgvb.Pathfinder
+}
+
 // checkLaplace checks that every param of m can take part in the joint
 // normal of a Laplace or Pathfinder fit (method), an error positioned at
 // the declaration of one that cannot, and that they have at most
@@ -1440,11 +1446,12 @@ func checkLaplace(m *compile.Model, method sgvb.Method) error {
 		}
 		n += fullRankElems(&lat)
 	}
-	if n > sgvb.MaxLaplace && method == sgvb.Pathfinder {
-		return fmt.Errorf("--family pathfinder: the model has %d unconstrained coordinates; a Pathfinder fit takes at most %d (its q is a dense normal, its factor O(n³)): fit it by SGVB, the default", n, sgvb.MaxLaplace)
-	}
 	if n > sgvb.MaxLaplace {
-		return fmt.Errorf("--family laplace: the model has %d unconstrained coordinates; the Laplace approximation takes at most %d (its Hessian costs 2 gradients a coordinate and its Cholesky factor O(n³)): fit it by SGVB, the default", n, sgvb.MaxLaplace)
+		what := "the Laplace approximation takes at most %d (its Hessian costs 2 gradients a coordinate and its Cholesky factor O(n³))"
+		if method == sgvb.Pathfinder {
+			what = "a Pathfinder fit takes at most %d (its q is a dense normal, its factor O(n³))"
+		}
+		return fmt.Errorf("--family %s: the model has %d unconstrained coordinates; "+what+": fit it by SGVB, the default", method, n, sgvb.MaxLaplace)
 	}
 	return nil
 }

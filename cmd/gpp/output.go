@@ -647,9 +647,10 @@ func partsFamily(f *sgvb.Factor) string {
 }
 
 // reportVariables lists the latents and then the outputs of a model. The
-// family a summary shows is the factor's, except for a Laplace fit, whose
-// one joint full-rank factor (as fit.json keeps it, for --init, predict
-// and --against) is shown as "laplace", the method, as MAP's is "point".
+// family a summary shows is the factor's, except for a Laplace or
+// Pathfinder fit, whose one joint full-rank factor (as fit.json keeps it,
+// for --init, predict and --against) is shown as the method, "laplace" or
+// "pathfinder", as MAP's is "point".
 func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 	var vars []variable
 	ncol := 0
@@ -657,10 +658,8 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 		f := &r.Factors[i]
 		family := f.Family.String()
 		switch {
-		case r.Method == sgvb.Laplace:
-			family = "laplace"
-		case r.Method == sgvb.Pathfinder:
-			family = "pathfinder"
+		case jointNormal(r.Method):
+			family = r.Method.String()
 		case f.Family == sgvb.FamilyOrdered:
 			family = partsFamily(f)
 		}
@@ -1868,6 +1867,7 @@ func newFitFile(h drawsHeader) *fitFile {
 	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = jsonFloat(m.ELBO), jsonFloat(m.ELBOSE), jsonFloat(m.ParetoK), m.ParetoReading
 	ff.ParetoKDraws, ff.ParetoRelESS = m.ParetoKDraws, jsonFloat(m.ParetoRelESS)
 	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks, ff.AveragedIterates = 0, true, m.Interrupted, 0, 0, 0
+	ff.PathfinderIterate, ff.PathfinderIterates = nil, nil // each path's own, in its restart's entry
 	ff.Seconds, ff.Warnings = jsonFloat(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
 	for i, rc := range m.Components {
 		ff.Iterations = max(ff.Iterations, rc.Iterations)

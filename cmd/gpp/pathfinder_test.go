@@ -106,6 +106,19 @@ func TestFitPathfinderPaths(t *testing.T) {
 	if rs, _ := ff["restarts"].([]any); len(rs) != 4 || ff["psis_resample"] == nil {
 		t.Errorf("fit.json: restarts %v, psis_resample %v", ff["restarts"], ff["psis_resample"])
 	}
+	// the mixture's q is no one path's iterate: each path names its own
+	if _, ok := ff["pathfinder_iterate"]; ok {
+		t.Errorf("fit.json: the mixture has pathfinder_iterate %v", ff["pathfinder_iterate"])
+	}
+	if rs, _ := ff["restarts"].([]any); len(rs) > 0 {
+		if it, _ := rs[0].(map[string]any)["pathfinder_iterate"].(float64); !(it >= 1) {
+			t.Errorf("fit.json: restart 0 lacks its pathfinder_iterate: %v", rs[0])
+		}
+	}
+	// too few draws for the default paths says where the 4 came from
+	if code, _, stderr := runSafe(t, "fit", model, data, "--family", "pathfinder", "--output-draws", "5", "--out", filepath.Join(t.TempDir(), "few")); code != 2 || !strings.Contains(stderr, "--family pathfinder runs 4 paths unless --restarts says otherwise") {
+		t.Errorf("--output-draws 5: exit %d: %s", code, stderr)
+	}
 	comments, _, _ := readStanCSV(t, filepath.Join(out, "draws.csv"))
 	if !containsLine(comments, "#     num_paths = 4") || !containsLine(comments, "#     psis_resample = 1") {
 		t.Error("draws.csv lacks num_paths = 4 and psis_resample = 1")

@@ -746,12 +746,12 @@ func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
 				notes = append(notes, fmt.Sprintf("%s: the marginals of one arrowhead factor with the chain %s (--fullrank %s --band %d)", strings.Join(g.Names[1:], ", "), g.Names[0], strings.Join(g.Names, "+"), g.Band))
 				break
 			}
-			if shown[n] && res.Method == sgvb.Laplace { // not a --fullrank fit, which laplace refuses
-				notes = append(notes, fmt.Sprintf("%s: one joint normal N(mode, (-H)^-1), the Laplace approximation (--family laplace)", strings.Join(g.Names, ", ")))
-				break
-			}
-			if shown[n] && res.Method == sgvb.Pathfinder {
-				notes = append(notes, fmt.Sprintf("%s: one joint normal from an L-BFGS path, Pathfinder's (--family pathfinder)", strings.Join(g.Names, ", ")))
+			if shown[n] && jointNormal(res.Method) { // not a --fullrank fit, which laplace and pathfinder refuse
+				what := "N(mode, (-H)^-1), the Laplace approximation"
+				if res.Method == sgvb.Pathfinder {
+					what = "from an L-BFGS path, Pathfinder's"
+				}
+				notes = append(notes, fmt.Sprintf("%s: one joint normal %s (--family %s)", strings.Join(g.Names, ", "), what, res.Method))
 				break
 			}
 			if shown[n] {

@@ -118,23 +118,37 @@ func resampleLine(o resampleOutcome, S int) string {
 }
 
 // resampleWarning is the warning of a resampling whose weights are
-// unreliable ("" otherwise); fullRank is the fit's --fullrank, so that a
-// fit already of one joint normal is not told to try it.
-func resampleWarning(o resampleOutcome, fullRank string) string {
+// unreliable ("" otherwise); joint is the flag that made the fit's q one
+// joint normal ("--fullrank all", "--family laplace" or "--family
+// pathfinder"; "" for none: jointFlag), so that such a fit is not told to
+// try --fullrank.
+func resampleWarning(o resampleOutcome, joint string) string {
 	rs := o.rs
 	switch {
 	case math.IsNaN(rs.K):
 		return fmt.Sprintf("--psis-resample: %d of %d draws of q have a non-finite log joint, leaving too few weights to smooth: draws.csv and the summary hold q's own draws, not resampled", rs.Bad, rs.Candidates)
 	case !o.used:
 		try := ": try --fullrank, or a reparameterisation"
-		if strings.TrimSpace(fullRank) == "all" {
-			try = " even as one joint normal (--fullrank all), and its sds are likely too small where the posterior is skewed or heavy-tailed (a hierarchical scale of few groups): try a reparameterisation, or compare with MCMC"
+		if joint != "" {
+			try = " even as one joint normal (" + joint + "), and its sds are likely too small where the posterior is skewed or heavy-tailed (a hierarchical scale of few groups): try a reparameterisation, or compare with MCMC"
 		}
 		return fmt.Sprintf("--psis-resample: Pareto k̂ = %s > 0.7 and ESS %.0f on %d draws of q: the importance weights p/q are too heavy-tailed to correct q (resampled draws would be copies of a few candidates), so draws.csv and the summary hold q's own draws, not resampled; q misses much of the posterior%s",
 			num3(rs.K), rs.ESS, rs.Candidates, try)
 	case !rs.Reliable():
 		return fmt.Sprintf("--psis-resample: Pareto k̂ = %s > 0.7 on %d draws of q: the importance weights p/q are heavy-tailed, so the resampled draws (ESS %.0f, at least the %d draws; %d distinct) are not reliable either, although they are resampled; compare them with q's own (the fit without --psis-resample)",
 			num3(rs.K), rs.Candidates, rs.ESS, len(rs.Index), o.distinct)
+	}
+	return ""
+}
+
+// jointFlag is the flag of cfg that makes its q one joint normal over
+// every param, for resampleWarning ("" for none).
+func jointFlag(cfg *fitConfig) string {
+	switch {
+	case jointNormal(cfg.settings.Method):
+		return "--family " + cfg.settings.Method.String()
+	case strings.TrimSpace(cfg.fullRank) == "all":
+		return "--fullrank all"
 	}
 	return ""
 }

@@ -363,18 +363,27 @@ func TestPSISResampleMissing(t *testing.T) {
 
 // TestResampleWarningFullRank: a resampling refused for heavy-tailed
 // weights tells a mean-field fit to try --fullrank, and a fit already of
-// --fullrank all not to (the BUGS Dyes model, whose between-batch sd of
-// six batches no joint normal follows, was told to try it).
+// one joint normal (--fullrank all, --family laplace or pathfinder, which
+// refuse --fullrank) not to (the BUGS Dyes model, whose between-batch sd
+// of six batches no joint normal follows, was told to try it).
 func TestResampleWarningFullRank(t *testing.T) {
 	o := resampleOutcome{rs: &sgvb.Resampling{K: 0.82, ESS: 279, Candidates: 10000}}
-	if w := resampleWarning(o, ""); !strings.Contains(w, "try --fullrank") {
+	warning := func(fullRank string, method sgvb.Method) string {
+		return resampleWarning(o, jointFlag(&fitConfig{fullRank: fullRank, settings: sgvb.Settings{Method: method}}))
+	}
+	if w := warning("", sgvb.SGVB); !strings.Contains(w, "try --fullrank") {
 		t.Errorf("mean-field: %q lacks the --fullrank hint", w)
 	}
-	w := resampleWarning(o, "all")
+	w := warning("all", sgvb.SGVB)
 	if strings.Contains(w, "try --fullrank") || !strings.Contains(w, "even as one joint normal (--fullrank all)") {
 		t.Errorf("--fullrank all: %q", w)
 	}
-	if w := resampleWarning(o, "alpha+beta"); !strings.Contains(w, "try --fullrank") {
+	for _, m := range []sgvb.Method{sgvb.Laplace, sgvb.Pathfinder} {
+		if w := warning("", m); strings.Contains(w, "try --fullrank") || !strings.Contains(w, "even as one joint normal (--family "+m.String()+")") {
+			t.Errorf("--family %s: %q", m, w)
+		}
+	}
+	if w := warning("alpha+beta", sgvb.SGVB); !strings.Contains(w, "try --fullrank") {
 		t.Errorf("--fullrank of a group: %q lacks the hint (all may join more)", w)
 	}
 }
