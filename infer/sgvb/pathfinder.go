@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -278,11 +280,14 @@ func (nd *bfgsNormal) draw(u, z []float64) float64 {
 	n := len(z)
 	copy(u, z)
 	if nd.q != nil {
-		w, v := mat.NewVecDense(len(nd.w), nd.w), mat.NewVecDense(len(nd.v), nd.v)
-		w.MulVec(nd.q.T(), mat.NewVecDense(n, z))
-		v.MulVec(nd.lt, w)
-		uv := mat.NewVecDense(n, u)
-		uv.MulVec(nd.q, v)
+		// u = z + Q(L̃ − I)Qᵀz by the BLAS calls VecDense.MulVec makes,
+		// without its per-call allocations (25 draws an iterate)
+		k := len(nd.w)
+		w, v := blas64.Vector{N: k, Inc: 1, Data: nd.w}, blas64.Vector{N: k, Inc: 1, Data: nd.v}
+		blas64.Gemv(blas.Trans, 1, nd.q.RawMatrix(), blas64.Vector{N: n, Inc: 1, Data: z}, 0, w)
+		copy(nd.v, nd.w)
+		blas64.Trmv(blas.NoTrans, nd.lt.RawTriangular(), v)
+		blas64.Gemv(blas.NoTrans, 1, nd.q.RawMatrix(), v, 0, blas64.Vector{N: n, Inc: 1, Data: u})
 		floats.Add(u, z)
 	}
 	for i := range u {
@@ -408,14 +413,14 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 	draws := s.PathfinderDraws
 	hist := newBFGSHistory(n, s.PathfinderHistory)
 	best := struct {
-		nd            *bfgsNormal
-		beta, gamma   *mat.Dense
-		alpha         []float64
-		elbo, se      float64
-		iterate, hits int
+		nd          *bfgsNormal
+		beta, gamma *mat.Dense
+		alpha       []float64
+		elbo, se    float64
+		iterate     int
 	}{elbo: math.Inf(-1)}
 	sv, yv := make([]float64, n), make([]float64, n)
-	z, ud2, gd := make([]float64, n), make([]float64, n), make([]float64, n)
+	z, ud2 := make([]float64, n), make([]float64, n)
 	lw := make([]float64, 0, draws)
 	prev := -1              // the last finite iterate
 	lastStep := math.Inf(1) // the Newton step from it, in sds of its normal
@@ -466,7 +471,7 @@ func (e *engine) fitPathfinder(ctx context.Context) (*Result, error) {
 					z[i] = rng.NormFloat64()
 				}
 				lq := nd.draw(ud2, z)
-				lp, _ := ud.LogDensity(ud2, gd)
+				lp, _ := ud.LogDensityValue(ud2)
 				if !finite(lp) {
 					lw = lw[:0]
 					break

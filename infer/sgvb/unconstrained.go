@@ -210,6 +210,18 @@ func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
 	return lp, nil
 }
 
+// LogDensityValue returns LogDensity's value at u, bit for bit, with its
+// error, and computes no gradient where the Target is a ValueTarget: the
+// work that needs only values (Pathfinder's ELBO draws). No allocation.
+func (d *Unconstrained) LogDensityValue(u []float64) (float64, error) {
+	d.Coords(u, d.x)
+	lp, err := logJointValue(d.t, d.x, d.gx)
+	if err != nil {
+		return lp, err
+	}
+	return d.addLogJac(lp, u), nil
+}
+
 // LogDensityAt returns LogDensity's value at u from the Target's log joint
 // lp at Coords(u), computed elsewhere (gpp's --moment-match evaluates the
 // outputs at its moved draws, and the log joint with them), adding the

@@ -180,3 +180,51 @@ func TestParetoKBand(t *testing.T) {
 	}
 	t.Logf("mixture: k̂ %.3f from 1000 draws, %.3f from 10 000", m1.ParetoK, m2.ParetoK)
 }
+
+// Pathfinder's ELBO draws take values of a ValueTarget, not gradients:
+// its gradients are the L-BFGS path's alone, as many whatever the draws
+// an iterate, and its values are the draws, PathfinderDraws a scored
+// normal. LogDensityValue is LogDensity's value bit for bit.
+func TestPathfinderDrawsTakeValues(t *testing.T) {
+	var grads, values int
+	tg := countingTarget{newGammaPoisson([]float64{3, 1, 4, 1, 5}, 1, 1), &grads, &values}
+	var pathGrads []int
+	for _, draws := range []int{25, 50} {
+		grads, values = 0, 0
+		r, err := Fit(context.Background(), tg, tg.latents(), Settings{Method: Pathfinder, Seed: 2, PSISDraws: -1, Workers: 1, PathfinderDraws: draws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Trace) == 0 || values != draws*len(r.Trace) {
+			t.Errorf("%d draws an iterate: %d values for %d scored normals, want %d", draws, values, len(r.Trace), draws*len(r.Trace))
+		}
+		pathGrads = append(pathGrads, grads)
+	}
+	if pathGrads[0] != pathGrads[1] {
+		t.Errorf("gradients %v with 25 and 50 draws an iterate: the draws took gradients", pathGrads)
+	}
+
+	ud, err := NewUnconstrained(tg, tg.latents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newRegressionP(40, 3)
+	udr, err := NewUnconstrained(g, []Latent{{Name: "beta", Offset: 0, Size: 3, Shape: []int{3}, Support: dist.Real}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, d := range []*Unconstrained{ud, udr} {
+		u, grad := make([]float64, d.Dim()), make([]float64, d.Dim())
+		for range 20 {
+			for i := range u {
+				u[i] = 4*rng.Float64() - 2
+			}
+			want, errG := d.LogDensity(u, grad)
+			got, errV := d.LogDensityValue(u)
+			if math.Float64bits(got) != math.Float64bits(want) || (errG == nil) != (errV == nil) {
+				t.Fatalf("u %v: LogDensityValue %v (%v), LogDensity %v (%v)", u, got, errV, want, errG)
+			}
+		}
+	}
+}
