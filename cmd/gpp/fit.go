@@ -359,7 +359,7 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 			}
 		}
 	}
-	if jointNormal(s.Method) {
+	if s.Method.JointNormal() {
 		// q is one joint normal on the unconstrained coordinates of every
 		// param: no other factors, no SGVB start, the exact log density
 		// (a Pathfinder fit's restarts are its paths; a Laplace fit has
@@ -1316,7 +1316,7 @@ func fullRankElems(lat *compile.Latent) int {
 // with a note. Errors about a param are positioned at its
 // declaration.
 func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err error) {
-	if jointNormal(s.Method) {
+	if s.Method.JointNormal() {
 		return nil, checkLaplace(m, s.Method)
 	}
 	if _, all := s.Families["all"]; all && len(s.Families) == 1 && len(s.FullRankGroups) == 0 && latentNamed(m, "all") == nil {
@@ -1421,13 +1421,6 @@ func checkFullRank(s *sgvb.Settings, m *compile.Model) (notes []string, err erro
 		}
 	}
 	return nil, nil
-}
-
-// jointNormal reports whether method's q is one joint normal over every
-// param from L-BFGS on the exact log density (Laplace and Pathfinder):
-// SGVB's factor flags do not apply to it, and --fullrank cannot improve it.
-func jointNormal(method sgvb.Method) bool {
-	return method == sgvb.Laplace || method == sgvb.Pathfinder
 }
 
 // checkLaplace checks that every param of m can take part in the joint

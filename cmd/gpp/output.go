@@ -658,7 +658,7 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 		f := &r.Factors[i]
 		family := f.Family.String()
 		switch {
-		case jointNormal(r.Method):
+		case r.Method.JointNormal():
 			family = r.Method.String()
 		case f.Family == sgvb.FamilyOrdered:
 			family = partsFamily(f)

@@ -746,7 +746,7 @@ func fullRankNotes(res *sgvb.Result, factors []sgvb.Factor) []string {
 				notes = append(notes, fmt.Sprintf("%s: the marginals of one arrowhead factor with the chain %s (--fullrank %s --band %d)", strings.Join(g.Names[1:], ", "), g.Names[0], strings.Join(g.Names, "+"), g.Band))
 				break
 			}
-			if shown[n] && jointNormal(res.Method) { // not a --fullrank fit, which laplace and pathfinder refuse
+			if shown[n] && res.Method.JointNormal() { // not a --fullrank fit, which laplace and pathfinder refuse
 				what := "N(mode, (-H)^-1), the Laplace approximation"
 				if res.Method == sgvb.Pathfinder {
 					what = "from an L-BFGS path, Pathfinder's"

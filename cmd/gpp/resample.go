@@ -145,7 +145,7 @@ func resampleWarning(o resampleOutcome, joint string) string {
 // every param, for resampleWarning ("" for none).
 func jointFlag(cfg *fitConfig) string {
 	switch {
-	case jointNormal(cfg.settings.Method):
+	case cfg.settings.Method.JointNormal():
 		return "--family " + cfg.settings.Method.String()
 	case strings.TrimSpace(cfg.fullRank) == "all":
 		return "--fullrank all"

@@ -125,6 +125,11 @@ const (
 	Pathfinder
 )
 
+// JointNormal reports whether m's q is one joint normal over every
+// latent's unconstrained coordinates, made without SGVB steps (Laplace,
+// Pathfinder: laplaceSettings).
+func (m Method) JointNormal() bool { return m == Laplace || m == Pathfinder }
+
 func (m Method) String() string {
 	switch m {
 	case SGVB:
@@ -656,7 +661,7 @@ const (
 
 func (s Settings) withDefaults() Settings {
 	if s.MaxIter <= 0 {
-		if s.Method == MAP || s.Method == Laplace || s.Method == Pathfinder {
+		if s.Method == MAP || s.Method.JointNormal() {
 			s.MaxIter = defaultMAPIter
 		} else if s.Minibatch != nil {
 			s.MaxIter = defaultMinibatchIter

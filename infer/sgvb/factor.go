@@ -420,7 +420,7 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	own := map[dist.Support]Family{dist.Real: FamilyNormal, dist.CholCorr: FamilyNormal, dist.CorrMatrix: FamilyNormal, dist.CholCov: FamilyNormal, dist.CovMatrix: FamilyNormal, dist.SumToZero: FamilyNormal, dist.SumToZeroMatrix: FamilyNormal, dist.Unit: FamilyBeta, dist.Simplex: FamilyDirichlet}[l.Support]
 	if named && f == FamilyFullRank {
 		n := latentElems(l)
-		if s.Method == Laplace || s.Method == Pathfinder { // MaxLaplace, checked by laplaceSettings
+		if s.Method.JointNormal() { // MaxLaplace, checked by laplaceSettings
 			n = 1
 		}
 		if err := CheckFullRank(l.Support, n); err != nil {

@@ -52,7 +52,7 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 	if s.Method == MAP && s.Minibatch != nil {
 		return nil, errors.New("sgvb: MAP (L-BFGS) needs the exact objective, not a minibatch estimate")
 	}
-	if s.Method == Laplace || s.Method == Pathfinder {
+	if s.Method.JointNormal() {
 		var err error
 		if s, err = laplaceSettings(latents, s); err != nil {
 			return nil, err

@@ -37,7 +37,7 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 	}
 	groupOf := map[string]int{}
 	for gi, g := range s.FullRankGroups {
-		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) && s.Band == 0 && s.Method != Laplace && s.Method != Pathfinder && !orderedLatent(latents, g) {
+		if len(g) < 2 && !(s.Rank > 0 && len(g) == 1) && s.Band == 0 && !s.Method.JointNormal() && !orderedLatent(latents, g) {
 			return nil, fmt.Errorf("sgvb: FullRankGroups[%d]: a group needs two or more latents, got %d (one latent: Families)", gi, len(g))
 		}
 		n, n0 := 0, 0
@@ -85,7 +85,7 @@ func fullRankGroups(latents []Latent, s *Settings) (map[string]int, error) {
 			}
 			continue
 		}
-		if s.Method == Laplace || s.Method == Pathfinder { // MaxLaplace, checked by laplaceSettings
+		if s.Method.JointNormal() { // MaxLaplace, checked by laplaceSettings
 			continue
 		}
 		if n > MaxFullRank {
