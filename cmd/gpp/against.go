@@ -106,7 +106,7 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, dataHash []strin
 		return nil, err
 	}
 	if ff.Method == sgvb.MAP.String() {
-		return nil, &ast.Error{Pos: findPos(fitJSON, src, `"method"`), Msg: "--against: a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB or a --family laplace fit"}
+		return nil, &ast.Error{Pos: findPos(fitJSON, src, `"method"`), Msg: "--against: a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB, --family laplace or --family pathfinder fit"}
 	}
 	factors := ff.Factors
 	if len(ff.Restarts) > 0 {

@@ -333,7 +333,7 @@ func TestSampleAgainstMAP(t *testing.T) {
 	}
 	code, _, stderr := runGpp("sample", model, data, "--quiet", "--out", filepath.Join(dir, "s"), "--against", fit)
 	want := filepath.Join(fit, "fit.json") + ":"
-	if code != exitError || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB or a --family laplace fit") {
+	if code != exitError || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB, --family laplace or --family pathfinder fit") {
 		t.Errorf("exit %d, want %d and an error at %s:\n%s", code, exitError, want, stderr)
 	}
 }

@@ -16,8 +16,9 @@ usage: gpp <command> [arguments]
 
 commands:
   check     check a model: print its latents, families, data and constants, or its errors
-  fit       fit a model to data by SGVB (or MAP) and write summary, draws and fit files;
-            with --prior, draw from the priors instead (a prior predictive check)
+  fit       fit a model to data by SGVB (or MAP, Laplace or Pathfinder) and write
+            summary, draws and fit files; with --prior, draw from the priors instead
+            (a prior predictive check)
   sample    sample the posterior by NUTS, Stan's sampler, to check a fit against MCMC
   diagnose  check a model's gradient against finite differences at random points
   compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo),

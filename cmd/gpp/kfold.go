@@ -151,7 +151,7 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 	}
 	borrowFitFlags(fs, ffs, kfoldFitFlags, map[string]string{
 		"output-draws": "draws of each fold's q (and as many of its defensive companion, and of the fit to\nall data's q and companion) that estimate its held-out elpd; with --nuts, each\nchain's kept iterations",
-		"family":       "variational family of positive latents: gamma or lognormal, or laplace or\npathfinder (a single path)",
+		"family":       "variational family of positive latents: gamma or lognormal; or laplace, or\npathfinder (one path), whose q is one joint normal over every param",
 		"seed":         "seed of the folds' split and of every fit",
 		"verbose":      "a line per fit as it finishes (default false)",
 	})

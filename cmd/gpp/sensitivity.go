@@ -515,7 +515,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 		return nil, err
 	}
 	if ff.Method == sgvb.MAP.String() {
-		return nil, &ast.Error{Pos: findPos(path, src, `"method"`), Msg: "a MAP fit has no draws to power-scale: sensitivity reweights draws of the posterior; give a gpp sample, or a fit of a distribution (an SGVB or --family laplace fit)"}
+		return nil, &ast.Error{Pos: findPos(path, src, `"method"`), Msg: "a MAP fit has no draws to power-scale: sensitivity reweights draws of the posterior; give a gpp sample, or a fit of a distribution (an SGVB, --family laplace or --family pathfinder fit)"}
 	}
 	if cfg.model == "" && ff.Model == "" {
 		return nil, fmt.Errorf("%s records no model: give the fitted model and its data after %s", path, arg)
