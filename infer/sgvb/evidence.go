@@ -26,10 +26,6 @@ import (
 	"github.com/gpplang/gpp/dist"
 )
 
-// streamEvidence is the stream of the evidence's draws, apart from the
-// resampling's candidates.
-const streamEvidence = streamMixture + 7
-
 // EvidenceDraws is the number of importance draws of an evidence estimate:
 // ten thousand, as the k̂ of a fit near 0.7 (Settings.ParetoKDraws), at
 // ten times the final ELBO estimate's work.

@@ -224,18 +224,25 @@ const (
 	streamSearchEval // + 2·trial
 )
 
-// streamMixture is the stream of FitRestarts' final estimate (with the
-// seed of restart 0), clear of the step-size search's streams.
-const streamMixture uint64 = 1 << 20
-
-// streamJitter is the stream of Settings.InitJitter's draws,
-// streamMAPStart that of MAP's fallback starts and streamMAPSaddle that of
-// its saddle tests.
+// The streams of what a fit draws besides its steps, clear of the
+// step-size search's, one each: listed in one block so that no two uses
+// share a stream (two did: the resampling's and the path's, drawing the
+// same numbers in a fit with both).
 const (
-	streamJitter    = streamMixture + 1
-	streamMAPStart  = streamMixture + 2
-	streamMAPSaddle = streamMixture + 3
-	streamLowRank   = streamMixture + 4 // a low-rank factor's start of C
+	// FitRestarts' final estimate (with the seed of restart 0)
+	streamMixture    uint64 = 1<<20 + iota
+	streamJitter            // Settings.InitJitter's draws
+	streamMAPStart          // MAP's fallback starts
+	streamMAPSaddle         // MAP's saddle tests
+	streamLowRank           // a low-rank factor's start of C
+	streamPath              // the L-BFGS path's points' ELBO estimates (iteration: the iterate's index)
+	streamPathSmooth        // the path's smoothing draws
+	streamEvidence          // the evidence's draws (evidence.go)
+	streamPathfinder        // Pathfinder's ELBO draws (iteration: the iterate's index)
+	// the resampling's candidate d (resample.go), and the choice of the
+	// n draws among them
+	streamResample
+	streamResampleChoice
 )
 
 func mix64(x uint64) uint64 { // splitmix64 finaliser

@@ -43,13 +43,6 @@ const (
 	PathHessianDim = 1000
 )
 
-// streamPath is the stream of the path points' ELBO estimates (iteration:
-// the iterate's index).
-const streamPath = streamMixture + 5
-
-// streamPathSmooth is the stream of the path's smoothing draws.
-const streamPathSmooth = streamMixture + 6
-
 // PathStart reports the start a fit took from its optimisation path
 // (Settings.InitPath).
 type PathStart struct {

@@ -43,10 +43,6 @@ const (
 // sᵀy > ε‖y‖², so that every kept pair has positive curvature.
 const pathfinderEps = 2.2e-16
 
-// streamPathfinder is the stream of the ELBO draws at each iterate
-// (iteration: the iterate's index).
-const streamPathfinder = streamMixture + 8
-
 // PathfinderPath reports the L-BFGS path of a Pathfinder fit.
 type PathfinderPath struct {
 	Iterate    int     // the iterate whose normal is q

@@ -16,13 +16,6 @@ import (
 // with probability proportional to its smoothed weight (sampling-
 // importance-resampling, Rubin 1988).
 
-// Streams of the resampling: candidate d draws from streamResample, the
-// choice of the n draws from streamResampleChoice.
-const (
-	streamResample       = streamMixture + 5
-	streamResampleChoice = streamMixture + 6
-)
-
 // Proposal is the q of importance resampling: a fit's Result or a Mixture
 // of restarts.
 type Proposal interface {
