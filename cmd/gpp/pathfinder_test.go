@@ -142,7 +142,7 @@ func TestFitPathfinderPaths(t *testing.T) {
 // pathfinderNUTSSDTol the relative difference of its sds, as Laplace's
 // (laplaceNUTSTol): the Monte Carlo error of both summaries is some 0.03
 // sd. Measured against gpp sample's default run (seed 1): means within
-// 0.04 sd, sds within 3 % (docs/inference.md).
+// 0.03 sd, sds within 4 % (docs/inference.md).
 const (
 	pathfinderNUTSTol   = 0.25
 	pathfinderNUTSSDTol = 0.15
