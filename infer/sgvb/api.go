@@ -489,7 +489,7 @@ type Settings struct {
 
 	MaxIter      int                // iteration limit; default 10000 (MAP, Laplace, Pathfinder: L-BFGS iterations, default 1000)
 	DrawsPerStep int                // draws S per gradient step; default 1
-	Workers      int                // goroutines sharing a step's draws (one draw: its segments, gradient, optimizer step and, for a TeamTarget, parts of its log joint) and the ELBO draws; default min(GOMAXPROCS, 4); results do not depend on it
+	Workers      int                // goroutines sharing a step's draws (one draw: its segments, gradient, optimizer step and, for a TeamTarget, parts of its log joint) and the ELBO draws (Pathfinder: each iterate's ELBO draws); default min(GOMAXPROCS, 4); results do not depend on it
 	Gamma        dist.GammaGradient // gamma draws and shape derivatives; nil = dist.Implicit{}
 	Estimator    Estimator          // zero value EstimatorAuto = STLCV
 	GammaParam   GammaParam         // unconstrained coordinates of gamma factors; zero value GammaParamAuto = GammaLogMeanShape

@@ -161,15 +161,19 @@ func (t *team) Size() int {
 	return 1
 }
 
-func (t *team) Run(task par.Task) {
-	n := t.Size()
+func (t *team) Run(task par.Task) { t.e.runParts(task, t.Size()) }
+
+// runParts runs parts 0 … n−1 of task, part 0 on the engine's goroutine
+// and part w on helper w (a part no helper took in time the engine does
+// itself: crew.wait); n is 1 or the number of workers.
+func (e *engine) runParts(task par.Task, n int) {
 	if n == 1 {
 		task.RunPart(0, 1)
 		return
 	}
-	t.e.crew.start(job{kind: jobTask, task: task}, n-1)
+	e.crew.start(job{kind: jobTask, task: task}, n-1)
 	task.RunPart(0, n)
-	t.e.crew.wait()
+	e.crew.wait()
 }
 
 // segment is elements [lo, hi) of block b: a draw of q is made segment by

@@ -2,10 +2,12 @@ package sgvb
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -482,15 +484,20 @@ func TestPathfinderInterrupted(t *testing.T) {
 // regression with 100 coefficients and 400 rows: L-BFGS, each iterate's
 // normal and its 25 ELBO draws, the chosen normal's dense factor; not the
 // final estimate (PSISDraws −1), whose 1000 draws (and 10 000 where k̂ is
-// near 0.7) every method shares.
+// near 0.7) every method shares. On workers-2 the iterates' draws are
+// scored on two goroutines (the numbers are the same).
 func BenchmarkPathfinderRegression100(b *testing.B) {
 	g := newRegressionP(400, 100)
 	lats := []Latent{{Name: "beta", Offset: 0, Size: 100, Shape: []int{100}, Support: dist.Real}}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Fit(context.Background(), g, lats, Settings{Method: Pathfinder, Seed: 1, Workers: 1, PSISDraws: -1}); err != nil {
-			b.Fatal(err)
-		}
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers-%d", w), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Fit(context.Background(), g, lats, Settings{Method: Pathfinder, Seed: 1, Workers: w, PSISDraws: -1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -558,15 +565,16 @@ func TestPathfinderStationaryStart(t *testing.T) {
 }
 
 // pfCountingTarget is N((3, −2), I₂) that counts its evaluations (across
-// its clones) and calls cancel at evaluation number at (0: never).
+// its clones, which may run at once) and calls cancel at evaluation number
+// at (0: never).
 type pfCountingTarget struct {
-	calls  *int
-	at     int
+	calls  *atomic.Int64
+	at     int64
 	cancel func()
 }
 
 func (c pfCountingTarget) LogJoint(z, grad []float64) (float64, error) {
-	if *c.calls++; *c.calls == c.at {
+	if c.calls.Add(1) == c.at {
 		c.cancel()
 	}
 	lp, err := stdNormal2{}.LogJoint([]float64{z[0] - 3, z[1] + 2}, grad)
@@ -583,15 +591,14 @@ func (c pfCountingTarget) Clone() Target { return c }
 func TestPathfinderInterruptedFinal(t *testing.T) {
 	lats := []Latent{{Name: "x", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real}}
 	s := Settings{Method: Pathfinder, Seed: 1, Workers: 1, PSISDraws: 200}
-	calls := 0
-	whole, err := Fit(context.Background(), pfCountingTarget{calls: &calls}, lats, s)
+	calls := new(atomic.Int64)
+	whole, err := Fit(context.Background(), pfCountingTarget{calls: calls}, lats, s)
 	if err != nil || whole.Interrupted || !finite(whole.ELBO) {
 		t.Fatalf("uncancelled: err %v, interrupted %v, ELBO %v", err, whole.Interrupted, whole.ELBO)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	n := 0
-	r, err := Fit(ctx, pfCountingTarget{calls: &n, at: calls - 10, cancel: cancel}, lats, s) // 10 draws before the end
+	r, err := Fit(ctx, pfCountingTarget{calls: new(atomic.Int64), at: calls.Load() - 10, cancel: cancel}, lats, s) // 10 draws before the end
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -604,15 +611,19 @@ func TestPathfinderInterruptedFinal(t *testing.T) {
 	// cancelled while the path's normals are scored (in the last
 	// iterate's 25 draws, before the final 200): interrupted, q a scored
 	// normal, no final estimate
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	defer cancel2()
-	n = 0
-	r, err = Fit(ctx2, pfCountingTarget{calls: &n, at: calls - 200 - 10, cancel: cancel2}, lats, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Interrupted || !math.IsNaN(r.ELBO) || r.Pathfinder.Scored == 0 || len(r.Factors) != 1 {
-		t.Fatalf("during scoring: interrupted %v, ELBO %v, path %+v", r.Interrupted, r.ELBO, r.Pathfinder)
+	// (and so on two workers, which score an iterate's draws side by
+	// side: the same evaluations, in another order)
+	for _, w := range []int{1, 2} {
+		s.Workers = w
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		r, err = Fit(ctx2, pfCountingTarget{calls: new(atomic.Int64), at: calls.Load() - 200 - 10, cancel: cancel2}, lats, s)
+		cancel2()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Interrupted || !math.IsNaN(r.ELBO) || r.Pathfinder.Scored == 0 || len(r.Factors) != 1 {
+			t.Fatalf("workers %d, during scoring: interrupted %v, ELBO %v, path %+v", w, r.Interrupted, r.ELBO, r.Pathfinder)
+		}
 	}
 }
 
@@ -642,14 +653,13 @@ func TestInterruptedFinalEstimate(t *testing.T) {
 	lats := []Latent{{Name: "x", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real}}
 	for _, m := range []Method{SGVB, Laplace} {
 		s := Settings{Method: m, Seed: 1, Workers: 1, PSISDraws: 200}
-		calls := 0
-		whole, err := Fit(context.Background(), pfCountingTarget{calls: &calls}, lats, s)
+		calls := new(atomic.Int64)
+		whole, err := Fit(context.Background(), pfCountingTarget{calls: calls}, lats, s)
 		if err != nil || whole.Interrupted || math.IsNaN(whole.ParetoK) {
 			t.Fatalf("%v uncancelled: err %v, interrupted %v, k̂ %v", m, err, whole.Interrupted, whole.ParetoK)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		n := 0
-		r, err := Fit(ctx, pfCountingTarget{calls: &n, at: calls - 10, cancel: cancel}, lats, s) // 10 draws before the end
+		r, err := Fit(ctx, pfCountingTarget{calls: new(atomic.Int64), at: calls.Load() - 10, cancel: cancel}, lats, s) // 10 draws before the end
 		cancel()
 		if err != nil {
 			t.Fatalf("%v: %v", m, err)
@@ -697,7 +707,7 @@ func TestPathfinderLineSearchShort(t *testing.T) {
 		t.Errorf("converged %v (path %v): want a failed line search short of the mode not to count", r.Converged, r.Pathfinder.Converged)
 	}
 	// and one at the mode does: the exact N((3, −2), I)
-	r, err = Fit(context.Background(), pfCountingTarget{calls: new(int)}, lats, Settings{Method: Pathfinder, Seed: 1, PSISDraws: 100})
+	r, err = Fit(context.Background(), pfCountingTarget{calls: new(atomic.Int64)}, lats, Settings{Method: Pathfinder, Seed: 1, PSISDraws: 100})
 	if err != nil || !r.Converged {
 		t.Errorf("N((3, −2), I): err %v, converged %v: want converged", err, r.Converged)
 	}
