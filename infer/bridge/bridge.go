@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/nuts"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -156,7 +157,7 @@ func Estimate(ctx context.Context, chains []Chain, dim int, logp func(x []float6
 				if err != nil {
 					return Result{}, err
 				}
-				lp = logAddExp(lp, lpr) - math.Ln2
+				lp = dist.LogAddExp(lp, lpr) - math.Ln2
 			}
 			l1 = append(l1, lp-g.logDensity(th))
 		}
@@ -193,7 +194,7 @@ func Estimate(ctx context.Context, chains []Chain, dim int, logp func(x []float6
 			if err != nil {
 				return Result{}, err
 			}
-			lp = logAddExp(lp, lpr) - math.Ln2
+			lp = dist.LogAddExp(lp, lpr) - math.Ln2
 		}
 		if math.IsInf(lp, -1) {
 			zero++
@@ -422,17 +423,6 @@ func median(x []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// logAddExp is log(e^a + e^b).
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
-}
-
 // logMeanExp is log mean(e^x).
 func logMeanExp(x []float64) float64 {
 	return floats.LogSumExp(x) - math.Log(float64(len(x)))
@@ -454,10 +444,10 @@ func iterate(ctx context.Context, l1, l2 []float64, n1eff, tol float64, maxIter 
 		}
 		b := ls2 + lr
 		for j, l := range l2 {
-			num[j] = (l - lstar) - logAddExp(ls1+l-lstar, b)
+			num[j] = (l - lstar) - dist.LogAddExp(ls1+l-lstar, b)
 		}
 		for i, l := range l1 {
-			den[i] = -logAddExp(ls1+l-lstar, b)
+			den[i] = -dist.LogAddExp(ls1+l-lstar, b)
 		}
 		next := logMeanExp(num) - logMeanExp(den)
 		if math.IsNaN(next) || math.IsInf(next, 0) {
@@ -483,11 +473,11 @@ func relErr2(l1, l2 []float64, logZ, n1eff float64, nchains int) float64 {
 	// With a = log(p/g): log f1 = −log(s1 + s2 e^−a), log f2 = −log(s1 e^a + s2).
 	f1 := make([]float64, len(l2))
 	for j, l := range l2 {
-		f1[j] = -logAddExp(ls1, ls2+logZ-l)
+		f1[j] = -dist.LogAddExp(ls1, ls2+logZ-l)
 	}
 	f2 := make([]float64, len(l1))
 	for i, l := range l1 {
-		f2[i] = -logAddExp(ls1+l-logZ, ls2)
+		f2[i] = -dist.LogAddExp(ls1+l-logZ, ls2)
 	}
 	// relVar leaves f/max f in place, as essSplit takes it (the ESS is scale free).
 	re2 := relVar(f1) / n2
