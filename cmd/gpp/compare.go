@@ -468,7 +468,7 @@ func readMeta(path string, src sources, format, what string) (*fitMeta, error) {
 	src[path] = b
 	var ff fitMeta
 	if err := json.Unmarshal(b, &ff); err != nil {
-		return nil, jsonError(path, b, err)
+		return nil, jsonError(path, b, err, what)
 	}
 	if ff.Format != format {
 		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp %s file (format %q, want %q)", what, ff.Format, format)}

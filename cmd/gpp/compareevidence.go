@@ -52,7 +52,7 @@ func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
 	e := &evidenceFit{label: label, path: path}
 	e.f.LogEvidence = jsonFloat(math.NaN()) // absent: no estimate, not 0
 	if err := json.Unmarshal(b, &e.f); err != nil {
-		return nil, jsonError(path, b, err)
+		return nil, jsonError(path, b, err, "evidence")
 	}
 	if e.f.Format != evidenceFormat {
 		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp evidence file (format %q, want %q)", e.f.Format, evidenceFormat)}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 
 	"github.com/gpplang/gpp/infer/bridge"
 	"github.com/gpplang/gpp/infer/nuts"
@@ -81,18 +80,20 @@ func evidenceCaveats(m *compile.Model, printErr func(error)) (ast.ErrorList, boo
 	return notes, true
 }
 
-// newEvidenceJSON fills in what was fitted, from the fit's header.
-func newEvidenceJSON(h drawsHeader, method string) evidenceJSON {
-	return evidenceJSON{fitHead: newFitHead(evidenceFormat, h), Method: method}
+// newEvidenceOutcome starts an estimate by method of the fit of h: what
+// was fitted, from the fit's header, and the model's caveats notes.
+func newEvidenceOutcome(h drawsHeader, method string, notes ast.ErrorList) *evidenceOutcome {
+	o := &evidenceOutcome{file: evidenceJSON{fitHead: newFitHead(evidenceFormat, h), Method: method}, notes: notes}
+	for _, n := range notes {
+		o.file.Caveats = append(o.file.Caveats, n.Error())
+	}
+	return o
 }
 
 // fitEvidence estimates the log evidence of the fit r (or of the mixture
 // mix) by importance sampling from sgvb.EvidenceDraws draws.
 func fitEvidence(cfg *fitConfig, h drawsHeader, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, notes ast.ErrorList) (*evidenceOutcome, error) {
-	par := cfg.settings.Workers
-	if par <= 0 {
-		par = min(runtime.GOMAXPROCS(0), 4)
-	}
+	par := fitWorkers(cfg.settings.Workers)
 	t := pipeline.Target{M: m}
 	var ev *sgvb.Evidence
 	if mix != nil {
@@ -103,14 +104,11 @@ func fitEvidence(cfg *fitConfig, h drawsHeader, r *sgvb.Result, mix *sgvb.Mixtur
 			return nil, err
 		}
 	}
-	o := &evidenceOutcome{file: newEvidenceJSON(h, "importance sampling"), notes: notes}
+	o := newEvidenceOutcome(h, "importance sampling", notes)
 	f := &o.file
 	f.Proposal, f.LogEvidence, f.SE, f.Draws = ev.Proposal, jsonFloat(ev.LogZ), jsonFloat(ev.SE), ev.Draws
 	f.ParetoK, f.RelESS, f.ZeroWeights = jsonFloat(ev.K), jsonFloat(ev.RelESS), ev.Zero
 	o.detail = fmt.Sprintf("importance sampling, %d draws of %s, k̂ %s", ev.Draws, ev.Proposal, kText(ev.K))
-	for _, n := range notes {
-		f.Caveats = append(f.Caveats, n.Error())
-	}
 	return o, nil
 }
 
@@ -224,7 +222,7 @@ func sampleEvidence(ctx context.Context, sc *sampleConfig, h drawsHeader, res *n
 		con.note("warning: --evidence: no estimate: %v", err)
 		return nil
 	}
-	o := &evidenceOutcome{file: newEvidenceJSON(h, "bridge sampling"), notes: sc.evNotes}
+	o := newEvidenceOutcome(h, "bridge sampling", sc.evNotes)
 	f := &o.file
 	f.Proposal = "a normal fitted to the first half of each chain"
 	how := "bridge sampling: %d posterior draws, ESS %.0f, and %d of a normal proposal; %d iterations"
@@ -235,9 +233,6 @@ func sampleEvidence(ctx context.Context, sc *sampleConfig, h drawsHeader, res *n
 	f.LogEvidence, f.SE, f.Draws, f.PosteriorDraws, f.Iterations = jsonFloat(br.LogZ), jsonFloat(br.SE), br.N2, br.N1, br.Iterations
 	f.ParetoK, f.RelESS, f.ZeroWeights = jsonFloat(math.NaN()), jsonFloat(math.NaN()), br.ZeroDensity
 	o.detail = fmt.Sprintf(how, br.N1, br.N1eff, br.N2, br.Iterations)
-	for _, n := range sc.evNotes {
-		f.Caveats = append(f.Caveats, n.Error())
-	}
 	o.failed, o.evals = failed, br.Evals
 	return o
 }

@@ -257,6 +257,9 @@ func TestEvidenceRefusals(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{`, "log_evidence": -3, "se": -1}`, ":1:68: se is -1: want a number at least 0"},
 		{`, "log_evidence": -3, "se": 0.1, "draws": -5}`, ":1:79: draws is -5: want at least 0"},
+		{`, "log_evidence": "x"}`, `:1:64: malformed evidence file: expected a number, got "x"`},
+		{`, "draws": 1.5}`, ":1:59: malformed evidence file: draws must be int, not a JSON number"},
+		{`, oops}`, ":1:48: malformed evidence file: invalid character"},
 	} {
 		f := writeFile(t, dir, evidenceFile, `{"format": "`+evidenceFormat+`", "model": "m.gpp"`+c.body)
 		if code, _, stderr = runGpp("compare", "--evidence", f, filepath.Join(dir, "out")); code != exitError || !strings.Contains(stderr, f+c.want) {

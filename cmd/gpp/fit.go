@@ -334,23 +334,17 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		s.Family = sgvb.FamilyLognormal
 	case "map":
 		s.Method = sgvb.MAP
-		if !set["iter"] {
-			v.iter = defaultMAPIter
-		}
 	case "laplace":
 		s.Method = sgvb.Laplace
-		if !set["iter"] {
-			v.iter = defaultMAPIter
-		}
 	case "pathfinder":
 		s.Method = sgvb.Pathfinder
-		if !set["iter"] {
-			v.iter = defaultMAPIter
-		}
 	default:
 		return fmt.Sprintf("--family %q: want gamma, lognormal, map, laplace or pathfinder", cfg.family)
 	}
-	if s.Method == sgvb.MAP || s.Method == sgvb.Laplace || s.Method == sgvb.Pathfinder {
+	if s.Method != sgvb.SGVB {
+		if !set["iter"] {
+			v.iter = defaultMAPIter
+		}
 		// SGVB's own settings: L-BFGS reads none of them, and a flag that
 		// silently does nothing reads as if it did
 		for _, f := range sgvbOnlyFlags {
@@ -730,7 +724,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 	if cfg.reloo && ds.loo != nil {
 		con.info("reloo: refitting without each observation whose k̂ is above %.2g", relooLimit)
-		ds.rl = reloo(ctx, l, ds, relooConfig(cfg, nil, relooBridge(r, mix)), relooWorkers(s.Workers), con)
+		ds.rl = reloo(ctx, l, ds, relooConfig(cfg, nil, relooBridge(r, mix)), fitWorkers(s.Workers), con)
 	}
 	st := summariseColumns(ds)
 	var ro *resampleOutcome

@@ -188,7 +188,7 @@ func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int,
 	case kc.nuts && cfg.outputDraws < 2:
 		return usageErr("--output-draws %d: with --nuts each chain keeps that many iterations, at least 2", cfg.outputDraws)
 	case cfg.family == "map":
-		return usageErr("--family map: K-fold averages p(y_i | θ) over draws of q, and a MAP estimate has none (gamma, lognormal or laplace)")
+		return usageErr("--family map: K-fold averages p(y_i | θ) over draws of q, and a MAP estimate has none (gamma, lognormal, laplace or pathfinder)")
 	case kc.folds < 2:
 		return usageErr("--folds must be at least 2, got %d", kc.folds)
 	}

@@ -1994,7 +1994,7 @@ func readFitJSON(path string, src []byte) (*fitFile, error) {
 	ff := fitFile{fitOutcome: fitOutcome{ParetoK: jsonFloat(math.NaN())}}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&ff); err != nil {
-		return nil, jsonError(path, src, err)
+		return nil, jsonError(path, src, err, "fit")
 	}
 	if dec.More() {
 		return nil, &ast.Error{Pos: offsetPos(path, src, int(dec.InputOffset())), Msg: "unexpected data after the fit object"}
@@ -2367,13 +2367,15 @@ func shapeText(s []int) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// jsonError positions a JSON decoding error in its file.
-func jsonError(path string, src []byte, err error) error {
+// jsonError positions a JSON decoding error in its file, a gpp what file
+// (fit, kfold, evidence).
+func jsonError(path string, src []byte, err error, what string) error {
+	malformed := "malformed " + what + " file: "
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return &ast.Error{Pos: offsetPos(path, src, int(syn.Offset)), Msg: "malformed fit file: " + syn.Error()}
+		return &ast.Error{Pos: offsetPos(path, src, int(syn.Offset)), Msg: malformed + syn.Error()}
 	case errors.As(err, &typ):
 		// the path less Go's names of embedded structs (fitHead,
 		// fitOutcome): the file's keys are lower case
@@ -2381,20 +2383,20 @@ func jsonError(path string, src []byte, err error) error {
 		if field == "" {
 			// the top level: typ.Type is a Go struct's name
 			return &ast.Error{Pos: offsetPos(path, src, int(typ.Offset)),
-				Msg: fmt.Sprintf("malformed fit file: the file must be a JSON object, not a JSON %s", typ.Value)}
+				Msg: malformed + fmt.Sprintf("the file must be a JSON object, not a JSON %s", typ.Value)}
 		}
 		return &ast.Error{Pos: offsetPos(path, src, int(typ.Offset)),
-			Msg: fmt.Sprintf("malformed fit file: %s must be %s, not a JSON %s", field, typ.Type, typ.Value)}
+			Msg: malformed + fmt.Sprintf("%s must be %s, not a JSON %s", field, typ.Type, typ.Value)}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &ast.Error{Pos: offsetPos(path, src, len(src)), Msg: "malformed fit file: unexpected end of file"}
+		return &ast.Error{Pos: offsetPos(path, src, len(src)), Msg: malformed + "unexpected end of file"}
 	}
 	var num *badNumber
 	if errors.As(err, &num) {
 		if i := valueIndex(src, num.text); i >= 0 {
-			return &ast.Error{Pos: offsetPos(path, src, i+1), Msg: "malformed fit file: " + err.Error()}
+			return &ast.Error{Pos: offsetPos(path, src, i+1), Msg: malformed + err.Error()}
 		}
 	}
-	return &ast.Error{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: "malformed fit file: " + err.Error()}
+	return &ast.Error{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: malformed + err.Error()}
 }
 
 // valueIndex returns the offset of the first occurrence of text in src as a

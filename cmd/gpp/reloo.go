@@ -141,9 +141,10 @@ func printReloo(w io.Writer, rr *relooReport, lo float64) {
 		rr.refit, plural(rr.refit), relooLimit, rr.elpd0, lo, still, left)
 }
 
-// relooWorkers is how many refits --reloo runs side by side for a fit's
-// --workers w (0: the number of CPUs, at most 4, as a fit's steps).
-func relooWorkers(w int) int {
+// fitWorkers is the goroutines of a fit's --workers w (0: the number of
+// CPUs, at most 4, as a fit's steps): --reloo's refits side by side, and
+// --psis-resample's and --evidence's draws.
+func fitWorkers(w int) int {
 	if w > 0 {
 		return w
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -66,10 +65,7 @@ func usable(rs *sgvb.Resampling, S int) bool {
 // R̂, which compares the restarts' q's.
 func psisResample(cfg *fitConfig, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, ds *drawSet, st []stats) (*drawSet, []stats, resampleOutcome, error) {
 	S, seed := cfg.outputDraws, cfg.settings.Seed
-	par := cfg.settings.Workers
-	if par <= 0 {
-		par = min(runtime.GOMAXPROCS(0), 4)
-	}
+	par := fitWorkers(cfg.settings.Workers)
 	var q sgvb.Proposal = r
 	if mix != nil {
 		q = mix

@@ -533,7 +533,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	}
 	if cfg.reloo && sd.ds.loo != nil {
 		con.info("reloo: sampling without each observation whose k̂ is above %.2g", relooLimit)
-		sd.ds.rl = reloo(ctx, l, sd.ds, relooConfig(cfg, &s, nil), relooWorkers(s.Workers), con)
+		sd.ds.rl = reloo(ctx, l, sd.ds, relooConfig(cfg, &s, nil), fitWorkers(s.Workers), con)
 	}
 	if af != nil {
 		run.against, run.missing = compareAgainst(af, sd, run.st, run.ms)
