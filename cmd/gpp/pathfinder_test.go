@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,23 +71,12 @@ func TestFitPathfinder(t *testing.T) {
 	if code, _, stderr := runSafe(t, "fit", model, data, "--family", "pathfinder", "--restarts", "1", "--psis-resample=false", "--output-draws", "200", "--quiet", "--out", second); code != 0 {
 		t.Fatalf("second fit: exit %d: %s", code, stderr)
 	}
-	if _, _, rows2 := readStanCSV(t, filepath.Join(second, "draws.csv")); len(rows2) != len(rows) || !sameRows(rows, rows2) {
+	if _, _, rows2 := readStanCSV(t, filepath.Join(second, "draws.csv")); !slices.EqualFunc(rows, rows2, slices.Equal) {
 		t.Error("two fits of one seed wrote different draws")
 	}
 	if code, stdout, stderr := runSafe(t, "predict", first, model, data, "--quiet", "--out", filepath.Join(d, "pred")); code != 0 || !pathfinderRow.MatchString(stdout) {
 		t.Errorf("predict: exit %d: %s%s", code, stdout, stderr)
 	}
-}
-
-func sameRows(a, b [][]float64) bool {
-	for i := range a {
-		for j := range a[i] {
-			if a[i][j] != b[i][j] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // TestFitPathfinderPaths: --family pathfinder's default is Stan's
@@ -172,8 +162,8 @@ func TestFitPathfinderOrdinal(t *testing.T) {
 }
 
 // gpp sbc fits each simulation by one Pathfinder path with --family
-// pathfinder (q's family column says so), and its help says it takes
-// that family (and laplace), as it does.
+// pathfinder, and its help says it takes that family (and laplace), as it
+// does.
 func TestSBCPathfinder(t *testing.T) {
 	_, help, _ := runSafe(t, "sbc", "--help")
 	if !regexp.MustCompile(`(?s)--family string\n[^-]*laplace, or\n\s*pathfinder`).MatchString(help) {

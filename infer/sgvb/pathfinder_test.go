@@ -583,41 +583,24 @@ func (c pfCountingTarget) LogJoint(z, grad []float64) (float64, error) {
 
 func (c pfCountingTarget) Clone() Target { return c }
 
-// A Pathfinder fit cancelled during its final estimate (the draws of the
-// chosen normal that give the ELBO and k̂) is marked interrupted with
-// neither number: the CLI's stop flag fails the draws after the cancel,
-// so those numbers would be of the draws before it, not q's. q is the
-// chosen normal, as uncancelled.
-func TestPathfinderInterruptedFinal(t *testing.T) {
+// A Pathfinder fit cancelled while the path's normals are scored (in the
+// last iterate's 25 draws, before the final estimate's) is marked
+// interrupted, q a scored normal, without the final estimate; so on two
+// workers, which score an iterate's draws side by side (the same
+// evaluations, in another order). TestInterruptedFinalEstimate has the
+// cancel during the final estimate.
+func TestPathfinderInterruptedScoring(t *testing.T) {
 	lats := []Latent{{Name: "x", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real}}
 	s := Settings{Method: Pathfinder, Seed: 1, Workers: 1, PSISDraws: 200}
 	calls := new(atomic.Int64)
-	whole, err := Fit(context.Background(), pfCountingTarget{calls: calls}, lats, s)
-	if err != nil || whole.Interrupted || !finite(whole.ELBO) {
-		t.Fatalf("uncancelled: err %v, interrupted %v, ELBO %v", err, whole.Interrupted, whole.ELBO)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r, err := Fit(ctx, pfCountingTarget{calls: new(atomic.Int64), at: calls.Load() - 10, cancel: cancel}, lats, s) // 10 draws before the end
-	if err != nil {
+	if _, err := Fit(context.Background(), pfCountingTarget{calls: calls}, lats, s); err != nil {
 		t.Fatal(err)
 	}
-	if !r.Interrupted || !math.IsNaN(r.ELBO) || !math.IsNaN(r.ParetoK) {
-		t.Fatalf("interrupted %v, ELBO %v, k̂ %v: want interrupted and neither estimate", r.Interrupted, r.ELBO, r.ParetoK)
-	}
-	if !reflect.DeepEqual(r.Factors[0].Params, whole.Factors[0].Params) {
-		t.Error("q differs from the uncancelled fit's")
-	}
-	// cancelled while the path's normals are scored (in the last
-	// iterate's 25 draws, before the final 200): interrupted, q a scored
-	// normal, no final estimate
-	// (and so on two workers, which score an iterate's draws side by
-	// side: the same evaluations, in another order)
 	for _, w := range []int{1, 2} {
 		s.Workers = w
-		ctx2, cancel2 := context.WithCancel(context.Background())
-		r, err = Fit(ctx2, pfCountingTarget{calls: new(atomic.Int64), at: calls.Load() - 200 - 10, cancel: cancel2}, lats, s)
-		cancel2()
+		ctx, cancel := context.WithCancel(context.Background())
+		r, err := Fit(ctx, pfCountingTarget{calls: new(atomic.Int64), at: calls.Load() - 200 - 10, cancel: cancel}, lats, s) // 10 draws before the final 200
+		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -645,18 +628,20 @@ func TestPathfinderIterates(t *testing.T) {
 	}
 }
 
-// SGVB and Laplace fits cancelled during their final estimate are marked
-// interrupted as Pathfinder's (finalEstimateCtx): no k̂ from the draws
-// before the cancel, q as uncancelled; SGVB keeps the ELBO of its last
-// evaluation.
+// A fit cancelled during its final estimate (the draws of q that give
+// the ELBO and k̂) is marked interrupted without a k̂ (finalEstimateCtx):
+// the CLI's stop flag fails the draws after the cancel, so it would be of
+// the draws before it, not q's. q is as uncancelled; SGVB keeps the ELBO
+// of its last evaluation, Pathfinder has none (its ELBO is the final
+// estimate's).
 func TestInterruptedFinalEstimate(t *testing.T) {
 	lats := []Latent{{Name: "x", Offset: 0, Size: 2, Shape: []int{2}, Support: dist.Real}}
-	for _, m := range []Method{SGVB, Laplace} {
+	for _, m := range []Method{SGVB, Laplace, Pathfinder} {
 		s := Settings{Method: m, Seed: 1, Workers: 1, PSISDraws: 200}
 		calls := new(atomic.Int64)
 		whole, err := Fit(context.Background(), pfCountingTarget{calls: calls}, lats, s)
-		if err != nil || whole.Interrupted || math.IsNaN(whole.ParetoK) {
-			t.Fatalf("%v uncancelled: err %v, interrupted %v, k̂ %v", m, err, whole.Interrupted, whole.ParetoK)
+		if err != nil || whole.Interrupted || math.IsNaN(whole.ParetoK) || !finite(whole.ELBO) {
+			t.Fatalf("%v uncancelled: err %v, interrupted %v, k̂ %v, ELBO %v", m, err, whole.Interrupted, whole.ParetoK, whole.ELBO)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		r, err := Fit(ctx, pfCountingTarget{calls: new(atomic.Int64), at: calls.Load() - 10, cancel: cancel}, lats, s) // 10 draws before the end
@@ -667,8 +652,8 @@ func TestInterruptedFinalEstimate(t *testing.T) {
 		if !r.Interrupted || !math.IsNaN(r.ParetoK) || r.ParetoKDraws != 0 {
 			t.Errorf("%v: interrupted %v, k̂ %v from %d draws: want interrupted without k̂", m, r.Interrupted, r.ParetoK, r.ParetoKDraws)
 		}
-		if m == SGVB && !finite(r.ELBO) {
-			t.Errorf("SGVB: ELBO %v: want the last evaluation's", r.ELBO)
+		if m == SGVB && !finite(r.ELBO) || m == Pathfinder && !math.IsNaN(r.ELBO) {
+			t.Errorf("%v: ELBO %v: want SGVB's last evaluation's, no Pathfinder estimate", m, r.ELBO)
 		}
 		if !reflect.DeepEqual(r.Factors, whole.Factors) {
 			t.Errorf("%v: q differs from the uncancelled fit's", m)
