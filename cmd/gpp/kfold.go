@@ -1042,6 +1042,19 @@ func kfoldFactors(cfg *fitConfig, su *kfoldSetup, con *console) bool {
 	return true
 }
 
+// describeEachFit says what each fit of kfold's folds or sbc's simulations
+// is: SGVB's factors, or the one joint normal of a Laplace or Pathfinder
+// fit.
+func describeEachFit(s sgvb.Settings, l *pipeline.Loaded) string {
+	switch s.Method {
+	case sgvb.Laplace:
+		return "a Laplace approximation (one joint normal at the mode)"
+	case sgvb.Pathfinder:
+		return "one Pathfinder path (the best of the normals along its L-BFGS path)"
+	}
+	return "a fit of " + describeFactors(s, l)
+}
+
 // crossValidate runs the folds' fits and the fit to all data, printing
 // what it starts and, when a fit fails, why; the exit code says whether
 // they all succeeded (exitOK), one failed (exitError) or the run was
@@ -1051,13 +1064,7 @@ func crossValidate(ctx context.Context, kc *kfoldConfig, su *kfoldSetup, con *co
 	if kc.group != "" {
 		split = "grouped by " + kc.group
 	}
-	each := "a fit of " + describeFactors(kc.fit.settings, su.l)
-	switch kc.fit.settings.Method { // one joint normal, not the factors SGVB's would be
-	case sgvb.Laplace:
-		each = "a Laplace approximation (one joint normal at the mode)"
-	case sgvb.Pathfinder:
-		each = "one Pathfinder path (the best of the normals along its L-BFGS path)"
-	}
+	each := describeEachFit(kc.fit.settings, su.l)
 	if kc.nuts {
 		each = fmt.Sprintf("sampled by NUTS, %d chain%s of %d warm-up + %d iterations", kc.ns.Chains, plural(kc.ns.Chains), kc.ns.Warmup, kc.ns.Draws)
 	}

@@ -171,9 +171,13 @@ func TestSBCPathfinder(t *testing.T) {
 	}
 	d := t.TempDir()
 	model := writeFile(t, d, "m.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ Normal(mu, s)\n")
-	code, stdout, stderr := runSafe(t, "sbc", model, "--set", "N=5", "--sims", "3", "--output-draws", "20", "--family", "pathfinder", "--quiet", "--out", filepath.Join(d, "sbc"))
+	code, stdout, stderr := runSafe(t, "sbc", model, "--set", "N=5", "--sims", "3", "--output-draws", "20", "--family", "pathfinder", "--out", filepath.Join(d, "sbc"))
 	if code != 0 || !strings.Contains(stdout, "simulations  3") {
 		t.Fatalf("exit %d:\n%s%s", code, stdout, stderr)
+	}
+	// each fit is described as what it is, not as SGVB's factors
+	if !strings.Contains(stderr, "3 simulations, each one Pathfinder path") {
+		t.Errorf("sbc's start line does not describe a Pathfinder fit:\n%s", stderr)
 	}
 }
 

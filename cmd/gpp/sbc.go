@@ -817,8 +817,8 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 	}
 	defer lock.release()
 	L := cfg.outputDraws
-	con.info("sbc of %s: %d simulations, each a fit of %s, ranked among %d draws of q; seed %d, %d workers",
-		su.l.Path, sc.sims, describeFactors(cfg.settings, &pipeline.Loaded{Model: su.base}), L, cfg.settings.Seed, min(sc.workers, sc.sims))
+	con.info("sbc of %s: %d simulations, each %s, ranked among %d draws of q; seed %d, %d workers",
+		su.l.Path, sc.sims, describeEachFit(cfg.settings, &pipeline.Loaded{Model: su.base}), L, cfg.settings.Seed, min(sc.workers, sc.sims))
 	finished := 0
 	res, err := runSims(ctx, su, sc.sims, sc.workers, cfg.settings, L, func(s int, r simResult) {
 		finished++
