@@ -294,17 +294,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	l, err := pipeline.Parse(pos[0], sets)
-	var inputs []data.Input
-	if err == nil {
-		inputs, err = pipeline.ReadInputs(pos[1:], l.Sources)
-	}
-	if err != nil {
-		printError(stderr, err, sourcesOf(l))
-		return exitError
-	}
-	printWarnings(stderr, l.Info.Warnings, sources(l.Sources))
-	if (len(pos) > 1 || allSet(l.Info.Data, sets)) && !bindAndStart(context.Background(), stderr, l, inputs, sets, sources(l.Sources)) {
+	l, ok := loadChecked(pos, sets, stderr)
+	if !ok {
 		return exitError
 	}
 	var lats []compile.Latent
@@ -320,6 +311,28 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// loadChecked parses and checks the model pos[0] and reads the data files
+// pos[1:], and given data (or for a model that reads none) binds and
+// compiles it and tries its log density at a fit's start (bindAndStart):
+// gpp check's path, which gpp graph shares. Warnings and errors go to
+// stderr; ok is false after an error.
+func loadChecked(pos []string, sets setFlags, stderr io.Writer) (l *pipeline.Loaded, ok bool) {
+	l, err := pipeline.Parse(pos[0], sets)
+	var inputs []data.Input
+	if err == nil {
+		inputs, err = pipeline.ReadInputs(pos[1:], l.Sources)
+	}
+	if err != nil {
+		printError(stderr, err, sourcesOf(l))
+		return nil, false
+	}
+	printWarnings(stderr, l.Info.Warnings, sources(l.Sources))
+	if (len(pos) > 1 || allSet(l.Info.Data, sets)) && !bindAndStart(context.Background(), stderr, l, inputs, sets, sources(l.Sources)) {
+		return nil, false
+	}
+	return l, true
 }
 
 // allSet reports whether --set gives every datum, so that gpp check binds

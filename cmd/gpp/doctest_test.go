@@ -521,7 +521,7 @@ func checkGoTest(line int, args []string) error {
 }
 
 // flagCommands are the subcommands that take flags.
-var flagCommands = []string{"check", "fit", "sample", "diagnose", "compare", "predict", "sensitivity", "sbc", "kfold", "repl"}
+var flagCommands = []string{"check", "graph", "fit", "sample", "diagnose", "compare", "predict", "sensitivity", "sbc", "kfold", "repl"}
 
 var helpFlagRE = regexp.MustCompile(`(?m)^  --([\w-]+)`)
 

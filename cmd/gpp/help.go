@@ -16,6 +16,7 @@ usage: gpp <command> [arguments]
 
 commands:
   check     check a model: print its latents, families, data and constants, or its errors
+  graph     print the model's graph (params, data, lets, plates) as Graphviz DOT
   fit       fit a model to data by SGVB (or MAP, Laplace or Pathfinder) and write
             summary, draws and fit files; with --prior, draw from the priors instead
             (a prior predictive check)
@@ -53,6 +54,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	switch topic {
 	case "check":
 		return cmdCheck([]string{"--help"}, stdout, stdout)
+	case "graph":
+		return cmdGraph([]string{"--help"}, stdout, stdout)
 	case "fit":
 		return cmdFit([]string{"--help"}, stdout, stdout)
 	case "repl":
@@ -134,7 +137,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 // helpTopics lists what gpp help takes: commands, the two tables, and every
 // distribution and function name.
 func helpTopics() []string {
-	topics := []string{"check", "fit", "sample", "repl", "diagnose", "compare", "predict", "sensitivity", "version", "help", "distributions", "functions"}
+	topics := []string{"check", "graph", "fit", "sample", "repl", "diagnose", "compare", "predict", "sensitivity", "version", "help", "distributions", "functions"}
 	for _, d := range stdlib.Dists() {
 		topics = append(topics, d.Name)
 	}

@@ -2,6 +2,7 @@
 // language by stochastic gradient variational Bayes.
 //
 //	gpp check model.gpp          check a model and print its latents and data
+//	gpp graph model.gpp          print the model's graph as Graphviz DOT
 //	gpp fit model.gpp data.csv   fit a model to data by SGVB and write the results
 //	gpp sample model.gpp data    sample the posterior by NUTS (Stan's sampler), to check a fit
 //	gpp diagnose model.gpp data  check the model's gradient against finite differences
@@ -47,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "check":
 		return cmdCheck(rest, stdout, stderr)
+	case "graph":
+		return cmdGraph(rest, stdout, stderr)
 	case "fit":
 		return cmdFit(rest, stdout, stderr)
 	case "diagnose":

@@ -38,7 +38,7 @@ func FuzzRepl(f *testing.F) {
 					in = ":fit --quiet --seed 1 --iter 20"
 				case "predict": // reads files: always the session's own
 					in = ":predict testdata/repl_counts.csv"
-				case "set", "unset", "drop", "del", "type", "check", "show", "list", "undo", "help", "quit", "q", "exit":
+				case "set", "unset", "drop", "del", "type", "check", "graph", "show", "list", "undo", "help", "quit", "q", "exit":
 				default:
 					continue // :load, :data, :save read or write files
 				}

@@ -752,6 +752,23 @@ func (r *repl) checkCtx(ctx context.Context) {
 	}
 }
 
+// graph prints the model's graph as gpp graph does; with the session's
+// data bound, its plates show their sizes (data that do not bind yet leave
+// them as names: :check says why).
+func (r *repl) graph() {
+	l, err := pipeline.ParseSource(replModel, []byte(r.src), r.sets)
+	if err != nil {
+		r.printError(err, r.sources(""))
+		return
+	}
+	if len(r.data) > 0 {
+		l.Bind(r.inputs(), r.sets) // best effort: only the sizes are wanted
+	}
+	if err := modelGraph(l, "model").WriteDOT(r.out); err != nil {
+		r.errorf("%v", err)
+	}
+}
+
 // list prints the model with line numbers.
 func (r *repl) list() {
 	if r.src == "" {

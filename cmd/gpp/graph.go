@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
+	"github.com/gpplang/gpp/lang/graph"
+)
+
+// graphSynopsis is gpp graph's usage line.
+const graphSynopsis = "graph [--set NAME=VALUE ...] [--out FILE.dot] model.gpp [data.csv|data.json|data.R|NAME=FILE ...]"
+
+// graphHelpText is what gpp graph --help says before the flags.
+const graphHelpText = `Prints the model's graph in Graphviz's DOT language, as PyMC's
+model_to_graphviz draws one: params as ellipses (their prior and variational
+family under the name), observed data as grey ellipses, other data as rounded
+boxes, lets as boxes, outputs as dashed boxes, each target statement as an
+octagon, an arrow from every quantity to what reads it, and quantities of one
+shape in a plate labelled by its dims. Given the data files, which are bound and
+checked as gpp check binds them, the plates show the sizes: N (234) × K (10).
+Render it with Graphviz: gpp graph model.gpp | dot -Tpng -o model.png.
+Exit 0 for a valid model, 1 for errors, 2 for a bad command line.
+`
+
+func cmdGraph(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("graph", graphSynopsis, stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", graphSynopsis, graphHelpText)
+		printFlags(fs)
+	}
+	sets := setFlags{}
+	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")
+	out := fs.String("out", "", "write the graph to `FILE` (.dot or .gv) instead of stdout")
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return code
+	}
+	if len(pos) == 0 {
+		return usageError(stderr, "graph", graphSynopsis, "graph takes a model file and, optionally, its data files; got no arguments")
+	}
+	if *out != "" {
+		if ext := strings.ToLower(filepath.Ext(*out)); ext != ".dot" && ext != ".gv" {
+			return usageError(stderr, "graph", graphSynopsis, "--out %s: the graph is written as DOT, to a .dot or .gv file; for a picture pipe it into Graphviz: gpp graph %s | dot -Tpng -o model.png", *out, pos[0])
+		}
+	}
+	l, ok := loadChecked(pos, sets, stderr)
+	if !ok {
+		return exitError
+	}
+	g := modelGraph(l, strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])))
+	if *out == "" {
+		if err := g.WriteDOT(stdout); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+		return exitOK
+	}
+	s := &staged{dir: filepath.Dir(*out)}
+	if err := s.write(filepath.Base(*out), g.WriteDOT); err != nil {
+		errorf(stderr, "%v", err)
+		return exitError
+	}
+	if err := s.commit(); err != nil {
+		errorf(stderr, "%v", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// modelGraph builds the graph of a checked model, with the sizes and the
+// counts of missing values of its data when they are bound.
+func modelGraph(l *pipeline.Loaded, name string) *graph.Graph {
+	opt := &graph.Options{Name: name, Sizes: map[string]int{}, Missing: map[string]int{}}
+	for _, d := range l.Info.Data {
+		if a := l.Data[d.Name]; a != nil && d.Elem == check.Int && len(d.Dims) == 0 && len(a.Values) == 1 {
+			opt.Sizes[d.Name] = int(a.Values[0])
+		}
+	}
+	if l.Model != nil && len(l.Model.Latents) > len(l.Info.Latents) {
+		for _, lat := range l.Model.Latents[len(l.Info.Latents):] {
+			if base, ok := strings.CutSuffix(lat.Name, compile.MissingSuffix); ok {
+				opt.Missing[base] = lat.Size
+			}
+		}
+	}
+	return graph.Build(l.File, l.Info, opt)
+}
