@@ -117,6 +117,7 @@ var knownKinds = map[string]bool{
 	"gpp": true, "gpp continued": true, "gpp fragment": true, "gpp error": true,
 	"sh": true, "console": true, "text": true, "csv": true, "json": true,
 	"text output": true, "console output": true, // docrun_test.go
+	"go": true, // a Go program: docgo_test.go
 }
 
 func TestDocBlocks(t *testing.T) {
@@ -138,7 +139,7 @@ func TestDocBlocks(t *testing.T) {
 			case b.lang == "":
 				t.Errorf("%s: untagged block: tag it ```gpp, ```gpp fragment, ```gpp error, ```sh, ```console, ```text or ```csv", b)
 			case !knownKinds[b.info()]:
-				t.Errorf("%s: unknown kind of block (want one of ```gpp, ```gpp fragment, ```gpp error, ```sh, ```console, ```text, ```text output, ```console output, ```csv, ```json)", b)
+				t.Errorf("%s: unknown kind of block (want one of ```gpp, ```gpp fragment, ```gpp error, ```sh, ```console, ```text, ```text output, ```console output, ```csv, ```json, ```go)", b)
 			case b.lang == "gpp":
 				var next *docBlock
 				if i+1 < len(blocks) && blocks[i+1].lang == "text" && onlyBlank(src, b, blocks[i+1]) {

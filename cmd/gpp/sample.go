@@ -44,8 +44,9 @@ const sampleSynopsis = "sample model.gpp [data.csv|data.json|data.R] [NAME=file.
 // that sampling does not replace the fit's files it is to be checked against.
 const defaultSampleOut = "gpp-sample"
 
-// initStream seeds chain c's random start (stream initStream + c).
-const initStream = 0x696e697473212121
+// initStream seeds chain c's random start (stream initStream + c), as
+// the model package's Sample does.
+const initStream = sgvb.InitStream
 
 // sampleConfig is a parsed gpp sample command line: fit's inputs and
 // output settings (cfg) and the sampler's.

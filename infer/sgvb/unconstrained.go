@@ -222,6 +222,42 @@ func (d *Unconstrained) LogDensityValue(u []float64) (float64, error) {
 	return d.addLogJac(lp, u), nil
 }
 
+// LogJoint returns the Target's log joint at Coords(u), without
+// LogDensity's log |dz/du|, and writes its gradient in u into grad (both
+// len Dim): the density whose mode MAP finds (Stan's jacobian=false). The
+// constant log |dz/db| of a bounded latent and the Jacobian a matrix
+// latent's log joint holds stay in it, as in MAP's objective. A
+// non-finite value comes with the Target's error, if it gave one. It
+// allocates nothing.
+func (d *Unconstrained) LogJoint(u, grad []float64) (float64, error) {
+	x, gx := d.x, d.gx
+	d.Coords(u, x)
+	lp, err := d.t.LogJoint(x, gx)
+	if err != nil {
+		return lp, err
+	}
+	for _, s := range d.segs {
+		g := grad[s.uoff : s.uoff+s.n]
+		if s.kind != uSimplex {
+			copy(g, gx[s.xoff:s.xoff+s.n])
+			continue
+		}
+		for r := 0; r < s.n/(s.k-1); r++ {
+			lx, gr := x[s.xoff+r*s.k:s.xoff+(r+1)*s.k], gx[s.xoff+r*s.k:s.xoff+(r+1)*s.k]
+			dist.StickBreakGrad(gr, lx)
+			copy(g[r*(s.k-1):(r+1)*(s.k-1)], gr[:s.k-1])
+		}
+	}
+	return lp, nil
+}
+
+// LogJointValue returns LogJoint's value at u, bit for bit, with its
+// error, computing no gradient where the Target is a ValueTarget.
+func (d *Unconstrained) LogJointValue(u []float64) (float64, error) {
+	d.Coords(u, d.x)
+	return logJointValue(d.t, d.x, d.gx)
+}
+
 // LogDensityAt returns LogDensity's value at u from the Target's log joint
 // lp at Coords(u), computed elsewhere (gpp's --moment-match evaluates the
 // outputs at its moved draws, and the log joint with them), adding the
@@ -261,6 +297,11 @@ func (d *Unconstrained) addLogJac(lp float64, u []float64) float64 {
 
 // InitTries is how many random starts Init tries, as Stan does.
 const InitTries = 100
+
+// InitStream is the PCG stream of chain 0's random start (Init), chain c's
+// InitStream + c, with the run's seed: gpp sample's and the model
+// package's, so that both start their chains alike.
+const InitStream = 0x696e697473212121
 
 // Init draws a start u (len Dim) as Stan does: each coordinate uniform on
 // (−2, 2), drawn again, up to InitTries times, while the log density or

@@ -1,0 +1,40 @@
+// Package model is gpp's Go API: load a model with its data, evaluate its
+// log density and gradient on unconstrained coordinates, map between those
+// and the params' values, and fit or sample it in-process — what
+// BridgeStan and CmdStanPy give Stan's users, and pm.fit and pm.sample
+// PyMC's.
+//
+// Place in the pipeline: on top of it, beside cmd/gpp. Load and Compile
+// parse, check, bind the data and compile exactly as gpp fit does
+// (internal/pipeline); LogDensity is sgvb.Unconstrained's density, the one
+// gpp sample's NUTS moves on; Fit is sgvb.Fit with the Target and latents
+// gpp fit builds, Sample is infer/nuts with gpp sample's starts. The same
+// model, data, settings and seed give the same numbers, bit for bit, as
+// the command line.
+//
+// A short session:
+//
+//	m, err := model.Compile("coin.gpp", []byte(`
+//	data y: int[N]
+//	param theta: unit ~ Beta(1, 1)
+//	y ~ Bernoulli(theta)
+//	`), model.DataValues(map[string]any{"y": []int{1, 0, 1, 1}}))
+//	if err != nil {
+//		return err // file:line:col: message, as gpp check prints it
+//	}
+//	u := make([]float64, m.Dim())       // theta = 0.5
+//	grad := make([]float64, m.Dim())
+//	lp, err := m.LogDensityGradient(u, grad) // with the Jacobian: NUTS's density
+//	r, err := m.Fit(ctx, model.FitSettings())
+//	mean := r.Factor("theta").Mean()[0]  // q's posterior mean
+//
+// Coordinates: u has Dim elements, the unconstrained coordinates of every
+// param in declaration order (a positive param's log, a bounded one's
+// logit, a simplex row's stick-breaking coordinates, ...), as BridgeStan's
+// param_unc_num; Constrain maps u to the NumParams values ParamNames
+// names, in draws.csv's column order, and Unconstrain maps them back.
+//
+// Errors are gpp's positioned errors (an *ast.Error or an ast.ErrorList,
+// each "file:line:col: message"), never a panic. A *Model is not safe for
+// concurrent use: give each goroutine its own Clone.
+package model

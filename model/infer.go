@@ -1,0 +1,85 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// FitSettings returns the settings gpp fit uses with no flags: sgvb's
+// defaults (its zero Settings) with Seed 1, gpp fit's default --seed.
+func FitSettings() sgvb.Settings { return sgvb.Settings{Seed: 1} }
+
+// SampleSettings returns the settings gpp sample uses with no flags:
+// infer/nuts's defaults (its zero Settings) with Seed 1, gpp sample's
+// default --seed.
+func SampleSettings() nuts.Settings { return nuts.Settings{Seed: 1} }
+
+// Fit fits q to the posterior as gpp fit does with the same settings, one
+// fit (no --restarts): SGVB by default, or MAP, Laplace or Pathfinder as
+// s.Method says, with the model's params as gpp fit gives them to the
+// engine. The zero Settings are gpp fit's defaults but for the seed (0
+// here, 1 for gpp fit: see FitSettings); gpp fit's --tol 0 is Tol −1 and
+// --anneal 0 is Anneal −1. A non-finite log joint during the fit returns
+// the model's positioned error. q is on the Target's coordinates: draw
+// from it with Result.SampleCoords and map the draws to values with
+// Result.Natural, or read each param's factor (Result.Factor(name)).
+// Cancelling ctx stops the fit with the q reached (Result.Interrupted).
+func (m *Model) Fit(ctx context.Context, s sgvb.Settings) (*sgvb.Result, error) {
+	cm := m.compiled()
+	if len(cm.Latents) == 0 {
+		return nil, fmt.Errorf("%s: the model has no params to fit", m.Name())
+	}
+	r, err := sgvb.Fit(ctx, pipeline.Target{M: cm}, pipeline.Latents(cm), s)
+	var le *sgvb.LaplaceError
+	if errors.As(err, &le) { // positioned at the param, as gpp fit reports it
+		for _, l := range cm.Latents {
+			if l.Name == le.Latent {
+				err = &ast.Error{Pos: l.Pos, Msg: le.Error()}
+			}
+		}
+	}
+	return r, err
+}
+
+// Sample runs NUTS as gpp sample does with the same settings: one copy of
+// the log density per chain, chain c started where gpp sample starts it
+// (each coordinate uniform on (−2, 2), drawn again while the density is
+// not finite, from the stream sgvb.InitStream + c of s.Seed). The zero
+// nuts.Settings are gpp sample's defaults but for the seed (gpp sample's
+// --seed is 1: see SampleSettings); Workers 0 runs min(NumCPU, Chains) chains at once, as gpp
+// sample does (the draws do not depend on it). The draws are on the
+// unconstrained coordinates: Constrain maps each to the params' values.
+func (m *Model) Sample(ctx context.Context, s nuts.Settings) (*nuts.Result, error) {
+	if m.Dim() == 0 {
+		return nil, fmt.Errorf("%s: the model has no params to sample", m.Name())
+	}
+	chains := s.Chains
+	if chains <= 0 {
+		chains = nuts.DefaultChains
+	}
+	if s.Workers == 0 {
+		s.Workers = min(max(runtime.NumCPU(), 1), chains)
+	}
+	dens := make([]nuts.Density, chains)
+	inits := make([][]float64, chains)
+	stop := &atomic.Bool{} // an ODE solve under way stops when ctx ends
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+	for c := range chains {
+		d := m.u.Clone()
+		d.SetStop(stop)
+		dens[c], inits[c] = d, make([]float64, m.Dim())
+		if err := d.Init(rand.New(rand.NewPCG(s.Seed, sgvb.InitStream+uint64(c))), inits[c]); err != nil {
+			return nil, fmt.Errorf("chain %d: %w", c+1, err)
+		}
+	}
+	return nuts.Sample(ctx, dens, inits, s)
+}

@@ -1,0 +1,518 @@
+package model
+
+import (
+	"context"
+	"encoding/csv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+)
+
+// Tolerances.
+const (
+	gradTol  = 1e-5  // |autodiff − central differences|, relative to max(1, |g|)
+	jacTol   = 1e-10 // jacobian=true − false against the log-Jacobian written out
+	roundTol = 1e-10 // Constrain∘Unconstrain, relative to max(1, |θ|)
+)
+
+// kinds has a param of each transform Unconstrain inverts, bounded ones
+// included, and data so that the density is proper.
+const kinds = `
+data y: real[N]
+param mu: real ~ Normal(0, 1)
+param sigma: positive ~ HalfNormal(1)
+param rho: real<lower=-1, upper=1> ~ Uniform(-1, 1)
+param lo: real<lower=2>[2] ~ Normal(3, 1)
+param w: simplex[3] ~ Dirichlet(2)
+param c: ordered[3] ~ Normal(0, 2)
+param d: positive_ordered[2] ~ Gamma(2, 1)
+param s: sum_to_zero_vector[3] ~ Normal(0, 1)
+y ~ Normal(mu + rho * w[0] + c[2] - d[1] + s[0] + lo[1], sigma)
+`
+
+func kindsModel(t *testing.T) *Model {
+	t.Helper()
+	m, err := Compile("kinds.gpp", []byte(kinds), DataValues(map[string]any{"y": []float64{0.3, -1.2, 2.5, 0.1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func regressionModel(t *testing.T) *Model {
+	t.Helper()
+	m, err := Load("../examples/regression.gpp", DataFiles("../examples/wine_std.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestGradientFD checks LogDensityGradient against central differences
+// of LogDensity at random points, with and without the Jacobian, on the
+// bundled regression (real and positive params) and on a model of every
+// transform (bounded, simplex, ordered, sum-to-zero).
+func TestGradientFD(t *testing.T) {
+	for _, m := range []*Model{regressionModel(t), kindsModel(t)} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, jac := range []bool{true, false} {
+			for range 5 {
+				u := make([]float64, m.Dim())
+				for i := range u {
+					u[i] = rng.Float64()*2 - 1
+				}
+				grad := make([]float64, m.Dim())
+				lp, err := m.LogDensityGradient(u, grad, Jacobian(jac))
+				if err != nil {
+					t.Fatal(err)
+				}
+				lv, err := m.LogDensity(u, Jacobian(jac))
+				if err != nil || lv != lp {
+					t.Fatalf("%s: LogDensity %v (%v), LogDensityGradient %v", m.Name(), lv, err, lp)
+				}
+				want := fd.Gradient(nil, func(x []float64) float64 {
+					v, _ := m.LogDensity(x, Jacobian(jac))
+					return v
+				}, u, &fd.Settings{Formula: fd.Central})
+				for i := range grad {
+					if math.Abs(grad[i]-want[i]) > gradTol*max(1, math.Abs(want[i])) {
+						t.Errorf("%s jacobian=%v: d/du[%d] = %v, differences %v", m.Name(), jac, i, grad[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestJacobianTerm checks that jacobian=true minus jacobian=false is the
+// log-Jacobian of the transform, written out: Σ u for a positive z
+// (z = e^u), log σ(u) + log σ(−u) for a bounded p, nothing for a real m.
+func TestJacobianTerm(t *testing.T) {
+	m, err := Compile("jac.gpp", []byte(`
+param m: real ~ Normal(0, 1)
+param z: positive[3] ~ Gamma(2, 2)
+param p: real<lower=2, upper=5> ~ Uniform(2, 5)
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 10 {
+		u := make([]float64, m.Dim())
+		for i := range u {
+			u[i] = rng.NormFloat64()
+		}
+		with, err1 := m.LogDensity(u)
+		without, err2 := m.LogDensity(u, Jacobian(false))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		sig := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+		want := u[1] + u[2] + u[3] + math.Log(sig(u[4])) + math.Log(sig(-u[4]))
+		if got := with - without; math.Abs(got-want) > jacTol*max(1, math.Abs(want)) {
+			t.Errorf("u %v: jacobian=true − false = %v, log-Jacobian %v", u, got, want)
+		}
+		// and the Jacobian-free density is the log joint at the values
+		th, err := m.Constrain(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Uniform(2, 5)'s −log 3 and the constant log |U − L| = log 3 that
+		// gpp keeps in the log joint cancel
+		lj := -0.5*th[0]*th[0] - 0.5*math.Log(2*math.Pi)
+		for _, z := range th[1:4] {
+			lj += 2*math.Log(2) + math.Log(z) - 2*z // Gamma(2, 2): log 4 + log z − 2z − log Γ(2)
+		}
+		if math.Abs(without-lj) > jacTol*max(1, math.Abs(lj)) {
+			t.Errorf("u %v: jacobian=false %v, log joint at %v is %v", u, without, th, lj)
+		}
+	}
+}
+
+// TestRoundTrip checks that Constrain maps into each param's support and
+// bounds and that Unconstrain inverts it.
+func TestRoundTrip(t *testing.T) {
+	m := kindsModel(t)
+	names := m.ParamNames()
+	want := []string{"mu", "sigma", "rho", "lo.1", "lo.2", "w.1", "w.2", "w.3", "c.1", "c.2", "c.3", "d.1", "d.2", "s.1", "s.2", "s.3"}
+	if !slices.Equal(names, want) || m.NumParams() != len(want) || m.Dim() != len(want)-2 {
+		t.Fatalf("ParamNames %v (NumParams %d, Dim %d), want %v and Dim %d", names, m.NumParams(), m.Dim(), want, len(want)-2)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 20 {
+		u := make([]float64, m.Dim())
+		for i := range u {
+			u[i] = 3 * rng.NormFloat64()
+		}
+		th, err := m.Constrain(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := func(name string) float64 { return th[slices.Index(names, name)] }
+		ok := v("sigma") > 0 && v("rho") > -1 && v("rho") < 1 && v("lo.1") > 2 && v("lo.2") > 2 &&
+			v("w.1") > 0 && v("w.2") > 0 && v("w.3") > 0 && math.Abs(v("w.1")+v("w.2")+v("w.3")-1) < 1e-12 &&
+			v("c.1") < v("c.2") && v("c.2") < v("c.3") && 0 < v("d.1") && v("d.1") < v("d.2") &&
+			math.Abs(v("s.1")+v("s.2")+v("s.3")) < 1e-12
+		if !ok {
+			t.Errorf("Constrain(%v) = %v: outside a support", u, th)
+		}
+		back, err := m.Unconstrain(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range u {
+			if math.Abs(back[i]-u[i]) > roundTol*max(1, math.Abs(u[i])) {
+				t.Errorf("Unconstrain(Constrain(u))[%d] = %v, u %v", i, back[i], u[i])
+			}
+		}
+	}
+	bad := map[string]float64{"sigma": -1, "rho": 1.5, "lo.2": 1, "w.2": 0.9, "c.2": -100, "d.1": -1}
+	for name, val := range bad {
+		th, _ := m.Constrain(make([]float64, m.Dim()))
+		th[slices.Index(names, name)] = val
+		// a simplex row's sum is named by its first element
+		if _, err := m.Unconstrain(th); err == nil || !strings.Contains(err.Error(), strings.Replace(name, "w.2", "w.1", 1)+" is") {
+			t.Errorf("Unconstrain with %s = %v: error %v, want one naming %s", name, val, err, name)
+		}
+	}
+}
+
+// readColumns reads a CSV file's columns by name.
+func readColumns(t *testing.T, path string) map[string][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := map[string][]float64{}
+	for _, r := range rows[1:] {
+		for j, name := range rows[0] {
+			v, err := strconv.ParseFloat(r[j], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols[name] = append(cols[name], v)
+		}
+	}
+	return cols
+}
+
+// TestDataValuesSame checks that data given as Go values and as a CSV or
+// JSON file give the same log density, bit for bit.
+func TestDataValuesSame(t *testing.T) {
+	cols := readColumns(t, "../examples/wine_std.csv")
+	fromFile := regressionModel(t)
+	fromValues, err := Load("../examples/regression.gpp", DataValues(map[string]any{
+		"alcohol": cols["alcohol"], "color_intensity": cols["color_intensity"], "proline": mat.NewVecDense(len(cols["proline"]), cols["proline"])}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDensity(t, fromFile, fromValues)
+
+	// ints, a matrix and a missing value, against JSON
+	src := []byte(`
+data k: int<lower=0>[N]
+data X: real[N, 2]
+data y: real[N]
+param b: real[2] ~ Normal(0, 1)
+param sigma: positive ~ HalfNormal(1)
+y ~ Normal(X * b + k, sigma)
+`)
+	json := filepath.Join(t.TempDir(), "d.json")
+	if err := os.WriteFile(json, []byte(`{"k": [1, 0, 3], "X": [[0.5, 1], [2, -1], [0.25, 3]], "y": [1.5, null, -2]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Compile("m.gpp", src, DataFiles(json))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Compile("m.gpp", src, DataValues(map[string]any{"k": []int{1, 0, 3},
+		"X": [][]float64{{0.5, 1}, {2, -1}, {0.25, 3}}, "y": []float64{1.5, math.NaN(), -2}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.ParamNames(), b.ParamNames()) || !slices.Contains(b.ParamNames(), "y_missing.1") {
+		t.Fatalf("params %v and %v, want y_missing among them", a.ParamNames(), b.ParamNames())
+	}
+	sameDensity(t, a, b)
+	c, err := Compile("m.gpp", src, DataValues(map[string]any{"k": []int{1, 0, 3},
+		"X": mat.NewDense(3, 2, []float64{0.5, 1, 2, -1, 0.25, 3}), "y": []float64{1.5, math.NaN(), -2}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDensity(t, a, c)
+}
+
+// sameDensity checks two models' log densities and gradients are equal,
+// bit for bit, at a few points.
+func sameDensity(t *testing.T, a, b *Model) {
+	t.Helper()
+	if a.Dim() != b.Dim() {
+		t.Fatalf("Dim %d and %d", a.Dim(), b.Dim())
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 3 {
+		u := make([]float64, a.Dim())
+		for i := range u {
+			u[i] = rng.NormFloat64()
+		}
+		ga, gb := make([]float64, a.Dim()), make([]float64, a.Dim())
+		la, err1 := a.LogDensityGradient(u, ga)
+		lb, err2 := b.LogDensityGradient(u, gb)
+		if err1 != nil || err2 != nil || la != lb || !slices.Equal(ga, gb) {
+			t.Errorf("at %v: %v %v (%v) and %v %v (%v)", u, la, ga, err1, lb, gb, err2)
+		}
+	}
+}
+
+// TestBadInput checks that bad Go values, bad models and wrong lengths are
+// errors naming what is wrong, never panics.
+func TestBadInput(t *testing.T) {
+	src := []byte(`
+data k: int[N]
+data X: real[N, 2]
+param b: real ~ Normal(0, 1)
+k ~ Poisson(exp(b + X[:, 0]))
+`)
+	good := map[string]any{"k": []int{1, 2}, "X": [][]float64{{1, 2}, {3, 4}}}
+	with := func(name string, v any) map[string]any {
+		out := map[string]any{}
+		for k, x := range good {
+			out[k] = x
+		}
+		out[name] = v
+		return out
+	}
+	if _, err := Compile("m.gpp", src, DataValues(good)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"X", "text", "X: a value of Go type string"},
+		{"X", [][]float64{{1, 2}, {3}}, "X: row 2 has 1 elements"},
+		{"X", []float64{1, 2}, "X"},
+		{"k", []float64{1, 2.5}, "k: 2.5 is not an integer"},
+		{"k", [][]int{{1}, {2}}, "k"},
+		{"k", []float64{1, math.Inf(1)}, "k: element 2 is +Inf"},
+		{"k", []float64{1, math.NaN()}, "k"},
+	} {
+		_, err := Compile("m.gpp", src, DataValues(with(c.name, c.v)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s = %v: error %v, want one with %q", c.name, c.v, err, c.want)
+		}
+	}
+	if _, err := Compile("bad.gpp", []byte("param a: real ~ Normal(0, 1)\nparam b: real ~ Nromal(0, 1)\n")); err == nil || !strings.HasPrefix(err.Error(), "bad.gpp:2:") {
+		t.Errorf("a misspelt distribution: error %v, want one at bad.gpp:2:", err)
+	}
+	if _, err := Load("no-such.gpp"); err == nil {
+		t.Error("a missing file: no error")
+	}
+	if _, err := Load("../examples/regression.gpp", DataFiles("../examples/wine_std.csv"), Set("N", "3")); err == nil {
+		t.Error("--set N=3 against 178 rows: no error")
+	}
+	m, err := Compile("m.gpp", src, DataValues(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.LogDensity(make([]float64, 2)); err == nil {
+		t.Error("LogDensity of a u too long: no error")
+	}
+	if _, err := m.LogDensityGradient(make([]float64, 1), nil); err == nil {
+		t.Error("LogDensityGradient with no grad: no error")
+	}
+	if _, err := m.Constrain(nil); err == nil {
+		t.Error("Constrain(nil): no error")
+	}
+	if _, err := m.Unconstrain([]float64{1, 2}); err == nil {
+		t.Error("Unconstrain of 2 values of 1: no error")
+	}
+}
+
+// TestNonFinite checks that a density the model cannot evaluate returns
+// the positioned error of the statement, as gpp fit prints it.
+func TestNonFinite(t *testing.T) {
+	m, err := Compile("nan.gpp", []byte("data y: real\nparam a: real ~ Normal(0, 1)\ny ~ Normal(0, 1)\ntarget += log(y - a)\n"), Set("y", "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jac := range []bool{true, false} {
+		// a = 1: log(0 − 1)
+		if _, err := m.LogDensityGradient([]float64{1}, make([]float64, 1), Jacobian(jac)); err == nil || !strings.HasPrefix(err.Error(), "nan.gpp:4:") {
+			t.Errorf("log(-1), jacobian=%v: error %v, want one at nan.gpp:4:", jac, err)
+		}
+		if _, err := m.LogDensity([]float64{1}, Jacobian(jac)); err == nil || !strings.HasPrefix(err.Error(), "nan.gpp:4:") {
+			t.Errorf("LogDensity, log(-1), jacobian=%v: error %v, want one at nan.gpp:4:", jac, err)
+		}
+	}
+	if lp, err := m.LogDensity([]float64{-1}); err != nil || math.IsNaN(lp) {
+		t.Errorf("log(1): %v, %v", lp, err)
+	}
+}
+
+// TestFitSameAsPipeline checks that Fit gives what internal/pipeline and
+// sgvb.Fit give (gpp fit's path) for the same settings, bit for bit.
+func TestFitSameAsPipeline(t *testing.T) {
+	for _, s := range []sgvb.Settings{{Seed: 3, MaxIter: 300}, {Seed: 4, Method: sgvb.MAP}, {Seed: 5, Method: sgvb.Laplace}} {
+		m := regressionModel(t)
+		got, err := m.Fit(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := pipeline.Load("../examples/regression.gpp", []string{"../examples/wine_std.csv"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Mean(), want.Mean()) || !slices.Equal(got.SD(), want.SD()) ||
+			got.ELBO != want.ELBO || got.Iterations != want.Iterations || len(got.Factors) != len(want.Factors) {
+			t.Fatalf("%v: Fit mean %v sd %v ELBO %v (%d iterations), pipeline's %v %v %v (%d)", s.Method,
+				got.Mean(), got.SD(), got.ELBO, got.Iterations, want.Mean(), want.SD(), want.ELBO, want.Iterations)
+		}
+		for i := range got.Factors {
+			for j := range got.Factors[i].Params {
+				if !slices.Equal(got.Factors[i].Params[j], want.Factors[i].Params[j]) {
+					t.Errorf("%v: factor %s's params differ", s.Method, got.Factors[i].Name)
+				}
+			}
+		}
+	}
+}
+
+// TestSampleSameAsPipeline checks that Sample's chains are those of gpp
+// sample's set-up (one Unconstrained clone per chain, Stan's starts from
+// stream sgvb.InitStream + c), bit for bit.
+func TestSampleSameAsPipeline(t *testing.T) {
+	s := nuts.Settings{Chains: 2, Warmup: 50, Draws: 20, Seed: 7, Workers: 1}
+	got, err := regressionModel(t).Sample(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := pipeline.Load("../examples/regression.gpp", []string{"../examples/wine_std.csv"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dens, inits := make([]nuts.Density, s.Chains), make([][]float64, s.Chains)
+	for c := range s.Chains {
+		d := u.Clone()
+		dens[c], inits[c] = d, make([]float64, u.Dim())
+		if err := d.Init(rand.New(rand.NewPCG(s.Seed, sgvb.InitStream+uint64(c))), inits[c]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := nuts.Sample(context.Background(), dens, inits, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range want.Chains {
+		if !slices.Equal(got.Chains[c].Draws, want.Chains[c].Draws) || !slices.Equal(got.Chains[c].LogP, want.Chains[c].LogP) || got.Chains[c].StepSize != want.Chains[c].StepSize {
+			t.Errorf("chain %d: Sample's draws differ from the pipeline's", c+1)
+		}
+	}
+	if len(got.Chains) != 2 || len(got.Chains[0].LogP) != 20 {
+		t.Errorf("%d chains of %d draws, want 2 of 20", len(got.Chains), len(got.Chains[0].LogP))
+	}
+}
+
+// TestClone checks that a clone evaluates as its model does, from its own
+// buffers, also on another goroutine at the same time.
+func TestClone(t *testing.T) {
+	m := regressionModel(t)
+	c := m.Clone()
+	u := []float64{0.1, 0.2, -0.3, 0.4}
+	want, err := m.LogDensity(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan float64)
+	go func() {
+		var v float64
+		for range 200 {
+			v, _ = c.LogDensity(u)
+		}
+		done <- v
+	}()
+	for range 200 {
+		if v, _ := m.LogDensity(u); v != want {
+			t.Errorf("LogDensity %v while a clone runs, want %v", v, want)
+		}
+	}
+	if v := <-done; v != want {
+		t.Errorf("the clone's LogDensity %v, want %v", v, want)
+	}
+}
+
+// TestParams checks Params' descriptions.
+func TestParams(t *testing.T) {
+	ps := kindsModel(t).Params()
+	got := ""
+	for _, p := range ps {
+		got += p.Name + " " + p.Support.String() + " " + p.Family + " " + strconv.Itoa(p.Size) + " " + strconv.Itoa(p.Dim) + "; "
+	}
+	for _, want := range []string{"sigma positive gamma 1 1", "w simplex", " 3 2;", "s sum_to_zero"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Params: %s: no %q", got, want)
+		}
+	}
+}
+
+// TestOutputs checks the outputs at u: a function of the params, and
+// replicates drawn from the stream given.
+func TestOutputs(t *testing.T) {
+	m, err := Compile("out.gpp", []byte(`
+data y: real[N]
+param mu: real ~ Normal(0, 1)
+param sigma: positive ~ HalfNormal(1)
+y ~ Normal(mu, sigma)
+output twice = 2 * mu + sigma
+output y_rep ~ Normal(mu + 0 * y, sigma)   # one per y
+output top = max(y_rep)
+`), DataValues(map[string]any{"y": []float64{0.5, -0.2, 1.1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := m.OutputNames()
+	if want := []string{"twice", "y_rep.1", "y_rep.2", "y_rep.3", "top"}; !slices.Equal(names, want) {
+		t.Fatalf("OutputNames %v, want %v", names, want)
+	}
+	u := []float64{0.3, math.Log(2)}
+	out, err := m.Outputs(u, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, _ := m.Constrain(u)
+	if math.Abs(out[0]-(2*th[0]+th[1])) > 1e-12 || out[4] != max(out[1], out[2], out[3]) {
+		t.Errorf("Outputs at mu %v, sigma %v: %v", th[0], th[1], out)
+	}
+	again, _ := m.Outputs(u, rand.New(rand.NewPCG(1, 2)))
+	other, _ := m.Outputs(u, rand.New(rand.NewPCG(1, 3)))
+	if !slices.Equal(out, again) || slices.Equal(out[1:4], other[1:4]) {
+		t.Errorf("replicates from one stream %v and %v, from another %v", out, again, other)
+	}
+}
