@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // DensityOption chooses which log density LogDensity computes.
@@ -94,10 +95,17 @@ func (m *Model) Constrain(u []float64) ([]float64, error) {
 	}
 	m.u.Coords(u, m.x)
 	m.u.Values(m.z, m.x)
-	out := make([]float64, 0, m.NumParams())
+	return m.appendValues(make([]float64, 0, m.NumParams()), m.z), nil
+}
+
+// appendValues appends to dst the params' values, in ParamNames' order,
+// from z, the Target's values (natural scale): each param's elements
+// column-major, a matrix param's K×K value made from its coordinates by
+// the dist functions gpp fit's and gpp sample's draws.csv use.
+func (m *Model) appendValues(dst, z []float64) []float64 {
 	for i, lat := range m.l.Model.Latents {
 		p := &m.params[i]
-		v := m.z[lat.Offset : lat.Offset+lat.Size]
+		v := z[lat.Offset : lat.Offset+lat.Size]
 		if lat.Value != nil { // a matrix param's value from its coordinates
 			val := m.value[:p.Size]
 			if lat.Support == dist.SumToZeroMatrix {
@@ -107,11 +115,11 @@ func (m *Model) Constrain(u []float64) ([]float64, error) {
 			}
 			v = val
 		}
-		for _, k := range colMajor(p.Shape) {
-			out = append(out, v[k])
+		for _, k := range compile.ColumnMajor(p.Shape) {
+			dst = append(dst, v[k])
 		}
 	}
-	return out, nil
+	return dst
 }
 
 // Unconstrain returns the unconstrained coordinates (len Dim) of the

@@ -27,12 +27,25 @@
 //	lp, err := m.LogDensityGradient(u, grad) // with the Jacobian: NUTS's density
 //	r, err := m.Fit(ctx, model.FitSettings())
 //	mean := r.Factor("theta").Mean()[0]  // q's posterior mean
+//	draws, err := m.FitDraws(r, 1000, 1) // gpp fit's draws.csv rows: draws[d][j] is ParamNames()[j]
 //
 // Coordinates: u has Dim elements, the unconstrained coordinates of every
 // param in declaration order (a positive param's log, a bounded one's
 // logit, a simplex row's stick-breaking coordinates, ...), as BridgeStan's
 // param_unc_num; Constrain maps u to the NumParams values ParamNames
 // names, in draws.csv's column order, and Unconstrain maps them back.
+// The names and their order are CmdStan's, which gpp's CSV files share
+// (compile.CSVName, compile.ColumnMajor): "W.2.1", a matrix column by
+// column.
+//
+// Draws: FitDraws draws from a fit's q as gpp fit does, from the same
+// random stream (sgvb.DrawStream), and SampleDraws maps a NUTS run's
+// draws; both give rows of the params' values, the param columns of the
+// command's draws.csv bit for bit (printed there to 6 significant digits).
+//
+// Data: DataValues takes Go values of any integer, float or bool type, as
+// scalars, slices and slices of slices, and gonum vectors and matrices;
+// integers past 2^53 in magnitude and nils are errors.
 //
 // Errors are gpp's positioned errors (an *ast.Error or an ast.ErrorList,
 // each "file:line:col: message"), never a panic. A *Model is not safe for

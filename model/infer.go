@@ -29,9 +29,10 @@ func SampleSettings() nuts.Settings { return nuts.Settings{Seed: 1} }
 // engine. The zero Settings are gpp fit's defaults but for the seed (0
 // here, 1 for gpp fit: see FitSettings); gpp fit's --tol 0 is Tol −1 and
 // --anneal 0 is Anneal −1. A non-finite log joint during the fit returns
-// the model's positioned error. q is on the Target's coordinates: draw
-// from it with Result.SampleCoords and map the draws to values with
-// Result.Natural, or read each param's factor (Result.Factor(name)).
+// the model's positioned error. FitDraws draws the params' values from q
+// as gpp fit's draws.csv does; q itself is on the Target's coordinates
+// (Result.SampleCoords, Result.Natural), and each param's factor is
+// Result.Factor(name).
 // Cancelling ctx stops the fit with the q reached (Result.Interrupted).
 func (m *Model) Fit(ctx context.Context, s sgvb.Settings) (*sgvb.Result, error) {
 	cm := m.compiled()
@@ -57,7 +58,8 @@ func (m *Model) Fit(ctx context.Context, s sgvb.Settings) (*sgvb.Result, error) 
 // nuts.Settings are gpp sample's defaults but for the seed (gpp sample's
 // --seed is 1: see SampleSettings); Workers 0 runs min(NumCPU, Chains) chains at once, as gpp
 // sample does (the draws do not depend on it). The draws are on the
-// unconstrained coordinates: Constrain maps each to the params' values.
+// unconstrained coordinates: SampleDraws maps them all to the params'
+// values, as gpp sample's draws.csv has them (Constrain maps one).
 func (m *Model) Sample(ctx context.Context, s nuts.Settings) (*nuts.Result, error) {
 	if m.Dim() == 0 {
 		return nil, fmt.Errorf("%s: the model has no params to sample", m.Name())

@@ -68,15 +68,22 @@ func DataFiles(paths ...string) Option {
 	return func(c *config) { c.files = append(c.files, paths...) }
 }
 
-// DataValues gives data as Go values by name: int, float64, []int,
-// []float64, [][]int, [][]float64, a gonum mat.Vector (a vector) or
+// DataValues gives data as Go values by name: a scalar, a slice or array
+// of scalars (a vector) or a slice or array of such slices (a matrix, row
+// by row), of any Go integer, float or bool type (int, int64, uint8,
+// float32, a named type of one, ...), or a gonum mat.Vector (a vector) or
 // mat.Matrix (a matrix). They bind as the same values in a JSON file
-// would, with the same checks and messages; math.NaN() is a missing
-// cell, which the model fits where it allows missing data. Ints are ints;
-// a float64 that is a whole number binds to an int declaration, as 2.0
-// does in JSON. A value of another type, or rows of unequal length, is an
-// error naming the data. Repeatable; a later value of a name replaces an
-// earlier one.
+// would, with the same checks and messages; math.NaN() is a missing cell,
+// which the model fits where it allows missing data. Integer types are
+// ints, exact up to 2^53 in magnitude (gpp's limit, that of a float64: a
+// larger one is an error, not rounded); a bool is the int 1 or 0, as 0/1
+// data (Stan has no bool); a float32 is the float64 it holds exactly
+// (float32(0.1) is 0.100000001490116...), and a float that is a whole
+// number binds to an int declaration, as 2.0 does in JSON. A value of
+// another type, a nil (a nil slice or a typed nil such as
+// (*mat.Dense)(nil); give an empty slice for no values), or rows of
+// unequal length, is an error naming the data and the Go type.
+// Repeatable; a later value of a name replaces an earlier one.
 func DataValues(values map[string]any) Option {
 	return func(c *config) {
 		if c.values == nil {
@@ -159,8 +166,8 @@ func newModel(l *pipeline.Loaded) (*Model, error) {
 		p.Size = shapeLen(p.Shape)
 		big = max(big, p.Size)
 		m.params = append(m.params, p)
-		for _, k := range colMajor(p.Shape) {
-			m.names = append(m.names, csvName(p.Name, p.Shape, k))
+		for _, k := range compile.ColumnMajor(p.Shape) {
+			m.names = append(m.names, compile.CSVName(p.Name, p.Shape, k))
 		}
 	}
 	// the coordinates each param's transform takes (NewUnconstrained's
@@ -242,44 +249,9 @@ func shapeLen(shape []int) int {
 	return n
 }
 
-// colMajor returns the row-major indices of a shape's elements in
-// column-major order, the order of CmdStan's columns.
-func colMajor(shape []int) []int {
-	n := shapeLen(shape)
-	out := make([]int, 0, n)
-	idx := make([]int, len(shape))
-	for range n {
-		k := 0
-		for i, d := range shape {
-			k = k*d + idx[i]
-		}
-		out = append(out, k)
-		for i := range idx { // the first index varies fastest
-			idx[i]++
-			if idx[i] < shape[i] {
-				break
-			}
-			idx[i] = 0
-		}
-	}
-	return out
-}
-
-// csvName is CmdStan's column name of element k (row-major) of a value
-// of the shape: "W.2.1".
-func csvName(name string, shape []int, k int) string {
-	idx := make([]int, len(shape))
-	for i := len(shape) - 1; i >= 0; i-- {
-		if shape[i] > 0 {
-			idx[i] = k % shape[i]
-			k /= shape[i]
-		}
-	}
-	for _, v := range idx {
-		name += fmt.Sprintf(".%d", v+1)
-	}
-	return name
-}
+// colMajor is compile.ColumnMajor, the one column order of gpp's CSV
+// files, under the name Unconstrain's code calls.
+func colMajor(shape []int) []int { return compile.ColumnMajor(shape) }
 
 // model is the compiled model (for Fit and Sample).
 func (m *Model) compiled() *compile.Model { return m.l.Model }

@@ -315,6 +315,21 @@ k ~ Poisson(exp(b + X[:, 0]))
 		{"k", [][]int{{1}, {2}}, "k"},
 		{"k", []float64{1, math.Inf(1)}, "k: element 2 is +Inf"},
 		{"k", []float64{1, math.NaN()}, "k"},
+		{"k", []int64{1, 1<<53 + 1}, "k: element 2 is 9007199254740993, past 2^53"},
+		{"k", []uint64{1, math.MaxUint64}, "k: element 2 is 18446744073709551615, past 2^53"},
+		{"X", [][]int64{{1, 2}, {-1<<53 - 1, 0}}, "X: element 3 is -9007199254740993, past 2^53"},
+		{"X", (*mat.Dense)(nil), "X: a nil *mat.Dense"},
+		{"k", (*mat.VecDense)(nil), "k: a nil *mat.VecDense"},
+		{"k", []int(nil), "k: a nil []int"},
+		{"X", [][]float64(nil), "X: a nil [][]float64"},
+		{"X", nil, "X: the value is nil"},
+		{"k", []string{"1"}, "k: a value of Go type []string"},
+		{"k", []any{1, 2}, "k: a value of Go type []interface {}"},
+		{"X", [][]string{{"a"}}, "X: a value of Go type [][]string"},
+		{"X", [][][]float64{{{1}}}, "X: a value of Go type [][][]float64"},
+		{"k", map[string]int{"a": 1}, "k: a value of Go type map[string]int"},
+		{"k", new(int), "k: a value of Go type *int"},
+		{"X", [][]int8{{1, 2}, {3}}, "X: row 2 has 1 elements"},
 	} {
 		_, err := Compile("m.gpp", src, DataValues(with(c.name, c.v)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -514,5 +529,65 @@ output top = max(y_rep)
 	other, _ := m.Outputs(u, rand.New(rand.NewPCG(1, 3)))
 	if !slices.Equal(out, again) || slices.Equal(out[1:4], other[1:4]) {
 		t.Errorf("replicates from one stream %v and %v, from another %v", out, again, other)
+	}
+}
+
+// TestDataValuesGoKinds checks that every Go integer, float and bool kind,
+// in scalars, slices, arrays and slices of slices, binds as the same data
+// as the int and float64 values do: the same log density, bit for bit. A
+// float32 binds as the float64 it holds exactly, a bool as 1 or 0.
+func TestDataValuesGoKinds(t *testing.T) {
+	src := []byte(`
+data k: int[N]
+data X: real[N, 2]
+data n: int
+data s: real
+param b: real ~ Normal(0, 1)
+k ~ Poisson(exp(b + X[:, 0] + s + n))
+`)
+	compile := func(k, X, n, s any) *Model {
+		t.Helper()
+		m, err := Compile("m.gpp", src, DataValues(map[string]any{"k": k, "X": X, "n": n, "s": s}))
+		if err != nil {
+			t.Fatalf("k %T, X %T, n %T, s %T: %v", k, X, n, s, err)
+		}
+		return m
+	}
+	want := compile([]int{1, 0, 3}, [][]float64{{1, 0}, {0, 1}, {1, 1}}, 2, 0.25)
+	type count uint16 // a named integer type
+	for _, c := range []struct{ k, X, n, s any }{
+		{[]int8{1, 0, 3}, [][]int{{1, 0}, {0, 1}, {1, 1}}, int8(2), float32(0.25)},
+		{[]int16{1, 0, 3}, [][]int64{{1, 0}, {0, 1}, {1, 1}}, int16(2), 0.25},
+		{[]int32{1, 0, 3}, [][]int32{{1, 0}, {0, 1}, {1, 1}}, int32(2), 0.25},
+		{[]int64{1, 0, 3}, [][]uint8{{1, 0}, {0, 1}, {1, 1}}, int64(2), 0.25},
+		{[]uint{1, 0, 3}, [][]bool{{true, false}, {false, true}, {true, true}}, uint(2), 0.25},
+		{[]uint8{1, 0, 3}, [][]float32{{1, 0}, {0, 1}, {1, 1}}, uint8(2), 0.25},
+		{[]uint32{1, 0, 3}, [3][2]float64{{1, 0}, {0, 1}, {1, 1}}, uint32(2), 0.25},
+		{[]uint64{1, 0, 3}, [][2]int{{1, 0}, {0, 1}, {1, 1}}, uint64(2), 0.25},
+		{[3]int{1, 0, 3}, [][]float64{{1, 0}, {0, 1}, {1, 1}}, count(2), 0.25},
+		{[]count{1, 0, 3}, [][]float64{{1, 0}, {0, 1}, {1, 1}}, 2.0, 0.25},
+		{[]float32{1, 0, 3}, [][]float64{{1, 0}, {0, 1}, {1, 1}}, 2, 0.25},
+	} {
+		sameDensity(t, want, compile(c.k, c.X, c.n, c.s))
+	}
+	// a bool vector binds as 0/1 ints
+	b := []byte("data y: int[N]\nparam p: unit ~ Beta(1, 1)\ny ~ Bernoulli(p)\n")
+	yi, err := Compile("b.gpp", b, DataValues(map[string]any{"y": []int{1, 0, 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yb, err := Compile("b.gpp", b, DataValues(map[string]any{"y": []bool{true, false, true}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDensity(t, yi, yb)
+	// a float32 is the float64 it holds, not the decimal it was written as
+	exact := compile([]int{1, 0, 3}, [][]float64{{1, 0}, {0, 1}, {1, 1}}, 2, float64(float32(0.1)))
+	sameDensity(t, exact, compile([]int{1, 0, 3}, [][]float64{{1, 0}, {0, 1}, {1, 1}}, 2, float32(0.1)))
+	u := []float64{0.3}
+	l32, _ := exact.LogDensity(u)
+	l64, _ := compile([]int{1, 0, 3}, [][]float64{{1, 0}, {0, 1}, {1, 1}}, 2, 0.1).LogDensity(u)
+	if l32 == l64 {
+		t.Errorf("float32(0.1) bound as 0.1: log density %v both ways", l32)
 	}
 }

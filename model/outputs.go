@@ -3,6 +3,8 @@ package model
 import (
 	"math/rand/v2"
 	"slices"
+
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // OutputNames names the values of the model's outputs (its output
@@ -11,8 +13,8 @@ import (
 func (m *Model) OutputNames() []string {
 	var out []string
 	for _, o := range m.l.Model.Outputs {
-		for _, k := range colMajor(o.Shape) {
-			out = append(out, csvName(o.Name, o.Shape, k))
+		for _, k := range compile.ColumnMajor(o.Shape) {
+			out = append(out, compile.CSVName(o.Name, o.Shape, k))
 		}
 	}
 	return out
@@ -47,7 +49,7 @@ func (m *Model) Outputs(u []float64, rng *rand.Rand) ([]float64, error) {
 	}
 	var vals []float64
 	for i, o := range m.l.Model.Outputs {
-		for _, k := range colMajor(o.Shape) {
+		for _, k := range compile.ColumnMajor(o.Shape) {
 			vals = append(vals, outs[i][k])
 		}
 	}

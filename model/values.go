@@ -3,7 +3,9 @@ package model
 import (
 	"maps"
 	"math"
+	"reflect"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -13,6 +15,13 @@ import (
 
 // valuesFile stands for the file of DataValues in positions and messages.
 const valuesFile = "DataValues"
+
+// maxExactInt is the largest magnitude of an int that gpp holds exactly
+// (a float64's 2^53), as docs/language.md §5's limits say.
+const maxExactInt = 1 << 53
+
+// valueKinds lists the Go values DataValues takes, for its messages.
+const valueKinds = "a Go integer, float or bool, a slice or array of them, a slice of such slices (a matrix), a gonum mat.Vector or mat.Matrix"
 
 // valueArrays converts DataValues' Go values into the arrays a JSON file
 // of them would read as: a scalar, a vector [n] or a matrix [n, m],
@@ -33,33 +42,14 @@ func valueArrays(values map[string]any) (map[string]*data.Array, error) {
 func valueArray(name string, v any) (*data.Array, error) {
 	pos := ast.Pos{File: valuesFile}
 	a := &data.Array{Name: name, Pos: pos}
+	rv := reflect.ValueOf(v)
+	switch {
+	case v == nil:
+		return nil, ast.Errorf(pos, "%s: the value is nil; data are %s", name, valueKinds)
+	case (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map) && rv.IsNil():
+		return nil, ast.Errorf(pos, "%s: a nil %T; give a value (an empty slice for no values)", name, v)
+	}
 	switch v := v.(type) {
-	case int:
-		a.Values, a.Int = []float64{float64(v)}, true
-	case float64:
-		a.Values = []float64{v}
-	case []int:
-		a.Shape, a.Int = []int{len(v)}, true
-		for _, x := range v {
-			a.Values = append(a.Values, float64(x))
-		}
-	case []float64:
-		a.Shape, a.Values = []int{len(v)}, slices.Clone(v)
-	case [][]int:
-		a.Int = true
-		rows := make([][]float64, len(v))
-		for i, r := range v {
-			for _, x := range r {
-				rows[i] = append(rows[i], float64(x))
-			}
-		}
-		if err := setRows(a, rows); err != nil {
-			return nil, err
-		}
-	case [][]float64:
-		if err := setRows(a, v); err != nil {
-			return nil, err
-		}
 	case mat.Vector:
 		n := v.Len()
 		a.Shape, a.Values = []int{n}, make([]float64, n)
@@ -75,7 +65,9 @@ func valueArray(name string, v any) (*data.Array, error) {
 			}
 		}
 	default:
-		return nil, ast.Errorf(pos, "%s: a value of Go type %T; data are int, float64, []int, []float64, [][]int, [][]float64, a gonum mat.Vector or mat.Matrix", name, v)
+		if err := setValue(a, rv, v); err != nil {
+			return nil, err
+		}
 	}
 	for i, x := range a.Values {
 		switch {
@@ -88,19 +80,108 @@ func valueArray(name string, v any) (*data.Array, error) {
 	return a, nil
 }
 
-// setRows makes a the matrix of rows, which must be of one length.
-func setRows(a *data.Array, rows [][]float64) error {
-	cols := 0
-	if len(rows) > 0 {
-		cols = len(rows[0])
+// setValue sets a from a scalar, a slice or array of scalars (a vector)
+// or a slice or array of those (a matrix) of any Go integer, float or bool
+// type; v is rv's value, for messages.
+func setValue(a *data.Array, rv reflect.Value, v any) error {
+	bad := func() error {
+		return ast.Errorf(a.Pos, "%s: a value of Go type %T; data are %s", a.Name, v, valueKinds)
 	}
-	a.Shape = []int{len(rows), cols}
-	a.Values = make([]float64, 0, len(rows)*cols)
-	for i, r := range rows {
-		if len(r) != cols {
-			return ast.Errorf(a.Pos, "%s: row %d has %d elements but row 1 has %d: a matrix's rows are of one length", a.Name, i+1, len(r), cols)
+	if k, ok := scalarKind(rv.Type()); ok {
+		a.Int = k != reflect.Float32 && k != reflect.Float64
+		x, err := scalarValue(a, rv, 1)
+		a.Values = []float64{x}
+		return err
+	}
+	if !isList(rv.Type()) {
+		return bad()
+	}
+	elem := rv.Type().Elem()
+	if k, ok := scalarKind(elem); ok { // a vector
+		a.Int = k != reflect.Float32 && k != reflect.Float64
+		a.Shape, a.Values = []int{rv.Len()}, make([]float64, rv.Len())
+		for i := range rv.Len() {
+			x, err := scalarValue(a, rv.Index(i), i+1)
+			if err != nil {
+				return err
+			}
+			a.Values[i] = x
 		}
-		a.Values = append(a.Values, r...)
+		return nil
+	}
+	k, ok := reflect.Invalid, isList(elem)
+	if ok {
+		k, ok = scalarKind(elem.Elem())
+	}
+	if !ok {
+		return bad()
+	}
+	// a matrix: rows of one length (a nil row is an empty one)
+	a.Int = k != reflect.Float32 && k != reflect.Float64
+	rows, cols := rv.Len(), 0
+	if rows > 0 {
+		cols = rv.Index(0).Len()
+	}
+	a.Shape, a.Values = []int{rows, cols}, make([]float64, 0, rows*cols)
+	for i := range rows {
+		row := rv.Index(i)
+		if row.Len() != cols {
+			return ast.Errorf(a.Pos, "%s: row %d has %d elements but row 1 has %d: a matrix's rows are of one length", a.Name, i+1, row.Len(), cols)
+		}
+		for j := range cols {
+			x, err := scalarValue(a, row.Index(j), len(a.Values)+1)
+			if err != nil {
+				return err
+			}
+			a.Values = append(a.Values, x)
+		}
 	}
 	return nil
+}
+
+// isList reports whether t is a slice or an array.
+func isList(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice || t.Kind() == reflect.Array
+}
+
+// scalarKind is the kind of t if it is one DataValues takes as a number:
+// a Go integer (signed or not), float or bool.
+func scalarKind(t reflect.Type) (reflect.Kind, bool) {
+	switch k := t.Kind(); k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Bool:
+		return k, true
+	}
+	return reflect.Invalid, false
+}
+
+// scalarValue is the number of the scalar x, element i (1-based) of a: a
+// float32 exactly as it is held (float32(0.1) is 0.100000001490116...),
+// a bool 1 or 0, an integer exactly, or an error past 2^53 in magnitude,
+// which a float64 would round to a neighbour.
+func scalarValue(a *data.Array, x reflect.Value, i int) (float64, error) {
+	tooBig := func(s string) error {
+		return ast.Errorf(a.Pos, "%s: element %d is %s, past 2^53 in magnitude, the largest int gpp holds exactly", a.Name, i, s)
+	}
+	switch x.Kind() {
+	case reflect.Bool:
+		if x.Bool() {
+			return 1, nil
+		}
+		return 0, nil
+	case reflect.Float32, reflect.Float64:
+		return x.Float(), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n := x.Int()
+		if n > maxExactInt || n < -maxExactInt {
+			return math.NaN(), tooBig(strconv.FormatInt(n, 10))
+		}
+		return float64(n), nil
+	}
+	n := x.Uint()
+	if n > maxExactInt {
+		return math.NaN(), tooBig(strconv.FormatUint(n, 10))
+	}
+	return float64(n), nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // againstFile is the comparison's CSV, written beside the sample's files.
@@ -182,7 +183,7 @@ func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats)
 	qDraws := againstDraws(af.ff)
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
-			name := elemName(v.name, v.shape, k)
+			name := compile.ElemName(v.name, v.shape, k)
 			qm, ok := af.mean[name]
 			if !ok {
 				missing++
@@ -329,7 +330,7 @@ func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, 
 	for _, v := range sd.ds.vars {
 		var idx []int // the rows of v's elements, in its order
 		for _, k := range v.elems {
-			if i, ok := byName[elemName(v.name, v.shape, k)]; ok {
+			if i, ok := byName[compile.ElemName(v.name, v.shape, k)]; ok {
 				if af.repl {
 					rows[i].name = replElemName(v.name, v.shape, k)
 				}

@@ -160,12 +160,12 @@ func coordNames(m *compile.Model) []coordName {
 			kind = "coordinate"
 		}
 		for k := range l.Size {
-			out[l.Offset+k] = coordName{elemName(l.Name, l.Shape, k), kind}
+			out[l.Offset+k] = coordName{compile.ElemName(l.Name, l.Shape, k), kind}
 			if l.Support == dist.PositiveOrdered && k == 0 { // log x_0, then the log increments
-				out[l.Offset] = coordName{elemName(l.Name, l.Shape, 0), "log"}
+				out[l.Offset] = coordName{compile.ElemName(l.Name, l.Shape, 0), "log"}
 			}
 			if l.Support.IsOrdered() && k > 0 { // x_0, then the log increments
-				out[l.Offset+k] = coordName{fmt.Sprintf("%s - %s", elemName(l.Name, l.Shape, k), elemName(l.Name, l.Shape, k-1)), "log"}
+				out[l.Offset+k] = coordName{fmt.Sprintf("%s - %s", compile.ElemName(l.Name, l.Shape, k), compile.ElemName(l.Name, l.Shape, k-1)), "log"}
 			}
 		}
 	}

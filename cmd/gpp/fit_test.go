@@ -1068,30 +1068,6 @@ func TestCompareGradients(t *testing.T) {
 	}
 }
 
-// TestNames checks Stan-style element names and CmdStan's column order.
-func TestNames(t *testing.T) {
-	shape := []int{2, 3}
-	if got := elemName("W", shape, 1); got != "W[1,2]" {
-		t.Errorf("elemName = %s", got)
-	}
-	if got := csvName("W", shape, 5); got != "W.2.3" {
-		t.Errorf("csvName = %s", got)
-	}
-	if got := elemName("s", nil, 0); got != "s" {
-		t.Errorf("scalar name %s", got)
-	}
-	if got := csvName("r", []int{4}, 3); got != "r.4" {
-		t.Errorf("vector name %s", got)
-	}
-	var names []string
-	for _, k := range colMajor(shape) {
-		names = append(names, csvName("W", shape, k))
-	}
-	if got := strings.Join(names, ","); got != "W.1.1,W.2.1,W.1.2,W.2.2,W.1.3,W.2.3" {
-		t.Errorf("column-major order %s", got)
-	}
-}
-
 // TestSummarise checks the summary statistics (R's type-7 quantiles).
 func TestSummarise(t *testing.T) {
 	s := summarise([]float64{4, 1, 3, 2, 5, math.NaN()})

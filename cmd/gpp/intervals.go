@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -148,7 +149,7 @@ func intervalGroups(vars []variable, maxRows, maxPanels int) (groups []intervalG
 	for i, v := range ps {
 		g := intervalGroup{param: v.name, total: len(v.elems)}
 		for j, k := range v.elems[:share[i]] {
-			g.elems = append(g.elems, intervalElem{elemName(v.name, v.shape, k), v.first + j, v, k})
+			g.elems = append(g.elems, intervalElem{compile.ElemName(v.name, v.shape, k), v.first + j, v, k})
 		}
 		groups = append(groups, g)
 	}
@@ -490,7 +491,7 @@ func readDrawsColumns(path string, elems []intervalElem) (map[string][]float64, 
 	defer f.Close()
 	want := map[string]string{} // CSV column → summary name
 	for _, e := range elems {
-		want[csvName(e.v.name, e.v.shape, e.k)] = e.name
+		want[compile.CSVName(e.v.name, e.v.shape, e.k)] = e.name
 	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)

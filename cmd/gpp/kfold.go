@@ -1235,7 +1235,7 @@ func writeKfoldCSV(w io.Writer, su *kfoldSetup, t kfoldTotals) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"name", "elpd_kfold", "p_kfold", "pareto_k", "fold"})
 	for i := range su.n {
-		cw.Write([]string{elemName(looOutput, []int{su.n}, i), formatExact(t.elpdI[i]), formatExact(t.pI[i]), formatNum(t.kI[i]), fmt.Sprint(su.fold[i] + 1)})
+		cw.Write([]string{compile.ElemName(looOutput, []int{su.n}, i), formatExact(t.elpdI[i]), formatExact(t.pI[i]), formatNum(t.kI[i]), fmt.Sprint(su.fold[i] + 1)})
 	}
 	cw.Flush()
 	return cw.Error()

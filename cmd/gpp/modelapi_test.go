@@ -3,7 +3,12 @@ package main
 import (
 	"context"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -89,5 +94,215 @@ func TestModelSampleSettings(t *testing.T) {
 		if !slices.Equal(got.Chains[c].Draws, want.Chains[c].Draws) {
 			t.Errorf("chain %d differs from gpp sample's", c+1)
 		}
+	}
+}
+
+// TestModelDrawsMatchCLI checks the model package's FitDraws and
+// SampleDraws against gpp fit's and gpp sample's draws: bit for bit
+// against the columns those commands compute (makeDraws, makeSampleDraws),
+// and against draws.csv as the commands write it (its param header is
+// ParamNames, its cells the values printed), for a model with a simplex
+// param and one with a matrix param and a cholesky_factor_corr.
+func TestModelDrawsMatchCLI(t *testing.T) {
+	const ex = "../../examples/"
+	const n = 30
+	for _, c := range []struct {
+		model string
+		data  []string
+	}{
+		{"mixture.gpp", []string{ex + "wine_std.csv"}},
+		{"varying.gpp", []string{ex + "varying.csv"}},
+	} {
+		t.Run(c.model, func(t *testing.T) {
+			path := ex + c.model
+			m, err := model.Load(path, model.DataFiles(c.data...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := pipeline.Load(path, c.data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// gpp fit
+			s := model.FitSettings()
+			s.MaxIter = 300
+			r, err := m.Fit(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.FitDraws(r, n, s.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := makeDraws(r, nil, l.Model, n, s.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameColumns(t, "FitDraws", got, ds.cols, m.NumParams())
+			out := t.TempDir()
+			args := append(append([]string{"fit", path}, c.data...), "--iter", "300", "--output-draws", strconv.Itoa(n), "--quiet", "--out", out)
+			if code, _, stderr := runSafe(t, args...); code != 0 {
+				t.Fatalf("gpp fit: exit %d\n%s", code, stderr)
+			}
+			_, header, rows := readStanCSV(t, filepath.Join(out, drawsFile))
+			sameCSV(t, "FitDraws", m.ParamNames(), got, header, rows[1:]) // after the mean row
+
+			// gpp sample
+			sc := model.SampleSettings()
+			sc.Warmup, sc.Draws = 40, 10
+			res, err := m.Sample(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err = m.SampleDraws(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sd, err := makeSampleDraws(u, l.Model, res, sc.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameColumns(t, "SampleDraws", got, sd.ds.cols, m.NumParams())
+			out = t.TempDir()
+			args = append(append([]string{"sample", path}, c.data...), "--warmup", "40", "--draws", "10", "--quiet", "--out", out)
+			if code, _, stderr := runSafe(t, args...); code != 0 {
+				t.Fatalf("gpp sample: exit %d\n%s", code, stderr)
+			}
+			_, header, rows = readStanCSV(t, filepath.Join(out, drawsFile))
+			sameCSV(t, "SampleDraws", m.ParamNames(), got, header, rows)
+		})
+	}
+}
+
+// sameColumns checks that rows[d][j] is cols[j][d] bit for bit for the
+// first np columns (the params').
+func sameColumns(t *testing.T, what string, rows, cols [][]float64, np int) {
+	t.Helper()
+	if len(cols) < np {
+		t.Fatalf("%s: the command has %d columns, fewer than the %d params' values", what, len(cols), np)
+	}
+	for d, row := range rows {
+		if len(row) != np || len(cols[0]) != len(rows) {
+			t.Fatalf("%s: %d rows of %d values; the command's %d rows of %d params' values", what, len(rows), len(row), len(cols[0]), np)
+		}
+		for j, v := range row {
+			if math.Float64bits(v) != math.Float64bits(cols[j][d]) {
+				t.Fatalf("%s: row %d value %d is %v, the command's %v", what, d, j, v, cols[j][d])
+			}
+		}
+	}
+}
+
+// sameCSV checks that draws.csv's header names the params' values names
+// in one run of columns and that rows hold the values of got there, as
+// draws.csv prints them.
+func sameCSV(t *testing.T, what string, names []string, got [][]float64, header []string, rows [][]float64) {
+	t.Helper()
+	at := slices.Index(header, names[0])
+	if at < 0 || at+len(names) > len(header) || !slices.Equal(header[at:at+len(names)], names) {
+		t.Fatalf("%s: draws.csv's header %v does not hold ParamNames %v", what, header, names)
+	}
+	if len(rows) != len(got) {
+		t.Fatalf("%s: draws.csv has %d draws, the API %d", what, len(rows), len(got))
+	}
+	for d, row := range got {
+		for j, v := range row {
+			printed, err := strconv.ParseFloat(formatNum(v), 64)
+			if err != nil || printed != rows[d][at+j] {
+				t.Fatalf("%s: draw %d %s is %v (printed %s), draws.csv's %v", what, d+1, names[j], v, formatNum(v), rows[d][at+j])
+			}
+		}
+	}
+}
+
+// TestModelNamesExamples checks, for every bundled example, that the model
+// package's ParamNames and OutputNames are the columns of draws.csv after
+// lp__, log_p__ and log_g__, as gpp fit writes them (from q's factors) and
+// as gpp fit --prior writes them (from the model's latents, as gpp sample
+// does). The fits are two iterations long: only the header counts here.
+func TestModelNamesExamples(t *testing.T) {
+	const ex = "../../examples/"
+	const pdb = "../../../shared/data/posteriordb/"
+	cases := []struct {
+		model string
+		data  []string
+		set   []string // NAME=VALUE
+	}{
+		{"gpfa.gpp", []string{ex + "wine_std.csv"}, []string{"K=6"}},
+		{"gpfa_diag.gpp", []string{ex + "wine_std.csv"}, []string{"K=6"}},
+		{"fa.gpp", []string{ex + "wine_std.csv"}, nil},
+		{"regression.gpp", []string{ex + "wine_std.csv"}, nil},
+		{"cultivar.gpp", []string{ex + "wine_std.csv", "cultivar=" + ex + "wine_cultivar.csv"}, nil},
+		{"cultivar_small.gpp", []string{ex + "wine_std.csv", "cultivar=" + ex + "wine_cultivar.csv"}, nil},
+		{"ordinal.gpp", []string{ex + "ordinal.csv"}, nil},
+		{"varying.gpp", []string{ex + "varying.csv"}, nil},
+		{"seeds.gpp", []string{ex + "seeds.csv"}, nil},
+		{"gp.gpp", []string{ex + "gp.csv"}, nil},
+		{"sv.gpp", []string{ex + "sv.csv"}, nil},
+		{"survival.gpp", []string{ex + "survival.csv"}, nil},
+		{"sir.gpp", []string{ex + "sir.csv"}, nil},
+		{"mixture.gpp", []string{ex + "wine_std.csv"}, nil},
+		{"epm.gpp", []string{"links=" + ex + "football_train.csv", "unknown=" + ex + "football_heldout.csv"}, []string{"N=115"}},
+		{"pmf.gpp", []string{ex + "digits300.csv", "train=" + ex + "digits300_train.csv"}, nil},
+		{"posteriordb/eight_schools_noncentered.gpp", []string{pdb + "eight_schools-eight_schools_noncentered/data.json"}, nil},
+		{"posteriordb/kidiq_momiq.gpp", []string{pdb + "kidiq-kidscore_momiq/data.json"}, nil},
+	}
+	all, _ := filepath.Glob(ex + "*.gpp")
+	more, _ := filepath.Glob(ex + "posteriordb/*.gpp")
+	for _, path := range append(all, more...) {
+		if !slices.ContainsFunc(cases, func(c struct {
+			model string
+			data  []string
+			set   []string
+		}) bool {
+			return ex+c.model == path
+		}) {
+			t.Errorf("%s: no case here: add the example with its data", path)
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.model, func(t *testing.T) {
+			path := ex + c.model
+			if strings.HasPrefix(c.data[0], pdb) {
+				if _, err := os.Stat(c.data[0]); err != nil {
+					t.Skipf("no posteriordb data: %v", err)
+				}
+			}
+			opts := []model.Option{model.DataFiles(c.data...)}
+			args := append([]string{path}, c.data...)
+			for _, s := range c.set {
+				name, value, _ := strings.Cut(s, "=")
+				opts = append(opts, model.Set(name, value))
+				args = append(args, "--set", s)
+			}
+			m, err := model.Load(path, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := append(m.ParamNames(), m.OutputNames()...)
+			for _, c := range []struct {
+				args  []string
+				first []string // the columns before the params'
+			}{
+				{[]string{"fit", "--iter", "2", "--output-draws", "2"}, []string{"lp__", "log_p__", "log_g__"}},
+				{[]string{"sample", "--chains", "1", "--warmup", "3", "--draws", "2", "--max-depth", "3"},
+					[]string{"chain__", "draw__", "lp__", "accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__", "divergent__", "energy__"}},
+			} {
+				out := t.TempDir()
+				run := append(append(c.args, args...), "--quiet", "--out", out)
+				if code, _, stderr := runSafe(t, run...); code != 0 {
+					t.Fatalf("gpp %s: exit %d\n%s", strings.Join(run, " "), code, stderr)
+				}
+				_, header, _ := readStanCSV(t, filepath.Join(out, drawsFile))
+				if want := append(c.first, names...); !slices.Equal(header, want) {
+					t.Errorf("gpp %s: draws.csv's header\n%v\nthe model package's names\n%v", c.args[0], header, want)
+				}
+			}
+		})
 	}
 }

@@ -47,10 +47,6 @@ import (
 // fitFormat names the layout of fit.json.
 const fitFormat = "gpp-fit/1"
 
-// drawStream seeds the random stream of the output draws (with --seed), so
-// that they are independent of the fit's own streams.
-const drawStream = 0x6f75747075747321
-
 // predictStream seeds the draws of predictive outputs (output y ~ D(args)),
 // apart from the draws of q so that adding such an output changes no other
 // number; the mean row draws from predictStream+1.
@@ -531,75 +527,16 @@ func prepareOutDir(dir string) (created bool, err error) {
 // ---------------------------------------------------------------------------
 // Names and columns
 
-// elemName returns the Stan-style 1-based name of element k (row-major) of
-// a variable of the given shape: "W[2,1]".
-func elemName(name string, shape []int, k int) string {
-	idx := unravel(shape, k)
-	if len(idx) == 0 {
-		return name
-	}
-	parts := make([]string, len(idx))
-	for i, v := range idx {
-		parts[i] = strconv.Itoa(v + 1)
-	}
-	return name + "[" + strings.Join(parts, ",") + "]"
-}
-
-// csvName returns the CmdStan CSV column name of element k: "W.2.1".
-func csvName(name string, shape []int, k int) string {
-	var b strings.Builder
-	b.WriteString(name)
-	for _, v := range unravel(shape, k) {
-		b.WriteByte('.')
-		b.WriteString(strconv.Itoa(v + 1))
-	}
-	return b.String()
-}
-
 // writeColumnNames ends a draws CSV's header line: a comma and the CmdStan
-// column name (csvName) of every element of vars, then the newline.
+// column name (compile.CSVName) of every element of vars, then the newline.
 func writeColumnNames(bw *bufio.Writer, vars []variable) {
 	for _, v := range vars {
 		for _, k := range v.elems {
 			bw.WriteByte(',')
-			bw.WriteString(csvName(v.name, v.shape, k))
+			bw.WriteString(compile.CSVName(v.name, v.shape, k))
 		}
 	}
 	bw.WriteByte('\n')
-}
-
-// unravel turns a row-major index into 0-based indices.
-func unravel(shape []int, k int) []int {
-	idx := make([]int, len(shape))
-	for i := len(shape) - 1; i >= 0; i-- {
-		if shape[i] > 0 {
-			idx[i] = k % shape[i]
-			k /= shape[i]
-		}
-	}
-	return idx
-}
-
-// colMajor returns the row-major indices of a variable's elements in
-// column-major order (CmdStan's order).
-func colMajor(shape []int) []int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	out := make([]int, 0, n)
-	if len(shape) != 2 {
-		for k := range n {
-			out = append(out, k)
-		}
-		return out
-	}
-	for j := range shape[1] {
-		for i := range shape[0] {
-			out = append(out, i*shape[1]+j)
-		}
-	}
-	return out
 }
 
 // variable is one latent or output as reported: its columns in CmdStan
@@ -682,9 +619,9 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 // elements, or for a matrix-valued latent (value, its shape, not nil) the
 // K×K values its coordinates give.
 func latentVariable(name, family string, shape []int, index, off, first int, value []int, sup dist.Support) variable {
-	v := variable{name: name, family: family, shape: shape, index: index, off: off, elems: colMajor(shape), first: first}
+	v := variable{name: name, family: family, shape: shape, index: index, off: off, elems: compile.ColumnMajor(shape), first: first}
 	if value != nil {
-		v.shape, v.elems, v.corrK, v.corrSupport = value, colMajor(value), value[0], sup
+		v.shape, v.elems, v.corrK, v.corrSupport = value, compile.ColumnMajor(value), value[0], sup
 		v.corr = make([]float64, shapeLen(value))
 		if sup == dist.CorrMatrix || sup == dist.CovMatrix {
 			v.corrL = make([]float64, shapeLen(value))
@@ -697,7 +634,7 @@ func latentVariable(name, family string, shape []int, index, off, first int, val
 // column ncol on, and returns them with the number of columns in all.
 func withOutputs(vars []variable, ncol int, m *compile.Model) ([]variable, int) {
 	for i, o := range m.Outputs {
-		v := variable{name: o.Name, family: "output", shape: o.Shape, output: true, index: i, elems: colMajor(o.Shape), first: ncol}
+		v := variable{name: o.Name, family: "output", shape: o.Shape, output: true, index: i, elems: compile.ColumnMajor(o.Shape), first: ncol}
 		ncol += len(v.elems)
 		vars = append(vars, v)
 	}
@@ -832,7 +769,7 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 			lw.xs = make([]float64, 0, 2*n*r.Dim)
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, drawStream))
+	rng := rand.New(rand.NewPCG(seed, sgvb.DrawStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
 	for d := range n {
@@ -1121,7 +1058,7 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			s := st[v.first+j]
-			row := []string{elemName(v.name, v.shape, k), v.family,
+			row := []string{compile.ElemName(v.name, v.shape, k), v.family,
 				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)}
 			if ds.comp != nil {
 				row = append(row, formatNum(s.rhat))

@@ -590,7 +590,7 @@ func warmFrom(prev *sgvb.Result, m *compile.Model) (init *sgvb.Result, fresh []s
 // replElemName names element k (row-major) of a value of the given shape
 // with the language's 0-based indices: "W[0, 1]".
 func replElemName(name string, shape []int, k int) string {
-	idx := unravel(shape, k)
+	idx := compile.Unravel(shape, k)
 	if len(idx) == 0 {
 		return name
 	}

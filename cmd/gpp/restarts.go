@@ -524,7 +524,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 				above++
 			}
 			if !(r <= worst) {
-				worst, name = r, elemName(v.name, v.shape, k)
+				worst, name = r, compile.ElemName(v.name, v.shape, k)
 			}
 		}
 	}

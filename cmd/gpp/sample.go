@@ -778,7 +778,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 				break
 			}
 			s, m := st[v.first+j], ms[v.first+j]
-			t.row(elemName(v.name, v.shape, k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
+			t.row(compile.ElemName(v.name, v.shape, k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
 				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))
 		}
 	}
@@ -835,7 +835,7 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
 			m := ms[v.first+j]
-			name := elemName(v.name, v.shape, k)
+			name := compile.ElemName(v.name, v.shape, k)
 			if m.rhat > rhatWarn {
 				hiRhat = append(hiRhat, bad{name, m.rhat})
 			}
@@ -937,7 +937,7 @@ func writeSampleSummaryCSV(w io.Writer, sd *sampleDraws, st []stats, ms []mcmcSt
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
 			s, m := st[v.first+j], ms[v.first+j]
-			cw.Write([]string{elemName(v.name, v.shape, k), v.family,
+			cw.Write([]string{compile.ElemName(v.name, v.shape, k), v.family,
 				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95),
 				formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
 				formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad)})

@@ -22,7 +22,7 @@ import (
 var initNeeds = [2]string{"--init starts the chains from a fit of this model, param by param", "--init starts the chains from a fit of this model, param by param"}
 
 // initFit is the q the chains start from: chain c from draw c of q, drawn
-// as the fit drew its output draws (its seed, drawStream), so that chain
+// as the fit drew its output draws (its seed, sgvb.DrawStream), so that chain
 // c starts at draw c of the fit's draws.csv (after its row of q's mean).
 // For a mixture of restarts (mix not nil) draw c is of restart c mod R, as
 // the fit drew its draws, so that chains cycle through the restarts: the
@@ -50,7 +50,7 @@ func (f *initFit) component(c int) int {
 // is not finite is an error: the fit is of this model, so its draws
 // should be points the model can be evaluated at.
 func (f *initFit) starts(u *sgvb.Unconstrained) func(c int, dst []float64) error {
-	rng := rand.New(rand.NewPCG(f.seed, drawStream))
+	rng := rand.New(rand.NewPCG(f.seed, sgvb.DrawStream))
 	x := make([]float64, u.TargetDim())
 	var drawn [][]float64 // the draws so far, chain by chain
 	return func(c int, dst []float64) error {

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -78,7 +79,7 @@ func paramElements(sd *sampleDraws) []traceElem {
 			continue
 		}
 		for j, k := range v.elems {
-			out = append(out, traceElem{elemName(v.name, v.shape, k), v.first + j, v.logScale})
+			out = append(out, traceElem{compile.ElemName(v.name, v.shape, k), v.first + j, v.logScale})
 		}
 	}
 	return out

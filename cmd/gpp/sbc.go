@@ -595,7 +595,7 @@ func (su *sbcSetup) fitModel(outs [][]float64) (*compile.Model, error) {
 		vals := slices.Clone(outs[i])
 		for k, x := range vals {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("the draw of %s is not finite (%s is %g)", d.Name, elemName(d.Name, su.sim.Outputs[i].Shape, k), x)
+				return nil, fmt.Errorf("the draw of %s is not finite (%s is %g)", d.Name, compile.ElemName(d.Name, su.sim.Outputs[i].Shape, k), x)
 			}
 		}
 		bound[d.Name] = &data.Array{Name: d.Name, Shape: su.sim.Outputs[i].Shape, Values: vals, Int: d.Elem == check.Int}
@@ -705,7 +705,7 @@ func (w *sbcWorker) run(ctx context.Context, s int, settings sgvb.Settings, L in
 	less := make([]int, w.su.ncol)
 	ties := make([]int, w.su.ncol)
 	bad := make([]bool, w.su.ncol) // a value not finite: the output is unranked
-	rng := rand.New(rand.NewPCG(fitSeed, drawStream))
+	rng := rand.New(rand.NewPCG(fitSeed, sgvb.DrawStream))
 	xq, zq := make([]float64, r.Dim), make([]float64, r.Dim)
 	for range L {
 		r.SampleCoords(rng, xq)
@@ -950,7 +950,7 @@ func sbcSummaries(su *sbcSetup, res []simResult, ok []int, L int) []sbcRow {
 				continue
 			}
 			r := rankStats(ranks, L)
-			r.name = elemName(v.name, v.shape, k)
+			r.name = compile.ElemName(v.name, v.shape, k)
 			rows = append(rows, r)
 		}
 	}
@@ -1070,7 +1070,7 @@ func sbcNames(su *sbcSetup) []string {
 	names := make([]string, su.ncol)
 	for _, v := range su.vars {
 		for j, k := range v.elems {
-			names[v.first+j] = elemName(v.name, v.shape, k)
+			names[v.first+j] = compile.ElemName(v.name, v.shape, k)
 		}
 	}
 	return names

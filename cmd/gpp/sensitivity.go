@@ -136,7 +136,7 @@ type sensBase struct {
 	kFit          float64
 	inputs        []string // files a --csv must not replace
 	noPrior, noLL bool     // the part has no term (constant at every draw)
-	// elemName names an element in the table (nil: elemName, 1-based;
+	// elemName names an element in the table (nil: compile.ElemName, 1-based;
 	// the REPL's are 0-based)
 	elemName func(name string, shape []int, k int) string
 }
@@ -649,7 +649,7 @@ func powerScale(b *sensBase, threshold float64, workers int) ([]sensRow, [4]floa
 	}
 	name := b.elemName
 	if name == nil {
-		name = elemName
+		name = compile.ElemName
 	}
 	var elems []elem
 	for _, v := range b.ds.vars {

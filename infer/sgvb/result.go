@@ -321,6 +321,12 @@ func (sampleOnly) SampleLog(a float64, rng *rand.Rand) (float64, float64) {
 	return dist.SampleGammaLog(a, rng), 0
 }
 
+// DrawStream is the PCG stream, with the fit's seed, that gpp fit draws
+// its output draws (draws.csv's rows) from by SampleCoords, apart from the
+// fit's own streams; gpp sample's --init from a fit and the model
+// package's FitDraws draw from it too, so that they meet those rows.
+const DrawStream = 0x6f75747075747321
+
 // SampleCoords draws one z from q into x in the Target's coordinates
 // (len(x) == Dim; coordinates outside every latent are left alone) and
 // returns log q(z), the log density of z on its natural scale, comparable

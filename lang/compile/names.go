@@ -1,0 +1,81 @@
+package compile
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Values of a latent or an output are stored row-major (element k of a
+// [n, m] matrix is row k/m, column k%m); gpp's CSV files, as CmdStan's,
+// list them column-major and name them by 1-based indices. The functions
+// below are that one convention, shared by gpp's outputs and the Go API.
+
+// ColumnMajor returns the row-major indices of the elements of a value of
+// the shape in column-major order, the first index varying fastest: the
+// order of CmdStan's and gpp's draws.csv columns (W.1.1, W.2.1, ...,
+// W.1.2, ...). A scalar's shape (nil) has the one element 0; a vector's
+// elements keep their order. gpp's values have at most two dimensions, but
+// the order is CmdStan's for any number.
+func ColumnMajor(shape []int) []int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	out := make([]int, 0, n)
+	idx := make([]int, len(shape))
+	for range n {
+		k := 0
+		for i, d := range shape {
+			k = k*d + idx[i]
+		}
+		out = append(out, k)
+		for i := range idx { // the first index varies fastest
+			idx[i]++
+			if idx[i] < shape[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	return out
+}
+
+// Unravel returns the 0-based indices of element k (row-major) of a value
+// of the shape.
+func Unravel(shape []int, k int) []int {
+	idx := make([]int, len(shape))
+	for i := len(shape) - 1; i >= 0; i-- {
+		if shape[i] > 0 {
+			idx[i] = k % shape[i]
+			k /= shape[i]
+		}
+	}
+	return idx
+}
+
+// CSVName returns CmdStan's CSV column name of element k (row-major) of
+// the value name of the shape: "W.2.1" (1-based), name for a scalar.
+func CSVName(name string, shape []int, k int) string {
+	var b strings.Builder
+	b.WriteString(name)
+	for _, v := range Unravel(shape, k) {
+		b.WriteByte('.')
+		b.WriteString(strconv.Itoa(v + 1))
+	}
+	return b.String()
+}
+
+// ElemName returns Stan's name of element k (row-major) of the value name
+// of the shape, as messages and summaries print it: "W[2,1]" (1-based),
+// name for a scalar.
+func ElemName(name string, shape []int, k int) string {
+	idx := Unravel(shape, k)
+	if len(idx) == 0 {
+		return name
+	}
+	parts := make([]string, len(idx))
+	for i, v := range idx {
+		parts[i] = strconv.Itoa(v + 1)
+	}
+	return name + "[" + strings.Join(parts, ",") + "]"
+}
