@@ -1,10 +1,13 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -124,10 +127,9 @@ func (m *Model) appendValues(dst, z []float64) []float64 {
 
 // Unconstrain returns the unconstrained coordinates (len Dim) of the
 // params' values theta, given in ParamNames' order: BridgeStan's
-// param_unconstrain, the inverse of Constrain. A value outside its
-// param's support or bounds is an error naming the element. The matrix
-// params cholesky_factor_corr, corr_matrix, cholesky_factor_cov and
-// cov_matrix have no inverse here yet: they are an error.
+// param_unconstrain, the inverse of Constrain (sgvb's ValueCoords, the
+// matrix params' included). A value outside its param's support or bounds
+// is an error naming the element.
 func (m *Model) Unconstrain(theta []float64) ([]float64, error) {
 	if err := checkLen("theta", len(theta), m.NumParams()); err != nil {
 		return nil, err
@@ -137,113 +139,22 @@ func (m *Model) Unconstrain(theta []float64) ([]float64, error) {
 		p := &m.params[i]
 		// the param's values, row-major
 		v := m.value[:p.Size]
-		for j, k := range colMajor(p.Shape) {
+		cm := compile.ColumnMajor(p.Shape)
+		for j, k := range cm {
 			v[k] = theta[at+j]
 		}
 		x := m.x[lat.Offset : lat.Offset+lat.Size]
-		if err := m.coords(p, i, v, x, theta[at:at+p.Size], at); err != nil {
-			return nil, err
+		if err := m.u.ValueCoords(i, v, x); err != nil {
+			var ve *sgvb.ValueError
+			if !errors.As(err, &ve) {
+				return nil, fmt.Errorf("model: Unconstrain: %w", err)
+			}
+			j := slices.Index(cm, ve.Elem) // the element's place in theta's block
+			return nil, fmt.Errorf("model: %s is %v, outside %s's support: want %s", m.names[at+j], ve.Value, p.Name, ve.Want)
 		}
 		at += p.Size
 	}
 	u := make([]float64, m.Dim())
 	m.u.UCoords(m.x, u)
 	return u, nil
-}
-
-// coords writes the Target coordinates x of param i's values v
-// (row-major); the errors name element names[at+j] of theta's block.
-func (m *Model) coords(p *Param, i int, v, x, block []float64, at int) error {
-	lat := m.l.Model.Latents[i]
-	bad := func(j int, want string) error {
-		return fmt.Errorf("model: %s is %v, outside %s's support: want %s", m.names[at+j], block[j], p.Name, want)
-	}
-	// column-major position of row-major element k, for messages
-	cm := make(map[int]int, len(v))
-	for j, k := range colMajor(p.Shape) {
-		cm[k] = j
-	}
-	for k, val := range v {
-		if math.IsNaN(val) || math.IsInf(val, 0) {
-			return bad(cm[k], "a finite number")
-		}
-	}
-	switch lat.Support {
-	case dist.Real:
-		copy(x, v)
-	case dist.Positive, dist.Unit:
-		for k, val := range v {
-			b := val
-			if loc, scale := lat.AffineAt(k); scale != 0 {
-				b = (val - loc) / scale
-			}
-			switch {
-			case lat.Support == dist.Positive && !(b > 0):
-				return bad(cm[k], boundText(lat.AffineAt(k)))
-			case lat.Support == dist.Unit && !(b > 0 && b < 1):
-				if _, scale := lat.AffineAt(k); scale == 0 {
-					return bad(cm[k], "a value in (0, 1)")
-				}
-				return bad(cm[k], unitText(lat.AffineAt(k)))
-			case lat.Support == dist.Positive:
-				x[k] = math.Log(b)
-			default:
-				x[k] = math.Log(b) - math.Log1p(-b)
-			}
-		}
-	case dist.Simplex:
-		kk := p.Shape[len(p.Shape)-1]
-		for r := 0; r < len(v); r += kk {
-			sum := 0.0
-			for k := r; k < r+kk; k++ {
-				if !(v[k] > 0) {
-					return bad(cm[k], "positive simplex components")
-				}
-				sum += v[k]
-				x[k] = math.Log(v[k])
-			}
-			if math.Abs(sum-1) > simplexTol {
-				return bad(cm[r], fmt.Sprintf("components that sum to 1 (the row's sum to %v)", sum))
-			}
-		}
-	case dist.Ordered, dist.PositiveOrdered:
-		prev := 0.0
-		for k, val := range v {
-			switch {
-			case k == 0 && lat.Support == dist.Ordered:
-				x[0] = val
-			case !(val > prev):
-				return bad(cm[k], "values that increase (from 0 for a positive_ordered one)")
-			default:
-				x[k] = math.Log(val - prev)
-			}
-			prev = val
-		}
-	case dist.SumToZero:
-		dist.SumToZeroCoords(x, v)
-	case dist.SumToZeroMatrix:
-		dist.SumToZeroMatrixCoords(x, v, m.fac[:len(v)], p.Shape[0], p.Shape[1])
-	default:
-		return fmt.Errorf("model: Unconstrain: param %s is a %v, whose inverse transform gpp does not have", p.Name, lat.Support)
-	}
-	return nil
-}
-
-// simplexTol is how far from 1 Unconstrain lets a simplex row's sum be.
-const simplexTol = 1e-8
-
-// boundText describes the values loc + scale·b, b > 0.
-func boundText(loc, scale float64) string {
-	switch {
-	case scale == 0:
-		return "a positive value"
-	case scale > 0:
-		return fmt.Sprintf("a value above %v", loc)
-	}
-	return fmt.Sprintf("a value below %v", loc)
-}
-
-// unitText describes the values loc + scale·b, 0 < b < 1.
-func unitText(loc, scale float64) string {
-	return fmt.Sprintf("a value between %v and %v", min(loc, loc+scale), max(loc, loc+scale))
 }

@@ -249,9 +249,5 @@ func shapeLen(shape []int) int {
 	return n
 }
 
-// colMajor is compile.ColumnMajor, the one column order of gpp's CSV
-// files, under the name Unconstrain's code calls.
-func colMajor(shape []int) []int { return compile.ColumnMajor(shape) }
-
 // model is the compiled model (for Fit and Sample).
 func (m *Model) compiled() *compile.Model { return m.l.Model }

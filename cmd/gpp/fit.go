@@ -128,7 +128,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
 	fs.BoolVar(&cfg.evidence, "evidence", false, fmt.Sprintf("estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby importance sampling: the mean of p(y, θ)/r(θ) over %d draws θ of\nr = ½q + ½g (g: q with Student-t tails), with its se and the weights' k̂\n(reliable below 0.5, unreliable above 0.7); written to evidence.json, which\ngpp compare --evidence reads. Refused for a param with no prior on an\nunbounded support (p(y) is not defined); terms gpp cannot know to be\nnormalised (target +=, user densities) are warned about (default false)", sgvb.EvidenceDraws))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
-	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
+	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor a .json file of the params' values, CmdStan's init file: q's locations start\nthere (a normal factor's mean at the value's unconstrained coordinates, as Stan's\nADVI; a gamma factor's mean at the value), the params it does not name at the\ndefault start; or path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, intervals.png (the params' medians and 50 % and 90 %\nintervals, a panel per param), a heatmap NAME_mean.png of every matrix latent,\nand for every data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's), with log_lik a term per element of y, loo_pit_y.png (the LOO-PIT\nECDF less u in a 95 % simultaneous band) (default false)")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
@@ -636,16 +636,15 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			return exitError
 		}
 		srcs[cfg.init] = src
-		ff, err := readFitJSON(cfg.init, src)
+		values, err := readInitFile(cfg.init, src, l)
 		if err != nil {
 			printError(con, err, srcs)
 			return exitError
 		}
-		if ff.ModelSHA256 != hash {
-			con.note("warning: %s was fitted to a different model source (%s); warm-starting by latent name and size", cfg.init, ff.Model)
-		}
-		if err := initFits(cfg, ff, l, con, srcs); err != nil {
-			printError(con, err, srcs)
+		if values != nil {
+			values.setStart(l.Model) // the run's own model: nothing to put back
+			con.info("q starts at %s", values.describe(-1))
+		} else if !readWarmStart(cfg, src, hash, l, con, srcs) {
 			return exitError
 		}
 	}
@@ -1057,6 +1056,24 @@ func setMinibatch(cfg *fitConfig, m *compile.Model) (notes []string, err error) 
 		notes = append(notes, fmt.Sprintf("warning: --fullrank with --minibatch: a full-rank factor's natural-gradient steps shrink its covariance under the noise of small batches (at 200 of 20 000 rows, sds 6 times too small with --anneal 0, 0.74–0.95 times the full fit's with the default 4, right with 6; this fit: %d of %d rows): check against a larger batch or a larger --anneal, or use --rank", bt.B, bt.N))
 	}
 	return notes, nil
+}
+
+// readWarmStart reads the fit.json src of --init and sets the fit's warm
+// start from it (initFits); false after printing an error.
+func readWarmStart(cfg *fitConfig, src []byte, hash string, l *pipeline.Loaded, con *console, srcs sources) bool {
+	ff, err := readFitJSON(cfg.init, src)
+	if err != nil {
+		printError(con, err, srcs)
+		return false
+	}
+	if ff.ModelSHA256 != hash {
+		con.note("warning: %s was fitted to a different model source (%s); warm-starting by latent name and size", cfg.init, ff.Model)
+	}
+	if err := initFits(cfg, ff, l, con, srcs); err != nil {
+		printError(con, err, srcs)
+		return false
+	}
+	return true
 }
 
 // describeFactors counts the latents' factors by family, in the order the

@@ -237,25 +237,35 @@ func (r *repl) fitCmd(args []string) {
 			return
 		}
 		srcs[cfg.init] = src
-		ff, err := readFitJSON(cfg.init, src)
+		values, err := readInitFile(cfg.init, src, l)
 		if err != nil {
 			r.printError(err, srcs)
 			return
 		}
-		if err := initOverflowed(cfg.init, ff, srcs); err != nil {
-			r.printError(err, srcs)
-			return
+		if values != nil {
+			defer values.setStart(l.Model)()
+			start = "started at " + values.describe(-1)
+		} else {
+			ff, err := readFitJSON(cfg.init, src)
+			if err != nil {
+				r.printError(err, srcs)
+				return
+			}
+			if err := initOverflowed(cfg.init, ff, srcs); err != nil {
+				r.printError(err, srcs)
+				return
+			}
+			if len(ff.Restarts) > 0 {
+				r.errorf("%s holds a mixture of %d restarts, and :fit keeps one q: warm-start it with gpp fit --restarts %d", cfg.init, len(ff.Restarts), len(ff.Restarts))
+				return
+			}
+			init, warns := initResult(ff, ff.Factors, ff.Groups, l.Model)
+			for _, w := range warns {
+				con.note("warning: %s", w)
+			}
+			cfg.settings.Init = init
+			start = "warm-started from " + cfg.init
 		}
-		if len(ff.Restarts) > 0 {
-			r.errorf("%s holds a mixture of %d restarts, and :fit keeps one q: warm-start it with gpp fit --restarts %d", cfg.init, len(ff.Restarts), len(ff.Restarts))
-			return
-		}
-		init, warns := initResult(ff, ff.Factors, ff.Groups, l.Model)
-		for _, w := range warns {
-			con.note("warning: %s", w)
-		}
-		cfg.settings.Init = init
-		start = "warm-started from " + cfg.init
 	}
 	if last {
 		init, fresh := warmFrom(r.fit.res, l.Model)

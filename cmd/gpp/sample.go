@@ -54,8 +54,14 @@ type sampleConfig struct {
 	cfg    *fitConfig
 	nuts   nuts.Settings
 	metric string
-	init   string   // --init FIT: start chain c from draw c of the fit's q
+	init   string   // --init FIT or FILE.json: a fit's q, or the params' values
 	start  *initFit // the fit read for --init (or the REPL's last fit)
+	// values are the params' values of --init FILE.json, where every
+	// chain starts (nil: not given).
+	values *initValues
+	// radius is --init-radius R: the random starts' coordinates are
+	// uniform on (−R, R); nil: sgvb.InitRadius, Stan's 2.
+	radius *float64
 	// evNotes are the model's caveats of --evidence (evidenceCaveats).
 	evNotes ast.ErrorList
 	// evMethod is --evidence-method: bridge sampling's proposal.
@@ -63,6 +69,28 @@ type sampleConfig struct {
 	// afterIter is called after each iteration of each chain, as
 	// nuts.Settings.Progress (tests).
 	afterIter func(chain, iter int)
+}
+
+// randomStart writes chain c's start into u when it is not a fit's draw:
+// the values of --init FILE.json where given, the other coordinates
+// uniform on (−R, R) for --init-radius R from the chain's stream, drawn
+// again while the log density is not finite (sgvb's InitAt); with R = 2
+// and no values, today's and Stan's starts bit for bit.
+func (sc *sampleConfig) randomStart(d *sgvb.Unconstrained, c int, u []float64) error {
+	var given []bool
+	if v := sc.values; v != nil {
+		copy(u, v.u)
+		given = v.given
+	}
+	return d.InitAt(rand.New(rand.NewPCG(sc.nuts.Seed, initStream+uint64(c))), sc.initRadius(), given, u)
+}
+
+// initRadius returns --init-radius, Stan's 2 by default.
+func (sc *sampleConfig) initRadius() float64 {
+	if sc.radius == nil {
+		return sgvb.InitRadius
+	}
+	return *sc.radius
 }
 
 // Thresholds of Stan's warnings after sampling (CmdStan's diagnose,
@@ -208,7 +236,8 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
-	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R\n(default: each unconstrained coordinate uniform on (-2, 2), as Stan)")
+	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R.\nOr a .json file of the params' values, CmdStan's init file (names to numbers,\narrays, arrays of rows for matrices, as write_stan_json writes): every chain\nstarts there, the params it does not name drawn as without --init (default:\neach unconstrained coordinate uniform on (-R, R), --init-radius, as Stan)")
+	radius := fs.Float64("init-radius", sgvb.InitRadius, "`R` of the random starts: each unconstrained coordinate uniform on (-R, R),\nCmdStan's init=R; 0 starts every coordinate at 0")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the draws toward its leave-one-out posterior and weight\nthem again (the loo package's loo_moment_match); needs an output log_lik (default false)")
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
 	fs.BoolVar(&cfg.evidence, "evidence", false, "estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby bridge sampling (R's bridgesampling, method normal; --evidence-method): the\nfirst half of each chain fits a normal proposal on the unconstrained\ncoordinates, and the second halves and as many proposal draws bridge the\nposterior to it; with its se (Frühwirth-Schnatter's relative error). Written\nto evidence.json, which gpp compare --evidence reads. Refused for a param with\nno prior on an unbounded support (p(y) is not defined); terms gpp cannot know\nto be normalised (target +=, user densities) are warned about (default false)")
@@ -251,7 +280,15 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 		return usageErr("--evidence-method %q: want normal or warp3", *evMethod)
 	}
 	evMethodSet := false
-	fs.Visit(func(f *flag.Flag) { evMethodSet = evMethodSet || f.Name == "evidence-method" })
+	fs.Visit(func(f *flag.Flag) {
+		evMethodSet = evMethodSet || f.Name == "evidence-method"
+		if f.Name == "init-radius" {
+			sc.radius = radius
+		}
+	})
+	if !(*radius >= 0) || math.IsInf(*radius, 0) {
+		return usageErr("--init-radius %v: want a finite number >= 0", *radius)
+	}
 	if evMethodSet && !cfg.evidence {
 		return usageErr("--evidence-method needs --evidence: it chooses the proposal of its bridge sampling")
 	}
@@ -379,12 +416,15 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		}
 	}
 	if sc.init != "" {
-		start, err := readInitFit(sc.init, l, cfg.sets, srcs)
+		start, values, err := readInit(sc.init, l, cfg.sets, srcs)
 		if err != nil {
 			printError(con, err, srcs)
 			return exitError
 		}
-		sc.start = start
+		sc.start, sc.values = start, values
+	}
+	if sc.start != nil && sc.radius != nil {
+		con.note("--init-radius %v: not used, the chains start from %s", *sc.radius, sc.start.what)
 	}
 	open := func() (func(), func(), bool) {
 		if !noOutputClash(cfg, l, con) {
@@ -464,8 +504,27 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 			}
 			continue
 		}
-		if err := d.Init(rand.New(rand.NewPCG(s.Seed, initStream+uint64(c))), inits[c]); err != nil {
-			con.note("chain %d: no finite log density at %d random starts, each unconstrained coordinate uniform on (-2, 2) (Stan's initialisation)", c+1, sgvb.InitTries)
+		r := sc.initRadius()
+		if err := sc.randomStart(d, c, inits[c]); err != nil {
+			if v := sc.values; v != nil && v.all() {
+				con.note("%s: the log density or its gradient is not finite at these values (Stan does not retry given inits): start elsewhere", v.file)
+				var se *sgvb.StartError
+				if !errors.As(err, &se) {
+					printError(con, err, srcs)
+				} else {
+					con.note("%v", err)
+				}
+				con.note("no output written")
+				return nil, exitError
+			}
+			switch {
+			case sc.values != nil:
+				con.note("chain %d: no finite log density at %d random starts of the params %s does not give, each unconstrained coordinate uniform on (-%v, %v)", c+1, sgvb.InitTries, sc.values.file, r, r)
+			case r == 0:
+				con.note("chain %d: no finite log density at the start with every unconstrained coordinate 0 (--init-radius 0)", c+1)
+			default:
+				con.note("chain %d: no finite log density at %d random starts, each unconstrained coordinate uniform on (-%v, %v) (Stan's initialisation)", c+1, sgvb.InitTries, r, r)
+			}
 			if last := errors.Unwrap(err); last != nil {
 				con.note("the last start's error:")
 				printError(con, last, srcs)
@@ -487,8 +546,13 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	defer release()
 
 	from := ""
-	if sc.start != nil {
+	switch {
+	case sc.start != nil:
 		from = ", chains from " + sc.start.what
+	case sc.values != nil:
+		from = ", chains from " + sc.values.describe(sc.initRadius())
+	case sc.radius != nil:
+		from = fmt.Sprintf(", init radius %v", *sc.radius)
 	}
 	con.info("sampling %s: %d param%s (%d unconstrained coordinate%s), NUTS with %s metric, %d chain%s of %d warm-up + %d iterations (thin %d), seed %d%s",
 		l.Path, len(m.Latents), plural(len(m.Latents)), u.Dim(), plural(u.Dim()), metricName(s.Metric), s.Chains, plural(s.Chains), s.Warmup, s.Draws, s.Thin, s.Seed, from)
@@ -570,6 +634,9 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 			restart = fmt.Sprintf(", of restart (c − 1) mod %d", len(mix.Components))
 		}
 		fmt.Fprintf(stdout, "start        chain c from draw c of %s%s\n", sc.start.what, restart)
+	}
+	if sc.values != nil {
+		fmt.Fprintf(stdout, "start        every chain from %s\n", sc.values.describe(sc.initRadius()))
 	}
 	printEvidenceLine(stdout, run.evidence)
 	printLOOLines(stdout, sd.ds)

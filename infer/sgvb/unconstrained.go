@@ -303,16 +303,45 @@ const InitTries = 100
 // package's, so that both start their chains alike.
 const InitStream = 0x696e697473212121
 
+// InitRadius is Stan's default init radius: Init's coordinates are
+// uniform on (−2, 2).
+const InitRadius = 2
+
 // Init draws a start u (len Dim) as Stan does: each coordinate uniform on
 // (−2, 2), drawn again, up to InitTries times, while the log density or
 // its gradient is not finite. It returns the error of the last try when
-// none was finite.
+// none was finite. It is InitAt(rng, InitRadius, nil, u).
 func (d *Unconstrained) Init(rng *rand.Rand, u []float64) error {
+	return d.InitAt(rng, InitRadius, nil, u)
+}
+
+// InitAt draws a start u (len Dim) as Stan does with init radius r ≥ 0
+// (CmdStan's init=r): each coordinate uniform on (−r, r), drawn again, up
+// to InitTries times, while the log density or its gradient is not
+// finite. The coordinates i where given[i] (given nil: none) keep u's
+// values, as Stan keeps a user's inits; every coordinate is drawn all the
+// same, so that the others take the values they take without given ones.
+// With r = 0, or every coordinate given, there is one try: nothing random
+// would change. It returns the error of the last try when none was
+// finite, and a *StartError when a given start is not finite.
+func (d *Unconstrained) InitAt(rng *rand.Rand, r float64, given []bool, u []float64) error {
 	grad := make([]float64, d.dim)
+	tries, free := InitTries, 0
+	for i := range u {
+		if given == nil || !given[i] {
+			free++
+		}
+	}
+	if r == 0 || free == 0 {
+		tries = 1
+	}
 	var last error
-	for range InitTries {
+	for range tries {
 		for i := range u {
-			u[i] = 4*rng.Float64() - 2
+			v := 2*r*rng.Float64() - r
+			if given == nil || !given[i] {
+				u[i] = v
+			}
 		}
 		lp, err := d.LogDensity(u, grad)
 		ok := err == nil && finite(lp)
@@ -323,11 +352,35 @@ func (d *Unconstrained) Init(rng *rand.Rand, u []float64) error {
 			return nil
 		}
 		last = err
+		if free == 0 && err == nil {
+			last = &StartError{LogDensity: lp}
+		}
+	}
+	if free == 0 {
+		return last
+	}
+	what := fmt.Sprintf("%d random starts uniform on (-%v, %v)", tries, r, r)
+	if r == 0 {
+		what = "the start with every coordinate 0"
+	}
+	if free < len(u) {
+		what += " (the given coordinates kept)"
 	}
 	if last != nil {
-		return fmt.Errorf("no finite log density at %d random starts uniform on (-2, 2); the last: %w", InitTries, last)
+		return fmt.Errorf("no finite log density at %s; the last: %w", what, last)
 	}
-	return fmt.Errorf("no finite log density at %d random starts uniform on (-2, 2)", InitTries)
+	return fmt.Errorf("no finite log density at %s", what)
+}
+
+// StartError is a start where the log density or its gradient is not
+// finite though the Target gave no error: LogDensity is its value.
+type StartError struct{ LogDensity float64 }
+
+func (e *StartError) Error() string {
+	if !finite(e.LogDensity) {
+		return fmt.Sprintf("the log density is %v", e.LogDensity)
+	}
+	return "the log density's gradient is not finite"
 }
 
 // UCoords writes the unconstrained coordinates u (len Dim) of the Target's

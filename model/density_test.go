@@ -1,0 +1,79 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// matrices has a param of each matrix support Unconstrain inverts.
+const matrices = `
+data y: real[N, 3]
+data S: real[3, 3]
+param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(2)
+param Omega: corr_matrix[3] ~ LKJCorr(2)
+param C: cholesky_factor_cov[3]
+param Sigma: cov_matrix[3] ~ InvWishart(5, S)
+y ~ MvNormal(0, Sigma)
+y ~ MvNormalCholesky(0, C)
+target += L[2, 1] + Omega[1, 0]
+`
+
+// TestRoundTripMatrix checks that Unconstrain inverts Constrain for the
+// matrix params (cholesky_factor_corr, corr_matrix, cholesky_factor_cov,
+// cov_matrix), and that a matrix outside its support is an error naming
+// the element and what is wrong.
+func TestRoundTripMatrix(t *testing.T) {
+	m, err := Compile("matrices.gpp", []byte(matrices), DataValues(map[string]any{
+		"y": [][]float64{{0.3, -1.2, 0.5}, {2.5, 0.1, -0.4}},
+		"S": [][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := m.ParamNames()
+	if m.NumParams() != 4*9 || m.Dim() != 3+3+6+6 {
+		t.Fatalf("NumParams %d, Dim %d; want 36, 18", m.NumParams(), m.Dim())
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 20 {
+		u := make([]float64, m.Dim())
+		for i := range u {
+			u[i] = rng.NormFloat64()
+		}
+		th, err := m.Constrain(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := m.Unconstrain(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range u {
+			if math.Abs(back[i]-u[i]) > roundTol*max(1, math.Abs(u[i])) {
+				t.Errorf("Unconstrain(Constrain(u))[%d] = %v, u %v", i, back[i], u[i])
+			}
+		}
+	}
+	bad := []struct {
+		name string
+		val  float64
+		want string
+	}{
+		{"Sigma.1.2", 0.3, "symmetric"},
+		{"Sigma.1.1", -1, "positive definite"},
+		{"Omega.2.2", 2, "unit diagonal"},
+		{"C.1.2", 0.1, "lower triangular"},
+		{"C.2.2", -1, "positive diagonal"},
+		{"L.2.1", 0.9, "unit norm"},
+	}
+	for _, c := range bad {
+		th, _ := m.Constrain(make([]float64, m.Dim()))
+		th[slices.Index(names, c.name)] = c.val
+		if _, err := m.Unconstrain(th); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name+" is") {
+			t.Errorf("Unconstrain with %s = %v: error %v, want one with %q", c.name, c.val, err, c.want)
+		}
+	}
+}
