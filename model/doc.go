@@ -26,6 +26,7 @@
 //	grad := make([]float64, m.Dim())
 //	lp, err := m.LogDensityGradient(u, grad) // with the Jacobian: NUTS's density
 //	r, err := m.Fit(ctx, model.FitSettings())
+//	res, err := m.Sample(ctx, model.SampleSettings(), model.Inits(map[string]any{"theta": 0.3}))
 //	mean := r.Factor("theta").Mean()[0]  // q's posterior mean
 //	draws, err := m.FitDraws(r, 1000, 1) // gpp fit's draws.csv rows: draws[d][j] is ParamNames()[j]
 //
@@ -42,6 +43,16 @@
 // random stream (sgvb.DrawStream), and SampleDraws maps a NUTS run's
 // draws; both give rows of the params' values, the param columns of the
 // command's draws.csv bit for bit (printed there to 6 significant digits).
+//
+// Starts: Sample and Fit take StartOptions, CmdStanPy's inits=. Inits
+// gives some params' values, as Go values that DataValues would take for
+// data, and starts every chain there (the others drawn as without it) or
+// q's locations there for one Fit, as gpp sample and gpp fit --init
+// FILE.json do; ChainInits gives a map per chain; InitRadius(r) draws the
+// coordinates not given uniform on (−r, r), CmdStan's init=r (Stan's 2
+// by default). Bad values are errors naming the element, at the option's
+// name: "Inits: sigma is -0.5, outside sigma's support: want a positive
+// value".
 //
 // Data: DataValues takes Go values of any integer, float or bool type, as
 // scalars, slices and slices of slices, and gonum vectors and matrices;

@@ -34,10 +34,23 @@ func SampleSettings() nuts.Settings { return nuts.Settings{Seed: 1} }
 // (Result.SampleCoords, Result.Natural), and each param's factor is
 // Result.Factor(name).
 // Cancelling ctx stops the fit with the q reached (Result.Interrupted).
-func (m *Model) Fit(ctx context.Context, s sgvb.Settings) (*sgvb.Result, error) {
+// Inits starts q's locations at the params' values it names, as gpp fit
+// --init FILE.json does, for this fit only.
+func (m *Model) Fit(ctx context.Context, s sgvb.Settings, opts ...StartOption) (*sgvb.Result, error) {
 	cm := m.compiled()
 	if len(cm.Latents) == 0 {
 		return nil, fmt.Errorf("%s: the model has no params to fit", m.Name())
+	}
+	sc, err := startOptions("Fit", opts)
+	if err != nil {
+		return nil, err
+	}
+	st, err := m.start(initsFile, sc.inits)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		defer st.SetInit(cm)() // the Model keeps its own starts for the next fit
 	}
 	r, err := sgvb.Fit(ctx, pipeline.Target{M: cm}, pipeline.Latents(cm), s)
 	var le *sgvb.LaplaceError
@@ -60,13 +73,44 @@ func (m *Model) Fit(ctx context.Context, s sgvb.Settings) (*sgvb.Result, error) 
 // sample does (the draws do not depend on it). The draws are on the
 // unconstrained coordinates: SampleDraws maps them all to the params'
 // values, as gpp sample's draws.csv has them (Constrain maps one).
-func (m *Model) Sample(ctx context.Context, s nuts.Settings) (*nuts.Result, error) {
+// Inits, ChainInits and InitRadius start the chains as gpp sample's
+// --init FILE.json and --init-radius do: at given values, the other
+// coordinates uniform on (−r, r).
+func (m *Model) Sample(ctx context.Context, s nuts.Settings, opts ...StartOption) (*nuts.Result, error) {
 	if m.Dim() == 0 {
 		return nil, fmt.Errorf("%s: the model has no params to sample", m.Name())
 	}
 	chains := s.Chains
 	if chains <= 0 {
 		chains = nuts.DefaultChains
+	}
+	sc, err := startOptions("Sample", opts)
+	if err != nil {
+		return nil, err
+	}
+	radius := float64(sgvb.InitRadius)
+	if sc.radius != nil {
+		radius = *sc.radius
+	}
+	starts, files := make([]*pipeline.Start, chains), make([]string, chains)
+	switch {
+	case sc.chains != nil && len(sc.chains) != chains:
+		return nil, fmt.Errorf("model: ChainInits has %d maps for %d chains: give one per chain", len(sc.chains), chains)
+	case sc.chains != nil:
+		for c, v := range sc.chains {
+			files[c] = fmt.Sprintf("ChainInits[%d]", c)
+			if starts[c], err = m.start(files[c], v); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		st, err := m.start(initsFile, sc.inits)
+		if err != nil {
+			return nil, err
+		}
+		for c := range starts {
+			starts[c], files[c] = st, initsFile
+		}
 	}
 	if s.Workers == 0 {
 		s.Workers = min(max(runtime.NumCPU(), 1), chains)
@@ -79,7 +123,11 @@ func (m *Model) Sample(ctx context.Context, s nuts.Settings) (*nuts.Result, erro
 		d := m.u.Clone()
 		d.SetStop(stop)
 		dens[c], inits[c] = d, make([]float64, m.Dim())
-		if err := d.Init(rand.New(rand.NewPCG(s.Seed, sgvb.InitStream+uint64(c))), inits[c]); err != nil {
+		err := starts[c].StartAt(d, rand.New(rand.NewPCG(s.Seed, sgvb.InitStream+uint64(c))), radius, inits[c])
+		if err != nil && starts[c] != nil && starts[c].All() {
+			return nil, fmt.Errorf("chain %d: %s: the log density or its gradient is not finite at these values (Stan does not retry given inits): %w", c+1, files[c], err)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("chain %d: %w", c+1, err)
 		}
 	}

@@ -137,7 +137,7 @@ func Compile(name string, src []byte, opts ...Option) (m *Model, err error) {
 		return nil, err
 	}
 	if c.values != nil {
-		arrays, err := valueArrays(c.values)
+		arrays, err := valueArrays(valuesFile, "data", c.values)
 		if err != nil {
 			return nil, err
 		}

@@ -25,11 +25,13 @@ const valueKinds = "a Go integer, float or bool, a slice or array of them, a sli
 
 // valueArrays converts DataValues' Go values into the arrays a JSON file
 // of them would read as: a scalar, a vector [n] or a matrix [n, m],
-// row-major, Int for Go ints, NaN cells missing.
-func valueArrays(values map[string]any) (map[string]*data.Array, error) {
+// row-major, Int for Go ints, NaN cells missing. Errors are at file (the
+// option's name: valuesFile, "Inits") and call the values what ("data",
+// "inits").
+func valueArrays(file, what string, values map[string]any) (map[string]*data.Array, error) {
 	out := map[string]*data.Array{}
 	for _, name := range slices.Sorted(maps.Keys(values)) {
-		a, err := valueArray(name, values[name])
+		a, err := valueArray(file, what, name, values[name])
 		if err != nil {
 			return nil, err
 		}
@@ -39,13 +41,13 @@ func valueArrays(values map[string]any) (map[string]*data.Array, error) {
 }
 
 // valueArray converts one value.
-func valueArray(name string, v any) (*data.Array, error) {
-	pos := ast.Pos{File: valuesFile}
+func valueArray(file, what, name string, v any) (*data.Array, error) {
+	pos := ast.Pos{File: file}
 	a := &data.Array{Name: name, Pos: pos}
 	rv := reflect.ValueOf(v)
 	switch {
 	case v == nil:
-		return nil, ast.Errorf(pos, "%s: the value is nil; data are %s", name, valueKinds)
+		return nil, ast.Errorf(pos, "%s: the value is nil; %s are %s", name, what, valueKinds)
 	case (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map) && rv.IsNil():
 		return nil, ast.Errorf(pos, "%s: a nil %T; give a value (an empty slice for no values)", name, v)
 	}
@@ -65,14 +67,14 @@ func valueArray(name string, v any) (*data.Array, error) {
 			}
 		}
 	default:
-		if err := setValue(a, rv, v); err != nil {
+		if err := setValue(a, what, rv, v); err != nil {
 			return nil, err
 		}
 	}
 	for i, x := range a.Values {
 		switch {
 		case math.IsInf(x, 0):
-			return nil, ast.Errorf(pos, "%s: element %d is %v: infinite values are not allowed in data", name, i+1, x)
+			return nil, ast.Errorf(pos, "%s: element %d is %v: infinite values are not allowed in %s", name, i+1, x, what)
 		case math.IsNaN(x):
 			a.Missing = append(a.Missing, i) // a missing cell, as JSON's null or NaN
 		}
@@ -82,10 +84,10 @@ func valueArray(name string, v any) (*data.Array, error) {
 
 // setValue sets a from a scalar, a slice or array of scalars (a vector)
 // or a slice or array of those (a matrix) of any Go integer, float or bool
-// type; v is rv's value, for messages.
-func setValue(a *data.Array, rv reflect.Value, v any) error {
+// type; v is rv's value and what names the values ("data"), for messages.
+func setValue(a *data.Array, what string, rv reflect.Value, v any) error {
 	bad := func() error {
-		return ast.Errorf(a.Pos, "%s: a value of Go type %T; data are %s", a.Name, v, valueKinds)
+		return ast.Errorf(a.Pos, "%s: a value of Go type %T; %s are %s", a.Name, v, what, valueKinds)
 	}
 	if k, ok := scalarKind(rv.Type()); ok {
 		a.Int = k != reflect.Float32 && k != reflect.Float64

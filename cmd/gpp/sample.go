@@ -77,12 +77,11 @@ type sampleConfig struct {
 // again while the log density is not finite (sgvb's InitAt); with R = 2
 // and no values, today's and Stan's starts bit for bit.
 func (sc *sampleConfig) randomStart(d *sgvb.Unconstrained, c int, u []float64) error {
-	var given []bool
-	if v := sc.values; v != nil {
-		copy(u, v.u)
-		given = v.given
+	var s *pipeline.Start
+	if sc.values != nil {
+		s = sc.values.Start
 	}
-	return d.InitAt(rand.New(rand.NewPCG(sc.nuts.Seed, initStream+uint64(c))), sc.initRadius(), given, u)
+	return s.StartAt(d, rand.New(rand.NewPCG(sc.nuts.Seed, initStream+uint64(c))), sc.initRadius(), u)
 }
 
 // initRadius returns --init-radius, Stan's 2 by default.
@@ -506,7 +505,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		}
 		r := sc.initRadius()
 		if err := sc.randomStart(d, c, inits[c]); err != nil {
-			if v := sc.values; v != nil && v.all() {
+			if v := sc.values; v != nil && v.All() {
 				con.note("%s: the log density or its gradient is not finite at these values (Stan does not retry given inits): start elsewhere", v.file)
 				var se *sgvb.StartError
 				if !errors.As(err, &se) {

@@ -7,16 +7,13 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -141,35 +138,27 @@ func readFitAt(arg, path string, l *pipeline.Loaded, sets setFlags, srcs sources
 // starts q's locations there. A gpp fit.json under another name is told
 // apart by its "format" key (isFitJSON).
 
-// initValues is a start given as the params' values (--init FILE.json).
+// initValues is a start given as the params' values (--init FILE.json):
+// pipeline's Start, which the model package's Inits share, and its file.
 type initValues struct {
-	file  string
-	u     []float64 // the unconstrained point, at the given coordinates
-	given []bool    // the coordinates of u that the file gives
-	// latInit holds, per latent, the start a fit's factor takes from the
-	// values (compile.Latent.Init: the values on the latent's support,
-	// coordinates for a matrix or zero-sum latent); nil where not given.
-	latInit [][]float64
-	named   []string // the params given, in the model's order
+	*pipeline.Start
+	file string
 }
-
-// all reports whether the file gives every coordinate.
-func (v *initValues) all() bool { return !slices.Contains(v.given, false) }
 
 // describe says where the chains start, for the console and the report.
 // A negative radius: the default start (gpp fit's).
 func (v *initValues) describe(radius float64) string {
-	if v.all() {
+	if v.All() {
 		return "the values in " + v.file
 	}
 	if radius < 0 {
-		return fmt.Sprintf("the values in %s (%s; the other params at the default start)", v.file, strings.Join(v.named, ", "))
+		return fmt.Sprintf("the values in %s (%s; the other params at the default start)", v.file, strings.Join(v.Named, ", "))
 	}
 	rest := fmt.Sprintf("uniform on (-%v, %v)", radius, radius)
 	if radius == 0 {
 		rest = "at 0"
 	}
-	return fmt.Sprintf("the values in %s (%s; the other params' coordinates %s)", v.file, strings.Join(v.named, ", "), rest)
+	return fmt.Sprintf("the values in %s (%s; the other params' coordinates %s)", v.file, strings.Join(v.Named, ", "), rest)
 }
 
 // isFitJSON reports whether a JSON file that is not named fit.json is a
@@ -205,125 +194,24 @@ func readInit(arg string, l *pipeline.Loaded, sets setFlags, srcs sources) (*ini
 }
 
 // readInitValues maps the values read from file (data.ReadJSON of src)
-// to the unconstrained coordinates of the model l's params. Each error is
-// at its place in the file: a key that is not a param (data, or unknown:
-// the params listed), at the key, a value of the wrong shape, an element that is not a
-// finite number or lies outside its param's support or bounds.
+// to the unconstrained coordinates of the model l's params
+// (pipeline.Loaded.InitValues). Each error is at its place in the file: a
+// key that is not a param (data, or unknown: the params listed), at the
+// key, a value of the wrong shape, an element that is not a finite number
+// or lies outside its param's support or bounds.
 func readInitValues(file string, src []byte, vals map[string]*data.Array, l *pipeline.Loaded) (*initValues, error) {
-	m := l.Model
-	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
+	keyPos := func(name string) ast.Pos {
+		at := vals[name].Pos // the key's place: the only strings of a file of values are its keys
+		if bytes.Contains(src, []byte(strconv.Quote(name))) {
+			at = findPos(file, src, strconv.Quote(name))
+		}
+		return at
+	}
+	s, err := l.InitValues(vals, "--init: ", keyPos)
 	if err != nil {
 		return nil, err
 	}
-	index := map[string]int{}
-	var params []string
-	for i, lat := range m.Latents {
-		index[lat.Name] = i
-		params = append(params, lat.Name)
-	}
-	keys := slices.SortedFunc(maps.Keys(vals), func(a, b string) int { // in the file's order
-		pa, pb := vals[a].Pos, vals[b].Pos
-		return cmp.Or(cmp.Compare(pa.Line, pb.Line), cmp.Compare(pa.Col, pb.Col))
-	})
-	var errs ast.ErrorList
-	x := make([]float64, u.TargetDim())
-	v := &initValues{file: file, u: make([]float64, u.Dim()), given: make([]bool, u.Dim()), latInit: make([][]float64, len(m.Latents))}
-	for _, name := range keys {
-		a := vals[name]
-		i, ok := index[name]
-		if !ok {
-			what := "not a param of the model"
-			if _, isData := l.Data[name]; isData || isDataName(l, name) {
-				what = "data, not a param: an init file gives params' values"
-			}
-			at := a.Pos // the key's place: the only strings of a file of values are its keys
-			if bytes.Contains(src, []byte(strconv.Quote(name))) {
-				at = findPos(file, src, strconv.Quote(name))
-			}
-			errs = append(errs, &ast.Error{Pos: at, Msg: fmt.Sprintf("--init: %q is %s (the params: %s)", name, what, strings.Join(params, ", "))})
-			continue
-		}
-		if err := a.Err(); err != nil {
-			errs = append(errs, asPosErr(err, a.Pos))
-			continue
-		}
-		lat := &m.Latents[i]
-		shape := lat.Shape
-		if lat.Value != nil {
-			shape = lat.Value
-		}
-		if !slices.Equal(a.Shape, shape) {
-			errs = append(errs, &ast.Error{Pos: a.Pos, Msg: fmt.Sprintf("--init: %q is %s: the param is %s", name, initShapeText(a.Shape), initShapeText(shape))})
-			continue
-		}
-		if len(a.Missing) > 0 {
-			k := a.Missing[0]
-			errs = append(errs, &ast.Error{Pos: a.Locate(k), Msg: fmt.Sprintf("--init: %s is missing (NaN or null): an init is a finite number", compile.ElemName(name, shape, k))})
-			continue
-		}
-		xx := x[lat.Offset : lat.Offset+lat.Size]
-		if err := u.ValueCoords(i, a.Values, xx); err != nil {
-			var ve *sgvb.ValueError
-			if !errors.As(err, &ve) {
-				errs = append(errs, &ast.Error{Pos: a.Pos, Msg: "--init: " + err.Error()})
-				continue
-			}
-			errs = append(errs, &ast.Error{Pos: a.Locate(ve.Elem), Msg: fmt.Sprintf("--init: %s is %v, outside %s's support: want %s", compile.ElemName(name, shape, ve.Elem), ve.Value, name, ve.Want)})
-			continue
-		}
-		v.latInit[i] = u.LatentInit(i, xx)
-		off, n := u.LatentRange(i)
-		for j := off; j < off+n; j++ {
-			v.given[j] = true
-		}
-		v.named = append(v.named, name)
-	}
-	if err := errs.Err(); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(v.named, func(a, b string) int { return cmp.Compare(index[a], index[b]) })
-	full := make([]float64, u.Dim())
-	u.UCoords(x, full)
-	for j, g := range v.given {
-		if g {
-			v.u[j] = full[j]
-		}
-	}
-	return v, nil
-}
-
-// isDataName reports whether name is a data declaration of the model.
-func isDataName(l *pipeline.Loaded, name string) bool {
-	for _, st := range l.File.Stmts {
-		if dd, ok := st.(*ast.DataDecl); ok && dd.Name.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// asPosErr returns err as a positioned error, at pos if it has none.
-func asPosErr(err error, pos ast.Pos) *ast.Error {
-	var pe *ast.Error
-	if errors.As(err, &pe) {
-		return &ast.Error{Pos: pe.Pos, Msg: "--init: " + pe.Msg}
-	}
-	return &ast.Error{Pos: pos, Msg: "--init: " + err.Error()}
-}
-
-// initShapeText describes a value's shape: "a number", "a vector of 3", "a 2×3 matrix".
-func initShapeText(shape []int) string {
-	switch len(shape) {
-	case 0:
-		return "a number"
-	case 1:
-		return fmt.Sprintf("a vector of %d", shape[0])
-	}
-	dims := make([]string, len(shape))
-	for i, d := range shape {
-		dims[i] = strconv.Itoa(d)
-	}
-	return "a " + strings.Join(dims, "×") + " array"
+	return &initValues{Start: s, file: file}, nil
 }
 
 // readInitFile reads gpp fit's --init file src: the params' values
@@ -340,26 +228,7 @@ func readInitFile(path string, src []byte, l *pipeline.Loaded) (*initValues, err
 	return readInitValues(path, src, vals, l)
 }
 
-// setStart makes the values the start of a fit of m: each given param's
-// factor starts with its location at the value (compile.Latent.Init, the
-// start a constant prior's mean gives, which gpp fit --init path's
-// locations also use), its spread at the default. For a normal factor on
-// the unconstrained scale (a real, matrix or zero-sum param, and every
-// param under --fullrank or a lognormal factor's log) that is Stan's
-// ADVI: the mean at the init's coordinates; a gamma factor's mean is the
-// value itself. It returns the function that puts m's starts back (the
-// REPL's model outlives a :fit).
-func (v *initValues) setStart(m *compile.Model) (restore func()) {
-	old := make([][]float64, len(m.Latents))
-	for i, init := range v.latInit {
-		old[i] = m.Latents[i].Init
-		if init != nil {
-			m.Latents[i].Init = init
-		}
-	}
-	return func() {
-		for i := range old {
-			m.Latents[i].Init = old[i]
-		}
-	}
-}
+// setStart makes the values the start of a fit of m
+// (pipeline.Start.SetInit) and returns the function that puts m's starts
+// back (the REPL's model outlives a :fit).
+func (v *initValues) setStart(m *compile.Model) (restore func()) { return v.SetInit(m) }

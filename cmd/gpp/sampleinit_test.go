@@ -152,7 +152,7 @@ func TestInitTellsFitFromValues(t *testing.T) {
 	if f, v, err := readInit(other, l, setFlags{}, sources{}); f == nil || v != nil || err != nil {
 		t.Errorf("a fit.json named other.json: fit %v, values %v, error %v; want a fit", f, v, err)
 	}
-	if f, v, err := readInit(vals, l, setFlags{}, sources{}); f != nil || v == nil || err != nil || !v.all() {
+	if f, v, err := readInit(vals, l, setFlags{}, sources{}); f != nil || v == nil || err != nil || !v.All() {
 		t.Errorf("a file of every param's value: fit %v, values %v, error %v; want values", f, v, err)
 	}
 }
