@@ -39,10 +39,7 @@ func TestRoundTripMatrix(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 20 {
-		u := make([]float64, m.Dim())
-		for i := range u {
-			u[i] = rng.NormFloat64()
-		}
+		u := randomU(rng, m.Dim(), 1)
 		th, err := m.Constrain(u)
 		if err != nil {
 			t.Fatal(err)

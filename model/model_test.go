@@ -110,10 +110,7 @@ param p: real<lower=2, upper=5> ~ Uniform(2, 5)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 10 {
-		u := make([]float64, m.Dim())
-		for i := range u {
-			u[i] = rng.NormFloat64()
-		}
+		u := randomU(rng, m.Dim(), 1)
 		with, err1 := m.LogDensity(u)
 		without, err2 := m.LogDensity(u, Jacobian(false))
 		if err1 != nil || err2 != nil {
@@ -152,10 +149,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 20 {
-		u := make([]float64, m.Dim())
-		for i := range u {
-			u[i] = 3 * rng.NormFloat64()
-		}
+		u := randomU(rng, m.Dim(), 3)
 		th, err := m.Constrain(u)
 		if err != nil {
 			t.Fatal(err)
@@ -187,6 +181,16 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("Unconstrain with %s = %v: error %v, want one naming %s", name, val, err, name)
 		}
 	}
+}
+
+// randomU returns n coordinates drawn from N(0, scale²): random points of
+// the unconstrained space.
+func randomU(rng *rand.Rand, n int, scale float64) []float64 {
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = scale * rng.NormFloat64()
+	}
+	return u
 }
 
 // readColumns reads a CSV file's columns by name.
@@ -269,10 +273,7 @@ func sameDensity(t *testing.T, a, b *Model) {
 	}
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 3 {
-		u := make([]float64, a.Dim())
-		for i := range u {
-			u[i] = rng.NormFloat64()
-		}
+		u := randomU(rng, a.Dim(), 1)
 		ga, gb := make([]float64, a.Dim()), make([]float64, a.Dim())
 		la, err1 := a.LogDensityGradient(u, ga)
 		lb, err2 := b.LogDensityGradient(u, gb)
