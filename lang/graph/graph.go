@@ -178,9 +178,10 @@ func (b *builder) noteReads(e ast.Node) {
 	})
 }
 
-// root returns the symbol of the name at the root of a ~'s left side, y
-// in y, y[i] and (y[i]), or nil when the left side is another expression
-// (log(y), sum(x)).
+// root returns the param or data at the root of a ~'s left side, y in y,
+// y[i] and (y[i]), or nil when the left side is another expression
+// (log(y), sum(x)) or a let or size: a ~ on those adds a density term on
+// values computed elsewhere, a potential as a ~ on sum(x) is.
 func (b *builder) root(e ast.Expr) *check.Symbol {
 	e = ast.Unparen(e)
 	if ix, ok := e.(*ast.IndexExpr); ok {
@@ -190,7 +191,10 @@ func (b *builder) root(e ast.Expr) *check.Symbol {
 	if !ok {
 		return nil
 	}
-	return b.info.Uses[id]
+	if sym := b.info.Uses[id]; sym != nil && (sym.Kind == check.Param || sym.Kind == check.Data) {
+		return sym
+	}
+	return nil
 }
 
 // declare adds the nodes in declaration order: params, data that are
@@ -397,7 +401,13 @@ func (b *builder) link(stmts []ast.Stmt, ctx []int) {
 				b.edges(ctx, to, s.Value)
 				continue
 			}
-			b.local[sym] = append(b.resolve(s.Value), ctx...)
+			reads := b.resolve(s.Value)
+			for _, i := range ctx {
+				if !slices.Contains(reads, i) {
+					reads = append(reads, i)
+				}
+			}
+			b.local[sym] = reads
 		case *ast.TargetStmt:
 			if to, ok := b.byID[potentialID(s.Pos())]; ok {
 				b.edges(ctx, to, s.Value)
@@ -451,11 +461,20 @@ func (b *builder) edges(ctx []int, to int, exprs ...ast.Expr) {
 	}
 }
 
-// resolve returns the nodes read in e, in the order read: a local let
-// (in a for or if body) stands for the nodes its value reads; loop
-// variables, constants and sizes are no nodes.
+// resolve returns the nodes read in e, each once, in the order first
+// read: a local let (in a for or if body) stands for the nodes its value
+// reads; loop variables, constants and sizes are no nodes. Once each keeps
+// a chain of local lets that each read the one before twice linear, not
+// doubling at every link.
 func (b *builder) resolve(e ast.Expr) []int {
 	var out []int
+	seen := map[int]bool{}
+	read := func(i int) {
+		if !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
 	ast.Inspect(e, func(n ast.Node) bool {
 		id, ok := n.(*ast.Ident)
 		if !ok {
@@ -466,9 +485,11 @@ func (b *builder) resolve(e ast.Expr) []int {
 			return true
 		}
 		if i, ok := b.bySym[sym]; ok {
-			out = append(out, i)
+			read(i)
 		} else if reads, ok := b.local[sym]; ok {
-			out = append(out, reads...)
+			for _, i := range reads {
+				read(i)
+			}
 		}
 		return true
 	})
@@ -479,16 +500,15 @@ func (b *builder) resolve(e ast.Expr) []int {
 func (b *builder) plates(sizes map[string]int) {
 	byID := map[string]*Plate{}
 	for i, n := range b.g.Nodes {
-		if len(n.Dims) == 0 {
+		dims := plateDims(n.Dims)
+		if len(dims) == 0 {
 			continue
 		}
-		names := make([]string, len(n.Dims))
-		labels := make([]string, len(n.Dims))
-		for k, d := range n.Dims {
-			names[k] = d.String()
+		labels := make([]string, len(dims))
+		for k, d := range dims {
 			labels[k] = dimLabel(d, sizes)
 		}
-		id := strings.Join(names, " x ")
+		id := plateKey(n.Dims)
 		p := byID[id]
 		if p == nil {
 			p = &Plate{ID: id, Label: strings.Join(labels, " × ")}
@@ -497,6 +517,36 @@ func (b *builder) plates(sizes map[string]int) {
 		}
 		p.Nodes = append(p.Nodes, i)
 	}
+}
+
+// plateDims are the dims that place a node in a plate: its dims without
+// those of a literal size 1 when others remain, so that a row of K
+// (colsum(W), a 1 × K matrix) or an N × 1 column shares the plate
+// of the K or N values it repeats over, as PyMC puts a [K] quantity in K's
+// plate. A size 1 written by name (const K = 1) stays, and so does the one
+// dim of a real[1].
+func plateDims(dims check.Shape) check.Shape {
+	var out check.Shape
+	for _, d := range dims {
+		if d.Name != "" || d.N != 1 {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return dims
+	}
+	return out
+}
+
+// plateKey is the ID of the plate of a node of these dims: the names of its
+// plateDims, "N x K", or "" for a scalar.
+func plateKey(dims check.Shape) string {
+	pd := plateDims(dims)
+	names := make([]string, len(pd))
+	for k, d := range pd {
+		names[k] = d.String()
+	}
+	return strings.Join(names, " x ")
 }
 
 // dimLabel writes a dim for a plate label: its name with its size when

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/lang/check"
@@ -311,4 +312,73 @@ for i in 1:T {
 }
 `, nil)
 	wantEdges(t, g, "idx->y", "s->y")
+}
+
+// TestTildeOnLet: a ~ on a let, top-level or local to a loop, is a density
+// term on values computed elsewhere: a potential reading the let (or, for a
+// local one, what it reads) and the distribution's arguments, with no arrow
+// from the arguments into the let.
+func TestTildeOnLet(t *testing.T) {
+	g := build(t, `data x: real[N]
+param mu: real[N] ~ Normal(0, 1)
+param s: positive ~ Gamma(2, 2)
+for i in 0:N {
+  let m = mu[i] + x[i]
+  m ~ Normal(0, s)
+}
+let z = mu + 1
+z ~ Normal(0, s)
+`, nil)
+	if got := ids(g); !slices.Equal(got, []string{"x", "mu", "s", "target@6:3", "z", "target@9:1"}) {
+		t.Errorf("nodes %v, want a potential for each ~ on a let", got)
+	}
+	wantEdges(t, g, "mu->target@6:3", "x->target@6:3", "s->target@6:3", "mu->z", "z->target@9:1", "s->target@9:1")
+	if n := g.node("target@9:1"); n.Kind != Potential || !slices.Equal(n.Label, []string{"z ~ Normal", "(line 9)"}) {
+		t.Errorf("z ~ ...: kind %d label %q, want a potential", n.Kind, n.Label)
+	}
+}
+
+// TestSingletonDimsDropFromPlates: a 1 × K row (colsum) shares K's plate
+// and an N × 1 column N's, while a real[1] keeps its plate "1"
+// and a size 1 written by name stays in the plate's key.
+func TestSingletonDimsDropFromPlates(t *testing.T) {
+	g := build(t, `data K: int
+data y: real[N]
+const J = 1
+param W: positive[N, K] ~ Gamma(1, 1)
+param b: real[K] ~ Normal(0, 1)
+param one: real[1] ~ Normal(0, 1)
+param v: real[J, K] ~ Normal(0, 1)
+let s = colsum(W)
+let r = rowsum(W)
+let c = to_matrix(r, N, 1)
+y ~ Normal(c[:, 0] + sum(s) * sum(b) + one[0] + sum(v), 1)
+`, &Options{Sizes: map[string]int{"N": 5, "K": 3}})
+	for id, want := range map[string]string{"s": "K (3)", "b": "K (3)", "r": "N (5)", "c": "N (5)", "y": "N (5)", "W": "N (5) × K (3)", "one": "1", "v": "J (1) × K (3)"} {
+		if got := g.plateOf(id); got != want {
+			t.Errorf("%s in plate %q, want %q", id, got, want)
+		}
+	}
+	var got []string
+	for _, p := range g.Plates {
+		got = append(got, p.ID)
+	}
+	if want := []string{"N", "N x K", "K", "1", "J x K"}; !slices.Equal(got, want) {
+		t.Errorf("plates %v, want %v", got, want)
+	}
+}
+
+// TestLocalLetChain: a chain of local lets, each reading the one before
+// twice, resolves to the nodes at its root once. Before resolve kept each
+// node once, the reads doubled at every link and a chain of 64 never
+// finished (testdata/fuzz/FuzzGraph/local_let_chain holds one of 30).
+func TestLocalLetChain(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("param mu: real ~ Normal(0, 1)\ndata x: real\nfor i in 0:3 {\n  let a0 = mu\n")
+	for i := 1; i < 64; i++ {
+		fmt.Fprintf(&src, "  let a%d = a%d + x * a%d\n", i, i-1, i-1)
+	}
+	src.WriteString("  target += a63\n}\n")
+	g := build(t, src.String(), nil)
+	wantEdges(t, g, "mu->target@68:3", "x->target@68:3")
 }
