@@ -20,7 +20,6 @@ import (
 type Model struct {
 	l      *pipeline.Loaded
 	u      *sgvb.Unconstrained
-	lats   []sgvb.Latent
 	names  []string // ParamNames
 	params []Param
 
@@ -151,12 +150,11 @@ func Compile(name string, src []byte, opts ...Option) (m *Model, err error) {
 
 // newModel wraps a loaded model.
 func newModel(l *pipeline.Loaded) (*Model, error) {
-	lats := pipeline.Latents(l.Model)
-	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, lats)
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{l: l, u: u, lats: lats}
+	m := &Model{l: l, u: u}
 	big := 0
 	for _, lat := range l.Model.Latents {
 		p := Param{Name: lat.Name, Pos: lat.Pos, Shape: lat.Shape, Support: lat.Support, Family: lat.Family}
@@ -164,19 +162,11 @@ func newModel(l *pipeline.Loaded) (*Model, error) {
 			p.Shape = lat.Value
 		}
 		p.Size = shapeLen(p.Shape)
+		_, p.Dim = u.LatentRange(len(m.params)) // a simplex row has one fewer
 		big = max(big, p.Size)
 		m.params = append(m.params, p)
 		for _, k := range compile.ColumnMajor(p.Shape) {
 			m.names = append(m.names, compile.CSVName(p.Name, p.Shape, k))
-		}
-	}
-	// the coordinates each param's transform takes (NewUnconstrained's
-	// segments): a simplex row loses one
-	for i, lat := range lats {
-		m.params[i].Dim = lat.Size
-		if lat.Support == dist.Simplex {
-			k := lat.Shape[len(lat.Shape)-1]
-			m.params[i].Dim = lat.Size / k * (k - 1)
 		}
 	}
 	m.alloc(big)
@@ -194,7 +184,13 @@ func (m *Model) alloc(big int) {
 func (m *Model) Clone() *Model {
 	l := *m.l
 	l.Model = m.l.Model.Clone()
-	c := &Model{l: &l, u: m.u.Clone(), lats: m.lats, names: m.names, params: m.params}
+	// one clone of the compiled model serves the density and the fits,
+	// as m's does
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
+	if err != nil {
+		panic("model: Clone: " + err.Error()) // m's model gave one
+	}
+	c := &Model{l: &l, u: u, names: m.names, params: m.params}
 	c.alloc(len(m.value))
 	return c
 }
@@ -249,5 +245,5 @@ func shapeLen(shape []int) int {
 	return n
 }
 
-// model is the compiled model (for Fit and Sample).
+// compiled is the compiled model (for Fit and Sample).
 func (m *Model) compiled() *compile.Model { return m.l.Model }

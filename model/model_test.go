@@ -484,17 +484,23 @@ func TestClone(t *testing.T) {
 	}
 }
 
-// TestParams checks Params' descriptions.
+// TestParams checks Params' descriptions: each param's values (Size) and
+// unconstrained coordinates (Dim, one fewer for a simplex or zero-sum
+// vector), which add up to NumParams and Dim.
 func TestParams(t *testing.T) {
-	ps := kindsModel(t).Params()
-	got := ""
-	for _, p := range ps {
+	m := kindsModel(t)
+	got, size, dim := "", 0, 0
+	for _, p := range m.Params() {
 		got += p.Name + " " + p.Support.String() + " " + p.Family + " " + strconv.Itoa(p.Size) + " " + strconv.Itoa(p.Dim) + "; "
+		size, dim = size+p.Size, dim+p.Dim
 	}
-	for _, want := range []string{"sigma positive gamma 1 1", "w simplex", " 3 2;", "s sum_to_zero"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("Params: %s: no %q", got, want)
-		}
+	want := "mu real normal 1 1; sigma positive gamma 1 1; rho unit beta 1 1; lo positive gamma 2 2; " +
+		"w simplex dirichlet 3 2; c ordered normal+gamma 3 3; d positive_ordered gamma 2 2; s sum_to_zero_vector normal 3 2; "
+	if got != want {
+		t.Errorf("Params:\n%s\nwant\n%s", got, want)
+	}
+	if size != m.NumParams() || dim != m.Dim() {
+		t.Errorf("Params' sizes add up to %d and dims to %d; NumParams %d, Dim %d", size, dim, m.NumParams(), m.Dim())
 	}
 }
 

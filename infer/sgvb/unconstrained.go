@@ -171,19 +171,38 @@ func (d *Unconstrained) Values(z, x []float64) {
 // gradient into grad (both len Dim): nuts.Density. A non-finite value
 // comes with the Target's error, if it gave one. It allocates nothing.
 func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
+	return d.logJoint(u, grad, true)
+}
+
+// logJoint is LogDensity with the log |dz/du| term and its gradient (jac),
+// or LogJoint without them.
+func (d *Unconstrained) logJoint(u, grad []float64, jac bool) (float64, error) {
 	x, gx := d.x, d.gx
 	d.Coords(u, x)
 	lp, err := d.t.LogJoint(x, gx)
 	if err != nil {
 		return lp, err
 	}
-	lp = d.addLogJac(lp, u)
+	if jac {
+		lp = d.addLogJac(lp, u)
+	}
 	for _, s := range d.segs {
 		uu, g := u[s.uoff:s.uoff+s.n], grad[s.uoff:s.uoff+s.n]
-		switch s.kind {
-		case uReal:
+		switch {
+		case s.kind == uSimplex:
+			for r := 0; r < s.n/(s.k-1); r++ {
+				lx, gr := x[s.xoff+r*s.k:s.xoff+(r+1)*s.k], gx[s.xoff+r*s.k:s.xoff+(r+1)*s.k]
+				if jac {
+					for j := range gr {
+						gr[j]++ // ∂/∂log z_j of the Jacobian Σ log z
+					}
+				}
+				dist.StickBreakGrad(gr, lx)
+				copy(g[r*(s.k-1):(r+1)*(s.k-1)], gr[:s.k-1])
+			}
+		case !jac || s.kind == uReal:
 			copy(g, gx[s.xoff:s.xoff+s.n])
-		case uLog:
+		case s.kind == uLog:
 			copy(g, gx[s.xoff:s.xoff+s.n])
 			for i := range uu {
 				if i == 0 && s.first {
@@ -191,19 +210,10 @@ func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
 				}
 				g[i]++
 			}
-		case uLogit:
+		case s.kind == uLogit:
 			for i, v := range uu {
 				// the derivative of log σ(v) + log σ(−v): σ(−v) − σ(v)
 				g[i] = gx[s.xoff+i] + 1 - 2*sigmoid(v)
-			}
-		case uSimplex:
-			for r := 0; r < s.n/(s.k-1); r++ {
-				lx, gr := x[s.xoff+r*s.k:s.xoff+(r+1)*s.k], gx[s.xoff+r*s.k:s.xoff+(r+1)*s.k]
-				for j := range gr {
-					gr[j]++ // ∂/∂log z_j of the Jacobian Σ log z
-				}
-				dist.StickBreakGrad(gr, lx)
-				copy(g[r*(s.k-1):(r+1)*(s.k-1)], gr[:s.k-1])
 			}
 		}
 	}
@@ -230,25 +240,7 @@ func (d *Unconstrained) LogDensityValue(u []float64) (float64, error) {
 // non-finite value comes with the Target's error, if it gave one. It
 // allocates nothing.
 func (d *Unconstrained) LogJoint(u, grad []float64) (float64, error) {
-	x, gx := d.x, d.gx
-	d.Coords(u, x)
-	lp, err := d.t.LogJoint(x, gx)
-	if err != nil {
-		return lp, err
-	}
-	for _, s := range d.segs {
-		g := grad[s.uoff : s.uoff+s.n]
-		if s.kind != uSimplex {
-			copy(g, gx[s.xoff:s.xoff+s.n])
-			continue
-		}
-		for r := 0; r < s.n/(s.k-1); r++ {
-			lx, gr := x[s.xoff+r*s.k:s.xoff+(r+1)*s.k], gx[s.xoff+r*s.k:s.xoff+(r+1)*s.k]
-			dist.StickBreakGrad(gr, lx)
-			copy(g[r*(s.k-1):(r+1)*(s.k-1)], gr[:s.k-1])
-		}
-	}
-	return lp, nil
+	return d.logJoint(u, grad, false)
 }
 
 // LogJointValue returns LogJoint's value at u, bit for bit, with its

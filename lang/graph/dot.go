@@ -69,6 +69,7 @@ func writeNode(w *bufio.Writer, indent string, n *Node) {
 // escaped, newlines as \n.
 func Quote(s string) string { return `"` + escape(s) + `"` }
 
-func escape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
-}
+// escaper escapes a DOT string's backslashes, quotes and newlines.
+var escaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+func escape(s string) string { return escaper.Replace(s) }

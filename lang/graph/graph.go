@@ -85,9 +85,10 @@ type builder struct {
 	local map[*check.Symbol][]int // local let → the nodes its value reads
 	seen  map[Edge]bool
 	// reads are the data symbols read in an expression other than a
-	// size; sized the data read only as sizes (dims, loop bounds).
-	reads    map[*check.Symbol]bool
-	observed map[*check.Symbol]*ast.TildeStmt // data → its first ~
+	// size (dims, loop bounds).
+	reads     map[*check.Symbol]bool
+	observed  map[*check.Symbol]*ast.TildeStmt // data → its first ~
+	mentioned map[*check.Symbol]bool           // the symbols some identifier uses
 }
 
 // Build returns the graph of a checked model f with its Info. opt may be
@@ -98,7 +99,11 @@ func Build(f *ast.File, info *check.Info, opt *Options) *Graph {
 	}
 	b := &builder{info: info, g: &Graph{Name: opt.Name}, byID: map[string]int{},
 		bySym: map[*check.Symbol]int{}, local: map[*check.Symbol][]int{}, seen: map[Edge]bool{},
-		reads: map[*check.Symbol]bool{}, observed: map[*check.Symbol]*ast.TildeStmt{}}
+		reads: map[*check.Symbol]bool{}, observed: map[*check.Symbol]*ast.TildeStmt{},
+		mentioned: map[*check.Symbol]bool{}}
+	for _, sym := range info.Uses {
+		b.mentioned[sym] = true
+	}
 	b.scan(f.Stmts)
 	b.declare(f.Stmts, opt)
 	b.link(f.Stmts, nil)
@@ -280,13 +285,8 @@ func (b *builder) declare(stmts []ast.Stmt, opt *Options) {
 // size (in dims and loop bounds) and never in an expression: then it labels
 // plates and is no node. Data mentioned nowhere is a node.
 func (b *builder) sizeOnly(d *ast.DataDecl) bool {
-	sym := b.info.Defs[d.Name]
-	for id, s := range b.info.Uses {
-		if s == sym && id != d.Name {
-			return true // mentioned, and not in an expression (scan found none)
-		}
-	}
-	return false
+	// mentioned, and not in an expression (scan found none)
+	return b.mentioned[b.info.Defs[d.Name]]
 }
 
 // potentialID is the node ID of a target statement at p.
@@ -329,11 +329,11 @@ func paramLabel(l *check.Latent) []string {
 		return ok && id.Name == l.Name
 	}
 	prior := ""
-	switch {
+	switch first := slices.IndexFunc(l.Tildes, on); {
 	case l.Prior != nil:
 		prior = "~ " + l.Prior.Fun.Name
-	case slices.ContainsFunc(l.Tildes, on):
-		prior = "~ " + distLabel(l.Tildes[slices.IndexFunc(l.Tildes, on)])
+	case first >= 0:
+		prior = "~ " + distLabel(l.Tildes[first])
 	case len(l.Tildes) > 0: // only on expressions of it, as sum(x) ~ Normal(0, 0.01)
 		prior = "~ " + distLabel(l.Tildes[0]) + " of an expression"
 	case l.Support.String() == "unit" || l.Support.String() == "simplex" || l.HasLower() && l.HasUpper():
