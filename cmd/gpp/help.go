@@ -22,6 +22,7 @@ commands:
             (a prior predictive check)
   sample    sample the posterior by NUTS, Stan's sampler, to check a fit against MCMC
   diagnose  check a model's gradient against finite differences at random points
+  logprob   the log density and its gradient at given points (CmdStan's log_prob)
   compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo),
             or by log evidence with Bayes factors (--evidence)
   kfold     K-fold cross-validation: refit without each fold and predict it (elpd_kfold)
@@ -62,6 +63,8 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdRepl([]string{"--help"}, strings.NewReader(""), stdout, stdout)
 	case "diagnose":
 		return cmdDiagnose([]string{"--help"}, stdout, stdout)
+	case "logprob":
+		return cmdLogprob([]string{"--help"}, stdout, stdout)
 	case "compare":
 		return cmdCompare([]string{"--help"}, stdout, stdout)
 	case "predict":
@@ -137,7 +140,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 // helpTopics lists what gpp help takes: commands, the two tables, and every
 // distribution and function name.
 func helpTopics() []string {
-	topics := []string{"check", "graph", "fit", "sample", "repl", "diagnose", "compare", "predict", "sensitivity", "version", "help", "distributions", "functions"}
+	topics := []string{"check", "graph", "fit", "sample", "repl", "diagnose", "logprob", "compare", "predict", "sensitivity", "version", "help", "distributions", "functions"}
 	for _, d := range stdlib.Dists() {
 		topics = append(topics, d.Name)
 	}

@@ -6,6 +6,7 @@
 //	gpp fit model.gpp data.csv   fit a model to data by SGVB and write the results
 //	gpp sample model.gpp data    sample the posterior by NUTS (Stan's sampler), to check a fit
 //	gpp diagnose model.gpp data  check the model's gradient against finite differences
+//	gpp logprob model.gpp data --params FILE  the log density and its gradient at given points
 //	gpp compare DIR1 DIR2 ...    rank fits by leave-one-out cross-validation (elpd_loo)
 //	gpp predict FIT model data   evaluate the outputs at draws of a saved fit on new data
 //	gpp sensitivity FIT          power-scaling sensitivity of a posterior to its prior and likelihood
@@ -54,6 +55,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdFit(rest, stdout, stderr)
 	case "diagnose":
 		return cmdDiagnose(rest, stdout, stderr)
+	case "logprob":
+		return cmdLogprob(rest, stdout, stderr)
 	case "compare":
 		return cmdCompare(rest, stdout, stderr)
 	case "predict":
