@@ -236,7 +236,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R.\nOr a .json file of the params' values, CmdStan's init file (names to numbers,\narrays, arrays of rows for matrices, as write_stan_json writes): every chain\nstarts there, the params it does not name drawn as without --init (default:\neach unconstrained coordinate uniform on (-R, R), --init-radius, as Stan)")
-	radius := fs.Float64("init-radius", sgvb.InitRadius, "`R` of the random starts: each unconstrained coordinate uniform on (-R, R),\nCmdStan's init=R; 0 starts every coordinate at 0")
+	radius := fs.Float64("init-radius", sgvb.InitRadius, "`R` of the random starts: each unconstrained coordinate uniform on (-R, R),\nCmdStan's init=R; 0 starts every coordinate at 0. Not used (a note says so)\nwith --init FIT or a .json file of every param's value")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the draws toward its leave-one-out posterior and weight\nthem again (the loo package's loo_moment_match); needs an output log_lik (default false)")
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
 	fs.BoolVar(&cfg.evidence, "evidence", false, "estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby bridge sampling (R's bridgesampling, method normal; --evidence-method): the\nfirst half of each chain fits a normal proposal on the unconstrained\ncoordinates, and the second halves and as many proposal draws bridge the\nposterior to it; with its se (Frühwirth-Schnatter's relative error). Written\nto evidence.json, which gpp compare --evidence reads. Refused for a param with\nno prior on an unbounded support (p(y) is not defined); terms gpp cannot know\nto be normalised (target +=, user densities) are warned about (default false)")
@@ -422,9 +422,6 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		}
 		sc.start, sc.values = start, values
 	}
-	if sc.start != nil && sc.radius != nil {
-		con.note("--init-radius %v: not used, the chains start from %s", *sc.radius, sc.start.what)
-	}
 	open := func() (func(), func(), bool) {
 		if !noOutputClash(cfg, l, con) {
 			return nil, nil, false
@@ -478,6 +475,14 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	if msg := momentMatchRefusal(cfg, m); msg != "" {
 		con.note("%s", msg)
 		return nil, exitError
+	}
+	if sc.radius != nil {
+		switch {
+		case sc.start != nil:
+			con.note("--init-radius %v: not used, the chains start from %s", *sc.radius, sc.start.what)
+		case sc.values != nil && sc.values.All():
+			con.note("--init-radius %v: not used, the chains start from %s", *sc.radius, sc.values.describe(*sc.radius))
+		}
 	}
 	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
 	if err != nil {

@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -119,9 +120,13 @@ func readFitAt(arg, path string, l *pipeline.Loaded, sets setFlags, srcs sources
 	if err != nil {
 		return nil, err
 	}
-	what := "q of the fit at " + filepath.Dir(path)
+	at := "at " + filepath.Dir(path)
+	if filepath.Base(path) != fitFileName { // a fit.json renamed
+		at = "in " + path
+	}
+	what := "q of the fit " + at
 	if mix != nil {
-		what = fmt.Sprintf("the mixture of %d restarts of the fit at %s", len(mix.Components), filepath.Dir(path))
+		what = fmt.Sprintf("the mixture of %d restarts of the fit %s", len(mix.Components), at)
 	}
 	return &initFit{res: res, mix: mix, seed: ff.Settings.Seed, what: what}, nil
 }
@@ -161,21 +166,38 @@ func (v *initValues) describe(radius float64) string {
 	return fmt.Sprintf("the values in %s (%s; the other params' coordinates %s)", v.file, strings.Join(v.Named, ", "), rest)
 }
 
-// isFitJSON reports whether a JSON file that is not named fit.json is a
-// gpp fit file rather than the params' values: gpp writes "format"
-// ("gpp-fit/1") first in every fit.json, which a file of values cannot
-// hold (a param named format aside), and a file that is not a JSON object
-// of at least one key (read by data.ReadJSON with error err) is no file of
-// values either, so the fit reader says what is wrong with it.
-func isFitJSON(vals map[string]*data.Array, err error) bool {
-	return err != nil || len(vals) == 0 || vals["format"] != nil
+// isFitJSON reports whether src, a JSON file that is not named fit.json,
+// is a gpp fit file rather than the params' values, given what
+// data.ReadJSON read from it (vals, err): gpp writes "format"
+// ("gpp-fit/1") in every fit.json, first, which a file of values cannot
+// hold (a param named format aside). A file that is not a JSON object of at
+// least one key is no file of values either, so the fit reader says what
+// is wrong with it; a file of values with a syntax error (its first key
+// not "format") is left to data.ReadJSON's error.
+func isFitJSON(src []byte, vals map[string]*data.Array, err error) bool {
+	if err == nil {
+		return len(vals) == 0 || vals["format"] != nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return true
+	}
+	t, err := dec.Token()
+	key, ok := t.(string)
+	return err != nil || !ok || key == "format"
+}
+
+// mayHoldValues reports whether --init path may be a file of the params'
+// values: a .json file not named fit.json (isFitJSON tells the rest apart).
+func mayHoldValues(path string) bool {
+	return filepath.Base(path) != fitFileName && strings.EqualFold(filepath.Ext(path), ".json")
 }
 
 // readInit reads what --init names: a gpp fit (its directory or its
 // fit.json) or a JSON file of the params' values; exactly one result is
 // not nil unless there is an error.
 func readInit(arg string, l *pipeline.Loaded, sets setFlags, srcs sources) (*initFit, *initValues, error) {
-	if fi, err := os.Stat(arg); err != nil || fi.IsDir() || filepath.Base(arg) == fitFileName || !strings.EqualFold(filepath.Ext(arg), ".json") {
+	if fi, err := os.Stat(arg); err != nil || fi.IsDir() || !mayHoldValues(arg) {
 		f, err := readInitFit(arg, l, sets, srcs)
 		return f, nil, err
 	}
@@ -184,13 +206,12 @@ func readInit(arg string, l *pipeline.Loaded, sets setFlags, srcs sources) (*ini
 		return nil, nil, fmt.Errorf("--init: %v", err)
 	}
 	srcs[arg] = src
-	vals, err := data.ReadJSON(arg, bytes.NewReader(src))
-	if isFitJSON(vals, err) {
-		f, err := readFitAt(arg, arg, l, sets, srcs)
-		return f, nil, err
+	v, err := readInitFile(arg, src, l)
+	if v != nil || err != nil {
+		return nil, v, err
 	}
-	v, err := readInitValues(arg, src, vals, l)
-	return nil, v, err
+	f, err := readFitAt(arg, arg, l, sets, srcs)
+	return f, nil, err
 }
 
 // readInitValues maps the values read from file (data.ReadJSON of src)
@@ -214,16 +235,19 @@ func readInitValues(file string, src []byte, vals map[string]*data.Array, l *pip
 	return &initValues{Start: s, file: file}, nil
 }
 
-// readInitFile reads gpp fit's --init file src: the params' values
+// readInitFile reads the --init file src at path: the params' values
 // (returned) when it is a .json file that is not a gpp fit.json, else nil
-// for a fit.json, read by the caller.
+// for a fit.json, which the caller reads.
 func readInitFile(path string, src []byte, l *pipeline.Loaded) (*initValues, error) {
-	if filepath.Base(path) == fitFileName || !strings.EqualFold(filepath.Ext(path), ".json") {
+	if !mayHoldValues(path) {
 		return nil, nil
 	}
 	vals, err := data.ReadJSON(path, bytes.NewReader(src))
-	if isFitJSON(vals, err) {
+	switch {
+	case isFitJSON(src, vals, err):
 		return nil, nil
+	case err != nil:
+		return nil, err
 	}
 	return readInitValues(path, src, vals, l)
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/infer/nuts"
@@ -151,8 +153,57 @@ func TestInitTellsFitFromValues(t *testing.T) {
 	}
 	if f, v, err := readInit(other, l, setFlags{}, sources{}); f == nil || v != nil || err != nil {
 		t.Errorf("a fit.json named other.json: fit %v, values %v, error %v; want a fit", f, v, err)
+	} else if want := "q of the fit in " + other; f.what != want {
+		t.Errorf("a fit.json named other.json: the start %q, want %q", f.what, want)
+	}
+	// A file of values with a syntax error is not called a fit file, and a
+	// fit file with one (its first key "format") still is.
+	for _, c := range []struct{ src, want string }{
+		{"{\"lambda\": 2,}", "bad.json:1:14: invalid JSON: "},
+		{"{\"format\": \"gpp-fit/1\",}", "bad.json:1:24: malformed fit file: "},
+	} {
+		bad := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(bad, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := readInit(bad, l, setFlags{}, sources{})
+		_, ferr := readInitFile(bad, []byte(c.src), l)
+		if err == nil || !strings.HasPrefix(strings.TrimPrefix(err.Error(), dir+string(filepath.Separator)), c.want) {
+			t.Errorf("--init %s: %v, want %q", c.src, err, c.want)
+		}
+		if fit := strings.Contains(c.want, "fit file"); fit != (ferr == nil) {
+			t.Errorf("gpp fit --init %s: %v, want %q", c.src, ferr, c.want)
+		}
 	}
 	if f, v, err := readInit(vals, l, setFlags{}, sources{}); f != nil || v == nil || err != nil || !v.All() {
 		t.Errorf("a file of every param's value: fit %v, values %v, error %v; want values", f, v, err)
+	}
+}
+
+// TestInitRadiusNotUsed checks the note that --init-radius is not used
+// when every chain starts from a fit or from every param's value, in gpp
+// sample and the REPL's :sample alike.
+func TestInitRadiusNotUsed(t *testing.T) {
+	dir := t.TempDir()
+	all := filepath.Join(dir, "all.json")
+	if err := os.WriteFile(all, []byte(`{"lambda": 2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fit := filepath.Join("testdata", "against")
+	for _, c := range []struct{ init, note string }{
+		{fit, "--init-radius 1: not used, the chains start from q of the fit at " + fit},
+		{all, "--init-radius 1: not used, the chains start from the values in " + all},
+	} {
+		flags := "--quiet --chains 1 --warmup 10 --draws 10 --init-radius 1 --init " + c.init
+		var out, errb bytes.Buffer
+		code := run(append([]string{"sample", "testdata/fit_poisson.gpp", "testdata/fit_counts.csv", "--out", filepath.Join(dir, "s")}, strings.Fields(flags)...), strings.NewReader(""), &out, &errb)
+		if code != exitOK || !strings.Contains(errb.String(), c.note) {
+			t.Errorf("gpp sample %s: exit %d, want the note %q in\n%s", flags, code, c.note, errb.String())
+		}
+		r, _, rerr := newTestRepl()
+		typeIn(r, ":load testdata/fit_poisson.gpp", ":data testdata/fit_counts.csv", ":sample "+flags)
+		if r.sample == nil || !strings.Contains(rerr.String(), c.note) {
+			t.Errorf(":sample %s: want the note %q in\n%s", flags, c.note, rerr.String())
+		}
 	}
 }
