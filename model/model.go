@@ -161,7 +161,7 @@ func newModel(l *pipeline.Loaded) (*Model, error) {
 		if lat.Value != nil {
 			p.Shape = lat.Value
 		}
-		p.Size = shapeLen(p.Shape)
+		p.Size = compile.ShapeLen(p.Shape)
 		_, p.Dim = u.LatentRange(len(m.params)) // a simplex row has one fewer
 		big = max(big, p.Size)
 		m.params = append(m.params, p)
@@ -234,15 +234,6 @@ func checkLen(what string, got, want int) error {
 		return fmt.Errorf("model: %s has %d elements, want %d", what, got, want)
 	}
 	return nil
-}
-
-// shapeLen is the number of elements of a shape (1 for a scalar).
-func shapeLen(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	return n
 }
 
 // compiled is the compiled model (for Fit and Sample).

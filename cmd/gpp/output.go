@@ -622,9 +622,9 @@ func latentVariable(name, family string, shape []int, index, off, first int, val
 	v := variable{name: name, family: family, shape: shape, index: index, off: off, elems: compile.ColumnMajor(shape), first: first}
 	if value != nil {
 		v.shape, v.elems, v.corrK, v.corrSupport = value, compile.ColumnMajor(value), value[0], sup
-		v.corr = make([]float64, shapeLen(value))
+		v.corr = make([]float64, compile.ShapeLen(value))
 		if sup == dist.CorrMatrix || sup == dist.CovMatrix {
-			v.corrL = make([]float64, shapeLen(value))
+			v.corrL = make([]float64, compile.ShapeLen(value))
 		}
 	}
 	return v
@@ -681,7 +681,7 @@ func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 	cols := m.Dim + 2 // the latents, log p and log q
 	for _, l := range m.Latents {
 		if l.Value != nil { // a cholesky_factor_corr latent: K·K columns from K(K−1)/2 coordinates (and so on)
-			cols += shapeLen(l.Value) - l.Size
+			cols += compile.ShapeLen(l.Value) - l.Size
 		}
 	}
 	var loo []int
@@ -692,11 +692,11 @@ func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 		}
 	}
 	for _, o := range m.Outputs {
-		cols += shapeLen(o.Shape)
+		cols += compile.ShapeLen(o.Shape)
 		// PSIS-LOO's draws of the companion of q: as many again of log_lik,
 		// and of the replicates of its shape, which the LOO-PIT weighs
 		if hasLOO && sameShape(o.Shape, loo) {
-			cols += shapeLen(o.Shape)
+			cols += compile.ShapeLen(o.Shape)
 		}
 	}
 	if n > autodiff.MaxElements/cols {
@@ -708,15 +708,6 @@ func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 			stepDraws, per, m.Dim, plural(m.Dim), autodiff.MaxElements, autodiff.MaxElements>>27, autodiff.MaxElements/per)
 	}
 	return nil
-}
-
-// shapeLen is the number of elements of a shape (1 for a scalar's []).
-func shapeLen(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	return n
 }
 
 // makeDraws draws n samples from q, evaluates the log joint and the
@@ -2167,7 +2158,7 @@ func checkOrderedParts(path string, src []byte, f *fitFactor, size int, errf fun
 	}
 	for i, w := range want {
 		p := &f.Parts[i]
-		if p.Support != w.support || shapeLen(p.Shape) != w.size || len(p.Shape) != 1 || p.Name != f.Name {
+		if p.Support != w.support || compile.ShapeLen(p.Shape) != w.size || len(p.Shape) != 1 || p.Name != f.Name {
 			return errf("part %d must be a %s factor of shape [%d] named %s", i, w.support, w.size, f.Name)
 		}
 		if err := checkFactor(path, src, p); err != nil {
@@ -2188,7 +2179,7 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 	var warns []string
 	for _, f := range factors {
 		fam, _ := sgvb.ParseFamily(f.Family)
-		size := shapeLen(f.Shape)
+		size := compile.ShapeLen(f.Shape)
 		var lat *compile.Latent
 		for i := range m.Latents {
 			if m.Latents[i].Name == f.Name {
@@ -2228,8 +2219,8 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 				ok = false
 				break
 			}
-			size += shapeLen(factors[k].Shape)
-			keep = append(keep, slices.Repeat([]bool{false}, shapeLen(factors[k].Shape))...)
+			size += compile.ShapeLen(factors[k].Shape)
+			keep = append(keep, slices.Repeat([]bool{false}, compile.ShapeLen(factors[k].Shape))...)
 		}
 		if !ok || len(kept) == 0 {
 			warns = append(warns, fmt.Sprintf("--init: group %s has a member that matches no latent; its members start from their own factors", strings.Join(g.Names, "+")))
@@ -2238,7 +2229,7 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 		sg := sgvb.Group{Names: append([]string(nil), g.Names...), Rank: g.Rank, Band: g.Band}
 		glob := 0 // an arrowhead's global elements: all but the first member's
 		if k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == g.Names[0] }); g.Band > 0 && k >= 0 {
-			glob = size - shapeLen(factors[k].Shape) // no simplex: banded factors take none
+			glob = size - compile.ShapeLen(factors[k].Shape) // no simplex: banded factors take none
 		}
 		for _, n := range groupParamNames(g.Rank, g.Band, size, glob) {
 			vals, _ := g.Params.get(n)
@@ -2275,7 +2266,7 @@ func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.
 // engine's at offset off, its parts (an ordered factor's) after each other.
 func factorOf(f fitFactor, off int, loc, scale float64) sgvb.Factor {
 	fam, _ := sgvb.ParseFamily(f.Family)
-	size := shapeLen(f.Shape)
+	size := compile.ShapeLen(f.Shape)
 	fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: off, Size: size,
 		Shape: append([]int(nil), f.Shape...), Loc: loc, Scale: scale}
 	for _, n := range fitParamNames(fam, sgvb.FactorElems(fam, fac.Support, f.Shape), f.Params) {
@@ -2288,7 +2279,7 @@ func factorOf(f fitFactor, off int, loc, scale float64) sgvb.Factor {
 	}
 	for _, part := range f.Parts {
 		fac.Parts = append(fac.Parts, factorOf(part, off, 0, 0))
-		off += shapeLen(part.Shape)
+		off += compile.ShapeLen(part.Shape)
 	}
 	return fac
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -92,7 +93,7 @@ func findReplicates(l *pipeline.Loaded) []ppcMatch {
 		var best *check.DataVar
 		for _, d := range l.Info.Data {
 			a := l.Data[d.Name]
-			if d.Implicit || a == nil || taken[d.Name] || shapeLen(shape) < ppcMinValues || !sameShape(a.Shape, shape) {
+			if d.Implicit || a == nil || taken[d.Name] || compile.ShapeLen(shape) < ppcMinValues || !sameShape(a.Shape, shape) {
 				continue
 			}
 			exact := slices.Contains(observed[d.Name], text)

@@ -885,7 +885,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	// Only the elements printed are kept, every draw of each for its
 	// quantiles, so that a huge value (rep(x, 1e7)) costs time, which
 	// Ctrl-C stops, not memory.
-	size := shapeLen(shape)
+	size := compile.ShapeLen(shape)
 	shown := shownElems(shape, mode)
 	if len(shown) > replMaxKept/max(n, 1) {
 		r.errorf("%d draws of the %d elements shown would take more than %d numbers (%d GiB): run :fit --output-draws %d or fewer, or index into the value",
@@ -1080,7 +1080,7 @@ const replMaxKept = 1 << 27
 // first replMaxElems of its table, or for mean(x) and sd(x) those
 // printValue shows.
 func shownElems(shape []int, mode replMode) []int {
-	size := shapeLen(shape)
+	size := compile.ShapeLen(shape)
 	if mode == modeSummary || len(shape) < 2 {
 		out := make([]int, min(size, replMaxElems))
 		for k := range out {
@@ -1424,7 +1424,7 @@ func printValue(w io.Writer, shape []int, at func(k int) float64, format func(fl
 		fmt.Fprintln(w, row(0, shape[0]))
 	default:
 		n := shape[0]
-		m := shapeLen(shape) / max(n, 1)
+		m := compile.ShapeLen(shape) / max(n, 1)
 		for i := 0; i < n; i++ {
 			if i == replMaxElems {
 				fmt.Fprintf(w, " ... (%d more rows)]\n", n-i)

@@ -890,12 +890,4 @@ func shapeOf(s []int) autodiff.Shape {
 	return autodiff.Matrix(s[0], s[1])
 }
 
-func sizeOf(s []int) int {
-	n := 1
-	for _, d := range s {
-		n *= d
-	}
-	return n
-}
-
 func (l *lowerer) describe(e ast.Expr) string { return fmt.Sprintf("`%s`", ast.FormatExpr(e)) }

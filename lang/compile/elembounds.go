@@ -20,7 +20,7 @@ import (
 // of data) is repeated per element. It returns lat with their values
 // (check.Latent.WithElemBounds).
 func (l *lowerer) elemBounds(lat *check.Latent, shape []int) (*check.Latent, error) {
-	size := sizeOf(shape)
+	size := ShapeLen(shape)
 	eval := func(e ast.Expr, c *float64, which string) ([]float64, error) {
 		if c != nil { // a constant bound: the checker checked it
 			v := make([]float64, size)

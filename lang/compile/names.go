@@ -10,6 +10,16 @@ import (
 // list them column-major and name them by 1-based indices. The functions
 // below are that one convention, shared by gpp's outputs and the Go API.
 
+// ShapeLen is the number of elements of a value of the shape: the product
+// of its dims, 1 for a scalar's nil.
+func ShapeLen(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
 // ColumnMajor returns the row-major indices of the elements of a value of
 // the shape in column-major order, the first index varying fastest: the
 // order of CmdStan's and gpp's draws.csv columns (W.1.1, W.2.1, ...,
@@ -17,10 +27,7 @@ import (
 // elements keep their order. gpp's values have at most two dimensions, but
 // the order is CmdStan's for any number.
 func ColumnMajor(shape []int) []int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
+	n := ShapeLen(shape)
 	out := make([]int, 0, n)
 	idx := make([]int, len(shape))
 	for range n {

@@ -233,7 +233,7 @@ func (l *lowerer) drawTilde(s *ast.TildeStmt, d *check.DataVar) {
 			dd = &l.predict.drawn[i]
 		}
 	}
-	n := sizeOf(dd.shape)
+	n := ShapeLen(dd.shape)
 	cells := make([]int, n)
 	for i := range cells {
 		cells[i] = i
@@ -269,7 +269,7 @@ func (l *lowerer) drawOutputs() {
 		if l.undrawnAt[d] || len(pieces) == 0 {
 			continue // a note or an error said why, or a loop ran no iteration
 		}
-		n := sizeOf(dd.shape)
+		n := ShapeLen(dd.shape)
 		from := make([]int, n) // the piece that covers each element, +1
 		at := make([]int, n)   // and its element there
 		for p, pc := range pieces {
@@ -391,7 +391,7 @@ func (l *lowerer) broadcastDraw(d *stdlib.Dist, args []autodiff.ID, want []int, 
 		if slices.Equal(dimsOf(b.Shape(x)), s) {
 			return x
 		}
-		return b.Add(x, b.Const(make([]float64, sizeOf(s)), shapeOf(s), pos), pos)
+		return b.Add(x, b.Const(make([]float64, ShapeLen(s)), shapeOf(s), pos), pos)
 	}
 	// row makes a vector argument [K] the row [1, K], which a matrix
 	// [N, K] broadcasts along its rows.
