@@ -109,8 +109,10 @@ type checker struct {
 	steps         map[*Symbol][]stepUse // stepsOf each let's value, once computed
 	stepsReported map[ast.Expr]bool     // comparisons on params reported by refuseSteps
 
-	fns     map[string]*fnDef // user functions declared so far
-	inlined int               // calls of user functions expanded so far
+	fns          map[string]*fnDef   // user functions declared so far
+	inlined      int                 // calls of user functions expanded so far
+	inlinedNodes int                 // nodes of the bodies expanded so far (fnSize)
+	fnSizes      map[*ast.FnDecl]int // fnSize of each function, once computed
 
 	defining    string // the name whose declaration is being checked
 	definingLet bool   // defining is a let: a self-reference is a recursion

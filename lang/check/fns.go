@@ -268,16 +268,21 @@ func odeFnArg(e *ast.CallExpr) (*ast.Ident, bool) {
 // expand checks the body of d at call e with its parameters bound to
 // values of the types args (hidden lets), and returns the expansion and
 // the body's type; where is appended to the errors found in the body. It
-// returns nil past maxInlined expansions.
+// returns nil past maxInlined expansions or maxInlinedNodes nodes.
 func (c *checker) expand(e *ast.CallExpr, d *ast.FnDecl, args []Type, values []ast.Expr, where string) (*Inline, Type) {
-	if c.inlined >= maxInlined {
-		if c.inlined == maxInlined {
+	size := c.fnSize(d)
+	if c.inlined >= maxInlined || c.inlinedNodes+size > maxInlinedNodes {
+		switch {
+		case c.inlined == maxInlined:
 			c.errorf(e.Fun.NamePos, "the calls of user functions expand to more than %d copies of their bodies; call fewer, or nest them less", maxInlined)
+		case c.inlined < maxInlined:
+			c.errorf(e.Fun.NamePos, "the calls of user functions expand to more than %d nodes of expressions; call fewer, or nest them less", maxInlinedNodes)
 		}
 		c.inlined = maxInlined + 1
 		return nil, invalid
 	}
 	c.inlined++
+	c.inlinedNodes += size
 	in := &Inline{Fn: d, Call: e}
 	nerr := len(c.errs)
 	c.push("fn")
@@ -312,6 +317,30 @@ func (c *checker) expand(e *ast.CallExpr, d *ast.FnDecl, args []Type, values []a
 // calls f twice, expands three bodies, and k functions so nested expand
 // 2^k.
 const maxInlined = 100000
+
+// maxInlinedNodes bounds the nodes of the expanded bodies of a file, the
+// work of checking them: without it, bodies of a hundred nodes nested as
+// above take the checker seconds to reach maxInlined copies.
+const maxInlinedNodes = 1000000
+
+// fnSize returns the number of nodes of d's local lets' values and body,
+// which each expansion of d clones and checks.
+func (c *checker) fnSize(d *ast.FnDecl) int {
+	if n, ok := c.fnSizes[d]; ok {
+		return n
+	}
+	n := 0
+	count := func(ast.Node) bool { n++; return true }
+	for _, l := range d.Lets {
+		ast.Inspect(l.Value, count)
+	}
+	ast.Inspect(d.Body, count)
+	if c.fnSizes == nil {
+		c.fnSizes = map[*ast.FnDecl]int{}
+	}
+	c.fnSizes[d] = n
+	return n
+}
 
 // userDensityCall builds NAME_lpdf(value, args...) for the distribution
 // call d of the user density fd, or reports a wrong number of arguments and

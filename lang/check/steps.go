@@ -95,7 +95,10 @@ func (c *checker) stepsOf(e ast.Expr) []stepUse {
 }
 
 // letSteps returns stepsOf the value of sym when it is a let (nil
-// otherwise), computed once per let.
+// otherwise), computed once per let, each operator once: a reader of the
+// let keeps only the operators (stepsOf's Ident case), and without this a
+// chain of lets each reading the one before twice (let b2 = b1 && b1)
+// doubles the list at every let.
 func (c *checker) letSteps(sym *Symbol) []stepUse {
 	if sym == nil || sym.Kind != Let || !sym.Type.Valid() {
 		return nil
@@ -110,7 +113,14 @@ func (c *checker) letSteps(sym *Symbol) []stepUse {
 	if s, ok := c.steps[sym]; ok {
 		return s
 	}
-	s := c.stepsOf(let.Value)
+	var s []stepUse
+	seen := map[ast.Expr]bool{}
+	for _, u := range c.stepsOf(let.Value) {
+		if !seen[u.op] {
+			seen[u.op] = true
+			s = append(s, u)
+		}
+	}
 	c.steps[sym] = s
 	return s
 }
