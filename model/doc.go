@@ -31,8 +31,9 @@
 //	draws, err := m.FitDraws(r, 1000, 1) // gpp fit's draws.csv rows: draws[d][j] is ParamNames()[j]
 //
 // Coordinates: u has Dim elements, the unconstrained coordinates of every
-// param in declaration order (a positive param's log, a bounded one's
-// logit, a simplex row's stick-breaking coordinates, ...), as BridgeStan's
+// param in declaration order (a positive param's log, log(a - 1) for a
+// real<lower=1>, the logit for one bounded on both sides, a simplex row's
+// stick-breaking coordinates, ...), as BridgeStan's
 // param_unc_num; Constrain maps u to the NumParams values ParamNames
 // names, in draws.csv's column order, and Unconstrain maps them back.
 // The names and their order are CmdStan's, which gpp's CSV files share

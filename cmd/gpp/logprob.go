@@ -32,11 +32,12 @@ const logprobSynopsis = "logprob model.gpp [data.csv|data.json|data.R] [NAME=fil
 const logprobHelpText = `Evaluates the model's log density and its gradient at given points, as
 CmdStan's method=log_prob (CmdStanPy's model.log_prob): one CSV row per point,
 lp__ then g_1, ..., g_n, the gradient with respect to the unconstrained
-coordinates u (Dim of them: log sigma for a positive sigma, logit for a
-bounded param, stick-breaking coordinates for a simplex, ...; comment lines
-above the header name each g_i's element and transform). lp__ is the log
-density of u, the log-Jacobian of the transforms included (--jacobian=false:
-the log joint at the params' values, without it), every normalising
+coordinates u (Dim of them: log sigma for a positive sigma, log(a - 1) for
+a real<lower=1>, logit for a param bounded on both sides, stick-breaking
+coordinates for a simplex, ...; comment lines above the header name each
+g_i's element and transform). lp__ is the log density of u, the
+log-Jacobian of the transforms included (--jacobian=false: the log joint
+at the params' values, without it), every normalising
 constant included (BridgeStan's propto=false).
 
 --params FILE gives the points:
@@ -123,12 +124,7 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 		})
 	}
 	if *out == "" {
-		bw := bufio.NewWriter(stdout)
-		if err := write(bw); err != nil {
-			errorf(stderr, "%v", err)
-			return exitError
-		}
-		if err := bw.Flush(); err != nil {
+		if err := write(stdout); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
@@ -153,8 +149,7 @@ func logprobJSON(file string, src []byte, l *pipeline.Loaded) ([][]float64, erro
 	if err != nil {
 		return nil, err
 	}
-	keyPos := func(name string) ast.Pos { return findPos(file, src, strconv.Quote(name)) }
-	s, err := l.InitValues(vals, "--params: ", keyPos)
+	s, err := l.InitValues(vals, "--params: ", jsonKeyPos(file, src, vals))
 	if err != nil {
 		return nil, err
 	}
@@ -366,14 +361,40 @@ func logprobCoords(m *compile.Model, u *sgvb.Unconstrained) []string {
 			case lat.Support.IsOrdered() && k > 0:
 				what = fmt.Sprintf("log(%s - %s)", name, compile.CSVName(lat.Name, lat.Shape, k-1))
 			case lat.Support == dist.Positive, lat.Support == dist.PositiveOrdered:
-				what = "log " + name
+				what = "log" + boundedValue(&lat, k, name)
 			case lat.Support == dist.Unit:
-				what = "logit " + name
+				what = "logit" + boundedValue(&lat, k, name)
 			}
 			out[off+k] = what
 		}
 	}
 	return out
+}
+
+// boundedValue writes, after a transform's name, the value on the base
+// support of element k (named name) of a bounded param: " sigma" where
+// there is no affine map, "(a - 1)" for real<lower=1>, "(3 - a)" for
+// real<upper=3>, "((b + 1) / 4)" for real<lower=-1, upper=3>.
+func boundedValue(lat *compile.Latent, k int, name string) string {
+	loc, scale := lat.AffineAt(k)
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	switch {
+	case scale == 0 || loc == 0 && scale == 1:
+		return " " + name
+	case scale == -1:
+		return "(" + num(loc) + " - " + name + ")"
+	}
+	b := name + " - " + num(loc)
+	if loc < 0 {
+		b = name + " + " + num(-loc)
+	}
+	if scale == 1 {
+		return "(" + b + ")"
+	}
+	if loc == 0 {
+		return "(" + name + " / " + num(scale) + ")"
+	}
+	return "((" + b + ") / " + num(scale) + ")"
 }
 
 // writeLogprob writes the CSV: a comment line naming the model, the file

@@ -5,10 +5,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/model"
 	"gonum.org/v1/gonum/diff/fd"
 )
@@ -129,6 +132,7 @@ func TestLogprobMatchesModel(t *testing.T) {
 	}
 }
 
+// bitsEqual reports whether a and b hold the same float64s, bit for bit.
 func bitsEqual(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
@@ -237,5 +241,50 @@ func TestLogprobOut(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("a failed run left files: %v", entries)
+	}
+}
+
+// TestLogprobCoordsBounded: the comment lines name a bounded param's
+// coordinate by its transform of the value on the base support, the
+// bounds included.
+func TestLogprobCoordsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bounded.gpp")
+	src := `param a: real<lower=1> ~ Normal(0, 5)
+param b: real<lower=-1, upper=3> ~ Normal(0, 5)
+param c: real<upper=2> ~ Normal(0, 5)
+param d: real<lower=0, upper=2> ~ Normal(0, 5)
+param s: real<lower=0> ~ Normal(0, 5)
+param p: real<lower=0, upper=1> ~ Beta(2, 2)
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := pipeline.Load(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := logprobCoords(l.Model, u)
+	want := []string{"log(a - 1)", "logit((b + 1) / 4)", "log(2 - c)", "logit(d / 2)", "log s", "logit p"}
+	if !slices.Equal(got, want) {
+		t.Errorf("coordinates %q, want %q", got, want)
+	}
+}
+
+// TestLogprobEscapedKey: a key that is not a param is placed at the key,
+// or at its value where the key is written with escapes, as --init places
+// it, not at the file's start.
+func TestLogprobEscapedKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.json")
+	if err := os.WriteFile(path, []byte(`{"mu": 1, "\u0079": [1]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"logprob", "testdata/logprob.gpp", "testdata/logprob.json", "--params", path}, nil, &stdout, &stderr)
+	if want := path + `:1:21: --params: "y" is data`; code != exitError || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q...", code, stdout.String(), stderr.String(), exitError, want)
 	}
 }

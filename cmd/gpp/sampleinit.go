@@ -221,18 +221,24 @@ func readInit(arg string, l *pipeline.Loaded, sets setFlags, srcs sources) (*ini
 // key, a value of the wrong shape, an element that is not a finite number
 // or lies outside its param's support or bounds.
 func readInitValues(file string, src []byte, vals map[string]*data.Array, l *pipeline.Loaded) (*initValues, error) {
-	keyPos := func(name string) ast.Pos {
-		at := vals[name].Pos // the key's place: the only strings of a file of values are its keys
-		if bytes.Contains(src, []byte(strconv.Quote(name))) {
-			at = findPos(file, src, strconv.Quote(name))
-		}
-		return at
-	}
-	s, err := l.InitValues(vals, "--init: ", keyPos)
+	s, err := l.InitValues(vals, "--init: ", jsonKeyPos(file, src, vals))
 	if err != nil {
 		return nil, err
 	}
 	return &initValues{Start: s, file: file}, nil
+}
+
+// jsonKeyPos returns where a key of a JSON file of values (src, read as
+// vals) stands, for errors about the name: the key itself (the only
+// strings of such a file are its keys), else, when it is written with
+// escapes, its value.
+func jsonKeyPos(file string, src []byte, vals map[string]*data.Array) func(name string) ast.Pos {
+	return func(name string) ast.Pos {
+		if q := strconv.Quote(name); bytes.Contains(src, []byte(q)) {
+			return findPos(file, src, q)
+		}
+		return vals[name].Pos
+	}
 }
 
 // readInitFile reads the --init file src at path: the params' values

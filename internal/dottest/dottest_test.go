@@ -5,6 +5,8 @@ import (
 	"testing"
 )
 
+// TestCheckDOT: Check accepts well-formed DOT of lang/graph's shape and
+// refuses each kind of breakage it is there to catch.
 func TestCheckDOT(t *testing.T) {
 	good := "digraph \"m\" {\n\t\"a\" [label = \"a\\n~ Normal\", shape = ellipse];\n\tsubgraph \"cluster_N\" {\n\t\tlabel = \"N\";\n\t\t\"b\" [label = \"b\", shape = box];\n\t}\n\t\"a\" -> \"b\";\n}\n"
 	if err := Check(good); err != nil {
