@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,5 +104,32 @@ func TestGolden(t *testing.T) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", got.stderr, want.stderr)
 			}
 		})
+	}
+}
+
+// TestCommandsListed: every command that run dispatches is in gpp's usage
+// text and has its own help, and every command word of the usage text is
+// one, so that the table, the text and gpp help cannot drift apart.
+func TestCommandsListed(t *testing.T) {
+	listed := map[string]bool{}
+	for _, line := range strings.Split(usageText, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") {
+			listed[f[0]] = true
+		}
+	}
+	names := commandNames()
+	for _, name := range names {
+		if !listed[name] {
+			t.Errorf("command %s is not in the usage text", name)
+		}
+		var out, errb strings.Builder
+		if code := run([]string{"help", name}, strings.NewReader(""), &out, &errb); code != exitOK || !strings.Contains(out.String(), "usage: gpp "+name) && name != "help" {
+			t.Errorf("gpp help %s: exit %d, stdout %.80q, stderr %.80q", name, code, out.String(), errb.String())
+		}
+	}
+	for name := range listed {
+		if !slices.Contains(names, name) {
+			t.Errorf("the usage text lists %s, which is no command", name)
+		}
 	}
 }

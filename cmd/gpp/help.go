@@ -52,31 +52,10 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	topic := args[0]
+	if c := lookupCmd(topic); c != nil {
+		return c.run([]string{"--help"}, strings.NewReader(""), stdout, stdout)
+	}
 	switch topic {
-	case "check":
-		return cmdCheck([]string{"--help"}, stdout, stdout)
-	case "graph":
-		return cmdGraph([]string{"--help"}, stdout, stdout)
-	case "fit":
-		return cmdFit([]string{"--help"}, stdout, stdout)
-	case "repl":
-		return cmdRepl([]string{"--help"}, strings.NewReader(""), stdout, stdout)
-	case "diagnose":
-		return cmdDiagnose([]string{"--help"}, stdout, stdout)
-	case "logprob":
-		return cmdLogprob([]string{"--help"}, stdout, stdout)
-	case "compare":
-		return cmdCompare([]string{"--help"}, stdout, stdout)
-	case "predict":
-		return cmdPredict([]string{"--help"}, stdout, stdout)
-	case "sensitivity":
-		return cmdSensitivity([]string{"--help"}, stdout, stdout)
-	case "sample":
-		return cmdSample([]string{"--help"}, stdout, stdout)
-	case "sbc":
-		return cmdSBC([]string{"--help"}, stdout, stdout)
-	case "kfold":
-		return cmdKfold([]string{"--help"}, stdout, stdout)
 	case "version":
 		fmt.Fprintln(stdout, "usage: gpp version\n\nPrints gpp's version and the Go toolchain and platform it was built with.")
 		return exitOK
@@ -140,7 +119,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 // helpTopics lists what gpp help takes: commands, the two tables, and every
 // distribution and function name.
 func helpTopics() []string {
-	topics := []string{"check", "graph", "fit", "sample", "repl", "diagnose", "logprob", "compare", "predict", "sensitivity", "version", "help", "distributions", "functions"}
+	topics := append(commandNames(), "distributions", "functions")
 	for _, d := range stdlib.Dists() {
 		topics = append(topics, d.Name)
 	}

@@ -22,6 +22,8 @@ package main
 import (
 	"io"
 	"os"
+
+	"github.com/gpplang/gpp/lang/check"
 )
 
 func main() {
@@ -46,37 +48,70 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cmd, rest := args[0], args[1:]
+	if c := lookupCmd(cmd); c != nil {
+		return c.run(rest, stdin, stdout, stderr)
+	}
 	switch cmd {
-	case "check":
-		return cmdCheck(rest, stdout, stderr)
-	case "graph":
-		return cmdGraph(rest, stdout, stderr)
-	case "fit":
-		return cmdFit(rest, stdout, stderr)
-	case "diagnose":
-		return cmdDiagnose(rest, stdout, stderr)
-	case "logprob":
-		return cmdLogprob(rest, stdout, stderr)
-	case "compare":
-		return cmdCompare(rest, stdout, stderr)
-	case "predict":
-		return cmdPredict(rest, stdout, stderr)
-	case "sensitivity":
-		return cmdSensitivity(rest, stdout, stderr)
-	case "sample":
-		return cmdSample(rest, stdout, stderr)
-	case "sbc":
-		return cmdSBC(rest, stdout, stderr)
-	case "kfold":
-		return cmdKfold(rest, stdout, stderr)
-	case "repl":
-		return cmdRepl(rest, stdin, stdout, stderr)
 	case "version", "--version", "-version":
 		return cmdVersion(stdout)
 	case "help", "-h", "-help", "--help":
 		return cmdHelp(rest, stdout, stderr)
 	}
-	errorf(stderr, "unknown command %q", cmd)
+	if best := check.Suggest(cmd, commandNames()); best != "" {
+		errorf(stderr, "unknown command %q; did you mean %q?", cmd, best)
+	} else {
+		errorf(stderr, "unknown command %q", cmd)
+	}
 	usage(stderr)
 	return exitUsage
+}
+
+// command is one of gpp's commands: its name and what runs it.
+type command struct {
+	name string
+	run  func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// commands are gpp's commands but version and help, which run, gpp help
+// and its topics all read. They are set in init: the REPL's :help runs
+// cmdHelp, which reads them, so an initializer would be a cycle.
+var commands []command
+
+func init() {
+	noStdin := func(f func(args []string, stdout, stderr io.Writer) int) func([]string, io.Reader, io.Writer, io.Writer) int {
+		return func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return f(args, stdout, stderr) }
+	}
+	commands = []command{
+		{"check", noStdin(cmdCheck)},
+		{"graph", noStdin(cmdGraph)},
+		{"fit", noStdin(cmdFit)},
+		{"sample", noStdin(cmdSample)},
+		{"repl", cmdRepl},
+		{"diagnose", noStdin(cmdDiagnose)},
+		{"logprob", noStdin(cmdLogprob)},
+		{"compare", noStdin(cmdCompare)},
+		{"kfold", noStdin(cmdKfold)},
+		{"predict", noStdin(cmdPredict)},
+		{"sensitivity", noStdin(cmdSensitivity)},
+		{"sbc", noStdin(cmdSBC)},
+	}
+}
+
+// lookupCmd returns the command of that name, or nil.
+func lookupCmd(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// commandNames lists the commands' names, version and help included.
+func commandNames() []string {
+	names := make([]string, 0, len(commands)+2)
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return append(names, "version", "help")
 }
