@@ -3,7 +3,9 @@ package model
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
@@ -11,6 +13,7 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
+	"github.com/gpplang/gpp/lang/graph"
 )
 
 // Model is a compiled model bound to its data: its log density on
@@ -224,6 +227,15 @@ func (m *Model) Dim() int { return m.u.Dim() }
 // Warnings are about data given but not used by the model (as gpp fit
 // prints them).
 func (m *Model) Warnings() []string { return slices.Clone(m.l.Warnings) }
+
+// Graph is the model's graph, as gpp graph prints it (PyMC's
+// model_to_graphviz): params, data, lets, outputs and target terms as
+// nodes, an edge from each to what reads it, plates by dims with the data's
+// sizes. Write it as Graphviz DOT with its WriteDOT method.
+func (m *Model) Graph() *graph.Graph {
+	name := strings.TrimSuffix(filepath.Base(m.l.Path), filepath.Ext(m.l.Path))
+	return m.l.Graph(name)
+}
 
 // Notes say which missing data values the model fits as params.
 func (m *Model) Notes() []string { return slices.Clone(m.l.Notes) }

@@ -598,3 +598,18 @@ k ~ Poisson(exp(b + X[:, 0] + s + n))
 		t.Errorf("float32(0.1) bound as 0.1: log density %v both ways", l32)
 	}
 }
+
+// TestGraph: the graph carries the data's sizes (the regression's plate of
+// 178 rows) and its params; cmd/gpp's TestModelGraphMatchesCLI compares it
+// with gpp graph byte for byte.
+func TestGraph(t *testing.T) {
+	var b strings.Builder
+	if err := regressionModel(t).Graph().WriteDOT(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`digraph "regression"`, `label = "N (178)"`, `"sigma" [label = "sigma\n~ HalfNormal\nq: gamma"`, `"mu" -> "proline"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Graph's DOT has no %s:\n%s", want, b.String())
+		}
+	}
+}

@@ -5,11 +5,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-
-	"github.com/gpplang/gpp/internal/pipeline"
-	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/compile"
-	"github.com/gpplang/gpp/lang/graph"
 )
 
 // graphSynopsis is gpp graph's usage line.
@@ -53,7 +48,7 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitError
 	}
-	g := modelGraph(l, strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])))
+	g := l.Graph(strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])))
 	if *out == "" {
 		if err := g.WriteDOT(stdout); err != nil {
 			errorf(stderr, "%v", err)
@@ -71,23 +66,4 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
-}
-
-// modelGraph builds the graph of a checked model, with the sizes and the
-// counts of missing values of its data when they are bound.
-func modelGraph(l *pipeline.Loaded, name string) *graph.Graph {
-	opt := &graph.Options{Name: name, Sizes: map[string]int{}, Missing: map[string]int{}}
-	for _, d := range l.Info.Data {
-		if a := l.Data[d.Name]; a != nil && d.Elem == check.Int && len(d.Dims) == 0 && len(a.Values) == 1 {
-			opt.Sizes[d.Name] = int(a.Values[0])
-		}
-	}
-	if l.Model != nil && len(l.Model.Latents) > len(l.Info.Latents) {
-		for _, lat := range l.Model.Latents[len(l.Info.Latents):] {
-			if base, ok := strings.CutSuffix(lat.Name, compile.MissingSuffix); ok {
-				opt.Missing[base] = lat.Size
-			}
-		}
-	}
-	return graph.Build(l.File, l.Info, opt)
 }

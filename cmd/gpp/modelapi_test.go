@@ -306,3 +306,28 @@ func TestModelNamesExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestModelGraphMatchesCLI: the Go API's Model.Graph writes the DOT that
+// gpp graph prints for the same model and data, byte for byte.
+func TestModelGraphMatchesCLI(t *testing.T) {
+	for _, c := range [][]string{
+		{"../../examples/regression.gpp", "../../examples/wine_std.csv"},
+		{"../../examples/gpfa.gpp", "../../examples/wine_std.csv"},
+	} {
+		code, stdout, stderr := runSafe(t, append([]string{"graph"}, c...)...)
+		if code != exitOK {
+			t.Fatalf("gpp graph %v: exit %d: %s", c, code, stderr)
+		}
+		m, err := model.Load(c[0], model.DataFiles(c[1:]...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := m.Graph().WriteDOT(&b); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != stdout {
+			t.Errorf("%v: Model.Graph's DOT\n%s\ngpp graph's\n%s", c, b.String(), stdout)
+		}
+	}
+}

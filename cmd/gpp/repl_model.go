@@ -764,7 +764,7 @@ func (r *repl) graph() {
 	if len(r.data) > 0 {
 		l.Bind(r.inputs(), r.sets) // best effort: only the sizes are wanted
 	}
-	if err := modelGraph(l, "model").WriteDOT(r.out); err != nil {
+	if err := l.Graph("model").WriteDOT(r.out); err != nil {
 		r.errorf("%v", err)
 	}
 }

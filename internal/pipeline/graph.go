@@ -1,0 +1,29 @@
+package pipeline
+
+import (
+	"strings"
+
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
+	"github.com/gpplang/gpp/lang/graph"
+)
+
+// Graph builds the graph of the checked model (lang/graph) named name,
+// with the sizes of its plates and the counts of its missing values where
+// the data are bound: gpp graph's, the REPL's :graph and the Go API's.
+func (l *Loaded) Graph(name string) *graph.Graph {
+	opt := &graph.Options{Name: name, Sizes: map[string]int{}, Missing: map[string]int{}}
+	for _, d := range l.Info.Data {
+		if a := l.Data[d.Name]; a != nil && d.Elem == check.Int && len(d.Dims) == 0 && len(a.Values) == 1 {
+			opt.Sizes[d.Name] = int(a.Values[0])
+		}
+	}
+	if l.Model != nil && len(l.Model.Latents) > len(l.Info.Latents) {
+		for _, lat := range l.Model.Latents[len(l.Info.Latents):] {
+			if base, ok := strings.CutSuffix(lat.Name, compile.MissingSuffix); ok {
+				opt.Missing[base] = lat.Size
+			}
+		}
+	}
+	return graph.Build(l.File, l.Info, opt)
+}
