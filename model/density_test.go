@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -44,15 +43,7 @@ func TestRoundTripMatrix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := m.Unconstrain(th)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range u {
-			if math.Abs(back[i]-u[i]) > roundTol*max(1, math.Abs(u[i])) {
-				t.Errorf("Unconstrain(Constrain(u))[%d] = %v, u %v", i, back[i], u[i])
-			}
-		}
+		checkRoundTrip(t, m, u, th)
 	}
 	bad := []struct {
 		name string

@@ -162,15 +162,7 @@ func TestRoundTrip(t *testing.T) {
 		if !ok {
 			t.Errorf("Constrain(%v) = %v: outside a support", u, th)
 		}
-		back, err := m.Unconstrain(th)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range u {
-			if math.Abs(back[i]-u[i]) > roundTol*max(1, math.Abs(u[i])) {
-				t.Errorf("Unconstrain(Constrain(u))[%d] = %v, u %v", i, back[i], u[i])
-			}
-		}
+		checkRoundTrip(t, m, u, th)
 	}
 	bad := map[string]float64{"sigma": -1, "rho": 1.5, "lo.2": 1, "w.2": 0.9, "c.2": -100, "d.1": -1}
 	for name, val := range bad {
@@ -179,6 +171,21 @@ func TestRoundTrip(t *testing.T) {
 		// a simplex row's sum is named by its first element
 		if _, err := m.Unconstrain(th); err == nil || !strings.Contains(err.Error(), strings.Replace(name, "w.2", "w.1", 1)+" is") {
 			t.Errorf("Unconstrain with %s = %v: error %v, want one naming %s", name, val, err, name)
+		}
+	}
+}
+
+// checkRoundTrip fails t unless Unconstrain(th), th = Constrain(u), gives
+// back u within roundTol.
+func checkRoundTrip(t *testing.T, m *Model, u, th []float64) {
+	t.Helper()
+	back, err := m.Unconstrain(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range u {
+		if math.Abs(back[i]-u[i]) > roundTol*max(1, math.Abs(u[i])) {
+			t.Errorf("Unconstrain(Constrain(u))[%d] = %v, u %v", i, back[i], u[i])
 		}
 	}
 }

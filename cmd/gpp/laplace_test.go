@@ -211,6 +211,29 @@ const (
 	laplaceNUTSSDTol = 0.15
 )
 
+// ordinalNearNUTS fits examples/ordinal by --family family into fitDir,
+// runs gpp sample --against it (and sampleArgs) into nutsDir, and fails t
+// where the fit's mean of beta or a cutpoint is more than meanTol NUTS sds
+// from NUTS's or its sd differs from NUTS's by more than sdTol relatively.
+func ordinalNearNUTS(t *testing.T, family, fitDir, nutsDir string, meanTol, sdTol float64, sampleArgs ...string) {
+	t.Helper()
+	const model, data = "../../examples/ordinal.gpp", "../../examples/ordinal.csv"
+	if code, _, stderr := runSafe(t, "fit", model, data, "--family", family, "--quiet", "--out", fitDir); code != 0 || strings.Contains(stderr, "warning") {
+		t.Fatalf("fit --family %s: exit %d: %s", family, code, stderr)
+	}
+	args := append([]string{"sample", model, data, "--quiet", "--draws", "500", "--warmup", "300", "--against", fitDir, "--out", nutsDir}, sampleArgs...)
+	if code, _, stderr := runSafe(t, args...); code != 0 {
+		t.Fatalf("sample --against %v: exit %d: %s", sampleArgs, code, stderr)
+	}
+	got, want := summaryStats(t, fitDir), summaryStats(t, nutsDir)
+	for _, name := range []string{"beta", "c[1]", "c[2]", "c[3]"} {
+		g, w := got[name], want[name]
+		if math.Abs(g[0]-w[0]) > meanTol*w[1] || math.Abs(g[1]/w[1]-1) > sdTol {
+			t.Errorf("%s: %s mean %.4g sd %.4g, NUTS %.4g %.4g", name, family, g[0], g[1], w[0], w[1])
+		}
+	}
+}
+
 // TestFitLaplaceOrdered: an ordered-logistic model's cutpoints (ordered[3])
 // fit by --family laplace by their coordinates (c_0 and the log
 // increments) in the joint normal; its means and sds are NUTS's within
@@ -220,19 +243,7 @@ func TestFitLaplaceOrdered(t *testing.T) {
 	const model, data = "../../examples/ordinal.gpp", "../../examples/ordinal.csv"
 	d := t.TempDir()
 	lap, nuts := filepath.Join(d, "laplace"), filepath.Join(d, "nuts")
-	if code, _, stderr := runSafe(t, "fit", model, data, "--family", "laplace", "--quiet", "--out", lap); code != 0 || strings.Contains(stderr, "warning") {
-		t.Fatalf("fit: exit %d: %s", code, stderr)
-	}
-	if code, _, stderr := runSafe(t, "sample", model, data, "--quiet", "--draws", "500", "--warmup", "300", "--init", lap, "--against", lap, "--out", nuts); code != 0 {
-		t.Fatalf("sample --init --against: exit %d: %s", code, stderr)
-	}
-	got, want := summaryStats(t, lap), summaryStats(t, nuts)
-	for _, name := range []string{"beta", "c[1]", "c[2]", "c[3]"} {
-		g, w := got[name], want[name]
-		if math.Abs(g[0]-w[0]) > laplaceNUTSTol*w[1] || math.Abs(g[1]/w[1]-1) > laplaceNUTSSDTol {
-			t.Errorf("%s: Laplace mean %.4g sd %.4g, NUTS %.4g %.4g", name, g[0], g[1], w[0], w[1])
-		}
-	}
+	ordinalNearNUTS(t, "laplace", lap, nuts, laplaceNUTSTol, laplaceNUTSSDTol, "--init", lap)
 	ff := readJSONObject(t, filepath.Join(lap, "fit.json"))
 	if gs, _ := ff["groups"].([]any); len(gs) != 1 {
 		t.Errorf("fit.json: %d groups, want the one joint normal", len(gs))

@@ -308,11 +308,13 @@ func TestModelNamesExamples(t *testing.T) {
 }
 
 // TestModelGraphMatchesCLI: the Go API's Model.Graph writes the DOT that
-// gpp graph prints for the same model and data, byte for byte.
+// gpp graph prints for the same model and data, byte for byte, with the
+// data's missing counts.
 func TestModelGraphMatchesCLI(t *testing.T) {
 	for _, c := range [][]string{
 		{"../../examples/regression.gpp", "../../examples/wine_std.csv"},
 		{"../../examples/gpfa.gpp", "../../examples/wine_std.csv"},
+		{"testdata/fit_missing.gpp", "testdata/fit_missing.csv"},
 	} {
 		code, stdout, stderr := runSafe(t, append([]string{"graph"}, c...)...)
 		if code != exitOK {

@@ -143,22 +143,8 @@ const (
 // sds are NUTS's within pathfinderNUTSTol and pathfinderNUTSSDTol, and
 // gpp sample --against reads its fit.json.
 func TestFitPathfinderOrdinal(t *testing.T) {
-	const model, data = "../../examples/ordinal.gpp", "../../examples/ordinal.csv"
 	d := t.TempDir()
-	pf, nuts := filepath.Join(d, "pf"), filepath.Join(d, "nuts")
-	if code, _, stderr := runSafe(t, "fit", model, data, "--family", "pathfinder", "--quiet", "--out", pf); code != 0 || strings.Contains(stderr, "warning") {
-		t.Fatalf("fit: exit %d: %s", code, stderr)
-	}
-	if code, _, stderr := runSafe(t, "sample", model, data, "--quiet", "--draws", "500", "--warmup", "300", "--against", pf, "--out", nuts); code != 0 {
-		t.Fatalf("sample --against: exit %d: %s", code, stderr)
-	}
-	got, want := summaryStats(t, pf), summaryStats(t, nuts)
-	for _, name := range []string{"beta", "c[1]", "c[2]", "c[3]"} {
-		g, w := got[name], want[name]
-		if math.Abs(g[0]-w[0]) > pathfinderNUTSTol*w[1] || math.Abs(g[1]/w[1]-1) > pathfinderNUTSSDTol {
-			t.Errorf("%s: Pathfinder mean %.4g sd %.4g, NUTS %.4g %.4g", name, g[0], g[1], w[0], w[1])
-		}
-	}
+	ordinalNearNUTS(t, "pathfinder", filepath.Join(d, "pf"), filepath.Join(d, "nuts"), pathfinderNUTSTol, pathfinderNUTSSDTol)
 }
 
 // gpp sbc fits each simulation by one Pathfinder path with --family
