@@ -904,12 +904,12 @@ func (p *jsonReader) object() (map[string]*Array, error) {
 	tok, off, err := p.next()
 	if err != nil {
 		if len(bytes.TrimSpace(p.src)) == 0 {
-			return nil, ast.Errorf(ast.Pos{File: p.file, Line: 1, Col: 1}, "empty JSON file: expected an object mapping data names to values")
+			return nil, ast.Errorf(ast.Pos{File: p.file, Line: 1, Col: 1}, "empty JSON file: expected an object mapping names to values")
 		}
 		return nil, err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, ast.Errorf(p.pos(off), "expected a JSON object mapping data names to values, found %s", describe(tok))
+		return nil, ast.Errorf(p.pos(off), "expected a JSON object mapping names to values, found %s", describe(tok))
 	}
 	out := map[string]*Array{}
 	for p.dec.More() {

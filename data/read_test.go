@@ -124,7 +124,7 @@ func TestReadErrors(t *testing.T) {
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},
 		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
 		{"json empty", "a.json", "  ", "a.json:1:1: empty JSON file"},
-		{"json not object", "a.json", "[1,2]", `a.json:1:1: expected a JSON object mapping data names to values, found "["`},
+		{"json not object", "a.json", "[1,2]", `a.json:1:1: expected a JSON object mapping names to values, found "["`},
 		{"json syntax", "a.json", "{\"X\": [1,2}", "a.json:1:11: invalid JSON"},
 		{"json syntax in an unused value", "a.json", "{\"X\": 1, \"note\": {\"a\": [1,}}", "a.json:1:27: invalid JSON: invalid character '}' looking for beginning of value"},
 		{"json truncated", "a.json", "{\"X\": [1,", "unexpected end of JSON input"},
