@@ -74,13 +74,20 @@ func sameNumber(a, b string) bool {
 	return err1 == nil && err2 == nil && x == y
 }
 
-// newFlagSet returns a flag set that reports errors to stderr and does not
-// exit, with a usage line.
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet returns a command's flag set, which reports errors to stderr and
+// does not exit; its usage (--help) is the synopsis, the help text and the
+// flags, written to the flag set's output (stdout after --help, as
+// parseCommand sets it).
+func newFlagSet(name, synopsis, help string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: gpp %s\n\nflags:\n", synopsis)
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: gpp %s\n\n", synopsis)
+		if help != "" {
+			fmt.Fprintf(w, "%s\n", help)
+		}
+		fmt.Fprint(w, "flags:\n")
 		printFlags(fs)
 	}
 	return fs
@@ -150,10 +157,6 @@ func flagTypeMessage(fs *flag.FlagSet, line string) string {
 	return rest + ": want " + want
 }
 
-// parseFlags parses args allowing flags after positional arguments (as in
-// `gpp check model.gpp --set K=3`) and returns the positional arguments.
-// -h and --help print the whole usage; a bad flag prints its error and a
-// pointer to --help, not the page of flags under it.
 // parseCommand parses a command's flags (parseFlags) and returns its
 // positional arguments, or ok false with the exit code when the command
 // must stop: 0 after --help (written to stdout), 2 after a bad flag (the
@@ -180,6 +183,10 @@ func usageError(stderr io.Writer, name, synopsis, format string, args ...any) in
 	return exitUsage
 }
 
+// parseFlags parses args allowing flags after positional arguments (as in
+// `gpp check model.gpp --set K=3`) and returns the positional arguments.
+// -h and --help print the whole usage; a bad flag prints its error and a
+// pointer to --help, not the page of flags under it.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	full := fs.Usage
 	fs.Usage = func() {}
@@ -277,12 +284,7 @@ here. Exit 0 for a valid model, 1 for errors, 2 for a bad command line.
 `
 
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", checkSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", checkSynopsis, checkHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("check", checkSynopsis, checkHelpText, stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")
 	pos, code, ok := parseCommand(fs, args, stdout)

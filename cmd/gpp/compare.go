@@ -116,12 +116,7 @@ const bootstrapDraws = 1000
 
 // cmdCompare runs gpp compare.
 func cmdCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", compareSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", compareSynopsis, compareHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("compare", compareSynopsis, compareHelpText, stderr)
 	csvOut := fs.String("csv", "", "also write the table to `FILE` as CSV")
 	plotOut := fs.String("plot", "", "also draw the comparison into `FILE.png`, as ArviZ's plot_compare: each fit's elpd_loo ± se,\nits in-sample lpd, and below the best its elpd_diff ± se_diff beside a line at the best")
 	method := fs.String("weights", weightsStacking, "the fits' weights: `METHOD` stacking, pseudo-bma+ or pseudo-bma")
@@ -762,8 +757,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 // writeComparisonCSV writes the ranked table to path as CSV, atomically,
 // with the weights' method in a column of its own.
 func writeComparisonCSV(path string, ranks []looRank, method string) error {
-	s := &staged{dir: filepath.Dir(path)}
-	err := s.write(filepath.Base(path), func(w io.Writer) error {
+	return writeAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"fit", "model", "elpd_loo", "se", "elpd_diff", "se_diff", "weight", "p_loo", "pareto_k_above_0.7", "n", "weight_method"})
 		for _, r := range ranks {
@@ -773,8 +767,4 @@ func writeComparisonCSV(path string, ranks []looRank, method string) error {
 		cw.Flush()
 		return cw.Error()
 	})
-	if err != nil {
-		return err
-	}
-	return s.commit()
 }

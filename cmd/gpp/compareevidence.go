@@ -14,7 +14,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -239,8 +238,7 @@ func num2(v float64) string {
 
 // writeEvidenceCSV writes the ranked table to path as CSV, atomically.
 func writeEvidenceCSV(path string, fits []*evidenceFit) error {
-	s := &staged{dir: filepath.Dir(path)}
-	err := s.write(filepath.Base(path), func(w io.Writer) error {
+	return writeAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"fit", "model", "log_evidence", "se", "log_bf", "se_bf", "posterior_probability", "method", "pareto_k", "prior_probability"})
 		for _, e := range fits {
@@ -250,8 +248,4 @@ func writeEvidenceCSV(path string, fits []*evidenceFit) error {
 		cw.Flush()
 		return cw.Error()
 	})
-	if err != nil {
-		return err
-	}
-	return s.commit()
 }

@@ -13,7 +13,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 
 	"github.com/gpplang/gpp/internal/figure"
 	"gonum.org/v1/plot"
@@ -33,11 +32,7 @@ const (
 // writeComparisonPlot writes the plot of the ranked fits to path (a PNG),
 // atomically.
 func writeComparisonPlot(path string, ranks []looRank) error {
-	s := &staged{dir: filepath.Dir(path)}
-	if err := s.write(filepath.Base(path), func(w io.Writer) error { return plotComparison(w, ranks) }); err != nil {
-		return err
-	}
-	return s.commit()
+	return writeAtomic(path, func(w io.Writer) error { return plotComparison(w, ranks) })
 }
 
 // plotComparison draws the ranked fits (compareplot.go's header).

@@ -39,12 +39,7 @@ an absolute floor of 1: |ad − fd| / max(|ad|, |fd|, 1)), 0 otherwise.
 
 // cmdDiagnose runs gpp diagnose.
 func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("diagnose", diagnoseSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", diagnoseSynopsis, diagnoseHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("diagnose", diagnoseSynopsis, diagnoseHelpText, stderr)
 	sets := setFlags{}
 	points := fs.Int("points", 3, "number of random points")
 	seed := fs.Uint64("seed", 1, "seed of the random points")

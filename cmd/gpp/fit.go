@@ -92,14 +92,7 @@ var gammaGradients = map[string]dist.GammaGradient{
 
 // newFitFlags defines gpp fit's flags on a new flag set.
 func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
-	fs := newFlagSet("fit", fitSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n", fitSynopsis)
-		fmt.Fprint(w, fitHelpText)
-		fmt.Fprint(w, "\nflags:\n")
-		printFlags(fs)
-	}
+	fs := newFlagSet("fit", fitSynopsis, fitHelpText, stderr)
 	cfg := &fitConfig{sets: setFlags{}}
 	v := &fitFlagValues{}
 	fs.IntVar(&v.iter, "iter", defaultIter, "iteration limit: SGVB steps, or L-BFGS iterations with --family map, laplace or\npathfinder (whose default is 1000); with --minibatch 200000")

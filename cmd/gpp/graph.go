@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -23,12 +22,7 @@ Exit 0 for a valid model, 1 for errors, 2 for a bad command line.
 `
 
 func cmdGraph(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("graph", graphSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", graphSynopsis, graphHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("graph", graphSynopsis, graphHelpText, stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")
 	out := fs.String("out", "", "write the graph to `FILE` (.dot or .gv) instead of stdout")
@@ -49,21 +43,5 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	g := l.Graph(strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])))
-	if *out == "" {
-		if err := g.WriteDOT(stdout); err != nil {
-			errorf(stderr, "%v", err)
-			return exitError
-		}
-		return exitOK
-	}
-	s := &staged{dir: filepath.Dir(*out)}
-	if err := s.write(filepath.Base(*out), g.WriteDOT); err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	if err := s.commit(); err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	return exitOK
+	return writeOut(*out, stdout, stderr, g.WriteDOT)
 }

@@ -143,12 +143,7 @@ var (
 func parseKfoldArgs(args []string, stdout, stderr io.Writer) (*kfoldConfig, int, bool) {
 	ffs, cfg, v := newFitFlags(stderr)
 	cfg.out = defaultKfoldOut
-	fs := newFlagSet("kfold", kfoldSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", kfoldSynopsis, kfoldHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("kfold", kfoldSynopsis, kfoldHelpText, stderr)
 	borrowFitFlags(fs, ffs, kfoldFitFlags, map[string]string{
 		"output-draws": "draws of each fold's q (and as many of its defensive companion, and of the fit to\nall data's q and companion) that estimate its held-out elpd; with --nuts, each\nchain's kept iterations",
 		"family":       "variational family of positive latents: gamma or lognormal; or laplace, or\npathfinder (one path), whose q is one joint normal over every param",

@@ -62,12 +62,7 @@ such point is printed on stderr as a warning; the exit code is 0.
 
 // cmdLogprob runs gpp logprob.
 func cmdLogprob(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("logprob", logprobSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", logprobSynopsis, logprobHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("logprob", logprobSynopsis, logprobHelpText, stderr)
 	sets := setFlags{}
 	params := fs.String("params", "", "the points: a `FILE` of the params' values (.json) or of draws (.csv)")
 	jacobian := fs.Bool("jacobian", true, "include the log-Jacobian of the transforms to the unconstrained scale")
@@ -123,23 +118,7 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 			printError(stderr, err, srcs)
 		})
 	}
-	if *out == "" {
-		if err := write(stdout); err != nil {
-			errorf(stderr, "%v", err)
-			return exitError
-		}
-		return exitOK
-	}
-	s := &staged{dir: filepath.Dir(*out)}
-	if err := s.write(filepath.Base(*out), write); err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	if err := s.commit(); err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	return exitOK
+	return writeOut(*out, stdout, stderr, write)
 }
 
 // logprobJSON reads the one point of a JSON file of the params' values

@@ -213,6 +213,32 @@ func commitFiles(cfg *fitConfig, files []outputFile, stale func(names []string) 
 	return names, nil
 }
 
+// writeAtomic writes the one file path with the bytes that fill produces,
+// staged and renamed into place: an error leaves no part of it behind.
+func writeAtomic(path string, fill func(w io.Writer) error) error {
+	s := &staged{dir: filepath.Dir(path)}
+	if err := s.write(filepath.Base(path), fill); err != nil {
+		return err
+	}
+	return s.commit()
+}
+
+// writeOut writes what fill produces to stdout, or to the file out
+// (writeAtomic) when out is set, and returns the exit code.
+func writeOut(out string, stdout, stderr io.Writer, fill func(w io.Writer) error) int {
+	var err error
+	if out == "" {
+		err = fill(stdout)
+	} else {
+		err = writeAtomic(out, fill)
+	}
+	if err != nil {
+		errorf(stderr, "%v", err)
+		return exitError
+	}
+	return exitOK
+}
+
 // write stages file name (relative to the directory) with the bytes that
 // fill produces.
 func (s *staged) write(name string, fill func(w io.Writer) error) error {

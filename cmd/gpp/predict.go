@@ -128,12 +128,7 @@ func (v predictFlags) drawOptions(set bool) (compile.PredictOptions, error) {
 
 // cmdPredict runs gpp predict.
 func cmdPredict(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("predict", predictSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", predictSynopsis, predictHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("predict", predictSynopsis, predictHelpText, stderr)
 	cfg := &fitConfig{sets: setFlags{}}
 	var v predictFlags
 	fs.Uint64Var(&v.seed, "seed", 0, "seed of the draws of q and of the outputs' replicates (default: the fit's)")

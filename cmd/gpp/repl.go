@@ -41,12 +41,7 @@ bad command line.
 
 // cmdRepl runs gpp repl.
 func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("repl", replSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", replSynopsis, replHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("repl", replSynopsis, replHelpText, stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; :set in the session)")
 	history := fs.String("history", "", "history `FILE` (default $XDG_STATE_HOME/gpp/history or ~/.gpp_history; \"-\": none)")

@@ -888,16 +888,7 @@ func (r *repl) save(path string) {
 		r.errorf("cannot save: %v", err)
 		return
 	}
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	sw := &staged{dir: dir}
-	if err := sw.write(name, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-		r.errorf("%v", err)
-		return
-	}
-	if err := sw.commit(); err != nil {
+	if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		r.errorf("%v", err)
 		return
 	}

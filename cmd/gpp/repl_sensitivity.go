@@ -17,7 +17,7 @@ import (
 // or, when a :fit ran last, of its q weighted by p/q.
 func (r *repl) sensitivityCmd(args []string) {
 	var msgs strings.Builder
-	fs := newFlagSet("sensitivity", ":sensitivity [flags]", &msgs)
+	fs := newFlagSet("sensitivity", ":sensitivity [flags]", "", &msgs)
 	cfg := sensFlags(fs)
 	if isHelp(args) {
 		fs.SetOutput(r.out)

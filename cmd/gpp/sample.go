@@ -210,14 +210,7 @@ func sampleFlagRefusal(name string) string {
 // parseSampleArgs parses gpp sample's command line; it returns the exit
 // code to use when the command must stop (help or a usage error).
 func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, int, bool) {
-	fs := newFlagSet("sample", sampleSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n", sampleSynopsis)
-		fmt.Fprint(w, sampleHelpText)
-		fmt.Fprint(w, "\nflags:\n")
-		printFlags(fs)
-	}
+	fs := newFlagSet("sample", sampleSynopsis, sampleHelpText, stderr)
 	cfg := &fitConfig{sets: setFlags{}}
 	sc := &sampleConfig{cfg: cfg}
 	s := &sc.nuts

@@ -134,12 +134,7 @@ type sbcConfig struct {
 func parseSBCArgs(args []string, stdout, stderr io.Writer) (*sbcConfig, int, bool) {
 	ffs, cfg, v := newFitFlags(stderr)
 	cfg.outputDraws, cfg.out = defaultSBCDraws, defaultSBCOut
-	fs := newFlagSet("sbc", sbcSynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", sbcSynopsis, sbcHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("sbc", sbcSynopsis, sbcHelpText, stderr)
 	borrowFitFlags(fs, ffs, sbcFitFlags, map[string]string{
 		"iter":         "iteration limit of each fit: SGVB steps, or L-BFGS iterations with --family\nlaplace or pathfinder (whose default is 1000)",
 		"output-draws": "draws `L` of each fitted q among which the true value is ranked (ranks 0..L)",

@@ -150,12 +150,7 @@ type sensRow struct {
 
 // cmdSensitivity runs gpp sensitivity.
 func cmdSensitivity(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("sensitivity", sensitivitySynopsis, stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: gpp %s\n\n%s\nflags:\n", sensitivitySynopsis, sensitivityHelpText)
-		printFlags(fs)
-	}
+	fs := newFlagSet("sensitivity", sensitivitySynopsis, sensitivityHelpText, stderr)
 	cfg := sensFlags(fs)
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
@@ -823,8 +818,7 @@ func sensWarnings(b *sensBase, ks [4]float64) []string {
 
 // writeSensitivityCSV writes every row to path, atomically.
 func writeSensitivityCSV(path string, rows []sensRow) error {
-	s := &staged{dir: filepath.Dir(path)}
-	err := s.write(filepath.Base(path), func(w io.Writer) error {
+	return writeAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"variable", "prior", "likelihood", "diagnosis"})
 		for _, r := range rows {
@@ -833,8 +827,4 @@ func writeSensitivityCSV(path string, rows []sensRow) error {
 		cw.Flush()
 		return cw.Error()
 	})
-	if err != nil {
-		return err
-	}
-	return s.commit()
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -71,14 +72,9 @@ func writeSensitivityPlots(dir string, b *sensBase, rows []sensRow) error {
 		return err
 	}
 	cols := sensElemCols(b)
-	s := &staged{dir: dir}
-	err := s.write(sensPlotFile, func(w io.Writer) error {
+	return writeAtomic(filepath.Join(dir, sensPlotFile), func(w io.Writer) error {
 		return plotSensitivity(w, b, rows, cols)
 	})
-	if err != nil {
-		return err
-	}
-	return s.commit()
 }
 
 // sensElemCols are the draws of every element, in the table's order.
