@@ -1,10 +1,7 @@
 package pipeline
 
 import (
-	"strings"
-
 	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/compile"
 	"github.com/gpplang/gpp/lang/graph"
 )
 
@@ -18,11 +15,9 @@ func (l *Loaded) Graph(name string) *graph.Graph {
 			opt.Sizes[d.Name] = int(a.Values[0])
 		}
 	}
-	if l.Model != nil && len(l.Model.Latents) > len(l.Info.Latents) {
-		for _, lat := range l.Model.Latents[len(l.Info.Latents):] {
-			if base, ok := strings.CutSuffix(lat.Name, compile.MissingSuffix); ok {
-				opt.Missing[base] = lat.Size
-			}
+	if l.Model != nil {
+		for data, mc := range l.Model.MissingCells() {
+			opt.Missing[data] = len(mc.Cells)
 		}
 	}
 	return graph.Build(l.File, l.Info, opt)

@@ -69,7 +69,7 @@ func (l *Loaded) InitValues(vals map[string]*data.Array, prefix string, keyPos f
 		i, ok := index[name]
 		if !ok {
 			what := "not a param of the model"
-			if _, isData := l.Data[name]; isData || l.isDataName(name) {
+			if _, isData := l.Data[name]; isData || l.Info.DataVar(name) != nil {
 				what = "data, not a param: an init file gives params' values"
 			}
 			at := a.Pos
@@ -126,16 +126,6 @@ func (l *Loaded) InitValues(vals map[string]*data.Array, prefix string, keyPos f
 		}
 	}
 	return v, nil
-}
-
-// isDataName reports whether name is a data declaration of the model.
-func (l *Loaded) isDataName(name string) bool {
-	for _, st := range l.File.Stmts {
-		if dd, ok := st.(*ast.DataDecl); ok && dd.Name.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // asPosErr returns err as a positioned error after prefix, at pos if it
