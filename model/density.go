@@ -59,13 +59,7 @@ func (m *Model) LogDensityGradient(u, grad []float64, opts ...DensityOption) (fl
 	if err := checkLen("grad", len(grad), m.Dim()); err != nil {
 		return math.NaN(), err
 	}
-	var lp float64
-	var err error
-	if densityOpts(opts).noJacobian {
-		lp, err = m.u.LogJoint(u, grad)
-	} else {
-		lp, err = m.u.LogDensity(u, grad)
-	}
+	lp, err := m.u.Density(u, grad, !densityOpts(opts).noJacobian)
 	return lp, finiteErr(lp, err)
 }
 

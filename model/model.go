@@ -3,9 +3,7 @@ package model
 import (
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
@@ -233,8 +231,7 @@ func (m *Model) Warnings() []string { return slices.Clone(m.l.Warnings) }
 // nodes, an edge from each to what reads it, plates by dims with the data's
 // sizes. Write it as Graphviz DOT with its WriteDOT method.
 func (m *Model) Graph() *graph.Graph {
-	name := strings.TrimSuffix(filepath.Base(m.l.Path), filepath.Ext(m.l.Path))
-	return m.l.Graph(name)
+	return m.l.Graph()
 }
 
 // Notes say which missing data values the model fits as params.

@@ -42,6 +42,6 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitError
 	}
-	g := l.Graph(strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])))
+	g := l.Graph()
 	return writeOut(*out, stdout, stderr, g.WriteDOT)
 }

@@ -424,13 +424,7 @@ func writeLogprob(w io.Writer, l *pipeline.Loaded, u *sgvb.Unconstrained, points
 // log joint at the params' values. A density that is not finite is an
 // error, the model's own where it has one.
 func logprobAt(u *sgvb.Unconstrained, pt, grad []float64, jacobian bool) (float64, error) {
-	var lp float64
-	var err error
-	if jacobian {
-		lp, err = u.LogDensity(pt, grad)
-	} else {
-		lp, err = u.LogJoint(pt, grad)
-	}
+	lp, err := u.Density(pt, grad, jacobian)
 	if err == nil && (math.IsNaN(lp) || math.IsInf(lp, 0)) {
 		err = fmt.Errorf("the log density is %s", stanFloat(lp))
 	}

@@ -764,7 +764,9 @@ func (r *repl) graph() {
 	if len(r.data) > 0 {
 		l.Bind(r.inputs(), r.sets) // best effort: only the sizes are wanted
 	}
-	if err := l.Graph("model").WriteDOT(r.out); err != nil {
+	g := l.Graph()
+	g.Name = "model" // not the session's stand-in file name
+	if err := g.WriteDOT(r.out); err != nil {
 		r.errorf("%v", err)
 	}
 }

@@ -171,12 +171,13 @@ func (d *Unconstrained) Values(z, x []float64) {
 // gradient into grad (both len Dim): nuts.Density. A non-finite value
 // comes with the Target's error, if it gave one. It allocates nothing.
 func (d *Unconstrained) LogDensity(u, grad []float64) (float64, error) {
-	return d.logJoint(u, grad, true)
+	return d.Density(u, grad, true)
 }
 
-// logJoint is LogDensity with the log |dz/du| term and its gradient (jac),
-// or LogJoint without them.
-func (d *Unconstrained) logJoint(u, grad []float64, jac bool) (float64, error) {
+// Density is LogDensity with the log |dz/du| term and its gradient
+// (jac), or LogJoint without them: BridgeStan's jacobian switch, for
+// callers that choose it at run time (gpp logprob, the model package).
+func (d *Unconstrained) Density(u, grad []float64, jac bool) (float64, error) {
 	x, gx := d.x, d.gx
 	d.Coords(u, x)
 	lp, err := d.t.LogJoint(x, gx)
@@ -240,7 +241,7 @@ func (d *Unconstrained) LogDensityValue(u []float64) (float64, error) {
 // non-finite value comes with the Target's error, if it gave one. It
 // allocates nothing.
 func (d *Unconstrained) LogJoint(u, grad []float64) (float64, error) {
-	return d.logJoint(u, grad, false)
+	return d.Density(u, grad, false)
 }
 
 // LogJointValue returns LogJoint's value at u, bit for bit, with its
