@@ -55,6 +55,11 @@
 // name: "Inits: sigma is -0.5, outside sigma's support: want a positive
 // value".
 //
+// Simulation: Sample with nuts.Settings.FixedParam (gpp sample
+// --fixed-param) holds every chain at its start, Inits' values, and
+// Outputs at each draw simulates data from them; a model with no params
+// samples so whatever the settings, its outputs all there is to draw.
+//
 // Data: DataValues takes Go values of any integer, float or bool type, as
 // scalars, slices and slices of slices, and gonum vectors and matrices;
 // integers past 2^53 in magnitude and nils are errors.

@@ -3,6 +3,7 @@ package model_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/gpplang/gpp/model"
 )
@@ -115,4 +116,36 @@ func mean(rows [][]float64, j int) float64 {
 		sum += r[j]
 	}
 	return sum / float64(len(rows))
+}
+
+// Data simulated at known params, as gpp sample --fixed-param does: the
+// chains hold mu and sigma at Inits' values, and Outputs at each draw
+// draws y afresh.
+func ExampleModel_Sample_fixedParam() {
+	m, err := model.Compile("sim.gpp", []byte(`
+param mu: real ~ Normal(0, 10)
+param sigma: positive ~ HalfNormal(5)
+output y ~ Normal(mu, sigma)
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := model.SampleSettings()
+	s.FixedParam, s.Chains, s.Draws = true, 1, 3
+	res, err := m.Sample(context.Background(), s, model.Inits(map[string]any{"mu": 10, "sigma": 0.001}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	draws, _ := m.SampleDraws(res)
+	rng := rand.New(rand.NewPCG(1, 2)) // the outputs' stream
+	for i, d := range draws {
+		y, _ := m.Outputs(res.Chains[0].Draws[i*m.Dim():(i+1)*m.Dim()], rng)
+		fmt.Printf("mu %.0f sigma %.3f: y within 0.01 of mu: %v\n", d[0], d[1], y[0] > 9.99 && y[0] < 10.01)
+	}
+	// Output:
+	// mu 10 sigma 0.001: y within 0.01 of mu: true
+	// mu 10 sigma 0.001: y within 0.01 of mu: true
+	// mu 10 sigma 0.001: y within 0.01 of mu: true
 }

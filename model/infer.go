@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/gpplang/gpp/infer/nuts"
@@ -76,9 +77,18 @@ func (m *Model) Fit(ctx context.Context, s sgvb.Settings, opts ...StartOption) (
 // Inits, ChainInits and InitRadius start the chains as gpp sample's
 // --init FILE.json and --init-radius do: at given values, the other
 // coordinates uniform on (−r, r).
+//
+// s.FixedParam runs Stan's fixed_param sampler, gpp sample --fixed-param:
+// every chain stays where it starts (Inits or ChainInits, which must then
+// give every param: a param left out is an error naming it; without them
+// the random start), with no warm-up,
+// lp__ 0 as CmdStan writes it, and Outputs drawn at each draw simulate
+// data from those params. A model with no params runs it whatever s says,
+// as gpp sample does: its draws have no coordinates, and Outputs draws
+// its outputs.
 func (m *Model) Sample(ctx context.Context, s nuts.Settings, opts ...StartOption) (*nuts.Result, error) {
 	if m.Dim() == 0 {
-		return nil, fmt.Errorf("%s: the model has no params to sample", m.Name())
+		s.FixedParam = true
 	}
 	chains := s.Chains
 	if chains <= 0 {
@@ -123,6 +133,12 @@ func (m *Model) Sample(ctx context.Context, s nuts.Settings, opts ...StartOption
 		d := m.u.Clone()
 		d.SetStop(stop)
 		dens[c], inits[c] = d, make([]float64, m.Dim())
+		if s.FixedParam && starts[c] != nil && !starts[c].All() {
+			return nil, fmt.Errorf("model: Sample: FixedParam holds the params where chain %d starts, and %s does not give %s: give every param's value", c+1, files[c], strings.Join(starts[c].Missing(m.l.Model), ", "))
+		}
+		if m.Dim() == 0 {
+			continue
+		}
 		err := starts[c].StartAt(d, rand.New(rand.NewPCG(s.Seed, sgvb.InitStream+uint64(c))), radius, inits[c])
 		if err != nil && starts[c] != nil && starts[c].All() {
 			return nil, fmt.Errorf("chain %d: %s: the log density or its gradient is not finite at these values (Stan does not retry given inits): %w", c+1, files[c], err)

@@ -862,7 +862,7 @@ func loadModel(cfg *fitConfig, con *console, what string, stepDraws int) (*pipel
 		return nil, false
 	}
 	printLoadWarnings(con, l)
-	if len(l.Model.Latents) == 0 {
+	if len(l.Model.Latents) == 0 && what == "fit" { // prior draws and gpp sample draw the outputs alone
 		con.note("%s: the model has no params to %s", cfg.model, what)
 		return nil, false
 	}

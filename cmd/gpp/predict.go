@@ -425,7 +425,7 @@ func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, 
 		}
 	}
 	if len(l.Model.Latents) == 0 {
-		con.note("%s: the model has no params to draw", cfg.model)
+		con.note("%s: the model has no params to draw: its outputs need no fit or sample, gpp sample draws them on this data (the fixed_param sampler)", cfg.model)
 		return nil, false
 	}
 	return l, true

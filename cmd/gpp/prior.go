@@ -55,7 +55,11 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		return exitError
 	}
 	seed := cfg.settings.Seed
-	con.info("drawing %d sets of params of %s from their priors, seed %d", cfg.outputDraws, l.Path, seed)
+	if len(l.Model.Latents) == 0 { // the prior predictive is the outputs alone
+		con.info("drawing the outputs of %s %d times (the model has no params), seed %d", l.Path, cfg.outputDraws, seed)
+	} else {
+		con.info("drawing %d sets of params of %s from their priors, seed %d", cfg.outputDraws, l.Path, seed)
+	}
 	ds, err := makePriorDraws(ctx, ps, l.Model, cfg.outputDraws, seed)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -82,7 +86,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 	}
 	lock.release()
 
-	printPriorSummary(stdout, cfg, ds, st, written, len(l.Model.MissingCells()) > 0)
+	printPriorSummary(stdout, cfg, ds, st, written, len(l.Model.MissingCells()) > 0, len(l.Model.Latents) == 0)
 	if w := badDrawsWarning(ds, "prior draws had an output that is not finite (written as it is)"); w != "" {
 		con.note("warning: %s", w)
 	}
@@ -208,15 +212,18 @@ func modelDrawSet(m *compile.Model, family string, n int) *drawSet {
 
 // printPriorSummary prints the summary table of prior draws and the
 // lines after it.
-func printPriorSummary(w io.Writer, cfg *fitConfig, ds *drawSet, st []stats, written []string, imputed bool) {
+func printPriorSummary(w io.Writer, cfg *fitConfig, ds *drawSet, st []stats, written []string, imputed, noParams bool) {
 	h := drawsHeader{cfg: cfg}
 	printTable(w, cfg, h, ds, st)
 	fmt.Fprintln(w)
-	what := "the likelihood ignored"
-	if imputed { // the missing values' draws are the likelihood's
-		what = "the missing values from the likelihood at them, the observed values ignored"
+	what := "the params from their priors, the likelihood ignored"
+	switch {
+	case noParams:
+		what = "the model has no params: its outputs drawn, as gpp sample's fixed_param sampler draws them"
+	case imputed: // the missing values' draws are the likelihood's
+		what = "the params from their priors, the missing values from the likelihood at them, the observed values ignored"
 	}
-	fmt.Fprintf(w, "prior draws  %d (seed %d): the params from their priors, %s\n", cfg.outputDraws, cfg.settings.Seed, what)
+	fmt.Fprintf(w, "prior draws  %d (seed %d): %s\n", cfg.outputDraws, cfg.settings.Seed, what)
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}

@@ -69,6 +69,10 @@ type sampleConfig struct {
 	// afterIter is called after each iteration of each chain, as
 	// nuts.Settings.Progress (tests).
 	afterIter func(chain, iter int)
+	// fixedParam is --fixed-param: Stan's fixed_param sampler
+	// (fixedparam.go), which a model with no params runs anyway.
+	fixedParam bool
+	set        map[string]bool // the flags the command line set
 }
 
 // randomStart writes chain c's start into u when it is not a fit's draw:
@@ -180,6 +184,25 @@ warning label switching: chains that found a vector param's values (a
 mixture's components) in different orders, which longer chains do not
 mend; an ordered[K] param identifies the components.
 
+--fixed-param runs Stan's fixed_param sampler instead of NUTS, to simulate
+data from known params: every chain keeps the params where it starts
+(--init FILE.json, which must then give every param, as CmdStan's
+init=true_params.json; --init FIT, chain c at draw c of its q; or the
+random start above) and at each of --draws iterations draws the outputs
+afresh (output y ~ D(args) a new draw from --seed's stream), so that
+draws.csv holds --chains × --draws simulated data sets; fit one back with
+gpp fit or gpp sample to check that the params are recovered. A model with
+no params (outputs alone) runs it without the flag, as CmdStan does. No
+warm-up runs (--warmup is not used, with a note). draws.csv has CmdStan's
+fixed_param layout: chain__, draw__, lp__ and accept_stat__ (both 0, as
+CmdStan writes them), then the params and the outputs, with "algorithm =
+fixed_param"; summary.csv the outputs' R̂ and ESS as above (NaN for a param
+that never moves); coords.csv the fixed points, so that gpp predict
+simulates from them on new data (a model with no params needs no predict:
+gpp sample on the new data). The flags of NUTS (--metric, --max-depth,
+--adapt-delta), of its posterior (--against, --evidence, --moment-match,
+--reloo) and --plots are refused with it.
+
 Results do not depend on --workers: chain c's numbers come from --seed and
 c alone. Missing data are sampled as the params NAME_missing, as gpp fit
 fits them. The flags that steer SGVB (--iter, --family, --fullrank, ...)
@@ -235,6 +258,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.evidence, "evidence", false, "estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby bridge sampling (R's bridgesampling, method normal; --evidence-method): the\nfirst half of each chain fits a normal proposal on the unconstrained\ncoordinates, and the second halves and as many proposal draws bridge the\nposterior to it; with its se (Frühwirth-Schnatter's relative error). Written\nto evidence.json, which gpp compare --evidence reads. Refused for a param with\nno prior on an unbounded support (p(y) is not defined); terms gpp cannot know\nto be normalised (target +=, user densities) are warned about (default false)")
 	evMethod := fs.String("evidence-method", "normal", "with --evidence, bridge sampling's proposal (bridgesampling's method): normal,\nthe fitted normal, or warp3, the posterior standardised by it and warped to\nsymmetry, then bridged to the standard normal (Meng & Schilling's warp-III),\nwhich also matches a skewed posterior's third moment, for N1 + N2 more\nevaluations of the log joint")
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
+	fs.BoolVar(&sc.fixedParam, "fixed-param", false, "Stan's fixed_param sampler instead of NUTS: every chain keeps the params where\nit starts (--init FILE.json of every param's value, --init FIT, or the random\nstart) and draws the outputs afresh at each of --draws iterations, to simulate\ndata from known params; no warm-up. A model with no params runs it anyway\n(default false)")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
 		return nil, usageError(stderr, "sample", sampleSynopsis, format, args...), false
 	}
@@ -270,6 +294,10 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 		sc.evMethod = bridge.Warp3
 	default:
 		return usageErr("--evidence-method %q: want normal or warp3", *evMethod)
+	}
+	sc.set = fixedParamFlags(fs)
+	if msg := fixedParamRefusal(sc.set, "--fixed-param"); sc.fixedParam && msg != "" {
+		return usageErr("%s", msg)
 	}
 	evMethodSet := false
 	fs.Visit(func(f *flag.Flag) {
@@ -383,6 +411,9 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	l, ok := loadModel(cfg, con, "sample", 1)
 	if !ok {
 		return exitError
+	}
+	if sc.fixedParam || len(l.Model.Latents) == 0 {
+		return runFixedParam(ctx, sc, l, stdout, con)
 	}
 	srcs := sources(l.Sources)
 	if cfg.plots {

@@ -30,6 +30,11 @@
 // the step size search. Warm-up ends at exp(x̄), the averaged iterate.
 // Stan's step-size jitter is not offered (its default is none).
 //
+// Settings.FixedParam runs Stan's fixed_param sampler instead (fixed.go):
+// each chain stays at its start, lp__ and accept_stat__ 0, for a caller
+// that draws a model's outputs at each draw (data simulated from fixed
+// params, or from a model with no params: a start of no coordinates).
+//
 // Each chain draws from its own PCG stream (Settings.Seed, chain), so a run
 // is bit-identical on any number of Workers. A transition allocates nothing.
 // BenchmarkNUTS measures the sampler's own cost at about 0.7–0.8 µs per

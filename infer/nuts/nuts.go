@@ -70,6 +70,12 @@ type Settings struct {
 	// iter counts from 1 over warm-up and sampling together, as Stan's
 	// "Iteration: 100 / 2000" lines do; warmup says which phase it was in.
 	Progress func(chain, iter int, warmup bool)
+	// FixedParam runs Stan's fixed_param sampler instead of NUTS: each
+	// chain stays at its start for Draws iterations, with no warm-up and
+	// no density evaluated (dens may be nil; the starts may have no
+	// coordinates), lp__ and accept_stat__ 0 as CmdStan writes them; the
+	// caller draws what varies (a model's outputs) at each draw.
+	FixedParam bool
 }
 
 // Chain is what one chain produced. Per-draw slices have Draws/Thin entries
@@ -162,6 +168,9 @@ func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) 
 	s = s.withDefaults()
 	if err := s.check(); err != nil {
 		return nil, err
+	}
+	if s.FixedParam {
+		return sampleFixed(ctx, inits, s)
 	}
 	if len(dens) != s.Chains || len(inits) != s.Chains {
 		return nil, fmt.Errorf("nuts: %d chains but %d densities and %d initial points", s.Chains, len(dens), len(inits))

@@ -37,6 +37,18 @@ type Start struct {
 // All reports whether the values give every coordinate.
 func (s *Start) All() bool { return !slices.Contains(s.Given, false) }
 
+// Missing returns the params of m, the model the values were mapped to,
+// that the values do not give, in the model's order.
+func (s *Start) Missing(m *compile.Model) []string {
+	var out []string
+	for _, lat := range m.Latents {
+		if !slices.Contains(s.Named, lat.Name) {
+			out = append(out, lat.Name)
+		}
+	}
+	return out
+}
+
 // InitValues maps named values to the unconstrained coordinates of the
 // params of l's model. Each error is at its value's place: a name that is
 // not a param (data, or unknown: the params listed) at keyPos(name) (nil:
