@@ -522,7 +522,7 @@ func checkGoTest(line int, args []string) error {
 }
 
 // flagCommands are the subcommands that take flags.
-var flagCommands = []string{"check", "graph", "fit", "sample", "diagnose", "logprob", "compare", "predict", "sensitivity", "sbc", "kfold", "repl"}
+var flagCommands = []string{"check", "graph", "fit", "sample", "summary", "diagnose", "logprob", "compare", "predict", "sensitivity", "sbc", "kfold", "repl"}
 
 var helpFlagRE = regexp.MustCompile(`(?m)^  --([\w-]+)`)
 

@@ -1265,14 +1265,17 @@ func kText(k float64) string {
 
 // num3 formats a number for the console with 3 significant digits, as
 // Stan's print does.
-func num3(v float64) string {
+func num3(v float64) string { return numSig(v, 3) }
+
+// numSig formats v to sig significant digits, a whole number in full.
+func numSig(v float64, sig int) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}
 	if s, ok := formatWhole(v); ok {
 		return s
 	}
-	return fmt.Sprintf("%.3g", v)
+	return strconv.FormatFloat(v, 'g', sig, 64)
 }
 
 // allGroup splits the params named in group (in declaration order) into

@@ -21,6 +21,8 @@ commands:
             summary, draws and fit files; with --prior, draw from the priors instead
             (a prior predictive check)
   sample    sample the posterior by NUTS, Stan's sampler, to check a fit against MCMC
+  summary   summarise saved draws (gpp's or CmdStan's CSVs) again, with Stan's
+            warnings, as CmdStan's stansummary and diagnose
   diagnose  check a model's gradient against finite differences at random points
   logprob   the log density and its gradient at given points (CmdStan's log_prob)
   compare   rank fits of the same data by leave-one-out cross-validation (elpd_loo),

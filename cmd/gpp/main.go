@@ -5,6 +5,7 @@
 //	gpp graph model.gpp          print the model's graph as Graphviz DOT
 //	gpp fit model.gpp data.csv   fit a model to data by SGVB and write the results
 //	gpp sample model.gpp data    sample the posterior by NUTS (Stan's sampler), to check a fit
+//	gpp summary draws.csv ...    summarise saved draws again (gpp's or CmdStan's), as stansummary
 //	gpp diagnose model.gpp data  check the model's gradient against finite differences
 //	gpp logprob model.gpp data --params FILE  the log density and its gradient at given points
 //	gpp compare DIR1 DIR2 ...    rank fits by leave-one-out cross-validation (elpd_loo)
@@ -86,6 +87,7 @@ func init() {
 		{"graph", noStdin(cmdGraph)},
 		{"fit", noStdin(cmdFit)},
 		{"sample", noStdin(cmdSample)},
+		{"summary", noStdin(cmdSummary)},
 		{"repl", cmdRepl},
 		{"diagnose", noStdin(cmdDiagnose)},
 		{"logprob", noStdin(cmdLogprob)},

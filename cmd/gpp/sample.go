@@ -862,20 +862,86 @@ func summariseChains(sd *sampleDraws, workers int) ([]stats, []mcmcStats) {
 	return st, ms
 }
 
-// printSampleTable prints the summary table with the MCMC columns.
+// printSampleTable prints the summary table with the MCMC columns, at
+// most maxTableRows elements of a variable unless --verbose.
 func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, ms []mcmcStats) {
-	t := &table{right: []bool{false, true, true, true, true, true, true, true, true, true}}
-	t.row("name", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "R̂")
+	var rows []summaryRow
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
 			if j == maxTableRows && !cfg.verbose {
-				t.note(fmt.Sprintf("... %d more elements of %s (all in %s)", len(v.elems)-j, v.name, filepath.Join(cfg.out, summaryFile)))
+				rows = append(rows, summaryRow{note: fmt.Sprintf("... %d more elements of %s (all in %s)", len(v.elems)-j, v.name, filepath.Join(cfg.out, summaryFile))})
 				break
 			}
-			s, m := st[v.first+j], ms[v.first+j]
-			t.row(compile.ElemName(v.name, v.shape, k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
-				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))
+			rows = append(rows, summaryRow{name: compile.ElemName(v.name, v.shape, k), v: v.name, family: v.family, col: v.first + j})
 		}
+	}
+	printMCMCTable(w, rows, st, ms, defaultPercentiles(st), 3)
+}
+
+// summaryRow is one row of a sample's summary: an element's name, its
+// variable's name and family and its column; or a note printed as it is.
+type summaryRow struct {
+	name, v, family string
+	col             int
+	note            string
+}
+
+// elemRows lists a row for every element of vars.
+func elemRows(vars []variable) []summaryRow {
+	var rows []summaryRow
+	for _, v := range vars {
+		for j, k := range v.elems {
+			rows = append(rows, summaryRow{name: compile.ElemName(v.name, v.shape, k), v: v.name, family: v.family, col: v.first + j})
+		}
+	}
+	return rows
+}
+
+// percentiles are the quantiles a summary reports: the probabilities and
+// each column's quantile at them (q[col][i] at probs[i]).
+type percentiles struct {
+	probs []float64
+	q     [][]float64
+}
+
+// defaultPercentiles are gpp's 5 %, 50 % and 95 % quantiles, as st holds them.
+func defaultPercentiles(st []stats) percentiles {
+	p := percentiles{probs: []float64{0.05, 0.5, 0.95}, q: make([][]float64, len(st))}
+	for c, s := range st {
+		p.q[c] = []float64{s.q5, s.q50, s.q95}
+	}
+	return p
+}
+
+// pctText names the percentile of probability p: "5", "2.5".
+func pctText(p float64) string { return strconv.FormatFloat(100*p, 'f', -1, 64) }
+
+// printMCMCTable prints the summary table with the MCMC columns: the
+// means, sds and percentiles to sig significant digits, the ESS whole and
+// R̂ to 2 decimals.
+func printMCMCTable(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, pc percentiles, sig int) {
+	head := []string{"name", "mean", "mcse", "sd"}
+	for _, p := range pc.probs {
+		head = append(head, pctText(p)+"%")
+	}
+	head = append(head, "ess_bulk", "ess_tail", "R̂")
+	t := &table{right: make([]bool, len(head))}
+	for i := 1; i < len(head); i++ {
+		t.right[i] = true
+	}
+	t.row(head...)
+	num := func(v float64) string { return numSig(v, sig) }
+	for _, r := range rows {
+		if r.note != "" {
+			t.note(r.note)
+			continue
+		}
+		s, m := st[r.col], ms[r.col]
+		cells := []string{r.name, num(s.mean), num(m.mcse), num(s.sd)}
+		for _, q := range pc.q[r.col] {
+			cells = append(cells, num(q))
+		}
+		t.row(append(cells, essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
 	}
 	t.print(w)
 }
@@ -893,6 +959,17 @@ func essText(v float64) string {
 // found a mixture's components in different orders; m (nil: unknown) is
 // the model sampled.
 func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile.Model) []string {
+	out := append(samplerWarnings(sd, s), mixingWarnings(sd, ms, m)...)
+	if s.Warmup < shortWarmup {
+		out = append(out, fmt.Sprintf("--warmup %d is shorter than %d iterations, too short for Stan's three adaptation windows (75 + 25 + 50): the step size and metric may be poorly adapted", s.Warmup, shortWarmup))
+	}
+	return out
+}
+
+// samplerWarnings returns Stan's warnings of the sampler's transitions:
+// divergences, the maximum tree depth hit, and the chains with a low
+// E-BFMI (none without the sampler's columns: sd.energy nil).
+func samplerWarnings(sd *sampleDraws, s nuts.Settings) []string {
 	var out []string
 	total := len(sd.divergent)
 	div, maxed := 0, 0
@@ -912,7 +989,7 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile
 		out = append(out, fmt.Sprintf("%s transitions hit the maximum tree depth %d (2^%d leapfrog steps): exploration is slow; try a larger --max-depth", pct(maxed), s.MaxDepth, s.MaxDepth))
 	}
 	var low []string
-	for c := range sd.res.Chains {
+	for c := range sd.chains * b2i(sd.energy != nil) {
 		if e := nuts.EBFMI(sd.energy[c*sd.n : (c+1)*sd.n]); e < ebfmiWarn {
 			low = append(low, fmt.Sprintf("chain %d: %.2f", c+1, e))
 		}
@@ -920,13 +997,20 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile
 	if len(low) > 0 {
 		out = append(out, fmt.Sprintf("E-BFMI below %.1f (%s): the energy varies too little between iterations to explore the posterior's tails; try reparameterising the model", ebfmiWarn, strings.Join(low, ", ")))
 	}
-	out = append(out, stuckChains(sd)...)
+	return out
+}
+
+// mixingWarnings returns the warnings of the chains' mixing: a stuck
+// chain, elements with a high R̂ (with the advice for label switching) and
+// elements with a low ESS; m (nil: unknown) is the model sampled.
+func mixingWarnings(sd *sampleDraws, ms []mcmcStats, m *compile.Model) []string {
+	out := stuckChains(sd)
 	type bad struct {
 		name string
 		v    float64
 	}
 	var hiRhat, loESS []bad
-	minESS := float64(essPerChain * len(sd.res.Chains))
+	minESS := float64(essPerChain * sd.chains)
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
 			m := ms[v.first+j]
@@ -961,9 +1045,6 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile
 	if len(loESS) > 0 {
 		out = append(out, fmt.Sprintf("%d element%s with a bulk or tail ESS below %d per chain (%.0f in all; the worst: %s): their means and quantiles are unreliable; run longer chains", len(loESS), plural(len(loESS)), essPerChain, minESS, list(loESS, false, "%.0f")))
 	}
-	if s.Warmup < shortWarmup {
-		out = append(out, fmt.Sprintf("--warmup %d is shorter than %d iterations, too short for Stan's three adaptation windows (75 + 25 + 50): the step size and metric may be poorly adapted", s.Warmup, shortWarmup))
-	}
 	return out
 }
 
@@ -973,7 +1054,7 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile
 // epidemic that never takes off), which the R̂ warning shows only as
 // disagreement.
 func stuckChains(sd *sampleDraws) []string {
-	C := len(sd.res.Chains)
+	C := sd.chains
 	if C < 2 || sd.n < stuckMinDraws || len(sd.ds.logp) != C*sd.n {
 		return nil
 	}
@@ -1026,17 +1107,30 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 // (added later: the first 11 columns keep their places for readers by
 // position).
 func writeSampleSummaryCSV(w io.Writer, sd *sampleDraws, st []stats, ms []mcmcStats) error {
+	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, defaultPercentiles(st))
+}
+
+// writeMCMCSummaryCSV writes the rows of a summary.csv, a column qP for
+// each percentile P of pc (q5, q50 and q95 by default).
+func writeMCMCSummaryCSV(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, pc percentiles) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"name", "family", "mean", "sd", "q5", "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat",
-		"mcse_sd", "mcse_q5", "mcse_q50", "mcse_q95", "mad"})
-	for _, v := range sd.ds.vars {
-		for j, k := range v.elems {
-			s, m := st[v.first+j], ms[v.first+j]
-			cw.Write([]string{compile.ElemName(v.name, v.shape, k), v.family,
-				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95),
-				formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
-				formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad)})
+	head := []string{"name", "family", "mean", "sd"}
+	for _, p := range pc.probs {
+		head = append(head, "q"+pctText(p))
+	}
+	cw.Write(append(head, "mcse_mean", "ess_bulk", "ess_tail", "rhat",
+		"mcse_sd", "mcse_q5", "mcse_q50", "mcse_q95", "mad"))
+	for _, r := range rows {
+		if r.note != "" {
+			continue
 		}
+		s, m := st[r.col], ms[r.col]
+		cells := []string{r.name, r.family, formatNum(s.mean), formatNum(s.sd)}
+		for _, q := range pc.q[r.col] {
+			cells = append(cells, formatNum(q))
+		}
+		cw.Write(append(cells, formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
+			formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad)))
 	}
 	cw.Flush()
 	return cw.Error()

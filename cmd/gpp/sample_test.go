@@ -132,7 +132,7 @@ func TestSampleMissingData(t *testing.T) {
 func TestSampleWarnings(t *testing.T) {
 	const chains, n = 2, 100
 	total := chains * n
-	sd := &sampleDraws{n: n, res: &nuts.Result{Chains: make([]nuts.Chain, chains)},
+	sd := &sampleDraws{n: n, chains: chains, res: &nuts.Result{Chains: make([]nuts.Chain, chains)},
 		divergent: make([]bool, total), depth: make([]int, total), energy: make([]float64, total)}
 	sd.ds = &drawSet{vars: []variable{{name: "a", elems: []int{0}}, {name: "b", shape: []int{2}, elems: []int{0, 1}, first: 1}}, ncol: 3}
 	for d := range total {
@@ -168,7 +168,7 @@ func TestSampleWarnings(t *testing.T) {
 // means, and chains too short to judge are not.
 func TestSampleStuckChain(t *testing.T) {
 	const chains, n = 3, 40
-	sd := &sampleDraws{n: n, res: &nuts.Result{Chains: make([]nuts.Chain, chains)}, ds: &drawSet{logp: make([]float64, chains*n)}}
+	sd := &sampleDraws{n: n, chains: chains, res: &nuts.Result{Chains: make([]nuts.Chain, chains)}, ds: &drawSet{logp: make([]float64, chains*n)}}
 	for d := range sd.ds.logp {
 		sd.ds.logp[d] = -74 + float64(d%7)/3 // chains 1 and 3 between -74 and -72
 	}
@@ -184,7 +184,7 @@ func TestSampleStuckChain(t *testing.T) {
 		t.Errorf("overlapping chains: got %q", got)
 	}
 	sd.ds.logp[n] = -30493
-	short := &sampleDraws{n: 5, res: sd.res, ds: &drawSet{logp: sd.ds.logp[:3*5]}}
+	short := &sampleDraws{n: 5, chains: chains, res: sd.res, ds: &drawSet{logp: sd.ds.logp[:3*5]}}
 	if got := stuckChains(short); len(got) != 0 {
 		t.Errorf("chains of 5 draws: got %q", got)
 	}

@@ -1,0 +1,431 @@
+package main
+
+// gpp summary: CmdStan's stansummary and bin/diagnose for saved draws,
+// gpp's and CmdStan's (drawsfile.go reads them): the table and the
+// warnings gpp sample prints, from the files.
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+const summarySynopsis = "summary FILE.csv [FILE.csv ...] [--percentiles 5,50,95] [--params a,b] [--sig-figs N] [--out summary.csv]"
+
+const summaryHelpText = `Summarises saved draws again, as CmdStan's bin/stansummary and bin/diagnose
+do: gpp sample's draws.csv (its chains by chain__), CmdStan's sample CSVs (a
+chain a file: give each chain's file; with save_warmup = 1 the warm-up rows,
+the first ceil(num_warmup / thin), are left out), gpp fit's draws.csv and
+CmdStan's variational CSVs (the first row, q's mean, left out), and CmdStan's
+pathfinder and laplace CSVs. The files' header rows say which they are; files
+of different kinds or columns are not summarised together.
+
+It prints gpp sample's table: each param and output element's mean, mcse,
+sd, percentiles, bulk and tail ESS and R̂ (rank-normalised split R̂ and ESS,
+as Stan ≥ 2.30), after the sampler's columns (lp__, accept_stat__, ...;
+log_p__ and log_g__ of a variational file, whose lp__ is 0). Draws of an
+approximation (variational, pathfinder, laplace) are independent draws of
+one distribution, not chains: their R̂ is NaN, their ESS still measures the
+draws. Then gpp sample's warnings, from the files: divergent transitions,
+transitions at the maximum tree depth (max_depth from the comment lines,
+10 if none), chains with E-BFMI below 0.3, elements with R̂ above 1.01 or a
+bulk or tail ESS below 100 per chain, a stuck chain; or "no problems
+detected".
+
+--params a,b shows only those: a name for all its elements, beta.2 or
+beta[2] for one (the sampler's columns by name, lp__); the warnings still
+judge every column. --out FILE writes the summary as gpp sample's
+summary.csv (atomically), a column qP for each percentile P. --sig-figs
+sets the table's significant digits (the CSV keeps 6). Exit 0 when
+summarised (warnings do not change it), 1 for a file that cannot be read
+as draws (file:line:col), 2 for a bad command line.
+`
+
+// summaryConfig is a parsed gpp summary command line.
+type summaryConfig struct {
+	files  []string
+	probs  []float64 // nil: defaultPercentiles
+	params []string  // nil: all
+	sig    int
+	out    string
+}
+
+func cmdSummary(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("summary", summarySynopsis, summaryHelpText, stderr)
+	pcts := fs.String("percentiles", "5,50,95", "the percentiles to show, `P,P,...` in [0, 100]")
+	params := fs.String("params", "", "show only these params or elements, `a,b.2,...` (default all)")
+	sig := fs.Int("sig-figs", 3, "significant digits of the table's numbers, `N` from 1 to 15")
+	out := fs.String("out", "", "also write the summary to `FILE` as summary.csv")
+	pos, code, ok := parseCommand(fs, args, stdout)
+	if !ok {
+		return code
+	}
+	if len(pos) == 0 {
+		return usageError(stderr, "summary", summarySynopsis, "summary takes one or more draws files; got none")
+	}
+	sc := &summaryConfig{files: pos, sig: *sig, out: *out}
+	if *sig < 1 || *sig > 15 {
+		return usageError(stderr, "summary", summarySynopsis, "--sig-figs %d: give 1 to 15 significant digits", *sig)
+	}
+	if *pcts != "5,50,95" {
+		for _, p := range strings.Split(*pcts, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || !(v >= 0 && v <= 100) {
+				return usageError(stderr, "summary", summarySynopsis, "--percentiles %s: %q is not a percentile from 0 to 100", *pcts, p)
+			}
+			sc.probs = append(sc.probs, v/100)
+		}
+	}
+	if *params != "" {
+		for _, p := range strings.Split(*params, ",") {
+			sc.params = append(sc.params, elemSpec(strings.TrimSpace(p)))
+		}
+	}
+	return runSummary(sc, stdout, stderr)
+}
+
+// elemSpec spells an element as the summary names it: beta.2 and
+// Sigma.1.2 (CmdStan's column names) as beta[2] and Sigma[1,2].
+func elemSpec(s string) string {
+	s = strings.ReplaceAll(s, " ", "")
+	name, idx, ok := strings.Cut(s, ".")
+	if !ok || strings.HasSuffix(s, "__") {
+		return s
+	}
+	return name + "[" + strings.ReplaceAll(idx, ".", ",") + "]"
+}
+
+// runSummary reads the files, prints the summary and the warnings and
+// writes --out.
+func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
+	srcs := sources{}
+	var files []*drawsFileData
+	for _, path := range sc.files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+		srcs[path] = src
+		f, err := readDrawsFile(path, src)
+		if err == nil && len(files) > 0 {
+			err = compatible(files[0], f)
+		}
+		if err != nil {
+			printError(stderr, err, srcs)
+			return exitError
+		}
+		files = append(files, f)
+	}
+	sd, err := pooledDraws(files)
+	if err != nil {
+		printError(stderr, err, srcs)
+		return exitError
+	}
+	first := files[0]
+	st, ms := summariseChains(sd, runtime.GOMAXPROCS(0))
+	for c, col := range sd.ds.cols {
+		if constantChains(sd.byChain(col)) { // stepsize__: no draws to compare within a chain
+			ms[c].rhat, ms[c].essBulk, ms[c].essTail, ms[c].mcse = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+			st[c].rhat = math.NaN()
+		}
+	}
+	if !first.kind.mcmc() { // independent draws: no chains to compare
+		for c := range ms {
+			ms[c].rhat, st[c].rhat = math.NaN(), math.NaN()
+		}
+	}
+	rows := elemRows(sd.ds.vars)
+	if sc.params != nil {
+		if rows, err = pickRows(rows, sc.params); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+	}
+	pc := defaultPercentiles(st)
+	if sc.probs != nil {
+		pc = percentilesAt(sd.ds.cols, sc.probs)
+	}
+	printMCMCTable(stdout, rows, st, ms, pc, sc.sig)
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "draws        %s\n", drawsLine(files, sd))
+	if sc.out != "" {
+		if err := writeAtomic(sc.out, func(w io.Writer) error { return writeMCMCSummaryCSV(w, rows, st, ms, pc) }); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "written      %s\n", sc.out)
+	}
+	var warns []string
+	if first.kind.mcmc() {
+		warns = samplerWarnings(sd, nuts.Settings{MaxDepth: first.maxDepth, Delta: first.delta})
+	}
+	params := *sd
+	ds := *sd.ds
+	ds.vars = slices.DeleteFunc(slices.Clone(ds.vars), func(v variable) bool { return v.family == samplerFamily })
+	params.ds = &ds
+	warns = append(warns, mixingWarnings(&params, ms, nil)...)
+	for _, w := range warns {
+		fmt.Fprintf(stdout, "warning: %s\n", w)
+	}
+	if len(warns) == 0 {
+		fmt.Fprintln(stdout, "no problems detected")
+	}
+	return exitOK
+}
+
+// constantChains reports whether every chain holds one value (a chain's
+// step size), where R̂ and the ESS measure nothing.
+func constantChains(chains [][]float64) bool {
+	for _, ch := range chains {
+		for _, v := range ch {
+			if v != ch[0] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// samplerFamily is the family of the sampler's columns (lp__, ...) in a
+// summary.
+const samplerFamily = "sampler"
+
+// drawsLine says what the draws are and where they came from.
+func drawsLine(files []*drawsFileData, sd *sampleDraws) string {
+	f := files[0]
+	names := make([]string, len(files))
+	for i, g := range files {
+		names[i] = g.path
+	}
+	from := strings.Join(names, ", ")
+	if !f.kind.mcmc() {
+		return fmt.Sprintf("%d independent draw%s of %s (%s): not chains, so R̂ is NaN", sd.n, plural(sd.n), methodName(f), from)
+	}
+	line := fmt.Sprintf("%d chain%s × %d, MCMC (%s)", sd.chains, plural(sd.chains), sd.n, from)
+	if f.warmupDropped > 0 {
+		line += fmt.Sprintf("; the %d warm-up rows of each chain left out (save_warmup = 1)", f.warmupDropped)
+	}
+	return line
+}
+
+// methodName names the method of an approximation's draws.
+func methodName(f *drawsFileData) string {
+	if f.method != "" {
+		return f.method
+	}
+	return map[drawsKind]string{variationalKind: "variational", pathfinderKind: "pathfinder", laplaceKind: "laplace"}[f.kind]
+}
+
+// compatible reports an error naming g when it cannot be summarised with
+// f: another kind of file or other columns.
+func compatible(f, g *drawsFileData) error {
+	at := ast.Pos{File: g.path, Line: g.headerLine, Col: 1}
+	if f.kind != g.kind {
+		return ast.Errorf(at, "this is %s, %s %s: summarise draws of one kind together", drawsKinds[g.kind].what, f.path, strings.Replace(drawsKinds[f.kind].what, "a ", "is a ", 1))
+	}
+	for j := range max(len(f.header), len(g.header)) {
+		switch {
+		case j >= len(g.header):
+			return ast.Errorf(at.Add(len(strings.Join(g.header, ","))), "the header ends before column %q of %s: not draws of the same model", f.header[j], f.path)
+		case j >= len(f.header):
+			return ast.Errorf(at.Add(cellCol(g.header, j)-1), "column %q is not in %s: not draws of the same model", g.header[j], f.path)
+		case f.header[j] != g.header[j]:
+			return ast.Errorf(at.Add(cellCol(g.header, j)-1), "column %d is %q, %s's %q: not draws of the same model", j+1, g.header[j], f.path, f.header[j])
+		}
+	}
+	return nil
+}
+
+// pooledDraws pools the files' chains (an approximation's draws all into
+// one) into a sampleDraws: the sampler's columns first, as variables of
+// samplerFamily, then the params and outputs as CmdStan's column names
+// give them.
+func pooledDraws(files []*drawsFileData) (*sampleDraws, error) {
+	f := files[0]
+	var chains [][][]float64
+	var from []*drawsFileData
+	for _, g := range files {
+		for _, ch := range g.chains {
+			chains, from = append(chains, ch), append(from, g)
+		}
+	}
+	if !f.kind.mcmc() { // independent draws: one "chain" of them all
+		one := make([][]float64, len(f.header))
+		for j := range one {
+			for _, ch := range chains {
+				one[j] = append(one[j], ch[j]...)
+			}
+		}
+		chains = [][][]float64{one}
+	}
+	n := len(chains[0][0])
+	for c, ch := range chains {
+		if len(ch[0]) != n {
+			return nil, ast.Errorf(ast.Pos{File: from[c].path}, "a chain of %d draws, %s's first %d: every chain needs as many draws", len(ch[0]), f.path, n)
+		}
+	}
+	var keep []int // the file's columns summarised
+	for j, h := range f.header {
+		if !slices.Contains(bookkeeping, h) && !(h == "lp__" && f.kind == variationalKind) { // a variational lp__ is 0
+			keep = append(keep, j)
+		}
+	}
+	names := make([]string, len(keep))
+	for i, j := range keep {
+		names[i] = f.header[j]
+	}
+	total := n * len(chains)
+	ds := &drawSet{vars: columnVariables(names, methodFamily(f)), ncol: len(keep), cols: make([][]float64, len(keep)), R: 1}
+	for i, j := range keep {
+		ds.cols[i] = make([]float64, 0, total)
+		for _, ch := range chains {
+			ds.cols[i] = append(ds.cols[i], ch[j]...)
+		}
+	}
+	sd := &sampleDraws{ds: ds, n: n, chains: len(chains)}
+	if !f.kind.mcmc() {
+		return sd, nil
+	}
+	col := func(name string) []float64 { // nil when the file lacks it (fixed_param writes lp__ and accept_stat__ alone)
+		if j := slices.Index(names, name); j >= 0 {
+			return ds.cols[j]
+		}
+		return nil
+	}
+	ds.logp = col("lp__")
+	sd.energy = col("energy__")
+	sd.divergent, sd.depth = make([]bool, total), make([]int, total)
+	for d, v := range col("divergent__") {
+		sd.divergent[d] = v != 0
+	}
+	for d, v := range col("treedepth__") {
+		sd.depth[d] = int(v)
+	}
+	return sd, nil
+}
+
+// methodFamily is the family column of a summary's params: "nuts" for
+// MCMC, as gpp sample's summary.csv, else the method.
+func methodFamily(f *drawsFileData) string {
+	if f.kind.mcmc() {
+		return "nuts"
+	}
+	return methodName(f)
+}
+
+// columnVariables groups CmdStan column names into variables: the
+// sampler's columns (ending in __) each on its own, and a param's columns
+// NAME.i.j, as many as its shape and in CmdStan's column-major order, into
+// one of that shape; a column that fits no such shape is a scalar of its
+// own name.
+func columnVariables(names []string, family string) []variable {
+	var vars []variable
+	for i := 0; i < len(names); {
+		base, _, _ := strings.Cut(names[i], ".")
+		if strings.HasSuffix(names[i], "__") {
+			vars = append(vars, variable{name: names[i], family: samplerFamily, elems: []int{0}, first: i})
+			i++
+			continue
+		}
+		end := i + 1
+		for end < len(names) && strings.HasPrefix(names[end], base+".") {
+			end++
+		}
+		if shape, ok := columnShape(base, names[i:end]); ok {
+			vars = append(vars, variable{name: base, family: family, shape: shape, elems: compile.ColumnMajor(shape), first: i})
+			i = end
+			continue
+		}
+		for ; i < end; i++ {
+			vars = append(vars, variable{name: names[i], family: family, elems: []int{0}, first: i})
+		}
+	}
+	return vars
+}
+
+// columnShape is the shape whose elements CmdStan names cols, in its
+// order, for the value base: NAME for a scalar, NAME.1 … NAME.K for a
+// vector, NAME.1.1, NAME.2.1, … for a matrix.
+func columnShape(base string, cols []string) ([]int, bool) {
+	if len(cols) == 1 && cols[0] == base {
+		return nil, true
+	}
+	var shape []int
+	for _, c := range cols {
+		parts := strings.Split(strings.TrimPrefix(c, base+"."), ".")
+		if shape == nil {
+			shape = make([]int, len(parts))
+		}
+		if len(parts) != len(shape) {
+			return nil, false
+		}
+		for d, p := range parts {
+			k, err := strconv.Atoi(p)
+			if err != nil || k < 1 {
+				return nil, false
+			}
+			shape[d] = max(shape[d], k)
+		}
+	}
+	if shape == nil || compile.ShapeLen(shape) != len(cols) {
+		return nil, false
+	}
+	for i, k := range compile.ColumnMajor(shape) {
+		if compile.CSVName(base, shape, k) != cols[i] {
+			return nil, false
+		}
+	}
+	return shape, true
+}
+
+// pickRows keeps the rows --params names: a variable's every element, or
+// one element by its name; a name in no row is an error.
+func pickRows(rows []summaryRow, specs []string) ([]summaryRow, error) {
+	var out []summaryRow
+	for _, s := range specs {
+		n := len(out)
+		for _, r := range rows {
+			if r.v == s || r.name == s {
+				out = append(out, r)
+			}
+		}
+		if len(out) == n {
+			var vs []string
+			for _, r := range rows {
+				if r.family != samplerFamily && !slices.Contains(vs, r.v) {
+					vs = append(vs, r.v)
+				}
+			}
+			return nil, fmt.Errorf("--params: the draws have no %s (their params and outputs: %s)", s, strings.Join(vs, ", "))
+		}
+	}
+	return out, nil
+}
+
+// percentilesAt are the quantiles of every column at probs (R's type 7,
+// as summarise's, over the draws that are not NaN).
+func percentilesAt(cols [][]float64, probs []float64) percentiles {
+	pc := percentiles{probs: probs, q: make([][]float64, len(cols))}
+	for c, col := range cols {
+		v := slices.DeleteFunc(slices.Clone(col), math.IsNaN)
+		slices.Sort(v)
+		pc.q[c] = make([]float64, len(probs))
+		for i, p := range probs {
+			pc.q[c][i] = math.NaN()
+			if len(v) > 0 {
+				pc.q[c][i] = quantile(v, p)
+			}
+		}
+	}
+	return pc
+}
