@@ -64,23 +64,49 @@ func (m *Model) checkFit(r *sgvb.Result) error {
 // An interrupted run gives n, the draws the shortest chain kept, of each
 // chain, as gpp sample writes it. A result of another model is an error.
 func (m *Model) SampleDraws(res *nuts.Result) ([][]float64, error) {
+	return m.chainDraws("SampleDraws", res, func(ch *nuts.Chain) *nuts.Chain { return ch })
+}
+
+// SampleWarmupDraws returns the params' values at the warm-up iterations
+// that a run with nuts.Settings.SaveWarmup kept (gpp sample
+// --save-warmup), as SampleDraws does the draws: row c·n + i the i-th
+// kept warm-up iteration of chain c+1, the rows draws.csv writes before
+// chain c+1's draws. A run without SaveWarmup is an error.
+func (m *Model) SampleWarmupDraws(res *nuts.Result) ([][]float64, error) {
+	if res != nil {
+		for c := range res.Chains {
+			if res.Chains[c].Warm == nil {
+				return nil, fmt.Errorf("model: SampleWarmupDraws: chain %d kept no warm-up iterations: sample with SaveWarmup", c+1)
+			}
+		}
+	}
+	return m.chainDraws("SampleWarmupDraws", res, func(ch *nuts.Chain) *nuts.Chain { return ch.Warm })
+}
+
+// chainDraws maps the draws that of picks from each chain of res to the
+// params' values (SampleDraws); fn names the caller in errors.
+func (m *Model) chainDraws(fn string, res *nuts.Result, of func(*nuts.Chain) *nuts.Chain) ([][]float64, error) {
 	if res == nil {
-		return nil, errors.New("model: SampleDraws: the result is nil")
+		return nil, fmt.Errorf("model: %s: the result is nil", fn)
 	}
 	if res.Dim != m.Dim() {
-		return nil, fmt.Errorf("model: SampleDraws: the draws have %d coordinates; %s has %d", res.Dim, m.Name(), m.Dim())
+		return nil, fmt.Errorf("model: %s: the draws have %d coordinates; %s has %d", fn, res.Dim, m.Name(), m.Dim())
+	}
+	chains := make([]*nuts.Chain, len(res.Chains))
+	for c := range res.Chains {
+		chains[c] = of(&res.Chains[c])
 	}
 	n := -1
-	for c, ch := range res.Chains {
+	for c, ch := range chains {
 		if len(ch.Draws) < len(ch.LogP)*res.Dim {
-			return nil, fmt.Errorf("model: SampleDraws: chain %d has %d draws of %d coordinates in %d numbers", c+1, len(ch.LogP), res.Dim, len(ch.Draws))
+			return nil, fmt.Errorf("model: %s: chain %d has %d draws of %d coordinates in %d numbers", fn, c+1, len(ch.LogP), res.Dim, len(ch.Draws))
 		}
 		if n < 0 || len(ch.LogP) < n {
 			n = len(ch.LogP)
 		}
 	}
 	rows := make([][]float64, 0, max(n, 0)*len(res.Chains))
-	for _, ch := range res.Chains {
+	for _, ch := range chains {
 		for i := range n {
 			v, err := m.Constrain(ch.Draws[i*res.Dim : (i+1)*res.Dim])
 			if err != nil {

@@ -86,6 +86,12 @@ func (m *Model) Fit(ctx context.Context, s sgvb.Settings, opts ...StartOption) (
 // data from those params. A model with no params runs it whatever s says,
 // as gpp sample does: its draws have no coordinates, and Outputs draws
 // its outputs.
+//
+// The settings mirror gpp sample's flags: StepSize --stepsize, InvMetric
+// --metric-file (one for all chains or one per chain), NoAdapt
+// --adapt=false, SaveWarmup --save-warmup (SampleWarmupDraws maps the
+// warm-up iterations kept); Chain.StepSize and Chain.InvMetric are what
+// --save-metric writes.
 func (m *Model) Sample(ctx context.Context, s nuts.Settings, opts ...StartOption) (*nuts.Result, error) {
 	if m.Dim() == 0 {
 		s.FixedParam = true

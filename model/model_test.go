@@ -620,3 +620,55 @@ func TestGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleCmdStanSettings: Sample honours the settings of gpp sample's
+// --stepsize, --metric-file, --adapt=false and --save-warmup: a run from
+// an adapted run's step size and metric keeps them through its warm-up,
+// and SampleWarmupDraws maps the warm-up iterations kept.
+func TestSampleCmdStanSettings(t *testing.T) {
+	m := regressionModel(t)
+	ctx := context.Background()
+	first, err := m.Sample(ctx, nuts.Settings{Chains: 1, Warmup: 200, Draws: 10, Seed: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := first.Chains[0]
+	s := nuts.Settings{Chains: 2, Warmup: 30, Thin: 4, Draws: 20, Seed: 3, Workers: 1,
+		StepSize: ch.StepSize, InvMetric: [][]float64{ch.InvMetric}, NoAdapt: true, SaveWarmup: true}
+	res, err := m.Sample(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, got := range res.Chains {
+		if got.StepSize != ch.StepSize || !slices.Equal(got.InvMetric, ch.InvMetric) {
+			t.Errorf("chain %d: step size %v metric %v, want the first run's %v %v", c+1, got.StepSize, got.InvMetric, ch.StepSize, ch.InvMetric)
+		}
+		for _, e := range got.Warm.StepSizes {
+			if e != ch.StepSize {
+				t.Fatalf("chain %d: a warm-up step size %v, want %v", c+1, e, ch.StepSize)
+			}
+		}
+	}
+	rows, err := m.SampleWarmupDraws(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2*(30/4) {
+		t.Fatalf("%d warm-up rows, want %d", len(rows), 2*(30/4))
+	}
+	w1 := res.Chains[1].Warm
+	want, err := m.Constrain(w1.Draws[:m.Dim()])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rows[30/4], want) {
+		t.Errorf("chain 2's first warm-up row %v, want %v", rows[30/4], want)
+	}
+	if _, err := m.SampleWarmupDraws(first); err == nil {
+		t.Error("SampleWarmupDraws of a run without SaveWarmup: no error")
+	}
+	s.InvMetric = [][]float64{ch.InvMetric[:2]}
+	if _, err := m.Sample(ctx, s); err == nil || !strings.Contains(err.Error(), "has 2 entries, want 4") {
+		t.Errorf("a metric of 2 entries for 4 coordinates: %v", err)
+	}
+}

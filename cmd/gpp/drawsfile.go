@@ -121,6 +121,9 @@ func readDrawsFile(path string, src []byte) (*drawsFileData, error) {
 	if f.header == nil {
 		return nil, ast.Errorf(pos(max(len(lines), 1), 1), "no header row: a draws file names its columns (lp__, ...) in its first line that is not a comment")
 	}
+	if f.kind == gppSampleKind {
+		return f, f.splitChains(rows, rowLine)
+	}
 	if f.saveWarmup && f.kind.mcmc() {
 		f.warmupDropped = f.warmup / f.thin // rows 0, thin, 2·thin, ... of the warm-up: ⌈num_warmup / thin⌉
 		if f.warmup%f.thin != 0 {
@@ -130,9 +133,6 @@ func readDrawsFile(path string, src []byte) (*drawsFileData, error) {
 	skip := f.warmupDropped
 	if f.kind == variationalKind {
 		skip = 1 // q's mean, not a draw
-	}
-	if f.kind == gppSampleKind {
-		return f, f.splitChains(rows, rowLine, skip)
 	}
 	if len(rows) <= skip {
 		return nil, ast.Errorf(pos(f.headerLine, 1), "no draws after the header%s", skipNote(f, skip))
@@ -160,11 +160,12 @@ func skipNote(f *drawsFileData, skip int) string {
 }
 
 // splitChains splits a gpp sample's rows into its chains by chain__, each
-// chain's rows together, the first skip rows of each (its warm-up) left
-// out.
-func (f *drawsFileData) splitChains(rows [][]float64, rowLine []int, skip int) error {
+// chain's rows together, leaving out its warm-up rows (--save-warmup):
+// gpp numbers them by draw__ from −n to −1, the kept draws from 1.
+func (f *drawsFileData) splitChains(rows [][]float64, rowLine []int) error {
 	var ids []float64
 	var byChain [][][]float64
+	warm := 0
 	for i, r := range rows {
 		id := r[0]
 		if n := len(ids); n == 0 || ids[n-1] != id {
@@ -172,17 +173,23 @@ func (f *drawsFileData) splitChains(rows [][]float64, rowLine []int, skip int) e
 				return ast.Errorf(ast.Pos{File: f.path, Line: rowLine[i], Col: 1}, "chain__ %s again after chain %s: a gpp sample's draws.csv holds each chain's draws together", formatNum(id), formatNum(ids[n-1]))
 			}
 			ids, byChain = append(ids, id), append(byChain, nil)
+			warm = 0
+		}
+		if r[1] < 1 {
+			warm++
+			f.warmupDropped = max(f.warmupDropped, warm)
+			continue
 		}
 		byChain[len(byChain)-1] = append(byChain[len(byChain)-1], r)
 	}
 	for c, rs := range byChain {
-		if len(rs) <= skip {
-			return ast.Errorf(ast.Pos{File: f.path, Line: f.headerLine, Col: 1}, "chain %s has no draws%s", formatNum(ids[c]), skipNote(f, skip))
+		if len(rs) == 0 {
+			return ast.Errorf(ast.Pos{File: f.path, Line: f.headerLine, Col: 1}, "chain %s has no draws%s", formatNum(ids[c]), skipNote(f, f.warmupDropped))
 		}
 		chain := make([][]float64, len(f.header))
 		for j := range chain {
-			chain[j] = make([]float64, len(rs)-skip)
-			for d, r := range rs[skip:] {
+			chain[j] = make([]float64, len(rs))
+			for d, r := range rs {
 				chain[j][d] = r[j]
 			}
 		}

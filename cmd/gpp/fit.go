@@ -34,6 +34,7 @@ type fitConfig struct {
 	sets        setFlags
 	out         string         // output directory
 	init        string         // fit.json to warm-start from, or ""
+	metricFiles []string       // gpp sample --save-metric's files, one per chain
 	inits       []*sgvb.Result // warm starts of the restarts, from a mixture's fit.json
 	plots       bool
 	ppc         []ppcMatch // with --plots: the replicates that mirror observed data (findReplicates)

@@ -154,7 +154,8 @@ func TestFitBadInputs(t *testing.T) {
 		{"--init missing", fit(poissonModel, poissonData, "--init", filepath.Join(d, "none.json")), 1, "cannot read --init file"},
 		{"--init directory without a fit", fit(poissonModel, poissonData, "--init", d), 2, "--init " + d + " has no fit.json: give gpp fit's output directory"},
 		{"--init malformed", fit(poissonModel, poissonData, "--init", csvFile("bad1.json", "{\n  \"format\": \"gpp-fit/1\",\n  oops\n}")), 1, "bad1.json:3:3: malformed fit file"},
-		{"--init wrong type", fit(poissonModel, poissonData, "--init", csvFile("bad2.json", `{"format": 3}`)), 1, "bad2.json:1:12: malformed fit file: format must be string"},
+		// "format" with a number is a param's value, not a fit's format (isFitJSON).
+		{"--init format a number", fit(poissonModel, poissonData, "--init", csvFile("bad2.json", `{"format": 3}`)), 1, `bad2.json:1:2: --init: "format" is not a param of the model (the params: lambda)`},
 		{"--init wrong type in the outcome", fit(poissonModel, poissonData, "--init", csvFile("bad7.json", `{"format": "gpp-fit/1", "iterations": "x"}`)), 1, "bad7.json:1:41: malformed fit file: iterations must be int"},
 		{"--init bad number", fit(poissonModel, poissonData, "--init", csvFile("bad8.json", `{"format": "gpp-fit/1", "x": 1, "elbo": "x"}`)), 1, `bad8.json:1:41: malformed fit file: expected a number, got "x"`},
 		{"--init an array", fit(poissonModel, poissonData, "--init", csvFile("bad9.json", `[1]`)), 1, "bad9.json:1:1: malformed fit file: the file must be a JSON object, not a JSON array"},

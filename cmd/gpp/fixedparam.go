@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -33,10 +34,9 @@ const fixedParamAlgorithm = "fixed_param"
 
 // nutsOnlyFlags are gpp sample's flags that steer NUTS or read its
 // posterior draws: refused with the fixed_param sampler, which has no
-// trajectory, adaptation or posterior. Flags gpp sample may lack are
-// listed too (a flag never set is never refused).
+// trajectory, adaptation or posterior.
 var nutsOnlyFlags = []string{"against", "metric", "max-depth", "adapt-delta", "evidence", "evidence-method",
-	"moment-match", "reloo", "plots", "save-warmup", "stepsize", "metric-file", "adapt"}
+	"moment-match", "reloo", "plots", "save-warmup", "save-metric", "stepsize", "metric-file", "adapt"}
 
 // fixedParamFlags records which flags the command line set, for the
 // refusals and notes of the fixed_param sampler (fixedParamRefusal).
@@ -77,17 +77,17 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
 		missing: data.MissingCells(l.Info, l.Data)}
 	if sc.init != "" && len(m.Latents) > 0 {
-		start, values, err := readInit(sc.init, l, cfg.sets, srcs)
-		if err != nil {
+		if err := sc.readStarts(l, cfg.sets, srcs); err != nil {
 			printError(con, err, srcs)
 			return exitError
 		}
-		if values != nil && !values.All() {
-			con.note("--init %s: --fixed-param holds every param where it starts, and %s does not give %s: give every param's value, or leave --init out for gpp sample's random start",
-				sc.init, values.file, strings.Join(values.Missing(m), ", "))
-			return exitError
+		for c := range s.Chains {
+			if v := sc.valuesOf(c); v != nil && !v.All() {
+				con.note("--init %s: --fixed-param holds every param where it starts, and %s does not give %s: give every param's value, or leave --init out for gpp sample's random start",
+					sc.init, v.file, strings.Join(v.Missing(m), ", "))
+				return exitError
+			}
 		}
-		sc.start, sc.values = start, values
 	} else if sc.init != "" {
 		con.note("note: --init %s: not used, the model has no params", sc.init)
 	}
@@ -143,6 +143,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		return exitInterrupted
 	}
 	st, ms := summariseChains(sd, s.Workers)
+	heldParams(sd, st, ms)
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeFixedDrawsCSV(w, s, h, sd) }},
@@ -179,6 +180,24 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 	return exitOK
 }
 
+// heldParams blanks the chain diagnostics of the params, which the
+// fixed_param sampler holds: a column constant in each chain has no
+// Monte Carlo error, and its R̂ is undefined (an overflow, where the chains
+// hold different values).
+func heldParams(sd *sampleDraws, st []stats, ms []mcmcStats) {
+	nan := math.NaN()
+	for _, v := range sd.ds.vars {
+		if v.output {
+			continue
+		}
+		for j := range v.elems {
+			c := v.first + j
+			ms[c] = mcmcStats{mcse: nan, essBulk: nan, essTail: nan, rhat: nan, mcseSD: nan, mcseQ: [3]float64{nan, nan, nan}, mad: ms[c].mad}
+			st[c].rhat = nan
+		}
+	}
+}
+
 // fixedStarts returns each chain's fixed point on u's coordinates: a fit's
 // draw c (--init FIT), the values of --init FILE.json, or gpp sample's
 // random start (uniform on (−R, R), drawn again while the log density is
@@ -208,8 +227,8 @@ func fixedStarts(sc *sampleConfig, u *sgvb.Unconstrained, con *console, srcs sou
 			continue
 		}
 		switch {
-		case sc.values != nil:
-			con.note("%s: the log density or its gradient is not finite at these values: hold the params elsewhere", sc.values.file)
+		case sc.valuesOf(c) != nil:
+			con.note("%s: the log density or its gradient is not finite at these values: hold the params elsewhere", sc.valuesOf(c).file)
 		default:
 			con.note("chain %d: no finite start:", c+1)
 		}
@@ -229,7 +248,7 @@ func fixedStartText(sc *sampleConfig, m *compile.Model) string {
 	case sc.start != nil:
 		return "held in chain c at draw c of the " + sc.start.what
 	case sc.values != nil:
-		return "held at " + sc.values.describe(sc.initRadius())
+		return "held at " + sc.describeValues()
 	}
 	r := sc.initRadius()
 	if r == 0 {

@@ -49,9 +49,10 @@ constant included (BridgeStan's propto=false).
              other columns (lp__, chain__, outputs) are ignored. One row per
              draw; a gpp fit's draws.csv (method = variational) begins with
              the row of q's mean, which is skipped as gpp fit's readers skip
-             it, so row d is draw d. draws.csv keeps 6 significant digits,
-             so a simplex row that sums to 1 within K·1e-6 is divided by its
-             sum.
+             it, so row d is draw d; the warm-up rows of gpp sample
+             --save-warmup (draw__ below 1) are skipped too. draws.csv keeps
+             6 significant digits, so a simplex row that sums to 1 within
+             K·1e-6 is divided by its sum.
 
 A value outside its support, a missing param or column, a wrong shape or a
 cell that is not a number is an error at its line and column (exit 1,
@@ -157,7 +158,8 @@ func latentNames(m *compile.Model) []string {
 // logprobCSV reads the points of a CSV of draws: per data row, the params'
 // columns (named as draws.csv names them) mapped to u's coordinates. A
 // gpp fit's draws.csv (a "# method = variational" comment, CmdStan's
-// variational layout) has q's mean as its first row, which is skipped.
+// variational layout) has q's mean as its first row, which is skipped,
+// as are the warm-up rows of gpp sample --save-warmup (isWarmupRow).
 func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrained) ([][]float64, error) {
 	m := l.Model
 	at := func(line, col int, format string, args ...any) error {
@@ -230,6 +232,9 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 		if variational && !skipped {
 			skipped = true // the row of q's mean
 			continue
+		}
+		if isWarmupRow(fields, slices.Index(header, "draw__")) {
+			continue // a warm-up iteration of gpp sample --save-warmup
 		}
 		if len(fields) != len(header) {
 			return nil, at(lineNo, 1, "the row has %d fields, the header (line %d) %d", len(fields), headerLine, len(header))

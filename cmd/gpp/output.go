@@ -432,7 +432,7 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.sample && cfg.plots {
 			names = append(names, pitNames(cfg.ppc, m)...)
 		}
-		return names
+		return append(names, cfg.metricFiles...)
 	}
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
 	if wantsLOO(m, cfg.settings.Method) {

@@ -112,6 +112,7 @@ func relooConfig(cfg *fitConfig, ns *nuts.Settings, full *sgvb.Result) *kfoldCon
 	if ns != nil {
 		kc.nuts, kc.ns = true, *ns
 		kc.ns.Workers = 1
+		kc.ns.SaveWarmup = false // the refits' warm-up is written nowhere
 	}
 	return kc
 }

@@ -156,7 +156,7 @@ func (r *repl) sampleCmd(args []string) {
 	case initLast:
 		sc.start = &initFit{res: r.fit.res, seed: r.fit.seed, what: fmt.Sprintf("q of fit %d, the session's last", r.fit.n)}
 	case sc.init != "":
-		if sc.start, sc.values, err = readInit(sc.init, l, r.sets, srcs); err != nil {
+		if err = sc.readStarts(l, r.sets, srcs); err != nil {
 			r.printError(err, srcs)
 			return
 		}

@@ -57,8 +57,17 @@ type sampleConfig struct {
 	init   string   // --init FIT or FILE.json: a fit's q, or the params' values
 	start  *initFit // the fit read for --init (or the REPL's last fit)
 	// values are the params' values of --init FILE.json, where every
-	// chain starts (nil: not given).
+	// chain starts (nil: not given); with a file per chain, chain 1's.
 	values *initValues
+	// chainValues are the params' values of each chain, from --init's
+	// file per chain (chainFiles); nil for one file or none.
+	chainValues []*initValues
+	// metricFile is --metric-file: CmdStan's metric file (or one per
+	// chain), read into nuts.InvMetric once the dimension is known.
+	metricFile string
+	// saveMetric is --save-metric: each chain's step size and inverse
+	// metric written as CmdStan's metric file, metric_C.json.
+	saveMetric bool
 	// radius is --init-radius R: the random starts' coordinates are
 	// uniform on (−R, R); nil: sgvb.InitRadius, Stan's 2.
 	radius *float64
@@ -82,8 +91,8 @@ type sampleConfig struct {
 // and no values, today's and Stan's starts bit for bit.
 func (sc *sampleConfig) randomStart(d *sgvb.Unconstrained, c int, u []float64) error {
 	var s *pipeline.Start
-	if sc.values != nil {
-		s = sc.values.Start
+	if v := sc.valuesOf(c); v != nil {
+		s = v.Start
 	}
 	return s.StartAt(d, rand.New(rand.NewPCG(sc.nuts.Seed, initStream+uint64(c))), sc.initRadius(), u)
 }
@@ -174,6 +183,24 @@ of --restarts R (a mixture), draw c, and so chain c's start, is of restart
 (c − 1) mod R, as the fit's draws.csv says (restart__): the chains start in
 the restarts' modes in turn, to see whether they leave them and agree.
 
+--init a.json,b.json,... gives each chain a file of values of its own
+(CmdStanPy's inits list: one file, or --chains), and --init init.json with
+--chains C reads init_1.json ... init_C.json beside it when they all exist
+(CmdStan's convention).
+
+CmdStan's sampler options: --stepsize S starts warm-up's step-size search
+at S; --metric-file FILE.json starts from CmdStan's metric file's inverse
+metric ({"inv_metric": [...]}: a vector for --metric diag, a matrix for
+dense); --save-metric writes each chain's adapted step size and inverse
+metric as that file (metric_1.json, ... in --out); --adapt=false runs the
+--warmup iterations at --stepsize and that metric without adapting them, so
+that a run from a saved metric is --metric-file FILE --stepsize S
+--adapt=false; --save-warmup writes the warm-up iterations (every --thin-th)
+in draws.csv before each chain's draws, draw__ from -N to -1 and
+"save_warmup = 1" in the comments, which the summary, R̂, ESS, plots and
+gpp's readers of draws.csv leave out (docs/inference.md, "Warm-up, step
+size and metric files").
+
 After the summary come Stan's warnings: divergent transitions after
 warm-up, iterations at the maximum tree depth, chains with E-BFMI below 0.3,
 elements with R̂ above 1.01 or a bulk or tail ESS below 100 per chain (the
@@ -238,12 +265,17 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	sc := &sampleConfig{cfg: cfg}
 	s := &sc.nuts
 	fs.IntVar(&s.Chains, "chains", 4, "independent chains")
-	fs.IntVar(&s.Warmup, "warmup", 1000, "warm-up iterations per chain, adapting the step size and the metric (not\nwritten); 0: none, the step size 1 and the unit metric as they are")
+	fs.IntVar(&s.Warmup, "warmup", 1000, "warm-up iterations per chain, adapting the step size and the metric (not\nwritten but with --save-warmup); 0: none, the --stepsize and the --metric-file\n(or unit) metric as they are")
 	fs.IntVar(&s.Draws, "draws", 1000, "iterations per chain after warm-up")
 	fs.IntVar(&s.Thin, "thin", 1, "keep every `N`-th iteration after warm-up")
 	fs.Uint64Var(&s.Seed, "seed", 1, "seed of every random stream: the same seed gives the same draws")
 	fs.IntVar(&s.MaxDepth, "max-depth", 10, "maximum tree depth: at most 2^depth leapfrog steps an iteration")
 	fs.Float64Var(&s.Delta, "adapt-delta", 0.8, "target acceptance statistic of the step-size adaptation, in (0, 1): higher\ngives smaller steps and fewer divergences")
+	fs.Float64Var(&s.StepSize, "stepsize", 1, "the initial step size, which warm-up adapts (CmdStan's stepsize); with --warmup\n0 or --adapt=false, the step size of every iteration")
+	adapt := fs.Bool("adapt", true, "adapt the step size and the metric during warm-up (CmdStan's adapt engaged);\n--adapt=false runs the --warmup iterations with --stepsize and the --metric-file\nmetric (or the unit one) as they are")
+	fs.StringVar(&sc.metricFile, "metric-file", "", "the initial inverse metric: CmdStan's metric `FILE.json`, {\"inv_metric\": ...}, a\nvector (--metric diag) or a matrix (dense) of the model's unconstrained\ncoordinates, as --save-metric writes it; a comma-separated list gives one per\nchain, and for FILE.json with --chains C, FILE_1.json ... FILE_C.json are read\nwhen they all exist (CmdStan's convention)")
+	fs.BoolVar(&sc.saveMetric, "save-metric", false, "also write each chain's adapted step size and inverse metric as CmdStan's\nmetric file (save_metric=1): metric_1.json, ... in --out, which --metric-file\nreads (default false)")
+	fs.BoolVar(&s.SaveWarmup, "save-warmup", false, "also write the warm-up iterations (every --thin-th) in draws.csv, before each\nchain's draws, with draw__ from -N to -1 (CmdStan's save_warmup=1); the\nsummary, R̂, ESS, plots and every reader of draws.csv use the kept draws only\n(default false)")
 	fs.StringVar(&sc.metric, "metric", "diag", "the inverse metric warm-up adapts: diag (Stan's diag_e), dense (dense_e) or\nunit (unit_e, not adapted)")
 	fs.IntVar(&s.Workers, "workers", 0, "goroutines running the chains, then the columns' diagnostics; 0: the number of\nCPUs, at most --chains (results do not depend on it)")
 	fs.StringVar(&cfg.out, "out", defaultSampleOut, "output `directory` (created if needed)")
@@ -251,7 +283,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
-	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R.\nOr a .json file of the params' values, CmdStan's init file (names to numbers,\narrays, arrays of rows for matrices, as write_stan_json writes): every chain\nstarts there, the params it does not name drawn as without --init (default:\neach unconstrained coordinate uniform on (-R, R), --init-radius, as Stan)")
+	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R.\nOr a .json file of the params' values, CmdStan's init file (names to numbers,\narrays, arrays of rows for matrices, as write_stan_json writes): every chain\nstarts there, the params it does not name drawn as without --init (default:\neach unconstrained coordinate uniform on (-R, R), --init-radius, as Stan). A\ncomma-separated list of --chains .json files gives each chain its own (as\nCmdStanPy's inits list), and for FILE.json with --chains C, FILE_1.json ...\nFILE_C.json are read when they all exist (CmdStan's convention)")
 	radius := fs.Float64("init-radius", sgvb.InitRadius, "`R` of the random starts: each unconstrained coordinate uniform on (-R, R),\nCmdStan's init=R; 0 starts every coordinate at 0. Not used (a note says so)\nwith --init FIT or a .json file of every param's value")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the draws toward its leave-one-out posterior and weight\nthem again (the loo package's loo_moment_match); needs an output log_lik (default false)")
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
@@ -339,6 +371,10 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 		return usageErr("--adapt-delta must be in (0, 1), got %v", s.Delta)
 	case s.Workers < 0:
 		return usageErr("--workers must be at least 0 (0: the number of CPUs), got %d", s.Workers)
+	case !(s.StepSize > 0) || math.IsInf(s.StepSize, 0):
+		return usageErr("--stepsize must be a positive finite number, got %v", s.StepSize)
+	case sc.metricFile != "" && s.Metric == nuts.UnitE:
+		return usageErr("--metric-file with --metric unit: the unit metric takes no file; give --metric diag or dense")
 	case s.Draws/s.Thin < 2:
 		return usageErr("--draws %d --thin %d keeps %d draw%s a chain: the summary's sd and R̂ need at least 2", s.Draws, s.Thin, s.Draws/s.Thin, plural(s.Draws/s.Thin))
 	case cfg.out == "":
@@ -346,8 +382,21 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	case cfg.quiet && cfg.verbose:
 		return usageErr("--quiet and --verbose exclude each other")
 	}
+	for _, l := range []struct{ flag, arg string }{{"init", sc.init}, {"metric-file", sc.metricFile}} {
+		if l.arg != "" && strings.Contains(l.arg, ",") {
+			if _, err := chainFiles(l.flag, l.arg, s.Chains); err != nil {
+				return usageErr("%v", err)
+			}
+		}
+	}
+	s.NoAdapt = !*adapt
 	if s.Workers == 0 {
 		s.Workers = min(max(runtime.NumCPU(), 1), s.Chains)
+	}
+	if sc.saveMetric {
+		for c := range s.Chains {
+			cfg.metricFiles = append(cfg.metricFiles, metricFileName(c+1))
+		}
 	}
 	cfg.settings.Seed = s.Seed
 	cfg.outputDraws = s.Chains * (s.Draws / s.Thin)
@@ -392,6 +441,9 @@ type sampleDraws struct {
 	// coords.csv keeps to full precision for gpp predict.
 	coords []float64
 	xdim   int
+	// warm are the warm-up iterations of --save-warmup (warmupDraws),
+	// written in draws.csv only: nothing else reads them; nil without.
+	warm *sampleDraws
 }
 
 // mcmcStats are the MCMC diagnostics of one column: the Monte Carlo
@@ -438,13 +490,9 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 			return exitError
 		}
 	}
-	if sc.init != "" {
-		start, values, err := readInit(sc.init, l, cfg.sets, srcs)
-		if err != nil {
-			printError(con, err, srcs)
-			return exitError
-		}
-		sc.start, sc.values = start, values
+	if err := sc.readStarts(l, cfg.sets, srcs); err != nil {
+		printError(con, err, srcs)
+		return exitError
 	}
 	open := func() (func(), func(), bool) {
 		if !noOutputClash(cfg, l, con) {
@@ -504,7 +552,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		switch {
 		case sc.start != nil:
 			con.note("--init-radius %v: not used, the chains start from %s", *sc.radius, sc.start.what)
-		case sc.values != nil && sc.values.All():
+		case sc.values != nil && sc.chainValues == nil && sc.values.All():
 			con.note("--init-radius %v: not used, the chains start from %s", *sc.radius, sc.values.describe(*sc.radius))
 		}
 	}
@@ -513,6 +561,11 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		printError(con, err, srcs)
 		return nil, exitError
 	}
+	if err := sc.readMetricFiles(u.Dim(), srcs); err != nil {
+		printError(con, err, srcs)
+		return nil, exitError
+	}
+	s.InvMetric = sc.nuts.InvMetric
 	dens := make([]nuts.Density, s.Chains)
 	inits := make([][]float64, s.Chains)
 	stopFlag := &atomic.Bool{} // an ODE solve under way stops on Ctrl-C
@@ -534,7 +587,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		}
 		r := sc.initRadius()
 		if err := sc.randomStart(d, c, inits[c]); err != nil {
-			if v := sc.values; v != nil && v.All() {
+			if v := sc.valuesOf(c); v != nil && v.All() {
 				con.note("%s: the log density or its gradient is not finite at these values (Stan does not retry given inits): start elsewhere", v.file)
 				var se *sgvb.StartError
 				if !errors.As(err, &se) {
@@ -546,8 +599,8 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 				return nil, exitError
 			}
 			switch {
-			case sc.values != nil:
-				con.note("chain %d: no finite log density at %d random starts of the params %s does not give, each unconstrained coordinate uniform on (-%v, %v)", c+1, sgvb.InitTries, sc.values.file, r, r)
+			case sc.valuesOf(c) != nil:
+				con.note("chain %d: no finite log density at %d random starts of the params %s does not give, each unconstrained coordinate uniform on (-%v, %v)", c+1, sgvb.InitTries, sc.valuesOf(c).file, r, r)
 			case r == 0:
 				con.note("chain %d: no finite log density at the start with every unconstrained coordinate 0 (--init-radius 0)", c+1)
 			default:
@@ -578,7 +631,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	case sc.start != nil:
 		from = ", chains from " + sc.start.what
 	case sc.values != nil:
-		from = ", chains from " + sc.values.describe(sc.initRadius())
+		from = ", chains from " + sc.describeValues()
 	case sc.radius != nil:
 		from = fmt.Sprintf(", init radius %v", *sc.radius)
 	}
@@ -605,6 +658,11 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	}
 	sd, err := makeSampleDraws(u, m, res, s.Seed)
 	if err != nil {
+		printError(con, err, srcs)
+		removeIfEmpty()
+		return nil, exitError
+	}
+	if sd.warm, err = warmupDraws(u, m, res, s.Seed); err != nil {
 		printError(con, err, srcs)
 		removeIfEmpty()
 		return nil, exitError
@@ -655,7 +713,14 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	cfg, s, sd := sc.cfg, sc.nuts, run.sd
 	table()
 	fmt.Fprintln(stdout)
-	fmt.Fprintf(stdout, "draws        %d chain%s × %d (warm-up %d, thin %d), NUTS, seed %d\n", s.Chains, plural(s.Chains), sd.n, s.Warmup, s.Thin, s.Seed)
+	adapt := ""
+	if s.NoAdapt {
+		adapt = " not adapted"
+	}
+	fmt.Fprintf(stdout, "draws        %d chain%s × %d (warm-up %d%s, thin %d), NUTS, seed %d\n", s.Chains, plural(s.Chains), sd.n, s.Warmup, adapt, s.Thin, s.Seed)
+	if sc.metricFile != "" {
+		fmt.Fprintf(stdout, "metric       from %s, step size %s\n", sc.metricFile, formatNum(s.StepSize))
+	}
 	if sc.start != nil {
 		restart := ""
 		if mix := sc.start.mix; mix != nil {
@@ -663,7 +728,10 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		}
 		fmt.Fprintf(stdout, "start        chain c from draw c of %s%s\n", sc.start.what, restart)
 	}
-	if sc.values != nil {
+	switch {
+	case sc.chainValues != nil:
+		fmt.Fprintf(stdout, "start        chain c from %s\n", sc.describeValues())
+	case sc.values != nil:
 		fmt.Fprintf(stdout, "start        every chain from %s\n", sc.values.describe(sc.initRadius()))
 	}
 	printEvidenceLine(stdout, run.evidence)
@@ -772,6 +840,12 @@ func (ds *drawSet) evalDraw(ev *compile.Evaluator, u *sgvb.Unconstrained, x, z [
 // interrupted run keeps the first n draws of each chain, n the shortest
 // chain's.
 func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, seed uint64) (*sampleDraws, error) {
+	return evalSampleDraws(u, m, res, seed, predictStream)
+}
+
+// evalSampleDraws is makeSampleDraws with the outputs' draws from stream
+// of seed.
+func evalSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, seed, stream uint64) (*sampleDraws, error) {
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil, err
@@ -790,7 +864,7 @@ func makeSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, 
 		chain: make([]int, total), draw: make([]int, total), accept: make([]float64, total), stepSize: make([]float64, total),
 		depth: make([]int, total), leapfrogs: make([]int, total), divergent: make([]bool, total), energy: make([]float64, total)}
 	z := make([]float64, u.TargetDim())
-	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
+	ev.SetRand(rand.New(rand.NewPCG(seed, stream)))
 	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
 	d := 0
 	for c, ch := range res.Chains {
@@ -960,7 +1034,9 @@ func essText(v float64) string {
 // the model sampled.
 func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile.Model) []string {
 	out := append(samplerWarnings(sd, s), mixingWarnings(sd, ms, m)...)
-	if s.Warmup < shortWarmup {
+	// No warning where the user chose not to adapt: --adapt=false, or
+	// --warmup 0 from a --metric-file (a metric adapted before).
+	if s.Warmup < shortWarmup && !s.NoAdapt && !(s.Warmup == 0 && len(s.InvMetric) > 0) {
 		out = append(out, fmt.Sprintf("--warmup %d is shorter than %d iterations, too short for Stan's three adaptation windows (75 + 25 + 50): the step size and metric may be poorly adapted", s.Warmup, shortWarmup))
 	}
 	return out
@@ -1096,6 +1172,9 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 	if h.evidence != nil {
 		files = append(files, outputFile{evidenceFile, func(w io.Writer) error { return writeEvidenceJSON(w, &h.evidence.file) }})
 	}
+	if sc.saveMetric {
+		files = append(files, metricOutputs(sc, sd.res)...)
+	}
 	if cfg.plots {
 		files = append(files, samplePlotFiles(cfg, sd, af)...)
 	}
@@ -1152,10 +1231,10 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 	p("#   sample")
 	p("#     num_samples = %d", s.Draws)
 	p("#     num_warmup = %d", s.Warmup)
-	p("#     save_warmup = 0")
+	p("#     save_warmup = %d", b2i(s.SaveWarmup))
 	p("#     thin = %d", s.Thin)
 	p("#     adapt")
-	p("#       engaged = %d", b2i(s.Warmup > 0))
+	p("#       engaged = %d", b2i(s.Warmup > 0 && !s.NoAdapt))
 	p("#       delta = %s", formatNum(s.Delta))
 	p("#     algorithm = hmc")
 	p("#       hmc")
@@ -1163,6 +1242,12 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 	p("#           nuts")
 	p("#             max_depth = %d", s.MaxDepth)
 	p("#         metric = %s", metricName(s.Metric))
+	if sc.metricFile != "" {
+		p("#         metric_file = %s", sc.metricFile)
+	}
+	if s.StepSize != 1 {
+		p("#         stepsize = %s", formatExact(s.StepSize))
+	}
 	p("#     num_chains = %d", s.Chains)
 	writeRunHeader(p, h)
 	p("# interrupted = %d", b2i(sd.interrupted))
@@ -1185,7 +1270,7 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 		}
 		p("# %s", strings.Join(vals, ", "))
 	}
-	for d := range sd.ds.logp {
+	row := func(sd *sampleDraws, d int) {
 		fmt.Fprintf(bw, "%d,%d,%s,%s,%s,%d,%d,%d,%s", sd.chain[d], sd.draw[d], formatExact(sd.ds.logp[d]), formatNum(sd.accept[d]),
 			formatNum(sd.stepSize[d]), sd.depth[d], sd.leapfrogs[d], b2i(sd.divergent[d]), formatExact(sd.energy[d]))
 		for c := range sd.ds.cols {
@@ -1193,6 +1278,18 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 			bw.WriteString(formatNum(sd.ds.cols[c][d]))
 		}
 		bw.WriteByte('\n')
+	}
+	// Each chain's warm-up rows (--save-warmup) come before its draws, as
+	// in CmdStan's file of the chain.
+	for c := range sd.chains {
+		if w := sd.warm; w != nil {
+			for d := c * w.n; d < (c+1)*w.n; d++ {
+				row(w, d)
+			}
+		}
+		for d := c * sd.n; d < (c+1)*sd.n; d++ {
+			row(sd, d)
+		}
 	}
 	p("#")
 	for c, ch := range sd.res.Chains {
@@ -1221,6 +1318,13 @@ func staleSampleOutputs(dir string, names []string) []string {
 	for _, o := range sampleOptional {
 		if _, err := os.Stat(filepath.Join(dir, o)); err == nil && !slices.Contains(names, o) {
 			stale = append(stale, o)
+		}
+	}
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if n := e.Name(); metricFileRe.MatchString(n) && !e.IsDir() && !slices.Contains(names, n) {
+				stale = append(stale, n)
+			}
 		}
 	}
 	return stale

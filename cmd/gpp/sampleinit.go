@@ -168,15 +168,16 @@ func (v *initValues) describe(radius float64) string {
 
 // isFitJSON reports whether src, a JSON file that is not named fit.json,
 // is a gpp fit file rather than the params' values, given what
-// data.ReadJSON read from it (vals, err): gpp writes "format"
-// ("gpp-fit/1") in every fit.json, first, which a file of values cannot
-// hold (a param named format aside). A file that is not a JSON object of at
-// least one key is no file of values either, so the fit reader says what
-// is wrong with it; a file of values with a syntax error (its first key
-// not "format") is left to data.ReadJSON's error.
+// data.ReadJSON read from it (vals, err): gpp writes "format" ("gpp-fit/1")
+// in every fit.json, first, a string, which a file of values cannot hold
+// there (a param named format has a number or an array). A file that is
+// not a JSON object of at least one key is no file of values either, so
+// the fit reader says what is wrong with it; a file of values with a
+// syntax error (its first key not "format" with a string) is left to
+// data.ReadJSON's error.
 func isFitJSON(src []byte, vals map[string]*data.Array, err error) bool {
 	if err == nil {
-		return len(vals) == 0 || vals["format"] != nil
+		return len(vals) == 0 || vals["format"] != nil && formatIsString(src)
 	}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -184,7 +185,27 @@ func isFitJSON(src []byte, vals map[string]*data.Array, err error) bool {
 	}
 	t, err := dec.Token()
 	key, ok := t.(string)
-	return err != nil || !ok || key == "format"
+	if err != nil || !ok {
+		return true
+	}
+	if key != "format" {
+		return false
+	}
+	v, err := dec.Token()
+	_, str := v.(string)
+	return err == nil && str
+}
+
+// formatIsString reports whether the JSON object src has a key "format"
+// whose value is a string, as gpp's fit.json has: a param's value is a
+// number or an array.
+func formatIsString(src []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(src, &top) != nil {
+		return false
+	}
+	v := bytes.TrimSpace(top["format"])
+	return len(v) > 0 && v[0] == '"'
 }
 
 // mayHoldValues reports whether --init path may be a file of the params'

@@ -437,8 +437,9 @@ func sensFromDraws(cfg *sensConfig, m *compile.Model, ds *drawSet, coords []floa
 // a logit: a few ulps.
 const sensLPTol = 1e-8
 
-// readSampleLP reads the lp__ column of a sample's draws.csv (n rows) and
-// the position of each row's value.
+// readSampleLP reads the lp__ column of a sample's draws.csv (n rows, the
+// warm-up rows of --save-warmup left out) and the position of each row's
+// value.
 func readSampleLP(path string, n int) ([]float64, []ast.Pos, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -447,7 +448,7 @@ func readSampleLP(path string, n int) ([]float64, []ast.Pos, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<30)
-	col := -1
+	col, drawCol := -1, -1
 	var lp []float64
 	var at []ast.Pos
 	for line := 1; sc.Scan(); line++ {
@@ -461,7 +462,11 @@ func readSampleLP(path string, n int) ([]float64, []ast.Pos, error) {
 			if col < 0 {
 				return nil, nil, &ast.Error{Pos: ast.Pos{File: path, Line: line, Col: 1}, Msg: "no lp__ column: not a gpp sample's " + drawsFile}
 			}
+			drawCol = slices.Index(fields, "draw__")
 			continue
+		}
+		if isWarmupRow(fields, drawCol) {
+			continue // --save-warmup's rows: coords.csv has the kept draws only
 		}
 		if col >= len(fields) {
 			return nil, nil, &ast.Error{Pos: ast.Pos{File: path, Line: line, Col: 1}, Msg: "a row without its lp__"}

@@ -486,6 +486,12 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 	out.Leapfrogs = make([]int, n)
 	out.Divergent = make([]bool, n)
 	out.Energy = make([]float64, n)
+	var warmRec *Chain
+	if s.SaveWarmup {
+		warmRec = newRecord(s.Warmup/s.Thin, d)
+		warmRec.StepSizes = make([]float64, s.Warmup/s.Thin)
+		out.Warm = warmRec
+	}
 	defer func() {
 		out.StepSize = c.eps
 		out.InvMetric = append([]float64(nil), c.minv...)
@@ -495,7 +501,8 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 	start := time.Now()
 	var da dualAveraging
 	var win *windows
-	if s.Warmup > 0 {
+	adapt := s.Warmup > 0 && !s.NoAdapt
+	if adapt {
 		da = newDualAveraging(s.Delta, math.Log(10*c.eps))
 		if c.metric != UnitE {
 			win = newWindows(s.Warmup, d, c.metric == DenseE)
@@ -503,7 +510,7 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 		c.initStepSize()
 	}
 	total := s.Warmup + s.Draws
-	k := 0
+	k, kw := 0, 0
 	for it := 0; it < total; it++ {
 		if ctx.Err() != nil {
 			break
@@ -514,7 +521,12 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 			start = time.Now()
 		}
 		c.transition()
-		if warm {
+		if warm && warmRec != nil && (it+1)%s.Thin == 0 && kw < len(warmRec.LogP) {
+			c.record(warmRec, kw)
+			warmRec.StepSizes[kw] = c.eps
+			kw++
+		}
+		if warm && adapt {
 			c.eps = da.learn(c.acceptStat)
 			if win != nil {
 				if m := win.learn(c.z.q); m != nil && c.setMetric(m) {
@@ -525,19 +537,16 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 			if it == s.Warmup-1 {
 				c.eps = da.final()
 			}
-		} else if (it-s.Warmup+1)%s.Thin == 0 && k < n {
-			copy(out.Draws[k*d:(k+1)*d], c.z.q)
-			out.LogP[k] = -c.z.v
-			out.Accept[k] = c.acceptStat
-			out.Depth[k] = c.depth
-			out.Leapfrogs[k] = c.nLeapfrog
-			out.Divergent[k] = c.divergent
-			out.Energy[k] = c.energy
+		} else if !warm && (it-s.Warmup+1)%s.Thin == 0 && k < n {
+			c.record(out, k)
 			k++
 		}
 		if s.Progress != nil {
 			s.Progress(idx, it+1, warm)
 		}
+	}
+	if warmRec != nil && kw < len(warmRec.LogP) {
+		warmRec.truncate(kw, d)
 	}
 	if out.Warmup == 0 && s.Warmup > 0 {
 		out.Warmup = time.Since(start)
@@ -545,4 +554,22 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 		out.Sampling = time.Since(start)
 	}
 	return k
+}
+
+// newRecord returns a Chain with room for n draws of d coordinates.
+func newRecord(n, d int) *Chain {
+	return &Chain{Draws: make([]float64, n*d), LogP: make([]float64, n), Accept: make([]float64, n),
+		Depth: make([]int, n), Leapfrogs: make([]int, n), Divergent: make([]bool, n), Energy: make([]float64, n)}
+}
+
+// record writes the transition just made as draw k of out.
+func (c *chain) record(out *Chain, k int) {
+	d := c.d
+	copy(out.Draws[k*d:(k+1)*d], c.z.q)
+	out.LogP[k] = -c.z.v
+	out.Accept[k] = c.acceptStat
+	out.Depth[k] = c.depth
+	out.Leapfrogs[k] = c.nLeapfrog
+	out.Divergent[k] = c.divergent
+	out.Energy[k] = c.energy
 }

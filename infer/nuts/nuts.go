@@ -7,8 +7,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 // Density is one chain's log density on R^d (unnormalised) and its gradient.
@@ -63,8 +66,20 @@ type Settings struct {
 	Delta    float64 // target acceptance statistic of the step-size adaptation [0.8]
 	StepSize float64 // initial step size [1]
 	Metric   Metric  // [DiagE]
-	Seed     uint64
-	Workers  int // chains run on this many goroutines [1]; every result is independent of it
+	// InvMetric is the initial inverse metric, as CmdStan's metric_file
+	// gives it: nil for the identity, else one for every chain or one per
+	// chain, each Dim entries (DiagE, positive) or Dim×Dim row-major
+	// (DenseE, symmetric positive-definite); UnitE takes none.
+	InvMetric [][]float64
+	// NoAdapt runs the Warmup iterations without adapting anything
+	// (CmdStan's adapt engaged=0): the step size stays StepSize and the
+	// metric InvMetric, and no initial step-size search is made.
+	NoAdapt bool
+	// SaveWarmup keeps the warm-up iterations too, thinned as the draws
+	// (every Thin-th), in Chain.Warm (CmdStan's save_warmup=1).
+	SaveWarmup bool
+	Seed       uint64
+	Workers    int // chains run on this many goroutines [1]; every result is independent of it
 	// Progress, when not nil, is called after each iteration of each chain
 	// (from the chain's goroutine: it must be safe for concurrent use).
 	// iter counts from 1 over warm-up and sampling together, as Stan's
@@ -81,16 +96,21 @@ type Settings struct {
 // Chain is what one chain produced. Per-draw slices have Draws/Thin entries
 // (fewer when interrupted: then all have the same length N).
 type Chain struct {
-	Draws            []float64 // N×Dim, row-major: the kept positions
-	LogP             []float64 // lp__: log density at each draw
-	Accept           []float64 // accept_stat__
-	Depth            []int     // treedepth__
-	Leapfrogs        []int     // n_leapfrog__
-	Divergent        []bool    // divergent__
-	Energy           []float64 // energy__ (the Hamiltonian at the draw)
-	StepSize         float64   // the adapted step size
-	InvMetric        []float64 // the adapted inverse metric: Dim entries (DiagE, UnitE) or Dim×Dim row-major (DenseE)
-	FirstErr         error     // the first error LogDensity returned, nil if none
+	Draws     []float64 // N×Dim, row-major: the kept positions
+	LogP      []float64 // lp__: log density at each draw
+	Accept    []float64 // accept_stat__
+	Depth     []int     // treedepth__
+	Leapfrogs []int     // n_leapfrog__
+	Divergent []bool    // divergent__
+	Energy    []float64 // energy__ (the Hamiltonian at the draw)
+	StepSize  float64   // the adapted step size
+	StepSizes []float64 // each draw's step size: Warm's draws only (the kept draws' is StepSize)
+	InvMetric []float64 // the adapted inverse metric: Dim entries (DiagE, UnitE) or Dim×Dim row-major (DenseE)
+	FirstErr  error     // the first error LogDensity returned, nil if none
+	// Warm holds the warm-up iterations with SaveWarmup (Warmup/Thin
+	// draws, fewer when interrupted), nil without: its per-draw slices and
+	// StepSizes; its other fields are unset.
+	Warm             *Chain
 	Warmup, Sampling time.Duration
 }
 
@@ -150,8 +170,67 @@ func (s Settings) check() error {
 		return fmt.Errorf("nuts: unknown metric %d", int(s.Metric))
 	case s.Workers < 1:
 		return fmt.Errorf("nuts: Workers must be ≥ 1 (got %d)", s.Workers)
+	case len(s.InvMetric) > 1 && len(s.InvMetric) != s.Chains:
+		return fmt.Errorf("nuts: %d inverse metrics for %d chains: give one, or one per chain", len(s.InvMetric), s.Chains)
+	case len(s.InvMetric) > 0 && s.Metric == UnitE:
+		return errors.New("nuts: an inverse metric with the unit metric: give DiagE or DenseE")
 	}
 	return nil
+}
+
+// SymTol is the relative asymmetry a dense inverse metric may have, as
+// Stan's check_symmetric allows 1e-8: an adapted covariance, summed in
+// another order above and below the diagonal, is symmetric only so far.
+const SymTol = 1e-8
+
+// CheckInvMetric returns an error unless m is an inverse metric of kind k
+// in dim dimensions: dim positive finite entries for DiagE, a symmetric
+// positive-definite dim×dim row-major matrix for DenseE (symmetric
+// within SymTol).
+func CheckInvMetric(m []float64, dim int, k Metric) error {
+	switch k {
+	case DiagE:
+		if len(m) != dim {
+			return fmt.Errorf("nuts: diagonal inverse metric has %d entries, want %d", len(m), dim)
+		}
+		for i, v := range m {
+			if !(v > 0) || math.IsInf(v, 1) {
+				return fmt.Errorf("nuts: diagonal inverse metric entry %d is %g: want a positive finite number", i+1, v)
+			}
+		}
+	case DenseE:
+		if len(m) != dim*dim {
+			return fmt.Errorf("nuts: dense inverse metric has %d entries, want %d×%d", len(m), dim, dim)
+		}
+		for i := range dim {
+			for j := range dim {
+				v := m[i*dim+j]
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("nuts: dense inverse metric entry [%d, %d] is %g: want a finite number", i+1, j+1, v)
+				}
+				if w := m[j*dim+i]; j > i && !(math.Abs(v-w) <= SymTol*max(1, math.Abs(v), math.Abs(w))) {
+					return fmt.Errorf("nuts: dense inverse metric is not symmetric: [%d, %d] is %g, [%d, %d] %g", i+1, j+1, v, j+1, i+1, w)
+				}
+			}
+		}
+		if dist.CholLower(append([]float64(nil), m...), dim) != 0 {
+			return errors.New("nuts: dense inverse metric is not positive definite")
+		}
+	default:
+		return fmt.Errorf("nuts: metric %v takes no inverse metric", k)
+	}
+	return nil
+}
+
+// invMetric returns chain c's initial inverse metric (nil: the identity).
+func (s Settings) invMetric(c int) []float64 {
+	switch len(s.InvMetric) {
+	case 0:
+		return nil
+	case 1:
+		return s.InvMetric[0]
+	}
+	return s.InvMetric[c]
 }
 
 // Sample runs len(dens) == len(inits) == s.Chains chains, chain c on density
@@ -185,6 +264,13 @@ func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) 
 		}
 		if dens[c] == nil {
 			return nil, fmt.Errorf("nuts: chain %d: nil density", c)
+		}
+	}
+	for c := range s.InvMetric {
+		if err := CheckInvMetric(s.InvMetric[c], dim, s.Metric); err != nil && len(s.InvMetric) > 1 {
+			return nil, fmt.Errorf("nuts: chain %d: %s", c, strings.TrimPrefix(err.Error(), "nuts: "))
+		} else if err != nil {
+			return nil, err
 		}
 	}
 	// Check every start before any chain runs.
@@ -222,6 +308,9 @@ func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) 
 					continue
 				}
 				ch := newChain(dens[c], inits[c], s, rand.New(rand.NewPCG(s.Seed, stream(c))))
+				if m := s.invMetric(c); m != nil {
+					ch.setMetric(m) // positive definite: checked above
+				}
 				kept[c] = ch.run(ctx, c, &res.Chains[c])
 			}
 		}()
@@ -247,4 +336,7 @@ func (ch *Chain) truncate(n, dim int) {
 	ch.Leapfrogs = ch.Leapfrogs[:n]
 	ch.Divergent = ch.Divergent[:n]
 	ch.Energy = ch.Energy[:n]
+	if ch.StepSizes != nil {
+		ch.StepSizes = ch.StepSizes[:n]
+	}
 }
