@@ -150,9 +150,12 @@ draws differ most from the rest in place of the last, the divergent
 transitions in red on top, positive params as their log, at most 4000
 draws evenly thinned, every divergent one kept), intervals.png (gpp fit's
 forest plot of the pooled draws; with --against, q's intervals beside
-NUTS's in each row, q's orange, so that a q too narrow shows) and gpp fit's
-predictive checks ppc_y.png and ppc_stat_y.png, with the LOO-PIT check
-loo_pit_y.png where log_lik has a term per element of y. An
+NUTS's in each row, q's orange, so that a q too narrow shows), energy.png
+(ArviZ's plot_energy: the densities of the energy__ about its chain's mean
+and of its changes between draws, each chain's E-BFMI in the legend; energy
+transitions much narrower than the marginal energy mean a low E-BFMI) and
+gpp fit's predictive checks ppc_y.png and ppc_stat_y.png, with the LOO-PIT
+check loo_pit_y.png where log_lik has a term per element of y. An
 output that draws (output y_rep ~ D(args)) is drawn at every draw from a
 stream of --seed. lp__ is the log density of the unconstrained coordinates,
 Jacobian included, with the model's constants.
@@ -282,7 +285,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
-	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's), energy.png (the marginal energy and the energy\ntransitions, with each chain's E-BFMI) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R.\nOr a .json file of the params' values, CmdStan's init file (names to numbers,\narrays, arrays of rows for matrices, as write_stan_json writes): every chain\nstarts there, the params it does not name drawn as without --init (default:\neach unconstrained coordinate uniform on (-R, R), --init-radius, as Stan). A\ncomma-separated list of --chains .json files gives each chain its own (as\nCmdStanPy's inits list), and for FILE.json with --chains C, FILE_1.json ...\nFILE_C.json are read when they all exist (CmdStan's convention)")
 	radius := fs.Float64("init-radius", sgvb.InitRadius, "`R` of the random starts: each unconstrained coordinate uniform on (-R, R),\nCmdStan's init=R; 0 starts every coordinate at 0. Not used (a note says so)\nwith --init FIT or a .json file of every param's value")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the draws toward its leave-one-out posterior and weight\nthem again (the loo package's loo_moment_match); needs an output log_lik (default false)")
@@ -742,6 +745,9 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	if cfg.plots {
 		pitChecks(cfg.ppc, sd.ds, cfg.settings.Seed)
 		printPITNotes(stdout, sd.ds)
+		if why := energyProblem(sd); why != "" && run.written != nil {
+			fmt.Fprintf(stdout, "no %s: %s\n", energyPlot, why)
+		}
 	}
 	if af != nil {
 		printAgainst(stdout, cfg, af, sd, run.against, run.missing, slices.Contains(run.written, againstFile))

@@ -188,13 +188,18 @@ func finiteRange(x []float64, ds []int) (lo, hi float64, ok bool) {
 // plotPairs draws pairs.png: for the elements of pairsElements, a
 // histogram of each on the diagonal (its name above) and the scatter of
 // every pair below it, the draws of pairsDraws in blue and the divergent
-// ones on top in red, larger. The upper triangle would mirror the lower
+// ones on top in red, larger (none marked when sd.divergent is nil: draws
+// read from a file without divergent__). The upper triangle would mirror the lower
 // one and is left empty: the points are drawn once, and the panels are
 // larger.
 func plotPairs(w io.Writer, sd *sampleDraws) error {
 	elems := pairsElements(sd)
 	k := len(elems)
-	ds := pairsDraws(sd.divergent, pairsMaxDraws)
+	divergent := sd.divergent
+	if divergent == nil { // saved draws without divergent__ (gpp summary)
+		divergent = make([]bool, sd.chains*sd.n)
+	}
+	ds := pairsDraws(divergent, pairsMaxDraws)
 	vals := make([][]float64, k)
 	lo, hi := make([]float64, k), make([]float64, k)
 	ok := make([]bool, k)
@@ -204,11 +209,11 @@ func plotPairs(w io.Writer, sd *sampleDraws) error {
 	}
 	ndiv := 0
 	for _, d := range ds {
-		if sd.divergent[d] {
+		if divergent[d] {
 			ndiv++
 		}
 	}
-	total := len(sd.divergent)
+	total := len(divergent)
 	shown := fmt.Sprintf("all %d draws", total)
 	if len(ds) < total {
 		shown = fmt.Sprintf("%d of %d draws (thinned evenly, all divergent kept)", len(ds), total)
@@ -216,6 +221,9 @@ func plotPairs(w io.Writer, sd *sampleDraws) error {
 	divs := "no divergent transitions"
 	if ndiv > 0 {
 		divs = fmt.Sprintf("red: the %d divergent transition%s", ndiv, plural(ndiv))
+	}
+	if sd.divergent == nil {
+		divs = "divergent transitions not recorded"
 	}
 	title := fmt.Sprintf("pairs: %s; %s", shown, divs)
 
@@ -243,7 +251,7 @@ func plotPairs(w io.Writer, sd *sampleDraws) error {
 				if ok[i] {
 					p.Y.Min, p.Y.Max = lo[i], hi[i]
 				}
-				err = addPairsScatter(p, vals[j], vals[i], ds, sd.divergent)
+				err = addPairsScatter(p, vals[j], vals[i], ds, divergent)
 			}
 			if err != nil {
 				return err

@@ -49,15 +49,19 @@ var chainColors = []struct {
 
 // samplePlotFiles lists the plots of gpp sample --plots: trace.png,
 // rank.png, pairs.png (samplepairs.go), intervals.png (intervals.go; with
-// --against, af not nil, q's intervals beside NUTS's) and the predictive
-// checks of every data y that a replicate mirrors, with their LOO-PIT
-// checks (loopit.go).
+// --against, af not nil, q's intervals beside NUTS's), energy.png
+// (energyplot.go; left out when energyProblem says it cannot be drawn)
+// and the predictive checks of every data y that a replicate mirrors,
+// with their LOO-PIT checks (loopit.go).
 func samplePlotFiles(cfg *fitConfig, sd *sampleDraws, af *againstFit) []outputFile {
 	out := []outputFile{
 		{tracePlot, func(w io.Writer) error { return plotTrace(w, sd) }},
 		{rankPlot, func(w io.Writer) error { return plotChainRanks(w, sd) }},
 		{pairsPlot, func(w io.Writer) error { return plotPairs(w, sd) }},
 		sampleIntervalsFile(sd, af),
+	}
+	if energyProblem(sd) == "" {
+		out = append(out, outputFile{energyPlot, func(w io.Writer) error { return plotEnergy(w, sd) }})
 	}
 	out = append(out, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check (NUTS)")...)
 	return append(out, pitFiles(cfg.ppc, sd.ds, cfg.settings.Seed, "NUTS")...)
@@ -248,8 +252,9 @@ func plotChainRanks(w io.Writer, sd *sampleDraws) error {
 }
 
 // samplePlotName matches the plots gpp sample writes: trace.png, rank.png,
-// pairs.png, intervals.png, the predictive checks and the LOO-PIT checks.
-var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|` + regexp.QuoteMeta(pairsPlot) + `|` + regexp.QuoteMeta(intervalsPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png|loo_pit_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
+// pairs.png, intervals.png, energy.png, the predictive checks and the
+// LOO-PIT checks.
+var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|` + regexp.QuoteMeta(pairsPlot) + `|` + regexp.QuoteMeta(intervalsPlot) + `|` + regexp.QuoteMeta(energyPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png|loo_pit_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
 
 // stalePlots returns the plots of an earlier sample in dir that names does
 // not hold.

@@ -15,7 +15,7 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 )
 
-// TestSamplePlots: --plots writes trace.png, rank.png, pairs.png and intervals.png, a panel per element of the
+// TestSamplePlots: --plots writes trace.png, rank.png, pairs.png, intervals.png and energy.png, a panel per element of the
 // first params (4 at most, no outputs), and fit's predictive checks of
 // the data a replicate mirrors; a later sample without --plots into the
 // same directory removes them. Holds for any sampler.
@@ -27,10 +27,10 @@ func TestSamplePlots(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "trace.png rank.png pairs.png intervals.png ppc_y.png ppc_stat_y.png") {
+	if !strings.Contains(stdout, "trace.png rank.png pairs.png intervals.png energy.png ppc_y.png ppc_stat_y.png") {
 		t.Errorf("written line:\n%s", stdout)
 	}
-	for _, name := range []string{tracePlot, rankPlot, pairsPlot, intervalsPlot, "ppc_y.png", "ppc_stat_y.png"} {
+	for _, name := range []string{tracePlot, rankPlot, pairsPlot, intervalsPlot, energyPlot, "ppc_y.png", "ppc_stat_y.png"} {
 		img := decodePNG(t, filepath.Join(out, name))
 		minHt := 200
 		if name == intervalsPlot {
@@ -63,7 +63,7 @@ func TestSamplePlots(t *testing.T) {
 	if code, _, stderr := runGpp(args...); code != exitOK {
 		t.Fatalf("without --plots: exit %d:\n%s", code, stderr)
 	}
-	for _, name := range []string{tracePlot, rankPlot, pairsPlot, intervalsPlot, "ppc_y.png", "ppc_stat_y.png"} {
+	for _, name := range []string{tracePlot, rankPlot, pairsPlot, intervalsPlot, energyPlot, "ppc_y.png", "ppc_stat_y.png"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
 			t.Errorf("%s of the earlier sample left in %s", name, out)
 		}

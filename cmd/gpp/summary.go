@@ -5,6 +5,7 @@ package main
 // warnings gpp sample prints, from the files.
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -19,7 +20,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const summarySynopsis = "summary FILE.csv [FILE.csv ...] [--percentiles 5,50,95] [--params a,b] [--sig-figs N] [--out summary.csv]"
+const summarySynopsis = "summary FILE.csv [FILE.csv ...] [--percentiles 5,50,95] [--params a,b] [--sig-figs N] [--out summary.csv] [--plots DIR]"
 
 const summaryHelpText = `Summarises saved draws again, as CmdStan's bin/stansummary and bin/diagnose
 do: gpp sample's draws.csv (its chains by chain__), CmdStan's sample CSVs (a
@@ -45,9 +46,22 @@ detected".
 beta[2] for one (the sampler's columns by name, lp__); the warnings still
 judge every column. --out FILE writes the summary as gpp sample's
 summary.csv (atomically), a column qP for each percentile P. --sig-figs
-sets the table's significant digits (the CSV keeps 6). Exit 0 when
-summarised (warnings do not change it), 1 for a file that cannot be read
-as draws (file:line:col), 2 for a bad command line.
+sets the table's significant digits (the CSV keeps 6).
+
+--plots DIR draws gpp sample's plots of the draws into DIR (created if
+missing; the plots staged and renamed into place together, other files in
+DIR left alone): for MCMC files trace.png, rank.png, pairs.png (divergent
+transitions in red where the files have divergent__), intervals.png and,
+with energy__, energy.png (the marginal energy E - mean E and the energy
+transitions dE, with each chain's E-BFMI); for an approximation's
+independent draws intervals.png alone (no chains to trace or rank). They
+show every param and output column, or those of --params (lp__ too when
+named); a file does not say which params are positive, so pairs.png shows
+values, not logs. A plot that cannot be drawn is left out with a note.
+
+Exit 0 when summarised (warnings do not change it), 1 for a file that
+cannot be read as draws (file:line:col) or a DIR that cannot be made, 2 for
+a bad command line.
 `
 
 // summaryConfig is a parsed gpp summary command line.
@@ -57,6 +71,7 @@ type summaryConfig struct {
 	params []string  // nil: all
 	sig    int
 	out    string
+	plots  string // --plots DIR, or ""
 }
 
 func cmdSummary(args []string, stdout, stderr io.Writer) int {
@@ -65,6 +80,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) int {
 	params := fs.String("params", "", "show only these params or elements, `a,b.2,...` (default all)")
 	sig := fs.Int("sig-figs", 3, "significant digits of the table's numbers, `N` from 1 to 15")
 	out := fs.String("out", "", "also write the summary to `FILE` as summary.csv")
+	plots := fs.String("plots", "", "also draw gpp sample's plots of the draws into `DIR` (trace.png, rank.png,\npairs.png, intervals.png, energy.png; created if missing)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -72,7 +88,12 @@ func cmdSummary(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return usageError(stderr, "summary", summarySynopsis, "summary takes one or more draws files; got none")
 	}
-	sc := &summaryConfig{files: pos, sig: *sig, out: *out}
+	sc := &summaryConfig{files: pos, sig: *sig, out: *out, plots: *plots}
+	plotsSet := false
+	fs.Visit(func(f *flag.Flag) { plotsSet = plotsSet || f.Name == "plots" })
+	if plotsSet && *plots == "" {
+		return usageError(stderr, "summary", summarySynopsis, "--plots needs a directory: --plots DIR")
+	}
 	if *sig < 1 || *sig > 15 {
 		return usageError(stderr, "summary", summarySynopsis, "--sig-figs %d: give 1 to 15 significant digits", *sig)
 	}
@@ -131,6 +152,12 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 		printError(stderr, err, srcs)
 		return exitError
 	}
+	if sc.plots != "" { // before the table: a bad --plots prints nothing but its error
+		if err := os.MkdirAll(sc.plots, 0o755); err != nil {
+			errorf(stderr, "--plots: %v", err)
+			return exitError
+		}
+	}
 	first := files[0]
 	st, ms := summariseChains(sd, runtime.GOMAXPROCS(0))
 	for c, col := range sd.ds.cols {
@@ -164,6 +191,9 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 			return exitError
 		}
 		fmt.Fprintf(stdout, "written      %s\n", sc.out)
+	}
+	if sc.plots != "" && !printSummaryPlots(sc.plots, files, sd, rows, sc.params != nil, stdout, stderr) {
+		return exitError
 	}
 	var warns []string
 	if first.kind.mcmc() {
