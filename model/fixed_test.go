@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/nuts"
+	"gonum.org/v1/gonum/stat"
 )
 
 // fixedSigmas is how many standard errors a Monte Carlo estimate may be
@@ -50,7 +51,7 @@ func TestSampleFixedParam(t *testing.T) {
 			ys = append(ys, y[0])
 		}
 	}
-	mean, sd := meanSD(ys)
+	mean, sd := stat.MeanStdDev(ys, nil)
 	n := float64(len(ys))
 	if se := 1 / math.Sqrt(n); math.Abs(mean+2.5) > fixedSigmas*se {
 		t.Errorf("y's mean %.4f, want -2.5 within %d × %.4f", mean, fixedSigmas, se)
@@ -95,23 +96,11 @@ func TestSampleNoParams(t *testing.T) {
 		}
 		ys = append(ys, y[0])
 	}
-	mean, sd := meanSD(ys)
+	mean, sd := stat.MeanStdDev(ys, nil)
 	if se := 2 / math.Sqrt(float64(len(ys))); math.Abs(mean-4) > fixedSigmas*se {
 		t.Errorf("y's mean %.4f, want 4 within %d × %.4f", mean, fixedSigmas, se)
 	}
 	if se := 2 / math.Sqrt(2*float64(len(ys))); math.Abs(sd-2) > fixedSigmas*se {
 		t.Errorf("y's sd %.4f, want 2 within %d × %.4f", sd, fixedSigmas, se)
 	}
-}
-
-// meanSD returns the mean and the sample sd of xs.
-func meanSD(xs []float64) (mean, sd float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(xs)-1))
 }

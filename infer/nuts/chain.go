@@ -479,19 +479,13 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 	s := c.s
 	d := c.d
 	n := s.Draws / s.Thin
-	out.Draws = make([]float64, n*d)
-	out.LogP = make([]float64, n)
-	out.Accept = make([]float64, n)
-	out.Depth = make([]int, n)
-	out.Leapfrogs = make([]int, n)
-	out.Divergent = make([]bool, n)
-	out.Energy = make([]float64, n)
-	var warmRec *Chain
+	*out = newRecord(n, d)
 	if s.SaveWarmup {
-		warmRec = newRecord(s.Warmup/s.Thin, d)
-		warmRec.StepSizes = make([]float64, s.Warmup/s.Thin)
-		out.Warm = warmRec
+		w := newRecord(s.Warmup/s.Thin, d)
+		w.StepSizes = make([]float64, s.Warmup/s.Thin)
+		out.Warm = &w
 	}
+	warmRec := out.Warm
 	defer func() {
 		out.StepSize = c.eps
 		out.InvMetric = append([]float64(nil), c.minv...)
@@ -556,9 +550,10 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 	return k
 }
 
-// newRecord returns a Chain with room for n draws of d coordinates.
-func newRecord(n, d int) *Chain {
-	return &Chain{Draws: make([]float64, n*d), LogP: make([]float64, n), Accept: make([]float64, n),
+// newRecord returns a Chain with room for n draws of d coordinates, each
+// statistic 0.
+func newRecord(n, d int) Chain {
+	return Chain{Draws: make([]float64, n*d), LogP: make([]float64, n), Accept: make([]float64, n),
 		Depth: make([]int, n), Leapfrogs: make([]int, n), Divergent: make([]bool, n), Energy: make([]float64, n)}
 }
 

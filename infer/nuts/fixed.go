@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 )
 
@@ -36,14 +35,11 @@ func sampleFixed(ctx context.Context, inits [][]float64, s Settings) (*Result, e
 	kept := make([]int, s.Chains)
 	for c := range res.Chains {
 		ch := &res.Chains[c]
-		*ch = Chain{Draws: make([]float64, 0, n*dim), LogP: make([]float64, 0, n), Accept: make([]float64, 0, n),
-			Depth: make([]int, 0, n), Leapfrogs: make([]int, 0, n), Divergent: make([]bool, 0, n), Energy: make([]float64, 0, n)}
+		*ch = newRecord(n, dim)
 		start := time.Now()
 		for it := 1; it <= s.Draws && ctx.Err() == nil; it++ {
 			if it%s.Thin == 0 && kept[c] < n {
-				ch.Draws = append(ch.Draws, inits[c]...)
-				ch.LogP, ch.Accept, ch.Energy = append(ch.LogP, 0), append(ch.Accept, 0), append(ch.Energy, 0)
-				ch.Depth, ch.Leapfrogs, ch.Divergent = append(ch.Depth, 0), append(ch.Leapfrogs, 0), append(ch.Divergent, false)
+				copy(ch.Draws[kept[c]*dim:], inits[c])
 				kept[c]++
 			}
 			if s.Progress != nil {
@@ -52,11 +48,6 @@ func sampleFixed(ctx context.Context, inits [][]float64, s Settings) (*Result, e
 		}
 		ch.Sampling = time.Since(start)
 	}
-	if m := slices.Min(kept); m < n {
-		res.Interrupted = true
-		for c := range res.Chains {
-			res.Chains[c].truncate(m, dim)
-		}
-	}
+	res.cut(kept, n)
 	return res, nil
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -188,36 +187,45 @@ const SymTol = 1e-8
 // positive-definite dim×dim row-major matrix for DenseE (symmetric
 // within SymTol).
 func CheckInvMetric(m []float64, dim int, k Metric) error {
+	if err := checkInvMetric(m, dim, k); err != nil {
+		return fmt.Errorf("nuts: %w", err)
+	}
+	return nil
+}
+
+// checkInvMetric is CheckInvMetric without the package's prefix, for
+// Sample to name the chain a metric is for.
+func checkInvMetric(m []float64, dim int, k Metric) error {
 	switch k {
 	case DiagE:
 		if len(m) != dim {
-			return fmt.Errorf("nuts: diagonal inverse metric has %d entries, want %d", len(m), dim)
+			return fmt.Errorf("diagonal inverse metric has %d entries, want %d", len(m), dim)
 		}
 		for i, v := range m {
 			if !(v > 0) || math.IsInf(v, 1) {
-				return fmt.Errorf("nuts: diagonal inverse metric entry %d is %g: want a positive finite number", i+1, v)
+				return fmt.Errorf("diagonal inverse metric entry %d is %g: want a positive finite number", i+1, v)
 			}
 		}
 	case DenseE:
 		if len(m) != dim*dim {
-			return fmt.Errorf("nuts: dense inverse metric has %d entries, want %d×%d", len(m), dim, dim)
+			return fmt.Errorf("dense inverse metric has %d entries, want %d×%d", len(m), dim, dim)
 		}
 		for i := range dim {
 			for j := range dim {
 				v := m[i*dim+j]
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("nuts: dense inverse metric entry [%d, %d] is %g: want a finite number", i+1, j+1, v)
+					return fmt.Errorf("dense inverse metric entry [%d, %d] is %g: want a finite number", i+1, j+1, v)
 				}
 				if w := m[j*dim+i]; j > i && !(math.Abs(v-w) <= SymTol*max(1, math.Abs(v), math.Abs(w))) {
-					return fmt.Errorf("nuts: dense inverse metric is not symmetric: [%d, %d] is %g, [%d, %d] %g", i+1, j+1, v, j+1, i+1, w)
+					return fmt.Errorf("dense inverse metric is not symmetric: [%d, %d] is %g, [%d, %d] %g", i+1, j+1, v, j+1, i+1, w)
 				}
 			}
 		}
 		if dist.CholLower(append([]float64(nil), m...), dim) != 0 {
-			return errors.New("nuts: dense inverse metric is not positive definite")
+			return errors.New("dense inverse metric is not positive definite")
 		}
 	default:
-		return fmt.Errorf("nuts: metric %v takes no inverse metric", k)
+		return fmt.Errorf("metric %v takes no inverse metric", k)
 	}
 	return nil
 }
@@ -266,11 +274,11 @@ func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) 
 			return nil, fmt.Errorf("nuts: chain %d: nil density", c)
 		}
 	}
-	for c := range s.InvMetric {
-		if err := CheckInvMetric(s.InvMetric[c], dim, s.Metric); err != nil && len(s.InvMetric) > 1 {
-			return nil, fmt.Errorf("nuts: chain %d: %s", c, strings.TrimPrefix(err.Error(), "nuts: "))
+	for c, m := range s.InvMetric {
+		if err := checkInvMetric(m, dim, s.Metric); err != nil && len(s.InvMetric) > 1 {
+			return nil, fmt.Errorf("nuts: chain %d: %w", c, err)
 		} else if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("nuts: %w", err)
 		}
 	}
 	// Check every start before any chain runs.
@@ -316,15 +324,20 @@ func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) 
 		}()
 	}
 	wg.Wait()
-	// Interrupted only when a chain was cut short: a ctx cancelled after
-	// every chain ended leaves the result whole.
-	if n := slices.Min(kept); n < s.Draws/s.Thin {
-		res.Interrupted = true
-		for c := range res.Chains {
-			res.Chains[c].truncate(n, dim)
+	res.cut(kept, s.Draws/s.Thin)
+	return res, nil
+}
+
+// cut keeps in every chain the draws the shortest kept, kept[c] chain c's,
+// and marks r interrupted, when a chain kept fewer than want: a ctx
+// cancelled after every chain ended leaves the result whole.
+func (r *Result) cut(kept []int, want int) {
+	if n := slices.Min(kept); n < want {
+		r.Interrupted = true
+		for c := range r.Chains {
+			r.Chains[c].truncate(n, r.Dim)
 		}
 	}
-	return res, nil
 }
 
 // truncate keeps the first n draws of ch.
