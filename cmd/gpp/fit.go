@@ -65,6 +65,10 @@ type fitConfig struct {
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings
 
+	// hdi is gpp sample's --hdi P: the summary's highest-density
+	// intervals of probability P (0: none).
+	hdi float64
+
 	temps        *tempFiles          // temporary output files, removed on a hard exit
 	afterEval    func(sgvb.Progress) // tests: called after each ELBO evaluation
 	beforeCommit func()              // tests: called when the outputs are staged, before their commit

@@ -145,7 +145,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 	st, ms := summariseChains(sd, s.Workers)
 	heldParams(sd, st, ms)
 	files := []outputFile{
-		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},
+		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeFixedDrawsCSV(w, s, h, sd) }},
 		{coordsFile, func(w io.Writer) error { return writeCoordsCSV(w, h, sd, m) }},
 	}

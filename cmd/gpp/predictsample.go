@@ -239,7 +239,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	st, ms := summariseChains(sd, runtime.NumCPU())
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
 	files := []outputFile{
-		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},
+		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writePredictSampleDrawsCSV(w, h, sd) }},
 	}
 	if cfg.plots {

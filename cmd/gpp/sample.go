@@ -127,12 +127,14 @@ coordinates of a simplex, and the log density includes the Jacobian of that
 map (docs/inference.md, "gpp sample").
 
 It writes to --out (default gpp-sample), each file atomically, under fit's
-lock: summary.csv (fit's columns, then mcse_mean, ess_bulk, ess_tail and
-rhat of every param and output element: rank-normalised split R̂ and ESS as
-Stan ≥ 2.30 and the posterior package report them; then mcse_sd, mcse_q5,
-mcse_q50, mcse_q95 and mad, the posterior package's Monte Carlo errors of
-the sd and the quantiles and the median absolute deviation × 1.4826; the
-printed table shows mcse_mean only) and draws.csv (CmdStan's
+lock: summary.csv (fit's columns, with --hdi P the highest-density
+interval's two after q95, named as ArviZ's: hdi_3% and hdi_97% for 0.94;
+then mcse_mean, ess_bulk, ess_tail and rhat of every param and output
+element: rank-normalised split R̂ and ESS as Stan ≥ 2.30 and the
+posterior package report them; then mcse_sd, mcse_q5, mcse_q50, mcse_q95
+and mad, the posterior package's Monte Carlo errors of the sd and the
+quantiles and the median absolute deviation × 1.4826; the printed table
+shows mcse_mean only, and the HDI's columns with --hdi) and draws.csv (CmdStan's
 sample layout: comment lines with the settings, the model's sha256 and each
 data file's ("#   file_sha256 = ...", in the order the data are given, as
 fit.json's data_sha256: gpp compare tells the same data by them), the
@@ -292,6 +294,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
 	fs.BoolVar(&cfg.evidence, "evidence", false, "estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby bridge sampling (R's bridgesampling, method normal; --evidence-method): the\nfirst half of each chain fits a normal proposal on the unconstrained\ncoordinates, and the second halves and as many proposal draws bridge the\nposterior to it; with its se (Frühwirth-Schnatter's relative error). Written\nto evidence.json, which gpp compare --evidence reads. Refused for a param with\nno prior on an unbounded support (p(y) is not defined); terms gpp cannot know\nto be normalised (target +=, user densities) are warned about (default false)")
 	evMethod := fs.String("evidence-method", "normal", "with --evidence, bridge sampling's proposal (bridgesampling's method): normal,\nthe fitted normal, or warp3, the posterior standardised by it and warped to\nsymmetry, then bridged to the standard normal (Meng & Schilling's warp-III),\nwhich also matches a skewed posterior's third moment, for N1 + N2 more\nevaluations of the log joint")
+	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	fs.BoolVar(&sc.fixedParam, "fixed-param", false, "Stan's fixed_param sampler instead of NUTS: every chain keeps the params where\nit starts (--init FILE.json of every param's value, --init FIT, or the random\nstart) and draws the outputs afresh at each of --draws iterations, to simulate\ndata from known params; no warm-up. A model with no params runs it anyway\n(default false)")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
@@ -333,6 +336,9 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	sc.set = fixedParamFlags(fs)
 	if msg := fixedParamRefusal(sc.set, "--fixed-param"); sc.fixedParam && msg != "" {
 		return usageErr("%s", msg)
+	}
+	if err := validHDI(cfg.hdi); sc.set["hdi"] && err != nil {
+		return usageErr("%v", err)
 	}
 	evMethodSet := false
 	fs.Visit(func(f *flag.Flag) {
@@ -955,7 +961,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 			rows = append(rows, summaryRow{name: compile.ElemName(v.name, v.shape, k), v: v.name, family: v.family, col: v.first + j})
 		}
 	}
-	printMCMCTable(w, rows, st, ms, defaultPercentiles(st), 3)
+	printMCMCTable(w, rows, st, ms, withHDI(defaultPercentiles(st), sd, cfg.hdi), 3)
 }
 
 // summaryRow is one row of a sample's summary: an element's name, its
@@ -978,10 +984,63 @@ func elemRows(vars []variable) []summaryRow {
 }
 
 // percentiles are the quantiles a summary reports: the probabilities and
-// each column's quantile at them (q[col][i] at probs[i]).
+// each column's quantile at them (q[col][i] at probs[i]); and with --hdi
+// P, each column's highest-density interval hdi[col] of probability
+// hdiProb (nil: none, the columns left out).
 type percentiles struct {
-	probs []float64
-	q     [][]float64
+	probs   []float64
+	q       [][]float64
+	hdiProb float64
+	hdi     [][2]float64
+}
+
+// withHDI adds to pc each column's HDI of probability prob (0: none,
+// pc as it is), over all of sd's chains (nuts.HDI).
+func withHDI(pc percentiles, sd *sampleDraws, prob float64) percentiles {
+	if prob == 0 {
+		return pc
+	}
+	pc.hdiProb, pc.hdi = prob, make([][2]float64, len(sd.ds.cols))
+	for c, col := range sd.ds.cols {
+		pc.hdi[c][0], pc.hdi[c][1] = nuts.HDI([][]float64{col}, prob)
+	}
+	return pc
+}
+
+// hdiNames are ArviZ's names of the ends of the HDI of probability p, as
+// az.summary spells them (f"hdi_{100 * alpha / 2:g}%" with alpha = 1 − p):
+// hdi_3% and hdi_97% for 0.94, hdi_5% and hdi_95% for 0.9.
+func hdiNames(p float64) (lo, hi string) {
+	alpha := 1 - p
+	return fmt.Sprintf("hdi_%.6g%%", 100*alpha/2), fmt.Sprintf("hdi_%.6g%%", 100*(1-alpha/2))
+}
+
+// hdiHead appends pc's HDI columns' names, if any, to head.
+func (pc percentiles) hdiHead(head []string) []string {
+	if pc.hdi == nil {
+		return head
+	}
+	lo, hi := hdiNames(pc.hdiProb)
+	return append(head, lo, hi)
+}
+
+// hdiCells appends column c's HDI ends, if any, formatted by f, to cells.
+func (pc percentiles) hdiCells(cells []string, c int, f func(float64) string) []string {
+	if pc.hdi == nil {
+		return cells
+	}
+	return append(cells, f(pc.hdi[c][0]), f(pc.hdi[c][1]))
+}
+
+// hdiFlagUsage is --hdi's usage, in gpp sample and gpp summary.
+const hdiFlagUsage = "also give the highest-density interval of probability `P` in (0, 1), ArviZ's\nhdi_prob (az.summary's default 0.94): two columns after the percentiles, in\nthe table and summary.csv, named as ArviZ's (hdi_3% and hdi_97% for 0.94)"
+
+// validHDI checks --hdi P, ArviZ's hdi_prob: a probability in (0, 1).
+func validHDI(p float64) error {
+	if !(p > 0 && p < 1) {
+		return fmt.Errorf("--hdi %v: give the HDI's probability in (0, 1), as ArviZ's hdi_prob (0.94: hdi_3%% and hdi_97%%)", p)
+	}
+	return nil
 }
 
 // defaultPercentiles are gpp's 5 %, 50 % and 95 % quantiles, as st holds them.
@@ -1004,7 +1063,7 @@ func printMCMCTable(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, 
 	for _, p := range pc.probs {
 		head = append(head, pctText(p)+"%")
 	}
-	head = append(head, "ess_bulk", "ess_tail", "R̂")
+	head = append(pc.hdiHead(head), "ess_bulk", "ess_tail", "R̂")
 	t := &table{right: make([]bool, len(head))}
 	for i := 1; i < len(head); i++ {
 		t.right[i] = true
@@ -1021,6 +1080,7 @@ func printMCMCTable(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, 
 		for _, q := range pc.q[r.col] {
 			cells = append(cells, num(q))
 		}
+		cells = pc.hdiCells(cells, r.col, num)
 		t.row(append(cells, essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
 	}
 	t.print(w)
@@ -1165,7 +1225,7 @@ func stuckChains(sd *sampleDraws) []string {
 // together, removing an earlier run's files as a fit does.
 func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sampleDraws, st []stats, ms []mcmcStats, af *againstFit, against []againstRow, m *compile.Model) ([]string, error) {
 	files := []outputFile{
-		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, sd, st, ms) }},
+		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeSampleDrawsCSV(w, sc, h, sd) }},
 		{coordsFile, func(w io.Writer) error { return writeCoordsCSV(w, h, sd, m) }},
 	}
@@ -1191,19 +1251,20 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 // diagnostics, then the further Monte Carlo errors and the MAD after them
 // (added later: the first 11 columns keep their places for readers by
 // position).
-func writeSampleSummaryCSV(w io.Writer, sd *sampleDraws, st []stats, ms []mcmcStats) error {
-	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, defaultPercentiles(st))
+func writeSampleSummaryCSV(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, ms []mcmcStats) error {
+	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, withHDI(defaultPercentiles(st), sd, cfg.hdi))
 }
 
 // writeMCMCSummaryCSV writes the rows of a summary.csv, a column qP for
-// each percentile P of pc (q5, q50 and q95 by default).
+// each percentile P of pc (q5, q50 and q95 by default), then with --hdi
+// the HDI's ends, named as ArviZ's (hdi_3%, hdi_97%).
 func writeMCMCSummaryCSV(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, pc percentiles) error {
 	cw := csv.NewWriter(w)
 	head := []string{"name", "family", "mean", "sd"}
 	for _, p := range pc.probs {
 		head = append(head, "q"+pctText(p))
 	}
-	cw.Write(append(head, "mcse_mean", "ess_bulk", "ess_tail", "rhat",
+	cw.Write(append(pc.hdiHead(head), "mcse_mean", "ess_bulk", "ess_tail", "rhat",
 		"mcse_sd", "mcse_q5", "mcse_q50", "mcse_q95", "mad"))
 	for _, r := range rows {
 		if r.note != "" {
@@ -1214,6 +1275,7 @@ func writeMCMCSummaryCSV(w io.Writer, rows []summaryRow, st []stats, ms []mcmcSt
 		for _, q := range pc.q[r.col] {
 			cells = append(cells, formatNum(q))
 		}
+		cells = pc.hdiCells(cells, r.col, formatNum)
 		cw.Write(append(cells, formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
 			formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad)))
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const summarySynopsis = "summary FILE.csv [FILE.csv ...] [--percentiles 5,50,95] [--params a,b] [--sig-figs N] [--out summary.csv] [--plots DIR]"
+const summarySynopsis = "summary FILE.csv [FILE.csv ...] [--percentiles 5,50,95] [--params a,b] [--hdi P] [--sig-figs N] [--out summary.csv] [--plots DIR]"
 
 const summaryHelpText = `Summarises saved draws again, as CmdStan's bin/stansummary and bin/diagnose
 do: gpp sample's draws.csv (its chains by chain__), CmdStan's sample CSVs (a
@@ -46,7 +46,14 @@ detected".
 beta[2] for one (the sampler's columns by name, lp__); the warnings still
 judge every column. --out FILE writes the summary as gpp sample's
 summary.csv (atomically), a column qP for each percentile P. --sig-figs
-sets the table's significant digits (the CSV keeps 6).
+sets the table's significant digits (the CSV keeps 6). --hdi P adds the
+highest-density interval of probability P in (0, 1), as ArviZ's
+az.summary (hdi_prob; its default 0.94): two columns after the
+percentiles, in the table and the CSV, named as ArviZ's, hdi_3% and
+hdi_97% for 0.94, hdi_5% and hdi_95% for 0.9. It is the narrowest
+interval of ⌊P·n⌋ + 1 of the n draws sorted (all chains pooled; the
+first where several are as narrow), ArviZ's for unimodal draws; NaN for
+a column with a NaN draw.
 
 --plots DIR draws gpp sample's plots of the draws into DIR (created if
 missing; the plots staged and renamed into place together, other files in
@@ -71,13 +78,15 @@ type summaryConfig struct {
 	params []string  // nil: all
 	sig    int
 	out    string
-	plots  string // --plots DIR, or ""
+	plots  string  // --plots DIR, or ""
+	hdi    float64 // --hdi P, or 0: no HDI columns
 }
 
 func cmdSummary(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("summary", summarySynopsis, summaryHelpText, stderr)
 	pcts := fs.String("percentiles", "5,50,95", "the percentiles to show, `P,P,...` in [0, 100]")
 	params := fs.String("params", "", "show only these params or elements, `a,b.2,...` (default all)")
+	hdi := fs.Float64("hdi", 0, hdiFlagUsage)
 	sig := fs.Int("sig-figs", 3, "significant digits of the table's numbers, `N` from 1 to 15")
 	out := fs.String("out", "", "also write the summary to `FILE` as summary.csv")
 	plots := fs.String("plots", "", "also draw gpp sample's plots of the draws into `DIR` (trace.png, rank.png,\npairs.png, intervals.png, energy.png; created if missing)")
@@ -88,11 +97,17 @@ func cmdSummary(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return usageError(stderr, "summary", summarySynopsis, "summary takes one or more draws files; got none")
 	}
-	sc := &summaryConfig{files: pos, sig: *sig, out: *out, plots: *plots}
-	plotsSet := false
-	fs.Visit(func(f *flag.Flag) { plotsSet = plotsSet || f.Name == "plots" })
+	sc := &summaryConfig{files: pos, sig: *sig, out: *out, plots: *plots, hdi: *hdi}
+	plotsSet, hdiSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		plotsSet = plotsSet || f.Name == "plots"
+		hdiSet = hdiSet || f.Name == "hdi"
+	})
 	if plotsSet && *plots == "" {
 		return usageError(stderr, "summary", summarySynopsis, "--plots needs a directory: --plots DIR")
+	}
+	if err := validHDI(*hdi); hdiSet && err != nil {
+		return usageError(stderr, "summary", summarySynopsis, "%v", err)
 	}
 	if *sig < 1 || *sig > 15 {
 		return usageError(stderr, "summary", summarySynopsis, "--sig-figs %d: give 1 to 15 significant digits", *sig)
@@ -182,6 +197,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	if sc.probs != nil {
 		pc = percentilesAt(sd.ds.cols, sc.probs)
 	}
+	pc = withHDI(pc, sd, sc.hdi)
 	printMCMCTable(stdout, rows, st, ms, pc, sc.sig)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "draws        %s\n", drawsLine(files, sd))

@@ -138,3 +138,38 @@ func madSorted(s []float64) float64 {
 	sort.Float64s(dev)
 	return madScale * quantile7(dev, 0.5)
 }
+
+// badHDIProb is HDI's panic for a probability outside (0, 1).
+const badHDIProb = "nuts: HDI probability outside (0, 1)"
+
+// HDI is the highest-density interval of the draws of all the chains
+// pooled, for unimodal draws, as ArviZ's hdi (the default interval of
+// az.summary, hdi_prob = 0.94): with the n draws sorted, x₍₀₎ ≤ … ≤
+// x₍ₙ₋₁₎, and k = ⌊prob·n⌋, the narrowest of the intervals
+// [x₍ᵢ₎, x₍ᵢ₊ₖ₎], the first (lowest) where several are as narrow. It holds
+// k + 1 draws; where prob·n < 1, k = 0 and it is [min, min], as ArviZ's.
+// A constant column gives [c, c]; NaN draws or none give NaN, NaN. It
+// panics when prob is not in (0, 1).
+func HDI(chains [][]float64, prob float64) (lo, hi float64) {
+	if !(prob > 0 && prob < 1) {
+		panic(badHDIProb)
+	}
+	all := flatten(chains)
+	sort.Float64s(all)
+	return hdiSorted(all, prob)
+}
+
+// hdiSorted is HDI of the sorted draws s (a NaN sorts first).
+func hdiSorted(s []float64, prob float64) (lo, hi float64) {
+	if len(s) == 0 || math.IsNaN(s[0]) {
+		return math.NaN(), math.NaN()
+	}
+	k := int(math.Floor(prob * float64(len(s))))
+	best := 0
+	for i := 1; i+k < len(s); i++ {
+		if s[i+k]-s[i] < s[best+k]-s[best] {
+			best = i
+		}
+	}
+	return s[best], s[best+k]
+}
