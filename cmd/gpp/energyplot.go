@@ -78,22 +78,34 @@ func energyDists(energy []float64, chains, n int) energyDist {
 	return e
 }
 
-// energyProblem says why the energy plot of sd cannot be drawn (no
-// energy__, no two finite successive energies in a chain, or energies
-// that do not vary), or "" when it can.
+// energyProblem says why the energy plot of sd cannot be drawn
+// (energyOf), or "" when it can.
 func energyProblem(sd *sampleDraws) string {
+	_, why := energyOf(sd)
+	return why
+}
+
+// energyOf returns the energy plot's data of sd (energyDists), or why it
+// cannot be drawn: no energy__, no two finite successive energies in a
+// chain, energies that do not vary, or energies so far apart (near
+// ±MaxFloat64) that their differences overflow and cannot be binned.
+func energyOf(sd *sampleDraws) (energyDist, string) {
 	if sd.energy == nil {
-		return "the draws have no energy__ column"
+		return energyDist{}, "the draws have no energy__ column"
 	}
 	e := energyDists(sd.energy, sd.chains, sd.n)
 	if len(e.transition) == 0 {
-		return "no chain has two successive finite energies"
+		return e, "no chain has two successive finite energies"
 	}
-	lo, hi := span(e.marginal)
-	if !(hi > lo) {
-		return "the energy does not vary"
+	lo1, hi1 := span(e.marginal)
+	lo2, hi2 := span(e.transition)
+	if !(hi1 > lo1) {
+		return e, "the energy does not vary"
 	}
-	return ""
+	if !isFinite(max(hi1, hi2) - min(lo1, lo2)) {
+		return e, "the energies' differences overflow: no bins span them"
+	}
+	return e, ""
 }
 
 // span returns the least and greatest of x, which is not empty.
@@ -155,10 +167,10 @@ func energyHist(x []float64, lo, hi float64, bins int, fill color.Color) *plotte
 // energies and energy transitions of sd's chains, pooled, as histograms
 // over one set of bins, and the chains' E-BFMI in the legend.
 func plotEnergy(w io.Writer, sd *sampleDraws) error {
-	if why := energyProblem(sd); why != "" {
+	e, why := energyOf(sd)
+	if why != "" {
 		return fmt.Errorf("no energy plot: %s", why)
 	}
-	e := energyDists(sd.energy, sd.chains, sd.n)
 	lo1, hi1 := span(e.marginal)
 	lo2, hi2 := span(e.transition)
 	lo, hi := math.Min(lo1, lo2), math.Max(hi1, hi2)

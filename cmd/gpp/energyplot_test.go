@@ -105,7 +105,8 @@ func TestEBFMILabels(t *testing.T) {
 }
 
 // TestEnergyProblem: the energy plot is drawn only from energies that
-// vary, with two finite successive ones in a chain; plotEnergy refuses
+// vary, with two finite successive ones in a chain, whose differences do
+// not overflow; plotEnergy refuses
 // others and draws a PNG of plotWidth × plotHeight.
 func TestEnergyProblem(t *testing.T) {
 	nan := math.NaN()
@@ -117,6 +118,7 @@ func TestEnergyProblem(t *testing.T) {
 		{[]float64{3, 3, 3, 3}, "does not vary"},
 		{[]float64{1, nan, 2, nan}, "two successive finite"},
 		{[]float64{1, 2, nan, 5}, ""},
+		{[]float64{1e308, -1e308, -1e308, 1e308}, "overflow"}, // bins of infinite width: a panic once
 	} {
 		sd := &sampleDraws{energy: c.energy, chains: 2, n: 2}
 		got := energyProblem(sd)

@@ -172,7 +172,7 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 	}
 	lats := make([]latCols, len(m.Latents))
 	var header []string
-	headerLine := 0
+	headerLine, drawCol := 0, -1 // drawCol: draw__'s column, -1 none
 	variational, skipped := false, false
 	var points [][]float64
 	x := make([]float64, u.TargetDim())
@@ -198,6 +198,9 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 				if _, dup := index[h]; !dup {
 					index[h] = i
 				}
+			}
+			if c, ok := index["draw__"]; ok {
+				drawCol = c
 			}
 			var missing []string
 			for i, lat := range m.Latents {
@@ -233,7 +236,7 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 			skipped = true // the row of q's mean
 			continue
 		}
-		if isWarmupRow(fields, slices.Index(header, "draw__")) {
+		if isWarmupRow(fields, drawCol) {
 			continue // a warm-up iteration of gpp sample --save-warmup
 		}
 		if len(fields) != len(header) {

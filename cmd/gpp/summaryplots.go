@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -33,17 +34,18 @@ func summaryPlotDraws(sd *sampleDraws, rows []summaryRow, divergent bool) *sampl
 		}
 	}
 	ds := &drawSet{R: 1, logp: sd.ds.logp}
-	var seen []int
+	seen, prev := map[int]bool{}, -1 // prev: the column last added
 	for _, r := range rows {
-		if slices.Contains(seen, r.col) {
+		if seen[r.col] {
 			continue
 		}
-		seen = append(seen, r.col)
+		seen[r.col] = true
 		a := byCol[r.col]
 		n := len(ds.vars)
-		if n == 0 || ds.vars[n-1].name != a.v.name || seen[len(seen)-2] != r.col-1 {
+		if n == 0 || ds.vars[n-1].name != a.v.name || prev != r.col-1 {
 			ds.vars = append(ds.vars, variable{name: a.v.name, family: a.v.family, shape: a.v.shape, first: len(ds.cols)})
 		}
+		prev = r.col
 		last := &ds.vars[len(ds.vars)-1]
 		last.elems = append(last.elems, a.v.elems[a.j])
 		ds.cols = append(ds.cols, sd.ds.cols[r.col])
@@ -126,18 +128,28 @@ func writeSummaryPlots(dir string, files []outputFile) ([]string, error) {
 
 // printSummaryPlots writes the plots of --plots DIR of the rows of the
 // summary (chosen: by --params, whose sampler's columns, lp__, are then
-// plotted too) and prints what was written and left out; false after an
-// error, printed on stderr.
+// plotted too; a column with a draw beyond ±plotMaxAbs is not) and prints
+// what was written and left out; false after an error, printed on stderr.
 func printSummaryPlots(dir string, files []*drawsFileData, sd *sampleDraws, rows []summaryRow, chosen bool, stdout, stderr io.Writer) bool {
 	var plotted []summaryRow
+	var huge []string
 	for _, r := range rows {
-		if chosen || r.family != samplerFamily {
+		switch {
+		case !chosen && r.family == samplerFamily:
+		case tooLargeToPlot(sd.ds.cols[r.col]):
+			huge = append(huge, r.name)
+		default:
 			plotted = append(plotted, r)
 		}
 	}
-	_, hasDiv := columnOf(files[0], "divergent__")
-	pd := summaryPlotDraws(sd, plotted, hasDiv)
+	pd := summaryPlotDraws(sd, plotted, slices.Contains(files[0].header, "divergent__"))
 	out, notes := summaryPlotFiles(files, pd)
+	if len(huge) > 0 {
+		if len(plotted) == 0 {
+			notes = nil // not "only the sampler's columns"
+		}
+		notes = append(notes, fmt.Sprintf("left out of the plots: %s, with draws beyond ±%.3g (no axis spans them)", strings.Join(huge, ", "), plotMaxAbs))
+	}
 	if len(out) > 0 {
 		names, err := writeSummaryPlots(dir, out)
 		if err != nil {
@@ -152,9 +164,17 @@ func printSummaryPlots(dir string, files []*drawsFileData, sd *sampleDraws, rows
 	return true
 }
 
-// columnOf returns the index of the column name in f's header, and
-// whether it has one.
-func columnOf(f *drawsFileData, name string) (int, bool) {
-	j := slices.Index(f.header, name)
-	return j, j >= 0
+// plotMaxAbs is the largest magnitude of a draw that the plots show: a
+// quarter of the largest float64, so that a panel's span and padding stay
+// finite (gonum's axes never finish ticking an infinite one).
+const plotMaxAbs = math.MaxFloat64 / 4
+
+// tooLargeToPlot reports whether a finite draw of x is beyond ±plotMaxAbs.
+func tooLargeToPlot(x []float64) bool {
+	for _, v := range x {
+		if isFinite(v) && math.Abs(v) > plotMaxAbs {
+			return true
+		}
+	}
+	return false
 }

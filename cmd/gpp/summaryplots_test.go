@@ -252,3 +252,30 @@ func TestWriteSummaryPlotsAtomic(t *testing.T) {
 		t.Errorf("%v %v", names, err)
 	}
 }
+
+// TestSummaryPlotsHugeDraws: draws near ±MaxFloat64 once hung gpp summary
+// --plots (gonum's axes ticking an infinite span) or panicked binning
+// energy.png; now such a column is left out of the plots, and energy.png
+// with it, each said, and the other columns are plotted.
+func TestSummaryPlotsHugeDraws(t *testing.T) {
+	dir := t.TempDir()
+	var src strings.Builder
+	src.WriteString("lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,a,b\n")
+	for d := range 40 {
+		huge := math.MaxFloat64 * 0.95 * float64(1-2*(d%2)) // ±1.7e308: their span overflows
+		fmt.Fprintf(&src, "0,1,1,1,1,0,%g,%g,%g\n", huge, math.Sin(float64(d)), huge)
+	}
+	path := filepath.Join(dir, "huge.csv")
+	if err := os.WriteFile(path, []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "p")
+	code, stdout, stderr := runGpp("summary", path, "--plots", p)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if got := strings.Join(dirEntries(t, p), " "); got != "intervals.png pairs.png rank.png trace.png" ||
+		!strings.Contains(stdout, "left out of the plots: b, with draws beyond") || !strings.Contains(stdout, "no energy.png: the energies' differences overflow") {
+		t.Errorf("wrote %s:\n%s", got, stdout)
+	}
+}
