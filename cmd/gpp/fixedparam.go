@@ -16,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -143,7 +142,6 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		return exitInterrupted
 	}
 	st, ms := summariseChains(sd, s.Workers)
-	heldParams(sd, st, ms)
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeFixedDrawsCSV(w, s, h, sd) }},
@@ -163,13 +161,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 	fmt.Fprintf(stdout, "draws        %d chain%s × %d (thin %d), %s sampler, seed %d\n", s.Chains, plural(s.Chains), sd.n, s.Thin, fixedParamAlgorithm, s.Seed)
 	fmt.Fprintf(stdout, "params       %s\n", from)
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
-	if w := badDrawsWarning(sd.ds, "draws had an output that is not finite (written as it is)"); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range nanWarnings(sd.ds, st) {
-		con.note("warning: %s", w)
-	}
-	for _, w := range inexactWarnings(sd.ds, l.Info) {
+	for _, w := range outputWarnings(sd.ds, st, l.Info, "draws had an output that is not finite (written as it is)") {
 		con.note("warning: %s", w)
 	}
 	con.info("sampling took %.3g s", time.Since(begin).Seconds())
@@ -178,24 +170,6 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		return exitInterrupted
 	}
 	return exitOK
-}
-
-// heldParams blanks the chain diagnostics of the params, which the
-// fixed_param sampler holds: a column constant in each chain has no
-// Monte Carlo error, and its R̂ is undefined (an overflow, where the chains
-// hold different values).
-func heldParams(sd *sampleDraws, st []stats, ms []mcmcStats) {
-	nan := math.NaN()
-	for _, v := range sd.ds.vars {
-		if v.output {
-			continue
-		}
-		for j := range v.elems {
-			c := v.first + j
-			ms[c] = mcmcStats{mcse: nan, essBulk: nan, essTail: nan, rhat: nan, mcseSD: nan, mcseQ: [3]float64{nan, nan, nan}, mad: ms[c].mad}
-			st[c].rhat = nan
-		}
-	}
 }
 
 // fixedStarts returns each chain's fixed point on u's coordinates: a fit's

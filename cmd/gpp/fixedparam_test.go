@@ -133,6 +133,14 @@ func TestFixedParamDefaultStart(t *testing.T) {
 	if len(first) != 2 || first[1] == first[2] {
 		t.Errorf("the chains' mu %v: want two chains at two random starts", first)
 	}
+	// Held apart, mu has no within-chain spread: no R̂ (the rank-normalised
+	// ratio overflowed to about 1e15), ESS or Monte Carlo error.
+	mu := readSummaryCSV(t, filepath.Join(out, summaryFile))["mu"]
+	for _, k := range []string{"rhat", "ess_bulk", "ess_tail", "mcse_mean", "mcse_sd"} {
+		if !math.IsNaN(mu[k]) {
+			t.Errorf("mu's %s is %v, want NaN for a param the chains hold", k, mu[k])
+		}
+	}
 }
 
 // TestFixedParamPredict: gpp predict reads a --fixed-param sample's

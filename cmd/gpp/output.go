@@ -967,6 +967,19 @@ func badDrawsWarning(ds *drawSet, what string) string {
 	return msg
 }
 
+// outputWarnings returns the warnings about the values of the draws ds
+// (summarised as st) that every command writing draws of outputs gives:
+// badDrawsWarning's (what says what was not finite), nanWarnings' and
+// inexactWarnings'.
+func outputWarnings(ds *drawSet, st []stats, info *check.Info, what string) []string {
+	var out []string
+	if w := badDrawsWarning(ds, what); w != "" {
+		out = append(out, w)
+	}
+	out = append(out, nanWarnings(ds, st)...)
+	return append(out, inexactWarnings(ds, info)...)
+}
+
 // nanWarnings returns, for every variable with an element that is NaN in
 // some draws, how many: its summary is over the other draws.
 func nanWarnings(ds *drawSet, st []stats) []string {

@@ -303,13 +303,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	}
 	fmt.Fprintf(stdout, "predicted    %d draws of %s in %s (seed %d): the outputs on this data, nothing fitted\n", cfg.outputDraws, what, path, cfg.settings.Seed)
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
-	if w := badDrawsWarning(ds, "draws had an output that is not finite (written as it is)"); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range nanWarnings(ds, st) {
-		con.note("warning: %s", w)
-	}
-	for _, w := range inexactWarnings(ds, l.Info) {
+	for _, w := range outputWarnings(ds, st, l.Info, "draws had an output that is not finite (written as it is)") {
 		con.note("warning: %s", w)
 	}
 	return exitOK

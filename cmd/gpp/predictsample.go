@@ -256,13 +256,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "predicted    %d chain%s × %d draws of the sample in %s (seed %d): the outputs on this data, nothing sampled\n", sd.chains, plural(sd.chains), sd.n, dir, cfg.settings.Seed)
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(names, " "))
-	if w := badDrawsWarning(sd.ds, "draws had an output that is not finite (written as it is)"); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range nanWarnings(sd.ds, st) {
-		con.note("warning: %s", w)
-	}
-	for _, w := range inexactWarnings(sd.ds, l.Info) {
+	for _, w := range outputWarnings(sd.ds, st, l.Info, "draws had an output that is not finite (written as it is)") {
 		con.note("warning: %s", w)
 	}
 	return exitOK

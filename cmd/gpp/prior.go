@@ -87,13 +87,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 	lock.release()
 
 	printPriorSummary(stdout, cfg, ds, st, written, len(l.Model.MissingCells()) > 0, len(l.Model.Latents) == 0)
-	if w := badDrawsWarning(ds, "prior draws had an output that is not finite (written as it is)"); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range nanWarnings(ds, st) {
-		con.note("warning: %s", w)
-	}
-	for _, w := range inexactWarnings(ds, l.Info) {
+	for _, w := range outputWarnings(ds, st, l.Info, "prior draws had an output that is not finite (written as it is)") {
 		con.note("warning: %s", w)
 	}
 	for _, w := range priorTargetWarnings(l) {

@@ -777,13 +777,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 			break
 		}
 	}
-	if w := badDrawsWarning(sd.ds, "draws had an output that is not finite (written as it is)"); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range nanWarnings(sd.ds, run.st) {
-		con.note("warning: %s", w)
-	}
-	for _, w := range inexactWarnings(sd.ds, l.Info) {
+	for _, w := range outputWarnings(sd.ds, run.st, l.Info, "draws had an output that is not finite (written as it is)") {
 		con.note("warning: %s", w)
 	}
 	con.info("sampling took %.3g s", time.Since(run.start).Seconds())
@@ -941,6 +935,13 @@ func summariseChains(sd *sampleDraws, workers int) ([]stats, []mcmcStats) {
 		dg := nuts.Diagnose(sd.byChain(sd.ds.cols[c]))
 		ms[c] = mcmcStats{mcse: dg.MCSEMean, essBulk: dg.ESSBulk, essTail: dg.ESSTail, rhat: dg.Rhat,
 			mcseSD: dg.MCSESD, mcseQ: dg.MCSEQuantile, mad: dg.MAD}
+		if constantChains(sd.byChain(sd.ds.cols[c])) {
+			// a param the fixed_param sampler holds, a chain's step size:
+			// no draws to compare within a chain, so no Monte Carlo error,
+			// and R̂ undefined (an overflow where the chains differ)
+			nan := math.NaN()
+			ms[c] = mcmcStats{mcse: nan, essBulk: nan, essTail: nan, rhat: nan, mcseSD: nan, mcseQ: [3]float64{nan, nan, nan}, mad: dg.MAD}
+		}
 	})
 	for c := range st {
 		st[c].rhat = ms[c].rhat

@@ -175,12 +175,6 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	}
 	first := files[0]
 	st, ms := summariseChains(sd, runtime.GOMAXPROCS(0))
-	for c, col := range sd.ds.cols {
-		if constantChains(sd.byChain(col)) { // stepsize__: no draws to compare within a chain
-			ms[c].rhat, ms[c].essBulk, ms[c].essTail, ms[c].mcse = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-			st[c].rhat = math.NaN()
-		}
-	}
 	if !first.kind.mcmc() { // independent draws: no chains to compare
 		for c := range ms {
 			ms[c].rhat, st[c].rhat = math.NaN(), math.NaN()
