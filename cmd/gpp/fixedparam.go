@@ -239,12 +239,7 @@ func fixedStartText(sc *sampleConfig, m *compile.Model) string {
 func writeFixedDrawsCSV(w io.Writer, s nuts.Settings, h drawsHeader, sd *sampleDraws) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
-	p("# gpp_version = %s", version)
-	p("# model = %s", h.model)
-	p("# model_sha256 = %s", h.modelHash)
-	for _, m := range h.missing {
-		p("# %s = %s at %s", m.Latent, m.Data, strings.Join(cellTexts(m.Cells), ", "))
-	}
+	writeModelHeader(p, h)
 	p("# method = sample (Default)")
 	p("#   sample")
 	p("#     num_samples = %d", s.Draws)

@@ -1168,12 +1168,7 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 	bw := bufio.NewWriter(w)
 	r := h.r
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
-	p("# gpp_version = %s", version)
-	p("# model = %s", h.model)
-	p("# model_sha256 = %s", h.modelHash)
-	for _, m := range h.missing {
-		p("# %s = %s at %s", m.Latent, m.Data, strings.Join(cellTexts(m.Cells), ", "))
-	}
+	writeModelHeader(p, h)
 	switch {
 	case h.cfg != nil && h.cfg.predict != "":
 		writePredictHeader(p, h)
@@ -1219,6 +1214,18 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// writeModelHeader writes the comment lines that open every draws.csv:
+// gpp's version, the model and its sha256, and the data cells fitted as
+// params (missing values).
+func writeModelHeader(p func(string, ...any), h drawsHeader) {
+	p("# gpp_version = %s", version)
+	p("# model = %s", h.model)
+	p("# model_sha256 = %s", h.modelHash)
+	for _, m := range h.missing {
+		p("# %s = %s at %s", m.Latent, m.Data, strings.Join(cellTexts(m.Cells), ", "))
+	}
 }
 
 // writeRunHeader writes the comment lines of draws.csv that a fit and

@@ -1290,12 +1290,7 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
 	s := sc.nuts
-	p("# gpp_version = %s", version)
-	p("# model = %s", h.model)
-	p("# model_sha256 = %s", h.modelHash)
-	for _, m := range h.missing {
-		p("# %s = %s at %s", m.Latent, m.Data, strings.Join(cellTexts(m.Cells), ", "))
-	}
+	writeModelHeader(p, h)
 	p("# method = sample (Default)")
 	p("#   sample")
 	p("#     num_samples = %d", s.Draws)
