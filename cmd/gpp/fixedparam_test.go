@@ -2,7 +2,6 @@ package main
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,14 +33,11 @@ func TestFixedParamMoments(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	src, err := os.ReadFile(filepath.Join(out, drawsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(src), "\n#     algorithm = fixed_param\n") {
+	src := readText(t, filepath.Join(out, drawsFile))
+	if !strings.Contains(src, "\n#     algorithm = fixed_param\n") {
 		t.Errorf("draws.csv does not say algorithm = fixed_param")
 	}
-	header, _, _ := strings.Cut(stripComments(string(src)), "\n")
+	header, _, _ := strings.Cut(stripComments(src), "\n")
 	if want := "chain__,draw__,lp__,accept_stat__,mu,sigma,y"; header != want {
 		t.Errorf("draws.csv's columns are %s, want %s", header, want)
 	}
@@ -92,15 +88,8 @@ func TestFixedParamDeterministic(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d:\n%s", code, stderr)
 		}
-		d, err := os.ReadFile(filepath.Join(out, drawsFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := os.ReadFile(filepath.Join(out, summaryFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		draws, sums = append(draws, withoutTimes(string(d))), append(sums, string(s))
+		d, s := readText(t, filepath.Join(out, drawsFile)), readText(t, filepath.Join(out, summaryFile))
+		draws, sums = append(draws, withoutTimes(d)), append(sums, s)
 	}
 	if draws[0] != draws[1] || sums[0] != sums[1] {
 		t.Errorf("--workers 1 and 2 with the same seed wrote different draws.csv or summary.csv")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -34,21 +33,6 @@ func TestHDINames(t *testing.T) {
 	}
 }
 
-// readCSVTable reads a CSV file's rows.
-func readCSVTable(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
 // TestSummaryHDICSV: gpp summary --hdi 0.9 --out writes hdi_5% and
 // hdi_95% after the percentiles, each column's nuts.HDI of the files'
 // chains pooled; without --hdi the columns are not there.
@@ -65,10 +49,10 @@ func TestSummaryHDICSV(t *testing.T) {
 			t.Fatalf("%v: exit %d:\n%s", args, code, stderr)
 		}
 	}
-	if head := readCSVTable(t, without)[0]; slices.ContainsFunc(head, func(h string) bool { return strings.HasPrefix(h, "hdi_") }) {
+	if head := readCSV(t, without)[0]; slices.ContainsFunc(head, func(h string) bool { return strings.HasPrefix(h, "hdi_") }) {
 		t.Errorf("without --hdi, summary.csv's header %v has HDI columns", head)
 	}
-	rows := readCSVTable(t, with)
+	rows := readCSV(t, with)
 	head := rows[0]
 	q95 := slices.Index(head, "q95")
 	if q95 < 0 || len(head) < q95+3 || head[q95+1] != "hdi_5%" || head[q95+2] != "hdi_95%" {
@@ -124,7 +108,7 @@ func TestSampleHDIMatchesSummary(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("sample: exit %d:\n%s", code, stderr)
 	}
-	head := readCSVTable(t, filepath.Join(out, summaryFile))[0]
+	head := readCSV(t, filepath.Join(out, summaryFile))[0]
 	if q95 := slices.Index(head, "q95"); q95 < 0 || len(head) < q95+3 || head[q95+1] != "hdi_3%" || head[q95+2] != "hdi_97%" {
 		t.Fatalf("summary.csv's header %v: want hdi_3%%, hdi_97%% after q95", head)
 	}

@@ -20,15 +20,7 @@ import (
 // its unconstrained density.
 func initModel(t *testing.T) (*pipeline.Loaded, *sgvb.Unconstrained) {
 	t.Helper()
-	l, err := pipeline.Load("../../examples/regression.gpp", []string{"../../examples/wine_std.csv"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, u
+	return initModelAt(t, "../../examples/regression.gpp", "../../examples/wine_std.csv")
 }
 
 // readInitJSON writes src to a .json file and reads it as --init does.

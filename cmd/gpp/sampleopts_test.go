@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,16 +26,6 @@ func sampleFiles(t *testing.T, args ...string) string {
 		t.Fatalf("gpp sample %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
 	}
 	return out
-}
-
-// readOut returns the file name in dir.
-func readOut(t *testing.T, dir, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // drawsRows returns the data rows of a draws.csv (after its header) split
@@ -62,11 +53,11 @@ func TestSaveWarmup(t *testing.T) {
 	plain := sampleFiles(t, args...)
 	saved := sampleFiles(t, append(args, "--save-warmup")...)
 	for _, f := range []string{summaryFile, coordsFile} {
-		if readOut(t, plain, f) != readOut(t, saved, f) {
+		if readText(t, filepath.Join(plain, f)) != readText(t, filepath.Join(saved, f)) {
 			t.Errorf("--save-warmup changed %s", f)
 		}
 	}
-	src := readOut(t, saved, drawsFile)
+	src := readText(t, filepath.Join(saved, drawsFile))
 	for _, c := range []string{"#     save_warmup = 1\n", "#     num_warmup = 40\n", "#     thin = 3\n"} {
 		if !strings.Contains(src, c) {
 			t.Errorf("draws.csv lacks %q", c)
@@ -99,11 +90,11 @@ func TestSaveWarmup(t *testing.T) {
 	if len(steps) < 2 {
 		t.Errorf("the warm-up rows have one step size: %v", steps)
 	}
-	_, plainRows := drawsRows(readOut(t, plain, drawsFile))
+	_, plainRows := drawsRows(readText(t, filepath.Join(plain, drawsFile)))
 	if !slices.EqualFunc(kept, plainRows, slices.Equal[[]string]) {
 		t.Error("the kept rows differ from the run's without --save-warmup")
 	}
-	if withoutTimes(strings.Replace(src, "save_warmup = 1", "save_warmup = 0", 1)) == withoutTimes(readOut(t, plain, drawsFile)) {
+	if withoutTimes(strings.Replace(src, "save_warmup = 1", "save_warmup = 0", 1)) == withoutTimes(readText(t, filepath.Join(plain, drawsFile))) {
 		t.Error("draws.csv has no warm-up rows")
 	}
 	// gpp's readers of a sample's draws.csv read the kept rows only.
@@ -194,12 +185,12 @@ func TestMetricRoundTrip(t *testing.T) {
 		m := map[string]nuts.Metric{"diag": nuts.DiagE, "dense": nuts.DenseE}[metric]
 		files := []string{filepath.Join(first, metricFileName(1)), filepath.Join(first, metricFileName(2))}
 		eps1, inv1 := metricOf(t, files[0], 2, m)
-		eps2, _ := metricOf(t, files[1], 2, m)
-		firstDraws := readOut(t, first, drawsFile)
+		eps2, inv2 := metricOf(t, files[1], 2, m)
+		firstDraws := readText(t, filepath.Join(first, drawsFile))
 		// The file holds the step size and metric draws.csv's comments give.
-		var vals []string
-		for _, v := range inv1 {
-			vals = append(vals, formatExact(v))
+		var vals, vals2 []string
+		for i, v := range inv1 {
+			vals, vals2 = append(vals, formatExact(v)), append(vals2, formatExact(inv2[i]))
 		}
 		for _, c := range []string{"# chain 1: Step size = " + formatExact(eps1) + "\n", "# " + strings.Join(vals, ", ") + "\n", "# chain 2: Step size = " + formatExact(eps2) + "\n"} {
 			if !strings.Contains(firstDraws, c) {
@@ -212,8 +203,8 @@ func TestMetricRoundTrip(t *testing.T) {
 			{"--warmup", "25", "--adapt=false", "--save-warmup", "--draws", "30", "--metric-file", files[0], "--stepsize", step},
 		} {
 			a, b := run("a", again...), run("b", again...)
-			src := readOut(t, a, drawsFile)
-			if withoutTimes(src) != withoutTimes(readOut(t, b, drawsFile)) {
+			src := readText(t, filepath.Join(a, drawsFile))
+			if withoutTimes(src) != withoutTimes(readText(t, filepath.Join(b, drawsFile))) {
 				t.Errorf("%s %v: two runs differ", metric, again)
 			}
 			if !strings.Contains(src, "#       engaged = 0\n") {
@@ -231,16 +222,22 @@ func TestMetricRoundTrip(t *testing.T) {
 			}
 			// The file's metric is used: the unit metric gives other draws.
 			if metric == "diag" {
-				_, unit := drawsRows(readOut(t, run("u", slices.DeleteFunc(slices.Clone(again), func(s string) bool { return s == files[0] || s == "--metric-file" })...), drawsFile))
+				u := run("u", slices.DeleteFunc(slices.Clone(again), func(s string) bool { return s == files[0] || s == "--metric-file" })...)
+				_, unit := drawsRows(readText(t, filepath.Join(u, drawsFile)))
 				if slices.EqualFunc(rows, unit, slices.Equal[[]string]) {
 					t.Errorf("%v: the draws do not depend on --metric-file", again)
 				}
 			}
 		}
-		// A file per chain: chain 2 runs at its own step size.
+		// A file per chain: chain 2 runs with its own metric, at
+		// --stepsize's default.
 		per := run("per", "--warmup", "0", "--draws", "10", "--metric-file", files[0]+","+files[1])
-		if !strings.Contains(readOut(t, per, drawsFile), "# chain 2: Step size = 1\n") {
+		_, chain2, ok := strings.Cut(readText(t, filepath.Join(per, drawsFile)), "# chain 2: Step size = 1\n")
+		if !ok {
 			t.Errorf("%s: --stepsize's default is not kept with a metric file per chain", metric)
+		}
+		if !strings.Contains(chain2, "# "+strings.Join(vals2, ", ")+"\n") {
+			t.Errorf("%s: chain 2 does not run with the second metric file's metric", metric)
 		}
 	}
 }
@@ -284,7 +281,11 @@ func TestChainFiles(t *testing.T) {
 }
 
 // TestInitPerChain: --init a.json,b.json starts chain c at file c's
-// values, as the draws' first warm-up row shows with --adapt=false.
+// values (and so does CmdStan's init.json for init_1.json, init_2.json):
+// the chains' starts, the draws of --fixed-param, which holds each chain
+// at its start, and NUTS's draws at a step size too small to move
+// (1e-12 with --warmup 0: a transition's at most 1023 leapfrog steps move
+// lambda's log by about 1e-9).
 func TestInitPerChain(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
@@ -297,7 +298,8 @@ func TestInitPerChain(t *testing.T) {
 	}
 	var starts []float64
 	for _, arg := range []string{strings.Join(files, ","), filepath.Join(dir, "init.json")} { // the list, and CmdStan's init_C.json
-		out := sampleFiles(t, "--chains", "2", "--warmup", "10", "--draws", "10", "--init", arg)
+		fixed := sampleFiles(t, "--fixed-param", "--chains", "2", "--draws", "10", "--init", arg)
+		still := sampleFiles(t, "--chains", "2", "--warmup", "0", "--draws", "2", "--stepsize", "1e-12", "--init", arg)
 		sc := &sampleConfig{init: arg, nuts: nuts.Settings{Chains: 2, Seed: 1}}
 		l, u := initModelAt(t, poissonModel, poissonData)
 		if err := sc.readStarts(l, setFlags{}, sources{}); err != nil {
@@ -310,8 +312,15 @@ func TestInitPerChain(t *testing.T) {
 			}
 			starts = append(starts, x[0])
 		}
-		if !strings.Contains(readOut(t, out, drawsFile), "# model = ") {
-			t.Fatal("no draws.csv")
+		for _, r := range readDrawsCSV(t, filepath.Join(fixed, drawsFile)) {
+			if c := int(r["chain__"]); r["lambda"] != []float64{2, 40}[c-1] {
+				t.Fatalf("--init %s --fixed-param: chain %d draws lambda %v, want its file's %v", arg, c, r["lambda"], []float64{2, 40}[c-1])
+			}
+		}
+		for _, r := range readDrawsCSV(t, filepath.Join(still, drawsFile)) {
+			if c, v := int(r["chain__"]), r["lambda"]; math.Abs(v-[]float64{2, 40}[c-1]) > 1e-6*v {
+				t.Errorf("--init %s: chain %d's NUTS draw at step size 1e-12 is lambda %v, want its file's %v", arg, c, v, []float64{2, 40}[c-1])
+			}
 		}
 	}
 	want := []float64{0.6931471805599453, 3.6888794541139363} // log 2, log 40

@@ -46,8 +46,7 @@ func TestSummaryPlotsMatchSample(t *testing.T) {
 		t.Errorf("--plots wrote %s", got)
 	}
 	for _, name := range []string{rankPlot, energyPlot} {
-		a, b := readBytes(t, filepath.Join(out, name)), readBytes(t, filepath.Join(plots, name))
-		if !bytes.Equal(a, b) {
+		if readText(t, filepath.Join(out, name)) != readText(t, filepath.Join(plots, name)) {
 			t.Errorf("%s differs from gpp sample's", name)
 		}
 	}
@@ -78,16 +77,6 @@ func TestSummaryPlotsMatchSample(t *testing.T) {
 	if got := dirEntries(t, filepath.Join(dir, "new")); !slices.Equal(got, []string{"plots"}) {
 		t.Errorf("%v", got)
 	}
-}
-
-// readBytes returns the bytes of the file path.
-func readBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestSummaryPlotsFromFile: the trace, rank, pairs and energy plots of
@@ -248,7 +237,7 @@ func TestWriteSummaryPlotsAtomic(t *testing.T) {
 	if got := dirEntries(t, dir); len(got) != 0 {
 		t.Errorf("left %v", got)
 	}
-	if names, err := writeSummaryPlots(dir, []outputFile{{tracePlot, ok}}); err != nil || !slices.Equal(names, []string{tracePlot}) || string(readBytes(t, filepath.Join(dir, tracePlot))) != "png" {
+	if names, err := writeSummaryPlots(dir, []outputFile{{tracePlot, ok}}); err != nil || !slices.Equal(names, []string{tracePlot}) || readText(t, filepath.Join(dir, tracePlot)) != "png" {
 		t.Errorf("%v %v", names, err)
 	}
 }

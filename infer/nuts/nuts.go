@@ -177,9 +177,11 @@ func (s Settings) check() error {
 	return nil
 }
 
-// SymTol is the relative asymmetry a dense inverse metric may have, as
-// Stan's check_symmetric allows 1e-8: an adapted covariance, summed in
-// another order above and below the diagonal, is symmetric only so far.
+// SymTol is the asymmetry a dense inverse metric may have, relative to the
+// larger of 1 and the pair's magnitudes (Stan's check_symmetric allows
+// 1e-8 absolute, which the rounding of large variances can exceed): an
+// adapted covariance, summed in another order above and below the
+// diagonal, is symmetric only so far.
 const SymTol = 1e-8
 
 // CheckInvMetric returns an error unless m is an inverse metric of kind k

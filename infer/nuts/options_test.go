@@ -118,6 +118,10 @@ func TestNoAdaptKeepsWarmupOut(t *testing.T) {
 	}
 }
 
+// TestInvMetricErrors: each malformed InvMetric (its length, a non-positive
+// or asymmetric entry, not positive definite, for the unit metric, a count
+// other than 1 or Chains) is an error saying what is wrong, naming the
+// chain when there are several.
 func TestInvMetricErrors(t *testing.T) {
 	sd := []float64{1, 2}
 	for _, c := range []struct {
