@@ -116,7 +116,7 @@ func (r *repl) sampleCmd(args []string) {
 		return
 	}
 	if len(l.Model.Latents) == 0 {
-		r.errorf("the model has no params to sample")
+		r.errorf("the model has no params to sample: its outputs need no sampler; gpp sample draws them with Stan's fixed_param sampler")
 		return
 	}
 	printLoadWarnings(r.err, l)
