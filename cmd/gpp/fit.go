@@ -72,6 +72,7 @@ type fitConfig struct {
 	temps        *tempFiles          // temporary output files, removed on a hard exit
 	afterEval    func(sgvb.Progress) // tests: called after each ELBO evaluation
 	beforeCommit func()              // tests: called when the outputs are staged, before their commit
+	unplotted    []unplotted         // the plots the last commitFiles left out, and why
 }
 
 // Defaults of gpp fit's flags.
@@ -169,7 +170,9 @@ the data against their replicates (bayesplot's ppc_dens_overlay, ppc_bars
 and ppc_stat) and, where log_lik has a term per element of the data, the
 LOO-PIT check loo_pit_y.png (bayesplot's ppc_loo_pit_ecdf: the ECDF of the
 leave-one-out PIT values less u, in a 95 % simultaneous band; a line after
-the fit says when it leaves the band, and how).
+the fit says when it leaves the band, and how). A plot whose data cannot be
+drawn (draws near ±1e308 overflow a density) is left out with a warning;
+the other files are written.
 Files that an earlier fit wrote there (as its fit.json lists them) and this
 one does not, such as its plots, are removed with the new files' commit;
 no other file in the directory is touched. An output that would replace or
@@ -889,6 +892,7 @@ func commitOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats, con *
 		removeIfEmpty()
 		return nil, false
 	}
+	noteUnplotted(con, cfg)
 	return written, true
 }
 
@@ -1135,7 +1139,7 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 		files = append(files, outputFile{elboFile, func(w io.Writer) error { return writeElboCSV(w, h) }},
 			outputFile{fitFileName, func(w io.Writer) error {
 				ff := newFitFile(h)
-				ff.Files = names
+				ff.Files = withoutUnplotted(names, cfg)
 				return writeFitJSON(w, ff)
 			}})
 	}

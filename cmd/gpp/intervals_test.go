@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -345,6 +346,45 @@ func TestIntervalNote(t *testing.T) {
 	} {
 		if got := intervalOf(c.xs).note(c.who); got != c.want {
 			t.Errorf("%v, %q: note %q, want %q", c.xs, c.who, got, c.want)
+		}
+	}
+}
+
+// TestPlotNotDrawn: a plot whose data gonum/plot cannot draw (replicates
+// near ±MaxFloat64 overflow the density overlay) is left out with a
+// warning, and the fit's other files are written, fit.json not listing
+// it; the file of that name that an earlier fit drew goes with the commit.
+// It used to cost the run every file.
+func TestPlotNotDrawn(t *testing.T) {
+	dir := t.TempDir()
+	const src = "data N: int\ndata y: real[N]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\noutput y_rep ~ Normal(mu + 0 * y, %s)\n"
+	data := writeFile(t, dir, "y.csv", "y\n0.1\n0.3\n-0.2\n")
+	out := filepath.Join(dir, "out")
+	for _, sd := range []string{"1", "1e307"} {
+		model := writeFile(t, dir, "m.gpp", fmt.Sprintf(src, sd))
+		code, stdout, stderr := runGpp("fit", model, data, "--set", "N=3", "--plots", "--quiet", "--out", out)
+		if code != exitOK {
+			t.Fatalf("sd %s: exit %d:\n%s", sd, code, stderr)
+		}
+		_, err := os.Stat(filepath.Join(out, "ppc_y.png"))
+		files := readFit(t, filepath.Join(out, "fit.json")).Files
+		if sd == "1" {
+			if err != nil || !slices.Contains(files, "ppc_y.png") {
+				t.Fatalf("sd 1: ppc_y.png not written (%v; fit.json lists %v)", err, files)
+			}
+			continue
+		}
+		if !strings.Contains(stderr, "warning: ppc_y.png not drawn: ") {
+			t.Errorf("no warning of ppc_y.png:\n%s", stderr)
+		}
+		if strings.Contains(stdout, "ppc_y.png") || !strings.Contains(stdout, "ppc_stat_y.png") {
+			t.Errorf("written line:\n%s", stdout)
+		}
+		if !os.IsNotExist(err) {
+			t.Errorf("the earlier fit's ppc_y.png is still there (%v)", err)
+		}
+		if slices.Contains(files, "ppc_y.png") || !slices.Contains(files, summaryFile) {
+			t.Errorf("fit.json lists %v", files)
 		}
 	}
 }

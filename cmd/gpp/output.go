@@ -191,19 +191,41 @@ type stagedFile struct{ tmp, final string }
 // to a temporary file, all renamed into place once every one is written,
 // the files that stale names (an earlier run's that this set does not
 // replace) removed with the commit. It returns the names written; on an
-// error nothing of the set is left behind.
+// error nothing of the set is left behind. A plot whose data cannot be
+// drawn is left out (drawnOrSkipped), and cfg.unplotted says why.
 func commitFiles(cfg *fitConfig, files []outputFile, stale func(names []string) []string) ([]string, error) {
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = f.name
-	}
-	sw := &staged{dir: cfg.out, temps: cfg.temps, stale: stale(names)}
-	for _, f := range files {
-		if err := sw.write(f.name, f.render); err != nil {
-			sw.abort()
-			return nil, err
+	sw := &staged{dir: cfg.out, temps: cfg.temps}
+	cfg.unplotted = nil
+	drawn := map[string]bool{}
+	// the plots first, so that a file listing the set (fit.json) knows
+	// which were left out
+	for _, plots := range []bool{true, false} {
+		for _, f := range files {
+			if isPlot(f.name) != plots {
+				continue
+			}
+			render := f.render
+			if plots {
+				render = drawnOrSkipped(f, &cfg.unplotted)
+			}
+			err := sw.write(f.name, render)
+			if errors.Is(err, errNotDrawn) {
+				continue
+			}
+			if err != nil {
+				sw.abort()
+				return nil, err
+			}
+			drawn[f.name] = true
 		}
 	}
+	var names []string // in the files' order
+	for _, f := range files {
+		if drawn[f.name] {
+			names = append(names, f.name)
+		}
+	}
+	sw.stale = stale(names) // a plot left out is an earlier run's no more
 	if cfg.beforeCommit != nil {
 		cfg.beforeCommit()
 	}
@@ -211,6 +233,49 @@ func commitFiles(cfg *fitConfig, files []outputFile, stale func(names []string) 
 		return nil, err
 	}
 	return names, nil
+}
+
+// errNotDrawn marks a plot that its data did not let gonum/plot draw.
+var errNotDrawn = errors.New("not drawn")
+
+// isPlot reports whether an output file is a plot (a PNG).
+func isPlot(name string) bool { return strings.HasSuffix(name, ".png") }
+
+// drawnOrSkipped renders plot f into memory first: a plot whose data
+// cannot be drawn (gonum/plot's "infinite data point" for draws near
+// ±MaxFloat64) is left out with a note in notes, and does not cost the
+// run its other files; only the writing of the bytes can fail the set.
+func drawnOrSkipped(f outputFile, skipped *[]unplotted) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		var buf bytes.Buffer
+		if err := f.render(&buf); err != nil {
+			*skipped = append(*skipped, unplotted{f.name, err})
+			return errNotDrawn
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+}
+
+// unplotted is a plot that commitFiles left out, and why.
+type unplotted struct {
+	name string
+	err  error
+}
+
+// withoutUnplotted returns names less the plots that commitFiles has left
+// out so far (cfg.unplotted).
+func withoutUnplotted(names []string, cfg *fitConfig) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+		return slices.ContainsFunc(cfg.unplotted, func(u unplotted) bool { return u.name == n })
+	})
+}
+
+// noteUnplotted warns of the plots that commitFiles left out.
+func noteUnplotted(con *console, cfg *fitConfig) {
+	for _, u := range cfg.unplotted {
+		con.note("warning: %s not drawn: %v", u.name, u.err)
+	}
 }
 
 // writeAtomic writes the one file path with the bytes that fill produces,

@@ -364,6 +364,7 @@ func (r *repl) fitCmd(args []string) {
 			r.errorf("%v", err)
 			con.note("no output written")
 		}
+		noteUnplotted(con, cfg)
 	}
 	r.fits++
 	prev := r.fit

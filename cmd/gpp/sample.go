@@ -710,6 +710,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 			removeIfEmpty()
 			return nil, exitError
 		}
+		noteUnplotted(con, cfg)
 	}
 	release()
 	return run, exitOK

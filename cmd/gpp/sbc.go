@@ -866,6 +866,7 @@ func runSBC(ctx context.Context, sc *sbcConfig, stdout io.Writer, con *console) 
 		removeIfEmpty()
 		return exitError
 	}
+	noteUnplotted(con, cfg)
 	lock.release()
 	printSBC(stdout, cfg, sc, su, res, rows, L, names)
 	return exitOK
