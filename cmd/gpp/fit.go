@@ -65,8 +65,8 @@ type fitConfig struct {
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings
 
-	// hdi is gpp sample's --hdi P: the summary's highest-density
-	// intervals of probability P (0: none).
+	// hdi is --hdi P (gpp fit, sample and predict): the summary's
+	// highest-density intervals of probability P (0: none).
 	hdi float64
 
 	temps        *tempFiles          // temporary output files, removed on a hard exit
@@ -132,7 +132,8 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
-	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --plots (the checks\nppc_y.png and ppc_stat_y.png alone), --quiet and --verbose apply (default false)")
+	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
+	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --plots (the checks\nppc_y.png and ppc_stat_y.png alone), --hdi, --quiet and --verbose apply (default\nfalse)")
 	return fs, cfg, v
 }
 
@@ -153,8 +154,11 @@ approximation: the normal at the mode of the unconstrained density with
 best by ELBO of the normals along an L-BFGS path, 4 paths mixed by
 default), then writes to the output directory, each file
 atomically: summary.csv (mean, sd, 5/50/95 % quantiles of every latent and
-output element), draws.csv (CmdStan's variational CSV: the mean of q, then
---output-draws draws), elbo.csv (the ELBO trace; for map and laplace, the
+output element; with --hdi P, as gpp sample's and az.summary's, the
+highest-density interval of probability P of the same draws, two columns
+after the quantiles named as ArviZ's: hdi_3% and hdi_97% for 0.94),
+draws.csv (CmdStan's variational CSV: the mean of q, then --output-draws
+draws), elbo.csv (the ELBO trace; for map and laplace, the
 log density at L-BFGS's iterations; for pathfinder, the ELBO estimate of
 each iterate's normal), fit.json (q's parameters,
 readable by --init, listing the files written), with an output named log_lik
@@ -273,6 +277,9 @@ func parseFitArgsPaths(args []string, stdout, stderr io.Writer, paths int) (*fit
 	cfg.model, cfg.data = pos[0], pos[1:]
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := validHDI(cfg.hdi); set["hdi"] && err != nil {
+		return usageErr("%v", err)
+	}
 	if cfg.prior {
 		var bad []string
 		fs.Visit(func(f *flag.Flag) {
@@ -281,7 +288,7 @@ func parseFitArgsPaths(args []string, stdout, stderr io.Writer, paths int) (*fit
 			}
 		})
 		if len(bad) > 0 {
-			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --out, --set, --plots, --quiet and --verbose)", strings.Join(bad, ", "))
+			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --out, --set, --plots, --hdi, --quiet and --verbose)", strings.Join(bad, ", "))
 		}
 		if !set["out"] {
 			cfg.out = defaultPriorOut
@@ -1132,7 +1139,7 @@ func plural(n int) string {
 func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]string, error) {
 	var names []string
 	files := []outputFile{
-		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st) }},
+		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st, withHDI(percentiles{}, ds.cols, cfg.hdi)) }},
 		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
 	}
 	if !cfg.prior && cfg.predict == "" { // prior draws and predictions have no ELBO and no q for --init
@@ -1191,8 +1198,9 @@ func printLOOLines(w io.Writer, ds *drawSet) {
 // printTable prints the summary table: a row per element of every latent
 // and output, at most maxTableRows per variable without --verbose.
 func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) {
-	t := &table{right: []bool{false, false, true, true, true, true, true, true}}
-	head := []string{"name", "family", "mean", "sd", "5%", "50%", "95%"}
+	t := &table{right: []bool{false, false, true, true, true, true, true, true, true, true}}
+	pc := withHDI(percentiles{}, ds.cols, cfg.hdi)
+	head := pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})
 	if h.mix != nil {
 		head = append(head, "R̂")
 	}
@@ -1205,6 +1213,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 			}
 			s := st[v.first+j]
 			row := []string{compile.ElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}
+			row = pc.hdiCells(row, v.first+j, num3)
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,14 +53,15 @@ func TestSummaryHDICSV(t *testing.T) {
 	if head := readCSV(t, without)[0]; slices.ContainsFunc(head, func(h string) bool { return strings.HasPrefix(h, "hdi_") }) {
 		t.Errorf("without --hdi, summary.csv's header %v has HDI columns", head)
 	}
-	rows := readCSV(t, with)
-	head := rows[0]
-	q95 := slices.Index(head, "q95")
-	if q95 < 0 || len(head) < q95+3 || head[q95+1] != "hdi_5%" || head[q95+2] != "hdi_95%" {
-		t.Fatalf("header %v: want hdi_5%%, hdi_95%% after q95", head)
-	}
+	checkHDICSV(t, with, pooledFiles(t, files...), 0.9, 10)
+}
+
+// pooledFiles reads the draws files paths, pooled as gpp summary pools
+// them.
+func pooledFiles(t *testing.T, paths ...string) *sampleDraws {
+	t.Helper()
 	var fs []*drawsFileData
-	for _, path := range files {
+	for _, path := range paths {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -74,25 +76,80 @@ func TestSummaryHDICSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string][]string{}
-	for _, r := range rows[1:] {
-		byName[r[0]] = r
+	return sd
+}
+
+// checkHDICSV checks that the summary.csv at path has the HDI columns of
+// probability prob right after q95, every row's cells nuts.HDI of sd's
+// column of that element, and at least min rows.
+func checkHDICSV(t *testing.T, path string, sd *sampleDraws, prob float64, min int) {
+	t.Helper()
+	rows := readCSV(t, path)
+	head := rows[0]
+	lo, hi := hdiNames(prob)
+	q95 := slices.Index(head, "q95")
+	if q95 < 0 || len(head) < q95+3 || head[q95+1] != lo || head[q95+2] != hi {
+		t.Fatalf("%s: header %v: want %s, %s after q95", path, head, lo, hi)
 	}
-	checked := 0
+	cols := map[string]int{}
 	for _, r := range elemRows(sd.ds.vars) {
-		lo, hi := nuts.HDI(sd.byChain(sd.ds.cols[r.col]), 0.9)
-		got := byName[r.name]
-		if got == nil {
-			t.Errorf("no row %s in %s", r.name, with)
+		cols[r.name] = r.col
+	}
+	for _, got := range rows[1:] {
+		c, ok := cols[got[0]]
+		if !ok {
+			t.Errorf("%s: row %s is no column of the draws", path, got[0])
 			continue
 		}
+		lo, hi := nuts.HDI(sd.byChain(sd.ds.cols[c]), prob)
 		if got[q95+1] != formatNum(lo) || got[q95+2] != formatNum(hi) {
-			t.Errorf("%s: HDI [%s, %s], want [%s, %s]", r.name, got[q95+1], got[q95+2], formatNum(lo), formatNum(hi))
+			t.Errorf("%s: %s: HDI [%s, %s], want [%s, %s]", path, got[0], got[q95+1], got[q95+2], formatNum(lo), formatNum(hi))
 		}
-		checked++
 	}
-	if checked < 10 {
-		t.Errorf("checked %d rows, want the file's every column", checked)
+	if len(rows)-1 < min {
+		t.Errorf("%s: %d rows, want at least %d", path, len(rows)-1, min)
+	}
+}
+
+// TestFitHDICSV: gpp fit --hdi P (one q, a mixture of restarts, prior
+// draws, predictions from a fit) writes the HDI's columns after q95 in
+// summary.csv, before rhat, each element's cells nuts.HDI of its column
+// in the draws.csv written beside it (q's output draws, the mean row left
+// out); without --hdi, summary.csv has no such columns.
+func TestFitHDICSV(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		prob float64
+		min  int
+	}{
+		{"fit", []string{"fit", poissonModel, poissonData, "--seed", "2", "--iter", "1000", "--output-draws", "400"}, 0.9, 2},
+		{"restarts", []string{"fit", poissonModel, poissonData, "--restarts", "2", "--iter", "500", "--output-draws", "300"}, 0.5, 2},
+		{"resample", []string{"fit", poissonModel, poissonData, "--iter", "500", "--psis-resample", "--output-draws", "300"}, 0.8, 2},
+		{"prior", []string{"fit", "--prior", "testdata/fit_prior.gpp", "--output-draws", "300", "--seed", "4"}, 0.94, 9},
+		{"predict", []string{"predict", "testdata/predict", "testdata/predict_new.gpp", "testdata/predict_new.csv", "--output-draws", "300"}, 0.95, 16},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			with, without := filepath.Join(dir, c.name), filepath.Join(dir, c.name+"-plain")
+			for _, run := range []struct {
+				out  string
+				args []string
+			}{{with, []string{"--hdi", strconv.FormatFloat(c.prob, 'g', -1, 64)}}, {without, nil}} {
+				args := append(append(slices.Clone(c.args), run.args...), "--quiet", "--out", run.out)
+				if code, _, stderr := runGpp(args...); code != exitOK {
+					t.Fatalf("%v: exit %d:\n%s", args, code, stderr)
+				}
+			}
+			plain, hdi := readCSV(t, filepath.Join(without, summaryFile))[0], readCSV(t, filepath.Join(with, summaryFile))[0]
+			if slices.ContainsFunc(plain, func(h string) bool { return strings.HasPrefix(h, "hdi_") }) {
+				t.Errorf("without --hdi, summary.csv's header %v has HDI columns", plain)
+			}
+			if q95 := slices.Index(plain, "q95"); q95 < 0 || !slices.Equal(slices.Delete(slices.Clone(hdi), q95+1, q95+3), plain) {
+				t.Errorf("with --hdi, summary.csv's header %v is not %v with two columns after q95", hdi, plain)
+			}
+			checkHDICSV(t, filepath.Join(with, summaryFile), pooledFiles(t, filepath.Join(with, drawsFile)), c.prob, c.min)
+		})
 	}
 }
 
@@ -129,4 +186,11 @@ func TestSampleHDIMatchesSummary(t *testing.T) {
 	if !(s["hdi_3%"] < s["q50"] && s["q50"] < s["hdi_97%"]) || math.IsNaN(s["hdi_3%"]) {
 		t.Errorf("lambda's HDI [%v, %v] does not hold its median %v", s["hdi_3%"], s["hdi_97%"], s["q50"])
 	}
+}
+
+// TestReplFitHDI: testdata/repl_hdi.in, as TestReplSession. The REPL's
+// :fit takes gpp fit's --hdi P, printing the HDI's columns after 95%, and
+// refuses a P outside (0, 1) as gpp fit does.
+func TestReplFitHDI(t *testing.T) {
+	replTranscript(t, "repl_hdi", exitError)
 }

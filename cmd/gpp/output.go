@@ -1143,9 +1143,9 @@ func formatExact(v float64) string {
 }
 
 // writeSummaryCSV writes summary.csv; with restarts it has a column rhat.
-func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
+func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error {
 	cw := csv.NewWriter(w)
-	head := []string{"name", "family", "mean", "sd", "q5", "q50", "q95"}
+	head := pc.hdiHead([]string{"name", "family", "mean", "sd", "q5", "q50", "q95"})
 	if ds.comp != nil {
 		head = append(head, "rhat")
 	}
@@ -1155,6 +1155,7 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats) error {
 			s := st[v.first+j]
 			row := []string{compile.ElemName(v.name, v.shape, k), v.family,
 				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)}
+			row = pc.hdiCells(row, v.first+j, formatNum)
 			if ds.comp != nil {
 				row = append(row, formatNum(s.rhat))
 			}

@@ -139,6 +139,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write the predictive checks ppc_y.png and ppc_stat_y.png of every data y\nthat the new data give and a replicate output mirrors, as gpp fit --plots does (default false)")
 	fs.StringVar(&v.draw, "draw", "", "the left-out observed data to draw from their ~, as `NAMES` (y or y,z) or none (default: every one)")
+	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -161,6 +162,9 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--quiet and --verbose exclude each other")
 	}
 	if _, err := v.drawOptions(set["draw"]); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := validHDI(cfg.hdi); set["hdi"] && err != nil {
 		return usageErr("%v", err)
 	}
 	cfg.model, cfg.data = pos[1], pos[2:]

@@ -482,8 +482,9 @@ func (r *repl) dataHashes() []string {
 // 0-based element names in row-major order, then the diagnostics, with
 // where q started unless it was the default start: fit n's start line.
 func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string) {
-	t := &table{right: []bool{false, false, true, true, true, true, true}}
-	t.row("name", "family", "mean", "sd", "5%", "50%", "95%")
+	t := &table{right: []bool{false, false, true, true, true, true, true, true, true}}
+	pc := withHDI(percentiles{}, ds.cols, cfg.hdi)
+	t.row(pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})...)
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
 		for j, k := range v.elems {
@@ -495,7 +496,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(replElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+			t.row(pc.hdiCells([]string{replElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, c, num3)...)
 		}
 	}
 	t.print(w)

@@ -963,7 +963,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 			rows = append(rows, summaryRow{name: compile.ElemName(v.name, v.shape, k), v: v.name, family: v.family, col: v.first + j})
 		}
 	}
-	printMCMCTable(w, rows, st, ms, withHDI(defaultPercentiles(st), sd, cfg.hdi), 3)
+	printMCMCTable(w, rows, st, ms, withHDI(defaultPercentiles(st), sd.ds.cols, cfg.hdi), 3)
 }
 
 // summaryRow is one row of a sample's summary: an element's name, its
@@ -997,14 +997,16 @@ type percentiles struct {
 }
 
 // withHDI adds to pc each column's HDI of probability prob (0: none,
-// pc as it is), over all of sd's chains (nuts.HDI).
-func withHDI(pc percentiles, sd *sampleDraws, prob float64) percentiles {
+// pc as it is), over its draws that are not NaN, every chain's (nuts.HDI),
+// as the quantiles are of those draws (summarise; nanWarnings counts the
+// rest).
+func withHDI(pc percentiles, cols [][]float64, prob float64) percentiles {
 	if prob == 0 {
 		return pc
 	}
-	pc.hdiProb, pc.hdi = prob, make([][2]float64, len(sd.ds.cols))
-	for c, col := range sd.ds.cols {
-		pc.hdi[c][0], pc.hdi[c][1] = nuts.HDI([][]float64{col}, prob)
+	pc.hdiProb, pc.hdi = prob, make([][2]float64, len(cols))
+	for c, col := range cols {
+		pc.hdi[c][0], pc.hdi[c][1] = nuts.HDI([][]float64{slices.DeleteFunc(slices.Clone(col), math.IsNaN)}, prob)
 	}
 	return pc
 }
@@ -1034,7 +1036,8 @@ func (pc percentiles) hdiCells(cells []string, c int, f func(float64) string) []
 	return append(cells, f(pc.hdi[c][0]), f(pc.hdi[c][1]))
 }
 
-// hdiFlagUsage is --hdi's usage, in gpp sample and gpp summary.
+// hdiFlagUsage is --hdi's usage, in gpp sample, gpp summary, gpp fit and
+// gpp predict.
 const hdiFlagUsage = "also give the highest-density interval of probability `P` in (0, 1), ArviZ's\nhdi_prob (az.summary's default 0.94): two columns after the percentiles, in\nthe table and summary.csv, named as ArviZ's (hdi_3% and hdi_97% for 0.94)"
 
 // validHDI checks --hdi P, ArviZ's hdi_prob: a probability in (0, 1).
@@ -1254,7 +1257,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 // (added later: the first 11 columns keep their places for readers by
 // position).
 func writeSampleSummaryCSV(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, ms []mcmcStats) error {
-	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, withHDI(defaultPercentiles(st), sd, cfg.hdi))
+	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, withHDI(defaultPercentiles(st), sd.ds.cols, cfg.hdi))
 }
 
 // writeMCMCSummaryCSV writes the rows of a summary.csv, a column qP for

@@ -191,7 +191,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	if sc.probs != nil {
 		pc = percentilesAt(sd.ds.cols, sc.probs)
 	}
-	pc = withHDI(pc, sd, sc.hdi)
+	pc = withHDI(pc, sd.ds.cols, sc.hdi)
 	printMCMCTable(stdout, rows, st, ms, pc, sc.sig)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "draws        %s\n", drawsLine(files, sd))
