@@ -45,6 +45,15 @@
 // draws; both give rows of the params' values, the param columns of the
 // command's draws.csv bit for bit (printed there to 6 significant digits).
 //
+// Summaries: Summary summarises a NUTS run and FitSummary a fit's draws
+// as gpp sample's and gpp fit's summary.csv do, CmdStanPy's
+// fit.summary() and ArviZ's az.summary: a row per param and output
+// element (outputs' replicates drawn from OutputStream, as the commands
+// draw them), the mean, sd and quantiles (SummarySettings.Probs), an
+// optional HDI (SummarySettings.HDIProb), and infer/nuts.Diagnose's ESS,
+// R̂ and Monte Carlo errors; R̂ is NaN for a fit's draws, which are not
+// chains.
+//
 // Starts: Sample and Fit take StartOptions, CmdStanPy's inits=. Inits
 // gives some params' values, as Go values that DataValues would take for
 // data, and starts every chain there (the others drawn as without it) or

@@ -149,3 +149,52 @@ output y ~ Normal(mu, sigma)
 	// mu 10 sigma 0.001: y within 0.01 of mu: true
 	// mu 10 sigma 0.001: y within 0.01 of mu: true
 }
+
+// A summary of a NUTS run, CmdStanPy's fit.summary(): gpp sample's
+// summary.csv rows, a param's and an output's, with an HDI as ArviZ's;
+// and of a fit's draws, whose R̂ is NaN (independent draws, not chains).
+func ExampleModel_Summary() {
+	m, err := model.Compile("coin.gpp", []byte(`
+data y: int[N]
+param theta: unit ~ Beta(2, 2)
+y ~ Bernoulli(theta)
+output odds = theta / (1 - theta)
+`), model.DataValues(map[string]any{"y": []bool{true, false, true, true}}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := model.SampleSettings()
+	res, err := m.Sample(context.Background(), s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sum, err := m.Summary(res, s.Seed, &model.SummarySettings{HDIProb: 0.94})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range sum.Rows {
+		fmt.Printf("%-5s mean %.2f sd %.2f q5 %.2f q95 %.2f hdi [%.2f, %.2f] ess_bulk > 1000 %v R̂ < 1.01 %v\n",
+			r.Name, r.Mean, r.SD, r.Quantiles[0], r.Quantiles[2], r.HDI[0], r.HDI[1], r.ESSBulk > 1000, r.Rhat < 1.01)
+	}
+
+	fs := model.FitSettings()
+	q, err := m.Fit(context.Background(), fs)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sum, err = m.FitSummary(q, 1000, fs.Seed, &model.SummarySettings{Probs: []float64{0.1, 0.9}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := sum.Rows[0]
+	fmt.Printf("fit: %s mean %.2f q10 %.2f q90 %.2f R̂ %v\n", r.Name, r.Mean, r.Quantiles[0], r.Quantiles[1], r.Rhat)
+	// Output:
+	// theta mean 0.63 sd 0.16 q5 0.34 q95 0.88 hdi [0.33, 0.92] ess_bulk > 1000 true R̂ < 1.01 true
+	// odds  mean 2.51 sd 2.51 q5 0.51 q95 7.05 hdi [0.18, 6.62] ess_bulk > 1000 true R̂ < 1.01 true
+	// fit: theta mean 0.62 q10 0.39 q90 0.83 R̂ NaN
+}

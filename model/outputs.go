@@ -31,6 +31,13 @@ func (m *Model) Outputs(u []float64, rng *rand.Rand) ([]float64, error) {
 	if err := checkLen("u", len(u), m.Dim()); err != nil {
 		return nil, err
 	}
+	m.u.Coords(u, m.x)
+	return m.outputsAt(m.x, rng)
+}
+
+// outputsAt is Outputs at the Target's coordinates x (len TargetDim), as
+// gpp fit evaluates them at each draw of q.
+func (m *Model) outputsAt(x []float64, rng *rand.Rand) ([]float64, error) {
 	if m.ev == nil {
 		ev, err := m.l.Model.NewEvaluator()
 		if err != nil {
@@ -42,8 +49,7 @@ func (m *Model) Outputs(u []float64, rng *rand.Rand) ([]float64, error) {
 		rng = rand.New(rand.NewPCG(0, 0))
 	}
 	m.ev.SetRand(rng)
-	m.u.Coords(u, m.x)
-	_, outs, err := m.ev.Eval(m.x)
+	_, outs, err := m.ev.Eval(x)
 	if err == nil {
 		err = m.ev.OutputErr()
 	}

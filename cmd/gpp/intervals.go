@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/plot"
@@ -95,8 +96,8 @@ func intervalOf(xs []float64) interval {
 			v[i] /= scale
 		}
 	}
-	iv.q5, iv.q25, iv.q50 = scale*quantile(v, 0.05), scale*quantile(v, 0.25), scale*quantile(v, 0.5)
-	iv.q75, iv.q95 = scale*quantile(v, 0.75), scale*quantile(v, 0.95)
+	iv.q5, iv.q25, iv.q50 = scale*nuts.Quantile(v, 0.05), scale*nuts.Quantile(v, 0.25), scale*nuts.Quantile(v, 0.5)
+	iv.q75, iv.q95 = scale*nuts.Quantile(v, 0.75), scale*nuts.Quantile(v, 0.95)
 	return iv
 }
 

@@ -36,6 +36,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
@@ -47,10 +48,9 @@ import (
 // fitFormat names the layout of fit.json.
 const fitFormat = "gpp-fit/1"
 
-// predictStream seeds the draws of predictive outputs (output y ~ D(args)),
-// apart from the draws of q so that adding such an output changes no other
-// number; the mean row draws from predictStream+1.
-const predictStream = 0x7072656469637421
+// predictStream seeds the draws of predictive outputs (output y ~ D(args)):
+// sgvb.OutputStream, which the model package's summaries share.
+const predictStream = sgvb.OutputStream
 
 // predictDataStream seeds gpp predict's draws of the data that the new
 // data leave out (compile.Evaluator.SetDrawRand), apart from the outputs'
@@ -951,71 +951,11 @@ func summariseColumns(ds *drawSet) []stats {
 // Infinities take part: an output that is +Inf in most draws has the
 // median +Inf, and the mean ±Inf (NaN with both signs) and sd NaN.
 func summarise(xs []float64) stats {
-	v := make([]float64, 0, len(xs))
-	for _, x := range xs {
-		if !math.IsNaN(x) {
-			v = append(v, x)
-		}
-	}
-	nan := math.NaN()
-	if len(v) == 0 {
-		return stats{nan, nan, nan, nan, nan, nan, len(xs)}
-	}
-	slices.Sort(v)
-	s := stats{rhat: nan, nan: len(xs) - len(v)}
-	if len(v) == 1 { // one draw has no spread to measure
-		return stats{v[0], nan, v[0], v[0], v[0], nan, s.nan}
-	}
-	if v[0] == v[len(v)-1] { // a point (MAP): exact, without rounding noise
-		return stats{v[0], 0, v[0], v[0], v[0], nan, s.nan}
-	}
-	for _, x := range v {
-		s.mean += x
-	}
-	s.mean /= float64(len(v))
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - s.mean) * (x - s.mean)
-	}
-	s.sd = math.Sqrt(ss / float64(len(v)-1))
-	lo, hi := v[0], v[len(v)-1]
-	if finite := !math.IsInf(lo, 0) && !math.IsInf(hi, 0); finite && (math.IsInf(s.mean, 0) || math.IsInf(s.sd, 0)) {
-		// Finite draws whose sums overflow (values near 1e308): the same
-		// sums of the values divided by the largest magnitude.
-		scale := max(-lo, hi)
-		m, ss := 0.0, 0.0
-		for _, x := range v {
-			m += x / scale
-		}
-		m /= float64(len(v))
-		for _, x := range v {
-			ss += (x/scale - m) * (x/scale - m)
-		}
-		s.mean, s.sd = m*scale, math.Sqrt(ss/float64(len(v)-1))*scale
-	}
-	s.q5, s.q50, s.q95 = quantile(v, 0.05), quantile(v, 0.5), quantile(v, 0.95)
+	v, nan := nuts.SortedFinite(xs)
+	s := stats{rhat: math.NaN(), nan: nan}
+	s.mean, s.sd = nuts.MeanSD(v)
+	s.q5, s.q50, s.q95 = nuts.Quantile(v, 0.05), nuts.Quantile(v, 0.5), nuts.Quantile(v, 0.95)
 	return s
-}
-
-// quantile returns the p-quantile of sorted values by linear interpolation
-// between order statistics (R's type 7); between an infinity and another
-// value it is the infinity, unless it falls on the other value.
-func quantile(sorted []float64, p float64) float64 {
-	h := float64(len(sorted)-1) * p
-	lo := int(math.Floor(h))
-	if lo+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	a, b, f := sorted[lo], sorted[lo+1], h-float64(lo)
-	switch {
-	case f == 0 || a == b:
-		return a
-	case math.IsInf(a, -1):
-		return a
-	case math.IsInf(b, 1):
-		return b
-	}
-	return a + f*(b-a)
 }
 
 // badDrawsWarning returns the warning for the draws of ds where the log

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/internal/figure"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
@@ -306,7 +307,7 @@ func ppcDensities(p *plot.Plot, m ppcMatch, rep replicates) ([]string, int, erro
 	lo, hi := obs[0], obs[len(obs)-1]
 	if len(pooled) > 0 {
 		slices.Sort(pooled)
-		lo, hi = min(lo, quantile(pooled, 0.005)), max(hi, quantile(pooled, 0.995))
+		lo, hi = min(lo, nuts.Quantile(pooled, 0.005)), max(hi, nuts.Quantile(pooled, 0.995))
 	}
 	lo, hi = lo-3*h, hi+3*h
 	grid := make([]float64, ppcGrid)
@@ -377,7 +378,7 @@ func countRange(m ppcMatch, rep replicates) (lo, hi int, ok bool) {
 	}
 	if len(pooled) > 0 {
 		slices.Sort(pooled)
-		a, b = min(a, quantile(pooled, 0.005)), max(b, quantile(pooled, 0.995))
+		a, b = min(a, nuts.Quantile(pooled, 0.005)), max(b, nuts.Quantile(pooled, 0.995))
 	}
 	a, b = math.Floor(a), math.Ceil(b)
 	if b-a+1 > ppcMaxBars {
@@ -421,7 +422,7 @@ func countBands(rep replicates, lo, hi int) (med, q5, q95 []float64, draws int) 
 			continue
 		}
 		slices.Sort(cs)
-		med[k], q5[k], q95[k] = quantile(cs, 0.5), quantile(cs, 0.05), quantile(cs, 0.95)
+		med[k], q5[k], q95[k] = nuts.Quantile(cs, 0.5), nuts.Quantile(cs, 0.05), nuts.Quantile(cs, 0.95)
 	}
 	return med, q5, q95, draws
 }
@@ -537,7 +538,7 @@ func silverman(sorted []float64) float64 {
 	if n > 1 {
 		sd = math.Sqrt(ss / float64(n-1))
 	}
-	s := min(sd, (quantile(sorted, 0.75)-quantile(sorted, 0.25))/1.34)
+	s := min(sd, (nuts.Quantile(sorted, 0.75)-nuts.Quantile(sorted, 0.25))/1.34)
 	switch {
 	case s > 0:
 	case sd > 0:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
@@ -1061,17 +1062,8 @@ func quantileArgs(call *ast.CallExpr) (ast.Expr, float64, error) {
 // drawQuantile returns the p-quantile of draws (R's type 7, as :fit's
 // table's 5 % and 95 %), leaving NaNs out; NaN when all are.
 func drawQuantile(draws []float64, p float64) float64 {
-	v := make([]float64, 0, len(draws))
-	for _, x := range draws {
-		if !math.IsNaN(x) {
-			v = append(v, x)
-		}
-	}
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(v)
-	return quantile(v, p)
+	v, _ := nuts.SortedFinite(draws)
+	return nuts.Quantile(v, p)
 }
 
 // replMaxKept bounds the numbers a query keeps: the draws of the elements

@@ -936,13 +936,6 @@ func summariseChains(sd *sampleDraws, workers int) ([]stats, []mcmcStats) {
 		dg := nuts.Diagnose(sd.byChain(sd.ds.cols[c]))
 		ms[c] = mcmcStats{mcse: dg.MCSEMean, essBulk: dg.ESSBulk, essTail: dg.ESSTail, rhat: dg.Rhat,
 			mcseSD: dg.MCSESD, mcseQ: dg.MCSEQuantile, mad: dg.MAD}
-		if constantChains(sd.byChain(sd.ds.cols[c])) {
-			// a param the fixed_param sampler holds, a chain's step size:
-			// no draws to compare within a chain, so no Monte Carlo error,
-			// and R̂ undefined (an overflow where the chains differ)
-			nan := math.NaN()
-			ms[c] = mcmcStats{mcse: nan, essBulk: nan, essTail: nan, rhat: nan, mcseSD: nan, mcseQ: [3]float64{nan, nan, nan}, mad: dg.MAD}
-		}
 	})
 	for c := range st {
 		st[c].rhat = ms[c].rhat

@@ -223,19 +223,6 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// constantChains reports whether every chain holds one value (a chain's
-// step size), where R̂ and the ESS measure nothing.
-func constantChains(chains [][]float64) bool {
-	for _, ch := range chains {
-		for _, v := range ch {
-			if v != ch[0] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // samplerFamily is the family of the sampler's columns (lp__, ...) in a
 // summary.
 const samplerFamily = "sampler"
@@ -457,14 +444,10 @@ func pickRows(rows []summaryRow, specs []string) ([]summaryRow, error) {
 func percentilesAt(cols [][]float64, probs []float64) percentiles {
 	pc := percentiles{probs: probs, q: make([][]float64, len(cols))}
 	for c, col := range cols {
-		v := slices.DeleteFunc(slices.Clone(col), math.IsNaN)
-		slices.Sort(v)
+		v, _ := nuts.SortedFinite(col)
 		pc.q[c] = make([]float64, len(probs))
 		for i, p := range probs {
-			pc.q[c][i] = math.NaN()
-			if len(v) > 0 {
-				pc.q[c][i] = quantile(v, p)
-			}
+			pc.q[c][i] = nuts.Quantile(v, p)
 		}
 	}
 	return pc

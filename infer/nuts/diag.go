@@ -55,7 +55,7 @@ func Diagnose(chains [][]float64) Diagnostics {
 		zx = zScale(x)
 	}
 	d := Diagnostics{
-		Rhat:     rhat(chains, zx, quantile7(sorted, 0.5)),
+		Rhat:     rhat(chains, zx, Quantile(sorted, 0.5)),
 		ESSBulk:  ess(zx),
 		MCSEMean: mcseMean(x, all),
 		MCSESD:   mcseSD(chains, all),
@@ -243,16 +243,18 @@ func goodSplit(chains [][]float64) [][]float64 {
 }
 
 // badDraws says whether x has a non-finite value or is constant (as
-// posterior's should_return_NA).
+// posterior's should_return_NA), or constant within each chain: a param
+// the fixed_param sampler holds, a chain's step size. Such chains have no
+// Monte Carlo error to measure, and their R̂ is undefined (the rank
+// normalisation's ratio overflows to about 1e15 where the chains differ).
 func badDraws(x [][]float64) bool {
-	first := x[0][0]
 	constant := true
 	for _, ch := range x {
 		for _, v := range ch {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return true
 			}
-			if v != first {
+			if v != ch[0] {
 				constant = false
 			}
 		}
@@ -271,18 +273,7 @@ func flatten(x [][]float64) []float64 {
 func median(chains [][]float64) float64 {
 	all := flatten(chains)
 	sort.Float64s(all)
-	return quantile7(all, 0.5)
-}
-
-// quantile7 is R's default (type 7) quantile of the sorted s.
-func quantile7(s []float64, p float64) float64 {
-	h := float64(len(s)-1) * p
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[i] + (h-lo)*(s[i+1]-s[i])
+	return Quantile(all, 0.5)
 }
 
 // zScale rank-normalises x over all chains: ranks r (ties averaged) mapped

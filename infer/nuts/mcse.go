@@ -98,7 +98,7 @@ func mcseQuantile(all []float64, p, e float64) float64 {
 // q the type-7 p-quantile of the sorted draws all (posterior's
 // .ess_quantile); NaN when the indicator is constant.
 func essQuantile(x [][]float64, all []float64, p float64) float64 {
-	q := quantile7(all, p)
+	q := Quantile(all, p)
 	ind := make([][]float64, len(x))
 	for c, ch := range x {
 		ind[c] = make([]float64, len(ch))
@@ -130,13 +130,13 @@ func madSorted(s []float64) float64 {
 	if len(s) == 0 || math.IsNaN(s[0]) {
 		return math.NaN()
 	}
-	med := quantile7(s, 0.5)
+	med := Quantile(s, 0.5)
 	dev := make([]float64, len(s))
 	for i, v := range s {
 		dev[i] = math.Abs(v - med)
 	}
 	sort.Float64s(dev)
-	return madScale * quantile7(dev, 0.5)
+	return madScale * Quantile(dev, 0.5)
 }
 
 // badHDIProb is HDI's panic for a probability outside (0, 1).

@@ -327,6 +327,13 @@ func (sampleOnly) SampleLog(a float64, rng *rand.Rand) (float64, float64) {
 // package's FitDraws draw from it too, so that they meet those rows.
 const DrawStream = 0x6f75747075747321
 
+// OutputStream is the PCG stream, with the run's seed, from which gpp fit
+// and gpp sample draw the outputs' replicates (output y ~ D(...)) at each
+// draw, one draw after another, apart from the draws of q so that adding
+// such an output changes no other number (the mean row of a fit draws from
+// OutputStream+1). The model package's summaries draw them alike.
+const OutputStream = 0x7072656469637421
+
 // SampleCoords draws one z from q into x in the Target's coordinates
 // (len(x) == Dim; coordinates outside every latent are left alone) and
 // returns log q(z), the log density of z on its natural scale, comparable

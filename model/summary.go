@@ -1,0 +1,180 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+// OutputStream is the PCG stream, with the run's seed, from which gpp fit
+// and gpp sample draw the outputs' replicates at each draw
+// (sgvb.OutputStream): Summary and FitSummary draw them from it so that
+// their output rows are the commands'.
+const OutputStream = sgvb.OutputStream
+
+// SummarySettings choose a summary's quantiles and HDI, gpp summary's
+// --percentiles and --hdi (CmdStanPy's percentiles=, ArviZ's hdi_prob=).
+// A nil *SummarySettings, or zero fields, are gpp's defaults.
+type SummarySettings struct {
+	// Probs are the quantiles' probabilities, each in [0, 1] (nil: 0.05,
+	// 0.5 and 0.95, the columns q5, q50 and q95 of summary.csv).
+	Probs []float64
+	// HDIProb in (0, 1) adds each row's highest-density interval of that
+	// probability (nuts.HDI; ArviZ's default 0.94); 0: none.
+	HDIProb float64
+}
+
+// Summary is a summary of draws, gpp sample's summary.csv as a value.
+type Summary struct {
+	Probs   []float64    // the quantiles' probabilities
+	HDIProb float64      // the HDI's probability, 0 if none
+	Rows    []SummaryRow // a row per param element, then per output element
+}
+
+// SummaryRow summarises one column of draws.csv, over all the chains: the
+// numbers of gpp sample's summary.csv row of the same name (there printed
+// to 6 significant digits); the MCMC diagnostics are nuts.Diagnose's.
+type SummaryRow struct {
+	Name      string    // draws.csv's column name: "beta.2"
+	Output    bool      // an output's element, not a param's
+	Mean, SD  float64   // of the draws that are not NaN
+	Quantiles []float64 // at Summary.Probs (R's type 7)
+	HDI       [2]float64
+	// MCSEMean, ESSBulk, ESSTail and Rhat are the rank-normalised split
+	// R̂, the ESS and the mean's Monte Carlo error; NaN for a column
+	// constant within every chain (a param FixedParam holds), and R̂ NaN
+	// for a fit's independent draws, which are not chains.
+	MCSEMean, ESSBulk, ESSTail, Rhat float64
+	MCSESD                           float64
+	MCSEQuantile                     [3]float64 // at nuts.DiagnoseProbs: 5, 50 and 95 %
+	MAD                              float64
+}
+
+// Summary summarises a NUTS run of this model (from Sample, whose
+// nuts.Settings.Seed is seed), as gpp sample's summary.csv does: a row per
+// param element (SampleDraws' columns) and per output element (Outputs at
+// each draw, replicates drawn from OutputStream of seed), all chains
+// pooled for the mean, sd, quantiles and HDI, chain by chain for the
+// diagnostics. s nil is gpp sample's default columns.
+func (m *Model) Summary(res *nuts.Result, seed uint64, s *SummarySettings) (*Summary, error) {
+	rows, err := m.SampleDraws(res)
+	if err != nil {
+		return nil, err
+	}
+	chains := len(res.Chains)
+	n := 0
+	if chains > 0 {
+		n = len(rows) / chains
+	}
+	var outs [][]float64
+	if len(m.l.Model.Outputs) > 0 {
+		rng := rand.New(rand.NewPCG(seed, OutputStream))
+		for c := range chains {
+			for i := range n {
+				y, _ := m.Outputs(res.Chains[c].Draws[i*res.Dim:(i+1)*res.Dim], rng) // NaN where it failed, as draws.csv
+				outs = append(outs, y)
+			}
+		}
+	}
+	return m.summarise(rows, outs, chains, true, s)
+}
+
+// FitSummary summarises n draws from q, the fit r of this model, as gpp
+// fit's summary.csv does (its mean, sd and quantiles) and gpp summary of
+// its draws.csv (the MCMC columns, there of draws rounded to 6 digits):
+// the rows of
+// FitDraws(r, n, seed) and the outputs at each (replicates drawn from
+// OutputStream of seed), gpp fit's seed and --output-draws (1000). The
+// draws are independent draws of q, not chains: R̂ is NaN, the ESS and
+// Monte Carlo errors those of one chain.
+func (m *Model) FitSummary(r *sgvb.Result, n int, seed uint64, s *SummarySettings) (*Summary, error) {
+	rows, err := m.FitDraws(r, n, seed)
+	if err != nil {
+		return nil, err
+	}
+	var outs [][]float64
+	if len(m.l.Model.Outputs) > 0 {
+		// FitDraws' stream again, for the coordinates of each draw
+		x := make([]float64, r.Dim)
+		r.Coords(x, r.Mean())
+		draws := rand.New(rand.NewPCG(seed, sgvb.DrawStream))
+		rng := rand.New(rand.NewPCG(seed, OutputStream))
+		for range n {
+			r.SampleCoords(draws, x)
+			y, _ := m.outputsAt(x, rng)
+			outs = append(outs, y)
+		}
+	}
+	return m.summarise(rows, outs, 1, false, s)
+}
+
+// summarise summarises the columns of rows (params) and outs (outputs,
+// nil: none), chains of equal length one after another; R̂ only for
+// mcmc's chains.
+func (m *Model) summarise(rows, outs [][]float64, chains int, mcmc bool, s *SummarySettings) (*Summary, error) {
+	sum := &Summary{Probs: []float64{0.05, 0.5, 0.95}}
+	if s != nil && s.Probs != nil {
+		sum.Probs = slices.Clone(s.Probs)
+	}
+	for _, p := range sum.Probs {
+		if !(p >= 0 && p <= 1) {
+			return nil, fmt.Errorf("model: Summary: probability %v outside [0, 1]", p)
+		}
+	}
+	if s != nil && s.HDIProb != 0 {
+		if !(s.HDIProb > 0 && s.HDIProb < 1) {
+			return nil, fmt.Errorf("model: Summary: HDIProb %v outside (0, 1)", s.HDIProb)
+		}
+		sum.HDIProb = s.HDIProb
+	}
+	if chains == 0 || len(rows)%chains != 0 {
+		return nil, errors.New("model: Summary: no chains of equal length to summarise")
+	}
+	col := make([]float64, len(rows))
+	add := func(name string, output bool, j int, of [][]float64) {
+		for d, r := range of {
+			col[d] = r[j]
+		}
+		sum.Rows = append(sum.Rows, summariseColumn(name, output, col, chains, mcmc, sum))
+	}
+	for j, name := range m.names {
+		add(name, false, j, rows)
+	}
+	if outs != nil {
+		for j, name := range m.OutputNames() {
+			add(name, true, j, outs)
+		}
+	}
+	return sum, nil
+}
+
+// summariseColumn summarises one column, its chains one after another.
+func summariseColumn(name string, output bool, col []float64, chains int, mcmc bool, sum *Summary) SummaryRow {
+	r := SummaryRow{Name: name, Output: output, HDI: [2]float64{math.NaN(), math.NaN()}}
+	v, _ := nuts.SortedFinite(col)
+	r.Mean, r.SD = nuts.MeanSD(v)
+	r.Quantiles = make([]float64, len(sum.Probs))
+	for i, p := range sum.Probs {
+		r.Quantiles[i] = nuts.Quantile(v, p)
+	}
+	if sum.HDIProb != 0 {
+		r.HDI[0], r.HDI[1] = nuts.HDI([][]float64{v}, sum.HDIProb) // of the draws that are not NaN, as the CLI's
+	}
+	n := len(col) / chains
+	byChain := make([][]float64, chains)
+	for c := range byChain {
+		byChain[c] = col[c*n : (c+1)*n]
+	}
+	dg := nuts.Diagnose(byChain) // NaN where nothing varies within a chain
+	r.MCSEMean, r.ESSBulk, r.ESSTail, r.Rhat = dg.MCSEMean, dg.ESSBulk, dg.ESSTail, dg.Rhat
+	r.MCSESD, r.MCSEQuantile, r.MAD = dg.MCSESD, dg.MCSEQuantile, dg.MAD
+	if !mcmc {
+		r.Rhat = math.NaN()
+	}
+	return r
+}

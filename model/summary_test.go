@@ -1,0 +1,274 @@
+package model
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/nuts"
+)
+
+// summarySrc has a real and a positive param, an output replicate (drawn
+// from OutputStream) and a deterministic output.
+const summarySrc = `
+data y: real[N]
+param mu: real ~ Normal(0, 1)
+param sigma: positive ~ HalfNormal(1)
+y ~ Normal(mu, sigma)
+output y_rep ~ Normal(mu, sigma)
+output twice = 2 * mu
+`
+
+const summaryData = "y\n0.3\n-1.2\n2.5\n0.1\n0.9\n"
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// TestMain removes the gpp that cli built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cliPath != "" && cliErr == nil {
+		os.RemoveAll(filepath.Dir(cliPath))
+	}
+	os.Exit(code)
+}
+
+// cli builds gpp (cmd/gpp) once for the tests that compare with its files.
+func cli(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds cmd/gpp")
+	}
+	cliOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gpp-model-test")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliPath = filepath.Join(dir, "gpp")
+		out, err := exec.Command("go", "build", "-o", cliPath, "github.com/gpplang/gpp/cmd/gpp").CombinedOutput()
+		if err != nil {
+			cliErr = err
+			cliPath = string(out)
+		}
+	})
+	if cliErr != nil {
+		t.Fatalf("go build ./cmd/gpp: %v\n%s", cliErr, cliPath)
+	}
+	return cliPath
+}
+
+// runCLI runs gpp with args in dir.
+func runCLI(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(cli(t), args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gpp %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// summaryFiles writes the model and its data into a new directory.
+func summaryFiles(t *testing.T) (dir string, m *Model) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.gpp"), []byte(summarySrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "y.csv"), []byte(summaryData), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(filepath.Join(dir, "m.gpp"), DataFiles(filepath.Join(dir, "y.csv")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m
+}
+
+// readBackTol bounds |gpp summary's number − Summary's| relative to
+// |Summary's| + the row's sd, for gpp summary's files: it reads
+// draws.csv's draws, rounded to 6 significant digits, where Summary has
+// them exact (the largest seen, an MCSE of a quantile, 1.6e-5).
+const readBackTol = 1e-4
+
+// sig6 is v to summary.csv's 6 significant digits.
+func sig6(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// sameAsCSV checks every cell of the summary.csv at path against sum's
+// row of that name, to the file's 6 significant digits, and that the
+// file has a row for each of sum's and no other (but the sampler's, lp__
+// ...); mcmc: all the MCMC columns too, not only gpp fit's mean, sd and
+// quantiles; readBack: the file is gpp summary's, of draws.csv's
+// rounded draws, and the numbers agree within readBackTol.
+func sameAsCSV(t *testing.T, path string, sum *Summary, mcmc, readBack bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := recs[0]
+	for len(recs) > 1 && recs[1][1] == "sampler" {
+		recs = append(recs[:1], recs[2:]...)
+	}
+	if len(recs)-1 != len(sum.Rows) {
+		t.Fatalf("%s has %d rows, Summary %d", path, len(recs)-1, len(sum.Rows))
+	}
+	for i, rec := range recs[1:] {
+		r := sum.Rows[i]
+		if rec[0] != r.Name {
+			t.Fatalf("%s row %d is %s, Summary's %s", path, i+1, rec[0], r.Name)
+		}
+		want := map[string]float64{"mean": r.Mean, "sd": r.SD, "mcse_mean": r.MCSEMean, "ess_bulk": r.ESSBulk,
+			"ess_tail": r.ESSTail, "rhat": r.Rhat, "mcse_sd": r.MCSESD, "mad": r.MAD,
+			"mcse_q5": r.MCSEQuantile[0], "mcse_q50": r.MCSEQuantile[1], "mcse_q95": r.MCSEQuantile[2]}
+		for k, p := range sum.Probs {
+			want["q"+strconv.FormatFloat(100*p, 'f', -1, 64)] = r.Quantiles[k]
+		}
+		if sum.HDIProb != 0 {
+			a := 1 - sum.HDIProb
+			want["hdi_"+strconv.FormatFloat(100*a/2, 'g', 6, 64)+"%"] = r.HDI[0]
+			want["hdi_"+strconv.FormatFloat(100*(1-a/2), 'g', 6, 64)+"%"] = r.HDI[1]
+		}
+		seen := 0
+		for j, col := range head {
+			v, ok := want[col]
+			if !ok {
+				continue
+			}
+			seen++
+			got, err := strconv.ParseFloat(rec[j], 64)
+			if err != nil {
+				t.Fatalf("%s: %s's %s %q: %v", path, r.Name, col, rec[j], err)
+			}
+			if readBack {
+				if math.IsNaN(got) != math.IsNaN(v) || math.Abs(got-v) > readBackTol*(math.Abs(v)+r.SD) {
+					t.Errorf("%s: %s's %s is %s, Summary's %v (read back from 6 digits)", filepath.Base(path), r.Name, col, rec[j], v)
+				}
+			} else if sig6(got) != sig6(v) {
+				t.Errorf("%s: %s's %s is %s, Summary's %s", filepath.Base(path), r.Name, col, rec[j], sig6(v))
+			}
+		}
+		min := 2 + len(sum.Probs)
+		if mcmc {
+			min = len(want)
+		}
+		if seen < min {
+			t.Fatalf("%s: %d of Summary's columns found in %v", path, seen, head)
+		}
+	}
+}
+
+// TestSummaryMatchesSample checks Summary against gpp sample's
+// summary.csv, with --hdi, and against gpp summary's --percentiles of the
+// same draws.csv: every row, params and outputs (a replicate among them),
+// every column.
+func TestSummaryMatchesSample(t *testing.T) {
+	dir, m := summaryFiles(t)
+	runCLI(t, dir, "sample", "m.gpp", "y.csv", "--chains", "3", "--warmup", "150", "--draws", "120", "--seed", "7", "--hdi", "0.9", "--out", "s")
+	runCLI(t, dir, "summary", "s/draws.csv", "--percentiles", "10,80", "--out", "p.csv")
+	s := SampleSettings()
+	s.Chains, s.Warmup, s.Draws, s.Seed = 3, 150, 120, 7
+	res, err := m.Sample(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := m.Summary(res, 7, &SummarySettings{HDIProb: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Rows) != 4 || !sum.Rows[2].Output || sum.Rows[1].Output {
+		t.Fatalf("rows %+v: want mu, sigma and the outputs y_rep, twice", sum.Rows)
+	}
+	sameAsCSV(t, filepath.Join(dir, "s", "summary.csv"), sum, true, false)
+	sum, err = m.Summary(res, 7, &SummarySettings{Probs: []float64{0.1, 0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsCSV(t, filepath.Join(dir, "p.csv"), sum, true, true)
+}
+
+// TestFitSummaryMatchesFit checks FitSummary against gpp fit's
+// summary.csv and gpp summary's of its draws.csv (R̂ NaN: not chains).
+func TestFitSummaryMatchesFit(t *testing.T) {
+	dir, m := summaryFiles(t)
+	runCLI(t, dir, "fit", "m.gpp", "y.csv", "--iter", "300", "--seed", "5", "--out", "f")
+	runCLI(t, dir, "summary", "f/draws.csv", "--out", "all.csv")
+	s := FitSettings()
+	s.MaxIter, s.Seed = 300, 5
+	r, err := m.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := m.FitSummary(r, 1000, 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsCSV(t, filepath.Join(dir, "f", "summary.csv"), sum, false, false)
+	sameAsCSV(t, filepath.Join(dir, "all.csv"), sum, true, true)
+	for _, row := range sum.Rows {
+		if !math.IsNaN(row.Rhat) || math.IsNaN(row.ESSBulk) {
+			t.Errorf("%s: R̂ %v ESS %v of a fit's draws, want NaN and a number", row.Name, row.Rhat, row.ESSBulk)
+		}
+	}
+}
+
+// TestSummaryFixedParam checks that the params the fixed_param sampler
+// holds, at another value in each chain (ChainInits, gpp sample's
+// init_1.json ...), have NaN R̂, ESS and Monte Carlo errors, as gpp
+// sample's summary.csv, and the outputs that vary numbers.
+func TestSummaryFixedParam(t *testing.T) {
+	dir, m := summaryFiles(t)
+	inits := []map[string]any{{"mu": 1.5, "sigma": 0.7}, {"mu": -0.5, "sigma": 1.25}}
+	for i, f := range []string{"init_1.json", "init_2.json", "init.json"} {
+		v := inits[i%2]
+		js := fmt.Sprintf(`{"mu": %v, "sigma": %v}`, v["mu"], v["sigma"])
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runCLI(t, dir, "sample", "m.gpp", "y.csv", "--fixed-param", "--init", "init.json", "--chains", "2", "--draws", "200", "--seed", "3", "--out", "s")
+	s := SampleSettings()
+	s.FixedParam, s.Chains, s.Draws, s.Seed = true, 2, 200, 3
+	res, err := m.Sample(context.Background(), s, ChainInits(inits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := m.Summary(res, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsCSV(t, filepath.Join(dir, "s", "summary.csv"), sum, true, false)
+	for _, row := range sum.Rows {
+		held := !row.Output || row.Name == "twice"
+		if got := math.IsNaN(row.Rhat) && math.IsNaN(row.ESSBulk) && math.IsNaN(row.MCSEMean) && math.IsNaN(row.MCSEQuantile[1]); got != held {
+			t.Errorf("%s: R̂ %v ESS %v MCSE %v; held %v", row.Name, row.Rhat, row.ESSBulk, row.MCSEMean, held)
+		}
+	}
+}
+
+// TestSummaryBadSettings checks that bad probabilities are errors.
+func TestSummaryBadSettings(t *testing.T) {
+	_, m := summaryFiles(t)
+	res := &nuts.Result{Dim: m.Dim(), Chains: []nuts.Chain{{Draws: make([]float64, 2*m.Dim()), LogP: make([]float64, 2)}}}
+	for _, s := range []*SummarySettings{{Probs: []float64{1.5}}, {HDIProb: 1}, {Probs: []float64{math.NaN()}}} {
+		if _, err := m.Summary(res, 1, s); err == nil {
+			t.Errorf("%+v: no error", *s)
+		}
+	}
+}
