@@ -20,6 +20,12 @@ import (
 // values, as in draws.csv (a cholesky_factor_corr[K] as its K×K factor).
 // An r of another model or a negative n is an error.
 func (m *Model) FitDraws(r *sgvb.Result, n int, seed uint64) ([][]float64, error) {
+	return m.fitDraws(r, n, seed, nil)
+}
+
+// fitDraws is FitDraws, calling at (if not nil) with each draw's Target
+// coordinates x after its row: FitSummary's outputs at each draw.
+func (m *Model) fitDraws(r *sgvb.Result, n int, seed uint64, at func(x []float64)) ([][]float64, error) {
 	if r == nil {
 		return nil, errors.New("model: FitDraws: the fit is nil")
 	}
@@ -37,6 +43,9 @@ func (m *Model) FitDraws(r *sgvb.Result, n int, seed uint64) ([][]float64, error
 		r.SampleCoords(rng, x)
 		r.Natural(z, x)
 		rows[d] = m.appendValues(make([]float64, 0, m.NumParams()), z)
+		if at != nil {
+			at(x)
+		}
 	}
 	return rows, nil
 }

@@ -93,28 +93,24 @@ func (m *Model) Summary(res *nuts.Result, seed uint64, s *SummarySettings) (*Sum
 // draws are independent draws of q, not chains: R̂ is NaN, the ESS and
 // Monte Carlo errors those of one chain.
 func (m *Model) FitSummary(r *sgvb.Result, n int, seed uint64, s *SummarySettings) (*Summary, error) {
-	rows, err := m.FitDraws(r, n, seed)
-	if err != nil {
-		return nil, err
-	}
 	var outs [][]float64
+	var at func(x []float64)
 	if len(m.l.Model.Outputs) > 0 {
-		// FitDraws' stream again, for the coordinates of each draw
-		x := make([]float64, r.Dim)
-		r.Coords(x, r.Mean())
-		draws := rand.New(rand.NewPCG(seed, sgvb.DrawStream))
 		rng := rand.New(rand.NewPCG(seed, OutputStream))
-		for range n {
-			r.SampleCoords(draws, x)
-			y, _ := m.outputsAt(x, rng)
+		at = func(x []float64) {
+			y, _ := m.outputsAt(x, rng) // NaN where it failed, as draws.csv
 			outs = append(outs, y)
 		}
+	}
+	rows, err := m.fitDraws(r, n, seed, at)
+	if err != nil {
+		return nil, err
 	}
 	return m.summarise(rows, outs, 1, false, s)
 }
 
 // summarise summarises the columns of rows (params) and outs (outputs,
-// nil: none), chains of equal length one after another; R̂ only for
+// a row per row of rows), chains of equal length one after another; R̂ only for
 // mcmc's chains.
 func (m *Model) summarise(rows, outs [][]float64, chains int, mcmc bool, s *SummarySettings) (*Summary, error) {
 	sum := &Summary{Probs: []float64{0.05, 0.5, 0.95}}
@@ -145,10 +141,8 @@ func (m *Model) summarise(rows, outs [][]float64, chains int, mcmc bool, s *Summ
 	for j, name := range m.names {
 		add(name, false, j, rows)
 	}
-	if outs != nil {
-		for j, name := range m.OutputNames() {
-			add(name, true, j, outs)
-		}
+	for j, name := range m.OutputNames() {
+		add(name, true, j, outs)
 	}
 	return sum, nil
 }

@@ -272,3 +272,28 @@ func TestSummaryBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestFitSummaryNoDraws checks that a summary of no draws still has a row
+// per param and output element, each NaN.
+func TestFitSummaryNoDraws(t *testing.T) {
+	_, m := summaryFiles(t)
+	s := FitSettings()
+	s.MaxIter, s.Seed = 50, 5
+	r, err := m.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := m.FitSummary(r, 0, 5, &SummarySettings{HDIProb: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(m.ParamNames(), m.OutputNames()...)
+	if len(sum.Rows) != len(want) || len(m.OutputNames()) == 0 {
+		t.Fatalf("%d rows, want %d (%v)", len(sum.Rows), len(want), want)
+	}
+	for i, row := range sum.Rows {
+		if row.Name != want[i] || !math.IsNaN(row.Mean) || !math.IsNaN(row.Quantiles[1]) || !math.IsNaN(row.HDI[0]) {
+			t.Errorf("row %d: %s mean %v median %v HDI %v; want %s, NaN", i, row.Name, row.Mean, row.Quantiles[1], row.HDI, want[i])
+		}
+	}
+}

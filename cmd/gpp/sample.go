@@ -999,7 +999,8 @@ func withHDI(pc percentiles, cols [][]float64, prob float64) percentiles {
 	}
 	pc.hdiProb, pc.hdi = prob, make([][2]float64, len(cols))
 	for c, col := range cols {
-		pc.hdi[c][0], pc.hdi[c][1] = nuts.HDI([][]float64{slices.DeleteFunc(slices.Clone(col), math.IsNaN)}, prob)
+		v, _ := nuts.SortedFinite(col)
+		pc.hdi[c][0], pc.hdi[c][1] = nuts.HDI([][]float64{v}, prob)
 	}
 	return pc
 }

@@ -233,33 +233,47 @@ func split(chains [][]float64) [][]float64 {
 }
 
 // goodSplit is split of the chains, nil also when they have a non-finite
-// draw or are constant (badDraws): the chains every diagnostic needs.
+// draw or are constant (badDraws), or each chain is constant (eachConstant):
+// the chains every diagnostic needs.
 func goodSplit(chains [][]float64) [][]float64 {
 	x := split(chains)
-	if x == nil || badDraws(x) {
+	if x == nil || badDraws(x) || eachConstant(chains) {
 		return nil
 	}
 	return x
 }
 
 // badDraws says whether x has a non-finite value or is constant (as
-// posterior's should_return_NA), or constant within each chain: a param
-// the fixed_param sampler holds, a chain's step size. Such chains have no
-// Monte Carlo error to measure, and their R̂ is undefined (the rank
-// normalisation's ratio overflows to about 1e15 where the chains differ).
+// posterior's should_return_NA).
 func badDraws(x [][]float64) bool {
+	first := x[0][0]
 	constant := true
 	for _, ch := range x {
 		for _, v := range ch {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return true
 			}
-			if v != ch[0] {
+			if v != first {
 				constant = false
 			}
 		}
 	}
 	return constant
+}
+
+// eachConstant says whether every chain holds one value: a param the
+// fixed_param sampler holds, a chain's step size. Such chains have no
+// Monte Carlo error to measure, and their R̂ is undefined (the rank
+// normalisation's ratio overflows to about 1e15 where the chains differ).
+func eachConstant(chains [][]float64) bool {
+	for _, ch := range chains {
+		for _, v := range ch {
+			if v != ch[0] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func flatten(x [][]float64) []float64 {

@@ -228,3 +228,33 @@ func TestDiagnosticsNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseEachConstant checks that chains each holding one value (a
+// param the fixed_param sampler holds) have NaN diagnostics but a MAD,
+// while chains that vary within but not across (two modes, one chain in
+// each, the median between them) keep the median's Monte Carlo error:
+// its indicator is constant within each chain, not overall, so posterior
+// gives a number, a large one.
+func TestDiagnoseEachConstant(t *testing.T) {
+	held := Diagnose([][]float64{{1, 1, 1, 1}, {3, 3, 3, 3}})
+	for name, v := range map[string]float64{"Rhat": held.Rhat, "ESSBulk": held.ESSBulk, "ESSTail": held.ESSTail,
+		"MCSEMean": held.MCSEMean, "MCSESD": held.MCSESD, "MCSEQuantile[1]": held.MCSEQuantile[1]} {
+		if !math.IsNaN(v) {
+			t.Errorf("%s of chains each constant: %v, want NaN", name, v)
+		}
+	}
+	if held.MAD != madScale { // median 2, every deviation 1
+		t.Errorf("MAD of chains each constant: %v, want 1.4826", held.MAD)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	modes := [][]float64{make([]float64, 400), make([]float64, 400)}
+	for c, ch := range modes {
+		for i := range ch {
+			ch[i] = rng.NormFloat64() + 20*float64(c)
+		}
+	}
+	d := Diagnose(modes)
+	if e := d.MCSEQuantile[1]; !(e > 1) || e != MCSEQuantile(modes, 0.5) {
+		t.Errorf("two modes: the median's MCSE %v (MCSEQuantile %v), want the same number > 1", e, MCSEQuantile(modes, 0.5))
+	}
+}
