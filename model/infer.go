@@ -81,9 +81,8 @@ func (m *Model) Fit(ctx context.Context, s sgvb.Settings, opts ...StartOption) (
 // s.FixedParam runs Stan's fixed_param sampler, gpp sample --fixed-param:
 // every chain stays where it starts (Inits or ChainInits, which must then
 // give every param: a param left out is an error naming it; without them
-// the random start), with no warm-up,
-// lp__ 0 as CmdStan writes it, and Outputs drawn at each draw simulate
-// data from those params. A model with no params runs it whatever s says,
+// the random start), with no warm-up, lp__ 0 as CmdStan writes it, and
+// Outputs drawn at each draw simulate data from those params. A model with no params runs it whatever s says,
 // as gpp sample does: its draws have no coordinates, and Outputs draws
 // its outputs.
 //

@@ -200,8 +200,8 @@ func randomU(rng *rand.Rand, n int, scale float64) []float64 {
 	return u
 }
 
-// readColumns reads a CSV file's columns by name.
-func readColumns(t *testing.T, path string) map[string][]float64 {
+// readCSV reads a whole CSV file, its header the first row.
+func readCSV(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -212,6 +212,13 @@ func readColumns(t *testing.T, path string) map[string][]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rows
+}
+
+// readColumns reads a CSV file's columns by name.
+func readColumns(t *testing.T, path string) map[string][]float64 {
+	t.Helper()
+	rows := readCSV(t, path)
 	cols := map[string][]float64{}
 	for _, r := range rows[1:] {
 		for j, name := range rows[0] {

@@ -62,6 +62,10 @@ type SummaryRow struct {
 // pooled for the mean, sd, quantiles and HDI, chain by chain for the
 // diagnostics. s nil is gpp sample's default columns.
 func (m *Model) Summary(res *nuts.Result, seed uint64, s *SummarySettings) (*Summary, error) {
+	sum, err := newSummary(s)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := m.SampleDraws(res)
 	if err != nil {
 		return nil, err
@@ -81,18 +85,21 @@ func (m *Model) Summary(res *nuts.Result, seed uint64, s *SummarySettings) (*Sum
 			}
 		}
 	}
-	return m.summarise(rows, outs, chains, true, s)
+	return m.summarise(sum, rows, outs, chains, true)
 }
 
 // FitSummary summarises n draws from q, the fit r of this model, as gpp
 // fit's summary.csv does (its mean, sd and quantiles) and gpp summary of
 // its draws.csv (the MCMC columns, there of draws rounded to 6 digits):
-// the rows of
-// FitDraws(r, n, seed) and the outputs at each (replicates drawn from
-// OutputStream of seed), gpp fit's seed and --output-draws (1000). The
-// draws are independent draws of q, not chains: R̂ is NaN, the ESS and
-// Monte Carlo errors those of one chain.
+// the rows of FitDraws(r, n, seed) and the outputs at each (replicates
+// drawn from OutputStream of seed), gpp fit's seed and --output-draws
+// (1000). The draws are independent draws of q, not chains: R̂ is NaN,
+// the ESS and Monte Carlo errors those of one chain.
 func (m *Model) FitSummary(r *sgvb.Result, n int, seed uint64, s *SummarySettings) (*Summary, error) {
+	sum, err := newSummary(s)
+	if err != nil {
+		return nil, err
+	}
 	var outs [][]float64
 	var at func(x []float64)
 	if len(m.l.Model.Outputs) > 0 {
@@ -106,13 +113,12 @@ func (m *Model) FitSummary(r *sgvb.Result, n int, seed uint64, s *SummarySetting
 	if err != nil {
 		return nil, err
 	}
-	return m.summarise(rows, outs, 1, false, s)
+	return m.summarise(sum, rows, outs, 1, false)
 }
 
-// summarise summarises the columns of rows (params) and outs (outputs,
-// a row per row of rows), chains of equal length one after another; R̂ only for
-// mcmc's chains.
-func (m *Model) summarise(rows, outs [][]float64, chains int, mcmc bool, s *SummarySettings) (*Summary, error) {
+// newSummary is an empty Summary of s's quantiles and HDI, checked before
+// any draw is made.
+func newSummary(s *SummarySettings) (*Summary, error) {
 	sum := &Summary{Probs: []float64{0.05, 0.5, 0.95}}
 	if s != nil && s.Probs != nil {
 		sum.Probs = slices.Clone(s.Probs)
@@ -128,6 +134,13 @@ func (m *Model) summarise(rows, outs [][]float64, chains int, mcmc bool, s *Summ
 		}
 		sum.HDIProb = s.HDIProb
 	}
+	return sum, nil
+}
+
+// summarise adds to sum the rows of the columns of rows (params) and outs
+// (outputs, a row per row of rows), chains of equal length one after
+// another; R̂ only for mcmc's chains.
+func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc bool) (*Summary, error) {
 	if chains == 0 || len(rows)%chains != 0 {
 		return nil, errors.New("model: Summary: no chains of equal length to summarise")
 	}

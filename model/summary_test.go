@@ -2,7 +2,6 @@ package model
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -113,15 +112,7 @@ func sig6(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 // rounded draws, and the numbers agree within readBackTol.
 func sameAsCSV(t *testing.T, path string, sum *Summary, mcmc, readBack bool) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, path)
 	head := recs[0]
 	for len(recs) > 1 && recs[1][1] == "sampler" {
 		recs = append(recs[:1], recs[2:]...)
@@ -262,7 +253,8 @@ func TestSummaryFixedParam(t *testing.T) {
 	}
 }
 
-// TestSummaryBadSettings checks that bad probabilities are errors.
+// TestSummaryBadSettings checks that bad probabilities are errors, and
+// that they are found before any draw (a nil run or fit is not looked at).
 func TestSummaryBadSettings(t *testing.T) {
 	_, m := summaryFiles(t)
 	res := &nuts.Result{Dim: m.Dim(), Chains: []nuts.Chain{{Draws: make([]float64, 2*m.Dim()), LogP: make([]float64, 2)}}}
@@ -270,8 +262,16 @@ func TestSummaryBadSettings(t *testing.T) {
 		if _, err := m.Summary(res, 1, s); err == nil {
 			t.Errorf("%+v: no error", *s)
 		}
+		for _, err := range []error{second(m.Summary(nil, 1, s)), second(m.FitSummary(nil, 10, 1, s))} {
+			if err == nil || !strings.Contains(err.Error(), "outside") {
+				t.Errorf("%+v of nothing: %v; want the settings' error", *s, err)
+			}
+		}
 	}
 }
+
+// second is a call's error.
+func second(_ *Summary, err error) error { return err }
 
 // TestFitSummaryNoDraws checks that a summary of no draws still has a row
 // per param and output element, each NaN.
