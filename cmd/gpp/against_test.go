@@ -104,7 +104,7 @@ func TestAgainstHeavyTails(t *testing.T) {
 				}
 				all = append(all, x[k]...)
 			}
-			s := summarise(all)
+			s := summarise(all, 0)
 			N := float64(len(all))
 			mc := mcmcStats{mcse: s.sd / math.Sqrt(N), essBulk: N, essTail: N, mcseSD: nuts.MCSESD(x)}
 			if r := againstElem("x", 0, c.sigma, 0, s.mean, s.sd, mc); math.Abs(r.ratio-1) <= 2*r.seRatio {

@@ -733,7 +733,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.info("reloo: refitting without each observation whose k̂ is above %.2g", relooLimit)
 		ds.rl = reloo(ctx, l, ds, relooConfig(cfg, nil, relooBridge(r, mix)), fitWorkers(s.Workers), con)
 	}
-	st := summariseColumns(ds)
+	st := summariseColumns(ds, cfg.hdi)
 	var ro *resampleOutcome
 	if cfg.resample {
 		interrupted := r.Interrupted
@@ -1139,7 +1139,7 @@ func plural(n int) string {
 func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]string, error) {
 	var names []string
 	files := []outputFile{
-		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st, withHDI(percentiles{}, ds.cols, cfg.hdi)) }},
+		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st, percentiles{hdiProb: cfg.hdi}) }},
 		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
 	}
 	if !cfg.prior && cfg.predict == "" { // prior draws and predictions have no ELBO and no q for --init
@@ -1199,7 +1199,7 @@ func printLOOLines(w io.Writer, ds *drawSet) {
 // and output, at most maxTableRows per variable without --verbose.
 func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) {
 	t := &table{right: []bool{false, false, true, true, true, true, true, true, true, true}}
-	pc := withHDI(percentiles{}, ds.cols, cfg.hdi)
+	pc := percentiles{hdiProb: cfg.hdi}
 	head := pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})
 	if h.mix != nil {
 		head = append(head, "R̂")
@@ -1213,7 +1213,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 			}
 			s := st[v.first+j]
 			row := []string{compile.ElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}
-			row = pc.hdiCells(row, v.first+j, num3)
+			row = pc.hdiCells(row, s, num3)
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))
 			}

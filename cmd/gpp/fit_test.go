@@ -1071,38 +1071,38 @@ func TestCompareGradients(t *testing.T) {
 
 // TestSummarise checks the summary statistics (R's type-7 quantiles).
 func TestSummarise(t *testing.T) {
-	s := summarise([]float64{4, 1, 3, 2, 5, math.NaN()})
+	s := summarise([]float64{4, 1, 3, 2, 5, math.NaN()}, 0)
 	if s.mean != 3 || math.Abs(s.sd-math.Sqrt(2.5)) > 1e-15 || s.q50 != 3 || math.Abs(s.q5-1.2) > 1e-12 || math.Abs(s.q95-4.8) > 1e-12 {
 		t.Errorf("%+v", s)
 	}
-	if s := summarise([]float64{0.1, 0.1, 0.1}); s.sd != 0 || s.mean != 0.1 {
+	if s := summarise([]float64{0.1, 0.1, 0.1}, 0); s.sd != 0 || s.mean != 0.1 {
 		t.Errorf("constant: %+v", s)
 	}
-	if s := summarise([]float64{0.7, math.NaN()}); s.mean != 0.7 || !math.IsNaN(s.sd) || s.q50 != 0.7 {
+	if s := summarise([]float64{0.7, math.NaN()}, 0); s.mean != 0.7 || !math.IsNaN(s.sd) || s.q50 != 0.7 {
 		t.Errorf("one draw: mean %v, sd %v (want NaN: no spread to measure)", s.mean, s.sd)
 	}
-	if s := summarise([]float64{math.NaN()}); !math.IsNaN(s.mean) || s.nan != 1 {
+	if s := summarise([]float64{math.NaN()}, 0); !math.IsNaN(s.mean) || s.nan != 1 {
 		t.Errorf("all NaN: %+v", s)
 	}
-	if s := summarise([]float64{4, 1, math.NaN(), 3, 2, 5, math.NaN()}); s.nan != 2 || s.mean != 3 {
+	if s := summarise([]float64{4, 1, math.NaN(), 3, 2, 5, math.NaN()}, 0); s.nan != 2 || s.mean != 3 {
 		t.Errorf("NaNs left out and counted: %+v", s)
 	}
 	// infinities take part: the order statistics stay exact
 	inf := math.Inf(1)
-	if s := summarise([]float64{inf, 1, inf, 2, inf}); s.mean != inf || !math.IsNaN(s.sd) || math.Abs(s.q5-1.2) > 1e-12 || s.q50 != inf || s.q95 != inf || s.nan != 0 {
+	if s := summarise([]float64{inf, 1, inf, 2, inf}, 0); s.mean != inf || !math.IsNaN(s.sd) || math.Abs(s.q5-1.2) > 1e-12 || s.q50 != inf || s.q95 != inf || s.nan != 0 {
 		t.Errorf("+Inf in most draws: %+v", s)
 	}
-	if s := summarise([]float64{0, -inf, 1}); s.mean != -inf || s.q5 != -inf || s.q50 != 0 || math.Abs(s.q95-0.9) > 1e-12 {
+	if s := summarise([]float64{0, -inf, 1}, 0); s.mean != -inf || s.q5 != -inf || s.q50 != 0 || math.Abs(s.q95-0.9) > 1e-12 {
 		t.Errorf("−Inf in one draw: %+v", s)
 	}
-	if s := summarise([]float64{inf, inf}); s.mean != inf || s.sd != 0 || s.q50 != inf {
+	if s := summarise([]float64{inf, inf}, 0); s.mean != inf || s.sd != 0 || s.q50 != inf {
 		t.Errorf("+Inf in every draw: %+v", s)
 	}
 	// finite draws whose plain sums overflow
-	if s := summarise([]float64{1.2e308, 1.6e308, 1.4e308}); math.Abs(s.mean/1.4e308-1) > 1e-15 || math.Abs(s.sd/0.2e308-1) > 1e-14 {
+	if s := summarise([]float64{1.2e308, 1.6e308, 1.4e308}, 0); math.Abs(s.mean/1.4e308-1) > 1e-15 || math.Abs(s.sd/0.2e308-1) > 1e-14 {
 		t.Errorf("draws near 1e308: mean %v, sd %v; want 1.4e308, 2e307", s.mean, s.sd)
 	}
-	if s := summarise([]float64{-1e308, 1e308, -1e308, 1e308}); s.mean != 0 || math.Abs(s.sd/(1e308*math.Sqrt(4.0/3))-1) > 1e-15 {
+	if s := summarise([]float64{-1e308, 1e308, -1e308, 1e308}, 0); s.mean != 0 || math.Abs(s.sd/(1e308*math.Sqrt(4.0/3))-1) > 1e-15 {
 		t.Errorf("draws at ±1e308: mean %v, sd %v", s.mean, s.sd)
 	}
 }

@@ -141,7 +141,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		removeIfEmpty()
 		return exitInterrupted
 	}
-	st, ms := summariseChains(sd, s.Workers)
+	st, ms := summariseChains(sd, s.Workers, cfg.hdi)
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeFixedDrawsCSV(w, s, h, sd) }},
@@ -259,11 +259,7 @@ func writeFixedDrawsCSV(w io.Writer, s nuts.Settings, h drawsHeader, sd *sampleD
 	writeColumnNames(bw, sd.ds.vars)
 	for d := range sd.ds.logp {
 		fmt.Fprintf(bw, "%d,%d,0,0", sd.chain[d], sd.draw[d])
-		for c := range sd.ds.cols {
-			bw.WriteByte(',')
-			bw.WriteString(formatNum(sd.ds.cols[c][d]))
-		}
-		bw.WriteByte('\n')
+		sd.ds.writeRow(bw, d)
 	}
 	p("#")
 	for c, ch := range sd.res.Chains {

@@ -927,16 +927,18 @@ func (ds *drawSet) fill(z []float64, outs [][]float64, set func(c int, v float64
 // stats summarises one column of draws.
 type stats struct {
 	mean, sd, q5, q50, q95 float64
-	rhat                   float64 // R̂ across restarts (NaN: one fit)
-	nan                    int     // draws left out as NaN
+	rhat                   float64    // R̂ across restarts (NaN: one fit)
+	nan                    int        // draws left out as NaN
+	hdi                    [2]float64 // the HDI's ends with --hdi (percentiles.hdiCells)
 }
 
-// summariseColumns summarises every column of ds, with R̂ across the
-// restarts when there are several.
-func summariseColumns(ds *drawSet) []stats {
+// summariseColumns summarises every column of ds, with its HDI of
+// probability hdi (0: none) and R̂ across the restarts when there are
+// several.
+func summariseColumns(ds *drawSet, hdi float64) []stats {
 	st := make([]stats, ds.ncol)
 	for c := range ds.cols {
-		st[c] = summarise(ds.cols[c])
+		st[c] = summarise(ds.cols[c], hdi)
 		st[c].rhat = math.NaN()
 		if ds.comp != nil {
 			st[c].rhat = rhat(ds.cols[c], ds.comp, ds.R)
@@ -949,12 +951,17 @@ func summariseColumns(ds *drawSet) []stats {
 // 95 % quantiles (R's type 7, as the posterior package) of the values of
 // xs that are not NaN, and counts the NaNs (nanWarnings reports them).
 // Infinities take part: an output that is +Inf in most draws has the
-// median +Inf, and the mean ±Inf (NaN with both signs) and sd NaN.
-func summarise(xs []float64) stats {
+// median +Inf, and the mean ±Inf (NaN with both signs) and sd NaN. With
+// hdi > 0 (--hdi) it gives the HDI of that probability of the same draws
+// (nuts.HDI), once for the table and summary.csv.
+func summarise(xs []float64, hdi float64) stats {
 	v, nan := nuts.SortedFinite(xs)
 	s := stats{rhat: math.NaN(), nan: nan}
 	s.mean, s.sd = nuts.MeanSD(v)
 	s.q5, s.q50, s.q95 = nuts.Quantile(v, 0.05), nuts.Quantile(v, 0.5), nuts.Quantile(v, 0.95)
+	if hdi > 0 {
+		s.hdi[0], s.hdi[1] = nuts.HDI([][]float64{v}, hdi)
+	}
 	return s
 }
 
@@ -1095,7 +1102,7 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error
 			s := st[v.first+j]
 			row := []string{compile.ElemName(v.name, v.shape, k), v.family,
 				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)}
-			row = pc.hdiCells(row, v.first+j, formatNum)
+			row = pc.hdiCells(row, s, formatNum)
 			if ds.comp != nil {
 				row = append(row, formatNum(s.rhat))
 			}
@@ -1213,13 +1220,19 @@ func writeDrawsCSV(w io.Writer, h drawsHeader, ds *drawSet) error {
 			bw.WriteByte(',')
 			bw.WriteString(strconv.Itoa(ds.comp[d]))
 		}
-		for c := range ds.cols {
-			bw.WriteByte(',')
-			bw.WriteString(formatNum(ds.cols[c][d]))
-		}
-		bw.WriteByte('\n')
+		ds.writeRow(bw, d)
 	}
 	return bw.Flush()
+}
+
+// writeRow ends draw d's row of a draws.csv: a comma and each column's
+// value, then the newline (every writer's, after its own leading columns).
+func (ds *drawSet) writeRow(bw *bufio.Writer, d int) {
+	for c := range ds.cols {
+		bw.WriteByte(',')
+		bw.WriteString(formatNum(ds.cols[c][d]))
+	}
+	bw.WriteByte('\n')
 }
 
 // writeModelHeader writes the comment lines that open every draws.csv:

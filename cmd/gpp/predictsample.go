@@ -236,7 +236,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		removeIfEmpty()
 		return exitError
 	}
-	st, ms := summariseChains(sd, runtime.NumCPU())
+	st, ms := summariseChains(sd, runtime.NumCPU(), cfg.hdi)
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
@@ -326,11 +326,7 @@ func writePredictSampleDrawsCSV(w io.Writer, h drawsHeader, sd *sampleDraws) err
 	writeColumnNames(bw, sd.ds.vars)
 	for d := range sd.ds.logp {
 		fmt.Fprintf(bw, "%d,%d", sd.chain[d], sd.draw[d])
-		for c := range sd.ds.cols {
-			bw.WriteByte(',')
-			bw.WriteString(formatNum(sd.ds.cols[c][d]))
-		}
-		bw.WriteByte('\n')
+		sd.ds.writeRow(bw, d)
 	}
 	return bw.Flush()
 }

@@ -69,7 +69,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		con.note("no output written")
 		return exitError
 	}
-	st := summariseColumns(ds)
+	st := summariseColumns(ds, cfg.hdi)
 	for c := range ds.mean {
 		ds.mean[c] = st[c].mean
 	}

@@ -344,7 +344,7 @@ func (r *repl) fitCmd(args []string) {
 		r.printError(err, srcs)
 		return
 	}
-	st := summariseColumns(ds)
+	st := summariseColumns(ds, cfg.hdi)
 	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
 		missing: data.MissingCells(l.Info, l.Data)}
 	if h.stepSize == 0 {
@@ -484,7 +484,7 @@ func (r *repl) dataHashes() []string {
 // where q started unless it was the default start: fit n's start line.
 func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string) {
 	t := &table{right: []bool{false, false, true, true, true, true, true, true, true}}
-	pc := withHDI(percentiles{}, ds.cols, cfg.hdi)
+	pc := percentiles{hdiProb: cfg.hdi}
 	t.row(pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})...)
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
@@ -497,7 +497,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(pc.hdiCells([]string{replElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, c, num3)...)
+			t.row(pc.hdiCells([]string{replElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
 		}
 	}
 	t.print(w)
@@ -947,7 +947,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	}
 	st := make(map[int]stats, len(shown))
 	for j, k := range shown {
-		st[k] = summarise(cols[j])
+		st[k] = summarise(cols[j], 0)
 	}
 	switch mode {
 	case modeMean, modeSD:

@@ -87,7 +87,7 @@ func (r *repl) predict(args []string) {
 		r.printError(err, srcs)
 		return
 	}
-	st := summariseColumns(ds)
+	st := summariseColumns(ds, 0)
 	t := &table{right: []bool{false, true, true, true, true, true}}
 	t.row("name", "mean", "sd", "5%", "50%", "95%")
 	for _, v := range ds.vars {

@@ -229,7 +229,7 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := summariseColumns(ds)
+	st := summariseColumns(ds, 0)
 	af := &againstFit{label: fmt.Sprintf("fit %d, the session's last,", r.fit.n), ff: &fitFile{},
 		mean: map[string]float64{}, sd: map[string]float64{}}
 	af.ff.Settings.OutputDraws = r.fit.draws

@@ -82,7 +82,7 @@ func psisResample(cfg *fitConfig, r *sgvb.Result, mix *sgvb.Mixture, m *compile.
 	rd.loo, rd.looObs, rd.pitDraws, rd.mm = ds.loo, ds.looObs, ds.pitDraws, ds.mm
 	rst := make([]stats, rd.ncol)
 	for c := range rd.cols {
-		rst[c] = summarise(rd.cols[c])
+		rst[c] = summarise(rd.cols[c], cfg.hdi)
 		rst[c].rhat = st[c].rhat
 	}
 	out.used = true

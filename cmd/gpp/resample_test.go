@@ -169,11 +169,11 @@ func TestPSISResampleSkewed(t *testing.T) {
 		q, _, _, _ := fitDraws(t, d, "q"+s, resamplePoisson, resampleCounts, "--family", "lognormal", "--seed", s)
 		r, _, _, _ := fitDraws(t, d, "r"+s, resamplePoisson, resampleCounts, "--family", "lognormal", "--seed", s, "--psis-resample")
 		m, sd := meanSD(q["lam"])
-		qm, qs, q50 = append(qm, m), append(qs, sd), append(q50, summarise(q["lam"]).q50)
+		qm, qs, q50 = append(qm, m), append(qs, sd), append(q50, summarise(q["lam"], 0).q50)
 		m, sd = meanSD(r["lam"])
-		rm, rs, r50 = append(rm, m), append(rs, sd), append(r50, summarise(r["lam"]).q50)
+		rm, rs, r50 = append(rm, m), append(rs, sd), append(r50, summarise(r["lam"], 0).q50)
 	}
-	med := func(v []float64) float64 { return summarise(v).q50 }
+	med := func(v []float64) float64 { return summarise(v, 0).q50 }
 	t.Logf("mean: exact %.4f, q %.4f, resampled %.4f", exactMean, med(qm), med(rm))
 	t.Logf("sd: exact %.4f, q %.4f, resampled %.4f", exactSD, med(qs), med(rs))
 	t.Logf("median: exact %.4f, q %.4f, resampled %.4f", exactMedian, med(q50), med(r50))

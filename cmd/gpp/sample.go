@@ -682,7 +682,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		return nil, exitInterrupted
 	}
 	run.sd = sd
-	run.st, run.ms = summariseChains(sd, s.Workers)
+	run.st, run.ms = summariseChains(sd, s.Workers, cfg.hdi)
 	sampleLOO(sd, m)
 	if cfg.momentMatch {
 		if sd.ds.mm, err = momentMatchSample(ctx, sd, m, u, s.Workers); err != nil {
@@ -929,8 +929,8 @@ func parallelJobs(ctx context.Context, n, workers int, f func(w, i int)) {
 // statistics) and gives its MCMC diagnostics, the columns' diagnostics on
 // workers goroutines (each column's its own: the numbers do not depend on
 // workers).
-func summariseChains(sd *sampleDraws, workers int) ([]stats, []mcmcStats) {
-	st := summariseColumns(sd.ds)
+func summariseChains(sd *sampleDraws, workers int, hdi float64) ([]stats, []mcmcStats) {
+	st := summariseColumns(sd.ds, hdi)
 	ms := make([]mcmcStats, len(st))
 	parallelFor(len(ms), workers, func(c int) {
 		dg := nuts.Diagnose(sd.byChain(sd.ds.cols[c]))
@@ -956,7 +956,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 			rows = append(rows, summaryRow{name: compile.ElemName(v.name, v.shape, k), v: v.name, family: v.family, col: v.first + j})
 		}
 	}
-	printMCMCTable(w, rows, st, ms, withHDI(defaultPercentiles(st), sd.ds.cols, cfg.hdi), 3)
+	printMCMCTable(w, rows, st, ms, defaultPercentiles(st, cfg.hdi), 3)
 }
 
 // summaryRow is one row of a sample's summary: an element's name, its
@@ -980,29 +980,13 @@ func elemRows(vars []variable) []summaryRow {
 
 // percentiles are the quantiles a summary reports: the probabilities and
 // each column's quantile at them (q[col][i] at probs[i]); and with --hdi
-// P, each column's highest-density interval hdi[col] of probability
-// hdiProb (nil: none, the columns left out).
+// P, hdiProb P (0: none, the columns left out), each column's
+// highest-density interval its stats' hdi (summarise: over its draws that
+// are not NaN, every chain's, as the quantiles).
 type percentiles struct {
 	probs   []float64
 	q       [][]float64
 	hdiProb float64
-	hdi     [][2]float64
-}
-
-// withHDI adds to pc each column's HDI of probability prob (0: none,
-// pc as it is), over its draws that are not NaN, every chain's (nuts.HDI),
-// as the quantiles are of those draws (summarise; nanWarnings counts the
-// rest).
-func withHDI(pc percentiles, cols [][]float64, prob float64) percentiles {
-	if prob == 0 {
-		return pc
-	}
-	pc.hdiProb, pc.hdi = prob, make([][2]float64, len(cols))
-	for c, col := range cols {
-		v, _ := nuts.SortedFinite(col)
-		pc.hdi[c][0], pc.hdi[c][1] = nuts.HDI([][]float64{v}, prob)
-	}
-	return pc
 }
 
 // hdiNames are ArviZ's names of the ends of the HDI of probability p, as
@@ -1015,19 +999,20 @@ func hdiNames(p float64) (lo, hi string) {
 
 // hdiHead appends pc's HDI columns' names, if any, to head.
 func (pc percentiles) hdiHead(head []string) []string {
-	if pc.hdi == nil {
+	if pc.hdiProb == 0 {
 		return head
 	}
 	lo, hi := hdiNames(pc.hdiProb)
 	return append(head, lo, hi)
 }
 
-// hdiCells appends column c's HDI ends, if any, formatted by f, to cells.
-func (pc percentiles) hdiCells(cells []string, c int, f func(float64) string) []string {
-	if pc.hdi == nil {
+// hdiCells appends the HDI ends of a column summarised as s, if pc has
+// them, formatted by f, to cells.
+func (pc percentiles) hdiCells(cells []string, s stats, f func(float64) string) []string {
+	if pc.hdiProb == 0 {
 		return cells
 	}
-	return append(cells, f(pc.hdi[c][0]), f(pc.hdi[c][1]))
+	return append(cells, f(s.hdi[0]), f(s.hdi[1]))
 }
 
 // hdiFlagUsage is --hdi's usage, in gpp sample, gpp summary, gpp fit and
@@ -1042,9 +1027,10 @@ func validHDI(p float64) error {
 	return nil
 }
 
-// defaultPercentiles are gpp's 5 %, 50 % and 95 % quantiles, as st holds them.
-func defaultPercentiles(st []stats) percentiles {
-	p := percentiles{probs: []float64{0.05, 0.5, 0.95}, q: make([][]float64, len(st))}
+// defaultPercentiles are gpp's 5 %, 50 % and 95 % quantiles, as st holds
+// them, and its HDIs of probability hdi (0: none).
+func defaultPercentiles(st []stats, hdi float64) percentiles {
+	p := percentiles{probs: []float64{0.05, 0.5, 0.95}, q: make([][]float64, len(st)), hdiProb: hdi}
 	for c, s := range st {
 		p.q[c] = []float64{s.q5, s.q50, s.q95}
 	}
@@ -1079,7 +1065,7 @@ func printMCMCTable(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, 
 		for _, q := range pc.q[r.col] {
 			cells = append(cells, num(q))
 		}
-		cells = pc.hdiCells(cells, r.col, num)
+		cells = pc.hdiCells(cells, s, num)
 		t.row(append(cells, essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
 	}
 	t.print(w)
@@ -1251,7 +1237,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 // (added later: the first 11 columns keep their places for readers by
 // position).
 func writeSampleSummaryCSV(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, ms []mcmcStats) error {
-	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, withHDI(defaultPercentiles(st), sd.ds.cols, cfg.hdi))
+	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, defaultPercentiles(st, cfg.hdi))
 }
 
 // writeMCMCSummaryCSV writes the rows of a summary.csv, a column qP for
@@ -1274,7 +1260,7 @@ func writeMCMCSummaryCSV(w io.Writer, rows []summaryRow, st []stats, ms []mcmcSt
 		for _, q := range pc.q[r.col] {
 			cells = append(cells, formatNum(q))
 		}
-		cells = pc.hdiCells(cells, r.col, formatNum)
+		cells = pc.hdiCells(cells, s, formatNum)
 		cw.Write(append(cells, formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
 			formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad)))
 	}
@@ -1335,11 +1321,7 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 	row := func(sd *sampleDraws, d int) {
 		fmt.Fprintf(bw, "%d,%d,%s,%s,%s,%d,%d,%d,%s", sd.chain[d], sd.draw[d], formatExact(sd.ds.logp[d]), formatNum(sd.accept[d]),
 			formatNum(sd.stepSize[d]), sd.depth[d], sd.leapfrogs[d], b2i(sd.divergent[d]), formatExact(sd.energy[d]))
-		for c := range sd.ds.cols {
-			bw.WriteByte(',')
-			bw.WriteString(formatNum(sd.ds.cols[c][d]))
-		}
-		bw.WriteByte('\n')
+		sd.ds.writeRow(bw, d)
 	}
 	// Each chain's warm-up rows (--save-warmup) come before its draws, as
 	// in CmdStan's file of the chain.

@@ -174,7 +174,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 		}
 	}
 	first := files[0]
-	st, ms := summariseChains(sd, runtime.GOMAXPROCS(0))
+	st, ms := summariseChains(sd, runtime.GOMAXPROCS(0), sc.hdi)
 	if !first.kind.mcmc() { // independent draws: no chains to compare
 		for c := range ms {
 			ms[c].rhat, st[c].rhat = math.NaN(), math.NaN()
@@ -187,11 +187,11 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	pc := defaultPercentiles(st)
+	pc := defaultPercentiles(st, sc.hdi)
 	if sc.probs != nil {
 		pc = percentilesAt(sd.ds.cols, sc.probs)
+		pc.hdiProb = sc.hdi
 	}
-	pc = withHDI(pc, sd.ds.cols, sc.hdi)
 	printMCMCTable(stdout, rows, st, ms, pc, sc.sig)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "draws        %s\n", drawsLine(files, sd))
