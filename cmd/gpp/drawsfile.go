@@ -231,8 +231,14 @@ func (f *drawsFileData) setHeader(cells []string, at ast.Pos) error {
 			return nil
 		}
 	}
-	return ast.Errorf(at, "the header begins %s: not a draws file of gpp sample, gpp fit or CmdStan (their headers begin chain__,draw__,lp__; lp__,accept_stat__; lp__,log_p__,log_g__; lp_approx__,lp__ or log_p__,log_g__)",
-		strings.Join(cells[:min(len(cells), 3)], ","))
+	var starts []string
+	longest := 0
+	for _, d := range drawsKinds {
+		starts = append(starts, strings.Join(d.prefix, ","))
+		longest = max(longest, len(d.prefix))
+	}
+	return ast.Errorf(at, "the header begins %s: not a draws file of gpp sample, gpp fit or CmdStan (their headers begin %s)",
+		strings.Join(cells[:min(len(cells), longest)], ","), strings.Join(starts, "; "))
 }
 
 // isNumber reports whether s reads as a number.
