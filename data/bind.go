@@ -522,7 +522,7 @@ func (b *binder) expected(d *check.DataVar) string {
 				have = append(have, c.Name)
 			}
 			if len(in.Table.Columns) == 1 && hint == "" {
-				hint = sepHint([]string{in.Table.Columns[0].Name})
+				hint = in.Table.format.sepHint([]string{in.Table.Columns[0].Name})
 			}
 		}
 		for k := range in.JSON {

@@ -135,6 +135,7 @@ type Table struct {
 	headerLine int
 	// headerPos[j] is where column j's name is in the header.
 	headerPos []ast.Pos
+	format    delimited // how it was read, for hints about its separator
 }
 
 // Select returns the table of the named columns only, in that order, as
@@ -172,7 +173,7 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 
 // sub returns the table of t's columns index, in that order.
 func (t *Table) sub(index []int) *Table {
-	out := &Table{File: t.File, Rows: t.Rows, rowLine: t.rowLine, headerLine: t.headerLine}
+	out := &Table{File: t.File, Rows: t.Rows, rowLine: t.rowLine, headerLine: t.headerLine, format: t.format}
 	for _, j := range index {
 		out.Columns = append(out.Columns, t.Columns[j])
 		out.headerPos = append(out.headerPos, t.header(j))
@@ -356,6 +357,26 @@ func encodingError(file string, head []byte) error {
 	return ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s encoded; save it as UTF-8", textenc.Wide(head))
 }
 
+// delimited is a text table's format: the comma-separated files that
+// most tools write, or the tab-separated ones of R's write.table(sep =
+// "\t"), pandas' to_csv(sep="\t") and spreadsheets' "Text (tab delimited)".
+type delimited struct {
+	sep  rune
+	kind string // CSV or TSV, as the messages name the file
+	what string // what gpp reads of this kind: "comma-separated files"
+}
+
+var (
+	csvFormat = delimited{',', "CSV", "comma-separated files"}
+	tsvFormat = delimited{'\t', "TSV", "a .tsv file as tab-separated"}
+)
+
+// ReadTSV reads a tab-separated file as ReadCSV reads a comma-separated
+// one: the same header, cells, missing values and errors.
+func ReadTSV(file string, r io.Reader) (*Table, error) {
+	return readDelimited(file, r, tsvFormat)
+}
+
 // ReadCSV reads a CSV file with a header row of column names and numeric
 // cells. A file that is not well-formed CSV is an error naming the file,
 // line and column. A non-numeric or infinite cell is kept as its column's
@@ -365,6 +386,11 @@ func encodingError(file string, head []byte) error {
 // one-column file) is NaN in Array.Missing, an error unless the model fits
 // it (Bind). A logical cell, TRUE or FALSE in any case, is the int 1 or 0.
 func ReadCSV(file string, r io.Reader) (*Table, error) {
+	return readDelimited(file, r, csvFormat)
+}
+
+// readDelimited reads a table of format f (ReadCSV, ReadTSV).
+func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(textenc.Sample); textenc.Wide(head) != "" {
 		return nil, encodingError(file, head)
@@ -386,13 +412,14 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		// Excel's separator line: "sep=," is read as a comment, keeping
 		// the lines' numbers; another separator is not read.
 		sep := string(bytes.TrimRight(first[len("sep="):], "\r"))
-		if sep != "," {
-			return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file says its cells are separated by %q (Excel's sep= line); gpp reads comma-separated files: save it as CSV with commas", sep)
+		if sep != string(f.sep) {
+			return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file says its cells are separated by %q (Excel's sep= line); gpp reads %s: save it as CSV with commas", sep, f.what)
 		}
 		src = slices.Clone(src)
 		src[0] = '#'
 	}
 	cr := csv.NewReader(bytes.NewReader(src))
+	cr.Comma = f.sep
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = false
@@ -403,12 +430,12 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		headerLine, _ = cr.FieldPos(0)
 	}
 	if err == io.EOF {
-		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "empty CSV file: expected a header row of column names")
+		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "empty %s file: expected a header row of column names", f.kind)
 	}
 	if err != nil {
 		return nil, csvError(file, err)
 	}
-	t := &Table{File: file, headerLine: headerLine}
+	t := &Table{File: file, headerLine: headerLine, format: f}
 	seen := map[string]int{}
 	for j, h := range header {
 		line, col := cr.FieldPos(j)
@@ -478,7 +505,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		if err != nil {
 			if errors.Is(err, csv.ErrFieldCount) && rec != nil { // Read returns the row with this error
 				line, _ := cr.FieldPos(0)
-				return nil, ast.Errorf(ast.Pos{File: file, Line: line, Col: 1}, "this row has %d cell%s, the header %d%s", len(rec), plural(len(rec)), len(header), countHint(header, rec))
+				return nil, ast.Errorf(ast.Pos{File: file, Line: line, Col: 1}, "this row has %d cell%s, the header %d%s", len(rec), plural(len(rec)), len(header), f.countHint(header, rec))
 			}
 			return nil, csvError(file, err)
 		}
@@ -494,7 +521,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 			pos := ast.Pos{File: file, Line: line, Col: col}
 			text := strings.TrimSpace(cell)
 			c := t.Columns[j]
-			if isMissingText(text) && sepHint(header) == "" {
+			if isMissingText(text) && f.sepHint(header) == "" {
 				what := "empty cell"
 				if text != "" {
 					what = strconv.Quote(text) + ", a missing value"
@@ -512,7 +539,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 			}
 			if err != nil {
 				if c.bad == nil {
-					c.bad = ast.Errorf(pos, "column %q: %v%s", header[j], err, cellHint(header, cell))
+					c.bad = ast.Errorf(pos, "column %q: %v%s", header[j], err, f.cellHint(header, cell))
 				}
 				v, isInt, exact = math.NaN(), false, true
 			}
@@ -535,7 +562,7 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 		}
 	}
 	if t.Rows == 0 {
-		return nil, ast.Errorf(ast.Pos{File: file, Line: headerLine, Col: 1}, "CSV file has a header but no data rows")
+		return nil, ast.Errorf(ast.Pos{File: file, Line: headerLine, Col: 1}, "%s file has a header but no data rows", f.kind)
 	}
 	return t, nil
 }
@@ -544,8 +571,8 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 // file separated by semicolons or tabs (see sepHint), Stata's and SAS's
 // missing value ".", and a number written with a thousands separator or a
 // decimal comma in a quoted cell ("1,000", "1,5").
-func cellHint(header []string, cell string) string {
-	if h := sepHint(header); h != "" {
+func (f delimited) cellHint(header []string, cell string) string {
+	if h := f.sepHint(header); h != "" {
 		return h
 	}
 	text := strings.TrimSpace(cell)
@@ -591,11 +618,11 @@ func thousands(s string) bool {
 // countHint explains a row of more cells than a one-column header has:
 // a file separated by semicolons or tabs (sepHint), whose decimal commas
 // split its numbers, or a one-column file of decimal commas (1,5).
-func countHint(header, rec []string) string {
-	if h := sepHint(header); h != "" {
+func (f delimited) countHint(header, rec []string) string {
+	if h := f.sepHint(header); h != "" {
 		return h
 	}
-	if len(header) != 1 || len(rec) < 2 {
+	if f.sep != ',' || len(header) != 1 || len(rec) < 2 {
 		return ""
 	}
 	for i, cell := range rec {
@@ -634,14 +661,24 @@ func isMissingText(s string) bool {
 	return false
 }
 
-// sepHint explains a header of one column whose name holds semicolons or
-// tabs: a file separated by them (a spreadsheet's regional default), read
-// as one column.
-func sepHint(header []string) string {
+// sepHint explains a header of one column whose name holds another
+// separator than f's (semicolons, a spreadsheet's regional default; tabs;
+// commas in a .tsv file): a file separated by it, read as one column.
+func (f delimited) sepHint(header []string) string {
+	if f.sep == 0 { // a Table built in Go, not read
+		f = csvFormat
+	}
 	if len(header) == 1 {
-		for _, sep := range []string{";", "\t"} {
-			if strings.Contains(header[0], sep) {
-				return fmt.Sprintf(" (the file looks separated by %q; gpp reads comma-separated files)", sep)
+		for _, sep := range []string{";", "\t", ","} {
+			if sep != string(f.sep) && strings.Contains(header[0], sep) {
+				hint := ""
+				switch {
+				case sep == "\t":
+					hint = ": name it FILE.tsv"
+				case sep == ",":
+					hint = ": name it FILE.csv"
+				}
+				return fmt.Sprintf(" (the file looks separated by %q; gpp reads %s%s)", sep, f.what, hint)
 			}
 		}
 	}

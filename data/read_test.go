@@ -1,6 +1,8 @@
 package data
 
 import (
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,6 +28,36 @@ func TestReadCSV(t *testing.T) {
 	}
 	if got := m.Locate(5).String(); got != "d.csv:3:5" {
 		t.Errorf("Locate(5) = %s, want d.csv:3:5", got)
+	}
+}
+
+// TestReadTSV: a tab-separated file (R's write.table(sep = "\t"),
+// pandas' to_csv(sep="\t")) reads as the same comma-separated one does:
+// the same values, ints, missing cells, quoted cells holding commas, a
+// byte-order mark and CRLF endings, and positions at its own columns.
+func TestReadTSV(t *testing.T) {
+	tsv, err := ReadTSV("d.tsv", strings.NewReader("\ufeffi\tj\tw\tnote\r\n0\t1\t0.5\t\"a, b\"\r\n2\t3\tNA\tc\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv, err := ReadCSV("d.csv", strings.NewReader("i,j,w,note\n0,1,0.5,\"a, b\"\n2,3,NA,c\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tsv.Rows != 2 || len(tsv.Columns) != 4 {
+		t.Fatalf("rows %d cols %d, want 2 and 4", tsv.Rows, len(tsv.Columns))
+	}
+	for j, c := range tsv.Columns {
+		d := csv.Columns[j]
+		if c.Name != d.Name || c.Int != d.Int || !slices.EqualFunc(c.Values, d.Values, func(a, b float64) bool { return a == b || a != a && b != b }) || !slices.Equal(c.Missing, d.Missing) {
+			t.Errorf("column %d: %+v, the CSV's %+v", j, c, d)
+		}
+	}
+	if got := tsv.Column("w").Locate(1).String(); got != "d.tsv:3:5" {
+		t.Errorf("w's second cell at %s, want d.tsv:3:5", got)
+	}
+	if err := tsv.Column("w").Err(); err == nil || !strings.Contains(err.Error(), `d.tsv:3:5: column "w": "NA", a missing value`) {
+		t.Errorf("w's error %v, want its missing cell at d.tsv:3:5", err)
 	}
 }
 
@@ -123,6 +155,10 @@ func TestReadErrors(t *testing.T) {
 		{"csv bad quote beside words", "a.csv", "x,name\n1,\"fo\"o\n", `a.csv:2:6: extraneous or missing " in quoted-field`},
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},
 		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
+		{"tsv empty", "a.tsv", "", "a.tsv:1:1: empty TSV file"},
+		{"tsv no rows", "a.tsv", "x\ty\n", "a.tsv:1:1: TSV file has a header but no data rows"},
+		{"tsv short row", "a.tsv", "x\ty\n1\t2\n3\n", "a.tsv:3:1: this row has 1 cell, the header 2\x00"},
+		{"tsv Excel sep=,", "a.tsv", "sep=,\nx\ty\n1\t2\n", `a.tsv:1:1: the file says its cells are separated by "," (Excel's sep= line); gpp reads a .tsv file as tab-separated`},
 		{"json empty", "a.json", "  ", "a.json:1:1: empty JSON file"},
 		{"json not object", "a.json", "[1,2]", `a.json:1:1: expected a JSON object mapping names to values, found "["`},
 		{"json syntax", "a.json", "{\"X\": [1,2}", "a.json:1:11: invalid JSON"},
@@ -136,6 +172,8 @@ func TestReadErrors(t *testing.T) {
 			var err error
 			if strings.HasSuffix(c.file, ".csv") {
 				_, err = ReadCSV(c.file, strings.NewReader(c.src))
+			} else if strings.HasSuffix(c.file, ".tsv") {
+				_, err = ReadTSV(c.file, strings.NewReader(c.src))
 			} else {
 				_, err = ReadJSON(c.file, strings.NewReader(c.src))
 			}
@@ -260,7 +298,10 @@ func TestReadValueErrors(t *testing.T) {
 		{"csv blank last line, one column", "a.csv", "y\r\n1.0\r\n2.0\r\n\r\n", "y", `a.csv:4:1: column "y": line 4 is blank`},
 		{"csv missing value", "a.csv", "x\n1\nNA\n", "x", `a.csv:3:1: column "x": "NA", a missing value`},
 		{"csv semicolons", "a.csv", "x;y\n1;2\n", "x;y", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
-		{"csv tabs", "a.csv", "x\ty\n1\t2\n", "", `(the file looks separated by "\t"; gpp reads comma-separated files)`},
+		{"csv tabs", "a.csv", "x\ty\n1\t2\n", "", `(the file looks separated by "\t"; gpp reads comma-separated files: name it FILE.tsv)`},
+		{"tsv commas", "a.tsv", "x,y\n1,2\n", "x,y", `a.tsv:2:1: column "x,y": "1,2" is not a number (the file looks separated by ","; gpp reads a .tsv file as tab-separated: name it FILE.csv)`},
+		{"tsv decimal comma", "a.tsv", "x\ty\n1,5\t2\n", "x", `a.tsv:2:1: column "x": "1,5" is not a number (a decimal comma? write 1.5)`},
+		{"tsv missing value", "a.tsv", "x\ty\n1\tNA\n", "y", `a.tsv:2:3: column "y": "NA", a missing value`},
 		{"csv underscore", "a.csv", "x\n1_5\n", "x", `a.csv:2:1: column "x": "1_5" is not a number`},
 		{"csv hex float", "a.csv", "x\n0x1p4\n", "x", `a.csv:2:1: column "x": "0x1p4" is not a number`},
 		{"csv out of range", "a.csv", "x\n-1e400\n", "x", `a.csv:2:1: column "x": "-1e400" is out of range`},
@@ -287,8 +328,8 @@ func TestReadValueErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var a *Array
-			if strings.HasSuffix(c.file, ".csv") {
-				tab, err := ReadCSV(c.file, strings.NewReader(c.src))
+			if read := map[string]func(string, io.Reader) (*Table, error){".csv": ReadCSV, ".tsv": ReadTSV}[filepath.Ext(c.file)]; read != nil {
+				tab, err := read(c.file, strings.NewReader(c.src))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -102,8 +102,8 @@ func DataArg(arg string) (name, file string) {
 // SplitDataArg splits a data argument into the name, the file and the
 // columns selected (nil: every column). A selection follows the last ':'
 // of NAME=FILE.csv:a,b,c, and only there: when the text before that ':'
-// ends in .csv and the text after it is not empty. A data file's name ends
-// in .csv, .json or .R, so a ':' elsewhere in a path (runs:3/wine.csv, C:\)
+// ends in .csv (or .tsv) and the text after it is not empty. A data file's name ends
+// in .csv, .tsv, .json or .R, so a ':' elsewhere in a path (runs:3/wine.csv, C:\)
 // is part of it. The names are checked against the header when the file
 // is read (data.Table.Select).
 func SplitDataArg(arg string) (name, file string, cols []string) {
@@ -112,23 +112,23 @@ func SplitDataArg(arg string) (name, file string, cols []string) {
 		name, file = arg[:i], arg[i+1:]
 	}
 	i := strings.LastIndexByte(file, ':')
-	if i <= 0 || i == len(file)-1 || !strings.EqualFold(filepath.Ext(file[:i]), ".csv") {
+	if ext := strings.ToLower(filepath.Ext(file[:max(i, 0)])); i <= 0 || i == len(file)-1 || ext != ".csv" && ext != ".tsv" {
 		return name, file, nil
 	}
 	return name, file[:i], strings.Split(file[i+1:], ",")
 }
 
-// ReadInputs reads data arguments: FILE.csv, FILE.json, NAME=FILE.csv, or
-// NAME=FILE.csv:a,b,c for the columns a, b and c of FILE.csv, in that
+// ReadInputs reads data arguments: FILE.csv, FILE.tsv (tab-separated),
+// FILE.json, FILE.R, NAME=FILE.csv, or NAME=FILE.csv:a,b,c for the columns a, b and c of FILE.csv, in that
 // order (a matrix of them, or a vector of one).
 func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) {
 	var inputs []data.Input
 	for _, arg := range args {
 		name, file, cols := SplitDataArg(arg)
 		ext := strings.ToLower(filepath.Ext(file))
-		if ext != ".csv" && ext != ".json" && ext != ".r" && ext != ".rdump" {
+		if ext != ".csv" && ext != ".tsv" && ext != ".json" && ext != ".r" && ext != ".rdump" {
 			// Checked before reading: /dev/zero would be read forever.
-			return nil, fmt.Errorf("data file %s: expected a .csv, .json or .R (R dump) file%s", file, extHint(ext))
+			return nil, fmt.Errorf("data file %s: expected a .csv, .tsv, .json or .R (R dump) file%s", file, extHint(ext))
 		}
 		if cols != nil && name == "" {
 			return nil, fmt.Errorf("%s: a column selection binds one declaration: write NAME=%s", arg, arg)
@@ -141,8 +141,12 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 			sources[file] = src
 		}
 		in := data.Input{Name: name, File: file, Columns: cols}
-		if ext == ".csv" {
-			in.Table, err = data.ReadCSV(file, bytes.NewReader(src))
+		if ext == ".csv" || ext == ".tsv" {
+			read := data.ReadCSV
+			if ext == ".tsv" {
+				read = data.ReadTSV
+			}
+			in.Table, err = read(file, bytes.NewReader(src))
 			if err == nil && cols != nil {
 				in.Table, err = in.Table.Select(cols, arg)
 			}
@@ -165,8 +169,8 @@ func extHint(ext string) string {
 	switch ext {
 	case ".rda", ".rdata", ".rds":
 		return ` (R's binary format: write the data with dump(c("N", "y"), "data.R"), or as JSON with cmdstanr's write_stan_json(data, "data.json"))`
-	case ".tsv", ".txt", ".dat":
-		return " (gpp reads comma-separated files: save it as CSV)"
+	case ".txt", ".dat":
+		return " (gpp reads comma-separated files as .csv and tab-separated ones as .tsv: save it as one, or name it so)"
 	case ".gpp":
 		return " (a model: give one model, then its data files)"
 	case ".xlsx", ".xls", ".ods":
