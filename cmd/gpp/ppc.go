@@ -39,10 +39,6 @@ type ppcMatch struct {
 	intRep  bool      // an int replicate: its LOO-PIT is randomised
 }
 
-// replicateSuffixes name a replicate of data y by the usual conventions:
-// y_rep (Stan's, bayesplot's yrep), y_pred, y_sim.
-var replicateSuffixes = []string{"_rep", "_pred", "_sim"}
-
 // ppcPlotName and ppcStatName name the files of data y's check.
 func ppcPlotName(y string) string { return "ppc_" + y + ".png" }
 func ppcStatName(y string) string { return "ppc_stat_" + y + ".png" }
@@ -53,56 +49,37 @@ const ppcMinValues = 2
 
 // findReplicates returns the replicate outputs of l that mirror observed
 // data, at most one per data declaration, in the order of the outputs. A
-// replicate `output NAME ~ D(args)` mirrors data y of the same shape (at
-// least ppcMinValues elements) when the model observes y whole with the
-// same distribution expression and truncation, `y ~ D(args)` or `y ~
-// D(args) T[L, U]` at the top level, or when NAME is y_rep, y_pred or
-// y_sim. Of several
+// replicate `output NAME ~ D(args)` is drawn against data y that it
+// mirrors (check.Mirrors: `y ~ D(args)` at the top level, or NAME y_rep,
+// y_pred or y_sim) and whose shape it has, of at least ppcMinValues
+// elements; the checker warns of one whose shape differs. Of several
 // replicates of one y the first counts. Int data with an int replicate (a
 // discrete family) are counts; missing cells of y are left out of the
 // observed values, since they are imputed, not observed.
 func findReplicates(l *pipeline.Loaded) []ppcMatch {
-	observed := map[string][]string{} // data name → the distribution texts of its top-level ~'s
-	for _, s := range l.File.Stmts {
-		t, ok := s.(*ast.TildeStmt)
-		if !ok {
-			continue
-		}
-		id, ok := t.LHS.(*ast.Ident)
-		if !ok {
-			continue
-		}
-		if sym := l.Info.Uses[id]; sym != nil && sym.Kind == check.Data {
-			observed[id.Name] = append(observed[id.Name], distText(t.Dist, t.Trunc))
-		}
-	}
 	shapes := map[string][]int{}
 	for _, o := range l.Model.Outputs {
 		shapes[o.Name] = o.Shape
 	}
+	mirrors := check.Mirrors(l.File, l.Info)
 	var out []ppcMatch
 	taken := map[string]bool{}
 	for _, o := range l.Info.Outputs {
-		if o.Stmt == nil || o.Stmt.Dist == nil {
-			continue // not a replicate
-		}
 		shape, ok := shapes[o.Name]
 		if !ok {
 			continue
 		}
-		text := distText(o.Stmt.Dist, o.Stmt.Trunc)
 		var best *check.DataVar
-		for _, d := range l.Info.Data {
+		for _, m := range mirrors[o] {
+			d := m.Data
 			a := l.Data[d.Name]
-			if d.Implicit || a == nil || taken[d.Name] || compile.ShapeLen(shape) < ppcMinValues || !sameShape(a.Shape, shape) {
+			if a == nil || taken[d.Name] || compile.ShapeLen(shape) < ppcMinValues || !sameShape(a.Shape, shape) {
 				continue
 			}
-			exact := slices.Contains(observed[d.Name], text)
-			named := slices.ContainsFunc(replicateSuffixes, func(s string) bool { return o.Name == d.Name+s })
-			if named || (exact && best == nil) {
+			if m.Named || best == nil {
 				best = d
 			}
-			if named {
+			if m.Named {
 				break
 			}
 		}
@@ -727,20 +704,4 @@ func (l verticalLine) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	px := c.Min.X + vg.Length(x)*(c.Max.X-c.Min.X)
 	c.StrokeLine2(l.style, px, c.Min.Y, px, c.Max.Y)
-}
-
-// distText writes a distribution and its truncation (nil: none) as
-// findReplicates compares them: "Normal(mu, s) T[0, ]".
-func distText(call *ast.CallExpr, t *ast.Truncation) string {
-	s := ast.FormatExpr(call)
-	if t == nil {
-		return s
-	}
-	end := func(e ast.Expr) string {
-		if e == nil {
-			return ""
-		}
-		return ast.FormatExpr(e)
-	}
-	return s + " T[" + end(t.Lower) + ", " + end(t.Upper) + "]"
 }

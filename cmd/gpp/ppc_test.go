@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -357,4 +358,33 @@ func replicatesOf(rows [][]float64) replicates {
 		}
 	}
 	return r
+}
+
+// TestPPCScalarReplicateWarned: a replicate named y_rep that draws a
+// scalar for vector data y gets no predictive check, and gpp fit, gpp
+// sample and gpp fit --prior with --plots print the checker's warning
+// that says why, at the output.
+func TestPPCScalarReplicateWarned(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 10)\nparam sigma: positive ~ Gamma(2, 1)\ny ~ Normal(mu, sigma)\noutput y_rep ~ Normal(mu, sigma)\n")
+	data := writeFile(t, d, "y.csv", "y\n1.2\n0.3\n2.5\n1.7\n")
+	const warning = "m.gpp:5:8: warning: output `y_rep ~ Normal(mu, sigma)` draws a scalar, but it mirrors y [N]"
+	for _, args := range [][]string{
+		{"fit", "--iter", "200"},
+		{"sample", "--chains", "1", "--warmup", "100", "--draws", "50"},
+		{"fit", "--prior", "--output-draws", "50"},
+	} {
+		out := filepath.Join(d, args[0]+strconv.Itoa(len(args)))
+		full := append(append(args[:1:1], model, data, "--plots", "--quiet", "--out", out), args[1:]...)
+		code, _, stderr := runSafe(t, full...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if !strings.Contains(stderr, warning) {
+			t.Errorf("%v: stderr lacks the warning:\n%s", args, stderr)
+		}
+		if slices.ContainsFunc(dirEntries(t, out), func(name string) bool { return strings.HasPrefix(name, "ppc_") }) {
+			t.Errorf("%v wrote %v", args, dirEntries(t, out))
+		}
+	}
 }

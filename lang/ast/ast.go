@@ -355,9 +355,9 @@ type TildeStmt struct {
 	Trunc *Truncation // optional
 }
 
-// Truncation is Stan's `T[Lower, Upper]` after the distribution of a ~ (or
-// of a replicate, which the checker refuses): the density restricted to
-// [Lower, Upper] and normalised by its mass there. Either bound may be
+// Truncation is Stan's `T[Lower, Upper]` after the distribution of a ~ or
+// of a replicate: the density restricted to [Lower, Upper] and normalised
+// by its mass there (a replicate drawn within the bounds). Either bound may be
 // left empty (nil), as in T[0, ] and T[, 10].
 type Truncation struct {
 	T      Pos // of the "T"

@@ -82,6 +82,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		c.improper()
 		c.oneBasedLoops()
 		c.missingData()
+		c.replicateShapes()
 		ast.ErrorList(c.info.Warnings).Sort()
 	}
 	return c.info, c.errs.Err()

@@ -79,7 +79,8 @@ type Info struct {
 
 	// Warnings are what a valid model may have wrong: a param whose
 	// posterior is improper (improper.go), a loop carried over from Stan's
-	// 1-based for (loops.go); in source order.
+	// 1-based for (loops.go), a replicate not of the shape of the data
+	// it mirrors (replicate.go); in source order.
 	Warnings []*ast.Error
 }
 
