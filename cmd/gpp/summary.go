@@ -239,8 +239,18 @@ func drawsLine(files []*drawsFileData, sd *sampleDraws) string {
 		return fmt.Sprintf("%d independent draw%s of %s (%s): not chains, so R̂ is NaN", sd.n, plural(sd.n), methodName(f), from)
 	}
 	line := fmt.Sprintf("%d chain%s × %d, MCMC (%s)", sd.chains, plural(sd.chains), sd.n, from)
-	if f.warmupDropped > 0 {
+	var counts []string // each file's warm-up rows left out, where they differ
+	same, some := true, false
+	for _, g := range files {
+		counts = append(counts, strconv.Itoa(g.warmupDropped))
+		same = same && g.warmupDropped == f.warmupDropped
+		some = some || g.warmupDropped > 0
+	}
+	switch {
+	case same && some:
 		line += fmt.Sprintf("; the %d warm-up rows of each chain left out (save_warmup = 1)", f.warmupDropped)
+	case some:
+		line += fmt.Sprintf("; the warm-up rows of each chain left out (save_warmup = 1): %s, file by file", strings.Join(counts, ", "))
 	}
 	return line
 }

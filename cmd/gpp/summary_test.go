@@ -106,6 +106,14 @@ func TestSummaryWarmupDropped(t *testing.T) {
 	if table(got) != table(want) {
 		t.Errorf("with the warm-up rows saved:\n%s\nwithout them:\n%s", table(got), table(want))
 	}
+	// Beside a file without saved warm-up, each file's count is given.
+	code, got, stderr = runGpp("summary", saved, plain)
+	if code != exitOK {
+		t.Fatalf("two files: exit %d:\n%s", code, stderr)
+	}
+	if !strings.Contains(got, "the warm-up rows of each chain left out (save_warmup = 1): 67, 0, file by file") {
+		t.Errorf("the summary of a file with saved warm-up and one without does not give each file's count:\n%s", got)
+	}
 }
 
 // TestSummaryFitMeanRowSkipped: a variational CSV's first row is q's
