@@ -2,7 +2,6 @@ package model
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // Tolerances.
@@ -200,25 +200,10 @@ func randomU(rng *rand.Rand, n int, scale float64) []float64 {
 	return u
 }
 
-// readCSV reads a whole CSV file, its header the first row.
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
 // readColumns reads a CSV file's columns by name.
 func readColumns(t *testing.T, path string) map[string][]float64 {
 	t.Helper()
-	rows := readCSV(t, path)
+	rows := reftest.ReadCSV(t, path)
 	cols := map[string][]float64{}
 	for _, r := range rows[1:] {
 		for j, name := range rows[0] {

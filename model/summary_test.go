@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // summarySrc has a real and a positive param, an output replicate (drawn
@@ -112,7 +113,7 @@ func sig6(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 // rounded draws, and the numbers agree within readBackTol.
 func sameAsCSV(t *testing.T, path string, sum *Summary, mcmc, readBack bool) {
 	t.Helper()
-	recs := readCSV(t, path)
+	recs := reftest.ReadCSV(t, path)
 	head := recs[0]
 	for len(recs) > 1 && recs[1][1] == "sampler" {
 		recs = append(recs[:1], recs[2:]...)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/internal/reftest"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -194,7 +194,7 @@ func TestSampleAgainstCorrelated(t *testing.T) {
 		if !strings.Contains(stdout, "against      ") {
 			t.Errorf("sample --against %s printed no summary line:\n%s", c.against, stdout)
 		}
-		rows := readCSVRows(t, filepath.Join(out, againstFile))
+		rows := reftest.ReadCSVMaps(t, filepath.Join(out, againstFile))
 		if len(rows) != 2 {
 			t.Fatalf("%s: against.csv has %d rows, want 2 (a, b)", c.fit, len(rows))
 		}
@@ -267,29 +267,6 @@ func TestSampleAgainstOtherData(t *testing.T) {
 			t.Errorf("sample %s --against: exit %d, want a warning %q: %v; stderr:\n%s", c.data, code, warn, c.warn, stderr)
 		}
 	}
-}
-
-// readCSVRows reads a CSV file with a header into one map per row.
-func readCSVRows(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]string
-	for _, r := range rows[1:] {
-		m := map[string]string{}
-		for j, h := range rows[0] {
-			m[h] = r[j]
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // parseNum parses a number as formatNum writes it.

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // bandModel is a centred local-level model for the --band tests.
@@ -70,7 +72,7 @@ func TestFitBanded(t *testing.T) {
 	}
 	// the summary's sd of level[i] is the banded factor's marginal: between
 	// 0 and the data's noise sd
-	for _, row := range readCSV(t, filepath.Join(first, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(first, "summary.csv"))[1:] {
 		if strings.HasPrefix(row[0], "level[") {
 			if v, _ := strconv.ParseFloat(row[3], 64); !(v > 0.05 && v < 0.8) {
 				t.Errorf("%s: sd %v", row[0], row[3])

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // cholCovModel is testdata/check_chol_cov.gpp's model: pairs with
@@ -57,7 +59,7 @@ func TestFitCholCov(t *testing.T) {
 func checkCovRecovered(t *testing.T, dir string) map[string]float64 {
 	t.Helper()
 	mean, sd := map[string]float64{}, map[string]float64{}
-	for _, row := range readCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
 		mean[row[0]], _ = strconv.ParseFloat(row[2], 64)
 		sd[row[0]], _ = strconv.ParseFloat(row[3], 64)
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // looRows writes a loo.csv in dir (created) with the given per-observation
@@ -102,7 +104,7 @@ func TestCompareHand(t *testing.T) {
 	if !strings.Contains(stderr, "warning: "+worst+": Pareto k̂ above 0.7 for 2 of 4") {
 		t.Errorf("no warning of worst's k̂:\n%s", stderr)
 	}
-	rows := readCSV(t, out)
+	rows := reftest.ReadCSV(t, out)
 	if h := strings.Join(rows[0], ","); h != "fit,model,elpd_loo,se,elpd_diff,se_diff,weight,p_loo,pareto_k_above_0.7,n,weight_method" {
 		t.Fatalf("--csv header %q", h)
 	}
@@ -147,7 +149,7 @@ func TestCompareWeights(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
 		w := map[string]float64{}
-		for _, row := range readCSVRows(t, out) {
+		for _, row := range reftest.ReadCSVMaps(t, out) {
 			v, err := strconv.ParseFloat(row["weight"], 64)
 			if err != nil {
 				t.Fatal(err)
@@ -204,7 +206,7 @@ func TestCompareWeights(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "warning: no model weights: "+filepath.Join(nan, looFile)+":4:1: elpd_loo of log_lik[2] is NaN") {
 		t.Errorf("NaN elpd_loo: exit %d, stderr %s", code, stderr)
 	}
-	for _, row := range readCSVRows(t, out) {
+	for _, row := range reftest.ReadCSVMaps(t, out) {
 		if row["weight"] != "NaN" {
 			t.Errorf("NaN elpd_loo: %s has weight %s", row["fit"], row["weight"])
 		}
@@ -360,7 +362,7 @@ func TestCompareFits(t *testing.T) {
 	if !strings.Contains(stdout, filepath.Join(dir, "student.gpp")) {
 		t.Errorf("the table does not name the model file:\n%s", stdout)
 	}
-	rows := readCSV(t, out)
+	rows := reftest.ReadCSV(t, out)
 	num := func(s string) float64 {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -376,7 +378,7 @@ func TestCompareFits(t *testing.T) {
 		t.Errorf("elpd_diff %g ± %g: not a clear preference", diff, seDiff)
 	}
 	for _, row := range rows[1:] {
-		all := readCSV(t, filepath.Join(row[0], looFile))
+		all := reftest.ReadCSV(t, filepath.Join(row[0], looFile))
 		total := num(strings.TrimPrefix(all[0][0], "# elpd_loo = "))
 		if got := num(row[2]); math.Abs(got-total) > 1e-3*math.Abs(total) {
 			t.Errorf("%s: elpd_loo %g, its loo.csv says %g", row[0], got, total)

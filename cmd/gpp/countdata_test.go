@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestFitUnsignedTrials: Binomial trials declared `int[N]` (Stan's int,
@@ -16,7 +18,7 @@ func TestFitUnsignedTrials(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	rows := readCSV(t, filepath.Join(out, "summary.csv"))
+	rows := reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))
 	if len(rows) < 2 || rows[1][0] != "p" {
 		t.Fatalf("summary %v", rows)
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestFitFullRankGammaNoDrift: the README's GPFA (K = 6, 88 positive
@@ -40,7 +42,7 @@ func TestFitFullRankGammaNoDrift(t *testing.T) {
 	efr, _ := ff["elbo"].(float64)
 	emf, _ := readJSONObject(t, filepath.Join(mf, "fit.json"))["elbo"].(float64)
 	maxSD, n := 0.0, 0
-	for _, row := range readCSV(t, filepath.Join(fr, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(fr, "summary.csv"))[1:] {
 		if strings.HasPrefix(row[0], "W[") {
 			sd, err := strconv.ParseFloat(row[3], 64)
 			if err != nil {

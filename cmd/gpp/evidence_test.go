@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // evidenceRegression writes a linear regression with known noise, a, b ~
@@ -135,7 +137,7 @@ func TestFitEvidence(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("compare: exit %d:\n%s", code, stderr)
 	}
-	rows := readCSV(t, csvPath)
+	rows := reftest.ReadCSV(t, csvPath)
 	if len(rows) != 3 || rows[1][0] != out || rows[2][0] != fo {
 		t.Fatalf("compare's CSV: %v\nstdout:\n%s", rows, stdout)
 	}
@@ -154,7 +156,7 @@ func TestFitEvidence(t *testing.T) {
 	if code, stdout, stderr = runGpp("compare", "--evidence", fo, out, "--prior-prob", "1,3", "--csv", csvPath); code != exitOK || !strings.Contains(stdout, "prior") {
 		t.Fatalf("compare --prior-prob: exit %d:\n%s\n%s", code, stdout, stderr)
 	}
-	rows = readCSV(t, csvPath)
+	rows = reftest.ReadCSV(t, csvPath)
 	p0, p1 = parseNum(t, rows[1][6]), parseNum(t, rows[2][6])
 	if math.Abs(p0+p1-1) > 1e-9 || math.Abs(math.Log(p1/p0)-(want-math.Log(3))) > 1e-4*math.Abs(want) || parseNum(t, rows[1][9]) != 0.75 {
 		t.Errorf("--prior-prob 1,3: probabilities %v and %v (log odds %v, want %v), prior %s", p0, p1, math.Log(p1/p0), want-math.Log(3), rows[1][9])

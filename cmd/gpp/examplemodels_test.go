@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // exampleModelsData is where the R dump files copied from Stan's
@@ -17,7 +18,7 @@ const exampleModelsData = "../../data/testdata/examplemodels"
 // summaryRows reads a fit's summary.csv into name → (mean, sd).
 func summaryRows(t *testing.T, out string) map[string][2]float64 {
 	t.Helper()
-	rows := readCSV(t, filepath.Join(out, "summary.csv"))
+	rows := reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))
 	m := map[string][2]float64{}
 	for _, r := range rows[1:] {
 		mean, err1 := strconv.ParseFloat(r[2], 64)

@@ -656,12 +656,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			return exitError
 		}
 	}
-	if !noOutputClash(cfg, l, con) {
-		return exitError
-	}
 	// Held from before the fit until the outputs are committed: a second
 	// fit into the directory fails now rather than mix its files with ours.
-	lock, removeIfEmpty, ok := openOutDir(cfg, con)
+	lock, removeIfEmpty, ok := claimOutDir(cfg, l, con)
 	if !ok {
 		return exitError
 	}
@@ -929,6 +926,16 @@ func openOutDir(cfg *fitConfig, con *console) (lock *outLock, removeIfEmpty func
 			os.Remove(cfg.out) // only succeeds when nothing was written
 		}
 	}, true
+}
+
+// claimOutDir opens and locks cfg.out for cfg's outputs (openOutDir)
+// once it has checked that they leave the model and data files alone
+// (noOutputClash); ok is false, the failure noted, if either fails.
+func claimOutDir(cfg *fitConfig, l *pipeline.Loaded, con *console) (lock *outLock, removeIfEmpty func(), ok bool) {
+	if !noOutputClash(cfg, l, con) {
+		return nil, nil, false
+	}
+	return openOutDir(cfg, con)
 }
 
 // predictOutOK reports whether predict's cfg.out may take its draws:

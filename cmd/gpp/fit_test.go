@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 const (
@@ -264,20 +264,6 @@ func readStanCSV(t *testing.T, path string) (comments []string, header []string,
 	return comments, header, rows
 }
 
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return recs
-}
-
 func readFit(t *testing.T, path string) *fitFile {
 	t.Helper()
 	src, err := os.ReadFile(path)
@@ -350,7 +336,7 @@ func TestDrawsOutputsPastFailedJoint(t *testing.T) {
 	if failed == 0 {
 		t.Fatal("no draw had m < -2: the test needs one")
 	}
-	summary := readCSV(t, filepath.Join(out, "summary.csv"))
+	summary := reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))
 	if summary[1][0] != "m" || summary[2][0] != "mm" || strings.Join(summary[1][2:], ",") != strings.Join(summary[2][2:], ",") {
 		t.Errorf("summary of mm differs from m's:\n%v\n%v", summary[1], summary[2])
 	}
@@ -374,7 +360,7 @@ func TestFitMAPOutputs(t *testing.T) {
 			t.Errorf("draws.csv of a MAP fit has %q", c)
 		}
 	}
-	if h := readCSV(t, filepath.Join(out, "elbo.csv"))[0]; strings.Join(h, ",") != "iter,log_joint,seconds" {
+	if h := reftest.ReadCSV(t, filepath.Join(out, "elbo.csv"))[0]; strings.Join(h, ",") != "iter,log_joint,seconds" {
 		t.Errorf("elbo.csv header %v", h)
 	}
 	ff := readJSONObject(t, filepath.Join(out, "fit.json"))
@@ -433,14 +419,14 @@ func TestFitOutputs(t *testing.T) {
 	}
 
 	// summary.csv
-	sum := readCSV(t, filepath.Join(out, "summary.csv"))
+	sum := reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))
 	if strings.Join(sum[0], ",") != "name,family,mean,sd,q5,q50,q95" || len(sum) != 3 ||
 		sum[1][0] != "lambda" || sum[1][1] != "gamma" || sum[2][0] != "twice" || sum[2][1] != "output" {
 		t.Errorf("summary.csv: %v", sum)
 	}
 
 	// elbo.csv: one row per evaluation
-	elbo := readCSV(t, filepath.Join(out, "elbo.csv"))
+	elbo := reftest.ReadCSV(t, filepath.Join(out, "elbo.csv"))
 	if strings.Join(elbo[0], ",") != "iter,elbo,se,seconds" || len(elbo) != 1+3000/100 {
 		t.Errorf("elbo.csv: %d rows, header %v", len(elbo), elbo[0])
 	}
@@ -1120,7 +1106,7 @@ func TestFitNonFiniteOutputs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	rows := readCSV(t, filepath.Join(out, "summary.csv"))
+	rows := reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))
 	col := columns(rows[0])
 	var nan int
 	for _, r := range rows[1:] {
@@ -1235,7 +1221,7 @@ func TestFitRollback(t *testing.T) {
 	if ff.Rollbacks < 1 || float64(ff.StepSize) != math.Pow(0.5, float64(ff.Rollbacks)) {
 		t.Errorf("fit.json: %d rollbacks, step size %v", ff.Rollbacks, ff.StepSize)
 	}
-	ys := readCSV(t, poissonData)[1:]
+	ys := reftest.ReadCSV(t, poissonData)[1:]
 	sum := 0.0
 	for _, row := range ys {
 		v, _ := strconv.ParseFloat(row[0], 64)
@@ -1576,8 +1562,8 @@ func TestFitInitOrdered(t *testing.T) {
 // second's first: a warm start is close to final, far from cold.
 func warmStart(t *testing.T, first, second string) (cold, final, warm float64) {
 	t.Helper()
-	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
-	e2 := readCSV(t, filepath.Join(second, "elbo.csv"))
+	e1 := reftest.ReadCSV(t, filepath.Join(first, "elbo.csv"))
+	e2 := reftest.ReadCSV(t, filepath.Join(second, "elbo.csv"))
 	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
 	cold, final, warm = num(e1[1][1]), num(e1[len(e1)-1][1]), num(e2[1][1])
 	t.Logf("cold start %g, end of the first fit %g, warm start %g", cold, final, warm)
@@ -1588,7 +1574,7 @@ func warmStart(t *testing.T, first, second string) (cold, final, warm float64) {
 func summaryMeans(t *testing.T, dir string) map[string]float64 {
 	t.Helper()
 	m := map[string]float64{}
-	for _, row := range readCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
 		v, _ := strconv.ParseFloat(row[2], 64)
 		m[row[0]] = v
 	}
@@ -1736,7 +1722,7 @@ func TestFitLowRankGroup(t *testing.T) {
 	elbo := func(ff map[string]any) float64 { return ff["elbo"].(float64) }
 	lr, mfE := elbo(ff), elbo(readJSONObject(t, filepath.Join(mf, "fit.json")))
 	rhoSD := func(dir string) float64 {
-		for _, row := range readCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
+		for _, row := range reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
 			if row[0] == "rho" {
 				v, _ := strconv.ParseFloat(row[3], 64)
 				return v

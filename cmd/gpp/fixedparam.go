@@ -102,10 +102,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 	if !ok {
 		return exitError
 	}
-	if !noOutputClash(cfg, l, con) {
-		return exitError
-	}
-	lock, removeIfEmpty, ok := openOutDir(cfg, con)
+	lock, removeIfEmpty, ok := claimOutDir(cfg, l, con)
 	if !ok {
 		return exitError
 	}

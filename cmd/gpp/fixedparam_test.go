@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // Models of the fixed_param sampler's tests.
@@ -66,7 +68,7 @@ func TestFixedParamMoments(t *testing.T) {
 		t.Errorf("y's sd %.4f, want %v within %d × %.4f", sd, sigma, fixedSigmas, se)
 	}
 	// the chains' y are draws of one distribution: R̂ near 1 in summary.csv
-	sum2 := readCSVRows(t, filepath.Join(out, summaryFile))
+	sum2 := reftest.ReadCSVMaps(t, filepath.Join(out, summaryFile))
 	for _, r := range sum2 {
 		if r["name"] == "y" {
 			if rh, _ := strconv.ParseFloat(r["rhat"], 64); !(rh < 1.01) {

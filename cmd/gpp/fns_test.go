@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestFitFunctions fits a logistic regression written with a user function
@@ -78,7 +80,7 @@ param b: real[2] ~ Normal(0, 2)
 // summarySDs reads the sd column of a fit's summary.csv.
 func summarySDs(t *testing.T, dir string) map[string]float64 {
 	t.Helper()
-	rows := readCSV(t, filepath.Join(dir, "summary.csv"))
+	rows := reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))
 	col := -1
 	for i, h := range rows[0] {
 		if h == "sd" {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // dirMultModel is testdata/fit_fullrank_dirmult.gpp: p ~ Dirichlet(1)
@@ -49,7 +51,7 @@ func TestFitFullRankSimplex(t *testing.T) {
 			t.Fatalf("--fullrank %s: exit %d: %s", fr, code, stderr)
 		}
 		var names []string
-		for _, row := range readCSV(t, filepath.Join(out, "summary.csv"))[1:] {
+		for _, row := range reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))[1:] {
 			name := row[0]
 			m, _ := strconv.ParseFloat(row[2], 64)
 			s, _ := strconv.ParseFloat(row[3], 64)
@@ -98,7 +100,7 @@ func TestFitFullRankSimplex(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("predict from --fullrank %s: exit %d: %s", fr, code, stderr)
 		}
-		for _, row := range readCSV(t, filepath.Join(pout, "summary.csv"))[1:] {
+		for _, row := range reftest.ReadCSV(t, filepath.Join(pout, "summary.csv"))[1:] {
 			m, _ := strconv.ParseFloat(row[2], 64)
 			switch row[0] {
 			case "s":

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestFitGolfGammaHint fits Stan's golf putting model as Stan writes it.
@@ -28,7 +30,7 @@ func TestFitGolfGammaHint(t *testing.T) {
 			t.Fatalf("%v: exit %d, stderr %q; want 0 and no hint", flag, code, stderr)
 		}
 		m := math.NaN()
-		for _, row := range readCSV(t, filepath.Join(out, "summary.csv"))[1:] {
+		for _, row := range reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))[1:] {
 			if row[0] == "sigma" {
 				m, _ = strconv.ParseFloat(row[2], 64)
 			}

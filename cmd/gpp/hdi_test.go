@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestHDINames: --hdi P's columns are named as az.summary names them,
@@ -50,7 +51,7 @@ func TestSummaryHDICSV(t *testing.T) {
 			t.Fatalf("%v: exit %d:\n%s", args, code, stderr)
 		}
 	}
-	if head := readCSV(t, without)[0]; slices.ContainsFunc(head, func(h string) bool { return strings.HasPrefix(h, "hdi_") }) {
+	if head := reftest.ReadCSV(t, without)[0]; slices.ContainsFunc(head, func(h string) bool { return strings.HasPrefix(h, "hdi_") }) {
 		t.Errorf("without --hdi, summary.csv's header %v has HDI columns", head)
 	}
 	checkHDICSV(t, with, pooledFiles(t, files...), 0.9, 10)
@@ -84,7 +85,7 @@ func pooledFiles(t *testing.T, paths ...string) *sampleDraws {
 // column of that element, and at least min rows.
 func checkHDICSV(t *testing.T, path string, sd *sampleDraws, prob float64, min int) {
 	t.Helper()
-	rows := readCSV(t, path)
+	rows := reftest.ReadCSV(t, path)
 	head := rows[0]
 	lo, hi := hdiNames(prob)
 	q95 := slices.Index(head, "q95")
@@ -141,7 +142,7 @@ func TestFitHDICSV(t *testing.T) {
 					t.Fatalf("%v: exit %d:\n%s", args, code, stderr)
 				}
 			}
-			plain, hdi := readCSV(t, filepath.Join(without, summaryFile))[0], readCSV(t, filepath.Join(with, summaryFile))[0]
+			plain, hdi := reftest.ReadCSV(t, filepath.Join(without, summaryFile))[0], reftest.ReadCSV(t, filepath.Join(with, summaryFile))[0]
 			if slices.ContainsFunc(plain, func(h string) bool { return strings.HasPrefix(h, "hdi_") }) {
 				t.Errorf("without --hdi, summary.csv's header %v has HDI columns", plain)
 			}
@@ -165,7 +166,7 @@ func TestSampleHDIMatchesSummary(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("sample: exit %d:\n%s", code, stderr)
 	}
-	head := readCSV(t, filepath.Join(out, summaryFile))[0]
+	head := reftest.ReadCSV(t, filepath.Join(out, summaryFile))[0]
 	if q95 := slices.Index(head, "q95"); q95 < 0 || len(head) < q95+3 || head[q95+1] != "hdi_3%" || head[q95+2] != "hdi_97%" {
 		t.Fatalf("summary.csv's header %v: want hdi_3%%, hdi_97%% after q95", head)
 	}

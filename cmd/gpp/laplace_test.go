@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // laplaceCLITol is the tolerance of a Laplace fit's mean and covariance,
@@ -21,7 +23,7 @@ const laplaceCLITol = 1e-6
 // testdata/resample_reg.gpp: y ~ N(beta₀x1 + beta₁x2, 1), beta ~ N(0, 10²).
 func regPosterior(t *testing.T) ([]float64, *mat.SymDense) {
 	t.Helper()
-	rows := readCSV(t, "testdata/resample_reg.csv")
+	rows := reftest.ReadCSV(t, "testdata/resample_reg.csv")
 	P := mat.NewSymDense(2, []float64{0.01, 0, 0, 0.01})
 	v := mat.NewVecDense(2, nil)
 	for _, r := range rows[1:] {
@@ -112,7 +114,7 @@ func TestFitLaplace(t *testing.T) {
 	if !laplaceRow.MatchString(stdout) || !strings.Contains(stdout, "\nELBO  ") || !strings.Contains(stdout, "(of q = N(mode, (-H)^-1), from its draws)") {
 		t.Errorf("console summary lacks the laplace family or its ELBO's reading:\n%s", stdout)
 	}
-	for _, r := range readCSV(t, filepath.Join(first, "summary.csv"))[1:] {
+	for _, r := range reftest.ReadCSV(t, filepath.Join(first, "summary.csv"))[1:] {
 		if strings.HasPrefix(r[0], "beta[") && r[1] != "laplace" {
 			t.Errorf("summary.csv: %s's family %q, want laplace", r[0], r[1])
 		}

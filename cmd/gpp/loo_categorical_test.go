@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // The categorical and multinomial models below have a conjugate
@@ -113,7 +115,7 @@ func TestFitLOOCategorical(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			rows := readCSV(t, filepath.Join(out, "loo.csv"))[2:]
+			rows := reftest.ReadCSV(t, filepath.Join(out, "loo.csv"))[2:]
 			want := len(looCategories)
 			if strings.HasPrefix(c.name, "Multinomial") {
 				want = len(looCounts)

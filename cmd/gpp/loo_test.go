@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // looModel is a normal mean with a known sd: its q is the exact posterior
@@ -54,7 +55,7 @@ func TestFitLOO(t *testing.T) {
 		z := (yi - s/prec) / sd
 		exact += -0.5*z*z - math.Log(sd) - 0.5*math.Log(2*math.Pi)
 	}
-	all := readCSV(t, filepath.Join(out, "loo.csv"))
+	all := reftest.ReadCSV(t, filepath.Join(out, "loo.csv"))
 	if !strings.HasPrefix(all[0][0], "# elpd_loo = ") {
 		t.Fatalf("loo.csv starts %q", all[0])
 	}
@@ -121,14 +122,14 @@ output log_lik = logpdf(proline, Normal(mu, sigma))
 `)
 	wine := filepath.Join("..", "..", "examples", "wine_std.csv")
 	var y []float64
-	for _, r := range readCSV(t, wine)[1:] {
+	for _, r := range reftest.ReadCSV(t, wine)[1:] {
 		v, err := strconv.ParseFloat(r[12], 64)
 		if err != nil {
 			t.Fatal(err)
 		}
 		y = append(y, v)
 	}
-	if h := readCSV(t, wine)[0][12]; h != "proline" || len(y) != 178 {
+	if h := reftest.ReadCSV(t, wine)[0][12]; h != "proline" || len(y) != 178 {
 		t.Fatalf("column 12 is %q, %d rows", h, len(y))
 	}
 	exact := exactNormalLOO(y)
@@ -138,7 +139,7 @@ output log_lik = logpdf(proline, Normal(mu, sigma))
 		if code != 0 {
 			t.Fatalf("seed %s: exit %d: %s", seed, code, stderr)
 		}
-		all := readCSV(t, filepath.Join(out, "loo.csv"))
+		all := reftest.ReadCSV(t, filepath.Join(out, "loo.csv"))
 		sum, bad := 0.0, 0
 		for _, r := range all[2:] {
 			v, _ := strconv.ParseFloat(r[1], 64)
@@ -298,7 +299,7 @@ output log_lik = logpdf(Y, Normal(mu, 1))
 	if strings.Contains(stderr, "log_lik") {
 		t.Errorf("a warning about a matrix log_lik:\n%s", stderr)
 	}
-	all := readCSV(t, filepath.Join(out, "loo.csv"))[2:]
+	all := reftest.ReadCSV(t, filepath.Join(out, "loo.csv"))[2:]
 	if len(all) != len(y) {
 		t.Fatalf("loo.csv has %d observations, want %d", len(all), len(y))
 	}

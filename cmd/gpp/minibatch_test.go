@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 const minibatchRegression = `data x1: real[N]
@@ -36,7 +38,7 @@ func regressionCSV(n int, seed uint64) string {
 func summaryStats(t *testing.T, dir string) map[string][2]float64 {
 	t.Helper()
 	out := map[string][2]float64{}
-	for _, row := range readCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
 		m, err1 := strconv.ParseFloat(row[2], 64)
 		sd, err2 := strconv.ParseFloat(row[3], 64)
 		if err1 != nil || err2 != nil {

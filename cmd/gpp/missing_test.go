@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 const (
@@ -114,7 +116,7 @@ func TestMissingLOO(t *testing.T) {
 	}
 	observed := writeFile(t, d, "obs.csv", strings.Join(kept, "\n")+"\n")
 	elpd := func(dir string) (float64, []string) {
-		rows := readCSV(t, filepath.Join(dir, "loo.csv"))[2:]
+		rows := reftest.ReadCSV(t, filepath.Join(dir, "loo.csv"))[2:]
 		sum, names := 0.0, []string{}
 		for _, r := range rows {
 			v, _ := strconv.ParseFloat(r[1], 64)
@@ -252,7 +254,7 @@ func TestMissingLOOExact(t *testing.T) {
 	if code, _, stderr := runSafe(t, "fit", model, csv, "--quiet", "--seed", "3", "--output-draws", "4000", "--out", out); code != 0 {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
-	rows := readCSV(t, filepath.Join(out, "loo.csv"))[2:]
+	rows := reftest.ReadCSV(t, filepath.Join(out, "loo.csv"))[2:]
 	if len(rows) != len(y) {
 		t.Fatalf("loo.csv has %d observations, want %d", len(rows), len(y))
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // pathfinderCLITol is how far, in posterior sds, a single Pathfinder
@@ -63,7 +65,7 @@ func TestFitPathfinder(t *testing.T) {
 			t.Errorf("draws.csv lacks %q", c)
 		}
 	}
-	elbo := readCSV(t, filepath.Join(first, "elbo.csv"))
+	elbo := reftest.ReadCSV(t, filepath.Join(first, "elbo.csv"))
 	if strings.Join(elbo[0], ",") != "iter,elbo_estimate,se,seconds" || len(elbo) < 3 {
 		t.Errorf("elbo.csv: %v", elbo)
 	}

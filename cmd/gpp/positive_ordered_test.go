@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // positiveOrderedMixture is a two-component Poisson mixture whose rates
@@ -44,7 +46,7 @@ func TestFitPositiveOrdered(t *testing.T) {
 		t.Fatalf("first fit: exit %d: %s", code, stderr)
 	}
 	families := map[string]string{}
-	for _, row := range readCSV(t, filepath.Join(first, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(first, "summary.csv"))[1:] {
 		families[row[0]] = row[1]
 	}
 	if families["lambda[1]"] != "gamma" || families["lambda[2]"] != "gamma" {
@@ -75,7 +77,7 @@ func TestFitPositiveOrdered(t *testing.T) {
 	if code, _, stderr := runSafe(t, "fit", model, dataFile, "--quiet", "--family", "map", "--out", mapDir); code != 0 {
 		t.Fatalf("MAP fit: exit %d: %s", code, stderr)
 	}
-	for _, row := range readCSV(t, filepath.Join(mapDir, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(mapDir, "summary.csv"))[1:] {
 		if strings.HasPrefix(row[0], "lambda") && row[1] != "point" {
 			t.Errorf("MAP summary: %s is %s, want point", row[0], row[1])
 		}

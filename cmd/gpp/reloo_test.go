@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestReloo: gpp fit --reloo refits without the outlier of TestMomentMatch
@@ -34,7 +35,7 @@ func TestReloo(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%s %v: exit %d:\n%s", cmd, args, code, stderr)
 		}
-		return readCSV(t, filepath.Join(dir, out, looFile)), stdout, stderr
+		return reftest.ReadCSV(t, filepath.Join(dir, out, looFile)), stdout, stderr
 	}
 	plain, _, _ := run("fit", "plain")
 	one, stdout, stderr := run("fit", "reloo1", "--reloo", "--workers", "1")
@@ -199,7 +200,7 @@ func TestRelooInterruptedExit(t *testing.T) {
 		if first := strings.SplitN(string(head), "\n", 2)[0]; !strings.HasSuffix(first, " (interrupted: 1 left with its PSIS estimate)") || !looComment.MatchString(first) {
 			t.Errorf("%s: loo.csv's first line %q, want it marked interrupted, as gpp compare reads it", cmd, first)
 		}
-		rows := readCSV(t, filepath.Join(out, looFile))
+		rows := reftest.ReadCSV(t, filepath.Join(out, looFile))
 		if k := parseNum(t, rows[len(rows)-1][3]); !(k > 0.7) {
 			t.Errorf("%s: the outlier's k̂ %v: want its PSIS estimate's, above 0.7", cmd, k)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // sampleSession loads the gamma–Poisson model and its counts into a new
@@ -478,7 +479,7 @@ func TestReplSampleAgainstNames(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	out.Reset()
 	typeIn(r, ":sample --quiet --chains 2 --warmup 150 --draws 150 --against last --out "+dir)
-	rows := readCSV(t, filepath.Join(dir, againstFile))
+	rows := reftest.ReadCSV(t, filepath.Join(dir, againstFile))
 	if len(rows) != 185 || rows[2][0] != "beta[1]" || rows[3][0] != "beta[2]" {
 		t.Errorf("against.csv: %d rows, names %v", len(rows), rows[1:4])
 	}

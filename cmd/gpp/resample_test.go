@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 const (
@@ -67,7 +68,7 @@ func corr(a, b []float64) float64 {
 // (noise sd 1, priors Normal(0, 10)).
 func exactRegression(t *testing.T, path string) (sd [2]float64, rho float64) {
 	t.Helper()
-	recs := readCSV(t, path)
+	recs := reftest.ReadCSV(t, path)
 	var a11, a12, a22 float64
 	for _, r := range recs[1:] {
 		x1, _ := strconv.ParseFloat(r[0], 64)
@@ -347,7 +348,7 @@ func TestPSISResampleMissing(t *testing.T) {
 	if len(r["y_missing.1"]) != 1000 || slices.Equal(q["y_missing.1"], r["y_missing.1"]) {
 		t.Fatal("y_missing is missing from the resampled draws, or is q's draws")
 	}
-	recs := readCSV(t, missingData)
+	recs := reftest.ReadCSV(t, missingData)
 	var sum float64
 	n := 0
 	for _, rec := range recs[1:] {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestFitRestarts fits the Gamma–Poisson model three times: the outputs
@@ -98,7 +99,7 @@ func TestFitRestarts(t *testing.T) {
 	}
 
 	// summary.csv gains R̂; the posterior has one mode, so the restarts agree
-	sum := readCSV(t, filepath.Join(out, "summary.csv"))
+	sum := reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))
 	if strings.Join(sum[0], ",") != "name,family,mean,sd,q5,q50,q95,rhat" || len(sum) != 3 {
 		t.Fatalf("summary.csv: %v", sum)
 	}
@@ -107,7 +108,7 @@ func TestFitRestarts(t *testing.T) {
 	}
 
 	// elbo.csv: every restart's trace
-	elbo := readCSV(t, filepath.Join(out, "elbo.csv"))
+	elbo := reftest.ReadCSV(t, filepath.Join(out, "elbo.csv"))
 	if strings.Join(elbo[0], ",") != "restart,iter,elbo,se,seconds" || len(elbo) != 1+3*500/100 || elbo[len(elbo)-1][0] != "2" {
 		t.Errorf("elbo.csv: %d rows, header %v", len(elbo), elbo[0])
 	}
@@ -153,7 +154,7 @@ func TestFitRestartsOneFails(t *testing.T) {
 		t.Errorf("stderr lacks the failure's warning:\n%s", stderr)
 	}
 	restarts := map[string]bool{}
-	for _, row := range readCSV(t, filepath.Join(out, "elbo.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(out, "elbo.csv"))[1:] {
 		restarts[row[0]] = true
 	}
 	if len(restarts) != 2 || !restarts["0"] || !restarts["2"] {
@@ -197,8 +198,8 @@ func TestFitRestartsInit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("second fit: exit %d: %s", code, stderr)
 	}
-	e1 := readCSV(t, filepath.Join(first, "elbo.csv"))
-	e2 := readCSV(t, filepath.Join(d, "second", "elbo.csv"))
+	e1 := reftest.ReadCSV(t, filepath.Join(first, "elbo.csv"))
+	e2 := reftest.ReadCSV(t, filepath.Join(d, "second", "elbo.csv"))
 	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
 	for r := range 2 {
 		var cold, final, warm float64

@@ -504,10 +504,7 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		return exitError
 	}
 	open := func() (func(), func(), bool) {
-		if !noOutputClash(cfg, l, con) {
-			return nil, nil, false
-		}
-		lock, removeIfEmpty, ok := openOutDir(cfg, con)
+		lock, removeIfEmpty, ok := claimOutDir(cfg, l, con)
 		if !ok {
 			return nil, nil, false
 		}

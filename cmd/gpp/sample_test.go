@@ -15,6 +15,7 @@ import (
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/reftest"
 	"github.com/gpplang/gpp/internal/shareddata"
 )
 
@@ -284,15 +285,7 @@ func samplePosteriorDB(t *testing.T, model, dataDir string) {
 // whose first column is param) into name → column → value.
 func readSummaryCSV(t *testing.T, path string) map[string]map[string]float64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := reftest.ReadCSV(t, path)
 	out := map[string]map[string]float64{}
 	for _, r := range rows[1:] {
 		m := map[string]float64{}
@@ -372,7 +365,7 @@ func TestSampleSummaryMCSE(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	rows := readCSV(t, filepath.Join(out, summaryFile))
+	rows := reftest.ReadCSV(t, filepath.Join(out, summaryFile))
 	want := "name,family,mean,sd,q5,q50,q95,mcse_mean,ess_bulk,ess_tail,rhat,mcse_sd,mcse_q5,mcse_q50,mcse_q95,mad"
 	if got := strings.Join(rows[0], ","); got != want {
 		t.Fatalf("summary.csv header %q, want %q", got, want)
@@ -414,5 +407,32 @@ func TestSampleSummaryMCSE(t *testing.T) {
 	}
 	if len(sum) != 2 {
 		t.Errorf("summary.csv has %d elements, want lambda and twice", len(sum))
+	}
+}
+
+// TestSampleOutClash: gpp sample, with NUTS or --fixed-param, refuses an
+// output directory where its draws.csv would overwrite a data file, before
+// sampling, naming the clash and leaving the directory as it was.
+func TestSampleOutClash(t *testing.T) {
+	counts, err := os.ReadFile(poissonData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	draws := writeFile(t, dir, "draws.csv", string(counts))
+	before := dirEntries(t, dir)
+	want := "--out " + dir + ": the data file " + draws + " would be overwritten by the output draws.csv"
+	for _, extra := range [][]string{{"--warmup", "10"}, {"--fixed-param"}} {
+		args := append([]string{"sample", poissonModel, draws, "--chains", "1", "--draws", "10", "--out", dir}, extra...)
+		code, stdout, stderr := runSafe(t, args...)
+		if code != exitError || stdout != "" || !strings.Contains(stderr, want) || strings.Contains(stderr, "sampling") {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant exit 1, nothing on stdout and a note:\n%s", extra, code, stdout, stderr, want)
+		}
+		if after := dirEntries(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
+			t.Errorf("%v: %s changed: %v, was %v", extra, dir, after, before)
+		}
+	}
+	if b, _ := os.ReadFile(draws); string(b) != string(counts) {
+		t.Errorf("the data file changed")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestRelativeEff: the plain ESS of the loo package's relative_eff, on
@@ -94,7 +95,7 @@ func TestSampleLOO(t *testing.T) {
 	if !strings.Contains(stdout, "LOO          elpd_loo ") || !strings.Contains(stdout, "loo.csv") {
 		t.Errorf("sample printed no LOO line or did not list loo.csv:\n%s", stdout)
 	}
-	f, s := readCSV(t, filepath.Join(fit, looFile)), readCSV(t, filepath.Join(sample, looFile))
+	f, s := reftest.ReadCSV(t, filepath.Join(fit, looFile)), reftest.ReadCSV(t, filepath.Join(sample, looFile))
 	if len(f) != len(s) || len(s) != 2+40 {
 		t.Fatalf("loo.csv: the fit's %d lines, the sample's %d; want 42", len(f), len(s))
 	}
@@ -317,7 +318,7 @@ func TestMomentMatch(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("%s %v: exit %d:\n%s", cmd, args, code, stderr)
 			}
-			return readCSV(t, filepath.Join(dir, cmd+out, looFile)), stdout, stderr
+			return reftest.ReadCSV(t, filepath.Join(dir, cmd+out, looFile)), stdout, stderr
 		}
 		plain, _, stderr := run("plain")
 		if !strings.Contains(stderr, "--moment-match moves the draws") {
@@ -392,7 +393,7 @@ func TestFitMomentMatchBadQ(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("fit %v: exit %d:\n%s", args, code, stderr)
 		}
-		loo[i] = readCSV(t, filepath.Join(out, looFile))
+		loo[i] = reftest.ReadCSV(t, filepath.Join(out, looFile))
 		if i == 1 && !strings.Contains(stdout, "moment match not done: the LOO draws' own weights p/q have k̂") {
 			t.Errorf("fit --moment-match on a q that misses the posterior:\n%s", stdout)
 		}
@@ -552,7 +553,7 @@ func TestSampleMomentMatchPoisson(t *testing.T) {
 		if code, _, stderr := runGpp(append([]string{"sample", model, csvPath, "--quiet", "--out", out}, args...)...); code != exitOK {
 			t.Fatalf("sample %v: exit %d:\n%s", args, code, stderr)
 		}
-		rows := readCSV(t, filepath.Join(out, looFile))
+		rows := reftest.ReadCSV(t, filepath.Join(out, looFile))
 		last := rows[len(rows)-1]
 		elpd[i], k[i] = parseNum(t, last[1]), parseNum(t, last[3])
 	}

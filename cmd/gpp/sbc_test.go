@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -14,6 +13,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestRankStats checks the rank statistics against values worked by hand.
@@ -100,15 +101,7 @@ func TestSBCRankTies(t *testing.T) {
 // sbcSummary reads an sbc summary.csv into rows by name.
 func sbcSummary(t *testing.T, dir string) map[string]map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "summary.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))
 	out := map[string]map[string]string{}
 	for _, r := range recs[1:] {
 		row := map[string]string{}
@@ -172,7 +165,7 @@ func TestSBCNormalCalibrated(t *testing.T) {
 		t.Errorf("reading %q, want calibrated; stdout:\n%s", row["reading"], stdout)
 	}
 	// The ranks in ranks.csv are what the summary summarises.
-	recs := readCSVFile(t, filepath.Join(out, "ranks.csv"))
+	recs := reftest.ReadCSV(t, filepath.Join(out, "ranks.csv"))
 	if len(recs) != 101 || strings.Join(recs[0], ",") != "sim,name,rank,draws,elbo,pareto_k,converged" {
 		t.Fatalf("ranks.csv has %d rows, header %v", len(recs), recs[0])
 	}
@@ -187,20 +180,6 @@ func TestSBCNormalCalibrated(t *testing.T) {
 	if s := rankStats(ranks, 19); math.Abs(s.p-num(t, row["p_uniform"])) > 1e-5*s.p {
 		t.Errorf("summary p %s, ranks.csv's ranks give %g", row["p_uniform"], s.p)
 	}
-}
-
-func readCSVFile(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
 }
 
 // sbcCollinear writes a regression on two covariates of correlation 0.94
@@ -300,8 +279,8 @@ y ~ Normal(0, exp(mu))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	failed := readCSVFile(t, filepath.Join(out, "failed.csv"))[1:]
-	ranked := readCSVFile(t, filepath.Join(out, "ranks.csv"))[1:]
+	failed := reftest.ReadCSV(t, filepath.Join(out, "failed.csv"))[1:]
+	ranked := reftest.ReadCSV(t, filepath.Join(out, "ranks.csv"))[1:]
 	if len(failed) == 0 || len(failed)+len(ranked) != 12 {
 		t.Fatalf("%d failed and %d ranked, want some failed and 12 in all", len(failed), len(ranked))
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // sensModel is the conjugate normal model of gpp sensitivity's tests:
@@ -231,7 +233,7 @@ func TestSensitivityCSVQuotes(t *testing.T) {
 	if err := writeSensitivityCSV(path, rows); err != nil {
 		t.Fatal(err)
 	}
-	recs := readCSV(t, path)
+	recs := reftest.ReadCSV(t, path)
 	want := [][]string{{"variable", "prior", "likelihood", "diagnosis"}, {"W[1,2]", "0.25", "0.5", "-"}, {"mu", "0.125", "1", "potential prior-data conflict"}}
 	if !slices.EqualFunc(recs, want, slices.Equal) {
 		t.Errorf("read back %q, want %q", recs, want)

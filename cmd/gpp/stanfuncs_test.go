@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // stanFuncsModel uses Stan's functions added with log_diff_exp and its
@@ -66,7 +68,7 @@ func TestFitStanFuncs(t *testing.T) {
 		if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--seed", "3", "--out", out); code != 0 {
 			t.Fatalf("model %d: exit %d: %s", i, code, stderr)
 		}
-		for _, row := range readCSV(t, filepath.Join(out, "summary.csv"))[1:] {
+		for _, row := range reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))[1:] {
 			m, err := strconv.ParseFloat(row[2], 64)
 			if err != nil {
 				t.Fatal(err)

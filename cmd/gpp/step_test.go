@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestFitStepOutputs fits testdata/fit_step.gpp, whose outputs compare
@@ -76,7 +78,7 @@ func TestFitStepOutputs(t *testing.T) {
 			}
 		}
 	}
-	sum := readCSV(t, filepath.Join(out, "summary.csv"))
+	sum := reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))
 	draws := float64(len(rows) - 1)
 	for _, r := range sum[1:] {
 		n, ok := held[r[0]]

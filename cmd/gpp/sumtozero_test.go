@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // sumToZeroModel is testdata/check_sum_to_zero.gpp's ICAR model: Poisson
@@ -27,7 +29,7 @@ func TestFitSumToZero(t *testing.T) {
 	}
 	var names []string
 	sum, abs := 0.0, 0.0
-	for _, row := range readCSV(t, filepath.Join(out, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))[1:] {
 		if strings.HasPrefix(row[0], "phi") {
 			names = append(names, row[0])
 			m, _ := strconv.ParseFloat(row[2], 64)
@@ -112,7 +114,7 @@ func TestFitSumToZeroMatrix(t *testing.T) {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	var names []string
-	for _, row := range readCSV(t, filepath.Join(out, "summary.csv"))[1:] {
+	for _, row := range reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))[1:] {
 		names = append(names, row[0])
 	}
 	if strings.Join(names, " ") != "A[1,1] A[2,1] A[1,2] A[2,2] A[1,3] A[2,3]" {

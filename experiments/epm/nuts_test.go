@@ -2,7 +2,6 @@ package epm
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/experiments/metrics"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // plantedNetwork returns a network of two planted communities of n/2
@@ -131,15 +131,7 @@ func TestRunNUTSQuick(t *testing.T) {
 	if len(rep.Rows) != 1 || rep.Rows[0].K != 5 {
 		t.Fatalf("rows %+v, want one at K = 5", rep.Rows)
 	}
-	f, err := os.Open(filepath.Join(out, "epm_nuts.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := reftest.ReadCSV(t, filepath.Join(out, "epm_nuts.csv"))
 	if len(recs) != 2 || recs[1][2] != string(NUTS) || recs[1][9] != "40" {
 		t.Fatalf("records %q", recs)
 	}

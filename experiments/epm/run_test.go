@@ -2,7 +2,6 @@ package epm
 
 import (
 	"context"
-	"encoding/csv"
 	"image/png"
 	"math"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/internal/reftest"
 	"github.com/gpplang/gpp/internal/shareddata"
 )
 
@@ -28,15 +28,7 @@ func TestRunQuick(t *testing.T) {
 	if rep.N != 234 || rep.Links != 598 || rep.TestPairs != 5452 {
 		t.Errorf("network %d nodes, %d links, %d test pairs; want 234, 598, 5452", rep.N, rep.Links, rep.TestPairs)
 	}
-	f, err := os.Open(filepath.Join(out, "epm_linkpred.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := reftest.ReadCSV(t, filepath.Join(out, "epm_linkpred.csv"))
 	if got := strings.Join(recs[0][:7], ","); got != "split,K,method,auc_roc,auc_pr,seconds,elbo" {
 		t.Fatalf("header %q", got)
 	}
@@ -88,14 +80,9 @@ func TestRunOptimizersQuick(t *testing.T) {
 	if len(rep.Rows) != want {
 		t.Fatalf("%d fits, want %d", len(rep.Rows), want)
 	}
-	f, err := os.Open(filepath.Join(out, "epm_optimizers.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) != want+1 {
-		t.Fatalf("epm_optimizers.csv: %d records, %v", len(recs), err)
+	recs := reftest.ReadCSV(t, filepath.Join(out, "epm_optimizers.csv"))
+	if len(recs) != want+1 {
+		t.Fatalf("epm_optimizers.csv: %d records, want %d", len(recs), want+1)
 	}
 	perParam := map[string]int{}
 	for _, r := range recs[1:] {

@@ -1,40 +1,16 @@
 package gpfa
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gpplang/gpp/internal/reftest"
 	"github.com/gpplang/gpp/internal/shareddata"
 )
-
-// readRefCSV reads a small CSV into header-keyed rows.
-func readRefCSV(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]string
-	for _, r := range recs[1:] {
-		m := map[string]string{}
-		for j, h := range recs[0] {
-			m[h] = r[j]
-		}
-		out = append(out, m)
-	}
-	return out
-}
 
 func refFloat(t *testing.T, s string) float64 {
 	t.Helper()
@@ -51,7 +27,7 @@ func refFloat(t *testing.T, s string) float64 {
 func TestBaselinesReproduceSharedFile(t *testing.T) {
 	ref := shareddata.Path(t, "continuous", "baselines_nll.csv")
 	dir := filepath.Dir(ref)
-	for _, row := range readRefCSV(t, ref) {
+	for _, row := range reftest.ReadCSVMaps(t, ref) {
 		if row["scale"] != "raw" {
 			continue
 		}
@@ -95,7 +71,7 @@ func TestBaselinesSmallNCurve(t *testing.T) {
 		t.Fatal(err)
 	}
 	train, test := SplitTest(x)
-	for _, row := range readRefCSV(t, ref) {
+	for _, row := range reftest.ReadCSVMaps(t, ref) {
 		n, _ := strconv.Atoi(row["n_train"])
 		tr := firstRows(train, n)
 		mu := ColumnMeans(tr)

@@ -2,7 +2,6 @@ package gpfa
 
 import (
 	"context"
-	"encoding/csv"
 	"image/png"
 	"math"
 	"os"
@@ -12,21 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpplang/gpp/internal/reftest"
 	"github.com/gpplang/gpp/internal/shareddata"
 )
 
 // readCSV reads a result CSV and checks its header.
 func readCSV(t *testing.T, path string, header []string) [][]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := reftest.ReadCSV(t, path)
 	if strings.Join(recs[0], ",") != strings.Join(header, ",") {
 		t.Fatalf("%s: header %v, want %v", path, recs[0], header)
 	}

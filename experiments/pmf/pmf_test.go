@@ -2,7 +2,6 @@ package pmf
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/reftest"
 	"github.com/gpplang/gpp/internal/shareddata"
 )
 
@@ -150,15 +150,7 @@ func TestRunQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, "pmf_digits.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := reftest.ReadCSV(t, filepath.Join(out, "pmf_digits.csv"))
 	if strings.Join(recs[0], ",") != strings.Join(CSVHeader, ",") || len(recs) != 4 {
 		t.Fatalf("pmf_digits.csv: %d records, header %v", len(recs), recs[0])
 	}

@@ -2,7 +2,6 @@ package vinuts
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestQuick runs the quick experiment (examples/regression.gpp, whose two
@@ -98,16 +99,12 @@ func TestQuick(t *testing.T) {
 	}
 }
 
+// readAll reads the CSV file at path, failing t if it has no records.
 func readAll(t *testing.T, path string) [][]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("%s: %v, %d records", path, err, len(recs))
+	recs := reftest.ReadCSV(t, path)
+	if len(recs) == 0 {
+		t.Fatalf("%s: no records", path)
 	}
 	return recs
 }

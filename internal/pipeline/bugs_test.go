@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // The classic BUGS examples (Volume 1), ported as a statistician would
@@ -204,7 +205,7 @@ func TestBUGSSeeds(t *testing.T) {
 	x0[4] = -1
 	mean, sd := adaptiveMetropolis(logp, x0, f, 800000, 1)
 	names := []string{"alpha0", "alpha1", "alpha2", "alpha12", "sigma"}
-	rows := readCSV(t, "../../examples/seeds.csv")
+	rows := reftest.ReadCSV(t, "../../examples/seeds.csv")
 	if len(rows) != n+1 || fmt.Sprint(rows[0]) != "[r n x1 x2]" {
 		t.Fatalf("examples/seeds.csv: %d rows, header %v", len(rows), rows[0])
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // TestMixtureExample fits examples/mixture.gpp (two normal components,
@@ -88,7 +89,7 @@ func emMixture(ys []float64, k int) (w, mu, sigma []float64) {
 // readColumn reads the column named name of a CSV file with a header.
 func readColumn(t *testing.T, path, name string) []float64 {
 	t.Helper()
-	rows := readCSV(t, path)
+	rows := reftest.ReadCSV(t, path)
 	col := -1
 	for j, h := range rows[0] {
 		if h == name {

@@ -2,16 +2,15 @@ package pipeline_test
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/reftest"
 	"github.com/gpplang/gpp/internal/shareddata"
 )
 
@@ -23,7 +22,7 @@ type refRow struct{ mean, sd float64 }
 
 func readReference(t *testing.T, path string) map[string]refRow {
 	t.Helper()
-	rows := readCSV(t, path)
+	rows := reftest.ReadCSV(t, path)
 	out := map[string]refRow{}
 	for _, r := range rows[1:] {
 		m, _ := strconv.ParseFloat(r[1], 64)
@@ -31,21 +30,6 @@ func readReference(t *testing.T, path string) map[string]refRow {
 		out[r[0]] = refRow{m, s}
 	}
 	return out
-}
-
-// readCSV reads a whole CSV file, its header the first row.
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
 }
 
 // posteriorSummary fits the model and returns the mean and sd over draws

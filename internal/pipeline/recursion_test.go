@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 // Two of Stan's User's Guide time-series models whose Stan form fills a
@@ -77,7 +78,7 @@ func TestRecursionReference(t *testing.T) {
 		t.Skip("-recursion-reference computes the reference posteriors")
 	}
 	col := func(path string) []float64 {
-		rows := readCSV(t, path)
+		rows := reftest.ReadCSV(t, path)
 		out := make([]float64, len(rows)-1)
 		for i, r := range rows[1:] {
 			v, err := strconv.ParseFloat(r[0], 64)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/reftest"
 )
 
 var (
@@ -123,7 +124,7 @@ func TestSurvivalReference(t *testing.T) {
 		cens bool
 	}
 	groups := make([][]obs, survivalG)
-	rows := readCSV(t, survivalCSV)
+	rows := reftest.ReadCSV(t, survivalCSV)
 	for _, r := range rows[1:] {
 		var g, cens int
 		var x, tt float64

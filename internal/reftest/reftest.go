@@ -1,9 +1,11 @@
-// Package reftest holds what the tests against high-precision references
-// (mpmath values in testdata JSON files) share: reading the records and
+// Package reftest holds what tests share: reading the records of
+// high-precision references (mpmath values in testdata JSON and CSV
+// files) and of the CSV files gpp and the experiments write, and
 // measuring a vector's error.
 package reftest
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -24,6 +26,38 @@ func ReadJSON[T any](t testing.TB, path string) []T {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return recs
+}
+
+// ReadCSV reads all the records of the CSV file at path, its header the
+// first, failing t if the file cannot be opened or parsed.
+func ReadCSV(t testing.TB, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
+}
+
+// ReadCSVMaps reads the CSV file at path, whose first record is a header,
+// into one map a row from column name to field, failing t as ReadCSV.
+func ReadCSVMaps(t testing.TB, path string) []map[string]string {
+	t.Helper()
+	recs := ReadCSV(t, path)
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for j, h := range recs[0] {
+			m[h] = r[j]
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // NormRelErr returns ‖got − want‖₂ / ‖want‖₂, or the absolute error
