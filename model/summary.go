@@ -47,8 +47,9 @@ type SummaryRow struct {
 	HDI       [2]float64
 	// MCSEMean, ESSBulk, ESSTail and Rhat are the rank-normalised split
 	// R̂, the ESS and the mean's Monte Carlo error; NaN for a column
-	// constant within every chain (a param FixedParam holds), and R̂ NaN
-	// for a fit's independent draws, which are not chains.
+	// constant within every chain, but R̂ +Inf where those values differ
+	// (NUTS chains frozen at their starts) unless FixedParam holds them;
+	// R̂ NaN for a fit's independent draws, which are not chains.
 	MCSEMean, ESSBulk, ESSTail, Rhat float64
 	MCSESD                           float64
 	MCSEQuantile                     [3]float64 // at nuts.DiagnoseProbs: 5, 50 and 95 %
@@ -85,7 +86,7 @@ func (m *Model) Summary(res *nuts.Result, seed uint64, s *SummarySettings) (*Sum
 			}
 		}
 	}
-	return m.summarise(sum, rows, outs, chains, true)
+	return m.summarise(sum, rows, outs, chains, true, res.FixedParam)
 }
 
 // FitSummary summarises n draws from q, the fit r of this model, as gpp
@@ -113,7 +114,7 @@ func (m *Model) FitSummary(r *sgvb.Result, n int, seed uint64, s *SummarySetting
 	if err != nil {
 		return nil, err
 	}
-	return m.summarise(sum, rows, outs, 1, false)
+	return m.summarise(sum, rows, outs, 1, false, false)
 }
 
 // newSummary is an empty Summary of s's quantiles and HDI, checked before
@@ -139,8 +140,9 @@ func newSummary(s *SummarySettings) (*Summary, error) {
 
 // summarise adds to sum the rows of the columns of rows (params) and outs
 // (outputs, a row per row of rows), chains of equal length one after
-// another; R̂ only for mcmc's chains.
-func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc bool) (*Summary, error) {
+// another; R̂ only for mcmc's chains, NaN for a column the fixed_param
+// sampler held (fixed) at one value per chain.
+func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc, fixed bool) (*Summary, error) {
 	if chains == 0 || len(rows)%chains != 0 {
 		return nil, errors.New("model: Summary: no chains of equal length to summarise")
 	}
@@ -149,7 +151,7 @@ func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc
 		for d, r := range of {
 			col[d] = r[j]
 		}
-		sum.Rows = append(sum.Rows, summariseColumn(name, output, col, chains, mcmc, sum))
+		sum.Rows = append(sum.Rows, summariseColumn(name, output, col, chains, mcmc, fixed, sum))
 	}
 	for j, name := range m.names {
 		add(name, false, j, rows)
@@ -161,7 +163,7 @@ func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc
 }
 
 // summariseColumn summarises one column, its chains one after another.
-func summariseColumn(name string, output bool, col []float64, chains int, mcmc bool, sum *Summary) SummaryRow {
+func summariseColumn(name string, output bool, col []float64, chains int, mcmc, fixed bool, sum *Summary) SummaryRow {
 	r := SummaryRow{Name: name, Output: output, HDI: [2]float64{math.NaN(), math.NaN()}}
 	v, _ := nuts.SortedFinite(col)
 	r.Mean, r.SD = nuts.MeanSD(v)
@@ -177,10 +179,10 @@ func summariseColumn(name string, output bool, col []float64, chains int, mcmc b
 	for c := range byChain {
 		byChain[c] = col[c*n : (c+1)*n]
 	}
-	dg := nuts.Diagnose(byChain) // NaN where nothing varies within a chain
+	dg := nuts.Diagnose(byChain) // NaN where nothing varies within a chain, R̂ +Inf where the chains' values differ
 	r.MCSEMean, r.ESSBulk, r.ESSTail, r.Rhat = dg.MCSEMean, dg.ESSBulk, dg.ESSTail, dg.Rhat
 	r.MCSESD, r.MCSEQuantile, r.MAD = dg.MCSESD, dg.MCSEQuantile, dg.MAD
-	if !mcmc {
+	if !mcmc || fixed && nuts.EachConstant(byChain) { // not chains; held by the fixed_param sampler, as gpp sample's
 		r.Rhat = math.NaN()
 	}
 	return r

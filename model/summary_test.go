@@ -223,7 +223,8 @@ func TestFitSummaryMatchesFit(t *testing.T) {
 // TestSummaryFixedParam checks that the params the fixed_param sampler
 // holds, at another value in each chain (ChainInits, gpp sample's
 // init_1.json ...), have NaN R̂, ESS and Monte Carlo errors, as gpp
-// sample's summary.csv, and the outputs that vary numbers.
+// sample's summary.csv, and the outputs that vary numbers; and that the
+// same draws not marked FixedParam have R̂ +Inf.
 func TestSummaryFixedParam(t *testing.T) {
 	dir, m := summaryFiles(t)
 	inits := []map[string]any{{"mu": 1.5, "sigma": 0.7}, {"mu": -0.5, "sigma": 1.25}}
@@ -250,6 +251,17 @@ func TestSummaryFixedParam(t *testing.T) {
 		held := !row.Output || row.Name == "twice"
 		if got := math.IsNaN(row.Rhat) && math.IsNaN(row.ESSBulk) && math.IsNaN(row.MCSEMean) && math.IsNaN(row.MCSEQuantile[1]); got != held {
 			t.Errorf("%s: R̂ %v ESS %v MCSE %v; held %v", row.Name, row.Rhat, row.ESSBulk, row.MCSEMean, held)
+		}
+	}
+	// The same draws as NUTS's (chains frozen at those starts): R̂ +Inf
+	// where the chains hold different values.
+	res.FixedParam = false
+	if sum, err = m.Summary(res, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range sum.Rows {
+		if held := !row.Output || row.Name == "twice"; held != math.IsInf(row.Rhat, 1) {
+			t.Errorf("%s of frozen NUTS chains: R̂ %v; held %v", row.Name, row.Rhat, held)
 		}
 	}
 }

@@ -54,6 +54,7 @@ type drawsFileData struct {
 	path       string
 	kind       drawsKind
 	method     string   // "# method = ..." (sample, variational, ...), or ""
+	algorithm  string   // "# algorithm = ..." (hmc, fixed_param, ...), or ""
 	header     []string // the column names
 	headerLine int
 	// chains[c][j] are chain c's draws of column j.
@@ -266,6 +267,8 @@ func (f *drawsFileData) setting(l string, at ast.Pos) error {
 	switch key {
 	case "method":
 		f.method = val
+	case "algorithm":
+		f.algorithm = val
 	case "num_warmup":
 		return whole(&f.warmup, 0)
 	case "thin":

@@ -124,13 +124,39 @@ func TestFixedParamDefaultStart(t *testing.T) {
 	if len(first) != 2 || first[1] == first[2] {
 		t.Errorf("the chains' mu %v: want two chains at two random starts", first)
 	}
-	// Held apart, mu has no within-chain spread: no R̂ (the rank-normalised
-	// ratio overflowed to about 1e15), ESS or Monte Carlo error.
+	// Held apart, mu has no within-chain spread: no ESS or Monte Carlo
+	// error, and no R̂ (nuts.Diagnose's +Inf, which would say the chains
+	// disagree, is NaN where the sampler holds the param by design), in
+	// summary.csv, the table, gpp summary of draws.csv, whose R̂ warning
+	// names no param (y, drawn at each chain's params, may differ), and
+	// gpp predict of the sample.
 	mu := readSummaryCSV(t, filepath.Join(out, summaryFile))["mu"]
 	for _, k := range []string{"rhat", "ess_bulk", "ess_tail", "mcse_mean", "mcse_sd"} {
 		if !math.IsNaN(mu[k]) {
 			t.Errorf("mu's %s is %v, want NaN for a param the chains hold", k, mu[k])
 		}
+	}
+	code, sumOut, stderr := runGpp("summary", filepath.Join(out, drawsFile))
+	if code != exitOK {
+		t.Fatalf("summary: exit %d:\n%s", code, stderr)
+	}
+	for what, table := range map[string]string{"sample": stdout, "summary": sumOut} {
+		if r := tableRows(table)["mu"]; len(r) == 0 || r[len(r)-1] != "NaN" {
+			t.Errorf("gpp %s's row of mu %v, want R̂ NaN:\n%s", what, r, table)
+		}
+	}
+	for _, l := range strings.Split(sumOut, "\n") {
+		if strings.Contains(l, "R̂ above") && (strings.Contains(l, "mu ") || strings.Contains(l, "sigma ")) {
+			t.Errorf("gpp summary of the fixed_param draws warns of a held param's R̂: %s", l)
+		}
+	}
+	// gpp predict of the sample (its coords.csv) knows it from draws.csv.
+	p := filepath.Join(filepath.Dir(out), "p")
+	if code, _, stderr := runGpp("predict", out, fixedModel, "--quiet", "--out", p); code != exitOK {
+		t.Fatalf("predict: exit %d:\n%s", code, stderr)
+	}
+	if r := readSummaryCSV(t, filepath.Join(p, summaryFile))["mu"]["rhat"]; !math.IsNaN(r) {
+		t.Errorf("gpp predict's R̂ of mu %v, want NaN for a param the sample held", r)
 	}
 }
 

@@ -1076,9 +1076,9 @@ func crossValidate(ctx context.Context, kc *kfoldConfig, su *kfoldSetup, con *co
 			stopFits()
 		case !kc.fit.verbose:
 		case kc.nuts && k == su.k:
-			con.info("all data: %d divergent, R̂ %.3f", r.divergent, r.rhat)
+			con.info("all data: %d divergent, R̂ %s", r.divergent, numText(r.rhat, "%.3f"))
 		case kc.nuts:
-			con.info("fold %d: %d held out, %d divergent, R̂ %.3f", k+1, len(r.rows), r.divergent, r.rhat)
+			con.info("fold %d: %d held out, %d divergent, R̂ %s", k+1, len(r.rows), r.divergent, numText(r.rhat, "%.3f"))
 		case k == su.k:
 			con.info("fit to all data: ELBO %.6g, k̂ %s", r.elbo, num3(r.k))
 		default:
@@ -1131,7 +1131,7 @@ func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
 			}},
 		{func(r foldResult) bool { return byNUTS && !(r.rhat <= 1.01) }, func(foldResult) int { return 0 },
 			func(_ int, worst float64) string {
-				return fmt.Sprintf("R̂ above 1.01 (up to %.3f): the chains disagree (a mixture's label switching, or too short chains: raise --warmup or --output-draws)", worst)
+				return fmt.Sprintf("R̂ above 1.01 (up to %s): the chains disagree (a mixture's label switching, or too short chains: raise --warmup or --output-draws)", numText(worst, "%.3f"))
 			}},
 		{func(r foldResult) bool { return r.bad > 0 }, func(r foldResult) int { return r.bad },
 			func(n int, _ float64) string {
@@ -1248,7 +1248,7 @@ func printKfold(w io.Writer, su *kfoldSetup, byNUTS bool, res []foldResult, t kf
 	for k, r := range res[:su.k] {
 		e := r.total()
 		if byNUTS {
-			tb.row(fmt.Sprint(k+1), fmt.Sprint(len(r.rows)), fmt.Sprint(r.divergent), fmt.Sprintf("%.3f", r.rhat), num1(e))
+			tb.row(fmt.Sprint(k+1), fmt.Sprint(len(r.rows)), fmt.Sprint(r.divergent), numText(r.rhat, "%.3f"), num1(e))
 			continue
 		}
 		tb.row(fmt.Sprint(k+1), fmt.Sprint(len(r.rows)), fmt.Sprintf("%.6g", r.elbo), num3(r.k), yesNo(r.converged), num1(e))

@@ -182,6 +182,13 @@ func sampleSetsAndSeed(dir string) (map[string]string, uint64) {
 	return sets, 0
 }
 
+// sampleFixedParam reports whether the gpp sample in dir ran the
+// fixed_param sampler, as its draws.csv says: its params are held by
+// design, so their R̂ is NaN (heldByDesign), not frozen NUTS chains' +Inf.
+func sampleFixedParam(dir string) bool {
+	return strings.Contains(string(fileHead(filepath.Join(dir, drawsFile))), "\n#     algorithm = "+fixedParamAlgorithm+"\n")
+}
+
 // runPredictSample is gpp predict over the draws of the gpp sample in dir.
 func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string]bool, stdout io.Writer, con *console) int {
 	path := filepath.Join(dir, coordsFile)
@@ -236,6 +243,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		removeIfEmpty()
 		return exitError
 	}
+	sd.fixedParam = sampleFixedParam(dir)
 	st, ms := summariseChains(sd, runtime.NumCPU(), cfg.hdi)
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
 	files := []outputFile{

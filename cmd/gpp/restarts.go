@@ -475,11 +475,15 @@ func rhat(col []float64, comp []int, R int) float64 {
 }
 
 // rhatText formats R̂ for the console, with two decimals as Stan prints it.
-func rhatText(v float64) string {
-	if math.IsNaN(v) {
-		return "NaN"
+func rhatText(v float64) string { return numText(v, "%.2f") }
+
+// numText formats v by format, NaN and infinities as formatNum writes
+// them (NaN, inf, -inf) rather than Go's NaN, +Inf, -Inf.
+func numText(v float64, format string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return formatNum(v)
 	}
-	return fmt.Sprintf("%.2f", v)
+	return fmt.Sprintf(format, v)
 }
 
 // rhatWarn is the R̂ above which restarts count as disagreeing (Vehtari et

@@ -229,11 +229,11 @@ warm-up runs (--warmup is not used, with a note). draws.csv has CmdStan's
 fixed_param layout: chain__, draw__, lp__ and accept_stat__ (both 0, as
 CmdStan writes them), then the params and the outputs, with "algorithm =
 fixed_param"; summary.csv the outputs' R̂ and ESS as above (NaN for a param
-that never moves); coords.csv the fixed points, so that gpp predict
-simulates from them on new data (a model with no params needs no predict:
-gpp sample on the new data). The flags of NUTS (--metric, --max-depth,
---adapt-delta), of its posterior (--against, --evidence, --moment-match,
---reloo) and --plots are refused with it.
+the sampler holds, where frozen NUTS chains get R̂ inf); coords.csv the
+fixed points, so that gpp predict simulates from them on new data (a model
+with no params needs no predict: gpp sample on the new data). The flags of
+NUTS (--metric, --max-depth, --adapt-delta), of its posterior (--against,
+--evidence, --moment-match, --reloo) and --plots are refused with it.
 
 Results do not depend on --workers: chain c's numbers come from --seed and
 c alone. Missing data are sampled as the params NAME_missing, as gpp fit
@@ -446,6 +446,9 @@ type sampleDraws struct {
 	chains      int
 	res         *nuts.Result // nil for gpp predict's evaluation of a sample (predictsample.go)
 	interrupted bool
+	// fixedParam: the fixed_param sampler's draws, whose params (and the
+	// outputs that depend on them alone) each chain holds by design.
+	fixedParam bool
 	// coords holds each draw's Target coordinates x (xdim each), which
 	// coords.csv keeps to full precision for gpp predict.
 	coords []float64
@@ -863,7 +866,7 @@ func evalSampleDraws(u *sgvb.Unconstrained, m *compile.Model, res *nuts.Result, 
 	}
 	total := n * len(res.Chains)
 	ds := modelDrawSet(m, "nuts", total)
-	sd := &sampleDraws{ds: ds, n: n, chains: len(res.Chains), res: res, interrupted: res.Interrupted,
+	sd := &sampleDraws{ds: ds, n: n, chains: len(res.Chains), res: res, interrupted: res.Interrupted, fixedParam: res.FixedParam,
 		coords: make([]float64, total*u.TargetDim()), xdim: u.TargetDim(),
 		chain: make([]int, total), draw: make([]int, total), accept: make([]float64, total), stepSize: make([]float64, total),
 		depth: make([]int, total), leapfrogs: make([]int, total), divergent: make([]bool, total), energy: make([]float64, total)}
@@ -925,12 +928,19 @@ func parallelJobs(ctx context.Context, n, workers int, f func(w, i int)) {
 // summariseChains summarises every column over all chains (fit's
 // statistics) and gives its MCMC diagnostics, the columns' diagnostics on
 // workers goroutines (each column's its own: the numbers do not depend on
-// workers).
+// workers). A column the sampler holds by design (heldByDesign) and each
+// chain holds at one value has R̂ NaN, not nuts.Diagnose's +Inf: nothing
+// failed to mix, so no R̂ warning.
 func summariseChains(sd *sampleDraws, workers int, hdi float64) ([]stats, []mcmcStats) {
 	st := summariseColumns(sd.ds, hdi)
 	ms := make([]mcmcStats, len(st))
+	design := heldByDesign(sd)
 	parallelFor(len(ms), workers, func(c int) {
-		dg := nuts.Diagnose(sd.byChain(sd.ds.cols[c]))
+		chains := sd.byChain(sd.ds.cols[c])
+		dg := nuts.Diagnose(chains)
+		if design[c] && nuts.EachConstant(chains) {
+			dg.Rhat = math.NaN()
+		}
 		ms[c] = mcmcStats{mcse: dg.MCSEMean, essBulk: dg.ESSBulk, essTail: dg.ESSTail, rhat: dg.Rhat,
 			mcseSD: dg.MCSESD, mcseQ: dg.MCSEQuantile, mad: dg.MAD}
 	})
@@ -938,6 +948,24 @@ func summariseChains(sd *sampleDraws, workers int, hdi float64) ([]stats, []mcmc
 		st[c].rhat = ms[c].rhat
 	}
 	return st, ms
+}
+
+// heldByDesign marks the columns a sampler may hold at one value per
+// chain by design: the sampler's own columns in a summary of draws files
+// (stepsize__ after warm-up, as CmdStan's stansummary gives NaN), and
+// every column of the fixed_param sampler (its params, which each chain
+// keeps at its start, and the outputs of them alone). Elsewhere chains each
+// holding one value are NUTS chains frozen at their starts: R̂ +Inf.
+func heldByDesign(sd *sampleDraws) []bool {
+	held := make([]bool, len(sd.ds.cols))
+	for _, v := range sd.ds.vars {
+		if v.family == samplerFamily || sd.fixedParam {
+			for j := range v.elems {
+				held[v.first+j] = true
+			}
+		}
+	}
+	return held
 }
 
 // printSampleTable prints the summary table with the MCMC columns, at
@@ -1034,6 +1062,20 @@ func defaultPercentiles(st []stats, hdi float64) percentiles {
 	return p
 }
 
+// shareText writes n of total as a percentage: two significant digits
+// below 10 % (0.25, 1.2), a whole number above (12, 100), and >99 for a
+// part that would round to 100.
+func shareText(n, total int) string {
+	p := 100 * float64(n) / float64(total)
+	switch {
+	case p < 10:
+		return strconv.FormatFloat(p, 'g', 2, 64)
+	case n < total && p >= 99.5:
+		return ">99"
+	}
+	return strconv.FormatFloat(p, 'f', 0, 64)
+}
+
 // pctText names the percentile of probability p: "5", "2.5".
 func pctText(p float64) string { return strconv.FormatFloat(100*p, 'f', -1, 64) }
 
@@ -1105,7 +1147,7 @@ func samplerWarnings(sd *sampleDraws, s nuts.Settings) []string {
 			maxed++
 		}
 	}
-	pct := func(n int) string { return fmt.Sprintf("%d of %d (%.2g%%)", n, total, 100*float64(n)/float64(total)) }
+	pct := func(n int) string { return fmt.Sprintf("%d of %d (%s%%)", n, total, shareText(n, total)) }
 	if div > 0 {
 		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model (non-centred)", pct(div), s.Delta))
 	}
@@ -1155,7 +1197,7 @@ func mixingWarnings(sd *sampleDraws, ms []mcmcStats, m *compile.Model) []string 
 				parts = append(parts, fmt.Sprintf("and %d more", len(bs)-i))
 				break
 			}
-			parts = append(parts, fmt.Sprintf("%s "+f, b.name, b.v))
+			parts = append(parts, b.name+" "+numText(b.v, f))
 		}
 		return strings.Join(parts, ", ")
 	}

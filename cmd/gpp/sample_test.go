@@ -436,3 +436,40 @@ func TestSampleOutClash(t *testing.T) {
 		t.Errorf("the data file changed")
 	}
 }
+
+// TestSampleFrozenChains: NUTS chains frozen at their different random
+// starts (a step size of 1e6, not adapted: every transition diverges and
+// is rejected) have R̂ +Inf for every param, which gpp sample prints as
+// inf and warns of by name, where the R̂ of each chain constant used to
+// be NaN and say nothing.
+func TestSampleFrozenChains(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s")
+	code, stdout, stderr := runGpp("sample", fixedModel, "--adapt=false", "--stepsize", "1e6", "--chains", "2", "--warmup", "10", "--draws", "50",
+		"--seed", "1", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	rows := tableRows(stdout)
+	sum := readSummaryCSV(t, filepath.Join(out, summaryFile))
+	for _, name := range []string{"mu", "sigma"} {
+		if r := rows[name]; len(r) == 0 || r[len(r)-1] != "inf" || !math.IsInf(sum[name]["rhat"], 1) {
+			t.Errorf("%s: the row %v and summary.csv's R̂ %v, want inf:\n%s", name, r, sum[name]["rhat"], stdout)
+		}
+	}
+	if !strings.Contains(stderr, "R̂ above 1.01, the chains disagree (the worst: mu inf, sigma inf") {
+		t.Errorf("no R̂ warning naming mu and sigma:\n%s", stderr)
+	}
+}
+
+// TestShareText: the warnings' percentages keep two digits below 10 % and
+// whole numbers above, without the exponent %.2g gave 100 % (1e+02).
+func TestShareText(t *testing.T) {
+	for _, c := range []struct {
+		n, total int
+		want     string
+	}{{1, 4000, "0.025"}, {49, 4000, "1.2"}, {500, 4000, "12"}, {100, 100, "100"}, {3999, 4000, ">99"}, {0, 10, "0"}} {
+		if got := shareText(c.n, c.total); got != c.want {
+			t.Errorf("shareText(%d, %d) = %q, want %q", c.n, c.total, got, c.want)
+		}
+	}
+}

@@ -36,11 +36,14 @@ as Stan ≥ 2.30), after the sampler's columns (lp__, accept_stat__, ...;
 log_p__ and log_g__ of a variational file, whose lp__ is 0). Draws of an
 approximation (variational, pathfinder, laplace) are independent draws of
 one distribution, not chains: their R̂ is NaN, their ESS still measures the
-draws. Then gpp sample's warnings, from the files: divergent transitions,
-transitions at the maximum tree depth (max_depth from the comment lines,
-10 if none), chains with E-BFMI below 0.3, elements with R̂ above 1.01 or a
-bulk or tail ESS below 100 per chain, a stuck chain; or "no problems
-detected".
+draws. Chains that each hold one value have no ESS or mcse; their R̂ is
+inf where the values differ (NUTS chains frozen at their starts), NaN for
+the sampler's columns (stepsize__) and in a fixed_param file, whose
+sampler holds them by design. Then gpp sample's warnings, from the files:
+divergent transitions, transitions at the maximum tree depth (max_depth
+from the comment lines, 10 if none), chains with E-BFMI below 0.3,
+elements with R̂ above 1.01 or a bulk or tail ESS below 100 per chain, a
+stuck chain; or "no problems detected".
 
 --params a,b shows only those: a name for all its elements, beta.2 or
 beta[2] for one (the sampler's columns by name, lp__); the warnings still
@@ -329,7 +332,7 @@ func pooledDraws(files []*drawsFileData) (*sampleDraws, error) {
 			ds.cols[i] = append(ds.cols[i], ch[j]...)
 		}
 	}
-	sd := &sampleDraws{ds: ds, n: n, chains: len(chains)}
+	sd := &sampleDraws{ds: ds, n: n, chains: len(chains), fixedParam: f.algorithm == fixedParamAlgorithm}
 	if !f.kind.mcmc() {
 		return sd, nil
 	}

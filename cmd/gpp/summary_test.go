@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,4 +232,53 @@ func FuzzSummary(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSummaryFrozenChains: chains frozen at their different starts (every
+// transition rejected) have R̂ +Inf for the param they hold, printed inf
+// in the table and summary.csv as gpp prints infinities, and the R̂
+// warning names it; a param every chain holds at one value has R̂ NaN
+// and is not named, nor is the sampler's stepsize__, constant in each
+// chain by design (NaN, as stansummary prints it).
+func TestSummaryFrozenChains(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("# method = sample (Default)\n#     algorithm = hmc\n")
+	b.WriteString("chain__,draw__,lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,mu,sigma,tau\n")
+	for c, mu := range []float64{0.25, -1.5} {
+		for d := range 200 {
+			fmt.Fprintf(&b, "%d,%d,%.6g,0.9,%g,2,3,0,%.6g,%g,%.6g,0.5\n", c+1, d+1, -3+rng.NormFloat64(), 0.5+0.2*float64(c), 4+rng.NormFloat64(), mu, 2+rng.NormFloat64())
+		}
+	}
+	draws := filepath.Join(dir, "draws.csv")
+	if err := os.WriteFile(draws, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sumCSV := filepath.Join(dir, "summary.csv")
+	code, out, stderr := runGpp("summary", draws, "--out", sumCSV)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	rows := tableRows(out)
+	for name, want := range map[string]string{"mu": "inf", "tau": "NaN", "stepsize__": "NaN"} {
+		if r := rows[name]; len(r) == 0 || r[len(r)-1] != want {
+			t.Errorf("the row of %s %v, want R̂ %s:\n%s", name, r, want, out)
+		}
+	}
+	if r := readSummaryCSV(t, sumCSV)["mu"]["rhat"]; !math.IsInf(r, 1) {
+		t.Errorf("summary.csv's R̂ of mu %v, want inf", r)
+	}
+	if src, err := os.ReadFile(sumCSV); err != nil || !regexp.MustCompile(`\nmu,.*,inf,`).Match(src) {
+		t.Errorf("summary.csv's row of mu does not write R̂ as inf (%v):\n%s", err, src)
+	}
+	const warn = "R̂ above 1.01, the chains disagree (the worst: mu inf"
+	if !strings.Contains(out, warn) {
+		t.Errorf("no %q in:\n%s", warn, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "R̂ above") && (strings.Contains(l, "tau") || strings.Contains(l, "stepsize__")) {
+			t.Errorf("the R̂ warning names a column held by design or constant: %s", l)
+		}
+	}
 }

@@ -46,7 +46,7 @@ func Diagnose(chains [][]float64) Diagnostics {
 	x := goodSplit(chains)
 	if x == nil {
 		nan := math.NaN()
-		return Diagnostics{nan, nan, nan, nan, nan, [3]float64{nan, nan, nan}, madSorted(sorted)}
+		return Diagnostics{heldRhat(chains), nan, nan, nan, nan, [3]float64{nan, nan, nan}, madSorted(sorted)}
 	}
 	var zx [][]float64
 	if len(chains[0])%2 == 0 { // the split chains hold every draw
@@ -82,12 +82,30 @@ func Diagnose(chains [][]float64) Diagnostics {
 
 // Rhat is the rank-normalised split-R̂: the larger of the bulk R̂ (of the
 // rank-normalised draws) and the tail R̂ (of the rank-normalised |x − median|).
+// It is +Inf for chains each holding one value, not all the same
+// (heldRhat), and NaN for too short, non-finite or constant draws.
 func Rhat(chains [][]float64) float64 {
 	x := goodSplit(chains)
 	if x == nil {
-		return math.NaN()
+		return heldRhat(chains)
 	}
 	return rhat(chains, zScale(x), median(chains))
+}
+
+// heldRhat is R̂ where goodSplit refuses the chains: +Inf when each chain
+// holds one value but not all the same one (EachConstant): NUTS chains
+// frozen where they started, every transition rejected. Their
+// within-chain variance is 0 and the between-chain variance is not, so
+// B/W is infinite, as posterior's rhat (and ArviZ's, and Stan's up to
+// 2.32) divides it; rhatBasic's rounding would give about 1e15. NaN
+// otherwise: too short, ragged, non-finite or constant draws. Stan 2.33+
+// gives NaN once any split chain is constant; gpp follows posterior here,
+// so that frozen chains raise the R̂ warning.
+func heldRhat(chains [][]float64) float64 {
+	if x := split(chains); x == nil || badDraws(x) || !EachConstant(chains) {
+		return math.NaN()
+	}
+	return math.Inf(1)
 }
 
 // rhat is Rhat of the chains whose split chains have the rank-normalised
@@ -233,11 +251,11 @@ func split(chains [][]float64) [][]float64 {
 }
 
 // goodSplit is split of the chains, nil also when they have a non-finite
-// draw or are constant (badDraws), or each chain is constant (eachConstant):
-// the chains every diagnostic needs.
+// draw or are constant (badDraws), or each chain is constant (EachConstant):
+// the chains every diagnostic but heldRhat's needs.
 func goodSplit(chains [][]float64) [][]float64 {
 	x := split(chains)
-	if x == nil || badDraws(x) || eachConstant(chains) {
+	if x == nil || badDraws(x) || EachConstant(chains) {
 		return nil
 	}
 	return x
@@ -261,11 +279,13 @@ func badDraws(x [][]float64) bool {
 	return constant
 }
 
-// eachConstant says whether every chain holds one value: a param the
-// fixed_param sampler holds, a chain's step size. Such chains have no
-// Monte Carlo error to measure, and their R̂ is undefined (the rank
-// normalisation's ratio overflows to about 1e15 where the chains differ).
-func eachConstant(chains [][]float64) bool {
+// EachConstant says whether every chain holds one value: a param the
+// fixed_param sampler holds, a chain's step size, or NUTS chains frozen
+// at their starts. Such chains have no Monte Carlo error to measure (ESS
+// and MCSEs NaN, as Stan 2.33+'s); their R̂ is +Inf where the chains' values
+// differ (heldRhat), which a caller whose sampler holds a column by
+// design replaces by NaN.
+func EachConstant(chains [][]float64) bool {
 	for _, ch := range chains {
 		for _, v := range ch {
 			if v != ch[0] {

@@ -230,14 +230,18 @@ func TestDiagnosticsNaN(t *testing.T) {
 }
 
 // TestDiagnoseEachConstant checks that chains each holding one value (a
-// param the fixed_param sampler holds) have NaN diagnostics but a MAD,
-// while chains that vary within but not across (two modes, one chain in
-// each, the median between them) keep the median's Monte Carlo error:
-// its indicator is constant within each chain, not overall, so posterior
-// gives a number, a large one.
+// param the fixed_param sampler holds, NUTS chains frozen at their
+// starts) have an R̂ of exactly +Inf where the values differ (NaN where
+// all are one value), NaN ESS and MCSEs, but a MAD, while chains that vary
+// within but not across (two modes, one chain in each, the median between
+// them) keep the median's Monte Carlo error: its indicator is constant
+// within each chain, not overall, so posterior gives a number, a large one.
 func TestDiagnoseEachConstant(t *testing.T) {
 	held := Diagnose([][]float64{{1, 1, 1, 1}, {3, 3, 3, 3}})
-	for name, v := range map[string]float64{"Rhat": held.Rhat, "ESSBulk": held.ESSBulk, "ESSTail": held.ESSTail,
+	if !math.IsInf(held.Rhat, 1) {
+		t.Errorf("Rhat of chains each constant at 1 and 3: %v, want +Inf", held.Rhat)
+	}
+	for name, v := range map[string]float64{"ESSBulk": held.ESSBulk, "ESSTail": held.ESSTail,
 		"MCSEMean": held.MCSEMean, "MCSESD": held.MCSESD, "MCSEQuantile[1]": held.MCSEQuantile[1]} {
 		if !math.IsNaN(v) {
 			t.Errorf("%s of chains each constant: %v, want NaN", name, v)
@@ -246,7 +250,43 @@ func TestDiagnoseEachConstant(t *testing.T) {
 	if held.MAD != madScale { // median 2, every deviation 1
 		t.Errorf("MAD of chains each constant: %v, want 1.4826", held.MAD)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
+	// Rhat alone agrees; odd lengths (the middle draw dropped) and a chain
+	// at the median (|x − median| not constant) too. All one value: NaN.
+	for _, c := range []struct {
+		name   string
+		chains [][]float64
+		inf    bool
+	}{
+		{"1 and 3", [][]float64{{1, 1, 1, 1}, {3, 3, 3, 3}}, true},
+		{"odd length", [][]float64{{1, 1, 1}, {3, 3, 3}}, true},
+		{"1, 2 and 3", [][]float64{{1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}}, true},
+		{"all 2", [][]float64{{2, 2, 2, 2}, {2, 2, 2, 2}}, false},
+		{"one draw each", [][]float64{{1}, {3}}, false},
+	} {
+		r, d := Rhat(c.chains), Diagnose(c.chains).Rhat
+		if c.inf && !(math.IsInf(r, 1) && math.IsInf(d, 1)) || !c.inf && !(math.IsNaN(r) && math.IsNaN(d)) {
+			t.Errorf("%s: Rhat %v, Diagnose's %v, want both %v", c.name, r, d, map[bool]string{true: "+Inf", false: "NaN"}[c.inf])
+		}
+	}
+	// Mixed: one chain frozen, the other moving. The R̂ is the
+	// rank-normalised one (posterior's, as Stan 2.26–2.32's, which give NaN
+	// only when every chain holds the same value): finite, large, not NaN,
+	// as are the ESS.
+	rng := rand.New(rand.NewPCG(3, 4))
+	mixed := [][]float64{make([]float64, 400), make([]float64, 400)}
+	for i := range mixed[0] {
+		mixed[0][i] = 0.5
+		mixed[1][i] = rng.NormFloat64()
+	}
+	md := Diagnose(mixed)
+	t.Logf("one chain frozen, one moving: Rhat %.3g, ESSBulk %.3g", md.Rhat, md.ESSBulk)
+	if !(md.Rhat > 1.5 && !math.IsInf(md.Rhat, 0)) || md.Rhat != Rhat(mixed) {
+		t.Errorf("one chain frozen, one moving: Rhat %v (Rhat %v), want the same finite number > 1.5", md.Rhat, Rhat(mixed))
+	}
+	if !(md.ESSBulk > 0) || !(md.MCSEMean > 0) {
+		t.Errorf("one chain frozen, one moving: ESSBulk %v, MCSEMean %v, want numbers", md.ESSBulk, md.MCSEMean)
+	}
+	rng = rand.New(rand.NewPCG(1, 2))
 	modes := [][]float64{make([]float64, 400), make([]float64, 400)}
 	for c, ch := range modes {
 		for i := range ch {

@@ -31,7 +31,7 @@ func sampleFixed(ctx context.Context, inits [][]float64, s Settings) (*Result, e
 		}
 	}
 	n := s.Draws / s.Thin
-	res := &Result{Dim: dim, Chains: make([]Chain, s.Chains)}
+	res := &Result{Dim: dim, Chains: make([]Chain, s.Chains), FixedParam: true}
 	kept := make([]int, s.Chains)
 	for c := range res.Chains {
 		ch := &res.Chains[c]

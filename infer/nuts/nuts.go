@@ -118,6 +118,7 @@ type Result struct {
 	Dim         int
 	Chains      []Chain
 	Interrupted bool // ctx was cancelled: each chain holds the draws kept so far (possibly none)
+	FixedParam  bool // the fixed_param sampler's (Settings.FixedParam): each chain holds its start by design
 }
 
 // stream is the PCG stream of chain c: the seed's other half.
