@@ -3,6 +3,9 @@ package main
 import (
 	"math"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,4 +91,172 @@ func TestFitCentredHint(t *testing.T) {
 	if code != 0 || strings.Contains(stderr, "centred hierarchy") {
 		t.Errorf("non-centred: exit %d, stderr\n%s", code, stderr)
 	}
+}
+
+// TestDivergenceEvidence: the median of a scale at the divergent draws,
+// the median of all its draws and the first's rank among the second, over
+// the finite draws (ties counting half), said to be in the funnel's neck
+// at or below the 25th percentile; nothing from fewer than 5 finite
+// divergent draws.
+func TestDivergenceEvidence(t *testing.T) {
+	const n = 100
+	x := make([]float64, n)
+	low, high := make([]bool, n), make([]bool, n)
+	for d := range x {
+		x[d] = float64((37*d)%n + 1) // 1 to 100, shuffled
+		low[d], high[d] = x[d] <= 10, x[d] > 90
+	}
+	// a NaN at a divergent draw and an Inf at another are left out
+	x = append(x, math.NaN(), math.Inf(1))
+	low, high = append(low, true, false), append(high, true, false)
+	e, ok := divergenceEvidence(x, low)
+	if !ok || e != (divEvidence{n: 10, divMed: 5.5, allMed: 50.5, rank: 0.05}) {
+		t.Errorf("divergent at 1 to 10: %+v, %v; want 10 draws, medians 5.5 and 50.5, rank 0.05", e, ok)
+	}
+	want := "The 10 divergent iterations have tau's median 5.5 against 50.5 in all draws (its 5th percentile): the divergences are in the funnel's neck."
+	if got := e.describe("tau"); got != want {
+		t.Errorf("described\n%s\nwant\n%s", got, want)
+	}
+	e, ok = divergenceEvidence(x, high)
+	if !ok || e.divMed != 95.5 || e.rank != 0.95 {
+		t.Errorf("divergent at 91 to 100: %+v, %v; want median 95.5, rank 0.95", e, ok)
+	}
+	if got := e.describe("s[1]"); !strings.Contains(got, "(its 95th percentile): the divergences are not at small s[1]") {
+		t.Errorf("divergent at the top: %s", got)
+	}
+	flat := []float64{2, 2, 2, 2, 2, 2, 2, 2}
+	if e, ok := divergenceEvidence(flat, []bool{true, true, true, true, true, false, false, false}); !ok || e.rank != 0.5 {
+		t.Errorf("all tied: %+v, %v; want rank 0.5", e, ok)
+	}
+	// 4 finite divergent draws: too few to compare
+	four := make([]bool, len(x))
+	copy(four, low)
+	for d := range four {
+		if x[d] > 4 {
+			four[d] = false
+		}
+	}
+	four[n] = true // the NaN
+	if e, ok := divergenceEvidence(x, four); ok {
+		t.Errorf("4 finite divergent draws: %+v, want none", e)
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{1, "1st"}, {2, "2nd"}, {3, "3rd"}, {4, "4th"}, {11, "11th"}, {12, "12th"}, {13, "13th"}, {21, "21st"}, {42, "42nd"}, {99, "99th"}} {
+		if got := ordinal(c.n); got != c.want {
+			t.Errorf("ordinal(%d) = %s, want %s", c.n, got, c.want)
+		}
+	}
+}
+
+// TestDivergenceHints: with divergent draws, each param of a centred
+// hierarchy gets the hint with the non-centred form; where the scale is a
+// param (tau) or an element of one (s[1], 0-based: the second), the
+// evidence of its draws at the divergent ones; a compound scale (tau + 1)
+// none; no divergences, no hints.
+func TestDivergenceHints(t *testing.T) {
+	const src = `data J: int
+data y: real[J]
+param mu: real ~ Normal(0, 5)
+param s: positive[2] ~ HalfNormal(5)
+param tau: positive ~ HalfNormal(5)
+param theta: real[J] ~ Normal(mu, s[1])
+param b: real[J] ~ Normal(0, tau + 1)
+param c: real[J] ~ Normal(0, tau)
+param d: real[J] ~ Normal(0, 2)
+y ~ Normal(theta + b + c + d, 1)
+`
+	file, err := parser.ParseFile("h.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 20 draws: the first 6 divergent, at the smallest tau and s[0] and the
+	// largest s[1]
+	const n = 20
+	mu, s0, s1, tau := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	div := make([]bool, n)
+	for i := range n {
+		mu[i], s0[i], s1[i], tau[i] = 1, float64(i+1), float64(n-i), float64(i+1)/10
+		div[i] = i < 6
+	}
+	ds := &drawSet{vars: []variable{
+		{name: "mu", elems: []int{0}, first: 0},
+		{name: "s", shape: []int{2}, elems: []int{0, 1}, first: 1},
+		{name: "tau", elems: []int{0}, first: 3},
+	}, cols: [][]float64{mu, s0, s1, tau}}
+	sd := &sampleDraws{ds: ds, divergent: div, n: n, chains: 1}
+	got := divergenceHints(info, sd)
+	want := []string{
+		"theta's prior Normal(mu, s[1]) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in s[1], whose narrow neck at small s[1] the sampler's step size cannot enter without diverging. The 6 divergent iterations have s[1]'s median 17.5 against 10.5 in all draws (its 85th percentile): the divergences are not at small s[1], and the funnel may not be what makes them. The non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + s[1] * theta_z, removes the funnel (Stan User's Guide, Reparameterization); where the data pin each element down, the centred form samples better (docs/inference.md, Centred hierarchies)",
+		"funnel in tau + 1, whose narrow neck at small tau + 1 the sampler's step size cannot enter without diverging. The non-centred form, param b_z: real[J] ~ Normal(0, 1) with let b = (tau + 1) * b_z,",
+		"The 6 divergent iterations have tau's median 0.35 against 1.05 in all draws (its 15th percentile): the divergences are in the funnel's neck. The non-centred form, param c_z: real[J] ~ Normal(0, 1) with let c = tau * c_z,",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d hints, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("hint %d:\n%s\nwant it to contain\n%s", i, got[i], w)
+		}
+	}
+	sd.divergent = make([]bool, n)
+	if h := divergenceHints(info, sd); h != nil {
+		t.Errorf("no divergences: %v, want none", h)
+	}
+}
+
+// TestSampleCentredHint: gpp sample of eight schools, centred
+// (posteriordb's data), follows its divergence warning with the hint,
+// whose evidence puts tau's median at the divergent iterations below its
+// median in all draws; the non-centred form, made to diverge by a step
+// size too large for it, gets no hint; and the REPL's :sample says what gpp
+// sample says.
+func TestSampleCentredHint(t *testing.T) {
+	dir := t.TempDir()
+	const data = "testdata/laplace_eight_schools.json"
+	head := "data J: int\ndata y: real[J]\ndata sigma: positive[J]\nparam mu: real ~ Normal(0, 5)\nparam tau: positive ~ Cauchy(0, 5)\n"
+	centred := writeFile(t, dir, "centred.gpp", head+"param theta: real[J] ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
+	noncentred := writeFile(t, dir, "noncentred.gpp", head+"param theta_z: real[J] ~ Normal(0, 1)\nlet theta = mu + tau * theta_z\ny ~ Normal(theta, sigma)\n")
+	evidence := regexp.MustCompile(`The (\d+) divergent iterations have tau's median (\S+) against (\S+) in all draws \(`)
+	check := func(what, stderr string) {
+		t.Helper()
+		lines := strings.Split(stderr, "\n")
+		i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "ended with a divergence") })
+		if i < 0 || i+1 == len(lines) {
+			t.Fatalf("%s: no divergence warning (the test needs one):\n%s", what, stderr)
+		}
+		hint := lines[i+1]
+		if !strings.Contains(hint, "hint: theta's prior Normal(mu, tau) has a scale that depends on params") ||
+			!strings.Contains(hint, "The non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, removes the funnel") {
+			t.Fatalf("%s: the line after the divergence warning is\n%s", what, hint)
+		}
+		m := evidence.FindStringSubmatch(hint)
+		if m == nil {
+			t.Fatalf("%s: no evidence in\n%s", what, hint)
+		}
+		div, err1 := strconv.ParseFloat(m[2], 64)
+		all, err2 := strconv.ParseFloat(m[3], 64)
+		if err1 != nil || err2 != nil || !(div < all) || !strings.Contains(hint, "the divergences are in the funnel's neck") {
+			t.Errorf("%s: tau's median at the divergent iterations %s, in all draws %s: want it below\n%s", what, m[2], m[3], hint)
+		}
+	}
+	code, _, stderr := runGpp("sample", centred, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "c"))
+	if code != exitOK {
+		t.Fatalf("centred: exit %d:\n%s", code, stderr)
+	}
+	check("gpp sample", stderr)
+
+	code, _, stderr = runGpp("sample", noncentred, data, "--quiet", "--seed", "1", "--adapt=false", "--stepsize", "2", "--warmup", "0", "--draws", "200", "--out", filepath.Join(dir, "n"))
+	if code != exitOK || !strings.Contains(stderr, "ended with a divergence") || strings.Contains(stderr, "hint:") {
+		t.Errorf("non-centred: exit %d, want a divergence warning and no hint:\n%s", code, stderr)
+	}
+
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load "+centred, ":data "+data, ":sample --quiet --seed 1")
+	check(":sample", errb.String())
 }

@@ -207,7 +207,13 @@ gpp's readers of draws.csv leave out (docs/inference.md, "Warm-up, step
 size and metric files").
 
 After the summary come Stan's warnings: divergent transitions after
-warm-up, iterations at the maximum tree depth, chains with E-BFMI below 0.3,
+warm-up (then a hint for each param of a centred hierarchy, a real param
+with a prior Normal(loc, scale) whose scale depends on params: its
+non-centred form and, where the scale is a param or an element of one, the
+scale's median at the divergent iterations against its median in all draws,
+with the first's percentile among them; docs/inference.md, Centred
+hierarchies),
+iterations at the maximum tree depth, chains with E-BFMI below 0.3,
 elements with R̂ above 1.01 or a bulk or tail ESS below 100 per chain (the
 worst named), and a warm-up shorter than 150 iterations; and, beyond Stan's,
 a chain whose lp__ never reaches the other chains' (stuck where its start
@@ -760,10 +766,16 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		printAgainst(stdout, cfg, af, sd, run.against, run.missing, slices.Contains(run.written, againstFile))
 	}
 	for _, w := range sampleWarnings(sd, s, run.ms, l.Model) {
-		if slices.Contains(run.written, pairsPlot) && strings.Contains(w, "ended with a divergence") {
+		div := strings.Contains(w, "ended with a divergence")
+		if slices.Contains(run.written, pairsPlot) && div {
 			w += fmt.Sprintf("; %s shows where the divergent draws lie (red)", filepath.Join(cfg.out, pairsPlot))
 		}
 		con.note("warning: %s", w)
+		if div {
+			for _, h := range divergenceHints(l.Info, sd) {
+				con.note("hint: %s", h)
+			}
+		}
 	}
 	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false, "--draws"); w != "" {
 		con.note("warning: %s%s", w, momentMatchAdvice(cfg, sd.ds))
