@@ -37,7 +37,12 @@ type fitConfig struct {
 	metricFiles []string       // gpp sample --save-metric's files, one per chain
 	inits       []*sgvb.Result // warm starts of the restarts, from a mixture's fit.json
 	plots       bool
-	ppc         []ppcMatch // with --plots: the replicates that mirror observed data (findReplicates)
+	// profile times the log joint statement by statement after the run
+	// (--profile), and counts are the run's evaluations (runTarget).
+	profile     bool
+	counts      *evalCounts
+	prof        *runProfile // what --profile measured, for the outputs
+	ppc         []ppcMatch  // with --plots: the replicates that mirror observed data (findReplicates)
 	outputDraws int
 	restarts    int     // independent fits whose mixture is the result
 	jitter      float64 // Restarts.Jitter's value for --jitter (0: none)
@@ -129,6 +134,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor a .json file of the params' values, CmdStan's init file: q's locations start\nthere (a normal factor's mean at the value's unconstrained coordinates, as Stan's\nADVI; a gamma factor's mean at the value), the params it does not name at the\ndefault start; or path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, intervals.png (the params' medians and 50 % and 90 %\nintervals, a panel per param), a heatmap NAME_mean.png of every matrix latent,\nand for every data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's), with log_lik a term per element of y, loo_pit_y.png (the LOO-PIT\nECDF less u in a 95 % simultaneous band) (default false)")
+	fs.BoolVar(&cfg.profile, "profile", false, profileUsage)
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
@@ -164,7 +170,9 @@ each iterate's normal), fit.json (q's parameters,
 readable by --init, listing the files written), with an output named log_lik
 (Stan's convention: each observation's log likelihood) loo.csv (PSIS
 leave-one-out cross-validation from the draws, each weighted by p/q, with a
-Pareto k̂ per observation) and, with --plots, PNG plots: the ELBO trace,
+Pareto k̂ per observation), with --profile profile.csv (each statement's
+share of an evaluation of the log joint and its gradient, timed after the
+fit; the table of the costliest is printed) and, with --plots, PNG plots: the ELBO trace,
 intervals.png (a forest plot, as bayesplot's mcmc_intervals: each param
 element's median and 50 % and 90 % intervals of the draws summary.csv
 summarises, a panel and x axis per param, at most 60 rows: a param with more
@@ -684,7 +692,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				cfg.afterEval(p)
 			}
 		}
-		r, err = sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+		r, err = sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
 		err = laplacePos(err, l.Model)
 	}
 	con.finish()
@@ -769,6 +777,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			}
 		}
 	}
+	if cfg.profile {
+		fitProfile(ctx, cfg, l, r, mix, con)
+	}
 	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
 	if !ok {
 		return exitError
@@ -776,6 +787,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	lock.release()
 
 	printFitSummary(stdout, cfg, h, ds, st, written)
+	if cfg.prof != nil {
+		printProfile(stdout, cfg.prof, fmt.Sprintf("%d draws of q", cfg.prof.points))
+	}
 	for _, w := range fitWarnings(r, mix) {
 		con.note("warning: %s", w)
 	}
@@ -1163,6 +1177,9 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	}
 	if h.evidence != nil {
 		files = append(files, outputFile{evidenceFile, func(w io.Writer) error { return writeEvidenceJSON(w, &h.evidence.file) }})
+	}
+	if cfg.prof != nil {
+		files = append(files, outputFile{profileFile, func(w io.Writer) error { return writeProfileCSV(w, cfg.prof) }})
 	}
 	if cfg.plots {
 		files = append(files, plotFiles(h, ds)...)

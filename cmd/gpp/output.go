@@ -435,12 +435,12 @@ const (
 )
 
 // outputName matches the names of the files gpp fit writes: the fixed
-// files, loo.csv, elbo.png, intervals.png, the heatmap of a matrix latent
+// files, loo.csv, profile.csv, elbo.png, intervals.png, the heatmap of a matrix latent
 // (meanPlotName), the predictive checks (ppcPlotName, ppcStatName) and
 // the LOO-PIT checks (pitPlotName).
 var outputName = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(summaryFile), regexp.QuoteMeta(drawsFile), regexp.QuoteMeta(elboFile),
-	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(elboPlot), regexp.QuoteMeta(intervalsPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
+	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(profileFile), regexp.QuoteMeta(elboPlot), regexp.QuoteMeta(intervalsPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
 	`loo_pit_[A-Za-z_][A-Za-z0-9_]*\.png`,
 }, "|") + `)$`)
 
@@ -494,6 +494,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.plots {
 			names = append(names, ppcNames(cfg.ppc)...)
 		}
+		if cfg.sample && cfg.profile {
+			names = append(names, profileFile)
+		}
 		if cfg.sample && cfg.plots {
 			names = append(names, pitNames(cfg.ppc, m)...)
 		}
@@ -502,6 +505,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
 	if wantsLOO(m, cfg.settings.Method) {
 		names = append(names, looFile)
+	}
+	if cfg.profile {
+		names = append(names, profileFile)
 	}
 	if cfg.plots {
 		names = append(names, elboPlot, intervalsPlot)

@@ -320,7 +320,7 @@ func (r *repl) fitCmd(args []string) {
 			r.afterEval(p)
 		}
 	}
-	res, err := sgvb.Fit(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+	res, err := sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
 	err = laplacePos(err, l.Model)
 	con.finish()
 	if err == nil {
@@ -358,6 +358,9 @@ func (r *repl) fitCmd(args []string) {
 			return
 		}
 	}
+	if cfg.profile {
+		fitProfile(ctx, cfg, l, res, nil, con)
+	}
 	var written []string
 	if writeFiles {
 		written, err = writeOutputs(cfg, h, ds, st)
@@ -375,6 +378,9 @@ func (r *repl) fitCmd(args []string) {
 		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
 	}
 	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start)
+	if cfg.prof != nil {
+		printProfile(r.out, cfg.prof, fmt.Sprintf("%d draws of q", cfg.prof.points))
+	}
 	if start == "" && prev != nil && res.Seconds >= r.slowRefit && !res.Interrupted && !sgvb.Overflows(prev.res.ELBO, prev.res.ELBOSE) {
 		if init, _ := warmFrom(prev.res, l.Model); len(init.Factors) > 0 {
 			con.note("hint: this fit took %.3g s from the default start; :fit --init last starts from q of fit %d, the session's last, where the params it shares keep their q", res.Seconds, prev.n)

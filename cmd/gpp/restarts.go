@@ -118,7 +118,7 @@ func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *c
 			con.info("restart %d (seed %d): ELBO %.6g ± %.2g, %d iterations (%s), Pareto k̂ %s, %.3g s",
 				r, sgvb.RestartSeed(cfg.settings.Seed, r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), kText(res.ParetoK), res.Seconds)
 		}}
-	return sgvb.FitRestarts(ctx, pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), cfg.settings, rs)
+	return sgvb.FitRestarts(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), cfg.settings, rs)
 }
 
 // fitEnd says how a fit ended.

@@ -143,7 +143,8 @@ lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and
 energy__, then the params and outputs as gpp fit names them; each chain's
 adapted step size and inverse metric as comment lines after the header) and
 coords.csv (each draw's coordinates to full precision: gpp predict evaluates
-outputs at them, as Stan's standalone generated quantities); with --plots,
+outputs at them, as Stan's standalone generated quantities); with --profile,
+gpp fit's profile.csv, timed at each chain's last draw; with --plots,
 trace.png (the first 4 param elements' draws, chain by chain), rank.png
 (their rank histograms, chain by chain, as ArviZ's plot_rank: each chain's
 ranks among all draws, uniform where the chains mix), pairs.png (the
@@ -290,6 +291,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.StringVar(&sc.metric, "metric", "diag", "the inverse metric warm-up adapts: diag (Stan's diag_e), dense (dense_e) or\nunit (unit_e, not adapted)")
 	fs.IntVar(&s.Workers, "workers", 0, "goroutines running the chains, then the columns' diagnostics; 0: the number of\nCPUs, at most --chains (results do not depend on it)")
 	fs.StringVar(&cfg.out, "out", defaultSampleOut, "output `directory` (created if needed)")
+	fs.BoolVar(&cfg.profile, "profile", false, profileUsage)
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
@@ -483,6 +485,9 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		return exitError
 	}
 	if sc.fixedParam || len(l.Model.Latents) == 0 {
+		if cfg.profile {
+			con.note("note: --profile: the fixed_param sampler evaluates no log joint, so there is nothing to profile and no %s", profileFile)
+		}
 		return runFixedParam(ctx, sc, l, stdout, con)
 	}
 	srcs := sources(l.Sources)
@@ -571,7 +576,8 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 			con.note("--init-radius %v: not used, the chains start from %s", *sc.radius, sc.values.describe(*sc.radius))
 		}
 	}
-	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
+	cfg.prof = nil
+	u, err := sgvb.NewUnconstrained(runTarget(cfg, m), pipeline.Latents(m))
 	if err != nil {
 		printError(con, err, srcs)
 		return nil, exitError
@@ -663,7 +669,15 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	stopAfter := context.AfterFunc(ctx, func() { stopFlag.Store(true) })
 	defer stopAfter()
 	run := &sampleRun{start: time.Now()}
+	var before int64 // the evaluations of the starts
+	if cfg.counts != nil {
+		before = cfg.counts.grads.Load()
+	}
 	res, err := nuts.Sample(ctx, dens, inits, s)
+	var grads int64 // NUTS's gradient evaluations, for --profile
+	if cfg.counts != nil {
+		grads = cfg.counts.grads.Load() - before
+	}
 	con.finish()
 	if err != nil {
 		printError(con, err, srcs)
@@ -707,6 +721,9 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	if cfg.evidence {
 		h.evidence = sampleEvidence(ctx, sc, h, res, u, m, con)
 		run.evidence = h.evidence
+	}
+	if cfg.profile {
+		sampleProfile(ctx, cfg, sd, res, grads, m, con)
 	}
 	if open != nil {
 		run.written, err = writeSampleOutputs(cfg, sc, h, sd, run.st, run.ms, af, run.against, m)
@@ -764,6 +781,9 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	}
 	if af != nil {
 		printAgainst(stdout, cfg, af, sd, run.against, run.missing, slices.Contains(run.written, againstFile))
+	}
+	if cfg.prof != nil {
+		printProfile(stdout, cfg.prof, fmt.Sprintf("the %d chains' last draws", cfg.prof.points))
 	}
 	for _, w := range sampleWarnings(sd, s, run.ms, l.Model) {
 		div := strings.Contains(w, "ended with a divergence")
@@ -1277,6 +1297,9 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 	if sc.saveMetric {
 		files = append(files, metricOutputs(sc, sd.res)...)
 	}
+	if cfg.prof != nil {
+		files = append(files, outputFile{profileFile, func(w io.Writer) error { return writeProfileCSV(w, cfg.prof) }})
+	}
 	if cfg.plots {
 		files = append(files, samplePlotFiles(cfg, sd, af)...)
 	}
@@ -1396,7 +1419,7 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 
 // sampleOptional are the files that a gpp sample writes only with some
 // settings.
-var sampleOptional = []string{looFile, againstFile}
+var sampleOptional = []string{looFile, againstFile, profileFile}
 
 // staleSampleOutputs returns the optional files of an earlier gpp sample
 // in dir (its draws.csv says "method = sample") that this one, writing

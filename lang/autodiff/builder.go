@@ -76,6 +76,10 @@ type node struct {
 	// vectors (Builder.InLoop), so its errors name no element, as the
 	// unrolled loop's scalar nodes did not, but the iteration (iter).
 	rows bool
+	// stmt is 1 + the index of the top-level statement the node was
+	// built for (Builder.InStmt), 0 outside any: Program.Profile's rows.
+	// (Here it fills the padding after the bools: the node stays 496 bytes.)
+	stmt int32
 	// each is the shape of one iteration's part of a node of a loop's
 	// rows whose iterations are vectors side by side (Iters.Each).
 	each Shape
@@ -157,6 +161,11 @@ type Builder struct {
 	iter  int32
 	each  Shape // the current iterations' Each
 	whole bool  // Whole is on
+	// stmts are the statement positions of InStmt, and stmt is 1 + the
+	// index of the current one (0: none).
+	stmts  []ast.Pos
+	stmt   int32
+	stmtAt map[ast.Pos]int32 // 1 + the index of each position in stmts
 	// fails counts the errors of fail, reported or not; failedAt holds
 	// their positions (one error per position: a loop body's, unrolled,
 	// would come once per iteration).
@@ -267,6 +276,7 @@ func (b *Builder) push(n node) ID {
 	n.n = n.shape.Len()
 	n.rows = b.rows
 	n.iter = b.iter
+	n.stmt = b.stmt
 	n.each = b.each
 	n.whole = b.whole
 	n.off = len(b.val)
@@ -337,6 +347,27 @@ func (b *Builder) AtIter(it *Iters) (done func()) {
 		b.iter, b.each = int32(len(b.iters)), it.Each
 	}
 	return func() { b.iter, b.each = prev, each }
+}
+
+// InStmt attributes the nodes built until done is called to the
+// top-level statement at pos (one row for every call at the same pos),
+// for Program.Profile: a compiler sets it
+// around each statement it lowers, so that the nodes of a loop's body, of
+// a user function inlined at a call and of a param's prior all count at
+// the statement they were built for. A node built once and read by later
+// statements (a let's value) stays with the statement that built it.
+// Nothing else reads it.
+func (b *Builder) InStmt(pos ast.Pos) (done func()) {
+	prev := b.stmt
+	if b.stmtAt == nil {
+		b.stmtAt = map[ast.Pos]int32{}
+	}
+	if b.stmt = b.stmtAt[pos]; b.stmt == 0 {
+		b.stmts = append(b.stmts, pos)
+		b.stmt = int32(len(b.stmts))
+		b.stmtAt[pos] = b.stmt
+	}
+	return func() { b.stmt = prev }
 }
 
 // Whole marks the nodes built until done is called, in a loop lowered as

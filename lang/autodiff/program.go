@@ -19,6 +19,7 @@ type Program struct {
 	nodes  []node
 	ctxOf  map[int32]string // call contexts of nodes in inlined bodies (Builder.InCall)
 	iters  []Iters          // loop iterations of nodes built in loops (Builder.AtIter)
+	stmts  []ast.Pos        // statements of Builder.InStmt, for Profile
 	val    []float64        // values of every node
 	adj    []float64        // adjoints of the live nodes that depend on an input
 	scr    []float64        // per-op scratch
@@ -106,7 +107,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		return nil, ast.Errorf(b.nodes[r].pos, "log joint must be a scalar, got %s", s)
 	}
 	b.done = true
-	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim, ctxOf: b.ctxOf, iters: b.iters}
+	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim, ctxOf: b.ctxOf, iters: b.iters, stmts: b.stmts}
 	b.nodes, b.val = nil, nil
 	p.evals = make([]int64, len(p.nodes))
 
@@ -428,7 +429,7 @@ func (p *Program) outputFailed(i int32, ok bool, first *error) {
 // which forms Y'Y anew). The clone has no team.
 func (p *Program) Clone() *Program {
 	c := &Program{
-		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, iters: p.iters, order: p.order, jorder: p.jorder, inputs: p.inputs,
+		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, iters: p.iters, stmts: p.stmts, order: p.order, jorder: p.jorder, inputs: p.inputs,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
 		val:    make([]float64, len(p.val)),

@@ -160,6 +160,24 @@ func (m *Model) SetTeam(t par.Team) { m.prog.SetTeam(t) }
 // autodiff.Program.SetStop. Clones do not inherit it.
 func (m *Model) SetStop(stop *atomic.Bool) { m.prog.SetStop(stop) }
 
+// Profile times n evaluations of LogJoint at x statement by statement
+// (autodiff.Program.Profile): each top-level statement's nodes, a loop's
+// body, an inlined function's and a param's transform and prior among them,
+// count at the statement; the zero Pos is the sum of their terms.
+func (m *Model) Profile(x []float64, n int) (*autodiff.Profile, error) {
+	return m.prog.Profile(x, n)
+}
+
+// StmtAt returns the top-level statement of the model at pos, or nil.
+func (m *Model) StmtAt(pos ast.Pos) ast.Stmt {
+	for _, s := range m.file.Stmts {
+		if s.Pos() == pos {
+			return s
+		}
+	}
+	return nil
+}
+
 // Clone returns an independent copy of the model with its own buffers.
 func (m *Model) Clone() *Model {
 	c := *m
@@ -277,7 +295,9 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 	l.collect = false
 	l.watch = mode == buildOutputs && m.batch == nil
 	for _, s := range m.file.Stmts {
+		done := l.b.InStmt(s.Pos())
 		l.stmt(s)
+		done()
 	}
 	if l.predict != nil {
 		l.drawOutputs()
@@ -674,6 +694,9 @@ func (l *lowerer) addLatent(lat *check.Latent, shape []int) error {
 		s = autodiff.Matrix(shape[0], shape[1])
 	}
 	pos := lat.Pos
+	if lat.Decl != nil { // its transform counts at the declaration, as its prior does
+		defer l.b.InStmt(lat.Decl.Pos())()
+	}
 	coord := l.b.Input(lat.Name, s, pos)
 	var z autodiff.ID
 	switch lat.Support {

@@ -246,6 +246,17 @@ func BenchmarkCompiledGPFA(b *testing.B) {
 				}
 			}
 		})
+		b.Run(fmt.Sprintf("D%dK%d/profile", sz.d, sz.k), func(b *testing.B) {
+			// LogJoint's work with the clock of --profile (Model.Profile),
+			// per evaluation
+			const evals = 100
+			for b.Loop() {
+				if _, err := m.Profile(x, evals); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*evals), "ns/eval")
+		})
 		b.Run(fmt.Sprintf("D%dK%d/hand", sz.d, sz.k), func(b *testing.B) {
 			h := newGPFAHand(b, m, m.data["Y"])
 			b.ReportAllocs()
@@ -453,6 +464,17 @@ func BenchmarkCompiledEPM(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	b.Run("K10/profile", func(b *testing.B) {
+		// LogJoint's work with the clock of --profile (Model.Profile),
+		// per evaluation
+		const evals = 100
+		for b.Loop() {
+			if _, err := m.Profile(x, evals); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*evals), "ns/eval")
 	})
 	b.Run("K10/hand", func(b *testing.B) {
 		b.ReportAllocs()

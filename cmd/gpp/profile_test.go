@@ -1,0 +1,239 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/internal/reftest"
+)
+
+// profileModelSrc has one heavy statement (a N × P matrix product and N
+// normal densities) and cheap ones (scalar priors).
+const profileModelSrc = `data N: int
+data P: int
+data X: real[N, P]
+data y: real[N]
+param a: real ~ Normal(0, 1)
+param beta: real[P] ~ Normal(0, 1)
+param s: positive ~ Gamma(2, 2)
+y ~ Normal(X * beta + a, s)
+`
+
+// profileData writes data of n rows and p columns for profileModelSrc
+// into dir.
+func profileData(t *testing.T, dir string, n, p int) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"N": %d, "P": %d, "X": [`, n, p)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("[")
+		for j := range p {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%.3f", math.Sin(float64(i*p+j)))
+		}
+		b.WriteString("]")
+	}
+	b.WriteString(`], "y": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%.3f", math.Cos(float64(i)))
+	}
+	b.WriteString("]}")
+	return writeFile(t, dir, "d.json", b.String())
+}
+
+// TestFitProfile: gpp fit --profile writes profile.csv with the fit's other
+// outputs, listed in fit.json, its rows by total time with the heavy
+// statement first and the larger share, and prints the table; the fit's
+// draws are those without --profile, which writes no profile.csv and
+// removes an earlier fit's.
+func TestFitProfile(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", profileModelSrc)
+	dat := profileData(t, dir, 600, 40)
+	out := filepath.Join(dir, "out")
+	args := []string{"fit", model, dat, "--quiet", "--iter", "300", "--tol", "0", "--output-draws", "50", "--out", out}
+	code, stdout, stderr := runSafe(t, append(args, "--profile")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := reftest.ReadCSV(t, filepath.Join(out, profileFile))
+	if got := strings.Join(recs[0], ","); got != "statement,line,col,forward_time,reverse_time,total_time,share,nodes,evals" {
+		t.Fatalf("header %s", got)
+	}
+	rows := recs[1:]
+	if len(rows) < 4 {
+		t.Fatalf("%d rows: %v", len(rows), rows)
+	}
+	num := func(r []string, c int) float64 {
+		v, err := strconv.ParseFloat(r[c], 64)
+		if err != nil {
+			t.Fatalf("row %v column %d: %v", r, c, err)
+		}
+		return v
+	}
+	if rows[0][0] != "y ~ Normal(X * beta + a, s)" || rows[0][1] != "8" || rows[0][2] != "1" {
+		t.Errorf("first row %v, want the heavy statement at 8:1", rows[0])
+	}
+	var shares float64
+	lines := map[string]bool{}
+	for i, r := range rows {
+		lines[r[1]] = true
+		if i > 0 && num(r, 5) > num(rows[i-1], 5) {
+			t.Errorf("row %d's total time %s above the row before's %s", i, r[5], rows[i-1][5])
+		}
+		if f, rv, tot := num(r, 3), num(r, 4), num(r, 5); f < 0 || rv < 0 || math.Abs(f+rv-tot) > 1e-5*tot {
+			t.Errorf("row %v: forward + reverse ≠ total", r)
+		}
+		if num(r, 7) < 1 || r[8] != rows[0][8] || num(r, 8) < profileMinEvals {
+			t.Errorf("row %v: nodes and evals (every row's evals alike, at least %d)", r, profileMinEvals)
+		}
+		shares += num(r, 6)
+	}
+	for _, l := range []string{"5", "6", "7", "8"} {
+		if !lines[l] {
+			t.Errorf("no row for line %s: %v", l, rows)
+		}
+	}
+	if math.Abs(shares-1) > 1e-4 {
+		t.Errorf("shares sum to %g", shares)
+	}
+	if heavy, prior := num(rows[0], 6), num(rowAt(t, rows, "5"), 6); !(heavy > prior) {
+		t.Errorf("share of the heavy statement %g, of param a's %g", heavy, prior)
+	}
+	ff, err := os.ReadFile(filepath.Join(out, fitFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ff), `"profile.csv"`) {
+		t.Errorf("fit.json does not list profile.csv")
+	}
+	table := stdout[strings.Index(stdout, "profile: "):]
+	for _, want := range []string{"evaluations of the log joint and its gradient at 10 draws of q", "run: ", " gradient evaluations × ", "the model "} {
+		if !strings.Contains(table, want) {
+			t.Errorf("console lacks %q:\n%s", want, table)
+		}
+	}
+	if first := strings.Split(table, "\n")[2]; !strings.Contains(first, "y ~ Normal(X * beta + a, s)") {
+		t.Errorf("first statement of the table: %q", first)
+	}
+	draws, err := os.ReadFile(filepath.Join(out, drawsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Without --profile into the same directory: the same draws, and the
+	// earlier profile.csv removed.
+	code, _, stderr = runSafe(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, profileFile)); !os.IsNotExist(err) {
+		t.Errorf("profile.csv without --profile: %v", err)
+	}
+	again, err := os.ReadFile(filepath.Join(out, drawsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withoutTimes(string(again)) != withoutTimes(string(draws)) {
+		t.Errorf("--profile changed the fit's draws")
+	}
+}
+
+// rowAt returns the row of profile.csv at line.
+func rowAt(t *testing.T, rows [][]string, line string) []string {
+	t.Helper()
+	for _, r := range rows {
+		if r[1] == line {
+			return r
+		}
+	}
+	t.Fatalf("no row at line %s", line)
+	return nil
+}
+
+// TestFitProfileFails: a fit that fails writes no profile.csv (nor
+// anything else).
+func TestFitProfileFails(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", `data y: real[2]
+param s: positive ~ Gamma(2, 2)
+y ~ Normal(0, s)
+target += log(s - 100)
+`)
+	dat := writeFile(t, dir, "d.json", `{"y": [0.5, 1]}`)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runSafe(t, "fit", model, dat, "--quiet", "--iter", "100", "--profile", "--out", out)
+	if code != exitError || !strings.Contains(stderr, "the fit failed") {
+		t.Fatalf("exit %d, want %d: %s", code, exitError, stderr)
+	}
+	if files := dirEntries(t, out); len(files) != 0 {
+		t.Errorf("a failed fit wrote %v", files)
+	}
+}
+
+// TestSampleProfile: gpp sample --profile writes profile.csv beside the
+// draws, which are those without it.
+func TestSampleProfile(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", profileModelSrc)
+	dat := profileData(t, dir, 100, 3)
+	var draws []string
+	for i, extra := range [][]string{{"--profile"}, nil} {
+		out := filepath.Join(dir, strconv.Itoa(i))
+		args := append([]string{"sample", model, dat, "--quiet", "--chains", "2", "--warmup", "60", "--draws", "40", "--out", out}, extra...)
+		code, stdout, stderr := runSafe(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		_, err := os.Stat(filepath.Join(out, profileFile))
+		if (err == nil) != (extra != nil) {
+			t.Errorf("%v: profile.csv: %v", extra, err)
+		}
+		if extra != nil {
+			rows := reftest.ReadCSV(t, filepath.Join(out, profileFile))[1:]
+			if rows[0][1] != "8" {
+				t.Errorf("first row %v, want the heavy statement at line 8", rows[0])
+			}
+			for _, want := range []string{"at the 2 chains' last draws", "of the 2 chains' summed"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("console lacks %q:\n%s", want, stdout)
+				}
+			}
+		}
+		d, err := os.ReadFile(filepath.Join(out, drawsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		draws = append(draws, withoutTimes(string(d)))
+	}
+	if draws[0] != draws[1] {
+		t.Errorf("--profile changed the draws")
+	}
+}
+
+// TestReplProfile: the REPL's :fit and :sample take --profile (gpp fit's
+// and gpp sample's flags) and print its table after their own.
+func TestReplProfile(t *testing.T) {
+	for _, cmd := range []string{":fit --quiet --iter 200 --tol 0 --profile", ":sample --quiet --chains 2 --warmup 50 --draws 50 --profile"} {
+		r, out, errb := newTestRepl()
+		typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv")
+		out.Reset()
+		typeIn(r, cmd)
+		if !strings.Contains(out.String(), "\nprofile: ") || !strings.Contains(out.String(), "\nrun: ") {
+			t.Errorf("%s printed no profile:\n%s\n%s", cmd, out, errb)
+		}
+	}
+}
