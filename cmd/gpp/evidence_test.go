@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -314,6 +315,17 @@ func TestSampleEvidence(t *testing.T) {
 	code, stdout, stderr = runGpp("compare", "--evidence", so, fo)
 	if code != exitOK || !strings.Contains(stdout, "pois.gpp (NUTS)") || !strings.Contains(stderr, "are of the same model") {
 		t.Errorf("compare: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// A run into the same directory without --evidence removes the
+	// earlier evidence.json, which gpp compare --evidence would otherwise
+	// read as this run's.
+	for _, run := range []struct{ cmd, out string }{{"sample", so}, {"fit", fo}} {
+		if code, _, stderr = runGpp(run.cmd, model, data, "--quiet", "--out", run.out); code != exitOK {
+			t.Fatalf("%s again: exit %d:\n%s", run.cmd, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(run.out, evidenceFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("gpp %s without --evidence left the earlier %s in %s (%v)", run.cmd, evidenceFile, run.out, err)
+		}
 	}
 }
 

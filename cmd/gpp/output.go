@@ -435,12 +435,12 @@ const (
 )
 
 // outputName matches the names of the files gpp fit writes: the fixed
-// files, loo.csv, profile.csv, elbo.png, intervals.png, the heatmap of a matrix latent
+// files, loo.csv, evidence.json, profile.csv, elbo.png, intervals.png, the heatmap of a matrix latent
 // (meanPlotName), the predictive checks (ppcPlotName, ppcStatName) and
 // the LOO-PIT checks (pitPlotName).
 var outputName = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(summaryFile), regexp.QuoteMeta(drawsFile), regexp.QuoteMeta(elboFile),
-	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(profileFile), regexp.QuoteMeta(elboPlot), regexp.QuoteMeta(intervalsPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
+	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(evidenceFile), regexp.QuoteMeta(profileFile), regexp.QuoteMeta(elboPlot), regexp.QuoteMeta(intervalsPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
 	`loo_pit_[A-Za-z_][A-Za-z0-9_]*\.png`,
 }, "|") + `)$`)
 

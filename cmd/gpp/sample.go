@@ -1419,7 +1419,7 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 
 // sampleOptional are the files that a gpp sample writes only with some
 // settings.
-var sampleOptional = []string{looFile, againstFile, profileFile}
+var sampleOptional = []string{looFile, againstFile, evidenceFile, profileFile}
 
 // staleSampleOutputs returns the optional files of an earlier gpp sample
 // in dir (its draws.csv says "method = sample") that this one, writing
