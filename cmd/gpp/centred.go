@@ -12,20 +12,46 @@ import (
 )
 
 // centredParam is a param of a centred hierarchy: an unbounded real param
-// whose declared prior is Normal(loc, scale) with a scale that depends on
-// params, with its non-centred form, param z: typ ~ Normal(0, 1) and
-// let NAME = let.
+// whose prior is Normal(loc, scale) with a scale that depends on params,
+// declared (param NAME: typ ~ Normal(loc, scale)) or a statement
+// (centredStmt), with its non-centred form, param z: typ ~ Normal(0, 1)
+// and let NAME = let.
 type centredParam struct {
 	lat   *check.Latent
-	scale ast.Expr // the prior's scale
+	scale ast.Expr // the prior's scale, as written (in a loop, the loop's)
 	z     string   // NAME_z
 	typ   string   // the param's declared type, which z takes
 	let   string   // NAME in terms of z: loc + scale * z (.* for a vector scale)
+	// stmt is the ~ statement that gives the prior, nil for a declared
+	// prior; loop is the for loop over the param's elements around it.
+	stmt *ast.TildeStmt
+	loop *ast.ForStmt
 }
 
-// nonCentred spells out p's non-centred form.
+// priorPhrase names p's prior after "NAME's prior": the declared one,
+// Normal(mu, tau), or the statement and where it is, set off by commas.
+func (p centredParam) priorPhrase() string {
+	if p.stmt == nil {
+		return " " + ast.FormatExpr(p.lat.Prior)
+	}
+	at := fmt.Sprintf("at %d:%d", p.stmt.Pos().Line, p.stmt.Pos().Col)
+	if p.loop != nil {
+		at += " in a for loop over its elements"
+	}
+	return fmt.Sprintf(", the statement %s %s,", ast.FormatStmt(p.stmt), at)
+}
+
+// nonCentred spells out p's non-centred form, which for a statement
+// replaces it.
 func (p centredParam) nonCentred() string {
-	return fmt.Sprintf("param %s: %s ~ Normal(0, 1) with let %s = %s", p.z, p.typ, p.lat.Name, p.let)
+	nc := fmt.Sprintf("param %s: %s ~ Normal(0, 1) with let %s = %s", p.z, p.typ, p.lat.Name, p.let)
+	if p.stmt != nil {
+		nc += fmt.Sprintf(" in place of the statement at %d:%d", p.stmt.Pos().Line, p.stmt.Pos().Col)
+		if p.loop != nil && len(p.loop.Body) == 1 {
+			nc += fmt.Sprintf(" (and of the for loop at %d:%d, left empty)", p.loop.For.Line, p.loop.For.Col)
+		}
+	}
+	return nc
 }
 
 // centredParams returns the params of the model's centred hierarchies in
@@ -33,36 +59,205 @@ func (p centredParam) nonCentred() string {
 // about each element, the posterior of such a param and its scale is a
 // funnel, which SGVB's normal q cannot follow and NUTS cannot enter
 // without diverging, while the non-centred form is nearly normal.
-func centredParams(info *check.Info) []centredParam {
+func centredParams(file *ast.File, info *check.Info) []centredParam {
 	if info == nil {
 		return nil
 	}
 	var out []centredParam
 	for _, lat := range info.Latents {
-		if lat.Kind != ast.Real || lat.Lower != nil || lat.Upper != nil || lat.LowerData != nil || lat.UpperData != nil ||
-			lat.Prior == nil || lat.PriorDist == nil || lat.PriorDist.Name != "Normal" || len(lat.Prior.Args) != 2 {
+		if lat.Kind != ast.Real || lat.Lower != nil || lat.Upper != nil || lat.LowerData != nil || lat.UpperData != nil || lat.ElemBounds {
 			continue
 		}
-		loc, scale := lat.Prior.Args[0], lat.Prior.Args[1]
-		if info.Types[scale].DataOnly {
+		p := centredParam{lat: lat}
+		var loc ast.Expr
+		vector := false
+		switch {
+		case lat.Prior != nil:
+			if lat.PriorDist == nil || lat.PriorDist.Name != "Normal" || len(lat.Prior.Args) != 2 {
+				continue
+			}
+			loc, p.scale = lat.Prior.Args[0], lat.Prior.Args[1]
+		default:
+			var ok bool
+			if p.stmt, p.loop, loc, p.scale, vector, ok = centredStmt(file, info, lat); !ok {
+				continue
+			}
+		}
+		if info.Types[p.scale].DataOnly {
 			continue
 		}
-		z := lat.Name + "_z"
-		sc := ast.FormatExpr(scale)
+		p.z = lat.Name + "_z"
+		sc := ast.FormatExpr(p.scale)
+		if p.loop != nil {
+			sc = ast.FormatExpr(dropLoopIndex(p.scale, p.loop, info))
+		}
 		if strings.ContainsRune(sc, ' ') {
 			sc = "(" + sc + ")"
 		}
 		mul := " * "
-		if info.Types[scale].Shape.Rank() > 0 {
+		if vector || info.Types[p.scale].Shape.Rank() > 0 {
 			mul = " .* "
 		}
-		let := sc + mul + z
+		p.let = sc + mul + p.z
 		if l := ast.FormatExpr(loc); l != "0" {
-			let = l + " + " + let
+			p.let = l + " + " + p.let
 		}
-		out = append(out, centredParam{lat: lat, scale: scale, z: z, typ: ast.FormatType(lat.Decl.Type), let: let})
+		p.typ = ast.FormatType(lat.Decl.Type)
+		out = append(out, p)
 	}
 	return out
+}
+
+// centredStmt finds the prior of lat, which declares none, in a ~
+// statement, Stan's model-block style: lat's only one, Normal(loc,
+// scale) without truncation, either at the top level on the whole param
+// (theta ~ Normal(mu, tau)) or in the body of a top-level for loop over
+// its elements (for j in 0:J { theta[j] ~ Normal(mu, tau[g[j]]) }). In a
+// loop, loc and scale may use the loop variable only as an index into a
+// vector of the loop's length (loopVec), and loc comes back with those
+// indices dropped (mu[g]), vector true when scale has any. A loop over
+// part of the elements or a ~ of an expression of the param is no prior
+// of it: ok is false.
+func centredStmt(file *ast.File, info *check.Info, lat *check.Latent) (s *ast.TildeStmt, loop *ast.ForStmt, loc, scale ast.Expr, vector, ok bool) {
+	if file == nil || len(lat.Tildes) != 1 {
+		return
+	}
+	s = lat.Tildes[0]
+	if s.Trunc != nil || info.UserDensities[s.Dist] != nil {
+		return
+	}
+	if d := info.Dists[s.Dist]; d == nil || d.Name != "Normal" || len(s.Dist.Args) != 2 {
+		return
+	}
+	loc, scale = s.Dist.Args[0], s.Dist.Args[1]
+	switch lhs := ast.Unparen(s.LHS).(type) {
+	case *ast.Ident:
+		if info.Uses[lhs] != lat.Symbol || !slices.Contains(file.Stmts, ast.Stmt(s)) {
+			return
+		}
+		return s, nil, loc, scale, false, true
+	case *ast.IndexExpr:
+		x, isIdent := lhs.X.(*ast.Ident)
+		if !isIdent || info.Uses[x] != lat.Symbol || len(lhs.Indices) != 1 || lat.Dims.Rank() != 1 {
+			return
+		}
+		j, isIdent := ast.Unparen(lhs.Indices[0]).(*ast.Ident)
+		if !isIdent {
+			return
+		}
+		sym := info.Uses[j]
+		if sym == nil || sym.Kind != check.LoopVar {
+			return
+		}
+		loop, _ = sym.Decl.(*ast.ForStmt)
+		if loop == nil || !slices.Contains(file.Stmts, ast.Stmt(loop)) || !slices.Contains(loop.Body, ast.Stmt(s)) ||
+			!constIs(info, loop.Lo, 0) || !sameDim(loopLen(info, loop), lat.Dims[0]) {
+			return
+		}
+		if !loopVec(loc, loop, lat.Dims[0], info) || !loopVec(scale, loop, lat.Dims[0], info) {
+			return
+		}
+		vector = mentionsLocal(scale, info)
+		return s, loop, dropLoopIndex(loc, loop, info), scale, vector, true
+	}
+	return
+}
+
+// constIs reports whether e is the constant v.
+func constIs(info *check.Info, e ast.Expr, v float64) bool {
+	c := info.Types[e].Const
+	return c != nil && *c == v
+}
+
+// loopLen is the length of loop's range lo:hi with lo 0: hi as a size.
+func loopLen(info *check.Info, loop *ast.ForStmt) check.Dim {
+	if c := info.Types[loop.Hi].Const; c != nil {
+		return check.Dim{N: int(*c)}
+	}
+	return check.Dim{N: -1, Name: ast.FormatExpr(ast.Unparen(loop.Hi))}
+}
+
+// sameDim reports whether two sizes are the same: equal when known at
+// check time, written with the same name otherwise.
+func sameDim(a, b check.Dim) bool {
+	if a.Known() || b.Known() {
+		return a.N == b.N
+	}
+	return a.Name != "" && a.Name == b.Name
+}
+
+// mentionsLocal reports whether e uses a name local to a for body: its
+// loop variable or a let of the body.
+func mentionsLocal(e ast.Expr, info *check.Info) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if sym := info.Uses[id]; sym != nil && (sym.Local || sym.Kind == check.LoopVar) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// loopVec reports whether e, an argument of a ~ in loop's body over n
+// elements, is the loop's iterations side by side once the indices by
+// the loop variable are dropped (dropLoopIndex): it uses no local name
+// but in x[j] or x[g[j]], x and g vectors of n elements, combined by
+// + - * / .* ^ and unary minus.
+func loopVec(e ast.Expr, loop *ast.ForStmt, n check.Dim, info *check.Info) bool {
+	if !mentionsLocal(e, info) {
+		return true
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return loopVec(e.X, loop, n, info)
+	case *ast.UnaryExpr:
+		return e.Op == ast.Neg && loopVec(e.X, loop, n, info)
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case ast.Add, ast.Sub, ast.Mul, ast.EMul, ast.Div, ast.Pow:
+			return loopVec(e.X, loop, n, info) && loopVec(e.Y, loop, n, info)
+		}
+	case *ast.IndexExpr:
+		if len(e.Indices) != 1 || mentionsLocal(e.X, info) {
+			return false
+		}
+		if j, ok := ast.Unparen(e.Indices[0]).(*ast.Ident); ok && info.Uses[j] != nil && info.Uses[j].Decl == ast.Node(loop) {
+			sh := info.Types[e.X].Shape
+			return sh.Rank() == 1 && sameDim(sh[0], n)
+		}
+		return loopVec(e.Indices[0], loop, n, info) && info.Types[e.Indices[0]].Shape.Rank() == 0
+	}
+	return false
+}
+
+// dropLoopIndex writes e (loopVec) for all of loop's iterations at once:
+// x[j] becomes x, x[g[j]] the gather x[g], and a * of two such vectors
+// the elementwise .*.
+func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
+	if !mentionsLocal(e, info) {
+		return e
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return &ast.ParenExpr{Lparen: e.Lparen, X: dropLoopIndex(e.X, loop, info), Rparen: e.Rparen}
+	case *ast.UnaryExpr:
+		return &ast.UnaryExpr{OpPos: e.OpPos, Op: e.Op, X: dropLoopIndex(e.X, loop, info)}
+	case *ast.BinaryExpr:
+		op := e.Op
+		if op == ast.Mul && mentionsLocal(e.X, info) && mentionsLocal(e.Y, info) {
+			op = ast.EMul
+		}
+		return &ast.BinaryExpr{X: dropLoopIndex(e.X, loop, info), OpPos: e.OpPos, Op: op, Y: dropLoopIndex(e.Y, loop, info)}
+	case *ast.IndexExpr:
+		if j, ok := ast.Unparen(e.Indices[0]).(*ast.Ident); ok && info.Uses[j] != nil && info.Uses[j].Decl == ast.Node(loop) {
+			return e.X
+		}
+		return &ast.IndexExpr{X: e.X, Lbrack: e.Lbrack, Indices: []ast.Expr{dropLoopIndex(e.Indices[0], loop, info)}, Rbrack: e.Rbrack}
+	}
+	return e
 }
 
 // centredHints returns advice for a fit whose Pareto k̂ raises the alarm
@@ -71,17 +266,17 @@ func centredParams(info *check.Info) []centredParam {
 // (centredParams): neither a mean-field nor a full-rank normal q follows
 // its funnel (eight schools centred: tau 5.7 ± 1.2 against NUTS's 3.6 ±
 // 3.2); one hint per such param, in declaration order, nil otherwise.
-func centredHints(info *check.Info, paretoK, relESS float64) []string {
+func centredHints(file *ast.File, info *check.Info, paretoK, relESS float64) []string {
 	if !sgvb.ParetoAlarm(paretoK, relESS) {
 		return nil
 	}
 	var hints []string
-	for _, p := range centredParams(info) {
+	for _, p := range centredParams(file, info) {
 		name, scale := p.lat.Name, ast.FormatExpr(p.scale)
-		hints = append(hints, fmt.Sprintf("%s's prior %s has a scale that depends on params (a centred hierarchy): "+
+		hints = append(hints, fmt.Sprintf("%s's prior%s has a scale that depends on params (a centred hierarchy): "+
 			"where the data say little about each element of %s, the posterior is a funnel in %s that a normal q cannot follow, and q's %s and %s may be far off; "+
 			"the non-centred form, %s, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
-			name, ast.FormatExpr(p.lat.Prior), name, scale, scale, name, p.nonCentred()))
+			name, p.priorPhrase(), name, scale, scale, name, p.nonCentred()))
 	}
 	return hints
 }
@@ -104,7 +299,7 @@ const (
 // indices, where the divergent iterations put it among all draws
 // (divergenceEvidence), as bayesplot's mcmc_pairs shows with divergences
 // marked; nil without divergences or such params.
-func divergenceHints(info *check.Info, sd *sampleDraws) []string {
+func divergenceHints(file *ast.File, info *check.Info, sd *sampleDraws) []string {
 	ndiv := 0
 	for _, d := range sd.divergent {
 		if d {
@@ -115,7 +310,7 @@ func divergenceHints(info *check.Info, sd *sampleDraws) []string {
 		return nil
 	}
 	var hints []string
-	for _, p := range centredParams(info) {
+	for _, p := range centredParams(file, info) {
 		name, scale := p.lat.Name, ast.FormatExpr(p.scale)
 		evidence := ""
 		if col := scaleColumn(info, sd.ds, p.scale); col != nil {
@@ -123,10 +318,10 @@ func divergenceHints(info *check.Info, sd *sampleDraws) []string {
 				evidence = " " + e.describe(scale)
 			}
 		}
-		hints = append(hints, fmt.Sprintf("%s's prior %s has a scale that depends on params (a centred hierarchy): "+
+		hints = append(hints, fmt.Sprintf("%s's prior%s has a scale that depends on params (a centred hierarchy): "+
 			"where the data say little about each element of %s, the posterior is a funnel in %s, whose narrow neck at small %s the sampler's step size cannot enter without diverging.%s "+
 			"The non-centred form, %s, removes the funnel (Stan User's Guide, Reparameterization); where the data pin each element down, the centred form samples better (docs/inference.md, Centred hierarchies)",
-			name, ast.FormatExpr(p.lat.Prior), name, scale, scale, evidence, p.nonCentred()))
+			name, p.priorPhrase(), name, scale, scale, evidence, p.nonCentred()))
 	}
 	return hints
 }

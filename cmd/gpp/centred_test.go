@@ -42,7 +42,7 @@ y ~ Normal(theta + a + b + c + d + e + f, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := centredHints(info, 0.9, math.NaN())
+	got := centredHints(file, info, 0.9, math.NaN())
 	want := []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
 		"param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z,",
@@ -57,23 +57,164 @@ y ~ Normal(theta + a + b + c + d + e + f, 1)
 		}
 	}
 	for _, k := range []float64{0.7, 0.3, math.NaN()} {
-		if h := centredHints(info, k, math.NaN()); h != nil {
+		if h := centredHints(file, info, k, math.NaN()); h != nil {
 			t.Errorf("k̂ %v: %v, want none", k, h)
 		}
 	}
 	// a heavy tail of near-uniform weights (relative ESS 0.97: cv 0.18)
 	// raises no alarm; at relative ESS 0.95 (cv 0.23) it does
-	if h := centredHints(info, 2.5, 0.97); h != nil {
+	if h := centredHints(file, info, 2.5, 0.97); h != nil {
 		t.Errorf("k̂ 2.5, relative ESS 0.97: %v, want none", h)
 	}
-	if h := centredHints(info, 2.5, 0.95); len(h) != len(want) {
+	if h := centredHints(file, info, 2.5, 0.95); len(h) != len(want) {
 		t.Errorf("k̂ 2.5, relative ESS 0.95: %d hints, want %d", len(h), len(want))
 	}
 }
 
+// centredStmtSrc gives its params' priors as ~ statements, Stan's
+// model-block style: on the whole param (theta), in a loop over its
+// elements with a scalar scale (a), with location and scale gathered by
+// int data (b), with a scale of params and data (c) and over a range
+// of constant length (v), all centred; and, none of them, a ~ on a
+// slice (d), a loop over another range (e, e2, v2),
+// a ~ of an expression of the param, whole (f) or in a loop (h), a
+// bounded or positive param (k, k2), a scale of constants (n), two ~ on
+// one param (o), the loop variable used but as an index (q), a ~ in a
+// nested loop (r) and another family (u).
+const centredStmtSrc = `data J: int
+data K: int
+data y: real[J]
+data w: positive[J]
+data g: int[J]
+param mu: real ~ Normal(0, 5)
+param tau: positive ~ HalfNormal(5)
+param m: real[2] ~ Normal(0, 5)
+param s: positive[2] ~ HalfNormal(5)
+param theta: real[J]
+theta ~ Normal(mu, tau)
+param a: real[J]
+for j in 0:J {
+  a[j] ~ Normal(0, tau)
+}
+param b: real[J]
+param c: real[J]
+for j in 0:J {
+  b[j] ~ Normal(m[g[j]], s[g[j]])
+  c[j] ~ Normal(mu, tau * s[g[j]] * w[j])
+}
+param v: real[3]
+param v2: real[3]
+for j in 0:3 {
+  v[j] ~ Normal(mu, tau)
+}
+for j in 0:2 {
+  v2[j] ~ Normal(mu, tau)
+}
+param e2: real[J]
+for j in 1:J {
+  e2[j] ~ Normal(mu, tau)
+}
+param d: real[J]
+d[0:J] ~ Normal(mu, tau)
+param e: real[J]
+for j in 0:K {
+  e[j] ~ Normal(mu, tau)
+}
+param f: real[J]
+f * 2 ~ Normal(mu, tau)
+param h: real[J]
+for j in 0:J {
+  h[j] * 2 ~ Normal(mu, tau)
+}
+param k: real<lower=0>[J]
+k ~ Normal(0, tau)
+param k2: positive[J]
+k2 ~ Normal(0, tau)
+param n: real[J]
+n ~ Normal(mu, 2)
+param o: real[J]
+o ~ Normal(mu, tau)
+o ~ Normal(0, 10)
+param q: real[J]
+for j in 0:J {
+  q[j] ~ Normal(mu + j, tau)
+}
+param r: real[J]
+for i in 0:2 {
+  for j in 0:J {
+    r[j] ~ Normal(mu, tau)
+  }
+}
+param u: real[J]
+for j in 0:J {
+  u[j] ~ StudentT(3, mu, tau)
+}
+y ~ Normal(theta + a + b + c + d + e + e2 + f + h + k + k2 + n + o + q + r + u + sum(v) + sum(v2), 1)
+`
+
+// TestCentredStmtHints: a centred hierarchy whose prior is a ~ statement
+// (centredStmtSrc), on the whole param or in a loop over its elements,
+// gets the hint naming the statement, with the non-centred form in its
+// place: the loop's indices dropped (m[g], s[g]), .* for a scale that
+// varies with the loop variable and for a * of two such vectors, and the
+// loop left empty named. The
+// divergence hint gives evidence for a scale that is a param (tau) and
+// none for one indexed by the loop (s[g[j]]).
+func TestCentredStmtHints(t *testing.T) {
+	file, err := parser.ParseFile("h.gpp", []byte(centredStmtSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := centredHints(file, info, 0.9, math.NaN())
+	want := []string{
+		"theta's prior, the statement theta ~ Normal(mu, tau) at 11:1, has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z in place of the statement at 11:1, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
+		"a's prior, the statement a[j] ~ Normal(0, tau) at 14:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of a, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and a may be far off; the non-centred form, param a_z: real[J] ~ Normal(0, 1) with let a = tau * a_z in place of the statement at 14:3 (and of the for loop at 13:1, left empty), is the usual cure,",
+		"b's prior, the statement b[j] ~ Normal(m[g[j]], s[g[j]]) at 19:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of b, the posterior is a funnel in s[g[j]] that a normal q cannot follow, and q's s[g[j]] and b may be far off; the non-centred form, param b_z: real[J] ~ Normal(0, 1) with let b = m[g] + s[g] .* b_z in place of the statement at 19:3, is the usual cure,",
+		"the non-centred form, param c_z: real[J] ~ Normal(0, 1) with let c = mu + (tau * s[g] .* w) .* c_z in place of the statement at 20:3, is",
+		"v's prior, the statement v[j] ~ Normal(mu, tau) at 25:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of v, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and v may be far off; the non-centred form, param v_z: real[3] ~ Normal(0, 1) with let v = mu + tau * v_z in place of the statement at 25:3 (and of the for loop at 24:1, left empty), is",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d hints, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("hint %d:\n%s\nwant it to contain\n%s", i, got[i], w)
+		}
+	}
+
+	// 20 draws, the first 6 divergent at the smallest tau
+	const n = 20
+	tau, s0, s1 := make([]float64, n), make([]float64, n), make([]float64, n)
+	div := make([]bool, n)
+	for i := range n {
+		tau[i], s0[i], s1[i] = float64(i+1)/10, 1, 1
+		div[i] = i < 6
+	}
+	ds := &drawSet{vars: []variable{
+		{name: "tau", elems: []int{0}, first: 0},
+		{name: "s", shape: []int{2}, elems: []int{0, 1}, first: 1},
+	}, cols: [][]float64{tau, s0, s1}}
+	got = divergenceHints(file, info, &sampleDraws{ds: ds, divergent: div, n: n, chains: 1})
+	if len(got) != len(want) {
+		t.Fatalf("divergences: %d hints, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	const evidence = "The 6 divergent iterations have tau's median 0.35 against 1.05 in all draws (its 15th percentile): the divergences are in the funnel's neck. The non-centred form, param a_z: real[J] ~ Normal(0, 1) with let a = tau * a_z in place of the statement at 14:3 (and of the for loop at 13:1, left empty), removes the funnel"
+	if !strings.Contains(got[1], evidence) {
+		t.Errorf("a's divergence hint:\n%s\nwant it to contain\n%s", got[1], evidence)
+	}
+	if !strings.Contains(got[2], "the sampler's step size cannot enter without diverging. The non-centred form, param b_z: real[J] ~ Normal(0, 1) with let b = m[g] + s[g] .* b_z in place of the statement at 19:3, removes") {
+		t.Errorf("b's divergence hint, want no evidence for s[g[j]]:\n%s", got[2])
+	}
+}
+
 // TestFitCentredHint: gpp fit of eight schools, centred (posteriordb's
-// data, inline), prints the hint after its k̂ warning, and the non-centred
-// form of the same model gets none.
+// data, inline), prints the hint after its k̂ warning, also with theta's
+// prior a ~ statement (named, at 7:1), and the non-centred form of the
+// same model gets none.
 func TestFitCentredHint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a model")
@@ -86,6 +227,13 @@ func TestFitCentredHint(t *testing.T) {
 	code, _, stderr := runSafe(t, "fit", centred, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "c"))
 	if code != 0 || !strings.Contains(stderr, "Pareto k̂") || !strings.Contains(stderr, "hint: theta's prior Normal(mu, tau) has a scale that depends on params") {
 		t.Errorf("centred: exit %d, stderr\n%s", code, stderr)
+	}
+	stmt := writeFile(t, dir, "stmt.gpp", head+"param theta: real[J]\ntheta ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
+	code, _, stderr = runSafe(t, "fit", stmt, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "s"))
+	if code != 0 || !strings.Contains(stderr, "Pareto k̂") ||
+		!strings.Contains(stderr, "hint: theta's prior, the statement theta ~ Normal(mu, tau) at 7:1, has a scale that depends on params") ||
+		!strings.Contains(stderr, "let theta = mu + tau * theta_z in place of the statement at 7:1, is the usual cure") {
+		t.Errorf("statement: exit %d, stderr\n%s", code, stderr)
 	}
 	code, _, stderr = runSafe(t, "fit", noncentred, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "n"))
 	if code != 0 || strings.Contains(stderr, "centred hierarchy") {
@@ -190,7 +338,7 @@ y ~ Normal(theta + b + c + d, 1)
 		{name: "tau", elems: []int{0}, first: 3},
 	}, cols: [][]float64{mu, s0, s1, tau}}
 	sd := &sampleDraws{ds: ds, divergent: div, n: n, chains: 1}
-	got := divergenceHints(info, sd)
+	got := divergenceHints(file, info, sd)
 	want := []string{
 		"theta's prior Normal(mu, s[1]) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in s[1], whose narrow neck at small s[1] the sampler's step size cannot enter without diverging. The 6 divergent iterations have s[1]'s median 17.5 against 10.5 in all draws (its 85th percentile): the divergences are not at small s[1], and the funnel may not be what makes them. The non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + s[1] * theta_z, removes the funnel (Stan User's Guide, Reparameterization); where the data pin each element down, the centred form samples better (docs/inference.md, Centred hierarchies)",
 		"funnel in tau + 1, whose narrow neck at small tau + 1 the sampler's step size cannot enter without diverging. The non-centred form, param b_z: real[J] ~ Normal(0, 1) with let b = (tau + 1) * b_z,",
@@ -205,7 +353,7 @@ y ~ Normal(theta + b + c + d, 1)
 		}
 	}
 	sd.divergent = make([]bool, n)
-	if h := divergenceHints(info, sd); h != nil {
+	if h := divergenceHints(file, info, sd); h != nil {
 		t.Errorf("no divergences: %v, want none", h)
 	}
 }
@@ -214,8 +362,9 @@ y ~ Normal(theta + b + c + d, 1)
 // (posteriordb's data), follows its divergence warning with the hint,
 // whose evidence puts tau's median at the divergent iterations below its
 // median in all draws; the non-centred form, made to diverge by a step
-// size too large for it, gets no hint; and the REPL's :sample says what gpp
-// sample says.
+// size too large for it, gets no hint; the REPL's :sample says what gpp
+// sample says; and with theta's prior a ~ statement, Stan's style, the
+// hint names the statement and puts the non-centred form in its place.
 func TestSampleCentredHint(t *testing.T) {
 	dir := t.TempDir()
 	const data = "testdata/laplace_eight_schools.json"
@@ -223,6 +372,7 @@ func TestSampleCentredHint(t *testing.T) {
 	centred := writeFile(t, dir, "centred.gpp", head+"param theta: real[J] ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
 	noncentred := writeFile(t, dir, "noncentred.gpp", head+"param theta_z: real[J] ~ Normal(0, 1)\nlet theta = mu + tau * theta_z\ny ~ Normal(theta, sigma)\n")
 	evidence := regexp.MustCompile(`The (\d+) divergent iterations have tau's median (\S+) against (\S+) in all draws \(`)
+	prior, place := "theta's prior Normal(mu, tau)", ""
 	check := func(what, stderr string) {
 		t.Helper()
 		lines := strings.Split(stderr, "\n")
@@ -231,8 +381,8 @@ func TestSampleCentredHint(t *testing.T) {
 			t.Fatalf("%s: no divergence warning (the test needs one):\n%s", what, stderr)
 		}
 		hint := lines[i+1]
-		if !strings.Contains(hint, "hint: theta's prior Normal(mu, tau) has a scale that depends on params") ||
-			!strings.Contains(hint, "The non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, removes the funnel") {
+		if !strings.Contains(hint, "hint: "+prior+" has a scale that depends on params") ||
+			!strings.Contains(hint, "The non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z"+place+", removes the funnel") {
 			t.Fatalf("%s: the line after the divergence warning is\n%s", what, hint)
 		}
 		m := evidence.FindStringSubmatch(hint)
@@ -259,4 +409,12 @@ func TestSampleCentredHint(t *testing.T) {
 	r, _, errb := newTestRepl()
 	typeIn(r, ":load "+centred, ":data "+data, ":sample --quiet --seed 1")
 	check(":sample", errb.String())
+
+	stmt := writeFile(t, dir, "stmt.gpp", head+"param theta: real[J]\ntheta ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
+	code, _, stderr = runGpp("sample", stmt, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "s"))
+	if code != exitOK {
+		t.Fatalf("statement: exit %d:\n%s", code, stderr)
+	}
+	prior, place = "theta's prior, the statement theta ~ Normal(mu, tau) at 7:1,", " in place of the statement at 7:1"
+	check("gpp sample, statement", stderr)
 }

@@ -818,7 +818,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	// which the centred hint suggested, fitted worse).
 	var centred []string
 	if far == "" {
-		centred = centredHints(l.Info, k, ess)
+		centred = centredHints(l.File, l.Info, k, ess)
 	}
 	for _, h := range centred {
 		con.note("hint: %s", h)

@@ -399,7 +399,7 @@ func (r *repl) fitCmd(args []string) {
 	}
 	var centred []string
 	if far == "" { // as gpp fit: a q stopped on its way from a far start
-		centred = centredHints(l.Info, res.ParetoK, res.ParetoRelESS)
+		centred = centredHints(l.File, l.Info, res.ParetoK, res.ParetoRelESS)
 	}
 	for _, h := range centred {
 		con.note("hint: %s", h)

@@ -209,7 +209,9 @@ size and metric files").
 
 After the summary come Stan's warnings: divergent transitions after
 warm-up (then a hint for each param of a centred hierarchy, a real param
-with a prior Normal(loc, scale) whose scale depends on params: its
+with a prior Normal(loc, scale) whose scale depends on params, declared
+or a ~ statement (theta ~ Normal(mu, tau), also in a loop over its
+elements): its
 non-centred form and, where the scale is a param or an element of one, the
 scale's median at the divergent iterations against its median in all draws,
 with the first's percentile among them; docs/inference.md, Centred
@@ -792,7 +794,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		}
 		con.note("warning: %s", w)
 		if div {
-			for _, h := range divergenceHints(l.Info, sd) {
+			for _, h := range divergenceHints(l.File, l.Info, sd) {
 				con.note("hint: %s", h)
 			}
 		}
