@@ -54,6 +54,18 @@
 // R̂ and Monte Carlo errors; R̂ is NaN for a fit's draws, which are not
 // chains.
 //
+// Restarts: FitRestarts fits N independent q's and mixes them, as gpp
+// fit --restarts N (restart r from seed sgvb.RestartSeed(seed, r),
+// restarts after the first from jittered starts); MixtureDraws and
+// MixtureSummary draw from the mixture as FitDraws and FitSummary from
+// one fit, the summary with R̂ across the restarts (sgvb.RestartRhat), as
+// gpp fit's summary.csv. Resample importance-resamples a fit's or a
+// mixture's draws as gpp fit --psis-resample does, and ResampledDraws and
+// ResampledSummary give the resampled draws. Stan's Pathfinder with its 4
+// paths, gpp fit --family pathfinder's default, is FitRestarts with
+// sgvb.Pathfinder and N 4, then Resample and ResampledSummary
+// (ExampleModel_FitRestarts_pathfinder).
+//
 // Starts: Sample and Fit take StartOptions, CmdStanPy's inits=. Inits
 // gives some params' values, as Go values that DataValues would take for
 // data, and starts every chain there (the others drawn as without it) or

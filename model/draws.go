@@ -35,19 +35,29 @@ func (m *Model) fitDraws(r *sgvb.Result, n int, seed uint64, at func(x []float64
 	if n < 0 {
 		return nil, fmt.Errorf("model: FitDraws: %d draws; want n ≥ 0", n)
 	}
+	draw := func(rng *rand.Rand, _ int, x []float64) { r.SampleCoords(rng, x) }
+	return m.qDraws(r, r.Mean(), n, seed, draw, at), nil
+}
+
+// qDraws returns n rows of the params' values drawn as gpp fit draws its
+// draws.csv rows: x, on the coordinates of r (a fit, or a mixture's first
+// restart), starts at mean (q's means on the natural scale), then draw d
+// is draw(rng, d, x), rng the stream sgvb.DrawStream of seed, and at (if
+// not nil) is called with x after each row.
+func (m *Model) qDraws(r *sgvb.Result, mean []float64, n int, seed uint64, draw func(rng *rand.Rand, d int, x []float64), at func(x []float64)) [][]float64 {
 	x, z := make([]float64, r.Dim), make([]float64, r.Dim)
-	r.Coords(x, r.Mean()) // as gpp fit's x before its draws
+	r.Coords(x, mean) // as gpp fit's x before its draws
 	rng := rand.New(rand.NewPCG(seed, sgvb.DrawStream))
 	rows := make([][]float64, n)
 	for d := range rows {
-		r.SampleCoords(rng, x)
+		draw(rng, d, x)
 		r.Natural(z, x)
 		rows[d] = m.appendValues(make([]float64, 0, m.NumParams()), z)
 		if at != nil {
 			at(x)
 		}
 	}
-	return rows, nil
+	return rows
 }
 
 // checkFit reports an r that is not a fit of this model: its coordinates

@@ -2,7 +2,6 @@ package model
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -12,7 +11,6 @@ import (
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
-	"github.com/gpplang/gpp/lang/ast"
 )
 
 // FitSettings returns the settings gpp fit uses with no flags: sgvb's
@@ -25,7 +23,7 @@ func FitSettings() sgvb.Settings { return sgvb.Settings{Seed: 1} }
 func SampleSettings() nuts.Settings { return nuts.Settings{Seed: 1} }
 
 // Fit fits q to the posterior as gpp fit does with the same settings, one
-// fit (no --restarts): SGVB by default, or MAP, Laplace or Pathfinder as
+// fit (no --restarts: see FitRestarts): SGVB by default, or MAP, Laplace or Pathfinder as
 // s.Method says, with the model's params as gpp fit gives them to the
 // engine. The zero Settings are gpp fit's defaults but for the seed (0
 // here, 1 for gpp fit: see FitSettings); gpp fit's --tol 0 is Tol −1 and
@@ -54,15 +52,7 @@ func (m *Model) Fit(ctx context.Context, s sgvb.Settings, opts ...StartOption) (
 		defer st.SetInit(cm)() // the Model keeps its own starts for the next fit
 	}
 	r, err := sgvb.Fit(ctx, pipeline.Target{M: cm}, pipeline.Latents(cm), s)
-	var le *sgvb.LaplaceError
-	if errors.As(err, &le) { // positioned at the param, as gpp fit reports it
-		for _, l := range cm.Latents {
-			if l.Name == le.Latent {
-				err = &ast.Error{Pos: l.Pos, Msg: le.Error()}
-			}
-		}
-	}
-	return r, err
+	return r, pipeline.LaplacePos(err, cm) // positioned at the param, as gpp fit reports it
 }
 
 // Sample runs NUTS as gpp sample does with the same settings: one copy of

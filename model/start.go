@@ -52,7 +52,7 @@ func Inits(values map[string]any) StartOption {
 // Inits starts every chain (CmdStanPy's inits=[dict per chain]); a nil or
 // empty map starts its chain as without inits. There must be one map per
 // chain: len(inits) is nuts.Settings.Chains (nuts.DefaultChains for 0).
-// Fit has one start and refuses it.
+// Fit and FitRestarts have one start and refuse it.
 func ChainInits(inits []map[string]any) StartOption {
 	return func(c *startConfig) {
 		c.chains = make([]map[string]any, len(inits))
@@ -67,12 +67,13 @@ func ChainInits(inits []map[string]any) StartOption {
 // inits=r): each unconstrained coordinate not given by Inits or
 // ChainInits uniform on (−r, r), drawn again while the log density is not
 // finite; r = 0 starts them at 0. The default is Stan's 2, gpp sample's
-// --init-radius. r must be finite and ≥ 0. Fit refuses it.
+// --init-radius. r must be finite and ≥ 0. Fit and FitRestarts refuse it.
 func InitRadius(r float64) StartOption {
 	return func(c *startConfig) { c.radius = &r }
 }
 
-// startOptions applies opts for the method named what ("Sample", "Fit").
+// startOptions applies opts for the method named what ("Sample", "Fit",
+// "FitRestarts").
 func startOptions(what string, opts []StartOption) (*startConfig, error) {
 	c := &startConfig{}
 	for _, o := range opts {
@@ -83,10 +84,10 @@ func startOptions(what string, opts []StartOption) (*startConfig, error) {
 		return nil, fmt.Errorf("model: %s: give Inits or ChainInits once", what)
 	case c.radius != nil && (*c.radius < 0 || math.IsNaN(*c.radius) || math.IsInf(*c.radius, 0)):
 		return nil, fmt.Errorf("model: InitRadius(%v): want a finite number ≥ 0", *c.radius)
-	case what == "Fit" && c.chains != nil:
-		return nil, fmt.Errorf("model: Fit has one start: give Inits, not ChainInits")
-	case what == "Fit" && c.radius != nil:
-		return nil, fmt.Errorf("model: Fit starts q, not random draws: InitRadius is Sample's")
+	case what != "Sample" && c.chains != nil:
+		return nil, fmt.Errorf("model: %s has one start: give Inits, not ChainInits", what)
+	case what != "Sample" && c.radius != nil:
+		return nil, fmt.Errorf("model: %s starts q, not random draws: InitRadius is Sample's", what)
 	}
 	return c, nil
 }

@@ -49,7 +49,8 @@ type SummaryRow struct {
 	// R̂, the ESS and the mean's Monte Carlo error; NaN for a column
 	// constant within every chain, but R̂ +Inf where those values differ
 	// (NUTS chains frozen at their starts) unless FixedParam holds them;
-	// R̂ NaN for a fit's independent draws, which are not chains.
+	// R̂ NaN for a fit's independent draws, which are not chains, and
+	// across the restarts for a mixture's (MixtureSummary).
 	MCSEMean, ESSBulk, ESSTail, Rhat float64
 	MCSESD                           float64
 	MCSEQuantile                     [3]float64 // at nuts.DiagnoseProbs: 5, 50 and 95 %
@@ -86,7 +87,7 @@ func (m *Model) Summary(res *nuts.Result, seed uint64, s *SummarySettings) (*Sum
 			}
 		}
 	}
-	return m.summarise(sum, rows, outs, chains, true, res.FixedParam)
+	return m.summarise(sum, rows, outs, chains, true, res.FixedParam, nil)
 }
 
 // FitSummary summarises n draws from q, the fit r of this model, as gpp
@@ -101,20 +102,12 @@ func (m *Model) FitSummary(r *sgvb.Result, n int, seed uint64, s *SummarySetting
 	if err != nil {
 		return nil, err
 	}
-	var outs [][]float64
-	var at func(x []float64)
-	if len(m.l.Model.Outputs) > 0 {
-		rng := rand.New(rand.NewPCG(seed, OutputStream))
-		at = func(x []float64) {
-			y, _ := m.outputsAt(x, rng) // NaN where it failed, as draws.csv
-			outs = append(outs, y)
-		}
-	}
+	outs, at := m.outputsOf(seed)
 	rows, err := m.fitDraws(r, n, seed, at)
 	if err != nil {
 		return nil, err
 	}
-	return m.summarise(sum, rows, outs, 1, false, false)
+	return m.summarise(sum, rows, *outs, 1, false, false, nil)
 }
 
 // newSummary is an empty Summary of s's quantiles and HDI, checked before
@@ -141,8 +134,10 @@ func newSummary(s *SummarySettings) (*Summary, error) {
 // summarise adds to sum the rows of the columns of rows (params) and outs
 // (outputs, a row per row of rows), chains of equal length one after
 // another; R̂ only for mcmc's chains, NaN for a column the fixed_param
-// sampler held (fixed) at one value per chain.
-func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc, fixed bool) (*Summary, error) {
+// sampler held (fixed) at one value per chain, or, for the draws of a
+// mixture (restarts not nil: row d from restart restarts[d] of R),
+// sgvb.RestartRhat's across the restarts.
+func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc, fixed bool, restarts *drawRestarts) (*Summary, error) {
 	if chains == 0 || len(rows)%chains != 0 {
 		return nil, errors.New("model: Summary: no chains of equal length to summarise")
 	}
@@ -151,7 +146,11 @@ func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc
 		for d, r := range of {
 			col[d] = r[j]
 		}
-		sum.Rows = append(sum.Rows, summariseColumn(name, output, col, chains, mcmc, fixed, sum))
+		row := summariseColumn(name, output, col, chains, mcmc, fixed, sum)
+		if restarts != nil {
+			row.Rhat = sgvb.RestartRhat(col, restarts.comp, restarts.R)
+		}
+		sum.Rows = append(sum.Rows, row)
 	}
 	for j, name := range m.names {
 		add(name, false, j, rows)

@@ -128,7 +128,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&cfg.jitter, "jitter", sgvb.DefaultJitter, "with --restarts: restarts after the first start with every element's location\nmoved by an independent draw from U(−`J`, J) on its unconstrained scale (a\npositive latent's mean by a factor e^u), as Stan's and PyMC's chains start\napart; 0: they start alike and differ only by their draws. Not used when\n--init gives each restart its own start")
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the LOO draws toward its leave-one-out posterior and\nweight them again (the loo package's loo_moment_match); needs an output log_lik (default false)")
-	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", resampleFactor, minCandidates))
+	fs.BoolVar(&cfg.resample, "psis-resample", false, fmt.Sprintf("importance-resample the output draws towards the posterior, as Stan's Pathfinder\ndoes: max(%d·S, %d) draws of q (S: --output-draws) are weighted by p/q, the\nweights Pareto-smoothed (PSIS), and S draws taken from them with replacement\nin proportion to their weights, so that draws.csv, the summary and the\noutputs correct part of q's error (a mean-field q's too-small sds). The\nconsole prints the weights' Pareto k̂ and ESS. Above 0.7 the fit warns, and\nkeeps q's own draws unless the ESS is at least S (Pathfinder resamples\nwhatever k̂). fit.json still holds q (for --init and gpp predict, which draw\nfrom q); LOO and R̂ come from q's own draws (default false)", sgvb.ResampleFactor, sgvb.MinCandidates))
 	fs.BoolVar(&cfg.reloo, "reloo", false, relooFlag)
 	fs.BoolVar(&cfg.evidence, "evidence", false, fmt.Sprintf("estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby importance sampling: the mean of p(y, θ)/r(θ) over %d draws θ of\nr = ½q + ½g (g: q with Student-t tails), with its se and the weights' k̂\n(reliable below 0.5, unreliable above 0.7); written to evidence.json, which\ngpp compare --evidence reads. Refused for a param with no prior on an\nunbounded support (p(y) is not defined); terms gpp cannot know to be\nnormalised (target +=, user densities) are warned about (default false)", sgvb.EvidenceDraws))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
@@ -693,7 +693,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			}
 		}
 		r, err = sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
-		err = laplacePos(err, l.Model)
+		err = pipeline.LaplacePos(err, l.Model)
 	}
 	con.finish()
 	if err == nil && r != nil && mix == nil {
@@ -749,7 +749,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		if interrupted {
 			con.note("note: --psis-resample: the fit was interrupted, so the draws are q's own, not resampled")
 		} else {
-			con.info("resampling: weighting %d draws of q by p/q", resampleCandidates(cfg.outputDraws))
+			con.info("resampling: weighting %d draws of q by p/q", sgvb.ResampleCandidates(cfg.outputDraws))
 			var o resampleOutcome
 			ds, st, o, err = psisResample(cfg, r, mix, l.Model, ds, st)
 			if err != nil {
@@ -1497,20 +1497,6 @@ func checkLaplace(m *compile.Model, method sgvb.Method) error {
 		return fmt.Errorf("--family %s: the model has %d unconstrained coordinates; "+what+": fit it by SGVB, the default", method, n, sgvb.MaxLaplace)
 	}
 	return nil
-}
-
-// laplacePos positions a Laplace fit's error about the Hessian
-// (sgvb.LaplaceError) at the declaration of the param it names; any other
-// error is returned as it is.
-func laplacePos(err error, m *compile.Model) error {
-	var le *sgvb.LaplaceError
-	if !errors.As(err, &le) {
-		return err
-	}
-	if lat := latentNamed(m, le.Latent); lat != nil {
-		return &ast.Error{Pos: lat.Pos, Msg: le.Error()}
-	}
-	return err
 }
 
 // latentNamed returns the model's latent of that name, or nil.

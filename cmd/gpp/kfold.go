@@ -522,7 +522,7 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 	s.Workers = 1
 	r, err := sgvb.Fit(ctx, pipeline.Target{M: mt}, pipeline.Latents(mt), s)
 	if err != nil {
-		res.err = laplacePos(err, mt)
+		res.err = pipeline.LaplacePos(err, mt)
 		return res
 	}
 	res.elbo, res.converged, res.iterations = r.ELBO, r.Converged, r.Iterations

@@ -947,7 +947,7 @@ func summariseColumns(ds *drawSet, hdi float64) []stats {
 		st[c] = summarise(ds.cols[c], hdi)
 		st[c].rhat = math.NaN()
 		if ds.comp != nil {
-			st[c].rhat = rhat(ds.cols[c], ds.comp, ds.R)
+			st[c].rhat = sgvb.RestartRhat(ds.cols[c], ds.comp, ds.R)
 		}
 	}
 	return st

@@ -321,7 +321,7 @@ func (r *repl) fitCmd(args []string) {
 		}
 	}
 	res, err := sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
-	err = laplacePos(err, l.Model)
+	err = pipeline.LaplacePos(err, l.Model)
 	con.finish()
 	if err == nil {
 		pathfinderNote(con, "", res.Pathfinder)

@@ -15,23 +15,6 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-// Candidates of the resampling: M = max(resampleFactor·S, minCandidates)
-// draws of q for S output draws. Resampling with replacement gives draws
-// of the posterior as M/S grows (Rubin 1988; Skare, Bølviken and Holden
-// 2003: the error of the resampled draws' distribution is O(1/M)); with M =
-// S, Pathfinder's default, a draw of weight w is repeated about S·w times,
-// and the resampled draws hold about as many distinct values as the
-// weights' effective sample size, which M = 10·S lifts near S for weights
-// of ESS M/10 or more. At least 1000 candidates give k̂ a tail of 95
-// weights to fit.
-const (
-	resampleFactor = 10
-	minCandidates  = 1000
-)
-
-// resampleCandidates returns M for S output draws.
-func resampleCandidates(S int) int { return max(resampleFactor*S, minCandidates) }
-
 // resampleOutcome is what --psis-resample did, for the outputs: rs the
 // resampling (its k̂ and ESS), used whether the draws are the resampled
 // ones (usable), distinct the number of distinct candidates among them.
@@ -39,22 +22,6 @@ type resampleOutcome struct {
 	rs       *sgvb.Resampling
 	used     bool
 	distinct int
-}
-
-// usable reports whether the resampled draws replace q's: the weights'
-// k̂ is at most 0.7, where Yao et al. trust the importance-weighted
-// correction, or, above 0.7, their ESS is still at least the S draws
-// asked for. A k̂ above 0.7 with a small ESS means the resampled draws
-// would be copies of a few candidates (examples/sv.gpp with --fullrank
-// all --rank 2: k̂ 1.48, ESS 3, 84 distinct draws of 1000), which
-// describe the posterior worse than q; with an ESS of S or more they cannot be, and such k̂
-// arise where q is close to the posterior and the tail fit sees a
-// pre-asymptotic shape: a 1-D q whose log weight has a plateau in the bulk
-// and a slow rise in one tail had k̂ 3–5 at ESS 35–99.5 % of 10000
-// (docs/inference.md). Pathfinder resamples whatever k̂ and ESS. With
-// fewer than sgvb.PSISMinDraws (21) finite weights there is no k̂ and nothing to resample.
-func usable(rs *sgvb.Resampling, S int) bool {
-	return rs.Index != nil && !math.IsNaN(rs.K) && (rs.Reliable() || rs.ESS >= float64(S))
 }
 
 // psisResample draws M candidates of q (the fit r, or the mixture mix),
@@ -70,9 +37,9 @@ func psisResample(cfg *fitConfig, r *sgvb.Result, mix *sgvb.Mixture, m *compile.
 	if mix != nil {
 		q = mix
 	}
-	rs := sgvb.Resample(pipeline.Target{M: m}, q, r.Dim, resampleCandidates(S), S, seed, par)
+	rs := sgvb.Resample(pipeline.Target{M: m}, q, r.Dim, sgvb.ResampleCandidates(S), S, seed, par)
 	out := resampleOutcome{rs: rs}
-	if !usable(rs, S) {
+	if !rs.Usable() {
 		return ds, st, out, nil
 	}
 	rd, err := makeDrawsAt(r, mix, m, S, seed, rs.Index, false)

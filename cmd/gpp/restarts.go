@@ -118,7 +118,7 @@ func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *c
 			con.info("restart %d (seed %d): ELBO %.6g ± %.2g, %d iterations (%s), Pareto k̂ %s, %.3g s",
 				r, sgvb.RestartSeed(cfg.settings.Seed, r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), kText(res.ParetoK), res.Seconds)
 		}}
-	return sgvb.FitRestarts(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), cfg.settings, rs)
+	return pipeline.FitRestarts(ctx, l.Model, runTarget(cfg, l.Model), cfg.settings, rs)
 }
 
 // fitEnd says how a fit ended.
@@ -432,46 +432,6 @@ func fitWarnings(r *sgvb.Result, mix *sgvb.Mixture) []string {
 		}
 	}
 	return append(out, mix.Warnings...)
-}
-
-// rhat returns the potential scale reduction factor R̂ of one column of
-// draws grouped by restart (draw d from restart comp[d]), as Gelman and
-// Rubin define it for chains: √(((n−1)/n W + B/n) / W), with W the mean
-// variance within restarts and B/n the variance of their means. The draws
-// of a restart are independent, so R̂ measures only how far the restarts
-// disagree against the spread of each q: near 1 when they found the same
-// q, large when they settled in different modes (or differ by a label
-// switch). Non-finite draws are left out; NaN when a restart has fewer
-// than two finite draws or no spread.
-func rhat(col []float64, comp []int, R int) float64 {
-	n, mean, m2 := make([]float64, R), make([]float64, R), make([]float64, R)
-	for d, x := range col {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			continue
-		}
-		r := comp[d]
-		n[r]++
-		delta := x - mean[r]
-		mean[r] += delta / n[r]
-		m2[r] += delta * (x - mean[r])
-	}
-	var W, nbar, gm float64
-	for r := range R {
-		if n[r] < 2 {
-			return math.NaN()
-		}
-		W += m2[r] / (n[r] - 1) / float64(R)
-		nbar += n[r] / float64(R)
-		gm += mean[r] / float64(R)
-	}
-	if !(W > 0) {
-		return math.NaN()
-	}
-	var bn float64 // B/n: the variance of the restarts' means
-	for r := range R {
-		bn += (mean[r] - gm) * (mean[r] - gm) / float64(R-1)
-	}
-	return math.Sqrt(((nbar-1)/nbar*W + bn) / W)
 }
 
 // rhatText formats R̂ for the console, with two decimals as Stan prints it.

@@ -305,29 +305,6 @@ func TestFitRestartsCancel(t *testing.T) {
 	}
 }
 
-func TestRhat(t *testing.T) {
-	// two restarts of 4 draws: means 0.5 and 10.5, variances 1/3 each
-	col := []float64{0, 10, 1, 11, 0, 10, 1, 11}
-	comp := []int{0, 1, 0, 1, 0, 1, 0, 1}
-	W, bn, n := 1.0/3, 50.0, 4.0
-	if got, want := rhat(col, comp, 2), math.Sqrt(((n-1)/n*W+bn)/W); math.Abs(got-want) > 1e-12 {
-		t.Errorf("R̂ %v, want %v", got, want)
-	}
-	// the same draws in both: below 1, as Gelman and Rubin's formula gives
-	same := []float64{0, 0, 1, 1, 0, 0, 1, 1}
-	if got, want := rhat(same, comp, 2), math.Sqrt((n-1)/n); math.Abs(got-want) > 1e-12 {
-		t.Errorf("R̂ of identical restarts %v, want %v", got, want)
-	}
-	// non-finite draws are left out: a restart with one finite draw, or
-	// restarts without spread, give NaN
-	if got := rhat([]float64{0, 5, 1, math.NaN(), 0, math.Inf(1), 1, math.NaN()}, comp, 2); !math.IsNaN(got) {
-		t.Errorf("R̂ with one finite draw in a restart %v, want NaN", got)
-	}
-	if got := rhat([]float64{2, 5, 2, 5, 2, 5, 2, 5}, comp, 2); !math.IsNaN(got) {
-		t.Errorf("R̂ of constant restarts %v, want NaN", got)
-	}
-}
-
 // fitWarnings gives a warning the restarts share once, names the restarts
 // of the others, and leaves out each restart's own Pareto k̂ warning.
 func TestFitWarnings(t *testing.T) {

@@ -63,6 +63,42 @@ type Resampling struct {
 // et al. 2024) and Yao et al. trust the importance-weighted correction.
 func (rs *Resampling) Reliable() bool { return rs.K <= 0.7 }
 
+// Candidates of gpp fit --psis-resample: M = max(ResampleFactor·S,
+// MinCandidates) draws of q for S output draws. Resampling with
+// replacement gives draws of the posterior as M/S grows (Rubin 1988;
+// Skare, Bølviken and Holden 2003: the error of the resampled draws'
+// distribution is O(1/M)); with M = S, Pathfinder's default, a draw of
+// weight w is repeated about S·w times, and the resampled draws hold about
+// as many distinct values as the weights' effective sample size, which
+// M = 10·S lifts near S for weights of ESS M/10 or more. At least 1000
+// candidates give k̂ a tail of 95 weights to fit.
+const (
+	ResampleFactor = 10
+	MinCandidates  = 1000
+)
+
+// ResampleCandidates returns M, the candidates gpp fit --psis-resample
+// weights for S output draws.
+func ResampleCandidates(S int) int { return max(ResampleFactor*S, MinCandidates) }
+
+// Usable reports whether the resampled draws replace q's, as gpp fit
+// --psis-resample decides: the weights' k̂ is at most 0.7, where Yao et
+// al. trust the importance-weighted correction, or, above 0.7, their ESS
+// is still at least the len(Index) draws asked for. A k̂ above 0.7 with a
+// small ESS means the resampled draws would be copies of a few candidates
+// (examples/sv.gpp with --fullrank all --rank 2: k̂ 1.48, ESS 3, 84
+// distinct draws of 1000), which describe the posterior worse than q;
+// with an ESS of len(Index) or more they cannot be, and such k̂ arise
+// where q is close to the posterior and the tail fit sees a
+// pre-asymptotic shape: a 1-D q whose log weight has a plateau in the
+// bulk and a slow rise in one tail had k̂ 3–5 at ESS 35–99.5 % of 10000
+// (docs/inference.md). Pathfinder resamples whatever k̂ and ESS. With
+// fewer than PSISMinDraws (21) finite weights there is no k̂ and nothing
+// to resample.
+func (rs *Resampling) Usable() bool {
+	return rs.Index != nil && !math.IsNaN(rs.K) && (rs.Reliable() || rs.ESS >= float64(len(rs.Index)))
+}
+
 // Resample draws M candidates from q (Proposal.Candidate, with seed),
 // evaluates the log joint of t at each on par goroutines (each with a
 // clone of t after the first; the result does not depend on par),

@@ -86,3 +86,32 @@ func TestResampleNormal(t *testing.T) {
 		t.Error("the resampling differs on 3 goroutines")
 	}
 }
+
+// TestResamplingUsable checks gpp fit --psis-resample's rule: resampled
+// draws replace q's where k̂ ≤ 0.7, or above it where the ESS is at least
+// the draws asked for; never without a k̂ or indices.
+func TestResamplingUsable(t *testing.T) {
+	idx := make([]int, 100)
+	for _, c := range []struct {
+		rs   Resampling
+		want bool
+	}{
+		{Resampling{Index: idx, K: 0.5, ESS: 10}, true},
+		{Resampling{Index: idx, K: 0.7, ESS: 10}, true},
+		{Resampling{Index: idx, K: math.Inf(-1), ESS: 10}, true},
+		{Resampling{Index: idx, K: 0.9, ESS: 99}, false},
+		{Resampling{Index: idx, K: 0.9, ESS: 100}, true},
+		{Resampling{Index: idx, K: math.NaN(), ESS: 1000}, false},
+		{Resampling{K: 0.2, ESS: 1000}, false},
+	} {
+		if got := c.rs.Usable(); got != c.want {
+			t.Errorf("k̂ %v, ESS %v, %d draws: Usable %v, want %v", c.rs.K, c.rs.ESS, len(c.rs.Index), got, c.want)
+		}
+	}
+	if got := ResampleCandidates(50); got != MinCandidates {
+		t.Errorf("candidates for 50 draws: %d, want %d", got, MinCandidates)
+	}
+	if got := ResampleCandidates(400); got != 4000 {
+		t.Errorf("candidates for 400 draws: %d, want 4000", got)
+	}
+}

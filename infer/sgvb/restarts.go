@@ -205,6 +205,47 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	return m, nil
 }
 
+// RestartRhat returns the potential scale reduction factor R̂ of one column of
+// draws grouped by restart (draw d from restart comp[d]), as Gelman and
+// Rubin define it for chains: √(((n−1)/n W + B/n) / W), with W the mean
+// variance within restarts and B/n the variance of their means. The draws
+// of a restart are independent, so R̂ measures only how far the restarts
+// disagree against the spread of each q: near 1 when they found the same
+// q, large when they settled in different modes (or differ by a label
+// switch). It is gpp fit --restarts's column rhat. Non-finite draws are
+// left out; NaN when a restart has fewer than two finite draws or no
+// spread.
+func RestartRhat(col []float64, comp []int, R int) float64 {
+	n, mean, m2 := make([]float64, R), make([]float64, R), make([]float64, R)
+	for d, x := range col {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			continue
+		}
+		r := comp[d]
+		n[r]++
+		delta := x - mean[r]
+		mean[r] += delta / n[r]
+		m2[r] += delta * (x - mean[r])
+	}
+	var W, nbar, gm float64
+	for r := range R {
+		if n[r] < 2 {
+			return math.NaN()
+		}
+		W += m2[r] / (n[r] - 1) / float64(R)
+		nbar += n[r] / float64(R)
+		gm += mean[r] / float64(R)
+	}
+	if !(W > 0) {
+		return math.NaN()
+	}
+	var bn float64 // B/n: the variance of the restarts' means
+	for r := range R {
+		bn += (mean[r] - gm) * (mean[r] - gm) / float64(R-1)
+	}
+	return math.Sqrt(((nbar-1)/nbar*W + bn) / W)
+}
+
 // jitter returns the InitJitter of restarts after the first, s0 being
 // Settings.InitJitter.
 func (rs *Restarts) jitter(s0 float64) float64 {
