@@ -128,15 +128,22 @@ type Table struct {
 	File    string
 	Columns []*Array // each a vector [rows]
 	Rows    int
-	// rowLine[r] and colOff are kept to locate cells for Matrix.
+	// rowLine[r] is where row r starts and cellAt[r][j] where its cell
+	// j does (a later line after a quoted cell holding a newline), to
+	// locate cells for Matrix.
 	rowLine []int
-	cellCol [][]int
+	cellAt  [][]lineCol
 	// headerLine is the header's line (after comment lines), for messages.
 	headerLine int
 	// headerPos[j] is where column j's name is in the header.
 	headerPos []ast.Pos
 	format    delimited // how it was read, for hints about its separator
 }
+
+// lineCol is where a cell starts in its file.
+type lineCol struct{ line, col int }
+
+func (lc lineCol) pos(file string) ast.Pos { return ast.Pos{File: file, Line: lc.line, Col: lc.col} }
 
 // Select returns the table of the named columns only, in that order, as
 // NAME=FILE.csv:a,b,c binds them (a matrix of those columns, or a vector
@@ -178,12 +185,12 @@ func (t *Table) sub(index []int) *Table {
 		out.Columns = append(out.Columns, t.Columns[j])
 		out.headerPos = append(out.headerPos, t.header(j))
 	}
-	for _, cols := range t.cellCol {
-		row := make([]int, len(index))
+	for _, cells := range t.cellAt {
+		row := make([]lineCol, len(index))
 		for i, j := range index {
-			row[i] = cols[j]
+			row[i] = cells[j]
 		}
-		out.cellCol = append(out.cellCol, row)
+		out.cellAt = append(out.cellAt, row)
 	}
 	return out
 }
@@ -327,7 +334,7 @@ func (t *Table) Matrix(name string) *Array {
 	}
 	m.loc = func(k int) ast.Pos {
 		i, j := k/len(t.Columns), k%len(t.Columns)
-		return ast.Pos{File: t.File, Line: t.rowLine[i], Col: t.cellCol[i][j]}
+		return t.cellAt[i][j].pos(t.File)
 	}
 	return m
 }
@@ -433,7 +440,7 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "empty %s file: expected a header row of column names", f.kind)
 	}
 	if err != nil {
-		return nil, csvError(file, err)
+		return nil, csvError(file, src, err)
 	}
 	t := &Table{File: file, headerLine: headerLine, format: f}
 	seen := map[string]int{}
@@ -489,7 +496,7 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 				c.miss(len(c.Values), ast.Errorf(ast.Pos{File: file, Line: l, Col: 1}, "column %q: line %d is blank, an empty cell in a one-column file%s", header[0], l, at))
 				c.Values = append(c.Values, math.NaN())
 				t.rowLine = append(t.rowLine, l)
-				t.cellCol = append(t.cellCol, []int{1})
+				t.cellAt = append(t.cellAt, []lineCol{{l, 1}})
 				t.Rows++
 			}
 		}
@@ -507,18 +514,18 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 				line, _ := cr.FieldPos(0)
 				return nil, ast.Errorf(ast.Pos{File: file, Line: line, Col: 1}, "this row has %d cell%s, the header %d%s", len(rec), plural(len(rec)), len(header), f.countHint(header, rec))
 			}
-			return nil, csvError(file, err)
+			return nil, csvError(file, src, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(header) == 1 {
 			blanks(line)
 			prevEnd = line + strings.Count(rec[0], "\n")
 		}
-		cols := make([]int, len(rec))
+		cells := make([]lineCol, len(rec))
 		for j, cell := range rec {
-			_, col := cr.FieldPos(j)
-			cols[j] = col
-			pos := ast.Pos{File: file, Line: line, Col: col}
+			cellLine, col := cr.FieldPos(j)
+			cells[j] = lineCol{cellLine, col}
+			pos := cells[j].pos(file)
 			text := strings.TrimSpace(cell)
 			c := t.Columns[j]
 			if isMissingText(text) && f.sepHint(header) == "" {
@@ -550,13 +557,13 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 			c.Int = c.Int && isInt
 		}
 		t.rowLine = append(t.rowLine, line)
-		t.cellCol = append(t.cellCol, cols)
+		t.cellAt = append(t.cellAt, cells)
 		t.Rows++
 	}
 	for j, c := range t.Columns {
 		c.Shape = []int{t.Rows}
 		j := j
-		c.loc = func(i int) ast.Pos { return ast.Pos{File: file, Line: t.rowLine[i], Col: t.cellCol[i][j]} }
+		c.loc = func(i int) ast.Pos { return t.cellAt[i][j].pos(file) }
 		if t.Rows > 0 {
 			c.Pos = c.loc(0)
 		}
@@ -685,16 +692,35 @@ func (f delimited) sepHint(header []string) string {
 	return ""
 }
 
-func csvError(file string, err error) error {
+// csvError is the positioned error for an error of the CSV reader reading
+// src. A file that ends inside a quoted cell is an error at the end of its
+// last line that is not blank, naming the line where the cell's row
+// starts: the reader's position is past the text, after the last newline.
+func csvError(file string, src []byte, err error) error {
 	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		msg := pe.Err.Error()
-		if errors.Is(pe.Err, csv.ErrFieldCount) {
-			msg = "wrong number of cells in this row (the header has a different number of columns)"
-		}
-		return ast.Errorf(ast.Pos{File: file, Line: pe.Line, Col: pe.Column}, "%s", msg)
+	if !errors.As(err, &pe) {
+		return ast.Errorf(ast.Pos{File: file}, "%v", err)
 	}
-	return ast.Errorf(ast.Pos{File: file}, "%v", err)
+	msg := pe.Err.Error()
+	if errors.Is(pe.Err, csv.ErrFieldCount) {
+		msg = "wrong number of cells in this row (the header has a different number of columns)"
+	}
+	pos := ast.Pos{File: file, Line: pe.Line, Col: pe.Column}
+	lines := bytes.Split(src, []byte("\n"))
+	if pe.Line < 1 || pe.Line > len(lines) {
+		return ast.Errorf(pos, "%s", msg)
+	}
+	line := bytes.TrimRight(lines[pe.Line-1], "\r")
+	pos.Col = min(pos.Col, len(line)+1)
+	rest := append([][]byte{line[max(pos.Col-1, 0):]}, lines[pe.Line:]...)
+	if errors.Is(pe.Err, csv.ErrQuote) && len(bytes.TrimSpace(bytes.Join(rest, nil))) == 0 {
+		msg = fmt.Sprintf("the file ends inside a quoted cell of the row on line %d: a \" is never closed", pe.StartLine)
+		for pos.Line > pe.StartLine && len(bytes.TrimSpace(lines[pos.Line-1])) == 0 {
+			pos.Line--
+		}
+		pos.Col = len(bytes.TrimRight(lines[pos.Line-1], "\r")) + 1
+	}
+	return ast.Errorf(pos, "%s", msg)
 }
 
 // parseNumber parses a numeric cell, rejecting empty cells, NaN and

@@ -153,6 +153,9 @@ func TestReadErrors(t *testing.T) {
 		{"csv trailing commas", "a.csv", "x, ,\n0,,\n", "a.csv:1:4: column 2 has an empty name in the header (a comma at the end of the line"},
 		{"csv Excel sep=;", "a.csv", "sep=;\r\nx;y\r\n1;2\r\n", `a.csv:1:1: the file says its cells are separated by ";" (Excel's sep= line); gpp reads comma-separated files: save it as CSV with commas`},
 		{"csv bad quote beside words", "a.csv", "x,name\n1,\"fo\"o\n", `a.csv:2:6: extraneous or missing " in quoted-field`},
+		{"csv unclosed quote", "a.csv", "x,name\n1,\"foo\n", "a.csv:2:7: the file ends inside a quoted cell of the row on line 2: a \" is never closed\x00"},
+		{"csv unclosed quote over lines", "a.csv", "x,name\n1,\"foo\nbar\r\n\n", "a.csv:3:4: the file ends inside a quoted cell of the row on line 2: a \" is never closed\x00"},
+		{"tsv unclosed quote", "a.tsv", "x\tname\n1\t\"foo", "a.tsv:2:7: the file ends inside a quoted cell of the row on line 2: a \" is never closed\x00"},
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},
 		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
 		{"tsv empty", "a.tsv", "", "a.tsv:1:1: empty TSV file"},
@@ -414,6 +417,41 @@ func TestReadUnused(t *testing.T) {
 	for _, k := range []string{"extra", "flag", "none", "meta", "rows", "mixed", "names"} {
 		if a := set[k]; a == nil || a.Err() == nil {
 			t.Errorf("%s = %+v, want a value with an error", k, a)
+		}
+	}
+}
+
+// TestReadMultilineCell: a quoted cell may hold a newline (a note written
+// over two lines); the cells after it are located on the line where they
+// are, not on the line where the row starts.
+func TestReadMultilineCell(t *testing.T) {
+	for _, tc := range []struct{ file, src string }{
+		{"d.csv", "note,y,z\n\"a\nb\",x,3\n\"c\",4,5\n"},
+		{"d.tsv", "note\ty\tz\n\"a\nb\"\tx\t3\n\"c\"\t4\t5\n"},
+	} {
+		read := ReadCSV
+		if strings.HasSuffix(tc.file, ".tsv") {
+			read = ReadTSV
+		}
+		tab, err := read(tc.file, strings.NewReader(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.file + `:3:4: column "y": "x" is not a number`
+		if err := tab.Column("y").Err(); err == nil || err.Error() != want {
+			t.Errorf("%s: y's error %v, want %s", tc.file, err, want)
+		}
+		for _, c := range []struct {
+			col  string
+			i    int
+			want string
+		}{{"z", 0, "3:6"}, {"z", 1, "4:7"}, {"note", 0, "2:1"}} {
+			if got := tab.Column(c.col).Locate(c.i).String(); got != tc.file+":"+c.want {
+				t.Errorf("%s: %s[%d] at %s, want %s:%s", tc.file, c.col, c.i, got, tc.file, c.want)
+			}
+		}
+		if got := tab.Matrix("X").Locate(2).String(); got != tc.file+":3:6" {
+			t.Errorf("%s: the matrix's element 2 at %s, want %s:3:6", tc.file, got, tc.file)
 		}
 	}
 }

@@ -203,27 +203,48 @@ func TestSummaryColumnShape(t *testing.T) {
 }
 
 // FuzzSummary: gpp summary never panics on a file, and every error it
-// reports of one is positioned inside it (or names it alone).
+// reports of one is positioned inside it (or names it alone). An input of
+// odd length is also summarised with --hdi, --percentiles and --out, which
+// must write summary.csv when the summary succeeds. The seeds are the
+// summary tests' files (the longer ones cut to their first 40 lines, the
+// header and a few draws), a fixed_param sampler's draws, one with
+// warm-up rows, and chains frozen at different values.
 func FuzzSummary(f *testing.F) {
-	for _, name := range []string{"summary_bad_ragged.csv", "summary_bad_cell.csv", "summary_gppsample.csv", "summary_variational.csv"} {
+	for _, name := range []string{"summary_bad_ragged.csv", "summary_bad_cell.csv", "summary_gppsample.csv", "summary_variational.csv",
+		"summary_stan_1.csv", "summary_pathfinder.csv", "summary_gppfit.csv", "summary_diag_1.csv", "summary_bad_short.csv", "summary_bad_columns.csv"} {
 		src, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(src)
+		lines := strings.SplitAfter(string(src), "\n")
+		f.Add([]byte(strings.Join(lines[:min(len(lines), 40)], "")))
 	}
 	f.Add([]byte("chain__,draw__,lp__,accept_stat__,a\n1,1,0,1,2\n2,1,0,1,3\n1,2,0,1,4\n"))
+	f.Add([]byte("# method = sample (Default)\n#     algorithm = fixed_param\nchain__,draw__,lp__,accept_stat__,mu,y_rep.1,y_rep.2\n" +
+		"1,1,0,0,0.5,1.2,-0.3\n1,2,0,0,0.5,0.7,2.1\n2,1,0,0,0.5,-1.1,0.4\n2,2,0,0,0.5,0.2,0.9\n"))
+	f.Add([]byte("#     save_warmup = 1\n#     num_warmup = 2\n#     thin = 1\nchain__,draw__,lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,mu,M.1.1,M.2.1,M.1.2,M.2.2\n" +
+		"1,-2,-3,0.9,0.5,2,3,0,4,0.1,1,2,3,4\n1,-1,-3,0.9,0.5,2,3,0,4,0.2,1,2,3,4\n1,1,-3,0.9,0.5,2,3,1,4,0.3,1,2,3,5\n1,2,-2,0.8,0.5,2,3,0,4,0.1,2,2,3,4\n1,3,-2,0.8,0.5,2,3,0,4,0.4,1,3,3,4\n"))
+	f.Add([]byte("chain__,draw__,lp__,accept_stat__,stepsize__,mu,tau\n1,1,-3,0,0.5,0.25,0.5\n1,2,-3,0,0.5,0.25,0.5\n2,1,-4,0,0.7,-1.5,0.5\n2,2,-4,0,0.7,-1.5,0.5\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		path := filepath.Join(t.TempDir(), "d.csv")
+		dir := t.TempDir()
+		path := filepath.Join(dir, "d.csv")
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, _, stderr := runGpp("summary", path, path)
+		args := []string{"summary", path, path}
+		sumCSV := filepath.Join(dir, "summary.csv")
+		if len(src)%2 == 1 {
+			args = append(args, "--hdi", "0.9", "--percentiles", "2.5,50,97.5", "--out", sumCSV)
+		}
+		code, _, stderr := runGpp(args...)
 		if code != exitOK && code != exitError {
 			t.Fatalf("exit %d:\n%s", code, stderr)
 		}
 		if code == exitError && !strings.HasPrefix(stderr, path) {
 			t.Fatalf("an error that does not name the file:\n%s", stderr)
+		}
+		if _, err := os.Stat(sumCSV); code == exitOK && len(src)%2 == 1 && err != nil {
+			t.Fatalf("no summary.csv after exit 0: %v", err)
 		}
 		lines := strings.Count(string(src), "\n") + 1
 		if rest, ok := strings.CutPrefix(stderr, path+":"); ok && code == exitError {

@@ -14,9 +14,9 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 )
 
-// FuzzPipeline feeds a model, a CSV or JSON file and --set values through every phase a fit runs:
+// FuzzPipeline feeds a model, a CSV, TSV or JSON file and --set values through every phase a fit runs:
 // parse, check, read the data, bind, compile, evaluate the log joint and its
-// gradient, and a few SGVB steps on two workers. Whatever the input, no phase
+// gradient, the outputs and replicates at a point, and a few SGVB steps on two workers. Whatever the input, no phase
 // may panic, and every error before the fit must be positioned in the model
 // or the data (the contract of `gpp fit`: file, line and column, exit code
 // 1). The seeds are the bundled examples and the CLI's test models with small
@@ -100,6 +100,24 @@ func FuzzPipeline(f *testing.F) {
 	f.Add("data y: real[N]\ndata k: int<lower=0, upper=1>[N]\nparam mu: real ~ Normal(0, 5)\nparam p: unit ~ Beta(1, 1)\n"+
 		"y ~ Normal(mu, 1)\nk ~ Bernoulli(p)\n", "sep=,\r\ny,k\r\n1.5,TRUE\r\nNA,FALSE\r\n-0.2,True\r\n", "")
 	f.Add("data y: real[N]\nparam mu: real ~ Normal(0, 5)\ny ~ Normal(mu, 1)\n", "y\n1.5\n\n-0.2\n\n", "")
+	// posterior predictive replicates beside the data they mirror (check's
+	// replicate-shape warning): whole, truncated, of a matrix, of int
+	// counts, of the wrong shape, with missing cells; a TSV file
+	rep := "data y: real[N]\nparam mu: real ~ Normal(0, 5)\nparam sigma: positive ~ Gamma(2, 1)\ny ~ Normal(mu, sigma)\n"
+	f.Add(rep+"output y_rep ~ Normal(mu, sigma)\n", "y\n1.5\n0.3\n-0.2\n", "")
+	f.Add(rep+"output y_rep ~ Normal(rep(mu, N), sigma)\noutput y_pred ~ Normal(mu, 2 * sigma)\n", "y\n1.5\n0.3\n-0.2\n", "")
+	f.Add(rep+"output z ~ Normal(mu, sigma)\noutput y_sim ~ Normal(rep(mu, 2), sigma)\n", `{"y": [1.5, 0.3, -0.2]}`, "")
+	f.Add("data y: real<lower=0>[N]\nparam mu: real ~ Normal(0, 5)\nparam sigma: positive ~ Gamma(2, 1)\ny ~ Normal(mu, sigma) T[0, ]\n"+
+		"output y_rep ~ Normal(rep(mu, N), sigma) T[0, ]\noutput y_sim ~ Normal(mu, sigma) T[0, ]\n", "y\n1.5\n0.3\n2.2\n", "")
+	f.Add("data y: int<lower=0, upper=20>[N]\nparam lambda: positive ~ Gamma(2, 0.5)\ny ~ Poisson(lambda) T[, 20]\n"+
+		"output y_rep ~ Poisson(rep(lambda, N)) T[, 20]\noutput y_pred ~ Poisson(lambda) T[1, 20]\n", counts, "")
+	f.Add("data Y: real[N, K]\nparam mu: real[K] ~ Normal(0, 5)\nparam sigma: positive ~ Gamma(2, 1)\nY ~ Normal(rep_matrix(mu', N), sigma)\n"+
+		"output Y_rep ~ Normal(rep_matrix(mu', N), sigma)\noutput Y_sim ~ Normal(mu, sigma)\n", matrix, "K=2")
+	f.Add("data Y: real[N, 2]\nparam mu: real ~ Normal(0, 5)\nY ~ Normal(mu, 1)\noutput Y_rep ~ Normal(mu, 1)\n",
+		`{"Y": [[0.1, -0.4], [1.2, null], [-0.7, -1.1]]}`, "")
+	f.Add(rep+"output y_rep ~ Normal(mu, sigma)\n", "y\tnote\n1.5\ta\nNA\tb\n-0.2\t\"c, d\"\n", "")
+	f.Add("data x: real[N]\ndata y: int<lower=0, upper=1>[N]\nparam b: real[2] ~ Normal(0, 2)\ny ~ Bernoulli(inv_logit(b[0] + b[1] * x))\n"+
+		"output y_rep ~ Bernoulli(inv_logit(b[0] + b[1] * x))\n", "x\ty\n0.5\t1\n-1.2\t0\n0.3\tTRUE\n", "")
 	f.Fuzz(func(t *testing.T, src, text, setList string) {
 		sets := map[string]string{}
 		for _, kv := range strings.Fields(setList) {
@@ -113,10 +131,15 @@ func FuzzPipeline(f *testing.F) {
 			return
 		}
 		in := data.Input{File: "d.csv"}
-		if strings.HasPrefix(strings.TrimSpace(text), "{") {
+		first, _, _ := strings.Cut(text, "\n")
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(text), "{"):
 			in.File = "d.json"
 			in.JSON, err = data.ReadJSON(in.File, strings.NewReader(text))
-		} else {
+		case strings.Contains(first, "\t"):
+			in.File = "d.tsv"
+			in.Table, err = data.ReadTSV(in.File, strings.NewReader(text))
+		default:
 			in.Table, err = data.ReadCSV(in.File, strings.NewReader(text))
 		}
 		if err != nil {
@@ -142,13 +165,35 @@ func FuzzPipeline(f *testing.F) {
 				t.Errorf("log joint NaN without an error at trial %d", trial)
 			}
 		}
+		// the outputs and replicates, as a fit's draws are written
+		if ev, err := m.NewEvaluator(); err != nil {
+			positioned(t, err, src, text)
+		} else {
+			ev.SetRand(rand.New(rand.NewPCG(3, 4)))
+			_, outs, _ := ev.Eval(x)
+			if len(outs) != len(m.Outputs) {
+				t.Fatalf("%d output values, %d outputs", len(outs), len(m.Outputs))
+			}
+			for i, o := range m.Outputs {
+				n := 1
+				for _, d := range o.Shape {
+					n *= d
+				}
+				if len(outs[i]) != n {
+					t.Errorf("output %s of shape %v has %d values", o.Name, o.Shape, len(outs[i]))
+				}
+			}
+			if err := ev.OutputErr(); err != nil {
+				positioned(t, err, src, text)
+			}
+		}
 		s := sgvb.Settings{Seed: 1, MaxIter: 3, Workers: 2, EvalEvery: 1, ELBODraws: 2, PSISDraws: -1, Tol: -1}
 		_, _ = sgvb.Fit(context.Background(), pipeline.Target{M: m}, pipeline.Latents(m), s)
 	})
 }
 
 // positioned fails t unless err is a list of positioned errors inside the
-// model (f.gpp) or the data (d.csv or d.json).
+// model (f.gpp) or the data (d.csv, d.tsv or d.json).
 func positioned(t *testing.T, err error, src, text string) {
 	t.Helper()
 	list, ok := ast.Positioned(err)
@@ -158,7 +203,7 @@ func positioned(t *testing.T, err error, src, text string) {
 	if len(list) == 0 {
 		t.Fatalf("empty error list")
 	}
-	lines := map[string]int{"f.gpp": strings.Count(src, "\n") + 1, "d.csv": strings.Count(text, "\n") + 1, "d.json": strings.Count(text, "\n") + 1}
+	lines := map[string]int{"f.gpp": strings.Count(src, "\n") + 1, "d.csv": strings.Count(text, "\n") + 1, "d.tsv": strings.Count(text, "\n") + 1, "d.json": strings.Count(text, "\n") + 1}
 	for _, e := range list {
 		n, ok := lines[e.Pos.File]
 		switch {
