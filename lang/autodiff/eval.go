@@ -673,9 +673,31 @@ func (p *Program) evalDensity(n *node) {
 			each = nv[:m]
 		}
 	}
+	// The run path (densityRun) keeps only the partials the reverse sweep
+	// reads: none of an operand without an adjoint, and of a broadcast one
+	// whose partials it sums over a row, their running sum in the row's
+	// first cell, added in the order of its elements as the sweep would.
+	run := p.densityRun(n)
+	keep, sums := ^uint64(0), uint64(0)
+	if run != nil {
+		keep, sums = p.densityKeep(n)
+	}
 	k := 0
 	for i := 0; i < n.gr; i++ {
+		for a := range par {
+			if sums&(2<<a) != 0 {
+				dps[a*m+i*n.gc] = 0
+			}
+		}
 		for j := 0; j < n.gc; j++ {
+			if run != nil {
+				var done int
+				sum, done = p.evalDensityRun(n, run, i, j, k, keep, sums, st, elems, sum)
+				j, k = j+done, k+done
+				if j == n.gc {
+					break
+				}
+			}
 			for a := range par {
 				q := bc[3+3*a : 6+3*a]
 				par[a] = val[q[0]+i*q[1]+j*q[2]]
@@ -700,9 +722,16 @@ func (p *Program) evalDensity(n *node) {
 			if elems != nil {
 				elems[k] = lp
 			}
-			dxs[k] = dx
+			if keep&1 != 0 {
+				dxs[k] = dx
+			}
 			for a, d := range dpar {
-				dps[a*m+k] = d // argument-major, for the reverse sweep
+				switch {
+				case sums&(2<<a) != 0:
+					dps[a*m+i*n.gc] += d
+				case keep&(2<<a) != 0:
+					dps[a*m+k] = d // argument-major, for the reverse sweep
+				}
 			}
 			k++
 		}
@@ -710,6 +739,75 @@ func (p *Program) evalDensity(n *node) {
 	if elems == nil {
 		p.v(n)[0] = sum
 	}
+}
+
+// densityRun returns the run kernel of a density node that evaluates
+// its elements a run at a time (dist.HoistedRun): one whose hoisted
+// arguments are prepared once, without a data state or a normaliser, and
+// with at most 63 arguments (densityKeep's masks); else nil.
+func (p *Program) densityRun(n *node) dist.HoistedRun {
+	if noDensityRun || n.hoist == nil || n.dhoist != nil || n.norm != 0 || n.prep != nil || n.i0 == 0 || len(n.args) > 64 {
+		return nil
+	}
+	r, _ := n.hoist.(dist.HoistedRun)
+	return r
+}
+
+// densityKeep returns, for a density node on the run path, which of its
+// operands (bit a for operand a, the value 0) keep their partials per
+// element — those with an adjoint — and which of those keep only their
+// sum over each row: a summed density's (OpDensity) arguments that do not
+// vary along a row, whose partials gradDensity would only add up
+// (scatterDensity).
+func (p *Program) densityKeep(n *node) (keep, sums uint64) {
+	for a := range n.args[:n.nparams()+1] {
+		if p.arg(n, a).aoff < 0 {
+			continue
+		}
+		if a > 0 && n.op == OpDensity && n.bc[3*a+2] == 0 {
+			sums |= 1 << a
+			continue
+		}
+		keep |= 1 << a
+	}
+	return keep, sums
+}
+
+// evalDensityRun evaluates elements j, j+1, … of row i (flat element k)
+// of a density node with its run kernel, as evalDensity's loop would, and
+// returns the sum and the number of elements done: up to the row's end or
+// the first element the kernel leaves to its Eval.
+func (p *Program) evalDensityRun(n *node, run dist.HoistedRun, i, j, k int, keep, sums uint64, st, elems []float64, sum float64) (float64, int) {
+	na, m, gc := n.nparams(), n.i0, n.gc
+	scr := p.s(n)
+	dxs, dps := scr[2*na:2*na+m], scr[2*na+m:2*na+m+m*na]
+	if cap(p.runArgs) < na {
+		p.runArgs = make([]dist.RunArg, na)
+	}
+	ra := p.runArgs[:na]
+	bc, val := n.bc, p.val
+	for a := range ra {
+		q := bc[3+3*a : 6+3*a]
+		r := dist.RunArg{V: val[q[0]+i*q[1]+j*q[2]:], C: q[2]}
+		switch {
+		case sums&(2<<a) != 0:
+			r.Sum = &dps[a*m+i*gc]
+		case keep&(2<<a) != 0:
+			r.D = dps[a*m+k : a*m+k+gc-j]
+		}
+		ra[a] = r
+	}
+	var lp, dx []float64
+	if elems != nil {
+		lp = elems[k : k+gc-j]
+	}
+	if keep&1 != 0 {
+		dx = dxs[k : k+gc-j]
+	}
+	xo, xr, xc := bc[0], bc[1], bc[2]
+	sum, done := run.EvalRun(sum, gc-j, val[xo+i*xr+j*xc:], xc, ra, st, lp, dx)
+	clear(ra) // hold no slices of the values between evaluations
+	return sum, done
 }
 
 // evalGaussRows factors C, forms C⁻¹ and the (centred) scatter matrix, and
@@ -890,3 +988,7 @@ func rowScatter(z, x []float64, n, k int) {
 		}
 	}
 }
+
+// noDensityRun turns the run path off (densityRun returns nil), for the
+// tests that compare it with the per-element loop.
+var noDensityRun bool

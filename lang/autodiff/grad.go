@@ -658,6 +658,10 @@ func (p *Program) gradDensity(n *node, g []float64) {
 			}
 		}
 	}
+	var sums uint64 // the arguments whose row sums the run path kept
+	if p.densityRun(n) != nil {
+		_, sums = p.densityKeep(n)
+	}
 	for a := range na + 1 {
 		o := p.arg(n, a)
 		if o.aoff < 0 {
@@ -668,6 +672,12 @@ func (p *Program) gradDensity(n *node, g []float64) {
 			ds = dps[(a-1)*m : a*m]
 		}
 		ao, rs, cs := p.a(o), n.bc[3*a+1], n.bc[3*a+2]
+		if sums&(1<<a) != 0 { // scatterDensity's sum, in the row's first cell
+			for i := 0; i < n.gr; i++ {
+				ao[i*rs] += g[0] * ds[i*n.gc]
+			}
+			continue
+		}
 		if n.op == OpDensity {
 			scatterDensity(ao, ds, n.gr, n.gc, rs, cs, g[0])
 			continue

@@ -71,6 +71,10 @@ type Program struct {
 	// stop, when set, interrupts the ops that can run long (an ODE solve)
 	// once it reads true: the evaluation fails (SetStop).
 	stop *atomic.Bool
+	// runArgs is evalDensityRun's argument list, kept to spare an
+	// allocation per run (an interface call's arguments escape); a
+	// clone makes its own.
+	runArgs []dist.RunArg
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the
