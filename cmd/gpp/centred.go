@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -368,8 +369,8 @@ func scaleColumn(info *check.Info, ds *drawSet, scale ast.Expr) []float64 {
 
 // divEvidence is where the divergent iterations put a scale among all
 // draws: the median of its n finite values at the divergent iterations,
-// the median of all its finite values, and the share of those below the
-// divergent median (ties counting half).
+// the median of all its finite values (as the summary's 50 %), and the
+// share of those below the divergent median (ties counting half).
 type divEvidence struct {
 	n              int
 	divMed, allMed float64
@@ -393,7 +394,9 @@ func divergenceEvidence(x []float64, divergent []bool) (divEvidence, bool) {
 	if len(div) < divEvidenceMin {
 		return divEvidence{}, false
 	}
-	e := divEvidence{n: len(div), divMed: median(div), allMed: median(all)}
+	slices.Sort(div)
+	slices.Sort(all)
+	e := divEvidence{n: len(div), divMed: nuts.Quantile(div, 0.5), allMed: nuts.Quantile(all, 0.5)}
 	for _, v := range all {
 		switch {
 		case v < e.divMed:
@@ -421,16 +424,6 @@ func (e divEvidence) describe(scale string) string {
 		where = fmt.Sprintf("the divergences are not at small %s, and the funnel may not be what makes them", scale)
 	}
 	return fmt.Sprintf("The %d divergent iterations have %s's median %.3g against %.3g in all draws (%s): %s.", e.n, scale, e.divMed, e.allMed, at, where)
-}
-
-// median returns the median of xs (not empty), which it sorts.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // ordinal writes n as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 21st.

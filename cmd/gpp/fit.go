@@ -788,7 +788,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 
 	printFitSummary(stdout, cfg, h, ds, st, written)
 	if cfg.prof != nil {
-		printProfile(stdout, cfg.prof, fmt.Sprintf("%d draws of q", cfg.prof.points))
+		printProfile(stdout, cfg.prof)
 	}
 	for _, w := range fitWarnings(r, mix) {
 		con.note("warning: %s", w)

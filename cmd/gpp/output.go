@@ -497,6 +497,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.sample && cfg.profile {
 			names = append(names, profileFile)
 		}
+		if cfg.sample && cfg.evidence {
+			names = append(names, evidenceFile)
+		}
 		if cfg.sample && cfg.plots {
 			names = append(names, pitNames(cfg.ppc, m)...)
 		}
@@ -505,6 +508,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
 	if wantsLOO(m, cfg.settings.Method) {
 		names = append(names, looFile)
+	}
+	if cfg.evidence {
+		names = append(names, evidenceFile)
 	}
 	if cfg.profile {
 		names = append(names, profileFile)
@@ -555,17 +561,20 @@ func overwriteClash(dir string, names []string, inputs []inputFile) error {
 
 // outputClash reports an input that a fit of m with cfg would destroy by
 // writing its outputs (plannedOutputs) into cfg.out, or by removing the
-// earlier fit's files there (staleOutputs): a data file named
-// dir/draws.csv, say, or --init dir/fit.json (cfg's --init file is added to
-// inputs). A path is the same file as another when both name it alike
-// (cleaned absolute paths) or os.SameFile says so (links, case-insensitive
-// file systems).
+// earlier fit's or sample's files there (staleOutputs,
+// staleSampleOutputs): a data file named dir/draws.csv, say, or --init
+// dir/fit.json (cfg's --init file is added to inputs). A path is the same
+// file as another when both name it alike (cleaned absolute paths) or
+// os.SameFile says so (links, case-insensitive file systems).
 func outputClash(cfg *fitConfig, m *compile.Model, inputs []inputFile) error {
 	if cfg.init != "" {
 		inputs = append(slices.Clip(inputs), inputFile{"the --init file", cfg.init})
 	}
 	dir, names := cfg.out, plannedOutputs(cfg, m)
-	stale := staleOutputs(dir, names)
+	stale, earlier := staleOutputs(dir, names), "fit"
+	if cfg.sample {
+		stale, earlier = staleSampleOutputs(dir, names), "run"
+	}
 	for _, name := range append(slices.Clip(names), stale...) {
 		out := filepath.Join(dir, name)
 		for _, in := range inputs {
@@ -573,7 +582,7 @@ func outputClash(cfg *fitConfig, m *compile.Model, inputs []inputFile) error {
 				continue
 			}
 			if slices.Contains(stale, name) {
-				return fmt.Errorf("--out %s: %s %s would be removed, as a file that the earlier fit there wrote (%s): give another --out directory", dir, in.what, in.path, name)
+				return fmt.Errorf("--out %s: %s %s would be removed, as a file that the earlier %s there wrote (%s): give another --out directory", dir, in.what, in.path, earlier, name)
 			}
 			return fmt.Errorf("--out %s: %s %s would be overwritten by the output %s: give another --out directory", dir, in.what, in.path, name)
 		}

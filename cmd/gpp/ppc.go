@@ -66,14 +66,14 @@ func findReplicates(l *pipeline.Loaded) []ppcMatch {
 	taken := map[string]bool{}
 	for _, o := range l.Info.Outputs {
 		shape, ok := shapes[o.Name]
-		if !ok {
+		if !ok || compile.ShapeLen(shape) < ppcMinValues {
 			continue
 		}
 		var best *check.DataVar
 		for _, m := range mirrors[o] {
 			d := m.Data
 			a := l.Data[d.Name]
-			if a == nil || taken[d.Name] || compile.ShapeLen(shape) < ppcMinValues || !sameShape(a.Shape, shape) {
+			if a == nil || taken[d.Name] || !sameShape(a.Shape, shape) {
 				continue
 			}
 			if m.Named || best == nil {

@@ -94,15 +94,16 @@ func (r profileRow) total() float64 { return r.forward + r.reverse }
 type runProfile struct {
 	rows             []profileRow
 	points, evals    int
+	at               string  // what the points are: "10 draws of q"
 	forward, reverse float64 // seconds per evaluation
 	// grads and values are the run's evaluations with and without the
 	// gradient; runSeconds the time they are set against, runWhat what
 	// that is and engine what else a run's time goes to.
-	grads, values       int64
-	runSeconds          float64
-	runWhat, engine     string
-	runNote             string // why there is no run line ("": there is one)
-	unprofiled, failing int    // points skipped: their log joint failed
+	grads, values   int64
+	runSeconds      float64
+	runWhat, engine string
+	runNote         string // why there is no run line ("": there is one)
+	failing         int    // points skipped: their log joint failed
 }
 
 // profileModel times the value and gradient of m's log joint at points
@@ -225,10 +226,10 @@ func writeProfileCSV(w io.Writer, rp *runProfile) error {
 
 // printProfile prints --profile's table of the costliest statements and
 // how the run's time divides between the model and the engine.
-func printProfile(w io.Writer, rp *runProfile, what string) {
+func printProfile(w io.Writer, rp *runProfile) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "profile: %d evaluations of the log joint and its gradient at %s, %s each (forward %s, reverse %s)\n",
-		rp.evals, what, msText(rp.forward+rp.reverse), msText(rp.forward), msText(rp.reverse))
+		rp.evals, rp.at, msText(rp.forward+rp.reverse), msText(rp.forward), msText(rp.reverse))
 	rows := rp.rows[:min(len(rp.rows), profileTopRows)]
 	wid := len("statement") // fmt pads to a width in runes
 	for _, r := range rows {
@@ -282,14 +283,13 @@ func fitProfile(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 		con.note("note: --profile: the log joint fails at every draw of q profiled, so no %s is written: %v", profileFile, err)
 		return
 	}
+	rp.at = fmt.Sprintf("%d draws of q", rp.points)
 	rp.grads, rp.values = cfg.counts.grads.Load(), cfg.counts.values.Load()
 	rp.runSeconds, rp.runWhat = r.Seconds, "the fit's"
 	if mix != nil {
 		rp.runSeconds, rp.runWhat = 0, fmt.Sprintf("the %d restarts' summed", len(mix.Components))
 		for _, c := range mix.Components {
-			if c != nil {
-				rp.runSeconds += c.Seconds
-			}
+			rp.runSeconds += c.Seconds
 		}
 	}
 	switch cfg.settings.Method {
@@ -310,7 +310,8 @@ func fitProfile(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 func sampleProfile(ctx context.Context, cfg *fitConfig, sd *sampleDraws, res *nuts.Result, grads int64, m *compile.Model, con *console) {
 	var pts [][]float64
 	for c := range sd.chains {
-		if d := c*sd.n + sd.n - 1; sd.n > 0 {
+		if sd.n > 0 {
+			d := (c+1)*sd.n - 1
 			pts = append(pts, sd.coords[d*sd.xdim:(d+1)*sd.xdim])
 		}
 	}
@@ -320,6 +321,7 @@ func sampleProfile(ctx context.Context, cfg *fitConfig, sd *sampleDraws, res *nu
 		con.note("note: --profile: the log joint fails at every chain's last draw, so no %s is written: %v", profileFile, err)
 		return
 	}
+	rp.at = fmt.Sprintf("the %d chains' last draws", rp.points)
 	rp.grads = grads
 	for _, ch := range res.Chains {
 		rp.runSeconds += (ch.Warmup + ch.Sampling).Seconds()

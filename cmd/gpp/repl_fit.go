@@ -379,7 +379,7 @@ func (r *repl) fitCmd(args []string) {
 	}
 	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start)
 	if cfg.prof != nil {
-		printProfile(r.out, cfg.prof, fmt.Sprintf("%d draws of q", cfg.prof.points))
+		printProfile(r.out, cfg.prof)
 	}
 	if start == "" && prev != nil && res.Seconds >= r.slowRefit && !res.Interrupted && !sgvb.Overflows(prev.res.ELBO, prev.res.ELBOSE) {
 		if init, _ := warmFrom(prev.res, l.Model); len(init.Factors) > 0 {

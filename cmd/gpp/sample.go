@@ -489,6 +489,7 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	if sc.fixedParam || len(l.Model.Latents) == 0 {
 		if cfg.profile {
 			con.note("note: --profile: the fixed_param sampler evaluates no log joint, so there is nothing to profile and no %s", profileFile)
+			cfg.profile = false // nor is profile.csv an output, for the clash check
 		}
 		return runFixedParam(ctx, sc, l, stdout, con)
 	}
@@ -578,7 +579,6 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 			con.note("--init-radius %v: not used, the chains start from %s", *sc.radius, sc.values.describe(*sc.radius))
 		}
 	}
-	cfg.prof = nil
 	u, err := sgvb.NewUnconstrained(runTarget(cfg, m), pipeline.Latents(m))
 	if err != nil {
 		printError(con, err, srcs)
@@ -785,7 +785,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		printAgainst(stdout, cfg, af, sd, run.against, run.missing, slices.Contains(run.written, againstFile))
 	}
 	if cfg.prof != nil {
-		printProfile(stdout, cfg.prof, fmt.Sprintf("the %d chains' last draws", cfg.prof.points))
+		printProfile(stdout, cfg.prof)
 	}
 	for _, w := range sampleWarnings(sd, s, run.ms, l.Model) {
 		div := strings.Contains(w, "ended with a divergence")
