@@ -346,6 +346,9 @@ func TestReadValueErrors(t *testing.T) {
 				}
 				a = set[c.key]
 			}
+			if a == nil {
+				t.Fatalf("no data %q in %s", c.key, c.file)
+			}
 			err := a.Err()
 			if err == nil {
 				t.Fatalf("no error, want %q", c.want)

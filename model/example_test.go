@@ -260,9 +260,11 @@ y ~ Bernoulli(theta)
 		fmt.Println(err)
 		return
 	}
-	sum, err := m.MixtureSummary(mix, 1000, s.Seed, nil) // q's own draws, where gpp fit keeps them
+	var sum *model.Summary
 	if rs.Usable() {
 		sum, err = m.ResampledSummary(mix, rs, s.Seed, nil)
+	} else {
+		sum, err = m.MixtureSummary(mix, 1000, s.Seed, nil) // q's own draws, as gpp fit keeps them
 	}
 	if err != nil {
 		fmt.Println(err)

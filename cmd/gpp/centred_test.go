@@ -9,9 +9,38 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/parser"
 )
+
+// checkedSrc parses and checks a model's source, failing t on an error.
+func checkedSrc(t *testing.T, src string) (*ast.File, *check.Info) {
+	t.Helper()
+	file, err := parser.ParseFile("h.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file, info
+}
+
+// wantHints checks that got holds one hint for each of want, in order,
+// each containing its want.
+func wantHints(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d hints, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("hint %d:\n%s\nwant it to contain\n%s", i, got[i], w)
+		}
+	}
+}
 
 // TestCentredHints: a Normal prior whose scale depends on params, on an
 // unbounded real param, gets the non-centred form when k̂ is above 0.7 (a
@@ -34,28 +63,14 @@ param e: real[J] ~ StudentT(3, mu, tau)
 param f: positive[J] ~ Normal(0, tau)
 y ~ Normal(theta + a + b + c + d + e + f, 1)
 `
-	file, err := parser.ParseFile("h.gpp", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := check.Check(file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file, info := checkedSrc(t, src)
 	got := centredHints(file, info, 0.9, math.NaN())
 	want := []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
 		"param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z,",
 		"param b_z: real[J] ~ Normal(0, 1) with let b = mu + (tau + s0) * b_z,",
 	}
-	if len(got) != len(want) {
-		t.Fatalf("%d hints, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
-	}
-	for i, w := range want {
-		if !strings.Contains(got[i], w) {
-			t.Errorf("hint %d:\n%s\nwant it to contain\n%s", i, got[i], w)
-		}
-	}
+	wantHints(t, got, want)
 	for _, k := range []float64{0.7, 0.3, math.NaN()} {
 		if h := centredHints(file, info, k, math.NaN()); h != nil {
 			t.Errorf("k̂ %v: %v, want none", k, h)
@@ -161,14 +176,7 @@ y ~ Normal(theta + a + b + c + d + e + e2 + f + h + k + k2 + n + o + q + r + u +
 // divergence hint gives evidence for a scale that is a param (tau) and
 // none for one indexed by the loop (s[g[j]]).
 func TestCentredStmtHints(t *testing.T) {
-	file, err := parser.ParseFile("h.gpp", []byte(centredStmtSrc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := check.Check(file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file, info := checkedSrc(t, centredStmtSrc)
 	got := centredHints(file, info, 0.9, math.NaN())
 	want := []string{
 		"theta's prior, the statement theta ~ Normal(mu, tau) at 11:1, has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z in place of the statement at 11:1, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
@@ -177,14 +185,7 @@ func TestCentredStmtHints(t *testing.T) {
 		"the non-centred form, param c_z: real[J] ~ Normal(0, 1) with let c = mu + (tau * s[g] .* w) .* c_z in place of the statement at 20:3, is",
 		"v's prior, the statement v[j] ~ Normal(mu, tau) at 25:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of v, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and v may be far off; the non-centred form, param v_z: real[3] ~ Normal(0, 1) with let v = mu + tau * v_z in place of the statement at 25:3 (and of the for loop at 24:1, left empty), is",
 	}
-	if len(got) != len(want) {
-		t.Fatalf("%d hints, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
-	}
-	for i, w := range want {
-		if !strings.Contains(got[i], w) {
-			t.Errorf("hint %d:\n%s\nwant it to contain\n%s", i, got[i], w)
-		}
-	}
+	wantHints(t, got, want)
 
 	// 20 draws, the first 6 divergent at the smallest tau
 	const n = 20
@@ -315,14 +316,7 @@ param c: real[J] ~ Normal(0, tau)
 param d: real[J] ~ Normal(0, 2)
 y ~ Normal(theta + b + c + d, 1)
 `
-	file, err := parser.ParseFile("h.gpp", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := check.Check(file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file, info := checkedSrc(t, src)
 	// 20 draws: the first 6 divergent, at the smallest tau and s[0] and the
 	// largest s[1]
 	const n = 20
@@ -344,14 +338,7 @@ y ~ Normal(theta + b + c + d, 1)
 		"funnel in tau + 1, whose narrow neck at small tau + 1 the sampler's step size cannot enter without diverging. The non-centred form, param b_z: real[J] ~ Normal(0, 1) with let b = (tau + 1) * b_z,",
 		"The 6 divergent iterations have tau's median 0.35 against 1.05 in all draws (its 15th percentile): the divergences are in the funnel's neck. The non-centred form, param c_z: real[J] ~ Normal(0, 1) with let c = tau * c_z,",
 	}
-	if len(got) != len(want) {
-		t.Fatalf("%d hints, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
-	}
-	for i, w := range want {
-		if !strings.Contains(got[i], w) {
-			t.Errorf("hint %d:\n%s\nwant it to contain\n%s", i, got[i], w)
-		}
-	}
+	wantHints(t, got, want)
 	sd.divergent = make([]bool, n)
 	if h := divergenceHints(file, info, sd); h != nil {
 		t.Errorf("no divergences: %v, want none", h)

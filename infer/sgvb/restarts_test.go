@@ -347,6 +347,10 @@ func TestRestartsInterrupted(t *testing.T) {
 	}
 }
 
+// TestRestartRhat checks R̂ across restarts (gpp fit --restarts's rhat
+// column) against Gelman and Rubin's formula on two restarts' draws, and
+// NaN where a restart has fewer than two finite draws or the restarts have
+// no spread within.
 func TestRestartRhat(t *testing.T) {
 	// two restarts of 4 draws: means 0.5 and 10.5, variances 1/3 each
 	col := []float64{0, 10, 1, 11, 0, 10, 1, 11}
