@@ -11,6 +11,7 @@ import (
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // FitSettings returns the settings gpp fit uses with no flags: sgvb's
@@ -36,23 +37,36 @@ func SampleSettings() nuts.Settings { return nuts.Settings{Seed: 1} }
 // Inits starts q's locations at the params' values it names, as gpp fit
 // --init FILE.json does, for this fit only.
 func (m *Model) Fit(ctx context.Context, s sgvb.Settings, opts ...StartOption) (*sgvb.Result, error) {
-	cm := m.compiled()
-	if len(cm.Latents) == 0 {
-		return nil, fmt.Errorf("%s: the model has no params to fit", m.Name())
-	}
-	sc, err := startOptions("Fit", opts)
+	cm, restore, err := m.fitStart("Fit", opts)
 	if err != nil {
 		return nil, err
+	}
+	defer restore()
+	r, err := sgvb.Fit(ctx, pipeline.Target{M: cm}, pipeline.Latents(cm), s)
+	return r, pipeline.LaplacePos(err, cm) // positioned at the param, as gpp fit reports it
+}
+
+// fitStart returns the compiled model for a fit by the method fn (Fit,
+// FitRestarts) with the starts opts give set, and restore, which puts
+// back the model's own starts for the next fit. A model without params
+// is an error.
+func (m *Model) fitStart(fn string, opts []StartOption) (cm *compile.Model, restore func(), err error) {
+	cm = m.compiled()
+	if len(cm.Latents) == 0 {
+		return nil, nil, fmt.Errorf("%s: the model has no params to fit", m.Name())
+	}
+	sc, err := startOptions(fn, opts)
+	if err != nil {
+		return nil, nil, err
 	}
 	st, err := m.start(initsFile, sc.inits)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if st != nil {
-		defer st.SetInit(cm)() // the Model keeps its own starts for the next fit
+	if st == nil {
+		return cm, func() {}, nil
 	}
-	r, err := sgvb.Fit(ctx, pipeline.Target{M: cm}, pipeline.Latents(cm), s)
-	return r, pipeline.LaplacePos(err, cm) // positioned at the param, as gpp fit reports it
+	return cm, st.SetInit(cm), nil
 }
 
 // Sample runs NUTS as gpp sample does with the same settings: one copy of

@@ -41,21 +41,11 @@ import (
 // returns it. Cancelling ctx stops every restart with the q's reached
 // (Mixture.Interrupted).
 func (m *Model) FitRestarts(ctx context.Context, s sgvb.Settings, rs sgvb.Restarts, opts ...StartOption) (*sgvb.Mixture, error) {
-	cm := m.compiled()
-	if len(cm.Latents) == 0 {
-		return nil, fmt.Errorf("%s: the model has no params to fit", m.Name())
-	}
-	sc, err := startOptions("FitRestarts", opts)
+	cm, restore, err := m.fitStart("FitRestarts", opts)
 	if err != nil {
 		return nil, err
 	}
-	st, err := m.start(initsFile, sc.inits)
-	if err != nil {
-		return nil, err
-	}
-	if st != nil {
-		defer st.SetInit(cm)() // the Model keeps its own starts for the next fit
-	}
+	defer restore()
 	mix, err := pipeline.FitRestarts(ctx, cm, pipeline.Target{M: cm}, s, rs)
 	var re *sgvb.RestartError
 	if errors.As(err, &re) {

@@ -104,13 +104,17 @@ func (e *RestartError) Unwrap() error { return e.Err }
 // fails, the error is a *RestartError of the first, and the Mixture holds
 // nil components. Cancelling ctx stops every restart at its next step: the Mixture
 // holds the q's reached, Interrupted is set and the final estimate is
-// skipped. MAP fits cannot be mixed.
+// skipped. MAP fits cannot be mixed, and Laplace fits, at the one mode,
+// have no restarts.
 func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs Restarts) (*Mixture, error) {
 	if rs.N < 1 {
 		return nil, fmt.Errorf("restarts: need at least 1 fit, got %d", rs.N)
 	}
 	if s.Method == MAP {
 		return nil, fmt.Errorf("restarts: a MAP estimate is a point, and points cannot be mixed")
+	}
+	if s.Method == Laplace && rs.N > 1 {
+		return nil, fmt.Errorf("restarts: a Laplace approximation is at the one mode of the log density: its restarts would be one q")
 	}
 	if math.IsNaN(rs.Jitter) || math.IsInf(rs.Jitter, 0) {
 		return nil, fmt.Errorf("restarts: Jitter must be finite, got %v", rs.Jitter)
@@ -213,9 +217,12 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 // disagree against the spread of each q: near 1 when they found the same
 // q, large when they settled in different modes (or differ by a label
 // switch). It is gpp fit --restarts's column rhat. Non-finite draws are
-// left out; NaN when a restart has fewer than two finite draws or no
-// spread.
+// left out; NaN for fewer than two restarts, or when a restart has fewer
+// than two finite draws or no spread.
 func RestartRhat(col []float64, comp []int, R int) float64 {
+	if R < 2 { // no variance between restarts
+		return math.NaN()
+	}
 	n, mean, m2 := make([]float64, R), make([]float64, R), make([]float64, R)
 	for d, x := range col {
 		if math.IsNaN(x) || math.IsInf(x, 0) {

@@ -372,4 +372,32 @@ func TestRestartRhat(t *testing.T) {
 	if got := RestartRhat([]float64{2, 5, 2, 5, 2, 5, 2, 5}, comp, 2); !math.IsNaN(got) {
 		t.Errorf("R̂ of constant restarts %v, want NaN", got)
 	}
+	if got := RestartRhat(col[:4], []int{0, 0, 0, 0}, 1); !math.IsNaN(got) {
+		t.Errorf("R̂ of one restart %v, want NaN", got)
+	}
+}
+
+// Restarts of a MAP estimate or of a Laplace approximation are refused
+// before any fit: a point, or q at the one mode, cannot be mixed. One
+// Laplace fit is allowed.
+func TestRestartsRefuseMAPAndLaplace(t *testing.T) {
+	pg, lat := newPoissonGamma(20, 0.1, 1)
+	ctx := context.Background()
+	for _, c := range []struct {
+		method Method
+		n      int
+		want   string
+	}{
+		{MAP, 2, "points cannot be mixed"},
+		{MAP, 1, "points cannot be mixed"},
+		{Laplace, 2, "a Laplace approximation is at the one mode"},
+	} {
+		m, err := FitRestarts(ctx, pg, lat, Settings{Method: c.method, Seed: 1}, Restarts{N: c.n})
+		if m != nil || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, N %d: %v, %v; want an error %q", c.method, c.n, m, err, c.want)
+		}
+	}
+	if _, err := FitRestarts(ctx, pg, lat, Settings{Method: Laplace, Seed: 1, PSISDraws: 100}, Restarts{N: 1}); err != nil {
+		t.Errorf("Laplace, N 1: %v", err)
+	}
 }

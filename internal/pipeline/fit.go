@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
@@ -13,12 +12,8 @@ import (
 // FitRestarts fits rs.N independent q's to the posterior of m with the
 // Target t (Target{M: m}, or one that wraps it) and returns their mixture
 // (sgvb.FitRestarts over m's latents): gpp fit --restarts and the Go API's
-// Model.FitRestarts, so that both fit the same mixture. A Laplace fit has
-// one mode and is refused, as gpp fit refuses --restarts with it.
+// Model.FitRestarts, so that both fit the same mixture.
 func FitRestarts(ctx context.Context, m *compile.Model, t sgvb.Target, s sgvb.Settings, rs sgvb.Restarts) (*sgvb.Mixture, error) {
-	if s.Method == sgvb.Laplace && rs.N > 1 {
-		return nil, fmt.Errorf("restarts: a Laplace approximation is at the one mode of the log density: its restarts would be one q")
-	}
 	return sgvb.FitRestarts(ctx, t, Latents(m), s, rs)
 }
 

@@ -45,10 +45,14 @@ func ReadCSV(t testing.TB, path string) [][]string {
 }
 
 // ReadCSVMaps reads the CSV file at path, whose first record is a header,
-// into one map a row from column name to field, failing t as ReadCSV.
+// into one map a row from column name to field, failing t as ReadCSV
+// does and for an empty file.
 func ReadCSVMaps(t testing.TB, path string) []map[string]string {
 	t.Helper()
 	recs := ReadCSV(t, path)
+	if len(recs) == 0 {
+		t.Fatalf("%s: no header", path)
+	}
 	var out []map[string]string
 	for _, r := range recs[1:] {
 		m := map[string]string{}

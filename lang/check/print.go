@@ -16,8 +16,10 @@ const maxExprText = 48
 
 // exprString formats an expression for messages, in the canonical form of
 // the printer, shortened to about maxExprText bytes.
-func exprString(e ast.Expr) string {
-	s := ast.FormatExpr(e)
+func exprString(e ast.Expr) string { return shorten(ast.FormatExpr(e)) }
+
+// shorten cuts source text quoted in a message to about maxExprText bytes.
+func shorten(s string) string {
 	if len(s) > maxExprText {
 		s = s[:maxExprText-3] + "..."
 	}

@@ -91,11 +91,7 @@ func DistText(call *ast.CallExpr, t *ast.Truncation) string {
 // distString is DistText for messages, shortened as exprString shortens
 // an expression.
 func distString(call *ast.CallExpr, t *ast.Truncation) string {
-	s := DistText(call, t)
-	if len(s) > maxExprText {
-		s = s[:maxExprText-3] + "..."
-	}
-	return s
+	return shorten(DistText(call, t))
 }
 
 // replicateShapes warns of a replicate output whose shape is not that of
