@@ -420,7 +420,14 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 		// the lines' numbers; another separator is not read.
 		sep := string(bytes.TrimRight(first[len("sep="):], "\r"))
 		if sep != string(f.sep) {
-			return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file says its cells are separated by %q (Excel's sep= line); gpp reads %s: save it as CSV with commas", sep, f.what)
+			advice := "save it as CSV with commas"
+			switch {
+			case sep == "," && f.sep != ',':
+				advice = "name it FILE.csv"
+			case sep == "\t" && f.sep != '\t':
+				advice = "name it FILE.tsv"
+			}
+			return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file says its cells are separated by %q (Excel's sep= line); gpp reads %s: %s", sep, f.what, advice)
 		}
 		src = slices.Clone(src)
 		src[0] = '#'
