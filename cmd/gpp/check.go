@@ -272,7 +272,7 @@ var stanFlags = map[string]string{
 }
 
 // checkSynopsis is gpp check's usage line.
-const checkSynopsis = "check [--set NAME=VALUE ...] model.gpp [data.csv|data.json|data.R|NAME=FILE ...]"
+const checkSynopsis = "check [--set NAME=VALUE ...] model.gpp [data.csv|data.tsv|data.json|data.R|NAME=FILE ...]"
 
 // checkHelpText is what gpp check --help says before the flags.
 const checkHelpText = `Parses and checks a model, and prints its latents (shape, support and

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/diff/fd"
 )
 
-const diagnoseSynopsis = "diagnose model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] [flags]"
+const diagnoseSynopsis = "diagnose model.gpp [data.csv|data.tsv|data.json|data.R] [NAME=file.csv ...] [flags]"
 
 // Gradient check tolerances. A partial derivative passes when
 // |autodiff − fd| / max(|autodiff|, |fd|, diagAbsFloor) ≤ --tol: relative

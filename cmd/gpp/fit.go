@@ -25,7 +25,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const fitSynopsis = "fit model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] [flags]"
+const fitSynopsis = "fit model.gpp [data.csv|data.tsv|data.json|data.R] [NAME=file.csv ...] [flags]"
 
 // fitConfig is a parsed `gpp fit` command line.
 type fitConfig struct {

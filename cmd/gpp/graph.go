@@ -7,7 +7,7 @@ import (
 )
 
 // graphSynopsis is gpp graph's usage line.
-const graphSynopsis = "graph [--set NAME=VALUE ...] [--out FILE.dot] model.gpp [data.csv|data.json|data.R|NAME=FILE ...]"
+const graphSynopsis = "graph [--set NAME=VALUE ...] [--out FILE.dot] model.gpp [data.csv|data.tsv|data.json|data.R|NAME=FILE ...]"
 
 // graphHelpText is what gpp graph --help says before the flags.
 const graphHelpText = `Prints the model's graph in Graphviz's DOT language, as PyMC's

@@ -33,7 +33,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-const kfoldSynopsis = "kfold model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] [--folds K] [--group NAME] [flags]"
+const kfoldSynopsis = "kfold model.gpp [data.csv|data.tsv|data.json|data.R] [NAME=file.csv ...] [--folds K] [--group NAME] [flags]"
 
 const kfoldHelpText = `K-fold cross-validation, as R's loo::kfold and brms's kfold: the
 observations are split into K folds (--folds, default 10), and for each

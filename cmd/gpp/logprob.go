@@ -27,7 +27,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const logprobSynopsis = "logprob model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] --params FILE [flags]"
+const logprobSynopsis = "logprob model.gpp [data.csv|data.tsv|data.json|data.R] [NAME=file.csv ...] --params FILE [flags]"
 
 const logprobHelpText = `Evaluates the model's log density and its gradient at given points, as
 CmdStan's method=log_prob (CmdStanPy's model.log_prob): one CSV row per point,

@@ -32,7 +32,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const predictSynopsis = "predict FIT model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] [flags]"
+const predictSynopsis = "predict FIT model.gpp [data.csv|data.tsv|data.json|data.R] [NAME=file.csv ...] [flags]"
 
 // defaultPredictOut is --out's default for gpp predict, apart from a fit's.
 const defaultPredictOut = "gpp-predict"

@@ -19,7 +19,7 @@ import (
 	"github.com/gpplang/gpp/lang/parser"
 )
 
-const replSynopsis = "repl [model.gpp [data.csv|data.json|data.R|NAME=file.csv ...]] [--set NAME=VALUE ...] [--history FILE]"
+const replSynopsis = "repl [model.gpp [data.csv|data.tsv|data.json|data.R|NAME=file.csv ...]] [--set NAME=VALUE ...] [--history FILE]"
 
 const replHelpText = `Starts an interactive session: declarations and statements typed at the >>>
 prompt build up a model, :fit fits it (:sample samples it by NUTS), and

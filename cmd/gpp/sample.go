@@ -38,7 +38,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const sampleSynopsis = "sample model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...] [flags]"
+const sampleSynopsis = "sample model.gpp [data.csv|data.tsv|data.json|data.R] [NAME=file.csv ...] [flags]"
 
 // defaultSampleOut is --out's default for gpp sample, apart from a fit's so
 // that sampling does not replace the fit's files it is to be checked against.

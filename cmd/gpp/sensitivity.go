@@ -31,7 +31,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const sensitivitySynopsis = "sensitivity FIT [model.gpp [data.csv|data.json|data.R] [NAME=file.csv ...]] [flags]"
+const sensitivitySynopsis = "sensitivity FIT [model.gpp [data.csv|data.tsv|data.json|data.R] [NAME=file.csv ...]] [flags]"
 
 const sensitivityHelpText = `Power-scaling sensitivity of a saved posterior to its prior and to its
 likelihood, as the R package priorsense's powerscale_sensitivity and ArviZ's
