@@ -177,7 +177,8 @@ func TestHoistedRuns(t *testing.T) {
 			t.Errorf("%s: EvalRun evaluated no element", u.Name)
 		}
 	}
-	want := []string{"Normal", "StudentT", "LogNormal", "Gamma"}
+	want := []string{"Normal", "StudentT", "LogNormal", "Gamma", "Cauchy", "Laplace", "HalfNormal", "HalfCauchy",
+		"Exponential", "InvGamma", "Beta", "BetaProportion"}
 	slices.Sort(runs)
 	slices.Sort(want)
 	if !slices.Equal(runs, want) {

@@ -26,6 +26,22 @@ var runLayouts = []struct {
 	{"studentt/matrix-column-mean", "StudentT", []arg{in(Matrix(7, 40), real), in(Scalar(), pos), in(Vector(7), real), in(Scalar(), pos)}},
 	{"gamma/regression", "Gamma", []arg{data(Vector(300), pos), in(Scalar(), pos), in(Vector(300), pos)}},
 	{"lognormal/matrix-column-mean", "LogNormal", []arg{data(Matrix(7, 40), pos), in(Vector(7), real), in(Scalar(), pos)}},
+	{"cauchy/regression", "Cauchy", []arg{data(Vector(300), real), in(Vector(300), real), in(Scalar(), pos)}},
+	{"cauchy/matrix-column-mean", "Cauchy", []arg{in(Matrix(7, 40), real), in(Vector(7), real), in(Scalar(), pos)}},
+	{"laplace/regression", "Laplace", []arg{data(Vector(300), real), in(Vector(300), real), in(Scalar(), pos)}},
+	{"laplace/matrix-row-mean", "Laplace", []arg{in(Matrix(7, 40), real), in(Matrix(1, 40), real), in(Scalar(), pos)}},
+	{"halfnormal/vector", "HalfNormal", []arg{in(Vector(300), pos), in(Scalar(), pos)}},
+	{"halfnormal/data-matrix", "HalfNormal", []arg{data(Matrix(7, 40), pos), in(Scalar(), pos)}},
+	{"halfcauchy/vector", "HalfCauchy", []arg{in(Vector(300), pos), in(Scalar(), pos)}},
+	{"exponential/waiting-times", "Exponential", []arg{data(Vector(300), pos), in(Scalar(), pos)}},
+	{"exponential/param-value", "Exponential", []arg{in(Matrix(7, 40), pos), in(Scalar(), pos)}},
+	{"invgamma/scale-per-element", "InvGamma", []arg{data(Vector(300), pos), in(Scalar(), pos), in(Vector(300), pos)}},
+	{"invgamma/matrix-column-scale", "InvGamma", []arg{in(Matrix(7, 40), pos), in(Scalar(), pos), in(Vector(7), pos)}},
+	{"beta/probabilities", "Beta", []arg{in(Vector(300), prob), in(Scalar(), pos), in(Scalar(), pos)}},
+	{"beta/data-large", "Beta", []arg{data(Vector(300), prob), in(Scalar(), prec), in(Scalar(), prec)}},
+	{"betaproportion/regression", "BetaProportion", []arg{data(Vector(300), prob), in(Vector(300), prob), in(Scalar(), pos)}},
+	{"betaproportion/regression-large", "BetaProportion", []arg{data(Vector(300), prob), in(Vector(300), prob), in(Scalar(), prec)}},
+	{"betaproportion/matrix-column-mean", "BetaProportion", []arg{in(Matrix(7, 40), prob), in(Vector(7), prob), in(Scalar(), prec)}},
 }
 
 // runCase is one density of the run path's tests: its family, operands
@@ -94,13 +110,15 @@ func TestDensityRunMatchesElements(t *testing.T) {
 // mean, an invalid scale), first, in the middle or last of a run, gives
 // the per-element loop's value and error.
 func TestDensityRunErrors(t *testing.T) {
-	for _, family := range []string{"Normal", "LogNormal", "Gamma", "StudentT"} {
+	for _, family := range []string{"Normal", "LogNormal", "Gamma", "StudentT", "Cauchy", "Laplace", "InvGamma", "Exponential", "HalfNormal", "HalfCauchy"} {
 		u := hoistedFamily(t, family)
 		for _, logpdf := range []bool{false, true} {
 			args := []arg{in(Vector(20), pos), in(Vector(20), real), in(Scalar(), pos)}
 			switch family {
-			case "Gamma": // a shape, a rate per element
+			case "Gamma", "InvGamma": // a shape, a rate or scale per element
 				args = []arg{in(Vector(20), pos), in(Scalar(), pos), in(Vector(20), pos)}
+			case "Exponential", "HalfNormal", "HalfCauchy": // the rate or scale is input 20
+				args = []arg{in(Vector(20), pos), in(Scalar(), pos)}
 			case "StudentT": // ν is input 20, the means 21 to 40
 				args = []arg{in(Vector(20), pos), in(Scalar(), pos), in(Vector(20), real), in(Scalar(), pos)}
 			}
@@ -110,6 +128,9 @@ func TestDensityRunErrors(t *testing.T) {
 				at int
 				v  float64
 			}{{0, math.NaN()}, {7, math.Inf(1)}, {19, math.Inf(-1)}, {20, math.NaN()}, {33, math.Inf(1)}, {39, -1e308}, {40, -1}, {40, 0}, {40, math.NaN()}, {5, -2}} {
+				if bad.at >= len(x) {
+					continue
+				}
 				xb := append([]float64(nil), x...)
 				xb[bad.at] = bad.v
 				v1, err1 := pr.Forward(xb)

@@ -287,6 +287,10 @@ func BenchmarkDensityHoisted(b *testing.B) {
 		{"NegBinomial", []arg{data(Vector(n), count), in(Vector(n), pos), in(Scalar(), pos)}},
 		{"NegBinomialLog", []arg{data(Vector(n), count), in(Vector(n), real), in(Scalar(), pos)}},
 		{"Exponential", []arg{data(Vector(n), pos), in(Scalar(), pos)}},
+		{"Cauchy", []arg{data(Vector(n), real), in(Vector(n), real), in(Scalar(), pos)}},
+		{"Laplace", []arg{data(Vector(n), real), in(Vector(n), real), in(Scalar(), pos)}},
+		{"HalfNormal", []arg{data(Vector(n), pos), in(Scalar(), pos)}},
+		{"HalfCauchy", []arg{data(Vector(n), pos), in(Scalar(), pos)}},
 	} {
 		for _, hoist := range []bool{true, false} {
 			label := c.family
