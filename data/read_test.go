@@ -361,18 +361,27 @@ func TestReadValueErrors(t *testing.T) {
 	}
 }
 
-// TestReadExcelSep: Excel's "sep=," line before the header is skipped,
-// and the lines keep their numbers in positions.
+// TestReadExcelSep: Excel's "sep=," line before the header of a .csv (and
+// its "sep=" and a tab before a .tsv's) is skipped, and the lines keep
+// their numbers in positions.
 func TestReadExcelSep(t *testing.T) {
-	tab, err := ReadCSV("d.csv", strings.NewReader("sep=,\r\nx,y\r\n1,2\r\n3,abc\r\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if x := tab.Column("x"); x == nil || len(tab.Columns) != 2 || !slices.Equal(x.Values, []float64{1, 3}) || x.Pos.String() != "d.csv:3:1" {
-		t.Fatalf("columns %+v, want x = [1, 3] from d.csv:3:1", tab.Columns)
-	}
-	if err := tab.Column("y").Err(); err == nil || !strings.HasPrefix(err.Error(), `d.csv:4:3: column "y": "abc"`) {
-		t.Errorf("y: error %v, want it at d.csv:4:3", err)
+	for _, c := range []struct {
+		file, src string
+		read      func(string, io.Reader) (*Table, error)
+	}{
+		{"d.csv", "sep=,\r\nx,y\r\n1,2\r\n3,abc\r\n", ReadCSV},
+		{"d.tsv", "sep=\t\r\nx\ty\r\n1\t2\r\n3\tabc\r\n", ReadTSV},
+	} {
+		tab, err := c.read(c.file, strings.NewReader(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := tab.Column("x"); x == nil || len(tab.Columns) != 2 || !slices.Equal(x.Values, []float64{1, 3}) || x.Pos.String() != c.file+":3:1" {
+			t.Fatalf("%s: columns %+v, want x = [1, 3] from %s:3:1", c.file, tab.Columns, c.file)
+		}
+		if err := tab.Column("y").Err(); err == nil || !strings.HasPrefix(err.Error(), c.file+`:4:3: column "y": "abc"`) {
+			t.Errorf("%s: y: error %v, want it at %s:4:3", c.file, err, c.file)
+		}
 	}
 }
 
