@@ -42,6 +42,14 @@ func (p centredParam) priorPhrase() string {
 	return fmt.Sprintf(", the statement %s %s,", ast.FormatStmt(p.stmt), at)
 }
 
+// funnel opens the hints on p (centredHints, divergenceHints): its
+// prior, and the funnel it makes where the data say little.
+func (p centredParam) funnel() string {
+	name := p.lat.Name
+	return fmt.Sprintf("%s's prior%s has a scale that depends on params (a centred hierarchy): "+
+		"where the data say little about each element of %s, the posterior is a funnel in %s", name, p.priorPhrase(), name, ast.FormatExpr(p.scale))
+}
+
 // nonCentred spells out p's non-centred form, which for a statement
 // replaces it.
 func (p centredParam) nonCentred() string {
@@ -273,11 +281,9 @@ func centredHints(file *ast.File, info *check.Info, paretoK, relESS float64) []s
 	}
 	var hints []string
 	for _, p := range centredParams(file, info) {
-		name, scale := p.lat.Name, ast.FormatExpr(p.scale)
-		hints = append(hints, fmt.Sprintf("%s's prior%s has a scale that depends on params (a centred hierarchy): "+
-			"where the data say little about each element of %s, the posterior is a funnel in %s that a normal q cannot follow, and q's %s and %s may be far off; "+
+		hints = append(hints, fmt.Sprintf("%s that a normal q cannot follow, and q's %s and %s may be far off; "+
 			"the non-centred form, %s, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
-			name, p.priorPhrase(), name, scale, scale, name, p.nonCentred()))
+			p.funnel(), ast.FormatExpr(p.scale), p.lat.Name, p.nonCentred()))
 	}
 	return hints
 }
@@ -312,17 +318,16 @@ func divergenceHints(file *ast.File, info *check.Info, sd *sampleDraws) []string
 	}
 	var hints []string
 	for _, p := range centredParams(file, info) {
-		name, scale := p.lat.Name, ast.FormatExpr(p.scale)
+		scale := ast.FormatExpr(p.scale)
 		evidence := ""
 		if col := scaleColumn(info, sd.ds, p.scale); col != nil {
 			if e, ok := divergenceEvidence(col, sd.divergent); ok {
 				evidence = " " + e.describe(scale)
 			}
 		}
-		hints = append(hints, fmt.Sprintf("%s's prior%s has a scale that depends on params (a centred hierarchy): "+
-			"where the data say little about each element of %s, the posterior is a funnel in %s, whose narrow neck at small %s the sampler's step size cannot enter without diverging.%s "+
+		hints = append(hints, fmt.Sprintf("%s, whose narrow neck at small %s the sampler's step size cannot enter without diverging.%s "+
 			"The non-centred form, %s, removes the funnel (Stan User's Guide, Reparameterization); where the data pin each element down, the centred form samples better (docs/inference.md, Centred hierarchies)",
-			name, p.priorPhrase(), name, scale, scale, evidence, p.nonCentred()))
+			p.funnel(), scale, evidence, p.nonCentred()))
 	}
 	return hints
 }

@@ -236,10 +236,10 @@ NAME, NAME=file.csv:a,b,c its columns a, b and c in that order (one column for
 a vector), a .json file is a Stan-style data object, a .R file an R dump
 (data.R, as dump() and rstan's stan_rdump write it), and --set NAME=VALUE gives
 constants and scalar data. A CSV is comma-separated with decimal points (a .tsv
-file is read the same way, tab-separated); TRUE and
-FALSE cells are the ints 1 and 0. Missing values (an empty cell, NA, NaN, JSON
-null or NaN, R's NA) of real data that the model only observes with ~ are fitted as
-the latent NAME_missing (PyMC's masked observations); elsewhere they are errors.
+file is read the same way, tab-separated); TRUE and FALSE cells are the ints
+1 and 0. Missing values (an empty cell, NA, NaN, JSON null or NaN, R's NA)
+of real data that the model only observes with ~ are fitted as the latent
+NAME_missing (PyMC's masked observations); elsewhere they are errors.
 
 Ctrl-C (SIGINT) or SIGTERM stops the fit and writes the q reached, marked
 interrupted (exit 130); after the fit, it stops --moment-match or --reloo,

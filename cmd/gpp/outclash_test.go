@@ -79,3 +79,28 @@ func TestFixedParamProfileNoClash(t *testing.T) {
 		t.Errorf("the data file changed or went")
 	}
 }
+
+// TestSamplePlotsModelClash: gpp sample --plots refuses an --out where its
+// model file has the name of one of the plots (energy.png among them), which
+// the plot would overwrite, and leaves the model as it was.
+func TestSamplePlotsModelClash(t *testing.T) {
+	src, err := os.ReadFile(poissonModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{tracePlot, energyPlot} {
+		path := writeFile(t, dir, name, string(src))
+		want := "--out " + dir + ": the model " + path + " would be overwritten by the output " + name
+		code, stdout, stderr := runSafe(t, "sample", path, poissonData, "--plots", "--chains", "1", "--warmup", "10", "--draws", "10", "--out", dir)
+		if code != exitError || stdout != "" || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s\nwant exit 1, nothing on stdout and a note:\n%s", name, code, stdout, stderr, want)
+		}
+		if b, _ := os.ReadFile(path); string(b) != string(src) {
+			t.Errorf("%s: the model file changed", name)
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -479,7 +479,7 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.sample {
 			names = append(names, coordsFile)
 			if cfg.plots {
-				names = append(names, tracePlot, rankPlot, pairsPlot, intervalsPlot)
+				names = append(names, tracePlot, rankPlot, pairsPlot, intervalsPlot, energyPlot)
 			}
 		}
 		if cfg.prior && cfg.plots {

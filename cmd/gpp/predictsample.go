@@ -164,29 +164,26 @@ func (sc *sampleCoords) match(m *compile.Model, model, need string) error {
 	return nil
 }
 
-// sampleSetsAndSeed reads the --set values and the seed of a sample from
-// its draws.csv header (writeRunHeader); seed 0 and no sets when there is
-// none to read.
-func sampleSetsAndSeed(dir string) (map[string]string, uint64) {
+// sampleRunSettings reads the --set values and the seed of a sample from
+// its draws.csv header (writeRunHeader), and whether it ran the
+// fixed_param sampler ("algorithm = fixed_param": its params are held by
+// design, so their R̂ is NaN (heldByDesign), not frozen NUTS chains'
+// +Inf); seed 0 and no sets when there is none to read.
+func sampleRunSettings(dir string) (sets map[string]string, seed uint64, fixedParam bool) {
 	meta := readSampleMeta(filepath.Join(dir, drawsFile), sources{})
-	var sets map[string]string
 	if meta != nil {
 		sets = meta.Sets
 	}
 	for _, l := range strings.Split(string(fileHead(filepath.Join(dir, drawsFile))), "\n") {
-		if v, ok := strings.CutPrefix(l, "#   seed = "); ok {
-			s, _ := strconv.ParseUint(v, 10, 64)
-			return sets, s
+		if l == "#     algorithm = "+fixedParamAlgorithm {
+			fixedParam = true
+		}
+		if v, ok := strings.CutPrefix(l, "#   seed = "); ok { // after the algorithm
+			seed, _ = strconv.ParseUint(v, 10, 64)
+			break
 		}
 	}
-	return sets, 0
-}
-
-// sampleFixedParam reports whether the gpp sample in dir ran the
-// fixed_param sampler, as its draws.csv says: its params are held by
-// design, so their R̂ is NaN (heldByDesign), not frozen NUTS chains' +Inf.
-func sampleFixedParam(dir string) bool {
-	return strings.Contains(string(fileHead(filepath.Join(dir, drawsFile))), "\n#     algorithm = "+fixedParamAlgorithm+"\n")
+	return sets, seed, fixedParam
 }
 
 // runPredictSample is gpp predict over the draws of the gpp sample in dir.
@@ -206,7 +203,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		return exitError
 	}
 	cfg.predict = path
-	sets, seed := sampleSetsAndSeed(dir)
+	sets, seed, fixedParam := sampleRunSettings(dir)
 	for _, k := range inheritSets(cfg, &fitFile{fitHead: fitHead{Sets: sets}}) {
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
@@ -243,7 +240,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		removeIfEmpty()
 		return exitError
 	}
-	sd.fixedParam = sampleFixedParam(dir)
+	sd.fixedParam = fixedParam
 	st, ms := summariseChains(sd, runtime.NumCPU(), cfg.hdi)
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
 	files := []outputFile{

@@ -38,7 +38,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const sbcSynopsis = "sbc model.gpp [design.csv|design.json] [NAME=file.csv ...] [flags]"
+const sbcSynopsis = "sbc model.gpp [design.csv|design.tsv|design.json|design.R] [NAME=file.csv ...] [flags]"
 
 // Defaults of gpp sbc.
 const (

@@ -351,7 +351,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 	if meta := readSampleMeta(drawsPath, sources{}); meta != nil {
 		data, dataHash = meta.Data, meta.DataSHA256
 	}
-	sets, seed := sampleSetsAndSeed(dir)
+	sets, seed, _ := sampleRunSettings(dir)
 	if cfg.model == "" && sc.model == "" {
 		return nil, fmt.Errorf("%s records no model: give the sampled model and its data after %s", path, dir)
 	}
