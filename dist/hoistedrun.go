@@ -36,22 +36,39 @@ type HoistedRun interface {
 
 // runSums reads the running sums of the arguments that sum their partials.
 func runSums(a []RunArg) (s0, s1 float64) {
-	if a[0].Sum != nil {
-		s0 = *a[0].Sum
-	}
-	if a[1].Sum != nil {
-		s1 = *a[1].Sum
-	}
-	return s0, s1
+	return runSum(&a[0]), runSum(&a[1])
 }
 
 // putSums writes back the running sums runSums read.
 func putSums(a []RunArg, s0, s1 float64) {
-	if a[0].Sum != nil {
-		*a[0].Sum = s0
+	putSum(&a[0], s0)
+	putSum(&a[1], s1)
+}
+
+// put keeps partial d of element j as r asks (RunArg): in D[j], or added
+// to acc, r's running sum, which it returns. It is small enough to be
+// inlined, so the runs make no call per element for it.
+func (r *RunArg) put(j int, d, acc float64) float64 {
+	if r.D != nil {
+		r.D[j] = d
+	} else if r.Sum != nil {
+		acc += d
 	}
-	if a[1].Sum != nil {
-		*a[1].Sum = s1
+	return acc
+}
+
+// runSum reads the running sum of an argument that sums its partials.
+func runSum(r *RunArg) float64 {
+	if r.Sum != nil {
+		return *r.Sum
+	}
+	return 0
+}
+
+// putSum writes back the running sum runSum read.
+func putSum(r *RunArg, acc float64) {
+	if r.Sum != nil {
+		*r.Sum = acc
 	}
 }
 
@@ -78,16 +95,8 @@ func (normalHoisted) EvalRun(sum float64, n int, x []float64, xc int, a []RunArg
 		if dx != nil {
 			dx[j] = -z / sigma
 		}
-		if d := z / sigma; m.D != nil {
-			m.D[j] = d
-		} else if m.Sum != nil {
-			s0 += d
-		}
-		if d := (z*z - 1) / sigma; g.D != nil {
-			g.D[j] = d
-		} else if g.Sum != nil {
-			s1 += d
-		}
+		s0 = m.put(j, z/sigma, s0)
+		s1 = g.put(j, (z*z-1)/sigma, s1)
 	}
 	putSums(a, s0, s1)
 	return sum, j
@@ -117,16 +126,8 @@ func (logNormalHoisted) EvalRun(sum float64, n int, x []float64, xc int, a []Run
 		if dx != nil {
 			dx[j] = -(1 + z/sigma) / xj
 		}
-		if d := z / sigma; m.D != nil {
-			m.D[j] = d
-		} else if m.Sum != nil {
-			s0 += d
-		}
-		if d := (z*z - 1) / sigma; g.D != nil {
-			g.D[j] = d
-		} else if g.Sum != nil {
-			s1 += d
-		}
+		s0 = m.put(j, z/sigma, s0)
+		s1 = g.put(j, (z*z-1)/sigma, s1)
 	}
 	putSums(a, s0, s1)
 	return sum, j
@@ -138,16 +139,7 @@ func (studentTHoisted) EvalRun(sum float64, n int, x []float64, xc int, a []RunA
 		return sum, 0
 	}
 	v, m, g := &a[0], &a[1], &a[2]
-	var s0, s1, s2 float64
-	if v.Sum != nil {
-		s0 = *v.Sum
-	}
-	if m.Sum != nil {
-		s1 = *m.Sum
-	}
-	if g.Sum != nil {
-		s2 = *g.Sum
-	}
+	s0, s1, s2 := runSum(v), runSum(m), runSum(g)
 	j := 0
 	for ; j < n; j++ {
 		xj, nu, mu, sigma := x[j*xc], v.V[j*v.C], m.V[j*m.C], g.V[j*g.C]
@@ -178,31 +170,13 @@ func (studentTHoisted) EvalRun(sum float64, n int, x []float64, xc int, a []RunA
 		if dx != nil {
 			dx[j] = -dmu
 		}
-		if d := s[4] - 0.5*l1p + h*omw/nu; v.D != nil {
-			v.D[j] = d
-		} else if v.Sum != nil {
-			s0 += d
-		}
-		if m.D != nil {
-			m.D[j] = dmu
-		} else if m.Sum != nil {
-			s1 += dmu
-		}
-		if d := (2*h*omw - 1) / sigma; g.D != nil {
-			g.D[j] = d
-		} else if g.Sum != nil {
-			s2 += d
-		}
+		s0 = v.put(j, s[4]-0.5*l1p+h*omw/nu, s0)
+		s1 = m.put(j, dmu, s1)
+		s2 = g.put(j, (2*h*omw-1)/sigma, s2)
 	}
-	if v.Sum != nil {
-		*v.Sum = s0
-	}
-	if m.Sum != nil {
-		*m.Sum = s1
-	}
-	if g.Sum != nil {
-		*g.Sum = s2
-	}
+	putSum(v, s0)
+	putSum(m, s1)
+	putSum(g, s2)
 	return sum, j
 }
 
@@ -229,46 +203,11 @@ func (gammaHoisted) EvalRun(sum float64, n int, x []float64, xc int, a []RunArg,
 		if dx != nil {
 			dx[j] = (al-1)/xj - b
 		}
-		if d := lb - s[2] + lx; sh.D != nil {
-			sh.D[j] = d
-		} else if sh.Sum != nil {
-			s0 += d
-		}
-		if d := al/b - xj; rt.D != nil {
-			rt.D[j] = d
-		} else if rt.Sum != nil {
-			s1 += d
-		}
+		s0 = sh.put(j, lb-s[2]+lx, s0)
+		s1 = rt.put(j, al/b-xj, s1)
 	}
 	putSums(a, s0, s1)
 	return sum, j
-}
-
-// put keeps partial d of element j as r asks (RunArg): in D[j], or added
-// to acc, r's running sum, which it returns. It is small enough to be
-// inlined, so the runs below make no call per element for it.
-func (r *RunArg) put(j int, d, acc float64) float64 {
-	if r.D != nil {
-		r.D[j] = d
-	} else if r.Sum != nil {
-		acc += d
-	}
-	return acc
-}
-
-// runSum reads the running sum of an argument that sums its partials.
-func runSum(r *RunArg) float64 {
-	if r.Sum != nil {
-		return *r.Sum
-	}
-	return 0
-}
-
-// putSum writes back the running sum runSum read.
-func putSum(r *RunArg, acc float64) {
-	if r.Sum != nil {
-		*r.Sum = acc
-	}
 }
 
 // EvalRun implements HoistedRun with Eval's arithmetic.

@@ -136,6 +136,7 @@ func TestHoistedRuns(t *testing.T) {
 					var done int
 					total, done = h.EvalRun(total, n-j, x[j:], 1, ra, state, lp[j:], dx[j:])
 					ran += done
+					checkRunSums(t, u.Name, h, ra, state, x[j:j+done], wantLP[j:j+done], wantD, j)
 					if j += done; j == n {
 						break
 					}
@@ -183,5 +184,47 @@ func TestHoistedRuns(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(runs, want) {
 		t.Errorf("families with runs %v, want %v", runs, want)
+	}
+}
+
+// checkRunSums evaluates the run again from finite running sums and checks
+// that EvalRun adds its elements' log densities and summed partials to
+// them in element order (TestHoistedRuns' totals are NaN once an element
+// Eval does is invalid, so they alone would not see it). The run starts
+// at element j; x and wantLP are its elements'.
+func checkRunSums(t *testing.T, name string, h HoistedRun, ra []RunArg, state, x, wantLP []float64, wantD [][]float64, j int) {
+	t.Helper()
+	const start = 0.5 // not 0, so a sum that is not read from its start shows
+	rb := slices.Clone(ra)
+	acc := make([]float64, len(ra))
+	for i := range rb {
+		if rb[i].Sum != nil {
+			acc[i] = start
+			rb[i].Sum = &acc[i]
+		}
+	}
+	n := len(x)
+	total, done := h.EvalRun(start, n, x, 1, rb, state, nil, nil)
+	if done != n {
+		t.Fatalf("%s: the run again did %d elements, first %d", name, done, n)
+	}
+	want := start
+	for _, l := range wantLP {
+		want += l
+	}
+	if math.Float64bits(total) != math.Float64bits(want) && !(math.IsNaN(total) && math.IsNaN(want)) {
+		t.Errorf("%s, run from element %d: total %v, Eval's in order %v", name, j, total, want)
+	}
+	for i := range rb {
+		if rb[i].Sum == nil {
+			continue
+		}
+		w := start
+		for k := range n {
+			w += wantD[i][j+k]
+		}
+		if math.Float64bits(acc[i]) != math.Float64bits(w) && !(math.IsNaN(acc[i]) && math.IsNaN(w)) {
+			t.Errorf("%s, run from element %d: argument %d's summed partial %v, Eval's in order %v", name, j, i, acc[i], w)
+		}
 	}
 }
