@@ -461,7 +461,11 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 			case j == 0 && len(header) > 1:
 				hint = " (a row index, as pandas and R write by default? write the file with to_csv(..., index=False) in pandas, write.csv(..., row.names = FALSE) in R)"
 			case j > 0 && strings.TrimSpace(strings.Join(header[j:], "")) == "":
-				hint = " (a comma at the end of the line, as spreadsheets write after the last column? remove it, or name the column)"
+				sep := "comma"
+				if f.sep == '\t' {
+					sep = "tab"
+				}
+				hint = " (a " + sep + " at the end of the line, as spreadsheets write after the last column? remove it, or name the column)"
 			}
 			return nil, ast.Errorf(pos, "column %d has an empty name in the header%s", j+1, hint)
 		}

@@ -159,6 +159,7 @@ func TestReadErrors(t *testing.T) {
 		{"csv dup header", "a.csv", "x,x\n1,2\n", `a.csv:1:3: column name "x" appears twice`},
 		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
 		{"tsv empty", "a.tsv", "", "a.tsv:1:1: empty TSV file"},
+		{"tsv tab after the last column", "a.tsv", "x\ty\t\n1\t2\t\n", "a.tsv:1:5: column 3 has an empty name in the header (a tab at the end of the line"},
 		{"tsv no rows", "a.tsv", "x\ty\n", "a.tsv:1:1: TSV file has a header but no data rows"},
 		{"tsv short row", "a.tsv", "x\ty\n1\t2\n3\n", "a.tsv:3:1: this row has 1 cell, the header 2\x00"},
 		{"tsv Excel sep=,", "a.tsv", "sep=,\nx\ty\n1\t2\n", `a.tsv:1:1: the file says its cells are separated by "," (Excel's sep= line); gpp reads a .tsv file as tab-separated: name it FILE.csv` + "\x00"},
