@@ -1126,6 +1126,51 @@ func TestFitNonFiniteOutputs(t *testing.T) {
 	}
 }
 
+// TestCompactNumberArrays checks fit.json's layout: arrays of numbers (null,
+// "inf" and "-inf" among them) on one line, other arrays as MarshalIndent
+// lays them out, and strings untouched even where they hold brackets.
+func TestCompactNumberArrays(t *testing.T) {
+	v := map[string]any{
+		"a_mean":  []any{1.5, -2e-300, nil, "inf", "-inf", 3},
+		"b_rows":  [][]float64{{1, 2}, {3}},
+		"c_empty": []float64{},
+		"d_names": []string{"beta[1,2]", "x [ 1 ]"},
+		"e_warn":  `element beta[1,2] of "[3, 4]"` + "\n[5,\t6]",
+		"f_mixed": []any{1, "two"},
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "a_mean": [1.5, -2e-300, null, "inf", "-inf", 3],
+  "b_rows": [
+    [1, 2],
+    [3]
+  ],
+  "c_empty": [],
+  "d_names": [
+    "beta[1,2]",
+    "x [ 1 ]"
+  ],
+  "e_warn": "element beta[1,2] of \"[3, 4]\"\n[5,\t6]",
+  "f_mixed": [
+    1,
+    "two"
+  ]
+}`
+	if got := string(compactNumberArrays(b)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(compactNumberArrays(b), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back["e_warn"] != v["e_warn"] {
+		t.Errorf("string changed: %q", back["e_warn"])
+	}
+}
+
 // TestReadFitJSONRoundTrip writes a fit file and reads it back, non-finite
 // numbers included.
 func TestReadFitJSONRoundTrip(t *testing.T) {
@@ -1897,6 +1942,24 @@ func TestFitRDump(t *testing.T) {
 			first = got
 		} else if string(got) != string(first) {
 			t.Errorf("%s: summary.csv\n%s\nwant (from d.csv)\n%s", name, got, first)
+		}
+	}
+}
+
+// BenchmarkWriteFitJSON writes the fit.json of a dense joint normal q at
+// 1000 coordinates (a Laplace or Pathfinder fit's: 500 500 numbers).
+func BenchmarkWriteFitJSON(b *testing.B) {
+	const n = 1000
+	chol := make([]jsonFloat, n*(n+1)/2)
+	for i := range chol {
+		chol[i] = jsonFloat(1 / float64(i+3))
+	}
+	mean := make([]jsonFloat, n)
+	ff := &fitFile{fitHead: fitHead{Format: fitFormat}, Factors: []fitFactor{{Name: "u", Family: "normal", Support: "real", Shape: []int{n},
+		Params: paramValues{names: []string{"mean", "chol"}, values: [][]jsonFloat{mean, chol}}}}}
+	for b.Loop() {
+		if err := writeFitJSON(io.Discard, ff); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -1967,10 +1967,6 @@ func toFitFactors(fs []sgvb.Factor) []fitFactor {
 	return out
 }
 
-// numberArray matches a JSON array of numbers as json.MarshalIndent lays it
-// out, one number a line.
-var numberArray = regexp.MustCompile(`\[(?:\s*(?:-?[0-9][0-9.eE+-]*|null|"-?inf"),?)+\s*\]`)
-
 // writeFitJSON writes fit.json, indented, with each array of numbers on
 // one line.
 func writeFitJSON(w io.Writer, ff *fitFile) error {
@@ -1978,14 +1974,128 @@ func writeFitJSON(w io.Writer, ff *fitFile) error {
 	if err != nil {
 		return err
 	}
-	b = numberArray.ReplaceAllFunc(b, func(m []byte) []byte {
-		m = bytes.Join(bytes.Fields(bytes.ReplaceAll(m, []byte(","), []byte(", "))), []byte(" "))
-		m = bytes.ReplaceAll(m, []byte("[ "), []byte("["))
-		return bytes.ReplaceAll(m, []byte(" ]"), []byte("]"))
-	})
-	b = append(b, '\n')
+	b = append(compactNumberArrays(b), '\n')
 	_, err = w.Write(b)
 	return err
+}
+
+// compactNumberArrays puts each array of json.MarshalIndent's output
+// whose elements are all numbers (jsonFloat's null, "inf" and "-inf"
+// among them) on one line, as "[1, 2.5, null]"; strings are copied as
+// they are, so a name or a warning that holds brackets is left alone.
+// One pass over b: the dense covariance of a Laplace or Pathfinder q at
+// 1000 coordinates makes a fit.json of tens of MB, which a regular
+// expression took seconds to rewrite.
+func compactNumberArrays(b []byte) []byte {
+	out := make([]byte, 0, len(b)/2)
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case '"':
+			j := jsonStringEnd(b, i)
+			out = append(out, b[i:j]...)
+			i = j
+		case '[':
+			if j, ok := numberArrayEnd(b, i); ok {
+				out = appendNumberArray(out, b[i:j])
+				i = j
+				continue
+			}
+			out = append(out, '[')
+			i++
+		default:
+			out = append(out, b[i])
+			i++
+		}
+	}
+	return out
+}
+
+// jsonStringEnd returns the index just past the string that opens at
+// b[i] (a '"'), escapes included.
+func jsonStringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// numberArrayEnd reports whether the array that opens at b[i] holds one or
+// more elements, each a number, null, "inf" or "-inf", and returns the
+// index just past its ']'.
+func numberArrayEnd(b []byte, i int) (int, bool) {
+	j := i + 1
+	for {
+		j = skipJSONSpace(b, j)
+		k := numberTokenEnd(b, j)
+		if k == j {
+			return 0, false
+		}
+		j = skipJSONSpace(b, k)
+		if j == len(b) {
+			return 0, false
+		}
+		switch b[j] {
+		case ',':
+			j++
+		case ']':
+			return j + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// numberTokenEnd returns the index just past the number, null, "inf" or
+// "-inf" at b[j], or j if there is none.
+func numberTokenEnd(b []byte, j int) int {
+	for _, lit := range [...]string{"null", `"inf"`, `"-inf"`} {
+		if bytes.HasPrefix(b[j:], []byte(lit)) {
+			return j + len(lit)
+		}
+	}
+	k := j
+	if k < len(b) && b[k] == '-' {
+		k++
+	}
+	if k == len(b) || b[k] < '0' || b[k] > '9' {
+		return j
+	}
+	for k < len(b) && (b[k] >= '0' && b[k] <= '9' || b[k] == '.' || b[k] == 'e' || b[k] == 'E' || b[k] == '+' || b[k] == '-') {
+		k++
+	}
+	return k
+}
+
+func skipJSONSpace(b []byte, j int) int {
+	for j < len(b) && (b[j] == ' ' || b[j] == '\n' || b[j] == '\t' || b[j] == '\r') {
+		j++
+	}
+	return j
+}
+
+// appendNumberArray appends the array a (from '[' to ']', as
+// numberArrayEnd found it) to out on one line, its elements joined by ", ".
+func appendNumberArray(out, a []byte) []byte {
+	out = append(out, '[')
+	j := 1
+	for first := true; ; first = false {
+		j = skipJSONSpace(a, j)
+		k := numberTokenEnd(a, j)
+		if !first {
+			out = append(out, ", "...)
+		}
+		out = append(out, a[j:k]...)
+		j = skipJSONSpace(a, k)
+		if a[j] == ']' {
+			return append(out, ']')
+		}
+		j++ // the ','
+	}
 }
 
 // supports are the latent supports fit.json may name.
