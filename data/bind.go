@@ -512,7 +512,8 @@ func (b *binder) expected(d *check.DataVar) string {
 		s = fmt.Sprintf("a JSON key %q, CSV columns %s.1, %s.2, ..., %s=FILE.csv (%s=FILE.csv:COL1,COL2 for some of its columns), or a single positional CSV file", d.Name, d.Name, d.Name, d.Name, d.Name)
 	}
 	var have []string
-	hint := "" // for a file of one column, which the separators may explain
+	columnFile := map[string]string{} // the file of a CSV column, for a misspelt declaration's hint
+	hint := ""                        // for a file of one column, which the separators may explain
 	for _, in := range b.inputs {
 		if in.Name != "" {
 			continue
@@ -520,6 +521,9 @@ func (b *binder) expected(d *check.DataVar) string {
 		if in.Table != nil {
 			for _, c := range in.Table.Columns {
 				have = append(have, c.Name)
+				if _, ok := columnFile[c.Name]; !ok {
+					columnFile[c.Name] = in.Table.File
+				}
 			}
 			if len(in.Table.Columns) == 1 && hint == "" {
 				hint = in.Table.format.sepHint([]string{in.Table.Columns[0].Name})
@@ -533,6 +537,12 @@ func (b *binder) expected(d *check.DataVar) string {
 		sort.Strings(have)
 		have = slices.Compact(have) // a column of two files, named once
 		s += "; the data has " + textenc.EscapeBidi(strings.Join(have, ", ")) + hint
+		if best := check.Suggest(d.Name, have); best != "" && len(d.Dims) <= 1 { // a matrix binds columns X.1, X.2, ...
+			s += fmt.Sprintf("; did you mean %q?", textenc.EscapeBidi(best))
+			if file := columnFile[best]; file != "" && len(d.Dims) == 1 {
+				s += fmt.Sprintf(" (rename the column or the declaration, or give %s=%s:%s)", d.Name, file, textenc.EscapeBidi(best))
+			}
+		}
 	} else if len(b.inputs) == 0 {
 		s += "; no data files were given"
 	}

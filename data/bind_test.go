@@ -241,6 +241,18 @@ func TestBindErrors(t *testing.T) {
 		{"missing column", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "x\n1\n")}
 		}, nil, "m.gpp:1:6: no data for `y` (real[N]): expected a CSV column \"y\", a JSON key \"y\", or y=FILE.csv (y=FILE.csv:COLUMN for a column of another name); the data has x\x00"}, // and not "size N is not bound" after it
+		{"misspelt column", "data prolin: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "alcohol,proline\n1,2\n")}
+		}, nil, "; the data has alcohol, proline; did you mean \"proline\"? (rename the column or the declaration, or give prolin=d.csv:proline)\x00"},
+		{"column of another case", "data Alcohol: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "alcohol,proline\n1,2\n")}
+		}, nil, "; did you mean \"alcohol\"? (rename the column or the declaration, or give Alcohol=d.csv:alcohol)\x00"},
+		{"misspelt JSON key: no column binding offered", "data sigmaa: real\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"sigma": 1}`)}
+		}, nil, "; the data has sigma; did you mean \"sigma\"?\x00"},
+		{"nothing near", "data z: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "alcohol,proline\n1,2\n")}
+		}, nil, "; the data has alcohol, proline\x00"},
 		{"missing matrix, two files", "data Y: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "a.csv", "x,y\n1,2\n"), csvInput(t, "", "b.csv", "x,y\n3,4\n")}
 		}, nil, "; the data has x, y\x00"},
