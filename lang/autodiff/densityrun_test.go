@@ -110,7 +110,7 @@ func TestDensityRunMatchesElements(t *testing.T) {
 // mean, an invalid scale), first, in the middle or last of a run, gives
 // the per-element loop's value and error.
 func TestDensityRunErrors(t *testing.T) {
-	for _, family := range []string{"Normal", "LogNormal", "Gamma", "StudentT", "Cauchy", "Laplace", "InvGamma", "Exponential", "HalfNormal", "HalfCauchy"} {
+	for _, family := range []string{"Normal", "LogNormal", "Gamma", "StudentT", "Cauchy", "Laplace", "InvGamma", "Exponential", "HalfNormal", "HalfCauchy", "Beta", "BetaProportion"} {
 		u := hoistedFamily(t, family)
 		for _, logpdf := range []bool{false, true} {
 			args := []arg{in(Vector(20), pos), in(Vector(20), real), in(Scalar(), pos)}
@@ -121,6 +121,10 @@ func TestDensityRunErrors(t *testing.T) {
 				args = []arg{in(Vector(20), pos), in(Scalar(), pos)}
 			case "StudentT": // ν is input 20, the means 21 to 40
 				args = []arg{in(Vector(20), pos), in(Scalar(), pos), in(Vector(20), real), in(Scalar(), pos)}
+			case "Beta": // a is input 20, b input 21; values outside (0, 1) (−2, ±Inf) are errors
+				args = []arg{in(Vector(20), prob), in(Scalar(), pos), in(Scalar(), pos)}
+			case "BetaProportion": // the means 20 to 39 (−1e308, +Inf out of (0, 1)), κ input 40
+				args = []arg{in(Vector(20), prob), in(Vector(20), prob), in(Scalar(), pos)}
 			}
 			pr, _, x := buildHoistCase(t, u, args, logpdf, 9)
 			pe, _, _ := buildHoistCase(t, u, args, logpdf, 9)
