@@ -255,8 +255,13 @@ func printProfile(w io.Writer, rp *runProfile) {
 		line += fmt.Sprintf(" + %d value evaluations × %s (forward only)", rp.values, msText(rp.forward))
 	}
 	fmt.Fprintf(w, "%s = %.3g s in the model's statements,\n     of %s %.3g s", line, model, rp.runWhat, rp.runSeconds)
-	if rp.runSeconds > 0 {
-		share := min(model/rp.runSeconds, 1)
+	switch {
+	case rp.runSeconds > 0 && model > rp.runSeconds:
+		// the workers evaluate the model side by side (SGVB's ELBO and k̂
+		// draws), so its summed time can pass the run's wall time
+		fmt.Fprintf(w, ": more than the wall time, as the workers evaluate the model side by side, so %s takes little of it", rp.engine)
+	case rp.runSeconds > 0:
+		share := model / rp.runSeconds
 		fmt.Fprintf(w, ": the model %.0f %%, %s %.0f %%", 100*share, rp.engine, 100*(1-share))
 	}
 	fmt.Fprintln(w)
@@ -296,12 +301,40 @@ func fitProfile(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	case sgvb.MAP, sgvb.Laplace, sgvb.Pathfinder:
 		rp.engine = "the engine (L-BFGS, the ELBO's draws)"
 	default:
-		rp.engine = "the engine (draws of q and their gamma shape derivatives, the optimizer)"
+		rp.engine = "the engine (draws of q, the optimizer)"
+		if gammaDraws(r, mix) {
+			rp.engine = "the engine (draws of q and their gamma shape derivatives, the optimizer)"
+		}
 	}
 	if cfg.settings.Minibatch != nil {
 		rp.runNote = "not divided: with --minibatch the steps evaluate batches of the data, and the profile is of the full data's log joint"
 	}
 	cfg.prof = rp
+}
+
+// gammaDraws reports whether q (a fit's, or any restart's) has a factor
+// whose draws take gamma shape derivatives: a gamma, beta or Dirichlet factor,
+// an ordered latent's gamma increments among them.
+func gammaDraws(r *sgvb.Result, mix *sgvb.Mixture) bool {
+	rs := []*sgvb.Result{r}
+	if mix != nil {
+		rs = mix.Components
+	}
+	var has func(fs []sgvb.Factor) bool
+	has = func(fs []sgvb.Factor) bool {
+		for _, f := range fs {
+			if f.Family == sgvb.FamilyGamma || f.Family == sgvb.FamilyBeta || f.Family == sgvb.FamilyDirichlet || has(f.Parts) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range rs {
+		if r != nil && has(r.Factors) {
+			return true
+		}
+	}
+	return false
 }
 
 // sampleProfile runs --profile after NUTS: it times the model at each

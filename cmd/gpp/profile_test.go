@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/reftest"
 )
 
@@ -234,6 +235,49 @@ func TestReplProfile(t *testing.T) {
 		typeIn(r, cmd)
 		if !strings.Contains(out.String(), "\nprofile: ") || !strings.Contains(out.String(), "\nrun: ") {
 			t.Errorf("%s printed no profile:\n%s\n%s", cmd, out, errb)
+		}
+	}
+}
+
+// The run line sets the model's evaluations against the run's wall time:
+// as a share where they fit in it, and without a share where the workers'
+// evaluations side by side add up to more.
+func TestPrintProfileRunLine(t *testing.T) {
+	for _, c := range []struct {
+		run  float64
+		want string
+	}{
+		{1, "= 0.4 s in the model's statements,\n     of the fit's 1 s: the model 40 %, the engine (E) 60 %\n"},
+		{0.3, "= 0.4 s in the model's statements,\n     of the fit's 0.3 s: more than the wall time, as the workers evaluate the model side by side, so the engine (E) takes little of it\n"},
+	} {
+		rp := &runProfile{forward: 1e-3, reverse: 1e-3, grads: 150, values: 100, runSeconds: c.run, runWhat: "the fit's", engine: "the engine (E)"}
+		var b strings.Builder
+		printProfile(&b, rp)
+		if !strings.HasSuffix(b.String(), c.want) {
+			t.Errorf("run %g s:\n%s\nwant it to end\n%s", c.run, b.String(), c.want)
+		}
+	}
+}
+
+// Only a q with gamma, beta or Dirichlet factors (an ordered latent's
+// increments among them) is said to spend time on gamma shape derivatives.
+func TestGammaDraws(t *testing.T) {
+	normal := &sgvb.Result{Factors: []sgvb.Factor{{Family: sgvb.FamilyNormal}, {Family: sgvb.FamilyFullRank}}}
+	ordered := &sgvb.Result{Factors: []sgvb.Factor{{Family: sgvb.FamilyOrdered, Parts: []sgvb.Factor{{Family: sgvb.FamilyNormal}, {Family: sgvb.FamilyGamma}}}}}
+	for _, c := range []struct {
+		r    *sgvb.Result
+		mix  *sgvb.Mixture
+		want bool
+	}{
+		{normal, nil, false},
+		{ordered, nil, true},
+		{&sgvb.Result{Factors: []sgvb.Factor{{Family: sgvb.FamilyNormal}, {Family: sgvb.FamilyBeta}}}, nil, true},
+		{&sgvb.Result{Factors: []sgvb.Factor{{Family: sgvb.FamilyDirichlet}}}, nil, true},
+		{nil, &sgvb.Mixture{Components: []*sgvb.Result{normal, ordered}}, true},
+		{nil, &sgvb.Mixture{Components: []*sgvb.Result{normal, normal}}, false},
+	} {
+		if got := gammaDraws(c.r, c.mix); got != c.want {
+			t.Errorf("%+v %+v: %v, want %v", c.r, c.mix, got, c.want)
 		}
 	}
 }
