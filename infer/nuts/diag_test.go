@@ -262,6 +262,8 @@ func TestDiagnoseEachConstant(t *testing.T) {
 		{"1, 2 and 3", [][]float64{{1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}}, true},
 		{"all 2", [][]float64{{2, 2, 2, 2}, {2, 2, 2, 2}}, false},
 		{"one draw each", [][]float64{{1}, {3}}, false},
+		{"split chains each constant", [][]float64{{1, 1, 2, 2}, {3, 3, 3, 3}}, true},
+		{"split chains each constant, odd length", [][]float64{{1, 1, 7, 2, 2}, {3, 3, 3, 3, 3}}, true},
 	} {
 		r, d := Rhat(c.chains), Diagnose(c.chains).Rhat
 		if c.inf && !(math.IsInf(r, 1) && math.IsInf(d, 1)) || !c.inf && !(math.IsNaN(r) && math.IsNaN(d)) {
