@@ -46,7 +46,7 @@ func (in Input) from() string {
 // problem is an error naming the data file, line and column and the
 // declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, nil)
+	b := bind(info, inputs, sets, false, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 // file, since a file still to come may give it; a size that no data bind
 // yet is missing. With missing empty, the data bound are Bind's.
 func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (bound map[string]*Array, missing []string, err error) {
-	b := bind(info, inputs, sets, true, nil)
+	b := bind(info, inputs, sets, true, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, b.missing, err
 	}
@@ -79,18 +79,36 @@ func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (boun
 // file only when it is the one optional matrix left and nothing else was
 // bound from that file.
 func BindOptional(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, optional)
+	b := bind(info, inputs, sets, false, optional, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
 	return b.out, nil
 }
 
-// bind runs Bind, or BindPartial with partial set, or BindOptional.
-func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool) *binder {
+// BindCoded binds as BindOptional does, for data given to a fit's model
+// (gpp predict): a column of labels is coded as the fit coded the
+// declaration it binds (fit holds its codings by declaration name), not
+// by its own labels, of which a new data set may hold a few in another
+// order. A label that the fit did not see, labels for a declaration that
+// the fit did not code, and numbers for one it did, are errors.
+func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool, fit map[string]Levels) (map[string]*Array, error) {
+	if fit == nil {
+		fit = map[string]Levels{}
+	}
+	b := bind(info, inputs, sets, false, optional, fit)
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return b.out, nil
+}
+
+// bind runs Bind, or BindPartial with partial set, or BindOptional, or
+// BindCoded with fit set.
+func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool, fit map[string]Levels) *binder {
 	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
 		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}, partial: partial,
-		optional: optional}
+		optional: optional, fitLevels: fit}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			where := "the model has no data named " + strconv.Quote(in.Name)
@@ -257,6 +275,10 @@ type binder struct {
 	// bound for an error already reported (missing, unreadable, of the
 	// wrong rank): they are not also reported as unbound.
 	unread map[string]bool
+	// fitLevels holds the fit's codings of columns of labels, by
+	// declaration, for BindCoded: not nil, a column of labels is coded
+	// as the fit coded it, and numbers for one it coded are an error.
+	fitLevels map[string]Levels
 }
 
 func (b *binder) declNames() []string {
@@ -631,10 +653,33 @@ func (b *binder) skipSizes(d *check.DataVar) {
 // check validates a against declaration d and records it and its sizes.
 func (b *binder) check(d *check.DataVar, a *Array) {
 	decl := fmt.Sprintf("`%s` is declared %s at %s", d.Name, d.TypeString(), d.Pos)
+	if a.labels != nil && d.Elem == check.Int && len(d.Dims) == 1 {
+		coded, err := b.codeLabels(d, a)
+		if err != nil {
+			b.errs = append(b.errs, err)
+			b.skipSizes(d)
+			return
+		}
+		a = coded
+	}
 	if a.bad != nil { // the value was not read as numbers of one shape
-		b.errs = append(b.errs, a.bad)
+		err := a.bad
+		if a.labelColumn != "" {
+			err = ast.Errorf(err.Pos, "%s%s", err.Msg, labelHint(d, a.labelColumn))
+		}
+		b.errs = append(b.errs, err)
 		b.skipSizes(d)
 		return
+	}
+	if lv, ok := b.fitLevels[d.Name]; ok && a.Levels == nil {
+		// numbers where the fit had labels: codes that need not be the fit's
+		for i, v := range a.Values {
+			if !a.isMissing(i) {
+				b.errs.Add(a.Locate(i), "%s: %s is a number, but the fit coded `%s` from labels (%d labels: %s): give the labels, which are coded as the fit coded them", a.Name, a.text(i, v), d.Name, len(lv.Labels), listCodes(lv, lv.Labels, 5))
+				b.skipSizes(d)
+				return
+			}
+		}
 	}
 	if len(a.Missing) > 0 && d.Missing == nil && b.partial && d.Unused {
 		// the REPL: a declaration typed before the ~ that observes it
@@ -749,6 +794,94 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		b.sizes[d.Name] = sizeBinding{n: n, pos: a.Pos, what: d.Name}
 	}
 	b.out[d.Name] = a
+}
+
+// codeLabels codes a column of labels for int vector d: by its distinct
+// labels sorted in byte order, from d's lower bound (Stan's 1-based
+// habit: int<lower=1> codes 1, 2, ...) or 0; for predict (fitLevels not
+// nil), as the fit coded d, a label it did not see being an error at its
+// cell. Missing cells stay missing.
+func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
+	var lv Levels
+	if b.fitLevels != nil {
+		fit, ok := b.fitLevels[d.Name]
+		if !ok {
+			return nil, ast.Errorf(a.bad.Pos, "column %q: %q is a label, but the fit recorded no labels for `%s` (a fit from before gpp coded labels, or of data that gave `%s` as numbers): give the ints it was fitted with", a.labelColumn, a.labels[firstLabel(a)], d.Name, d.Name)
+		}
+		lv = fit
+	} else {
+		for i, s := range a.labels {
+			if !a.isMissing(i) {
+				lv.Labels = append(lv.Labels, s)
+			}
+		}
+		slices.Sort(lv.Labels)
+		lv.Labels = slices.Compact(lv.Labels)
+		if d.Lower != nil {
+			lv.First = int(math.Ceil(*d.Lower))
+		}
+	}
+	lv.Column, lv.File = a.labelColumn, a.Pos.File
+	code := make(map[string]int, len(lv.Labels))
+	for k, s := range lv.Labels {
+		code[s] = lv.First + k
+	}
+	out := *a
+	out.Values = make([]float64, len(a.Values))
+	out.Int, out.bad, out.labels, out.labelColumn, out.Levels = true, nil, nil, "", &lv
+	for i, s := range a.labels {
+		if a.isMissing(i) {
+			out.Values[i] = math.NaN()
+			continue
+		}
+		k, ok := code[s]
+		if !ok {
+			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not one the fit coded `%s` from (its %d labels: %s)", a.labelColumn, s, d.Name, len(lv.Labels), listNames(lv.Labels, 20))
+		}
+		out.Values[i] = float64(k)
+	}
+	return &out, nil
+}
+
+// firstLabel returns the element of a's first label (a.bad's cell).
+func firstLabel(a *Array) int {
+	for i, s := range a.labels {
+		if s != "" {
+			return i
+		}
+	}
+	return 0
+}
+
+// labelHint is the hint for a column of labels bound to declaration d,
+// which does not code it: only an int vector does.
+func labelHint(d *check.DataVar, column string) string {
+	const coded = "to code its labels 0, 1, ... in sorted order"
+	switch len(d.Dims) {
+	case 1:
+		return fmt.Sprintf(" (a column of labels: declare it int (data %s: int[%s]) %s)", d.Name, d.Dims[0], coded)
+	case 2:
+		return fmt.Sprintf(" (a column of labels, which matrix `%s` cannot take: leave it out of its columns (%s=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data %s: int[N]) %s)", d.Name, d.Name, column, coded)
+	}
+	return fmt.Sprintf(" (a column of labels: declare an int vector (data %s: int[N]) %s)", d.Name, coded)
+}
+
+// listCodes lists labels (of lv) with their codes for a message: every
+// one of up to most, else the first most-1, "…" and the last.
+func listCodes(lv Levels, labels []string, most int) string {
+	code := func(s string) string {
+		k := slices.Index(lv.Labels, s)
+		return fmt.Sprintf("%s %d", textenc.EscapeBidi(s), lv.First+k)
+	}
+	var parts []string
+	for i, s := range labels {
+		if len(labels) > most && i == most-1 {
+			parts = append(parts, "…", code(labels[len(labels)-1]))
+			break
+		}
+		parts = append(parts, code(s))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // checkValues checks supports and bounds element by element.

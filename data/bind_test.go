@@ -378,13 +378,13 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "d.csv:3:3: column \"y\": \"NA\", a missing value: `y` is not observed by any ~, so its missing values would have no distribution; drop or fill in the rows with missing `y`\x00"},
 		{"only column read is words", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "y,name\nfoo,bar\n")}
-		}, nil, "d.csv:2:1: column \"y\": \"foo\" is not a number\x00"}, // N is not also reported as unbound
+		}, nil, "d.csv:2:1: column \"y\": \"foo\" is not a number (a column of labels: declare it int (data y: int[N]) to code its labels 0, 1, ... in sorted order)\x00"}, // N is not also reported as unbound
 		{"only column read is words, size given", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "y\nfoo\n"), jsonInput(t, "d.json", `{"N": 5}`)}
-		}, nil, "d.csv:2:1: column \"y\": \"foo\" is not a number\x00"}, // N, bound by no data, is not checked
+		}, nil, "d.csv:2:1: column \"y\": \"foo\" is not a number (a column of labels: declare it int (data y: int[N]) to code its labels 0, 1, ... in sorted order)\x00"}, // N, bound by no data, is not checked
 		{"matrix takes a column of words", "data X: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "a,b,name\n1,2,foo\n3,4,bar\n")}
-		}, nil, "d.csv:2:5: column \"name\": \"foo\" is not a number\x00"},
+		}, nil, "d.csv:2:5: column \"name\": \"foo\" is not a number (a column of labels, which matrix `X` cannot take: leave it out of its columns (X=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data name: int[N]) to code its labels 0, 1, ... in sorted order)\x00"},
 		{"named file's column of words read", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "y", "y.csv", "v\n1\nmany\n")}
 		}, nil, "y.csv:3:1: column \"v\": \"many\" is not a number"},

@@ -60,6 +60,33 @@ type Array struct {
 	// with c(...): R has no scalars, so it binds a scalar and a vector of
 	// one element alike.
 	rLength1 bool
+	// labels holds each element's text when the value is a CSV column of
+	// labels: every cell that is not missing is text that is no number
+	// (isLabelText), as a column of county names or "control"/"drug" is.
+	// A missing element's is "". Bind codes such a column for an int
+	// vector (codeLabels); nil for any other value. bad is then its first
+	// cell, the error for any other declaration.
+	labels []string
+	// notLabels marks a column that has a cell that rules labels out
+	// (a number, a logical, text that is a number written otherwise).
+	notLabels bool
+	// labelColumn names the column of labels whose first cell is bad (a
+	// matrix's column, too), for the hint that an int vector codes it.
+	labelColumn string
+	// Levels is how Bind coded the labels of a CSV column into this
+	// value's ints, or nil when it was given as numbers.
+	Levels *Levels
+}
+
+// Levels is the coding of a column of labels as ints: Labels[k] is the
+// int First+k. Bind codes a column by its distinct labels sorted in byte
+// order (R's factor and bambi sort so too, in the C locale) from the
+// declaration's lower bound, or 0, unless predict gives a fit's coding.
+type Levels struct {
+	First  int
+	Labels []string
+	// Column is the CSV column coded and File its file, for notes.
+	Column, File string
 }
 
 // problem is the first problem of the value, bad or its first missing
@@ -320,6 +347,7 @@ func (t *Table) Matrix(name string) *Array {
 		}
 		if c.bad != nil && (m.bad == nil || c.bad.Pos.Before(m.bad.Pos)) {
 			m.bad = c.bad // the first in the file
+			m.labelColumn = c.labelColumn
 		}
 		if c.missErr != nil && (m.missErr == nil || c.missErr.Pos.Before(m.missErr.Pos)) {
 			m.missErr = c.missErr
@@ -560,6 +588,16 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 					c.bad = ast.Errorf(pos, "column %q: %v%s", header[j], err, f.cellHint(header, cell))
 				}
 				v, isInt, exact = math.NaN(), false, true
+				if !c.notLabels && isLabelText(text) && f.cellHint(header, cell) == "" {
+					for len(c.labels) < len(c.Values) {
+						c.labels = append(c.labels, "") // missing cells before it
+					}
+					c.labels = append(c.labels, text)
+				} else {
+					c.notLabels = true
+				}
+			} else {
+				c.notLabels = true // a number or a logical
 			}
 			if !exact {
 				c.noteInexact(len(c.Values), text)
@@ -573,6 +611,14 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 	}
 	for j, c := range t.Columns {
 		c.Shape = []int{t.Rows}
+		if c.notLabels || c.labels == nil {
+			c.labels = nil // a column mixing numbers and text is no column of labels
+		} else {
+			for len(c.labels) < t.Rows {
+				c.labels = append(c.labels, "")
+			}
+			c.labelColumn = c.Name
+		}
 		j := j
 		c.loc = func(i int) ast.Pos { return t.cellAt[i][j].pos(file) }
 		if t.Rows > 0 {
@@ -666,6 +712,18 @@ func logicalText(s string) (float64, bool) {
 		return 0, true
 	}
 	return 0, false
+}
+
+// isLabelText reports whether a cell's text, which is not a number gpp
+// reads (parseNumber) nor a logical, may be a label: text that is no
+// number written in any other way either (an infinity, a number too large
+// for a float64, Go's hexadecimal floats). Text that a cell hint reads as
+// a number written otherwise (a thousands separator, a decimal comma,
+// Stata's ".") is ruled out by the caller: a numeric column written so
+// must stay an error, not become categories.
+func isLabelText(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err != nil && !errors.Is(err, strconv.ErrRange)
 }
 
 // isMissingText reports whether a cell's text marks a missing value: empty,

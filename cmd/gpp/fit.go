@@ -237,7 +237,10 @@ a vector), a .json file is a Stan-style data object, a .R file an R dump
 (data.R, as dump() and rstan's stan_rdump write it), and --set NAME=VALUE gives
 constants and scalar data. A CSV is comma-separated with decimal points (a .tsv
 file is read the same way, tab-separated); TRUE and FALSE cells are the ints
-1 and 0. Missing values (an empty cell, NA, NaN, JSON null or NaN, R's NA)
+1 and 0. A column of labels (every cell text that is no number: county names)
+binding an int vector is coded by its labels sorted in byte order, from the
+declaration's lower bound or 0, with a note; fit.json records the coding,
+which gpp predict codes new data by. Missing values (an empty cell, NA, NaN, JSON null or NaN, R's NA)
 of real data that the model only observes with ~ are fitted as the latent
 NAME_missing (PyMC's masked observations); elsewhere they are errors.
 
@@ -761,7 +764,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		}
 	}
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
-		missing: data.MissingCells(l.Info, l.Data), resample: ro}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), resample: ro}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}

@@ -74,7 +74,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		con.note("note: --warmup %d: not used, the fixed_param sampler has no warm-up (CmdStan's ignores num_warmup)", s.Warmup)
 	}
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data)}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
 	if sc.init != "" && len(m.Latents) > 0 {
 		if err := sc.readStarts(l, cfg.sets, srcs); err != nil {
 			printError(con, err, srcs)

@@ -1175,6 +1175,9 @@ type drawsHeader struct {
 	stepSize         float64
 	// missing says which data cell each fitted missing value is.
 	missing []data.Missing
+	// levels are the codings of the data's columns of labels (data.Coded),
+	// which gpp predict codes new data by.
+	levels map[string]data.Levels
 	// resample is what --psis-resample did (nil: not asked for, or the
 	// fit was interrupted).
 	resample *resampleOutcome
@@ -1520,6 +1523,9 @@ type fitFile struct {
 	Restarts []fitRestart `json:"restarts,omitempty"`
 	// Missing says which data cell each fitted missing value is.
 	Missing []fitMissing `json:"missing,omitempty"`
+	// Levels records how each column of labels in the data was coded,
+	// by data declaration: gpp predict codes new data so.
+	Levels map[string]fitLevels `json:"levels,omitempty"`
 	// Resample is what --psis-resample did to the output draws (omitted
 	// without it); the factors above are still q's.
 	Resample *fitResample `json:"psis_resample,omitempty"`
@@ -1541,6 +1547,36 @@ type fitResample struct {
 	Distinct   int       `json:"distinct"`
 	Bad        int       `json:"bad_candidates"`
 	Resampled  bool      `json:"resampled"`
+}
+
+// fitLevels is, in fit.json, the coding of a column of labels: label
+// Labels[k] is the int First+k (data.Levels). The column is the data
+// file's, for the reader.
+type fitLevels struct {
+	Column string   `json:"column"`
+	First  int      `json:"first"`
+	Labels []string `json:"labels"`
+}
+
+// fitLevelsOf converts codings for fit.json.
+func fitLevelsOf(levels map[string]data.Levels) map[string]fitLevels {
+	if len(levels) == 0 {
+		return nil
+	}
+	out := map[string]fitLevels{}
+	for k, lv := range levels {
+		out[k] = fitLevels{Column: lv.Column, First: lv.First, Labels: lv.Labels}
+	}
+	return out
+}
+
+// dataLevels converts a fit file's codings for data.BindCoded.
+func dataLevels(levels map[string]fitLevels) map[string]data.Levels {
+	out := map[string]data.Levels{}
+	for k, lv := range levels {
+		out[k] = data.Levels{Column: lv.Column, First: lv.First, Labels: lv.Labels}
+	}
+	return out
 }
 
 // fitMissing is, in fit.json, the latent of the missing values of a data
@@ -1862,6 +1898,7 @@ func newFitFile(h drawsHeader) *fitFile {
 	for _, m := range h.missing {
 		ff.Missing = append(ff.Missing, fitMissing{Latent: m.Latent, Data: m.Data, Cells: cellTexts(m.Cells)})
 	}
+	ff.Levels = fitLevelsOf(h.levels)
 	if o := h.resample; o != nil {
 		ff.Resample = &fitResample{Candidates: o.rs.Candidates, ParetoK: jsonFloat(o.rs.K), ESS: jsonFloat(o.rs.ESS), Distinct: o.distinct, Bad: o.rs.Bad, Resampled: o.used}
 	}

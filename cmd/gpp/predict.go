@@ -25,6 +25,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -51,7 +52,8 @@ must match the fit's factor, or the error names the param's declaration and
 the fit file. A param's shape may depend on the data (a varying intercept per
 group): the new data must then give it the fit's shape.
 
-Data: as for gpp fit, but a data declaration that only the log density reads
+Data: as for gpp fit (a column of labels is coded as the fit coded it, a label
+it did not see an error), but a data declaration that only the log density reads
 (the observed values y of y ~ Normal(mu, sigma) or target += ..., the bounds
 of a T[...]) may be left out; one that a param's shape or bounds, an output,
 or a let, loop or if that they read needs must be given. A size that only
@@ -232,7 +234,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
-	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, srcs)
+	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, dataLevels(ff.Levels), srcs)
 	if !ok {
 		return exitError
 	}
@@ -401,13 +403,14 @@ func inheritSets(cfg *fitConfig, ff *fitFile) []string {
 }
 
 // loadPredictModel loads cfg's model in predict mode on the new data, as
-// gpp predict does from a fit or a sample whose --set consts were fitSets,
+// gpp predict does from a fit or a sample whose --set consts were fitSets
+// and whose columns of labels were coded as levels says,
 // adding its sources to srcs; with --plots it finds the predictive checks,
 // or notes that there are none and why (--plots writes nothing else in
 // predict). It prints any error, and refuses a model with no params to
 // draw.
-func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, srcs sources) (*pipeline.Loaded, bool) {
-	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt)
+func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, levels map[string]data.Levels, srcs sources) (*pipeline.Loaded, bool) {
+	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt, levels)
 	for k, b := range sourcesOf(l) {
 		srcs[k] = b
 	}

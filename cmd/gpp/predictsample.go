@@ -10,6 +10,7 @@ package main
 import (
 	"bufio"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -56,9 +57,10 @@ type sampleCoords struct {
 	path        string
 	src         []byte
 	model, hash string
-	types       map[string]string // param name → type text (latentTypeText)
-	params      []string          // in the file's order
-	cols        map[string][]int  // param name → its columns
+	types       map[string]string    // param name → type text (latentTypeText)
+	levels      map[string]fitLevels // the sample's codings of columns of labels, by data declaration
+	params      []string             // in the file's order
+	cols        map[string][]int     // param name → its columns
 	chain, draw []int
 	rows        [][]float64
 }
@@ -89,6 +91,16 @@ func readSampleCoords(path string) (*sampleCoords, error) {
 			}
 			sc.types[name] = typ
 			sc.params = append(sc.params, name)
+		case strings.HasPrefix(l, "# levels "):
+			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# levels "), " = ")
+			var lv fitLevels
+			if !ok || json.Unmarshal([]byte(text), &lv) != nil {
+				return nil, at(i, "a levels line that is not NAME = a JSON object of column, first and labels")
+			}
+			if sc.levels == nil {
+				sc.levels = map[string]fitLevels{}
+			}
+			sc.levels[name] = lv
 		}
 	}
 	if i == len(lines) {
@@ -208,7 +220,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"])
-	l, ok := loadPredictModel(con, cfg, opt, sets, srcs)
+	l, ok := loadPredictModel(con, cfg, opt, sets, dataLevels(sc.levels), srcs)
 	if !ok {
 		return exitError
 	}

@@ -79,7 +79,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		return exitError
 	}
 	defer lock.release()
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, missing: data.MissingCells(l.Info, l.Data)}
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
 	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
 	if !ok {
 		return exitError

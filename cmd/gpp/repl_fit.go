@@ -34,6 +34,9 @@ type replFit struct {
 	seed  uint64    // --seed: seeds the draws of expressions too
 	draws int       // --output-draws: draws per expression
 	made  [3]string // the model source, the data files read and the values set (fitOf)
+	// levels are the fit's codings of columns of labels (data.Coded),
+	// which :predict codes new data by.
+	levels map[string]data.Levels
 }
 
 // fitOf records what a fit is of. A query after any of it changed answers
@@ -346,7 +349,7 @@ func (r *repl) fitCmd(args []string) {
 	}
 	st := summariseColumns(ds, cfg.hdi)
 	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
-		missing: data.MissingCells(l.Info, l.Data)}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
@@ -372,7 +375,7 @@ func (r *repl) fitCmd(args []string) {
 	}
 	r.fits++
 	prev := r.fit
-	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets)}
+	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels}
 	r.sample = nil // the queries answer from this fit, not an earlier :sample
 	if ps := res.Path; ps != nil {
 		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)

@@ -49,7 +49,7 @@ func (r *repl) predict(args []string) {
 		srcs[k] = b
 	}
 	if err == nil {
-		err = l.BindPredict(inputs, r.sets, compile.PredictOptions{})
+		err = l.BindPredict(inputs, r.sets, compile.PredictOptions{}, r.fit.levels)
 	}
 	if err != nil {
 		r.printError(err, srcs)

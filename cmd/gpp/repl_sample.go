@@ -200,7 +200,7 @@ func (r *repl) sampleCmd(args []string) {
 		}
 	}
 	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data)}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
 	ctx, stop := r.interruptible(func() { con.note("interrupted: stopping the chains; the session keeps the draws so far") })
 	defer stop()
 	sc.afterIter = r.afterSampleIter

@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -498,7 +499,7 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		cfg.ppc = findReplicates(l)
 	}
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data)}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
 	var af *againstFit
 	if cfg.against != "" {
 		var err error
@@ -1466,6 +1467,16 @@ func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Mode
 	fmt.Fprintf(bw, "# gpp_version = %s\n# model = %s\n# model_sha256 = %s\n", version, h.model, h.modelHash)
 	for i := range m.Latents {
 		fmt.Fprintf(bw, "# param %s = %s\n", m.Latents[i].Name, latentTypeText(&m.Latents[i]))
+	}
+	// the codings of columns of labels, which gpp predict codes new data
+	// by: a JSON object on one line, any label quoted
+	levels := fitLevelsOf(h.levels)
+	for _, name := range sortedKeys(levels) {
+		text, err := json.Marshal(levels[name])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, "# levels %s = %s\n", name, text)
 	}
 	bw.WriteString("chain__,draw__")
 	for _, l := range m.Latents {

@@ -211,7 +211,7 @@ func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
 	}
 	l.Data = bound
 	l.Warnings = data.Unused(l.Info, inputs)
-	l.Notes = data.MissingNotes(l.Info, bound)
+	l.Notes = append(data.MissingNotes(l.Info, bound), data.LevelNotes(l.Info, bound, false)...)
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {
 		return err
@@ -225,17 +225,20 @@ func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
 // draws of a fitted q: data that only the log density reads may be absent
 // (compile.PredictReads, data.BindOptional).
 // The data left out that the model observes with ~ are drawn as opt
-// chooses (compile.PredictOptions), with Notes saying which.
-func LoadPredict(path string, dataArgs []string, sets map[string]string, opt compile.PredictOptions) (*Loaded, error) {
+// chooses (compile.PredictOptions), with Notes saying which. A column of
+// labels is coded as the fit coded it (levels, by declaration: the fit's
+// data.Coded; data.BindCoded).
+func LoadPredict(path string, dataArgs []string, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels) (*Loaded, error) {
 	return load(path, dataArgs, sets, func(l *Loaded, inputs []data.Input, sets map[string]string) error {
-		return l.BindPredict(inputs, sets, opt)
+		return l.BindPredict(inputs, sets, opt, levels)
 	})
 }
 
 // BindPredict binds data inputs and compiles the checked model in predict
 // mode, as LoadPredict does: data that only the log density reads may be
-// absent, and those left out that a ~ observes are drawn as opt chooses.
-func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt compile.PredictOptions) error {
+// absent, those left out that a ~ observes are drawn as opt chooses, and
+// a column of labels is coded as the fit coded it (levels).
+func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels) error {
 	if l.Info == nil {
 		return errors.New("pipeline: model not checked")
 	}
@@ -248,7 +251,7 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 			optional[d.Name] = true
 		}
 	}
-	bound, err := data.BindOptional(l.Info, inputs, sets, optional)
+	bound, err := data.BindCoded(l.Info, inputs, sets, optional, levels)
 	if err != nil {
 		return predictNeeds(err, l.Info, reads)
 	}
@@ -259,7 +262,7 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 		return err
 	}
 	l.Model = m
-	l.Notes = m.Notes
+	l.Notes = append(data.LevelNotes(l.Info, bound, true), m.Notes...)
 	return nil
 }
 

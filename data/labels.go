@@ -1,0 +1,62 @@
+package data
+
+import (
+	"fmt"
+
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// Coded lists the codings of the columns of labels of a successful Bind,
+// by data declaration in order, for the output files (a fit's levels,
+// which gpp predict codes new data by).
+func Coded(info *check.Info, bound map[string]*Array) map[string]Levels {
+	var out map[string]Levels
+	for _, d := range info.Data {
+		if a := bound[d.Name]; a != nil && a.Levels != nil {
+			if out == nil {
+				out = map[string]Levels{}
+			}
+			out[d.Name] = *a.Levels
+		}
+	}
+	return out
+}
+
+// LevelNotes returns a note for each column of labels that a successful
+// Bind coded, saying how: `radon.csv: column "county": 85 labels coded 0
+// to 84 in sorted order (AITKIN 0, ANOKA 1, BECKER 2, …, YELLOW MEDICINE
+// 84)`. Of BindCoded's, fit says so: the codes are the fit's, of the labels
+// the column holds.
+func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
+	const most = 5
+	var notes []string
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels == nil {
+			continue
+		}
+		lv := a.Levels
+		where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
+		if lv.Column != d.Name {
+			where += fmt.Sprintf(" (`%s`)", d.Name)
+		}
+		if !fit {
+			notes = append(notes, fmt.Sprintf("%s: %d label%s coded %d to %d in sorted order (%s)", where, len(lv.Labels), plural(len(lv.Labels)), lv.First, lv.First+len(lv.Labels)-1, listCodes(*lv, lv.Labels, most)))
+			continue
+		}
+		seen := map[string]bool{}
+		var here []string // the fit's labels that the column holds, in code order
+		for i, v := range a.Values {
+			if !a.isMissing(i) {
+				seen[lv.Labels[int(v)-lv.First]] = true
+			}
+		}
+		for _, s := range lv.Labels {
+			if seen[s] {
+				here = append(here, s)
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d label%s coded as the fit coded its %d (%s)", where, len(here), plural(len(here)), len(lv.Labels), listCodes(*lv, here, most)))
+	}
+	return notes
+}

@@ -1,0 +1,182 @@
+package data
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A CSV column whose cells are all labels binds an int vector as codes of
+// its distinct labels sorted in byte order, from the declaration's lower
+// bound or 0; missing cells stay missing, Levels records the coding, and
+// LevelNotes says it.
+func TestBindLabels(t *testing.T) {
+	const src = "county,y\nBECKER,1\nAITKIN,2\n\"YELLOW MEDICINE\",3\nAITKIN,4\nANOKA,5\nbecker,6\n"
+	for _, c := range []struct {
+		name, decl string
+		first      int
+	}{
+		{"from 0", "int[N]", 0},
+		{"lower 1", "int<lower=1>[N]", 1},
+		{"lower -2", "int<lower=-2, upper=3>[N]", -2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := checked(t, "data county: "+c.decl+"\ndata y: real[N]\n")
+			bound, err := Bind(info, []Input{csvInput(t, "", "radon.csv", src)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := bound["county"]
+			f := float64(c.first)
+			// byte order: upper case before lower case, "YELLOW MEDICINE" before "becker"
+			want := []float64{f + 2, f + 0, f + 3, f + 0, f + 1, f + 4}
+			if !slices.Equal(a.Values, want) || !a.Int {
+				t.Errorf("codes %v (int %v), want %v", a.Values, a.Int, want)
+			}
+			lv := a.Levels
+			if lv == nil || lv.First != c.first || !slices.Equal(lv.Labels, []string{"AITKIN", "ANOKA", "BECKER", "YELLOW MEDICINE", "becker"}) || lv.Column != "county" || lv.File != "radon.csv" {
+				t.Errorf("levels %+v", lv)
+			}
+			if got := Coded(info, bound); len(got) != 1 || got["county"].First != c.first {
+				t.Errorf("Coded: %v", got)
+			}
+		})
+	}
+	info := checked(t, "data county: int[N]\ndata y: real[N]\n")
+	bound, err := Bind(info, []Input{csvInput(t, "", "radon.csv", src)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := LevelNotes(info, bound, false)
+	want := `radon.csv: column "county": 5 labels coded 0 to 4 in sorted order (AITKIN 0, ANOKA 1, BECKER 2, YELLOW MEDICINE 3, becker 4)`
+	if len(notes) != 1 || notes[0] != want {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	// Of more labels, the first few, "…" and the last.
+	long := "g\nA\nB\nC\nD\nE\nF\nG\n"
+	info = checked(t, "data g: int<lower=1>[N]\n")
+	bound, err = Bind(info, []Input{csvInput(t, "", "g.csv", long)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `g.csv: column "g": 7 labels coded 1 to 7 in sorted order (A 1, B 2, C 3, D 4, …, G 7)`
+	if notes := LevelNotes(info, bound, false); len(notes) != 1 || notes[0] != want {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	// Numbers are not coded, and no note says so.
+	bound, err = Bind(info, []Input{csvInput(t, "", "g.csv", "g\n2\n1\n")}, nil)
+	if err != nil || bound["g"].Levels != nil || len(LevelNotes(info, bound, false)) != 0 || Coded(info, bound) != nil {
+		t.Errorf("a numeric column: err %v, levels %v", err, bound["g"].Levels)
+	}
+}
+
+// Missing cells of a column of labels stay missing (NaN, in Missing):
+// fitted where the model fits them, an error where it does not, as for
+// numbers.
+func TestBindLabelsMissing(t *testing.T) {
+	const src = "g\nB\nNA\nA\n\nB\n"
+	info := checked(t, "data g: int[N]\n")
+	_, err := Bind(info, []Input{csvInput(t, "", "g.csv", src)}, nil)
+	if err == nil || !strings.Contains(err.Error(), `g.csv:3:1: column "g": "NA", a missing value (the first of 2)`) {
+		t.Errorf("missing labels of data that fits none: error %v", err)
+	}
+	a, err := readColumn(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Missing, []int{1, 3}) || !slices.Equal(a.labels, []string{"B", "", "A", "", "B"}) {
+		t.Errorf("missing %v, labels %q", a.Missing, a.labels)
+	}
+	b := &binder{}
+	d := info.DataVar("g")
+	coded, cerr := b.codeLabels(d, a)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	if coded.Values[0] != 1 || !math.IsNaN(coded.Values[1]) || coded.Values[2] != 0 || !math.IsNaN(coded.Values[3]) || !slices.Equal(coded.Missing, []int{1, 3}) {
+		t.Errorf("coded %v, missing %v", coded.Values, coded.Missing)
+	}
+}
+
+// readColumn reads the first column of a CSV file.
+func readColumn(t *testing.T, src string) (*Array, error) {
+	t.Helper()
+	tab, err := ReadCSV("g.csv", strings.NewReader(src))
+	if err != nil {
+		return nil, err
+	}
+	return tab.Columns[0], nil
+}
+
+// Text that is no column of labels stays the error at its first text cell:
+// a column mixing numbers and text (a typo in a numeric column), numbers
+// written with a thousands separator or a decimal comma, Stata's "."; a
+// column of labels bound to anything but an int vector is the same error
+// with the hint that an int vector codes it; an upper bound below the
+// labels' count is the usual positioned error.
+func TestBindLabelsErrors(t *testing.T) {
+	for _, c := range []struct{ name, model, csv, want string }{
+		{"mixed", "data g: int[N]\n", "g\n1\nA\n2\n", `d.csv:3:1: column "g": "A" is not a number` + "\x00"},
+		{"mixed, text first", "data g: int[N]\n", "g\nA\n1\nB\n", `d.csv:2:1: column "g": "A" is not a number` + "\x00"},
+		{"logical", "data g: int[N]\n", "g\nTRUE\nA\n", `d.csv:3:1: column "g": "A" is not a number` + "\x00"},
+		{"infinity", "data g: int[N]\n", "g\nInf\nA\n", `d.csv:2:1: column "g": "Inf": infinite values are not allowed in data` + "\x00"},
+		{"thousands", "data g: int[N]\n", "g\n\"1,000\"\n\"2,500\"\n", `d.csv:2:1: column "g": "1,000" is not a number (a thousands separator? write 1000)` + "\x00"},
+		{"stata missing", "data g: int[N]\n", "g\n.\nA\n", `d.csv:2:1: column "g": "." is not a number (a missing value, as Stata and SAS write it? write NA or leave the cell empty)` + "\x00"},
+		{"real", "data g: real[N]\n", "g\nA\nB\n", `d.csv:2:1: column "g": "A" is not a number (a column of labels: declare it int (data g: int[N]) to code its labels 0, 1, ... in sorted order)` + "\x00"},
+		{"positive", "data g: positive[N]\n", "g\nA\nB\n", `(a column of labels: declare it int (data g: int[N]) to code`},
+		{"int scalar", "data g: int\n", "g\nA\n", `d.csv:2:1: column "g": "A" is not a number (a column of labels: declare an int vector (data g: int[N]) to code`},
+		{"matrix", "data X: int[N, 2]\n", "a,b\n1,A\n2,B\n", "d.csv:2:3: column \"b\": \"A\" is not a number (a column of labels, which matrix `X` cannot take: leave it out of its columns (X=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data b: int[N])"},
+		{"upper bound", "data g: int<lower=1, upper=2>[N]\n", "g\nB\nC\nA\n", "d.csv:3:1: g: value 3 is not <= 2; `g` is declared int<lower=1, upper=2>[N] at m.gpp:1:6"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := checked(t, c.model)
+			_, err := Bind(info, []Input{csvInput(t, "", "d.csv", c.csv)}, nil)
+			if err == nil || !strings.Contains(err.Error()+"\x00", c.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
+			}
+		})
+	}
+}
+
+// BindCoded codes a column of labels as the fit coded it: a few of its
+// labels in another order get the fit's codes, not codes of their own; a
+// label the fit did not see is an error at its cell naming the fit's
+// labels; labels for a declaration the fit did not code, and numbers for
+// one it did, are errors.
+func TestBindCoded(t *testing.T) {
+	info := checked(t, "data county: int[N]\ndata y: real[N]\n")
+	fit, err := Bind(info, []Input{csvInput(t, "", "radon.csv", "county,y\nAITKIN,1\nANOKA,2\nBECKER,3\nBENTON,4\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := Coded(info, fit)
+	bound, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "county\nBENTON\nANOKA\nBENTON\n")}, nil, map[string]bool{"y": true}, levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bound["county"].Values; !slices.Equal(got, []float64{3, 1, 3}) {
+		t.Errorf("codes %v, want the fit's [3 1 3] (a fresh coding would give [1 0 1])", got)
+	}
+	want := `new.csv: column "county": 2 labels coded as the fit coded its 4 (ANOKA 1, BENTON 3)`
+	if notes := LevelNotes(info, bound, true); len(notes) != 1 || notes[0] != want {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	for _, c := range []struct {
+		name, csv string
+		levels    map[string]Levels
+		want      string
+	}{
+		{"unseen", "county\nANOKA\nCASS\n", levels, `new.csv:3:1: column "county": label "CASS" is not one the fit coded ` + "`county`" + ` from (its 4 labels: AITKIN, ANOKA, BECKER, BENTON)`},
+		{"not coded", "county\nANOKA\n", map[string]Levels{}, `new.csv:2:1: column "county": "ANOKA" is a label, but the fit recorded no labels for ` + "`county`"},
+		{"old fit", "county\nANOKA\n", nil, `new.csv:2:1: column "county": "ANOKA" is a label, but the fit recorded no labels`},
+		{"numbers", "county\nNA\n1\n", levels, `new.csv:3:1: county: 1 is a number, but the fit coded ` + "`county`" + ` from labels (4 labels: AITKIN 0, ANOKA 1, BECKER 2, BENTON 3)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", c.csv)}, nil, map[string]bool{"y": true}, c.levels)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
+			}
+		})
+	}
+}
