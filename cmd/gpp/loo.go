@@ -61,8 +61,11 @@ func (ds *drawSet) outputVar(name string) (variable, bool) {
 // A mixture of restarts weights its own draws by p/q.
 type looWeights struct {
 	def *sgvb.Defensive // nil: a mixture of restarts
-	v   variable        // the log_lik output's columns
-	lr  []float64       // log p − log proposal per draw
+	// defLQ holds def's log densities of the coming draws, which batch
+	// computes together and add takes in turn.
+	defLQ []float64
+	v     variable  // the log_lik output's columns
+	lr    []float64 // log p − log proposal per draw
 	// ll[j] is the log_lik column of element v.elems[j]: the output
 	// draws' column of the drawSet, then the defensive draws, which
 	// makeDraws leaves room for (sharing the memory).
@@ -164,7 +167,9 @@ func (w *looWeights) add(x []float64, logq, logp float64) {
 		w.addMarginal(x)
 		return
 	}
-	if w.def != nil {
+	if w.def != nil && len(w.defLQ) > 0 {
+		logq, w.defLQ = w.defLQ[0], w.defLQ[1:]
+	} else if w.def != nil {
 		logq = w.def.LogDensity(x)
 	}
 	w.lr = append(w.lr, logp-logq) // NaN or ±Inf: weight 0
@@ -225,8 +230,19 @@ func (w *looWeights) defensiveDraws(ev *compile.Evaluator, x []float64, n int, s
 	}
 	rng := rand.New(rand.NewPCG(seed, looStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, looStream+1)))
-	for range n {
-		w.def.SampleCoords(rng, x)
+	xs := make([][]float64, min(n, drawBatch)) // a batch of draws at a time, each buffer starting as x
+	for k := range xs {
+		xs[k] = slices.Clone(x)
+	}
+	for d := range n {
+		if d%drawBatch == 0 { // rng draws nothing else: the same draws
+			b := xs[:min(drawBatch, n-d)]
+			for _, x := range b {
+				w.def.SampleCoords(rng, x)
+			}
+			w.batch(b)
+		}
+		x := xs[d%drawBatch]
 		if w.miss != nil {
 			w.addMarginal(x)
 			continue
@@ -235,6 +251,17 @@ func (w *looWeights) defensiveDraws(ev *compile.Evaluator, x []float64, n int, s
 		w.add(x, 0, lp)
 		w.appendLL(outs)
 	}
+}
+
+// batch computes the defensive mixture's log densities of the draws xs,
+// which add then takes in turn (the same numbers as one at a time, faster
+// for a full-rank q); with missing values redrawn add needs none.
+func (w *looWeights) batch(xs [][]float64) {
+	if w == nil || w.def == nil || w.miss != nil {
+		return
+	}
+	w.defLQ = slices.Grow(w.defLQ[:0], len(xs))[:len(xs)]
+	w.def.LogDensities(xs, w.defLQ)
 }
 
 // loo estimates PSIS-LOO from the draws (sgvb.PSISLOO).

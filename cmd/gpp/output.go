@@ -824,6 +824,9 @@ func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed 
 	return makeDrawsAt(r, mix, m, n, seed, nil, false)
 }
 
+// drawBatch is the number of draws makeDrawsAt draws from q at once.
+const drawBatch = 16
+
 // makeDrawsAt is makeDraws at the candidates of an importance resampling
 // (pick not nil: draw d is candidate pick[d] of sgvb.Resample with seed,
 // drawn again, and comes from restart pick[d] mod R of a mixture). Such
@@ -869,19 +872,35 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 	rng := rand.New(rand.NewPCG(seed, sgvb.DrawStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	// the draws of q a batch at a time (the same as one at a time, faster
+	// for a full-rank q), each batch's buffers starting as x
+	xs := make([][]float64, min(n, drawBatch))
+	for k := range xs {
+		xs[k] = slices.Clone(x)
+	}
 	for d := range n {
-		switch {
-		case pick != nil && mix != nil:
-			ds.comp[d] = pick[d] % ds.R
-			ds.logq[d] = mix.Candidate(seed, pick[d], x)
-		case pick != nil:
-			ds.logq[d] = r.Candidate(seed, pick[d], x)
-		case mix != nil:
-			ds.comp[d] = d % ds.R
-			ds.logq[d] = mix.SampleCoords(rng, x, ds.comp[d])
-		default:
-			ds.logq[d] = r.SampleCoords(rng, x)
+		if d%drawBatch == 0 {
+			hi := min(d+drawBatch, n)
+			xb, lq := xs[:hi-d], ds.logq[d:hi]
+			switch {
+			case pick != nil && mix != nil:
+				for j := d; j < hi; j++ {
+					ds.comp[j] = pick[j] % ds.R
+				}
+				mix.Candidates(seed, pick[d:hi], xb, lq)
+			case pick != nil:
+				r.Candidates(seed, pick[d:hi], xb, lq)
+			case mix != nil:
+				for j := d; j < hi; j++ {
+					ds.comp[j] = j % ds.R
+				}
+				mix.SampleCoordsBatch(rng, xb, ds.comp[d:hi], lq)
+			default:
+				r.SampleCoordsBatch(rng, xb, lq)
+			}
+			lw.batch(xb)
 		}
+		x = xs[d%drawBatch]
 		lp, outs, err := ev.Eval(x)
 		lw.add(x, ds.logq[d], lp)
 		if err == nil {

@@ -136,10 +136,16 @@ func (r *Result) Defensive() *Defensive {
 // Safe for concurrent use.
 func (d *Defensive) SampleCoords(rng *rand.Rand, x []float64) {
 	r := d.r
-	aux := make([]float64, len(r.cache.val))
+	r.prepare()
+	sc := r.scratch()
+	defer r.pool.Put(sc)
+	aux := sc.auxFor(r)
 	for bi := range r.blocks {
-		if d.wide[bi] == keep {
-			r.blocks[bi].sample(&r.cache, sampleOnly{}, rng, x, aux)
+		if b := &r.blocks[bi]; d.wide[bi] == keep {
+			if b.fam != FamilyFullRank { // a fresh record (a full-rank draw writes its ε before it reads it)
+				clear(aux[b.poff : b.poff+b.np()])
+			}
+			b.sample(&r.cache, sampleOnly{}, rng, x, aux)
 			continue
 		}
 		d.sampleWide(bi, rng, x)
@@ -207,26 +213,45 @@ func (d *Defensive) LogDensity(x []float64) float64 {
 // blocks (Result.Separates): the mixture's marginal density of the other
 // coordinates, g's blocks being independent where q's are.
 func (d *Defensive) MarginalLogDensity(x []float64, drop []bool) float64 {
+	var out [1]float64
+	d.marginalLogDensities([][]float64{x}, drop, out[:])
+	return out[0]
+}
+
+// LogDensities sets out[k] to LogDensity(xs[k]), q's part a batch at a
+// time (the same numbers, faster for a full-rank q). Safe for concurrent
+// use.
+func (d *Defensive) LogDensities(xs [][]float64, out []float64) {
+	d.marginalLogDensities(xs, nil, out)
+}
+
+// marginalLogDensities sets out[k] to MarginalLogDensity(xs[k], drop),
+// each block's log q computed once, for q's density and for Δ.
+func (d *Defensive) marginalLogDensities(xs [][]float64, drop []bool, out []float64) {
 	r := d.r
-	lq := r.MarginalLogQCoords(x, drop)
-	// log g − log q over the blocks g replaces, on the coordinates
-	delta := 0.0
-	for bi := range r.blocks {
-		if d.wide[bi] == keep || r.dropped(bi, drop) {
-			continue
+	nb := len(r.blocks)
+	lq, per := make([]float64, len(xs)), make([]float64, len(xs)*nb)
+	r.logQBatch(xs, drop, lq, per)
+	for k, x := range xs {
+		// log g − log q over the blocks g replaces, on the coordinates
+		delta := 0.0
+		for bi := range r.blocks {
+			if d.wide[bi] == keep || r.dropped(bi, drop) {
+				continue
+			}
+			b := &r.blocks[bi]
+			delta -= per[k*nb+bi] + b.logJacobian(x)
+			d.addWideLog(&delta, bi, x)
 		}
-		b := &r.blocks[bi]
-		delta -= b.logq(&r.cache, x, nil) + b.logJacobian(x)
-		d.addWideLog(&delta, bi, x)
+		switch {
+		case math.IsNaN(delta):
+			out[k] = math.NaN()
+		case delta > 0: // log(½q + ½g) = log q + log(½ + ½·e^Δ)
+			out[k] = lq[k] + delta - math.Ln2 + math.Log1p(math.Exp(-delta))
+		default:
+			out[k] = lq[k] - math.Ln2 + math.Log1p(math.Exp(delta))
+		}
 	}
-	if math.IsNaN(delta) {
-		return math.NaN()
-	}
-	// log(½q + ½g) = log q + log(½ + ½·e^Δ)
-	if delta > 0 {
-		return lq + delta - math.Ln2 + math.Log1p(math.Exp(-delta))
-	}
-	return lq - math.Ln2 + math.Log1p(math.Exp(delta))
 }
 
 // logJacobian returns log |dz/dx| of the block's coordinates x to its

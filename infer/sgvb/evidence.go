@@ -84,19 +84,22 @@ func mixtureEvidence(t Target, comps []*Result, M int, seed uint64, par int) *Ev
 	for r, c := range comps {
 		gs[r] = newEvidenceG(c)
 	}
-	lw := importanceLogWeights(t, comps[0].Dim, M, par, func(d int, x []float64) float64 {
-		rng := rand.New(rand.NewPCG(streamSeed(seed, streamEvidence, 0, d)))
-		r := d % R
-		if (d/R)%2 == 0 {
-			comps[r].SampleCoords(rng, x)
-		} else {
-			gs[r].sample(rng, x)
+	lw := importanceLogWeights(t, comps[0].Dim, M, par, func(ds []int, xs [][]float64, lq []float64) {
+		for k, d := range ds {
+			x := xs[k]
+			rng := rand.New(rand.NewPCG(streamSeed(seed, streamEvidence, 0, d)))
+			r := d % R
+			if (d/R)%2 == 0 {
+				comps[r].SampleCoords(rng, x)
+			} else {
+				gs[r].sample(rng, x)
+			}
+			ld := make([]float64, R)
+			for j, g := range gs {
+				ld[j] = g.logMixture(x)
+			}
+			lq[k] = logSumExp(ld) - math.Log(float64(R))
 		}
-		ld := make([]float64, R)
-		for k, g := range gs {
-			ld[k] = g.logMixture(x)
-		}
-		return logSumExp(ld) - math.Log(float64(R))
 	})
 	return evidenceFrom(lw)
 }

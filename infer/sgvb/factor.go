@@ -1041,8 +1041,8 @@ func (b *block) sampleSpan(c *stepCache, gg dist.GammaGradient, rng *rand.Rand, 
 			e := rng.NormFloat64()
 			aux[p+i] = e
 			v := val[p+i] + val[p+n+i]*e
-			for j := 0; j < i; j++ {
-				v += val[p+lowIdx(n, i, j)] * aux[p+j]
+			for j, l := range b.lowRow(val, i) {
+				v += l * aux[p+j]
 			}
 			x[b.at(i)] = v
 		}
@@ -1524,20 +1524,9 @@ func (b *block) fullRankLogq(val, x, aux []float64) float64 {
 		e = make([]float64, n)
 		y := make([]float64, n) // the elements: x, or y of a simplex row
 		b.elems(y, x)
-		for i := range n {
-			r := y[i] - val[p+i]
-			for j := range i {
-				r -= val[p+lowIdx(n, i, j)] * e[j]
-			}
-			e[i] = r / val[p+n+i]
-		}
+		b.fullRankSolve(val, [][]float64{y}, [][]float64{e})
 	}
-	s := 0.0
-	for i := range n {
-		s += -halfLog2Pi - math.Log(val[p+n+i]) - 0.5*e[i]*e[i]
-		s -= b.logJacAt(x, i)
-	}
-	return s
+	return b.fullRankLogqE(val, x, e, nil)
 }
 
 // fullRankBackprop is backprop for a full-rank block (the whole block, no

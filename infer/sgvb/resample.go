@@ -23,6 +23,9 @@ type Proposal interface {
 	// the Target's coordinates) and returns log q there. The same seed
 	// and d give the same draw.
 	Candidate(seed uint64, d int, x []float64) (logq float64)
+	// Candidates draws candidate ds[k] into xs[k] and its log q into
+	// lq[k] for each k: the numbers of as many calls of Candidate.
+	Candidates(seed uint64, ds []int, xs [][]float64, lq []float64)
 }
 
 // Candidate draws candidate d from q with a stream of its own (seed,
@@ -106,8 +109,8 @@ func (rs *Resampling) Usable() bool {
 // with replacement with probabilities proportional to the smoothed
 // weights (PSISResampleIndex). dim is the length of the coordinates.
 func Resample(t Target, q Proposal, dim, M, n int, seed uint64, par int) *Resampling {
-	lw := importanceLogWeights(t, dim, M, par, func(d int, x []float64) float64 {
-		return q.Candidate(seed, d, x)
+	lw := importanceLogWeights(t, dim, M, par, func(ds []int, xs [][]float64, lq []float64) {
+		q.Candidates(seed, ds, xs, lq)
 	})
 	rs := &Resampling{Candidates: M}
 	for _, v := range lw {
@@ -154,30 +157,50 @@ func PSISResampleIndex(lw []float64, n int, rng *rand.Rand) (idx []int, k, ess f
 }
 
 // importanceLogWeights returns the log weights log p − log r of M draws of
-// a proposal r, draw(d, x) writing draw d into x (len dim) and returning
-// log r there, evaluated on par goroutines (each with a clone of t after
-// the first; the weights do not depend on par). A draw whose log joint
-// fails or is not finite has the weight NaN.
-func importanceLogWeights(t Target, dim, M, par int, draw func(d int, x []float64) float64) []float64 {
+// a proposal r, draw(ds, xs, lq) writing draw ds[k] into xs[k] (len dim)
+// and log r there into lq[k], evaluated on par goroutines (each with a
+// clone of t after the first; the weights do not depend on par). A draw
+// whose log joint fails or is not finite has the weight NaN.
+func importanceLogWeights(t Target, dim, M, par int, draw func(ds []int, xs [][]float64, lq []float64)) []float64 {
 	lw := make([]float64, M)
 	par = max(1, min(par, M))
 	var wg sync.WaitGroup
 	for w, tw := range workerTargets(t, par) {
 		wg.Go(func() {
-			x := make([]float64, dim)
 			g := make([]float64, dim)
-			for d := w; d < M; d += par {
-				lq := draw(d, x)
-				lp, err := logJointValue(tw, x, g)
-				lw[d] = lp - lq
-				if err != nil || !finite(lw[d]) {
-					lw[d] = math.NaN()
+			forBatches(w, M, par, dim, func(ds []int, xs [][]float64, _, lq []float64) {
+				draw(ds, xs, lq)
+				for k, d := range ds {
+					lp, err := logJointValue(tw, xs[k], g)
+					lw[d] = lp - lq[k]
+					if err != nil || !finite(lw[d]) {
+						lw[d] = math.NaN()
+					}
 				}
-			}
+			})
 		})
 	}
 	wg.Wait()
 	return lw
+}
+
+// forBatches calls f with worker w's draws d = w, w + par, … below M in
+// batches of at most qBatch, each with as many coordinate vectors (len
+// dim) and two vectors of log densities, reused from batch to batch.
+func forBatches(w, M, par, dim int, f func(ds []int, xs [][]float64, lq1, lq2 []float64)) {
+	ds := make([]int, 0, qBatch)
+	xs := make([][]float64, qBatch)
+	for k := range xs {
+		xs[k] = make([]float64, dim)
+	}
+	lq1, lq2 := make([]float64, qBatch), make([]float64, qBatch)
+	for d := w; d < M; d += par {
+		ds = append(ds, d)
+		if len(ds) == qBatch || d+par >= M {
+			f(ds, xs[:len(ds)], lq1[:len(ds)], lq2[:len(ds)])
+			ds = ds[:0]
+		}
+	}
 }
 
 // workerTargets returns t and n−1 clones of it, one per worker goroutine,

@@ -287,20 +287,9 @@ func (m *Mixture) Mean() []float64 {
 // LogQCoords returns the mixture's log density at coordinates x, on the
 // natural scale as Result.LogQCoords.
 func (m *Mixture) LogQCoords(x []float64) float64 {
-	mx := math.Inf(-1)
-	lq := make([]float64, len(m.Components))
-	for r, c := range m.Components {
-		lq[r] = c.LogQCoords(x)
-		mx = math.Max(mx, lq[r])
-	}
-	if math.IsInf(mx, 0) || math.IsNaN(mx) {
-		return mx
-	}
-	s := 0.0
-	for _, v := range lq {
-		s += math.Exp(v - mx)
-	}
-	return mx + math.Log(s/float64(len(lq)))
+	var lq [1]float64
+	m.logQBatch([][]float64{x}, lq[:])
+	return lq[0]
 }
 
 // SampleCoords draws z from component r of the mixture into x (in the
@@ -308,8 +297,9 @@ func (m *Mixture) LogQCoords(x []float64) float64 {
 // the d-th of n draws from component d mod R spreads them evenly (a
 // stratified sample of the mixture). Safe for concurrent use.
 func (m *Mixture) SampleCoords(rng *rand.Rand, x []float64, r int) (logq float64) {
-	m.Components[r].SampleCoords(rng, x)
-	return m.LogQCoords(x)
+	var lq [1]float64
+	m.SampleCoordsBatch(rng, [][]float64{x}, []int{r}, lq[:])
+	return lq[0]
 }
 
 // estimate sets the mixture's ELBO, its standard error and the Pareto k̂
@@ -385,17 +375,18 @@ func (m *Mixture) weights(t Target, n int, seed uint64, par int) (lw, gap []floa
 	var wg sync.WaitGroup
 	for w, tw := range workerTargets(t, min(par, n)) {
 		wg.Go(func() {
-			x := make([]float64, m.Dim())
 			g := make([]float64, m.Dim())
-			for d := w; d < n; d += par {
-				rng := rand.New(rand.NewPCG(streamSeed(seed, streamMixture, 0, d)))
-				lqr := m.Components[d%R].SampleCoords(rng, x)
-				lq := m.LogQCoords(x)
-				gap[d] = lqr - lq
-				lp, err := logJointValue(tw, x, g)
-				lw[d] = lp - lq
-				ok[d] = err == nil && finite(lw[d])
-			}
+			forBatches(w, n, par, m.Dim(), func(ds []int, xs [][]float64, lqr, lq []float64) {
+				m.drawBatch(func(k int) *rand.Rand {
+					return rand.New(rand.NewPCG(streamSeed(seed, streamMixture, 0, ds[k])))
+				}, func(k int) int { return ds[k] % R }, xs, lqr, lq)
+				for k, d := range ds {
+					gap[d] = lqr[k] - lq[k]
+					lp, err := logJointValue(tw, xs[k], g)
+					lw[d] = lp - lq[k]
+					ok[d] = err == nil && finite(lw[d])
+				}
+			})
 		})
 	}
 	wg.Wait()

@@ -65,6 +65,7 @@ type Result struct {
 	once   sync.Once
 	blocks []block
 	cache  stepCache
+	pool   sync.Pool // *qScratch
 }
 
 // TracePoint is one ELBO evaluation.
@@ -339,16 +340,9 @@ const OutputStream = 0x7072656469637421
 // returns log q(z), the log density of z on its natural scale, comparable
 // with the Target's log p (0 for a MAP point). Safe for concurrent use.
 func (r *Result) SampleCoords(rng *rand.Rand, x []float64) (logq float64) {
-	r.prepare()
-	aux := make([]float64, len(r.cache.val))
-	for i := range r.blocks {
-		b := &r.blocks[i]
-		b.sample(&r.cache, sampleOnly{}, rng, x, aux)
-		if b.fam != FamilyPoint {
-			logq += b.logq(&r.cache, x, aux)
-		}
-	}
-	return logq
+	var lq [1]float64
+	r.drawBatch(func(int) *rand.Rand { return rng }, [][]float64{x}, lq[:])
+	return lq[0]
 }
 
 // LogQCoords returns log q(z) at coordinates x (len(x) == Dim): the log
@@ -364,13 +358,9 @@ func (r *Result) LogQCoords(x []float64) (logq float64) {
 // weighs draws of the params by it where it draws the missing values of
 // data from their model, not from q.
 func (r *Result) MarginalLogQCoords(x []float64, drop []bool) (logq float64) {
-	r.prepare()
-	for i := range r.blocks {
-		if b := &r.blocks[i]; b.fam != FamilyPoint && !r.dropped(i, drop) {
-			logq += b.logq(&r.cache, x, nil)
-		}
-	}
-	return logq
+	var lq [1]float64
+	r.logQBatch([][]float64{x}, drop, lq[:], nil)
+	return lq[0]
 }
 
 // Separates reports whether the coordinates drop marks (indexed like x)
