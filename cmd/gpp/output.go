@@ -1465,16 +1465,21 @@ type jsonFloat float64
 
 // MarshalJSON implements json.Marshaler.
 func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	return f.appendJSON(nil), nil
+}
+
+// appendJSON appends f's JSON text (MarshalJSON's) to b.
+func (f jsonFloat) appendJSON(b []byte) []byte {
 	v := float64(f)
 	switch {
 	case math.IsNaN(v):
-		return []byte("null"), nil
+		return append(b, "null"...)
 	case math.IsInf(v, 1):
-		return []byte(`"inf"`), nil
+		return append(b, `"inf"`...)
 	case math.IsInf(v, -1):
-		return []byte(`"-inf"`), nil
+		return append(b, `"-inf"`...)
 	}
-	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
 // badNumber is jsonFloat's error: encoding/json gives a json.Unmarshaler's
@@ -1835,11 +1840,14 @@ func (p paramValues) MarshalJSON() ([]byte, error) {
 		k, _ := json.Marshal(n)
 		b.Write(k)
 		b.WriteByte(':')
-		v, err := json.Marshal(p.values[i])
-		if err != nil {
-			return nil, err
+		b.WriteByte('[')
+		for j, v := range p.values[i] { // as json.Marshal writes them, without an allocation a number
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(v.appendJSON(b.AvailableBuffer()))
 		}
-		b.Write(v)
+		b.WriteByte(']')
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
