@@ -382,8 +382,8 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 		if b.optional[d.Name] {
 			return nil, false
 		}
-		if b.sizesData(d) {
-			b.inferred = append(b.inferred, d) // bound from the data it sizes, or reported then
+		if e, _ := b.labelBounded(d); b.sizesData(d) || e != nil {
+			b.inferred = append(b.inferred, d) // bound from the data it sizes or the labels it bounds, or reported then
 			return nil, false
 		}
 		if b.partial {
@@ -424,11 +424,20 @@ func (b *binder) sizesData(d *check.DataVar) bool {
 func (b *binder) bindInferred() {
 	for _, d := range b.inferred {
 		sz, ok := b.sizes[d.Name]
+		if !ok && b.boundByLabels(d) {
+			continue
+		}
 		if !ok {
 			switch {
 			case b.unread[d.Name], b.optional[d.Name]:
 			case b.partial:
 				b.missing = append(b.missing, d.Name)
+			case !b.sizesData(d):
+				why := ""
+				if e, _ := b.labelBounded(d); b.out[e.Name] != nil {
+					why = fmt.Sprintf(" (labels for `%s`, declared with upper=%s, would give it by their count, but its data are numbers)", e.Name, ast.FormatExpr(e.UpperExpr))
+				}
+				b.errs.Add(d.Pos, "no data for `%s` (%s)%s: expected %s", d.Name, d.TypeString(), why, b.expected(d))
 			default:
 				b.errs.Add(d.Pos, "no data for `%s` (%s): expected %s, or data that it sizes", d.Name, d.TypeString(), b.expected(d))
 			}
@@ -439,6 +448,86 @@ func (b *binder) bindInferred() {
 			b.out[d.Name] = a
 		}
 	}
+}
+
+// labelBounded returns the int vector data declaration whose upper bound
+// is int scalar d, or d − c for an int literal c, with c: Stan's
+// `array[N] int<lower=1, upper=J> county`, whose labels, when the data give
+// them, also give J (boundByLabels). nil if there is none.
+func (b *binder) labelBounded(d *check.DataVar) (*check.DataVar, int) {
+	if len(d.Dims) != 0 || d.Elem != check.Int {
+		return nil, 0
+	}
+	for _, e := range b.info.Data {
+		if e.Elem != check.Int || len(e.Dims) != 1 || e.UpperExpr == nil {
+			continue
+		}
+		if c, ok := nameMinus(e.UpperExpr, d.Name); ok {
+			return e, c
+		}
+	}
+	return nil, 0
+}
+
+// nameMinus matches x against the name alone (c = 0) or name − c for an
+// int literal c, parentheses allowed.
+func nameMinus(x ast.Expr, name string) (c int, ok bool) {
+	switch x := x.(type) {
+	case *ast.ParenExpr:
+		return nameMinus(x.X, name)
+	case *ast.Ident:
+		return 0, x.Name == name
+	case *ast.BinaryExpr:
+		if x.Op != ast.Sub {
+			return 0, false
+		}
+		n, isNum := x.Y.(*ast.NumberLit)
+		if !isNum || !n.IsInt || n.Value != math.Trunc(n.Value) || math.Abs(n.Value) > 1e9 {
+			return 0, false
+		}
+		if _, ok := nameMinus(x.X, name); ok && isIdent(x.X) {
+			return int(n.Value), true
+		}
+	}
+	return 0, false
+}
+
+func isIdent(x ast.Expr) bool {
+	for {
+		switch y := x.(type) {
+		case *ast.ParenExpr:
+			x = y.X
+		case *ast.Ident:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// boundByLabels binds int scalar d, which no input gave, from the column
+// of labels coded for the declaration whose upper bound it is
+// (labelBounded): with upper=J (or J − c) the labels' largest code
+// First + L − 1 is J (or J − c), so J is the number of labels under
+// Stan's lower=1, upper=J and under lower=0, upper=J-1. The coding
+// records it for its note. It reports whether it bound d.
+func (b *binder) boundByLabels(d *check.DataVar) bool {
+	e, c := b.labelBounded(d)
+	if e == nil {
+		return false
+	}
+	a := b.out[e.Name]
+	if a == nil || a.Levels == nil || len(a.Levels.Labels) == 0 {
+		return false
+	}
+	lv := a.Levels
+	v := lv.First + len(lv.Labels) - 1 + c
+	j := &Array{Name: d.Name, Values: []float64{float64(v)}, Int: true, Pos: a.Pos}
+	if b.checkValues(d, j, fmt.Sprintf("`%s`, from the %d labels of column %q (`%s` is declared with upper=%s at %s), is declared %s at %s", d.Name, len(lv.Labels), lv.Column, e.Name, ast.FormatExpr(e.UpperExpr), e.Pos, d.TypeString(), d.Pos)) {
+		b.out[d.Name] = j
+		lv.Bounds = append(lv.Bounds, fmt.Sprintf("%s = %d", d.Name, v))
+	}
+	return true
 }
 
 // optionalWhole gives the one optional matrix declaration that BindOptional

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpplang/gpp/lang/check"
 )
@@ -40,8 +41,15 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 		if lv.Column != d.Name {
 			where += fmt.Sprintf(" (`%s`)", d.Name)
 		}
+		bounds := ""
+		if len(lv.Bounds) > 0 { // int data bound from the labels' count (boundByLabels)
+			bounds = "; " + strings.Join(lv.Bounds, ", ") + " from their count"
+			if fit {
+				bounds = "; " + strings.Join(lv.Bounds, ", ") + " from the fit's count"
+			}
+		}
 		if !fit {
-			notes = append(notes, fmt.Sprintf("%s: %d label%s coded %d to %d in sorted order (%s)", where, len(lv.Labels), plural(len(lv.Labels)), lv.First, lv.First+len(lv.Labels)-1, listCodes(*lv, lv.Labels, most)))
+			notes = append(notes, fmt.Sprintf("%s: %d label%s coded %d to %d in sorted order (%s)%s", where, len(lv.Labels), plural(len(lv.Labels)), lv.First, lv.First+len(lv.Labels)-1, listCodes(*lv, lv.Labels, most), bounds))
 			continue
 		}
 		seen := map[string]bool{}
@@ -56,7 +64,7 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 				here = append(here, s)
 			}
 		}
-		notes = append(notes, fmt.Sprintf("%s: %d label%s coded as the fit coded its %d (%s)", where, len(here), plural(len(here)), len(lv.Labels), listCodes(*lv, here, most)))
+		notes = append(notes, fmt.Sprintf("%s: %d label%s coded as the fit coded its %d (%s)%s", where, len(here), plural(len(here)), len(lv.Labels), listCodes(*lv, here, most), bounds))
 	}
 	return notes
 }

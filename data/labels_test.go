@@ -3,6 +3,7 @@ package data
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -178,5 +179,68 @@ func TestBindCoded(t *testing.T) {
 				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
 			}
 		})
+	}
+}
+
+// An int scalar that no input gives is the number of labels of the column
+// whose declaration it bounds above (Stan's int<lower=1, upper=J>, or
+// upper=J-1 from 0), said in the note; given, it is taken as given; with
+// numbers in the column, or with no such bound, it is the usual error.
+func TestBindLabelsBound(t *testing.T) {
+	const src = "county,y\nBECKER,1\nAITKIN,2\nANOKA,3\nAITKIN,4\n"
+	for _, c := range []struct {
+		name, decl string
+		want       float64
+	}{
+		{"upper J, lower 1", "int<lower=1, upper=J>[N]", 3},
+		{"upper J-1, lower 0", "int<lower=0, upper=J-1>[N]", 3},
+		{"upper (J - 1) from 0", "int<lower=0, upper=(J - 1)>[N]", 3},
+		{"upper J from 0", "int<lower=0, upper=J>[N]", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := checked(t, "data J: int<lower=1>\ndata county: "+c.decl+"\ndata y: real[N]\n")
+			bound, err := Bind(info, []Input{csvInput(t, "", "radon.csv", src)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j := bound["J"]; j == nil || !slices.Equal(j.Values, []float64{c.want}) || !j.Int {
+				t.Fatalf("J %+v, want %g", j, c.want)
+			}
+			notes := LevelNotes(info, bound, false)
+			if len(notes) != 1 || !strings.HasSuffix(notes[0], "; J = "+strconv.Itoa(int(c.want))+" from their count") {
+				t.Errorf("notes %q", notes)
+			}
+		})
+	}
+	// given, J is the input's, and the note says nothing of it
+	info := checked(t, "data J: int\ndata county: int<lower=0, upper=J-1>[N]\ndata y: real[N]\n")
+	bound, err := Bind(info, []Input{csvInput(t, "", "radon.csv", src)}, map[string]string{"J": "10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := bound["J"]; j == nil || j.Values[0] != 10 {
+		t.Errorf("J given as 10: %+v", j)
+	}
+	if notes := LevelNotes(info, bound, false); len(notes) != 1 || strings.Contains(notes[0], "J =") {
+		t.Errorf("notes %q", notes)
+	}
+	// from the labels, J is checked against its own bounds
+	info = checked(t, "data J: int<lower=5>\ndata county: int<lower=0, upper=J-1>[N]\ndata y: real[N]\n")
+	if _, err := Bind(info, []Input{csvInput(t, "", "radon.csv", src)}, nil); err == nil || !strings.Contains(err.Error(), "radon.csv:2:1: J: value 3 is not >= 5; `J`, from the 3 labels of column \"county\"") {
+		t.Errorf("J below its lower bound: %v", err)
+	}
+	for _, c := range []struct{ model, data, want string }{
+		{"data J: int\ndata county: int<lower=0, upper=J-1>[N]\n", "county\n0\n2\n",
+			"m.gpp:1:6: no data for `J` (int) (labels for `county`, declared with upper=J - 1, would give it by their count, but its data are numbers): expected a JSON key \"J\" or --set J=VALUE; the data has county"},
+		{"data J: int\ndata county: int<lower=0, upper=J*2>[N]\n", "county\nA\nB\n",
+			"m.gpp:1:6: no data for `J` (int): expected a JSON key \"J\" or --set J=VALUE; the data has county"},
+		{"data J: int\ndata county: int[N]\n", "county\nA\nB\n",
+			"m.gpp:1:6: no data for `J` (int): expected a JSON key \"J\" or --set J=VALUE; the data has county"},
+	} {
+		info := checked(t, c.model)
+		_, err := Bind(info, []Input{csvInput(t, "", "d.csv", c.data)}, nil)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q with %q: %v\nwant %s", c.model, c.data, err, c.want)
+		}
 	}
 }

@@ -87,6 +87,9 @@ type Levels struct {
 	Labels []string
 	// Column is the CSV column coded and File its file, for notes.
 	Column, File string
+	// Bounds lists the int data bound from the labels (boundByLabels),
+	// as "J = 85", for notes.
+	Bounds []string
 }
 
 // problem is the first problem of the value, bad or its first missing
