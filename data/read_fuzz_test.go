@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
 )
 
 // input is a fuzzed file: its name and the length of each line, for
@@ -101,8 +104,18 @@ func FuzzReadCSV(f *testing.F) {
 		"y\r1\r2\r",
 		"a,b\n\"1\"\"\",2\n\"unterminated\n",
 		"x.1,x.2,x[3]\n1,2,3\n",
+		"county,y\nAITKIN,1\n\"BIG STONE\",2\nNA,3\nAITKIN,4\nb,x\n",
 	} {
 		f.Add([]byte(s))
+	}
+	// each column bound as a group index whose labels, if it has them, give J
+	af, err := parser.ParseFile("m.gpp", []byte("data J: int\ndata g: int<lower=0, upper=J-1>[N]\n"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	info, err := check.Check(af, &check.Config{})
+	if err != nil {
+		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, read := range []struct {
@@ -140,6 +153,36 @@ func FuzzReadCSV(f *testing.F) {
 				}
 				in.inFile(t, "column "+c.Name, tab.header(j))
 				in.checkArray(t, c)
+				if c.labels != nil && len(c.labels) != tab.Rows {
+					t.Fatalf("%s: column %q of %d rows has %d labels", read.file, c.Name, tab.Rows, len(c.labels))
+				}
+				sel, err := tab.Select([]string{c.Name}, "g="+read.file)
+				if err != nil {
+					t.Fatalf("%s: selecting column %q: %v", read.file, c.Name, err)
+				}
+				bound, err := Bind(info, []Input{{Name: "g", File: read.file, Table: sel}}, map[string]string{})
+				if err != nil { // each error in the data, or in the model (J's)
+					var l ast.ErrorList
+					if !errors.As(err, &l) || len(l) == 0 {
+						t.Fatalf("%s: binding column %q: %T %v", read.file, c.Name, err, err)
+					}
+					for _, e := range l {
+						if e.Pos.File != "m.gpp" {
+							in.inFile(t, "error "+e.Msg, e.Pos)
+						}
+					}
+					continue
+				}
+				if g, jv := bound["g"], bound["J"]; g.Levels != nil {
+					if jv == nil || int(jv.Values[0]) != len(g.Levels.Labels) {
+						t.Fatalf("%s: column %q: %d labels, J %v", read.file, c.Name, len(g.Levels.Labels), jv)
+					}
+					for i, v := range g.Values {
+						if !g.isMissing(i) && (v < 0 || v >= jv.Values[0] || v != math.Trunc(v) || g.Levels.Labels[int(v)] != c.labels[i]) {
+							t.Fatalf("%s: column %q: element %d coded %g for %q", read.file, c.Name, i, v, c.labels[i])
+						}
+					}
+				}
 			}
 			m := tab.Matrix("X")
 			in.checkArray(t, m)
