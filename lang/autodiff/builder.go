@@ -66,6 +66,8 @@ type node struct {
 	soff   []int32   // GatherSub: idx[k] is the batch's value of data name at offset soff[k]
 	rsi    *rowIndex // a RowSumProd's elements by the row their adjoints go to
 	sumOf  int32     // a summed RowSumProd: 1 + the index of the one it sums (see fuseSums)
+	lin    *linComb  // the last node of a fused linear chain (fuseLinear)
+	fused  bool      // a node such a chain absorbed
 	dist   *dist.Univariate
 	// norm marks a density whose last operand is a normaliser added to
 	// every element's log density before the sum (Builder.DensityNorm):

@@ -192,7 +192,8 @@ func (p *Program) operandCells(n *node, k int) string {
 // first iteration would. Only the log joint's nodes are evaluated: no
 // draw is taken.
 func (p *Program) loopError(k int, ok bool) error {
-	i := p.order[k]
+	order := p.evalOrder()
+	i := order[k]
 	n := &p.nodes[i]
 	if !n.rows || n.iter == 0 {
 		return p.nodeError(i, ok)
@@ -202,7 +203,7 @@ func (p *Program) loopError(k int, ok bool) error {
 	if !ok {
 		p.fillNaN(n)
 	}
-	for _, j := range p.order[k+1:] {
+	for _, j := range order[k+1:] {
 		m := &p.nodes[j]
 		if !m.joint {
 			continue // kept outputs (a draw's included) are no candidates
@@ -892,14 +893,19 @@ func lastBad(v []float64) int {
 // reverse sweep meets first: after a failure of a loop's rows
 // (Builder.InLoop) the sweep goes on through the nodes of that loop, and
 // of those whose elements are its rows the one failing in the latest
-// iteration is blamed, the first met on a tie.
+// iteration is blamed, the first met on a tie. Fused linear chains go
+// unfused, their nodes' values computed first, as the chains' nodes would
+// have been met.
 func (p *Program) backwardError() error {
+	p.unfuseValues()
+	defer p.fuse()
 	p.seed()
 	var best error
 	var bn *node
 	brow := 0
-	for k := len(p.order) - 1; k >= 0; k-- {
-		i := p.order[k]
+	order := p.evalOrder()
+	for k := len(order) - 1; k >= 0; k-- {
+		i := order[k]
 		n := &p.nodes[i]
 		if !n.joint {
 			continue

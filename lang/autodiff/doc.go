@@ -28,8 +28,11 @@
 // (log k! of a count) once, in Finish. The compiler
 // emits them by pattern; Finish also fuses a Sum of a RowSumProd that
 // nothing else reads (EPM's missing pairs) into one node whose forward
-// pass forms the row sums its reverse pass reuses. See BENCHMARKS.md for
-// what they buy.
+// pass forms the row sums its reverse pass reuses, and fuses a linear
+// predictor, mu + tau * z[g] or a + b * x (sums and differences of
+// scalars, vectors, gathers and their products by scalars), into its last
+// node, one pass forward and one back with the chain's arithmetic in its
+// order, so bit for bit (linear.go). See BENCHMARKS.md for what they buy.
 //
 // An ODE node (OpODE, ode.go) solves y' = f(t, y, args) at given times
 // with a small Program of its own for f, compiled from a user function's

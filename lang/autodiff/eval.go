@@ -15,6 +15,8 @@ func (p *Program) eval(n *node) bool {
 	case op == OpInput:
 		copy(z, p.x[n.i0:n.i0+n.n])
 	case op == OpConst:
+	case n.lin != nil && !p.unfused:
+		p.evalLin(n)
 	case op.isBinary():
 		p.evalBinary(n)
 	case op.isUnary():

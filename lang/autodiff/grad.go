@@ -12,6 +12,8 @@ func (p *Program) grad(n *node) {
 	g := p.a(n)
 	switch op := n.op; {
 	case op == OpInput:
+	case n.lin != nil && !p.unfused:
+		p.gradLin(n, g)
 	case op.isBinary():
 		p.gradBinary(n, g)
 	case op.isUnary():

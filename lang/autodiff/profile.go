@@ -122,7 +122,10 @@ func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64)
 	p.outErr = p.dataOutErr
 	cur := int32(0)
 	t0 := time.Now()
-	for k, i := range p.order {
+	defer p.fuse()
+	order := p.order
+	for k := 0; k < len(order); k++ {
+		i := order[k]
 		n := &p.nodes[i]
 		if n.stmt != cur {
 			t := time.Now()
@@ -133,6 +136,10 @@ func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64)
 		ok := p.eval(n)
 		p.evals[i]++
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
+			var again bool
+			if order, k, again = p.unfuse(order, k, false); again {
+				continue
+			}
 			if !n.joint {
 				if !ok || !p.infIsValue(i) {
 					p.outputFailed(i, ok, &p.outErr)

@@ -25,6 +25,13 @@ type Program struct {
 	scr    []float64        // per-op scratch
 	dstate []float64        // data states of the densities of data (node.dhoist), read-only after Finish
 	order  []int32          // live input-dependent nodes, in build (topological) order
+	// fullOrder and fullJorder are order and jorder with the nodes that
+	// fused linear chains absorbed (fuseLinear), nil without any: an
+	// evaluation that fails in a chain goes on over them, with unfused
+	// set (the chains' last nodes evaluate as their own ops), to fail as
+	// the chains' nodes did.
+	fullOrder, fullJorder []int32
+	unfused               bool
 	// jorder is the part of order that the log joint reads (ForwardJoint):
 	// its nodes, and the exp(value) nodes its prepared densities read.
 	jorder []int32
@@ -157,6 +164,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		}
 	}
 	p.jorder = p.jointOrder()
+	p.fuseLinear(live)
 	for i := range p.nodes {
 		if n := &p.nodes[i]; n.live && n.op == OpODE {
 			n.i1 = len(p.odes)
@@ -434,6 +442,7 @@ func (p *Program) outputFailed(i int32, ok bool, first *error) {
 func (p *Program) Clone() *Program {
 	c := &Program{
 		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, iters: p.iters, stmts: p.stmts, order: p.order, jorder: p.jorder, inputs: p.inputs,
+		fullOrder: p.fullOrder, fullJorder: p.fullJorder,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
 		val:    make([]float64, len(p.val)),
@@ -534,11 +543,18 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	p.x = x
 	p.outErr = p.dataOutErr
 	var jointErr error
-	for k, i := range p.order {
+	defer p.fuse()
+	order := p.order
+	for k := 0; k < len(order); k++ {
+		i := order[k]
 		n := &p.nodes[i]
 		ok := p.eval(n)
 		p.evals[i]++
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
+			var again bool
+			if order, k, again = p.unfuse(order, k, false); again {
+				continue
+			}
 			switch {
 			case !n.joint:
 				if !ok || !p.infIsValue(i) {
@@ -575,11 +591,18 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 	}
 	p.ready = false
 	p.x = x
-	for _, i := range p.jorder {
+	defer p.fuse()
+	order := p.jorder
+	for k := 0; k < len(order); k++ {
+		i := order[k]
 		n := &p.nodes[i]
 		ok := p.eval(n)
 		p.evals[i]++
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
+			var again bool
+			if order, k, again = p.unfuse(order, k, true); again {
+				continue
+			}
 			if !n.joint { // read by a prepared density: Forward goes on past it
 				var e error
 				p.outputFailed(i, ok, &e)
