@@ -526,6 +526,7 @@ func (b *binder) boundByLabels(d *check.DataVar) bool {
 	if b.checkValues(d, j, fmt.Sprintf("`%s`, from the %d labels of column %q (`%s` is declared with upper=%s at %s), is declared %s at %s", d.Name, len(lv.Labels), lv.Column, e.Name, ast.FormatExpr(e.UpperExpr), e.Pos, d.TypeString(), d.Pos)) {
 		b.out[d.Name] = j
 		lv.Bounds = append(lv.Bounds, fmt.Sprintf("%s = %d", d.Name, v))
+		lv.Sizes = append(lv.Sizes, d.Name)
 	}
 	return true
 }

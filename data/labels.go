@@ -68,3 +68,32 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 	}
 	return notes
 }
+
+// SizeLabels maps each int data size that a successful Bind bound from a
+// column's labels (boundByLabels) to the labels, when the size is their
+// count: then element k of an axis of that length is Labels[k], under
+// lower=0, upper=J-1 (code k indexes element k) and under Stan's lower=1,
+// upper=J (code k+1, which the model indexes with as code − 1). A size
+// bound otherwise (lower=1, upper=J-1 makes J one more than the count,
+// with element 0 coded by no label) is left out: its elements keep their
+// numbers. Summaries name the elements of such axes by label.
+func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
+	var out map[string][]string
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels == nil {
+			continue
+		}
+		for _, s := range a.Levels.Sizes {
+			j := bound[s]
+			if j == nil || len(j.Values) != 1 || j.Values[0] != float64(len(a.Levels.Labels)) {
+				continue
+			}
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[s] = a.Levels.Labels
+		}
+	}
+	return out
+}

@@ -244,3 +244,35 @@ func TestBindLabelsBound(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeLabels: a size bound from the labels' count names the elements
+// of its axes by label (SizeLabels) when it is the count, under lower=0,
+// upper=J-1 and Stan's lower=1, upper=J; not when it is another number
+// (upper=J from 0, upper=J-1 from 1) or when an input gave it.
+func TestSizeLabels(t *testing.T) {
+	const src = "county,y\nBECKER,1\nAITKIN,2\nANOKA,3\nAITKIN,4\n"
+	want := []string{"AITKIN", "ANOKA", "BECKER"}
+	for _, c := range []struct {
+		name, decl string
+		sets       map[string]string
+		labelled   bool
+	}{
+		{"upper J-1 from 0", "int<lower=0, upper=J-1>[N]", nil, true},
+		{"upper J from 1", "int<lower=1, upper=J>[N]", nil, true},
+		{"upper J from 0", "int<lower=0, upper=J>[N]", nil, false},
+		{"upper J-1 from 1", "int<lower=1, upper=J-1>[N]", nil, false},
+		{"J given", "int<lower=0, upper=J-1>[N]", map[string]string{"J": "3"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := checked(t, "data J: int<lower=1>\ndata county: "+c.decl+"\ndata y: real[N]\n")
+			bound, err := Bind(info, []Input{csvInput(t, "", "radon.csv", src)}, c.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := SizeLabels(info, bound)
+			if c.labelled != (got != nil) || c.labelled && (len(got) != 1 || !slices.Equal(got["J"], want)) {
+				t.Errorf("SizeLabels %q, want labels %v for J: %v", got, want, c.labelled)
+			}
+		})
+	}
+}

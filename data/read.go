@@ -88,8 +88,9 @@ type Levels struct {
 	// Column is the CSV column coded and File its file, for notes.
 	Column, File string
 	// Bounds lists the int data bound from the labels (boundByLabels),
-	// as "J = 85", for notes.
+	// as "J = 85", for notes; Sizes names them, in the same order.
 	Bounds []string
+	Sizes  []string
 }
 
 // problem is the first problem of the value, bad or its first missing

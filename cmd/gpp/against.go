@@ -183,14 +183,19 @@ func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats)
 	qDraws := againstDraws(af.ff)
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
-			name := compile.ElemName(v.name, v.shape, k)
-			qm, ok := af.mean[name]
+			name := v.elemName(k) // by label when the sample's data name them
+			key := name
+			qm, ok := af.mean[key]
+			if !ok && v.axes != nil { // a fit summarised by numbers (the REPL's last fit)
+				key = compile.ElemName(v.name, v.shape, k)
+				qm, ok = af.mean[key]
+			}
 			if !ok {
 				missing++
 				continue
 			}
 			c := v.first + j
-			rows = append(rows, againstElem(name, qm, af.sd[name], qDraws, st[c].mean, st[c].sd, ms[c]))
+			rows = append(rows, againstElem(name, qm, af.sd[key], qDraws, st[c].mean, st[c].sd, ms[c]))
 		}
 	}
 	return rows, missing
@@ -330,9 +335,9 @@ func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, 
 	for _, v := range sd.ds.vars {
 		var idx []int // the rows of v's elements, in its order
 		for _, k := range v.elems {
-			if i, ok := byName[compile.ElemName(v.name, v.shape, k)]; ok {
+			if i, ok := byName[v.elemName(k)]; ok {
 				if af.repl {
-					rows[i].name = replElemName(v.name, v.shape, k)
+					rows[i].name = v.replElemName(k)
 				}
 				idx = append(idx, i)
 			}

@@ -763,6 +763,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			ro = &o
 		}
 	}
+	nameByLabels(ds.vars, l)
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
 		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), resample: ro}
 	if h.stepSize == 0 {
@@ -1240,7 +1241,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 				break
 			}
 			s := st[v.first+j]
-			row := []string{compile.ElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}
+			row := []string{v.elemName(k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}
 			row = pc.hdiCells(row, s, num3)
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))

@@ -133,6 +133,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		removeIfEmpty()
 		return exitError
 	}
+	nameByLabels(sd.ds.vars, l)
 	if sd.n < 2 {
 		con.note("interrupted before a chain kept 2 draws: no output written")
 		removeIfEmpty()

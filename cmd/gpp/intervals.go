@@ -150,7 +150,7 @@ func intervalGroups(vars []variable, maxRows, maxPanels int) (groups []intervalG
 	for i, v := range ps {
 		g := intervalGroup{param: v.name, total: len(v.elems)}
 		for j, k := range v.elems[:share[i]] {
-			g.elems = append(g.elems, intervalElem{compile.ElemName(v.name, v.shape, k), v.first + j, v, k})
+			g.elems = append(g.elems, intervalElem{v.elemName(k), v.first + j, v, k})
 		}
 		groups = append(groups, g)
 	}

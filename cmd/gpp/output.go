@@ -672,6 +672,10 @@ type variable struct {
 	// pairs plot shows on the log scale that NUTS moves on (set by
 	// modelDrawSet).
 	logScale bool
+	// axes, when not nil, holds the labels that name the elements of each
+	// axis sized by a column of labels (nil for an axis named by numbers;
+	// labelAxes), for the summaries' names (elemName).
+	axes [][]string
 }
 
 // partsFamily names the family of an ordered factor by its parts': the
@@ -1134,7 +1138,7 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			s := st[v.first+j]
-			row := []string{compile.ElemName(v.name, v.shape, k), v.family,
+			row := []string{v.elemName(k), v.family,
 				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)}
 			row = pc.hdiCells(row, s, formatNum)
 			if ds.comp != nil {

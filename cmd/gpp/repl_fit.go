@@ -340,6 +340,9 @@ func (r *repl) fitCmd(args []string) {
 		return
 	}
 	ds, err := makeDrawsAt(res, nil, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
+	if err == nil {
+		nameByLabels(ds.vars, l)
+	}
 	if err == nil && cfg.momentMatch {
 		ds.mm, err = momentMatchFit(ctx, ds, res, nil, l.Model, s.Workers)
 	}
@@ -506,7 +509,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(pc.hdiCells([]string{replElemName(v.name, v.shape, k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
+			t.row(pc.hdiCells([]string{v.replElemName(k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
 		}
 	}
 	t.print(w)

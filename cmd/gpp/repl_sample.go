@@ -264,7 +264,7 @@ func printReplSample(w io.Writer, verbose bool, run *sampleRun) {
 				break
 			}
 			s, m := run.st[c], run.ms[c]
-			t.row(replElemName(v.name, v.shape, k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
+			t.row(v.replElemName(k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
 				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))
 		}
 	}

@@ -694,6 +694,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		removeIfEmpty()
 		return nil, exitError
 	}
+	nameByLabels(sd.ds.vars, l)
 	if sd.warm, err = warmupDraws(u, m, res, s.Seed); err != nil {
 		printError(con, err, srcs)
 		removeIfEmpty()
@@ -1013,7 +1014,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 				rows = append(rows, summaryRow{note: fmt.Sprintf("... %d more elements of %s (all in %s)", len(v.elems)-j, v.name, filepath.Join(cfg.out, summaryFile))})
 				break
 			}
-			rows = append(rows, summaryRow{name: compile.ElemName(v.name, v.shape, k), v: v.name, family: v.family, col: v.first + j})
+			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.family, col: v.first + j})
 		}
 	}
 	printMCMCTable(w, rows, st, ms, defaultPercentiles(st, cfg.hdi), 3)
@@ -1032,7 +1033,7 @@ func elemRows(vars []variable) []summaryRow {
 	var rows []summaryRow
 	for _, v := range vars {
 		for j, k := range v.elems {
-			rows = append(rows, summaryRow{name: compile.ElemName(v.name, v.shape, k), v: v.name, family: v.family, col: v.first + j})
+			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.family, col: v.first + j})
 		}
 	}
 	return rows
@@ -1215,7 +1216,7 @@ func mixingWarnings(sd *sampleDraws, ms []mcmcStats, m *compile.Model) []string 
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
 			m := ms[v.first+j]
-			name := compile.ElemName(v.name, v.shape, k)
+			name := v.elemName(k)
 			if m.rhat > rhatWarn {
 				hiRhat = append(hiRhat, bad{name, m.rhat})
 			}

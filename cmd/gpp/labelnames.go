@@ -1,0 +1,103 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+// nameByLabels names the elements of vars by the labels of the data's
+// columns of labels, as ArviZ names them by PyMC's coords (a[AITKIN]):
+// an axis of a param or output declared with a size that the labels gave
+// (data.SizeLabels) has its elements named by label in the summaries,
+// summary.csv and the forest plot. draws.csv, coords.csv and fit.json keep
+// CmdStan's numbers, which gpp's readers parse.
+func nameByLabels(vars []variable, l *pipeline.Loaded) {
+	labelAxes(vars, l.Info, data.SizeLabels(l.Info, l.Data))
+}
+
+// labelAxes sets the axes of each variable of vars whose declared dims
+// name a size in sizes, with that many elements, to its labels.
+func labelAxes(vars []variable, info *check.Info, sizes map[string][]string) {
+	if len(sizes) == 0 {
+		return
+	}
+	dims := map[string]check.Shape{}
+	for _, lat := range info.Latents {
+		dims[lat.Name] = lat.Dims
+	}
+	outs := map[string]check.Shape{}
+	for _, o := range info.Outputs {
+		outs[o.Name] = o.Dims
+	}
+	for i := range vars {
+		v := &vars[i]
+		ds, ok := dims[v.name]
+		if v.output {
+			ds, ok = outs[v.name]
+		}
+		if !ok || len(ds) != len(v.shape) {
+			continue
+		}
+		var axes [][]string
+		for a, d := range ds {
+			labels := sizes[d.Name]
+			if d.Derived || labels == nil || len(labels) != v.shape[a] {
+				continue
+			}
+			if axes == nil {
+				axes = make([][]string, len(ds))
+			}
+			axes[a] = labels
+		}
+		v.axes = axes
+	}
+}
+
+// elemName names element k (row-major) of v as summaries do: 1-based
+// numbers separated by commas (compile.ElemName), or an axis's label
+// where labelAxes gave it labels: z[AITKIN], b[AITKIN,2].
+func (v *variable) elemName(k int) string {
+	if v.axes == nil {
+		return compile.ElemName(v.name, v.shape, k)
+	}
+	return v.labelName(k, 1, ",")
+}
+
+// replElemName names element k (row-major) of v as the REPL's tables do:
+// replElemName's 0-based numbers, or labels as elemName.
+func (v *variable) replElemName(k int) string {
+	if v.axes == nil {
+		return replElemName(v.name, v.shape, k)
+	}
+	return v.labelName(k, 0, ", ")
+}
+
+// labelName names element k of v by label on its labelled axes and by
+// number from base on the others, the indices joined by sep.
+func (v *variable) labelName(k, base int, sep string) string {
+	idx := compile.Unravel(v.shape, k)
+	parts := make([]string, len(idx))
+	for a, i := range idx {
+		if a < len(v.axes) && v.axes[a] != nil {
+			parts[a] = quoteLabel(v.axes[a][i])
+		} else {
+			parts[a] = strconv.Itoa(i + base)
+		}
+	}
+	return v.name + "[" + strings.Join(parts, sep) + "]"
+}
+
+// quoteLabel writes a label as a name's index: as it is, or quoted as a
+// Go string ("A, B") when it holds a bracket, a comma or a quote, which
+// would make the name ambiguous, or space at an end, which would be lost.
+func quoteLabel(s string) string {
+	if strings.ContainsAny(s, "[],\"") || strings.TrimSpace(s) != s {
+		return strconv.Quote(s)
+	}
+	return s
+}

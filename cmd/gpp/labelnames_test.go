@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// labelNamesModel is a varying-intercept model whose size J the county
+// labels give: a[J], b[J, 2] and the output a2[J] are named by county,
+// yhat[N] by number.
+const labelNamesModel = `data J: int
+data county: int<lower=0, upper=J-1>[N]
+data y: real[N]
+param mu: real ~ Normal(0, 5)
+param tau: positive ~ HalfNormal(1)
+param sigma: positive ~ HalfNormal(1)
+param a: real[J] ~ Normal(mu, tau)
+param b: real[J, 2] ~ Normal(0, 1)
+y ~ Normal(a[county] + b[county, 0], sigma)
+output yhat = a[county]
+output a2 = a * 2
+`
+
+// labelNamesCounties are the groups in sorted order; one holds a comma,
+// which its names quote.
+var labelNamesCounties = []string{"AITKIN", "ANOKA", "BECKER", "ST. LOUIS, MN", "YELLOW MEDICINE"}
+
+// numberNames rewrites the name column of a summary.csv, naming each
+// labelled element by its number as the fit of codes does: a[AITKIN] →
+// a[1], b["ST. LOUIS, MN",2] → b[4,2].
+func numberNames(t *testing.T, summary string) string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(summary)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows[1:] {
+		for k, l := range labelNamesCounties {
+			q := quoteLabel(l)
+			r[0] = strings.Replace(r[0], "["+q+"]", "["+strconv.Itoa(k+1)+"]", 1)
+			r[0] = strings.Replace(r[0], "["+q+",", "["+strconv.Itoa(k+1)+",", 1)
+		}
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.WriteAll(rows)
+	return b.String()
+}
+
+// TestLabelNames: with J given by the labels of the county column, gpp
+// fit's and gpp sample's summary.csv and tables name the elements of
+// the axes sized J by county (a[AITKIN], b[AITKIN,2], a["ST. LOUIS,
+// MN"]), the REPL's table too (0-based elsewhere: b[AITKIN, 1]); with the
+// counties' codes and const J the names are numbers, and the two
+// summary.csv files are byte for byte the same once the names are
+// replaced by numbers. draws.csv keeps CmdStan's numbers, the same in
+// both.
+func TestLabelNames(t *testing.T) {
+	d := t.TempDir()
+	var byName, byCode strings.Builder
+	byName.WriteString("county,y\n")
+	byCode.WriteString("county,y\n")
+	for i := range 30 {
+		k := (i*3 + 1) % len(labelNamesCounties)
+		y := fmt.Sprintf("%.3f", 0.4*float64(k)+0.1*float64(i%7)-0.3)
+		fmt.Fprintf(&byName, "%q,%s\n", labelNamesCounties[k], y)
+		fmt.Fprintf(&byCode, "%d,%s\n", k, y)
+	}
+	named := writeFile(t, d, "radon.csv", byName.String())
+	coded := writeFile(t, d, "radon_codes.csv", byCode.String())
+	model := writeFile(t, d, "m.gpp", labelNamesModel)
+	constJ := writeFile(t, d, "const.gpp", strings.Replace(labelNamesModel, "data J: int\n", "const J = 5\n", 1))
+	wantNames := []string{"a[AITKIN]", `a["ST. LOUIS, MN"]`, "b[AITKIN,1]", "b[YELLOW MEDICINE,2]", `b["ST. LOUIS, MN",2]`, "a2[BECKER]", "yhat[3]"}
+	for _, cmd := range [][]string{
+		{"fit", "--iter", "300", "--output-draws", "50"},
+		{"sample", "--chains", "1", "--warmup", "60", "--draws", "20"},
+	} {
+		t.Run(cmd[0], func(t *testing.T) {
+			run := func(model, data, out string) (table, summary, draws string) {
+				t.Helper()
+				code, stdout, stderr := runSafe(t, append(append([]string{cmd[0], model, data}, cmd[1:]...), "--quiet", "--out", out)...)
+				if code != 0 {
+					t.Fatalf("gpp %s %s %s: exit %d: %s", cmd[0], model, data, code, stderr)
+				}
+				return stdout, readFile(t, filepath.Join(out, summaryFile)), readFile(t, filepath.Join(out, drawsFile))
+			}
+			tabN, sumN, drawsN := run(model, named, filepath.Join(d, cmd[0]+"-named"))
+			tabC, sumC, drawsC := run(constJ, coded, filepath.Join(d, cmd[0]+"-coded"))
+			rows, err := csv.NewReader(strings.NewReader(sumN)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, r := range rows {
+				names[r[0]] = true
+			}
+			for _, n := range wantNames {
+				if !names[n] {
+					t.Errorf("summary.csv has no row %s:\n%s", n, sumN)
+				}
+				if !strings.Contains(tabN, "\n"+n+" ") {
+					t.Errorf("the table has no row %s:\n%s", n, tabN)
+				}
+			}
+			if strings.Contains(tabC, "AITKIN") || strings.Contains(sumC, "AITKIN") || !strings.Contains(tabC, "\nb[5,2] ") {
+				t.Errorf("the codes' summary names elements by label, or not by number:\n%s", tabC)
+			}
+			if got := numberNames(t, sumN); got != sumC {
+				t.Errorf("summary.csv by label, with numbers for labels:\n%s\nwant the codes':\n%s", got, sumC)
+			}
+			if draws(drawsN) != draws(drawsC) || !strings.Contains(drawsN, ",a.1,") || !strings.Contains(drawsN, ",b.5.2,") {
+				t.Errorf("draws.csv of the labels differs from the codes' or is not named by numbers:\n%.600s", drawsN)
+			}
+		})
+	}
+	elems := 3 + 4*len(labelNamesCounties) + 30 // mu, tau, sigma; a, b, a2; yhat
+	// --against a fit of the same labels matches its rows by their names
+	dir := filepath.Join(d, "against")
+	code, _, stderr := runSafe(t, "sample", model, named, "--chains", "1", "--warmup", "60", "--draws", "20", "--quiet", "--against", filepath.Join(d, "fit-named"), "--out", dir)
+	if code != 0 {
+		t.Fatalf("gpp sample --against: exit %d: %s", code, stderr)
+	}
+	if against := readFile(t, filepath.Join(dir, againstFile)); strings.Count(against, "\n") != 1+elems || !strings.Contains(against, "\n\"b[\"\"ST. LOUIS, MN\"\",2]\",") {
+		t.Errorf("against.csv does not compare every element by its name:\n%s", against)
+	}
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load "+model, ":data "+named, ":fit --quiet --iter 300 --output-draws 50")
+	if r.fit == nil {
+		t.Fatalf(":fit: %s", errb)
+	}
+	for _, n := range []string{"a[AITKIN]", `a["ST. LOUIS, MN"]`, "b[AITKIN, 1]", "b[YELLOW MEDICINE, 0]", "yhat[0]"} {
+		if !strings.Contains(out.String(), "\n"+n+" ") {
+			t.Errorf("the REPL's table has no row %s:\n%s", n, out)
+		}
+	}
+}
