@@ -117,6 +117,22 @@ func TestLabelNames(t *testing.T) {
 			}
 		})
 	}
+	// gpp predict, from the fit and from the sample, on new data of a few
+	// counties: a[J] and a2[J] by county (J is the fit's count), yhat by number
+	newData := writeFile(t, d, "new.csv", "county\nBECKER\n\"ST. LOUIS, MN\"\n")
+	for _, from := range []string{"fit-named", "sample-named"} {
+		out := filepath.Join(d, "predict-"+from)
+		code, _, stderr := runSafe(t, "predict", filepath.Join(d, from), model, newData, "--quiet", "--out", out)
+		if code != 0 {
+			t.Fatalf("gpp predict %s: exit %d: %s", from, code, stderr)
+		}
+		sum := readFile(t, filepath.Join(out, summaryFile))
+		for _, n := range []string{"\na[AITKIN],", "\na2[YELLOW MEDICINE],", "\nyhat[2],", "\n\"a[\"\"ST. LOUIS, MN\"\"]\","} {
+			if !strings.Contains(sum, n) {
+				t.Errorf("predict from %s: summary.csv has no row %q:\n%s", from, n[1:], sum)
+			}
+		}
+	}
 	elems := 3 + 4*len(labelNamesCounties) + 30 // mu, tau, sigma; a, b, a2; yhat
 	// --against a fit of the same labels matches its rows by their names
 	dir := filepath.Join(d, "against")

@@ -293,6 +293,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	for d := range ds.logp {
 		ds.logp[d] = math.NaN()
 	}
+	nameByLabels(ds.vars, l)
 	st := summariseColumns(ds, cfg.hdi)
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, mix: mix}
 	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)

@@ -252,6 +252,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		removeIfEmpty()
 		return exitError
 	}
+	nameByLabels(sd.ds.vars, l)
 	sd.fixedParam = fixedParam
 	st, ms := summariseChains(sd, runtime.NumCPU(), cfg.hdi)
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
