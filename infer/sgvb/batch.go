@@ -28,7 +28,6 @@ type qScratch struct {
 	frOff []int       // per block: its ε's offset in eps[k] (full-rank blocks)
 	logd  [][]float64 // per block: log L_ii (full-rank blocks)
 	lqb   []float64   // qBatch × blocks: each block's log q at each draw
-	lq    []float64   // qBatch log densities (Mixture.logQBatch)
 }
 
 // scratch returns a qScratch for r (prepared) from its pool; put it back
@@ -39,7 +38,7 @@ func (r *Result) scratch() *qScratch {
 	}
 	nb := len(r.blocks)
 	sc := &qScratch{frOff: make([]int, nb), logd: make([][]float64, nb),
-		lqb: make([]float64, qBatch*nb), lq: make([]float64, qBatch)}
+		lqb: make([]float64, qBatch*nb)}
 	maxN, tot := 0, 0
 	for i := range r.blocks {
 		b := &r.blocks[i]

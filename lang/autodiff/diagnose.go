@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,6 +198,9 @@ func (p *Program) loopError(k int, ok bool) error {
 	n := &p.nodes[i]
 	if !n.rows || n.iter == 0 {
 		return p.nodeError(i, ok)
+	}
+	if !p.unfused && p.fullOrder != nil {
+		order, k = p.unfuseFrom(i), slices.Index(p.fullOrder, i)
 	}
 	best, bestRow, bestOK := i, p.failRow(n, ok), ok
 	loop := p.iters[n.iter-1].Loop

@@ -20,13 +20,15 @@ import "slices"
 // copies of elements (beta[1]) that add to no adjoint the chain adds to,
 // so that moving the chain's adjoint terms to R_K's place reorders no
 // sum. A vector read elementwise whose adjoint is wanted appears once in
-// the chain, so that each of its cells gets one contribution from it.
+// the chain, so that each of its cells gets one contribution from it, and
+// not also as a broadcast scalar or a coefficient (one element's).
 //
 // The absorbed nodes keep their storage: when the fused value is not
 // finite (a term was), the evaluation goes on unfused from the chain's
 // first node, which gives the error the chain's nodes gave (the first
 // that failed, at its position); backwardError likewise replays the
-// reverse pass unfused.
+// reverse pass unfused, and loopError the rest of a tape that failed in
+// a loop's rows (unfuseFrom).
 
 // linKind is the kind of a term of a linear chain.
 type linKind uint8
@@ -171,6 +173,23 @@ func (p *Program) unfuseValues() {
 	}
 }
 
+// unfuseFrom makes the evaluation, which went fused up to node i (no
+// fused chain's), go on unfused after i: it computes the values of the
+// absorbed nodes before i and returns fullOrder, so that a chain that
+// loopError evaluates after i fails as its nodes did.
+func (p *Program) unfuseFrom(i int32) []int32 {
+	p.unfused = true
+	for _, j := range p.fullOrder {
+		if j == i {
+			break
+		}
+		if n := &p.nodes[j]; n.fused {
+			p.eval(n)
+		}
+	}
+	return p.fullOrder
+}
+
 // unfuse is called when node order[k] of an evaluation fails. If it is a
 // fused chain, the evaluation goes on unfused, from the chain's first
 // node in the full order (of fullOrder, or with joint of fullJorder):
@@ -290,7 +309,9 @@ func (p *Program) linChain(r int32, uses []int32) (*linComb, []int32) {
 		break
 	}
 	slices.Reverse(terms)
-	// a vector read elementwise with an adjoint appears once
+	// a vector read elementwise with an adjoint appears once, and not as
+	// a broadcast scalar or a coefficient too (z[g] + z with z of one
+	// element), whose sums the reverse pass adds after the elements'
 	seen := map[int32]bool{}
 	for _, t := range terms {
 		if t.kind == linScalar || !p.nodes[t.base].dyn {
@@ -300,6 +321,11 @@ func (p *Program) linChain(r int32, uses []int32) (*linComb, []int32) {
 			return nil, nil
 		}
 		seen[t.base] = true
+	}
+	for _, t := range terms {
+		if (t.kind == linScalar && seen[t.base]) || (t.coef >= 0 && seen[t.coef]) {
+			return nil, nil
+		}
 	}
 	lc := &linComb{terms: terms}
 	// The reverse sweep's order of the scalar sums: the chain's nodes

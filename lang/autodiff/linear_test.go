@@ -234,7 +234,8 @@ func TestLinearFused(t *testing.T) {
 }
 
 // TestLinearFusedErrors checks that a fused chain fails as its nodes did,
-// word for word, from Forward, ForwardJoint, ForwardAll and Backward: a
+// word for word, from Forward, ForwardJoint, ForwardAll, Backward and
+// Profile: a
 // term that overflows forward (tau * z[g] with tau 1e308 and z 2), and
 // an adjoint that overflows backward (z[g]'s, tau times the predictor's,
 // with tau 1e157 and z 1e-5: the log density and the other adjoints stay
@@ -261,7 +262,8 @@ func TestLinearFusedErrors(t *testing.T) {
 				}
 				g := make([]float64, len(x))
 				_, err := p.LogJoint(x, g)
-				return append(out, fmt.Sprint(err, g))
+				_, perr := p.Profile(x, 1)
+				return append(out, fmt.Sprint(err, g), fmt.Sprint(perr))
 			}
 			got, want := results(pf), results(pu)
 			for i := range want {
@@ -278,6 +280,100 @@ func TestLinearFusedErrors(t *testing.T) {
 			}
 			if tc.what == "backward" && (!strings.HasSuffix(want[0], "<nil>") || !strings.Contains(want[3], "lin.gpp:2:1: mul: gradient is -Inf")) {
 				t.Errorf("h5, backward: %q", want)
+			}
+		}
+	}
+}
+
+// TestLinearFusedLoopError checks that a fused chain in a loop lowered as
+// vectors (InLoop) is blamed as its nodes were when an earlier node of the
+// loop fails first in a later iteration: log(x - a) fails at i = 5, and
+// the chain's product tau * z[g] at i = 1, so the product is named.
+func TestLinearFusedLoopError(t *testing.T) {
+	build := func(fuse bool) *Program {
+		b := NewBuilder()
+		a := b.Input("a", Scalar(), testPos)
+		mu := b.Input("mu", Scalar(), testPos)
+		tau := b.Input("tau", Scalar(), testPos)
+		z := b.Input("z", Vector(linJ), testPos)
+		xs := []float64{3, 3, 3, 3, 3, -3, 3}
+		x := b.Const(xs, Vector(linN), testPos)
+		ys := b.Const(make([]float64, linN), Vector(linN), testPos)
+		vals := make([]int, linN)
+		for i := range vals {
+			vals[i] = i
+		}
+		linLine = 0
+		done := b.InLoop(true)
+		doneIter := b.AtIter(&Iters{Loop: testPos, Vars: []string{"i"}, Vals: [][]int{vals}})
+		terms := b.Log(b.Sub(x, a, lp()), lp())
+		eta := b.Add(mu, b.Mul(tau, b.Gather(z, linIdx, lp()), lp()), lp())
+		lik := b.Density(*mustUnivariate(t, "Normal"), ys, []ID{eta, b.Scalar(1, testPos)}, lp())
+		doneIter()
+		done()
+		noLinFuse = !fuse
+		defer func() { noLinFuse = false }()
+		p, err := b.Finish(b.Add(b.Sum(terms, testPos), lik, testPos))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pf, pu := build(true), build(false)
+	if linFused(pf) != 1 {
+		t.Fatalf("%d chains fused, want 1", linFused(pf))
+	}
+	x := []float64{0, 0, 1e308, 1e-307, 1e-307, 2, 1e-307, 1e-307} // a, mu, tau, z: z[2] overflows in rows 1, 2 and 5
+	_, want := pu.Forward(x)
+	_, got := pf.Forward(x)
+	if want == nil || !strings.Contains(want.Error(), "mul") || !strings.Contains(want.Error(), "i = 1") {
+		t.Fatalf("unfused: %v", want)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fused: %v, unfused %v", got, want)
+	}
+}
+
+// TestLinearFusedOneElement checks a vector of one element read both
+// gathered and broadcast, mu + z[g] + z: its adjoint gets the elements'
+// terms and the broadcast's sum in the unfused order, so that only
+// mu + z[g] is fused, and the gradient is the unfused one bit for bit at
+// points where the other order rounds differently.
+func TestLinearFusedOneElement(t *testing.T) {
+	build := func(fuse bool) *Program {
+		r := rand.New(rand.NewPCG(3, 5))
+		b := NewBuilder()
+		mu := b.Input("mu", Scalar(), testPos)
+		z := b.Input("z", Vector(1), testPos)
+		eta := b.Add(b.Add(mu, b.Gather(z, make([]int, linN), lp()), lp()), z, lp())
+		ws := make([]float64, linN)
+		for i := range ws {
+			ws[i] = -1 + 2*r.Float64()
+		}
+		w := b.Const(ws, Vector(linN), testPos)
+		noLinFuse = !fuse
+		defer func() { noLinFuse = false }()
+		p, err := b.Finish(b.Sum(b.Mul(w, b.Exp(eta, testPos), testPos), testPos))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pf, pu := build(true), build(false)
+	if got := linFused(pf); got != 1 {
+		t.Errorf("%d chains fused, want 1 (mu + z[g])", got)
+	}
+	gf, gu := make([]float64, 2), make([]float64, 2)
+	for s := range 50 {
+		x := []float64{0.1*float64(s) - 2, 0.37*float64(s%7) - 1}
+		vf, errf := pf.LogJoint(x, gf)
+		vu, erru := pu.LogJoint(x, gu)
+		if errf != nil || erru != nil || math.Float64bits(vf) != math.Float64bits(vu) {
+			t.Fatalf("x %v: value %.17g (%v), unfused %.17g (%v)", x, vf, errf, vu, erru)
+		}
+		for i := range gf {
+			if math.Float64bits(gf[i]) != math.Float64bits(gu[i]) {
+				t.Errorf("x %v: grad[%d] %.17g, unfused %.17g", x, i, gf[i], gu[i])
 			}
 		}
 	}
