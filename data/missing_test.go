@@ -53,9 +53,9 @@ func TestMissingErrors(t *testing.T) {
 	const what = "; drop or fill in the rows with missing `x`\x00"
 	for _, c := range []struct{ name, model, csv, want string }{
 		{"covariate", "data x: real[N]\ndata y: real[N]\nparam b: real\ny ~ Normal(b * x, 1)\n", "x,y\n1,2\n,3\n",
-			"d.csv:3:1: column \"x\": empty cell: `x` is read in an expression at m.gpp:4:16 (a covariate), and only data that the model just observes, on the left of `~`, has its missing values fitted: a missing covariate needs a model of its own" + what},
-		{"observed and read", "data x: real[N]\nparam b: real\nx ~ Normal(b, 1)\ntarget += -sum(square(x))\n", "x\n1\nNA\nNA\n",
-			"d.csv:3:1: column \"x\": \"NA\", a missing value (the first of 2): `x` is read in an expression at m.gpp:4:23 (a covariate)"},
+			"d.csv:3:1: column \"x\": empty cell: `x` is read in an expression at m.gpp:4:16 (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (x ~ D(...)), whose ~ is then their prior" + what},
+		{"observed and read in an if", "data x: real[N]\nparam b: real\nx ~ Normal(b, 1)\nif x[0] > 0 {\n  target += b\n}\n", "x\n1\nNA\nNA\n",
+			"d.csv:3:1: column \"x\": \"NA\", a missing value (the first of 2): `x` is a covariate (read at m.gpp:4:4) with a model of its own, but fitted missing values of it would change with the draws, and it is read where a value must be known before the fit, which a model of its own does not change: m.gpp:4:9: a comparison needs operands known before the fit, and `x[0]` reads `x`, whose missing values would be fitted"},
 		{"int", "data x: int[N]\nparam l: positive\nx ~ Poisson(l)\n", "x\n1\nNA\n",
 			"d.csv:3:1: column \"x\": \"NA\", a missing value: `x` is int data: a missing count or class would be a discrete latent, which variational inference (SGVB) cannot fit (fit the other rows; gpp predict then draws the missing ones from an output y_rep ~ ...)" + what},
 		{"truncated by a param", "data x: real[N]\nparam m: real\nparam L: real\nx ~ Normal(m, 1) T[L, ]\n", "x\n1\nNA\n",

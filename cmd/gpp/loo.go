@@ -182,7 +182,9 @@ func (w *looWeights) add(x []float64, logq, logp float64) {
 // model at its params: proposal q(params)·p(missing | params) (the
 // mixture ½q + ½g's marginal of the params for a defensive fit), so the
 // weight p(params, missing, observed)/proposal is p(params, observed)/
-// q(params). A draw whose missing values cannot be drawn (an argument
+// q(params) (for a covariate's missing values, the other ~ that read them
+// keep their density in it: a valid weight still, for the same proposal,
+// if noisier). A draw whose missing values cannot be drawn (an argument
 // outside its support) has weight 0.
 func (w *looWeights) addMarginal(x []float64) {
 	copy(w.x, x)
@@ -305,16 +307,10 @@ func (w *looWeights) pitDraws(ds *drawSet) *looDraws {
 // looObservations returns the j of the elements v.elems[j] of the log_lik
 // output v that are observations: every one, less those at the missing
 // cells of data of v's shape (an imputed value is the fit's, not an
-// observation; its log_lik element would count as one).
+// observation; its log_lik element would count as one), those of a
+// covariate only when v is not over a response (Model.ImputedCells).
 func looObservations(v variable, m *compile.Model) []int {
-	imputed := map[int]bool{}
-	for _, mc := range m.MissingCells() {
-		if slices.Equal(mc.Shape, v.shape) {
-			for _, c := range mc.Cells {
-				imputed[c] = true
-			}
-		}
-	}
+	imputed := m.ImputedCells(v.name, v.shape)
 	obs := make([]int, 0, len(v.elems))
 	for j, k := range v.elems {
 		if !imputed[k] {

@@ -190,7 +190,9 @@ target += log(s - 100)
 func TestSampleProfile(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "m.gpp", profileModelSrc)
-	dat := profileData(t, dir, 100, 3)
+	// 400 × 10: the heavy statement about 10× the others, so that a loaded
+	// machine's timing noise does not reorder them
+	dat := profileData(t, dir, 400, 10)
 	var draws []string
 	for i, extra := range [][]string{{"--profile"}, nil} {
 		out := filepath.Join(dir, strconv.Itoa(i))

@@ -1531,18 +1531,31 @@ func joinAnd(items []string) string {
 }
 
 // readsMissing reports whether x reads data whose missing cells the model
-// fits (y_missing): x then depends on the params, and is evaluated at
-// draws of q with those cells filled in, as an output is.
+// fits (y_missing), itself or through lets (a covariate's: let xc = 2 * x):
+// x then depends on the params, and is evaluated at draws of q with those
+// cells filled in, as an output is.
 func (r *repl) readsMissing(info *check.Info, x ast.Expr) bool {
 	var names []string
-	ast.Inspect(x, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			if d := info.DataVar(id.Name); d != nil && d.Missing != nil && info.Uses[id] == d.Symbol {
+	seen := map[*check.Symbol]bool{}
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			sym := info.Uses[id]
+			if d := info.DataVar(id.Name); d != nil && d.Missing != nil && sym == d.Symbol {
 				names = append(names, id.Name)
 			}
-		}
-		return true
-	})
+			if sym != nil && sym.Kind == check.Let && sym.Decl != nil && !seen[sym] {
+				seen[sym] = true
+				walk(sym.Decl)
+			}
+			return true
+		})
+	}
+	walk(x)
 	if len(names) == 0 {
 		return false
 	}

@@ -1858,3 +1858,11 @@ func TestTakeInitLast(t *testing.T) {
 		}
 	}
 }
+
+// TestReplMissingCovariate: testdata/repl_missing_covariate.in, as
+// TestReplSession. A query of a let that reads a covariate whose missing
+// values the fit imputes (xc = 2 * x) is evaluated at draws of q, as one
+// of x is, not as data alone: xc[1] has x_missing's spread, doubled.
+func TestReplMissingCovariate(t *testing.T) {
+	replTranscript(t, "repl_missing_covariate", exitOK)
+}

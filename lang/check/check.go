@@ -59,6 +59,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		outputs:    map[string]*OutputVar{},
 		usedOverds: map[string]bool{},
 	}
+	c.info.cfg = cfg
 	c.prepass()
 	var stopped ast.Stmt // the first statement left unchecked after ast.MaxErrors errors
 	for _, s := range f.Stmts {
@@ -496,7 +497,7 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	}
 	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
 	sym := &Symbol{Name: dv.Name, Kind: Data, Decl: s, Pos: dv.Pos,
-		Type: Type{Elem: dv.Elem, Shape: dv.Dims, Support: dv.Support, DataOnly: true,
+		Type: Type{Elem: dv.Elem, Shape: dv.Dims, Support: dv.Support, DataOnly: !c.cfg.Imputed[dv.Name],
 			Range: boundsInterval(dv.Support, dv.Lower, dv.Upper)}}
 	dv.Symbol = sym
 	c.declare(s.Name, sym)

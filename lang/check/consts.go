@@ -189,6 +189,8 @@ func (c *checker) paramCulprit(e ast.Expr) string {
 			switch sym.Kind {
 			case Param:
 				msg = "`" + id.Name + "` is a param (declared at " + sym.Pos.String() + ")"
+			case Data: // a covariate whose missing values are fitted (Config.Imputed)
+				msg = "`" + id.Name + "` is data whose missing values would be fitted, changing with the draws"
 			default:
 				msg = "`" + id.Name + "` depends on a param (" + sym.Kind.String() + " at " + sym.Pos.String() + ")"
 			}

@@ -282,14 +282,20 @@ func (c *checker) dependsOnParam(e ast.Expr) string {
 	var sym *Symbol
 	ast.Inspect(e, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok && sym == nil {
-			if s := c.info.Uses[id]; s != nil && (s.Kind == Param || s.Kind == Output) {
+			if s := c.info.Uses[id]; s != nil && (s.Kind == Param || s.Kind == Output || s.Kind == Data && c.cfg.Imputed[s.Name]) {
 				sym = s
 			}
 		}
 		return sym == nil
 	})
 	if sym == nil {
+		if d, let := c.imputedVia(e, map[*Symbol]bool{}); d != nil {
+			return "reads `" + d.Name + "` through the let `" + let.Name + "`, and the missing values of `" + d.Name + "` would be fitted, changing with the draws"
+		}
 		return "depends on a param"
+	}
+	if sym.Kind == Data { // a covariate whose missing values are fitted
+		return "reads `" + sym.Name + "`, whose missing values would be fitted, changing with the draws"
 	}
 	kind := "param"
 	if sym.Kind == Output {
@@ -299,6 +305,33 @@ func (c *checker) dependsOnParam(e ast.Expr) string {
 		return "is the " + kind + " `" + sym.Name + "`"
 	}
 	return "depends on the " + kind + " `" + sym.Name + "`"
+}
+
+// imputedVia returns the covariate typed as changing with the fit
+// (Config.Imputed) that e reads through lets, and the let of e that reads
+// it, or nils.
+func (c *checker) imputedVia(e ast.Node, seen map[*Symbol]bool) (d, let *Symbol) {
+	if len(c.cfg.Imputed) == 0 {
+		return nil, nil
+	}
+	ast.Inspect(e, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		s := c.info.Uses[id]
+		if !ok || d != nil || s == nil || seen[s] {
+			return d == nil
+		}
+		seen[s] = true
+		switch {
+		case s.Kind == Data && c.cfg.Imputed[s.Name]:
+			d = s
+		case s.Kind == Let && !s.Type.DataOnly && s.Decl != nil:
+			if via, _ := c.imputedVia(s.Decl, seen); via != nil {
+				d, let = via, s
+			}
+		}
+		return d == nil
+	})
+	return d, let
 }
 
 // FoldNot is the value of !a: 1 when a is 0, else 0.

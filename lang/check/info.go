@@ -16,6 +16,10 @@ type Config struct {
 	// line (--set NAME=VALUE). Names of scalar data are accepted too and
 	// only validated: the data binder uses them.
 	Overrides map[string]string
+	// Imputed names real data read in expressions whose missing values
+	// the bound data make latents (Info.Imputing): the checker types their
+	// reads as values that change with the fit, not known before it.
+	Imputed map[string]bool
 }
 
 // Info is what the checker learns about a valid (or partly valid) file; the
@@ -82,6 +86,8 @@ type Info struct {
 	// 1-based for (loops.go), a replicate not of the shape of the data
 	// it mirrors (replicate.go); in source order.
 	Warnings []*ast.Error
+
+	cfg *Config // the check's configuration, for Imputing
 }
 
 // Lookup returns the top-level symbol of that name, or nil.
@@ -396,6 +402,13 @@ type DataVar struct {
 	// nil when a missing cell is an error, and NoMissing then says why.
 	Missing   *MissingFit
 	NoMissing string
+	// ReadAt is the data's first read in an expression (a covariate), or
+	// 0. When its missing values are fitted too (Missing: a covariate with
+	// a model of its own), the compiler checks the model again with it
+	// typed as changing with the fit if the bound data have missing cells
+	// (Info.Imputing). Observed is true when it is the value of a ~.
+	ReadAt   ast.Pos
+	Observed bool
 	// Unused is true when no statement mentions the data and its missing
 	// cells could be fitted once a ~ observes it: a declaration typed into
 	// the REPL before its ~, whose missing cells wait for it

@@ -12,10 +12,13 @@ import (
 // data declaration that the model only observes — every mention of it is
 // the value of a ~, whole (y ~ D(...)) or indexed (y[i] ~ D(...)) — are
 // fitted as one latent vector NAME_missing, whose values take those cells'
-// places. The ~ statements are then the missing values' prior. Data read in
-// an expression (a covariate) would need a model of its own, and int data
-// a discrete latent: their missing cells stay errors, and NoMissing says
-// why.
+// places. The ~ statements are then the missing values' prior. Data also
+// read in an expression (a covariate with a model of its own, as PyMC's
+// masked observed covariate) is fitted so too, unless a read is where a
+// value must be known before the fit (imputable); every read is then of
+// the mixed value. A covariate observed by no ~ would need a model of its
+// own, and int data a discrete latent: their missing cells stay errors,
+// and NoMissing says why.
 
 // MissingFit describes the latent values fitted for the missing cells of
 // a data declaration: their bounds, the declaration's narrowed to the
@@ -80,6 +83,7 @@ func (c *checker) missingData() {
 		trunc   []Interval     // the constant bounds of the truncated ~ on it
 		why     string         // a reason a ~ on it cannot fit missing cells
 		readPos ast.Pos        // the first mention in an expression
+		tilde   bool           // the value of a ~
 	}
 	obs := map[*Symbol]*observation{}
 	of := func(sym *Symbol) *observation {
@@ -112,6 +116,7 @@ func (c *checker) missingData() {
 		}
 		observed[id] = true
 		o := of(sym)
+		o.tilde = true
 		d := c.info.Dists[s.Dist]
 		switch {
 		case o.why != "":
@@ -153,6 +158,7 @@ func (c *checker) missingData() {
 			continue
 		}
 		o := of(d.Symbol)
+		d.ReadAt, d.Observed = o.readPos, o.tilde
 		switch {
 		case d.Elem == Int:
 			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count or class would be a discrete latent, which variational inference (SGVB) cannot fit (fit the other rows; gpp predict then draws the missing ones from an output y_rep ~ ...)", d.Name)
@@ -160,17 +166,73 @@ func (c *checker) missingData() {
 			d.NoMissing = fmt.Sprintf("`%s` is %s data, whose missing values are not fitted", d.Name, d.Kind)
 		case d.LowerExpr != nil && d.Lower == nil || d.UpperExpr != nil && d.Upper == nil:
 			d.NoMissing = fmt.Sprintf("the bounds of `%s` depend on other data", d.Name)
-		case o.readPos.Line != 0:
-			d.NoMissing = fmt.Sprintf("`%s` is read in an expression at %s (a covariate), and only data that the model just observes, on the left of `~`, has its missing values fitted: a missing covariate needs a model of its own", d.Name, o.readPos)
 		case o.why != "":
 			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, truncated by constants if at all"
+		case len(o.narrow) == 0 && o.readPos.Line != 0:
+			d.NoMissing = fmt.Sprintf("`%s` is read in an expression at %s (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (%s ~ D(...)), whose ~ is then their prior", d.Name, o.readPos, d.Name)
 		case len(o.narrow) == 0:
 			d.NoMissing = fmt.Sprintf("`%s` is not observed by any ~, so its missing values would have no distribution", d.Name)
 			d.Unused = !mentioned[d.Symbol]
+		case o.readPos.Line != 0:
+			if why := c.imputable(d, o.readPos); why != "" {
+				d.NoMissing = why
+				break
+			}
+			d.Missing = missingBounds(d, o.narrow, o.trunc)
 		default:
 			d.Missing = missingBounds(d, o.narrow, o.trunc)
 		}
 	}
+}
+
+// imputable says why the missing values of d, a covariate (read in an
+// expression first at read) observed by a ~, cannot be fitted, or "" if
+// they can: a fitted value changes with the draws, so no read of d may be
+// where a value must be known before the fit (an if condition, a bound,
+// a const, an argument that needs data, a let used in one). The file is
+// checked again with d typed so (Config.Imputed): its first error is the
+// reason. In such a check itself, d is taken as imputable, and so is any
+// other covariate, which Info.Imputing then decides as the first check did.
+func (c *checker) imputable(d *DataVar, read ast.Pos) string {
+	if len(c.cfg.Imputed) > 0 {
+		return ""
+	}
+	cfg := *c.cfg
+	cfg.Imputed = map[string]bool{d.Name: true}
+	_, err := Check(c.file, &cfg)
+	errs, ok := err.(ast.ErrorList)
+	if err == nil || !ok || len(errs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("`%s` is a covariate (read at %s) with a model of its own, but fitted missing values of it would change with the draws, and it is read where a value must be known before the fit, which a model of its own does not change: %s: %s",
+		d.Name, read, errs[0].Pos, errs[0].Msg)
+}
+
+// Imputing returns the Info of f, which info is of, checked again with
+// the covariates named typed as changing with the fit (Config.Imputed):
+// the compiler lowers f with it when the bound data have missing cells in
+// covariates whose missing values the model fits (DataVar.ReadAt), so that
+// the expressions that read them are recomputed at each draw. The
+// decisions on missing values are info's.
+func (info *Info) Imputing(f *ast.File, names []string) (*Info, error) {
+	cfg := Config{}
+	if info.cfg != nil {
+		cfg = *info.cfg
+	}
+	cfg.Imputed = map[string]bool{}
+	for _, n := range names {
+		cfg.Imputed[n] = true
+	}
+	out, err := Check(f, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range out.Data {
+		if old := info.DataVar(d.Name); old != nil {
+			d.Missing, d.NoMissing, d.Unused = old.Missing, old.NoMissing, old.Unused
+		}
+	}
+	return out, nil
 }
 
 // ObservedIdent returns the name that e, the value of a ~, observes whole

@@ -128,6 +128,10 @@ type Model struct {
 
 // Compile compiles a checked file with its bound data (from data.Bind).
 func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Model, error) {
+	info, err := imputing(f, info, bound)
+	if err != nil {
+		return nil, err
+	}
 	m := &Model{file: f, info: info, data: bound}
 	prog, _, err := m.build(buildJoint)
 	if err != nil {

@@ -55,10 +55,105 @@ func (m *Model) MissingCells() map[string]MissingCells {
 	return out
 }
 
+// ImputedCells returns the row-major cells of the output out, of that
+// shape, that are at missing values the model fits (MissingCells), which
+// PSIS-LOO leaves out of a log_lik: an imputed value is no observation.
+// Those of a covariate (data read in an expression, check.DataVar.ReadAt)
+// are left out only when out reads no other data of its shape that a ~
+// observes and no expression reads, a response: a log_lik over y, whose
+// mean reads x, has an observation at each y, x imputed or not.
+func (m *Model) ImputedCells(out string, shape []int) map[int]bool {
+	cells := map[int]bool{}
+	var reads map[string]bool
+	for name, mc := range m.MissingCells() {
+		if !slices.Equal(mc.Shape, shape) {
+			continue
+		}
+		if d := m.info.DataVar(name); d.ReadAt.IsValid() {
+			if reads == nil {
+				reads = m.readsData(out)
+			}
+			if m.readsResponse(reads, name, shape) {
+				continue
+			}
+		}
+		for _, c := range mc.Cells {
+			cells[c] = true
+		}
+	}
+	return cells
+}
+
+// readsResponse reports whether reads holds data other than name of that
+// shape that a ~ observes and no expression reads.
+func (m *Model) readsResponse(reads map[string]bool, name string, shape []int) bool {
+	for r := range reads {
+		d, a := m.info.DataVar(r), m.data[r]
+		if r != name && d != nil && a != nil && d.Observed && !d.ReadAt.IsValid() && slices.Equal(a.Shape, shape) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsData returns the data that the top-level let or output name reads,
+// through the lets and outputs it reads.
+func (m *Model) readsData(name string) map[string]bool {
+	reads := map[string]bool{}
+	seen := map[*check.Symbol]bool{}
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			sym := m.info.Uses[id]
+			if sym == nil || seen[sym] {
+				return true
+			}
+			seen[sym] = true
+			switch sym.Kind {
+			case check.Data:
+				reads[sym.Name] = true
+			case check.Let, check.Output:
+				if sym.Decl != nil {
+					walk(sym.Decl)
+				}
+			}
+			return true
+		})
+	}
+	if s := m.info.Lookup(name); s != nil && s.Decl != nil {
+		seen[s] = true
+		walk(s.Decl)
+	}
+	return reads
+}
+
 // MissingCells are a data value's shape and its missing cells, row-major.
 type MissingCells struct {
 	Shape []int
 	Cells []int
+}
+
+// imputing returns info, or, when bound has missing cells in covariates
+// whose missing values the model fits (check.DataVar.ReadAt), the Info of
+// f checked with them typed as changing with the fit: every expression
+// that reads one is then lowered as a node of the params, recomputed at
+// each draw, where data-only values are computed once. Without such cells
+// the lowering is the same as without this feature.
+func imputing(f *ast.File, info *check.Info, bound map[string]*data.Array) (*check.Info, error) {
+	var names []string
+	for _, d := range info.Data {
+		if a := bound[d.Name]; a != nil && len(a.Missing) > 0 && d.Missing != nil && d.ReadAt.IsValid() {
+			names = append(names, d.Name)
+		}
+	}
+	if len(names) == 0 {
+		return info, nil
+	}
+	return info.Imputing(f, names)
 }
 
 // missing lays out the latent of each data declaration's missing cells

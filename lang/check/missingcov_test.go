@@ -1,0 +1,63 @@
+package check_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A covariate with a model of its own (the value of a ~ and read in an
+// expression) has its missing values fitted, decided before any data are
+// bound, unless a read of it is where a value must be known before the
+// fit: then NoMissing says where and why, without advising a model of its
+// own, which it has. A covariate observed by no ~ is told to give it one.
+func TestMissingCovariate(t *testing.T) {
+	const head = "data x: real[N]\ndata y: real[N]\nparam m: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\n"
+	for _, c := range []struct {
+		name, body string
+		read       string // ReadAt, as line:col
+		why        string // "": fitted; else a part of NoMissing
+	}{
+		{"whole", "x ~ Normal(m, 1)\ny ~ Normal(b * x, 1)\n", "6:16", ""},
+		{"in a loop", "for i in 0:N {\n  x[i] ~ Normal(m, 1)\n  y[i] ~ Normal(b * x[i], 1)\n}\n", "7:21", ""},
+		{"in a let and target", "x ~ Normal(m, 1)\nlet mu = b * x\ny ~ Normal(mu, 1)\ntarget += -sum(square(x)) / 100\n", "6:14", ""},
+		{"read by an output only", "x ~ Normal(m, 1)\ny ~ Normal(b, 1)\noutput z = x * b\n", "", ""},
+		{"if condition", "x ~ Normal(m, 1)\nif x[0] > 0 {\n  y ~ Normal(b, 1)\n}\n", "6:4",
+			"m.gpp:6:9: a comparison needs operands known before the fit, and `x[0]` reads `x`, whose missing values would be fitted"},
+		{"let in an if", "x ~ Normal(m, 1)\nlet c = mean(x)\nif c > 0 {\n  y ~ Normal(b, 1)\n}\n", "6:14",
+			"m.gpp:7:6: a comparison needs operands known before the fit, and `c` reads `x` through the let `c`"},
+		{"param bound", "param a: real<lower=max(x)> ~ Normal(0, 1)\nx ~ Normal(m, 1)\ny ~ Normal(a, 1)\n", "5:25",
+			"m.gpp:5:21: a param's lower bound must be known before the fit"},
+		{"data bound", "data w: real<lower=min(x) - 1>[N]\nx ~ Normal(m, 1)\nw ~ Normal(b, 1)\n", "5:24",
+			"m.gpp:5:20: lower bound must depend only on data and constants; `x` is data whose missing values would be fitted"},
+		{"no model of its own", "y ~ Normal(b * x, 1)\n", "5:16",
+			"`x` is read in an expression at m.gpp:5:16 (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (x ~ D(...))"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, info := checkSource(t, "m.gpp", head+c.body, nil)
+			d := info.DataVar("x")
+			if got := posText(d.ReadAt.Line, d.ReadAt.Col); got != c.read {
+				t.Errorf("ReadAt %s, want %q", d.ReadAt, c.read)
+			}
+			switch {
+			case c.why == "" && (d.Missing == nil || d.NoMissing != ""):
+				t.Errorf("missing values not fitted: %s", d.NoMissing)
+			case c.why != "" && (d.Missing != nil || !strings.Contains(d.NoMissing, c.why)):
+				t.Errorf("NoMissing %q, want it to contain %q", d.NoMissing, c.why)
+			case c.why != "" && c.name != "no model of its own" && strings.Contains(d.NoMissing, "needs a model of its own"):
+				t.Errorf("NoMissing %q advises a model of its own, which x has", d.NoMissing)
+			}
+			if y := info.DataVar("y"); c.name != "data bound" && (y.ReadAt.IsValid() || !y.Observed) {
+				t.Errorf("y: ReadAt %s, Observed %v: want a response", y.ReadAt, y.Observed)
+			}
+		})
+	}
+}
+
+// posText is line:col, or "" for no position.
+func posText(line, col int) string {
+	if line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", line, col)
+}
