@@ -355,6 +355,38 @@ var Univariates = []*Univariate{
 		Hoisted:     negBinomialLogHoisted{},
 		DataHoisted: negBinomialLogData{},
 	},
+	{
+		Name: "ZeroInflatedPoisson", Params: []Param{{"psi", Unit}, {"lambda", Positive}},
+		Support: Count, Doc: "Poisson(lambda) counts with extra zeros: a Poisson count with probability psi (PyMC's psi), else a structural zero",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return ZeroInflatedPoisson{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return ZeroInflatedPoisson{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "ZeroInflatedNegBinomial", Params: []Param{{"psi", Unit}, {"mu", Positive}, {"phi", Positive}},
+		Support: Count, Doc: "NegBinomial(mu, phi) counts with extra zeros: a NegBinomial count with probability psi (PyMC's psi), else a structural zero",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
+		Name: "HurdlePoisson", Params: []Param{{"psi", Unit}, {"lambda", Positive}},
+		Support: Count, Doc: "a zero-truncated Poisson(lambda) count with probability psi (PyMC's psi), else 0",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return HurdlePoisson{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdlePoisson{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "HurdleNegBinomial", Params: []Param{{"psi", Unit}, {"mu", Positive}, {"phi", Positive}},
+		Support: Count, Doc: "a zero-truncated NegBinomial(mu, phi) count with probability psi (PyMC's psi), else 0",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return HurdleNegBinomial{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
+	},
 }
 
 // LookupUnivariate returns the scalar family called name.

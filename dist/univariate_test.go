@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 40    // families in the registry
+	univariateNo = 44    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -396,6 +396,42 @@ var uniCases = []uniCase{
 		},
 		moments: [][]float64{{1.1, 0.5}, {3, 5}, {-2, 1e4}}, intParam: -1,
 	},
+	{
+		name: "ZeroInflatedPoisson", newDist: func(p []float64) uniDist { return ZeroInflatedPoisson{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.02, 0.98), unif(r, 0.1, 30)} },
+		value: func(p []float64, r *rand.Rand) float64 {
+			return ZeroInflatedPoisson{p[0], p[1]}.Rand(r)
+		},
+		moments: [][]float64{{0.7, 3}, {0.1, 0.4}, {0.95, 40}, {1, 2}}, intParam: -1,
+	},
+	{
+		name: "ZeroInflatedNegBinomial", newDist: func(p []float64) uniDist { return ZeroInflatedNegBinomial{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 {
+			return []float64{unif(r, 0.02, 0.98), unif(r, 0.1, 30), unif(r, 0.2, 20)}
+		},
+		value: func(p []float64, r *rand.Rand) float64 {
+			return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.Rand(r)
+		},
+		moments: [][]float64{{0.7, 3, 0.5}, {0.4, 20, 5}, {0.9, 0.2, 1e3}}, intParam: -1,
+	},
+	{
+		name: "HurdlePoisson", newDist: func(p []float64) uniDist { return HurdlePoisson{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, 0.02, 0.98), unif(r, 0.05, 30)} },
+		value: func(p []float64, r *rand.Rand) float64 {
+			return HurdlePoisson{p[0], p[1]}.Rand(r)
+		},
+		moments: [][]float64{{0.7, 3}, {0.5, 0.2}, {0.95, 40}, {0.8, 1e-3}}, intParam: -1,
+	},
+	{
+		name: "HurdleNegBinomial", newDist: func(p []float64) uniDist { return HurdleNegBinomial{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 {
+			return []float64{unif(r, 0.02, 0.98), unif(r, 0.05, 30), unif(r, 0.2, 20)}
+		},
+		value: func(p []float64, r *rand.Rand) float64 {
+			return HurdleNegBinomial{p[0], p[1], p[2]}.Rand(r)
+		},
+		moments: [][]float64{{0.7, 3, 0.5}, {0.4, 20, 5}, {0.6, 0.3, 2}, {0.8, 1e-3, 1}}, intParam: -1,
+	},
 }
 
 func TestRegistryMatchesCases(t *testing.T) {
@@ -403,7 +439,8 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential", "Wiener", "Poisson", "PoissonLog", "Bernoulli",
-		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog"}
+		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog",
+		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
 	}

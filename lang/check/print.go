@@ -352,9 +352,35 @@ var stanLacks = map[string]string{
 	"lkjcov": "Stan's lkj_cov is deprecated, and gpp has no such family: put the prior on the correlation matrix and the scales apart, param Omega: corr_matrix[K] ~ LKJCorr(eta) and param tau: positive[K] ~ LogNormal(mu, sigma) (lkj_cov's lognormal scales), with Sigma = quad_form_diag(Omega, tau); or LKJCorrCholesky on a cholesky_factor_corr[K] L and diag_pre_multiply(tau, L) as the factor of Sigma",
 }
 
-// zeroInflated is the hint at a zero-inflated or hurdle family, which gpp
-// writes as the two cases' log densities.
-const zeroInflated = "gpp has no zero-inflated or hurdle families: add each case's log density in an if on the data, if y[i] == 0 { target += log_mix(theta, 0, logpdf(0, Poisson(lambda))) } else { ... } (docs/language.md §3, Conditions)"
+// zeroInflated is the hint at a zero-inflated or hurdle family gpp lacks
+// (of a Binomial, a Gamma, ...), which gpp writes as the two cases' log
+// densities.
+const zeroInflated = "gpp's zero-inflated and hurdle families are ZeroInflatedPoisson, ZeroInflatedNegBinomial, HurdlePoisson and HurdleNegBinomial; for another, add each case's log density in an if on the data, if y[i] == 0 { target += log_mix(1 - psi, 0, logpdf(0, Binomial(n, p))) } else { ... } (docs/language.md §3, Conditions)"
+
+// zeroInflatedNames are the spellings of PyMC (ZeroInflatedNegativeBinomial)
+// and brms (zero_inflated_poisson, hurdle_negbinomial) of gpp's
+// zero-inflated and hurdle families, with what to say; keys as stanKey's.
+// gpp's names and psi are PyMC's, brms's zi and hu are 1 − psi.
+var zeroInflatedNames = map[string]string{
+	"zeroinflatednegativebinomial": "gpp calls it ZeroInflatedNegBinomial(psi, mu, phi) with PyMC's psi; its alpha is phi (brms's zi is 1 − psi)",
+	"hurdlenegativebinomial":       "gpp calls it HurdleNegBinomial(psi, mu, phi) with PyMC's psi; its alpha is phi (brms's hu is 1 − psi)",
+	"zeroinflatedpoisson":          "gpp calls it ZeroInflatedPoisson(psi, lambda), psi the probability of the Poisson process (PyMC's psi); brms's zi is 1 − psi, so zero_inflated_poisson with zi is ZeroInflatedPoisson(1 - zi, lambda)",
+	"zeroinflatednegbinomial":      "gpp calls it ZeroInflatedNegBinomial(psi, mu, phi), psi the probability of the NegBinomial process (PyMC's psi); brms's zi is 1 − psi, so zero_inflated_negbinomial with zi is ZeroInflatedNegBinomial(1 - zi, mu, phi)",
+	"hurdlepoisson":                "gpp calls it HurdlePoisson(psi, lambda), psi = P(y > 0) (PyMC's psi); brms's hu is 1 − psi, so hurdle_poisson with hu is HurdlePoisson(1 - hu, lambda)",
+	"hurdlenegbinomial":            "gpp calls it HurdleNegBinomial(psi, mu, phi), psi = P(y > 0) (PyMC's psi); brms's hu is 1 − psi, so hurdle_negbinomial with hu is HurdleNegBinomial(1 - hu, mu, phi)",
+}
+
+// zeroInflatedHint returns what to say of a zero-inflated or hurdle name
+// (key as stanKey's), or "" for another name.
+func zeroInflatedHint(key string) string {
+	if h, ok := zeroInflatedNames[key]; ok {
+		return h
+	}
+	if strings.HasPrefix(key, "zeroinflated") || strings.HasPrefix(key, "hurdle") {
+		return zeroInflated
+	}
+	return ""
+}
 
 // StanHint returns what the checker says of a name of Stan's (or PyMC's)
 // that gpp writes otherwise, a distribution (neg_binomial) or a function
@@ -380,8 +406,8 @@ func stanDistHint(name string) string {
 	if h, ok := stanLacks[key]; ok {
 		return h
 	}
-	if strings.HasPrefix(key, "zeroinflated") || strings.HasPrefix(key, "hurdle") {
-		return zeroInflated
+	if h := zeroInflatedHint(key); h != "" {
+		return h
 	}
 	if r, ok := stanReparams[key]; ok {
 		return "gpp writes Stan's " + r.stanCall(name, "") + " as " + r.gpp + r.because()

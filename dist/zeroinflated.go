@@ -1,0 +1,411 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// The zero-inflated and hurdle count families (PyMC's ZeroInflatedPoisson,
+// HurdlePoisson, ...; brms's zero_inflated_* and hurdle_*). Psi is PyMC's:
+// the probability of the count process, so that brms's zi and hu are
+// 1 − Psi. The masses are computed in Psi itself, log Psi and
+// log1p(−Psi), never through 1 − Psi, which would lose the digits of a Psi
+// near 0 or 1. Psi may be 0 or 1, as Bernoulli's probability may: a
+// zero-inflated family is then the point mass at 0 or its count family,
+// and a hurdle the point mass or the truncated count.
+
+// ZeroInflatedPoisson is the mixture of Poisson(Rate) (weight Psi) and a
+// point mass at 0: P(0) = (1 − Psi) + Psi·e^(−Rate), P(k) =
+// Psi·Poisson(k; Rate) for k > 0.
+type ZeroInflatedPoisson struct {
+	Psi, Rate float64
+}
+
+// LogProb returns the log mass at the count k.
+func (d ZeroInflatedPoisson) LogProb(k float64) float64 {
+	lp, _ := d.eval(k, nil)
+	return lp
+}
+
+// Score writes the partials of LogProb(k) with respect to (Psi, Rate)
+// into dst (allocated if nil) and returns it.
+func (d ZeroInflatedPoisson) Score(dst []float64, k float64) []float64 {
+	dst = scoreDst(dst, 2)
+	d.eval(k, dst)
+	return dst
+}
+
+// Rand returns a draw: a Poisson draw with probability Psi, else 0.
+func (d ZeroInflatedPoisson) Rand(rng *rand.Rand) float64 {
+	if !unitClosed(d.Psi) || !positive(d.Rate) {
+		return math.NaN()
+	}
+	if rng.Float64() >= d.Psi {
+		return 0
+	}
+	return samplePoisson(d.Rate, rng)
+}
+
+// Mean returns Psi·Rate.
+func (d ZeroInflatedPoisson) Mean() float64 { return d.Psi * d.Rate }
+
+// Variance returns Psi·Rate·(1 + (1 − Psi)·Rate).
+func (d ZeroInflatedPoisson) Variance() float64 {
+	return d.Psi * d.Rate * (1 + (1-d.Psi)*d.Rate)
+}
+
+func (d ZeroInflatedPoisson) eval(k float64, dp []float64) (lp, dx float64) {
+	psi, lam := d.Psi, d.Rate
+	if !unitClosed(psi) || !positive(lam) || math.IsNaN(k) {
+		return invalid(dp)
+	}
+	if !isCount(k) {
+		return outside(dp)
+	}
+	if k == 0 {
+		// log((1−ψ) + ψe^(−λ)) as a log-sum-exp of the two ways to a zero;
+		// the Poisson's log mass −λ at 0 has partial −1.
+		if dp != nil {
+			dp[1] = -1
+		}
+		return zeroInflatedZero(psi, -lam, -math.Expm1(-lam), dp)
+	}
+	if psi == 0 {
+		return outside(dp)
+	}
+	lp, _ = Poisson{lam}.eval(k, dp[min(1, len(dp)):])
+	if dp != nil {
+		dp[0] = 1 / psi
+	}
+	return logx(psi) + lp, 0
+}
+
+// zeroInflatedZero is the log mass at 0 of a zero-inflated family whose
+// count family has log mass l0 at 0 (1 − e^l0 given as q0, to keep its
+// digits where l0 is near 0), with partials: in ψ, −(1 − p0)/P(0); in the
+// count family's arguments, its partials of l0 (already in dp[1:]) times
+// the count's share ψ·p0/P(0) of the zeros.
+func zeroInflatedZero(psi, l0, q0 float64, dp []float64) (lp, dx float64) {
+	lz, lc := math.Log1p(-psi), logx(psi)+l0
+	lp = LogAddExp(lz, lc)
+	if dp != nil {
+		dp[0] = -q0 * math.Exp(-lp)
+		w := math.Exp(lc - lp)
+		for i := 1; i < len(dp); i++ {
+			dp[i] *= w
+		}
+	}
+	return lp, 0
+}
+
+// ZeroInflatedNegBinomial is the mixture of NegBinomial(Mu, Phi) (weight
+// Psi) and a point mass at 0: P(0) = (1 − Psi) + Psi·(Phi/(Mu + Phi))^Phi,
+// P(k) = Psi·NegBinomial(k; Mu, Phi) for k > 0 (PyMC's
+// ZeroInflatedNegativeBinomial(psi, mu, alpha), alpha = Phi).
+type ZeroInflatedNegBinomial struct {
+	Psi, Mu, Phi float64
+}
+
+// LogProb returns the log mass at the count k.
+func (d ZeroInflatedNegBinomial) LogProb(k float64) float64 {
+	lp, _ := d.eval(k, nil)
+	return lp
+}
+
+// Score writes the partials of LogProb(k) with respect to (Psi, Mu, Phi)
+// into dst (allocated if nil) and returns it.
+func (d ZeroInflatedNegBinomial) Score(dst []float64, k float64) []float64 {
+	dst = scoreDst(dst, 3)
+	d.eval(k, dst)
+	return dst
+}
+
+// Rand returns a draw: a NegBinomial draw with probability Psi, else 0.
+func (d ZeroInflatedNegBinomial) Rand(rng *rand.Rand) float64 {
+	if !unitClosed(d.Psi) || !positive(d.Mu) || !positive(d.Phi) {
+		return math.NaN()
+	}
+	if rng.Float64() >= d.Psi {
+		return 0
+	}
+	return NegBinomial{d.Mu, d.Phi}.Rand(rng)
+}
+
+// Mean returns Psi·Mu.
+func (d ZeroInflatedNegBinomial) Mean() float64 { return d.Psi * d.Mu }
+
+// Variance returns Psi·(Mu + Mu²/Phi + (1 − Psi)·Mu²).
+func (d ZeroInflatedNegBinomial) Variance() float64 {
+	mu := d.Mu
+	return d.Psi * (mu + mu*mu/d.Phi + (1-d.Psi)*mu*mu)
+}
+
+func (d ZeroInflatedNegBinomial) eval(k float64, dp []float64) (lp, dx float64) {
+	psi, mu, phi := d.Psi, d.Mu, d.Phi
+	if !unitClosed(psi) || !positive(mu) || !positive(phi) || math.IsNaN(k) {
+		return invalid(dp)
+	}
+	if !isCount(k) {
+		return outside(dp)
+	}
+	lnb, _ := NegBinomial{mu, phi}.eval(k, dp[min(1, len(dp)):])
+	if k == 0 {
+		return zeroInflatedZero(psi, lnb, -math.Expm1(lnb), dp)
+	}
+	if psi == 0 {
+		return outside(dp)
+	}
+	if dp != nil {
+		dp[0] = 1 / psi
+	}
+	return logx(psi) + lnb, 0
+}
+
+// HurdlePoisson is the hurdle model with P(k > 0) = Psi and zero-truncated
+// Poisson(Rate) counts above the hurdle: P(0) = 1 − Psi, P(k) =
+// Psi·Poisson(k; Rate)/(1 − e^(−Rate)) for k > 0.
+type HurdlePoisson struct {
+	Psi, Rate float64
+}
+
+// LogProb returns the log mass at the count k.
+func (d HurdlePoisson) LogProb(k float64) float64 {
+	lp, _ := d.eval(k, nil)
+	return lp
+}
+
+// Score writes the partials of LogProb(k) with respect to (Psi, Rate)
+// into dst (allocated if nil) and returns it.
+func (d HurdlePoisson) Score(dst []float64, k float64) []float64 {
+	dst = scoreDst(dst, 2)
+	d.eval(k, dst)
+	return dst
+}
+
+// Rand returns a draw: a zero-truncated Poisson draw with probability Psi,
+// else 0. The truncated count is drawn by inversion of its CDF below rate 1
+// (an expected 1 + Rate steps, however small the rate) and by drawing
+// Poisson(Rate) until it is positive above (an expected 1/(1 − e^(−Rate))
+// < 1.6 draws).
+func (d HurdlePoisson) Rand(rng *rand.Rand) float64 {
+	psi, lam := d.Psi, d.Rate
+	if !unitClosed(psi) || !positive(lam) {
+		return math.NaN()
+	}
+	if rng.Float64() >= psi {
+		return 0
+	}
+	if lam > 1 {
+		for {
+			if k := samplePoisson(lam, rng); k > 0 {
+				return k
+			}
+		}
+	}
+	// P(k | k > 0) = λ^k/k!/(e^λ − 1): p1 = λ/expm1(λ), p(k+1) = p(k)·λ/(k+1).
+	p := lam / math.Expm1(lam)
+	return invertCounts(rng.Float64(), 1, p, func(k float64) float64 { return lam / (k + 1) })
+}
+
+// invertCounts returns the least count k ≥ k0 at which the CDF of masses
+// p(k0) = p, p(k+1) = p(k)·ratio(k) reaches u, or the count at which the
+// masses underflow (where rounding left the CDF short of u).
+func invertCounts(u, k0, p float64, ratio func(k float64) float64) float64 {
+	k, cdf := k0, p
+	for u > cdf && p > 0 {
+		p *= ratio(k)
+		k++
+		cdf += p
+	}
+	return k
+}
+
+// Mean returns Psi·Rate/(1 − e^(−Rate)).
+func (d HurdlePoisson) Mean() float64 {
+	return d.Psi * d.Rate / -math.Expm1(-d.Rate)
+}
+
+// Variance returns Psi·(Rate + Rate²)/(1 − e^(−Rate)) − Mean².
+func (d HurdlePoisson) Variance() float64 {
+	lam, m := d.Rate, d.Mean()
+	return d.Psi*(lam+lam*lam)/-math.Expm1(-lam) - m*m
+}
+
+func (d HurdlePoisson) eval(k float64, dp []float64) (lp, dx float64) {
+	psi, lam := d.Psi, d.Rate
+	if !unitClosed(psi) || !positive(lam) || math.IsNaN(k) {
+		return invalid(dp)
+	}
+	if !isCount(k) {
+		return outside(dp)
+	}
+	if k == 0 {
+		return hurdleZero(psi, dp)
+	}
+	if psi == 0 {
+		return outside(dp)
+	}
+	lp, _ = Poisson{lam}.eval(k, nil)
+	lp += logx(psi) - Log1mexp(lam)
+	if dp != nil {
+		dp[0] = 1 / psi
+		// (k − λ)/λ − e^(−λ)/(1 − e^(−λ)) = (k − 1 − λ)/λ + g(λ), with
+		// g(λ) = 1/λ − 1/expm1(λ), so that the 1/λ terms of a small rate
+		// do not cancel.
+		dp[1] = (k-1-lam)/lam + invMinusInvExpm1(lam)
+	}
+	return lp, 0
+}
+
+// hurdleZero is the log mass at 0 of a hurdle family, log1p(−Psi), with
+// its partials: −1/(1 − Psi) (1 − Psi exact where Psi ≥ 1/2, and its
+// rounding below harmless), and 0 in the count family's arguments.
+func hurdleZero(psi float64, dp []float64) (lp, dx float64) {
+	if psi == 1 {
+		return outside(dp)
+	}
+	if dp != nil {
+		clear(dp)
+		dp[0] = -1 / (1 - psi)
+	}
+	return math.Log1p(-psi), 0
+}
+
+// invMinusInvExpm1 returns 1/x − 1/expm1(x) for x > 0, by its series
+// 1/2 − x/12 + x³/720 − x⁵/30240 + x⁷/1209600 below 0.1 (the next term is
+// below 3e-17), where the direct difference loses digits.
+func invMinusInvExpm1(x float64) float64 {
+	if x < 0.1 {
+		x2 := x * x
+		return 0.5 - x*(1.0/12-x2*(1.0/720-x2*(1.0/30240-x2/1209600)))
+	}
+	return 1/x - 1/math.Expm1(x)
+}
+
+// log1pmx returns log(1 + x) − x, by its series below 0.1 in |x| (where the
+// difference cancels) and directly above.
+func log1pmx(x float64) float64 {
+	if math.Abs(x) >= 0.1 {
+		return math.Log1p(x) - x
+	}
+	// −x²/2 + x³/3 − x⁴/4 + …, to x¹⁸: the next term is below 1e-19·x².
+	s, xk := 0.0, x*x
+	for n := 2.0; n <= 18; n++ {
+		s += xk / n
+		xk *= -x
+	}
+	return -s
+}
+
+// HurdleNegBinomial is the hurdle model with P(k > 0) = Psi and
+// zero-truncated NegBinomial(Mu, Phi) counts above the hurdle: P(0) = 1 −
+// Psi, P(k) = Psi·NegBinomial(k; Mu, Phi)/(1 − p0) for k > 0, p0 =
+// (Phi/(Mu + Phi))^Phi (PyMC's HurdleNegativeBinomial(psi, mu, alpha),
+// alpha = Phi).
+type HurdleNegBinomial struct {
+	Psi, Mu, Phi float64
+}
+
+// LogProb returns the log mass at the count k.
+func (d HurdleNegBinomial) LogProb(k float64) float64 {
+	lp, _ := d.eval(k, nil)
+	return lp
+}
+
+// Score writes the partials of LogProb(k) with respect to (Psi, Mu, Phi)
+// into dst (allocated if nil) and returns it.
+func (d HurdleNegBinomial) Score(dst []float64, k float64) []float64 {
+	dst = scoreDst(dst, 3)
+	d.eval(k, dst)
+	return dst
+}
+
+// nbZero returns s = −log p0 = Phi·log1p(Mu/Phi) of NegBinomial(Mu, Phi)
+// and log(1 − p0), the latter from log s where s is small (so that an s
+// that underflows still gives its log).
+func nbZero(mu, phi float64) (s, lq float64) {
+	x := mu / phi
+	s = phi * math.Log1p(x)
+	if s >= 1e-10 {
+		return s, Log1mexp(s)
+	}
+	// log s = log μ + log(log1p(x)/x); log(1 − e^(−s)) = log s − s/2 + O(s²).
+	return s, logx(mu) + math.Log1p(log1pmx(x)/x) - s/2
+}
+
+// Rand returns a draw: a zero-truncated NegBinomial draw with probability
+// Psi, else 0. The truncated count is drawn by inversion of its CDF for Mu
+// ≤ 1 (an expected 1 + Mu/(1 − p0) steps, however small Mu) and by drawing
+// NegBinomial(Mu, Phi) until it is positive above (an expected 1/(1 − p0) draws, which only a
+// small Phi makes large: the truncated law's mean Mu/(1 − p0) is then
+// large too).
+func (d HurdleNegBinomial) Rand(rng *rand.Rand) float64 {
+	psi, mu, phi := d.Psi, d.Mu, d.Phi
+	if !unitClosed(psi) || !positive(mu) || !positive(phi) {
+		return math.NaN()
+	}
+	if rng.Float64() >= psi {
+		return 0
+	}
+	nb := NegBinomial{mu, phi}
+	if mu > 1 {
+		for {
+			if k := nb.Rand(rng); k > 0 {
+				return k
+			}
+		}
+	}
+	// p1 = φ·μ/(μ+φ)·p0/(1 − p0), p(k+1) = p(k)·(k+φ)/(k+1)·μ/(μ+φ).
+	s, lq := nbZero(mu, phi)
+	r := mu / (mu + phi)
+	p := math.Exp(math.Log(phi*r) - s - lq)
+	return invertCounts(rng.Float64(), 1, p, func(k float64) float64 { return (k + phi) / (k + 1) * r })
+}
+
+// Mean returns Psi·Mu/(1 − p0).
+func (d HurdleNegBinomial) Mean() float64 {
+	s, _ := nbZero(d.Mu, d.Phi)
+	return d.Psi * d.Mu / -math.Expm1(-s)
+}
+
+// Variance returns Psi·(Mu + Mu²/Phi + Mu²)/(1 − p0) − Mean².
+func (d HurdleNegBinomial) Variance() float64 {
+	s, _ := nbZero(d.Mu, d.Phi)
+	mu, m := d.Mu, d.Mean()
+	return d.Psi*(mu+mu*mu/d.Phi+mu*mu)/-math.Expm1(-s) - m*m
+}
+
+func (d HurdleNegBinomial) eval(k float64, dp []float64) (lp, dx float64) {
+	psi, mu, phi := d.Psi, d.Mu, d.Phi
+	if !unitClosed(psi) || !positive(mu) || !positive(phi) || math.IsNaN(k) {
+		return invalid(dp)
+	}
+	if !isCount(k) {
+		return outside(dp)
+	}
+	if k == 0 {
+		return hurdleZero(psi, dp)
+	}
+	if psi == 0 {
+		return outside(dp)
+	}
+	lp, _ = NegBinomial{mu, phi}.eval(k, dp[min(1, len(dp)):])
+	s, lq := nbZero(mu, phi)
+	lp += logx(psi) - lq
+	if dp != nil {
+		dp[0] = 1 / psi
+		// −∂ log(1 − p0) = ∂(−s)/expm1(s). In μ, with NegBinomial's
+		// φ/(μ+φ)·(k−μ)/μ, the 1/μ terms of a small mean cancel: the
+		// sum is φ/(μ+φ)·[(k−1−μ)/μ + (s−μ)/(μs) + g(s)], g(s) = 1/s −
+		// 1/expm1(s), s − μ = φ·log1pmx(μ/φ). In φ, ∂(−s)/∂φ =
+		// −[log1p(x) − x/(1+x)] = −[log1pmx(x) + x²/(1+x)].
+		x := mu / phi
+		c := phi / (mu + phi)
+		dp[1] = c * ((k-1-mu)/mu + phi*log1pmx(x)/s/mu + invMinusInvExpm1(s))
+		dp[2] -= (log1pmx(x) + x*x/(1+x)) / math.Expm1(s)
+	}
+	return lp, 0
+}
+
+// unitClosed reports whether v is in [0, 1].
+func unitClosed(v float64) bool { return v >= 0 && v <= 1 }
