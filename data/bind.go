@@ -462,45 +462,32 @@ func (b *binder) labelBounded(d *check.DataVar) (*check.DataVar, int) {
 		if e.Elem != check.Int || len(e.Dims) != 1 || e.UpperExpr == nil {
 			continue
 		}
-		if c, ok := nameMinus(e.UpperExpr, d.Name); ok {
+		if name, c := upperSize(e.UpperExpr); name == d.Name {
 			return e, c
 		}
 	}
 	return nil, 0
 }
 
-// nameMinus matches x against the name alone (c = 0) or name − c for an
-// int literal c, parentheses allowed.
-func nameMinus(x ast.Expr, name string) (c int, ok bool) {
-	switch x := x.(type) {
-	case *ast.ParenExpr:
-		return nameMinus(x.X, name)
-	case *ast.Ident:
-		return 0, x.Name == name
-	case *ast.BinaryExpr:
-		if x.Op != ast.Sub {
-			return 0, false
-		}
-		n, isNum := x.Y.(*ast.NumberLit)
-		if !isNum || !n.IsInt || n.Value != math.Trunc(n.Value) || math.Abs(n.Value) > 1e9 {
-			return 0, false
-		}
-		if _, ok := nameMinus(x.X, name); ok && isIdent(x.X) {
-			return int(n.Value), true
-		}
-	}
-	return 0, false
-}
-
-func isIdent(x ast.Expr) bool {
+// upperSize matches an upper bound x against a size J alone (c = 0) or
+// J − c for an int literal c, parentheses allowed, and returns J and c;
+// J is "" for any other bound.
+func upperSize(x ast.Expr) (name string, c int) {
+	sub := false
 	for {
 		switch y := x.(type) {
 		case *ast.ParenExpr:
 			x = y.X
 		case *ast.Ident:
-			return true
+			return y.Name, c
+		case *ast.BinaryExpr:
+			n, isNum := y.Y.(*ast.NumberLit)
+			if sub || y.Op != ast.Sub || !isNum || !n.IsInt || n.Value != math.Trunc(n.Value) || math.Abs(n.Value) > 1e9 {
+				return "", 0
+			}
+			sub, c, x = true, int(n.Value), y.X
 		default:
-			return false
+			return "", 0
 		}
 	}
 }
@@ -745,6 +732,9 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	decl := fmt.Sprintf("`%s` is declared %s at %s", d.Name, d.TypeString(), d.Pos)
 	if a.labels != nil && d.Elem == check.Int && len(d.Dims) == 1 {
 		coded, err := b.codeLabels(d, a)
+		if err == nil && b.fitLevels == nil {
+			err = b.sharedCoding(d, coded)
+		}
 		if err != nil {
 			b.errs = append(b.errs, err)
 			b.skipSizes(d)
@@ -898,7 +888,7 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 		if !ok {
 			return nil, ast.Errorf(a.bad.Pos, "column %q: %q is a label, but the fit recorded no labels for `%s` (a fit from before gpp coded labels, or of data that gave `%s` as numbers): give the ints it was fitted with", a.labelColumn, a.labels[firstLabel(a)], d.Name, d.Name)
 		}
-		lv = fit
+		lv = Levels{First: fit.First, Labels: fit.Labels} // not the fit's Bounds: this Bind's own
 	} else {
 		for i, s := range a.labels {
 			if !a.isMissing(i) {
@@ -931,6 +921,31 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 		out.Values[i] = float64(k)
 	}
 	return &out, nil
+}
+
+// sharedCoding checks a column of labels coded for d (a) against the
+// columns of labels coded before it for declarations bounded above by the
+// same size (g and g_new, both int<lower=1, upper=J>, index one axis):
+// each column is coded by its own labels, so two that hold different
+// labels would give one label two codes, or one code two labels.
+func (b *binder) sharedCoding(d *check.DataVar, a *Array) *ast.Error {
+	size, _ := upperSize(d.UpperExpr)
+	if size == "" {
+		return nil
+	}
+	for _, e := range b.info.Data {
+		o := b.out[e.Name]
+		if e == d || o == nil || o.Levels == nil {
+			continue
+		}
+		if other, _ := upperSize(e.UpperExpr); other != size {
+			continue
+		}
+		if lv := o.Levels; lv.First != a.Levels.First || !slices.Equal(lv.Labels, a.Levels.Labels) {
+			return ast.Errorf(a.Pos, "column %q: its labels are coded %s, but column %q, for `%s`, also bounded by %s, is coded %s: a code would name two labels; give both columns the same labels, or codes", a.Levels.Column, listCodes(*a.Levels, a.Levels.Labels, 5), lv.Column, e.Name, size, listCodes(*lv, lv.Labels, 5))
+		}
+	}
+	return nil
 }
 
 // firstLabel returns the element of a's first label (a.bad's cell).

@@ -112,7 +112,8 @@ func readColumn(t *testing.T, src string) (*Array, error) {
 
 // Text that is no column of labels stays the error at its first text cell:
 // a column mixing numbers and text (a typo in a numeric column), numbers
-// written with a thousands separator or a decimal comma, Stata's "."; a
+// written with a thousands separator, a decimal comma or the digits of
+// another script, Stata's "."; a
 // column of labels bound to anything but an int vector is the same error
 // with the hint that an int vector codes it; an upper bound below the
 // labels' count is the usual positioned error.
@@ -124,6 +125,11 @@ func TestBindLabelsErrors(t *testing.T) {
 		{"infinity", "data g: int[N]\n", "g\nInf\nA\n", `d.csv:2:1: column "g": "Inf": infinite values are not allowed in data` + "\x00"},
 		{"thousands", "data g: int[N]\n", "g\n\"1,000\"\n\"2,500\"\n", `d.csv:2:1: column "g": "1,000" is not a number (a thousands separator? write 1000)` + "\x00"},
 		{"stata missing", "data g: int[N]\n", "g\n.\nA\n", `d.csv:2:1: column "g": "." is not a number (a missing value, as Stata and SAS write it? write NA or leave the cell empty)` + "\x00"},
+		// counts in another script's digits sort as labels "١٠" < "٢": a number, never a label
+		{"arabic-indic digits", "data g: int[N]\n", "g\n٢\n١٠\n", `d.csv:2:1: column "g": "٢" is not a number (digits of another script? write 2)` + "\x00"},
+		{"fullwidth digits", "data g: int[N]\n", "g\n－３\n１２\n", `d.csv:2:1: column "g": "－３" is not a number (digits of another script? write -3)` + "\x00"},
+		// not UTF-8: fit.json's JSON would record another label than the file's
+		{"latin-1", "data g: int[N]\n", "g\nZ\xfcrich\nA\n", `d.csv:2:1: column "g": "Z\xfcrich" is not a number (text that is not UTF-8: save the file as UTF-8)` + "\x00"},
 		{"real", "data g: real[N]\n", "g\nA\nB\n", `d.csv:2:1: column "g": "A" is not a number (a column of labels: declare it int (data g: int[N]) to code its labels 0, 1, ... in sorted order)` + "\x00"},
 		{"positive", "data g: positive[N]\n", "g\nA\nB\n", `(a column of labels: declare it int (data g: int[N]) to code`},
 		{"int scalar", "data g: int\n", "g\nA\n", `d.csv:2:1: column "g": "A" is not a number (a column of labels: declare an int vector (data g: int[N]) to code`},
@@ -162,6 +168,24 @@ func TestBindCoded(t *testing.T) {
 	want := `new.csv: column "county": 2 labels coded as the fit coded its 4 (ANOKA 1, BENTON 3)`
 	if notes := LevelNotes(info, bound, true); len(notes) != 1 || notes[0] != want {
 		t.Errorf("notes %q, want %q", notes, want)
+	}
+	// J from the fit's count, not the new data's, said once however often
+	// the fit's coding (the REPL's, data.Coded's, which has the fit's J) is used
+	infoJ := checked(t, "data J: int\ndata county: int<lower=0, upper=J-1>[N]\ndata y: real[N]\n")
+	fitJ, err := Bind(infoJ, []Input{csvInput(t, "", "radon.csv", "county,y\nAITKIN,1\nANOKA,2\nBECKER,3\nBENTON,4\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	levelsJ := Coded(infoJ, fitJ)
+	for range 2 {
+		bound, err := BindCoded(infoJ, []Input{csvInput(t, "", "new.csv", "county\nBENTON\nANOKA\n")}, nil, map[string]bool{"y": true}, levelsJ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `new.csv: column "county": 2 labels coded as the fit coded its 4 (ANOKA 1, BENTON 3); J = 4 from the fit's count`
+		if notes := LevelNotes(infoJ, bound, true); bound["J"].Values[0] != 4 || len(notes) != 1 || notes[0] != want {
+			t.Errorf("J %v, notes %q, want %q", bound["J"].Values, notes, want)
+		}
 	}
 	for _, c := range []struct {
 		name, csv string
@@ -228,6 +252,18 @@ func TestBindLabelsBound(t *testing.T) {
 	info = checked(t, "data J: int<lower=5>\ndata county: int<lower=0, upper=J-1>[N]\ndata y: real[N]\n")
 	if _, err := Bind(info, []Input{csvInput(t, "", "radon.csv", src)}, nil); err == nil || !strings.Contains(err.Error(), "radon.csv:2:1: J: value 3 is not >= 5; `J`, from the 3 labels of column \"county\"") {
 		t.Errorf("J below its lower bound: %v", err)
+	}
+	// two columns of labels bounded by J index one axis: the same labels
+	// are coded alike, and different labels, each column coded by its own,
+	// are an error, not a code naming two labels
+	info = checked(t, "data J: int\ndata g: int<lower=1, upper=J>[N]\ndata g_new: int<lower=1, upper=J>[M]\n")
+	same := []Input{csvInput(t, "g", "a.csv", "g\nB\nA\nC\n"), csvInput(t, "g_new", "b.csv", "g_new\nC\nA\nB\nA\n")}
+	if bound, err := Bind(info, same, nil); err != nil || !slices.Equal(bound["g_new"].Values, []float64{3, 1, 2, 1}) || bound["J"].Values[0] != 3 {
+		t.Errorf("two columns of the same labels: %v", err)
+	}
+	subset := []Input{csvInput(t, "g", "a.csv", "g\nB\nA\nC\n"), csvInput(t, "g_new", "b.csv", "g_new\nC\nA\n")}
+	if _, err := Bind(info, subset, nil); err == nil || !strings.Contains(err.Error(), "b.csv:2:1: column \"g_new\": its labels are coded A 1, C 2, but column \"g\", for `g`, also bounded by J, is coded A 1, B 2, C 3") {
+		t.Errorf("two columns of different labels: %v", err)
 	}
 	for _, c := range []struct{ model, data, want string }{
 		{"data J: int\ndata county: int<lower=0, upper=J-1>[N]\n", "county\n0\n2\n",

@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
@@ -650,6 +652,12 @@ func (f delimited) cellHint(header []string, cell string) string {
 	if text == "." {
 		return " (a missing value, as Stata and SAS write it? write NA or leave the cell empty)"
 	}
+	if !utf8.ValidString(text) { // no label either: fit.json would record another text
+		return " (text that is not UTF-8: save the file as UTF-8)"
+	}
+	if ascii, ok := otherDigits(text); ok {
+		return fmt.Sprintf(" (digits of another script? write %s)", ascii)
+	}
 	if !strings.Contains(text, ",") {
 		return ""
 	}
@@ -664,6 +672,37 @@ func (f delimited) cellHint(header []string, cell string) string {
 		return fmt.Sprintf(" (a decimal comma? write %s)", strings.Replace(text, ",", ".", 1))
 	}
 	return ""
+}
+
+// otherDigits rewrites s in ASCII digits when it is a number written with
+// decimal digits of another script (Arabic-Indic ١٢, fullwidth １２), at
+// least one of them not ASCII, with signs, points and commas (fullwidth
+// too): such text
+// is a number, which must stay an error, never a label (isLabelText).
+// Unicode assigns each script's digits 0 to 9 in a contiguous run
+// starting at a multiple of ten from the run's first, so a digit's value
+// is its distance from the start of its run, mod 10.
+func otherDigits(s string) (string, bool) {
+	var b strings.Builder
+	other := false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9' || strings.ContainsRune("+-.,", r):
+			b.WriteRune(r)
+		case r >= '\uff0b' && r <= '\uff0e': // fullwidth + , - .
+			b.WriteRune(r - '\uff0b' + '+')
+		case unicode.IsDigit(r):
+			start := r
+			for unicode.IsDigit(start - 1) {
+				start--
+			}
+			b.WriteByte(byte('0' + (r-start)%10))
+			other = true
+		default:
+			return "", false
+		}
+	}
+	return b.String(), other
 }
 
 // thousands reports whether s is an integer part grouped by commas in

@@ -94,9 +94,11 @@ func (v *variable) labelName(k, base int, sep string) string {
 
 // quoteLabel writes a label as a name's index: as it is, or quoted as a
 // Go string ("A, B") when it holds a bracket, a comma or a quote, which
-// would make the name ambiguous, or space at an end, which would be lost.
+// would make the name ambiguous, space at an end, which would be lost, or
+// a character that does not print (a line break, a tab, a bidi control
+// that would reorder the table), which the quotes escape.
 func quoteLabel(s string) string {
-	if strings.ContainsAny(s, "[],\"") || strings.TrimSpace(s) != s {
+	if strings.ContainsAny(s, "[],\"") || strings.TrimSpace(s) != s || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
 		return strconv.Quote(s)
 	}
 	return s

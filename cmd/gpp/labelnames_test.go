@@ -154,3 +154,25 @@ func TestLabelNames(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoteLabel: a label is a name's index as it is unless it would make
+// the name ambiguous (a bracket, a comma, a quote), lose its space at an
+// end, or not print as itself (a line break, a tab, a bidi control), when
+// it is quoted, its non-printing characters escaped.
+func TestQuoteLabel(t *testing.T) {
+	for _, c := range []struct{ label, want string }{
+		{"AITKIN", "AITKIN"},
+		{"YELLOW MEDICINE", "YELLOW MEDICINE"},
+		{"Zürich", "Zürich"},
+		{"ST. LOUIS, MN", `"ST. LOUIS, MN"`},
+		{"a[1]", `"a[1]"`},
+		{`say "hi"`, `"say \"hi\""`},
+		{"two\nlines", `"two\nlines"`},
+		{"tab\there", `"tab\there"`},
+		{"abc\u202edef", `"abc\u202edef"`},
+	} {
+		if got := quoteLabel(c.label); got != c.want {
+			t.Errorf("quoteLabel(%q) = %s, want %s", c.label, got, c.want)
+		}
+	}
+}
