@@ -195,12 +195,21 @@ func (d HurdlePoisson) Rand(rng *rand.Rand) float64 {
 	if rng.Float64() >= psi {
 		return 0
 	}
+	return truncPoisson(lam, rng)
+}
+
+// truncPoisson returns a draw of the zero-truncated Poisson(lam), as
+// HurdlePoisson.Rand says (1 for a rate that underflowed to 0, the limit).
+func truncPoisson(lam float64, rng *rand.Rand) float64 {
 	if lam > 1 {
 		for {
 			if k := samplePoisson(lam, rng); k > 0 {
 				return k
 			}
 		}
+	}
+	if lam == 0 {
+		return 1
 	}
 	// P(k | k > 0) = λ^k/k!/(e^λ − 1): p1 = λ/expm1(λ), p(k+1) = p(k)·λ/(k+1).
 	p := lam / math.Expm1(lam)
@@ -334,11 +343,11 @@ func nbZero(mu, phi float64) (s, lq float64) {
 }
 
 // Rand returns a draw: a zero-truncated NegBinomial draw with probability
-// Psi, else 0. The truncated count is drawn by inversion of its CDF for Mu
-// ≤ 1 (an expected 1 + Mu/(1 − p0) steps, however small Mu) and by drawing
-// NegBinomial(Mu, Phi) until it is positive above (an expected 1/(1 − p0) draws, which only a
-// small Phi makes large: the truncated law's mean Mu/(1 − p0) is then
-// large too).
+// Psi, else 0. The truncated count is drawn, where 1 − p0 < 1 − e^(−0.1)
+// (a small Mu or Phi), as a mixture of Poissons (truncNegBinomialMix);
+// else by inversion of its CDF for Mu ≤ 1 (an expected 1 + Mu/(1 − p0)
+// steps) and by drawing NegBinomial(Mu, Phi) until it is positive above
+// (an expected 1/(1 − p0) < 10.5 draws).
 func (d HurdleNegBinomial) Rand(rng *rand.Rand) float64 {
 	psi, mu, phi := d.Psi, d.Mu, d.Phi
 	if !unitClosed(psi) || !positive(mu) || !positive(phi) {
@@ -346,6 +355,10 @@ func (d HurdleNegBinomial) Rand(rng *rand.Rand) float64 {
 	}
 	if rng.Float64() >= psi {
 		return 0
+	}
+	s, lq := nbZero(mu, phi)
+	if s < 0.1 {
+		return truncNegBinomialMix(mu, phi, rng)
 	}
 	nb := NegBinomial{mu, phi}
 	if mu > 1 {
@@ -356,13 +369,29 @@ func (d HurdleNegBinomial) Rand(rng *rand.Rand) float64 {
 		}
 	}
 	// p1 = φ·μ/(μ+φ)·p0/(1 − p0), p(k+1) = p(k)·(k+φ)/(k+1)·μ/(μ+φ).
-	s, lq := nbZero(mu, phi)
 	r := mu / (mu + phi)
 	p := math.Exp(math.Log(phi*r) - s - lq)
 	return invertCounts(rng.Float64(), 1, p, func(k float64) float64 { return (k + phi) / (k + 1) * r })
 }
 
 // Mean returns Psi·Mu/(1 − p0).
+// truncNegBinomialMix returns a draw of the zero-truncated
+// NegBinomial(mu, phi) in O(1) however small P(k > 0) = 1 − e^(−s) is
+// (rejection takes 1/(1 − e^(−s)) draws, inversion the count's steps, and
+// both are ~1e9 at phi = 1e-10): the count is Poisson(λ) given k > 0 for
+// λ ~ Gamma(phi, b = phi/mu) given k > 0, whose density ∝
+// λ^(phi−1) e^(−bλ) (1 − e^(−λ)) = ∫₀¹ λ^phi e^(−(b+t)λ) dt is a mixture:
+// t ∝ (b + t)^(−phi−1) on [0, 1], drawn by inverting its CDF in logs, then
+// λ ~ Gamma(phi + 1, b + t) and k ~ zero-truncated Poisson(λ).
+func truncNegBinomialMix(mu, phi float64, rng *rand.Rand) float64 {
+	b := phi / mu
+	// (b+t)^(−phi) = b^(−phi)·(1 + u·expm1(−phi·log1p(1/b)))
+	w := math.Log1p(rng.Float64()*math.Expm1(-phi*math.Log1p(1/b))) / -phi
+	t := min(max(b*math.Expm1(w), 0), 1)
+	lam := Gamma{Shape: phi + 1, Rate: b + t}.Rand(rng)
+	return truncPoisson(lam, rng)
+}
+
 func (d HurdleNegBinomial) Mean() float64 {
 	s, _ := nbZero(d.Mu, d.Phi)
 	return d.Psi * d.Mu / -math.Expm1(-s)

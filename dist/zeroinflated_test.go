@@ -271,6 +271,9 @@ func TestZeroInflatedSamplersChiSquare(t *testing.T) {
 		{"HurdlePoisson(0.4, 7)", HurdlePoisson{0.4, 7}},
 		{"HurdleNegBinomial(0.6, 0.5, 2)", HurdleNegBinomial{0.6, 0.5, 2}}, {"HurdleNegBinomial(0.6, 0.9, 1.2)", HurdleNegBinomial{0.6, 0.9, 1.2}},
 		{"HurdleNegBinomial(0.8, 6, 1.5)", HurdleNegBinomial{0.8, 6, 1.5}},
+		// 1 − p0 < 1 − e^(−0.1): the mixture of Poissons
+		{"HurdleNegBinomial(0.7, 0.05, 0.5)", HurdleNegBinomial{0.7, 0.05, 0.5}},
+		{"HurdleNegBinomial(0.8, 0.15, 3)", HurdleNegBinomial{0.8, 0.15, 3}},
 	} {
 		counts := map[float64]int{}
 		for range n {
@@ -339,4 +342,31 @@ func chiSquareCounts(d uniDist, counts map[float64]int, n int) (chi2 float64, bi
 // chiSquareP is the p-value of chi2 on bins − 1 degrees of freedom.
 func chiSquareP(chi2 float64, bins int) float64 {
 	return distuv.ChiSquared{K: float64(bins - 1)}.Survival(chi2)
+}
+
+// TestHurdleTinyPhi: at Phi = 1e-12 the truncated NegBinomial has
+// P(k > 0) ≈ 3e-11, which rejection would take 3e10 draws a count to
+// reach, and a mean of 7e10, which inversion would take as many steps to:
+// the mixture of Poissons draws it at once, with the share of ones among
+// the positive draws that of the mass at 1, within 4.5 standard errors
+// (and at Mu = 1.5, Phi = 0.02, whose tail is too long for the chi-square
+// bins).
+func TestHurdleTinyPhi(t *testing.T) {
+	const n = 20000
+	rng := rand.New(rand.NewPCG(45, 46))
+	for _, d := range []HurdleNegBinomial{{1, 2, 1e-12}, {1, 0.5, 1e-12}, {1, 1.5, 0.02}} {
+		ones := 0
+		for range n {
+			switch k := d.Rand(rng); {
+			case k == 1:
+				ones++
+			case k < 1 || k != math.Trunc(k):
+				t.Fatalf("%v: draw %v, want a positive count", d, k)
+			}
+		}
+		p := math.Exp(d.LogProb(1))
+		if se := math.Sqrt(p * (1 - p) / n); math.Abs(float64(ones)/n-p) > 4.5*se {
+			t.Errorf("%v: %d ones of %d, want %.4f ± %.4f", d, ones, n, p, 4.5*se)
+		}
+	}
 }

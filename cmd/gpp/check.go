@@ -375,7 +375,7 @@ func bindAndStart(ctx context.Context, w io.Writer, l *pipeline.Loaded, inputs [
 		errorf(w, "%s", startNote)
 		return false
 	}
-	if err := fixedOutputError(l.Model, l.Info); err != nil {
+	if err := fixedOutputError(l.Model, l.Model.Info()); err != nil { // its types: an output reading an imputed covariate changes
 		printWarnings(w, []*ast.Error{err}, srcs)
 	}
 	return true

@@ -55,3 +55,22 @@ func TestMissingCovariateCLI(t *testing.T) {
 		t.Errorf("if condition: exit %d, stderr:\n%s\nwant 1 and %q, at the comparison", code, stderr, want)
 	}
 }
+
+// An output that reads an imputed cell of a covariate changes with the
+// draws: gpp check does not warn that it is not finite in every draw, as
+// it does of an output of data and constants alone, though log(x[1]) is
+// not finite where the fit starts x_missing[1].
+func TestMissingCovariateOutputNotFixed(t *testing.T) {
+	src, err := os.ReadFile("testdata/fit_missing_covariate.gpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(t.TempDir(), "m.gpp")
+	if err := os.WriteFile(model, append(src, "output lx = log(x[1] - 1000)\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runSafe(t, "check", model, "testdata/fit_missing_covariate.csv")
+	if code != 0 || strings.Contains(stderr, "not finite in every draw") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 0 and no warning on lx", code, stderr)
+	}
+}

@@ -153,6 +153,16 @@ func (c *checker) missingData() {
 			o.readPos = id.Pos()
 		}
 	}
+	var covariates []string // those that may reach imputable
+	for sym, o := range obs {
+		if sym.Kind == Data && sym.Type.Elem != Int && o.readPos.Line != 0 && len(o.narrow) > 0 && o.why == "" {
+			covariates = append(covariates, sym.Name)
+		}
+	}
+	together := false // the file checks with all of them imputed
+	if len(covariates) > 1 {
+		together = c.imputableTogether(covariates)
+	}
 	for _, d := range c.info.Data {
 		if d.Implicit {
 			continue
@@ -174,15 +184,35 @@ func (c *checker) missingData() {
 			d.NoMissing = fmt.Sprintf("`%s` is not observed by any ~, so its missing values would have no distribution", d.Name)
 			d.Unused = !mentioned[d.Symbol]
 		case o.readPos.Line != 0:
-			if why := c.imputable(d, o.readPos); why != "" {
-				d.NoMissing = why
-				break
+			if !together {
+				d.NoMissing = c.imputable(d, o.readPos)
 			}
-			d.Missing = missingBounds(d, o.narrow, o.trunc)
+			if d.NoMissing == "" {
+				d.Missing = missingBounds(d, o.narrow, o.trunc)
+			}
 		default:
 			d.Missing = missingBounds(d, o.narrow, o.trunc)
 		}
 	}
+}
+
+// imputableTogether reports whether the file checks with all the
+// covariates named typed as changing with the fit (Config.Imputed): it
+// then checks with each alone (typing more reads so only adds errors),
+// so one check spares imputable's one per covariate, which made a model
+// of n covariates take n checks, each of the n.
+func (c *checker) imputableTogether(names []string) bool {
+	if len(c.cfg.Imputed) > 0 {
+		return true
+	}
+	cfg := *c.cfg
+	cfg.Imputed = map[string]bool{}
+	for _, n := range names {
+		cfg.Imputed[n] = true
+	}
+	_, err := Check(c.file, &cfg)
+	errs, ok := err.(ast.ErrorList)
+	return err == nil || !ok || len(errs) == 0
 }
 
 // imputable says why the missing values of d, a covariate (read in an

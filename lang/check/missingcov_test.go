@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
 )
 
 // A covariate with a model of its own (the value of a ~ and read in an
@@ -60,4 +63,56 @@ func posText(line, col int) string {
 		return ""
 	}
 	return fmt.Sprintf("%d:%d", line, col)
+}
+
+// Several covariates are first tried together in one check (as the
+// compiler fits them when all have missing cells); when that check fails,
+// each is decided alone, so one read in an if condition refuses only its
+// own covariate.
+func TestMissingCovariatesTogether(t *testing.T) {
+	const head = "data x: real[N]\ndata z: real[N]\ndata w: real[N]\ndata y: real[N]\nparam m: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\nx ~ Normal(m, 1)\nz ~ Normal(m, 1)\nw ~ Normal(m, 1)\n"
+	for _, c := range []struct {
+		name, body string
+		refused    string // the covariate refused, or ""
+	}{
+		{"all fitted", "y ~ Normal(b * x + z - w, 1)\n", ""},
+		{"z in an if", "let c = mean(z)\nif c > 0 {\n  y ~ Normal(b * x + w, 1)\n}\n", "z"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, info := checkSource(t, "m.gpp", head+c.body, nil)
+			for _, name := range []string{"x", "z", "w"} {
+				d := info.DataVar(name)
+				if name == c.refused {
+					if d.Missing != nil || !strings.Contains(d.NoMissing, "through the let `c`") {
+						t.Errorf("%s: Missing %v, NoMissing %q: want refused at the let", name, d.Missing, d.NoMissing)
+					}
+				} else if d.Missing == nil || d.NoMissing != "" {
+					t.Errorf("%s: not fitted: %s", name, d.NoMissing)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCheckManyCovariates checks a model of 200 covariates, each with
+// a model of its own: one check with all of them imputed decides them,
+// where one check each took 180 ms (1.9 ms so; gpp check 0.33 s, 0.05 s).
+func BenchmarkCheckManyCovariates(b *testing.B) {
+	var src strings.Builder
+	src.WriteString("data y: real[N]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ HalfNormal(1)\n")
+	var sum []string
+	for i := range 200 {
+		fmt.Fprintf(&src, "data x%d: real[N]\nx%d ~ Normal(m, 1)\n", i, i)
+		sum = append(sum, fmt.Sprintf("x%d", i))
+	}
+	fmt.Fprintf(&src, "y ~ Normal(%s, s)\n", strings.Join(sum, " + "))
+	f, err := parser.ParseFile("many.gpp", []byte(src.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := check.Check(f, &check.Config{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

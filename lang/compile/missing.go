@@ -55,13 +55,21 @@ func (m *Model) MissingCells() map[string]MissingCells {
 	return out
 }
 
+// Info returns the checked file the model was lowered from: Compile's
+// info, or, when the data have missing cells in covariates whose missing
+// values the model fits, that file checked again with them typed as
+// changing with the fit (check.Info.Imputing), whose types then say which
+// expressions change with the draws.
+func (m *Model) Info() *check.Info { return m.info }
+
 // ImputedCells returns the row-major cells of the output out, of that
 // shape, that are at missing values the model fits (MissingCells), which
 // PSIS-LOO leaves out of a log_lik: an imputed value is no observation.
 // Those of a covariate (data read in an expression, check.DataVar.ReadAt)
 // are left out only when out reads no other data of its shape that a ~
-// observes and no expression reads, a response: a log_lik over y, whose
-// mean reads x, has an observation at each y, x imputed or not.
+// observes, a response: a log_lik over y, whose mean reads x, has an
+// observation at each y, x imputed or not — also where y is read in an
+// expression too (an autoregression's y[t-1], a let, an output).
 func (m *Model) ImputedCells(out string, shape []int) map[int]bool {
 	cells := map[int]bool{}
 	var reads map[string]bool
@@ -85,11 +93,11 @@ func (m *Model) ImputedCells(out string, shape []int) map[int]bool {
 }
 
 // readsResponse reports whether reads holds data other than name of that
-// shape that a ~ observes and no expression reads.
+// shape that a ~ observes.
 func (m *Model) readsResponse(reads map[string]bool, name string, shape []int) bool {
 	for r := range reads {
 		d, a := m.info.DataVar(r), m.data[r]
-		if r != name && d != nil && a != nil && d.Observed && !d.ReadAt.IsValid() && slices.Equal(a.Shape, shape) {
+		if r != name && d != nil && a != nil && d.Observed && slices.Equal(a.Shape, shape) {
 			return true
 		}
 	}

@@ -110,6 +110,9 @@ func TestMissingCovariateLogLik(t *testing.T) {
 		{"over x", "output log_lik = logpdf(x, Normal(m, 1))\n", `{"x": [1, null, 2, null], "y": [0.5, 1, 2, 3]}`, []int{1, 3}},
 		{"over y, missing too", "output log_lik = logpdf(y, Normal(mu, 1))\n", `{"x": [1, null, 2, null], "y": [0.5, 1, null, 3]}`, []int{2}},
 		{"over x, y missing too", "output log_lik = logpdf(x, Normal(m, 1))\n", `{"x": [1, null, 2, null], "y": [0.5, 1, null, 3]}`, []int{1, 2, 3}},
+		// y read in an expression too (a target += here; an autoregression's
+		// y[t-1]) is still the response: every y is an observation
+		{"over y, y read too", "target += -0.001 * sum(square(y))\noutput log_lik = logpdf(y, Normal(mu, 1))\n", `{"x": [1, null, 2, null], "y": [0.5, 1, 2, 3]}`, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compileSrc(t, "m.gpp", head+c.out, nil, jsonData(t, c.data))
