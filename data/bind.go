@@ -738,6 +738,9 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		if err != nil {
 			b.errs = append(b.errs, err)
 			b.skipSizes(d)
+			if name, _ := upperSize(d.UpperExpr); name != "" {
+				b.unread[name] = true // the labels would have given it (boundByLabels): not a second error
+			}
 			return
 		}
 		a = coded

@@ -52,7 +52,10 @@ constant included (BridgeStan's propto=false).
              it, so row d is draw d; the warm-up rows of gpp sample
              --save-warmup (draw__ below 1) are skipped too. draws.csv keeps
              6 significant digits, so a simplex row that sums to 1 within
-             K·1e-6 is divided by its sum.
+             K·1e-6 is divided by its sum. A gpp fit's or sample's
+             draws.csv, its fit.json or coords.csv beside it, codes a
+             column of labels in the data as the run coded it, as gpp
+             predict does (a label the run did not see is an error).
 
 A value outside its support, a missing param or column, a wrong shape or a
 cell that is not a number is an error at its line and column (exit 1,
@@ -85,13 +88,22 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 	case ext != ".json" && ext != ".csv":
 		return usageErr("--params %s: give a .json file of the params' values or a .csv file of draws", *params)
 	}
-	l, err := pipeline.Load(pos[0], pos[1:], sets)
+	runSrcs := sources{}
+	levels, err := drawsRunLevels(*params, runSrcs)
+	if err != nil {
+		printError(stderr, err, runSrcs)
+		return exitError
+	}
+	l, err := pipeline.LoadCoded(pos[0], pos[1:], sets, levels)
 	if err != nil {
 		printError(stderr, err, sourcesOf(l))
 		return exitError
 	}
 	printLoadWarnings(stderr, l)
 	srcs := sources(l.Sources)
+	for k, b := range runSrcs {
+		srcs[k] = b
+	}
 	src, err := os.ReadFile(*params)
 	if err != nil {
 		errorf(stderr, "--params: %v", err)
@@ -120,6 +132,51 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 		})
 	}
 	return writeOut(*out, stdout, stderr, write)
+}
+
+// drawsRunLevels returns the codings of columns of labels of the gpp run
+// whose draws.csv file is, its fit.json or coords.csv beside it (an empty
+// map where the run coded none), for pipeline.LoadCoded: the draws' groups
+// are the run's codes, so data holding a few of its labels in another
+// order must get them, not codes of their own. It returns nil (code
+// afresh) for another file: a JSON point, a CSV of draws from elsewhere.
+// The run's file read is added to srcs.
+func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, error) {
+	if filepath.Base(file) != drawsFile {
+		return nil, nil
+	}
+	dir := filepath.Dir(file)
+	if path := filepath.Join(dir, fitFileName); isRegular(path) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--params: cannot read the fit of %s: %v", file, err)
+		}
+		srcs[path] = src
+		ff, err := readFitJSON(path, src)
+		if err != nil {
+			return nil, err
+		}
+		return dataLevels(ff.Levels), nil
+	}
+	if path := filepath.Join(dir, coordsFile); isRegular(path) {
+		sc, err := readSampleCoords(path)
+		if sc != nil {
+			srcs[path] = sc.src
+		} else {
+			srcs[path] = mustRead(path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return dataLevels(sc.levels), nil
+	}
+	return nil, nil
+}
+
+// isRegular reports whether path is a regular file.
+func isRegular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // logprobJSON reads the one point of a JSON file of the params' values

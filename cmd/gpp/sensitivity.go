@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
@@ -71,7 +72,9 @@ and the data default to those recorded in the sample's header or in
 fit.json. Given here, they must be the same: a model of other contents (by
 its sha256) is an error; so are other data for a fit or a sample that
 recorded their sha256, and, for a sample, a log density lp__ that these
-data (and --set values) do not give at its draws.
+data (and --set values) do not give at its draws. A column of labels is
+coded as the fit.json or coords.csv records the run coded it, as gpp predict
+codes one.
 
 Prints a table of the elements (the first 20 of each param or output without
 --verbose) and the Pareto k̂ of the four sets of weights: above
@@ -308,8 +311,10 @@ func sensInputs(cfg *sensConfig, model string, data []string, sets map[string]st
 }
 
 // sensLoad loads the model on the data, adding the files read to srcs.
-func sensLoad(cfg *sensConfig, srcs sources, con *console) (*pipeline.Loaded, error) {
-	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+// Columns of labels are coded as the sample or fit coded them (levels,
+// pipeline.LoadCoded): the draws' groups are its codes.
+func sensLoad(cfg *sensConfig, levels map[string]data.Levels, srcs sources, con *console) (*pipeline.Loaded, error) {
+	l, err := pipeline.LoadCoded(cfg.model, cfg.data, cfg.sets, levels)
 	for k, b := range sourcesOf(l) {
 		srcs[k] = b
 	}
@@ -356,7 +361,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 		return nil, fmt.Errorf("%s records no model: give the sampled model and its data after %s", path, dir)
 	}
 	sensInputs(cfg, sc.model, data, sets)
-	l, err := sensLoad(cfg, srcs, con)
+	l, err := sensLoad(cfg, dataLevels(sc.levels), srcs, con)
 	if err != nil {
 		return nil, err
 	}
@@ -521,7 +526,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 		return nil, fmt.Errorf("%s records no model: give the fitted model and its data after %s", path, arg)
 	}
 	sensInputs(cfg, ff.Model, ff.Data, ff.Sets)
-	l, err := sensLoad(cfg, srcs, con)
+	l, err := sensLoad(cfg, dataLevels(ff.Levels), srcs, con)
 	if err != nil {
 		return nil, err
 	}

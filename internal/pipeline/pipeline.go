@@ -200,18 +200,43 @@ func load(path string, dataArgs []string, sets map[string]string, bind func(*Loa
 	return l, bind(l, inputs, sets)
 }
 
+// LoadCoded is Load for data given to a saved run's model whose log
+// density is evaluated at the run's draws (gpp logprob, gpp sensitivity):
+// a column of labels is coded as the run coded it (levels, by
+// declaration: the run's data.Coded; data.BindCoded, as LoadPredict
+// binds), so that a data set holding a few of the labels gets the codes
+// the draws' groups had. With levels nil it is Load.
+func LoadCoded(path string, dataArgs []string, sets map[string]string, levels map[string]data.Levels) (*Loaded, error) {
+	return load(path, dataArgs, sets, func(l *Loaded, inputs []data.Input, sets map[string]string) error {
+		return l.bindCoded(inputs, sets, levels)
+	})
+}
+
 // Bind binds data inputs and compiles the model.
 func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
+	return l.bindCoded(inputs, sets, nil)
+}
+
+// bindCoded binds data inputs, coding columns of labels as levels says
+// when it is not nil (data.BindCoded) and else by their own labels, and
+// compiles the model.
+func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels map[string]data.Levels) error {
 	if l.Info == nil {
 		return errors.New("pipeline: model not checked")
 	}
-	bound, err := data.Bind(l.Info, inputs, sets)
+	var bound map[string]*data.Array
+	var err error
+	if levels == nil {
+		bound, err = data.Bind(l.Info, inputs, sets)
+	} else {
+		bound, err = data.BindCoded(l.Info, inputs, sets, nil, levels)
+	}
 	if err != nil {
 		return err
 	}
 	l.Data = bound
 	l.Warnings = data.Unused(l.Info, inputs)
-	l.Notes = append(data.MissingNotes(l.Info, bound), data.LevelNotes(l.Info, bound, false)...)
+	l.Notes = append(data.MissingNotes(l.Info, bound), data.LevelNotes(l.Info, bound, levels != nil)...)
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {
 		return err
