@@ -677,8 +677,8 @@ func (f delimited) cellHint(header []string, cell string) string {
 // otherDigits rewrites s in ASCII digits when it is a number written with
 // decimal digits of another script (Arabic-Indic ١٢, fullwidth １２), at
 // least one of them not ASCII, with signs, points and commas (fullwidth
-// too): such text
-// is a number, which must stay an error, never a label (isLabelText).
+// too): such text is a number, which must stay an error, never a label
+// (isLabelText).
 // Unicode assigns each script's digits 0 to 9 in a contiguous run
 // starting at a multiple of ten from the run's first, so a digit's value
 // is its distance from the start of its run, mod 10.

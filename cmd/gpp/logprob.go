@@ -159,11 +159,9 @@ func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, error) {
 		return dataLevels(ff.Levels), nil
 	}
 	if path := filepath.Join(dir, coordsFile); isRegular(path) {
-		sc, err := readSampleCoords(path)
+		sc, err := readCoordsHeader(path)
 		if sc != nil {
 			srcs[path] = sc.src
-		} else {
-			srcs[path] = mustRead(path)
 		}
 		if err != nil {
 			return nil, err

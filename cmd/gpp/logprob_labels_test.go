@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,27 @@ func TestSensitivityLabels(t *testing.T) {
 	code, _, stderr = runSafe(t, "sensitivity", out, model, sub, "--draws", "50")
 	if want := "the fit read data of other contents"; code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("gpp sensitivity on other data: exit %d, stderr:\n%s\nwant 1 and %q", code, stderr, want)
+	}
+}
+
+// TestReadCoordsHeader: gpp logprob reads only a coords.csv's leading
+// comment lines for its codings, not its rows (which it never checks, so
+// rows that are no draws do not matter), and an error in those lines is
+// positioned, its line in the source kept.
+func TestReadCoordsHeader(t *testing.T) {
+	d := t.TempDir()
+	head := "# model = m.gpp\n# param mu = real\n# levels county = {\"column\":\"county\",\"first\":0,\"labels\":[\"AITKIN\",\"ANOKA\"]}\n"
+	path := writeFile(t, d, coordsFile, head+"chain__,draw__,mu.1\n1,1,not a number\n")
+	sc, err := readCoordsHeader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(sc.src) != head || sc.model != "m.gpp" || sc.types["mu"] != "real" || !slices.Equal(sc.levels["county"].Labels, []string{"AITKIN", "ANOKA"}) {
+		t.Errorf("src %q, model %q, types %v, levels %+v: want the header's alone", sc.src, sc.model, sc.types, sc.levels)
+	}
+	bad := writeFile(t, d, "bad.csv", "# model = m.gpp\n# levels county = [1]\nchain__,draw__\n")
+	sc, err = readCoordsHeader(bad)
+	if want := "bad.csv:2:1: a levels line"; err == nil || !strings.Contains(err.Error(), want) || sc == nil || !strings.Contains(string(sc.src), "# levels county") {
+		t.Errorf("a bad levels line: %v (sc %v), want %q with its source", err, sc, want)
 	}
 }

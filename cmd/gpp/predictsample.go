@@ -76,32 +76,9 @@ func readSampleCoords(path string) (*sampleCoords, error) {
 	at := func(i int, format string, args ...any) error {
 		return &ast.Error{Pos: ast.Pos{File: path, Line: i + 1, Col: 1}, Msg: fmt.Sprintf(format, args...)}
 	}
-	i := 0
-	for ; i < len(lines) && strings.HasPrefix(lines[i], "#"); i++ {
-		l := lines[i]
-		switch {
-		case strings.HasPrefix(l, "# model = "):
-			sc.model = strings.TrimPrefix(l, "# model = ")
-		case strings.HasPrefix(l, "# model_sha256 = "):
-			sc.hash = strings.TrimPrefix(l, "# model_sha256 = ")
-		case strings.HasPrefix(l, "# param "):
-			name, typ, ok := strings.Cut(strings.TrimPrefix(l, "# param "), " = ")
-			if !ok {
-				return nil, at(i, "a param line without its type")
-			}
-			sc.types[name] = typ
-			sc.params = append(sc.params, name)
-		case strings.HasPrefix(l, "# levels "):
-			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# levels "), " = ")
-			var lv fitLevels
-			if !ok || json.Unmarshal([]byte(text), &lv) != nil {
-				return nil, at(i, "a levels line that is not NAME = a JSON object of column, first and labels")
-			}
-			if sc.levels == nil {
-				sc.levels = map[string]fitLevels{}
-			}
-			sc.levels[name] = lv
-		}
+	i, err := sc.readComments(lines)
+	if err != nil {
+		return nil, err
 	}
 	if i == len(lines) {
 		return nil, at(i-1, "no header: not a gpp sample's %s", coordsFile)
@@ -147,6 +124,72 @@ func readSampleCoords(path string) (*sampleCoords, error) {
 		return nil, at(len(lines)-1, "%d draws: the summary needs at least 2", len(sc.rows))
 	}
 	return sc, nil
+}
+
+// readCoordsHeader reads only the leading comment lines of coords.csv at
+// path (its model, params and codings of labels; src holds those lines),
+// not its rows, which run to hundreds of megabytes for a big sample. It
+// returns sc with an error in those lines too.
+func readCoordsHeader(path string) (*sampleCoords, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the sample: %v", err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	var src []byte
+	for {
+		if b, err := br.Peek(1); err != nil || b[0] != '#' {
+			break
+		}
+		line, err := br.ReadBytes('\n')
+		src = append(src, line...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the sample: %v", err)
+		}
+	}
+	sc := &sampleCoords{path: path, src: src, types: map[string]string{}, cols: map[string][]int{}}
+	_, err = sc.readComments(strings.Split(string(src), "\n"))
+	return sc, err // with its error, sc.src shows the line
+}
+
+// readComments reads the leading comment lines of a coords.csv split into
+// lines into sc and returns the index of the first other line.
+func (sc *sampleCoords) readComments(lines []string) (int, error) {
+	at := func(i int, format string, args ...any) error {
+		return &ast.Error{Pos: ast.Pos{File: sc.path, Line: i + 1, Col: 1}, Msg: fmt.Sprintf(format, args...)}
+	}
+	i := 0
+	for ; i < len(lines) && strings.HasPrefix(lines[i], "#"); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "# model = "):
+			sc.model = strings.TrimPrefix(l, "# model = ")
+		case strings.HasPrefix(l, "# model_sha256 = "):
+			sc.hash = strings.TrimPrefix(l, "# model_sha256 = ")
+		case strings.HasPrefix(l, "# param "):
+			name, typ, ok := strings.Cut(strings.TrimPrefix(l, "# param "), " = ")
+			if !ok {
+				return 0, at(i, "a param line without its type")
+			}
+			sc.types[name] = typ
+			sc.params = append(sc.params, name)
+		case strings.HasPrefix(l, "# levels "):
+			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# levels "), " = ")
+			var lv fitLevels
+			if !ok || json.Unmarshal([]byte(text), &lv) != nil {
+				return 0, at(i, "a levels line that is not NAME = a JSON object of column, first and labels")
+			}
+			if sc.levels == nil {
+				sc.levels = map[string]fitLevels{}
+			}
+			sc.levels[name] = lv
+		}
+	}
+	return i, nil
 }
 
 // sampleNeeds ends match's messages for gpp predict.

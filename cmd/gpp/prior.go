@@ -102,32 +102,11 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 // a prior written out). One that reads data is a likelihood, which the
 // draws leave out by design.
 func priorTargetWarnings(l *pipeline.Loaded) []string {
-	reads := map[*check.Symbol]bool{} // lets: whether they read data
-	var readsData func(e ast.Node) bool
-	readsData = func(e ast.Node) bool {
+	readsData := func(e ast.Node) bool {
 		found := false
-		ast.Inspect(e, func(n ast.Node) bool {
-			id, ok := n.(*ast.Ident)
-			if !ok || found {
-				return !found
-			}
-			sym := l.Info.Uses[id]
-			switch {
-			case sym == nil:
-			case sym.Kind == check.Data || sym.Kind == check.Size:
-				found = true
-			case sym.Kind == check.Let:
-				r, seen := reads[sym]
-				if !seen {
-					reads[sym] = false // a let cannot read itself; guards a cycle
-					if d, ok := sym.Decl.(*ast.LetStmt); ok {
-						r = readsData(d.Value)
-					}
-					reads[sym] = r
-				}
-				found = r
-			}
-			return !found
+		l.Info.VisitReads(e, true, func(sym *check.Symbol) bool {
+			found = sym.Kind == check.Data || sym.Kind == check.Size
+			return found
 		})
 		return found
 	}

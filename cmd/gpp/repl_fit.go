@@ -1536,26 +1536,12 @@ func joinAnd(items []string) string {
 // cells filled in, as an output is.
 func (r *repl) readsMissing(info *check.Info, x ast.Expr) bool {
 	var names []string
-	seen := map[*check.Symbol]bool{}
-	var walk func(n ast.Node)
-	walk = func(n ast.Node) {
-		ast.Inspect(n, func(n ast.Node) bool {
-			id, ok := n.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			sym := info.Uses[id]
-			if d := info.DataVar(id.Name); d != nil && d.Missing != nil && sym == d.Symbol {
-				names = append(names, id.Name)
-			}
-			if sym != nil && sym.Kind == check.Let && sym.Decl != nil && !seen[sym] {
-				seen[sym] = true
-				walk(sym.Decl)
-			}
-			return true
-		})
-	}
-	walk(x)
+	info.VisitReads(x, true, func(sym *check.Symbol) bool {
+		if d := info.DataVar(sym.Name); d != nil && d.Missing != nil && sym == d.Symbol {
+			names = append(names, sym.Name)
+		}
+		return false
+	})
 	if len(names) == 0 {
 		return false
 	}

@@ -145,19 +145,9 @@ func (c *checker) computedFromData(arg ast.Expr, t Type) bool {
 // through lets.
 func (c *checker) readsData(e ast.Expr) bool {
 	data := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			switch sym := c.info.Uses[id]; {
-			case sym == nil:
-			case sym.Kind == Data || sym.Kind == Size:
-				data = true
-			case sym.Kind == Let:
-				if let, ok := sym.Decl.(*ast.LetStmt); ok && c.readsData(let.Value) {
-					data = true
-				}
-			}
-		}
-		return !data
+	c.info.VisitReads(e, true, func(sym *Symbol) bool {
+		data = sym.Kind == Data || sym.Kind == Size
+		return data
 	})
 	return data
 }

@@ -100,6 +100,43 @@ func (info *Info) Lookup(name string) *Symbol {
 	return nil
 }
 
+// VisitReads calls f with each symbol that e reads, through the lets it
+// reads (each symbol once), until f returns true; without indices, not
+// those an index expression's indices read (x[g[i]] reads x only). It is
+// the one walk of what an expression reads, for the checker, the
+// compiler and the CLI.
+func (info *Info) VisitReads(e ast.Node, indices bool, f func(*Symbol) bool) {
+	seen := map[*Symbol]bool{}
+	stop := false
+	var visit func(e ast.Node)
+	visit = func(e ast.Node) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok && !indices && !stop {
+				visit(ix.X)
+				return false
+			}
+			id, ok := n.(*ast.Ident)
+			if stop || !ok {
+				return !stop
+			}
+			sym := info.Uses[id]
+			if sym == nil || seen[sym] {
+				return true
+			}
+			seen[sym] = true
+			if f(sym) {
+				stop = true
+				return false
+			}
+			if ls, ok := sym.Decl.(*ast.LetStmt); ok && sym.Kind == Let {
+				visit(ls.Value)
+			}
+			return !stop
+		})
+	}
+	visit(e)
+}
+
 // Latent returns the latent of that name, or nil.
 func (info *Info) Latent(name string) *Latent {
 	for _, l := range info.Latents {

@@ -192,7 +192,7 @@ func flatDomain(lat *check.Latent) string {
 // outside its indices: z[g[i]] with g data is an element of the param z.
 func lhsReadsData(info *check.Info, e ast.Expr) bool {
 	found := false
-	visitReads(info, e, false, func(sym *check.Symbol) bool {
+	info.VisitReads(e, false, func(sym *check.Symbol) bool {
 		found = sym.Kind == check.Data
 		return found
 	})

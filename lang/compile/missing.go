@@ -108,32 +108,22 @@ func (m *Model) readsResponse(reads map[string]bool, name string, shape []int) b
 // through the lets and outputs it reads.
 func (m *Model) readsData(name string) map[string]bool {
 	reads := map[string]bool{}
-	seen := map[*check.Symbol]bool{}
+	outs := map[*check.Symbol]bool{} // walked already
 	var walk func(n ast.Node)
 	walk = func(n ast.Node) {
-		ast.Inspect(n, func(n ast.Node) bool {
-			id, ok := n.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			sym := m.info.Uses[id]
-			if sym == nil || seen[sym] {
-				return true
-			}
-			seen[sym] = true
-			switch sym.Kind {
-			case check.Data:
+		m.info.VisitReads(n, true, func(sym *check.Symbol) bool {
+			switch {
+			case sym.Kind == check.Data:
 				reads[sym.Name] = true
-			case check.Let, check.Output:
-				if sym.Decl != nil {
-					walk(sym.Decl)
-				}
+			case sym.Kind == check.Output && sym.Decl != nil && !outs[sym]:
+				outs[sym] = true
+				walk(sym.Decl)
 			}
-			return true
+			return false
 		})
 	}
 	if s := m.info.Lookup(name); s != nil && s.Decl != nil {
-		seen[s] = true
+		outs[s] = true
 		walk(s.Decl)
 	}
 	return reads

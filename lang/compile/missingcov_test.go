@@ -113,6 +113,8 @@ func TestMissingCovariateLogLik(t *testing.T) {
 		// y read in an expression too (a target += here; an autoregression's
 		// y[t-1]) is still the response: every y is an observation
 		{"over y, y read too", "target += -0.001 * sum(square(y))\noutput log_lik = logpdf(y, Normal(mu, 1))\n", `{"x": [1, null, 2, null], "y": [0.5, 1, 2, 3]}`, nil},
+		// y read through another output: still the response
+		{"over y, through an output", "output e = y - mu\noutput log_lik = -0.5 * square(e)\n", `{"x": [1, null, 2, null], "y": [0.5, 1, 2, 3]}`, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compileSrc(t, "m.gpp", head+c.out, nil, jsonData(t, c.data))

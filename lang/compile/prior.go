@@ -343,7 +343,7 @@ func supportWords(lat *check.Latent) string {
 func paramDeps(info *check.Info, exprs []ast.Expr) []int {
 	var deps []int
 	for _, e := range exprs {
-		visitReads(info, e, true, func(sym *check.Symbol) bool {
+		info.VisitReads(e, true, func(sym *check.Symbol) bool {
 			if sym.Kind == check.Param {
 				for i, lat := range info.Latents {
 					if lat.Symbol == sym && !slices.Contains(deps, i) {

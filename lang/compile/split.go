@@ -178,7 +178,7 @@ func (l *lowerer) paramNames(e ast.Expr) []string {
 // dataNames returns the names of the data that e reads, through lets.
 func (l *lowerer) dataNames(e ast.Expr) []string {
 	var out []string
-	visitReads(l.info, e, true, func(sym *check.Symbol) bool {
+	l.info.VisitReads(e, true, func(sym *check.Symbol) bool {
 		if sym.Kind == check.Data && !slices.Contains(out, sym.Name) {
 			out = append(out, sym.Name)
 		}
@@ -259,44 +259,9 @@ func (l *lowerer) priorLHS(lhs ast.Expr) bool {
 // in the soft constraint target += logpdf(sum(phi), Normal(0, 0.001 * N)).
 func (l *lowerer) readsData(e ast.Expr) bool {
 	found := false
-	visitReads(l.info, e, true, func(sym *check.Symbol) bool {
+	l.info.VisitReads(e, true, func(sym *check.Symbol) bool {
 		found = sym.Kind == check.Data
 		return found
 	})
 	return found
-}
-
-// visitReads calls f with each symbol that e reads, through the lets it
-// reads (each once), until f returns true; without indices, not those an
-// index expression's indices read (x[g[i]] reads x only).
-func visitReads(info *check.Info, e ast.Expr, indices bool, f func(*check.Symbol) bool) {
-	seen := map[*check.Symbol]bool{}
-	stop := false
-	var visit func(e ast.Expr)
-	visit = func(e ast.Expr) {
-		ast.Inspect(e, func(n ast.Node) bool {
-			if ix, ok := n.(*ast.IndexExpr); ok && !indices && !stop {
-				visit(ix.X)
-				return false
-			}
-			id, ok := n.(*ast.Ident)
-			if stop || !ok {
-				return !stop
-			}
-			sym := info.Uses[id]
-			if sym == nil || seen[sym] {
-				return true
-			}
-			seen[sym] = true
-			if f(sym) {
-				stop = true
-				return false
-			}
-			if ls, ok := sym.Decl.(*ast.LetStmt); ok && sym.Kind == check.Let {
-				visit(ls.Value)
-			}
-			return !stop
-		})
-	}
-	visit(e)
 }
