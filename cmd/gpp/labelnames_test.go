@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -61,17 +60,7 @@ func numberNames(t *testing.T, summary string) string {
 // both.
 func TestLabelNames(t *testing.T) {
 	d := t.TempDir()
-	var byName, byCode strings.Builder
-	byName.WriteString("county,y\n")
-	byCode.WriteString("county,y\n")
-	for i := range 30 {
-		k := (i*3 + 1) % len(labelNamesCounties)
-		y := fmt.Sprintf("%.3f", 0.4*float64(k)+0.1*float64(i%7)-0.3)
-		fmt.Fprintf(&byName, "%q,%s\n", labelNamesCounties[k], y)
-		fmt.Fprintf(&byCode, "%d,%s\n", k, y)
-	}
-	named := writeFile(t, d, "radon.csv", byName.String())
-	coded := writeFile(t, d, "radon_codes.csv", byCode.String())
+	named, coded := labelsData(t, d, labelNamesCounties)
 	model := writeFile(t, d, "m.gpp", labelNamesModel)
 	constJ := writeFile(t, d, "const.gpp", strings.Replace(labelNamesModel, "data J: int\n", "const J = 5\n", 1))
 	wantNames := []string{"a[AITKIN]", `a["ST. LOUIS, MN"]`, "b[AITKIN,1]", "b[YELLOW MEDICINE,2]", `b["ST. LOUIS, MN",2]`, "a2[BECKER]", "yhat[3]"}

@@ -27,16 +27,17 @@ output yhat = a[county]
 var labelsCounties = []string{"AITKIN", "ANOKA", "BECKER", "BELTRAMI", "YELLOW MEDICINE"}
 
 // labelsData writes the model's data twice, with the counties by name
-// (rows not in sorted order) and by their codes, and returns both files.
-func labelsData(t *testing.T, d string) (named, coded string) {
+// (rows not in sorted order; a name quoted where summary.csv quotes it)
+// and by their codes, and returns both files.
+func labelsData(t *testing.T, d string, counties []string) (named, coded string) {
 	t.Helper()
 	var byName, byCode strings.Builder
 	byName.WriteString("county,y\n")
 	byCode.WriteString("county,y\n")
 	for i := range 30 {
-		k := (i*3 + 1) % len(labelsCounties)
+		k := (i*3 + 1) % len(counties)
 		y := fmt.Sprintf("%.3f", 0.4*float64(k)+0.1*float64(i%7)-0.3)
-		fmt.Fprintf(&byName, "%s,%s\n", labelsCounties[k], y)
+		fmt.Fprintf(&byName, "%s,%s\n", quoteLabel(counties[k]), y)
 		fmt.Fprintf(&byCode, "%d,%s\n", k, y)
 	}
 	return writeFile(t, d, "radon.csv", byName.String()), writeFile(t, d, "radon_codes.csv", byCode.String())
@@ -53,7 +54,7 @@ func labelsData(t *testing.T, d string) (named, coded string) {
 func TestFitLabels(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "m.gpp", labelsModel)
-	named, coded := labelsData(t, d)
+	named, coded := labelsData(t, d, labelsCounties)
 	note := `note: ` + named + `: column "county": 5 labels coded 0 to 4 in sorted order (AITKIN 0, ANOKA 1, BECKER 2, BELTRAMI 3, YELLOW MEDICINE 4)`
 	if code, _, stderr := runSafe(t, "check", model, named); code != 0 || !strings.Contains(stderr, note) {
 		t.Errorf("gpp check: exit %d, stderr:\n%s\nwant the note %q", code, stderr, note)
@@ -147,7 +148,7 @@ func readFile(t *testing.T, path string) string {
 func TestSampleLabels(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "m.gpp", labelsModel)
-	named, coded := labelsData(t, d)
+	named, coded := labelsData(t, d, labelsCounties)
 	sample := func(data, out string) {
 		t.Helper()
 		if code, _, stderr := runSafe(t, "sample", model, data, "--quiet", "--chains", "1", "--warmup", "60", "--draws", "20", "--out", out); code != 0 {
@@ -191,7 +192,7 @@ func TestSampleLabels(t *testing.T) {
 func TestReplLabels(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "m.gpp", labelsModel)
-	named, coded := labelsData(t, d)
+	named, coded := labelsData(t, d, labelsCounties)
 	session := func(data, newData, note string) (*repl, string) {
 		t.Helper()
 		r, out, errb := newTestRepl()
@@ -226,7 +227,7 @@ func TestReplLabels(t *testing.T) {
 func TestKfoldLabels(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "m.gpp", labelsModel+"output log_lik = logpdf(y, Normal(a[county], sigma))\n")
-	named, coded := labelsData(t, d)
+	named, coded := labelsData(t, d, labelsCounties)
 	kfold := func(data, out string) string {
 		t.Helper()
 		if code, _, stderr := runSafe(t, "kfold", model, data, "--folds", "3", "--group", "county", "--iter", "200", "--quiet", "--out", out); code != 0 {

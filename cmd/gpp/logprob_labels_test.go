@@ -31,7 +31,7 @@ func TestLogprobLabels(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "m.gpp", labelsJModel)
 	constJ := writeFile(t, d, "mc.gpp", strings.Replace(labelsJModel, "data J: int\n", "const J = 5\n", 1))
-	named, _ := labelsData(t, d)
+	named, _ := labelsData(t, d, labelsCounties)
 	// BELTRAMI, AITKIN, YELLOW MEDICINE are 1, 0, 2 afresh; the run's 3, 0, 4
 	sub := writeFile(t, d, "sub.csv", "county,y\nBELTRAMI,0.5\nAITKIN,-0.2\nBELTRAMI,1.1\n\"YELLOW MEDICINE\",0.9\n")
 	subCodes := writeFile(t, d, "sub_codes.csv", "county,y\n3,0.5\n0,-0.2\n3,1.1\n4,0.9\n")
@@ -91,7 +91,7 @@ func TestLogprobLabels(t *testing.T) {
 func TestSensitivityLabels(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "m.gpp", labelsJModel)
-	named, _ := labelsData(t, d)
+	named, _ := labelsData(t, d, labelsCounties)
 	sub := writeFile(t, d, "sub.csv", "county,y\nBELTRAMI,0.5\nAITKIN,-0.2\n")
 	out := filepath.Join(d, "fit")
 	if code, _, stderr := runSafe(t, "fit", model, named, "--quiet", "--iter", "200", "--output-draws", "8", "--out", out); code != 0 {

@@ -205,12 +205,7 @@ func (c *checker) imputableTogether(names []string) bool {
 	if len(c.cfg.Imputed) > 0 {
 		return true
 	}
-	cfg := *c.cfg
-	cfg.Imputed = map[string]bool{}
-	for _, n := range names {
-		cfg.Imputed[n] = true
-	}
-	_, err := Check(c.file, &cfg)
+	_, err := checkImputed(c.file, c.cfg, names)
 	errs, ok := err.(ast.ErrorList)
 	return err == nil || !ok || len(errs) == 0
 }
@@ -227,9 +222,7 @@ func (c *checker) imputable(d *DataVar, read ast.Pos) string {
 	if len(c.cfg.Imputed) > 0 {
 		return ""
 	}
-	cfg := *c.cfg
-	cfg.Imputed = map[string]bool{d.Name: true}
-	_, err := Check(c.file, &cfg)
+	_, err := checkImputed(c.file, c.cfg, []string{d.Name})
 	errs, ok := err.(ast.ErrorList)
 	if err == nil || !ok || len(errs) == 0 {
 		return ""
@@ -245,15 +238,7 @@ func (c *checker) imputable(d *DataVar, read ast.Pos) string {
 // the expressions that read them are recomputed at each draw. The
 // decisions on missing values are info's.
 func (info *Info) Imputing(f *ast.File, names []string) (*Info, error) {
-	cfg := Config{}
-	if info.cfg != nil {
-		cfg = *info.cfg
-	}
-	cfg.Imputed = map[string]bool{}
-	for _, n := range names {
-		cfg.Imputed[n] = true
-	}
-	out, err := Check(f, &cfg)
+	out, err := checkImputed(f, info.cfg, names)
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +248,20 @@ func (info *Info) Imputing(f *ast.File, names []string) (*Info, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkImputed checks f again under cfg (nil for the zero Config) with
+// the data named typed as changing with the fit (Config.Imputed).
+func checkImputed(f *ast.File, cfg *Config, names []string) (*Info, error) {
+	again := Config{}
+	if cfg != nil {
+		again = *cfg
+	}
+	again.Imputed = map[string]bool{}
+	for _, n := range names {
+		again.Imputed[n] = true
+	}
+	return Check(f, &again)
 }
 
 // ObservedIdent returns the name that e, the value of a ~, observes whole
