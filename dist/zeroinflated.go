@@ -245,14 +245,8 @@ func (d HurdlePoisson) eval(k float64, dp []float64) (lp, dx float64) {
 	if !unitClosed(psi) || !positive(lam) || math.IsNaN(k) {
 		return invalid(dp)
 	}
-	if !isCount(k) {
-		return outside(dp)
-	}
-	if k == 0 {
-		return hurdleZero(psi, dp)
-	}
-	if psi == 0 {
-		return outside(dp)
+	if lp, done := hurdleGate(psi, k, dp); done {
+		return lp, 0
 	}
 	lp, _ = Poisson{lam}.eval(k, nil)
 	lp += logx(psi) - Log1mexp(lam)
@@ -266,18 +260,25 @@ func (d HurdlePoisson) eval(k float64, dp []float64) (lp, dx float64) {
 	return lp, 0
 }
 
-// hurdleZero is the log mass at 0 of a hurdle family, log1p(−Psi), with
-// its partials: −1/(1 − Psi) (1 − Psi exact where Psi ≥ 1/2, and its
-// rounding below harmless), and 0 in the count family's arguments.
-func hurdleZero(psi float64, dp []float64) (lp, dx float64) {
-	if psi == 1 {
-		return outside(dp)
+// hurdleGate is the part of a hurdle family's eval (its arguments valid,
+// k not NaN) that needs no count family: it returns, with done, the log
+// mass of a k that is not a count or is above a hurdle Psi = 0 (−Inf), and
+// that at 0, log1p(−Psi), with its partials −1/(1 − Psi) (1 − Psi exact
+// where Psi ≥ 1/2, and its rounding below harmless) and 0 in the count
+// family's arguments; done is false for a k > 0 that Psi > 0 allows.
+func hurdleGate(psi, k float64, dp []float64) (lp float64, done bool) {
+	switch {
+	case !isCount(k), k == 0 && psi == 1, k > 0 && psi == 0:
+		lp, _ = outside(dp)
+		return lp, true
+	case k > 0:
+		return 0, false
 	}
 	if dp != nil {
 		clear(dp)
 		dp[0] = -1 / (1 - psi)
 	}
-	return math.Log1p(-psi), 0
+	return math.Log1p(-psi), true
 }
 
 // invMinusInvExpm1 returns 1/x − 1/expm1(x) for x > 0, by its series
@@ -409,14 +410,8 @@ func (d HurdleNegBinomial) eval(k float64, dp []float64) (lp, dx float64) {
 	if !unitClosed(psi) || !positive(mu) || !positive(phi) || math.IsNaN(k) {
 		return invalid(dp)
 	}
-	if !isCount(k) {
-		return outside(dp)
-	}
-	if k == 0 {
-		return hurdleZero(psi, dp)
-	}
-	if psi == 0 {
-		return outside(dp)
+	if lp, done := hurdleGate(psi, k, dp); done {
+		return lp, 0
 	}
 	lp, _ = NegBinomial{mu, phi}.eval(k, dp[min(1, len(dp)):])
 	s, lq := nbZero(mu, phi)

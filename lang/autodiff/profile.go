@@ -180,17 +180,11 @@ func (p *Program) profileBackward(grad []float64, rev []time.Duration, runs []in
 		if firstBad(p.adj[n.aoff:n.aoff+n.n]) >= 0 {
 			rev[cur] += time.Since(t0)
 			runs[cur]++
-			for i := range grad {
-				grad[i] = math.NaN()
-			}
-			return p.backwardError()
+			return p.backwardFailed(grad)
 		}
 		p.grad(n)
 	}
-	for _, i := range p.inputs {
-		n := &p.nodes[i]
-		copy(grad[n.i0:n.i0+n.n], p.adj[n.aoff:n.aoff+n.n])
-	}
+	p.inputGrad(grad)
 	rev[cur] += time.Since(t0)
 	runs[cur]++
 	return nil

@@ -669,18 +669,29 @@ func (p *Program) Backward(grad []float64) error {
 			continue // read by kept nodes only: no part of the gradient
 		}
 		if firstBad(p.adj[n.aoff:n.aoff+n.n]) >= 0 {
-			for i := range grad {
-				grad[i] = math.NaN()
-			}
-			return p.backwardError()
+			return p.backwardFailed(grad)
 		}
 		p.grad(n)
 	}
+	p.inputGrad(grad)
+	return nil
+}
+
+// backwardFailed fills grad with NaN and returns backwardError: Backward's
+// answer where an adjoint is not finite.
+func (p *Program) backwardFailed(grad []float64) error {
+	for i := range grad {
+		grad[i] = math.NaN()
+	}
+	return p.backwardError()
+}
+
+// inputGrad copies the inputs' adjoints, the gradient, into grad.
+func (p *Program) inputGrad(grad []float64) {
 	for _, i := range p.inputs {
 		n := &p.nodes[i]
 		copy(grad[n.i0:n.i0+n.n], p.adj[n.aoff:n.aoff+n.n])
 	}
-	return nil
 }
 
 // LogJoint runs Forward and Backward: it returns the log joint at x and
