@@ -43,10 +43,11 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 		}
 		bounds := ""
 		if len(lv.Bounds) > 0 { // int data bound from the labels' count (boundByLabels)
-			bounds = "; " + strings.Join(lv.Bounds, ", ") + " from their count"
+			whose := "their"
 			if fit {
-				bounds = "; " + strings.Join(lv.Bounds, ", ") + " from the fit's count"
+				whose = "the fit's"
 			}
+			bounds = "; " + strings.Join(lv.Bounds, ", ") + " from " + whose + " count"
 		}
 		if !fit {
 			notes = append(notes, fmt.Sprintf("%s: %d label%s coded %d to %d in sorted order (%s)%s", where, len(lv.Labels), plural(len(lv.Labels)), lv.First, lv.First+len(lv.Labels)-1, listCodes(*lv, lv.Labels, most), bounds))
