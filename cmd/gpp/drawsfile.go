@@ -55,6 +55,8 @@ type drawsFileData struct {
 	kind       drawsKind
 	method     string   // "# method = ..." (sample, variational, ...), or ""
 	algorithm  string   // "# algorithm = ..." (hmc, fixed_param, ...), or ""
+	modelHash  string   // gpp's "# model_sha256 = ...", or ""
+	dataHash   []string // gpp's "# file_sha256 = ..." lines, one per data file
 	header     []string // the column names
 	headerLine int
 	// chains[c][j] are chain c's draws of column j.
@@ -269,6 +271,10 @@ func (f *drawsFileData) setting(l string, at ast.Pos) error {
 		f.method = val
 	case "algorithm":
 		f.algorithm = val
+	case "model_sha256":
+		f.modelHash = val
+	case "file_sha256":
+		f.dataHash = append(f.dataHash, val)
 	case "num_warmup":
 		return whole(&f.warmup, 0)
 	case "thin":

@@ -1172,6 +1172,7 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 		files = append(files, outputFile{elboFile, func(w io.Writer) error { return writeElboCSV(w, h) }},
 			outputFile{fitFileName, func(w io.Writer) error {
 				ff := newFitFile(h)
+				ff.Labels = savedAxes(ds.vars)
 				ff.Files = withoutUnplotted(names, cfg)
 				return writeFitJSON(w, ff)
 			}})

@@ -58,6 +58,43 @@ func labelAxes(vars []variable, info *check.Info, sizes map[string][]string) {
 	}
 }
 
+// savedAxes returns the labelled axes of vars by name (nil when none has
+// any), which coords.csv and fit.json record beside draws.csv: gpp
+// summary names a saved run's elements as the run named them.
+func savedAxes(vars []variable) map[string][][]string {
+	var out map[string][][]string
+	for _, v := range vars {
+		if v.axes == nil {
+			continue
+		}
+		if out == nil {
+			out = map[string][][]string{}
+		}
+		out[v.name] = v.axes
+	}
+	return out
+}
+
+// setSavedAxes gives each variable of vars the labelled axes saved for its
+// name where they fit its shape (as many axes, each labelled one as long),
+// and leaves the others named by number.
+func setSavedAxes(vars []variable, saved map[string][][]string) {
+	for i := range vars {
+		v := &vars[i]
+		axes, ok := saved[v.name]
+		if !ok || len(axes) != len(v.shape) {
+			continue
+		}
+		fits := true
+		for a, labels := range axes {
+			fits = fits && (labels == nil || len(labels) == v.shape[a])
+		}
+		if fits {
+			v.axes = axes
+		}
+	}
+}
+
 // elemName names element k (row-major) of v as summaries do: 1-based
 // numbers separated by commas (compile.ElemName), or an axis's label
 // where labelAxes gave it labels: z[AITKIN], b[AITKIN,2].

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -104,6 +105,35 @@ func TestLabelNames(t *testing.T) {
 			if draws(drawsN) != draws(drawsC) || !strings.Contains(drawsN, ",a.1,") || !strings.Contains(drawsN, ",b.5.2,") {
 				t.Errorf("draws.csv of the labels differs from the codes' or is not named by numbers:\n%.600s", drawsN)
 			}
+			// gpp summary of the run's directory names the elements as the
+			// run did, by the labels saved beside draws.csv (TestAxesBeside)
+			summary := func(args ...string) (table, csv string) {
+				t.Helper()
+				out := filepath.Join(d, "summary.csv")
+				code, stdout, stderr := runSafe(t, append(append([]string{"summary"}, args...), "--out", out)...)
+				if code != 0 {
+					t.Fatalf("gpp summary %v: exit %d: %s", args, code, stderr)
+				}
+				return stdout, readFile(t, out)
+			}
+			tabSN, sumSN := summary(filepath.Join(d, cmd[0]+"-named"))
+			_, sumSC := summary(filepath.Join(d, cmd[0]+"-coded", drawsFile))
+			rowsS, err := csv.NewReader(strings.NewReader(sumSN)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			namesS := map[string]bool{}
+			for _, r := range rowsS {
+				namesS[r[0]] = true
+			}
+			for _, n := range wantNames {
+				if !namesS[n] || !strings.Contains(tabSN, "\n"+n+" ") {
+					t.Errorf("gpp summary of the run has no row %s:\n%s", n, tabSN)
+				}
+			}
+			if got := numberNames(t, sumSN); got != sumSC || strings.Contains(sumSC, "AITKIN") {
+				t.Errorf("gpp summary by label, with numbers for labels:\n%s\nwant the codes':\n%s", got, sumSC)
+			}
 		})
 	}
 	// gpp predict, from the fit and from the sample, on new data of a few
@@ -140,6 +170,46 @@ func TestLabelNames(t *testing.T) {
 	for _, n := range []string{"a[AITKIN]", `a["ST. LOUIS, MN"]`, "b[AITKIN, 1]", "b[YELLOW MEDICINE, 0]", "yhat[0]"} {
 		if !strings.Contains(out.String(), "\n"+n+" ") {
 			t.Errorf("the REPL's table has no row %s:\n%s", n, out)
+		}
+	}
+}
+
+// TestAxesBeside: gpp summary takes the labels of a run's elements from
+// the coords.csv or fit.json beside its draws files only when they are of
+// the same model (and, for fit.json, data) and the files one run's.
+func TestAxesBeside(t *testing.T) {
+	d := t.TempDir()
+	sampleDir, fitDir := filepath.Join(d, "s"), filepath.Join(d, "f")
+	for _, dir := range []string{sampleDir, fitDir} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, sampleDir, coordsFile, "# model_sha256 = A\n# labels z = [[\"x\",\"y\"],null]\nchain__,draw__\n")
+	writeFile(t, fitDir, fitFileName, `{"model_sha256":"A","data_sha256":["D"],"labels":{"w":[["u","v","w"]]}}`)
+	file := func(dir, model string, data ...string) *drawsFileData {
+		return &drawsFileData{path: filepath.Join(dir, drawsFile), modelHash: model, dataHash: data}
+	}
+	for _, c := range []struct {
+		name  string
+		files []*drawsFileData
+		want  string // the labels of the first axis of z or w, or ""
+	}{
+		{"sample", []*drawsFileData{file(sampleDir, "A")}, "x,y"},
+		{"sample, other model", []*drawsFileData{file(sampleDir, "B")}, ""},
+		{"sample, no model", []*drawsFileData{file(sampleDir, "")}, ""},
+		{"fit", []*drawsFileData{file(fitDir, "A", "D")}, "u,v,w"},
+		{"fit, other data", []*drawsFileData{file(fitDir, "A", "E")}, ""},
+		{"fit, other model", []*drawsFileData{file(fitDir, "B", "D")}, ""},
+		{"two runs' files", []*drawsFileData{file(sampleDir, "A"), file(fitDir, "A", "D")}, ""},
+		{"nothing beside", []*drawsFileData{file(d, "A")}, ""},
+	} {
+		var got string
+		for _, axes := range axesBeside(c.files) {
+			got = strings.Join(axes[0], ",")
+		}
+		if got != c.want {
+			t.Errorf("%s: labels %q, want %q", c.name, got, c.want)
 		}
 	}
 }

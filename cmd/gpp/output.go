@@ -1554,6 +1554,10 @@ type fitFile struct {
 	// Levels records how each column of labels in the data was coded,
 	// by data declaration: gpp predict codes new data so.
 	Levels map[string]fitLevels `json:"levels,omitempty"`
+	// Labels holds, by variable, the labels that named the elements of its
+	// axes sized by a column of labels (null for an axis named by number;
+	// savedAxes): gpp summary of draws.csv names them so.
+	Labels map[string][][]string `json:"labels,omitempty"`
 	// Resample is what --psis-resample did to the output draws (omitted
 	// without it); the factors above are still q's.
 	Resample *fitResample `json:"psis_resample,omitempty"`

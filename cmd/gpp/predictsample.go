@@ -57,10 +57,11 @@ type sampleCoords struct {
 	path        string
 	src         []byte
 	model, hash string
-	types       map[string]string    // param name → type text (latentTypeText)
-	levels      map[string]fitLevels // the sample's codings of columns of labels, by data declaration
-	params      []string             // in the file's order
-	cols        map[string][]int     // param name → its columns
+	types       map[string]string     // param name → type text (latentTypeText)
+	levels      map[string]fitLevels  // the sample's codings of columns of labels, by data declaration
+	axes        map[string][][]string // the labels that named its variables' elements (savedAxes)
+	params      []string              // in the file's order
+	cols        map[string][]int      // param name → its columns
 	chain, draw []int
 	rows        [][]float64
 }
@@ -187,6 +188,16 @@ func (sc *sampleCoords) readComments(lines []string) (int, error) {
 				sc.levels = map[string]fitLevels{}
 			}
 			sc.levels[name] = lv
+		case strings.HasPrefix(l, "# labels "):
+			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# labels "), " = ")
+			var axes [][]string
+			if !ok || json.Unmarshal([]byte(text), &axes) != nil {
+				return 0, at(i, "a labels line that is not NAME = a JSON array of each axis's labels or null")
+			}
+			if sc.axes == nil {
+				sc.axes = map[string][][]string{}
+			}
+			sc.axes[name] = axes
 		}
 	}
 	return i, nil

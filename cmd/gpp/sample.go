@@ -1462,7 +1462,9 @@ const coordsFile = "coords.csv"
 // in its coordinates' order: the log of a positive param, a matrix
 // param's own coordinates, as sgvb.Unconstrained's Coords gives them), to
 // full precision, so that gpp predict evaluates the outputs at exactly
-// the sampled points.
+// the sampled points. Comment lines also hold the codings of columns of
+// labels ("# levels"), which predict codes new data by, and the labels
+// that named elements ("# labels"), which gpp summary names them by.
 func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Model) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# gpp_version = %s\n# model = %s\n# model_sha256 = %s\n", version, h.model, h.modelHash)
@@ -1478,6 +1480,15 @@ func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Mode
 			return err
 		}
 		fmt.Fprintf(bw, "# levels %s = %s\n", name, text)
+	}
+	// the labels that named the elements, which gpp summary names them by
+	axes := savedAxes(sd.ds.vars)
+	for _, name := range sortedKeys(axes) {
+		text, err := json.Marshal(axes[name])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, "# labels %s = %s\n", name, text)
 	}
 	bw.WriteString("chain__,draw__")
 	for _, l := range m.Latents {

@@ -5,11 +5,13 @@ package main
 // warnings gpp sample prints, from the files.
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,7 +22,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-const summarySynopsis = "summary FILE.csv [FILE.csv ...] [--percentiles 5,50,95] [--params a,b] [--hdi P] [--sig-figs N] [--out summary.csv] [--plots DIR]"
+const summarySynopsis = "summary FILE.csv|DIR [FILE.csv ...] [--percentiles 5,50,95] [--params a,b] [--hdi P] [--sig-figs N] [--out summary.csv] [--plots DIR]"
 
 const summaryHelpText = `Summarises saved draws again, as CmdStan's bin/stansummary and bin/diagnose
 do: gpp sample's draws.csv (its chains by chain__), CmdStan's sample CSVs (a
@@ -28,7 +30,11 @@ chain a file: give each chain's file; with save_warmup = 1 the warm-up rows,
 the first ceil(num_warmup / thin), are left out), gpp fit's draws.csv and
 CmdStan's variational CSVs (the first row, q's mean, left out), and CmdStan's
 pathfinder and laplace CSVs. The files' header rows say which they are; files
-of different kinds or columns are not summarised together.
+of different kinds or columns are not summarised together. A directory
+stands for its draws.csv (gpp summary gpp-sample). Elements that a gpp run
+named by the labels of a column of labels (a[AITKIN]) are named so again,
+from the coords.csv or fit.json beside draws.csv when it is the same
+model's and data's.
 
 It prints gpp sample's table: each param and output element's mean, mcse,
 sd, percentiles, bulk and tail ESS and R̂ (rank-normalised split R̂ and ESS,
@@ -148,7 +154,11 @@ func elemSpec(s string) string {
 func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	srcs := sources{}
 	var files []*drawsFileData
-	for _, path := range sc.files {
+	for i, path := range sc.files {
+		if st, err := os.Stat(path); err == nil && st.IsDir() { // a run's directory: its draws
+			path = filepath.Join(path, drawsFile)
+			sc.files[i] = path
+		}
 		src, err := os.ReadFile(path)
 		if err != nil {
 			errorf(stderr, "%v", err)
@@ -170,6 +180,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 		printError(stderr, err, srcs)
 		return exitError
 	}
+	setSavedAxes(sd.ds.vars, axesBeside(files))
 	if sc.plots != "" { // before the table: a bad --plots prints nothing but its error
 		if err := os.MkdirAll(sc.plots, 0o755); err != nil {
 			errorf(stderr, "--plots: %v", err)
@@ -224,6 +235,35 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "no problems detected")
 	}
 	return exitOK
+}
+
+// axesBeside returns the labels that named the elements of the gpp run
+// whose draws files are files (savedAxes), from the coords.csv (gpp
+// sample) or fit.json (gpp fit) written with them, so that the summary
+// names the elements as the run did (z[AITKIN]). It is nil when the files
+// are not one run's (other directories or models), when neither file is
+// there or readable, or when it is another model's, or data's, run.
+func axesBeside(files []*drawsFileData) map[string][][]string {
+	f := files[0]
+	dir := filepath.Dir(f.path)
+	for _, g := range files {
+		if g.modelHash == "" || g.modelHash != f.modelHash || filepath.Dir(g.path) != dir {
+			return nil
+		}
+	}
+	if sc, err := readCoordsHeader(filepath.Join(dir, coordsFile)); err == nil && sc.hash == f.modelHash {
+		return sc.axes
+	}
+	var ff struct {
+		ModelSHA256 string                `json:"model_sha256"`
+		DataSHA256  []string              `json:"data_sha256"`
+		Labels      map[string][][]string `json:"labels"`
+	}
+	src, err := os.ReadFile(filepath.Join(dir, fitFileName))
+	if err != nil || json.Unmarshal(src, &ff) != nil || ff.ModelSHA256 != f.modelHash || !slices.Equal(ff.DataSHA256, f.dataHash) {
+		return nil
+	}
+	return ff.Labels
 }
 
 // samplerFamily is the family of the sampler's columns (lp__, ...) in a
