@@ -263,7 +263,7 @@ type Univariate struct {
 
 // Ends returns the ends of the closure of u's support for the parameters
 // p: lo and hi, −Inf or +Inf on a side where it is unbounded. The bounds
-// of Interval, BoundedCount (n, the first parameter) and LowerArg are
+// of Interval, BoundedCount (n, the first count parameter) and LowerArg are
 // read from p. Ordered, Simplex and matrix supports have no ends.
 func (u *Univariate) Ends(p []float64) (lo, hi float64) {
 	lo, hi = math.Inf(-1), math.Inf(1)
@@ -278,8 +278,11 @@ func (u *Univariate) Ends(p []float64) (lo, hi float64) {
 		}
 	case BoundedCount:
 		lo = 0
-		if len(p) >= 1 {
-			hi = p[0]
+		for i, q := range u.Params { // n, the first count parameter
+			if q.Support == Count && i < len(p) {
+				hi = p[i]
+				break
+			}
 		}
 	}
 	if u.LowerArg > 0 && u.LowerArg <= len(p) {

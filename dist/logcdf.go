@@ -47,7 +47,9 @@ func LogCDFNames() []string {
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal", "SkewNormal",
 		"VonMises", "SkewDoubleExponential", "Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
-		"NegBinomial", "NegBinomialLog", "BetaNegBinomial"}
+		"NegBinomial", "NegBinomialLog", "BetaNegBinomial",
+		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",
+		"ZeroInflatedBinomial", "HurdleGamma", "HurdleLogNormal"}
 }
 
 // logCDF is a family's log CDF (upper false) or log survival function
@@ -99,6 +101,15 @@ var logCDFs = map[string]logCDF{
 	"SkewNormal":            skewNormalLogCDF,    // skewnormal_cdf.go
 	"VonMises":              vonMisesLogCDF,      // vonmises_cdf.go
 	"SkewDoubleExponential": skewDoubleExpLogCDF, // skewdoubleexp.go
+
+	// zeroinflated_more.go
+	"ZeroInflatedPoisson":     zeroInflatedLogCDF(poissonLogCDF),
+	"ZeroInflatedNegBinomial": zeroInflatedLogCDF(negBinomialLogCDF),
+	"ZeroInflatedBinomial":    zeroInflatedLogCDF(binomialLogCDF),
+	"HurdlePoisson":           hurdleLogCDF(poissonLogCDF),
+	"HurdleNegBinomial":       hurdleLogCDF(negBinomialLogCDF),
+	"HurdleGamma":             hurdleLogCDF(gammaLogCDFKernel),
+	"HurdleLogNormal":         hurdleLogCDF(logNormalLogCDF),
 }
 
 // NormalLogSurvival returns log P(Z > z) for a standard normal Z: from

@@ -385,6 +385,10 @@ func TestLogCDFSupportEnds(t *testing.T) {
 		{"BernoulliLogit", []float64{0.3}, 0, 1}, {"Binomial", []float64{5, 0.3}, 0, 5}, {"BinomialLogit", []float64{5, 0.3}, 0, 5},
 		{"BetaBinomial", []float64{5, 2, 3}, 0, 5}, {"NegBinomial", []float64{3, 2}, 0, inf}, {"NegBinomialLog", []float64{1, 2}, 0, inf},
 		{"BetaNegBinomial", []float64{2.5, 0.5, 3}, 0, inf},
+		{"ZeroInflatedPoisson", []float64{0.7, 2}, 0, inf}, {"ZeroInflatedNegBinomial", []float64{0.7, 3, 2}, 0, inf},
+		{"HurdlePoisson", []float64{0.7, 2}, 0, inf}, {"HurdleNegBinomial", []float64{0.7, 3, 2}, 0, inf},
+		{"ZeroInflatedBinomial", []float64{0.7, 5, 0.3}, 0, 5}, {"HurdleGamma", []float64{0.7, 2, 1}, 0, inf},
+		{"HurdleLogNormal", []float64{0.7, 0, 1}, 0, inf},
 	}
 	seen := map[string]bool{}
 	for _, c := range cases {
@@ -410,7 +414,7 @@ func TestLogCDFSupportEnds(t *testing.T) {
 				x    float64
 				want float64 // NaN: finite (a discrete family's mass at its lower end)
 			}{{c.lo, map[bool]float64{false: math.Inf(-1), true: 0}[upper]}, {c.hi, map[bool]float64{false: 0, true: math.Inf(-1)}[upper]}} {
-				if discrete && e.x == c.lo {
+				if (discrete || PointMassAtZero(c.name)) && e.x == c.lo { // a mass at the end
 					e.want = math.NaN()
 				}
 				lp, d := at(e.x)

@@ -140,6 +140,9 @@ func TestLogCDFComplement(t *testing.T) {
 		"BetaProportion": {0.3, 5}, "Pareto": {0.1, 1.3}, "ParetoType2": {-0.5, 1.3, 0.7},
 		"ExpModNormal": {1.3, 0.7, 1.6}, "SkewNormal": {1.3, 0.7, -2.5}, "SkewDoubleExponential": {1.3, 0.7, 0.2},
 		"BetaBinomial": {6, 1.5, 2.5}, "NegBinomialLog": {0.3, 2}, "BetaNegBinomial": {1.3, 0.7, 2.5},
+		"ZeroInflatedPoisson": {0.7, 1.3}, "ZeroInflatedNegBinomial": {0.7, 1.3, 2}, "HurdlePoisson": {0.7, 1.3},
+		"HurdleNegBinomial": {0.7, 1.3, 2}, "ZeroInflatedBinomial": {0.7, 5, 0.3}, "HurdleGamma": {0.7, 1.3, 0.7},
+		"HurdleLogNormal": {0.7, 0.3, 0.8},
 	}
 	for _, name := range LogCDFNames() {
 		lo, _ := LogCDF(name, false)

@@ -387,6 +387,30 @@ var Univariates = []*Univariate{
 		},
 		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
 	},
+	{
+		Name: "ZeroInflatedBinomial", Params: []Param{{"psi", Unit}, {"n", Count}, {"p", Unit}},
+		Support: BoundedCount, Doc: "Binomial(n, p) counts with extra zeros: a Binomial count with probability psi (PyMC's psi), else a structural zero",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return ZeroInflatedBinomial{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return ZeroInflatedBinomial{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
+		Name: "HurdleGamma", Params: []Param{{"psi", Unit}, {"alpha", Positive}, {"beta", Positive}},
+		Support: NonNegative, Doc: "a Gamma(alpha, beta) value with probability psi (PyMC's psi), else exactly 0",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return HurdleGamma{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleGamma{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
+		Name: "HurdleLogNormal", Params: []Param{{"psi", Unit}, {"mu", Real}, {"sigma", Positive}},
+		Support: NonNegative, Doc: "a LogNormal(mu, sigma) value with probability psi (PyMC's psi), else exactly 0",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return HurdleLogNormal{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleLogNormal{p[0], p[1], p[2]}.Rand(rng) },
+	},
 }
 
 // LookupUnivariate returns the scalar family called name.

@@ -72,6 +72,9 @@ func truncBounds(u *Univariate, lo, hi float64) error {
 	if _, ok := logCDFs[u.Name]; !ok {
 		return fmt.Errorf("%s has no log CDF in gpp to truncate it", u.Name)
 	}
+	if PointMassAtZero(u.Name) {
+		return fmt.Errorf("%s has a point mass at 0, which gpp does not truncate", u.Name)
+	}
 	return nil
 }
 

@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 44    // families in the registry
+	univariateNo = 47    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -432,6 +432,33 @@ var uniCases = []uniCase{
 		},
 		moments: [][]float64{{0.7, 3, 0.5}, {0.4, 20, 5}, {0.6, 0.3, 2}, {0.8, 1e-3, 1}}, intParam: -1,
 	},
+	{
+		name: "ZeroInflatedBinomial", newDist: func(p []float64) uniDist { return ZeroInflatedBinomial{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 {
+			return []float64{unif(r, 0.02, 0.98), math.Floor(unif(r, 1, 60)), unif(r, 0.02, 0.98)}
+		},
+		value: func(p []float64, r *rand.Rand) float64 {
+			return ZeroInflatedBinomial{p[0], p[1], p[2]}.Rand(r)
+		},
+		moments: [][]float64{{0.7, 10, 0.3}, {0.4, 200, 0.05}, {0.9, 3, 0.95}, {1, 12, 0.5}}, intParam: 1,
+	},
+	{
+		name: "HurdleGamma", newDist: func(p []float64) uniDist { return HurdleGamma{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 {
+			return []float64{unif(r, 0.02, 0.98), unif(r, 0.3, 20), unif(r, 0.2, 5)}
+		},
+		// the positive part: the partials in the value are tested there
+		value:   func(p []float64, r *rand.Rand) float64 { return Gamma{p[1], p[2]}.Rand(r) },
+		moments: [][]float64{{0.7, 2, 1}, {0.3, 0.5, 4}, {0.95, 30, 0.2}, {1, 3, 2}}, intParam: -1,
+	},
+	{
+		name: "HurdleLogNormal", newDist: func(p []float64) uniDist { return HurdleLogNormal{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 {
+			return []float64{unif(r, 0.02, 0.98), unif(r, -3, 3), unif(r, 0.1, 1.5)}
+		},
+		value:   func(p []float64, r *rand.Rand) float64 { return LogNormal{p[1], p[2]}.Rand(r) },
+		moments: [][]float64{{0.7, 0, 0.5}, {0.3, 2, 0.2}, {0.95, -1, 0.8}, {1, 1, 0.3}}, intParam: -1,
+	},
 }
 
 func TestRegistryMatchesCases(t *testing.T) {
@@ -440,7 +467,8 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential", "Wiener", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog",
-		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial"}
+		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",
+		"ZeroInflatedBinomial", "HurdleGamma", "HurdleLogNormal"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
 	}
@@ -481,7 +509,8 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"Gamma": Positive, "Beta": Unit, "BetaProportion": Unit, "Uniform": Interval, "Poisson": Count, "NegBinomial": Count,
 		"Bernoulli": Binary, "BernoulliLogit": Binary, "Binomial": BoundedCount, "Normal": Real,
 		"Laplace": Real, "Weibull": Positive, "PoissonLog": Count, "BinomialLogit": BoundedCount,
-		"NegBinomialLog": Count, "BetaBinomial": BoundedCount,
+		"NegBinomialLog": Count, "BetaBinomial": BoundedCount, "HurdleGamma": NonNegative,
+		"HurdleLogNormal": NonNegative, "ZeroInflatedBinomial": BoundedCount,
 	}
 	for name, s := range supp {
 		if u, _ := LookupUnivariate(name); u.Support != s {

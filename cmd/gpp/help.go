@@ -89,7 +89,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		if d.Example != "" {
 			fmt.Fprintf(stdout, "  example:   %s\n", d.Example)
 		}
-		if _, ok := dist.LogCDF(d.Name, false); ok && d.Shape == stdlib.DistElementwise {
+		if _, ok := dist.LogCDF(d.Name, false); ok && d.Shape == stdlib.DistElementwise && !dist.PointMassAtZero(d.Name) {
 			fmt.Fprintf(stdout, "  truncated: y ~ %s T[L, U], T[L, ] or T[, U] on data y; output y_rep ~ %s T[L, U] draws truncated\n", d.Signature(), d.Signature())
 		}
 		return exitOK

@@ -353,9 +353,9 @@ var stanLacks = map[string]string{
 }
 
 // zeroInflated is the hint at a zero-inflated or hurdle family gpp lacks
-// (of a Binomial, a Gamma, ...), which gpp writes as the two cases' log
+// (of a BetaBinomial, a Beta, ...), which gpp writes as the two cases' log
 // densities.
-const zeroInflated = "gpp's zero-inflated and hurdle families are ZeroInflatedPoisson, ZeroInflatedNegBinomial, HurdlePoisson and HurdleNegBinomial; for another, add each case's log density in an if on the data, if y[i] == 0 { target += log_mix(1 - psi, 0, logpdf(0, Binomial(n, p))) } else { ... } (docs/language.md §3, Conditions)"
+const zeroInflated = "gpp's zero-inflated and hurdle families are ZeroInflatedPoisson, ZeroInflatedNegBinomial, ZeroInflatedBinomial, HurdlePoisson, HurdleNegBinomial, HurdleGamma and HurdleLogNormal; for another, add each case's log density in an if on the data, if y[i] == 0 { target += log_mix(1 - psi, 0, logpdf(0, BetaBinomial(n, a, b))) } else { ... } (docs/language.md §3, Conditions)"
 
 // zeroInflatedNames are the spellings of PyMC (ZeroInflatedNegativeBinomial)
 // and brms (zero_inflated_poisson, hurdle_negbinomial) of gpp's
@@ -368,6 +368,9 @@ var zeroInflatedNames = map[string]string{
 	"zeroinflatednegbinomial":      "gpp calls it ZeroInflatedNegBinomial(psi, mu, phi), psi the probability of the NegBinomial process (PyMC's psi); brms's zi is 1 − psi, so zero_inflated_negbinomial with zi is ZeroInflatedNegBinomial(1 - zi, mu, phi)",
 	"hurdlepoisson":                "gpp calls it HurdlePoisson(psi, lambda), psi = P(y > 0) (PyMC's psi); brms's hu is 1 − psi, so hurdle_poisson with hu is HurdlePoisson(1 - hu, lambda)",
 	"hurdlenegbinomial":            "gpp calls it HurdleNegBinomial(psi, mu, phi), psi = P(y > 0) (PyMC's psi); brms's hu is 1 − psi, so hurdle_negbinomial with hu is HurdleNegBinomial(1 - hu, mu, phi)",
+	"zeroinflatedbinomial":         "gpp calls it ZeroInflatedBinomial(psi, n, p), psi the probability of the Binomial process (PyMC's psi); brms's zi is 1 − psi, so zero_inflated_binomial with zi is ZeroInflatedBinomial(1 - zi, n, p)",
+	"hurdlegamma":                  "gpp calls it HurdleGamma(psi, alpha, beta), psi = P(y > 0) (PyMC's psi), shape alpha and rate beta; brms's hu is 1 − psi and its mean mu the rate shape / mu, so hurdle_gamma with hu is HurdleGamma(1 - hu, shape, shape / mu)",
+	"hurdlelognormal":              "gpp calls it HurdleLogNormal(psi, mu, sigma), psi = P(y > 0) (PyMC's psi); brms's hu is 1 − psi, so hurdle_lognormal with hu is HurdleLogNormal(1 - hu, mu, sigma)",
 }
 
 // zeroInflatedHint returns what to say of a zero-inflated or hurdle name

@@ -76,6 +76,10 @@ func (c *checker) truncBounds(t *ast.Truncation, types []Type, valid bool, vs Sh
 		c.errorf(t.T, "T[...] needs the log CDF of %s, which gpp does not have; it has those of %s", d.Name, strings.Join(dist.LogCDFNames(), ", "))
 		return false
 	}
+	if dist.PointMassAtZero(d.Name) {
+		c.errorf(t.T, "T[...] of %s: its point mass at 0 and density above have no truncation in gpp; its logcdf and logccdf are there for censored values, and the positive values alone are %s", d.Name, strings.TrimPrefix(d.Name, "Hurdle"))
+		return false
+	}
 	if !valid {
 		return false
 	}
