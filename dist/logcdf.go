@@ -46,7 +46,7 @@ func LogCDFNames() []string {
 		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
 		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal", "SkewNormal",
-		"VonMises", "SkewDoubleExponential", "Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
+		"VonMises", "SkewDoubleExponential", "Wald", "Kumaraswamy", "LogitNormal", "AsymmetricLaplace", "Moyal", "Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
 		"NegBinomial", "NegBinomialLog", "BetaNegBinomial",
 		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",
 		"ZeroInflatedBinomial", "HurdleGamma", "HurdleLogNormal"}
@@ -101,6 +101,11 @@ var logCDFs = map[string]logCDF{
 	"SkewNormal":            skewNormalLogCDF,    // skewnormal_cdf.go
 	"VonMises":              vonMisesLogCDF,      // vonmises_cdf.go
 	"SkewDoubleExponential": skewDoubleExpLogCDF, // skewdoubleexp.go
+	"Wald":                  waldLogCDF,          // wald.go
+	"Kumaraswamy":           kumaraswamyLogCDF,   // kumaraswamy.go
+	"LogitNormal":           logitNormalLogCDF,   // logitnormal.go
+	"AsymmetricLaplace":     asymLaplaceLogCDF,   // asymlaplace.go
+	"Moyal":                 moyalLogCDF,         // moyal.go
 
 	// zeroinflated_more.go
 	"ZeroInflatedPoisson":     zeroInflatedLogCDF(poissonLogCDF),

@@ -385,6 +385,8 @@ func TestLogCDFSupportEnds(t *testing.T) {
 		{"BernoulliLogit", []float64{0.3}, 0, 1}, {"Binomial", []float64{5, 0.3}, 0, 5}, {"BinomialLogit", []float64{5, 0.3}, 0, 5},
 		{"BetaBinomial", []float64{5, 2, 3}, 0, 5}, {"NegBinomial", []float64{3, 2}, 0, inf}, {"NegBinomialLog", []float64{1, 2}, 0, inf},
 		{"BetaNegBinomial", []float64{2.5, 0.5, 3}, 0, inf},
+		{"Wald", []float64{1.5, 2}, 0, inf}, {"Kumaraswamy", []float64{2, 3}, 0, 1}, {"LogitNormal", []float64{0.5, 2}, 0, 1},
+		{"AsymmetricLaplace", []float64{2, 0.5, 1}, -inf, inf}, {"Moyal", []float64{1, 2}, -inf, inf},
 		{"ZeroInflatedPoisson", []float64{0.7, 2}, 0, inf}, {"ZeroInflatedNegBinomial", []float64{0.7, 3, 2}, 0, inf},
 		{"HurdlePoisson", []float64{0.7, 2}, 0, inf}, {"HurdleNegBinomial", []float64{0.7, 3, 2}, 0, inf},
 		{"ZeroInflatedBinomial", []float64{0.7, 5, 0.3}, 0, 5}, {"HurdleGamma", []float64{0.7, 2, 1}, 0, inf},

@@ -253,6 +253,54 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return SkewDoubleExponential{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
+		Name: "Wald", Params: []Param{{"mu", Positive}, {"lambda", Positive}},
+		Support: Positive, Doc: "Wald (inverse Gaussian) with mean mu and shape lambda (variance mu^3/lambda)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Wald{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Wald{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "Kumaraswamy", Params: []Param{{"a", Positive}, {"b", Positive}},
+		Support: Unit, Doc: "Kumaraswamy on (0, 1) with shapes a and b: CDF 1 − (1 − x^a)^b",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Kumaraswamy{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Kumaraswamy{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "LogitNormal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
+		Support: Unit, Doc: "logit-normal on (0, 1): logit of the value is Normal(mu, sigma)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return LogitNormal{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return LogitNormal{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "AsymmetricLaplace", Params: []Param{{"b", Positive}, {"kappa", Positive}, {"mu", Real}},
+		Support: Real, Doc: "asymmetric Laplace (PyMC's) with rate b, symmetry kappa and location mu: tails of rates b·kappa above mu, b/kappa below",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return AsymmetricLaplace{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return AsymmetricLaplace{p[0], p[1], p[2]}.Rand(rng) },
+	},
+	{
+		Name: "Moyal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
+		Support: Real, Doc: "Moyal with location mu and scale sigma: (value − mu)/sigma is −log of a chi-square(1)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Moyal{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Moyal{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "Rice", Params: []Param{{"nu", NonNegative}, {"sigma", Positive}},
+		Support: Positive, Doc: "Rice with noncentrality nu and scale sigma: the length of a 2-vector of Normal(., sigma)s whose mean has length nu",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Rice{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Rice{p[0], p[1]}.Rand(rng) },
+	},
+	{
 		Name: "Wiener", LowerArg: 2, Params: []Param{{"alpha", Positive}, {"tau", NonNegative}, {"beta", Unit}, {"delta", Real}},
 		Support: Positive, Doc: "first-passage time at the upper boundary of a Wiener diffusion with boundary separation alpha, non-decision time tau, bias beta and drift delta (log density −Inf at or below tau)",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {

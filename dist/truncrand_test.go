@@ -75,6 +75,18 @@ var truncCases = []truncCase{
 	{"VonMises", []float64{-3, 20}, -inf, 1}, // Newton's first step leaves [−π, π] far below
 	{"Gamma", []float64{0.5, 1}, 0, 1e-100},
 	{"SkewDoubleExponential", []float64{0, 1, 0.3}, -1, 2},
+	{"Wald", []float64{1, 3}, 0.5, 2},
+	{"Wald", []float64{1, 3}, 40, inf}, // mass about e^(−58)
+	{"Wald", []float64{2, 1e4}, -inf, 1.7},
+	{"Kumaraswamy", []float64{2, 5}, 0.1, 0.4},
+	{"Kumaraswamy", []float64{2, 5}, 0.99, 1},
+	{"LogitNormal", []float64{0, 1}, 0.2, 0.7},
+	{"LogitNormal", []float64{-2, 0.5}, 0.9, 1},
+	{"AsymmetricLaplace", []float64{2, 0.5, 1}, -1, 3},
+	{"AsymmetricLaplace", []float64{2, 0.5, 1}, 40, inf},
+	{"Moyal", []float64{0, 1}, -1, 4},
+	{"Moyal", []float64{0, 1}, 200, inf},
+	{"Moyal", []float64{0, 1}, -inf, -4},
 	{"Poisson", []float64{3}, 2, 6},
 	{"Poisson", []float64{2}, 30, inf}, // mass 1e−22
 	{"Poisson", []float64{500}, -inf, 400},

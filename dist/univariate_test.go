@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 47    // families in the registry
+	univariateNo = 53    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -291,6 +291,42 @@ var uniCases = []uniCase{
 		moments: [][]float64{{-1, 1.5, 0.2}, {2, 0.5, 0.5}, {0, 1, 0.93}}, intParam: -1,
 	},
 	{
+		name: "Wald", newDist: func(p []float64) uniDist { return Wald{p[0], p[1]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 5), unif(r, 0.1, 20)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] * math.Exp(unif(r, -2, 1.5)) },
+		moments: [][]float64{{1, 3}, {2.5, 0.4}, {0.3, 50}, {4, 1e4}}, intParam: -1,
+	},
+	{
+		name: "Kumaraswamy", newDist: func(p []float64) uniDist { return Kumaraswamy{p[0], p[1]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 8), unif(r, 0.2, 8)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return unif(r, 0.02, 0.98) },
+		moments: [][]float64{{2, 5}, {0.5, 0.5}, {7, 1.3}}, intParam: -1,
+	},
+	{
+		name: "LogitNormal", newDist: func(p []float64) uniDist { return LogitNormal{p[0], p[1]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return InvLogit(p[0] + p[1]*unif(r, -3, 3)) },
+		moments: [][]float64{{0, 1}, {-1.5, 0.4}, {2, 2.5}}, intParam: -1,
+	},
+	{
+		name: "AsymmetricLaplace", newDist: func(p []float64) uniDist { return AsymmetricLaplace{p[0], p[1], p[2]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0.2, 5), unif(r, 0.2, 5), unif(r, -3, 3)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[2] + unif(r, -6, 6)/p[0] },
+		moments: [][]float64{{1, 1, 0}, {2, 0.5, 1}, {0.7, 3, -2}}, intParam: -1,
+	},
+	{
+		name: "Moyal", newDist: func(p []float64) uniDist { return Moyal{p[0], p[1]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -3, 12) },
+		moments: [][]float64{{0, 1}, {2, 0.3}}, intParam: -1,
+	},
+	{
+		name: "Rice", newDist: func(p []float64) uniDist { return Rice{p[0], p[1]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0, 6), unif(r, 0.2, 3)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, 0.05, 4) },
+		moments: [][]float64{{0, 1}, {1, 1}, {5, 0.5}, {40, 2}}, intParam: -1,
+	},
+	{
 		// no moments, no sampler: the density of the upper responses only
 		name: "Wiener", newDist: func(p []float64) uniDist { return wienerNoRand{Wiener{p[0], p[1], p[2], p[3]}} },
 		params: func(r *rand.Rand) []float64 {
@@ -465,7 +501,8 @@ func TestRegistryMatchesCases(t *testing.T) {
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
 		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
-		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential", "Wiener", "Poisson", "PoissonLog", "Bernoulli",
+		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential",
+		"Wald", "Kumaraswamy", "LogitNormal", "AsymmetricLaplace", "Moyal", "Rice", "Wiener", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog",
 		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",
 		"ZeroInflatedBinomial", "HurdleGamma", "HurdleLogNormal"}

@@ -335,6 +335,9 @@ var stanGLMs = map[string]string{
 // another name or writes otherwise, with what to write, for the error at a
 // model ported from PyMC. Keys are lower case without underscores.
 var otherDists = map[string]string{
+	"asymlaplace":      "gpp writes brms's asym_laplace(mu, sigma, quantile), density quantile (1 − quantile) / sigma · exp(−ρ(y − mu) / sigma), as SkewDoubleExponential(mu, 2 * sigma, quantile); PyMC's AsymmetricLaplace(b, kappa, mu) is gpp's AsymmetricLaplace",
+	"exgaussian":       "gpp writes PyMC's ExGaussian(mu, sigma, nu) as ExpModNormal(mu, sigma, 1 / nu): nu is the exponential's mean, gpp's lambda its rate; brms's exgaussian(mu, sigma, beta), whose mu is the mean of the whole, is ExpModNormal(mu - beta, sigma, 1 / beta)",
+	"inversegaussian":  "gpp calls it Wald(mu, lambda), mu the mean and lambda the shape (PyMC's Wald(mu, lam), brms's inverse.gaussian(mu, shape), scipy's invgauss(mu / lambda, scale = lambda))",
 	"discreterange":    "its log mass on data (lo and hi are ints, so data) is the constant −log(hi − lo + 1) per element, which does not move the fit: leave it out, and declare the data int<lower=lo, upper=hi> to check the range",
 	"negativebinomial": "gpp calls it NegBinomial(mu, phi), PyMC's NegativeBinomial(mu, alpha) with phi = alpha (NegBinomialLog(eta, phi) takes eta = log mu)",
 	"halfstudentt":     "give a positive param StudentT(nu, 0, sigma), which is truncated to (0, ∞): param s: positive ~ StudentT(nu, 0, sigma)",

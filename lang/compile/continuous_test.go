@@ -11,9 +11,10 @@ import (
 
 // TestContinuousFamiliesLogJoint compiles y ~ D(args) and the log CDFs of
 // Logistic, Gumbel, ChiSquare, InvChiSquare, ScaledInvChiSquare, Rayleigh,
-// Pareto, ParetoType2, Frechet and LogLogistic against the same log density
-// written out with target += (Stan's formulas), in value and gradient, with
-// params in every argument position.
+// Pareto, ParetoType2, Frechet and LogLogistic, and PyMC's Wald,
+// Kumaraswamy, LogitNormal, AsymmetricLaplace, Moyal and Rice, against the
+// same log density written out with target += (Stan's and the textbooks'
+// formulas), in value and gradient, with params in every argument position.
 func TestContinuousFamiliesLogJoint(t *testing.T) {
 	js, err := data.ReadJSON("d.json", strings.NewReader(`{"y": [-1.3, 0.4, 2.9], "tc": [3.0, 0.5, 2.2]}`))
 	if err != nil {
@@ -61,6 +62,24 @@ func TestContinuousFamiliesLogJoint(t *testing.T) {
 			"target += sum(log(2) + log(inv_logit(c - 1)) + log1m(inv_logit(c - 1)) - log(s) - 2 / s * (abs(y - log(a)) / 2 + (inv_logit(c - 1) - 0.5) * (y - log(a))))\n"},
 		{"SkewDoubleExponential CDF and survival", "target += logcdf(y, SkewDoubleExponential(log(a), s, inv_logit(c - 1))) + logccdf(tc, SkewDoubleExponential(log(a), s, inv_logit(c - 1)))\n",
 			"target += sum(log(0.5 * (1 - ((y - log(a)) / abs(y - log(a)))) .* inv_logit(c - 1) .* exp(-2 * (1 - inv_logit(c - 1)) * (log(a) - y) / s) + 0.5 * (1 + ((y - log(a)) / abs(y - log(a)))) .* (1 - (1 - inv_logit(c - 1)) * exp(-2 * inv_logit(c - 1) * (y - log(a)) / s)))) + sum(log(1 - (0.5 * (1 - ((tc - log(a)) / abs(tc - log(a)))) .* inv_logit(c - 1) .* exp(-2 * (1 - inv_logit(c - 1)) * (log(a) - tc) / s) + 0.5 * (1 + ((tc - log(a)) / abs(tc - log(a)))) .* (1 - (1 - inv_logit(c - 1)) * exp(-2 * inv_logit(c - 1) * (tc - log(a)) / s)))))\n"},
+		// PyMC's families by their textbook densities and CDFs
+		{"Wald", "tc ~ Wald(a, s)\n",
+			"target += sum(0.5 * log(s) - 0.5 * log(2 * 3.141592653589793) - 1.5 * log(tc) - s * (tc - a) ^ 2 / (2 * a ^ 2 * tc))\n"},
+		{"Wald CDF and survival", "target += logcdf(tc, Wald(a, s)) + logccdf(tc, Wald(a, s))\n",
+			"target += sum(log(Phi(sqrt(s / tc) .* (tc / a - 1)) + exp(2 * s / a) * Phi(-sqrt(s / tc) .* (tc / a + 1)))) + sum(log1m(Phi(sqrt(s / tc) .* (tc / a - 1)) + exp(2 * s / a) * Phi(-sqrt(s / tc) .* (tc / a + 1))))\n"},
+		{"Kumaraswamy", "target += logpdf(inv_logit(y), Kumaraswamy(a, s)) + logccdf(inv_logit(y), Kumaraswamy(a, s)) + logcdf(inv_logit(y), Kumaraswamy(a, s))\n",
+			"target += sum(log(a) + log(s) + (a - 1) * log(inv_logit(y)) + (s - 1) * log1m(inv_logit(y) ^ a)) + sum(s * log1m(inv_logit(y) ^ a)) + sum(log1m((1 - inv_logit(y) ^ a) ^ s))\n"},
+		{"LogitNormal", "target += logpdf(inv_logit(y), LogitNormal(c, s)) + logcdf(inv_logit(y), LogitNormal(c, s))\n",
+			"target += sum(logpdf(y, Normal(c, s)) - log(inv_logit(y)) - log1m(inv_logit(y))) + sum(log(Phi((y - c) / s)))\n"},
+		// fmax(y − c, 0) above c, fmin(y − c, 0) below: each side's term
+		{"AsymmetricLaplace", "y ~ AsymmetricLaplace(a, s, c)\n",
+			"target += sum(log(a) - log(s + 1 / s) - a * (s * fmax(y - c, 0) - fmin(y - c, 0) / s))\n"},
+		{"AsymmetricLaplace CDF", "target += logcdf(y, AsymmetricLaplace(a, s, c)) + logccdf(y, AsymmetricLaplace(a, s, c))\n",
+			"target += sum(log(s ^ 2 / (1 + s ^ 2) * exp(a / s * fmin(y - c, 0)) + (1 - exp(-a * s * fmax(y - c, 0))) / (1 + s ^ 2))) + sum(log1m(s ^ 2 / (1 + s ^ 2) * exp(a / s * fmin(y - c, 0)) + (1 - exp(-a * s * fmax(y - c, 0))) / (1 + s ^ 2)))\n"},
+		{"Moyal", "y ~ Moyal(log(a), s)\ntarget += logcdf(y, Moyal(log(a), s)) + logccdf(y, Moyal(log(a), s))\n",
+			"target += sum(-log(s) - 0.5 * log(2 * 3.141592653589793) - ((y - log(a)) / s + exp(-(y - log(a)) / s)) / 2) + sum(log(erfc(exp(-(y - log(a)) / (2 * s)) / sqrt(2)))) + sum(log(erf(exp(-(y - log(a)) / (2 * s)) / sqrt(2))))\n"},
+		{"Rice", "tc ~ Rice(a, s)\n",
+			"target += sum(log(tc) - 2 * log(s) - (tc ^ 2 + a ^ 2) / (2 * s ^ 2) + log_modified_bessel_first_kind(0, tc * a / s ^ 2))\n"},
 		{"Logistic CDF", "target += logcdf(y, Logistic(log(a), s))\n", "target += sum(log_inv_logit((y - log(a)) / s))\n"},
 		{"Gumbel survival", "target += logccdf(y, Gumbel(log(a), s))\n", "target += sum(log1mexp(exp(-(y - log(a)) / s)))\n"},
 		{"ChiSquare with 2 degrees of freedom is Exponential(1/2)", "target += logccdf(tc, ChiSquare(2)) + logcdf(c, ChiSquare(2))\n",

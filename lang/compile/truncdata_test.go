@@ -117,6 +117,11 @@ func TestTruncDataGradient(t *testing.T) {
 		"param a: positive\ny ~ SkewNormal(mu, s, 3 * c - 1) T[-a, 3 + a]\n", // Owen's T in both bounds
 		"k ~ Poisson(s * pos + 1) T[1, 9]\n",
 		"param a: positive\ny ~ VonMises(mu, 3 * s) T[-3 + 0.1 * a, 3]\n", // kappa's partial by the sin²-weighted quadrature
+		"param a: positive\npos ~ Wald(s, exp(c)) T[0.1 * a, 3 + a]\n",    // PyMC's families: both bounds params
+		"param a: positive\ny ~ AsymmetricLaplace(s, exp(c), mu) T[-a, 3 + a]\n",
+		"param a: positive\ny ~ Moyal(mu, s) T[-a, 3 + exp(c)]\n",
+		"param a: positive\npos / 3 ~ Kumaraswamy(s, exp(c)) T[0.05 * a, ]\n",
+		"param a: positive\npos / 3 ~ LogitNormal(mu, s) T[, 0.99 - 0.01 * inv_logit(a)]\n",
 	} {
 		m := compileSrc(t, "g.gpp", truncDecls+src, nil, in)
 		checkGradient(t, m, 7, 0.5)
