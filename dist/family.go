@@ -65,6 +65,9 @@ const (
 	// (M−1)(N−1) unconstrained coordinates (SumToZeroMatrixValues); as a
 	// set of scalars it is Real.
 	SumToZeroMatrix
+	// Integer is the integers of either sign (Skellam's differences of
+	// counts, DiscreteUniform's range); as a set of scalars it is Real.
+	Integer
 )
 
 var supportText = [...]string{
@@ -73,6 +76,7 @@ var supportText = [...]string{
 	BoundedCount: "bounded count", Ordered: "ordered", CholCorr: "cholesky_factor_corr",
 	PositiveOrdered: "positive_ordered", CorrMatrix: "corr_matrix", CholCov: "cholesky_factor_cov",
 	CovMatrix: "cov_matrix", SumToZero: "sum_to_zero_vector", SumToZeroMatrix: "sum_to_zero_matrix",
+	Integer: "integer",
 }
 
 // IsCorr reports whether s is CholCorr or CorrMatrix: a K×K matrix
@@ -141,7 +145,9 @@ func (s Support) String() string {
 }
 
 // Discrete reports whether the support is a set of integers.
-func (s Support) Discrete() bool { return s == Count || s == Binary || s == BoundedCount }
+func (s Support) Discrete() bool {
+	return s == Count || s == Binary || s == BoundedCount || s == Integer
+}
 
 // Admits reports whether the value v lies in s, and what s needs of a value
 // ("> 0", "0 or 1", ...) for messages. Supports whose bounds are arguments
@@ -162,6 +168,8 @@ func (s Support) Admits(v float64) (need string, ok bool) {
 		return "a non-negative integer", finite && v >= 0 && v == math.Trunc(v)
 	case Binary:
 		return "0 or 1", v == 0 || v == 1
+	case Integer:
+		return "an integer", finite && v == math.Trunc(v)
 	}
 	return "", true
 }
@@ -182,6 +190,8 @@ func (s Support) Contains(inner Support) bool {
 		return inner == Unit || inner == PositiveOrdered
 	case Count:
 		return inner == Binary || inner == BoundedCount
+	case Integer:
+		return inner == Count || inner == Binary || inner == BoundedCount
 	}
 	return false
 }
@@ -214,8 +224,16 @@ type Univariate struct {
 	// ParetoType2's mu): the density is 0 below it, which a prior of the
 	// family on a param must respect.
 	LowerArg int
-	Doc      string // one line, for gpp help and docs/language.md
-	Kernel   Kernel
+	// UpperArg, when positive, says that the support ends at parameter
+	// UpperArg − 1 (DiscreteUniform's upper), where Support says nothing.
+	UpperArg int
+	// Least, when positive, is the least value of a Count family whose
+	// mass below it is 0 (Geometric's 1, its trials until a success): the
+	// support's lower end (Ends), and observed data below it is an error
+	// when the model compiles with its data, as a negative count is.
+	Least  float64
+	Doc    string // one line, for gpp help and docs/language.md
+	Kernel Kernel
 	// Rand draws a value for the parameters p (posterior predictive
 	// outputs: output y_rep ~ Poisson(rate)).
 	Rand func(p []float64, rng *rand.Rand) float64
@@ -263,8 +281,9 @@ type Univariate struct {
 
 // Ends returns the ends of the closure of u's support for the parameters
 // p: lo and hi, −Inf or +Inf on a side where it is unbounded. The bounds
-// of Interval, BoundedCount (n, the first count parameter) and LowerArg are
-// read from p. Ordered, Simplex and matrix supports have no ends.
+// of Interval, BoundedCount (n, the first count parameter), LowerArg and
+// UpperArg are read from p; Least is a Count family's own. Ordered,
+// Simplex and matrix supports have no ends.
 func (u *Univariate) Ends(p []float64) (lo, hi float64) {
 	lo, hi = math.Inf(-1), math.Inf(1)
 	switch u.Support {
@@ -287,6 +306,12 @@ func (u *Univariate) Ends(p []float64) (lo, hi float64) {
 	}
 	if u.LowerArg > 0 && u.LowerArg <= len(p) {
 		lo = p[u.LowerArg-1]
+	}
+	if u.UpperArg > 0 && u.UpperArg <= len(p) {
+		hi = p[u.UpperArg-1]
+	}
+	if u.Least > 0 {
+		lo = u.Least
 	}
 	return lo, hi
 }

@@ -49,7 +49,8 @@ func LogCDFNames() []string {
 		"VonMises", "SkewDoubleExponential", "Wald", "Kumaraswamy", "LogitNormal", "AsymmetricLaplace", "Moyal", "Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
 		"NegBinomial", "NegBinomialLog", "BetaNegBinomial",
 		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",
-		"ZeroInflatedBinomial", "HurdleGamma", "HurdleLogNormal"}
+		"ZeroInflatedBinomial", "HurdleGamma", "HurdleLogNormal",
+		"Geometric", "DiscreteUniform", "DiscreteWeibull"}
 }
 
 // logCDF is a family's log CDF (upper false) or log survival function
@@ -85,6 +86,10 @@ var logCDFs = map[string]logCDF{
 	"NegBinomialLog": negBinomialLogLogCDF,
 
 	"BetaNegBinomial": betaNegBinomialLogCDF, // betanegbinomial_cdf.go
+
+	"Geometric":       geometricLogCDF,       // geometric.go
+	"DiscreteUniform": discreteUniformLogCDF, // discreteuniform.go
+	"DiscreteWeibull": discreteWeibullLogCDF, // discreteweibull.go
 
 	// logistic.go, chisquare.go, pareto.go, frechet.go
 	"Logistic":              logisticLogCDF,

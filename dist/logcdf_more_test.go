@@ -391,6 +391,7 @@ func TestLogCDFSupportEnds(t *testing.T) {
 		{"HurdlePoisson", []float64{0.7, 2}, 0, inf}, {"HurdleNegBinomial", []float64{0.7, 3, 2}, 0, inf},
 		{"ZeroInflatedBinomial", []float64{0.7, 5, 0.3}, 0, 5}, {"HurdleGamma", []float64{0.7, 2, 1}, 0, inf},
 		{"HurdleLogNormal", []float64{0.7, 0, 1}, 0, inf},
+		{"Geometric", []float64{0.3}, 1, inf}, {"DiscreteUniform", []float64{-2, 4}, -2, 4}, {"DiscreteWeibull", []float64{0.6, 1.4}, 0, inf},
 	}
 	seen := map[string]bool{}
 	for _, c := range cases {

@@ -143,6 +143,7 @@ func TestLogCDFComplement(t *testing.T) {
 		"ZeroInflatedPoisson": {0.7, 1.3}, "ZeroInflatedNegBinomial": {0.7, 1.3, 2}, "HurdlePoisson": {0.7, 1.3},
 		"HurdleNegBinomial": {0.7, 1.3, 2}, "ZeroInflatedBinomial": {0.7, 5, 0.3}, "HurdleGamma": {0.7, 1.3, 0.7},
 		"HurdleLogNormal": {0.7, 0.3, 0.8},
+		"Geometric":       {0.3}, "DiscreteUniform": {0, 5}, "DiscreteWeibull": {0.6, 1.4},
 	}
 	for _, name := range LogCDFNames() {
 		lo, _ := LogCDF(name, false)

@@ -459,6 +459,38 @@ var Univariates = []*Univariate{
 		},
 		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleLogNormal{p[0], p[1], p[2]}.Rand(rng) },
 	},
+	{
+		Name: "Geometric", Params: []Param{{"p", Unit}}, Least: 1,
+		Support: Count, Doc: "trials up to and including the first success, each with success probability p (PyMC's and scipy's convention: 1, 2, …)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Geometric{p[0]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Geometric{p[0]}.Rand(rng) },
+	},
+	{
+		Name: "DiscreteUniform", Params: []Param{{"lower", Real}, {"upper", Real}}, LowerArg: 1, UpperArg: 2,
+		Support: Integer, Doc: "uniform on the integers lower, lower + 1, …, upper (Stan's discrete_range)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return DiscreteUniform{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return DiscreteUniform{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "Skellam", Params: []Param{{"mu1", Positive}, {"mu2", Positive}},
+		Support: Integer, Doc: "difference of independent Poisson(mu1) and Poisson(mu2) counts, any integer",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return Skellam{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return Skellam{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "DiscreteWeibull", Params: []Param{{"q", Unit}, {"beta", Positive}},
+		Support: Count, Doc: "discrete Weibull counts 0, 1, … with P(X >= k) = q^(k^beta)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return DiscreteWeibull{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return DiscreteWeibull{p[0], p[1]}.Rand(rng) },
+	},
 }
 
 // LookupUnivariate returns the scalar family called name.

@@ -111,6 +111,11 @@ var truncCases = []truncCase{
 	{"HurdlePoisson", []float64{0.7, 0.01}, 1, inf}, // the truncated count: mostly 1
 	{"HurdleNegBinomial", []float64{0.7, 3, 2}, 0, 8},
 	{"ZeroInflatedBinomial", []float64{0.7, 20, 0.3}, 0, 10},
+	{"Geometric", []float64{0.3}, 2, 9},
+	{"Geometric", []float64{0.05}, 40, inf},
+	{"DiscreteUniform", []float64{-7, 12}, -3, 5},
+	{"DiscreteWeibull", []float64{0.6, 1.4}, 1, 6},
+	{"DiscreteWeibull", []float64{0.9, 0.7}, 20, inf},
 }
 
 // truncCDF returns the truncated CDF P(X ≤ x | lo ≤ X ≤ hi) from the log

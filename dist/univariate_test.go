@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 53    // families in the registry
+	univariateNo = 57    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -495,6 +495,36 @@ var uniCases = []uniCase{
 		value:   func(p []float64, r *rand.Rand) float64 { return LogNormal{p[1], p[2]}.Rand(r) },
 		moments: [][]float64{{0.7, 0, 0.5}, {0.3, 2, 0.2}, {0.95, -1, 0.8}, {1, 1, 0.3}}, intParam: -1,
 	},
+	{
+		name: "Geometric", newDist: func(p []float64) uniDist { return Geometric{p[0]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0.02, 0.98)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return Geometric{p[0]}.Rand(r) },
+		moments: [][]float64{{0.3}, {0.9}, {0.02}}, intParam: -1,
+	},
+	// DiscreteUniform and Skellam take negative values, which
+	// TestDiscreteMass's sum from 0 would miss: their masses, moments and
+	// draws are checked in discrete_more_test.go.
+	{
+		name: "DiscreteUniform", newDist: func(p []float64) uniDist { return DiscreteUniform{p[0], p[1]} },
+		params: func(r *rand.Rand) []float64 {
+			lo := math.Floor(unif(r, -20, 20))
+			return []float64{lo, lo + math.Floor(unif(r, 0, 30))}
+		},
+		value:  func(p []float64, r *rand.Rand) float64 { return DiscreteUniform{p[0], p[1]}.Rand(r) },
+		allInt: true, intParam: -1,
+	},
+	{
+		name: "Skellam", newDist: func(p []float64) uniDist { return Skellam{p[0], p[1]} },
+		params:   func(r *rand.Rand) []float64 { return []float64{unif(r, 0.1, 40), unif(r, 0.1, 40)} },
+		value:    func(p []float64, r *rand.Rand) float64 { return Skellam{p[0], p[1]}.Rand(r) },
+		intParam: -1,
+	},
+	{
+		name: "DiscreteWeibull", newDist: func(p []float64) uniDist { return DiscreteWeibull{p[0], p[1]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0.05, 0.95), unif(r, 0.3, 4)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return DiscreteWeibull{p[0], p[1]}.Rand(r) },
+		moments: [][]float64{{0.5, 1}, {0.9, 0.8}, {0.2, 3}}, intParam: -1,
+	},
 }
 
 func TestRegistryMatchesCases(t *testing.T) {
@@ -505,7 +535,8 @@ func TestRegistryMatchesCases(t *testing.T) {
 		"Wald", "Kumaraswamy", "LogitNormal", "AsymmetricLaplace", "Moyal", "Rice", "Wiener", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog",
 		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",
-		"ZeroInflatedBinomial", "HurdleGamma", "HurdleLogNormal"}
+		"ZeroInflatedBinomial", "HurdleGamma", "HurdleLogNormal",
+		"Geometric", "DiscreteUniform", "Skellam", "DiscreteWeibull"}
 	if len(Univariates) != univariateNo || len(uniCases) != univariateNo {
 		t.Fatalf("%d families registered, %d tested, want %d", len(Univariates), len(uniCases), univariateNo)
 	}

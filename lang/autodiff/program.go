@@ -254,7 +254,11 @@ func (p *Program) checkDataValues() error {
 				s = dist.Count
 			}
 			for k, x := range p.v(y) {
-				if want, ok := s.Admits(x); !ok {
+				want, ok := s.Admits(x)
+				if least := n.dist.Least; ok && least > 0 && x < least { // Geometric's 0
+					want, ok = fmt.Sprintf("an integer >= %g", least), false
+				}
+				if !ok {
 					if c, at, ok := p.cellOf(n.args[0], k); ok {
 						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs", c.name, x, want, n.dist.Name, n.pos)
 					}

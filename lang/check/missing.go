@@ -318,7 +318,7 @@ func missingBounds(d *DataVar, narrow []dist.Support, trunc []Interval) *Missing
 // supportWords describes a support that missing values cannot have.
 func supportWords(s dist.Support) string {
 	switch s {
-	case dist.Count, dist.Binary, dist.BoundedCount:
+	case dist.Count, dist.Binary, dist.BoundedCount, dist.Integer:
 		return "discrete"
 	case dist.Interval:
 		return "bounded by its arguments"

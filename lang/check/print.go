@@ -316,6 +316,7 @@ var stanDists = map[string]string{
 	"betaproportion": "BetaProportion", "multinormalcholesky": "MvNormalCholesky", "multigp": "MultiGP",
 	"multigpcholesky": "MultiGPCholesky", "multinormalprec": "MvNormalPrec", "multistudenttcholesky": "MultiStudentTCholesky", "dirichletmultinomial": "DirichletMultinomial", "betanegbinomial": "BetaNegBinomial",
 	"gaussiandlmobs": "GaussianDLMObs", "poissonbinomial": "PoissonBinomial", "wiener": "Wiener",
+	"discreterange": "DiscreteUniform",
 }
 
 // stanGLMs are Stan's GLM distributions, which gpp writes as the family
@@ -338,7 +339,6 @@ var otherDists = map[string]string{
 	"asymlaplace":      "gpp writes brms's asym_laplace(mu, sigma, quantile), density quantile (1 − quantile) / sigma · exp(−ρ(y − mu) / sigma), as SkewDoubleExponential(mu, 2 * sigma, quantile); PyMC's AsymmetricLaplace(b, kappa, mu) is gpp's AsymmetricLaplace",
 	"exgaussian":       "gpp writes PyMC's ExGaussian(mu, sigma, nu) as ExpModNormal(mu, sigma, 1 / nu): nu is the exponential's mean, gpp's lambda its rate; brms's exgaussian(mu, sigma, beta), whose mu is the mean of the whole, is ExpModNormal(mu - beta, sigma, 1 / beta)",
 	"inversegaussian":  "gpp calls it Wald(mu, lambda), mu the mean and lambda the shape (PyMC's Wald(mu, lam), brms's inverse.gaussian(mu, shape), scipy's invgauss(mu / lambda, scale = lambda))",
-	"discreterange":    "its log mass on data (lo and hi are ints, so data) is the constant −log(hi − lo + 1) per element, which does not move the fit: leave it out, and declare the data int<lower=lo, upper=hi> to check the range",
 	"negativebinomial": "gpp calls it NegBinomial(mu, phi), PyMC's NegativeBinomial(mu, alpha) with phi = alpha (NegBinomialLog(eta, phi) takes eta = log mu)",
 	"halfstudentt":     "give a positive param StudentT(nu, 0, sigma), which is truncated to (0, ∞): param s: positive ~ StudentT(nu, 0, sigma)",
 	"censored":         "a censored observation adds its log probability with logcdf or logccdf, target += logccdf(y_cens, Weibull(k, s)) (docs/language.md §3, Censored data)",
@@ -346,6 +346,9 @@ var otherDists = map[string]string{
 	"truncatednormal":  "a ~ on data truncates with T[L, U], y ~ Normal(mu, s) T[0, ], as does a replicate, output y_rep ~ Normal(mu, s) T[0, ], and a param's bounds truncate its prior, param x: real<lower=0> ~ Normal(mu, s)",
 	"mixture":          "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
 	"normalmixture":    "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
+
+	// PyMC's random walk, written as a ~ on the steps
+	"gaussianrandomwalk": "gpp has no random-walk family: give the first state its own prior and the steps one vectorised ~, x[0] ~ Normal(0, 10) then x[1:] ~ Normal(x[:T-1] + mu, sigma) (indices from 0); or non-centred, param z: real[T-1] ~ Normal(0, 1) with let x = x0 + append_row(0, cumsum(mu + sigma * z)), which gpp sample fits as well, though gpp fit's mean-field q can miss sigma in it where the data pin the states down (docs/language.md §3, Time series)",
 }
 
 // stanLacks are Stan distributions gpp has no family for, with what to

@@ -336,6 +336,8 @@ func normSupport(e Elem, s dist.Support) dist.Support {
 	switch s {
 	case dist.Count, dist.Binary, dist.BoundedCount:
 		return dist.NonNegative
+	case dist.Integer:
+		return dist.Real
 	}
 	return s
 }
@@ -373,6 +375,8 @@ func joinSupport(a, b dist.Support) dist.Support {
 			return dist.Real
 		case dist.BoundedCount:
 			return dist.Count
+		case dist.Integer:
+			return dist.Real
 		}
 		return s
 	}
