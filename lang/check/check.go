@@ -746,7 +746,9 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 		c.refuseSteps(s.Prior)
 		c.defining = ""
 		lat.PriorDist = d
-		if d != nil {
+		if d != nil && d.Int {
+			c.errorf(s.Prior.Pos(), "%s is discrete and cannot be the prior of the param `%s`: params are continuous", d.Name, name)
+		} else if d != nil {
 			nerr := len(c.errs)
 			c.latentSupport(lat, d, s.Prior, "`"+name+"`")
 			if lat.Support.IsOrdered() {
@@ -982,7 +984,7 @@ func (c *checker) letIn(e ast.Expr) *Symbol {
 // when it is wider.
 func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, lhs string) {
 	if d.Int {
-		return // reported as a discrete distribution on a param
+		return // reported as a discrete distribution on a param (a ~ statement's check)
 	}
 	if lat.Bounded() {
 		c.boundedPrior(lat, d, call, lhs)
