@@ -32,6 +32,7 @@ import (
 //	```console        a session: commands after a "$ " prompt, then output;
 //	                  a REPL's ">>> :fit" line is checked as gpp fit
 //	```text, ```csv, ```json   output, data or syntax: not run
+//	```python         PyMC code beside its gpp form: not run
 //	```text output    output that TestDocOutput compares with the real
 //	```console output one (docrun_test.go)
 //
@@ -49,7 +50,7 @@ import (
 
 // docFiles are the docs whose blocks are tested, relative to the
 // repository's root.
-var docFiles = []string{"README.md", "docs/tutorial.md", "docs/language.md", "docs/inference.md", "examples/README.md"}
+var docFiles = []string{"README.md", "docs/tutorial.md", "docs/language.md", "docs/inference.md", "docs/pymc.md", "examples/README.md"}
 
 // repoRoot is the repository's root seen from cmd/gpp, where the test runs.
 const repoRoot = "../.."
@@ -117,7 +118,8 @@ var knownKinds = map[string]bool{
 	"gpp": true, "gpp continued": true, "gpp fragment": true, "gpp error": true,
 	"sh": true, "console": true, "text": true, "csv": true, "json": true,
 	"text output": true, "console output": true, // docrun_test.go
-	"go": true, // a Go program: docgo_test.go
+	"go":     true, // a Go program: docgo_test.go
+	"python": true, // PyMC code shown for comparison (docs/pymc.md): not run
 }
 
 func TestDocBlocks(t *testing.T) {
