@@ -94,6 +94,11 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 			c.errorf(call.Args[1].Pos(), "%s needs lo < hi; found lo = %g, hi = %g", d.Name, *lo, *hi)
 		}
 	}
+	if d.Name == "DiscreteUniform" && ok { // one value when lower = upper, none below
+		if lo, hi := args[0].Const, args[1].Const; lo != nil && hi != nil && *lo > *hi {
+			c.errorf(call.Args[1].Pos(), "%s needs lower <= upper; found lower = %g, upper = %g", d.Name, *lo, *hi)
+		}
+	}
 	return d, args, ok
 }
 
