@@ -32,14 +32,20 @@ type centredParam struct {
 // priorPhrase names p's prior after "NAME's prior": the declared one,
 // Normal(mu, tau), or the statement and where it is, set off by commas.
 func (p centredParam) priorPhrase() string {
-	if p.stmt == nil {
-		return " " + ast.FormatExpr(p.lat.Prior)
+	return priorPhrase(p.lat, p.stmt, p.loop)
+}
+
+// priorPhrase names lat's prior after "NAME's prior": the declared one
+// (stmt nil) or the ~ statement stmt, in loop or not, and where it is.
+func priorPhrase(lat *check.Latent, stmt *ast.TildeStmt, loop *ast.ForStmt) string {
+	if stmt == nil {
+		return " " + ast.FormatExpr(lat.Prior)
 	}
-	at := fmt.Sprintf("at %d:%d", p.stmt.Pos().Line, p.stmt.Pos().Col)
-	if p.loop != nil {
+	at := fmt.Sprintf("at %d:%d", stmt.Pos().Line, stmt.Pos().Col)
+	if loop != nil {
 		at += " in a for loop over its elements"
 	}
-	return fmt.Sprintf(", the statement %s %s,", ast.FormatStmt(p.stmt), at)
+	return fmt.Sprintf(", the statement %s %s,", ast.FormatStmt(stmt), at)
 }
 
 // funnel opens the hints on p (centredHints, divergenceHints): its
@@ -74,23 +80,11 @@ func centredParams(file *ast.File, info *check.Info) []centredParam {
 	}
 	var out []centredParam
 	for _, lat := range info.Latents {
-		if lat.Kind != ast.Real || lat.Lower != nil || lat.Upper != nil || lat.LowerData != nil || lat.UpperData != nil || lat.ElemBounds {
-			continue
-		}
 		p := centredParam{lat: lat}
 		var loc ast.Expr
-		vector := false
-		switch {
-		case lat.Prior != nil:
-			if lat.PriorDist == nil || lat.PriorDist.Name != "Normal" || len(lat.Prior.Args) != 2 {
-				continue
-			}
-			loc, p.scale = lat.Prior.Args[0], lat.Prior.Args[1]
-		default:
-			var ok bool
-			if p.stmt, p.loop, loc, p.scale, vector, ok = centredStmt(file, info, lat); !ok {
-				continue
-			}
+		var vector, ok bool
+		if p.stmt, p.loop, loc, p.scale, vector, ok = normalPrior(file, info, lat); !ok {
+			continue
 		}
 		if info.Types[p.scale].DataOnly {
 			continue
@@ -115,6 +109,22 @@ func centredParams(file *ast.File, info *check.Info) []centredParam {
 		out = append(out, p)
 	}
 	return out
+}
+
+// normalPrior finds the Normal(loc, scale) prior of an unbounded real
+// param, declared (stmt nil) or a ~ statement (centredStmt); ok is false
+// for a bounded or positive param, another family or none.
+func normalPrior(file *ast.File, info *check.Info, lat *check.Latent) (stmt *ast.TildeStmt, loop *ast.ForStmt, loc, scale ast.Expr, vector, ok bool) {
+	if lat.Kind != ast.Real || lat.Lower != nil || lat.Upper != nil || lat.LowerData != nil || lat.UpperData != nil || lat.ElemBounds {
+		return
+	}
+	if lat.Prior == nil {
+		return centredStmt(file, info, lat)
+	}
+	if lat.PriorDist == nil || lat.PriorDist.Name != "Normal" || len(lat.Prior.Args) != 2 {
+		return
+	}
+	return nil, nil, lat.Prior.Args[0], lat.Prior.Args[1], false, true
 }
 
 // centredStmt finds the prior of lat, which declares none, in a ~

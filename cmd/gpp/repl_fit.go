@@ -410,6 +410,11 @@ func (r *repl) fitCmd(args []string) {
 	for _, h := range centred {
 		con.note("hint: %s", h)
 	}
+	if far == "" {
+		for _, h := range nonCentredHints(s, l.File, l.Info, res.ParetoK, res.ParetoRelESS) {
+			con.note("hint: %s", h)
+		}
+	}
 	if h := meanFieldHint(s, l.Model, res.ParetoK, res.ParetoRelESS); h != "" && len(centred) == 0 && far == "" {
 		con.note("hint: %s", h)
 	}

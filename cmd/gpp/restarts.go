@@ -212,6 +212,20 @@ func farStartHint(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture) string {
 		"of an L-BFGS path, or rescale the data (docs/inference.md, Data far from 0)", name, far)
 }
 
+// meanField reports whether s fits a mean-field q by SGVB: no --fullrank
+// group and no full-rank, low-rank or banded factor.
+func meanField(s sgvb.Settings) bool {
+	if s.Method != sgvb.SGVB || len(s.FullRankGroups) > 0 {
+		return false
+	}
+	for _, f := range s.Families {
+		if f == sgvb.FamilyFullRank || f == sgvb.FamilyLowRank || f == sgvb.FamilyBanded {
+			return false
+		}
+	}
+	return true
+}
+
 // meanFieldHint returns advice for a mean-field SGVB fit (no --fullrank)
 // whose Pareto k̂ raises the alarm (sgvb.ParetoAlarm: above 0.7, with
 // weights that are not near-uniform; relESS is their relative ESS) while the model has at least two
@@ -226,13 +240,8 @@ func farStartHint(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture) string {
 // its ELBO is 155 nats below mean-field's), and with fewer than two
 // elements held by normal factors (gamma factors would become log-normal).
 func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64) string {
-	if s.Method != sgvb.SGVB || !sgvb.ParetoAlarm(paretoK, relESS) || len(s.FullRankGroups) > 0 {
+	if !meanField(s) || !sgvb.ParetoAlarm(paretoK, relESS) {
 		return ""
-	}
-	for _, f := range s.Families {
-		if f == sgvb.FamilyFullRank || f == sgvb.FamilyLowRank || f == sgvb.FamilyBanded {
-			return ""
-		}
 	}
 	n, normal := 0, 0
 	for _, lat := range m.Latents {

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"fmt"
+	"unicode"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// nonCentredParam is a param of a non-centred hierarchy, the mirror of
+// centredParam: an unbounded real param z whose prior is Normal(0, 1)
+// (normalPrior: declared or a ~ statement) and which the model
+// multiplies by a scale that depends on params (tau * z, z .* tau), as a
+// let's value (let a = mu + tau * z) or inside a random walk's cumsum.
+// Where the data pin each element of tau * z down, the posterior of z and
+// the scale is a narrow curved ridge (z near (a − mu)/tau) that a
+// mean-field q cannot follow, while the centred form is nearly normal.
+type nonCentredParam struct {
+	lat   *check.Latent
+	stmt  *ast.TildeStmt // z's prior as a ~ statement, nil for a declared one
+	loop  *ast.ForStmt   // the for loop around stmt, if any
+	use   *ast.BinaryExpr
+	scale ast.Expr     // the side of use that is not z
+	let   *ast.LetStmt // the top-level let whose value holds use, nil for none
+	walk  bool         // use is inside cumsum(...)
+	// centred is the centred form, written out where it can be
+	// mechanically (nonCentredForm), else described.
+	centred string
+}
+
+// nonCentredParams returns the model's non-centred params in declaration
+// order (none for a nil info): each with its first use, in source order,
+// scaled by an expression that is not data or constants alone.
+func nonCentredParams(file *ast.File, info *check.Info) []nonCentredParam {
+	if info == nil || file == nil {
+		return nil
+	}
+	var out []nonCentredParam
+	for _, lat := range info.Latents {
+		stmt, loop, loc, scale, _, ok := normalPrior(file, info, lat)
+		if !ok || !constIs(info, loc, 0) || !constIs(info, scale, 1) {
+			continue
+		}
+		p := nonCentredParam{lat: lat, stmt: stmt, loop: loop}
+		for _, s := range file.Stmts {
+			if p.use, p.scale, p.walk = scaledUse(s, lat.Symbol, info); p.use != nil {
+				p.let, _ = s.(*ast.LetStmt)
+				break
+			}
+		}
+		if p.use == nil {
+			continue
+		}
+		p.centred = nonCentredForm(p, info)
+		out = append(out, p)
+	}
+	return out
+}
+
+// scaledUse finds in n the first product scale * z or z * scale (* of
+// a scalar scale or .*, z the identifier itself, not an element) whose
+// scale is not data only, and whether it lies inside a call of cumsum; nil if none.
+func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use *ast.BinaryExpr, scale ast.Expr, walk bool) {
+	var visit func(n ast.Node, inWalk bool)
+	visit = func(n ast.Node, inWalk bool) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if use != nil {
+				return false
+			}
+			switch e := n.(type) {
+			case *ast.CallExpr:
+				if f := info.Calls[e]; f != nil && f.Name == "cumsum" && !inWalk {
+					for _, a := range e.Args {
+						visit(a, true)
+					}
+					return false
+				}
+			case *ast.BinaryExpr:
+				if e.Op != ast.Mul && e.Op != ast.EMul {
+					break
+				}
+				for _, side := range [2][2]ast.Expr{{e.X, e.Y}, {e.Y, e.X}} {
+					// * of a matrix or vector is a product, not a scaling
+					// (varying slopes' z * (diag(tau) * L)'): a scalar scale only.
+					t := info.Types[side[1]]
+					if id, ok := ast.Unparen(side[0]).(*ast.Ident); ok && info.Uses[id] == z && !t.DataOnly && (e.Op == ast.EMul || t.Shape.Rank() == 0) {
+						use, scale, walk = e, ast.Unparen(side[1]), inWalk
+						return false
+					}
+				}
+			}
+			return true
+		})
+	}
+	visit(n, false)
+	return use, scale, walk
+}
+
+// splitLoc splits e, loc + use or use + loc (or use itself, loc nil),
+// where use is the product of the non-centred param; ok is false for any
+// other form or a loc that reads z.
+func splitLoc(e ast.Expr, use *ast.BinaryExpr, z *check.Symbol, info *check.Info) (loc ast.Expr, ok bool) {
+	e = ast.Unparen(e)
+	if e == ast.Expr(use) {
+		return nil, true
+	}
+	b, isBin := e.(*ast.BinaryExpr)
+	if !isBin || b.Op != ast.Add {
+		return nil, false
+	}
+	switch use {
+	case ast.Unparen(b.Y):
+		loc = b.X
+	case ast.Unparen(b.X):
+		loc = b.Y
+	default:
+		return nil, false
+	}
+	reads := false
+	info.VisitReads(loc, true, func(s *check.Symbol) bool {
+		reads = s == z
+		return reads
+	})
+	return loc, !reads
+}
+
+// nonCentredForm writes p's centred form: for let a = loc + scale * z
+// with a of z's shape, param a: TYPE ~ Normal(loc, scale) in place of z
+// and the let; for the random walk let x = x0 + append_row(0,
+// cumsum(loc + scale * z)), x0 a param with a declared prior, the walk x
+// as a param with x[0] ~ x0's prior and x[1:] ~ Normal(x[:N-1] + loc,
+// scale); in words for other walks and uses.
+func nonCentredForm(p nonCentredParam, info *check.Info) string {
+	z := p.lat.Name
+	drop := fmt.Sprintf("param %s", z)
+	if p.stmt != nil {
+		drop += fmt.Sprintf(" (and the statement at %d:%d)", p.stmt.Pos().Line, p.stmt.Pos().Col)
+	}
+	locText := func(loc ast.Expr) string {
+		if loc == nil {
+			return "0"
+		}
+		return ast.FormatExpr(loc)
+	}
+	if !p.walk {
+		if p.let != nil {
+			if loc, ok := splitLoc(p.let.Value, p.use, p.lat.Symbol, info); ok && sameDims(info.Types[p.let.Value].Shape, p.lat.Dims) {
+				return fmt.Sprintf("param %s: %s ~ Normal(%s, %s) in place of %s and of the let at %d:%d (%s's uses unchanged)",
+					p.let.Name.Name, ast.FormatType(p.lat.Decl.Type), locText(loc), ast.FormatExpr(p.scale), drop, p.let.Let.Line, p.let.Let.Col, p.let.Name.Name)
+			}
+		}
+		return fmt.Sprintf("a param of %s's shape with the prior Normal(0, %s) in place of %s", z, ast.FormatExpr(p.scale), ast.FormatExpr(p.use))
+	}
+	if p.let != nil {
+		if form, ok := centredWalk(p, info, drop); ok {
+			return form
+		}
+	}
+	return fmt.Sprintf("the walk itself as a param, whose first element has a prior of its own and each later one the prior Normal(the one before plus the step's mean, %s), in place of %s and the cumsum", ast.FormatExpr(p.scale), drop)
+}
+
+// centredWalk writes the centred random walk for p's let x = x0 +
+// append_row(0, cumsum(loc + scale * z)) (or the sum the other way
+// round), x0 a scalar param with a declared prior.
+func centredWalk(p nonCentredParam, info *check.Info, drop string) (string, bool) {
+	b, ok := ast.Unparen(p.let.Value).(*ast.BinaryExpr)
+	if !ok || b.Op != ast.Add {
+		return "", false
+	}
+	for _, side := range [2][2]ast.Expr{{b.X, b.Y}, {b.Y, b.X}} {
+		id, isIdent := ast.Unparen(side[0]).(*ast.Ident)
+		app, isCall := ast.Unparen(side[1]).(*ast.CallExpr)
+		if !isIdent || !isCall || info.Calls[app] == nil || info.Calls[app].Name != "append_row" || len(app.Args) != 2 || !constIs(info, app.Args[0], 0) {
+			continue
+		}
+		sym := info.Uses[id]
+		var x0 *check.Latent
+		for _, lat := range info.Latents {
+			if lat.Symbol == sym && sym != nil && lat.Prior != nil && lat.Dims.Rank() == 0 {
+				x0 = lat
+			}
+		}
+		cs, isCall := ast.Unparen(app.Args[1]).(*ast.CallExpr)
+		if x0 == nil || !isCall || info.Calls[cs] == nil || info.Calls[cs].Name != "cumsum" || len(cs.Args) != 1 {
+			continue
+		}
+		loc, ok := splitLoc(cs.Args[0], p.use, p.lat.Symbol, info)
+		sh := info.Types[p.let.Value].Shape
+		if !ok || sh.Rank() != 1 {
+			continue
+		}
+		n := sh[0]
+		var size, last string
+		switch {
+		case n.Known():
+			size, last = fmt.Sprint(n.N), fmt.Sprint(n.N-1)
+		case isName(n.Name): // a derived size may simplify to one (T-1 + 1)
+			size, last = n.Name, n.Name+"-1"
+		default:
+			continue
+		}
+		x := p.let.Name.Name
+		mean := fmt.Sprintf("%s[:%s]", x, last)
+		if loc != nil {
+			mean += " + " + ast.FormatExpr(loc)
+		}
+		return fmt.Sprintf("param %s: real[%s] with %s[0] ~ %s and %s[1:] ~ Normal(%s, %s) in place of %s, param %s and the let at %d:%d (%s's uses unchanged)",
+			x, size, x, ast.FormatExpr(x0.Prior), x, mean, ast.FormatExpr(p.scale), drop, x0.Name, p.let.Let.Line, p.let.Let.Col, x), true
+	}
+	return "", false
+}
+
+// sameDims reports whether two shapes have the same sizes (sameDim).
+func sameDims(a, b check.Shape) bool {
+	if a.Rank() != b.Rank() {
+		return false
+	}
+	for i := range a {
+		if !sameDim(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// nonCentredHints returns advice for a mean-field SGVB fit (meanField)
+// whose Pareto k̂ raises the alarm (sgvb.ParetoAlarm) while the model has
+// a non-centred param (nonCentredParams): one hint per such param, in
+// declaration order, with the centred form; nil otherwise. It advises
+// comparing, not switching: where the data say little about each element
+// (eight schools) the non-centred form is the better one.
+func nonCentredHints(s sgvb.Settings, file *ast.File, info *check.Info, paretoK, relESS float64) []string {
+	if !meanField(s) || !sgvb.ParetoAlarm(paretoK, relESS) {
+		return nil
+	}
+	var hints []string
+	for _, p := range nonCentredParams(file, info) {
+		z := p.lat.Name
+		where := ""
+		if p.let != nil {
+			where = fmt.Sprintf(" in the let %s at %d:%d", p.let.Name.Name, p.let.Let.Line, p.let.Let.Col)
+		}
+		kind := "a non-centred hierarchy"
+		if p.walk {
+			kind = "a non-centred random walk"
+		}
+		pinned := ast.FormatExpr(p.use)
+		if p.let != nil {
+			pinned = p.let.Name.Name
+		}
+		hints = append(hints, fmt.Sprintf("%s's prior%s and %s%s, which scales %s by %s, a scale that depends on params, make %s: "+
+			"where the data pin each element of %s down, the posterior of %s and %s is a narrow curved ridge that a mean-field q cannot follow, and q's %s and %s may be far off; "+
+			"the centred form, %s, fits better there, while where the data say little about each element the non-centred form does: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
+			z, priorPhrase(p.lat, p.stmt, p.loop), ast.FormatExpr(p.use), where, z, ast.FormatExpr(p.scale), kind,
+			pinned, z, ast.FormatExpr(p.scale), ast.FormatExpr(p.scale), z, p.centred))
+	}
+	return hints
+}
+
+// isName reports whether s is an identifier.
+func isName(s string) bool {
+	for i, r := range s {
+		if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
+}
