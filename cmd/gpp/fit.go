@@ -839,6 +839,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h := meanFieldHint(s, l.Model, k, ess); h != "" && len(centred) == 0 && far == "" {
 		con.note("hint: %s", h)
 	}
+	if h := againstHint(cfg, s, k, ess); h != "" {
+		con.note("hint: %s", h)
+	}
 	if mix == nil && s.Method != sgvb.MAP {
 		printWarnings(con, separationWarnings(ds.observed), srcs)
 	}

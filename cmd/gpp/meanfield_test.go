@@ -215,3 +215,31 @@ target += sum(log_mix(w, logpdf(y, Normal(a[0] + b[0] * x, sigma[0])), logpdf(y,
 		t.Errorf("ordered: exit %d, stderr\n%s", code, stderr)
 	}
 }
+
+// TestAgainstHint: a fit whose k̂ is above 1 with weights that are not
+// near-uniform is pointed at gpp sample --against with its own model, data,
+// --set values (sorted) and output directory, quoted as a shell reads them;
+// k̂ at most 1 or NaN, a negligible tail and MAP get none.
+func TestAgainstHint(t *testing.T) {
+	cfg := &fitConfig{model: "my model.gpp", data: []string{"y.csv", "x=x.csv:a"}, sets: setFlags{"K": "3", "J": "2"}, out: "gpp-out"}
+	sgvbFit := sgvb.Settings{Method: sgvb.SGVB}
+	want := `gpp sample my\ model.gpp y.csv x=x.csv:a --set J=2 --set K=3 --against gpp-out (docs/inference.md`
+	if h := againstHint(cfg, sgvbFit, 1.4, 0.01); !strings.Contains(h, want) || !strings.HasPrefix(h, "with k̂ above 1, q may be far from the posterior") {
+		t.Errorf("k̂ 1.4: hint %q, want one with %q", h, want)
+	}
+	for _, c := range []struct {
+		name   string
+		s      sgvb.Settings
+		k, ess float64
+	}{
+		{"k̂ 1", sgvbFit, 1, 0.01},
+		{"k̂ 0.9", sgvbFit, 0.9, 0.01},
+		{"k̂ NaN", sgvbFit, math.NaN(), 0.01},
+		{"negligible tail", sgvbFit, 1.3, 0.997},
+		{"MAP", sgvb.Settings{Method: sgvb.MAP}, 1.4, 0.01},
+	} {
+		if h := againstHint(cfg, c.s, c.k, c.ess); h != "" {
+			t.Errorf("%s: hint %q, want none", c.name, h)
+		}
+	}
+}

@@ -269,6 +269,27 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64) s
 		flag + " fits them jointly, as Stan's fullrank ADVI: keep the fit with the higher ELBO (docs/inference.md, Full-rank factors)"
 }
 
+// againstHint returns advice for a fit whose Pareto k̂ is above 1, where
+// the importance weights p/q have no finite mean: q may then be far from
+// the posterior in its means too, not only in its sds (a stochastic
+// volatility model's step size at 3.5 times NUTS's, k̂ 2.8), which only a
+// reference says. It spells out the gpp sample command that compares every
+// element with NUTS's draws (--against). "" for MAP (no q to compare), for
+// k̂ at most 1 or NaN, and for a negligible tail (sgvb.ParetoAlarm: the
+// weights near-uniform, q close to p whatever k̂ says).
+func againstHint(cfg *fitConfig, s sgvb.Settings, k, relESS float64) string {
+	if s.Method == sgvb.MAP || !(k > 1) || !sgvb.ParetoAlarm(k, relESS) {
+		return ""
+	}
+	args := append([]string{"gpp", "sample", cfg.model}, cfg.data...)
+	for _, name := range sortedKeys(cfg.sets) {
+		args = append(args, "--set", name+"="+cfg.sets[name])
+	}
+	args = append(args, "--against", cfg.out)
+	return fmt.Sprintf("with k̂ above 1, q may be far from the posterior in its means as well as its sds; "+
+		"NUTS on the same model and data says how far, element by element: %s (docs/inference.md, A fit against the draws)", quoteArgs(args))
+}
+
 // Label switches: a restart's vector param counts as restart 0's in
 // another order when its elements' means differ from restart 0's, in the
 // same order, by more than switchApart of their joint sds somewhere, and
