@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
@@ -82,9 +83,12 @@ func centredParams(file *ast.File, info *check.Info) []centredParam {
 	for _, lat := range info.Latents {
 		p := centredParam{lat: lat}
 		var loc ast.Expr
-		var vector, ok bool
+		var vector, ok, logNormal bool
 		if p.stmt, p.loop, loc, p.scale, vector, ok = normalPrior(file, info, lat); !ok {
-			continue
+			if loc, p.scale, ok = logNormalPrior(lat); !ok {
+				continue
+			}
+			logNormal = true
 		}
 		if info.Types[p.scale].DataOnly {
 			continue
@@ -106,6 +110,12 @@ func centredParams(file *ast.File, info *check.Info) []centredParam {
 			p.let = l + " + " + p.let
 		}
 		p.typ = ast.FormatType(lat.Decl.Type)
+		if logNormal { // z is the log's standardised form, unbounded
+			p.let = "exp(" + p.let + ")"
+			t := *lat.Decl.Type
+			t.Kind, t.Lower, t.Upper = ast.Real, nil, nil
+			p.typ = ast.FormatType(&t)
+		}
 		out = append(out, p)
 	}
 	return out
@@ -125,6 +135,22 @@ func normalPrior(file *ast.File, info *check.Info, lat *check.Latent) (stmt *ast
 		return
 	}
 	return nil, nil, lat.Prior.Args[0], lat.Prior.Args[1], false, true
+}
+
+// logNormalPrior finds the declared LogNormal(loc, scale) prior of a
+// positive param (positive, or real<lower=0> with no other bound; another
+// lower bound truncates the prior, whose scale is then no param's): its log
+// is a centred Normal(loc, scale) hierarchy, with the same funnel, whose
+// non-centred form is exp(loc + scale * z). ok is false otherwise.
+func logNormalPrior(lat *check.Latent) (loc, scale ast.Expr, ok bool) {
+	if lat.Support != dist.Positive || lat.HasUpper() || lat.LowerData != nil || lat.LowerV != nil || lat.ElemBounds ||
+		lat.Lower != nil && *lat.Lower != 0 {
+		return nil, nil, false
+	}
+	if lat.PriorDist == nil || lat.PriorDist.Name != "LogNormal" || len(lat.Prior.Args) != 2 {
+		return nil, nil, false
+	}
+	return lat.Prior.Args[0], lat.Prior.Args[1], true
 }
 
 // centredStmt finds the prior of lat, which declares none, in a ~

@@ -45,7 +45,9 @@ func wantHints(t *testing.T, got, want []string) {
 // TestCentredHints: a Normal prior whose scale depends on params, on an
 // unbounded real param, gets the non-centred form when k̂ is above 0.7 (a
 // vector scale with .*, a location of 0 left out, a compound scale in
-// parentheses); a scale of data or constants, a bounded or positive param,
+// parentheses), and so does a LogNormal one on a positive param (positive
+// or real<lower=0>), its non-centred form the exp of the Normal's; a
+// scale of data or constants, a bounded or positive param under a Normal,
 // another family and a k̂ of 0.7 or less or NaN (MAP) get none.
 func TestCentredHints(t *testing.T) {
 	const src = `data J: int
@@ -61,7 +63,10 @@ param c: real[J] ~ Normal(mu, s0)
 param d: real<lower=-5, upper=5>[J] ~ Normal(0, 1)
 param e: real[J] ~ StudentT(3, mu, tau)
 param f: positive[J] ~ Normal(0, tau)
-y ~ Normal(theta + a + b + c + d + e + f, 1)
+param g: positive[J] ~ LogNormal(mu, tau)
+param h: real<lower=0>[J] ~ LogNormal(0, tau)
+param l: positive[J] ~ LogNormal(0, s0)
+y ~ Normal(theta + a + b + c + d + e + f + g + h + l, 1)
 `
 	file, info := checkedSrc(t, src)
 	got := centredHints(file, info, 0.9, math.NaN())
@@ -69,6 +74,8 @@ y ~ Normal(theta + a + b + c + d + e + f, 1)
 		"theta's prior Normal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
 		"param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z,",
 		"param b_z: real[J] ~ Normal(0, 1) with let b = mu + (tau + s0) * b_z,",
+		"g's prior LogNormal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of g, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and g may be far off; the non-centred form, param g_z: real[J] ~ Normal(0, 1) with let g = exp(mu + tau * g_z),",
+		"param h_z: real[J] ~ Normal(0, 1) with let h = exp(tau * h_z),",
 	}
 	wantHints(t, got, want)
 	for _, k := range []float64{0.7, 0.3, math.NaN()} {
