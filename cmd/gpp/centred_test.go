@@ -220,7 +220,8 @@ func TestCentredStmtHints(t *testing.T) {
 }
 
 // TestFitCentredHint: gpp fit of eight schools, centred (posteriordb's
-// data, inline), prints the hint after its k̂ warning, also with theta's
+// data, inline), prints the hint after its k̂ warning, and the mean-field
+// hint after it, also with theta's
 // prior a ~ statement (named, at 7:1), and the non-centred form of the
 // same model gets none.
 func TestFitCentredHint(t *testing.T) {
@@ -235,6 +236,11 @@ func TestFitCentredHint(t *testing.T) {
 	code, _, stderr := runSafe(t, "fit", centred, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "c"))
 	if code != 0 || !strings.Contains(stderr, "Pareto k̂") || !strings.Contains(stderr, "hint: theta's prior Normal(mu, tau) has a scale that depends on params") {
 		t.Errorf("centred: exit %d, stderr\n%s", code, stderr)
+	}
+	// the mean-field hint follows: non-centring does not cure the other
+	// params' correlations
+	if c, m := strings.Index(stderr, "hint: theta's prior"), strings.Index(stderr, "hint: q is mean-field"); m < c {
+		t.Errorf("centred: the mean-field hint at %d, want it after the centred one at %d:\n%s", m, c, stderr)
 	}
 	stmt := writeFile(t, dir, "stmt.gpp", head+"param theta: real[J]\ntheta ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
 	code, _, stderr = runSafe(t, "fit", stmt, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "s"))

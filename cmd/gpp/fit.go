@@ -828,15 +828,15 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("hint: %s", h)
 	}
 	// The mirror case, a non-centred param the data may pin down: its
-	// centred form is another model to compare, not a change of q, so the
-	// mean-field hint still follows (the two are cures of one misfit:
-	// docs/inference.md, Centred hierarchies).
+	// centred form is another model to compare, not a change of q. The
+	// mean-field hint follows either, a cure of the correlations that
+	// (non-)centring leaves (docs/inference.md, The mean-field hint).
 	if far == "" {
 		for _, h := range nonCentredHints(s, l.File, l.Info, k, ess) {
 			con.note("hint: %s", h)
 		}
 	}
-	if h := meanFieldHint(s, l.Model, k, ess); h != "" && len(centred) == 0 && far == "" {
+	if h := meanFieldHint(s, l.Model, k, ess); h != "" && far == "" {
 		con.note("hint: %s", h)
 	}
 	if h := againstHint(cfg, s, k, ess); h != "" {

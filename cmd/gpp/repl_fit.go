@@ -415,7 +415,7 @@ func (r *repl) fitCmd(args []string) {
 			con.note("hint: %s", h)
 		}
 	}
-	if h := meanFieldHint(s, l.Model, res.ParetoK, res.ParetoRelESS); h != "" && len(centred) == 0 && far == "" {
+	if h := meanFieldHint(s, l.Model, res.ParetoK, res.ParetoRelESS); h != "" && far == "" {
 		con.note("hint: %s", h)
 	}
 	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {
