@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -1408,6 +1409,11 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 		}
 		switch it.Shape.Rank() {
 		case 0:
+			if v := it.Const; v != nil && *v < 0 {
+				c.errorf(ix.Pos(), "index %d out of range: %s", int(*v), negativeIndexHint(exprString(e.X), rank, axis, d, int(-*v)))
+				ok = false
+				continue
+			}
 			inRange(ix, it.Const)
 		case 1:
 			if gathered {
@@ -1457,6 +1463,36 @@ func (c *checker) knownIndex(e ast.Expr, t Type, what string) bool {
 		return false
 	}
 	return true
+}
+
+// negativeIndexHint says how to write Python's x[-k] (along axis of x,
+// of rank rank, whose size is d): gpp counts only from the front.
+func negativeIndexHint(x string, rank, axis int, d Dim, k int) string {
+	size := d.String()
+	if d.Derived {
+		size = "(" + size + ")"
+	}
+	from := fmt.Sprintf("%s-%d", size, k)
+	if d.Name == "" && d.Known() {
+		from = strconv.Itoa(d.N - k)
+	}
+	msg := "gpp has no negative indices (they are 0-based, counting from the front): "
+	if rank == 1 {
+		msg += fmt.Sprintf("Python's %s[-%d] is %s[%s]", x, k, x, from)
+		if k == 1 {
+			return msg + fmt.Sprintf(", and tail(%s, 1) is the last element as a vector [1]", x)
+		}
+		return msg + fmt.Sprintf(", and tail(%s, %d) the last %d elements", x, k, k)
+	}
+	return msg + fmt.Sprintf("the %s along axis %d is index %s", ordinalFromEnd(k), axis, from)
+}
+
+// ordinalFromEnd names the k-th element from the end.
+func ordinalFromEnd(k int) string {
+	if k == 1 {
+		return "last"
+	}
+	return fmt.Sprintf("element %d from the end", k)
 }
 
 func plural1(d Dim) string {

@@ -272,10 +272,23 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 	case prev == ":" && stanTypes[tok.Value] != "":
 		return stanTypes[tok.Value]
 	case tok.Value == "=" && keywordArg(toks, i) != "":
-		f := keywordArg(toks, i)
+		f, kw := keywordArg(toks, i), toks[i-1].Value
+		if h := precisionHint(f, kw); h != "" {
+			return h
+		}
 		return fmt.Sprintf("gpp has no keyword arguments: %s takes its arguments by position, in the order gpp help %s lists, as Stan's calls do (PyMC's %s=... is not written)", f, f, toks[i-1].Value)
 	case tok.Type == tokPunct && (tok.Value == "=" || len(tok.Value) == 2 && tok.Value[1] == '=' && strings.Contains("+-*/", tok.Value[:1])) && assigns(toks, i):
 		return "gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density"
+	case prev == "let" && stanDeclTypes[tok.Value]:
+		// let real m = ...
+		return typedLet
+	case tok.Value == "[" && i >= 2 && toks[i-2].Value == "let" && toks[i-1].Type == tokIdent:
+		if j := closeBracket(toks, i) + 1; j < len(toks) && (toks[j].Type == tokIdent || toks[j].Type == tokKeyword) {
+			return typedLet // let vector[N] m = ..., let array[N] real x = ...
+		}
+		return "gpp has no element assignment: a let defines its whole value at once, so build it vectorised (let m = a + b * x), with append_row, cumsum or ar_filter for a recursion, or write the recursion's density (docs/language.md, section 3, Time series); Stan's forward algorithm is hmm_marginal"
+	case tok.Value == "[" && i >= 2 && toks[i-2].Value == "output" && toks[i-1].Type == tokIdent:
+		return outputWhole(toks[i-1].Value)
 	case tok.Type == tokKeyword && tok.Value == "else":
 		return "an else follows the \"}\" of its if: if COND { ... } else { ... }"
 	case stanPrint(toks, i):
@@ -296,6 +309,51 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "T[L, U] truncates the distribution of a ~ statement on data (y ~ Normal(mu, s) T[0, ]); elsewhere subtract the log mass by hand with logcdf or logccdf"
 	}
 	return ""
+}
+
+// typedLet is the hint at a let written with Stan's type before the name.
+const typedLet = "gpp's let takes no type: Stan's vector[N] m = ...; is let m = ..., whose type and shape come from its expression"
+
+// outputWhole is the hint at an output of one element, or in a loop: an
+// output is a whole value.
+func outputWhole(name string) string {
+	return fmt.Sprintf("an output is a whole value, defined once at the top level: write output %s = EXPR there for all its elements at once (Stan's %s[n] = normal_lpdf(y[n] | ...) in a loop is output %s = logpdf(y, Normal(...)), elementwise over y)", name, name, name)
+}
+
+// precisionHint is the hint at PyMC's precision keyword tau= (or lam=)
+// in a call of f, whose gpp form takes the sd, and "" for other keywords.
+func precisionHint(f, kw string) string {
+	if kw != "tau" && !(kw == "lam" && f == "StudentT") {
+		return ""
+	}
+	switch f {
+	case "Normal", "LogNormal":
+		return fmt.Sprintf("gpp has no keyword arguments, and gpp's %s takes the sd: PyMC's %s(mu, %s=%s) is %s(mu, 1 / sqrt(%s))", f, f, kw, kw, f, kw)
+	case "StudentT":
+		return fmt.Sprintf("gpp has no keyword arguments, and gpp's StudentT takes the scale: PyMC's StudentT(nu, mu, %s=%s) is StudentT(nu, mu, 1 / sqrt(%s))", kw, kw, kw)
+	}
+	return ""
+}
+
+// closeBracket returns the index of the "]" that closes the "[" at i, or
+// len(toks).
+func closeBracket(toks []lexer.Token, i int) int {
+	depth := 0
+	for j := i; j < len(toks); j++ {
+		switch toks[j].Value {
+		case "[":
+			depth++
+		case "]":
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+		if toks[j].Type == tokTerminator {
+			break
+		}
+	}
+	return len(toks)
 }
 
 // keywordArg returns the name of the call when token i, an "=" that did

@@ -133,6 +133,13 @@ var syntaxErrorTests = []struct {
 		"3:11: expected \"~\" after \"]\", found \"+=\"; gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density",
 		"3:16: invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"}},
 	{"let z = a & b", []string{"1:11: invalid character '&' (logical and is &&)"}},
+	// Python's habits: each ** and each dotted module prefix is one error.
+	{"let K = eta**2 + s**2", []string{
+		"1:12: invalid operator '**' (gpp's power is ^: Python's eta**2 is eta^2, or square(eta))",
+		"1:19: invalid operator '**' (gpp's power is ^: Python's eta**2 is eta^2, or square(eta))"}},
+	{"target += np.log(pt.sum(x))", []string{
+		"1:13: np.log is log in gpp: its functions have no module prefix (gpp help lists them)",
+		"1:20: pt.sum is sum in gpp: its functions have no module prefix (gpp help lists them)"}},
 	// Comparisons and if.
 	{"let z = a < b < c", []string{`1:15: expected newline or ";" after "b", found "<"`}},
 	{"let z = a == b != c", []string{`1:16: expected newline or ";" after "b", found "!="`}},
@@ -162,7 +169,7 @@ var syntaxErrorTests = []struct {
 	{"fn f(real x) = x", []string{`1:6: expected ")" after "(", found keyword "real"; a function's parameters have no types in gpp (each call is checked with its arguments' shapes): fn f(x, y) = EXPR`}},
 	{"fn f(a, vector x) = x", []string{`1:16: expected ")" after "vector", found "x"; a function's parameters have no types in gpp (each call is checked with its arguments' shapes): fn f(x, y) = EXPR`}},
 	// A run of invalid characters is one error.
-	{"let a = x @@@ y", []string{`1:11: invalid character '@' (and 2 more after it)`}},
+	{"let a = x @@@ y", []string{`1:11: invalid character '@' (gpp's matrix product is *: Python's x @ b is x * b, and .* multiplies elementwise) (and 2 more after it)`}},
 	{"let a = \u201cm\u201d", []string{`1:9: invalid character '“'`, `1:13: invalid character '”'`}},
 	{"let a = x $\xff\u00e9.y", []string{`1:11: invalid character '$' (and 3 more after it)`}},
 	{"let a = x $.5", []string{`1:11: invalid character '$'`}},
@@ -202,7 +209,7 @@ var syntaxErrorTests = []struct {
 	{"for i in 0:N { x ~ }", []string{`1:20: expected a distribution after "~", found "}"`}},
 	{"for i in 0:N {\n  data z: real\n  output q\n}", []string{
 		`2:3: a data declaration is only allowed at the top level, not in a for body`,
-		`3:3: an output statement is only allowed at the top level, not in a for body`,
+		`3:3: an output statement is only allowed at the top level, not in a for body; an output is a whole value, defined once at the top level: write output q = EXPR there for all its elements at once (Stan's q[n] = normal_lpdf(y[n] | ...) in a loop is output q = logpdf(y, Normal(...)), elementwise over y)`,
 	}},
 	// Several independent errors in one file.
 	{"param x\nlet y = $ + 3\nlet z = 1e\nlet q = x[]\ny ~ Normal(0, 1)\nparam s: real ~", []string{

@@ -72,7 +72,11 @@ func (l *lowerer) stmt(s *stmt, body string) ast.Stmt {
 	case s.If != nil:
 		return l.ifStmt(s.If)
 	case s.Output != nil:
-		topLevelOnly("an output statement", s.Output.Pos)
+		if body == "for" {
+			l.errs.Add(astPos(s.Output.Pos), "an output statement is only allowed at the top level, not in a for body; %s", outputWhole(s.Output.Name.Name))
+		} else {
+			topLevelOnly("an output statement", s.Output.Pos)
+		}
 		o := &ast.OutputStmt{Output: astPos(s.Output.Pos), Name: l.ident(s.Output.Name)}
 		if s.Output.Value != nil {
 			o.Value = l.expr(s.Output.Value)

@@ -238,6 +238,26 @@ var twoCharOps = map[string]bool{
 
 func (s *scanner) punct() {
 	start := s.off
+	if s.off+2 <= len(s.src) && string(s.src[s.off:s.off+2]) == "**" {
+		// Python's power, one error per occurrence.
+		s.off += 2
+		s.emitBad(start, "invalid operator '**' (gpp's power is ^: Python's eta**2 is eta^2, or square(eta))")
+		return
+	}
+	if c := s.src[s.off]; c == '.' && isLetter(s.peek(1)) {
+		if mod := s.modulePrefix(); mod != "" {
+			// pm.math.exp(x): one error for the whole dotted name.
+			for s.off < len(s.src) && s.src[s.off] == '.' && isLetter(s.peek(1)) {
+				s.off++
+				for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
+					s.off++
+				}
+			}
+			name := mod + string(s.src[start:s.off])
+			s.emitBad(start, "%s", moduleHint(name, name[strings.LastIndexByte(name, '.')+1:]))
+			return
+		}
+	}
 	if s.off+2 <= len(s.src) && twoCharOps[string(s.src[s.off:s.off+2])] {
 		s.off += 2
 		s.emit(tokPunct, start)
@@ -278,6 +298,8 @@ func (s *scanner) punct() {
 			size = q + 2
 			what = "a string" + what[len("invalid character '\"'"):]
 		}
+	case r == '@':
+		what = "invalid character '@' (gpp's matrix product is *: Python's x @ b is x * b, and .* multiplies elementwise)"
 	case r == '?':
 		what = "invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"
 	default:
@@ -296,6 +318,53 @@ func (s *scanner) punct() {
 		what += fmt.Sprintf(" (and %d more after it)", more)
 	}
 	s.emitBad(start, "%s", what)
+}
+
+// pyModules are the module names of Python's numerical libraries, whose
+// functions a model ported from PyMC calls with a prefix (pm.math.exp,
+// np.log, pt.sum).
+var pyModules = map[string]bool{
+	"pm": true, "pymc": true, "pymc3": true, "np": true, "numpy": true, "math": true,
+	"at": true, "pt": true, "tt": true, "aesara": true, "pytensor": true, "theano": true,
+	"jnp": true, "jax": true, "scipy": true, "sp": true, "special": true, "torch": true, "tf": true,
+}
+
+// modulePrefix returns the name just before the "." at s.off, glued to it,
+// when it is one of pyModules, and "" otherwise.
+func (s *scanner) modulePrefix() string {
+	n := len(s.toks)
+	if n == 0 {
+		return ""
+	}
+	t := s.toks[n-1]
+	if t.Type != tokIdent || t.Pos.Offset+len(t.Value) != s.off || !pyModules[t.Value] {
+		return ""
+	}
+	return t.Value
+}
+
+// pyRenames are the Python functions gpp spells otherwise, with what to
+// write.
+var pyRenames = map[string]string{
+	"switch":   "gpp has no conditional expression: a choice on data is an if statement, if COND { ... } else { ... }, or c .* a + (1 - c) .* b with c a comparison of data (0 or 1); on a param a switch has no gradient at the jump, and fmax(mu, 0) is switch(mu > 0, mu, 0)",
+	"where":    "gpp has no conditional expression: a choice on data is an if statement, if COND { ... } else { ... }, or c .* a + (1 - c) .* b with c a comparison of data (0 or 1); on a param a where has no gradient at the jump, and fmax(mu, 0) is where(mu > 0, mu, 0)",
+	"dot":      "gpp's matrix product is *: dot(X, b) is X * b (dot_product(x, y) of two vectors)",
+	"matmul":   "gpp's matrix product is *: matmul(X, b) is X * b",
+	"sqr":      "write square(x)",
+	"power":    "gpp's power is ^: power(x, 2) is x^2 (or pow(x, 2))",
+	"pow":      "write pow(x, 2) or x^2",
+	"sigmoid":  "write inv_logit(x)",
+	"invlogit": "write inv_logit(x)",
+	"expit":    "write inv_logit(x)",
+}
+
+// moduleHint is the error at a function called with a module prefix (name,
+// as pm.math.exp), whose last part is fn.
+func moduleHint(name, fn string) string {
+	if r, ok := pyRenames[fn]; ok {
+		return fmt.Sprintf("%s: gpp's functions have no module prefix; %s", name, r)
+	}
+	return fmt.Sprintf("%s is %s in gpp: its functions have no module prefix (gpp help lists them)", name, fn)
 }
 
 // startsToken reports whether b begins something other than an invalid
