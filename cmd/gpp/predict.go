@@ -57,7 +57,12 @@ it did not see an error), but a data declaration that only the log density reads
 (the observed values y of y ~ Normal(mu, sigma) or target += ..., the bounds
 of a T[...]) may be left out; one that a param's shape or bounds, an output,
 or a let, loop or if that they read needs must be given. A size that only
-left-out data would bind must come from the data given or --set.
+left-out data would bind must come from the data given or --set. An output
+that reads observed data that the new data leave out (output log_lik =
+logpdf(y, ...), kept for LOO, without y) is left out with a note, as are
+outputs that read it, whether y is drawn or not; given y (held-out data), it
+is evaluated: log_lik is then the log predictive density of each held-out
+y at each draw. With no output and no drawn data left, it is an error.
 
 Left-out observed data are drawn: a declaration y that the model observes
 with ~ (y ~ D(args), y[i] ~ D(...) in a loop, Y ~ MvNormalRows(...)) and that

@@ -1535,7 +1535,8 @@ func TestReplShowFullRankGroup(t *testing.T) {
 
 // TestReplPredict: testdata/repl_predict.in, as TestReplSession. :predict
 // evaluates the outputs at the last fit's draws on new data in predict
-// mode (the observed proline left out; an output that reads it needs it),
+// mode (the observed proline left out, and log_lik, which reads it, with a
+// note),
 // refuses before a fit and after the params changed, and leaves the
 // session's data as they were. On the fit's own data its numbers are the
 // fit's: the same draws of q with the same seed.

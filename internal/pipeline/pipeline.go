@@ -267,18 +267,34 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 	if l.Info == nil {
 		return errors.New("pipeline: model not checked")
 	}
-	reads := compile.PredictReads(l.File, l.Info)
-	optional := map[string]bool{}
-	for _, d := range l.Info.Data {
-		// A size that --set gives is bound, so that the draw of data
-		// left out has its shape.
-		if _, set := sets[d.Name]; reads[d.Name] == nil && !(d.Implicit && set) {
-			optional[d.Name] = true
+	optional := func(reads map[string]ast.Stmt) map[string]bool {
+		opt := map[string]bool{}
+		for _, d := range l.Info.Data {
+			// A size that --set gives is bound, so that the draw of data
+			// left out has its shape.
+			if _, set := sets[d.Name]; reads[d.Name] == nil && !(d.Implicit && set) {
+				opt[d.Name] = true
+			}
 		}
+		return opt
 	}
-	bound, err := data.BindCoded(l.Info, inputs, sets, optional, levels)
+	// What the outputs that read observed data need is optional at
+	// first: the compiler leaves such an output out when the data leave
+	// out what it observes (log_lik without y). The rest is then bound
+	// again, strictly, if something kept needs what the data do not give.
+	reads := compile.PredictReadsGiven(l.File, l.Info, nil)
+	bound, err := data.BindCoded(l.Info, inputs, sets, optional(reads), levels)
 	if err != nil {
 		return predictNeeds(err, l.Info, reads)
+	}
+	reads = compile.PredictReadsGiven(l.File, l.Info, bound)
+	for name := range reads {
+		if bound[name] == nil {
+			if bound, err = data.BindCoded(l.Info, inputs, sets, optional(reads), levels); err != nil {
+				return predictNeeds(err, l.Info, reads)
+			}
+			break
+		}
 	}
 	l.Data = bound
 	l.Warnings = data.Unused(l.Info, inputs)

@@ -10,6 +10,9 @@ package compile
 // need not be given.
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -49,8 +52,8 @@ type drawnDecl struct {
 //
 // The ~ statements in draw are lowered too, as replicates (their
 // distributions and the indices of their left sides are read; not the data
-// they observe).
-func planPredict(f *ast.File, info *check.Info, draw map[*ast.TildeStmt]*check.DataVar) *predictPlan {
+// they observe), and the outputs in drop are not (predictDropped).
+func planPredict(f *ast.File, info *check.Info, draw map[*ast.TildeStmt]*check.DataVar, drop map[*ast.OutputStmt]string) *predictPlan {
 	p := &predictPlan{keep: map[ast.Stmt]bool{}, reads: map[*check.Symbol]ast.Stmt{}, draw: draw}
 	parents := map[ast.Stmt][]ast.Stmt{} // the enclosing fors and ifs
 	lets := map[*check.Symbol]*ast.LetStmt{}
@@ -65,8 +68,12 @@ func planPredict(f *ast.File, info *check.Info, draw map[*ast.TildeStmt]*check.D
 				if sym := info.Defs[s.Name]; sym != nil {
 					lets[sym] = s
 				}
-			case *ast.ParamDecl, *ast.OutputStmt:
+			case *ast.ParamDecl:
 				roots = append(roots, s)
+			case *ast.OutputStmt:
+				if _, left := drop[s]; !left {
+					roots = append(roots, s)
+				}
 			case *ast.TildeStmt:
 				if draw[s] != nil {
 					roots = append(roots, s)
@@ -170,11 +177,110 @@ func planPredict(f *ast.File, info *check.Info, draw map[*ast.TildeStmt]*check.D
 // may be left out of predict's data (data.BindOptional): only the log
 // density, which predict leaves out, reads it.
 func PredictReads(f *ast.File, info *check.Info) map[string]ast.Stmt {
+	return predictReads(planPredict(f, info, nil, nil))
+}
+
+// PredictReadsGiven is PredictReads without the outputs that a build on
+// the data bound leaves out, as they read observed data that bound does
+// not give (log_lik = logpdf(y, ...) without y). With bound nil, no
+// observed data are given: every such output is left out, and what the
+// rest reads is what the data must give whatever they leave out.
+func PredictReadsGiven(f *ast.File, info *check.Info, bound map[string]*data.Array) map[string]ast.Stmt {
+	drop, _ := predictDropped(f, info, bound)
+	return predictReads(planPredict(f, info, nil, drop))
+}
+
+func predictReads(p *predictPlan) map[string]ast.Stmt {
 	out := map[string]ast.Stmt{}
-	for sym, s := range planPredict(f, info, nil).reads {
+	for sym, s := range p.reads {
 		out[sym.Name] = s
 	}
 	return out
+}
+
+// predictDropped finds the outputs that a predict-mode build on the data
+// bound leaves out, as PyMC's sample_posterior_predictive leaves out what
+// needs the observed values: each output that reads, through its lets,
+// the outputs it reads and the fors and ifs around it, data that the
+// model observes (with a ~, a target += or a ~ on an expression) and that
+// bound does not give, whether predict draws them or not (the outputs are
+// evaluated before the draws, and log_lik at a replicate of y is no
+// predictive density). Each maps to its note, in the returned order.
+// Data given with missing values are given (compile's missing-data
+// checks apply), and a covariate or a size that an output reads is not
+// observed: without it, binding fails and says what needs it.
+func predictDropped(f *ast.File, info *check.Info, bound map[string]*data.Array) (map[*ast.OutputStmt]string, []string) {
+	tildes, firstUse := observations(f, info)
+	absent := func(sym *check.Symbol) bool {
+		if sym.Kind != check.Data || bound[sym.Name] != nil {
+			return false
+		}
+		_, read := firstUse[sym]
+		return len(tildes[sym]) > 0 || read
+	}
+	drop := map[*ast.OutputStmt]string{}
+	left := map[*check.Symbol]bool{} // the outputs left out, which later ones may read
+	var notes []string
+	var walk func(stmts []ast.Stmt, heads []ast.Node)
+	walk = func(stmts []ast.Stmt, heads []ast.Node) {
+		for _, s := range stmts {
+			switch s := s.(type) {
+			case *ast.ForStmt:
+				walk(s.Body, append(heads[:len(heads):len(heads)], s.Lo, s.Hi))
+			case *ast.IfStmt:
+				inner := heads[:len(heads):len(heads)]
+				for _, b := range s.Branches {
+					inner = append(inner, b.Cond)
+				}
+				for _, b := range s.Branches {
+					walk(b.Body.Stmts, inner)
+				}
+				if s.ElseBody != nil {
+					walk(s.ElseBody.Stmts, inner)
+				}
+			case *ast.OutputStmt:
+				reads := append([]ast.Node(nil), heads...)
+				if s.Value != nil {
+					reads = append(reads, s.Value)
+				}
+				if s.Dist != nil {
+					reads = append(reads, s.Dist)
+				}
+				if s.Trunc != nil {
+					reads = append(reads, s.Trunc)
+				}
+				for _, o := range info.Outputs {
+					if o.Stmt == s && o.Value != nil {
+						reads = append(reads, o.Value)
+					}
+				}
+				var why string
+				for _, n := range reads {
+					info.VisitReads(n, true, func(sym *check.Symbol) bool {
+						switch {
+						case absent(sym):
+							why = sym.Name + ", which the new data do not give"
+						case sym.Kind == check.Output && left[sym]:
+							why = "output " + sym.Name + ", which is left out"
+						}
+						return why != ""
+					})
+					if why != "" {
+						break
+					}
+				}
+				if why != "" {
+					drop[s] = fmt.Sprintf("output %s reads %s: left out", s.Name.Name, why)
+					notes = append(notes, drop[s])
+					if sym := info.Defs[s.Name]; sym != nil {
+						left[sym] = true
+					}
+				}
+			}
+		}
+	}
+	walk(f.Stmts, nil)
+	return drop, notes
 }
 
 // CompilePredict compiles a checked file in predict mode: the params and
@@ -200,15 +306,36 @@ func CompilePredictOptions(f *ast.File, info *check.Info, bound map[string]*data
 	if err != nil {
 		return nil, err
 	}
-	p := planPredict(f, info, draw)
+	drop, dropNotes := predictDropped(f, info, bound)
+	p := planPredict(f, info, draw, drop)
 	p.drawn = drawn
-	m := &Model{file: f, info: info, data: bound, predict: p, Notes: notes}
+	m := &Model{file: f, info: info, data: bound, predict: p, Notes: append(dropNotes, notes...)}
 	prog, _, err := m.build(buildJoint)
 	if err != nil {
 		return nil, err
 	}
+	if len(m.Outputs) == 0 && len(drop) > 0 {
+		return nil, nothingLeft(f, drop)
+	}
 	m.prog = prog
 	return m, nil
+}
+
+// nothingLeft is the error of a predict-mode build whose outputs all read
+// observed data that the data leave out, with no left-out data drawn:
+// there is nothing to predict. It is at the first output left out.
+func nothingLeft(f *ast.File, drop map[*ast.OutputStmt]string) error {
+	var first *ast.OutputStmt
+	ast.Inspect(f, func(n ast.Node) bool {
+		if s, ok := n.(*ast.OutputStmt); ok && first == nil {
+			if _, left := drop[s]; left {
+				first = s
+			}
+		}
+		return first == nil
+	})
+	return ast.Errorf(first.Pos(), "nothing to predict: %s, and no other output or drawn data remain: give the data it reads, or add an output that does not read them (a replicate, output y_rep ~ D(...))",
+		strings.TrimSuffix(drop[first], ": left out"))
 }
 
 // Predict reports whether m was compiled in predict mode (CompilePredict):

@@ -49,37 +49,7 @@ func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, o
 		}
 		named[name] = true
 	}
-	// The ~ statements on each data declaration, and where a target +=
-	// or the left side of a ~ on an expression first reads one: data
-	// that the model observes without a ~ of its own (a covariate that
-	// only the arguments of a ~ read is not observed).
-	tildes := map[*check.Symbol][]*ast.TildeStmt{}
-	firstUse := map[*check.Symbol]ast.Pos{}
-	uses := func(n ast.Node) {
-		ast.Inspect(n, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok {
-				if sym := info.Uses[id]; sym != nil && sym.Kind == check.Data {
-					if _, ok := firstUse[sym]; !ok {
-						firstUse[sym] = id.Pos()
-					}
-				}
-			}
-			return true
-		})
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.TildeStmt:
-			if sym := info.Uses[check.ObservedIdent(n.LHS)]; sym != nil && sym.Kind == check.Data {
-				tildes[sym] = append(tildes[sym], n)
-			} else if check.ObservedIdent(n.LHS) == nil {
-				uses(n.LHS)
-			}
-		case *ast.TargetStmt:
-			uses(n.Value)
-		}
-		return true
-	})
+	tildes, firstUse := observations(f, info)
 	draw := map[*ast.TildeStmt]*check.DataVar{}
 	var drawn []drawnDecl
 	var notes []string
@@ -131,6 +101,41 @@ func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, o
 	return draw, drawn, notes, nil
 }
 
+// observations finds the data that the model observes: the ~ statements
+// on each data declaration, and where a target += or the left side of a ~
+// on an expression first reads one (data observed without a ~ of its
+// own; a covariate that only the arguments of a ~ read is not observed).
+func observations(f *ast.File, info *check.Info) (map[*check.Symbol][]*ast.TildeStmt, map[*check.Symbol]ast.Pos) {
+	tildes := map[*check.Symbol][]*ast.TildeStmt{}
+	firstUse := map[*check.Symbol]ast.Pos{}
+	uses := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if sym := info.Uses[id]; sym != nil && sym.Kind == check.Data {
+					if _, ok := firstUse[sym]; !ok {
+						firstUse[sym] = id.Pos()
+					}
+				}
+			}
+			return true
+		})
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.TildeStmt:
+			if sym := info.Uses[check.ObservedIdent(n.LHS)]; sym != nil && sym.Kind == check.Data {
+				tildes[sym] = append(tildes[sym], n)
+			} else if check.ObservedIdent(n.LHS) == nil {
+				uses(n.LHS)
+			}
+		case *ast.TargetStmt:
+			uses(n.Value)
+		}
+		return true
+	})
+	return tildes, firstUse
+}
+
 // predictDrawable returns the shape of the left-out data d with this run's
 // sizes, or why it cannot be drawn from its ~ statements ts (use: where
 // the model first reads d).
@@ -167,7 +172,7 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 	for _, t := range ts {
 		one[t] = d
 	}
-	p := planPredict(f, info, one)
+	p := planPredict(f, info, one, nil)
 	var missing []string
 	for sym, s := range p.reads {
 		if bound[sym.Name] != nil && sym != d.Symbol {

@@ -428,3 +428,94 @@ k ~ PoissonBinomial(inv_logit(append_row(a', -a')))
 	mean, sd = drawMoments(t, m, 1, x, n)
 	checkDrawMoments(t, "k", mean, sd, []float64{mu, mu2}, []float64{s, s2}, n)
 }
+
+// TestPredictDropsOutputs: an output that reads observed data that the
+// data leave out (log_lik = logpdf(y, ...)) is left out of a predict-mode
+// build with a note, and so is an output that reads it, whether y is
+// drawn or not; the other outputs and the draw of y stay. PredictReads
+// needs y for it, PredictReadsGiven without y does not. Given y, every
+// output is kept; with nothing left, the build is an error at the first
+// output left out.
+func TestPredictDropsOutputs(t *testing.T) {
+	const src = `data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 1)
+param s: positive ~ Gamma(2, 2)
+y ~ Normal(a * x, s)
+output log_lik = logpdf(y, Normal(a * x, s))
+output elpd = sum(log_lik)
+output m = a * x
+`
+	f, err := parser.ParseFile("m.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, &check.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if PredictReads(f, info)["y"] == nil || PredictReadsGiven(f, info, nil)["y"] != nil || PredictReadsGiven(f, info, nil)["x"] == nil {
+		t.Fatalf("PredictReads %v, PredictReadsGiven %v: want y needed by the first only, x by both", PredictReads(f, info), PredictReadsGiven(f, info, nil))
+	}
+	build := func(in []data.Input, opt PredictOptions) (*Model, error) {
+		t.Helper()
+		reads := PredictReadsGiven(f, info, nil)
+		optional := map[string]bool{}
+		for _, d := range info.Data {
+			if reads[d.Name] == nil {
+				optional[d.Name] = true
+			}
+		}
+		bound, err := data.BindOptional(info, in, nil, optional)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return CompilePredictOptions(f, info, bound, opt)
+	}
+	names := func(m *Model) []string {
+		var out []string
+		for _, o := range m.Outputs {
+			out = append(out, o.Name)
+		}
+		return out
+	}
+	xOnly := []data.Input{{File: "new.csv", Table: csvTable(t, "new.csv", "x", [][]float64{{1}, {2}})}}
+	wantNotes := []string{
+		"output log_lik reads y, which the new data do not give: left out",
+		"output elpd reads output log_lik, which is left out: left out",
+	}
+	for _, opt := range []PredictOptions{{}, {Draw: []string{}}} {
+		m, err := build(xOnly, opt)
+		if err != nil {
+			t.Fatalf("Draw %q: %v", opt.Draw, err)
+		}
+		want := []string{"m", "y"}
+		if opt.Draw != nil {
+			want = want[:1]
+		}
+		if !slices.Equal(names(m), want) || len(m.Notes) < 2 || !slices.Equal(m.Notes[:2], wantNotes) {
+			t.Errorf("Draw %q: outputs %q, notes %q; want %q and %q first", opt.Draw, names(m), m.Notes, want, wantNotes)
+		}
+	}
+	withY := []data.Input{{File: "new.csv", Table: csvTable(t, "new.csv", "x,y", [][]float64{{1, 0.5}, {2, -1}})}}
+	m, err := build(withY, PredictOptions{})
+	if err != nil || !slices.Equal(names(m), []string{"log_lik", "elpd", "m"}) || len(m.Notes) != 0 {
+		t.Errorf("y given: %v, outputs %q, notes %q; want every output, no note", err, names(m), m.Notes)
+	}
+
+	f2, err := parser.ParseFile("m.gpp", []byte(strings.Replace(src, "output m = a * x\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err = check.Check(f2, &check.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	f = f2
+	const nothing = "m.gpp:6:1: nothing to predict: output log_lik reads y, which the new data do not give, and no other output or drawn data remain"
+	if _, err := build(xOnly, PredictOptions{Draw: []string{}}); err == nil || !strings.HasPrefix(err.Error(), nothing) {
+		t.Errorf("nothing left: %v, want %q", err, nothing)
+	}
+	if m, err := build(xOnly, PredictOptions{}); err != nil || !slices.Equal(names(m), []string{"y"}) {
+		t.Errorf("y drawn alone: %v", err)
+	}
+}
