@@ -198,8 +198,8 @@ draws of q (10 000 where those give 0.5–1): below 0.5 good, up to 0.7 ok,
 above it unreliable, with a warning and, for a mean-field q or a centred
 or non-centred hierarchy, a hint to change q or compare the other form. A k̂ above 0.7 whose weights are
 near-uniform (relative ESS of at least 96 %: reweighting the draws by p/q
-moves no mean of q by more than 0.2 sd) reads "heavy tail, near-uniform
-weights" instead, with neither: p/q then grows without bound only far out
+moves no mean of q by more than 0.2 sd) reads "heavy tail of negligible
+weight" instead, with neither: p/q then grows without bound only far out
 in q's tails (a log likelihood that turns linear, a Student-t), true of q
 as an importance-sampling proposal but no sign against q's estimates.
 fit.json holds both numbers (pareto_k, pareto_rel_ess; docs/inference.md).
@@ -1308,7 +1308,7 @@ func paretoLine(k float64, reading string, relESS float64) string {
 	case math.IsInf(k, -1):
 		return "-Inf (" + reading + ": the largest importance ratios are equal, so they have no tail)"
 	case sgvb.TailNegligible(k, relESS):
-		return fmt.Sprintf("%s (%s: ESS %.3g %%; reweighting by p/q moves no mean of q by more than %.2g sd)",
+		return fmt.Sprintf("%s (%s: the weights p/q are near-uniform, ESS %.3g %%, so reweighting by them moves no mean of q by more than %.2g sd)",
 			kText(k), reading, 100*relESS, sgvb.WeightsCV(relESS))
 	}
 	return kText(k) + " (" + reading + ")"

@@ -107,8 +107,11 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if h := check.StanHint(topic); h != "" {
-		errorf(stderr, "no help topic %q; %s", topic, h)
-		return exitUsage
+		// a name from Stan or PyMC that gpp writes otherwise: the
+		// checker's hint at it is its help (an error's "gpp help NAME"
+		// leads here)
+		fmt.Fprintf(stdout, "%s is not built into gpp: %s\n", topic, h)
+		return exitOK
 	}
 	if best := check.Suggest(topic, helpTopics()); best != "" {
 		errorf(stderr, "no help topic %q; did you mean %q?", topic, best)

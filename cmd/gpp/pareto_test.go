@@ -132,7 +132,7 @@ z ~ MultinomialLogit([0, b, 2 * b])
 			if f.reading != sgvb.NegligibleReading || !(sgvb.WeightsCV(f.relESS) <= sgvb.NegligibleCV) {
 				t.Errorf("%s, seed %d: reading %q, relative ESS %v: want %q", c.name, seed, f.reading, f.relESS, sgvb.NegligibleReading)
 			}
-			line := fmt.Sprintf("Pareto k̂     %s (%s: ESS ", num3(f.k), sgvb.NegligibleReading)
+			line := fmt.Sprintf("Pareto k̂     %s (%s: the weights p/q are near-uniform, ESS ", num3(f.k), sgvb.NegligibleReading)
 			if !strings.Contains(f.stdout, line) || !strings.Contains(f.stdout, "moves no mean of q by more than") {
 				t.Errorf("%s, seed %d: summary\n%s\nwant a line starting %q", c.name, seed, f.stdout, line)
 			}

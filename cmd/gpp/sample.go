@@ -810,7 +810,11 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	printEvidenceWarnings(con, run.evidence, sources(l.Sources))
 	for i, ch := range sd.res.Chains {
 		if ch.FirstErr != nil {
-			con.info("note: chain %d rejected a point where the log density failed (as Stan, the trajectory ends there); the first: %v", i+1, ch.FirstErr)
+			if transformFailed(ch.FirstErr, l.Model) {
+				con.info("note: chain %d rejected a point: %v: the trajectory went far out (as Stan, it ends there)", i+1, ch.FirstErr)
+			} else {
+				con.info("note: chain %d rejected a point where the log density failed (as Stan, the trajectory ends there); the first: %v", i+1, ch.FirstErr)
+			}
 			break
 		}
 	}
@@ -818,6 +822,23 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		con.note("warning: %s", w)
 	}
 	con.info("sampling took %.3g s", time.Since(run.start).Seconds())
+}
+
+// transformFailed says whether err is at a param's declaration, where
+// gpp's own transform of its unconstrained coordinate is built (a
+// positive param's exp): the point was far out on that coordinate, not
+// where an expression of the model failed.
+func transformFailed(err error, m *compile.Model) bool {
+	var e *ast.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	for _, lat := range m.Latents {
+		if lat.Pos == e.Pos {
+			return true
+		}
+	}
+	return false
 }
 
 // metricName is the name of the metric m, as Stan's --metric gives it.

@@ -473,3 +473,28 @@ func TestShareText(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleTransformNote: a point far out on a positive param's log
+// coordinate, where gpp's own exp of it overflows, is reported as that
+// transform's, at the param, not as an exp the model does not have.
+func TestSampleTransformNote(t *testing.T) {
+	dir := t.TempDir()
+	model, data := filepath.Join(dir, "pos.gpp"), filepath.Join(dir, "y.csv")
+	if err := os.WriteFile(model, []byte("data y: real[N]\nparam s: positive ~ HalfCauchy(5)\nparam m: real ~ Normal(0, 10)\ny ~ Normal(m, s)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(data, []byte("y\n0.5\n-1.2\n0.3\n2.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runGpp("sample", model, data, "--chains", "1", "--warmup", "100", "--draws", "50", "--seed", "5", "--out", filepath.Join(dir, "s"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "note: chain 1 rejected a point: " + model + ":2:7: the positive param `s`'s transform exp("
+	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "overflows: the trajectory went far out (as Stan, it ends there)") {
+		t.Errorf("stderr lacks the transform's note %q:\n%s", want, stderr)
+	}
+	if strings.Contains(stderr, "exp: result is") {
+		t.Errorf("stderr reports the transform as an exp of the model:\n%s", stderr)
+	}
+}

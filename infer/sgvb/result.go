@@ -491,8 +491,9 @@ func collapseWarning(elbo, last float64, what string) string {
 }
 
 // TailReading returns the reading of a fit's Pareto k̂ with the relative
-// ESS of its weights: ParetoReading(k), but "heavy tail,
-// near-uniform weights" where the tail is negligible (TailNegligible).
+// ESS of its weights: ParetoReading(k), but "heavy tail of negligible
+// weight" where the weights are near-uniform (TailNegligible): the ratios
+// p/q grow without bound only where q puts next to no draws.
 func TailReading(k, relESS float64) string {
 	if TailNegligible(k, relESS) {
 		return NegligibleReading
@@ -502,7 +503,7 @@ func TailReading(k, relESS float64) string {
 
 // NegligibleReading is TailReading's reading of a k̂ above 0.7 whose
 // weights are near-uniform.
-const NegligibleReading = "heavy tail, near-uniform weights"
+const NegligibleReading = "heavy tail of negligible weight"
 
 // ParetoReading returns the reading of a Pareto k̂: "good" below 0.5, "ok"
 // up to 0.7, "unreliable" above, "n/a" for NaN.

@@ -581,6 +581,18 @@ func (b *Builder) Neg(x ID, pos ast.Pos) ID { return b.Unary(OpNeg, x, pos) }
 // Exp returns exp(x).
 func (b *Builder) Exp(x ID, pos ast.Pos) ID { return b.Unary(OpExp, x, pos) }
 
+// ExpParam returns exp(x) for x the unconstrained coordinate of the
+// positive param named param (its transform), so that an overflow reads
+// as that transform's ("the positive param `sigma`'s transform
+// exp(2354.92) overflows"), not as an exp the user did not write.
+func (b *Builder) ExpParam(x ID, param string, pos ast.Pos) ID {
+	id := b.Exp(x, pos)
+	if i := b.index(id); b.nodes[i].op == OpExp {
+		b.nodes[i].name = param
+	}
+	return id
+}
+
 // Log returns log(x).
 func (b *Builder) Log(x ID, pos ast.Pos) ID { return b.Unary(OpLog, x, pos) }
 

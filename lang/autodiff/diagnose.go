@@ -644,6 +644,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		return p.rowSumProdError(n, k, bad)
 	case op == OpLog && n.name != "": // a distribution's parameter (Builder.LogArg)
 		return ast.Errorf(n.pos, "%s", msg(n.name+" must be > 0", "got "+short(p.v(p.arg(n, 0))[k], 0), el))
+	case op == OpExp && n.name != "" && math.IsInf(z[k], 1): // a positive param's transform (Builder.ExpParam)
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("the positive param `%s`'s transform exp(%s) overflows", n.name, short(p.v(p.arg(n, 0))[k])), el))
 	case op.isUnary():
 		return ast.Errorf(n.pos, "%s", unaryMessage(op, p.v(p.arg(n, 0))[k], bad, el))
 	case op.isBinary():

@@ -256,6 +256,9 @@ func TestNaNProvenance(t *testing.T) {
 		{"exp overflow", []float64{1000}, func(b *Builder) ID {
 			return b.Exp(b.Input("x", Scalar(), at(1, 1)), at(5, 1))
 		}, "model.gpp:5:1: exp: result is +Inf (argument 1000)"},
+		{"a positive param's transform overflows", []float64{0, 900}, func(b *Builder) ID {
+			return b.Sum(b.ExpParam(b.Input("sigma", Vector(2), at(2, 7)), "sigma", at(2, 7)), at(5, 1))
+		}, "model.gpp:2:7: the positive param `sigma`'s transform exp(900) overflows (element [1])"},
 		{"NaN input", []float64{1, math.NaN()}, func(b *Builder) ID {
 			return b.Sum(b.Input("theta", Vector(2), at(6, 7)), at(6, 1))
 		}, "model.gpp:6:7: input theta: value is NaN (element [1])"},

@@ -82,6 +82,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 	case len(c.errs) == 0:
 		c.improper()
 		c.oneBasedLoops()
+		c.intDivisions()
 		c.missingData()
 		c.replicateShapes()
 		ast.ErrorList(c.info.Warnings).Sort()

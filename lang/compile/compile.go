@@ -543,6 +543,12 @@ func (l *lowerer) errorf(pos ast.Pos, format string, args ...any) {
 // loop lowered as vectors lowers now (0 when it is not about one row): the
 // message names the loop's iteration (iterText), as a fit-time error does.
 func (l *lowerer) rowErrorf(k int, pos ast.Pos, format string, args ...any) {
+	l.rowError(k, pos, fmt.Sprintf(format, args...)+l.iterText(k))
+}
+
+// rowError is rowErrorf for a message that names the iteration itself
+// (iterText) where it reads best.
+func (l *lowerer) rowError(k int, pos ast.Pos, msg string) {
 	l.failures++
 	if l.vec != nil {
 		// held until the loop ends (vecFor), which keeps the first
@@ -551,10 +557,10 @@ func (l *lowerer) rowErrorf(k int, pos ast.Pos, format string, args ...any) {
 		if v, ok := l.env[l.vec.sym]; ok && v.isInt && len(v.ints) > 0 {
 			it = v.ints[min(k, len(v.ints)-1)]
 		}
-		l.vec.errs = append(l.vec.errs, rowErr{it: it, pos: pos, msg: fmt.Sprintf(format, args...) + l.iterText(k)})
+		l.vec.errs = append(l.vec.errs, rowErr{it: it, pos: pos, msg: msg})
 		return
 	}
-	l.report(pos, "%s", fmt.Sprintf(format, args...)+l.iterText(k))
+	l.report(pos, "%s", msg)
 }
 
 // report adds the error at pos once (the first at a position), up to
@@ -710,7 +716,7 @@ func (l *lowerer) addLatent(lat *check.Latent, shape []int) error {
 		// (W ~ Gamma(g * r', g)) invalid; floored, every z > 0 is a
 		// valid parameter and z itself is unchanged above 1e-292. The
 		// latent's own prior reads the coordinate, not z.
-		z = l.b.Add(l.b.Exp(coord, pos), l.b.Scalar(minPositive, pos), pos)
+		z = l.b.Add(l.b.ExpParam(coord, lat.Name, pos), l.b.Scalar(minPositive, pos), pos)
 	case dist.Simplex:
 		z = l.b.Exp(coord, pos)
 	case dist.Ordered:

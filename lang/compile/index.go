@@ -84,9 +84,40 @@ func (l *lowerer) oneInRangeRow(e *ast.IndexExpr, s sel, n, axis, k int) bool {
 	if s.kind != selOne || s.one >= 0 && s.one < n {
 		return true
 	}
+	if s.at != nil { // an int read from data, g[i]: at its cell
+		var ids []int
+		if a := l.data[s.data]; a != nil && len(a.Shape) == 1 {
+			ids = make([]int, len(a.Values))
+			for j, v := range a.Values {
+				ids[j] = int(v)
+			}
+		}
+		l.dataIndexError(e, s.one, n, axis, k, s.at(0), s.pos, ids)
+		return false
+	}
 	l.rowErrorf(k, s.pos, "index %d out of range [0, %d) along axis %d of `%s` (indices are 0-based)",
 		s.one, n, axis, ast.FormatExpr(e.X))
 	return false
+}
+
+// dataIndexError reports index i, out of range [0, n) along axis of e.X
+// in row k of a loop, at its data cell, naming where it is used, with the
+// advice on Stan's 1-based ids when the ids it is one of look like them
+// (oneBasedHint), as the vectorised form's error at its cell gives.
+func (l *lowerer) dataIndexError(e *ast.IndexExpr, i, n, axis, k int, cell, used ast.Pos, ids []int) {
+	hint := ""
+	if len(ids) > 0 {
+		hint = oneBasedHint(ids, n)
+	}
+	if hint == "" {
+		hint = "; indices are 0-based"
+	}
+	it := l.iterText(k)
+	if it != "" {
+		it = "," + it
+	}
+	l.rowError(k, cell, fmt.Sprintf("%d is out of range [0, %d) as an index along axis %d of `%s` (used at %s%s)%s",
+		i, n, axis, ast.FormatExpr(e.X), used, it, hint))
 }
 
 const (
@@ -131,7 +162,7 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		return sel{}, false
 	}
 	if len(v.shape) == 0 {
-		return sel{kind: selOne, one: v.ints[0], pos: e.Pos(), data: v.data, rows: v.rows}, true
+		return sel{kind: selOne, one: v.ints[0], at: v.at, pos: e.Pos(), data: v.data, rows: v.rows}, true
 	}
 	if len(v.shape) != 1 {
 		l.errorf(e.Pos(), "an index must be an int scalar or vector")
@@ -146,6 +177,11 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 		return l.rowElem(e) // v[0] of a vector per iteration (looprows.go)
 	}
 	x := l.expr(e.X)
+	if !x.node && !x.isInt && l.failed() > 0 {
+		// X failed (an ODE's bad times, say) and said why: its
+		// stand-in scalar would only add an error about its shape
+		return value{}
+	}
 	sels := make([]sel, len(e.Indices))
 	for i, ix := range e.Indices {
 		s, ok := l.resolve(ix)

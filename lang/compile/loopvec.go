@@ -375,9 +375,15 @@ func identityRows(s sel, n int) bool {
 
 // vecIndexInRange checks, in a vectorised loop, an index vector built from
 // the loop variable as the unrolled loop checked each iteration's scalar
-// index (oneInRange): the first out of range is reported at the index.
+// index (oneInRange): the first out of range is reported at the index,
+// or, for an index read from data (a[g[n]]), at its data cell with the
+// advice on 1-based ids that the vectorised form (a[g]) gives.
 func (l *lowerer) vecIndexInRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 	for k, i := range s.many {
+		if s.at != nil && (i < 0 || i >= n) {
+			l.dataIndexError(e, i, n, axis, k, s.at(k), s.pos, s.many)
+			return false
+		}
 		if !l.oneInRangeRow(e, sel{kind: selOne, one: i, pos: s.pos}, n, axis, k) {
 			return false
 		}

@@ -3,6 +3,7 @@ package compile
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/data"
@@ -352,5 +353,17 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 	t.Log(err1)
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 		t.Errorf("index out of range as vectors:\n  %v\nunrolled:\n  %v", err1, err2)
+	}
+	// Stan's 1-based ids, u[g[i]]: either way the error is at the cell
+	// of the first id out of range, with the advice u[g] gets.
+	in.JSON["g"].Values = []float64{1, 2, 3, 1, 2, 3, 1, 2, 3, 1}
+	_, err1 = compileSrcErr(t, "m.gpp", src, nil, in)
+	unrollLoops = true
+	_, err2 = compileSrcErr(t, "m.gpp", src, nil, in)
+	unrollLoops = false
+	t.Log(err1)
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() ||
+		!strings.Contains(err1.Error(), "3 is out of range [0, 3) as an index along axis 0 of `u` (used at m.gpp:5:17, at i = 2); indices are 0-based and these run from 1 to 3, as Stan's 1-based ids do") {
+		t.Errorf("1-based ids in a loop as vectors:\n  %v\nunrolled:\n  %v", err1, err2)
 	}
 }
