@@ -281,16 +281,12 @@ func (t *truncInv) discrete(v float64) (float64, error) {
 		return math.NaN(), t.noMass()
 	}
 	tg := t.target(v)
-	// g(a) < 0 ≤ g(b); the support starts at its lower end (a count's 0,
-	// Geometric's 1, DiscreteUniform's lower), so L − 1 need not be below
-	// the end less 1; an Integer family's U need not be above its upper
-	// end (DiscreteUniform's upper: there is no count's 0 to start from)
+	// g(a) < 0 ≤ g(b); the support runs from its lower end (a count's 0,
+	// Geometric's 1, DiscreteUniform's lower) to its upper (a Binomial's
+	// n, DiscreteUniform's upper), so L − 1 need not be below the lower
+	// end less 1, nor U above the upper end
 	elo, ehi := t.u.Ends(t.p)
-	a := max(t.lo, elo-1)
-	b := t.hi
-	if t.u.Support == Integer {
-		b = min(b, ehi)
-	}
+	a, b := max(t.lo, elo-1), min(t.hi, ehi)
 	if math.IsInf(b, 1) {
 		step := 1.0
 		for range truncMaxDoubling {

@@ -96,6 +96,7 @@ var truncCases = []truncCase{
 	{"BernoulliLogit", []float64{-1}, 0, 1},
 	{"Binomial", []float64{50, 0.9}, -inf, 35},
 	{"Binomial", []float64{10, 0.5}, 3, 7},
+	{"Binomial", []float64{20, 0.3}, 4, inf},
 	{"BinomialLogit", []float64{20, 0.5}, 12, inf},
 	{"BetaBinomial", []float64{20, 2, 3}, 5, 15},
 	{"NegBinomial", []float64{4, 2}, 1, 10},
@@ -114,6 +115,8 @@ var truncCases = []truncCase{
 	{"Geometric", []float64{0.3}, 2, 9},
 	{"Geometric", []float64{0.05}, 40, inf},
 	{"DiscreteUniform", []float64{-7, 12}, -3, 5},
+	{"DiscreteUniform", []float64{-7, 12}, -inf, -2},
+	{"DiscreteUniform", []float64{-7, 12}, 3, inf},
 	{"DiscreteWeibull", []float64{0.6, 1.4}, 1, 6},
 	{"DiscreteWeibull", []float64{0.9, 0.7}, 20, inf},
 }

@@ -840,9 +840,22 @@ func (p *Program) densityError(n *node) error {
 			}
 		}
 		what := fmt.Sprintf("%s: %s is %s at value %s", d.Name, quantity(d), kind(lp), short(x))
-		if la := d.LowerArg; la > 0 && la <= len(par) && !d.LogProb && math.IsInf(lp, -1) && x <= par[la-1] {
-			// below the argument where the support starts (Pareto's y_min, Wiener's tau)
-			what += fmt.Sprintf(", not above %s, where %s's support starts", paramName(d, la-1), d.Name)
+		if !d.LogProb && math.IsInf(lp, -1) {
+			la, ua := d.LowerArg, d.UpperArg
+			switch {
+			case la > 0 && la <= len(par) && x <= par[la-1]:
+				// below the argument where the support starts (Pareto's
+				// y_min, Wiener's tau, DiscreteUniform's lower, which is
+				// in the support)
+				rel := "not above"
+				if d.Support.Discrete() {
+					rel = "below"
+				}
+				what += fmt.Sprintf(", %s %s, where %s's support starts", rel, paramName(d, la-1), d.Name)
+			case ua > 0 && ua <= len(par) && x > par[ua-1]:
+				// above the argument where the support ends (DiscreteUniform's upper)
+				what += fmt.Sprintf(", above %s, where %s's support ends", paramName(d, ua-1), d.Name)
+			}
 		}
 		err = ast.Errorf(n.pos, "%s%s", msg(what, paramList(d, par), el), cell)
 		return false

@@ -57,7 +57,7 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 	}
 	ok := true
 	// the tape checks the arguments of an elementwise family value by value
-	_, univariate := dist.LookupUnivariate(d.Name)
+	u, univariate := dist.LookupUnivariate(d.Name)
 	univariate = univariate && d.Shape == stdlib.DistElementwise
 	for i, a := range args {
 		if !a.Valid() {
@@ -94,9 +94,13 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 			c.errorf(call.Args[1].Pos(), "%s needs lo < hi; found lo = %g, hi = %g", d.Name, *lo, *hi)
 		}
 	}
-	if d.Name == "DiscreteUniform" && ok { // one value when lower = upper, none below
-		if lo, hi := args[0].Const, args[1].Const; lo != nil && hi != nil && *lo > *hi {
-			c.errorf(call.Args[1].Pos(), "%s needs lower <= upper; found lower = %g, upper = %g", d.Name, *lo, *hi)
+	if univariate && u.LowerArg > 0 && u.UpperArg > 0 && ok {
+		// a support between two arguments, both in it (DiscreteUniform's
+		// lower and upper): one value when they are equal, none below
+		i, j := u.LowerArg-1, u.UpperArg-1
+		if lo, hi := args[i].Const, args[j].Const; lo != nil && hi != nil && *lo > *hi {
+			c.errorf(call.Args[j].Pos(), "%s needs %s <= %s; found %s = %g, %s = %g", d.Name,
+				d.Params[i].Name, d.Params[j].Name, d.Params[i].Name, *lo, d.Params[j].Name, *hi)
 		}
 	}
 	return d, args, ok

@@ -317,10 +317,10 @@ func missingBounds(d *DataVar, narrow []dist.Support, trunc []Interval) *Missing
 
 // supportWords describes a support that missing values cannot have.
 func supportWords(s dist.Support) string {
-	switch s {
-	case dist.Count, dist.Binary, dist.BoundedCount, dist.Integer:
+	switch {
+	case s.Discrete():
 		return "discrete"
-	case dist.Interval:
+	case s == dist.Interval:
 		return "bounded by its arguments"
 	}
 	return "of " + s.String() + " values"

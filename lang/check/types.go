@@ -365,18 +365,17 @@ var joinSupports = [...]dist.Support{dist.Binary, dist.Count, dist.Unit, dist.Po
 // give positive, positive and a non-negative int give non-negative, and
 // anything of either sign gives real. A simplex entry counts as
 // non-negative; interval and bounded-count supports, whose bounds come
-// from arguments, widen to real and count.
+// from arguments, widen to real and count, and integers of either sign to
+// real.
 func joinSupport(a, b dist.Support) dist.Support {
 	widen := func(s dist.Support) dist.Support {
 		switch s {
 		case dist.Simplex:
 			return dist.NonNegative
-		case dist.Interval:
+		case dist.Interval, dist.Integer:
 			return dist.Real
 		case dist.BoundedCount:
 			return dist.Count
-		case dist.Integer:
-			return dist.Real
 		}
 		return s
 	}
