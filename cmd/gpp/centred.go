@@ -9,6 +9,7 @@ import (
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 )
@@ -303,6 +304,28 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 		return &ast.IndexExpr{X: e.X, Lbrack: e.Lbrack, Indices: []ast.Expr{dropLoopIndex(e.Indices[0], loop, info)}, Rbrack: e.Rbrack}
 	}
 	return e
+}
+
+// parameterisationHints returns the hints of gpp fit and the REPL's :fit
+// on the model's parameterisation and q's family, in the order printed:
+// centred hierarchies' (centredHints), the mirror case of non-centred
+// params the data may pin down, whose centred form is another model to
+// compare (nonCentredHints), then the mean-field hint, a cure of the
+// correlations that (non-)centring leaves (meanFieldHint;
+// docs/inference.md, The mean-field hint). None after a far start (far,
+// farStartHint, not ""): a q stopped on its way says nothing yet about
+// the parameterisation or the family (Rats in grams: non-centring, which
+// the centred hint suggested, fitted worse).
+func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64) []string {
+	if far != "" {
+		return nil
+	}
+	hints := centredHints(l.File, l.Info, paretoK, relESS)
+	hints = append(hints, nonCentredHints(s, l.File, l.Info, paretoK, relESS)...)
+	if h := meanFieldHint(s, l.Model, paretoK, relESS); h != "" {
+		hints = append(hints, h)
+	}
+	return hints
 }
 
 // centredHints returns advice for a fit whose Pareto k̂ raises the alarm

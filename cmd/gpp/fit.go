@@ -196,13 +196,15 @@ second fit into the same directory meanwhile fails before fitting.
 The summary ends with the Pareto k̂ of the importance ratios p/q over 1000
 draws of q (10 000 where those give 0.5–1): below 0.5 good, up to 0.7 ok,
 above it unreliable, with a warning and, for a mean-field q or a centred
-or non-centred hierarchy, a hint to change q or compare the other form. A k̂ above 0.7 whose weights are
-near-uniform (relative ESS of at least 96 %: reweighting the draws by p/q
-moves no mean of q by more than 0.2 sd) reads "heavy tail of negligible
-weight" instead, with neither: p/q then grows without bound only far out
-in q's tails (a log likelihood that turns linear, a Student-t), true of q
-as an importance-sampling proposal but no sign against q's estimates.
-fit.json holds both numbers (pareto_k, pareto_rel_ess; docs/inference.md).
+or non-centred hierarchy, a hint to change q or compare the other form
+(above 1, also the gpp sample --against command that checks q against
+NUTS). A k̂ above 0.7 whose weights are near-uniform (relative ESS of at
+least 96 %: reweighting the draws by p/q moves no mean of q by more than
+0.2 sd) reads "heavy tail of negligible weight" instead, with neither:
+p/q then grows without bound only far out in q's tails (a log likelihood
+that turns linear, a Student-t), true of q as an importance-sampling
+proposal but no sign against q's estimates. fit.json holds both numbers
+(pareto_k, pareto_rel_ess; docs/inference.md).
 
 With --minibatch N=B each step sees B rows, drawn anew, of the data whose
 first dimension is the size N, and scales each term that reads them by N/B
@@ -817,26 +819,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if mix != nil {
 		k, ess = mix.ParetoK, mix.ParetoRelESS
 	}
-	// A q that stopped on its way from a far start says nothing yet about
-	// the parameterisation or the family (Rats in grams: non-centring,
-	// which the centred hint suggested, fitted worse).
-	var centred []string
-	if far == "" {
-		centred = centredHints(l.File, l.Info, k, ess)
-	}
-	for _, h := range centred {
-		con.note("hint: %s", h)
-	}
-	// The mirror case, a non-centred param the data may pin down: its
-	// centred form is another model to compare, not a change of q. The
-	// mean-field hint follows either, a cure of the correlations that
-	// (non-)centring leaves (docs/inference.md, The mean-field hint).
-	if far == "" {
-		for _, h := range nonCentredHints(s, l.File, l.Info, k, ess) {
-			con.note("hint: %s", h)
-		}
-	}
-	if h := meanFieldHint(s, l.Model, k, ess); h != "" && far == "" {
+	for _, h := range parameterisationHints(s, l, far, k, ess) {
 		con.note("hint: %s", h)
 	}
 	if h := againstHint(cfg, s, k, ess); h != "" {

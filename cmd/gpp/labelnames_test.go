@@ -214,6 +214,35 @@ func TestAxesBeside(t *testing.T) {
 	}
 }
 
+// TestSetSavedAxes: saved labels name a variable's elements only where
+// they fit its shape (as many axes, each labelled one as long): labels of
+// another length, or of another number of axes, would name elements that
+// are not there, or index past their end (a file edited, or a model's
+// sizes changed since), and leave the variable named by number.
+func TestSetSavedAxes(t *testing.T) {
+	vars := []variable{
+		{name: "a", shape: []int{2, 3}},
+		{name: "b", shape: []int{2, 3}},
+		{name: "c", shape: []int{3}},
+		{name: "d", shape: []int{3}},
+		{name: "e", shape: []int{2}},
+	}
+	setSavedAxes(vars, map[string][][]string{
+		"a": {nil, {"u", "v", "w"}},
+		"b": {{"p", "q", "r"}, nil}, // 3 labels on an axis of 2
+		"c": {{"u", "v"}},           // too few
+		"d": {{"u", "v", "w"}, nil}, // an axis too many
+	})
+	if got := vars[0].elemName(5); got != "a[2,w]" {
+		t.Errorf("a's last element is %s, want a[2,w]", got)
+	}
+	for _, v := range vars[1:] {
+		if v.axes != nil {
+			t.Errorf("%s of shape %v took the saved labels %q", v.name, v.shape, v.axes)
+		}
+	}
+}
+
 // TestQuoteLabel: a label is a name's index as it is unless it would make
 // the name ambiguous (a bracket, a comma, a quote), lose its space at an
 // end, or not print as itself (a line break, a tab, a bidi control), when

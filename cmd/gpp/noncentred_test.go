@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // ncHead declares what the models of TestNonCentredParams share.
@@ -116,6 +119,27 @@ func TestNonCentredHints(t *testing.T) {
 	file, info = checkedSrc(t, ncHead+"param a: real[J] ~ Normal(mu, tau)\ny ~ Normal(a, 1)\n")
 	if h := nonCentredHints(sgvb.Settings{}, file, info, 1.1, math.NaN()); h != nil {
 		t.Errorf("centred: hints %q, want none", h)
+	}
+}
+
+// TestParameterisationHints: gpp fit's and :fit's hints on a model with
+// both a centred and a non-centred param come in that order, then the
+// mean-field hint; after a far start there are none.
+func TestParameterisationHints(t *testing.T) {
+	file, info := checkedSrc(t, ncHead+"param theta: real[J] ~ Normal(mu, tau)\nparam z: real[J] ~ Normal(0, 1)\nlet a = mu + tau * z\ny ~ Normal(theta + a, 1)\n")
+	m := &compile.Model{Latents: []compile.Latent{
+		{Name: "mu", Support: dist.Real, Size: 1},
+		{Name: "theta", Support: dist.Real, Size: 8},
+		{Name: "z", Support: dist.Real, Size: 8},
+	}}
+	l := &pipeline.Loaded{File: file, Info: info, Model: m}
+	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN()), []string{
+		"theta's prior Normal(mu, tau) has a scale that depends on params",
+		"z's prior Normal(0, 1) and tau * z in the let a",
+		"--fullrank all (17 elements)",
+	})
+	if h := parameterisationHints(sgvb.Settings{}, l, "a far start", 1.1, math.NaN()); h != nil {
+		t.Errorf("after a far start: hints %q, want none", h)
 	}
 }
 

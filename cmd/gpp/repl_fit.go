@@ -403,19 +403,7 @@ func (r *repl) fitCmd(args []string) {
 	if far != "" {
 		con.note("hint: %s", far)
 	}
-	var centred []string
-	if far == "" { // as gpp fit: a q stopped on its way from a far start
-		centred = centredHints(l.File, l.Info, res.ParetoK, res.ParetoRelESS)
-	}
-	for _, h := range centred {
-		con.note("hint: %s", h)
-	}
-	if far == "" {
-		for _, h := range nonCentredHints(s, l.File, l.Info, res.ParetoK, res.ParetoRelESS) {
-			con.note("hint: %s", h)
-		}
-	}
-	if h := meanFieldHint(s, l.Model, res.ParetoK, res.ParetoRelESS); h != "" && far == "" {
+	for _, h := range parameterisationHints(s, l, far, res.ParetoK, res.ParetoRelESS) {
 		con.note("hint: %s", h)
 	}
 	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {

@@ -268,15 +268,15 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 		return errors.New("pipeline: model not checked")
 	}
 	optional := func(reads map[string]ast.Stmt) map[string]bool {
-		opt := map[string]bool{}
+		out := map[string]bool{}
 		for _, d := range l.Info.Data {
 			// A size that --set gives is bound, so that the draw of data
 			// left out has its shape.
 			if _, set := sets[d.Name]; reads[d.Name] == nil && !(d.Implicit && set) {
-				opt[d.Name] = true
+				out[d.Name] = true
 			}
 		}
-		return opt
+		return out
 	}
 	// What the outputs that read observed data need is optional at
 	// first: the compiler leaves such an output out when the data leave
