@@ -3,6 +3,7 @@ package dist
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -139,10 +140,11 @@ var discMassCases = []discMassCase{
 func TestDiscreteFamiliesMass(t *testing.T) {
 	for _, c := range discMassCases {
 		var s, m1, m2 float64
-		u, _ := LookupUnivariate(c.name[:len(c.name)-len(c.name[indexParen(c.name):])])
-		lcdf, hasCDF := LogCDF(u.Name, false)
-		lccdf, _ := LogCDF(u.Name, true)
+		name, _, _ := strings.Cut(c.name, "(")
+		lcdf, hasCDF := LogCDF(name, false)
+		lccdf, _ := LogCDF(name, true)
 		p := distParams(c.d)
+		dp := make([]float64, len(p))
 		for k := c.lo; k <= c.hi; k++ {
 			pk := math.Exp(c.d.LogProb(k))
 			s += pk
@@ -151,7 +153,6 @@ func TestDiscreteFamiliesMass(t *testing.T) {
 			if !hasCDF {
 				continue
 			}
-			dp := make([]float64, len(p))
 			if lp, _ := lcdf(k, p, dp); !(math.Abs(math.Exp(lp)-s) <= discSumTol) {
 				t.Errorf("%s: P(X ≤ %g) = %.15g, partial sum %.15g", c.name, k, math.Exp(lp), s)
 			}
@@ -177,15 +178,6 @@ func TestDiscreteFamiliesMass(t *testing.T) {
 	}
 }
 
-func indexParen(s string) int {
-	for i, r := range s {
-		if r == '(' {
-			return i
-		}
-	}
-	return len(s)
-}
-
 // distParams returns the parameters of one of the four families, in
 // registry order.
 func distParams(d uniDist) []float64 {
@@ -200,6 +192,23 @@ func distParams(d uniDist) []float64 {
 		return []float64{d.Q, d.Beta}
 	}
 	panic("distParams: not a new discrete family")
+}
+
+// namedKernel is a kernel with the name a failure gives it.
+type namedKernel struct {
+	what string
+	k    Kernel
+}
+
+// kernelsOf returns u's kernel, called what, and its logcdf and logccdf
+// where the family has them.
+func kernelsOf(u *Univariate, what string) []namedKernel {
+	ks := []namedKernel{{what, u.Kernel}}
+	if lo, ok := LogCDF(u.Name, false); ok {
+		up, _ := LogCDF(u.Name, true)
+		ks = append(ks, namedKernel{"logcdf", lo}, namedKernel{"logccdf", up})
+	}
+	return ks
 }
 
 // TestDiscreteFamiliesPartials checks the partials of the log masses and
@@ -236,21 +245,7 @@ func TestDiscreteFamiliesPartials(t *testing.T) {
 	}
 	for _, pt := range pts {
 		u, _ := LookupUnivariate(pt.name)
-		kernels := []struct {
-			what string
-			k    Kernel
-		}{{"log mass", u.Kernel}}
-		if lo, ok := LogCDF(pt.name, false); ok {
-			up, _ := LogCDF(pt.name, true)
-			kernels = append(kernels, struct {
-				what string
-				k    Kernel
-			}{"logcdf", lo}, struct {
-				what string
-				k    Kernel
-			}{"logccdf", up})
-		}
-		for _, kc := range kernels {
+		for _, kc := range kernelsOf(u, "log mass") {
 			for _, x := range pt.xs {
 				dp := make([]float64, len(pt.p))
 				lp, _ := kc.k(x, pt.p, dp)

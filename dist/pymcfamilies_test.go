@@ -265,20 +265,9 @@ func TestPyMCFamiliesGradients(t *testing.T) {
 		{"Rice", []float64{1e3, 1}, 1002, false}, {"Rice", []float64{1e-4, 1}, 0.5, false}, {"Rice", []float64{3, 0.05}, 2.9, false},
 	} {
 		u, _ := LookupUnivariate(c.name)
-		kernels := []struct {
-			what string
-			k    Kernel
-		}{{"log density", u.Kernel}}
-		if c.cdf {
-			lo, _ := LogCDF(c.name, false)
-			up, _ := LogCDF(c.name, true)
-			kernels = append(kernels, struct {
-				what string
-				k    Kernel
-			}{"log CDF", lo}, struct {
-				what string
-				k    Kernel
-			}{"log CCDF", up})
+		kernels := kernelsOf(u, "log density")
+		if (len(kernels) > 1) != c.cdf {
+			t.Errorf("%s: %d kernels, want a log CDF: %v", c.name, len(kernels), c.cdf)
 		}
 		for _, kk := range kernels {
 			dp := make([]float64, len(c.p))

@@ -72,18 +72,7 @@ func TestGeometricSkellamCLI(t *testing.T) {
 	fam := writeFile(t, dir, "fam.gpp", discModel)
 	written := writeFile(t, dir, "written.gpp", discWrittenModel)
 	pts := writeFile(t, dir, "pts.csv", "p,m1,m2\n0.3,1.6,1.1\n0.999,0.01,40\n1e-4,300,250\n0.5,1e-3,1e-3\n")
-	got := runLogprob(t, fam, data, "--params", pts)
-	want := runLogprob(t, written, data, "--params", pts)
-	if len(got) != 4 || len(want) != 4 {
-		t.Fatalf("%d and %d rows, want 4", len(got), len(want))
-	}
-	for i := range got {
-		for j := range got[i] {
-			if e := math.Abs(got[i][j]-want[i][j]) / math.Max(1, math.Abs(want[i][j])); !(e <= discLogprobTol) {
-				t.Errorf("point %d, column %d: the families %.17g, written out %.17g", i, j, got[i][j], want[i][j])
-			}
-		}
-	}
+	checkLogprobAgree(t, fam, written, data, pts, 4, discLogprobTol)
 
 	out := filepath.Join(dir, "out")
 	if code, _, stderr := runSafe(t, "fit", fam, data, "--seed", "1", "--out", out); code != 0 {

@@ -61,18 +61,7 @@ func TestHurdleGammaCLI(t *testing.T) {
 	hg := writeFile(t, dir, "hg.gpp", hurdleGammaModel)
 	hgIf := writeFile(t, dir, "hgif.gpp", hurdleGammaIfModel)
 	pts := writeFile(t, dir, "pts.csv", "psi,alpha,beta\n0.7,2,1\n0.999,0.05,30\n0.01,300,200\n0.5,1e-3,1e-3\n")
-	got := runLogprob(t, hg, data, "--params", pts)
-	want := runLogprob(t, hgIf, data, "--params", pts)
-	if len(got) != 4 || len(want) != 4 {
-		t.Fatalf("%d and %d rows, want 4", len(got), len(want))
-	}
-	for i := range got {
-		for j := range got[i] {
-			if e := math.Abs(got[i][j]-want[i][j]) / math.Max(1, math.Abs(want[i][j])); !(e <= zipLogprobTol) {
-				t.Errorf("point %d, column %d: HurdleGamma %.17g, the if %.17g", i, j, got[i][j], want[i][j])
-			}
-		}
-	}
+	checkLogprobAgree(t, hg, hgIf, data, pts, 4, zipLogprobTol)
 
 	out := filepath.Join(dir, "out")
 	if code, _, stderr := runSafe(t, "fit", hg, data, "--seed", "1", "--out", out); code != 0 {
@@ -81,22 +70,56 @@ func TestHurdleGammaCLI(t *testing.T) {
 	rows := summaryRows(t, out)
 	// a fit without the data: psi ~ Beta(1, 1) has sd 0.29, alpha ~
 	// Gamma(2, 0.5) sd 2.8
-	for _, c := range []struct {
-		name        string
-		truth, maxS float64
-	}{{"psi", psi, 0.05}, {"alpha", alpha, 0.3}} {
-		m, s := rows[c.name][0], rows[c.name][1]
-		t.Logf("%s: q mean %.4g sd %.3g, simulated from %g", c.name, m, s, c.truth)
-		if !(s > 0 && s < c.maxS) || math.Abs(m-c.truth) > zipFitSDs*s {
-			t.Errorf("%s: q mean %.4g sd %.3g, simulated from %g", c.name, m, s, c.truth)
-		}
-	}
+	checkRecovers(t, rows, "psi", psi, 0.05, zipFitSDs)
+	checkRecovers(t, rows, "alpha", alpha, 0.3, zipFitSDs)
 	checkHurdleGammaReps(t, readDrawsCSV(t, filepath.Join(out, "draws.csv"))[1:], n) // q's mean first
 	pred := filepath.Join(dir, "pred")
 	if code, _, stderr := runSafe(t, "predict", out, hg, data, "--quiet", "--out", pred); code != 0 {
 		t.Fatalf("predict: exit %d\n%s", code, stderr)
 	}
 	checkHurdleGammaReps(t, readDrawsCSV(t, filepath.Join(pred, "draws.csv")), n)
+}
+
+// checkLogprobAgree checks that gpp logprob gives the same log joint and
+// gradient for model and same, one of the same family written another way,
+// at each of the rows points in pts (a CSV of param values): within tol,
+// relative to max(1, |value|).
+func checkLogprobAgree(t *testing.T, model, same, data, pts string, rows int, tol float64) {
+	t.Helper()
+	got := runLogprob(t, model, data, "--params", pts)
+	want := runLogprob(t, same, data, "--params", pts)
+	if len(got) != rows || len(want) != rows {
+		t.Fatalf("%d and %d rows, want %d", len(got), len(want), rows)
+	}
+	for i := range got {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("point %d: %d and %d columns", i, len(got[i]), len(want[i]))
+		}
+		for j := range got[i] {
+			if e := math.Abs(got[i][j]-want[i][j]) / math.Max(1, math.Abs(want[i][j])); !(e <= tol) {
+				t.Errorf("point %d, column %d: %s %.17g, %s %.17g", i, j,
+					filepath.Base(model), got[i][j], filepath.Base(same), want[i][j])
+			}
+		}
+	}
+}
+
+// checkRecovers checks a fit's summary row of the scalar name: q's sd is
+// positive and below maxS (a bound a fit ignoring the data would exceed),
+// and q's mean lies within sds of those sds from truth, the simulating
+// value. It returns q's mean and sd.
+func checkRecovers(t *testing.T, rows map[string][2]float64, name string, truth, maxS, sds float64) (m, s float64) {
+	t.Helper()
+	r, ok := rows[name]
+	if !ok {
+		t.Fatalf("no summary row %s", name)
+	}
+	m, s = r[0], r[1]
+	t.Logf("%s: q mean %.4g sd %.3g, simulated from %g", name, m, s, truth)
+	if !(s > 0 && s < maxS) || !(math.Abs(m-truth) <= sds*s) {
+		t.Errorf("%s: q mean %.4g sd %.3g, simulated from %g", name, m, s, truth)
+	}
+	return m, s
 }
 
 // checkHurdleGammaReps checks y_rep in draws: per draw d, n values from
@@ -181,31 +204,12 @@ func TestZeroInflatedCensoredCLI(t *testing.T) {
 	zc := writeFile(t, dir, "zc.gpp", ziCensModel)
 	zcP := writeFile(t, dir, "zcp.gpp", ziCensPoissonModel)
 	pts := writeFile(t, dir, "pts.csv", "psi,lambda\n0.6,4\n0.999,0.01\n0.01,60\n")
-	got := runLogprob(t, zc, data, "--params", pts)
-	want := runLogprob(t, zcP, data, "--params", pts)
-	if len(got) != 3 || len(want) != 3 {
-		t.Fatalf("%d and %d rows, want 3", len(got), len(want))
-	}
-	for i := range got {
-		for j := range got[i] {
-			if e := math.Abs(got[i][j]-want[i][j]) / math.Max(1, math.Abs(want[i][j])); !(e <= zipLogprobTol) {
-				t.Errorf("point %d, column %d: ZeroInflatedPoisson's logccdf %.17g, Poisson's %.17g", i, j, got[i][j], want[i][j])
-			}
-		}
-	}
+	checkLogprobAgree(t, zc, zcP, data, pts, 3, zipLogprobTol)
 	out := filepath.Join(dir, "out")
 	if code, _, stderr := runSafe(t, "fit", zc, data, "--seed", "1", "--out", out); code != 0 {
 		t.Fatalf("fit: exit %d\n%s", code, stderr)
 	}
 	rows := summaryRows(t, out)
-	for _, c := range []struct {
-		name        string
-		truth, maxS float64
-	}{{"psi", psi, 0.05}, {"lambda", lambda, 0.25}} {
-		m, s := rows[c.name][0], rows[c.name][1]
-		t.Logf("%s: q mean %.4g sd %.3g, simulated from %g", c.name, m, s, c.truth)
-		if !(s > 0 && s < c.maxS) || math.Abs(m-c.truth) > zipFitSDs*s {
-			t.Errorf("%s: q mean %.4g sd %.3g, simulated from %g", c.name, m, s, c.truth)
-		}
-	}
+	checkRecovers(t, rows, "psi", psi, 0.05, zipFitSDs)
+	checkRecovers(t, rows, "lambda", lambda, 0.25, zipFitSDs)
 }

@@ -479,13 +479,8 @@ func TestShareText(t *testing.T) {
 // transform's, at the param, not as an exp the model does not have.
 func TestSampleTransformNote(t *testing.T) {
 	dir := t.TempDir()
-	model, data := filepath.Join(dir, "pos.gpp"), filepath.Join(dir, "y.csv")
-	if err := os.WriteFile(model, []byte("data y: real[N]\nparam s: positive ~ HalfCauchy(5)\nparam m: real ~ Normal(0, 10)\ny ~ Normal(m, s)\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(data, []byte("y\n0.5\n-1.2\n0.3\n2.0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	model := writeFile(t, dir, "pos.gpp", "data y: real[N]\nparam s: positive ~ HalfCauchy(5)\nparam m: real ~ Normal(0, 10)\ny ~ Normal(m, s)\n")
+	data := writeFile(t, dir, "y.csv", "y\n0.5\n-1.2\n0.3\n2.0\n")
 	code, _, stderr := runGpp("sample", model, data, "--chains", "1", "--warmup", "100", "--draws", "50", "--seed", "5", "--out", filepath.Join(dir, "s"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
