@@ -806,6 +806,13 @@ func (p *Program) densityError(n *node) error {
 				}
 			}
 		}
+		if la, ua := d.LowerArg, d.UpperArg; la > 0 && ua > 0 && la <= len(par) && ua <= len(par) && par[la-1] > par[ua-1] {
+			// a support between two arguments given out of order
+			// (DiscreteUniform's lower > upper, from data): check's
+			// error for constant ones, not the family's NaN
+			err = ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s needs %s <= %s", d.Name, paramName(d, la-1), paramName(d, ua-1)), paramList(d, par), el))
+			return false
+		}
 		// A value read from a data file is named at its cell, which
 		// counts rows from 1 where the element index counts from 0.
 		cell := ""
