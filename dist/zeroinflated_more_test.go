@@ -499,41 +499,19 @@ func TestZeroInflatedBinomialChiSquare(t *testing.T) {
 // underflowed positive draw stays positive.
 func TestZeroInflatedMoreConventions(t *testing.T) {
 	nan := math.NaN()
-	for _, c := range []struct {
-		name string
-		p    []float64
-		x    float64
-	}{
+	checkKernelConventions(t, []kernelCase{
 		{"HurdleGamma", []float64{-0.1, 1, 1}, 0}, {"HurdleGamma", []float64{0.5, 0, 1}, 1}, {"HurdleGamma", []float64{0.5, 1, 1}, nan},
 		{"HurdleLogNormal", []float64{0.5, nan, 1}, 1}, {"HurdleLogNormal", []float64{0.5, 0, -1}, 0}, {"HurdleLogNormal", []float64{1.5, 0, 1}, 1},
 		{"ZeroInflatedBinomial", []float64{0.5, 2.5, 0.5}, 1}, {"ZeroInflatedBinomial", []float64{0.5, 3, 1.5}, 0},
 		{"ZeroInflatedBinomial", []float64{0.5, 3, 0.5}, nan},
-	} {
-		u, _ := LookupUnivariate(c.name)
-		dp := make([]float64, len(c.p))
-		if lp, dx := u.Kernel(c.x, c.p, dp); !math.IsNaN(lp) || !math.IsNaN(dx) || !math.IsNaN(dp[0]) {
-			t.Errorf("%s%v at %v: (%v, %v, %v), want NaN", c.name, c.p, c.x, lp, dx, dp)
-		}
-	}
-	for _, c := range []struct {
-		name string
-		p    []float64
-		x    float64
-	}{
+	}, []kernelCase{
 		{"HurdleGamma", []float64{0.5, 2, 1}, -1e-300}, {"HurdleGamma", []float64{1, 2, 1}, 0}, {"HurdleGamma", []float64{0, 2, 1}, 1},
 		{"HurdleGamma", []float64{0.5, 2, 1}, math.Inf(1)},
 		{"HurdleLogNormal", []float64{0.5, 0, 1}, -2}, {"HurdleLogNormal", []float64{1, 0, 1}, 0},
 		{"ZeroInflatedBinomial", []float64{0.5, 3, 0.5}, 4}, {"ZeroInflatedBinomial", []float64{0.5, 3, 0.5}, 1.5},
 		{"ZeroInflatedBinomial", []float64{0, 3, 0.5}, 2}, {"ZeroInflatedBinomial", []float64{1, 3, 1}, 0},
 		{"ZeroInflatedBinomial", []float64{0.5, 3, 0}, 2},
-	} {
-		u, _ := LookupUnivariate(c.name)
-		dp := []float64{7, 7, 7}
-		lp, dx := u.Kernel(c.x, c.p, dp)
-		if !math.IsInf(lp, -1) || dx != 0 || dp[0] != 0 || dp[1] != 0 || dp[2] != 0 {
-			t.Errorf("%s%v at %v: (%v, %v, %v), want −Inf and zero partials", c.name, c.p, c.x, lp, dx, dp)
-		}
-	}
+	})
 	// ZeroInflatedBinomial(0.5, 3, 1) at 0: only the structural zeros
 	if got, want := (ZeroInflatedBinomial{0.5, 3, 1}).LogProb(0), math.Log(0.5); got != want {
 		t.Errorf("ZeroInflatedBinomial(0.5, 3, 1) at 0: %v, want %v", got, want)

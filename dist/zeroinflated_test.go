@@ -3,6 +3,7 @@ package dist
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -217,38 +218,49 @@ func TestZeroInflatedMassSums(t *testing.T) {
 // the support and zero masses −Inf with zero partials.
 func TestZeroInflatedConventions(t *testing.T) {
 	nan := math.NaN()
-	for _, c := range []struct {
-		name string
-		p    []float64
-		x    float64
-	}{
+	checkKernelConventions(t, []kernelCase{
 		{"ZeroInflatedPoisson", []float64{-0.1, 1}, 0}, {"ZeroInflatedPoisson", []float64{1.1, 1}, 2},
 		{"ZeroInflatedPoisson", []float64{nan, 1}, 0}, {"ZeroInflatedPoisson", []float64{0.5, 0}, 0},
 		{"ZeroInflatedPoisson", []float64{0.5, 1}, nan},
 		{"ZeroInflatedNegBinomial", []float64{0.5, 1, 0}, 0}, {"ZeroInflatedNegBinomial", []float64{2, 1, 1}, 0},
 		{"HurdlePoisson", []float64{0.5, math.Inf(1)}, 1}, {"HurdlePoisson", []float64{-1, 1}, 0},
 		{"HurdleNegBinomial", []float64{0.5, -1, 1}, 1}, {"HurdleNegBinomial", []float64{0.5, 1, nan}, 1},
-	} {
+	}, []kernelCase{
+		{"ZeroInflatedPoisson", []float64{0.5, 1}, 1.5}, {"ZeroInflatedPoisson", []float64{0.5, 1}, -1},
+		{"ZeroInflatedPoisson", []float64{0, 1}, 2}, {"ZeroInflatedNegBinomial", []float64{0, 1, 2}, 3},
+		{"HurdlePoisson", []float64{1, 1}, 0}, {"HurdlePoisson", []float64{0, 1}, 1},
+		{"HurdleNegBinomial", []float64{1, 1, 2}, 0}, {"HurdleNegBinomial", []float64{0.6, 1, 2}, 2.5},
+	})
+}
+
+// kernelCase is a family by name, its arguments and a value.
+type kernelCase struct {
+	name string
+	p    []float64
+	x    float64
+}
+
+// checkKernelConventions checks that each of invalid (bad arguments) gives
+// a NaN log density, x partial and first argument partial, and each of
+// outside (a value off the support or of zero mass) −Inf with every
+// partial zero.
+func checkKernelConventions(t *testing.T, invalid, outside []kernelCase) {
+	t.Helper()
+	for _, c := range invalid {
 		u, _ := LookupUnivariate(c.name)
 		dp := make([]float64, len(c.p))
 		if lp, dx := u.Kernel(c.x, c.p, dp); !math.IsNaN(lp) || !math.IsNaN(dx) || !math.IsNaN(dp[0]) {
 			t.Errorf("%s%v at %v: (%v, %v, %v), want NaN", c.name, c.p, c.x, lp, dx, dp)
 		}
 	}
-	for _, c := range []struct {
-		name string
-		p    []float64
-		x    float64
-	}{
-		{"ZeroInflatedPoisson", []float64{0.5, 1}, 1.5}, {"ZeroInflatedPoisson", []float64{0.5, 1}, -1},
-		{"ZeroInflatedPoisson", []float64{0, 1}, 2}, {"ZeroInflatedNegBinomial", []float64{0, 1, 2}, 3},
-		{"HurdlePoisson", []float64{1, 1}, 0}, {"HurdlePoisson", []float64{0, 1}, 1},
-		{"HurdleNegBinomial", []float64{1, 1, 2}, 0}, {"HurdleNegBinomial", []float64{0.6, 1, 2}, 2.5},
-	} {
+	for _, c := range outside {
 		u, _ := LookupUnivariate(c.name)
-		dp := []float64{7, 7, 7}[:len(c.p)]
+		dp := make([]float64, len(c.p))
+		for i := range dp {
+			dp[i] = 7
+		}
 		lp, dx := u.Kernel(c.x, c.p, dp)
-		if !math.IsInf(lp, -1) || dx != 0 || dp[0] != 0 || dp[1] != 0 {
+		if !math.IsInf(lp, -1) || dx != 0 || slices.ContainsFunc(dp, func(v float64) bool { return v != 0 }) {
 			t.Errorf("%s%v at %v: (%v, %v, %v), want −Inf and zero partials", c.name, c.p, c.x, lp, dx, dp)
 		}
 	}

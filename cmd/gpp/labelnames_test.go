@@ -11,7 +11,8 @@ import (
 
 // labelNamesModel is a varying-intercept model whose size J the county
 // labels give: a[J], b[J, 2] and the output a2[J] are named by county,
-// yhat[N] by number.
+// yhat[N] by number. TestLogprobLabels and TestSensitivityLabels fit it
+// too.
 const labelNamesModel = `data J: int
 data county: int<lower=0, upper=J-1>[N]
 data y: real[N]
@@ -51,6 +52,20 @@ func numberNames(t *testing.T, summary string) string {
 	return b.String()
 }
 
+// rowNames is the set of a summary.csv's row names.
+func rowNames(t *testing.T, summary string) map[string]bool {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(summary)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, r := range rows {
+		names[r[0]] = true
+	}
+	return names
+}
+
 // TestLabelNames: with J given by the labels of the county column, gpp
 // fit's and gpp sample's summary.csv and tables name the elements of
 // the axes sized J by county (a[AITKIN], b[AITKIN,2], a["ST. LOUIS,
@@ -80,14 +95,7 @@ func TestLabelNames(t *testing.T) {
 			}
 			tabN, sumN, drawsN := run(model, named, filepath.Join(d, cmd[0]+"-named"))
 			tabC, sumC, drawsC := run(constJ, coded, filepath.Join(d, cmd[0]+"-coded"))
-			rows, err := csv.NewReader(strings.NewReader(sumN)).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			names := map[string]bool{}
-			for _, r := range rows {
-				names[r[0]] = true
-			}
+			names := rowNames(t, sumN)
 			for _, n := range wantNames {
 				if !names[n] {
 					t.Errorf("summary.csv has no row %s:\n%s", n, sumN)
@@ -118,14 +126,7 @@ func TestLabelNames(t *testing.T) {
 			}
 			tabSN, sumSN := summary(filepath.Join(d, cmd[0]+"-named"))
 			_, sumSC := summary(filepath.Join(d, cmd[0]+"-coded", drawsFile))
-			rowsS, err := csv.NewReader(strings.NewReader(sumSN)).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			namesS := map[string]bool{}
-			for _, r := range rowsS {
-				namesS[r[0]] = true
-			}
+			namesS := rowNames(t, sumSN)
 			for _, n := range wantNames {
 				if !namesS[n] || !strings.Contains(tabSN, "\n"+n+" ") {
 					t.Errorf("gpp summary of the run has no row %s:\n%s", n, tabSN)

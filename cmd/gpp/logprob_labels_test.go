@@ -7,19 +7,6 @@ import (
 	"testing"
 )
 
-// labelsJModel is labelsModel with J given by the labels' count (data J,
-// county declared with upper=J-1) rather than a const: data holding a
-// few of the counties, coded afresh, would give a J of their own.
-const labelsJModel = `data J: int
-data county: int<lower=0, upper=J-1>[N]
-data y: real[N]
-param mu: real ~ Normal(0, 5)
-param tau: positive ~ HalfNormal(1)
-param sigma: positive ~ HalfNormal(1)
-param a: real[J] ~ Normal(mu, tau)
-y ~ Normal(a[county], sigma)
-`
-
 // TestLogprobLabels: gpp logprob of a fit's or a sample's draws.csv codes
 // a column of names as the run coded it (fit.json's levels, coords.csv's
 // "# levels" lines), not afresh: a few of the counties in another order
@@ -29,8 +16,8 @@ y ~ Normal(a[county], sigma)
 // numbers; a county the run did not see is an error at its cell, alone.
 func TestLogprobLabels(t *testing.T) {
 	d := t.TempDir()
-	model := writeFile(t, d, "m.gpp", labelsJModel)
-	constJ := writeFile(t, d, "mc.gpp", strings.Replace(labelsJModel, "data J: int\n", "const J = 5\n", 1))
+	model := writeFile(t, d, "m.gpp", labelNamesModel)
+	constJ := writeFile(t, d, "mc.gpp", strings.Replace(labelNamesModel, "data J: int\n", "const J = 5\n", 1))
 	named, _ := labelsData(t, d, labelsCounties)
 	// BELTRAMI, AITKIN, YELLOW MEDICINE are 1, 0, 2 afresh; the run's 3, 0, 4
 	sub := writeFile(t, d, "sub.csv", "county,y\nBELTRAMI,0.5\nAITKIN,-0.2\nBELTRAMI,1.1\n\"YELLOW MEDICINE\",0.9\n")
@@ -90,7 +77,7 @@ func TestLogprobLabels(t *testing.T) {
 // so.
 func TestSensitivityLabels(t *testing.T) {
 	d := t.TempDir()
-	model := writeFile(t, d, "m.gpp", labelsJModel)
+	model := writeFile(t, d, "m.gpp", labelNamesModel)
 	named, _ := labelsData(t, d, labelsCounties)
 	sub := writeFile(t, d, "sub.csv", "county,y\nBELTRAMI,0.5\nAITKIN,-0.2\n")
 	out := filepath.Join(d, "fit")

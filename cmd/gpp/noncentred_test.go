@@ -146,8 +146,8 @@ func TestParameterisationHints(t *testing.T) {
 // TestFitNonCentredHint: gpp fit of the non-centred random walk on 100
 // rows simulated with little noise (seeded) gives the hint with the
 // centred walk after its k̂ warning, and no mean-field hint (103
-// elements), as does the REPL's :fit; the centred walk and the non-centred eight schools, whose
-// k̂ is fine, get none.
+// elements), as does the REPL's :fit; the centred walk and the
+// non-centred eight schools, whose k̂ is fine, get none.
 func TestFitNonCentredHint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a model")
