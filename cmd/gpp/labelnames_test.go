@@ -265,3 +265,39 @@ func TestQuoteLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestAxesBesideStaleCoords: a gpp fit into the directory of an earlier
+// gpp sample of the same model leaves the sample's coords.csv there (a
+// fit writes none and removes none); gpp summary of the fit's draws must
+// name its elements by its own fit.json, or by number, never by the
+// sample's labels, which may be of other data.
+func TestAxesBesideStaleCoords(t *testing.T) {
+	d := t.TempDir()
+	both, coordsOnly := filepath.Join(d, "both"), filepath.Join(d, "coords")
+	for _, dir := range []string{both, coordsOnly} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, coordsFile, "# model_sha256 = A\n# labels z = [[\"x\",\"y\"]]\nchain__,draw__\n")
+	}
+	writeFile(t, both, fitFileName, `{"model_sha256":"A","data_sha256":["D"],"labels":{"z":[["u","v","w"]]}}`)
+	for _, c := range []struct {
+		name string
+		dir  string
+		kind drawsKind
+		want string
+	}{
+		{"fit beside a sample's coords.csv and its fit.json", both, variationalKind, "u,v,w"},
+		{"fit beside a sample's coords.csv only", coordsOnly, variationalKind, ""},
+		{"sample beside its coords.csv", coordsOnly, gppSampleKind, "x,y"},
+	} {
+		f := &drawsFileData{path: filepath.Join(c.dir, drawsFile), kind: c.kind, modelHash: "A", dataHash: []string{"D"}}
+		var got string
+		for _, axes := range axesBeside([]*drawsFileData{f}) {
+			got = strings.Join(axes[0], ",")
+		}
+		if got != c.want {
+			t.Errorf("%s: labels %q, want %q", c.name, got, c.want)
+		}
+	}
+}

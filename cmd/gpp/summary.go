@@ -242,7 +242,10 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 // sample) or fit.json (gpp fit) written with them, so that the summary
 // names the elements as the run did (z[AITKIN]). It is nil when the files
 // are not one run's (other directories or models), when neither file is
-// there or readable, or when it is another model's, or data's, run.
+// there or readable, or when it is another model's, or data's, run. A
+// fit's draws never take a coords.csv's labels: one beside them is an
+// earlier gpp sample's into the same directory (a fit writes none and
+// removes none), perhaps of other data.
 func axesBeside(files []*drawsFileData) map[string][][]string {
 	f := files[0]
 	dir := filepath.Dir(f.path)
@@ -251,8 +254,10 @@ func axesBeside(files []*drawsFileData) map[string][][]string {
 			return nil
 		}
 	}
-	if sc, err := readCoordsHeader(filepath.Join(dir, coordsFile)); err == nil && sc.hash == f.modelHash {
-		return sc.axes
+	if f.kind != variationalKind {
+		if sc, err := readCoordsHeader(filepath.Join(dir, coordsFile)); err == nil && sc.hash == f.modelHash {
+			return sc.axes
+		}
 	}
 	var ff struct {
 		ModelSHA256 string                `json:"model_sha256"`
