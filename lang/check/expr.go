@@ -204,7 +204,7 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 			return invalid
 		}
 		t.Shape = shape
-		t.Support = matmulSupport(x.Support, y.Support)
+		t.Support = matmulSupport(x.Support, y.Support, y.Shape.Rank())
 		return t
 	}
 	b := broadcast(x.Shape, y.Shape)

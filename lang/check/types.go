@@ -432,8 +432,14 @@ func productSupport(a, b dist.Support) dist.Support {
 	return dist.Real
 }
 
-// matmulSupport: a sum of products; unit × unit sums can exceed 1.
-func matmulSupport(a, b dist.Support) dist.Support {
+// matmulSupport: a sum of products; unit × unit sums can exceed 1. A
+// matrix whose rows are simplexes times another (yRank 2) has simplex
+// rows: row i is a convex combination of the second's rows, as a topic
+// model's document–topic by topic–word mixture, theta * phi.
+func matmulSupport(a, b dist.Support, yRank int) dist.Support {
+	if a == dist.Simplex && b == dist.Simplex && yRank == 2 {
+		return dist.Simplex
+	}
 	if s := productSupport(a, b); s != dist.Unit {
 		return s
 	}
