@@ -1963,3 +1963,32 @@ func BenchmarkWriteFitJSON(b *testing.B) {
 		}
 	}
 }
+
+// TestFailedFitNoParetoReading: a fit stopped by non-finite steps (a
+// Poisson log rate written as log(b0 + b1 * x), negative for part of q)
+// prints why it stopped, but no Pareto k̂ reading of its last good q, which
+// is not written (user trial of 2026-11-30: the warning came after the
+// stop, for a q that no output holds).
+func TestFailedFitNoParetoReading(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", `data x: real[N]
+data y: int[N]
+param b0: real ~ Normal(0, 2)
+param b1: real ~ Normal(0, 2)
+target += sum(y .* log(b0 + b1 * x) - (b0 + b1 * x))
+`)
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range 60 {
+		x := math.Sin(1.7*float64(i) + 0.3)
+		fmt.Fprintf(&b, "%.4f,%d\n", x, int(math.Round(math.Exp(0.5+0.8*x)))+i%3)
+	}
+	dat := writeFile(t, dir, "d.csv", b.String())
+	code, _, stderr := runSafe(t, "fit", model, dat, "--quiet", "--out", filepath.Join(dir, "out"))
+	if code != exitError || !strings.Contains(stderr, "the fit failed") || !strings.Contains(stderr, "below 2^-50 of the step size") {
+		t.Fatalf("exit %d, want %d and the stop's reason: %s", code, exitError, stderr)
+	}
+	if strings.Contains(stderr, "Pareto k̂") {
+		t.Errorf("a failed fit reads out its last q's k̂:\n%s", stderr)
+	}
+}

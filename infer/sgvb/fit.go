@@ -1328,7 +1328,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 				if consec >= s.MaxBadSteps {
 					r.warn("stopped at iteration %d after %d consecutive steps with a non-finite log joint or gradient; q is the last good one", it, consec)
 				} else {
-					r.warn("stopped at iteration %d: %d of its steps had a non-finite log joint or gradient, too many to recover from, and had cut the step size by 2^%d, so that q no longer moved; q is the last good one", it, r.BadSteps, s.MaxBadSteps)
+					r.warn("stopped at iteration %d: %d of its steps had a non-finite log joint or gradient, too many to recover from: each halves the step (five good ones undo a halving), and they had taken it below 2^-%d of the step size %g it last restarted from, so that q no longer moved; q is the last good one", it, r.BadSteps, s.MaxBadSteps, eta0)
 				}
 				stopErr = lastErr
 				if stopErr == nil {
@@ -1495,7 +1495,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			r.Warnings = append(r.Warnings, w)
 		}
 	}
-	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" {
+	// A failed fit's q is its last good one, for inspection, not a result:
+	// a reading of its k̂ would be one more line to skip past the error.
+	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" && stopErr == nil {
 		r.Warnings = append(r.Warnings, w)
 	}
 	fs := e.blockFactors()

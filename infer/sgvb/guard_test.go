@@ -98,6 +98,9 @@ func TestSteadyNonFiniteSteps(t *testing.T) {
 	if share := float64(r.BadSteps) / float64(r.Iterations); share < 1.0/6 {
 		t.Errorf("%d bad steps of %d: the test's target does not make a steady share of them", r.BadSteps, r.Iterations)
 	}
+	if !strings.Contains(w, "below 2^-50 of the step size") {
+		t.Errorf("warnings %q: want the stop to say what the step size was cut from", w)
+	}
 }
 
 // outage is a normal-normal model whose log joint fails (NaN, as a
