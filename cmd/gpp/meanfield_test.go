@@ -178,6 +178,67 @@ func TestLabelSwitchHint(t *testing.T) {
 	}
 }
 
+// TestLabelSwitchHintMatrix: a factor model's loadings W [P, K], whose
+// restart 1 has the K columns in another order (a cycle of three; a
+// permutation of eight, past switchMaxLen, matched closest pairs first),
+// are named with the matrix wording; columns that moved without being a
+// permutation, and restarts that agree, get no hint.
+func TestLabelSwitchHintMatrix(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		K    int
+		perm []int // restart 1's column k is restart 0's perm[k]
+		move bool  // restart 1's column 0 is elsewhere instead
+		want bool
+	}{
+		{"cycle of 3", 3, []int{1, 2, 0}, false, true},
+		{"8 reversed", 8, []int{7, 6, 5, 4, 3, 2, 1, 0}, false, true},
+		{"same order", 3, []int{0, 1, 2}, false, false},
+		{"moved", 3, []int{1, 2, 0}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, 6))
+			const S, P = 300, 12
+			// restart 0's loadings: column k sparse, large on rows k, k+3, k+6 (mod P)
+			load := func(p, k int) float64 {
+				if (p-k)%3 == 0 && p >= k {
+					return 2 + float64(k)
+				}
+				return 0.01
+			}
+			ds := &drawSet{R: 2}
+			for d := range 2 * S {
+				ds.comp = append(ds.comp, d%2)
+			}
+			v := variable{name: "W", shape: []int{P, tc.K}}
+			for k := range tc.K { // column-major columns
+				for p := range P {
+					v.elems = append(v.elems, p*tc.K+k)
+					col := make([]float64, 2*S)
+					for d := range col {
+						m := load(p, k)
+						if ds.comp[d] == 1 {
+							m = load(p, tc.perm[k])
+							if tc.move && k == 0 {
+								m = load((p+1)%P, tc.perm[k]) + 1
+							}
+						}
+						col[d] = m + 0.05*m*rng.NormFloat64()
+					}
+					ds.cols = append(ds.cols, col)
+				}
+			}
+			ds.vars = []variable{v}
+			ds.ncol = len(ds.cols)
+			h := labelSwitchHint(ds)
+			got := strings.HasPrefix(h, "restart 1 found W of restart 0 with the elements, or the rows or columns of a matrix, in another order")
+			if got != tc.want || (!tc.want && h != "") {
+				t.Errorf("hint %q, want one: %v", h, tc.want)
+			}
+		})
+	}
+}
+
 // TestFitLabelSwitchHint: four restarts of a two-component mixture of
 // regressions whose components' intercepts are not ordered land in both
 // orders of the labels and get the hint; with the intercepts ordered

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -302,33 +303,63 @@ const (
 	switchMaxLen = 6 // the longest vector whose orders are tried (6! = 720)
 )
 
+// switchMaxAxis is the most components along a matrix param's axis that
+// labelSwitchHint matches between restarts (a factor model's K).
+const switchMaxAxis = 50
+
 // labelSwitchHint returns advice for a fit of restarts in which some
 // restart found a vector param (of 2 to switchMaxLen elements) of restart
-// 0's in another order: the components of a mixture are exchangeable, the
-// posterior has one mode per order of their labels, and the mixture of
-// the restarts (its summary, R̂ far above 1) blurs modes that are one
-// solution. "" when there is no such param, or one fit.
+// 0's in another order, or a matrix param with its rows or columns (2 to
+// switchMaxAxis of them) in another order: the components of a mixture
+// or of a factor model are exchangeable, the posterior has one mode per
+// order of their labels, and the mixture of the restarts (its summary, R̂
+// far above 1) blurs modes that are one solution. "" when there is no such
+// param, or one fit.
 func labelSwitchHint(ds *drawSet) string {
 	if ds.comp == nil || ds.R < 2 {
 		return ""
 	}
 	var names []string
 	var who []int
+	matrix := false
+	found := func(name string, r int) {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		if !slices.Contains(who, r) {
+			who = append(who, r)
+		}
+	}
 	for _, v := range ds.vars {
-		if v.output || v.corrK != 0 || len(v.shape) != 1 || v.shape[0] < 2 || v.shape[0] > switchMaxLen {
+		if v.output || v.corrK != 0 {
 			continue
 		}
-		K := v.shape[0]
-		mean, sd := restartMoments(ds, v.first, K)
-		for r := 1; r < ds.R; r++ {
-			if !orderOf(mean[0], sd[0], mean[r], sd[r]) {
-				continue
+		switch {
+		case len(v.shape) == 1 && v.shape[0] >= 2 && v.shape[0] <= switchMaxLen:
+			K := v.shape[0]
+			mean, sd := restartMoments(ds, v.first, K)
+			for r := 1; r < ds.R; r++ {
+				if orderOf(mean[0], sd[0], mean[r], sd[r]) {
+					found(v.name, r)
+				}
 			}
-			if !slices.Contains(names, v.name) {
-				names = append(names, v.name)
+		case len(v.shape) == 2 && len(v.elems) == v.shape[0]*v.shape[1]:
+			colMean, colSD := restartMoments(ds, v.first, len(v.elems))
+			mean, sd := make([][]float64, ds.R), make([][]float64, ds.R)
+			for r := range ds.R { // by row-major element: the columns are column-major
+				mean[r], sd[r] = make([]float64, len(v.elems)), make([]float64, len(v.elems))
+				for c, e := range v.elems {
+					mean[r][e], sd[r][e] = colMean[r][c], colSD[r][c]
+				}
 			}
-			if !slices.Contains(who, r) {
-				who = append(who, r)
+			for r := 1; r < ds.R; r++ {
+				for a := range 2 {
+					if K := v.shape[a]; K >= 2 && K <= switchMaxAxis && matrixAxisSwitched(v.shape, a, mean[0], sd[0], mean[r], sd[r]) {
+						found(v.name, r)
+						matrix = true
+						break
+					}
+				}
 			}
 		}
 	}
@@ -343,6 +374,13 @@ func labelSwitchHint(ds *drawSet) string {
 	restarts := "restart " + rs[0]
 	if len(rs) > 1 {
 		restarts = "restarts " + strings.Join(rs, ", ")
+	}
+	if matrix {
+		return fmt.Sprintf("%s found %s of restart 0 with the elements, or the rows or columns of a matrix, in another order (label switching: "+
+			"the components of a mixture or of a factor model are exchangeable, so the posterior has a mode per order of their labels): "+
+			"the mixture's summary of %s blurs these modes, as its R̂ says; read outputs that do not depend on the labels (a product "+
+			"such as W * H, a held-out log likelihood), or one restart's fit (docs/inference.md, Restarts)",
+			restarts, strings.Join(names, ", "), strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("%s found %s of restart 0 with the elements in another order (label switching: a mixture's components "+
 		"are exchangeable, so the posterior has a mode per order of their labels): the mixture's summary of %s blurs these modes, "+
@@ -388,14 +426,27 @@ func orderOf(m0, s0, m, s []float64) bool { return orderApart(m0, s0, m, s, swit
 
 // orderApart is orderOf with apartSD in place of switchApart.
 func orderApart(m0, s0, m, s []float64, apartSD float64) bool {
-	K := len(m0)
 	z := func(i, j int) float64 { return math.Abs(m0[i]-m[j]) / math.Hypot(s0[i], s[j]) }
+	return permuted(len(m0), z, apartSD)
+}
+
+// permuted reports whether K components, d(i, j) apart (in joint sds)
+// between component i of the reference and component j of the other, are
+// apart in the same order (by more than apartSD somewhere) and within
+// switchMatch everywhere in some other order: tried in every order up to
+// switchMaxLen components, and past that by matching the closest pairs
+// first (a component that another order puts within switchMatch is then
+// clearly nearest its match).
+func permuted(K int, d func(i, j int) float64, apartSD float64) bool {
 	apart := false
 	for k := range K {
-		apart = apart || z(k, k) > apartSD
+		apart = apart || d(k, k) > apartSD
 	}
 	if !apart {
 		return false
+	}
+	if K > switchMaxLen {
+		return greedyMatch(K, d)
 	}
 	perm := make([]int, K)
 	for i := range perm {
@@ -406,7 +457,7 @@ func orderApart(m0, s0, m, s []float64, apartSD float64) bool {
 	try = func(n int) bool {
 		if n == 1 {
 			for k := range K {
-				if !(z(k, perm[k]) < switchMatch) {
+				if !(d(k, perm[k]) < switchMatch) {
 					return false
 				}
 			}
@@ -425,6 +476,64 @@ func orderApart(m0, s0, m, s []float64, apartSD float64) bool {
 		return try(n - 1)
 	}
 	return try(K)
+}
+
+// greedyMatch pairs the K components closest first and reports whether
+// every pair is within switchMatch.
+func greedyMatch(K int, d func(i, j int) float64) bool {
+	type pair struct {
+		i, j int
+		d    float64
+	}
+	pairs := make([]pair, 0, K*K)
+	for i := range K {
+		for j := range K {
+			pairs = append(pairs, pair{i, j, d(i, j)})
+		}
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int { return cmp.Compare(a.d, b.d) })
+	usedI, usedJ := make([]bool, K), make([]bool, K)
+	n := 0
+	for _, p := range pairs {
+		if usedI[p.i] || usedJ[p.j] {
+			continue
+		}
+		if !(p.d < switchMatch) {
+			return false
+		}
+		usedI[p.i], usedJ[p.j] = true, true
+		n++
+	}
+	return n == K
+}
+
+// matrixAxisSwitched reports whether restart r found matrix param v (its
+// per-restart element means and sds by row-major index) with its
+// components along axis a in another order than restart 0. Component i of
+// restart 0 and j of r are d apart: the root of their elements' summed
+// squared differences over their summed variances, a joint-sd distance
+// that the elements with weight carry, as a sparse factor's near-zero
+// loadings, with sds near zero too, add little to either sum.
+func matrixAxisSwitched(shape []int, a int, m0, s0, m, s []float64) bool {
+	K, P := shape[a], shape[1-a]
+	at := func(k, p int) int {
+		if a == 0 {
+			return k*shape[1] + p
+		}
+		return p*shape[1] + k
+	}
+	d := func(i, j int) float64 {
+		var num, den float64
+		for p := range P {
+			x, y := at(i, p), at(j, p)
+			if diff, v := m0[x]-m[y], s0[x]*s0[x]+s[y]*s[y]; !math.IsNaN(diff) && !math.IsNaN(v) {
+				num += diff * diff
+				den += v
+			}
+		}
+		return math.Sqrt(num / den)
+	}
+	return permuted(K, d, switchApart)
 }
 
 // fitWarnings returns the warnings of a fit, or those of the restarts and
