@@ -63,6 +63,7 @@ type againstRow struct {
 	z, ratio, seZ, seRatio float64
 	reading                string
 	flagged                bool
+	unmixed                bool // NUTS's R̂ above rhatWarn: no reference, not read
 }
 
 // locateAgainst returns the summary.csv and fit.json of the fit that arg
@@ -240,6 +241,12 @@ func againstElem(name string, qm, qs, qDraws, m, s float64, mc mcmcStats) agains
 	case !(s > 0) || math.IsInf(s, 0) || math.IsNaN(qm) || math.IsNaN(qs) || math.IsNaN(r.seZ) || math.IsNaN(r.seRatio):
 		r.reading = "not compared (an sd is 0 or a value not finite)"
 		return r
+	case mc.rhat > rhatWarn:
+		// Chains that disagree (not mixed, or in modes that are one
+		// another's labels permuted) give no posterior to read q against:
+		// their pooled sd is the spread between the modes.
+		r.reading, r.unmixed = "not compared: NUTS's chains disagree (R̂ "+rhatText(mc.rhat)+"), no reference", true
+		return r
 	}
 	var say []string
 	if math.Abs(r.z) > againstZ && math.Abs(r.z) > againstMC*r.seZ {
@@ -277,11 +284,17 @@ func (r againstRow) badness() float64 {
 }
 
 // againstSummary is the line after the comparison: how many elements are
-// within againstZ sd, the median sd ratio and the worst flagged elements.
+// within againstZ sd, the median sd ratio and the worst flagged elements,
+// of those whose NUTS chains agree, and how many were left out as theirs
+// do not.
 func againstSummary(rows []againstRow) string {
-	within, flagged := 0, 0
+	within, flagged, unmixed := 0, 0, 0
 	var ratios []float64
 	for _, r := range rows {
+		if r.unmixed {
+			unmixed++
+			continue
+		}
 		if math.Abs(r.z) <= againstZ {
 			within++
 		}
@@ -297,7 +310,14 @@ func againstSummary(rows []againstRow) string {
 		sort.Float64s(ratios)
 		med = (ratios[(n-1)/2] + ratios[n/2]) / 2
 	}
-	s := fmt.Sprintf("%d of %d element%s within %.1f sd of NUTS's mean, median sd ratio %s", within, len(rows), plural(len(rows)), againstZ, num3(med))
+	n := len(rows) - unmixed
+	if n == 0 && unmixed > 0 {
+		return fmt.Sprintf("none of %d element%s compared: NUTS's chains disagree for every one (R̂ above %.2f: not mixed, or a mixture's or factor model's labels switched between chains), so its draws are no reference", unmixed, plural(unmixed), rhatWarn)
+	}
+	s := fmt.Sprintf("%d of %d element%s within %.1f sd of NUTS's mean, median sd ratio %s", within, n, plural(n), againstZ, num3(med))
+	if unmixed > 0 {
+		s = fmt.Sprintf("%d of %d element%s not compared, as NUTS's chains disagree there (R̂ above %.2f: not mixed, or a mixture's or factor model's labels switched between chains), so its draws are no reference; of the others, ", unmixed, len(rows), plural(len(rows)), rhatWarn) + s
+	}
 	if flagged == 0 {
 		return s + "; no element's q differs beyond tolerance and Monte Carlo error"
 	}

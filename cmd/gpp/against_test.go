@@ -161,6 +161,21 @@ func TestAgainstSummary(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+
+	// Elements whose chains disagree are counted apart and read nowhere:
+	// not in the within count, the median ratio or the worst.
+	mc := mcmcStats{mcse: 0.01, essBulk: 2000, essTail: 2000, mcseSD: 0.01, rhat: 1.8}
+	e := againstElem("e", 3, 0.2, 4000, 0, 1, mc)
+	if e.flagged || !e.unmixed || e.reading != "not compared: NUTS's chains disagree (R̂ 1.80), no reference" {
+		t.Errorf("an element of R̂ 1.8 reads %q (flagged %v)", e.reading, e.flagged)
+	}
+	got = againstSummary(append(rows, e))
+	if want := "1 of 5 elements not compared, as NUTS's chains disagree there (R̂ above 1.01: not mixed, or a mixture's or factor model's labels switched between chains), so its draws are no reference; of the others, " + want; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := againstSummary([]againstRow{e}); !strings.HasPrefix(got, "none of 1 element compared: NUTS's chains disagree for every one") {
+		t.Errorf("all unmixed: %s", got)
+	}
 }
 
 // TestSampleAgainstCorrelated compares mean-field and full-rank fits of a
