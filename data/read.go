@@ -239,8 +239,9 @@ func (t *Table) header(j int) ast.Pos {
 
 // Indexed returns the table of the columns that number the columns of a
 // matrix named name, as draws.csv names the elements of a vector (CmdStan's
-// convention: name.1, name.2, ..., 1-based) or as summary.csv does
-// (name[1], name[2], ...), in the order of their numbers (name.10 after
+// convention: name.1, name.2, ..., 1-based) or bracketed with the same
+// 1-based numbers (name[1], name[2], ...; gpp's summaries, which name
+// elements 0-based, are not data), in the order of their numbers (name.10 after
 // name.9), with their names; nil when the header has none. The numbers must
 // run from 1 with none missing or given twice: else the error is at the
 // header's column that breaks the run, naming the file. For a vector

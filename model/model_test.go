@@ -309,11 +309,11 @@ k ~ Poisson(exp(b + X[:, 0]))
 		want string
 	}{
 		{"X", "text", "X: a value of Go type string"},
-		{"X", [][]float64{{1, 2}, {3}}, "X: row 2 has 1 elements"},
+		{"X", [][]float64{{1, 2}, {3}}, "X: row 1 has 1 elements"},
 		{"X", []float64{1, 2}, "X"},
 		{"k", []float64{1, 2.5}, "k: 2.5 is not an integer"},
 		{"k", [][]int{{1}, {2}}, "k"},
-		{"k", []float64{1, math.Inf(1)}, "k: element 2 is +Inf"},
+		{"k", []float64{1, math.Inf(1)}, "k: element 1 is +Inf"},
 		{"k", []float64{1, math.NaN()}, "k"},
 		{"k", []int64{1, 1<<53 + 1}, "k: element 2 is 9007199254740993, past 2^53"},
 		{"k", []uint64{1, math.MaxUint64}, "k: element 2 is 18446744073709551615, past 2^53"},
@@ -329,7 +329,7 @@ k ~ Poisson(exp(b + X[:, 0]))
 		{"X", [][][]float64{{{1}}}, "X: a value of Go type [][][]float64"},
 		{"k", map[string]int{"a": 1}, "k: a value of Go type map[string]int"},
 		{"k", new(int), "k: a value of Go type *int"},
-		{"X", [][]int8{{1, 2}, {3}}, "X: row 2 has 1 elements"},
+		{"X", [][]int8{{1, 2}, {3}}, "X: row 1 has 1 elements"},
 	} {
 		_, err := Compile("m.gpp", src, DataValues(with(c.name, c.v)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

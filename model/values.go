@@ -74,7 +74,7 @@ func valueArray(file, what, name string, v any) (*data.Array, error) {
 	for i, x := range a.Values {
 		switch {
 		case math.IsInf(x, 0):
-			return nil, ast.Errorf(pos, "%s: element %d is %v: infinite values are not allowed in %s", name, i+1, x, what)
+			return nil, ast.Errorf(pos, "%s: element %d is %v: infinite values are not allowed in %s", name, i, x, what) // 0-based, as the language indexes
 		case math.IsNaN(x):
 			a.Missing = append(a.Missing, i) // a missing cell, as JSON's null or NaN
 		}
@@ -128,7 +128,7 @@ func setValue(a *data.Array, what string, rv reflect.Value, v any) error {
 	for i := range rows {
 		row := rv.Index(i)
 		if row.Len() != cols {
-			return ast.Errorf(a.Pos, "%s: row %d has %d elements but row 1 has %d: a matrix's rows are of one length", a.Name, i+1, row.Len(), cols)
+			return ast.Errorf(a.Pos, "%s: row %d has %d elements but row 0 has %d: a matrix's rows are of one length", a.Name, i, row.Len(), cols)
 		}
 		for j := range cols {
 			x, err := scalarValue(a, row.Index(j), len(a.Values)+1)

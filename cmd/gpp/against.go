@@ -23,7 +23,6 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
-	"github.com/gpplang/gpp/lang/compile"
 )
 
 // againstFile is the comparison's CSV, written beside the sample's files.
@@ -46,10 +45,13 @@ var againstNeeds = [2]string{"--against compares a fit of this model, param by p
 type againstFit struct {
 	summary, fitJSON string
 	label            string // what the table's title calls the fit: "fit 2" (the REPL's), else "the fit at DIR"
-	repl             bool   // printed in the REPL: elements named 0-based, as its other tables name them
-	ff               *fitFile
-	names            []string // summary.csv's elements, in order
-	mean, sd         map[string]float64
+	// stanNames marks a summary.csv of an older gpp, which named elements
+	// by Stan's 1-based indices (z[1] for the language's z[0]): its rows
+	// are matched by those names (legacyNames).
+	stanNames bool
+	ff        *fitFile
+	names     []string // summary.csv's elements, in order
+	mean, sd  map[string]float64
 	// qDraws gives the fit's draws of elements by their summary names, for
 	// intervals.png (--plots): its draws.csv's, or the REPL's fit's.
 	qDraws func(elems []intervalElem) (map[string][]float64, error)
@@ -133,6 +135,9 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, dataHash []strin
 	if err := af.readSummary(srcs); err != nil {
 		return nil, err
 	}
+	if af.stanNames = legacyNames(af.names); af.stanNames {
+		con.note("note: --against: %s names elements 1-based (an older gpp's summary): its z[1] is read as the language's z[0]", summary)
+	}
 	return af, nil
 }
 
@@ -185,10 +190,13 @@ func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats)
 	for _, v := range sd.ds.vars {
 		for j, k := range v.elems {
 			name := v.elemName(k) // by label when the sample's data name them
-			key := name
+			sv := v
+			sv.stanNames = af.stanNames
+			key := sv.elemName(k)
 			qm, ok := af.mean[key]
 			if !ok && v.axes != nil { // a fit summarised by numbers (the REPL's last fit)
-				key = compile.ElemName(v.name, v.shape, k)
+				sv.axes = nil
+				key = sv.elemName(k)
 				qm, ok = af.mean[key]
 			}
 			if !ok {
@@ -200,6 +208,34 @@ func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats)
 		}
 	}
 	return rows, missing
+}
+
+// legacyNames reports whether a summary's element names are an older
+// gpp's 1-based ones: some name has a numbered index and none numbers one
+// 0, which every numbered axis of a 0-based summary has, or separates its
+// indices by ", " (an older gpp's "W[1,2]" has no space).
+func legacyNames(names []string) bool {
+	numbered := false
+	for _, n := range names {
+		_, idx, ok := strings.Cut(n, "[")
+		if !ok || !strings.HasSuffix(idx, "]") {
+			continue
+		}
+		if strings.Contains(idx, ", ") && !strings.Contains(idx, `"`) {
+			return false
+		}
+		for _, p := range strings.Split(strings.TrimSuffix(idx, "]"), ",") {
+			i, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil {
+				continue // a label
+			}
+			if i == 0 {
+				return false
+			}
+			numbered = true
+		}
+	}
+	return numbered
 }
 
 // againstDraws is the number of independent draws that the Monte Carlo
@@ -351,14 +387,10 @@ func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, 
 	for i, r := range rows {
 		byName[r.name] = i
 	}
-	rows = slices.Clone(rows) // renamed for the REPL below, not in against.csv
 	for _, v := range sd.ds.vars {
 		var idx []int // the rows of v's elements, in its order
 		for _, k := range v.elems {
 			if i, ok := byName[v.elemName(k)]; ok {
-				if af.repl {
-					rows[i].name = v.replElemName(k)
-				}
 				idx = append(idx, i)
 			}
 		}

@@ -21,8 +21,8 @@ func TestFitCholCorr(t *testing.T) {
 		t.Fatalf("first fit: exit %d: %s", code, stderr)
 	}
 	m := summaryMeans(t, first)
-	if m["L[1,1]"] != 1 || m["L[1,2]"] != 0 || !(m["L[2,1]"] > 0.2) || math.Abs(m["L[2,1]"]-m["rho"]) > 1e-12 {
-		t.Errorf("summary: L = [[%g, %g], [%g, %g]], rho %g", m["L[1,1]"], m["L[1,2]"], m["L[2,1]"], m["L[2,2]"], m["rho"])
+	if m["L[0, 0]"] != 1 || m["L[0, 1]"] != 0 || !(m["L[1, 0]"] > 0.2) || math.Abs(m["L[1, 0]"]-m["rho"]) > 1e-12 {
+		t.Errorf("summary: L = [[%g, %g], [%g, %g]], rho %g", m["L[0, 0]"], m["L[0, 1]"], m["L[1, 0]"], m["L[1, 1]"], m["rho"])
 	}
 	_, head, rows := readStanCSV(t, filepath.Join(first, "draws.csv"))
 	col := columns(head)

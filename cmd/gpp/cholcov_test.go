@@ -33,8 +33,8 @@ func TestFitCholCov(t *testing.T) {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	mean := checkCovRecovered(t, out)
-	if mean["L[1,2]"] != 0 || !(mean["L[1,1]"] > 0) || !(mean["L[2,2]"] > 0) {
-		t.Errorf("summary: L = [[%g, %g], [%g, %g]]", mean["L[1,1]"], mean["L[1,2]"], mean["L[2,1]"], mean["L[2,2]"])
+	if mean["L[0, 1]"] != 0 || !(mean["L[0, 0]"] > 0) || !(mean["L[1, 1]"] > 0) {
+		t.Errorf("summary: L = [[%g, %g], [%g, %g]]", mean["L[0, 0]"], mean["L[0, 1]"], mean["L[1, 0]"], mean["L[1, 1]"])
 	}
 	_, head, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
 	col := columns(head)
@@ -63,7 +63,7 @@ func checkCovRecovered(t *testing.T, dir string) map[string]float64 {
 		mean[row[0]], _ = strconv.ParseFloat(row[2], 64)
 		sd[row[0]], _ = strconv.ParseFloat(row[3], 64)
 	}
-	for name, truth := range map[string]float64{"Sigma[1,1]": 4, "Sigma[2,1]": -0.6, "Sigma[1,2]": -0.6, "Sigma[2,2]": 0.25} {
+	for name, truth := range map[string]float64{"Sigma[0, 0]": 4, "Sigma[1, 0]": -0.6, "Sigma[0, 1]": -0.6, "Sigma[1, 1]": 0.25} {
 		if s, ok := sd[name]; !ok || !(s > 0) || math.Abs(mean[name]-truth) > cholCovSDs*s {
 			t.Errorf("summary: %s = %g ± %g, truth %g", name, mean[name], s, truth)
 		}

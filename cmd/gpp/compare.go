@@ -608,7 +608,7 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 		for i, name := range f.names {
 			if name != ref.names[i] {
 				return nil, &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[i], Col: 1},
-					Msg: fmt.Sprintf("observation %d is %s here but %s in %s (line %d): LOO compares fits of the same observations", i+1, name, ref.names[i], ref.path, ref.line[i])}
+					Msg: fmt.Sprintf("observation %d is %s here but %s in %s (line %d): LOO compares fits of the same observations", i, name, ref.names[i], ref.path, ref.line[i])}
 			}
 		}
 	}

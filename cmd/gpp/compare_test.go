@@ -28,7 +28,7 @@ func looRows(t *testing.T, dir string, elpd, p, k []float64) string {
 	b.WriteString("# elpd_loo = 0, se = 0, p_loo = 0, pareto_k above 0.7: 0 of " + strconv.Itoa(len(elpd)) + "\n")
 	b.WriteString("name,elpd_loo,p_loo,pareto_k\n")
 	for i := range elpd {
-		fmt.Fprintf(&b, "log_lik[%d],%s,%s,%s\n", i+1, formatExact(elpd[i]), formatExact(p[i]), formatExact(k[i]))
+		fmt.Fprintf(&b, "log_lik[%d],%s,%s,%s\n", i, formatExact(elpd[i]), formatExact(p[i]), formatExact(k[i]))
 	}
 	writeFile(t, dir, looFile, b.String())
 	return dir
@@ -203,7 +203,7 @@ func TestCompareWeights(t *testing.T) {
 	nan := looRows(t, filepath.Join(dir, "nan"), []float64{0, math.NaN(), 0, 0}, zero, zero)
 	out := filepath.Join(dir, "nan.csv")
 	code, _, stderr := runSafe(t, "compare", a, nan, "--csv", out)
-	if code != 0 || !strings.Contains(stderr, "warning: no model weights: "+filepath.Join(nan, looFile)+":4:1: elpd_loo of log_lik[2] is NaN") {
+	if code != 0 || !strings.Contains(stderr, "warning: no model weights: "+filepath.Join(nan, looFile)+":4:1: elpd_loo of log_lik[1] is NaN") {
 		t.Errorf("NaN elpd_loo: exit %d, stderr %s", code, stderr)
 	}
 	for _, row := range reftest.ReadCSVMaps(t, out) {
@@ -214,7 +214,7 @@ func TestCompareWeights(t *testing.T) {
 	ruled := looRows(t, filepath.Join(dir, "ruled"), []float64{0, 0, math.Inf(-1), 0}, zero, zero)
 	ruled2 := looRows(t, filepath.Join(dir, "ruled2"), []float64{-1, -1, math.Inf(-1), -1}, zero, zero)
 	if code, _, stderr := runSafe(t, "compare", ruled, ruled2); code != 0 ||
-		!strings.Contains(stderr, "warning: no model weights: "+filepath.Join(ruled, looFile)+":5:1: elpd_loo of log_lik[3] is -inf in every fit") {
+		!strings.Contains(stderr, "warning: no model weights: "+filepath.Join(ruled, looFile)+":5:1: elpd_loo of log_lik[2] is -inf in every fit") {
 		t.Errorf("-inf in every fit: exit %d, stderr %s", code, stderr)
 	}
 	if code, _, stderr := runSafe(t, "compare", a, b, "--weights", "bma"); code != exitUsage || !strings.Contains(stderr, `--weights "bma"`) {
@@ -237,7 +237,7 @@ func TestCompareMismatch(t *testing.T) {
 	renamed := looRows(t, filepath.Join(dir, "renamed"), v, v, v)
 	loo := filepath.Join(renamed, looFile)
 	b, _ := os.ReadFile(loo)
-	os.WriteFile(loo, []byte(strings.Replace(string(b), "log_lik[3]", "log_lik[5]", 1)), 0o644)
+	os.WriteFile(loo, []byte(strings.Replace(string(b), "log_lik[2]", "log_lik[5]", 1)), 0o644)
 
 	code, _, stderr := runSafe(t, "compare", a, short)
 	if code != exitError || !strings.Contains(stderr, filepath.Join(a, looFile)+" has 4 observations, "+filepath.Join(short, looFile)+" has 3") {
@@ -245,7 +245,7 @@ func TestCompareMismatch(t *testing.T) {
 	}
 	code, stdout, stderr := runSafe(t, "compare", a, renamed)
 	if code != exitError || stdout != "" ||
-		!strings.Contains(stderr, loo+":5:1: observation 3 is log_lik[5] here but log_lik[3] in "+filepath.Join(a, looFile)) {
+		!strings.Contains(stderr, loo+":5:1: observation 2 is log_lik[5] here but log_lik[2] in "+filepath.Join(a, looFile)) {
 		t.Errorf("different names: exit %d, %s%s", code, stdout, stderr)
 	}
 }
@@ -260,9 +260,9 @@ func TestCompareGarbled(t *testing.T) {
 		{"empty", "", "loo.csv:1:1: no header"},
 		{"comment only", "# elpd_loo = 1\n", "loo.csv:1:1: no header"},
 		{"no rows", "name,elpd_loo,p_loo,pareto_k\n", "loo.csv:2:1: no observations"},
-		{"no column", "name,elpd,p_loo,pareto_k\nlog_lik[1],1,1,1\n", "loo.csv:1:1: no column elpd_loo: want a loo.csv written by gpp fit"},
-		{"no kfold column", "name,elpd_kfold,p_kfold\nlog_lik[1],1,1\n", "loo.csv:1:1: no column pareto_k: want a kfold.csv written by gpp kfold, with the columns name,elpd_kfold,p_kfold,pareto_k"},
-		{"bad number", "name,elpd_loo,p_loo,pareto_k\nlog_lik[1],1,1,x\n", `loo.csv:2:16: pareto_k of log_lik[1]: "x" is not a number`},
+		{"no column", "name,elpd,p_loo,pareto_k\nlog_lik[0],1,1,1\n", "loo.csv:1:1: no column elpd_loo: want a loo.csv written by gpp fit"},
+		{"no kfold column", "name,elpd_kfold,p_kfold\nlog_lik[0],1,1\n", "loo.csv:1:1: no column pareto_k: want a kfold.csv written by gpp kfold, with the columns name,elpd_kfold,p_kfold,pareto_k"},
+		{"bad number", "name,elpd_loo,p_loo,pareto_k\nlog_lik[0],1,1,x\n", `loo.csv:2:16: pareto_k of log_lik[0]: "x" is not a number`},
 		{"bad quote", "name,elpd_loo,p_loo,pareto_k\nlog\"_lik[1],1,1,1\n", "loo.csv:2:4: bare \" in non-quoted-field"},
 		{"binary", "name\x00,elpd_loo\n", "loo.csv:1:1: not a text file"},
 		{"twice", "name,elpd_loo,p_loo,pareto_k\na,1,1,1\na,1,1,1\n", "loo.csv:3:1: observation a appears twice (first on line 2)"},

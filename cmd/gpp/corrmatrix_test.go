@@ -46,12 +46,12 @@ func TestFitCorrMatrix(t *testing.T) {
 		t.Fatalf("first fit: exit %d: %s", code, stderr)
 	}
 	m := summaryMeans(t, first)
-	if m["Omega[1,1]"] != 1 || m["Omega[2,2]"] != 1 || m["Omega[1,2]"] != m["Omega[2,1]"] ||
-		math.Abs(m["Omega[2,1]"]-m["rho"]) > 1e-12 || !(m["rho"] < -0.4 && m["rho"] > -0.8) {
-		t.Errorf("summary: Omega = [[%g, %g], [%g, %g]], rho %g (truth −0.6)", m["Omega[1,1]"], m["Omega[1,2]"], m["Omega[2,1]"], m["Omega[2,2]"], m["rho"])
+	if m["Omega[0, 0]"] != 1 || m["Omega[1, 1]"] != 1 || m["Omega[0, 1]"] != m["Omega[1, 0]"] ||
+		math.Abs(m["Omega[1, 0]"]-m["rho"]) > 1e-12 || !(m["rho"] < -0.4 && m["rho"] > -0.8) {
+		t.Errorf("summary: Omega = [[%g, %g], [%g, %g]], rho %g (truth −0.6)", m["Omega[0, 0]"], m["Omega[0, 1]"], m["Omega[1, 0]"], m["Omega[1, 1]"], m["rho"])
 	}
-	if m["L[1,1]"] != 1 || m["L[1,2]"] != 0 || math.Abs(m["L[2,1]"]-m["rho"]) > 1e-12 {
-		t.Errorf("summary: chol(Omega) = [[%g, %g], [%g, %g]]", m["L[1,1]"], m["L[1,2]"], m["L[2,1]"], m["L[2,2]"])
+	if m["L[0, 0]"] != 1 || m["L[0, 1]"] != 0 || math.Abs(m["L[1, 0]"]-m["rho"]) > 1e-12 {
+		t.Errorf("summary: chol(Omega) = [[%g, %g], [%g, %g]]", m["L[0, 0]"], m["L[0, 1]"], m["L[1, 0]"], m["L[1, 1]"])
 	}
 	_, head, rows := readStanCSV(t, filepath.Join(first, "draws.csv"))
 	col := columns(head)

@@ -134,7 +134,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 
 // coordName names one coordinate of the model's vector.
 type coordName struct {
-	name string // Stan style, 1-based: W[2,1]
+	name string // the language's 0-based element name: W[1, 0] (compile.ElemName)
 	kind string // log, logit or value
 }
 
@@ -142,7 +142,7 @@ type coordName struct {
 func coordNames(m *compile.Model) []coordName {
 	out := make([]coordName, m.Dim)
 	for i := range out {
-		out[i] = coordName{fmt.Sprintf("x[%d]", i+1), "value"}
+		out[i] = coordName{fmt.Sprintf("x[%d]", i), "value"}
 	}
 	for _, l := range m.Latents {
 		kind := "value"

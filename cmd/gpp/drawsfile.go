@@ -56,6 +56,7 @@ type drawsFileData struct {
 	method     string   // "# method = ..." (sample, variational, ...), or ""
 	algorithm  string   // "# algorithm = ..." (hmc, fixed_param, ...), or ""
 	modelHash  string   // gpp's "# model_sha256 = ...", or ""
+	gpp        bool     // written by gpp ("# gpp_version = ..."): a gpp model's, named 0-based
 	dataHash   []string // gpp's "# file_sha256 = ..." lines, one per data file
 	header     []string // the column names
 	headerLine int
@@ -271,6 +272,8 @@ func (f *drawsFileData) setting(l string, at ast.Pos) error {
 		f.method = val
 	case "algorithm":
 		f.algorithm = val
+	case "gpp_version":
+		f.gpp = true
 	case "model_sha256":
 		f.modelHash = val
 	case "file_sha256":

@@ -49,10 +49,10 @@ func TestFitExampleModelsRDump(t *testing.T) {
 	}{
 		{"Rate_1", nil, []string{"theta"}},
 		{"pines", []string{"--init", "path"}, []string{"alpha", "beta", "sigma"}},
-		{"GLM_Poisson", nil, []string{"alpha", "beta[1]", "beta[3]"}},
-		{"GLMM_Poisson", nil, []string{"alpha", "sigma", "eps[40]"}},
-		{"flight_simulator", nil, []string{"mu", "g[5]", "d[8]"}},
-		{"ssm", nil, []string{"mean_lambda", "sigma_obs", "z[24]"}},
+		{"GLM_Poisson", nil, []string{"alpha", "beta[0]", "beta[2]"}},
+		{"GLMM_Poisson", nil, []string{"alpha", "sigma", "eps[39]"}},
+		{"flight_simulator", nil, []string{"mu", "g[4]", "d[7]"}},
+		{"ssm", nil, []string{"mean_lambda", "sigma_obs", "z[23]"}},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := append([]string{"fit", filepath.Join("testdata", "examplemodels", c.name+".gpp"),

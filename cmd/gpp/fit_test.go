@@ -946,7 +946,7 @@ func TestFitVerbose(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if strings.Contains(stdout, "more elements") || !strings.Contains(stdout, "H[12,2]") {
+	if strings.Contains(stdout, "more elements") || !strings.Contains(stdout, "H[11, 1]") {
 		t.Errorf("verbose table is elided:\n%s", stdout)
 	}
 	if n := strings.Count(stderr, "\niter "); n != 3 { // not the hints after the fit, which may say ELBO

@@ -209,8 +209,8 @@ func TestFitPriorNoParams(t *testing.T) {
 	if len(distinct) < 250 {
 		t.Errorf("y_sim.4 took %d values in %d draws: not drawn afresh", len(distinct), len(rows))
 	}
-	// y_sim[4] ~ Normal(1 + 0.5 × 2, 1)
+	// y_sim[3] (column y_sim.4) ~ Normal(1 + 0.5 × 2, 1)
 	if m, se := sum/float64(len(rows)), 1/math.Sqrt(float64(len(rows))); math.Abs(m-2) > fixedSigmas*se {
-		t.Errorf("y_sim[4]'s mean %.3f, want 2 within %d × %.3f", m, fixedSigmas, se)
+		t.Errorf("y_sim[3]'s mean %.3f, want 2 within %d × %.3f", m, fixedSigmas, se)
 	}
 }

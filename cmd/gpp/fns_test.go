@@ -66,13 +66,13 @@ param b: real[2] ~ Normal(0, 2)
 		t.Errorf("summary.csv with functions:\n%s\ninlined by hand:\n%s", summary["fn"], summary["hand"])
 	}
 	sds := summarySDs(t, filepath.Join(d, "builtin"))
-	for _, p := range []string{"a", "b[1]", "b[2]"} {
+	for _, p := range []string{"a", "b[0]", "b[1]"} {
 		got, want := means["fn"][p], means["builtin"][p]
 		if math.Abs(got-want) > 0.1*sds[p] {
 			t.Errorf("%s: mean %g with functions, %g with inv_logit (posterior sd %g)", p, got, want, sds[p])
 		}
 	}
-	if m := means["fn"]; !(m["b[1]"] > 0.8 && m["b[2]"] < -0.4) {
+	if m := means["fn"]; !(m["b[0]"] > 0.8 && m["b[1]"] < -0.4) {
 		t.Errorf("means %v, want b near [1.5, -1]", m)
 	}
 }

@@ -23,8 +23,8 @@ import (
 // NUTS draws, mcse about 0.03 sd; 1000 draws of q, 0.03 sd of a mean and
 // 2 % of an sd). Measured: means within 0.06 sd, sds within 4 % (full
 // and low rank). A
-// mean-field fit's cutpoint sds are 26 % too small (c[1]) and 23 % too
-// large (c[3]): it misses the correlations of x_0 and the increments.
+// mean-field fit's cutpoint sds are 26 % too small (c[0]) and 23 % too
+// large (c[2]): it misses the correlations of x_0 and the increments.
 const (
 	fullRankNUTSTol   = 0.25
 	fullRankNUTSSDTol = 0.15
@@ -50,7 +50,7 @@ func TestFitFullRankOrdered(t *testing.T) {
 	}
 	flat, want := summaryStats(t, mf), summaryStats(t, nuts)
 	farMF := false
-	for _, name := range []string{"beta", "c[1]", "c[2]", "c[3]"} {
+	for _, name := range []string{"beta", "c[0]", "c[1]", "c[2]"} {
 		farMF = farMF || math.Abs(flat[name][1]/want[name][1]-1) > fullRankNUTSSDTol
 	}
 	if !farMF {
@@ -72,7 +72,7 @@ func TestFitFullRankOrdered(t *testing.T) {
 			t.Fatalf("fit %s: exit %d: %s", what, code, stderr)
 		}
 		got := summaryStats(t, fr)
-		for _, name := range []string{"beta", "c[1]", "c[2]", "c[3]"} {
+		for _, name := range []string{"beta", "c[0]", "c[1]", "c[2]"} {
 			g, f, w := got[name], flat[name], want[name]
 			t.Logf("%s: %s %.4g (%.4g), mean-field %.4g (%.4g), NUTS %.4g (%.4g)", name, what, g[0], g[1], f[0], f[1], w[0], w[1])
 			if math.Abs(g[0]-w[0]) > fullRankNUTSTol*w[1] || math.Abs(g[1]/w[1]-1) > fullRankNUTSSDTol {
@@ -90,9 +90,9 @@ func TestFitFullRankOrdered(t *testing.T) {
 		// the draws' sds: 1000 draws, 2 % Monte Carlo error; the parts'
 		// variances summed instead are 20–60 % larger
 		for k, sd := range r.Factor("c").SD() {
-			w := got["c["+string(rune('1'+k))+"]"][1]
+			w := got["c["+string(rune('0'+k))+"]"][1]
 			if math.Abs(sd/w-1) > 0.1 {
-				t.Errorf("%s: read back: c[%d] sd %.4g, the fit's draws' %.4g", what, k+1, sd, w)
+				t.Errorf("%s: read back: c[%d] sd %.4g, the fit's draws' %.4g", what, k, sd, w)
 			}
 		}
 		args = append([]string{"fit", model, data, "--init", fr, "--out", filepath.Join(d, "again")}, c.args...)
@@ -100,11 +100,11 @@ func TestFitFullRankOrdered(t *testing.T) {
 			t.Errorf("%s --init: exit %d: %s%s", what, code, stdout, stderr)
 		}
 		pred := filepath.Join(d, "pred-"+c.fam.String())
-		if code, stdout, stderr := runSafe(t, "predict", fr, model, data, "--quiet", "--out", pred); code != 0 || !strings.Contains(stdout, "c[3]  ") {
+		if code, stdout, stderr := runSafe(t, "predict", fr, model, data, "--quiet", "--out", pred); code != 0 || !strings.Contains(stdout, "c[2]  ") {
 			t.Errorf("%s: predict: exit %d: %s%s", what, code, stdout, stderr)
 		}
-		if p := summaryStats(t, pred); math.Abs(p["c[3]"][1]/got["c[3]"][1]-1) > 0.1 {
-			t.Errorf("%s: predict: c[3] sd %.4g, the fit's %.4g", what, p["c[3]"][1], got["c[3]"][1])
+		if p := summaryStats(t, pred); math.Abs(p["c[2]"][1]/got["c[2]"][1]-1) > 0.1 {
+			t.Errorf("%s: predict: c[2] sd %.4g, the fit's %.4g", what, p["c[2]"][1], got["c[2]"][1])
 		}
 	}
 }

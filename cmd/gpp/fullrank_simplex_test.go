@@ -68,7 +68,7 @@ func TestFitFullRankSimplex(t *testing.T) {
 				t.Errorf("--fullrank p+mu: mu %s mean %.4f sd %.4f, exact 1 and 0.707", row[1], m, s)
 			}
 		}
-		if strings.Join(names, " ") != "p[1] p[2] p[3] p[4]" {
+		if strings.Join(names, " ") != "p[0] p[1] p[2] p[3]" {
 			t.Fatalf("--fullrank %s: summary rows of p: %v", fr, names)
 		}
 		_, head, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))

@@ -109,7 +109,7 @@ func TestIntervalGroups(t *testing.T) {
 		t.Fatalf("%d of %d params, shares %v (%d rows), want 1 1 8 25 25", len(groups), params, shares, rows)
 	}
 	big := groups[4]
-	if big.elems[0].name != "p4[1]" || big.elems[24].name != "p4[25]" || big.elems[24].col != 1+1+8+100+24 {
+	if big.elems[0].name != "p4[0]" || big.elems[24].name != "p4[24]" || big.elems[24].col != 1+1+8+100+24 {
 		t.Errorf("the large param's rows: %v … %v", big.elems[0], big.elems[24])
 	}
 	if got := panelLabel(big); got != "p4: first 25 of 4000 elements" {

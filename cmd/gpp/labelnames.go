@@ -95,28 +95,23 @@ func setSavedAxes(vars []variable, saved map[string][][]string) {
 	}
 }
 
-// elemName names element k (row-major) of v as summaries do: 1-based
-// numbers separated by commas (compile.ElemName), or an axis's label
-// where labelAxes gave it labels: z[AITKIN], b[AITKIN,2].
+// elemName names element k (row-major) of v as every table, summary and
+// message does: the language's 0-based indices (compile.ElemName,
+// "W[0, 1]"), or an axis's label where labelAxes gave it labels:
+// z[AITKIN], b[AITKIN, 1]. A variable read from a CmdStan CSV (stanNames,
+// a Stan model's draws, which gpp summary summarises as stansummary) is
+// named by Stan's 1-based indices instead: W[1,2].
 func (v *variable) elemName(k int) string {
-	if v.axes == nil {
+	switch {
+	case v.axes == nil && v.stanNames:
+		return compile.StanName(v.name, v.shape, k)
+	case v.axes == nil:
 		return compile.ElemName(v.name, v.shape, k)
 	}
-	return v.labelName(k, 1, ",")
-}
-
-// replElemName names element k (row-major) of v as the REPL's tables do:
-// replElemName's 0-based numbers, or labels as elemName.
-func (v *variable) replElemName(k int) string {
-	if v.axes == nil {
-		return replElemName(v.name, v.shape, k)
+	base, sep := 0, ", " // as compile.ElemName, with labels
+	if v.stanNames {
+		base, sep = 1, "," // as compile.StanName
 	}
-	return v.labelName(k, 0, ", ")
-}
-
-// labelName names element k of v by label on its labelled axes and by
-// number from base on the others, the indices joined by sep.
-func (v *variable) labelName(k, base int, sep string) string {
 	idx := compile.Unravel(v.shape, k)
 	parts := make([]string, len(idx))
 	for a, i := range idx {

@@ -32,7 +32,7 @@ var labelNamesCounties = []string{"AITKIN", "ANOKA", "BECKER", "ST. LOUIS, MN", 
 
 // numberNames rewrites the name column of a summary.csv, naming each
 // labelled element by its number as the fit of codes does: a[AITKIN] →
-// a[1], b["ST. LOUIS, MN",2] → b[4,2].
+// a[0], b["ST. LOUIS, MN", 1] → b[3, 1].
 func numberNames(t *testing.T, summary string) string {
 	t.Helper()
 	rows, err := csv.NewReader(strings.NewReader(summary)).ReadAll()
@@ -42,8 +42,8 @@ func numberNames(t *testing.T, summary string) string {
 	for _, r := range rows[1:] {
 		for k, l := range labelNamesCounties {
 			q := quoteLabel(l)
-			r[0] = strings.Replace(r[0], "["+q+"]", "["+strconv.Itoa(k+1)+"]", 1)
-			r[0] = strings.Replace(r[0], "["+q+",", "["+strconv.Itoa(k+1)+",", 1)
+			r[0] = strings.Replace(r[0], "["+q+"]", "["+strconv.Itoa(k)+"]", 1)
+			r[0] = strings.Replace(r[0], "["+q+",", "["+strconv.Itoa(k)+",", 1)
 		}
 	}
 	var b strings.Builder
@@ -68,8 +68,8 @@ func rowNames(t *testing.T, summary string) map[string]bool {
 
 // TestLabelNames: with J given by the labels of the county column, gpp
 // fit's and gpp sample's summary.csv and tables name the elements of
-// the axes sized J by county (a[AITKIN], b[AITKIN,2], a["ST. LOUIS,
-// MN"]), the REPL's table too (0-based elsewhere: b[AITKIN, 1]); with the
+// the axes sized J by county (a[AITKIN], b[AITKIN, 1], a["ST. LOUIS,
+// MN"]; the other axes 0-based), the REPL's table too, by the same names; with the
 // counties' codes and const J the names are numbers, and the two
 // summary.csv files are byte for byte the same once the names are
 // replaced by numbers. draws.csv keeps CmdStan's numbers, the same in
@@ -79,7 +79,7 @@ func TestLabelNames(t *testing.T) {
 	named, coded := labelsData(t, d, labelNamesCounties)
 	model := writeFile(t, d, "m.gpp", labelNamesModel)
 	constJ := writeFile(t, d, "const.gpp", strings.Replace(labelNamesModel, "data J: int\n", "const J = 5\n", 1))
-	wantNames := []string{"a[AITKIN]", `a["ST. LOUIS, MN"]`, "b[AITKIN,1]", "b[YELLOW MEDICINE,2]", `b["ST. LOUIS, MN",2]`, "a2[BECKER]", "yhat[3]"}
+	wantNames := []string{"a[AITKIN]", `a["ST. LOUIS, MN"]`, "b[AITKIN, 0]", "b[YELLOW MEDICINE, 1]", `b["ST. LOUIS, MN", 1]`, "a2[BECKER]", "yhat[2]"}
 	for _, cmd := range [][]string{
 		{"fit", "--iter", "300", "--output-draws", "50"},
 		{"sample", "--chains", "1", "--warmup", "60", "--draws", "20"},
@@ -104,7 +104,7 @@ func TestLabelNames(t *testing.T) {
 					t.Errorf("the table has no row %s:\n%s", n, tabN)
 				}
 			}
-			if strings.Contains(tabC, "AITKIN") || strings.Contains(sumC, "AITKIN") || !strings.Contains(tabC, "\nb[5,2] ") {
+			if strings.Contains(tabC, "AITKIN") || strings.Contains(sumC, "AITKIN") || !strings.Contains(tabC, "\nb[4, 1] ") {
 				t.Errorf("the codes' summary names elements by label, or not by number:\n%s", tabC)
 			}
 			if got := numberNames(t, sumN); got != sumC {
@@ -147,7 +147,7 @@ func TestLabelNames(t *testing.T) {
 			t.Fatalf("gpp predict %s: exit %d: %s", from, code, stderr)
 		}
 		sum := readFile(t, filepath.Join(out, summaryFile))
-		for _, n := range []string{"\na[AITKIN],", "\na2[YELLOW MEDICINE],", "\nyhat[2],", "\n\"a[\"\"ST. LOUIS, MN\"\"]\","} {
+		for _, n := range []string{"\na[AITKIN],", "\na2[YELLOW MEDICINE],", "\nyhat[1],", "\n\"a[\"\"ST. LOUIS, MN\"\"]\","} {
 			if !strings.Contains(sum, n) {
 				t.Errorf("predict from %s: summary.csv has no row %q:\n%s", from, n[1:], sum)
 			}
@@ -160,7 +160,7 @@ func TestLabelNames(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("gpp sample --against: exit %d: %s", code, stderr)
 	}
-	if against := readFile(t, filepath.Join(dir, againstFile)); strings.Count(against, "\n") != 1+elems || !strings.Contains(against, "\n\"b[\"\"ST. LOUIS, MN\"\",2]\",") {
+	if against := readFile(t, filepath.Join(dir, againstFile)); strings.Count(against, "\n") != 1+elems || !strings.Contains(against, "\n\"b[\"\"ST. LOUIS, MN\"\", 1]\",") {
 		t.Errorf("against.csv does not compare every element by its name:\n%s", against)
 	}
 	r, out, errb := newTestRepl()
@@ -234,8 +234,8 @@ func TestSetSavedAxes(t *testing.T) {
 		"c": {{"u", "v"}},           // too few
 		"d": {{"u", "v", "w"}, nil}, // an axis too many
 	})
-	if got := vars[0].elemName(5); got != "a[2,w]" {
-		t.Errorf("a's last element is %s, want a[2,w]", got)
+	if got := vars[0].elemName(5); got != "a[1, w]" {
+		t.Errorf("a's last element is %s, want a[1, w]", got)
 	}
 	for _, v := range vars[1:] {
 		if v.axes != nil {

@@ -228,7 +228,7 @@ func ordinalNearNUTS(t *testing.T, family, fitDir, nutsDir string, meanTol, sdTo
 		t.Fatalf("sample --against %v: exit %d: %s", sampleArgs, code, stderr)
 	}
 	got, want := summaryStats(t, fitDir), summaryStats(t, nutsDir)
-	for _, name := range []string{"beta", "c[1]", "c[2]", "c[3]"} {
+	for _, name := range []string{"beta", "c[0]", "c[1]", "c[2]"} {
 		g, w := got[name], want[name]
 		if math.Abs(g[0]-w[0]) > meanTol*w[1] || math.Abs(g[1]/w[1]-1) > sdTol {
 			t.Errorf("%s: %s mean %.4g sd %.4g, NUTS %.4g %.4g", name, family, g[0], g[1], w[0], w[1])
@@ -256,7 +256,7 @@ func TestFitLaplaceOrdered(t *testing.T) {
 	if code, _, stderr := runSafe(t, "fit", model, data, "--family", "laplace", "--quiet", "--init", lap, "--out", filepath.Join(d, "again")); code != 0 || strings.Contains(stderr, "warning") {
 		t.Errorf("--init: exit %d: %s", code, stderr)
 	}
-	if code, stdout, stderr := runSafe(t, "predict", lap, model, data, "--quiet", "--out", filepath.Join(d, "pred")); code != 0 || !strings.Contains(stdout, "c[3]  ") {
+	if code, stdout, stderr := runSafe(t, "predict", lap, model, data, "--quiet", "--out", filepath.Join(d, "pred")); code != 0 || !strings.Contains(stdout, "c[2]  ") {
 		t.Errorf("predict: exit %d: %s%s", code, stdout, stderr)
 	}
 }

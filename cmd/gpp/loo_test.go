@@ -66,7 +66,7 @@ func TestFitLOO(t *testing.T) {
 	}
 	sum := 0.0
 	for i, r := range rows[1:] {
-		if r[0] != "log_lik["+strconv.Itoa(i+1)+"]" {
+		if r[0] != "log_lik["+strconv.Itoa(i)+"]" {
 			t.Errorf("row %d named %q", i+1, r[0])
 		}
 		v, _ := strconv.ParseFloat(r[1], 64)
@@ -305,7 +305,7 @@ output log_lik = logpdf(Y, Normal(mu, 1))
 	}
 	sum := 0.0
 	for i, r := range all {
-		if want := fmt.Sprintf("log_lik[%d,%d]", i%6+1, i/6+1); r[0] != want {
+		if want := fmt.Sprintf("log_lik[%d, %d]", i%6, i/6); r[0] != want {
 			t.Errorf("row %d named %q, want %q", i+1, r[0], want)
 		}
 		v, _ := strconv.ParseFloat(r[1], 64)

@@ -137,7 +137,7 @@ func TestMissingLOO(t *testing.T) {
 		t.Fatalf("loo.csv rows: %d with missing cells, %d of the observed rows; want %d each", len(names), len(namesObs), len(kept)-1)
 	}
 	for _, n := range names {
-		if n == "log_lik[4]" || n == "log_lik[8]" { // lines 5 and 9: y's elements 4 and 8, 1-based
+		if n == "log_lik[3]" || n == "log_lik[7]" { // lines 5 and 9: y's elements 3 and 7, 0-based
 			t.Errorf("loo.csv lists %s, an imputed value", n)
 		}
 	}

@@ -31,8 +31,8 @@ func TestMissingCovariateCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(summary), "\nx_missing[1],") {
-			t.Errorf("%s: summary.csv has no x_missing[1]:\n%s", cmd, summary)
+		if !strings.Contains(string(summary), "\nx_missing[0],") {
+			t.Errorf("%s: summary.csv has no x_missing[0]:\n%s", cmd, summary)
 		}
 		draws, err := os.ReadFile(filepath.Join(out, "draws.csv"))
 		if err != nil {

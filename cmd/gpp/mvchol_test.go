@@ -52,19 +52,19 @@ func TestFitMvNormalCholesky(t *testing.T) {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	m := summaryMeans(t, out)
-	t.Logf("rho %.3f, tau %.3f %.3f, alpha %.3f, sigma %.3f", m["rho"], m["tau[1]"], m["tau[2]"], m["alpha"], m["sigma"])
+	t.Logf("rho %.3f, tau %.3f %.3f, alpha %.3f, sigma %.3f", m["rho"], m["tau[0]"], m["tau[1]"], m["alpha"], m["sigma"])
 	if !(m["rho"] > 0.2 && m["rho"] < 0.9) {
 		t.Errorf("rho: posterior mean %.3f, want the simulated sign and rough size (0.48)", m["rho"])
 	}
 	for _, c := range []struct {
 		name      string
 		want, tol float64
-	}{{"tau[1]", 0.95, 0.2}, {"tau[2]", 0.52, 0.2}, {"alpha", 1, 0.15}, {"sigma", 0.5, 0.1}} {
+	}{{"tau[0]", 0.95, 0.2}, {"tau[1]", 0.52, 0.2}, {"alpha", 1, 0.15}, {"sigma", 0.5, 0.1}} {
 		if !(math.Abs(m[c.name]-c.want) < c.tol) {
 			t.Errorf("%s: posterior mean %.3f, want %.2f ± %g", c.name, m[c.name], c.want, c.tol)
 		}
 	}
-	for _, name := range []string{"b_rep[1,1]", "b_rep[40,2]"} {
+	for _, name := range []string{"b_rep[0, 0]", "b_rep[39, 1]"} {
 		v, ok := m[name]
 		if !ok || math.IsNaN(v) || math.Abs(v) > 0.5 {
 			t.Errorf("%s: mean %v (reported %v), want finite and near 0", name, v, ok)

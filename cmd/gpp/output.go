@@ -676,6 +676,9 @@ type variable struct {
 	// axis sized by a column of labels (nil for an axis named by numbers;
 	// labelAxes), for the summaries' names (elemName).
 	axes [][]string
+	// stanNames marks a variable of a CmdStan CSV (a Stan model's, read by
+	// gpp summary): elemName names its elements 1-based, as Stan indexes.
+	stanNames bool
 }
 
 // partsFamily names the family of an ordered factor by its parts': the

@@ -49,12 +49,12 @@ func TestFitPositiveOrdered(t *testing.T) {
 	for _, row := range reftest.ReadCSV(t, filepath.Join(first, "summary.csv"))[1:] {
 		families[row[0]] = row[1]
 	}
-	if families["lambda[1]"] != "gamma" || families["lambda[2]"] != "gamma" {
+	if families["lambda[0]"] != "gamma" || families["lambda[1]"] != "gamma" {
 		t.Errorf("summary families %v, want gamma for lambda", families)
 	}
 	m := summaryMeans(t, first)
-	if !(1 < m["lambda[1]"] && m["lambda[1]"] < 4 && 7 < m["lambda[2]"] && m["lambda[2]"] < 11) {
-		t.Errorf("lambda means %g, %g; want near 2 and 9", m["lambda[1]"], m["lambda[2]"])
+	if !(1 < m["lambda[0]"] && m["lambda[0]"] < 4 && 7 < m["lambda[1]"] && m["lambda[1]"] < 11) {
+		t.Errorf("lambda means %g, %g; want near 2 and 9", m["lambda[0]"], m["lambda[1]"])
 	}
 	_, head, rows := readStanCSV(t, filepath.Join(first, "draws.csv"))
 	col := columns(head)
@@ -69,7 +69,7 @@ func TestFitPositiveOrdered(t *testing.T) {
 	}
 	refitFrom(t, first, second, model, dataFile)
 	m2 := summaryMeans(t, second)
-	for _, name := range []string{"lambda[1]", "lambda[2]"} {
+	for _, name := range []string{"lambda[0]", "lambda[1]"} {
 		if math.Abs(m[name]-m2[name]) > 0.2 {
 			t.Errorf("%s: %g after the warm start, %g before", name, m2[name], m[name])
 		}

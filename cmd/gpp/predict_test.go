@@ -289,7 +289,7 @@ func TestPredictVarying(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("predict: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "y_new[2]") {
+	if !strings.Contains(stdout, "y_new[1]") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	code, _, stderr = runSafe(t, "predict", fit, model, data, "--set", "J=30", "--quiet", "--out", out)
@@ -353,7 +353,7 @@ y ~ Normal(mu + u[g], 1)
 		t.Errorf("predict without S: exit %d, stderr %q; want the error at S naming the fit's --set", code, stderr)
 	}
 	code, stdout, stderr := runSafe(t, "predict", fit, model, newData, "--set", "S=3", "--quiet", "--out", out)
-	if code != 0 || !strings.Contains(stdout, "y[1]") || strings.Contains(stderr, "the fit was run with") {
+	if code != 0 || !strings.Contains(stdout, "y[0]") || strings.Contains(stderr, "the fit was run with") {
 		t.Errorf("predict with --set S=3: exit %d, stdout\n%s\nstderr %q", code, stdout, stderr)
 	}
 }

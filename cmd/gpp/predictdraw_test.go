@@ -50,7 +50,7 @@ func TestPredictDrawsObserved(t *testing.T) {
 		t.Fatalf("draws.csv columns %v, want %v", names, want)
 	}
 	_, sheader, srows := readSummaryNames(t, filepath.Join(out, "summary.csv"))
-	if sw := []string{"proline[1]", "proline[2]", "proline[3]", "proline[4]"}; !slices.Equal(srows[len(srows)-4:], sw) || len(sheader) == 0 {
+	if sw := []string{"proline[0]", "proline[1]", "proline[2]", "proline[3]"}; !slices.Equal(srows[len(srows)-4:], sw) || len(sheader) == 0 {
 		t.Errorf("summary.csv's last rows %v, want %v", srows[len(srows)-4:], sw)
 	}
 

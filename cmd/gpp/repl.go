@@ -704,8 +704,9 @@ Any other input that parses as an expression is evaluated:
     language's built-in, the mean of all elements: type (mean(x)) to get it
     at the top level. quantile(x, p) around a whole input is the posterior
     p-quantile of each element over the draws, e.g. quantile(beta, 0.9).
-Elements are named with the language's 0-based indices, as in W[0, 1] (files
-written by :fit --out keep gpp fit's 1-based names). An element that is NaN
+Elements are named with the language's 0-based indices, as in W[0, 1], as
+gpp fit's tables and summary.csv name them (draws.csv keeps CmdStan's
+1-based columns, W.1.2). An element that is NaN
 in a draw is left out of its own summary, and one that is +Inf or -Inf is
 kept in it, as in :fit's table; a warning counts such draws. After the
 model, its data or the values set change, answers still come from the last

@@ -502,7 +502,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(pc.hdiCells([]string{v.replElemName(k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
+			t.row(pc.hdiCells([]string{v.elemName(k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
 		}
 	}
 	t.print(w)
@@ -605,20 +605,6 @@ func warmFrom(prev *sgvb.Result, m *compile.Model) (init *sgvb.Result, fresh []s
 	return init, fresh
 }
 
-// replElemName names element k (row-major) of a value of the given shape
-// with the language's 0-based indices: "W[0, 1]".
-func replElemName(name string, shape []int, k int) string {
-	idx := compile.Unravel(shape, k)
-	if len(idx) == 0 {
-		return name
-	}
-	parts := make([]string, len(idx))
-	for i, v := range idx {
-		parts[i] = strconv.Itoa(v)
-	}
-	return name + "[" + strings.Join(parts, ", ") + "]"
-}
-
 // show prints the fitted factors, of every latent or of the named ones:
 // family, parameters, mean and sd of each element (at most replMaxElems
 // per latent when all are shown).
@@ -686,7 +672,7 @@ func (r *repl) show(args []string) {
 				if k > 0 {
 					what = "increment"
 				}
-				t.row(replElemName(f.Name, f.Shape, k), what+" "+part.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
+				t.row(compile.ElemName(f.Name, f.Shape, k), what+" "+part.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
 				continue
 			}
 			switch f.Family {
@@ -710,7 +696,7 @@ func (r *repl) show(args []string) {
 					}
 				}
 			}
-			name := replElemName(f.Name, f.Shape, k)
+			name := compile.ElemName(f.Name, f.Shape, k)
 			switch {
 			case f.Support.IsCov(): // the factor is of L[i, j] below the diagonal, log L[i, i] on it (of Σ's factor L for a cov_matrix)
 				i, j := dist.CholCovEntry(k)
@@ -970,7 +956,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		t.row("", "mean", "sd", "5%", "50%", "95%")
 		for _, k := range shown {
 			s := st[k]
-			t.row(replElemName(label, shape, k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+			t.row(compile.ElemName(label, shape, k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
 		}
 		if size > len(shown) {
 			t.note(fmt.Sprintf("... %d more elements", size-len(shown)))

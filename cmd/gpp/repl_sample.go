@@ -146,9 +146,6 @@ func (r *repl) sampleCmd(args []string) {
 			return
 		}
 	}
-	if af != nil {
-		af.repl = true
-	}
 	if vsLast {
 		cfg.against = againstLast // --out writes against.csv, as for --against FIT
 	}
@@ -264,7 +261,7 @@ func printReplSample(w io.Writer, verbose bool, run *sampleRun) {
 				break
 			}
 			s, m := run.st[c], run.ms[c]
-			t.row(v.replElemName(k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
+			t.row(v.elemName(k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
 				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))
 		}
 	}

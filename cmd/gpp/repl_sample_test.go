@@ -449,8 +449,8 @@ func TestSampleInitRestarts(t *testing.T) {
 }
 
 // TestReplSampleAgainstNames checks that :sample --against last names
-// elements 0-based, as the REPL's other tables do (beta[0], beta[1]; the
-// 1-based names of gpp sample's table would show a beta[2] the model lacks),
+// elements 0-based, as the REPL's other tables and gpp sample do (beta[0],
+// beta[1]; 1-based names would show a beta[2] the model lacks),
 // also in its summary line, and that the rows it leaves out point to
 // --verbose, since no against.csv is written.
 func TestReplSampleAgainstNames(t *testing.T) {
@@ -474,13 +474,13 @@ func TestReplSampleAgainstNames(t *testing.T) {
 		t.Errorf("1-based names or a file not written in\n%s", vs)
 	}
 
-	// with --out, against.csv is written as gpp sample --against writes it
-	// (CmdStan's 1-based names), and the note names it
+	// with --out, against.csv is written as gpp sample --against writes it,
+	// by the same 0-based names, and the note names it
 	dir := filepath.Join(t.TempDir(), "s")
 	out.Reset()
 	typeIn(r, ":sample --quiet --chains 2 --warmup 150 --draws 150 --against last --out "+dir)
 	rows := reftest.ReadCSV(t, filepath.Join(dir, againstFile))
-	if len(rows) != 185 || rows[2][0] != "beta[1]" || rows[3][0] != "beta[2]" {
+	if len(rows) != 185 || rows[2][0] != "beta[0]" || rows[3][0] != "beta[1]" {
 		t.Errorf("against.csv: %d rows, names %v", len(rows), rows[1:4])
 	}
 	if want := "(all in " + filepath.Join(dir, againstFile) + ")"; !strings.Contains(out.String(), want) {

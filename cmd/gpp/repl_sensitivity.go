@@ -98,7 +98,6 @@ func (r *repl) sensitivityCmd(args []string) {
 	for _, in := range r.inputFiles() {
 		b.inputs = append(b.inputs, in.path)
 	}
-	b.elemName = replElemName
 	if !sensReport(r.out, con, cfg, b) {
 		r.failed = true
 	}

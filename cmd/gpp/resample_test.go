@@ -125,7 +125,7 @@ func TestPSISResampleCorrelated(t *testing.T) {
 		for i, b1 := range r["beta.1"] {
 			want := b1 + 2*r["beta.2"][i]
 			if got := r["lin"][i]; math.Abs(got-want) > 2e-5*(1+math.Abs(want)) {
-				t.Fatalf("seed %s draw %d: lin = %v, beta[1] + 2 beta[2] = %v: the outputs are not at the resampled draws", seed, i, got, want)
+				t.Fatalf("seed %s draw %d: lin = %v, beta[0] + 2 beta[1] = %v: the outputs are not at the resampled draws", seed, i, got, want)
 			}
 		}
 		if !containsLine(comments, "#     psis_resample = 1") || !strings.Contains(strings.Join(comments, "\n"), "# psis_resample: candidates = 10000,") {

@@ -150,8 +150,8 @@ func TestSampleWarnings(t *testing.T) {
 		"4 of 200 (2%) transitions after warm-up ended with a divergence",
 		"10 of 200 (5%) transitions hit the maximum tree depth 10",
 		"E-BFMI below 0.3 (chain 2: ",
-		"2 elements with R̂ above 1.01, the chains disagree (the worst: b[1] 1.080, b[2] 1.020)",
-		"1 element with a bulk or tail ESS below 100 per chain (200 in all; the worst: b[1] 90)",
+		"2 elements with R̂ above 1.01, the chains disagree (the worst: b[0] 1.080, b[1] 1.020)",
+		"1 element with a bulk or tail ESS below 100 per chain (200 in all; the worst: b[0] 90)",
 		"--warmup 100 is shorter than 150 iterations",
 	} {
 		if !strings.Contains(got, want) {
@@ -262,7 +262,10 @@ func samplePosteriorDB(t *testing.T, model, dataDir string) {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 	t.Logf("stderr:\n%s", stderr)
-	got := readSummaryCSV(t, filepath.Join(out, summaryFile))
+	got := map[string]map[string]float64{} // by Stan's 1-based name, as the reference names the elements
+	for name, row := range readSummaryCSV(t, filepath.Join(out, summaryFile)) {
+		got[stanNameOf(t, name)] = row
+	}
 	refRows := readSummaryCSV(t, ref)
 	for name, r := range refRows {
 		g, ok := got[name]
@@ -279,6 +282,25 @@ func samplePosteriorDB(t *testing.T, model, dataDir string) {
 			t.Errorf("%s: sd %.4f, reference %.4f (ratio %.3f), want within 10 %%", name, g["sd"], r["sd"], ratio)
 		}
 	}
+}
+
+// stanNameOf is Stan's 1-based name of the element that gpp names name
+// 0-based: theta[0] → theta[1], W[1, 0] → W[2,1]; a scalar's is its own.
+func stanNameOf(t *testing.T, name string) string {
+	t.Helper()
+	base, idx, ok := strings.Cut(name, "[")
+	if !ok {
+		return name
+	}
+	parts := strings.Split(strings.TrimSuffix(idx, "]"), ",")
+	for i, p := range parts {
+		k, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			t.Fatalf("%s: not a numbered element name", name)
+		}
+		parts[i] = strconv.Itoa(k + 1)
+	}
+	return base + "[" + strings.Join(parts, ",") + "]"
 }
 
 // readSummaryCSV reads a summary.csv (gpp's, or a posteriordb reference

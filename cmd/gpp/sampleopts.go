@@ -294,7 +294,7 @@ func parseMetricFile(path string, src []byte, d int, metric nuts.Metric) ([]floa
 		}
 		out := make([]float64, d)
 		for i := range inv.elems {
-			name := fmt.Sprintf("inv_metric[%d]", i+1)
+			name := fmt.Sprintf("inv_metric[%d]", i) // 0-based, as the language and jq index
 			v, err := num(&inv.elems[i], name)
 			if err != nil {
 				return nil, err
@@ -316,13 +316,13 @@ func parseMetricFile(path string, src []byte, d int, metric nuts.Metric) ([]floa
 	for i := range inv.elems {
 		row := &inv.elems[i]
 		if !row.array {
-			return nil, errAt(row.off, "row %d of inv_metric is %s: want an array of %d numbers", i+1, row.what(), d)
+			return nil, errAt(row.off, "row %d of inv_metric is %s: want an array of %d numbers", i, row.what(), d)
 		}
 		if len(row.elems) != d {
-			return nil, errAt(row.off, "row %d of inv_metric has %d entr%s, %s", i+1, len(row.elems), pluralY(len(row.elems)), coords)
+			return nil, errAt(row.off, "row %d of inv_metric has %d entr%s, %s", i, len(row.elems), pluralY(len(row.elems)), coords)
 		}
 		for j := range row.elems {
-			v, err := num(&row.elems[j], fmt.Sprintf("inv_metric[%d][%d]", i+1, j+1))
+			v, err := num(&row.elems[j], fmt.Sprintf("inv_metric[%d][%d]", i, j))
 			if err != nil {
 				return nil, err
 			}
@@ -331,11 +331,11 @@ func parseMetricFile(path string, src []byte, d int, metric nuts.Metric) ([]floa
 	}
 	for i := range d {
 		if !(out[i*d+i] > 0) {
-			return nil, errAt(inv.elems[i].elems[i].off, "inv_metric[%d][%d] is %s: a diagonal element of an inverse metric is a variance, positive", i+1, i+1, inv.elems[i].elems[i].num)
+			return nil, errAt(inv.elems[i].elems[i].off, "inv_metric[%d][%d] is %s: a diagonal element of an inverse metric is a variance, positive", i, i, inv.elems[i].elems[i].num)
 		}
 		for j := range i {
 			if a, b := out[i*d+j], out[j*d+i]; !(math.Abs(a-b) <= nuts.SymTol*max(1, math.Abs(a), math.Abs(b))) {
-				return nil, errAt(inv.elems[i].elems[j].off, "inv_metric[%d][%d] is %s, but inv_metric[%d][%d] %s: an inverse metric is symmetric", i+1, j+1, inv.elems[i].elems[j].num, j+1, i+1, inv.elems[j].elems[i].num)
+				return nil, errAt(inv.elems[i].elems[j].off, "inv_metric[%d][%d] is %s, but inv_metric[%d][%d] %s: an inverse metric is symmetric", i, j, inv.elems[i].elems[j].num, j, i, inv.elems[j].elems[i].num)
 			}
 		}
 	}

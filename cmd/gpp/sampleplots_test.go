@@ -82,7 +82,7 @@ func TestTraceElements(t *testing.T) {
 	for _, e := range traceElements(sd) {
 		got = append(got, e.name+":"+string(rune('0'+e.col)))
 	}
-	if want := "a:0 b[1]:1 b[2]:2 b[3]:3"; strings.Join(got, " ") != want {
+	if want := "a:0 b[0]:1 b[1]:2 b[2]:3"; strings.Join(got, " ") != want {
 		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
 	}
 	sd.ds.vars = sd.ds.vars[2:]
@@ -216,7 +216,7 @@ func TestPairsElements(t *testing.T) {
 		for d := range sd.divergent {
 			sd.divergent[d] = all
 		}
-		if got, want := names(pairsElements(sd)), names(traceElements(sd)); got != want || want != "a b[1] b[2] b[3]" {
+		if got, want := names(pairsElements(sd)), names(traceElements(sd)); got != want || want != "a b[0] b[1] b[2]" {
 			t.Errorf("divergent %v everywhere: %s, want %s", all, got, want)
 		}
 	}

@@ -218,19 +218,19 @@ func TestSBCMeanFieldTooNarrow(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rows := sbcSummary(t, mf)
-	outer := (num(t, rows["beta[1]"]["outer_frac"]) + num(t, rows["beta[2]"]["outer_frac"])) / 2
+	outer := (num(t, rows["beta[0]"]["outer_frac"]) + num(t, rows["beta[1]"]["outer_frac"])) / 2
 	if outer < 0.22 {
 		t.Errorf("mean field: %.3f of the ranks in the outer 10 %%, want well above 0.1", outer)
 	}
-	if !strings.Contains(rows["beta[1]"]["reading"], "q too narrow") {
-		t.Errorf("mean field: beta[1] read %q, want q too narrow", rows["beta[1]"]["reading"])
+	if !strings.Contains(rows["beta[0]"]["reading"], "q too narrow") {
+		t.Errorf("mean field: beta[0] read %q, want q too narrow", rows["beta[0]"]["reading"])
 	}
 	fr := filepath.Join(dir, "fr")
 	if code, _, stderr := runSafe(t, append(common, "--out", fr, "--fullrank", "beta", "--sims", "40")...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rows = sbcSummary(t, fr)
-	for _, name := range []string{"beta[1]", "beta[2]"} {
+	for _, name := range []string{"beta[0]", "beta[1]"} {
 		if z := num(t, rows[name]["outer_z"]); math.Abs(z) > sbcZ || rows[name]["reading"] != "calibrated" {
 			t.Errorf("full rank: %s outer z %g, read %q, want calibrated", name, z, rows[name]["reading"])
 		}

@@ -49,7 +49,7 @@ output lg = log(mu)
 			t.Errorf("%s not in the table:\n%s", name, stdout)
 		}
 	}
-	for _, name := range []string{"y_rep[1]", "y_rep", "m_rep", "pred[1]"} {
+	for _, name := range []string{"y_rep[0]", "y_rep", "m_rep", "pred[0]"} {
 		if rows[name] != nil {
 			t.Errorf("%s, which draws, is ranked: %v", name, rows[name])
 		}
@@ -120,7 +120,7 @@ output d = beta[0] - beta[1]
 	if p := num(t, d["p_uniform"]); p >= sbcLevel || !strings.Contains(d["reading"], "q too narrow") {
 		t.Errorf("mean field: d p(uniform) %g, read %q, want below %g and q too narrow", p, d["reading"], sbcLevel)
 	}
-	if o := num(t, d["outer_frac"]); o < 0.3 || o <= num(t, rows["beta[1]"]["outer_frac"]) || o <= num(t, rows["beta[2]"]["outer_frac"]) {
+	if o := num(t, d["outer_frac"]); o < 0.3 || o <= num(t, rows["beta[0]"]["outer_frac"]) || o <= num(t, rows["beta[1]"]["outer_frac"]) {
 		t.Errorf("mean field: d has %g of its ranks in the outer 10 %%, want above 0.3 and above the params'", o)
 	}
 	fr := filepath.Join(dir, "fr")

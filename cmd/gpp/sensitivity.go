@@ -139,9 +139,6 @@ type sensBase struct {
 	kFit          float64
 	inputs        []string // files a --csv must not replace
 	noPrior, noLL bool     // the part has no term (constant at every draw)
-	// elemName names an element in the table (nil: compile.ElemName, 1-based;
-	// the REPL's are 0-based)
-	elemName func(name string, shape []int, k int) string
 }
 
 // sensRow is one element's sensitivities.
@@ -652,14 +649,10 @@ func powerScale(b *sensBase, threshold float64, workers int) ([]sensRow, [4]floa
 		name string
 		col  []float64
 	}
-	name := b.elemName
-	if name == nil {
-		name = compile.ElemName
-	}
 	var elems []elem
 	for _, v := range b.ds.vars {
 		for j, k := range v.elems {
-			elems = append(elems, elem{name(v.name, v.shape, k), b.ds.cols[v.first+j]})
+			elems = append(elems, elem{v.elemName(k), b.ds.cols[v.first+j]})
 		}
 	}
 	rows := make([]sensRow, len(elems))

@@ -200,7 +200,7 @@ func TestSensitivitySelection(t *testing.T) {
 	all, sel := run(), run("--prior", "mu,tau", "--likelihood", "y")
 	maxTrans := func(out string) float64 {
 		m := 0.0
-		for j := 1; j <= 8; j++ {
+		for j := range 8 {
 			p, _, _ := sensRowOf(t, out, "theta_trans["+strconv.Itoa(j)+"]")
 			m = max(m, p)
 		}
@@ -226,15 +226,15 @@ func TestSensitivitySelection(t *testing.T) {
 }
 
 // TestSensitivityCSVQuotes checks that --csv quotes an element name with
-// a comma (W[1,2]), so that a CSV reader gets the rows' four fields back.
+// a comma (W[0, 1]), so that a CSV reader gets the rows' four fields back.
 func TestSensitivityCSVQuotes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.csv")
-	rows := []sensRow{{"W[1,2]", 0.25, 0.5, "-"}, {"mu", 0.125, 1, "potential prior-data conflict"}}
+	rows := []sensRow{{"W[0, 1]", 0.25, 0.5, "-"}, {"mu", 0.125, 1, "potential prior-data conflict"}}
 	if err := writeSensitivityCSV(path, rows); err != nil {
 		t.Fatal(err)
 	}
 	recs := reftest.ReadCSV(t, path)
-	want := [][]string{{"variable", "prior", "likelihood", "diagnosis"}, {"W[1,2]", "0.25", "0.5", "-"}, {"mu", "0.125", "1", "potential prior-data conflict"}}
+	want := [][]string{{"variable", "prior", "likelihood", "diagnosis"}, {"W[0, 1]", "0.25", "0.5", "-"}, {"mu", "0.125", "1", "potential prior-data conflict"}}
 	if !slices.EqualFunc(recs, want, slices.Equal) {
 		t.Errorf("read back %q, want %q", recs, want)
 	}

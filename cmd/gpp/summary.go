@@ -51,9 +51,15 @@ from the comment lines, 10 if none), chains with E-BFMI below 0.3,
 elements with R̂ above 1.01 or a bulk or tail ESS below 100 per chain, a
 stuck chain; or "no problems detected".
 
---params a,b shows only those: a name for all its elements, beta.2 or
-beta[2] for one (the sampler's columns by name, lp__); the warnings still
-judge every column. --out FILE writes the summary as gpp sample's
+A gpp run's draws (their "# gpp_version" line) are a gpp model's, whose
+elements are named by the language's 0-based indices, as gpp fit and gpp
+sample name them (beta[0], W[0, 1]); a CmdStan CSV's are a Stan model's,
+named by Stan's 1-based ones, as stansummary names them (beta[1], W[1,2]).
+
+--params a,b shows only those: a name for all its elements, one element
+as the table names it (beta[0], W[0, 1]: spaces optional) or by its CSV
+column (beta.1, W.1.2) (the sampler's columns by name, lp__); the warnings
+still judge every column. --out FILE writes the summary as gpp sample's
 summary.csv (atomically), a column qP for each percentile P. --sig-figs
 sets the table's significant digits (the CSV keeps 6). --hdi P adds the
 highest-density interval of probability P in (0, 1), as ArviZ's
@@ -131,22 +137,86 @@ func cmdSummary(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *params != "" {
-		for _, p := range strings.Split(*params, ",") {
-			sc.params = append(sc.params, elemSpec(strings.TrimSpace(p)))
+		for _, p := range splitParams(*params) {
+			sc.params = append(sc.params, strings.TrimSpace(p))
 		}
 	}
 	return runSummary(sc, stdout, stderr)
 }
 
-// elemSpec spells an element as the summary names it: beta.2 and
-// Sigma.1.2 (CmdStan's column names) as beta[2] and Sigma[1,2].
-func elemSpec(s string) string {
-	s = strings.ReplaceAll(s, " ", "")
+// splitParams splits --params at the commas outside brackets and quotes,
+// so that an element named as the summary prints it, W[0, 1] or
+// z["A, B"], is one item.
+func splitParams(s string) []string {
+	var out []string
+	depth, quoted, start := 0, false, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '[':
+			depth++
+		case c == ']':
+			depth = max(depth-1, 0)
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// elemSpec spells an element of --params as the summary names it, for
+// matching (sameName): CmdStan's column names beta.2 and Sigma.1.2 as
+// beta[1] and Sigma[0, 1] in a gpp file's summary, whose names are the
+// language's 0-based ones, and as beta[2] and Sigma[1,2] in a CmdStan
+// file's (stan), whose are Stan's.
+func elemSpec(s string, stan bool) string {
 	name, idx, ok := strings.Cut(s, ".")
 	if !ok || strings.HasSuffix(s, "__") {
 		return s
 	}
-	return name + "[" + strings.ReplaceAll(idx, ".", ",") + "]"
+	parts := strings.Split(idx, ".")
+	for i, p := range parts {
+		k, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || k < 1 {
+			return s // not a column name: matched as it is
+		}
+		if !stan {
+			parts[i] = strconv.Itoa(k - 1)
+		}
+	}
+	return name + "[" + strings.Join(parts, ",") + "]"
+}
+
+// sameName reports whether the names a and b are the same but for spaces
+// outside quotes: W[0,1] is the summary's W[0, 1].
+func sameName(a, b string) bool {
+	return squeeze(a) == squeeze(b)
+}
+
+// squeeze drops the spaces of s outside double quotes.
+func squeeze(s string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\\' && i+1 < len(s):
+			b.WriteByte(c)
+			i++
+			c = s[i]
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == ' ':
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // runSummary reads the files, prints the summary and the warnings and
@@ -196,7 +266,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	}
 	rows := elemRows(sd.ds.vars)
 	if sc.params != nil {
-		if rows, err = pickRows(rows, sc.params); err != nil {
+		if rows, err = pickRows(rows, sc.params, !first.gpp); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
@@ -371,6 +441,9 @@ func pooledDraws(files []*drawsFileData) (*sampleDraws, error) {
 	}
 	total := n * len(chains)
 	ds := &drawSet{vars: columnVariables(names, methodFamily(f)), ncol: len(keep), cols: make([][]float64, len(keep)), R: 1}
+	for i := range ds.vars { // a CmdStan CSV's: a Stan model's, named 1-based as stansummary names them
+		ds.vars[i].stanNames = !f.gpp
+	}
 	for i, j := range keep {
 		ds.cols[i] = make([]float64, 0, total)
 		for _, ch := range chains {
@@ -474,13 +547,16 @@ func columnShape(base string, cols []string) ([]int, bool) {
 }
 
 // pickRows keeps the rows --params names: a variable's every element, or
-// one element by its name; a name in no row is an error.
-func pickRows(rows []summaryRow, specs []string) ([]summaryRow, error) {
+// one element by its name as the summary prints it (or its CSV column's,
+// elemSpec; stan: the draws are a CmdStan CSV's, named 1-based); a name in
+// no row is an error.
+func pickRows(rows []summaryRow, specs []string, stan bool) ([]summaryRow, error) {
 	var out []summaryRow
 	for _, s := range specs {
 		n := len(out)
+		e := elemSpec(s, stan)
 		for _, r := range rows {
-			if r.v == s || r.name == s {
+			if r.v == s || sameName(r.name, e) {
 				out = append(out, r)
 			}
 		}

@@ -162,7 +162,7 @@ func TestSummaryPlotDraws(t *testing.T) {
 		cols[c] = []float64{float64(c), float64(c) + 0.5}
 	}
 	sd := &sampleDraws{n: 2, chains: 1, divergent: []bool{false, true}, ds: &drawSet{vars: columnVariables(names, "nuts"), cols: cols, ncol: len(cols)}}
-	rows, err := pickRows(elemRows(sd.ds.vars), []string{"beta[3]", "alpha", "beta[1]", "beta[2]", "alpha", "lp__"})
+	rows, err := pickRows(elemRows(sd.ds.vars), []string{"beta[2]", "alpha", "beta[0]", "beta[1]", "alpha", "lp__"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestSummaryPlotDraws(t *testing.T) {
 	for _, e := range paramElements(pd) {
 		got = append(got, fmt.Sprintf("%s=%v", e.name, pd.ds.cols[e.col][0]))
 	}
-	if want := []string{"beta[3]=5", "alpha=2", "beta[1]=3", "beta[2]=4", "lp__=0"}; !slices.Equal(got, want) {
+	if want := []string{"beta[2]=5", "alpha=2", "beta[0]=3", "beta[1]=4", "lp__=0"}; !slices.Equal(got, want) {
 		t.Errorf("plotted %v, want %v", got, want)
 	}
 	if len(pd.ds.vars) != 4 || pd.divergent != nil {

@@ -37,7 +37,7 @@ func TestFitSumToZero(t *testing.T) {
 			abs += math.Abs(m)
 		}
 	}
-	if strings.Join(names, " ") != "phi[1] phi[2] phi[3] phi[4] phi[5]" {
+	if strings.Join(names, " ") != "phi[0] phi[1] phi[2] phi[3] phi[4]" {
 		t.Fatalf("summary rows of phi: %v", names)
 	}
 	if math.Abs(sum) > 5e-6*abs { // the means, each written to 6 significant digits
@@ -117,7 +117,7 @@ func TestFitSumToZeroMatrix(t *testing.T) {
 	for _, row := range reftest.ReadCSV(t, filepath.Join(out, "summary.csv"))[1:] {
 		names = append(names, row[0])
 	}
-	if strings.Join(names, " ") != "A[1,1] A[2,1] A[1,2] A[2,2] A[1,3] A[2,3]" {
+	if strings.Join(names, " ") != "A[0, 0] A[1, 0] A[0, 1] A[1, 1] A[0, 2] A[1, 2]" {
 		t.Fatalf("summary rows: %v", names)
 	}
 	_, head, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))

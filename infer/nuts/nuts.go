@@ -206,7 +206,7 @@ func checkInvMetric(m []float64, dim int, k Metric) error {
 		}
 		for i, v := range m {
 			if !(v > 0) || math.IsInf(v, 1) {
-				return fmt.Errorf("diagonal inverse metric entry %d is %g: want a positive finite number", i+1, v)
+				return fmt.Errorf("diagonal inverse metric entry %d is %g: want a positive finite number", i, v)
 			}
 		}
 	case DenseE:
@@ -217,10 +217,10 @@ func checkInvMetric(m []float64, dim int, k Metric) error {
 			for j := range dim {
 				v := m[i*dim+j]
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("dense inverse metric entry [%d, %d] is %g: want a finite number", i+1, j+1, v)
+					return fmt.Errorf("dense inverse metric entry [%d, %d] is %g: want a finite number", i, j, v)
 				}
 				if w := m[j*dim+i]; j > i && !(math.Abs(v-w) <= SymTol*max(1, math.Abs(v), math.Abs(w))) {
-					return fmt.Errorf("dense inverse metric is not symmetric: [%d, %d] is %g, [%d, %d] %g", i+1, j+1, v, j+1, i+1, w)
+					return fmt.Errorf("dense inverse metric is not symmetric: [%d, %d] is %g, [%d, %d] %g", i, j, v, j, i, w)
 				}
 			}
 		}

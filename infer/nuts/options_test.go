@@ -131,14 +131,14 @@ func TestInvMetricErrors(t *testing.T) {
 		want   string
 	}{
 		{DiagE, [][]float64{{1}}, 1, "diagonal inverse metric has 1 entries, want 2"},
-		{DiagE, [][]float64{{1, 0}}, 1, "entry 2 is 0: want a positive"},
-		{DiagE, [][]float64{{1, -1}}, 1, "entry 2 is -1"},
+		{DiagE, [][]float64{{1, 0}}, 1, "entry 1 is 0: want a positive"},
+		{DiagE, [][]float64{{1, -1}}, 1, "entry 1 is -1"},
 		{DenseE, [][]float64{{1, 0, 0}}, 1, "dense inverse metric has 3 entries, want 2×2"},
-		{DenseE, [][]float64{{1, 0.5, 0.4, 1}}, 1, "not symmetric: [1, 2] is 0.5, [2, 1] 0.4"},
+		{DenseE, [][]float64{{1, 0.5, 0.4, 1}}, 1, "not symmetric: [0, 1] is 0.5, [1, 0] 0.4"},
 		{DenseE, [][]float64{{1, 2, 2, 1}}, 1, "not positive definite"},
 		{UnitE, [][]float64{{1, 1}}, 1, "with the unit metric"},
 		{DiagE, [][]float64{{1, 1}, {1, 1}}, 3, "2 inverse metrics for 3 chains"},
-		{DiagE, [][]float64{{1, 1}, {1, 0}}, 2, "nuts: chain 1: diagonal inverse metric entry 2 is 0"},
+		{DiagE, [][]float64{{1, 1}, {1, 0}}, 2, "nuts: chain 1: diagonal inverse metric entry 1 is 0"},
 	} {
 		s := Settings{Chains: c.chains, Warmup: 10, Draws: 10, Metric: c.metric, InvMetric: c.m}
 		_, err := Sample(context.Background(), replicate(diagNormal{sd}, c.chains), jittered(c.chains, sd, 1), s)

@@ -136,12 +136,12 @@ func (d *Unconstrained) ValueCoords(i int, v, x []float64) error {
 		m, n := f.Shape[0]+1, f.Shape[1]+1
 		for r := range m {
 			if k, sum := zeroSum(v, r*n, 1, n); k >= 0 {
-				return bad(k, fmt.Sprintf("rows and columns that sum to 0 (row %d sums to %v)", r+1, sum))
+				return bad(k, fmt.Sprintf("rows and columns that sum to 0 (row %d sums to %v)", r, sum))
 			}
 		}
 		for c := range n {
 			if k, sum := zeroSum(v, c, n, m); k >= 0 {
-				return bad(k, fmt.Sprintf("rows and columns that sum to 0 (column %d sums to %v)", c+1, sum))
+				return bad(k, fmt.Sprintf("rows and columns that sum to 0 (column %d sums to %v)", c, sum))
 			}
 		}
 		dist.SumToZeroMatrixCoords(x, v, make([]float64, m*n), m, n)
@@ -237,7 +237,7 @@ func cholCheck(v []float64, k int, corr bool) error {
 			norm += v[i*k+j] * v[i*k+j]
 		}
 		if math.Abs(norm-1) > supportTol {
-			return &ValueError{Elem: i * k, Value: v[i*k], Want: fmt.Sprintf("rows of unit norm (row %d's squares sum to %v)", i+1, norm)}
+			return &ValueError{Elem: i * k, Value: v[i*k], Want: fmt.Sprintf("rows of unit norm (row %d's squares sum to %v)", i, norm)}
 		}
 	}
 	return nil
@@ -254,7 +254,7 @@ func symmetricChol(v []float64, k int, corr bool) ([]float64, error) {
 		for j := range i {
 			a, b := v[i*k+j], v[j*k+i]
 			if math.Abs(a-b) > supportTol*max(1, math.Abs(a), math.Abs(b)) {
-				return nil, &ValueError{Elem: j*k + i, Value: b, Want: fmt.Sprintf("a symmetric matrix: [%d,%d] is %v", i+1, j+1, a)}
+				return nil, &ValueError{Elem: j*k + i, Value: b, Want: fmt.Sprintf("a symmetric matrix: [%d, %d] is %v", i, j, a)}
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/internal/reftest"
 	"github.com/gpplang/gpp/internal/shareddata"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // refTol is how far a fitted posterior mean may lie from the NUTS reference
@@ -71,7 +72,7 @@ func fitSummary(t *testing.T, model string, dataArgs []string, s sgvb.Settings) 
 		res.Natural(z, x)
 		for _, lat := range l.Model.Latents {
 			for k := 0; k < lat.Size; k++ {
-				add(stanName(lat.Name, lat.Shape, k), z[lat.Offset+k])
+				add(compile.StanName(lat.Name, lat.Shape, k), z[lat.Offset+k])
 			}
 		}
 		_, outs, err := ev.Eval(x)
@@ -80,7 +81,7 @@ func fitSummary(t *testing.T, model string, dataArgs []string, s sgvb.Settings) 
 		}
 		for i, o := range l.Model.Outputs {
 			for k, v := range outs[i] {
-				add(stanName(o.Name, o.Shape, k), v)
+				add(compile.StanName(o.Name, o.Shape, k), v)
 			}
 		}
 	}
@@ -90,17 +91,6 @@ func fitSummary(t *testing.T, model string, dataArgs []string, s sgvb.Settings) 
 		out[name] = refRow{m, math.Sqrt(math.Max(0, sum2[name]/draws-m*m))}
 	}
 	return out
-}
-
-// stanName is Stan's 1-based element name: theta[3], W[2,1].
-func stanName(name string, shape []int, k int) string {
-	switch len(shape) {
-	case 0:
-		return name
-	case 1:
-		return name + "[" + strconv.Itoa(k+1) + "]"
-	}
-	return name + "[" + strconv.Itoa(k/shape[1]+1) + "," + strconv.Itoa(k%shape[1]+1) + "]"
 }
 
 // comparePosterior checks every posterior mean of the fit against the NUTS

@@ -306,9 +306,9 @@ func TestNUTSOrdered(t *testing.T) {
 	m3 := 3 / (2 * math.Sqrt(math.Pi))
 	v3 := 1 + math.Sqrt(3)/(2*math.Pi) - m3*m3
 	sampleMoments(t, "param c: ordered[3] ~ Normal(0, 1)\n", []exactMoment{
-		{name: "c[1]", latent: "c", el: 0, mean: -m3, vr: v3},
-		{name: "c[2]", latent: "c", el: 1, mean: 0, vr: 1 - math.Sqrt(3)/math.Pi},
-		{name: "c[3]", latent: "c", el: 2, mean: m3, vr: v3},
+		{name: "c[0]", latent: "c", el: 0, mean: -m3, vr: v3},
+		{name: "c[1]", latent: "c", el: 1, mean: 0, vr: 1 - math.Sqrt(3)/math.Pi},
+		{name: "c[2]", latent: "c", el: 2, mean: m3, vr: v3},
 	})
 }
 
@@ -317,8 +317,8 @@ func TestNUTSOrdered(t *testing.T) {
 // 1/2, variance 1/4), the maximum of mean 3/2 and variance 5/4.
 func TestNUTSPositiveOrdered(t *testing.T) {
 	sampleMoments(t, "param d: positive_ordered[2] ~ Exponential(1)\n", []exactMoment{
-		{name: "d[1]", latent: "d", el: 0, mean: 0.5, vr: 0.25},
-		{name: "d[2]", latent: "d", el: 1, mean: 1.5, vr: 1.25},
+		{name: "d[0]", latent: "d", el: 0, mean: 0.5, vr: 0.25},
+		{name: "d[1]", latent: "d", el: 1, mean: 1.5, vr: 1.25},
 	})
 }
 
@@ -353,8 +353,8 @@ func TestNUTSBounded(t *testing.T) {
 		{name: "a", latent: "a", mean: m1, vr: v1},
 		{name: "b", latent: "b", mean: m2, vr: v2},
 		{name: "c", latent: "c", mean: m3, vr: v3},
-		{name: "e[1]", latent: "e", el: 0, mean: m1, vr: v1},
-		{name: "e[2]", latent: "e", el: 1, mean: m4, vr: v4},
+		{name: "e[0]", latent: "e", el: 0, mean: m1, vr: v1},
+		{name: "e[1]", latent: "e", el: 1, mean: m4, vr: v4},
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // The conjugate inverse Wishart: n zero-mean pairs x_i ~ MvNormal(0, Σ)
@@ -82,7 +83,7 @@ output Sig = Sigma
 		got := fitSummary(t, model, []string{dataFile}, sgvb.Settings{Seed: seed})
 		for i := range 2 {
 			for j := range 2 {
-				name := stanName("Sig", []int{2, 2}, i*2+j)
+				name := compile.StanName("Sig", []int{2, 2}, i*2+j)
 				want, sd := psi[i*2+j]/(nuPost-3), math.Sqrt(iwVar(psi, nuPost, i, j))
 				g := got[name]
 				t.Logf("seed %d: %s: q mean %.4f sd %.4f, exact posterior mean %.4f sd %.4f", seed, name, g.mean, g.sd, want, sd)

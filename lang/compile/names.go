@@ -7,8 +7,10 @@ import (
 
 // Values of a latent or an output are stored row-major (element k of a
 // [n, m] matrix is row k/m, column k%m); gpp's CSV files, as CmdStan's,
-// list them column-major and name them by 1-based indices. The functions
-// below are that one convention, shared by gpp's outputs and the Go API.
+// list them column-major and name them by 1-based indices (CSVName); the
+// tables and messages name them by the language's 0-based ones (ElemName).
+// The functions below are those conventions, shared by gpp's outputs and
+// the Go API.
 
 // ShapeLen is the number of elements of a value of the shape: the product
 // of its dims, 1 for a scalar's nil.
@@ -72,17 +74,31 @@ func CSVName(name string, shape []int, k int) string {
 	return b.String()
 }
 
-// ElemName returns Stan's name of element k (row-major) of the value name
-// of the shape, as messages and summaries print it: "W[2,1]" (1-based),
-// name for a scalar.
+// ElemName returns gpp's name of element k (row-major) of the value name
+// of the shape, as every table, summary and message names it for a gpp
+// model: the language's 0-based indices, "W[1, 0]" (an expression a user
+// can paste into a model or the REPL, and ArviZ's spelling), name for a
+// scalar. draws.csv keeps CmdStan's 1-based columns (CSVName).
 func ElemName(name string, shape []int, k int) string {
-	idx := Unravel(shape, k)
+	return indexName(name, Unravel(shape, k), 0, ", ")
+}
+
+// StanName returns Stan's name of element k (row-major) of the value name
+// of the shape: "W[2,1]" (1-based, as stansummary and Stan's reference
+// summaries name it), name for a scalar. It is for matching and printing
+// Stan's names (CmdStan's CSVs, posteriordb), never a gpp model's.
+func StanName(name string, shape []int, k int) string {
+	return indexName(name, Unravel(shape, k), 1, ",")
+}
+
+// indexName writes name[i, j] with each index plus base, joined by sep.
+func indexName(name string, idx []int, base int, sep string) string {
 	if len(idx) == 0 {
 		return name
 	}
 	parts := make([]string, len(idx))
 	for i, v := range idx {
-		parts[i] = strconv.Itoa(v + 1)
+		parts[i] = strconv.Itoa(v + base)
 	}
-	return name + "[" + strings.Join(parts, ",") + "]"
+	return name + "[" + strings.Join(parts, sep) + "]"
 }

@@ -5,14 +5,27 @@ import (
 	"testing"
 )
 
-// TestNames checks Stan-style element names and CmdStan's column order,
+// TestNames checks gpp's 0-based element names, Stan's 1-based ones and
+// CmdStan's column names and order,
 // the first index fastest, for a scalar, a vector, a matrix and (though
 // gpp's values have at most two dimensions) a rank-3 array, whose order
 // CmdStan writes as x.1.1.1, x.2.1.1, x.1.2.1, ...
 func TestNames(t *testing.T) {
 	shape := []int{2, 3}
-	if got := ElemName("W", shape, 1); got != "W[1,2]" {
+	if got := ElemName("W", shape, 1); got != "W[0, 1]" { // row 0, column 1: the language's W[0, 1]
 		t.Errorf("ElemName = %s", got)
+	}
+	if got := ElemName("W", shape, 5); got != "W[1, 2]" {
+		t.Errorf("ElemName of the last = %s", got)
+	}
+	if got := ElemName("r", []int{4}, 0); got != "r[0]" {
+		t.Errorf("ElemName of a vector's first = %s", got)
+	}
+	if got := StanName("W", shape, 1); got != "W[1,2]" {
+		t.Errorf("StanName = %s", got)
+	}
+	if got := StanName("s", nil, 0); got != "s" {
+		t.Errorf("scalar Stan name %s", got)
 	}
 	if got := CSVName("W", shape, 5); got != "W.2.3" {
 		t.Errorf("CSVName = %s", got)
