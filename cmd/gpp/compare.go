@@ -42,7 +42,10 @@ elpd_loo less the best's (0 for the best) and se_diff its standard error,
 observations' elpd_loo (Vehtari, Gelman and Gabry 2017). A difference
 smaller than about 2·se_diff, or than 4 nats, is not a clear preference.
 p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
-observations whose elpd_loo is unreliable. The model column is the model
+observations whose elpd_loo is unreliable. A fit whose loo.csv records
+per_observation_params (its log_lik reads a param with an element per
+observation, where PSIS-LOO is unreliable and typically too optimistic:
+integrate the param out to compare) is marked * and warned of. The model column is the model
 file (and --set values) from the fit.json beside loo.csv, marked
 "(Laplace)" for a fit of --family laplace, "(Pathfinder)" for one of
 --family pathfinder (for a sample, from its
@@ -92,6 +95,11 @@ type looFit struct {
 	k        []float64
 	matched  int  // observations moment matched (loo.csv's comment line)
 	kfold    bool // a gpp kfold's kfold.csv: elpd_kfold, and k̂ of its draws' terms
+	// conditional names the params with an element per observation that
+	// the fit's log_lik reads (loo.csv's looCondComment line;
+	// nil: none), which makes it too optimistic against a model that
+	// integrates them out.
+	conditional []string
 }
 
 // looRank is a fit's row of a comparison.
@@ -193,6 +201,13 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "warning: no model weights: %v", err)
 	}
 	for _, r := range ranks {
+		if c := r.fit.conditional; len(c) > 0 {
+			names := strings.Join(c, ", ")
+			errorf(stderr, "warning: %s: its log_lik reads %s, a param with an element per observation (loo.csv says so; the fit said why): "+
+				"leaving an observation out sends its element of %s back to its prior, more than importance sampling can reweight, so its elpd_loo is unreliable and typically too optimistic, and its rank and weight mislead; "+
+				"compare the fit of the model with %s integrated out instead", r.fit.label, names, names, names)
+			continue
+		}
 		if r.badK > 0 && r.fit.kfold {
 			errorf(stderr, "warning: %s: the held-out elpd of %d of %d observations rests on a few draws (k̂ above 0.7): its elpd_kfold may be unreliable (gpp kfold said why: in a fold whose q misses its posterior, --fullrank all or --nuts; for an observation the other rows hardly predict, more --output-draws)", r.fit.label, r.badK, r.nObserve)
 			continue
@@ -545,6 +560,14 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 		}
 	}
 	f := &looFit{path: path, matched: matched, kfold: kfold}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("#")) {
+			break
+		}
+		if names, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte(looCondComment)); ok && len(names) > 0 {
+			f.conditional = strings.Split(string(names), ",")
+		}
+	}
 	seen := map[string]int{} // name → line
 	for {
 		rec, err := r.Read()
@@ -736,8 +759,14 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		head = slices.Insert(head, 1, "model")
 	}
 	t.row(head...)
+	conditional := false
 	for _, r := range ranks {
-		cells := []string{r.fit.label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weightNum(r.weight), num1(r.p), strconv.Itoa(r.badK)}
+		label := r.fit.label
+		if len(r.fit.conditional) > 0 {
+			label += " *"
+			conditional = true
+		}
+		cells := []string{label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weightNum(r.weight), num1(r.p), strconv.Itoa(r.badK)}
 		if withModel {
 			cells = slices.Insert(cells, 1, r.fit.model)
 		}
@@ -751,6 +780,10 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	if slices.ContainsFunc(ranks, func(r looRank) bool { return r.fit.kfold }) {
 		fmt.Fprint(w, "A K-fold row (gpp kfold) gives elpd_kfold and p_kfold, its k̂ that of each held-out\n"+
 			"observation's estimate.\n")
+	}
+	if conditional {
+		fmt.Fprint(w, "* log_lik reads a param with an element per observation (loo.csv's\n"+
+			"per_observation_params): elpd_loo unreliable, typically too optimistic.\n")
 	}
 }
 

@@ -732,6 +732,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 
 	ds, err := makeDrawsAt(r, mix, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
+	if err == nil && ds.loo != nil {
+		ds.looCond = looConditional(l)
+	}
 	if err == nil && cfg.momentMatch {
 		ds.mm, err = momentMatchFit(ctx, ds, r, mix, l.Model, s.Workers)
 	}

@@ -819,9 +819,10 @@ func (a *logSum) value() float64 {
 // bound may read the split data (real<lower=max(y)> would put a held-out
 // row's θ above its own rows' max, not the training rows').
 func sameParams(ma, mb *compile.Model, by, size, na, nb string) error {
+	perObs := perObservationParams(ma, mb)
 	for i, a := range ma.Latents {
 		b := mb.Latents[i]
-		if a.Size != b.Size || !slices.Equal(a.Shape, b.Shape) {
+		if slices.Contains(perObs, i) {
 			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on %s, %s on %s): %s predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, shapeText(a.Shape), na, shapeText(b.Shape), nb, by)
 		}
 		if a.Support != b.Support || a.Loc != b.Loc || a.Scale != b.Scale || !slices.Equal(a.LocV, b.LocV) || !slices.Equal(a.ScaleV, b.ScaleV) {
@@ -829,6 +830,22 @@ func sameParams(ma, mb *compile.Model, by, size, na, nb string) error {
 		}
 	}
 	return nil
+}
+
+// perObservationParams returns the indices of the latents of ma whose
+// shape differs in mb, the same model compiled on other rows
+// (kfoldSetup.model): the params with an element per observation (or
+// otherwise sized by the observations' count). K-fold and --reloo refuse
+// them (sameParams); LOO warns that its estimate is unreliable where
+// log_lik reads them (looConditional).
+func perObservationParams(ma, mb *compile.Model) []int {
+	var out []int
+	for i, a := range ma.Latents {
+		if b := mb.Latents[i]; a.Size != b.Size || !slices.Equal(a.Shape, b.Shape) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // fullFit is the fit to all data as the folds wait for it: published

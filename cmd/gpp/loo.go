@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/check"
@@ -320,8 +321,14 @@ func looObservations(v variable, m *compile.Model) []int {
 	return obs
 }
 
+// looCondComment opens loo.csv's second comment line, which names the
+// params with an element per observation that log_lik reads
+// (looConditional), when there are any: gpp compare warns of such a fit.
+const looCondComment = "# per_observation_params = "
+
 // writeLOOCSV writes loo.csv: a comment line with elpd_loo, its standard
-// error and p_loo, then per observation (the log_lik element) its elpd_loo
+// error and p_loo (and one naming the per-observation params log_lik
+// reads, if any: looCondComment), then per observation (the log_lik element) its elpd_loo
 // and p_loo to full precision (gpp compare sums and differences them) and
 // its Pareto k̂.
 func writeLOOCSV(w io.Writer, ds *drawSet) error {
@@ -338,6 +345,13 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	}
 	fmt.Fprintf(w, "# elpd_loo = %s, se = %s, p_loo = %s, pareto_k above 0.7: %d of %d%s\n",
 		formatNum(lo.ELPD), formatNum(lo.SE), formatNum(lo.P), lo.BadK(), len(lo.Points), matched)
+	if len(ds.looCond) > 0 {
+		names := make([]string, len(ds.looCond))
+		for i, c := range ds.looCond {
+			names[i] = c.name
+		}
+		fmt.Fprintf(w, "%s%s\n", looCondComment, strings.Join(names, ","))
+	}
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"name", "elpd_loo", "p_loo", "pareto_k"})
 	if v, ok := ds.looVar(); ok {
@@ -407,8 +421,13 @@ var tooFewTail = fmt.Sprintf("fewer than %d draws with a finite weight", sgvb.PS
 
 // drawsLOOWarning is looWarning for the draws' LOO, less its one-element
 // case for a log_lik declared a scalar: the check warned at the output's
-// declaration (check.logLik), and the fit need not say it again.
+// declaration (check.logLik), and the fit need not say it again. A LOO
+// whose log_lik reads a param per observation (ds.looCond) gets
+// looConditionalWarning instead, whose advice replaces looWarning's.
 func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more string) string {
+	if ds.loo != nil && len(ds.loo.Points) > 1 && len(ds.looCond) > 0 {
+		return looConditionalWarning(ds.looCond)
+	}
 	w := looWarning(ds.loo, fitK, fitESS, listed, joint, more)
 	if v, ok := ds.looVar(); ok && len(v.shape) == 0 && ds.loo != nil && len(ds.loo.Points) == 1 {
 		return ""

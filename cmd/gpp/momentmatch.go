@@ -55,7 +55,9 @@ func momentMatchRefusal(cfg *fitConfig, m *compile.Model) string {
 // --reloo did; "" or a clause starting "; ".
 func momentMatchAdvice(cfg *fitConfig, ds *drawSet) string {
 	switch {
-	case ds.loo == nil || ds.loo.BadK() == 0:
+	case ds.loo == nil || ds.loo.BadK() == 0 || len(ds.looCond) > 0:
+		// none to bring down, or log_lik reads a param per observation,
+		// which moment matching does not mend (looConditionalWarning)
 		return ""
 	case ds.rl != nil && ds.rl.refit > 0:
 		return fmt.Sprintf("; --reloo refitted %d of them, whose k̂ is now that of the refit's estimate: it rests on a few of the refit's draws", ds.rl.refit)

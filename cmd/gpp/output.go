@@ -771,6 +771,9 @@ type drawSet struct {
 	badErr error       // the first such error
 	loo    *sgvb.LOO   // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
 	looObs []int       // the log_lik elements (j of its v.elems) that loo's Points are, in order
+	// looCond are the params with an element per observation that log_lik
+	// reads, on which loo is conditional (looConditional; nil: none).
+	looCond []looCondParam
 	// pitDraws are loo's draws for the LOO-PIT (loopit.go; nil: no LOO),
 	// and pits its checks once made (pitChecks).
 	pitDraws *looDraws

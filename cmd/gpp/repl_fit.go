@@ -342,6 +342,9 @@ func (r *repl) fitCmd(args []string) {
 	ds, err := makeDrawsAt(res, nil, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
 	if err == nil {
 		nameByLabels(ds.vars, l)
+		if ds.loo != nil {
+			ds.looCond = looConditional(l)
+		}
 	}
 	if err == nil && cfg.momentMatch {
 		ds.mm, err = momentMatchFit(ctx, ds, res, nil, l.Model, s.Workers)

@@ -77,6 +77,7 @@ func (r *repl) sensitivityCmd(args []string) {
 		return
 	}
 	m := l.Model
+	cfg.choosePrior(l)
 	con := newConsole(r.err, false, false, cfg.verbose)
 	var b *sensBase
 	if s := r.sample; s != nil {
@@ -108,6 +109,8 @@ const replSensitivityHelp = `The power-scaling sensitivity of the session's last
 sensitivity computes it, with its flags: of the draws of the last :sample,
 or, when a :fit ran last, of its q's draws weighted by p/q (the table's
 draws line says which). The model, its data and the :set values must be
-those of that sample or fit. --prior NAMES and --likelihood NAMES narrow the
-parts power-scaled; --csv FILE and --plots DIR write files.
+those of that sample or fit. As there, the prior power-scaled leaves out
+hierarchical population priors and non-centred innovations by default;
+--prior all scales every prior, --prior NAMES and --likelihood NAMES narrow
+the parts power-scaled; --csv FILE and --plots DIR write files.
 `

@@ -82,3 +82,24 @@ func TestReplSensitivity(t *testing.T) {
 		t.Errorf(":help sensitivity:\n%s", out)
 	}
 }
+
+// TestReplSensitivityDefault: :sensitivity selects the prior as gpp
+// sensitivity does: on the pumps model it leaves out theta's population
+// prior and says so; --prior all power-scales every prior.
+func TestReplSensitivityDefault(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "pumps.gpp", "data t: positive[N]\ndata x: int[N]\nparam alpha: positive ~ Exponential(1)\nparam beta: positive ~ Gamma(0.1, 1)\nparam theta: positive[N] ~ Gamma(alpha, beta)\nx ~ Poisson(theta .* t)\n")
+	data := writeFile(t, dir, "pumps.csv", "t,x\n94.3,5\n15.7,1\n62.9,5\n126,14\n5.24,3\n31.4,19\n1.05,1\n1.05,1\n2.1,4\n10.5,22\n")
+	r, out, errb := newTestRepl()
+	typeIn(r, ":load "+model, ":data "+data, ":sample --quiet --chains 2 --warmup 300 --draws 300 --seed 3")
+	out.Reset()
+	typeIn(r, ":sensitivity")
+	if !strings.Contains(out.String(), "power-scaled the prior of alpha, beta and the likelihood") || !strings.Contains(out.String(), "left out     the prior of theta (Gamma(alpha, beta) reads params") {
+		t.Errorf(":sensitivity does not leave out theta's prior:\n%s%s", out, errb)
+	}
+	out.Reset()
+	typeIn(r, ":sensitivity --prior all")
+	if !strings.Contains(out.String(), "power-scaled the prior and the likelihood") || strings.Contains(out.String(), "left out") {
+		t.Errorf(":sensitivity --prior all:\n%s%s", out, errb)
+	}
+}

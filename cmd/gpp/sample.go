@@ -708,6 +708,9 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	run.sd = sd
 	run.st, run.ms = summariseChains(sd, s.Workers, cfg.hdi)
 	sampleLOO(sd, m)
+	if sd.ds.loo != nil {
+		sd.ds.looCond = looConditional(l)
+	}
 	if cfg.momentMatch {
 		if sd.ds.mm, err = momentMatchSample(ctx, sd, m, u, s.Workers); err != nil {
 			printError(con, err, srcs)

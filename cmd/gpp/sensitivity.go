@@ -59,13 +59,19 @@ side is a param, an element or a slice of one (theta[i] ~ Normal(mu, tau) in a
 loop) or an expression or a let of params that reads no data (log(sigma) ~
 Normal(0, 1)), and every target += that reads no data. The likelihood is every ~ on data (their truncations and missing
 values included) and every target += that reads data. The log Jacobians of
-the coordinates are in neither: they cancel. --prior NAMES narrows the prior
-to the priors of those params, --likelihood NAMES the likelihood to the
-terms of those data (priorsense's prior_selection and likelihood_selection);
-the rest is in neither part. In a hierarchical model, name the top-level
-params (--prior mu,tau for theta ~ Normal(mu, tau)), as brms's lprior does:
-the group effects' distribution is the model's structure, not a prior
-choice.
+the coordinates are in neither: they cancel.
+
+By default the prior power-scaled is that of the prior choices, as brms's
+lprior holds them and priorsense on a brms model scales them: it leaves out
+a param whose prior's arguments read params (a hierarchical population
+distribution: theta ~ Normal(mu, tau), theta ~ Gamma(alpha, beta)) and a
+non-centred innovation (z ~ Normal(0, 1) scaled by a param elsewhere), the
+model's structure rather than a prior choice; the line after the table
+names the priors left out and why. A model without either power-scales
+every prior. --prior all power-scales every prior, --prior NAMES only the
+priors of those params, --likelihood NAMES the likelihood's terms of those
+data (priorsense's prior_selection and likelihood_selection); the rest is
+in neither part.
 
 The sensitivities are of the posterior that was sampled or fitted: the model
 and the data default to those recorded in the sample's header or in
@@ -121,6 +127,13 @@ type sensConfig struct {
 	prior, likelihood string
 	sel               compile.Selection
 	set               map[string]bool // the flags given
+	// allPriors is --prior all: every prior, none left out by default.
+	allPriors bool
+	// leftOut are the params whose priors the default selection left
+	// out (choosePrior); noChoice that it would have left out every
+	// prior, and so kept them all.
+	leftOut  []sensLeftOut
+	noChoice bool
 }
 
 // sensBase is the posterior power-scaled: its draws' values (every
@@ -258,7 +271,7 @@ func sensFlags(fs *flag.FlagSet) *sensConfig {
 	fs.IntVar(&cfg.draws, "draws", 0, fmt.Sprintf("a fit's: the draws of q to weight (default: %d, or the fit's --output-draws if more)", sensFitDraws))
 	fs.IntVar(&cfg.workers, "workers", 0, "goroutines computing the elements' sensitivities; 0: the number of CPUs\n(results do not depend on it)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; default: the fit's)")
-	fs.Var(listFlag{&cfg.prior}, "prior", "power-scale only the priors of these params, as comma-separated `NAMES`\n(priorsense's prior_selection; repeatable; default: every prior)")
+	fs.Var(listFlag{&cfg.prior}, "prior", "power-scale only the priors of these params, as comma-separated `NAMES`, or all\n(priorsense's prior_selection; repeatable; default: every prior but hierarchical\npopulation priors and non-centred innovations)")
 	fs.Var(listFlag{&cfg.likelihood}, "likelihood", "power-scale only the likelihood terms of these data, as comma-separated `NAMES`\n(priorsense's likelihood_selection; repeatable; default: every term)")
 	return cfg
 }
@@ -284,9 +297,16 @@ func (cfg *sensConfig) check() error {
 		if f.list == "" {
 			continue
 		}
+		if f.dst == &cfg.sel.Prior && strings.TrimSpace(f.list) == sensAllPriors {
+			cfg.allPriors = true
+			continue
+		}
 		for _, n := range strings.Split(f.list, ",") {
 			if n = strings.TrimSpace(n); n == "" {
 				return fmt.Errorf("--prior and --likelihood take comma-separated names, got %q", f.list)
+			}
+			if f.dst == &cfg.sel.Prior && n == sensAllPriors {
+				return fmt.Errorf("--prior %s: %s stands alone (every prior), not among names", f.list, sensAllPriors)
 			}
 			*f.dst = append(*f.dst, n)
 		}
@@ -363,6 +383,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 		return nil, err
 	}
 	m := l.Model
+	cfg.choosePrior(l)
 	if err := sc.match(m, l.Path, sensNeeds[0]); err != nil {
 		return nil, err
 	}
@@ -528,6 +549,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 		return nil, err
 	}
 	m := l.Model
+	cfg.choosePrior(l)
 	r, mix, err := fitQ(ff, path, src, cfg.sets, l.Path, m, sensNeeds)
 	if err != nil {
 		return nil, err
@@ -743,6 +765,9 @@ func printSensitivity(w io.Writer, cfg *sensConfig, b *sensBase, rows []sensRow,
 	}
 	fmt.Fprintf(w, "power-scaled the prior%s and the likelihood%s by α = %g and %g (cjs_dist per unit of log₂ α; threshold %g)\n",
 		of(cfg.sel.Prior), of(cfg.sel.Likelihood), sgvb.PowerScaleLower, sgvb.PowerScaleUpper, cfg.threshold)
+	if n := cfg.priorSelectionNote(); n != "" {
+		fmt.Fprintf(w, "left out     %s\n", n)
+	}
 	fmt.Fprintf(w, "draws        %s\n", b.what)
 	if !math.IsNaN(b.kBase) || b.lwBase != nil {
 		fit := ""

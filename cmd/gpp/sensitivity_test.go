@@ -176,11 +176,13 @@ func TestSensitivityErrors(t *testing.T) {
 }
 
 // TestSensitivitySelection: on eight schools (non-centred), power-scaling
-// every prior moves the standardised school effects theta_trans (their
-// N(0, 1) is a prior too) past 0.05; --prior mu,tau, brms's lprior,
-// leaves their population distribution alone, and their prior
-// sensitivities fall below 0.05 while tau's stays above; the table's note
-// names the selection, and --likelihood y is the whole likelihood here.
+// every prior (--prior all) moves the standardised school effects
+// theta_trans (their N(0, 1) is a prior too) past 0.05; --prior mu,tau,
+// brms's lprior, leaves their population distribution alone, and their
+// prior sensitivities fall below 0.05 while tau's stays above; the
+// default is that selection, its table row for row, and says what it
+// left out; the table's note names the selection, and --likelihood y is
+// the whole likelihood here.
 func TestSensitivitySelection(t *testing.T) {
 	dir := t.TempDir()
 	data := writeFile(t, dir, "eight.json", `{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`)
@@ -197,7 +199,7 @@ func TestSensitivitySelection(t *testing.T) {
 		}
 		return stdout
 	}
-	all, sel := run(), run("--prior", "mu,tau", "--likelihood", "y")
+	all, sel, def := run("--prior", "all"), run("--prior", "mu,tau", "--likelihood", "y"), run()
 	maxTrans := func(out string) float64 {
 		m := 0.0
 		for j := range 8 {
@@ -222,6 +224,85 @@ func TestSensitivitySelection(t *testing.T) {
 	}
 	if !strings.Contains(sel, "power-scaled the prior of mu, tau and the likelihood of y by") {
 		t.Errorf("the note does not name the selection:\n%s", sel)
+	}
+	table := func(out string) string { return out[:strings.Index(out, "\n\n")] }
+	if table(def) != table(sel) {
+		t.Errorf("the default table differs from --prior mu,tau's:\n%s\nwant:\n%s", def, sel)
+	}
+	if !strings.Contains(def, "power-scaled the prior of mu, tau and the likelihood by") ||
+		!strings.Contains(def, "left out     the prior of theta_trans (Normal(0, 1), a non-centred innovation, scaled by tau at 13:18)") ||
+		!strings.Contains(def, "--prior all power-scales every prior") {
+		t.Errorf("the default does not say what it power-scaled and left out:\n%s", def)
+	}
+	if strings.Contains(all, "left out") || strings.Contains(sel, "left out") {
+		t.Errorf("an explicit --prior says it left priors out:\n%s\n%s", all, sel)
+	}
+}
+
+// TestSensitivityDefaultPumps: on the BUGS pumps model, theta ~
+// Gamma(alpha, beta), the default power-scales alpha's and beta's priors
+// only (as --prior alpha,beta, row for row), says it left out theta's
+// population distribution, and lowers theta's prior sensitivities from
+// --prior all's, which is the old default; a model without hierarchy
+// (the conjugate normal) gives the same table either way and leaves
+// nothing out.
+func TestSensitivityDefaultPumps(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "pumps.gpp", `data t: positive[N]
+data x: int[N]
+param alpha: positive ~ Exponential(1)
+param beta: positive ~ Gamma(0.1, 1)
+param theta: positive[N]
+for i in 0:N {
+  theta[i] ~ Gamma(alpha, beta)
+}
+x ~ Poisson(theta .* t)
+`)
+	data := writeFile(t, dir, "pumps.csv", "t,x\n94.3,5\n15.7,1\n62.9,5\n126,14\n5.24,3\n31.4,19\n1.05,1\n1.05,1\n2.1,4\n10.5,22\n")
+	out := filepath.Join(dir, "s")
+	if code, _, stderr := runGpp("sample", model, data, "--chains", "2", "--draws", "1000", "--seed", "1", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("gpp sample: exit %d: %s", code, stderr)
+	}
+	run := func(fit string, args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runGpp(append([]string{"sensitivity", fit}, args...)...)
+		if code != 0 {
+			t.Fatalf("gpp sensitivity %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	table := func(out string) string { return out[:strings.Index(out, "\n\n")] }
+	def, top, all := run(out), run(out, "--prior", "alpha,beta"), run(out, "--prior", "all")
+	if table(def) != table(top) {
+		t.Errorf("the default table differs from --prior alpha,beta's:\n%s\nwant:\n%s", def, top)
+	}
+	if !strings.Contains(def, "power-scaled the prior of alpha, beta and the likelihood by") ||
+		!strings.Contains(def, "left out     the prior of theta (Gamma(alpha, beta) reads params, a population distribution)") {
+		t.Errorf("the default does not say what it power-scaled and left out:\n%s", def)
+	}
+	if !strings.Contains(all, "power-scaled the prior and the likelihood by") || table(all) == table(def) {
+		t.Errorf("--prior all is not every prior:\n%s", all)
+	}
+	// theta's prior sensitivities: every element's falls without its own
+	// population prior in the power-scaled part
+	var sumDef, sumAll float64
+	for _, line := range strings.Split(table(def), "\n") {
+		if name, _, ok := strings.Cut(line, " "); ok && strings.HasPrefix(name, "theta[") {
+			pd, _, _ := sensRowOf(t, def, name)
+			pa, _, _ := sensRowOf(t, all, name)
+			sumDef, sumAll = sumDef+pd, sumAll+pa
+		}
+	}
+	if !(sumDef > 0 && sumDef < sumAll/1.5) {
+		t.Errorf("theta's summed prior sensitivity %g by default, %g with every prior: want it well below", sumDef, sumAll)
+	}
+
+	flat := filepath.Join(dir, "flat")
+	if code, _, stderr := runGpp("sample", sensModel, "testdata/sensitivity/y100.csv", "--chains", "2", "--draws", "300", "--seed", "1", "--out", flat, "--quiet"); code != 0 {
+		t.Fatalf("gpp sample: exit %d: %s", code, stderr)
+	}
+	if d, a := run(flat), run(flat, "--prior", "all"); d != a || strings.Contains(d, "left out") {
+		t.Errorf("a model without hierarchy: the default\n%s\ndiffers from --prior all\n%s", d, a)
 	}
 }
 

@@ -102,6 +102,17 @@ func (m *Model) checkSelection(sel Selection) error {
 	return nil
 }
 
+// PriorOwners returns the params that some prior term belongs to
+// (Selection), in source order: the names a Selection's Prior may take.
+func (m *Model) PriorOwners() []string {
+	l := &lowerer{info: m.info}
+	var priors, liks []string
+	for _, s := range m.file.Stmts {
+		l.collectOwners(s, &priors, &liks)
+	}
+	return priors
+}
+
 // collectOwners adds to priors and liks the names that the prior and
 // likelihood terms of statement s (and of the statements in its body)
 // belong to, each once.

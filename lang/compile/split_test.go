@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -273,6 +274,10 @@ func TestSplitSelection(t *testing.T) {
 		if _, err := c.m.NewSplit(c.sel); err == nil || err.Error() != c.want {
 			t.Errorf("%+v: error %v, want %q", c.sel, err, c.want)
 		}
+	}
+	// PriorOwners lists the names the error lists, in source order
+	if got, want := m.PriorOwners(), []string{"mu", "tau", "s", "theta"}; !slices.Equal(got, want) {
+		t.Errorf("PriorOwners %q, want %q", got, want)
 	}
 }
 

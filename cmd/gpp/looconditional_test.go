@@ -1,0 +1,197 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// nbMixModel is an explicit gamma–Poisson mixture, a latent u per
+// observation that log_lik reads; nbMarginalModel is the same model with
+// u integrated out (a negative binomial).
+const (
+	nbMixModel = `data x: real[N]
+data y: int[N]
+param b0: real ~ Normal(0, 2)
+param b1: real ~ Normal(0, 2)
+param phi: positive ~ Gamma(2, 0.5)
+param u: positive[N] ~ Gamma(phi, phi)
+y ~ Poisson(exp(b0 + b1 * x) .* u)
+output log_lik = logpdf(y, Poisson(exp(b0 + b1 * x) .* u))
+`
+	nbMarginalModel = `data x: real[N]
+data y: int[N]
+param b0: real ~ Normal(0, 2)
+param b1: real ~ Normal(0, 2)
+param phi: positive ~ Gamma(2, 0.5)
+y ~ NegBinomialLog(b0 + b1 * x, phi)
+output log_lik = logpdf(y, NegBinomialLog(b0 + b1 * x, phi))
+`
+)
+
+// nbMixData writes n rows of negative binomial counts, drawn as their
+// gamma–Poisson mixture from a seeded source.
+func nbMixData(t *testing.T, dir string, n int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 11))
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for range n {
+		x := rng.NormFloat64()
+		u := gammaDraw(rng, 2) / 2 // Gamma(2, 2): mean 1
+		mu := math.Exp(1+0.7*x) * u
+		// Poisson(mu) by counting exponential arrivals in [0, 1]
+		y, s := 0, rng.ExpFloat64()
+		for s < mu {
+			y++
+			s += rng.ExpFloat64()
+		}
+		fmt.Fprintf(&b, "%.4f,%d\n", x, y)
+	}
+	return writeFile(t, dir, "nb.csv", b.String())
+}
+
+// gammaDraw draws Gamma(k, 1) for an integer shape k, as a sum of k
+// exponentials.
+func gammaDraw(rng *rand.Rand, k int) float64 {
+	s := 0.0
+	for range k {
+		s += rng.ExpFloat64()
+	}
+	return s
+}
+
+// TestLOOConditional: a fit and a sample of the explicit mixture warn
+// that their elpd_loo is unreliable as log_lik reads u (naming log_lik's line and the
+// negative binomial that integrates u out), do not send the user to gpp
+// kfold, and record per_observation_params in loo.csv; gpp compare warns of such
+// a fit and footnotes its row. The negative binomial model gets none of
+// this.
+func TestLOOConditional(t *testing.T) {
+	dir := t.TempDir()
+	mix := writeFile(t, dir, "nbmix.gpp", nbMixModel)
+	nb := writeFile(t, dir, "nb2.gpp", nbMarginalModel)
+	data := nbMixData(t, dir, 60)
+	runs := []struct {
+		name  string
+		args  []string
+		model string
+		cond  bool
+	}{
+		{"mix-fit", []string{"fit", mix, data, "--quiet"}, mix, true},
+		{"mix-sample", []string{"sample", mix, data, "--quiet", "--chains", "2", "--warmup", "200", "--draws", "200"}, mix, true},
+		{"nb-fit", []string{"fit", nb, data, "--quiet"}, nb, false},
+	}
+	for _, r := range runs {
+		out := filepath.Join(dir, r.name)
+		code, _, stderr := runGpp(append(r.args, "--out", out)...)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", r.name, code, stderr)
+		}
+		warned := strings.Contains(stderr, "log_lik (") && strings.Contains(stderr, "reads u (declared at")
+		if warned != r.cond {
+			t.Errorf("%s: conditional warning %v, want %v:\n%s", r.name, warned, r.cond, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, looFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), "\n"+looCondComment+"u\n"); got != r.cond {
+			t.Errorf("%s: loo.csv records per_observation_params = u: %v, want %v:\n%.300s", r.name, got, r.cond, b)
+		}
+		if !r.cond {
+			continue
+		}
+		for _, want := range []string{"log_lik (" + mix + ":8:8) reads u (declared at 6:7)", "NegBinomial(exp(b0 + b1 * x), phi) in place of the Poisson"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s: the warning lacks %q:\n%s", r.name, want, stderr)
+			}
+		}
+		var loo string // the LOO warning
+		for _, line := range strings.Split(stderr, "\n") {
+			if strings.Contains(line, "warning: LOO") {
+				loo += line
+			}
+		}
+		for _, bad := range []string{"K-fold cross-validation (gpp kfold", "--moment-match moves the draws", "--fullrank all", "Pareto k̂ above 0.7"} {
+			if strings.Contains(loo, bad) {
+				t.Errorf("%s: the warning still advises %q:\n%s", r.name, bad, stderr)
+			}
+		}
+	}
+	code, stdout, stderr := runGpp("compare", filepath.Join(dir, "nb-fit"), filepath.Join(dir, "mix-fit"), filepath.Join(dir, "mix-sample"))
+	if code != exitOK {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	for _, fit := range []string{"mix-fit", "mix-sample"} {
+		if !strings.Contains(stderr, filepath.Join(dir, fit)+": its log_lik reads u, a param with an element per observation") {
+			t.Errorf("compare does not warn of %s:\n%s", fit, stderr)
+		}
+		if !strings.Contains(stdout, filepath.Join(dir, fit)+" *") {
+			t.Errorf("compare does not footnote %s's row:\n%s", fit, stdout)
+		}
+	}
+	if strings.Contains(stderr, "nb-fit: its log_lik reads") || strings.Contains(stdout, "nb-fit *") {
+		t.Errorf("compare marks the negative binomial fit:\n%s%s", stdout, stderr)
+	}
+	if !strings.Contains(stdout, "* log_lik reads a param with an element per observation") {
+		t.Errorf("compare has no footnote:\n%s", stdout)
+	}
+}
+
+// TestLOOConditionalGeneric: a per-observation param that is no gamma
+// multiplier of a Poisson rate gets the generic advice; one that log_lik
+// does not read gets no warning.
+func TestLOOConditionalGeneric(t *testing.T) {
+	dir := t.TempDir()
+	data := nbMixData(t, dir, 40)
+	generic := writeFile(t, dir, "ln.gpp", `data x: real[N]
+data y: int[N]
+param b0: real ~ Normal(0, 2)
+param sigma: positive ~ Exponential(1)
+param e: real[N] ~ Normal(0, sigma)
+y ~ PoissonLog(b0 + x + e)
+output log_lik = logpdf(y, PoissonLog(b0 + x + e))
+`)
+	code, _, stderr := runGpp("fit", generic, data, "--quiet", "--out", filepath.Join(dir, "g"))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "reads e (declared at") || !strings.Contains(stderr, "write the model with e integrated out of each observation's distribution") {
+		t.Errorf("no generic conditional warning:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "NegBinomial(") {
+		t.Errorf("a negative binomial offered for a normal effect:\n%s", stderr)
+	}
+	unread := writeFile(t, dir, "unread.gpp", `data x: real[N]
+data y: int[N]
+param b0: real ~ Normal(0, 2)
+param e: real[N] ~ Normal(0, 1)
+y ~ PoissonLog(b0 + x)
+output log_lik = logpdf(y, PoissonLog(b0 + x))
+`)
+	code, _, stderr = runGpp("fit", unread, data, "--quiet", "--out", filepath.Join(dir, "u"))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "a param with an element per observation") {
+		t.Errorf("a param log_lik does not read makes LOO conditional:\n%s", stderr)
+	}
+}
+
+// TestReplLOOConditional: :fit warns of a LOO whose log_lik reads u as gpp fit
+// does.
+func TestReplLOOConditional(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "nbmix.gpp", nbMixModel)
+	data := nbMixData(t, dir, 40)
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load "+model, ":data "+data, ":fit --quiet")
+	if !strings.Contains(errb.String(), "reads u (declared at") {
+		t.Errorf(":fit does not warn of the conditional LOO:\n%s", errb)
+	}
+}

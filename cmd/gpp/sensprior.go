@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+)
+
+// sensAllPriors is --prior's word for every prior, hierarchical
+// population priors and non-centred innovations included (gpp
+// sensitivity's default before it left those out).
+const sensAllPriors = "all"
+
+// sensLeftOut is a param whose prior gpp sensitivity's default leaves
+// out of the power-scaled prior, and why.
+type sensLeftOut struct {
+	name, why string
+}
+
+// choosePrior sets the prior selection of a gpp sensitivity (or
+// :sensitivity) of the model l where --prior gave none: the priors that
+// are prior choices, as brms's lprior holds them and priorsense on a brms
+// model power-scales them. It leaves out the priors of the params in
+// sensHierarchy, which are the model's structure; where that leaves no
+// prior (the top-level params are flat), or none is left out, the
+// selection stays nil, every prior.
+func (cfg *sensConfig) choosePrior(l *pipeline.Loaded) {
+	if cfg.allPriors || cfg.sel.Prior != nil || l == nil || l.Model == nil {
+		return
+	}
+	out := sensHierarchy(l.File, l.Info)
+	if len(out) == 0 {
+		return
+	}
+	var keep []string
+	for _, n := range l.Model.PriorOwners() {
+		if !slices.ContainsFunc(out, func(o sensLeftOut) bool { return o.name == n }) {
+			keep = append(keep, n)
+		}
+	}
+	if len(keep) == 0 {
+		cfg.noChoice = true
+		return
+	}
+	cfg.sel.Prior, cfg.leftOut = keep, out
+}
+
+// sensHierarchy returns the params whose priors are a hierarchy's
+// structure, not a prior choice, in declaration order: a param whose
+// prior's arguments read params (a population distribution, theta ~
+// Gamma(alpha, beta) or theta ~ Normal(mu, tau), declared or a ~ on the
+// param or its elements, as centredParams's hierarchies are), and a
+// non-centred innovation (nonCentredParams: z ~ Normal(0, 1) scaled by a
+// param elsewhere). brms's lprior leaves both out.
+func sensHierarchy(file *ast.File, info *check.Info) []sensLeftOut {
+	if file == nil || info == nil {
+		return nil
+	}
+	nc := nonCentredParams(file, info)
+	var out []sensLeftOut
+	for _, lat := range info.Latents {
+		if i := slices.IndexFunc(nc, func(p nonCentredParam) bool { return p.lat == lat }); i >= 0 {
+			p := nc[i]
+			out = append(out, sensLeftOut{lat.Name, fmt.Sprintf("Normal(0, 1), a non-centred innovation, scaled by %s at %d:%d", ast.FormatExpr(p.scale), p.use.Pos().Line, p.use.Pos().Col)})
+			continue
+		}
+		for _, d := range paramPriors(file, info, lat) {
+			if readsParam(info, d) {
+				out = append(out, sensLeftOut{lat.Name, fmt.Sprintf("%s reads params, a population distribution", ast.FormatExpr(d))})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// paramPriors returns the distributions of lat's prior: the declared one
+// and those of the ~ statements (in for loops too) whose left side is
+// lat or an element or slice of it.
+func paramPriors(file *ast.File, info *check.Info, lat *check.Latent) []*ast.CallExpr {
+	var ds []*ast.CallExpr
+	if lat.Prior != nil {
+		ds = append(ds, lat.Prior)
+	}
+	for _, s := range file.Stmts {
+		ast.Inspect(s, func(n ast.Node) bool {
+			t, ok := n.(*ast.TildeStmt)
+			if !ok {
+				return true
+			}
+			lhs := ast.Unparen(t.LHS)
+			if ix, ok := lhs.(*ast.IndexExpr); ok {
+				lhs = ast.Unparen(ix.X)
+			}
+			if id, ok := lhs.(*ast.Ident); ok && info.Uses[id] == lat.Symbol {
+				ds = append(ds, t.Dist)
+			}
+			return false
+		})
+	}
+	return ds
+}
+
+// readsParam reports whether some argument of the distribution d reads a
+// param (through lets).
+func readsParam(info *check.Info, d *ast.CallExpr) bool {
+	reads := false
+	for _, a := range d.Args {
+		info.VisitReads(a, true, func(s *check.Symbol) bool {
+			reads = reads || s.Kind == check.Param
+			return reads
+		})
+	}
+	return reads
+}
+
+// priorSelectionNote says, after a default selection (choosePrior), which
+// priors were left out and why, and the flag that power-scales them all;
+// "" where the default is every prior.
+func (cfg *sensConfig) priorSelectionNote() string {
+	if cfg.noChoice {
+		return "every prior reads params or is a non-centred innovation (the top-level params are flat): power-scaled them all"
+	}
+	if len(cfg.leftOut) == 0 {
+		return ""
+	}
+	parts := make([]string, len(cfg.leftOut))
+	for i, o := range cfg.leftOut {
+		parts[i] = fmt.Sprintf("%s (%s)", o.name, o.why)
+	}
+	the := "the prior of"
+	if len(parts) > 1 {
+		the = "the priors of"
+	}
+	return fmt.Sprintf("%s %s: the model's structure, not a prior choice (brms's lprior leaves such priors out); --prior %s power-scales every prior",
+		the, strings.Join(parts, "; "), sensAllPriors)
+}
