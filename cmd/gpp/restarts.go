@@ -515,6 +515,12 @@ func greedyMatch(K int, d func(i, j int) float64) bool {
 // that the elements with weight carry, as a sparse factor's near-zero
 // loadings, with sds near zero too, add little to either sum.
 func matrixAxisSwitched(shape []int, a int, m0, s0, m, s []float64) bool {
+	return matrixAxisApart(shape, a, m0, s0, m, s, switchApart)
+}
+
+// matrixAxisApart is matrixAxisSwitched with apartSD in place of
+// switchApart.
+func matrixAxisApart(shape []int, a int, m0, s0, m, s []float64, apartSD float64) bool {
 	K, P := shape[a], shape[1-a]
 	at := func(k, p int) int {
 		if a == 0 {
@@ -533,7 +539,7 @@ func matrixAxisSwitched(shape []int, a int, m0, s0, m, s []float64) bool {
 		}
 		return math.Sqrt(num / den)
 	}
-	return permuted(K, d, switchApart)
+	return permuted(K, d, apartSD)
 }
 
 // fitWarnings returns the warnings of a fit, or those of the restarts and

@@ -76,38 +76,49 @@ func permutedChains(elems [][][]float64, apartSD float64) (a, b int, ok bool) {
 // switchedParams returns the vector params (2 to switchMaxLen elements,
 // not outputs) with an element whose R̂ is above rhatWarn and whose chains
 // found one another's values in another order (permutedChains, apart by
-// switchApart sds), and the first such pair of chains (numbered from 1).
-// When there is one, the others with such an R̂ whose chains' means match
-// in another order and not in their own by switchMatch sds join them: a
-// mixture's weights switch with its means, but two chains' weights of
-// 0.4 and 0.6 (sd 0.07) are not two sds apart.
-func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int) {
+// switchApart sds), and the matrix params whose chains found one
+// another's rows or columns (2 to switchMaxAxis of them: a factor model's
+// components) in another order (permutedMatrixChains), with the first such
+// pair of chains (numbered from 1). When there is one, the others with
+// such an R̂ whose chains match in another order and not in their own by
+// switchMatch sds join them: a mixture's weights switch with its means,
+// but two chains' weights of 0.4 and 0.6 (sd 0.07) are not two sds apart.
+// matrix reports whether a matrix param is among them.
+func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int, matrix bool) {
 	if sd.chains < 2 || len(sd.ds.cols) == 0 {
-		return nil, 0, 0
+		return nil, 0, 0, false
 	}
 	type cand struct {
-		name  string
-		elems [][][]float64
+		name   string
+		matrix bool
+		test   func(apartSD float64) (a, b int, ok bool)
 	}
 	var cands []cand
 	for _, v := range sd.ds.vars {
-		if v.output || v.corrK != 0 || len(v.shape) != 1 || v.shape[0] < 2 || v.shape[0] > switchMaxLen {
+		n := len(v.elems)
+		vector := len(v.shape) == 1 && v.shape[0] >= 2 && v.shape[0] <= switchMaxLen
+		mat := len(v.shape) == 2 && n == v.shape[0]*v.shape[1] && max(v.shape[0], v.shape[1]) >= 2
+		if v.output || v.corrK != 0 || !(vector || mat) {
 			continue
 		}
-		K := v.shape[0]
-		if v.first+K > len(sd.ds.cols) || !slices.ContainsFunc(ms[v.first:v.first+K], func(m mcmcStats) bool { return m.rhat > rhatWarn }) {
+		if v.first+n > len(sd.ds.cols) || !slices.ContainsFunc(ms[v.first:v.first+n], func(m mcmcStats) bool { return m.rhat > rhatWarn }) {
 			continue
 		}
-		elems := make([][][]float64, K)
-		for k := range K {
-			elems[k] = sd.byChain(sd.ds.cols[v.first+k])
+		elems := make([][][]float64, n) // by row-major element
+		for j, k := range v.elems {
+			elems[k] = sd.byChain(sd.ds.cols[v.first+j])
 		}
-		cands = append(cands, cand{v.name, elems})
+		if vector {
+			cands = append(cands, cand{v.name, false, func(apartSD float64) (int, int, bool) { return permutedChains(elems, apartSD) }})
+			continue
+		}
+		shape := v.shape
+		cands = append(cands, cand{v.name, true, func(apartSD float64) (int, int, bool) { return permutedMatrixChains(elems, shape, apartSD) }})
 	}
 	switched := make([]bool, len(cands))
 	found := false
 	for i, c := range cands {
-		if ca, cb, ok := permutedChains(c.elems, switchApart); ok {
+		if ca, cb, ok := c.test(switchApart); ok {
 			if !found {
 				a, b, found = ca+1, cb+1, true
 			}
@@ -115,14 +126,38 @@ func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int) 
 		}
 	}
 	if !found {
-		return nil, 0, 0
+		return nil, 0, 0, false
 	}
 	for i, c := range cands {
-		if _, _, ok := permutedChains(c.elems, switchMatch); switched[i] || ok {
+		if _, _, ok := c.test(switchMatch); switched[i] || ok {
 			names = append(names, c.name)
+			matrix = matrix || c.matrix
 		}
 	}
-	return names, a, b
+	return names, a, b, matrix
+}
+
+// permutedMatrixChains returns the first pair of chains (a < b) that
+// found a matrix param's rows or columns (2 to switchMaxAxis of them) in
+// one another's order: elems[k][c] are the draws of row-major element k
+// in chain c. Components are compared whole, as restarts' are
+// (matrixAxisSwitched).
+func permutedMatrixChains(elems [][][]float64, shape []int, apartSD float64) (a, b int, ok bool) {
+	C := len(elems[0])
+	mean, sd := make([][]float64, C), make([][]float64, C)
+	for c := range C {
+		mean[c], sd[c] = chainMoments(elems, c)
+	}
+	for a := range C {
+		for b := a + 1; b < C; b++ {
+			for ax := range 2 {
+				if K := shape[ax]; K >= 2 && K <= switchMaxAxis && matrixAxisApart(shape, ax, mean[a], sd[a], mean[b], sd[b], apartSD) {
+					return a, b, true
+				}
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // labelSwitchAdvice ends the R̂ warning when switchedParams finds params
@@ -130,11 +165,17 @@ func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int) 
 // the components (an ordered param, by the first of names that can be
 // one in m; m nil gives the general advice). "" when there are none.
 func labelSwitchAdvice(sd *sampleDraws, ms []mcmcStats, m *compile.Model) string {
-	names, a, b := switchedParams(sd, ms)
+	names, a, b, matrix := switchedParams(sd, ms)
 	if len(names) == 0 {
 		return ""
 	}
 	list := strings.Join(names, ", ")
+	if matrix {
+		return fmt.Sprintf("chains found the same values of %s in different orders (label switching: chain %d holds chain %d's rows or columns, or elements, in another order; "+
+			"the components of a factor model or a mixture are exchangeable, so the posterior has a mode per order of their labels, and longer chains do not help): "+
+			"read quantities that do not depend on the labels (a product such as W * H, a held-out log likelihood), or give the components an order to identify them",
+			list, b, a)
+	}
 	fix := "give the components an order (an ordered[K] param of theirs) to identify them"
 	if m != nil {
 		for _, n := range names {
