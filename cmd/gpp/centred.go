@@ -311,18 +311,25 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 // centred hierarchies' (centredHints), the mirror case of non-centred
 // params the data may pin down, whose centred form is another model to
 // compare (nonCentredHints), then the mean-field hint, a cure of the
-// correlations that (non-)centring leaves (meanFieldHint;
-// docs/inference.md, The mean-field hint). None after a far start (far,
+// correlations that (non-)centring leaves: the curvature check's where it
+// ran (curv not nil: curvatureHint), else the one Pareto k̂ gates
+// (meanFieldHint; docs/inference.md, The mean-field hint). None after a far start (far,
 // farStartHint, not ""): a q stopped on its way says nothing yet about
 // the parameterisation or the family (Rats in grams: non-centring, which
 // the centred hint suggested, fitted worse).
-func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64) []string {
+func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck) []string {
 	if far != "" {
 		return nil
 	}
 	hints := centredHints(l.File, l.Info, paretoK, relESS)
 	hints = append(hints, nonCentredHints(s, l.File, l.Info, paretoK, relESS)...)
-	if h := meanFieldHint(s, l.Model, paretoK, relESS); h != "" {
+	h := ""
+	if curv != nil {
+		h = curvatureHint(curv)
+	} else {
+		h = meanFieldHint(s, l.Model, paretoK, relESS)
+	}
+	if h != "" {
 		hints = append(hints, h)
 	}
 	return hints

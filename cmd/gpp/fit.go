@@ -769,8 +769,12 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		}
 	}
 	nameByLabels(ds.vars, l)
+	var curv *curvCheck
+	if mix == nil {
+		curv = meanFieldCurvature(ctx, s, l.Model, r)
+	}
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), resample: ro}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), resample: ro, curv: curv}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
@@ -822,7 +826,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if mix != nil {
 		k, ess = mix.ParetoK, mix.ParetoRelESS
 	}
-	for _, h := range parameterisationHints(s, l, far, k, ess) {
+	for _, h := range parameterisationHints(s, l, far, k, ess, curv) {
 		con.note("hint: %s", h)
 	}
 	if h := againstHint(cfg, s, k, ess); h != "" {

@@ -55,16 +55,6 @@ func nbMixData(t *testing.T, dir string, n int) string {
 	return writeFile(t, dir, "nb.csv", b.String())
 }
 
-// gammaDraw draws Gamma(k, 1) for an integer shape k, as a sum of k
-// exponentials.
-func gammaDraw(rng *rand.Rand, k int) float64 {
-	s := 0.0
-	for range k {
-		s += rng.ExpFloat64()
-	}
-	return s
-}
-
 // TestLOOConditional: a fit and a sample of the explicit mixture warn
 // that their elpd_loo is unreliable as log_lik reads u (naming log_lik's line and the
 // negative binomial that integrates u out), do not send the user to gpp

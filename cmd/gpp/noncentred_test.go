@@ -133,12 +133,12 @@ func TestParameterisationHints(t *testing.T) {
 		{Name: "z", Support: dist.Real, Size: 8},
 	}}
 	l := &pipeline.Loaded{File: file, Info: info, Model: m}
-	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN()), []string{
+	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil), []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params",
 		"z's prior Normal(0, 1) and tau * z in the let a",
 		"--fullrank all (17 elements)",
 	})
-	if h := parameterisationHints(sgvb.Settings{}, l, "a far start", 1.1, math.NaN()); h != nil {
+	if h := parameterisationHints(sgvb.Settings{}, l, "a far start", 1.1, math.NaN(), nil); h != nil {
 		t.Errorf("after a far start: hints %q, want none", h)
 	}
 }

@@ -1213,6 +1213,9 @@ type drawsHeader struct {
 	// evidence is --evidence's estimate (nil: not asked for, or the fit
 	// was interrupted).
 	evidence *evidenceOutcome
+	// curv is the curvature check of a mean-field fit (nil: it did not
+	// run, meanFieldCurvature).
+	curv *curvCheck
 }
 
 // writeDrawsCSV writes draws.csv in CmdStan's variational layout: comment
@@ -1567,6 +1570,11 @@ type fitFile struct {
 	// Resample is what --psis-resample did to the output draws (omitted
 	// without it); the factors above are still q's.
 	Resample *fitResample `json:"psis_resample,omitempty"`
+	// MeanFieldSDRatio is, per param, the largest factor by which the
+	// curvature check of a mean-field fit finds its elements' sds too
+	// small, √(Σ_ii Λ_ii) (docs/inference.md, The mean-field hint);
+	// omitted where the check did not run.
+	MeanFieldSDRatio map[string]jsonFloat `json:"meanfield_sd_ratio,omitempty"`
 	// Files lists the files written with this fit.json in its directory,
 	// fit.json included: the next fit written there removes those it does
 	// not write again (see staleOutputs).
@@ -1940,6 +1948,9 @@ func newFitFile(h drawsHeader) *fitFile {
 		ff.Missing = append(ff.Missing, fitMissing{Latent: m.Latent, Data: m.Data, Cells: cellTexts(m.Cells)})
 	}
 	ff.Levels = fitLevelsOf(h.levels)
+	if h.curv != nil {
+		ff.MeanFieldSDRatio = h.curv.maxByLatent()
+	}
 	if o := h.resample; o != nil {
 		ff.Resample = &fitResample{Candidates: o.rs.Candidates, ParetoK: jsonFloat(o.rs.K), ESS: jsonFloat(o.rs.ESS), Distinct: o.distinct, Bad: o.rs.Bad, Resampled: o.used}
 	}

@@ -354,8 +354,9 @@ func (r *repl) fitCmd(args []string) {
 		return
 	}
 	st := summariseColumns(ds, cfg.hdi)
+	curv := meanFieldCurvature(ctx, s, l.Model, res)
 	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), curv: curv}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
@@ -406,7 +407,7 @@ func (r *repl) fitCmd(args []string) {
 	if far != "" {
 		con.note("hint: %s", far)
 	}
-	for _, h := range parameterisationHints(s, l, far, res.ParetoK, res.ParetoRelESS) {
+	for _, h := range parameterisationHints(s, l, far, res.ParetoK, res.ParetoRelESS, curv) {
 		con.note("hint: %s", h)
 	}
 	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {

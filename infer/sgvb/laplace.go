@@ -221,18 +221,31 @@ func (e *engine) newtonStep(ud *Unconstrained, u []float64, L *mat.TriDense) (fl
 	return max, e.laplaceError(at, 0).where()
 }
 
-// laplaceHessian returns the Hessian of ud's log density at u by central
-// differences of its gradient, column j from u ± h_j e_j with h_j =
-// laplaceStep·max(1, |u_j|), symmetrised; a LaplaceError where an entry
-// is not finite. Cancelling ctx stops it (nil, ctx's error).
+// laplaceHessian returns the Hessian of ud's log density at u
+// (centralHessian); a LaplaceError where an entry is not finite.
+// Cancelling ctx stops it (nil, ctx's error).
 func (e *engine) laplaceHessian(ctx context.Context, ud *Unconstrained, u []float64) (*mat.SymDense, error) {
+	H, bad, err := centralHessian(ctx, ud, u)
+	if bad >= 0 {
+		return nil, e.laplaceError(bad, math.NaN())
+	}
+	return H, err
+}
+
+// centralHessian returns the Hessian of ud's log density at u by central
+// differences of its gradient, column j from u ± h_j e_j with h_j =
+// laplaceStep·max(1, |u_j|), symmetrised: 2n gradients. bad is the first
+// column with a non-finite entry (nil H), −1 otherwise. Cancelling ctx
+// stops it (nil, ctx's error). The Laplace fit and the mean-field
+// curvature check (MeanFieldCurvature) share it.
+func centralHessian(ctx context.Context, ud *Unconstrained, u []float64) (H *mat.SymDense, bad int, err error) {
 	n := len(u)
-	H := mat.NewDense(n, n, nil)
+	D := mat.NewDense(n, n, nil)
 	x := append([]float64(nil), u...)
 	gp, gm := make([]float64, n), make([]float64, n)
 	for j := range n {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, -1, ctx.Err()
 		}
 		h := laplaceStep * math.Max(1, math.Abs(u[j]))
 		x[j] = u[j] + h
@@ -241,21 +254,21 @@ func (e *engine) laplaceHessian(ctx context.Context, ud *Unconstrained, u []floa
 		lm, _ := ud.LogDensity(x, gm)
 		x[j] = u[j]
 		if !finite(lp) || !finite(lm) || !allFinite(gp) || !allFinite(gm) {
-			return nil, e.laplaceError(j, math.NaN())
+			return nil, j, nil
 		}
 		// the step between the two points as rounded, not 2h
 		d := (u[j] + h) - (u[j] - h)
 		for i := range n {
-			H.Set(i, j, (gp[i]-gm[i])/d)
+			D.Set(i, j, (gp[i]-gm[i])/d)
 		}
 	}
 	S := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			S.SetSym(i, j, (H.At(i, j)+H.At(j, i))/2)
+			S.SetSym(i, j, (D.At(i, j)+D.At(j, i))/2)
 		}
 	}
-	return S, nil
+	return S, -1, nil
 }
 
 // laplaceCov returns the lower Cholesky factor of (−H)⁻¹, or a

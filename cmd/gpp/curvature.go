@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+// curvRatio is the sd ratio r_i = √(Σ_ii Λ_ii) from which the curvature
+// check (meanFieldCurvature) hints --fullrank: a mean-field sd that small
+// against the marginal one the log density's curvature implies
+// (docs/inference.md, The mean-field hint, for the cases measured).
+const curvRatio = 1.5
+
+// curvMaxGamma is the most elements of gamma factors a group that the
+// curvature hint suggests may hold: a joint normal over them replaces
+// their gamma factors by a log-normal's, which on many of them costs more
+// than the correlations gain (examples/gpfa.gpp, docs/inference.md).
+const curvMaxGamma = 20
+
+// curvCheck is the curvature check of a mean-field fit, per coordinate of
+// the fit (sgvb.Curvature), with the names the hint and fit.json use.
+type curvCheck struct {
+	c     *sgvb.Curvature
+	names []string // element names, per coordinate
+	lats  []int    // the factor (r.Factors) of each coordinate
+	r     *sgvb.Result
+}
+
+// meanFieldCurvature runs the curvature check of a fit (sgvb.Result.
+// MeanFieldCurvature) where it is meant and affordable: a single
+// mean-field SGVB fit of the exact log density (not MAP, Laplace,
+// Pathfinder, a --fullrank or --rank group, --minibatch or restarts) that
+// was not interrupted, of at most sgvb.MaxLaplace coordinates whose 2n
+// gradients are no more than the fit's own steps took. nil where it does
+// not run, or where −H at q's mode is not positive definite (a funnel, q
+// far from a mode): the hints then fall back to Pareto k̂
+// (meanFieldHint). It draws nothing, so the fit's numbers are unchanged.
+func meanFieldCurvature(ctx context.Context, s sgvb.Settings, m *compile.Model, r *sgvb.Result) *curvCheck {
+	if r == nil || !meanField(s) || s.Minibatch != nil || r.Interrupted || !curvAffordable(s, r) {
+		return nil
+	}
+	ud, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
+	if err != nil {
+		return nil
+	}
+	c, err := r.MeanFieldCurvature(ctx, ud)
+	if err != nil {
+		return nil
+	}
+	cc := &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim)}
+	for fi, f := range r.Factors {
+		for k := range f.Size {
+			cc.names[f.Offset+k] = compile.ElemName(f.Name, f.Shape, k)
+			cc.lats[f.Offset+k] = fi
+		}
+	}
+	return cc
+}
+
+// curvAffordable reports whether the check's 2n gradients (n = r.Dim) are
+// at most sgvb.MaxLaplace's and the gradients of the fit's steps.
+func curvAffordable(s sgvb.Settings, r *sgvb.Result) bool {
+	draws := max(s.DrawsPerStep, 1)
+	return r.Dim >= 1 && r.Dim <= sgvb.MaxLaplace && 2*r.Dim <= r.Iterations*draws
+}
+
+// maxByLatent returns, per latent, the largest ratio of its elements: the
+// "meanfield_sd_ratio" of fit.json.
+func (cc *curvCheck) maxByLatent() map[string]jsonFloat {
+	out := map[string]jsonFloat{}
+	for i, v := range cc.c.Ratio {
+		name := cc.r.Factors[cc.lats[i]].Name
+		if w, ok := out[name]; !ok || v > float64(w) {
+			out[name] = jsonFloat(v)
+		}
+	}
+	return out
+}
+
+// gammaElems is the number of coordinates of factor f held by gamma
+// factors (an ordered latent's increments included).
+func gammaElems(f sgvb.Factor) int {
+	if f.Family == sgvb.FamilyGamma {
+		return f.Size
+	}
+	n := 0
+	for _, p := range f.Parts {
+		n += gammaElems(p)
+	}
+	return n
+}
+
+// curvatureHint returns the hint of the curvature check where some
+// element's ratio is at least curvRatio: it names the worst three, with
+// the correlation of the worst with its most correlated partner, and the
+// smallest joint factor that the curvature says repairs them (curvGroup),
+// or, where no joint factor within the limits does, says so and points to
+// gpp sample. "" where no element reaches curvRatio.
+func curvatureHint(cc *curvCheck) string {
+	var bad []int
+	for i, v := range cc.c.Ratio {
+		if v >= curvRatio {
+			bad = append(bad, i)
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	slices.SortStableFunc(bad, func(i, j int) int {
+		switch a, b := cc.c.Ratio[i], cc.c.Ratio[j]; {
+		case a > b:
+			return -1
+		case a < b:
+			return 1
+		}
+		return 0
+	})
+	worst := bad[:min(len(bad), 3)]
+	names, ratios := make([]string, len(worst)), make([]string, len(worst))
+	for k, i := range worst {
+		names[k], ratios[k] = cc.names[i]+"'s", fmt.Sprintf("%.2g×", cc.c.Ratio[i])
+	}
+	who, how := andList(names), andList(ratios)
+	sds := "sds are"
+	if len(worst) == 1 {
+		sds = "sd is"
+	}
+	if more := len(bad) - len(worst); more > 0 {
+		who = strings.Join(names, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
+		how = strings.Join(ratios, ", ")
+	}
+	i := worst[0]
+	moves := ""
+	if p := cc.c.Partner[i]; p >= 0 {
+		moves = fmt.Sprintf(": the log density's curvature at q's mode says %s moves with %s (correlation %s)", cc.names[i], cc.names[p], signed(cc.c.Corr[i]))
+	}
+	head := fmt.Sprintf("%s %s about %s too small%s, which a mean-field q (one independent factor per element) cannot represent; ", who, sds, how, moves)
+	group, n, left := curvGroup(cc, bad)
+	if group == nil {
+		return head + fmt.Sprintf("no joint factor of at most %d elements (%d of them of gamma factors) is enough by that curvature, "+
+			"so gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", sgvb.MaxFullRank, curvMaxGamma)
+	}
+	flag := "--fullrank " + strings.Join(group, "+")
+	if len(group) == len(cc.r.Factors) {
+		flag = "--fullrank all"
+	}
+	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor (by that curvature, leaving no sd more than %.1f× too small): "+
+		"keep the fit with the higher ELBO (docs/inference.md, The mean-field hint)", flag, n, left)
+}
+
+// curvGroup returns the latents, in declaration order, of the joint
+// factor the curvature hint suggests for the elements bad, its size and
+// the largest ratio it leaves among them (sgvb.Curvature.GroupRatios):
+// the latents of bad, then, while some of them is still curvRatio or
+// more too small, the latent whose joining lowers that most. nil where
+// the factor would exceed sgvb.MaxFullRank elements or curvMaxGamma
+// elements of gamma factors before it is below curvRatio.
+func curvGroup(cc *curvCheck, bad []int) (group []string, n int, left float64) {
+	in := make([]bool, len(cc.r.Factors))
+	for _, i := range bad {
+		in[cc.lats[i]] = true
+	}
+	fits := func(in []bool) bool {
+		n, gammas := 0, 0
+		for fi, ok := range in {
+			if ok {
+				n += cc.r.Factors[fi].Size
+				gammas += gammaElems(cc.r.Factors[fi])
+			}
+		}
+		return n <= sgvb.MaxFullRank && gammas <= curvMaxGamma
+	}
+	worstOf := func(in []bool) float64 {
+		coords := make([]bool, len(cc.lats))
+		for i, fi := range cc.lats {
+			coords[i] = in[fi]
+		}
+		rs := cc.c.GroupRatios(coords)
+		w := 0.0
+		for _, i := range bad {
+			w = max(w, rs[i])
+		}
+		return w
+	}
+	if !fits(in) {
+		return nil, 0, 0
+	}
+	left = worstOf(in)
+	for left >= curvRatio {
+		best, bestLeft := -1, left
+		for fi := range in {
+			if in[fi] {
+				continue
+			}
+			in[fi] = true
+			if fits(in) {
+				if w := worstOf(in); w < bestLeft {
+					best, bestLeft = fi, w
+				}
+			}
+			in[fi] = false
+		}
+		if best < 0 {
+			return nil, 0, 0
+		}
+		in[best], left = true, bestLeft
+	}
+	for fi, ok := range in {
+		if ok {
+			group = append(group, cc.r.Factors[fi].Name)
+			n += cc.r.Factors[fi].Size
+		}
+	}
+	return group, n, left
+}
+
+// andList joins xs as "a", "a and b", "a, b and c".
+func andList(xs []string) string {
+	if len(xs) <= 1 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// signed formats a correlation with two decimals and a minus sign (−).
+func signed(v float64) string {
+	s := fmt.Sprintf("%.2f", math.Abs(v))
+	if v < 0 {
+		return "−" + s
+	}
+	return s
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// curvRatioTol bounds the error of the curvature check's ratio on a
+// normal posterior (central differences of the gradient: rounding only).
+const curvRatioTol = 1e-6
+
+// fitRatios returns fit.json's "meanfield_sd_ratio" of the fit in dir,
+// nil where it has none.
+func fitRatios(t *testing.T, dir string) map[string]float64 {
+	t.Helper()
+	obj, ok := readJSONObject(t, filepath.Join(dir, "fit.json"))["meanfield_sd_ratio"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, v := range obj {
+		out[k], _ = v.(float64)
+	}
+	return out
+}
+
+// TestFitCurvatureNormal: a correlated normal written as a model, a ~
+// N(0, 1) and b | a ~ N(ρa, √(1 − ρ²)), so correlation ρ: the check puts
+// 1/√(1 − ρ²) in fit.json for both and hints --fullrank all, which it says
+// repairs them; the fits it does not check (--fullrank all, MAP, Laplace)
+// have no ratios and no such hint.
+func TestFitCurvatureNormal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	const rho = 0.8
+	model := writeFile(t, dir, "n.gpp", fmt.Sprintf("param a: real ~ Normal(0, 1)\nparam b: real ~ Normal(%g * a, %g)\n", rho, math.Sqrt(1-rho*rho)))
+	out := filepath.Join(dir, "mf")
+	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want := 1 / math.Sqrt(1-rho*rho)
+	r := fitRatios(t, out)
+	for _, name := range []string{"a", "b"} {
+		if v, ok := r[name]; !ok || math.Abs(v-want) > curvRatioTol*want {
+			t.Errorf("meanfield_sd_ratio of %s = %v (%v), want 1/√(1 − ρ²) = %.9g", name, v, ok, want)
+		}
+	}
+	if !strings.Contains(stderr, "hint: a's and b's sds are about 1.7× and 1.7× too small") ||
+		!strings.Contains(stderr, "a moves with b (correlation 0.80)") ||
+		!strings.Contains(stderr, "--fullrank all (2 elements) gives the params that move together one joint factor (by that curvature, leaving no sd more than 1.0× too small)") {
+		t.Errorf("stderr\n%s", stderr)
+	}
+	for _, flags := range [][]string{{"--fullrank", "all"}, {"--family", "map"}, {"--family", "laplace"}} {
+		o := filepath.Join(dir, strings.Join(flags, ""))
+		code, _, stderr := runSafe(t, append([]string{"fit", model, "--quiet", "--out", o}, flags...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", flags, code, stderr)
+		}
+		if r := fitRatios(t, o); r != nil || strings.Contains(stderr, "curvature") {
+			t.Errorf("%v: ratios %v, stderr\n%s", flags, r, stderr)
+		}
+	}
+}
+
+// pumpsData simulates BUGS's pumps: x_i ~ Poisson(θ_i t_i), θ_i ~
+// Gamma(α, β), at BUGS's operating times.
+func pumpsData(rng *rand.Rand, alpha, beta float64) string {
+	t := []float64{94.3, 15.7, 62.9, 126, 5.24, 31.4, 1.05, 1.05, 2.1, 10.5}
+	var b strings.Builder
+	b.WriteString("t,x\n")
+	for _, ti := range t {
+		theta := gammaDraw(rng, alpha) / beta
+		fmt.Fprintf(&b, "%g,%d\n", ti, poissonDraw(rng, theta*ti))
+	}
+	return b.String()
+}
+
+// gammaDraw draws Gamma(a, 1) (Marsaglia–Tsang, boosted below a = 1).
+func gammaDraw(rng *rand.Rand, a float64) float64 {
+	if a < 1 {
+		return gammaDraw(rng, a+1) * math.Pow(rng.Float64(), 1/a)
+	}
+	d := a - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		if u := rng.Float64(); math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
+			return d * v
+		}
+	}
+}
+
+// poissonDraw draws Poisson(mu) by counting unit-rate arrivals.
+func poissonDraw(rng *rand.Rand, mu float64) int {
+	n, s := 0, rng.ExpFloat64()
+	for s < mu {
+		n++
+		s += rng.ExpFloat64()
+	}
+	return n
+}
+
+// TestFitCurvaturePumps: a pumps-like gamma hierarchy, every factor a
+// gamma one, which the Pareto k̂ rule never hinted: the check names alpha
+// and beta and suggests their joint factor, not --fullrank all (whose
+// theta would become log-normal).
+func TestFitCurvaturePumps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	data := writeFile(t, dir, "pumps.csv", pumpsData(rand.New(rand.NewPCG(11, 12)), 0.7, 1))
+	model := writeFile(t, dir, "pumps.gpp", `data t: positive[N]
+data x: int[N]
+param alpha: positive ~ Exponential(1)
+param beta: positive ~ Gamma(0.1, 1)
+param theta: positive[N] ~ Gamma(alpha, beta)
+x ~ Poisson(theta .* t)
+`)
+	out := filepath.Join(dir, "mf")
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r := fitRatios(t, out)
+	if !(r["alpha"] >= curvRatio && r["beta"] >= curvRatio && r["theta"] < curvRatio) {
+		t.Errorf("ratios %v: want alpha's and beta's at least %g, theta's below", r, curvRatio)
+	}
+	if !strings.Contains(stderr, "hint: ") || !strings.Contains(stderr, "alpha's") || !strings.Contains(stderr, "beta's") ||
+		!strings.Contains(stderr, "--fullrank alpha+beta (2 elements) gives the params that move together one joint factor") {
+		t.Errorf("stderr\n%s", stderr)
+	}
+}
+
+// TestFitCurvatureIndependent: a model whose params are independent has
+// ratios of 1 and no hint.
+func TestFitCurvatureIndependent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	model := writeFile(t, dir, "i.gpp", "param a: real ~ Normal(1, 2)\nparam s: positive ~ Gamma(3, 2)\nparam u: unit ~ Beta(2, 5)\n")
+	out := filepath.Join(dir, "mf")
+	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r := fitRatios(t, out)
+	for _, name := range []string{"a", "s", "u"} {
+		if v, ok := r[name]; !ok || math.Abs(v-1) > curvRatioTol {
+			t.Errorf("meanfield_sd_ratio of %s = %v (%v), want 1", name, v, ok)
+		}
+	}
+	if strings.Contains(stderr, "hint:") {
+		t.Errorf("stderr\n%s", stderr)
+	}
+}
+
+// TestFitCurvatureMinibatch: a --minibatch fit, whose steps see a noisy
+// log density, is not checked, although its full-data posterior is
+// correlated (the same fit without it is).
+func TestFitCurvatureMinibatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 9))
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for range 200 {
+		x := 5 + rng.Float64()
+		fmt.Fprintf(&b, "%.6g,%.6g\n", x, 1+0.5*x+rng.NormFloat64())
+	}
+	data := writeFile(t, dir, "r.csv", b.String())
+	model := writeFile(t, dir, "r.gpp", "data x: real[N]\ndata y: real[N]\nparam a: real ~ Normal(0, 5)\nparam b: real ~ Normal(0, 5)\ny ~ Normal(a + b * x, 1)\n")
+	full, mb := filepath.Join(dir, "full"), filepath.Join(dir, "mb")
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", full); code != 0 || fitRatios(t, full)["a"] < curvRatio {
+		t.Fatalf("full data: exit %d, ratios %v\n%s", code, fitRatios(t, full), stderr)
+	}
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--minibatch", "N=50", "--out", mb)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if r := fitRatios(t, mb); r != nil || strings.Contains(stderr, "curvature") {
+		t.Errorf("--minibatch: ratios %v, stderr\n%s", r, stderr)
+	}
+}
+
+// TestFitCurvatureNotDefinite: where −H at q's mean is not positive
+// definite (examples/seeds.gpp, a random-effects logistic model, at the
+// default seed) the check says nothing (no ratios in fit.json) and the
+// Pareto k̂ rule's hint stands.
+func TestFitCurvatureNotDefinite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	out := filepath.Join(t.TempDir(), "seeds")
+	code, _, stderr := runSafe(t, "fit", "../../examples/seeds.gpp", "../../examples/seeds.csv", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if r := fitRatios(t, out); r != nil || strings.Contains(stderr, "curvature") || !strings.Contains(stderr, "hint: q is mean-field") {
+		t.Errorf("ratios %v, stderr\n%s", r, stderr)
+	}
+}
