@@ -316,16 +316,20 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 			}
 			xx := x[lat.Offset : lat.Offset+lat.Size]
 			err := u.ValueCoords(i, vals, xx)
-			if err != nil && lat.Support == dist.Simplex { // maybe rounded: exact values are kept bit for bit
-				scaled := slices.Clone(vals)
-				if renormalise(scaled, lat.Shape[len(lat.Shape)-1]) && u.ValueCoords(i, scaled, xx) == nil {
+			if err != nil { // maybe rounded: exact values are kept bit for bit
+				fixed := slices.Clone(vals)
+				if unround(fixed, lat.Support, lat.Shape) && u.ValueCoords(i, fixed, xx) == nil {
 					err = nil
 				}
 			}
 			if err != nil {
 				if ve, ok := err.(*sgvb.ValueError); ok {
 					col := lc.cols[ve.Elem]
-					return nil, at(lineNo, cols[col], "%s is %v, outside %s's support: want %s", header[col], ve.Value, lat.Name, ve.Want)
+					name := header[col]
+					if compile.ShapeLen(lat.Shape) == len(vals) { // the value's element, as gpp names it
+						name += " (" + compile.ElemName(lat.Name, lat.Shape, ve.Elem) + ")"
+					}
+					return nil, at(lineNo, cols[col], "%s is %v, outside %s's support: want %s", name, ve.Value, lat.Name, ve.Want)
 				}
 				return nil, at(lineNo, 1, "%v", err)
 			}
@@ -347,6 +351,77 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 // CSV of draws may sum and still be taken as rounded: draws.csv keeps 6
 // significant digits, each component off by up to 5e-7.
 const simplexRounding = 1e-6
+
+// drawsRounding is the relative error of a value in draws.csv, whose 6
+// significant digits put 0.1000004 at 0.1: at most 5e-6 of its size.
+const drawsRounding = 5e-6
+
+// unround puts the values of a draw of a param of the support back on its
+// equality constraint where they miss it by no more than draws.csv's
+// rounding (simplexRounding, drawsRounding): a simplex's rows divided by their sums, a
+// cholesky_factor_corr's rows by their norms, a sum_to_zero vector's or
+// matrix's mean taken out. It reports whether it changed anything; values
+// further off are left for the support check to report.
+func unround(vals []float64, sup dist.Support, shape []int) bool {
+	switch sup {
+	case dist.Simplex:
+		return renormalise(vals, shape[len(shape)-1])
+	case dist.CholCorr:
+		k := int(math.Round(math.Sqrt(float64(len(vals)))))
+		changed := false
+		for r := range k {
+			row := vals[r*k : r*k+r+1]
+			sq := 0.0
+			for _, v := range row {
+				sq += v * v
+			}
+			if sq == 1 || math.Abs(sq-1) > 2*drawsRounding*sq { // Σ 2|v|·δ, δ ≤ drawsRounding·|v|
+				continue
+			}
+			norm := math.Sqrt(sq)
+			for j := range row {
+				row[j] /= norm
+			}
+			changed = true
+		}
+		return changed
+	case dist.SumToZero:
+		return centre(vals, 0, 1, len(vals))
+	case dist.SumToZeroMatrix:
+		if len(shape) != 2 || (shape[0]+1)*(shape[1]+1) != len(vals) {
+			return false
+		}
+		m, n := shape[0]+1, shape[1]+1
+		changed := false
+		for r := range m {
+			changed = centre(vals, r*n, 1, n) || changed
+		}
+		for c := range n {
+			changed = centre(vals, c, n, m) || changed
+		}
+		return changed
+	}
+	return false
+}
+
+// centre takes their mean out of the n values v[off], v[off+stride], …
+// where their sum is 0 within draws.csv's rounding of them, and reports
+// whether it did.
+func centre(v []float64, off, stride, n int) bool {
+	sum, abs := 0.0, 0.0
+	for j := range n {
+		sum += v[off+j*stride]
+		abs += math.Abs(v[off+j*stride])
+	}
+	if sum == 0 || math.Abs(sum) > drawsRounding*abs {
+		return false
+	}
+	mean := sum / float64(n)
+	for j := range n {
+		v[off+j*stride] -= mean
+	}
+	return true
+}
 
 // renormalise divides each row of k components of a simplex's values by
 // its sum where that is 1 within the rounding of draws.csv, so that a

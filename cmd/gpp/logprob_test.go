@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/model"
@@ -286,5 +287,37 @@ func TestLogprobEscapedKey(t *testing.T) {
 	code := run([]string{"logprob", "testdata/logprob.gpp", "testdata/logprob.json", "--params", path}, nil, &stdout, &stderr)
 	if want := path + `:1:21: --params: "y" is data`; code != exitError || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), want) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q...", code, stdout.String(), stderr.String(), exitError, want)
+	}
+}
+
+// TestUnround: draws.csv's 6 significant digits put a draw of a
+// constrained param just off its equality constraint, and logprob puts it
+// back: a cholesky_factor_corr row of norm² 0.99999954 (a NUTS draw of
+// examples/varying.gpp's L, which logprob refused before) to unit norm, a
+// sum_to_zero vector and matrix to zero sums, a simplex row to sum 1;
+// values further off than the rounding are left for the support check.
+func TestUnround(t *testing.T) {
+	l := []float64{1, 0, 0.369833, 0.929097}
+	if !unround(l, dist.CholCorr, []int{2, 2}) || math.Abs(l[2]*l[2]+l[3]*l[3]-1) > 1e-15 || l[0] != 1 || l[1] != 0 {
+		t.Errorf("cholesky_factor_corr rounded: %v, want its second row of unit norm", l)
+	}
+	far := []float64{1, 0, 0.36, 0.92}
+	if unround(far, dist.CholCorr, []int{2, 2}) || far[2] != 0.36 {
+		t.Errorf("cholesky_factor_corr row of norm² %v changed to %v", 0.36*0.36+0.92*0.92, far)
+	}
+	z := []float64{0.111111, 0.222222, -0.333334} // 1/9, 2/9, −1/3 − 4e-7 rounded
+	if !unround(z, dist.SumToZero, []int{3}) || math.Abs(z[0]+z[1]+z[2]) > 1e-15 {
+		t.Errorf("sum_to_zero rounded: %v, want a zero sum", z)
+	}
+	if zf := []float64{0.1, -0.31, 0.2}; unround(zf, dist.SumToZero, []int{3}) {
+		t.Errorf("sum_to_zero 0.01 off changed to %v", zf)
+	}
+	mz := []float64{0.111111, -0.111111, -0.111112, 0.111111} // 2 × 2, rows and columns summing to 0
+	if !unround(mz, dist.SumToZeroMatrix, []int{1, 1}) || math.Abs(mz[0]+mz[1]) > 1e-15 || math.Abs(mz[0]+mz[2]) > 1e-15 || math.Abs(mz[2]+mz[3]) > 1e-15 {
+		t.Errorf("sum_to_zero_matrix rounded: %v, want zero row and column sums", mz)
+	}
+	p := []float64{0.2, 0.300001, 0.5} // 1e-6 over 1: within the rounding of 3 components
+	if !unround(p, dist.Simplex, []int{3}) || math.Abs(p[0]+p[1]+p[2]-1) > 1e-15 {
+		t.Errorf("simplex rounded: %v, want a sum of 1", p)
 	}
 }
