@@ -320,3 +320,37 @@ func TestSensitivityCSVQuotes(t *testing.T) {
 		t.Errorf("read back %q, want %q", recs, want)
 	}
 }
+
+// TestSensHierarchyMatrixInnovation: the default prior selection leaves
+// out a standard normal param multiplied by a matrix of params into its
+// own shape (varying slopes' z * (diag(tau) * L)', a Cholesky factor's
+// L * z), the multivariate non-centred innovation, as brms's lprior does;
+// a factor model's W * Z' (another shape) and a regression's X * beta (X
+// data) keep their priors.
+func TestSensHierarchyMatrixInnovation(t *testing.T) {
+	head := `data J: int
+data K: int
+data X: real[J, 2]
+data y: real[J]
+param tau: positive[2] ~ HalfNormal(1)
+param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(2)
+`
+	for _, c := range []struct {
+		name, src string
+		out       []string
+	}{
+		{"varying slopes", "param z: real[J, 2] ~ Normal(0, 1)\nlet b = z * (diag(tau) * L)'\ny ~ Normal(rowsum(b), 1)\n", []string{"z"}},
+		{"cholesky", "param z: real[2] ~ Normal(0, 1)\nlet b = L * z\ny ~ Normal(X * b, 1)\n", []string{"z"}},
+		{"factor model", "param W: real[J, K] ~ Normal(0, 1)\nparam Z: real[2, K] ~ Normal(0, 1)\nlet m = W * Z'\ny ~ Normal(m[, 0], 1)\n", nil},
+		{"regression", "param beta: real[2] ~ Normal(0, 1)\ny ~ Normal(X * beta, 1)\n", nil},
+	} {
+		file, info := checkedSrc(t, head+c.src)
+		var got []string
+		for _, o := range sensHierarchy(file, info) {
+			got = append(got, o.name)
+		}
+		if !slices.Equal(got, c.out) {
+			t.Errorf("%s: left out %v, want %v", c.name, got, c.out)
+		}
+	}
+}

@@ -68,6 +68,10 @@ func sensHierarchy(file *ast.File, info *check.Info) []sensLeftOut {
 			out = append(out, sensLeftOut{lat.Name, fmt.Sprintf("Normal(0, 1), a non-centred innovation, scaled by %s at %d:%d", ast.FormatExpr(p.scale), p.use.Pos().Line, p.use.Pos().Col)})
 			continue
 		}
+		if use, other := innovationProduct(file, info, lat); use != nil {
+			out = append(out, sensLeftOut{lat.Name, fmt.Sprintf("Normal(0, 1), a non-centred innovation, multiplied by %s at %d:%d", ast.FormatExpr(other), use.Pos().Line, use.Pos().Col)})
+			continue
+		}
 		for _, d := range paramPriors(file, info, lat) {
 			if readsParam(info, d) {
 				out = append(out, sensLeftOut{lat.Name, fmt.Sprintf("%s reads params, a population distribution", ast.FormatExpr(d))})
@@ -76,6 +80,46 @@ func sensHierarchy(file *ast.File, info *check.Info) []sensLeftOut {
 		}
 	}
 	return out
+}
+
+// innovationProduct finds, for a param lat of prior Normal(0, 1), its
+// first use as a factor of a matrix product of its own shape whose other
+// factor reads params: the multivariate non-centred form, varying slopes' z * (diag(tau)
+// * L)', which nonCentredParams (scalar scales only, as its hint writes
+// the centred form) leaves out. nil otherwise.
+func innovationProduct(file *ast.File, info *check.Info, lat *check.Latent) (use *ast.BinaryExpr, other ast.Expr) {
+	_, _, loc, scale, _, ok := normalPrior(file, info, lat)
+	if !ok || !constIs(info, loc, 0) || !constIs(info, scale, 1) {
+		return nil, nil
+	}
+	for _, st := range file.Stmts {
+		ast.Inspect(st, func(n ast.Node) bool {
+			e, ok := n.(*ast.BinaryExpr)
+			if use != nil || !ok || e.Op != ast.Mul {
+				return use == nil
+			}
+			for _, side := range [2][2]ast.Expr{{e.X, e.Y}, {e.Y, e.X}} {
+				id, ok := ast.Unparen(side[0]).(*ast.Ident)
+				if !ok || info.Uses[id] != lat.Symbol || !sameDims(info.Types[e].Shape, info.Types[id].Shape) {
+					continue // not z, or a product of another shape (a factor model's W * Z')
+				}
+				reads := false
+				info.VisitReads(side[1], true, func(s *check.Symbol) bool {
+					reads = reads || s.Kind == check.Param
+					return reads
+				})
+				if reads {
+					use, other = e, ast.Unparen(side[1])
+					return false
+				}
+			}
+			return true
+		})
+		if use != nil {
+			break
+		}
+	}
+	return use, other
 }
 
 // paramPriors returns the distributions of lat's prior: the declared one
