@@ -681,7 +681,14 @@ func powerScale(b *sensBase, threshold float64, workers int) ([]sensRow, [4]floa
 	parallelFor(len(elems), workers, func(i int) {
 		e := elems[i]
 		row := sensRow{name: e.name, prior: math.NaN(), lik: math.NaN(), diagnosis: "-"}
-		if allFinite(e.col) {
+		switch {
+		case allFinite(e.col) && roundingConstant(e.col):
+			// a constant but for the last bits (a correlation matrix's
+			// unit diagonal, 1 ± 2e-16): the distance's scale invariance
+			// would read its rounding as a distribution, so it is the
+			// constant it is, as draws all equal: 0.
+			row.prior, row.lik = 0, 0
+		case allFinite(e.col):
 			d := sgvb.CJSDists(e.col, base, w[:])
 			row.prior = sgvb.PowerScaleSensitivity(d[0], d[1])
 			row.lik = sgvb.PowerScaleSensitivity(d[2], d[3])
@@ -698,6 +705,13 @@ func powerScale(b *sensBase, threshold float64, workers int) ([]sensRow, [4]floa
 		rows[i] = row
 	})
 	return rows, ks
+}
+
+// roundingConstant reports whether the draws differ by no more than
+// rounding: their range at most 1e-12 of their size.
+func roundingConstant(col []float64) bool {
+	lo, hi := slices.Min(col), slices.Max(col)
+	return hi-lo <= 1e-12*max(math.Abs(lo), math.Abs(hi))
 }
 
 // baseWeights are the base draws' weights (nil: equal, a sample's).

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,8 +38,9 @@ var sensCases = []struct {
 func sensRowOf(t *testing.T, out, name string) (prior, lik float64, diagnosis string) {
 	t.Helper()
 	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 4 || f[0] != name {
+		rest, ok := strings.CutPrefix(line, name+" ") // a name may hold spaces: Omega[1, 0]
+		f := append([]string{name}, strings.Fields(rest)...)
+		if !ok || len(f) < 4 {
 			continue
 		}
 		p, err1 := strconv.ParseFloat(f[1], 64)
@@ -352,5 +355,45 @@ param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(2)
 		if !slices.Equal(got, c.out) {
 			t.Errorf("%s: left out %v, want %v", c.name, got, c.out)
 		}
+	}
+}
+
+// TestSensitivityRoundingConstant: a correlation matrix's unit diagonal,
+// 1 but for the last bits of L L', reads as the constant it is (0 and
+// "-"), not as a distribution whose power-scaled rounding noise moves
+// (workflow trial of 2026-11-30: Omega[1, 1], sd 1.5e-16, read "potential
+// prior-data conflict"); the off-diagonal is read as before.
+func TestSensitivityRoundingConstant(t *testing.T) {
+	if !roundingConstant([]float64{1, 1 + 2e-16, 1 - 1e-16}) || roundingConstant([]float64{1, 1 + 1e-9}) || !roundingConstant([]float64{0, 0}) {
+		t.Fatal("roundingConstant: want 1 ± 2e-16 and 0, 0 constant, 1 and 1 + 1e-9 not")
+	}
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", `data Y: real[N, 2]
+param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(2)
+Y ~ MvNormalCholesky(rep(0, 2), L)
+output Omega = L * L'
+`)
+	var b strings.Builder
+	b.WriteString("a,b\n")
+	for i := range 20 {
+		x := math.Sin(float64(i) * 1.3)
+		fmt.Fprintf(&b, "%.4f,%.4f\n", x, 0.6*x+0.5*math.Cos(float64(i)*2.1))
+	}
+	dat := writeFile(t, dir, "d.csv", b.String())
+	out := filepath.Join(dir, "s")
+	if code, _, stderr := runGpp("sample", model, "Y="+dat, "--chains", "2", "--draws", "300", "--warmup", "300", "--seed", "2", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("gpp sample: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runGpp("sensitivity", out, model, "Y="+dat)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"Omega[0, 0]", "Omega[1, 1]"} {
+		if prior, lik, diag := sensRowOf(t, stdout, name); prior != 0 || lik != 0 || diag != "-" {
+			t.Errorf("%s: prior %g, likelihood %g, %q: want the constant's 0, 0, -", name, prior, lik, diag)
+		}
+	}
+	if prior, lik, _ := sensRowOf(t, stdout, "Omega[1, 0]"); !(prior > 0) || !(lik > 0) {
+		t.Errorf("Omega[1, 0]: prior %g, likelihood %g, want both above 0", prior, lik)
 	}
 }
