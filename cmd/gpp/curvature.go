@@ -9,7 +9,6 @@ import (
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
-	"github.com/gpplang/gpp/lang/compile"
 )
 
 // curvRatio is the sd ratio r_i = √(Σ_ii Λ_ii) from which the curvature
@@ -42,7 +41,8 @@ type curvCheck struct {
 // not run, or where −H at q's mode is not positive definite (a funnel, q
 // far from a mode): the hints then fall back to Pareto k̂
 // (meanFieldHint). It draws nothing, so the fit's numbers are unchanged.
-func meanFieldCurvature(ctx context.Context, s sgvb.Settings, m *compile.Model, r *sgvb.Result) *curvCheck {
+func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) *curvCheck {
+	m := l.Model
 	if r == nil || !meanField(s) || s.Minibatch != nil || r.Interrupted || !curvAffordable(s, r) {
 		return nil
 	}
@@ -55,9 +55,10 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, m *compile.Model, 
 		return nil
 	}
 	cc := &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim)}
+	name := latentNamer(m, l) // as the fit's table names the elements
 	for fi, f := range r.Factors {
 		for k := range f.Size {
-			cc.names[f.Offset+k] = compile.ElemName(f.Name, f.Shape, k)
+			cc.names[f.Offset+k] = name(f.Name, f.Shape, k)
 			cc.lats[f.Offset+k] = fi
 		}
 	}

@@ -76,7 +76,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: %d coordinate%s, %d point%s, central differences with step %g, tolerance %g\n",
 		l.Path, m.Dim, plural(m.Dim), *points, plural(*points), *eps, *tol)
-	coords := coordNames(m)
+	coords := coordNames(m, latentNamer(m, l))
 	rng := rand.New(rand.NewPCG(*seed, diagStream))
 	x := make([]float64, m.Dim)
 	grad := make([]float64, m.Dim)
@@ -134,12 +134,13 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 
 // coordName names one coordinate of the model's vector.
 type coordName struct {
-	name string // the language's 0-based element name: W[1, 0] (compile.ElemName)
+	name string // the element's name as gpp's tables print it: W[1, 0], a[Beta] (elemName)
 	kind string // log, logit or value
 }
 
-// coordNames names every coordinate of a compiled model.
-func coordNames(m *compile.Model) []coordName {
+// coordNames names every coordinate of a compiled model, its elements
+// named by name (latentNamer).
+func coordNames(m *compile.Model, name func(string, []int, int) string) []coordName {
 	out := make([]coordName, m.Dim)
 	for i := range out {
 		out[i] = coordName{fmt.Sprintf("x[%d]", i), "value"}
@@ -155,12 +156,12 @@ func coordNames(m *compile.Model) []coordName {
 			kind = "coordinate"
 		}
 		for k := range l.Size {
-			out[l.Offset+k] = coordName{compile.ElemName(l.Name, l.Shape, k), kind}
+			out[l.Offset+k] = coordName{name(l.Name, l.Shape, k), kind}
 			if l.Support == dist.PositiveOrdered && k == 0 { // log x_0, then the log increments
-				out[l.Offset] = coordName{compile.ElemName(l.Name, l.Shape, 0), "log"}
+				out[l.Offset] = coordName{name(l.Name, l.Shape, 0), "log"}
 			}
 			if l.Support.IsOrdered() && k > 0 { // x_0, then the log increments
-				out[l.Offset+k] = coordName{fmt.Sprintf("%s - %s", compile.ElemName(l.Name, l.Shape, k), compile.ElemName(l.Name, l.Shape, k-1)), "log"}
+				out[l.Offset+k] = coordName{fmt.Sprintf("%s - %s", name(l.Name, l.Shape, k), name(l.Name, l.Shape, k-1)), "log"}
 			}
 		}
 	}

@@ -254,9 +254,9 @@ func TestSplitParams(t *testing.T) {
 			t.Errorf("splitParams(%q) = %q, want %q", in, got, want)
 		}
 	}
-	rows := elemRows(columnVariables([]string{"lp__", "W.1.1", "W.2.1", "W.1.2", "W.2.2"}, "nuts"))
+	gppVars := columnVariables([]string{"lp__", "W.1.1", "W.2.1", "W.1.2", "W.2.2"}, "nuts")
 	for _, spec := range []string{"W[0, 1]", "W[0,1]", "W.1.2"} {
-		got, err := pickRows(rows, []string{spec}, false)
+		got, err := pickRows(gppVars, elemRows(gppVars), []string{spec})
 		if err != nil || len(got) != 1 || got[0].name != "W[0, 1]" {
 			t.Errorf("--params %s of a gpp file: %v, %v; want W[0, 1]", spec, got, err)
 		}
@@ -266,9 +266,66 @@ func TestSplitParams(t *testing.T) {
 		stanVars[i].stanNames = true
 	}
 	for _, spec := range []string{"W[1,2]", "W.1.2"} {
-		got, err := pickRows(elemRows(stanVars), []string{spec}, true)
+		got, err := pickRows(stanVars, elemRows(stanVars), []string{spec})
 		if err != nil || len(got) != 1 || got[0].name != "W[1,2]" {
 			t.Errorf("--params %s of a CmdStan file: %v, %v; want W[1,2]", spec, got, err)
 		}
+	}
+}
+
+// TestParamsSpellings: --params takes an element spelt every way gpp
+// prints or writes it — the printed name with labels, the 0-based index
+// on a labelled axis, draws.csv's 1-based column, spaces optional — as one
+// row however many ways it is named; a bad name gets the closest printed
+// name or the index's range.
+func TestParamsSpellings(t *testing.T) {
+	vars := columnVariables([]string{"lp__", "a.1", "a.2", "a.3", "z.1.1", "z.2.1", "z.1.2", "z.2.2", "tau"}, "nuts")
+	setSavedAxes(vars, map[string][][]string{"a": {{"Beta", "Echo", "2"}}, "z": {{"grp00", "A, B"}, nil}})
+	rows := elemRows(vars)
+	for _, c := range []struct {
+		specs []string
+		want  []string
+	}{
+		{[]string{"a[Beta]", "a[0]", "a.1", "a[ 0 ]"}, []string{"a[Beta]"}},
+		{[]string{"a[1]", "a[Echo]", "a.2"}, []string{"a[Echo]"}},
+		{[]string{"a[2]"}, []string{"a[2]"}}, // a label that spells a number wins: a[2] is the printed name
+		{[]string{"z[grp00, 1]", "z[0,1]", "z.1.2", "z[grp00,1]"}, []string{"z[grp00, 1]"}},
+		{[]string{`z["A, B", 0]`, "z[1, 0]", "z.2.1"}, []string{`z["A, B", 0]`}},
+		{[]string{"tau", "lp__"}, []string{"tau", "lp__"}},
+		{[]string{"a", "a[Echo]"}, []string{"a[Beta]", "a[Echo]", "a[2]"}},
+	} {
+		got, err := pickRows(vars, rows, c.specs)
+		var names []string
+		for _, r := range got {
+			names = append(names, r.name)
+		}
+		if err != nil || !slices.Equal(names, c.want) {
+			t.Errorf("--params %q: %q, %v; want %q", c.specs, names, err, c.want)
+		}
+	}
+	for spec, want := range map[string]string{
+		"a[3]":      "index 3 out of range [0, 3) along axis 0 of a (indices are 0-based)",
+		"a.4":       "index 4 out of range [1, 3] along axis 0 of a (draws.csv's columns are 1-based)",
+		"a[Betta]":  "axis 0 of a has no label Betta; did you mean Beta?",
+		"aa[Beta]":  "the draws have no aa[Beta]; did you mean a[Beta]?",
+		"taux":      "the draws have no taux; did you mean tau?",
+		"z[0]":      "z[0] gives 1 index, but z takes 2: its first element is z[grp00, 0]",
+		"tau[0]":    "tau[0] is a scalar",
+		"z[0, two]": `"two" is not an index: axis 1 of z is numbered from 0`,
+	} {
+		_, err := pickRows(vars, rows, []string{spec})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--params %s: %v; want %q", spec, err, want)
+		}
+	}
+	stan := columnVariables([]string{"lp__", "theta.1", "theta.2"}, "nuts")
+	for i := range stan {
+		stan[i].stanNames = true
+	}
+	if got, err := pickRows(stan, elemRows(stan), []string{"theta[1]", "theta.1"}); err != nil || len(got) != 1 || got[0].name != "theta[1]" {
+		t.Errorf("CmdStan theta[1], theta.1: %v, %v", got, err)
+	}
+	if _, err := pickRows(stan, elemRows(stan), []string{"theta[0]"}); err == nil || !strings.Contains(err.Error(), "Stan's 1-based indices") {
+		t.Errorf("CmdStan theta[0]: %v; want the 1-based note", err)
 	}
 }

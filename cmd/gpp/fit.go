@@ -771,7 +771,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	nameByLabels(ds.vars, l)
 	var curv *curvCheck
 	if mix == nil {
-		curv = meanFieldCurvature(ctx, s, l.Model, r)
+		curv = meanFieldCurvature(ctx, s, l, r)
 	}
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
 		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), resample: ro, curv: curv}

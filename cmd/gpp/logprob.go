@@ -327,7 +327,7 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 					col := lc.cols[ve.Elem]
 					name := header[col]
 					if compile.ShapeLen(lat.Shape) == len(vals) { // the value's element, as gpp names it
-						name += " (" + compile.ElemName(lat.Name, lat.Shape, ve.Elem) + ")"
+						name += " (" + latentNamer(m, l)(lat.Name, lat.Shape, ve.Elem) + ")"
 					}
 					return nil, at(lineNo, cols[col], "%s is %v, outside %s's support: want %s", name, ve.Value, lat.Name, ve.Want)
 				}
@@ -446,10 +446,11 @@ func renormalise(vals []float64, k int) bool {
 	return changed
 }
 
-// logprobCoords names each coordinate of u: its param element and
-// transform: "log sigma", "beta.2" (the value itself), "logit p",
-// "log(c.2 - c.1)" (an ordered param's increment).
-func logprobCoords(m *compile.Model, u *sgvb.Unconstrained) []string {
+// logprobCoords names each coordinate of u: its param element, named by
+// name as gpp's tables name it (latentNamer: 0-based, a labelled axis's
+// labels), and transform: "log sigma", "beta[1]" (the value itself),
+// "logit p", "log(c[1] - c[0])" (an ordered param's increment).
+func logprobCoords(m *compile.Model, u *sgvb.Unconstrained, elemName func(string, []int, int) string) []string {
 	out := make([]string, u.Dim())
 	for i, lat := range m.Latents {
 		off, n := u.LatentRange(i)
@@ -460,7 +461,7 @@ func logprobCoords(m *compile.Model, u *sgvb.Unconstrained) []string {
 				row, c := j/(k-1), j%(k-1)
 				what := lat.Name
 				if len(lat.Shape) > 1 {
-					what = fmt.Sprintf("%s row %d", lat.Name, row+1)
+					what = fmt.Sprintf("%s row %d", lat.Name, row)
 				}
 				out[off+j] = fmt.Sprintf("%s: stick-breaking coordinate %d", what, c+1)
 			}
@@ -472,11 +473,11 @@ func logprobCoords(m *compile.Model, u *sgvb.Unconstrained) []string {
 			continue
 		}
 		for k := range n {
-			name := compile.CSVName(lat.Name, lat.Shape, k)
+			name := elemName(lat.Name, lat.Shape, k)
 			what := name
 			switch {
 			case lat.Support.IsOrdered() && k > 0:
-				what = fmt.Sprintf("log(%s - %s)", name, compile.CSVName(lat.Name, lat.Shape, k-1))
+				what = fmt.Sprintf("log(%s - %s)", name, elemName(lat.Name, lat.Shape, k-1))
 			case lat.Support == dist.Positive, lat.Support == dist.PositiveOrdered:
 				what = "log" + boundedValue(&lat, k, name)
 			case lat.Support == dist.Unit:
@@ -525,7 +526,7 @@ func writeLogprob(w io.Writer, l *pipeline.Loaded, u *sgvb.Unconstrained, points
 		jac = 1
 	}
 	fmt.Fprintf(bw, "# gpp logprob: model = %s, params = %s, jacobian = %d; g_i is the gradient in the unconstrained coordinate u_i\n", l.Path, file, jac)
-	for i, c := range logprobCoords(l.Model, u) {
+	for i, c := range logprobCoords(l.Model, u, latentNamer(l.Model, l)) {
 		fmt.Fprintf(bw, "# g_%d: %s\n", i+1, c)
 	}
 	bw.WriteString("lp__")

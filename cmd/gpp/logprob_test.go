@@ -268,7 +268,7 @@ param p: real<lower=0, upper=1> ~ Beta(2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := logprobCoords(l.Model, u)
+	got := logprobCoords(l.Model, u, latentNamer(l.Model, l))
 	want := []string{"log(a - 1)", "logit((b + 1) / 4)", "log(2 - c)", "logit(d / 2)", "log s", "logit p"}
 	if !slices.Equal(got, want) {
 		t.Errorf("coordinates %q, want %q", got, want)

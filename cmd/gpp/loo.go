@@ -357,7 +357,7 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	if v, ok := ds.looVar(); ok {
 		for i, j := range ds.looObs {
 			p := lo.Points[i]
-			cw.Write([]string{compile.ElemName(v.name, v.shape, v.elems[j]), formatExact(p.ELPD), formatExact(p.P), formatNum(p.K)})
+			cw.Write([]string{v.elemName(v.elems[j]), formatExact(p.ELPD), formatExact(p.P), formatNum(p.K)})
 		}
 	}
 	cw.Flush()

@@ -61,8 +61,12 @@ func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 		if means != nil {
 			mean, what = means[f.Offset:f.Offset+f.Size], fmt.Sprintf("mixture of %d %s restarts", len(h.mix.Components), f.Family)
 		}
+		var rowLabels, colLabels []string // the axes' labels, as the tables name the elements
+		if v.axes != nil {
+			rowLabels, colLabels = v.axes[0], v.axes[1]
+		}
 		out = append(out, outputFile{meanPlotName(v.name), func(w io.Writer) error {
-			return plotHeatmap(w, fmt.Sprintf("posterior mean of %s (%s)", f.Name, what), f.Shape[0], f.Shape[1], mean)
+			return plotHeatmap(w, fmt.Sprintf("posterior mean of %s (%s)", f.Name, what), indexTicks{n: f.Shape[0], labels: rowLabels}, indexTicks{n: f.Shape[1], labels: colLabels}, mean)
 		}})
 	}
 	out = append(out, ppcFiles(h.cfg.ppc, ds, "posterior predictive check")...)
@@ -172,7 +176,7 @@ func plotELBO(w io.Writer, r *sgvb.Result) error {
 }
 
 // matrixGrid is a row-major matrix as a heat map grid: column c at x = c+1
-// and row r at y = r+1, the y axis inverted so that row 1 is at the top.
+// and row r at y = r+1, the y axis inverted so that row 0 is at the top.
 type matrixGrid struct {
 	rows, cols int
 	v          []float64
@@ -183,8 +187,14 @@ func (g matrixGrid) Z(c, r int) float64 { return g.v[r*g.cols+c] }
 func (g matrixGrid) X(c int) float64    { return float64(c + 1) }
 func (g matrixGrid) Y(r int) float64    { return float64(r + 1) }
 
-// indexTicks labels integer positions 1..n, thinned to about ten labels.
-type indexTicks struct{ n int }
+// indexTicks marks the n rows or columns of a matrixGrid (at positions 1
+// to n) by the language's 0-based indices, as the tables name the
+// elements, or by labels where the axis has them (n of them, elemName's),
+// thinned to about ten marks.
+type indexTicks struct {
+	n      int
+	labels []string
+}
 
 func (t indexTicks) Ticks(min, max float64) []plot.Tick {
 	step := 1
@@ -199,20 +209,30 @@ func (t indexTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	var ticks []plot.Tick
-	for i := 1; i <= t.n; i++ {
+	for i := range t.n {
 		label := ""
-		if i == 1 || i%step == 0 {
-			label = strconv.Itoa(i)
+		if i%step == 0 {
+			label = t.label(i)
 		}
-		ticks = append(ticks, plot.Tick{Value: float64(i), Label: label})
+		ticks = append(ticks, plot.Tick{Value: float64(i + 1), Label: label})
 	}
 	return ticks
 }
 
-// plotHeatmap draws a rows×cols row-major matrix as a heat map with a
-// colour bar: a sequential palette for non-negative values, a diverging
-// one centred on 0 otherwise.
-func plotHeatmap(w io.Writer, title string, rows, cols int, v []float64) error {
+// label names index i of the axis: its label, or i.
+func (t indexTicks) label(i int) string {
+	if len(t.labels) == t.n {
+		return quoteLabel(t.labels[i])
+	}
+	return strconv.Itoa(i)
+}
+
+// plotHeatmap draws a rows×cols row-major matrix (rowTicks.n by
+// colTicks.n, which mark them) as a heat map with a colour bar: a
+// sequential palette for non-negative values, a diverging one centred on 0
+// otherwise.
+func plotHeatmap(w io.Writer, title string, rowTicks, colTicks indexTicks, v []float64) error {
+	rows, cols := rowTicks.n, colTicks.n
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range v {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
@@ -245,8 +265,8 @@ func plotHeatmap(w io.Writer, title string, rows, cols int, v []float64) error {
 	p.X.Label.Text = "column"
 	p.Y.Label.Text = "row"
 	p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}}
-	p.X.Tick.Marker = indexTicks{cols}
-	p.Y.Tick.Marker = indexTicks{rows}
+	p.X.Tick.Marker = colTicks
+	p.Y.Tick.Marker = rowTicks
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.Add(hm)
 	p.X.Min, p.X.Max = 0.5, float64(cols)+0.5

@@ -17,7 +17,6 @@ import (
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
-	"github.com/gpplang/gpp/lang/compile"
 )
 
 // relooLimit is the k̂ above which --reloo refits an observation: the
@@ -84,7 +83,7 @@ func reloo(ctx context.Context, l *pipeline.Loaded, ds *drawSet, kc *kfoldConfig
 	for b, p := range bad {
 		if !done[b] {
 			if ctx.Err() == nil && res[b].err != nil {
-				con.note("warning: --reloo: the refit without %s failed, which keeps its PSIS estimate: %v", compile.ElemName(v.name, v.shape, v.elems[ds.looObs[p]]), res[b].err)
+				con.note("warning: --reloo: the refit without %s failed, which keeps its PSIS estimate: %v", v.elemName(v.elems[ds.looObs[p]]), res[b].err)
 			} else {
 				rep.left++
 			}

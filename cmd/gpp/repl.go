@@ -704,9 +704,14 @@ Any other input that parses as an expression is evaluated:
     language's built-in, the mean of all elements: type (mean(x)) to get it
     at the top level. quantile(x, p) around a whole input is the posterior
     p-quantile of each element over the draws, e.g. quantile(beta, 0.9).
-Elements are named with the language's 0-based indices, as in W[0, 1], as
-gpp fit's tables and summary.csv name them (draws.csv keeps CmdStan's
-1-based columns, W.1.2). An element that is NaN
+A query names elements with the language's 0-based indices, as in W[0, 1]
+(draws.csv keeps CmdStan's 1-based columns, W.1.2). Where a column of labels
+in the data sized an axis (data county: int<lower=0, upper=J-1>[N] read
+from names), the tables (:fit's, :sample's, :show and a query of a bare
+name) print that axis's elements by label, as gpp fit's tables and
+summary.csv do; a query indexes them by number from 0, in the order of
+the labels' codes: a[AITKIN] is a[0], as the notes of :show and of a
+query's table say. An element that is NaN
 in a draw is left out of its own summary, and one that is +Inf or -Inf is
 kept in it, as in :fit's table; a warning counts such draws. After the
 model, its data or the values set change, answers still come from the last

@@ -37,6 +37,10 @@ type replFit struct {
 	// levels are the fit's codings of columns of labels (data.Coded),
 	// which :predict codes new data by.
 	levels map[string]data.Levels
+	// axes are the labels that name the elements of params and outputs
+	// (savedAxes of the fit's draws), which :show names them by as the
+	// fit's table does.
+	axes map[string][][]string
 }
 
 // fitOf records what a fit is of. A query after any of it changed answers
@@ -354,7 +358,7 @@ func (r *repl) fitCmd(args []string) {
 		return
 	}
 	st := summariseColumns(ds, cfg.hdi)
-	curv := meanFieldCurvature(ctx, s, l.Model, res)
+	curv := meanFieldCurvature(ctx, s, l, res)
 	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
 		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), curv: curv}
 	if h.stepSize == 0 {
@@ -382,7 +386,7 @@ func (r *repl) fitCmd(args []string) {
 	}
 	r.fits++
 	prev := r.fit
-	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels}
+	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, axes: savedAxes(ds.vars)}
 	r.sample = nil // the queries answer from this fit, not an earlier :sample
 	if ps := res.Path; ps != nil {
 		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
@@ -648,10 +652,18 @@ func (r *repl) show(args []string) {
 	fmt.Fprintf(r.out, "q of fit %d, the session's last result:\n", r.fit.n)
 	t := &table{right: []bool{false, false, false, true, true}}
 	t.row("name", "family", "parameters", "mean", "sd")
+	var labelled []string // queries' spelling of the labelled params' first elements
 	for i := range factors {
 		f := &factors[i]
 		mean, sd := f.Mean(), f.SD()
 		names := f.ParamNames()
+		fv := variable{name: f.Name, shape: f.Shape, axes: r.fit.axes[f.Name]}
+		if len(fv.axes) != len(f.Shape) {
+			fv.axes = nil
+		}
+		if fv.axes != nil {
+			labelled = append(labelled, fmt.Sprintf("%s is %s", fv.elemName(0), compile.ElemName(f.Name, f.Shape, 0)))
+		}
 		for k := 0; k < f.Size; k++ {
 			if k == limit {
 				more := fmt.Sprintf("... %d more elements of %s", f.Size-k, f.Name)
@@ -676,7 +688,7 @@ func (r *repl) show(args []string) {
 				if k > 0 {
 					what = "increment"
 				}
-				t.row(compile.ElemName(f.Name, f.Shape, k), what+" "+part.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
+				t.row(fv.elemName(k), what+" "+part.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
 				continue
 			}
 			switch f.Family {
@@ -700,7 +712,7 @@ func (r *repl) show(args []string) {
 					}
 				}
 			}
-			name := compile.ElemName(f.Name, f.Shape, k)
+			name := fv.elemName(k)
 			switch {
 			case f.Support.IsCov(): // the factor is of L[i, j] below the diagonal, log L[i, i] on it (of Σ's factor L for a cov_matrix)
 				i, j := dist.CholCovEntry(k)
@@ -722,6 +734,9 @@ func (r *repl) show(args []string) {
 	}
 	for _, note := range fullRankNotes(res, factors) {
 		t.note(note)
+	}
+	if labelled != nil {
+		t.note(labelNote(labelled))
 	}
 	t.print(r.out)
 }
@@ -819,6 +834,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		label = "" // elements are named by their indices alone
 	}
 	text := ast.FormatExpr(x)
+	labelHint := r.labelIndexHint(x) // before substOutputs, which rewrites x in place
 	x = substOutputs(x, outputValues(f))
 	out := &ast.OutputStmt{Output: x.Pos(), Name: &ast.Ident{NamePos: x.Pos(), Name: replExprName}, Value: x}
 	full := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], out)}
@@ -827,6 +843,9 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		if list, ok := ast.Positioned(err); ok && len(list) > 0 && strings.HasPrefix(list[0].Msg, "quantile ") {
 			// the language's quantile, of data, inside an expression
 			err = ast.Errorf(list[0].Pos, "%s; at the prompt, quantile(x, p) around a whole input is the REPL's posterior p-quantile of x, as quantile(beta, 0.9)", list[0].Msg)
+		}
+		if labelHint != nil {
+			err = labelHint
 		}
 		r.printError(r.missingNameHint(err, x), srcs)
 		return
@@ -958,12 +977,16 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		}
 		t := &table{right: []bool{false, true, true, true, true, true}}
 		t.row("", "mean", "sd", "5%", "50%", "95%")
+		qv := variable{name: label, shape: shape, axes: r.labelAxes(label, shape)}
 		for _, k := range shown {
 			s := st[k]
-			t.row(compile.ElemName(label, shape, k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+			t.row(qv.elemName(k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
 		}
 		if size > len(shown) {
 			t.note(fmt.Sprintf("... %d more elements", size-len(shown)))
+		}
+		if qv.axes != nil {
+			t.note(labelNote([]string{fmt.Sprintf("%s is %s", qv.elemName(0), compile.ElemName(label, shape, 0))}))
 		}
 		t.print(r.out)
 	}
@@ -1593,4 +1616,78 @@ func withoutMissingData(info *check.Info, stmts []ast.Stmt) []ast.Stmt {
 		v := info.DataVar(d.Name.Name)
 		return v != nil && (v.Missing != nil || v.Unused)
 	})
+}
+
+// labelNote says below a REPL table that names elements by their labels
+// how a query names them: by the language's 0-based indices (pairs such
+// as "a[AITKIN] is a[0]").
+func labelNote(pairs []string) string {
+	return "labels name the elements of an axis the data labelled, in the order of the indices; a query indexes them from 0: " + strings.Join(pairs, ", ")
+}
+
+// labelAxes returns the labels that name the elements of the param or
+// output name of the session's last result, as its table names them, if
+// they fit shape; else nil (a query of an expression, named by indices).
+func (r *repl) labelAxes(name string, shape []int) [][]string {
+	axes := r.resultAxes(name)
+	if len(axes) != len(shape) {
+		return nil
+	}
+	for a, labels := range axes {
+		if labels != nil && len(labels) != shape[a] {
+			return nil
+		}
+	}
+	return axes
+}
+
+// labelIndexHint returns the error, or nil, for a query that indexes a
+// param or output by a label, as the tables print its elements
+// (a_raw[Beta], where Beta is no name of the model, or another one), in
+// place of the checker's: how a query names that element, by the
+// language's 0-based index, a_raw[0]. Queries are expressions of the
+// language, whose indices are numbers; a label that is also a name the
+// model declares and that checks is left alone (its query answers).
+func (r *repl) labelIndexHint(x ast.Expr) error {
+	var hint error
+	ast.Inspect(x, func(n ast.Node) bool {
+		ix, ok := n.(*ast.IndexExpr)
+		if !ok || hint != nil {
+			return hint == nil
+		}
+		id, ok := ix.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		axes := r.resultAxes(id.Name)
+		for a, e := range ix.Indices {
+			l, ok := e.(*ast.Ident)
+			if !ok || a >= len(axes) {
+				continue
+			}
+			if i := slices.Index(axes[a], l.Name); i >= 0 {
+				hint = ast.Errorf(l.Pos(), "`%s` is a label of axis %d of `%s`, which the tables name its element %d by; a query indexes by the language's 0-based indices: `%s[%d]` on that axis (:show lists the labels in index order)",
+					l.Name, a, id.Name, i, id.Name, i)
+				return false
+			}
+		}
+		return true
+	})
+	return hint
+}
+
+// resultAxes returns the labelled axes of the param or output name of the
+// session's last result, whatever its shape, or nil.
+func (r *repl) resultAxes(name string) [][]string {
+	switch {
+	case r.sample != nil:
+		for _, v := range r.sample.run.sd.ds.vars {
+			if v.name == name {
+				return v.axes
+			}
+		}
+	case r.fit != nil:
+		return r.fit.axes[name]
+	}
+	return nil
 }

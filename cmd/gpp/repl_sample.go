@@ -234,7 +234,7 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 	cols := map[string][]float64{}
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
-			name := compile.ElemName(v.name, v.shape, k)
+			name := v.elemName(k)
 			af.names = append(af.names, name)
 			af.mean[name], af.sd[name] = st[v.first+j].mean, st[v.first+j].sd
 			cols[name] = ds.cols[v.first+j]

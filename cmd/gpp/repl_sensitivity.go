@@ -92,6 +92,9 @@ func (r *repl) sensitivityCmd(args []string) {
 			}
 		}
 	}
+	if b != nil {
+		nameByLabels(b.ds.vars, l)
+	}
 	if err != nil {
 		r.printError(err, srcs)
 		return

@@ -633,7 +633,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 				above++
 			}
 			if !(r <= worst) {
-				worst, name = r, compile.ElemName(v.name, v.shape, k)
+				worst, name = r, v.elemName(k)
 			}
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -83,7 +82,7 @@ func paramElements(sd *sampleDraws) []traceElem {
 			continue
 		}
 		for j, k := range v.elems {
-			out = append(out, traceElem{compile.ElemName(v.name, v.shape, k), v.first + j, v.logScale})
+			out = append(out, traceElem{v.elemName(k), v.first + j, v.logScale})
 		}
 	}
 	return out

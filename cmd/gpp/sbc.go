@@ -573,6 +573,7 @@ func prepareSBC(cfg *fitConfig, rankOutputs bool, con *console) (*sbcSetup, sour
 	}
 	su.nparam = su.ncol
 	su.vars, su.ncol = withOutputs(su.vars, su.ncol, base)
+	labelAxes(su.vars, l.Info, data.SizeLabels(l.Info, su.design)) // the tables, CSVs and plots name elements as gpp fit's
 	if err := checkDrawsSize(cfg.outputDraws, cfg.settings.DrawsPerStep, base); err != nil {
 		return nil, srcs, err
 	}
@@ -946,7 +947,7 @@ func sbcSummaries(su *sbcSetup, res []simResult, ok []int, L int) []sbcRow {
 				continue
 			}
 			r := rankStats(ranks, L)
-			r.name = compile.ElemName(v.name, v.shape, k)
+			r.name = v.elemName(k)
 			rows = append(rows, r)
 		}
 	}
@@ -1066,7 +1067,7 @@ func sbcNames(su *sbcSetup) []string {
 	names := make([]string, su.ncol)
 	for _, v := range su.vars {
 		for j, k := range v.elems {
-			names[v.first+j] = compile.ElemName(v.name, v.shape, k)
+			names[v.first+j] = v.elemName(k)
 		}
 	}
 	return names

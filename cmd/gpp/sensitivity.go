@@ -431,6 +431,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 		}
 	}
 	what := fmt.Sprintf("%d chain%s × %d draws of the sample in %s", sd.chains, plural(sd.chains), sd.n, dir)
+	nameByLabels(sd.ds.vars, l) // its table and --csv name elements as the sample's
 	return sensFromDraws(cfg, m, sd.ds, coords, xdim, what, sensInputFiles(dir, l))
 }
 
@@ -572,6 +573,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	b, err := sensFromQ(cfg, m, q, seed, S, fmt.Sprintf("%d draws of the q in %s (seed %d), weighted by p/q", S, path, seed), sensInputFiles(filepath.Dir(path), l))
 	if b != nil {
 		b.kFit = float64(ff.ParetoK)
+		nameByLabels(b.ds.vars, l)
 	}
 	return b, err
 }

@@ -57,9 +57,10 @@ sample name them (beta[0], W[0, 1]); a CmdStan CSV's are a Stan model's,
 named by Stan's 1-based ones, as stansummary names them (beta[1], W[1,2]).
 
 --params a,b shows only those: a name for all its elements, one element
-as the table names it (beta[0], W[0, 1]: spaces optional) or by its CSV
-column (beta.1, W.1.2) (the sampler's columns by name, lp__); the warnings
-still judge every column. --out FILE writes the summary as gpp sample's
+as the table names it (beta[0], W[0, 1], a labelled axis's label,
+a[AITKIN]: spaces optional), by its 0-based indices on a labelled axis
+too (a[0]), or by its CSV column (beta.1, W.1.2), each element once (the
+sampler's columns by name, lp__); the warnings still judge every column. --out FILE writes the summary as gpp sample's
 summary.csv (atomically), a column qP for each percentile P. --sig-figs
 sets the table's significant digits (the CSV keeps 6). --hdi P adds the
 highest-density interval of probability P in (0, 1), as ArviZ's
@@ -169,29 +170,6 @@ func splitParams(s string) []string {
 	return append(out, s[start:])
 }
 
-// elemSpec spells an element of --params as the summary names it, for
-// matching (sameName): CmdStan's column names beta.2 and Sigma.1.2 as
-// beta[1] and Sigma[0, 1] in a gpp file's summary, whose names are the
-// language's 0-based ones, and as beta[2] and Sigma[1,2] in a CmdStan
-// file's (stan), whose are Stan's.
-func elemSpec(s string, stan bool) string {
-	name, idx, ok := strings.Cut(s, ".")
-	if !ok || strings.HasSuffix(s, "__") {
-		return s
-	}
-	parts := strings.Split(idx, ".")
-	for i, p := range parts {
-		k, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || k < 1 {
-			return s // not a column name: matched as it is
-		}
-		if !stan {
-			parts[i] = strconv.Itoa(k - 1)
-		}
-	}
-	return name + "[" + strings.Join(parts, ",") + "]"
-}
-
 // sameName reports whether the names a and b are the same but for spaces
 // outside quotes: W[0,1] is the summary's W[0, 1].
 func sameName(a, b string) bool {
@@ -266,7 +244,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	}
 	rows := elemRows(sd.ds.vars)
 	if sc.params != nil {
-		if rows, err = pickRows(rows, sc.params, !first.gpp); err != nil {
+		if rows, err = pickRows(sd.ds.vars, rows, sc.params); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
@@ -546,28 +524,34 @@ func columnShape(base string, cols []string) ([]int, bool) {
 	return shape, true
 }
 
-// pickRows keeps the rows --params names: a variable's every element, or
-// one element by its name as the summary prints it (or its CSV column's,
-// elemSpec; stan: the draws are a CmdStan CSV's, named 1-based); a name in
-// no row is an error.
-func pickRows(rows []summaryRow, specs []string, stan bool) ([]summaryRow, error) {
+// pickRows keeps the rows of vars (elemRows) that --params names, in its
+// order: a variable's every element, or one element spelt any way gpp
+// prints or writes it (lookupElems), each row once however many ways it is
+// named; a name of no row is an error.
+func pickRows(vars []variable, rows []summaryRow, specs []string) ([]summaryRow, error) {
+	byCol := map[int]summaryRow{}
+	for _, r := range rows {
+		byCol[r.col] = r
+	}
 	var out []summaryRow
+	seen := map[int]bool{}
 	for _, s := range specs {
-		n := len(out)
-		e := elemSpec(s, stan)
-		for _, r := range rows {
-			if r.v == s || sameName(r.name, e) {
-				out = append(out, r)
-			}
-		}
-		if len(out) == n {
+		v, ks, err := lookupElems(vars, s)
+		if err != nil {
 			var vs []string
-			for _, r := range rows {
-				if r.family != samplerFamily && !slices.Contains(vs, r.v) {
-					vs = append(vs, r.v)
+			for _, v := range vars {
+				if v.family != samplerFamily {
+					vs = append(vs, v.name)
 				}
 			}
-			return nil, fmt.Errorf("--params: the draws have no %s (their params and outputs: %s)", s, strings.Join(vs, ", "))
+			return nil, fmt.Errorf("--params: %v (the draws' params and outputs: %s)", err, strings.Join(vs, ", "))
+		}
+		for _, k := range ks {
+			col := v.first + slices.Index(v.elems, k)
+			if r, ok := byCol[col]; ok && !seen[col] {
+				seen[col] = true
+				out = append(out, r)
+			}
 		}
 	}
 	return out, nil

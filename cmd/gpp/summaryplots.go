@@ -43,7 +43,7 @@ func summaryPlotDraws(sd *sampleDraws, rows []summaryRow, divergent bool) *sampl
 		a := byCol[r.col]
 		n := len(ds.vars)
 		if n == 0 || ds.vars[n-1].name != a.v.name || prev != r.col-1 {
-			ds.vars = append(ds.vars, variable{name: a.v.name, family: a.v.family, shape: a.v.shape, first: len(ds.cols)})
+			ds.vars = append(ds.vars, variable{name: a.v.name, family: a.v.family, shape: a.v.shape, axes: a.v.axes, stanNames: a.v.stanNames, first: len(ds.cols)})
 		}
 		prev = r.col
 		last := &ds.vars[len(ds.vars)-1]

@@ -91,6 +91,7 @@ func TestSummaryPlotsFromFile(t *testing.T) {
 	cols := [][]float64{make([]float64, total), make([]float64, total), make([]float64, total)}
 	sd := &sampleDraws{n: n, chains: chains, divergent: make([]bool, total), energy: make([]float64, total)}
 	var csv strings.Builder
+	csv.WriteString("# gpp_version = test\n") // a gpp model's draws, named 0-based as in memory
 	csv.WriteString("chain__,draw__,lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,mu,beta.1,beta.2\n")
 	for d := range total {
 		for c := range cols {
@@ -162,7 +163,7 @@ func TestSummaryPlotDraws(t *testing.T) {
 		cols[c] = []float64{float64(c), float64(c) + 0.5}
 	}
 	sd := &sampleDraws{n: 2, chains: 1, divergent: []bool{false, true}, ds: &drawSet{vars: columnVariables(names, "nuts"), cols: cols, ncol: len(cols)}}
-	rows, err := pickRows(elemRows(sd.ds.vars), []string{"beta[2]", "alpha", "beta[0]", "beta[1]", "alpha", "lp__"}, false)
+	rows, err := pickRows(sd.ds.vars, elemRows(sd.ds.vars), []string{"beta[2]", "alpha", "beta[0]", "beta[1]", "alpha", "lp__"})
 	if err != nil {
 		t.Fatal(err)
 	}
