@@ -11,6 +11,7 @@
 //	gpp-experiments [flags] pmf             Poisson matrix factorisation of the UCI digits (beyond the paper)
 //	gpp-experiments [flags] vi-nuts         SGVB against NUTS on the bundled examples and posteriordb (beyond the paper)
 //	gpp-experiments [flags] all             all seven
+//	gpp-experiments football-auc DIR        score a gpp fit of the football example (examples/README.md)
 //
 // Flags: --out DIR (default docs/results), --quick (a small smoke run),
 // --quiet (no progress lines).
@@ -23,11 +24,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/gpplang/gpp/experiments/epm"
 	"github.com/gpplang/gpp/experiments/gpfa"
 	"github.com/gpplang/gpp/experiments/pmf"
 	"github.com/gpplang/gpp/experiments/vinuts"
+	"github.com/gpplang/gpp/internal/modroot"
+	"github.com/gpplang/gpp/internal/shareddata"
 )
 
 func main() {
@@ -71,13 +75,16 @@ var experiments = map[string]func(ctx context.Context, out string, quick bool, l
 var order = []string{"epm", "epm-nuts", "optimizers", "gpfa-synthetic", "gpfa-cytof", "pmf", "vi-nuts"}
 
 func run(ctx context.Context, args []string, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "football-auc" {
+		return footballAUC(args[1:], os.Stdout, stderr)
+	}
 	fs := flag.NewFlagSet("gpp-experiments", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "docs/results", "output directory for CSV, PNG and Markdown results")
 	quick := fs.Bool("quick", false, "a small smoke run instead of the full experiment")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] epm|epm-nuts|optimizers|gpfa-synthetic|gpfa-cytof|pmf|vi-nuts|all\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] epm|epm-nuts|optimizers|gpfa-synthetic|gpfa-cytof|pmf|vi-nuts|all\n       gpp-experiments football-auc DIR\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -105,5 +112,36 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 			return 1
 		}
 	}
+	return 0
+}
+
+// footballAUC scores the fit in args[0] (a gpp fit's --out folder) of the
+// football example of examples/README.md: the AUC-ROC and AUC-PR of its
+// posterior mean p_unknown against which held-out pairs are games, rebuilt
+// from the shared football network by the example's split. The example's
+// held-out file is found beside go.mod (examples/football_heldout.csv).
+func footballAUC(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintf(stderr, "usage: gpp-experiments football-auc DIR\n\nDIR is the --out folder of\n"+
+			"  gpp fit examples/epm.gpp links=examples/football_train.csv unknown=examples/football_heldout.csv --set N=115 ...\n")
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "gpp-experiments: football-auc: %v\n", err)
+		return 1
+	}
+	root := shareddata.Root()
+	if root == "" {
+		return fail(fmt.Errorf("shared data folder not found: expected ../shared/data beside the repository (or set GPP_SHARED_DATA)"))
+	}
+	mod, err := modroot.Find()
+	if err != nil {
+		return fail(err)
+	}
+	sc, err := epm.ScoreFootball(args[0], filepath.Join(mod, "examples", "football_heldout.csv"), filepath.Join(root, "networks"))
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "held-out pairs  %d (%d games)\nAUC-ROC         %.3f\nAUC-PR          %.3f\n", sc.Pairs, sc.Links, sc.AUCROC, sc.AUCPR)
 	return 0
 }
