@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // valuesFile stands for the file of DataValues in positions and messages.
@@ -74,7 +75,8 @@ func valueArray(file, what, name string, v any) (*data.Array, error) {
 	for i, x := range a.Values {
 		switch {
 		case math.IsInf(x, 0):
-			return nil, ast.Errorf(pos, "%s: element %d is %v: infinite values are not allowed in %s", name, i, x, what) // 0-based, as the language indexes
+			// the element as the language names it: beta[1], W[0, 2]
+			return nil, ast.Errorf(pos, "%s is %v: infinite values are not allowed in %s", compile.ElemName(name, a.Shape, i), x, what)
 		case math.IsNaN(x):
 			a.Missing = append(a.Missing, i) // a missing cell, as JSON's null or NaN
 		}
@@ -91,7 +93,7 @@ func setValue(a *data.Array, what string, rv reflect.Value, v any) error {
 	}
 	if k, ok := scalarKind(rv.Type()); ok {
 		a.Int = k != reflect.Float32 && k != reflect.Float64
-		x, err := scalarValue(a, rv, 1)
+		x, err := scalarValue(a, rv, 0)
 		a.Values = []float64{x}
 		return err
 	}
@@ -103,7 +105,7 @@ func setValue(a *data.Array, what string, rv reflect.Value, v any) error {
 		a.Int = k != reflect.Float32 && k != reflect.Float64
 		a.Shape, a.Values = []int{rv.Len()}, make([]float64, rv.Len())
 		for i := range rv.Len() {
-			x, err := scalarValue(a, rv.Index(i), i+1)
+			x, err := scalarValue(a, rv.Index(i), i)
 			if err != nil {
 				return err
 			}
@@ -131,7 +133,7 @@ func setValue(a *data.Array, what string, rv reflect.Value, v any) error {
 			return ast.Errorf(a.Pos, "%s: row %d has %d elements but row 0 has %d: a matrix's rows are of one length", a.Name, i, row.Len(), cols)
 		}
 		for j := range cols {
-			x, err := scalarValue(a, row.Index(j), len(a.Values)+1)
+			x, err := scalarValue(a, row.Index(j), len(a.Values))
 			if err != nil {
 				return err
 			}
@@ -158,13 +160,14 @@ func scalarKind(t reflect.Type) (reflect.Kind, bool) {
 	return reflect.Invalid, false
 }
 
-// scalarValue is the number of the scalar x, element i (1-based) of a: a
+// scalarValue is the number of the scalar x, element k (row-major, of
+// a.Shape; named as the language does, W[1, 0]) of a: a
 // float32 exactly as it is held (float32(0.1) is 0.100000001490116...),
 // a bool 1 or 0, an integer exactly, or an error past 2^53 in magnitude,
 // which a float64 would round to a neighbour.
-func scalarValue(a *data.Array, x reflect.Value, i int) (float64, error) {
+func scalarValue(a *data.Array, x reflect.Value, k int) (float64, error) {
 	tooBig := func(s string) error {
-		return ast.Errorf(a.Pos, "%s: element %d is %s, past 2^53 in magnitude, the largest int gpp holds exactly", a.Name, i, s)
+		return ast.Errorf(a.Pos, "%s is %s, past 2^53 in magnitude, the largest int gpp holds exactly", compile.ElemName(a.Name, a.Shape, k), s)
 	}
 	switch x.Kind() {
 	case reflect.Bool:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -126,7 +127,7 @@ func curvatureHint(cc *curvCheck) string {
 	worst := bad[:min(len(bad), 3)]
 	names, ratios := make([]string, len(worst)), make([]string, len(worst))
 	for k, i := range worst {
-		names[k], ratios[k] = cc.names[i]+"'s", fmt.Sprintf("%.2g×", cc.c.Ratio[i])
+		names[k], ratios[k] = cc.names[i]+"'s", ratioText(cc.c.Ratio[i])+"×"
 	}
 	who, how := andList(names), andList(ratios)
 	sds := "sds are"
@@ -145,7 +146,7 @@ func curvatureHint(cc *curvCheck) string {
 	head := fmt.Sprintf("%s %s about %s too small%s, which a mean-field q (one independent factor per element) cannot represent; ", who, sds, how, moves)
 	group, n, left := curvGroup(cc, bad)
 	if group == nil {
-		return head + fmt.Sprintf("no joint factor of at most %d elements (%d of them of gamma factors) is enough by that curvature, "+
+		return head + fmt.Sprintf("no joint factor of at most %d elements (at most %d of them of gamma factors) is enough by that curvature, "+
 			"so gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", sgvb.MaxFullRank, curvMaxGamma)
 	}
 	flag := "--fullrank " + strings.Join(group, "+")
@@ -220,6 +221,15 @@ func curvGroup(cc *curvCheck, bad []int) (group []string, n int, left float64) {
 		}
 	}
 	return group, n, left
+}
+
+// ratioText formats an sd ratio with two significant digits, as "1.6" or
+// "12", and from 100 as a whole number ("230"), never in e-notation.
+func ratioText(v float64) string {
+	if v >= 99.5 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
 }
 
 // andList joins xs as "a", "a and b", "a, b and c".

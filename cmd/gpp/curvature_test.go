@@ -198,7 +198,7 @@ func TestFitCurvatureMinibatch(t *testing.T) {
 	}
 }
 
-// TestFitCurvatureNotDefinite: where −H at q's mean is not positive
+// TestFitCurvatureNotDefinite: where −H at q's mode is not positive
 // definite (examples/seeds.gpp, a random-effects logistic model, at the
 // default seed) the check says nothing (no ratios in fit.json) and the
 // Pareto k̂ rule's hint stands.
@@ -213,5 +213,46 @@ func TestFitCurvatureNotDefinite(t *testing.T) {
 	}
 	if r := fitRatios(t, out); r != nil || strings.Contains(stderr, "curvature") || !strings.Contains(stderr, "hint: q is mean-field") {
 		t.Errorf("ratios %v, stderr\n%s", r, stderr)
+	}
+}
+
+// TestFitCurvatureNoGroup: y_i ~ N(a + z_i, s), z_i ~ N(0, 1), a shared
+// level pinned only through the z's: a's mean-field sd is about 1/s times
+// too small (about 200×, printed whole, not as 2e+02) and every z_i's too,
+// so the joint factor would hold a and z, 1 + N > sgvb.MaxFullRank
+// elements, and the hint says no factor is enough and points to gpp
+// sample. The posterior is normal, so the ratio is exact: √(Σ_aa Λ_aa).
+func TestFitCurvatureNoGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	const n, s, sa = 120, 0.005, 10.0
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b strings.Builder
+	b.WriteString("y\n")
+	for range n {
+		fmt.Fprintf(&b, "%.6g\n", 1+rng.NormFloat64()+s*rng.NormFloat64())
+	}
+	data := writeFile(t, dir, "y.csv", b.String())
+	model := writeFile(t, dir, "m.gpp", fmt.Sprintf("data y: real[N]\nparam a: real ~ Normal(0, %g)\nparam z: real[N] ~ Normal(0, 1)\ny ~ Normal(a + z, %g)\n", sa, s))
+	out := filepath.Join(dir, "mf")
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// Λ_aa = 1/sa² + n/s², Λ_zz = 1 + 1/s², Λ_az = 1/s²: Σ_aa by the
+	// Schur complement of the z block.
+	laa, lzz, laz := 1/(sa*sa)+n/(s*s), 1+1/(s*s), 1/(s*s)
+	want := math.Sqrt(laa / (laa - n*laz*laz/lzz))
+	if got := fitRatios(t, out)["a"]; math.Abs(got-want) > curvRatioTol*want {
+		t.Errorf("meanfield_sd_ratio of a = %.9g, want %.9g", got, want)
+	}
+	if !(want >= 99.5) {
+		t.Fatalf("ratio %.3g: the test wants one of 100 or more", want)
+	}
+	if !strings.Contains(stderr, "hint: a's, z[") || !strings.Contains(stderr, fmt.Sprintf("sds are about %.0f×, ", want)) || strings.Contains(stderr, "e+") ||
+		!strings.Contains(stderr, "no joint factor of at most 100 elements (at most 20 of them of gamma factors) is enough by that curvature, so gpp sample (NUTS) is the check of these sds") {
+		t.Errorf("stderr\n%s", stderr)
 	}
 }

@@ -777,6 +777,9 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		}
 		return is + ": a negation"
 	case *ast.TransposeExpr:
+		if c.info.Types[x.X].Support == dist.Simplex && t.Support != dist.Simplex {
+			return is + ": the transpose of a matrix of simplex rows, whose columns sum to 1, not its rows"
+		}
 		return c.explain(x.X, req)
 	case *ast.IndexExpr:
 		return is + " because " + c.explain(x.X, req)

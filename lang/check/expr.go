@@ -61,6 +61,10 @@ func (c *checker) expr1(e ast.Expr) Type {
 		if !x.Valid() {
 			return invalid
 		}
+		if x.Support == dist.Simplex && len(x.Shape) == 2 && !x.Shape[0].isOne() {
+			// a matrix's simplex rows become columns: its rows need not sum to 1
+			x.Support = dist.NonNegative
+		}
 		x.Shape = transpose(x.Shape)
 		return x
 	case *ast.CallExpr:

@@ -81,11 +81,7 @@ func (m *Model) checkSelection(sel Selection) error {
 	if sel.Prior == nil && sel.Likelihood == nil {
 		return nil
 	}
-	l := &lowerer{info: m.info}
-	var priors, liks []string
-	for _, s := range m.file.Stmts {
-		l.collectOwners(s, &priors, &liks)
-	}
+	priors, liks := m.owners()
 	for _, c := range []struct {
 		flag, what  string
 		names, have []string
@@ -105,12 +101,18 @@ func (m *Model) checkSelection(sel Selection) error {
 // PriorOwners returns the params that some prior term belongs to
 // (Selection), in source order: the names a Selection's Prior may take.
 func (m *Model) PriorOwners() []string {
+	priors, _ := m.owners()
+	return priors
+}
+
+// owners returns the names that m's prior and likelihood terms belong to,
+// each once, in source order (collectOwners).
+func (m *Model) owners() (priors, liks []string) {
 	l := &lowerer{info: m.info}
-	var priors, liks []string
 	for _, s := range m.file.Stmts {
 		l.collectOwners(s, &priors, &liks)
 	}
-	return priors
+	return priors, liks
 }
 
 // collectOwners adds to priors and liks the names that the prior and
