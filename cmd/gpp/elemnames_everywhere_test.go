@@ -85,7 +85,7 @@ func TestReplLabelNames(t *testing.T) {
 	model := writeFile(t, d, "m.gpp", labelNamesModel)
 	named, _ := labelsData(t, d, labelNamesCounties)
 	var out, errb bytes.Buffer
-	in := ":fit --quiet --iter 200\n:show a\na\na[BECKER]\nmean(a[BECKER] + 1)\n"
+	in := ":fit --quiet --iter 200\n:show a\na\na[BECKER]\nmean(a[BECKER] + 1)\nb[BECKER, 1]\n"
 	run([]string{"repl", "--history", "-", model, named}, strings.NewReader(in), &out, &errb)
 	o, e := out.String(), errb.String()
 	show := o[strings.Index(o, ">>> :show a"):strings.Index(o, ">>> a\n")]
@@ -96,8 +96,11 @@ func TestReplLabelNames(t *testing.T) {
 	if !strings.Contains(query, `a["ST. LOUIS, MN"]  `) || !strings.Contains(query, "a[AITKIN] is a[0]") {
 		t.Errorf("the query a:\n%s\nwant the labels and the note", query)
 	}
-	if want := "`BECKER` is a label of axis 0 of `a`, which the tables name its element 2 by; a query indexes by the language's 0-based indices: `a[2]`"; strings.Count(e, want) != 2 {
+	if want := "`BECKER` is the tables' label of index 2 on axis 0 of `a`; a query indexes by the language's 0-based indices: `a[2]`"; strings.Count(e, want) != 2 {
 		t.Errorf("stderr:\n%s\nwant twice %q", e, want)
+	}
+	if want := "a query indexes by the language's 0-based indices: `b[2, 1]`"; !strings.Contains(e, want) { // the other index kept
+		t.Errorf("stderr:\n%s\nwant %q", e, want)
 	}
 }
 

@@ -304,14 +304,16 @@ func TestParamsSpellings(t *testing.T) {
 		}
 	}
 	for spec, want := range map[string]string{
-		"a[3]":      "index 3 out of range [0, 3) along axis 0 of a (indices are 0-based)",
-		"a.4":       "index 4 out of range [1, 3] along axis 0 of a (draws.csv's columns are 1-based)",
-		"a[Betta]":  "axis 0 of a has no label Betta; did you mean Beta?",
-		"aa[Beta]":  "the draws have no aa[Beta]; did you mean a[Beta]?",
-		"taux":      "the draws have no taux; did you mean tau?",
-		"z[0]":      "z[0] gives 1 index, but z takes 2: its first element is z[grp00, 0]",
-		"tau[0]":    "tau[0] is a scalar",
-		"z[0, two]": `"two" is not an index: axis 1 of z is numbered from 0`,
+		"a[3]":           "index 3 out of range [0, 3) along axis 0 of a (indices are 0-based)",
+		"a.4":            "index 4 out of range [1, 3] along axis 0 of a (draws.csv's columns are 1-based)",
+		"a[Betta]":       "axis 0 of a has no label Betta; did you mean Beta?",
+		"aa[Beta]":       "the draws have no aa[Beta]; did you mean a[Beta]?",
+		"zzzz[grp00, 1]": "did you mean z[grp00, 1]?", // 3 edits without spaces (4 with): compared squeezed, named as printed
+		"taux":           "the draws have no taux; did you mean tau?",
+		"z[0]":           "z[0] gives 1 index, but z takes 2: its first element is z[grp00, 0]",
+		"tau[0]":         "tau[0] is a scalar",
+		"z[0, two]":      `"two" is not an index: axis 1 of z is numbered from 0`,
+		"z[nope, 0]":     `its labels: grp00, "A, B"; or index it from 0`, // quoted as printed: one label
 	} {
 		_, err := pickRows(vars, rows, []string{spec})
 		if err == nil || !strings.Contains(err.Error(), want) {

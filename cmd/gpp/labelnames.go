@@ -260,28 +260,38 @@ func (v *variable) noLabel(a int, p string) error {
 	if best := check.Suggest(p, labels); best != "" {
 		hint = fmt.Sprintf("; did you mean %s?", quoteLabel(best))
 	}
-	shown := labels
-	if len(shown) > 8 {
-		shown = append(slices.Clone(shown[:8]), "…")
+	var shown []string // quoted as the tables quote them: "BLUE, EARTH" is one label
+	for i, l := range labels {
+		if i == 8 {
+			shown = append(shown, "…")
+			break
+		}
+		shown = append(shown, quoteLabel(l))
 	}
 	return fmt.Errorf("axis %d of %s has no label %s%s (its labels: %s; or index it from 0)", a, v.name, quoteLabel(p), hint, strings.Join(shown, ", "))
 }
 
 // suggestElem returns "; did you mean X?" for the printed name of an
-// element or variable of vars closest to s, or "".
+// element or variable of vars closest to s, or "". Names are compared
+// without their spaces (squeeze), which --params leaves optional.
 func suggestElem(vars []variable, s string) string {
 	var names []string
+	printed := map[string]string{} // squeezed name → as printed
+	add := func(name string) {
+		names = append(names, squeeze(name))
+		printed[squeeze(name)] = name
+	}
 	for i := range vars {
 		v := &vars[i]
-		names = append(names, v.name)
+		add(v.name)
 		if strings.ContainsAny(s, ".[") && !strings.HasSuffix(v.name, "__") {
 			for _, k := range v.elems {
-				names = append(names, v.elemName(k))
+				add(v.elemName(k))
 			}
 		}
 	}
-	if best := check.Suggest(squeeze(s), names); best != "" && best != s {
-		return "; did you mean " + best + "?"
+	if best := check.Suggest(squeeze(s), names); best != "" && best != squeeze(s) {
+		return "; did you mean " + printed[best] + "?"
 	}
 	return ""
 }

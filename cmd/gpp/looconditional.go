@@ -154,10 +154,10 @@ func looConditionalWarning(cond []looCondParam) string {
 	if c.marginal != "" && len(cond) == 1 {
 		integrate = "write the model with it integrated out: " + c.marginal
 	}
-	return fmt.Sprintf("LOO: log_lik (%s) reads %s (declared at %d:%d), a param with an element per observation: "+
+	return fmt.Sprintf("LOO: log_lik (%s) reads %s (declared at %s), a param with an element per observation: "+
 		"leaving observation i out sends %s[i] back to its prior, a change far larger than importance sampling from the full posterior, where observation i pins %s[i], can reweight, "+
 		"so this elpd_loo is unreliable and typically too optimistic (loo.csv records per_observation_params, and gpp compare flags the fit); "+
 		"gpp kfold and --reloo refuse such a param, and --moment-match does not mend it: "+
 		"%s; PSIS-LOO of that model estimates the same elpd (Vehtari, Mononen, Tolvanen, Sivula and Winther 2016)",
-		c.llPos, names, c.pos.Line, c.pos.Col, c.name, c.name, integrate)
+		c.llPos, names, c.pos, c.name, c.name, integrate)
 }

@@ -96,7 +96,7 @@ func TestLOOConditional(t *testing.T) {
 		if !r.cond {
 			continue
 		}
-		for _, want := range []string{"log_lik (" + mix + ":8:8) reads u (declared at 6:7)", "NegBinomial(exp(b0 + b1 * x), phi) in place of the Poisson"} {
+		for _, want := range []string{"log_lik (" + mix + ":8:8) reads u (declared at " + mix + ":6:7)", "NegBinomial(exp(b0 + b1 * x), phi) in place of the Poisson"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%s: the warning lacks %q:\n%s", r.name, want, stderr)
 			}

@@ -1666,8 +1666,13 @@ func (r *repl) labelIndexHint(x ast.Expr) error {
 				continue
 			}
 			if i := slices.Index(axes[a], l.Name); i >= 0 {
-				hint = ast.Errorf(l.Pos(), "`%s` is a label of axis %d of `%s`, which the tables name its element %d by; a query indexes by the language's 0-based indices: `%s[%d]` on that axis (:show lists the labels in index order)",
-					l.Name, a, id.Name, i, id.Name, i)
+				idx := make([]string, len(ix.Indices)) // the query as written, the label replaced by its index
+				for b, e := range ix.Indices {
+					idx[b] = ast.FormatExpr(e)
+				}
+				idx[a] = strconv.Itoa(i)
+				hint = ast.Errorf(l.Pos(), "`%s` is the tables' label of index %d on axis %d of `%s`; a query indexes by the language's 0-based indices: `%s[%s]` (:show lists the labels in index order)",
+					l.Name, i, a, id.Name, id.Name, strings.Join(idx, ", "))
 				return false
 			}
 		}

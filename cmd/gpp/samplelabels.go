@@ -42,6 +42,17 @@ func chainMoments(elems [][][]float64, c int) (mean, sd []float64) {
 	return mean, sd
 }
 
+// everyChainMoments is chainMoments of each chain: mean[c][k] and
+// sd[c][k] of element k in chain c.
+func everyChainMoments(elems [][][]float64) (mean, sd [][]float64) {
+	C := len(elems[0])
+	mean, sd = make([][]float64, C), make([][]float64, C)
+	for c := range C {
+		mean[c], sd[c] = chainMoments(elems, c)
+	}
+	return mean, sd
+}
+
 // permutedChains returns the first pair of chains (a < b) whose means of
 // a vector's elements are one another's in another order: elems[k][c] are
 // the draws of element k in chain c. The test is the restarts' (orderOf):
@@ -59,10 +70,7 @@ func permutedChains(elems [][][]float64, apartSD float64) (a, b int, ok bool) {
 		return 0, 0, false
 	}
 	C := len(elems[0])
-	mean, sd := make([][]float64, C), make([][]float64, C)
-	for c := range C {
-		mean[c], sd[c] = chainMoments(elems, c)
-	}
+	mean, sd := everyChainMoments(elems)
 	for a := range C {
 		for b := a + 1; b < C; b++ {
 			if orderApart(mean[a], sd[a], mean[b], sd[b], apartSD) {
@@ -144,10 +152,7 @@ func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int, 
 // (matrixAxisSwitched).
 func permutedMatrixChains(elems [][][]float64, shape []int, apartSD float64) (a, b int, ok bool) {
 	C := len(elems[0])
-	mean, sd := make([][]float64, C), make([][]float64, C)
-	for c := range C {
-		mean[c], sd[c] = chainMoments(elems, c)
-	}
+	mean, sd := everyChainMoments(elems)
 	for a := range C {
 		for b := a + 1; b < C; b++ {
 			for ax := range 2 {

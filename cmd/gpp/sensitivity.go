@@ -782,7 +782,7 @@ func printSensitivity(w io.Writer, cfg *sensConfig, b *sensBase, rows []sensRow,
 	fmt.Fprintf(w, "power-scaled the prior%s and the likelihood%s by α = %g and %g (cjs_dist per unit of log₂ α; threshold %g)\n",
 		of(cfg.sel.Prior), of(cfg.sel.Likelihood), sgvb.PowerScaleLower, sgvb.PowerScaleUpper, cfg.threshold)
 	if n := cfg.priorSelectionNote(); n != "" {
-		fmt.Fprintf(w, "left out     %s\n", n)
+		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintf(w, "draws        %s\n", b.what)
 	if !math.IsNaN(b.kBase) || b.lwBase != nil {

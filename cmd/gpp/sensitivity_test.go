@@ -397,3 +397,30 @@ output Omega = L * L'
 		t.Errorf("Omega[1, 0]: prior %g, likelihood %g, want both above 0", prior, lik)
 	}
 }
+
+// TestSensitivityNoPriorChoice: where every prior is a population's (the
+// top-level params flat), the default leaves none out and says so on a
+// line that does not claim to have left one out.
+func TestSensitivityNoPriorChoice(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "flat.gpp", `data y: real[N]
+param mu: real
+param tau: positive
+param a: real ~ Normal(mu, tau)
+y ~ Normal(a, 1)
+`)
+	data := writeFile(t, dir, "flat.csv", "y\n1\n2\n1.5\n")
+	out := filepath.Join(dir, "f")
+	if code, _, stderr := runGpp("fit", model, data, "--seed", "1", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("gpp fit: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runGpp("sensitivity", out)
+	if code != 0 {
+		t.Fatalf("gpp sensitivity: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "power-scaled the prior and the likelihood by") ||
+		!strings.Contains(stdout, "\nprior        every prior reads params or is a non-centred innovation (the top-level params are flat), so none is left out") ||
+		strings.Contains(stdout, "left out     ") {
+		t.Errorf("the default with no prior choice does not say it scaled every prior:\n%s", stdout)
+	}
+}

@@ -162,12 +162,13 @@ func readsParam(info *check.Info, d *ast.CallExpr) bool {
 	return reads
 }
 
-// priorSelectionNote says, after a default selection (choosePrior), which
-// priors were left out and why, and the flag that power-scales them all;
-// "" where the default is every prior.
+// priorSelectionNote is the table's line, label included, that says
+// after a default selection (choosePrior) which priors were left out and
+// why, and the flag that power-scales them all, or that none was as every
+// prior would have been; "" where the default is every prior.
 func (cfg *sensConfig) priorSelectionNote() string {
 	if cfg.noChoice {
-		return "every prior reads params or is a non-centred innovation (the top-level params are flat): power-scaled them all"
+		return "prior        every prior reads params or is a non-centred innovation (the top-level params are flat), so none is left out: power-scaled them all"
 	}
 	if len(cfg.leftOut) == 0 {
 		return ""
@@ -180,6 +181,6 @@ func (cfg *sensConfig) priorSelectionNote() string {
 	if len(parts) > 1 {
 		the = "the priors of"
 	}
-	return fmt.Sprintf("%s %s: the model's structure, not a prior choice (brms's lprior leaves such priors out); --prior %s power-scales every prior",
+	return fmt.Sprintf("left out     %s %s: the model's structure, not a prior choice (brms's lprior leaves such priors out); --prior %s power-scales every prior",
 		the, strings.Join(parts, "; "), sensAllPriors)
 }

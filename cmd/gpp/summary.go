@@ -170,13 +170,8 @@ func splitParams(s string) []string {
 	return append(out, s[start:])
 }
 
-// sameName reports whether the names a and b are the same but for spaces
-// outside quotes: W[0,1] is the summary's W[0, 1].
-func sameName(a, b string) bool {
-	return squeeze(a) == squeeze(b)
-}
-
-// squeeze drops the spaces of s outside double quotes.
+// squeeze drops the spaces of s outside double quotes, so that W[0,1]
+// is compared with the summary's names as W[0, 1] is (suggestElem).
 func squeeze(s string) string {
 	var b strings.Builder
 	quoted := false
