@@ -408,7 +408,7 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "d.csv:1:1: column \"X.2\": the header has no X.1 before it"},
 		{"numbered columns from 0", "data X: real[N, K]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "X[1],X[0]\n1,2\n")}
-		}, nil, "d.csv:1:6: column \"X[0]\": the columns of X are numbered from 1 (X[1], X[2], ..., as draws.csv numbers a vector's), not from 0\x00"},
+		}, nil, "d.csv:1:6: column \"X[0]\": a data file numbers the columns of X from 1 (X[1], X[2], ..., as CmdStan's draws.csv does), not from 0 as gpp's tables name elements\x00"},
 		{"a column numbered twice", "data X: real[N, K]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "X.1,X.2,X[2]\n1,2,3\n")}
 		}, nil, "d.csv:1:9: column \"X[2]\" numbers column 2 of X again, as \"X.2\" at d.csv:1:5 does\x00"},
@@ -429,7 +429,7 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "d.csv:1:5: column \"x.3\": the header has no x.2 before it; the elements of x are numbered x.1, x.2, ... with none left out\x00"},
 		{"a vector's numbered columns from 0", "data x: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "x[0],x[1]\n1,2\n")}
-		}, nil, "d.csv:1:1: column \"x[0]\": the elements of x are numbered from 1 (x[1], x[2], ..., as draws.csv numbers a vector's), not from 0\x00"},
+		}, nil, "d.csv:1:1: column \"x[0]\": a data file numbers the elements of x from 1 (x[1], x[2], ..., as CmdStan's draws.csv does), not from 0 as gpp's tables name elements\x00"},
 		{"a vector's element numbered twice", "data x: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "x.1,x.2,x[1]\n1,2,3\n")}
 		}, nil, "d.csv:1:9: column \"x[1]\" numbers element 1 of x again, as \"x.1\" at d.csv:1:1 does\x00"},

@@ -270,7 +270,7 @@ func (t *Table) Indexed(name string, vector bool) (*Table, []string, *ast.Error)
 		at := t.header(c.j)
 		switch {
 		case c.k == 0:
-			return nil, nil, ast.Errorf(at, "column %q: the %s of %s are numbered from 1 (%s, %s, ..., as draws.csv numbers a vector's), not from 0", names[i], what, name, numberedLike(names[i], name, 1), numberedLike(names[i], name, 2))
+			return nil, nil, ast.Errorf(at, "column %q: a data file numbers the %s of %s from 1 (%s, %s, ..., as CmdStan's draws.csv does), not from 0 as gpp's tables name elements", names[i], what, name, numberedLike(names[i], name, 1), numberedLike(names[i], name, 2))
 		case i > 0 && c.k == cols[i-1].k:
 			prev := cols[i-1].j
 			return nil, nil, ast.Errorf(at, "column %q numbers %s %d of %s again, as %q at %s does", names[i], one, c.k, name, t.Columns[prev].Name, t.header(prev))

@@ -45,8 +45,8 @@ p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
 observations whose elpd_loo is unreliable. A fit whose loo.csv records
 per_observation_params (its log_lik reads a param with an element per
 observation, where PSIS-LOO is unreliable and typically too optimistic:
-integrate the param out to compare) is marked * and warned of. The model column is the model
-file (and --set values) from the fit.json beside loo.csv, marked
+integrate the param out to compare) is marked * and warned of. The
+model column is the model file (and --set values) from the fit.json beside loo.csv, marked
 "(Laplace)" for a fit of --family laplace, "(Pathfinder)" for one of
 --family pathfinder (for a sample, from its
 draws.csv, marked "(NUTS)"). A warning says when two fits' fit.json (or

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 // curvRatioTol bounds the error of the curvature check's ratio on a
@@ -82,34 +84,14 @@ func pumpsData(rng *rand.Rand, alpha, beta float64) string {
 	return b.String()
 }
 
-// gammaDraw draws Gamma(a, 1) (Marsaglia–Tsang, boosted below a = 1).
+// gammaDraw draws Gamma(a, 1) by dist's sampler.
 func gammaDraw(rng *rand.Rand, a float64) float64 {
-	if a < 1 {
-		return gammaDraw(rng, a+1) * math.Pow(rng.Float64(), 1/a)
-	}
-	d := a - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		if u := rng.Float64(); math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
-			return d * v
-		}
-	}
+	return math.Exp(dist.SampleGammaLog(a, rng))
 }
 
-// poissonDraw draws Poisson(mu) by counting unit-rate arrivals.
+// poissonDraw draws Poisson(mu) by dist's sampler.
 func poissonDraw(rng *rand.Rand, mu float64) int {
-	n, s := 0, rng.ExpFloat64()
-	for s < mu {
-		n++
-		s += rng.ExpFloat64()
-	}
-	return n
+	return int(dist.Poisson{Rate: mu}.Rand(rng))
 }
 
 // TestFitCurvaturePumps: a pumps-like gamma hierarchy, every factor a

@@ -288,7 +288,7 @@ func TestParamsSpellings(t *testing.T) {
 	}{
 		{[]string{"a[Beta]", "a[0]", "a.1", "a[ 0 ]"}, []string{"a[Beta]"}},
 		{[]string{"a[1]", "a[Echo]", "a.2"}, []string{"a[Echo]"}},
-		{[]string{"a[2]"}, []string{"a[2]"}}, // a label that spells a number wins: a[2] is the printed name
+		{[]string{"a[2]"}, []string{"a[2]"}}, // the label "2" at index 2: the printed name (a label at another index: below)
 		{[]string{"z[grp00, 1]", "z[0,1]", "z.1.2", "z[grp00,1]"}, []string{"z[grp00, 1]"}},
 		{[]string{`z["A, B", 0]`, "z[1, 0]", "z.2.1"}, []string{`z["A, B", 0]`}},
 		{[]string{"tau", "lp__"}, []string{"tau", "lp__"}},
@@ -318,6 +318,15 @@ func TestParamsSpellings(t *testing.T) {
 		_, err := pickRows(vars, rows, []string{spec})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("--params %s: %v; want %q", spec, err, want)
+		}
+	}
+	// a label that spells another element's index: a[2] is the element
+	// labelled "2" (index 1), as printed, not index 2 (a[Echo])
+	moved := columnVariables([]string{"lp__", "a.1", "a.2", "a.3"}, "nuts")
+	setSavedAxes(moved, map[string][][]string{"a": {{"Beta", "2", "Echo"}}})
+	for spec, want := range map[string]string{"a[2]": "a[2]", "a[1]": "a[2]", "a.3": "a[Echo]"} {
+		if got, err := pickRows(moved, elemRows(moved), []string{spec}); err != nil || len(got) != 1 || got[0].name != want {
+			t.Errorf("labels Beta, 2, Echo: --params %s: %v, %v; want %s", spec, got, err, want)
 		}
 	}
 	stan := columnVariables([]string{"lp__", "theta.1", "theta.2"}, "nuts")

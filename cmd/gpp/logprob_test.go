@@ -312,7 +312,7 @@ func TestUnround(t *testing.T) {
 	if zf := []float64{0.1, -0.31, 0.2}; unround(zf, dist.SumToZero, []int{3}) {
 		t.Errorf("sum_to_zero 0.01 off changed to %v", zf)
 	}
-	mz := []float64{0.111111, -0.111111, -0.111112, 0.111111} // 2 × 2, rows and columns summing to 0
+	mz := []float64{0.111111, -0.111111, -0.111112, 0.111111} // 2 × 2, rows and columns summing to 0; its latent's shape [1, 1], one fewer each way
 	if !unround(mz, dist.SumToZeroMatrix, []int{1, 1}) || math.Abs(mz[0]+mz[1]) > 1e-15 || math.Abs(mz[0]+mz[2]) > 1e-15 || math.Abs(mz[2]+mz[3]) > 1e-15 {
 		t.Errorf("sum_to_zero_matrix rounded: %v, want zero row and column sums", mz)
 	}

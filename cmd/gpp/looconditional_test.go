@@ -43,14 +43,7 @@ func nbMixData(t *testing.T, dir string, n int) string {
 	for range n {
 		x := rng.NormFloat64()
 		u := gammaDraw(rng, 2) / 2 // Gamma(2, 2): mean 1
-		mu := math.Exp(1+0.7*x) * u
-		// Poisson(mu) by counting exponential arrivals in [0, 1]
-		y, s := 0, rng.ExpFloat64()
-		for s < mu {
-			y++
-			s += rng.ExpFloat64()
-		}
-		fmt.Fprintf(&b, "%.4f,%d\n", x, y)
+		fmt.Fprintf(&b, "%.4f,%d\n", x, poissonDraw(rng, math.Exp(1+0.7*x)*u))
 	}
 	return writeFile(t, dir, "nb.csv", b.String())
 }

@@ -60,7 +60,8 @@ named by Stan's 1-based ones, as stansummary names them (beta[1], W[1,2]).
 as the table names it (beta[0], W[0, 1], a labelled axis's label,
 a[AITKIN]: spaces optional), by its 0-based indices on a labelled axis
 too (a[0]), or by its CSV column (beta.1, W.1.2), each element once (the
-sampler's columns by name, lp__); the warnings still judge every column. --out FILE writes the summary as gpp sample's
+sampler's columns by name, lp__); the warnings still judge every column.
+--out FILE writes the summary as gpp sample's
 summary.csv (atomically), a column qP for each percentile P. --sig-figs
 sets the table's significant digits (the CSV keeps 6). --hdi P adds the
 highest-density interval of probability P in (0, 1), as ArviZ's
