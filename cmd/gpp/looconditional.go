@@ -150,7 +150,7 @@ func looConditionalWarning(cond []looCondParam) string {
 	for _, o := range cond[1:] {
 		names += ", " + o.name
 	}
-	integrate := fmt.Sprintf("write the model with %s integrated out of each observation's distribution (the marginal likelihood of y[i])", names)
+	integrate := fmt.Sprintf("write the model with %s integrated out of each observation's distribution (its marginal likelihood)", names)
 	if c.marginal != "" && len(cond) == 1 {
 		integrate = "write the model with it integrated out: " + c.marginal
 	}
