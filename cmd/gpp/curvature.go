@@ -129,7 +129,7 @@ func curvatureHint(cc *curvCheck) string {
 	for k, i := range worst {
 		names[k], ratios[k] = cc.names[i]+"'s", ratioText(cc.c.Ratio[i])+"×"
 	}
-	who, how := andList(names), andList(ratios)
+	who, how := joinAnd(names), joinAnd(ratios)
 	sds := "sds are"
 	if len(worst) == 1 {
 		sds = "sd is"
@@ -230,14 +230,6 @@ func ratioText(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 2, 64)
-}
-
-// andList joins xs as "a", "a and b", "a, b and c".
-func andList(xs []string) string {
-	if len(xs) <= 1 {
-		return strings.Join(xs, "")
-	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 // signed formats a correlation with two decimals and a minus sign (−).

@@ -390,32 +390,17 @@ func labelSwitchHint(ds *drawSet) string {
 }
 
 // restartMoments returns the mean and sd of columns first … first+K−1 of
-// ds per restart, over the finite draws.
+// ds per restart (mean[r][k]), over the finite draws: the chains'
+// moments (everyChainMoments) with a restart's draws as a chain.
 func restartMoments(ds *drawSet, first, K int) (mean, sd [][]float64) {
-	mean, sd = make([][]float64, ds.R), make([][]float64, ds.R)
-	for r := range ds.R {
-		mean[r], sd[r] = make([]float64, K), make([]float64, K)
-	}
+	elems := make([][][]float64, K)
 	for k := range K {
-		n, m2 := make([]float64, ds.R), make([]float64, ds.R)
+		elems[k] = make([][]float64, ds.R)
 		for d, x := range ds.cols[first+k] {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				continue
-			}
-			r := ds.comp[d]
-			n[r]++
-			delta := x - mean[r][k]
-			mean[r][k] += delta / n[r]
-			m2[r] += delta * (x - mean[r][k])
-		}
-		for r := range ds.R {
-			sd[r][k] = math.NaN()
-			if n[r] > 1 {
-				sd[r][k] = math.Sqrt(m2[r] / (n[r] - 1))
-			}
+			elems[k][ds.comp[d]] = append(elems[k][ds.comp[d]], x)
 		}
 	}
-	return mean, sd
+	return everyChainMoments(elems)
 }
 
 // orderOf reports whether the vector of means m (sds s) is the vector m0
