@@ -819,7 +819,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if far != "" {
 		con.note("hint: %s", far)
 	}
-	if h := labelSwitchHint(ds); h != "" {
+	for _, h := range labelSwitchHint(ds) {
 		con.note("hint: %s", h)
 	}
 	k, ess := r.ParetoK, r.ParetoRelESS

@@ -177,15 +177,15 @@ func TestLabelSwitchHint(t *testing.T) {
 	}
 	ds.ncol = len(ds.cols)
 	h := labelSwitchHint(ds)
-	if !strings.HasPrefix(h, "restarts 1, 2 found mu, nu of restart 0 with the elements in another order (label switching") {
-		t.Errorf("hint %q", h)
+	if len(h) != 1 || !strings.HasPrefix(h[0], "restarts 1, 2 found mu, nu of restart 0 with the elements in another order (label switching") {
+		t.Errorf("hints %q", h)
 	}
 	ds.vars = ds.vars[2:] // s, moved, out
-	if h := labelSwitchHint(ds); h != "" {
+	if h := labelSwitchHint(ds); h != nil {
 		t.Errorf("without mu and nu: %q, want none", h)
 	}
 	ds.comp, ds.R = nil, 1
-	if h := labelSwitchHint(ds); h != "" {
+	if h := labelSwitchHint(ds); h != nil {
 		t.Errorf("one fit: %q, want none", h)
 	}
 }
@@ -243,9 +243,9 @@ func TestLabelSwitchHintMatrix(t *testing.T) {
 			ds.vars = []variable{v}
 			ds.ncol = len(ds.cols)
 			h := labelSwitchHint(ds)
-			got := strings.HasPrefix(h, "restart 1 found W of restart 0 with the elements, or the rows or columns of a matrix, in another order")
-			if got != tc.want || (!tc.want && h != "") {
-				t.Errorf("hint %q, want one: %v", h, tc.want)
+			got := len(h) == 1 && strings.HasPrefix(h[0], "restart 1 found W of restart 0 with the elements, or the rows or columns of a matrix, in another order")
+			if got != tc.want || (!tc.want && h != nil) {
+				t.Errorf("hints %q, want one: %v", h, tc.want)
 			}
 		})
 	}

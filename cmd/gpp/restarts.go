@@ -15,6 +15,7 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
+	"gonum.org/v1/gonum/mat"
 )
 
 // initFits sets the warm start of a fit from a fit file: Settings.Init
@@ -313,14 +314,17 @@ const switchMaxAxis = 50
 // switchMaxAxis of them) in another order: the components of a mixture
 // or of a factor model are exchangeable, the posterior has one mode per
 // order of their labels, and the mixture of the restarts (its summary, R̂
-// far above 1) blurs modes that are one solution. "" when there is no such
-// param, or one fit.
-func labelSwitchHint(ds *drawSet) string {
+// far above 1) blurs modes that are one solution; or a matrix param
+// rotated or reflected along such an axis (matrixAxisRotated: factor
+// loadings, identified only up to an orthogonal matrix): a hint for the
+// permuted params and one for the rotated ones. None when there is no
+// such param, or one fit.
+func labelSwitchHint(ds *drawSet) []string {
 	if ds.comp == nil || ds.R < 2 {
-		return ""
+		return nil
 	}
-	var names []string
-	var who []int
+	var names, rotNames []string
+	var who, rotWho, rotAxis []int
 	matrix := false
 	found := func(name string, r int) {
 		if !slices.Contains(names, name) {
@@ -353,28 +357,101 @@ func labelSwitchHint(ds *drawSet) string {
 				}
 			}
 			for r := 1; r < ds.R; r++ {
-				for a := range 2 {
-					if K := v.shape[a]; K >= 2 && K <= switchMaxAxis && matrixAxisSwitched(v.shape, a, mean[0], sd[0], mean[r], sd[r]) {
-						found(v.name, r)
-						matrix = true
-						break
+				switch ax, rot := matrixSwitchAxis(v.shape, mean[0], sd[0], mean[r], sd[r], switchApart); {
+				case ax < 0:
+				case rot:
+					if !slices.Contains(rotNames, v.name) {
+						rotNames = append(rotNames, v.name)
+						rotAxis = append(rotAxis, ax)
 					}
+					if !slices.Contains(rotWho, r) {
+						rotWho = append(rotWho, r)
+					}
+				default:
+					found(v.name, r)
+					matrix = true
 				}
 			}
 		}
 	}
-	if len(names) == 0 {
-		return ""
+	var hints []string
+	if len(names) > 0 {
+		hints = append(hints, permutedHint(names, who, matrix))
 	}
+	if len(rotNames) > 0 {
+		hints = append(hints, rotatedHint(rotNames, rotAxis, rotWho))
+	}
+	return hints
+}
+
+// restartList is "restart 2" or "restarts 1, 2, 3".
+func restartList(who []int) string {
 	slices.Sort(who)
 	rs := make([]string, len(who))
 	for i, r := range who {
 		rs[i] = fmt.Sprint(r)
 	}
-	restarts := "restart " + rs[0]
-	if len(rs) > 1 {
-		restarts = "restarts " + strings.Join(rs, ", ")
+	if len(rs) == 1 {
+		return "restart " + rs[0]
 	}
+	return "restarts " + strings.Join(rs, ", ")
+}
+
+// rotatedHint is labelSwitchHint's advice for matrix params (names, the
+// axis along which each turned in axes) that restarts who found rotated
+// or reflected.
+func rotatedHint(names []string, axes []int, who []int) string {
+	list := strings.Join(names, ", ")
+	its := "its"
+	if len(names) > 1 {
+		its = "their"
+	}
+	words := make([]string, len(axes))
+	for i, a := range axes {
+		words[i] = axisWord(a)
+	}
+	return fmt.Sprintf("%s found %s of restart 0 with %s %s rotated or reflected (mixed by an orthogonal matrix Q, signs flipped included: "+
+		"factor loadings that the likelihood reads only through a product such as %s are identified only up to such a Q): "+
+		"the mixture's summary of %s blurs these rotations, as its R̂ says; read outputs that do not depend on the rotation "+
+		"(%s, a covariance, a held-out log likelihood), or one restart's fit, or constrain %s so that one rotation fits "+
+		"(Stan's factor models fix the loadings above the diagonal at zero and the diagonal positive) (docs/inference.md, Restarts)",
+		restartList(who), list, its, strings.Join(slices.Compact(words), " or "), gramOf(names[0], axes[0]), list, gramOf(names[0], axes[0]), list)
+}
+
+// gramOf is the product that a matrix n's rotation along axis a leaves
+// unchanged: n * n' for its columns, n' * n for its rows.
+func gramOf(n string, a int) string {
+	if a == 0 {
+		return n + "' * " + n
+	}
+	return n + " * " + n + "'"
+}
+
+// axisWord names a matrix's components along axis a.
+func axisWord(a int) string { return [2]string{"rows", "columns"}[a] }
+
+// matrixSwitchAxis returns the axis along which the matrix means m (sds
+// s) are m0's with the components in another order (matrixAxisApart),
+// or else rotated or reflected (matrixAxisRotated, rot true), trying
+// axes of 2 to switchMaxAxis components; −1 when neither.
+func matrixSwitchAxis(shape []int, m0, s0, m, s []float64, apartSD float64) (ax int, rot bool) {
+	for a := range 2 {
+		if K := shape[a]; K >= 2 && K <= switchMaxAxis && matrixAxisApart(shape, a, m0, s0, m, s, apartSD) {
+			return a, false
+		}
+	}
+	for a := range 2 {
+		if K := shape[a]; K >= 2 && K <= switchMaxAxis && matrixAxisRotated(shape, a, m0, s0, m, s, apartSD) {
+			return a, true
+		}
+	}
+	return -1, false
+}
+
+// permutedHint is labelSwitchHint's advice for params (names) that
+// restarts who found in another order; matrix when one is a matrix.
+func permutedHint(names []string, who []int, matrix bool) string {
+	restarts := restartList(who)
 	if matrix {
 		return fmt.Sprintf("%s found %s of restart 0 with the elements, or the rows or columns of a matrix, in another order (label switching: "+
 			"the components of a mixture or of a factor model are exchangeable, so the posterior has a mode per order of their labels): "+
@@ -492,31 +569,25 @@ func greedyMatch(K int, d func(i, j int) float64) bool {
 	return n == K
 }
 
-// matrixAxisSwitched reports whether restart r found matrix param v (its
-// per-restart element means and sds by row-major index) with its
-// components along axis a in another order than restart 0. Component i of
-// restart 0 and j of r are d apart: the root of their elements' summed
-// squared differences over their summed variances, a joint-sd distance
+// matrixAxisApart reports whether the matrix means m (sds s) are m0's
+// (sds s0) with the components along axis a in another order: component
+// i of m0 and j of m are componentDistance apart, a joint-sd distance
 // that the elements with weight carry, as a sparse factor's near-zero
-// loadings, with sds near zero too, add little to either sum.
-func matrixAxisSwitched(shape []int, a int, m0, s0, m, s []float64) bool {
-	return matrixAxisApart(shape, a, m0, s0, m, s, switchApart)
+// loadings, with sds near zero too, add little to it; permuted decides.
+func matrixAxisApart(shape []int, a int, m0, s0, m, s []float64, apartSD float64) bool {
+	return permuted(shape[a], componentDistance(shape, a, m0, s0, m, s), apartSD)
 }
 
-// matrixAxisApart is matrixAxisSwitched with apartSD in place of
-// switchApart.
-func matrixAxisApart(shape []int, a int, m0, s0, m, s []float64, apartSD float64) bool {
-	K, P := shape[a], shape[1-a]
-	at := func(k, p int) int {
-		if a == 0 {
-			return k*shape[1] + p
-		}
-		return p*shape[1] + k
-	}
-	d := func(i, j int) float64 {
+// componentDistance returns d(i, j), the joint-sd distance between
+// component i of the matrix means m0 (sds s0) and component j of m (sds
+// s) along axis a: the root of their elements' summed squared differences
+// over their summed variances, elements with a NaN left out.
+func componentDistance(shape []int, a int, m0, s0, m, s []float64) func(i, j int) float64 {
+	P := shape[1-a]
+	return func(i, j int) float64 {
 		var num, den float64
 		for p := range P {
-			x, y := at(i, p), at(j, p)
+			x, y := axisElem(shape, a, i, p), axisElem(shape, a, j, p)
 			if diff, v := m0[x]-m[y], s0[x]*s0[x]+s[y]*s[y]; !math.IsNaN(diff) && !math.IsNaN(v) {
 				num += diff * diff
 				den += v
@@ -524,7 +595,87 @@ func matrixAxisApart(shape []int, a int, m0, s0, m, s []float64, apartSD float64
 		}
 		return math.Sqrt(num / den)
 	}
-	return permuted(K, d, apartSD)
+}
+
+// axisElem is the row-major index of element p of component k along axis
+// a of a matrix of the given shape.
+func axisElem(shape []int, a, k, p int) int {
+	if a == 0 {
+		return k*shape[1] + p
+	}
+	return p*shape[1] + k
+}
+
+// matrixAxisRotated reports whether the matrix means m (sds s) are m0's
+// (sds s0) with the components along axis a mixed by an orthogonal
+// matrix Q (rotated, or reflected: a column's sign flipped is one): apart
+// as they stand (some component more than apartSD joint sds from its
+// counterpart, componentDistance) and, once m's components are turned
+// onto m0's by the best Q (orthogonal Procrustes: Q = U V' from the SVD
+// U Σ V' of A' A0, Schönemann 1966), every component within switchMatch
+// of its counterpart by the same distance, a turned element's variance
+// Σⱼ s²ⱼ Q²ⱼₖ. Factor loadings W, read by the likelihood only through
+// W * W', are identified only up to such a Q, so restarts or chains end
+// at rotations of one another. Only signed means are tried: a
+// non-negative matrix (gamma loadings) has no rotations but permutations,
+// and Q would bring two different local optima of one closer than they
+// are. Q fits K(K−1)/2 angles, which would bring any two matrices with
+// few elements a component together, so components must have more
+// elements than there are of them (P > K). Means with a NaN are not
+// tried.
+func matrixAxisRotated(shape []int, a int, m0, s0, m, s []float64, apartSD float64) bool {
+	K, P := shape[a], shape[1-a]
+	negative := func(x float64) bool { return x < 0 }
+	if K < 2 || P <= K || slices.ContainsFunc(m0, math.IsNaN) || slices.ContainsFunc(m, math.IsNaN) ||
+		!slices.ContainsFunc(m0, negative) && !slices.ContainsFunc(m, negative) {
+		return false
+	}
+	d := componentDistance(shape, a, m0, s0, m, s)
+	apart := false
+	for k := range K {
+		apart = apart || d(k, k) > apartSD
+	}
+	if !apart {
+		return false
+	}
+	A0, A := mat.NewDense(P, K, nil), mat.NewDense(P, K, nil)
+	for k := range K {
+		for p := range P {
+			x := axisElem(shape, a, k, p)
+			A0.Set(p, k, m0[x])
+			A.Set(p, k, m[x])
+		}
+	}
+	var cross, u, v, q, turned mat.Dense
+	cross.Mul(A.T(), A0)
+	var svd mat.SVD
+	if !svd.Factorize(&cross, mat.SVDFull) {
+		return false
+	}
+	svd.UTo(&u)
+	svd.VTo(&v)
+	q.Mul(&u, v.T())
+	turned.Mul(A, &q)
+	for k := range K {
+		var num, den float64
+		for p := range P {
+			diff := turned.At(p, k) - A0.At(p, k)
+			v := s0[axisElem(shape, a, k, p)]
+			v *= v
+			for j := range K {
+				sj, qjk := s[axisElem(shape, a, j, p)], q.At(j, k)
+				v += sj * sj * qjk * qjk
+			}
+			if !math.IsNaN(v) {
+				num += diff * diff
+				den += v
+			}
+		}
+		if !(math.Sqrt(num/den) < switchMatch) {
+			return false
+		}
+	}
+	return true
 }
 
 // fitWarnings returns the warnings of a fit, or those of the restarts and
