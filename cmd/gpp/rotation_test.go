@@ -3,8 +3,8 @@ package main
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
