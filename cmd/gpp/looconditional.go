@@ -78,8 +78,9 @@ func looConditional(l *pipeline.Loaded) []looCondParam {
 // (declared, or a ~ on the whole param) and log_lik's value e reads a
 // Poisson whose rate is m .* lat or lat .* m, the distribution of the
 // observation with lat integrated out: NegBinomial(m, a) for a = b (gpp's
-// NegBinomial is NB2: mean m, shape a), NegBinomial(m * a / b, a)
-// otherwise. "" for any other pattern.
+// NegBinomial is NB2: mean m, shape a), NegBinomial(m .* a / b, a)
+// otherwise (m parenthesised where it is an operator's). "" for any other
+// pattern.
 func gammaPoissonForm(file *ast.File, info *check.Info, lat *check.Latent, e ast.Expr) string {
 	prior := lat.Prior
 	if prior == nil && file != nil {
@@ -112,12 +113,17 @@ func gammaPoissonForm(file *ast.File, info *check.Info, lat *check.Latent, e ast
 			}
 			for _, side := range [2][2]ast.Expr{{mul.X, mul.Y}, {mul.Y, mul.X}} {
 				if id, ok := ast.Unparen(side[0]).(*ast.Ident); ok && info.Uses[id] == lat.Symbol {
-					m := ast.FormatExpr(side[1])
+					m := ast.FormatExpr(ast.Unparen(side[1]))
 					if a == b {
 						form = fmt.Sprintf("NegBinomial(%s, %s)", m, a)
-					} else {
-						form = fmt.Sprintf("NegBinomial((%s) * %s / %s, %s)", m, a, b, a)
+						return false
 					}
+					switch ast.Unparen(side[1]).(type) {
+					case *ast.Ident, *ast.NumberLit, *ast.CallExpr, *ast.IndexExpr, *ast.SliceExpr:
+					default: // an operator: parenthesised under .*
+						m = "(" + m + ")"
+					}
+					form = fmt.Sprintf("NegBinomial(%s .* %s / %s, %s)", m, a, b, a)
 					return false
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/pipeline"
 )
 
 // nbMixModel is an explicit gamma–Poisson mixture, a latent u per
@@ -176,5 +178,32 @@ func TestReplLOOConditional(t *testing.T) {
 	typeIn(r, ":load "+model, ":data "+data, ":fit --quiet")
 	if !strings.Contains(errb.String(), "reads u (declared at") {
 		t.Errorf(":fit does not warn of the conditional LOO:\n%s", errb)
+	}
+}
+
+// TestGammaPoissonForm: the negative binomial that integrates a Gamma(a,
+// b) multiplier of a Poisson rate out is written as the model would take
+// it: NegBinomial(m, a) for a = b, m .* a / b otherwise, m parenthesised
+// only where it is an operator's.
+func TestGammaPoissonForm(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "d.csv", "t,x,y\n1.5,0.1,2\n2,0.2,0\n0.5,-1,1\n")
+	for _, c := range []struct{ prior, rate, want string }{
+		{"Gamma(phi, phi)", "u .* t", "NegBinomial(t, phi) in place"},
+		{"Gamma(alpha, beta)", "t .* u", "NegBinomial(t .* alpha / beta, alpha) in place"},
+		{"Gamma(alpha, beta)", "u .* exp(b0 + x)", "NegBinomial(exp(b0 + x) .* alpha / beta, alpha) in place"},
+		{"Gamma(alpha, beta)", "(t + 1) .* u", "NegBinomial((t + 1) .* alpha / beta, alpha) in place"},
+	} {
+		src := "data t: positive[N]\ndata x: real[N]\ndata y: int[N]\nparam phi: positive ~ Gamma(2, 1)\n" +
+			"param alpha: positive ~ Exponential(1)\nparam beta: positive ~ Exponential(1)\nparam b0: real ~ Normal(0, 1)\n" +
+			"param u: positive[N] ~ " + c.prior + "\ny ~ Poisson(" + c.rate + ")\noutput log_lik = logpdf(y, Poisson(" + c.rate + "))\n"
+		l, err := pipeline.Load(writeFile(t, dir, "m.gpp", src), []string{data}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.rate, err)
+		}
+		cond := looConditional(l)
+		if len(cond) != 1 || !strings.Contains(cond[0].marginal, c.want) {
+			t.Errorf("%s with u ~ %s: %+v, want the form %q", c.rate, c.prior, cond, c.want)
+		}
 	}
 }
