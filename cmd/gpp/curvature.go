@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -31,6 +32,9 @@ type curvCheck struct {
 	names []string // element names, per coordinate
 	lats  []int    // the factor (r.Factors) of each coordinate
 	r     *sgvb.Result
+	// autoLost is the group (as --fullrank takes it) that --fullrank auto
+	// refitted with and kept the mean-field fit over, its ELBO lower; "".
+	autoLost string
 }
 
 // meanFieldCurvature runs the curvature check of a fit (sgvb.Result.
@@ -106,24 +110,10 @@ func gammaElems(f sgvb.Factor) int {
 // or, where no joint factor within the limits does, says so and points to
 // gpp sample. "" where no element reaches curvRatio.
 func curvatureHint(cc *curvCheck) string {
-	var bad []int
-	for i, v := range cc.c.Ratio {
-		if v >= curvRatio {
-			bad = append(bad, i)
-		}
-	}
+	bad := cc.bad()
 	if len(bad) == 0 {
 		return ""
 	}
-	slices.SortStableFunc(bad, func(i, j int) int {
-		switch a, b := cc.c.Ratio[i], cc.c.Ratio[j]; {
-		case a > b:
-			return -1
-		case a < b:
-			return 1
-		}
-		return 0
-	})
 	worst := bad[:min(len(bad), 3)]
 	names, ratios := make([]string, len(worst)), make([]string, len(worst))
 	for k, i := range worst {
@@ -144,6 +134,10 @@ func curvatureHint(cc *curvCheck) string {
 		moves = fmt.Sprintf(": the log density's curvature at q's mode says %s moves with %s (correlation %s)", cc.names[i], cc.names[p], signed(cc.c.Corr[i]))
 	}
 	head := fmt.Sprintf("%s %s about %s too small%s, which a mean-field q (one independent factor per element) cannot represent; ", who, sds, how, moves)
+	if cc.autoLost != "" {
+		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, whose ELBO was lower, so this mean-field fit is kept: "+
+			"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", cc.autoLost)
+	}
 	group, n, left := curvGroup(cc, bad)
 	if group == nil {
 		return head + fmt.Sprintf("no joint factor of at most %d elements (at most %d of them of gamma factors) is enough by that curvature, "+
@@ -154,7 +148,20 @@ func curvatureHint(cc *curvCheck) string {
 		flag = "--fullrank all"
 	}
 	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor (by that curvature, leaving no sd more than %.1f× too small): "+
-		"keep the fit with the higher ELBO (docs/inference.md, The mean-field hint)", flag, n, left)
+		"keep the fit with the higher ELBO, as --fullrank auto does in one run (docs/inference.md, The mean-field hint)", flag, n, left)
+}
+
+// bad returns the coordinates whose ratio is at least curvRatio, the
+// worst first.
+func (cc *curvCheck) bad() []int {
+	var bad []int
+	for i, v := range cc.c.Ratio {
+		if v >= curvRatio {
+			bad = append(bad, i)
+		}
+	}
+	slices.SortStableFunc(bad, func(i, j int) int { return cmp.Compare(cc.c.Ratio[j], cc.c.Ratio[i]) })
+	return bad
 }
 
 // curvGroup returns the latents, in declaration order, of the joint

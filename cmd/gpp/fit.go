@@ -70,6 +70,10 @@ type fitConfig struct {
 	predict     string // gpp predict: the fit.json drawn from (predict.go)
 	settings    sgvb.Settings
 
+	// autoFullRank is --fullrank auto: a mean-field fit, refitted with the
+	// joint factor its curvature check suggests (autoFullRankFit).
+	autoFullRank bool
+
 	// hdi is --hdi P (gpp fit, sample and predict): the summary's
 	// highest-density intervals of probability P (0: none).
 	hdi float64
@@ -112,7 +116,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&v.stepSize, "step-size", 0, "step size η; 0: the optimizer's default (for adadelta and adadelta-momentum 0.3\nwith log-mean-shape gamma factors, else 1; 0.1 for adam and adagrad, 0.001\notherwise) (default 0)")
 	fs.Uint64Var(&v.seed, "seed", 1, "seed of every random stream: the same seed gives the same numbers")
 	fs.StringVar(&cfg.family, "family", "gamma", fmt.Sprintf("variational family of positive latents: gamma, lognormal; or map for a MAP\npoint estimate by L-BFGS instead of SGVB; or laplace for Stan's Laplace\napproximation: q is the normal N(mode, (-H)^-1) on the unconstrained\ncoordinates of every param (logs of positive ones, logits of bounded ones,\nstick-breaking coordinates of simplexes, first element and log increments of\nordered ones), at the mode of their density with\nthe Jacobian (Stan's jacobian=true; map's mode is jacobian=false) and H its\nHessian there by central differences of the gradient; fast, exact where the\nposterior is normal, poor on skewed or funnel-shaped ones, which k̂ flags;\nor pathfinder for Stan's Pathfinder: L-BFGS on the same density, each\niterate's inverse-Hessian estimate (from the last 5 curvature pairs) making\na normal whose ELBO 25 draws estimate, q the best of them; gpp fit runs 4\npaths by default (--restarts 4, from jittered starts), mixed and\nresampled (--psis-resample), as Stan's num_paths = 4; --restarts 1 (and the\nREPL's :fit) one path, not resampled.\nAt most %d coordinates (docs/inference.md)", sgvb.MaxLaplace))
-	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive, bounded, simplex or ordered latents\nwhose factor is a multivariate normal with a full covariance (on the logs of a\npositive latent's values, the logits of one bounded on both sides, a\nsimplex[K]'s K - 1 stick-breaking coordinates, an ordered one's first element\nand log increments): it captures the correlations between a latent's\nelements, such as regression coefficients written as one vector, that the\ndefault mean-field factors miss. Names joined by + (alpha+tau+z) share one\njoint factor, which also captures the correlations between them, as\nhierarchical models need; \"all\" is the joint factor of every real,\npositive, bounded, simplex, ordered and matrix latent, Stan's fullrank ADVI\n(the others keep their factors, with a note). At most %d elements a factor\n(\"all\" takes the smallest latents that fit), moved by natural-gradient\nsteps whatever --optimizer says; see --rank for larger ones.\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
+	fs.Var(listFlag{&cfg.fullRank}, "fullrank", fmt.Sprintf("comma-separated `NAMES` of real, positive, bounded, simplex or ordered latents\nwhose factor is a multivariate normal with a full covariance (on the logs of a\npositive latent's values, the logits of one bounded on both sides, a\nsimplex[K]'s K - 1 stick-breaking coordinates, an ordered one's first element\nand log increments): it captures the correlations between a latent's\nelements, such as regression coefficients written as one vector, that the\ndefault mean-field factors miss. Names joined by + (alpha+tau+z) share one\njoint factor, which also captures the correlations between them, as\nhierarchical models need; \"all\" is the joint factor of every real,\npositive, bounded, simplex, ordered and matrix latent, Stan's fullrank ADVI\n(the others keep their factors, with a note). At most %d elements a factor\n(\"all\" takes the smallest latents that fit), moved by natural-gradient\nsteps whatever --optimizer says; see --rank for larger ones. \"auto\" fits\nmean-field, then refits with the joint factor that the log density's\ncurvature says mean-field's sds need (the mean-field hint's) and keeps the\nfit with the higher ELBO, with a note (gpp fit and the REPL's :fit).\nRepeatable: --fullrank a --fullrank b+c is --fullrank a,b+c (default: none)", sgvb.MaxFullRank))
 	fs.IntVar(&cfg.band, "band", 0, fmt.Sprintf("with --fullrank: every param it names (a vector of states, one param a factor)\nhas a Gauss–Markov normal factor whose precision is banded, N(mean, (LLᵀ)⁻¹)\nwith L lower-triangular of bandwidth `K` (1: tridiagonal precision, each state\ncorrelated with its neighbours through the chain), in place of a full\ncovariance: the exact posterior family of a linear-Gaussian AR(1) or random\nwalk, at O(n·K) cost a step, for time series and state-space models of any\nlength, moved by --optimizer's steps; the other params keep their factors.\nJoined names (h+mu+sigma) make one arrowhead factor: the first the chain,\nthe others a few global params (at most %d elements) whose rows of L are\ndense, coupled to every state. At most %d; not with --rank or all (default\n0: none)", sgvb.MaxArrow, sgvb.MaxBand))
 	fs.IntVar(&cfg.rank, "rank", 0, fmt.Sprintf("with --fullrank: every factor it names (a+b, all, or one param) is a\nlow-rank-plus-diagonal normal N(mean, BBᵀ + diag(d²)) with B of `R` columns\n(at most the factor's size), in place of a full covariance: R directions of\ncorrelation at O(n·R) cost a step, for groups of hundreds or thousands of\nelements (\"all\" then takes every real, positive, bounded, ordered and\nmatrix param), moved by --optimizer's steps; at most %d entries n·R. 0:\nfull rank (better for up to 100 strongly correlated elements: it converges\nfaster there)", sgvb.MaxLowRank))
 	fs.StringVar(&cfg.minibatch, "minibatch", "", "`N=B`: minibatch SGVB (stochastic variational inference): each step evaluates\nthe model on B rows, drawn without replacement, of the data whose first dimension\nis the size N, and scales each term that reads them by N/B, an unbiased estimate\nof the full log joint at 1/(N/B) of its cost. Priors are not scaled, nor the\nparts of a target += that read no row (prior + sum(...)); the final\nELBO, k̂ and the output draws use the full data. Refused (with the reason) for\nparams sized by N, missing values and uses of the data that mix rows (see\ndocs/inference.md) (default: the full data at every step)")
@@ -416,6 +420,19 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		cfg.batchSize, cfg.batchRows = name, n
 		cfg.iterSet = set["iter"]
 	}
+	if strings.TrimSpace(cfg.fullRank) == fullRankAuto {
+		switch {
+		case s.Method != sgvb.SGVB:
+			return "--fullrank auto needs SGVB: it refits a mean-field SGVB fit with a joint factor"
+		case cfg.rank != 0 || cfg.band != 0:
+			return "--fullrank auto chooses a full-rank joint factor: not with --rank or --band (name the group: --fullrank a+b)"
+		case cfg.restarts > 1:
+			return "--fullrank auto: one fit's curvature chooses the joint factor, not with --restarts (name the group it chose: --fullrank a+b --restarts N)"
+		case cfg.minibatch != "":
+			return "--fullrank auto: the curvature check needs the exact log density, not with --minibatch (name the group: --fullrank a+b)"
+		}
+		cfg.autoFullRank, cfg.fullRank = true, ""
+	}
 	if cfg.fullRank != "" {
 		if s.Method == sgvb.MAP {
 			return "--fullrank needs SGVB: a MAP estimate has no covariance"
@@ -634,6 +651,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			return exitError
 		}
 	}
+	if cfg.autoFullRank && latentNamed(l.Model, fullRankAuto) != nil { // the param auto, as --fullrank all yields to a param all
+		cfg.autoFullRank, cfg.fullRank = false, fullRankAuto
+		cfg.settings.Families = map[string]sgvb.Family{fullRankAuto: sgvb.FamilyFullRank}
+	}
 	notes, err := checkFullRank(&cfg.settings, l.Model)
 	if err != nil {
 		printError(con, err, srcs)
@@ -731,6 +752,11 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 
+	var curv *curvCheck
+	if cfg.autoFullRank {
+		r, s, curv = autoFullRankFit(ctx, cfg, l, r, s, con)
+	}
+
 	ds, err := makeDrawsAt(r, mix, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
 	if err == nil && ds.loo != nil {
 		ds.looCond = looConditional(l)
@@ -769,8 +795,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		}
 	}
 	nameByLabels(ds.vars, l)
-	var curv *curvCheck
-	if mix == nil {
+	if mix == nil && !cfg.autoFullRank {
 		curv = meanFieldCurvature(ctx, s, l, r)
 	}
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,

@@ -343,6 +343,10 @@ func (r *repl) fitCmd(args []string) {
 		con.note("the fit failed; the session keeps its previous fit, if any")
 		return
 	}
+	var curv *curvCheck
+	if cfg.autoFullRank {
+		res, s, curv = autoFullRankFit(ctx, cfg, l, res, s, con)
+	}
 	ds, err := makeDrawsAt(res, nil, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
 	if err == nil {
 		nameByLabels(ds.vars, l)
@@ -358,7 +362,9 @@ func (r *repl) fitCmd(args []string) {
 		return
 	}
 	st := summariseColumns(ds, cfg.hdi)
-	curv := meanFieldCurvature(ctx, s, l, res)
+	if !cfg.autoFullRank {
+		curv = meanFieldCurvature(ctx, s, l, res)
+	}
 	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
 		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), curv: curv}
 	if h.stepSize == 0 {

@@ -214,6 +214,9 @@ func applyJobsFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool, worke
 	if msg := applyFitFlags(cfg, v, set); msg != "" {
 		return msg
 	}
+	if cfg.autoFullRank {
+		return "--fullrank auto is gpp fit's (a fit refitted with the joint factor its curvature check chooses): here every fit takes the same factors, so name the group (--fullrank a+b), as gpp fit's note or hint gives it"
+	}
 	if *workers == 0 {
 		*workers = runtime.GOMAXPROCS(0)
 	}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+// TestFitFullRankAuto: on the pumps model, whose mean-field sds of alpha
+// and beta the curvature finds too small, --fullrank auto refits with
+// --fullrank alpha+beta, keeps that fit by its higher ELBO and writes the
+// outputs a fit with --fullrank alpha+beta writes; on a model of
+// independent params it keeps the mean-field fit, whose outputs are a
+// plain fit's.
+func TestFitFullRankAuto(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits models")
+	}
+	dir := t.TempDir()
+	data := writeFile(t, dir, "pumps.csv", pumpsData(rand.New(rand.NewPCG(11, 12)), 0.7, 1))
+	pumps := writeFile(t, dir, "pumps.gpp", `data t: positive[N]
+data x: int[N]
+param alpha: positive ~ Exponential(1)
+param beta: positive ~ Gamma(0.1, 1)
+param theta: positive[N] ~ Gamma(alpha, beta)
+x ~ Poisson(theta .* t)
+`)
+	read := func(dir, name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	auto, group := filepath.Join(dir, "auto"), filepath.Join(dir, "group")
+	code, _, stderr := runSafe(t, "fit", pumps, data, "--quiet", "--fullrank", "auto", "--out", auto)
+	if want := "so the fit with --fullrank alpha+beta is kept"; code != 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, want a note %q; stderr\n%s", code, want, stderr)
+	}
+	if strings.Contains(stderr, "hint: ") {
+		t.Errorf("the kept full-rank fit gets a hint:\n%s", stderr)
+	}
+	if code, _, stderr := runSafe(t, "fit", pumps, data, "--quiet", "--fullrank", "alpha+beta", "--out", group); code != 0 {
+		t.Fatalf("--fullrank alpha+beta: exit %d\n%s", code, stderr)
+	}
+	if a, g := read(auto, "summary.csv"), read(group, "summary.csv"); a != g || !strings.Contains(a, "\nalpha,fullrank") {
+		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank alpha+beta's\n%s", a, g)
+	}
+	if h := read(auto, "draws.csv"); !strings.Contains(h, "gpp_fullrank = alpha+beta") {
+		t.Errorf("draws.csv's header does not record the group:\n%.1500s", h)
+	}
+	if fitRatios(t, auto) != nil {
+		t.Errorf("the kept full-rank fit has mean-field sd ratios in fit.json")
+	}
+
+	indep := writeFile(t, dir, "i.gpp", "param a: real ~ Normal(1, 2)\nparam s: positive ~ Gamma(3, 2)\nparam u: unit ~ Beta(2, 5)\n")
+	auto, plain := filepath.Join(dir, "iauto"), filepath.Join(dir, "iplain")
+	code, _, stderr = runSafe(t, "fit", indep, "--quiet", "--fullrank", "auto", "--out", auto)
+	if want := "×, a), so the mean-field fit is kept"; code != 0 || !strings.Contains(stderr, "no sd of the mean-field q is 1.5× too small") || !strings.Contains(stderr, want) {
+		t.Fatalf("independent: exit %d, want a note ending %q; stderr\n%s", code, want, stderr)
+	}
+	if code, _, stderr := runSafe(t, "fit", indep, "--quiet", "--out", plain); code != 0 {
+		t.Fatalf("plain: exit %d\n%s", code, stderr)
+	}
+	if a, p := read(auto, "summary.csv"), read(plain, "summary.csv"); a != p {
+		t.Errorf("independent: summary.csv of --fullrank auto\n%s\nagainst the plain fit's\n%s", a, p)
+	}
+	if fitRatios(t, auto) == nil {
+		t.Errorf("independent: the kept mean-field fit has no sd ratios in fit.json")
+	}
+}
+
+// TestFullRankAutoFlags: --fullrank auto is refused with what it cannot
+// go with (a usage error, exit 2) and by gpp kfold and gpp sbc, whose fits
+// take the factors they are given; the REPL's :fit takes it as gpp fit
+// does; and a model with a param named auto
+// gets that param's full-rank factor, as --fullrank all yields to a param
+// all.
+func TestFullRankAutoFlags(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", "param a: real ~ Normal(0, 1)\n")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--restarts", "2"}, "not with --restarts"},
+		{[]string{"--family", "map"}, "--fullrank auto needs SGVB"},
+		{[]string{"--rank", "2"}, "not with --rank or --band"},
+		{[]string{"--minibatch", "N=2"}, "not with --minibatch"},
+	} {
+		args := append([]string{"fit", model, "--fullrank", "auto", "--out", filepath.Join(dir, "o")}, c.flags...)
+		if code, _, stderr := runSafe(t, args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q; stderr\n%s", c.flags, code, c.want, stderr)
+		}
+	}
+	for _, cmd := range []string{"kfold", "sbc"} {
+		if code, _, stderr := runSafe(t, cmd, model, "--fullrank", "auto", "--out", filepath.Join(dir, cmd)); code != 2 || !strings.Contains(stderr, "--fullrank auto is gpp fit's") {
+			t.Errorf("%s --fullrank auto: exit %d, want 2; stderr\n%s", cmd, code, stderr)
+		}
+	}
+	r, _, errb := newTestRepl()
+	typeIn(r, "param a: real ~ Normal(0, 1)", "param b: real ~ Normal(0.95 * a, 0.3)", ":fit --fullrank auto")
+	if want := "so the fit with --fullrank a+b is kept"; !strings.Contains(errb.String(), want) || r.fit == nil || r.fit.res.Factors[0].Family != sgvb.FamilyFullRank {
+		t.Errorf("the REPL's :fit --fullrank auto: want a note %q and the session's fit full-rank; stderr\n%s", want, errb)
+	}
+	named := writeFile(t, dir, "named.gpp", "param auto: real[2] ~ Normal(0, 1)\nparam b: real ~ Normal(auto[0], 1)\n")
+	out := filepath.Join(dir, "named")
+	code, _, stderr := runSafe(t, "fit", named, "--quiet", "--fullrank", "auto", "--out", out)
+	if code != 0 || strings.Contains(stderr, "--fullrank auto:") {
+		t.Fatalf("param auto: exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.csv"))
+	if err != nil || !strings.Contains(string(b), "\nauto[0],fullrank") || strings.Contains(string(b), "\nb,fullrank") {
+		t.Errorf("param auto: summary.csv\n%s (%v)", b, err)
+	}
+}
+
+// TestCurvatureHintAutoLost: after --fullrank auto kept the mean-field fit
+// over the group's lower ELBO, the curvature hint says so and points to
+// gpp sample instead of advising the group again.
+func TestCurvatureHintAutoLost(t *testing.T) {
+	cc := &curvCheck{
+		c:     &sgvb.Curvature{Ratio: []float64{2.5, 1.2}, Partner: []int{1, 0}, Corr: []float64{0.9, 0.9}},
+		names: []string{"a", "b"}, lats: []int{0, 1},
+		r:        &sgvb.Result{Factors: []sgvb.Factor{{Name: "a", Size: 1}, {Name: "b", Size: 1, Offset: 1}}},
+		autoLost: "a+b",
+	}
+	h := curvatureHint(cc)
+	if want := "a's sd is about 2.5× too small: the log density's curvature at q's mode says a moves with b (correlation 0.90), which a mean-field q (one independent factor per element) cannot represent; --fullrank auto refitted with --fullrank a+b, whose ELBO was lower"; !strings.HasPrefix(h, want) || !strings.Contains(h, "gpp sample (NUTS)") {
+		t.Errorf("hint %q, want one starting %q", h, want)
+	}
+}
