@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/internal/textenc"
@@ -84,7 +85,9 @@ func listNames(names []string, limit int) string {
 // MissingNotes returns a note for each data value of a successful Bind
 // whose missing cells the model fits (check.DataVar.Missing): "y: 3
 // missing values (y.csv lines 5, 9, 17) are fitted as the latent
-// y_missing", the cells in the latent's order, the first few of many.
+// y_missing", the cells in the latent's order, the first few of many; a
+// value with no line (a Go value of the model package's DataValues) by its
+// element, 0-based: "x: 1 missing value (x[1] of DataValues) ...".
 func MissingNotes(info *check.Info, bound map[string]*Array) []string {
 	const most = 8
 	var notes []string
@@ -96,16 +99,21 @@ func MissingNotes(info *check.Info, bound map[string]*Array) []string {
 		var cells []string
 		file := ""
 		// a cell of a CSV column by its line; of a matrix or JSON by
-		// line:column
-		// line:column (a vector read from a row of x.1, x.2, ... too)
+		// line:column (a vector read from a row of x.1, x.2, ... too);
+		// a value with no line (Go's, from the model package's
+		// DataValues) by its element, 0-based: x[1]
 		byLine := len(a.Shape) == 1 && !strings.HasSuffix(strings.ToLower(a.Locate(0).File), ".json") &&
 			(a.Shape[0] < 2 || a.Locate(0).Line != a.Locate(1).Line)
+		byElem := !a.Locate(a.Missing[0]).IsValid()
 		for _, i := range a.Missing[:min(len(a.Missing), most)] {
 			p := a.Locate(i)
 			file = p.File
-			if byLine {
+			switch {
+			case byElem:
+				cells = append(cells, elemName(d.Name, a.Shape, i))
+			case byLine:
 				cells = append(cells, fmt.Sprint(p.Line))
-			} else {
+			default:
 				cells = append(cells, fmt.Sprintf("%d:%d", p.Line, p.Col))
 			}
 		}
@@ -129,10 +137,33 @@ func MissingNotes(info *check.Info, bound map[string]*Array) []string {
 		case a.blankTail > 1:
 			tail = fmt.Sprintf("; the last %d are blank lines at the end of %s: delete them if they are not missing values", a.blankTail, file)
 		}
-		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s %s%s) %s fitted as the latent %s_missing%s",
-			d.Name, len(a.Missing), what, file, where, strings.Join(cells, ", "), are, d.Name, tail))
+		where = file + " " + where + strings.Join(cells, ", ")
+		if byElem {
+			where = strings.Join(cells, ", ") + " of " + file
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s fitted as the latent %s_missing%s",
+			d.Name, len(a.Missing), what, where, are, d.Name, tail))
 	}
 	return notes
+}
+
+// elemName names element i (row-major) of the value name of the shape by
+// its 0-based indices, x[1] or X[0, 2], as compile.ElemName does (compile
+// imports data).
+func elemName(name string, shape []int, i int) string {
+	if len(shape) == 0 {
+		return name
+	}
+	idx := make([]string, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			idx[k] = strconv.Itoa(i % shape[k])
+			i /= shape[k]
+		} else {
+			idx[k] = "0"
+		}
+	}
+	return name + "[" + strings.Join(idx, ", ") + "]"
 }
 
 // Missing is where the missing values of one data declaration are, as the

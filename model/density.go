@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -16,13 +16,23 @@ type DensityOption func(*densityConfig)
 
 type densityConfig struct{ noJacobian bool }
 
+// withJacobian and withoutJacobian are Jacobian's options, made once so
+// that passing one allocates nothing.
+var (
+	withJacobian    DensityOption = func(c *densityConfig) { c.noJacobian = false }
+	withoutJacobian DensityOption = func(c *densityConfig) { c.noJacobian = true }
+)
+
 // Jacobian chooses whether the log density includes the log-Jacobian of
 // the transform from u to the params' values, BridgeStan's jacobian
 // switch. true (the default) is the density of u, what NUTS, Laplace and
 // Pathfinder move on; false is the log joint at the params' values Constrain(u),
 // what MAP maximises.
 func Jacobian(on bool) DensityOption {
-	return func(c *densityConfig) { c.noJacobian = !on }
+	if on {
+		return withJacobian
+	}
+	return withoutJacobian
 }
 
 // LogDensity returns the model's log density at the unconstrained
@@ -42,7 +52,7 @@ func (m *Model) LogDensity(u []float64, opts ...DensityOption) (float64, error) 
 	}
 	var lp float64
 	var err error
-	if densityOpts(opts).noJacobian {
+	if m.densityOpts(opts).noJacobian {
 		lp, err = m.u.LogJointValue(u)
 	} else {
 		lp, err = m.u.LogDensityValue(u)
@@ -59,16 +69,19 @@ func (m *Model) LogDensityGradient(u, grad []float64, opts ...DensityOption) (fl
 	if err := checkLen("grad", len(grad), m.Dim()); err != nil {
 		return math.NaN(), err
 	}
-	lp, err := m.u.Density(u, grad, !densityOpts(opts).noJacobian)
+	lp, err := m.u.Density(u, grad, !m.densityOpts(opts).noJacobian)
 	return lp, finiteErr(lp, err)
 }
 
-func densityOpts(opts []DensityOption) densityConfig {
-	var c densityConfig
+// densityOpts applies opts to the model's own densityConfig, which a call
+// of an option's func cannot leave on the stack: a local one would be
+// allocated at every LogDensity call.
+func (m *Model) densityOpts(opts []DensityOption) densityConfig {
+	m.dopts = densityConfig{}
 	for _, o := range opts {
-		o(&c)
+		o(&m.dopts)
 	}
-	return c
+	return m.dopts
 }
 
 // finiteErr is the error of a log density lp: the model's, else one
@@ -123,7 +136,9 @@ func (m *Model) appendValues(dst, z []float64) []float64 {
 // params' values theta, given in ParamNames' order: BridgeStan's
 // param_unconstrain, the inverse of Constrain (sgvb's ValueCoords, the
 // matrix params' included). A value outside its param's support or bounds
-// is an error naming the element.
+// is an *ast.Error at "Unconstrain" naming the element as Inits' error
+// does, 0-based: "Unconstrain: sigma[1] is -1, outside sigma's support:
+// want a positive value".
 func (m *Model) Unconstrain(theta []float64) ([]float64, error) {
 	if err := checkLen("theta", len(theta), m.NumParams()); err != nil {
 		return nil, err
@@ -143,8 +158,8 @@ func (m *Model) Unconstrain(theta []float64) ([]float64, error) {
 			if !errors.As(err, &ve) {
 				return nil, fmt.Errorf("model: Unconstrain: %w", err)
 			}
-			j := slices.Index(cm, ve.Elem) // the element's place in theta's block
-			return nil, fmt.Errorf("model: %s is %v, outside %s's support: want %s", m.names[at+j], ve.Value, p.Name, ve.Want)
+			// as Inits' error of the same value, at the method's name
+			return nil, ast.Errorf(ast.Pos{File: "Unconstrain"}, "%s is %v, outside %s's support: want %s", compile.ElemName(p.Name, p.Shape, ve.Elem), ve.Value, p.Name, ve.Want)
 		}
 		at += p.Size
 	}

@@ -1,10 +1,13 @@
 package model
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/lang/ast"
 )
 
 // matrices has a param of each matrix support Unconstrain inverts.
@@ -46,22 +49,49 @@ func TestRoundTripMatrix(t *testing.T) {
 		checkRoundTrip(t, m, u, th)
 	}
 	bad := []struct {
-		name string
-		val  float64
-		want string
+		name, elem string // draws.csv's column, the element's 0-based name
+		val        float64
+		want       string
 	}{
-		{"Sigma.1.2", 0.3, "symmetric"},
-		{"Sigma.1.1", -1, "positive definite"},
-		{"Omega.2.2", 2, "unit diagonal"},
-		{"C.1.2", 0.1, "lower triangular"},
-		{"C.2.2", -1, "positive diagonal"},
-		{"L.2.1", 0.9, "unit norm"},
+		{"Sigma.1.2", "Sigma[0, 1]", 0.3, "symmetric"},
+		{"Sigma.1.1", "Sigma[0, 0]", -1, "positive definite"},
+		{"Omega.2.2", "Omega[1, 1]", 2, "unit diagonal"},
+		{"C.1.2", "C[0, 1]", 0.1, "lower triangular"},
+		{"C.2.2", "C[1, 1]", -1, "positive diagonal"},
+		{"L.2.1", "L[1, 0]", 0.9, "unit norm"},
 	}
 	for _, c := range bad {
 		th, _ := m.Constrain(make([]float64, m.Dim()))
 		th[slices.Index(names, c.name)] = c.val
-		if _, err := m.Unconstrain(th); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name+" is") {
-			t.Errorf("Unconstrain with %s = %v: error %v, want one with %q", c.name, c.val, err, c.want)
+		_, err := m.Unconstrain(th)
+		var pe *ast.Error
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "Unconstrain: "+c.elem+" is") || !errors.As(err, &pe) {
+			t.Errorf("Unconstrain with %s = %v: error %v, want an *ast.Error \"Unconstrain: %s is ...\" with %q", c.name, c.val, err, c.elem, c.want)
+		}
+	}
+}
+
+// TestDensityAllocs checks that LogDensity and LogDensityGradient
+// allocate nothing, with no option and with Jacobian(false) or (true): a
+// sampler calls them thousands of times a second.
+func TestDensityAllocs(t *testing.T) {
+	m := regressionModel(t)
+	u, grad := make([]float64, m.Dim()), make([]float64, m.Dim())
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"LogDensity", func() { m.LogDensity(u) }},
+		{"LogDensityGradient", func() { m.LogDensityGradient(u, grad) }},
+		{"LogDensity Jacobian(false)", func() { m.LogDensity(u, Jacobian(false)) }},
+		{"LogDensityGradient Jacobian(false)", func() { m.LogDensityGradient(u, grad, Jacobian(false)) }},
+		{"LogDensityGradient Jacobian(true)", func() { m.LogDensityGradient(u, grad, Jacobian(true)) }},
+	} {
+		if _, err := m.LogDensity(u); err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(100, c.f); a != 0 {
+			t.Errorf("%s: %v allocations a call, want 0", c.name, a)
 		}
 	}
 }

@@ -10,7 +10,10 @@
 // gpp sample's NUTS moves on; Fit is sgvb.Fit with the Target and latents
 // gpp fit builds, Sample is infer/nuts with gpp sample's starts. The same
 // model, data, settings and seed give the same numbers, bit for bit, as
-// the command line.
+// the command line. FitSettings and SampleSettings are the commands'
+// defaults (a nuts.Settings built by hand has no warm-up unless its Warmup
+// says so). Cancelling ctx stops Fit, FitRestarts and Sample with the
+// result so far and an error that wraps ctx.Err().
 //
 // A short session:
 //
@@ -49,7 +52,9 @@
 // as gpp sample's and gpp fit's summary.csv do, CmdStanPy's
 // fit.summary() and ArviZ's az.summary: a row per param and output
 // element (outputs' replicates drawn from OutputStream, as the commands
-// draw them), the mean, sd and quantiles (SummarySettings.Probs), an
+// draw them), named as summary.csv names it (SummaryRow.Name: 0-based,
+// "beta[0]", by label on an axis a data column's labels size; Column is
+// draws.csv's "beta.1", ParamNames'), the mean, sd and quantiles (SummarySettings.Probs), an
 // optional HDI (SummarySettings.HDIProb), and infer/nuts.Diagnose's ESS,
 // R̂ and Monte Carlo errors; R̂ is NaN for a fit's draws, which are not
 // chains.
@@ -86,6 +91,8 @@
 // integers past 2^53 in magnitude and nils are errors.
 //
 // Errors are gpp's positioned errors (an *ast.Error or an ast.ErrorList,
-// each "file:line:col: message"), never a panic. A *Model is not safe for
+// each "file:line:col: message", errors.As finding an *ast.Error in a
+// list; for a Go value, at the option or method that took it:
+// "Inits: sigma[1] is -1, ..."), never a panic. A *Model is not safe for
 // concurrent use: give each goroutine its own Clone.
 package model

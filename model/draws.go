@@ -1,7 +1,6 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -20,20 +19,21 @@ import (
 // values, as in draws.csv (a cholesky_factor_corr[K] as its K×K factor).
 // An r of another model or a negative n is an error.
 func (m *Model) FitDraws(r *sgvb.Result, n int, seed uint64) ([][]float64, error) {
-	return m.fitDraws(r, n, seed, nil)
+	return m.fitDraws("FitDraws", r, n, seed, nil)
 }
 
-// fitDraws is FitDraws, calling at (if not nil) with each draw's Target
-// coordinates x after its row: FitSummary's outputs at each draw.
-func (m *Model) fitDraws(r *sgvb.Result, n int, seed uint64, at func(x []float64)) ([][]float64, error) {
+// fitDraws is FitDraws for the method fn (named in errors), calling at (if
+// not nil) with each draw's Target coordinates x after its row:
+// FitSummary's outputs at each draw.
+func (m *Model) fitDraws(fn string, r *sgvb.Result, n int, seed uint64, at func(x []float64)) ([][]float64, error) {
 	if r == nil {
-		return nil, errors.New("model: FitDraws: the fit is nil")
+		return nil, fmt.Errorf("model: %s: the fit is nil", fn)
 	}
 	if err := m.checkFit(r); err != nil {
 		return nil, err
 	}
 	if n < 0 {
-		return nil, fmt.Errorf("model: FitDraws: %d draws; want n ≥ 0", n)
+		return nil, fmt.Errorf("model: %s: %d draws; want n ≥ 0", fn, n)
 	}
 	draw := func(rng *rand.Rand, _ int, x []float64) { r.SampleCoords(rng, x) }
 	return m.qDraws(r, r.Mean(), n, seed, draw, at), nil

@@ -18,10 +18,25 @@ import (
 // defaults (its zero Settings) with Seed 1, gpp fit's default --seed.
 func FitSettings() sgvb.Settings { return sgvb.Settings{Seed: 1} }
 
-// SampleSettings returns the settings gpp sample uses with no flags:
-// infer/nuts's defaults (its zero Settings) with Seed 1, gpp sample's
-// default --seed.
-func SampleSettings() nuts.Settings { return nuts.Settings{Seed: 1} }
+// SampleSettings returns the settings gpp sample uses with no flags, each
+// field set to its flag's default: 4 chains of 1000 warm-up and 1000 kept
+// iterations (thin 1), tree depth 10, adapt delta 0.8, initial step size
+// 1, the diagonal metric adapted, and Seed 1. Workers is 0, which Sample
+// takes as gpp sample does (min(NumCPU, Chains)). Warmup must be set: in
+// nuts.Settings a zero Warmup is no warm-up at all, not the default.
+func SampleSettings() nuts.Settings {
+	return nuts.Settings{
+		Chains:   nuts.DefaultChains,
+		Warmup:   nuts.DefaultWarmup,
+		Draws:    nuts.DefaultDraws,
+		Thin:     1,
+		MaxDepth: nuts.DefaultMaxDepth,
+		Delta:    nuts.DefaultDelta,
+		StepSize: 1,
+		Metric:   nuts.DiagE,
+		Seed:     1,
+	}
+}
 
 // Fit fits q to the posterior as gpp fit does with the same settings, one
 // fit (no --restarts: see FitRestarts): SGVB by default, or MAP, Laplace or Pathfinder as
@@ -33,7 +48,10 @@ func SampleSettings() nuts.Settings { return nuts.Settings{Seed: 1} }
 // as gpp fit's draws.csv does; q itself is on the Target's coordinates
 // (Result.SampleCoords, Result.Natural), and each param's factor is
 // Result.Factor(name).
-// Cancelling ctx stops the fit with the q reached (Result.Interrupted).
+// Cancelling ctx stops the fit: Fit returns the result so far, the q
+// reached (Result.Interrupted set; FitDraws draws from it), with ctx's
+// error wrapped (errors.Is(err, context.Canceled)), also when ctx had
+// ended before the first step.
 // Inits starts q's locations at the params' values it names, as gpp fit
 // --init FILE.json does, for this fit only.
 func (m *Model) Fit(ctx context.Context, s sgvb.Settings, opts ...StartOption) (*sgvb.Result, error) {
@@ -43,7 +61,22 @@ func (m *Model) Fit(ctx context.Context, s sgvb.Settings, opts ...StartOption) (
 	}
 	defer restore()
 	r, err := sgvb.Fit(ctx, pipeline.Target{M: cm}, pipeline.Latents(cm), s)
-	return r, pipeline.LaplacePos(err, cm) // positioned at the param, as gpp fit reports it
+	err = pipeline.LaplacePos(err, cm) // positioned at the param, as gpp fit reports it
+	if r != nil && r.Interrupted {
+		err = stopped(ctx, "Fit", err)
+	}
+	return r, err
+}
+
+// stopped is the error of a run by the method fn that ctx ended: err if
+// there is one, else ctx's error (context.Canceled or
+// context.DeadlineExceeded, which errors.Is finds), returned with the
+// result so far.
+func stopped(ctx context.Context, fn string, err error) error {
+	if err != nil || ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("model: %s: stopped, with the result so far: %w", fn, ctx.Err())
 }
 
 // fitStart returns the compiled model for a fit by the method fn (Fit,
@@ -72,9 +105,11 @@ func (m *Model) fitStart(fn string, opts []StartOption) (cm *compile.Model, rest
 // Sample runs NUTS as gpp sample does with the same settings: one copy of
 // the log density per chain, chain c started where gpp sample starts it
 // (each coordinate uniform on (−2, 2), drawn again while the density is
-// not finite, from the stream sgvb.InitStream + c of s.Seed). The zero
-// nuts.Settings are gpp sample's defaults but for the seed (gpp sample's
-// --seed is 1: see SampleSettings); Workers 0 runs min(NumCPU, Chains) chains at once, as gpp
+// not finite, from the stream sgvb.InitStream + c of s.Seed).
+// SampleSettings are gpp sample's defaults; in a nuts.Settings built by
+// hand, zero fields take nuts' defaults but for Warmup, whose zero is no
+// warm-up (no adaptation: every iteration at StepSize), and Seed (gpp
+// sample's --seed is 1). Workers 0 runs min(NumCPU, Chains) chains at once, as gpp
 // sample does (the draws do not depend on it). The draws are on the
 // unconstrained coordinates: SampleDraws maps them all to the params'
 // values, as gpp sample's draws.csv has them (Constrain maps one).
@@ -95,6 +130,11 @@ func (m *Model) fitStart(fn string, opts []StartOption) (cm *compile.Model, rest
 // --adapt=false, SaveWarmup --save-warmup (SampleWarmupDraws maps the
 // warm-up iterations kept); Chain.StepSize and Chain.InvMetric are what
 // --save-metric writes.
+//
+// Cancelling ctx stops the chains: Sample returns the result so far
+// (nuts.Result.Interrupted set, each chain with the draws it kept, which
+// SampleDraws and Summary take), with ctx's error wrapped
+// (errors.Is(err, context.Canceled)).
 func (m *Model) Sample(ctx context.Context, s nuts.Settings, opts ...StartOption) (*nuts.Result, error) {
 	if m.Dim() == 0 {
 		s.FixedParam = true
@@ -156,5 +196,9 @@ func (m *Model) Sample(ctx context.Context, s nuts.Settings, opts ...StartOption
 			return nil, fmt.Errorf("chain %d: %w", c+1, err)
 		}
 	}
-	return nuts.Sample(ctx, dens, inits, s)
+	res, err := nuts.Sample(ctx, dens, inits, s)
+	if res != nil && res.Interrupted {
+		return res, stopped(ctx, "Sample", err)
+	}
+	return res, err
 }

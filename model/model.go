@@ -29,6 +29,7 @@ type Model struct {
 	value []float64          // scratch for a matrix param's value (its largest)
 	fac   []float64          // scratch for a corr or cov matrix's factor
 	ev    *compile.Evaluator // Outputs', made at its first call
+	dopts densityConfig      // the DensityOptions of the call under way
 }
 
 // Param describes one param of the model (a declared param, or the
@@ -234,7 +235,10 @@ func (m *Model) Graph() *graph.Graph {
 	return m.l.Graph()
 }
 
-// Notes say which missing data values the model fits as params.
+// Notes say which missing data values the model fits as params: a data
+// file's by line ("y: 2 missing values (y.csv lines 5, 9) are fitted as
+// the latent y_missing"), a Go value's of DataValues by element, 0-based
+// ("x: 1 missing value (x[1] of DataValues) is fitted ...").
 func (m *Model) Notes() []string { return slices.Clone(m.l.Notes) }
 
 // checkLen is the error of a slice of the wrong length.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
@@ -164,13 +166,17 @@ func TestRoundTrip(t *testing.T) {
 		}
 		checkRoundTrip(t, m, u, th)
 	}
-	bad := map[string]float64{"sigma": -1, "rho": 1.5, "lo.2": 1, "w.2": 0.9, "c.2": -100, "d.1": -1}
-	for name, val := range bad {
+	// draws.csv's column set, and the element the error names, 0-based (a
+	// simplex row's sum by its first element)
+	bad := []struct {
+		name, elem string
+		val        float64
+	}{{"sigma", "sigma", -1}, {"rho", "rho", 1.5}, {"lo.2", "lo[1]", 1}, {"w.2", "w[0]", 0.9}, {"c.2", "c[1]", -100}, {"d.1", "d[0]", -1}}
+	for _, c := range bad {
 		th, _ := m.Constrain(make([]float64, m.Dim()))
-		th[slices.Index(names, name)] = val
-		// a simplex row's sum is named by its first element
-		if _, err := m.Unconstrain(th); err == nil || !strings.Contains(err.Error(), strings.Replace(name, "w.2", "w.1", 1)+" is") {
-			t.Errorf("Unconstrain with %s = %v: error %v, want one naming %s", name, val, err, name)
+		th[slices.Index(names, c.name)] = c.val
+		if _, err := m.Unconstrain(th); err == nil || !strings.HasPrefix(err.Error(), "Unconstrain: "+c.elem+" is") {
+			t.Errorf("Unconstrain with %s = %v: error %v, want one naming %s", c.name, c.val, err, c.elem)
 		}
 	}
 }
@@ -662,5 +668,62 @@ func TestSampleCmdStanSettings(t *testing.T) {
 	s.InvMetric = [][]float64{ch.InvMetric[:2]}
 	if _, err := m.Sample(ctx, s); err == nil || !strings.Contains(err.Error(), "has 2 entries, want 4") {
 		t.Errorf("a metric of 2 entries for 4 coordinates: %v", err)
+	}
+}
+
+// TestCancelledRunErrs checks that a run that ctx ended returns the
+// result so far with ctx's error, as Go callers test for it: Fit, FitRestarts
+// and Sample, with ctx cancelled or past its deadline before they start.
+func TestCancelledRunErrs(t *testing.T) {
+	m := regressionModel(t)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	late, cancelLate := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancelLate()
+	for _, c := range []struct {
+		ctx  context.Context
+		want error
+	}{{cancelled, context.Canceled}, {late, context.DeadlineExceeded}} {
+		r, err := m.Fit(c.ctx, FitSettings())
+		if r == nil || !r.Interrupted || !errors.Is(err, c.want) {
+			t.Errorf("Fit: result %v, error %v; want the interrupted fit and %v", r != nil, err, c.want)
+		}
+		if r != nil {
+			if _, err := m.FitDraws(r, 2, 1); err != nil {
+				t.Errorf("FitDraws of the interrupted fit: %v", err)
+			}
+		}
+		mix, err := m.FitRestarts(c.ctx, FitSettings(), sgvb.Restarts{N: 2})
+		if mix == nil || !mix.Interrupted || !errors.Is(err, c.want) {
+			t.Errorf("FitRestarts: result %v, error %v; want the interrupted mixture and %v", mix != nil, err, c.want)
+		}
+		res, err := m.Sample(c.ctx, SampleSettings())
+		if res == nil || !res.Interrupted || !errors.Is(err, c.want) {
+			t.Errorf("Sample: result %v, error %v; want the interrupted run and %v", res != nil, err, c.want)
+		}
+	}
+	if _, err := m.Fit(context.Background(), FitSettings()); err != nil {
+		t.Errorf("Fit with a live context: %v", err)
+	}
+}
+
+// TestNotesDataValues checks that the note of missing values given
+// through DataValues names the elements, 0-based, where a file's names
+// lines: Go values have no line and column to give.
+func TestNotesDataValues(t *testing.T) {
+	src := "data x: real[N]\ndata Y: real[N, 2]\nparam mu: real ~ Normal(0, 1)\nx ~ Normal(mu, 1)\nfor i in 0:N {\n  Y[i] ~ Normal(mu, 1)\n}\n"
+	m, err := Compile("m.gpp", []byte(src), DataValues(map[string]any{
+		"x": []float64{1, math.NaN(), 3, math.NaN()},
+		"Y": [][]float64{{1, 2}, {3, 4}, {5, math.NaN()}, {7, 8}},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"x: 2 missing values (x[1], x[3] of DataValues) are fitted as the latent x_missing",
+		"Y: 1 missing value (Y[2, 1] of DataValues) is fitted as the latent Y_missing",
+	}
+	if got := m.Notes(); !slices.Equal(got, want) {
+		t.Errorf("Notes() = %q\nwant %q", got, want)
 	}
 }

@@ -38,8 +38,9 @@ import (
 // A restart that fails is left out of the mixture with a warning
 // (Mixture.Failed); if all fail the error is the first's
 // *sgvb.RestartError, wrapping the model's positioned error as Fit
-// returns it. Cancelling ctx stops every restart with the q's reached
-// (Mixture.Interrupted).
+// returns it. Cancelling ctx stops every restart: FitRestarts returns the
+// result so far, the q's reached (Mixture.Interrupted), with ctx's error
+// wrapped (errors.Is(err, context.Canceled)).
 func (m *Model) FitRestarts(ctx context.Context, s sgvb.Settings, rs sgvb.Restarts, opts ...StartOption) (*sgvb.Mixture, error) {
 	cm, restore, err := m.fitStart("FitRestarts", opts)
 	if err != nil {
@@ -50,6 +51,9 @@ func (m *Model) FitRestarts(ctx context.Context, s sgvb.Settings, rs sgvb.Restar
 	var re *sgvb.RestartError
 	if errors.As(err, &re) {
 		re.Err = pipeline.LaplacePos(re.Err, cm)
+	}
+	if mix != nil && mix.Interrupted {
+		return mix, stopped(ctx, "FitRestarts", err)
 	}
 	return mix, err
 }

@@ -130,3 +130,26 @@ func TestInitsNonFinite(t *testing.T) {
 		t.Errorf("error %v; want %q and the model's error at line 10", err, want+"...")
 	}
 }
+
+// TestUnconstrainErrorAsInits checks that Unconstrain reports a value
+// outside its param's support as Inits does the same value: an *ast.Error
+// at the method's name, the element named 0-based.
+func TestUnconstrainErrorAsInits(t *testing.T) {
+	m, err := Compile("m.gpp", []byte("data x: real[N]\nparam mu: real ~ Normal(0, 1)\nparam s: positive[2] ~ HalfNormal(1)\nx ~ Normal(mu, s[0])\n"),
+		DataValues(map[string]any{"x": []float64{1, 2, 3}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, initsErr := m.Sample(context.Background(), SampleSettings(), Inits(map[string]any{"s": []float64{1, -1}}))
+	_, uErr := m.Unconstrain([]float64{0, 1, -1})
+	const msg = "s[1] is -1, outside s's support: want a positive value"
+	for _, c := range []struct {
+		err  error
+		want string
+	}{{initsErr, "Inits: " + msg}, {uErr, "Unconstrain: " + msg}} {
+		var pe *ast.Error
+		if c.err == nil || c.err.Error() != c.want || !errors.As(c.err, &pe) {
+			t.Errorf("error %v (%T), want the *ast.Error %q", c.err, c.err, c.want)
+		}
+	}
+}

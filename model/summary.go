@@ -7,8 +7,11 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // OutputStream is the PCG stream, with the run's seed, from which gpp fit
@@ -40,7 +43,14 @@ type Summary struct {
 // numbers of gpp sample's summary.csv row of the same name (there printed
 // to 6 significant digits); the MCMC diagnostics are nuts.Diagnose's.
 type SummaryRow struct {
-	Name      string    // draws.csv's column name: "beta.2"
+	// Name is summary.csv's name of the element: the language's 0-based
+	// indices, "beta[1]", or where a data column's labels size an axis,
+	// the label, "a[AITKIN]", as gpp fit and gpp sample print it.
+	Name string
+	// Column is draws.csv's column of the element, CmdStan's 1-based
+	// "beta.2": ParamNames' (or OutputNames') name, the key to join the
+	// row with FitDraws' or SampleDraws' columns.
+	Column    string
 	Output    bool      // an output's element, not a param's
 	Mean, SD  float64   // of the draws that are not NaN
 	Quantiles []float64 // at Summary.Probs (R's type 7)
@@ -68,7 +78,7 @@ func (m *Model) Summary(res *nuts.Result, seed uint64, s *SummarySettings) (*Sum
 	if err != nil {
 		return nil, err
 	}
-	rows, err := m.SampleDraws(res)
+	rows, err := m.chainDraws("Summary", res, func(ch *nuts.Chain) *nuts.Chain { return ch })
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +113,7 @@ func (m *Model) FitSummary(r *sgvb.Result, n int, seed uint64, s *SummarySetting
 		return nil, err
 	}
 	outs, at := m.outputsOf(seed)
-	rows, err := m.fitDraws(r, n, seed, at)
+	rows, err := m.fitDraws("FitSummary", r, n, seed, at)
 	if err != nil {
 		return nil, err
 	}
@@ -142,28 +152,50 @@ func (m *Model) summarise(sum *Summary, rows, outs [][]float64, chains int, mcmc
 		return nil, errors.New("model: Summary: no chains of equal length to summarise")
 	}
 	col := make([]float64, len(rows))
-	add := func(name string, output bool, j int, of [][]float64) {
+	add := func(name, column string, output bool, j int, of [][]float64) {
 		for d, r := range of {
 			col[d] = r[j]
 		}
-		row := summariseColumn(name, output, col, chains, mcmc, fixed, sum)
+		row := summariseColumn(name, column, output, col, chains, mcmc, fixed, sum)
 		if restarts != nil {
 			row.Rhat = sgvb.RestartRhat(col, restarts.comp, restarts.R)
 		}
 		sum.Rows = append(sum.Rows, row)
 	}
-	for j, name := range m.names {
-		add(name, false, j, rows)
+	params, outputs := m.summaryNames()
+	for j, column := range m.names {
+		add(params[j], column, false, j, rows)
 	}
-	for j, name := range m.OutputNames() {
-		add(name, true, j, outs)
+	for j, column := range m.OutputNames() {
+		add(outputs[j], column, true, j, outs)
 	}
 	return sum, nil
 }
 
+// summaryNames returns summary.csv's names of the params' elements and of
+// the outputs', in ParamNames' and OutputNames' order: 0-based, by label
+// on an axis a data column's labels size, as cmd/gpp names them.
+func (m *Model) summaryNames() (params, outputs []string) {
+	sizes := data.SizeLabels(m.l.Info, m.l.Data)
+	names := func(dst []string, name string, output bool, shape []int) []string {
+		axes := pipeline.LabelledAxes(m.l.Info, sizes, name, output, shape)
+		for _, k := range compile.ColumnMajor(shape) {
+			dst = append(dst, pipeline.LabelledName(name, shape, axes, k))
+		}
+		return dst
+	}
+	for _, p := range m.params {
+		params = names(params, p.Name, false, p.Shape)
+	}
+	for _, o := range m.l.Model.Outputs {
+		outputs = names(outputs, o.Name, true, o.Shape)
+	}
+	return params, outputs
+}
+
 // summariseColumn summarises one column, its chains one after another.
-func summariseColumn(name string, output bool, col []float64, chains int, mcmc, fixed bool, sum *Summary) SummaryRow {
-	r := SummaryRow{Name: name, Output: output, HDI: [2]float64{math.NaN(), math.NaN()}}
+func summariseColumn(name, column string, output bool, col []float64, chains int, mcmc, fixed bool, sum *Summary) SummaryRow {
+	r := SummaryRow{Name: name, Column: column, Output: output, HDI: [2]float64{math.NaN(), math.NaN()}}
 	v, _ := nuts.SortedFinite(col)
 	r.Mean, r.SD = nuts.MeanSD(v)
 	r.Quantiles = make([]float64, len(sum.Probs))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -195,6 +196,91 @@ func TestSummaryMatchesSample(t *testing.T) {
 	sameAsCSV(t, filepath.Join(dir, "p.csv"), sum, true, true)
 }
 
+// TestSampleSettingsAreSample checks that SampleSettings are gpp
+// sample's defaults: Sample with them, unchanged, gives the summary.csv of
+// gpp sample with no flags, every row and column (its warm-up adapted the
+// step size of every chain).
+func TestSampleSettingsAreSample(t *testing.T) {
+	dir, m := summaryFiles(t)
+	runCLI(t, dir, "sample", "m.gpp", "y.csv", "--quiet", "--out", "s")
+	s := SampleSettings()
+	res, err := m.Sample(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, ch := range res.Chains {
+		if ch.StepSize == 1 {
+			t.Errorf("chain %d: step size 1: not adapted", c+1)
+		}
+	}
+	sum, err := m.Summary(res, s.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsCSV(t, filepath.Join(dir, "s", "summary.csv"), sum, true, false)
+}
+
+// labelledSrc is a model whose size J a data column's labels give: the
+// elements of a[J], b[J, 2] and the output a2[J] are named by label in
+// summary.csv, those of yhat[N] by number.
+const labelledSrc = `data J: int
+data county: int<lower=0, upper=J-1>[N]
+data y: real[N]
+param mu: real ~ Normal(0, 5)
+param sigma: positive ~ HalfNormal(1)
+param a: real[J] ~ Normal(mu, 1)
+param b: real[J, 2] ~ Normal(0, 1)
+y ~ Normal(a[county] + b[county, 0], sigma)
+output yhat = a[county]
+output a2 = a * 2
+`
+
+// TestSummaryNamesAsCLI checks that a summary's rows are named as gpp
+// fit's summary.csv names them (0-based, by label where a data column's
+// labels give an axis's size, a label with a comma quoted), and that
+// Column is draws.csv's name, ParamNames' and OutputNames'.
+func TestSummaryNamesAsCLI(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("county,y\n")
+	counties := []string{"AITKIN", "ANOKA", `"ST. LOUIS, MN"`}
+	for i := range 12 {
+		fmt.Fprintf(&csv, "%s,%.2f\n", counties[i%3], 0.3*float64(i%3)+0.1*float64(i%5))
+	}
+	for name, text := range map[string]string{"m.gpp": labelledSrc, "d.csv": csv.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runCLI(t, dir, "fit", "m.gpp", "d.csv", "--iter", "200", "--quiet", "--out", "f")
+	m, err := Load(filepath.Join(dir, "m.gpp"), DataFiles(filepath.Join(dir, "d.csv")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := FitSettings()
+	s.MaxIter = 200
+	r, err := m.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := m.FitSummary(r, 1000, s.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsCSV(t, filepath.Join(dir, "f", "summary.csv"), sum, false, false)
+	columns := append(m.ParamNames(), m.OutputNames()...)
+	for i, row := range sum.Rows {
+		if row.Column != columns[i] {
+			t.Errorf("row %d (%s): Column %s, want %s", i, row.Name, row.Column, columns[i])
+		}
+	}
+	for _, want := range [][2]string{{"a[AITKIN]", "a.1"}, {`b["ST. LOUIS, MN", 1]`, "b.3.2"}, {"yhat[0]", "yhat.1"}, {"a2[ANOKA]", "a2.2"}} {
+		if !slices.ContainsFunc(sum.Rows, func(r SummaryRow) bool { return r.Name == want[0] && r.Column == want[1] }) {
+			t.Errorf("no row %s (column %s)", want[0], want[1])
+		}
+	}
+}
+
 // TestFitSummaryMatchesFit checks FitSummary against gpp fit's
 // summary.csv and gpp summary's of its draws.csv (R̂ NaN: not chains).
 func TestFitSummaryMatchesFit(t *testing.T) {
@@ -283,6 +369,30 @@ func TestSummaryBadSettings(t *testing.T) {
 	}
 }
 
+// TestSummaryNilNamesCaller checks that a summary of nothing says which
+// function was called, not the one it calls.
+func TestSummaryNilNamesCaller(t *testing.T) {
+	_, m := summaryFiles(t)
+	s := FitSettings()
+	s.MaxIter = 50
+	r, err := m.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{second(m.Summary(nil, 1, nil)), "model: Summary: the result is nil"},
+		{second(m.FitSummary(nil, 10, 1, nil)), "model: FitSummary: the fit is nil"},
+		{second(m.FitSummary(r, -1, 1, nil)), "model: FitSummary: -1 draws"},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("error %v, want %q", c.err, c.want)
+		}
+	}
+}
+
 // second is a call's error.
 func second(_ *Summary, err error) error { return err }
 
@@ -305,7 +415,7 @@ func TestFitSummaryNoDraws(t *testing.T) {
 		t.Fatalf("%d rows, want %d (%v)", len(sum.Rows), len(want), want)
 	}
 	for i, row := range sum.Rows {
-		if row.Name != want[i] || !math.IsNaN(row.Mean) || !math.IsNaN(row.Quantiles[1]) || !math.IsNaN(row.HDI[0]) {
+		if row.Column != want[i] || !math.IsNaN(row.Mean) || !math.IsNaN(row.Quantiles[1]) || !math.IsNaN(row.HDI[0]) {
 			t.Errorf("row %d: %s mean %v median %v HDI %v; want %s, NaN", i, row.Name, row.Mean, row.Quantiles[1], row.HDI, want[i])
 		}
 	}

@@ -23,40 +23,14 @@ func nameByLabels(vars []variable, l *pipeline.Loaded) {
 }
 
 // labelAxes sets the axes of each variable of vars whose declared dims
-// name a size in sizes, with that many elements, to its labels.
+// name a size in sizes, with that many elements, to its labels
+// (pipeline.LabelledAxes).
 func labelAxes(vars []variable, info *check.Info, sizes map[string][]string) {
-	if len(sizes) == 0 {
-		return
-	}
-	dims := map[string]check.Shape{}
-	for _, lat := range info.Latents {
-		dims[lat.Name] = lat.Dims
-	}
-	outs := map[string]check.Shape{}
-	for _, o := range info.Outputs {
-		outs[o.Name] = o.Dims
-	}
 	for i := range vars {
 		v := &vars[i]
-		ds, ok := dims[v.name]
-		if v.output {
-			ds, ok = outs[v.name]
+		if axes := pipeline.LabelledAxes(info, sizes, v.name, v.output, v.shape); axes != nil {
+			v.axes = axes
 		}
-		if !ok || len(ds) != len(v.shape) {
-			continue
-		}
-		var axes [][]string
-		for a, d := range ds {
-			labels := sizes[d.Name]
-			if d.Derived || labels == nil || len(labels) != v.shape[a] {
-				continue
-			}
-			if axes == nil {
-				axes = make([][]string, len(ds))
-			}
-			axes[a] = labels
-		}
-		v.axes = axes
 	}
 }
 
@@ -107,36 +81,23 @@ func (v *variable) elemName(k int) string {
 	switch {
 	case v.axes == nil && v.stanNames:
 		return compile.StanName(v.name, v.shape, k)
-	case v.axes == nil:
-		return compile.ElemName(v.name, v.shape, k)
+	case !v.stanNames:
+		return pipeline.LabelledName(v.name, v.shape, v.axes, k) // compile.ElemName's, with labels
 	}
-	base, sep := 0, ", " // as compile.ElemName, with labels
-	if v.stanNames {
-		base, sep = 1, "," // as compile.StanName
-	}
-	idx := compile.Unravel(v.shape, k)
+	idx := compile.Unravel(v.shape, k) // compile.StanName's, with labels
 	parts := make([]string, len(idx))
 	for a, i := range idx {
 		if a < len(v.axes) && v.axes[a] != nil {
 			parts[a] = quoteLabel(v.axes[a][i])
 		} else {
-			parts[a] = strconv.Itoa(i + base)
+			parts[a] = strconv.Itoa(i + 1)
 		}
 	}
-	return v.name + "[" + strings.Join(parts, sep) + "]"
+	return v.name + "[" + strings.Join(parts, ",") + "]"
 }
 
-// quoteLabel writes a label as a name's index: as it is, or quoted as a
-// Go string ("A, B") when it holds a bracket, a comma or a quote, which
-// would make the name ambiguous, space at an end, which would be lost, or
-// a character that does not print (a line break, a tab, a bidi control
-// that would reorder the table), which the quotes escape.
-func quoteLabel(s string) string {
-	if strings.ContainsAny(s, "[],\"") || strings.TrimSpace(s) != s || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
-		return strconv.Quote(s)
-	}
-	return s
-}
+// quoteLabel writes a label as a name's index (pipeline.QuoteLabel).
+func quoteLabel(s string) string { return pipeline.QuoteLabel(s) }
 
 // lookupElems finds what spec names among vars, as --params takes it: a
 // variable by its name (every element, in vars' column order), or one

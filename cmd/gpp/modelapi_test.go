@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,15 +19,15 @@ import (
 
 // TestModelFitSettings checks that the model package's FitSettings are
 // gpp fit's defaults: a fit with them gives the q that gpp fit's parsed
-// settings give, bit for bit, for each --family (--iter set in both, to
-// keep it short).
+// settings give, bit for bit, with no flags and for each --family (--iter
+// set in both for SGVB's, to keep it short).
 func TestModelFitSettings(t *testing.T) {
 	const path, data = "../../examples/regression.gpp", "../../examples/wine_std.csv"
 	for _, c := range []struct {
 		family string
 		method sgvb.Method
 		iter   string
-	}{{"gamma", sgvb.SGVB, "300"}, {"map", sgvb.MAP, ""}, {"laplace", sgvb.Laplace, ""}} {
+	}{{"gamma", sgvb.SGVB, ""}, {"gamma", sgvb.SGVB, "300"}, {"map", sgvb.MAP, ""}, {"laplace", sgvb.Laplace, ""}} {
 		args := []string{path, data, "--family", c.family}
 		if c.iter != "" {
 			args = append(args, "--iter", c.iter)
@@ -64,11 +65,25 @@ func TestModelFitSettings(t *testing.T) {
 }
 
 // TestModelSampleSettings checks that the model package's SampleSettings
-// are gpp sample's defaults: the chains they give are those of gpp
-// sample's parsed settings, bit for bit (--warmup and --draws set in both,
-// to keep it short).
+// are gpp sample's defaults: field by field those gpp sample parses with no
+// flags (Workers, which Sample sets as gpp sample does and the draws do not
+// depend on, aside), and the chains they give are those of gpp sample's
+// parsed settings, bit for bit (--warmup and --draws set in both, to keep
+// it short).
 func TestModelSampleSettings(t *testing.T) {
 	const path, data = "../../examples/regression.gpp", "../../examples/wine_std.csv"
+	def, _, ok := parseSampleArgs([]string{path, data}, io.Discard, io.Discard)
+	if !ok {
+		t.Fatal("gpp sample: not parsed")
+	}
+	cli, api := def.nuts, model.SampleSettings()
+	if api.Workers != 0 {
+		t.Errorf("SampleSettings().Workers = %d, want 0 (Sample's min(NumCPU, Chains), gpp sample's)", api.Workers)
+	}
+	cli.Workers = 0
+	if !reflect.DeepEqual(api, cli) {
+		t.Errorf("SampleSettings() = %+v\ngpp sample's defaults %+v", api, cli)
+	}
 	sc, _, ok := parseSampleArgs([]string{path, data, "--warmup", "40", "--draws", "10"}, io.Discard, io.Discard)
 	if !ok {
 		t.Fatal("gpp sample: not parsed")

@@ -55,10 +55,12 @@ const (
 	DefaultDelta    = 0.8
 )
 
-// Settings of a run. Zero values take the defaults in brackets.
+// Settings of a run. Zero values take the defaults in brackets, but for
+// Warmup, whose zero is no warm-up: set it (to DefaultWarmup for Stan's
+// 1000) to adapt the step size and the metric.
 type Settings struct {
 	Chains   int     // [4]
-	Warmup   int     // warm-up iterations per chain [1000]; 0 = no adaptation at all
+	Warmup   int     // warm-up iterations per chain; 0 = none, no adaptation at all (not defaulted: Stan's 1000 is DefaultWarmup)
 	Draws    int     // kept iterations per chain [1000]
 	Thin     int     // keep every Thin-th iteration [1]
 	MaxDepth int     // maximum tree depth [10]

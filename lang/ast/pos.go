@@ -102,6 +102,16 @@ func Positioned(err error) (list ErrorList, ok bool) {
 	return nil, false
 }
 
+// Unwrap returns the list's errors, so that errors.As finds an *Error in
+// a list (the first) and errors.Is looks at each.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
 // Err returns nil for an empty list and the list itself otherwise.
 func (l ErrorList) Err() error {
 	if len(l) == 0 {

@@ -26,3 +26,19 @@ func TestPositioned(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorListAs checks that errors.As finds an *Error in a list, the
+// first, also through a wrapping, as Go callers look for one.
+func TestErrorListAs(t *testing.T) {
+	first := Errorf(Pos{File: "m.gpp", Line: 2, Col: 3}, "bad")
+	list := ErrorList{first, Errorf(Pos{File: "m.gpp", Line: 4, Col: 1}, "worse")}
+	for _, err := range []error{list, fmt.Errorf("loading: %w", list)} {
+		var e *Error
+		if !errors.As(err, &e) || e != first {
+			t.Errorf("errors.As(%v, *Error) = %v, want the first error", err, e)
+		}
+		if !errors.Is(err, list[1]) {
+			t.Errorf("errors.Is(%v, the second error) is false", err)
+		}
+	}
+}
