@@ -41,6 +41,10 @@ func (in *input) inFile(t *testing.T, what string, pos ast.Pos) {
 // positioned fails t unless err is one *ast.Error inside the input.
 func (in *input) positioned(t *testing.T, err error) {
 	t.Helper()
+	var l ast.ErrorList
+	if errors.As(err, &l) { // errors.As would find its first *ast.Error too
+		t.Fatalf("a list of %d errors, want one *ast.Error: %v", len(l), err)
+	}
 	var e *ast.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error %T without a position: %v", err, err)
