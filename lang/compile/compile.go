@@ -357,6 +357,11 @@ type value struct {
 	// literal at its element (nil: neither), so that a bad index is
 	// reported at its cell or element.
 	at func(k int) ast.Pos
+	// atExpr, where at locates the cells of data that the ints were
+	// computed from elementwise (site + 1, -site), is that expression, so
+	// that an error at a cell names what its value is ("" for ints read
+	// unchanged).
+	atExpr string
 	// data names the data ints (at their cells) are read from, unchanged
 	// ("" otherwise), so that their node reports a bad value at its cell.
 	data string

@@ -15,7 +15,10 @@ type sel struct {
 	one  int
 	many []int
 	at   func(k int) ast.Pos // where many[k] is in its data file (nil: unknown)
-	pos  ast.Pos
+	// atExpr is the expression computed from the cells at locates, whose
+	// value many[k] is (value.atExpr; "" for the cells' own values).
+	atExpr string
+	pos    ast.Pos
 	// data and rows: ints of the subsampled int data data, at these
 	// offsets of its batch values (value.rows), in a minibatch build.
 	data string
@@ -34,13 +37,16 @@ func (l *lowerer) inRange(s sel, n int) bool {
 			continue
 		}
 		hint := oneBasedHint(s.many, n)
+		if s.atExpr != "" && hint != "" { // computed ids: "minus 1" may undo the model's own + 1
+			hint = "; indices are 0-based"
+		}
 		row := 0
 		if s.row { // one index per row of a loop lowered as vectors
 			row = k
 		}
 		switch {
 		case s.at != nil:
-			l.rowErrorf(row, s.at(k), "%d is out of range [0, %d) as an index (used at %s)%s", i, n, s.pos, hint)
+			l.rowErrorf(row, s.at(k), "%s out of range [0, %d) as an index (used at %s)%s", indexIs(s.atExpr, i), n, s.pos, hint)
 		default:
 			l.rowErrorf(row, s.pos, "index %d out of range [0, %d) (element %d of the index vector)%s", i, n, k, hint)
 		}
@@ -92,7 +98,7 @@ func (l *lowerer) oneInRangeRow(e *ast.IndexExpr, s sel, n, axis, k int) bool {
 				ids[j] = int(v)
 			}
 		}
-		l.dataIndexError(e, s.one, n, axis, k, s.at(0), s.pos, ids)
+		l.dataIndexError(e, s.one, n, axis, k, s.at(0), s.atExpr, s.pos, ids)
 		return false
 	}
 	l.rowErrorf(k, s.pos, "index %d out of range [0, %d) along axis %d of `%s` (indices are 0-based)",
@@ -104,7 +110,7 @@ func (l *lowerer) oneInRangeRow(e *ast.IndexExpr, s sel, n, axis, k int) bool {
 // in row k of a loop, at its data cell, naming where it is used, with the
 // advice on Stan's 1-based ids when the ids it is one of look like them
 // (oneBasedHint), as the vectorised form's error at its cell gives.
-func (l *lowerer) dataIndexError(e *ast.IndexExpr, i, n, axis, k int, cell, used ast.Pos, ids []int) {
+func (l *lowerer) dataIndexError(e *ast.IndexExpr, i, n, axis, k int, cell ast.Pos, atExpr string, used ast.Pos, ids []int) {
 	hint := ""
 	if len(ids) > 0 {
 		hint = oneBasedHint(ids, n)
@@ -116,8 +122,18 @@ func (l *lowerer) dataIndexError(e *ast.IndexExpr, i, n, axis, k int, cell, used
 	if it != "" {
 		it = "," + it
 	}
-	l.rowError(k, cell, fmt.Sprintf("%d is out of range [0, %d) as an index along axis %d of `%s` (used at %s%s)%s",
-		i, n, axis, ast.FormatExpr(e.X), used, it, hint))
+	l.rowError(k, cell, fmt.Sprintf("%s out of range [0, %d) as an index along axis %d of `%s` (used at %s%s)%s",
+		indexIs(atExpr, i), n, axis, ast.FormatExpr(e.X), used, it, hint))
+}
+
+// indexIs opens the error of index i at a data cell: "30 is" for the
+// cell's own value, "`site + 1` is 30 at this cell, which is" for an index
+// computed from it (value.atExpr).
+func indexIs(atExpr string, i int) string {
+	if atExpr == "" {
+		return fmt.Sprintf("%d is", i)
+	}
+	return fmt.Sprintf("`%s` is %d at this cell, which is", atExpr, i)
 }
 
 const (
@@ -162,13 +178,13 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		return sel{}, false
 	}
 	if len(v.shape) == 0 {
-		return sel{kind: selOne, one: v.ints[0], at: v.at, pos: e.Pos(), data: v.data, rows: v.rows}, true
+		return sel{kind: selOne, one: v.ints[0], at: v.at, atExpr: v.atExpr, pos: e.Pos(), data: v.data, rows: v.rows}, true
 	}
 	if len(v.shape) != 1 {
 		l.errorf(e.Pos(), "an index must be an int scalar or vector")
 		return sel{}, false
 	}
-	return sel{kind: selMany, many: v.ints, at: v.at, pos: e.Pos(), data: v.data, rows: v.rows, row: l.vec != nil && l.depends(e)}, true
+	return sel{kind: selMany, many: v.ints, at: v.at, atExpr: v.atExpr, pos: e.Pos(), data: v.data, rows: v.rows, row: l.vec != nil && l.depends(e)}, true
 }
 
 // index lowers X[i], X[i, j], slices and gathers.
@@ -345,7 +361,7 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 	if x.at != nil {
 		at = func(k int) ast.Pos { return x.at(src[k]) }
 	}
-	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data, rows: pickRows(x.rows, src)}
+	return value{ints: out, shape: shape, isInt: true, at: at, atExpr: x.atExpr, data: x.data, rows: pickRows(x.rows, src)}
 }
 
 // pick resolves the selections sels of an array of the given shape, known

@@ -239,7 +239,7 @@ func (l *lowerer) cells(e *ast.IndexExpr, x value, r, c sel) value {
 			w.ints[k] = x.ints[f]
 		}
 		if x.at != nil {
-			w.at = func(k int) ast.Pos { return x.at(flat[k]) }
+			w.at, w.atExpr = func(k int) ast.Pos { return x.at(flat[k]) }, x.atExpr
 		}
 		return w
 	}
@@ -345,7 +345,7 @@ func (l *lowerer) vecSubset(sub []int, pos ast.Pos, f func()) {
 				w.ints[k] = v.ints[p]
 			}
 			if v.at != nil {
-				w.at = func(k int) ast.Pos { return v.at(sub[k]) }
+				w.at, w.atExpr = func(k int) ast.Pos { return v.at(sub[k]) }, v.atExpr
 			}
 			w.data = v.data
 		}
@@ -381,7 +381,7 @@ func identityRows(s sel, n int) bool {
 func (l *lowerer) vecIndexInRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 	for k, i := range s.many {
 		if s.at != nil && (i < 0 || i >= n) {
-			l.dataIndexError(e, i, n, axis, k, s.at(k), s.pos, s.many)
+			l.dataIndexError(e, i, n, axis, k, s.at(k), s.atExpr, s.pos, s.many)
 			return false
 		}
 		if !l.oneInRangeRow(e, sel{kind: selOne, one: i, pos: s.pos}, n, axis, k) {

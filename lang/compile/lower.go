@@ -358,7 +358,7 @@ func (l *lowerer) expr1(e ast.Expr) value {
 			for i, v := range x.ints {
 				neg[i] = -v
 			}
-			v := value{ints: neg, shape: x.shape, isInt: true, at: x.at}
+			v := value{ints: neg, shape: x.shape, isInt: true, at: x.at, atExpr: derivedAt(x, e)}
 			if x.node {
 				v.id, v.node = l.b.Neg(x.id, e.OpPos), true
 			}
@@ -733,6 +733,7 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 		}
 		v := intScalar(r)
 		v.id, v.node = l.b.Scalar(float64(r), e.OpPos), true
+		v.at, v.atExpr = operandCells(e, x, y, 1)
 		return v
 	}
 	xi, yi := l.node(x, e.X.Pos()), l.node(y, e.Y.Pos())
@@ -759,7 +760,45 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 	default:
 		l.errorf(e.OpPos, "compile: unexpected operator %s", e.Op)
 	}
-	return l.knownInts(e, value{id: id, node: true})
+	v := l.knownInts(e, value{id: id, node: true})
+	if v.isInt && e.Op != ast.Div && e.Op != ast.Pow {
+		v.at, v.atExpr = operandCells(e, x, y, len(v.ints))
+	}
+	return v
+}
+
+// operandCells returns, for the n ints of e = x op y computed element by
+// element from one operand's data cells (located by its at, n of them,
+// the other operand a scalar: site + 1, 2 * g, J - 1 - g), that operand's
+// at and e's text, so that a bad index made of them is reported at its
+// cell; nil and "" otherwise, and where both are scalars from cells (which
+// one is to blame is not known).
+func operandCells(e *ast.BinaryExpr, x, y value, n int) (func(k int) ast.Pos, string) {
+	for _, p := range [2][2]value{{x, y}, {y, x}} {
+		cells, other := p[0], p[1]
+		if cells.at != nil && len(cells.ints) == n && cells.at(0).Line > 0 && len(other.shape) == 0 && (other.at == nil || len(cells.shape) > 0) {
+			return cells.at, ast.FormatExpr(e)
+		}
+	}
+	return nil, ""
+}
+
+// derivedAt is the atExpr of a value computed by e from x alone: e's text
+// where x has cells.
+func derivedAt(x value, e ast.Expr) string {
+	if x.at == nil {
+		return ""
+	}
+	return ast.FormatExpr(e)
+}
+
+// joinedAt is the atExpr of a value e joined from x's and y's ints (their
+// cells' own values or not): e's text where either was computed.
+func joinedAt(x, y value, e ast.Expr) string {
+	if x.atExpr == "" && y.atExpr == "" {
+		return ""
+	}
+	return ast.FormatExpr(e)
 }
 
 // call lowers a built-in function call.

@@ -108,7 +108,7 @@ func (l *lowerer) csrPattern(e *ast.CallExpr, name string, m, n, nnz int, v, u v
 // where it is used, when it has one; else at the argument.
 func (l *lowerer) csrElemErr(e *ast.CallExpr, i int, x value, k int, hint, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if x.at != nil {
+	if x.at != nil && x.atExpr == "" { // a computed argument's cells hold other values
 		if at := x.at(k); at.Line > 0 {
 			l.errorf(at, "%s (used at %s)%s", msg, e.Args[i].Pos(), hint)
 			return

@@ -62,7 +62,7 @@ func (l *lowerer) fnBody(sb *autodiff.Builder, in *check.Inline, lead, np int, a
 		a := argExprs[i]
 		switch {
 		case v.isInt && v.rows == nil:
-			l.env[sym] = value{ints: v.ints, shape: v.shape, isInt: true, at: v.at, data: v.data}
+			l.env[sym] = value{ints: v.ints, shape: v.shape, isInt: true, at: v.at, atExpr: v.atExpr, data: v.data}
 		case !v.node:
 			return 0, nil, false // an error was reported
 		default:

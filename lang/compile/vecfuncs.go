@@ -116,7 +116,7 @@ func intsFrom(x value, src, shape []int) value {
 	if x.at != nil {
 		at = func(k int) ast.Pos { return x.at(src[k]) }
 	}
-	return value{ints: out, shape: shape, isInt: true, at: at, data: x.data, rows: pickRows(x.rows, src)}
+	return value{ints: out, shape: shape, isInt: true, at: at, atExpr: x.atExpr, data: x.data, rows: pickRows(x.rows, src)}
 }
 
 // pickRows returns the batch offsets of the ints picked by src from ints
@@ -225,5 +225,5 @@ func (l *lowerer) appendCall(e *ast.CallExpr, cols bool, pos ast.Pos) value {
 	if name == "" || y.data != name {
 		name = ast.FormatExpr(e)
 	}
-	return value{ints: ints, shape: shape, isInt: true, at: at, data: name}
+	return value{ints: ints, shape: shape, isInt: true, at: at, atExpr: joinedAt(x, y, e), data: name}
 }
