@@ -68,10 +68,10 @@ distribution: theta ~ Normal(mu, tau), theta ~ Gamma(alpha, beta)) and a
 non-centred innovation (z ~ Normal(0, 1) scaled by a param elsewhere), the
 model's structure rather than a prior choice; the line after the table
 names the priors left out and why. A model without either power-scales
-every prior. --prior all power-scales every prior, --prior NAMES only the
-priors of those params, --likelihood NAMES the likelihood's terms of those
-data (priorsense's prior_selection and likelihood_selection); the rest is
-in neither part.
+every prior. --prior all power-scales every prior (a param named all's
+alone), --prior NAMES only the priors of those params, --likelihood NAMES
+the likelihood's terms of those data (priorsense's prior_selection and
+likelihood_selection); the rest is in neither part.
 
 The sensitivities are of the posterior that was sampled or fitted: the model
 and the data default to those recorded in the sample's header or in

@@ -424,3 +424,30 @@ y ~ Normal(a, 1)
 		t.Errorf("the default with no prior choice does not say it scaled every prior:\n%s", stdout)
 	}
 }
+
+// TestSensitivityPriorNamedAll: in a model with a param named all,
+// --prior all is that param's prior (as --fullrank all is that param's
+// factor there), not every prior.
+func TestSensitivityPriorNamedAll(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "all.gpp", `data y: real[N]
+param all: real ~ Normal(0, 2)
+param b: positive ~ Gamma(2, 2)
+y ~ Normal(all, b)
+`)
+	data := writeFile(t, dir, "all.csv", "y\n1\n2\n1.5\n0.7\n")
+	out := filepath.Join(dir, "f")
+	if code, _, stderr := runGpp("fit", model, data, "--seed", "1", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("gpp fit: exit %d: %s", code, stderr)
+	}
+	run := func(args ...string) string {
+		code, stdout, stderr := runGpp(append([]string{"sensitivity", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("gpp sensitivity %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	if named := run("--prior", "all"); !strings.Contains(named, "power-scaled the prior of all and the likelihood") {
+		t.Errorf("--prior all does not scale the param all's prior alone:\n%s", named)
+	}
+}

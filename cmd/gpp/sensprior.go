@@ -27,8 +27,14 @@ type sensLeftOut struct {
 // model power-scales them. It leaves out the priors of the params in
 // sensHierarchy, which are the model's structure; where that leaves no
 // prior (the top-level params are flat), or none is left out, the
-// selection stays nil, every prior.
+// selection stays nil, every prior. --prior all in a model with a param
+// named all is that param's prior.
 func (cfg *sensConfig) choosePrior(l *pipeline.Loaded) {
+	if cfg.allPriors && l != nil && l.Model != nil && latentNamed(l.Model, sensAllPriors) != nil {
+		// the param all, as --fullrank all yields to a param all
+		cfg.allPriors, cfg.sel.Prior = false, []string{sensAllPriors}
+		return
+	}
 	if cfg.allPriors || cfg.sel.Prior != nil || l == nil || l.Model == nil {
 		return
 	}
