@@ -277,6 +277,10 @@ type Univariate struct {
 	// the log of a probability that is 0 there, is a value rather than a
 	// failure: Stan's weibull_lcdf(0 | k, λ) is log 0 without an error.
 	CDFTail int
+	// LogArg marks a Kernel whose value argument is log x rather than x
+	// (LogScale, the prior of a positive latent in its coordinate), so
+	// that errors name the value x = e^l the model wrote, not l.
+	LogArg bool
 }
 
 // Ends returns the ends of the closure of u's support for the parameters

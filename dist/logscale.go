@@ -13,6 +13,7 @@ import "math"
 // at x = exp(l).
 func LogScale(u *Univariate) Univariate {
 	v := *u
+	v.LogArg = true
 	v.Prepared = logPrepared[u.Name] // nil where there is none
 	v.Hoisted = nil                  // the natural scale's
 	v.DataHoisted = nil

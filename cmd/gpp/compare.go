@@ -32,7 +32,10 @@ output directory of gpp fit or gpp sample (its --out) or the loo.csv in one:
 both write loo.csv when the model has an output log_lik (each observation's
 log likelihood), gpp sample's from the NUTS draws. A FIT may also be gpp
 kfold's output directory or its kfold.csv: its row gives elpd_kfold, p_kfold
-and the k̂ of each held-out observation's estimate. The fits must be of
+and the k̂ of each held-out observation's estimate (kfold.csv's pareto_k).
+As in loo::loo_compare, a table of K-fold rows alone is headed "K-fold
+comparison" with columns elpd_kfold and p_kfold, and one mixing them with
+LOO rows has columns elpd and p (--csv too). The fits must be of
 the same observations: their files must name the same observations in the
 same order.
 
@@ -95,6 +98,7 @@ type looFit struct {
 	k        []float64
 	matched  int  // observations moment matched (loo.csv's comment line)
 	kfold    bool // a gpp kfold's kfold.csv: elpd_kfold, and k̂ of its draws' terms
+	nuts     bool // a gpp sample's loo.csv: NUTS's draws, no q behind its k̂
 	// conditional names the params with an element per observation that
 	// the fit's log_lik reads (loo.csv's looCondComment line;
 	// nil: none), which makes it too optimistic against a model that
@@ -209,7 +213,18 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if r.badK > 0 && r.fit.kfold {
-			errorf(stderr, "warning: %s: the held-out elpd of %d of %d observations rests on a few draws (k̂ above 0.7): its elpd_kfold may be unreliable (gpp kfold said why: in a fold whose q misses its posterior, --fullrank all or --nuts; for an observation the other rows hardly predict, more --output-draws)", r.fit.label, r.badK, r.nObserve)
+			errorf(stderr, "warning: %s: kfold.csv's pareto_k, the k̂ of a held-out estimate's terms, is above 0.7 for %d of %d observations: their elpd_kfold may be unreliable (gpp kfold said why, counting apart those in a fold whose q misses its posterior, for which --fullrank all or --nuts, and the others, for which more --output-draws)", r.fit.label, r.badK, r.nObserve)
+			continue
+		}
+		if r.badK > 0 && r.fit.nuts {
+			// NUTS's draws follow the posterior: a large k̂ says that
+			// leaving the observation out moves it far, which more draws
+			// do not change.
+			advice := "gpp sample --moment-match may bring them down, and --reloo or gpp kfold estimate their elpd without PSIS"
+			if r.fit.matched > 0 {
+				advice = fmt.Sprintf("gpp sample --reloo or gpp kfold estimate their elpd without PSIS; moment matching already ran on %d observation%s", r.fit.matched, plural(r.fit.matched))
+			}
+			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the sample said why: the posterior without each moves far from the draws, an influential observation or one the model misfits; %s)", r.fit.label, r.badK, r.nObserve, advice)
 			continue
 		}
 		if r.badK > 0 {
@@ -354,6 +369,7 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 		}
 		f.data = ff.Data
 		f.dataHash = ff.DataSHA256
+		f.nuts = ff.Method == "nuts"
 	}
 	return f, nil
 }
@@ -419,6 +435,7 @@ func readSampleMeta(path string, src sources) *fitMeta {
 	if !sample || ff.Model == "" {
 		return nil
 	}
+	ff.Method = "nuts"
 	src[path] = head
 	return ff
 }
@@ -748,12 +765,33 @@ func weightNum(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
+// comparedEstimate names the table's estimate and its columns by the
+// fits' kind, as loo::loo_compare does: a comparison of gpp kfold outputs
+// alone is of elpd_kfold and p_kfold, one of fits and samples alone of
+// elpd_loo and p_loo, and one of both of elpd and p.
+func comparedEstimate(ranks []looRank) (title, elpd, p string) {
+	kfold := 0
+	for _, r := range ranks {
+		if r.fit.kfold {
+			kfold++
+		}
+	}
+	switch kfold {
+	case 0:
+		return "LOO", "elpd_loo", "p_loo"
+	case len(ranks):
+		return "K-fold", "elpd_kfold", "p_kfold"
+	}
+	return "LOO and K-fold", "elpd", "p"
+}
+
 // printComparison prints the ranked table, with weights by method, and how
 // to read it.
 func printComparison(w io.Writer, ranks []looRank, method string) {
 	withModel := slices.ContainsFunc(ranks, func(r looRank) bool { return r.fit.model != "" })
 	t := &table{right: []bool{false, true, true, true, true, true, true, true}}
-	head := []string{"fit", "elpd_loo", "se", "elpd_diff", "se_diff", "weight", "p_loo", "k̂ > 0.7"}
+	title, elpdName, pName := comparedEstimate(ranks)
+	head := []string{"fit", elpdName, "se", "elpd_diff", "se_diff", "weight", pName, "k̂ > 0.7"}
 	if withModel {
 		t.right = append([]bool{false}, t.right...)
 		head = slices.Insert(head, 1, "model")
@@ -772,14 +810,17 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		}
 		t.row(cells...)
 	}
-	fmt.Fprintf(w, "LOO comparison of %d fits on %d observations, best first:\n\n", len(ranks), ranks[0].nObserve)
+	fmt.Fprintf(w, "%s comparison of %d fits on %d observations, best first:\n\n", title, len(ranks), ranks[0].nObserve)
 	t.print(w)
-	fmt.Fprint(w, "\nelpd_diff is a fit's elpd_loo less the best's, se_diff its standard error from the\n"+
-		"paired per-observation differences; a difference smaller than about 2·se_diff (or\n"+
+	fmt.Fprintf(w, "\nelpd_diff is a fit's %s less the best's, se_diff its standard error from the\n", elpdName)
+	fmt.Fprint(w, "paired per-observation differences; a difference smaller than about 2·se_diff (or\n"+
 		"than 4 nats) is not a clear preference.\n"+weightNote[method])
-	if slices.ContainsFunc(ranks, func(r looRank) bool { return r.fit.kfold }) {
-		fmt.Fprint(w, "A K-fold row (gpp kfold) gives elpd_kfold and p_kfold, its k̂ that of each held-out\n"+
-			"observation's estimate.\n")
+	switch title {
+	case "K-fold":
+		fmt.Fprint(w, "k̂ is that of each held-out observation's estimate (kfold.csv's pareto_k).\n")
+	case "LOO and K-fold":
+		fmt.Fprint(w, "elpd and p are a LOO row's elpd_loo and p_loo. A K-fold row (gpp kfold) gives\n"+
+			"elpd_kfold and p_kfold, its k̂ that of each held-out observation's estimate.\n")
 	}
 	if conditional {
 		fmt.Fprint(w, "* log_lik reads a param with an element per observation (loo.csv's\n"+
@@ -792,7 +833,8 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 func writeComparisonCSV(path string, ranks []looRank, method string) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"fit", "model", "elpd_loo", "se", "elpd_diff", "se_diff", "weight", "p_loo", "pareto_k_above_0.7", "n", "weight_method"})
+		_, elpdName, pName := comparedEstimate(ranks)
+		cw.Write([]string{"fit", "model", elpdName, "se", "elpd_diff", "se_diff", "weight", pName, "pareto_k_above_0.7", "n", "weight_method"})
 		for _, r := range ranks {
 			cw.Write([]string{r.fit.label, r.fit.model, formatNum(r.elpd), formatNum(r.se), formatNum(r.diff),
 				formatNum(r.seDiff), formatNum(r.weight), formatNum(r.p), strconv.Itoa(r.badK), strconv.Itoa(r.nObserve), method})

@@ -38,7 +38,8 @@ func writeComparisonPlot(path string, ranks []looRank) error {
 // plotComparison draws the ranked fits (compareplot.go's header).
 func plotComparison(w io.Writer, ranks []looRank) error {
 	p := plot.New()
-	p.Title.Text = "LOO comparison: elpd_loo ± se, best at the top"
+	title, elpdName, _ := comparedEstimate(ranks)
+	p.Title.Text = title + " comparison: " + elpdName + " ± se, best at the top"
 	p.X.Label.Text = "elpd (log score; higher is better)"
 	n := len(ranks)
 	var ticks []plot.Tick
@@ -95,7 +96,7 @@ func plotComparison(w io.Writer, ranks []looRank) error {
 		c     color.Color
 		label string
 	}{
-		{points, draw.CircleGlyph{}, color.Black, "elpd_loo ± se"},
+		{points, draw.CircleGlyph{}, color.Black, elpdName + " ± se"},
 		{lpds, draw.RingGlyph{}, color.Black, "in-sample lpd"},
 		{diffs, draw.TriangleGlyph{}, grey, "elpd_diff ± se_diff"},
 	} {

@@ -740,12 +740,19 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				con.note("warning: %s", w)
 			}
 		}
-		if startError(context.Background(), l.Model) != nil {
+		switch {
+		case startError(context.Background(), l.Model) == nil:
+			if gammaBadSteps(r) {
+				con.note("%s", gammaBadNote)
+			}
+		case cfg.init != "" && cfg.init != initPath:
+			// The start is --init's values (the latents' Init), not the
+			// default start that startNote and gpp check speak of.
+			con.note("the log density fails at the start that --init %s gives and around it, where the fit begins: start elsewhere", cfg.init)
+		default:
 			// The log density fails where gpp check tries it too: the cause
 			// is in the model or its data, not in where the fit wandered.
 			con.note("%s; gpp check finds this before a fit", startNote)
-		} else if gammaBadSteps(r) {
-			con.note("%s", gammaBadNote)
 		}
 		con.note("the fit failed: no output written")
 		removeIfEmpty()

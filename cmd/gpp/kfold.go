@@ -74,10 +74,11 @@ toward the fold's posterior; the fold's k̂ of those weights is
 printed, with a warning above 0.7 (q then misses the fold's posterior;
 --fullrank all may help, or for --family laplace or pathfinder the default
 SGVB fit), and a warning counts the observations whose own
-estimate rests on a few draws (the k̂ of its terms above 0.7; more
---output-draws may settle it). Fits run side by side on --workers
-goroutines (default: the number of CPUs), each on one; the numbers do not
-depend on it.
+estimate rests on a few draws (the k̂ of its terms above 0.7, kfold.csv's
+pareto_k; more --output-draws may settle it): where folds are flagged, all
+of them, as gpp compare counts them, and those outside the flagged folds.
+Fits run side by side on --workers goroutines (default: the number of
+CPUs), each on one; the numbers do not depend on it.
 
 With --nuts each fold's posterior is sampled by NUTS instead (gpp sample's
 sampler: --chains, default 4, of --warmup 1000 warm-up and --output-draws
@@ -1212,14 +1213,31 @@ func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int, m
 	if full := res[su.k]; badQ(full) {
 		out = append(out, fmt.Sprintf("the fit to all data: the Pareto k̂ of the draws' weights p/q is %s, above 0.7: its lpd, and so p_kfold, is unreliable", num3(full.k)))
 	}
-	bad := 0
+	// kfold.csv's pareto_k above 0.7, all (as gpp compare counts them),
+	// and apart from the folds above, whose terms inherit the weights'
+	// tail, of n outside them.
+	all, bad, n := 0, 0, 0
 	for i, k := range t.kI {
-		if !(k <= 0.7) && !badQ(res[su.fold[i]]) {
-			bad++
+		inBad := badQ(res[su.fold[i]])
+		if !inBad {
+			n++
+		}
+		if !(k <= 0.7) {
+			all++
+			if !inBad {
+				bad++
+			}
 		}
 	}
-	if bad > 0 {
-		out = append(out, fmt.Sprintf("the held-out elpd of %d of %d observations rests on a few draws (the k̂ of its terms is above 0.7: an observation the other folds' posterior hardly predicts, such as an outlier): its elpd_kfold may be unreliable; --output-draws %d or more may settle it", bad, su.n, 10*draws))
+	few := "rests on a few draws (the k̂ of its terms is above 0.7: an observation the other folds' posterior hardly predicts, such as an outlier)"
+	switch {
+	case bad == 0 && all > 0:
+		out = append(out, fmt.Sprintf("kfold.csv's pareto_k, the k̂ of a held-out estimate's terms, is above 0.7 for %d of %d observations, as gpp compare counts them, all in the folds above", all, su.n))
+	case all > bad:
+		out = append(out, fmt.Sprintf("kfold.csv's pareto_k, the k̂ of a held-out estimate's terms, is above 0.7 for %d of %d observations, as gpp compare counts them: %d in the folds above, and %d of the %d in the others, whose held-out elpd %s: their elpd_kfold may be unreliable; --output-draws %d or more may settle those %d",
+			all, su.n, all-bad, bad, n, few, 10*draws, bad))
+	case bad > 0:
+		out = append(out, fmt.Sprintf("the held-out elpd of %d of %d observations %s: its elpd_kfold may be unreliable; --output-draws %d or more may settle it", bad, su.n, few, 10*draws))
 	}
 	return out
 }

@@ -59,9 +59,11 @@ constant included (BridgeStan's propto=false).
 
 A value outside its support, a missing param or column, a wrong shape or a
 cell that is not a number is an error at its line and column (exit 1,
-nothing written). A point where the log density is not finite is written
-(lp__ -inf or nan, as CmdStan writes it) and the model's error at the first
-such point is printed on stderr as a warning; the exit code is 0.
+nothing written). A point where the log density is not finite is written,
+with a gradient of nan: lp__ is -inf where a ~'s density is 0 there or its
+log overflows (HalfNormal(1) at 1e200, as Stan's log_prob), else nan. The
+model's error at the first such point is printed on stderr as a warning;
+the exit code is 0.
 `
 
 // cmdLogprob runs gpp logprob.
@@ -126,8 +128,12 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	write := func(w io.Writer) error {
-		return writeLogprob(w, l, u, points, *jacobian, *params, func(i int, err error) {
-			errorf(stderr, "warning: the log density is not finite at point %d of %s:", i+1, *params)
+		return writeLogprob(w, l, u, points, *jacobian, *params, func(i int, lp float64, err error) {
+			if math.IsInf(lp, -1) {
+				errorf(stderr, "warning: the log density is -inf at point %d of %s, and its gradient, not defined there, is written nan:", i+1, *params)
+			} else {
+				errorf(stderr, "warning: the log density is not finite at point %d of %s:", i+1, *params)
+			}
 			printError(stderr, err, srcs)
 		})
 	}
@@ -518,8 +524,9 @@ func boundedValue(lat *compile.Latent, k int, name string) string {
 // writeLogprob writes the CSV: a comment line naming the model, the file
 // and the jacobian switch, one naming each g_i, the header lp__,g_1,...,
 // then a row per point. bad is called with the first point whose log
-// density is not finite and the model's error there.
-func writeLogprob(w io.Writer, l *pipeline.Loaded, u *sgvb.Unconstrained, points [][]float64, jacobian bool, file string, bad func(int, error)) error {
+// density is not finite, its lp__ (−Inf where a ~'s density is 0 there or
+// its log overflows, else NaN) and the model's error there.
+func writeLogprob(w io.Writer, l *pipeline.Loaded, u *sgvb.Unconstrained, points [][]float64, jacobian bool, file string, bad func(int, float64, error)) error {
 	bw := bufio.NewWriter(w)
 	jac := 0
 	if jacobian {
@@ -538,12 +545,12 @@ func writeLogprob(w io.Writer, l *pipeline.Loaded, u *sgvb.Unconstrained, points
 	warned := false
 	for i, pt := range points {
 		lp, err := logprobAt(u, pt, grad, jacobian)
-		if err != nil && !warned {
-			warned = true
-			bad(i, err)
-		}
 		if err != nil { // no gradient of a density that is not finite
 			lp = nanUnlessInf(lp)
+			if !warned {
+				warned = true
+				bad(i, lp, err)
+			}
 			for j := range grad {
 				grad[j] = math.NaN()
 			}

@@ -29,7 +29,8 @@ type looCondParam struct {
 
 // looConditional returns the params that log_lik reads and that have an
 // element per observation (perObservationParams, kfold's detection: their
-// shape changes when the model is compiled on one row fewer), in
+// shape changes when the model is compiled on one row fewer, or one more
+// where data that index the rows forbid fewer), in
 // declaration order; nil where the model has no log_lik vector or its
 // observations' count cannot be found (kfoldSetup.findRows).
 func looConditional(l *pipeline.Loaded) []looCondParam {
@@ -51,13 +52,19 @@ func looConditional(l *pipeline.Loaded) []looCondParam {
 	if su.ll < 0 || su.n < 2 || out == nil || out.Value == nil || su.findRows() != nil {
 		return nil
 	}
-	rows := make([]int, su.n-1)
+	// The model on one row fewer; where that does not compile (other
+	// data index the observations, an ICAR's edges naming the last
+	// area), on one row more, the last repeated.
+	rows := make([]int, su.n-1, su.n+1)
 	for i := range rows {
 		rows[i] = i
 	}
 	sub, err := su.model(rows)
 	if err != nil {
-		return nil
+		rows = append(rows, su.n-1, su.n-1)
+		if sub, err = su.model(rows); err != nil {
+			return nil
+		}
 	}
 	var cond []looCondParam
 	for _, i := range perObservationParams(l.Model, sub) {

@@ -207,3 +207,32 @@ func TestGammaPoissonForm(t *testing.T) {
 		}
 	}
 }
+
+// A sum_to_zero_vector[N] (an ICAR's area effects) read by log_lik is a
+// param with an element per observation as a real[N] is, also where other
+// data index the observations (the edges naming the last area), so that
+// the model on one row fewer does not compile: looConditional finds it on
+// one row more.
+func TestLOOConditionalSumToZero(t *testing.T) {
+	dir := t.TempDir()
+	obs := writeFile(t, dir, "y.csv", "y,log_E\n3,1.1\n5,1.4\n2,0.9\n4,1.2\n")
+	edges := writeFile(t, dir, "edges.csv", "node1,node2\n0,1\n1,2\n2,3\n3,0\n0,2\n")
+	for _, c := range []struct{ name, decl, prior string }{
+		{"icar", "param phi: sum_to_zero_vector[N]", "target += -0.5 * dot_self(phi[node1] - phi[node2])\n"},
+		{"icar real", "param phi: real[N]", "target += -0.5 * dot_self(phi[node1] - phi[node2])\nphi ~ Normal(0, 3)\n"},
+		{"no edges read", "param phi: sum_to_zero_vector[N]", "phi ~ Normal(0, 1)\n"},
+	} {
+		src := "data node1: int[E]\ndata node2: int[E]\ndata y: int<lower=0>[N]\ndata log_E: real[N]\n" +
+			"param beta0: real ~ Normal(0, 5)\n" + c.decl + "\n" + c.prior +
+			"y ~ PoissonLog(log_E + beta0 + phi)\noutput log_lik = logpdf(y, PoissonLog(log_E + beta0 + phi))\n"
+		model := writeFile(t, dir, "m.gpp", src)
+		l, err := pipeline.Load(model, []string{obs, edges}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		cond := looConditional(l)
+		if len(cond) != 1 || cond[0].name != "phi" {
+			t.Errorf("%s: per-observation params %v, want phi", c.name, cond)
+		}
+	}
+}

@@ -820,13 +820,20 @@ func (p *Program) densityError(n *node) error {
 		if src, at, ok := p.cellOf(n.args[0], i*bc[1]+j*bc[2]); ok {
 			cell = fmt.Sprintf(cellNote+"%s's at %s", src.name, at)
 		}
+		// A log-scale kernel (a positive latent's prior) is given log x:
+		// the message names x, as the model wrote it, and every l is in
+		// the support of a positive x.
+		shown, inSupport := short(x), false
+		if d.LogArg {
+			x, shown, inSupport = math.Exp(x), logArgValue(x), true
+		}
 		if d.Why != nil && math.IsNaN(lp) {
 			if w := d.Why(x, par); w != "" { // a function's series that cannot keep its digits
-				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s", d.Name, w), paramList(d, par), "z "+short(x), el), cell)
+				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s", d.Name, w), paramList(d, par), "z "+shown, el), cell)
 				return false
 			}
 		}
-		if math.IsInf(lp, -1) {
+		if math.IsInf(lp, -1) && !inSupport {
 			if _, ok := d.Support.Admits(x); !ok && d.Quantity != "" { // a function's argument outside its domain
 				lo, hi := d.Ends(par)
 				cell = strings.Replace(cell, cellNote, fmt.Sprintf("; argument %d is ", len(par)+1), 1) // the value is the last argument
@@ -846,7 +853,7 @@ func (p *Program) densityError(n *node) error {
 				return false
 			}
 		}
-		what := fmt.Sprintf("%s: %s is %s at value %s", d.Name, quantity(d), kind(lp), short(x))
+		what := fmt.Sprintf("%s: %s is %s at value %s", d.Name, quantity(d), kind(lp), shown)
 		if !d.LogProb && math.IsInf(lp, -1) {
 			la, ua := d.LowerArg, d.UpperArg
 			switch {
@@ -874,6 +881,19 @@ func (p *Program) densityError(n *node) error {
 		return ast.Errorf(n.pos, "%s: sum of log probabilities overflows", d.Name)
 	}
 	return ast.Errorf(n.pos, "%s: sum of log densities overflows", d.Name)
+}
+
+// logArgValue formats the value e^l of a log-scale kernel's argument l: the
+// value where it is a positive float64, else l itself, named as the log of
+// the value (e^800 overflows, e^-800 underflows to 0).
+func logArgValue(l float64) string {
+	if x := math.Exp(l); x > 0 && !math.IsInf(x, 1) {
+		return short(x)
+	}
+	if l > 0 {
+		return "e^" + short(l) + ", past the largest float64"
+	}
+	return "e^" + short(l) + ", which underflows to 0"
 }
 
 // quantity names what d's kernel computes: a log density, or the log

@@ -526,16 +526,17 @@ func (p *Program) DataStates() int { return len(p.dstate) }
 // Forward evaluates the log joint at the latent vector x (of length Dim).
 // The first node of the log joint to produce a NaN or an infinite value,
 // or to fail (a matrix that is not positive definite), stops the pass with
-// an *ast.Error at that node's position. A node that only kept nodes read
-// (an output) keeps its value (NaN where its op failed) and the pass goes
-// on; OutputErr explains the first such node, except infinities that are
+// an *ast.Error at that node's position and a log joint of NaN, or of −Inf
+// where that node is a ~'s log density that is −Inf (failedJoint). A node
+// that only kept nodes read (an output) keeps its value (NaN where its op
+// failed) and the pass goes on; OutputErr explains the first such node, except infinities that are
 // values (infIsValue: logcdf(0, Weibull(k, λ)) is log 0).
 func (p *Program) Forward(x []float64) (float64, error) { return p.forward(x, false) }
 
 // ForwardAll is Forward that goes on past a node of the log joint that
 // fails, as NaN, so that the kept nodes that do not read it (an output of
 // the data, or of a param the failure does not involve) still get their
-// values. It returns the same log joint and error as Forward; Backward may
+// values. It returns Forward's error, with a log joint of NaN; Backward may
 // follow only a successful call. gpp's output draws use it.
 func (p *Program) ForwardAll(x []float64) (float64, error) { return p.forward(x, true) }
 
@@ -569,9 +570,13 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 				p.outputFailed(i, ok, &jointErr)
 				continue
 			}
+			lp := p.failedJoint(n, ok)
 			err := p.loopError(k, ok)
+			if e, isPos := err.(*ast.Error); !isPos || e.Pos != n.pos {
+				lp = math.NaN() // a later row's failure was blamed
+			}
 			p.x = nil
-			return math.NaN(), err
+			return lp, err
 		}
 	}
 	p.x = nil
@@ -580,6 +585,19 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	}
 	p.ready = true
 	return p.val[p.nodes[p.root].off], nil
+}
+
+// failedJoint is Forward's log joint where node n of the log joint failed:
+// −Inf where n is a ~'s summed log density that is −Inf (a density of 0 at
+// the point, or a log density that overflows, as HalfNormal(1)'s at 1e200),
+// which Stan's log_prob reports as −inf; NaN otherwise. The terms after n
+// are not evaluated: one that is NaN there, an invalid argument, would be
+// an error in Stan too, and the point's density is 0 either way.
+func (p *Program) failedJoint(n *node, ok bool) float64 {
+	if ok && n.op == OpDensity && n.n == 1 && math.IsInf(p.val[n.off], -1) {
+		return math.Inf(-1)
+	}
+	return math.NaN()
 }
 
 // ForwardJoint evaluates the log joint alone at x, for the estimates that
