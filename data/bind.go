@@ -892,6 +892,20 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 			return nil, ast.Errorf(a.bad.Pos, "column %q: %q is a label, but the fit recorded no labels for `%s` (a fit from before gpp coded labels, or of data that gave `%s` as numbers): give the ints it was fitted with", a.labelColumn, a.labels[firstLabel(a)], d.Name, d.Name)
 		}
 		lv = Levels{First: fit.First, Labels: fit.Labels} // not the fit's Bounds: this Bind's own
+		if fit.Grow {
+			lv.Labels = slices.Clone(fit.Labels)
+			seen := make(map[string]bool, len(lv.Labels))
+			for _, s := range lv.Labels {
+				seen[s] = true
+			}
+			for i, s := range a.labels {
+				if !a.isMissing(i) && !seen[s] {
+					seen[s] = true
+					lv.Labels = append(lv.Labels, s)
+					lv.New++
+				}
+			}
+		}
 	} else {
 		for i, s := range a.labels {
 			if !a.isMissing(i) {

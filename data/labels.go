@@ -47,6 +47,9 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 			if fit {
 				whose = "the fit's"
 			}
+			if lv.New > 0 {
+				whose = "the fit's and the new labels'"
+			}
 			bounds = "; " + strings.Join(lv.Bounds, ", ") + " from " + whose + " count"
 		}
 		if !fit {
@@ -65,7 +68,11 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 				here = append(here, s)
 			}
 		}
-		notes = append(notes, fmt.Sprintf("%s: %d label%s coded as the fit coded its %d (%s)%s", where, len(here), plural(len(here)), len(lv.Labels), listCodes(*lv, here, most), bounds))
+		fitted := fmt.Sprintf("the fit coded its %d", len(lv.Labels)-lv.New)
+		if lv.New > 0 {
+			fitted += fmt.Sprintf(", %d new after them", lv.New)
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d label%s coded as %s (%s)%s", where, len(here), plural(len(here)), fitted, listCodes(*lv, here, most), bounds))
 	}
 	return notes
 }

@@ -93,6 +93,12 @@ type Levels struct {
 	// as "J = 85", for notes; Sizes names them, in the same order.
 	Bounds []string
 	Sizes  []string
+	// Grow, in a fit's coding given to BindCoded, codes a label that the
+	// fit did not see after the fit's labels, in order of first
+	// appearance, instead of refusing it (gpp predict --new-levels).
+	Grow bool
+	// New is the number of labels that Grow coded after the fit's.
+	New int
 }
 
 // problem is the first problem of the value, bad or its first missing

@@ -116,7 +116,7 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, dataHash []strin
 	if len(ff.Restarts) > 0 {
 		factors = ff.Restarts[0].Factors
 	}
-	if err := matchFit(factors, fitJSON, src, ff.Sets, sets, l.Path, l.Model, againstNeeds); err != nil {
+	if err := matchFit(factors, fitJSON, src, ff.Sets, sets, l.Path, l.Model, againstNeeds, nil); err != nil {
 		return nil, err
 	}
 	if ff.ModelSHA256 != modelHash(l.Source) {

@@ -764,7 +764,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		r, s, curv = autoFullRankFit(ctx, cfg, l, r, s, con)
 	}
 
-	ds, err := makeDrawsAt(r, mix, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
+	ds, err := makeDrawsAt(r, mix, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch, nil)
 	if err == nil && ds.loo != nil {
 		ds.looCond = looConditional(l)
 	}

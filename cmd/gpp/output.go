@@ -831,7 +831,7 @@ func checkDrawsSize(n, stepDraws int, m *compile.Model) error {
 // mixture of restarts (mix not nil; r is its restart 0), q is the mixture
 // and draw d comes from restart d mod R.
 func makeDraws(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64) (*drawSet, error) {
-	return makeDrawsAt(r, mix, m, n, seed, nil, false)
+	return makeDrawsAt(r, mix, m, n, seed, nil, false, nil)
 }
 
 // drawBatch is the number of draws makeDrawsAt draws from q at once.
@@ -842,13 +842,18 @@ const drawBatch = 16
 // drawn again, and comes from restart pick[d] mod R of a mixture). Such
 // draws estimate no LOO: their duplicates would bias it, and the fit's
 // LOO is that of q's own draws (makeDraws). keepX keeps the coordinates of
-// the LOO draws for --moment-match (momentMatchFit).
-func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64, pick []int, keepX bool) (*drawSet, error) {
+// the LOO draws for --moment-match (momentMatchFit). With lv (gpp predict
+// --new-levels) not nil, q is of the fit's layout, and each draw is laid
+// out as m's with its new elements drawn (no LOO: predict has none).
+func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64, pick []int, keepX bool, lv *levelDraws) (*drawSet, error) {
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil, err
 	}
 	vars, ncol := reportVariables(r, m)
+	if lv != nil {
+		vars, ncol = lv.relayout(vars)
+	}
 	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
 		logp: make([]float64, n), logq: make([]float64, n), R: 1}
 	if mix != nil {
@@ -859,21 +864,33 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 	}
 	x := make([]float64, r.Dim)
 	z := make([]float64, r.Dim)
+	// xm, zm: a draw laid out as m's (lv), else x and z themselves
+	xm, zm := x, z
+	if lv != nil {
+		xm, zm = make([]float64, m.Dim), make([]float64, m.Dim)
+	}
 
 	// the mean row
-	zm := r.Mean()
+	zmean := r.Mean()
 	if mix != nil {
-		zm = mix.Mean()
+		zmean = mix.Mean()
 	}
-	r.Coords(x, zm)
+	r.Coords(x, zmean)
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream+1)))
 	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream+1)))
-	_, outs, _ := ev.Eval(x)
-	ds.fill(zm, outs, func(c int, v float64) { ds.mean[c] = v })
+	xmean := x
+	if lv != nil {
+		if err := lv.expand(lv.mean, x, zmean, xm, zm); err != nil {
+			return nil, err
+		}
+		xmean, zmean = xm, zm
+	}
+	_, outs, _ := ev.Eval(xmean)
+	ds.fill(zmean, outs, func(c int, v float64) { ds.mean[c] = v })
 	ds.observed = ev.Observed()
 
 	var lw *looWeights
-	if pick == nil {
+	if pick == nil && lv == nil {
 		lw = newLOOWeights(ds, r, mix, m, n, seed)
 		if lw != nil && keepX && lw.miss == nil {
 			lw.xs = make([]float64, 0, 2*n*r.Dim)
@@ -911,7 +928,15 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 			lw.batch(xb)
 		}
 		x = xs[d%drawBatch]
-		lp, outs, err := ev.Eval(x)
+		if lv != nil {
+			r.Natural(z, x)
+			if err := lv.expand(lv.rng, x, z, xm, zm); err != nil {
+				return nil, err
+			}
+		} else {
+			xm = x
+		}
+		lp, outs, err := ev.Eval(xm)
 		lw.add(x, ds.logq[d], lp)
 		if err == nil {
 			err = ev.OutputErr() // log p stands; the output is written as it is
@@ -926,8 +951,11 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 			lp = math.NaN()
 		}
 		ds.logp[d] = lp
-		r.Natural(z, x)
-		ds.fill(z, outs, func(c int, v float64) { ds.cols[c][d] = v })
+		if lv == nil {
+			r.Natural(z, x)
+			zm = z
+		}
+		ds.fill(zm, outs, func(c int, v float64) { ds.cols[c][d] = v })
 	}
 	if lw != nil {
 		lw.defensiveDraws(ev, x, n, seed)

@@ -50,19 +50,21 @@ The model may be an edited copy of the fitted one (new outputs are the point),
 but its params must be the fit's: each param's name, type, bounds and shape
 must match the fit's factor, or the error names the param's declaration and
 the fit file. A param's shape may depend on the data (a varying intercept per
-group): the new data must then give it the fit's shape.
+group): the new data must then give it the fit's shape, or a larger one with
+--new-levels (below).
 
 Data: as for gpp fit (a column of labels is coded as the fit coded it, a label
-it did not see an error), but a data declaration that only the log density reads
-(the observed values y of y ~ Normal(mu, sigma) or target += ..., the bounds
-of a T[...]) may be left out; one that a param's shape or bounds, an output,
-or a let, loop or if that they read needs must be given. A size that only
-left-out data would bind must come from the data given or --set. An output
-that reads observed data that the new data leave out (output log_lik =
-logpdf(y, ...), kept for LOO, without y) is left out with a note, as are
-outputs that read it, whether y is drawn or not; given y (held-out data), it
-is evaluated: log_lik is then the log predictive density of each held-out
-y at each draw. With no output and no drawn data left, it is an error.
+it did not see an error but with --new-levels), but a data declaration that
+only the log density reads (the observed values y of y ~ Normal(mu, sigma) or
+target += ..., the bounds of a T[...]) may be left out; one that a param's
+shape or bounds, an output, or a let, loop or if that they read needs must be
+given. A size that only left-out data would bind must come from the data
+given or --set. An output that reads observed data that the new data leave
+out (output log_lik = logpdf(y, ...), kept for LOO, without y) is left out
+with a note, as are outputs that read it, whether y is drawn or not; given y
+(held-out data), it is evaluated: log_lik is then the log predictive density
+of each held-out y at each draw. With no output and no drawn data left, it is
+an error.
 
 Left-out observed data are drawn: a declaration y that the model observes
 with ~ (y ~ D(args), y[i] ~ D(...) in a loop, Y ~ MvNormalRows(...)) and that
@@ -76,6 +78,23 @@ target +=, logcdf, a user _lpdf, a T[...], a ~ reading other left-out data
 only those (each must then be drawable: an error otherwise), --draw none
 nothing. The draws come from a stream of their own (seeded by --seed), so
 drawing them changes no output.
+
+New groups (--new-levels; brms's allow_new_levels, sample_new_levels =
+"gaussian"): a param whose shape the new data make larger than the fit's
+(z: real[J], J = 31 by --set or the data, 30 in the fit; or a column of
+labels with labels the fit did not see, coded after the fit's in order of
+first appearance) keeps the fit's draws for the elements the fit saw, and
+its new elements (z[30]) are drawn at each draw from the param's own prior
+given that draw's params: z ~ Normal(0, 1) of a non-centred u = sigma_u * z,
+or u ~ Normal(0, sigma_u) at the draw's sigma_u. A note names each param and
+its prior. The prior must be elementwise, its arguments not reading the param
+(declared, or one ~ on the whole param), or give a matrix independent rows
+(b: real[J, K] ~ MvNormalCholesky(0, diag_pre_multiply(tau, L)), a new row
+drawn whole); a multivariate prior over the groups (real[J] ~ MvNormal), a
+sum_to_zero_vector, simplex or ordered param, or one with no prior is an
+error at its declaration. The new elements come from a stream of their own
+(seeded by --seed): every other param and output is as it would be without
+them, and with nothing new the flag changes nothing.
 
 The draws of q are those of gpp fit: --output-draws draws (default: the
 fit's) from the random stream of --seed (default: the fit's), so that by
@@ -103,6 +122,7 @@ outputs are the sample's own, bit for bit. Its params must be the sample's
 (name, type and shape). draws.csv keeps the sample's chain__ and draw__
 columns and summary.csv has the sample's columns (mcse_mean, ess_bulk,
 ess_tail, rhat, mcse_sd, the quantiles' mcse and mad, by chain).
+--new-levels draws a larger param's new elements at each of its draws.
 `
 
 // predictFlags are gpp fit's flags that gpp predict takes.
@@ -110,6 +130,7 @@ type predictFlags struct {
 	seed        uint64
 	outputDraws int
 	draw        string // --draw: NAME,NAME or none; "" every left-out observed declaration
+	newLevels   bool   // --new-levels: params larger than the fit's get new elements from their priors
 }
 
 // drawOptions turns --draw into the compile's choice: nil draws every
@@ -147,6 +168,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.plots, "plots", false, "also write the predictive checks ppc_y.png and ppc_stat_y.png of every data y\nthat the new data give and a replicate output mirrors, as gpp fit --plots does (default false)")
 	fs.StringVar(&v.draw, "draw", "", "the left-out observed data to draw from their ~, as `NAMES` (y or y,z) or none (default: every one)")
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
+	fs.BoolVar(&v.newLevels, "new-levels", false, "draw the elements that the new data add to a param (a group the fit did not\nsee, a new label) from the param's prior at each draw (default false)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -239,19 +261,20 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
-	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, dataLevels(ff.Levels), srcs)
+	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, growLevels(dataLevels(ff.Levels), v.newLevels), srcs)
 	if !ok {
 		return exitError
 	}
 	m := l.Model
-	r, mix, err := fitQ(ff, path, src, cfg.sets, l.Path, m, predictNeeds)
-	if err != nil {
-		printError(con, err, srcs)
-		return exitError
-	}
 	cfg.settings.Seed, cfg.outputDraws = ff.Settings.Seed, ff.Settings.OutputDraws
 	if set["seed"] {
 		cfg.settings.Seed = v.seed
+	}
+	g := &growth{allow: v.newLevels}
+	r, mix, lv, err := fitQLevels(ff, path, src, cfg.sets, l.Path, m, predictNeeds, g, cfg.settings.Seed)
+	if err != nil {
+		printError(con, err, srcs)
+		return exitError
 	}
 	if set["output-draws"] {
 		cfg.outputDraws = v.outputDraws
@@ -286,8 +309,9 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	for _, n := range m.Drawn {
 		con.info("gpp: note: %s", n)
 	}
+	levelNotes(con, lv, v.newLevels, l.Path)
 	con.info("evaluating the outputs of %s at %d draws of the q in %s, seed %d", l.Path, cfg.outputDraws, path, cfg.settings.Seed)
-	ds, err := makeDraws(r, mix, m, cfg.outputDraws, cfg.settings.Seed)
+	ds, err := makeDrawsAt(r, mix, m, cfg.outputDraws, cfg.settings.Seed, nil, false, lv)
 	if err != nil {
 		printError(con, err, srcs)
 		removeIfEmpty()
@@ -327,24 +351,48 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 // factor a param (matchFit, need ending its messages); gpp predict and
 // gpp sample --init read q so.
 func fitQ(ff *fitFile, path string, src []byte, sets setFlags, model string, m *compile.Model, need [2]string) (r *sgvb.Result, mix *sgvb.Mixture, err error) {
-	if len(ff.Restarts) == 0 {
-		if err := matchFit(ff.Factors, path, src, ff.Sets, sets, model, m, need); err != nil {
-			return nil, nil, err
+	r, mix, _, err = fitQLevels(ff, path, src, sets, model, m, need, nil, 0)
+	return r, mix, err
+}
+
+// fitQLevels is fitQ for gpp predict, whose params may be larger than the
+// fit's (g collects them, g.allow being --new-levels): q is then of the
+// fit's layout, and lv (not nil) lays its draws out as m's and draws the
+// new elements from the streams of seed.
+func fitQLevels(ff *fitFile, path string, src []byte, sets setFlags, model string, m *compile.Model, need [2]string, g *growth, seed uint64) (r *sgvb.Result, mix *sgvb.Mixture, lv *levelDraws, err error) {
+	layout := m
+	layoutOf := func(factors []fitFactor) error {
+		if err := matchFit(factors, path, src, ff.Sets, sets, model, m, need, g); err != nil {
+			return err
 		}
-		r, _ = initResult(ff, ff.Factors, ff.Groups, m)
-		return r, nil, nil
+		if g == nil || len(g.shapes) == 0 || lv != nil {
+			return nil
+		}
+		lv, err = newLevelDraws(m, g, seed)
+		if err != nil {
+			return err
+		}
+		layout = lv.fitModel()
+		return nil
+	}
+	if len(ff.Restarts) == 0 {
+		if err := layoutOf(ff.Factors); err != nil {
+			return nil, nil, nil, err
+		}
+		r, _ = initResult(ff, ff.Factors, ff.Groups, layout)
+		return r, nil, lv, nil
 	}
 	mix = &sgvb.Mixture{}
 	for i, rs := range ff.Restarts {
-		if err := matchFit(rs.Factors, path, src, ff.Sets, sets, model, m, need); err != nil {
-			return nil, nil, err
+		if err := layoutOf(rs.Factors); err != nil {
+			return nil, nil, nil, err
 		}
-		c, _ := initResult(ff, rs.Factors, rs.Groups, m)
+		c, _ := initResult(ff, rs.Factors, rs.Groups, layout)
 		mix.Components = append(mix.Components, c)
 		mix.Seeds = append(mix.Seeds, rs.Seed)
 		mix.Restarts = append(mix.Restarts, i)
 	}
-	return mix.Components[0], mix, nil
+	return mix.Components[0], mix, lv, nil
 }
 
 // predictNeeds ends matchFit's messages for gpp predict.
@@ -357,7 +405,7 @@ var predictNeeds = [2]string{"predict draws every param from the fitted q", "pre
 // values of data, which predict, fitting nothing, does not lay out. need
 // ends the messages of a param missing on either side: why the command
 // needs the fitted model's params.
-func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]string, sets setFlags, model string, m *compile.Model, need [2]string) error {
+func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]string, sets setFlags, model string, m *compile.Model, need [2]string, g *growth) error {
 	hint := setsHint(fitSets, sets)
 	for i := range m.Latents {
 		lat := &m.Latents[i]
@@ -367,6 +415,12 @@ func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]s
 		}
 		f := factors[k]
 		if !sameFactorType(f, lat) {
+			if sameBut(f, lat) && g.take(m, lat, f.Shape) {
+				continue
+			}
+			if sameBut(f, lat) {
+				hint += g.hint(m, lat, f.Shape)
+			}
 			here, there := latentTypeText(lat), factorTypeText(f)
 			if here == there {
 				there += " (with other bounds)"
@@ -421,7 +475,7 @@ func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, 
 		srcs[k] = b
 	}
 	if err != nil {
-		printError(con, fitSetsNoData(err, fitSets, cfg.sets), srcs)
+		printError(con, unseenLabelHint(fitSetsNoData(err, fitSets, cfg.sets)), srcs)
 		return nil, false
 	}
 	printLoadWarnings(con, l)
@@ -493,6 +547,19 @@ func sameFactorType(f fitFactor, lat *compile.Latent) bool {
 		return !lat.Bounded()
 	}
 	return b.Loc == lat.Loc && b.Scale == lat.Scale && slices.Equal(b.LocV, lat.LocV) && slices.Equal(b.ScaleV, lat.ScaleV)
+}
+
+// sameBut reports whether the fit's factor f is of a param like lat but
+// for its shape (gpp predict --new-levels: growth says whether it may
+// grow).
+func sameBut(f fitFactor, lat *compile.Latent) bool {
+	f.Shape = orEmpty(lat.Shape)
+	if f.Bounds != nil && f.Bounds.ScaleV != nil && lat.ScaleV != nil {
+		b := *f.Bounds // bounds per element, of another length: NewLevelSampler refuses them
+		b.LocV, b.ScaleV = lat.LocV, lat.ScaleV
+		f.Bounds = &b
+	}
+	return sameFactorType(f, lat)
 }
 
 func orEmpty(s []int) []int {

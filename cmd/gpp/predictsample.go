@@ -211,9 +211,22 @@ const sampleNeeds = "predict evaluates the outputs at the sample's draws of ever
 // must be the missing values of data that it sampled (NAME_missing). need
 // ends the messages: why the command needs the sampled params.
 func (sc *sampleCoords) match(m *compile.Model, model, need string) error {
+	return sc.matchLevels(m, model, need, nil)
+}
+
+// matchLevels is match for gpp predict, whose params may be larger than
+// the sample's (g collects them; see growth).
+func (sc *sampleCoords) matchLevels(m *compile.Model, model, need string, g *growth) error {
 	for i := range m.Latents {
 		lat := &m.Latents[i]
 		typ, ok := sc.types[lat.Name]
+		fs, grown := sampleGrows(m, lat, typ)
+		if ok && grown && len(sc.cols[lat.Name]) == compile.ShapeLen(fs) {
+			if g.take(m, lat, fs) {
+				continue
+			}
+			need += g.hint(m, lat, fs)
+		}
 		switch {
 		case !ok:
 			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the sample at %s (its params: %s): %s", lat.Name, sc.path, strings.Join(sc.params, ", "), need)}
@@ -274,18 +287,26 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"])
-	l, ok := loadPredictModel(con, cfg, opt, sets, dataLevels(sc.levels), srcs)
+	l, ok := loadPredictModel(con, cfg, opt, sets, growLevels(dataLevels(sc.levels), v.newLevels), srcs)
 	if !ok {
 		return exitError
 	}
 	m := l.Model
-	if err := sc.match(m, l.Path, sampleNeeds); err != nil {
+	g := &growth{allow: v.newLevels}
+	if err := sc.matchLevels(m, l.Path, sampleNeeds, g); err != nil {
 		printError(con, err, srcs)
 		return exitError
 	}
 	cfg.settings.Seed = seed
 	if set["seed"] {
 		cfg.settings.Seed = v.seed
+	}
+	var lv *levelDraws
+	if len(g.shapes) > 0 {
+		if lv, err = newLevelDraws(m, g, cfg.settings.Seed); err != nil {
+			printError(con, levelsErr(err), srcs)
+			return exitError
+		}
 	}
 	cfg.outputDraws = len(sc.rows)
 	if !predictOutOK(cfg, l, con, "the sample's", dir, inputFile{"the sample's coordinates", path}) {
@@ -299,8 +320,9 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	for _, n := range m.Drawn {
 		con.info("gpp: note: %s", n)
 	}
+	levelNotes(con, lv, v.newLevels, l.Path)
 	con.info("evaluating the outputs of %s at the %d draws of the sample in %s, seed %d", l.Path, len(sc.rows), dir, cfg.settings.Seed)
-	sd, err := evalSampleCoords(sc, m, cfg.settings.Seed)
+	sd, err := evalSampleCoords(sc, m, cfg.settings.Seed, lv)
 	if err != nil {
 		printError(con, err, srcs)
 		removeIfEmpty()
@@ -344,7 +366,10 @@ func mustRead(path string) []byte {
 // of the rows (chain after chain, as gpp sample evaluates them), the
 // replicates and drawn data from the streams of seed that gpp sample uses.
 // The chains must be of equal length, each numbered from 1.
-func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64) (*sampleDraws, error) {
+//
+// With lv (gpp predict --new-levels) not nil, a grown param's columns are
+// its elements that the sample saw, and the new ones are drawn (lv).
+func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64, lv *levelDraws) (*sampleDraws, error) {
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil, err
@@ -366,10 +391,23 @@ func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64) (*sampleD
 	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
 	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
 	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	var xf []float64 // the sample's layout (lv)
+	if lv != nil {
+		xf = make([]float64, lv.dim)
+	}
 	for d, row := range sc.rows {
-		for _, lat := range m.Latents {
+		for i, lat := range m.Latents {
 			for k, c := range sc.cols[lat.Name] {
-				x[lat.Offset+k] = row[c]
+				if lv != nil {
+					xf[lv.offs[i]+k] = row[c]
+				} else {
+					x[lat.Offset+k] = row[c]
+				}
+			}
+		}
+		if lv != nil {
+			if err := lv.expand(lv.rng, xf, nil, x, z); err != nil {
+				return nil, err
 			}
 		}
 		ds.evalDraw(ev, u, x, z, d)

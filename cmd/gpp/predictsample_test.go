@@ -74,7 +74,7 @@ func TestPredictSampleExact(t *testing.T) {
 	if err := sc.match(lp.Model, model, sampleNeeds); err != nil {
 		t.Fatal(err)
 	}
-	got, err := evalSampleCoords(sc, lp.Model, seed)
+	got, err := evalSampleCoords(sc, lp.Model, seed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -347,7 +347,7 @@ func (r *repl) fitCmd(args []string) {
 	if cfg.autoFullRank {
 		res, s, curv = autoFullRankFit(ctx, cfg, l, res, s, con)
 	}
-	ds, err := makeDrawsAt(res, nil, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch)
+	ds, err := makeDrawsAt(res, nil, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch, nil)
 	if err == nil {
 		nameByLabels(ds.vars, l)
 		if ds.loo != nil {

@@ -42,7 +42,7 @@ func psisResample(cfg *fitConfig, r *sgvb.Result, mix *sgvb.Mixture, m *compile.
 	if !rs.Usable() {
 		return ds, st, out, nil
 	}
-	rd, err := makeDrawsAt(r, mix, m, S, seed, rs.Index, false)
+	rd, err := makeDrawsAt(r, mix, m, S, seed, rs.Index, false, nil)
 	if err != nil {
 		return nil, nil, out, err
 	}

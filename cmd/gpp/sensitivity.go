@@ -395,7 +395,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 		return nil, &ast.Error{Pos: findPos(drawsPath, srcs[drawsPath], "#   file_sha256"), Msg: fmt.Sprintf("the sample read data of other contents (%s) than %s: the sensitivities are of the sampled posterior; give the sampled data",
 			strings.Join(data, " "), quoteArgs(cfg.data))}
 	}
-	sd, err := evalSampleCoords(sc, m, seed)
+	sd, err := evalSampleCoords(sc, m, seed, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -124,6 +124,9 @@ type Model struct {
 	predict *predictPlan
 	// batch, when not nil, makes every build a minibatch one (Minibatch).
 	batch *batchPlan
+	// priorArgN is, after a buildPrior build, the number of prior
+	// arguments it kept of each latent (in order, before the ~'s).
+	priorArgN []int
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -323,8 +326,10 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 	case buildOutputs:
 		keep = watchIDs(slices.Clip(l.outIDs), l.watched)
 	case buildPrior:
+		m.priorArgN = make([]int, len(l.lats))
 		for i := range l.lats {
 			keep = append(keep, l.priorArgs[i]...)
+			m.priorArgN[i] = len(l.priorArgs[i])
 		}
 		for _, s := range priorTildes {
 			keep = append(keep, l.tildeArgs[s]...)

@@ -27,7 +27,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			l.collect = l.prior
 			l.userDensity(call, s.Prior.Fun.Pos())
 			l.collect = false
-		} else if s.Prior != nil && l.predict == nil {
+		} else if s.Prior != nil && (l.predict == nil || l.prior && call == nil) {
+			// a predict-mode build of the priors keeps their arguments
+			// too: gpp predict --new-levels draws new elements from them
 			lat := l.latent(l.info.Latent(s.Name.Name))
 			l.collect = l.prior
 			args := l.density(s.Prior, s.Name, l.env[lat.Symbol], lat)
@@ -40,7 +42,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			}
 		}
 	case *ast.TildeStmt:
-		if l.predict != nil { // kept: a ~ on left-out data, drawn
+		if l.predict != nil && !(l.prior && l.wholeParamPrior(s)) { // kept: a ~ on left-out data, drawn
 			l.drawTilde(s, l.predict.draw[s])
 			break
 		}

@@ -63,6 +63,7 @@ type priorSpec struct {
 	aff  [][2]float64     // each element's loc, scale (bounded) or 0, 0
 	p    []float64        // one element's arguments
 	wish *wishartPrior    // a Wishart-family prior, or nil
+	mv   *mvRows          // new rows of a matrix of multivariate normal rows (levels.go), or nil
 }
 
 // wishartPrior is the state of a Wishart-family prior on a cov_matrix[K]
@@ -545,8 +546,22 @@ func (sp *priorSpec) draw(rng *rand.Rand, ml *Latent, xs, zs []float64) error {
 		}
 		return nil
 	}
+	return sp.drawElems(rng, ml, xs, zs, nil)
+}
+
+// drawElems draws the elements ks of an elementwise prior (nil: every
+// element, in order) into xs and zs.
+func (sp *priorSpec) drawElems(rng *rand.Rand, ml *Latent, xs, zs []float64, ks []int) error {
 	logScale := ml.Support == dist.Positive && !ml.Bounded()
-	for k := range zs {
+	n := len(ks)
+	if ks == nil {
+		n = len(zs)
+	}
+	for j := range n {
+		k := j
+		if ks != nil {
+			k = ks[j]
+		}
 		if logScale {
 			if lx, ok := sp.logDraw(rng, k); ok {
 				// a positive param's coordinate is log z, finite where z
