@@ -1,0 +1,35 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestParetoLineLowESS: a k̂ of 0.7 or less whose weights keep a relative
+// ESS below lowRelESS keeps its reading with the caution; above it, with
+// a NaN ESS, or for a k̂ above 0.7 (whose warning says more) the line is
+// the reading alone.
+func TestParetoLineLowESS(t *testing.T) {
+	const caution = "but the weights p/q keep a relative ESS of"
+	if l := paretoLine(0.59, "ok", 0.075); !strings.HasPrefix(l, "0.59 (ok, "+caution+" 7.5 %: q is farther from the posterior") {
+		t.Errorf("k̂ 0.59, ESS 0.075: %q", l)
+	}
+	for _, c := range []struct {
+		k, ess float64
+		want   string
+	}{
+		{0.59, 0.3, "0.59 (ok)"},
+		{0.3, 0.1, "0.3 (good)"},
+		{0.6, math.NaN(), "0.6 (ok)"},
+		{0.9, 0.01, "0.9 (unreliable)"},
+	} {
+		reading := map[bool]string{true: "good", false: "ok"}[c.k < 0.5]
+		if c.k > 0.7 {
+			reading = "unreliable"
+		}
+		if l := paretoLine(c.k, reading, c.ess); l != c.want {
+			t.Errorf("k̂ %v, ESS %v: %q, want %q", c.k, c.ess, l, c.want)
+		}
+	}
+}
