@@ -110,7 +110,7 @@ func gammaElems(f sgvb.Factor) int {
 // or, where no joint factor within the limits does, says so and points to
 // gpp sample. "" where no element reaches curvRatio.
 func curvatureHint(cc *curvCheck) string {
-	bad := cc.bad()
+	bad := cc.bad(curvRatio)
 	if len(bad) == 0 {
 		return ""
 	}
@@ -138,7 +138,7 @@ func curvatureHint(cc *curvCheck) string {
 		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, whose ELBO was lower, so this mean-field fit is kept: "+
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", cc.autoLost)
 	}
-	group, n, left := curvGroup(cc, bad)
+	group, n, left := curvGroup(cc, bad, curvRatio)
 	if group == nil {
 		return head + fmt.Sprintf("no joint factor of at most %d elements (at most %d of them of gamma factors) is enough by that curvature, "+
 			"so gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", sgvb.MaxFullRank, curvMaxGamma)
@@ -151,12 +151,12 @@ func curvatureHint(cc *curvCheck) string {
 		"keep the fit with the higher ELBO, as --fullrank auto does in one run (docs/inference.md, The mean-field hint)", flag, n, left)
 }
 
-// bad returns the coordinates whose ratio is at least curvRatio, the
-// worst first.
-func (cc *curvCheck) bad() []int {
+// bad returns the coordinates whose ratio is at least min, the worst
+// first.
+func (cc *curvCheck) bad(min float64) []int {
 	var bad []int
 	for i, v := range cc.c.Ratio {
-		if v >= curvRatio {
+		if v >= min {
 			bad = append(bad, i)
 		}
 	}
@@ -167,11 +167,11 @@ func (cc *curvCheck) bad() []int {
 // curvGroup returns the latents, in declaration order, of the joint
 // factor the curvature hint suggests for the elements bad, its size and
 // the largest ratio it leaves among them (sgvb.Curvature.GroupRatios):
-// the latents of bad, then, while some of them is still curvRatio or
-// more too small, the latent whose joining lowers that most. nil where
-// the factor would exceed sgvb.MaxFullRank elements or curvMaxGamma
-// elements of gamma factors before it is below curvRatio.
-func curvGroup(cc *curvCheck, bad []int) (group []string, n int, left float64) {
+// the latents of bad, then, while some of them is still min (curvRatio
+// for the hint) or more too small, the latent whose joining lowers that
+// most. nil where the factor would exceed sgvb.MaxFullRank elements or
+// curvMaxGamma elements of gamma factors before it is below min.
+func curvGroup(cc *curvCheck, bad []int, min float64) (group []string, n int, left float64) {
 	in := make([]bool, len(cc.r.Factors))
 	for _, i := range bad {
 		in[cc.lats[i]] = true
@@ -202,7 +202,7 @@ func curvGroup(cc *curvCheck, bad []int) (group []string, n int, left float64) {
 		return nil, 0, 0
 	}
 	left = worstOf(in)
-	for left >= curvRatio {
+	for left >= min {
 		best, bestLeft := -1, left
 		for fi := range in {
 			if in[fi] {
