@@ -57,6 +57,7 @@ type fitConfig struct {
 	iterSet     bool    // --iter was given (else a minibatch fit's default is defaultMinibatchIter)
 	batchSize   string  // its size name N
 	batchRows   int     // its batch size B
+	batchN      int     // its size N, for a minibatch fit (setMinibatch)
 	tol         float64
 	quiet       bool
 	verbose     bool
@@ -701,6 +702,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 
 	s := cfg.settings
 	con.start(s.MaxIter, s.EvalEvery, cfg.restarts, pointObjective(s.Method))
+	con.batch = s.Minibatch != nil // before the fit's goroutines start
 	con.info("fitting %s: %s", l.Path, describeFit(cfg, l))
 	var (
 		r   *sgvb.Result
@@ -1112,7 +1114,7 @@ func setMinibatch(cfg *fitConfig, m *compile.Model) (notes []string, err error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg.settings.Minibatch = pipeline.BatchTarget{B: bt}
+	cfg.settings.Minibatch, cfg.batchN = pipeline.BatchTarget{B: bt}, bt.N
 	if !cfg.iterSet {
 		cfg.settings.MaxIter = defaultMinibatchIter
 	}

@@ -56,7 +56,8 @@ func summaryStats(t *testing.T, dir string) map[string][2]float64 {
 // means were within 0.16 posterior sds and their sds 0.94–1.06 times the
 // full fit's; before the step-size halvings (--anneal 0), 0.1–0.85 sds
 // and 0.70–1.33 (docs/inference.md, "Minibatch SGVB"). The fit records the
-// setting in fit.json and draws.csv and says it on the console.
+// setting in fit.json and draws.csv and says it on the console, and its
+// ELBO trace (elbo.csv, the progress lines) is named the batches'.
 func TestFitMinibatchRegression(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two fits of 20 000 rows")
@@ -93,6 +94,16 @@ func TestFitMinibatchRegression(t *testing.T) {
 	comments, _, _ := readStanCSV(t, filepath.Join(mbOut, "draws.csv"))
 	if !containsLine(comments, "#     gpp_minibatch = N=200") {
 		t.Error("draws.csv does not record the minibatch")
+	}
+	// the trace is the batches' estimates, and says so, beside the full
+	// fit's plain one
+	for dir, want := range map[string]string{mbOut: "iter,batch_elbo,se,seconds", fullOut: "iter,elbo,se,seconds"} {
+		if h := reftest.ReadCSV(t, filepath.Join(dir, "elbo.csv"))[0]; strings.Join(h, ",") != want {
+			t.Errorf("%s/elbo.csv header %v, want %s", filepath.Base(dir), h, want)
+		}
+	}
+	if !strings.Contains(stderr, "batch ELBO ") {
+		t.Errorf("the progress lines do not say their ELBO is the batches':\n%s", stderr)
 	}
 }
 

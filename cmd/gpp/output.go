@@ -1204,12 +1204,12 @@ func writeElboCSV(w io.Writer, h drawsHeader) error {
 			cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
 		}
 	} else if h.mix == nil {
-		cw.Write([]string{"iter", "elbo", "se", "seconds"})
+		cw.Write([]string{"iter", elboColumn(h), "se", "seconds"})
 		for _, t := range h.r.Trace {
 			cw.Write([]string{strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
 		}
 	} else {
-		cw.Write([]string{"restart", "iter", "elbo", "se", "seconds"})
+		cw.Write([]string{"restart", "iter", elboColumn(h), "se", "seconds"})
 		for r, c := range h.mix.Components {
 			for _, t := range c.Trace {
 				cw.Write([]string{strconv.Itoa(h.mix.Restarts[r]), strconv.Itoa(t.Iter), formatNum(t.ELBO), formatNum(t.SE), strconv.FormatFloat(t.Seconds, 'f', 3, 64)})
@@ -1218,6 +1218,16 @@ func writeElboCSV(w io.Writer, h drawsHeader) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// elboColumn names elbo.csv's ELBO column: batch_elbo for a minibatch
+// fit's estimates from its batches (noisier than the final full-data ELBO
+// that the console and fit.json give), else elbo.
+func elboColumn(h drawsHeader) string {
+	if h.cfg != nil && h.cfg.settings.Minibatch != nil {
+		return "batch_elbo"
+	}
+	return "elbo"
 }
 
 // drawsHeader is the configuration written as comment lines at the top of

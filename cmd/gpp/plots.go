@@ -46,7 +46,11 @@ func plotFiles(h drawsHeader, ds *drawSet) []outputFile {
 		return ppcFiles(h.cfg.ppc, ds, "posterior predictive check on new data")
 	}
 	r := h.r
-	out := []outputFile{{elboPlot, func(w io.Writer) error { return plotELBO(w, r) }}, fitIntervalsFile(h, ds)}
+	batch := ""
+	if h.cfg.settings.Minibatch != nil {
+		batch = fmt.Sprintf("minibatches of %d of %d rows", h.cfg.batchRows, h.cfg.batchN)
+	}
+	out := []outputFile{{elboPlot, func(w io.Writer) error { return plotELBO(w, r, batch) }}, fitIntervalsFile(h, ds)}
 	var means []float64
 	if h.mix != nil {
 		out[0].render = func(w io.Writer) error { return plotELBOs(w, h.mix) }
@@ -123,11 +127,17 @@ func plotELBOs(w io.Writer, m *sgvb.Mixture) error {
 }
 
 // plotELBO draws the ELBO trace with a band of ±2 standard errors (for
-// MAP: the log joint per L-BFGS iteration).
-func plotELBO(w io.Writer, r *sgvb.Result) error {
+// MAP: the log joint per L-BFGS iteration). For a minibatch fit (batch
+// says of what) the trace is of the batches' estimates, and the final
+// full-data ELBO is drawn across as a dashed line.
+func plotELBO(w io.Writer, r *sgvb.Result, batch string) error {
 	p := plot.New()
 	p.Title.Text = "ELBO"
 	p.Y.Label.Text = "ELBO (± 2 SE)"
+	if batch != "" {
+		p.Title.Text = fmt.Sprintf("ELBO on %s; dashed: full-data ELBO %.6g", batch, r.ELBO)
+		p.Y.Label.Text = "batch ELBO estimate (± 2 SE)"
+	}
 	if r.Method == sgvb.MAP {
 		p.Title.Text = "log joint (MAP)"
 		p.Y.Label.Text = "log joint"
@@ -168,6 +178,14 @@ func plotELBO(w io.Writer, r *sgvb.Result) error {
 		l.Color = color.RGBA{R: 20, G: 60, B: 160, A: 255}
 		l.Width = vg.Points(1.2)
 		p.Add(poly, l)
+		if batch != "" && !math.IsNaN(r.ELBO) && !math.IsInf(r.ELBO, 0) {
+			full, err := plotter.NewLine(plotter.XYs{{X: line[0].X, Y: r.ELBO}, {X: line[len(line)-1].X, Y: r.ELBO}})
+			if err != nil {
+				return err
+			}
+			full.Color, full.Width, full.Dashes = color.RGBA{R: 200, G: 60, B: 20, A: 255}, vg.Points(1), []vg.Length{vg.Points(4), vg.Points(3)}
+			p.Add(full)
+		}
 	}
 	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
 	p.Draw(draw.New(c))

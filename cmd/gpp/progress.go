@@ -32,6 +32,7 @@ type console struct {
 	maxIter   int
 	evalEvery int
 	point     string // the exact objective of an L-BFGS fit (MAP: "log joint"); "": the ELBO
+	batch     bool   // a minibatch fit: the ELBO estimates are the batches' (progressLine)
 	every     int    // without a terminal, print every every-th evaluation
 	n         int    // evaluations seen
 	live      bool   // a \r line is on screen
@@ -88,7 +89,7 @@ func (c *console) progress(prefix string, p sgvb.Progress) {
 	if c.quiet {
 		return
 	}
-	line := prefix + progressLine(p, c.maxIter, c.point)
+	line := prefix + progressLine(p, c.maxIter, c.point, c.batch)
 	switch {
 	case c.tty && !c.verbose:
 		if c.n > 1 && p.Elapsed-c.last < liveEvery && p.Iter < c.maxIter {
@@ -121,10 +122,12 @@ func pointObjective(m sgvb.Method) string {
 }
 
 // progressLine formats a progress report: iteration, ELBO ± SE (the log
-// joint of a MAP fit, or another exact objective point), relative change
-// (SGVB's convergence rule; L-BFGS has none to show), speed and the time
-// left to the iteration limit.
-func progressLine(p sgvb.Progress, maxIter int, point string) string {
+// joint of a MAP fit, or another exact objective point; "batch ELBO" for
+// a minibatch fit's estimates from its batches, which the final
+// full-data ELBO replaces), relative change (SGVB's convergence rule;
+// L-BFGS has none to show), speed and the time left to the iteration
+// limit.
+func progressLine(p sgvb.Progress, maxIter int, point string, batch bool) string {
 	rel := "—"
 	if !math.IsNaN(p.RelChange) {
 		rel = fmt.Sprintf("%.1e", p.RelChange)
@@ -140,6 +143,9 @@ func progressLine(p sgvb.Progress, maxIter int, point string) string {
 		eta = "0s"
 	}
 	objective := fmt.Sprintf("ELBO %.6g ± %.2g  rel. change %s", p.ELBO, p.SE, rel)
+	if batch {
+		objective = "batch " + objective
+	}
 	if point != "" {
 		objective = fmt.Sprintf("%s %.6g", point, p.ELBO)
 	}

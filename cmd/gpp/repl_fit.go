@@ -320,6 +320,7 @@ func (r *repl) fitCmd(args []string) {
 
 	s := cfg.settings
 	con.start(s.MaxIter, s.EvalEvery, 1, pointObjective(s.Method))
+	con.batch = s.Minibatch != nil // before the fit's goroutines start
 	con.info("fitting the session's model: %s", describeFit(cfg, l))
 	s.Progress = func(p sgvb.Progress) {
 		con.progress("", p)
