@@ -720,6 +720,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				cfg.afterEval(p)
 			}
 		}
+		s.Scoring = scoringNote(con)
 		r, err = sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
 		err = pipeline.LaplacePos(err, l.Model)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParetoLineLowESS: a k̂ of 0.7 or less whose weights keep a relative
@@ -30,6 +31,22 @@ func TestParetoLineLowESS(t *testing.T) {
 		}
 		if l := paretoLine(c.k, reading, c.ess); l != c.want {
 			t.Errorf("k̂ %v, ESS %v: %q, want %q", c.k, c.ess, l, c.want)
+		}
+	}
+}
+
+// TestScoringNote: the final estimate gets a line once the fit has run
+// scoringAfter, none before, and none with --quiet.
+func TestScoringNote(t *testing.T) {
+	for _, c := range []struct {
+		elapsed time.Duration
+		quiet   bool
+		want    bool
+	}{{scoringAfter - time.Second, false, false}, {scoringAfter + time.Second, false, true}, {scoringAfter + time.Second, true, false}} {
+		var b strings.Builder
+		scoringNote(newConsole(&b, false, c.quiet, false))(1000, c.elapsed)
+		if got := strings.Contains(b.String(), "scoring q: the ELBO and Pareto k̂ from 1000 draws of q on the full data"); got != c.want {
+			t.Errorf("after %v (quiet %v): %q, want a line: %v", c.elapsed, c.quiet, b.String(), c.want)
 		}
 	}
 }

@@ -121,6 +121,22 @@ func pointObjective(m sgvb.Method) string {
 	return ""
 }
 
+// scoringAfter is how long a fit runs before its final estimate gets a
+// line (scoringNote): on a fast fit it is over before a line could help.
+const scoringAfter = 10 * time.Second
+
+// scoringNote returns sgvb.Settings.Scoring for a fit on con: a line as
+// the final estimate of the ELBO and Pareto k̂ starts, once the fit has
+// taken scoringAfter, which on large data takes a while after the last
+// step (a trial's 200 000 rows: 54 s of steps, then 120 s of silence).
+func scoringNote(con *console) func(int, time.Duration) {
+	return func(draws int, elapsed time.Duration) {
+		if elapsed >= scoringAfter {
+			con.info("scoring q: the ELBO and Pareto k̂ from %d draws of q on the full data, after %.3g s of steps", draws, elapsed.Seconds())
+		}
+	}
+}
+
 // progressLine formats a progress report: iteration, ELBO ± SE (the log
 // joint of a MAP fit, or another exact objective point; "batch ELBO" for
 // a minibatch fit's estimates from its batches, which the final

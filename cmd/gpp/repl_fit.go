@@ -328,6 +328,7 @@ func (r *repl) fitCmd(args []string) {
 			r.afterEval(p)
 		}
 	}
+	s.Scoring = scoringNote(con)
 	res, err := sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
 	err = pipeline.LaplacePos(err, l.Model)
 	con.finish()

@@ -94,6 +94,9 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 }
 
 type engine struct {
+	// scoring is Settings.Scoring with the fit's start bound, set for the
+	// final estimate (finalEstimate); nil otherwise.
+	scoring func(n int)
 	s       *Settings
 	target  Target
 	latents []Latent
@@ -1101,6 +1104,7 @@ func (e *engine) finalEstimateCtx(ctx context.Context, r *Result) bool {
 func (e *engine) finalEstimate(r *Result) {
 	s := e.s
 	n := s.PSISDraws
+	e.scored(n)
 	elbo, se, bad := e.eval(streamFinal, 0, n)
 	r.ELBO, r.ELBOSE = elbo, se
 	lw := make([]float64, 0, n)
@@ -1117,8 +1121,16 @@ func (e *engine) finalEstimate(r *Result) {
 		r.ParetoKDraws = n
 	}
 	if N := s.ParetoKDraws; N > n && r.ParetoK >= KBandLow && r.ParetoK <= KBandHigh {
+		e.scored(N)
 		r.ParetoK, r.ParetoRelESS = e.paretoKFrom(N)
 		r.ParetoKDraws = N
+	}
+}
+
+// scored calls e.scoring, where set, as a final estimate on n draws starts.
+func (e *engine) scored(n int) {
+	if e.scoring != nil {
+		e.scoring(n)
 	}
 }
 
@@ -1484,6 +1496,11 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		r.ELBO, r.ELBOSE = last.ELBO, last.SE
 	}
 	if !r.Interrupted && s.PSISDraws > 0 {
+		e.scoring = func(n int) {
+			if s.Scoring != nil {
+				s.Scoring(n, time.Since(start))
+			}
+		}
 		e.finalEstimateCtx(ctx, r)
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
