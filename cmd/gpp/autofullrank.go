@@ -6,8 +6,10 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // fullRankAuto is --fullrank's word for the joint factor that the
@@ -29,10 +31,11 @@ const autoCurvRatio = 1.1
 // s): where the curvature check (meanFieldCurvature) finds sds at least
 // autoCurvRatio times too small and a joint factor within the limits that
 // brings them under it (curvGroup; else the group the mean-field hint
-// names),
-// it fits again with that factor and keeps the fit with the higher ELBO,
-// as the hint advises; cfg.fullRank then names the group, for the outputs'
-// headers and fit.json. It returns the fit kept, its settings and, where
+// names), it fits again with that factor, and with --fullrank all where
+// that is another factor within the limits (at most sgvb.MaxFullRank
+// elements, curvMaxGamma of them of gamma factors), and keeps the fit
+// with the highest ELBO, as the hint advises; cfg.fullRank then names its
+// group, for the outputs' headers and fit.json. It returns the fit kept, its settings and, where
 // the mean-field fit is kept, its curvature check (nil otherwise, or where
 // the check does not run), whose hint then says what was tried. Each step
 // is said in a note.
@@ -63,45 +66,78 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		con.note(head+"no joint factor of at most %d elements (%d of gamma factors) repairs the sds the curvature check finds too small, so the mean-field fit is kept (the hint below)", sgvb.MaxFullRank, curvMaxGamma)
 		return r, s, cc
 	}
-	flag := strings.Join(group, "+")
-	s2 := s
-	s2.Families, s2.FullRankGroups = maps.Clone(s.Families), nil
-	if s2.Families == nil {
-		s2.Families = map[string]sgvb.Family{}
+	cands := []string{strings.Join(group, "+")}
+	if len(group) < len(cc.r.Factors) {
+		if all, gammas := fullRankAllSize(l.Model, s); all <= sgvb.MaxFullRank && gammas <= curvMaxGamma {
+			cands = append(cands, "all") // every param joint, Stan's fullrank: the ELBO decides
+		}
 	}
-	if len(group) == 1 {
-		s2.Families[group[0]] = sgvb.FamilyFullRank
-	} else {
-		s2.FullRankGroups = [][]string{group}
+	con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with --fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)%s",
+		cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), cands[0], n, left, map[bool]string{true: ", then with --fullrank all", false: ""}[len(cands) > 1])
+	best, bestS, bestFlag, seconds := r, s, "", r.Seconds
+	elbos := []string{fmt.Sprintf("mean-field %s ± %.2g", numText(r.ELBO, "%.6g"), r.ELBOSE)}
+	for _, flag := range cands {
+		s2 := s
+		s2.Families, s2.FullRankGroups = maps.Clone(s.Families), nil
+		if s2.Families == nil {
+			s2.Families = map[string]sgvb.Family{}
+		}
+		names := strings.Split(flag, "+")
+		if len(names) == 1 {
+			s2.Families[names[0]] = sgvb.FamilyFullRank
+		} else {
+			s2.FullRankGroups = [][]string{names}
+		}
+		notes, err := checkFullRank(&s2, l.Model)
+		if err != nil {
+			con.note(head+"--fullrank %s: %v", flag, err)
+			continue
+		}
+		for _, n := range notes {
+			con.note("note: %s", n)
+		}
+		con.start(s2.MaxIter, s2.EvalEvery, 1, pointObjective(s2.Method)) // s2.Progress is the mean-field fit's
+		r2, err := sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s2)
+		con.finish()
+		switch {
+		case err != nil:
+			con.note(head+"the fit with --fullrank %s failed (%v)", flag, err)
+			continue
+		case r2.Interrupted:
+			con.note(head+"the fit with --fullrank %s was interrupted", flag)
+			continue
+		}
+		seconds += r2.Seconds
+		elbos = append(elbos, fmt.Sprintf("--fullrank %s %s ± %.2g", flag, numText(r2.ELBO, "%.6g"), r2.ELBOSE))
+		if r2.ELBO > best.ELBO {
+			best, bestS, bestFlag = r2, s2, flag
+		}
 	}
-	notes, err := checkFullRank(&s2, l.Model)
-	if err != nil {
-		con.note(head+"--fullrank %s: %v; the mean-field fit is kept", flag, err)
+	if bestFlag == "" {
+		con.note(head+"ELBOs %s: the mean-field fit is kept", strings.Join(elbos, ", "))
+		cc.autoLost = strings.Join(cands, " and --fullrank ")
 		return r, s, cc
 	}
-	for _, n := range notes {
-		con.note("note: %s", n)
+	con.note(head+"ELBOs %s: the fit with --fullrank %s is kept (the outputs are its; fit took the %d fits' time)", strings.Join(elbos, ", "), bestFlag, len(elbos))
+	best.Seconds = seconds
+	cfg.fullRank, cfg.settings = bestFlag, bestS
+	return best, bestS, nil
+}
+
+// fullRankAllSize returns the elements that --fullrank all would hold in
+// model m (settings s), as its mean-field hint counts them, and how many
+// of them have gamma factors now.
+func fullRankAllSize(m *compile.Model, s sgvb.Settings) (n, gammas int) {
+	for _, lat := range m.Latents {
+		if lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
+			continue
+		}
+		n += fullRankElems(&lat)
+		if lat.Support == dist.Positive && s.Family != sgvb.FamilyLognormal && s.Families[lat.Name] != sgvb.FamilyLognormal {
+			gammas += lat.Size
+		}
 	}
-	con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with --fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)",
-		cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), flag, n, left)
-	con.start(s2.MaxIter, s2.EvalEvery, 1, pointObjective(s2.Method)) // s2.Progress is the mean-field fit's
-	r2, err := sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s2)
-	con.finish()
-	switch {
-	case err != nil:
-		con.note(head+"the fit with --fullrank %s failed (%v); the mean-field fit is kept", flag, err)
-	case r2.Interrupted:
-		con.note(head+"the fit with --fullrank %s was interrupted; the mean-field fit is kept", flag)
-	case !(r2.ELBO > r.ELBO):
-		con.note(head+"--fullrank %s's ELBO %s ± %.2g is not above the mean-field fit's %s ± %.2g, so the mean-field fit is kept", flag, numText(r2.ELBO, "%.6g"), r2.ELBOSE, numText(r.ELBO, "%.6g"), r.ELBOSE)
-	default:
-		con.note(head+"--fullrank %s's ELBO %s ± %.2g is above the mean-field fit's %s ± %.2g, so the fit with --fullrank %s is kept (the outputs are its; fit took the two fits' time)", flag, numText(r2.ELBO, "%.6g"), r2.ELBOSE, numText(r.ELBO, "%.6g"), r.ELBOSE, flag)
-		r2.Seconds += r.Seconds
-		cfg.fullRank, cfg.settings = flag, s2
-		return r2, s2, nil
-	}
-	cc.autoLost = flag
-	return r, s, cc
+	return n, gammas
 }
 
 // curvSkipReason says why meanFieldCurvature did not run the check on

@@ -12,10 +12,11 @@ import (
 
 // TestFitFullRankAuto: on the pumps model, whose mean-field sds of alpha
 // and beta the curvature finds too small, --fullrank auto refits with
-// --fullrank alpha+beta, keeps that fit by its higher ELBO and writes the
+// --fullrank alpha+beta and with --fullrank all, keeps alpha+beta's fit by
+// its highest ELBO and writes the
 // outputs a fit with --fullrank alpha+beta writes; the wine regression,
 // whose coefficients' sds are under the hint's threshold but over auto's,
-// gets --fullrank beta; on a model of
+// is refitted with --fullrank beta; on a model of
 // independent params it keeps the mean-field fit, whose outputs are a
 // plain fit's.
 func TestFitFullRankAuto(t *testing.T) {
@@ -40,7 +41,10 @@ x ~ Poisson(theta .* t)
 	}
 	auto, group := filepath.Join(dir, "auto"), filepath.Join(dir, "group")
 	code, _, stderr := runSafe(t, "fit", pumps, data, "--quiet", "--fullrank", "auto", "--out", auto)
-	if want := "so the fit with --fullrank alpha+beta is kept"; code != 0 || !strings.Contains(stderr, want) {
+	if want := ", --fullrank all -33.1"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("--fullrank all was not tried beside the group: want %q; stderr\n%s", want, stderr)
+	}
+	if want := ": the fit with --fullrank alpha+beta is kept"; code != 0 || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d, want a note %q; stderr\n%s", code, want, stderr)
 	}
 	if strings.Contains(stderr, "hint: ") {
@@ -63,8 +67,8 @@ x ~ Poisson(theta .* t)
 	// curvature, under the hint's 1.5, over auto's 1.1
 	ex := func(name string) string { return filepath.Join("..", "..", "examples", name) }
 	code, _, stderr = runSafe(t, "fit", ex("regression.gpp"), ex("wine_std.csv"), "--quiet", "--fullrank", "auto", "--out", filepath.Join(dir, "reg"))
-	if want := "so the fit with --fullrank beta is kept"; code != 0 || !strings.Contains(stderr, want) {
-		t.Errorf("regression: exit %d, want a note %q; stderr\n%s", code, want, stderr)
+	if want := ", --fullrank beta -216."; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("regression: exit %d, want a refit with beta's joint factor, %q; stderr\n%s", code, want, stderr)
 	}
 
 	indep := writeFile(t, dir, "i.gpp", "param a: real ~ Normal(1, 2)\nparam s: positive ~ Gamma(3, 2)\nparam u: unit ~ Beta(2, 5)\n")
@@ -114,7 +118,7 @@ func TestFullRankAutoFlags(t *testing.T) {
 	}
 	r, _, errb := newTestRepl()
 	typeIn(r, "param a: real ~ Normal(0, 1)", "param b: real ~ Normal(0.95 * a, 0.3)", ":fit --fullrank auto")
-	if want := "so the fit with --fullrank a+b is kept"; !strings.Contains(errb.String(), want) || r.fit == nil || r.fit.res.Factors[0].Family != sgvb.FamilyFullRank {
+	if want := ": the fit with --fullrank a+b is kept"; !strings.Contains(errb.String(), want) || r.fit == nil || r.fit.res.Factors[0].Family != sgvb.FamilyFullRank {
 		t.Errorf("the REPL's :fit --fullrank auto: want a note %q and the session's fit full-rank; stderr\n%s", want, errb)
 	}
 	named := writeFile(t, dir, "named.gpp", "param auto: real[2] ~ Normal(0, 1)\nparam b: real ~ Normal(auto[0], 1)\n")
@@ -140,7 +144,7 @@ func TestCurvatureHintAutoLost(t *testing.T) {
 		autoLost: "a+b",
 	}
 	h := curvatureHint(cc)
-	if want := "a's sd is about 2.5× too small: the log density's curvature at q's mode says a moves with b (correlation 0.90), which a mean-field q (one independent factor per element) cannot represent; --fullrank auto refitted with --fullrank a+b, whose ELBO was lower"; !strings.HasPrefix(h, want) || !strings.Contains(h, "gpp sample (NUTS)") {
+	if want := "a's sd is about 2.5× too small: the log density's curvature at q's mode says a moves with b (correlation 0.90), which a mean-field q (one independent factor per element) cannot represent; --fullrank auto refitted with --fullrank a+b, and the mean-field fit's ELBO was higher"; !strings.HasPrefix(h, want) || !strings.Contains(h, "gpp sample (NUTS)") {
 		t.Errorf("hint %q, want one starting %q", h, want)
 	}
 }

@@ -135,7 +135,7 @@ func curvatureHint(cc *curvCheck) string {
 	}
 	head := fmt.Sprintf("%s %s about %s too small%s, which a mean-field q (one independent factor per element) cannot represent; ", who, sds, how, moves)
 	if cc.autoLost != "" {
-		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, whose ELBO was lower, so this mean-field fit is kept: "+
+		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and the mean-field fit's ELBO was higher, so it is kept: "+
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", cc.autoLost)
 	}
 	group, n, left := curvGroup(cc, bad, curvRatio)
