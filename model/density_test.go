@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -92,6 +93,25 @@ func TestDensityAllocs(t *testing.T) {
 		}
 		if a := testing.AllocsPerRun(100, c.f); a != 0 {
 			t.Errorf("%s: %v allocations a call, want 0", c.name, a)
+		}
+	}
+}
+
+// TestDensityNegInfAgree checks that LogDensity and LogDensityGradient
+// give the same −Inf, with the model's error, where a ~'s log density
+// overflows (HalfNormal(1) at s = 1e200), with the Jacobian and without:
+// the value alone and the gradient's pass are the same log joint.
+func TestDensityNegInfAgree(t *testing.T) {
+	m, err := Compile("m.gpp", []byte("param s: positive ~ HalfNormal(1)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, grad := []float64{math.Log(1e200)}, make([]float64, 1)
+	for _, jac := range []bool{true, false} {
+		v, verr := m.LogDensity(u, Jacobian(jac))
+		g, gerr := m.LogDensityGradient(u, grad, Jacobian(jac))
+		if !math.IsInf(v, -1) || !math.IsInf(g, -1) || verr == nil || gerr == nil || verr.Error() != gerr.Error() {
+			t.Errorf("Jacobian(%v): LogDensity %v (%v), LogDensityGradient %v (%v); want -Inf with the same error", jac, v, verr, g, gerr)
 		}
 	}
 }

@@ -54,10 +54,10 @@
 // element (outputs' replicates drawn from OutputStream, as the commands
 // draw them), named as summary.csv names it (SummaryRow.Name: 0-based,
 // "beta[0]", by label on an axis a data column's labels size; Column is
-// draws.csv's "beta.1", ParamNames'), the mean, sd and quantiles (SummarySettings.Probs), an
-// optional HDI (SummarySettings.HDIProb), and infer/nuts.Diagnose's ESS,
-// R̂ and Monte Carlo errors; R̂ is NaN for a fit's draws, which are not
-// chains.
+// draws.csv's "beta.1", ParamNames'), the mean, sd and quantiles
+// (SummarySettings.Probs), an optional HDI (SummarySettings.HDIProb), and
+// infer/nuts.Diagnose's ESS, R̂ and Monte Carlo errors; R̂ is NaN for a
+// fit's draws, which are not chains.
 //
 // Restarts: FitRestarts fits N independent q's and mixes them, as gpp
 // fit --restarts N (restart r from seed sgvb.RestartSeed(seed, r),

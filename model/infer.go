@@ -109,10 +109,11 @@ func (m *Model) fitStart(fn string, opts []StartOption) (cm *compile.Model, rest
 // SampleSettings are gpp sample's defaults; in a nuts.Settings built by
 // hand, zero fields take nuts' defaults but for Warmup, whose zero is no
 // warm-up (no adaptation: every iteration at StepSize), and Seed (gpp
-// sample's --seed is 1). Workers 0 runs min(NumCPU, Chains) chains at once, as gpp
-// sample does (the draws do not depend on it). The draws are on the
-// unconstrained coordinates: SampleDraws maps them all to the params'
-// values, as gpp sample's draws.csv has them (Constrain maps one).
+// sample's --seed is 1). Workers 0 runs min(NumCPU, Chains) chains at
+// once, as gpp sample does (the draws do not depend on it). The draws
+// are on the unconstrained coordinates: SampleDraws maps them all to the
+// params' values, as gpp sample's draws.csv has them (Constrain maps
+// one).
 // Inits, ChainInits and InitRadius start the chains as gpp sample's
 // --init FILE.json and --init-radius do: at given values, the other
 // coordinates uniform on (−r, r).

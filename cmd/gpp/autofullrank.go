@@ -75,6 +75,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with --fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)%s",
 		cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), cands[0], n, left, map[bool]string{true: ", then with --fullrank all", false: ""}[len(cands) > 1])
 	best, bestS, bestFlag, seconds := r, s, "", r.Seconds
+	var fitted []string // the groups whose fits ended, their ELBOs compared
 	elbos := []string{fmt.Sprintf("mean-field %s ± %.2g", numText(r.ELBO, "%.6g"), r.ELBOSE)}
 	for _, flag := range cands {
 		s2 := s
@@ -108,6 +109,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 			continue
 		}
 		seconds += r2.Seconds
+		fitted = append(fitted, flag)
 		elbos = append(elbos, fmt.Sprintf("--fullrank %s %s ± %.2g", flag, numText(r2.ELBO, "%.6g"), r2.ELBOSE))
 		if r2.ELBO > best.ELBO {
 			best, bestS, bestFlag = r2, s2, flag
@@ -115,13 +117,25 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	}
 	if bestFlag == "" {
 		con.note(head+"ELBOs %s: the mean-field fit is kept", strings.Join(elbos, ", "))
-		cc.autoLost = strings.Join(cands, " and --fullrank ")
+		// the hint says the refits lost only where one ended; else it is
+		// the mean-field hint, naming the group to try
+		cc.autoLost = strings.Join(fitted, " and --fullrank ")
 		return r, s, cc
 	}
 	con.note(head+"ELBOs %s: the fit with --fullrank %s is kept (the outputs are its; fit took the %d fits' time)", strings.Join(elbos, ", "), bestFlag, len(elbos))
 	best.Seconds = seconds
 	cfg.fullRank, cfg.settings = bestFlag, bestS
 	return best, bestS, nil
+}
+
+// autoNamesParam makes --fullrank auto, in model m with a param named
+// auto, that param's full-rank factor, as --fullrank all yields to a param
+// all (gpp fit and the REPL's :fit, before checkFullRank).
+func autoNamesParam(cfg *fitConfig, m *compile.Model) {
+	if cfg.autoFullRank && latentNamed(m, fullRankAuto) != nil {
+		cfg.autoFullRank, cfg.fullRank = false, fullRankAuto
+		cfg.settings.Families = map[string]sgvb.Family{fullRankAuto: sgvb.FamilyFullRank}
+	}
 }
 
 // fullRankAllSize returns the elements that --fullrank all would hold in

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 )
 
 // TestFitFullRankAuto: on the pumps model, whose mean-field sds of alpha
@@ -91,7 +94,7 @@ x ~ Poisson(theta .* t)
 // TestFullRankAutoFlags: --fullrank auto is refused with what it cannot
 // go with (a usage error, exit 2) and by gpp kfold and gpp sbc, whose fits
 // take the factors they are given; the REPL's :fit takes it as gpp fit
-// does; and a model with a param named auto
+// does; and a model with a param named auto (gpp fit and :fit)
 // gets that param's full-rank factor, as --fullrank all yields to a param
 // all.
 func TestFullRankAutoFlags(t *testing.T) {
@@ -131,6 +134,11 @@ func TestFullRankAutoFlags(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "\nauto[0],fullrank") || strings.Contains(string(b), "\nb,fullrank") {
 		t.Errorf("param auto: summary.csv\n%s (%v)", b, err)
 	}
+	r, _, errb = newTestRepl()
+	typeIn(r, "param auto: real[2] ~ Normal(0, 1)", "param b: real ~ Normal(auto[0], 1)", ":fit --fullrank auto")
+	if r.fit == nil || strings.Contains(errb.String(), "--fullrank auto:") || r.fit.res.Factors[0].Family != sgvb.FamilyFullRank || r.fit.res.Factors[1].Family == sgvb.FamilyFullRank {
+		t.Errorf("the REPL's :fit --fullrank auto with a param auto: want auto's factor full-rank, b's not; stderr\n%s", errb)
+	}
 }
 
 // TestCurvatureHintAutoLost: after --fullrank auto kept the mean-field fit
@@ -146,5 +154,42 @@ func TestCurvatureHintAutoLost(t *testing.T) {
 	h := curvatureHint(cc)
 	if want := "a's sd is about 2.5× too small: the log density's curvature at q's mode says a moves with b (correlation 0.90), which a mean-field q (one independent factor per element) cannot represent; --fullrank auto refitted with --fullrank a+b, and the mean-field fit's ELBO was higher"; !strings.HasPrefix(h, want) || !strings.Contains(h, "gpp sample (NUTS)") {
 		t.Errorf("hint %q, want one starting %q", h, want)
+	}
+}
+
+// TestFullRankAutoRefitsInterrupted: where no refit of --fullrank auto
+// ends (here each is interrupted), the mean-field fit is kept and the
+// curvature hint is the usual one naming the group, not one saying that
+// the group's ELBO was lower.
+func TestFullRankAutoRefitsInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", "param a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0.95 * a, 0.3)\n")
+	var stderr strings.Builder
+	cfg, code, ok := parseFitArgs([]string{model, "--fullrank", "auto"}, io.Discard, &stderr)
+	if !ok || !cfg.autoFullRank {
+		t.Fatalf("parse: exit %d\n%s", code, &stderr)
+	}
+	l, err := pipeline.Load(model, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.settings
+	r, err := sgvb.Fit(context.Background(), runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Progress = func(sgvb.Progress) { cancel() } // the refits' first report stops them
+	con := newConsole(&stderr, false, false, false)
+	kept, _, cc := autoFullRankFit(ctx, cfg, l, r, s, con)
+	if kept != r || cc == nil {
+		t.Fatalf("the mean-field fit is not kept, or no curvature check (%v); stderr\n%s", cc, &stderr)
+	}
+	if !strings.Contains(stderr.String(), "the fit with --fullrank a+b was interrupted") {
+		t.Errorf("the refit was not interrupted; stderr\n%s", &stderr)
+	}
+	if h := curvatureHint(cc); cc.autoLost != "" || !strings.Contains(h, "--fullrank all (2 elements) gives") {
+		t.Errorf("autoLost %q, hint %q: want the hint naming the group", cc.autoLost, h)
 	}
 }

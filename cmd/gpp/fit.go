@@ -652,10 +652,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			return exitError
 		}
 	}
-	if cfg.autoFullRank && latentNamed(l.Model, fullRankAuto) != nil { // the param auto, as --fullrank all yields to a param all
-		cfg.autoFullRank, cfg.fullRank = false, fullRankAuto
-		cfg.settings.Families = map[string]sgvb.Family{fullRankAuto: sgvb.FamilyFullRank}
-	}
+	autoNamesParam(cfg, l.Model)
 	notes, err := checkFullRank(&cfg.settings, l.Model)
 	if err != nil {
 		printError(con, err, srcs)

@@ -120,7 +120,7 @@ func newLevelDraws(m *compile.Model, g *growth, seed uint64) (*levelDraws, error
 }
 
 // notes says which params get new elements, and from which prior.
-func (lv *levelDraws) notes(model string) []string {
+func (lv *levelDraws) notes() []string {
 	var out []string
 	for _, g := range lv.ls.Grown() {
 		out = append(out, fmt.Sprintf("--new-levels: %s is %s here, %s in the fit: its %d new element%s drawn at each draw from its prior %s (%s), given that draw's params",
@@ -278,7 +278,7 @@ func levelNotes(con *console, lv *levelDraws, flag bool, model string) {
 		}
 		return
 	}
-	for _, n := range lv.notes(model) {
+	for _, n := range lv.notes() {
 		con.info("gpp: note: %s", n)
 	}
 }

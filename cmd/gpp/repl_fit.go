@@ -212,6 +212,7 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf("%v", err)
 		return
 	}
+	autoNamesParam(cfg, l.Model)
 	notes, err := checkFullRank(&cfg.settings, l.Model)
 	if err != nil {
 		r.printError(err, srcs)

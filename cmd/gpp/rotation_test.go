@@ -154,8 +154,8 @@ func TestLabelSwitchHintRotated(t *testing.T) {
 }
 
 // TestLabelSwitchWarningRotated: NUTS chains whose loadings are one
-// another's rotated get the rotation reading in the R̂ warning; chains
-// that agree do not.
+// another's rotated get the rotation reading in the R̂ warning, naming
+// the param's own product L * L'; chains that agree do not.
 func TestLabelSwitchWarningRotated(t *testing.T) {
 	const chains, n, P, K = 2, 300, 12, 3
 	rng := rand.New(rand.NewPCG(35, 36))
@@ -192,6 +192,10 @@ func TestLabelSwitchWarningRotated(t *testing.T) {
 		has := strings.Contains(got, "chains found the same values of L rotated or reflected (chain 2 holds chain 1's mixed by an orthogonal matrix")
 		if has != c.want {
 			t.Errorf("%s: rotation reading %v, want %v; warnings:\n%s", c.name, has, c.want, got)
+		}
+		// the product named is the param's own, not another model's W
+		if c.want && !strings.Contains(got, "a product such as L * L' are identified") {
+			t.Errorf("%s: the reading names another product than L * L'; warnings:\n%s", c.name, got)
 		}
 	}
 }

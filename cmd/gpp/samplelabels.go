@@ -87,21 +87,22 @@ func permutedChains(elems [][][]float64, apartSD float64) (a, b int, ok bool) {
 // switchApart sds), and the matrix params whose chains found one
 // another's rows or columns (2 to switchMaxAxis of them: a factor model's
 // components) in another order (permutedMatrixChains), with the first such
-// pair of chains (numbered from 1); rotated when a matrix param's chains
-// found it rotated or reflected rather than permuted (matrixAxisRotated).
-// When there is one, the others with
+// pair of chains (numbered from 1); gram, the product that the rotation
+// leaves (gramOf), when a matrix param's chains found it rotated or
+// reflected rather than permuted (matrixAxisRotated), a and b then that
+// param's pair. When there is one, the others with
 // such an R̂ whose chains match in another order and not in their own by
 // switchMatch sds join them: a mixture's weights switch with its means,
 // but two chains' weights of 0.4 and 0.6 (sd 0.07) are not two sds apart.
 // matrix reports whether a matrix param is among them.
-func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int, matrix, rotated bool) {
+func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int, matrix bool, gram string) {
 	if sd.chains < 2 || len(sd.ds.cols) == 0 {
-		return nil, 0, 0, false, false
+		return nil, 0, 0, false, ""
 	}
 	type cand struct {
 		name   string
 		matrix bool
-		test   func(apartSD float64) (a, b int, rot, ok bool)
+		test   func(apartSD float64) (a, b int, gram string, ok bool)
 	}
 	var cands []cand
 	for _, v := range sd.ds.vars {
@@ -119,28 +120,36 @@ func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int, 
 			elems[k] = sd.byChain(sd.ds.cols[v.first+j])
 		}
 		if vector {
-			cands = append(cands, cand{v.name, false, func(apartSD float64) (int, int, bool, bool) {
+			cands = append(cands, cand{v.name, false, func(apartSD float64) (int, int, string, bool) {
 				a, b, ok := permutedChains(elems, apartSD)
-				return a, b, false, ok
+				return a, b, "", ok
 			}})
 			continue
 		}
-		shape := v.shape
-		cands = append(cands, cand{v.name, true, func(apartSD float64) (int, int, bool, bool) { return permutedMatrixChains(elems, shape, apartSD) }})
+		shape, name := v.shape, v.name
+		cands = append(cands, cand{v.name, true, func(apartSD float64) (int, int, string, bool) {
+			a, b, ax, rot, ok := permutedMatrixChains(elems, shape, apartSD)
+			if rot {
+				return a, b, gramOf(name, ax), ok
+			}
+			return a, b, "", ok
+		}})
 	}
 	switched := make([]bool, len(cands))
 	found := false
 	for i, c := range cands {
-		if ca, cb, rot, ok := c.test(switchApart); ok {
-			if !found {
+		if ca, cb, g, ok := c.test(switchApart); ok {
+			if !found || g != "" && gram == "" {
 				a, b, found = ca+1, cb+1, true
 			}
 			switched[i] = true
-			rotated = rotated || rot
+			if gram == "" {
+				gram = g
+			}
 		}
 	}
 	if !found {
-		return nil, 0, 0, false, false
+		return nil, 0, 0, false, ""
 	}
 	for i, c := range cands {
 		if _, _, _, ok := c.test(switchMatch); switched[i] || ok {
@@ -148,25 +157,25 @@ func switchedParams(sd *sampleDraws, ms []mcmcStats) (names []string, a, b int, 
 			matrix = matrix || c.matrix
 		}
 	}
-	return names, a, b, matrix, rotated
+	return names, a, b, matrix, gram
 }
 
 // permutedMatrixChains returns the first pair of chains (a < b) that
 // found a matrix param's rows or columns (2 to switchMaxAxis of them) in
-// one another's order, or else rotated or reflected (rot): elems[k][c]
-// are the draws of row-major element k in chain c. Components are
-// compared whole, as restarts' are (matrixSwitchAxis).
-func permutedMatrixChains(elems [][][]float64, shape []int, apartSD float64) (a, b int, rot, ok bool) {
+// one another's order, or else rotated or reflected (rot), along axis
+// ax: elems[k][c] are the draws of row-major element k in chain c.
+// Components are compared whole, as restarts' are (matrixSwitchAxis).
+func permutedMatrixChains(elems [][][]float64, shape []int, apartSD float64) (a, b, ax int, rot, ok bool) {
 	C := len(elems[0])
 	mean, sd := everyChainMoments(elems)
 	for a := range C {
 		for b := a + 1; b < C; b++ {
 			if ax, rot := matrixSwitchAxis(shape, mean[a], sd[a], mean[b], sd[b], apartSD); ax >= 0 {
-				return a, b, rot, true
+				return a, b, ax, rot, true
 			}
 		}
 	}
-	return 0, 0, false, false
+	return 0, 0, 0, false, false
 }
 
 // labelSwitchAdvice ends the R̂ warning when switchedParams finds params
@@ -174,17 +183,17 @@ func permutedMatrixChains(elems [][][]float64, shape []int, apartSD float64) (a,
 // the components (an ordered param, by the first of names that can be
 // one in m; m nil gives the general advice). "" when there are none.
 func labelSwitchAdvice(sd *sampleDraws, ms []mcmcStats, m *compile.Model) string {
-	names, a, b, matrix, rotated := switchedParams(sd, ms)
+	names, a, b, matrix, gram := switchedParams(sd, ms)
 	if len(names) == 0 {
 		return ""
 	}
 	list := strings.Join(names, ", ")
-	if rotated {
+	if gram != "" {
 		return fmt.Sprintf("chains found the same values of %s rotated or reflected (chain %d holds chain %d's mixed by an orthogonal matrix Q, signs flipped included: "+
-			"factor loadings that the likelihood reads only through a product such as W * W' are identified only up to such a Q, and longer chains do not help): "+
-			"read quantities that do not depend on the rotation (W * W', a covariance, a held-out log likelihood), or constrain the loadings so that one rotation fits "+
+			"factor loadings that the likelihood reads only through a product such as %s are identified only up to such a Q, and longer chains do not help): "+
+			"read quantities that do not depend on the rotation (%s, a covariance, a held-out log likelihood), or constrain the loadings so that one rotation fits "+
 			"(Stan's factor models fix them above the diagonal at zero and the diagonal positive)",
-			list, b, a)
+			list, b, a, gram, gram)
 	}
 	if matrix {
 		return fmt.Sprintf("chains found the same values of %s in different orders (label switching: chain %d holds chain %d's rows or columns, or elements, in another order; "+

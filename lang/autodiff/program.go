@@ -529,8 +529,9 @@ func (p *Program) DataStates() int { return len(p.dstate) }
 // an *ast.Error at that node's position and a log joint of NaN, or of −Inf
 // where that node is a ~'s log density that is −Inf (failedJoint). A node
 // that only kept nodes read (an output) keeps its value (NaN where its op
-// failed) and the pass goes on; OutputErr explains the first such node, except infinities that are
-// values (infIsValue: logcdf(0, Weibull(k, λ)) is log 0).
+// failed) and the pass goes on; OutputErr explains the first such node,
+// except infinities that are values (infIsValue: logcdf(0, Weibull(k, λ))
+// is log 0).
 func (p *Program) Forward(x []float64) (float64, error) { return p.forward(x, false) }
 
 // ForwardAll is Forward that goes on past a node of the log joint that
@@ -587,10 +588,11 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	return p.val[p.nodes[p.root].off], nil
 }
 
-// failedJoint is Forward's log joint where node n of the log joint failed:
-// −Inf where n is a ~'s summed log density that is −Inf (a density of 0 at
-// the point, or a log density that overflows, as HalfNormal(1)'s at 1e200),
-// which Stan's log_prob reports as −inf; NaN otherwise. The terms after n
+// failedJoint is the log joint of Forward and ForwardJoint where node n
+// of the log joint failed: −Inf where n is a ~'s summed log density that
+// is −Inf (a density of 0 at the point, or a log density that overflows,
+// as HalfNormal(1)'s at 1e200), which Stan's log_prob reports as −inf;
+// NaN otherwise. The terms after n
 // are not evaluated: one that is NaN there, an invalid argument, would be
 // an error in Stan too, and the point's density is 0 either way.
 func (p *Program) failedJoint(n *node, ok bool) float64 {
@@ -630,8 +632,13 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 				p.outputFailed(i, ok, &e)
 				continue
 			}
+			lp := p.failedJoint(n, ok) // Forward's, before the error's pass
+			err := p.nodeError(i, ok)
+			if e, isPos := err.(*ast.Error); !isPos || e.Pos != n.pos {
+				lp = math.NaN() // as Forward's where another node is blamed
+			}
 			p.x = nil
-			return math.NaN(), p.nodeError(i, ok)
+			return lp, err
 		}
 	}
 	p.x = nil

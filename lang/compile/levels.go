@@ -62,6 +62,11 @@ func (m *Model) NewLevelSampler(fit map[string][]int) (*LevelSampler, error) {
 			continue
 		}
 		ml := &m.Latents[i]
+		if !containsShape(ml.Shape, fs) { // OldIndices would index past the param
+			errs = append(errs, ast.Errorf(lat.Pos, "--new-levels: param `%s` is %s here, %s in the fit: not the fit's shape with axes made longer",
+				lat.Name, shapeWords(ml.Shape), shapeWords(fs)))
+			continue
+		}
 		rows, err := m.levelsDrawable(i, fs)
 		if err != nil {
 			errs = append(errs, err)
@@ -275,6 +280,20 @@ func (sp *priorSpec) drawRows(p *autodiff.Program, rng *rand.Rand, xs, zs []floa
 // shapeWords writes a shape as [30] or [30, 2] (a scalar: []).
 func shapeWords(s []int) string {
 	return fmt.Sprint(s)
+}
+
+// containsShape reports whether a value of shape holds one of shape fit
+// in its leading elements: the same rank, no axis shorter.
+func containsShape(shape, fit []int) bool {
+	if len(shape) != len(fit) {
+		return false
+	}
+	for a, n := range fit {
+		if n < 0 || n > shape[a] {
+			return false
+		}
+	}
+	return true
 }
 
 // Grown lists the params with new elements, in declaration order.

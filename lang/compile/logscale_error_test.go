@@ -35,7 +35,8 @@ func TestLogScalePriorErrorNamesValue(t *testing.T) {
 
 // A log joint that fails at a ~ whose log density is −Inf (HalfNormal(1)'s
 // −s²/2 overflows past s = 1e154) is −Inf, as Stan's log_prob gives, with
-// the error; one that fails with a NaN (an invalid argument) is NaN.
+// the error, from LogJoint and LogJointValue alike; one that fails with a
+// NaN (an invalid argument) is NaN.
 func TestFailedLogJointNegInf(t *testing.T) {
 	m := compileSrc(t, "m.gpp", "param s: positive ~ HalfNormal(1)\nparam b: real ~ Normal(0, 1)\n", nil)
 	g := make([]float64, m.Dim)
@@ -50,6 +51,12 @@ func TestFailedLogJointNegInf(t *testing.T) {
 		lp, err := m.LogJoint(c.x, g)
 		if err == nil || lp != c.want {
 			t.Errorf("at %v: log joint %v (error %v), want %v with an error", c.x, lp, err, c.want)
+		}
+		// the log joint alone (ForwardJoint: the ELBO's, gpp logprob's
+		// and model.LogDensity's) is the same, with the same error
+		v, verr := m.LogJointValue(c.x)
+		if verr == nil || v != c.want || verr.Error() != err.Error() {
+			t.Errorf("at %v: LogJointValue %v (error %v), want %v with LogJoint's error", c.x, v, verr, c.want)
 		}
 	}
 	m = compileSrc(t, "m.gpp", "param b: real ~ Normal(0, 1)\ntarget += log(b)\n", nil)
