@@ -285,7 +285,7 @@ func TestPredictNewLevelsLabels(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("predict: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "z[north]") || !strings.Contains(stdout, "z[s29]") || !strings.Contains(stderr, "z is [31] here, [30] in the fit") ||
+	if i, j := strings.Index(stdout, "z[s29]"), strings.Index(stdout, "z[north]"); i < 0 || j < i || !strings.Contains(stderr, "z is [31] here, [30] in the fit") ||
 		!strings.Contains(stderr, `column "site": 2 labels coded as the fit coded its 30, 1 new after them (s03 3, north 30); J = 31`) {
 		t.Errorf("stdout\n%s\nstderr %q; want z[north] after z[s29] and the note", stdout, stderr)
 	}
@@ -295,14 +295,18 @@ func TestPredictNewLevelsLabels(t *testing.T) {
 
 // Params whose new elements are not independent of the old ones given the
 // other params are refused at their declarations, saying why: a
-// multivariate prior over the groups, a sum_to_zero_vector.
+// multivariate prior over the groups, a sum_to_zero_vector (named by its
+// values' shape, not its coordinates'); and so are a param with no prior
+// and one given its prior element by element in a loop.
 func TestPredictNewLevelsRefused(t *testing.T) {
 	dir := t.TempDir()
 	data := simGLMM(t, dir, false)
 	newRows := writeFile(t, dir, "new.csv", "site,x,log_effort\n30,0.3,0.4\n")
 	for _, tc := range []struct{ name, decl, want string }{
 		{"mvnormal", "param z: real[J] ~ MvNormal(0, I(J))", "9:7: --new-levels: param `z` ([30] in the fit, [31] here) cannot have new elements drawn: its prior MvNormal(0, I(J)) at "},
-		{"sumtozero", "param z: sum_to_zero_vector[J] ~ Normal(0, 1)", "9:7: --new-levels: param `z` ([29] in the fit, [30] here) cannot have new elements drawn: a sum_to_zero_vector's elements sum to zero"},
+		{"sumtozero", "param z: sum_to_zero_vector[J] ~ Normal(0, 1)", "9:7: --new-levels: param `z` ([30] in the fit, [31] here) cannot have new elements drawn: a sum_to_zero_vector's elements sum to zero"},
+		{"noprior", "param z: real[J]", "9:7: --new-levels: param `z` cannot be drawn from its prior: it has none"},
+		{"loop", "param z: real[J]\nfor j in 0:J {\n  z[j] ~ Normal(0, 1)\n}", "9:7: --new-levels: param `z` cannot be drawn from its prior: the ~ at "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			model := writeFile(t, dir, tc.name+".gpp", strings.Replace(glmmModel, "param z: real[J] ~ Normal(0, 1)", tc.decl, 1))

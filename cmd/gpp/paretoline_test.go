@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestParetoLineLowESS: a k̂ of 0.7 or less whose weights keep a relative
+// TestParetoLineLowESS: a k̂ of 0.7 or less (0.7 itself included) whose weights keep a relative
 // ESS below lowRelESS keeps its reading with the caution; above it, with
 // a NaN ESS, or for a k̂ above 0.7 (whose warning says more) the line is
 // the reading alone.
@@ -15,6 +15,9 @@ func TestParetoLineLowESS(t *testing.T) {
 	const caution = "but the weights p/q keep a relative ESS of"
 	if l := paretoLine(0.59, "ok", 0.075); !strings.HasPrefix(l, "0.59 (ok, "+caution+" 7.5 %: q is farther from the posterior") {
 		t.Errorf("k̂ 0.59, ESS 0.075: %q", l)
+	}
+	if l := paretoLine(0.7, "ok", 0.05); !strings.HasPrefix(l, "0.7 (ok, "+caution+" 5 %") { // 0.7 itself is "ok"
+		t.Errorf("k̂ 0.7, ESS 0.05: %q", l)
 	}
 	for _, c := range []struct {
 		k, ess float64

@@ -164,9 +164,18 @@ func (m *Model) wholeTildeArgs(i int) int {
 func (m *Model) levelsDrawable(i int, fs []int) (*ast.CallExpr, *ast.Error) {
 	lat := m.info.Latents[i]
 	ml := &m.Latents[i]
+	fitShape, hereShape := fs, ml.Shape
+	if lat.Support == dist.SumToZero || lat.Support == dist.SumToZeroMatrix {
+		// named by its values' shape, as declared: its coordinates are
+		// one fewer on each axis
+		fitShape, hereShape = make([]int, len(fs)), ml.Value
+		for k, n := range fs {
+			fitShape[k] = n + 1
+		}
+	}
 	errf := func(format string, args ...any) (*ast.CallExpr, *ast.Error) {
 		return nil, ast.Errorf(lat.Pos, "--new-levels: param `%s` (%s in the fit, %s here) cannot have new elements drawn: %s",
-			lat.Name, shapeWords(fs), shapeWords(ml.Shape), fmt.Sprintf(format, args...))
+			lat.Name, shapeWords(fitShape), shapeWords(hereShape), fmt.Sprintf(format, args...))
 	}
 	switch lat.Support {
 	case dist.Real, dist.Positive, dist.Unit:
