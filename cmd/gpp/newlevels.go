@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -71,12 +72,18 @@ func (g *growth) take(m *compile.Model, lat *compile.Latent, fit []int) bool {
 }
 
 // hint is the words that end a shape mismatch of lat, of shape fit there,
-// when --new-levels would take it.
+// when --new-levels would take it: only a param of independently drawn
+// elements (real, positive or unit; compile's levelsDrawable refuses the
+// jointly constrained types, a sum_to_zero_vector's among them).
 func (g *growth) hint(m *compile.Model, lat *compile.Latent, fit []int) string {
 	if g == nil || g.allow || !grows(m, lat, fit) {
 		return ""
 	}
-	return "; " + newLevelsHint
+	switch lat.Support {
+	case dist.Real, dist.Positive, dist.Unit:
+		return "; " + newLevelsHint
+	}
+	return ""
 }
 
 // levelDraws expands draws in the fit's layout (its params' shapes) into

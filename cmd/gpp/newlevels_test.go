@@ -315,6 +315,14 @@ func TestPredictNewLevelsRefused(t *testing.T) {
 			if code != exitError || !strings.Contains(stderr, model+":"+tc.want) {
 				t.Errorf("exit %d, stderr %q; want %q", code, stderr, tc.want)
 			}
+			if tc.name != "sumtozero" {
+				return
+			}
+			// without the flag, the shape error does not offer what the flag refuses
+			code, _, stderr = runSafe(t, "predict", fit, model, newRows, "--set", "J=31", "--quiet", "--out", filepath.Join(dir, "n-"+tc.name))
+			if code != exitError || strings.Contains(stderr, "--new-levels") {
+				t.Errorf("without the flag: exit %d, stderr %q; want an error without --new-levels", code, stderr)
+			}
 		})
 	}
 }
