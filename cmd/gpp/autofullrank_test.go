@@ -29,13 +29,7 @@ func TestFitFullRankAuto(t *testing.T) {
 	}
 	dir := t.TempDir()
 	data := writeFile(t, dir, "pumps.csv", pumpsData(rand.New(rand.NewPCG(11, 12)), 0.7, 1))
-	pumps := writeFile(t, dir, "pumps.gpp", `data t: positive[N]
-data x: int[N]
-param alpha: positive ~ Exponential(1)
-param beta: positive ~ Gamma(0.1, 1)
-param theta: positive[N] ~ Gamma(alpha, beta)
-x ~ Poisson(theta .* t)
-`)
+	pumps := writeFile(t, dir, "pumps.gpp", pumpsModel)
 	read := func(dir, name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

@@ -71,6 +71,16 @@ func TestFitCurvatureNormal(t *testing.T) {
 	}
 }
 
+// pumpsModel is BUGS's pumps: failure counts x over operating times t,
+// each pump's rate θ_i of a Gamma(α, β) population (pumpsData).
+const pumpsModel = `data t: positive[N]
+data x: int[N]
+param alpha: positive ~ Exponential(1)
+param beta: positive ~ Gamma(0.1, 1)
+param theta: positive[N] ~ Gamma(alpha, beta)
+x ~ Poisson(theta .* t)
+`
+
 // pumpsData simulates BUGS's pumps: x_i ~ Poisson(θ_i t_i), θ_i ~
 // Gamma(α, β), at BUGS's operating times.
 func pumpsData(rng *rand.Rand, alpha, beta float64) string {
@@ -104,13 +114,7 @@ func TestFitCurvaturePumps(t *testing.T) {
 	}
 	dir := t.TempDir()
 	data := writeFile(t, dir, "pumps.csv", pumpsData(rand.New(rand.NewPCG(11, 12)), 0.7, 1))
-	model := writeFile(t, dir, "pumps.gpp", `data t: positive[N]
-data x: int[N]
-param alpha: positive ~ Exponential(1)
-param beta: positive ~ Gamma(0.1, 1)
-param theta: positive[N] ~ Gamma(alpha, beta)
-x ~ Poisson(theta .* t)
-`)
+	model := writeFile(t, dir, "pumps.gpp", pumpsModel)
 	out := filepath.Join(dir, "mf")
 	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", out)
 	if code != 0 {

@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/data"
-	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -72,18 +71,17 @@ func (g *growth) take(m *compile.Model, lat *compile.Latent, fit []int) bool {
 }
 
 // hint is the words that end a shape mismatch of lat, of shape fit there,
-// when --new-levels would take it: only a param of independently drawn
-// elements (real, positive or unit; compile's levelsDrawable refuses the
-// jointly constrained types, a sum_to_zero_vector's among them).
+// when --new-levels would take it: only a param whose type lets new
+// elements be drawn (compile.NewLevelsSupport; the flag refuses a
+// sum_to_zero_vector's, say).
 func (g *growth) hint(m *compile.Model, lat *compile.Latent, fit []int) string {
 	if g == nil || g.allow || !grows(m, lat, fit) {
 		return ""
 	}
-	switch lat.Support {
-	case dist.Real, dist.Positive, dist.Unit:
-		return "; " + newLevelsHint
+	if !compile.NewLevelsSupport(lat.Support) {
+		return ""
 	}
-	return ""
+	return "; " + newLevelsHint
 }
 
 // levelDraws expands draws in the fit's layout (its params' shapes) into
@@ -96,6 +94,7 @@ type levelDraws struct {
 	// olds are each latent's elements that the fit saw, by their place in
 	// the fit's layout (nil: all, in order)
 	olds      [][]int
+	grown     map[string]compile.Grown // the sampler's grown params, by name
 	rng, mean *rand.Rand
 }
 
@@ -107,14 +106,14 @@ func newLevelDraws(m *compile.Model, g *growth, seed uint64) (*levelDraws, error
 	if err != nil {
 		return nil, err
 	}
-	lv := &levelDraws{ls: ls, m: m, rng: rand.New(rand.NewPCG(seed, newLevelsStream)), mean: rand.New(rand.NewPCG(seed, newLevelsStream+1))}
-	byName := map[string]compile.Grown{}
+	lv := &levelDraws{ls: ls, m: m, grown: map[string]compile.Grown{},
+		rng: rand.New(rand.NewPCG(seed, newLevelsStream)), mean: rand.New(rand.NewPCG(seed, newLevelsStream+1))}
 	for _, gr := range ls.Grown() {
-		byName[gr.Name] = gr
+		lv.grown[gr.Name] = gr
 	}
 	for _, lat := range m.Latents {
 		lv.offs = append(lv.offs, lv.dim)
-		gr, ok := byName[lat.Name]
+		gr, ok := lv.grown[lat.Name]
 		if !ok {
 			lv.olds = append(lv.olds, nil)
 			lv.dim += lat.Size
@@ -142,14 +141,10 @@ func (lv *levelDraws) notes() []string {
 func (lv *levelDraws) fitModel() *compile.Model {
 	mf := *lv.m
 	mf.Latents = slices.Clone(lv.m.Latents)
-	byName := map[string]compile.Grown{}
-	for _, gr := range lv.ls.Grown() {
-		byName[gr.Name] = gr
-	}
 	for i := range mf.Latents {
 		l := &mf.Latents[i]
 		l.Offset = lv.offs[i]
-		if gr, ok := byName[l.Name]; ok {
+		if gr, ok := lv.grown[l.Name]; ok {
 			l.Shape, l.Size = gr.Fit, compile.ShapeLen(gr.Fit)
 		}
 	}

@@ -39,7 +39,8 @@ func TestParetoLineLowESS(t *testing.T) {
 }
 
 // TestScoringNote: the final estimate gets a line once the fit has run
-// scoringAfter, none before, and none with --quiet.
+// scoringAfter, none before, and none with --quiet; the second, k̂-only
+// round near 0.7 is named as such.
 func TestScoringNote(t *testing.T) {
 	for _, c := range []struct {
 		elapsed time.Duration
@@ -47,9 +48,14 @@ func TestScoringNote(t *testing.T) {
 		want    bool
 	}{{scoringAfter - time.Second, false, false}, {scoringAfter + time.Second, false, true}, {scoringAfter + time.Second, true, false}} {
 		var b strings.Builder
-		scoringNote(newConsole(&b, false, c.quiet, false))(1000, c.elapsed)
+		scoringNote(newConsole(&b, false, c.quiet, false))(1000, c.elapsed, true)
 		if got := strings.Contains(b.String(), "scoring q: the ELBO and Pareto k̂ from 1000 draws of q on the full data"); got != c.want {
 			t.Errorf("after %v (quiet %v): %q, want a line: %v", c.elapsed, c.quiet, b.String(), c.want)
 		}
+	}
+	var b strings.Builder // the k̂-only round near 0.7 says so
+	scoringNote(newConsole(&b, false, false, false))(10000, scoringAfter, false)
+	if !strings.Contains(b.String(), "scoring q: Pareto k̂ again (near 0.7) from 10000 draws") {
+		t.Errorf("the k̂-only round: %q", b.String())
 	}
 }

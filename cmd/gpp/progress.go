@@ -129,10 +129,14 @@ const scoringAfter = 10 * time.Second
 // the final estimate of the ELBO and Pareto k̂ starts, once the fit has
 // taken scoringAfter, which on large data takes a while after the last
 // step (a trial's 200 000 rows: 54 s of steps, then 120 s of silence).
-func scoringNote(con *console) func(int, time.Duration) {
-	return func(draws int, elapsed time.Duration) {
+func scoringNote(con *console) func(int, time.Duration, bool) {
+	return func(draws int, elapsed time.Duration, elbo bool) {
+		what := "the ELBO and Pareto k̂"
+		if !elbo {
+			what = "Pareto k̂ again (near 0.7)"
+		}
 		if elapsed >= scoringAfter {
-			con.info("scoring q: the ELBO and Pareto k̂ from %d draws of q on the full data, after %.3g s of steps", draws, elapsed.Seconds())
+			con.info("scoring q: %s from %d draws of q on the full data, after %.3g s of steps", what, draws, elapsed.Seconds())
 		}
 	}
 }

@@ -88,7 +88,7 @@ func TestReplSensitivity(t *testing.T) {
 // prior and says so; --prior all power-scales every prior.
 func TestReplSensitivityDefault(t *testing.T) {
 	dir := t.TempDir()
-	model := writeFile(t, dir, "pumps.gpp", "data t: positive[N]\ndata x: int[N]\nparam alpha: positive ~ Exponential(1)\nparam beta: positive ~ Gamma(0.1, 1)\nparam theta: positive[N] ~ Gamma(alpha, beta)\nx ~ Poisson(theta .* t)\n")
+	model := writeFile(t, dir, "pumps.gpp", pumpsModel)
 	data := writeFile(t, dir, "pumps.csv", "t,x\n94.3,5\n15.7,1\n62.9,5\n126,14\n5.24,3\n31.4,19\n1.05,1\n1.05,1\n2.1,4\n10.5,22\n")
 	r, out, errb := newTestRepl()
 	typeIn(r, ":load "+model, ":data "+data, ":sample --quiet --chains 2 --warmup 300 --draws 300 --seed 3")

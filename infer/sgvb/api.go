@@ -624,11 +624,12 @@ type Settings struct {
 	// goroutine that called Fit).
 	Progress func(Progress)
 	// Scoring, if set, is called (on the goroutine that called Fit) as the
-	// final estimate of the ELBO and Pareto k̂ starts on draws draws of q,
-	// and again where k̂ near 0.7 asks for ParetoKDraws: after the last
-	// step of a model of large data this takes a while, which a caller may
-	// say (elapsed is the fit's time so far).
-	Scoring func(draws int, elapsed time.Duration)
+	// final estimate of the ELBO and Pareto k̂ starts on draws draws of q
+	// (elbo true), and again where k̂ near 0.7 asks for ParetoKDraws, k̂
+	// alone (elbo false): after the last step of a model of large data
+	// this takes a while, which a caller may say (elapsed is the fit's time
+	// so far).
+	Scoring func(draws int, elapsed time.Duration, elbo bool)
 }
 
 // Progress reports the state of a running fit.

@@ -96,7 +96,7 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 type engine struct {
 	// scoring is Settings.Scoring with the fit's start bound, set for the
 	// final estimate (finalEstimate); nil otherwise.
-	scoring func(n int)
+	scoring func(n int, elbo bool)
 	s       *Settings
 	target  Target
 	latents []Latent
@@ -1104,7 +1104,7 @@ func (e *engine) finalEstimateCtx(ctx context.Context, r *Result) bool {
 func (e *engine) finalEstimate(r *Result) {
 	s := e.s
 	n := s.PSISDraws
-	e.scored(n)
+	e.scored(n, true)
 	elbo, se, bad := e.eval(streamFinal, 0, n)
 	r.ELBO, r.ELBOSE = elbo, se
 	lw := make([]float64, 0, n)
@@ -1121,16 +1121,17 @@ func (e *engine) finalEstimate(r *Result) {
 		r.ParetoKDraws = n
 	}
 	if N := s.ParetoKDraws; N > n && r.ParetoK >= KBandLow && r.ParetoK <= KBandHigh {
-		e.scored(N)
+		e.scored(N, false)
 		r.ParetoK, r.ParetoRelESS = e.paretoKFrom(N)
 		r.ParetoKDraws = N
 	}
 }
 
-// scored calls e.scoring, where set, as a final estimate on n draws starts.
-func (e *engine) scored(n int) {
+// scored calls e.scoring, where set, as a final estimate on n draws
+// starts (of the ELBO and k̂, or of k̂ alone).
+func (e *engine) scored(n int, elbo bool) {
 	if e.scoring != nil {
-		e.scoring(n)
+		e.scoring(n, elbo)
 	}
 }
 
@@ -1496,9 +1497,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		r.ELBO, r.ELBOSE = last.ELBO, last.SE
 	}
 	if !r.Interrupted && s.PSISDraws > 0 {
-		e.scoring = func(n int) {
+		e.scoring = func(n int, elbo bool) {
 			if s.Scoring != nil {
-				s.Scoring(n, time.Since(start))
+				s.Scoring(n, time.Since(start), elbo)
 			}
 		}
 		e.finalEstimateCtx(ctx, r)

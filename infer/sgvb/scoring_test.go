@@ -18,7 +18,10 @@ func TestScoring(t *testing.T) {
 	lastEval, scoredAfter := 0, -1
 	s := Settings{Seed: 1, Workers: 1, PSISDraws: 500, ParetoKDraws: 500,
 		Progress: func(p Progress) { lastEval = p.Iter },
-		Scoring: func(n int, elapsed time.Duration) {
+		Scoring: func(n int, elapsed time.Duration, elbo bool) {
+			if !elbo {
+				n = -n // a k̂-only round
+			}
 			calls = append(calls, n)
 			scoredAfter = lastEval
 			if elapsed <= 0 {

@@ -143,6 +143,14 @@ func (m *Model) NewLevelSampler(fit map[string][]int) (*LevelSampler, error) {
 	return s, nil
 }
 
+// NewLevelsSupport reports whether a param of support s can have new
+// elements drawn independently of the old ones (real, positive or unit
+// values); the jointly constrained types (sum_to_zero, simplex, ordered,
+// correlation and covariance matrices) cannot.
+func NewLevelsSupport(s dist.Support) bool {
+	return s == dist.Real || s == dist.Positive || s == dist.Unit
+}
+
 // wholeTildeArgs is the number of prior arguments that a build keeps for
 // latent i without a declared prior: those of its one ~ on the whole
 // param, if its first ~ is one.
@@ -177,9 +185,9 @@ func (m *Model) levelsDrawable(i int, fs []int) (*ast.CallExpr, *ast.Error) {
 		return nil, ast.Errorf(lat.Pos, "--new-levels: param `%s` (%s in the fit, %s here) cannot have new elements drawn: %s",
 			lat.Name, shapeWords(fitShape), shapeWords(hereShape), fmt.Sprintf(format, args...))
 	}
-	switch lat.Support {
-	case dist.Real, dist.Positive, dist.Unit:
-	case dist.SumToZero, dist.SumToZeroMatrix:
+	switch {
+	case NewLevelsSupport(lat.Support):
+	case lat.Support == dist.SumToZero || lat.Support == dist.SumToZeroMatrix:
 		return errf("a %s's elements sum to zero, so a new one would change the old ones; give it a Normal prior on a real vector (as brms's varying effects are)", lat.Support)
 	default:
 		return errf("a %s param's elements are constrained jointly, so new ones are not drawn independently of the old ones", lat.Support)
