@@ -254,9 +254,10 @@ func growLevels(levels map[string]data.Levels, grow bool) map[string]data.Levels
 	return levels
 }
 
-// unseenLabelHint adds newLevelsHint to each error of a label that the fit
-// did not see (data.BindCoded's), which --new-levels would code.
-func unseenLabelHint(err error) error {
+// unseenLabelHint adds a hint to each error of a label that the fit did
+// not see (data.BindCoded's), which cmd (gpp predict --new-levels, the
+// REPL's :predict --new-levels) would code.
+func unseenLabelHint(err error, cmd string) error {
 	list, ok := ast.Positioned(err)
 	if !ok {
 		return err
@@ -265,7 +266,7 @@ func unseenLabelHint(err error) error {
 	for i, e := range list {
 		out[i] = e
 		if strings.Contains(e.Msg, "is not one the fit coded") {
-			out[i] = &ast.Error{Pos: e.Pos, Msg: e.Msg + "; gpp predict --new-levels codes it after them and draws its group's params from their priors"}
+			out[i] = &ast.Error{Pos: e.Pos, Msg: e.Msg + "; " + cmd + " codes it after them and draws its group's params from their priors"}
 		}
 	}
 	return out

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -409,5 +411,58 @@ y ~ Normal(alpha + b[g, 0] + b[g, 1] .* x, sigma)
 	standardNormal(t, "w1", w1)
 	if m := mean(prod); math.Abs(m) > predictSE/math.Sqrt(float64(len(prod))) {
 		t.Errorf("E[w0·w1] = %.4f, want 0 within %.4f", m, predictSE/math.Sqrt(float64(len(prod))))
+	}
+}
+
+// TestReplPredictNewLevels: the REPL's :predict on rows of a label the
+// fit did not see is the label error naming :predict --new-levels; with
+// the flag its table is gpp predict --new-levels' on the same fit (the
+// REPL's fit and gpp fit's at one seed are one fit, and :predict uses its
+// seed and draws), the new site's rows included; a param made longer by
+// :set is an error naming the flag, not a change of the model.
+func TestReplPredictNewLevels(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "glmm.gpp", glmmModel)
+	data := simGLMM(t, dir, true)
+	newRows := writeFile(t, dir, "new.csv", "site,x,log_effort\ns03,0.5,0.2\nnorth,0.3,0.4\n")
+	fit := fitGLMM(t, dir, "fit", model, data, "--seed", "3")
+	code, stdout, stderr := runSafe(t, "predict", fit, model, newRows, "--new-levels", "--out", filepath.Join(dir, "p"))
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, stderr)
+	}
+	rowsOf := func(text string) map[string]string {
+		rows := map[string]string{}
+		for _, line := range strings.Split(text, "\n") {
+			f := strings.Fields(strings.TrimPrefix(line, ">>> "))
+			if len(f) > 0 && (strings.HasPrefix(f[0], "mu[") || strings.HasPrefix(f[0], "y_rep[")) {
+				rows[f[0]] = strings.Join(slices.DeleteFunc(f, func(s string) bool { return s == "output" }), " ")
+			}
+		}
+		return rows
+	}
+	want := rowsOf(stdout)
+	if len(want) != 4 {
+		t.Fatalf("gpp predict's table has %d rows of mu and y_rep, want 4:\n%s", len(want), stdout)
+	}
+
+	script := fmt.Sprintf(":load %s\n:data %s\n:fit --quiet --seed 3\n:predict %s\n:predict --new-levels %s\n:set J=31\n:predict %s\n", model, data, newRows, newRows, data)
+	var out bytes.Buffer
+	run([]string{"repl", "--history", "-"}, strings.NewReader(script), &out, &out)
+	text := out.String()
+	parts := strings.Split(text, ">>> :predict")
+	if len(parts) != 4 {
+		t.Fatalf("want three :predict answers:\n%s", text)
+	}
+	if !strings.Contains(parts[1], `label "north" is not one the fit coded`) || !strings.Contains(parts[1], ":predict --new-levels codes it after them") {
+		t.Errorf(":predict without the flag:\n%s\nwant the label error naming :predict --new-levels", parts[1])
+	}
+	if got := rowsOf(parts[2]); !maps.Equal(got, want) {
+		t.Errorf(":predict --new-levels rows %v, gpp predict --new-levels' %v", got, want)
+	}
+	if !strings.Contains(parts[2], "--new-levels: z is [31] here, [30] in the fit") || !strings.Contains(parts[2], "\nu_out[s00] ") {
+		t.Errorf(":predict --new-levels:\n%s\nwant the note of z's new element and u_out named by the labels", parts[2])
+	}
+	if !strings.Contains(parts[3], "param z is real[31] with the new data, real[30] in the fit") || !strings.Contains(parts[3], ":predict --new-levels draws the new elements") || strings.Contains(parts[3], "changed since the last :fit") {
+		t.Errorf(":set J=31, :predict:\n%s\nwant the shape error naming --new-levels", parts[3])
 	}
 }

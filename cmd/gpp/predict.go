@@ -475,7 +475,7 @@ func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, 
 		srcs[k] = b
 	}
 	if err != nil {
-		printError(con, unseenLabelHint(fitSetsNoData(err, fitSets, cfg.sets)), srcs)
+		printError(con, unseenLabelHint(fitSetsNoData(err, fitSets, cfg.sets), "gpp predict --new-levels"), srcs)
 		return nil, false
 	}
 	printLoadWarnings(con, l)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -15,19 +16,28 @@ import (
 // model compiled in predict mode, so that data only the log density reads
 // may be left out). The fit's seed and number of draws are used, so that
 // row d is the fit's draw d and, on the fit's own data, the outputs are
-// the fit's. The session's model, data and fit are left as they are, and
-// nothing is written.
+// the fit's. With --new-levels, a param that the new data make larger
+// (a group the fit did not see, a new label) gets its new elements from
+// its prior at each draw, as gpp predict --new-levels. The session's
+// model, data and fit are left as they are, and nothing is written.
 func (r *repl) predict(args []string) {
-	if len(args) == 0 {
-		r.errorf(":predict takes the new data, as :predict [NAME=]FILE ... (the data an output reads; the observed values may be left out)")
-		return
-	}
+	var files []string
+	grow := false
 	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			// gpp predict's flags (--draw, --seed, --out, ...) are not :predict's
-			r.errorf(":predict takes data files only, not %s: it uses the fit's --seed and --output-draws, draws the observed data left out, and writes nothing (gpp predict has the flags)", a)
+		switch {
+		case a == "--new-levels" || a == "-new-levels":
+			grow = true
+		case strings.HasPrefix(a, "-"):
+			// gpp predict's other flags (--draw, --seed, --out, ...) are not :predict's
+			r.errorf(":predict takes data files and --new-levels only, not %s: it uses the fit's --seed and --output-draws, draws the observed data left out, and writes nothing (gpp predict has the flags)", a)
 			return
+		default:
+			files = append(files, a)
 		}
+	}
+	if len(files) == 0 {
+		r.errorf(":predict takes the new data, as :predict [--new-levels] [NAME=]FILE ... (the data an output reads; the observed values may be left out)")
+		return
 	}
 	if r.sample != nil {
 		// gpp predict SAMPLE evaluates a sample's draws from its coords.csv
@@ -44,14 +54,18 @@ func (r *repl) predict(args []string) {
 		r.printError(err, srcs)
 		return
 	}
-	inputs, err := pipeline.ReadInputs(args, l.Sources)
+	inputs, err := pipeline.ReadInputs(files, l.Sources)
 	for k, b := range l.Sources {
 		srcs[k] = b
 	}
 	if err == nil {
-		err = l.BindPredict(inputs, r.sets, compile.PredictOptions{}, r.fit.levels)
+		// a copy: growLevels marks the codings to take new labels
+		err = l.BindPredict(inputs, r.sets, compile.PredictOptions{}, growLevels(maps.Clone(r.fit.levels), grow))
 	}
 	if err != nil {
+		if !grow {
+			err = unseenLabelHint(err, ":predict --new-levels")
+		}
 		r.printError(err, srcs)
 		return
 	}
@@ -71,7 +85,8 @@ func (r *repl) predict(args []string) {
 		r.errorf("%v", err)
 		return
 	}
-	if r.staleParams(latentChange(m.Latents, m.Dim, true, res)) {
+	lv, ok := r.predictLevels(m, res, grow)
+	if !ok {
 		return
 	}
 	if err := checkDrawsSize(r.fit.draws, 1, m); err != nil {
@@ -82,11 +97,19 @@ func (r *repl) predict(args []string) {
 	for _, n := range m.Drawn {
 		errorf(r.err, "note: %s", n)
 	}
-	ds, err := makeDraws(res, nil, m, r.fit.draws, r.fit.seed)
+	if lv != nil {
+		for _, n := range lv.notes() {
+			errorf(r.err, "note: %s", n)
+		}
+	} else if grow {
+		errorf(r.err, "note: --new-levels: no param is larger here than in the fit: nothing new to draw")
+	}
+	ds, err := makeDrawsAt(res, nil, m, r.fit.draws, r.fit.seed, nil, false, lv)
 	if err != nil {
 		r.printError(err, srcs)
 		return
 	}
+	nameByLabels(ds.vars, l) // u[north], as the fit's table and gpp predict name it
 	st := summariseColumns(ds, 0)
 	t := &table{right: []bool{false, true, true, true, true, true}}
 	t.row("name", "mean", "sd", "5%", "50%", "95%")
@@ -160,4 +183,45 @@ func withoutMissing(res *sgvb.Result, m *compile.Model) (*sgvb.Result, error) {
 		out.Groups = append(out.Groups, mg)
 	}
 	return out, nil
+}
+
+// predictLevels matches m's params, compiled on the new data, to the
+// fit's q res. A param that is the fit's but for a larger shape (a group
+// or label the fit did not see) takes new elements with grow
+// (--new-levels): the returned levelDraws lays q's draws out as m's and
+// draws them; without grow it is an error naming the flag, not a change
+// of the model. Any other difference is the model's change since the fit.
+func (r *repl) predictLevels(m *compile.Model, res *sgvb.Result, grow bool) (*levelDraws, bool) {
+	g := &growth{allow: grow}
+	for i := range m.Latents {
+		lat := &m.Latents[i]
+		k := slices.IndexFunc(res.Factors, func(f sgvb.Factor) bool { return f.Name == lat.Name })
+		if k < 0 {
+			continue // latentChange names it
+		}
+		f := toFitFactors(res.Factors[k : k+1])[0]
+		if sameFactorType(f, lat) || !sameBut(f, lat) || !grows(m, lat, f.Shape) || g.take(m, lat, f.Shape) {
+			continue
+		}
+		why := "the fit's q has no elements for what the fit did not see"
+		if h := g.hint(m, lat, f.Shape); h != "" {
+			why = ":predict --new-levels draws the new elements from the param's prior"
+		}
+		r.errorf("param %s is %s with the new data, %s in the fit (a group or label the fit did not see): %s",
+			lat.Name, latentTypeText(lat), factorTypeText(f), why)
+		return nil, false
+	}
+	if len(g.shapes) == 0 {
+		return nil, !r.staleParams(latentChange(m.Latents, m.Dim, true, res))
+	}
+	lv, err := newLevelDraws(m, g, r.fit.seed)
+	if err != nil {
+		r.printError(levelsErr(err), r.sources(""))
+		return nil, false
+	}
+	mf := lv.fitModel()
+	if r.staleParams(latentChange(mf.Latents, mf.Dim, true, res)) {
+		return nil, false
+	}
+	return lv, true
 }

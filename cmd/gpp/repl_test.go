@@ -307,7 +307,7 @@ func TestReplErrors(t *testing.T) {
 	t.Run("predict with a flag", func(t *testing.T) {
 		r, _, errb := newTestRepl()
 		typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv", ":fit --quiet --iter 100", ":predict --draw y testdata/repl_counts.csv")
-		if want := "gpp: :predict takes data files only, not --draw:"; !r.failed || !strings.Contains(errb.String(), want) {
+		if want := "gpp: :predict takes data files and --new-levels only, not --draw:"; !r.failed || !strings.Contains(errb.String(), want) {
 			t.Errorf("errors:\n%s\nwant %s", errb.String(), want)
 		}
 	})
