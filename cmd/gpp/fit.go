@@ -1276,7 +1276,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 				break
 			}
 			s := st[v.first+j]
-			row := []string{v.elemName(k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}
+			row := []string{v.elemName(k), v.familyOf(k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}
 			row = pc.hdiCells(row, s, num3)
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))

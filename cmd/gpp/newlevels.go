@@ -195,7 +195,31 @@ func (lv *levelDraws) relayout(vars []variable) ([]variable, int) {
 		v.first = ncol
 		ncol += len(v.elems)
 	}
+	lv.markPrior(vars)
 	return vars, ncol
+}
+
+// priorFamily is the family column of an element drawn from its prior
+// (--new-levels), which no fitted factor or sampler gave.
+const priorFamily = "prior"
+
+// markPrior marks the elements of vars' grown params that the fit or
+// sample did not see, drawn from the prior (variable.fromPrior).
+func (lv *levelDraws) markPrior(vars []variable) {
+	for i := range vars {
+		v := &vars[i]
+		gr, ok := lv.grown[v.name]
+		if v.output || !ok {
+			continue
+		}
+		v.fromPrior = make([]bool, compile.ShapeLen(gr.Shape))
+		for k := range v.fromPrior {
+			v.fromPrior[k] = true
+		}
+		for _, k := range gr.OldIndices {
+			v.fromPrior[k] = false
+		}
+	}
 }
 
 // typeShape reads the shape of a param from its type text in a sample's

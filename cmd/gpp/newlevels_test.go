@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -291,8 +292,23 @@ func TestPredictNewLevelsLabels(t *testing.T) {
 		!strings.Contains(stderr, `column "site": 2 labels coded as the fit coded its 30, 1 new after them (s03 3, north 30); J = 31`) {
 		t.Errorf("stdout\n%s\nstderr %q; want z[north] after z[s29] and the note", stdout, stderr)
 	}
+	priorFamilies(t, filepath.Join(out, summaryFile), "z[north]", "z[s29]", "normal")
+	if !regexp.MustCompile(`(?m)^z\[north\] +prior `).MatchString(stdout) {
+		t.Errorf("stdout\n%s\nwant z[north]'s family prior", stdout)
+	}
 	g := drawCols(t, filepath.Join(out, "draws.csv"))
 	standardNormal(t, "z[north]", g["z.31"])
+}
+
+// priorFamilies checks that summary.csv at path gives the new element
+// drawn from its prior the family prior, and an old one the fit's or
+// sample's family old.
+func priorFamilies(t *testing.T, path, fresh, seen, old string) {
+	t.Helper()
+	text := readText(t, path)
+	if !strings.Contains(text, "\n"+fresh+",prior,") || !strings.Contains(text, "\n"+seen+","+old+",") {
+		t.Errorf("%s:\n%s\nwant %s's family prior and %s's %s", path, text, fresh, seen, old)
+	}
 }
 
 // Params whose new elements are not independent of the old ones given the
@@ -359,6 +375,7 @@ func TestPredictNewLevelsSample(t *testing.T) {
 			t.Errorf("column %s differs from the sample's with the new site", c)
 		}
 	}
+	priorFamilies(t, filepath.Join(p, summaryFile), "z[30]", "z[29]", "nuts")
 	g := drawCols(t, filepath.Join(p, drawsFile))
 	standardNormal(t, "z[30]", g["z.31"])
 	for d, u := range g["u_out.31"] {

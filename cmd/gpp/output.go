@@ -672,6 +672,10 @@ type variable struct {
 	// pairs plot shows on the log scale that NUTS moves on (set by
 	// modelDrawSet).
 	logScale bool
+	// fromPrior, when not nil, marks by row-major index the elements
+	// drawn from the param's prior (gpp predict --new-levels), whose
+	// family column is priorFamily (familyOf)
+	fromPrior []bool
 	// axes, when not nil, holds the labels that name the elements of each
 	// axis sized by a column of labels (nil for an axis named by numbers;
 	// labelAxes), for the summaries' names (elemName).
@@ -1161,6 +1165,14 @@ func formatExact(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
+// familyOf is the family column of row-major element k of v.
+func (v *variable) familyOf(k int) string {
+	if v.fromPrior != nil && v.fromPrior[k] {
+		return priorFamily
+	}
+	return v.family
+}
+
 // writeSummaryCSV writes summary.csv; with restarts it has a column rhat.
 func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error {
 	cw := csv.NewWriter(w)
@@ -1172,7 +1184,7 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			s := st[v.first+j]
-			row := []string{v.elemName(k), v.family,
+			row := []string{v.elemName(k), v.familyOf(k),
 				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)}
 			row = pc.hdiCells(row, s, formatNum)
 			if ds.comp != nil {

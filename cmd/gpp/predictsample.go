@@ -394,6 +394,7 @@ func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64, lv *level
 	var xf []float64 // the sample's layout (lv)
 	if lv != nil {
 		xf = make([]float64, lv.dim)
+		lv.markPrior(ds.vars)
 	}
 	for d, row := range sc.rows {
 		for i, lat := range m.Latents {

@@ -1038,7 +1038,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 				rows = append(rows, summaryRow{note: fmt.Sprintf("... %d more elements of %s (all in %s)", len(v.elems)-j, v.name, filepath.Join(cfg.out, summaryFile))})
 				break
 			}
-			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.family, col: v.first + j})
+			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.familyOf(k), col: v.first + j})
 		}
 	}
 	printMCMCTable(w, rows, st, ms, defaultPercentiles(st, cfg.hdi), 3)
@@ -1057,7 +1057,7 @@ func elemRows(vars []variable) []summaryRow {
 	var rows []summaryRow
 	for _, v := range vars {
 		for j, k := range v.elems {
-			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.family, col: v.first + j})
+			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.familyOf(k), col: v.first + j})
 		}
 	}
 	return rows
