@@ -404,3 +404,25 @@ func (m *Model) LiteralSize(name string, a int) bool {
 	}
 	return false
 }
+
+// ConstSize reports whether axis a of param name's declared shape is a
+// number or a const (positive[N, K] with const K: axis 1), not a size
+// that data give: the axis of a model's exchangeable components (a gamma
+// process's communities, a factor model's factors), which the fit's
+// collapse check compares.
+func (m *Model) ConstSize(name string, a int) bool {
+	for _, lat := range m.info.Latents {
+		if lat.Name != name || lat.Decl == nil || lat.Decl.Type == nil || a >= len(lat.Decl.Type.Dims) {
+			continue
+		}
+		switch d := ast.Unparen(lat.Decl.Type.Dims[a]).(type) {
+		case *ast.NumberLit:
+			return true
+		case *ast.Ident:
+			sym := m.info.Uses[d]
+			return sym != nil && sym.Kind == check.Const
+		}
+		return false
+	}
+	return false
+}
