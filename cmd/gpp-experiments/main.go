@@ -13,8 +13,12 @@
 //	gpp-experiments [flags] all             all seven
 //	gpp-experiments football-auc DIR        score a gpp fit of the football example (examples/README.md)
 //
-// Flags: --out DIR (default docs/results), --quick (a small smoke run),
-// --quiet (no progress lines).
+// Flags: --out DIR (default docs/results for a whole run, a temporary
+// folder for --quick or a partial one), --quick (a small smoke run),
+// --quiet (no progress lines); a partial run of one experiment (a
+// reviewer's check of one table row): --K, --splits, --methods, --n,
+// --seeds, --iter (gpp-experiments --help says which experiment takes
+// which).
 package main
 
 import (
@@ -25,6 +29,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gpplang/gpp/experiments/epm"
 	"github.com/gpplang/gpp/experiments/gpfa"
@@ -40,39 +47,135 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stderr))
 }
 
+// subset is the flags that run part of an experiment: a reviewer's
+// check of one table row instead of the whole grid (zero: the
+// experiment's default).
+type subset struct {
+	ks      []int    // --K: truncation levels (epm, epm-nuts, pmf; gpfa-cytof's one K)
+	splits  int      // --splits: splits (epm, epm-nuts, pmf)
+	methods []string // --methods (epm, gpfa-synthetic, gpfa-cytof, pmf)
+	ns      []int    // --n: sample sizes (gpfa-synthetic's N, gpfa-cytof's n)
+	seeds   int      // --seeds: data sets per N (gpfa-synthetic)
+	iter    int      // --iter: SGVB steps per fit (epm, gpfa-*, pmf)
+}
+
+// runConfig is what each experiment's runner is given.
+type runConfig struct {
+	out   string
+	quick bool
+	log   io.Writer
+	sub   subset
+}
+
+// experiment is a runner and the subset flags it takes.
+type experiment struct {
+	run   func(ctx context.Context, c runConfig) error
+	flags []string
+}
+
 // experiments maps a name to its runner.
-var experiments = map[string]func(ctx context.Context, out string, quick bool, log io.Writer) error{
-	"epm": func(ctx context.Context, out string, quick bool, log io.Writer) error {
-		_, err := epm.Run(ctx, epm.Options{Out: out, Quick: quick, Log: log})
+var experiments = map[string]experiment{
+	"epm": {func(ctx context.Context, c runConfig) error {
+		ms, err := epmMethods(c.sub.methods)
+		if err != nil {
+			return err
+		}
+		_, err = epm.Run(ctx, epm.Options{Out: c.out, Quick: c.quick, Log: c.log, Ks: c.sub.ks, Splits: c.sub.splits, Methods: ms, Iterations: c.sub.iter})
 		return err
-	},
-	"epm-nuts": func(ctx context.Context, out string, quick bool, log io.Writer) error {
-		_, err := epm.RunNUTS(ctx, epm.Options{Out: out, Quick: quick, Log: log})
+	}, []string{"K", "splits", "methods", "iter"}},
+	"epm-nuts": {func(ctx context.Context, c runConfig) error {
+		_, err := epm.RunNUTS(ctx, epm.Options{Out: c.out, Quick: c.quick, Log: c.log, Ks: c.sub.ks, Splits: c.sub.splits})
 		return err
-	},
-	"optimizers": func(ctx context.Context, out string, quick bool, log io.Writer) error {
-		_, err := epm.RunOptimizers(ctx, epm.Options{Out: out, Quick: quick, Log: log})
+	}, []string{"K", "splits"}},
+	"optimizers": {func(ctx context.Context, c runConfig) error {
+		_, err := epm.RunOptimizers(ctx, epm.Options{Out: c.out, Quick: c.quick, Log: c.log})
 		return err
-	},
-	"gpfa-synthetic": func(ctx context.Context, out string, quick bool, log io.Writer) error {
-		_, err := gpfa.RunSynthetic(ctx, gpfa.Options{Out: out, Quick: quick, Log: log})
+	}, nil},
+	"gpfa-synthetic": {func(ctx context.Context, c runConfig) error {
+		_, err := gpfa.RunSynthetic(ctx, gpfa.Options{Out: c.out, Quick: c.quick, Log: c.log, Ns: c.sub.ns, Seeds: c.sub.seeds, Methods: c.sub.methods, Iterations: c.sub.iter})
 		return err
-	},
-	"gpfa-cytof": func(ctx context.Context, out string, quick bool, log io.Writer) error {
-		_, err := gpfa.RunCyTOF(ctx, gpfa.Options{Out: out, Quick: quick, Log: log})
+	}, []string{"n", "seeds", "methods", "iter"}},
+	"gpfa-cytof": {func(ctx context.Context, c runConfig) error {
+		o := gpfa.Options{Out: c.out, Quick: c.quick, Log: c.log, Ns: c.sub.ns, Methods: c.sub.methods, Iterations: c.sub.iter}
+		if len(c.sub.ks) > 1 {
+			return fmt.Errorf("--K: gpfa-cytof fits one K, not %d", len(c.sub.ks))
+		}
+		if len(c.sub.ks) == 1 {
+			o.K = c.sub.ks[0]
+		}
+		_, err := gpfa.RunCyTOF(ctx, o)
 		return err
-	},
-	"pmf": func(ctx context.Context, out string, quick bool, log io.Writer) error {
-		_, err := pmf.Run(ctx, pmf.Options{Out: out, Quick: quick, Log: log})
+	}, []string{"K", "n", "methods", "iter"}},
+	"pmf": {func(ctx context.Context, c runConfig) error {
+		_, err := pmf.Run(ctx, pmf.Options{Out: c.out, Quick: c.quick, Log: c.log, Ks: c.sub.ks, Splits: c.sub.splits, Methods: c.sub.methods, Iterations: c.sub.iter})
 		return err
-	},
-	"vi-nuts": func(ctx context.Context, out string, quick bool, log io.Writer) error {
-		_, err := vinuts.Run(ctx, vinuts.Options{Out: out, Quick: quick, Log: log})
+	}, []string{"K", "splits", "methods", "iter"}},
+	"vi-nuts": {func(ctx context.Context, c runConfig) error {
+		_, err := vinuts.Run(ctx, vinuts.Options{Out: c.out, Quick: c.quick, Log: c.log})
 		return err
-	},
+	}, nil},
+}
+
+// epmMethods parses --methods for the EPM experiment.
+func epmMethods(names []string) ([]epm.Method, error) {
+	var ms []epm.Method
+	for _, n := range names {
+		m, err := epm.ParseMethod(n)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
 }
 
 var order = []string{"epm", "epm-nuts", "optimizers", "gpfa-synthetic", "gpfa-cytof", "pmf", "vi-nuts"}
+
+// intList is a flag of comma-separated positive ints.
+type intList struct{ v *[]int }
+
+func (l intList) String() string {
+	if l.v == nil {
+		return ""
+	}
+	return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(*l.v)), ","), "[]")
+}
+
+func (l intList) Set(s string) error {
+	*l.v = nil
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%q is not a positive integer", f)
+		}
+		*l.v = append(*l.v, n)
+	}
+	return nil
+}
+
+// stringList is a flag of comma-separated names.
+type stringList struct{ v *[]string }
+
+func (l stringList) String() string {
+	if l.v == nil {
+		return ""
+	}
+	return strings.Join(*l.v, ",")
+}
+
+func (l stringList) Set(s string) error {
+	*l.v = nil
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			*l.v = append(*l.v, f)
+		}
+	}
+	return nil
+}
+
+// quickOut is the default --out of a --quick or partial run, which must
+// not overwrite the committed results in docs/results.
+func quickOut() string { return filepath.Join(os.TempDir(), "gpp-experiments") }
 
 func run(ctx context.Context, args []string, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "football-auc" {
@@ -80,9 +183,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("gpp-experiments", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "docs/results", "output directory for CSV, PNG and Markdown results")
+	out := fs.String("out", "", "output directory for CSV, PNG and Markdown results (default docs/results of the\nrepository for a whole run; "+quickOut()+" for --quick or a partial run, so\nthat the committed results stay as they are)")
 	quick := fs.Bool("quick", false, "a small smoke run instead of the full experiment")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	var sub subset
+	fs.Var(intList{&sub.ks}, "K", "comma-separated truncation levels, e.g. 10 or 10,20 (epm, epm-nuts, pmf; gpfa-cytof: one K)")
+	fs.IntVar(&sub.splits, "splits", 0, "number of splits, seeds 0, 1, ... (epm, epm-nuts; pmf: seeds 1, 2, ...)")
+	fs.Var(stringList{&sub.methods}, "methods", "comma-separated methods, as the results tables name them, e.g. gamma-implicit,lognormal\n(epm, gpfa-synthetic, gpfa-cytof, pmf)")
+	fs.Var(intList{&sub.ns}, "n", "comma-separated sample sizes: N of gpfa-synthetic, training rows n of gpfa-cytof")
+	fs.IntVar(&sub.seeds, "seeds", 0, "synthetic data sets per N, seeds 1, 2, ... (gpfa-synthetic)")
+	fs.IntVar(&sub.iter, "iter", 0, "SGVB steps per fit (epm, gpfa-synthetic, gpfa-cytof, pmf)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] epm|epm-nuts|optimizers|gpfa-synthetic|gpfa-cytof|pmf|vi-nuts|all\n       gpp-experiments football-auc DIR\n\nflags:\n")
 		fs.PrintDefaults()
@@ -94,20 +204,54 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	var given []string // the subset flags given
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "out" && f.Name != "quick" && f.Name != "quiet" {
+			given = append(given, f.Name)
+		}
+	})
 	names := []string{fs.Arg(0)}
 	if names[0] == "all" {
+		if len(given) > 0 {
+			fmt.Fprintf(stderr, "gpp-experiments: --%s picks part of one experiment, not of all: name the experiment\n", given[0])
+			return 2
+		}
 		names = order
-	} else if experiments[names[0]] == nil {
+	} else if _, ok := experiments[names[0]]; !ok {
 		fmt.Fprintf(stderr, "gpp-experiments: unknown experiment %q\n", names[0])
 		fs.Usage()
 		return 2
 	}
+	for _, g := range given {
+		if e := experiments[names[0]]; !slices.Contains(e.flags, g) {
+			takes := "none of them"
+			if len(e.flags) > 0 {
+				takes = "--" + strings.Join(e.flags, ", --")
+			}
+			fmt.Fprintf(stderr, "gpp-experiments: --%s does not apply to %s (it takes %s)\n", g, names[0], takes)
+			return 2
+		}
+	}
+	if *out == "" {
+		if *quick || len(given) > 0 {
+			*out = quickOut()
+		} else {
+			root, err := modroot.Find()
+			if err != nil {
+				fmt.Fprintf(stderr, "gpp-experiments: %v (run it inside the repository, or give --out)\n", err)
+				return 1
+			}
+			*out = filepath.Join(root, "docs", "results")
+		}
+	}
 	var log io.Writer = stderr
 	if *quiet {
 		log = nil
+	} else {
+		fmt.Fprintf(stderr, "gpp-experiments: writing into %s\n", *out)
 	}
 	for _, name := range names {
-		if err := experiments[name](ctx, *out, *quick, log); err != nil {
+		if err := experiments[name].run(ctx, runConfig{out: *out, quick: *quick, log: log, sub: sub}); err != nil {
 			fmt.Fprintf(stderr, "gpp-experiments: %s: %v\n", name, err)
 			return 1
 		}

@@ -68,7 +68,7 @@ type NUTSReport struct {
 // it; on cancellation it writes what it has and returns the partial
 // report with ctx.Err().
 func RunNUTS(ctx context.Context, o Options) (*NUTSReport, error) {
-	if len(o.Ks) == 0 {
+	if len(o.Ks) == 0 && !o.Quick {
 		o.Ks = []int{10}
 	}
 	o, err := o.withDefaults()

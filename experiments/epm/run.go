@@ -31,7 +31,7 @@ type Options struct {
 	Methods    []Method  // default AllMethods (Run); RunOptimizers ignores it
 	Iterations int       // SGVB iterations per fit (MAP: L-BFGS limit); 0 = Fit.Iterations (Run), 1000 (RunOptimizers)
 	Seed       uint64    // seed of the first split (and of its fits); default 0
-	Quick      bool      // smoke test: 1 split, K = 5, 200 iterations, fewer draws
+	Quick      bool      // smoke test: 1 split, K = 5 (unless Splits, Ks are given), 200 iterations, fewer draws
 	Log        io.Writer // progress lines; nil: none
 
 	// SplitsPerK lowers the number of splits for some K (time budget).
@@ -97,6 +97,7 @@ func (o Options) withDefaults() (Options, error) {
 	if reflect.ValueOf(o.Fit).IsZero() {
 		o.Fit = DefaultFitSettings()
 	}
+	ksGiven, splitsGiven := len(o.Ks) > 0, o.Splits > 0 // Quick keeps them
 	if o.Splits <= 0 {
 		o.Splits = 10
 	}
@@ -113,8 +114,16 @@ func (o Options) withDefaults() (Options, error) {
 		o.Fit.Iterations = o.Iterations
 	}
 	if o.Quick {
-		o.Splits, o.Ks, o.SplitsPerK = 1, []int{5}, nil
-		o.Fit.Iterations = 200
+		o.SplitsPerK = nil
+		if !splitsGiven {
+			o.Splits = 1
+		}
+		if !ksGiven {
+			o.Ks = []int{5}
+		}
+		if o.Iterations <= 0 {
+			o.Fit.Iterations = 200
+		}
 		o.Fit.FinalDraws = 50
 		o.Fit.PredDraws = 20
 		o.Fit.Restarts = 2
