@@ -325,6 +325,9 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	hints = append(hints, nonCentredHints(s, l.File, l.Info, paretoK, relESS)...)
 	h := ""
 	if curv != nil {
+		if u := unsettledHint(curv); u != "" {
+			hints = append(hints, u)
+		}
 		h = curvatureHint(curv)
 	} else {
 		h = meanFieldHint(s, l.Model, paretoK, relESS)

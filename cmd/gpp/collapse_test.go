@@ -2,6 +2,7 @@ package main
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -106,5 +107,82 @@ func TestCollapsedHintRestarts(t *testing.T) {
 	}
 	if got := collapsedHint(m, mix.Components[0], nil); got != "" {
 		t.Errorf("a fit with its blocks apart: hint %q", got)
+	}
+}
+
+// TestOptimaHint: restarts whose ELBOs end optimaGap nats or more below
+// the best are named apart from the best, with the gap; restarts within
+// it (one optimum, or label-switched copies of it) get no hint.
+func TestOptimaHint(t *testing.T) {
+	mix := func(elbos ...float64) *sgvb.Mixture {
+		m := &sgvb.Mixture{}
+		for i, e := range elbos {
+			m.Components = append(m.Components, &sgvb.Result{ELBO: e})
+			m.Restarts = append(m.Restarts, i)
+		}
+		return m
+	}
+	got := optimaHint(mix(-878.415, -805.495, -805.445, -867.543))
+	if want := "the restarts ended at different optima: restarts 1, 2 at ELBO -805.5 to -805.4, restarts 0, 3 at -878.4 to -867.5, 62 nats or more below"; !strings.HasPrefix(got, want) {
+		t.Errorf("hint %q, want it to start %q", got, want)
+	}
+	if got := optimaHint(mix(-805.4, -805.5, -814.9)); got != "" {
+		t.Errorf("restarts within %d nats: hint %q", optimaGap, got)
+	}
+	if got := optimaHint(nil); got != "" {
+		t.Errorf("no restarts: hint %q", got)
+	}
+}
+
+// TestUnsettledHint: coordinates whose q sd is off the curvature's
+// conditional one by more than their family allows (settledNormal for a
+// normal factor, settledOther for a gamma one) are named, the farthest
+// first, and left out of the mean-field hint's elements, whose ratio
+// assumes settled scales; a gamma factor's 0.53 (a hierarchical scale's,
+// settled) is not named.
+func TestUnsettledHint(t *testing.T) {
+	res := &sgvb.Result{Factors: []sgvb.Factor{
+		{Name: "b", Family: sgvb.FamilyNormal, Size: 3, Offset: 0},
+		{Name: "tau", Family: sgvb.FamilyGamma, Size: 2, Offset: 3},
+	}}
+	cc := &curvCheck{
+		c: &sgvb.Curvature{
+			Ratio:   []float64{2, 1.7, 1, 1, 1},
+			Partner: []int{1, 0, -1, -1, -1},
+			Corr:    []float64{0.8, 0.8, 0, 0, 0},
+			Scale:   []float64{0.71, 0.95, 1.3, 0.53, 0.2},
+		},
+		names: []string{"b[0]", "b[1]", "b[2]", "tau[0]", "tau[1]"},
+		lats:  []int{0, 0, 0, 1, 1},
+		r:     res,
+	}
+	got := unsettledHint(cc)
+	if want := "q's sds are likely not settled: tau[1]'s 0.2×, b[0]'s 0.71× and b[2]'s 1.3× the sd that the log density's curvature"; !strings.HasPrefix(got, want) {
+		t.Errorf("hint %q, want it to start %q", got, want)
+	}
+	if bad := cc.bad(1.5); !slices.Equal(bad, []int{1}) {
+		t.Errorf("mean-field hint's elements %v, want [1] (b[0] is unsettled)", bad)
+	}
+	cc.c.Scale = []float64{1, 0.95, 1.1, 0.53, 0.9}
+	if got := unsettledHint(cc); got != "" {
+		t.Errorf("settled scales: hint %q", got)
+	}
+}
+
+// TestFitUnsettledHint: a user trial's blackbody fit stops by the ELBO
+// rule with its bounded temperature's beta factor 8 times wider than the
+// curvature's conditional sd (NUTS: q's sd 5.7 times too wide; --tol
+// 1e-6 settles it): the hint names T, and the mean-field hint, whose
+// ratio assumes settled scales, does not.
+func TestFitUnsettledHint(t *testing.T) {
+	code, _, stderr := runSafe(t, "fit", "testdata/blackbody.gpp", "testdata/blackbody.csv", "--quiet", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`hint: q's sds are likely not settled: T's [0-9.]+×`).MatchString(stderr) {
+		t.Errorf("stderr:\n%s\nwant the unsettled hint naming T", stderr)
+	}
+	if regexp.MustCompile(`hint: T's sd is about`).MatchString(stderr) {
+		t.Errorf("stderr:\n%s\nthe mean-field hint names T, whose scale has not settled", stderr)
 	}
 }

@@ -857,6 +857,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if h := collapsedHint(l.Model, r, mix); h != "" {
 		con.note("hint: %s", h)
 	}
+	if h := optimaHint(mix); h != "" {
+		con.note("hint: %s", h)
+	}
 	k, ess := r.ParetoK, r.ParetoRelESS
 	if mix != nil {
 		k, ess = mix.ParetoK, mix.ParetoRelESS

@@ -35,6 +35,13 @@ type Curvature struct {
 	// under N(·, Λ⁻¹) is largest in size; −1 (Corr 0) when there is none.
 	Partner []int
 	Corr    []float64
+	// Scale[i] is s_i = σ_i √Λ_ii: q's own sd of x_i (a normal's scale,
+	// √ψ′(a) for a gamma factor's log b, √(ψ′(α) + ψ′(β)) for a beta
+	// factor's logit b) against the conditional sd 1/√Λ_ii. A mean-field
+	// q that has settled on a normal posterior has s_i = 1 (its optimum
+	// is σ_i² = 1/Λ_ii); far from 1, q's scales have not settled, and
+	// Ratio, which assumes they have, does not say how far q's sd is off.
+	Scale []float64
 
 	lambda, sigma *mat.SymDense // Λ = −H and Σ = Λ⁻¹
 }
@@ -71,7 +78,30 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 	if bad >= 0 {
 		return nil, ErrNotDefinite
 	}
-	return curvatureOf(H)
+	c, err := curvatureOf(H)
+	if err != nil {
+		return nil, err
+	}
+	sd := r.coordSDs()
+	c.Scale = make([]float64, r.Dim)
+	for i := range c.Scale {
+		c.Scale[i] = sd[i] * math.Sqrt(c.lambda.At(i, i))
+	}
+	return c, nil
+}
+
+// coordSDs returns q's sd of every coordinate x of a mean-field fit of
+// the families coordModes takes (Curvature.Scale); NaN for others.
+func (r *Result) coordSDs() []float64 {
+	r.prepare()
+	sd := make([]float64, r.Dim)
+	for bi := range r.blocks {
+		b := &r.blocks[bi]
+		for i := range b.n {
+			_, sd[b.off+i] = b.coordMoments(r.cache.val, i)
+		}
+	}
+	return sd
 }
 
 // curvatureOf returns the Curvature of the precision Λ = −H, or

@@ -57,6 +57,17 @@ func TestMeanFieldCurvatureNormal(t *testing.T) {
 	if !(c.Ratio[0] > 1.5) {
 		t.Fatalf("ratio %.3g: the test wants correlated coordinates", c.Ratio[0])
 	}
+	// Scale is q's own sd against 1/√P_ii: σ_i √P_ii exactly, and near 1
+	// where the fit has settled (mean-field's optimum is σ_i² = 1/P_ii)
+	for i, f := range r.Factors {
+		want := f.Params[1][0] * math.Sqrt(P.At(i, i))
+		if math.Abs(c.Scale[i]-want) > curvTol*want {
+			t.Errorf("scale %d = %.9g, want σ√P_ii = %.9g", i, c.Scale[i], want)
+		}
+		if math.Abs(c.Scale[i]-1) > 0.1 {
+			t.Errorf("scale %d = %.4g for a settled fit, want 1 within 0.1", i, c.Scale[i])
+		}
+	}
 	for i, v := range c.GroupRatios([]bool{true, true}) {
 		if math.Abs(v-1) > curvTol {
 			t.Errorf("joint factor: coordinate %d still %.9g too small, want 1", i, v)

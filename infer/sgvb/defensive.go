@@ -75,20 +75,9 @@ func (r *Result) Defensive() *Defensive {
 		b := &r.blocks[bi]
 		n, p := b.n, b.poff
 		switch b.fam {
-		case FamilyNormal, FamilyLognormal:
+		case FamilyNormal, FamilyLognormal, FamilyGamma, FamilyBeta:
 			for i := range n {
-				d.loc[b.off+i], d.scale[b.off+i] = val[p+i], val[p+n+i]
-			}
-		case FamilyGamma: // log z: ψ(a) − log b, sd √ψ₁(a)
-			for i := range n {
-				a, rate := val[p+i], val[p+n+i]
-				d.loc[b.off+i], d.scale[b.off+i] = dist.Digamma(a)-math.Log(rate), math.Sqrt(dist.Trigamma(a))
-			}
-		case FamilyBeta: // logit z: ψ(α) − ψ(β), sd √(ψ₁(α) + ψ₁(β))
-			for i := range n {
-				a, bb := val[p+i], val[p+n+i]
-				d.loc[b.off+i] = dist.Digamma(a) - dist.Digamma(bb)
-				d.scale[b.off+i] = math.Sqrt(dist.Trigamma(a) + dist.Trigamma(bb))
+				d.loc[b.off+i], d.scale[b.off+i] = b.coordMoments(val, i)
 			}
 		case FamilyFullRank: // the marginals: the mean, and the norm of row i of L
 			if b.sticks != nil { // a simplex's y are not its coordinates: q kept as it is
@@ -275,4 +264,23 @@ func (b *block) logJacobian(x []float64) float64 {
 		}
 	}
 	return s
+}
+
+// coordMoments returns the mean and sd under q of coordinate i of a
+// mean-field block of a normal, log-normal, gamma or beta factor: a
+// normal's location and scale; for a gamma factor's log z ψ(a) − log b and
+// √ψ₁(a); for a beta factor's logit z ψ(α) − ψ(β) and √(ψ₁(α) + ψ₁(β)).
+func (b *block) coordMoments(val []float64, i int) (mean, sd float64) {
+	n, p := b.n, b.poff
+	switch b.fam {
+	case FamilyNormal, FamilyLognormal:
+		return val[p+i], val[p+n+i]
+	case FamilyGamma:
+		a, rate := val[p+i], val[p+n+i]
+		return dist.Digamma(a) - math.Log(rate), math.Sqrt(dist.Trigamma(a))
+	case FamilyBeta:
+		a, bb := val[p+i], val[p+n+i]
+		return dist.Digamma(a) - dist.Digamma(bb), math.Sqrt(dist.Trigamma(a) + dist.Trigamma(bb))
+	}
+	return math.NaN(), math.NaN()
 }
