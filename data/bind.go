@@ -993,7 +993,7 @@ func labelHint(d *check.DataVar, column string) string {
 func listCodes(lv Levels, labels []string, most int) string {
 	code := func(s string) string {
 		k := slices.Index(lv.Labels, s)
-		return fmt.Sprintf("%s %d", textenc.EscapeBidi(s), lv.First+k)
+		return fmt.Sprintf("%s %d", textenc.QuoteLabel(s), lv.First+k)
 	}
 	var parts []string
 	for i, s := range labels {

@@ -389,7 +389,7 @@ func TestBindErrors(t *testing.T) {
 			return []Input{csvInput(t, "y", "y.csv", "v\n1\nmany\n")}
 		}, nil, "y.csv:3:1: column \"v\": \"many\" is not a number"},
 		{"semicolons", "data x: real[N]\n", func(t *testing.T) []Input {
-			return []Input{csvInput(t, "", "d.csv", "x;y\n1;2\n")}
+			return []Input{csvInput(t, "", "d.csv", "x;y\n1;2\n3\n")} // ragged: read as one column
 		}, nil, "the data has x;y (the file looks separated by \";\"; gpp reads comma-separated files)"},
 		{"JSON string read", "data N: int\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"N": "ten", "note": "ten"}`)}

@@ -452,6 +452,9 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	if err := notUTF8(file, src); err != nil {
+		return nil, err
+	}
 	if bytes.IndexByte(src, '\n') < 0 && bytes.Count(src, []byte("\r")) > 1 {
 		// The CSV reader would see one line, a header and no rows.
 		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the lines end with a carriage return alone (old Mac line endings): save the file with LF or CRLF line endings")
@@ -490,6 +493,9 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 	if err != nil {
 		return nil, csvError(file, src, err)
 	}
+	if err := f.otherSep(file, src, header, headerLine); err != nil {
+		return nil, err
+	}
 	t := &Table{File: file, headerLine: headerLine, format: f}
 	seen := map[string]int{}
 	for j, h := range header {
@@ -502,11 +508,7 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 			case j == 0 && len(header) > 1:
 				hint = " (a row index, as pandas and R write by default? write the file with to_csv(..., index=False) in pandas, write.csv(..., row.names = FALSE) in R)"
 			case j > 0 && strings.TrimSpace(strings.Join(header[j:], "")) == "":
-				sep := "comma"
-				if f.sep == '\t' {
-					sep = "tab"
-				}
-				hint = " (a " + sep + " at the end of the line, as spreadsheets write after the last column? remove it, or name the column)"
+				hint = " (a " + f.sepName() + " at the end of the line, as spreadsheets write after the last column? remove it, or name the column)"
 			}
 			return nil, ast.Errorf(pos, "column %d has an empty name in the header%s", j+1, hint)
 		}
@@ -564,7 +566,17 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 		if err != nil {
 			if errors.Is(err, csv.ErrFieldCount) && rec != nil { // Read returns the row with this error
 				line, _ := cr.FieldPos(0)
-				return nil, ast.Errorf(ast.Pos{File: file, Line: line, Col: 1}, "this row has %d cell%s, the header %d%s", len(rec), plural(len(rec)), len(header), f.countHint(header, rec))
+				pos := ast.Pos{File: file, Line: line, Col: 1}
+				hint := f.countHint(header, rec)
+				if len(rec) > len(header) && f.sepHint(header) == "" && strings.TrimSpace(strings.Join(rec[len(header):], "")) == "" {
+					// Empty cells past the header's: a separator
+					// after the last column, at the caret.
+					l, _ := cr.FieldPos(len(header))
+					text := bytes.TrimRight(bytes.Split(src, []byte("\n"))[l-1], "\r")
+					pos.Line, pos.Col = l, len(bytes.TrimRight(text, " \t"+string(f.sep)))+1
+					hint = fmt.Sprintf(" (a %s at the end of the line, as spreadsheets write after the last column? remove it from the rows, or name the column in the header)", f.sepName())
+				}
+				return nil, ast.Errorf(pos, "this row has %d cell%s, the header %d%s", len(rec), plural(len(rec)), len(header), hint)
 			}
 			return nil, csvError(file, src, err)
 		}
@@ -658,9 +670,6 @@ func (f delimited) cellHint(header []string, cell string) string {
 	}
 	if text == "." {
 		return " (a missing value, as Stata and SAS write it? write NA or leave the cell empty)"
-	}
-	if !utf8.ValidString(text) { // no label either: fit.json would record another text
-		return " (text that is not UTF-8: save the file as UTF-8)"
 	}
 	if ascii, ok := otherDigits(text); ok {
 		return fmt.Sprintf(" (digits of another script? write %s)", ascii)
@@ -785,6 +794,87 @@ func isMissingText(s string) bool {
 		return true
 	}
 	return false
+}
+
+// sepName names f's separator for messages: "comma" or "tab".
+func (f delimited) sepName() string {
+	if f.sep == '\t' {
+		return "tab"
+	}
+	return "comma"
+}
+
+// notUTF8 is the error for text src that is not UTF-8, at its first byte
+// that is not: a file saved as Windows-1252 or Latin-1 (Excel's plain
+// "CSV" on Windows, older editors) has é as the single byte 0xE9. Read on,
+// its labels would be no text that fit.json can record, and a column
+// holding one would be taken for numbers; so it is refused wherever the
+// byte is, a column the model does not read or a comment as well.
+func notUTF8(file string, src []byte) error {
+	if utf8.Valid(src) {
+		return nil
+	}
+	at := 0
+	for at < len(src) {
+		r, n := utf8.DecodeRune(src[at:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		at += n
+	}
+	line := 1 + bytes.Count(src[:at], []byte("\n"))
+	col := at - bytes.LastIndexByte(src[:at], '\n')
+	return ast.Errorf(ast.Pos{File: file, Line: line, Col: col}, "the file is not UTF-8: the byte 0x%02X here is no UTF-8 text (a Windows-1252 or Latin-1 file, as Excel's plain \"CSV\" saves one?); save it as \"CSV UTF-8\" (Excel), with the encoding UTF-8 (LibreOffice, an editor), or convert it: iconv -f WINDOWS-1252 -t UTF-8", src[at])
+}
+
+// otherSep is the error at the header for a file separated by another
+// separator than f's, which the reader read as one column (a header of
+// one name holding the separator): semicolons, as spreadsheets save "CSV"
+// where the decimal mark is a comma (its numbers then written 0,5);
+// tabs in a .csv file; commas in a .tsv file. It is that only when every
+// row splits into as many cells as the header by that separator, so that
+// a one-column file whose name holds a ";" is read as it is.
+func (f delimited) otherSep(file string, src []byte, header []string, headerLine int) error {
+	if len(header) != 1 {
+		return nil
+	}
+	for _, sep := range []rune{';', '\t', ','} {
+		if sep == f.sep || !strings.ContainsRune(header[0], sep) {
+			continue
+		}
+		cr := csv.NewReader(bytes.NewReader(src))
+		cr.Comma, cr.Comment, cr.TrimLeadingSpace = sep, '#', true
+		rows, err := cr.ReadAll()
+		if err != nil || len(rows) == 0 || len(rows[0]) < 2 {
+			continue
+		}
+		decimal := "" // the first number written with a decimal comma
+		if sep == ';' {
+		find:
+			for _, row := range rows[1:] {
+				for _, cell := range row {
+					if c := strings.TrimSpace(cell); strings.Count(c, ",") == 1 && !strings.Contains(c, ".") {
+						if _, err := strconv.ParseFloat(strings.Replace(c, ",", ".", 1), 64); err == nil {
+							decimal = c
+							break find
+						}
+					}
+				}
+			}
+		}
+		line := bytes.Split(src, []byte("\n"))[headerLine-1]
+		pos := ast.Pos{File: file, Line: headerLine, Col: 1 + max(0, bytes.IndexRune(line, sep))}
+		switch {
+		case sep == '\t':
+			return ast.Errorf(pos, "the file is separated by tabs; gpp reads %s: name it FILE.tsv, which gpp reads as tab-separated", f.what)
+		case sep == ',':
+			return ast.Errorf(pos, "the file is separated by commas; gpp reads %s: name it FILE.csv", f.what)
+		case decimal != "":
+			return ast.Errorf(pos, "the file is separated by semicolons and writes numbers with a decimal comma (%s), as spreadsheets save \"CSV\" where the decimal mark is a comma; gpp reads %s with a decimal point (%s): save it with commas between the cells and decimal points, as pandas does with pd.read_csv(FILE, sep=\";\", decimal=\",\").to_csv(NEW, index=False) and R with write.csv(read.csv2(FILE), NEW, row.names = FALSE)", decimal, f.what, strings.Replace(decimal, ",", ".", 1))
+		}
+		return ast.Errorf(pos, "the file is separated by semicolons, as spreadsheets save \"CSV\" where the decimal mark is a comma; gpp reads %s: save it with commas between the cells, as pandas does with pd.read_csv(FILE, sep=\";\").to_csv(NEW, index=False) and R with write.csv(read.csv2(FILE), NEW, row.names = FALSE)", f.what)
+	}
+	return nil
 }
 
 // sepHint explains a header of one column whose name holds another

@@ -31,6 +31,27 @@ func TestReadCSV(t *testing.T) {
 	}
 }
 
+// TestReadOneColumnSeparators: a one-column file whose name holds a
+// semicolon, a tab or a comma (in quotes) is read as it is, one column,
+// when its rows do not split as the header would by that separator: it is
+// no file separated by it.
+func TestReadOneColumnSeparators(t *testing.T) {
+	for _, src := range []string{"a;b\n1\n2.5\n", "a;b\n1;2\n3\n", "\"a\tb\"\n1\n", "\"a,b\"\n1\n"} {
+		read := ReadCSV
+		if strings.Contains(src, ",") {
+			read = ReadTSV
+		}
+		tab, err := read("d", strings.NewReader(src))
+		if err != nil {
+			t.Errorf("%q: %v", src, err)
+			continue
+		}
+		if len(tab.Columns) != 1 || tab.Rows < 1 {
+			t.Errorf("%q: %d columns, %d rows", src, len(tab.Columns), tab.Rows)
+		}
+	}
+}
+
 // TestReadTSV: a tab-separated file (R's write.table(sep = "\t"),
 // pandas' to_csv(sep="\t")) reads as the same comma-separated one does:
 // the same values, ints, missing cells, quoted cells holding commas, a
@@ -145,7 +166,25 @@ func TestReadErrors(t *testing.T) {
 		{"csv pandas index", "a.csv", ",x\n0,1.5\n", "a.csv:1:1: column 1 has an empty name in the header (a row index, as pandas and R write by default? write the file with to_csv(..., index=False) in pandas, write.csv(..., row.names = FALSE) in R)"},
 		{"csv R row names", "a.csv", "\"\",\"x\"\n\"1\",1.5\n", "a.csv:1:1: column 1 has an empty name in the header (a row index, as pandas and R write by default?"},
 		{"csv one cell short", "a.csv", "x,y\n1,2\n3\n", "a.csv:3:1: this row has 1 cell, the header 2\x00"},
-		{"csv semicolons, decimal commas", "a.csv", "x;y\n1,5;2\n", `a.csv:2:1: this row has 2 cells, the header 1 (the file looks separated by ";"; gpp reads comma-separated files)`},
+		// A file separated by semicolons, tabs in a .csv or commas in a
+		// .tsv is one error at the header, whatever its rows hold.
+		{"csv semicolons, decimal commas", "a.csv", "x;y\n1,5;2\n", `a.csv:1:2: the file is separated by semicolons and writes numbers with a decimal comma (1,5), as spreadsheets save "CSV" where the decimal mark is a comma; gpp reads comma-separated files with a decimal point (1.5): save it with commas between the cells and decimal points, as pandas does with pd.read_csv(FILE, sep=";", decimal=",")`},
+		{"csv semicolons", "a.csv", "# note\nx;y\n1;2\n", `a.csv:2:2: the file is separated by semicolons, as spreadsheets save "CSV" where the decimal mark is a comma; gpp reads comma-separated files: save it with commas between the cells, as pandas does with pd.read_csv(FILE, sep=";").to_csv(NEW, index=False) and R with write.csv(read.csv2(FILE), NEW, row.names = FALSE)` + "\x00"},
+		{"csv semicolons, a comma in a label", "a.csv", "g;x\nA;0.5\nParis, France;1.5\n", `a.csv:1:2: the file is separated by semicolons, as spreadsheets`},
+		{"csv tabs", "a.csv", "x\ty\n1\t2\n", "a.csv:1:2: the file is separated by tabs; gpp reads comma-separated files: name it FILE.tsv, which gpp reads as tab-separated\x00"},
+		{"tsv commas", "a.tsv", "x,y\n1,2\n", "a.tsv:1:2: the file is separated by commas; gpp reads a .tsv file as tab-separated: name it FILE.csv\x00"},
+		// Latin-1 (Windows-1252) text is one error at its first byte that
+		// is not UTF-8, in a label, a column the model may not read or
+		// a comment.
+		{"csv Latin-1 label", "a.csv", "g,x\nA,1\nLyc\xe9e,2\n", `a.csv:3:4: the file is not UTF-8: the byte 0xE9 here is no UTF-8 text (a Windows-1252 or Latin-1 file, as Excel's plain "CSV" saves one?); save it as "CSV UTF-8" (Excel), with the encoding UTF-8 (LibreOffice, an editor), or convert it: iconv -f WINDOWS-1252 -t UTF-8` + "\x00"},
+		{"csv Latin-1 label first", "a.csv", "x,g\n1,\"Fran\xe7ais, Paris\"\n", `a.csv:2:8: the file is not UTF-8: the byte 0xE7 here`},
+		{"csv Latin-1 comment", "a.csv", "# caf\xe9\nx\n1\n", `a.csv:1:6: the file is not UTF-8`},
+		{"tsv Latin-1 after a BOM", "a.tsv", "\ufeffx\tnote\n1\tcaf\xe9\n", `a.tsv:2:6: the file is not UTF-8`},
+		// Empty cells past the header's in a row: a comma after the
+		// last column, at the caret.
+		{"csv trailing comma in the rows", "a.csv", "x,y\n1,2,\n3,4,\n", "a.csv:2:4: this row has 3 cells, the header 2 (a comma at the end of the line, as spreadsheets write after the last column? remove it from the rows, or name the column in the header)\x00"},
+		{"csv trailing comma, one column", "a.csv", "x\n1,\n", "a.csv:2:2: this row has 2 cells, the header 1 (a comma at the end of the line"},
+		{"tsv trailing tabs in the rows", "a.tsv", "x\ty\n1\t2\t\t\n", "a.tsv:2:4: this row has 3 cells, the header 2 (a tab at the end of the line"},
 		{"csv decimal commas", "a.csv", "x\n1\n-1,5\n", `a.csv:3:1: this row has 2 cells, the header 1 (decimal commas, as in -1,5? gpp reads numbers with a decimal point, -1.5)`},
 		{"csv words in a one-column file", "a.csv", "x\n1,a\n", "a.csv:2:1: this row has 2 cells, the header 1\x00"},
 		{"csv empty name", "a.csv", "x,,y\n0,1.5,2\n", "a.csv:1:3: column 2 has an empty name in the header\x00"},
@@ -302,9 +341,9 @@ func TestReadValueErrors(t *testing.T) {
 		{"csv blank line, one column", "a.csv", "y\n1.0\n\n2.0\n", "y", `a.csv:3:1: column "y": line 3 is blank, an empty cell in a one-column file`},
 		{"csv blank last line, one column", "a.csv", "y\r\n1.0\r\n2.0\r\n\r\n", "y", `a.csv:4:1: column "y": line 4 is blank`},
 		{"csv missing value", "a.csv", "x\n1\nNA\n", "x", `a.csv:3:1: column "x": "NA", a missing value`},
-		{"csv semicolons", "a.csv", "x;y\n1;2\n", "x;y", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
-		{"csv tabs", "a.csv", "x\ty\n1\t2\n", "", `(the file looks separated by "\t"; gpp reads comma-separated files: name it FILE.tsv)`},
-		{"tsv commas", "a.tsv", "x,y\n1,2\n", "x,y", `a.tsv:2:1: column "x,y": "1,2" is not a number (the file looks separated by ","; gpp reads a .tsv file as tab-separated: name it FILE.csv)`},
+		{"csv semicolons, ragged", "a.csv", "x;y\n1;2\n3\n", "x;y", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
+		{"csv tabs, ragged", "a.csv", "x\ty\n1\t2\n3\n", "", `(the file looks separated by "\t"; gpp reads comma-separated files: name it FILE.tsv)`},
+		{"tsv commas, ragged", "a.tsv", "x,y\n1,2\n3\n", "x,y", `a.tsv:2:1: column "x,y": "1,2" is not a number (the file looks separated by ","; gpp reads a .tsv file as tab-separated: name it FILE.csv)`},
 		{"tsv decimal comma", "a.tsv", "x\ty\n1,5\t2\n", "x", `a.tsv:2:1: column "x": "1,5" is not a number (a decimal comma? write 1.5)`},
 		{"tsv missing value", "a.tsv", "x\ty\n1\tNA\n", "y", `a.tsv:2:3: column "y": "NA", a missing value`},
 		{"csv underscore", "a.csv", "x\n1_5\n", "x", `a.csv:2:1: column "x": "1_5" is not a number`},

@@ -143,7 +143,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"R dump count not an integer", fit(poissonModel, csvFile("data.R", "y <- c(1, 2.5)\n")), 1, "data.R:1:11: y: 2.5 is not an integer, but `y` is declared int<lower=0>[N]"},
 		{"R dump syntax", fit(poissonModel, csvFile("bad.R", "y <- c(1, 2\n")), 1, "bad.R:2:1: expected `,` or `)` in c(...), found the end of the file"},
 		{"JSON bare Infinity", fit(poissonModel, csvFile("inf.json", "{\"y\": [1,\n Infinity]}")), 1, `inf.json:2:2: "y": "Infinity": infinite values are not allowed in data`},
-		{"semicolons and decimal commas", fit(poissonModel, csvFile("eu.csv", "y;x\n1;0,5\n")), 1, `eu.csv:2:1: this row has 2 cells, the header 1 (the file looks separated by ";"; gpp reads comma-separated files)`},
+		{"semicolons and decimal commas", fit(poissonModel, csvFile("eu.csv", "y;x\n1;0,5\n")), 1, `eu.csv:1:2: the file is separated by semicolons and writes numbers with a decimal comma (0,5)`},
 		{"name=file for an undeclared name", fit(poissonModel, "z="+poissonData), 1, `no data named "z"`},
 		{"--set unknown constant", fit(poissonModel, poissonData, "--set", "K=3"), 1, "no constant `K`"},
 		{"--set vector data", fit(poissonModel, poissonData, "--set", "y=3"), 1, "--set gives scalars only"},

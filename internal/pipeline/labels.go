@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -70,14 +71,5 @@ func LabelledName(name string, shape []int, axes [][]string, k int) string {
 	return name + "[" + strings.Join(parts, ", ") + "]"
 }
 
-// QuoteLabel writes a label as a name's index: as it is, or quoted as a
-// Go string ("A, B") when it holds a bracket, a comma or a quote, which
-// would make the name ambiguous, space at an end, which would be lost, or
-// a character that does not print (a line break, a tab, a bidi control
-// that would reorder the table), which the quotes escape.
-func QuoteLabel(s string) string {
-	if strings.ContainsAny(s, "[],\"") || strings.TrimSpace(s) != s || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
-		return strconv.Quote(s)
-	}
-	return s
-}
+// QuoteLabel writes a label as a name's index (textenc.QuoteLabel).
+func QuoteLabel(s string) string { return textenc.QuoteLabel(s) }

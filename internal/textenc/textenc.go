@@ -1,12 +1,14 @@
 // Package textenc recognises the text encodings that gpp's readers (UTF-8
 // only) cannot read, so that a model or data file saved as UTF-16 or
-// UTF-32 gets one clear error instead of one per NUL byte, and escapes the
-// characters of user text that would garble an error quoting it.
+// UTF-32 gets one clear error instead of one per NUL byte, and escapes or
+// quotes the characters of user text (names, labels) that would garble an
+// error, a note or a table quoting it.
 package textenc
 
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -94,4 +96,17 @@ func EscapeBidi(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// QuoteLabel writes a label (a CSV column's text naming an element) as
+// a name's index or a list's item: as it is, or quoted as a Go string
+// ("A, B") when it holds a bracket, a comma or a quote, which would make
+// the name or the list ambiguous, space at an end, which would be lost,
+// or a character that does not print (a line break, a tab, a bidi
+// control that would reorder the line), which the quotes escape.
+func QuoteLabel(s string) string {
+	if strings.ContainsAny(s, "[],\"") || strings.TrimSpace(s) != s || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
+		return strconv.Quote(s)
+	}
+	return s
 }

@@ -57,3 +57,25 @@ func TestBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoteLabel: a label is written as it is unless a bracket, comma or
+// quote would make a name or a list ambiguous, space at an end would be
+// lost, or a character that does not print would garble the line.
+func TestQuoteLabel(t *testing.T) {
+	for _, c := range []struct{ label, want string }{
+		{"AITKIN", "AITKIN"},
+		{"YELLOW MEDICINE", "YELLOW MEDICINE"},
+		{"Zürich", "Zürich"},
+		{"ST. LOUIS, MN", `"ST. LOUIS, MN"`},
+		{"a[1]", `"a[1]"`},
+		{`say "hi"`, `"say \"hi\""`},
+		{" padded ", `" padded "`},
+		{"two\nlines", `"two\nlines"`},
+		{"tab\there", `"tab\there"`},
+		{"abc\u202edef", `"abc\u202edef"`},
+	} {
+		if got := QuoteLabel(c.label); got != c.want {
+			t.Errorf("QuoteLabel(%q) = %s, want %s", c.label, got, c.want)
+		}
+	}
+}

@@ -2,9 +2,11 @@ package compile
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
+	"github.com/gpplang/gpp/lang/check"
 )
 
 // sel is one resolved index position.
@@ -31,12 +33,15 @@ type sel struct {
 // inRange reports whether every index of a selMany is in [0, n). The
 // first that is not is reported at its data cell when it has one, naming
 // where it indexes, else at the index expression.
-func (l *lowerer) inRange(s sel, n int) bool {
+func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n int) bool {
 	for k, i := range s.many {
 		if i >= 0 && i < n {
 			continue
 		}
 		hint := oneBasedHint(s.many, n)
+		if hint != "" && l.zeroBased(e) {
+			hint = zeroBasedHint
+		}
 		if s.atExpr != "" && hint != "" { // computed ids: "minus 1" may undo the model's own + 1
 			hint = "; indices are 0-based"
 		}
@@ -74,6 +79,47 @@ func oneBasedHint(many []int, n int) string {
 		return fmt.Sprintf("; indices are 0-based and these run from 1 to %d, as Stan's 1-based ids do: index with the ids minus 1 (`x[ids - 1]`) or give 0-based ids", n)
 	}
 	return fmt.Sprintf("; indices are 0-based and these run from %d to %d, with no 0, as Stan's 1-based ids do: index with the ids minus 1 (`x[ids - 1]`) or give 0-based ids", lo, n)
+}
+
+// zeroBasedHint is the hint for ids out of range that oneBasedHint
+// would take for 1-based ones, had zeroBased not found a 0 among them.
+const zeroBasedHint = "; indices are 0-based, and the ids of this axis hold a 0, so they are no 1-based ids: a typo?"
+
+// zeroBased reports whether other int data indexing e.X anywhere in the
+// model hold a 0, showing the ids of its axis 0-based: an edge list's
+// second column (node1 < node2 keeps every 0 out of node2) alone looks
+// 1-based, but its first column, or a held-out list, has the 0. Advice to
+// shift the ids by 1 would then be wrong: the id out of range is a typo.
+func (l *lowerer) zeroBased(e *ast.IndexExpr) bool {
+	holdsZero := func(name string) bool {
+		a := l.data[name]
+		return a != nil && a.Int && slices.Contains(a.Values, 0)
+	}
+	if e == nil || l.info == nil {
+		return false
+	}
+	x := ast.FormatExpr(e.X)
+	for expr := range l.info.Types {
+		ix, ok := expr.(*ast.IndexExpr)
+		if !ok || ix == e || ast.FormatExpr(ix.X) != x {
+			continue
+		}
+		for _, i := range ix.Indices {
+			found := false
+			ast.Inspect(i, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Data && holdsZero(sym.Name) {
+						found = true
+					}
+				}
+				return !found
+			})
+			if found {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // oneInRange reports whether a single index s along the given axis of e.X,
@@ -114,6 +160,9 @@ func (l *lowerer) dataIndexError(e *ast.IndexExpr, i, n, axis, k int, cell ast.P
 	hint := ""
 	if len(ids) > 0 {
 		hint = oneBasedHint(ids, n)
+	}
+	if hint != "" && l.zeroBased(e) {
+		hint = zeroBasedHint
 	}
 	if hint == "" {
 		hint = "; indices are 0-based"
@@ -258,7 +307,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 				// Indices from data: one out of range is reported at its
 				// cell (the builder's own error, at the index, is not
 				// returned: build returns the lowerer's errors first).
-				l.inRange(s, sh.Rows)
+				l.inRange(e, s, sh.Rows)
 			}
 			if s.rows != nil {
 				return b.GatherSub(v, s.many, s.data, s.rows, s.pos)
@@ -393,7 +442,7 @@ func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape [
 			}
 			return []int{s.one}, false, true
 		case selMany:
-			if !l.inRange(s, n) {
+			if !l.inRange(e, s, n) {
 				return nil, false, false
 			}
 			return s.many, true, true

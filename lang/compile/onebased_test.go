@@ -3,6 +3,8 @@ package compile
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/data"
 )
 
 // TestOneBasedHint: an index vector with no 0 that reaches the axis size n
@@ -34,6 +36,41 @@ func TestOneBasedHint(t *testing.T) {
 		}
 		if c.want != "" && !strings.Contains(got, "`x[ids - 1]`") {
 			t.Errorf("oneBasedHint(%v, %d) = %q: no advice", c.many, c.n, got)
+		}
+	}
+}
+
+// TestOneBasedHintZeroElsewhere: ids of an edge list's second column,
+// node1 < node2, hold no 0 even when the list is 0-based; an id past the
+// axis gets the 1-based advice only when no ids of the same axis hold a
+// 0: not the list's other column, nor other int data indexing the same
+// param (a held-out list). Else it reads as a typo.
+func TestOneBasedHintZeroElsewhere(t *testing.T) {
+	const src = `data N: int
+data links: int[E, 2]
+data unknown: int[M, 2]
+param W: positive[N] ~ Gamma(1, 1)
+target += sum(W[links[, 0]] .* W[links[, 1]])
+target += sum(W[unknown[, 0]] .* W[unknown[, 1]])
+`
+	sets := map[string]string{"N": "4"}
+	for _, c := range []struct {
+		name           string
+		links, unknown [][]float64
+		want           string
+	}{
+		{"1-based", [][]float64{{1, 2}, {1, 3}, {2, 4}, {3, 4}}, [][]float64{{1, 4}}, "as Stan's 1-based ids do"},
+		{"0 in the other column", [][]float64{{0, 2}, {1, 3}, {2, 4}, {1, 2}}, [][]float64{{1, 3}}, zeroBasedHint},
+		{"0 in other data", [][]float64{{1, 2}, {1, 3}, {2, 4}, {3, 4}}, [][]float64{{0, 3}}, zeroBasedHint},
+	} {
+		_, err := compileSrcErr(t, "m.gpp", src, sets,
+			data.Input{Name: "links", File: "links.csv", Table: csvTable(t, "links.csv", "i,j", c.links)},
+			data.Input{Name: "unknown", File: "unknown.csv", Table: csvTable(t, "unknown.csv", "i,j", c.unknown)})
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+		if c.want == zeroBasedHint && strings.Contains(err.Error(), "1-based ids do") {
+			t.Errorf("%s: %v: 1-based advice for ids with a 0", c.name, err)
 		}
 	}
 }
