@@ -46,7 +46,21 @@ func (in Input) from() string {
 // problem is an error naming the data file, line and column and the
 // declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, nil, nil)
+	b := bind(info, inputs, sets, false, nil, nil, nil)
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return b.out, nil
+}
+
+// BindOrdered binds as Bind does, coding the column of labels that binds
+// each declaration named in order by that order of its labels (label k is
+// the int k from the declaration's lower bound), as R's factor(levels=)
+// and pandas' Categorical(categories=) do, instead of sorting them (gpp's
+// --levels): a label the order does not list is an error at its cell, and
+// an order for a name that is no int vector coded from labels is an error.
+func BindOrdered(info *check.Info, inputs []Input, sets map[string]string, order map[string][]string) (map[string]*Array, error) {
+	b := bind(info, inputs, sets, false, nil, nil, order)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -62,7 +76,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 // file, since a file still to come may give it; a size that no data bind
 // yet is missing. With missing empty, the data bound are Bind's.
 func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (bound map[string]*Array, missing []string, err error) {
-	b := bind(info, inputs, sets, true, nil, nil)
+	b := bind(info, inputs, sets, true, nil, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, b.missing, err
 	}
@@ -79,7 +93,7 @@ func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (boun
 // file only when it is the one optional matrix left and nothing else was
 // bound from that file.
 func BindOptional(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, optional, nil)
+	b := bind(info, inputs, sets, false, optional, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -96,7 +110,7 @@ func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optiona
 	if fit == nil {
 		fit = map[string]Levels{}
 	}
-	b := bind(info, inputs, sets, false, optional, fit)
+	b := bind(info, inputs, sets, false, optional, fit, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -104,11 +118,11 @@ func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optiona
 }
 
 // bind runs Bind, or BindPartial with partial set, or BindOptional, or
-// BindCoded with fit set.
-func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool, fit map[string]Levels) *binder {
+// BindCoded with fit set, or BindOrdered with order set.
+func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool, fit map[string]Levels, order map[string][]string) *binder {
 	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
 		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}, partial: partial,
-		optional: optional, fitLevels: fit}
+		optional: optional, fitLevels: fit, order: order}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			where := "the model has no data named " + strconv.Quote(in.Name)
@@ -161,8 +175,33 @@ func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool
 		b.out[d.Name] = &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos}
 	}
 	b.emptyColumns()
+	b.orderUnused()
 	b.errs.Sort()
 	return b
+}
+
+// orderUnused reports each order of labels (BindOrdered) given for a name
+// that no column of labels bound: a misspelt name or numbers would
+// otherwise leave the order silently unused.
+func (b *binder) orderUnused() {
+	names := make([]string, 0, len(b.order))
+	for name := range b.order {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		d := b.info.DataVar(name)
+		switch a := b.out[name]; {
+		case d == nil || d.Implicit:
+			where := "the model has no data named " + strconv.Quote(name)
+			if names := b.declNames(); len(names) > 0 {
+				where += " (it declares " + strings.Join(names, ", ") + ")"
+			}
+			b.errs.Add(ast.Pos{File: "--levels"}, "%s", where)
+		case a != nil && a.Levels == nil:
+			b.errs.Add(a.Pos, "--levels %s: `%s` is given as numbers, not labels: its codes are the numbers, so no order of labels applies", name, name)
+		}
+	}
 }
 
 // emptyMatrix is a matrix given as [] whose column count waits for the
@@ -279,6 +318,9 @@ type binder struct {
 	// declaration, for BindCoded: not nil, a column of labels is coded
 	// as the fit coded it, and numbers for one it coded are an error.
 	fitLevels map[string]Levels
+	// order holds the orders of labels given for declarations (--levels),
+	// for BindOrdered.
+	order map[string][]string
 }
 
 func (b *binder) declNames() []string {
@@ -907,13 +949,17 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 			}
 		}
 	} else {
-		for i, s := range a.labels {
-			if !a.isMissing(i) {
-				lv.Labels = append(lv.Labels, s)
+		if order, ok := b.order[d.Name]; ok {
+			lv.Labels, lv.Given = slices.Clone(order), true
+		} else {
+			for i, s := range a.labels {
+				if !a.isMissing(i) {
+					lv.Labels = append(lv.Labels, s)
+				}
 			}
+			slices.Sort(lv.Labels)
+			lv.Labels = slices.Compact(lv.Labels)
 		}
-		slices.Sort(lv.Labels)
-		lv.Labels = slices.Compact(lv.Labels)
 		if d.Lower != nil {
 			lv.First = int(math.Ceil(*d.Lower))
 		}
@@ -932,6 +978,9 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 			continue
 		}
 		k, ok := code[s]
+		if !ok && lv.Given {
+			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not in the order --levels gives `%s` (its %d labels: %s)", a.labelColumn, s, d.Name, len(lv.Labels), listNames(lv.Labels, 20))
+		}
 		if !ok {
 			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not one the fit coded `%s` from (its %d labels: %s)", a.labelColumn, s, d.Name, len(lv.Labels), listNames(lv.Labels, 20))
 		}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // Coded lists the codings of the columns of labels of a successful Bind,
@@ -53,7 +55,11 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 			bounds = "; " + strings.Join(lv.Bounds, ", ") + " from " + whose + " count"
 		}
 		if !fit {
-			notes = append(notes, fmt.Sprintf("%s: %d label%s coded %d to %d in sorted order (%s)%s", where, len(lv.Labels), plural(len(lv.Labels)), lv.First, lv.First+len(lv.Labels)-1, listCodes(*lv, lv.Labels, most), bounds))
+			order := "in sorted order"
+			if lv.Given {
+				order = "in the order --levels gives"
+			}
+			notes = append(notes, fmt.Sprintf("%s: %d label%s coded %d to %d %s (%s)%s", where, len(lv.Labels), plural(len(lv.Labels)), lv.First, lv.First+len(lv.Labels)-1, order, listCodes(*lv, lv.Labels, most), bounds))
 			continue
 		}
 		seen := map[string]bool{}
@@ -104,4 +110,98 @@ func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 		}
 	}
 	return out
+}
+
+// LevelOrderWarnings warns of each column of three or more labels that a
+// successful Bind coded in sorted order (not in an order the user gave)
+// whose codes the model reads as more than names of groups: as the
+// outcome of an ordered family (OrderedLogistic, OrderedProbit), the value
+// of another family but a categorical one, or a number in arithmetic. Byte
+// order is no order of meaning ("Agree" before "Disagree" before
+// "Neutral"), so such a fit silently answers another question. Indexing
+// (`a[county]`) and a categorical outcome are order-free and not warned
+// of. Each warning names the column, its coding, the first such use in the
+// model and how to give the order.
+func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
+	coded := map[*check.Symbol]*check.DataVar{}
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Labels) < 3 {
+			continue
+		}
+		if s := info.Lookup(d.Name); s != nil && s.Kind == check.Data {
+			coded[s] = d
+		}
+	}
+	if len(coded) == 0 || file == nil {
+		return nil
+	}
+	type use struct {
+		pos  ast.Pos
+		what string
+	}
+	first := map[*check.Symbol]use{}
+	reads := func(e ast.Node, pos ast.Pos, what string) {
+		info.VisitReads(e, false, func(s *check.Symbol) bool {
+			if _, ok := first[s]; !ok && coded[s] != nil {
+				first[s] = use{pos, what}
+			}
+			return false
+		})
+	}
+	// value is the observed value of a family d: an ordered outcome, a
+	// categorical one (order-free) or another family's value.
+	value := func(e ast.Expr, d *stdlib.Dist) {
+		switch {
+		case d == nil || d.Shape == stdlib.DistCategorical:
+		case d.Shape == stdlib.DistOrdinal:
+			reads(e, e.Pos(), "as the ordered outcome of "+d.Name)
+		default:
+			reads(e, e.Pos(), "as the value of "+d.Name)
+		}
+	}
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.DataDecl, *ast.ConstDecl, *ast.LetStmt, *ast.FnDecl:
+			return false // a let is reached from what reads it
+		case *ast.TildeStmt:
+			value(n.LHS, info.Dists[n.Dist])
+			ast.Inspect(n.Dist, visit)
+			if n.Trunc != nil {
+				ast.Inspect(n.Trunc, visit)
+			}
+			return false
+		case *ast.CallExpr:
+			if f := info.Calls[n]; f != nil && f.Shape == stdlib.LogPDF && len(n.Args) == 2 {
+				if call, ok := ast.Unparen(n.Args[1]).(*ast.CallExpr); ok {
+					value(n.Args[0], stdlib.LookupDist(call.Fun.Name))
+					ast.Inspect(call, visit)
+					return false
+				}
+			}
+		case *ast.IndexExpr:
+			ast.Inspect(n.X, visit) // indexing by the codes is order-free
+			return false
+		case *ast.Ident:
+			reads(n, n.NamePos, "as numbers")
+		}
+		return true
+	}
+	ast.Inspect(file, visit)
+	var warns []string
+	for _, d := range info.Data {
+		s := info.Lookup(d.Name)
+		u, ok := first[s]
+		if !ok || coded[s] == nil {
+			continue
+		}
+		lv := bound[d.Name].Levels
+		where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
+		if lv.Column != d.Name {
+			where += fmt.Sprintf(" (`%s`)", d.Name)
+		}
+		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where their order is their meaning: give the order with --levels %s=LABEL,LABEL,... (lowest first), or give the column as numbers", where, len(lv.Labels), listCodes(*lv, lv.Labels, 10), u.pos, u.what, d.Name))
+	}
+	return warns
 }

@@ -99,6 +99,9 @@ type Levels struct {
 	Grow bool
 	// New is the number of labels that Grow coded after the fit's.
 	New int
+	// Given says the labels' order came from the user (--levels), not
+	// from sorting them.
+	Given bool
 }
 
 // problem is the first problem of the value, bad or its first missing

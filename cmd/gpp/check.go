@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,6 +25,54 @@ import (
 
 // setFlags collects repeated --set NAME=VALUE flags.
 type setFlags map[string]string
+
+// levelFlags collects repeated --levels NAME=LABEL,LABEL,... flags: the
+// order of the labels of the column of labels that binds data NAME, as
+// R's factor(levels=) and pandas' Categorical(categories=) give it. The
+// list is a CSV record, so a label holding a comma or a quote is quoted
+// as in a CSV file: --levels 'county="ST. LOUIS, MN",AITKIN'.
+type levelFlags map[string][]string
+
+const levelsUsage = "code the column of labels that binds the int data NAME in the order given, as\n`NAME=LABEL,LABEL,...` (R's factor(levels=)): the first label is the declaration's\nlower bound (0 without one), the next one more, ...; a label not listed is an\nerror at its cell; the list is a CSV record: quote a label holding a comma\n(repeatable; default: the labels in byte order)"
+
+func (l levelFlags) String() string {
+	var parts []string
+	for k, v := range l {
+		parts = append(parts, k+"="+strings.Join(v, ","))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}
+
+func (l levelFlags) Set(v string) error {
+	name, list, ok := strings.Cut(v, "=")
+	if !ok || name == "" || list == "" {
+		return fmt.Errorf("expected NAME=LABEL,LABEL,..., got %q", v)
+	}
+	if _, dup := l[name]; dup {
+		return fmt.Errorf("%s: its order is given twice", name)
+	}
+	r := csv.NewReader(strings.NewReader(list))
+	labels, err := r.Read()
+	if err != nil {
+		return fmt.Errorf("%s: the labels are not a CSV record (quote a label with a comma as \"a, b\"): %v", name, err)
+	}
+	if _, err := r.Read(); err != io.EOF {
+		return fmt.Errorf("%s: the labels must be on one line", name)
+	}
+	seen := map[string]bool{}
+	for _, s := range labels {
+		switch {
+		case s == "":
+			return fmt.Errorf("%s: an empty label in %q", name, list)
+		case seen[s]:
+			return fmt.Errorf("%s: label %q is listed twice", name, s)
+		}
+		seen[s] = true
+	}
+	l[name] = labels
+	return nil
+}
 
 // listFlag is a repeatable flag of comma-separated items: each use adds
 // its items to the string, so --fullrank a --fullrank b is --fullrank a,b
@@ -287,6 +336,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", checkSynopsis, checkHelpText, stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")
+	order := levelFlags{}
+	fs.Var(order, "levels", levelsUsage)
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -296,7 +347,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	l, ok := loadChecked(pos, sets, stderr)
+	l, ok := loadChecked(pos, sets, order, stderr)
 	if !ok {
 		return exitError
 	}
@@ -320,10 +371,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 // compiles it and tries its log density at a fit's start (bindAndStart):
 // gpp check's path, which gpp graph shares. Warnings and errors go to
 // stderr; ok is false after an error.
-func loadChecked(pos []string, sets setFlags, stderr io.Writer) (l *pipeline.Loaded, ok bool) {
+func loadChecked(pos []string, sets setFlags, order levelFlags, stderr io.Writer) (l *pipeline.Loaded, ok bool) {
 	l, err := pipeline.Parse(pos[0], sets)
 	var inputs []data.Input
 	if err == nil {
+		l.Order = order
 		inputs, err = pipeline.ReadInputs(pos[1:], l.Sources)
 	}
 	if err != nil {

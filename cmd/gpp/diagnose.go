@@ -46,6 +46,8 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 	eps := fs.Float64("eps", fd.Central.Step, "finite-difference step")
 	tol := fs.Float64("tol", diagDefaultTol, "largest relative error accepted")
 	fs.Var(sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	order := levelFlags{}
+	fs.Var(order, "levels", levelsUsage)
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
@@ -63,7 +65,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 	case !(*tol > 0) || math.IsInf(*tol, 0):
 		return usageErr("--tol must be a finite number > 0, got %v", *tol)
 	}
-	l, err := pipeline.Load(pos[0], pos[1:], sets)
+	l, err := pipeline.LoadOrdered(pos[0], pos[1:], sets, order)
 	if err != nil {
 		printError(stderr, err, sourcesOf(l))
 		return exitError

@@ -32,6 +32,7 @@ type fitConfig struct {
 	model       string
 	data        []string
 	sets        setFlags
+	levels      levelFlags     // --levels: the order of columns of labels
 	out         string         // output directory
 	init        string         // fit.json to warm-start from, or ""
 	metricFiles []string       // gpp sample --save-metric's files, one per chain
@@ -109,7 +110,7 @@ var gammaGradients = map[string]dist.GammaGradient{
 // newFitFlags defines gpp fit's flags on a new flag set.
 func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs := newFlagSet("fit", fitSynopsis, fitHelpText, stderr)
-	cfg := &fitConfig{sets: setFlags{}}
+	cfg := &fitConfig{sets: setFlags{}, levels: levelFlags{}}
 	v := &fitFlagValues{}
 	fs.IntVar(&v.iter, "iter", defaultIter, "iteration limit: SGVB steps, or L-BFGS iterations with --family map, laplace or\npathfinder (whose default is 1000); with --minibatch 200000")
 	fs.IntVar(&v.draws, "draws", 1, "draws of q per gradient step")
@@ -143,6 +144,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	fs.Var(cfg.levels, "levels", levelsUsage)
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
 	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --plots (the checks\nppc_y.png and ppc_stat_y.png alone), --hdi, --quiet and --verbose apply (default\nfalse)")
 	return fs, cfg, v
@@ -927,7 +929,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 // an error, a model without params, draws that would not fit in memory
 // (stepDraws per gradient step).
 func loadModel(cfg *fitConfig, con *console, what string, stepDraws int) (*pipeline.Loaded, bool) {
-	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+	l, err := pipeline.LoadOrdered(cfg.model, cfg.data, cfg.sets, cfg.levels)
 	if err != nil {
 		printError(con, err, sourcesOf(l))
 		return nil, false

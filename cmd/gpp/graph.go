@@ -38,7 +38,7 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "graph", graphSynopsis, "--out %s: the graph is written as DOT, to a .dot or .gv file; for a picture pipe it into Graphviz: gpp graph %s | dot -Tpng -o model.png", *out, pos[0])
 		}
 	}
-	l, ok := loadChecked(pos, sets, stderr)
+	l, ok := loadChecked(pos, sets, nil, stderr)
 	if !ok {
 		return exitError
 	}

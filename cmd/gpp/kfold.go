@@ -100,7 +100,7 @@ error in the model or the data, or a fit that failed; 2: a bad command line.
 // kfoldFitFlags are gpp fit's flags that gpp kfold passes to each fit.
 var kfoldFitFlags = []string{"iter", "draws", "optimizer", "step-size", "seed", "family", "fullrank", "rank", "band",
 	"gamma-grad", "estimator", "gamma-param", "tol", "last-iterate", "eval-every", "output-draws", "out",
-	"quiet", "verbose", "set"}
+	"quiet", "verbose", "set", "levels"}
 
 // Files and defaults of gpp kfold.
 const (
@@ -224,7 +224,7 @@ type kfoldSetup struct {
 // prepareKfold loads the model on all data and finds its observations.
 func prepareKfold(kc *kfoldConfig, con *console) (*kfoldSetup, error) {
 	cfg := kc.fit
-	l, err := pipeline.Load(cfg.model, cfg.data, cfg.sets)
+	l, err := pipeline.LoadOrdered(cfg.model, cfg.data, cfg.sets, cfg.levels)
 	if err != nil {
 		return &kfoldSetup{l: l}, err
 	}

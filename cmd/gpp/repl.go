@@ -44,12 +44,15 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("repl", replSynopsis, replHelpText, stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable; :set in the session)")
+	order := levelFlags{}
+	fs.Var(order, "levels", levelsUsage+"; for the session")
 	history := fs.String("history", "", "history `FILE` (default $XDG_STATE_HOME/gpp/history or ~/.gpp_history; \"-\": none)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
 	}
 	r := newRepl(stdin, stdout, stderr)
+	r.order = order
 	switch *history {
 	case "":
 		r.history = defaultHistoryPath(os.Getenv)
@@ -147,6 +150,9 @@ type repl struct {
 	in       io.Reader
 	out, err io.Writer
 	history  string // history file, "" for none (a terminal session only)
+	// order is gpp repl's --levels: the order of the labels of columns
+	// of labels, for every binding of the session's data.
+	order levelFlags
 
 	replState            // the model, its data, the values set and the fit
 	steps     []replStep // the states before each step, for :undo (trimSteps bounds them)
@@ -723,4 +729,26 @@ Errors: <input>:LINE:COL is a position in what was just typed,
 keywords, built-ins, distributions, the model's names and :commands.
 `)
 	return b.String()
+}
+
+// replLevelsRefusal says why a session's :fit, :sample or :kfold refuses
+// --levels: every query and :predict of the session reads the data coded
+// one way, which gpp repl --levels gives.
+func replLevelsRefusal(cmd string) string {
+	return cmd + " --levels: the order of a column's labels is the session's, for its queries too: give it to gpp repl (gpp repl --levels NAME=LABEL,LABEL,...)"
+}
+
+// of returns the orders given for data that info declares: a session's
+// model, typed a statement at a time, may not declare them yet.
+func (o levelFlags) of(info *check.Info) map[string][]string {
+	var out map[string][]string
+	for name, labels := range o {
+		if info != nil && info.DataVar(name) != nil {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[name] = labels
+		}
+	}
+	return out
 }

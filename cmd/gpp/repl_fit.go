@@ -159,6 +159,10 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit keeps a fitted q: draw from the priors with gpp fit --prior")
 		return
 	}
+	if len(cfg.levels) > 0 {
+		r.errorf("%s", replLevelsRefusal(":fit"))
+		return
+	}
 	if cfg.resample {
 		r.errorf(":fit keeps q and its draws, which the session's queries use: resample them with gpp fit --psis-resample")
 		return
@@ -867,7 +871,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		r.errorf("no fit yet: run :fit or :sample (the expression depends on params)")
 		return
 	}
-	bound, err := data.Bind(info, r.inputs(), r.sets)
+	bound, err := data.BindOrdered(info, r.inputs(), r.sets, r.order.of(info))
 	if err != nil {
 		r.printError(err, srcs)
 		return
@@ -1299,6 +1303,7 @@ func (r *repl) staleOf(change, what string) bool {
 func (r *repl) boundModel() (*pipeline.Loaded, error) {
 	l, err := pipeline.ParseSource(replModel, []byte(r.src), r.sets)
 	if err == nil {
+		l.Order = r.order.of(l.Info)
 		err = l.Bind(r.inputs(), r.sets)
 	}
 	return l, err
@@ -1359,15 +1364,15 @@ func (r *repl) evalFixed(ctx context.Context, full *ast.File, info *check.Info, 
 	}
 	withData = append(withData, out)
 	constsOnly = append(constsOnly, out)
-	m, err := compileFixed(withData, r.inputs(), r.sets)
+	m, err := compileFixed(withData, r.inputs(), r.sets, r.order)
 	if err != nil {
-		if m2, err2 := compileFixed(withoutMissingData(info, withData), r.inputs(), r.sets); err2 == nil {
+		if m2, err2 := compileFixed(withoutMissingData(info, withData), r.inputs(), r.sets, r.order); err2 == nil {
 			m, err = m2, nil
 		}
 	}
 	if err != nil {
 		var err2 error
-		if m, err2 = compileFixed(constsOnly, nil, r.sets); err2 != nil {
+		if m, err2 = compileFixed(constsOnly, nil, r.sets, nil); err2 != nil {
 			r.printError(err, srcs)
 			return
 		}
@@ -1402,7 +1407,7 @@ func (r *repl) evalFixed(ctx context.Context, full *ast.File, info *check.Info, 
 }
 
 // compileFixed checks, binds and compiles statements as a model.
-func compileFixed(stmts []ast.Stmt, inputs []data.Input, sets setFlags) (*compile.Model, error) {
+func compileFixed(stmts []ast.Stmt, inputs []data.Input, sets setFlags, order levelFlags) (*compile.Model, error) {
 	f := &ast.File{Name: replModel, Stmts: stmts}
 	used := setFlags{}
 	info0, _ := check.Check(f, nil)
@@ -1415,7 +1420,7 @@ func compileFixed(stmts []ast.Stmt, inputs []data.Input, sets setFlags) (*compil
 	if err != nil {
 		return nil, err
 	}
-	bound, err := data.Bind(info, inputs, used)
+	bound, err := data.BindOrdered(info, inputs, used, order.of(info))
 	if err != nil {
 		return nil, err
 	}
@@ -1560,7 +1565,7 @@ func (r *repl) readsMissing(info *check.Info, x ast.Expr) bool {
 	if len(names) == 0 {
 		return false
 	}
-	bound, err := data.Bind(info, r.inputs(), r.sets)
+	bound, err := data.BindOrdered(info, r.inputs(), r.sets, r.order.of(info))
 	if err != nil {
 		return false // evalFixed reports it
 	}

@@ -33,6 +33,9 @@ func (r *repl) kfoldCmd(args []string) {
 	case len(kc.fit.sets) > 0:
 		r.errorf(":kfold cross-validates the session's model with its values: set them with :set")
 		return
+	case len(kc.fit.levels) > 0:
+		r.errorf("%s", replLevelsRefusal(":kfold"))
+		return
 	}
 	srcs := r.sources("")
 	l, err := r.boundModel()

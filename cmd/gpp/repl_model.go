@@ -262,7 +262,7 @@ func (r *repl) bindErr(ctx context.Context, f *ast.File, info *check.Info, ins [
 		// A matrix with no file of its own takes every column of the one
 		// positional file, as gpp fit binds it; if the model does not bind
 		// so, it waits for the rest of its data.
-		if bound, err = data.Bind(info, inputs, sets); err != nil {
+		if bound, err = data.BindOrdered(info, inputs, sets, r.order.of(info)); err != nil {
 			return false, nil
 		}
 	}
@@ -733,6 +733,7 @@ func (r *repl) checkCtx(ctx context.Context) {
 			r.printError(err, r.sources(""))
 			return
 		}
+		l.Order = r.order.of(l.Info)
 		if !bindAndStart(ctx, r.err, l, r.inputs(), r.sets, r.sources("")) {
 			if ctx.Err() != nil {
 				r.interrupted(":check stopped")
@@ -762,6 +763,7 @@ func (r *repl) graph() {
 		return
 	}
 	if len(r.data) > 0 {
+		l.Order = r.order.of(l.Info)
 		l.Bind(r.inputs(), r.sets) // best effort: only the sizes are wanted
 	}
 	g := l.Graph()

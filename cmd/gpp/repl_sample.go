@@ -96,6 +96,9 @@ func (r *repl) sampleCmd(args []string) {
 	case len(cfg.sets) > 0:
 		r.errorf(":sample samples the session's model with its values: set them with :set before :sample")
 		return
+	case len(cfg.levels) > 0:
+		r.errorf("%s", replLevelsRefusal(":sample"))
+		return
 	case sc.fixedParam:
 		r.errorf(":sample --fixed-param: the fixed_param sampler is gpp sample's (gpp sample --fixed-param)")
 		return

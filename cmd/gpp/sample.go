@@ -276,7 +276,7 @@ func sampleFlagRefusal(name string) string {
 // code to use when the command must stop (help or a usage error).
 func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, int, bool) {
 	fs := newFlagSet("sample", sampleSynopsis, sampleHelpText, stderr)
-	cfg := &fitConfig{sets: setFlags{}}
+	cfg := &fitConfig{sets: setFlags{}, levels: levelFlags{}}
 	sc := &sampleConfig{cfg: cfg}
 	s := &sc.nuts
 	fs.IntVar(&s.Chains, "chains", 4, "independent chains")
@@ -298,6 +298,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
+	fs.Var(cfg.levels, "levels", levelsUsage)
 	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's), energy.png (the marginal energy and the energy\ntransitions, with each chain's E-BFMI) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R.\nOr a .json file of the params' values, CmdStan's init file (names to numbers,\narrays, arrays of rows for matrices, as write_stan_json writes): every chain\nstarts there, the params it does not name drawn as without --init (default:\neach unconstrained coordinate uniform on (-R, R), --init-radius, as Stan). A\ncomma-separated list of --chains .json files gives each chain its own (as\nCmdStanPy's inits list), and for FILE.json with --chains C, FILE_1.json ...\nFILE_C.json are read when they all exist (CmdStan's convention)")
 	radius := fs.Float64("init-radius", sgvb.InitRadius, "`R` of the random starts: each unconstrained coordinate uniform on (-R, R),\nCmdStan's init=R; 0 starts every coordinate at 0. Not used (a note says so)\nwith --init FIT or a .json file of every param's value")

@@ -32,8 +32,13 @@ type Loaded struct {
 	Data    map[string]*data.Array
 	Model   *compile.Model
 	Sources map[string][]byte // model and data file contents, for quoting errors
-	// Warnings are about the data files of a successful Bind (data.Unused).
+	// Warnings are about the data files of a successful Bind (data.Unused)
+	// and the codes of its columns of labels (data.LevelOrderWarnings).
 	Warnings []string
+	// Order gives the order of the labels of columns of labels, by
+	// declaration, that Bind codes them in (--levels; data.BindOrdered);
+	// nil: sorted.
+	Order map[string][]string
 	// Notes say which missing data values are fitted as latents
 	// (data.MissingNotes).
 	Notes []string
@@ -200,6 +205,16 @@ func load(path string, dataArgs []string, sets map[string]string, bind func(*Loa
 	return l, bind(l, inputs, sets)
 }
 
+// LoadOrdered is Load with the order of the labels of columns of labels
+// given by declaration (gpp's --levels; data.BindOrdered), kept in the
+// Loaded's Order for binding again.
+func LoadOrdered(path string, dataArgs []string, sets map[string]string, order map[string][]string) (*Loaded, error) {
+	return load(path, dataArgs, sets, func(l *Loaded, inputs []data.Input, sets map[string]string) error {
+		l.Order = order
+		return l.Bind(inputs, sets)
+	})
+}
+
 // LoadCoded is Load for data given to a saved run's model whose log
 // density is evaluated at the run's draws (gpp logprob, gpp sensitivity):
 // a column of labels is coded as the run coded it (levels, by
@@ -227,7 +242,7 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	var bound map[string]*data.Array
 	var err error
 	if levels == nil {
-		bound, err = data.Bind(l.Info, inputs, sets)
+		bound, err = data.BindOrdered(l.Info, inputs, sets, l.Order)
 	} else {
 		bound, err = data.BindCoded(l.Info, inputs, sets, nil, levels)
 	}
@@ -236,6 +251,9 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	}
 	l.Data = bound
 	l.Warnings = data.Unused(l.Info, inputs)
+	if levels == nil { // a run's coding was warned of when it ran
+		l.Warnings = append(l.Warnings, data.LevelOrderWarnings(l.File, l.Info, bound)...)
+	}
 	l.Notes = append(data.MissingNotes(l.Info, bound), data.LevelNotes(l.Info, bound, levels != nil)...)
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {

@@ -1,0 +1,138 @@
+package data
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+// likertCSV is a column of Likert answers as SPSS exports value labels:
+// sorted in byte order they are Agree, Disagree, Neutral, Strongly agree,
+// Strongly disagree, no order of their meaning.
+const likertCSV = "q,g,x\nStrongly agree,b,0.5\nDisagree,a,-1\nNeutral,c,0\nAgree,a,1\nStrongly disagree,b,-2\nAgree,c,0.3\n"
+
+// likertOrder is the answers' order of meaning, lowest first.
+var likertOrder = []string{"Strongly disagree", "Disagree", "Neutral", "Agree", "Strongly agree"}
+
+// checkedFile is checked, with the file LevelOrderWarnings walks.
+func checkedFile(t *testing.T, src string) (*ast.File, *check.Info) {
+	t.Helper()
+	f, err := parser.ParseFile("m.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, &check.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, info
+}
+
+// TestLevelOrderWarnings: a column of labels coded in byte order whose
+// codes the model reads in order (an ordered family's outcome, through a
+// let too; a count family's value; arithmetic) is warned of, naming the
+// column, the coding, the use's position and --levels; indexing by the
+// codes and a categorical outcome, which are order-free, are not, nor is a
+// column whose order --levels gave, nor one of two labels.
+func TestLevelOrderWarnings(t *testing.T) {
+	const head = "data q: int<lower=1, upper=5>[N]\ndata g: int[N]\ndata x: real[N]\nparam c: ordered[4] ~ Normal(0, 5)\nparam b: real ~ Normal(0, 1)\nparam a: real[3] ~ Normal(0, 1)\n"
+	for _, c := range []struct {
+		name, body string
+		want       string // "" for no warning
+	}{
+		{"ordered logistic", "q - 1 ~ OrderedLogistic(b * x, c)\n", "m.gpp:7:1 reads the codes as the ordered outcome of OrderedLogistic"},
+		{"ordered probit through a let", "let y = q - 1\ny ~ OrderedProbit(a[g], c)\n", "m.gpp:8:1 reads the codes as the ordered outcome of OrderedProbit"},
+		{"logpdf", "x ~ Normal(0, 1)\noutput ll = logpdf(q - 1, OrderedLogistic(b * x, c))\n", "m.gpp:8:20 reads the codes as the ordered outcome of OrderedLogistic"},
+		{"poisson count", "q ~ Poisson(exp(b))\n", "m.gpp:7:1 reads the codes as the value of Poisson"},
+		{"arithmetic", "x ~ Normal(b * q, 1)\n", "m.gpp:7:16 reads the codes as numbers"},
+		{"index", "x ~ Normal(a[g] + c[q - 1], 1)\n", ""},
+		{"categorical", "q - 1 ~ CategoricalLogit(rep(b, 5))\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, info := checkedFile(t, head+c.body)
+			in := []Input{csvInput(t, "", "likert.csv", likertCSV)}
+			bound, err := Bind(info, in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			warns := LevelOrderWarnings(f, info, bound)
+			if c.want == "" {
+				if len(warns) > 0 {
+					t.Errorf("warnings %q, want none", warns)
+				}
+				return
+			}
+			want := `likert.csv: column "q": its 5 labels are coded in sorted (byte) order, Agree 1, Disagree 2, Neutral 3, Strongly agree 4, Strongly disagree 5, and ` + c.want + `, where their order is their meaning: give the order with --levels q=LABEL,LABEL,... (lowest first), or give the column as numbers`
+			if len(warns) != 1 || warns[0] != want {
+				t.Errorf("warnings %q,\nwant [%q]", warns, want)
+			}
+			// With the order given, no warning: the codes are in order.
+			bound, err = BindOrdered(info, in, nil, map[string][]string{"q": likertOrder})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if warns := LevelOrderWarnings(f, info, bound); len(warns) > 0 {
+				t.Errorf("with the order given: warnings %q", warns)
+			}
+		})
+	}
+	// Two labels: any order is the other reversed, a sign, not a warning.
+	f, info := checkedFile(t, "data s: int[N]\nparam c: ordered[1] ~ Normal(0, 5)\ns ~ OrderedLogistic(0, c)\n")
+	bound, err := Bind(info, []Input{csvInput(t, "", "s.csv", "s\nyes\nno\nyes\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warns := LevelOrderWarnings(f, info, bound); len(warns) > 0 {
+		t.Errorf("two labels: warnings %q", warns)
+	}
+}
+
+// TestBindOrdered: an order given codes the labels by it from the lower
+// bound (labels it lists that the column lacks keep their codes, and
+// count in the size it bounds), says so in the note, and is an error for a
+// label it does not list (at the cell), for data given as numbers and for
+// a name the model does not declare.
+func TestBindOrdered(t *testing.T) {
+	info := checked(t, "data J: int\ndata q: int<lower=1, upper=J>[N]\ndata x: real[N]\n")
+	in := []Input{csvInput(t, "", "likert.csv", "q,x\nStrongly agree,1\nDisagree,2\nAgree,3\nDisagree,4\n")}
+	bound, err := BindOrdered(info, in, nil, map[string][]string{"q": likertOrder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := bound["q"]
+	if want := []float64{5, 2, 4, 2}; !slices.Equal(a.Values, want) || !a.Levels.Given || !slices.Equal(a.Levels.Labels, likertOrder) {
+		t.Errorf("codes %v, levels %+v; want %v in the order given", a.Values, a.Levels, want)
+	}
+	if j := bound["J"]; j == nil || j.Values[0] != 5 {
+		t.Errorf("J = %v, want 5, the labels listed", j)
+	}
+	notes := LevelNotes(info, bound, false)
+	want := `likert.csv: column "q": 5 labels coded 1 to 5 in the order --levels gives (Strongly disagree 1, Disagree 2, Neutral 3, Agree 4, Strongly agree 5); J = 5 from their count`
+	if len(notes) != 1 || notes[0] != want {
+		t.Errorf("notes %q,\nwant %q", notes, want)
+	}
+	for _, c := range []struct {
+		name  string
+		src   string
+		order map[string][]string
+		want  string
+	}{
+		{"unlisted label", "q,x\nAgree,1\nNeutral,2\n", map[string][]string{"q": {"Disagree", "Agree"}},
+			`likert.csv:3:1: column "q": label "Neutral" is not in the order --levels gives ` + "`q`" + ` (its 2 labels: Disagree, Agree)`},
+		{"numbers", "q,x\n1,1\n2,2\n", map[string][]string{"q": likertOrder},
+			"likert.csv:2:1: --levels q: `q` is given as numbers, not labels: its codes are the numbers, so no order of labels applies"},
+		{"no such data", "q,x\nAgree,1\n", map[string][]string{"qq": likertOrder},
+			`--levels: the model has no data named "qq" (it declares J, q, x)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := BindOrdered(info, []Input{csvInput(t, "", "likert.csv", c.src)}, nil, c.order)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v,\nwant %q", err, c.want)
+			}
+		})
+	}
+}
