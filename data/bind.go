@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -959,6 +961,9 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 			}
 			slices.Sort(lv.Labels)
 			lv.Labels = slices.Compact(lv.Labels)
+			if err := unicodeForms(a, lv.Labels); err != nil {
+				return nil, err
+			}
 		}
 		if d.Lower != nil {
 			lv.First = int(math.Ceil(*d.Lower))
@@ -987,6 +992,30 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 		out.Values[i] = float64(k)
 	}
 	return &out, nil
+}
+
+// unicodeForms is the error for two of a column's distinct labels that
+// are one text in two Unicode forms (canonically equivalent: é as one
+// code point, and as e with a combining acute accent, as macOS and
+// Windows may write the same name), at the first cell of the second: they
+// print alike, but would be coded as two groups.
+func unicodeForms(a *Array, labels []string) *ast.Error {
+	first := make(map[string]string, len(labels))
+	for _, s := range labels {
+		n := norm.NFC.String(s)
+		o, seen := first[n]
+		if !seen {
+			first[n] = s
+			continue
+		}
+		at := slices.Index(a.labels, s)
+		if i := slices.Index(a.labels, o); i > at {
+			o, s, at = s, o, slices.Index(a.labels, o)
+		}
+		return ast.Errorf(a.Locate(at), "column %q: labels %q (%+q) and %+q are one text in two Unicode forms (an accent as part of its letter, or as a combining mark after it, as macOS and Windows may write the same name): they would be coded as two groups that print alike; write the file in one form (NFC, as Python's unicodedata.normalize(\"NFC\", text) gives)",
+			a.labelColumn, s, s, o)
+	}
+	return nil
 }
 
 // sharedCoding checks a column of labels coded for d (a) against the

@@ -285,6 +285,9 @@ func TestBindErrors(t *testing.T) {
 		{"wrong rank, size from it", "data y: real[N]\ndata x: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"y": [1, 2], "x": [1, 2]}`)}
 		}, nil, "d.json:1:20: x has a vector of 2 values, but `x` is declared real[N, D] at m.gpp:2:6\x00"},
+		{"one label in two Unicode forms", "data g: int[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "g\nLyc\u00e9e\nOak\nLyce\u0301e\n")}
+		}, nil, "d.csv:4:1: column \"g\": labels \"Lyce\u0301e\" (\"Lyce\\u0301e\") and \"Lyc\\u00e9e\" are one text in two Unicode forms"},
 		{"int expected", "data k: int[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "k\n1\n2.0\n2.5\n")}
 		}, nil, "d.csv:4:1: k: 2.5 is not an integer, but `k` is declared int[N] at m.gpp:1:6"},
