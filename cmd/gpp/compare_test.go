@@ -521,3 +521,32 @@ func TestComparePlot(t *testing.T) {
 		t.Errorf("the input was overwritten")
 	}
 }
+
+// TestOptimisticNotes: a fit whose k̂ flags observations and whose
+// elpd_loo is above a NUTS sample's of the same model and data gets the
+// note naming the sample; not a fit below it, one of another model or
+// data, or one with no flagged observation.
+func TestOptimisticNotes(t *testing.T) {
+	fit := func(label, model string, nuts bool, data string) *looFit {
+		return &looFit{label: label, model: model, nuts: nuts, data: []string{data}, dataHash: []string{"h-" + data}}
+	}
+	ranks := []looRank{
+		{fit: fit("hs_fit", "hs.gpp", false, "d.csv"), elpd: -171.0, badK: 400, nObserve: 400},
+		{fit: fit("hs_nuts", "hs.gpp (NUTS)", true, "d.csv"), elpd: -173.6},
+		{fit: fit("ridge_fit", "ridge.gpp", false, "d.csv"), elpd: -186.4, badK: 11, nObserve: 400},
+		{fit: fit("hs_other", "hs.gpp", false, "e.csv"), elpd: -150, badK: 3, nObserve: 400},
+	}
+	got := optimisticNotes(ranks)
+	want := "hs_fit's elpd_loo (-171.0) is above that of hs_nuts (-173.6), NUTS on the same model and data: with k̂ above 0.7 for 400 of 400 observations"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("notes %q, want one starting %q", got, want)
+	}
+	ranks[0].elpd = -175
+	if got := optimisticNotes(ranks); len(got) != 0 {
+		t.Errorf("a fit below the sample: notes %q", got)
+	}
+	ranks[0].elpd, ranks[0].badK = -171, 0
+	if got := optimisticNotes(ranks); len(got) != 0 {
+		t.Errorf("no flagged observation: notes %q", got)
+	}
+}
