@@ -271,6 +271,13 @@ type Univariate struct {
 	// for the error at fit time, which calls the value z; "" where it has
 	// nothing to add.
 	Why func(x float64, p []float64) string
+	// Explain, when set, explains a value lp of Kernel at x and p that is
+	// not finite, in place of the error at fit time that names the value
+	// (a truncation's normaliser, whose x is a placeholder and whose
+	// failure is a mass of 0: "" where it has nothing to add). ofValue
+	// says that the explanation is about x, so that the error names x's
+	// data cell.
+	Explain func(x float64, p []float64, lp float64) (why string, ofValue bool)
 	// CDFTail marks the kernel of a log CDF: −1 for log P(X ≤ x)
 	// (logcdf), +1 for log P(X > x) (logccdf), 0 for any other. Its −Inf
 	// at the lower (−1) or upper (+1) end of the closed support (Ends),

@@ -713,14 +713,22 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			r = mix.Components[0]
 		}
 	} else {
+		watch := newStepWatch(con, s.MaxIter, s.EvalEvery, slowAdvice(l.Info, "--iter"))
 		s.Progress = func(p sgvb.Progress) {
+			watch.progressed()
 			con.progress("", p)
 			if cfg.afterEval != nil {
 				cfg.afterEval(p)
 			}
 		}
 		s.Scoring = scoringNote(con)
+		s.Stepping = watch.stepped
+		stopWatch := func() {}
+		if s.Method == sgvb.SGVB { // MAP, Laplace and Pathfinder report every iteration
+			stopWatch = watch.watch()
+		}
 		r, err = sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
+		stopWatch()
 		err = pipeline.LaplacePos(err, l.Model)
 	}
 	con.finish()
@@ -766,7 +774,14 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		r, s, curv = autoFullRankFit(ctx, cfg, l, r, s, con)
 	}
 
-	ds, err := makeDrawsAt(r, mix, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch, nil)
+	pace := &drawsPace{now: time.Now, con: con, interrupted: r.Interrupted || mix != nil && mix.Interrupted, least: 2}
+	if mix != nil {
+		pace.least = 2 * len(mix.Components)
+	}
+	ds, err := makeDrawsPaced(r, mix, l.Model, cfg.outputDraws, s.Seed, nil, cfg.momentMatch, nil, pace)
+	if err == nil && pace.kept < cfg.outputDraws {
+		cfg.outputDraws = pace.kept // the draws' headers and fit.json say how many were made
+	}
 	if err == nil && ds.loo != nil {
 		ds.looCond = looConditional(l)
 	}

@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
@@ -850,6 +851,53 @@ const drawBatch = 16
 // --new-levels) not nil, q is of the fit's layout, and each draw is laid
 // out as m's with its new elements drawn (no LOO: predict has none).
 func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64, pick []int, keepX bool, lv *levelDraws) (*drawSet, error) {
+	return makeDrawsPaced(r, mix, m, n, seed, pick, keepX, lv, nil)
+}
+
+// drawsPace paces gpp fit's output draws by the time the row of q's mean
+// took, which costs what a draw does: where all the draws would take
+// slowAfter or more (an ODE solved at every draw), a line says how long,
+// and after an interrupted fit fewer are made, as many as take about
+// slowAfter but at least least (a trial's 1000 draws of a stiff ODE ran
+// 80–300 s after Ctrl-C). The first draws are those a full run makes.
+type drawsPace struct {
+	now         func() time.Time // the clock; tests inject one
+	con         *console
+	interrupted bool
+	least       int // the fewest draws an interrupted fit keeps
+	kept        int // the draws made (set by makeDrawsPaced)
+}
+
+// plan returns how many of n draws to make, each costing evals
+// evaluations of one's time, and says so where that is long.
+func (p *drawsPace) plan(one time.Duration, n, evals int) int {
+	each := one * time.Duration(evals)
+	all := each * time.Duration(n)
+	if all < slowAfter {
+		return n
+	}
+	what := ""
+	if evals > 1 {
+		what = fmt.Sprintf(" (%d evaluations each, with the LOO's)", evals)
+	}
+	if !p.interrupted {
+		p.con.info("output draws: %d draws of q%s at about %s each will take about %s (the row of q's mean took %s)", n, what, humanSpan(each), humanSpan(all), humanSpan(one))
+		return n
+	}
+	keep := n
+	if each > 0 {
+		keep = int(slowAfter / each)
+	}
+	keep = min(max(keep, p.least), n)
+	if keep < n {
+		p.con.note("interrupted: making %d of the %d output draws of q%s, which would take about %s at %s each; the summary and draws.csv are of these %d", keep, n, what, humanSpan(all), humanSpan(each), keep)
+	}
+	return keep
+}
+
+// makeDrawsPaced is makeDrawsAt with the draws paced by pace (nil: all n
+// draws, silently).
+func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, seed uint64, pick []int, keepX bool, lv *levelDraws, pace *drawsPace) (*drawSet, error) {
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		return nil, err
@@ -889,7 +937,28 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 		}
 		xmean, zmean = xm, zm
 	}
+	var t0 time.Time
+	if pace != nil {
+		t0 = pace.now()
+	}
 	_, outs, _ := ev.Eval(xmean)
+	if pace != nil {
+		evals := 1
+		if pick == nil && lv == nil && mix == nil && wantsLOO(m, r.Method) && r.Defensive() != nil {
+			evals = 2 // the LOO's defensive draws, as many again
+		}
+		if k := pace.plan(pace.now().Sub(t0), n, evals); k < n {
+			n = k
+			ds.logp, ds.logq = ds.logp[:n], ds.logq[:n]
+			for c := range ds.cols {
+				ds.cols[c] = ds.cols[c][:n]
+			}
+			if ds.comp != nil {
+				ds.comp = ds.comp[:n]
+			}
+		}
+		pace.kept = n
+	}
 	ds.fill(zmean, outs, func(c int, v float64) { ds.mean[c] = v })
 	ds.observed = ev.Observed()
 

@@ -16,6 +16,7 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/check"
 )
 
 // console writes gpp fit's messages to stderr: a live progress line
@@ -139,6 +140,145 @@ func scoringNote(con *console) func(int, time.Duration, bool) {
 			con.info("scoring q: %s from %d draws of q on the full data, after %.3g s of steps", what, draws, elapsed.Seconds())
 		}
 	}
+}
+
+// Slow steps: a fit whose first steps are slow gets one line as soon as a
+// step shows it (stepNote), long before its first progress line at
+// --eval-every: after steps of slowStep or more each, or once slowAfter
+// has passed without a progress line (a trial's stiff ODE: 300 s without
+// a line; Stan says what a gradient took before it samples).
+const (
+	slowStep  = 2 * time.Second
+	slowAfter = 10 * time.Second
+)
+
+// stepWatch says early that a fit's first steps are slow: its stepped is
+// sgvb.Settings.Stepping, which prints the one line of stepLine once the
+// steps before the first evaluation are found slow; its waiting, called
+// by a timer at slowAfter, says that no step has finished yet where none
+// has (the fit's start, an ELBO estimate, takes as long as its draws'
+// log joints). Progress reports (progressed) end both. Safe for the
+// timer's goroutine.
+type stepWatch struct {
+	mu                 sync.Mutex
+	con                *console
+	maxIter, evalEvery int
+	advice             string // after the line, "" for none
+	steps              int
+	progress           bool // a progress line was reported
+	said, waited       bool
+}
+
+// newStepWatch returns a stepWatch for a fit of maxIter steps with an
+// ELBO evaluation every evalEvery on con.
+func newStepWatch(con *console, maxIter, evalEvery int, advice string) *stepWatch {
+	return &stepWatch{con: con, maxIter: maxIter, evalEvery: evalEvery, advice: advice}
+}
+
+// stepped is sgvb.Settings.Stepping.
+func (w *stepWatch) stepped(steps int, stepping, elapsed time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.steps = steps
+	if w.said || w.progress || steps < 1 {
+		return
+	}
+	per := stepping / time.Duration(steps)
+	if per < slowStep && elapsed < slowAfter {
+		return
+	}
+	w.said = true
+	w.con.info("%s", stepLine(steps, per, elapsed-stepping, w.maxIter, w.evalEvery, w.advice))
+}
+
+// waiting says, once, that no step has finished after elapsed, unless
+// one has or a progress line came.
+func (w *stepWatch) waiting(elapsed time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.steps > 0 || w.progress || w.waited {
+		return
+	}
+	w.waited = true
+	w.con.info("no step has finished after %s (before step 1 the fit estimates its start's ELBO from up to %d draws of q, a log joint each); a line will say what step 1 took", humanSpan(elapsed), guardDrawsShown)
+}
+
+// guardDrawsShown is the draws of the ELBO estimate of a fit's start
+// (sgvb's guard), as the waiting line names them.
+const guardDrawsShown = 20
+
+// progressed records a progress report: no more lines.
+func (w *stepWatch) progressed() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.progress = true
+}
+
+// watch starts w's timer, which calls waiting at slowAfter; the
+// returned function stops it.
+func (w *stepWatch) watch() (stop func()) {
+	t := time.AfterFunc(slowAfter, func() { w.waiting(slowAfter) })
+	return func() { t.Stop() }
+}
+
+// stepLine says what the first steps took, per each, and what the fit
+// would take at that pace: its maxIter steps, and the first progress line
+// at step evalEvery; before is the time of the fit's start before its
+// first step (its ELBO estimate), named where it is long too.
+func stepLine(steps int, per, before time.Duration, maxIter, evalEvery int, advice string) string {
+	took := "step 1 took " + humanSpan(per)
+	if steps > 1 {
+		took = fmt.Sprintf("steps 1-%d took %s each", steps, humanSpan(per))
+	}
+	if before >= slowStep {
+		took += ", after " + humanSpan(before) + " for the fit's start"
+	}
+	line := fmt.Sprintf("%s: the %d steps of --iter would take about %s", took, maxIter, humanSpan(per*time.Duration(maxIter)))
+	if evalEvery > steps && evalEvery < maxIter {
+		line += fmt.Sprintf(", and the first progress line comes at step %d, in about %s", evalEvery, humanSpan(per*time.Duration(evalEvery-steps)))
+	}
+	if advice != "" {
+		line += "; " + advice
+	}
+	return line
+}
+
+// humanSpan formats a duration for a person: seconds, minutes or hours, three
+// digits at most.
+func humanSpan(d time.Duration) string {
+	switch {
+	case d < 100*time.Second:
+		return fmt.Sprintf("%.3g s", d.Seconds())
+	case d < 100*time.Minute:
+		return fmt.Sprintf("%.3g min", d.Minutes())
+	}
+	return fmt.Sprintf("%.3g h", d.Hours())
+}
+
+// slowAdvice is what the line of slow steps (stepNote) suggests for the
+// model of info: a model that solves an ODE at every draw, a looser
+// tolerance, ode_bdf for a stiff system solved by ode_rk45, or fewer
+// steps (the flags fewer); any other, --profile to find the statements
+// that take the time, or fewer steps.
+func slowAdvice(info *check.Info, fewer string) string {
+	var first *check.ODECall
+	rk45 := false
+	for _, oc := range info.ODEs {
+		if first == nil || oc.Call.Fun.Pos().Before(first.Call.Fun.Pos()) {
+			first = oc
+		}
+		if strings.HasPrefix(oc.Call.Fun.Name, "ode_rk45") {
+			rk45 = true
+		}
+	}
+	if first == nil {
+		return "--profile shows which statements take the time; fewer " + fewer + " would end sooner"
+	}
+	advice := fmt.Sprintf("the model solves an ODE at every draw (%s at %s): a looser tolerance (rel_tol and abs_tol of the _tol form) makes each solve cheaper", first.Call.Fun.Name, first.Call.Fun.Pos())
+	if rk45 {
+		advice += ", ode_bdf solves a stiff system in far fewer steps than ode_rk45"
+	}
+	return advice + ", and fewer " + fewer + " would end sooner"
 }
 
 // progressLine formats a progress report: iteration, ELBO ± SE (the log

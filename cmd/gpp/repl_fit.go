@@ -327,14 +327,22 @@ func (r *repl) fitCmd(args []string) {
 	con.start(s.MaxIter, s.EvalEvery, 1, pointObjective(s.Method))
 	con.batch = s.Minibatch != nil // before the fit's goroutines start
 	con.info("fitting the session's model: %s", describeFit(cfg, l))
+	watch := newStepWatch(con, s.MaxIter, s.EvalEvery, slowAdvice(l.Info, "--iter"))
 	s.Progress = func(p sgvb.Progress) {
+		watch.progressed()
 		con.progress("", p)
 		if r.afterEval != nil {
 			r.afterEval(p)
 		}
 	}
 	s.Scoring = scoringNote(con)
+	s.Stepping = watch.stepped
+	stopWatch := func() {}
+	if s.Method == sgvb.SGVB { // MAP, Laplace and Pathfinder report every iteration
+		stopWatch = watch.watch()
+	}
 	res, err := sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
+	stopWatch()
 	err = pipeline.LaplacePos(err, l.Model)
 	con.finish()
 	if err == nil {

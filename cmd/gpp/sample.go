@@ -662,7 +662,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	}
 	con.info("sampling %s: %d param%s (%d unconstrained coordinate%s), NUTS with %s metric, %d chain%s of %d warm-up + %d iterations (thin %d), seed %d%s",
 		l.Path, len(m.Latents), plural(len(m.Latents)), u.Dim(), plural(u.Dim()), metricName(s.Metric), s.Chains, plural(s.Chains), s.Warmup, s.Draws, s.Thin, s.Seed, from)
-	progress := sampleProgress(con, s)
+	progress := sampleProgress(con, s, slowAdvice(l.Info, "--warmup and --draws"))
 	s.Progress = progress
 	if sc.afterIter != nil {
 		s.Progress = func(chain, iter int, warmup bool) {
@@ -858,14 +858,32 @@ func metricName(m nuts.Metric) string {
 
 // sampleProgress returns the sampler's progress callback: a line at every
 // tenth of all chains' iterations (with --verbose, of each chain's).
-func sampleProgress(con *console, s nuts.Settings) func(chain, iter int, warmup bool) {
+func sampleProgress(con *console, s nuts.Settings, advice string) func(chain, iter int, warmup bool) {
+	return sampleProgressAt(con, s, advice, time.Now)
+}
+
+// sampleProgressAt is sampleProgress with the clock now. Iterations that
+// are slow before the first progress line (the first of slowStep or more,
+// or slowAfter without a line: an ODE solved at every leapfrog step) get
+// one line saying what the run would take at that pace (sampleSlowLine),
+// with advice after it ("" for none).
+func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() time.Time) func(chain, iter int, warmup bool) {
 	per := s.Warmup + s.Draws
 	total := int64(per * s.Chains)
 	var done atomic.Int64
 	var mu sync.Mutex
 	next := total / progressSteps
+	start, said := now(), false
 	return func(chain, iter int, warmup bool) {
 		n := done.Add(1)
+		mu.Lock()
+		if !said && n < max(next, 1) {
+			if el := now().Sub(start); n == 1 && el >= slowStep || el >= slowAfter {
+				said = true
+				con.info("%s", sampleSlowLine(n, el, total, s.Chains, max(next, 1), advice))
+			}
+		}
+		mu.Unlock()
 		if con.verbose {
 			if step := max(per/progressSteps, 1); iter%step == 0 || iter == per {
 				phase := "sampling"
@@ -883,6 +901,24 @@ func sampleProgress(con *console, s nuts.Settings) func(chain, iter int, warmup 
 			next += max(total/progressSteps, 1)
 		}
 	}
+}
+
+// sampleSlowLine says what the first n iterations of a run of total (of
+// chains chains) took in elapsed, per iteration across the chains, and
+// what the run would take at that pace, the first progress line coming
+// at iteration first.
+func sampleSlowLine(n int64, elapsed time.Duration, total int64, chains int, first int64, advice string) string {
+	each := elapsed / time.Duration(n)
+	took := "iteration 1 took " + humanSpan(elapsed)
+	if n > 1 {
+		took = fmt.Sprintf("%d iterations took %s, %s each across the chains", n, humanSpan(elapsed), humanSpan(each))
+	}
+	line := fmt.Sprintf("%s: the %d iterations of %d chain%s would take about %s at this pace (early warm-up iterations are often the slowest), and the first progress line comes at iteration %d, in about %s",
+		took, total, chains, plural(chains), humanSpan(each*time.Duration(total)), first, humanSpan(each*time.Duration(first-n)))
+	if advice != "" {
+		line += "; " + advice
+	}
+	return line
 }
 
 // evalDraw fills draw d of ds from the coordinates x: the params' values

@@ -630,6 +630,14 @@ type Settings struct {
 	// this takes a while, which a caller may say (elapsed is the fit's time
 	// so far).
 	Scoring func(draws int, elapsed time.Duration, elbo bool)
+	// Stepping, if set, is called (on the goroutine that called Fit) after
+	// each gradient step of an SGVB fit until its first ELBO evaluation
+	// (Progress), with the steps taken, the time they took and the fit's
+	// time so far (the ELBO estimate of its start and a step-size search
+	// included): where steps are slow (an ODE solved at every draw) a
+	// caller can say early what the fit will cost, long before the first
+	// progress line at EvalEvery. The fit is the same with it or without.
+	Stepping func(steps int, stepping, elapsed time.Duration)
 }
 
 // Progress reports the state of a running fit.

@@ -1281,6 +1281,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	stalls := 0
 	anneal := 0
 	every, since := s.EvalEvery, 0
+	var stepping time.Duration // the steps' time before the first evaluation (Settings.Stepping)
 	e.snapOK = false
 	for bi := range e.blocks { // the search's steps do not count
 		e.blocks[bi].natCut, e.blocks[bi].natSteps, e.blocks[bi].natHeavy = 0, 0, 0
@@ -1306,8 +1307,17 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			break
 		}
 		e.natDecay = e.decay(it)
+		early := s.Stepping != nil && len(r.Trace) == 0 // no progress line yet
+		var t0 time.Time
+		if early {
+			t0 = time.Now()
+		}
 		ok, err := e.step(streamStep, it, eta*e.natDecay)
 		it++
+		if early && ctx.Err() == nil {
+			stepping += time.Since(t0)
+			s.Stepping(it, stepping, time.Since(start))
+		}
 		traced, avgTraced = false, false
 		if ok {
 			consec = 0

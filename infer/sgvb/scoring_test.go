@@ -44,3 +44,41 @@ func TestScoring(t *testing.T) {
 		t.Errorf("without a final estimate Scoring is called with %v", calls)
 	}
 }
+
+// TestStepping: Settings.Stepping is called after each of the first
+// EvalEvery steps, with the steps taken 1, 2, …, growing times within the
+// fit's, and not after the first Progress; the fit is the same without it.
+func TestStepping(t *testing.T) {
+	nn := &normalNormal{y: []float64{1.2, 0.3, 2.5, 1.9, 0.7}, sigma: 1, m0: 0, s0: 10}
+	lat := []Latent{{Name: "mu", Size: 1, Shape: []int{}, Support: dist.Real}}
+	var steps []int
+	evals := 0
+	var lastStepping time.Duration
+	s := Settings{Seed: 1, Workers: 1, EvalEvery: 20, MaxIter: 200, PSISDraws: -1,
+		Progress: func(Progress) { evals++ },
+		Stepping: func(n int, stepping, elapsed time.Duration) {
+			if evals > 0 {
+				t.Errorf("Stepping(%d) after a Progress", n)
+			}
+			if stepping < lastStepping || stepping > elapsed {
+				t.Errorf("Stepping(%d): stepping %v after %v, elapsed %v", n, stepping, lastStepping, elapsed)
+			}
+			lastStepping = stepping
+			steps = append(steps, n)
+		}}
+	r, err := Fit(context.Background(), nn, lat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 20 || steps[0] != 1 || steps[19] != 20 {
+		t.Errorf("Stepping called with steps %v, want 1 to 20", steps)
+	}
+	s.Stepping = nil
+	r0, err := Fit(context.Background(), nn, lat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ELBO != r0.ELBO || r.Mean()[0] != r0.Mean()[0] {
+		t.Errorf("with Stepping ELBO %v, mean %v; without %v, %v", r.ELBO, r.Mean(), r0.ELBO, r0.Mean())
+	}
+}

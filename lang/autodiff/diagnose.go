@@ -827,6 +827,15 @@ func (p *Program) densityError(n *node) error {
 		if d.LogArg {
 			x, shown, inSupport = math.Exp(x), logArgValue(x), true
 		}
+		if d.Explain != nil {
+			if w, ofValue := d.Explain(x, par, lp); w != "" {
+				if !ofValue {
+					cell = ""
+				}
+				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s", d.Name, w), paramList(d, par), el), cell)
+				return false
+			}
+		}
 		if d.Why != nil && math.IsNaN(lp) {
 			if w := d.Why(x, par); w != "" { // a function's series that cannot keep its digits
 				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s", d.Name, w), paramList(d, par), "z "+shown, el), cell)

@@ -42,7 +42,7 @@ func (l *lowerer) truncData(s *ast.TildeStmt, y autodiff.ID, args []autodiff.ID)
 		l.errorf(t.T, "compile: no log CDF for distribution %s", d.Name)
 		return
 	}
-	k := &truncNorm{lower: lower, upper: upper, na: len(u.Params), hasLo: t.Lower != nil, hasHi: t.Upper != nil, discrete: u.Support.Discrete()}
+	k := &truncNorm{family: d.Name, lower: lower, upper: upper, na: len(u.Params), hasLo: t.Lower != nil, hasHi: t.Upper != nil, discrete: u.Support.Discrete()}
 	if k.na > maxTruncArgs {
 		l.errorf(t.T, "compile: %s has %d parameters; a truncation handles %d", d.Name, k.na, maxTruncArgs)
 		return
@@ -65,7 +65,7 @@ func (l *lowerer) truncData(s *ast.TildeStmt, y autodiff.ID, args []autodiff.ID)
 		return
 	}
 	nu := dist.Univariate{Name: d.Name + " " + k.label(), Params: params, Support: dist.Real, // y is checked by the bounds
-		Kernel: k.kernel, Hoisted: k, LogProb: true}
+		Kernel: k.kernel, Hoisted: k, LogProb: true, Explain: k.explain}
 	if !checked {
 		k.checkY = true
 		if l.truncCall == s.Dist && l.truncPair.awaitsNorm() {
@@ -271,6 +271,7 @@ const maxTruncArgs = 8
 // evaluation when the parameters and bounds are scalars, whatever the
 // length of y.
 type truncNorm struct {
+	family                 string      // D's name, for errors
 	lower, upper           dist.Kernel // D's log CDF and log survival function
 	na                     int         // D's parameters
 	hasLo, hasHi, discrete bool
@@ -285,6 +286,62 @@ func (k *truncNorm) label() string {
 		return "T[, U]"
 	}
 	return "T[L, U]"
+}
+
+// explain says why the kernel is not finite at y and p, for the error at
+// the T (dist.Univariate.Explain): y outside bounds that move with the
+// params, bounds out of order, or D's mass on [L, U] at these arguments 0
+// in float64, the log of which is −Inf (Normal(−325.5, 10⁻³⁰⁰) above 0.8,
+// which underflows); the generic message would name the kernel's
+// placeholder value, which no y has. It returns "" for a mass its log CDF
+// could not compute, which the generic message reports as a NaN.
+func (k *truncNorm) explain(y float64, p []float64, lp float64) (string, bool) {
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	var lo, hi float64
+	i := k.na
+	if k.hasLo {
+		lo, i = p[i], i+1
+	}
+	if k.hasHi {
+		hi = p[i]
+	}
+	switch {
+	case k.outside(y, p) && k.hasLo && y < lo:
+		return "value " + num(y) + " is below the lower bound " + num(lo) + ", where the truncated density is 0", true
+	case k.outside(y, p):
+		return "value " + num(y) + " is above the upper bound " + num(hi) + ", where the truncated density is 0", true
+	case k.hasLo && k.hasHi && !(lo < hi):
+		return "T[L, U] needs L < U; found L = " + num(lo) + ", U = " + num(hi), false
+	}
+	var buf [maxTruncArgs + 2]float64
+	dp := buf[:len(p)]
+	lm := k.logMass(p, dp)
+	args := p[:k.na]
+	var prob, set string
+	switch {
+	case !k.hasHi:
+		prob, set = "P(X >= "+num(lo)+")", "["+num(lo)+", +Inf)"
+	case !k.hasLo:
+		prob, set = "P(X <= "+num(hi)+")", "(-Inf, "+num(hi)+"]"
+	default:
+		prob, set = "P("+num(lo)+" <= X <= "+num(hi)+")", "["+num(lo)+", "+num(hi)+"]"
+		if math.IsNaN(lm) { // both tails empty: log(0 − 0)
+			a := lo
+			if k.discrete {
+				a--
+			}
+			if ls, _ := k.upper(a, args, dp[:k.na]); math.IsInf(ls, -1) {
+				lm = ls
+			} else if lf, _ := k.lower(hi, args, dp[:k.na]); math.IsInf(lf, -1) {
+				lm = lf
+			}
+		}
+	}
+	if !math.IsInf(lm, -1) {
+		return "", false
+	}
+	return "the truncation's normaliser " + prob + ", " + k.family + "'s mass on " + set +
+		" at these arguments, is 0 or underflows to 0, so its log is -Inf", false
 }
 
 // outside reports whether y lies outside the bounds in p.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
 )
 
 // truncInput is the data of the truncated-data tests: y in [0, 3], lo a
@@ -154,5 +155,66 @@ func TestTruncDataErrors(t *testing.T) {
 	_, err := m.LogJoint([]float64{0, 0, 0.5}, make([]float64, 3))
 	if err == nil || !strings.Contains(err.Error(), "f.gpp:8:18") || !strings.Contains(err.Error(), "Normal T[L, ]") {
 		t.Errorf("c = 0.5 above y[0] = 0.3: error %v, want one at the T naming Normal T[L, ]", err)
+	}
+}
+
+// TestTruncNormaliserZero: a truncation whose normaliser P(L ≤ X ≤ U) is 0
+// in float64 at the draw (a user trial's Normal(−325.5, 10⁻³⁰⁰) above 0.8,
+// which underflows) is an error at the T naming the probability, the
+// interval and the arguments, not the kernel's placeholder value 0, which
+// no y has; a y outside bounds of params is named with the bound it
+// passes, at its data cell.
+func TestTruncNormaliserZero(t *testing.T) {
+	in := truncInput(t)
+	tiny := math.Log(1e-300) // s's unconstrained coordinate
+	for _, c := range []struct {
+		src  string
+		p    []float64 // mu, log s, c
+		want string
+	}{
+		{"y ~ Normal(mu, s) T[0.2, ]", []float64{-325.5, tiny, 0}, "f.gpp:8:19: Normal T[L, ]: the truncation's normaliser P(X >= 0.2), Normal's mass on [0.2, +Inf) at these arguments, is 0 or underflows to 0, so its log is -Inf (mu -325.5, sigma 1e-300, L 0.2)"},
+		{"y ~ Normal(mu, s) T[, 3]", []float64{325.5, tiny, 0}, "Normal T[, U]: the truncation's normaliser P(X <= 3), Normal's mass on (-Inf, 3] at these arguments, is 0 or underflows to 0, so its log is -Inf (mu 325.5, sigma 1e-300, U 3)"},
+		{"y ~ Normal(mu, s) T[0, 3]", []float64{325.5, tiny, 0}, "Normal T[L, U]: the truncation's normaliser P(0 <= X <= 3), Normal's mass on [0, 3] at these arguments, is 0 or underflows to 0"},
+		{"y ~ Normal(mu, s) T[0, 3]", []float64{-325.5, tiny, 0}, "Normal T[L, U]: the truncation's normaliser P(0 <= X <= 3)"},
+		{"y ~ Normal(mu, s) T[c, 3]", []float64{0, 0, 0.5}, "f.gpp:8:19: Normal T[L, U]: value 0.3 is below the lower bound 0.5, where the truncated density is 0 (mu 0, sigma 1, L 0.5, U 3, element [0]); the value is y's at d.json:1:8"},
+		{"y ~ Normal(mu, s) T[-1, c]", []float64{0, 0, 2}, "Normal T[L, U]: value 2.5 is above the upper bound 2, where the truncated density is 0 (mu 0, sigma 1, L -1, U 2, element [2]); the value is y's at d.json:1:18"},
+	} {
+		m := compileSrc(t, "f.gpp", truncDecls+c.src+"\n", nil, in)
+		_, err := m.LogJoint(c.p, make([]float64, 3))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "at value") {
+			t.Errorf("%s at %v: error %v, want %q", c.src, c.p, err, c.want)
+		}
+	}
+}
+
+// TestTruncExplain holds truncNorm.explain to each form of the bounds, a
+// count family's and bounds out of order, and to "" where the mass is not
+// 0, so that the generic message stays.
+func TestTruncExplain(t *testing.T) {
+	norm := func(name string, lo, hi bool) *truncNorm {
+		u, _ := dist.LookupUnivariate(name)
+		lower, _ := dist.LogCDF(name, false)
+		upper, _ := dist.LogCDF(name, true)
+		return &truncNorm{family: name, lower: lower, upper: upper, na: len(u.Params), hasLo: lo, hasHi: hi, discrete: u.Support.Discrete()}
+	}
+	for _, c := range []struct {
+		k    *truncNorm
+		p    []float64
+		want string
+	}{
+		{norm("Binomial", true, false), []float64{10, 0.5, 11}, "the truncation's normaliser P(X >= 11), Binomial's mass on [11, +Inf) at these arguments, is 0 or underflows to 0, so its log is -Inf"},
+		{norm("Poisson", false, true), []float64{1e300, 3}, "P(X <= 3), Poisson's mass on (-Inf, 3]"},
+		{norm("Poisson", true, true), []float64{1e300, 1, 5}, "P(1 <= X <= 5), Poisson's mass on [1, 5]"},
+		{norm("Normal", true, true), []float64{0, 1, 1e300, 2e300}, "P(1e+300 <= X <= 2e+300)"},
+		{norm("Normal", true, true), []float64{0, 1, 2, 2}, "T[L, U] needs L < U; found L = 2, U = 2"},
+		{norm("Normal", true, false), []float64{0, 1, 2}, ""},
+		{norm("Poisson", true, true), []float64{2, 1, 5}, ""},
+	} {
+		dp := make([]float64, len(c.p))
+		lp, _ := c.k.kernel(0, c.p, dp)
+		got, ofValue := c.k.explain(0, c.p, lp)
+		if got != c.want && !(c.want != "" && strings.Contains(got, c.want)) || ofValue {
+			t.Errorf("%s %s at %v (kernel %g): %q, %v, want %q", c.k.family, c.k.label(), c.p, lp, got, ofValue, c.want)
+		}
 	}
 }
