@@ -116,7 +116,8 @@ func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 // successful Bind coded in sorted order (not in an order the user gave)
 // whose codes the model reads as more than names of groups: as the
 // outcome of an ordered family (OrderedLogistic, OrderedProbit), the value
-// of another family but a categorical one, or a number in arithmetic. Byte
+// of another family but a categorical one (a user density's too), or a
+// number in arithmetic. Byte
 // order is no order of meaning ("Agree" before "Disagree" before
 // "Neutral"), so such a fit silently answers another question. Indexing
 // (`a[county]`) and a categorical outcome are order-free and not warned
@@ -149,11 +150,14 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 			return false
 		})
 	}
-	// value is the observed value of a family d: an ordered outcome, a
-	// categorical one (order-free) or another family's value.
-	value := func(e ast.Expr, d *stdlib.Dist) {
-		switch {
-		case d == nil || d.Shape == stdlib.DistCategorical:
+	// value is the observed value of the family call names: an ordered
+	// outcome, a categorical one (order-free) or another family's value,
+	// a user density's (NAME_lpmf, not in the stdlib) too.
+	value := func(e ast.Expr, call *ast.CallExpr) {
+		switch d := stdlib.LookupDist(call.Fun.Name); {
+		case d == nil:
+			reads(e, e.Pos(), "as the value of the user density "+call.Fun.Name)
+		case d.Shape == stdlib.DistCategorical:
 		case d.Shape == stdlib.DistOrdinal:
 			reads(e, e.Pos(), "as the ordered outcome of "+d.Name)
 		default:
@@ -166,7 +170,7 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 		case *ast.DataDecl, *ast.ConstDecl, *ast.LetStmt, *ast.FnDecl:
 			return false // a let is reached from what reads it
 		case *ast.TildeStmt:
-			value(n.LHS, info.Dists[n.Dist])
+			value(n.LHS, n.Dist)
 			ast.Inspect(n.Dist, visit)
 			if n.Trunc != nil {
 				ast.Inspect(n.Trunc, visit)
@@ -175,7 +179,7 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 		case *ast.CallExpr:
 			if f := info.Calls[n]; f != nil && f.Shape == stdlib.LogPDF && len(n.Args) == 2 {
 				if call, ok := ast.Unparen(n.Args[1]).(*ast.CallExpr); ok {
-					value(n.Args[0], stdlib.LookupDist(call.Fun.Name))
+					value(n.Args[0], call)
 					ast.Inspect(call, visit)
 					return false
 				}

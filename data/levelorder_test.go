@@ -35,7 +35,8 @@ func checkedFile(t *testing.T, src string) (*ast.File, *check.Info) {
 // TestLevelOrderWarnings: a column of labels coded in byte order whose
 // codes the model reads in order (an ordered family's outcome, through a
 // let too; a count family's value; arithmetic) is warned of, naming the
-// column, the coding, the use's position and --levels; indexing by the
+// column, the coding, the use's position and --levels (a user density's
+// value as well); indexing by the
 // codes and a categorical outcome, which are order-free, are not, nor is a
 // column whose order --levels gave, nor one of two labels.
 func TestLevelOrderWarnings(t *testing.T) {
@@ -49,6 +50,7 @@ func TestLevelOrderWarnings(t *testing.T) {
 		{"logpdf", "x ~ Normal(0, 1)\noutput ll = logpdf(q - 1, OrderedLogistic(b * x, c))\n", "m.gpp:8:20 reads the codes as the ordered outcome of OrderedLogistic"},
 		{"poisson count", "q ~ Poisson(exp(b))\n", "m.gpp:7:1 reads the codes as the value of Poisson"},
 		{"arithmetic", "x ~ Normal(b * q, 1)\n", "m.gpp:7:16 reads the codes as numbers"},
+		{"user density", "fn distance_lpmf(y, eta) = -abs(y - eta)\nq ~ distance(b)\n", "m.gpp:8:1 reads the codes as the value of the user density distance"},
 		{"index", "x ~ Normal(a[g] + c[q - 1], 1)\n", ""},
 		{"categorical", "q - 1 ~ CategoricalLogit(rep(b, 5))\n", ""},
 	} {

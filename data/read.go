@@ -482,7 +482,10 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 	cr := csv.NewReader(bytes.NewReader(src))
 	cr.Comma = f.sep
 	cr.Comment = '#'
-	cr.TrimLeadingSpace = true
+	// Leading space is trimmed from each cell below; the reader's own
+	// trimming would take a tab for space too, and merge a tab-separated
+	// file's empty cells ("1\t\t3" read as 1 and 3).
+	cr.TrimLeadingSpace = f.sep != '\t'
 	cr.ReuseRecord = false
 	var header []string
 	header, err = cr.Read()
@@ -573,10 +576,16 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 				hint := f.countHint(header, rec)
 				if len(rec) > len(header) && f.sepHint(header) == "" && strings.TrimSpace(strings.Join(rec[len(header):], "")) == "" {
 					// Empty cells past the header's: a separator
-					// after the last column, at the caret.
-					l, _ := cr.FieldPos(len(header))
-					text := bytes.TrimRight(bytes.Split(src, []byte("\n"))[l-1], "\r")
-					pos.Line, pos.Col = l, len(bytes.TrimRight(text, " \t"+string(f.sep)))+1
+					// after the last column, at the caret (the one
+					// before the first such cell: the last column's
+					// own cell may be empty too).
+					l, c := cr.FieldPos(len(header))
+					text := bytes.Split(src, []byte("\n"))[l-1]
+					space := " \t"
+					if f.sep == '\t' {
+						space = " "
+					}
+					pos.Line, pos.Col = l, len(bytes.TrimRight(text[:min(c-1, len(text))], space))
 					hint = fmt.Sprintf(" (a %s at the end of the line, as spreadsheets write after the last column? remove it from the rows, or name the column in the header)", f.sepName())
 				}
 				return nil, ast.Errorf(pos, "this row has %d cell%s, the header %d%s", len(rec), plural(len(rec)), len(header), hint)
@@ -846,7 +855,7 @@ func (f delimited) otherSep(file string, src []byte, header []string, headerLine
 			continue
 		}
 		cr := csv.NewReader(bytes.NewReader(src))
-		cr.Comma, cr.Comment, cr.TrimLeadingSpace = sep, '#', true
+		cr.Comma, cr.Comment, cr.TrimLeadingSpace = sep, '#', sep != '\t'
 		rows, err := cr.ReadAll()
 		if err != nil || len(rows) == 0 || len(rows[0]) < 2 {
 			continue

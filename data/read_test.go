@@ -2,6 +2,7 @@ package data
 
 import (
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,6 +80,24 @@ func TestReadTSV(t *testing.T) {
 	}
 	if err := tsv.Column("w").Err(); err == nil || !strings.Contains(err.Error(), `d.tsv:3:5: column "w": "NA", a missing value`) {
 		t.Errorf("w's error %v, want its missing cell at d.tsv:3:5", err)
+	}
+}
+
+// TestReadTSVEmptyCells: an empty cell of a tab-separated file is a
+// missing value of its own column, not merged with the tab after it into
+// the next cell's (which made "1\t\t3" a row of two cells, and a tab
+// after the last column two); space around a value is still trimmed.
+func TestReadTSVEmptyCells(t *testing.T) {
+	tsv, err := ReadTSV("d.tsv", strings.NewReader("x\ty\tz\n1\t\t3\n4\t 5\t6\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := tsv.Column("y")
+	if y == nil || len(y.Values) != 2 || !math.IsNaN(y.Values[0]) || y.Values[1] != 5 || !slices.Equal(y.Missing, []int{0}) {
+		t.Fatalf("column y = %+v, want [NaN 5] with element 0 missing", y)
+	}
+	if z := tsv.Column("z"); z == nil || !slices.Equal(z.Values, []float64{3, 6}) {
+		t.Errorf("column z = %+v, want [3 6]", z)
 	}
 }
 
@@ -184,7 +203,9 @@ func TestReadErrors(t *testing.T) {
 		// last column, at the caret.
 		{"csv trailing comma in the rows", "a.csv", "x,y\n1,2,\n3,4,\n", "a.csv:2:4: this row has 3 cells, the header 2 (a comma at the end of the line, as spreadsheets write after the last column? remove it from the rows, or name the column in the header)\x00"},
 		{"csv trailing comma, one column", "a.csv", "x\n1,\n", "a.csv:2:2: this row has 2 cells, the header 1 (a comma at the end of the line"},
-		{"tsv trailing tabs in the rows", "a.tsv", "x\ty\n1\t2\t\t\n", "a.tsv:2:4: this row has 3 cells, the header 2 (a tab at the end of the line"},
+		{"csv trailing comma after an empty cell", "a.csv", "x,y,z\n1,2,,\n", "a.csv:2:5: this row has 4 cells, the header 3 (a comma at the end of the line"},
+		{"csv trailing comma and space", "a.csv", "x,y\n1,2 , \n", "a.csv:2:5: this row has 3 cells, the header 2 (a comma at the end of the line"},
+		{"tsv trailing tabs in the rows", "a.tsv", "x\ty\n1\t2\t\t\n", "a.tsv:2:4: this row has 4 cells, the header 2 (a tab at the end of the line"},
 		{"csv decimal commas", "a.csv", "x\n1\n-1,5\n", `a.csv:3:1: this row has 2 cells, the header 1 (decimal commas, as in -1,5? gpp reads numbers with a decimal point, -1.5)`},
 		{"csv words in a one-column file", "a.csv", "x\n1,a\n", "a.csv:2:1: this row has 2 cells, the header 1\x00"},
 		{"csv empty name", "a.csv", "x,,y\n0,1.5,2\n", "a.csv:1:3: column 2 has an empty name in the header\x00"},

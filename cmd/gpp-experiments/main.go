@@ -183,18 +183,18 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("gpp-experiments", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "", "output directory for CSV, PNG and Markdown results (default docs/results of the\nrepository for a whole run; "+quickOut()+" for --quick or a partial run, so\nthat the committed results stay as they are)")
+	out := fs.String("out", "", "output directory for CSV, PNG and Markdown results (default\ndocs/results of the repository for a whole run; for --quick or a\npartial run, "+quickOut()+", so that the committed results stay\nas they are)")
 	quick := fs.Bool("quick", false, "a small smoke run instead of the full experiment")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	var sub subset
-	fs.Var(intList{&sub.ks}, "K", "comma-separated truncation levels, e.g. 10 or 10,20 (epm, epm-nuts, pmf; gpfa-cytof: one K)")
+	fs.Var(intList{&sub.ks}, "K", "comma-separated truncation levels, e.g. 10 or 10,20\n(epm, epm-nuts, pmf; gpfa-cytof: one K)")
 	fs.IntVar(&sub.splits, "splits", 0, "number of splits, seeds 0, 1, ... (epm, epm-nuts; pmf: seeds 1, 2, ...)")
-	fs.Var(stringList{&sub.methods}, "methods", "comma-separated methods, as the results tables name them, e.g. gamma-implicit,lognormal\n(epm, gpfa-synthetic, gpfa-cytof, pmf)")
-	fs.Var(intList{&sub.ns}, "n", "comma-separated sample sizes: N of gpfa-synthetic, training rows n of gpfa-cytof")
+	fs.Var(stringList{&sub.methods}, "methods", "comma-separated methods, as the results tables name them,\ne.g. gamma-implicit,lognormal (epm, gpfa-synthetic, gpfa-cytof, pmf)")
+	fs.Var(intList{&sub.ns}, "n", "comma-separated sample sizes: N of gpfa-synthetic,\ntraining rows n of gpfa-cytof")
 	fs.IntVar(&sub.seeds, "seeds", 0, "synthetic data sets per N, seeds 1, 2, ... (gpfa-synthetic)")
 	fs.IntVar(&sub.iter, "iter", 0, "SGVB steps per fit (epm, gpfa-synthetic, gpfa-cytof, pmf)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] epm|epm-nuts|optimizers|gpfa-synthetic|gpfa-cytof|pmf|vi-nuts|all\n       gpp-experiments football-auc DIR\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: gpp-experiments [flags] EXPERIMENT\n       gpp-experiments football-auc DIR\n\nEXPERIMENT is epm, epm-nuts, optimizers, gpfa-synthetic, gpfa-cytof,\npmf, vi-nuts or all.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -210,6 +210,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 			given = append(given, f.Name)
 		}
 	})
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"splits", sub.splits}, {"seeds", sub.seeds}, {"iter", sub.iter}} {
+		// 0 or less would silently run the experiment's default
+		if slices.Contains(given, c.name) && c.n <= 0 {
+			fmt.Fprintf(stderr, "gpp-experiments: --%s %d: give a positive number\n", c.name, c.n)
+			return 2
+		}
+	}
 	names := []string{fs.Arg(0)}
 	if names[0] == "all" {
 		if len(given) > 0 {

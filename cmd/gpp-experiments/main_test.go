@@ -56,6 +56,8 @@ func TestSubsetFlags(t *testing.T) {
 		{[]string{"--K", "10", "all"}, "--K picks part of one experiment, not of all"},
 		{[]string{"--K", "10,x", "epm"}, `invalid value "10,x" for flag -K: "x" is not a positive integer`},
 		{[]string{"--K", "0", "epm"}, `"0" is not a positive integer`},
+		{[]string{"--splits", "0", "epm"}, "--splits 0: give a positive number"},
+		{[]string{"--iter", "-5", "pmf"}, "--iter -5: give a positive number"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), c.args, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) {

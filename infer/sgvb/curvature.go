@@ -36,8 +36,8 @@ type Curvature struct {
 	Partner []int
 	Corr    []float64
 	// Scale[i] is s_i = σ_i √Λ_ii: q's own sd of x_i (a normal's scale,
-	// √ψ′(a) for a gamma factor's log b, √(ψ′(α) + ψ′(β)) for a beta
-	// factor's logit b) against the conditional sd 1/√Λ_ii. A mean-field
+	// √ψ′(a) for a gamma factor's log z, √(ψ′(α) + ψ′(β)) for a beta
+	// factor's logit z) against the conditional sd 1/√Λ_ii. A mean-field
 	// q that has settled on a normal posterior has s_i = 1 (its optimum
 	// is σ_i² = 1/Λ_ii); far from 1, q's scales have not settled, and
 	// Ratio, which assumes they have, does not say how far q's sd is off.

@@ -33,13 +33,13 @@ type sel struct {
 // inRange reports whether every index of a selMany is in [0, n). The
 // first that is not is reported at its data cell when it has one, naming
 // where it indexes, else at the index expression.
-func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n int) bool {
+func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 	for k, i := range s.many {
 		if i >= 0 && i < n {
 			continue
 		}
 		hint := oneBasedHint(s.many, n)
-		if hint != "" && l.zeroBased(e) {
+		if hint != "" && l.zeroBased(e, axis) {
 			hint = zeroBasedHint
 		}
 		if s.atExpr != "" && hint != "" { // computed ids: "minus 1" may undo the model's own + 1
@@ -85,12 +85,15 @@ func oneBasedHint(many []int, n int) string {
 // would take for 1-based ones, had zeroBased not found a 0 among them.
 const zeroBasedHint = "; indices are 0-based, and the ids of this axis hold a 0, so they are no 1-based ids: a typo?"
 
-// zeroBased reports whether other int data indexing e.X anywhere in the
-// model hold a 0, showing the ids of its axis 0-based: an edge list's
-// second column (node1 < node2 keeps every 0 out of node2) alone looks
-// 1-based, but its first column, or a held-out list, has the 0. Advice to
-// shift the ids by 1 would then be wrong: the id out of range is a typo.
-func (l *lowerer) zeroBased(e *ast.IndexExpr) bool {
+// zeroBased reports whether other int data indexing axis of e.X anywhere
+// in the model hold a 0, showing the ids of that axis 0-based: an edge
+// list's second column (node1 < node2 keeps every 0 out of node2) alone
+// looks 1-based, but its first column, or a held-out list, has the 0.
+// Advice to shift the ids by 1 would then be wrong: the id out of range is
+// a typo. Only the data read as that axis's index count (`b` in a[b[c]],
+// not `c`; not another axis's ids, a 0-based year beside 1-based
+// counties); it runs only on the way to an error.
+func (l *lowerer) zeroBased(e *ast.IndexExpr, axis int) bool {
 	holdsZero := func(name string) bool {
 		a := l.data[name]
 		return a != nil && a.Int && slices.Contains(a.Values, 0)
@@ -101,22 +104,16 @@ func (l *lowerer) zeroBased(e *ast.IndexExpr) bool {
 	x := ast.FormatExpr(e.X)
 	for expr := range l.info.Types {
 		ix, ok := expr.(*ast.IndexExpr)
-		if !ok || ix == e || ast.FormatExpr(ix.X) != x {
+		if !ok || ix == e || axis >= len(ix.Indices) || ast.FormatExpr(ix.X) != x {
 			continue
 		}
-		for _, i := range ix.Indices {
-			found := false
-			ast.Inspect(i, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok {
-					if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Data && holdsZero(sym.Name) {
-						found = true
-					}
-				}
-				return !found
-			})
-			if found {
-				return true
-			}
+		found := false
+		l.info.VisitReads(ix.Indices[axis], false, func(sym *check.Symbol) bool {
+			found = sym.Kind == check.Data && holdsZero(sym.Name)
+			return found
+		})
+		if found {
+			return true
 		}
 	}
 	return false
@@ -161,7 +158,7 @@ func (l *lowerer) dataIndexError(e *ast.IndexExpr, i, n, axis, k int, cell ast.P
 	if len(ids) > 0 {
 		hint = oneBasedHint(ids, n)
 	}
-	if hint != "" && l.zeroBased(e) {
+	if hint != "" && l.zeroBased(e, axis) {
 		hint = zeroBasedHint
 	}
 	if hint == "" {
@@ -307,7 +304,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 				// Indices from data: one out of range is reported at its
 				// cell (the builder's own error, at the index, is not
 				// returned: build returns the lowerer's errors first).
-				l.inRange(e, s, sh.Rows)
+				l.inRange(e, s, sh.Rows, 0)
 			}
 			if s.rows != nil {
 				return b.GatherSub(v, s.many, s.data, s.rows, s.pos)
@@ -442,7 +439,7 @@ func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape [
 			}
 			return []int{s.one}, false, true
 		case selMany:
-			if !l.inRange(e, s, n) {
+			if !l.inRange(e, s, n, axis) {
 				return nil, false, false
 			}
 			return s.many, true, true

@@ -74,3 +74,38 @@ target += sum(W[unknown[, 0]] .* W[unknown[, 1]])
 		}
 	}
 }
+
+// TestOneBasedHintZeroOtherAxis: a 0 among the ids of another axis (a
+// 0-based year beside 1-based counties) or among data that index the
+// index (c in a[b[c]]) says nothing of this axis's ids: the 1-based advice
+// stays.
+func TestOneBasedHintZeroOtherAxis(t *testing.T) {
+	for _, c := range []struct{ name, src string }{
+		{"other axis", `data J: int
+data T: int
+data county: int[N]
+data year: int[N]
+data y: real[N]
+param mu: real[J, T] ~ Normal(0, 1)
+for i in 0:N {
+  y[i] ~ Normal(mu[county[i], year[i]], 1)
+}
+target += mu[county[0], year[1]]
+`},
+		{"index of the index", `data J: int
+data T: int
+data county: int[N]
+data year: int[N]
+data y: real[N]
+param mu: real[J] ~ Normal(0, 1)
+y ~ Normal(mu[county], 1)
+target += sum(mu[county[year]])
+`},
+	} {
+		_, err := compileSrcErr(t, "m.gpp", c.src, map[string]string{"J": "3", "T": "2"},
+			data.Input{File: "d.csv", Table: csvTable(t, "d.csv", "county,year,y", [][]float64{{1, 0, 0.5}, {2, 1, 0.1}, {3, 0, 0.2}})})
+		if err == nil || !strings.Contains(err.Error(), "as Stan's 1-based ids do") {
+			t.Errorf("%s: got %v, want the 1-based advice", c.name, err)
+		}
+	}
+}
