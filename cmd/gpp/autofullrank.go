@@ -48,13 +48,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	}
 	bad := cc.bad(autoCurvRatio)
 	if len(bad) == 0 {
-		worst, at := 0.0, 0
-		for i, v := range cc.c.Ratio {
-			if v > worst {
-				worst, at = v, i
-			}
-		}
-		con.note(head+"by the log density's curvature no sd of the mean-field q is %.1f× too small (the largest ratio %s×, %s), so the mean-field fit is kept", autoCurvRatio, ratioText(worst), cc.names[at])
+		con.note(head+"%s, so the mean-field fit is kept", autoKeptText(cc))
 		return r, s, cc
 	}
 	min := autoCurvRatio
@@ -166,4 +160,30 @@ func curvSkipReason(s sgvb.Settings, r *sgvb.Result) string {
 		return fmt.Sprintf("its %d gradients would cost more than the fit's %d steps", 2*r.Dim, r.Iterations)
 	}
 	return "the log density's −H at q's mode is not positive definite: a funnel, or q far from a mode"
+}
+
+// autoKeptText says why --fullrank auto keeps the mean-field fit when no
+// settled sd is autoCurvRatio times too small (cc.bad): the largest ratio
+// among the settled coordinates, and how many unsettled ones it left out
+// (their ratios assume a settled q; unsettledHint names them).
+func autoKeptText(cc *curvCheck) string {
+	worst, at, skipped := 0.0, -1, 0
+	for i, v := range cc.c.Ratio {
+		switch {
+		case cc.unsettledAt(i):
+			if v >= autoCurvRatio {
+				skipped++
+			}
+		case at < 0 || v > worst:
+			worst, at = v, i
+		}
+	}
+	text := fmt.Sprintf("by the log density's curvature no sd of the mean-field q is %.1f× too small", autoCurvRatio)
+	if at >= 0 {
+		text += fmt.Sprintf(" (the largest ratio %s×, %s)", ratioText(worst), cc.names[at])
+	}
+	if skipped > 0 {
+		text += fmt.Sprintf(" apart from %d element%s whose sds are likely not settled (the hint below), which the ratio cannot judge", skipped, plural(skipped))
+	}
+	return text
 }

@@ -188,3 +188,33 @@ func TestFullRankAutoRefitsInterrupted(t *testing.T) {
 		t.Errorf("autoLost %q, hint %q: want the hint naming the group", cc.autoLost, h)
 	}
 }
+
+// TestAutoKeptText: --fullrank auto's note when it keeps the mean-field
+// fit names the largest ratio among the settled coordinates, not an
+// unsettled one's that cc.bad left out (which read "no sd is 1.1× too
+// small (the largest ratio 3×, …)"), and counts those left out.
+func TestAutoKeptText(t *testing.T) {
+	cc := &curvCheck{
+		c: &sgvb.Curvature{
+			Ratio: []float64{3, 1.04, 1, 1.2},
+			Scale: []float64{0.4, 1, 1, 2.5},
+		},
+		names: []string{"b[0]", "b[1]", "b[2]", "c"},
+		lats:  []int{0, 0, 0, 1},
+		r: &sgvb.Result{Factors: []sgvb.Factor{
+			{Name: "b", Family: sgvb.FamilyNormal, Size: 3},
+			{Name: "c", Family: sgvb.FamilyNormal, Size: 1, Offset: 3},
+		}},
+	}
+	if bad := cc.bad(autoCurvRatio); len(bad) != 0 {
+		t.Fatalf("bad %v, want none (b[0] and c are unsettled)", bad)
+	}
+	want := "no sd of the mean-field q is 1.1× too small (the largest ratio 1×, b[1]) apart from 2 elements whose sds are likely not settled"
+	if got := autoKeptText(cc); !strings.Contains(got, want) {
+		t.Errorf("note %q, want it to contain %q", got, want)
+	}
+	cc.c.Scale = []float64{0.4, 0.4, 0.4, 0.4}
+	if got := autoKeptText(cc); strings.Contains(got, "largest ratio") || !strings.Contains(got, "apart from 2 elements") {
+		t.Errorf("every coordinate unsettled: note %q", got)
+	}
+}

@@ -33,7 +33,7 @@ type setFlags map[string]string
 // as in a CSV file: --levels 'county="ST. LOUIS, MN",AITKIN'.
 type levelFlags map[string][]string
 
-const levelsUsage = "code the column of labels that binds the int data NAME in the order given, as\n`NAME=LABEL,LABEL,...` (R's factor(levels=)): the first label is the declaration's\nlower bound (0 without one), the next one more, ...; a label not listed is an\nerror at its cell; the list is a CSV record: quote a label holding a comma\n(repeatable; default: the labels in byte order)"
+const levelsUsage = "code the column of labels that binds the int data NAME in the\norder given, as `NAME=LABEL,LABEL,...` (R's factor(levels=)): the\nfirst label is the declaration's lower bound (0 without one), the\nnext one more, ...; a label not listed is an error at its cell; the\nlist is a CSV record: quote a label holding a comma (repeatable;\ndefault: the labels in byte order)"
 
 func (l levelFlags) String() string {
 	var parts []string

@@ -126,6 +126,10 @@ func TestOptimaHint(t *testing.T) {
 	if want := "the restarts ended at different optima: restarts 1, 2 at ELBO -805.5 to -805.4, restarts 0, 3 at -878.4 to -867.5, 62 nats or more below"; !strings.HasPrefix(got, want) {
 		t.Errorf("hint %q, want it to start %q", got, want)
 	}
+	// the gap is floored: 10.6 nats is "10 or more", not "11 or more"
+	if got, want := optimaHint(mix(-800, -810.6)), "restart 1 at -810.6, 10 nats or more below"; !strings.Contains(got, want) {
+		t.Errorf("hint %q, want it to contain %q", got, want)
+	}
 	if got := optimaHint(mix(-805.4, -805.5, -814.9)); got != "" {
 		t.Errorf("restarts within %d nats: hint %q", optimaGap, got)
 	}
@@ -150,20 +154,20 @@ func TestUnsettledHint(t *testing.T) {
 			Ratio:   []float64{2, 1.7, 1, 1, 1},
 			Partner: []int{1, 0, -1, -1, -1},
 			Corr:    []float64{0.8, 0.8, 0, 0, 0},
-			Scale:   []float64{0.71, 0.95, 1.3, 0.53, 0.2},
+			Scale:   []float64{0.45, 0.95, 2.3, 0.53, 0.2},
 		},
 		names: []string{"b[0]", "b[1]", "b[2]", "tau[0]", "tau[1]"},
 		lats:  []int{0, 0, 0, 1, 1},
 		r:     res,
 	}
 	got := unsettledHint(cc)
-	if want := "q's sds are likely not settled: tau[1]'s 0.2×, b[0]'s 0.71× and b[2]'s 1.3× the sd that the log density's curvature"; !strings.HasPrefix(got, want) {
+	if want := "q's sds are likely not settled: tau[1]'s 0.2×, b[2]'s 2.3× and b[0]'s 0.45× the sd that the log density's curvature"; !strings.HasPrefix(got, want) {
 		t.Errorf("hint %q, want it to start %q", got, want)
 	}
 	if bad := cc.bad(1.5); !slices.Equal(bad, []int{1}) {
 		t.Errorf("mean-field hint's elements %v, want [1] (b[0] is unsettled)", bad)
 	}
-	cc.c.Scale = []float64{1, 0.95, 1.1, 0.53, 0.9}
+	cc.c.Scale = []float64{1, 0.68, 1.9, 0.53, 0.9} // cultivar's settled 0.68, a gamma factor's 0.53
 	if got := unsettledHint(cc); got != "" {
 		t.Errorf("settled scales: hint %q", got)
 	}

@@ -25,6 +25,10 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("graph", graphSynopsis, graphHelpText, stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "override a constant, as `NAME=VALUE` (repeatable)")
+	// the graph does not depend on the order, but the data's warning of a
+	// column of labels coded in byte order names --levels
+	order := levelFlags{}
+	fs.Var(order, "levels", levelsUsage)
 	out := fs.String("out", "", "write the graph to `FILE` (.dot or .gv) instead of stdout")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
@@ -38,7 +42,7 @@ func cmdGraph(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "graph", graphSynopsis, "--out %s: the graph is written as DOT, to a .dot or .gv file; for a picture pipe it into Graphviz: gpp graph %s | dot -Tpng -o model.png", *out, pos[0])
 		}
 	}
-	l, ok := loadChecked(pos, sets, nil, stderr)
+	l, ok := loadChecked(pos, sets, order, stderr)
 	if !ok {
 		return exitError
 	}

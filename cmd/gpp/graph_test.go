@@ -137,3 +137,20 @@ func TestReplGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphLevels: gpp graph takes --levels, which the data's warning of
+// a column of Likert labels coded in byte order names (it was an unknown
+// flag), and with it the warning is not given.
+func TestGraphLevels(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", "data y: int<lower=0, upper=2>[N]\nparam c: ordered[2] ~ Normal(0, 3)\ny ~ OrderedLogistic(0, c)\n")
+	csv := writeFile(t, dir, "d.csv", "y\nAgree\nDisagree\nNeutral\nAgree\n")
+	code, _, stderr := runSafe(t, "graph", model, csv)
+	if code != 0 || !strings.Contains(stderr, "give the order with --levels y=") {
+		t.Fatalf("without --levels: exit %d, want the byte-order warning naming --levels; stderr\n%s", code, stderr)
+	}
+	code, stdout, stderr := runSafe(t, "graph", model, csv, "--levels", "y=Disagree,Neutral,Agree")
+	if code != 0 || strings.Contains(stderr, "warning") || !strings.Contains(stdout, "digraph") {
+		t.Errorf("with --levels: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
+	}
+}

@@ -316,3 +316,37 @@ func TestAgainstHint(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelSwitchHintOrdered: an ordered or positive_ordered param is not
+// tried for label switching whatever its family column says (a
+// positive_ordered's one gamma factor reads "gamma", not "ordered"), and
+// reportVariables marks it so from the factor's support.
+func TestLabelSwitchHintOrdered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const S = 400
+	means := [3][]float64{{1, 4}, {4, 1}, {1, 4}} // restart 1 swapped
+	ds := &drawSet{R: 3}
+	for d := range 3 * S {
+		ds.comp = append(ds.comp, d%3)
+	}
+	ds.vars = []variable{{name: "c", family: "gamma", shape: []int{2}, elems: []int{0, 1}, ordered: true}}
+	for k := range 2 {
+		col := make([]float64, 3*S)
+		for d := range col {
+			col[d] = means[ds.comp[d]][k] + 0.3*rng.NormFloat64()
+		}
+		ds.cols = append(ds.cols, col)
+	}
+	ds.ncol = 2
+	if h := labelSwitchHint(ds); h != nil {
+		t.Errorf("ordered c: hints %q, want none", h)
+	}
+	ds.vars[0].ordered = false
+	if h := labelSwitchHint(ds); len(h) != 1 {
+		t.Errorf("unordered c: hints %q, want one (the data switch)", h)
+	}
+	r := &sgvb.Result{Factors: []sgvb.Factor{{Name: "c", Family: sgvb.FamilyGamma, Support: dist.PositiveOrdered, Shape: []int{2}, Size: 2}}}
+	if vars, _ := reportVariables(r, &compile.Model{}); len(vars) != 1 || !vars[0].ordered || vars[0].family != "gamma" {
+		t.Errorf("reportVariables of a positive_ordered gamma factor: %+v, want ordered, family gamma", vars)
+	}
+}

@@ -673,6 +673,11 @@ type variable struct {
 	// pairs plot shows on the log scale that NUTS moves on (set by
 	// modelDrawSet).
 	logScale bool
+	// ordered marks a param of an ordered or positive_ordered type,
+	// whatever its family column says (a positive_ordered's "gamma", a
+	// joint factor's "fullrank" or "pathfinder"): its restarts cannot hold
+	// it in another order (labelSwitchHint).
+	ordered bool
 	// fromPrior, when not nil, marks by row-major index the elements
 	// drawn from the param's prior (gpp predict --new-levels), whose
 	// family column is priorFamily (familyOf)
@@ -737,7 +742,7 @@ func reportVariables(r *sgvb.Result, m *compile.Model) ([]variable, int) {
 // elements, or for a matrix-valued latent (value, its shape, not nil) the
 // K×K values its coordinates give.
 func latentVariable(name, family string, shape []int, index, off, first int, value []int, sup dist.Support) variable {
-	v := variable{name: name, family: family, shape: shape, index: index, off: off, elems: compile.ColumnMajor(shape), first: first}
+	v := variable{name: name, family: family, shape: shape, index: index, off: off, elems: compile.ColumnMajor(shape), first: first, ordered: sup.IsOrdered()}
 	if value != nil {
 		v.shape, v.elems, v.corrK, v.corrSupport = value, compile.ColumnMajor(value), value[0], sup
 		v.corr = make([]float64, compile.ShapeLen(value))

@@ -339,7 +339,7 @@ func labelSwitchHint(ds *drawSet) []string {
 			continue
 		}
 		switch {
-		case v.family == sgvb.FamilyOrdered.String():
+		case v.ordered:
 			// an ordered param's restarts cannot hold it in another order:
 			// apart, they found other optima (optimaHint)
 		case len(v.shape) == 1 && v.shape[0] >= 2 && v.shape[0] <= switchMaxLen:
@@ -821,16 +821,8 @@ func optimaHint(mix *sgvb.Mixture) string {
 		return ""
 	}
 	return fmt.Sprintf("the restarts ended at different optima: %s at ELBO %s, %s at %s, %.0f nats or more below: "+
-		"the equal-weight mixture blends q's that the ELBO ranks far apart (its R̂ measures that), so read the higher restarts' fits, "+
+		"the equal-weight mixture blends q's that the ELBO ranks far apart, so its summaries of the params blend different solutions (its R̂ measures that, not label switching); "+
+		"for predictions such a blend can do better than any one restart (the football EPM's 8 restarts: examples/README.md), but for the params read the higher restarts' fits, "+
 		"or add --psis-resample, which resamples the mixture's draws by p/q; more restarts (or a wider --jitter) show how often each optimum is found (docs/inference.md, Restarts)",
-		restartList(top), elboRange(topE), restartList(low), elboRange(lowE), best-maxOf(lowE))
-}
-
-// maxOf returns the largest of v.
-func maxOf(v []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range v {
-		m = math.Max(m, x)
-	}
-	return m
+		restartList(top), elboRange(topE), restartList(low), elboRange(lowE), math.Floor(best-slices.Max(lowE))) // floored: "11 or more" of a gap of 10.6 is false
 }
