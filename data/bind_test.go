@@ -13,14 +13,7 @@ import (
 
 func checked(t *testing.T, src string) *check.Info {
 	t.Helper()
-	f, err := parser.ParseFile("m.gpp", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := check.Check(f, &check.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, info := checkedFile(t, src)
 	return info
 }
 

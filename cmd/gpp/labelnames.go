@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -88,16 +89,13 @@ func (v *variable) elemName(k int) string {
 	parts := make([]string, len(idx))
 	for a, i := range idx {
 		if a < len(v.axes) && v.axes[a] != nil {
-			parts[a] = quoteLabel(v.axes[a][i])
+			parts[a] = textenc.QuoteLabel(v.axes[a][i])
 		} else {
 			parts[a] = strconv.Itoa(i + 1)
 		}
 	}
 	return v.name + "[" + strings.Join(parts, ",") + "]"
 }
-
-// quoteLabel writes a label as a name's index (pipeline.QuoteLabel).
-func quoteLabel(s string) string { return pipeline.QuoteLabel(s) }
 
 // lookupElems finds what spec names among vars, as --params takes it: a
 // variable by its name (every element, in vars' column order), or one
@@ -219,7 +217,7 @@ func (v *variable) noLabel(a int, p string) error {
 	labels := v.axes[a]
 	hint := ""
 	if best := check.Suggest(p, labels); best != "" {
-		hint = fmt.Sprintf("; did you mean %s?", quoteLabel(best))
+		hint = fmt.Sprintf("; did you mean %s?", textenc.QuoteLabel(best))
 	}
 	var shown []string // quoted as the tables quote them: "BLUE, EARTH" is one label
 	for i, l := range labels {
@@ -227,9 +225,9 @@ func (v *variable) noLabel(a int, p string) error {
 			shown = append(shown, "…")
 			break
 		}
-		shown = append(shown, quoteLabel(l))
+		shown = append(shown, textenc.QuoteLabel(l))
 	}
-	return fmt.Errorf("axis %d of %s has no label %s%s (its labels: %s; or index it from 0)", a, v.name, quoteLabel(p), hint, strings.Join(shown, ", "))
+	return fmt.Errorf("axis %d of %s has no label %s%s (its labels: %s; or index it from 0)", a, v.name, textenc.QuoteLabel(p), hint, strings.Join(shown, ", "))
 }
 
 // suggestElem returns "; did you mean X?" for the printed name of an

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/textenc"
 )
 
 // labelNamesModel is a varying-intercept model whose size J the county
@@ -41,7 +43,7 @@ func numberNames(t *testing.T, summary string) string {
 	}
 	for _, r := range rows[1:] {
 		for k, l := range labelNamesCounties {
-			q := quoteLabel(l)
+			q := textenc.QuoteLabel(l)
 			r[0] = strings.Replace(r[0], "["+q+"]", "["+strconv.Itoa(k)+"]", 1)
 			r[0] = strings.Replace(r[0], "["+q+",", "["+strconv.Itoa(k)+",", 1)
 		}
@@ -240,28 +242,6 @@ func TestSetSavedAxes(t *testing.T) {
 	for _, v := range vars[1:] {
 		if v.axes != nil {
 			t.Errorf("%s of shape %v took the saved labels %q", v.name, v.shape, v.axes)
-		}
-	}
-}
-
-// TestQuoteLabel: a label is a name's index as it is unless it would make
-// the name ambiguous (a bracket, a comma, a quote), lose its space at an
-// end, or not print as itself (a line break, a tab, a bidi control), when
-// it is quoted, its non-printing characters escaped.
-func TestQuoteLabel(t *testing.T) {
-	for _, c := range []struct{ label, want string }{
-		{"AITKIN", "AITKIN"},
-		{"YELLOW MEDICINE", "YELLOW MEDICINE"},
-		{"Zürich", "Zürich"},
-		{"ST. LOUIS, MN", `"ST. LOUIS, MN"`},
-		{"a[1]", `"a[1]"`},
-		{`say "hi"`, `"say \"hi\""`},
-		{"two\nlines", `"two\nlines"`},
-		{"tab\there", `"tab\there"`},
-		{"abc\u202edef", `"abc\u202edef"`},
-	} {
-		if got := quoteLabel(c.label); got != c.want {
-			t.Errorf("quoteLabel(%q) = %s, want %s", c.label, got, c.want)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/textenc"
 )
 
 // labelsModel is a varying-intercept model whose group column may be
@@ -37,7 +39,7 @@ func labelsData(t *testing.T, d string, counties []string) (named, coded string)
 	for i := range 30 {
 		k := (i*3 + 1) % len(counties)
 		y := fmt.Sprintf("%.3f", 0.4*float64(k)+0.1*float64(i%7)-0.3)
-		fmt.Fprintf(&byName, "%s,%s\n", quoteLabel(counties[k]), y)
+		fmt.Fprintf(&byName, "%s,%s\n", textenc.QuoteLabel(counties[k]), y)
 		fmt.Fprintf(&byCode, "%d,%s\n", k, y)
 	}
 	return writeFile(t, d, "radon.csv", byName.String()), writeFile(t, d, "radon_codes.csv", byCode.String())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/figure"
+	"github.com/gpplang/gpp/internal/textenc"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
@@ -240,7 +241,7 @@ func (t indexTicks) Ticks(min, max float64) []plot.Tick {
 // label names index i of the axis: its label, or i.
 func (t indexTicks) label(i int) string {
 	if len(t.labels) == t.n {
-		return quoteLabel(t.labels[i])
+		return textenc.QuoteLabel(t.labels[i])
 	}
 	return strconv.Itoa(i)
 }

@@ -63,13 +63,10 @@ func LabelledName(name string, shape []int, axes [][]string, k int) string {
 	parts := make([]string, len(idx))
 	for a, i := range idx {
 		if a < len(axes) && axes[a] != nil {
-			parts[a] = QuoteLabel(axes[a][i])
+			parts[a] = textenc.QuoteLabel(axes[a][i])
 		} else {
 			parts[a] = strconv.Itoa(i)
 		}
 	}
 	return name + "[" + strings.Join(parts, ", ") + "]"
 }
-
-// QuoteLabel writes a label as a name's index (textenc.QuoteLabel).
-func QuoteLabel(s string) string { return textenc.QuoteLabel(s) }
