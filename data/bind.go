@@ -717,6 +717,32 @@ func (b *binder) checkSize(d *check.DataVar, sz sizeBinding) {
 	}
 }
 
+// ColumnsRead returns which columns of a positional CSV file (FILE.csv,
+// not NAME=FILE.csv) Bind may read for the model of info, for ParseCSV's
+// keep: a column named as a data declaration, or numbering the elements of
+// one (x.1, x[1]); nil, every column, when a declaration of two or more
+// dimensions may take a whole file. Bind reads no other column's values;
+// it reports another's first bad cell (Err) and names it, which ParseCSV
+// keeps.
+func ColumnsRead(info *check.Info) func(column string) bool {
+	for _, d := range info.Data {
+		if len(d.Dims) >= 2 {
+			return nil
+		}
+	}
+	return func(col string) bool {
+		if info.DataVar(col) != nil {
+			return true
+		}
+		for _, d := range info.Data {
+			if _, ok := columnIndex(col, d.Name); ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // tableFor binds a whole CSV file to declaration d.
 func tableFor(d *check.DataVar, t *Table) (*Array, *ast.Error) {
 	switch len(d.Dims) {

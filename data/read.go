@@ -10,8 +10,8 @@
 package data
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -24,6 +24,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unique"
 
 	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
@@ -175,6 +176,9 @@ type Table struct {
 	// locate cells for Matrix.
 	rowLine []int
 	cellAt  [][]lineCol
+	// slot[j] is where column j's cell is in a row of cellAt, -1 for a
+	// column whose cells were not kept (ParseCSV's keep); nil: j.
+	slot []int
 	// headerLine is the header's line (after comment lines), for messages.
 	headerLine int
 	// headerPos[j] is where column j's name is in the header.
@@ -182,10 +186,34 @@ type Table struct {
 	format    delimited // how it was read, for hints about its separator
 }
 
-// lineCol is where a cell starts in its file.
-type lineCol struct{ line, col int }
+// lineCol is where a cell starts in its file; int32s halve the size of a
+// large table's positions (a file read is under 2 GiB: maxDelimited).
+type lineCol struct{ line, col int32 }
 
-func (lc lineCol) pos(file string) ast.Pos { return ast.Pos{File: file, Line: lc.line, Col: lc.col} }
+func (lc lineCol) pos(file string) ast.Pos {
+	return ast.Pos{File: file, Line: int(lc.line), Col: int(lc.col)}
+}
+
+// lineCols hands out the rows of a table's cell positions from large
+// blocks, not each row its own allocation.
+type lineCols []lineCol
+
+// next returns a row of n positions (to be set).
+func (b *lineCols) next(n int) []lineCol {
+	if len(*b) < n {
+		*b = make([]lineCol, max(n, 64<<10/8)) // 64 KiB blocks
+	}
+	row := (*b)[:n:n]
+	*b = (*b)[n:]
+	return row
+}
+
+// take returns a copy of row in a block.
+func (b *lineCols) take(row []lineCol) []lineCol {
+	out := b.next(len(row))
+	copy(out, row)
+	return out
+}
 
 // Select returns the table of the named columns only, in that order, as
 // NAME=FILE.csv:a,b,c binds them (a matrix of those columns, or a vector
@@ -224,18 +252,38 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 func (t *Table) sub(index []int) *Table {
 	out := &Table{File: t.File, Rows: t.Rows, rowLine: t.rowLine, headerLine: t.headerLine, format: t.format}
 	for _, j := range index {
+		if !t.kept(j) {
+			panic(errNotKept)
+		}
 		out.Columns = append(out.Columns, t.Columns[j])
 		out.headerPos = append(out.headerPos, t.header(j))
 	}
+	var rows lineCols
 	for _, cells := range t.cellAt {
-		row := make([]lineCol, len(index))
+		row := rows.next(len(index))
 		for i, j := range index {
-			row[i] = cells[j]
+			row[i] = cells[t.slotOf(j)]
 		}
 		out.cellAt = append(out.cellAt, row)
 	}
 	return out
 }
+
+// kept reports whether the cells of column j were kept (ParseCSV).
+func (t *Table) kept(j int) bool { return t.slot == nil || t.slot[j] >= 0 }
+
+// slotOf returns where column j's cells are in a row of t.cellAt.
+func (t *Table) slotOf(j int) int {
+	if t.slot == nil {
+		return j
+	}
+	return t.slot[j]
+}
+
+// errNotKept is the panic of a table's method asked for the values of a
+// column that ParseCSV did not keep: ColumnsRead must name every column
+// that Bind reads.
+const errNotKept = "data: the values of a column not kept (ParseCSV) are read"
 
 // header returns where column j's name is in the header (the header's
 // line for a table made in code).
@@ -354,6 +402,9 @@ func (t *Table) Matrix(name string) *Array {
 	m := &Array{Name: name, Shape: []int{t.Rows, len(t.Columns)}, Int: true, Pos: ast.Pos{File: t.File, Line: 1, Col: 1}}
 	m.Values = make([]float64, t.Rows*len(t.Columns))
 	for j, c := range t.Columns {
+		if !t.kept(j) {
+			panic(errNotKept)
+		}
 		m.Int = m.Int && c.Int
 		for i, v := range c.Values {
 			m.Values[i*len(t.Columns)+j] = v
@@ -376,9 +427,15 @@ func (t *Table) Matrix(name string) *Array {
 	if t.Rows > 0 {
 		m.Pos = ast.Pos{File: t.File, Line: t.rowLine[0], Col: 1}
 	}
+	// the positions only, not t: the columns a model does not read are
+	// garbage once the data are bound
+	cellAt, cols, file, slot := t.cellAt, len(t.Columns), t.File, t.slot
 	m.loc = func(k int) ast.Pos {
-		i, j := k/len(t.Columns), k%len(t.Columns)
-		return t.cellAt[i][j].pos(t.File)
+		i, j := k/cols, k%cols
+		if slot != nil {
+			j = slot[j]
+		}
+		return cellAt[i][j].pos(file)
 	}
 	return m
 }
@@ -440,20 +497,44 @@ func ReadCSV(file string, r io.Reader) (*Table, error) {
 	return readDelimited(file, r, csvFormat)
 }
 
+// ParseCSV is ReadCSV of a file's contents src, which it does not copy
+// and which must not change while the table is in use: gpp holds a data
+// file's contents anyway, to quote them in messages. A column whose name
+// keep rejects (nil keeps all) is read as ReadCSV reads it, for its Err
+// and Int, but its cells' values and positions are not kept: its Values
+// and Missing are nil. ColumnsRead gives the columns Bind may read.
+func ParseCSV(file string, src []byte, keep func(column string) bool) (*Table, error) {
+	return parseDelimited(file, src, csvFormat, keep)
+}
+
+// ParseTSV is ReadTSV of a file's contents src, as ParseCSV.
+func ParseTSV(file string, src []byte, keep func(column string) bool) (*Table, error) {
+	return parseDelimited(file, src, tsvFormat, keep)
+}
+
 // readDelimited reads a table of format f (ReadCSV, ReadTSV).
 func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
-	br := bufio.NewReader(r)
-	if head, _ := br.Peek(textenc.Sample); textenc.Wide(head) != "" {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return parseDelimited(file, src, f, nil)
+}
+
+// maxDelimited is the size of the largest text table read, so that every
+// line and column number fits the int32s of the cells' positions.
+const maxDelimited = math.MaxInt32 - 1
+
+// parseDelimited reads the contents src of a table of format f.
+func parseDelimited(file string, src []byte, f delimited, keep func(string) bool) (*Table, error) {
+	if head := src[:min(len(src), textenc.Sample)]; textenc.Wide(head) != "" {
 		return nil, encodingError(file, head)
 	} else if kind := textenc.Binary(head); kind != "" {
 		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %s: save the data as a CSV file (text)", kind)
 	}
-	if b, _ := br.Peek(len(bom)); string(b) == bom {
-		br.Discard(len(bom)) // Excel's "CSV UTF-8" starts with one
-	}
-	src, err := io.ReadAll(br)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	src = bytes.TrimPrefix(src, []byte(bom)) // Excel's "CSV UTF-8" starts with one
+	if len(src) > maxDelimited {
+		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "the file is %d bytes: gpp reads %s of less than 2 GiB", len(src), f.what)
 	}
 	if err := notUTF8(file, src); err != nil {
 		return nil, err
@@ -486,9 +567,9 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 	// trimming would take a tab for space too, and merge a tab-separated
 	// file's empty cells ("1\t\t3" read as 1 and 3).
 	cr.TrimLeadingSpace = f.sep != '\t'
-	cr.ReuseRecord = false
-	var header []string
-	header, err = cr.Read()
+	cr.ReuseRecord = true // each row's cells are read before the next
+	header, err := cr.Read()
+	header = slices.Clone(header)
 	headerLine := 1
 	if err == nil {
 		headerLine, _ = cr.FieldPos(0)
@@ -503,6 +584,11 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{File: file, headerLine: headerLine, format: f}
+	// Each line after the header holds a row at most, and each row but
+	// the last takes a byte for each column at least (its separators and
+	// newline): the slices of the rows are made that long at once, not
+	// grown by doubling, and no longer than the file allows.
+	rowsAtMost := max(0, min(bytes.Count(src, []byte("\n"))+1-headerLine, len(src)/len(header)+1))
 	seen := map[string]int{}
 	for j, h := range header {
 		line, col := cr.FieldPos(j)
@@ -528,6 +614,31 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 		t.Columns = append(t.Columns, &Array{Name: h, Int: true, Pos: pos})
 		t.headerPos = append(t.headerPos, pos)
 	}
+	// the columns kept (all of a one-column file, whose blank lines are
+	// rows) and where each's cells are in a row of t.cellAt
+	kept := len(header)
+	if keep != nil && len(header) > 1 {
+		t.slot = make([]int, len(header))
+		kept = 0
+		for j, c := range t.Columns {
+			t.slot[j] = -1
+			if keep(c.Name) {
+				t.slot[j] = kept
+				kept++
+			}
+		}
+	}
+	for j, c := range t.Columns {
+		if t.kept(j) {
+			c.Values = make([]float64, 0, rowsAtMost)
+		}
+	}
+	var cellRows lineCols
+	if rowsAtMost*kept <= 1<<26 { // 512 MiB of positions; else in blocks
+		cellRows = make(lineCols, rowsAtMost*kept)
+	}
+	t.rowLine = make([]int, 0, rowsAtMost)
+	t.cellAt = make([][]lineCol, 0, rowsAtMost)
 	// A blank line in a one-column file is a missing value (pandas writes
 	// NaN so), which the CSV reader would skip: it is the column's empty
 	// cell, a row of its own. In a wider file a missing row would be ",,",
@@ -556,7 +667,7 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 				c.miss(len(c.Values), ast.Errorf(ast.Pos{File: file, Line: l, Col: 1}, "column %q: line %d is blank, an empty cell in a one-column file%s", header[0], l, at))
 				c.Values = append(c.Values, math.NaN())
 				t.rowLine = append(t.rowLine, l)
-				t.cellAt = append(t.cellAt, []lineCol{{l, 1}})
+				t.cellAt = append(t.cellAt, cellRows.take([]lineCol{{int32(l), 1}}))
 				t.Rows++
 			}
 		}
@@ -597,13 +708,20 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 			blanks(line)
 			prevEnd = line + strings.Count(rec[0], "\n")
 		}
-		cells := make([]lineCol, len(rec))
+		cells := cellRows.next(kept)
 		for j, cell := range rec {
 			cellLine, col := cr.FieldPos(j)
-			cells[j] = lineCol{cellLine, col}
-			pos := cells[j].pos(file)
+			at := lineCol{int32(cellLine), int32(col)}
+			pos := at.pos(file)
 			text := strings.TrimSpace(cell)
 			c := t.Columns[j]
+			// a column not kept is read for its error and Int alone
+			store := t.kept(j)
+			if store {
+				cells[t.slotOf(j)] = at
+			} else if t.Rows == 0 {
+				c.Pos = pos
+			}
 			if isMissingText(text) && f.sepHint(header) == "" {
 				what := "empty cell"
 				if text != "" {
@@ -612,35 +730,50 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 					what += atEnd
 					c.blankTail++
 				}
-				c.miss(len(c.Values), ast.Errorf(pos, "column %q: %s", header[j], what))
+				var err *ast.Error
+				if c.missErr == nil { // only the first is kept
+					err = ast.Errorf(pos, "column %q: %s", header[j], what)
+				}
+				if !store {
+					c.missErr = cmp.Or(c.missErr, err)
+					continue
+				}
+				c.miss(len(c.Values), err)
 				c.Values = append(c.Values, math.NaN())
 				continue
 			}
-			v, isInt, exact, err := parseNumber(text)
+			v, isInt, exact, fail := scanNumber(text)
 			if b, ok := logicalText(text); ok {
-				v, isInt, exact, err = b, true, true, nil
+				v, isInt, exact, fail = b, true, true, numberOK
 			}
-			if err != nil {
+			if fail != numberOK {
 				if c.bad == nil {
-					c.bad = ast.Errorf(pos, "column %q: %v%s", header[j], err, f.cellHint(header, cell))
+					c.bad = ast.Errorf(pos, "column %q: %v%s", header[j], fail.err(text), f.cellHint(header, cell))
 				}
 				v, isInt, exact = math.NaN(), false, true
-				if !c.notLabels && isLabelText(text) && f.cellHint(header, cell) == "" {
+				if !store {
+					c.notLabels = true // no labels are kept
+				} else if !c.notLabels && isLabelText(text) && f.cellHint(header, cell) == "" {
 					for len(c.labels) < len(c.Values) {
 						c.labels = append(c.labels, "") // missing cells before it
 					}
-					c.labels = append(c.labels, text)
+					// a copy, shared by the cells of one label: text
+					// is part of the row's string, which it would keep
+					c.labels = append(c.labels, unique.Make(text).Value())
 				} else {
 					c.notLabels = true
 				}
 			} else {
 				c.notLabels = true // a number or a logical
 			}
+			c.Int = c.Int && isInt
+			if !store {
+				continue
+			}
 			if !exact {
 				c.noteInexact(len(c.Values), text)
 			}
 			c.Values = append(c.Values, v)
-			c.Int = c.Int && isInt
 		}
 		t.rowLine = append(t.rowLine, line)
 		t.cellAt = append(t.cellAt, cells)
@@ -656,8 +789,13 @@ func readDelimited(file string, r io.Reader, f delimited) (*Table, error) {
 			}
 			c.labelColumn = c.Name
 		}
-		j := j
-		c.loc = func(i int) ast.Pos { return t.cellAt[i][j].pos(file) }
+		if !t.kept(j) {
+			continue // c.Pos is its first cell's
+		}
+		// the positions only, not t: the columns a model does not read
+		// are garbage once the data are bound
+		cellAt, k := t.cellAt, t.slotOf(j)
+		c.loc = func(i int) ast.Pos { return cellAt[i][k].pos(file) }
 		if t.Rows > 0 {
 			c.Pos = c.loc(0)
 		}
@@ -776,6 +914,9 @@ func (f delimited) countHint(header, rec []string) string {
 // pandas' to_csv (True, False) write it: 1 or 0, an int, as R's
 // as.integer and NumPy read it.
 func logicalText(s string) (float64, bool) {
+	if len(s) != len("true") && len(s) != len("false") {
+		return 0, false
+	}
 	switch strings.ToLower(s) {
 	case "true":
 		return 1, true
@@ -793,6 +934,9 @@ func logicalText(s string) (float64, bool) {
 // Stata's ".") is ruled out by the caller: a numeric column written so
 // must stay an error, not become categories.
 func isLabelText(s string) bool {
+	if s != "" && !mayBeFloat(s) {
+		return true // not even the start of a number
+	}
 	_, err := strconv.ParseFloat(s, 64)
 	return err != nil && !errors.Is(err, strconv.ErrRange)
 }
@@ -801,12 +945,19 @@ func isLabelText(s string) bool {
 // or NA, N/A, NaN, null or None in any case (as R, pandas and spreadsheets
 // write them).
 func isMissingText(s string) bool {
+	if len(s) > len("none") && notSpace(s[0]) && notSpace(s[len(s)-1]) {
+		return false // longer than any marker, with no space to trim: a number, mostly
+	}
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "na", "n/a", "nan", "null", "none", "":
 		return true
 	}
 	return false
 }
+
+// notSpace reports whether byte c is ASCII and no space, so that
+// strings.TrimSpace would not trim a string at it.
+func notSpace(c byte) bool { return c > ' ' && c < utf8.RuneSelf }
 
 // sepName names f's separator for messages: "comma" or "tab".
 func (f delimited) sepName() string {
@@ -951,25 +1102,89 @@ func csvError(file string, src []byte, err error) error {
 // but not the number written (check.IntegerText): 9007199254740993 is read
 // as 2^53, 1.00000000000000000001 as 1; either is an error for int data.
 func parseNumber(s string) (v float64, isInt, exact bool, err error) {
+	v, isInt, exact, fail := scanNumber(s)
+	return v, isInt, exact, fail.err(s)
+}
+
+// numberFail is why scanNumber did not read a cell as a number, the
+// error that parseNumber makes of it only when one is wanted: a column
+// of labels has a failure at every cell, and only its first is reported.
+type numberFail uint8
+
+const (
+	numberOK numberFail = iota
+	numberEmpty
+	numberRange
+	numberSyntax
+	numberInf
+)
+
+// err returns the error parseNumber gives for the failure on s, or nil.
+func (f numberFail) err(s string) error {
+	switch f {
+	case numberEmpty:
+		return errors.New("empty cell: expected a number")
+	case numberRange:
+		return fmt.Errorf("%q is out of range", s)
+	case numberSyntax:
+		return fmt.Errorf("%q is not a number", s)
+	case numberInf:
+		return errors.New(infError(s))
+	}
+	return nil
+}
+
+// scanNumber is parseNumber without making an error: it scans s once for
+// the bytes that decide what was written, and skips strconv.ParseFloat
+// for text that cannot start a number (a label such as "School 3").
+func scanNumber(s string) (v float64, isInt, exact bool, fail numberFail) {
 	if s == "" {
-		return 0, false, false, errors.New("empty cell: expected a number")
+		return 0, false, false, numberEmpty
 	}
-	v, err = strconv.ParseFloat(s, 64)
-	if errors.Is(err, strconv.ErrRange) && !strings.ContainsAny(s, "_xX") {
-		return 0, false, false, fmt.Errorf("%q is out of range", s)
+	if !mayBeFloat(s) {
+		return 0, false, false, numberSyntax
 	}
-	if err != nil || strings.ContainsAny(s, "_xX") {
-		return 0, false, false, fmt.Errorf("%q is not a number", s)
+	goSyntax, notInt := false, false // "_xX" and ".eEnN" in s
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '_', 'x', 'X':
+			goSyntax = true
+		case '.', 'e', 'E', 'n', 'N':
+			notInt = true
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && errors.Is(err, strconv.ErrRange) && !goSyntax {
+		return 0, false, false, numberRange
+	}
+	if err != nil || goSyntax {
+		return 0, false, false, numberSyntax
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, false, false, errors.New(infError(s))
+		return 0, false, false, numberInf
 	}
-	isInt = !strings.ContainsAny(s, ".eEnN") && v == math.Trunc(v)
+	isInt = !notInt && v == math.Trunc(v)
 	exact = true
 	if v == math.Trunc(v) && !(isInt && math.Abs(v) < check.MaxInt) {
 		_, exact = check.IntegerText(s, v)
 	}
-	return v, isInt, exact, nil
+	return v, isInt, exact, numberOK
+}
+
+// mayBeFloat reports whether strconv.ParseFloat might read s (not
+// empty): its syntax starts, after an optional sign, with a digit, a
+// point, or the i or n of an infinity or a NaN, in any case. Other text
+// is a syntax error for it.
+func mayBeFloat(s string) bool {
+	c := s[0]
+	if (c == '+' || c == '-') && len(s) > 1 {
+		c = s[1]
+	}
+	switch {
+	case c >= '0' && c <= '9', c == '.', c == 'i', c == 'I', c == 'n', c == 'N':
+		return true
+	}
+	return false
 }
 
 // isInfText reports whether s writes an infinity as CmdStan's JSON strings

@@ -376,7 +376,7 @@ func loadChecked(pos []string, sets setFlags, order levelFlags, stderr io.Writer
 	var inputs []data.Input
 	if err == nil {
 		l.Order = order
-		inputs, err = pipeline.ReadInputs(pos[1:], l.Sources)
+		inputs, err = pipeline.ReadInputsFor(pos[1:], l.Sources, l.Info)
 	}
 	if err != nil {
 		printError(stderr, err, sourcesOf(l))

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -127,6 +128,15 @@ func SplitDataArg(arg string) (name, file string, cols []string) {
 // FILE.json, FILE.R, NAME=FILE.csv, or NAME=FILE.csv:a,b,c for the columns a, b and c of FILE.csv, in that
 // order (a matrix of them, or a vector of one).
 func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) {
+	return ReadInputsFor(args, sources, nil)
+}
+
+// ReadInputsFor is ReadInputs for the checked model of info, which then
+// binds them: a positional CSV file keeps the values of only the columns
+// that the model's declarations may read (data.ColumnsRead), and a
+// NAME=FILE.csv:a,b those of the columns selected, so that reading a wide
+// file costs the memory of the columns used. A nil info keeps all.
+func ReadInputsFor(args []string, sources map[string][]byte, info *check.Info) ([]data.Input, error) {
 	var inputs []data.Input
 	for _, arg := range args {
 		name, file, cols := SplitDataArg(arg)
@@ -147,11 +157,18 @@ func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) 
 		}
 		in := data.Input{Name: name, File: file, Columns: cols}
 		if ext == ".csv" || ext == ".tsv" {
-			read := data.ReadCSV
+			read := data.ParseCSV // src is kept in sources, not copied
 			if ext == ".tsv" {
-				read = data.ReadTSV
+				read = data.ParseTSV
 			}
-			in.Table, err = read(file, bytes.NewReader(src))
+			var keep func(string) bool // every column
+			switch {
+			case cols != nil:
+				keep = func(c string) bool { return slices.Contains(cols, c) }
+			case info != nil && name == "":
+				keep = data.ColumnsRead(info)
+			}
+			in.Table, err = read(file, src, keep)
 			if err == nil && cols != nil {
 				in.Table, err = in.Table.Select(cols, arg)
 			}
@@ -198,7 +215,7 @@ func load(path string, dataArgs []string, sets map[string]string, bind func(*Loa
 	if err != nil {
 		return l, err
 	}
-	inputs, err := ReadInputs(dataArgs, l.Sources)
+	inputs, err := ReadInputsFor(dataArgs, l.Sources, l.Info)
 	if err != nil {
 		return l, err
 	}
