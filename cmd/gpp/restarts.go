@@ -811,7 +811,7 @@ func optimaHint(mix *sgvb.Mixture) string {
 	var top, low []int
 	var topE, lowE []float64
 	for i, c := range mix.Components {
-		if c.ELBO < best-optimaGap {
+		if c.ELBO <= best-optimaGap {
 			low, lowE = append(low, mix.Restarts[i]), append(lowE, c.ELBO)
 		} else {
 			top, topE = append(top, mix.Restarts[i]), append(topE, c.ELBO)
