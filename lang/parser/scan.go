@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -302,6 +303,9 @@ func (s *scanner) punct() {
 		what = "invalid character '@' (gpp's matrix product is *: Python's x @ b is x * b, and .* multiplies elementwise)"
 	case r == '?':
 		what = "invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"
+	case unicode.IsLetter(r):
+		// größe, θ: a name from a data file's header or a paper
+		what = fmt.Sprintf("invalid character %q (names are ASCII letters, digits and _, as Stan's: write it as one, and bind a data column of the other name as NAME=FILE.csv:COLUMN)", r)
 	default:
 		what = fmt.Sprintf("invalid character %q", r)
 	}
