@@ -89,7 +89,7 @@ func collapsedHint(m *compile.Model, r *sgvb.Result, mix *sgvb.Mixture) string {
 	text := joinAnd(what) + " are alike, each within " + fmt.Sprint(collapseSD) +
 		" joint sds of every other: the fit sits at the symmetric point where its components are copies of one another and act as one, so it describes no structure that tells them apart"
 	if mix == nil {
-		return text + ". If the data have such structure (communities, factors), fit from other seeds (--seed) or with --restarts N and keep a fit whose components differ: its ELBO is higher where the structure is real"
+		return text + ". If the data have such structure (communities, factors), fit from other seeds (--seed) or with restarts (gpp fit --restarts N) and keep a fit whose components differ: its ELBO is higher where the structure is real"
 	}
 	if len(good) == 0 {
 		return "every restart: " + text + ". If the data have such structure, try other seeds or more restarts"

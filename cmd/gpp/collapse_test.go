@@ -190,3 +190,15 @@ func TestFitUnsettledHint(t *testing.T) {
 		t.Errorf("stderr:\n%s\nthe mean-field hint names T, whose scale has not settled", stderr)
 	}
 }
+
+// TestReplFitCollapsedHint: the REPL's :fit gives the collapsed hint as
+// gpp fit does (fitHints), its advice naming gpp fit for restarts.
+func TestReplFitCollapsedHint(t *testing.T) {
+	ex := "../../examples/"
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load "+ex+"epm.gpp", ":set N=115", ":data links="+ex+"football_train.csv unknown="+ex+"football_heldout.csv", ":fit --quiet --iter 10")
+	if got := errb.String(); !strings.Contains(got, "hint: the 10 columns of W are alike, each within 0.5 joint sds of every other") ||
+		!strings.Contains(got, "(gpp fit --restarts N)") {
+		t.Errorf("stderr:\n%s\nwant the collapsed hint naming W's columns and gpp fit's restarts", got)
+	}
+}

@@ -861,27 +861,11 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		}
 	}
 	printEvidenceWarnings(con, h.evidence, srcs)
-	if h := softplusHint(s, l.Model, r, mix); h != "" {
-		con.note("hint: %s", h)
-	}
-	far := farStartHint(s, r, mix)
-	if far != "" {
-		con.note("hint: %s", far)
-	}
-	for _, h := range labelSwitchHint(ds) {
-		con.note("hint: %s", h)
-	}
-	if h := collapsedHint(l.Model, r, mix); h != "" {
-		con.note("hint: %s", h)
-	}
-	if h := optimaHint(mix); h != "" {
-		con.note("hint: %s", h)
-	}
 	k, ess := r.ParetoK, r.ParetoRelESS
 	if mix != nil {
 		k, ess = mix.ParetoK, mix.ParetoRelESS
 	}
-	for _, h := range parameterisationHints(s, l, far, k, ess, curv) {
+	for _, h := range fitHints(s, l, r, mix, ds, k, ess, curv) {
 		con.note("hint: %s", h)
 	}
 	if h := againstHint(cfg, s, k, ess); h != "" {
@@ -937,6 +921,27 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitInterrupted
 	}
 	return exitOK
+}
+
+// fitHints returns the hints that follow a fit's summary, in order, for
+// gpp fit and the REPL's :fit (mix nil) alike: the softplus and far-start
+// hints, label switching and optima of restarts, collapsed components and
+// the parameterisation hints (k and ess are q's Pareto k̂ and relative
+// ESS, curv the curvature check).
+func fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck) []string {
+	var hints []string
+	add := func(h string) {
+		if h != "" {
+			hints = append(hints, h)
+		}
+	}
+	add(softplusHint(s, l.Model, r, mix))
+	far := farStartHint(s, r, mix)
+	add(far)
+	hints = append(hints, labelSwitchHint(ds)...)
+	add(collapsedHint(l.Model, r, mix))
+	add(optimaHint(mix))
+	return append(hints, parameterisationHints(s, l, far, k, ess, curv)...)
 }
 
 // loadModel loads the model and its data for a fit or for prior draws

@@ -911,14 +911,6 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 	if lv != nil {
 		vars, ncol = lv.relayout(vars)
 	}
-	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
-		logp: make([]float64, n), logq: make([]float64, n), R: 1}
-	if mix != nil {
-		ds.R, ds.comp = len(mix.Components), make([]int, n)
-	}
-	for c := range ds.cols {
-		ds.cols[c] = make([]float64, n)
-	}
 	x := make([]float64, r.Dim)
 	z := make([]float64, r.Dim)
 	// xm, zm: a draw laid out as m's (lv), else x and z themselves
@@ -952,17 +944,17 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		if pick == nil && lv == nil && mix == nil && wantsLOO(m, r.Method) && r.Defensive() != nil {
 			evals = 2 // the LOO's defensive draws, as many again
 		}
-		if k := pace.plan(pace.now().Sub(t0), n, evals); k < n {
-			n = k
-			ds.logp, ds.logq = ds.logp[:n], ds.logq[:n]
-			for c := range ds.cols {
-				ds.cols[c] = ds.cols[c][:n]
-			}
-			if ds.comp != nil {
-				ds.comp = ds.comp[:n]
-			}
-		}
+		n = pace.plan(pace.now().Sub(t0), n, evals)
 		pace.kept = n
+	}
+	// the draws' columns, of the n that pace planned
+	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
+		logp: make([]float64, n), logq: make([]float64, n), R: 1}
+	if mix != nil {
+		ds.R, ds.comp = len(mix.Components), make([]int, n)
+	}
+	for c := range ds.cols {
+		ds.cols[c] = make([]float64, n)
 	}
 	ds.fill(zmean, outs, func(c int, v float64) { ds.mean[c] = v })
 	ds.observed = ev.Observed()

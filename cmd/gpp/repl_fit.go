@@ -425,14 +425,7 @@ func (r *repl) fitCmd(args []string) {
 		con.note("warning: %s", w)
 	}
 	printEvidenceWarnings(con, h.evidence, srcs)
-	if h := softplusHint(s, l.Model, res, nil); h != "" {
-		con.note("hint: %s", h)
-	}
-	far := farStartHint(s, res, nil)
-	if far != "" {
-		con.note("hint: %s", far)
-	}
-	for _, h := range parameterisationHints(s, l, far, res.ParetoK, res.ParetoRelESS, curv) {
+	for _, h := range fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv) {
 		con.note("hint: %s", h)
 	}
 	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {
