@@ -127,11 +127,7 @@ func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool
 		optional: optional, fitLevels: fit, order: order}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
-			where := "the model has no data named " + strconv.Quote(in.Name)
-			if names := b.declNames(); len(names) > 0 {
-				where += " (it declares " + strings.Join(names, ", ") + ")"
-			}
-			b.errs.Add(ast.Pos{File: in.File}, "%s", where)
+			b.errs.Add(ast.Pos{File: in.File}, "%s", b.noDataNamed(in.Name))
 		}
 	}
 	var leftOut []*check.DataVar // optional matrices no input named
@@ -195,11 +191,7 @@ func (b *binder) orderUnused() {
 		d := b.info.DataVar(name)
 		switch a := b.out[name]; {
 		case d == nil || d.Implicit:
-			where := "the model has no data named " + strconv.Quote(name)
-			if names := b.declNames(); len(names) > 0 {
-				where += " (it declares " + strings.Join(names, ", ") + ")"
-			}
-			b.errs.Add(ast.Pos{File: "--levels"}, "%s", where)
+			b.errs.Add(ast.Pos{File: "--levels"}, "%s", b.noDataNamed(name))
 		case a != nil && a.Levels == nil:
 			b.errs.Add(a.Pos, "--levels %s: `%s` is given as numbers, not labels: its codes are the numbers, so no order of labels applies", name, name)
 		}
@@ -323,6 +315,16 @@ type binder struct {
 	// order holds the orders of labels given for declarations (--levels),
 	// for BindOrdered.
 	order map[string][]string
+}
+
+// noDataNamed says that the model declares no data of the name, and
+// which it declares.
+func (b *binder) noDataNamed(name string) string {
+	msg := "the model has no data named " + strconv.Quote(name)
+	if names := b.declNames(); len(names) > 0 {
+		msg += " (it declares " + strings.Join(names, ", ") + ")"
+	}
+	return msg
 }
 
 func (b *binder) declNames() []string {

@@ -133,7 +133,7 @@ func Compile(name string, src []byte, opts ...Option) (m *Model, err error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := pipeline.ReadInputs(c.files, l.Sources)
+	inputs, err := pipeline.ReadInputsFor(c.files, l.Sources, l.Info)
 	if err != nil {
 		return nil, err
 	}

@@ -94,9 +94,6 @@ func Fit(ctx context.Context, t Target, latents []Latent, s Settings) (*Result, 
 }
 
 type engine struct {
-	// scoring is Settings.Scoring with the fit's start bound, set for the
-	// final estimate (finalEstimate); nil otherwise.
-	scoring func(n int, elbo bool)
 	s       *Settings
 	target  Target
 	latents []Latent
@@ -1085,9 +1082,9 @@ func (e *engine) paretoKFrom(N int) (k, relESS float64) {
 // not q's: r is then marked interrupted, its ELBO and standard error
 // restored to what they were before the estimate, k̂ not estimated, and
 // the estimate's warnings dropped. It reports whether the estimate stands.
-func (e *engine) finalEstimateCtx(ctx context.Context, r *Result) bool {
+func (e *engine) finalEstimateCtx(ctx context.Context, r *Result, start time.Time) bool {
 	elbo, se, nw := r.ELBO, r.ELBOSE, len(r.Warnings)
-	e.finalEstimate(r)
+	e.finalEstimate(r, start)
 	if ctx.Err() == nil {
 		return true
 	}
@@ -1100,11 +1097,11 @@ func (e *engine) finalEstimateCtx(ctx context.Context, r *Result) bool {
 
 // finalEstimate sets r's ELBO and its Pareto k̂ of p/q from the final
 // stream's Settings.PSISDraws draws of q (more where k̂ is near 0.7:
-// paretoKFrom).
-func (e *engine) finalEstimate(r *Result) {
+// paretoKFrom). start is the fit's start, for Settings.Scoring.
+func (e *engine) finalEstimate(r *Result, start time.Time) {
 	s := e.s
 	n := s.PSISDraws
-	e.scored(n, true)
+	e.scored(start, n, true)
 	elbo, se, bad := e.eval(streamFinal, 0, n)
 	r.ELBO, r.ELBOSE = elbo, se
 	lw := make([]float64, 0, n)
@@ -1121,17 +1118,18 @@ func (e *engine) finalEstimate(r *Result) {
 		r.ParetoKDraws = n
 	}
 	if N := s.ParetoKDraws; N > n && r.ParetoK >= KBandLow && r.ParetoK <= KBandHigh {
-		e.scored(N, false)
+		e.scored(start, N, false)
 		r.ParetoK, r.ParetoRelESS = e.paretoKFrom(N)
 		r.ParetoKDraws = N
 	}
 }
 
-// scored calls e.scoring, where set, as a final estimate on n draws
-// starts (of the ELBO and k̂, or of k̂ alone).
-func (e *engine) scored(n int, elbo bool) {
-	if e.scoring != nil {
-		e.scoring(n, elbo)
+// scored calls Settings.Scoring, where set, as a final estimate on n
+// draws starts (of the ELBO and k̂, or of k̂ alone) in a fit that started
+// at start.
+func (e *engine) scored(start time.Time, n int, elbo bool) {
+	if e.s.Scoring != nil {
+		e.s.Scoring(n, time.Since(start), elbo)
 	}
 }
 
@@ -1507,12 +1505,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		r.ELBO, r.ELBOSE = last.ELBO, last.SE
 	}
 	if !r.Interrupted && s.PSISDraws > 0 {
-		e.scoring = func(n int, elbo bool) {
-			if s.Scoring != nil {
-				s.Scoring(n, time.Since(start), elbo)
-			}
-		}
-		e.finalEstimateCtx(ctx, r)
+		e.finalEstimateCtx(ctx, r, start)
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {

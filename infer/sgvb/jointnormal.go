@@ -167,7 +167,7 @@ func (f *jointNormalFit) setQ(mean []float64, L *mat.TriDense) {
 // reading and warnings.
 func (f *jointNormalFit) finish() (*Result, error) {
 	r := f.r
-	if f.e.s.PSISDraws > 0 && !f.e.finalEstimateCtx(f.obj.ctx, r) {
+	if f.e.s.PSISDraws > 0 && !f.e.finalEstimateCtx(f.obj.ctx, r, f.start) {
 		return f.done()
 	}
 	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)

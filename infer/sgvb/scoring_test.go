@@ -10,7 +10,8 @@ import (
 
 // TestScoring: Settings.Scoring is called once as the final estimate
 // starts, with PSISDraws and the fit's time so far, after the last
-// Progress; not for a fit without a final estimate (PSISDraws < 0).
+// Progress, and so in a Laplace fit; not for a fit without a final
+// estimate (PSISDraws < 0).
 func TestScoring(t *testing.T) {
 	nn := &normalNormal{y: []float64{1.2, 0.3, 2.5, 1.9, 0.7}, sigma: 1, m0: 0, s0: 10}
 	lat := []Latent{{Name: "mu", Size: 1, Shape: []int{}, Support: dist.Real}}
@@ -34,6 +35,16 @@ func TestScoring(t *testing.T) {
 	}
 	if len(calls) != 1 || calls[0] != 500 || scoredAfter != r.Trace[len(r.Trace)-1].Iter {
 		t.Errorf("Scoring called with %v after evaluation %d; want once with 500 after the last (%d)", calls, scoredAfter, r.Trace[len(r.Trace)-1].Iter)
+	}
+	// a Laplace fit's final estimate is every fit's
+	calls = nil
+	sl := s
+	sl.Method, sl.Progress = Laplace, nil
+	if _, err := Fit(context.Background(), nn, lat, sl); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || calls[0] != 500 {
+		t.Errorf("a Laplace fit called Scoring with %v; want once with 500", calls)
 	}
 	calls = nil
 	s.PSISDraws = -1

@@ -932,5 +932,3 @@ func shapeOf(s []int) autodiff.Shape {
 	}
 	return autodiff.Matrix(s[0], s[1])
 }
-
-func (l *lowerer) describe(e ast.Expr) string { return fmt.Sprintf("`%s`", ast.FormatExpr(e)) }

@@ -395,14 +395,8 @@ func (l *lowerer) wholeParamPrior(s *ast.TildeStmt) bool {
 // number (real[3]), not a size that data or a const give (real[J]): an
 // edited model's, which new data cannot make longer.
 func (m *Model) LiteralSize(name string, a int) bool {
-	for _, lat := range m.info.Latents {
-		if lat.Name != name || lat.Decl == nil || lat.Decl.Type == nil || a >= len(lat.Decl.Type.Dims) {
-			continue
-		}
-		_, lit := ast.Unparen(lat.Decl.Type.Dims[a]).(*ast.NumberLit)
-		return lit
-	}
-	return false
+	_, lit := m.declaredSize(name, a).(*ast.NumberLit)
+	return lit
 }
 
 // ConstSize reports whether axis a of param name's declared shape is a
@@ -411,18 +405,24 @@ func (m *Model) LiteralSize(name string, a int) bool {
 // process's communities, a factor model's factors), which the fit's
 // collapse check compares.
 func (m *Model) ConstSize(name string, a int) bool {
+	switch d := m.declaredSize(name, a).(type) {
+	case *ast.NumberLit:
+		return true
+	case *ast.Ident:
+		sym := m.info.Uses[d]
+		return sym != nil && sym.Kind == check.Const
+	}
+	return false
+}
+
+// declaredSize returns the size expression of axis a of param name's
+// declaration, parentheses removed; nil where it has none.
+func (m *Model) declaredSize(name string, a int) ast.Expr {
 	for _, lat := range m.info.Latents {
 		if lat.Name != name || lat.Decl == nil || lat.Decl.Type == nil || a >= len(lat.Decl.Type.Dims) {
 			continue
 		}
-		switch d := ast.Unparen(lat.Decl.Type.Dims[a]).(type) {
-		case *ast.NumberLit:
-			return true
-		case *ast.Ident:
-			sym := m.info.Uses[d]
-			return sym != nil && sym.Kind == check.Const
-		}
-		return false
+		return ast.Unparen(lat.Decl.Type.Dims[a])
 	}
-	return false
+	return nil
 }
