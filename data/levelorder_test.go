@@ -7,7 +7,6 @@ import (
 
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/parser"
 )
 
 // likertCSV is a column of Likert answers as SPSS exports value labels:
@@ -21,10 +20,7 @@ var likertOrder = []string{"Strongly disagree", "Disagree", "Neutral", "Agree", 
 // checkedFile is checked, with the file LevelOrderWarnings walks.
 func checkedFile(t *testing.T, src string) (*ast.File, *check.Info) {
 	t.Helper()
-	f, err := parser.ParseFile("m.gpp", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := mustParse(t, src)
 	info, err := check.Check(f, &check.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -112,8 +112,8 @@ func TestPartialEPMRun(t *testing.T) {
 	}
 }
 
-// readRows maps "split/K/method" of an epm_linkpred.csv to its auc_roc,
-// split 0's rows only.
+// readRows maps "split/method" of an epm_linkpred.csv to its auc_roc,
+// split 0's rows at K = 10 and Katz's (K 0) only.
 func readRows(t *testing.T, path string) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile(path)

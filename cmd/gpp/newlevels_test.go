@@ -66,17 +66,6 @@ func simGLMM(t *testing.T, dir string, labels bool) string {
 	return writeFile(t, dir, "glmm.csv", b.String())
 }
 
-// fitGLMM fits model to data into dir/name.
-func fitGLMM(t *testing.T, dir, name, model, data string, flags ...string) string {
-	t.Helper()
-	out := filepath.Join(dir, name)
-	args := append([]string{"fit", model, data, "--quiet", "--out", out}, flags...)
-	if code, _, stderr := runSafe(t, args...); code != 0 {
-		t.Fatalf("fit: exit %d: %s", code, stderr)
-	}
-	return out
-}
-
 // printTol is the relative error of a product of two values that
 // draws.csv writes to 6 significant digits.
 const printTol = 2e-5
@@ -95,15 +84,14 @@ func drawRows(t *testing.T, path string) ([]string, []string) {
 // drawCols reads the draws of a draws.csv into columns by name.
 func drawCols(t *testing.T, path string) map[string][]float64 {
 	t.Helper()
-	head, rows := drawRows(t, path)
 	cols := map[string][]float64{}
-	for _, r := range rows {
-		for c, f := range strings.Split(r, ",") {
+	for name, cells := range drawText(t, path) {
+		for _, f := range cells {
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
 				t.Fatalf("%s: %q is not a number", path, f)
 			}
-			cols[head[c]] = append(cols[head[c]], v)
+			cols[name] = append(cols[name], v)
 		}
 	}
 	return cols
@@ -161,7 +149,7 @@ func TestPredictNewLevels(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "glmm.gpp", glmmModel)
 	data := simGLMM(t, dir, false)
-	fit := fitGLMM(t, dir, "fit", model, data, "--set", "J=30")
+	fit := fitInto(t, dir, "fit", model, data, "--set", "J=30")
 	oldRows := writeFile(t, dir, "old.csv", "site,x,log_effort\n0,0.5,0.2\n7,-1,0.9\n29,0.1,0.5\n")
 	newRows := writeFile(t, dir, "new.csv", "site,x,log_effort\n0,0.5,0.2\n7,-1,0.9\n29,0.1,0.5\n30,0.3,0.4\n30,-0.2,0.1\n")
 	predict := func(name string, args ...string) (string, string) {
@@ -248,7 +236,7 @@ func TestPredictNewLevelsCentred(t *testing.T) {
 	dir := t.TempDir()
 	src := strings.Replace(glmmModel, "param z: real[J] ~ Normal(0, 1)\nlet u = sigma_u * z\n", "param u: real[J] ~ Normal(0, sigma_u)\n", 1)
 	model := writeFile(t, dir, "centred.gpp", src)
-	fit := fitGLMM(t, dir, "fit", model, simGLMM(t, dir, false), "--set", "J=30")
+	fit := fitInto(t, dir, "fit", model, simGLMM(t, dir, false), "--set", "J=30")
 	newRows := writeFile(t, dir, "new.csv", "site,x,log_effort\n30,0.3,0.4\n")
 	out := filepath.Join(dir, "p")
 	code, _, stderr := runSafe(t, "predict", fit, model, newRows, "--set", "J=31", "--new-levels", "--seed", "5", "--output-draws", "4000", "--out", out)
@@ -277,7 +265,7 @@ func TestPredictNewLevelsCentred(t *testing.T) {
 func TestPredictNewLevelsLabels(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "glmm.gpp", glmmModel)
-	fit := fitGLMM(t, dir, "fit", model, simGLMM(t, dir, true))
+	fit := fitInto(t, dir, "fit", model, simGLMM(t, dir, true))
 	newRows := writeFile(t, dir, "new.csv", "site,x,log_effort\ns03,0.5,0.2\nnorth,0.3,0.4\ns03,0.1,0.1\n")
 	out := filepath.Join(dir, "p")
 	code, _, stderr := runSafe(t, "predict", fit, model, newRows, "--quiet", "--out", out)
@@ -328,7 +316,7 @@ func TestPredictNewLevelsRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			model := writeFile(t, dir, tc.name+".gpp", strings.Replace(glmmModel, "param z: real[J] ~ Normal(0, 1)", tc.decl, 1))
-			fit := fitGLMM(t, dir, "fit-"+tc.name, model, data, "--set", "J=30", "--iter", "300", "--output-draws", "20")
+			fit := fitInto(t, dir, "fit-"+tc.name, model, data, "--set", "J=30", "--iter", "300", "--output-draws", "20")
 			code, _, stderr := runSafe(t, "predict", fit, model, newRows, "--set", "J=31", "--new-levels", "--quiet", "--out", filepath.Join(dir, "p-"+tc.name))
 			if code != exitError || !strings.Contains(stderr, model+":"+tc.want) {
 				t.Errorf("exit %d, stderr %q; want %q", code, stderr, tc.want)
@@ -402,7 +390,7 @@ param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(2)
 param b: real[J, 2] ~ MvNormalCholesky(0, diag_pre_multiply(tau, L))
 y ~ Normal(alpha + b[g, 0] + b[g, 1] .* x, sigma)
 `)
-	fit := fitGLMM(t, dir, "fit", model, "../../examples/varying.csv", "--set", "J=40")
+	fit := fitInto(t, dir, "fit", model, "../../examples/varying.csv", "--set", "J=40")
 	newRows := writeFile(t, dir, "new.csv", "g,x\n40,0.5\n")
 	out := filepath.Join(dir, "p")
 	code, _, stderr := runSafe(t, "predict", fit, model, newRows, "--set", "J=41", "--new-levels", "--seed", "9", "--output-draws", "4000", "--out", out)
@@ -442,7 +430,7 @@ func TestReplPredictNewLevels(t *testing.T) {
 	model := writeFile(t, dir, "glmm.gpp", glmmModel)
 	data := simGLMM(t, dir, true)
 	newRows := writeFile(t, dir, "new.csv", "site,x,log_effort\ns03,0.5,0.2\nnorth,0.3,0.4\n")
-	fit := fitGLMM(t, dir, "fit", model, data, "--seed", "3")
+	fit := fitInto(t, dir, "fit", model, data, "--seed", "3")
 	code, stdout, stderr := runSafe(t, "predict", fit, model, newRows, "--new-levels", "--out", filepath.Join(dir, "p"))
 	if code != 0 {
 		t.Fatalf("predict: exit %d: %s", code, stderr)

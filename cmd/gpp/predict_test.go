@@ -19,16 +19,23 @@ const (
 	regressionData  = "../../examples/wine_std.csv"
 )
 
-// fitRegression fits examples/regression.gpp into dir/fit with the flags
-// given and returns the output directory.
-func fitRegression(t *testing.T, dir string, flags ...string) string {
+// fitInto fits model to data into dir/name with the flags given and
+// returns the output directory.
+func fitInto(t *testing.T, dir, name, model, data string, flags ...string) string {
 	t.Helper()
-	out := filepath.Join(dir, "fit")
-	args := append([]string{"fit", regressionModel, regressionData, "--quiet", "--out", out}, flags...)
+	out := filepath.Join(dir, name)
+	args := append([]string{"fit", model, data, "--quiet", "--out", out}, flags...)
 	if code, _, stderr := runSafe(t, args...); code != 0 {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	return out
+}
+
+// fitRegression fits examples/regression.gpp into dir/fit with the flags
+// given and returns the output directory.
+func fitRegression(t *testing.T, dir string, flags ...string) string {
+	t.Helper()
+	return fitInto(t, dir, "fit", regressionModel, regressionData, flags...)
 }
 
 // drawLines returns the rows of a draws.csv after its header, as text,
