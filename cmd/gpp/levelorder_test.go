@@ -134,7 +134,7 @@ func TestLevelsFlag(t *testing.T) {
 // TestReplLevels: gpp repl --levels codes the session's column of answers
 // in that order (no warning; the note says so), and :fit --levels, which
 // would code the fit's data otherwise than the session's queries, is
-// refused.
+// refused; an order for a name the model does not declare is noted.
 func TestReplLevels(t *testing.T) {
 	d := t.TempDir()
 	model := writeFile(t, d, "m.gpp", likertModel)
@@ -144,6 +144,16 @@ func TestReplLevels(t *testing.T) {
 	note := `column "q": 5 labels coded 1 to 5 in the order --levels gives (Strongly disagree 1, Disagree 2, Neutral 3, Agree 4, Strongly agree 5)`
 	if !strings.Contains(errb.String(), note) || strings.Contains(errb.String(), "warning") {
 		t.Errorf("gpp repl --levels, :check: stderr:\n%s\nwant no warning and the note %q", errb.String(), note)
+	}
+	if strings.Contains(errb.String(), "waits for such a declaration") {
+		t.Errorf("gpp repl --levels q=...: stderr:\n%s\nwant no note of an unused order", errb.String())
+	}
+	// A misspelt name is noted at the load, as gpp fit refuses it.
+	out.Reset()
+	errb.Reset()
+	run([]string{"repl", "--history", "-", "--levels", "qq=a,b", model, named}, strings.NewReader(":quit\n"), &out, &errb)
+	if want := `note: --levels qq: the model declares no data named "qq" (data: `; !strings.Contains(errb.String(), want) {
+		t.Errorf("gpp repl --levels qq=a,b: stderr:\n%s\nwant %q", errb.String(), want)
 	}
 	out.Reset()
 	errb.Reset()

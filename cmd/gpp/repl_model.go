@@ -382,6 +382,33 @@ func (r *repl) load(path string) {
 	r.commit(replState{src: src, info: info, data: kept, sets: sets})
 	r.savedSrc = src
 	fmt.Fprintf(r.out, "loaded %s: %s\n", path, describeModel(info))
+	r.noteUnusedLevels(info)
+}
+
+// noteUnusedLevels reports each gpp repl --levels order for a name that
+// the model loaded does not declare as data: a misspelt name would
+// otherwise be silently unused, as gpp fit refuses it. The order is kept,
+// for a declaration typed later.
+func (r *repl) noteUnusedLevels(info *check.Info) {
+	for _, name := range sortedKeys(r.order) {
+		if d := info.DataVar(name); d == nil || d.Implicit {
+			errorf(r.err, "note: --levels %s: the model declares no data named %q (data: %s); the order waits for such a declaration", name, name, strings.Join(declaredData(info), ", "))
+		}
+	}
+}
+
+// declaredData lists the names of a model's data declarations.
+func declaredData(info *check.Info) []string {
+	var names []string
+	for _, d := range info.Data {
+		if !d.Implicit {
+			names = append(names, d.Name)
+		}
+	}
+	if names == nil {
+		return []string{"none"}
+	}
+	return names
 }
 
 // keptSets returns the :set values whose names the file declares.
