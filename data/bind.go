@@ -107,7 +107,11 @@ func BindOptional(info *check.Info, inputs []Input, sets map[string]string, opti
 // declaration it binds (fit holds its codings by declaration name), not
 // by its own labels, of which a new data set may hold a few in another
 // order. A label that the fit did not see, labels for a declaration that
-// the fit did not code, and numbers for one it did, are errors.
+// the fit did not code, and numbers for one it did, are errors. With
+// optional not nil (gpp predict's new data), data that a ~ observes may
+// have missing cells whatever its type, int counts too: predict fits
+// nothing, so they are no discrete latent, and it draws them from the ~
+// (compile.CompilePredictOptions says which it cannot).
 func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool, fit map[string]Levels) (map[string]*Array, error) {
 	if fit == nil {
 		fit = map[string]Levels{}
@@ -316,6 +320,11 @@ type binder struct {
 	// for BindOrdered.
 	order map[string][]string
 }
+
+// drawsMissing reports whether observed data may have missing cells that
+// the model does not fit: gpp predict's new data, which it draws
+// (BindCoded with optional).
+func (b *binder) drawsMissing() bool { return b.optional != nil && b.fitLevels != nil }
 
 // noDataNamed says that the model declares no data of the name, and
 // which it declares.
@@ -843,7 +852,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		b.skipSizes(d)
 		return
 	}
-	if len(a.Missing) > 0 && d.Missing == nil {
+	if len(a.Missing) > 0 && d.Missing == nil && !(b.drawsMissing() && d.Observed) {
 		b.errs = append(b.errs, missingError(d, a))
 		b.skipSizes(d)
 		return

@@ -85,10 +85,33 @@ func TestMissingRoundTrip(t *testing.T) {
 	if code, _, stderr := runSafe(t, "predict", first, missingModel, complete, "--quiet", "--out", filepath.Join(d, "p1")); code != 0 {
 		t.Errorf("predict on complete data: exit %d: %s", code, stderr)
 	}
-	code, _, stderr = runSafe(t, "predict", first, missingModel, missingData, "--quiet", "--out", filepath.Join(d, "p2"))
-	const want = missingData + ":5:5: `y` has 2 missing values, and gpp predict reads it for output ybar (" + missingModel + ":9:1) but fits nothing: give it without missing values (gpp fit's draws of them are the columns y_missing[k] of its draws.csv)"
-	if code != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("predict on data with missing values: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	// Observed data given with missing cells: those are drawn, and an
+	// output that reads y, which has no value there, is left out.
+	code, _, stderr = runSafe(t, "predict", first, missingModel, missingData, "--out", filepath.Join(d, "p2"))
+	for _, want := range []string{"note: output ybar reads y, which the new data give with 2 missing values: left out",
+		"note: y has 2 missing values in the data: they are drawn from its likelihood at each draw"} {
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("predict on data with missing values: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+		}
+	}
+	// A covariate that a draw reads must be whole: predict fits nothing.
+	cov := writeFile(t, d, "cov.gpp", `data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 5)
+param b: real ~ Normal(0, 5)
+param s: positive ~ Exponential(1)
+param mx: real ~ Normal(0, 5)
+x ~ Normal(mx, 1)
+y ~ Normal(a + b * x, s)
+`)
+	covFit := filepath.Join(d, "covfit")
+	if code, _, stderr := runSafe(t, "fit", cov, complete, "--quiet", "--iter", "100", "--tol", "0", "--out", covFit); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	holed := writeFile(t, d, "holed.csv", "x\n0.1\nNA\n")
+	code, _, stderr = runSafe(t, "predict", covFit, cov, holed, "--quiet", "--out", filepath.Join(d, "p3"))
+	if want := "holed.csv:3:1: `x` has a missing value, and gpp predict reads it for the draw of y (" + cov + ":8:1) but fits nothing: give it without missing values (gpp fit's draws of them are the columns x_missing[k] of its draws.csv)"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("predict on a covariate with a missing value: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
 	}
 }
 

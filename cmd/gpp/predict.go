@@ -71,8 +71,9 @@ with ~ (y ~ D(args), y[i] ~ D(...) in a loop, Y ~ MvNormalRows(...)) and that
 the data leave out is drawn at each draw of q from its ~ given that draw's
 params, as output y ~ D(args) would be (PyMC's posterior predictive of the
 observed variables), and written after the outputs under its own name (y.1,
-y.2, ... in draws.csv); a note says so. Given with missing cells (NA), just
-those are drawn. What has no sampler is left undrawn with a note saying why:
+y.2, ... in draws.csv); a note says so. Given with missing cells (NA), int
+counts too, just those are drawn, and an output that reads it (log_lik) is
+left out. What has no sampler is left undrawn with a note saying why:
 target +=, logcdf, a user _lpdf, a T[...], a ~ reading other left-out data
 (and a shape whose size only y binds: --set N=... gives it). --draw y,z draws
 only those (each must then be drawable: an error otherwise), --draw none

@@ -171,7 +171,11 @@ func (c *checker) missingData() {
 		d.ReadAt, d.Observed = o.readPos, o.tilde
 		switch {
 		case d.Elem == Int:
-			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows; gpp predict then draws the missing ones from an output y_rep ~ ...)", d.Name)
+			predict := ""
+			if o.tilde {
+				predict = fmt.Sprintf("; gpp predict, given the rows with missing `%s`, then draws them", d.Name)
+			}
+			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows%s)", d.Name, predict)
 		case d.Kind != ast.Real && d.Kind != ast.Positive && d.Kind != ast.Unit:
 			d.NoMissing = fmt.Sprintf("`%s` is %s data, whose missing values are not fitted", d.Name, d.Kind)
 		case d.LowerExpr != nil && d.Lower == nil || d.UpperExpr != nil && d.Upper == nil:

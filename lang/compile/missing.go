@@ -159,26 +159,31 @@ func imputing(f *ast.File, info *check.Info, bound map[string]*data.Array) (*che
 func (l *lowerer) missing() error {
 	for _, d := range l.info.Data {
 		a := l.data[d.Name]
-		if a == nil || len(a.Missing) == 0 || d.Missing == nil {
+		if a == nil || len(a.Missing) == 0 || d.Missing == nil && l.predict == nil {
 			continue
 		}
 		name := d.Name + MissingSuffix
-		if s := l.info.Lookup(name); s != nil {
-			return ast.Errorf(d.Pos, "the missing values of `%s` are fitted as the latent `%s`, but the model declares that name at %s: rename it", d.Name, name, s.Pos)
-		}
 		n := len(a.Missing)
 		if l.predict != nil {
 			// Nothing is fitted: data that predict reads must be whole,
-			// and the rest is not read.
+			// and the rest is not read (observed data's missing cells
+			// are drawn, an int count's too: data.BindCoded).
 			if s := l.predict.reads[d.Symbol]; s != nil {
 				what := "a missing value"
 				if n > 1 {
 					what = fmt.Sprintf("%d missing values", n)
 				}
-				return ast.Errorf(a.Locate(a.Missing[0]), "`%s` has %s, and gpp predict reads it for %s (%s) but fits nothing: give it without missing values (gpp fit's draws of them are the columns %s[k] of its draws.csv)",
-					d.Name, what, predictWhat(s), s.Pos(), name)
+				fitted := ""
+				if d.Missing != nil {
+					fitted = fmt.Sprintf(" (gpp fit's draws of them are the columns %s[k] of its draws.csv)", name)
+				}
+				return ast.Errorf(a.Locate(a.Missing[0]), "`%s` has %s, and gpp predict reads it for %s (%s) but fits nothing: give it without missing values%s",
+					d.Name, what, predictWhat(s), s.Pos(), fitted)
 			}
 			continue
+		}
+		if s := l.info.Lookup(name); s != nil {
+			return ast.Errorf(d.Pos, "the missing values of `%s` are fitted as the latent `%s`, but the model declares that name at %s: rename it", d.Name, name, s.Pos)
 		}
 		lat := d.MissingLatent(n)
 		if err := l.addLatent(lat, []int{n}); err != nil {

@@ -205,10 +205,12 @@ func predictReads(p *predictPlan) map[string]ast.Stmt {
 // model observes (with a ~, a target += or a ~ on an expression) and that
 // bound does not give, whether predict draws them or not (the outputs are
 // evaluated before the draws, and log_lik at a replicate of y is no
-// predictive density). Each maps to its note, in the returned order.
-// Data given with missing values are given (compile's missing-data
-// checks apply), and a covariate or a size that an output reads is not
-// observed: without it, binding fails and says what needs it.
+// predictive density), or gives with missing cells that a ~ observes
+// (drawn; log_lik has no value at them). Each maps to its note, in the
+// returned order. A covariate given with missing values is given
+// (compile's missing-data checks apply), and a covariate or a size that
+// an output reads is not observed: without it, binding fails and says
+// what needs it.
 func predictDropped(f *ast.File, info *check.Info, bound map[string]*data.Array) (map[*ast.OutputStmt]string, []string) {
 	tildes, firstUse := observations(f, info)
 	absent := func(sym *check.Symbol) bool {
@@ -217,6 +219,12 @@ func predictDropped(f *ast.File, info *check.Info, bound map[string]*data.Array)
 		}
 		_, read := firstUse[sym]
 		return len(tildes[sym]) > 0 || read
+	}
+	// holed: observed data given with missing cells, which are drawn;
+	// an output of all its cells (log_lik) has none at those.
+	holed := func(sym *check.Symbol) bool {
+		a := bound[sym.Name]
+		return sym.Kind == check.Data && a != nil && len(a.Missing) > 0 && len(tildes[sym]) > 0
 	}
 	drop := map[*ast.OutputStmt]string{}
 	left := map[*check.Symbol]bool{} // the outputs left out, which later ones may read
@@ -260,6 +268,8 @@ func predictDropped(f *ast.File, info *check.Info, bound map[string]*data.Array)
 						switch {
 						case absent(sym):
 							why = sym.Name + ", which the new data do not give"
+						case holed(sym):
+							why = fmt.Sprintf("%s, which the new data give with %d missing value%s", sym.Name, len(bound[sym.Name].Missing), plural(len(bound[sym.Name].Missing)))
 						case sym.Kind == check.Output && left[sym]:
 							why = "output " + sym.Name + ", which is left out"
 						}

@@ -56,7 +56,7 @@ func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, o
 	var errs ast.ErrorList
 	for _, d := range info.Data {
 		a := bound[d.Name]
-		partial := a != nil && len(a.Missing) > 0 && d.Missing != nil
+		partial := a != nil && len(a.Missing) > 0 // drawn where missing, whether fitted or not (an int count)
 		if d.Implicit || a != nil && !partial || opt.Draw != nil && !named[d.Name] {
 			continue
 		}

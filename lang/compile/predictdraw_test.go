@@ -33,7 +33,7 @@ func compilePredictSrc(t *testing.T, src string, inputs []data.Input, sets map[s
 			optional[d.Name] = true
 		}
 	}
-	bound, err := data.BindOptional(info, inputs, sets, optional)
+	bound, err := data.BindCoded(info, inputs, sets, optional, nil) // as gpp predict binds
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,6 +373,33 @@ y ~ Normal(a * x, s)
 		t.Errorf("given cells drawn: means %v, sds %v, want 5 and 7 exactly", mean, sd)
 	}
 	checkDrawMoments(t, "y[1]", mean[1:2], sd[1:2], []float64{3}, []float64{0.5}, n)
+
+	// An int count's missing cells too: predict fits nothing, so they are
+	// no discrete latent (gpp fit refuses them), and log_lik, which has no
+	// value at them, is left out.
+	const counts = `data x: real[3]
+data y: int<lower=0>[3]
+param a: real ~ Normal(0, 1)
+y ~ Poisson(exp(a * x))
+output log_lik = logpdf(y, Poisson(exp(a * x)))
+`
+	tab, err = data.ReadCSV("new.csv", strings.NewReader("x,y\n1,5\n2,NA\n3,7\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in = []data.Input{{File: "new.csv", Table: tab}}
+	m, err = compilePredictSrc(t, counts, in, nil, PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Outputs) != 1 || m.Outputs[0].Name != "y" || len(m.Notes) != 1 || m.Notes[0] != "output log_lik reads y, which the new data give with 1 missing value: left out" {
+		t.Fatalf("outputs %+v, notes %q", m.Outputs, m.Notes)
+	}
+	mean, sd = drawMoments(t, m, 0, []float64{math.Log(3) / 2}, n)
+	if mean[0] != 5 || mean[2] != 7 || sd[0] > 1e-6 || sd[2] > 1e-6 {
+		t.Errorf("given counts drawn: means %v, sds %v, want 5 and 7 exactly", mean, sd)
+	}
+	checkDrawMoments(t, "y[1]", mean[1:2], sd[1:2], []float64{3}, []float64{math.Sqrt(3)}, n)
 
 	const mv = `data Y: real[2, 2]
 param mu: real[2] ~ Normal(0, 1)
