@@ -219,6 +219,12 @@ const (
 	// variance, ar_filter(beta1, alpha0 + alpha1 * square(r - mu)), is so
 	// positive and can be a scale.
 	Recursive
+	// SumOfProducts: the support of Σ x[i] y[i]: positive if both arguments
+	// are positive or one is a simplex (entries ≥ 0 summing to 1) and the
+	// other positive, non-negative if both are non-negative, otherwise
+	// Default. A renewal equation's R_t Σ w[s] cases[t−s], with w a
+	// simplex of data and cases counts, is so non-negative.
+	SumOfProducts
 )
 
 // SupportCase maps an argument support to a result support: it applies when
@@ -264,6 +270,17 @@ func (r SupportRule) Result(args []dist.Support) dist.Support {
 			case dist.Positive.Contains(args[0]) && nonNeg(args[1]):
 				return dist.Positive
 			case nonNeg(args[0]) && nonNeg(args[1]):
+				return dist.NonNegative
+			}
+		}
+	case SumOfProducts:
+		if len(args) == 2 {
+			a, b := args[0], args[1]
+			pos := func(s dist.Support) bool { return dist.Positive.Contains(s) || s == dist.PositiveOrdered }
+			switch {
+			case pos(a) && pos(b), a == dist.Simplex && pos(b), pos(a) && b == dist.Simplex:
+				return dist.Positive
+			case nonNeg(a) && nonNeg(b):
 				return dist.NonNegative
 			}
 		}
@@ -324,6 +341,8 @@ func (r SupportRule) Describe(arg string) string {
 		return "positive if " + arg + " is positive and the values added non-negative, non-negative if both are; else " + r.Default.String()
 	case Recursive:
 		return "positive if " + arg + " is non-negative and e positive, non-negative if both are; else " + r.Default.String()
+	case SumOfProducts:
+		return "positive if both arguments are positive, or one is a simplex and the other positive; non-negative if both are non-negative; else " + r.Default.String()
 	}
 	return "?"
 }

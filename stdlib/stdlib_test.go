@@ -188,6 +188,14 @@ func TestSupportRules(t *testing.T) {
 		{"outer", []dist.Support{dist.Positive, dist.Positive}, dist.Positive},
 		{"outer", []dist.Support{dist.Unit, dist.Unit}, dist.Unit},
 		{"outer", []dist.Support{dist.Positive, dist.Real}, dist.Real},
+		{"dot_product", []dist.Support{dist.Positive, dist.Positive}, dist.Positive},
+		{"dot_product", []dist.Support{dist.Simplex, dist.Positive}, dist.Positive}, // weights summing to 1 of positive values
+		{"dot_product", []dist.Support{dist.Positive, dist.Simplex}, dist.Positive},
+		{"dot_product", []dist.Support{dist.Simplex, dist.Count}, dist.NonNegative}, // counts may all be 0
+		{"dot_product", []dist.Support{dist.Unit, dist.Unit}, dist.Positive},
+		{"dot_product", []dist.Support{dist.NonNegative, dist.Positive}, dist.NonNegative},
+		{"dot_product", []dist.Support{dist.Simplex, dist.Real}, dist.Real},
+		{"dot_product", []dist.Support{dist.Real, dist.Real}, dist.Real},
 		{"I", []dist.Support{dist.Count}, dist.NonNegative},
 		{"sqrt", []dist.Support{dist.Simplex}, dist.NonNegative},
 		{"trace", []dist.Support{dist.Simplex}, dist.NonNegative},

@@ -263,7 +263,7 @@ var funcs = []*Func{
 		Doc: "exp(x - logsumexp(x)): the simplex of probabilities with log-odds x, without overflow", Example: "Categorical(softmax(alpha + beta * x))"},
 	{Name: "log_softmax", Args: argVec, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log_softmax",
 		Doc: "x - logsumexp(x): the log of softmax(x), without overflow or underflow", Example: "log_softmax(eta)"},
-	{Name: "dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: DotProduct, Support: realRule, Elem: RealResult, Op: "dot_product",
+	{Name: "dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: DotProduct, Support: SupportRule{Kind: SumOfProducts, Default: dist.Real}, Elem: RealResult, Op: "dot_product",
 		Doc: "sum(x .* y) of two vectors of one length, a scalar; either may be a row [1, n], as in Stan", Example: "dot_product(beta, x)"},
 	{Name: "dot_self", Args: argVec, Shape: ReduceScalar, Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "dot_self",
 		Doc: "sum(x .* x), the squared length of a vector", Example: "dot_self(z)"},

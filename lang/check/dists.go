@@ -796,10 +796,15 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		if ranged {
 			return is
 		}
-		for _, op := range []ast.Expr{x.X, x.Y} {
-			ot := c.info.Types[op]
-			if !satisfies(dist.Positive, ot) && !(x.Op == ast.Div && op == x.X && satisfies(dist.NonNegative, ot)) {
-				return is + " because " + c.explain(op, dist.Positive)
+		// A real result has an operand of either sign: it is named
+		// before one that is only non-negative, which a positive result
+		// needs positive.
+		for _, need := range []dist.Support{dist.NonNegative, dist.Positive} {
+			for _, op := range []ast.Expr{x.X, x.Y} {
+				ot := c.info.Types[op]
+				if !satisfies(need, ot) && !(x.Op == ast.Div && op == x.X && satisfies(dist.NonNegative, ot)) {
+					return is + " because " + c.explain(op, dist.Positive)
+				}
 			}
 		}
 		return is
@@ -810,6 +815,20 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		}
 		if f.Support.Kind == stdlib.Fixed {
 			return is + " (" + f.Name + " gives " + f.Support.Default.String() + " values)"
+		}
+		if k := f.Support.Kind; (k == stdlib.Product || k == stdlib.SumOfProducts) && len(x.Args) == 2 {
+			// as a product's operands: one of either sign first, then
+			// one not positive (a simplex's entries make a positive sum
+			// of products with positive values)
+			for _, need := range []dist.Support{dist.NonNegative, dist.Positive} {
+				for _, a := range x.Args {
+					at := c.info.Types[a]
+					if !satisfies(need, at) && !(need == dist.Positive && k == stdlib.SumOfProducts && at.Support == dist.Simplex) {
+						return is + " because " + c.explain(a, req)
+					}
+				}
+			}
+			return is
 		}
 		if len(x.Args) > 0 {
 			return is + " because " + c.explain(x.Args[0], req)
