@@ -28,7 +28,35 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	out := &checkedWriter{w: os.Stdout}
+	code := run(os.Args[1:], os.Stdin, out, os.Stderr)
+	os.Exit(out.exit(code, os.Stderr))
+}
+
+// checkedWriter is standard output that remembers its first failed
+// write: a report written to a full disk or a closed file must not exit 0
+// as if a pipeline had it.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// exit returns the exit code of a command that returned code, saying on
+// stderr why it is exitError when its output was not all written.
+func (c *checkedWriter) exit(code int, stderr io.Writer) int {
+	if c.err == nil || code != exitOK {
+		return code
+	}
+	errorf(stderr, "writing standard output: %v", c.err)
+	return exitError
 }
 
 // Exit codes.
@@ -54,9 +82,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "version", "--version", "-version":
-		return cmdVersion(stdout)
+		return cmdVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		return cmdHelp(rest, stdout, stderr)
+	}
+	if why, ok := notCommands[cmd]; ok {
+		errorf(stderr, "unknown command %q: %s", cmd, why)
+		return exitUsage
 	}
 	if best := check.Suggest(cmd, commandNames()); best != "" {
 		errorf(stderr, "unknown command %q; did you mean %q?", cmd, best)
@@ -65,6 +97,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	usage(stderr)
 	return exitUsage
+}
+
+// notCommands are other tools' commands that gpp does as part of its
+// own: what to run instead.
+var notCommands = map[string]string{
+	"loo":                 "PSIS-LOO is computed by gpp fit and gpp sample for an output log_lik (loo.csv; docs/inference.md), and gpp compare DIR1 DIR2 ... ranks fits by it",
+	"optimize":            "gpp fit --family laplace finds the mode and the normal of its curvature (Stan's optimize and laplace)",
+	"variational":         "gpp fit is variational inference (SGVB)",
+	"generate_quantities": "gpp predict FIT model data evaluates the outputs at a fit's draws",
+	"ppc":                 "gpp fit --plots draws the posterior predictive checks of an output y_rep ~ ...",
 }
 
 // command is one of gpp's commands: its name and what runs it.
