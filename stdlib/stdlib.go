@@ -225,6 +225,12 @@ const (
 	// Default. A renewal equation's R_t Σ w[s] cases[t−s], with w a
 	// simplex of data and cases counts, is so non-negative.
 	SumOfProducts
+	// SumsOfProducts: the support of sums of products along an axis
+	// (rows_dot_product, columns_dot_product): positive if both
+	// arguments are positive, non-negative if both are non-negative,
+	// otherwise Default; a simplex counts as non-negative, as a row or
+	// column of it need not sum to 1.
+	SumsOfProducts
 )
 
 // SupportCase maps an argument support to a result support: it applies when
@@ -279,6 +285,15 @@ func (r SupportRule) Result(args []dist.Support) dist.Support {
 			pos := func(s dist.Support) bool { return dist.Positive.Contains(s) || s == dist.PositiveOrdered }
 			switch {
 			case pos(a) && pos(b), a == dist.Simplex && pos(b), pos(a) && b == dist.Simplex:
+				return dist.Positive
+			case nonNeg(a) && nonNeg(b):
+				return dist.NonNegative
+			}
+		}
+	case SumsOfProducts:
+		if len(args) == 2 {
+			switch a, b := args[0], args[1]; {
+			case dist.Positive.Contains(a) && dist.Positive.Contains(b):
 				return dist.Positive
 			case nonNeg(a) && nonNeg(b):
 				return dist.NonNegative
@@ -341,6 +356,8 @@ func (r SupportRule) Describe(arg string) string {
 		return "positive if " + arg + " is positive and the values added non-negative, non-negative if both are; else " + r.Default.String()
 	case Recursive:
 		return "positive if " + arg + " is non-negative and e positive, non-negative if both are; else " + r.Default.String()
+	case SumsOfProducts:
+		return "positive if both arguments are positive, non-negative if both are non-negative; else " + r.Default.String()
 	case SumOfProducts:
 		return "positive if both arguments are positive, or one is a simplex and the other positive; non-negative if both are non-negative; else " + r.Default.String()
 	}

@@ -196,6 +196,12 @@ func TestSupportRules(t *testing.T) {
 		{"dot_product", []dist.Support{dist.NonNegative, dist.Positive}, dist.NonNegative},
 		{"dot_product", []dist.Support{dist.Simplex, dist.Real}, dist.Real},
 		{"dot_product", []dist.Support{dist.Real, dist.Real}, dist.Real},
+		{"rows_dot_product", []dist.Support{dist.Positive, dist.Positive}, dist.Positive},
+		{"rows_dot_product", []dist.Support{dist.Simplex, dist.Positive}, dist.NonNegative}, // a vector's rows are its elements
+		{"rows_dot_product", []dist.Support{dist.Count, dist.Unit}, dist.NonNegative},
+		{"rows_dot_product", []dist.Support{dist.Real, dist.Positive}, dist.Real},
+		{"columns_dot_product", []dist.Support{dist.Unit, dist.Unit}, dist.Positive}, // a sum of units is no unit
+		{"columns_dot_product", []dist.Support{dist.Simplex, dist.Positive}, dist.NonNegative},
 		{"I", []dist.Support{dist.Count}, dist.NonNegative},
 		{"sqrt", []dist.Support{dist.Simplex}, dist.NonNegative},
 		{"trace", []dist.Support{dist.Simplex}, dist.NonNegative},
