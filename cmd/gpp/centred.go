@@ -316,13 +316,22 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 // (meanFieldHint; docs/inference.md, The mean-field hint). None after a far start (far,
 // farStartHint, not ""): a q stopped on its way says nothing yet about
 // the parameterisation or the family (Rats in grams: non-centring, which
-// the centred hint suggested, fitted worse).
+// the centred hint suggested, fitted worse). Last come the hints on
+// centred chains that q does not hold (walkHints); where there are any,
+// the centred and non-centred hints point to them (walkFirst), the larger
+// cure.
 func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck) []string {
 	if far != "" {
 		return nil
 	}
+	walks := hintedWalks(s, l.File, l.Info, paretoK, relESS)
 	hints := centredHints(l.File, l.Info, paretoK, relESS)
 	hints = append(hints, nonCentredHints(s, l.File, l.Info, paretoK, relESS)...)
+	if len(walks) > 0 {
+		for i := range hints {
+			hints[i] += walkFirst(walks)
+		}
+	}
 	h := ""
 	if curv != nil {
 		if u := unsettledHint(curv); u != "" {
@@ -335,7 +344,7 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	if h != "" {
 		hints = append(hints, h)
 	}
-	return hints
+	return append(hints, walkHints(walks)...)
 }
 
 // centredHints returns advice for a fit whose Pareto k̂ raises the alarm

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+const walkHead = `data T: int
+data R: int
+data y: real[T]
+param s: positive ~ HalfNormal(1)
+param rho: real ~ Normal(0, 1)
+`
+
+// TestWalkParams: a ~ on a shifted part of a param whose distribution
+// reads the same part shifted back is a chain, with its largest lag as
+// the band (slices, a matrix's rows, loops, AR coefficients, a centred
+// SV's location); a ~ without the lagged part, one that reads the param
+// otherwise, a chain along a matrix's first axis, backwards or of a
+// ordered param, which no banded factor takes, is not.
+func TestWalkParams(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      string // name band walk line:col, "" for none
+	}{
+		{"slice", "param x: real[T]\nx[0] ~ Normal(0, 1)\nx[1:] ~ Normal(x[:T-1], s)\n", "x 1 true 8:1"},
+		{"slice with drift", "param x: real[T]\nx[1:] ~ Normal(x[:T-1] + rho, s)\n", "x 1 false 7:1"},
+		{"centred SV", "param mu: real\nparam x: real[T]\nx[1:] ~ Normal(mu + rho * (x[:T-1] - mu), s)\n", "x 1 false 8:1"},
+		{"AR(2) slices", "param x: real[T]\nx[2:] ~ Normal(rho * x[1:T-1] + 0.5 * x[:T-2], s)\n", "x 2 false 7:1"},
+		{"matrix rows", "param x: real[R, T]\nx[:, 0] ~ Normal(0, s)\nx[:, 1:] ~ Normal(x[:, :T-1], s)\n", "x 1 true 8:1"},
+		{"loop", "param x: real[T]\nfor t in 1:T {\n  x[t] ~ Normal(rho * x[t-1], s)\n}\n", "x 1 false 8:3"},
+		{"loop forward", "param x: real[T]\nfor t in 0:T-1 {\n  x[t+1] ~ Normal(x[t], s)\n}\n", "x 1 true 8:3"},
+		{"loop AR(3)", "param x: real[T]\nfor t in 3:T {\n  x[t] ~ Normal(x[t-1] - 0.2 * x[t-3], s)\n}\n", "x 3 false 8:3"},
+		{"loop over a matrix's rows", "param x: real[R, T]\nfor r in 0:R {\n  for t in 1:T {\n    x[r, t] ~ Normal(x[r, t-1], s)\n  }\n}\n", "x 1 true 9:5"},
+		{"positive, on the logs", "param x: positive[T]\nx[1:] ~ LogNormal(log(x[:T-1]), s)\n", "x 1 false 7:1"},
+		{"no lag", "param x: real[T]\nx[1:] ~ Normal(0, s)\n", ""},
+		{"whole param", "param x: real[T]\nx ~ Normal(rho, s)\n", ""},
+		{"other use", "param x: real[T]\nx[1:] ~ Normal(x[:T-1] + mean(x), s)\n", ""},
+		{"data lag", "param x: real[T]\nx[1:] ~ Normal(y[:T-1], s)\n", ""},
+		{"backwards", "param x: real[T]\nx[:T-1] ~ Normal(x[1:], s)\n", ""},
+		{"first axis", "param x: real[R, T]\nx[1:, :] ~ Normal(x[:R-1, :], s)\n", ""},
+		{"other row", "param x: real[R, T]\nfor r in 1:R {\n  for t in 1:T {\n    x[r, t] ~ Normal(x[r-1, t-1], s)\n  }\n}\n", ""},
+		{"loop backwards", "param x: real[T]\nfor t in 1:T {\n  x[T - t] ~ Normal(x[T - t + 1], s)\n}\n", ""},
+		{"ordered", "param x: ordered[T]\nx[1:] ~ Normal(x[:T-1], s)\n", ""},
+	} {
+		file, info := checkedSrc(t, walkHead+c.src)
+		ps := walkParams(file, info)
+		got := ""
+		if len(ps) > 0 {
+			p := ps[0]
+			got = fmt.Sprintf("%s %d %v %d:%d", p.lat.Name, p.band, p.walk, p.stmt.Pos().Line, p.stmt.Pos().Col)
+		}
+		if len(ps) > 1 || got != c.want {
+			t.Errorf("%s: %d chains, first %q, want %q", c.name, len(ps), got, c.want)
+		}
+	}
+}
+
+// TestWalkHints: the hint names the statement, its position and the
+// band; it is left out where k̂ does not raise the alarm, for MAP, and
+// where q already holds the chain (full rank, a wide enough band), not
+// for a low-rank factor or a narrower band.
+func TestWalkHints(t *testing.T) {
+	file, info := checkedSrc(t, walkHead+"param x: real[T]\nx[0] ~ Normal(0, 1)\nx[1:] ~ Normal(x[:T-1], s)\nparam z: real[T]\nfor t in 2:T {\n  z[t] ~ Normal(rho * z[t-1] + 0.1 * z[t-2], s)\n}\n")
+	hints := walkHints(hintedWalks(sgvb.Settings{}, file, info, 1.1, math.NaN()))
+	wantHints(t, hints, []string{
+		"x[1:] ~ Normal(x[:T - 1], s) at 8:1 makes x a random walk, whose neighbouring elements this q cannot tie together as the posterior does: " +
+			"it overstates the chain's sd and may misplace other params; --fullrank x --band 1 holds the chain (a banded-precision normal): " +
+			"keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
+		"at 11:3 makes z an AR(2) chain, whose neighbouring elements this q cannot tie together as the posterior does: it overstates the chain's sd and may misplace other params; --fullrank z --band 2 holds",
+	})
+	for _, c := range []struct {
+		name string
+		s    sgvb.Settings
+		k    float64
+		want int // hints
+	}{
+		{"k̂ 0.7", sgvb.Settings{}, 0.7, 0},
+		{"k̂ NaN", sgvb.Settings{}, math.NaN(), 0},
+		{"MAP", sgvb.Settings{Method: sgvb.MAP}, 1.1, 0},
+		{"Laplace", sgvb.Settings{Method: sgvb.Laplace}, 1.1, 0},
+		{"--fullrank x,z", sgvb.Settings{Families: map[string]sgvb.Family{"x": sgvb.FamilyFullRank, "z": sgvb.FamilyFullRank}}, 1.1, 0},
+		{"--fullrank all", sgvb.Settings{Families: map[string]sgvb.Family{"all": sgvb.FamilyFullRank}}, 1.1, 0},
+		{"--fullrank x+s", sgvb.Settings{FullRankGroups: [][]string{{"x", "s"}}}, 1.1, 1},
+		{"--fullrank x,z --band 2", sgvb.Settings{FullRankGroups: [][]string{{"x"}, {"z"}}, Band: 2}, 1.1, 0},
+		{"--fullrank x+s,z --band 1", sgvb.Settings{FullRankGroups: [][]string{{"x", "s"}, {"z"}}, Band: 1}, 1.1, 1},
+		{"--fullrank s+x --band 2", sgvb.Settings{FullRankGroups: [][]string{{"s", "x"}, {"z"}}, Band: 2}, 1.1, 1},
+		{"--fullrank x,z --rank 5", sgvb.Settings{FullRankGroups: [][]string{{"x"}, {"z"}}, Rank: 5}, 1.1, 2},
+		{"--fullrank rho", sgvb.Settings{Families: map[string]sgvb.Family{"rho": sgvb.FamilyFullRank}}, 1.1, 2},
+	} {
+		if h := walkHints(hintedWalks(c.s, file, info, c.k, math.NaN())); len(h) != c.want {
+			t.Errorf("%s: hints %q, want %d", c.name, h, c.want)
+		}
+	}
+}
+
+// TestWalkParameterisationHints: a centred hierarchy's hint on a model
+// that also has a random walk q does not hold points to the walk's hint,
+// which comes last; without the walk it does not.
+func TestWalkParameterisationHints(t *testing.T) {
+	src := walkHead + "param tau: positive ~ HalfNormal(1)\nparam u: real[R] ~ Normal(0, tau)\nparam x: real[R, T]\nx[:, 1:] ~ Normal(x[:, :T-1], s)\n"
+	file, info := checkedSrc(t, src)
+	m := &compile.Model{Latents: []compile.Latent{{Name: "u", Support: dist.Real, Size: 20}, {Name: "x", Support: dist.Real, Size: 2000}}}
+	l := &pipeline.Loaded{File: file, Info: info, Model: m}
+	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil), []string{
+		"compare the two fits' ELBOs (docs/inference.md, Centred hierarchies); but the chain over x at 9:1 is the larger problem here: fit with --fullrank x --band 1 first (below)",
+		"x[:, 1:] ~ Normal(x[:, :T - 1], s) at 9:1 makes x a random walk",
+	})
+	hs := parameterisationHints(sgvb.Settings{FullRankGroups: [][]string{{"x"}}, Band: 1}, l, "", 1.1, math.NaN(), nil)
+	if len(hs) != 1 || strings.Contains(hs[0], "--band") {
+		t.Errorf("banded fit: hints %q, want the centred one alone", hs)
+	}
+	if hs := parameterisationHints(sgvb.Settings{}, l, "far", 1.1, math.NaN(), nil); hs != nil {
+		t.Errorf("far start: hints %q, want none", hs)
+	}
+}
+
+// TestFitWalkHint: gpp fit and :fit of a local-level model (a centred
+// random walk observed with noise 0.8, as TestLocalLevelBanded's series
+// 7) end their parameterisation hints with the banded factor's; the fit
+// with --fullrank level --band 1 and the non-centred SV example (whose
+// k̂ raises the alarm too, with no chain statement) get none.
+func TestFitWalkHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 29))
+	const n = 100
+	lv, y := 0.0, make([]float64, n)
+	for i := range y {
+		if i > 0 {
+			lv += 0.3 * rng.NormFloat64()
+		}
+		y[i] = lv + 0.8*rng.NormFloat64()
+	}
+	js, err := json.Marshal(map[string]any{"y": y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := writeFile(t, dir, "ll.json", string(js))
+	model := writeFile(t, dir, "ll.gpp", "data y: real[T]\nparam sigma_lvl: positive ~ HalfNormal(1)\nparam sigma_obs: positive ~ HalfNormal(1)\n"+
+		"param level: real[T]\nlevel[0] ~ Normal(0, 10)\nlevel[1:] ~ Normal(level[:T-1], sigma_lvl)\ny ~ Normal(level, sigma_obs)\n")
+	const hint = "hint: level[1:] ~ Normal(level[:T - 1], sigma_lvl) at 6:1 makes level a random walk"
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "mf"))
+	warn, at := strings.Index(stderr, "warning: Pareto k̂"), strings.Index(stderr, hint)
+	if code != 0 || warn < 0 || at < warn || !strings.Contains(stderr[at:], "--fullrank level --band 1 holds the chain") ||
+		strings.Count(stderr[at:], "hint:") != 1+strings.Count(stderr[at:], "hint: with k̂ above 1") {
+		t.Errorf("mean-field: exit %d, stderr\n%s", code, stderr)
+	}
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load "+model, ":data "+data, ":fit --quiet --seed 1")
+	if r.fit == nil || !strings.Contains(errb.String(), hint) {
+		t.Errorf(":fit: errors\n%s", errb)
+	}
+	code, _, stderr = runSafe(t, "fit", model, data, "--quiet", "--seed", "1", "--fullrank", "level", "--band", "1", "--out", filepath.Join(dir, "band"))
+	if code != 0 || strings.Contains(stderr, "--band") {
+		t.Errorf("banded: exit %d, stderr\n%s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "fit", "../../examples/sv.gpp", "../../examples/sv.csv", "--quiet", "--seed", "1", "--out", filepath.Join(dir, "sv"))
+	if code != 0 || !strings.Contains(stderr, "warning: Pareto k̂") || strings.Contains(stderr, "--band") {
+		t.Errorf("sv.gpp: exit %d, stderr\n%s", code, stderr)
+	}
+}
