@@ -612,10 +612,14 @@ func (b *binder) checkWhole() {
 		if names := b.named[t]; len(names) > 0 {
 			cols := fmt.Sprintf("column %q, which is", names[0])
 			if len(names) > 1 {
-				cols = fmt.Sprintf("columns %s, which are", strings.Join(quoteAll(names), ", "))
+				cols = fmt.Sprintf("columns %s, which are", someNames(quoteAll(names)))
 			}
 			x := ds[0].Name
-			b.errs.Add(ds[0].Pos, "`%s` would take every column of %s, including %s bound by name: give `%s` its columns, as %s=%s:%s (or a file of its own, %s=FILE.csv)", x, t.File, cols, x, x, t.File, strings.Join(otherColumns(t, names), ","), x)
+			if other := otherColumns(t, names); len(other) > 0 {
+				b.errs.Add(ds[0].Pos, "`%s` would take every column of %s, including %s bound by name: give `%s` its columns, as %s=%s:%s (or a file of its own, %s=FILE.csv)", x, t.File, cols, x, x, t.File, strings.Join(other, ","), x)
+			} else { // the named ones are all it has
+				b.errs.Add(ds[0].Pos, "`%s` would take every column of %s, including %s bound by name: give `%s` a file of its own, %s=FILE.csv", x, t.File, cols, x, x)
+			}
 		}
 	}
 }
@@ -634,6 +638,16 @@ func otherColumns(t *Table, names []string) []string {
 		out = append(out[:3], "...")
 	}
 	return out
+}
+
+// someNames joins names for a message, all of them up to 12, else the
+// first eight and how many there are: a file of 2000 columns (a gene
+// matrix) must not make a message of 25 KB.
+func someNames(names []string) string {
+	if len(names) <= 12 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:8], ", ") + fmt.Sprintf(", ... (%d in all)", len(names))
 }
 
 // spanNames describes the columns names, numbered from 1 in order, for a
@@ -690,7 +704,7 @@ func (b *binder) expected(d *check.DataVar) string {
 	if len(have) > 0 {
 		sort.Strings(have)
 		have = slices.Compact(have) // a column of two files, named once
-		s += "; the data has " + textenc.EscapeBidi(strings.Join(have, ", ")) + hint
+		s += "; the data has " + textenc.EscapeBidi(someNames(have)) + hint
 		if best := check.Suggest(d.Name, have); best != "" && len(d.Dims) <= 1 { // a matrix binds columns X.1, X.2, ...
 			s += fmt.Sprintf("; did you mean %q?", textenc.EscapeBidi(best))
 			if file := columnFile[best]; file != "" && len(d.Dims) == 1 {

@@ -258,6 +258,12 @@ func TestBindErrors(t *testing.T) {
 		{"matrix takes named columns", "data y: real[N]\ndata w: real[N]\ndata X: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "y,a,w\n1,2,3\n")}
 		}, nil, "m.gpp:3:6: `X` would take every column of d.csv, including columns \"y\", \"w\", which are bound by name"},
+		{"a matrix of 20 columns and one that would take them", "data X: real[N, 20]\ndata train: real[N, 20]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "X.1,X.2,X.3,X.4,X.5,X.6,X.7,X.8,X.9,X.10,X.11,X.12,X.13,X.14,X.15,X.16,X.17,X.18,X.19,X.20\n"+strings.Repeat("1,", 19)+"1\n")}
+		}, nil, "m.gpp:2:6: `train` would take every column of d.csv, including columns \"X.1\", \"X.2\", \"X.3\", \"X.4\", \"X.5\", \"X.6\", \"X.7\", \"X.8\", ... (20 in all), which are bound by name: give `train` a file of its own, train=FILE.csv\x00"},
+		{"a misspelt name among many columns", "data count: real[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11,a12,a13,a14,a15,cuont\n"+strings.Repeat("1,", 15)+"1\n")}
+		}, nil, "; the data has a1, a10, a11, a12, a13, a14, a15, a2, ... (16 in all); did you mean \"cuont\"?"},
 		{"two matrices take one file", "data X: real[N, D]\ndata Z: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
 		}, nil, "m.gpp:2:6: `X` and `Z` would both take every column of d.csv: give each its own columns, as Z=d.csv:COL1,COL2 (or a file of its own, Z=FILE.csv)"},
