@@ -450,6 +450,7 @@ func joinLines(ls []streamLine) string {
 var outputMasks = []*regexp.Regexp{
 	regexp.MustCompile(`took ([0-9.e+-]+ ?(?:ms|µs|ns|s|m[0-9.]*s))\b`), // fit took 0.0139 s
 	regexp.MustCompile(`([0-9.]+) it/s`),
+	regexp.MustCompile(`([0-9.]+) s/it`), // a slow machine's speed
 	regexp.MustCompile(`ETA (\S+)`),
 	regexp.MustCompile(`(?:^|[\s(=])(/[^\s:)]+)`), // an absolute path
 }

@@ -309,8 +309,18 @@ func progressLine(p sgvb.Progress, maxIter int, point string, batch bool) string
 	if point != "" {
 		objective = fmt.Sprintf("%s %.6g", point, p.ELBO)
 	}
-	return fmt.Sprintf("iter %*d/%d  %s  %.0f it/s  ETA %s",
-		len(fmt.Sprint(maxIter)), p.Iter, maxIter, objective, speed, eta)
+	return fmt.Sprintf("iter %*d/%d  %s  %s  ETA %s",
+		len(fmt.Sprint(maxIter)), p.Iter, maxIter, objective, speedWords(speed), eta)
+}
+
+// speedWords says how fast steps go: "1200 it/s", or "1.49 s/it" below
+// one step a second (a fit of a million counts), where "0 it/s" said
+// nothing.
+func speedWords(speed float64) string {
+	if speed > 0 && speed < 1 {
+		return fmt.Sprintf("%.3g s/it", 1/speed)
+	}
+	return fmt.Sprintf("%.0f it/s", speed)
 }
 
 // endLive ends the live line, if any (caller holds mu).
