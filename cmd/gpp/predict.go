@@ -25,6 +25,9 @@ import (
 	"strings"
 	"syscall"
 
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -63,8 +66,9 @@ given or --set. An output that reads observed data that the new data leave
 out (output log_lik = logpdf(y, ...), kept for LOO, without y) is left out
 with a note, as are outputs that read it, whether y is drawn or not; given y
 (held-out data), it is evaluated: log_lik is then the log predictive density
-of each held-out y at each draw. With no output and no drawn data left, it is
-an error.
+of each held-out y at each draw, and the summary's "held-out" line sums the
+log of each element's mean density over the draws (the held-out lppd, with
+its standard error). With no output and no drawn data left, it is an error.
 
 Left-out observed data are drawn: a declaration y that the model observes
 with ~ (y ~ D(args), y[i] ~ D(...) in a loop, Y ~ MvNormalRows(...)) and that
@@ -339,6 +343,9 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		what = fmt.Sprintf("the mixture of %d restarts", len(mix.Components))
 	}
 	fmt.Fprintf(stdout, "predicted    %d draws of %s in %s (seed %d): the outputs on this data, nothing fitted\n", cfg.outputDraws, what, path, cfg.settings.Seed)
+	if line := heldOutLine(ds); line != "" {
+		fmt.Fprintln(stdout, line)
+	}
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	for _, w := range outputWarnings(ds, st, l.Info, "draws had an output that is not finite (written as it is)") {
 		con.note("warning: %s", w)
@@ -631,4 +638,33 @@ func writePredictHeader(p func(string, ...any), h drawsHeader) {
 	writeRunHeader(p, h)
 	p("# PREDICTIONS: each row's params are a draw of the fitted q in fitted_params (nothing refitted) and its outputs are")
 	p("# evaluated at it on this run's data; the log density is not evaluated: log_p__ is NaN and log_g__ is log q at the draw.")
+}
+
+// heldOutLine sums the log predictive density of the new data that an
+// output log_lik gives, as a scientist scores held-out data (ArviZ's
+// elpd of new data; a held-out log likelihood): over the elements i of
+// log_lik, lppd = Σ_i log (1/S Σ_s exp(log_lik[i] at draw s)), with the
+// standard error √n sd_i of the terms. "" without log_lik (the data left
+// out y, so predict dropped it) or with a non-finite term.
+func heldOutLine(ds *drawSet) string {
+	v, ok := ds.outputVar(looOutput)
+	if !ok || len(v.elems) == 0 || len(ds.cols) == 0 {
+		return ""
+	}
+	terms := make([]float64, len(v.elems))
+	for j := range v.elems {
+		col := ds.cols[v.first+j]
+		terms[j] = floats.LogSumExp(col) - math.Log(float64(len(col)))
+		if math.IsNaN(terms[j]) || math.IsInf(terms[j], 0) {
+			return ""
+		}
+	}
+	n := float64(len(terms))
+	sum, sd := floats.Sum(terms), stat.StdDev(terms, nil)
+	se := 0.0
+	if len(terms) > 1 {
+		se = math.Sqrt(n) * sd
+	}
+	return fmt.Sprintf("held-out     lppd %.6g ± %.2g over the %d elements of log_lik (mean %.4g each): Σ log of each one's mean density over the draws",
+		sum, se, len(terms), sum/n)
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // logLikTol is how far an evaluated log_lik may be from the log density
@@ -66,9 +69,9 @@ func TestPredictLeavesOutLogLik(t *testing.T) {
 	}
 
 	// proline given: log_lik is its log density at each draw
-	stderr = pred(withLL, regressionData, "given", "--quiet")
-	if strings.Contains(stderr, "left out") {
-		t.Errorf("proline given, yet: %s", stderr)
+	code, stdout, stderr := runSafe(t, "predict", fit, withLL, regressionData, "--seed", "5", "--output-draws", "300", "--out", filepath.Join(dir, "given"), "--quiet")
+	if code != exitOK || strings.Contains(stderr, "left out") {
+		t.Errorf("proline given: exit %d, stderr: %s", code, stderr)
 	}
 	_, gh, grows := readStanCSV(t, filepath.Join(dir, "given", drawsFile))
 	col := columns(gh)
@@ -76,6 +79,25 @@ func TestPredictLeavesOutLogLik(t *testing.T) {
 	wc := columns(wh)
 	if _, ok := col["log_lik.1"]; !ok || len(grows) != 301 {
 		t.Fatalf("proline given: no log_lik in %v", gh)
+	}
+	// and the held-out lppd sums log mean_s exp(log_lik[i]) over i
+	lppd, n := 0.0, 0
+	for i := 0; ; i++ {
+		c, ok := col[fmt.Sprintf("log_lik.%d", i+1)]
+		if !ok {
+			break
+		}
+		terms := make([]float64, 0, len(grows)-1)
+		for _, r := range grows[1:] { // the draws, not the mean's row
+			terms = append(terms, r[c])
+		}
+		lppd += floats.LogSumExp(terms) - math.Log(float64(len(terms)))
+		n++
+	}
+	var got float64
+	var elems int
+	if _, err := fmt.Sscanf(stdout[strings.Index(stdout, "held-out     lppd "):], "held-out     lppd %g ± %g over the %d elements", &got, new(float64), &elems); err != nil || elems != n || n != len(wine) || math.Abs(got-lppd) > 1e-4*math.Abs(lppd) {
+		t.Errorf("held-out line %q (%v): lppd %v over %d, want %.6g over %d (the draws' log_lik)", stdout, err, got, elems, lppd, n)
 	}
 	for _, r := range grows[1:] {
 		for i := range 3 {
@@ -103,7 +125,7 @@ func TestPredictLeavesOutLogLik(t *testing.T) {
 	// nothing left to predict
 	only := writeFile(t, dir, "only.gpp", strings.Replace(strings.Replace(base, "output mu_new = mu", ll, 1), "output y_new ~ Normal(mu, sigma)", "", 1))
 	out := filepath.Join(dir, "none")
-	code, _, stderr := runSafe(t, "predict", fit, only, "testdata/predict_new.csv", "--draw", "none", "--out", out)
+	code, _, stderr = runSafe(t, "predict", fit, only, "testdata/predict_new.csv", "--draw", "none", "--out", out)
 	if want := only + ":14:1: nothing to predict: output log_lik reads proline, which the new data do not give, and no other output or drawn data remain"; code != exitError || !strings.Contains(stderr, want) {
 		t.Errorf("nothing left: exit %d, stderr %q, want %q", code, stderr, want)
 	}

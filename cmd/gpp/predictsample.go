@@ -349,6 +349,9 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	printSampleTable(stdout, cfg, sd, st, ms)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "predicted    %d chain%s × %d draws of the sample in %s (seed %d): the outputs on this data, nothing sampled\n", sd.chains, plural(sd.chains), sd.n, dir, cfg.settings.Seed)
+	if line := heldOutLine(sd.ds); line != "" {
+		fmt.Fprintln(stdout, line)
+	}
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(names, " "))
 	for _, w := range outputWarnings(sd.ds, st, l.Info, "draws had an output that is not finite (written as it is)") {
 		con.note("warning: %s", w)
