@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -349,6 +351,9 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 		if ff, err = readFitMeta(filepath.Join(filepath.Dir(path), fitFileName), src); err != nil {
 			return nil, err
 		}
+		if err := checkOwnOutput(path, ff); err != nil {
+			return nil, err
+		}
 		if ff == nil {
 			ff = readSampleMeta(filepath.Join(filepath.Dir(path), drawsFile), src)
 		}
@@ -474,6 +479,37 @@ type fitMeta struct {
 	Sets       map[string]string `json:"sets"`
 	Method     string            `json:"method"`
 	Files      []string          `json:"files"`
+	FileSHA256 map[string]string `json:"files_sha256"`
+}
+
+// checkOwnOutput refuses the output at path (a loo.csv) when it is not
+// of the run whose files its directory holds: the directory's fit.json
+// (meta; nil when there is none) lists its files and not this one, or
+// another sha256 for it; or there is no fit.json beside a gpp fit's
+// draws.csv, so the directory is incomplete (a fit stopped while
+// replacing its files: fit.json goes first and comes back last).
+func checkOwnOutput(path string, meta *fitMeta) error {
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	if meta == nil {
+		head := string(fileHead(filepath.Join(dir, drawsFile)))
+		if strings.HasPrefix(head, "# gpp_version = ") && !strings.Contains(head, "\n# method = sample") {
+			return fmt.Errorf("%s is incomplete: it has a fit's %s but no %s, so its %s may be another run's (a fit stopped while writing its files): fit again", dir, drawsFile, fitFileName, name)
+		}
+		return nil
+	}
+	if len(meta.Files) > 0 && !slices.Contains(meta.Files, name) {
+		return fmt.Errorf("%s: not an output of the fit in %s (its %s does not list it): a file left by another run there; fit again, or remove it", path, dir, fitFileName)
+	}
+	if want, ok := meta.FileSHA256[name]; ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+			return fmt.Errorf("%s: not the file that the fit in %s wrote (its sha256 is not the one its %s lists): fit again", path, dir, fitFileName)
+		}
+	}
+	return nil
 }
 
 // readFitMeta reads the fit.json at path, or returns nil when there is

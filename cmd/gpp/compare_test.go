@@ -388,8 +388,8 @@ func TestCompareFits(t *testing.T) {
 
 // TestCompareDataWarning: fits whose fit.json name different data files
 // are compared with a warning; fit.json gives the model column, with the
-// --set values, and is ignored when it does not list loo.csv (a loo.csv
-// left from another fit).
+// --set values. A loo.csv that its directory's fit.json does not list (one
+// left from another run) is refused, naming it.
 func TestCompareDataWarning(t *testing.T) {
 	dir := t.TempDir()
 	v := []float64{-1, -2, -1.5, -0.5}
@@ -400,6 +400,10 @@ func TestCompareDataWarning(t *testing.T) {
 	writeFile(t, b, fitFileName, `{"format": "gpp-fit/1", "model": "m.gpp", "data": ["z.csv"], "files": ["fit.json", "loo.csv"]}`)
 	writeFile(t, c, fitFileName, `{"format": "gpp-fit/1", "model": "stale.gpp", "data": ["w.csv"], "files": ["fit.json"]}`)
 	code, stdout, stderr := runSafe(t, "compare", a, b, c)
+	if want := filepath.Join(c, looFile) + ": not an output of the fit in " + c + " (its fit.json does not list it)"; code != exitError || stdout != "" || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1 and:\n%s", code, stdout, stderr, want)
+	}
+	code, stdout, stderr = runSafe(t, "compare", a, b)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

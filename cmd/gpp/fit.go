@@ -84,6 +84,7 @@ type fitConfig struct {
 	afterEval    func(sgvb.Progress) // tests: called after each ELBO evaluation
 	beforeCommit func()              // tests: called when the outputs are staged, before their commit
 	unplotted    []unplotted         // the plots the last commitFiles left out, and why
+	fileSums     map[string]string   // the sha256 of each file the last commitFiles wrote, by name
 }
 
 // Defaults of gpp fit's flags.
@@ -192,9 +193,11 @@ leave-one-out PIT values less u, in a 95 % simultaneous band; a line after
 the fit says when it leaves the band, and how). A plot whose data cannot be
 drawn (draws near ±1e308 overflow a density) is left out with a warning;
 the other files are written.
-Files that an earlier fit wrote there (as its fit.json lists them) and this
-one does not, such as its plots, are removed with the new files' commit;
-no other file in the directory is touched. An output that would replace or
+Files that an earlier gpp run (of any command) wrote there and this one
+does not, such as its plots or a sample's loo.csv, are removed with the new
+files' commit; no file of another name is touched. fit.json lists the files
+of its fit and their sha256, and is removed first and written last: a
+directory without fit.json is incomplete. An output that would replace or
 remove an input (the model, a data file, the --init file) is an error before
 the fit: --init DIR/fit.json needs another --out than DIR. A fit locks its
 output directory (a file .gpp-lock in it) until its files are written: a
@@ -1236,6 +1239,12 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 				ff := newFitFile(h)
 				ff.Labels = savedAxes(ds.vars)
 				ff.Files = withoutUnplotted(names, cfg)
+				ff.FileSHA256 = map[string]string{}
+				for _, n := range ff.Files {
+					if sum, ok := cfg.fileSums[n]; ok && n != fitFileName {
+						ff.FileSHA256[n] = sum
+					}
+				}
 				return writeFitJSON(w, ff)
 			}})
 	}
@@ -1254,7 +1263,7 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	for _, f := range files {
 		names = append(names, f.name) // before the commit: fit.json lists them
 	}
-	return commitFiles(cfg, files, func(names []string) []string { return staleOutputs(cfg.out, names) })
+	return commitFiles(cfg, files, func(names []string) []string { return staleInDir(cfg.out, names) })
 }
 
 // maxTableRows is how many elements of one variable the console table

@@ -145,7 +145,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		{drawsFile, func(w io.Writer) error { return writeFixedDrawsCSV(w, s, h, sd) }},
 		{coordsFile, func(w io.Writer) error { return writeCoordsCSV(w, h, sd, m) }},
 	}
-	written, err := commitFiles(cfg, files, func(names []string) []string { return staleSampleOutputs(cfg.out, names) })
+	written, err := commitFiles(cfg, files, func(names []string) []string { return staleInDir(cfg.out, names) })
 	if err != nil {
 		con.note("%v", err)
 		con.note("no output written")

@@ -1023,7 +1023,7 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 			return err
 		}},
 	}
-	written, err := commitFiles(cfg, files, func([]string) []string { return nil })
+	written, err := commitFiles(cfg, files, func(names []string) []string { return staleInDir(cfg.out, names) })
 	if err != nil {
 		con.note("%v", err)
 		removeIfEmpty()

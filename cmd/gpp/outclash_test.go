@@ -33,7 +33,7 @@ func TestEvidenceOutClash(t *testing.T) {
 
 // TestSampleStaleClash: a gpp sample into the directory of an earlier one
 // refuses a data file there named as an optional output of that sample
-// (staleSampleOutputs), which it would otherwise remove as stale after
+// (staleInDir), which it would otherwise remove as stale after
 // reading it.
 func TestSampleStaleClash(t *testing.T) {
 	counts, err := os.ReadFile(poissonData)

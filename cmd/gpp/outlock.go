@@ -24,6 +24,8 @@ type outLock struct {
 // release. The lock file is tracked by temps, so that a hard exit removes
 // it; the lock itself dies with the process (lockFile). A directory that
 // another fit holds is an error naming it, and that fit's pid when known.
+// Once locked, the temporary files that a killed run left in dir are
+// removed (removeOrphans).
 func lockOutDir(dir string, temps *tempFiles) (*outLock, error) {
 	l := &outLock{path: filepath.Join(dir, lockFileName), temps: temps}
 	err := temps.create(func() (string, error) {
@@ -44,6 +46,7 @@ func lockOutDir(dir string, temps *tempFiles) (*outLock, error) {
 	if err != nil {
 		return nil, err
 	}
+	removeOrphans(dir) // a killed run's temporary files: no run holds them now
 	return l, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,7 +21,8 @@ import (
 
 // helperEnv makes the test binary run as gpp with a pause before the
 // outputs' commit (TestMain): "fit" for gpp fit, "repl" for a REPL session
-// that loads the model and data and runs :fit --out.
+// that loads the model and data and runs :fit --out; "fit-kill" runs gpp
+// fit without a pause, killed during its commit (killAfterEnv).
 const helperEnv = "GPP_TEST_HELPER"
 
 // stagedMarker is what the helper prints on stderr once the outputs are
@@ -48,6 +50,13 @@ func runHelper(mode string, args []string) int {
 		}
 		cfg.beforeCommit = pause
 		return fitWithSignals(cfg, os.Stdout, os.Stderr)
+	case "fit-kill": // killed after killAfterEnv renames of the commit
+		k, err := strconv.Atoi(os.Getenv(killAfterEnv))
+		if err != nil {
+			return exitUsage
+		}
+		killAfterRenames(k)
+		return run(append([]string{"fit"}, args...), strings.NewReader(""), os.Stdout, os.Stderr)
 	case "sample":
 		sc, code, ok := parseSampleArgs(args, os.Stdout, os.Stderr)
 		if !ok {

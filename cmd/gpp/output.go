@@ -186,7 +186,15 @@ type staged struct {
 	stale []string // names in dir
 }
 
-type stagedFile struct{ tmp, final string }
+type stagedFile struct {
+	tmp, final string
+	sum        string // the hex sha256 of the bytes written
+}
+
+// commitRenamed is a test hook, called after each rename of a file of
+// the set into place by staged.commit with the file's path: a test stops
+// the process there as a kill would.
+var commitRenamed func(final string)
 
 // commitFiles writes files into cfg.out as one staged set: each rendered
 // to a temporary file, all renamed into place once every one is written,
@@ -197,16 +205,19 @@ type stagedFile struct{ tmp, final string }
 func commitFiles(cfg *fitConfig, files []outputFile, stale func(names []string) []string) ([]string, error) {
 	sw := &staged{dir: cfg.out, temps: cfg.temps}
 	cfg.unplotted = nil
+	cfg.fileSums = map[string]string{}
 	drawn := map[string]bool{}
 	// the plots first, so that a file listing the set (fit.json) knows
-	// which were left out
-	for _, plots := range []bool{true, false} {
+	// which were left out, and the manifest (fit.json) last, so that it
+	// knows the others' hashes (cfg.fileSums)
+	for pass := range 3 {
 		for _, f := range files {
-			if isPlot(f.name) != plots {
+			plot, manifest := isPlot(f.name), f.name == fitFileName
+			if pass == 0 && !plot || pass == 1 && (plot || manifest) || pass == 2 && !manifest {
 				continue
 			}
 			render := f.render
-			if plots {
+			if plot {
 				render = drawnOrSkipped(f, &cfg.unplotted)
 			}
 			err := sw.write(f.name, render)
@@ -218,6 +229,7 @@ func commitFiles(cfg *fitConfig, files []outputFile, stale func(names []string) 
 				return nil, err
 			}
 			drawn[f.name] = true
+			cfg.fileSums[f.name] = sw.files[len(sw.files)-1].sum
 		}
 	}
 	var names []string // in the files' order
@@ -320,7 +332,8 @@ func (s *staged) write(name string, fill func(w io.Writer) error) error {
 		s.temps.forget(tmp)
 		return fmt.Errorf("cannot write %s: %w", final, err)
 	}
-	bw := bufio.NewWriterSize(f, 1<<16)
+	h := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)
 	if err := fill(bw); err != nil {
 		return fail(err)
 	}
@@ -338,18 +351,24 @@ func (s *staged) write(name string, fill func(w io.Writer) error) error {
 		s.temps.forget(tmp)
 		return fmt.Errorf("cannot write %s: %w", final, err)
 	}
-	s.files = append(s.files, stagedFile{tmp, final})
+	s.files = append(s.files, stagedFile{tmp, final, hex.EncodeToString(h.Sum(nil))})
 	return nil
 }
 
 // commit renames every staged file into place and syncs the directory.
 // A directory in the way of any file fails the commit before anything is
-// renamed, so that the set is not left half replaced. The stale files are
-// first moved aside (renamed to temporary names), put back if the commit
-// fails before a file of the new set is in place, and removed once every
-// file is; a stale name that is not a regular file is left alone. A hard
-// exit (temps.removeAll) waits for the commit, and one that came first
-// fails it.
+// renamed, so that the set is not left half replaced. The manifest
+// (fit.json) decides which files are a run's: the old one is moved aside
+// first when this set writes one or removes it as stale, then the stale
+// files (an earlier run's that this set does not replace), then the set's
+// files are renamed into place, its manifest last. So a directory whose fit.json
+// exists holds exactly the files that it lists, of the run that wrote it,
+// however the commit ends (a kill between two renames leaves none). What
+// was moved aside is put back if the commit fails before a file of the
+// new set is in place, and removed once every file is, or once one is and
+// a later one fails; a stale name that is not a regular file is left
+// alone. A hard exit (temps.removeAll) waits for the commit, and one that
+// came first fails it.
 func (s *staged) commit() error {
 	if s.temps != nil {
 		s.temps.commit.Lock()
@@ -365,14 +384,35 @@ func (s *staged) commit() error {
 			return fmt.Errorf("cannot write %s: it is a directory", f.final)
 		}
 	}
-	var aside []stagedFile // tmp: where a stale file was moved; final: its name
+	// the manifest last
+	slices.SortStableFunc(s.files, func(a, b stagedFile) int {
+		return b2i(filepath.Base(a.final) == fitFileName) - b2i(filepath.Base(b.final) == fitFileName)
+	})
+	var aside []stagedFile // tmp: where a file was moved; final: its name
 	restore := func() {
 		for _, a := range aside {
 			os.Rename(a.tmp, a.final)
 			s.temps.forget(a.tmp)
 		}
 	}
+	drop := func() {
+		for _, a := range aside {
+			os.Remove(a.tmp)
+			s.temps.forget(a.tmp)
+		}
+	}
+	// the old manifest first, when this set replaces or removes it: once
+	// it is gone, the directory is incomplete until the new one is in place
+	var moving []string
+	if s.writes(fitFileName) || slices.Contains(s.stale, fitFileName) {
+		moving = append(moving, fitFileName)
+	}
 	for _, name := range s.stale {
+		if name != fitFileName {
+			moving = append(moving, name)
+		}
+	}
+	for _, name := range moving {
 		p := filepath.Join(s.dir, name)
 		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
 			continue
@@ -389,7 +429,7 @@ func (s *staged) commit() error {
 		if err != nil {
 			restore()
 			s.abort()
-			return fmt.Errorf("cannot remove %s, an output of the earlier fit in %s: %w", p, s.dir, err)
+			return fmt.Errorf("cannot remove %s, an output of the earlier run in %s: %w", p, s.dir, err)
 		}
 		aside = append(aside, stagedFile{tmp: f.Name(), final: p})
 	}
@@ -397,23 +437,30 @@ func (s *staged) commit() error {
 		if err := os.Rename(f.tmp, f.final); err != nil {
 			if i == 0 {
 				restore()
+			} else {
+				drop()
 			}
 			s.files = s.files[i:]
 			s.abort()
 			return fmt.Errorf("cannot write %s: %w", f.final, err)
 		}
 		s.temps.forget(f.tmp)
+		if commitRenamed != nil {
+			commitRenamed(f.final)
+		}
 	}
 	s.files = nil
-	for _, a := range aside {
-		os.Remove(a.tmp)
-		s.temps.forget(a.tmp)
-	}
+	drop()
 	if d, err := os.Open(s.dir); err == nil {
 		d.Sync() // best effort: not every file system syncs directories
 		d.Close()
 	}
 	return nil
+}
+
+// writes reports whether the set has the file name.
+func (s *staged) writes(name string) bool {
+	return slices.ContainsFunc(s.files, func(f stagedFile) bool { return filepath.Base(f.final) == name })
 }
 
 // abort removes the staged temporary files.
@@ -444,33 +491,6 @@ var outputName = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(fitFileName), regexp.QuoteMeta(looFile), regexp.QuoteMeta(evidenceFile), regexp.QuoteMeta(profileFile), regexp.QuoteMeta(elboPlot), regexp.QuoteMeta(intervalsPlot), `[A-Za-z_][A-Za-z0-9_]*_mean\.png`, `ppc_[A-Za-z_][A-Za-z0-9_]*\.png`,
 	`loo_pit_[A-Za-z_][A-Za-z0-9_]*\.png`,
 }, "|") + `)$`)
-
-// staleOutputs returns the files that the fit.json in dir says were
-// written with it and that are not among names: outputs of an earlier fit
-// that the fit being written would leave behind, looking like its own.
-// Only names that gpp itself gives are returned, whatever fit.json holds;
-// a missing or unreadable fit.json, or one not written by gpp (or by a gpp
-// that did not list its files), gives none.
-func staleOutputs(dir string, names []string) []string {
-	src, err := os.ReadFile(filepath.Join(dir, fitFileName))
-	if err != nil {
-		return nil
-	}
-	var ff struct {
-		Format string   `json:"format"`
-		Files  []string `json:"files"`
-	}
-	if json.Unmarshal(src, &ff) != nil || ff.Format != fitFormat {
-		return nil
-	}
-	var stale []string
-	for _, f := range ff.Files {
-		if outputName.MatchString(f) && !slices.Contains(names, f) && !slices.Contains(stale, f) {
-			stale = append(stale, f)
-		}
-	}
-	return stale
-}
 
 // plannedOutputs returns the names of the files that a fit of m writes
 // with cfg, as writeOutputs and plotFiles name them.
@@ -562,8 +582,7 @@ func overwriteClash(dir string, names []string, inputs []inputFile) error {
 
 // outputClash reports an input that a fit of m with cfg would destroy by
 // writing its outputs (plannedOutputs) into cfg.out, or by removing the
-// earlier fit's or sample's files there (staleOutputs,
-// staleSampleOutputs): a data file named dir/draws.csv, say, or --init
+// earlier run's files there (staleInDir): a data file named dir/draws.csv, say, or --init
 // dir/fit.json (cfg's --init file is added to inputs). A path is the same
 // file as another when both name it alike (cleaned absolute paths) or
 // os.SameFile says so (links, case-insensitive file systems).
@@ -572,9 +591,9 @@ func outputClash(cfg *fitConfig, m *compile.Model, inputs []inputFile) error {
 		inputs = append(slices.Clip(inputs), inputFile{"the --init file", cfg.init})
 	}
 	dir, names := cfg.out, plannedOutputs(cfg, m)
-	stale, earlier := staleOutputs(dir, names), "fit"
-	if cfg.sample {
-		stale, earlier = staleSampleOutputs(dir, names), "run"
+	stale, earlier := staleInDir(dir, names), "run"
+	if ff, err := readFitMeta(filepath.Join(dir, fitFileName), sources{}); err == nil && ff != nil {
+		earlier = "fit"
 	}
 	for _, name := range append(slices.Clip(names), stale...) {
 		out := filepath.Join(dir, name)
@@ -1692,9 +1711,13 @@ type fitFile struct {
 	// omitted where the check did not run.
 	MeanFieldSDRatio map[string]jsonFloat `json:"meanfield_sd_ratio,omitempty"`
 	// Files lists the files written with this fit.json in its directory,
-	// fit.json included: the next fit written there removes those it does
-	// not write again (see staleOutputs).
+	// fit.json included: the directory holds exactly these of this run
+	// while fit.json is there (staged.commit); the next run written there
+	// removes those it does not write again (staleInDir).
 	Files []string `json:"files,omitempty"`
+	// FileSHA256 holds the sha256 of each file that Files lists but
+	// fit.json: a reader checks that a file is this run's.
+	FileSHA256 map[string]string `json:"files_sha256,omitempty"`
 }
 
 // fitResample records an importance resampling of the output draws

@@ -339,7 +339,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	if cfg.plots {
 		files = append(files, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check on new data")...)
 	}
-	names, err := commitFiles(cfg, files, func(names []string) []string { return staleOutputs(cfg.out, names) })
+	names, err := commitFiles(cfg, files, func(names []string) []string { return staleInDir(cfg.out, names) })
 	if err != nil {
 		con.note("%v", err)
 		removeIfEmpty()

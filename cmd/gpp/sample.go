@@ -19,7 +19,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -1368,7 +1367,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 	if cfg.plots {
 		files = append(files, samplePlotFiles(cfg, sd, af)...)
 	}
-	return commitFiles(cfg, files, func(names []string) []string { return staleSampleOutputs(cfg.out, names) })
+	return commitFiles(cfg, files, func(names []string) []string { return staleInDir(cfg.out, names) })
 }
 
 // writeSampleSummaryCSV writes summary.csv: fit's columns, then the MCMC
@@ -1480,37 +1479,6 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 		p("# chain %d:               %.3f seconds (Sampling)", c+1, ch.Sampling.Seconds())
 	}
 	return bw.Flush()
-}
-
-// sampleOptional are the files that a gpp sample writes only with some
-// settings.
-var sampleOptional = []string{looFile, againstFile, evidenceFile, profileFile}
-
-// staleSampleOutputs returns the optional files of an earlier gpp sample
-// in dir (its draws.csv says "method = sample") that this one, writing
-// names, does not write: they would be left looking like its own. A
-// directory of another kind gives staleOutputs' answer.
-func staleSampleOutputs(dir string, names []string) []string {
-	if stale := staleOutputs(dir, names); stale != nil {
-		return stale
-	}
-	if !strings.Contains(string(fileHead(filepath.Join(dir, drawsFile))), "\n# method = sample") {
-		return nil
-	}
-	stale := stalePlots(dir, names)
-	for _, o := range sampleOptional {
-		if _, err := os.Stat(filepath.Join(dir, o)); err == nil && !slices.Contains(names, o) {
-			stale = append(stale, o)
-		}
-	}
-	if ents, err := os.ReadDir(dir); err == nil {
-		for _, e := range ents {
-			if n := e.Name(); metricFileRe.MatchString(n) && !e.IsDir() && !slices.Contains(names, n) {
-				stale = append(stale, n)
-			}
-		}
-	}
-	return stale
 }
 
 // coordsFile holds a sample's draws as the coordinates the model's

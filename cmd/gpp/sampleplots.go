@@ -11,7 +11,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -254,19 +253,3 @@ func plotChainRanks(w io.Writer, sd *sampleDraws) error {
 // pairs.png, intervals.png, energy.png, the predictive checks and the
 // LOO-PIT checks.
 var samplePlotName = regexp.MustCompile(`^(` + regexp.QuoteMeta(tracePlot) + `|` + regexp.QuoteMeta(rankPlot) + `|` + regexp.QuoteMeta(pairsPlot) + `|` + regexp.QuoteMeta(intervalsPlot) + `|` + regexp.QuoteMeta(energyPlot) + `|ppc_[A-Za-z_][A-Za-z0-9_]*\.png|loo_pit_[A-Za-z_][A-Za-z0-9_]*\.png)$`)
-
-// stalePlots returns the plots of an earlier sample in dir that names does
-// not hold.
-func stalePlots(dir string, names []string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if n := e.Name(); samplePlotName.MatchString(n) && !e.IsDir() && !slices.Contains(names, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}

@@ -898,12 +898,13 @@ func sbcClash(cfg *fitConfig, su *sbcSetup) error {
 }
 
 // sbcStale lists the files of an earlier gpp sbc in cfg.out that this one
-// does not write (its failed.csv or plots, of a param of this model),
-// removed with the commit.
+// does not write (its failed.csv or plots, of a param of this model), and
+// those of another gpp command's run there (staleInDir), removed with the
+// commit.
 func sbcStale(cfg *fitConfig, su *sbcSetup, names []string) []string {
-	var stale []string
+	stale := staleInDir(cfg.out, names) // another command's
 	for _, name := range sbcPlanned(su, true) {
-		if slices.Contains(names, name) {
+		if slices.Contains(names, name) || slices.Contains(stale, name) {
 			continue
 		}
 		if fi, err := os.Stat(filepath.Join(cfg.out, name)); err == nil && fi.Mode().IsRegular() {

@@ -1,0 +1,107 @@
+package main
+
+// An output directory holds the files of one gpp run. Every command that
+// writes one (fit, fit --prior, sample, predict, kfold, sbc) removes with
+// its commit the files that any gpp command may have written there before
+// and that it does not write itself (staleInDir), so that no file of an
+// earlier run of another command is left looking like this run's; and a
+// run that holds the directory's lock removes the temporary files that a
+// killed run left there (removeOrphans). fit.json is the manifest of a
+// fit's files: a commit removes the old one first and renames the new one
+// last (staged.commit), so a directory whose fit.json exists holds
+// exactly the files it lists, of the run that wrote it, and one without
+// fit.json is incomplete.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// anyOutputName matches the name of every file that a gpp command writes
+// into its output directory: gpp fit's (outputName), gpp sample's and
+// gpp predict's (coords.csv, against.csv, the MCMC plots, metric_N.json),
+// gpp kfold's (kfold.csv, kfold.json) and gpp sbc's (ranks.csv,
+// failed.csv, NAME_ranks.png).
+var anyOutputName = regexp.MustCompile(`^(` + strings.Join([]string{
+	outputName.String(),
+	samplePlotName.String(),
+	metricFileRe.String(),
+	`^(` + strings.Join([]string{
+		regexp.QuoteMeta(coordsFile), regexp.QuoteMeta(againstFile),
+		regexp.QuoteMeta(kfoldFile), regexp.QuoteMeta(kfoldMetaFile),
+		regexp.QuoteMeta(sbcRanksFile), regexp.QuoteMeta(sbcFailedFile),
+		`[A-Za-z_][A-Za-z0-9_]*_ranks\.png`,
+	}, "|") + `)$`,
+}, "|") + `)$`)
+
+// gppOutDir reports whether dir holds the outputs of a gpp run: a fit.json
+// or kfold.json of gpp's format, or a draws.csv or coords.csv that gpp
+// wrote (its first line gives gpp_version). Files named as gpp's outputs
+// in another directory are the user's, and no run removes them.
+func gppOutDir(dir string) bool {
+	for name, format := range map[string]string{fitFileName: fitFormat, kfoldMetaFile: kfoldFormat} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var head struct {
+			Format string `json:"format"`
+		}
+		if json.Unmarshal(b, &head) == nil && head.Format == format {
+			return true
+		}
+	}
+	for _, name := range []string{drawsFile, coordsFile} {
+		if strings.HasPrefix(string(fileHead(filepath.Join(dir, name))), "# gpp_version = ") {
+			return true
+		}
+	}
+	return false
+}
+
+// staleInDir returns the regular files in dir named as a gpp output
+// (anyOutputName) that names, the files of the run being written, does
+// not hold, when dir holds a gpp run's outputs (gppOutDir): the files of
+// an earlier run of any gpp command there, which the commit removes. A
+// directory of other files gives none.
+func staleInDir(dir string, names []string) []string {
+	if !gppOutDir(dir) {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var stale []string
+	for _, e := range ents {
+		if n := e.Name(); anyOutputName.MatchString(n) && e.Type().IsRegular() && !slices.Contains(names, n) {
+			stale = append(stale, n)
+		}
+	}
+	return stale
+}
+
+// orphanName matches the temporary files of gpp's commits (staged.write's
+// .NAME.tmp-N, staged.commit's .NAME.old-N) of an output NAME: those
+// that a run killed before its commit finished leaves behind.
+var orphanName = regexp.MustCompile(`^\.(.+)\.(tmp|old)-[0-9]+$`)
+
+// removeOrphans removes the temporary files of gpp's commits in dir
+// (orphanName) left by a run that was killed. Only a run that holds dir's
+// lock calls it, so no other run is writing them.
+func removeOrphans(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		m := orphanName.FindStringSubmatch(e.Name())
+		if m != nil && anyOutputName.MatchString(m[1]) && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
