@@ -822,6 +822,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		}
 	}
 	nameByLabels(ds.vars, l)
+	if mix == nil {
+		r.Warnings = append(r.Warnings, nearZeroShapeWarnings(r, ds.vars, l.Info)...)
+	}
 	if mix == nil && !cfg.autoFullRank {
 		curv = meanFieldCurvature(ctx, s, l, r)
 	}
