@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,9 +113,13 @@ func DataArg(arg string) (name, file string) {
 // in .csv, .tsv, .json or .R, so a ':' elsewhere in a path (runs:3/wine.csv, C:\)
 // is part of it. The names are checked against the header when the file
 // is read (data.Table.Select).
+//
+// A path whose first directory holds '=' (x=y/wine.csv) reads as NAME=FILE;
+// when that FILE does not exist and the whole argument is a file, the
+// argument is that file, positional, as the user meant.
 func SplitDataArg(arg string) (name, file string, cols []string) {
 	file = arg
-	if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], `/\.`) {
+	if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], `/\.`) && !wholePath(arg, arg[i+1:]) {
 		name, file = arg[:i], arg[i+1:]
 	}
 	i := strings.LastIndexByte(file, ':')
@@ -122,6 +127,19 @@ func SplitDataArg(arg string) (name, file string, cols []string) {
 		return name, file, nil
 	}
 	return name, file[:i], strings.Split(file[i+1:], ",")
+}
+
+// wholePath reports whether arg is an existing file and file, the path
+// that NAME=FILE would read, is not (SplitDataArg).
+func wholePath(arg, file string) bool {
+	if fi, err := os.Stat(arg); err != nil || fi.IsDir() {
+		return false
+	}
+	if i := strings.LastIndexByte(file, ':'); i > 0 { // NAME=FILE.csv:a,b
+		file = file[:i]
+	}
+	_, err := os.Stat(file)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // ReadInputs reads data arguments: FILE.csv, FILE.tsv (tab-separated),
