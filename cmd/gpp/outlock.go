@@ -34,7 +34,7 @@ func lockOutDir(dir string, temps *tempFiles) (*outLock, error) {
 		case err != nil:
 			return "", fmt.Errorf("cannot lock output directory %s: %w", dir, err)
 		case f == nil:
-			who := "another gpp fit"
+			who := "another gpp run"
 			if holder > 0 {
 				who += fmt.Sprintf(" (pid %d)", holder)
 			}

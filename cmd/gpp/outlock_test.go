@@ -249,7 +249,7 @@ func TestHardExitRemovesMadeDir(t *testing.T) {
 // :fit --out takes the same lock.
 func TestFitOutDirLocked(t *testing.T) {
 	busy := func(dir string) string {
-		return fmt.Sprintf("gpp: --out %s: another gpp fit (pid %d) is writing to this directory", dir, os.Getpid())
+		return fmt.Sprintf("gpp: --out %s: another gpp run (pid %d) is writing to this directory", dir, os.Getpid())
 	}
 	t.Run("fit", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
@@ -303,7 +303,7 @@ func TestFitOutDirLocked(t *testing.T) {
 		lock.release()
 		errb.Reset()
 		typeIn(r, ":fit --quiet --iter 50 --output-draws 5 --out "+out)
-		if strings.Contains(errb.String(), "another gpp fit") || r.fit == nil {
+		if strings.Contains(errb.String(), "another gpp run") || r.fit == nil {
 			t.Errorf("after the lock's release: errors:\n%s", errb.String())
 		}
 		if got := strings.Join(dirEntries(t, out), " "); got != "draws.csv elbo.csv fit.json summary.csv" {
