@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
@@ -44,6 +45,9 @@ func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 		}
 		if s.atExpr != "" && hint != "" { // computed ids: "minus 1" may undo the model's own + 1
 			hint = "; indices are 0-based"
+		}
+		if h := l.labelIndexHint(e, axis, s); h != "" {
+			hint = h
 		}
 		row := 0
 		if s.row { // one index per row of a loop lowered as vectors
@@ -492,4 +496,27 @@ func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape [
 		shape = []int{len(ci)}
 	}
 	return src, shape, true
+}
+
+// labelIndexHint explains an index computed from data coded from labels
+// (u[subj - 1] with subj the labels P01 ... P30, coded from 0 as gpp codes
+// them): the codes are already the indices, as an R user used to 1-based
+// factor codes may not expect. "" when the index is no such computation.
+func (l *lowerer) labelIndexHint(e *ast.IndexExpr, axis int, s sel) string {
+	if e == nil || l.info == nil || s.atExpr == "" || axis >= len(e.Indices) {
+		return ""
+	}
+	hint := ""
+	l.info.VisitReads(e.Indices[axis], false, func(sym *check.Symbol) bool {
+		a := l.data[sym.Name]
+		if sym.Kind != check.Data || a == nil || a.Levels == nil || len(a.Levels.Labels) == 0 {
+			return false
+		}
+		lv := a.Levels
+		last := len(lv.Labels) - 1
+		hint = fmt.Sprintf("; `%s` holds labels, which gpp codes as the indices themselves (%s is %d, …, %s is %d): index with `%s` as it is",
+			sym.Name, textenc.QuoteLabel(lv.Labels[0]), lv.First, textenc.QuoteLabel(lv.Labels[last]), lv.First+last, sym.Name)
+		return true
+	})
+	return hint
 }
