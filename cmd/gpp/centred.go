@@ -360,7 +360,7 @@ func centredHints(file *ast.File, info *check.Info, paretoK, relESS float64) []s
 	var hints []string
 	for _, p := range centredParams(file, info) {
 		hints = append(hints, fmt.Sprintf("%s that a normal q cannot follow, and q's %s and %s may be far off; "+
-			"the non-centred form, %s, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
+			"the non-centred form, %s, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
 			p.funnel(), ast.FormatExpr(p.scale), p.lat.Name, p.nonCentred()))
 	}
 	return hints

@@ -252,7 +252,7 @@ func nonCentredHints(s sgvb.Settings, file *ast.File, info *check.Info, paretoK,
 		}
 		hints = append(hints, fmt.Sprintf("%s's prior%s and %s%s, which scales %s by %s, a scale that depends on params, make %s: "+
 			"where the data pin each element of %s down, the posterior of %s and %s is a narrow curved ridge that a mean-field q cannot follow, and q's %s and %s may be far off; "+
-			"the centred form, %s, fits better there, while where the data say little about each element the non-centred form does: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
+			"the centred form, %s, fits better there, while where the data say little about each element the non-centred form does: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
 			z, priorPhrase(p.lat, p.stmt, p.loop), ast.FormatExpr(p.use), where, z, ast.FormatExpr(p.scale), kind,
 			pinned, z, ast.FormatExpr(p.scale), ast.FormatExpr(p.scale), z, p.centred))
 	}

@@ -99,7 +99,7 @@ func TestNonCentredHints(t *testing.T) {
 		"z's prior Normal(0, 1) and tau * z in the let a at 9:1, which scales z by tau, a scale that depends on params, make a non-centred hierarchy: " +
 			"where the data pin each element of a down, the posterior of z and tau is a narrow curved ridge that a mean-field q cannot follow, and q's tau and z may be far off; " +
 			"the centred form, param a: real[J] ~ Normal(mu, tau) in place of param z and of the let at 9:1 (a's uses unchanged), fits better there, " +
-			"while where the data say little about each element the non-centred form does: compare the two fits' ELBOs (docs/inference.md, Centred hierarchies)",
+			"while where the data say little about each element the non-centred form does: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
 	})
 	for _, c := range []struct {
 		name string
