@@ -23,6 +23,7 @@ package main
 import (
 	"io"
 	"os"
+	"strings"
 
 	"github.com/gpplang/gpp/lang/check"
 )
@@ -88,6 +89,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if why, ok := notCommands[cmd]; ok {
 		errorf(stderr, "unknown command %q: %s", cmd, why)
+		return exitUsage
+	}
+	if strings.HasSuffix(cmd, ".gpp") {
+		// a model file first, as python script.py runs a script: gpp
+		// needs the command before it
+		errorf(stderr, "unknown command %q: a model is fitted by a command before it; did you mean %q?", cmd, "gpp fit "+strings.Join(args, " "))
 		return exitUsage
 	}
 	if best := check.Suggest(cmd, commandNames()); best != "" {

@@ -85,6 +85,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		c.intDivisions()
 		c.missingData()
 		c.replicateShapes()
+		c.tinyScales()
 		ast.ErrorList(c.info.Warnings).Sort()
 	}
 	return c.info, c.errs.Err()

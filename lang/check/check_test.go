@@ -577,3 +577,37 @@ func TestLogLikWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestTinyScaleWarnings: a prior of Normal, LogNormal, StudentT or Cauchy
+// whose scale is a constant of at most 0.001 (BUGS's precision in
+// dnorm(0, 0.001), read by gpp as an sd) is warned about with its sd
+// form, in a declaration or a ~ statement on a param, a const included;
+// a larger scale, a scale that is not constant, another family, and a
+// likelihood on data (a known measurement error) are not.
+func TestTinyScaleWarnings(t *testing.T) {
+	const src = `data y: real[N]
+const p = 0.0005
+param mu: real[2] ~ Normal(0, 0.001)
+param a: real
+a ~ StudentT(3, 0, 1e-4)
+param b: positive ~ LogNormal(0, p)
+param c: real ~ Cauchy(0, 0.0011)
+param d: real ~ Laplace(0, 0.001)
+param s: positive ~ Gamma(0.001, 0.001)
+param e: real ~ Normal(0, s)
+y ~ Normal(mu[0] + a + b + c + d + e, 0.0001)
+`
+	_, info := checkSource(t, "m.gpp", src, nil)
+	var got []string
+	for _, w := range info.Warnings {
+		got = append(got, w.Pos.String()+" "+w.Msg)
+	}
+	want := []string{
+		"m.gpp:3:31 the prior Normal(0, 0.001) of `mu` has scale 0.001: Normal's argument 2 is the sd, not a precision as in BUGS, so this prior pins `mu` within ±0.003 of its mean (3 sds); a precision of 0.001, as BUGS's dnorm(0, 0.001), is Normal(0, 31.6)",
+		"m.gpp:5:20 the prior StudentT(3, 0, 1e-4) of `a` has scale 1e-4: StudentT's argument 3 is the scale, not a precision as in BUGS, so this prior pins `a` to a few times 0.0001 about its centre; a precision of 1e-4, as BUGS's dnorm(0, 1e-4), is StudentT(3, 0, 100)",
+		"m.gpp:6:34 the prior LogNormal(0, p) of `b` has scale p = 0.0005: LogNormal's argument 2 is the sd of the log, not a precision as in BUGS, so this prior pins log(`b`) within ±0.0015 of its mean (3 sds); a precision of p, as BUGS's dnorm(0, p), is LogNormal(0, 44.7)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -271,7 +271,7 @@ func stanHint(name, arg string) string {
 			return fmt.Sprintf("gpp writes Stan's %s(y | ...) as logpdf(y, %s(...)), or y ~ %s(...) in the log density", name, d.Name, d.Name)
 		}
 	}
-	return ""
+	return bugsHint(name)
 }
 
 // stanKey is a Stan name as the tables of Stan's names key it: lower
@@ -424,7 +424,7 @@ func stanDistHint(name string) string {
 	g, ok := stanDists[key]
 	switch {
 	case !ok:
-		return ""
+		return bugsHint(name)
 	case g == "":
 		return "gpp has no such distribution (docs/language.md lists those it has); target += can add any log density written out"
 	}

@@ -266,6 +266,9 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 	if i > 0 {
 		prev = toks[i-1].Value
 	}
+	if h := declHint(toks, i); h != "" {
+		return h
+	}
 	switch {
 	case prev == "for" && tok.Value == "(":
 		return "gpp writes Stan's for (i in 1:N) as for i in 0:N { ... }, without parentheses: a range counts from 0 and stops before its end"
@@ -490,4 +493,142 @@ func assigns(toks []lexer.Token, i int) bool {
 		j--
 	}
 	return j >= 0 && toks[j].Type == tokIdent
+}
+
+// stmtStart returns the index of the first token of the statement holding
+// token i.
+func stmtStart(toks []lexer.Token, i int) int {
+	j := i
+	for j > 0 && toks[j-1].Type != tokTerminator {
+		j--
+	}
+	return j
+}
+
+// stmtEnd returns the index of the terminator (or EOF) that ends the
+// statement holding token i.
+func stmtEnd(toks []lexer.Token, i int) int {
+	for i < len(toks) && toks[i].Type != tokTerminator && toks[i].Type != lexer.EOF {
+		i++
+	}
+	return i
+}
+
+// render writes tokens back as source, spaced as the docs write it:
+// binary operators and ~ spaced, a space after each comma.
+func render(toks []lexer.Token) string {
+	var b strings.Builder
+	for k, t := range toks {
+		binary := k > 0 && strings.Contains(" + - * / .* ^ ~ = == != < <= > >= && || ", " "+t.Value+" ") &&
+			(toks[k-1].Type == tokIdent || toks[k-1].Type == tokNumber || toks[k-1].Value == ")" || toks[k-1].Value == "]")
+		switch {
+		case binary:
+			b.WriteString(" " + t.Value + " ")
+		case t.Value == "~":
+			b.WriteString(" ~ ")
+		case t.Value == "," || t.Value == ":" && k == 2 && toks[0].Type == tokKeyword:
+			b.WriteString(t.Value + " ")
+		case k > 0 && (t.Type == tokIdent || t.Type == tokKeyword || t.Type == tokNumber) &&
+			(toks[k-1].Type == tokIdent || toks[k-1].Type == tokKeyword || toks[k-1].Type == tokNumber):
+			b.WriteString(" " + t.Value)
+		default:
+			b.WriteString(t.Value)
+		}
+	}
+	return strings.TrimSpace(strings.ReplaceAll(b.String(), "  ", " "))
+}
+
+// declHint returns what to write instead when token i, which did not
+// parse, is in a declaration or ~ statement written as a newcomer from R,
+// BUGS or lme4 might: a prior given with = (param mu: real = Normal(0,
+// 1)), an output computed with ~, a prior on data in its declaration, a
+// param without a type, or a model formula (rt ~ cond + (1|subj)); ""
+// otherwise.
+func declHint(toks []lexer.Token, i int) string {
+	j := stmtStart(toks, i)
+	tok, end := toks[i], stmtEnd(toks, i)
+	if tok.Type == tokTerminator || tok.Type == lexer.EOF {
+		end = i
+	}
+	first := toks[j]
+	kw := first.Type == tokKeyword
+	switch {
+	case kw && first.Value == "param" && i == j+2 && toks[j+1].Type == tokIdent && tok.Value == "~":
+		// param a ~ Normal(0, 1): no type
+		return fmt.Sprintf("a param needs a type after its name and a colon: param %s: real %s (or positive, real[J], ...)", toks[j+1].Value, render(toks[i:end]))
+	case kw && first.Value == "param" && tok.Value == "=" && i > j+3 && toks[j+2].Value == ":" && topLevel(toks, j, i):
+		// param mu: real[2] = Normal(100, 50)
+		return fmt.Sprintf("a param's prior is written with ~, not =: %s ~ %s (a fixed value is a const: const NAME = VALUE)", render(toks[j:i]), render(toks[i+1:end]))
+	case kw && first.Value == "data" && tok.Value == "~" && i > j+3 && toks[j+2].Value == ":":
+		// data x: real[N] ~ Normal(0, 1)
+		return fmt.Sprintf("data take no prior in their declaration: a model of the data is a statement of its own, %s ~ %s, after %s", toks[j+1].Value, render(toks[i+1:end]), render(toks[j:i]))
+	case kw && first.Value == "output" && j+2 < i && toks[j+2].Value == "~" && toks[j+1].Type == tokIdent:
+		// output diff ~ mu[1] - mu[0]
+		return fmt.Sprintf("~ draws from a distribution (output y_rep ~ Normal(mu, sigma)) and = computes a value: output %s = %s", toks[j+1].Value, render(toks[j+3:end]))
+	case !kw || first.Value == "output":
+		return formulaHint(toks, j, i, end)
+	}
+	return ""
+}
+
+// formulaHint returns the hint at an R model formula on the right of ~
+// (rt ~ cond + (1|subj)), whose error comes at its second token (a name
+// not called) or its first (a number or a parenthesis), or "".
+func formulaHint(toks []lexer.Token, j, i, end int) string {
+	k := -1
+	depth := 0
+	for m := j; m < i; m++ {
+		switch toks[m].Value {
+		case "(", "[":
+			depth++
+		case ")", "]":
+			depth--
+		case "~":
+			if depth == 0 {
+				k = m
+			}
+		}
+	}
+	op := strings.Contains(" + - * / : ^ ", " "+toks[i].Value+" ")
+	if k < 0 || !(i == k+2 && toks[k+1].Type == tokIdent && op || i == k+1 && (toks[i].Type == tokNumber && i+1 < end && strings.Contains(" + - * ", " "+toks[i+1].Value+" ") || toks[i].Value == "(")) {
+		return ""
+	}
+	y := render(toks[j:k])
+	x := "x"
+	for m := k + 1; m < end; m++ {
+		if toks[m].Type == tokIdent && toks[m+1].Value != "(" && toks[m-1].Value != "|" {
+			x = toks[m].Value
+			break
+		}
+	}
+	mean := "b0 + b1 * " + x
+	group := ""
+	for m := k; m+1 < end; m++ {
+		if toks[m].Value == "|" && toks[m+1].Type == tokIdent {
+			group = toks[m+1].Value
+		}
+	}
+	if group != "" {
+		mean += " + u[" + group + "]"
+	}
+	h := fmt.Sprintf("gpp has no model formulas: the right side of ~ is a distribution, e.g. %s ~ Normal(%s, sigma), with b0, b1 and sigma declared as params with their priors", y, mean)
+	if group != "" {
+		h += fmt.Sprintf(", and lme4's (1 | %s) a varying intercept, param u: real[J] ~ Normal(0, tau)", group)
+	}
+	return h + " (examples/varying.gpp; docs/pymc.md, section 4)"
+}
+
+// topLevel reports whether token i is outside every bracket opened since
+// token j.
+func topLevel(toks []lexer.Token, j, i int) bool {
+	depth := 0
+	for m := j; m < i; m++ {
+		switch toks[m].Value {
+		case "(", "[", "<":
+			depth++
+		case ")", "]", ">":
+			depth--
+		}
+	}
+	return depth == 0
 }

@@ -67,6 +67,11 @@ var syntaxErrorTests = []struct {
 	{"let a = x[0", []string{`1:12: expected "]" after "0", found end of file`}},
 	{"for i in 0:N { let a = 1", []string{`1:25: expected "}", found end of file`}},
 	{"for i in 0:N {\n", []string{`2:1: expected "}" after "{", found end of file`}},
+	// An lme4 formula: the name after ~ is not called, and its | is not gpp's.
+	{"rt ~ cond + (1|subj)", []string{
+		`1:11: expected "(" after "cond", found "+"; gpp has no model formulas: the right side of ~ is a distribution, e.g. rt ~ Normal(b0 + b1 * cond + u[subj], sigma), with b0, b1 and sigma declared as params with their priors, and lme4's (1 | subj) a varying intercept, param u: real[J] ~ Normal(0, tau) (examples/varying.gpp; docs/pymc.md, section 4)`,
+		`1:15: invalid character '|' (gpp has no model formulas: lme4's (1 | g) is a varying intercept, param u: real[J] ~ Normal(0, tau), added to the mean of the distribution as u[g]; logical or is ||)`,
+	}},
 	// Missing or malformed distributions.
 	{"x ~", []string{`1:4: expected a distribution after "~", found end of file`}},
 	{"x ~ 3", []string{`1:5: expected a distribution after "~", found "3"`}},

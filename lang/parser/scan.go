@@ -280,6 +280,8 @@ func (s *scanner) punct() {
 	case r == '|' && userDensityCall(s.src, s.off) != "":
 		name := userDensityCall(s.src, s.off)
 		what = fmt.Sprintf("invalid character '|' (the user function %s is called with commas, as %s(y, mu); logical or is ||)", name, name)
+	case r == '|' && formulaBar(s.src, s.off):
+		what = "invalid character '|' (gpp has no model formulas: lme4's (1 | g) is a varying intercept, param u: real[J] ~ Normal(0, tau), added to the mean of the distribution as u[g]; logical or is ||)"
 	case r == '|':
 		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)); logical or is ||)"
 	case r == '&':
@@ -689,4 +691,17 @@ func userDensityCall(src []byte, off int) string {
 		return ""
 	}
 	return name
+}
+
+// formulaBar reports whether the '|' at off is in an lme4 model formula,
+// rt ~ cond + (1 | subj): its line has a ~ before it and no Stan density
+// call (normal_lpdf(y | ...)) holds it.
+func formulaBar(src []byte, off int) bool {
+	start := bytes.LastIndexByte(src[:off], '\n') + 1
+	line := src[start:off]
+	t := bytes.IndexByte(line, '~')
+	if t < 0 {
+		return false
+	}
+	return !regexp.MustCompile(`_(lpdf|lpmf|lcdf|lccdf|lupdf|lupmf)\s*\(`).Match(line[t:])
 }
