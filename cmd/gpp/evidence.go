@@ -170,15 +170,9 @@ func writeEvidenceJSON(w io.Writer, f *evidenceJSON) error {
 // printEvidenceWarnings prints an estimate's warnings and the model's
 // caveats about it (nothing without one).
 func printEvidenceWarnings(con *console, o *evidenceOutcome, srcs sources) {
-	if o == nil {
-		return
-	}
-	for _, w := range evidenceWarnings(o) {
-		con.note("warning: %s", w)
-	}
-	for _, n := range o.notes {
-		printError(con, ast.Errorf(n.Pos, "warning: --evidence: %s", n.Msg), srcs)
-	}
+	var ns notices
+	ns.evidence(o)
+	ns.print(con, srcs)
 }
 
 // bridgeSEWarn is the standard error of a bridge sampling estimate above

@@ -175,7 +175,8 @@ draws.csv (CmdStan's variational CSV: the mean of q, then --output-draws
 draws), elbo.csv (the ELBO trace; for map and laplace, the
 log density at L-BFGS's iterations; for pathfinder, the ELBO estimate of
 each iterate's normal), fit.json (q's parameters,
-readable by --init, listing the files written), with an output named log_lik
+readable by --init, listing the files written and every warning and hint
+printed), with an output named log_lik
 (Stan's convention: each observation's log likelihood) loo.csv (PSIS
 leave-one-out cross-validation from the draws, each weighted by p/q, with a
 Pareto k̂ per observation), with --profile profile.csv (each statement's
@@ -848,6 +849,13 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if cfg.profile {
 		fitProfile(ctx, cfg, l, r, mix, con)
 	}
+	k, ess := r.ParetoK, r.ParetoRelESS
+	if mix != nil {
+		k, ess = mix.ParetoK, mix.ParetoRelESS
+	}
+	// computed before the commit: fit.json lists what the console prints
+	after := fitNotices(cfg, s, l, r, mix, ds, st, ro, h.evidence, curv, k, ess)
+	h.notices = newFileNotices(l, con.warnings(), after)
 	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
 	if !ok {
 		return exitError
@@ -858,43 +866,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if cfg.prof != nil {
 		printProfile(stdout, cfg.prof)
 	}
-	for _, w := range fitWarnings(r, mix) {
-		con.note("warning: %s", w)
-	}
-	if ro != nil {
-		if w := resampleWarning(*ro, jointFlag(cfg)); w != "" {
-			con.note("warning: %s", w)
-		}
-	}
-	printEvidenceWarnings(con, h.evidence, srcs)
-	k, ess := r.ParetoK, r.ParetoRelESS
-	if mix != nil {
-		k, ess = mix.ParetoK, mix.ParetoRelESS
-	}
-	for _, h := range fitHints(s, l, r, mix, ds, k, ess, curv) {
-		con.note("hint: %s", h)
-	}
-	if h := againstHint(cfg, s, k, ess); h != "" {
-		con.note("hint: %s", h)
-	}
-	if mix == nil && s.Method != sgvb.MAP {
-		printWarnings(con, separationWarnings(ds.observed), srcs)
-	}
-	if w := badDrawsWarning(ds, "output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)"); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range nanWarnings(ds, st) {
-		con.note("warning: %s", w)
-	}
-	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0, "--output-draws"); w != "" {
-		con.note("warning: %s%s", w, momentMatchAdvice(cfg, ds))
-	}
-	if w := momentMatchWarning(ds.mm); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range inexactWarnings(ds, l.Info) {
-		con.note("warning: %s", w)
-	}
+	after.print(con, srcs)
 	elbo, se := r.ELBO, r.ELBOSE
 	if mix != nil {
 		elbo, se = mix.ELBO, mix.ELBOSE

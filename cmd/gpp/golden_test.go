@@ -103,6 +103,11 @@ func TestGolden(t *testing.T) {
 			if got.stderr != want.stderr {
 				t.Errorf("stderr:\n%s\nwant:\n%s", got.stderr, want.stderr)
 			}
+			if out := outFlag(args); len(args) > 0 && args[0] == "fit" && out != "" {
+				if _, err := os.Stat(filepath.Join(out, fitFileName)); err == nil {
+					checkNotices(t, out, stderr.String()) // fit.json lists what the fit printed
+				}
+			}
 		})
 	}
 }
@@ -132,4 +137,19 @@ func TestCommandsListed(t *testing.T) {
 			t.Errorf("the usage text lists %s, which is no command", name)
 		}
 	}
+}
+
+// outFlag returns the value of --out (or -out) in args, or "".
+func outFlag(args []string) string {
+	for i, a := range args {
+		for _, f := range []string{"--out", "-out"} {
+			if a == f && i+1 < len(args) {
+				return args[i+1]
+			}
+			if v, ok := strings.CutPrefix(a, f+"="); ok {
+				return v
+			}
+		}
+	}
+	return ""
 }

@@ -377,6 +377,9 @@ func TestPlotNotDrawn(t *testing.T) {
 		if !strings.Contains(stderr, "warning: ppc_y.png not drawn: ") {
 			t.Errorf("no warning of ppc_y.png:\n%s", stderr)
 		}
+		if ws, _ := checkNotices(t, out, stderr); !slices.ContainsFunc(ws, func(w string) bool { return strings.HasPrefix(w, "ppc_y.png not drawn: ") }) {
+			t.Errorf("fit.json warnings %q: want ppc_y.png's", ws)
+		}
 		if strings.Contains(stdout, "ppc_y.png") || !strings.Contains(stdout, "ppc_stat_y.png") {
 			t.Errorf("written line:\n%s", stdout)
 		}

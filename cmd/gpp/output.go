@@ -276,6 +276,9 @@ type unplotted struct {
 	err  error
 }
 
+// warning is the warning that noteUnplotted prints of u.
+func (u unplotted) warning() string { return fmt.Sprintf("%s not drawn: %v", u.name, u.err) }
+
 // withoutUnplotted returns names less the plots that commitFiles has left
 // out so far (cfg.unplotted).
 func withoutUnplotted(names []string, cfg *fitConfig) []string {
@@ -287,7 +290,7 @@ func withoutUnplotted(names []string, cfg *fitConfig) []string {
 // noteUnplotted warns of the plots that commitFiles left out.
 func noteUnplotted(con *console, cfg *fitConfig) {
 	for _, u := range cfg.unplotted {
-		con.note("warning: %s not drawn: %v", u.name, u.err)
+		con.note("warning: %s", u.warning())
 	}
 }
 
@@ -1351,6 +1354,9 @@ type drawsHeader struct {
 	// curv is the curvature check of a mean-field fit (nil: it did not
 	// run, meanFieldCurvature).
 	curv *curvCheck
+	// notices are fit.json's warnings and hints, every one the run
+	// prints (nil: the engine's warnings and no hints).
+	notices *fileNotices
 }
 
 // writeDrawsCSV writes draws.csv in CmdStan's variational layout: comment
@@ -1687,6 +1693,9 @@ type fitFile struct {
 	Settings fitSettings `json:"settings"`
 	Method   string      `json:"method"`
 	fitOutcome
+	// Hints are the hints the run printed (after "gpp: hint: "), in order;
+	// the outcome's warnings are every warning it printed.
+	Hints   []string    `json:"hints"`
 	Factors []fitFactor `json:"factors,omitempty"`
 	// Groups are the joint full-rank factors (--fullrank a+b, all).
 	Groups []fitGroup `json:"groups,omitempty"`
@@ -2067,8 +2076,25 @@ func dataHashes(args []string, srcs sources) []string {
 	return out
 }
 
-// newFitFile describes a fit for fit.json.
+// newFitFile describes a fit for fit.json, with the warnings and hints
+// of h.notices where known.
 func newFitFile(h drawsHeader) *fitFile {
+	ff := fitFileOf(h)
+	ff.Hints = []string{}
+	if n := h.notices; n != nil {
+		// the plots left out are printed after the commit, which renders
+		// them before fit.json
+		ws := append([]string{}, n.before...)
+		for _, u := range h.cfg.unplotted {
+			ws = append(ws, u.warning())
+		}
+		ff.Warnings, ff.Hints = append(ws, n.after...), n.hints
+	}
+	return ff
+}
+
+// fitFileOf describes a fit for fit.json, its warnings the engine's.
+func fitFileOf(h drawsHeader) *fitFile {
 	c, r := h.cfg, h.r
 	ff := &fitFile{
 		fitHead: newFitHead(fitFormat, h), Method: r.Method.String(),

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,11 +33,12 @@ type console struct {
 
 	maxIter   int
 	evalEvery int
-	point     string // the exact objective of an L-BFGS fit (MAP: "log joint"); "": the ELBO
-	batch     bool   // a minibatch fit: the ELBO estimates are the batches' (progressLine)
-	every     int    // without a terminal, print every every-th evaluation
-	n         int    // evaluations seen
-	live      bool   // a \r line is on screen
+	point     string   // the exact objective of an L-BFGS fit (MAP: "log joint"); "": the ELBO
+	batch     bool     // a minibatch fit: the ELBO estimates are the batches' (progressLine)
+	every     int      // without a terminal, print every every-th evaluation
+	warned    []string // the "warning: " notes printed so far, without the prefix (warnings)
+	n         int      // evaluations seen
+	live      bool     // a \r line is on screen
 	liveLen   int
 	last      time.Duration // fit time of the last line shown
 }
@@ -343,7 +345,19 @@ func (c *console) note(format string, args ...any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.endLive()
-	errorf(c.w, format, args...)
+	msg := fmt.Sprintf(format, args...)
+	if w, ok := strings.CutPrefix(msg, "warning: "); ok {
+		c.warned = append(c.warned, w)
+	}
+	errorf(c.w, "%s", msg)
+}
+
+// warnings returns the warnings that note has printed so far, without
+// "warning: ", for fit.json (fitFile's warnings).
+func (c *console) warnings() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.warned)
 }
 
 // info prints an informational line, unless quiet.

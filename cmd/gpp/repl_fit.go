@@ -396,53 +396,38 @@ func (r *repl) fitCmd(args []string) {
 	if cfg.profile {
 		fitProfile(ctx, cfg, l, res, nil, con)
 	}
+	if ps := res.Path; ps != nil {
+		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
+	}
+	prev := r.fit
+	slow := ""
+	if start == "" && prev != nil && res.Seconds >= r.slowRefit && !res.Interrupted && !sgvb.Overflows(prev.res.ELBO, prev.res.ELBOSE) {
+		if init, _ := warmFrom(prev.res, l.Model); len(init.Factors) > 0 {
+			slow = fmt.Sprintf("this fit took %.3g s from the default start; :fit --init last starts from q of fit %d, the session's last, where the params it shares keep their q", res.Seconds, prev.n)
+		}
+	}
+	// computed before the files are written: fit.json lists what the
+	// console prints
+	after := replFitNotices(cfg, s, l, res, ds, st, h.evidence, curv, slow, writeFiles && ds.loo != nil)
+	h.notices = newFileNotices(l, append(warningsOf(mbNotes), con.warnings()...), after)
 	var written []string
 	if writeFiles {
 		written, err = writeOutputs(cfg, h, ds, st)
 		if err != nil {
 			r.errorf("%v", err)
 			con.note("no output written")
+			after = replFitNotices(cfg, s, l, res, ds, st, h.evidence, curv, slow, false) // no loo.csv either
 		}
 		noteUnplotted(con, cfg)
 	}
 	r.fits++
-	prev := r.fit
 	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, axes: savedAxes(ds.vars)}
 	r.sample = nil // the queries answer from this fit, not an earlier :sample
-	if ps := res.Path; ps != nil {
-		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
-	}
 	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start)
 	if cfg.prof != nil {
 		printProfile(r.out, cfg.prof)
 	}
-	if start == "" && prev != nil && res.Seconds >= r.slowRefit && !res.Interrupted && !sgvb.Overflows(prev.res.ELBO, prev.res.ELBOSE) {
-		if init, _ := warmFrom(prev.res, l.Model); len(init.Factors) > 0 {
-			con.note("hint: this fit took %.3g s from the default start; :fit --init last starts from q of fit %d, the session's last, where the params it shares keep their q", res.Seconds, prev.n)
-		}
-	}
-	for _, w := range res.Warnings {
-		con.note("warning: %s", w)
-	}
-	printEvidenceWarnings(con, h.evidence, srcs)
-	for _, h := range fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv) {
-		con.note("hint: %s", h)
-	}
-	if w := badDrawsWarning(ds, "draws had a non-finite log joint or output"); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range nanWarnings(ds, st) {
-		con.note("warning: %s", w)
-	}
-	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, slices.Contains(written, looFile), len(res.Groups) > 0, "--output-draws"); w != "" {
-		con.note("warning: %s%s", w, momentMatchAdvice(cfg, ds))
-	}
-	if w := momentMatchWarning(ds.mm); w != "" {
-		con.note("warning: %s", w)
-	}
-	for _, w := range inexactWarnings(ds, l.Info) {
-		con.note("warning: %s", w)
-	}
+	after.print(con, srcs)
 	if sgvb.Overflows(res.ELBO, res.ELBOSE) {
 		r.errorf("the fit failed (its ELBO overflows, above): the session keeps it for inspection only")
 	}
@@ -1710,4 +1695,25 @@ func (r *repl) resultAxes(name string) [][]string {
 		return r.fit.axes[name]
 	}
 	return nil
+}
+
+// replFitNotices returns the warnings and hints :fit prints after its
+// summary, in the order printed: slow (the hint to warm-start, or ""),
+// the fit's warnings, --evidence's, fitHints, the draws' non-finite
+// values and NaNs, LOO's k̂ (looWritten: loo.csv was written),
+// moment matching's and inexact integer outputs.
+func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sgvb.Result, ds *drawSet, st []stats, ev *evidenceOutcome, curv *curvCheck, slow string, looWritten bool) notices {
+	var ns notices
+	ns.hint(slow)
+	ns.warn(res.Warnings...)
+	ns.evidence(ev)
+	ns.hint(fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv)...)
+	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))
+	ns.warn(nanWarnings(ds, st)...)
+	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws"); w != "" {
+		ns.warn(w + momentMatchAdvice(cfg, ds))
+	}
+	ns.warn(momentMatchWarning(ds.mm))
+	ns.warn(inexactWarnings(ds, l.Info)...)
+	return ns
 }

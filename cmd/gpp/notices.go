@@ -1,0 +1,167 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// notice is one warning or hint that a fit prints after its summary.
+// The notices are computed before the outputs are committed, so that
+// fit.json lists the same texts the console prints (fitFileNotices),
+// and printed after the summary in their order.
+type notice struct {
+	hint bool
+	msg  string
+	// pos, when known, positions a warning: it is printed as printError
+	// prints a positioned error, with its source line and a caret.
+	pos *ast.Pos
+}
+
+// text is the notice as fit.json holds it: the message, after its
+// file:line:col as printed for a positioned warning.
+func (n notice) text() string {
+	if n.pos != nil {
+		return (&ast.Error{Pos: *n.pos, Msg: n.msg}).Error()
+	}
+	return n.msg
+}
+
+// notices are a run's warnings and hints in the order printed.
+type notices []notice
+
+// warn adds the warnings msgs, skipping empty ones.
+func (ns *notices) warn(msgs ...string) {
+	for _, m := range msgs {
+		if m != "" {
+			*ns = append(*ns, notice{msg: m})
+		}
+	}
+}
+
+// hint adds the hints msgs, skipping empty ones.
+func (ns *notices) hint(msgs ...string) {
+	for _, m := range msgs {
+		if m != "" {
+			*ns = append(*ns, notice{hint: true, msg: m})
+		}
+	}
+}
+
+// warnAt adds positioned warnings, each message after prefix.
+func (ns *notices) warnAt(prefix string, list []*ast.Error) {
+	for _, e := range list {
+		pos := e.Pos
+		*ns = append(*ns, notice{msg: prefix + e.Msg, pos: &pos})
+	}
+}
+
+// warnings returns the texts of the warnings (notice.text), never nil.
+func (ns notices) warnings() []string { return ns.texts(false) }
+
+// hints returns the texts of the hints, never nil.
+func (ns notices) hints() []string { return ns.texts(true) }
+
+func (ns notices) texts(hint bool) []string {
+	out := []string{}
+	for _, n := range ns {
+		if n.hint == hint {
+			out = append(out, n.text())
+		}
+	}
+	return out
+}
+
+// print prints the notices to w in order: "gpp: warning: ..." and
+// "gpp: hint: ...", a positioned warning with its source line from srcs.
+func (ns notices) print(w io.Writer, srcs sources) {
+	for _, n := range ns {
+		switch {
+		case n.pos != nil:
+			printError(w, ast.Errorf(*n.pos, "warning: %s", n.msg), srcs)
+		case n.hint:
+			errorf(w, "hint: %s", n.msg)
+		default:
+			errorf(w, "warning: %s", n.msg)
+		}
+	}
+}
+
+// fileNotices are the warnings and hints fit.json lists (fitFile's
+// warnings and hints): every one the run printed, in order. The
+// warnings of plots that the commit leaves out (noteUnplotted) come
+// between before and after.
+type fileNotices struct {
+	before, after, hints []string
+}
+
+// newFileNotices returns fit.json's lists: the warnings printed before the
+// commit (the load's, loadWarnings, then before's) and the notices
+// printed after the summary.
+func newFileNotices(l *pipeline.Loaded, before []string, after notices) *fileNotices {
+	return &fileNotices{before: append(loadWarnings(l), before...), after: after.warnings(), hints: after.hints()}
+}
+
+// loadWarnings returns the texts of the warnings printLoadWarnings
+// prints: the model's positioned ones (file:line:col: message), then the
+// data's.
+func loadWarnings(l *pipeline.Loaded) []string {
+	var ns notices
+	ns.warnAt("", l.Info.Warnings)
+	ns.warn(l.Warnings...)
+	return ns.warnings()
+}
+
+// warningsOf returns the texts of notes, printed as "warning: ..." lines
+// among others (setMinibatch's), that are warnings, without the prefix.
+func warningsOf(notes []string) []string {
+	var out []string
+	for _, n := range notes {
+		if w, ok := strings.CutPrefix(n, "warning: "); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// fitNotices returns the warnings and hints gpp fit prints after the
+// summary, in the order printed: the fit's (fitWarnings), --psis-resample's
+// and --evidence's, the hints (fitHints, againstHint), separation, the
+// draws' non-finite values and NaNs, LOO's k̂, moment matching's and
+// inexact integer outputs. k and ess are q's (or the mixture's) Pareto k̂
+// and relative ESS.
+func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, st []stats,
+	ro *resampleOutcome, ev *evidenceOutcome, curv *curvCheck, k, ess float64) notices {
+	var ns notices
+	ns.warn(fitWarnings(r, mix)...)
+	if ro != nil {
+		ns.warn(resampleWarning(*ro, jointFlag(cfg)))
+	}
+	ns.evidence(ev)
+	ns.hint(fitHints(s, l, r, mix, ds, k, ess, curv)...)
+	ns.hint(againstHint(cfg, s, k, ess))
+	if mix == nil && s.Method != sgvb.MAP {
+		ns.warnAt("", separationWarnings(ds.observed))
+	}
+	ns.warn(badDrawsWarning(ds, "output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)"))
+	ns.warn(nanWarnings(ds, st)...)
+	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0, "--output-draws"); w != "" {
+		ns.warn(w + momentMatchAdvice(cfg, ds))
+	}
+	ns.warn(momentMatchWarning(ds.mm))
+	ns.warn(inexactWarnings(ds, l.Info)...)
+	return ns
+}
+
+// evidence adds an estimate's warnings and the model's caveats about it
+// (printEvidenceWarnings); nothing without one.
+func (ns *notices) evidence(o *evidenceOutcome) {
+	if o == nil {
+		return
+	}
+	ns.warn(evidenceWarnings(o)...)
+	ns.warnAt("--evidence: ", o.notes)
+}
