@@ -1357,6 +1357,9 @@ type drawsHeader struct {
 	// notices are fit.json's warnings and hints, every one the run
 	// prints (nil: the engine's warnings and no hints).
 	notices *fileNotices
+	// narrow names the elements whose sds the curvature hint calls too
+	// small, which the console's table marks (narrowSds; nil: none).
+	narrow map[string]bool
 }
 
 // writeDrawsCSV writes draws.csv in CmdStan's variational layout: comment

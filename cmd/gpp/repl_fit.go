@@ -423,7 +423,7 @@ func (r *repl) fitCmd(args []string) {
 	r.fits++
 	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, axes: savedAxes(ds.vars)}
 	r.sample = nil // the queries answer from this fit, not an earlier :sample
-	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start)
+	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start, narrowSds(s, res, nil, curv))
 	if cfg.prof != nil {
 		printProfile(r.out, cfg.prof)
 	}
@@ -494,10 +494,11 @@ func (r *repl) dataHashes() []string {
 // printReplFit prints a fit's summary: gpp fit's table with the REPL's
 // 0-based element names in row-major order, then the diagnostics, with
 // where q started unless it was the default start: fit n's start line.
-func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string) {
+func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string, narrow map[string]bool) {
 	t := &table{right: []bool{false, false, true, true, true, true, true, true, true}}
 	pc := percentiles{hdiProb: cfg.hdi}
 	t.row(pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})...)
+	marked := false // an sd marked too small (narrow)
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
 		for j, k := range v.elems {
@@ -509,15 +510,26 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(pc.hdiCells([]string{v.elemName(k), v.family, num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
+			sd := num3(s.sd)
+			switch {
+			case !v.output && narrow[v.elemName(k)]:
+				sd += "*"
+				marked = true
+			case len(narrow) > 0:
+				sd += " " // the digits aligned with the marked sds'
+			}
+			t.row(pc.hdiCells([]string{v.elemName(k), v.family, num3(s.mean), sd, num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
 		}
 	}
 	t.print(w)
+	if marked {
+		fmt.Fprintln(w, narrowNote)
+	}
 	fmt.Fprintln(w)
 	if start != "" {
 		fmt.Fprintf(w, "start        fit %d %s\n", n, start)
 	}
-	printFitStatus(w, cfg, res, nil, ev, ds, written)
+	printFitStatus(w, cfg, res, nil, ev, ds, written, len(narrow))
 }
 
 // fitMeasure identifies a fit by its ELBO, or by its log joint at a MAP
