@@ -1247,12 +1247,12 @@ const maxTableRows = 20
 
 // printFitSummary prints the summary table and the fit's diagnostics.
 func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats, written []string) {
-	printTable(w, cfg, h, ds, st)
+	shown := printTable(w, cfg, h, ds, st)
 	fmt.Fprintln(w)
 	if h.mix != nil {
 		printRestartsStatus(w, cfg, h.mix, h.resample, h.evidence, ds, st, written)
 	} else {
-		printFitStatus(w, cfg, h.r, h.resample, h.evidence, ds, written, len(h.narrow))
+		printFitStatus(w, cfg, h.r, h.resample, h.evidence, ds, written, len(h.narrow), shown)
 	}
 	if cfg.plots {
 		pitChecks(cfg.ppc, ds, cfg.settings.Seed)
@@ -1272,8 +1272,10 @@ func printLOOLines(w io.Writer, ds *drawSet) {
 }
 
 // printTable prints the summary table: a row per element of every latent
-// and output, at most maxTableRows per variable without --verbose.
-func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) {
+// and output, at most maxTableRows per variable without --verbose. It
+// returns how many sds it marked too small (h.narrow): those of elements
+// past the rows shown are not.
+func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) int {
 	t := &table{right: []bool{false, false, true, true, true, true, true, true, true, true}}
 	pc := percentiles{hdiProb: cfg.hdi}
 	head := pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})
@@ -1281,7 +1283,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 		head = append(head, "R̂")
 	}
 	t.row(head...)
-	marked := false // an sd marked too small (h.narrow)
+	marked := 0 // the sds marked too small (h.narrow)
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			if j == maxTableRows && !cfg.verbose {
@@ -1293,7 +1295,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 			switch {
 			case !v.output && h.narrow[v.elemName(k)]:
 				sd += "*"
-				marked = true
+				marked++
 			case len(h.narrow) > 0:
 				sd += " " // the digits aligned with the marked sds'
 			}
@@ -1306,9 +1308,10 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 		}
 	}
 	t.print(w)
-	if marked {
+	if marked > 0 {
 		fmt.Fprintln(w, narrowNote)
 	}
+	return marked
 }
 
 // narrowNote explains the table's marks of sds too small (narrowSds).
@@ -1336,8 +1339,9 @@ func narrowSds(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture, curv *curvChe
 
 // printFitStatus prints the lines after the summary table: the ELBO (or
 // the log joint at a MAP estimate), the iterations with how the fit ended,
-// the Pareto k̂ and the files written.
-func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, ev *evidenceOutcome, ds *drawSet, written []string, narrow int) {
+// the Pareto k̂ and the files written. narrow is how many sds the
+// curvature calls too small, shown how many of them the table above marks.
+func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, ev *evidenceOutcome, ds *drawSet, written []string, narrow, shown int) {
 	switch r.Method {
 	case sgvb.MAP:
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
@@ -1365,7 +1369,14 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 			if narrow == 1 {
 				are = "is"
 			}
-			line += fmt.Sprintf("; but %d sd%s marked * above %s too small by the curvature", narrow, plural(narrow), are)
+			switch {
+			case shown == narrow:
+				line += fmt.Sprintf("; but %d sd%s marked * above %s too small by the curvature", narrow, plural(narrow), are)
+			case shown == 0: // past the rows shown
+				line += fmt.Sprintf("; but %d sd%s %s too small by the curvature (hint below)", narrow, plural(narrow), are)
+			default:
+				line += fmt.Sprintf("; but %d sd%s %s too small by the curvature (%d marked * above)", narrow, plural(narrow), are, shown)
+			}
 		}
 		fmt.Fprintf(w, "Pareto k̂     %s\n", line)
 	}

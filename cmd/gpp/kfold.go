@@ -1252,7 +1252,8 @@ func kfoldMethod(kc *kfoldConfig) string {
 }
 
 // kfoldClash reports a model or data file that kfold.csv or kfold.json
-// would overwrite (gpp fit's check, noOutputClash, is of fit's files).
+// would overwrite, or the commit remove as an earlier run's (gpp fit's
+// check, noOutputClash, is of fit's files).
 func kfoldClash(cfg *fitConfig, l *pipeline.Loaded) error {
 	return overwriteClash(cfg.out, []string{kfoldFile, kfoldMetaFile}, modelAndData(cfg, l.Path))
 }

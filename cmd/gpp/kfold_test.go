@@ -385,6 +385,24 @@ func TestKfoldOutClash(t *testing.T) {
 	}
 }
 
+// TestKfoldStaleClash: a data file that the commit would remove as an
+// earlier gpp run's (summary.csv beside a fit's fit.json in --out) is
+// refused before any fit, and kept.
+func TestKfoldStaleClash(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "norm.gpp", kfoldNormal)
+	writeFile(t, dir, fitFileName, `{"format": "`+fitFormat+`"}`)
+	const data = "y\n0.5\n-0.3\n1.2\n0.8\n0.1\n-0.9\n"
+	csvPath := writeFile(t, dir, summaryFile, data)
+	code, _, stderr := runSafe(t, "kfold", model, csvPath, "--folds", "3", "--quiet", "--out", dir)
+	if want := "the data file " + csvPath + " would be removed, as a file that the earlier fit there wrote (summary.csv)"; code != exitError || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d: %s, want %q", code, stderr, want)
+	}
+	if b, err := os.ReadFile(csvPath); err != nil || string(b) != data {
+		t.Errorf("the data file now holds %q (%v)", b, err)
+	}
+}
+
 // TestKfoldFitWarnings: the fits' warnings come one line per kind, naming
 // the folds (and the fit to all data) they are about.
 func TestKfoldFitWarnings(t *testing.T) {

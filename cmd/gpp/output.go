@@ -570,30 +570,12 @@ func modelAndData(cfg *fitConfig, path string) []inputFile {
 }
 
 // overwriteClash reports an input that writing the files names into dir
-// would overwrite.
+// would overwrite, or that the commit would remove as a file of the
+// earlier run there (staleInDir): a data file named dir/draws.csv, say.
+// A path is the same file as another when both name it alike (cleaned
+// absolute paths) or os.SameFile says so (links, case-insensitive file
+// systems).
 func overwriteClash(dir string, names []string, inputs []inputFile) error {
-	for _, name := range names {
-		out := filepath.Join(dir, name)
-		for _, in := range inputs {
-			if sameFile(out, in.path) {
-				return fmt.Errorf("--out %s: %s %s would be overwritten by the output %s: give another --out directory", dir, in.what, in.path, name)
-			}
-		}
-	}
-	return nil
-}
-
-// outputClash reports an input that a fit of m with cfg would destroy by
-// writing its outputs (plannedOutputs) into cfg.out, or by removing the
-// earlier run's files there (staleInDir): a data file named dir/draws.csv, say, or --init
-// dir/fit.json (cfg's --init file is added to inputs). A path is the same
-// file as another when both name it alike (cleaned absolute paths) or
-// os.SameFile says so (links, case-insensitive file systems).
-func outputClash(cfg *fitConfig, m *compile.Model, inputs []inputFile) error {
-	if cfg.init != "" {
-		inputs = append(slices.Clip(inputs), inputFile{"the --init file", cfg.init})
-	}
-	dir, names := cfg.out, plannedOutputs(cfg, m)
 	stale, earlier := staleInDir(dir, names), "run"
 	if ff, err := readFitMeta(filepath.Join(dir, fitFileName), sources{}); err == nil && ff != nil {
 		earlier = "fit"
@@ -611,6 +593,17 @@ func outputClash(cfg *fitConfig, m *compile.Model, inputs []inputFile) error {
 		}
 	}
 	return nil
+}
+
+// outputClash reports an input that a fit of m with cfg would destroy by
+// writing its outputs (plannedOutputs) into cfg.out, or by removing the
+// earlier run's files there (overwriteClash), cfg's --init file among
+// the inputs.
+func outputClash(cfg *fitConfig, m *compile.Model, inputs []inputFile) error {
+	if cfg.init != "" {
+		inputs = append(slices.Clip(inputs), inputFile{"the --init file", cfg.init})
+	}
+	return overwriteClash(cfg.out, plannedOutputs(cfg, m), inputs)
 }
 
 // sameFile reports whether paths a and b name the same file.

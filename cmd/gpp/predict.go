@@ -645,18 +645,28 @@ func writePredictHeader(p func(string, ...any), h drawsHeader) {
 // elpd of new data; a held-out log likelihood): over the elements i of
 // log_lik, lppd = Σ_i log (1/S Σ_s exp(log_lik[i] at draw s)), with the
 // standard error √n sd_i of the terms. "" without log_lik (the data left
-// out y, so predict dropped it) or with a non-finite term.
+// out y, so predict dropped it); a term that is not finite is named in
+// place of the sum, rather than the line left out unexplained.
 func heldOutLine(ds *drawSet) string {
 	v, ok := ds.outputVar(looOutput)
 	if !ok || len(v.elems) == 0 || len(ds.cols) == 0 {
 		return ""
 	}
 	terms := make([]float64, len(v.elems))
-	for j := range v.elems {
+	for j, k := range v.elems {
 		col := ds.cols[v.first+j]
 		terms[j] = floats.LogSumExp(col) - math.Log(float64(len(col)))
 		if math.IsNaN(terms[j]) || math.IsInf(terms[j], 0) {
-			return ""
+			bad := 0 // NaN or +Inf: a -Inf draw is a density of 0
+			for _, x := range col {
+				if math.IsNaN(x) || math.IsInf(x, 1) {
+					bad++
+				}
+			}
+			if bad == 0 {
+				return fmt.Sprintf("held-out     lppd -Inf: %s is -Inf at every draw (its data have density 0 at each)", v.elemName(k))
+			}
+			return fmt.Sprintf("held-out     lppd not computed: %s is NaN or +Inf at %d of %d draws", v.elemName(k), bad, len(col))
 		}
 	}
 	n := float64(len(terms))

@@ -191,3 +191,36 @@ func TestPredictSampleLeavesOutLogLik(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldOutLine: the held-out line sums log mean_s exp(log_lik[i]) over
+// the elements, with the standard error √n sd of the terms; an element
+// whose term is not finite is named in place of the sum, not dropped
+// silently.
+func TestHeldOutLine(t *testing.T) {
+	ll := variable{name: looOutput, output: true, shape: []int{2}, elems: []int{0, 1}, first: 1}
+	mk := func(a, b []float64) *drawSet {
+		return &drawSet{vars: []variable{{name: "mu", shape: []int{}}, ll}, cols: [][]float64{{0, 0}, a, b}}
+	}
+	// terms log((e^-1 + e^-3)/2) and log((e^-2 + e^-2)/2) = -2
+	t1 := math.Log((math.Exp(-1) + math.Exp(-3)) / 2)
+	sum, se := t1-2, math.Sqrt(2)*math.Abs(t1+2)/math.Sqrt(2)
+	want := fmt.Sprintf("held-out     lppd %.6g ± %.2g over the 2 elements of log_lik (mean %.4g each)", sum, se, sum/2)
+	if got := heldOutLine(mk([]float64{-1, -3}, []float64{-2, -2})); !strings.HasPrefix(got, want) {
+		t.Errorf("got %q, want %q...", got, want)
+	}
+	for _, c := range []struct {
+		b    []float64
+		want string
+	}{
+		{[]float64{math.NaN(), -2}, "held-out     lppd not computed: log_lik[1] is NaN or +Inf at 1 of 2 draws"},
+		{[]float64{math.Inf(-1), math.Inf(-1)}, "held-out     lppd -Inf: log_lik[1] is -Inf at every draw"},
+		{[]float64{math.Inf(-1), -2}, "held-out     lppd "}, // one draw of density 0: finite
+	} {
+		if got := heldOutLine(mk([]float64{-1, -3}, c.b)); !strings.HasPrefix(got, c.want) || c.want == "held-out     lppd " && strings.Contains(got, "Inf") {
+			t.Errorf("log_lik[1] draws %v: %q, want %q...", c.b, got, c.want)
+		}
+	}
+	if got := heldOutLine(&drawSet{vars: []variable{{name: "mu"}}, cols: [][]float64{{0}}}); got != "" {
+		t.Errorf("no log_lik: %q, want none", got)
+	}
+}

@@ -498,7 +498,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 	t := &table{right: []bool{false, false, true, true, true, true, true, true, true}}
 	pc := percentiles{hdiProb: cfg.hdi}
 	t.row(pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})...)
-	marked := false // an sd marked too small (narrow)
+	marked := 0 // the sds marked too small (narrow)
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
 		for j, k := range v.elems {
@@ -514,7 +514,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 			switch {
 			case !v.output && narrow[v.elemName(k)]:
 				sd += "*"
-				marked = true
+				marked++
 			case len(narrow) > 0:
 				sd += " " // the digits aligned with the marked sds'
 			}
@@ -522,14 +522,14 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 		}
 	}
 	t.print(w)
-	if marked {
+	if marked > 0 {
 		fmt.Fprintln(w, narrowNote)
 	}
 	fmt.Fprintln(w)
 	if start != "" {
 		fmt.Fprintf(w, "start        fit %d %s\n", n, start)
 	}
-	printFitStatus(w, cfg, res, nil, ev, ds, written, len(narrow))
+	printFitStatus(w, cfg, res, nil, ev, ds, written, len(narrow), marked)
 }
 
 // fitMeasure identifies a fit by its ELBO, or by its log joint at a MAP

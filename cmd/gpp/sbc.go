@@ -889,7 +889,7 @@ func sbcPlanned(su *sbcSetup, plots bool) []string {
 }
 
 // sbcClash reports a model or design file that the outputs would
-// overwrite.
+// overwrite, or the commit remove as an earlier run's.
 func sbcClash(cfg *fitConfig, su *sbcSetup) error {
 	if _, err := os.Stat(filepath.Join(cfg.out, fitFileName)); err == nil {
 		return fmt.Errorf("--out %s holds a fit (its %s), whose %s sbc would replace: give another --out directory", cfg.out, fitFileName, summaryFile)

@@ -11,7 +11,7 @@ import (
 )
 
 // nearZeroShape is the gamma shape below which a factor's q puts its mass
-// at ~0: its median is about 2^(−1/shape) of its mean (10⁻³⁰ at 0.01), and
+// at ~0: its median is about 2^(−1/shape)/shape of its mean (10⁻²⁸ at 0.01), and
 // log x has sd 1/shape, which each draw's log q − log p carries, so the
 // ELBO estimate is heavy-tailed. The bundled examples' smallest shapes are
 // 0.041 and 0.046 (EPM's W, seeds 2 and 1) and 0.10 and 0.18 (GPFA's W,
