@@ -82,6 +82,8 @@ type fitConfig struct {
 
 	temps        *tempFiles          // temporary output files, removed on a hard exit
 	afterEval    func(sgvb.Progress) // tests: called after each ELBO evaluation
+	afterScoring func(elbo bool)     // tests: called as a final estimate starts (sgvb.Settings.Scoring)
+	afterFit     func()              // tests: called when sgvb.Fit returns, before the output draws
 	beforeCommit func()              // tests: called when the outputs are staged, before their commit
 	unplotted    []unplotted         // the plots the last commitFiles left out, and why
 	fileSums     map[string]string   // the sha256 of each file the last commitFiles wrote, by name
@@ -258,9 +260,13 @@ of real data that the model only observes with ~ are fitted as the latent
 NAME_missing (PyMC's masked observations); elsewhere they are errors.
 
 Ctrl-C (SIGINT) or SIGTERM stops the fit and writes the q reached, marked
-interrupted (exit 130); after the fit, it stops --moment-match or --reloo,
-whose observations left keep their PSIS estimates in loo.csv, marked
-interrupted (exit 130). A second one, half a second or more later, exits at
+interrupted (exit 130); after the steps it cuts the final estimate short
+(k̂ from the draws scored, or none, as a warning says) and the output
+draws to about 10 s, and stops --moment-match or --reloo, whose
+observations left keep their PSIS estimates in loo.csv, marked
+interrupted (exit 130). While the model and its data load, or before the
+first step, it writes nothing and leaves --out as it was (exit 130). A
+second one, half a second or more later, exits at
 once without writing. Exit 0: fitted (not converging is a warning);
 1: an error in the model, the data or the fit; 2: a bad command line.
 `
@@ -640,9 +646,9 @@ func withSignals(cfg *fitConfig, stderr io.Writer, first func(con *console), run
 // model's positioned error and writes nothing: the last good q is close to
 // where the fit broke down and is not worth keeping as a result.
 func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console) int {
-	l, ok := loadModel(cfg, con, "fit", cfg.settings.DrawsPerStep)
+	l, code, ok := loadModel(ctx, cfg, con, "fit", cfg.settings.DrawsPerStep)
 	if !ok {
-		return exitError
+		return code
 	}
 	srcs := sources(l.Sources)
 	if msg := momentMatchRefusal(cfg, l.Model); msg != "" {
@@ -725,15 +731,35 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				cfg.afterEval(p)
 			}
 		}
-		s.Scoring = scoringNote(con)
+		tg, counts := runTarget(cfg, l.Model), cfg.counts
+		if counts == nil { // the final estimate's draws are counted for its progress line
+			counts = &evalCounts{}
+			tg = valuesCounted{tg.(pipeline.Target), &counts.values}
+		}
+		note := scoringNote(con)
+		stopPhase := func() {}
+		s.Scoring = func(n int, d time.Duration, elbo bool) {
+			stopPhase()
+			note(n, d, elbo)
+			base := counts.values.Load()
+			stopPhase = phaseProgress(con, "scoring q", "draws", n, func() int { return int(counts.values.Load() - base) }, time.Now)
+			if cfg.afterScoring != nil {
+				cfg.afterScoring(elbo)
+			}
+		}
 		s.Stepping = watch.stepped
 		stopWatch := func() {}
 		if s.Method == sgvb.SGVB { // MAP, Laplace and Pathfinder report every iteration
 			stopWatch = watch.watch()
 		}
-		r, err = sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
+		r, err = sgvb.Fit(ctx, tg, pipeline.Latents(l.Model), s)
+		stopPhase()
+		s.Scoring = scoringNote(con) // a refit (--fullrank auto) of its own, without the count
 		stopWatch()
 		err = pipeline.LaplacePos(err, l.Model)
+	}
+	if cfg.afterFit != nil {
+		cfg.afterFit()
 	}
 	con.finish()
 	if err == nil && r != nil && mix == nil {
@@ -771,6 +797,12 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("the fit failed: no output written")
 		removeIfEmpty()
 		return exitError
+	}
+
+	if notStarted(r, mix) {
+		con.note("%s", notStartedNote)
+		removeIfEmpty()
+		return exitInterrupted
 	}
 
 	var curv *curvCheck
@@ -849,6 +881,16 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if cfg.profile {
 		fitProfile(ctx, cfg, l, r, mix, con)
 	}
+	if n, _ := looInterrupted(ds); ctx.Err() != nil && n == 0 && !r.Interrupted && (mix == nil || !mix.Interrupted) {
+		// Ctrl-C after the steps and their final estimate, during the
+		// output draws or the checks: q is whole, but the run stops here,
+		// marked interrupted, as the note printed at the signal said. One
+		// that stopped --moment-match or --reloo is loo.csv's to say.
+		r.Interrupted = true
+		if mix != nil {
+			mix.Interrupted = true
+		}
+	}
 	k, ess := r.ParetoK, r.ParetoRelESS
 	if mix != nil {
 		k, ess = mix.ParetoK, mix.ParetoRelESS
@@ -901,6 +943,24 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	return exitOK
 }
 
+// notStarted reports whether an interrupt came before the fit's (or
+// every restart's) first step: q is then its start, not worth writing over
+// a directory's previous outputs.
+func notStarted(r *sgvb.Result, mix *sgvb.Mixture) bool {
+	if mix != nil {
+		if !mix.Interrupted {
+			return false
+		}
+		for _, c := range mix.Components {
+			if c != nil && c.Iterations > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return r != nil && r.Interrupted && r.Iterations == 0
+}
+
 // fitHints returns the hints that follow a fit's summary, in order, for
 // gpp fit and the REPL's :fit (mix nil) alike: the softplus and far-start
 // hints, label switching and optima of restarts, collapsed components and
@@ -925,24 +985,52 @@ func fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mix
 // loadModel loads the model and its data for a fit or for prior draws
 // (what: "fit", "draw"), printing the load's warnings and what stops it:
 // an error, a model without params, draws that would not fit in memory
-// (stepDraws per gradient step).
-func loadModel(cfg *fitConfig, con *console, what string, stepDraws int) (*pipeline.Loaded, bool) {
-	l, err := pipeline.LoadOrdered(cfg.model, cfg.data, cfg.sets, cfg.levels)
-	if err != nil {
-		printError(con, err, sourcesOf(l))
-		return nil, false
+// (stepDraws per gradient step). Cancelling ctx stops the wait for the
+// load (reading a large CSV, binding and compiling take seconds to
+// minutes): it notes that nothing was written and returns exitInterrupted,
+// leaving the load to end with the process. code is the exit code where
+// ok is false.
+func loadModel(ctx context.Context, cfg *fitConfig, con *console, what string, stepDraws int) (l *pipeline.Loaded, code int, ok bool) {
+	type loaded struct {
+		l   *pipeline.Loaded
+		err error
 	}
+	done := make(chan loaded, 1) // the load goes on alone after a cancel
+	go func() {
+		l, err := pipeline.LoadOrdered(cfg.model, cfg.data, cfg.sets, cfg.levels)
+		done <- loaded{l, err}
+	}()
+	var ld loaded
+	select {
+	case ld = <-done:
+	case <-ctx.Done():
+		con.note("%s", loadInterrupted)
+		return nil, exitInterrupted, false
+	}
+	if ld.err != nil {
+		printError(con, ld.err, sourcesOf(ld.l))
+		return nil, exitError, false
+	}
+	l = ld.l
 	printLoadWarnings(con, l)
 	if len(l.Model.Latents) == 0 && what == "fit" { // prior draws and gpp sample draw the outputs alone
 		con.note("%s: the model has no params to %s", cfg.model, what)
-		return nil, false
+		return nil, exitError, false
 	}
 	if err := checkDrawsSize(cfg.outputDraws, stepDraws, l.Model); err != nil {
 		con.note("%v", err)
-		return nil, false
+		return nil, exitError, false
 	}
-	return l, true
+	return l, exitOK, true
 }
+
+// loadInterrupted is the note of a command interrupted while it loads the
+// model and its data, before its output directory is touched.
+const loadInterrupted = "interrupted while loading the model and its data: nothing written (the output directory keeps what it held)"
+
+// notStartedNote is the note of a fit interrupted before its first
+// step: q is its start, no result, so nothing is written.
+const notStartedNote = "interrupted before the fit's first step: nothing written (the output directory keeps what it held)"
 
 // commitOutputs writes the output files (writeOutputs) and returns their
 // names; on an error it says so, removes the output directory if the run

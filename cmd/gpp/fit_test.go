@@ -611,8 +611,53 @@ func fitCancelled(t *testing.T, before bool, args ...string) (out string, stdout
 
 // TestFitCancel cancels the context during a fit: the outputs are written
 // from the q reached, marked interrupted, and the exit code is 130.
+// Cancelled before it (while the data load, before the first step) it
+// writes nothing, leaving the directory's previous fit as it was, and
+// exits 130 too, saying so.
 func TestFitCancel(t *testing.T) {
-	for _, when := range []string{"during", "before"} {
+	t.Run("before", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{poissonModel, poissonData, "--iter", "200", "--output-draws", "10", "--quiet", "--out", out}
+		if code, _, stderr := runSafe(t, append([]string{"fit"}, args...)...); code != 0 {
+			t.Fatalf("first fit: exit %d: %s", code, stderr)
+		}
+		before := map[string][]byte{}
+		for _, f := range dirEntries(t, out) {
+			before[f], _ = os.ReadFile(filepath.Join(out, f))
+		}
+		for _, at := range []string{"load", "fit"} {
+			var stdout bytes.Buffer
+			ctx, cancel := context.WithCancel(context.Background())
+			stderr := &cancelOnWrite{match: "fitting ", cancel: cancel}
+			if at == "load" {
+				cancel()
+			}
+			cfg, code, ok := parseFitArgs(args[:len(args)-3], &stdout, stderr) // without --quiet
+			if !ok {
+				t.Fatalf("flags: exit %d", code)
+			}
+			cfg.out, cfg.temps = out, &tempFiles{}
+			code = runFit(ctx, cfg, &stdout, newConsole(stderr, false, false, false))
+			cancel()
+			note := notStartedNote
+			if at == "load" {
+				note = loadInterrupted
+			}
+			if code != exitInterrupted || !strings.Contains(stderr.buf.String(), note) {
+				t.Errorf("cancelled at the %s: exit %d, stderr:\n%s\nwant %d and %q", at, code, &stderr.buf, exitInterrupted, note)
+			}
+			after := dirEntries(t, out)
+			if len(after) != len(before) {
+				t.Errorf("cancelled at the %s: the directory holds %q, before %d files", at, after, len(before))
+			}
+			for _, f := range after {
+				if b, _ := os.ReadFile(filepath.Join(out, f)); !bytes.Equal(b, before[f]) {
+					t.Errorf("cancelled at the %s: %s changed", at, f)
+				}
+			}
+		}
+	})
+	for _, when := range []string{"during"} {
 		t.Run(when, func(t *testing.T) {
 			out, stdout, stderr := fitCancelled(t, when == "before", poissonModel, poissonData, "--iter", "1000000", "--tol", "0", "--output-draws", "10")
 			ff := readFit(t, filepath.Join(out, "fit.json"))

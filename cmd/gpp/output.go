@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpplang/gpp/data"
@@ -886,6 +887,29 @@ type drawsPace struct {
 	interrupted bool
 	least       int // the fewest draws an interrupted fit keeps
 	kept        int // the draws made (set by makeDrawsPaced)
+	// done counts the draws made, for the progress line (phaseProgress)
+	// of draws that plan found slow; stop ends that line.
+	done atomic.Int64
+	stop func()
+	slow bool // plan found the draws slow
+}
+
+// started starts the progress line of n slow draws (evals evaluations
+// each).
+func (p *drawsPace) started(n, evals int) {
+	what := "output draws"
+	if evals > 1 {
+		what = "output draws (then the LOO's, as many again)"
+	}
+	p.stop = phaseProgress(p.con, what, "draws", n, func() int { return int(p.done.Load()) }, time.Now)
+}
+
+// ended ends the progress line, if any.
+func (p *drawsPace) ended() {
+	if p != nil && p.stop != nil {
+		p.stop()
+		p.stop = nil
+	}
 }
 
 // plan returns how many of n draws to make, each costing evals
@@ -902,6 +926,7 @@ func (p *drawsPace) plan(one time.Duration, n, evals int) int {
 	}
 	if !p.interrupted {
 		p.con.info("output draws: %d draws of q%s at about %s each will take about %s (the row of q's mean took %s)", n, what, humanSpan(each), humanSpan(all), humanSpan(one))
+		p.slow = true
 		return n
 	}
 	keep := n
@@ -912,6 +937,7 @@ func (p *drawsPace) plan(one time.Duration, n, evals int) int {
 	if keep < n {
 		p.con.note("interrupted: making %d of the %d output draws of q%s, which would take about %s at %s each; the summary and draws.csv are of these %d", keep, n, what, humanSpan(all), humanSpan(each), keep)
 	}
+	p.slow = true
 	return keep
 }
 
@@ -922,6 +948,7 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 	if err != nil {
 		return nil, err
 	}
+	defer pace.ended()
 	vars, ncol := reportVariables(r, m)
 	if lv != nil {
 		vars, ncol = lv.relayout(vars)
@@ -961,6 +988,9 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		}
 		n = pace.plan(pace.now().Sub(t0), n, evals)
 		pace.kept = n
+		if pace.slow {
+			pace.started(n, evals)
+		}
 	}
 	// the draws' columns, of the n that pace planned
 	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),
@@ -1041,6 +1071,9 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 			zm = z
 		}
 		ds.fill(zm, outs, func(c int, v float64) { ds.cols[c][d] = v })
+		if pace != nil {
+			pace.done.Store(int64(d + 1))
+		}
 	}
 	if lw != nil {
 		lw.defensiveDraws(ev, x, n, seed)

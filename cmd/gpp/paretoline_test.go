@@ -58,4 +58,15 @@ func TestScoringNote(t *testing.T) {
 	if !strings.Contains(b.String(), "scoring q: Pareto k̂ again (near 0.7) from 10000 draws") {
 		t.Errorf("the k̂-only round: %q", b.String())
 	}
+	// the steps' time is the fit's at the first round; the second's
+	// includes the first round, and says so
+	b.Reset()
+	note := scoringNote(newConsole(&b, false, false, false))
+	note(1000, 20*time.Second, true)
+	note(10000, 50*time.Second, false)
+	want := "scoring q: the ELBO and Pareto k̂ from 1000 draws of q on the full data, after 20 s of steps\n" +
+		"scoring q: Pareto k̂ again (near 0.7) from 10000 draws of q on the full data, after 20 s of steps and 30 s of final estimates before this one\n"
+	if b.String() != want {
+		t.Errorf("two rounds:\n%s\nwant\n%s", b.String(), want)
+	}
 }

@@ -38,9 +38,9 @@ const priorStream = 0x7072696f72732121
 // runPrior draws the params from their priors, evaluates the outputs at
 // each draw, writes summary.csv and draws.csv and prints the summary.
 func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console) int {
-	l, ok := loadModel(cfg, con, "draw", 1)
+	l, code, ok := loadModel(ctx, cfg, con, "draw", 1)
 	if !ok {
-		return exitError
+		return code
 	}
 	srcs := sources(l.Sources)
 	if cfg.plots {

@@ -66,6 +66,24 @@ func (t countedTarget) Clone() sgvb.Target {
 	return countedTarget{t.Target.Clone().(pipeline.Target), t.n}
 }
 
+// valuesCounted is a pipeline.Target that counts its evaluations without
+// the gradient (those of the ELBO estimates, not the steps'), for the
+// final estimate's progress line; as countedTarget, a run with it is the
+// run without.
+type valuesCounted struct {
+	pipeline.Target
+	n *atomic.Int64
+}
+
+func (t valuesCounted) LogJointValue(x []float64) (float64, error) {
+	t.n.Add(1)
+	return t.Target.LogJointValue(x)
+}
+
+func (t valuesCounted) Clone() sgvb.Target {
+	return valuesCounted{t.Target.Clone().(pipeline.Target), t.n}
+}
+
 // runTarget is the target of cfg's run on m: counted with --profile.
 func runTarget(cfg *fitConfig, m *compile.Model) sgvb.Target {
 	if cfg.profile {

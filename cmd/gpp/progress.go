@@ -132,16 +132,94 @@ const scoringAfter = 10 * time.Second
 // the final estimate of the ELBO and Pareto k̂ starts, once the fit has
 // taken scoringAfter, which on large data takes a while after the last
 // step (a trial's 200 000 rows: 54 s of steps, then 120 s of silence).
+// The fit's time at its first final estimate is its steps' (with the
+// start's and the evaluations' estimates); a later round (k̂ again near
+// 0.7, the last iterate's estimate) says how long the rounds before it
+// took, which the fit's time so far includes.
 func scoringNote(con *console) func(int, time.Duration, bool) {
+	steps := time.Duration(-1) // the fit's time at its first final estimate
 	return func(draws int, elapsed time.Duration, elbo bool) {
 		what := "the ELBO and Pareto k̂"
 		if !elbo {
 			what = "Pareto k̂ again (near 0.7)"
 		}
-		if elapsed >= scoringAfter {
-			con.info("scoring q: %s from %d draws of q on the full data, after %.3g s of steps", what, draws, elapsed.Seconds())
+		if steps < 0 {
+			steps = elapsed
 		}
+		if elapsed < scoringAfter {
+			return
+		}
+		after := fmt.Sprintf("after %.3g s of steps", steps.Seconds())
+		if d := elapsed - steps; d > 0 {
+			after += fmt.Sprintf(" and %.3g s of final estimates before this one", d.Seconds())
+		}
+		con.info("scoring q: %s from %d draws of q on the full data, %s", what, draws, after)
 	}
+}
+
+// phaseTick is how often a long check's live line (phaseProgress) is
+// redrawn; phaseQuiet is how long a check runs before it gets one.
+const (
+	phaseTick  = time.Second
+	phaseQuiet = 2 * time.Second
+)
+
+// phaseProgress shows the progress of a long check after the steps (the
+// final estimate's n draws of q) on con, where the steps' progress was:
+// once it has run phaseQuiet, a live line on a terminal, redrawn every
+// phaseTick, or a plain line every plainEvery otherwise; none with
+// --quiet. what names the check ("scoring q"), unit its units ("draws");
+// done reports how many are done (safe from any goroutine). The line
+// gives the count, the rate and the time left at that rate. stop ends it
+// (the live line ended, the goroutine gone); calls after the first do
+// nothing.
+func phaseProgress(con *console, what, unit string, n int, done func() int, now func() time.Time) (stop func()) {
+	quit, over := make(chan struct{}), make(chan struct{})
+	start := now()
+	go func() {
+		defer close(over)
+		t := time.NewTicker(phaseTick)
+		defer t.Stop()
+		var last time.Time
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			at := now()
+			el := at.Sub(start)
+			if el < phaseQuiet {
+				continue
+			}
+			plain := last.IsZero() || at.Sub(last) >= plainEvery
+			if con.liveLine(phaseLine(what, unit, done(), n, el), plain) {
+				last = at
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(quit)
+			<-over
+			con.finish()
+		})
+	}
+}
+
+// phaseLine formats a check's progress: k of n units after el, the rate
+// and the time left at it.
+func phaseLine(what, unit string, k, n int, el time.Duration) string {
+	eta := "—"
+	if k > 0 && k <= n {
+		eta = (time.Duration(float64(el) / float64(k) * float64(n-k))).Round(time.Second).String()
+	}
+	rate := 0.0
+	if el > 0 {
+		rate = float64(k) / el.Seconds()
+	}
+	return fmt.Sprintf("%s: %d/%d %s  %.3g %s/s  ETA %s", what, k, n, unit, rate, unit, eta)
 }
 
 // Slow steps: a fit whose first steps are slow gets one line as soon as a
@@ -323,6 +401,31 @@ func speedWords(speed float64) string {
 		return fmt.Sprintf("%.3g s/it", 1/speed)
 	}
 	return fmt.Sprintf("%.0f it/s", speed)
+}
+
+// liveLine shows line as the live line on a terminal, and as a plain
+// line elsewhere where plain is set; nothing with --quiet. It reports
+// whether a plain line was printed.
+func (c *console) liveLine(line string, plain bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.quiet:
+		return false
+	case c.tty:
+		pad := ""
+		n := utf8.RuneCountInString(line)
+		if d := c.liveLen - n; d > 0 {
+			pad = strings.Repeat(" ", d)
+		}
+		fmt.Fprintf(c.w, "\r%s%s", line, pad)
+		c.live, c.liveLen = true, n
+		return false
+	case plain:
+		fmt.Fprintln(c.w, line)
+		return true
+	}
+	return false
 }
 
 // endLive ends the live line, if any (caller holds mu).

@@ -251,9 +251,10 @@ are refused.
 
 Ctrl-C (SIGINT) or SIGTERM stops the chains and writes the draws kept so far
 (the first N of each chain, N the shortest chain's), marked interrupted
-(exit 130), or nothing when a chain has fewer than 2; after the chains, it
-stops --moment-match or --reloo, whose observations left keep their PSIS
-estimates in loo.csv, marked interrupted (exit 130). A second one exits at
+(exit 130), or nothing when a chain has fewer than 2 or the model and its
+data are still loading; after the chains, it writes all their draws,
+marked interrupted (exit 130), and stops --moment-match or --reloo, whose
+observations left keep their PSIS estimates in loo.csv. A second one exits at
 once without writing. Exit 0: sampled (warnings do not change it); 1: an
 error in the model or the data, or no finite start; 2: a bad command line.
 `
@@ -483,9 +484,9 @@ type mcmcStats struct {
 // summary and Stan's warnings.
 func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *console) int {
 	cfg := sc.cfg
-	l, ok := loadModel(cfg, con, "sample", 1)
+	l, code, ok := loadModel(ctx, cfg, con, "sample", 1)
 	if !ok {
-		return exitError
+		return code
 	}
 	if sc.fixedParam || len(l.Model.Latents) == 0 {
 		if cfg.profile {
@@ -534,7 +535,11 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	}
 	printSampleReport(stdout, con, sc, l, af, run, func() { printSampleTable(stdout, cfg, run.sd, run.st, run.ms) })
 	if run.sd.interrupted {
-		con.note("interrupted: the outputs hold the first %d draws of each chain and are marked interrupted", run.sd.n)
+		if run.sd.res != nil && !run.sd.res.Interrupted {
+			con.note("interrupted after the chains ended: the outputs hold all %d draws of each chain and are marked interrupted", run.sd.n)
+		} else {
+			con.note("interrupted: the outputs hold the first %d draws of each chain and are marked interrupted", run.sd.n)
+		}
 		return exitInterrupted
 	}
 	if n := looInterruptedNote(run.sd.ds, "sample"); n != "" {
@@ -731,6 +736,13 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	}
 	if cfg.profile {
 		sampleProfile(ctx, cfg, sd, res, grads, m, con)
+	}
+	if n, _ := looInterrupted(sd.ds); ctx.Err() != nil && n == 0 && !sd.interrupted {
+		// Ctrl-C after the chains ended, during the summaries: the draws
+		// are whole, but the run stops here, marked interrupted, as the
+		// note printed at the signal said. One that stopped
+		// --moment-match or --reloo is loo.csv's to say.
+		sd.interrupted = true
 	}
 	if open != nil {
 		run.written, err = writeSampleOutputs(cfg, sc, h, sd, run.st, run.ms, af, run.against, m)

@@ -145,7 +145,13 @@ type engine struct {
 
 	segs    []segment    // the fixed pieces the draws of q are made in
 	nextSeg atomic.Int32 // the next segment to claim in a split job
-	segBad  atomic.Bool  // a split job met a non-finite number
+	// halt, set when the fit's context is cancelled (stopOn), makes the
+	// draws of a final estimate (streamFinal) not yet evaluated fail at
+	// once, counted in cut, so that an interrupt need not wait for
+	// thousands of log joints; the other evaluations run as before.
+	halt    atomic.Bool
+	cut     atomic.Int64
+	segBad  atomic.Bool // a split job met a non-finite number
 	workers []*worker
 	crew    *crew // the goroutines of workers 1.. (nil with one worker)
 	team    *team // lent to worker 0's Target (nil: not a TeamTarget, or one worker)
@@ -511,8 +517,9 @@ func (e *engine) stopOn(ctx context.Context) func() {
 			}
 		}
 	}
+	halt := context.AfterFunc(ctx, func() { e.halt.Store(true) })
 	if len(set) == 0 {
-		return func() {}
+		return func() { halt() }
 	}
 	stop := new(atomic.Bool)
 	for _, st := range set {
@@ -520,6 +527,7 @@ func (e *engine) stopOn(ctx context.Context) func() {
 	}
 	unhook := context.AfterFunc(ctx, func() { stop.Store(true) })
 	return func() {
+		halt()
 		unhook()
 		for _, st := range set {
 			st.SetStop(nil)
@@ -836,6 +844,12 @@ func allFinite(v []float64) bool {
 
 // draw computes draw d of job j on worker wk.
 func (e *engine) draw(wk *worker, j job, d int) {
+	if j.kind == jobEval && j.stream == streamFinal && e.halt.Load() {
+		// interrupted: the final estimate is cut short (finalEstimateCtx)
+		e.lp[d], e.lq[d], e.errs[d], e.ok[d] = math.NaN(), math.NaN(), context.Canceled, false
+		e.cut.Add(1)
+		return
+	}
 	for si, sg := range e.segs {
 		wk.pcg.Seed(segSeed(e.s.Seed, j.stream, j.iter, d, si))
 		e.blocks[sg.b].sampleSpan(&e.cache, e.s.Gamma, wk.rng, wk.x, wk.aux, sg.lo, sg.hi, j.kind == jobEval)
@@ -1081,18 +1095,28 @@ func (e *engine) paretoKFrom(N int) (k, relESS float64) {
 }
 
 // finalEstimateCtx is finalEstimate for a fit that ctx may cancel while
-// its draws are evaluated. The CLI's stop flag fails every log joint after
-// the cancel, so the ELBO and k̂ would be of the draws before it alone,
-// not q's: r is then marked interrupted, its ELBO and standard error
-// restored to what they were before the estimate, k̂ not estimated, and
-// the estimate's warnings dropped. It reports whether the estimate stands.
+// its draws are evaluated. Once ctx is cancelled the draws not yet
+// evaluated fail at once (engine.halt), and the CLI's stop flag fails a
+// long log joint under way, so the ELBO and k̂ would be of the draws
+// before the cancel alone, not q's: r is then marked interrupted, its ELBO
+// and standard error restored to what they were before the estimate, k̂
+// not estimated, and the estimate's warnings dropped. Where the cancel
+// comes after the PSISDraws draws, during or before k̂'s estimate again
+// from ParetoKDraws, that estimate is skipped: r keeps the PSISDraws
+// draws' ELBO and k̂, with a warning that says so, and is marked
+// interrupted (an estimate the cancel came during is the draws' before
+// it). It reports whether the estimate stands uninterrupted.
 func (e *engine) finalEstimateCtx(ctx context.Context, r *Result, start time.Time) bool {
 	elbo, se, nw := r.ELBO, r.ELBOSE, len(r.Warnings)
-	e.finalEstimate(r, start)
+	e.cut.Store(0)
+	whole := e.finalEstimate(ctx, r, start)
 	if ctx.Err() == nil {
 		return true
 	}
 	r.Interrupted = true
+	if whole {
+		return false
+	}
 	r.Warnings = r.Warnings[:nw]
 	r.ELBO, r.ELBOSE = elbo, se
 	r.ParetoK, r.ParetoRelESS, r.ParetoKDraws = math.NaN(), math.NaN(), 0
@@ -1101,12 +1125,20 @@ func (e *engine) finalEstimateCtx(ctx context.Context, r *Result, start time.Tim
 
 // finalEstimate sets r's ELBO and its Pareto k̂ of p/q from the final
 // stream's Settings.PSISDraws draws of q (more where k̂ is near 0.7:
-// paretoKFrom). start is the fit's start, for Settings.Scoring.
-func (e *engine) finalEstimate(r *Result, start time.Time) {
+// paretoKFrom, unless ctx is cancelled by then). start is the fit's
+// start, for Settings.Scoring. It reports false, leaving r as it was,
+// where an interrupt cut the PSISDraws draws short (engine.halt).
+func (e *engine) finalEstimate(ctx context.Context, r *Result, start time.Time) bool {
 	s := e.s
 	n := s.PSISDraws
 	e.scored(start, n, true)
+	if ctx.Err() != nil {
+		e.halt.Store(true) // before stopOn's hook runs: nothing to wait for
+	}
 	elbo, se, bad := e.eval(streamFinal, 0, n)
+	if e.cut.Load() > 0 || ctx.Err() != nil { // cancelled during the draws
+		return false
+	}
 	r.ELBO, r.ELBOSE = elbo, se
 	lw := make([]float64, 0, n)
 	for d := 0; d < n; d++ {
@@ -1123,9 +1155,19 @@ func (e *engine) finalEstimate(r *Result, start time.Time) {
 	}
 	if N := s.ParetoKDraws; N > n && r.ParetoK >= KBandLow && r.ParetoK <= KBandHigh {
 		e.scored(start, N, false)
-		r.ParetoK, r.ParetoRelESS = e.paretoKFrom(N)
+		if ctx.Err() != nil {
+			r.warn("interrupted: Pareto k̂ %.2f is from the final estimate's %d draws; its estimate again from %d draws (k̂ near 0.7) was skipped", r.ParetoK, n, N)
+			return true
+		}
+		k, ess := e.paretoKFrom(N)
+		if e.cut.Load() > 0 || ctx.Err() != nil {
+			r.warn("interrupted: Pareto k̂ %.2f is from the final estimate's %d draws; its estimate again from %d draws (k̂ near 0.7) was cut short", r.ParetoK, n, N)
+			return true
+		}
+		r.ParetoK, r.ParetoRelESS = k, ess
 		r.ParetoKDraws = N
 	}
+	return true
 }
 
 // scored calls Settings.Scoring, where set, as a final estimate on n

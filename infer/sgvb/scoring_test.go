@@ -2,6 +2,10 @@ package sgvb
 
 import (
 	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,3 +97,72 @@ func TestStepping(t *testing.T) {
 		t.Errorf("with Stepping ELBO %v, mean %v; without %v, %v", r.ELBO, r.Mean(), r0.ELBO, r0.Mean())
 	}
 }
+
+// TestScoringInterrupted: an interrupt as the final estimate starts cuts
+// its draws short (none is evaluated): q is marked interrupted, without
+// k̂, its ELBO the last evaluation's. One as k̂ near 0.7 is to be
+// estimated again from ParetoKDraws skips that estimate: q keeps the
+// PSISDraws draws' ELBO and k̂, is marked interrupted and says so.
+func TestScoringInterrupted(t *testing.T) {
+	tg := studentTarget{8}
+	lat := []Latent{{Name: "x", Size: 3, Shape: []int{3}, Support: dist.Real}}
+	s := Settings{Seed: 1, Workers: 2, ParetoKDraws: -1}
+	r1, err := Fit(context.Background(), tg, lat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(r1.ParetoK >= KBandLow && r1.ParetoK <= KBandHigh) {
+		t.Fatalf("k̂ %v: the test wants one in the band", r1.ParetoK)
+	}
+	after := new(atomic.Int64) // log joints evaluated after the cancel
+	fit := func(at bool) *Result {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s := s
+		s.ParetoKDraws = 0 // 10 000
+		s.Scoring = func(n int, _ time.Duration, elbo bool) {
+			if elbo == at {
+				cancel()
+			}
+		}
+		after.Store(0)
+		r, err := Fit(ctx, cancelCounted{tg, ctx, after}, lat, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := fit(true)
+	if n := after.Load(); n != 0 {
+		t.Errorf("cancelled as the final estimate starts: %d of its draws evaluated after the cancel, want none", n)
+	}
+	last := r.Trace[len(r.Trace)-1]
+	if !r.Interrupted || !math.IsNaN(r.ParetoK) || r.ParetoKDraws != 0 || !sameBits(r.ELBO, last.ELBO) {
+		t.Errorf("cancelled as the final estimate starts: interrupted %v, k̂ %v from %d draws, ELBO %v (last evaluation %v); want interrupted, no k̂, the last evaluation's",
+			r.Interrupted, r.ParetoK, r.ParetoKDraws, r.ELBO, last.ELBO)
+	}
+	r = fit(false)
+	if !r.Interrupted || !sameBits(r.ParetoK, r1.ParetoK) || r.ParetoKDraws != 1000 || !sameBits(r.ELBO, r1.ELBO) {
+		t.Errorf("cancelled as k̂ is estimated again: interrupted %v, k̂ %v from %d draws, ELBO %v; want interrupted, the 1000 draws' k̂ %v and ELBO %v",
+			r.Interrupted, r.ParetoK, r.ParetoKDraws, r.ELBO, r1.ParetoK, r1.ELBO)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "was skipped") }) {
+		t.Errorf("warnings %q: none says the estimate from 10 000 draws was skipped", r.Warnings)
+	}
+}
+
+// cancelCounted counts the log joints evaluated once ctx is cancelled.
+type cancelCounted struct {
+	t     Target
+	ctx   context.Context
+	after *atomic.Int64
+}
+
+func (c cancelCounted) LogJoint(x, grad []float64) (float64, error) {
+	if c.ctx.Err() != nil {
+		c.after.Add(1)
+	}
+	return c.t.LogJoint(x, grad)
+}
+
+func (c cancelCounted) Clone() Target { return cancelCounted{c.t.Clone(), c.ctx, c.after} }

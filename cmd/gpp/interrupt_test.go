@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFitInterruptedAfterSteps: Ctrl-C (a cancelled context) after the
+// last step, as q's final estimate starts (its draws are then cut short)
+// or once the fit has returned (during the output draws and the checks),
+// stops the run there: the outputs hold the q of every iteration, marked
+// interrupted, and the exit code is 130, as the note at the signal says.
+func TestFitInterruptedAfterSteps(t *testing.T) {
+	for _, at := range []string{"scoring", "after"} {
+		out := filepath.Join(t.TempDir(), "out")
+		var stdout, stderr bytes.Buffer
+		cfg, code, ok := parseFitArgs([]string{poissonModel, poissonData, "--iter", "300", "--tol", "0", "--output-draws", "10", "--out", out}, &stdout, &stderr)
+		if !ok {
+			t.Fatalf("flags: exit %d: %s", code, &stderr)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		if at == "scoring" {
+			cfg.afterScoring = func(bool) { cancel() }
+		} else {
+			cfg.afterFit = cancel
+		}
+		cfg.temps = &tempFiles{}
+		code = runFit(ctx, cfg, &stdout, newConsole(&stderr, false, false, false))
+		cancel()
+		if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted at iteration 300") {
+			t.Errorf("%s: exit %d, want %d; stderr:\n%s", at, code, exitInterrupted, &stderr)
+			continue
+		}
+		ff := readFit(t, filepath.Join(out, "fit.json"))
+		if !ff.Interrupted || ff.Iterations != 300 {
+			t.Errorf("%s: fit.json: interrupted %v after %d iterations, want interrupted after 300", at, ff.Interrupted, ff.Iterations)
+		}
+		comments, _, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+		if !containsLine(comments, "# interrupted = 1") || len(rows) != 11 {
+			t.Errorf("%s: draws.csv: %d rows, comments %q", at, len(rows), comments)
+		}
+	}
+}
+
+// TestSampleInterruptedAfterChains: Ctrl-C after the chains ended, during
+// the summaries, writes every draw, marked interrupted, and exits 130
+// (it ran on to exit 0 with "interrupted = 0").
+func TestSampleInterruptedAfterChains(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	sc, code, ok := parseSampleArgs([]string{poissonModel, poissonData, "--chains", "1", "--warmup", "100", "--draws", "50", "--out", out}, &stdout, &stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, &stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sc.afterIter = func(chain, iter int) {
+		if iter == 150 { // the last
+			cancel()
+		}
+	}
+	sc.cfg.temps = &tempFiles{}
+	code = runSample(ctx, sc, &stdout, newConsole(&stderr, false, false, false))
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted after the chains ended: the outputs hold all 50 draws") {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, &stderr)
+	}
+	comments, _, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if !containsLine(comments, "# interrupted = 1") || len(rows) != 50 {
+		t.Errorf("draws.csv: %d rows, comments %q; want 50, marked interrupted", len(rows), comments)
+	}
+}
+
+// TestSampleInterruptedLoad: Ctrl-C while gpp sample loads its data
+// writes nothing and exits 130, saying so.
+func TestSampleInterruptedLoad(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	sc, code, ok := parseSampleArgs([]string{poissonModel, poissonData, "--out", out}, &stdout, &stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, &stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sc.cfg.temps = &tempFiles{}
+	code = runSample(ctx, sc, &stdout, newConsole(&stderr, false, false, false))
+	if code != exitInterrupted || !strings.Contains(stderr.String(), loadInterrupted) {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, &stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s: %v; want no directory", out, err)
+	}
+}
+
+// lineWriter passes each write to a channel, for a console written from
+// another goroutine.
+type lineWriter chan string
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+// TestPhaseProgress: a long check after the steps gets a line with its
+// count, rate and time left, once it has run phaseQuiet; a plain line
+// without a terminal, a \r line on one, and nothing with --quiet.
+func TestPhaseProgress(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	for _, c := range []struct {
+		tty  bool
+		want string
+	}{{false, "scoring q: 250/1000 draws  50 draws/s  ETA 15s\n"}, {true, "\rscoring q: 250/1000 draws  50 draws/s  ETA 15s"}} {
+		w := make(lineWriter, 4)
+		calls := 0
+		now := func() time.Time { // the start, then 5 s on
+			calls++
+			if calls == 1 {
+				return t0
+			}
+			return t0.Add(5 * time.Second)
+		}
+		stop := phaseProgress(newConsole(w, c.tty, false, false), "scoring q", "draws", 1000, func() int { return 250 }, now)
+		if got := <-w; got != c.want {
+			t.Errorf("tty %v: %q, want %q", c.tty, got, c.want)
+		}
+		go func() { // drain the line's end and later lines
+			for range w {
+			}
+		}()
+		stop()
+		close(w)
+	}
+	var b strings.Builder
+	if newConsole(&b, false, true, false).liveLine("scoring q: 1/2 draws", true) || b.Len() > 0 {
+		t.Errorf("--quiet: %q", b.String())
+	}
+	if got := phaseLine("scoring q", "draws", 0, 1000, time.Second); got != "scoring q: 0/1000 draws  0 draws/s  ETA —" {
+		t.Errorf("before a draw: %q", got)
+	}
+}
