@@ -1,9 +1,23 @@
 package sgvb
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 )
+
+// dropNonFinite removes from ws the warning of finalEstimate on n draws
+// that non-finite ones were left out, if it is ws[nw-1], the last of an
+// averaged q's estimate: averageCheck replaced that q by the last iterate,
+// whose own estimate warns of its own draws.
+func dropNonFinite(ws []string, nw, n int) []string {
+	if nw > 0 && nw <= len(ws) && strings.HasSuffix(ws[nw-1], fmt.Sprintf(" of %d final draws had a non-finite log joint", n)) {
+		return slices.Delete(ws, nw-1, nw)
+	}
+	return ws
+}
 
 // averager keeps the sums of the unconstrained parameters over the last
 // `len(sum)` evaluation blocks of EvalEvery steps each: the Polyak–Ruppert

@@ -1597,9 +1597,10 @@ const (
 
 // averageCheck is the safety net of an averaged q (r.Averaged > 0) whose
 // final estimate (r.ELBO, from PSISDraws draws) lies far below last, the
-// evaluation of the same q from ELBODraws draws: a heavy tail of log p −
-// log q that the evaluations' fewer draws missed, such as a gamma factor
-// whose shape has gone to ~0. The last iterate (e.iterate), which q
+// evaluation of the same q from ELBODraws draws, or is not a number where
+// last is finite: a heavy tail of log p − log q that the evaluations'
+// fewer draws missed, such as a gamma factor whose shape has gone to ~0.
+// The last iterate (e.iterate), which q
 // averages, is then scored from the same final draws too, and q is the
 // better of the two, with a warning that gives both estimates. It draws
 // nothing where the gap is within noise, so that healthy fits are
@@ -1622,7 +1623,14 @@ func (e *engine) averageCheck(ctx context.Context, r *Result, last TracePoint, s
 	n := e.s.PSISDraws
 	head := fmt.Sprintf("the final ELBO estimate of the averaged q (the mean of the last %d iterates) is %.6g ± %.2g from %d draws, %.3g nats below the last evaluation's %.6g ± %.2g from %d draws: a heavy tail of log p − log q that those draws missed (a gamma factor with a shape near 0?);",
 		r.Averaged, aELBO, aSE, n, gap, last.ELBO, last.SE, e.s.ELBODraws)
+	if math.IsNaN(aELBO) { // no gap, nor a tail: its draws' log joints were not finite
+		head = fmt.Sprintf("the final ELBO estimate of the averaged q (the mean of the last %d iterates) from %d draws is not a number, where the last evaluation's from %d draws is %.6g ± %.2g;",
+			r.Averaged, n, e.s.ELBODraws, last.ELBO, last.SE)
+	}
 	if r.ELBO > aELBO || math.IsNaN(aELBO) && !math.IsNaN(r.ELBO) {
+		// the average's count of non-finite final draws is of a q no
+		// longer kept (the head gives its estimate)
+		r.Warnings = dropNonFinite(r.Warnings, nw, n)
 		r.warn("%s the last iterate's, from the same draws, is %.6g ± %.2g, so q is the last iterate", head, r.ELBO, r.ELBOSE)
 		r.Averaged = 0
 		return

@@ -559,11 +559,14 @@ func declHint(toks []lexer.Token, i int) string {
 	case kw && first.Value == "param" && tok.Value == "=" && i > j+3 && toks[j+2].Value == ":" && topLevel(toks, j, i):
 		// param mu: real[2] = Normal(100, 50)
 		return fmt.Sprintf("a param's prior is written with ~, not =: %s ~ %s (a fixed value is a const: const NAME = VALUE)", render(toks[j:i]), render(toks[i+1:end]))
-	case kw && first.Value == "data" && tok.Value == "~" && i > j+3 && toks[j+2].Value == ":":
+	case kw && first.Value == "data" && tok.Value == "~" && i > j+3 && i+1 < end && toks[j+2].Value == ":":
 		// data x: real[N] ~ Normal(0, 1)
 		return fmt.Sprintf("data take no prior in their declaration: a model of the data is a statement of its own, %s ~ %s, after %s", toks[j+1].Value, render(toks[i+1:end]), render(toks[j:i]))
-	case kw && first.Value == "output" && j+2 < i && toks[j+2].Value == "~" && toks[j+1].Type == tokIdent:
-		// output diff ~ mu[1] - mu[0]
+	case kw && first.Value == "output" && (i == j+3 && tok.Type != tokIdent && i < end || i == j+4 && toks[j+3].Type == tokIdent && tok.Value != "(") &&
+		toks[j+1].Type == tokIdent && toks[j+2].Value == "~":
+		// output diff ~ mu[1] - mu[0], failing at the right side's first
+		// token or at the one after a name that is not called; an error
+		// inside output y_rep ~ Normal(mu, ...) is no such habit
 		return fmt.Sprintf("~ draws from a distribution (output y_rep ~ Normal(mu, sigma)) and = computes a value: output %s = %s", toks[j+1].Value, render(toks[j+3:end]))
 	case !kw || first.Value == "output":
 		return formulaHint(toks, j, i, end)
