@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -122,22 +119,7 @@ func TestFitJSONHints(t *testing.T) {
 		t.Skip("fits a model")
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(42, 8))
-	var b strings.Builder
-	b.WriteString("x,y\n")
-	for i := range 150 {
-		x := -2 + 4*float64(i)/149
-		fmt.Fprintf(&b, "%.6g,%.6g\n", x, 1+0.5*x+math.Exp(-1+0.8*x)*rng.NormFloat64())
-	}
-	data := writeFile(t, dir, "h.csv", b.String())
-	model := writeFile(t, dir, "h.gpp", `data x: real[N]
-data y: real[N]
-param a: real ~ Normal(0, 5)
-param b: real ~ Normal(0, 5)
-param c: real ~ Normal(0, 2)
-param d: real ~ Normal(0, 2)
-y ~ Normal(a + b * x, exp(c + d * x))
-`)
+	model, data := heteroscedastic(t, dir)
 	out := filepath.Join(dir, "mf")
 	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", out)
 	if code != exitOK {

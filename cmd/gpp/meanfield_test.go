@@ -89,22 +89,7 @@ func TestFitMeanFieldHint(t *testing.T) {
 		t.Skip("fits a model")
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(42, 8))
-	var b strings.Builder
-	b.WriteString("x,y\n")
-	for i := range 150 {
-		x := -2 + 4*float64(i)/149
-		fmt.Fprintf(&b, "%.6g,%.6g\n", x, 1+0.5*x+math.Exp(-1+0.8*x)*rng.NormFloat64())
-	}
-	data := writeFile(t, dir, "h.csv", b.String())
-	model := writeFile(t, dir, "h.gpp", `data x: real[N]
-data y: real[N]
-param a: real ~ Normal(0, 5)
-param b: real ~ Normal(0, 5)
-param c: real ~ Normal(0, 2)
-param d: real ~ Normal(0, 2)
-y ~ Normal(a + b * x, exp(c + d * x))
-`)
+	model, data := heteroscedastic(t, dir)
 	mf, fr := filepath.Join(dir, "mf"), filepath.Join(dir, "fr")
 	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", mf)
 	if code != 0 || !strings.Contains(stderr, "hint: b's and a's sds are about") ||
@@ -349,4 +334,28 @@ func TestLabelSwitchHintOrdered(t *testing.T) {
 	if vars, _ := reportVariables(r, &compile.Model{}); len(vars) != 1 || !vars[0].ordered || vars[0].family != "gamma" {
 		t.Errorf("reportVariables of a positive_ordered gamma factor: %+v, want ordered, family gamma", vars)
 	}
+}
+
+// heteroscedastic writes the model and the seeded data (150 rows) of a
+// regression whose noise sd grows with x, where a mean-field q's sds of
+// the slope and intercept are about twice too small (TestFitMeanFieldHint).
+func heteroscedastic(t *testing.T, dir string) (model, data string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(42, 8))
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range 150 {
+		x := -2 + 4*float64(i)/149
+		fmt.Fprintf(&b, "%.6g,%.6g\n", x, 1+0.5*x+math.Exp(-1+0.8*x)*rng.NormFloat64())
+	}
+	data = writeFile(t, dir, "h.csv", b.String())
+	model = writeFile(t, dir, "h.gpp", `data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 5)
+param b: real ~ Normal(0, 5)
+param c: real ~ Normal(0, 2)
+param d: real ~ Normal(0, 2)
+y ~ Normal(a + b * x, exp(c + d * x))
+`)
+	return model, data
 }
