@@ -607,7 +607,7 @@ func fitWithSignals(cfg *fitConfig, stdout, stderr io.Writer) int {
 			con.note("interrupted: stopping the prior draws, writing nothing")
 			return
 		}
-		con.note("interrupted: stopping the fit and writing the q reached (Ctrl-C again to quit at once)")
+		con.note("interrupted: stopping; the q reached is written if a step ran (Ctrl-C again to quit at once)")
 	}, func(ctx context.Context, con *console) int {
 		if cfg.prior {
 			return runPrior(ctx, cfg, stdout, con)

@@ -44,7 +44,7 @@ func SortedFinite(xs []float64) (sorted []float64, nan int) {
 }
 
 // MeanSD is the mean and sd (n − 1 denominator) of sorted values, summed
-// in that order: one value has sd NaN, values all equal (a MAP's point)
+// in that order: one value has sd NaN, finite values all equal (a MAP's point)
 // have exactly that value and sd 0, and finite values whose sums
 // overflow (near 1e308) are summed divided by the largest magnitude.
 // Infinities take part (mean ±Inf or NaN, sd NaN); no values give NaN.
@@ -55,8 +55,8 @@ func MeanSD(sorted []float64) (mean, sd float64) {
 		return math.NaN(), math.NaN()
 	case n == 1:
 		return sorted[0], math.NaN()
-	case sorted[0] == sorted[n-1]:
-		return sorted[0], 0
+	case sorted[0] == sorted[n-1] && !math.IsInf(sorted[0], 0):
+		return sorted[0], 0 // an infinite constant's sd is NaN (∞ − ∞), below
 	}
 	mean, sd = moments(sorted, 1)
 	lo, hi := sorted[0], sorted[n-1]

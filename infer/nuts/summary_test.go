@@ -50,6 +50,9 @@ func TestMeanSD(t *testing.T) {
 	if m, s := MeanSD([]float64{0.1, 0.1, 0.1}); m != 0.1 || s != 0 {
 		t.Errorf("MeanSD(0.1 ×3) = %v, %v; want 0.1, 0 exactly", m, s)
 	}
+	if m, s := MeanSD([]float64{math.Inf(1), math.Inf(1)}); !math.IsInf(m, 1) || !math.IsNaN(s) {
+		t.Errorf("MeanSD(+Inf ×2) = %v, %v; want +Inf, NaN (an output that overflows at every draw has no sd)", m, s)
+	}
 	big := 1e308
 	if m, s := MeanSD([]float64{big, big * 1.5}); math.Abs(m/(1.25*big)-1) > 1e-15 || math.IsInf(s, 0) {
 		t.Errorf("MeanSD(1e308, 1.5e308) = %v, %v; want 1.25e308 and a finite sd", m, s)
