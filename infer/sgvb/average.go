@@ -13,11 +13,15 @@ import (
 // averaged q's estimate: averageCheck replaced that q by the last iterate,
 // whose own estimate warns of its own draws.
 func dropNonFinite(ws []string, nw, n int) []string {
-	if nw > 0 && nw <= len(ws) && strings.HasSuffix(ws[nw-1], fmt.Sprintf(" of %d final draws had a non-finite log joint", n)) {
+	if nw > 0 && nw <= len(ws) && strings.HasSuffix(ws[nw-1], fmt.Sprintf(nonFiniteFinal[len("%d"):], n)) {
 		return slices.Delete(ws, nw-1, nw)
 	}
 	return ws
 }
+
+// nonFiniteFinal is finalEstimate's warning of its non-finite draws: the
+// bad ones and all n (dropNonFinite matches it from after the count).
+const nonFiniteFinal = "%d of %d final draws had a non-finite log joint"
 
 // averager keeps the sums of the unconstrained parameters over the last
 // `len(sum)` evaluation blocks of EvalEvery steps each: the Polyak–Ruppert

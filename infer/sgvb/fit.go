@@ -1147,7 +1147,7 @@ func (e *engine) finalEstimate(ctx context.Context, r *Result, start time.Time) 
 		}
 	}
 	if bad > 0 {
-		r.warn("%d of %d final draws had a non-finite log joint", bad, n)
+		r.warn(nonFiniteFinal, bad, n)
 	}
 	r.ParetoK, r.ParetoRelESS = ParetoDiagnostics(lw)
 	if !math.IsNaN(r.ParetoK) {

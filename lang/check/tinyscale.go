@@ -25,47 +25,19 @@ var scaleArg = map[string]int{"Normal": 1, "LogNormal": 1, "Cauchy": 1, "Student
 // precision, it silently fixes the param near the prior's centre (a fit put
 // two group means at 0 ± 0.0009 with the data near 100).
 func (c *checker) tinyScales() {
-	var visit func(ss []ast.Stmt)
-	visit = func(ss []ast.Stmt) {
-		for _, s := range ss {
-			switch s := s.(type) {
-			case *ast.ParamDecl:
-				if s.Prior != nil {
-					c.tinyScale(s.Name.Name, s.Prior)
-				}
-			case *ast.TildeStmt:
-				if name := c.paramOf(s.LHS); name != "" {
-					c.tinyScale(name, s.Dist)
-				}
-			case *ast.ForStmt:
-				visit(s.Body)
-			case *ast.IfStmt:
-				for _, b := range s.Branches {
-					visit(b.Body.Stmts)
-				}
-				if s.ElseBody != nil {
-					visit(s.ElseBody.Stmts)
-				}
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		switch s := n.(type) {
+		case *ast.ParamDecl:
+			if s.Prior != nil {
+				c.tinyScale(s.Name.Name, s.Prior)
+			}
+		case *ast.TildeStmt:
+			if lat := c.info.SelectedLatent(s.LHS); lat != nil {
+				c.tinyScale(lat.Name, s.Dist)
 			}
 		}
-	}
-	visit(c.file.Stmts)
-}
-
-// paramOf returns the name of the param that e, a param or an element of
-// one, is, or "".
-func (c *checker) paramOf(e ast.Expr) string {
-	if ix, ok := e.(*ast.IndexExpr); ok {
-		e = ix.X
-	}
-	id, ok := e.(*ast.Ident)
-	if !ok {
-		return ""
-	}
-	if lat := c.latents[c.info.Uses[id]]; lat != nil {
-		return lat.Name
-	}
-	return ""
+		return true
+	})
 }
 
 // tinyScale warns if call, the prior of the param name, has a constant

@@ -306,9 +306,10 @@ func (k *truncNorm) explain(y float64, p []float64, lp float64) (string, bool) {
 		hi = p[i]
 	}
 	switch {
-	case k.outside(y, p) && k.hasLo && y < lo:
-		return "value " + num(y) + " is below the lower bound " + num(lo) + ", where the truncated density is 0", true
 	case k.outside(y, p):
+		if k.hasLo && y < lo {
+			return "value " + num(y) + " is below the lower bound " + num(lo) + ", where the truncated density is 0", true
+		}
 		return "value " + num(y) + " is above the upper bound " + num(hi) + ", where the truncated density is 0", true
 	case k.hasLo && k.hasHi && !(lo < hi):
 		return "T[L, U] needs L < U; found L = " + num(lo) + ", U = " + num(hi), false

@@ -393,10 +393,7 @@ func keywordArg(toks []lexer.Token, i int) string {
 // parameter list of a fn declaration written with Stan's types: a keyword
 // in a parameter's place (real x), or a name after a name (vector x).
 func typedParam(toks []lexer.Token, i int) bool {
-	j := i
-	for j > 0 && toks[j-1].Type != tokTerminator {
-		j--
-	}
+	j := stmtStart(toks, i)
 	if toks[j].Type != tokKeyword || toks[j].Value != "fn" || i < j+3 {
 		return false
 	}
@@ -424,19 +421,14 @@ func inFnBlock(toks []lexer.Token, i int) bool {
 
 // fnStarts reports whether the statement holding token k starts with fn.
 func fnStarts(toks []lexer.Token, k int) bool {
-	for k > 0 && toks[k-1].Type != tokTerminator {
-		k--
-	}
+	k = stmtStart(toks, k)
 	return toks[k].Type == tokKeyword && toks[k].Value == "fn"
 }
 
 // stanPrint reports whether token i, which did not parse, is in a
 // statement that calls Stan's print, reject or fatal_error.
 func stanPrint(toks []lexer.Token, i int) bool {
-	j := i
-	for j > 0 && toks[j-1].Type != tokTerminator {
-		j--
-	}
+	j := stmtStart(toks, i)
 	return j+1 < len(toks) && toks[j].Type == tokIdent && (toks[j].Value == "print" || toks[j].Value == "reject" || toks[j].Value == "fatal_error") && toks[j+1].Value == "("
 }
 
@@ -453,10 +445,7 @@ var stanDeclTypes = map[string]bool{
 // with a type name and token i is that name or the declared name after
 // its type, which follows a "]" or a ">".
 func stanDecl(toks []lexer.Token, i int) bool {
-	j := i
-	for j > 0 && toks[j-1].Type != tokTerminator {
-		j--
-	}
+	j := stmtStart(toks, i)
 	if !stanDeclTypes[toks[j].Value] || toks[j].Type != tokIdent && toks[j].Type != tokKeyword {
 		return false
 	}
@@ -467,10 +456,7 @@ func stanDecl(toks []lexer.Token, i int) bool {
 // function definition: a Stan type, an optional [...] or <...>, a name and
 // "(" (real f(real x) { ... }, vector g(...)).
 func stanFunc(toks []lexer.Token, i int) bool {
-	j := i
-	for j > 0 && toks[j-1].Type != tokTerminator {
-		j--
-	}
+	j := stmtStart(toks, i)
 	if !stanDeclTypes[toks[j].Value] && toks[j].Value != "void" {
 		return false
 	}

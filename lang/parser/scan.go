@@ -703,5 +703,9 @@ func formulaBar(src []byte, off int) bool {
 	if t < 0 {
 		return false
 	}
-	return !regexp.MustCompile(`_(lpdf|lpmf|lcdf|lccdf|lupdf|lupmf)\s*\(`).Match(line[t:])
+	return !stanDensityCall.Match(line[t:])
 }
+
+// stanDensityCall matches the call of a Stan density or CDF by its
+// suffix, normal_lpdf(.
+var stanDensityCall = regexp.MustCompile(`_(lpdf|lpmf|lcdf|lccdf|lupdf|lupmf)\s*\(`)
