@@ -200,15 +200,36 @@ func TestFitArrowhead(t *testing.T) {
 // localLevelCSV is a local-level series of 60 values (a random walk of sd
 // 0.3 observed with noise of sd 0.8), seeded.
 func localLevelCSV() string {
-	rng := rand.New(rand.NewPCG(7, 29))
 	var sb strings.Builder
 	sb.WriteString("y\n")
-	lv := 0.0
-	for i := range 60 {
-		if i > 0 {
-			lv += 0.3 * rng.NormFloat64()
-		}
-		fmt.Fprintf(&sb, "%.5f\n", lv+0.8*rng.NormFloat64())
+	for _, y := range walkSeries(7, 29, 60, 0, 0.3, 0.8) {
+		fmt.Fprintf(&sb, "%.5f\n", y)
 	}
 	return sb.String()
+}
+
+// walkSeries simulates n values of a random walk from 0 (each step drift
+// plus a normal of sd step) observed with normal noise of sd noise, from
+// one PCG stream seeded (s1, s2): the data of the local-level and
+// random-walk tests.
+func walkSeries(s1, s2 uint64, n int, drift, step, noise float64) []float64 {
+	rng := rand.New(rand.NewPCG(s1, s2))
+	x, y := 0.0, make([]float64, n)
+	for i := range y {
+		if i > 0 {
+			x += drift + step*rng.NormFloat64()
+		}
+		y[i] = x + noise*rng.NormFloat64()
+	}
+	return y
+}
+
+// writeJSON writes v as JSON to dir/name and returns its path.
+func writeJSON(t *testing.T, dir, name string, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, dir, name, string(b))
 }

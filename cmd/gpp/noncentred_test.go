@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,20 +151,8 @@ func TestFitNonCentredHint(t *testing.T) {
 		t.Skip("fits a model")
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(1, 2))
 	const n = 100
-	x, y := 0.0, make([]float64, n)
-	for i := range y {
-		if i > 0 {
-			x += 0.3 + 0.5*rng.NormFloat64()
-		}
-		y[i] = x + 0.2*rng.NormFloat64()
-	}
-	js, err := json.Marshal(map[string]any{"T": n, "y": y})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := writeFile(t, dir, "walk.json", string(js))
+	data := writeJSON(t, dir, "walk.json", map[string]any{"T": n, "y": walkSeries(1, 2, n, 0.3, 0.5, 0.2)})
 	head := "data T: int\ndata y: real[T]\nparam mu: real ~ Normal(0, 1)\nparam sigma: positive ~ HalfNormal(1)\n"
 	nc := writeFile(t, dir, "nc.gpp", head+"param x0: real ~ Normal(0, 10)\nparam z: real[T-1] ~ Normal(0, 1)\nlet x = x0 + append_row(0, cumsum(mu + sigma * z))\ny ~ Normal(x, 0.2)\n")
 	code, _, stderr := runSafe(t, "fit", nc, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "nc"))

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,20 +133,7 @@ func TestFitWalkHint(t *testing.T) {
 		t.Skip("fits a model")
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(7, 29))
-	const n = 100
-	lv, y := 0.0, make([]float64, n)
-	for i := range y {
-		if i > 0 {
-			lv += 0.3 * rng.NormFloat64()
-		}
-		y[i] = lv + 0.8*rng.NormFloat64()
-	}
-	js, err := json.Marshal(map[string]any{"y": y})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := writeFile(t, dir, "ll.json", string(js))
+	data := writeJSON(t, dir, "ll.json", map[string]any{"y": walkSeries(7, 29, 100, 0, 0.3, 0.8)})
 	model := writeFile(t, dir, "ll.gpp", "data y: real[T]\nparam sigma_lvl: positive ~ HalfNormal(1)\nparam sigma_obs: positive ~ HalfNormal(1)\n"+
 		"param level: real[T]\nlevel[0] ~ Normal(0, 10)\nlevel[1:] ~ Normal(level[:T-1], sigma_lvl)\ny ~ Normal(level, sigma_obs)\n")
 	const hint = "hint: level[1:] ~ Normal(level[:T - 1], sigma_lvl) at 6:1 makes level a random walk"

@@ -90,6 +90,7 @@ func TestAverageCheck(t *testing.T) {
 	}
 }
 
+// hasWarning reports whether one of r's warnings contains s.
 func hasWarning(r *Result, s string) bool {
 	for _, w := range r.Warnings {
 		if strings.Contains(w, s) {
