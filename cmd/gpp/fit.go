@@ -723,14 +723,6 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			r = mix.Components[0]
 		}
 	} else {
-		watch := newStepWatch(con, s.MaxIter, s.EvalEvery, slowAdvice(l.Info, "--iter"))
-		s.Progress = func(p sgvb.Progress) {
-			watch.progressed()
-			con.progress("", p)
-			if cfg.afterEval != nil {
-				cfg.afterEval(p)
-			}
-		}
 		tg, counts := runTarget(cfg, l.Model), cfg.counts
 		if counts == nil { // the final estimate's draws are counted for its progress line
 			counts = &evalCounts{}
@@ -747,11 +739,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				cfg.afterScoring(elbo)
 			}
 		}
-		s.Stepping = watch.stepped
-		stopWatch := func() {}
-		if s.Method == sgvb.SGVB { // MAP, Laplace and Pathfinder report every iteration
-			stopWatch = watch.watch()
-		}
+		stopWatch := watchSteps(con, &s, l.Info, cfg.afterEval)
 		r, err = sgvb.Fit(ctx, tg, pipeline.Latents(l.Model), s)
 		stopPhase()
 		s.Scoring = scoringNote(con) // a refit (--fullrank auto) of its own, without the count
@@ -961,25 +949,17 @@ func notStarted(r *sgvb.Result, mix *sgvb.Mixture) bool {
 	return r != nil && r.Interrupted && r.Iterations == 0
 }
 
-// fitHints returns the hints that follow a fit's summary, in order, for
+// fitHints adds the hints that follow a fit's summary, in order, for
 // gpp fit and the REPL's :fit (mix nil) alike: the softplus and far-start
-// hints, label switching and optima of restarts, collapsed components and
+// hints, label switching, collapsed components, optima of restarts and
 // the parameterisation hints (k and ess are q's Pareto k̂ and relative
 // ESS, curv the curvature check).
-func fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck) []string {
-	var hints []string
-	add := func(h string) {
-		if h != "" {
-			hints = append(hints, h)
-		}
-	}
-	add(softplusHint(s, l.Model, r, mix))
+func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck) {
 	far := farStartHint(s, r, mix)
-	add(far)
-	hints = append(hints, labelSwitchHint(ds)...)
-	add(collapsedHint(l.Model, r, mix))
-	add(optimaHint(mix))
-	return append(hints, parameterisationHints(s, l, far, k, ess, curv)...)
+	ns.hint(softplusHint(s, l.Model, r, mix), far)
+	ns.hint(labelSwitchHint(ds)...)
+	ns.hint(collapsedHint(l.Model, r, mix), optimaHint(mix))
+	ns.hint(parameterisationHints(s, l, far, k, ess, curv)...)
 }
 
 // loadModel loads the model and its data for a fit or for prior draws

@@ -157,4 +157,14 @@ func TestReplFitJSONWarnings(t *testing.T) {
 			t.Errorf("fit.json warnings %q: want one with %q", warnings, want)
 		}
 	}
+
+	// a warning printed before the fit (setMinibatch's) is listed first
+	data := writeFile(t, dir, "y.csv", "y\n0.1\n0.3\n-0.2\n0.5\n1.1\n-0.7\n")
+	mb := writeFile(t, dir, "mb.gpp", "data y: real[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\ny ~ Normal(a + b, 1)\n")
+	out = filepath.Join(dir, "mb")
+	r, _, errb = newTestRepl()
+	typeIn(r, ":load "+mb, ":data "+data, ":fit --quiet --iter 300 --output-draws 50 --minibatch N=3 --fullrank a+b --out "+out)
+	if warnings, _ = checkNotices(t, out, errb.String()); !strings.HasPrefix(strings.Join(warnings, "\n"), "--fullrank with --minibatch: ") {
+		t.Errorf("--minibatch: fit.json warnings %q: want --fullrank with --minibatch's first", warnings)
+	}
 }

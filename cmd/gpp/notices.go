@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -115,18 +114,6 @@ func loadWarnings(l *pipeline.Loaded) []string {
 	return ns.warnings()
 }
 
-// warningsOf returns the texts of notes, printed as "warning: ..." lines
-// among others (setMinibatch's), that are warnings, without the prefix.
-func warningsOf(notes []string) []string {
-	var out []string
-	for _, n := range notes {
-		if w, ok := strings.CutPrefix(n, "warning: "); ok {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // fitNotices returns the warnings and hints gpp fit prints after the
 // summary, in the order printed: the fit's (fitWarnings), --psis-resample's
 // and --evidence's, the hints (fitHints, againstHint), separation, the
@@ -141,7 +128,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 		ns.warn(resampleWarning(*ro, jointFlag(cfg)))
 	}
 	ns.evidence(ev)
-	ns.hint(fitHints(s, l, r, mix, ds, k, ess, curv)...)
+	ns.fitHints(s, l, r, mix, ds, k, ess, curv)
 	ns.hint(againstHint(cfg, s, k, ess))
 	if mix == nil && s.Method != sgvb.MAP {
 		ns.warnAt("", separationWarnings(ds.observed))

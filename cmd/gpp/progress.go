@@ -255,6 +255,27 @@ func newStepWatch(con *console, maxIter, evalEvery int, advice string) *stepWatc
 	return &stepWatch{con: con, maxIter: maxIter, evalEvery: evalEvery, advice: advice}
 }
 
+// watchSteps sets s's Progress (con's progress line, then after, a
+// test's hook, where not nil) and Stepping to a stepWatch of the fit's
+// steps, with slowAdvice for info, and starts its timer for an SGVB fit
+// (MAP, Laplace and Pathfinder report every iteration). The returned
+// function stops the timer.
+func watchSteps(con *console, s *sgvb.Settings, info *check.Info, after func(sgvb.Progress)) (stop func()) {
+	w := newStepWatch(con, s.MaxIter, s.EvalEvery, slowAdvice(info, "--iter"))
+	s.Progress = func(p sgvb.Progress) {
+		w.progressed()
+		con.progress("", p)
+		if after != nil {
+			after(p)
+		}
+	}
+	s.Stepping = w.stepped
+	if s.Method != sgvb.SGVB {
+		return func() {}
+	}
+	return w.watch()
+}
+
 // stepped is sgvb.Settings.Stepping.
 func (w *stepWatch) stepped(steps int, stepping, elapsed time.Duration) {
 	w.mu.Lock()

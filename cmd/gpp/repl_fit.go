@@ -230,10 +230,10 @@ func (r *repl) fitCmd(args []string) {
 		r.printError(err, srcs)
 		return
 	}
-	for _, n := range mbNotes {
-		errorf(r.err, "%s", n)
-	}
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
+	for _, n := range mbNotes {
+		con.note("%s", n) // its warnings are fit.json's (con.warnings)
+	}
 	var evNotes ast.ErrorList
 	if cfg.evidence {
 		var ok bool
@@ -327,20 +327,8 @@ func (r *repl) fitCmd(args []string) {
 	con.start(s.MaxIter, s.EvalEvery, 1, pointObjective(s.Method))
 	con.batch = s.Minibatch != nil // before the fit's goroutines start
 	con.info("fitting the session's model: %s", describeFit(cfg, l))
-	watch := newStepWatch(con, s.MaxIter, s.EvalEvery, slowAdvice(l.Info, "--iter"))
-	s.Progress = func(p sgvb.Progress) {
-		watch.progressed()
-		con.progress("", p)
-		if r.afterEval != nil {
-			r.afterEval(p)
-		}
-	}
 	s.Scoring = scoringNote(con)
-	s.Stepping = watch.stepped
-	stopWatch := func() {}
-	if s.Method == sgvb.SGVB { // MAP, Laplace and Pathfinder report every iteration
-		stopWatch = watch.watch()
-	}
+	stopWatch := watchSteps(con, &s, l.Info, r.afterEval)
 	res, err := sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
 	stopWatch()
 	err = pipeline.LaplacePos(err, l.Model)
@@ -409,7 +397,7 @@ func (r *repl) fitCmd(args []string) {
 	// computed before the files are written: fit.json lists what the
 	// console prints
 	after := replFitNotices(cfg, s, l, res, ds, st, h.evidence, curv, slow, writeFiles && ds.loo != nil)
-	h.notices = newFileNotices(l, append(warningsOf(mbNotes), con.warnings()...), after)
+	h.notices = newFileNotices(l, con.warnings(), after)
 	var written []string
 	if writeFiles {
 		written, err = writeOutputs(cfg, h, ds, st)
@@ -1719,7 +1707,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.hint(slow)
 	ns.warn(res.Warnings...)
 	ns.evidence(ev)
-	ns.hint(fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv)...)
+	ns.fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv)
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))
 	ns.warn(nanWarnings(ds, st)...)
 	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws"); w != "" {
