@@ -858,7 +858,8 @@ func (p *Program) densityError(n *node) error {
 				if d.CDFTail > 0 {
 					end, prob = "upper", "P(X > x)"
 				}
-				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s is -Inf: value %g is the %s end of the support of %s, where %s is 0", quantity(d), x, end, d.Name, prob), el), cell)
+				err = ast.Errorf(n.pos, "%s%s; a log 0 is a value only where a later function takes it in (log_diff_exp(a, it) is a), not in the log joint or a product (0 times it is NaN): give such rows a branch of their own (if L[i] == 0 {...} in a loop; docs/language.md, Censored data)",
+					msg(fmt.Sprintf("%s is -Inf: value %g is the %s end of the support of %s, where %s is 0", quantity(d), x, end, d.Name, prob), el), cell)
 				return false
 			}
 		}

@@ -551,6 +551,7 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	var jointErr error
 	defer p.fuse()
 	order := p.order
+	zero := int32(-1) // the first node of the log joint holding a log 0 (zeroValue)
 	for k := 0; k < len(order); k++ {
 		i := order[k]
 		n := &p.nodes[i]
@@ -567,9 +568,22 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 					p.outputFailed(i, ok, &p.outErr)
 				}
 				continue
+			case ok && i != p.root && p.infIsValue(i):
+				if zero < 0 {
+					zero = i
+				}
+				continue
 			case all:
+				if zero >= 0 && jointErr == nil { // the log 0 is what made this node fail
+					jointErr = p.nodeError(zero, true)
+				}
 				p.outputFailed(i, ok, &jointErr)
 				continue
+			}
+			if zero >= 0 { // the log 0 is what made this node fail
+				i, ok = zero, true
+				n, order = &p.nodes[i], p.evalOrder()
+				k = slices.Index(order, i)
 			}
 			lp := p.failedJoint(n, ok)
 			err := p.loopError(k, ok)
@@ -587,6 +601,17 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	p.ready = true
 	return p.val[p.nodes[p.root].off], nil
 }
+
+// Log 0 as a value in the log joint. A log CDF at the end of its closed
+// support, where the probability is 0 (logcdf(0, Weibull(k, λ))), is −Inf
+// by design (infIsValue), with zero partials, as Stan's weibull_lcdf(0 |
+// k, λ) is; a later node may take it in to a finite value, as the
+// interval-censored log_diff_exp(logcdf(U, D), logcdf(L, D)) does at L = 0,
+// or log_sum_exp does. So Forward and ForwardJoint go on past such a node
+// of the log joint, and the log joint is the root's value when every node
+// after it is finite. Where one is not (the −Inf reached the root, or
+// 0 · −Inf made a NaN), the error is the log 0's, at the node that made
+// it, as before.
 
 // failedJoint is the log joint of Forward and ForwardJoint where node n
 // of the log joint failed: −Inf where n is a ~'s summed log density that
@@ -617,6 +642,7 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 	p.x = x
 	defer p.fuse()
 	order := p.jorder
+	zero := int32(-1) // as Forward's
 	for k := 0; k < len(order); k++ {
 		i := order[k]
 		n := &p.nodes[i]
@@ -631,6 +657,15 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 				var e error
 				p.outputFailed(i, ok, &e)
 				continue
+			}
+			if ok && i != p.root && p.infIsValue(i) {
+				if zero < 0 {
+					zero = i
+				}
+				continue
+			}
+			if zero >= 0 {
+				i, ok, n = zero, true, &p.nodes[zero]
 			}
 			lp := p.failedJoint(n, ok) // Forward's, before the error's pass
 			err := p.nodeError(i, ok)

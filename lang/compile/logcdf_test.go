@@ -189,14 +189,80 @@ func TestLogCDFAtSupportEnds(t *testing.T) {
 			t.Errorf("%s: output %v, want -Inf first", c.name, outs[0])
 		}
 	}
+	const branch = "; a log 0 is a value only where a later function takes it in (log_diff_exp(a, it) is a), not in the log joint or a product (0 times it is NaN): give such rows a branch of their own (if L[i] == 0 {...} in a loop; docs/language.md, Censored data)"
 	for _, c := range []struct{ src, want string }{
-		{"target += logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:11: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0"},
-		{"target += logccdf(5, Binomial(5, p))\n", "m.gpp:3:11: log probability is -Inf: value 5 is the upper end of the support of logccdf(Binomial), where P(X > x) is 0"},
+		{"target += logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:11: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
+		{"target += logccdf(5, Binomial(5, p))\n", "m.gpp:3:11: log probability is -Inf: value 5 is the upper end of the support of logccdf(Binomial), where P(X > x) is 0" + branch},
 		{"target += logcdf(-2, Exponential(k))\n", "m.gpp:3:11: log probability is -Inf: value -2 outside the support of logcdf(Exponential)"},
+		// a log 0 that a later node does not take in is blamed, not that node
+		{"target += 2 + logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
+		{"target += 0 * logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
+		{"target += log_diff_exp(logcdf(0, Weibull(k, 1.5)), logcdf(0, Weibull(k, 1.5)))\n", "m.gpp:3:24: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
 	} {
 		m := compileSrc(t, "m.gpp", decls+c.src, nil)
 		if _, err := m.LogJoint([]float64{0, 0}, make([]float64, 2)); err == nil || err.Error() != c.want {
 			t.Errorf("%s: log joint error %v, want %s", strings.TrimSpace(c.src), err, c.want)
+		}
+		if _, err := m.LogJointValue([]float64{0, 0}); err == nil || err.Error() != c.want {
+			t.Errorf("%s: value-only log joint error %v, want %s", strings.TrimSpace(c.src), err, c.want)
+		}
+	}
+}
+
+// TestLogCDFZeroTakenIn checks that a log 0 at the end of a log CDF's
+// support (logcdf(0, Weibull(k, s)), −Inf with zero partials) that a later
+// function takes in is a value of the log joint, as in Stan: the
+// interval-censored log_diff_exp(logcdf(U, D), logcdf(L, D)) over all rows
+// at once, some with L = 0, gives the log joint and gradient of the loop
+// that gives those rows log F(U), and its gradient matches finite
+// differences; log_sum_exp and exp take one in too.
+func TestLogCDFZeroTakenIn(t *testing.T) {
+	const vector = `data N: int
+data L: real<lower=0>[N]
+data U: positive[N]
+param k: positive ~ Gamma(2, 1)
+param s: positive ~ Gamma(2, 0.5)
+target += sum(log_diff_exp(logcdf(U, Weibull(k, s)), logcdf(L, Weibull(k, s))))
+`
+	in := intervalInput(40) // a quarter of the intervals from 0
+	loop := compileSrc(t, "ic.gpp", intervalCensored, nil, in)
+	vec := compileSrc(t, "vec.gpp", vector, nil, in)
+	for seed := range uint64(3) {
+		x := randomPoint(loop, seed)
+		gl, gv := make([]float64, 2), make([]float64, 2)
+		want, err1 := loop.LogJoint(x, gl)
+		got, err2 := vec.LogJoint(x, gv)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if math.Abs(got-want) > 1e-12*math.Abs(want) {
+			t.Errorf("seed %d: log joint %.15g, the loop's %.15g", seed, got, want)
+		}
+		for i := range gl {
+			if math.Abs(gv[i]-gl[i]) > 1e-10*math.Max(1, math.Abs(gl[i])) {
+				t.Errorf("seed %d: d/dx[%d] %.15g, the loop's %.15g", seed, i, gv[i], gl[i])
+			}
+		}
+		if v, err := vec.LogJointValue(x); err != nil || v != got {
+			t.Errorf("seed %d: value-only log joint %v (%v), want %v", seed, v, err, got)
+		}
+	}
+	checkGradient(t, vec, 4, 0.5)
+
+	const decls = "param k: positive ~ Gamma(2, 2)\n"
+	for _, c := range []struct{ src, same string }{
+		{"target += log_sum_exp(logcdf(0, Weibull(k, 1.5)), logcdf(2, Weibull(k, 1.5)))\n", "target += logcdf(2, Weibull(k, 1.5))\n"},
+		{"target += log(1 - exp(logcdf(0, Weibull(k, 1.5))) + exp(logcdf(2, Weibull(k, 1.5))))\n", "target += log1p(exp(logcdf(2, Weibull(k, 1.5))))\n"},
+	} {
+		m := compileSrc(t, "m.gpp", decls+c.src, nil)
+		ref := compileSrc(t, "ref.gpp", decls+c.same, nil)
+		for _, x := range []float64{-0.5, 0, 0.7} {
+			g, gr := make([]float64, 1), make([]float64, 1)
+			v, err := m.LogJoint([]float64{x}, g)
+			w, _ := ref.LogJoint([]float64{x}, gr)
+			if err != nil || math.Abs(v-w) > 1e-13*math.Abs(w) || math.Abs(g[0]-gr[0]) > 1e-12*math.Max(1, math.Abs(gr[0])) {
+				t.Errorf("%s at %g: %v, %v (%v), want %v, %v", strings.TrimSpace(c.src), x, v, g[0], err, w, gr[0])
+			}
 		}
 	}
 }
