@@ -169,7 +169,12 @@ func (p *Program) operandCells(n *node, k int) string {
 			gc := max(n.gc, 1)
 			e = k/gc*n.bc[2*a] + k%gc*n.bc[2*a+1]
 		}
+		is := "is"
 		src, at, ok := p.cellOf(n.args[a], e)
+		if !ok {
+			src, at, ok = p.derivedCell(n.args[a], e)
+			is = "is computed from"
+		}
 		if !ok {
 			continue
 		}
@@ -177,9 +182,42 @@ func (p *Program) operandCells(n *node, k int) string {
 		if n.op.isBinary() {
 			what = fmt.Sprintf("argument %d", a+1)
 		}
-		fmt.Fprintf(&b, "; %s is %s's at %s", what, src.name, at)
+		fmt.Fprintf(&b, "; %s %s %s's at %s", what, is, src.name, at)
 	}
 	return b.String()
+}
+
+// derivedCell follows element k of node i, computed from data alone by
+// elementwise ops whose other operands are single values (count + 1,
+// log(y) - 2), back to the datum it is computed from: that data's node and
+// the datum's cell, as cellOf's, so that lgamma(count + 1) at a count of −2
+// names the count's row. ok is false where no one datum makes the element.
+func (p *Program) derivedCell(i int32, k int) (*node, ast.Pos, bool) {
+	for {
+		m := &p.nodes[i]
+		if m.dyn {
+			return nil, ast.Pos{}, false
+		}
+		switch {
+		case m.op.isUnary():
+			i = m.args[0]
+		case m.op.isBinary():
+			x, y, gc := &p.nodes[m.args[0]], &p.nodes[m.args[1]], max(m.gc, 1)
+			switch {
+			case y.n == 1 && x.n == m.n:
+				i, k = m.args[0], k/gc*m.bc[0]+k%gc*m.bc[1]
+			case x.n == 1 && y.n == m.n:
+				i, k = m.args[1], k/gc*m.bc[2]+k%gc*m.bc[3]
+			default:
+				return nil, ast.Pos{}, false
+			}
+		default:
+			return nil, ast.Pos{}, false
+		}
+		if src, at, ok := p.cellOf(i, k); ok {
+			return src, at, true
+		}
+	}
 }
 
 // loopError is nodeError for the node at p.order[k], which failed. When

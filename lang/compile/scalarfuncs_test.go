@@ -92,6 +92,9 @@ func TestScalarFuncsErrors(t *testing.T) {
 		{"target += sum(log1m(x + s))\n", "a.gpp:8:15: log1m: argument 1.25 > 1 (element [1])"},
 		{"target += sum(inv_Phi(s * x))\n", "a.gpp:8:15: inv_Phi: argument -1.5 is outside [0, 1] (element [0])"},
 		{"target += sum(lbeta(s, x))\n", "a.gpp:8:15: lbeta: arguments 1 and -1.5 must be > 0 (element [0]); argument 2 is x's at d.json:1:8"},
+		// computed from data alone, element by element: the datum's cell
+		{"target += sum(lbeta(s, 2 * x - 1))\n", "a.gpp:8:15: lbeta: arguments 1 and -4 must be > 0 (element [0]); argument 2 is computed from x's at d.json:1:8"},
+		{"target += sum(lbeta(s, x - n))\n", "a.gpp:8:15: lbeta: arguments 1 and -51.5 must be > 0 (element [0])"}, // two data: no one datum
 	})
 }
 
@@ -100,7 +103,7 @@ func TestScalarFuncsErrors(t *testing.T) {
 func TestScalarFuncsDataErrors(t *testing.T) {
 	in := scalarFuncsInput(t)
 	wantCompileErrors(t, "a.gpp", scalarFuncsDecls, in, []srcWant{
-		{"target += sum(log1m(x + 0.5))\n", "a.gpp:8:15: log1m: argument 2.5 > 1 (element [2])"},
+		{"target += sum(log1m(x + 0.5))\n", "a.gpp:8:15: log1m: argument 2.5 > 1 (element [2]); the argument is computed from x's at d.json:1:"},
 		{"target += sum(inv_Phi(x))\n", "a.gpp:8:15: inv_Phi: argument -1.5 is outside [0, 1] (element [0])"},
 	})
 }
