@@ -128,19 +128,30 @@ func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optiona
 func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool, fit map[string]Levels, order map[string][]string) *binder {
 	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
 		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}, partial: partial,
-		optional: optional, fitLevels: fit, order: order}
+		optional: optional, fitLevels: fit, order: order, raw: map[string]*Array{}}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			b.errs.Add(ast.Pos{File: in.File}, "%s", b.noDataNamed(in.Name))
 		}
 	}
 	var leftOut []*check.DataVar // optional matrices no input named
-	for _, d := range info.Data {
+	// Every value is found before any is checked: the columns of labels
+	// that index one axis are coded together (labelGroup).
+	found := make([]*Array, len(info.Data))
+	for i, d := range info.Data {
 		if d.Implicit {
 			continue
 		}
-		a, ok := b.find(d)
-		if !ok {
+		if a, ok := b.find(d); ok {
+			found[i], b.raw[d.Name] = a, a
+		}
+	}
+	for i, d := range info.Data {
+		if d.Implicit {
+			continue
+		}
+		a := found[i]
+		if a == nil {
 			if b.optional[d.Name] && len(d.Dims) == 2 && b.errs.Err() == nil {
 				leftOut = append(leftOut, d)
 			}
@@ -319,6 +330,10 @@ type binder struct {
 	// order holds the orders of labels given for declarations (--levels),
 	// for BindOrdered.
 	order map[string][]string
+	// raw holds each declaration's value as found, before it is checked:
+	// the columns of labels of a group (labelGroup) are coded from all of
+	// theirs.
+	raw map[string]*Array
 }
 
 // drawsMissing reports whether observed data may have missing cells that
@@ -827,9 +842,6 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	decl := fmt.Sprintf("`%s` is declared %s at %s", d.Name, d.TypeString(), d.Pos)
 	if a.labels != nil && d.Elem == check.Int && len(d.Dims) == 1 {
 		coded, err := b.codeLabels(d, a)
-		if err == nil && b.fitLevels == nil {
-			err = b.sharedCoding(d, coded)
-		}
 		if err != nil {
 			b.errs = append(b.errs, err)
 			b.skipSizes(d)
@@ -974,13 +986,19 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	b.out[d.Name] = a
 }
 
-// codeLabels codes a column of labels for int vector d: by its distinct
-// labels sorted in byte order, from d's lower bound (Stan's 1-based
-// habit: int<lower=1> codes 1, 2, ...) or 0; for predict (fitLevels not
-// nil), as the fit coded d, a label it did not see being an error at its
-// cell. Missing cells stay missing.
+// codeLabels codes a column of labels for int vector d: by the distinct
+// labels of its group (labelGroup: the columns that index one axis, coded
+// together, as R's factor(levels = union(...)) codes them) sorted in byte
+// order, or in the order --levels gives any one of the group, from d's
+// lower bound (Stan's 1-based habit: int<lower=1> codes 1, 2, ...) or 0;
+// for predict (fitLevels not nil), as the fit coded d, a label it did not
+// see being an error at its cell, or, with the fit's coding's Grow, coded
+// after the fit's labels with the group's other new labels. Missing cells
+// stay missing.
 func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 	var lv Levels
+	group := b.labelGroup(d)
+	orderOf := d.Name // the declaration whose --levels order codes d
 	if b.fitLevels != nil {
 		fit, ok := b.fitLevels[d.Name]
 		if !ok {
@@ -988,32 +1006,51 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 		}
 		lv = Levels{First: fit.First, Labels: fit.Labels} // not the fit's Bounds: this Bind's own
 		if fit.Grow {
+			// the new labels of every column of the group, once each, in
+			// one order: the group's columns in declaration order, each
+			// in its order of cells, so that each has one code in all
 			lv.Labels = slices.Clone(fit.Labels)
 			seen := make(map[string]bool, len(lv.Labels))
 			for _, s := range lv.Labels {
 				seen[s] = true
 			}
-			for i, s := range a.labels {
-				if !a.isMissing(i) && !seen[s] {
-					seen[s] = true
-					lv.Labels = append(lv.Labels, s)
-					lv.New++
+			for _, e := range b.groupColumns(d, a, group) {
+				for i, s := range e.labels {
+					if !e.isMissing(i) && !seen[s] {
+						seen[s] = true
+						lv.Labels = append(lv.Labels, s)
+						lv.New++
+					}
 				}
 			}
 		}
 	} else {
-		if order, ok := b.order[d.Name]; ok {
-			lv.Labels, lv.Given = slices.Clone(order), true
-		} else {
-			for i, s := range a.labels {
-				if !a.isMissing(i) {
-					lv.Labels = append(lv.Labels, s)
-				}
+		if err := b.mixedCoding(d, a, group); err != nil {
+			return nil, err
+		}
+		name, order, err := b.groupOrder(d, group)
+		switch {
+		case err != nil:
+			return nil, err
+		case order != nil:
+			lv.Labels, lv.Given, orderOf = slices.Clone(order), true, name
+		default:
+			own := labelSet(a)
+			if err := unicodeForms(a, own); err != nil {
+				return nil, err
+			}
+			for _, e := range b.groupColumns(d, a, group) {
+				lv.Labels = append(lv.Labels, labelSet(e)...)
 			}
 			slices.Sort(lv.Labels)
 			lv.Labels = slices.Compact(lv.Labels)
-			if err := unicodeForms(a, lv.Labels); err != nil {
+			if err := otherForms(a, own, lv.Labels); err != nil {
 				return nil, err
+			}
+		}
+		for _, e := range group {
+			if e != d && b.raw[e.Name] != nil && b.raw[e.Name].labels != nil {
+				lv.With = append(lv.With, b.raw[e.Name].labelColumn)
 			}
 		}
 		if d.Lower != nil {
@@ -1035,14 +1072,134 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 		}
 		k, ok := code[s]
 		if !ok && lv.Given {
-			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not in the order --levels gives `%s` (its %d labels: %s)", a.labelColumn, s, d.Name, len(lv.Labels), listNames(lv.Labels, 20))
+			also := ""
+			if orderOf != d.Name {
+				size, _ := upperSize(d.UpperExpr)
+				also = fmt.Sprintf(", which codes `%s` too (both are bounded by %s)", d.Name, size)
+			}
+			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not in the order --levels gives `%s`%s (its %d labels: %s)%s", a.labelColumn, s, orderOf, also, len(lv.Labels), listNames(lv.Labels, 20), labelSuggestion(s, lv.Labels))
 		}
 		if !ok {
-			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not one the fit coded `%s` from (its %d labels: %s)", a.labelColumn, s, d.Name, len(lv.Labels), listNames(lv.Labels, 20))
+			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not one the fit coded `%s` from%s (its %d labels: %s)", a.labelColumn, s, d.Name, labelSuggestion(s, lv.Labels), len(lv.Labels), listNames(lv.Labels, 20))
 		}
 		out.Values[i] = float64(k)
 	}
 	return &out, nil
+}
+
+// labelSet returns the distinct labels of column a, sorted in byte order.
+func labelSet(a *Array) []string {
+	var labels []string
+	for i, s := range a.labels {
+		if !a.isMissing(i) {
+			labels = append(labels, s)
+		}
+	}
+	slices.Sort(labels)
+	return slices.Compact(labels)
+}
+
+// labelGroup returns the int vector declarations bounded above by the
+// same size as d (home and away, both int<lower=0, upper=J-1>, or g and
+// g_new, int<lower=1, upper=J>), d among them, in declaration order:
+// their codes index one axis, so that their columns of labels are coded
+// together, each label with one code in all of them. Just d when its
+// upper bound is no size.
+func (b *binder) labelGroup(d *check.DataVar) []*check.DataVar {
+	size, _ := upperSize(d.UpperExpr)
+	if size == "" {
+		return []*check.DataVar{d}
+	}
+	var group []*check.DataVar
+	for _, e := range b.info.Data {
+		if e.Implicit || e.Elem != check.Int || len(e.Dims) != 1 {
+			continue
+		}
+		if other, _ := upperSize(e.UpperExpr); other == size {
+			group = append(group, e)
+		}
+	}
+	return group
+}
+
+// groupColumns returns the columns of labels found for the declarations
+// of group (d's, whose is a), in its order.
+func (b *binder) groupColumns(d *check.DataVar, a *Array, group []*check.DataVar) []*Array {
+	var cols []*Array
+	for _, e := range group {
+		if e == d {
+			cols = append(cols, a)
+		} else if a := b.raw[e.Name]; a != nil && a.labels != nil {
+			cols = append(cols, a)
+		}
+	}
+	return cols
+}
+
+// groupOrder returns the order of labels that --levels gives a
+// declaration of d's group, and its name, or nil: one order codes every
+// column of the group. Two different orders are an error, reported for
+// the later declaration's.
+func (b *binder) groupOrder(d *check.DataVar, group []*check.DataVar) (string, []string, *ast.Error) {
+	first := ""
+	for _, e := range group {
+		order, ok := b.order[e.Name]
+		if !ok {
+			continue
+		}
+		if first == "" {
+			first = e.Name
+			continue
+		}
+		if e == d && !slices.Equal(order, b.order[first]) {
+			size, _ := upperSize(d.UpperExpr)
+			return "", nil, ast.Errorf(ast.Pos{File: "--levels"}, "`%s` and `%s` are given different orders, but they index one axis (both are bounded by %s), so one order codes both: give it once, for either", first, e.Name, size)
+		}
+	}
+	if first == "" {
+		return "", nil, nil
+	}
+	return first, b.order[first], nil
+}
+
+// mixedCoding is the error for column of labels a, for d, when another
+// declaration of its group is given as numbers: the labels' codes and
+// those numbers would index one axis with no coding between them. It is
+// at a's first label, which it names.
+func (b *binder) mixedCoding(d *check.DataVar, a *Array, group []*check.DataVar) *ast.Error {
+	size, _ := upperSize(d.UpperExpr)
+	for _, e := range group {
+		o := b.raw[e.Name]
+		if e == d || o == nil || o.labels != nil || o.bad != nil {
+			continue
+		}
+		i := firstLabel(a)
+		return ast.Errorf(a.Locate(i), "column %q: label %q cannot be coded to index the axis that `%s` indexes too (both bounded by %s): `%s` is given as numbers (%s), and no coding makes labels and codes name the same elements; give both as labels, coded together (in the order --levels %s=LABEL,LABEL,... gives, if that matters), or both as codes", a.labelColumn, a.labels[i], e.Name, size, e.Name, o.Pos, d.Name)
+	}
+	return nil
+}
+
+// labelSuggestion returns "; did you mean X?" for the label of labels
+// that s most likely misspells: one equal to it but for case, spaces and
+// punctuation ("Man City" for "ManCity"), else the one check.Suggest
+// finds (case, or a few edits); "" if none.
+func labelSuggestion(s string, labels []string) string {
+	best := ""
+	if k := labelKey(s); k != "" {
+		for _, l := range labels {
+			if labelKey(l) == k {
+				best = l
+				break
+			}
+		}
+	}
+	if best == "" {
+		best = check.Suggest(s, labels)
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
 }
 
 // unicodeForms is the error for two of a column's distinct labels that
@@ -1069,27 +1226,27 @@ func unicodeForms(a *Array, labels []string) *ast.Error {
 	return nil
 }
 
-// sharedCoding checks a column of labels coded for d (a) against the
-// columns of labels coded before it for declarations bounded above by the
-// same size (g and g_new, both int<lower=1, upper=J>, index one axis):
-// each column is coded by its own labels, so two that hold different
-// labels would give one label two codes, or one code two labels.
-func (b *binder) sharedCoding(d *check.DataVar, a *Array) *ast.Error {
-	size, _ := upperSize(d.UpperExpr)
-	if size == "" {
-		return nil
-	}
-	for _, e := range b.info.Data {
-		o := b.out[e.Name]
-		if e == d || o == nil || o.Levels == nil {
+// otherForms is the error for a label of column a (own, its labels) that
+// is one text in two Unicode forms with a label of another column coded
+// with it (union, their labels, sorted), at a's first cell of it: found
+// once, by the column that holds the later of the two in byte order.
+func otherForms(a *Array, own, union []string) *ast.Error {
+	first := make(map[string]string, len(union))
+	for _, s := range union {
+		n := norm.NFC.String(s)
+		o, seen := first[n]
+		if !seen {
+			first[n] = s
 			continue
 		}
-		if other, _ := upperSize(e.UpperExpr); other != size {
+		if _, mine := slices.BinarySearch(own, s); !mine {
 			continue
 		}
-		if lv := o.Levels; lv.First != a.Levels.First || !slices.Equal(lv.Labels, a.Levels.Labels) {
-			return ast.Errorf(a.Pos, "column %q: its labels are coded %s, but column %q, for `%s`, also bounded by %s, is coded %s: a code would name two labels; give both columns the same labels, or codes", a.Levels.Column, listCodes(*a.Levels, a.Levels.Labels, 5), lv.Column, e.Name, size, listCodes(*lv, lv.Labels, 5))
+		if _, both := slices.BinarySearch(own, o); both {
+			continue // unicodeForms's
 		}
+		return ast.Errorf(a.Locate(slices.Index(a.labels, s)), "column %q: label %q (%+q) and %+q, a label of a column coded with it, are one text in two Unicode forms (an accent as part of its letter, or as a combining mark after it, as macOS and Windows may write the same name): they would be coded as two groups that print alike; write the files in one form (NFC, as Python's unicodedata.normalize(\"NFC\", text) gives)",
+			a.labelColumn, s, s, o)
 	}
 	return nil
 }
@@ -1286,7 +1443,12 @@ func missingError(d *check.DataVar, a *Array) *ast.Error {
 	if first == nil { // an Array made in code
 		first = ast.Errorf(a.Locate(a.Missing[0]), "%s: element %d is missing", a.Name, a.Missing[0])
 	}
-	return ast.Errorf(first.Pos, "%s%s: %s; drop or fill in the rows with missing `%s`", first.Msg, n, why, d.Name)
+	label := ""
+	if a.Levels != nil && strings.Contains(first.Msg, "is read as a missing value") {
+		// "none" beside "right": meant as a label, most likely
+		label = fmt.Sprintf(" (or, if that text is a label of `%s`, not a missing value, write it otherwise in the file: NA, N/A, NaN, null and none, in any case, are always read as missing)", d.Name)
+	}
+	return ast.Errorf(first.Pos, "%s%s: %s; drop or fill in the rows with missing `%s`%s", first.Msg, n, why, d.Name, label)
 }
 
 // plural is "s" unless n is 1.

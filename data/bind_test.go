@@ -377,7 +377,7 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "M"},
 		{"column of words read", "data x: real[N]\ndata y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "x,y,name\n1,2,foo\n3,NA,bar\n")}
-		}, nil, "d.csv:3:3: column \"y\": \"NA\", a missing value: `y` is not observed by any ~, so its missing values would have no distribution; drop or fill in the rows with missing `y`\x00"},
+		}, nil, "d.csv:3:3: column \"y\": \"NA\" is read as a missing value: `y` is not observed by any ~, so its missing values would have no distribution; drop or fill in the rows with missing `y`\x00"},
 		{"only column read is words", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "y,name\nfoo,bar\n")}
 		}, nil, "d.csv:2:1: column \"y\": \"foo\" is not a number (a column of labels: declare it int (data y: int[N]) to code its labels 0, 1, ... in sorted order)\x00"}, // N is not also reported as unbound

@@ -3,7 +3,9 @@ package data
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/stdlib"
@@ -58,6 +60,9 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 			order := "in sorted order"
 			if lv.Given {
 				order = "in the order --levels gives"
+			}
+			if len(lv.With) > 0 { // coded together (labelGroup)
+				order += ", shared with " + columnWords(lv.With)
 			}
 			notes = append(notes, fmt.Sprintf("%s: %d label%s coded %d to %d %s (%s)%s", where, len(lv.Labels), plural(len(lv.Labels)), lv.First, lv.First+len(lv.Labels)-1, order, listCodes(*lv, lv.Labels, most), bounds))
 			continue
@@ -124,6 +129,7 @@ func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 // of. Each warning names the column, its coding, the first such use in the
 // model and how to give the order.
 func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
+	warns := append(indicatorWarnings(info, bound), nearLabelWarnings(info, bound)...)
 	coded := map[*check.Symbol]*check.DataVar{}
 	for _, d := range info.Data {
 		a := bound[d.Name]
@@ -135,7 +141,7 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 		}
 	}
 	if len(coded) == 0 || file == nil {
-		return nil
+		return warns
 	}
 	type use struct {
 		pos  ast.Pos
@@ -193,7 +199,6 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 		return true
 	}
 	ast.Inspect(file, visit)
-	var warns []string
 	for _, d := range info.Data {
 		s := info.Lookup(d.Name)
 		u, ok := first[s]
@@ -208,4 +213,88 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where their order is their meaning: give the order with --levels %s=LABEL,LABEL,... (lowest first), or give the column as numbers", where, len(lv.Labels), listCodes(*lv, lv.Labels, 10), u.pos, u.what, d.Name))
 	}
 	return warns
+}
+
+// indicatorWarnings warns of each column of two labels that a successful
+// Bind coded in sorted order for an indicator, an int declared with
+// bounds [0, 1] or [1, 2] (a censoring flag `cens` of labels event and
+// right): byte order decides which label is 1, and the other way round the
+// fit silently answers another question. The warning says which label
+// became which code and how to say so (--levels), which silences it.
+func indicatorWarnings(info *check.Info, bound map[string]*Array) []string {
+	var warns []string
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Labels) != 2 || d.Lower == nil || d.Upper == nil {
+			continue
+		}
+		if lo, hi := *d.Lower, *d.Upper; !(lo == 0 && hi == 1 || lo == 1 && hi == 2) {
+			continue
+		}
+		lv := a.Levels
+		where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
+		if lv.Column != d.Name {
+			where += fmt.Sprintf(" (`%s`)", d.Name)
+		}
+		l0, l1 := lv.Labels[0], lv.Labels[1]
+		warns = append(warns, fmt.Sprintf("%s: `%s` is declared %s, an indicator, and its labels are coded in sorted (byte) order: %s is %d and %s is %d; if %s is not the one that %d means, the fit is silently wrong: say which with --levels %s=%s,%s (the label coded %d first)",
+			where, d.Name, d.TypeString(), textenc.QuoteLabel(l0), lv.First, textenc.QuoteLabel(l1), lv.First+1, textenc.QuoteLabel(l1), lv.First+1, d.Name, l0, l1, lv.First))
+	}
+	return warns
+}
+
+// nearLabelWarnings warns of two labels of a coding that are one text
+// but for case, spaces and punctuation ("Man City" beside "ManCity", a
+// typo in one cell): they are coded as two groups, which a model fits
+// apart. Each pair is warned of once, for the first column that holds it,
+// whatever the columns coded together (Levels.With).
+func nearLabelWarnings(info *check.Info, bound map[string]*Array) []string {
+	var warns []string
+	seen := map[[2]string]bool{}
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels == nil {
+			continue
+		}
+		lv := a.Levels
+		first := map[string]string{}
+		for _, l := range lv.Labels {
+			k := labelKey(l)
+			o, ok := first[k]
+			if !ok || k == "" {
+				first[k] = l
+				continue
+			}
+			if seen[[2]string{o, l}] {
+				continue
+			}
+			seen[[2]string{o, l}] = true
+			where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
+			if len(lv.With) > 0 {
+				where += " (coded with " + columnWords(lv.With) + ")"
+			}
+			warns = append(warns, fmt.Sprintf("%s: labels %q and %q differ only in case, spaces or punctuation, yet are coded as two groups (%s): if they name one, write them alike", where, o, l, listCodes(*lv, []string{o, l}, 2)))
+		}
+	}
+	return warns
+}
+
+// labelKey is label s lower-cased, its letters and digits alone: labels
+// of one key differ only in case, spaces and punctuation.
+func labelKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
+}
+
+// columnWords names columns for a note: `column "away"`, `columns "a",
+// "b"`.
+func columnWords(cols []string) string {
+	if len(cols) == 1 {
+		return fmt.Sprintf("column %q", cols[0])
+	}
+	return "columns " + strings.Join(quoteAll(cols), ", ")
 }

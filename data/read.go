@@ -103,6 +103,9 @@ type Levels struct {
 	// Given says the labels' order came from the user (--levels), not
 	// from sorting them.
 	Given bool
+	// With names the other columns coded together with this one (their
+	// declarations index one axis: labelGroup), for notes.
+	With []string
 }
 
 // problem is the first problem of the value, bad or its first missing
@@ -725,7 +728,7 @@ func parseDelimited(file string, src []byte, f delimited, keep func(string) bool
 			if isMissingText(text) && f.sepHint(header) == "" {
 				what := "empty cell"
 				if text != "" {
-					what = strconv.Quote(text) + ", a missing value"
+					what = strconv.Quote(text) + " is read as a missing value"
 				} else if len(header) == 1 && line > lastText { // spaces alone
 					what += atEnd
 					c.blankTail++

@@ -78,7 +78,7 @@ func TestReadTSV(t *testing.T) {
 	if got := tsv.Column("w").Locate(1).String(); got != "d.tsv:3:5" {
 		t.Errorf("w's second cell at %s, want d.tsv:3:5", got)
 	}
-	if err := tsv.Column("w").Err(); err == nil || !strings.Contains(err.Error(), `d.tsv:3:5: column "w": "NA", a missing value`) {
+	if err := tsv.Column("w").Err(); err == nil || !strings.Contains(err.Error(), `d.tsv:3:5: column "w": "NA" is read as a missing value`) {
 		t.Errorf("w's error %v, want its missing cell at d.tsv:3:5", err)
 	}
 }
@@ -354,19 +354,19 @@ func TestReadValueErrors(t *testing.T) {
 		want            string
 	}{
 		{"csv non-numeric", "a.csv", "x,y\n1,2\n3,abc\n", "y", `a.csv:3:3: column "y": "abc" is not a number`},
-		{"csv nan", "a.csv", "x\n1\nNaN\n", "x", `a.csv:3:1: column "x": "NaN", a missing value`},
+		{"csv nan", "a.csv", "x\n1\nNaN\n", "x", `a.csv:3:1: column "x": "NaN" is read as a missing value`},
 		{"csv inf", "a.csv", "x\n-Inf\n", "x", `a.csv:2:1: column "x": "-Inf": infinite values are not allowed in data`},
 		{"csv empty cell", "a.csv", "x,y\n1,\n", "y", `a.csv:2:3: column "y": empty cell`},
 		// A blank line in a one-column file is a missing value (pandas
 		// writes NaN so); the CSV reader skipped it and N was one short.
 		{"csv blank line, one column", "a.csv", "y\n1.0\n\n2.0\n", "y", `a.csv:3:1: column "y": line 3 is blank, an empty cell in a one-column file`},
 		{"csv blank last line, one column", "a.csv", "y\r\n1.0\r\n2.0\r\n\r\n", "y", `a.csv:4:1: column "y": line 4 is blank`},
-		{"csv missing value", "a.csv", "x\n1\nNA\n", "x", `a.csv:3:1: column "x": "NA", a missing value`},
+		{"csv missing value", "a.csv", "x\n1\nNA\n", "x", `a.csv:3:1: column "x": "NA" is read as a missing value`},
 		{"csv semicolons, ragged", "a.csv", "x;y\n1;2\n3\n", "x;y", `a.csv:2:1: column "x;y": "1;2" is not a number (the file looks separated by ";"; gpp reads comma-separated files)`},
 		{"csv tabs, ragged", "a.csv", "x\ty\n1\t2\n3\n", "", `(the file looks separated by "\t"; gpp reads comma-separated files: name it FILE.tsv)`},
 		{"tsv commas, ragged", "a.tsv", "x,y\n1,2\n3\n", "x,y", `a.tsv:2:1: column "x,y": "1,2" is not a number (the file looks separated by ","; gpp reads a .tsv file as tab-separated: name it FILE.csv)`},
 		{"tsv decimal comma", "a.tsv", "x\ty\n1,5\t2\n", "x", `a.tsv:2:1: column "x": "1,5" is not a number (a decimal comma? write 1.5)`},
-		{"tsv missing value", "a.tsv", "x\ty\n1\tNA\n", "y", `a.tsv:2:3: column "y": "NA", a missing value`},
+		{"tsv missing value", "a.tsv", "x\ty\n1\tNA\n", "y", `a.tsv:2:3: column "y": "NA" is read as a missing value`},
 		{"csv underscore", "a.csv", "x\n1_5\n", "x", `a.csv:2:1: column "x": "1_5" is not a number`},
 		{"csv hex float", "a.csv", "x\n0x1p4\n", "x", `a.csv:2:1: column "x": "0x1p4" is not a number`},
 		{"csv out of range", "a.csv", "x\n-1e400\n", "x", `a.csv:2:1: column "x": "-1e400" is out of range`},

@@ -33,7 +33,7 @@ type setFlags map[string]string
 // as in a CSV file: --levels 'county="ST. LOUIS, MN",AITKIN'.
 type levelFlags map[string][]string
 
-const levelsUsage = "code the column of labels that binds the int data NAME in the\norder given, as `NAME=LABEL,LABEL,...` (R's factor(levels=)): the\nfirst label is the declaration's lower bound (0 without one), the\nnext one more, ...; a label not listed is an error at its cell; the\nlist is a CSV record: quote a label holding a comma (repeatable;\ndefault: the labels in byte order)"
+const levelsUsage = "code the column of labels that binds the int data NAME in the\norder given, as `NAME=LABEL,LABEL,...` (R's factor(levels=)): the\nfirst label is the declaration's lower bound (0 without one), the\nnext one more, ...; a label not listed is an error at its cell; the\nlist is a CSV record: quote a label holding a comma; it codes too\nthe int data bounded above by the same size (home and away, both\nupper=J-1) (repeatable; default: the labels of all of them in byte\norder)"
 
 func (l levelFlags) String() string {
 	var parts []string

@@ -50,7 +50,7 @@ func TestMissingCovariateCLI(t *testing.T) {
 		}
 	}
 	code, _, stderr := runSafe(t, "check", "testdata/check_missing_covariate_if.gpp", csv)
-	want := csv + ":3:1: column \"x\": \"NA\", a missing value: `x` is a covariate (read at testdata/check_missing_covariate_if.gpp:8:4) with a model of its own"
+	want := csv + ":3:1: column \"x\": \"NA\" is read as a missing value: `x` is a covariate (read at testdata/check_missing_covariate_if.gpp:8:4) with a model of its own"
 	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "testdata/check_missing_covariate_if.gpp:8:9: a comparison needs operands known before the fit") {
 		t.Errorf("if condition: exit %d, stderr:\n%s\nwant 1 and %q, at the comparison", code, stderr, want)
 	}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// btTeamsModel is the sports trial's Bradley-Terry model: two columns of
+// teams, home and away, index one axis of abilities.
+const btTeamsModel = `data J: int
+data home: int<lower=0, upper=J-1>[N]
+data away: int<lower=0, upper=J-1>[N]
+data homewin: int[N]
+param ability: ABILITY ~ Normal(0, 1)
+param hadv: real ~ Normal(0, 1)
+homewin ~ BernoulliLogit(hadv + ability[home] - ability[away])
+output p_home = inv_logit(hadv + ability[home] - ability[away])
+`
+
+// btMatches are four teams' matches; Derby never plays away, so that the
+// fit codes the union of the two columns' labels.
+const btMatches = "home,away,homewin\nArsenal,Chelsea,1\nChelsea,Leeds,0\nLeeds,Arsenal,1\nDerby,Chelsea,0\nArsenal,Leeds,1\nDerby,Arsenal,1\nChelsea,Arsenal,0\nLeeds,Chelsea,1\n"
+
+// TestPredictNewLevelsTwoColumns: gpp predict --new-levels codes the new
+// labels of home and away together: a new team at home and another away
+// are two new teams (Ipswich 4, Leicester 5), with probabilities of their
+// own, and a new team only away grows J as one only at home does. A
+// sum_to_zero_vector's refusal holds whichever column holds the new team,
+// and an unseen label without --new-levels suggests the fit's label it
+// most likely misspells.
+func TestPredictNewLevelsTwoColumns(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "bt.gpp", strings.Replace(btTeamsModel, "ABILITY", "real[J]", 1))
+	matches := writeFile(t, dir, "matches.csv", btMatches)
+	fit := fitInto(t, dir, "fit", model, matches)
+	predict := func(name, rows string, args ...string) (int, string) {
+		t.Helper()
+		file := writeFile(t, dir, name+".csv", rows)
+		args = append([]string{"predict", fit, model, file, "--draw", "none", "--out", filepath.Join(dir, name)}, args...)
+		code, _, stderr := runSafe(t, args...)
+		return code, stderr
+	}
+
+	code, stderr := predict("both", "home,away\nIpswich,Chelsea\nChelsea,Leicester\n", "--new-levels")
+	if code != 0 || !strings.Contains(stderr, "(Chelsea 1, Ipswich 4); J = 6") || !strings.Contains(stderr, "(Chelsea 1, Leicester 5)") || !strings.Contains(stderr, "ability is [6] here, [4] in the fit") {
+		t.Errorf("a new team at home, another away: exit %d, stderr %s", code, stderr)
+	}
+	draws := drawCols(t, filepath.Join(dir, "both", "draws.csv"))
+	p0, p1 := draws["p_home.1"], draws["p_home.2"]
+	same := 0
+	for d := range p0 {
+		if p0[d] == 1-p1[d] {
+			same++
+		}
+	}
+	if len(p0) == 0 || same == len(p0) {
+		t.Errorf("Ipswich v Chelsea and Chelsea v Leicester: p_home %v, %v: one team's, or no draws", p0[:min(3, len(p0))], p1[:min(3, len(p1))])
+	}
+
+	code, stderr = predict("away", "home,away\nChelsea,Ipswich\n", "--new-levels")
+	if code != 0 || !strings.Contains(stderr, "(Ipswich 4)") || !strings.Contains(stderr, "ability is [5] here, [4] in the fit") {
+		t.Errorf("a new team only away: exit %d, stderr %s", code, stderr)
+	}
+
+	code, stderr = predict("typo", "home,away\narsenal,Chelsea\n")
+	if code != exitError || !strings.Contains(stderr, `label "arsenal" is not one the fit coded `+"`home`"+` from; did you mean "Arsenal"?`) {
+		t.Errorf("a label in another case: exit %d, stderr %s", code, stderr)
+	}
+
+	stz := writeFile(t, dir, "stz.gpp", strings.Replace(btTeamsModel, "ABILITY", "sum_to_zero_vector[J]", 1))
+	fit = fitInto(t, dir, "stzfit", stz, matches)
+	for _, rows := range []string{"home,away\nIpswich,Chelsea\n", "home,away\nChelsea,Ipswich\n"} {
+		file := writeFile(t, dir, "stz.csv", rows)
+		code, _, stderr := runSafe(t, "predict", fit, stz, file, "--new-levels", "--draw", "none", "--out", filepath.Join(dir, "stzp"))
+		if code != exitError || !strings.Contains(stderr, "param `ability` ([4] in the fit, [5] here) cannot have new elements drawn: a sum_to_zero_vector") {
+			t.Errorf("sum_to_zero_vector, %q: exit %d, stderr %s", rows, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package data
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// btModel is a Bradley-Terry model's data: two columns of teams, one axis.
+const btModel = "data J: int\ndata home: int<lower=0, upper=J-1>[N]\ndata away: int<lower=0, upper=J-1>[N]\ndata y: int[N]\n"
+
+// TestBindLabelGroup: the columns of labels of declarations bounded by one
+// size are coded together, from the union of their labels (R's
+// factor(levels = union(...))), J counting the union; --levels for one
+// orders all; codes beside labels are an error at the first label.
+func TestBindLabelGroup(t *testing.T) {
+	info := checked(t, btModel)
+	// Wolves never plays away, Leeds never at home, a typo in one cell:
+	// none is an error, each label has one code in both columns
+	src := "home,away,y\nWolves,Arsenal,1\nArsenal,Leeds,0\nMan City,Wolves,1\n"
+	bound, err := Bind(info, []Input{csvInput(t, "", "m.csv", src)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Arsenal", "Leeds", "Man City", "Wolves"}
+	for _, name := range []string{"home", "away"} {
+		if lv := bound[name].Levels; !slices.Equal(lv.Labels, want) {
+			t.Errorf("%s coded %q, want %q", name, lv.Labels, want)
+		}
+	}
+	if h, a := bound["home"].Values, bound["away"].Values; !slices.Equal(h, []float64{3, 0, 2}) || !slices.Equal(a, []float64{0, 1, 3}) {
+		t.Errorf("home %v, away %v", h, a)
+	}
+	if j := bound["J"].Values[0]; j != 4 {
+		t.Errorf("J = %g, want 4 (the union's count)", j)
+	}
+	notes := LevelNotes(info, bound, false)
+	if len(notes) != 2 || !strings.Contains(notes[0], `in sorted order, shared with column "away"`) {
+		t.Errorf("notes %q", notes)
+	}
+
+	// --levels for home codes away too
+	order := map[string][]string{"home": {"Wolves", "Man City", "Leeds", "Arsenal"}}
+	bound, err = BindOrdered(info, []Input{csvInput(t, "", "m.csv", src)}, nil, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := bound["away"]; !a.Levels.Given || !slices.Equal(a.Values, []float64{3, 2, 0}) {
+		t.Errorf("away under home's order: %v (given %v)", a.Values, a.Levels.Given)
+	}
+	// a label of away that home's order does not list is an error at its
+	// cell, naming the order's declaration
+	order = map[string][]string{"home": {"Wolves", "Man City", "Arsenal"}}
+	_, err = BindOrdered(info, []Input{csvInput(t, "", "m.csv", src)}, nil, order)
+	if err == nil || !strings.Contains(err.Error(), "m.csv:3:9: column \"away\": label \"Leeds\" is not in the order --levels gives `home`, which codes `away` too (both are bounded by J)") {
+		t.Errorf("a label home's order leaves out: %v", err)
+	}
+	// two different orders for one axis
+	order = map[string][]string{"home": want, "away": {"Wolves", "Man City", "Leeds", "Arsenal"}}
+	_, err = BindOrdered(info, []Input{csvInput(t, "", "m.csv", src)}, nil, order)
+	if err == nil || !strings.Contains(err.Error(), "--levels: `home` and `away` are given different orders") {
+		t.Errorf("two orders: %v", err)
+	}
+
+	// codes beside labels: no shared coding, the error names the label
+	mixed := "home,away,y\nArsenal,1,1\nLeeds,0,0\n"
+	_, err = Bind(info, []Input{csvInput(t, "", "m.csv", mixed)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "m.csv:2:1: column \"home\": label \"Arsenal\" cannot be coded to index the axis that `away` indexes too (both bounded by J): `away` is given as numbers (m.csv:2:9)") || !strings.Contains(err.Error(), "--levels home=") {
+		t.Errorf("labels beside codes: %v", err)
+	}
+}
+
+// TestBindCodedGroupGrow: gpp predict --new-levels codes the new labels of
+// every column of a group after the fit's, once each, in one order: a new
+// team at home and another away get two codes, and a new team only in the
+// second column still grows J.
+func TestBindCodedGroupGrow(t *testing.T) {
+	info := checked(t, btModel)
+	fit := func() map[string]Levels {
+		lv := Levels{First: 0, Labels: []string{"Arsenal", "Leeds", "Wolves"}, Grow: true}
+		return map[string]Levels{"home": lv, "away": lv}
+	}
+	opt := map[string]bool{"y": true}
+	bound, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nIpswich,Leeds\nLeeds,Leicester\n")}, nil, opt, fit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, a := bound["home"].Values, bound["away"].Values; !slices.Equal(h, []float64{3, 1}) || !slices.Equal(a, []float64{1, 4}) {
+		t.Errorf("home %v, away %v: want Ipswich 3, Leicester 4", h, a)
+	}
+	if j := bound["J"].Values[0]; j != 5 {
+		t.Errorf("J = %g, want 5", j)
+	}
+	bound, err = BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nLeeds,Ipswich\n")}, nil, opt, fit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, j := bound["away"].Values, bound["J"].Values[0]; !slices.Equal(a, []float64{3}) || j != 4 {
+		t.Errorf("a new team only away: away %v, J %g", a, j)
+	}
+}
+
+// TestBindCodedSuggest: a label the fit did not see is an error that
+// suggests the fit's label it most likely misspells.
+func TestBindCodedSuggest(t *testing.T) {
+	info := checked(t, btModel)
+	lv := Levels{First: 0, Labels: []string{"Arsenal", "Man City", "Wolves"}}
+	for _, c := range []struct{ cell, want string }{
+		{"mancity", `did you mean "Man City"?`},                           // case and space
+		{"Man-City", `did you mean "Man City"?`},                          // punctuation
+		{"Arsneal", `did you mean "Arsenal"?`},                            // a transposition
+		{"Ipswich", `not one the fit coded ` + "`away`" + ` from (its 3`}, // none
+	} {
+		_, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nWolves,"+c.cell+"\n")}, nil, map[string]bool{"y": true}, map[string]Levels{"home": lv, "away": lv})
+		if err == nil || !strings.Contains(err.Error(), c.want) || c.cell == "Ipswich" && strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("%q: %v, want %s", c.cell, err, c.want)
+		}
+	}
+}
+
+// TestLabelWarnings: an indicator coded from two labels in byte order is
+// warned of, with its codes and the --levels that says them, unless
+// --levels gave them; two labels that differ only in case, spaces or
+// punctuation are warned of once.
+func TestLabelWarnings(t *testing.T) {
+	for _, decl := range []string{"int<lower=0, upper=1>", "int<lower=1, upper=2>"} {
+		f, info := checkedFile(t, "data cens: "+decl+"[N]\ndata t: real[N]\n")
+		in := []Input{csvInput(t, "", "s.csv", "cens,t\nright,1\nevent,2\n")}
+		bound, err := Bind(info, in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := LevelOrderWarnings(f, info, bound)
+		first := decl[len("int<lower=")]
+		want := "s.csv: column \"cens\": `cens` is declared " + decl + "[N], an indicator, and its labels are coded in sorted (byte) order: event is " + string(first) + " and right is " + string(first+1)
+		if len(w) != 1 || !strings.HasPrefix(w[0], want) || !strings.HasSuffix(w[0], "--levels cens=event,right (the label coded "+string(first)+" first)") {
+			t.Errorf("%s: warnings %q", decl, w)
+		}
+		bound, err = BindOrdered(info, in, nil, map[string][]string{"cens": {"right", "event"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := LevelOrderWarnings(f, info, bound); len(w) != 0 {
+			t.Errorf("%s with --levels: warnings %q", decl, w)
+		}
+	}
+	// not an indicator: no warning
+	f, info := checkedFile(t, "data g: int<lower=0, upper=2>[N]\ndata t: real[N]\n")
+	bound, err := Bind(info, []Input{csvInput(t, "", "s.csv", "g,t\nright,1\nevent,2\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := LevelOrderWarnings(f, info, bound); len(w) != 0 {
+		t.Errorf("bounds [0, 2]: warnings %q", w)
+	}
+
+	f, info = checkedFile(t, btModel)
+	bound, err = Bind(info, []Input{csvInput(t, "", "m.csv", "home,away,y\nManCity,Arsenal,1\nArsenal,ManCity,0\nMan City,Arsenal,1\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := LevelOrderWarnings(f, info, bound)
+	if len(w) != 1 || !strings.HasPrefix(w[0], `m.csv: column "home" (coded with column "away"): labels "Man City" and "ManCity" differ only in case, spaces or punctuation, yet are coded as two groups (Man City 1, ManCity 2)`) {
+		t.Errorf("near labels: warnings %q", w)
+	}
+}
+
+// TestBindLabelGroupForms: a label of one column that is another column's
+// label in another Unicode form is an error at its cell, once.
+func TestBindLabelGroupForms(t *testing.T) {
+	info := checked(t, btModel)
+	nfc, nfd := "Bar\u00e7a", "Barc\u0327a"
+	src := "home,away,y\n" + nfc + ",Leeds,1\nLeeds," + nfd + ",0\n"
+	_, err := Bind(info, []Input{csvInput(t, "", "m.csv", src)}, nil)
+	if err == nil || strings.Count(err.Error(), "two Unicode forms") != 1 || !strings.Contains(err.Error(), "a label of a column coded with it") {
+		t.Errorf("two forms in two columns: %v", err)
+	}
+}
