@@ -76,7 +76,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		return nil
 	}
 	c, err := r.MeanFieldCurvature(ctx, ud)
-	if err != nil {
+	if c == nil {
 		return nil
 	}
 	cc := &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim)}
@@ -87,7 +87,57 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 			cc.lats[f.Offset+k] = fi
 		}
 	}
+	if w := flatWarning(cc); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
+	if err != nil { // −H not positive definite: Flat alone
+		return nil
+	}
 	return cc
+}
+
+// flatWarning returns the warning of a flat direction at q's mode
+// (sgvb.FlatDirection.IsFlat), naming the elements
+// that make it up; "" where there is none. A Bradley–Terry model of 20
+// teams' abilities with no prior on them (a user trial of 2026-11-30) fits
+// ability ± 0.19 "converged" while its posterior is improper: the data
+// fix only the abilities' differences, and NUTS's chains wander apart
+// along their sum (R̂ 2.59).
+func flatWarning(cc *curvCheck) string {
+	f := cc.c.Flat
+	if f == nil || !f.IsFlat() {
+		return ""
+	}
+	big := 0.0
+	for _, v := range f.Vec {
+		big = math.Max(big, math.Abs(v))
+	}
+	var idx []int // the elements of the direction, in the fit's order
+	same := true
+	for i, v := range f.Vec {
+		if math.Abs(v) >= big/3 {
+			idx = append(idx, i)
+			same = same && (v > 0) == (f.Vec[idx[0]] > 0)
+		}
+	}
+	names := make([]string, 0, 4)
+	for _, i := range idx[:min(len(idx), 3)] {
+		names = append(names, cc.names[i])
+	}
+	list := strings.Join(names, ", ")
+	if len(idx) > 3 {
+		list += fmt.Sprintf(", … (%d elements)", len(idx))
+	}
+	what := "the sum of " + list
+	if !same {
+		what = "a combination of " + list
+	}
+	if len(idx) == 1 {
+		what = list
+	}
+	return fmt.Sprintf("a direction is flat: the log density at q's mode does not bend along %s (by its curvature the posterior's sd there is more than %.0f times q's), "+
+		"so the posterior may be improper or the model unidentified (a sum of parameters the data cannot fix: pin one, or use sum_to_zero_vector or a prior); "+
+		"q's means, sds and intervals of those elements say nothing of the posterior", what, 1/math.Sqrt(sgvb.FlatBend))
 }
 
 // curvAffordable reports whether the check's 2n gradients (n = r.Dim) are

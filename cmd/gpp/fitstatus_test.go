@@ -28,7 +28,7 @@ func TestParetoLineNarrow(t *testing.T) {
 		{0.493, 0, 0, "Pareto k̂     0.493 (good)\n"},
 		{0.9, 2, 2, "Pareto k̂     0.9 (unreliable)\n"},
 	} {
-		r := &sgvb.Result{ParetoK: c.k, ParetoRelESS: 0.5, ParetoReading: sgvb.TailReading(c.k, 0.5), ELBO: -10, ELBOSE: 0.1}
+		r := &sgvb.Result{ParetoK: c.k, ParetoRelESS: 0.5, ParetoReading: sgvb.TailReading(c.k, 0.5, 1000), ELBO: -10, ELBOSE: 0.1}
 		var b strings.Builder
 		printFitStatus(&b, cfg, r, nil, nil, &drawSet{}, nil, c.narrow, c.shown)
 		if !strings.Contains(b.String(), c.want) {

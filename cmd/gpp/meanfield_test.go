@@ -282,7 +282,7 @@ func TestAgainstHint(t *testing.T) {
 	cfg := &fitConfig{model: "my model.gpp", data: []string{"y.csv", "x=x.csv:a"}, sets: setFlags{"K": "3", "J": "2"}, out: "gpp-out"}
 	sgvbFit := sgvb.Settings{Method: sgvb.SGVB}
 	want := `gpp sample my\ model.gpp y.csv x=x.csv:a --set J=2 --set K=3 --against gpp-out (docs/inference.md`
-	if h := againstHint(cfg, sgvbFit, 1.4, 0.01); !strings.Contains(h, want) || !strings.HasPrefix(h, "with k̂ above 1, q may be far from the posterior") {
+	if h := againstHint(cfg, sgvbFit, 1.4, 0.01, 100, 0.001); !strings.Contains(h, want) || !strings.HasPrefix(h, "with k̂ above 1, q may be far from the posterior") {
 		t.Errorf("k̂ 1.4: hint %q, want one with %q", h, want)
 	}
 	for _, c := range []struct {
@@ -296,9 +296,20 @@ func TestAgainstHint(t *testing.T) {
 		{"negligible tail", sgvbFit, 1.3, 0.997},
 		{"MAP", sgvb.Settings{Method: sgvb.MAP}, 1.4, 0.01},
 	} {
-		if h := againstHint(cfg, c.s, c.k, c.ess); h != "" {
+		if h := againstHint(cfg, c.s, c.k, c.ess, 100, 0.001); h != "" {
 			t.Errorf("%s: hint %q, want none", c.name, h)
 		}
+	}
+	// past nutsLargeDim coordinates: NUTS's cost and --restarts, no command
+	for _, dim := range []int{nutsLargeDim + 1, 56000} {
+		h := againstHint(cfg, sgvbFit, 1.4, 0.01, dim, 0.0127)
+		if strings.Contains(h, want) || !strings.Contains(h, fmt.Sprintf("on %d coordinates it is slow: 4 chains × 2000 iterations of", dim)) ||
+			!strings.Contains(h, "--restarts 4") || !strings.Contains(h, "at this fit's 12.7 ms per step") {
+			t.Errorf("%d coordinates: hint %q", dim, h)
+		}
+	}
+	if h := againstHint(cfg, sgvbFit, 1.4, 0.01, nutsLargeDim, 0.0127); !strings.Contains(h, want) {
+		t.Errorf("%d coordinates: hint %q, want the command", nutsLargeDim, h)
 	}
 }
 

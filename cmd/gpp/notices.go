@@ -129,7 +129,11 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	}
 	ns.evidence(ev)
 	ns.fitHints(s, l, r, mix, ds, k, ess, curv)
-	ns.hint(againstHint(cfg, s, k, ess))
+	perStep := 0.0
+	if r.Iterations > 0 {
+		perStep = r.Seconds / float64(r.Iterations)
+	}
+	ns.hint(againstHint(cfg, s, k, ess, r.Dim, perStep))
 	if mix == nil && s.Method != sgvb.MAP {
 		ns.warnAt("", separationWarnings(ds.observed))
 	}

@@ -887,8 +887,9 @@ type drawsPace struct {
 	interrupted bool
 	least       int // the fewest draws an interrupted fit keeps
 	kept        int // the draws made (set by makeDrawsPaced)
-	// done counts the draws made, for the progress line (phaseProgress)
-	// of draws that plan found slow; stop ends that line.
+	// done counts the draws made, for their progress line
+	// (phaseProgress, shown once they have run phaseQuiet); stop ends
+	// that line.
 	done atomic.Int64
 	stop func()
 	slow bool // plan found the draws slow
@@ -988,9 +989,11 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		}
 		n = pace.plan(pace.now().Sub(t0), n, evals)
 		pace.kept = n
-		if pace.slow {
-			pace.started(n, evals)
-		}
+		// the progress line whether plan found the draws slow or not: the
+		// mean row can under-read them (a Skellam output per row of 1900
+		// matches, 1000 draws: 10 s after a mean row that foretold less),
+		// and phaseProgress shows nothing before phaseQuiet
+		pace.started(n, evals)
 	}
 	// the draws' columns, of the n that pace planned
 	ds := &drawSet{vars: vars, ncol: ncol, mean: make([]float64, ncol), cols: make([][]float64, ncol),

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // TestParetoLineLowESS: a k̂ of 0.7 or less (0.7 itself included) whose weights keep a relative
@@ -13,10 +15,10 @@ import (
 // the reading alone.
 func TestParetoLineLowESS(t *testing.T) {
 	const caution = "but the weights p/q keep a relative ESS of"
-	if l := paretoLine(0.59, "ok", 0.075); !strings.HasPrefix(l, "0.59 (ok, "+caution+" 7.5 %: q is farther from the posterior") {
+	if l := paretoLine(0.59, "ok", 0.075, 1000); !strings.HasPrefix(l, "0.59 (ok, "+caution+" 7.5 %: q is farther from the posterior") {
 		t.Errorf("k̂ 0.59, ESS 0.075: %q", l)
 	}
-	if l := paretoLine(0.7, "ok", 0.05); !strings.HasPrefix(l, "0.7 (ok, "+caution+" 5 %") { // 0.7 itself is "ok"
+	if l := paretoLine(0.7, "ok", 0.05, 1000); !strings.HasPrefix(l, "0.7 (ok, "+caution+" 5 %") { // 0.7 itself is "ok"
 		t.Errorf("k̂ 0.7, ESS 0.05: %q", l)
 	}
 	for _, c := range []struct {
@@ -32,8 +34,36 @@ func TestParetoLineLowESS(t *testing.T) {
 		if c.k > 0.7 {
 			reading = "unreliable"
 		}
-		if l := paretoLine(c.k, reading, c.ess); l != c.want {
+		if l := paretoLine(c.k, reading, c.ess, 1000); l != c.want {
 			t.Errorf("k̂ %v, ESS %v: %q, want %q", c.k, c.ess, l, c.want)
+		}
+	}
+}
+
+// TestParetoLineDegenerate: weights whose ESS is below 2 draws (one draw
+// holds more than half their weight) read unreliable whatever k̂, in the
+// reading fit.json keeps and on the line, which says why; an ESS of 2 or
+// more keeps k̂'s reading.
+func TestParetoLineDegenerate(t *testing.T) {
+	for _, c := range []struct {
+		k, ess  float64
+		S       int
+		reading string
+	}{
+		{0.471, 1e-4, 10000, "unreliable"}, // the pf trial: ESS 1 of 10 000
+		{0.3, 1.9e-3, 1000, "unreliable"},
+		{0.3, 2e-3, 1000, "good"}, // ESS 2
+		{0.6, 0.01, 1000, "ok"},
+		{0.3, 1e-4, 0, "good"}, // no draws counted
+		{13.7, 1e-3, 1000, "unreliable"},
+	} {
+		reading := sgvb.TailReading(c.k, c.ess, c.S)
+		if reading != c.reading {
+			t.Errorf("k̂ %v, ESS %v of %d: reading %q, want %q", c.k, c.ess, c.S, reading, c.reading)
+		}
+		l := paretoLine(c.k, reading, c.ess, c.S)
+		if says := strings.Contains(l, "one draw holds more than half of their weight"); says != (c.reading == "unreliable" && c.k <= 0.7) {
+			t.Errorf("k̂ %v, ESS %v of %d: %q", c.k, c.ess, c.S, l)
 		}
 	}
 }
@@ -68,5 +98,16 @@ func TestScoringNote(t *testing.T) {
 		"scoring q: Pareto k̂ again (near 0.7) from 10000 draws of q on the full data, after 20 s of steps and 30 s of final estimates before this one\n"
 	if b.String() != want {
 		t.Errorf("two rounds:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestTookLine: the fit's last line adds the outputs' time where they
+// took outputsSaid or more, and the total; below it, the fit's time alone.
+func TestTookLine(t *testing.T) {
+	if l := tookLine("fit", 2.22, 9600*time.Millisecond); l != "fit took 2.22 s; its outputs (draws, summary, checks, files) took 9.6 s more, 11.8 s in all" {
+		t.Errorf("slow outputs: %q", l)
+	}
+	if l := tookLine("fits", 2.22, outputsSaid-time.Millisecond); l != "fits took 2.22 s" {
+		t.Errorf("fast outputs: %q", l)
 	}
 }

@@ -270,11 +270,17 @@ func watchSteps(con *console, s *sgvb.Settings, info *check.Info, after func(sgv
 		}
 	}
 	s.Stepping = w.stepped
+	s.Rollback = func(_ int, warning string) { con.info("%s", rollbackLine(warning)) }
 	if s.Method != sgvb.SGVB {
 		return func() {}
 	}
 	return w.watch()
 }
+
+// rollbackLine is the progress stream's line for a rollback's warning
+// (sgvb.Settings.Rollback), said as it happens; the warning is printed
+// again with the others after the fit.
+func rollbackLine(warning string) string { return "rollback: " + warning }
 
 // stepped is sgvb.Settings.Stepping.
 func (w *stepWatch) stepped(steps int, stepping, elapsed time.Duration) {
@@ -386,12 +392,16 @@ func slowAdvice(info *check.Info, fewer string) string {
 // joint of a MAP fit, or another exact objective point; "batch ELBO" for
 // a minibatch fit's estimates from its batches, which the final
 // full-data ELBO replaces), relative change (SGVB's convergence rule;
-// L-BFGS has none to show), speed and the time left to the iteration
+// L-BFGS has none to show; "—" until the rule's window fills, from the
+// start or from the last rollback, which it names), speed and the time left to the iteration
 // limit.
 func progressLine(p sgvb.Progress, maxIter int, point string, batch bool) string {
 	rel := "—"
-	if !math.IsNaN(p.RelChange) {
+	switch {
+	case !math.IsNaN(p.RelChange):
 		rel = fmt.Sprintf("%.1e", p.RelChange)
+	case p.RolledBack > 0:
+		rel = fmt.Sprintf("— (rolled back at %d)", p.RolledBack)
 	}
 	speed := 0.0
 	if s := p.Elapsed.Seconds(); s > 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -121,6 +122,34 @@ func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *c
 				r, sgvb.RestartSeed(cfg.settings.Seed, r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), kText(res.ParetoK), res.Seconds)
 		}}
 	return pipeline.FitRestarts(ctx, l.Model, runTarget(cfg, l.Model), cfg.settings, rs)
+}
+
+// nutsLargeDim is the number of coordinates above which againstHint
+// tells NUTS's cost instead of its command. gpp sample runs Stan's 4
+// chains × 2000 iterations, each a tree of up to 1023 gradients; its
+// step size falls as d^(-1/4) (Beskos et al. 2013), so an iteration costs
+// at least about d^(1/4) of them, 10 at 10 000 coordinates, and a model
+// whose q has k̂ above 1 (a funnel, a factorisation's scale and
+// loadings) reaches the tree-depth cap well before that. The users' trials
+// that asked for it (2026-11-30) were Poisson factorisations of 12 000–56 000
+// coordinates, where one step of SGVB took 7–30 ms: at least 10 min and up
+// to days of NUTS.
+const nutsLargeDim = 10000
+
+// nutsCost says what gpp sample's defaults would cost a model of dim
+// coordinates whose gradient takes about perStep seconds (the fit's time
+// per step, one gradient and its share of the ELBO estimates): 4 chains ×
+// 2000 iterations of d^(1/4) to 1023 gradients, the chains side by side
+// on 4 cores (longer on fewer).
+func nutsCost(dim int, perStep float64) string {
+	if !(perStep > 0) {
+		return "4 chains × 2000 iterations of up to 1023 gradients each"
+	}
+	per := 2000 * perStep // the chains side by side
+	lo := time.Duration(per * math.Pow(float64(dim), 0.25) * float64(time.Second))
+	hi := time.Duration(per * 1023 * float64(time.Second))
+	return fmt.Sprintf("4 chains × 2000 iterations of %.0f to 1023 gradients each take %s to %s on 4 cores at this fit's %.3g ms per step",
+		math.Pow(float64(dim), 0.25), humanSpan(lo), humanSpan(hi), 1000*perStep)
 }
 
 // fitEnd says how a fit ended.
@@ -278,10 +307,22 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64) s
 // reference says. It spells out the gpp sample command that compares every
 // element with NUTS's draws (--against). "" for MAP (no q to compare), for
 // k̂ at most 1 or NaN, and for a negligible tail (sgvb.ParetoAlarm: the
-// weights near-uniform, q close to p whatever k̂ says).
-func againstHint(cfg *fitConfig, s sgvb.Settings, k, relESS float64) string {
+// weights near-uniform, q close to p whatever k̂ says). A model of more
+// than nutsLargeDim coordinates (dim) is told what NUTS would cost it
+// instead (nutsCost, from the fit's seconds per step, perStep) and
+// pointed at --restarts.
+func againstHint(cfg *fitConfig, s sgvb.Settings, k, relESS float64, dim int, perStep float64) string {
 	if s.Method == sgvb.MAP || !(k > 1) || !sgvb.ParetoAlarm(k, relESS) {
 		return ""
+	}
+	if dim > nutsLargeDim {
+		restarts := "--restarts 4 fits q from 4 starts and says whether they agree (their ELBOs, the mixture's k̂)"
+		if cfg.restarts > 1 {
+			restarts = "the restarts' ELBOs above say whether fits from other starts agree"
+		}
+		return fmt.Sprintf("with k̂ above 1, q may be far from the posterior in its means as well as its sds; "+
+			"NUTS would say how far, but on %d coordinates it is slow: %s; %s, and NUTS on a subset of the data small enough to sample "+
+			"(gpp sample --against, docs/inference.md, A fit against the draws) says how far q is there", dim, nutsCost(dim, perStep), restarts)
 	}
 	args := append([]string{"gpp", "sample", cfg.model}, cfg.data...)
 	for _, name := range sortedKeys(cfg.sets) {
@@ -756,7 +797,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 	R := len(m.Components)
 	fmt.Fprintf(w, "ELBO         %.6g ± %.2g (the mixture's; the restarts' mean is %.6g, and mixing adds at most log %d = %.3g)\n",
 		m.ELBO, m.ELBOSE, sum/float64(R), R, math.Log(float64(R)))
-	fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(m.ParetoK, m.ParetoReading, m.ParetoRelESS))
+	fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(m.ParetoK, m.ParetoReading, m.ParetoRelESS, m.ParetoKDraws))
 	printResample(w, cfg, ro)
 	printEvidenceLine(w, ev)
 	worst, above, n := math.NaN(), 0, 0

@@ -638,6 +638,13 @@ type Settings struct {
 	// caller can say early what the fit will cost, long before the first
 	// progress line at EvalEvery. The fit is the same with it or without.
 	Stepping func(steps int, stepping, elapsed time.Duration)
+	// Rollback, if set, is called (on the goroutine that called Fit) when
+	// an SGVB fit goes back to an earlier q (its ELBO diverged or drifted
+	// down, or a run of steps was non-finite) or stops for want of
+	// rollbacks, with the iteration and the warning that says so (also in
+	// Result.Warnings): a caller can say it among the progress lines, whose
+	// relative change starts afresh after it (Progress.RolledBack).
+	Rollback func(iter int, warning string)
 }
 
 // Progress reports the state of a running fit.
@@ -645,8 +652,11 @@ type Progress struct {
 	Iter      int
 	ELBO, SE  float64
 	RelChange float64 // the relative ELBO change the convergence rule looks at (see Fit; NaN while there is none)
-	ItPerSec  float64
-	Elapsed   time.Duration
+	// RolledBack is the iteration of the fit's last rollback (Settings.Rollback), 0 for none: the
+	// convergence rule starts afresh from it, so RelChange is NaN for a window of evaluations after it.
+	RolledBack int
+	ItPerSec   float64
+	Elapsed    time.Duration
 }
 
 // Defaults.

@@ -43,7 +43,61 @@ type Curvature struct {
 	// Ratio, which assumes they have, does not say how far q's sd is off.
 	Scale []float64
 
+	// Flat is the direction along which the log density bends least at
+	// q's mode, against q's spread along it (FlatDirection); nil where
+	// its eigenvalues were not found.
+	Flat *FlatDirection
+
 	lambda, sigma *mat.SymDense // Λ = −H and Σ = Λ⁻¹
+}
+
+// FlatDirection is the unit eigenvector Vec of Λ = −H at q's mode with
+// the smallest eigenvalue Lambda (the least curvature; ≤ 0 where −H is
+// not positive definite), and q's variance along it, QVar = Σ v_i² σ_i².
+type FlatDirection struct {
+	Vec          []float64
+	Lambda, QVar float64
+}
+
+// Bend returns Lambda·QVar: q's variance along the direction against the
+// variance 1/Lambda that the curvature there implies. A settled q has
+// about 1 along any direction of a normal posterior (a mean-field q that
+// is too narrow, 1/r² for its ratio r); near 0 or below, the log density
+// does not bend along it within q's reach: the posterior is flat there
+// (IsFlat). Clearly below 0 it bends the wrong way (a funnel's scale at
+// q's mode: seeds.gpp's sigma −0.39, sv.gpp's −1.1), which is no flat
+// direction.
+func (f *FlatDirection) Bend() float64 { return f.Lambda * f.QVar }
+
+// IsFlat reports whether the direction is flat: |Bend| at most FlatBend.
+func (f *FlatDirection) IsFlat() bool { return math.Abs(f.Bend()) <= FlatBend }
+
+// FlatBend is the |Bend| at or below which a direction is flat: the
+// curvature's sd along it at least 100 times q's. A mean-field q too
+// narrow by its ratio r reads 1/r², 10⁻⁴ at r = 100, beyond any ratio the
+// bundled examples and trials show (docs/inference.md, The mean-field
+// hint; their least Bend is 0.024, survival.gpp's); a sum of parameters
+// no datum or prior fixes reads 0 up to the central differences'
+// rounding (a Bradley–Terry model's 20 abilities without a prior:
+// −4.7·10⁻¹³).
+const FlatBend = 1e-4
+
+// flatDirection returns the FlatDirection of Λ = −H for q's sds sd, nil
+// where Λ's eigenvalues are not found.
+func flatDirection(L *mat.SymDense, sd []float64) *FlatDirection {
+	var eig mat.EigenSym
+	if !eig.Factorize(L, true) {
+		return nil
+	}
+	vals := eig.Values(nil) // ascending
+	var V mat.Dense
+	eig.VectorsTo(&V)
+	f := &FlatDirection{Vec: make([]float64, len(vals)), Lambda: vals[0]}
+	for i := range f.Vec {
+		f.Vec[i] = V.At(i, 0)
+		f.QVar += f.Vec[i] * f.Vec[i] * sd[i] * sd[i]
+	}
+	return f
 }
 
 // ErrNotDefinite is MeanFieldCurvature's error where −H at q's mode is not
@@ -56,7 +110,8 @@ var ErrNotDefinite = errors.New("sgvb: the Hessian of the log density at q's mod
 // order): 2·Dim gradients of ud and an O(Dim³) factorisation, no random
 // draws. An error for a fit that is not mean-field SGVB (normal, log-normal,
 // gamma and beta factors only: a Dirichlet's coordinates are not x),
-// ErrNotDefinite where −H is not positive definite or not finite, or
+// ErrNotDefinite where −H is not positive definite or not finite (with a
+// Curvature that holds Flat alone, where Λ's eigenvalues were found), or
 // ctx's error.
 func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Curvature, error) {
 	if r.Method != SGVB || len(r.Groups) > 0 {
@@ -78,11 +133,18 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 	if bad >= 0 {
 		return nil, ErrNotDefinite
 	}
+	sd := r.coordSDs()
+	L := mat.NewSymDense(r.Dim, nil)
+	L.ScaleSym(-1, H)
+	flat := flatDirection(L, sd)
 	c, err := curvatureOf(H)
 	if err != nil {
+		if flat != nil {
+			return &Curvature{Flat: flat}, err
+		}
 		return nil, err
 	}
-	sd := r.coordSDs()
+	c.Flat = flat
 	c.Scale = make([]float64, r.Dim)
 	for i := range c.Scale {
 		c.Scale[i] = sd[i] * math.Sqrt(c.lambda.At(i, i))

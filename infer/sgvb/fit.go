@@ -1335,7 +1335,12 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	// traced: the last trace point is of the q the fit holds now, or
 	// (avgTraced) of the average of the iterates while it holds the iterate
 	traced, avgTraced := false, false
-	afterRollback := func() {
+	rolledAt := 0 // the iteration of the last rollback (Progress.RolledBack)
+	afterRollback := func(it int) {
+		if s.Rollback != nil && len(r.Warnings) > 0 {
+			s.Rollback(it, r.Warnings[len(r.Warnings)-1])
+		}
+		rolledAt = it
 		traced, avgTraced = false, false
 		eta0 /= 2
 		eta = eta0
@@ -1388,7 +1393,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 				if g != nil && finite(g.elbo) && r.Rollbacks < s.MaxRollbacks {
 					g.restore(r)
 					r.warn("at iteration %d, after %d steps with a non-finite log joint or gradient (the last %d in a row), went back to %s with the optimizer reset and step size %g", it, r.BadSteps, consec, g.from(), eta0/2)
-					afterRollback()
+					afterRollback(it)
 					consec = 0
 					continue
 				}
@@ -1454,13 +1459,13 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		r.Trace = append(r.Trace, TracePoint{Iter: it, ELBO: elbo, SE: se, Seconds: now.Sub(start).Seconds()})
 		traced = true
 		if s.Progress != nil {
-			s.Progress(Progress{Iter: it, ELBO: elbo, SE: se, RelChange: rc,
+			s.Progress(Progress{Iter: it, ELBO: elbo, SE: se, RelChange: rc, RolledBack: rolledAt,
 				ItPerSec: float64(it-lastEval) / now.Sub(lastT).Seconds(), Elapsed: now.Sub(start)})
 		}
 		lastEval, lastT = it, now
 		if g != nil && g.diverged(elbo) {
 			more := g.rollback(r, it, elbo, eta0/2)
-			afterRollback()
+			afterRollback(it)
 			if !more {
 				break
 			}
@@ -1468,7 +1473,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		}
 		if g != nil && g.drifted(elbo) {
 			more := g.driftBack(r, it, elbo, eta0/2)
-			afterRollback()
+			afterRollback(it)
 			if !more {
 				break
 			}
@@ -1555,7 +1560,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			e.averageCheck(ctx, r, *final, start)
 		}
 	}
-	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
+	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS, r.ParetoKDraws)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,9 +27,38 @@ func TestDivergenceGuard(t *testing.T) {
 		sr.MaxRollbacks = maxRollbacks
 		return Fit(context.Background(), nn, lat, sr)
 	}
+	// Settings.Rollback says each rollback as it happens, with its
+	// warning, and the progress reports after it name it
+	var said []string
+	var saidAt []int
+	var reports []Progress
+	s.Rollback = func(it int, w string) { said, saidAt = append(said, w), append(saidAt, it) }
+	s.Progress = func(p Progress) { reports = append(reports, p) }
 	r, err := fit(0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	s.Rollback, s.Progress = nil, nil
+	if len(said) != r.Rollbacks || !slices.Equal(said, r.Warnings[:min(len(said), len(r.Warnings))]) {
+		t.Errorf("Rollback said %q for %d rollbacks, warnings %q", said, r.Rollbacks, r.Warnings)
+	}
+	for i, at := range saidAt {
+		next := -1 // the first report after the rollback
+		for j, p := range reports {
+			if p.Iter > at {
+				next = j
+				break
+			}
+		}
+		if next < 0 {
+			continue
+		}
+		if p := reports[next]; p.RolledBack != at || !math.IsNaN(p.RelChange) {
+			t.Errorf("rollback %d at %d: the next report %+v, want RolledBack %d and no relative change", i, at, p, at)
+		}
+	}
+	if len(reports) > 0 && reports[0].RolledBack != 0 && (len(saidAt) == 0 || reports[0].Iter <= saidAt[0]) {
+		t.Errorf("the first report %+v names a rollback before any", reports[0])
 	}
 	m, sd := r.Factors[0].Params[0][0], r.Factors[0].Params[1][0]
 	t.Logf("%d rollbacks, step size now %g; q = N(%.4f, %.4f), posterior N(%.4f, %.4f); warnings %q", r.Rollbacks, r.StepSize, m, sd, pm, ps, r.Warnings)

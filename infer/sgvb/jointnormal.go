@@ -170,7 +170,7 @@ func (f *jointNormalFit) finish() (*Result, error) {
 	if f.e.s.PSISDraws > 0 && !f.e.finalEstimateCtx(f.obj.ctx, r, f.start) {
 		return f.done()
 	}
-	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS)
+	r.ParetoReading = TailReading(r.ParetoK, r.ParetoRelESS, r.ParetoKDraws)
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" { // the CLI's "the fit failed" refers to it
 		r.Warnings = append(r.Warnings, w)
 	}

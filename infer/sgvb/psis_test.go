@@ -1,6 +1,7 @@
 package sgvb
 
 import (
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -106,15 +107,15 @@ func TestTailNegligible(t *testing.T) {
 	if !(kSmall > 0.7) || math.Abs(kSmall-kBig) > 1e-6 {
 		t.Fatalf("k̂ %v at δ 1e-3 and %v at δ 1: want one k̂ above 0.7", kSmall, kBig)
 	}
-	if !TailNegligible(kSmall, rSmall) || ParetoAlarm(kSmall, rSmall) || TailReading(kSmall, rSmall) != NegligibleReading ||
+	if !TailNegligible(kSmall, rSmall) || ParetoAlarm(kSmall, rSmall) || TailReading(kSmall, rSmall, 1000) != NegligibleReading ||
 		ParetoWarning(kSmall, rSmall, "q") != "" {
 		t.Errorf("δ 1e-3 (relative ESS %v): negligible %v, alarm %v, reading %q, warning %q", rSmall,
-			TailNegligible(kSmall, rSmall), ParetoAlarm(kSmall, rSmall), TailReading(kSmall, rSmall), ParetoWarning(kSmall, rSmall, "q"))
+			TailNegligible(kSmall, rSmall), ParetoAlarm(kSmall, rSmall), TailReading(kSmall, rSmall, 1000), ParetoWarning(kSmall, rSmall, "q"))
 	}
-	if TailNegligible(kBig, rBig) || !ParetoAlarm(kBig, rBig) || TailReading(kBig, rBig) != "unreliable" ||
+	if TailNegligible(kBig, rBig) || !ParetoAlarm(kBig, rBig) || TailReading(kBig, rBig, 1000) != "unreliable" ||
 		ParetoWarning(kBig, rBig, "q") == "" {
 		t.Errorf("δ 1 (relative ESS %v): negligible %v, alarm %v, reading %q", rBig,
-			TailNegligible(kBig, rBig), ParetoAlarm(kBig, rBig), TailReading(kBig, rBig))
+			TailNegligible(kBig, rBig), ParetoAlarm(kBig, rBig), TailReading(kBig, rBig, 1000))
 	}
 
 	ess := func(cv float64) float64 { return 1 / (1 + cv*cv) }
@@ -138,7 +139,7 @@ func TestTailNegligible(t *testing.T) {
 		{0.9, ess(0.999 * NegligibleCV), true, false, NegligibleReading},
 		{0.9, ess(1.001 * NegligibleCV), false, true, "unreliable"},
 	} {
-		if n, a, rd := TailNegligible(c.k, c.r), ParetoAlarm(c.k, c.r), TailReading(c.k, c.r); n != c.negligible || a != c.alarm || rd != c.reading {
+		if n, a, rd := TailNegligible(c.k, c.r), ParetoAlarm(c.k, c.r), TailReading(c.k, c.r, 1000); n != c.negligible || a != c.alarm || rd != c.reading {
 			t.Errorf("k̂ %v, relative ESS %v: negligible %v, alarm %v, reading %q; want %v, %v, %q", c.k, c.r, n, a, rd, c.negligible, c.alarm, c.reading)
 		}
 		if w := ParetoWarning(c.k, c.r, "q"); (w != "") != c.alarm {
@@ -212,4 +213,31 @@ func b2n(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestFlatDirection: Λ with a null direction (a + b unfixed) reads flat
+// along (1, 1)/√2, with q's variance along it; one with a weak but real
+// curvature there against q's spread, or that bends the wrong way (a
+// funnel's), does not.
+func TestFlatDirection(t *testing.T) {
+	L := mat.NewSymDense(2, []float64{1, -1, -1, 1}) // y ~ Normal(a − b, 1)
+	f := flatDirection(L, []float64{0.5, 0.5})
+	if f == nil || !f.IsFlat() || math.Abs(math.Abs(f.Vec[0])-math.Sqrt(0.5)) > 1e-12 || f.Vec[0]*f.Vec[1] <= 0 || math.Abs(f.QVar-0.25) > 1e-12 {
+		t.Fatalf("a − b: %+v, want flat along the sum, q's variance 0.25", f)
+	}
+	for _, c := range []struct {
+		name string
+		L    []float64
+		sd   float64
+	}{
+		// a, b ~ Normal(0, 10): the mean-field sd 1/√Λ_ii is about 10
+		// times too small along the sum, Bend Λ_min·σ² = 0.01/1.01
+		{"a prior", []float64{1.01, -1, -1, 1.01}, 1 / math.Sqrt(1.01)},
+		{"a funnel", []float64{1, 0, 0, -0.5}, 0.5},
+	} {
+		f := flatDirection(mat.NewSymDense(2, c.L), []float64{c.sd, c.sd})
+		if f == nil || f.IsFlat() {
+			t.Errorf("%s: %+v (bend %v), want not flat", c.name, f, f.Bend())
+		}
+	}
 }

@@ -198,7 +198,7 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 			m.ParetoKDraws = N
 		}
 	}
-	m.ParetoReading = TailReading(m.ParetoK, m.ParetoRelESS)
+	m.ParetoReading = TailReading(m.ParetoK, m.ParetoRelESS, m.ParetoKDraws)
 	if w := overflowWarning(m.ELBO, m.ELBOSE, "the mixture"); w != "" {
 		m.warn("%s", w)
 	}
