@@ -153,6 +153,16 @@ func (c *checker) missingData() {
 			o.readPos = id.Pos()
 		}
 	}
+	// outcome: the first read of each datum as the value of a log density
+	// in a target += (t in target += logpdf(t, D(...)), or through a let)
+	outcome := map[*Symbol]TargetRead{}
+	for _, r := range c.info.TargetReads(c.file) {
+		if _, target := r.Stmt.(*ast.TargetStmt); target && r.Value {
+			if _, ok := outcome[r.Symbol]; !ok {
+				outcome[r.Symbol] = r
+			}
+		}
+	}
 	var covariates []string // those that may reach imputable
 	for sym, o := range obs {
 		if sym.Kind == Data && sym.Type.Elem != Int && o.readPos.Line != 0 && len(o.narrow) > 0 && o.why == "" {
@@ -182,6 +192,8 @@ func (c *checker) missingData() {
 			d.NoMissing = fmt.Sprintf("the bounds of `%s` depend on other data", d.Name)
 		case o.why != "":
 			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, truncated by constants if at all"
+		case len(o.narrow) == 0 && outcome[d.Symbol].Symbol != nil:
+			d.NoMissing = targetNoMissing(d, outcome[d.Symbol])
 		case len(o.narrow) == 0 && o.readPos.Line != 0:
 			d.NoMissing = fmt.Sprintf("`%s` is read in an expression at %s (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (%s ~ D(...)), whose ~ is then their prior", d.Name, o.readPos, d.Name)
 		case len(o.narrow) == 0:
@@ -198,6 +210,29 @@ func (c *checker) missingData() {
 			d.Missing = missingBounds(d, o.narrow, o.trunc)
 		}
 	}
+}
+
+// targetNoMissing says why the missing cells of d, observed by no ~ but
+// as the value of a log density in a target += (r), are not fitted: the
+// model gives them no distribution. Stan would refuse them too. A plain
+// likelihood (the value of a logpdf) written as a ~ is fitted; the value
+// of a logcdf or logccdf is a censoring bound, which no ~ models.
+func targetNoMissing(d *DataVar, r TargetRead) string {
+	through := ""
+	if r.Let != nil {
+		through = fmt.Sprintf(" through let %s (%s)", r.Let.Name.Name, r.Let.Pos())
+	}
+	msg := fmt.Sprintf("`%s` is observed through the target += at %s%s, as the value of %s at %s, and by no ~, so its missing values cannot be fitted: no ~ gives them a distribution",
+		d.Name, r.Stmt.Pos(), through, r.Func, r.At)
+	if r.Func == "logpdf" {
+		msg += fmt.Sprintf("; for a plain likelihood, write it as a ~ (%s ~ D(...)), whose missing values gpp then fits", d.Name)
+	} else {
+		msg += fmt.Sprintf(" (the value of a %s is a censoring bound, which a ~ would not model)", r.Func)
+	}
+	if r.InIf {
+		msg += fmt.Sprintf("; where an if's branch that reads `%s` does not run on a row, its cell is not read, but gpp binds the whole column first and refuses a missing value anywhere in it: fill those cells with any value of `%s`'s type that the branch taken never reads", d.Name, d.Name)
+	}
+	return msg
 }
 
 // imputableTogether reports whether the file checks with all the

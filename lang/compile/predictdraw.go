@@ -72,7 +72,7 @@ func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, o
 				verb = "they are"
 			}
 		}
-		shape, why := predictDrawable(f, info, bound, d, ts, use)
+		shape, why := predictDrawable(f, info, bound, d, ts, use.At)
 		if why == "" && partial {
 			shape, why = a.Shape, partialDrawable(info, d, ts)
 		}
@@ -102,37 +102,35 @@ func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, o
 }
 
 // observations finds the data that the model observes: the ~ statements
-// on each data declaration, and where a target += or the left side of a ~
-// on an expression first reads one (data observed without a ~ of its
-// own; a covariate that only the arguments of a ~ read is not observed).
-func observations(f *ast.File, info *check.Info) (map[*check.Symbol][]*ast.TildeStmt, map[*check.Symbol]ast.Pos) {
+// on each data declaration, and the data that a target += or the left
+// side of a ~ on an expression reads (check.Info.TargetReads; data
+// observed without a ~ of their own) as the value of a logpdf, logcdf or
+// logccdf, an outcome, directly or through the lets it reads, or in its
+// own expression (a likelihood written out: target += -square(y - mu)),
+// each with its first read as a value if it has one, else its first read.
+// A covariate that only the arguments of a ~ read is not observed, nor
+// one that a target += reads only through a let and not as a value (let
+// s = exp(b * x); target += logpdf(t, Weibull(k, s))): without it,
+// predict fails and says what needs it, as for any covariate.
+func observations(f *ast.File, info *check.Info) (map[*check.Symbol][]*ast.TildeStmt, map[*check.Symbol]check.TargetRead) {
 	tildes := map[*check.Symbol][]*ast.TildeStmt{}
-	firstUse := map[*check.Symbol]ast.Pos{}
-	uses := func(n ast.Node) {
-		ast.Inspect(n, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok {
-				if sym := info.Uses[id]; sym != nil && sym.Kind == check.Data {
-					if _, ok := firstUse[sym]; !ok {
-						firstUse[sym] = id.Pos()
-					}
-				}
-			}
-			return true
-		})
-	}
+	firstUse := map[*check.Symbol]check.TargetRead{}
 	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.TildeStmt:
+		if n, ok := n.(*ast.TildeStmt); ok {
 			if sym := info.Uses[check.ObservedIdent(n.LHS)]; sym != nil && sym.Kind == check.Data {
 				tildes[sym] = append(tildes[sym], n)
-			} else if check.ObservedIdent(n.LHS) == nil {
-				uses(n.LHS)
 			}
-		case *ast.TargetStmt:
-			uses(n.Value)
 		}
 		return true
 	})
+	for _, r := range info.TargetReads(f) {
+		if !r.Value && r.Let != nil {
+			continue
+		}
+		if u, ok := firstUse[r.Symbol]; !ok || r.Value && !u.Value {
+			firstUse[r.Symbol] = r
+		}
+	}
 	return tildes, firstUse
 }
 

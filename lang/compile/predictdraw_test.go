@@ -546,3 +546,62 @@ output m = a * x
 		t.Errorf("y drawn alone: %v", err)
 	}
 }
+
+// Data observed through target += only by way of a let (let lp =
+// logpdf(t, ...); target += sum(lp); output log_lik = lp) are observed
+// data as much as those of a target += that reads them itself: predict
+// leaves out the outputs that read them when the new data do not, and
+// predicts the rest. A covariate that the let reads (x, through s) is
+// not observed: predict still needs it. A censoring indicator read only
+// through the let is needed only by log_lik, left out with t.
+func TestPredictDropsThroughLets(t *testing.T) {
+	const src = `data x: real[N]
+data t: positive[N]
+data cens: int<lower=0, upper=1>[N]
+param k: positive ~ Gamma(2, 1)
+param b0: real ~ Normal(0, 3)
+let s = exp(b0 + x)
+let lp = (1 - cens) .* logpdf(t, Weibull(k, s)) + cens .* logccdf(t, Weibull(k, s))
+target += sum(lp)
+output log_lik = lp
+output med = s * log(2) ^ (1 / k)
+`
+	f, err := parser.ParseFile("m.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, &check.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := PredictReadsGiven(f, info, nil)
+	if reads["t"] != nil || reads["cens"] != nil || reads["x"] == nil {
+		t.Fatalf("PredictReadsGiven %v: want x needed, t and cens not", reads)
+	}
+	optional := map[string]bool{}
+	for _, d := range info.Data {
+		if reads[d.Name] == nil {
+			optional[d.Name] = true
+		}
+	}
+	xOnly := []data.Input{{File: "new.csv", Table: csvTable(t, "new.csv", "x", [][]float64{{0}, {1}})}}
+	bound, err := data.BindOptional(info, xOnly, nil, optional)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := CompilePredictOptions(f, info, bound, PredictOptions{Draw: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "output log_lik reads t, which the new data do not give: left out"
+	if len(m.Outputs) != 1 || m.Outputs[0].Name != "med" || len(m.Notes) == 0 || m.Notes[0] != note {
+		var names []string
+		for _, o := range m.Outputs {
+			names = append(names, o.Name)
+		}
+		t.Errorf("outputs %q, notes %q; want med alone and the note %q", names, m.Notes, note)
+	}
+	if _, err := data.BindOptional(info, []data.Input{{File: "new.csv", Table: csvTable(t, "new.csv", "cens", [][]float64{{0}, {1}})}}, nil, optional); err == nil || !strings.Contains(err.Error(), "no data for `x`") {
+		t.Errorf("x left out: %v, want no data for `x`", err)
+	}
+}
