@@ -845,7 +845,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 	nameByLabels(ds.vars, l)
 	if mix == nil {
-		r.Warnings = append(r.Warnings, nearZeroShapeWarnings(r, ds.vars, l.Info)...)
+		r.Warnings = append(r.Warnings, nearZeroShapeWarnings(r, ds.vars, l.Info, s.Estimator)...)
 	}
 	if mix == nil && !cfg.autoFullRank {
 		curv = meanFieldCurvature(ctx, s, l, r)

@@ -31,16 +31,20 @@ func TestNearZeroShapeWarning(t *testing.T) {
 			{Name: "s", Family: sgvb.FamilyLognormal, Size: 1, Params: [][]float64{{0}, {0.001}}},
 		}}
 	}
-	ws := nearZeroShapeWarnings(res(0.5, 0.0012, 0.3), vars, l.Info)
+	ws := nearZeroShapeWarnings(res(0.5, 0.0012, 0.3), vars, l.Info, sgvb.STLCV)
 	if len(ws) != 1 {
 		t.Fatalf("warnings %q; want one", ws)
 	}
-	for _, want := range []string{"b: 1 of 3 shapes", "b[1] (shape 0.0012)", "the prior's shape 0.3 (Gamma(0.3, 2))", "mass at ~0", "heavy-tailed"} {
+	for _, want := range []string{"b: 1 of 3 shapes", "b[1] (shape 0.0012)", "the prior's shape 0.3 (Gamma(0.3, 2))", "mass at ~0", "heavy-tailed", "stl-cv's control variate", "--estimator stl,"} {
 		if !strings.Contains(ws[0], want) {
 			t.Errorf("warning %q lacks %q", ws[0], want)
 		}
 	}
-	if ws := nearZeroShapeWarnings(res(0.5, nearZeroShape, 0.041), vars, l.Info); len(ws) != 0 {
+	// without a control variate, the estimator is no remedy
+	if ws := nearZeroShapeWarnings(res(0.5, 0.0012, 0.3), vars, l.Info, sgvb.STL); len(ws) != 1 || strings.Contains(ws[0], "--estimator") {
+		t.Errorf("under stl: warnings %q", ws)
+	}
+	if ws := nearZeroShapeWarnings(res(0.5, nearZeroShape, 0.041), vars, l.Info, sgvb.STLCV); len(ws) != 0 {
 		t.Errorf("shapes at or above %g: warnings %q", nearZeroShape, ws)
 	}
 }
