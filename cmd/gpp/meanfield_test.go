@@ -311,6 +311,27 @@ func TestAgainstHint(t *testing.T) {
 	if h := againstHint(cfg, sgvbFit, 1.4, 0.01, nutsLargeDim, 0.0127); !strings.Contains(h, want) {
 		t.Errorf("%d coordinates: hint %q, want the command", nutsLargeDim, h)
 	}
+	// the span docs/inference.md quotes: 2000 × 12.7 ms × (24 000^¼ to 1023)
+	if c := nutsCost(24000, 0.0127); !strings.Contains(c, "of 12 to 1023 gradients each take 5.27 min to 7.22 h on 4 cores") {
+		t.Errorf("24 000 coordinates at 12.7 ms: %q", c)
+	}
+}
+
+// TestStepSeconds: the NUTS cost's time per step is the steps' (to the
+// last trace point), not the fit's whole time, which holds the final
+// estimate's draws; without a trace, the whole time per iteration.
+func TestStepSeconds(t *testing.T) {
+	r := &sgvb.Result{Iterations: 300, Seconds: 9, Trace: []sgvb.TracePoint{{Iter: 100, Seconds: 1}, {Iter: 300, Seconds: 3}}}
+	if got := stepSeconds(r); got != 0.01 {
+		t.Errorf("with a trace: %g s per step, want 0.01", got)
+	}
+	r.Trace = nil
+	if got := stepSeconds(r); got != 0.03 {
+		t.Errorf("without a trace: %g s per step, want 0.03", got)
+	}
+	if got := stepSeconds(&sgvb.Result{}); got != 0 {
+		t.Errorf("no iterations: %g", got)
+	}
 }
 
 // TestLabelSwitchHintOrdered: an ordered or positive_ordered param is not

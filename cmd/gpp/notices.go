@@ -129,11 +129,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	}
 	ns.evidence(ev)
 	ns.fitHints(s, l, r, mix, ds, k, ess, curv)
-	perStep := 0.0
-	if r.Iterations > 0 {
-		perStep = r.Seconds / float64(r.Iterations)
-	}
-	ns.hint(againstHint(cfg, s, k, ess, r.Dim, perStep))
+	ns.hint(againstHint(cfg, s, k, ess, r.Dim, stepSeconds(r)))
 	if mix == nil && s.Method != sgvb.MAP {
 		ns.warnAt("", separationWarnings(ds.observed))
 	}
@@ -155,4 +151,19 @@ func (ns *notices) evidence(o *evidenceOutcome) {
 	}
 	ns.warn(evidenceWarnings(o)...)
 	ns.warnAt("--evidence: ", o.notes)
+}
+
+// stepSeconds returns the seconds per step of r's fit, its ELBO
+// estimates during the steps included (againstHint's NUTS cost): up to
+// its last trace point, so that the final estimate's draws (1000 or
+// 10 000, whatever the steps) do not inflate a short fit's; r's whole
+// time per iteration without a trace, 0 without iterations.
+func stepSeconds(r *sgvb.Result) float64 {
+	if n := len(r.Trace); n > 0 && r.Trace[n-1].Iter > 0 {
+		return r.Trace[n-1].Seconds / float64(r.Trace[n-1].Iter)
+	}
+	if r.Iterations > 0 {
+		return r.Seconds / float64(r.Iterations)
+	}
+	return 0
 }

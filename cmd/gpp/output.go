@@ -892,11 +892,10 @@ type drawsPace struct {
 	// that line.
 	done atomic.Int64
 	stop func()
-	slow bool // plan found the draws slow
 }
 
-// started starts the progress line of n slow draws (evals evaluations
-// each).
+// started starts the progress line of n draws (evals evaluations each),
+// shown once they have run phaseQuiet.
 func (p *drawsPace) started(n, evals int) {
 	what := "output draws"
 	if evals > 1 {
@@ -927,7 +926,6 @@ func (p *drawsPace) plan(one time.Duration, n, evals int) int {
 	}
 	if !p.interrupted {
 		p.con.info("output draws: %d draws of q%s at about %s each will take about %s (the row of q's mean took %s)", n, what, humanSpan(each), humanSpan(all), humanSpan(one))
-		p.slow = true
 		return n
 	}
 	keep := n
@@ -938,7 +936,6 @@ func (p *drawsPace) plan(one time.Duration, n, evals int) int {
 	if keep < n {
 		p.con.note("interrupted: making %d of the %d output draws of q%s, which would take about %s at %s each; the summary and draws.csv are of these %d", keep, n, what, humanSpan(all), humanSpan(each), keep)
 	}
-	p.slow = true
 	return keep
 }
 

@@ -90,8 +90,11 @@ func nearZeroShapeWarnings(r *sgvb.Result, vars []variable, info *check.Info, es
 // ELBO higher (the larger one converged in 3200 steps where stl-cv had not
 // in 10 000, with two rollbacks).
 func shapeZeroRemedy(est sgvb.Estimator) string {
-	if est == sgvb.STLCV || est == sgvb.EntropyCV || est == sgvb.EstimatorAuto {
-		return fmt.Sprintf("%s's control variate pushes a shape down once a few tail draws have pulled its coefficient far below 0; --estimator stl, which has none, avoids it (docs/inference.md, The gradient); or another --seed, or a smaller --step-size", sgvb.STLCV)
+	if est == sgvb.EstimatorAuto {
+		est = sgvb.STLCV
+	}
+	if est == sgvb.STLCV || est == sgvb.EntropyCV {
+		return fmt.Sprintf("%s's control variate pushes a shape down once a few tail draws have pulled its coefficient far below 0; --estimator stl, which has none, avoids it (docs/inference.md, The gradient); or another --seed, or a smaller --step-size", est)
 	}
 	return "another --seed or a smaller --step-size may avoid it"
 }

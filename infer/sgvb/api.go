@@ -644,6 +644,8 @@ type Settings struct {
 	// rollbacks, with the iteration and the warning that says so (also in
 	// Result.Warnings): a caller can say it among the progress lines, whose
 	// relative change starts afresh after it (Progress.RolledBack).
+	// FitRestarts passes it to every restart: its fits, side by side,
+	// may call it at once.
 	Rollback func(iter int, warning string)
 }
 

@@ -1,11 +1,12 @@
 package sgvb
 
 import (
-	"gonum.org/v1/gonum/mat"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestParetoDiagnostics: the relative ESS of equal weights is 1, of one
