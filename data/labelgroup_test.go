@@ -163,6 +163,16 @@ func TestLabelWarnings(t *testing.T) {
 	if len(w) != 1 || !strings.HasPrefix(w[0], `m.csv: column "home" (coded with column "away"): labels "Man City" and "ManCity" differ only in case, spaces or punctuation, yet are coded as two groups (Man City 1, ManCity 2)`) {
 		t.Errorf("near labels: warnings %q", w)
 	}
+	// two columns coded apart that hold one pair: each is warned of
+	f, info = checkedFile(t, "data team: int[N]\ndata city: int[N]\n")
+	bound, err = Bind(info, []Input{csvInput(t, "", "m.csv", "team,city\nManCity,Leeds\nMan City,ManCity\nLeeds,Man City\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = LevelOrderWarnings(f, info, bound)
+	if len(w) != 2 || !strings.HasPrefix(w[0], `m.csv: column "team": labels "Man City" and "ManCity"`) || !strings.HasPrefix(w[1], `m.csv: column "city": labels "Man City" and "ManCity"`) {
+		t.Errorf("near labels of two codings: warnings %q", w)
+	}
 }
 
 // TestBindLabelGroupForms: a label of one column that is another column's

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -246,17 +247,21 @@ func indicatorWarnings(info *check.Info, bound map[string]*Array) []string {
 // nearLabelWarnings warns of two labels of a coding that are one text
 // but for case, spaces and punctuation ("Man City" beside "ManCity", a
 // typo in one cell): they are coded as two groups, which a model fits
-// apart. Each pair is warned of once, for the first column that holds it,
-// whatever the columns coded together (Levels.With).
+// apart. Each pair is warned of once per coding, for the first column
+// that holds it: once for the columns coded together (Levels.With), and
+// again for a column coded apart that holds it too.
 func nearLabelWarnings(info *check.Info, bound map[string]*Array) []string {
 	var warns []string
-	seen := map[[2]string]bool{}
+	seen := map[[3]string]bool{}
 	for _, d := range info.Data {
 		a := bound[d.Name]
 		if a == nil || a.Levels == nil {
 			continue
 		}
 		lv := a.Levels
+		cols := append([]string{lv.Column}, lv.With...)
+		slices.Sort(cols)
+		coding := strings.Join(cols, "\x00") // the same for each column of a group
 		first := map[string]string{}
 		for _, l := range lv.Labels {
 			k := labelKey(l)
@@ -265,10 +270,11 @@ func nearLabelWarnings(info *check.Info, bound map[string]*Array) []string {
 				first[k] = l
 				continue
 			}
-			if seen[[2]string{o, l}] {
+			pair := [3]string{coding, o, l}
+			if seen[pair] {
 				continue
 			}
-			seen[[2]string{o, l}] = true
+			seen[pair] = true
 			where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
 			if len(lv.With) > 0 {
 				where += " (coded with " + columnWords(lv.With) + ")"

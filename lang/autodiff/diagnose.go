@@ -780,12 +780,34 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+short(x)+" and "+short(y), el)
 }
 
-// infIsValue reports whether the non-finite values of node i, which only
-// kept nodes read and whose op succeeded, are values rather than failures:
-// the −Inf of a log CDF at the end of the closed support where its
-// probability is 0 (dist.Univariate.ZeroAtEnd: logcdf(0, Weibull(k, λ))),
-// or infinities, never NaN, of a node that reads such a value (2 ·
-// logcdf(0, D), a sum of them). Stan computes such a log CDF without an
+// zeroOf returns the log CDF's log 0 (infIsValue) that node i of the log
+// joint, which failed, took in: its first operand that is such a log 0, or
+// that carries one, followed back to the log CDF; −1 where node i took in
+// none and its failure is its own. Forward and ForwardJoint blame the log
+// CDF then, not a later node that reads the log 0 nor the first log 0 of
+// the pass, which a later failure may not read at all.
+func (p *Program) zeroOf(i int32) int32 {
+	for _, a := range p.nodes[i].args {
+		an := &p.nodes[a]
+		if firstBad(p.val[an.off:an.off+an.n]) < 0 || !p.infIsValue(a) {
+			continue
+		}
+		if an.op == OpLogPDF && an.dist.CDFTail != 0 {
+			return a
+		}
+		if z := p.zeroOf(a); z >= 0 {
+			return z
+		}
+	}
+	return -1
+}
+
+// infIsValue reports whether the non-finite values of node i, whose op
+// succeeded, are values rather than failures: the −Inf of a log CDF at
+// the end of the closed support where its probability is 0
+// (dist.Univariate.ZeroAtEnd: logcdf(0, Weibull(k, λ))), or infinities,
+// never NaN, of a node that reads such a value (2 · logcdf(0, D), a sum
+// of them). Stan computes such a log CDF without an
 // error; an output that is one is written as it is, without a warning.
 func (p *Program) infIsValue(i int32) bool {
 	n := &p.nodes[i]

@@ -527,7 +527,9 @@ func (p *Program) DataStates() int { return len(p.dstate) }
 // The first node of the log joint to produce a NaN or an infinite value,
 // or to fail (a matrix that is not positive definite), stops the pass with
 // an *ast.Error at that node's position and a log joint of NaN, or of −Inf
-// where that node is a ~'s log density that is −Inf (failedJoint). A node
+// where that node is a ~'s log density that is −Inf (failedJoint); a log
+// CDF's log 0, and an infinity carried from it, does not, and is blamed
+// only where a later node fails of it (Log 0 as a value, below). A node
 // that only kept nodes read (an output) keeps its value (NaN where its op
 // failed) and the pass goes on; OutputErr explains the first such node,
 // except infinities that are values (infIsValue: logcdf(0, Weibull(k, λ))
@@ -551,7 +553,6 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	var jointErr error
 	defer p.fuse()
 	order := p.order
-	zero := int32(-1) // the first node of the log joint holding a log 0 (zeroValue)
 	for k := 0; k < len(order); k++ {
 		i := order[k]
 		n := &p.nodes[i]
@@ -569,19 +570,16 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 				}
 				continue
 			case ok && i != p.root && p.infIsValue(i):
-				if zero < 0 {
-					zero = i
-				}
-				continue
+				continue // a log 0 that a later node may take in
 			case all:
-				if zero >= 0 && jointErr == nil { // the log 0 is what made this node fail
-					jointErr = p.nodeError(zero, true)
+				if z := p.zeroOf(i); z >= 0 && jointErr == nil { // the log 0 made this node fail
+					jointErr = p.nodeError(z, true)
 				}
 				p.outputFailed(i, ok, &jointErr)
 				continue
 			}
-			if zero >= 0 { // the log 0 is what made this node fail
-				i, ok = zero, true
+			if z := p.zeroOf(i); z >= 0 { // the log 0 made this node fail
+				i, ok = z, true
 				n, order = &p.nodes[i], p.evalOrder()
 				k = slices.Index(order, i)
 			}
@@ -611,7 +609,7 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 // of the log joint, and the log joint is the root's value when every node
 // after it is finite. Where one is not (the −Inf reached the root, or
 // 0 · −Inf made a NaN), the error is the log 0's, at the node that made
-// it, as before.
+// it (zeroOf), as before; a later node that fails of itself is blamed.
 
 // failedJoint is the log joint of Forward and ForwardJoint where node n
 // of the log joint failed: −Inf where n is a ~'s summed log density that
@@ -642,7 +640,6 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 	p.x = x
 	defer p.fuse()
 	order := p.jorder
-	zero := int32(-1) // as Forward's
 	for k := 0; k < len(order); k++ {
 		i := order[k]
 		n := &p.nodes[i]
@@ -659,13 +656,10 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 				continue
 			}
 			if ok && i != p.root && p.infIsValue(i) {
-				if zero < 0 {
-					zero = i
-				}
-				continue
+				continue // as Forward's
 			}
-			if zero >= 0 {
-				i, ok, n = zero, true, &p.nodes[zero]
+			if z := p.zeroOf(i); z >= 0 {
+				i, ok, n = z, true, &p.nodes[z]
 			}
 			lp := p.failedJoint(n, ok) // Forward's, before the error's pass
 			err := p.nodeError(i, ok)

@@ -8,12 +8,11 @@ import (
 // TargetRead is a read of data by the log density other than as the value
 // of a ~ on it: by a target += or by the left side of a ~ on an
 // expression (log(y) ~ D(...), whose value it is), directly or through
-// the lets these read
-// (let lp = logpdf(t, D(...)); target += sum(lp)). Such data are observed
-// without a ~ of their own, as Stan's target += observes them; gpp
-// predict leaves out the outputs that read them when new data do not
-// give them, and their missing cells have no distribution to fit them
-// from.
+// the lets these read (let lp = logpdf(t, D(...)); target += sum(lp)).
+// Such data are observed without a ~ of their own, as Stan's target +=
+// observes them; gpp predict leaves out the outputs that read them when
+// new data do not give them, and their missing cells have no distribution
+// to fit them from.
 type TargetRead struct {
 	Symbol *Symbol
 	At     ast.Pos  // the read; in a let's value when through one

@@ -198,6 +198,8 @@ func TestLogCDFAtSupportEnds(t *testing.T) {
 		{"target += 2 + logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
 		{"target += 0 * logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
 		{"target += log_diff_exp(logcdf(0, Weibull(k, 1.5)), logcdf(0, Weibull(k, 1.5)))\n", "m.gpp:3:24: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
+		// a later failure that does not read the log 0 is its own
+		{"target += log_sum_exp(logcdf(0, Weibull(k, 1.5)), logcdf(2, Weibull(k, 1.5)))\ntarget += log(k - 3)\n", "m.gpp:4:11: log: argument -2 < 0"},
 	} {
 		m := compileSrc(t, "m.gpp", decls+c.src, nil)
 		if _, err := m.LogJoint([]float64{0, 0}, make([]float64, 2)); err == nil || err.Error() != c.want {
@@ -264,5 +266,31 @@ target += sum(log_diff_exp(logcdf(U, Weibull(k, s)), logcdf(L, Weibull(k, s))))
 				t.Errorf("%s at %g: %v, %v (%v), want %v, %v", strings.TrimSpace(c.src), x, v, g[0], err, w, gr[0])
 			}
 		}
+	}
+}
+
+// TestLogCDFZeroLaterFailure checks that a failure after a log CDF's log 0
+// of the log joint, in a row that the log 0 is not of and by a node that
+// does not read it, is blamed where it is, by Forward and ForwardJoint
+// alike: log(U[i] * k - 1.5) fails at i = 0, the log 0 is at i = 3.
+func TestLogCDFZeroLaterFailure(t *testing.T) {
+	const src = `data N: int
+data L: real<lower=0>[N]
+data U: positive[N]
+param k: positive ~ Gamma(2, 1)
+param s: positive ~ Gamma(2, 0.5)
+for i in 0:N {
+  target += logcdf(3 - L[i], Weibull(k, s))
+  target += log(U[i] * k - 1.5)
+}
+`
+	m := compileSrc(t, "ic.gpp", src, nil, intervalInput(8))
+	x := []float64{0.1, 0.2}
+	const want = "ic.gpp:8:13: log: argument -0.394829 < 0 at i = 0"
+	if _, err := m.LogJoint(x, make([]float64, 2)); err == nil || err.Error() != want {
+		t.Errorf("log joint error %v, want %s", err, want)
+	}
+	if _, err := m.LogJointValue(x); err == nil || err.Error() != want {
+		t.Errorf("value-only log joint error %v, want %s", err, want)
 	}
 }
