@@ -15,8 +15,8 @@ const btModel = "data J: int\ndata home: int<lower=0, upper=J-1>[N]\ndata away: 
 // orders all; codes beside labels are an error at the first label.
 func TestBindLabelGroup(t *testing.T) {
 	info := checked(t, btModel)
-	// Wolves never plays away, Leeds never at home, a typo in one cell:
-	// none is an error, each label has one code in both columns
+	// Wolves never plays away, Leeds never at home, Man City once: none
+	// is an error, each label has one code in both columns
 	src := "home,away,y\nWolves,Arsenal,1\nArsenal,Leeds,0\nMan City,Wolves,1\n"
 	bound, err := Bind(info, []Input{csvInput(t, "", "m.csv", src)}, nil)
 	if err != nil {

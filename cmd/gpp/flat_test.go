@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // TestFlatDirectionWarning: a model whose data fix only the difference of
@@ -49,5 +51,33 @@ func TestFlatDirectionWarning(t *testing.T) {
 		if got := strings.Contains(strings.Join(f.Warnings, "\n"), want); got != c.flat {
 			t.Errorf("%s: fit.json's warnings %q, want the flat one: %v", c.name, f.Warnings, c.flat)
 		}
+	}
+}
+
+// TestFlatWarningNames: the flat warning names the elements that make up
+// the direction (a third of its largest entry or more), as a sum where
+// their signs agree, a combination where not, the first three and a count
+// beyond; a direction that is not flat is no warning.
+func TestFlatWarningNames(t *testing.T) {
+	names := []string{"a[0]", "a[1]", "a[2]", "a[3]", "b"}
+	warn := func(vec []float64, lambda float64) string {
+		f := &sgvb.FlatDirection{Vec: vec, Lambda: lambda, QVar: 1}
+		return flatWarning(&curvCheck{c: &sgvb.Curvature{Flat: f}, names: names})
+	}
+	for _, c := range []struct {
+		vec  []float64
+		want string
+	}{
+		{[]float64{0.7, 0.7, 0.1, 0, 0}, "does not bend along the sum of a[0], a[1] ("},
+		{[]float64{0.7, -0.7, 0, 0, 0.1}, "does not bend along a combination of a[0], a[1] ("},
+		{[]float64{0.5, 0.5, 0.5, 0.5, 0}, "does not bend along the sum of a[0], a[1], a[2], … (4 elements) ("},
+		{[]float64{0, 0, 0, 0, 1}, "does not bend along b ("},
+	} {
+		if w := warn(c.vec, 0); !strings.Contains(w, c.want) {
+			t.Errorf("%v: %q, want %q", c.vec, w, c.want)
+		}
+	}
+	if w := warn([]float64{0.7, 0.7, 0, 0, 0}, 2*sgvb.FlatBend); w != "" {
+		t.Errorf("bend 2·FlatBend: %q, want none", w)
 	}
 }

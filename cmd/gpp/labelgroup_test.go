@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,16 +47,23 @@ func TestPredictNewLevelsTwoColumns(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "(Chelsea 1, Ipswich 4); J = 6") || !strings.Contains(stderr, "(Chelsea 1, Leicester 5)") || !strings.Contains(stderr, "ability is [6] here, [4] in the fit") {
 		t.Errorf("a new team at home, another away: exit %d, stderr %s", code, stderr)
 	}
+	// each match's p_home reads its own new team's ability (ability.5 is
+	// Ipswich's, code 4; ability.6 Leicester's), drawn apart
 	draws := drawCols(t, filepath.Join(dir, "both", "draws.csv"))
-	p0, p1 := draws["p_home.1"], draws["p_home.2"]
-	same := 0
+	p0, p1, h := draws["p_home.1"], draws["p_home.2"], draws["hadv"]
+	chelsea, ipswich, leicester := draws["ability.2"], draws["ability.5"], draws["ability.6"]
+	logit := func(p float64) float64 { return math.Log(p / (1 - p)) }
+	apart := 0
 	for d := range p0 {
-		if p0[d] == 1-p1[d] {
-			same++
+		if math.Abs(logit(p0[d])-(h[d]+ipswich[d]-chelsea[d])) > 1e-3 || math.Abs(logit(p1[d])-(h[d]+chelsea[d]-leicester[d])) > 1e-3 {
+			t.Fatalf("draw %d: p_home %v, %v; hadv %v, abilities Chelsea %v, Ipswich %v, Leicester %v", d, p0[d], p1[d], h[d], chelsea[d], ipswich[d], leicester[d])
+		}
+		if ipswich[d] != leicester[d] {
+			apart++
 		}
 	}
-	if len(p0) == 0 || same == len(p0) {
-		t.Errorf("Ipswich v Chelsea and Chelsea v Leicester: p_home %v, %v: one team's, or no draws", p0[:min(3, len(p0))], p1[:min(3, len(p1))])
+	if len(p0) == 0 || apart < len(p0)/2 {
+		t.Errorf("Ipswich and Leicester: %d of %d draws apart", apart, len(p0))
 	}
 
 	code, stderr = predict("away", "home,away\nChelsea,Ipswich\n", "--new-levels")

@@ -40,16 +40,13 @@ func TestNearZeroShapeWarning(t *testing.T) {
 			t.Errorf("warning %q lacks %q", ws[0], want)
 		}
 	}
-	// the control variate named is the fit's
-	if ws := nearZeroShapeWarnings(res(0.5, 0.0012, 0.3), vars, l.Info, sgvb.EntropyCV); len(ws) != 1 || !strings.Contains(ws[0], "entropy-cv's control variate") {
-		t.Errorf("under entropy-cv: warnings %q", ws)
-	}
-	if ws := nearZeroShapeWarnings(res(0.5, 0.0012, 0.3), vars, l.Info, sgvb.EstimatorAuto); len(ws) != 1 || !strings.Contains(ws[0], "stl-cv's control variate") {
-		t.Errorf("under the default estimator: warnings %q", ws)
-	}
-	// without a control variate, the estimator is no remedy
-	if ws := nearZeroShapeWarnings(res(0.5, 0.0012, 0.3), vars, l.Info, sgvb.STL); len(ws) != 1 || strings.Contains(ws[0], "--estimator") {
-		t.Errorf("under stl: warnings %q", ws)
+	// each control variate is named as the one the fit used; without
+	// one, the estimator is no remedy
+	for est, want := range map[sgvb.Estimator]string{sgvb.EstimatorAuto: "stl-cv's control variate", sgvb.EntropyCV: "entropy-cv's control variate", sgvb.STL: "", sgvb.Entropy: ""} {
+		ws := nearZeroShapeWarnings(res(0.5, 0.0012, 0.3), vars, l.Info, est)
+		if len(ws) != 1 || (want == "") == strings.Contains(ws[0], "--estimator stl,") || want != "" && !strings.Contains(ws[0], want) {
+			t.Errorf("under %v: warnings %q, want %q", est, ws, want)
+		}
 	}
 	if ws := nearZeroShapeWarnings(res(0.5, nearZeroShape, 0.041), vars, l.Info, sgvb.STLCV); len(ws) != 0 {
 		t.Errorf("shapes at or above %g: warnings %q", nearZeroShape, ws)

@@ -42,6 +42,7 @@ func TestDivergenceGuard(t *testing.T) {
 	if len(said) != r.Rollbacks || !slices.Equal(said, r.Warnings[:min(len(said), len(r.Warnings))]) {
 		t.Errorf("Rollback said %q for %d rollbacks, warnings %q", said, r.Rollbacks, r.Warnings)
 	}
+	checked := 0 // the rollbacks a report followed
 	for i, at := range saidAt {
 		next := -1 // the first report after the rollback
 		for j, p := range reports {
@@ -53,9 +54,13 @@ func TestDivergenceGuard(t *testing.T) {
 		if next < 0 {
 			continue
 		}
+		checked++
 		if p := reports[next]; p.RolledBack != at || !math.IsNaN(p.RelChange) {
 			t.Errorf("rollback %d at %d: the next report %+v, want RolledBack %d and no relative change", i, at, p, at)
 		}
+	}
+	if checked == 0 {
+		t.Errorf("no report followed a rollback (rollbacks at %v, %d reports)", saidAt, len(reports))
 	}
 	if len(reports) > 0 && reports[0].RolledBack != 0 && (len(saidAt) == 0 || reports[0].Iter <= saidAt[0]) {
 		t.Errorf("the first report %+v names a rollback before any", reports[0])

@@ -52,6 +52,15 @@ if cens[0] == 1 {
 			t.Errorf("read %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
+
+	// a datum read through a let and directly in one target += is two
+	// reads: the direct one makes it observed (gpp predict's observations)
+	f, info = checkSource(t, "m.gpp", "data x: real[N]\nparam b: real ~ Normal(0, 1)\nlet s = b * x\ntarget += sum(s) + sum(x)\n", nil)
+	reads := info.TargetReads(f)
+	if len(reads) != 2 || reads[0].Let == nil || posText(reads[0].At.Line, reads[0].At.Col) != "3:13" ||
+		reads[1].Let != nil || posText(reads[1].At.Line, reads[1].At.Col) != "4:24" {
+		t.Errorf("x through s and directly: %+v", reads)
+	}
 }
 
 // A missing survival time observed through target += is said to be one,

@@ -208,6 +208,14 @@ func TestLogCDFAtSupportEnds(t *testing.T) {
 		if _, err := m.LogJointValue([]float64{0, 0}); err == nil || err.Error() != c.want {
 			t.Errorf("%s: value-only log joint error %v, want %s", strings.TrimSpace(c.src), err, c.want)
 		}
+		// the output draws' pass (ForwardAll) blames the log CDF too
+		ev, err := m.NewEvaluator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ev.Eval([]float64{0, 0}); err == nil || err.Error() != c.want {
+			t.Errorf("%s: Evaluator's log joint error %v, want %s", strings.TrimSpace(c.src), err, c.want)
+		}
 	}
 }
 

@@ -103,7 +103,7 @@ func TestScalarFuncsErrors(t *testing.T) {
 func TestScalarFuncsDataErrors(t *testing.T) {
 	in := scalarFuncsInput(t)
 	wantCompileErrors(t, "a.gpp", scalarFuncsDecls, in, []srcWant{
-		{"target += sum(log1m(x + 0.5))\n", "a.gpp:8:15: log1m: argument 2.5 > 1 (element [2]); the argument is computed from x's at d.json:1:"},
+		{"target += sum(log1m(x + 0.5))\n", "a.gpp:8:15: log1m: argument 2.5 > 1 (element [2]); the argument is computed from x's at d.json:1:20"}, // element [2]'s cell
 		{"target += sum(inv_Phi(x))\n", "a.gpp:8:15: inv_Phi: argument -1.5 is outside [0, 1] (element [0])"},
 	})
 }
