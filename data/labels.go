@@ -131,6 +131,7 @@ func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 // model and how to give the order.
 func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
 	warns := append(indicatorWarnings(info, bound), nearLabelWarnings(info, bound)...)
+	warns = append(warns, labelAxisWarnings(file, info, bound)...)
 	coded := map[*check.Symbol]*check.DataVar{}
 	for _, d := range info.Data {
 		a := bound[d.Name]
@@ -213,6 +214,59 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 		}
 		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where their order is their meaning: give the order with --levels %s=LABEL,LABEL,... (lowest first), or give the column as numbers", where, len(lv.Labels), listCodes(*lv, lv.Labels, 10), u.pos, u.what, d.Name))
 	}
+	return warns
+}
+
+// labelAxisWarnings warns of each column of labels coded in sorted order
+// that indexes an axis (beta'[word], the index the data name alone) longer
+// than its codes reach: the words of a vocabulary of V = 1000 written as
+// "w0" ... "w999", 940 of them in the file, are coded 0 to 939 by their
+// places in byte order ("w10" is 2), not by the numbers they spell, and
+// the last 60 entries of the axis get no datum; the fit runs, silently on
+// another vocabulary. Once per column, at the first such index.
+func labelAxisWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
+	if file == nil {
+		return nil
+	}
+	var warns []string
+	done := map[string]bool{}
+	ast.Inspect(file, func(n ast.Node) bool {
+		e, ok := n.(*ast.IndexExpr)
+		if !ok {
+			return true
+		}
+		shape := info.Types[e.X].Shape
+		for axis, ix := range e.Indices {
+			id, ok := ast.Unparen(ix).(*ast.Ident)
+			if !ok || axis >= len(shape) || done[id.Name] {
+				continue
+			}
+			a := bound[id.Name]
+			if s := info.Uses[id]; s == nil || s.Kind != check.Data || a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Bounds) > 0 {
+				continue
+			}
+			size := shape[axis].N
+			if !shape[axis].Known() {
+				v := bound[shape[axis].Name]
+				if shape[axis].Derived || v == nil || len(v.Values) != 1 {
+					continue
+				}
+				size = int(v.Values[0])
+			}
+			lv := a.Levels
+			if end := lv.First + len(lv.Labels); end >= size || lv.First < 0 {
+				continue
+			}
+			done[id.Name] = true
+			where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
+			if lv.Column != id.Name {
+				where += fmt.Sprintf(" (`%s`)", id.Name)
+			}
+			warns = append(warns, fmt.Sprintf("%s: its %d labels are coded %d to %d in sorted (byte) order, %s, but `%s` indexes an axis of %d (%s) at %s: the codes are the labels' places in that order, not numbers the labels may spell, and %d entries of the axis get no label; give the column as numbers, or the labels' order with --levels %s=LABEL,LABEL,...",
+				where, len(lv.Labels), lv.First, lv.First+len(lv.Labels)-1, listCodes(*lv, lv.Labels, 4), id.Name, size, shape[axis], ix.Pos(), size-lv.First-len(lv.Labels), id.Name))
+		}
+		return true
+	})
 	return warns
 }
 

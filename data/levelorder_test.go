@@ -134,3 +134,35 @@ func TestBindOrdered(t *testing.T) {
 		})
 	}
 }
+
+// TestLabelAxisWarning: a column of labels coded in sorted order that
+// indexes an axis longer than its codes reach (words "w0", "w1", "w10"
+// into V = 5) is warned of once, at the index, with how many entries get
+// no label; an axis the codes fill, or an order given by --levels, is
+// not.
+func TestLabelAxisWarning(t *testing.T) {
+	const src = "data w: int[M]\ndata V: int\nparam b: positive[V] ~ Gamma(1, 1)\ntarget += sum(log(b[w])) + sum(b[w])\n"
+	f, info := checkedFile(t, src)
+	in := []Input{csvInput(t, "", "words.csv", "w\nw0\nw1\nw10\nw1\n")}
+	bound, err := Bind(info, in, map[string]string{"V": "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := LevelOrderWarnings(f, info, bound)
+	want := `words.csv: column "w": its 3 labels are coded 0 to 2 in sorted (byte) order, w0 0, w1 1, w10 2, but ` + "`w`" + ` indexes an axis of 5 (V) at m.gpp:4:21: the codes are the labels' places in that order, not numbers the labels may spell, and 2 entries of the axis get no label`
+	if len(w) != 1 || !strings.HasPrefix(w[0], want) {
+		t.Errorf("warnings %q, want one beginning %q", w, want)
+	}
+	if bound, err = Bind(info, in, map[string]string{"V": "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if w := LevelOrderWarnings(f, info, bound); len(w) != 0 {
+		t.Errorf("V = 3, the codes fill the axis: warnings %q", w)
+	}
+	if bound, err = BindOrdered(info, in, map[string]string{"V": "5"}, map[string][]string{"w": {"w0", "w1", "w10"}}); err != nil {
+		t.Fatal(err)
+	}
+	if w := LevelOrderWarnings(f, info, bound); len(w) != 0 {
+		t.Errorf("with --levels: warnings %q", w)
+	}
+}
