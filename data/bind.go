@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"sort"
@@ -1202,20 +1203,31 @@ func labelSuggestion(s string, labels []string) string {
 	return fmt.Sprintf("; did you mean %q?", best)
 }
 
+// nfcTwins yields each of labels that is one text in two Unicode forms
+// (the same in NFC) with an earlier one, and the first such earlier one.
+func nfcTwins(labels []string) iter.Seq2[string, string] {
+	return func(yield func(s, first string) bool) {
+		first := make(map[string]string, len(labels))
+		for _, s := range labels {
+			n := norm.NFC.String(s)
+			if o, seen := first[n]; seen {
+				if !yield(s, o) {
+					return
+				}
+				continue
+			}
+			first[n] = s
+		}
+	}
+}
+
 // unicodeForms is the error for two of a column's distinct labels that
 // are one text in two Unicode forms (canonically equivalent: é as one
 // code point, and as e with a combining acute accent, as macOS and
 // Windows may write the same name), at the first cell of the second: they
 // print alike, but would be coded as two groups.
 func unicodeForms(a *Array, labels []string) *ast.Error {
-	first := make(map[string]string, len(labels))
-	for _, s := range labels {
-		n := norm.NFC.String(s)
-		o, seen := first[n]
-		if !seen {
-			first[n] = s
-			continue
-		}
+	for s, o := range nfcTwins(labels) {
 		at := slices.Index(a.labels, s)
 		if i := slices.Index(a.labels, o); i > at {
 			o, s, at = s, o, slices.Index(a.labels, o)
@@ -1231,14 +1243,7 @@ func unicodeForms(a *Array, labels []string) *ast.Error {
 // with it (union, their labels, sorted), at a's first cell of it: found
 // once, by the column that holds the later of the two in byte order.
 func otherForms(a *Array, own, union []string) *ast.Error {
-	first := make(map[string]string, len(union))
-	for _, s := range union {
-		n := norm.NFC.String(s)
-		o, seen := first[n]
-		if !seen {
-			first[n] = s
-			continue
-		}
+	for s, o := range nfcTwins(union) {
 		if _, mine := slices.BinarySearch(own, s); !mine {
 			continue
 		}

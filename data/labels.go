@@ -42,10 +42,7 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 			continue
 		}
 		lv := a.Levels
-		where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
-		if lv.Column != d.Name {
-			where += fmt.Sprintf(" (`%s`)", d.Name)
-		}
+		where := columnWhere(lv, d.Name)
 		bounds := ""
 		if len(lv.Bounds) > 0 { // int data bound from the labels' count (boundByLabels)
 			whose := "their"
@@ -208,10 +205,7 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 			continue
 		}
 		lv := bound[d.Name].Levels
-		where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
-		if lv.Column != d.Name {
-			where += fmt.Sprintf(" (`%s`)", d.Name)
-		}
+		where := columnWhere(lv, d.Name)
 		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where their order is their meaning: give the order with --levels %s=LABEL,LABEL,... (lowest first), or give the column as numbers", where, len(lv.Labels), listCodes(*lv, lv.Labels, 10), u.pos, u.what, d.Name))
 	}
 	return warns
@@ -258,10 +252,7 @@ func labelAxisWarnings(file *ast.File, info *check.Info, bound map[string]*Array
 				continue
 			}
 			done[id.Name] = true
-			where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
-			if lv.Column != id.Name {
-				where += fmt.Sprintf(" (`%s`)", id.Name)
-			}
+			where := columnWhere(lv, id.Name)
 			warns = append(warns, fmt.Sprintf("%s: its %d labels are coded %d to %d in sorted (byte) order, %s, but `%s` indexes an axis of %d (%s) at %s: the codes are the labels' places in that order, not numbers the labels may spell, and %d entries of the axis get no label; give the column as numbers, or the labels' order with --levels %s=LABEL,LABEL,...",
 				where, len(lv.Labels), lv.First, lv.First+len(lv.Labels)-1, listCodes(*lv, lv.Labels, 4), id.Name, size, shape[axis], ix.Pos(), size-lv.First-len(lv.Labels), id.Name))
 		}
@@ -287,10 +278,7 @@ func indicatorWarnings(info *check.Info, bound map[string]*Array) []string {
 			continue
 		}
 		lv := a.Levels
-		where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
-		if lv.Column != d.Name {
-			where += fmt.Sprintf(" (`%s`)", d.Name)
-		}
+		where := columnWhere(lv, d.Name)
 		l0, l1 := lv.Labels[0], lv.Labels[1]
 		warns = append(warns, fmt.Sprintf("%s: `%s` is declared %s, an indicator, and its labels are coded in sorted (byte) order: %s is %d and %s is %d; if %s is not the one that %d means, the fit is silently wrong: say which with --levels %s=%s,%s (the label coded %d first)",
 			where, d.Name, d.TypeString(), textenc.QuoteLabel(l0), lv.First, textenc.QuoteLabel(l1), lv.First+1, textenc.QuoteLabel(l1), lv.First+1, d.Name, l0, l1, lv.First))
@@ -348,6 +336,16 @@ func labelKey(s string) string {
 		}
 		return -1
 	}, s)
+}
+
+// columnWhere is where a note or warning on coding lv of declaration
+// name starts: the file and column, and the name where it differs.
+func columnWhere(lv *Levels, name string) string {
+	where := fmt.Sprintf("%s: column %q", lv.File, lv.Column)
+	if lv.Column != name {
+		where += fmt.Sprintf(" (`%s`)", name)
+	}
+	return where
 }
 
 // columnWords names columns for a note: `column "away"`, `columns "a",

@@ -142,10 +142,10 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 		return nil, ErrNotDefinite
 	}
 	sd := r.coordSDs()
-	L := mat.NewSymDense(r.Dim, nil)
-	L.ScaleSym(-1, H)
 	var flat *FlatDirection
-	if r.Dim <= FlatMaxDim {
+	if r.Dim <= FlatMaxDim { // Λ only where its eigenvectors are looked for
+		L := mat.NewSymDense(r.Dim, nil)
+		L.ScaleSym(-1, H)
 		flat = flatDirection(L, sd)
 	}
 	c, err := curvatureOf(H)

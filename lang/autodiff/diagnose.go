@@ -785,15 +785,21 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 // that carries one, followed back to the log CDF; −1 where node i took in
 // none and its failure is its own. Forward and ForwardJoint blame the log
 // CDF then, not a later node that reads the log 0 nor the first log 0 of
-// the pass, which a later failure may not read at all.
+// the pass, which a later failure may not read at all. It is also
+// infIsValue's walk for a node that is not a log CDF, so the operands are
+// followed back once, not once by each.
 func (p *Program) zeroOf(i int32) int32 {
 	for _, a := range p.nodes[i].args {
 		an := &p.nodes[a]
-		if firstBad(p.val[an.off:an.off+an.n]) < 0 || !p.infIsValue(a) {
+		v := p.val[an.off : an.off+an.n]
+		if firstBad(v) < 0 || slices.ContainsFunc(v, math.IsNaN) {
 			continue
 		}
 		if an.op == OpLogPDF && an.dist.CDFTail != 0 {
-			return a
+			if p.infIsValue(a) {
+				return a
+			}
+			continue
 		}
 		if z := p.zeroOf(a); z >= 0 {
 			return z
@@ -827,13 +833,7 @@ func (p *Program) infIsValue(i int32) bool {
 		})
 		return ok
 	}
-	for _, a := range n.args {
-		an := &p.nodes[a]
-		if firstBad(p.val[an.off:an.off+an.n]) >= 0 && p.infIsValue(a) {
-			return true
-		}
-	}
-	return false
+	return p.zeroOf(i) >= 0
 }
 
 // densityError finds the first element whose log density is not finite and

@@ -38,33 +38,32 @@ type TargetRead struct {
 // not, directly or through a let).
 func (info *Info) TargetReads(f *ast.File) []TargetRead {
 	var out []TargetRead
+	// inIf: the statements in an if's branches, marked as the walk meets
+	// the if, before it meets them
 	inIf := map[ast.Stmt]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if s, ok := n.(*ast.IfStmt); ok {
-			mark := func(stmts []ast.Stmt) {
-				for _, t := range stmts {
-					ast.Inspect(t, func(n ast.Node) bool {
-						if t, ok := n.(ast.Stmt); ok {
-							inIf[t] = true
-						}
-						return true
-					})
+	mark := func(stmts []ast.Stmt) {
+		for _, t := range stmts {
+			ast.Inspect(t, func(n ast.Node) bool {
+				if t, ok := n.(ast.Stmt); ok {
+					inIf[t] = true
 				}
-			}
+				return true
+			})
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		var stmt ast.Stmt
+		var e ast.Expr
+		value := false // the whole expression is the value observed
+		switch s := n.(type) {
+		case *ast.IfStmt:
 			for _, b := range s.Branches {
 				mark(b.Body.Stmts)
 			}
 			if s.ElseBody != nil {
 				mark(s.ElseBody.Stmts)
 			}
-		}
-		return true
-	})
-	ast.Inspect(f, func(n ast.Node) bool {
-		var stmt ast.Stmt
-		var e ast.Expr
-		value := false // the whole expression is the value observed
-		switch s := n.(type) {
+			return true
 		case *ast.TargetStmt:
 			stmt, e = s, s.Value
 		case *ast.TildeStmt:
