@@ -59,10 +59,7 @@ func sourcesOf(l *pipeline.Loaded) sources {
 // values it fits (pipeline.Loaded.Notes), before a fit or a diagnosis
 // starts.
 func printLoadWarnings(w io.Writer, l *pipeline.Loaded) {
-	printWarnings(w, l.Info.Warnings, sources(l.Sources))
-	for _, msg := range l.Warnings {
-		errorf(w, "warning: %s", msg)
-	}
+	loadNotices(l).print(w, sources(l.Sources))
 	for _, msg := range l.Notes {
 		errorf(w, "note: %s", msg)
 	}

@@ -1360,15 +1360,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 				break
 			}
 			s := st[v.first+j]
-			sd := num3(s.sd)
-			switch {
-			case !v.output && h.narrow[v.elemName(k)]:
-				sd += "*"
-				marked++
-			case len(h.narrow) > 0:
-				sd += " " // the digits aligned with the marked sds'
-			}
-			row := []string{v.elemName(k), v.familyOf(k), num3(s.mean), sd, num3(s.q5), num3(s.q50), num3(s.q95)}
+			row := []string{v.elemName(k), v.familyOf(k), num3(s.mean), sdCell(s.sd, &v, k, h.narrow, &marked), num3(s.q5), num3(s.q50), num3(s.q95)}
 			row = pc.hdiCells(row, s, num3)
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))
@@ -1381,6 +1373,21 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 		fmt.Fprintln(w, narrowNote)
 	}
 	return marked
+}
+
+// sdCell returns the table's sd cell of element k of v: marked with *
+// (counted in *marked) where narrow names it, padded with a space where
+// narrow marks others, so that the digits align.
+func sdCell(sd float64, v *variable, k int, narrow map[string]bool, marked *int) string {
+	cell := num3(sd)
+	switch {
+	case !v.output && narrow[v.elemName(k)]:
+		*marked++
+		return cell + "*"
+	case len(narrow) > 0:
+		return cell + " "
+	}
+	return cell
 }
 
 // narrowNote explains the table's marks of sds too small (narrowSds).

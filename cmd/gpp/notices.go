@@ -104,15 +104,18 @@ func newFileNotices(l *pipeline.Loaded, before []string, after notices) *fileNot
 	return &fileNotices{before: append(loadWarnings(l), before...), after: after.warnings(), hints: after.hints()}
 }
 
-// loadWarnings returns the texts of the warnings printLoadWarnings
-// prints: the model's positioned ones (file:line:col: message), then the
-// data's.
-func loadWarnings(l *pipeline.Loaded) []string {
+// loadNotices are the warnings printLoadWarnings prints: the model's
+// positioned ones, then the data's.
+func loadNotices(l *pipeline.Loaded) notices {
 	var ns notices
 	ns.warnAt("", l.Info.Warnings)
 	ns.warn(l.Warnings...)
-	return ns.warnings()
+	return ns
 }
+
+// loadWarnings returns the texts of the load's warnings (loadNotices):
+// the model's positioned ones as file:line:col: message, then the data's.
+func loadWarnings(l *pipeline.Loaded) []string { return loadNotices(l).warnings() }
 
 // fitNotices returns the warnings and hints gpp fit prints after the
 // summary, in the order printed: the fit's (fitWarnings), --psis-resample's

@@ -577,10 +577,7 @@ func modelAndData(cfg *fitConfig, path string) []inputFile {
 // absolute paths) or os.SameFile says so (links, case-insensitive file
 // systems).
 func overwriteClash(dir string, names []string, inputs []inputFile) error {
-	stale, earlier := staleInDir(dir, names), "run"
-	if ff, err := readFitMeta(filepath.Join(dir, fitFileName), sources{}); err == nil && ff != nil {
-		earlier = "fit"
-	}
+	stale := staleInDir(dir, names)
 	for _, name := range append(slices.Clip(names), stale...) {
 		out := filepath.Join(dir, name)
 		for _, in := range inputs {
@@ -588,6 +585,11 @@ func overwriteClash(dir string, names []string, inputs []inputFile) error {
 				continue
 			}
 			if slices.Contains(stale, name) {
+				// fit.json is read again only here, to name the earlier run
+				earlier := "run"
+				if ff, err := readFitMeta(filepath.Join(dir, fitFileName), sources{}); err == nil && ff != nil {
+					earlier = "fit"
+				}
 				return fmt.Errorf("--out %s: %s %s would be removed, as a file that the earlier %s there wrote (%s): give another --out directory", dir, in.what, in.path, earlier, name)
 			}
 			return fmt.Errorf("--out %s: %s %s would be overwritten by the output %s: give another --out directory", dir, in.what, in.path, name)

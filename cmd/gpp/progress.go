@@ -99,13 +99,7 @@ func (c *console) progress(prefix string, p sgvb.Progress) {
 			return
 		}
 		c.last = p.Elapsed
-		pad := ""
-		n := utf8.RuneCountInString(line)
-		if d := c.liveLen - n; d > 0 {
-			pad = strings.Repeat(" ", d)
-		}
-		fmt.Fprintf(c.w, "\r%s%s", line, pad)
-		c.live, c.liveLen = true, n
+		c.drawLive(line)
 	case c.verbose || c.n == 1 || c.n%c.every == 0 || p.Elapsed-c.last >= plainEvery:
 		c.last = p.Elapsed
 		fmt.Fprintln(c.w, line)
@@ -444,19 +438,25 @@ func (c *console) liveLine(line string, plain bool) bool {
 	case c.quiet:
 		return false
 	case c.tty:
-		pad := ""
-		n := utf8.RuneCountInString(line)
-		if d := c.liveLen - n; d > 0 {
-			pad = strings.Repeat(" ", d)
-		}
-		fmt.Fprintf(c.w, "\r%s%s", line, pad)
-		c.live, c.liveLen = true, n
+		c.drawLive(line)
 		return false
 	case plain:
 		fmt.Fprintln(c.w, line)
 		return true
 	}
 	return false
+}
+
+// drawLive redraws the live line as line, padded over a longer one
+// before it (caller holds mu).
+func (c *console) drawLive(line string) {
+	pad := ""
+	n := utf8.RuneCountInString(line)
+	if d := c.liveLen - n; d > 0 {
+		pad = strings.Repeat(" ", d)
+	}
+	fmt.Fprintf(c.w, "\r%s%s", line, pad)
+	c.live, c.liveLen = true, n
 }
 
 // endLive ends the live line, if any (caller holds mu).

@@ -498,15 +498,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			sd := num3(s.sd)
-			switch {
-			case !v.output && narrow[v.elemName(k)]:
-				sd += "*"
-				marked++
-			case len(narrow) > 0:
-				sd += " " // the digits aligned with the marked sds'
-			}
-			t.row(pc.hdiCells([]string{v.elemName(k), v.family, num3(s.mean), sd, num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
+			t.row(pc.hdiCells([]string{v.elemName(k), v.family, num3(s.mean), sdCell(s.sd, &v, k, narrow, &marked), num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
 		}
 	}
 	t.print(w)
