@@ -52,22 +52,15 @@ func TestFitInterruptedAfterSteps(t *testing.T) {
 // (it ran on to exit 0 with "interrupted = 0").
 func TestSampleInterruptedAfterChains(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	var stdout, stderr bytes.Buffer
-	sc, code, ok := parseSampleArgs([]string{poissonModel, poissonData, "--chains", "1", "--warmup", "100", "--draws", "50", "--out", out}, &stdout, &stderr)
-	if !ok {
-		t.Fatalf("flags: exit %d: %s", code, &stderr)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sc.afterIter = func(chain, iter int) {
-		if iter == 150 { // the last
-			cancel()
+	code, stderr := sampleCancelled(t, func(sc *sampleConfig, cancel context.CancelFunc) {
+		sc.afterIter = func(chain, iter int) {
+			if iter == 150 { // the last
+				cancel()
+			}
 		}
-	}
-	sc.cfg.temps = &tempFiles{}
-	code = runSample(ctx, sc, &stdout, newConsole(&stderr, false, false, false))
-	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted after the chains ended: the outputs hold all 50 draws") {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, &stderr)
+	}, "--chains", "1", "--warmup", "100", "--draws", "50", "--out", out)
+	if code != exitInterrupted || !strings.Contains(stderr, "interrupted after the chains ended: the outputs hold all 50 draws") {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr)
 	}
 	comments, _, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
 	if !containsLine(comments, "# interrupted = 1") || len(rows) != 50 {
@@ -79,21 +72,31 @@ func TestSampleInterruptedAfterChains(t *testing.T) {
 // writes nothing and exits 130, saying so.
 func TestSampleInterruptedLoad(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	var stdout, stderr bytes.Buffer
-	sc, code, ok := parseSampleArgs([]string{poissonModel, poissonData, "--out", out}, &stdout, &stderr)
-	if !ok {
-		t.Fatalf("flags: exit %d: %s", code, &stderr)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	sc.cfg.temps = &tempFiles{}
-	code = runSample(ctx, sc, &stdout, newConsole(&stderr, false, false, false))
-	if code != exitInterrupted || !strings.Contains(stderr.String(), loadInterrupted) {
-		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, &stderr)
+	code, stderr := sampleCancelled(t, func(_ *sampleConfig, cancel context.CancelFunc) { cancel() }, "--out", out)
+	if code != exitInterrupted || !strings.Contains(stderr, loadInterrupted) {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("%s: %v; want no directory", out, err)
 	}
+}
+
+// sampleCancelled runs gpp sample on the Poisson model with args, after
+// set has wired the config's hooks to the run's cancel (Ctrl-C), and
+// returns the exit code and stderr.
+func sampleCancelled(t *testing.T, set func(sc *sampleConfig, cancel context.CancelFunc), args ...string) (int, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	sc, code, ok := parseSampleArgs(append([]string{poissonModel, poissonData}, args...), &stdout, &stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, &stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	set(sc, cancel)
+	sc.cfg.temps = &tempFiles{}
+	code = runSample(ctx, sc, &stdout, newConsole(&stderr, false, false, false))
+	return code, stderr.String()
 }
 
 // lineWriter passes each write to a channel, for a console written from

@@ -26,6 +26,24 @@ func checkSource(t *testing.T, name, src string, overrides map[string]string) (*
 	return f, info
 }
 
+// warningLines gives info's warnings, each as "file:line:col message".
+func warningLines(info *check.Info) []string {
+	var got []string
+	for _, w := range info.Warnings {
+		got = append(got, w.Pos.String()+" "+w.Msg)
+	}
+	return got
+}
+
+// wantWarnings checks that src, checked as m.gpp, warns exactly want, in order.
+func wantWarnings(t *testing.T, src string, want []string) {
+	t.Helper()
+	_, info := checkSource(t, "m.gpp", src, nil)
+	if got := warningLines(info); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func checkExample(t *testing.T, path string) (*ast.File, *check.Info) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", path))
@@ -535,19 +553,11 @@ for i in 2:N {
   y[i] ~ Normal(mu, 1)
 }
 `
-	_, info := checkSource(t, "m.gpp", src, nil)
-	var got []string
-	for _, w := range info.Warnings {
-		got = append(got, w.Pos.String()+" "+w.Msg)
-	}
-	want := []string{
+	wantWarnings(t, src, []string{
 		"m.gpp:6:10 loop starts at 1, so y[0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for i in 0:N)",
 		"m.gpp:10:12 loop starts at 1, so column X[:, 0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for j in 0:K)",
 		"m.gpp:14:10 loop starts at 1, so v[0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for i in 0:M)",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	})
 }
 
 // TestLogLikWarnings: an output named log_lik that is a scalar (a sum: one
@@ -565,10 +575,7 @@ func TestLogLikWarnings(t *testing.T) {
 	} {
 		src := "data y: real[N]\ndata Y: real[N, K]\nparam mu: real ~ Normal(0, 1)\n" + tc.out + "\ny ~ Normal(mu, 1)\n"
 		_, info := checkSource(t, "m.gpp", src, nil)
-		var got []string
-		for _, w := range info.Warnings {
-			got = append(got, w.Pos.String()+" "+w.Msg)
-		}
+		got := warningLines(info)
 		switch {
 		case tc.want == "" && len(got) > 0:
 			t.Errorf("%s: warnings %q", tc.out, got)
@@ -597,17 +604,9 @@ param s: positive ~ Gamma(0.001, 0.001)
 param e: real ~ Normal(0, s)
 y ~ Normal(mu[0] + a + b + c + d + e, 0.0001)
 `
-	_, info := checkSource(t, "m.gpp", src, nil)
-	var got []string
-	for _, w := range info.Warnings {
-		got = append(got, w.Pos.String()+" "+w.Msg)
-	}
-	want := []string{
+	wantWarnings(t, src, []string{
 		"m.gpp:3:31 the prior Normal(0, 0.001) of `mu` has scale 0.001: Normal's argument 2 is the sd, not a precision as in BUGS, so this prior pins `mu` within ±0.003 of its mean (3 sds); a precision of 0.001, as BUGS's dnorm(0, 0.001), is Normal(0, 31.6)",
 		"m.gpp:5:20 the prior StudentT(3, 0, 1e-4) of `a` has scale 1e-4: StudentT's argument 3 is the scale, not a precision as in BUGS, so this prior pins `a` to a few times 0.0001 about its centre; a precision of 1e-4, as BUGS's dnorm(0, 1e-4), is StudentT(3, 0, 100)",
 		"m.gpp:6:34 the prior LogNormal(0, p) of `b` has scale p = 0.0005: LogNormal's argument 2 is the sd of the log, not a precision as in BUGS, so this prior pins log(`b`) within ±0.0015 of its mean (3 sds); a precision of p, as BUGS's dnorm(0, p), is LogNormal(0, 44.7)",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	})
 }

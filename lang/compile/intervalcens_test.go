@@ -7,14 +7,18 @@ import (
 	"github.com/gpplang/gpp/data"
 )
 
-// intervalCensored is the interval-censored Weibull loop of language.md
-// (Censored data): log(F(U) − F(L)) per row, log F(U) where L is 0.
-const intervalCensored = `data N: int
+// intervalHead declares the interval-censored Weibull models' data
+// (intervals (L, U]) and shape k and scale s.
+const intervalHead = `data N: int
 data L: real<lower=0>[N]
 data U: positive[N]
 param k: positive ~ Gamma(2, 1)
 param s: positive ~ Gamma(2, 0.5)
-for i in 0:N {
+`
+
+// intervalCensored is the interval-censored Weibull loop of language.md
+// (Censored data): log(F(U) − F(L)) per row, log F(U) where L is 0.
+const intervalCensored = intervalHead + `for i in 0:N {
   if L[i] == 0 {
     target += logcdf(U[i], Weibull(k, s))
   } else {
@@ -41,12 +45,7 @@ func intervalInput(n int) data.Input {
 // intervalClosed is intervalCensored with each interval's probability in
 // closed form, S(L) − S(U) with S(t) = exp(−(t/s)^k), over the rows at once
 // (S(0) = 1 written out, as pow's gradient at 0 is infinite for k < 1).
-const intervalClosed = `data N: int
-data L: real<lower=0>[N]
-data U: positive[N]
-param k: positive ~ Gamma(2, 1)
-param s: positive ~ Gamma(2, 0.5)
-let SL = (L > 0) .* exp(-pow(L / s + (L == 0), k)) + (L == 0)
+const intervalClosed = intervalHead + `let SL = (L > 0) .* exp(-pow(L / s + (L == 0), k)) + (L == 0)
 target += sum(log(SL - exp(-pow(U / s, k))))
 `
 

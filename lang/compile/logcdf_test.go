@@ -227,12 +227,7 @@ func TestLogCDFAtSupportEnds(t *testing.T) {
 // that gives those rows log F(U), and its gradient matches finite
 // differences; log_sum_exp and exp take one in too.
 func TestLogCDFZeroTakenIn(t *testing.T) {
-	const vector = `data N: int
-data L: real<lower=0>[N]
-data U: positive[N]
-param k: positive ~ Gamma(2, 1)
-param s: positive ~ Gamma(2, 0.5)
-target += sum(log_diff_exp(logcdf(U, Weibull(k, s)), logcdf(L, Weibull(k, s))))
+	const vector = intervalHead + `target += sum(log_diff_exp(logcdf(U, Weibull(k, s)), logcdf(L, Weibull(k, s))))
 `
 	in := intervalInput(40) // a quarter of the intervals from 0
 	loop := compileSrc(t, "ic.gpp", intervalCensored, nil, in)
@@ -282,12 +277,7 @@ target += sum(log_diff_exp(logcdf(U, Weibull(k, s)), logcdf(L, Weibull(k, s))))
 // does not read it, is blamed where it is, by Forward and ForwardJoint
 // alike: log(U[i] * k - 1.5) fails at i = 0, the log 0 is at i = 3.
 func TestLogCDFZeroLaterFailure(t *testing.T) {
-	const src = `data N: int
-data L: real<lower=0>[N]
-data U: positive[N]
-param k: positive ~ Gamma(2, 1)
-param s: positive ~ Gamma(2, 0.5)
-for i in 0:N {
+	const src = intervalHead + `for i in 0:N {
   target += logcdf(3 - L[i], Weibull(k, s))
   target += log(U[i] * k - 1.5)
 }

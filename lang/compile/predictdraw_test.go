@@ -9,14 +9,13 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/parser"
 )
 
-// compilePredictSrc compiles src in predict mode on the inputs, binding
-// as gpp predict does (the data that predict does not read optional, a
-// size given by sets bound).
-func compilePredictSrc(t *testing.T, src string, inputs []data.Input, sets map[string]string, opt PredictOptions) (*Model, error) {
+// checkSrc parses and checks src as m.gpp.
+func checkSrc(t *testing.T, src string) (*ast.File, *check.Info) {
 	t.Helper()
 	f, err := parser.ParseFile("m.gpp", []byte(src))
 	if err != nil {
@@ -26,6 +25,15 @@ func compilePredictSrc(t *testing.T, src string, inputs []data.Input, sets map[s
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f, info
+}
+
+// compilePredictSrc compiles src in predict mode on the inputs, binding
+// as gpp predict does (the data that predict does not read optional, a
+// size given by sets bound).
+func compilePredictSrc(t *testing.T, src string, inputs []data.Input, sets map[string]string, opt PredictOptions) (*Model, error) {
+	t.Helper()
+	f, info := checkSrc(t, src)
 	reads := PredictReads(f, info)
 	optional := map[string]bool{}
 	for _, d := range info.Data {
@@ -473,14 +481,7 @@ output log_lik = logpdf(y, Normal(a * x, s))
 output elpd = sum(log_lik)
 output m = a * x
 `
-	f, err := parser.ParseFile("m.gpp", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := check.Check(f, &check.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, info := checkSrc(t, src)
 	if PredictReads(f, info)["y"] == nil || PredictReadsGiven(f, info, nil)["y"] != nil || PredictReadsGiven(f, info, nil)["x"] == nil {
 		t.Fatalf("PredictReads %v, PredictReadsGiven %v: want y needed by the first only, x by both", PredictReads(f, info), PredictReadsGiven(f, info, nil))
 	}
@@ -530,14 +531,7 @@ output m = a * x
 		t.Errorf("y given: %v, outputs %q, notes %q; want every output, no note", err, names(m), m.Notes)
 	}
 
-	f2, err := parser.ParseFile("m.gpp", []byte(strings.Replace(src, "output m = a * x\n", "", 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info, err = check.Check(f2, &check.Config{}); err != nil {
-		t.Fatal(err)
-	}
-	f = f2
+	f, info = checkSrc(t, strings.Replace(src, "output m = a * x\n", "", 1))
 	const nothing = "m.gpp:6:1: nothing to predict: output log_lik reads y, which the new data do not give, and no other output or drawn data remain"
 	if _, err := build(xOnly, PredictOptions{Draw: []string{}}); err == nil || !strings.HasPrefix(err.Error(), nothing) {
 		t.Errorf("nothing left: %v, want %q", err, nothing)
@@ -566,14 +560,7 @@ target += sum(lp)
 output log_lik = lp
 output med = s * log(2) ^ (1 / k)
 `
-	f, err := parser.ParseFile("m.gpp", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := check.Check(f, &check.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, info := checkSrc(t, src)
 	reads := PredictReadsGiven(f, info, nil)
 	if reads["t"] != nil || reads["cens"] != nil || reads["x"] == nil {
 		t.Fatalf("PredictReadsGiven %v: want x needed, t and cens not", reads)
