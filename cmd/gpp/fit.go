@@ -777,6 +777,11 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			// The start is --init's values (the latents' Init), not the
 			// default start that startNote and gpp check speak of.
 			con.note("the log density fails at the start that --init %s gives and around it, where the fit begins: start elsewhere", cfg.init)
+		case r != nil && r.Iterations > r.BadSteps:
+			// The fit found points where the density is finite, so
+			// startNote's "fails at the start" would read as contradicting
+			// the steps it took: say what the failure at the start means.
+			con.note("%s", ranStartNote)
 		default:
 			// The log density fails where gpp check tries it too: the cause
 			// is in the model or its data, not in where the fit wandered.
@@ -1731,12 +1736,20 @@ func latentNamed(m *compile.Model, name string) *compile.Latent {
 }
 
 // gammaBadNote follows a fit that stopped at non-finite steps with gamma
-// factors: a gamma factor starts at shape 1, an exponential, whose draws
-// near 0 can make the log density non-finite where the posterior puts no
-// mass (a scale so small that a probability rounds to 1, as in Stan's golf
-// model's 2 * Phi(z) - 1); a start from the L-BFGS path, or a lognormal
-// factor (sdlog 0.1), starts narrow.
-const gammaBadNote = "hint: a gamma factor starts as wide as an exponential (shape 1), whose draws near 0 can make the log density non-finite; --init path (a start near the mode) or --family lognormal (sdlog 0.1) starts narrower"
+// factors, the default start being fine. Two causes fit that: the model
+// fails on part of its params' declared support (a covariance positive
+// definite only for some values, a spatial trial's add_diag(K, sigma² −
+// 0.5)), which only a bound in the declaration or the model mends; or a
+// gamma factor's start at shape 1, an exponential, whose draws near 0 can
+// make the log density non-finite where the posterior puts no mass (a
+// scale so small that a probability rounds to 1, as in Stan's golf model's
+// 2 * Phi(z) - 1), which a start from the L-BFGS path, or a lognormal
+// factor (sdlog 0.1), avoids.
+const gammaBadNote = "hint: the error above happens at draws of q, not at the default start: if the model fails on part of its params' declared support (a value or matrix that is valid only for some of them), state that bound in the declaration or write the model so it holds; if it fails only near 0, a gamma factor starts as wide as an exponential (shape 1), whose draws near 0 the posterior may give no mass: --init path (a start near the mode) or --family lognormal (sdlog 0.1) starts narrower"
+
+// ranStartNote follows a failed fit that took good steps although its log
+// density fails at the default start and around it (startNote).
+const ranStartNote = "the error above happens at a fit's default start too (each param at its prior mean, or at 0, 1, 1/2 or 1/K by its support) and around it, though the fit found points where it does not: its cause is in the model or its data (a value or matrix valid only for some params' values), not in where the fit wandered; gpp check finds it before a fit"
 
 // gammaBadSteps reports whether r stopped with non-finite steps while some
 // latent had a gamma factor.

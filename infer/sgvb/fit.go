@@ -934,6 +934,10 @@ func (e *engine) logitJac(x []float64) float64 {
 	return s
 }
 
+// errNotFiniteHere is the error of a point whose log joint or gradient is
+// not finite when the model gave none that says where (a start tried).
+var errNotFiniteHere = errors.New("sgvb: the log joint or its gradient is not finite there")
+
 func errNonFinite(consec, it int) error {
 	return fmt.Errorf("sgvb: the log joint or its gradient was not finite in %d consecutive steps (iteration %d)", consec, it)
 }

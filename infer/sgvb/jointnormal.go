@@ -140,7 +140,7 @@ func (f *jointNormalFit) finiteStart(u []float64, what string) (try int, stop bo
 	}
 	if try == 0 {
 		if firstErr == nil {
-			firstErr = errNonFinite(0, 1)
+			firstErr = errNotFiniteHere
 		}
 		return 0, false, fmt.Errorf("%s: the log density is not finite at the start nor at %d points moved by U(−2, 2) around it: %w", what, MAPStartTries, firstErr)
 	}

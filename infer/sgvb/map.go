@@ -138,7 +138,7 @@ func (e *engine) fitMAP(ctx context.Context) (*Result, error) {
 			r.warn("MAP: the log joint is not finite at the default start, nor at %d points moved by U(−2, 2) around it", MAPStartTries)
 			r.Factors = e.factors()
 			if firstErr == nil {
-				firstErr = errNonFinite(0, 1)
+				firstErr = errNotFiniteHere
 			}
 			return r, firstErr
 		}

@@ -130,7 +130,7 @@ func (e *engine) pathStart(ctx context.Context) (*PathStart, error) {
 		ps.StartTries = tryStarts(s.Seed, x, func(x []float64) bool { return !math.IsInf(f(x, nil), 1) })
 		if ps.StartTries == 0 {
 			if lastErr == nil {
-				lastErr = errNonFinite(0, 1)
+				lastErr = errNotFiniteHere
 			}
 			return nil, fmt.Errorf("--init path: the log joint is not finite at the default start, nor at %d points moved by U(−2, 2) around it: %w", MAPStartTries, lastErr)
 		}
@@ -175,7 +175,10 @@ func (e *engine) pathStart(ctx context.Context) (*PathStart, error) {
 		return total
 	}
 	if math.IsInf(fs(x, nil), 1) {
-		return nil, fmt.Errorf("--init path: the log joint is not finite at some of the %d points around the start the path smooths it over: %w", PathSmoothDraws, errNonFinite(0, 1))
+		if lastErr == nil {
+			lastErr = errNotFiniteHere
+		}
+		return nil, fmt.Errorf("--init path: the log joint is not finite at some of the %d points around the start the path smooths it over: %w", PathSmoothDraws, lastErr)
 	}
 	rec := &pathRecorder{path: [][]float64{append([]float64(nil), x...)}, f: []float64{-fs(x, nil)}}
 	problem := lbfgsProblem(ctx, func(x []float64) float64 { return fs(x, nil) }, func(grad, x []float64) { fs(x, grad) })

@@ -2,7 +2,9 @@ package sgvb
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -82,5 +84,50 @@ func TestPathStartThenZeroAllocStep(t *testing.T) {
 		}
 		checkZeroAllocs(t, e, fam.String())
 		e.close()
+	}
+}
+
+// onlyAt is a target finite only at the first point it is asked for:
+// a start that is finite while every point around it fails.
+type onlyAt struct {
+	*mvGauss
+	first []float64
+	err   error // returned with the NaN away from first (nil: none)
+}
+
+func (o *onlyAt) LogJoint(x, grad []float64) (float64, error) {
+	if o.first == nil {
+		o.first = append([]float64(nil), x...)
+	}
+	for i, v := range x {
+		if v != o.first[i] {
+			return math.NaN(), o.err
+		}
+	}
+	return o.mvGauss.LogJoint(x, grad)
+}
+
+func (o *onlyAt) Clone() Target { c := *o; return &c }
+
+// TestPathStartSmoothedFailure: a path start whose smoothing draws all
+// fail names the model's error, and without one says the points are not
+// finite (it said "not finite in 0 consecutive steps (iteration 1)").
+func TestPathStartSmoothedFailure(t *testing.T) {
+	lats := []Latent{{Name: "beta", Size: 1, Shape: []int{1}, Support: dist.Real}}
+	for _, modelErr := range []error{errShape, nil} {
+		tg := &onlyAt{mvGauss: newMVGauss([]float64{1}, mat.NewSymDense(1, []float64{1}), false), err: modelErr}
+		_, err := Fit(context.Background(), tg, lats, Settings{Seed: 1, InitPath: true})
+		if err == nil {
+			t.Fatalf("model error %v: no error", modelErr)
+		}
+		if !strings.Contains(err.Error(), "points around the start the path smooths it over") || strings.Contains(err.Error(), "consecutive") {
+			t.Errorf("model error %v: %v", modelErr, err)
+		}
+		if modelErr != nil && !errors.Is(err, modelErr) {
+			t.Errorf("the error %q does not wrap the model's %q", err, modelErr)
+		}
+		if modelErr == nil && !errors.Is(err, errNotFiniteHere) {
+			t.Errorf("the error %q is not errNotFiniteHere", err)
+		}
 	}
 }
