@@ -93,7 +93,7 @@ var stanFuncs = []*Func{
 	{Name: "exp2", Range: Increasing, Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "exp2",
 		Doc: "2 to the power x, elementwise", Example: "exp2(k)", Fold: fold1(math.Exp2)},
 	{Name: "cbrt", Range: Increasing, Args: argX, Shape: Elementwise1, Support: signRule, Elem: RealResult, Op: "cbrt",
-		Doc: "cube root, of any sign", Example: "cbrt(v)", Fold: fold1(math.Cbrt)},
+		Doc: "cube root, of any sign; its derivative at 0, infinite, counts as 0 (docs/language.md §4, Derivatives at a boundary)", Example: "cbrt(v)", Fold: fold1(math.Cbrt)},
 	{Name: "tgamma", Args: argX, Shape: Elementwise1, Support: positiveKeptRule, Elem: RealResult, Op: "tgamma",
 		Doc: "the gamma function Γ(x), also at negative non-integers; overflows past x = 171.6 (use lgamma for logs)", Example: "tgamma(a)", Fold: fold1(math.Gamma)},
 	{Name: "trigamma", Args: argX, Shape: Elementwise1, Support: positiveRule, Elem: RealResult, Op: "trigamma",

@@ -95,7 +95,7 @@ var funcs = []*Func{
 			{If: dist.Positive, Then: dist.Positive},
 			{If: dist.NonNegative, Then: dist.NonNegative},
 		}},
-		Doc: "square root, elementwise", Example: "sqrt(var)", Fold: fold1(math.Sqrt)},
+		Doc: "square root, elementwise; its derivative at 0, infinite, counts as 0 (docs/language.md §4, Derivatives at a boundary)", Example: "sqrt(var)", Fold: fold1(math.Sqrt)},
 	{Name: "square", Range: SquareRange, Args: argX, Shape: Elementwise1, Elem: IntIfAllInt, Op: "square",
 		Support: SupportRule{Kind: FromArg, Default: dist.NonNegative, Cases: []SupportCase{
 			{If: dist.Unit, Then: dist.Unit},
@@ -171,7 +171,7 @@ var funcs = []*Func{
 		Doc: "log(theta * exp(lp1) + (1 - theta) * exp(lp2)) for theta in [0, 1], elementwise with broadcasting (Stan's two-component log_mix): log_sum_exp(log(theta) + lp1, log1m(theta) + lp2), without overflow", Example: "target += log_mix(lambda, logpdf(y, Normal(mu1, s)), logpdf(y, Normal(mu2, s)))",
 		Fold: func(a []float64) float64 { return dist.LogAddExp(dist.Log(a[0])+a[1], dist.Log1m(a[0])+a[2]) }},
 	{Name: "pow", Range: PowRange, Args: argXY, Shape: Elementwise2, Support: signRule, Elem: RealResult, Op: "pow",
-		Doc: "x to the power y, elementwise with broadcasting (the same as x ^ y)", Example: "pow(sigma, 2)",
+		Doc: "x to the power y, elementwise with broadcasting (the same as x ^ y); at x = 0 with 0 <= y < 1 its infinite derivative counts as 0 (docs/language.md §4, Derivatives at a boundary)", Example: "pow(sigma, 2)",
 		Fold: func(a []float64) float64 { return math.Pow(a[0], a[1]) }},
 	{Name: "sum", Range: SumRange, Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Support: sumRule, Elem: IntIfAllInt, Op: "sum",
 		Doc: "sum of all elements", Example: "sum(log1mexp(rate))", Fold: fold1(identity)},

@@ -823,20 +823,42 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		con.note("warning: %s", w)
 	}
 	printEvidenceWarnings(con, run.evidence, sources(l.Sources))
-	for i, ch := range sd.res.Chains {
-		if ch.FirstErr != nil {
-			if transformFailed(ch.FirstErr, l.Model) {
-				con.info("note: chain %d rejected a point: %v: the trajectory went far out (as Stan, it ends there)", i+1, ch.FirstErr)
-			} else {
-				con.info("note: chain %d rejected a point where the log density failed (as Stan, the trajectory ends there); the first: %v", i+1, ch.FirstErr)
-			}
-			break
-		}
+	if w, ok := rejectedPoints(sd.res.Chains, l.Model); w != "" && ok {
+		con.note("warning: %s", w)
+	} else if w != "" {
+		con.info("note: %s", w)
 	}
 	for _, w := range outputWarnings(sd.ds, run.st, l.Info, "draws had an output that is not finite (written as it is)") {
 		con.note("warning: %s", w)
 	}
 	con.info("sampling took %.3g s", time.Since(run.start).Seconds())
+}
+
+// rejectedPoints describes the points the chains rejected because the log
+// density returned an error there, with the first one's error (its
+// position kept in err's text); "" if none. ok reports a failure of the
+// model's own expressions (a NaN gradient, a domain error), a warning:
+// as Stan, each trajectory ends at such a point, so the draws miss the
+// region where it happens and the estimates are biased towards the rest.
+// A failure of gpp's transform of a param (a trajectory far out on its
+// coordinate) is a note.
+func rejectedPoints(chains []nuts.Chain, m *compile.Model) (msg string, ok bool) {
+	evals, errs, first := 0, 0, -1
+	for i, ch := range chains {
+		evals += ch.Evals
+		errs += ch.Errs
+		if first < 0 && ch.FirstErr != nil {
+			first = i
+		}
+	}
+	if first < 0 {
+		return "", false
+	}
+	err := chains[first].FirstErr
+	if transformFailed(err, m) {
+		return fmt.Sprintf("chain %d rejected a point: %v: the trajectory went far out (as Stan, it ends there); %d of %d points evaluated were rejected", first+1, err, errs, evals), false
+	}
+	return fmt.Sprintf("%d of %d points the sampler evaluated (%s%%) were rejected because the log density failed there (as Stan, the trajectory ends at such a point), so the draws miss the region where that happens and the estimates may be biased; the first (chain %d): %v", errs, evals, shareText(errs, evals), first+1, err), true
 }
 
 // transformFailed says whether err is at a param's declaration, where

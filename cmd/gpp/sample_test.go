@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -513,5 +514,32 @@ func TestSampleTransformNote(t *testing.T) {
 	}
 	if strings.Contains(stderr, "exp: result is") {
 		t.Errorf("stderr reports the transform as an exp of the model:\n%s", stderr)
+	}
+}
+
+// TestSampleRejectedWarning: points where the model's own expression fails
+// (sqrt of a negative m) are rejected, and the draws then miss that
+// region; gpp sample says so as a warning with how many of how many
+// evaluated points, not as a note of the first.
+func TestSampleRejectedWarning(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "sq.gpp", "data y: real[N]\nparam m: real ~ Normal(0, 1)\ny ~ Normal(sqrt(m), 1)\n")
+	data := writeFile(t, dir, "y.csv", "y\n0.1\n-0.2\n0.3\n")
+	code, _, stderr := runGpp("sample", model, data, "--chains", "2", "--warmup", "100", "--draws", "100", "--seed", "3", "--out", filepath.Join(dir, "s"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	re := regexp.MustCompile(`warning: (\d+) of (\d+) points the sampler evaluated \([0-9.<>]+%\) were rejected because the log density failed there \(as Stan, the trajectory ends at such a point\), so the draws miss the region where that happens and the estimates may be biased; the first \(chain \d\): ` + regexp.QuoteMeta(model) + `:3:\d+: sqrt`)
+	m := re.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("stderr lacks the rejected points' warning:\n%s", stderr)
+	}
+	errs, _ := strconv.Atoi(m[1])
+	evals, _ := strconv.Atoi(m[2])
+	if errs < 2 || evals < 400 || errs >= evals {
+		t.Errorf("%d of %d points rejected: want several of at least 400 evaluations", errs, evals)
+	}
+	if strings.Contains(stderr, "note: chain") {
+		t.Errorf("the rejection is still a note:\n%s", stderr)
 	}
 }

@@ -56,6 +56,9 @@ type chain struct {
 
 	eps      float64
 	firstErr error
+	// evals counts the log-density evaluations, errs those that returned
+	// an error (each a rejected point): Chain.Evals and Chain.Errs.
+	evals, errs int
 	// fused: a diagonal (or unit) metric's leapfrog step and tree leaf
 	// make one pass over the coordinates each (leapfrogFused, leaf)
 	// instead of one per operation; the same arithmetic, bit for bit
@@ -124,7 +127,9 @@ func newChain(dens Density, x0 []float64, s Settings, rng *rand.Rand) *chain {
 // rejects q.
 func (c *chain) potential(q, g []float64) float64 {
 	lp, err := c.dens.LogDensity(q, g)
+	c.evals++
 	if err != nil {
+		c.errs++
 		if c.firstErr == nil {
 			c.firstErr = err
 		}
@@ -490,6 +495,7 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 		out.StepSize = c.eps
 		out.InvMetric = append([]float64(nil), c.minv...)
 		out.FirstErr = c.firstErr
+		out.Evals, out.Errs = c.evals, c.errs
 	}()
 
 	start := time.Now()

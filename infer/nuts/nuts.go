@@ -108,6 +108,9 @@ type Chain struct {
 	StepSizes []float64 // each draw's step size: Warm's draws only (the kept draws' is StepSize)
 	InvMetric []float64 // the adapted inverse metric: Dim entries (DiagE, UnitE) or Dim×Dim row-major (DenseE)
 	FirstErr  error     // the first error LogDensity returned, nil if none
+	// Evals counts the chain's LogDensity calls (warm-up included), Errs
+	// those that returned an error: the points it rejected.
+	Evals, Errs int
 	// Warm holds the warm-up iterations with SaveWarmup (Warmup/Thin
 	// draws, fewer when interrupted), nil without: its per-draw slices and
 	// StepSizes; its other fields are unset.

@@ -154,6 +154,9 @@ type Builder struct {
 	// ctxOf that of each node built in one.
 	ctx   string
 	ctxOf map[int32]string
+	// subjects holds what a node's errors are about where the model
+	// wrote another name than the op's (Builder.Subject).
+	subjects map[int32]string
 	// rows marks the nodes built as those of a loop lowered as vectors
 	// (InLoop).
 	rows bool
@@ -193,6 +196,22 @@ func NewBuilder() *Builder {
 }
 
 func (b *Builder) id(i int) ID { return ID(int64(b.serial)<<32 | int64(i)) }
+
+// Subject sets what the errors of node id name as the failing matrix, in
+// place of its op's own wording: MvNormal lowers to the rows' Gaussian
+// node, whose covariance errors would otherwise say MvNormalRows, and a
+// covariance that is a data item is named with its file ("MvNormal:
+// covariance matrix Om (data from om.json)").
+func (b *Builder) Subject(id ID, what string) {
+	i := b.index(id)
+	if b.nodes[i].op == opInvalid {
+		return
+	}
+	if b.subjects == nil {
+		b.subjects = map[int32]string{}
+	}
+	b.subjects[i] = what
+}
 
 // index returns the node index of id, panicking on a foreign id.
 func (b *Builder) index(id ID) int32 {

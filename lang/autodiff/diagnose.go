@@ -521,6 +521,15 @@ func (p *Program) badRows(n *node, a int) []bool {
 	return bad
 }
 
+// subject returns what node i's errors name as the failing matrix
+// (Builder.Subject), else def.
+func (p *Program) subject(i int32, def string) string {
+	if s, ok := p.subjects[i]; ok {
+		return s
+	}
+	return def
+}
+
 // inCall appends node i's call context (Builder.InCall) to err's message.
 func (p *Program) inCall(i int32, err error) error {
 	if c := p.ctxOf[i]; c != "" {
@@ -536,22 +545,70 @@ func (p *Program) inCall(i int32, err error) error {
 // kernel matrix (gp_exp_quad_cov of close inputs) is positive definite in
 // exact arithmetic and singular in floating point, where the usual cure
 // is a jitter; an indefinite matrix is not helped, and is not told to.
-func (p *Program) jitterHelps(n *node) bool {
+// top is that largest diagonal element, so the jitter that worked is
+// 1e-9·top.
+func (p *Program) jitterHelps(n *node) (ok bool, top float64) {
 	a := p.arg(n, 0)
 	d := a.shape.Rows
 	l := make([]float64, d*d)
 	symLower(l, p.v(a), d)
-	top := 0.0
 	for i := range d {
 		top = max(top, l[i*d+i])
 	}
 	if !(top > 0) || math.IsInf(top, 0) {
-		return false
+		return false, top
 	}
 	for i := range d {
 		l[i*d+i] += 1e-9 * top
 	}
-	return cholesky(l, d) == 0
+	return cholesky(l, d) == 0, top
+}
+
+// modelJitter returns the constant c a chol node n's matrix has added to
+// its diagonal, when that matrix is a sum with a constant multiple of the
+// identity (add_diag(K, c), which lowers to K + c·I): 0 without one.
+func (p *Program) modelJitter(n *node) float64 {
+	a := p.arg(n, 0)
+	if a.op != OpAdd || !a.shape.IsSquare() {
+		return 0
+	}
+	d := a.shape.Rows
+	for k := range a.args {
+		o := p.arg(a, k)
+		if o.shape != a.shape || o.aoff >= 0 { // a param's noise is not a jitter
+			continue
+		}
+		v := p.v(o)
+		c := v[0]
+		diag := c > 0
+		for i := 0; i < d && diag; i++ {
+			for j := range d {
+				if w := v[i*d+j]; (i == j && w != c) || (i != j && w != 0) {
+					diag = false
+					break
+				}
+			}
+		}
+		if diag {
+			return c
+		}
+	}
+	return 0
+}
+
+// jitterAdvice is chol's advice when its matrix factors with 1e-9 of its
+// largest diagonal element top added to the diagonal: the jitter that
+// worked in absolute terms, one relative to the matrix's scale to write
+// (a GP kernel's largest diagonal is its amplitude squared, so a fixed
+// 1e-9 is small beside alpha² = 100), and, where the matrix already has
+// an add_diag(K, c) of its own, that this c is too small here.
+func jitterAdvice(top, c float64) string {
+	worked := 1e-9 * top
+	s := fmt.Sprintf("but it is with 1e-9 of its largest diagonal element (%s) added to its diagonal, a jitter of %s: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter", short(top), short(worked))
+	if c > 0 {
+		s += fmt.Sprintf("; the model's add_diag adds %s, too small at this point: the matrix factors with %s more", short(c), short(worked))
+	}
+	return s + fmt.Sprintf("; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (%s at this point), or larger, as Stan's GP models add delta", short(1e-6*top))
 }
 
 // notSymmetric says that the d×d matrix v, named what, is not symmetric
@@ -572,14 +629,16 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		case OpChol, OpGaussRowsSS:
 			what := "chol: matrix" // logdet and solve go through chol
 			if n.op == OpGaussRowsSS {
-				what = "MvNormalRows: covariance matrix"
+				what = p.subject(i, "MvNormalRows: covariance matrix")
 			}
 			if p.fail < 0 { // asymmetric's pair, as −(i·d + j + 1)
 				a := p.arg(n, 0)
 				return ast.Errorf(n.pos, "%s", notSymmetric(what, p.v(a), a.shape.Rows, p.fail))
 			}
-			if n.op == OpChol && p.jitterHelps(n) {
-				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta", what, p.fail)
+			if n.op == OpChol {
+				if ok, top := p.jitterHelps(n); ok {
+					return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), %s", what, p.fail, jitterAdvice(top, p.modelJitter(n)))
+				}
 			}
 			return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)", what, p.fail)
 		case OpEigvalsSym, OpEigvecsSym:
@@ -609,7 +668,7 @@ func (p *Program) forwardError(i int32, ok bool) error {
 		case OpInverse, OpLogAbsDet:
 			return ast.Errorf(n.pos, "%s: matrix is singular (no pivot in column %d of its LU factorisation)", name, p.fail-1)
 		case OpGaussRowsLR:
-			return p.lrError(n)
+			return p.lrError(i, n)
 		case OpCategorical:
 			return p.categoricalError(n, false)
 		case OpMultinomial:

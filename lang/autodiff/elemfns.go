@@ -27,19 +27,19 @@ const ln2, ln10 = math.Ln2, math.Ln10
 
 var unaryFns = [numOps]unaryFn{
 	OpTan:        {math.Tan, func(_, z float64) float64 { return 1 + z*z }},
-	OpAsin:       {dist.Asin, func(x, _ float64) float64 { return 1 / math.Sqrt((1-x)*(1+x)) }},
-	OpAcos:       {dist.Acos, func(x, _ float64) float64 { return -1 / math.Sqrt((1-x)*(1+x)) }},
+	OpAsin:       {dist.Asin, func(x, _ float64) float64 { return zeroAtBoundary(x == 1 || x == -1, 1/math.Sqrt((1-x)*(1+x))) }},
+	OpAcos:       {dist.Acos, func(x, _ float64) float64 { return zeroAtBoundary(x == 1 || x == -1, -1/math.Sqrt((1-x)*(1+x))) }},
 	OpSinh:       {dist.Sinh, func(x, _ float64) float64 { return dist.Cosh(x) }},
 	OpCosh:       {dist.Cosh, func(x, _ float64) float64 { return dist.Sinh(x) }},
 	OpAsinh:      {math.Asinh, func(x, _ float64) float64 { return 1 / math.Hypot(1, x) }},
-	OpAcosh:      {math.Acosh, func(x, _ float64) float64 { return 1 / (math.Sqrt(x-1) * math.Sqrt(x+1)) }}, // no overflow of x²
+	OpAcosh:      {math.Acosh, func(x, _ float64) float64 { return zeroAtBoundary(x == 1, 1/(math.Sqrt(x-1)*math.Sqrt(x+1))) }}, // no overflow of x²
 	OpAtanh:      {math.Atanh, func(x, _ float64) float64 { return 1 / ((1 - x) * (1 + x)) }},
 	OpErf:        {math.Erf, func(x, _ float64) float64 { return dist.ErfDeriv(x) }},
 	OpErfc:       {math.Erfc, func(x, _ float64) float64 { return -dist.ErfDeriv(x) }},
 	OpExp2:       {math.Exp2, func(_, z float64) float64 { return z * ln2 }},
 	OpLog2:       {dist.Log2, func(x, _ float64) float64 { return 1 / (x * ln2) }},
 	OpLog10:      {dist.Log10, func(x, _ float64) float64 { return 1 / (x * ln10) }},
-	OpCbrt:       {math.Cbrt, func(x, z float64) float64 { return 1 / (3 * z * z) }},
+	OpCbrt:       {math.Cbrt, func(x, z float64) float64 { return zeroAtBoundary(x == 0, 1/(3*z*z)) }},
 	OpTrigamma:   {dist.Trigamma, func(x, _ float64) float64 { return dist.Tetragamma(x) }},
 	OpTgamma:     {math.Gamma, func(x, z float64) float64 { return z * dist.Digamma(x) }},
 	OpFloor:      {math.Floor, zeroDeriv},
@@ -51,6 +51,21 @@ var unaryFns = [numOps]unaryFn{
 }
 
 func zeroDeriv(_, _ float64) float64 { return 0 }
+
+// zeroAtBoundary returns 0 where at is true, else d. It is the rule for an
+// elementwise op whose value is finite at a boundary point of its argument
+// but whose derivative there is infinite (sqrt, cbrt and pow(x, y) with
+// 0 ≤ y < 1 at x = 0; asin and acos at ±1; acosh at 1): an argument
+// exactly at the point is either computed from data, so its partials to
+// the parameters are 0 and an infinite factor would only turn them into
+// NaN in the reverse pass (0·∞), or it is a continuous latent at a point
+// of probability 0. Either way the op's partial there counts as 0.
+func zeroAtBoundary(at bool, d float64) float64 {
+	if at {
+		return 0
+	}
+	return d
+}
 
 var binaryFns = [numOps]binaryFn{
 	OpLogDiffExp: {dist.LogDiffExp, func(x, y, _ float64) (float64, float64) { return dist.LogDiffExpGrad(x, y) }},

@@ -264,19 +264,26 @@ func TestNaNProvenance(t *testing.T) {
 		}, "model.gpp:6:7: input theta: value is NaN (element [1])"},
 		{"cholesky failure", []float64{4, 2, 2, 1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
-		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta"},
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (4) added to its diagonal, a jitter of 4e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (4e-06 at this point), or larger, as Stan's GP models add delta"},
 		{"cholesky of a zero matrix", []float64{0, 0, 0, 0}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
 		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 1)"},
 		{"cholesky of a semidefinite matrix", []float64{1, 1, 1, 1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
-		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta"},
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta"},
 		{"cholesky of an indefinite matrix", []float64{1, 0, 0, -1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
 		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2)"},
 		{"cholesky of a kernel singular in floating point", []float64{1, 1 - 1e-17, 1 - 1e-17, 1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("K", Matrix(2, 2), at(1, 1)), at(9, 12))
-		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element added to its diagonal: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with such a jitter, add_diag(K, 1e-9), as Stan's GP models add delta"},
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta"},
+		// add_diag(K, 1e-12) of a K of scale 100 just short of definite: the
+		// model's own jitter, named as too small, and 1e-9·100 absolute
+		{"cholesky of a kernel with too small a jitter", []float64{100, 100 + 5e-8, 100 + 5e-8, 100}, func(b *Builder) ID {
+			k := b.Input("K", Matrix(2, 2), at(1, 1))
+			jit := b.Mul(b.Scalar(1e-12, at(9, 30)), b.Identity(2, at(9, 30)), at(9, 30))
+			return b.LogDet(b.Add(k, jit, at(9, 20)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (100) added to its diagonal, a jitter of 1e-07: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; the model's add_diag adds 1e-12, too small at this point: the matrix factors with 1e-07 more; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (0.0001 at this point), or larger, as Stan's GP models add delta"},
 		{"solve overflows", []float64{1e-320, 0, 0, 1}, func(b *Builder) ID {
 			return b.Sum(b.Solve(b.Input("S", Matrix(2, 2), at(1, 1)), b.Const([]float64{1, 1}, Vector(2), at(1, 1)), at(5, 6)), at(5, 1))
 		}, "model.gpp:5:6: solve: result is +Inf (element [0])"},
@@ -326,9 +333,11 @@ func TestNaNProvenance(t *testing.T) {
 			s := b.Input("s", Vector(2), at(1, 1))
 			return b.Density(family("Laplace"), b.Scalar(0.5, at(1, 1)), []ID{b.Scalar(0, at(1, 1)), s}, at(19, 3))
 		}, "model.gpp:19:3: Laplace: sigma must be > 0 (got -2, element [1])"},
-		{"gradient of sqrt at zero", []float64{1, 4, 0}, func(b *Builder) ID {
-			return b.Sum(b.Sqrt(b.Input("x", Vector(3), at(1, 1)), at(13, 4)), at(13, 1))
-		}, "model.gpp:13:4: sqrt: gradient is +Inf with respect to argument 1 (value 0, element [2])"},
+		// sqrt(0)'s infinite partial counts as 0 (zeroAtBoundary); 1/x
+		// overflows at the smallest subnormal, where log is finite
+		{"gradient of log overflowing", []float64{1, 4, 5e-324}, func(b *Builder) ID {
+			return b.Sum(b.Log(b.Input("x", Vector(3), at(1, 1)), at(13, 4)), at(13, 1))
+		}, "model.gpp:13:4: log: gradient is +Inf with respect to argument 1 (value 5e-324, element [2])"},
 		{"data-only NaN at Finish", nil, func(b *Builder) ID {
 			return b.Sum(b.Log(b.Const([]float64{1, -3}, Vector(2), at(1, 1)), at(15, 2)), at(15, 1))
 		}, "model.gpp:15:2: log: argument -3 < 0 (element [1])"},

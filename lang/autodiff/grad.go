@@ -384,7 +384,7 @@ func binaryRowGrad(op Op, side int, a []float64, ca int, buf, g, xr []float64, c
 		}
 	case op == OpPow:
 		for j, gj := range g {
-			if z[j] != 0 {
+			if z[j] != 0 && xr[j*cx] != 0 { // 0^y: see powDx
 				d[j] += gj * z[j] * math.Log(xr[j*cx])
 			}
 		}
@@ -431,10 +431,17 @@ func binaryRowGrad(op Op, side int, a []float64, ca int, buf, g, xr []float64, c
 	}
 }
 
-// powDx returns d(x^y)/dx = y x^(y-1), with z = x^y.
+// powDx returns d(x^y)/dx = y x^(y-1), with z = x^y. At a base of exactly
+// 0 and an exponent in [0, 1) the value is finite but the derivative is
+// infinite (or 0·∞); that partial is taken as 0, the rule for every
+// elementwise op at a finite boundary value (see zeroAtBoundary). An
+// exponent below 0 keeps its infinite partial: its value is infinite too.
 func powDx(x, y, z float64) float64 {
 	if x != 0 {
 		return y * z / x
+	}
+	if y >= 0 && y < 1 {
+		return 0
 	}
 	return y * math.Pow(x, y-1)
 }
@@ -478,7 +485,9 @@ func gradUnary(op Op, ax, g, x, z []float64) {
 		}
 	case OpSqrt:
 		for i, gi := range g {
-			ax[i] += 0.5 * gi / z[i]
+			if z[i] != 0 { // sqrt(0): see zeroAtBoundary
+				ax[i] += 0.5 * gi / z[i]
+			}
 		}
 	case OpSquare:
 		for i, gi := range g {

@@ -236,13 +236,14 @@ func (t *lrRows) RunPart(i, parts int) {
 	}
 }
 
-// lrError describes a failed evaluation of a low-rank Gaussian-rows node.
-func (p *Program) lrError(n *node) error {
+// lrError describes a failed evaluation of low-rank Gaussian-rows node i.
+func (p *Program) lrError(i int32, n *node) error {
+	what := p.subject(i, "MvNormalRows: covariance matrix")
 	s := p.v(p.arg(n, 1))[0]
 	if p.fail == 0 {
-		return ast.Errorf(n.pos, "MvNormalRows: covariance matrix W W' + s I is not positive definite: s = %s", fmtScale(s))
+		return ast.Errorf(n.pos, "%s W W' + s I is not positive definite: s = %s", what, fmtScale(s))
 	}
-	return ast.Errorf(n.pos, "MvNormalRows: covariance matrix W W' + s I is not positive definite (s I + W'W fails at leading minor %d)", p.fail)
+	return ast.Errorf(n.pos, "%s W W' + s I is not positive definite (s I + W'W fails at leading minor %d)", what, p.fail)
 }
 
 func fmtScale(s float64) string {

@@ -75,6 +75,9 @@ type Program struct {
 	// integs are the quadrature states of the live OpIntegrate nodes
 	// (node.i1), likewise.
 	integs []*integRun
+	// subjects holds what nodes' errors name as the failing matrix
+	// (Builder.Subject); shared by clones.
+	subjects map[int32]string
 	// stop, when set, interrupts the ops that can run long (an ODE solve)
 	// once it reads true: the evaluation fails (SetStop).
 	stop *atomic.Bool
@@ -118,7 +121,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 		return nil, ast.Errorf(b.nodes[r].pos, "log joint must be a scalar, got %s", s)
 	}
 	b.done = true
-	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim, ctxOf: b.ctxOf, iters: b.iters, stmts: b.stmts}
+	p := &Program{serial: b.serial, nodes: b.nodes, val: b.val, root: r, dim: b.dim, ctxOf: b.ctxOf, subjects: b.subjects, iters: b.iters, stmts: b.stmts}
 	b.nodes, b.val = nil, nil
 	p.evals = make([]int64, len(p.nodes))
 
@@ -445,7 +448,7 @@ func (p *Program) outputFailed(i int32, ok bool, first *error) {
 // which forms Y'Y anew). The clone has no team.
 func (p *Program) Clone() *Program {
 	c := &Program{
-		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, iters: p.iters, stmts: p.stmts, order: p.order, jorder: p.jorder, inputs: p.inputs,
+		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, subjects: p.subjects, iters: p.iters, stmts: p.stmts, order: p.order, jorder: p.jorder, inputs: p.inputs,
 		fullOrder: p.fullOrder, fullJorder: p.fullJorder,
 		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,

@@ -45,35 +45,36 @@ func TestSubProgramArgs(t *testing.T) {
 		t.Errorf("integrand count: %s, want %s", got, want)
 	}
 
-	// f = sqrt(y) − a at y_guess = 0: J_y is +Inf, no domain error
+	// f = log(y) − a at y_guess = 5e-324 (the smallest subnormal, where
+	// sqrt(0)'s partial would count as 0): J_y = 1/y is +Inf, no domain error
 	b = NewBuilder()
 	y := b.Input("y", Vector(1), testPos)
 	a := b.Input("a", Vector(1), testPos)
-	dv, err := b.FinishSystem(b.Sub(b.Sqrt(y, testPos), a, testPos), testPos)
+	dv, err := b.FinishSystem(b.Sub(b.Log(y, testPos), a, testPos), testPos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, x := algProgram(t, dv, []float64{0}, AlgebraTol{}, [][]float64{{1}}, []Shape{Vector(1)}, []bool{false}, []float64{0})
+	p, _, x := algProgram(t, dv, []float64{5e-324}, AlgebraTol{}, [][]float64{{1}}, []Shape{Vector(1)}, []bool{false}, []float64{0})
 	_, err = p.LogJoint(x, make([]float64, p.Dim()))
 	if got, want := errString(err), "test.gpp:1:1: solve_newton: ∂f[0]/∂y[0] is +Inf (in the system f of solve_newton at test.gpp:1:1, at y_guess)"; got != want {
 		t.Errorf("J_y not finite: %s, want %s", got, want)
 	}
-	// f = y − sqrt(a) at a = 0: ∂f/∂a is −Inf
+	// f = y − log(a) at a = 5e-324: ∂f/∂a is −Inf
 	b = NewBuilder()
 	y = b.Input("y", Vector(1), testPos)
 	a = b.Input("a", Vector(1), testPos)
-	sa, err := b.FinishSystem(b.Sub(y, b.Sqrt(a, testPos), testPos), testPos)
+	sa, err := b.FinishSystem(b.Sub(y, b.Log(a, testPos), testPos), testPos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, x = algProgram(t, sa, []float64{1}, AlgebraTol{}, [][]float64{{0}}, []Shape{Vector(1)}, []bool{false}, []float64{1})
+	p, _, x = algProgram(t, sa, []float64{1}, AlgebraTol{}, [][]float64{{5e-324}}, []Shape{Vector(1)}, []bool{false}, []float64{1})
 	_, err = p.LogJoint(x, make([]float64, p.Dim()))
 	if got, want := errString(err), "test.gpp:1:1: solve_newton: the derivative of f[0] in the arguments is -Inf (in the system f of solve_newton at test.gpp:1:1, at y_guess)"; got != want {
 		t.Errorf("J_θ not finite: %s, want %s", got, want)
 	}
-	// ∂/∂a sqrt(a)·x at a = 0 is +Inf, at the first node (x = xc = 0.5)
-	sq := integrandOf(t, []Shape{Scalar()}, func(b *Builder, x, xc ID, a []ID) ID { return b.Mul(b.Sqrt(a[0], testPos), x, testPos) })
-	p, x, err = integProgram(t, sq, 0, 1, [2]bool{}, 0, []float64{0})
+	// ∂/∂a log(a)·x at a = 5e-324 is +Inf, at the first node (x = xc = 0.5)
+	sq := integrandOf(t, []Shape{Scalar()}, func(b *Builder, x, xc ID, a []ID) ID { return b.Mul(b.Log(a[0], testPos), x, testPos) })
+	p, x, err = integProgram(t, sq, 0, 1, [2]bool{}, 0, []float64{5e-324})
 	if err != nil {
 		t.Fatal(err)
 	}

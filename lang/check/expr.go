@@ -212,6 +212,10 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 		return t
 	}
 	b := broadcast(x.Shape, y.Shape)
+	if b.BothStretch && e.Op != ast.EMul {
+		c.errorf(e.OpPos, "%s: %s", e.Op, pairwiseAdvice(e, x.Shape, y.Shape, b.Shape))
+		return invalid
+	}
 	if b.Err != "" {
 		c.errorf(e.OpPos, "%s: %s", e.Op, b.Err)
 		return invalid
@@ -1565,4 +1569,40 @@ func (c *checker) slice(e *ast.IndexExpr, s *ast.SliceExpr, d Dim) (Dim, bool, b
 		return d, true, true
 	}
 	return derivedDim(name), false, true
+}
+
+// pairwiseAdvice is the error of a binary op other than .* whose operands
+// are a column and a row (x - y'), stretched both ways into the table of
+// all pairs, shape: gpp does not stretch both, so the advice makes the
+// column's side a matrix, whose op with the row then broadcasts: x * rep(1,
+// m)' - y' for x[i] − y[j]. outer(x, y), the advice of .*, is a product
+// and no help for a difference or a sum. xs and ys are the operands' shapes.
+func pairwiseAdvice(e *ast.BinaryExpr, xs, ys, shape Shape) string {
+	operand := func(x ast.Expr) string {
+		s := exprString(x)
+		switch x.(type) {
+		case *ast.Ident, *ast.IndexExpr, *ast.CallExpr, *ast.ParenExpr, *ast.TransposeExpr:
+			return s
+		}
+		return "(" + s + ")"
+	}
+	n, m := shape[0].String(), shape[1].String()
+	l, r := operand(e.X), operand(e.Y)
+	if _, cols := xs.matrix(); cols.isOne() { // the left a column: in each of m columns
+		l = fmt.Sprintf("%s * rep(1, %s)'", l, m)
+	} else { // the left a row: in each of n rows
+		l = fmt.Sprintf("rep(1, %s) * %s", n, l)
+	}
+	if e.Op == ast.Pow { // ^ binds tighter than *
+		l = "(" + l + ")"
+	}
+	what := "pairwise results"
+	switch e.Op {
+	case ast.Sub:
+		what = "pairwise differences"
+	case ast.Add:
+		what = "pairwise sums"
+	}
+	return fmt.Sprintf("broadcasting would stretch both %s and %s (a column against a row), which gpp does not do; for the %s, the [%s, %s] table, make one side a matrix, which then broadcasts with the other: %s %s %s",
+		xs, ys, what, n, m, l, e.Op, r)
 }

@@ -59,11 +59,12 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 	}
 	switch d.Name {
 	case "MvNormal", "MvNormalRows":
+		what := l.covSubject(d.Name, call.Args[1])
 		if rowMv {
-			l.gaussLoop(val, args[0], args[1], pos)
+			l.gaussLoop(val, args[0], args[1], what, pos)
 			break
 		}
-		l.gauss(call, lhs, val, args[0], args[1], pos)
+		l.gauss(call, lhs, val, args[0], args[1], what, pos)
 	case "Dirichlet":
 		if rowDir {
 			l.dirichletRows(val, args[0], pos)
@@ -364,10 +365,39 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want 
 	return value{id: l.b.RandTrunc(*u, args, bound(trunc.Lower), bound(trunc.Upper), pos), node: true}
 }
 
+// covSubject is what the errors of an MvNormal or MvNormalRows statement
+// name as its failing covariance (autodiff.Builder.Subject): the family
+// as the model wrote it, though both lower to one rows' node, and a
+// covariance that is a data item by its name and file, which the
+// statement alone does not show.
+func (l *lowerer) covSubject(family string, cov ast.Expr) string {
+	what := family + ": covariance matrix"
+	id, ok := cov.(*ast.Ident)
+	if !ok || l.info == nil {
+		return what
+	}
+	if sym := l.info.Uses[id]; sym == nil || sym.Kind != check.Data {
+		return what
+	}
+	what += " " + id.Name + " (data"
+	if a := l.data[id.Name]; a != nil && a.Pos.File != "" {
+		what += " from " + a.Pos.File
+	}
+	return what + ")"
+}
+
+// gaussRows adds a GaussRowsSS node whose errors name what.
+func (l *lowerer) gaussRows(cov, s autodiff.ID, n float64, what string, pos ast.Pos) {
+	id := l.b.GaussRowsSS(cov, s, n, pos)
+	l.b.Subject(id, what)
+	l.add(id, pos)
+}
+
 // gauss lowers MvNormal and MvNormalRows through the scatter matrix, so a
 // data value costs O(d³) per evaluation whatever the number of rows: Y'Y
-// (and the row sum) are data-only nodes, computed once.
-func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID, pos ast.Pos) {
+// (and the row sum) are data-only nodes, computed once. what names the
+// covariance in errors (covSubject).
+func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID, what string, pos ast.Pos) {
 	b := l.b
 	ys, ms := b.Shape(y), b.Shape(mu)
 	if ys.Rank == 1 { // one vector: centre it, scatter = outer product
@@ -375,7 +405,7 @@ func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID
 			mu = b.Transpose(mu, pos)
 		}
 		c := b.Sub(y, mu, pos)
-		l.add(b.GaussRowsSS(cov, b.Outer(c, c, pos), 1, pos), pos)
+		l.gaussRows(cov, b.Outer(c, c, pos), 1, what, pos)
 		return
 	}
 	n, dd := float64(ys.Rows), ys.Cols
@@ -390,7 +420,7 @@ func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID
 	switch {
 	case dataOnly && zeroMean:
 		s := b.MatMul(b.Transpose(y, pos), y, pos)
-		l.add(b.GaussRowsSS(cov, s, n, pos), pos)
+		l.gaussRows(cov, s, n, what, pos)
 	case dataOnly: // centred statistics of the data, computed once
 		ybar := b.Div(b.Transpose(b.ColSum(y, pos), pos), b.Scalar(n, pos), pos)
 		c := b.Sub(y, b.Transpose(ybar, pos), pos)
@@ -405,13 +435,15 @@ func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID
 		case ms.Rank == 2 && ms.Rows == 1:
 			mu = b.Transpose(mu, pos)
 		}
-		l.add(b.GaussRowsSSMean(cov, s, ybar, mu, n, pos), pos)
+		id := b.GaussRowsSSMean(cov, s, ybar, mu, n, pos)
+		b.Subject(id, what)
+		l.add(id, pos)
 	default:
 		if ms.Rank == 1 {
 			mu = b.Transpose(mu, pos)
 		}
 		c := b.Sub(y, mu, pos)
-		l.add(b.GaussRowsSS(cov, b.MatMul(b.Transpose(c, pos), c, pos), n, pos), pos)
+		l.gaussRows(cov, b.MatMul(b.Transpose(c, pos), c, pos), n, what, pos)
 	}
 }
 

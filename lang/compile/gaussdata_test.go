@@ -21,7 +21,7 @@ func TestGaussDataCovAtCompile(t *testing.T) {
 		name, body, want string
 	}{
 		{"loop", "for i in 0:N {\n  X[i] ~ MvNormal(a, Sig)\n}",
-			"m.gpp:20:10: MvNormalRows: covariance matrix is not positive definite (leading minor 2) at i = 0"},
+			"m.gpp:20:10: MvNormal: covariance matrix is not positive definite (leading minor 2) at i = 0"},
 		{"rows", "X ~ MvNormalRows(a, Sig)",
 			"m.gpp:19:5: MvNormalRows: covariance matrix is not positive definite (leading minor 2)"},
 	} {

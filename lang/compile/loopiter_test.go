@@ -20,7 +20,7 @@ func iterData() data.Input {
 		"z": vec("z", 1, -9, 3, 2, 1, 1),    // z + 6 < 0 in row 1
 		"c": vec("c", 1, 0, 1, 1, 0, 1),     // c * s = 0 in rows 1, 4
 		"d": vec("d", 1, 1, 0, 1, 1, 1),     // d * s = 0 in row 2
-		"w": vec("w", 2, 0.5, 3, 1, 0.5, 2), // d/da a^w infinite at a = 0 in rows 1, 4
+		"w": vec("w", 2, 0.5, 3, 1, 0.5, 2), // d/da (a + 5e-324)^(w - 1) infinite at a = 0 in rows 1, 4
 		"k": vec("k", 0, 1, 1, 0, 0, 1),     // the branch of each row
 		"X": {Name: "X", Shape: []int{6, 3}, Values: []float64{
 			1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -69,17 +69,19 @@ param s: positive ~ Exponential(1)
 		// before the row term's row 3.
 		{"same term", "for i in 0:N {\n  target += log(x[i] - a)\n  target += log(a + 5)\n}", -6,
 			"m.gpp:13:13: log: argument -1 < 0 at i = 0"},
-		// Gradients: sqrt's at 0 in rows 1 and 4 of the first
-		// statement, row 2 of the second: the last is row 4.
-		{"gradient", "for i in 0:N {\n  target += sqrt(c[i] * s)\n  target += sqrt(d[i] * s)\n}", 0,
-			"m.gpp:12:13: sqrt: gradient is +Inf with respect to argument 1 (value 0) at i = 4"},
+		// Gradients: log's at the smallest subnormal, 1/5e-324 = +Inf (a
+		// derivative that overflows; sqrt's at 0 counts as 0, see
+		// TestBoundaryGradient), in rows 1 and 4 of the first statement,
+		// row 2 of the second: the last is row 4.
+		{"gradient", "for i in 0:N {\n  target += log(c[i] * s + 5e-324)\n  target += log(d[i] * s + 5e-324)\n}", 0,
+			"m.gpp:12:13: log: gradient is +Inf with respect to argument 1 (value 5e-324) at i = 4"},
 		// A term the same in every row: the unrolled loop's last
 		// iteration's copy of it is met first.
-		{"same term gradient", "for i in 0:N {\n  target += sqrt(c[i] * s)\n  target += sqrt(a)\n}", 0,
-			"m.gpp:13:13: sqrt: gradient is +Inf with respect to argument 1 (value 0) at i = 5"},
+		{"same term gradient", "for i in 0:N {\n  target += log(c[i] * s + 5e-324)\n  target += log(a + 5e-324)\n}", 0,
+			"m.gpp:13:13: log: gradient is +Inf with respect to argument 1 (value 5e-324) at i = 5"},
 		// with respect to a, read by every row: rows 1 and 4
-		{"gradient of a param", "for i in 0:N {\n  target += pow(a, w[i])\n}", 0,
-			"m.gpp:12:13: pow: gradient is +Inf with respect to argument 1 (value 0) at i = 4"},
+		{"gradient of a param", "for i in 0:N {\n  target += pow(a + 5e-324, w[i] - 1)\n}", 0,
+			"m.gpp:12:13: pow: gradient is -Inf with respect to argument 1 (value 5e-324) at i = 4"},
 		// A vector per iteration, lowered as the rows' matrix
 		// (looprows.go): X[i] - a fails in rows 3, 4 and 5; the error
 		// names row 3's element as the unrolled loop's vector does.
@@ -89,16 +91,16 @@ param s: positive ~ Exponential(1)
 			"m.gpp:12:28: sqrt: argument -9 < 0 (element [0, 1]) at i = 3"},
 		{"row vector, later statement", "for i in 0:N {\n  target += sum(log(X[i] - a))\n  target += log(z[i] - a)\n}", 0,
 			"m.gpp:13:13: log: argument -9 < 0 at i = 1"},
-		{"row vector gradient", "for i in 0:N {\n  target += dot_product(sqrt(square(X[i] - 1) * s), X[i])\n}", 0,
-			"m.gpp:12:25: sqrt: gradient is +Inf with respect to argument 1 (value 0, element [0]) at i = 5"},
+		{"row vector gradient", "for i in 0:N {\n  target += dot_product(log(square(X[i] - 1) * s + 5e-324), X[i])\n}", 0,
+			"m.gpp:12:25: log: gradient is +Inf with respect to argument 1 (value 5e-324, element [0]) at i = 5"},
 		// softmax underflows to 0 at row 4's observed category 0; the
 		// rows' Categorical names that row, and the element of its theta
 		{"categorical", "for i in 0:N {\n  k[i] ~ Categorical(softmax(X[i] * 100 * (a + 1)))\n}", 0,
 			"m.gpp:12:10: Categorical: theta must be in (0, 1] at an observed category (got 0, element [0]) at i = 4"},
 		{"categorical, later statement", "for i in 0:N {\n  k[i] ~ Categorical(softmax(X[i] * 100 * (a + 1)))\n  target += log(z[i] + 8.5 + a)\n}", 0,
 			"m.gpp:13:13: log: argument -0.5 < 0 at i = 1"},
-		{"nested gradient", "for i in 0:N {\n  for j in 0:2 {\n    target += sqrt((c[i] + j) * s)\n  }\n}", 0,
-			"m.gpp:13:15: sqrt: gradient is +Inf with respect to argument 1 (value 0) at i = 4, j = 0"},
+		{"nested gradient", "for i in 0:N {\n  for j in 0:2 {\n    target += log((c[i] + j) * s + 5e-324)\n  }\n}", 0,
+			"m.gpp:13:15: log: gradient is +Inf with respect to argument 1 (value 5e-324) at i = 4, j = 0"},
 		// The forms looprows.go lowers as the rows' matrix: an element
 		// of a row, a row's max, its running sums, a row under MvNormal.
 		{"element of a row", "for i in 0:N {\n  let v = log(X[i] - a)\n  target += v[1] + max(v)\n}", 0,

@@ -300,7 +300,7 @@ func (c *vecScan) rowMvNormalChol(s *ast.TildeStmt) bool {
 // outer products formed in one symmetric rank-n update (RowScatter, whose
 // overflow names the row as the unrolled loop's Outer does), the scatter
 // of one GaussRowsSS over the n rows.
-func (l *lowerer) gaussLoop(y, mu, cov autodiff.ID, pos ast.Pos) {
+func (l *lowerer) gaussLoop(y, mu, cov autodiff.ID, what string, pos ast.Pos) {
 	b := l.b
 	k := b.Shape(y).Cols
 	done := l.iterEach(autodiff.Vector(k))
@@ -313,7 +313,7 @@ func (l *lowerer) gaussLoop(y, mu, cov autodiff.ID, pos ast.Pos) {
 	// names the first iteration, as the unrolled loop's first GaussRowsSS
 	// does.
 	defer b.Whole()()
-	l.add(b.GaussRowsSS(cov, ss, float64(b.Shape(y).Rows), pos), pos)
+	l.gaussRows(cov, ss, float64(b.Shape(y).Rows), what, pos)
 }
 
 // dirichletRows adds the log density of rows z [n, k], each

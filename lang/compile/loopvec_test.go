@@ -277,8 +277,9 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 		"for i in 0:N {\n    let z = sqrt(x[i] - a)\n    y[i] ~ Normal(z, s)\n}",
 		"for i in 0:N {\n    y[i] ~ Normal(a, exp(900 * b * x[i]))\n}",
 		"for i in 0:N {\n    if c[i] > 0 {\n        c[i] ~ Poisson(exp(a + 9000 * b * x[i]))\n    }\n}",
-		// A gradient that is not finite: sqrt's at 0 where c[i] is.
-		"for i in 0:N {\n    target += sqrt(c[i] * s)\n}",
+		// A gradient that is not finite: log's at 5e-324 where c[i] is 0
+		// (sqrt's at 0 counts as 0, TestBoundaryGradient).
+		"for i in 0:N {\n    target += log(c[i] * s + 5e-324)\n}",
 	} {
 		src := loopHead + body + "\n"
 		vec, unr := compileLoop(t, src, loopData(50))
@@ -297,7 +298,7 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 	// A gradient not finite in several rows, +Inf in some, −Inf in others
 	// (found by FuzzLoopLowering): the unrolled loop's reverse sweep meets
 	// the last such row first, and so must the rows'.
-	srcg := fuzzLoopHead + "for i in 0:N {\n    z[i] ~ Bernoulli(inv_logit(sqrt(c[i] * s)))\n}\n"
+	srcg := fuzzLoopHead + "for i in 0:N {\n    z[i] ~ Bernoulli(inv_logit(log(c[i] * s + 5e-324)))\n}\n"
 	vec, unr := compileLoop(t, srcg, fuzzLoopData(23))
 	x := randomPoint(vec, 0)
 	_, err1 := vec.LogJoint(x, make([]float64, vec.Dim))
