@@ -55,7 +55,7 @@ func TestReplCholCorr(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"mean(L)", "[[1, 0],\n"},
 		{"L", "L[1, 1]"},
-		{":show L", "atanh pcor L[1, 0]  normal"},
+		{":show L", "atanh L[1, 0]  normal"},
 	} {
 		out.Reset()
 		errb.Reset()

@@ -85,7 +85,7 @@ func TestReplCorrMatrix(t *testing.T) {
 		{"mean(Omega)", "[[1, "},
 		{"Omega", "Omega[1, 1]"},
 		{"mean(chol(Omega))", "[[1, 0],\n"},
-		{":show Omega", "atanh pcor Omega[1, 0]  normal"},
+		{":show Omega", "atanh Omega[1, 0]  normal"},
 	} {
 		out.Reset()
 		errb.Reset()

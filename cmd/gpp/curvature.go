@@ -84,6 +84,9 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 	for fi, f := range r.Factors {
 		for k := range f.Size {
 			cc.names[f.Offset+k] = name(f.Name, f.Shape, k)
+			if e, _, ok := transformCoord(f.Name, f.Support, k); ok { // L's coordinate (1, 0), not "L[0]"
+				cc.names[f.Offset+k] = e
+			}
 			cc.lats[f.Offset+k] = fi
 		}
 	}
@@ -176,8 +179,8 @@ func gammaElems(f sgvb.Factor) int {
 // curvatureHint returns the hint of the curvature check where some
 // element's ratio is at least curvRatio: it names the worst three, with
 // the correlation of the worst with its most correlated partner, and the
-// smallest joint factor that the curvature says repairs them (curvGroup),
-// or, where no joint factor within the limits does, says so and points to
+// smallest joint factor that the curvature at the mode says repairs them
+// (curvGroup: so for a normal posterior only, as the hint says), or, where no joint factor within the limits does, says so and points to
 // gpp sample. "" where no element reaches curvRatio.
 func curvatureHint(cc *curvCheck) string {
 	bad := cc.bad(curvRatio)
@@ -217,8 +220,9 @@ func curvatureHint(cc *curvCheck) string {
 	if len(group) == len(cc.r.Factors) {
 		flag = "--fullrank all"
 	}
-	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor (by that curvature, leaving no sd more than %.1f× too small): "+
-		"keep the fit with the higher ELBO, as --fullrank auto does in one run (docs/inference.md, The mean-field hint)", flag, n, left)
+	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor; by that curvature it leaves no sd more than %.1f× too small, "+
+		"but a mode's curvature sees only a normal posterior, and a skewed or heavy-tailed one can leave sds smaller: "+
+		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, left)
 }
 
 // bad returns the coordinates whose ratio is at least min, the worst

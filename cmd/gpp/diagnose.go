@@ -137,7 +137,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 // coordName names one coordinate of the model's vector.
 type coordName struct {
 	name string // the element's name as gpp's tables print it: W[1, 0], a[Beta] (elemName)
-	kind string // log, logit or value
+	kind string // log, logit, atanh, coordinate or value
 }
 
 // coordNames names every coordinate of a compiled model, its elements
@@ -159,6 +159,12 @@ func coordNames(m *compile.Model, name func(string, []int, int) string) []coordN
 		}
 		for k := range l.Size {
 			out[l.Offset+k] = coordName{name(l.Name, l.Shape, k), kind}
+			if e, scale, ok := transformCoord(l.Name, l.Support, k); ok {
+				out[l.Offset+k].name = e
+				if scale != "" {
+					out[l.Offset+k].kind = scale
+				}
+			}
 			if l.Support == dist.PositiveOrdered && k == 0 { // log x_0, then the log increments
 				out[l.Offset] = coordName{name(l.Name, l.Shape, 0), "log"}
 			}

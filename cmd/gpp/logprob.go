@@ -475,6 +475,12 @@ func logprobCoords(m *compile.Model, u *sgvb.Unconstrained, elemName func(string
 		case lat.Value != nil || lat.Support == dist.SumToZero || lat.Support == dist.SumToZeroMatrix:
 			for j := range n {
 				out[off+j] = fmt.Sprintf("%s: coordinate %d of its transform", lat.Name, j+1)
+				if e, scale, ok := transformCoord(lat.Name, lat.Support, j); ok {
+					out[off+j] = e
+					if scale != "" {
+						out[off+j] = scale + " " + e
+					}
+				}
 			}
 			continue
 		}

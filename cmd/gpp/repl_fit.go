@@ -704,21 +704,11 @@ func (r *repl) show(args []string) {
 				}
 			}
 			name := fv.elemName(k)
-			switch {
-			case f.Support.IsCov(): // the factor is of L[i, j] below the diagonal, log L[i, i] on it (of Σ's factor L for a cov_matrix)
-				i, j := dist.CholCovEntry(k)
-				name = fmt.Sprintf("%s[%d, %d]", f.Name, i, j)
-				if f.Support == dist.CovMatrix {
-					name = fmt.Sprintf("chol %s[%d, %d]", f.Name, i, j)
+			if e, scale, ok := transformCoord(f.Name, f.Support, k); ok { // the factor is of the coordinates
+				name = e
+				if scale != "" {
+					name = scale + " " + e
 				}
-				if i == j {
-					name = "log " + name
-				}
-			case f.Support.IsSumToZero(): // the factor is of the K−1 ((M−1)(N−1)) isometric coordinates
-				name = fmt.Sprintf("%s coordinate %d", f.Name, k)
-			case f.Support.IsCorr(): // the factor is of atanh of L[i, j]'s partial correlation (Ω's factor's for a corr_matrix)
-				i, j := dist.CholCorrEntry(k)
-				name = fmt.Sprintf("atanh pcor %s[%d, %d]", f.Name, i, j)
 			}
 			t.row(name, f.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
 		}

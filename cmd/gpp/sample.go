@@ -169,12 +169,14 @@ shape, as gpp predict checks them) with the draws, element by element: q's
 mean and sd (from the fit's summary), NUTS's mean, sd and mcse, z = (q mean −
 mean) / sd and the sd ratio q sd / sd, with a reading: "q too narrow" (or
 "too wide") when the ratio is off 1 by more than 0.1 and by more than 3
-Monte Carlo standard errors (of NUTS's sd, its mcse_sd, which heavy tails
-widen, and of the fit's, from its output draws, fewer when --psis-resample
-resampled them),
+Monte Carlo standard errors (of NUTS's sd, its mcse_sd, and of the fit's,
+from its output draws, fewer when --psis-resample resampled them; both
+widened by the draws' kurtosis, the larger of the two sides'),
 "q shifted above" (or "below") when |z| is above 0.1 and 3 standard errors
 (NUTS's mcse, q's sd/√draws), "agrees" when both are within 0.1, and
-"within Monte Carlo error" otherwise. A
+"within Monte Carlo error" otherwise. An element whose draws are all 0 or
+1 (an indicator) is read by its mean alone ("0/1, by the mean alone: ..."),
+its sd being a function of its mean. A
 summary line counts the elements within 0.1 sd, gives the median sd ratio
 and names the worst; against.csv holds the table.
 

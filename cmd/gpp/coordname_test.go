@@ -1,0 +1,109 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+)
+
+// TestTransformCoord: a coordinate of a correlation or covariance factor
+// is named by the entry it moves (a cholesky_factor_corr's first column
+// by the entry itself, its partial correlation elsewhere), a sum-to-zero
+// param's as its isometric coordinate, and other supports' are elements.
+func TestTransformCoord(t *testing.T) {
+	for _, c := range []struct {
+		s            dist.Support
+		k            int
+		elem, scale  string
+		notTransform bool
+	}{
+		{s: dist.CholCorr, k: 0, elem: "L[1, 0]", scale: "atanh"},
+		{s: dist.CholCorr, k: 1, elem: "L[2, 0]", scale: "atanh"},
+		{s: dist.CholCorr, k: 2, elem: "pcor L[2, 1]", scale: "atanh"},
+		{s: dist.CorrMatrix, k: 2, elem: "pcor L[2, 1]", scale: "atanh"},
+		{s: dist.CholCov, k: 0, elem: "L[0, 0]", scale: "log"},
+		{s: dist.CholCov, k: 1, elem: "L[1, 0]"},
+		{s: dist.CovMatrix, k: 2, elem: "chol L[1, 1]", scale: "log"},
+		{s: dist.SumToZero, k: 3, elem: "L coordinate 3"},
+		{s: dist.Real, k: 0, notTransform: true},
+		{s: dist.Simplex, k: 0, notTransform: true},
+	} {
+		elem, scale, ok := transformCoord("L", c.s, c.k)
+		if ok == c.notTransform || elem != c.elem || scale != c.scale {
+			t.Errorf("%v coordinate %d: %q, %q, %v; want %q, %q", c.s, c.k, elem, scale, ok, c.elem, c.scale)
+		}
+	}
+}
+
+// TestFitCurvatureCorrName: the mean-field hint names a
+// cholesky_factor_corr's coordinate by the entry it is, L[1, 0] (a trial's
+// weak-instrument fit read "b1 moves with L[0]", a row of the 2×2 L in
+// the tables), the table marks L[1, 0]'s sd with its *, and gpp diagnose
+// lists it and L's partial correlation pcor L[2, 1] so, of kind atanh.
+func TestFitCurvatureCorrName(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	model := writeFile(t, dir, "c.gpp", "param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(2)\nparam a: real ~ Normal(3 * L[1, 0], 0.1)\n")
+	code, stdout, stderr := runSafe(t, "fit", model, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "o"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if row := lineWith(stdout, "L[1, 0] "); !strings.Contains(row, "*") {
+		t.Errorf("the table marks no sd of L[1, 0] too small:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "hint: L[1, 0]'s and a's sds") || !strings.Contains(stderr, "L[1, 0] moves with a") || strings.Contains(stderr, "L[0]") {
+		t.Errorf("stderr\n%s", stderr)
+	}
+	code, stdout, stderr = runSafe(t, "diagnose", model)
+	if code != 0 || !hasFields(stdout, "L[1, 0]", "atanh") || !hasFields(stdout, "pcor L[2, 1]", "atanh") {
+		t.Errorf("diagnose: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
+	}
+}
+
+// hasFields reports whether some line of out starts, after spaces, with
+// name followed by spaces and kind: a table's row.
+func hasFields(out, name, kind string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), name+" ")
+		if ok && strings.HasPrefix(strings.TrimSpace(rest), kind+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLogprobCoordsCorr: gpp logprob's header names a
+// cholesky_factor_corr's coordinates as the hints do, with their atanh.
+func TestLogprobCoordsCorr(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "c.gpp", "param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(2)\nparam a: real ~ Normal(3 * L[1, 0], 0.1)\n")
+	l, err := pipeline.Load(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := logprobCoords(l.Model, u, latentNamer(l.Model, l))
+	if want := []string{"atanh L[1, 0]", "atanh L[2, 0]", "atanh pcor L[2, 1]", "a"}; !slices.Equal(got, want) {
+		t.Errorf("coordinates %q, want %q", got, want)
+	}
+}
+
+// lineWith returns the first line of out that starts with prefix, "" if
+// none.
+func lineWith(out, prefix string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
+}
