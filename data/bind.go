@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/gpplang/gpp/internal/onebased"
 	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -1297,16 +1298,33 @@ func listCodes(lv Levels, labels []string, most int) string {
 	return strings.Join(parts, ", ")
 }
 
+// oneBasedBound is the advice for int data d declared from 0 whose values
+// a, above its upper bound U, run from 1 to U + 1 as Stan's 1-based
+// categories and ids do (a choice of 1..4 against int<lower=0, upper=3>);
+// "" for any other.
+func oneBasedBound(d *check.DataVar, a *Array) string {
+	if d.Lower == nil || *d.Lower != 0 || d.Upper == nil || *d.Upper != math.Trunc(*d.Upper) {
+		return ""
+	}
+	n := int(*d.Upper) + 1
+	lo, hi, count, ok := onebased.Range(a.Values)
+	if !ok || !onebased.Is(lo, hi, count, n) {
+		return ""
+	}
+	return fmt.Sprintf("; categories and indices are 0-based and %s: give 0-based ids, or declare `%s` int<lower=1, upper=%d> and write %s - 1 where the model reads it as a category or an index", onebased.Span(lo, n), d.Name, n, d.Name)
+}
+
 // checkValues checks supports and bounds element by element.
 func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
-	bad := func(i int, want string) bool {
+	hinted := func(i int, want, hint string) bool {
 		v := strconv.FormatFloat(a.Values[i], 'g', -1, 64)
 		if t, ok := a.inexact[i]; ok && a.Values[i] == 0 {
 			v = t + " (which underflows to 0 in double precision)"
 		}
-		b.errs.Add(a.Locate(i), "%s: value %s is not %s; %s", a.Name, v, want, decl)
+		b.errs.Add(a.Locate(i), "%s: value %s is not %s; %s%s", a.Name, v, want, decl, hint)
 		return false
 	}
+	bad := func(i int, want string) bool { return hinted(i, want, "") }
 	for i, v := range a.Values {
 		if a.isMissing(i) {
 			continue // a latent value, in the support the compiler gives it
@@ -1329,7 +1347,7 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 			return bad(i, ">= "+strconv.FormatFloat(*d.Lower, 'g', -1, 64))
 		}
 		if d.Upper != nil && v > *d.Upper {
-			return bad(i, "<= "+strconv.FormatFloat(*d.Upper, 'g', -1, 64))
+			return hinted(i, "<= "+strconv.FormatFloat(*d.Upper, 'g', -1, 64), oneBasedBound(d, a))
 		}
 	}
 	for _, u := range d.Uses {

@@ -124,11 +124,16 @@ func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 // order is no order of meaning ("Agree" before "Disagree" before
 // "Neutral"), so such a fit silently answers another question. Indexing
 // (`a[county]`) and a categorical outcome are order-free and not warned
-// of. Each warning names the column, its coding, the first such use in the
-// model and how to give the order.
+// of here, unless data are matched to the codes by position
+// (categoryDataWarnings). Each warning names the column, its coding, the
+// first such use in the model and how to give the order. The other
+// warnings of labels come first: indicators, near and rare near labels,
+// an axis the codes do not fill, data matched to categories.
 func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
 	warns := append(indicatorWarnings(info, bound), nearLabelWarnings(info, bound)...)
 	warns = append(warns, labelAxisWarnings(file, info, bound)...)
+	warns = append(warns, categoryDataWarnings(file, info, bound)...)
+	warns = append(warns, rareLabelWarnings(info, bound)...)
 	coded := map[*check.Symbol]*check.DataVar{}
 	for _, d := range info.Data {
 		a := bound[d.Name]
@@ -355,4 +360,253 @@ func columnWords(cols []string) string {
 		return fmt.Sprintf("column %q", cols[0])
 	}
 	return "columns " + strings.Join(quoteAll(cols), ", ")
+}
+
+// categoryDataWarnings warns of each column of labels coded in sorted
+// order whose codes are categories that data are matched to by position:
+// the value of a categorical family (Categorical, CategoricalLogit) whose
+// argument reads, directly or through lets, a data item with an axis of
+// the categories' count, or an index into such an axis of an expression
+// that reads one. A mode choice of walk, car, bus, train, coded bus 0,
+// car 1, train 2, walk 3, beside prices in columns price.1..price.4 in
+// the order walk, car, bus, train, pairs choice 0 (bus) with walk's
+// price: the fit runs, silently on other alternatives. Parameters alone
+// (an A/B test's p[variant]) are order-free and not warned of, nor is an
+// order --levels gave. Once per column, at the first such use.
+func categoryDataWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
+	if file == nil {
+		return nil
+	}
+	coded := map[*check.Symbol]*check.DataVar{}
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Labels) < 2 {
+			continue
+		}
+		if s := info.Lookup(d.Name); s != nil && s.Kind == check.Data {
+			coded[s] = d
+		}
+	}
+	if len(coded) == 0 {
+		return nil
+	}
+	// counts are the numbers of categories of coded column d: its labels',
+	// and its declared bounds' when they allow more (a category no row
+	// chose).
+	counts := func(d *check.DataVar) []int {
+		lv := bound[d.Name].Levels
+		out := []int{len(lv.Labels)}
+		if d.Upper != nil {
+			if k := int(*d.Upper) - lv.First + 1; k > len(lv.Labels) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	// reader names a data item that e reads with an axis of one of the
+	// counts (not of the column's rows, which would be ambiguous), other
+	// than a column of labels (an index, not values per category).
+	reader := func(e ast.Node, ks []int, rows int) string {
+		var name string
+		info.VisitReads(e, false, func(s *check.Symbol) bool {
+			a := bound[s.Name]
+			if s.Kind != check.Data || a == nil || a.Levels != nil {
+				return false
+			}
+			for _, n := range a.Shape {
+				if slices.Contains(ks, n) && n != rows {
+					name = s.Name
+					return true
+				}
+			}
+			return false
+		})
+		return name
+	}
+	// codedIn is the coded column that e reads, or nil.
+	codedIn := func(e ast.Node, indices bool) *check.DataVar {
+		var d *check.DataVar
+		info.VisitReads(e, indices, func(s *check.Symbol) bool {
+			d = coded[s]
+			return d != nil
+		})
+		return d
+	}
+	var warns []string
+	done := map[*check.DataVar]bool{}
+	warn := func(d *check.DataVar, pos ast.Pos, how, name string) {
+		done[d] = true
+		lv := bound[d.Name].Levels
+		typ := "`" + name + "`"
+		if v := info.DataVar(name); v != nil {
+			typ += " (" + v.TypeString() + ")"
+		}
+		k := len(lv.Labels)
+		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded %d to %d in sorted (byte) order, %s, and %s at %s, which reads %s: its entries along the axis of %d are matched to the codes by position, the first to %s, the last to %s; if they are in another order (the file's columns %s.1, %s.2, ..., say), give it with --levels %s=LABEL,LABEL,... (the label of `%s`'s first entry first)",
+			columnWhere(lv, d.Name), k, lv.First, lv.First+k-1, listCodes(*lv, lv.Labels, 10), how, pos, typ, k, textenc.QuoteLabel(lv.Labels[0]), textenc.QuoteLabel(lv.Labels[k-1]), name, name, d.Name, name))
+	}
+	// value checks a categorical family's value e and argument call.
+	value := func(e ast.Expr, call *ast.CallExpr) {
+		dd := stdlib.LookupDist(call.Fun.Name)
+		if dd == nil || dd.Shape != stdlib.DistCategorical {
+			return
+		}
+		d := codedIn(e, false)
+		if d == nil || done[d] {
+			return
+		}
+		if name := reader(call, counts(d), len(bound[d.Name].Values)); name != "" {
+			warn(d, e.Pos(), "they are the categories of "+dd.Name, name)
+		}
+	}
+	ast.Inspect(file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.TildeStmt:
+			value(n.LHS, n.Dist)
+		case *ast.CallExpr:
+			if f := info.Calls[n]; f != nil && f.Shape == stdlib.LogPDF && len(n.Args) == 2 {
+				if call, ok := ast.Unparen(n.Args[1]).(*ast.CallExpr); ok {
+					value(n.Args[0], call)
+				}
+			}
+		case *ast.IndexExpr:
+			shape := info.Types[n.X].Shape
+			for axis, ix := range n.Indices {
+				d := codedIn(ix, true)
+				if d == nil || done[d] || axis >= len(shape) {
+					continue
+				}
+				size := shape[axis].N
+				if !shape[axis].Known() {
+					v := bound[shape[axis].Name]
+					if shape[axis].Derived || v == nil || len(v.Values) != 1 {
+						continue
+					}
+					size = int(v.Values[0])
+				}
+				ks := counts(d)
+				if !slices.Contains(ks, size) {
+					continue
+				}
+				if name := reader(n.X, ks, len(bound[d.Name].Values)); name != "" {
+					warn(d, ix.Pos(), "they index the axis of "+shape[axis].String()+" of `"+ast.FormatExpr(n.X)+"`", name)
+				}
+			}
+		}
+		return true
+	})
+	return warns
+}
+
+// rareLabelWarnings warns of a label of a coding seen in few rows (once,
+// or in at most 1 % of the other's rows) that is one edit (a character
+// inserted, deleted or replaced) from a label seen in at least five times
+// as many, "Dd" in one row among "D"'s six: a typo in one cell, which
+// becomes a group of its own. Guards against ids and codes that differ by
+// one character by design: an edit of a digit (word ids w1 and w10, firm_01
+// and firm_011, years) is not warned of, nor a replaced character of a
+// label shorter than 4 (codes A and B, US and UK), nor a character
+// inserted into a label shorter than 4 unless it doubles its neighbour
+// ("Dd", not "AB"). Once per pair of a coding (its columns together), at
+// the rare label's first cell; --levels, which lists the labels, is
+// taken as meaning them.
+func rareLabelWarnings(info *check.Info, bound map[string]*Array) []string {
+	type cell struct {
+		a *Array
+		i int
+	}
+	type coding struct {
+		lv    *Levels
+		name  string // the first declaration coded so, for --levels
+		count map[string]int
+		first map[string]cell
+	}
+	var codings []*coding
+	byKey := map[string]*coding{}
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels == nil || a.Levels.Given {
+			continue
+		}
+		lv := a.Levels
+		cols := append([]string{lv.Column}, lv.With...)
+		slices.Sort(cols)
+		key := lv.File + "\x00" + strings.Join(cols, "\x00")
+		c := byKey[key]
+		if c == nil {
+			c = &coding{lv: lv, name: d.Name, count: map[string]int{}, first: map[string]cell{}}
+			byKey[key] = c
+			codings = append(codings, c)
+		}
+		for i, v := range a.Values {
+			k := int(v) - lv.First
+			if a.isMissing(i) || k < 0 || k >= len(lv.Labels) {
+				continue
+			}
+			s := lv.Labels[k]
+			if c.count[s] == 0 {
+				if f, ok := c.first[s]; !ok || a.Locate(i).Before(f.a.Locate(f.i)) {
+					c.first[s] = cell{a, i}
+				}
+			}
+			c.count[s]++
+		}
+	}
+	var warns []string
+	for _, c := range codings {
+		for _, r := range c.lv.Labels {
+			n := c.count[r]
+			if n == 0 {
+				continue
+			}
+			for _, f := range c.lv.Labels {
+				m := c.count[f]
+				if f == r || m < 5 || m < 5*n || n > 1 && 100*n > m || labelKey(f) == labelKey(r) || !typoOf(r, f) {
+					continue
+				}
+				at := c.first[r]
+				lv := at.a.Levels // the rare label's column's, of one coding
+				where := fmt.Sprintf("%s: column %q", at.a.Locate(at.i), lv.Column)
+				if len(lv.With) > 0 {
+					where += " (coded with " + columnWords(lv.With) + ")"
+				}
+				warns = append(warns, fmt.Sprintf("%s: label %q, in %d row%s, is one character from %q, in %d, yet is coded as a group of its own (%s): if it is a typo, write it as %q; if it is a group, give the labels with --levels %s=LABEL,LABEL,...",
+					where, r, n, plural(n), f, m, listCodes(*c.lv, []string{f, r}, 2), f, c.name))
+				break
+			}
+		}
+	}
+	return warns
+}
+
+// typoOf reports whether label r is one edit from label f that reads as a
+// typo, not as another id or code (rareLabelWarnings's guards): one
+// character replaced, both of at least 4, or inserted or deleted, the
+// shorter of at least 4 or the character doubling its neighbour; never a
+// digit.
+func typoOf(r, f string) bool {
+	a, b := []rune(r), []rune(f)
+	if len(a) < len(b) {
+		a, b = b, a // a the longer
+	}
+	i := 0
+	for i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch len(a) - len(b) {
+	case 0: // replaced: the rest alike
+		if i == len(a) || !slices.Equal(a[i+1:], b[i+1:]) {
+			return false
+		}
+		return len(b) >= 4 && !unicode.IsDigit(a[i]) && !unicode.IsDigit(b[i])
+	case 1: // a[i] inserted
+		if !slices.Equal(a[i+1:], b[i:]) || unicode.IsDigit(a[i]) {
+			return false
+		}
+		near := func(j int) bool {
+			return j >= 0 && j < len(a) && j != i && unicode.ToLower(a[j]) == unicode.ToLower(a[i])
+		}
+		return len(b) >= 4 || near(i-1) || near(i+1)
+	}
+	return false
 }

@@ -166,3 +166,122 @@ func TestLabelAxisWarning(t *testing.T) {
 		t.Errorf("with --levels: warnings %q", w)
 	}
 }
+
+// TestCategoryDataWarning: a column of labels coded in sorted order that
+// is a categorical outcome whose log-odds read data with an axis of the
+// categories' count (a mode choice beside per-alternative prices, through
+// a let too), or that indexes such data, is warned of once, at the use,
+// with its coding and --levels; log-odds of params alone (an A/B test's
+// p[variant]), or an order --levels gave, are not.
+func TestCategoryDataWarning(t *testing.T) {
+	const mnl = "data choice: int<lower=0, upper=2>[N]\ndata price: real[N, 3]\nparam a: real[2] ~ Normal(0, 5)\nparam bp: real ~ Normal(0, 5)\n"
+	const csv = "choice,price.1,price.2,price.3\nwalk,1,2,3\ncar,2,1,3\nbus,3,2,1\nwalk,1,3,2\n"
+	const coding = `mnl.csv: column "choice": its 3 labels are coded 0 to 2 in sorted (byte) order, bus 0, car 1, walk 2, and `
+	for _, c := range []struct {
+		name, body string
+		want       string // "" for none
+	}{
+		{"categorical logit", "choice ~ CategoricalLogit(append_row(0, a)' + bp * price)\n",
+			"they are the categories of CategoricalLogit at m.gpp:5:1, which reads `price` (real[N, 3]): its entries along the axis of 3 are matched to the codes by position, the first to bus, the last to walk; if they are in another order (the file's columns price.1, price.2, ..., say), give it with --levels choice=LABEL,LABEL,... (the label of `price`'s first entry first)"},
+		{"through a let, logpdf", "let eta = bp * price\nchoice ~ Normal(0, 1)\noutput ll = logpdf(choice, CategoricalLogit(eta))\n",
+			"they are the categories of CategoricalLogit at m.gpp:7:20, which reads `price` (real[N, 3])"},
+		{"an index", "let u = bp * price\ntarget += sum(u[:, choice])\n",
+			"they index the axis of 3 of `u` at m.gpp:6:20, which reads `price` (real[N, 3])"},
+		{"params only", "param p: unit[3] ~ Beta(1, 1)\nchoice ~ CategoricalLogit(append_row(0, a))\nprice ~ Normal(p[choice] * bp, 1)\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, info := checkedFile(t, mnl+c.body)
+			in := []Input{csvInput(t, "", "mnl.csv", csv)}
+			bound, err := Bind(info, in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range LevelOrderWarnings(f, info, bound) {
+				if strings.Contains(w, "matched to the codes by position") {
+					got = append(got, w)
+				}
+			}
+			if c.want == "" {
+				if len(got) > 0 {
+					t.Errorf("warnings %q, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], coding+c.want) {
+				t.Errorf("warnings %q,\nwant one beginning %q", got, coding+c.want)
+			}
+			bound, err = BindOrdered(info, in, nil, map[string][]string{"choice": {"walk", "car", "bus"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := LevelOrderWarnings(f, info, bound); len(w) > 0 {
+				t.Errorf("with --levels: warnings %q", w)
+			}
+		})
+	}
+}
+
+// TestRareLabelWarning: a label in one row (or in at most 1 % of the
+// other's rows) one character from a label in at least five times as
+// many rows is warned of at its first cell, in the column that holds it,
+// once; ids and codes that differ so by design (a digit: w1 beside w10;
+// a replaced letter of a short code: E beside D; a letter added to a
+// short code that does not double its neighbour: AB beside A), a label
+// not rare enough, and an order --levels gave are not.
+func TestRareLabelWarning(t *testing.T) {
+	rows := func(label string, n int) string { return strings.Repeat(label+"\n", n) }
+	for _, c := range []struct {
+		name, csv string
+		want      string // "" for none
+	}{
+		{"doubled letter", rows("A", 7) + rows("D", 5) + "Dd\n" + rows("D", 1),
+			`g.csv:14:1: column "g": label "Dd", in 1 row, is one character from "D", in 6, yet is coded as a group of its own (D 1, Dd 2): if it is a typo, write it as "D"; if it is a group, give the labels with --levels g=LABEL,LABEL,...`},
+		{"a letter dropped", rows("Arsenal", 9) + "Arsenl\n" + rows("Wolves", 9),
+			`g.csv:11:1: column "g": label "Arsenl", in 1 row, is one character from "Arsenal", in 9`},
+		{"2 of 200 rows", rows("Chelsea", 200) + rows("Chelsey", 2), `g.csv:202:1: column "g": label "Chelsey", in 2 rows, is one character from "Chelsea", in 200`},
+		{"2 of 100 rows", rows("Chelsea", 100) + rows("Chelsey", 2), ""},
+		{"word ids", rows("word10", 10) + "word1\n" + rows("word2", 10), ""},
+		{"numbered ids", rows("firm_01", 10) + "firm_011\n" + rows("firm_02", 10), ""},
+		{"short codes", rows("D", 10) + "E\n" + rows("A", 10), ""},
+		{"a code added to", rows("A", 10) + "AB\n", ""},
+		{"no frequent label", "Arsenal\nArsenl\nWolves\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, info := checkedFile(t, "data g: int[N]\n")
+			in := []Input{csvInput(t, "", "g.csv", "g\n"+c.csv)}
+			bound, err := Bind(info, in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := LevelOrderWarnings(f, info, bound)
+			if c.want == "" {
+				if len(w) > 0 {
+					t.Errorf("warnings %q, want none", w)
+				}
+				return
+			}
+			if len(w) != 1 || !strings.HasPrefix(w[0], c.want) {
+				t.Errorf("warnings %q,\nwant one beginning %q", w, c.want)
+			}
+			bound, err = BindOrdered(info, in, nil, map[string][]string{"g": bound["g"].Levels.Labels})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := LevelOrderWarnings(f, info, bound); len(w) > 0 {
+				t.Errorf("with --levels: warnings %q", w)
+			}
+		})
+	}
+	// coded together: at the cell of the column that holds it, once
+	f, info := checkedFile(t, btModel)
+	bound, err := Bind(info, []Input{csvInput(t, "", "m.csv", "home,away,y\n"+strings.Repeat("Wolves,Arsenal,1\nArsenal,Wolves,0\n", 3)+"Arsenal,Wolvess,1\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := LevelOrderWarnings(f, info, bound)
+	want := `m.csv:8:9: column "away" (coded with column "home"): label "Wolvess", in 1 row, is one character from "Wolves", in 6`
+	if len(w) != 1 || !strings.HasPrefix(w[0], want) {
+		t.Errorf("coded together: warnings %q,\nwant one beginning %q", w, want)
+	}
+}

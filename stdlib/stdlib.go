@@ -148,7 +148,7 @@ var shapeText = [...]string{
 	Head:           "[n], int k → [k]; [n, m], int k → [k, m] (rows)",
 	Segment:        "[n], int i, int k → [k]; [n, m], int i, int k → [k, m] (rows)",
 	ToVector:       "[n, m] → [n·m] (column by column); [1, n] → [n]; [n] → [n]",
-	AppendRow:      "[n], [k] → [n + k] (a scalar counts as [1]); [n, m], [k, m] → [n + k, m] (a vector as [n, 1])",
+	AppendRow:      "[n], [k] → [n + k]; a scalar beside a vector counts as [1] (scalar, [k] → [1 + k]), but two scalars are an error (write the vector [x, y]) and a scalar does not go with a matrix; [n, m], [k, m] → [n + k, m] (a vector as [n, 1])",
 	AppendCol:      "[n, m], [n, k] → [n, m + k]; a vector counts as a column [n, 1]",
 	QuadFormDiag:   "[n, n], [n] → [n, n]",
 	GPCov:          "x [n] or [n, d] (a point per row) → [n, n]",

@@ -303,7 +303,7 @@ var funcs = []*Func{
 	{Name: "to_vector", Range: ElementRange, Args: argArray, Shape: ToVector, Support: elementRule, Elem: IntIfAllInt, Op: "to_vector",
 		Doc: "the elements of a matrix as a vector, column by column as in Stan; a row [1, n] gives [n], a vector is itself", Example: "to_vector(Z) ~ Normal(0, 1)"},
 	{Name: "append_row", Args: argXY, Shape: AppendRow, Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: IntIfAllInt, Op: "append_row",
-		Doc: "x stacked on y: two vectors (or a scalar and a vector) give a vector, matrices with equal columns their rows in turn", Example: "append_row(0, beta)"},
+		Doc: "x stacked on y: two vectors, or a scalar and a vector (not two scalars: write [x, y]), give a vector; matrices with equal columns their rows in turn", Example: "append_row(0, beta)"},
 	{Name: "append_col", Args: []Arg{argArray[0], {Name: "y", Ranks: Vector | Matrix}}, Shape: AppendCol, Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: IntIfAllInt, Op: "append_col",
 		Doc: "x beside y: matrices (vectors as columns) with equal rows; two vectors [n] give [n, 2]", Example: "append_col(rep(1, N), X)"},
 	{Name: "logpdf", Args: []Arg{{Name: "value", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: LogPDF,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpplang/gpp/internal/onebased"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -203,6 +204,17 @@ func (p *Program) gradCategorical(n *node, g []float64) {
 	}
 }
 
+// oneBasedCategories is the advice for the values of a categorical of k
+// categories that run from 1 to k as Stan's 1-based categories do
+// (onebased.Is); "" for any other.
+func oneBasedCategories(vals []float64, k int) string {
+	lo, hi, count, ok := onebased.Range(vals)
+	if !ok || !onebased.Is(lo, hi, count, k) {
+		return ""
+	}
+	return "; categories are 0-based and " + onebased.Span(lo, k) + ": give the value minus 1 (`y - 1 ~ Categorical(theta)`) or 0-based categories"
+}
+
 // categoricalError explains a failed or non-finite Categorical node: a
 // value that is not a category, a probability outside (0, 1] or a
 // non-finite log-odds.
@@ -212,7 +224,7 @@ func (p *Program) categoricalError(n *node, ok bool) error {
 	name := categoricalName(n.i0 == 1)
 	k, step := catCols(t.shape), catStep(t.shape)
 	if !ok {
-		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k-1), p.nodeElemPart(y, y.shape, p.fail)))
+		return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k-1), p.nodeElemPart(y, y.shape, p.fail))+oneBasedCategories(yv, k))
 	}
 	if n.i0 == 1 {
 		if e := firstBad(tv); e >= 0 {

@@ -124,6 +124,14 @@ func TestCategoricalErrors(t *testing.T) {
 			y := b.Const([]float64{0, 3, 1}, Vector(3), at(1, 1))
 			return b.Categorical(y, b.Input("theta", Vector(3), at(1, 1)), false, at(4, 7))
 		}, "model.gpp:4:7: Categorical: value 3 is not a category 0..2 (element [1])"},
+		{"1-based categories", []float64{0.2, 0.3, 0.5}, func(b *Builder) ID {
+			y := b.Const([]float64{1, 3, 2, 3}, Vector(4), at(1, 1))
+			return b.Categorical(y, b.Input("theta", Vector(3), at(1, 1)), false, at(4, 7))
+		}, "model.gpp:4:7: Categorical: value 3 is not a category 0..2 (element [1]); categories are 0-based and these run from 1 to 3, as Stan's 1-based ids do: give the value minus 1 (`y - 1 ~ Categorical(theta)`) or 0-based categories"},
+		{"out of range, with a 0: no 1-based advice", []float64{0.2, 0.3, 0.5}, func(b *Builder) ID {
+			y := b.Const([]float64{0, 3, 2, 3}, Vector(4), at(1, 1))
+			return b.Categorical(y, b.Input("theta", Vector(3), at(1, 1)), false, at(4, 7))
+		}, "model.gpp:4:7: Categorical: value 3 is not a category 0..2 (element [1])"},
 		{"negative category", []float64{0, 0, 0}, func(b *Builder) ID {
 			y := b.Const([]float64{-1}, Scalar(), at(1, 1))
 			return b.Categorical(y, b.Input("eta", Vector(3), at(1, 1)), true, at(5, 7))

@@ -294,14 +294,15 @@ func (p *Program) checkDataValues() error {
 			for j, x := range p.v(y) {
 				if !(x >= 0 && x < float64(k) && x == math.Trunc(x)) {
 					name := categoricalName(n.i0 == 1)
+					hint := oneBasedCategories(p.v(y), k)
 					if c, at, ok := p.cellOf(n.args[0], j); ok {
-						return ast.Errorf(at, "%s: value %g is not a category 0..%d, as %s at %s needs", c.name, x, k-1, name, n.pos)
+						return ast.Errorf(at, "%s: value %g is not a category 0..%d, as %s at %s needs%s", c.name, x, k-1, name, n.pos, hint)
 					}
 					el := elemPart(y.shape, j)
 					if p.obsPerRow(n) { // a loop's observation per row, a scalar unrolled
 						el = ""
 					}
-					return p.dataIter(n, j, ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k-1), el)))
+					return p.dataIter(n, j, ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k-1), el)+hint))
 				}
 			}
 		case OpOrderedLogistic:

@@ -144,4 +144,14 @@ func TestCategoricalOutOfRange(t *testing.T) {
 			t.Errorf("error %v, want %s", err, c.want)
 		}
 	}
+	// Stan's 1-based categories, 1..K: the error says so and how to shift.
+	y := make([]float64, len(categoricalY))
+	for i, v := range categoricalY {
+		y[i] = v + 1
+	}
+	_, err := compileSrcErr(t, "c.gpp", categoricalDecls+"param theta: simplex[K]\ny ~ Categorical(theta)\n", nil, categoricalInput(y))
+	want := "c.gpp:5:5: Categorical: value 3 is not a category 0..2 (element [1]); categories are 0-based and these run from 1 to 3, as Stan's 1-based ids do: give the value minus 1 (`y - 1 ~ Categorical(theta)`) or 0-based categories"
+	if err == nil || err.Error() != want {
+		t.Errorf("1-based: error %v,\nwant %s", err, want)
+	}
 }

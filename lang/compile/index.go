@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gpplang/gpp/internal/onebased"
 	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
@@ -65,24 +66,17 @@ func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 }
 
 // oneBasedHint says, of an index vector that looks like Stan's 1-based
-// ids into an axis of size n, that it does and how to shift it; of any
-// other it says nothing. It looks so when its values run from 1 to n, or
-// when they hold no 0, reach n and are at least n of them: an edge list's
-// second column (node2, each edge written node1 < node2, as Stan's ICAR
-// case study writes them) starts above 1, and only its largest id gives it
-// away; a short vector such as a loop's [i, i + 1] is not taken for ids.
+// ids into an axis of size n (onebased.Is), that it does and how to
+// shift it; of any other it says nothing.
 func oneBasedHint(many []int, n int) string {
 	lo, hi := many[0], many[0]
 	for _, i := range many {
 		lo, hi = min(lo, i), max(hi, i)
 	}
-	switch {
-	case lo < 1 || hi != n || lo > 1 && len(many) < n:
+	if !onebased.Is(lo, hi, len(many), n) {
 		return ""
-	case lo == 1:
-		return fmt.Sprintf("; indices are 0-based and these run from 1 to %d, as Stan's 1-based ids do: index with the ids minus 1 (`x[ids - 1]`) or give 0-based ids", n)
 	}
-	return fmt.Sprintf("; indices are 0-based and these run from %d to %d, with no 0, as Stan's 1-based ids do: index with the ids minus 1 (`x[ids - 1]`) or give 0-based ids", lo, n)
+	return "; indices are 0-based and " + onebased.Span(lo, n) + ": index with the ids minus 1 (`x[ids - 1]`) or give 0-based ids"
 }
 
 // zeroBasedHint is the hint for ids out of range that oneBasedHint
