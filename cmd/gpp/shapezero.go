@@ -78,23 +78,22 @@ func nearZeroShapeWarnings(r *sgvb.Result, vars []variable, info *check.Info, es
 }
 
 // shapeZeroRemedy is what nearZeroShapeWarnings suggests. Under a control
-// variate (stl-cv, the default, and entropy-cv) the collapse is the
-// control variate's doing: its coefficient, a running mean of the draws'
-// ∂(log p − log q)/∂log x, is pulled far below 0 by the rare draws from a
-// small shape's tail (where that derivative is −(rate of p)·x, huge), and
-// its term c·ψ₁(a) then pushes the shape down at every step, by more the
-// smaller the shape. Plain STL has no such term: on Poisson
-// factorisations (a topic-model trial's gamma-Poisson models of 500 × 1000
-// and 2000 × 5000 counts, seed 1) --estimator stl kept every shape above
-// 0.01 where stl-cv collapsed 2 and 6, and ended 224 and 27 700 nats of
-// ELBO higher (the larger one converged in 3200 steps where stl-cv had not
-// in 10 000, with two rollbacks).
+// variate (stl-cv, the default, and entropy-cv) plain STL is one more
+// remedy: until 2026-12-01 the control variate's coefficient, a running
+// mean of the draws' ∂(log p − log q)/∂log x, was pulled far below 0 by
+// the rare draws from a small shape's tail, and its term c·ψ₁(a) then
+// pushed the shape down at every step (a topic-model trial's Poisson
+// factorisations of 500 × 1000 and 2000 × 5000 counts collapsed 2 and 6
+// shapes, seed 1, where --estimator stl kept them). Below shape 1 the
+// coefficient is now kept within [0, 2cw] of its d²-weighted mean
+// (sgvb's cvCoef), which keeps those shapes; a collapse that remains may
+// be the control variate's still, which STL has none of.
 func shapeZeroRemedy(est sgvb.Estimator) string {
 	if est == sgvb.EstimatorAuto {
 		est = sgvb.STLCV
 	}
 	if est == sgvb.STLCV || est == sgvb.EntropyCV {
-		return fmt.Sprintf("%s's control variate pushes a shape down once a few tail draws have pulled its coefficient far below 0; --estimator stl, which has none, avoids it (docs/inference.md, The gradient); or another --seed, or a smaller --step-size", est)
+		return "another --seed, a smaller --step-size or --estimator stl (no control variate, docs/inference.md, The gradient) may avoid it"
 	}
 	return "another --seed or a smaller --step-size may avoid it"
 }

@@ -1265,10 +1265,14 @@ func (b *block) backpropRange(c *stepCache, stl bool, x, g, aux, grad, h, cv []f
 			}
 			d := aux[p+i]
 			if h != nil {
-				h[p+i] = gi
+				// h's second half (from np = len(val)) is the record
+				// of the weighted coefficient (cvCoef)
+				np := len(val)
+				h[p+i], h[np+p+i], h[np+p+n+i] = gi, gi*d*d, d*d
 			}
 			if cv != nil {
-				grad[p+i] += (gi-cv[p+i])*d + cv[p+i]*c.psi1[p+i]
+				cc := cvCoef(cv, p+i, p+n+i, len(val), val[p+i])
+				grad[p+i] += (gi-cc)*d + cc*c.psi1[p+i]
 			} else {
 				grad[p+i] += gi * d
 			}
@@ -1561,4 +1565,31 @@ func (b *block) fullRankBackprop(c *stepCache, stl bool, g, aux, grad, rec []flo
 			grad[p+lowIdx(n, i, j)] += h * aux[p+j]
 		}
 	}
+}
+
+// cvCoef returns the control variate's coefficient for the gamma shape
+// of slot i (rate slot j, np parameters, shape a): cv[i], the running mean
+// of h, except for a shape below 1, where it is kept between 0 and twice
+// cw = cv[np+i]/cv[np+j], the running mean of h weighted by d² (d =
+// ∂log x/∂a). A small shape's draws are mostly ~0, where h is about the
+// prior's shape minus q's and d large, and now and then from the tail,
+// where h is about −(rate of p)·x, huge, and d small: those pull the plain
+// mean far below 0, and its term c·ψ₁(a), about c/a², then pushed the
+// shape down at every step until it sat at the floor (a topic model's
+// Poisson factorisation; docs/inference.md, The gradient). The weight
+// leaves cw to the draws that carry the shape's gradient, and a
+// coefficient outside [0, 2cw] (or [2cw, 0]) adds more variance than it
+// removes if cw were the best one. From a shape of 1 up, ψ₁(a) < 1.65 and
+// d has no such tail; the plain mean is kept there.
+func cvCoef(cv []float64, i, j, np int, a float64) float64 {
+	c := cv[i]
+	den := cv[np+j]
+	if a >= 1 || !(den > 0) {
+		return c
+	}
+	lo, hi := 0.0, 2*cv[np+i]/den
+	if hi < lo {
+		lo, hi = hi, lo
+	}
+	return math.Min(math.Max(c, lo), hi)
 }

@@ -124,7 +124,7 @@ type engine struct {
 	cache                stepCache
 	dfr                  deferred // a split step's deferred gamma work
 	grad                 []float64
-	cv, hmean            []float64 // control variate (EntropyCV)
+	cv, hmean            []float64 // control variate: 2·np, the second half cvCoef's weighted record
 	cvOld                []float64 // cv before a split step's update, for a turned-back step
 	cvSet                bool
 	opt                  *optim
@@ -430,9 +430,9 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		return e, nil
 	}
 	if s.Estimator.cv() {
-		e.cv = make([]float64, np)
-		e.hmean = make([]float64, np)
-		e.cvOld = make([]float64, np)
+		e.cv = make([]float64, 2*np)
+		e.hmean = make([]float64, 2*np)
+		e.cvOld = make([]float64, 2*np)
 	}
 	e.opt = newOptim(s.Optimizer, np, s.Rho, s.MomentumWeight)
 	if s.Optimizer == AdaDelta || s.Optimizer == AdaDeltaMomentum {
@@ -451,7 +451,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	if e.cv != nil {
 		e.dh = make([][]float64, S)
 		for d := range e.dh {
-			e.dh[d] = make([]float64, np)
+			e.dh[d] = make([]float64, 2*np)
 		}
 	}
 	nd := max(S, s.ELBODraws, s.PSISDraws)
@@ -786,9 +786,12 @@ func (e *engine) splitUpdate(eta float64) {
 			}
 			if e.cvSet { // updateCV's running mean, on this range
 				h := e.dh[0]
-				copy(e.cvOld[lo:hi], e.cv[lo:hi])
-				for i := lo; i < hi; i++ {
-					e.cv[i] += cvRate * (h[i] - e.cv[i])
+				np := len(e.cv) / 2 // and the weighted record's range
+				for _, o := range [2]int{0, np} {
+					copy(e.cvOld[o+lo:o+hi], e.cv[o+lo:o+hi])
+					for i := o + lo; i < o+hi; i++ {
+						e.cv[i] += cvRate * (h[i] - e.cv[i])
+					}
 				}
 			}
 		}

@@ -31,9 +31,13 @@ conc ~ LogNormal(log(y[:, 1] / V), sigma)
 // seconds to a day) with ode_bdf_tol (at ode_rk45's default tolerances:
 // ode_bdf's 1e-10 cost many more steps of an order-3 method) and with the
 // closed form of the concentration, the same seed for each: the two q's
-// means agree within 0.05 posterior sd (and the sds within 5 %) after 1500
+// means agree within 0.05 posterior sd (and the sds within 5 %) after 3500
 // iterations each: ode_bdf's values and gradients are right wherever q
-// goes, on a stiff system. (With ode_rk45_tol in its place, 3000
+// goes, on a stiff system. The fits start far off (ELBO about −10⁵) and
+// settle by about 3000 iterations; compared earlier, mid-way, the two
+// agree only as far as their paths happen to (at 1500, the test's count
+// until the control variate's coefficient changed on 2026-12-01, seed 3's
+// had settled early under the old one and not under the new). (With ode_rk45_tol in its place, 3000
 // iterations, all three agreed to 4 digits; the rk45 fit is left out for
 // time.)
 func TestStiffPharmacokineticFit(t *testing.T) {
@@ -57,7 +61,7 @@ func TestStiffPharmacokineticFit(t *testing.T) {
 	if closed == fastPKSource {
 		t.Fatal("the closed form was not substituted")
 	}
-	s := sgvb.Settings{Seed: 3, MaxIter: 1500, Tol: -1} // 1500 iterations each: no stopping rule to tip
+	s := sgvb.Settings{Seed: 3, MaxIter: 3500, Tol: -1} // 3500 iterations each: no stopping rule to tip
 	q := fitSource(t, fastPKSource, "pk.json", dat, s)
 	qc := fitSource(t, closed, "pk.json", dat, s)
 	for _, name := range []string{"ka", "ke", "V", "sigma"} {
