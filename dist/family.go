@@ -288,6 +288,10 @@ type Univariate struct {
 	// (LogScale, the prior of a positive latent in its coordinate), so
 	// that errors name the value x = e^l the model wrote, not l.
 	LogArg bool
+	// LogitArg marks a Kernel whose value argument is logit x rather than
+	// x (LogitScale, the prior of a unit latent in its coordinate), so
+	// that errors name x = σ(t).
+	LogitArg bool
 }
 
 // Ends returns the ends of the closure of u's support for the parameters

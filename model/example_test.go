@@ -195,8 +195,8 @@ output odds = theta / (1 - theta)
 	r := sum.Rows[0]
 	fmt.Printf("fit: %s mean %.2f q10 %.2f q90 %.2f R̂ %v\n", r.Name, r.Mean, r.Quantiles[0], r.Quantiles[1], r.Rhat)
 	// Output:
-	// theta mean 0.63 sd 0.16 q5 0.34 q95 0.87 hdi [0.33, 0.91] ess_bulk > 1000 true R̂ < 1.01 true
-	// odds  mean 2.53 sd 2.64 q5 0.52 q95 6.88 hdi [0.15, 6.37] ess_bulk > 1000 true R̂ < 1.01 true
+	// theta mean 0.63 sd 0.16 q5 0.35 q95 0.87 hdi [0.34, 0.91] ess_bulk > 1000 true R̂ < 1.01 true
+	// odds  mean 2.48 sd 2.52 q5 0.53 q95 6.64 hdi [0.25, 6.27] ess_bulk > 1000 true R̂ < 1.01 true
 	// fit: theta mean 0.62 q10 0.39 q90 0.83 R̂ NaN
 }
 

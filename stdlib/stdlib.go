@@ -475,10 +475,10 @@ const (
 	// must broadcast to the value's shape.
 	DistElementwise DistShape = iota + 1
 	// DistMvNormal: value [d] (or [n, d], n independent rows); mean scalar,
-	// [d] or row [1, d]; covariance [d, d].
+	// [d] or row [1, d], or [n, d] (a row per row); covariance [d, d].
 	DistMvNormal
-	// DistMvNormalRows: value [n, d], iid rows; mean scalar, [d] or row
-	// [1, d]; covariance [d, d].
+	// DistMvNormalRows: value [n, d], independent rows; mean scalar, [d],
+	// row [1, d] or [n, d] (a row per row); covariance [d, d].
 	DistMvNormalRows
 	// DistDirichlet: value [k] (one simplex) or [n, k] (n rows); alpha
 	// scalar, [k], row [1, k] or (for a matrix value) [n, k].
@@ -536,8 +536,8 @@ const (
 
 var distShapeText = [...]string{
 	DistElementwise:       "elementwise; arguments broadcast to the value's shape",
-	DistMvNormal:          "value [d] or [n, d] (rows); mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
-	DistMvNormalRows:      "value [n, d], iid rows; mean scalar, [d] or [1, d]; covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
+	DistMvNormal:          "value [d] or [n, d] (rows); mean scalar, [d] or [1, d], or for [n, d] rows also [n, d] (a mean per row); covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
+	DistMvNormalRows:      "value [n, d], independent rows; mean scalar, [d], [1, d] or [n, d] (a mean per row); covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
 	DistDirichlet:         "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
 	DistCategorical:       "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
 	DistOrdinal:           "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",

@@ -946,6 +946,10 @@ func (p *Program) densityError(n *node) error {
 		if d.LogArg {
 			x, shown, inSupport = math.Exp(x), logArgValue(x), true
 		}
+		if d.LogitArg { // a unit latent's prior, given logit x
+			x, inSupport = dist.InvLogit(x), true
+			shown = short(x)
+		}
 		if d.Explain != nil {
 			if w, ofValue := d.Explain(x, par, lp); w != "" {
 				if !ofValue {

@@ -314,8 +314,10 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 			return
 		}
 		k := vs[vs.Rank()-1]
-		// The mean (alpha): scalar, [k], [1, k]; for Dirichlet also a
-		// matrix matching the value's rows.
+		// The mean (alpha): scalar, [k], [1, k] shared by every row, or,
+		// for a matrix value, a matrix matching its rows (a mean per row,
+		// as Stan's multi_normal takes an array of means and as
+		// MvNormalCholesky takes one).
 		m := args[0].Shape
 		good := true
 		switch m.Rank() {
@@ -323,12 +325,12 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 			good = compareDims(m[0], k) != dimDiffer
 		case 2:
 			good = compareDims(m[1], k) != dimDiffer && (m[0].isOne() ||
-				d.Shape == stdlib.DistDirichlet && vs.Rank() == 2 && compareDims(m[0], vs[0]) != dimDiffer)
+				vs.Rank() == 2 && compareDims(m[0], vs[0]) != dimDiffer)
 		}
 		if !good {
 			want := "a scalar, [" + k.String() + "] or [1, " + k.String() + "]"
-			if d.Shape == stdlib.DistDirichlet && vs.Rank() == 2 {
-				want = "a scalar, [" + k.String() + "], [1, " + k.String() + "] or " + vs.String()
+			if vs.Rank() == 2 {
+				want = "a scalar, [" + k.String() + "], [1, " + k.String() + "] or " + vs.String() + " (a row per row)"
 			}
 			argErr(0, "`%s` is %s; for %s of shape %s it must be %s",
 				exprString(call.Args[0]), m.String(), valName, vs.String(), want)

@@ -125,6 +125,15 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			l.truncPair.family(l.b, u, val, args, pos)
 			break
 		}
+		if lat != nil && lat.Support == dist.Unit && !lat.Bounded() {
+			// The density of a unit latent from its coordinate logit z,
+			// where the family has an exact kernel there: its gradient
+			// finite and right where z rounds to 0 or 1.
+			if lu, ok := dist.LogitScale(u); ok {
+				l.add(l.b.Density(lu, l.coords[l.latentIndex(lat)], args, pos), pos)
+				break
+			}
+		}
 		l.add(l.b.Density(*u, val, args, pos), pos)
 	}
 	// A prior truncated to the latent's values, on the whole latent or on
@@ -395,8 +404,10 @@ func (l *lowerer) gaussRows(cov, s autodiff.ID, n float64, what string, pos ast.
 
 // gauss lowers MvNormal and MvNormalRows through the scatter matrix, so a
 // data value costs O(d³) per evaluation whatever the number of rows: Y'Y
-// (and the row sum) are data-only nodes, computed once. what names the
-// covariance in errors (covSubject).
+// (and the row sum) are data-only nodes, computed once. A mean with a row
+// per row of Y [n, d] (Stan's array of means) takes the residuals' scatter
+// C'C instead, C = Y − Mu, O(n d²): still one Cholesky of the covariance
+// per evaluation. what names the covariance in errors (covSubject).
 func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID, what string, pos ast.Pos) {
 	b := l.b
 	ys, ms := b.Shape(y), b.Shape(mu)
@@ -413,6 +424,18 @@ func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID
 	if e, ok := lhs.(ast.Expr); ok {
 		dataOnly = l.info.Types[e].DataOnly
 	}
+	perRow := ms.Rank == 2 && ms.Rows > 1 // the data's statistics do not see the means
+	if perRow && ms.Rows != ys.Rows {
+		// the checker passes a mean whose rows it cannot count, as mu[0:2] of Y [N, d]
+		val := "the value"
+		if e, ok := lhs.(ast.Expr); ok {
+			val = "`" + ast.FormatExpr(e) + "`"
+		}
+		l.errorf(call.Args[0].Pos(), "%s argument 1 (mu): `%s` is [%d, %d]; for %s of shape [%d, %d] it must be a scalar, [%d], [1, %d] or [%d, %d] (a row per row)",
+			call.Fun.Name, ast.FormatExpr(call.Args[0]), ms.Rows, ms.Cols, val, ys.Rows, dd, dd, dd, ys.Rows, dd)
+		return
+	}
+	dataOnly = dataOnly && !perRow
 	zeroMean := false
 	if t, ok := l.info.Types[call.Args[0]]; ok && t.Const != nil && *t.Const == 0 {
 		zeroMean = true
