@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpplang/gpp/dist"
 )
@@ -18,10 +19,24 @@ import (
 // column (a corr_matrix's likewise, of Ω's entries); a cholesky_factor_cov's
 // is L[i, j] below the diagonal and log L[i, i] on it (a cov_matrix's of
 // its factor, "chol Σ[i, j]"); a sum-to-zero param's K − 1 isometric
-// coordinates are "z coordinate k". ok is false for other supports, whose
-// coordinate k is element k.
+// coordinates are "z coordinate k"; an ordered param's are its first
+// element x[0] (log x[0] for a positive_ordered one), then the log gaps
+// log(x[k] - x[k-1]) (sgvb's parts of an ordered latent), which are not its
+// elements: a trial's mixture read "m1[0] moves with m1[1] (correlation
+// −0.92)" where NUTS's corr(m1[0], m1[1]) is +0.19, the −0.92 being
+// m1[0]'s with log(m1[1] − m1[0]). ok is false for other supports, whose
+// coordinate k is element k (a simplex's, mean-field, the log of its
+// element's gamma weight).
 func transformCoord(name string, s dist.Support, k int) (elem, scale string, ok bool) {
 	switch {
+	case s.IsOrdered():
+		if k == 0 {
+			if s == dist.PositiveOrdered {
+				scale = "log"
+			}
+			return name + "[0]", scale, true
+		}
+		return fmt.Sprintf("%s[%d] - %s[%d]", name, k, name, k-1), "log", true
 	case s.IsCorr():
 		i, j := dist.CholCorrEntry(k)
 		elem = fmt.Sprintf("%s[%d, %d]", name, i, j)
@@ -43,4 +58,17 @@ func transformCoord(name string, s dist.Support, k int) (elem, scale string, ok 
 		return fmt.Sprintf("%s coordinate %d", name, k), "", true
 	}
 	return "", "", false
+}
+
+// coordLabel writes a coordinate that transformCoord names as elem with
+// scale as one name: "atanh L[1, 0]", "log(m1[1] - m1[0])" (a difference
+// in parentheses), elem alone where scale is "".
+func coordLabel(elem, scale string) string {
+	switch {
+	case scale == "":
+		return elem
+	case strings.Contains(elem, " - "):
+		return scale + "(" + elem + ")"
+	}
+	return scale + " " + elem
 }

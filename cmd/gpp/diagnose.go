@@ -165,12 +165,6 @@ func coordNames(m *compile.Model, name func(string, []int, int) string) []coordN
 					out[l.Offset+k].kind = scale
 				}
 			}
-			if l.Support == dist.PositiveOrdered && k == 0 { // log x_0, then the log increments
-				out[l.Offset] = coordName{name(l.Name, l.Shape, 0), "log"}
-			}
-			if l.Support.IsOrdered() && k > 0 { // x_0, then the log increments
-				out[l.Offset+k] = coordName{fmt.Sprintf("%s - %s", name(l.Name, l.Shape, k), name(l.Name, l.Shape, k-1)), "log"}
-			}
 		}
 	}
 	return out

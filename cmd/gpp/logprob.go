@@ -476,10 +476,7 @@ func logprobCoords(m *compile.Model, u *sgvb.Unconstrained, elemName func(string
 			for j := range n {
 				out[off+j] = fmt.Sprintf("%s: coordinate %d of its transform", lat.Name, j+1)
 				if e, scale, ok := transformCoord(lat.Name, lat.Support, j); ok {
-					out[off+j] = e
-					if scale != "" {
-						out[off+j] = scale + " " + e
-					}
+					out[off+j] = coordLabel(e, scale)
 				}
 			}
 			continue
@@ -489,7 +486,8 @@ func logprobCoords(m *compile.Model, u *sgvb.Unconstrained, elemName func(string
 			what := name
 			switch {
 			case lat.Support.IsOrdered() && k > 0:
-				what = fmt.Sprintf("log(%s - %s)", name, elemName(lat.Name, lat.Shape, k-1))
+				e, scale, _ := transformCoord(lat.Name, lat.Support, k)
+				what = coordLabel(e, scale)
 			case lat.Support == dist.Positive, lat.Support == dist.PositiveOrdered:
 				what = "log" + boundedValue(&lat, k, name)
 			case lat.Support == dist.Unit:

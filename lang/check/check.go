@@ -496,6 +496,12 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	}
 	if t.Kind.IsMatrix() {
 		c.errorf(t.KindPos, "%s is a param type: data `%s` cannot be declared one; declare the data real[K, K]", t.Kind, dv.Name)
+		// Checked on as the real[K, K] suggested, so that a use of it
+		// as the matrix it was meant to be is no second error.
+		dv.Kind = ast.Real
+		if len(dv.Dims) == 1 {
+			dv.Dims = Shape{dv.Dims[0], dv.Dims[0]}
+		}
 	}
 	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
 	sym := &Symbol{Name: dv.Name, Kind: Data, Decl: s, Pos: dv.Pos,

@@ -148,7 +148,10 @@ func (c *checker) fnBodyNames(s *ast.FnDecl, e ast.Expr, visible map[string]ast.
 				funs[id] = true // ode_rk45(g, ...), solve_newton(g, ...) name the function g
 			}
 			f := n.Fun.Name
-			if builtinKind(f) != "" || c.fns[f] != nil && c.fns[f].decl != s || calls[f] {
+			// A built-in constant is no builtinKind (its name stays free for
+			// a model's own values) but its call is a built-in's all the same,
+			// unless it names this very function (`fn e(x)` calling e()).
+			if builtinKind(f) != "" || isConstant(f) && f != name || c.fns[f] != nil && c.fns[f].decl != s || calls[f] {
 				return true
 			}
 			calls[f] = true

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // TestStanConstants: Stan's constants of no arguments (pi(), e(), ...)
@@ -56,5 +58,49 @@ func TestStanConstantsNotFinite(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.src, err, tt.want)
 		}
+	}
+}
+
+// TestStanConstantsInFunctions: every constant of no arguments has its
+// value inside a user function's body, in both forms, as at the top level
+// (the checker once refused pi() in a body as an unknown function); a
+// constant that is not finite fails as at the top level, naming the call.
+func TestStanConstantsInFunctions(t *testing.T) {
+	const prior = "param m: real ~ Normal(0, 1)\n"
+	base := compileSrc(t, "base.gpp", prior, nil)
+	n := 0
+	for _, f := range stdlib.Funcs() {
+		if f.Shape != stdlib.Constant {
+			continue
+		}
+		n++
+		v := f.Fold(nil)
+		src := "fn f(a) = a * " + f.Name + "()\n" +
+			"fn g(a) {\n  let c = " + f.Name + "()\n  return c * a\n}\n" + prior + "target += f(m) + g(m)\n"
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			_, err := compileSrcErr(t, "c.gpp", src, nil)
+			if err == nil || !strings.Contains(err.Error(), f.Name+"() is") {
+				t.Errorf("%s() in a function: error %v, want one naming %s()", f.Name, err, f.Name)
+			}
+			continue
+		}
+		m := compileSrc(t, "c.gpp", src, nil)
+		for _, x := range []float64{-0.7, 2.5} {
+			g, gb := make([]float64, 1), make([]float64, 1)
+			lj, err := m.LogJoint([]float64{x}, g)
+			lb, errB := base.LogJoint([]float64{x}, gb)
+			if err != nil || errB != nil {
+				t.Fatalf("%s(): %v, %v", f.Name, err, errB)
+			}
+			if want := 2 * v * x; math.Abs(lj-lb-want) > 1e-13*math.Max(1, math.Abs(want)) {
+				t.Errorf("%s() in a function at m = %g: log joint %.17g more than the prior's, want %.17g", f.Name, x, lj-lb, want)
+			}
+			if want := 2 * v; math.Abs(g[0]-gb[0]-want) > 1e-13*math.Max(1, math.Abs(want)) {
+				t.Errorf("%s() in a function at m = %g: gradient %.17g more than the prior's, want %.17g", f.Name, x, g[0]-gb[0], want)
+			}
+		}
+	}
+	if n < 9 {
+		t.Errorf("%d constants in the stdlib, want pi, e, sqrt2, log2, log10, the infinities, not_a_number and machine_precision", n)
 	}
 }

@@ -147,7 +147,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		}
 	}
 	if trunc != nil && (trunc.Truncated && (trunc.Bounded() || !elemSupport(trunc.Support).Contains(d.Support)) || lowerFromArgs(d.Name)) {
-		l.truncate(call, d, trunc, l.b.Shape(val), pos)
+		l.truncate(call, args, d, trunc, l.b.Shape(val), pos)
 	}
 	return args
 }

@@ -19,10 +19,12 @@ import (
 // latent's values (its bounds, or its declared support): −Σ log P over the
 // elements the ~ covers (of shape sh), P an element's prior mass there. The
 // checker made sure the arguments do not depend on params; their values are
-// read here from constants, data, elements of data and vector literals, and
-// broadcast to sh as in any elementwise distribution. A prior whose mass is
-// ½ whatever its arguments (check.Latent.HalfMass) needs none of them.
-func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent, sh autodiff.Shape, pos ast.Pos) {
+// read here from constants, data, elements of data and vector literals (in a
+// loop lowered as vectors, at each row), or else from their nodes argNodes,
+// evaluated now as a bound of data is (min(y), a let of data), and broadcast
+// to sh as in any elementwise distribution. A prior whose mass is ½ whatever
+// its arguments (check.Latent.HalfMass) needs none of them.
+func (l *lowerer) truncate(call *ast.CallExpr, argNodes []autodiff.ID, d *stdlib.Dist, lat *check.Latent, sh autodiff.Shape, pos ast.Pos) {
 	n := sh.Len()
 	if lat.HalfMass(d, call, l.info) {
 		l.add(l.b.Scalar(float64(n)*math.Ln2, pos), pos)
@@ -33,11 +35,20 @@ func (l *lowerer) truncate(call *ast.CallExpr, d *stdlib.Dist, lat *check.Latent
 	for i, a := range call.Args {
 		failed := l.failed()
 		v, ok := l.argValues(a)
+		if !ok && l.failed() == failed {
+			// Any other expression of data and constants: its node (in a
+			// loop lowered as vectors, a row per iteration, as the ~'s
+			// value has), evaluated as a bound of data is (dataBounds).
+			if vals, isKnown := l.b.Known(argNodes[i]); isKnown {
+				s := l.b.Shape(argNodes[i])
+				v, ok = known{vals, s.Rows, s.Cols}, true
+			}
+		}
 		switch {
 		case l.failed() != failed: // an index out of range, said where
 			return
 		case !ok:
-			l.errorf(a.Pos(), "%s truncated to %s of %s needs arguments whose values are known before the fit: constants, data, elements of data or vector literals of them, not `%s` (compute it in the data)",
+			l.errorf(a.Pos(), "%s truncated to %s of %s needs arguments known before the fit, as a param's bounds are: data, constants, loop variables, arithmetic, indexing and the elementwise, reduction and matrix built-ins of them, but not densities or factorisations; `%s` is not (compute it in the data)",
 				d.Name, where, lat.Name, ast.FormatExpr(a))
 			return
 		case v.rows != 1 && v.rows != sh.Rows || v.cols != 1 && v.cols != sh.Cols:

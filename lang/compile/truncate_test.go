@@ -142,6 +142,18 @@ func TestTruncatedElements(t *testing.T) {
 		{"half-normal, param scale", "param s: positive ~ Exponential(1)\nparam x: positive[2]\n", "x ~ Normal(0, s)\n", "target += logpdf(x, Normal(0, s))\n", nil, 2 * math.Log(0.5), ""},
 		{"loop over data", "data m: real[3]\nparam x: positive[3]\n", "for i in 0:3 {\n  x[i] ~ Normal(m[i], 0.5)\n}\n", "target += logpdf(x, Normal(m, 0.5))\n", nil,
 			lp(1, 0.5) + lp(-1, 0.5) + lp(0.2, 0.5), `{"m": [1, -1, 0.2]}`},
+		// Computations on data, as a bound of data may be (the trial's
+		// xmin: real<lower=0, upper=min(L)> ~ Uniform(0, min(L)) was
+		// refused as not known before the fit).
+		{"computed arg", "data sc: positive\nparam x: positive\n", "x ~ Normal(1, 2 * sc)\n", "target += logpdf(x, Normal(1, 2 * sc))\n", map[string]string{"sc": "2"}, lp(1, 4), ""},
+		{"reductions of data, bound and prior", "data L: positive[3]\nparam x: real<lower=0, upper=min(L)>\n", "x ~ Normal(mean(L), 2 * min(L))\n", "target += logpdf(x, Normal(mean(L), 2 * min(L)))\n", nil,
+			math.Log(0.5*math.Erfc(-(0.5-2)/1/math.Sqrt2) - 0.5*math.Erfc(-(0-2)/1/math.Sqrt2)), `{"L": [3, 0.5, 2.5]}`},
+		{"let of data", "data L: positive[3]\nlet s = sqrt(variance(L))\nparam x: positive\n", "x ~ Normal(-s, s)\n", "target += logpdf(x, Normal(-s, s))\n", nil,
+			lp(-1, 1), `{"L": [1, 2, 3]}`},
+		{"loop over computed data", "data m: real[3]\nparam x: positive[3]\n", "for i in 0:3 {\n  x[i] ~ Normal(2 * m[i], 0.5 + m[i] ^ 2)\n}\n", "target += logpdf(x, Normal(2 * m, 0.5 + m ^ 2))\n", nil,
+			lp(2, 1.5) + lp(-2, 1.5) + lp(0.4, 0.54), `{"m": [1, -1, 0.2]}`},
+		{"rows of computed data", "data M: real[2, 3]\nparam x: positive[2, 3]\n", "for i in 0:2 {\n  x[i, ] ~ Normal(2 * M[i, ], 1)\n}\n", "target += logpdf(x, Normal(2 * M, 1))\n", nil,
+			lp(2, 1) + lp(4, 1) + lp(6, 1) + lp(-2, 1) + lp(-4, 1) + lp(-6, 1), `{"M": [[1, 2, 3], [-1, -2, -3]]}`},
 		{"matrix, column and row args", "data mu: real[2]\ndata s: positive[3]\nparam x: positive[2, 3]\n", "x ~ Normal(mu, s')\n", "target += logpdf(x, Normal(mu, s'))\n", nil,
 			lp(1, 1) + lp(1, 2) + lp(1, 4) + lp(-1, 1) + lp(-1, 2) + lp(-1, 4), `{"mu": [1, -1], "s": [1, 2, 4]}`},
 		{"gather by int data", "data g: int[3]\ndata m: real[2]\nparam x: positive[3]\n", "x ~ Normal(m[g], 1)\n", "target += logpdf(x, Normal(m[g], 1))\n", nil,
@@ -172,9 +184,10 @@ func TestTruncatedElements(t *testing.T) {
 			t.Errorf("%s: %.17g − %.17g (errors %v, %v), want −Σ log P = %.17g", c.name, a, b, errA, errB, -c.logP)
 		}
 	}
-	// An argument known only as a computation on data is refused.
-	_, err := compileSrcErr(t, "m.gpp", "data sc: positive\nparam x: positive ~ Normal(1, 2 * sc)\n", map[string]string{"sc": "2"})
-	if want := "m.gpp:2:31: Normal truncated to the positive support of x needs arguments whose values are known before the fit: constants, data, elements of data or vector literals of them, not `2 * sc` (compute it in the data)"; err == nil || err.Error() != want {
+	// An argument that no bound of data could be either (a density of
+	// data) is refused, saying what may be used.
+	_, err := compileSrcErr(t, "m.gpp", "data sc: positive\nparam x: positive ~ Normal(1, exp(logpdf(sc, Normal(0, 1))))\n", map[string]string{"sc": "2"})
+	if want := "m.gpp:2:31: Normal truncated to the positive support of x needs arguments known before the fit, as a param's bounds are: data, constants, loop variables, arithmetic, indexing and the elementwise, reduction and matrix built-ins of them, but not densities or factorisations; `exp(logpdf(sc, Normal(0, 1)))` is not (compute it in the data)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
 	// An argument known before the fit must broadcast to the elements, and
