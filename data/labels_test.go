@@ -136,7 +136,7 @@ func TestBindLabelsErrors(t *testing.T) {
 		{"logical", "data g: int[N]\n", "g\nTRUE\nA\n", `d.csv:3:1: column "g": "A" is not a number` + "\x00"},
 		{"infinity", "data g: int[N]\n", "g\nInf\nA\n", `d.csv:2:1: column "g": "Inf": infinite values are not allowed in data` + "\x00"},
 		{"thousands", "data g: int[N]\n", "g\n\"1,000\"\n\"2,500\"\n", `d.csv:2:1: column "g": "1,000" is not a number (a thousands separator? write 1000)` + "\x00"},
-		{"stata missing", "data g: int[N]\n", "g\n.\nA\n", `d.csv:2:1: column "g": "." is not a number (a missing value, as Stata and SAS write it? write NA or leave the cell empty)` + "\x00"},
+		{"stata missing", "data g: int[N]\n", "g\n.\nA\n", `d.csv:2:1: column "g": "." is not a number (a missing value, as Stata, SAS and NONMEM write it? write NA or leave the cell empty)` + "\x00"},
 		// counts in another script's digits sort as labels "١٠" < "٢": a number, never a label
 		{"arabic-indic digits", "data g: int[N]\n", "g\n٢\n١٠\n", `d.csv:2:1: column "g": "٢" is not a number (digits of another script? write 2)` + "\x00"},
 		{"fullwidth digits", "data g: int[N]\n", "g\n－３\n１２\n", `d.csv:2:1: column "g": "－３" is not a number (digits of another script? write -3)` + "\x00"},

@@ -822,7 +822,7 @@ func (f delimited) cellHint(header []string, cell string) string {
 		return fmt.Sprintf(" (the minus sign \u2212 of typeset text? write %s)", strings.ReplaceAll(text, "\u2212", "-"))
 	}
 	if text == "." {
-		return " (a missing value, as Stata and SAS write it? write NA or leave the cell empty)"
+		return " (a missing value, as Stata, SAS and NONMEM write it? write NA or leave the cell empty)"
 	}
 	if ascii, ok := otherDigits(text); ok {
 		return fmt.Sprintf(" (digits of another script? write %s)", ascii)

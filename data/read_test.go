@@ -375,7 +375,7 @@ func TestReadValueErrors(t *testing.T) {
 		{"csv matrix, first in the file", "a.csv", "a,b,c\n1,2,x\n3,y,4\n", "", `a.csv:2:5: column "c": "x" is not a number`},
 		{"csv Unicode minus", "a.csv", "x\n\u22121.5\n", "x", `a.csv:2:1: column "x": "−1.5" is not a number (the minus sign − of typeset text? write -1.5)`},
 		{"csv Arabic-Indic digits", "a.csv", "x\n-١٢.٥\n", "x", `a.csv:2:1: column "x": "-١٢.٥" is not a number (digits of another script? write -12.5)`},
-		{"csv Stata missing", "a.csv", "x\n1\n.\n", "x", `a.csv:3:1: column "x": "." is not a number (a missing value, as Stata and SAS write it? write NA or leave the cell empty)`},
+		{"csv Stata missing", "a.csv", "x\n1\n.\n", "x", `a.csv:3:1: column "x": "." is not a number (a missing value, as Stata, SAS and NONMEM write it? write NA or leave the cell empty)`},
 		{"csv thousands", "a.csv", "x\n\"-12,345.5\"\n", "x", `a.csv:2:1: column "x": "-12,345.5" is not a number (a thousands separator? write -12345.5)`},
 		{"csv quoted decimal comma", "a.csv", "x,y\n1,\"2,75\"\n", "y", `a.csv:2:3: column "y": "2,75" is not a number (a decimal comma? write 2.75)`},
 		{"csv words with a comma", "a.csv", "x,y\n1,\"a,b\"\n", "y", `a.csv:2:3: column "y": "a,b" is not a number` + "\x00"},

@@ -398,7 +398,7 @@ func againstElem(name string, qm, qs, qDraws, m, s float64, mc mcmcStats, sh aga
 		// Chains that disagree (not mixed, or in modes that are one
 		// another's labels permuted) give no posterior to read q against:
 		// their pooled sd is the spread between the modes.
-		r.reading, r.unmixed = "not compared: NUTS's chains disagree (R̂ "+rhatText(mc.rhat)+"), no reference", true
+		r.reading, r.unmixed = "not compared: NUTS's chains disagree (R̂ "+numText(mc.rhat, "%.3f")+", above "+rhatText(rhatWarn)+"), no reference", true // three decimals: 1.013 is not "1.01"
 		return r
 	}
 	var say []string

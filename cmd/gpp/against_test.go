@@ -166,9 +166,15 @@ func TestAgainstSummary(t *testing.T) {
 	// not in the within count, the median ratio or the worst.
 	mc := mcmcStats{mcse: 0.01, essBulk: 2000, essTail: 2000, mcseSD: 0.01, rhat: 1.8}
 	e := againstElem("e", 3, 0.2, 4000, 0, 1, mc, againstShape{})
-	if e.flagged || !e.unmixed || e.reading != "not compared: NUTS's chains disagree (R̂ 1.80), no reference" {
+	if e.flagged || !e.unmixed || e.reading != "not compared: NUTS's chains disagree (R̂ 1.800, above 1.01), no reference" {
 		t.Errorf("an element of R̂ 1.8 reads %q (flagged %v)", e.reading, e.flagged)
 	}
+	// just above the rule, it does not read as the rule itself ("R̂ 1.01")
+	mc.rhat = 1.0104
+	if e := againstElem("e", 3, 0.2, 4000, 0, 1, mc, againstShape{}); e.reading != "not compared: NUTS's chains disagree (R̂ 1.010, above 1.01), no reference" {
+		t.Errorf("an element of R̂ 1.0104 reads %q", e.reading)
+	}
+	mc.rhat = 1.8
 	got = againstSummary(append(rows, e))
 	if want := "1 of 5 elements not compared, as NUTS's chains disagree there (R̂ above 1.01: not mixed, or a mixture's or factor model's labels switched between chains), so its draws are no reference; of the others, " + want; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

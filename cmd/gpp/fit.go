@@ -785,7 +785,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		default:
 			// The log density fails where gpp check tries it too: the cause
 			// is in the model or its data, not in where the fit wandered.
-			con.note("%s; gpp check finds this before a fit", startNote)
+			con.note("%s; gpp check finds this before a fit, and --init FILE (a .json of the params' values, CmdStan's init file) starts a fit elsewhere (a wide prior's mean, as LogNormal(0, 6)'s e^18, may be far from where the model holds)", startNote)
 		}
 		con.note("the fit failed: no output written")
 		removeIfEmpty()
