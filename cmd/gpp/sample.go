@@ -825,7 +825,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		con.note("warning: %s", w)
 	}
 	printEvidenceWarnings(con, run.evidence, sources(l.Sources))
-	if w, ok := rejectedPoints(sd.res.Chains, l.Model); w != "" && ok {
+	if w, ok := rejectedPoints(sd.res.Chains, s.Warmup, l.Model); w != "" && ok {
 		con.note("warning: %s", w)
 	} else if w != "" {
 		con.info("note: %s", w)
@@ -838,29 +838,56 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 
 // rejectedPoints describes the points the chains rejected because the log
 // density returned an error there, with the first one's error (its
-// position kept in err's text); "" if none. ok reports a failure of the
-// model's own expressions (a NaN gradient, a domain error), a warning:
-// as Stan, each trajectory ends at such a point, so the draws miss the
-// region where it happens and the estimates are biased towards the rest.
-// A failure of gpp's transform of a param (a trajectory far out on its
-// coordinate) is a note.
-func rejectedPoints(chains []nuts.Chain, m *compile.Model) (msg string, ok bool) {
-	evals, errs, first := 0, 0, -1
+// position kept in err's text); "" if none. It counts warm-up (the start,
+// the step-size searches and adaptation; warmup iterations) apart from
+// the kept iterations: ok reports a failure of the model's own
+// expressions (a NaN gradient, a domain error) while sampling, a
+// warning: as Stan, each trajectory ends at such a point, so the draws
+// miss the region where it happens and the estimates are biased towards
+// the rest. Failures in warm-up only bias nothing: the kept iterations'
+// trajectories never reached that region in all their evaluations. Within
+// Stan's initial buffer (nuts.InitBuffer: a normal model's first
+// iterations from a random start put sigma at 1e-308) they are not worth a
+// line, and every bundled example has a few there; later (a step-size
+// search after a metric update) they are a note with the last iteration.
+// A failure of gpp's transform of a param while sampling (a trajectory
+// far out on its coordinate) is a note too.
+func rejectedPoints(chains []nuts.Chain, warmup int, m *compile.Model) (msg string, ok bool) {
+	evals, errs, warmEvals, warmErrs, lastWarm := 0, 0, 0, 0, 0
+	first, firstSample := -1, -1
 	for i, ch := range chains {
+		lastWarm = max(lastWarm, ch.LastWarmErr)
 		evals += ch.Evals
 		errs += ch.Errs
+		warmEvals += ch.WarmEvals
+		warmErrs += ch.WarmErrs
 		if first < 0 && ch.FirstErr != nil {
 			first = i
+		}
+		if firstSample < 0 && ch.SampleErr != nil {
+			firstSample = i
 		}
 	}
 	if first < 0 {
 		return "", false
 	}
-	err := chains[first].FirstErr
-	if transformFailed(err, m) {
-		return fmt.Sprintf("chain %d rejected a point: %v: the trajectory went far out (as Stan, it ends there); %d of %d points evaluated were rejected", first+1, err, errs, evals), false
+	sampEvals, sampErrs := evals-warmEvals, errs-warmErrs
+	if firstSample < 0 {
+		if lastWarm <= nuts.InitBuffer(warmup) {
+			return "", false
+		}
+		err := chains[first].FirstErr
+		return fmt.Sprintf("%d of %d points the sampler evaluated in warm-up (%s%%) were rejected because the log density failed there, the last in iteration %d of %d, and none of the %d it evaluated while sampling: warm-up's trajectories (its step-size searches try long steps) went where the kept ones never did, so the draws miss no region they reach; the first (chain %d): %v", warmErrs, warmEvals, shareText(warmErrs, warmEvals), lastWarm, warmup, sampEvals, first+1, err), false
 	}
-	return fmt.Sprintf("%d of %d points the sampler evaluated (%s%%) were rejected because the log density failed there (as Stan, the trajectory ends at such a point), so the draws miss the region where that happens and the estimates may be biased; the first (chain %d): %v", errs, evals, shareText(errs, evals), first+1, err), true
+	more := ""
+	if warmErrs > 0 {
+		more = fmt.Sprintf(" (and %d of %d in warm-up)", warmErrs, warmEvals)
+	}
+	err := chains[firstSample].SampleErr
+	if transformFailed(err, m) {
+		return fmt.Sprintf("chain %d rejected a point while sampling: %v: the trajectory went far out (as Stan, it ends there); %d of %d points evaluated while sampling were rejected%s", firstSample+1, err, sampErrs, sampEvals, more), false
+	}
+	return fmt.Sprintf("%d of %d points the sampler evaluated while sampling (%s%%) were rejected because the log density failed there (as Stan, the trajectory ends at such a point), so the draws miss the region where that happens and the estimates may be biased%s; the first (chain %d): %v", sampErrs, sampEvals, shareText(sampErrs, sampEvals), more, firstSample+1, err), true
 }
 
 // transformFailed says whether err is at a param's declaration, where
@@ -1335,10 +1362,20 @@ func mixingWarnings(sd *sampleDraws, ms []mcmcStats, m *compile.Model) []string 
 	}
 	if len(hiRhat) > 0 {
 		advice := labelSwitchAdvice(sd, ms, m)
+		modes := ""
 		if advice == "" {
+			modes = modesWarning(sd, ms)
+		}
+		switch {
+		case modes != "":
+			advice = "the chains sit in different modes (the next warning)"
+		case advice == "":
 			advice = "run longer chains, or reparameterise the model"
 		}
 		out = append(out, fmt.Sprintf("%d element%s with R̂ above %.2f, the chains disagree (the worst: %s): %s", len(hiRhat), plural(len(hiRhat)), rhatWarn, list(hiRhat, true, "%.3f"), advice))
+		if modes != "" {
+			out = append(out, modes)
+		}
 	}
 	if len(loESS) > 0 {
 		out = append(out, fmt.Sprintf("%d element%s with a bulk or tail ESS below %d per chain (%.0f in all; the worst: %s): their means and quantiles are unreliable; run longer chains", len(loESS), plural(len(loESS)), essPerChain, minESS, list(loESS, false, "%.0f")))

@@ -51,15 +51,25 @@ type windows struct {
 	out   []float64
 }
 
+// InitBuffer is the number of warm-up iterations at its start, Stan's
+// initial buffer, that adapt the step size only while the chain travels
+// from its start to where the posterior's mass is: 75, or 15 % of a
+// warm-up too short (under 150) for Stan's three windows.
+func InitBuffer(warmup int) int {
+	if 75+25+50 > warmup {
+		return int(0.15 * float64(warmup))
+	}
+	return 75
+}
+
 func newWindows(warmup, d int, dense bool) *windows {
 	w := &windows{warmup: warmup, dense: dense, d: d}
 	if warmup < 20 {
 		return w // Stan: "No adaptation will be performed"
 	}
 	w.on = true
-	w.initBuf, w.termBuf, w.size = 75, 50, 25
-	if w.initBuf+w.size+w.termBuf > warmup {
-		w.initBuf = int(0.15 * float64(warmup))
+	w.initBuf, w.termBuf, w.size = InitBuffer(warmup), 50, 25
+	if 75+w.size+w.termBuf > warmup {
 		w.termBuf = int(0.1 * float64(warmup))
 		w.size = warmup - (w.initBuf + w.termBuf)
 	}

@@ -59,6 +59,13 @@ type chain struct {
 	// evals counts the log-density evaluations, errs those that returned
 	// an error (each a rejected point): Chain.Evals and Chain.Errs.
 	evals, errs int
+	// sampling is set at the first kept iteration; warmEvals and warmErrs
+	// hold evals and errs then (Chain.WarmEvals, Chain.WarmErrs), and
+	// sampleErr is the first error after it (Chain.SampleErr).
+	sampling            bool
+	warmEvals, warmErrs int
+	sampleErr           error
+	lastWarmErr         int // Chain.LastWarmErr
 	// fused: a diagonal (or unit) metric's leapfrog step and tree leaf
 	// make one pass over the coordinates each (leapfrogFused, leaf)
 	// instead of one per operation; the same arithmetic, bit for bit
@@ -132,6 +139,9 @@ func (c *chain) potential(q, g []float64) float64 {
 		c.errs++
 		if c.firstErr == nil {
 			c.firstErr = err
+		}
+		if c.sampling && c.sampleErr == nil {
+			c.sampleErr = err
 		}
 		return math.Inf(1)
 	}
@@ -496,6 +506,11 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 		out.InvMetric = append([]float64(nil), c.minv...)
 		out.FirstErr = c.firstErr
 		out.Evals, out.Errs = c.evals, c.errs
+		if !c.sampling { // interrupted in warm-up: every evaluation was warm-up's
+			c.warmEvals, c.warmErrs = c.evals, c.errs
+		}
+		out.WarmEvals, out.WarmErrs, out.SampleErr = c.warmEvals, c.warmErrs, c.sampleErr
+		out.LastWarmErr = c.lastWarmErr
 	}()
 
 	start := time.Now()
@@ -516,10 +531,15 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 			break
 		}
 		warm := it < s.Warmup
+		if !warm && !c.sampling {
+			c.sampling = true
+			c.warmEvals, c.warmErrs = c.evals, c.errs
+		}
 		if it == s.Warmup && it > 0 {
 			out.Warmup = time.Since(start)
 			start = time.Now()
 		}
+		errsBefore := c.errs
 		c.transition()
 		if warm && warmRec != nil && (it+1)%s.Thin == 0 && kw < len(warmRec.LogP) {
 			c.record(warmRec, kw)
@@ -540,6 +560,9 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 		} else if !warm && (it-s.Warmup+1)%s.Thin == 0 && k < n {
 			c.record(out, k)
 			k++
+		}
+		if warm && c.errs > errsBefore {
+			c.lastWarmErr = it + 1
 		}
 		if s.Progress != nil {
 			s.Progress(idx, it+1, warm)

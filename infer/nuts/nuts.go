@@ -111,6 +111,18 @@ type Chain struct {
 	// Evals counts the chain's LogDensity calls (warm-up included), Errs
 	// those that returned an error: the points it rejected.
 	Evals, Errs int
+	// WarmEvals and WarmErrs are the part of Evals and Errs before the
+	// first kept iteration (the start, the step-size search and warm-up;
+	// all of them when interrupted in warm-up), and SampleErr the first
+	// error after it, nil if none: a point rejected in warm-up moved only
+	// the adaptation, one rejected while sampling is missing from the
+	// draws.
+	WarmEvals, WarmErrs int
+	SampleErr           error
+	// LastWarmErr is the warm-up iteration (from 1) of the last point
+	// rejected in warm-up, 0 if none or only before the first iteration
+	// (the start and the first step-size search).
+	LastWarmErr int
 	// Warm holds the warm-up iterations with SaveWarmup (Warmup/Thin
 	// draws, fewer when interrupted), nil without: its per-draw slices and
 	// StepSizes; its other fields are unset.

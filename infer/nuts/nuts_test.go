@@ -826,3 +826,58 @@ func TestThinAndProgress(t *testing.T) {
 		}
 	}
 }
+
+// earlyFail is a standard normal whose LogDensity fails at its calls
+// from, up to and including to (counted from 1): rejections in warm-up
+// only, wherever the trajectory goes.
+type earlyFail struct {
+	n, from, to int
+}
+
+func (f *earlyFail) LogDensity(x, g []float64) (float64, error) {
+	f.n++
+	lp, _ := diagNormal{sd: []float64{1, 1}}.LogDensity(x, g)
+	if f.n >= f.from && f.n <= f.to {
+		return 0, errFlaky
+	}
+	return lp, nil
+}
+
+// TestDensityFailuresByPhase: Chain splits the rejected points into warm-
+// up's (WarmErrs of WarmEvals) and the kept iterations' (Errs − WarmErrs,
+// the first SampleErr; LastWarmErr the last warm-up iteration with one),
+// so that a report can tell far-out start-up points
+// from a region the draws miss.
+func TestDensityFailuresByPhase(t *testing.T) {
+	s := Settings{Chains: 2, Warmup: 200, Draws: 300, Seed: 2}
+	dens := []Density{&earlyFail{from: 2, to: 20}, &earlyFail{from: 2, to: 20}}
+	r, err := Sample(context.Background(), dens, [][]float64{{0, 0}, {1, -1}}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, ch := range r.Chains {
+		if ch.Errs != 19 || ch.WarmErrs != 19 || ch.SampleErr != nil {
+			t.Errorf("warm-up failures, chain %d: Errs %d, WarmErrs %d, SampleErr %v; want 19, 19, nil", c, ch.Errs, ch.WarmErrs, ch.SampleErr)
+		}
+		// Every iteration evaluates a point, so the 20th call is in
+		// iteration 19 at the latest.
+		if ch.LastWarmErr < 1 || ch.LastWarmErr > 19 {
+			t.Errorf("warm-up failures, chain %d: LastWarmErr %d, want 1 … 19", c, ch.LastWarmErr)
+		}
+		if !(ch.WarmEvals > 200 && ch.WarmEvals < ch.Evals) {
+			t.Errorf("warm-up failures, chain %d: WarmEvals %d of %d", c, ch.WarmEvals, ch.Evals)
+		}
+	}
+	r, err = Sample(context.Background(), replicate(flaky{cut: 1.5, err: true}, 2), [][]float64{{0, 0}, {1, -1}}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, ch := range r.Chains {
+		if ch.LastWarmErr <= InitBuffer(s.Warmup) || ch.LastWarmErr > s.Warmup {
+			t.Errorf("failures throughout, chain %d: LastWarmErr %d, want past the initial buffer %d", c, ch.LastWarmErr, InitBuffer(s.Warmup))
+		}
+		if !errors.Is(ch.SampleErr, errFlaky) || !(ch.WarmErrs < ch.Errs) || !(ch.WarmEvals < ch.Evals) {
+			t.Errorf("failures throughout, chain %d: SampleErr %v, WarmErrs %d of Errs %d, WarmEvals %d of %d", c, ch.SampleErr, ch.WarmErrs, ch.Errs, ch.WarmEvals, ch.Evals)
+		}
+	}
+}
