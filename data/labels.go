@@ -127,23 +127,14 @@ func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 // of here, unless data are matched to the codes by position
 // (categoryDataWarnings). Each warning names the column, its coding, the
 // first such use in the model and how to give the order. The other
-// warnings of labels come first: indicators, near and rare near labels,
-// an axis the codes do not fill, data matched to categories.
+// warnings of labels come first: indicators, near labels, an axis the
+// codes do not fill, data matched to categories, rare near labels.
 func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
 	warns := append(indicatorWarnings(info, bound), nearLabelWarnings(info, bound)...)
 	warns = append(warns, labelAxisWarnings(file, info, bound)...)
 	warns = append(warns, categoryDataWarnings(file, info, bound)...)
 	warns = append(warns, rareLabelWarnings(info, bound)...)
-	coded := map[*check.Symbol]*check.DataVar{}
-	for _, d := range info.Data {
-		a := bound[d.Name]
-		if a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Labels) < 3 {
-			continue
-		}
-		if s := info.Lookup(d.Name); s != nil && s.Kind == check.Data {
-			coded[s] = d
-		}
-	}
+	coded := sortedCodings(info, bound, 3)
 	if len(coded) == 0 || file == nil {
 		return warns
 	}
@@ -216,6 +207,36 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 	return warns
 }
 
+// axisSize returns the size of an axis of dimension dim: its known size,
+// or the value of the bound size data item it names; ok is false for a
+// derived size or one not bound.
+func axisSize(dim check.Dim, bound map[string]*Array) (int, bool) {
+	if dim.Known() {
+		return dim.N, true
+	}
+	v := bound[dim.Name]
+	if dim.Derived || v == nil || len(v.Values) != 1 {
+		return 0, false
+	}
+	return int(v.Values[0]), true
+}
+
+// sortedCodings returns the data items coded from at least least labels
+// in sorted order (no --levels), by their symbols.
+func sortedCodings(info *check.Info, bound map[string]*Array, least int) map[*check.Symbol]*check.DataVar {
+	coded := map[*check.Symbol]*check.DataVar{}
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Labels) < least {
+			continue
+		}
+		if s := info.Lookup(d.Name); s != nil && s.Kind == check.Data {
+			coded[s] = d
+		}
+	}
+	return coded
+}
+
 // labelAxisWarnings warns of each column of labels coded in sorted order
 // that indexes an axis (beta'[word], the index the data name alone) longer
 // than its codes reach: the words of a vocabulary of V = 1000 written as
@@ -244,13 +265,9 @@ func labelAxisWarnings(file *ast.File, info *check.Info, bound map[string]*Array
 			if s := info.Uses[id]; s == nil || s.Kind != check.Data || a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Bounds) > 0 {
 				continue
 			}
-			size := shape[axis].N
-			if !shape[axis].Known() {
-				v := bound[shape[axis].Name]
-				if shape[axis].Derived || v == nil || len(v.Values) != 1 {
-					continue
-				}
-				size = int(v.Values[0])
+			size, ok := axisSize(shape[axis], bound)
+			if !ok {
+				continue
 			}
 			lv := a.Levels
 			if end := lv.First + len(lv.Labels); end >= size || lv.First < 0 {
@@ -377,16 +394,7 @@ func categoryDataWarnings(file *ast.File, info *check.Info, bound map[string]*Ar
 	if file == nil {
 		return nil
 	}
-	coded := map[*check.Symbol]*check.DataVar{}
-	for _, d := range info.Data {
-		a := bound[d.Name]
-		if a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Labels) < 2 {
-			continue
-		}
-		if s := info.Lookup(d.Name); s != nil && s.Kind == check.Data {
-			coded[s] = d
-		}
-	}
+	coded := sortedCodings(info, bound, 2)
 	if len(coded) == 0 {
 		return nil
 	}
@@ -476,16 +484,9 @@ func categoryDataWarnings(file *ast.File, info *check.Info, bound map[string]*Ar
 				if d == nil || done[d] || axis >= len(shape) {
 					continue
 				}
-				size := shape[axis].N
-				if !shape[axis].Known() {
-					v := bound[shape[axis].Name]
-					if shape[axis].Derived || v == nil || len(v.Values) != 1 {
-						continue
-					}
-					size = int(v.Values[0])
-				}
+				size, ok := axisSize(shape[axis], bound)
 				ks := counts(d)
-				if !slices.Contains(ks, size) {
+				if !ok || !slices.Contains(ks, size) {
 					continue
 				}
 				if name := reader(n.X, ks, len(bound[d.Name].Values)); name != "" {
@@ -538,13 +539,15 @@ func rareLabelWarnings(info *check.Info, bound map[string]*Array) []string {
 			byKey[key] = c
 			codings = append(codings, c)
 		}
+		seen := map[string]bool{} // labels met in this column
 		for i, v := range a.Values {
 			k := int(v) - lv.First
 			if a.isMissing(i) || k < 0 || k >= len(lv.Labels) {
 				continue
 			}
 			s := lv.Labels[k]
-			if c.count[s] == 0 {
+			if !seen[s] { // its first cell here: the coding's first if before another column's
+				seen[s] = true
 				if f, ok := c.first[s]; !ok || a.Locate(i).Before(f.a.Locate(f.i)) {
 					c.first[s] = cell{a, i}
 				}

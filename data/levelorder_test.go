@@ -284,4 +284,15 @@ func TestRareLabelWarning(t *testing.T) {
 	if len(w) != 1 || !strings.HasPrefix(w[0], want) {
 		t.Errorf("coded together: warnings %q,\nwant one beginning %q", w, want)
 	}
+	// in both columns: at the first cell in the file, though its column
+	// (away) is coded after the other (home)
+	bound, err = Bind(info, []Input{csvInput(t, "", "m.csv", "home,away,y\nArsenal,Wolvess,1\n"+strings.Repeat("Wolves,Arsenal,1\nArsenal,Wolves,0\n", 100)+"Wolvess,Arsenal,0\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = LevelOrderWarnings(f, info, bound)
+	want = `m.csv:2:9: column "away" (coded with column "home"): label "Wolvess", in 2 rows, is one character from "Wolves", in 200`
+	if len(w) != 1 || !strings.HasPrefix(w[0], want) {
+		t.Errorf("in both columns: warnings %q,\nwant one beginning %q", w, want)
+	}
 }

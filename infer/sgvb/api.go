@@ -425,7 +425,7 @@ type Estimator int
 // (h − c)·∂log x/∂a + c·ψ₁(a), since E[∂log x/∂a] = ψ₁(a); for a normal sd,
 // h·ε by (h − c)·ε. This removes the 1/a² noise of small gamma shapes when
 // h is nearly constant, as under sparse priors, without bias. Below a
-// shape of 1, c is kept within [0, 2cw] of cw, the running mean of h
+// shape of 1, c is kept between 0 and 2cw, cw the running mean of h
 // weighted by (∂log x/∂a)², which the rare tail draws of a small shape
 // cannot pull far below 0 as they pull c (see cvCoef).
 const (

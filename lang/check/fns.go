@@ -150,8 +150,9 @@ func (c *checker) fnBodyNames(s *ast.FnDecl, e ast.Expr, visible map[string]ast.
 			f := n.Fun.Name
 			// A built-in constant is no builtinKind (its name stays free for
 			// a model's own values) but its call is a built-in's all the same,
-			// unless it names this very function (`fn e(x)` calling e()).
-			if builtinKind(f) != "" || isConstant(f) && f != name || c.fns[f] != nil && c.fns[f].decl != s || calls[f] {
+			// unless it names this very function (`fn e(x)` calling e()) or
+			// one declared after it, whose call it would be.
+			if builtinKind(f) != "" || isConstant(f) && f != name && c.fnLater(f) == nil || c.fns[f] != nil && c.fns[f].decl != s || calls[f] {
 				return true
 			}
 			calls[f] = true
