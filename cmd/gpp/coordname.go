@@ -26,17 +26,20 @@ import (
 // −0.92)" where NUTS's corr(m1[0], m1[1]) is +0.19, the −0.92 being
 // m1[0]'s with log(m1[1] − m1[0]). ok is false for other supports, whose
 // coordinate k is element k (a simplex's, mean-field, the log of its
-// element's gamma weight).
-func transformCoord(name string, s dist.Support, k int) (elem, scale string, ok bool) {
+// element's gamma weight). An ordered param's elements are named by
+// elemName (latentNamer, compile.ElemName) of its shape, so a labelled
+// axis reads as in the tables: "log(c[mid] - c[low])". A matrix's entries
+// are numbered: its shape here is its coordinates', [K(K−1)/2].
+func transformCoord(name string, shape []int, s dist.Support, k int, elemName func(string, []int, int) string) (elem, scale string, ok bool) {
 	switch {
 	case s.IsOrdered():
 		if k == 0 {
 			if s == dist.PositiveOrdered {
 				scale = "log"
 			}
-			return name + "[0]", scale, true
+			return elemName(name, shape, 0), scale, true
 		}
-		return fmt.Sprintf("%s[%d] - %s[%d]", name, k, name, k-1), "log", true
+		return elemName(name, shape, k) + " - " + elemName(name, shape, k-1), "log", true
 	case s.IsCorr():
 		i, j := dist.CholCorrEntry(k)
 		elem = fmt.Sprintf("%s[%d, %d]", name, i, j)

@@ -9,6 +9,7 @@ import (
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // TestTransformCoord: a coordinate of a correlation or covariance factor
@@ -38,9 +39,36 @@ func TestTransformCoord(t *testing.T) {
 		{s: dist.Real, k: 0, notTransform: true},
 		{s: dist.Simplex, k: 0, notTransform: true},
 	} {
-		elem, scale, ok := transformCoord("L", c.s, c.k)
+		shape := []int{4}
+		elem, scale, ok := transformCoord("L", shape, c.s, c.k, compile.ElemName)
 		if ok == c.notTransform || elem != c.elem || scale != c.scale {
 			t.Errorf("%v coordinate %d: %q, %q, %v; want %q, %q", c.s, c.k, elem, scale, ok, c.elem, c.scale)
+		}
+	}
+}
+
+// TestTransformCoordLabels: a labelled axis's coordinates read by the
+// labels the tables use (latentNamer), an ordered param's first element
+// and its gaps alike, not by number.
+func TestTransformCoordLabels(t *testing.T) {
+	axes := []string{"high", "low", "mid"}
+	for _, c := range []struct {
+		s     dist.Support
+		shape []int
+		k     int
+		want  string
+	}{
+		{dist.Ordered, []int{3}, 0, "c[high]"},
+		{dist.Ordered, []int{3}, 2, "log(c[mid] - c[low])"},
+		{dist.PositiveOrdered, []int{3}, 1, "log(c[low] - c[high])"},
+	} {
+		labels := make([][]string, len(c.shape))
+		for a := range labels {
+			labels[a] = axes
+		}
+		elemName := func(name string, shape []int, k int) string { return pipeline.LabelledName(name, shape, labels, k) }
+		if e, scale, _ := transformCoord("c", c.shape, c.s, c.k, elemName); coordLabel(e, scale) != c.want {
+			t.Errorf("%v coordinate %d: %q, want %q", c.s, c.k, coordLabel(e, scale), c.want)
 		}
 	}
 }

@@ -84,7 +84,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 	for fi, f := range r.Factors {
 		for k := range f.Size {
 			cc.names[f.Offset+k] = name(f.Name, f.Shape, k)
-			if e, scale, ok := transformCoord(f.Name, f.Support, k); ok { // L's coordinate (1, 0), not "L[0]"
+			if e, scale, ok := transformCoord(f.Name, f.Shape, f.Support, k, name); ok { // L's coordinate (1, 0), not "L[0]"
 				cc.names[f.Offset+k] = e
 				if f.Support.IsOrdered() { // a gap, not an element: log(m1[1] - m1[0])
 					cc.names[f.Offset+k] = coordLabel(e, scale)

@@ -159,7 +159,7 @@ func coordNames(m *compile.Model, name func(string, []int, int) string) []coordN
 		}
 		for k := range l.Size {
 			out[l.Offset+k] = coordName{name(l.Name, l.Shape, k), kind}
-			if e, scale, ok := transformCoord(l.Name, l.Support, k); ok {
+			if e, scale, ok := transformCoord(l.Name, l.Shape, l.Support, k, name); ok {
 				out[l.Offset+k].name = e
 				if scale != "" {
 					out[l.Offset+k].kind = scale

@@ -475,7 +475,7 @@ func logprobCoords(m *compile.Model, u *sgvb.Unconstrained, elemName func(string
 		case lat.Value != nil || lat.Support == dist.SumToZero || lat.Support == dist.SumToZeroMatrix:
 			for j := range n {
 				out[off+j] = fmt.Sprintf("%s: coordinate %d of its transform", lat.Name, j+1)
-				if e, scale, ok := transformCoord(lat.Name, lat.Support, j); ok {
+				if e, scale, ok := transformCoord(lat.Name, lat.Shape, lat.Support, j, elemName); ok {
 					out[off+j] = coordLabel(e, scale)
 				}
 			}
@@ -486,7 +486,7 @@ func logprobCoords(m *compile.Model, u *sgvb.Unconstrained, elemName func(string
 			what := name
 			switch {
 			case lat.Support.IsOrdered() && k > 0:
-				e, scale, _ := transformCoord(lat.Name, lat.Support, k)
+				e, scale, _ := transformCoord(lat.Name, lat.Shape, lat.Support, k, elemName)
 				what = coordLabel(e, scale)
 			case lat.Support == dist.Positive, lat.Support == dist.PositiveOrdered:
 				what = "log" + boundedValue(&lat, k, name)

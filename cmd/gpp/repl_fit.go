@@ -652,6 +652,7 @@ func (r *repl) show(args []string) {
 		if len(fv.axes) != len(f.Shape) {
 			fv.axes = nil
 		}
+		elemOf := func(_ string, _ []int, k int) string { return fv.elemName(k) }
 		if fv.axes != nil {
 			labelled = append(labelled, fmt.Sprintf("%s is %s", fv.elemName(0), compile.ElemName(f.Name, f.Shape, 0)))
 		}
@@ -704,11 +705,8 @@ func (r *repl) show(args []string) {
 				}
 			}
 			name := fv.elemName(k)
-			if e, scale, ok := transformCoord(f.Name, f.Support, k); ok { // the factor is of the coordinates
-				name = e
-				if scale != "" {
-					name = scale + " " + e
-				}
+			if e, scale, ok := transformCoord(f.Name, f.Shape, f.Support, k, elemOf); ok { // the factor is of the coordinates
+				name = coordLabel(e, scale)
 			}
 			t.row(name, f.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
 		}

@@ -851,10 +851,11 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 // line, and every bundled example has a few there; later (a step-size
 // search after a metric update) they are a note with the last iteration.
 // A failure of gpp's transform of a param while sampling (a trajectory
-// far out on its coordinate) is a note too.
+// far out on its coordinate) is a note too, unless another chain's first
+// failure while sampling is the model's: that one is named, in a warning.
 func rejectedPoints(chains []nuts.Chain, warmup int, m *compile.Model) (msg string, ok bool) {
 	evals, errs, warmEvals, warmErrs, lastWarm := 0, 0, 0, 0, 0
-	first, firstSample := -1, -1
+	first, firstSample, model := -1, -1, -1
 	for i, ch := range chains {
 		lastWarm = max(lastWarm, ch.LastWarmErr)
 		evals += ch.Evals
@@ -866,6 +867,9 @@ func rejectedPoints(chains []nuts.Chain, warmup int, m *compile.Model) (msg stri
 		}
 		if firstSample < 0 && ch.SampleErr != nil {
 			firstSample = i
+		}
+		if model < 0 && ch.SampleErr != nil && !transformFailed(ch.SampleErr, m) {
+			model = i
 		}
 	}
 	if first < 0 {
@@ -883,8 +887,11 @@ func rejectedPoints(chains []nuts.Chain, warmup int, m *compile.Model) (msg stri
 	if warmErrs > 0 {
 		more = fmt.Sprintf(" (and %d of %d in warm-up)", warmErrs, warmEvals)
 	}
+	if model >= 0 {
+		firstSample = model
+	}
 	err := chains[firstSample].SampleErr
-	if transformFailed(err, m) {
+	if model < 0 {
 		return fmt.Sprintf("chain %d rejected a point while sampling: %v: the trajectory went far out (as Stan, it ends there); %d of %d points evaluated while sampling were rejected%s", firstSample+1, err, sampErrs, sampEvals, more), false
 	}
 	return fmt.Sprintf("%d of %d points the sampler evaluated while sampling (%s%%) were rejected because the log density failed there (as Stan, the trajectory ends at such a point), so the draws miss the region where that happens and the estimates may be biased%s; the first (chain %d): %v", sampErrs, sampEvals, shareText(sampErrs, sampEvals), more, firstSample+1, err), true

@@ -611,3 +611,24 @@ func TestRejectedPointsByPhase(t *testing.T) {
 		t.Error("iteration 16 of a 100-iteration warm-up is past its initial buffer of 15")
 	}
 }
+
+// TestRejectedPointsModelFirst: a model failure while sampling in any
+// chain makes the rejected points a warning naming it, though another
+// chain's first failure was a param's transform far out (a note alone).
+func TestRejectedPointsModelFirst(t *testing.T) {
+	decl := ast.Pos{File: "m.gpp", Line: 2, Col: 7}
+	m := &compile.Model{Latents: []compile.Latent{{Name: "s", Pos: decl}}}
+	far := &ast.Error{Pos: decl, Msg: "exp overflows"}
+	bad := &ast.Error{Pos: ast.Pos{File: "m.gpp", Line: 4, Col: 15}, Msg: "sqrt: argument < 0"}
+	chains := []nuts.Chain{
+		{Evals: 100, Errs: 1, WarmEvals: 50, FirstErr: far, SampleErr: far},
+		{Evals: 100, Errs: 3, WarmEvals: 50, FirstErr: bad, SampleErr: bad},
+	}
+	msg, ok := rejectedPoints(chains, 50, m)
+	if !ok || !strings.Contains(msg, "4 of 100 points the sampler evaluated while sampling") || !strings.Contains(msg, "the first (chain 2): m.gpp:4:15: sqrt") {
+		t.Errorf("rejectedPoints = %q, %v; want a warning naming chain 2's sqrt", msg, ok)
+	}
+	if msg, ok := rejectedPoints(chains[:1], 50, m); ok || !strings.Contains(msg, "went far out") {
+		t.Errorf("a transform's failure alone: %q, %v; want a note", msg, ok)
+	}
+}
