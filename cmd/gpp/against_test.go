@@ -63,6 +63,23 @@ func TestAgainstReadings(t *testing.T) {
 	if want := 0.5 * math.Sqrt(1.0/100+1.0/200); math.Abs(r.seRatio-want) > 1e-15 {
 		t.Errorf("the sd ratio's error %v, want %v (from the smaller ESS, 50)", r.seRatio, want)
 	}
+	// the draws' kurtosis k, the larger of q's and NUTS's: q's side
+	// √((k − 1)/(4S)), NUTS's mcse_sd scaled by √((k − 1)/(kurt − 1)) when
+	// q's is the larger, and √((k − 1)/(4n)) without an mcse_sd
+	for _, c := range []struct {
+		sh     againstShape
+		mcseSD float64
+		want   float64
+	}{
+		{againstShape{qKurt: 9, kurt: 5}, 0.6, 0.5 * math.Sqrt(0.15*0.15*8/4+8.0/400)},
+		{againstShape{qKurt: 5, kurt: 9}, 0.6, 0.5 * math.Sqrt(0.15*0.15+8.0/400)},
+		{againstShape{qKurt: 9, kurt: 5}, math.NaN(), 0.5 * math.Sqrt(8.0/200+8.0/400)},
+	} {
+		r = againstElem("x", 1, 2, 100, 0, 4, mcmcStats{mcse: 0.3, essBulk: 50, essTail: 80, mcseSD: c.mcseSD}, c.sh)
+		if math.Abs(r.seRatio-c.want) > 1e-15 {
+			t.Errorf("kurtosis %+v, mcse_sd %v: the sd ratio's error %v, want %v", c.sh, c.mcseSD, r.seRatio, c.want)
+		}
+	}
 }
 
 // Coverage bounds of TestAgainstHeavyTails: of ±2 standard errors, 0.954
@@ -342,7 +359,7 @@ func TestSampleAgainstMAP(t *testing.T) {
 // 0.78): the trial's predictive spend_rep), so that q agrees with the
 // posterior: read with the draws' kurtosis at most 1.5 % of them differ
 // beyond tolerance and 3 errors (0.5 % at this seed), with a normal's on
-// q's side 2.8 %, and with a normal's on both (the comparison before) 6 %.
+// q's side and NUTS's mcse_sd on its own (the comparison before) 6.2 %.
 func TestAgainstHeavyTailsQ(t *testing.T) {
 	const reps, chains, n, S = 400, 4, 250, 1000
 	src := rand.New(rand.NewPCG(3, 5))

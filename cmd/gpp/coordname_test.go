@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -92,8 +91,8 @@ func TestCoordLabel(t *testing.T) {
 // param's coordinates as they are, m[0] and the log gap log(m[1] - m[0]):
 // a trial's mixture read "m1[0] moves with m1[1] (correlation −0.92)"
 // where NUTS's corr(m1[0], m1[1]) is +0.19. Here m[1] is pinned near 2,
-// so m[0] and the gap move against each other; gpp diagnose and gpp
-// logprob name them alike.
+// so m[0] and the gap move against each other; gpp diagnose names them
+// alike (gpp logprob: TestLogprobCoordsTransforms).
 func TestFitCurvatureOrderedName(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a model")
@@ -111,23 +110,6 @@ func TestFitCurvatureOrderedName(t *testing.T) {
 	code, stdout, stderr := runSafe(t, "diagnose", model)
 	if code != 0 || !hasFields(stdout, "m[0]", "value") || !hasFields(stdout, "m[1] - m[0]", "log") {
 		t.Errorf("diagnose: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
-	}
-	for _, c := range []struct{ src, want string }{
-		{"param m: ordered[3] ~ Normal(0, 1)\n", "m[0] log(m[1] - m[0]) log(m[2] - m[1])"},
-		{"param m: positive_ordered[2] ~ Normal(0, 1)\n", "log m[0] log(m[1] - m[0])"},
-	} {
-		l, err := pipeline.Load(writeFile(t, dir, "p.gpp", c.src), nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := logprobCoords(l.Model, u, latentNamer(l.Model, l))
-		if strings.Join(got, " ") != c.want {
-			t.Errorf("%q: logprob's coordinates %q, want %s", c.src, got, c.want)
-		}
 	}
 }
 
@@ -170,21 +152,18 @@ func hasFields(out, name, kind string) bool {
 	return false
 }
 
-// TestLogprobCoordsCorr: gpp logprob's header names a
-// cholesky_factor_corr's coordinates as the hints do, with their atanh.
-func TestLogprobCoordsCorr(t *testing.T) {
-	path := writeFile(t, t.TempDir(), "c.gpp", "param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(2)\nparam a: real ~ Normal(3 * L[1, 0], 0.1)\n")
-	l, err := pipeline.Load(path, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := sgvb.NewUnconstrained(pipeline.Target{M: l.Model}, pipeline.Latents(l.Model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := logprobCoords(l.Model, u, latentNamer(l.Model, l))
-	if want := []string{"atanh L[1, 0]", "atanh L[2, 0]", "atanh pcor L[2, 1]", "a"}; !slices.Equal(got, want) {
-		t.Errorf("coordinates %q, want %q", got, want)
+// TestLogprobCoordsTransforms: gpp logprob's header names a
+// cholesky_factor_corr's and an ordered param's coordinates as the hints
+// do, with their scales.
+func TestLogprobCoordsTransforms(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(2)\nparam a: real ~ Normal(3 * L[1, 0], 0.1)\n", "atanh L[1, 0]|atanh L[2, 0]|atanh pcor L[2, 1]|a"},
+		{"param m: ordered[3] ~ Normal(0, 1)\n", "m[0]|log(m[1] - m[0])|log(m[2] - m[1])"},
+		{"param m: positive_ordered[2] ~ Normal(0, 1)\n", "log m[0]|log(m[1] - m[0])"},
+	} {
+		if got := logprobCoordsOf(t, c.src); !slices.Equal(got, strings.Split(c.want, "|")) {
+			t.Errorf("%q: coordinates %q, want %q", c.src, got, strings.Split(c.want, "|"))
+		}
 	}
 }
 

@@ -245,22 +245,11 @@ func TestLogprobOut(t *testing.T) {
 	}
 }
 
-// TestLogprobCoordsBounded: the comment lines name a bounded param's
-// coordinate by its transform of the value on the base support, the
-// bounds included.
-func TestLogprobCoordsBounded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bounded.gpp")
-	src := `param a: real<lower=1> ~ Normal(0, 5)
-param b: real<lower=-1, upper=3> ~ Normal(0, 5)
-param c: real<upper=2> ~ Normal(0, 5)
-param d: real<lower=0, upper=2> ~ Normal(0, 5)
-param s: real<lower=0> ~ Normal(0, 5)
-param p: real<lower=0, upper=1> ~ Beta(2, 2)
-`
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := pipeline.Load(path, nil, nil)
+// logprobCoordsOf returns the coordinates gpp logprob's header names for
+// the model src.
+func logprobCoordsOf(t *testing.T, src string) []string {
+	t.Helper()
+	l, err := pipeline.Load(writeFile(t, t.TempDir(), "m.gpp", src), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +257,21 @@ param p: real<lower=0, upper=1> ~ Beta(2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := logprobCoords(l.Model, u, latentNamer(l.Model, l))
+	return logprobCoords(l.Model, u, latentNamer(l.Model, l))
+}
+
+// TestLogprobCoordsBounded: the comment lines name a bounded param's
+// coordinate by its transform of the value on the base support, the
+// bounds included.
+func TestLogprobCoordsBounded(t *testing.T) {
+	src := `param a: real<lower=1> ~ Normal(0, 5)
+param b: real<lower=-1, upper=3> ~ Normal(0, 5)
+param c: real<upper=2> ~ Normal(0, 5)
+param d: real<lower=0, upper=2> ~ Normal(0, 5)
+param s: real<lower=0> ~ Normal(0, 5)
+param p: real<lower=0, upper=1> ~ Beta(2, 2)
+`
+	got := logprobCoordsOf(t, src)
 	want := []string{"log(a - 1)", "logit((b + 1) / 4)", "log(2 - c)", "logit(d / 2)", "log s", "logit p"}
 	if !slices.Equal(got, want) {
 		t.Errorf("coordinates %q, want %q", got, want)

@@ -1,6 +1,9 @@
 package onebased
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestIs: ids from 1 to n, or from above 1 to n when there are at least
 // n of them, are 1-based; ids with a 0, short of n, or a few from above 1
@@ -20,12 +23,10 @@ func TestIs(t *testing.T) {
 			t.Errorf("Is(%d, %d, %d, %d) = %v, want %v", c.lo, c.hi, c.count, c.n, got, c.want)
 		}
 	}
-	if lo, hi, count, ok := Range([]float64{3, 1, nan(), 4}); !ok || lo != 1 || hi != 4 || count != 3 {
+	if lo, hi, count, ok := Range([]float64{3, 1, math.NaN(), 4}); !ok || lo != 1 || hi != 4 || count != 3 {
 		t.Errorf("Range = %d, %d, %d, %v; want 1, 4, 3, true", lo, hi, count, ok)
 	}
 	if _, _, _, ok := Range([]float64{1, 1.5}); ok {
 		t.Error("Range of a fraction: ok")
 	}
 }
-
-func nan() float64 { z := 0.0; return z / z }

@@ -13,7 +13,7 @@ import (
 // topic-model trial's simulated 500 × 1000 counts, 1025 nonzero cells,
 // K = 8, 2400 gamma factors) with the default estimator, stl-cv, at the
 // seed where its control variate's plain running coefficient, pulled far
-// below 0 by a small shape's tail draws, drove one shape to 0.0013 and
+// below 0 by a small shape's tail draws, drove one shape to 0.0017 and
 // the ELBO to −5538 ± 170 (seeds 2–8 end at −5100 to −5139). With the
 // coefficient kept within [0, 2cw] of its d²-weighted mean below shape 1
 // (cvCoef) every shape stays above 0.01.

@@ -19,35 +19,30 @@ import (
 // match central differences; d and s move no element [0].
 func TestBoundaryGradient(t *testing.T) {
 	const head = "data x: real[N]\ndata y: real[N]\nparam d: unit ~ Beta(2, 2)\nparam s: positive ~ Gamma(4, 2)\n"
+	// x's element [0] is at the op's boundary (±8 for asin and acos, read
+	// through /8)
+	at0 := []float64{0, 1, 0.5, 2, 1.5}
+	at1 := []float64{1, 1.5, 1.2, 2, 1.5}
 	for _, c := range []struct {
-		name, x0, line string
+		name string
+		xs   []float64
+		line string
 	}{
-		{"pow", "0", "y ~ Normal(pow(ar_filter(d, x), s), 0.3)"},
-		{"caret", "0", "y ~ Normal(ar_filter(d, x) ^ s, 0.3)"},
-		{"pow data exponent", "0", "y ~ Normal(s * pow(ar_filter(d, x), 0.5), 0.3)"},
-		{"pow exponent 0", "0", "y ~ Normal(s * pow(ar_filter(d, x), s - s), 0.3)"},
-		{"sqrt", "0", "y ~ Normal(s * sqrt(ar_filter(d, x)), 0.3)"},
-		{"cbrt", "0", "y ~ Normal(s * cbrt(ar_filter(d, x)), 0.3)"},
-		{"asin", "1", "y ~ Normal(s * asin(ar_filter(d, x) / 8), 0.3)"},
-		{"acos", "-1", "y ~ Normal(s * acos(ar_filter(d, x) / 8), 0.3)"},
-		{"acosh", "1", "y ~ Normal(s * acosh(ar_filter(d, x)), 0.3)"},
+		{"pow", at0, "y ~ Normal(pow(ar_filter(d, x), s), 0.3)"},
+		{"caret", at0, "y ~ Normal(ar_filter(d, x) ^ s, 0.3)"},
+		{"pow data exponent", at0, "y ~ Normal(s * pow(ar_filter(d, x), 0.5), 0.3)"},
+		{"pow exponent 0", at0, "y ~ Normal(s * pow(ar_filter(d, x), s - s), 0.3)"},
+		{"sqrt", at0, "y ~ Normal(s * sqrt(ar_filter(d, x)), 0.3)"},
+		{"cbrt", at0, "y ~ Normal(s * cbrt(ar_filter(d, x)), 0.3)"},
+		{"asin", []float64{8, 0.2, 0.1, 0.3, 0.2}, "y ~ Normal(s * asin(ar_filter(d, x) / 8), 0.3)"},
+		{"acos", []float64{-8, 0.2, 0.1, 0.3, 0.2}, "y ~ Normal(s * acos(ar_filter(d, x) / 8), 0.3)"},
+		{"acosh", at1, "y ~ Normal(s * acosh(ar_filter(d, x)), 0.3)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			xs := []float64{0, 1, 0.5, 2, 1.5}
 			ys := []float64{0, 1.1, 0.9, 2.4, 2.2}
-			if c.x0 != "0" {
-				// element [0] at the boundary (±8 for asin and acos, read through /8)
-				xs = []float64{1, 1.5, 1.2, 2, 1.5}
-				if c.name == "asin" || c.name == "acos" {
-					xs = []float64{8, 0.2, 0.1, 0.3, 0.2}
-					if c.x0 == "-1" {
-						xs[0] = -8
-					}
-				}
-			}
-			rows := make([][]float64, len(xs))
+			rows := make([][]float64, len(c.xs))
 			for i := range rows {
-				rows[i] = []float64{xs[i], ys[i]}
+				rows[i] = []float64{c.xs[i], ys[i]}
 			}
 			m := compileSrc(t, "b.gpp", head+c.line+"\n", nil, data.Input{File: "b.csv", Table: csvTable(t, "b.csv", "x,y", rows)})
 			for _, at := range [][]float64{{-0.4, -0.3}, {0.2, 0.1}, {0.9, -1.2}} {
