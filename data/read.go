@@ -1595,3 +1595,31 @@ func describe(tok json.Token) string {
 	}
 	return fmt.Sprint(tok)
 }
+
+// WithoutMissing returns a copy of a in which the missing cells cells
+// (a subset of a.Missing, increasing) are no longer missing: their values
+// are v and they leave Missing. The compiler binds such a copy for cells
+// that the model never reads (compile.Model.Skipped), which then fit no
+// latent; the values are never read, so v only has to be a number.
+func (a *Array) WithoutMissing(cells []int, v float64) *Array {
+	c := *a
+	c.Values = slices.Clone(a.Values)
+	drop := map[int]bool{}
+	for _, i := range cells {
+		drop[i] = true
+		c.Values[i] = v
+	}
+	c.Missing = nil
+	tail := len(a.Missing) - a.blankTail // the first of the blank tail lines
+	c.blankTail = 0
+	for k, i := range a.Missing {
+		if drop[i] {
+			continue
+		}
+		c.Missing = append(c.Missing, i)
+		if k >= tail {
+			c.blankTail++
+		}
+	}
+	return &c
+}

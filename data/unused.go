@@ -89,62 +89,96 @@ func listNames(names []string, limit int) string {
 // value with no line (a Go value of the model package's DataValues) by its
 // element, 0-based: "x: 1 missing value (x[1] of DataValues) ...".
 func MissingNotes(info *check.Info, bound map[string]*Array) []string {
-	const most = 8
 	var notes []string
 	for _, d := range info.Data {
 		a := bound[d.Name]
 		if a == nil || len(a.Missing) == 0 || d.Missing == nil {
 			continue
 		}
-		var cells []string
-		file := ""
-		// a cell of a CSV column by its line; of a matrix or JSON by
-		// line:column (a vector read from a row of x.1, x.2, ... too);
-		// a value with no line (Go's, from the model package's
-		// DataValues) by its element, 0-based: x[1]
-		byLine := len(a.Shape) == 1 && !strings.HasSuffix(strings.ToLower(a.Locate(0).File), ".json") &&
-			(a.Shape[0] < 2 || a.Locate(0).Line != a.Locate(1).Line)
-		byElem := !a.Locate(a.Missing[0]).IsValid()
-		for _, i := range a.Missing[:min(len(a.Missing), most)] {
-			p := a.Locate(i)
-			file = p.File
-			switch {
-			case byElem:
-				cells = append(cells, elemName(d.Name, a.Shape, i))
-			case byLine:
-				cells = append(cells, fmt.Sprint(p.Line))
-			default:
-				cells = append(cells, fmt.Sprintf("%d:%d", p.Line, p.Col))
-			}
-		}
-		if len(a.Missing) > most {
-			cells = append(cells, "...")
-		}
-		what, where, are := "value", "", "is"
-		if len(a.Missing) > 1 {
-			what, are = "values", "are"
-		}
-		if byLine {
-			where = "line "
-			if len(a.Missing) > 1 {
-				where = "lines "
-			}
-		}
+		n, what, where, are := missingCells(d.Name, a, a.Missing)
 		tail := ""
 		switch {
 		case a.blankTail == 1:
-			tail = fmt.Sprintf("; the last is a blank line at the end of %s: delete it if it is not a missing value", file)
+			tail = fmt.Sprintf("; the last is a blank line at the end of %s: delete it if it is not a missing value", a.Locate(a.Missing[0]).File)
 		case a.blankTail > 1:
-			tail = fmt.Sprintf("; the last %d are blank lines at the end of %s: delete them if they are not missing values", a.blankTail, file)
-		}
-		where = file + " " + where + strings.Join(cells, ", ")
-		if byElem {
-			where = strings.Join(cells, ", ") + " of " + file
+			tail = fmt.Sprintf("; the last %d are blank lines at the end of %s: delete them if they are not missing values", a.blankTail, a.Locate(a.Missing[0]).File)
 		}
 		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s fitted as the latent %s_missing%s",
-			d.Name, len(a.Missing), what, where, are, d.Name, tail))
+			d.Name, n, what, where, are, d.Name, tail))
 	}
 	return notes
+}
+
+// SkippedNotes returns a note for each data value with missing cells that
+// the compiled model reads nowhere (skipped, compile.Model.Skipped: a ~
+// on them under an if on data that is false at their rows, as a NONMEM
+// data set's empty DV on its dose rows): "DV: 24 missing values (nm.csv
+// lines 2, 13, ...) are read by no statement that runs (...) and are left
+// out", in bound's locations.
+func SkippedNotes(info *check.Info, bound map[string]*Array, skipped map[string][]int) []string {
+	var notes []string
+	for _, d := range info.Data {
+		a, cells := bound[d.Name], skipped[d.Name]
+		if a == nil || len(cells) == 0 {
+			continue
+		}
+		n, what, where, are := missingCells(d.Name, a, cells)
+		them := "it"
+		if n > 1 {
+			them = "them"
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s read by no statement that runs (the ~ on %s is skipped there by an if on data) and %s left out: no latent is fitted for %s",
+			d.Name, n, what, where, are, them, are, them))
+	}
+	return notes
+}
+
+// missingCells describes the missing cells cells of a, in the latent's
+// order, the first few of many: their count, "value" or "values", where
+// they are ("y.csv lines 5, 9, 17"; of a matrix or JSON by line:column;
+// a value with no line, from the model package's DataValues, by its
+// element, 0-based: "x[1] of DataValues") and "is" or "are".
+func missingCells(name string, a *Array, cells []int) (n int, what, where, are string) {
+	const most = 8
+	var list []string
+	file := ""
+	// a cell of a CSV column by its line; of a matrix or JSON by
+	// line:column (a vector read from a row of x.1, x.2, ... too);
+	// a value with no line (Go's, from the model package's
+	// DataValues) by its element, 0-based: x[1]
+	byLine := len(a.Shape) == 1 && !strings.HasSuffix(strings.ToLower(a.Locate(0).File), ".json") &&
+		(a.Shape[0] < 2 || a.Locate(0).Line != a.Locate(1).Line)
+	byElem := !a.Locate(cells[0]).IsValid()
+	for _, i := range cells[:min(len(cells), most)] {
+		p := a.Locate(i)
+		file = p.File
+		switch {
+		case byElem:
+			list = append(list, elemName(name, a.Shape, i))
+		case byLine:
+			list = append(list, fmt.Sprint(p.Line))
+		default:
+			list = append(list, fmt.Sprintf("%d:%d", p.Line, p.Col))
+		}
+	}
+	if len(cells) > most {
+		list = append(list, "...")
+	}
+	what, are = "value", "is"
+	if len(cells) > 1 {
+		what, are = "values", "are"
+	}
+	if byLine {
+		where = "line "
+		if len(cells) > 1 {
+			where = "lines "
+		}
+	}
+	where = file + " " + where + strings.Join(list, ", ")
+	if byElem {
+		where = strings.Join(list, ", ") + " of " + file
+	}
+	return len(cells), what, where, are
 }
 
 // elemName names element i (row-major) of the value name of the shape by

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,6 +295,17 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	if err != nil {
 		return err
 	}
+	if skip := m.Skipped(); skip != nil {
+		// the missing cells that no statement reads fit no latent: the
+		// notes say which do and which not
+		fitted := maps.Clone(bound)
+		for name, cells := range skip {
+			fitted[name] = bound[name].WithoutMissing(cells, 0)
+		}
+		l.Notes = append(data.MissingNotes(l.Info, fitted), data.SkippedNotes(l.Info, bound, skip)...)
+		l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
+	}
+	l.Notes = append(l.Notes, m.Notes...)
 	l.Model = m
 	return nil
 }

@@ -32,6 +32,7 @@ package compile
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -110,7 +111,9 @@ type Model struct {
 	Dim     int
 	// Drawn, in predict mode, says which left-out data are drawn as
 	// outputs, and Notes why any other left-out data that the model
-	// observes is not (CompilePredict).
+	// observes is not (CompilePredict); Notes also names each loop that
+	// is unrolled because a let used as an index is no row index
+	// (vecScan.stop).
 	Drawn, Notes []string
 
 	file *ast.File
@@ -127,6 +130,12 @@ type Model struct {
 	// priorArgN is, after a buildPrior build, the number of prior
 	// arguments it kept of each latent (in order, before the ~'s).
 	priorArgN []int
+	// track and missRead: the first build's record of which missing
+	// cells the statements read (skipmissing.go); skipped the cells that
+	// none reads, which fit no latent (Skipped).
+	track    map[string]bool
+	missRead map[string][]bool
+	skipped  map[string][]int
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -136,10 +145,25 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 		return nil, err
 	}
 	m := &Model{file: f, info: info, data: bound}
+	m.track = m.skippable()
 	prog, _, err := m.build(buildJoint)
 	if err != nil {
 		return nil, err
 	}
+	if skip := unread(bound, m.missRead); skip != nil {
+		// Missing cells that no statement reads fit no latent: the
+		// model is built again with numbers in their places
+		// (skipmissing.go).
+		filled := maps.Clone(bound)
+		for name, cells := range skip {
+			filled[name] = bound[name].WithoutMissing(cells, 0)
+		}
+		m = &Model{file: f, info: info, data: filled, skipped: skip}
+		if prog, _, err = m.build(buildJoint); err != nil {
+			return nil, err
+		}
+	}
+	m.track, m.missRead = nil, nil
 	m.prog = prog
 	return m, nil
 }
@@ -283,7 +307,11 @@ func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*auto
 // buildSel is buildWatch with, in a buildSplit build, the terms of the two
 // parts narrowed to sel.
 func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, []watchPiece, error) {
-	l := &lowerer{sel: sel, info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch}
+	l := &lowerer{sel: sel, info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch, skipped: m.skipped}
+	if mode == buildJoint {
+		l.track = m.track
+		l.noteUnrolled = map[*ast.ForStmt]bool{}
+	}
 	if m.batch != nil {
 		l.b.Subsample(m.batch.names)
 	}
@@ -343,6 +371,13 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 		m.Latents, m.Dim, m.Outputs = l.lats, l.dim, l.outs
 		m.dataNodes = l.dataNodes
 		m.Drawn, m.Notes = l.drawnNotes, append(m.Notes, l.undrawnNotes...)
+		m.Notes = append(m.Notes, l.notes...)
+	}
+	for sym, read := range l.missRead {
+		if m.missRead == nil {
+			m.missRead = map[string][]bool{}
+		}
+		m.missRead[sym.Name] = read
 	}
 	if mode == buildPrior || mode == buildSplit {
 		return prog, keep, nil, nil
@@ -451,6 +486,19 @@ type lowerer struct {
 	// bounded holds, for each latent whose bounds depend on data, the
 	// latent with their values in this compilation (check.Latent.WithBounds).
 	bounded map[*check.Latent]*check.Latent
+	// track names the data whose missing cells' reads Compile's first
+	// build records (Model.skippable), missRead has those reads, cell by
+	// cell (markRead), and missIdx is the datum being indexed, whose read
+	// its index records; skipped are the cells left out (Model.Skipped).
+	track    map[string]bool
+	missRead map[*check.Symbol][]bool
+	missIdx  *ast.Ident
+	skipped  map[string][]int
+	// noteUnrolled, in Compile's build, marks the loops noted as unrolled
+	// because of a let used as an index (vecScan.stop); notes are the
+	// notes (Model.Notes).
+	noteUnrolled map[*ast.ForStmt]bool
+	notes        []string
 }
 
 // latent returns lat as this compilation sees it: with the values of

@@ -236,7 +236,14 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	if l.vec != nil && l.depends(e) && l.rowVecScan().rowElem(e) {
 		return l.rowElem(e) // v[0] of a vector per iteration (looprows.go)
 	}
+	var read []bool // the cells of a datum with missing ones (skipmissing.go)
+	if id, ok := e.X.(*ast.Ident); ok && l.missRead != nil {
+		if read = l.missRead[l.info.Uses[id]]; read != nil {
+			l.missIdx = id
+		}
+	}
 	x := l.expr(e.X)
+	l.missIdx = nil
 	if !x.node && !x.isInt && l.failed() > 0 {
 		// X failed (an ODE's bad times, say) and said why: its
 		// stand-in scalar would only add an error about its shape
@@ -249,6 +256,9 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			return value{}
 		}
 		sels[i] = s
+	}
+	if read != nil {
+		markRead(read, l.data[l.info.Uses[e.X.(*ast.Ident)].Name].Shape, sels)
 	}
 	for _, s := range sels {
 		if s.rows != nil && (x.isInt || s.kind == selOne && len(sels) == 2 && sels[0].kind != selOne) {

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/gpplang/gpp/dist"
@@ -80,6 +81,10 @@ type vecScan struct {
 	dep  map[*check.Symbol]bool
 	rows map[*check.Symbol]bool // the lets of dep that are per-row vectors
 	memo map[ast.Expr]bool      // rowVec's answers, so that nested products stay linear
+	// stop is the first let of the body used as an index that is no row
+	// index (let k = g[i] - 1, then u[k]), for the note that the loop is
+	// unrolled because of it.
+	stop *ast.LetStmt
 }
 
 // vecFor lowers s over lo, ..., hi−1 as vector operations when it can and
@@ -92,6 +97,11 @@ func (l *lowerer) vecFor(s *ast.ForStmt, lo, hi int) bool {
 	sym := l.info.Defs[s.Var]
 	c := &vecScan{l: l, dep: map[*check.Symbol]bool{sym: true}, rows: map[*check.Symbol]bool{}, memo: map[ast.Expr]bool{}}
 	if sym == nil || !c.stmts(s.Body) {
+		if c.stop != nil && l.noteUnrolled != nil && !l.noteUnrolled[s] {
+			l.noteUnrolled[s] = true
+			l.notes = append(l.notes, fmt.Sprintf("%s: the loop over %s is unrolled, an iteration at a time, not lowered as vector operations, because it indexes by `%s` (%s), whose value `%s` is not the loop variable or int data indexed by it (g[%s], directly or through such a let): an index of that form keeps the loop vectorised",
+				s.For, s.Var.Name, c.stop.Name.Name, c.stop.Name.Pos(), ast.FormatExpr(c.stop.Value), s.Var.Name))
+		}
 		return false
 	}
 	rows := make([]int, hi-lo)
@@ -658,12 +668,24 @@ func (c *vecScan) univariate(call *ast.CallExpr) bool {
 }
 
 // rowIndex reports whether an index is the loop variable itself or int
-// data indexed by one (g[i], g[h[i]]).
+// data indexed by one (g[i], g[h[i]]), or a let of the body whose value is
+// one (let k = g[i], then u[k]), as its value is.
 func (c *vecScan) rowIndex(e ast.Expr) bool {
 	info := c.l.info
 	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		sym := info.Uses[e]
+		if sym != nil && sym.Kind == check.Let && c.dep[sym] {
+			// let i = g[n], then u[i]: the let's value in its place
+			ls, ok := sym.Decl.(*ast.LetStmt)
+			if ok && c.rowIndex(ls.Value) {
+				return true
+			}
+			if ok && c.stop == nil {
+				c.stop = ls
+			}
+			return false
+		}
 		return sym != nil && sym.Kind == check.LoopVar && c.dep[sym]
 	case *ast.IndexExpr:
 		id, ok := ast.Unparen(e.X).(*ast.Ident)

@@ -662,6 +662,9 @@ func (l *lowerer) ident(id *ast.Ident) value {
 		l.errorf(id.Pos(), "compile: unresolved name %s", id.Name)
 		return value{}
 	}
+	if read := l.missRead[sym]; read != nil && id != l.missIdx {
+		markRead(read, nil, nil) // read whole, or in a way not followed
+	}
 	if v, ok := l.env[sym]; ok {
 		return v
 	}

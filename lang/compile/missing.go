@@ -189,7 +189,13 @@ func (l *lowerer) missing() error {
 		if err := l.addLatent(lat, []int{n}); err != nil {
 			return err
 		}
-		l.lats[len(l.lats)-1].Init = missingInit(lat, a)
+		l.lats[len(l.lats)-1].Init = missingInit(lat, a, l.skipped[d.Name])
+		if l.track[d.Name] {
+			if l.missRead == nil {
+				l.missRead = map[*check.Symbol][]bool{}
+			}
+			l.missRead[d.Symbol] = make([]bool, len(a.Values))
+		}
 		l.env[d.Symbol] = value{id: l.mixed(a, l.env[lat.Symbol].id, d.Pos), node: true}
 	}
 	return nil
@@ -232,12 +238,13 @@ func (l *lowerer) mixed(a *data.Array, z autodiff.ID, pos ast.Pos) autodiff.ID {
 
 // missingInit starts every missing value at the mean of the observed ones
 // (mapped to the latent's support, as Latent.Init is), or leaves the
-// engine's default start (nil) when none is observed.
-func missingInit(lat *check.Latent, a *data.Array) []float64 {
+// engine's default start (nil) when none is observed. The cells skipped
+// (Model.Skipped), whose values are stand-ins, are not observed ones.
+func missingInit(lat *check.Latent, a *data.Array, skipped []int) []float64 {
 	var sum float64
 	k := 0
-	for _, v := range a.Values {
-		if !math.IsNaN(v) { // only missing cells are NaN
+	for i, v := range a.Values {
+		if !math.IsNaN(v) && !slices.Contains(skipped, i) { // only missing cells are NaN
 			sum += v
 			k++
 		}

@@ -1,0 +1,96 @@
+package compile
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A NONMEM data set leaves DV empty on its dose rows (EVID 1), and the
+// model observes DV only on the others, under an if on data. Those cells
+// are read by no statement that runs, so they fit no latent (Skipped):
+// the model's latents, log joint and gradient are those of the same data
+// with any number in those cells, bit for bit, whether the loop is
+// lowered as vectors or unrolled. A missing DV on an observation row is
+// read by its ~ and stays the latent DV_missing; so do the dose rows'
+// when an output reads DV (it reads the imputed values) or a let outside
+// the if reads DV[n] (a covariate, DataVar.ReadAt).
+func TestMissingSkippedByDataIf(t *testing.T) {
+	const model = `data EVID: int[N]
+data T: real[N]
+data DV: real[N]
+param k: positive ~ Gamma(2, 2)
+param s: positive ~ Gamma(2, 2)
+for n in 0:N {
+  if EVID[n] == 0 {
+    DV[n] ~ Normal(exp(-k * T[n]), s)
+  }
+}
+`
+	const evid = `"EVID": [1, 0, 0, 0, 1, 0, 0], "T": [0, 1, 2, 3, 0, 1, 2]`
+	for _, c := range []struct {
+		name, src, dv string // dv: the DV column, %v for a dose row's cell
+		skipped       []int  // DV's cells left out
+		missing       int    // DV_missing's size, 0 for none
+	}{
+		{"dose rows", model, `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, []int{0, 4}, 0},
+		{"and an observation row", model, `[%v, 0.8, null, 0.3, %v, 0.7, 0.45]`, []int{0, 4}, 1},
+		{"an output reads DV", model + "output Z = DV\n", `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, nil, 2},
+		{"a let reads DV", strings.Replace(model, "  if EVID", "  let d = DV[n] + 0\n  if EVID", 1), `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, nil, 2},
+	} {
+		for _, unroll := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s unrolled %v", c.name, unroll), func(t *testing.T) {
+				unrollLoops = unroll
+				defer func() { unrollLoops = false }()
+				src := fmt.Sprintf("{%s, \"DV\": %s}", evid, fmt.Sprintf(c.dv, "null", "null"))
+				m, err := compileSrcErr(t, "m.gpp", c.src, nil, jsonData(t, src))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := m.Skipped()["DV"]; !slices.Equal(got, c.skipped) {
+					t.Fatalf("Skipped DV %v, want %v", got, c.skipped)
+				}
+				var names []string
+				for _, l := range m.Latents {
+					names = append(names, fmt.Sprintf("%s%v", l.Name, l.Shape))
+				}
+				want := []string{"k[]", "s[]"}
+				if c.missing > 0 {
+					want = append(want, fmt.Sprintf("DV_missing[%d]", c.missing))
+				}
+				if !slices.Equal(names, want) {
+					t.Fatalf("latents %v, want %v", names, want)
+				}
+				if c.skipped == nil {
+					return
+				}
+				// The same data with numbers in the skipped cells.
+				filled := fmt.Sprintf("{%s, \"DV\": %s}", evid, fmt.Sprintf(c.dv, 7.5, -3))
+				ref := compileSrc(t, "m.gpp", c.src, nil, jsonData(t, filled))
+				if ref.Dim != m.Dim {
+					t.Fatalf("dim %d, filled data's %d", m.Dim, ref.Dim)
+				}
+				rng := rand.New(rand.NewPCG(3, 4))
+				x := make([]float64, m.Dim)
+				g, gr := make([]float64, m.Dim), make([]float64, m.Dim)
+				for range 3 {
+					fillNormal(x, rng, 0, 0.7)
+					lp, err := m.LogJoint(x, g)
+					if err != nil {
+						t.Fatal(err)
+					}
+					lr, err := ref.LogJoint(x, gr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if lp != lr || !slices.Equal(g, gr) {
+						t.Fatalf("at %v: log joint %v grad %v, filled data's %v %v", x, lp, g, lr, gr)
+					}
+				}
+				checkGradient(t, m, 5, 0.5)
+			})
+		}
+	}
+}
