@@ -831,10 +831,16 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		}
 		return c.logpdfPerObservation(e, d, call, val, args)
 	}
+	if f.Name == "logpdf" && mvNormalFamily(d) {
+		if !ok || !val.Valid() {
+			return invalid
+		}
+		return c.logpdfMvNormal(e, d, call, val, args)
+	}
 	if d.Shape != stdlib.DistElementwise {
 		also := ""
 		if f.Name == "logpdf" {
-			also = "; logpdf takes Categorical, Multinomial, DirichletMultinomial, OrderedLogistic and their logit and probit forms too, and PoissonBinomial, a term per observation"
+			also = "; logpdf takes Categorical, Multinomial, DirichletMultinomial, OrderedLogistic and their logit and probit forms too, and PoissonBinomial, a term per observation, and MvNormal, MvNormalRows and MvNormalCholesky, a term per row"
 		}
 		c.errorf(call.Fun.NamePos, "%s takes an elementwise distribution; %s is multivariate (use it with ~)%s", f.Name, d.Name, also)
 		return invalid
@@ -895,6 +901,39 @@ func (c *checker) logpdfPerObservation(e *ast.CallExpr, d *stdlib.Dist, call *as
 		if val.Shape.Rank() == 2 {
 			t.Shape = Shape{val.Shape[0]}
 		}
+	}
+	for _, a := range args {
+		t.DataOnly = t.DataOnly && a.DataOnly
+	}
+	return t
+}
+
+// mvNormalFamily reports whether logpdf takes d as a multivariate normal,
+// a log density per row: MvNormal, MvNormalRows and MvNormalCholesky.
+func mvNormalFamily(d *stdlib.Dist) bool {
+	switch d.Shape {
+	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol:
+		return true
+	}
+	return false
+}
+
+// logpdfMvNormal checks logpdf(value, D(args)) for a family of
+// mvNormalFamily: the value and the arguments as for value ~ D(args) (the
+// value may depend on params, as a ~'s may). The type is real: a scalar
+// for one vector [d], a vector [n] for the rows of a matrix [n, d], so
+// that log_mix or log_sum_exp of two components' vectors is a mixture's
+// log density per row (Stan's multi_normal_lpdf per y[n]).
+func (c *checker) logpdfMvNormal(e *ast.CallExpr, d *stdlib.Dist, call *ast.CallExpr, val Type, args []Type) Type {
+	v := e.Args[0]
+	nerr := len(c.errs)
+	c.distShape(call, d, val, args, v.Pos(), "`"+exprString(v)+"`")
+	if len(c.errs) > nerr {
+		return invalid
+	}
+	t := Type{Elem: Real, Support: dist.Real, DataOnly: val.DataOnly}
+	if val.Shape.Rank() == 2 {
+		t.Shape = Shape{val.Shape[0]}
 	}
 	for _, a := range args {
 		t.DataOnly = t.DataOnly && a.DataOnly

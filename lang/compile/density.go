@@ -283,12 +283,34 @@ func (l *lowerer) logpdfPerObservation(e *ast.CallExpr, call *ast.CallExpr, d *s
 		return value{id: l.dirichletMultinomial(val, args[0], dpos), node: true}
 	case "OrderedLogistic", "OrderedProbit":
 		return value{id: l.b.OrderedLogPDF(val, args[0], args[1], d.Name == "OrderedProbit", dpos), node: true}
+	case "MvNormal", "MvNormalRows", "MvNormalCholesky":
+		return value{id: l.mvNormalLogPDF(call, d, val, args, dpos), node: true}
 	case "PoissonBinomial": // logpdf, logcdf or logccdf, a term per count
 		tail := map[string]int{"logpdf": 0, "logcdf": -1, "logccdf": 1}[e.Fun.Name]
 		return value{id: l.b.PoissonBinomial(val, args[0], tail, true, dpos), node: true}
 	}
 	l.errorf(pos, "compile: logpdf does not take %s", d.Name)
 	return value{}
+}
+
+// mvNormalLogPDF returns logpdf(y, D(mu, S)) for D MvNormal or
+// MvNormalRows (S the covariance Sigma) or MvNormalCholesky (S its lower
+// factor L): a scalar for a vector y [d], the log density of each row of
+// y [n, d] as a vector [n]. Sigma's factor is Chol's, one per evaluation
+// and shared with any other use of the same Sigma, and the rows are solved
+// against it by the node of MvNormalCholesky (its per-row form, whose
+// terms sum to the ~'s).
+func (l *lowerer) mvNormalLogPDF(call *ast.CallExpr, d *stdlib.Dist, y autodiff.ID, args []autodiff.ID, pos ast.Pos) autodiff.ID {
+	b := l.b
+	lf := args[1]
+	if d.Name != "MvNormalCholesky" {
+		lf = b.Chol(args[1], pos)
+		b.Subject(lf, l.covSubject(d.Name, call.Args[1]))
+	}
+	if b.Shape(y).Rank == 1 {
+		return b.MvNormalCholesky(y, args[0], lf, pos)
+	}
+	return b.MvNormalCholeskyRows(y, args[0], lf, pos)
 }
 
 // predictive lowers the distribution of `output NAME ~ D(args)` to a node
