@@ -627,7 +627,7 @@ func (p *Program) forwardError(i int32, ok bool) error {
 	if !ok {
 		switch n.op {
 		case OpChol, OpGaussRowsSS:
-			what := "chol: matrix" // logdet and solve go through chol
+			what := p.subject(i, "chol: matrix") // logdet and solve go through chol; logpdf's MvNormal names its covariance
 			if n.op == OpGaussRowsSS {
 				what = p.subject(i, "MvNormalRows: covariance matrix")
 			}

@@ -30,6 +30,9 @@ func TestMvNormalErrorName(t *testing.T) {
 		{"rows as written", "data Y: real[N, 2]\ndata Om: real[2, 2]\nparam m: real ~ Normal(0, 1)\nY ~ MvNormalRows(rep(m, 2), Om)\n",
 			[]data.Input{tab("Y.csv", "a,b", [][]float64{{0.3, 1}, {-0.2, 0.5}}), tab("Om.csv", "c0,c1", [][]float64{{1, 2}, {2, 1}})},
 			"m.gpp:4:5: MvNormalRows: covariance matrix Om (data from Om.csv) is not positive definite"},
+		{"logpdf's rows", "data Y: real[N, 2]\ndata Om: real[2, 2]\nparam m: real ~ Normal(0, 1)\ntarget += sum(logpdf(Y, MvNormal(rep(m, 2), Om)))\n",
+			[]data.Input{tab("Y.csv", "a,b", [][]float64{{0.3, 1}, {-0.2, 0.5}}), tab("Om.csv", "c0,c1", [][]float64{{1, 0.5}, {0.4, 1}})},
+			"m.gpp:4:25: MvNormal: covariance matrix Om (data from Om.csv) is not symmetric: element [1, 0] is 0.4"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := compileSrcErr(t, "m.gpp", c.src, nil, c.inputs...)
