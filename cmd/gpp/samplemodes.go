@@ -59,11 +59,8 @@ func elementModes(draws, logp [][]float64) []chainMode {
 		if len(x) < stuckMinDraws || slices.ContainsFunc(x, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }) {
 			return nil
 		}
-		if r := nuts.Rhat([][]float64{x}); !(r < modeSelfRhat) {
-			return nil
-		}
 		s := slices.Sorted(slices.Values(x))
-		lo[c], hi[c] = quantileOfSorted(s, tail), quantileOfSorted(s, 1-tail)
+		lo[c], hi[c] = nuts.Quantile(s, tail), nuts.Quantile(s, 1-tail)
 	}
 	group := make([]int, C) // union-find by overlap
 	for c := range group {
@@ -98,6 +95,13 @@ func elementModes(draws, logp [][]float64) []chainMode {
 	if len(modes) < 2 {
 		return nil
 	}
+	// each chain mixed within itself, checked only now: its R̂ costs
+	// more than the intervals, and most elements' chains overlap
+	for _, x := range draws {
+		if r := nuts.Rhat([][]float64{x}); !(r < modeSelfRhat) {
+			return nil
+		}
+	}
 	for i := range modes {
 		m := &modes[i]
 		var xs, lps []float64
@@ -110,17 +114,6 @@ func elementModes(draws, logp [][]float64) []chainMode {
 		m.mean, m.lp = finiteMean(xs), finiteMean(lps)
 	}
 	return modes
-}
-
-// quantileOfSorted is the p quantile of the sorted s by linear
-// interpolation (R's type 7, the table's).
-func quantileOfSorted(s []float64, p float64) float64 {
-	h := p * float64(len(s)-1)
-	i := int(h)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }
 
 // finiteMean is the mean of xs's finite values, NaN if none.

@@ -243,11 +243,15 @@ func (l *lowerer) mixed(a *data.Array, z autodiff.ID, pos ast.Pos) autodiff.ID {
 func missingInit(lat *check.Latent, a *data.Array, skipped []int) []float64 {
 	var sum float64
 	k := 0
-	for i, v := range a.Values {
-		if !math.IsNaN(v) && !slices.Contains(skipped, i) { // only missing cells are NaN
+	for _, v := range a.Values {
+		if !math.IsNaN(v) { // only missing cells are NaN
 			sum += v
 			k++
 		}
+	}
+	for _, i := range skipped { // numbers, not observed (0: exactly as if left out)
+		sum -= a.Values[i]
+		k--
 	}
 	mean := sum / float64(k)
 	if r := lat.Range(); k == 0 || !(mean > r.Lo && mean < r.Hi) {

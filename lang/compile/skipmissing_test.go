@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -62,6 +63,14 @@ for n in 0:N {
 				}
 				if !slices.Equal(names, want) {
 					t.Fatalf("latents %v, want %v", names, want)
+				}
+				if c.missing > 0 && c.skipped != nil {
+					// DV_missing starts at the mean of the observed
+					// cells, not counting the skipped cells' stand-ins
+					want := (0.8 + 0.3 + 0.7 + 0.45) / 4
+					if init := m.Latents[2].Init; len(init) != 1 || math.Abs(init[0]-want) > 1e-12 {
+						t.Fatalf("DV_missing starts at %v, want [%v]", init, want)
+					}
 				}
 				if c.skipped == nil {
 					return
