@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -1622,4 +1623,19 @@ func (a *Array) WithoutMissing(cells []int, v float64) *Array {
 		}
 	}
 	return &c
+}
+
+// WithoutMissingCells returns bound with each datum named in cells
+// replaced by its WithoutMissing(cells[name], 0) copy: the data a model
+// whose unread missing cells are left out (compile.Model.Skipped) fits.
+// bound itself is returned when cells is empty, and is never changed.
+func WithoutMissingCells(bound map[string]*Array, cells map[string][]int) map[string]*Array {
+	if len(cells) == 0 {
+		return bound
+	}
+	out := maps.Clone(bound)
+	for name, c := range cells {
+		out[name] = bound[name].WithoutMissing(c, 0)
+	}
+	return out
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -298,10 +297,7 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	if skip := m.Skipped(); skip != nil {
 		// the missing cells that no statement reads fit no latent: the
 		// notes say which do and which not
-		fitted := maps.Clone(bound)
-		for name, cells := range skip {
-			fitted[name] = bound[name].WithoutMissing(cells, 0)
-		}
+		fitted := data.WithoutMissingCells(bound, skip)
 		l.Notes = append(data.MissingNotes(l.Info, fitted), data.SkippedNotes(l.Info, bound, skip)...)
 		l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
 	}

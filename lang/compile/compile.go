@@ -32,7 +32,6 @@ package compile
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -154,11 +153,7 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 		// Missing cells that no statement reads fit no latent: the
 		// model is built again with numbers in their places
 		// (skipmissing.go).
-		filled := maps.Clone(bound)
-		for name, cells := range skip {
-			filled[name] = bound[name].WithoutMissing(cells, 0)
-		}
-		m = &Model{file: f, info: info, data: filled, skipped: skip}
+		m = &Model{file: f, info: info, data: data.WithoutMissingCells(bound, skip), skipped: skip}
 		if prog, _, err = m.build(buildJoint); err != nil {
 			return nil, err
 		}
