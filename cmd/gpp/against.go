@@ -83,16 +83,11 @@ type againstShape struct {
 // than 2 or all equal): 3 for normal draws, larger for heavy tails, and
 // for a LogNormal hurdle's single predictive draws in the hundreds.
 func kurtosis(x []float64) float64 {
-	n, m := 0.0, 0.0
-	for _, v := range x {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			n++
-			m += v
-		}
-	}
-	if n < 2 {
+	m, count := finiteSum(x)
+	if count < 2 {
 		return 0
 	}
+	n := float64(count)
 	m /= n
 	m2, m4 := 0.0, 0.0
 	for _, v := range x {

@@ -522,8 +522,12 @@ func startError(ctx context.Context, m *compile.Model) error {
 // startTries is how many points around the start startError tries.
 const startTries = 20
 
+// defaultStartRule says where a fit's default start, which startError
+// tries, puts each param (startNote, ranStartNote).
+const defaultStartRule = "(each param at its prior mean, or at 0, 1, 1/2 or 1/K by its support)"
+
 // startNote follows startError's error.
-const startNote = "the log density fails at a fit's default start (each param at its prior mean, or at 0, 1, 1/2 or 1/K by its support) and around it, where a fit begins"
+const startNote = "the log density fails at a fit's default start " + defaultStartRule + " and around it, where a fit begins"
 
 // boundLine reports the data files bound and the sizes taken from them.
 func boundLine(files []string, info *check.Info, bound map[string]*data.Array) string {

@@ -1749,7 +1749,7 @@ const gammaBadNote = "hint: the error above happens at draws of q, not at the de
 
 // ranStartNote follows a failed fit that took good steps although its log
 // density fails at the default start and around it (startNote).
-const ranStartNote = "the error above happens at a fit's default start too (each param at its prior mean, or at 0, 1, 1/2 or 1/K by its support) and around it, though the fit found points where it does not: its cause is in the model or its data (a value or matrix valid only for some params' values), not in where the fit wandered; gpp check finds it before a fit"
+const ranStartNote = "the error above happens at a fit's default start too " + defaultStartRule + " and around it, though the fit found points where it does not: its cause is in the model or its data (a value or matrix valid only for some params' values), not in where the fit wandered; gpp check finds it before a fit"
 
 // gammaBadSteps reports whether r stopped with non-finite steps while some
 // latent had a gamma factor.

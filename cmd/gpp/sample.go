@@ -225,7 +225,14 @@ a chain whose lp__ never reaches the other chains' (stuck where its start
 left it: --init FIT starts the chains from a fit instead), and in the R̂
 warning label switching: chains that found a vector param's values (a
 mixture's components) in different orders, which longer chains do not
-mend; an ordered[K] param identifies the components.
+mend; an ordered[K] param identifies the components; or else chains that
+each mix within themselves but sit in different modes of a param (each
+mode's chains, mean and mean lp__, and which mode likely carries more
+mass). Points where the log density failed (a domain error, a NaN
+gradient) end their trajectories, as in Stan: while sampling, a warning
+with their count, as the draws miss that region (a note where only a
+param's own transform overflowed, far out); in warm-up past Stan's
+initial buffer, a note.
 
 --fixed-param runs Stan's fixed_param sampler instead of NUTS, to simulate
 data from known params: every chain keeps the params where it starts

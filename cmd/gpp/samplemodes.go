@@ -118,17 +118,22 @@ func elementModes(draws, logp [][]float64) []chainMode {
 
 // finiteMean is the mean of xs's finite values, NaN if none.
 func finiteMean(xs []float64) float64 {
-	n, sum := 0, 0.0
+	sum, n := finiteSum(xs)
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// finiteSum is the sum of xs's finite values, in order, and their count.
+func finiteSum(xs []float64) (sum float64, n int) {
 	for _, x := range xs {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
 			n++
 			sum += x
 		}
 	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
+	return sum, n
 }
 
 // modesWarning says which param elements (not outputs) with R̂ above
