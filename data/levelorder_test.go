@@ -273,26 +273,22 @@ func TestRareLabelWarning(t *testing.T) {
 			}
 		})
 	}
-	// coded together: at the cell of the column that holds it, once
-	f, info := checkedFile(t, btModel)
-	bound, err := Bind(info, []Input{csvInput(t, "", "m.csv", "home,away,y\n"+strings.Repeat("Wolves,Arsenal,1\nArsenal,Wolves,0\n", 3)+"Arsenal,Wolvess,1\n")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := LevelOrderWarnings(f, info, bound)
-	want := `m.csv:8:9: column "away" (coded with column "home"): label "Wolvess", in 1 row, is one character from "Wolves", in 6`
-	if len(w) != 1 || !strings.HasPrefix(w[0], want) {
-		t.Errorf("coded together: warnings %q,\nwant one beginning %q", w, want)
-	}
-	// in both columns: at the first cell in the file, though its column
+	// coded together: at the cell of the column that holds it, once; in
+	// both columns, at the first cell in the file, though its column
 	// (away) is coded after the other (home)
-	bound, err = Bind(info, []Input{csvInput(t, "", "m.csv", "home,away,y\nArsenal,Wolvess,1\n"+strings.Repeat("Wolves,Arsenal,1\nArsenal,Wolves,0\n", 100)+"Wolvess,Arsenal,0\n")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w = LevelOrderWarnings(f, info, bound)
-	want = `m.csv:2:9: column "away" (coded with column "home"): label "Wolvess", in 2 rows, is one character from "Wolves", in 200`
-	if len(w) != 1 || !strings.HasPrefix(w[0], want) {
-		t.Errorf("in both columns: warnings %q,\nwant one beginning %q", w, want)
+	f, info := checkedFile(t, btModel)
+	for _, c := range []struct{ name, csv, want string }{
+		{"coded together", strings.Repeat("Wolves,Arsenal,1\nArsenal,Wolves,0\n", 3) + "Arsenal,Wolvess,1\n",
+			`m.csv:8:9: column "away" (coded with column "home"): label "Wolvess", in 1 row, is one character from "Wolves", in 6`},
+		{"in both columns", "Arsenal,Wolvess,1\n" + strings.Repeat("Wolves,Arsenal,1\nArsenal,Wolves,0\n", 100) + "Wolvess,Arsenal,0\n",
+			`m.csv:2:9: column "away" (coded with column "home"): label "Wolvess", in 2 rows, is one character from "Wolves", in 200`},
+	} {
+		bound, err := Bind(info, []Input{csvInput(t, "", "m.csv", "home,away,y\n"+c.csv)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := LevelOrderWarnings(f, info, bound); len(w) != 1 || !strings.HasPrefix(w[0], c.want) {
+			t.Errorf("%s: warnings %q,\nwant one beginning %q", c.name, w, c.want)
+		}
 	}
 }

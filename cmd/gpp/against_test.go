@@ -112,15 +112,7 @@ func TestAgainstHeavyTails(t *testing.T) {
 	} {
 		cover, coverOld := 0, 0
 		for range reps {
-			x := make([][]float64, chains)
-			var all []float64
-			for k := range x {
-				x[k] = make([]float64, n)
-				for i := range x[k] {
-					x[k][i] = c.draw()
-				}
-				all = append(all, x[k]...)
-			}
+			x, all := iidChains(c.draw, chains, n)
 			s := summarise(all, 0)
 			N := float64(len(all))
 			mc := mcmcStats{mcse: s.sd / math.Sqrt(N), essBulk: N, essTail: N, mcseSD: nuts.MCSESD(x)}
@@ -353,6 +345,20 @@ func TestSampleAgainstMAP(t *testing.T) {
 	}
 }
 
+// iidChains draws chains of n draws each from draw, in order, and returns
+// them by chain and pooled.
+func iidChains(draw func() float64, chains, n int) (x [][]float64, all []float64) {
+	x = make([][]float64, chains)
+	for k := range x {
+		x[k] = make([]float64, n)
+		for i := range x[k] {
+			x[k][i] = draw()
+		}
+		all = append(all, x[k]...)
+	}
+	return x, all
+}
+
 // TestAgainstHeavyTailsQ: q's side of the sd ratio's error counts the
 // kurtosis of the draws. 400 replicates draw q's 1000 and NUTS's 4 × 250
 // from one LogNormal hurdle (0 with probability 0.8, else LogNormal(3,
@@ -372,15 +378,7 @@ func TestAgainstHeavyTailsQ(t *testing.T) {
 	}
 	flagged, flaggedNormal := 0, 0
 	for range reps {
-		x := make([][]float64, chains)
-		var all []float64
-		for k := range x {
-			x[k] = make([]float64, n)
-			for i := range x[k] {
-				x[k][i] = draw()
-			}
-			all = append(all, x[k]...)
-		}
+		x, all := iidChains(draw, chains, n)
 		q := make([]float64, S)
 		for i := range q {
 			q[i] = draw()

@@ -87,6 +87,20 @@ func TestCoordLabel(t *testing.T) {
 	}
 }
 
+// fitSeed1 writes src as m.gpp to a new directory, fits it with seed 1
+// (--quiet), fails t unless gpp exits 0, and returns the model's path and
+// the output.
+func fitSeed1(t *testing.T, src string) (model, stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	model = writeFile(t, dir, "m.gpp", src)
+	code, stdout, stderr := runSafe(t, "fit", model, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "o"))
+	if code != 0 {
+		t.Fatalf("gpp fit: exit %d\n%s", code, stderr)
+	}
+	return model, stdout, stderr
+}
+
 // TestFitCurvatureOrderedName: the mean-field hint names an ordered
 // param's coordinates as they are, m[0] and the log gap log(m[1] - m[0]):
 // a trial's mixture read "m1[0] moves with m1[1] (correlation −0.92)"
@@ -97,12 +111,7 @@ func TestFitCurvatureOrderedName(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a model")
 	}
-	dir := t.TempDir()
-	model := writeFile(t, dir, "o.gpp", "param m: ordered[2] ~ Normal(0, 1)\ntarget += logpdf(m[1], Normal(2, 0.05))\n")
-	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "o"))
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	model, _, stderr := fitSeed1(t, "param m: ordered[2] ~ Normal(0, 1)\ntarget += logpdf(m[1], Normal(2, 0.05))\n")
 	if !strings.Contains(stderr, "log(m[1] - m[0]) moves with m[0] (correlation −") && !strings.Contains(stderr, "m[0] moves with log(m[1] - m[0]) (correlation −") ||
 		strings.Contains(stderr, "with m[1] ") || strings.Contains(stderr, "m[1]'s") {
 		t.Errorf("stderr\n%s", stderr)
@@ -122,19 +131,14 @@ func TestFitCurvatureCorrName(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a model")
 	}
-	dir := t.TempDir()
-	model := writeFile(t, dir, "c.gpp", "param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(2)\nparam a: real ~ Normal(3 * L[1, 0], 0.1)\n")
-	code, stdout, stderr := runSafe(t, "fit", model, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "o"))
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	model, stdout, stderr := fitSeed1(t, "param L: cholesky_factor_corr[3] ~ LKJCorrCholesky(2)\nparam a: real ~ Normal(3 * L[1, 0], 0.1)\n")
 	if row := lineWith(stdout, "L[1, 0] "); !strings.Contains(row, "*") {
 		t.Errorf("the table marks no sd of L[1, 0] too small:\n%s", stdout)
 	}
 	if !strings.Contains(stderr, "hint: L[1, 0]'s and a's sds") || !strings.Contains(stderr, "L[1, 0] moves with a") || strings.Contains(stderr, "L[0]") {
 		t.Errorf("stderr\n%s", stderr)
 	}
-	code, stdout, stderr = runSafe(t, "diagnose", model)
+	code, stdout, stderr := runSafe(t, "diagnose", model)
 	if code != 0 || !hasFields(stdout, "L[1, 0]", "atanh") || !hasFields(stdout, "pcor L[2, 1]", "atanh") {
 		t.Errorf("diagnose: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
 	}

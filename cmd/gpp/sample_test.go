@@ -500,20 +500,30 @@ func TestShareText(t *testing.T) {
 	}
 }
 
+// sampleStderr writes src as m.gpp and data as y.csv to a new directory,
+// runs gpp sample on them with args, fails t unless it exits 0, and
+// returns the model's path (messages name it) and the stderr.
+func sampleStderr(t *testing.T, src, data string, args ...string) (model, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	model = writeFile(t, dir, "m.gpp", src)
+	csv := writeFile(t, dir, "y.csv", data)
+	code, _, stderr := runGpp(append([]string{"sample", model, csv, "--out", filepath.Join(dir, "s")}, args...)...)
+	if code != 0 {
+		t.Fatalf("gpp sample %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+	}
+	return model, stderr
+}
+
 // TestSampleTransformNote: a point far out on a positive param's log
 // coordinate, where gpp's own exp of it overflows, is reported as that
 // transform's, at the param, not as an exp the model does not have (here
 // in warm-up, a note; TestRejectedPointsByPhase has one while sampling).
 func TestSampleTransformNote(t *testing.T) {
-	dir := t.TempDir()
-	model := writeFile(t, dir, "pos.gpp", "data y: real[N]\nparam s: positive ~ HalfCauchy(5)\nparam m: real ~ Normal(0, 10)\ny ~ Normal(m, s)\n")
-	data := writeFile(t, dir, "y.csv", "y\n0.5\n-1.2\n0.3\n2.0\n")
 	// Seed 6: three points far out in warm-up, the last in iteration
 	// 102, past the initial buffer, so that they are noted.
-	code, _, stderr := runGpp("sample", model, data, "--chains", "4", "--warmup", "300", "--draws", "100", "--seed", "6", "--out", filepath.Join(dir, "s"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	model, stderr := sampleStderr(t, "data y: real[N]\nparam s: positive ~ HalfCauchy(5)\nparam m: real ~ Normal(0, 10)\ny ~ Normal(m, s)\n", "y\n0.5\n-1.2\n0.3\n2.0\n",
+		"--chains", "4", "--warmup", "300", "--draws", "100", "--seed", "6")
 	want := "the first (chain 1): " + model + ":2:7: the positive param `s`'s transform exp("
 	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "note: 3 of ") {
 		t.Errorf("stderr lacks the transform's note %q:\n%s", want, stderr)
@@ -528,13 +538,8 @@ func TestSampleTransformNote(t *testing.T) {
 // region; gpp sample says so as a warning with how many of the points
 // evaluated while sampling (warm-up's beside), not as a note of the first.
 func TestSampleRejectedWarning(t *testing.T) {
-	dir := t.TempDir()
-	model := writeFile(t, dir, "sq.gpp", "data y: real[N]\nparam m: real ~ Normal(0, 1)\ny ~ Normal(sqrt(m), 1)\n")
-	data := writeFile(t, dir, "y.csv", "y\n0.1\n-0.2\n0.3\n")
-	code, _, stderr := runGpp("sample", model, data, "--chains", "2", "--warmup", "100", "--draws", "100", "--seed", "3", "--out", filepath.Join(dir, "s"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	model, stderr := sampleStderr(t, "data y: real[N]\nparam m: real ~ Normal(0, 1)\ny ~ Normal(sqrt(m), 1)\n", "y\n0.1\n-0.2\n0.3\n",
+		"--chains", "2", "--warmup", "100", "--draws", "100", "--seed", "3")
 	re := regexp.MustCompile(`warning: (\d+) of (\d+) points the sampler evaluated while sampling \([0-9.<>]+%\) were rejected because the log density failed there \(as Stan, the trajectory ends at such a point\), so the draws miss the region where that happens and the estimates may be biased(?: \(and \d+ of \d+ in warm-up\))?; the first \(chain \d\): ` + regexp.QuoteMeta(model) + `:3:\d+: sqrt`)
 	m := re.FindStringSubmatch(stderr)
 	if m == nil {
@@ -557,14 +562,9 @@ func TestSampleRejectedWarning(t *testing.T) {
 // trial's m1 warned of 12 of 30264 points, all in warm-up's first three
 // iterations).
 func TestSampleRejectedInWarmupQuiet(t *testing.T) {
-	dir := t.TempDir()
-	model := writeFile(t, dir, "n.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 5)\nparam sigma: positive ~ HalfNormal(5)\ny ~ Normal(mu, sigma)\n")
 	ys := "3.234 3.589 0.546 -1.282 -2.003 0.469 -1.849 -2.761 0.838 0.693 1.602 -1.611 0.411 0.258 -2.913 1.584 1.106 5.656 0.847 0.082"
-	data := writeFile(t, dir, "y.csv", "y\n"+strings.ReplaceAll(ys, " ", "\n")+"\n")
-	code, _, stderr := runGpp("sample", model, data, "--chains", "2", "--warmup", "200", "--draws", "200", "--seed", "3", "--out", filepath.Join(dir, "s"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	_, stderr := sampleStderr(t, "data y: real[N]\nparam mu: real ~ Normal(0, 5)\nparam sigma: positive ~ HalfNormal(5)\ny ~ Normal(mu, sigma)\n", "y\n"+strings.ReplaceAll(ys, " ", "\n")+"\n",
+		"--chains", "2", "--warmup", "200", "--draws", "200", "--seed", "3")
 	if strings.Contains(stderr, "rejected") {
 		t.Errorf("warm-up's start-up rejections are reported:\n%s", stderr)
 	}

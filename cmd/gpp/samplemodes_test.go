@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -59,12 +58,8 @@ func TestElementModes(t *testing.T) {
 // lp__ alone (no coordinates) chain 1's would be.
 func TestModesMass(t *testing.T) {
 	n := 400
-	rng := rand.New(rand.NewPCG(5, 7))
-	sd := &sampleDraws{chains: 2, n: n, xdim: 1, coords: make([]float64, 2*n)}
-	for i := range n {
-		sd.coords[i] = 0.01 * rng.NormFloat64()
-		sd.coords[n+i] = 5 + rng.NormFloat64()
-	}
+	draws, _ := normalChains(n, []float64{0, 5}, []float64{0.01, 1}, 5)
+	sd := &sampleDraws{chains: 2, n: n, xdim: 1, coords: slices.Concat(draws...)}
 	modes := []chainMode{{chains: []int{0}, lp: -1}, {chains: []int{1}, lp: -4}}
 	re := regexp.MustCompile(`spread of its draws \(as for a normal shape\), chain 2's mode likely carries the most mass, about e\^([0-9.]+) times the next`)
 	m := re.FindStringSubmatch(modesMass(sd, modes))
@@ -85,13 +80,8 @@ func TestModesMass(t *testing.T) {
 // chains and mean, that the posterior is multimodal, what to do), and the
 // R̂ warning points to it instead of advising longer chains.
 func TestSampleModesWarning(t *testing.T) {
-	dir := t.TempDir()
-	model := writeFile(t, dir, "bi.gpp", "data y: real[N]\nparam x: real ~ Normal(0, 3)\ny ~ Normal(x * x, 0.5)\n")
-	data := writeFile(t, dir, "y.csv", "y\n4\n4.2\n3.9\n")
-	code, _, stderr := runGpp("sample", model, data, "--chains", "4", "--warmup", "300", "--draws", "300", "--seed", "2", "--out", filepath.Join(dir, "s"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	_, stderr := sampleStderr(t, "data y: real[N]\nparam x: real ~ Normal(0, 3)\ny ~ Normal(x * x, 0.5)\n", "y\n4\n4.2\n3.9\n",
+		"--chains", "4", "--warmup", "300", "--draws", "300", "--seed", "2")
 	re := regexp.MustCompile(`warning: the chains sit in different modes of x: (chains? [0-9, ]+) at x (\S+) \(mean lp__ \S+\), (chains? [0-9, ]+) at x (\S+) \(mean lp__ \S+\) \(each chain's central 90% interval of x is apart .*the posterior is multimodal, or the chains are stuck .*run more chains \(--chains 8\) with a longer warm-up .*a prior on x that leaves one mode\); by each mode's mean lp__ and the spread of its draws \(as for a normal shape\), no mode clearly carries more`)
 	m := re.FindStringSubmatch(stderr)
 	if m == nil {

@@ -44,6 +44,24 @@ func wantWarnings(t *testing.T, src string, want []string) {
 	}
 }
 
+// wantOneError checks that src, checked as m.gpp, gives exactly the one
+// error want (none for "").
+func wantOneError(t *testing.T, src, want string) {
+	t.Helper()
+	f, err := parser.ParseFile("m.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = check.Check(f, nil)
+	list, _ := ast.Positioned(err)
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%q: %v", src, err)
+	case want != "" && (len(list) != 1 || list[0].Error() != want):
+		t.Errorf("%q: errors %v, want %q", src, err, want)
+	}
+}
+
 func checkExample(t *testing.T, path string) (*ast.File, *check.Info) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", path))

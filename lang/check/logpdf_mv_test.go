@@ -1,12 +1,6 @@
 package check_test
 
-import (
-	"testing"
-
-	"github.com/gpplang/gpp/lang/ast"
-	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/parser"
-)
+import "testing"
 
 // logpdf of a multivariate normal is a log density per row: a vector [N]
 // for a matrix [N, d], a scalar for a vector [d].
@@ -37,14 +31,6 @@ func TestLogPDFMvNormalErrors(t *testing.T) {
 		{"target += logpdf(Y, MvNormal(mu, I(3)))\n", "m.gpp:4:34: MvNormal argument 2 (Sigma): `I(3)` is [3, 3]; for `Y` of shape [N, 2] the covariance must be [2, 2]"},
 		{"target += sum(logcdf(Y, MvNormal(mu, S)))\n", "m.gpp:4:25: logcdf takes an elementwise distribution; MvNormal is multivariate (use it with ~)"},
 	} {
-		f, err := parser.ParseFile("m.gpp", []byte(head+c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = check.Check(f, nil)
-		list, _ := ast.Positioned(err)
-		if len(list) != 1 || list[0].Error() != c.want {
-			t.Errorf("%q: errors %v, want %q", c.src, err, c.want)
-		}
+		wantOneError(t, head+c.src, c.want)
 	}
 }

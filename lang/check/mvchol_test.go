@@ -4,9 +4,6 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/lang/ast"
-	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/parser"
 )
 
 // MvNormalCholesky's shape errors are at the argument (or the value) they
@@ -26,15 +23,7 @@ func TestMvNormalCholeskyPositions(t *testing.T) {
 		{"param tau: positive[3] ~ HalfNormal(1)\nparam W: real[3, 2] ~ Normal(0, 1)\nlet M = quad_form_diag(W, tau)\n",
 			"m.gpp:3:24: quad_form_diag expects a square matrix; `W` is [3, 2]"},
 	} {
-		f, err := parser.ParseFile("m.gpp", []byte(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = check.Check(f, nil)
-		list, _ := ast.Positioned(err)
-		if len(list) != 1 || list[0].Error() != c.want {
-			t.Errorf("%q: errors %v, want %q", c.src, err, c.want)
-		}
+		wantOneError(t, c.src, c.want)
 	}
 }
 

@@ -1,12 +1,6 @@
 package check_test
 
-import (
-	"testing"
-
-	"github.com/gpplang/gpp/lang/ast"
-	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/parser"
-)
+import "testing"
 
 // MvNormal and MvNormalRows take a mean with a row per row of a matrix
 // value, as MvNormalCholesky does (Stan's array of means); a mean with
@@ -22,17 +16,6 @@ func TestMvNormalRowMeanShapes(t *testing.T) {
 		{"param x: real[2]\nx ~ MvNormal(rep_matrix(0, 4, 2), I(2))\n",
 			"m.gpp:2:14: MvNormal argument 1 (mu): `rep_matrix(0, 4, 2)` is [4, 2]; for `x` of shape [2] it must be a scalar, [2] or [1, 2]"},
 	} {
-		f, err := parser.ParseFile("m.gpp", []byte(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = check.Check(f, nil)
-		list, _ := ast.Positioned(err)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%q: %v", c.src, err)
-		case c.want != "" && (len(list) != 1 || list[0].Error() != c.want):
-			t.Errorf("%q: errors %v, want %q", c.src, err, c.want)
-		}
+		wantOneError(t, c.src, c.want)
 	}
 }

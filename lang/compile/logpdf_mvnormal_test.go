@@ -11,11 +11,7 @@ import (
 // multivariate normals.
 func mvLogPDFData(t *testing.T) data.Input {
 	t.Helper()
-	js, err := data.ReadJSON("d.json", strings.NewReader(`{"Y": [[0.3, -1.2], [2.5, 0.4], [-0.7, 1.9], [1.1, 1.0], [-2.2, -0.5]]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data.Input{File: "d.json", JSON: js}
+	return jsonData(t, `{"Y": [[0.3, -1.2], [2.5, 0.4], [-0.7, 1.9], [1.1, 1.0], [-2.2, -0.5]]}`)
 }
 
 // mvPts is two points of a model's coordinates, away from zero.

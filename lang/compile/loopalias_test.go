@@ -41,22 +41,8 @@ func TestLoopLetIndexAlias(t *testing.T) {
 			if len(alias.Notes) != 0 {
 				t.Errorf("notes %q", alias.Notes)
 			}
-			ga, gd := make([]float64, alias.Dim), make([]float64, direct.Dim)
 			for seed := range uint64(3) {
-				x := randomPoint(alias, seed)
-				la, err1 := alias.LogJoint(x, ga)
-				ld, err2 := direct.LogJoint(x, gd)
-				if err1 != nil || err2 != nil {
-					t.Fatal(err1, err2)
-				}
-				if la != ld {
-					t.Errorf("seed %d: log joint %.17g through the let, %.17g indexing by the expression", seed, la, ld)
-				}
-				for k := range ga {
-					if ga[k] != gd[k] {
-						t.Errorf("seed %d: gradient[%d] %.17g through the let, %.17g indexing by the expression", seed, k, ga[k], gd[k])
-					}
-				}
+				sameLogJoint(t, alias, direct, "indexing by the expression", randomPoint(alias, seed), 0, 0)
 			}
 		})
 	}

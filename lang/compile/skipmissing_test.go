@@ -83,20 +83,9 @@ for n in 0:N {
 				}
 				rng := rand.New(rand.NewPCG(3, 4))
 				x := make([]float64, m.Dim)
-				g, gr := make([]float64, m.Dim), make([]float64, m.Dim)
 				for range 3 {
 					fillNormal(x, rng, 0, 0.7)
-					lp, err := m.LogJoint(x, g)
-					if err != nil {
-						t.Fatal(err)
-					}
-					lr, err := ref.LogJoint(x, gr)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if lp != lr || !slices.Equal(g, gr) {
-						t.Fatalf("at %v: log joint %v grad %v, filled data's %v %v", x, lp, g, lr, gr)
-					}
+					sameLogJoint(t, m, ref, "filled data's", x, 0, 0)
 				}
 				checkGradient(t, m, 5, 0.5)
 			})
