@@ -949,14 +949,15 @@ func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() t
 	var done atomic.Int64
 	var mu sync.Mutex
 	next := total / progressSteps
+	first := max(next, 1) // the first progress line's iteration; next moves on after it
 	start, said := now(), false
 	return func(chain, iter int, warmup bool) {
 		n := done.Add(1)
 		mu.Lock()
-		if !said && n < max(next, 1) {
+		if !said && n < first {
 			if el := now().Sub(start); n == 1 && el >= slowStep || el >= slowAfter {
 				said = true
-				con.info("%s", sampleSlowLine(n, el, total, s.Chains, max(next, 1), advice))
+				con.info("%s", sampleSlowLine(n, el, total, s.Chains, first, advice))
 			}
 		}
 		mu.Unlock()

@@ -102,6 +102,26 @@ func TestSampleSlowLine(t *testing.T) {
 	}
 }
 
+// TestSampleSlowLineAfterProgress: once the first progress line is out,
+// a slow stretch later in the run gets no slow line (which said the first
+// progress line was still to come, after the 10 % and 20 % lines).
+func TestSampleSlowLineAfterProgress(t *testing.T) {
+	var b strings.Builder
+	t0, k := time.Unix(0, 0), 0
+	now := func() time.Time { return t0.Add(time.Duration(k) * time.Millisecond) }
+	s := nuts.Settings{Chains: 4, Warmup: 1000, Draws: 1000}
+	p := sampleProgressAt(newConsole(&b, false, false, false), s, "ADVICE", now)
+	for ; k < 900; k++ {
+		p(k%4, k/4+1, true)
+	}
+	k += int(slowAfter/time.Millisecond) + 1000 // a stretch past slowAfter since the start
+	p(0, 226, true)
+	got := b.String()
+	if !strings.Contains(got, "10% of 8000 iterations") || strings.Contains(got, "took") {
+		t.Errorf("a slow stretch after the first progress line: %q", got)
+	}
+}
+
 // TestSlowAdvice: a model solving an ODE is told of tolerances, and of
 // ode_bdf where it uses ode_rk45; another of --profile.
 func TestSlowAdvice(t *testing.T) {
