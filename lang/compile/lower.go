@@ -944,10 +944,8 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		n, k, one := args[0], args[1], b.Scalar(1, pos)
 		lb := b.Binary(autodiff.OpLbeta, b.Add(b.Sub(n, k, pos), one, pos), b.Add(k, one, pos), pos)
 		id = b.Sub(b.Neg(b.Log1p(n, pos), pos), lb, pos)
-	case "log_mix": // log_sum_exp(log(theta) + lp1, log1m(theta) + lp2), as Stan
-		theta := args[0]
-		id = b.Binary(autodiff.OpLogAddExp, b.Add(b.Log(theta, pos), args[1], pos),
-			b.Add(b.Unary(autodiff.OpLog1m, theta, pos), args[2], pos), pos)
+	case "log_mix": // log(theta e^lp1 + (1 - theta) e^lp2), as Stan, lp2 at theta = 0 and lp1 at 1
+		id = b.LogPDF(dist.LogMixFn, args[0], args[1:], pos)
 	case "pow":
 		id = b.Pow(args[0], args[1], pos)
 	case "sum":

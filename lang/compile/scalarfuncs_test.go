@@ -84,6 +84,25 @@ func TestScalarFuncsTails(t *testing.T) {
 	}
 }
 
+// TestLogMixEnds: log_mix at theta 0 and 1 is lp2 and lp1, as Stan's, in
+// value and gradient (composed of log(theta) and log1m(theta) it failed
+// there, "log: argument 0 gives -Inf"), also where theta is a param's
+// expression; theta outside [0, 1] is an error that names it.
+func TestLogMixEnds(t *testing.T) {
+	in := scalarFuncsInput(t)
+	for _, c := range []plainCase{
+		{"log_mix at 0", "target += log_mix(0, a * x[0], -s)\n", "target += -s\n"},
+		{"log_mix at 1", "target += log_mix(1, a * x[0], -s)\n", "target += a * x[0]\n"},
+		{"log_mix at 0 of a param", "target += log_mix(0 * u, a * x[0], -s)\n", "target += -s + 0 * u\n"},
+		{"log_mix at 1 of vectors", "target += sum(log_mix(1, a * x, -s * x))\n", "target += sum(a * x)\n"},
+	} {
+		wantSamePlain(t, scalarFuncsDecls, in, nil, c)
+	}
+	wantFitErrors(t, "a.gpp", scalarFuncsDecls, in, []srcWant{
+		{"target += log_mix(1 + s, a, a)\n", "a.gpp:8:11: log_mix: theta must be in [0, 1] (got 2) (lp1 0, lp2 0)"},
+	})
+}
+
 // TestScalarFuncsErrors: a domain error at fit time is positioned at the
 // call, and an argument read from a data file is named at its cell.
 func TestScalarFuncsErrors(t *testing.T) {
