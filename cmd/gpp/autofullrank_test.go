@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -216,5 +218,68 @@ func TestAutoKeptText(t *testing.T) {
 	cc.c.Scale = []float64{0.4, 0.4, 0.4, 0.4}
 	if got := autoKeptText(cc); strings.Contains(got, "largest ratio") || !strings.Contains(got, "apart from 2 elements") {
 		t.Errorf("every coordinate unsettled: note %q", got)
+	}
+}
+
+// TestFullRankAutoTriesAllPastGammaCap: a claims triangle whose 45
+// missing cells are gamma factors, where no group within curvMaxGamma
+// gamma elements repairs the sds the curvature finds too small, is still
+// refitted with --fullrank all (65 elements, within sgvb.MaxFullRank), whose
+// higher ELBO keeps it (an actuary's trial: the reserve's sd half NUTS's
+// under mean-field, NUTS's with --fullrank all); the outputs are a plain
+// --fullrank all fit's, and a mean-field fit's hint names --fullrank all.
+func TestFullRankAutoTriesAllPastGammaCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits models")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(19, 4))
+	var b strings.Builder
+	b.WriteString("origin,dev,inc\n")
+	for i := range 10 {
+		for j := range 10 {
+			v := math.Exp(math.Log(1000*math.Pow(1.05, float64(i))) - 0.55*float64(j) + 0.2*rng.NormFloat64())
+			if i+j >= 10 {
+				fmt.Fprintf(&b, "%d,%d,NA\n", i, j)
+				continue
+			}
+			fmt.Fprintf(&b, "%d,%d,%.3f\n", i, j, v)
+		}
+	}
+	data := writeFile(t, dir, "tri.csv", b.String())
+	model := writeFile(t, dir, "tri.gpp", `data origin: int<lower=0, upper=9>[N]
+data dev: int<lower=0, upper=9>[N]
+data inc: positive[N]
+param a: real[10] ~ Normal(7, 3)
+param bd: real[9] ~ Normal(0, 3)
+param sigma: positive ~ HalfNormal(1)
+let b = append_row(0, bd)
+inc ~ LogNormal(a[origin] + b[dev], sigma)
+`)
+	auto, all := filepath.Join(dir, "auto"), filepath.Join(dir, "all")
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--fullrank", "auto", "--out", auto)
+	for _, want := range []string{"ELBOs mean-field -", ", --fullrank all -", ": the fit with --fullrank all is kept"} {
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Fatalf("exit %d, want %q; stderr\n%s", code, want, stderr)
+		}
+	}
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--fullrank", "all", "--out", all); code != 0 {
+		t.Fatalf("--fullrank all: exit %d\n%s", code, stderr)
+	}
+	a, err := os.ReadFile(filepath.Join(auto, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := os.ReadFile(filepath.Join(all, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(p) {
+		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank all's\n%s", a, p)
+	}
+	// a plain fit's hint names --fullrank all where no group is within the limits
+	code, _, stderr = runSafe(t, "fit", model, data, "--quiet", "--out", filepath.Join(dir, "mf"))
+	if want := "is enough by that curvature; --fullrank all (65 elements, its gamma elements log-normal in it) may still fit better"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("mean-field: exit %d, want a hint %q; stderr\n%s", code, want, stderr)
 	}
 }

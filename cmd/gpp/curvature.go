@@ -55,6 +55,9 @@ type curvCheck struct {
 	// autoLost is the group (as --fullrank takes it) that --fullrank auto
 	// refitted with and kept the mean-field fit over, its ELBO lower; "".
 	autoLost string
+	// all is the number of elements --fullrank all would hold
+	// (fullRankAllSize), for the hint where no group is within the limits.
+	all int
 }
 
 // meanFieldCurvature runs the curvature check of a fit (sgvb.Result.
@@ -80,6 +83,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		return nil
 	}
 	cc := &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim)}
+	cc.all, _ = fullRankAllSize(m, s)
 	name := latentNamer(m, l) // as the fit's table names the elements
 	for fi, f := range r.Factors {
 		for k := range f.Size {
@@ -216,8 +220,13 @@ func curvatureHint(cc *curvCheck) string {
 	}
 	group, n, left := curvGroup(cc, bad, curvRatio)
 	if group == nil {
-		return head + fmt.Sprintf("no joint factor of at most %d elements (at most %d of them of gamma factors) is enough by that curvature, "+
-			"so gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", sgvb.MaxFullRank, curvMaxGamma)
+		then := ", so "
+		if cc.all > 0 && cc.all <= sgvb.MaxFullRank && len(cc.r.Factors) > 1 {
+			// a joint normal over many gamma elements may still win
+			then = fmt.Sprintf("; --fullrank all (%d elements, its gamma elements log-normal in it) may still fit better, and --fullrank auto tries it and keeps the higher ELBO; ", cc.all)
+		}
+		return head + fmt.Sprintf("no joint factor of at most %d elements (at most %d of them of gamma factors) is enough by that curvature%s"+
+			"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", sgvb.MaxFullRank, curvMaxGamma, then)
 	}
 	flag := "--fullrank " + strings.Join(group, "+")
 	if len(group) == len(cc.r.Factors) {
