@@ -831,16 +831,19 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 		}
 		return c.logpdfPerObservation(e, d, call, val, args)
 	}
-	if f.Name == "logpdf" && mvNormalFamily(d) {
+	if f.Name == "logpdf" && rowDensityFamily(d) {
 		if !ok || !val.Valid() {
 			return invalid
 		}
-		return c.logpdfMvNormal(e, d, call, val, args)
+		return c.logpdfRows(e, d, call, val, args)
 	}
 	if d.Shape != stdlib.DistElementwise {
 		also := ""
-		if f.Name == "logpdf" {
-			also = "; logpdf takes Categorical, Multinomial, DirichletMultinomial, OrderedLogistic and their logit and probit forms too, and PoissonBinomial, a term per observation, and MvNormal, MvNormalRows and MvNormalCholesky, a term per row"
+		switch {
+		case f.Name == "logpdf":
+			also = "; logpdf takes Categorical, Multinomial, DirichletMultinomial, OrderedLogistic and their logit and probit forms too, and PoissonBinomial, a term per observation, and " + rowDensityNames + ", a term per row"
+		case rowDensityFamily(d):
+			also = "; it has no " + f.Name + " in gpp, but logpdf gives its log density per row"
 		}
 		c.errorf(call.Fun.NamePos, "%s takes an elementwise distribution; %s is multivariate (use it with ~)%s", f.Name, d.Name, also)
 		return invalid
@@ -908,23 +911,30 @@ func (c *checker) logpdfPerObservation(e *ast.CallExpr, d *stdlib.Dist, call *as
 	return t
 }
 
-// mvNormalFamily reports whether logpdf takes d as a multivariate normal,
-// a log density per row: MvNormal, MvNormalRows and MvNormalCholesky.
-func mvNormalFamily(d *stdlib.Dist) bool {
+// rowDensityNames lists the families of rowDensityFamily, for messages.
+const rowDensityNames = "MvNormal, MvNormalRows, MvNormalCholesky, MvNormalPrec, MultiStudentT, MultiStudentTCholesky and Dirichlet"
+
+// rowDensityFamily reports whether logpdf takes d as a multivariate
+// density of a vector, a log density per row of a matrix: the
+// multivariate normals (MvNormal, MvNormalRows, MvNormalCholesky,
+// MvNormalPrec), MultiStudentT and MultiStudentTCholesky, and Dirichlet.
+func rowDensityFamily(d *stdlib.Dist) bool {
 	switch d.Shape {
-	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol:
+	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol, stdlib.DistMvNormalPrec,
+		stdlib.DistMultiStudentT, stdlib.DistMultiStudentTChol, stdlib.DistDirichlet:
 		return true
 	}
 	return false
 }
 
-// logpdfMvNormal checks logpdf(value, D(args)) for a family of
-// mvNormalFamily: the value and the arguments as for value ~ D(args) (the
-// value may depend on params, as a ~'s may). The type is real: a scalar
-// for one vector [d], a vector [n] for the rows of a matrix [n, d], so
-// that log_mix or log_sum_exp of two components' vectors is a mixture's
-// log density per row (Stan's multi_normal_lpdf per y[n]).
-func (c *checker) logpdfMvNormal(e *ast.CallExpr, d *stdlib.Dist, call *ast.CallExpr, val Type, args []Type) Type {
+// logpdfRows checks logpdf(value, D(args)) for a family of
+// rowDensityFamily: the value and the arguments as for value ~ D(args)
+// (the value may depend on params, as a ~'s may). The type is real: a
+// scalar for one vector [d], a vector [n] for the rows of a matrix [n, d],
+// so that log_mix or log_sum_exp of two components' vectors is a
+// mixture's log density per row (Stan's multi_normal_lpdf,
+// multi_student_t_lpdf or dirichlet_lpdf per y[n]).
+func (c *checker) logpdfRows(e *ast.CallExpr, d *stdlib.Dist, call *ast.CallExpr, val Type, args []Type) Type {
 	v := e.Args[0]
 	nerr := len(c.errs)
 	c.distShape(call, d, val, args, v.Pos(), "`"+exprString(v)+"`")

@@ -97,14 +97,14 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 			break
 		}
 		l.add(l.b.MvNormalCholesky(val, args[0], args[1], pos), pos)
-	case "MvNormalPrec":
-		l.mvNormalPrec(val, args[0], args[1], pos)
+	case "MvNormalPrec": // each row's term whole, so that a minibatch scales all of it
+		l.add(l.b.Sum(l.mvNormalPrecRows(val, args[0], args[1], l.matSubject(d.Name, "precision matrix", call.Args[1]), pos), pos), pos)
 	case "GaussianDLMObs":
 		l.gaussianDLM(val, args, pos)
 	case "MultiGP", "MultiGPCholesky":
 		l.multiGP(val, args[0], args[1], d.Name == "MultiGPCholesky", pos)
 	case "MultiStudentT", "MultiStudentTCholesky":
-		l.multiStudentT(val, args[0], args[1], args[2], d.Name == "MultiStudentTCholesky", pos)
+		l.add(l.b.Sum(l.multiStudentTRows(call, d, val, args, pos), pos), pos)
 	case "Wishart", "InvWishart": // the checker made the value a cov_matrix param or data
 		l.add(l.b.Wishart(val, args[0], args[1], d.Name == "InvWishart", pos), pos)
 	case "WishartCholesky", "InvWishartCholesky": // a cholesky_factor_cov param or data
@@ -256,8 +256,9 @@ func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) auto
 }
 
 // logpdfPerObservation lowers logpdf(value, D(args)) for a categorical,
-// multinomial or ordinal D or PoissonBinomial (the checker allowed no
-// other; for PoissonBinomial logcdf and logccdf too) to the node of
+// multinomial or ordinal D, PoissonBinomial, or a multivariate D of
+// check's rowDensityFamily (the checker allowed no other; for
+// PoissonBinomial logcdf and logccdf too) to the node of
 // the density that value ~ D(args) adds, keeping a term per observation
 // (per row of counts): the same kernel, so the terms sum to the ~'s term.
 // Multinomial's number of trials is checked against the counts as for ~.
@@ -285,6 +286,12 @@ func (l *lowerer) logpdfPerObservation(e *ast.CallExpr, call *ast.CallExpr, d *s
 		return value{id: l.b.OrderedLogPDF(val, args[0], args[1], d.Name == "OrderedProbit", dpos), node: true}
 	case "MvNormal", "MvNormalRows", "MvNormalCholesky":
 		return value{id: l.mvNormalLogPDF(call, d, val, args, dpos), node: true}
+	case "MvNormalPrec":
+		return value{id: l.rowTerms(val, l.mvNormalPrecRows(val, args[0], args[1], l.matSubject(d.Name, "precision matrix", call.Args[1]), dpos), dpos), node: true}
+	case "MultiStudentT", "MultiStudentTCholesky":
+		return value{id: l.rowTerms(val, l.multiStudentTRows(call, d, val, args, dpos), dpos), node: true}
+	case "Dirichlet":
+		return value{id: l.dirichletLogPDF(e.Args[0], val, args[0], dpos), node: true}
 	case "PoissonBinomial": // logpdf, logcdf or logccdf, a term per count
 		tail := map[string]int{"logpdf": 0, "logcdf": -1, "logccdf": 1}[e.Fun.Name]
 		return value{id: l.b.PoissonBinomial(val, args[0], tail, true, dpos), node: true}
@@ -402,8 +409,15 @@ func (l *lowerer) predictive(call *ast.CallExpr, perRow bool, pos ast.Pos, want 
 // covariance that is a data item by its name and file, which the
 // statement alone does not show.
 func (l *lowerer) covSubject(family string, cov ast.Expr) string {
-	what := family + ": covariance matrix"
-	id, ok := cov.(*ast.Ident)
+	return l.matSubject(family, "covariance matrix", cov)
+}
+
+// matSubject is covSubject for a matrix argument of any kind ("scale
+// matrix", "precision matrix"): "family: kind", and the data item's name
+// and file when the argument is one.
+func (l *lowerer) matSubject(family, kind string, m ast.Expr) string {
+	what := family + ": " + kind
+	id, ok := m.(*ast.Ident)
 	if !ok || l.info == nil {
 		return what
 	}
@@ -492,16 +506,17 @@ func (l *lowerer) gauss(call *ast.CallExpr, lhs ast.Node, y, mu, cov autodiff.ID
 	}
 }
 
-// mvNormalPrec adds log MvNormal(y | mu, Omega⁻¹) for a vector y [d] or
-// the independent rows of y [n, d], given the precision matrix Omega:
+// mvNormalPrecRows returns the terms of log MvNormal(y | mu, Omega⁻¹) for
+// a vector y [d] (a vector [1]) or the independent rows of y [n, d] (a
+// vector [n]), given the precision matrix Omega:
 //
-//	Σ_r −d/2·log 2π + ½·log det Omega − ½·(y_r − mu_r)' Omega (y_r − mu_r)
+//	−d/2·log 2π + ½·log det Omega − ½·(y_r − mu_r)' Omega (y_r − mu_r)
 //
-// (each row's term whole, so that a minibatch scales all of it),
 // the quadratic forms as one product C·Omega of the centred rows C, no
 // inverse; Omega's Cholesky factor (Chol, which checks it symmetric and
-// positive definite) gives the log determinant.
-func (l *lowerer) mvNormalPrec(y, mu, omega autodiff.ID, pos ast.Pos) {
+// positive definite, its errors naming what) gives the log determinant.
+// y ~ MvNormalPrec adds their sum, logpdf keeps them.
+func (l *lowerer) mvNormalPrecRows(y, mu, omega autodiff.ID, what string, pos ast.Pos) autodiff.ID {
 	b := l.b
 	ys, ms := b.Shape(y), b.Shape(mu)
 	d := b.Shape(omega).Rows
@@ -518,54 +533,69 @@ func (l *lowerer) mvNormalPrec(y, mu, omega autodiff.ID, pos ast.Pos) {
 		c = b.Sub(y, mu, pos)
 	}
 	q := b.RowSum(b.Mul(b.MatMul(c, omega, pos), c, pos), pos) // q_r, [n]
-	norm := b.Sub(b.Mul(b.Scalar(0.5, pos), b.LogDetChol(b.Chol(omega, pos), pos), pos), b.Scalar(float64(d)/2*math.Log(2*math.Pi), pos), pos)
-	// the sum of the terms of the rows, the shared part added to each (so
-	// that a minibatch scales it with them)
-	l.add(b.Sum(b.Sub(norm, b.Mul(b.Scalar(0.5, pos), q, pos), pos), pos), pos)
+	lf := b.Chol(omega, pos)
+	b.Subject(lf, what)
+	norm := b.Sub(b.Mul(b.Scalar(0.5, pos), b.LogDetChol(lf, pos), pos), b.Scalar(float64(d)/2*math.Log(2*math.Pi), pos), pos)
+	// the shared part added to each row's term
+	return b.Sub(norm, b.Mul(b.Scalar(0.5, pos), q, pos), pos)
 }
 
-// multiStudentT adds log MultiStudentT(y | nu, mu, S) for a vector y [d]
-// or the independent rows of y [n, d], S the scale matrix Sigma or (chol)
-// its lower Cholesky factor L, as tape nodes whose gradients are each
-// checked: with z_r = L⁻¹(y_r − mu_r) (one triangular solve for all rows)
-// and q_r = |z_r|², the sum over the rows of
+// multiStudentTRows returns the terms of log MultiStudentT(y | nu, mu, S)
+// (call a MultiStudentT or, chol, MultiStudentTCholesky, args its nu, mu
+// and S) for a vector y [d] (a scalar) or the independent rows of y
+// [n, d] (a row [1, n]), S the scale matrix Sigma or its lower Cholesky
+// factor L, as tape nodes whose gradients are each checked: with
+// z_r = L⁻¹(y_r − mu_r) (one triangular solve for all rows) and
+// q_r = |z_r|², each row's
 //
 //	lgamma((ν+d)/2) − lgamma(ν/2) − d/2·log(νπ) − Σ_i log L_ii − (ν+d)/2·log1p(q_r/ν)
 //
-// (each row's term whole, so that a minibatch scales all of it)
 // the lgammas' difference as log_falling_factorial((ν+d)/2 − 1, d/2),
 // which keeps its digits for large ν (dist.MultiStudentTNorm). Sigma's
-// factor is Chol's, shared with any other use of the same Sigma.
-func (l *lowerer) multiStudentT(y, nu, mu, s autodiff.ID, chol bool, pos ast.Pos) {
+// factor is Chol's, shared with any other use of the same Sigma, its
+// errors naming Sigma. y ~ MultiStudentT adds their sum, logpdf keeps
+// them.
+func (l *lowerer) multiStudentTRows(call *ast.CallExpr, d *stdlib.Dist, y autodiff.ID, args []autodiff.ID, pos ast.Pos) autodiff.ID {
 	b := l.b
-	lf := s
-	if !chol {
-		lf = b.Chol(s, pos)
+	nu, mu, lf := args[0], args[1], args[2]
+	if d.Name != "MultiStudentTCholesky" {
+		lf = b.Chol(lf, pos)
+		b.Subject(lf, l.matSubject(d.Name, "scale matrix", call.Args[2]))
 	}
 	ys, ms := b.Shape(y), b.Shape(mu)
-	d := b.Shape(lf).Rows
+	k := b.Shape(lf).Rows
 	var q autodiff.ID // q_r, a scalar or a row [1, n]
 	if ys.Rank == 1 {
 		if ms.Rank == 2 { // a row [1, d]
-			mu = b.Reshape(mu, autodiff.Vector(d), pos)
+			mu = b.Reshape(mu, autodiff.Vector(k), pos)
 		}
 		q = b.Sum(b.Square(b.TriSolve(lf, b.Sub(y, mu, pos), pos), pos), pos)
 	} else {
 		if ms.Rank == 1 {
-			mu = b.Reshape(mu, autodiff.Matrix(1, d), pos)
+			mu = b.Reshape(mu, autodiff.Matrix(1, k), pos)
 		}
 		z := b.TriSolve(lf, b.Transpose(b.Sub(y, mu, pos), pos), pos) // [d, n]
 		q = b.ColSum(b.Square(z, pos), pos)
 	}
-	h := float64(d) / 2
+	h := float64(k) / 2
 	half := b.Mul(nu, b.Scalar(0.5, pos), pos)
 	norm := b.Sub(b.Binary(autodiff.OpLogRisingFactorial, half, b.Scalar(h, pos), pos),
 		b.Mul(b.Scalar(h, pos), b.Log(b.Mul(nu, b.Scalar(math.Pi, pos), pos), pos), pos), pos)
 	logdet := b.Mul(b.Scalar(0.5, pos), b.LogDetChol(lf, pos), pos)
 	kernel := b.Mul(b.Add(half, b.Scalar(h, pos), pos), b.Log1p(b.Div(q, nu, pos), pos), pos)
-	// the sum of the terms of the rows, the shared part added to each (so
-	// that a minibatch scales it with them)
-	l.add(b.Sum(b.Sub(b.Sub(norm, logdet, pos), kernel, pos), pos), pos)
+	// the shared part added to each row's term
+	return b.Sub(b.Sub(norm, logdet, pos), kernel, pos)
+}
+
+// rowTerms shapes the terms of a density's rows (mvNormalPrecRows',
+// multiStudentTRows') as logpdf returns them: a scalar for a vector value
+// y, a vector [n] for the rows of y [n, d].
+func (l *lowerer) rowTerms(y, terms autodiff.ID, pos ast.Pos) autodiff.ID {
+	b := l.b
+	if b.Shape(y).Rank == 1 {
+		return b.Sum(terms, pos) // the one term
+	}
+	return b.Reshape(terms, autodiff.Vector(b.Shape(y).Rows), pos)
 }
 
 // multiGP adds log MultiGP(y | S, w) for y [K, N], S Sigma [N, N] or
@@ -830,14 +860,35 @@ func (l *lowerer) randDirichletMultinomial(alpha, n autodiff.ID, pos ast.Pos) au
 // z [n, k]. For a simplex latent, log z is its coordinate node.
 func (l *lowerer) dirichlet(z, alpha autodiff.ID, lat *check.Latent, pos ast.Pos) {
 	b := l.b
-	var logz autodiff.ID
+	logz, alpha := l.dirichletArgs(z, alpha, lat, pos)
+	zs, as := b.Shape(z), b.Shape(alpha)
+	one := b.Scalar(1, pos)
+	kernel := b.Sum(b.Mul(b.Sub(alpha, one, pos), logz, pos), pos)
+	var norm autodiff.ID
+	if zs.Rank == 2 && as.Rank == 2 && as.Rows == zs.Rows && zs.Rows != 1 {
+		norm = b.Sub(b.Sum(b.Lgamma(b.RowSum(alpha, pos), pos), pos), b.Sum(b.Lgamma(alpha, pos), pos), pos)
+	} else {
+		norm = b.Sub(b.Lgamma(b.Sum(alpha, pos), pos), b.Sum(b.Lgamma(alpha, pos), pos), pos)
+		if zs.Rank == 2 && zs.Rows != 1 {
+			norm = b.Mul(b.Scalar(float64(zs.Rows), pos), norm, pos)
+		}
+	}
+	l.add(b.Add(kernel, norm, pos), pos)
+}
+
+// dirichletArgs returns log z and alpha as dirichlet's terms take them:
+// log z the coordinate node of a simplex latent lat, else Log's (whose
+// error names a negative element of z, and its data cell); alpha a vector
+// [k] for a vector z, a row [1, k] or the rows [n, k] for the rows of z
+// [n, k], a scalar alpha repeated k times.
+func (l *lowerer) dirichletArgs(z, alpha autodiff.ID, lat *check.Latent, pos ast.Pos) (logz, a autodiff.ID) {
+	b := l.b
 	if lat != nil && lat.Support == dist.Simplex {
 		logz = l.coords[l.latentIndex(lat)]
 	} else {
 		logz = b.Log(z, pos)
 	}
 	zs, as := b.Shape(z), b.Shape(alpha)
-	one := b.Scalar(1, pos)
 	if as.Rank == 0 { // a scalar concentration: the same alpha for each of the k components
 		k := zs.Rows
 		ones := autodiff.Vector(k)
@@ -853,19 +904,42 @@ func (l *lowerer) dirichlet(z, alpha autodiff.ID, lat *check.Latent, pos ast.Pos
 	}
 	if zs.Rank == 2 && as.Rank == 1 {
 		alpha = b.Transpose(alpha, pos)
-		as = b.Shape(alpha)
 	}
-	kernel := b.Sum(b.Mul(b.Sub(alpha, one, pos), logz, pos), pos)
-	var norm autodiff.ID
-	if zs.Rank == 2 && as.Rank == 2 && as.Rows == zs.Rows && zs.Rows != 1 {
-		norm = b.Sub(b.Sum(b.Lgamma(b.RowSum(alpha, pos), pos), pos), b.Sum(b.Lgamma(alpha, pos), pos), pos)
-	} else {
-		norm = b.Sub(b.Lgamma(b.Sum(alpha, pos), pos), b.Sum(b.Lgamma(alpha, pos), pos), pos)
-		if zs.Rank == 2 && zs.Rows != 1 {
-			norm = b.Mul(b.Scalar(float64(zs.Rows), pos), norm, pos)
+	return logz, alpha
+}
+
+// dirichletLogPDF returns logpdf(z, Dirichlet(alpha)), v the value as
+// written: for a simplex vector z [k] the scalar that z ~ Dirichlet(alpha)
+// adds, for the simplex rows of z [n, k] the vector [n] of the rows'
+// terms, each
+//
+//	Σ_j (alpha_rj − 1)·log z_rj + lgamma(Σ_j alpha_rj) − Σ_j lgamma(alpha_rj)
+//
+// (alpha's row r, or the one row shared). As for the ~, a value that is a
+// simplex param is taken through its coordinates (log z), and a data row
+// is not checked to sum to 1: a negative element is Log's error.
+func (l *lowerer) dirichletLogPDF(v ast.Expr, z, alpha autodiff.ID, pos ast.Pos) autodiff.ID {
+	b := l.b
+	var lat *check.Latent
+	if id, ok := ast.Unparen(v).(*ast.Ident); ok {
+		if sym := l.info.Uses[id]; sym != nil && sym.Kind == check.Param {
+			lat = l.latent(l.info.Latent(sym.Name))
 		}
 	}
-	l.add(b.Add(kernel, norm, pos), pos)
+	zs := b.Shape(z)
+	logz, a := l.dirichletArgs(z, alpha, lat, pos)
+	terms := b.Mul(b.Sub(a, b.Scalar(1, pos), pos), logz, pos)
+	if zs.Rank == 1 { // the ~'s nodes
+		return b.Add(b.Sum(terms, pos), b.Sub(b.Lgamma(b.Sum(a, pos), pos), b.Sum(b.Lgamma(a, pos), pos), pos), pos)
+	}
+	kernel := b.RowSum(terms, pos) // [n]
+	var norm autodiff.ID           // [n], or one shared by the rows
+	if as := b.Shape(a); as.Rows == zs.Rows && zs.Rows != 1 {
+		norm = b.Sub(b.Lgamma(b.RowSum(a, pos), pos), b.RowSum(b.Lgamma(a, pos), pos), pos)
+	} else {
+		norm = b.Sub(b.Lgamma(b.Sum(a, pos), pos), b.Sum(b.Lgamma(a, pos), pos), pos)
+	}
+	return b.Add(kernel, norm, pos)
 }
 
 func (l *lowerer) latentIndex(lat *check.Latent) int {
