@@ -1745,7 +1745,7 @@ func latentNamed(m *compile.Model, name string) *compile.Latent {
 // scale so small that a probability rounds to 1, as in Stan's golf model's
 // 2 * Phi(z) - 1), which a start from the L-BFGS path, or a lognormal
 // factor (sdlog 0.1), avoids.
-const gammaBadNote = "hint: the error above happens at draws of q, not at the default start: if the model fails on part of its params' declared support (a value or matrix that is valid only for some of them), state that bound in the declaration or write the model so it holds; if it fails only near 0, a gamma factor starts as wide as an exponential (shape 1), whose draws near 0 the posterior may give no mass: --init path (a start near the mode) or --family lognormal (sdlog 0.1) starts narrower"
+const gammaBadNote = "hint: the error above happens at draws of q, not at the default start: if the model fails on part of its params' declared support (a value or matrix that is valid only for some of them), state that bound in the declaration (one that moves with another param through a free param: docs/language.md, Bounds that depend on params) or write the model so it holds; if it fails only near 0, a gamma factor starts as wide as an exponential (shape 1), whose draws near 0 the posterior may give no mass: --init path (a start near the mode) or --family lognormal (sdlog 0.1) starts narrower"
 
 // ranStartNote follows a failed fit that took good steps although its log
 // density fails at the default start and around it (startNote).

@@ -879,13 +879,45 @@ func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, 
 	return iid
 }
 
+// paramBoundAdvice says how to write a param x whose bound (which, of
+// declaration t) depends on a param, as Stan's real<lower=-sigma / max(y)>
+// xi of a generalised Pareto: a free param moved by the bounds, its
+// Jacobian in the log joint, and its prior as a target term (an
+// unnormalised density, as Stan's is on bounds of params).
+func paramBoundAdvice(x string, t *ast.TypeExpr, which string) string {
+	var how string
+	switch {
+	case t.Lower != nil && t.Upper != nil:
+		lo, hi := exprString(t.Lower), exprString(t.Upper)
+		if !simpleExpr(t.Lower) {
+			lo = "(" + lo + ")"
+		}
+		how = fmt.Sprintf("`param %s_u: unit`, `let %s = %s + (%s - %s) * %s_u` and `target += log(%s - %s)`, its Jacobian", x, x, lo, hi, lo, x, hi, lo)
+	case which == "lower":
+		how = fmt.Sprintf("`param %s_u: positive` and `let %s = %s + %s_u` (a shift: its Jacobian is 1)", x, x, exprString(t.Lower), x)
+	default:
+		how = fmt.Sprintf("`param %s_u: positive` and `let %s = %s - %s_u` (a shift: its Jacobian is 1)", x, x, exprString(t.Upper), x)
+	}
+	return fmt.Sprintf("a bound that moves with a param is written through a free param, %s, with %s's prior as `target += logpdf(%s, D(...))` (docs/language.md, Bounds that depend on params)", how, x, x)
+}
+
+// simpleExpr reports whether e needs no parentheses as an operand: a
+// name, a number, or a call or index of one.
+func simpleExpr(e ast.Expr) bool {
+	switch ast.Unparen(e).(type) {
+	case *ast.Ident, *ast.NumberLit, *ast.CallExpr, *ast.IndexExpr:
+		return true
+	}
+	return false
+}
+
 // paramBounds checks the bounds of a bounded param, real<lower=L,
 // upper=U>: constants, L below U, and only on real params.
 func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 	// bound returns a constant bound's value, or for one of data (a data
 	// scalar, max(y)) the interval its values may take; fails says it was
 	// refused.
-	dataBounds := false
+	dataBounds, advised := false, false
 	bound := func(e ast.Expr, which string) (v *float64, r Interval, fails bool) {
 		if e == nil {
 			return nil, wholeLine(), false
@@ -901,8 +933,12 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 			c.errorf(e.Pos(), "a param's %s bound must be a scalar or have the param's shape %s (a bound per element); `%s` is %s",
 				which, lat.Dims, exprString(e), bt.Shape.describe())
 			return nil, r, true
+		case !bt.DataOnly && advised: // the lower bound's error gave the recipe for both
+			return nil, r, true
 		case !bt.DataOnly:
-			c.errorf(e.Pos(), "a param's %s bound must be known before the fit (a number, a const, data or arithmetic of them); `%s` %s", which, exprString(e), c.dependsOnParam(e))
+			c.errorf(e.Pos(), "a param's %s bound must be known before the fit (a number, a const, data or arithmetic of them); `%s` %s; %s",
+				which, exprString(e), c.dependsOnParam(e), paramBoundAdvice(lat.Name, t, which))
+			advised = true
 			return nil, r, true
 		case bt.Const == nil && c.letIn(e) != nil:
 			// The compiler evaluates the bounds before it lowers the lets.
