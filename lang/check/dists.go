@@ -538,6 +538,17 @@ func (c *checker) ordinalShape(call *ast.CallExpr, d *stdlib.Dist, vs, es, cs Sh
 	if cs.Rank() == 2 && !cs[0].isOne() {
 		c.errorf(call.Args[1].Pos(), "%s argument 2 (c): `%s` is %s; the cutpoints are one vector [K] or row [1, K] shared by every element",
 			d.Name, exprString(call.Args[1]), cs.String())
+		return
+	}
+	// cutpoints that are a param of a kind that need not increase: the fit
+	// would fail at its first draw (all zeros at the default start)
+	if id, ok := ast.Unparen(call.Args[1]).(*ast.Ident); ok && cs.Rank() == 1 && !cs[0].isOne() {
+		if sym := c.info.Uses[id]; sym != nil && sym.Kind == Param {
+			if lat := c.info.Latent(sym.Name); lat != nil && !lat.Support.IsOrdered() && lat.Support != dist.Simplex {
+				c.errorf(call.Args[1].Pos(), "%s argument 2 (c): the cutpoints `%s` are a %s param, whose values need not increase (the fit fails at the first draw where they do not): declare it `param %s: ordered[%s]`, as Stan's ordered[K]",
+					d.Name, id.Name, fmt.Sprintf("%s%s", lat.Kind, lat.Dims), id.Name, cs[0])
+			}
+		}
 	}
 }
 
